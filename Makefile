@@ -1,0 +1,60 @@
+# leakray top-level Makefile: thin wrapper over CMake + ctest.
+#   make            build (CLI at build/leakray)
+#   make demo       build, write a real heap dump of a leaking Java program, analyse it
+#   make test       unit + end-to-end tests, in a normal build and an ASan+UBSan build
+#   make bench      side-by-side benchmarks against peers (bench/*.sh)
+#   make fuzz       run the libFuzzer targets for FUZZ_SECONDS each (clang)
+#   make install PREFIX=/usr/local
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 60
+BUILD := build
+ASAN := build-asan
+CMAKE_FLAGS ?=
+
+.PHONY: all build deps demo test test-release test-asan bench fuzz install clean
+
+all: build
+
+deps:
+	@scripts/deps.sh build
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target leakray
+
+demo: build
+	@scripts/deps.sh demo
+	@scripts/demo.sh $(BUILD)/leakray
+
+test:
+	@scripts/deps.sh test
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DLEAKRAY_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN) -j $(JOBS)
+	@scripts/check-layers.sh
+	@echo "== tests (release build) =="
+	@cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
+	@echo "== tests (ASan + UBSan build) =="
+	@cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j $(JOBS) --output-on-failure
+
+bench: build
+	@scripts/deps.sh bench
+	@for b in bench/*.sh; do echo "== $$b =="; bash $$b $(BUILD)/leakray || exit 1; done
+
+fuzz:
+	@scripts/deps.sh fuzz
+	@CC=clang-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DLEAKRAY_FUZZ=ON -DLEAKRAY_SANITIZE=ON >/dev/null
+	@cmake --build build-fuzz -j $(JOBS)
+	@for t in build-fuzz/fuzz_*; do n=$${t#build-fuzz/fuzz_}; mkdir -p build-fuzz/corpus-$$n; \
+	  echo "== fuzz $$n for $(FUZZ_SECONDS)s =="; \
+	  $$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -max_len=1048576 \
+	      build-fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; done
+
+install: build
+	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(ASAN) build-fuzz

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# check-layers.sh: fails when a source file includes a header from a layer above its own
+# (docs/style.md: graph -> base; format, rules -> graph; analysis -> graph, rules;
+# report -> analysis). cli/ may include anything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+declare -A allowed=(
+  [base]="base"
+  [graph]="base graph"
+  [format]="base graph format"
+  [rules]="base graph rules"
+  [analysis]="base graph rules analysis"
+  [report]="base graph rules analysis report"
+)
+bad=0
+for layer in "${!allowed[@]}"; do
+  [ -d "src/$layer" ] || continue
+  while IFS= read -r line; do
+    file=${line%%:*}
+    inc=$(sed -E 's/.*#include "([a-z_]+)\/.*/\1/' <<<"$line")
+    case " ${allowed[$layer]} leakray " in
+      *" $inc "*) ;;
+      *) echo "check-layers: $file includes $inc/ (layer $layer may include: ${allowed[$layer]})" >&2; bad=1 ;;
+    esac
+  done < <(grep -HE '^#include "[a-z_]+/' src/$layer/*.[ch] 2>/dev/null || true)
+done
+exit $bad

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# deps.sh: installs the Debian packages leakray's build, tests and demo need, when missing.
+# Idempotent and quiet when everything is present. usage: scripts/deps.sh [build|test|fuzz|bench]
+set -euo pipefail
+what=${1:-build}
+pkgs="cmake make gcc pkg-config zlib1g-dev libbz2-dev libssl-dev"
+case "$what" in
+  build) ;;
+  demo) pkgs="$pkgs openjdk-17-jdk-headless" ;;
+  test) pkgs="$pkgs libcmocka-dev openjdk-17-jdk-headless python3" ;;
+  fuzz) pkgs="$pkgs clang-14 libclang-rt-14-dev libcmocka-dev" ;;
+  bench) pkgs="$pkgs openjdk-17-jdk-headless visualvm time" ;;
+  *) echo "deps.sh: unknown target $what" >&2; exit 2 ;;
+esac
+missing=""
+for p in $pkgs; do
+  # A JDK may come from elsewhere (e.g. a Temurin install): accept any javac on PATH.
+  if [ "$p" = openjdk-17-jdk-headless ] && command -v javac >/dev/null 2>&1; then continue; fi
+  if [ "$p" = time ] && [ -x /usr/bin/time ]; then continue; fi
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps.sh: installing$missing" >&2
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

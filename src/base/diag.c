@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* diag.c: the one table declaring every counted anomaly (base layer), prefix diag_. Keys are
+ * part of the JSON surface (docs/json.md): append rows, never rename them. */
+#include "base/diag.h"
+
+static const struct {
+    const char *name;
+    enum diag_severity sev;
+    const char *desc;
+} DIAG_TABLE[DIAG_COUNT] = {
+    [DIAG_DANGLING_REFERENCE] = {"dangling_reference", DIAG_INFO,
+                                 "references to ids with no object record (dropped)"},
+    [DIAG_DANGLING_ROOT] = {"dangling_root", DIAG_INFO,
+                            "GC roots whose object is not in the dump (dropped)"},
+    [DIAG_DUPLICATE_ROOT] = {"duplicate_root", DIAG_INFO,
+                             "GC root records repeating an (object, kind) pair"},
+    [DIAG_NULL_ROOT] = {"null_root", DIAG_INFO, "GC root records with object id 0"},
+    [DIAG_DUPLICATE_ID] = {"duplicate_id", DIAG_DATA_LOSS,
+                           "object records reusing an id already seen (later ignored)"},
+    [DIAG_UNKNOWN_RECORD] = {"unknown_record", DIAG_INFO,
+                             "unknown top-level records skipped by length"},
+    [DIAG_SIZE_SATURATED] = {"size_saturated", DIAG_DATA_LOSS,
+                             "shallow sizes over 4 GiB clamped to 4 GiB"},
+    [DIAG_UNKNOWN_CLASS] = {"unknown_class", DIAG_DATA_LOSS,
+                            "objects whose class has no CLASS_DUMP record"},
+    [DIAG_MISSING_STRING] = {"missing_string", DIAG_INFO,
+                             "names referring to a string id with no STRING record"},
+    [DIAG_PRIM_ARRAY_NODATA] = {"primitive_array_nodata", DIAG_INFO,
+                                "primitive arrays whose contents the dump omits"},
+    [DIAG_UNKNOWN_NODE_TYPE] = {"unknown_node_type", DIAG_DATA_LOSS,
+                                "nodes whose type index is not declared in meta"},
+    [DIAG_UNKNOWN_EDGE_TYPE] = {"unknown_edge_type", DIAG_DATA_LOSS,
+                                "edges whose type index is not declared in meta"},
+    [DIAG_BAD_EDGE_TARGET] = {"bad_edge_target", DIAG_DATA_LOSS,
+                              "edges whose target is not a node (dropped)"},
+    [DIAG_EXTRA_DUMPS] = {"extra_dumps", DIAG_INFO,
+                          "heap dumps in the file besides the one loaded (see --dump)"},
+};
+
+const char *diag_name(enum diag_id id) { return id < DIAG_COUNT ? DIAG_TABLE[id].name : "?"; }
+const char *diag_description(enum diag_id id)
+{
+    return id < DIAG_COUNT ? DIAG_TABLE[id].desc : "?";
+}
+enum diag_severity diag_severity_of(enum diag_id id)
+{
+    return id < DIAG_COUNT ? DIAG_TABLE[id].sev : DIAG_ERROR;
+}
+const char *diag_severity_name(enum diag_severity s)
+{
+    return s == DIAG_INFO ? "info" : s == DIAG_DATA_LOSS ? "data-loss" : "error";
+}

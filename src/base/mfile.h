@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* mfile.h: input files as one contiguous byte range (base layer), prefix mfile_. Plain files
+ * are memory-mapped read-only (MADV_SEQUENTIAL); gzip and bzip2 input, detected by magic
+ * bytes, is inflated into anonymous memory up to a caller-given cap so a compression bomb
+ * stops with LR_ERR_LIMIT instead of exhausting memory. Readers never see the difference. */
+#ifndef LR_BASE_MFILE_H
+#define LR_BASE_MFILE_H
+
+#include "base/err.h"
+
+#include <stdint.h>
+
+enum mfile_compression { MFILE_PLAIN = 0, MFILE_GZIP = 1, MFILE_BZIP2 = 2 };
+
+typedef struct mfile {
+    const uint8_t *data;   /* the (decompressed) bytes */
+    uint64_t len;          /* bytes in data */
+    uint64_t file_len;     /* bytes of the file on disk */
+    uint8_t compression;   /* enum mfile_compression */
+    void *map;             /* mmap base to munmap, or NULL */
+    uint64_t map_len;      /* bytes mapped */
+    uint8_t *owned;        /* heap/anonymous buffer holding inflated data, or NULL */
+    uint64_t owned_cap;    /* bytes reserved for owned */
+} mfile;
+
+/* Opens path (or a memory buffer, see mfile_from_memory). max_inflate caps the decompressed
+ * size (0 = LR_DEFAULT_MAX_INFLATE). Returns LR_OK and fills *m (release: mfile_close), or
+ * LR_ERR_IO / LR_ERR_FORMAT (corrupt stream) / LR_ERR_LIMIT with *err naming the file. */
+lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error *err);
+
+/* Wraps caller-owned bytes (decompressing them if compressed); used by fuzz targets. The
+ * caller keeps data alive until mfile_close. */
+lr_status mfile_from_memory(mfile *m, const uint8_t *data, uint64_t len, uint64_t max_inflate,
+                            const char *name, lr_error *err);
+
+/* Releases the mapping / buffer. Accepts a zeroed mfile. */
+void mfile_close(mfile *m);
+
+/* "plain", "gzip", "bzip2". */
+const char *mfile_compression_name(unsigned c);
+
+#endif

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* graph.h: the heap graph every format loads into (graph layer), prefix graph_. Nodes are
+ * dense uint32 indices 0..n_nodes-1 in struct-of-arrays form; edges are CSR (first_edge,
+ * edge_to, edge_name, edge_kind); classes carry names, super classes and the instance field
+ * layout used to decode raw field bytes lazily from the mapped input; roots are typed. A
+ * reader fills the arrays with exact sizes in two passes (no per-object malloc) and the
+ * analyses read them without knowing the format. Field bytes, array contents and strings are
+ * never copied: `data` points into the mapped (or inflated) input and node_off locates them.
+ * Conventions and the meaning of every kind are documented in docs/graph.md. */
+#ifndef LR_GRAPH_H
+#define LR_GRAPH_H
+
+#include "base/diag.h"
+#include "base/err.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t node_ix;  /* index of a node, 0..n_nodes-1 */
+typedef uint32_t class_ix; /* index of a class, 0..n_classes-1 */
+typedef uint32_t str_ix;   /* index of a string in the graph's string table */
+typedef uint32_t edge_ix;  /* index of an edge, 0..n_edges-1 */
+
+#define GRAPH_NONE UINT32_MAX /* "no node / no class / no string" */
+
+/* ---- Node kinds (generic; analyses branch on these, never on the format) ---- */
+enum graph_node_kind {
+    GRAPH_KIND_INSTANCE = 0,   /* object with fields (Java instance, JS object) */
+    GRAPH_KIND_CLASS = 1,      /* class object (Java Class, statics live here) */
+    GRAPH_KIND_OBJ_ARRAY = 2,  /* array of references */
+    GRAPH_KIND_PRIM_ARRAY = 3, /* array of primitives (contents at node_off) */
+    GRAPH_KIND_STRING = 4,     /* string (V8 string kinds; Java Strings are instances) */
+    GRAPH_KIND_CLOSURE = 5,    /* function/closure */
+    GRAPH_KIND_CODE = 6,       /* compiled code, shapes, VM internals */
+    GRAPH_KIND_NATIVE = 7,     /* native/external memory object */
+    GRAPH_KIND_SYNTHETIC = 8,  /* synthetic (V8 root, (GC roots), sub-roots) */
+    GRAPH_KIND_OTHER = 9,      /* anything else (numbers, symbols, hidden) */
+    GRAPH_KIND_COUNT
+};
+
+/* ---- Edge kinds (low 5 bits of edge_kind) and strength (high 3 bits) ---- */
+enum graph_edge_kind {
+    GRAPH_EDGE_FIELD = 0,    /* instance field; name = field name */
+    GRAPH_EDGE_STATIC = 1,   /* static field of a class; name = field name */
+    GRAPH_EDGE_ELEMENT = 2,  /* array element / V8 element; name = index (a number) */
+    GRAPH_EDGE_INTERNAL = 3, /* class internals & V8 internal; name = string ("<super>"...) */
+    GRAPH_EDGE_CONTEXT = 4,  /* V8 context variable; name = string */
+    GRAPH_EDGE_PROPERTY = 5, /* V8 property; name = string */
+    GRAPH_EDGE_HIDDEN = 6,   /* V8 hidden; name = number */
+    GRAPH_EDGE_SHORTCUT = 7, /* V8 shortcut; name = string */
+    GRAPH_EDGE_WEAK = 8,     /* V8 weak edge type; name = string or number */
+    GRAPH_EDGE_LOCAL = 9,    /* Java local variable: thread -> object (virtual); name = frame */
+    GRAPH_EDGE_NATIVE = 10,  /* ArkTS native edge */
+    GRAPH_EDGE_XREF = 11,    /* ArkTS cross reference */
+    GRAPH_EDGE_ROOT = 12,    /* synthetic root -> root object (V8 (GC roots) children) */
+    GRAPH_EDGE_KIND_COUNT
+};
+#define GRAPH_EDGE_KIND_MASK 0x1fu
+#define GRAPH_EDGE_STRENGTH_SHIFT 5
+enum graph_strength {
+    GRAPH_STRONG = 0,
+    GRAPH_WEAK = 1,      /* WeakReference.referent, V8 weak edges */
+    GRAPH_SOFT = 2,      /* SoftReference.referent */
+    GRAPH_PHANTOM = 3,   /* PhantomReference.referent (and Cleaner) */
+    GRAPH_FINALIZER = 4, /* FinalizerReference / java.lang.ref.Finalizer referent */
+};
+#define GRAPH_EDGE_KIND(k) ((unsigned)(k) & GRAPH_EDGE_KIND_MASK)
+#define GRAPH_EDGE_STRENGTH(k) ((unsigned)(k) >> GRAPH_EDGE_STRENGTH_SHIFT)
+#define GRAPH_EDGE_MAKE(kind, strength) \
+    ((uint8_t)((kind) | ((unsigned)(strength) << GRAPH_EDGE_STRENGTH_SHIFT)))
+/* Whether an edge kind's name is a number (index) rather than a string index. */
+#define GRAPH_EDGE_NAME_IS_INDEX(kind) \
+    ((kind) == GRAPH_EDGE_ELEMENT || (kind) == GRAPH_EDGE_HIDDEN)
+
+/* ---- GC root kinds (HPROF names; V8 uses GRAPH_ROOT_SYNTHETIC) ---- */
+enum graph_root_kind {
+    GRAPH_ROOT_UNKNOWN = 0,
+    GRAPH_ROOT_JNI_GLOBAL,
+    GRAPH_ROOT_JNI_LOCAL,
+    GRAPH_ROOT_JAVA_FRAME,
+    GRAPH_ROOT_NATIVE_STACK,
+    GRAPH_ROOT_STICKY_CLASS,
+    GRAPH_ROOT_THREAD_BLOCK,
+    GRAPH_ROOT_MONITOR_USED,
+    GRAPH_ROOT_THREAD_OBJECT,
+    GRAPH_ROOT_INTERNED_STRING, /* Android 0x89 */
+    GRAPH_ROOT_FINALIZING,      /* Android 0x8a */
+    GRAPH_ROOT_DEBUGGER,        /* Android 0x8b */
+    GRAPH_ROOT_REFERENCE_CLEANUP, /* Android 0x8c */
+    GRAPH_ROOT_VM_INTERNAL,     /* Android 0x8d */
+    GRAPH_ROOT_JNI_MONITOR,     /* Android 0x8e */
+    GRAPH_ROOT_UNREACHABLE,     /* Android 0x90 */
+    GRAPH_ROOT_SYNTHETIC,       /* V8/ArkTS synthetic root node */
+    GRAPH_ROOT_KIND_COUNT
+};
+
+/* Field value types, numbered as HPROF basic types so HPROF needs no translation. */
+enum graph_ftype {
+    GRAPH_FT_OBJECT = 2,
+    GRAPH_FT_BOOLEAN = 4,
+    GRAPH_FT_CHAR = 5,
+    GRAPH_FT_FLOAT = 6,
+    GRAPH_FT_DOUBLE = 7,
+    GRAPH_FT_BYTE = 8,
+    GRAPH_FT_SHORT = 9,
+    GRAPH_FT_INT = 10,
+    GRAPH_FT_LONG = 11,
+};
+
+/* One GC root. A node may be rooted several times (several entries). */
+typedef struct graph_root {
+    node_ix node;          /* rooted node */
+    uint8_t kind;          /* enum graph_root_kind */
+    uint32_t thread;       /* HPROF thread serial number, 0 if none */
+    int32_t frame;         /* frame number within the thread's stack trace, -1 if none */
+} graph_root;
+
+/* One declared field (instance or static). */
+typedef struct graph_field {
+    str_ix name;   /* field name */
+    uint8_t type;  /* enum graph_ftype */
+} graph_field;
+
+/* One static field with its value (statics are stored per class, not per node). */
+typedef struct graph_static {
+    str_ix name;    /* field name */
+    uint8_t type;   /* enum graph_ftype */
+    uint64_t value; /* raw value: id for objects, bits for primitives (zero-extended) */
+} graph_static;
+
+/* A class (Java class, or a V8/ArkTS class key). */
+typedef struct graph_class {
+    str_ix name;            /* display name in Java form: java.lang.String, int[], Foo$Bar */
+    class_ix super;         /* superclass, GRAPH_NONE for roots */
+    node_ix node;           /* the class object's node, GRAPH_NONE if not a node */
+    uint64_t id;            /* class object id in the dump (0 if synthetic) */
+    uint32_t instance_size; /* HPROF: declared bytes of field values of an instance */
+    uint32_t first_field;   /* index into graph.fields of this class's own instance fields */
+    uint32_t n_fields;      /* own instance fields (not the super's) */
+    uint32_t first_static;  /* index into graph.statics */
+    uint32_t n_statics;     /* static fields */
+    uint8_t ref_strength;   /* enum graph_strength of `referent` if a java.lang.ref class */
+    uint8_t elem_type;      /* arrays: element enum graph_ftype (OBJECT for object arrays) */
+    uint8_t flags;          /* GRAPH_CLASS_* */
+} graph_class;
+
+#define GRAPH_CLASS_ARRAY 0x01u /* an array class (int[], Foo[]) */
+
+/* Interned strings: NUL-terminated, stored back to back in `chars`. */
+typedef struct graph_strtab {
+    char *chars;       /* pool of NUL-terminated strings */
+    size_t n_chars;    /* bytes used */
+    size_t cap_chars;  /* bytes allocated */
+    uint64_t *offs;    /* offs[s] = start of string s in chars */
+    uint32_t n;        /* strings interned */
+    uint32_t cap;      /* capacity of offs */
+    uint32_t *hash;    /* open-addressing table of str_ix+1 (0 = empty), for interning */
+    uint32_t hash_cap; /* power of two */
+} graph_strtab;
+
+/* Per-node heap/space tags (Android app/zygote/image, V8 spaces). */
+#define GRAPH_MAX_HEAPS 16
+
+/* How shallow sizes were computed; `info` names it. */
+enum graph_size_model {
+    GRAPH_SIZES_RECORD = 0,   /* sizes as reported by the snapshot (V8) */
+    GRAPH_SIZES_VISUALVM = 1, /* HotSpot: VisualVM 2.1.5 model (header + fields + alignment) */
+    GRAPH_SIZES_SHARK = 2,    /* Android/ART: Shark's ShallowSizeCalculator model */
+};
+
+typedef struct graph {
+    /* ---- input ---- */
+    const char *path;          /* input path for messages (owned by the graph) */
+    const uint8_t *data;       /* mapped/inflated input bytes; node_off indexes into it */
+    uint64_t data_len;         /* bytes in data */
+    uint32_t id_size;          /* HPROF identifier size (4 or 8); 0 for other formats */
+    const char *format;        /* "hprof", "v8", ... (static string) */
+    char version[48];          /* format version text, e.g. "JAVA PROFILE 1.0.2" */
+    uint64_t timestamp_ms;     /* dump time, ms since epoch (0 if unknown) */
+    uint8_t size_model;        /* enum graph_size_model */
+
+    /* ---- nodes (struct of arrays, length n_nodes) ---- */
+    uint32_t n_nodes;          /* nodes */
+    uint64_t *node_id;         /* original object id (HPROF address, V8 node id) */
+    class_ix *node_class;      /* class of each node, GRAPH_NONE if none */
+    uint32_t *node_size;       /* shallow size in bytes (saturates at UINT32_MAX, see diag) */
+    uint32_t *node_native;     /* native size in bytes, or NULL when the format has none */
+    uint8_t *node_kind;        /* enum graph_node_kind */
+    uint8_t *node_type;        /* format type index into type_names */
+    uint8_t *node_heap;        /* heap index into heap_names, or NULL when one heap */
+    str_ix *node_name;         /* per-node name (V8), or NULL (HPROF: use the class name) */
+    uint64_t *node_off;        /* byte offset in data of the node's payload: instance field
+                                * bytes, array elements; UINT64_MAX if none */
+    uint32_t *node_len;        /* payload length: field bytes, or array element count */
+
+    /* ---- format type names (node_type values) ---- */
+    const char *type_names[32]; /* static strings; n_types used */
+    uint32_t n_types;           /* distinct node types */
+
+    /* ---- heaps ---- */
+    str_ix heap_names[GRAPH_MAX_HEAPS]; /* names of heaps (Android "app", "zygote", ...) */
+    uint32_t n_heaps;                   /* 0 or 1 when the dump has no heap tags */
+
+    /* ---- edges (CSR, length n_edges; first_edge has n_nodes+1 entries) ---- */
+    uint32_t n_edges;          /* edges */
+    edge_ix *first_edge;       /* edges of n are first_edge[n] .. first_edge[n+1]-1 */
+    node_ix *edge_to;          /* target node */
+    uint32_t *edge_name;       /* str_ix, or an index when GRAPH_EDGE_NAME_IS_INDEX(kind) */
+    uint8_t *edge_kind;        /* GRAPH_EDGE_MAKE(kind, strength) */
+
+    /* ---- reverse edges, built on demand by graph_build_reverse ---- */
+    edge_ix *rev_first;        /* n_nodes+1, NULL until built */
+    edge_ix *rev_edge;         /* forward edge index of each incoming edge */
+
+    /* ---- classes ---- */
+    uint32_t n_classes;        /* classes */
+    graph_class *classes;      /* length n_classes */
+    graph_field *fields;       /* instance field descriptors of all classes */
+    uint32_t n_fields;         /* entries in fields */
+    graph_static *statics;     /* static fields of all classes */
+    uint32_t n_statics;        /* entries in statics */
+
+    /* ---- roots ---- */
+    uint32_t n_roots;          /* root entries */
+    graph_root *roots;         /* in dump order (determinism depends on it) */
+    node_ix synthetic_root;    /* V8: the synthetic root node; GRAPH_NONE for HPROF */
+
+    /* ---- threads and stacks (HPROF STACK_TRACE / STACK_FRAME / THREAD_OBJECT) ---- */
+    uint32_t n_threads;
+    struct graph_thread *threads;
+    uint32_t n_frames;
+    struct graph_frame *frames;
+
+    /* ---- strings and diagnostics ---- */
+    graph_strtab strings;      /* names of classes, fields, properties, heaps */
+    diag_counts diag;          /* anomalies counted while loading */
+
+    /* ---- id lookup (built by graph_build_index) ---- */
+    uint32_t *id_sorted;       /* node indices sorted by node_id, NULL if node_id is sorted */
+    int ids_sorted;            /* nonzero when node_id is ascending (no id_sorted needed) */
+
+    /* ---- format-private state (freed by the reader's free hook) ---- */
+    void *fmt_state;
+    void (*fmt_free)(void *);
+} graph;
+
+/* A thread (THREAD_OBJECT root) with its stack trace. */
+typedef struct graph_thread {
+    node_ix node;          /* the java.lang.Thread object, GRAPH_NONE if missing */
+    uint32_t serial;       /* thread serial number */
+    uint32_t trace_serial; /* stack trace serial */
+    uint32_t first_frame;  /* index into graph.frames */
+    uint32_t n_frames;     /* frames, innermost first */
+} graph_thread;
+
+/* One stack frame. */
+typedef struct graph_frame {
+    str_ix method;     /* method name */
+    str_ix signature;  /* method signature */
+    str_ix source;     /* source file, GRAPH_NONE if unknown */
+    str_ix class_name; /* declaring class in Java form, GRAPH_NONE if unknown */
+    int32_t line;      /* >0 line; 0 none; -1 unknown; -2 compiled; -3 native */
+} graph_frame;
+
+/* ---- lifecycle ---- */
+
+/* Zero-initialises g. */
+void graph_init(graph *g);
+/* Frees everything g owns (not g itself). Accepts a zeroed graph. */
+void graph_fini(graph *g);
+
+/* Allocates the node arrays for n nodes (node_native/node_heap/node_name only when asked).
+ * Returns LR_OK or LR_ERR_NOMEM/LR_ERR_LIMIT. */
+enum { GRAPH_WANT_NATIVE = 1, GRAPH_WANT_HEAP = 2, GRAPH_WANT_NAME = 4 };
+lr_status graph_alloc_nodes(graph *g, uint32_t n, unsigned want, lr_error *err);
+/* Allocates CSR arrays for n edges (first_edge must be filled by the reader). */
+lr_status graph_alloc_edges(graph *g, uint32_t n, lr_error *err);
+
+/* ---- strings ---- */
+
+/* Interns s[0..len) (copied), returning its index in *out. */
+lr_status graph_intern(graph *g, const char *s, size_t len, str_ix *out, lr_error *err);
+/* The string with index s; "" for GRAPH_NONE. Lives until graph_fini. */
+const char *graph_str(const graph *g, str_ix s);
+
+/* ---- lookups ---- */
+
+/* Builds the id -> node index (call after the nodes are filled). */
+lr_status graph_build_index(graph *g, lr_error *err);
+/* Node with original id, or GRAPH_NONE. O(log n). */
+node_ix graph_find_id(const graph *g, uint64_t id);
+/* Class by exact Java-form name; the first one in class order, or GRAPH_NONE. O(classes). */
+class_ix graph_find_class(const graph *g, const char *name);
+/* Whether class c is `ancestor` or a subclass of it. */
+int graph_class_is(const graph *g, class_ix c, class_ix ancestor);
+/* Whether class c or a superclass is named `name`. */
+int graph_class_is_named(const graph *g, class_ix c, const char *name);
+/* Display name of a node's class ("" if none). */
+const char *graph_class_name(const graph *g, node_ix n);
+
+/* Builds reverse edges (rev_first/rev_edge). Idempotent. O(N+E). */
+lr_status graph_build_reverse(graph *g, lr_error *err);
+
+/* ---- field values (HPROF instances; V8 nodes answer through edges) ---- */
+
+/* A decoded field value. */
+typedef struct graph_value {
+    uint8_t type;  /* enum graph_ftype */
+    uint64_t raw;  /* id for objects; bits for primitives, zero-extended */
+    node_ix ref;   /* for objects: the node, or GRAPH_NONE (null or missing) */
+} graph_value;
+
+/* Size in bytes of a field type for this graph (objects are id_size). 0 if unknown. */
+unsigned graph_ftype_size(const graph *g, uint8_t type);
+
+/* Calls fn for every instance field of node n, most-derived class first (as HPROF lays
+ * them out). fn returns nonzero to stop. Declaring class is passed for shadowed names. */
+typedef int (*graph_field_fn)(void *ctx, class_ix decl, const graph_field *f,
+                              const graph_value *v);
+void graph_fields_each(const graph *g, node_ix n, graph_field_fn fn, void *ctx);
+/* Finds a field by name (most-derived first). Returns 1 and *out, or 0 if absent. For nodes
+ * without field bytes (V8), looks for an outgoing edge with that name instead. */
+int graph_field_find(const graph *g, node_ix n, const char *name, graph_value *out);
+/* Finds a static field of class c (not its supers) by name. */
+int graph_static_find(const graph *g, class_ix c, const char *name, graph_value *out);
+
+/* Decodes a java.lang.String (or V8 string node) into buf (UTF-8, truncated to cap-1 bytes,
+ * always NUL-terminated). Returns the full length in UTF-8 bytes, or -1 if n is no string. */
+long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap);
+
+/* Name of edge e as text into buf ("[3]" for elements, field/property names otherwise). */
+const char *graph_edge_name_text(const graph *g, edge_ix e, char *buf, size_t cap);
+
+/* Static name tables. */
+const char *graph_root_kind_name(unsigned kind);   /* "Java frame", "JNI global", ... */
+const char *graph_edge_kind_name(unsigned kind);   /* "field", "static", "element", ... */
+const char *graph_node_kind_name(unsigned kind);   /* "instance", "class", ... */
+const char *graph_strength_name(unsigned s);       /* "strong", "weak", ... */
+const char *graph_ftype_name(unsigned t);          /* "int", "boolean", "object", ... */
+
+#endif
