@@ -74,12 +74,12 @@ void *err_mallocarray(size_t count, size_t size)
 {
     if (size && count > SIZE_MAX / size)
         return NULL;
-    return malloc(count * size ? count * size : 1);
+    return malloc((count && size) ? count * size : 1);
 }
 
 void *err_reallocarray(void *p, size_t count, size_t size)
 {
     if (size && count > SIZE_MAX / size)
         return NULL;
-    return realloc(p, count * size ? count * size : 1);
+    return realloc(p, (count && size) ? count * size : 1);
 }

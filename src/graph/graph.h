@@ -238,6 +238,10 @@ typedef struct graph {
     /* ---- id lookup (built by graph_build_index) ---- */
     uint32_t *id_sorted;       /* node indices sorted by node_id, NULL if node_id is sorted */
     int ids_sorted;            /* nonzero when node_id is ascending (no id_sorted needed) */
+    uint32_t *id_dir;          /* bucket directory: first sorted position per id bucket */
+    uint32_t id_dir_n;         /* buckets + 1 */
+    uint64_t id_min;           /* smallest id */
+    unsigned id_shift;         /* bucket = (id - id_min) >> id_shift */
 
     /* ---- format-private state (freed by the reader's free hook) ---- */
     void *fmt_state;
@@ -287,7 +291,7 @@ const char *graph_str(const graph *g, str_ix s);
 
 /* Builds the id -> node index (call after the nodes are filled). */
 lr_status graph_build_index(graph *g, lr_error *err);
-/* Node with original id, or GRAPH_NONE. O(log n). */
+/* Node with original id, or GRAPH_NONE. O(1) expected (bucket directory), O(log n) worst. */
 node_ix graph_find_id(const graph *g, uint64_t id);
 /* Class by exact Java-form name; the first one in class order, or GRAPH_NONE. O(classes). */
 class_ix graph_find_class(const graph *g, const char *name);
@@ -298,8 +302,11 @@ int graph_class_is_named(const graph *g, class_ix c, const char *name);
 /* Display name of a node's class ("" if none). */
 const char *graph_class_name(const graph *g, node_ix n);
 
-/* Builds reverse edges (rev_first/rev_edge). Idempotent. O(N+E). */
+/* Builds reverse edges (rev_first/rev_edge). Idempotent. O(N+E). Referrers of n are
+ * rev_edge[rev_first[n] .. rev_first[n+1]-1] (forward edge indices, in source order). */
 lr_status graph_build_reverse(graph *g, lr_error *err);
+/* Source node of edge e. O(log N). */
+node_ix graph_edge_from(const graph *g, edge_ix e);
 
 /* ---- field values (HPROF instances; V8 nodes answer through edges) ---- */
 

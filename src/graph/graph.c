@@ -1,0 +1,696 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* graph.c: storage and queries of the heap graph (graph layer), prefix graph_. Holds the
+ * exact-size allocation of node and edge arrays for readers, the string table, the id -> node
+ * index (a radix-sorted permutation plus a bucket directory, O(1) expected per lookup, which
+ * readers lean on for every reference), reverse edges in CSR form, and the lazy decoding of
+ * field values and strings from the mapped input. Every read of input bytes is bounds-checked
+ * against data_len: the payload offsets come from a reader, but the bytes remain hostile. */
+#include "graph/graph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- lifecycle ---- */
+
+void graph_init(graph *g)
+{
+    memset(g, 0, sizeof *g);
+    g->synthetic_root = GRAPH_NONE;
+}
+
+void graph_fini(graph *g)
+{
+    if (!g)
+        return;
+    free((void *)g->path);
+    free(g->node_id);
+    free(g->node_class);
+    free(g->node_size);
+    free(g->node_native);
+    free(g->node_kind);
+    free(g->node_type);
+    free(g->node_heap);
+    free(g->node_name);
+    free(g->node_off);
+    free(g->node_len);
+    free(g->first_edge);
+    free(g->edge_to);
+    free(g->edge_name);
+    free(g->edge_kind);
+    free(g->rev_first);
+    free(g->rev_edge);
+    free(g->classes);
+    free(g->fields);
+    free(g->statics);
+    free(g->roots);
+    free(g->threads);
+    free(g->frames);
+    free(g->strings.chars);
+    free(g->strings.offs);
+    free(g->strings.hash);
+    free(g->id_sorted);
+    free(g->id_dir);
+    if (g->fmt_free)
+        g->fmt_free(g->fmt_state);
+    graph_init(g);
+}
+
+lr_status graph_alloc_nodes(graph *g, uint32_t n, unsigned want, lr_error *err)
+{
+    size_t m = (size_t)n;
+    g->n_nodes = n;
+    g->node_id = err_mallocarray(m, sizeof *g->node_id);
+    g->node_class = err_mallocarray(m, sizeof *g->node_class);
+    g->node_size = err_mallocarray(m, sizeof *g->node_size);
+    g->node_kind = err_mallocarray(m, 1);
+    g->node_type = err_mallocarray(m, 1);
+    g->node_off = err_mallocarray(m, sizeof *g->node_off);
+    g->node_len = err_mallocarray(m, sizeof *g->node_len);
+    int ok = g->node_id && g->node_class && g->node_size && g->node_kind && g->node_type &&
+             g->node_off && g->node_len;
+    if (want & GRAPH_WANT_NATIVE)
+        ok = ok && (g->node_native = err_calloc(m, sizeof *g->node_native));
+    if (want & GRAPH_WANT_HEAP)
+        ok = ok && (g->node_heap = err_calloc(m, 1));
+    if (want & GRAPH_WANT_NAME)
+        ok = ok && (g->node_name = err_mallocarray(m, sizeof *g->node_name));
+    if (!ok)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory for %u nodes", g->path ? g->path : "",
+                       n);
+    return LR_OK;
+}
+
+lr_status graph_alloc_edges(graph *g, uint32_t n, lr_error *err)
+{
+    size_t m = (size_t)n;
+    g->n_edges = n;
+    if (!g->first_edge)
+        g->first_edge = err_calloc((size_t)g->n_nodes + 1, sizeof *g->first_edge);
+    g->edge_to = err_mallocarray(m, sizeof *g->edge_to);
+    g->edge_name = err_mallocarray(m, sizeof *g->edge_name);
+    g->edge_kind = err_mallocarray(m, 1);
+    if (!g->first_edge || !g->edge_to || !g->edge_name || !g->edge_kind)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory for %u edges", g->path ? g->path : "",
+                       n);
+    return LR_OK;
+}
+
+/* ---- strings ---- */
+
+/* FNV-1a: names are short, and the table only serves interning, not lookups by users. */
+static uint32_t str_hash(const char *s, size_t len)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+
+static int strtab_rehash(graph_strtab *t, uint32_t cap)
+{
+    uint32_t *h = err_calloc(cap, sizeof *h);
+    if (!h)
+        return 0;
+    for (uint32_t s = 0; s < t->n; s++) {
+        const char *p = t->chars + t->offs[s];
+        uint32_t i = str_hash(p, strlen(p)) & (cap - 1);
+        while (h[i])
+            i = (i + 1) & (cap - 1);
+        h[i] = s + 1;
+    }
+    free(t->hash);
+    t->hash = h;
+    t->hash_cap = cap;
+    return 1;
+}
+
+lr_status graph_intern(graph *g, const char *s, size_t len, str_ix *out, lr_error *err)
+{
+    graph_strtab *t = &g->strings;
+    if (t->n + 1 >= t->hash_cap / 2 &&
+        !strtab_rehash(t, t->hash_cap ? t->hash_cap * 2 : 1024))
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
+    uint32_t h = str_hash(s, len);
+    uint32_t i = h & (t->hash_cap - 1);
+    while (t->hash[i]) {
+        const char *p = t->chars + t->offs[t->hash[i] - 1];
+        if (strncmp(p, s, len) == 0 && p[len] == '\0') {
+            *out = t->hash[i] - 1;
+            return LR_OK;
+        }
+        i = (i + 1) & (t->hash_cap - 1);
+    }
+    if (t->n == UINT32_MAX - 1)
+        return LR_FAIL(err, LR_ERR_LIMIT, "too many distinct strings");
+    if (t->n_chars + len + 1 > t->cap_chars) {
+        size_t cap = t->cap_chars ? t->cap_chars : 65536;
+        while (cap < t->n_chars + len + 1)
+            cap *= 2;
+        char *c = realloc(t->chars, cap);
+        if (!c)
+            return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
+        t->chars = c;
+        t->cap_chars = cap;
+    }
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 1024;
+        uint64_t *o = err_reallocarray(t->offs, cap, sizeof *o);
+        if (!o)
+            return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
+        t->offs = o;
+        t->cap = cap;
+    }
+    t->offs[t->n] = t->n_chars;
+    memcpy(t->chars + t->n_chars, s, len);
+    t->chars[t->n_chars + len] = '\0';
+    t->n_chars += len + 1;
+    t->hash[i] = t->n + 1;
+    *out = t->n++;
+    return LR_OK;
+}
+
+const char *graph_str(const graph *g, str_ix s)
+{
+    if (s == GRAPH_NONE || s >= g->strings.n)
+        return "";
+    return g->strings.chars + g->strings.offs[s];
+}
+
+/* ---- id index ---- */
+
+/* Sorts node indices by node_id with an LSD radix sort over the bits that vary (11-bit
+ * digits), reading keys indirectly: 8 bytes/node of scratch instead of 24 for key copies. */
+static lr_status sort_ids(graph *g, lr_error *err)
+{
+    uint32_t n = g->n_nodes;
+    uint32_t *a = err_mallocarray(n, sizeof *a), *b = err_mallocarray(n, sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory sorting ids");
+    }
+    uint64_t vary = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        a[i] = i;
+        vary |= g->node_id[i] ^ g->node_id[0];
+    }
+    enum { BITS = 11, RADIX = 1 << BITS };
+    static uint32_t count[RADIX];
+    for (unsigned shift = 0; shift < 64; shift += BITS) {
+        if (((vary >> shift) & (RADIX - 1)) == 0)
+            continue;
+        memset(count, 0, sizeof count);
+        for (uint32_t i = 0; i < n; i++)
+            count[(g->node_id[a[i]] >> shift) & (RADIX - 1)]++;
+        uint32_t sum = 0;
+        for (unsigned d = 0; d < RADIX; d++) {
+            uint32_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            b[count[(g->node_id[a[i]] >> shift) & (RADIX - 1)]++] = a[i];
+        uint32_t *t = a;
+        a = b;
+        b = t;
+    }
+    free(b);
+    g->id_sorted = a;
+    return LR_OK;
+}
+
+static inline uint64_t sorted_id(const graph *g, uint32_t pos)
+{
+    return g->ids_sorted ? g->node_id[pos] : g->node_id[g->id_sorted[pos]];
+}
+
+lr_status graph_build_index(graph *g, lr_error *err)
+{
+    free(g->id_sorted);
+    free(g->id_dir);
+    g->id_sorted = NULL;
+    g->id_dir = NULL;
+    g->ids_sorted = 1;
+    for (uint32_t i = 1; i < g->n_nodes; i++) {
+        if (g->node_id[i] < g->node_id[i - 1]) {
+            g->ids_sorted = 0;
+            break;
+        }
+    }
+    if (!g->ids_sorted)
+        LR_TRY(sort_ids(g, err));
+    if (g->n_nodes == 0)
+        return LR_OK;
+    /* Bucket directory over [min, max]: about one id per bucket, so a lookup is one bucket
+     * read and a short scan; skewed id ranges fall back to a binary search in the bucket. */
+    uint64_t lo = sorted_id(g, 0), hi = sorted_id(g, g->n_nodes - 1);
+    uint64_t range = hi - lo;
+    unsigned shift = 0;
+    while (shift < 63 && (range >> shift) > (uint64_t)g->n_nodes)
+        shift++;
+    uint64_t nb = (range >> shift) + 2;
+    g->id_dir = err_mallocarray(nb, sizeof *g->id_dir);
+    if (!g->id_dir)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for the id index");
+    g->id_min = lo;
+    g->id_shift = shift;
+    g->id_dir_n = (uint32_t)nb;
+    uint64_t b = 0;
+    for (uint32_t pos = 0; pos < g->n_nodes; pos++) {
+        uint64_t bk = (sorted_id(g, pos) - lo) >> shift;
+        while (b <= bk)
+            g->id_dir[b++] = pos;
+    }
+    while (b < nb)
+        g->id_dir[b++] = g->n_nodes;
+    return LR_OK;
+}
+
+node_ix graph_find_id(const graph *g, uint64_t id)
+{
+    if (!g->id_dir || id < g->id_min)
+        return GRAPH_NONE;
+    uint64_t bk = (id - g->id_min) >> g->id_shift;
+    if (bk + 1 >= g->id_dir_n)
+        return GRAPH_NONE;
+    uint32_t lo = g->id_dir[bk], hi = g->id_dir[bk + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        uint64_t v = sorted_id(g, mid);
+        if (v < id)
+            lo = mid + 1;
+        else if (v > id)
+            hi = mid;
+        else
+            return g->ids_sorted ? mid : g->id_sorted[mid];
+    }
+    return GRAPH_NONE;
+}
+
+/* ---- classes ---- */
+
+class_ix graph_find_class(const graph *g, const char *name)
+{
+    for (class_ix c = 0; c < g->n_classes; c++)
+        if (strcmp(graph_str(g, g->classes[c].name), name) == 0)
+            return c;
+    return GRAPH_NONE;
+}
+
+int graph_class_is(const graph *g, class_ix c, class_ix ancestor)
+{
+    /* Bounded walk: a corrupt dump may declare a superclass cycle. */
+    for (uint32_t hops = 0; c != GRAPH_NONE && c < g->n_classes && hops <= g->n_classes; hops++) {
+        if (c == ancestor)
+            return 1;
+        c = g->classes[c].super;
+    }
+    return 0;
+}
+
+int graph_class_is_named(const graph *g, class_ix c, const char *name)
+{
+    for (uint32_t hops = 0; c != GRAPH_NONE && c < g->n_classes && hops <= g->n_classes; hops++) {
+        if (strcmp(graph_str(g, g->classes[c].name), name) == 0)
+            return 1;
+        c = g->classes[c].super;
+    }
+    return 0;
+}
+
+const char *graph_class_name(const graph *g, node_ix n)
+{
+    if (n >= g->n_nodes || g->node_class[n] == GRAPH_NONE || g->node_class[n] >= g->n_classes)
+        return "";
+    return graph_str(g, g->classes[g->node_class[n]].name);
+}
+
+/* ---- reverse edges ---- */
+
+lr_status graph_build_reverse(graph *g, lr_error *err)
+{
+    if (g->rev_first)
+        return LR_OK;
+    edge_ix *first = err_calloc((size_t)g->n_nodes + 1, sizeof *first);
+    edge_ix *rev = err_mallocarray(g->n_edges, sizeof *rev);
+    if (!first || !rev) {
+        free(first);
+        free(rev);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for reverse edges");
+    }
+    for (edge_ix e = 0; e < g->n_edges; e++)
+        first[g->edge_to[e] + 1]++;
+    for (uint32_t n = 0; n < g->n_nodes; n++)
+        first[n + 1] += first[n];
+    /* Fill in forward-edge order so each node's referrers come out in source-node order. */
+    edge_ix *fill = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *fill);
+    if (!fill) {
+        free(first);
+        free(rev);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for reverse edges");
+    }
+    memcpy(fill, first, (size_t)g->n_nodes * sizeof *fill);
+    for (edge_ix e = 0; e < g->n_edges; e++)
+        rev[fill[g->edge_to[e]]++] = e;
+    free(fill);
+    g->rev_first = first;
+    g->rev_edge = rev;
+    return LR_OK;
+}
+
+node_ix graph_edge_from(const graph *g, edge_ix e)
+{
+    /* Binary search in first_edge: the last node whose first edge is <= e. */
+    uint32_t lo = 0, hi = g->n_nodes;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->first_edge[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* ---- field values ---- */
+
+unsigned graph_ftype_size(const graph *g, uint8_t type)
+{
+    switch (type) {
+    case GRAPH_FT_OBJECT: return g->id_size;
+    case GRAPH_FT_BOOLEAN:
+    case GRAPH_FT_BYTE: return 1;
+    case GRAPH_FT_CHAR:
+    case GRAPH_FT_SHORT: return 2;
+    case GRAPH_FT_FLOAT:
+    case GRAPH_FT_INT: return 4;
+    case GRAPH_FT_DOUBLE:
+    case GRAPH_FT_LONG: return 8;
+    default: return 0;
+    }
+}
+
+static uint64_t read_be(const uint8_t *p, unsigned size)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < size; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+void graph_fields_each(const graph *g, node_ix n, graph_field_fn fn, void *ctx)
+{
+    if (n >= g->n_nodes || !g->data || g->node_off[n] == UINT64_MAX ||
+        g->node_kind[n] != GRAPH_KIND_INSTANCE)
+        return;
+    uint64_t pos = g->node_off[n];
+    uint64_t end = pos + g->node_len[n];
+    if (end > g->data_len || end < pos)
+        return;
+    class_ix c = g->node_class[n];
+    for (uint32_t hops = 0; c != GRAPH_NONE && c < g->n_classes && hops <= g->n_classes; hops++) {
+        const graph_class *k = &g->classes[c];
+        for (uint32_t i = 0; i < k->n_fields; i++) {
+            if ((uint64_t)k->first_field + i >= g->n_fields)
+                return;
+            const graph_field *f = &g->fields[k->first_field + i];
+            unsigned sz = graph_ftype_size(g, f->type);
+            if (sz == 0 || pos + sz > end)
+                return;
+            graph_value v;
+            v.type = f->type;
+            v.raw = read_be(g->data + pos, sz);
+            v.ref = GRAPH_NONE;
+            if (f->type == GRAPH_FT_OBJECT && v.raw != 0)
+                v.ref = graph_find_id(g, v.raw);
+            pos += sz;
+            if (fn(ctx, c, f, &v))
+                return;
+        }
+        c = k->super;
+    }
+}
+
+struct find_ctx {
+    const graph *g;
+    const char *name;
+    graph_value *out;
+    int found;
+};
+
+static int find_cb(void *ctx, class_ix decl, const graph_field *f, const graph_value *v)
+{
+    struct find_ctx *fc = ctx;
+    (void)decl;
+    if (strcmp(graph_str(fc->g, f->name), fc->name) == 0) {
+        *fc->out = *v;
+        fc->found = 1;
+        return 1;
+    }
+    return 0;
+}
+
+int graph_field_find(const graph *g, node_ix n, const char *name, graph_value *out)
+{
+    if (n >= g->n_nodes)
+        return 0;
+    if (g->node_off[n] != UINT64_MAX && g->node_kind[n] == GRAPH_KIND_INSTANCE && g->id_size) {
+        struct find_ctx fc = {g, name, out, 0};
+        graph_fields_each(g, n, find_cb, &fc);
+        return fc.found;
+    }
+    if (!g->first_edge)
+        return 0;
+    for (edge_ix e = g->first_edge[n]; e < g->first_edge[n + 1]; e++) {
+        unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
+        if (GRAPH_EDGE_NAME_IS_INDEX(k))
+            continue;
+        if (strcmp(graph_str(g, g->edge_name[e]), name) == 0) {
+            out->type = GRAPH_FT_OBJECT;
+            out->ref = g->edge_to[e];
+            out->raw = g->node_id[g->edge_to[e]];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int graph_static_find(const graph *g, class_ix c, const char *name, graph_value *out)
+{
+    if (c == GRAPH_NONE || c >= g->n_classes)
+        return 0;
+    const graph_class *k = &g->classes[c];
+    for (uint32_t i = 0; i < k->n_statics; i++) {
+        if ((uint64_t)k->first_static + i >= g->n_statics)
+            return 0;
+        const graph_static *s = &g->statics[k->first_static + i];
+        if (strcmp(graph_str(g, s->name), name) == 0) {
+            out->type = s->type;
+            out->raw = s->value;
+            out->ref = (s->type == GRAPH_FT_OBJECT && s->value) ? graph_find_id(g, s->value)
+                                                                : GRAPH_NONE;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- string values ---- */
+
+/* Appends code point cp as UTF-8 to buf (bounded); returns bytes it takes in full. */
+static size_t put_utf8(char *buf, size_t cap, size_t at, uint32_t cp)
+{
+    char tmp[4];
+    size_t k;
+    if (cp < 0x80) {
+        tmp[0] = (char)cp;
+        k = 1;
+    } else if (cp < 0x800) {
+        tmp[0] = (char)(0xc0 | (cp >> 6));
+        tmp[1] = (char)(0x80 | (cp & 0x3f));
+        k = 2;
+    } else if (cp < 0x10000) {
+        tmp[0] = (char)(0xe0 | (cp >> 12));
+        tmp[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        tmp[2] = (char)(0x80 | (cp & 0x3f));
+        k = 3;
+    } else {
+        tmp[0] = (char)(0xf0 | (cp >> 18));
+        tmp[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+        tmp[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        tmp[3] = (char)(0x80 | (cp & 0x3f));
+        k = 4;
+    }
+    /* Never split a code point: stop writing once one does not fit whole. */
+    if (cap && at + k < cap)
+        memcpy(buf + at, tmp, k);
+    return k;
+}
+
+long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    if (n >= g->n_nodes)
+        return -1;
+    if (g->node_kind[n] == GRAPH_KIND_STRING && g->node_name) {
+        const char *s = graph_str(g, g->node_name[n]);
+        size_t len = strlen(s);
+        if (cap) {
+            size_t k = len < cap - 1 ? len : cap - 1;
+            memcpy(buf, s, k);
+            buf[k] = '\0';
+        }
+        return (long)len;
+    }
+    if (!g->id_size || strcmp(graph_class_name(g, n), "java.lang.String") != 0)
+        return -1;
+    graph_value v, off, cnt, coder;
+    if (!graph_field_find(g, n, "value", &v) || v.ref == GRAPH_NONE)
+        return 0;
+    node_ix a = v.ref;
+    if (g->node_kind[a] != GRAPH_KIND_PRIM_ARRAY || g->node_off[a] == UINT64_MAX)
+        return 0;
+    uint8_t et = g->classes[g->node_class[a]].elem_type;
+    unsigned esz = graph_ftype_size(g, et);
+    uint64_t alen = g->node_len[a];
+    if (esz == 0 || g->node_off[a] + alen * esz > g->data_len)
+        return 0;
+    const uint8_t *p = g->data + g->node_off[a];
+    uint64_t first = 0, count = alen;
+    /* JDK 6 strings share arrays: offset/count select the slice. */
+    if (graph_field_find(g, n, "offset", &off) && graph_field_find(g, n, "count", &cnt) &&
+        et == GRAPH_FT_CHAR) {
+        if (off.raw <= alen && cnt.raw <= alen - off.raw) {
+            first = off.raw;
+            count = cnt.raw;
+        }
+    }
+    int utf16le = 0;
+    if (et == GRAPH_FT_BYTE && graph_field_find(g, n, "coder", &coder) && coder.raw == 1)
+        utf16le = 1; /* JDK 9+ UTF16 strings: chars in the VM's (little-endian) order */
+    size_t at = 0;
+    if (et == GRAPH_FT_CHAR || utf16le) {
+        uint64_t units = utf16le ? alen / 2 : count;
+        for (uint64_t i = first; i < first + units; i++) {
+            uint32_t u = utf16le ? (uint32_t)(p[2 * i] | (p[2 * i + 1] << 8))
+                                 : (uint32_t)((p[2 * i] << 8) | p[2 * i + 1]);
+            if (u >= 0xd800 && u < 0xdc00 && i + 1 < first + units) {
+                uint32_t u2 = utf16le ? (uint32_t)(p[2 * i + 2] | (p[2 * i + 3] << 8))
+                                      : (uint32_t)((p[2 * i + 2] << 8) | p[2 * i + 3]);
+                if (u2 >= 0xdc00 && u2 < 0xe000) {
+                    u = 0x10000 + ((u - 0xd800) << 10) + (u2 - 0xdc00);
+                    i++;
+                }
+            }
+            if (u >= 0xd800 && u < 0xe000)
+                u = 0xfffd;
+            at += put_utf8(buf, cap, at, u);
+        }
+    } else if (et == GRAPH_FT_BYTE) {
+        for (uint64_t i = 0; i < alen; i++)
+            at += put_utf8(buf, cap, at, p[i]); /* LATIN1 */
+    } else {
+        return 0;
+    }
+    if (cap)
+        buf[at < cap ? at : cap - 1] = '\0';
+    /* put_utf8 skips what does not fit; terminate at the last whole code point written. */
+    if (cap && at >= cap) {
+        size_t k = strnlen(buf, cap - 1);
+        buf[k] = '\0';
+    }
+    return (long)at;
+}
+
+const char *graph_edge_name_text(const graph *g, edge_ix e, char *buf, size_t cap)
+{
+    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    if (GRAPH_EDGE_NAME_IS_INDEX(k)) {
+        snprintf(buf, cap, "[%u]", g->edge_name[e]);
+        return buf;
+    }
+    snprintf(buf, cap, "%s", graph_str(g, g->edge_name[e]));
+    return buf;
+}
+
+/* ---- name tables ---- */
+
+const char *graph_root_kind_name(unsigned kind)
+{
+    static const char *const names[GRAPH_ROOT_KIND_COUNT] = {
+        [GRAPH_ROOT_UNKNOWN] = "unknown",
+        [GRAPH_ROOT_JNI_GLOBAL] = "JNI global",
+        [GRAPH_ROOT_JNI_LOCAL] = "JNI local",
+        [GRAPH_ROOT_JAVA_FRAME] = "Java frame",
+        [GRAPH_ROOT_NATIVE_STACK] = "native stack",
+        [GRAPH_ROOT_STICKY_CLASS] = "sticky class",
+        [GRAPH_ROOT_THREAD_BLOCK] = "thread block",
+        [GRAPH_ROOT_MONITOR_USED] = "monitor used",
+        [GRAPH_ROOT_THREAD_OBJECT] = "thread object",
+        [GRAPH_ROOT_INTERNED_STRING] = "interned string",
+        [GRAPH_ROOT_FINALIZING] = "finalizing",
+        [GRAPH_ROOT_DEBUGGER] = "debugger",
+        [GRAPH_ROOT_REFERENCE_CLEANUP] = "reference cleanup",
+        [GRAPH_ROOT_VM_INTERNAL] = "VM internal",
+        [GRAPH_ROOT_JNI_MONITOR] = "JNI monitor",
+        [GRAPH_ROOT_UNREACHABLE] = "unreachable",
+        [GRAPH_ROOT_SYNTHETIC] = "synthetic",
+    };
+    return kind < GRAPH_ROOT_KIND_COUNT ? names[kind] : "?";
+}
+
+const char *graph_edge_kind_name(unsigned kind)
+{
+    static const char *const names[GRAPH_EDGE_KIND_COUNT] = {
+        [GRAPH_EDGE_FIELD] = "field",       [GRAPH_EDGE_STATIC] = "static",
+        [GRAPH_EDGE_ELEMENT] = "element",   [GRAPH_EDGE_INTERNAL] = "internal",
+        [GRAPH_EDGE_CONTEXT] = "context",   [GRAPH_EDGE_PROPERTY] = "property",
+        [GRAPH_EDGE_HIDDEN] = "hidden",     [GRAPH_EDGE_SHORTCUT] = "shortcut",
+        [GRAPH_EDGE_WEAK] = "weak",         [GRAPH_EDGE_LOCAL] = "local",
+        [GRAPH_EDGE_NATIVE] = "native",     [GRAPH_EDGE_XREF] = "xref",
+        [GRAPH_EDGE_ROOT] = "root",
+    };
+    return kind < GRAPH_EDGE_KIND_COUNT ? names[kind] : "?";
+}
+
+const char *graph_node_kind_name(unsigned kind)
+{
+    static const char *const names[GRAPH_KIND_COUNT] = {
+        [GRAPH_KIND_INSTANCE] = "instance",   [GRAPH_KIND_CLASS] = "class",
+        [GRAPH_KIND_OBJ_ARRAY] = "object array", [GRAPH_KIND_PRIM_ARRAY] = "primitive array",
+        [GRAPH_KIND_STRING] = "string",       [GRAPH_KIND_CLOSURE] = "closure",
+        [GRAPH_KIND_CODE] = "code",           [GRAPH_KIND_NATIVE] = "native",
+        [GRAPH_KIND_SYNTHETIC] = "synthetic", [GRAPH_KIND_OTHER] = "other",
+    };
+    return kind < GRAPH_KIND_COUNT ? names[kind] : "?";
+}
+
+const char *graph_strength_name(unsigned s)
+{
+    switch (s) {
+    case GRAPH_STRONG: return "strong";
+    case GRAPH_WEAK: return "weak";
+    case GRAPH_SOFT: return "soft";
+    case GRAPH_PHANTOM: return "phantom";
+    case GRAPH_FINALIZER: return "finalizer";
+    default: return "?";
+    }
+}
+
+const char *graph_ftype_name(unsigned t)
+{
+    switch (t) {
+    case GRAPH_FT_OBJECT: return "object";
+    case GRAPH_FT_BOOLEAN: return "boolean";
+    case GRAPH_FT_CHAR: return "char";
+    case GRAPH_FT_FLOAT: return "float";
+    case GRAPH_FT_DOUBLE: return "double";
+    case GRAPH_FT_BYTE: return "byte";
+    case GRAPH_FT_SHORT: return "short";
+    case GRAPH_FT_INT: return "int";
+    case GRAPH_FT_LONG: return "long";
+    default: return "?";
+    }
+}
