@@ -9,7 +9,7 @@
 
 #include "graph/graph.h"
 
-#define DOM_SUPER_ROOT UINT32_MAX - 1 /* idom of nodes directly under the super-root */
+#define DOM_SUPER_ROOT (UINT32_MAX - 1) /* idom of nodes directly under the super-root */
 
 /* Which edges count for dominators: nonzero to follow edge e. NULL = all strong edges. */
 typedef int (*dom_edge_filter)(const graph *g, edge_ix e, void *ctx);
@@ -26,6 +26,14 @@ typedef struct dom_tree {
  * Returns LR_OK and fills *t (free: dom_free), or LR_ERR_NOMEM. */
 lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree *t,
                     lr_error *err);
+/* Frees what dom_build allocated and zeroes *t. Accepts a zeroed tree. */
 void dom_free(dom_tree *t);
+
+/* Per-class retained size without double counting: an instance counts only if no
+ * dominator ancestor has the same class (DevTools' class retained size). retained and count
+ * are caller arrays of g->n_classes entries; count[c] = reachable instances of class c.
+ * O(N) time, three uint32 arrays of N scratch. Returns LR_OK or LR_ERR_NOMEM/LR_ERR_LIMIT. */
+lr_status dom_class_retained(const graph *g, const dom_tree *t, uint64_t *retained,
+                             uint32_t *count, lr_error *err);
 
 #endif

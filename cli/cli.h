@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cli.h: shared plumbing of the `leakray` command (cli), prefix cli_. Each verb lives in
+ * cli/cmd_<verb>.c as `int cmd_<verb>(int argc, char **argv)` (argv[0] is the verb name) and
+ * is listed by one line in the table in cli/leakray.c. A verb declares its options in a
+ * cli_optdef table and calls cli_parse, which also handles the options every verb shares
+ * (--json, --no-timing, --max-inflate, --dump, --no-progress, --help) and prints a usage text
+ * generated from the table; it then opens inputs with cli_open, which prints load errors in
+ * the text or JSON form and returns the exit code. Output contracts (docs/json.md):
+ * - exit codes CLI_EXIT_*: 0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O, 5 resource limit;
+ * - errors: "leakray: <message>" on stderr, or under --json the error object on stdout:
+ *   {"schema_version":1,"error":{"code":"format","exit":3,"offset":123,"message":"..."}};
+ * - numbers in text output use the cli_fmt_* helpers so every verb prints sizes alike;
+ * - timings appear only through cli_print_timing / cli_json_timing, silent under --no-timing,
+ *   which is what makes output byte-stable for golden tests.
+ * A typical verb:
+ *
+ *   int cmd_top(int argc, char **argv)
+ *   {
+ *       uint64_t n = 10;
+ *       const cli_optdef opts[] = {
+ *           {"--top", CLI_OPT_UINT, &n, "N", "rows to show (default 10)", NULL},
+ *           {0}};
+ *       const cli_spec spec = {"top", "FILE", "largest retained sizes", opts, 1, 1, NULL};
+ *       cli_common co;
+ *       int rc = cli_parse(argc, argv, &spec, &co);
+ *       if (rc != CLI_CONTINUE)
+ *           return rc;
+ *       lr_heap *h;
+ *       if ((rc = cli_open(&co, co.pos[0], 0, &h)) != 0)
+ *           return rc;
+ *       graph *g = lr_heap_graph(h);
+ *       ...
+ *       lr_close(h);
+ *       return CLI_EXIT_OK;
+ *   } */
+#ifndef LR_CLI_H
+#define LR_CLI_H
+
+#include "base/jsonw.h"
+#include "graph/graph.h"
+#include "leakray/leakray.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CLI_SCHEMA_VERSION 1 /* "schema_version" of every JSON document; keys only added */
+
+/* Exit codes (stable; docs/json.md). */
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_FINDINGS = 1, /* --fail-on-... asked and something was found */
+    CLI_EXIT_USAGE = 2,
+    CLI_EXIT_INPUT = 3,    /* malformed/truncated input, invalid rules */
+    CLI_EXIT_IO = 4,
+    CLI_EXIT_LIMIT = 5,    /* resource limit, out of memory, internal error */
+};
+
+/* cli_parse's "keep going" answer (any other value is the exit code to return). */
+#define CLI_CONTINUE (-1)
+
+#define CLI_MAX_POS 8   /* positional arguments a verb may take */
+#define CLI_MAX_LIST 16 /* values of one repeatable option */
+
+/* Option value kinds. dest points to: FLAG int (set to 1), UINT uint64_t (decimal),
+ * SIZE uint64_t (decimal with optional K/M/G/T suffix, powers of 1024), INT int64_t (may be
+ * negative), STR const char * (argv string, not copied), LIST cli_strlist (repeatable). */
+enum cli_opt_type { CLI_OPT_FLAG, CLI_OPT_UINT, CLI_OPT_SIZE, CLI_OPT_INT, CLI_OPT_STR,
+                    CLI_OPT_LIST };
+
+typedef struct cli_strlist {
+    const char *v[CLI_MAX_LIST]; /* values in command-line order (argv strings) */
+    int n;                       /* values given */
+} cli_strlist;
+
+/* One verb-specific option. Tables end with an all-zero entry. */
+typedef struct cli_optdef {
+    const char *name;    /* "--top" (long form; "--top=N" is accepted too) */
+    int type;            /* enum cli_opt_type */
+    void *dest;          /* where the value goes, see enum cli_opt_type */
+    const char *metavar; /* value placeholder in usage ("N"), NULL for flags */
+    const char *help;    /* one line for the usage text */
+    const char *choices; /* STR only: allowed values "a|b|c", or NULL for any */
+} cli_optdef;
+
+/* A verb's command-line shape, from which cli_parse checks argv and prints usage. */
+typedef struct cli_spec {
+    const char *verb;       /* "histo" */
+    const char *args;       /* positional synopsis, "FILE [0xID]" */
+    const char *summary;    /* one line: what the verb does */
+    const cli_optdef *opts; /* verb options (may be NULL) */
+    int min_pos;            /* positional arguments required */
+    int max_pos;            /* positional arguments accepted (<= CLI_MAX_POS) */
+    const char *more;       /* extra usage paragraph (examples, notes), or NULL */
+} cli_spec;
+
+/* The options every verb shares, plus the positionals, filled by cli_parse. */
+typedef struct cli_common {
+    int json;                   /* --json: one JSON document on stdout */
+    int no_timing;              /* --no-timing: omit timings (byte-stable output) */
+    int no_progress;            /* --no-progress: never draw the progress bar */
+    uint64_t max_inflate;       /* --max-inflate N: cap on decompressed bytes (0 = default) */
+    int64_t dump_index;         /* --dump N: heap dump of a multi-dump HPROF (-1 = default) */
+    const char *pos[CLI_MAX_POS]; /* positional arguments (argv strings) */
+    int n_pos;                  /* positional arguments given */
+    const cli_spec *spec;       /* the verb's spec (for cli_usage_error) */
+    double load_ms;             /* wall time of the last cli_open, milliseconds */
+    double load_ms_total;       /* sum over all cli_open calls */
+} cli_common;
+
+/* Parses argv (argv[0] = verb name) against spec plus the common options. Options and
+ * positionals may be interleaved; "--" ends options. Returns CLI_CONTINUE when the verb
+ * should run, CLI_EXIT_OK after printing usage for --help/-h (stdout), or CLI_EXIT_USAGE
+ * after printing the problem and the usage on stderr (plus, when --json was given, the JSON
+ * error object on stdout). */
+int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co);
+
+/* Prints the verb's usage text to out. */
+void cli_usage(const cli_spec *spec, FILE *out);
+
+/* Reports a usage problem found by the verb after parsing (bad combination of options,
+ * malformed object id...): message + usage on stderr, JSON error under --json. Returns
+ * CLI_EXIT_USAGE. fmt is printf-style. */
+int cli_usage_error(const cli_common *co, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Flags for cli_open. */
+enum { CLI_OPEN_NO_EDGES = 1 }; /* nodes and classes only (fast path for histo-like verbs) */
+
+/* Loads path with the common options (--max-inflate, --dump, progress when stderr is a TTY
+ * and neither --json nor --no-progress). On success returns 0 and *out (free: lr_close) and
+ * records co->load_ms. On failure prints the error (cli_error) and returns its exit code. */
+int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out);
+
+/* Prints err ("leakray: <msg>" on stderr, or the JSON error object on stdout under --json)
+ * and returns lr_exit_code(err->code). */
+int cli_error(const cli_common *co, const lr_error *err);
+
+/* Same for a failure the verb detects itself (e.g. LR_ERR_NOT_FOUND for a missing object). */
+int cli_fail(const cli_common *co, lr_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Stable lowercase key of a status for JSON ("format", "io", "not_found", ...). */
+const char *cli_status_key(lr_status s);
+
+/* ---- JSON documents ---- */
+
+/* Starts a JSON document on stdout: opens the top object and writes "schema_version".
+ * The verb then writes its keys and calls cli_json_end. */
+void cli_json_begin(jsonw *w);
+/* Writes "timing" (unless --no-timing), closes the top object and ends the line. */
+void cli_json_end(const cli_common *co, jsonw *w);
+
+/* ---- timing ---- */
+
+/* Monotonic milliseconds, for measuring phases. */
+double cli_now_ms(void);
+/* Prints "<what>: 1.234 s" (or ms below 1 s) on its own line to out, unless --no-timing. */
+void cli_print_timing(const cli_common *co, FILE *out, const char *what, double ms);
+/* Under --json: writes "timing": {"load_ms": ...} unless --no-timing (cli_json_end does it). */
+void cli_json_timing(const cli_common *co, jsonw *w);
+
+/* ---- formatting (all write into buf and return it; buf needs CLI_FMT_MAX bytes) ---- */
+
+#define CLI_FMT_MAX 64
+
+/* 1234567 -> "1,234,567". */
+const char *cli_fmt_count(char *buf, uint64_t n);
+/* Bytes for people: below 1 KB "512 B", else one decimal with binary units: "1.2 KB",
+ * "3.4 MB", "5.6 GB" (1 KB = 1024 B). */
+const char *cli_fmt_human(char *buf, uint64_t bytes);
+/* "1,234,567 bytes (1.2 MB)" as info/show print sizes; just "512 bytes" below 1 KB. */
+const char *cli_fmt_bytes(char *buf, uint64_t bytes);
+/* An object id as users type it back to `show`: "0x7f00ab" for HPROF (id_size != 0),
+ * "@1234" for V8-like graphs whose ids are node numbers. */
+const char *cli_fmt_id(char *buf, const graph *g, uint64_t id);
+/* Parses an id typed by a user: "0x1f", "@123" (V8 node id), "123" (decimal). Returns 1 and
+ * *out, or 0 if s is not a number. */
+int cli_parse_id(const char *s, uint64_t *out);
+/* Parses "123", "64K", "2M", "1G", "1T" (powers of 1024) into *out. Returns 1, or 0 on
+ * garbage or overflow. */
+int cli_parse_size(const char *s, uint64_t *out);
+
+/* Writes s for a terminal: printable ASCII and valid UTF-8 as is, control characters and
+ * stray bytes as \n, \t, \xNN. At most max_bytes of s are shown, then "..." is added. */
+void cli_put_text(FILE *out, const char *s, size_t len, size_t max_bytes);
+
+/* ---- the verb table (cli/leakray.c) ---- */
+
+typedef int (*cli_verb_fn)(int argc, char **argv);
+
+typedef struct cli_verb {
+    const char *name;    /* "histo" */
+    cli_verb_fn fn;      /* cmd_histo */
+    const char *summary; /* one line for `leakray --help` */
+} cli_verb;
+
+/* Verbs implemented in cli/cmd_<verb>.c. */
+int cmd_info(int argc, char **argv);
+int cmd_histo(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+
+#endif
