@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cli.h: shared plumbing of the `leakray` command (cli), prefix cli_. Each verb lives in
  * cli/cmd_<verb>.c as `int cmd_<verb>(int argc, char **argv)` (argv[0] is the verb name) and
- * is listed by one line in the table in cli/leakray.c. A verb declares its options in a
+ * is listed by one line, LR_VERB(name, "summary"), in the CLI_VERBS table of cli/leakray.c. A verb declares its options in a
  * cli_optdef table and calls cli_parse, which also handles the options every verb shares
  * (--json, --no-timing, --max-inflate, --dump, --no-progress, --help) and prints a usage text
  * generated from the table; it then opens inputs with cli_open, which prints load errors in
@@ -194,10 +194,5 @@ typedef struct cli_verb {
     cli_verb_fn fn;      /* cmd_histo */
     const char *summary; /* one line for `leakray --help` */
 } cli_verb;
-
-/* Verbs implemented in cli/cmd_<verb>.c. */
-int cmd_info(int argc, char **argv);
-int cmd_histo(int argc, char **argv);
-int cmd_show(int argc, char **argv);
 
 #endif

@@ -30,15 +30,33 @@ static inline int follows(const graph *g, dom_edge_filter f, void *ctx, edge_ix 
     return f ? f(g, e, ctx) : follow_default(g, e);
 }
 
-/* Number of super-root children entries: every root entry plus the synthetic root. */
-static uint32_t n_root_entries(const graph *g)
+/* The super-root's children: every root entry, the synthetic root, then (when `outside` is
+ * set) every node outside the reach set, in index order. */
+typedef struct sroots {
+    const graph *g;
+    uint32_t n_entries;     /* entries before the outside nodes */
+    const uint8_t *outside; /* mask of reached nodes; nodes with 0 are extra children */
+} sroots;
+
+static sroots sroots_make(const graph *g, const uint8_t *reached)
 {
-    return g->n_roots + (g->synthetic_root != GRAPH_NONE ? 1u : 0u);
+    sroots s = {g, g->n_roots + (g->synthetic_root != GRAPH_NONE ? 1u : 0u), reached};
+    return s;
 }
 
-/* Root entry i of the super-root, or GRAPH_NONE when it names no valid node. */
-static node_ix root_entry(const graph *g, uint32_t i)
+static uint64_t sroots_count(const sroots *s)
 {
+    return (uint64_t)s->n_entries + (s->outside ? s->g->n_nodes : 0);
+}
+
+/* Child i of the super-root, or GRAPH_NONE when that entry names no (extra) node. */
+static node_ix sroots_get(const sroots *s, uint64_t i)
+{
+    const graph *g = s->g;
+    if (i >= s->n_entries) {
+        node_ix x = (node_ix)(i - s->n_entries);
+        return s->outside[x] ? GRAPH_NONE : x;
+    }
     node_ix r = i < g->n_roots ? g->roots[i].node : g->synthetic_root;
     return r < g->n_nodes ? r : GRAPH_NONE;
 }
@@ -54,19 +72,20 @@ void dom_free(dom_tree *t)
 
 /* ---- Step 1: iterative DFS from the super-root ----
  * Fills dfnum[node] (1..N), vert[v] and par[v]; returns N. stk/cur are scratch of n+1. */
-static uint32_t dfs(const graph *g, dom_edge_filter filter, void *ctx, uint32_t *dfnum,
-                    node_ix *vert, uint32_t *par, uint32_t *stk, uint32_t *cur)
+static uint32_t dfs(const graph *g, const sroots *sr, dom_edge_filter filter, void *ctx,
+                    uint32_t *dfnum, node_ix *vert, uint32_t *par, uint32_t *stk, uint32_t *cur)
 {
-    uint32_t nr = n_root_entries(g), next = 1, sp = 1;
+    uint64_t nr = sroots_count(sr), root_cur = 0;
+    uint32_t next = 1, sp = 1;
     stk[0] = 0; /* DFS number of the super-root */
     par[0] = 0;
-    cur[0] = 0; /* next root entry */
+    cur[0] = 0; /* unused: root_cur walks the super-root's children */
     while (sp > 0) {
         uint32_t v = stk[sp - 1];
         node_ix child = GRAPH_NONE;
         if (v == 0) {
-            while (cur[0] < nr && child == GRAPH_NONE) {
-                node_ix r = root_entry(g, cur[0]++);
+            while (root_cur < nr && child == GRAPH_NONE) {
+                node_ix r = sroots_get(sr, root_cur++);
                 if (r != GRAPH_NONE && dfnum[r] == UNSEEN)
                     child = r;
             }
@@ -99,17 +118,16 @@ static uint32_t dfs(const graph *g, dom_edge_filter filter, void *ctx, uint32_t 
 }
 
 /* ---- Step 2: predecessors in DFS numbers (followed edges between reached nodes) ---- */
-static lr_status build_preds(const graph *g, dom_edge_filter filter, void *ctx,
-                             const uint32_t *dfnum, const node_ix *vert, uint32_t nv,
+static lr_status build_preds(const graph *g, const sroots *sr, dom_edge_filter filter,
+                             void *ctx, const uint32_t *dfnum, const node_ix *vert, uint32_t nv,
                              uint32_t **pfirst, uint32_t **psrc, lr_error *err)
 {
     uint32_t *first = err_calloc((size_t)nv + 2, sizeof *first);
     if (!first)
         return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", nv);
-    uint64_t total = 0;
-    uint32_t nr = n_root_entries(g);
-    for (uint32_t i = 0; i < nr; i++) {
-        node_ix r = root_entry(g, i);
+    uint64_t total = 0, nr = sroots_count(sr);
+    for (uint64_t i = 0; i < nr; i++) {
+        node_ix r = sroots_get(sr, i);
         if (r != GRAPH_NONE) {
             first[dfnum[r] + 1]++;
             total++;
@@ -139,8 +157,8 @@ static lr_status build_preds(const graph *g, dom_edge_filter filter, void *ctx,
                        (unsigned long long)total);
     }
     /* first[w] is used as the fill cursor and ends up as first[w + 1]; shifted back below. */
-    for (uint32_t i = 0; i < nr; i++) {
-        node_ix r = root_entry(g, i);
+    for (uint64_t i = 0; i < nr; i++) {
+        node_ix r = sroots_get(sr, i);
         if (r != GRAPH_NONE)
             src[first[dfnum[r]]++] = 0;
     }
@@ -186,10 +204,146 @@ static uint32_t eval(uint32_t v, uint32_t last, uint32_t *anc, uint32_t *label,
     return label[v];
 }
 
+/* Link filter restricted to the objects the reach pass found (mask[x] != 0). */
+typedef struct link_ctx {
+    const dom_opts *o;
+    const uint8_t *mask;
+} link_ctx;
+
+static int link_follow(const graph *g, edge_ix e, void *c)
+{
+    const link_ctx *l = c;
+    return (!l->mask || l->mask[g->edge_to[e]]) && l->o->link(g, e, l->o->link_ctx);
+}
+
+/* ---- VisualVM's class-object weight (DOM_CLASS_TREE_WEIGHT) ----
+ * VisualVM adds a class object's own size only when the class is a "tree object": reached,
+ * and every distinct object its link edges point to has exactly one referrer (counted over
+ * all objects, reached or not) and is itself a tree object; objects with no reach edges are
+ * tree objects (leaves). Computed bottom-up from the leaves with a pending counter per node,
+ * so cycles never qualify. Fills tree[x] (1 = tree object). O(N+E), three uint32 arrays. */
+static lr_status class_tree_marks(const graph *g, const dom_opts *o, const uint8_t *reached,
+                                  uint8_t *tree, uint64_t *tr, lr_error *err)
+{
+    uint32_t n = g->n_nodes;
+    uint32_t *refs = err_calloc((size_t)n + 1, sizeof *refs);    /* distinct referrers */
+    uint32_t *last = err_mallocarray((size_t)n + 1, sizeof *last); /* dedup per source */
+    uint32_t *pending = err_calloc((size_t)n + 1, sizeof *pending);
+    uint32_t *queue = err_mallocarray((size_t)n + 1, sizeof *queue);
+    lr_status st = LR_OK;
+    if (!refs || !last || !pending || !queue) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
+        goto done;
+    }
+    for (uint32_t x = 0; x < n; x++)
+        last[x] = GRAPH_NONE;
+    for (node_ix x = 0; x < n; x++)
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (y < n && last[y] != x && o->link(g, e, o->link_ctx)) {
+                last[y] = x;
+                refs[y] = refs[y] < UINT32_MAX ? refs[y] + 1 : refs[y];
+            }
+        }
+    /* pending[x] = distinct link targets not yet known as single-referrer tree objects;
+     * UINT32_MAX once a target can never qualify. */
+    uint32_t qn = 0;
+    for (uint32_t x = 0; x < n; x++)
+        last[x] = GRAPH_NONE;
+    for (node_ix x = 0; x < n; x++) {
+        tree[x] = 0;
+        tr[x] = g->node_size[x];
+        if (!reached[x])
+            continue;
+        int has_reach = 0;
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (y >= n)
+                continue;
+            if (o->reach(g, e, o->reach_ctx))
+                has_reach = 1;
+            if (last[y] == x || !o->link(g, e, o->link_ctx))
+                continue;
+            last[y] = x;
+            if (refs[y] != 1 || !reached[y])
+                pending[x] = UINT32_MAX;
+            else if (pending[x] != UINT32_MAX)
+                pending[x]++;
+        }
+        if (!has_reach || pending[x] == 0) {
+            tree[x] = 1;
+            queue[qn++] = x;
+        }
+    }
+    /* A tree object with one referrer unblocks that referrer (found by scanning: the one
+     * source whose link edge reaches it is recorded in last[] from the counting pass). */
+    for (uint32_t x = 0; x < n; x++)
+        last[x] = GRAPH_NONE;
+    for (node_ix x = 0; x < n; x++)
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (y < n && refs[y] == 1 && o->link(g, e, o->link_ctx))
+                last[y] = x; /* the single referrer */
+        }
+    for (uint32_t qi = 0; qi < qn; qi++) {
+        node_ix y = queue[qi];
+        node_ix p = last[y];
+        if (refs[y] != 1 || p == GRAPH_NONE || tree[p] || pending[p] == UINT32_MAX)
+            continue;
+        tr[p] += tr[y];
+        if (--pending[p] == 0) {
+            tree[p] = 1;
+            queue[qn++] = p;
+        }
+    }
+done:
+    free(refs);
+    free(last);
+    free(pending);
+    free(queue);
+    return st;
+}
+
+/* VisualVM's references: instance fields (the referent of references too), array elements
+ * and statics; not class internals (super, loader, signers, protection domain) nor Java
+ * locals, which VisualVM has no edge for (their frames are roots themselves). */
+static int vvm_link(const graph *g, edge_ix e, void *ctx)
+{
+    (void)ctx;
+    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    return k == GRAPH_EDGE_FIELD || k == GRAPH_EDGE_ELEMENT || k == GRAPH_EDGE_STATIC;
+}
+
+/* Reachability: the same minus weak/soft/phantom/finalizer referents. */
+static int vvm_reach(const graph *g, edge_ix e, void *ctx)
+{
+    return vvm_link(g, e, ctx) && GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG;
+}
+
+void dom_opts_visualvm(dom_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->reach = vvm_reach;
+    o->link = vvm_link;
+    o->flags = DOM_UNREACHED_AS_ROOTS | DOM_VISUALVM_SUMS;
+}
+
 lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree *t,
                     lr_error *err)
 {
+    dom_opts o = {filter, ctx, NULL, NULL, 0};
+    return dom_build_ex(g, &o, t, err);
+}
+
+lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err)
+{
     memset(t, 0, sizeof *t);
+    dom_edge_filter filter = o->reach;
+    void *ctx = o->reach_ctx;
+    uint8_t *mask = NULL, *tree = NULL;
+    uint64_t *tr = NULL; /* VisualVM tree-object retained sizes */
+    link_ctx lc = {o, NULL};
+    sroots sr;
     uint32_t n = g->n_nodes;
     if (n >= UINT32_MAX - 2)
         return LR_FAIL(err, LR_ERR_LIMIT, "dominators: %u nodes is too many", n);
@@ -210,9 +364,43 @@ lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree 
         goto done;
     }
     t->n = n;
-    uint32_t nv = dfs(g, filter, ctx, dfnum, vert, par, a, b);
-    t->n_reachable = nv;
-    st = build_preds(g, filter, ctx, dfnum, vert, nv, &pfirst, &psrc, err);
+    sr = sroots_make(g, NULL);
+    uint32_t nv = dfs(g, &sr, filter, ctx, dfnum, vert, par, a, b);
+    if (o->link) {
+        /* Reachability decided, the dominance graph is every link edge among reached
+         * objects; a fresh DFS over it keeps the DFS-tree property SEMI-NCA relies on. */
+        mask = err_calloc(m, 1);
+        if (!mask) {
+            st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
+            goto done;
+        }
+        for (uint32_t v = 1; v <= nv; v++)
+            mask[vert[v]] = 1;
+        t->n_reachable = nv;
+        if (o->flags & DOM_VISUALVM_SUMS) {
+            tree = err_malloc(m);
+            tr = err_mallocarray(m, sizeof *tr);
+            if (!tree || !tr) {
+                st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
+                goto done;
+            }
+            if ((st = class_tree_marks(g, o, mask, tree, tr, err)) != LR_OK)
+                goto done;
+        }
+        memset(dfnum, 0, m * sizeof *dfnum);
+        /* Unreached referrers as super-root children: their references still take
+         * dominance away from reached objects (VisualVM's convention). */
+        if (o->flags & DOM_UNREACHED_AS_ROOTS)
+            sr = sroots_make(g, mask);
+        else
+            lc.mask = mask;
+        filter = link_follow;
+        ctx = &lc;
+        nv = dfs(g, &sr, filter, ctx, dfnum, vert, par, a, b);
+    } else {
+        t->n_reachable = nv;
+    }
+    st = build_preds(g, &sr, filter, ctx, dfnum, vert, nv, &pfirst, &psrc, err);
     if (st != LR_OK)
         goto done;
 
@@ -253,17 +441,46 @@ lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree 
     uint64_t total = 0;
     for (uint32_t v = 1; v <= nv; v++) {
         node_ix x = vert[v];
-        uint64_t sz = g->node_size[x] + (g->node_native ? (uint64_t)g->node_native[x] : 0);
-        t->retained[x] = sz;
-        total += sz;
+        if (mask && !mask[x])
+            continue; /* an unreached referrer: weighs nothing, reported unreachable */
         t->idom[x] = idom[v] == 0 ? DOM_SUPER_ROOT : vert[idom[v]];
     }
-    for (uint32_t v = nv; v >= 1; v--)
+    /* Reverse DFS order visits children before their idom: retained[x] first collects what
+     * the children pass up, then gets x's own weight. */
+    for (uint32_t v = nv; v >= 1; v--) {
+        node_ix x = vert[v];
+        if (mask && !mask[x])
+            continue;
+        uint64_t own = g->node_size[x] + (g->node_native ? (uint64_t)g->node_native[x] : 0);
+        int is_class = g->node_kind[x] == GRAPH_KIND_CLASS;
+        uint64_t up;
+        if (tree) {
+            /* VisualVM: a tree object's size is its own tree sum and stops what lies below
+             * it; class objects pass nothing up and weigh nothing unless tree objects. */
+            if (tree[x]) {
+                t->retained[x] = tr[x];
+                up = is_class ? 0 : tr[x];
+            } else {
+                t->retained[x] += is_class ? 0 : own;
+                up = t->retained[x];
+            }
+            total += is_class && !tree[x] ? 0 : own;
+        } else {
+            if (is_class && (o->flags & DOM_CLASS_OBJECTS_FREE))
+                own = 0;
+            t->retained[x] += own;
+            up = t->retained[x];
+            total += own;
+        }
         if (idom[v] != 0)
-            t->retained[vert[idom[v]]] += t->retained[vert[v]];
+            t->retained[vert[idom[v]]] += up;
+    }
     t->total_reachable = total;
 
 done:
+    free(mask);
+    free(tree);
+    free(tr);
     free(dfnum);
     free(vert);
     free(par);

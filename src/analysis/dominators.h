@@ -26,6 +26,36 @@ typedef struct dom_tree {
  * Returns LR_OK and fills *t (free: dom_free), or LR_ERR_NOMEM. */
 lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree *t,
                     lr_error *err);
+/* Options of dom_build_ex. */
+enum {
+    DOM_CLASS_OBJECTS_FREE = 1, /* class objects weigh 0 bytes in retained sums */
+    DOM_UNREACHED_AS_ROOTS = 2, /* with link: objects outside the reach set still refer
+                                 * (as children of the super-root, weighing 0) */
+    DOM_VISUALVM_SUMS = 4,      /* with link: VisualVM's retained sums (docs/design.md):
+                                 * "tree objects" (every referenced object has one referrer
+                                 * and is a tree object) carry their tree sum; class objects
+                                 * weigh nothing unless tree objects and pass nothing up */
+};
+typedef struct dom_opts {
+    dom_edge_filter reach; /* edges that make an object reachable; NULL = strong edges */
+    void *reach_ctx;       /* passed to reach */
+    dom_edge_filter link;  /* if set: dominance runs over these edges between the objects
+                            * `reach` found (e.g. weak referents count as referrers of
+                            * strongly reachable objects); NULL = the reach edges */
+    void *link_ctx;        /* passed to link */
+    unsigned flags;        /* DOM_* flags above */
+} dom_opts;
+
+/* dom_build with separate reachability and dominance edges (see dom_opts). Same cost plus
+ * one more DFS and one byte per node when link is set. */
+lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err);
+
+/* Fills o with VisualVM 2.1.5's conventions for HotSpot dumps (docs/design.md, "Dominators
+ * and retained sizes"): reachability over strong fields, elements and statics; dominance
+ * over those plus weak/soft/phantom/finalizer referents, with unreached referrers taking
+ * dominance away; VisualVM's tree-object sums. */
+void dom_opts_visualvm(dom_opts *o);
+
 /* Frees what dom_build allocated and zeroes *t. Accepts a zeroed tree. */
 void dom_free(dom_tree *t);
 

@@ -14,7 +14,9 @@
 /* How the traversal treats an edge (decided by the caller, typically from rules). */
 enum paths_edge_class { PATHS_FOLLOW = 0, PATHS_VISIT_LAST = 1, PATHS_IGNORE = 2 };
 
-/* Callbacks deciding edge/root priority; NULL = follow every strong edge, all roots normal. */
+/* Callbacks deciding edge/root priority. A NULL policy or callback means Shark's defaults:
+ * paths_default_root and paths_default_edge below. Weak/soft/phantom/finalizer edges are
+ * never followed whatever the policy says (the callback is not even asked). */
 typedef struct paths_policy {
     /* Classification of edge e out of node `from`. */
     enum paths_edge_class (*edge)(const graph *g, node_ix from, edge_ix e, void *ctx);
@@ -23,6 +25,13 @@ typedef struct paths_policy {
     void *ctx;
 } paths_policy;
 
+/* Shark's root priority: Java-frame roots left after dropping those carried as local edges
+ * of their thread, unknown, interned string, finalizing, debugger, reference cleanup, VM
+ * internal and unreachable roots are PATHS_VISIT_LAST; every other kind PATHS_FOLLOW. */
+enum paths_edge_class paths_default_root(const graph *g, uint32_t r, void *ctx);
+/* Java locals (GRAPH_EDGE_LOCAL) are PATHS_VISIT_LAST, everything else PATHS_FOLLOW. */
+enum paths_edge_class paths_default_edge(const graph *g, node_ix from, edge_ix e, void *ctx);
+
 /* Result: a shortest-path forest. parent_edge[n] is the edge that first reached n,
  * PATHS_FROM_ROOT for roots, GRAPH_NONE if unreached. */
 #define PATHS_FROM_ROOT (UINT32_MAX - 1)
@@ -30,12 +39,18 @@ typedef struct paths_result {
     uint32_t n;            /* = g->n_nodes */
     edge_ix *parent_edge;  /* see above */
     node_ix *parent;       /* parent node, GRAPH_NONE for roots/unreached */
-    uint32_t *root_of;     /* for roots: index into g->roots of the root entry used */
+    uint32_t *root_of;     /* index into g->roots of the root entry the path starts from
+                            * (g->n_roots = the synthetic root), GRAPH_NONE if unreached */
     uint8_t *via_last;     /* nonzero if n's path uses a visit-last edge or root */
     uint32_t *depth;       /* edges from the root (0 for roots), UINT32_MAX unreached */
 } paths_result;
 
-/* One traversal. targets (may be NULL/0 = compute the whole forest) are treated as leaves:
+/* One traversal. Roots start in Shark's order: entries naming no node are dropped, as are
+ * Java-frame roots that their thread object carries as local edges; then thread objects
+ * first, then Shark's root class name descending (ThreadBlock, StickyClass, NativeStack,
+ * MonitorUsed, JniMonitor, JniLocal, JniGlobal, ...), then the rooted object's class name,
+ * then dump order; the synthetic root (V8) takes part as a normal root. Within a node,
+ * edges are tried in CSR order. targets (may be NULL/0 = compute the whole forest) are treated as leaves:
  * their out-edges are not followed, so objects reachable only through a target stay
  * unreached (callers report them with their target via dominators). O(N+E). */
 lr_status paths_find(const graph *g, const paths_policy *pol, const node_ix *targets,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// BigDump: builds a realistic, deterministic heap of about 2.5 million objects and writes a
-// HotSpot heap dump of it (about 100-130 MB) for the benchmarks (scripts/gen-big-dump.sh).
+// BigDump: builds a realistic, deterministic heap of about 2.3 million objects and writes a
+// HotSpot heap dump of it (about 110 MB) for the benchmarks (scripts/gen-big-dump.sh).
 // usage: java -Xmx2g BigDump OUT.hprof [SCALE]
 // The mix: a session cache (HashMap of String -> Session with byte[] payloads, ArrayLists of
 // tags and per-session attribute maps), a long linked chain, boxed numbers, char/int/long
@@ -68,18 +68,20 @@ public class BigDump {
         Random rnd = new Random(20240601L);
         String[] common = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"};
 
-        // Session cache: ~11 objects per session.
+        // Session cache: about 9 objects per session.
         Session prev = null;
-        for (int i = 0; i < 150_000 * scale; i++) {
+        for (int i = 0; i < 120_000 * scale; i++) {
             Session s = new Session();
             s.id = "session-" + i + "-" + Long.toHexString(rnd.nextLong());
-            s.payload = new byte[64 + rnd.nextInt(192)];
+            s.payload = new byte[16 + rnd.nextInt(64)];
             rnd.nextBytes(s.payload);
             s.tags = new ArrayList<>(4);
             s.tags.add(common[i & 7]);
             s.tags.add("user-" + (i % 5000));
-            s.attributes = new HashMap<>(4);
-            s.attributes.put("n", Integer.valueOf(1000 + i)); // boxed above the cache
+            if (i % 4 == 0) {
+                s.attributes = new HashMap<>(4);
+                s.attributes.put("n", Integer.valueOf(1000 + i)); // boxed above the cache
+            }
             s.created = 1_700_000_000_000L + i;
             s.previous = (i % 10 == 0) ? null : prev;
             prev = s;
@@ -88,7 +90,7 @@ public class BigDump {
 
         // A long linked chain with boxed values and small arrays.
         ChainNode head = null;
-        for (int i = 0; i < 400_000 * scale; i++) {
+        for (int i = 0; i < 500_000 * scale; i++) {
             ChainNode n = new ChainNode();
             n.serial = i;
             switch (i % 4) {
@@ -138,7 +140,7 @@ public class BigDump {
         CYCLE = a;
 
         // Numeric series: a few large primitive arrays.
-        SERIES = new long[64][];
+        SERIES = new long[16][];
         for (int i = 0; i < SERIES.length; i++) {
             SERIES[i] = new long[20_000];
             for (int k = 0; k < SERIES[i].length; k += 97) SERIES[i][k] = rnd.nextLong();

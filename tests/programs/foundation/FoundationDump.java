@@ -8,7 +8,8 @@
 //     null; a second FieldValues (VALUES.next) holding different values;
 //   - one primitive array of every type (static PRIMS) with known lengths and contents;
 //   - statics of every primitive type on LrStatics;
-//   - a parked thread named "lr-holder" whose only reference to its LrLocalMarker is a local.
+//   - a parked thread named "lr-holder" whose only reference to its LrLocalMarker is a local
+//     (MARKER_REF, a WeakReference, lets the tests find the marker).
 // The tests (tests/e2e/foundation_*.sh) assert these numbers through the leakray CLI.
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
@@ -97,6 +98,8 @@ public class FoundationDump {
     static FieldValues VALUES;
     static LrPrimArrays PRIMS;
     static Shadow SHADOW = new Shadow();
+    // Lets the tests find the holder thread's local without keeping it alive.
+    static java.lang.ref.WeakReference<LrLocalMarker> MARKER_REF;
 
     public static void main(String[] args) throws Exception {
         for (int k = 0; k < FOO_COUNT; k++) FOOS[k] = new Foo(k);
@@ -128,6 +131,7 @@ public class FoundationDump {
         CountDownLatch ready = new CountDownLatch(1);
         Thread holder = new Thread(() -> {
             LrLocalMarker marker = new LrLocalMarker(); // reachable only from this frame
+            MARKER_REF = new java.lang.ref.WeakReference<>(marker);
             ready.countDown();
             while (true) {
                 LockSupport.park();

@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cli_common.c: option parsing, input opening, error printing, timing and number formatting
+ * shared by every verb (cli), prefix cli_. The usage text is generated from each verb's
+ * option table, so --help and the parser never disagree. Errors surface in exactly one
+ * place: stderr as text, or stdout as the JSON error object under --json (docs/json.md). */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- status keys ---- */
+
+const char *cli_status_key(lr_status s)
+{
+    switch (s) {
+    case LR_OK: return "ok";
+    case LR_ERR_USAGE: return "usage";
+    case LR_ERR_IO: return "io";
+    case LR_ERR_NOMEM: return "nomem";
+    case LR_ERR_FORMAT: return "format";
+    case LR_ERR_TRUNCATED: return "truncated";
+    case LR_ERR_LIMIT: return "limit";
+    case LR_ERR_NOT_FOUND: return "not_found";
+    case LR_ERR_RULES: return "rules";
+    case LR_ERR_INTERNAL: return "internal";
+    }
+    return "unknown";
+}
+
+/* ---- errors ---- */
+
+static void json_error(lr_status code, uint64_t offset, const char *msg)
+{
+    jsonw w;
+    jsonw_init(&w, stdout, 1);
+    jsonw_obj_begin(&w);
+    jsonw_kv_int(&w, "schema_version", CLI_SCHEMA_VERSION);
+    jsonw_kv_obj_begin(&w, "error");
+    jsonw_kv_str(&w, "code", cli_status_key(code));
+    jsonw_kv_int(&w, "exit", lr_exit_code(code));
+    if (offset == LR_NO_OFFSET)
+        jsonw_kv_null(&w, "offset");
+    else
+        jsonw_kv_uint(&w, "offset", offset);
+    jsonw_kv_str(&w, "message", msg);
+    jsonw_obj_end(&w);
+    jsonw_obj_end(&w);
+    jsonw_finish(&w);
+}
+
+int cli_error(const cli_common *co, const lr_error *err)
+{
+    lr_status code = err->code != LR_OK ? err->code : LR_ERR_INTERNAL;
+    const char *msg = err->msg[0] ? err->msg : lr_strerror(code);
+    if (co && co->json)
+        json_error(code, err->offset, msg);
+    else
+        fprintf(stderr, "leakray: %s\n", msg);
+    return lr_exit_code(code);
+}
+
+int cli_fail(const cli_common *co, lr_status code, const char *fmt, ...)
+{
+    lr_error err = {.code = code, .offset = LR_NO_OFFSET};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err.msg, sizeof err.msg, fmt, ap);
+    va_end(ap);
+    return cli_error(co, &err);
+}
+
+/* ---- usage ---- */
+
+#define CLI_HELP_COL 24 /* column where option descriptions start */
+
+static void print_opt(FILE *out, const char *name, const char *metavar, const char *help)
+{
+    char left[128];
+    snprintf(left, sizeof left, "  %s%s%s", name, metavar ? " " : "", metavar ? metavar : "");
+    if (strlen(left) + 2 > CLI_HELP_COL)
+        fprintf(out, "%s\n%*s%s\n", left, CLI_HELP_COL, "", help);
+    else
+        fprintf(out, "%-*s%s\n", CLI_HELP_COL, left, help);
+}
+
+void cli_usage(const cli_spec *spec, FILE *out)
+{
+    fprintf(out, "usage: leakray %s [options]%s%s\n", spec->verb, spec->args ? " " : "",
+            spec->args ? spec->args : "");
+    fprintf(out, "%s\n", spec->summary);
+    if (spec->opts && spec->opts[0].name) {
+        fputs("\noptions:\n", out);
+        for (const cli_optdef *o = spec->opts; o->name; o++)
+            print_opt(out, o->name, o->metavar, o->help);
+    }
+    fputs("\ncommon options:\n", out);
+    print_opt(out, "--json", NULL, "print one JSON document on stdout (docs/json.md)");
+    print_opt(out, "--no-timing", NULL, "omit timings so output is byte-stable");
+    print_opt(out, "--no-progress", NULL, "never draw a progress bar on stderr");
+    print_opt(out, "--max-inflate", "N",
+              "cap decompressed gzip/bzip2 input at N bytes (K/M/G suffixes; default 64G)");
+    print_opt(out, "--dump", "N", "heap dump to load from a multi-dump HPROF (0-based; "
+                                  "default: the last)");
+    print_opt(out, "-h, --help", NULL, "show this help and exit");
+    fputs("\nexit codes: 0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O error, "
+          "5 resource limit\n",
+          out);
+    if (spec->more)
+        fprintf(out, "\n%s\n", spec->more);
+}
+
+static int vusage_error(const cli_spec *spec, int json, const char *fmt, va_list ap)
+{
+    char msg[LR_ERROR_MSG_MAX];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    fprintf(stderr, "leakray %s: %s\n", spec->verb, msg);
+    cli_usage(spec, stderr);
+    if (json)
+        json_error(LR_ERR_USAGE, LR_NO_OFFSET, msg);
+    return CLI_EXIT_USAGE;
+}
+
+static int usage_error(const cli_spec *spec, int json, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int usage_error(const cli_spec *spec, int json, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vusage_error(spec, json, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int cli_usage_error(const cli_common *co, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vusage_error(co->spec, co->json, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* ---- number parsing ---- */
+
+/* Strict decimal: digits only, no sign, no overflow. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (!isdigit((unsigned char)*s))
+        return 0;
+    uint64_t v = 0;
+    for (; isdigit((unsigned char)*s); s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return 0;
+        v = v * 10 + d;
+    }
+    if (*s)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+    char digits[32];
+    size_t n = strlen(s);
+    if (n == 0 || n >= sizeof digits)
+        return 0;
+    memcpy(digits, s, n + 1);
+    unsigned shift = 0;
+    char last = (char)toupper((unsigned char)digits[n - 1]);
+    if (last == 'B' && n >= 2) { /* accept "64KB", "2MB" */
+        digits[--n] = '\0';
+        last = (char)toupper((unsigned char)digits[n - 1]);
+    }
+    switch (last) {
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    default: break;
+    }
+    if (shift) {
+        if (n < 2)
+            return 0;
+        digits[n - 1] = '\0';
+    }
+    uint64_t v;
+    if (!parse_u64(digits, &v) || v > (UINT64_MAX >> shift))
+        return 0;
+    *out = v << shift;
+    return 1;
+}
+
+int cli_parse_id(const char *s, uint64_t *out)
+{
+    if (s[0] == '@')
+        return parse_u64(s + 1, out);
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        const char *p = s + 2;
+        if (!*p || strlen(p) > 16)
+            return 0;
+        uint64_t v = 0;
+        for (; *p; p++) {
+            if (!isxdigit((unsigned char)*p))
+                return 0;
+            v = v << 4 | (uint64_t)(isdigit((unsigned char)*p) ? *p - '0'
+                                                                : tolower((unsigned char)*p) - 'a' + 10);
+        }
+        *out = v;
+        return 1;
+    }
+    return parse_u64(s, out);
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    int neg = *s == '-';
+    uint64_t v;
+    if (!parse_u64(s + neg, &v) || v > (uint64_t)INT64_MAX)
+        return 0;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 1;
+}
+
+static int in_choices(const char *choices, const char *v)
+{
+    size_t n = strlen(v);
+    for (const char *p = choices; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, v, n) == 0)
+            return 1;
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return 0;
+}
+
+/* ---- argv parsing ---- */
+
+int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
+{
+    memset(co, 0, sizeof *co);
+    co->dump_index = -1;
+    co->spec = spec;
+
+    /* Known before parsing so that even an early usage error honours --json, and --help
+     * answers whatever else is on the line. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            co->json = 1;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            cli_usage(spec, stdout);
+            return CLI_EXIT_OK;
+        }
+    }
+
+    uint64_t dump = UINT64_MAX;
+    const cli_optdef common[] = {
+        {"--json", CLI_OPT_FLAG, &co->json, NULL, NULL, NULL},
+        {"--no-timing", CLI_OPT_FLAG, &co->no_timing, NULL, NULL, NULL},
+        {"--no-progress", CLI_OPT_FLAG, &co->no_progress, NULL, NULL, NULL},
+        {"--max-inflate", CLI_OPT_SIZE, &co->max_inflate, "N", NULL, NULL},
+        {"--dump", CLI_OPT_UINT, &dump, "N", NULL, NULL},
+        {0},
+    };
+
+    int only_pos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_pos || a[0] != '-' || a[1] == '\0') {
+            if (co->n_pos >= spec->max_pos || co->n_pos >= CLI_MAX_POS)
+                return usage_error(spec, co->json, "unexpected argument '%s'", a);
+            co->pos[co->n_pos++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_pos = 1;
+            continue;
+        }
+        /* Split "--name=value". */
+        char name[64];
+        const char *eq = strchr(a, '=');
+        size_t name_len = eq ? (size_t)(eq - a) : strlen(a);
+        if (name_len >= sizeof name)
+            return usage_error(spec, co->json, "unknown option '%s'", a);
+        memcpy(name, a, name_len);
+        name[name_len] = '\0';
+
+        const cli_optdef *o = NULL;
+        for (const cli_optdef *c = common; c->name && !o; c++)
+            if (strcmp(c->name, name) == 0)
+                o = c;
+        for (const cli_optdef *c = spec->opts; c && c->name && !o; c++)
+            if (strcmp(c->name, name) == 0)
+                o = c;
+        if (!o)
+            return usage_error(spec, co->json, "unknown option '%s'", name);
+
+        if (o->type == CLI_OPT_FLAG) {
+            if (eq)
+                return usage_error(spec, co->json, "option %s takes no value", name);
+            *(int *)o->dest = 1;
+            continue;
+        }
+        const char *v;
+        if (eq) {
+            v = eq + 1;
+        } else if (i + 1 < argc) {
+            v = argv[++i];
+        } else {
+            return usage_error(spec, co->json, "option %s needs a value (%s)", name,
+                               o->metavar ? o->metavar : "VALUE");
+        }
+        int ok = 1;
+        switch (o->type) {
+        case CLI_OPT_UINT: ok = parse_u64(v, (uint64_t *)o->dest); break;
+        case CLI_OPT_SIZE: ok = cli_parse_size(v, (uint64_t *)o->dest); break;
+        case CLI_OPT_INT: ok = parse_i64(v, (int64_t *)o->dest); break;
+        case CLI_OPT_STR:
+            ok = !o->choices || in_choices(o->choices, v);
+            if (ok)
+                *(const char **)o->dest = v;
+            else
+                return usage_error(spec, co->json, "invalid value '%s' for %s (one of %s)", v,
+                                   name, o->choices);
+            break;
+        case CLI_OPT_LIST: {
+            cli_strlist *l = o->dest;
+            if (l->n >= CLI_MAX_LIST)
+                return usage_error(spec, co->json, "option %s given more than %d times", name,
+                                   CLI_MAX_LIST);
+            l->v[l->n++] = v;
+            break;
+        }
+        default: ok = 0; break;
+        }
+        if (!ok)
+            return usage_error(spec, co->json, "invalid value '%s' for %s", v, name);
+    }
+    if (dump != UINT64_MAX) {
+        if (dump > INT32_MAX)
+            return usage_error(spec, co->json, "invalid value for --dump");
+        co->dump_index = (int64_t)dump;
+    }
+    if (co->n_pos < spec->min_pos)
+        return usage_error(spec, co->json, "missing argument (expected %s)",
+                           spec->args ? spec->args : "more arguments");
+    return CLI_CONTINUE;
+}
+
+/* ---- opening inputs ---- */
+
+double cli_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
+{
+    *out = NULL;
+    lr_open_opts o = {
+        .max_inflate = co->max_inflate,
+        .dump_index = (int)co->dump_index,
+        .progress = !co->json && !co->no_progress && isatty(STDERR_FILENO),
+        .no_edges = (flags & CLI_OPEN_NO_EDGES) != 0,
+    };
+    lr_error err = {.code = LR_OK, .offset = LR_NO_OFFSET};
+    double t0 = cli_now_ms();
+    lr_status s = lr_open(path, &o, out, &err);
+    co->load_ms = cli_now_ms() - t0;
+    co->load_ms_total += co->load_ms;
+    if (s == LR_OK && *out)
+        return 0;
+    if (*out) {
+        lr_close(*out);
+        *out = NULL;
+    }
+    if (err.code == LR_OK)
+        err.code = s != LR_OK ? s : LR_ERR_INTERNAL;
+    /* Every message must name the input, whoever produced it. */
+    if (!strstr(err.msg, path)) {
+        char tmp[LR_ERROR_MSG_MAX];
+        const char *what = err.msg[0] ? err.msg : lr_strerror(err.code);
+        size_t k = (size_t)snprintf(tmp, sizeof tmp, "%s: ", path);
+        if (k < sizeof tmp) {
+            size_t n = strnlen(what, sizeof tmp - 1 - k);
+            memcpy(tmp + k, what, n);
+            tmp[k + n] = '\0';
+        }
+        memcpy(err.msg, tmp, sizeof tmp);
+    }
+    return cli_error(co, &err);
+}
+
+/* ---- JSON documents and timing ---- */
+
+void cli_json_begin(jsonw *w)
+{
+    jsonw_init(w, stdout, 1);
+    jsonw_obj_begin(w);
+    jsonw_kv_int(w, "schema_version", CLI_SCHEMA_VERSION);
+}
+
+void cli_json_timing(const cli_common *co, jsonw *w)
+{
+    if (co->no_timing)
+        return;
+    jsonw_kv_obj_begin(w, "timing");
+    /* Tenths of a millisecond: finer digits are noise. */
+    jsonw_key(w, "load_ms");
+    jsonw_double(w, (double)(int64_t)(co->load_ms_total * 10 + 0.5) / 10);
+    jsonw_obj_end(w);
+}
+
+void cli_json_end(const cli_common *co, jsonw *w)
+{
+    cli_json_timing(co, w);
+    jsonw_obj_end(w);
+    jsonw_finish(w);
+}
+
+void cli_print_timing(const cli_common *co, FILE *out, const char *what, double ms)
+{
+    if (co->no_timing)
+        return;
+    if (ms < 1000)
+        fprintf(out, "%s: %.1f ms\n", what, ms);
+    else
+        fprintf(out, "%s: %.2f s\n", what, ms / 1000);
+}
+
+/* ---- formatting ---- */
+
+const char *cli_fmt_count(char *buf, uint64_t n)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%" PRIu64, n);
+    int o = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *cli_fmt_human(char *buf, uint64_t bytes)
+{
+    static const char *const units[] = {"KB", "MB", "GB", "TB", "PB", "EB"};
+    if (bytes < 1024) {
+        snprintf(buf, CLI_FMT_MAX, "%" PRIu64 " B", bytes);
+        return buf;
+    }
+    double v = (double)bytes / 1024;
+    unsigned u = 0;
+    /* Switch unit before rounding would print "1024.0". */
+    while (v >= 1023.95 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, CLI_FMT_MAX, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+const char *cli_fmt_bytes(char *buf, uint64_t bytes)
+{
+    char c[CLI_FMT_MAX], h[CLI_FMT_MAX];
+    if (bytes < 1024)
+        snprintf(buf, CLI_FMT_MAX, "%" PRIu64 " bytes", bytes);
+    else
+        snprintf(buf, CLI_FMT_MAX, "%s bytes (%s)", cli_fmt_count(c, bytes),
+                 cli_fmt_human(h, bytes));
+    return buf;
+}
+
+const char *cli_fmt_id(char *buf, const graph *g, uint64_t id)
+{
+    if (g && g->id_size == 0)
+        snprintf(buf, CLI_FMT_MAX, "@%" PRIu64, id);
+    else
+        snprintf(buf, CLI_FMT_MAX, "0x%" PRIx64, id);
+    return buf;
+}
+
+void cli_put_text(FILE *out, const char *s, size_t len, size_t max_bytes)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = len < max_bytes ? len : max_bytes;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = p[i];
+        switch (c) {
+        case '\n': fputs("\\n", out); continue;
+        case '\t': fputs("\\t", out); continue;
+        case '\r': fputs("\\r", out); continue;
+        case '"': fputs("\\\"", out); continue;
+        case '\\': fputs("\\\\", out); continue;
+        default: break;
+        }
+        if (c < 0x20 || c == 0x7f)
+            fprintf(out, "\\x%02x", c);
+        else
+            fputc(c, out); /* UTF-8 passes through; a cut sequence at the end is harmless */
+    }
+    if (len > n)
+        fputs("...", out);
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cmd_histo.c: `leakray histo FILE` (cli), prefix histo_. Instances and shallow bytes per
+ * class, laid out like `jmap -histo`, from a load without edges (the fast path). One pass
+ * over the nodes sums into a row per class (plus one row for nodes without a class); rows
+ * are sorted by the chosen key with ties broken by name, then class index, so the output is
+ * deterministic. A retained-size column is prepared for (histo_row.retained, printed when
+ * histo_ctx.retained is set): a caller with a dominator tree fills ctx.retained with the
+ * per-node retained sizes before histo_collect, and needs a load with edges for it. */
+#include "cli.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum histo_sort { HISTO_BY_SHALLOW, HISTO_BY_COUNT, HISTO_BY_NAME, HISTO_BY_RETAINED };
+
+typedef struct histo_row {
+    class_ix cls;      /* class index, or GRAPH_NONE for the two synthetic rows */
+    const char *name;  /* display name (graph string table; lives as long as the graph) */
+    uint64_t count;    /* instances */
+    uint64_t shallow;  /* summed shallow bytes */
+    uint64_t retained; /* summed retained bytes (only when histo_ctx.retained is set) */
+} histo_row;
+
+typedef struct histo_ctx {
+    const graph *g;
+    const uint64_t *retained; /* per-node retained sizes (dom_tree.retained), or NULL */
+    int heap;                 /* heap index to keep, or -1 for all */
+    enum histo_sort sort;
+    histo_row *rows;          /* n_rows rows with count > 0, sorted */
+    uint32_t n_rows;
+    histo_row total;          /* sums over every kept node */
+} histo_ctx;
+
+#define HISTO_NO_CLASS_NAME "<no class>"
+#define HISTO_CLASS_OBJECTS_NAME "<class objects>"
+
+static int cmp_name(const histo_row *a, const histo_row *b)
+{
+    int c = strcmp(a->name, b->name);
+    if (c)
+        return c;
+    return a->cls < b->cls ? -1 : a->cls > b->cls;
+}
+
+/* qsort has no context argument; the key lives here for the duration of one sort. */
+static enum histo_sort sort_key;
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+    const histo_row *a = pa, *b = pb;
+    uint64_t ka = 0, kb = 0;
+    switch (sort_key) {
+    case HISTO_BY_SHALLOW: ka = a->shallow; kb = b->shallow; break;
+    case HISTO_BY_COUNT: ka = a->count; kb = b->count; break;
+    case HISTO_BY_RETAINED: ka = a->retained; kb = b->retained; break;
+    case HISTO_BY_NAME: return cmp_name(a, b);
+    }
+    if (ka != kb)
+        return ka > kb ? -1 : 1; /* descending */
+    return cmp_name(a, b);
+}
+
+/* Sums every node into its class row. O(N + C log C). Returns LR_OK or LR_ERR_NOMEM. */
+static lr_status histo_collect(histo_ctx *h, lr_error *err)
+{
+    const graph *g = h->g;
+    /* Row n_classes collects class objects the reader left without a class (HPROF: jmap
+     * files them under java.lang.Class, VisualVM leaves them out; a row of their own keeps
+     * every real class row equal to VisualVM's), row n_classes + 1 any other classless
+     * node (or an out-of-range class index). */
+    histo_row *all = err_calloc((size_t)g->n_classes + 2, sizeof *all);
+    if (!all)
+        return LR_FAIL(err, LR_ERR_NOMEM, "histo: out of memory for %u classes", g->n_classes);
+    for (uint32_t n = 0; n < g->n_nodes; n++) {
+        if (h->heap >= 0 && (!g->node_heap || g->node_heap[n] != h->heap))
+            continue;
+        class_ix c = g->node_class[n];
+        if (c >= g->n_classes)
+            c = g->node_kind[n] == GRAPH_KIND_CLASS ? g->n_classes : g->n_classes + 1;
+        histo_row *r = &all[c];
+        r->count++;
+        r->shallow += g->node_size[n];
+        if (h->retained)
+            r->retained += h->retained[n];
+    }
+    memset(&h->total, 0, sizeof h->total);
+    uint32_t k = 0;
+    for (uint32_t c = 0; c <= g->n_classes + 1; c++) {
+        if (!all[c].count)
+            continue;
+        all[c].cls = c < g->n_classes ? c : GRAPH_NONE;
+        all[c].name = c < g->n_classes    ? graph_str(g, g->classes[c].name)
+                      : c == g->n_classes ? HISTO_CLASS_OBJECTS_NAME
+                                          : HISTO_NO_CLASS_NAME;
+        if (!all[c].name[0])
+            all[c].name = "<unnamed class>";
+        h->total.count += all[c].count;
+        h->total.shallow += all[c].shallow;
+        h->total.retained += all[c].retained;
+        all[k++] = all[c];
+    }
+    sort_key = h->sort;
+    qsort(all, k, sizeof *all, cmp_rows);
+    h->rows = all;
+    h->n_rows = k;
+    return LR_OK;
+}
+
+static void histo_print_text(const histo_ctx *h, uint64_t top)
+{
+    int ret = h->retained != NULL;
+    printf(" num     #instances         #bytes%s  class name\n", ret ? "      #retained" : "");
+    printf("----------------------------------------------%s\n", ret ? "---------------" : "");
+    uint32_t n = top && top < h->n_rows ? (uint32_t)top : h->n_rows;
+    for (uint32_t i = 0; i < n; i++) {
+        const histo_row *r = &h->rows[i];
+        printf("%4" PRIu32 ": %13" PRIu64 " %14" PRIu64, i + 1, r->count, r->shallow);
+        if (ret)
+            printf(" %14" PRIu64, r->retained);
+        printf("  %s\n", r->name);
+    }
+    printf("Total %13" PRIu64 " %14" PRIu64, h->total.count, h->total.shallow);
+    if (ret)
+        printf(" %14" PRIu64, h->total.retained);
+    printf("\n");
+    if (n < h->n_rows)
+        printf("(%" PRIu32 " of %" PRIu32 " classes shown; the total covers all)\n", n,
+               h->n_rows);
+}
+
+static void histo_print_json(const cli_common *co, const histo_ctx *h, uint64_t top,
+                             const char *heap, const char *sort)
+{
+    jsonw w;
+    int ret = h->retained != NULL;
+    cli_json_begin(&w);
+    jsonw_kv_str(&w, "sort", sort);
+    jsonw_kv_str(&w, "heap", heap);
+    jsonw_kv_arr_begin(&w, "classes");
+    uint32_t n = top && top < h->n_rows ? (uint32_t)top : h->n_rows;
+    for (uint32_t i = 0; i < n; i++) {
+        const histo_row *r = &h->rows[i];
+        jsonw_obj_begin(&w);
+        jsonw_kv_str(&w, "name", r->name);
+        jsonw_kv_uint(&w, "count", r->count);
+        jsonw_kv_uint(&w, "shallow", r->shallow);
+        if (ret)
+            jsonw_kv_uint(&w, "retained", r->retained);
+        jsonw_obj_end(&w);
+    }
+    jsonw_arr_end(&w);
+    jsonw_kv_obj_begin(&w, "total");
+    jsonw_kv_uint(&w, "classes", h->n_rows);
+    jsonw_kv_uint(&w, "count", h->total.count);
+    jsonw_kv_uint(&w, "shallow", h->total.shallow);
+    if (ret)
+        jsonw_kv_uint(&w, "retained", h->total.retained);
+    jsonw_obj_end(&w);
+    cli_json_end(co, &w);
+}
+
+/* Heap index by name, or -1; lists the heaps on failure. */
+static int find_heap(const graph *g, const char *name)
+{
+    for (uint32_t i = 0; i < g->n_heaps && i < GRAPH_MAX_HEAPS; i++)
+        if (strcmp(graph_str(g, g->heap_names[i]), name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int cmd_histo(int argc, char **argv)
+{
+    uint64_t top = 0;
+    const char *sort = "shallow";
+    const char *heap = NULL;
+    const cli_optdef opts[] = {
+        {"--top", CLI_OPT_UINT, &top, "N", "show only the first N rows (the total covers all)",
+         NULL},
+        {"--sort", CLI_OPT_STR, &sort, "KEY", "row order: shallow (default), count or name",
+         "shallow|count|name"},
+        {"--heap", CLI_OPT_STR, &heap, "NAME", "only objects of this heap (Android: app, "
+                                               "zygote, image)", NULL},
+        {0},
+    };
+    const cli_spec spec = {
+        "histo", "FILE", "Instances and shallow bytes per class, like jmap -histo.", opts, 1, 1,
+        "Columns: rank, instances, shallow bytes, class name; the Total line sums every class.\n"
+        "Ties are ordered by class name. Example: leakray histo --top 20 app.hprof"};
+    cli_common co;
+    int rc = cli_parse(argc, argv, &spec, &co);
+    if (rc != CLI_CONTINUE)
+        return rc;
+
+    lr_heap *lh;
+    if ((rc = cli_open(&co, co.pos[0], CLI_OPEN_NO_EDGES, &lh)) != 0)
+        return rc;
+    const graph *g = lr_heap_graph(lh);
+
+    histo_ctx h = {.g = g, .heap = -1};
+    h.sort = strcmp(sort, "count") == 0 ? HISTO_BY_COUNT
+             : strcmp(sort, "name") == 0 ? HISTO_BY_NAME
+                                         : HISTO_BY_SHALLOW;
+    if (heap) {
+        h.heap = find_heap(g, heap);
+        if (h.heap < 0) {
+            char names[256] = "";
+            size_t used = 0;
+            for (uint32_t i = 0; i < g->n_heaps && i < GRAPH_MAX_HEAPS; i++) {
+                int k = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                 graph_str(g, g->heap_names[i]));
+                if (k < 0 || (size_t)k >= sizeof names - used)
+                    break;
+                used += (size_t)k;
+            }
+            rc = cli_fail(&co, LR_ERR_NOT_FOUND, "%s: no heap named '%s' (heaps: %s)", co.pos[0],
+                          heap, used ? names : "none, the dump has no heap tags");
+            lr_close(lh);
+            return rc;
+        }
+    }
+    lr_error err = {.offset = LR_NO_OFFSET};
+    if (histo_collect(&h, &err) != LR_OK) {
+        rc = cli_error(&co, &err);
+        lr_close(lh);
+        return rc;
+    }
+    if (co.json) {
+        histo_print_json(&co, &h, top, heap, sort);
+    } else {
+        histo_print_text(&h, top);
+        cli_print_timing(&co, stdout, "load time", co.load_ms);
+    }
+    free(h.rows);
+    lr_close(lh);
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cmd_top.c: `leakray top FILE` (cli), prefix top_. The biggest objects by retained size, or
+ * with --by class the classes by retained size counted without double counting (an instance
+ * counts only when no dominator ancestor has the same class). Retained sizes come from the
+ * exact dominator tree (src/analysis/dominators.c) over strong references from the GC roots;
+ * docs/design.md says which peer they match (VisualVM for HotSpot). Rows are ordered by
+ * retained size descending, ties by object id (classes: by name), so output is deterministic. */
+#include "analysis/dominators.h"
+#include "cli.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- top-N selection: a min-heap of N node indices keyed by (retained, -id) ---- */
+
+/* Whether a ranks before b: larger retained first, then smaller id. */
+static int top_before(const graph *g, const uint64_t *ret, node_ix a, node_ix b)
+{
+    if (ret[a] != ret[b])
+        return ret[a] > ret[b];
+    return g->node_id[a] < g->node_id[b];
+}
+
+static void top_sift_down(const graph *g, const uint64_t *ret, node_ix *h, uint32_t n,
+                          uint32_t i)
+{
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && top_before(g, ret, h[m], h[l]))
+            m = l;
+        if (r < n && top_before(g, ret, h[m], h[r]))
+            m = r;
+        if (m == i)
+            return;
+        node_ix t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+/* Fills out with the k first reachable nodes in rank order; returns how many. O(N log k). */
+static uint32_t top_select(const graph *g, const dom_tree *t, node_ix *out, uint32_t k)
+{
+    uint32_t n = 0;
+    if (k == 0)
+        return 0;
+    /* The heap root is the worst of the kept nodes (the one ranked last). */
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        if (t->idom[x] == GRAPH_NONE)
+            continue;
+        if (n < k) {
+            out[n++] = x;
+            for (uint32_t i = n - 1; i > 0;) {
+                uint32_t p = (i - 1) / 2;
+                if (!top_before(g, t->retained, out[p], out[i]))
+                    break;
+                node_ix tmp = out[p];
+                out[p] = out[i];
+                out[i] = tmp;
+                i = p;
+            }
+        } else if (top_before(g, t->retained, x, out[0])) {
+            out[0] = x;
+            top_sift_down(g, t->retained, out, n, 0);
+        }
+    }
+    /* Heap sort in place: repeatedly move the worst to the end. */
+    for (uint32_t m = n; m > 1; m--) {
+        node_ix tmp = out[0];
+        out[0] = out[m - 1];
+        out[m - 1] = tmp;
+        top_sift_down(g, t->retained, out, m - 1, 0);
+    }
+    return n;
+}
+
+/* Class objects: (node, class) pairs sorted by node, to name the class a node describes. */
+typedef struct top_cnode {
+    node_ix node;
+    class_ix cls;
+} top_cnode;
+
+static int top_cmp_cnode(const void *pa, const void *pb)
+{
+    const top_cnode *a = pa, *b = pb;
+    return a->node < b->node ? -1 : a->node > b->node;
+}
+
+/* Name of the class that class object x describes, or NULL when x is no class object. */
+static const char *top_describes(const graph *g, const top_cnode *cn, uint32_t n, node_ix x)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (cn[mid].node < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && cn[lo].node == x ? graph_str(g, g->classes[cn[lo].cls].name) : NULL;
+}
+
+static const char *top_class_name(const graph *g, node_ix x)
+{
+    const char *s = graph_class_name(g, x);
+    return s && s[0] ? s : "<no class>";
+}
+
+/* ---- per-class rows ---- */
+
+typedef struct top_class_row {
+    class_ix cls;      /* class index */
+    const char *name;  /* class name (graph string table) */
+    uint32_t count;    /* reachable instances */
+    uint64_t shallow;  /* summed shallow bytes of those instances */
+    uint64_t retained; /* retained bytes without double counting */
+} top_class_row;
+
+static int top_cmp_class(const void *pa, const void *pb)
+{
+    const top_class_row *a = pa, *b = pb;
+    if (a->retained != b->retained)
+        return a->retained > b->retained ? -1 : 1;
+    int c = strcmp(a->name, b->name);
+    if (c)
+        return c;
+    return a->cls < b->cls ? -1 : a->cls > b->cls;
+}
+
+/* Builds the class rows (classes with reachable instances), sorted. */
+static lr_status top_classes(const graph *g, const dom_tree *t, top_class_row **out,
+                             uint32_t *n_out, lr_error *err)
+{
+    uint32_t nc = g->n_classes;
+    uint64_t *ret = err_calloc(nc ? nc : 1, sizeof *ret);
+    uint32_t *cnt = err_calloc(nc ? nc : 1, sizeof *cnt);
+    top_class_row *rows = err_calloc(nc ? nc : 1, sizeof *rows);
+    lr_status st = LR_OK;
+    if (!ret || !cnt || !rows) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "top: out of memory for %u classes", nc);
+        goto done;
+    }
+    if ((st = dom_class_retained(g, t, ret, cnt, err)) != LR_OK)
+        goto done;
+    for (class_ix c = 0; c < nc; c++)
+        rows[c].cls = c;
+    for (node_ix x = 0; x < g->n_nodes; x++)
+        if (t->idom[x] != GRAPH_NONE && g->node_class[x] < nc)
+            rows[g->node_class[x]].shallow += g->node_size[x];
+    uint32_t k = 0;
+    for (class_ix c = 0; c < nc; c++) {
+        if (!cnt[c])
+            continue;
+        rows[k] = rows[c];
+        rows[k].count = cnt[c];
+        rows[k].retained = ret[c];
+        rows[k].name = graph_str(g, g->classes[c].name);
+        if (!rows[k].name[0])
+            rows[k].name = "<unnamed class>";
+        k++;
+    }
+    qsort(rows, k, sizeof *rows, top_cmp_class);
+    *out = rows;
+    *n_out = k;
+    rows = NULL;
+done:
+    free(ret);
+    free(cnt);
+    free(rows);
+    return st;
+}
+
+int cmd_top(int argc, char **argv)
+{
+    uint64_t top = 20;
+    const char *by = "object";
+    const char *model = NULL;
+    const cli_optdef opts[] = {
+        {"--model", CLI_OPT_STR, &model, "M",
+         "retained-size conventions: visualvm (default for HotSpot dumps) or strong",
+         "visualvm|strong"},
+        {"--by", CLI_OPT_STR, &by, "WHAT", "rank objects (default) or classes", "object|class"},
+        {"--top", CLI_OPT_UINT, &top, "N", "rows to show (default 20)", NULL},
+        {0},
+    };
+    const cli_spec spec = {
+        "top", "FILE", "Biggest objects or classes by retained size (exact dominator tree).",
+        opts, 1, 1,
+        "Retained size = the bytes freed if the object were collected: its shallow size\n"
+        "(plus native bytes where known) summed over the objects it dominates, following\n"
+        "strong references only. --by class counts an instance only when no object above\n"
+        "it in the dominator tree has the same class, so no byte is counted twice.\n"
+        "--model strong: exact dominators over strong references from the GC roots.\n"
+        "--model visualvm: VisualVM's conventions (weak referents and unreachable objects\n"
+        "still take dominance away; class objects weigh only in VisualVM's tree sums);\n"
+        "see docs/design.md.\n"
+        "Example: leakray top --top 10 app.hprof"};
+    cli_common co;
+    int rc = cli_parse(argc, argv, &spec, &co);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (top > UINT32_MAX)
+        top = UINT32_MAX;
+    int by_class = strcmp(by, "class") == 0;
+
+    lr_heap *lh;
+    if ((rc = cli_open(&co, co.pos[0], 0, &lh)) != 0)
+        return rc;
+    const graph *g = lr_heap_graph(lh);
+    lr_error err = {.offset = LR_NO_OFFSET};
+    dom_tree t;
+    double t0 = cli_now_ms();
+    /* HotSpot dumps default to VisualVM's conventions, the peer their numbers must equal;
+     * everything else (and --model strong) uses plain strong-reference dominators. */
+    int vvm = model ? strcmp(model, "visualvm") == 0 : g->size_model == GRAPH_SIZES_VISUALVM;
+    dom_opts dopts = {0};
+    if (vvm)
+        dom_opts_visualvm(&dopts);
+    if (dom_build_ex(g, &dopts, &t, &err) != LR_OK) {
+        rc = cli_error(&co, &err);
+        lr_close(lh);
+        return rc;
+    }
+    double dom_ms = cli_now_ms() - t0;
+
+    node_ix *sel = NULL;
+    top_cnode *cn = NULL;
+    top_class_row *rows = NULL;
+    uint32_t n = 0;
+    if (by_class) {
+        if (top_classes(g, &t, &rows, &n, &err) != LR_OK)
+            goto fail;
+        if (top && top < n)
+            n = (uint32_t)top;
+    } else {
+        uint32_t k = top && top < t.n_reachable ? (uint32_t)top : t.n_reachable;
+        sel = err_mallocarray(k ? k : 1, sizeof *sel);
+        if (!sel) {
+            LR_FAIL(&err, LR_ERR_NOMEM, "top: out of memory for %u rows", k);
+            goto fail;
+        }
+        n = top_select(g, &t, sel, k);
+    }
+
+    cn = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *cn);
+    uint32_t n_cn = 0;
+    if (!cn) {
+        LR_FAIL(&err, LR_ERR_NOMEM, "top: out of memory for %u classes", g->n_classes);
+        goto fail;
+    }
+    for (class_ix c = 0; c < g->n_classes; c++)
+        if (g->classes[c].node < g->n_nodes)
+            cn[n_cn++] = (top_cnode){g->classes[c].node, c};
+    qsort(cn, n_cn, sizeof *cn, top_cmp_cnode);
+
+    char b1[CLI_FMT_MAX], b2[CLI_FMT_MAX];
+    if (co.json) {
+        jsonw w;
+        cli_json_begin(&w);
+        jsonw_kv_str(&w, "by", by_class ? "class" : "object");
+        jsonw_kv_str(&w, "model", vvm ? "visualvm" : "strong");
+        jsonw_kv_uint(&w, "reachable_objects", t.n_reachable);
+        jsonw_kv_uint(&w, "reachable_bytes", t.total_reachable);
+        jsonw_kv_arr_begin(&w, by_class ? "classes" : "objects");
+        for (uint32_t i = 0; i < n; i++) {
+            jsonw_obj_begin(&w);
+            if (by_class) {
+                jsonw_kv_str(&w, "class", rows[i].name);
+                jsonw_kv_uint(&w, "count", rows[i].count);
+                jsonw_kv_uint(&w, "shallow", rows[i].shallow);
+                jsonw_kv_uint(&w, "retained", rows[i].retained);
+            } else {
+                node_ix x = sel[i];
+                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, g->node_id[x]));
+                const char *d = top_describes(g, cn, n_cn, x);
+                jsonw_kv_str(&w, "class", top_class_name(g, x));
+                if (d)
+                    jsonw_kv_str(&w, "describes", d); /* a class object: its class */
+                jsonw_kv_uint(&w, "shallow", g->node_size[x]);
+                jsonw_kv_uint(&w, "retained", t.retained[x]);
+            }
+            jsonw_obj_end(&w);
+        }
+        jsonw_arr_end(&w);
+        if (!co.no_timing) {
+            jsonw_kv_obj_begin(&w, "analysis_timing");
+            jsonw_kv_uint(&w, "dominators_ms", (uint64_t)(dom_ms + 0.5));
+            jsonw_obj_end(&w);
+        }
+        cli_json_end(&co, &w);
+    } else {
+        printf("%s reachable objects, %s retained by GC roots (%s model)\n",
+               cli_fmt_count(b1, t.n_reachable), cli_fmt_bytes(b2, t.total_reachable),
+               vvm ? "VisualVM" : "strong-reference");
+        if (by_class) {
+            printf("%4s  %12s %14s %14s  %s\n", "num", "#instances", "#shallow", "#retained",
+                   "class name");
+            for (uint32_t i = 0; i < n; i++)
+                printf("%4" PRIu32 ": %12" PRIu32 " %14" PRIu64 " %14" PRIu64 "  %s\n", i + 1,
+                       rows[i].count, rows[i].shallow, rows[i].retained, rows[i].name);
+        } else {
+            printf("%4s  %-18s %14s %12s  %s\n", "num", "id", "#retained", "#shallow",
+                   "class name");
+            for (uint32_t i = 0; i < n; i++) {
+                node_ix x = sel[i];
+                const char *d = top_describes(g, cn, n_cn, x);
+                printf("%4" PRIu32 ": %-18s %14" PRIu64 " %12" PRIu32 "  %s%s\n", i + 1,
+                       cli_fmt_id(b1, g, g->node_id[x]), t.retained[x], g->node_size[x],
+                       d ? "class " : "", d ? d : top_class_name(g, x));
+            }
+        }
+        cli_print_timing(&co, stdout, "load time", co.load_ms);
+        cli_print_timing(&co, stdout, "dominators", dom_ms);
+    }
+    free(cn);
+    free(sel);
+    free(rows);
+    dom_free(&t);
+    lr_close(lh);
+    return CLI_EXIT_OK;
+
+fail:
+    rc = cli_error(&co, &err);
+    free(cn);
+    free(sel);
+    free(rows);
+    dom_free(&t);
+    lr_close(lh);
+    return rc;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* leakray.c: the `leakray` command's entry point and verb table (cli), prefix cli_. main
+ * picks the verb named by argv[1] and hands it argv[1..]; everything else (options, opening
+ * dumps, output) happens in the verb and cli_common.c. Adding a verb is one file
+ * cli/cmd_<verb>.c defining `int cmd_<verb>(int argc, char **argv)` plus one LR_VERB line in
+ * CLI_VERBS below; the macro declares the function and builds the table from that line.
+ * Exit codes are those of cli.h (0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O, 5 limit). */
+#include "cli.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* ---- The verb table: one line per verb, in the order `leakray --help` lists them ---- */
+#define CLI_VERBS                                                                            \
+    LR_VERB(info, "format, counts, roots, heaps and diagnostics of a dump")                  \
+    LR_VERB(histo, "instances and shallow bytes per class, like jmap -histo")               \
+    LR_VERB(show, "one object: fields, statics, elements, referrers and GC roots")           \
+    LR_VERB(clusters, "group same-type objects by origin (ArkTS clustering rules)")       \
+    LR_VERB(diff, "compare two snapshots per class: new, deleted, size delta (DevTools)")   \
+    LR_VERB(leaks, "three-snapshot leaks: allocated in target, alive in final, clustered")  \
+    LR_VERB(strip, "zero (sanitize) or drop (shrink) primitive arrays of an HPROF dump") \
+    LR_VERB(top, "biggest objects or classes by retained size (dominator tree)")          \
+    LR_VERB(path, "shortest strong reference path from a GC root to an object")            \
+    LR_VERB(dupes, "identical primitive arrays, bitmaps and strings, with owners and paths") \
+    LR_VERB(analyze, "LeakCanary-style leak traces: watched objects, rules, leak suspects") \
+    LR_VERB(threads, "threads with their stack frames and the objects their locals hold") \
+    LR_VERB(cycles, "retain cycles and strongly connected objects, grouped by signature") \
+    /* append new verbs above this line: LR_VERB(name, "summary") \ */
+
+#define LR_VERB(name, summary) int cmd_##name(int argc, char **argv);
+CLI_VERBS
+#undef LR_VERB
+
+#define LR_VERB(name, summary) {#name, cmd_##name, summary},
+static const cli_verb VERBS[] = {CLI_VERBS};
+#undef LR_VERB
+
+#define N_VERBS (sizeof VERBS / sizeof VERBS[0])
+
+static void usage(FILE *out)
+{
+    fputs("usage: leakray <command> [options] FILE...\n"
+          "Finds memory leaks in heap dumps (HPROF, V8 .heapsnapshot; gzip/bzip2 accepted).\n"
+          "\ncommands:\n",
+          out);
+    for (size_t i = 0; i < N_VERBS; i++)
+        fprintf(out, "  %-10s %s\n", VERBS[i].name, VERBS[i].summary);
+    fputs("\n`leakray <command> --help` describes a command and its options.\n"
+          "Every command takes --json, --no-timing, --no-progress, --max-inflate N, --dump N.\n"
+          "exit codes: 0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O error, 5 resource limit\n",
+          out);
+}
+
+static const cli_verb *find_verb(const char *name)
+{
+    for (size_t i = 0; i < N_VERBS; i++)
+        if (strcmp(VERBS[i].name, name) == 0)
+            return &VERBS[i];
+    return NULL;
+}
+
+/* Output that never reached its destination (full disk, closed pipe) must not look like
+ * success: a report silently cut short is worse than an error. */
+static int finish(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "leakray: writing output: %s\n", strerror(errno ? errno : EIO));
+        return rc ? rc : CLI_EXIT_IO;
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *verb = argv[1];
+    if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0 || strcmp(verb, "help") == 0) {
+        if (argc > 2 && strcmp(verb, "help") == 0) {
+            const cli_verb *v = find_verb(argv[2]);
+            if (v) {
+                char help[] = "--help";
+                char *sub[] = {argv[2], help, NULL};
+                return finish(v->fn(2, sub));
+            }
+            fprintf(stderr, "leakray: unknown command '%s'\n", argv[2]);
+            usage(stderr);
+            return CLI_EXIT_USAGE;
+        }
+        usage(stdout);
+        return finish(CLI_EXIT_OK);
+    }
+    if (strcmp(verb, "--version") == 0 || strcmp(verb, "version") == 0) {
+        printf("leakray %s\n", LR_VERSION_STRING);
+        return finish(CLI_EXIT_OK);
+    }
+    const cli_verb *v = find_verb(verb);
+    if (!v) {
+        fprintf(stderr, "leakray: unknown command '%s'\n", verb);
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    return finish(v->fn(argc - 1, argv + 1));
+}

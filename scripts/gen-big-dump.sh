@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# gen-big-dump.sh: writes (once) the benchmark heap dump, a HotSpot HPROF of about 120 MB and
+# 2.3 million objects with planted leaks (tests/programs/bench/BigDump.java), and prints its
+# path. The dump is cached in the scratch folder and rebuilt only when the Java sources are
+# newer than it, so repeated benchmark runs measure the same bytes.
+# usage: scripts/gen-big-dump.sh [OUT.hprof]
+#   default OUT: ${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}/big.hprof
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+dir=${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}
+out=${1:-$dir/big.hprof}
+mkdir -p "$(dirname "$out")"
+progs=("$src/tests/programs/bench/BigDump.java" "$src/tests/programs/demo/KeyedWeakReference.java")
+fresh=1
+if [ -s "$out" ]; then
+    fresh=0
+    for p in "${progs[@]}"; do [ "$p" -nt "$out" ] && fresh=1; done
+fi
+if [ "$fresh" = 1 ]; then
+    command -v javac >/dev/null || { echo "gen-big-dump: javac not found (scripts/deps.sh bench)" >&2; exit 2; }
+    cls=$(mktemp -d "${TMPDIR:-/tmp}/lr-bigdump.XXXXXX")
+    trap 'rm -rf "$cls"' EXIT
+    javac -d "$cls" "${progs[@]}"
+    rm -f "$out" "$out.tmp.hprof"
+    echo "gen-big-dump: writing $out" >&2
+    # dumpHeap refuses to overwrite, and a half-written dump must never look cached.
+    java -Xmx2g -XX:+UseParallelGC -cp "$cls" BigDump "$out.tmp.hprof" >&2
+    mv "$out.tmp.hprof" "$out"
+fi
+printf '%s\n' "$out"

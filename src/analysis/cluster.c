@@ -1,0 +1,1149 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cluster.c: ArkTS-style clustering by directory rule and shortest chain (analysis layer),
+ * prefix cluster_. Three steps, each linear:
+ *  1. directories: a node's (type, name) is looked up once per distinct pair in the `dir`
+ *     lines; unmapped nodes use their class name (trailing "[N]" written "[]", as ArkTS
+ *     array names carry their length);
+ *  2. chains: one BFS from the synthetic root (V8/ArkTS) or the GC roots (HPROF) over strong
+ *     edges, never weak ones nor shortcuts other than the root's. Among equally short
+ *     chains the holder with the largest retained size wins (the article's tie rule), so
+ *     a node's parent may change while its level is scanned and its chain id is computed
+ *     only when it leaves the queue. Chains, property sets and cluster keys are interned
+ *     as tries of 4-word tuples in open-addressing tables, so equal ids mean equal chains;
+ *  3. sizes: one iterative DFS over the dominator tree keeps, per group, how many members
+ *     lie on the current path; a member adds its retained size only when none does (no
+ *     double counting), and the nearest member of any other group above it decides
+ *     nesting. Memory: ~28 bytes per node plus the tables; nothing recurses. */
+#include "analysis/cluster.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define KEY_CLASS_FLAG 0x80000000u /* holder key from a node name when there is no class */
+#define ROOT_KIND 0xffu            /* chain element kind of the root itself */
+#define PROMISE_MAX_VISIT 64       /* nodes searched from a promise for its reaction handler */
+#define PROMISE_MAX_DEPTH 4
+#define TITLE_MAX_PROPS 8
+
+/* ---- 4-word tuple interning (open addressing, ids are insertion order) ---- */
+
+typedef struct tuptab {
+    uint32_t *slots; /* id + 1, 0 = empty; cap entries */
+    uint32_t cap;    /* power of two */
+    uint32_t *tup;   /* 4 words per id */
+    uint32_t n;      /* ids handed out */
+    uint32_t tcap;   /* tuple capacity */
+} tuptab;
+
+static uint32_t mix4(const uint32_t k[4])
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 4; i++) {
+        h ^= k[i];
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 33;
+    }
+    return (uint32_t)h;
+}
+
+static void tup_free(tuptab *t)
+{
+    free(t->slots);
+    free(t->tup);
+    memset(t, 0, sizeof *t);
+}
+
+static int tup_rehash(tuptab *t, uint32_t cap)
+{
+    uint32_t *s = err_calloc(cap, sizeof *s);
+    if (!s)
+        return 0;
+    for (uint32_t id = 0; id < t->n; id++) {
+        uint32_t h = mix4(&t->tup[4 * (size_t)id]) & (cap - 1);
+        while (s[h])
+            h = (h + 1) & (cap - 1);
+        s[h] = id + 1;
+    }
+    free(t->slots);
+    t->slots = s;
+    t->cap = cap;
+    return 1;
+}
+
+/* Returns the id of tuple k, adding it if new; CLUSTER_NONE when out of memory. */
+static uint32_t tup_intern(tuptab *t, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    const uint32_t k[4] = {a, b, c, d};
+    if ((uint64_t)(t->n + 1) * 2 > t->cap) {
+        if (t->cap >= (1u << 31) || !tup_rehash(t, t->cap ? t->cap * 2 : 1024))
+            return CLUSTER_NONE;
+    }
+    uint32_t h = mix4(k) & (t->cap - 1);
+    while (t->slots[h]) {
+        const uint32_t *x = &t->tup[4 * (size_t)(t->slots[h] - 1)];
+        if (x[0] == a && x[1] == b && x[2] == c && x[3] == d)
+            return t->slots[h] - 1;
+        h = (h + 1) & (t->cap - 1);
+    }
+    if (t->n == t->tcap) {
+        uint32_t nc = t->tcap ? t->tcap * 2 : 1024;
+        uint32_t *p = err_reallocarray(t->tup, (size_t)nc, 4 * sizeof *p);
+        if (!p || t->n >= CLUSTER_NAME_ANY - 1)
+            return CLUSTER_NONE;
+        t->tup = p;
+        t->tcap = nc;
+    }
+    memcpy(&t->tup[4 * (size_t)t->n], k, sizeof k);
+    t->slots[h] = t->n + 1;
+    return t->n++;
+}
+
+/* ---- small helpers ---- */
+
+static const char *type_name(const graph *g, node_ix n)
+{
+    if (!g->node_type || g->node_type[n] >= g->n_types || !g->type_names[g->node_type[n]])
+        return "";
+    return g->type_names[g->node_type[n]];
+}
+
+static const char *node_name(const graph *g, node_ix n)
+{
+    if (g->node_name)
+        return graph_str(g, g->node_name[n]);
+    return graph_class_name(g, n);
+}
+
+/* Identity of a node's class for chains and keys: the class index, else its name. */
+static uint32_t class_key(const graph *g, node_ix n)
+{
+    if (g->node_class && g->node_class[n] != GRAPH_NONE)
+        return g->node_class[n];
+    if (g->node_name)
+        return g->node_name[n] | KEY_CLASS_FLAG;
+    return CLUSTER_NONE;
+}
+
+static uint64_t shallow_of(const graph *g, node_ix n)
+{
+    return (uint64_t)g->node_size[n] + (g->node_native ? g->node_native[n] : 0);
+}
+
+const char *cluster_node_label(const graph *g, node_ix n)
+{
+    if (n == g->synthetic_root)
+        return "(root)";
+    const char *cls = graph_class_name(g, n);
+    if (g->node_kind[n] != GRAPH_KIND_STRING && g->node_name) {
+        const char *nm = graph_str(g, g->node_name[n]);
+        if (*nm)
+            return nm;
+    }
+    if (*cls)
+        return cls;
+    const char *t = type_name(g, n);
+    return *t ? t : "?";
+}
+
+static int all_digits(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+static int edge_followed(const graph *g, node_ix from, edge_ix e)
+{
+    uint8_t k = g->edge_kind[e];
+    unsigned kind = GRAPH_EDGE_KIND(k);
+    if (GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG || kind == GRAPH_EDGE_WEAK)
+        return 0;
+    if (kind == GRAPH_EDGE_SHORTCUT && from != g->synthetic_root)
+        return 0;
+    return g->edge_to[e] != from && g->edge_to[e] < g->n_nodes;
+}
+
+/* ---- directories ---- */
+
+static uint32_t str_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+static int dir_rehash(cluster_ctx *c, uint32_t cap)
+{
+    uint32_t *s = err_calloc(cap, sizeof *s);
+    if (!s)
+        return 0;
+    for (uint32_t i = 0; i < c->n_dirs; i++) {
+        uint32_t h = str_hash(c->dir_names[i]) & (cap - 1);
+        while (s[h])
+            h = (h + 1) & (cap - 1);
+        s[h] = i + 1;
+    }
+    free(c->dir_hash);
+    c->dir_hash = s;
+    c->dir_hash_cap = cap;
+    return 1;
+}
+
+/* Directory index of name (len bytes, copied when new); CLUSTER_NONE when out of memory. */
+static uint32_t dir_intern(cluster_ctx *c, const char *name, size_t len)
+{
+    char tmp[256];
+    if (len >= sizeof tmp)
+        len = sizeof tmp - 1;
+    memcpy(tmp, name, len);
+    tmp[len] = '\0';
+    if ((uint64_t)(c->n_dirs + 1) * 2 > c->dir_hash_cap &&
+        !dir_rehash(c, c->dir_hash_cap ? c->dir_hash_cap * 2 : 256))
+        return CLUSTER_NONE;
+    uint32_t h = str_hash(tmp) & (c->dir_hash_cap - 1);
+    while (c->dir_hash[h]) {
+        if (strcmp(c->dir_names[c->dir_hash[h] - 1], tmp) == 0)
+            return c->dir_hash[h] - 1;
+        h = (h + 1) & (c->dir_hash_cap - 1);
+    }
+    if (c->n_dirs == c->cap_dirs) {
+        uint32_t nc = c->cap_dirs ? c->cap_dirs * 2 : 64;
+        char **a = err_reallocarray(c->dir_names, nc, sizeof *a);
+        if (!a)
+            return CLUSTER_NONE;
+        c->dir_names = a;
+        uint8_t *b = err_reallocarray(c->dir_by, nc, 1);
+        if (!b)
+            return CLUSTER_NONE;
+        c->dir_by = b;
+        uint8_t *li = err_reallocarray(c->dir_leak_ignore, nc, 1);
+        if (!li)
+            return CLUSTER_NONE;
+        c->dir_leak_ignore = li;
+        c->cap_dirs = nc;
+    }
+    char *s = strdup(tmp);
+    if (!s)
+        return CLUSTER_NONE;
+    uint32_t id = c->n_dirs++;
+    c->dir_names[id] = s;
+    c->dir_by[id] = (uint8_t)crules_by(c->rules, s);
+    c->dir_leak_ignore[id] = (uint8_t)crules_leak_ignored(c->rules, s);
+    c->dir_hash[h] = id + 1;
+    return id;
+}
+
+/* Directory name of an unmapped node: class name, else node name, else "(type)"; a
+ * trailing "[digits]" becomes "[]". */
+static uint32_t dir_of_unmapped(cluster_ctx *c, node_ix n)
+{
+    const graph *g = c->g;
+    const char *s = graph_class_name(g, n);
+    char buf[64];
+    if (!*s)
+        s = node_name(g, n);
+    if (!*s) {
+        snprintf(buf, sizeof buf, "(%s)", type_name(g, n));
+        s = buf;
+    }
+    size_t len = strlen(s);
+    if (len >= 3 && s[len - 1] == ']') {
+        size_t i = len - 1;
+        while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+            i--;
+        if (i > 0 && i < len - 1 && s[i - 1] == '[') {
+            char tmp[256];
+            size_t keep = i < sizeof tmp - 2 ? i : sizeof tmp - 2;
+            memcpy(tmp, s, keep);
+            tmp[keep] = ']';
+            return dir_intern(c, tmp, keep + 1);
+        }
+    }
+    return dir_intern(c, s, len);
+}
+
+/* u64 -> u32 cache for (type, name) pairs. */
+typedef struct pairmap {
+    uint64_t *keys; /* key + 1, 0 = empty */
+    uint32_t *vals;
+    uint32_t cap, n;
+} pairmap;
+
+static int pair_get(pairmap *m, uint64_t key, uint32_t *val)
+{
+    if (!m->cap)
+        return 0;
+    uint32_t h = (uint32_t)((key + 1) * 0x9e3779b97f4a7c15ull >> 32) & (m->cap - 1);
+    while (m->keys[h]) {
+        if (m->keys[h] == key + 1) {
+            *val = m->vals[h];
+            return 1;
+        }
+        h = (h + 1) & (m->cap - 1);
+    }
+    return 0;
+}
+
+static int pair_put(pairmap *m, uint64_t key, uint32_t val)
+{
+    if ((uint64_t)(m->n + 1) * 2 > m->cap) {
+        uint32_t nc = m->cap ? m->cap * 2 : 1024;
+        uint64_t *k = err_calloc(nc, sizeof *k);
+        uint32_t *v = err_calloc(nc, sizeof *v);
+        if (!k || !v || nc < m->cap) {
+            free(k);
+            free(v);
+            return 0;
+        }
+        for (uint32_t i = 0; i < m->cap; i++) {
+            if (!m->keys[i])
+                continue;
+            uint32_t h = (uint32_t)(m->keys[i] * 0x9e3779b97f4a7c15ull >> 32) & (nc - 1);
+            while (k[h])
+                h = (h + 1) & (nc - 1);
+            k[h] = m->keys[i];
+            v[h] = m->vals[i];
+        }
+        free(m->keys);
+        free(m->vals);
+        m->keys = k;
+        m->vals = v;
+        m->cap = nc;
+    }
+    uint32_t h = (uint32_t)((key + 1) * 0x9e3779b97f4a7c15ull >> 32) & (m->cap - 1);
+    while (m->keys[h])
+        h = (h + 1) & (m->cap - 1);
+    m->keys[h] = key + 1;
+    m->vals[h] = val;
+    m->n++;
+    return 1;
+}
+
+static lr_status bind_dirs(cluster_ctx *c, lr_error *err)
+{
+    const graph *g = c->g;
+    uint8_t type_has[33] = {0}; /* per type index: 0 unknown, 1 no maps, 2 maps; [32] = "" */
+    uint32_t *class_dir = NULL;
+    pairmap pm = {0};
+    lr_status st = LR_OK;
+    if (g->n_classes && !(class_dir = err_mallocarray(g->n_classes, sizeof *class_dir)))
+        goto nomem;
+    for (uint32_t i = 0; i < g->n_classes; i++)
+        class_dir[i] = CLUSTER_NONE;
+    for (node_ix n = 0; n < g->n_nodes; n++) {
+        unsigned t = g->node_type && g->node_type[n] < g->n_types && g->node_type[n] < 32
+                         ? g->node_type[n]
+                         : 32;
+        const char *tn = type_name(g, n);
+        if (!type_has[t])
+            type_has[t] = crules_type_has_maps(c->rules, tn) ? 2 : 1;
+        uint32_t d = CLUSTER_NONE;
+        if (type_has[t] == 2) {
+            uint64_t key = ((uint64_t)t << 32) |
+                           (g->node_name ? g->node_name[n] : class_key(g, n));
+            uint32_t v;
+            if (pair_get(&pm, key, &v)) {
+                d = v;
+            } else {
+                int32_t m = crules_match(c->rules, tn, node_name(g, n));
+                if (m >= 0) {
+                    const char *dn = c->rules->maps[m].dir;
+                    if ((d = dir_intern(c, dn, strlen(dn))) == CLUSTER_NONE)
+                        goto nomem;
+                } else {
+                    d = CLUSTER_NAME_ANY; /* unmapped: decided by class below */
+                }
+                if (!pair_put(&pm, key, d))
+                    goto nomem;
+            }
+        }
+        if (d == CLUSTER_NONE || d == CLUSTER_NAME_ANY) {
+            class_ix ci = g->node_class ? g->node_class[n] : GRAPH_NONE;
+            if (ci != GRAPH_NONE && ci < g->n_classes && class_dir[ci] != CLUSTER_NONE) {
+                d = class_dir[ci];
+            } else {
+                if ((d = dir_of_unmapped(c, n)) == CLUSTER_NONE)
+                    goto nomem;
+                if (ci != GRAPH_NONE && ci < g->n_classes)
+                    class_dir[ci] = d;
+            }
+        }
+        c->node_dir[n] = d;
+    }
+    goto out;
+nomem:
+    st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory assigning cluster directories");
+out:
+    free(class_dir);
+    free(pm.keys);
+    free(pm.vals);
+    return st;
+}
+
+/* ---- chains ---- */
+
+/* Dictionary test for holder h: its property edges lead, at least dict_min times and for
+ * at least three quarters of them, to objects of one class; that class's keys are then written `[]`. */
+static uint32_t dict_class_of(const cluster_ctx *c, node_ix h, uint32_t *scratch,
+                              uint32_t scratch_cap)
+{
+    const graph *g = c->g;
+    uint32_t m = 0, min = c->rules->dict_min;
+    for (edge_ix e = g->first_edge[h]; e < g->first_edge[h + 1]; e++) {
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_PROPERTY || g->edge_to[e] >= g->n_nodes)
+            continue;
+        if (m == scratch_cap)
+            break;
+        scratch[m++] = class_key(g, g->edge_to[e]);
+    }
+    if (m < min)
+        return CLUSTER_NONE;
+    /* insertion-free counting: sort then scan runs */
+    for (uint32_t gap = m / 2; gap > 0; gap /= 2) /* shell sort: no allocation, O(m^1.3) */
+        for (uint32_t i = gap; i < m; i++) {
+            uint32_t v = scratch[i], j = i;
+            while (j >= gap && scratch[j - gap] > v) {
+                scratch[j] = scratch[j - gap];
+                j -= gap;
+            }
+            scratch[j] = v;
+        }
+    uint32_t best = CLUSTER_NONE, best_n = 0;
+    for (uint32_t i = 0; i < m;) {
+        uint32_t j = i;
+        while (j < m && scratch[j] == scratch[i])
+            j++;
+        if (j - i > best_n) {
+            best_n = j - i;
+            best = scratch[i];
+        }
+        i = j;
+    }
+    return best_n >= min && (uint64_t)best_n * 4 >= (uint64_t)m * 3 ? best : CLUSTER_NONE;
+}
+
+static uint32_t name_key(const cluster_ctx *c, node_ix from, edge_ix e)
+{
+    const graph *g = c->g;
+    unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    if (kind == GRAPH_EDGE_ELEMENT)
+        return CLUSTER_NAME_ANY;
+    if (GRAPH_EDGE_NAME_IS_INDEX(kind))
+        return g->edge_name[e];
+    if (all_digits(graph_str(g, g->edge_name[e])))
+        return CLUSTER_NAME_ANY;
+    if (kind == GRAPH_EDGE_PROPERTY && c->dict_class[from] != CLUSTER_NONE &&
+        c->dict_class[from] == class_key(g, g->edge_to[e]))
+        return CLUSTER_NAME_ANY;
+    return g->edge_name[e];
+}
+
+const char *cluster_edge_label(const cluster_ctx *c, node_ix from, edge_ix e, char *buf,
+                               size_t cap)
+{
+    if (name_key(c, from, e) == CLUSTER_NAME_ANY) {
+        snprintf(buf, cap, "[]");
+        return buf;
+    }
+    return graph_edge_name_text(c->g, e, buf, cap);
+}
+
+static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
+{
+    const graph *g = c->g;
+    uint32_t n = g->n_nodes;
+    uint32_t *depth = err_mallocarray(n ? n : 1, sizeof *depth);
+    node_ix *queue = err_mallocarray(n ? n : 1, sizeof *queue);
+    uint32_t scratch_cap = 1u << 16;
+    uint32_t *scratch = err_mallocarray(scratch_cap, sizeof *scratch);
+    lr_status st = LR_OK;
+    if (!depth || !queue || !scratch)
+        goto nomem;
+    for (uint32_t i = 0; i < n; i++) {
+        depth[i] = UINT32_MAX;
+        c->node_chain[i] = CLUSTER_NONE;
+        c->parent[i] = GRAPH_NONE;
+        c->parent_edge[i] = GRAPH_NONE;
+        c->dict_class[i] = CLUSTER_NONE;
+    }
+    uint32_t qh = 0, qt = 0;
+    if (g->synthetic_root != GRAPH_NONE && g->synthetic_root < n) {
+        node_ix r = g->synthetic_root;
+        depth[r] = 0;
+        if ((c->node_chain[r] = tup_intern(chains, CLUSTER_NONE, ROOT_KIND, 0, 0)) ==
+            CLUSTER_NONE)
+            goto nomem;
+        queue[qt++] = r;
+    } else {
+        for (uint32_t i = 0; i < g->n_roots; i++) {
+            node_ix r = g->roots[i].node;
+            if (r >= n || depth[r] != UINT32_MAX)
+                continue;
+            depth[r] = 0;
+            c->node_chain[r] = tup_intern(chains, CLUSTER_NONE, ROOT_KIND, g->roots[i].kind, 0);
+            if (c->node_chain[r] == CLUSTER_NONE)
+                goto nomem;
+            queue[qt++] = r;
+        }
+    }
+    const uint64_t *ret = c->dom ? c->dom->retained : NULL;
+    while (qh < qt) {
+        node_ix v = queue[qh++];
+        if (c->parent[v] != GRAPH_NONE) {
+            node_ix p = c->parent[v];
+            edge_ix e = c->parent_edge[v];
+            c->node_chain[v] = tup_intern(chains, c->node_chain[p],
+                                          GRAPH_EDGE_KIND(g->edge_kind[e]), name_key(c, p, e),
+                                          class_key(g, p));
+            if (c->node_chain[v] == CLUSTER_NONE)
+                goto nomem;
+        }
+        c->n_reached++;
+        if (g->first_edge[v + 1] - g->first_edge[v] >= c->rules->dict_min)
+            c->dict_class[v] = dict_class_of(c, v, scratch, scratch_cap);
+        uint32_t d = depth[v] + 1;
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+            if (!edge_followed(g, v, e))
+                continue;
+            node_ix w = g->edge_to[e];
+            if (depth[w] == UINT32_MAX) {
+                depth[w] = d;
+                c->parent[w] = v;
+                c->parent_edge[w] = e;
+                queue[qt++] = w;
+            } else if (depth[w] == d && ret && c->parent[w] != v &&
+                       ret[v] > ret[c->parent[w]]) {
+                c->parent[w] = v;
+                c->parent_edge[w] = e;
+            }
+        }
+    }
+    c->n_chains = chains->n;
+    goto out;
+nomem:
+    st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building reference chains");
+out:
+    free(depth);
+    free(queue);
+    free(scratch);
+    return st;
+}
+
+lr_status cluster_dom_build(const graph *g, dom_tree *t, lr_error *err)
+{
+    return dom_build(g, NULL, NULL, t, err);
+}
+
+lr_status cluster_bind(cluster_ctx *c, const graph *g, const crules_set *rs, const dom_tree *t,
+                       lr_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->g = g;
+    c->rules = rs;
+    c->dom = t;
+    size_t n = g->n_nodes ? g->n_nodes : 1;
+    c->node_dir = err_mallocarray(n, sizeof *c->node_dir);
+    c->node_chain = err_mallocarray(n, sizeof *c->node_chain);
+    c->parent = err_mallocarray(n, sizeof *c->parent);
+    c->parent_edge = err_mallocarray(n, sizeof *c->parent_edge);
+    c->dict_class = err_mallocarray(n, sizeof *c->dict_class);
+    if (!c->node_dir || !c->node_chain || !c->parent || !c->parent_edge || !c->dict_class) {
+        cluster_fini(c);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory binding cluster rules");
+    }
+    lr_status st = bind_dirs(c, err);
+    tuptab chains = {0};
+    if (st == LR_OK)
+        st = bind_chains(c, &chains, err);
+    tup_free(&chains);
+    if (st != LR_OK)
+        cluster_fini(c);
+    return st;
+}
+
+void cluster_fini(cluster_ctx *c)
+{
+    if (!c)
+        return;
+    for (uint32_t i = 0; i < c->n_dirs; i++)
+        free(c->dir_names[i]);
+    free(c->dir_names);
+    free(c->dir_by);
+    free(c->dir_leak_ignore);
+    free(c->dir_hash);
+    free(c->node_dir);
+    free(c->node_chain);
+    free(c->parent);
+    free(c->parent_edge);
+    free(c->dict_class);
+    memset(c, 0, sizeof *c);
+}
+
+uint32_t cluster_chain_get(const cluster_ctx *c, node_ix n, node_ix *nodes, edge_ix *edges,
+                           uint32_t cap)
+{
+    if (n >= c->g->n_nodes || c->node_chain[n] == CLUSTER_NONE)
+        return 0;
+    uint32_t len = 1;
+    for (node_ix v = n; c->parent[v] != GRAPH_NONE; v = c->parent[v])
+        len++;
+    uint32_t i = len;
+    for (node_ix v = n;; v = c->parent[v]) {
+        i--;
+        if (i < cap) {
+            nodes[i] = v;
+            if (i > 0)
+                edges[i - 1] = c->parent_edge[v];
+        }
+        if (c->parent[v] == GRAPH_NONE)
+            break;
+    }
+    return len;
+}
+
+/* ---- rule keys ---- */
+
+static int is_meta_edge(const graph *g, edge_ix e)
+{
+    unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    if (GRAPH_EDGE_NAME_IS_INDEX(kind) || kind == GRAPH_EDGE_ELEMENT)
+        return 0;
+    const char *s = graph_str(g, g->edge_name[e]);
+    return strcmp(s, "map") == 0 || strcmp(s, "__proto__") == 0 || strcmp(s, "proto") == 0 ||
+           strcmp(s, "constructor") == 0 || strcmp(s, "prototype") == 0;
+}
+
+/* Name of the first closure found from a promise or reaction through its own non-meta
+ * edges (bounded BFS), or CLUSTER_NONE. */
+static uint32_t promise_handler(const cluster_ctx *c, node_ix n)
+{
+    const graph *g = c->g;
+    node_ix seen[PROMISE_MAX_VISIT];
+    uint8_t dep[PROMISE_MAX_VISIT];
+    uint32_t h = 0, t = 0;
+    seen[t] = n;
+    dep[t++] = 0;
+    while (h < t) {
+        node_ix v = seen[h];
+        uint8_t d = dep[h++];
+        if (d >= PROMISE_MAX_DEPTH)
+            continue;
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+            if (!edge_followed(g, v, e) || is_meta_edge(g, e))
+                continue;
+            node_ix w = g->edge_to[e];
+            if (g->node_kind[w] == GRAPH_KIND_CLOSURE)
+                return g->node_name ? g->node_name[w] : class_key(g, w);
+            if (g->node_kind[w] == GRAPH_KIND_CODE || g->node_kind[w] == GRAPH_KIND_STRING ||
+                g->node_kind[w] == GRAPH_KIND_SYNTHETIC)
+                continue;
+            int dup = 0;
+            for (uint32_t i = 0; i < t && !dup; i++)
+                dup = seen[i] == w;
+            if (dup || t == PROMISE_MAX_VISIT)
+                continue;
+            seen[t] = w;
+            dep[t++] = (uint8_t)(d + 1);
+        }
+    }
+    return CLUSTER_NONE;
+}
+
+/* Class key of a proxy's target: the edge named "target" (ArkTS, any case) or V8's hidden
+ * slot 1 of system / JSProxy. */
+static uint32_t proxy_target(const cluster_ctx *c, node_ix n)
+{
+    const graph *g = c->g;
+    node_ix slot1 = GRAPH_NONE;
+    for (edge_ix e = g->first_edge[n]; e < g->first_edge[n + 1]; e++) {
+        unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
+        node_ix w = g->edge_to[e];
+        if (w >= g->n_nodes || kind == GRAPH_EDGE_WEAK)
+            continue;
+        if (GRAPH_EDGE_NAME_IS_INDEX(kind)) {
+            if (g->edge_name[e] == 1 && slot1 == GRAPH_NONE)
+                slot1 = w;
+        } else if (kind != GRAPH_EDGE_ELEMENT &&
+                   strcasecmp(graph_str(g, g->edge_name[e]), "target") == 0) {
+            return class_key(g, w);
+        }
+    }
+    return slot1 != GRAPH_NONE ? class_key(g, slot1) : CLUSTER_NONE;
+}
+
+/* Interned set of (kind, name) of the properties n holds directly: property/field/context
+ * names and `[]` for elements, sorted, as a trie in `sets`. */
+static uint32_t property_set(const cluster_ctx *c, node_ix n, tuptab *sets, uint64_t *buf,
+                             uint32_t cap)
+{
+    const graph *g = c->g;
+    uint32_t m = 0;
+    for (edge_ix e = g->first_edge[n]; e < g->first_edge[n + 1] && m < cap; e++) {
+        unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
+        uint32_t nm;
+        if (kind == GRAPH_EDGE_ELEMENT)
+            nm = CLUSTER_NAME_ANY;
+        else if (kind == GRAPH_EDGE_PROPERTY || kind == GRAPH_EDGE_FIELD ||
+                 kind == GRAPH_EDGE_CONTEXT)
+            nm = is_meta_edge(g, e) ? CLUSTER_NONE : g->edge_name[e];
+        else
+            continue;
+        if (nm != CLUSTER_NONE)
+            buf[m++] = ((uint64_t)kind << 32) | nm;
+    }
+    for (uint32_t i = 1; i < m; i++) { /* insertion sort: property lists are short */
+        uint64_t v = buf[i];
+        uint32_t j = i;
+        while (j > 0 && buf[j - 1] > v) {
+            buf[j] = buf[j - 1];
+            j--;
+        }
+        buf[j] = v;
+    }
+    uint32_t id = CLUSTER_NONE;
+    for (uint32_t i = 0; i < m; i++) {
+        if (i > 0 && buf[i] == buf[i - 1])
+            continue;
+        id = tup_intern(sets, id, (uint32_t)(buf[i] >> 32), (uint32_t)buf[i], 0x50524f50u);
+        if (id == CLUSTER_NONE)
+            return CLUSTER_NONE - 1; /* out of memory: caller checks */
+    }
+    return id;
+}
+
+/* ---- sizes over the dominator tree ---- */
+
+typedef struct domkids {
+    uint32_t *first; /* n + 2: children of node v are kids[first[v] .. first[v+1]); v = n is
+                      * the virtual super-root */
+    node_ix *kids;
+} domkids;
+
+static lr_status kids_build(const graph *g, const dom_tree *t, domkids *k, lr_error *err)
+{
+    uint32_t n = g->n_nodes;
+    k->first = err_calloc((size_t)n + 2, sizeof *k->first);
+    k->kids = err_mallocarray(n ? n : 1, sizeof *k->kids);
+    if (!k->first || !k->kids)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory walking the dominator tree");
+    for (node_ix v = 0; v < n; v++) {
+        node_ix d = t->idom[v];
+        if (d == GRAPH_NONE)
+            continue;
+        k->first[(d == DOM_SUPER_ROOT || d >= n ? n : d) + 1]++;
+    }
+    for (uint32_t i = 1; i < n + 2; i++)
+        k->first[i] += k->first[i - 1];
+    uint32_t *pos = err_mallocarray((size_t)n + 1, sizeof *pos);
+    if (!pos)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory walking the dominator tree");
+    memcpy(pos, k->first, ((size_t)n + 1) * sizeof *pos);
+    for (node_ix v = 0; v < n; v++) {
+        node_ix d = t->idom[v];
+        if (d == GRAPH_NONE)
+            continue;
+        k->kids[pos[d == DOM_SUPER_ROOT || d >= n ? n : d]++] = v;
+    }
+    free(pos);
+    return LR_OK;
+}
+
+static void kids_free(domkids *k)
+{
+    free(k->first);
+    free(k->kids);
+}
+
+/* Per-group retained sizes without double counting. group[v] is v's group or CLUSTER_NONE.
+ * Fills ret[g] (sum over members with no same-group dominator ancestor), ntop[g], and, when
+ * nested is given, nested[g] = group of the nearest other-group ancestor of the first top
+ * member, and nested_n[g] = top members that have one. *total = retained size of all
+ * members together. */
+static lr_status group_sizes(const graph *g, const dom_tree *t, const domkids *k,
+                             const uint32_t *group, uint32_t n_groups, uint64_t *ret,
+                             uint32_t *ntop, uint32_t *nested, uint32_t *nested_n,
+                             uint64_t *total, lr_error *err)
+{
+    uint32_t n = g->n_nodes;
+    uint32_t *cnt = err_calloc(n_groups ? n_groups : 1, sizeof *cnt);
+    node_ix *stk = err_mallocarray((size_t)n + 1, sizeof *stk);
+    uint32_t *cur = err_mallocarray((size_t)n + 1, sizeof *cur);
+    uint32_t *near = err_mallocarray((size_t)n + 1, sizeof *near);
+    if (!cnt || !stk || !cur || !near) {
+        free(cnt);
+        free(stk);
+        free(cur);
+        free(near);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory summing cluster sizes");
+    }
+    memset(ret, 0, (size_t)n_groups * sizeof *ret);
+    memset(ntop, 0, (size_t)n_groups * sizeof *ntop);
+    if (nested) {
+        for (uint32_t i = 0; i < n_groups; i++)
+            nested[i] = CLUSTER_NONE;
+        memset(nested_n, 0, (size_t)n_groups * sizeof *nested_n);
+    }
+    uint64_t tot = 0;
+    uint32_t members_on_path = 0, sp = 0;
+    stk[0] = n; /* the super-root */
+    cur[0] = k->first[n];
+    near[0] = CLUSTER_NONE;
+    for (;;) {
+        node_ix v = stk[sp];
+        uint32_t end = k->first[v + 1];
+        if (cur[sp] < end) {
+            node_ix w = k->kids[cur[sp]++];
+            uint32_t gw = group[w];
+            sp++;
+            stk[sp] = w;
+            cur[sp] = k->first[w];
+            near[sp] = near[sp - 1];
+            if (gw != CLUSTER_NONE) {
+                if (cnt[gw] == 0) {
+                    ret[gw] += t->retained[w];
+                    ntop[gw]++;
+                    if (nested && near[sp - 1] != CLUSTER_NONE) {
+                        nested_n[gw]++;
+                        if (nested[gw] == CLUSTER_NONE)
+                            nested[gw] = near[sp - 1];
+                    }
+                }
+                if (members_on_path == 0)
+                    tot += t->retained[w];
+                cnt[gw]++;
+                members_on_path++;
+                near[sp] = gw;
+            }
+            continue;
+        }
+        if (sp == 0)
+            break;
+        if (group[v] != CLUSTER_NONE) {
+            cnt[group[v]]--;
+            members_on_path--;
+        }
+        sp--;
+    }
+    *total = tot;
+    free(cnt);
+    free(stk);
+    free(cur);
+    free(near);
+    return LR_OK;
+}
+
+/* ---- cluster_run ---- */
+
+static const cluster_item *sort_items;
+static const cluster_ctx *sort_ctx;
+static int sort_by_count;
+
+static int item_cmp(const void *pa, const void *pb)
+{
+    const cluster_item *a = &sort_items[*(const uint32_t *)pa];
+    const cluster_item *b = &sort_items[*(const uint32_t *)pb];
+    uint64_t ka = sort_by_count ? a->count : a->retained;
+    uint64_t kb = sort_by_count ? b->count : b->retained;
+    uint64_t la = sort_by_count ? a->retained : a->count;
+    uint64_t lb = sort_by_count ? b->retained : b->count;
+    if (ka != kb)
+        return ka > kb ? -1 : 1;
+    if (la != lb)
+        return la > lb ? -1 : 1;
+    int s = strcmp(sort_ctx->dir_names[a->dir], sort_ctx->dir_names[b->dir]);
+    if (s)
+        return s;
+    uint64_t ia = sort_ctx->g->node_id[a->rep], ib = sort_ctx->g->node_id[b->rep];
+    return ia < ib ? -1 : ia > ib;
+}
+
+static const uint64_t *anchor_ret;
+static int anchor_cmp(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    if (anchor_ret[a] != anchor_ret[b])
+        return anchor_ret[a] > anchor_ret[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+void cluster_result_free(cluster_result *r)
+{
+    if (!r)
+        return;
+    free(r->items);
+    free(r->anchors);
+    memset(r, 0, sizeof *r);
+}
+
+/* Chooses the anchor directories; marks them in is_anchor. */
+static lr_status pick_anchors(const cluster_ctx *c, const domkids *k, uint8_t *is_anchor,
+                              cluster_result *r, lr_error *err)
+{
+    const graph *g = c->g;
+    uint32_t nd = c->n_dirs;
+    uint32_t *group = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *group);
+    uint64_t *ret = err_mallocarray(nd ? nd : 1, sizeof *ret);
+    uint32_t *ntop = err_mallocarray(nd ? nd : 1, sizeof *ntop);
+    uint32_t *count = err_calloc(nd ? nd : 1, sizeof *count);
+    uint32_t *order = err_mallocarray(nd ? nd : 1, sizeof *order);
+    lr_status st = LR_OK;
+    if (!group || !ret || !ntop || !count || !order) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory choosing anchors");
+        goto out;
+    }
+    for (node_ix v = 0; v < g->n_nodes; v++) {
+        uint32_t d = c->node_dir[v];
+        int ok = c->dom->idom[v] != GRAPH_NONE && c->dir_by[d] != CRULES_BY_NONE &&
+                 c->dir_by[d] != CRULES_BY_INTERNAL && g->node_kind[v] != GRAPH_KIND_SYNTHETIC;
+        group[v] = ok ? d : CLUSTER_NONE;
+        if (ok)
+            count[d]++;
+    }
+    uint64_t tot;
+    if ((st = group_sizes(g, c->dom, k, group, nd, ret, ntop, NULL, NULL, &tot, err)) != LR_OK)
+        goto out;
+    uint32_t m = 0;
+    for (uint32_t d = 0; d < nd; d++)
+        if (count[d])
+            order[m++] = d;
+    anchor_ret = ret;
+    qsort(order, m, sizeof *order, anchor_cmp);
+    uint64_t heap = r->heap_total;
+    r->anchors = err_calloc(m ? m : 1, sizeof *r->anchors);
+    if (!r->anchors) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory choosing anchors");
+        goto out;
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t d = order[i];
+        int big = heap && (long double)ret[d] * 1000.0L > (long double)heap *
+                                                              c->rules->anchor_permille;
+        if (i < c->rules->anchor_top || big) {
+            is_anchor[d] = 1;
+            r->anchors[r->n_anchors].dir = d;
+            r->anchors[r->n_anchors].count = count[d];
+            r->anchors[r->n_anchors].retained = ret[d];
+            r->n_anchors++;
+        }
+    }
+out:
+    free(group);
+    free(ret);
+    free(ntop);
+    free(count);
+    free(order);
+    return st;
+}
+
+lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_sort sort,
+                      cluster_result *r, lr_error *err)
+{
+    const graph *g = c->g;
+    uint32_t n = g->n_nodes;
+    memset(r, 0, sizeof *r);
+    for (node_ix v = 0; v < n; v++)
+        if (c->dom->idom[v] == DOM_SUPER_ROOT)
+            r->heap_total += c->dom->retained[v];
+    domkids k = {0};
+    tuptab keys = {0}, sets = {0};
+    uint8_t *is_anchor = NULL;
+    uint32_t *member = NULL, *map = NULL, *ntop = NULL, *nested = NULL, *nested_n = NULL;
+    uint64_t *ret = NULL, *propbuf = NULL;
+    cluster_item *items = NULL;
+    uint32_t cap_items = 0, n_items = 0;
+    const uint32_t PROPBUF = 4096;
+    lr_status st = kids_build(g, c->dom, &k, err);
+    if (st != LR_OK)
+        goto out;
+    is_anchor = err_calloc(c->n_dirs ? c->n_dirs : 1, 1);
+    member = err_mallocarray(n ? n : 1, sizeof *member);
+    propbuf = err_mallocarray(PROPBUF, sizeof *propbuf);
+    if (!is_anchor || !member || !propbuf)
+        goto nomem;
+    if (!select && (st = pick_anchors(c, &k, is_anchor, r, err)) != LR_OK)
+        goto out;
+
+    for (node_ix v = 0; v < n; v++) {
+        member[v] = CLUSTER_NONE;
+        uint32_t d = c->node_dir[v];
+        uint8_t by = c->dir_by[d];
+        if (select) {
+            if (!select[v])
+                continue;
+            if (by == CRULES_BY_NONE || by == CRULES_BY_INTERNAL || c->dir_leak_ignore[d] ||
+                c->dom->idom[v] == GRAPH_NONE || c->node_chain[v] == CLUSTER_NONE ||
+                g->node_kind[v] == GRAPH_KIND_SYNTHETIC) {
+                r->n_skipped++;
+                continue;
+            }
+        } else if (!is_anchor[d] || c->dom->idom[v] == GRAPH_NONE ||
+                   c->node_chain[v] == CLUSTER_NONE || g->node_kind[v] == GRAPH_KIND_SYNTHETIC) {
+            continue;
+        }
+        uint32_t extra = 0;
+        switch (by) {
+        case CRULES_BY_NAME:
+            extra = g->node_name ? g->node_name[v] : class_key(g, v);
+            break;
+        case CRULES_BY_PROPERTY:
+            extra = property_set(c, v, &sets, propbuf, PROPBUF);
+            if (extra == CLUSTER_NONE - 1)
+                goto nomem;
+            break;
+        case CRULES_BY_PROMISE:
+            extra = promise_handler(c, v);
+            break;
+        case CRULES_BY_PROXY:
+            extra = proxy_target(c, v);
+            break;
+        default:
+            break;
+        }
+        uint32_t id = tup_intern(&keys, d, c->node_chain[v], extra, by);
+        if (id == CLUSTER_NONE)
+            goto nomem;
+        if (id == n_items) {
+            if (n_items == cap_items) {
+                uint32_t nc = cap_items ? cap_items * 2 : 256;
+                cluster_item *p = err_reallocarray(items, nc, sizeof *p);
+                if (!p)
+                    goto nomem;
+                items = p;
+                cap_items = nc;
+            }
+            cluster_item *it = &items[n_items++];
+            memset(it, 0, sizeof *it);
+            it->dir = d;
+            it->by = by;
+            it->chain = c->node_chain[v];
+            it->extra = extra;
+            it->rep = v;
+            it->nested_in = CLUSTER_NONE;
+        }
+        cluster_item *it = &items[id];
+        it->count++;
+        it->shallow += shallow_of(g, v);
+        if (c->dom->retained[v] > c->dom->retained[it->rep])
+            it->rep = v;
+        member[v] = id;
+        r->n_members++;
+        r->members_shallow += shallow_of(g, v);
+    }
+
+    ret = err_mallocarray(n_items ? n_items : 1, sizeof *ret);
+    ntop = err_mallocarray(n_items ? n_items : 1, sizeof *ntop);
+    nested = err_mallocarray(n_items ? n_items : 1, sizeof *nested);
+    nested_n = err_mallocarray(n_items ? n_items : 1, sizeof *nested_n);
+    map = err_mallocarray(n_items ? n_items : 1, sizeof *map);
+    if (!ret || !ntop || !nested || !nested_n || !map)
+        goto nomem;
+    if ((st = group_sizes(g, c->dom, &k, member, n_items, ret, ntop, nested, nested_n,
+                          &r->members_retained, err)) != LR_OK)
+        goto out;
+    for (uint32_t i = 0; i < n_items; i++) {
+        items[i].retained = ret[i];
+        items[i].n_top = ntop[i];
+        items[i].nested_in = ntop[i] && nested_n[i] == ntop[i] ? nested[i] : CLUSTER_NONE;
+        map[i] = i;
+    }
+    sort_items = items;
+    sort_ctx = c;
+    sort_by_count = sort == CLUSTER_SORT_COUNT;
+    qsort(map, n_items, sizeof *map, item_cmp);
+    r->items = err_mallocarray(n_items ? n_items : 1, sizeof *r->items);
+    if (!r->items)
+        goto nomem;
+    for (uint32_t i = 0; i < n_items; i++)
+        ntop[map[i]] = i; /* reuse as old -> new position */
+    for (uint32_t i = 0; i < n_items; i++) {
+        r->items[i] = items[map[i]];
+        if (r->items[i].nested_in != CLUSTER_NONE)
+            r->items[i].nested_in = ntop[r->items[i].nested_in];
+    }
+    r->n = n_items;
+    goto out;
+nomem:
+    st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory clustering");
+out:
+    if (st != LR_OK)
+        cluster_result_free(r);
+    kids_free(&k);
+    tup_free(&keys);
+    tup_free(&sets);
+    free(is_anchor);
+    free(member);
+    free(map);
+    free(ntop);
+    free(nested);
+    free(nested_n);
+    free(ret);
+    free(propbuf);
+    free(items);
+    return st;
+}
+
+const char *cluster_title(const cluster_ctx *c, const cluster_item *it, char *buf, size_t cap)
+{
+    const graph *g = c->g;
+    const char *dir = c->dir_names[it->dir];
+    size_t len = 0;
+    buf[0] = '\0';
+#define PUT(...)                                                                             \
+    do {                                                                                     \
+        if (len < cap) {                                                                     \
+            int w_ = snprintf(buf + len, cap - len, __VA_ARGS__);                            \
+            len += w_ > 0 ? (size_t)w_ : 0;                                                  \
+        }                                                                                    \
+    } while (0)
+    PUT("%s", dir);
+    switch (it->by) {
+    case CRULES_BY_NAME: {
+        const char *nm = node_name(g, it->rep);
+        if (*nm && strcmp(nm, dir) != 0)
+            PUT(" %s", nm);
+        break;
+    }
+    case CRULES_BY_PROPERTY: {
+        PUT(" {");
+        int k = 0;
+        for (edge_ix e = g->first_edge[it->rep]; e < g->first_edge[it->rep + 1]; e++) {
+            unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
+            if ((kind != GRAPH_EDGE_PROPERTY && kind != GRAPH_EDGE_FIELD &&
+                 kind != GRAPH_EDGE_CONTEXT) || is_meta_edge(g, e))
+                continue;
+            if (k == TITLE_MAX_PROPS) {
+                PUT(", ...");
+                break;
+            }
+            PUT("%s%s", k ? ", " : "", graph_str(g, g->edge_name[e]));
+            k++;
+        }
+        PUT("}");
+        break;
+    }
+    case CRULES_BY_PROMISE:
+        if (it->extra != CLUSTER_NONE && !(it->extra & KEY_CLASS_FLAG) && g->node_name)
+            PUT(" -> %s", *graph_str(g, it->extra) ? graph_str(g, it->extra) : "(anonymous)");
+        else
+            PUT(" (no reaction)");
+        break;
+    case CRULES_BY_PROXY:
+        if (it->extra == CLUSTER_NONE)
+            PUT(" (no target)");
+        else if (it->extra & KEY_CLASS_FLAG)
+            PUT(" -> %s", graph_str(g, it->extra & ~KEY_CLASS_FLAG));
+        else if (it->extra < g->n_classes)
+            PUT(" -> %s", graph_str(g, g->classes[it->extra].name));
+        break;
+    default:
+        break;
+    }
+#undef PUT
+    return buf;
+}

@@ -1,0 +1,617 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cycles.c: retain cycles (analysis layer), prefix cycles_. Implements cycles.h in four
+ * steps over object edges (cycles_edge_ok): a BFS for the scope; Tarjan's SCC algorithm with
+ * an explicit call stack (index/lowlink per node, O(N+E), no recursion); a bounded DFS per
+ * start node that finds each elementary cycle once, from its smallest node index, never
+ * leaving the start's component; and canonical grouping by signature text in a hash table.
+ * Memory: five uint32 arrays and two byte arrays of N, plus 8 bytes per enumerated member.
+ * Retained size of a group: the members of all its instances are marked, and a member adds
+ * its dominator-tree retained size unless a marked node dominates it (walk up idom, bounded
+ * by CYCLES_IDOM_WALK steps), so shared subtrees are counted once. */
+#include "analysis/cycles.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CYCLES_IDOM_WALK 1000000 /* idom steps per member before giving up (counts it) */
+#define STEP_MAX 512             /* bytes of one "Class.field" step */
+#define MAX_LENGTH_LIMIT 64      /* max_length is clamped to this */
+
+int cycles_edge_ok(const graph *g, edge_ix e)
+{
+    uint8_t k = g->edge_kind[e];
+    if (GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG)
+        return 0;
+    switch (GRAPH_EDGE_KIND(k)) {
+    case GRAPH_EDGE_FIELD:
+    case GRAPH_EDGE_ELEMENT:
+    case GRAPH_EDGE_PROPERTY:
+    case GRAPH_EDGE_CONTEXT:
+    case GRAPH_EDGE_NATIVE:
+    case GRAPH_EDGE_XREF:
+        break;
+    default:
+        return 0;
+    }
+    switch (g->node_kind[g->edge_to[e]]) {
+    case GRAPH_KIND_CLASS:
+    case GRAPH_KIND_CODE:
+    case GRAPH_KIND_SYNTHETIC:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+/* ---- growable vectors ---- */
+
+typedef struct u32vec {
+    uint32_t *v;
+    uint64_t n, cap;
+} u32vec;
+
+static int push32(u32vec *a, uint32_t x)
+{
+    if (a->n == a->cap) {
+        uint64_t nc = a->cap ? a->cap * 2 : 1024;
+        uint32_t *p = err_reallocarray(a->v, nc, sizeof *p);
+        if (!p)
+            return -1;
+        a->v = p;
+        a->cap = nc;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+/* ---- state ---- */
+
+typedef struct cst {
+    const graph *g;
+    const cycles_opts *o;
+    cycles_result *r;
+    lr_error *err;
+    uint8_t *scope;     /* 1 = in scope */
+    uint32_t *comp;     /* component id, UINT32_MAX = none */
+    uint32_t *comp_size;/* nodes per component */
+    u32vec pairs;       /* (group, member) pairs, interleaved */
+    u32vec ex_nodes;    /* example nodes/edges of groups (appended per new group) */
+    u32vec ex_edges;
+    cycles_cycle *grp;  /* groups */
+    uint32_t n_grp, cap_grp;
+    uint32_t *tab;      /* signature hash table: group + 1, 0 = empty */
+    uint32_t tab_cap;   /* power of two */
+} cst;
+
+static lr_status nomem(cst *s) { return LR_FAIL(s->err, LR_ERR_NOMEM, "cycles: out of memory"); }
+
+/* ---- scope ---- */
+
+static lr_status build_scope(cst *s)
+{
+    const graph *g = s->g;
+    const cycles_opts *o = s->o;
+    if (!o->from || !o->n_from) {
+        memset(s->scope, 1, g->n_nodes);
+        s->r->n_scope = g->n_nodes;
+        return LR_OK;
+    }
+    uint32_t *q = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *q);
+    if (!q)
+        return nomem(s);
+    uint32_t head = 0, tail = 0;
+    for (uint32_t i = 0; i < o->n_from; i++) {
+        node_ix n = o->from[i];
+        if (n < g->n_nodes && !s->scope[n]) {
+            s->scope[n] = 1;
+            q[tail++] = n;
+        }
+    }
+    while (head < tail) {
+        node_ix v = q[head++];
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+            if (!cycles_edge_ok(g, e))
+                continue;
+            node_ix w = g->edge_to[e];
+            if (!s->scope[w]) {
+                s->scope[w] = 1;
+                q[tail++] = w;
+            }
+        }
+    }
+    s->r->n_scope = tail;
+    free(q);
+    return LR_OK;
+}
+
+/* ---- Tarjan, iterative ---- */
+
+static int class_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int scc_cmp(const void *a, const void *b)
+{
+    const cycles_scc *x = a, *y = b;
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    return x->example < y->example ? -1 : x->example > y->example;
+}
+
+static lr_status tarjan(cst *s)
+{
+    const graph *g = s->g;
+    uint32_t n = g->n_nodes;
+    lr_status rc = LR_OK;
+    uint32_t *idx = err_calloc(n ? n : 1, sizeof *idx); /* 0 = unvisited, else index + 1 */
+    uint32_t *low = err_mallocarray(n ? n : 1, sizeof *low);
+    uint32_t *stk = err_mallocarray(n ? n : 1, sizeof *stk);
+    uint32_t *cs_node = err_mallocarray(n ? n : 1, sizeof *cs_node);
+    edge_ix *cs_edge = err_mallocarray(n ? n : 1, sizeof *cs_edge);
+    uint8_t *on = err_calloc(n ? n : 1, 1);
+    u32vec sccs = {0}; /* (size, example, top class, top count) quadruples */
+    uint32_t *tmp = NULL;
+    if (!idx || !low || !stk || !cs_node || !cs_edge || !on) {
+        rc = nomem(s);
+        goto out;
+    }
+    uint32_t counter = 0, sp = 0, n_comp = 0;
+    for (node_ix root = 0; root < n; root++) {
+        if (!s->scope[root] || idx[root])
+            continue;
+        uint32_t csp = 0;
+        idx[root] = low[root] = ++counter;
+        stk[sp++] = root;
+        on[root] = 1;
+        cs_node[csp] = root;
+        cs_edge[csp++] = g->first_edge[root];
+        while (csp) {
+            node_ix v = cs_node[csp - 1];
+            edge_ix e = cs_edge[csp - 1];
+            if (e < g->first_edge[v + 1]) {
+                cs_edge[csp - 1] = e + 1;
+                if (!cycles_edge_ok(g, e))
+                    continue;
+                node_ix w = g->edge_to[e];
+                if (!s->scope[w])
+                    continue;
+                if (!idx[w]) {
+                    idx[w] = low[w] = ++counter;
+                    stk[sp++] = w;
+                    on[w] = 1;
+                    cs_node[csp] = w;
+                    cs_edge[csp++] = g->first_edge[w];
+                } else if (on[w] && idx[w] < low[v]) {
+                    low[v] = idx[w];
+                }
+                continue;
+            }
+            csp--;
+            if (csp && low[v] < low[cs_node[csp - 1]])
+                low[cs_node[csp - 1]] = low[v];
+            if (low[v] != idx[v])
+                continue;
+            /* v is a component root: pop its members. */
+            uint32_t start = sp;
+            do {
+                start--;
+            } while (stk[start] != v);
+            uint32_t size = sp - start, c = n_comp++;
+            node_ix ex = UINT32_MAX;
+            for (uint32_t i = start; i < sp; i++) {
+                on[stk[i]] = 0;
+                s->comp[stk[i]] = c;
+                if (stk[i] < ex)
+                    ex = stk[i];
+            }
+            int nontrivial = size > 1;
+            if (!nontrivial)
+                for (edge_ix f = g->first_edge[v]; f < g->first_edge[v + 1]; f++)
+                    if (g->edge_to[f] == v && cycles_edge_ok(g, f))
+                        nontrivial = 1;
+            if (nontrivial) {
+                /* most common class among the members */
+                tmp = realloc(tmp, (size_t)size * sizeof *tmp);
+                if (!tmp) {
+                    rc = nomem(s);
+                    goto out;
+                }
+                for (uint32_t i = 0; i < size; i++)
+                    tmp[i] = g->node_class[stk[start + i]];
+                qsort(tmp, size, sizeof *tmp, class_cmp);
+                uint32_t best = tmp[0], bc = 0;
+                for (uint32_t i = 0; i < size;) {
+                    uint32_t j = i;
+                    while (j < size && tmp[j] == tmp[i])
+                        j++;
+                    if (j - i > bc) {
+                        bc = j - i;
+                        best = tmp[i];
+                    }
+                    i = j;
+                }
+                if (push32(&sccs, size) || push32(&sccs, ex) || push32(&sccs, best) ||
+                    push32(&sccs, bc)) {
+                    rc = nomem(s);
+                    goto out;
+                }
+                s->r->n_sccs++;
+                s->r->scc_nodes += size;
+            } else {
+                s->comp[v] = UINT32_MAX; /* trivial: never part of a cycle */
+            }
+            sp = start;
+        }
+    }
+    uint64_t ns = sccs.n / 4;
+    cycles_scc *all = err_mallocarray(ns ? ns : 1, sizeof *all);
+    if (!all) {
+        rc = nomem(s);
+        goto out;
+    }
+    for (uint64_t i = 0; i < ns; i++)
+        all[i] = (cycles_scc){sccs.v[4 * i], sccs.v[4 * i + 1], sccs.v[4 * i + 2],
+                              sccs.v[4 * i + 3]};
+    qsort(all, ns, sizeof *all, scc_cmp);
+    s->r->sccs = all;
+    s->r->n_listed_sccs = ns < CYCLES_MAX_SCCS ? (uint32_t)ns : CYCLES_MAX_SCCS;
+out:
+    free(idx);
+    free(low);
+    free(stk);
+    free(cs_node);
+    free(cs_edge);
+    free(on);
+    free(sccs.v);
+    free(tmp);
+    return rc;
+}
+
+/* ---- canonical signatures ---- */
+
+/* "Class.field" for member n leaving through edge e; element indices become "[]". */
+static void step_text(const graph *g, node_ix n, edge_ix e, char *buf, size_t cap)
+{
+    char nm[STEP_MAX];
+    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    const char *f = GRAPH_EDGE_NAME_IS_INDEX(k) ? "[]" : graph_edge_name_text(g, e, nm, sizeof nm);
+    snprintf(buf, cap, "%s%s%s", graph_class_name(g, n), GRAPH_EDGE_NAME_IS_INDEX(k) ? "" : ".",
+             f);
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    while (*s)
+        h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+    return h;
+}
+
+static int grp_find_or_add(cst *s, const char *sig, uint32_t len, const node_ix *nodes,
+                           const edge_ix *edges, uint32_t *out)
+{
+    if ((s->n_grp + 1) * 2 > s->tab_cap) {
+        uint32_t nc = s->tab_cap ? s->tab_cap * 2 : 256;
+        uint32_t *t = err_calloc(nc, sizeof *t);
+        if (!t)
+            return -1;
+        for (uint32_t i = 0; i < s->tab_cap; i++)
+            if (s->tab[i]) {
+                uint32_t j = (uint32_t)str_hash(s->grp[s->tab[i] - 1].signature) & (nc - 1);
+                while (t[j])
+                    j = (j + 1) & (nc - 1);
+                t[j] = s->tab[i];
+            }
+        free(s->tab);
+        s->tab = t;
+        s->tab_cap = nc;
+    }
+    uint32_t j = (uint32_t)str_hash(sig) & (s->tab_cap - 1);
+    while (s->tab[j]) {
+        if (strcmp(s->grp[s->tab[j] - 1].signature, sig) == 0) {
+            *out = s->tab[j] - 1;
+            return 0;
+        }
+        j = (j + 1) & (s->tab_cap - 1);
+    }
+    if (s->n_grp == s->cap_grp) {
+        uint32_t nc = s->cap_grp ? s->cap_grp * 2 : 64;
+        cycles_cycle *p = err_reallocarray(s->grp, nc, sizeof *p);
+        if (!p)
+            return -1;
+        s->grp = p;
+        s->cap_grp = nc;
+    }
+    cycles_cycle *c = &s->grp[s->n_grp];
+    memset(c, 0, sizeof *c);
+    c->signature = strdup(sig);
+    if (!c->signature)
+        return -1;
+    c->length = len;
+    c->first = (uint32_t)s->ex_nodes.n;
+    for (uint32_t i = 0; i < len; i++)
+        if (push32(&s->ex_nodes, nodes[i]) || push32(&s->ex_edges, edges[i]))
+            return -1;
+    s->tab[j] = ++s->n_grp;
+    *out = s->n_grp - 1;
+    return 0;
+}
+
+/* Records the cycle nodes[0..len) with edges[i] from nodes[i] to nodes[(i+1) % len]. */
+static lr_status record(cst *s, const node_ix *nodes, const edge_ix *edges, uint32_t len)
+{
+    const graph *g = s->g;
+    char steps[MAX_LENGTH_LIMIT][STEP_MAX];
+    for (uint32_t i = 0; i < len; i++)
+        step_text(g, nodes[i], edges[i], steps[i], STEP_MAX);
+    /* smallest rotation, compared step by step */
+    uint32_t best = 0;
+    for (uint32_t r = 1; r < len; r++) {
+        for (uint32_t i = 0; i < len; i++) {
+            int c = strcmp(steps[(r + i) % len], steps[(best + i) % len]);
+            if (c < 0) {
+                best = r;
+                break;
+            }
+            if (c > 0)
+                break;
+        }
+    }
+    char sig[MAX_LENGTH_LIMIT * (STEP_MAX + 4)];
+    size_t p = 0;
+    node_ix rn[MAX_LENGTH_LIMIT];
+    edge_ix re[MAX_LENGTH_LIMIT];
+    for (uint32_t i = 0; i < len; i++) {
+        uint32_t k = (best + i) % len;
+        rn[i] = nodes[k];
+        re[i] = edges[k];
+        p += (size_t)snprintf(sig + p, sizeof sig - p, "%s%s", i ? " -> " : "", steps[k]);
+        if (p >= sizeof sig)
+            p = sizeof sig - 1;
+    }
+    uint32_t gi;
+    if (grp_find_or_add(s, sig, len, rn, re, &gi) != 0)
+        return nomem(s);
+    s->grp[gi].count++;
+    for (uint32_t i = 0; i < len; i++)
+        if (push32(&s->pairs, gi) || push32(&s->pairs, nodes[i]))
+            return nomem(s);
+    s->r->n_found++;
+    return LR_OK;
+}
+
+/* ---- bounded enumeration ---- */
+
+static lr_status enumerate(cst *s)
+{
+    const graph *g = s->g;
+    uint32_t L = s->o->max_length;
+    if (L == 0)
+        return LR_OK;
+    if (L > MAX_LENGTH_LIMIT)
+        L = MAX_LENGTH_LIMIT;
+    node_ix pn[MAX_LENGTH_LIMIT];
+    edge_ix pe[MAX_LENGTH_LIMIT], cur[MAX_LENGTH_LIMIT];
+    uint64_t steps = 0;
+    for (node_ix st = 0; st < g->n_nodes; st++) {
+        uint32_t c = s->comp[st];
+        if (c == UINT32_MAX || !s->scope[st])
+            continue;
+        uint32_t depth = 1;
+        pn[0] = st;
+        cur[0] = g->first_edge[st];
+        while (depth) {
+            node_ix v = pn[depth - 1];
+            if (cur[depth - 1] >= g->first_edge[v + 1]) {
+                depth--;
+                continue;
+            }
+            edge_ix e = cur[depth - 1]++;
+            if (++steps > s->o->max_steps || s->r->n_found >= s->o->max_cycles) {
+                s->r->truncated = 1;
+                return LR_OK;
+            }
+            if (!cycles_edge_ok(g, e))
+                continue;
+            node_ix w = g->edge_to[e];
+            if (w == st) {
+                pe[depth - 1] = e;
+                LR_TRY(record(s, pn, pe, depth));
+                continue;
+            }
+            if (w < st || s->comp[w] != c || depth == L)
+                continue;
+            int onpath = 0;
+            for (uint32_t i = 1; i < depth; i++)
+                if (pn[i] == w) {
+                    onpath = 1;
+                    break;
+                }
+            if (onpath)
+                continue;
+            pe[depth - 1] = e;
+            pn[depth] = w;
+            cur[depth] = g->first_edge[w];
+            depth++;
+        }
+    }
+    return LR_OK;
+}
+
+/* ---- singleton reachability and retained sizes ---- */
+
+/* Marks what object edges reach from the targets of static fields. */
+static lr_status static_reach(cst *s, uint8_t *mark)
+{
+    const graph *g = s->g;
+    uint32_t *q = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *q);
+    if (!q)
+        return nomem(s);
+    uint32_t head = 0, tail = 0;
+    for (edge_ix e = 0; e < g->n_edges; e++) {
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_STATIC ||
+            GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG)
+            continue;
+        node_ix w = g->edge_to[e];
+        if (!mark[w] && g->node_kind[w] != GRAPH_KIND_CLASS) {
+            mark[w] = 1;
+            q[tail++] = w;
+        }
+    }
+    while (head < tail) {
+        node_ix v = q[head++];
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+            if (!cycles_edge_ok(g, e))
+                continue;
+            node_ix w = g->edge_to[e];
+            if (!mark[w]) {
+                mark[w] = 1;
+                q[tail++] = w;
+            }
+        }
+    }
+    free(q);
+    return LR_OK;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const uint32_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static int grp_cmp(const void *a, const void *b)
+{
+    const cycles_cycle *x = a, *y = b;
+    if (x->retained != y->retained)
+        return x->retained > y->retained ? -1 : 1;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return strcmp(x->signature, y->signature);
+}
+
+static lr_status finish_groups(cst *s, const dom_tree *dom)
+{
+    const graph *g = s->g;
+    uint8_t *stat = err_calloc(g->n_nodes ? g->n_nodes : 1, 1);
+    uint8_t *mark = err_calloc(g->n_nodes ? g->n_nodes : 1, 1);
+    if (!stat || !mark) {
+        free(stat);
+        free(mark);
+        return nomem(s);
+    }
+    lr_status rc = static_reach(s, stat);
+    uint64_t np = s->pairs.n / 2;
+    if (rc == LR_OK && np)
+        qsort(s->pairs.v, np, 2 * sizeof(uint32_t), pair_cmp);
+    for (uint64_t i = 0; rc == LR_OK && i < np;) {
+        uint32_t gi = s->pairs.v[2 * i];
+        uint64_t j = i;
+        while (j < np && s->pairs.v[2 * j] == gi)
+            j++;
+        cycles_cycle *c = &s->grp[gi];
+        /* unique members of this group */
+        for (uint64_t k = i; k < j; k++) {
+            node_ix m = s->pairs.v[2 * k + 1];
+            if (!mark[m]) {
+                mark[m] = 1;
+                c->n_members++;
+                if (stat[m])
+                    c->singleton = 1;
+            }
+        }
+        if (dom && dom->idom) {
+            for (uint64_t k = i; k < j; k++) {
+                node_ix m = s->pairs.v[2 * k + 1];
+                if (k > i && m == s->pairs.v[2 * k - 1])
+                    continue; /* duplicate pair */
+                node_ix up = dom->idom[m];
+                uint32_t walk = 0;
+                int dominated = 0;
+                while (up < g->n_nodes && walk++ < CYCLES_IDOM_WALK) {
+                    if (mark[up]) {
+                        dominated = 1;
+                        break;
+                    }
+                    up = dom->idom[up];
+                }
+                if (!dominated)
+                    c->retained += dom->retained[m];
+            }
+        }
+        for (uint64_t k = i; k < j; k++)
+            mark[s->pairs.v[2 * k + 1]] = 0;
+        i = j;
+    }
+    free(stat);
+    free(mark);
+    if (rc == LR_OK && s->n_grp)
+        qsort(s->grp, s->n_grp, sizeof *s->grp, grp_cmp);
+    return rc;
+}
+
+/* ---- entry point ---- */
+
+lr_status cycles_find(const graph *g, const dom_tree *dom, const cycles_opts *o,
+                      cycles_result *r, lr_error *err)
+{
+    memset(r, 0, sizeof *r);
+    cst s = {0};
+    s.g = g;
+    s.o = o;
+    s.r = r;
+    s.err = err;
+    uint32_t n = g->n_nodes ? g->n_nodes : 1;
+    s.scope = err_calloc(n, 1);
+    s.comp = err_mallocarray(n, sizeof *s.comp);
+    lr_status rc = LR_OK;
+    if (!s.scope || !s.comp) {
+        rc = nomem(&s);
+        goto out;
+    }
+    memset(s.comp, 0xff, (size_t)n * sizeof *s.comp);
+    if ((rc = build_scope(&s)) != LR_OK || (rc = tarjan(&s)) != LR_OK)
+        goto out;
+    if (o->from && o->n_from) {
+        if ((rc = enumerate(&s)) != LR_OK || (rc = finish_groups(&s, dom)) != LR_OK)
+            goto out;
+    }
+    r->cycles = s.grp;
+    r->n_cycles = s.n_grp;
+    s.grp = NULL;
+    s.n_grp = 0;
+    r->nodes = s.ex_nodes.v;
+    r->edges = s.ex_edges.v;
+    s.ex_nodes.v = s.ex_edges.v = NULL;
+out:
+    for (uint32_t i = 0; i < s.n_grp; i++)
+        free(s.grp[i].signature);
+    free(s.grp);
+    free(s.tab);
+    free(s.pairs.v);
+    free(s.ex_nodes.v);
+    free(s.ex_edges.v);
+    free(s.scope);
+    free(s.comp);
+    free(s.comp_size);
+    if (rc != LR_OK)
+        cycles_free(r);
+    return rc;
+}
+
+void cycles_free(cycles_result *r)
+{
+    if (!r)
+        return;
+    for (uint32_t i = 0; i < r->n_cycles; i++)
+        free(r->cycles[i].signature);
+    free(r->cycles);
+    free(r->sccs);
+    free(r->nodes);
+    free(r->edges);
+    memset(r, 0, sizeof *r);
+}

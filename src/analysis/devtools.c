@@ -1,0 +1,736 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* devtools.c: Chrome DevTools' heap-snapshot numbers (analysis layer), prefix devtools_.
+ * Ports the parts of HeapSnapshot.ts (heap-snapshot-toolkit 1.1.3) that decide the Summary
+ * view: markPageOwnedNodes, computeIsEssentialEdge, calculateDominatorsAndRetainedSizes
+ * (Lengauer-Tarjan 1979, "simple" eval/link with path compression, iterative DFS, 1-based
+ * vertex numbers with 0 as "none"), buildDominatedNodes, calculateDistances (two BFS passes
+ * with the JS filter) and getAggregatesByClassKey. The port keeps DevTools' visiting orders,
+ * including how orphans and unreachable cliques are attached to the root, because those
+ * choices change the numbers. Cost: O((N+E) log N); memory about twelve uint32 arrays of N
+ * plus a reverse list of the essential edges. Spec: docs/formats/v8.md. */
+#include "analysis/devtools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- node roles (first meta entry with a name, as DevTools' indexOf) ---- */
+
+typedef struct dtroles {
+    int hidden, array, synthetic;
+} dtroles;
+
+static int type_index(const graph *g, const char *name)
+{
+    for (uint32_t i = 0; i < g->n_types && i < 32; i++)
+        if (g->type_names[i] && strcmp(g->type_names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static inline int kind_of(const graph *g, edge_ix e) { return GRAPH_EDGE_KIND(g->edge_kind[e]); }
+
+static inline int is_doc_trees_root(const graph *g, const dtroles *r, node_ix v)
+{
+    return r->synthetic >= 0 && g->node_type[v] == r->synthetic &&
+           strcmp(graph_str(g, g->node_name[v]), "(Document DOM trees)") == 0;
+}
+
+/* JSHeapSnapshot.isUserRoot: any non-synthetic node, or "(Document DOM trees)". */
+static inline int is_user_root(const graph *g, const dtroles *r, node_ix v)
+{
+    return r->synthetic < 0 || g->node_type[v] != r->synthetic || is_doc_trees_root(g, r, v);
+}
+
+/* ---- WeakMap ephemeron edge names ---- */
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Matches /^\d+( \/ part of key \(.*? @\d+\) -> value \(.*? @\d+\) pair in WeakMap
+ * \(table @(\d+)\))$/ (the last ')' closes a group) without a regex engine: the tail is fixed by the anchor, so only the
+ * "key" occurrence needs a search. *dup gets the duplicated part, *table the table id. */
+static int weakmap_edge(const char *s, const char **dup, uint64_t *table)
+{
+    const char *p = s;
+    if (!is_digit(*p))
+        return 0;
+    while (is_digit(*p))
+        p++;
+    const char *d = p;
+    static const char KEY[] = " / part of key (";
+    if (strncmp(p, KEY, sizeof KEY - 1) != 0)
+        return 0;
+    p += sizeof KEY - 1;
+    const char *end = p + strlen(p);
+    if (end - p < 1 || end[-1] != ')')
+        return 0;
+    const char *q = end - 1, *te = q;
+    while (q > p && is_digit(q[-1]))
+        q--;
+    if (q == te)
+        return 0;
+    uint64_t t = 0;
+    for (const char *z = q; z < te; z++)
+        t = t > UINT64_MAX / 10 - 10 ? UINT64_MAX : t * 10 + (uint64_t)(*z - '0');
+    static const char PAIR[] = ") pair in WeakMap (table @";
+    size_t pl = sizeof PAIR - 1;
+    if ((size_t)(q - p) < pl || memcmp(q - pl, PAIR, pl) != 0)
+        return 0;
+    q -= pl;
+    const char *ve = q;
+    while (q > p && is_digit(q[-1]))
+        q--;
+    if (q == ve || q - p < 2 || q[-1] != '@' || q[-2] != ' ')
+        return 0;
+    const char *vend = q - 2; /* end of the value's free text */
+    for (const char *z = p; z < vend; z++) {
+        unsigned char ch = (unsigned char)*z;
+        if (ch == '\n' || ch == '\r')
+            return 0;
+        if (ch == 0xe2 && (unsigned char)z[1] == 0x80 &&
+            ((unsigned char)z[2] == 0xa8 || (unsigned char)z[2] == 0xa9))
+            return 0;
+    }
+    static const char VAL[] = ") -> value (";
+    size_t vl = sizeof VAL - 1;
+    for (const char *k = p; k + 2 < vend; k++) {
+        if (k[0] != ' ' || k[1] != '@' || !is_digit(k[2]))
+            continue;
+        const char *z = k + 2;
+        while (is_digit(*z))
+            z++;
+        if ((size_t)(vend - z) >= vl && memcmp(z, VAL, vl) == 0) {
+            *dup = d;
+            *table = t;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Set of duplicated parts of ephemeron edge names seen once (calculateDistances). Open
+ * addressing over pointers into the graph's strings, with tombstones for deletion. */
+typedef struct pset {
+    const char **slot; /* NULL empty, TOMB deleted */
+    uint32_t cap, used;
+} pset;
+
+static const char TOMB_[1];
+#define TOMB (TOMB_)
+
+static uint32_t shash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    while (*s)
+        h = (h ^ (uint8_t)*s++) * 16777619u;
+    return h;
+}
+
+static int pset_grow(pset *ps)
+{
+    uint32_t cap = ps->cap ? ps->cap * 2 : 1024;
+    const char **n = calloc(cap, sizeof *n);
+    if (!n)
+        return 0;
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < ps->cap; i++) {
+        const char *s = ps->slot[i];
+        if (!s || s == TOMB)
+            continue;
+        uint32_t j = shash(s) & (cap - 1);
+        while (n[j])
+            j = (j + 1) & (cap - 1);
+        n[j] = s;
+        used++;
+    }
+    free(ps->slot);
+    ps->slot = n;
+    ps->cap = cap;
+    ps->used = used;
+    return 1;
+}
+
+/* Set.delete(s) || (Set.add(s), false): returns 1 if s was present (now removed), 0 if it was
+ * added, -1 when out of memory. */
+static int pset_toggle(pset *ps, const char *s)
+{
+    if ((ps->used + 1) * 2 > ps->cap && !pset_grow(ps))
+        return -1;
+    uint32_t j = shash(s) & (ps->cap - 1);
+    int64_t tomb = -1;
+    while (ps->slot[j]) {
+        if (ps->slot[j] == TOMB) {
+            if (tomb < 0)
+                tomb = j;
+        } else if (strcmp(ps->slot[j], s) == 0) {
+            ps->slot[j] = TOMB;
+            return 1;
+        }
+        j = (j + 1) & (ps->cap - 1);
+    }
+    if (tomb >= 0)
+        j = (uint32_t)tomb;
+    else
+        ps->used++;
+    ps->slot[j] = s;
+    return 0;
+}
+
+/* JavaScript parseInt(s, 10): 1 and *v, or 0 for NaN. */
+static int js_parseint(const char *s, int64_t *v)
+{
+    while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+        s++;
+    int neg = 0;
+    if (*s == '+' || *s == '-')
+        neg = *s++ == '-';
+    if (!is_digit(*s))
+        return 0;
+    int64_t x = 0;
+    while (is_digit(*s)) {
+        if (x < INT64_MAX / 10 - 10)
+            x = x * 10 + (*s - '0');
+        s++;
+    }
+    *v = neg ? -x : x;
+    return 1;
+}
+
+/* ---- the build ---- */
+
+typedef struct work {
+    const graph *g;
+    dtroles r;
+    node_ix root;
+    uint8_t *page;       /* page-owned flag per node */
+    uint8_t *essential;  /* bit per edge */
+    uint32_t *rfirst;    /* reverse CSR of essential edges: n+1 */
+    uint32_t *rsrc;      /* source ordinal per essential retainer */
+    uint32_t *dom_first; /* dominated nodes CSR: n+1 */
+    uint32_t *dom_list;  /* children in the dominator tree */
+    lr_error *err;
+} work;
+
+static inline int ess(const work *w, edge_ix e) { return (w->essential[e >> 3] >> (e & 7)) & 1; }
+
+static lr_status nomem(work *w)
+{
+    return LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory computing DevTools retained sizes");
+}
+
+/* markPageOwnedNodes: everything reachable over non-weak edges from the root's shortcut
+ * targets and from "(Document DOM trees)". */
+static lr_status mark_page_owned(work *w)
+{
+    const graph *g = w->g;
+    uint32_t n = g->n_nodes;
+    uint32_t *stack = malloc((size_t)n * sizeof *stack + sizeof *stack);
+    w->page = calloc(n, 1);
+    if (!stack || !w->page) {
+        free(stack);
+        return nomem(w);
+    }
+    uint32_t len = 0;
+    node_ix root = w->root;
+    for (edge_ix e = g->first_edge[root]; e < g->first_edge[root + 1]; e++) {
+        node_ix t = g->edge_to[e];
+        int k = kind_of(g, e);
+        if (k == GRAPH_EDGE_ELEMENT) {
+            if (!is_doc_trees_root(g, &w->r, t))
+                continue;
+        } else if (k != GRAPH_EDGE_SHORTCUT) {
+            continue;
+        }
+        if (!w->page[t]) /* DevTools may push twice; marking once changes nothing */
+            stack[len++] = t;
+        w->page[t] = 1;
+    }
+    while (len) {
+        uint32_t v = stack[--len];
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+            node_ix t = g->edge_to[e];
+            if (w->page[t] || kind_of(g, e) == GRAPH_EDGE_WEAK)
+                continue;
+            w->page[t] = 1;
+            stack[len++] = t;
+        }
+    }
+    free(stack);
+    return LR_OK;
+}
+
+/* computeIsEssentialEdge for every edge, then the reverse lists of the essential ones. */
+static lr_status essential_edges(work *w)
+{
+    const graph *g = w->g;
+    uint32_t n = g->n_nodes, m = g->n_edges;
+    w->essential = calloc((size_t)m / 8 + 1, 1);
+    w->rfirst = calloc((size_t)n + 1, sizeof *w->rfirst);
+    if (!w->essential || !w->rfirst)
+        return nomem(w);
+    uint64_t n_ess = 0;
+    for (node_ix v = 0; v < n; v++) {
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+            int k = kind_of(g, e);
+            node_ix t = g->edge_to[e];
+            if (k == GRAPH_EDGE_INTERNAL) {
+                const char *dup;
+                uint64_t table;
+                if (weakmap_edge(graph_str(g, g->edge_name[e]), &dup, &table) &&
+                    table == g->node_id[v])
+                    continue;
+            }
+            if (k == GRAPH_EDGE_WEAK || t == v)
+                continue;
+            if (v != w->root) {
+                if (k == GRAPH_EDGE_SHORTCUT)
+                    continue;
+                if (w->page[t] && !w->page[v])
+                    continue;
+            }
+            w->essential[e >> 3] |= (uint8_t)(1u << (e & 7));
+            w->rfirst[t + 1]++;
+            n_ess++;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        w->rfirst[i + 1] += w->rfirst[i];
+    w->rsrc = malloc((size_t)n_ess * sizeof *w->rsrc + sizeof *w->rsrc);
+    uint32_t *fill = malloc((size_t)n * sizeof *fill + sizeof *fill);
+    if (!w->rsrc || !fill) {
+        free(fill);
+        return nomem(w);
+    }
+    memcpy(fill, w->rfirst, (size_t)n * sizeof *fill);
+    for (node_ix v = 0; v < n; v++)
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++)
+            if (ess(w, e))
+                w->rsrc[fill[g->edge_to[e]]++] = v;
+    free(fill);
+    return LR_OK;
+}
+
+/* calculateDominatorsAndRetainedSizes. Vertices are ordinal + 1; 0 means none. */
+static lr_status dominators(work *w, devtools_result *res)
+{
+    const graph *g = w->g;
+    uint32_t n = g->n_nodes;
+    size_t al = (size_t)n + 1;
+    lr_status s = LR_OK;
+    uint32_t *parent = calloc(al, 4), *ancestor = calloc(al, 4), *vertex = calloc(al, 4);
+    uint32_t *label = calloc(al, 4), *semi = calloc(al, 4), *dom = calloc(al, 4);
+    uint32_t *nexte = calloc(al, 4), *bhead = calloc(al, 4), *btail = calloc(al, 4);
+    uint32_t *bnext = calloc(al, 4);
+    if (!parent || !ancestor || !vertex || !label || !semi || !dom || !nexte || !bhead ||
+        !btail || !bnext) {
+        s = nomem(w);
+        goto out;
+    }
+    uint32_t cnt = 0;
+    const uint32_t *fe = g->first_edge;
+
+    /* Iterative DFS over essential edges (DevTools' dfs(root)). */
+#define DFS(start)                                                                             \
+    do {                                                                                       \
+        uint32_t v_ = (start);                                                                 \
+        nexte[v_ - 1] = fe[v_ - 1];                                                            \
+        while (v_ != 0) {                                                                      \
+            if (semi[v_] == 0) {                                                               \
+                semi[v_] = ++cnt;                                                              \
+                vertex[cnt] = label[v_] = v_;                                                  \
+            }                                                                                  \
+            uint32_t vn_ = parent[v_], vo_ = v_ - 1;                                           \
+            for (; nexte[vo_] < fe[vo_ + 1]; nexte[vo_]++) {                                   \
+                edge_ix e_ = nexte[vo_];                                                       \
+                if (!ess(w, e_))                                                               \
+                    continue;                                                                  \
+                uint32_t wv_ = g->edge_to[e_] + 1;                                             \
+                if (semi[wv_] == 0) {                                                          \
+                    parent[wv_] = v_;                                                          \
+                    nexte[wv_ - 1] = fe[wv_ - 1];                                              \
+                    vn_ = wv_;                                                                 \
+                    break;                                                                     \
+                }                                                                              \
+            }                                                                                  \
+            v_ = vn_;                                                                          \
+        }                                                                                      \
+    } while (0)
+
+    uint32_t r = w->root + 1;
+    DFS(r);
+    res->n_unreachable = n - cnt;
+    if (cnt < n) {
+        /* Orphans: nodes with no essential retainer hang under the root, DFS from each. */
+        for (uint32_t v = 1; v <= n; v++) {
+            if (semi[v] == 0 && w->rfirst[v] == w->rfirst[v - 1]) {
+                parent[v] = r;
+                DFS(v);
+            }
+        }
+    }
+    if (cnt < n) {
+        /* Cliques retained only by each other: attached to the root one by one. */
+        for (uint32_t v = 1; v <= n; v++) {
+            if (semi[v] == 0) {
+                parent[v] = r;
+                semi[v] = ++cnt;
+                vertex[cnt] = label[v] = v;
+            }
+        }
+    }
+#undef DFS
+    uint32_t *cstack = nexte; /* the DFS cursors are dead; reuse for compress() */
+
+#define EVAL(v, out)                                                                           \
+    do {                                                                                       \
+        uint32_t x_ = (v);                                                                     \
+        if (ancestor[x_] == 0) {                                                               \
+            (out) = x_;                                                                        \
+        } else {                                                                               \
+            uint32_t sp_ = 0, y_ = x_;                                                         \
+            while (ancestor[ancestor[y_]] != 0) {                                              \
+                cstack[++sp_] = y_;                                                            \
+                y_ = ancestor[y_];                                                             \
+            }                                                                                  \
+            while (sp_ > 0) {                                                                  \
+                uint32_t z_ = cstack[sp_--];                                                   \
+                if (semi[label[ancestor[z_]]] < semi[label[z_]])                               \
+                    label[z_] = label[ancestor[z_]];                                           \
+                ancestor[z_] = ancestor[ancestor[z_]];                                         \
+            }                                                                                  \
+            (out) = label[x_];                                                                 \
+        }                                                                                      \
+    } while (0)
+
+    for (uint32_t i = cnt; i >= 2; i--) {
+        uint32_t wv = vertex[i], wo = wv - 1;
+        int orphan = 1;
+        for (uint32_t k = w->rfirst[wo]; k < w->rfirst[wo + 1]; k++) {
+            orphan = 0;
+            uint32_t u;
+            EVAL(w->rsrc[k] + 1, u);
+            if (semi[u] < semi[wv])
+                semi[wv] = semi[u];
+        }
+        if (orphan)
+            semi[wv] = semi[r];
+        uint32_t b = vertex[semi[wv]];
+        bnext[wv] = 0;
+        if (btail[b])
+            bnext[btail[b]] = wv;
+        else
+            bhead[b] = wv;
+        btail[b] = wv;
+        ancestor[wv] = parent[wv];
+        uint32_t pw = parent[wv];
+        for (uint32_t v = bhead[pw]; v; v = bnext[v]) {
+            uint32_t u;
+            EVAL(v, u);
+            dom[v] = semi[u] < semi[v] ? u : pw;
+        }
+        bhead[pw] = btail[pw] = 0;
+    }
+#undef EVAL
+    dom[0] = dom[r] = r;
+    for (uint32_t i = 2; i <= cnt; i++) {
+        uint32_t wv = vertex[i];
+        if (dom[wv] != vertex[semi[wv]])
+            dom[wv] = dom[dom[wv]];
+    }
+
+    res->idom = malloc((size_t)n * sizeof *res->idom + 1);
+    res->retained = malloc((size_t)n * sizeof *res->retained + 1);
+    if (!res->idom || !res->retained) {
+        s = nomem(w);
+        goto out;
+    }
+    for (uint32_t o = 0; o < n; o++) {
+        res->idom[o] = dom[o + 1] - 1;
+        res->retained[o] = g->node_size[o];
+    }
+    for (uint32_t i = cnt; i > 1; i--) {
+        uint32_t o = vertex[i] - 1;
+        res->retained[res->idom[o]] += res->retained[o];
+    }
+    res->total = res->retained[w->root];
+out:
+    free(parent);
+    free(ancestor);
+    free(vertex);
+    free(label);
+    free(semi);
+    free(dom);
+    free(nexte);
+    free(bhead);
+    free(btail);
+    free(bnext);
+    return s;
+}
+
+/* buildDominatedNodes: children lists of the dominator tree (the root excluded). */
+static lr_status dominated_nodes(work *w, const devtools_result *res)
+{
+    uint32_t n = w->g->n_nodes;
+    w->dom_first = calloc((size_t)n + 1, sizeof *w->dom_first);
+    w->dom_list = malloc((size_t)n * sizeof *w->dom_list + 1);
+    if (!w->dom_first || !w->dom_list)
+        return nomem(w);
+    for (uint32_t o = 0; o < n; o++)
+        if (o != w->root)
+            w->dom_first[res->idom[o] + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        w->dom_first[i + 1] += w->dom_first[i];
+    uint32_t *fill = malloc((size_t)n * sizeof *fill + 1);
+    if (!fill)
+        return nomem(w);
+    memcpy(fill, w->dom_first, (size_t)n * sizeof *fill);
+    for (uint32_t o = 0; o < n; o++)
+        if (o != w->root)
+            w->dom_list[fill[res->idom[o]]++] = o;
+    free(fill);
+    return LR_OK;
+}
+
+/* The JSHeapSnapshot.calculateDistances edge filter; called only for unvisited targets. */
+static int distance_filter(work *w, pset *pending, node_ix v, edge_ix e, int *oom)
+{
+    const graph *g = w->g;
+    int k = kind_of(g, e);
+    int numeric = GRAPH_EDGE_NAME_IS_INDEX(k);
+    if (w->r.hidden >= 0 && g->node_type[v] == w->r.hidden && !numeric &&
+        strcmp(graph_str(g, g->edge_name[e]), "sloppy_function_map") == 0 &&
+        strcmp(graph_str(g, g->node_name[v]), "system / NativeContext") == 0)
+        return 0;
+    if (w->r.array >= 0 && g->node_type[v] == w->r.array &&
+        strcmp(graph_str(g, g->node_name[v]), "(map descriptors)") == 0) {
+        int64_t ix;
+        int ok;
+        if (numeric) {
+            ix = g->edge_name[e];
+            ok = 1;
+        } else {
+            ok = js_parseint(graph_str(g, g->edge_name[e]), &ix);
+        }
+        if (!ok)
+            return 1; /* NaN < 2 is false, NaN % 3 !== 1 is true */
+        return ix < 2 || ix % 3 != 1;
+    }
+    if (k == GRAPH_EDGE_INTERNAL) {
+        const char *dup;
+        uint64_t table;
+        if (weakmap_edge(graph_str(g, g->edge_name[e]), &dup, &table)) {
+            int t = pset_toggle(pending, dup);
+            if (t < 0) {
+                *oom = 1;
+                return 0;
+            }
+            if (t == 0)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static lr_status bfs(work *w, int32_t *dist, uint32_t *queue, uint32_t len, pset *pending)
+{
+    const graph *g = w->g;
+    int oom = 0;
+    for (uint32_t head = 0; head < len; head++) {
+        node_ix v = queue[head];
+        int32_t d = dist[v] + 1;
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+            if (kind_of(g, e) == GRAPH_EDGE_WEAK)
+                continue;
+            node_ix t = g->edge_to[e];
+            if (dist[t] != DEVTOOLS_NO_DISTANCE)
+                continue;
+            if (!distance_filter(w, pending, v, e, &oom)) {
+                if (oom)
+                    return nomem(w);
+                continue;
+            }
+            dist[t] = d;
+            queue[len++] = t;
+        }
+    }
+    return LR_OK;
+}
+
+/* calculateDistances: user roots at 1 first, then the rest from the root. */
+static lr_status distances(work *w, devtools_result *res)
+{
+    const graph *g = w->g;
+    uint32_t n = g->n_nodes;
+    node_ix root = w->root;
+    uint32_t n_root_edges = g->first_edge[root + 1] - g->first_edge[root];
+    res->distance = malloc((size_t)n * sizeof *res->distance + 1);
+    uint32_t *queue = malloc(((size_t)n + n_root_edges + 1) * sizeof *queue);
+    pset pending = {0};
+    lr_status s = LR_OK;
+    if (!res->distance || !queue) {
+        s = nomem(w);
+        goto out;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        res->distance[i] = DEVTOOLS_NO_DISTANCE;
+    uint32_t len = 0;
+    for (edge_ix e = g->first_edge[root]; e < g->first_edge[root + 1]; e++) {
+        node_ix t = g->edge_to[e];
+        if (is_user_root(g, &w->r, t)) {
+            res->distance[t] = 1;
+            queue[len++] = t;
+        }
+    }
+    if ((s = bfs(w, res->distance, queue, len, &pending)))
+        goto out;
+    res->distance[root] = len > 0 ? DEVTOOLS_SYSTEM_DISTANCE : 0;
+    queue[0] = root;
+    s = bfs(w, res->distance, queue, 1, &pending);
+out:
+    free(queue);
+    free(pending.slot);
+    return s;
+}
+
+/* buildAggregates + calculateClassesRetainedSize + the public-key map. */
+static lr_status aggregates(work *w, const str_ix *class_keys, devtools_result *res)
+{
+    const graph *g = w->g;
+    uint32_t n = g->n_nodes, nc = g->n_classes;
+    lr_status s = LR_OK;
+    uint32_t *row = malloc(((size_t)nc + 1) * sizeof *row);
+    uint8_t *seen = calloc((size_t)nc + 1, 1);
+    uint32_t *list = malloc(((size_t)n + 1) * sizeof *list);
+    int64_t *sizes = malloc(((size_t)n + 2) * sizeof *sizes);
+    uint32_t *keys = malloc(((size_t)n + 1) * sizeof *keys);
+    res->classes = calloc((size_t)nc + 1, sizeof *res->classes);
+    if (!row || !seen || !list || !sizes || !keys || !res->classes) {
+        s = nomem(w);
+        goto out;
+    }
+    for (uint32_t c = 0; c < nc; c++)
+        row[c] = UINT32_MAX;
+    for (node_ix v = 0; v < n; v++) {
+        uint32_t sz = g->node_size[v];
+        class_ix c = g->node_class[v];
+        if (!sz || c >= nc)
+            continue;
+        devtools_class *a;
+        if (row[c] == UINT32_MAX) {
+            row[c] = res->n_classes++;
+            a = &res->classes[row[c]];
+            a->cls = c;
+            a->key = class_keys ? class_keys[c] : g->classes[c].name;
+            a->distance = res->distance[v];
+        } else {
+            a = &res->classes[row[c]];
+            if (res->distance[v] < a->distance)
+                a->distance = res->distance[v];
+        }
+        a->count++;
+        a->self += sz;
+    }
+    /* Dominator-tree walk; a class is "seen" while one of its counted instances with
+     * children is on the path from the root. */
+    uint32_t len = 0, ns = 0;
+    list[len++] = w->root;
+    sizes[ns++] = -1;
+    uint32_t nk = 0;
+    while (len) {
+        node_ix v = list[--len];
+        class_ix c = g->node_class[v];
+        uint32_t from = w->dom_first[v], to = w->dom_first[v + 1];
+        if (c < nc && !seen[c] && g->node_size[v]) {
+            res->classes[row[c]].retained += res->retained[v];
+            if (from != to) {
+                seen[c] = 1;
+                sizes[ns++] = len;
+                keys[nk++] = c;
+            }
+        }
+        for (uint32_t i = from; i < to; i++)
+            list[len++] = w->dom_list[i];
+        while (ns && sizes[ns - 1] == (int64_t)len) {
+            ns--;
+            seen[keys[--nk]] = 0;
+        }
+    }
+    /* DevTools re-keys the map by public key: with two classes on one key, the later one in
+     * first-appearance order overwrites the earlier. */
+    {
+        uint32_t cap = 16;
+        while (cap < res->n_classes * 2)
+            cap *= 2;
+        uint32_t *tab = calloc(cap, sizeof *tab);
+        if (!tab) {
+            s = nomem(w);
+            goto out;
+        }
+        for (uint32_t i = 0; i < res->n_classes; i++) {
+            str_ix k = res->classes[i].key;
+            uint32_t j = (k * 2654435761u) & (cap - 1);
+            while (tab[j] && res->classes[tab[j] - 1].key != k)
+                j = (j + 1) & (cap - 1);
+            if (tab[j])
+                res->classes[tab[j] - 1].shadowed = 1;
+            tab[j] = i + 1;
+        }
+        free(tab);
+    }
+out:
+    free(row);
+    free(seen);
+    free(list);
+    free(sizes);
+    free(keys);
+    return s;
+}
+
+lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_result *r,
+                         lr_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (g->synthetic_root == GRAPH_NONE || g->synthetic_root >= g->n_nodes || !g->node_name)
+        return LR_FAIL(err, LR_ERR_USAGE, "DevTools numbers need a V8/ArkTS heap snapshot");
+    work w = {.g = g, .root = g->synthetic_root, .err = err};
+    w.r.hidden = type_index(g, "hidden");
+    w.r.array = type_index(g, "array");
+    w.r.synthetic = type_index(g, "synthetic");
+    r->n = g->n_nodes;
+    r->root = g->synthetic_root;
+    lr_status s;
+    if ((s = mark_page_owned(&w)) || (s = essential_edges(&w)))
+        goto out;
+    free(w.page);
+    w.page = NULL;
+    if ((s = dominators(&w, r)))
+        goto out;
+    free(w.essential);
+    free(w.rfirst);
+    free(w.rsrc);
+    w.essential = NULL;
+    w.rfirst = w.rsrc = NULL;
+    if ((s = dominated_nodes(&w, r)) || (s = distances(&w, r)) ||
+        (s = aggregates(&w, class_keys, r)))
+        goto out;
+out:
+    free(w.page);
+    free(w.essential);
+    free(w.rfirst);
+    free(w.rsrc);
+    free(w.dom_first);
+    free(w.dom_list);
+    if (s != LR_OK)
+        devtools_free(r);
+    return s;
+}
+
+void devtools_free(devtools_result *r)
+{
+    if (!r)
+        return;
+    free(r->idom);
+    free(r->retained);
+    free(r->distance);
+    free(r->classes);
+    memset(r, 0, sizeof *r);
+}

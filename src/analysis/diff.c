@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* diff.c: DevTools-style snapshot comparison (analysis layer), prefix diff_. Classes of both
+ * graphs are mapped onto shared rows through a string hash of their keys; in id mode each
+ * side's (id, row) pairs are sorted and merge-walked like DevTools' calculateDiffForClass, so
+ * an id present on one side only, or present on both under different classes, counts as
+ * deleted / new. Duplicate ids (ArkTS gives its root groups id 0) pair up one to one. */
+#include "analysis/diff.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rowmap {
+    diff_row *rows;
+    uint32_t n, cap;
+    uint32_t *slots; /* row + 1, 0 = empty */
+    uint32_t scap;
+    char **strs;     /* key then name per row, owned until moved into the pool */
+} rowmap;
+
+static uint32_t str_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+static int rm_rehash(rowmap *m, uint32_t cap)
+{
+    uint32_t *s = err_calloc(cap, sizeof *s);
+    if (!s)
+        return 0;
+    for (uint32_t i = 0; i < m->n; i++) {
+        uint32_t h = str_hash(m->strs[2 * i]) & (cap - 1);
+        while (s[h])
+            h = (h + 1) & (cap - 1);
+        s[h] = i + 1;
+    }
+    free(m->slots);
+    m->slots = s;
+    m->scap = cap;
+    return 1;
+}
+
+/* Row of key (added with display name `name` when new); UINT32_MAX when out of memory. */
+static uint32_t rm_get(rowmap *m, const char *key, const char *name)
+{
+    if ((uint64_t)(m->n + 1) * 2 > m->scap && !rm_rehash(m, m->scap ? m->scap * 2 : 256))
+        return UINT32_MAX;
+    uint32_t h = str_hash(key) & (m->scap - 1);
+    while (m->slots[h]) {
+        if (strcmp(m->strs[2 * (m->slots[h] - 1)], key) == 0)
+            return m->slots[h] - 1;
+        h = (h + 1) & (m->scap - 1);
+    }
+    if (m->n == m->cap) {
+        uint32_t nc = m->cap ? m->cap * 2 : 256;
+        diff_row *r = err_reallocarray(m->rows, nc, sizeof *r);
+        if (!r)
+            return UINT32_MAX;
+        m->rows = r;
+        char **s = err_reallocarray(m->strs, (size_t)nc * 2, sizeof *s);
+        if (!s)
+            return UINT32_MAX;
+        m->strs = s;
+        m->cap = nc;
+    }
+    char *k = strdup(key), *nm = strdup(name);
+    if (!k || !nm) {
+        free(k);
+        free(nm);
+        return UINT32_MAX;
+    }
+    uint32_t id = m->n++;
+    memset(&m->rows[id], 0, sizeof m->rows[id]);
+    m->strs[2 * id] = k;
+    m->strs[2 * id + 1] = nm;
+    m->slots[h] = id + 1;
+    return id;
+}
+
+/* Row per class of g (and one for class-less nodes, looked up per name on demand). */
+static lr_status map_classes(rowmap *m, const graph *g, const str_ix *keys, uint32_t *cls_row,
+                             lr_error *err)
+{
+    for (class_ix c = 0; c < g->n_classes; c++) {
+        const char *name = graph_str(g, g->classes[c].name);
+        const char *key = keys ? graph_str(g, keys[c]) : name;
+        if ((cls_row[c] = rm_get(m, key, name)) == UINT32_MAX)
+            return LR_FAIL(err, LR_ERR_NOMEM, "diff: out of memory");
+    }
+    return LR_OK;
+}
+
+typedef struct idrow {
+    uint64_t id;
+    uint32_t row;
+    uint32_t size;
+} idrow;
+
+static int idrow_cmp(const void *pa, const void *pb)
+{
+    const idrow *a = pa, *b = pb;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* Fills out[] with (id, row, size) of every counted node of g and adds per-row counts. */
+static lr_status collect(rowmap *m, const graph *g, const uint32_t *cls_row, int side,
+                         idrow *out, uint32_t *n_out, lr_error *err)
+{
+    uint32_t k = 0;
+    for (node_ix v = 0; v < g->n_nodes; v++) {
+        uint32_t sz = g->node_size[v];
+        if (sz == 0)
+            continue;
+        class_ix c = g->node_class ? g->node_class[v] : GRAPH_NONE;
+        uint32_t row;
+        if (c != GRAPH_NONE && c < g->n_classes) {
+            row = cls_row[c];
+        } else {
+            const char *nm = g->node_name ? graph_str(g, g->node_name[v]) : "";
+            row = rm_get(m, *nm ? nm : "(no class)", *nm ? nm : "(no class)");
+            if (row == UINT32_MAX)
+                return LR_FAIL(err, LR_ERR_NOMEM, "diff: out of memory");
+        }
+        diff_row *r = &m->rows[row];
+        if (side == 0) {
+            r->count_a++;
+            r->size_a += sz;
+        } else {
+            r->count_b++;
+            r->size_b += sz;
+        }
+        if (out)
+            out[k++] = (idrow){g->node_id[v], row, sz};
+    }
+    *n_out = k;
+    return LR_OK;
+}
+
+static uint64_t absd(uint64_t b, uint64_t a)
+{
+    return b > a ? b - a : a - b;
+}
+
+static int row_cmp(const void *pa, const void *pb)
+{
+    const diff_row *a = pa, *b = pb;
+    uint64_t sa = absd(a->size_b, a->size_a), sb = absd(b->size_b, b->size_a);
+    if (sa != sb)
+        return sa > sb ? -1 : 1;
+    uint64_t ca = absd(a->count_b, a->count_a), cb = absd(b->count_b, b->count_a);
+    if (ca != cb)
+        return ca > cb ? -1 : 1;
+    uint64_t na = (uint64_t)a->n_new + a->n_deleted, nb = (uint64_t)b->n_new + b->n_deleted;
+    if (na != nb)
+        return na > nb ? -1 : 1;
+    return strcmp(a->key, b->key);
+}
+
+void diff_free(diff_result *r)
+{
+    if (!r)
+        return;
+    free(r->rows);
+    free(r->pool);
+    memset(r, 0, sizeof *r);
+}
+
+lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const str_ix *keys_b,
+                     int by_id, diff_result *r, lr_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->by_id = by_id;
+    rowmap m = {0};
+    uint32_t *row_a = err_mallocarray(a->n_classes ? a->n_classes : 1, sizeof *row_a);
+    uint32_t *row_b = err_mallocarray(b->n_classes ? b->n_classes : 1, sizeof *row_b);
+    idrow *ia = NULL, *ib = NULL;
+    uint32_t na = 0, nb = 0;
+    lr_status st = LR_OK;
+    if (!row_a || !row_b)
+        goto nomem;
+    if ((st = map_classes(&m, a, keys_a, row_a, err)) != LR_OK ||
+        (st = map_classes(&m, b, keys_b, row_b, err)) != LR_OK)
+        goto out;
+    if (by_id) {
+        ia = err_mallocarray(a->n_nodes ? a->n_nodes : 1, sizeof *ia);
+        ib = err_mallocarray(b->n_nodes ? b->n_nodes : 1, sizeof *ib);
+        if (!ia || !ib)
+            goto nomem;
+    }
+    if ((st = collect(&m, a, row_a, 0, ia, &na, err)) != LR_OK ||
+        (st = collect(&m, b, row_b, 1, ib, &nb, err)) != LR_OK)
+        goto out;
+    if (by_id) {
+        qsort(ia, na, sizeof *ia, idrow_cmp);
+        qsort(ib, nb, sizeof *ib, idrow_cmp);
+        uint32_t i = 0, j = 0;
+        while (i < na || j < nb) {
+            int c = i == na ? 1 : j == nb ? -1 : idrow_cmp(&ia[i], &ib[j]);
+            if (c == 0) {
+                i++;
+                j++;
+            } else if (c < 0) {
+                m.rows[ia[i].row].n_deleted++;
+                m.rows[ia[i].row].freed_size += ia[i].size;
+                i++;
+            } else {
+                m.rows[ib[j].row].n_new++;
+                m.rows[ib[j].row].alloc_size += ib[j].size;
+                j++;
+            }
+        }
+    }
+    /* Keep changed rows; move their strings into one pool. */
+    size_t pool_len = 0;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < m.n; i++) {
+        diff_row *x = &m.rows[i];
+        int changed = by_id ? (x->n_new || x->n_deleted)
+                            : (x->count_a != x->count_b || x->size_a != x->size_b);
+        if (!changed)
+            continue;
+        pool_len += strlen(m.strs[2 * i]) + strlen(m.strs[2 * i + 1]) + 2;
+        kept++;
+    }
+    r->rows = err_mallocarray(kept ? kept : 1, sizeof *r->rows);
+    r->pool = err_malloc(pool_len ? pool_len : 1);
+    if (!r->rows || !r->pool)
+        goto nomem;
+    size_t at = 0;
+    r->total.name = r->total.key = "(total)";
+    for (uint32_t i = 0; i < m.n; i++) {
+        diff_row *x = &m.rows[i];
+        int changed = by_id ? (x->n_new || x->n_deleted)
+                            : (x->count_a != x->count_b || x->size_a != x->size_b);
+        r->total.count_a += x->count_a;
+        r->total.count_b += x->count_b;
+        r->total.size_a += x->size_a;
+        r->total.size_b += x->size_b;
+        r->total.n_new += x->n_new;
+        r->total.n_deleted += x->n_deleted;
+        r->total.alloc_size += x->alloc_size;
+        r->total.freed_size += x->freed_size;
+        if (!changed)
+            continue;
+        diff_row *o = &r->rows[r->n++];
+        *o = *x;
+        size_t lk = strlen(m.strs[2 * i]) + 1, ln = strlen(m.strs[2 * i + 1]) + 1;
+        memcpy(r->pool + at, m.strs[2 * i], lk);
+        o->key = r->pool + at;
+        at += lk;
+        memcpy(r->pool + at, m.strs[2 * i + 1], ln);
+        o->name = r->pool + at;
+        at += ln;
+    }
+    qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
+    goto out;
+nomem:
+    st = LR_FAIL(err, LR_ERR_NOMEM, "diff: out of memory");
+out:
+    if (st != LR_OK)
+        diff_free(r);
+    for (uint32_t i = 0; i < 2 * m.n; i++)
+        free(m.strs[i]);
+    free(m.strs);
+    free(m.rows);
+    free(m.slots);
+    free(row_a);
+    free(row_b);
+    free(ia);
+    free(ib);
+    return st;
+}

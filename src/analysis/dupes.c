@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* dupes.c: duplicate primitive arrays, bitmaps and strings (analysis layer), prefix dupes_.
+ * Each section builds a candidate list (member node, content bytes in the mapped input),
+ * sorts it by (element type, byte length, 64-bit content hash, member), and splits each run
+ * of equal keys into clusters by memcmp against the cluster's first member: hashing only
+ * orders the work, equality is always decided on the bytes. At most DUPES_MAX_REPS distinct
+ * contents are told apart inside one hash run (a deliberate collision flood cannot make the
+ * compare quadratic); anything beyond is left ungrouped. Memory: 32 bytes per candidate. */
+#include "analysis/dupes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DUPES_MAX_REPS 64 /* distinct contents compared within one (type, length, hash) run */
+
+typedef struct cand {
+    uint64_t h;      /* content hash */
+    uint64_t off;    /* content offset in g->data */
+    uint64_t nbytes; /* content bytes */
+    node_ix member;  /* array, Bitmap or String */
+    uint32_t nelem;  /* elements */
+    uint8_t et;      /* element type */
+} cand;
+
+typedef struct cvec {
+    cand *v;
+    uint64_t n, cap;
+} cvec;
+
+static int cvec_push(cvec *c, cand x)
+{
+    if (c->n == c->cap) {
+        uint64_t nc = c->cap ? c->cap * 2 : 1024;
+        cand *p = err_reallocarray(c->v, nc, sizeof *p);
+        if (!p)
+            return -1;
+        c->v = p;
+        c->cap = nc;
+    }
+    c->v[c->n++] = x;
+    return 0;
+}
+
+/* 64-bit content hash, 8 bytes per step. */
+static uint64_t content_hash(const uint8_t *p, uint64_t n)
+{
+    uint64_t h = 0x243F6A8885A308D3ull ^ n;
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    for (; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->et != y->et)
+        return x->et < y->et ? -1 : 1;
+    if (x->nbytes != y->nbytes)
+        return x->nbytes < y->nbytes ? -1 : 1;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return x->member < y->member ? -1 : x->member > y->member;
+}
+
+/* Content of primitive array a: 1 and its offset, byte count and element type, or 0 if it
+ * has no content inside the input. */
+static int array_bytes(const graph *g, node_ix a, uint64_t *off, uint64_t *nbytes, uint8_t *et)
+{
+    if (a >= g->n_nodes || g->node_kind[a] != GRAPH_KIND_PRIM_ARRAY ||
+        g->node_off[a] == UINT64_MAX || g->node_class[a] == GRAPH_NONE)
+        return 0;
+    uint8_t t = g->classes[g->node_class[a]].elem_type;
+    unsigned es = graph_ftype_size(g, t);
+    uint64_t nb = (uint64_t)g->node_len[a] * es;
+    if (!es || g->node_off[a] > g->data_len || nb > g->data_len - g->node_off[a])
+        return 0;
+    *off = g->node_off[a];
+    *nbytes = nb;
+    *et = t;
+    return 1;
+}
+
+typedef struct gvec {
+    dupes_group *v;
+    uint32_t n, cap;
+} gvec;
+
+typedef struct state {
+    const graph *g;
+    node_ix *members;
+    uint32_t n_members, cap_members;
+} state;
+
+static int push_member(state *s, node_ix m)
+{
+    if (s->n_members == s->cap_members) {
+        uint32_t nc = s->cap_members ? s->cap_members * 2 : 1024;
+        node_ix *p = err_reallocarray(s->members, nc, sizeof *p);
+        if (!p)
+            return -1;
+        s->members = p;
+        s->cap_members = nc;
+    }
+    s->members[s->n_members++] = m;
+    return 0;
+}
+
+static int push_group(gvec *v, dupes_group x)
+{
+    if (v->n == v->cap) {
+        uint32_t nc = v->cap ? v->cap * 2 : 64;
+        dupes_group *p = err_reallocarray(v->v, nc, sizeof *p);
+        if (!p)
+            return -1;
+        v->v = p;
+        v->cap = nc;
+    }
+    v->v[v->n++] = x;
+    return 0;
+}
+
+/* Bytes one copy of a member costs. kind: 0 arrays, 1 bitmaps (the buffer), 2 strings. */
+typedef uint64_t (*copy_bytes_fn)(const graph *g, node_ix member);
+
+/* Sorts cands and appends every cluster of >= 2 identical contents to out. */
+static lr_status group(state *s, cvec *c, copy_bytes_fn bytes_of, gvec *out, uint64_t *wasted,
+                       lr_error *err)
+{
+    const graph *g = s->g;
+    if (c->n < 2)
+        return LR_OK;
+    qsort(c->v, c->n, sizeof *c->v, cand_cmp);
+    uint8_t *cl = err_malloc(c->n); /* cluster number of each candidate in the current run */
+    if (!cl)
+        goto nomem;
+    uint64_t i = 0;
+    while (i < c->n) {
+        uint64_t j = i + 1;
+        while (j < c->n && c->v[j].et == c->v[i].et && c->v[j].nbytes == c->v[i].nbytes &&
+               c->v[j].h == c->v[i].h)
+            j++;
+        if (j - i >= 2) {
+            uint64_t reps[DUPES_MAX_REPS];
+            uint32_t cnt[DUPES_MAX_REPS];
+            int nr = 0;
+            for (uint64_t k = i; k < j; k++) {
+                int r = 0;
+                for (; r < nr; r++)
+                    if (memcmp(g->data + c->v[reps[r]].off, g->data + c->v[k].off,
+                               c->v[k].nbytes) == 0)
+                        break;
+                if (r == nr) {
+                    if (nr == DUPES_MAX_REPS) {
+                        cl[k - i] = 0xff;
+                        continue;
+                    }
+                    reps[nr] = k;
+                    cnt[nr++] = 0;
+                }
+                cnt[r]++;
+                cl[k - i] = (uint8_t)r;
+            }
+            for (int r = 0; r < nr; r++) {
+                if (cnt[r] < 2)
+                    continue;
+                const cand *rc = &c->v[reps[r]];
+                dupes_group gr = {0};
+                gr.elem_type = rc->et;
+                gr.length = rc->nelem;
+                gr.bytes = bytes_of(g, rc->member);
+                gr.count = cnt[r];
+                gr.wasted = (uint64_t)(cnt[r] - 1) * gr.bytes;
+                gr.first_member = s->n_members;
+                for (uint64_t k = i; k < j; k++)
+                    if (cl[k - i] == r && push_member(s, c->v[k].member) != 0)
+                        goto nomem;
+                if (push_group(out, gr) != 0)
+                    goto nomem;
+                *wasted += gr.wasted;
+            }
+        }
+        i = j;
+    }
+    free(cl);
+    return LR_OK;
+nomem:
+    free(cl);
+    return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
+}
+
+static uint64_t array_copy_bytes(const graph *g, node_ix m) { return g->node_size[m]; }
+
+static uint64_t bitmap_copy_bytes(const graph *g, node_ix m)
+{
+    graph_value v;
+    if (graph_field_find(g, m, "mBuffer", &v) && v.ref != GRAPH_NONE)
+        return g->node_size[v.ref];
+    return 0;
+}
+
+static uint64_t string_copy_bytes(const graph *g, node_ix m)
+{
+    graph_value v;
+    uint64_t b = g->node_size[m];
+    if (graph_field_find(g, m, "value", &v) && v.ref != GRAPH_NONE)
+        b += g->node_size[v.ref];
+    return b;
+}
+
+/* Wasted bytes first, then the first member: a total, deterministic order. */
+static const node_ix *sort_members;
+static int group_cmp(const void *a, const void *b)
+{
+    const dupes_group *x = a, *y = b;
+    if (x->wasted != y->wasted)
+        return x->wasted > y->wasted ? -1 : 1;
+    node_ix mx = sort_members[x->first_member], my = sort_members[y->first_member];
+    return mx < my ? -1 : mx > my;
+}
+
+/* ---- the three candidate lists ---- */
+
+static lr_status arrays_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_error *err)
+{
+    for (node_ix n = 0; n < g->n_nodes; n++) {
+        if (g->node_kind[n] != GRAPH_KIND_PRIM_ARRAY)
+            continue;
+        uint64_t off, nb;
+        uint8_t et;
+        if (!array_bytes(g, n, &off, &nb, &et) || nb < min_bytes || nb == 0)
+            continue;
+        cand x = {content_hash(g->data + off, nb), off, nb, n, g->node_len[n], et};
+        if (cvec_push(c, x) != 0)
+            return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
+    }
+    return LR_OK;
+}
+
+static lr_status bitmap_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_error *err)
+{
+    class_ix bc = graph_find_class(g, "android.graphics.Bitmap");
+    if (bc == GRAPH_NONE)
+        return LR_OK;
+    /* Bitmaps sharing one buffer array waste nothing: only the first user of an array is a
+     * candidate (a shrunk dump points duplicates at one kept copy). */
+    uint8_t *seen = err_calloc(g->n_nodes ? g->n_nodes : 1, 1);
+    if (!seen)
+        return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
+    lr_status rc = LR_OK;
+    for (node_ix n = 0; n < g->n_nodes && rc == LR_OK; n++) {
+        if (g->node_class[n] != bc || g->node_kind[n] != GRAPH_KIND_INSTANCE)
+            continue;
+        graph_value buf, rec;
+        if (!graph_field_find(g, n, "mBuffer", &buf) || buf.ref == GRAPH_NONE)
+            continue;
+        if (graph_field_find(g, n, "mRecycled", &rec) && rec.raw != 0)
+            continue;
+        uint64_t off, nb;
+        uint8_t et;
+        if (seen[buf.ref] || !array_bytes(g, buf.ref, &off, &nb, &et) || nb < min_bytes ||
+            nb == 0)
+            continue;
+        seen[buf.ref] = 1;
+        cand x = {content_hash(g->data + off, nb), off, nb, n, g->node_len[buf.ref], et};
+        if (cvec_push(c, x) != 0)
+            rc = LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
+    }
+    free(seen);
+    return rc;
+}
+
+static lr_status string_cands(const graph *g, cvec *c, lr_error *err)
+{
+    class_ix sc = graph_find_class(g, "java.lang.String");
+    if (sc == GRAPH_NONE)
+        return LR_OK;
+    for (node_ix n = 0; n < g->n_nodes; n++) {
+        if (g->node_class[n] != sc || g->node_kind[n] != GRAPH_KIND_INSTANCE)
+            continue;
+        graph_value v, so, sn, coder;
+        if (!graph_field_find(g, n, "value", &v) || v.ref == GRAPH_NONE)
+            continue;
+        uint64_t off, nb;
+        uint8_t et;
+        if (!array_bytes(g, v.ref, &off, &nb, &et))
+            continue;
+        unsigned es = graph_ftype_size(g, et);
+        uint64_t nelem = g->node_len[v.ref];
+        /* JDK 6 strings share arrays: offset/count select the slice. */
+        if (graph_field_find(g, n, "offset", &so) && graph_field_find(g, n, "count", &sn) &&
+            so.raw <= nelem && sn.raw <= nelem - so.raw) {
+            off += so.raw * es;
+            nelem = sn.raw;
+            nb = nelem * es;
+        }
+        /* JDK 9+ compact strings: the same text may be Latin-1 or UTF-16; key on the coder
+         * too so only identical encodings group (the JDK never mixes them for one text). */
+        uint8_t key = et;
+        if (graph_field_find(g, n, "coder", &coder) && coder.raw == 1)
+            key = (uint8_t)(et | 0x80);
+        cand x = {content_hash(g->data + off, nb), off, nb, n, (uint32_t)nelem, key};
+        if (cvec_push(c, x) != 0)
+            return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
+    }
+    return LR_OK;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+lr_status dupes_find(graph *g, const dupes_opts *o, dupes_result *r, lr_error *err)
+{
+    memset(r, 0, sizeof *r);
+    state s = {g, NULL, 0, 0};
+    cvec c = {0};
+    gvec ga = {0}, gb = {0}, gs = {0};
+    node_ix *targets = NULL;
+    lr_status rc;
+
+    if ((rc = arrays_cands(g, o->min_bytes, &c, err)) != LR_OK ||
+        (rc = group(&s, &c, array_copy_bytes, &ga, &r->wasted_arrays, err)) != LR_OK)
+        goto out;
+    c.n = 0;
+    if ((rc = bitmap_cands(g, o->min_bitmap_bytes, &c, err)) != LR_OK ||
+        (rc = group(&s, &c, bitmap_copy_bytes, &gb, &r->wasted_bitmaps, err)) != LR_OK)
+        goto out;
+    c.n = 0;
+    if ((rc = string_cands(g, &c, err)) != LR_OK ||
+        (rc = group(&s, &c, string_copy_bytes, &gs, &r->wasted_strings, err)) != LR_OK)
+        goto out;
+
+    sort_members = s.members;
+    if (ga.n)
+        qsort(ga.v, ga.n, sizeof *ga.v, group_cmp);
+    if (gb.n)
+        qsort(gb.v, gb.n, sizeof *gb.v, group_cmp);
+    if (gs.n)
+        qsort(gs.v, gs.n, sizeof *gs.v, group_cmp);
+    for (uint32_t i = 0; i < gb.n; i++) {
+        graph_value w, h;
+        node_ix m = s.members[gb.v[i].first_member];
+        if (graph_field_find(g, m, "mWidth", &w))
+            gb.v[i].width = (uint32_t)w.raw;
+        if (graph_field_find(g, m, "mHeight", &h))
+            gb.v[i].height = (uint32_t)h.raw;
+    }
+
+    r->members = s.members;
+    r->n_members = s.n_members;
+    s.members = NULL;
+    r->arrays = ga.v, r->n_arrays = ga.n, ga.v = NULL;
+    r->bitmaps = gb.v, r->n_bitmaps = gb.n, gb.v = NULL;
+    r->strings = gs.v, r->n_strings = gs.n, gs.v = NULL;
+
+    /* Owners: arrays -> first referrer; bitmaps/strings -> themselves. */
+    r->owner = err_mallocarray(r->n_members ? r->n_members : 1, sizeof *r->owner);
+    r->owner_edge = err_mallocarray(r->n_members ? r->n_members : 1, sizeof *r->owner_edge);
+    targets = err_mallocarray(r->n_members ? r->n_members : 1, sizeof *targets);
+    if (!r->owner || !r->owner_edge || !targets) {
+        rc = LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
+        goto out;
+    }
+    if ((rc = graph_build_reverse(g, err)) != LR_OK)
+        goto out;
+    uint32_t n_arr_members = 0;
+    for (uint32_t i = 0; i < r->n_arrays; i++)
+        n_arr_members += r->arrays[i].count;
+    uint32_t nt = 0;
+    for (uint32_t i = 0; i < r->n_members; i++) {
+        node_ix m = r->members[i];
+        r->owner[i] = GRAPH_NONE;
+        r->owner_edge[i] = GRAPH_NONE;
+        /* Members are appended section by section, arrays first. */
+        if (i < n_arr_members) {
+            if (g->rev_first[m] < g->rev_first[m + 1]) {
+                edge_ix e = g->rev_edge[g->rev_first[m]];
+                r->owner_edge[i] = e;
+                r->owner[i] = graph_edge_from(g, e);
+            }
+        } else {
+            r->owner[i] = m;
+        }
+        if (r->owner[i] != GRAPH_NONE)
+            targets[nt++] = r->owner[i];
+    }
+    qsort(targets, nt, sizeof *targets, u32_cmp);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < nt; i++)
+        if (u == 0 || targets[u - 1] != targets[i])
+            targets[u++] = targets[i];
+    rc = paths_find(g, NULL, targets, u, &r->paths, err);
+
+out:
+    free(targets);
+    free(c.v);
+    free(s.members);
+    free(ga.v);
+    free(gb.v);
+    free(gs.v);
+    if (rc != LR_OK)
+        dupes_free(r);
+    return rc;
+}
+
+void dupes_free(dupes_result *r)
+{
+    if (!r)
+        return;
+    free(r->arrays);
+    free(r->bitmaps);
+    free(r->strings);
+    free(r->members);
+    free(r->owner);
+    free(r->owner_edge);
+    if (r->paths.parent_edge || r->paths.parent)
+        paths_free(&r->paths);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* leakfind.c: leaking objects (analysis layer), prefix leak_. KeyedWeakReferences are found
+ * by class (one flag per class over the hierarchy, then one pass over the nodes), their
+ * fields read with graph_field_find, so a reference whose fields are missing or of the wrong
+ * type is skipped rather than trusted. Rule finders run the rules layer's leaking inspectors
+ * on every instance. Suspects come from the dominator tree. Each object appears once even
+ * when several sources name it (the first source wins). Cost O(N) plus the inspectors. */
+#include "analysis/leakfind.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int push(leak_set *s, node_ix n, uint8_t src, const char *reason)
+{
+    if (s->n == s->cap) {
+        uint32_t nc = s->cap ? s->cap * 2 : 16;
+        leak_object *v = err_reallocarray(s->v, nc, sizeof *v);
+        if (!v)
+            return -1;
+        s->v = v;
+        s->cap = nc;
+    }
+    leak_object *o = &s->v[s->n++];
+    memset(o, 0, sizeof *o);
+    o->node = n;
+    o->source = src;
+    o->top = GRAPH_NONE;
+    snprintf(o->reason, sizeof o->reason, "%s", reason ? reason : "");
+    return 0;
+}
+
+static int read_long(const graph *g, node_ix n, const char *name, int64_t *out)
+{
+    graph_value v;
+    if (!graph_field_find(g, n, name, &v) || v.type != GRAPH_FT_LONG)
+        return 0;
+    *out = (int64_t)v.raw;
+    return 1;
+}
+
+static void read_text(const graph *g, node_ix n, const char *name, char *buf, size_t cap)
+{
+    graph_value v;
+    buf[0] = 0;
+    if (graph_field_find(g, n, name, &v) && v.type == GRAPH_FT_OBJECT && v.ref != GRAPH_NONE)
+        if (graph_string_value(g, v.ref, buf, cap) < 0)
+            buf[0] = 0;
+}
+
+static int cmp_kwr(const void *a, const void *b)
+{
+    const leak_kwr *x = a, *y = b;
+    if (x->referent != y->referent)
+        return x->referent < y->referent ? -1 : 1;
+    return (x->ref > y->ref) - (x->ref < y->ref);
+}
+
+static int64_t heap_dump_uptime(const graph *g, const char *cls)
+{
+    class_ix c = graph_find_class(g, cls);
+    graph_value v;
+    if (c != GRAPH_NONE && graph_static_find(g, c, "heapDumpUptimeMillis", &v) &&
+        v.type == GRAPH_FT_LONG)
+        return (int64_t)v.raw;
+    return -1;
+}
+
+lr_status leak_find(const graph *g, const rules_set *rs, leak_set *out, lr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->heap_dump_uptime = heap_dump_uptime(g, "leakcanary.KeyedWeakReference");
+    if (out->heap_dump_uptime < 0)
+        out->heap_dump_uptime = heap_dump_uptime(g, "com.squareup.leakcanary.KeyedWeakReference");
+    uint8_t *is_kwr = err_calloc(g->n_classes ? g->n_classes : 1, 1);
+    if (!is_kwr)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding leaking objects");
+    int any = 0;
+    for (class_ix c = 0; c < g->n_classes; c++) {
+        is_kwr[c] = (uint8_t)(graph_class_is_named(g, c, "leakcanary.KeyedWeakReference") ||
+                              graph_class_is_named(g, c,
+                                                   "com.squareup.leakcanary.KeyedWeakReference"));
+        any |= is_kwr[c];
+    }
+    uint32_t cap = 0;
+    for (node_ix n = 0; any && n < g->n_nodes; n++) {
+        class_ix c = g->node_class[n];
+        if (g->node_kind[n] != GRAPH_KIND_INSTANCE || c >= g->n_classes || !is_kwr[c])
+            continue;
+        if (out->n_kwrs == cap) {
+            uint32_t nc = cap ? cap * 2 : 16;
+            leak_kwr *v = err_reallocarray(out->kwrs, nc, sizeof *v);
+            if (!v) {
+                free(is_kwr);
+                return LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding leaking objects");
+            }
+            out->kwrs = v;
+            cap = nc;
+        }
+        leak_kwr *k = &out->kwrs[out->n_kwrs++];
+        memset(k, 0, sizeof *k);
+        k->ref = n;
+        k->referent = GRAPH_NONE;
+        graph_value v;
+        if (graph_field_find(g, n, "referent", &v) && v.type == GRAPH_FT_OBJECT)
+            k->referent = v.ref;
+        int64_t retained_up = -1, watch_up = -1;
+        int has_ret = read_long(g, n, "retainedUptimeMillis", &retained_up);
+        int has_watch = read_long(g, n, "watchUptimeMillis", &watch_up);
+        /* The legacy class has no retainedUptimeMillis: every instance is retained. */
+        k->retained = has_ret ? retained_up != -1 : 1;
+        read_text(g, n, "key", k->key, sizeof k->key);
+        read_text(g, n, "description", k->description, sizeof k->description);
+        if (!k->description[0])
+            read_text(g, n, "name", k->description, sizeof k->description);
+        k->watch_ms = k->retain_ms = -1;
+        if (out->heap_dump_uptime >= 0 && has_watch)
+            k->watch_ms = out->heap_dump_uptime - watch_up;
+        if (out->heap_dump_uptime >= 0 && has_ret && retained_up != -1)
+            k->retain_ms = out->heap_dump_uptime - retained_up;
+        if (k->referent == GRAPH_NONE)
+            out->n_cleared++;
+    }
+    free(is_kwr);
+    if (out->n_kwrs)
+        qsort(out->kwrs, out->n_kwrs, sizeof *out->kwrs, cmp_kwr);
+
+    /* bitmap of nodes already leaking, so each appears once */
+    uint8_t *seen = err_calloc(g->n_nodes / 8 + 1, 1);
+    if (!seen)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding leaking objects");
+    lr_status st = LR_OK;
+    for (uint32_t i = 0; i < out->n_kwrs && st == LR_OK; i++) {
+        node_ix r = out->kwrs[i].referent;
+        if (r == GRAPH_NONE || r >= g->n_nodes || !out->kwrs[i].retained ||
+            (seen[r / 8] >> (r % 8) & 1))
+            continue;
+        seen[r / 8] |= (uint8_t)(1u << (r % 8));
+        if (push(out, r, LEAK_SRC_WATCHED, NULL))
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding leaking objects");
+    }
+    if (rs && rs->g == g) {
+        char reason[256];
+        for (node_ix n = 0; n < g->n_nodes && st == LR_OK; n++) {
+            if (seen[n / 8] >> (n % 8) & 1)
+                continue;
+            if (rules_is_leaking_object(rs, n, reason, sizeof reason)) {
+                seen[n / 8] |= (uint8_t)(1u << (n % 8));
+                if (push(out, n, LEAK_SRC_RULE, reason))
+                    st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding leaking objects");
+            }
+        }
+    }
+    free(seen);
+    return st;
+}
+
+uint32_t leak_kwrs_of(const leak_set *s, node_ix n, uint32_t *first)
+{
+    uint32_t lo = 0, hi = s->n_kwrs;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (s->kwrs[mid].referent < n)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t k = 0;
+    while (lo + k < s->n_kwrs && s->kwrs[lo + k].referent == n)
+        k++;
+    *first = lo;
+    return k;
+}
+
+lr_status leak_suspects(const graph *g, const dom_tree *t, double share, double accum,
+                        leak_set *out, lr_error *err)
+{
+    uint32_t n = t->n;
+    if (!t->total_reachable || n == 0)
+        return LR_OK;
+    /* biggest dominated child of every node, one pass over idom */
+    node_ix *big = err_mallocarray(n, sizeof *big);
+    if (!big)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory computing suspects");
+    for (uint32_t i = 0; i < n; i++)
+        big[i] = GRAPH_NONE;
+    node_ix tops[64];
+    uint32_t n_tops = 0;
+    for (uint32_t x = 0; x < n; x++) {
+        node_ix d = t->idom[x];
+        if (d == GRAPH_NONE)
+            continue;
+        if (d == DOM_SUPER_ROOT) {
+            if ((double)t->retained[x] > share * (double)t->total_reachable && n_tops < 64)
+                tops[n_tops++] = x;
+            continue;
+        }
+        if (d < n && (big[d] == GRAPH_NONE || t->retained[x] > t->retained[big[d]]))
+            big[d] = x;
+    }
+    /* largest first */
+    for (uint32_t i = 1; i < n_tops; i++)
+        for (uint32_t j = i; j > 0 && t->retained[tops[j]] > t->retained[tops[j - 1]]; j--) {
+            node_ix tmp = tops[j];
+            tops[j] = tops[j - 1];
+            tops[j - 1] = tmp;
+        }
+    lr_status st = LR_OK;
+    for (uint32_t i = 0; i < n_tops && st == LR_OK; i++) {
+        node_ix a = tops[i];
+        for (uint32_t guard = 0; guard < n; guard++) {
+            node_ix c = big[a];
+            if (c == GRAPH_NONE || (double)t->retained[c] <= accum * (double)t->retained[a])
+                break;
+            a = c;
+        }
+        char reason[256];
+        double pct = 100.0 * (double)t->retained[tops[i]] / (double)t->total_reachable;
+        snprintf(reason, sizeof reason, "Accumulation point of a dominator holding %.1f%% of "
+                 "the heap", pct);
+        if (push(out, a, LEAK_SRC_SUSPECT, reason))
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory computing suspects");
+        else
+            out->v[out->n - 1].top = tops[i];
+    }
+    free(big);
+    return st;
+}
+
+void leak_set_free(leak_set *s)
+{
+    if (!s)
+        return;
+    free(s->v);
+    free(s->kwrs);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* leakfind.h: which objects are leaking (analysis layer), prefix leak_. Three sources, in
+ * this order: objects watched by LeakCanary's KeyedWeakReference (leakcanary.* or the legacy
+ * com.squareup.leakcanary.*) whose referent is still set and whose retainedUptimeMillis is
+ * not -1; objects a leaking inspector or watch rule (rules layer, including --watch /
+ * --leaking-if) declares leaking; and, only when both found nothing and the caller asks,
+ * MAT-style leak suspects: dominator-tree tops holding more than a share of the heap,
+ * descended to their accumulation point. Semantics: docs/research/hprof-leakcanary-shark.md
+ * sections 8.2-8.3. */
+#ifndef LR_ANALYSIS_LEAKFIND_H
+#define LR_ANALYSIS_LEAKFIND_H
+
+#include "analysis/dominators.h"
+#include "graph/graph.h"
+#include "rules/rules.h"
+
+enum leak_source { LEAK_SRC_WATCHED = 0, LEAK_SRC_RULE = 1, LEAK_SRC_SUSPECT = 2 };
+
+/* One KeyedWeakReference found in the dump (cleared ones included). */
+typedef struct leak_kwr {
+    node_ix ref;        /* the KeyedWeakReference instance */
+    node_ix referent;   /* watched object, GRAPH_NONE when cleared */
+    int retained;       /* retainedUptimeMillis != -1 */
+    char key[64];       /* key field */
+    char description[192]; /* description (or legacy name) field */
+    int64_t watch_ms;   /* watchDurationMillis, -1 when unknown */
+    int64_t retain_ms;  /* retainedDurationMillis, -1 when unknown */
+} leak_kwr;
+
+/* One leaking object. */
+typedef struct leak_object {
+    node_ix node;
+    uint8_t source;    /* enum leak_source */
+    char reason[256];  /* rule / suspect reason ("" for watched objects: see kwrs) */
+    node_ix top;       /* LEAK_SRC_SUSPECT: the dominator-tree top it descends from */
+} leak_object;
+
+typedef struct leak_set {
+    leak_object *v;
+    uint32_t n, cap;
+    leak_kwr *kwrs;     /* every KeyedWeakReference, sorted by referent */
+    uint32_t n_kwrs;
+    uint32_t n_cleared; /* KeyedWeakReferences whose referent was cleared */
+    int64_t heap_dump_uptime; /* KeyedWeakReference.heapDumpUptimeMillis, -1 if absent */
+} leak_set;
+
+/* Finds watched and rule-declared leaking objects, in node order within each source.
+ * rs may be NULL (watched objects only). Returns LR_OK or LR_ERR_NOMEM. */
+lr_status leak_find(const graph *g, const rules_set *rs, leak_set *out, lr_error *err);
+
+/* Adds MAT-style suspects: dominator tops retaining more than `share` (0..1) of the
+ * reachable heap, each followed down to its accumulation point (the biggest dominated child,
+ * while that child retains more than `accum` of its parent). */
+lr_status leak_suspects(const graph *g, const dom_tree *t, double share, double accum,
+                        leak_set *out, lr_error *err);
+
+/* KeyedWeakReferences watching n (first index into s->kwrs, count), 0 if none. */
+uint32_t leak_kwrs_of(const leak_set *s, node_ix n, uint32_t *first);
+
+void leak_set_free(leak_set *s);
+
+#endif

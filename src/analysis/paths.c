@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* paths.c: shortest strong reference paths from GC roots (analysis layer), prefix paths_.
+ * One breadth-first traversal from all roots with two FIFO queues, the semantics of Shark's
+ * PrioritizingShortestPathFinder (docs/design.md, "Shortest paths"): the normal queue is
+ * drained first; once it is empty the traversal is in its "visit last" phase for good. A
+ * node first seen through a visit-last edge or root and later reached normally (before that
+ * phase) is promoted: its parent becomes the normal one. Discovery happens at enqueue, so
+ * the first discovery wins; ties follow root order (Shark's GC-root sort) then CSR edge
+ * order. Weak/soft/phantom/finalizer and V8 weak edges are never followed, nor PATHS_IGNORE
+ * ones. Cost O(N+E) time; memory: two uint32 queues of N plus the result arrays. */
+#include "analysis/paths.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-node traversal state. */
+enum { ST_UNSEEN = 0, ST_NORMAL = 1, ST_LAST = 2, ST_DONE = 3, ST_MASK = 3 };
+/* Flag in the state byte: the node is a target, so a leaf. */
+#define ST_TARGET 0x04u
+
+/* ---- default policy (Shark) ---- */
+
+enum paths_edge_class paths_default_root(const graph *g, uint32_t r, void *ctx)
+{
+    (void)ctx;
+    switch (g->roots[r].kind) {
+    case GRAPH_ROOT_JAVA_FRAME: /* only orphan frames remain: see order_roots */
+    case GRAPH_ROOT_UNKNOWN:
+    case GRAPH_ROOT_INTERNED_STRING:
+    case GRAPH_ROOT_FINALIZING:
+    case GRAPH_ROOT_DEBUGGER:
+    case GRAPH_ROOT_REFERENCE_CLEANUP:
+    case GRAPH_ROOT_VM_INTERNAL:
+    case GRAPH_ROOT_UNREACHABLE:
+        return PATHS_VISIT_LAST;
+    default:
+        return PATHS_FOLLOW;
+    }
+}
+
+enum paths_edge_class paths_default_edge(const graph *g, node_ix from, edge_ix e, void *ctx)
+{
+    (void)from;
+    (void)ctx;
+    return GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_LOCAL ? PATHS_VISIT_LAST
+                                                                : PATHS_FOLLOW;
+}
+
+/* ---- root order ---- */
+
+/* Shark's GcRoot subclass simple names (the sort key), by enum graph_root_kind. */
+static const char *shark_root_name(unsigned kind)
+{
+    static const char *const names[GRAPH_ROOT_KIND_COUNT] = {
+        [GRAPH_ROOT_UNKNOWN] = "Unknown",
+        [GRAPH_ROOT_JNI_GLOBAL] = "JniGlobal",
+        [GRAPH_ROOT_JNI_LOCAL] = "JniLocal",
+        [GRAPH_ROOT_JAVA_FRAME] = "JavaFrame",
+        [GRAPH_ROOT_NATIVE_STACK] = "NativeStack",
+        [GRAPH_ROOT_STICKY_CLASS] = "StickyClass",
+        [GRAPH_ROOT_THREAD_BLOCK] = "ThreadBlock",
+        [GRAPH_ROOT_MONITOR_USED] = "MonitorUsed",
+        [GRAPH_ROOT_THREAD_OBJECT] = "ThreadObject",
+        [GRAPH_ROOT_INTERNED_STRING] = "InternedString",
+        [GRAPH_ROOT_FINALIZING] = "Finalizing",
+        [GRAPH_ROOT_DEBUGGER] = "Debugger",
+        [GRAPH_ROOT_REFERENCE_CLEANUP] = "ReferenceCleanup",
+        [GRAPH_ROOT_VM_INTERNAL] = "VmInternal",
+        [GRAPH_ROOT_JNI_MONITOR] = "JniMonitor",
+        [GRAPH_ROOT_UNREACHABLE] = "Unreachable",
+        [GRAPH_ROOT_SYNTHETIC] = "Synthetic",
+    };
+    return kind < GRAPH_ROOT_KIND_COUNT ? names[kind] : "Unknown";
+}
+
+typedef struct root_key {
+    uint32_t r;       /* index into g->roots; g->n_roots = the synthetic root */
+    int thread_obj;   /* 1 for THREAD_OBJECT roots (sorted first) */
+    const char *kind; /* Shark root class name */
+    const char *cls;  /* class name of the rooted object (a class object: its own name) */
+} root_key;
+
+static int cmp_root(const void *pa, const void *pb)
+{
+    const root_key *a = pa, *b = pb;
+    if (a->thread_obj != b->thread_obj)
+        return b->thread_obj - a->thread_obj;
+    int c = strcmp(b->kind, a->kind); /* descending */
+    if (c)
+        return c;
+    c = strcmp(a->cls, b->cls);
+    if (c)
+        return c;
+    return a->r < b->r ? -1 : a->r > b->r; /* stable: dump order */
+}
+
+typedef struct pair {
+    uint32_t key;
+    uint32_t val;
+} pair;
+
+static int cmp_pair(const void *pa, const void *pb)
+{
+    const pair *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->val < b->val ? -1 : a->val > b->val;
+}
+
+static const pair *pair_find(const pair *p, uint32_t n, uint32_t key)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && p[lo].key == key ? &p[lo] : NULL;
+}
+
+/* Whether thread node t has a local edge to x (the Java-frame root came back as an edge). */
+static int has_local_edge(const graph *g, node_ix t, node_ix x)
+{
+    for (edge_ix e = g->first_edge[t]; e < g->first_edge[t + 1]; e++)
+        if (g->edge_to[e] == x && GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_LOCAL)
+            return 1;
+    return 0;
+}
+
+/* Fills keys with the root entries to start from, in Shark's order (MatchingGcRootProvider):
+ * entries naming no node are dropped, Java-frame roots of a thread that has a thread-object
+ * root are dropped when that thread carries them as local edges; THREAD_OBJECT first, then
+ * root kind name descending, then the rooted object's class name ascending, then dump
+ * order. Returns the number of entries, or UINT32_MAX when out of memory. */
+static uint32_t order_roots(const graph *g, root_key *keys)
+{
+    pair *cls = NULL, *thr = NULL;
+    uint32_t n_cls = 0, n_thr = 0, k = 0;
+    cls = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *cls);
+    thr = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *thr);
+    if (!cls || !thr) {
+        free(cls);
+        free(thr);
+        return UINT32_MAX;
+    }
+    for (uint32_t c = 0; c < g->n_classes; c++)
+        if (g->classes[c].node < g->n_nodes)
+            cls[n_cls++] = (pair){g->classes[c].node, c};
+    qsort(cls, n_cls, sizeof *cls, cmp_pair);
+    for (uint32_t r = 0; r < g->n_roots; r++)
+        if (g->roots[r].kind == GRAPH_ROOT_THREAD_OBJECT && g->roots[r].node < g->n_nodes)
+            thr[n_thr++] = (pair){g->roots[r].thread, g->roots[r].node};
+    qsort(thr, n_thr, sizeof *thr, cmp_pair);
+
+    for (uint32_t r = 0; r <= g->n_roots; r++) {
+        node_ix x = r < g->n_roots ? g->roots[r].node : g->synthetic_root;
+        if (x >= g->n_nodes)
+            continue;
+        unsigned kind = r < g->n_roots ? g->roots[r].kind : GRAPH_ROOT_SYNTHETIC;
+        if (kind == GRAPH_ROOT_JAVA_FRAME && g->first_edge) {
+            const pair *t = pair_find(thr, n_thr, g->roots[r].thread);
+            if (t && has_local_edge(g, t->val, x))
+                continue;
+        }
+        const pair *c = pair_find(cls, n_cls, x);
+        const char *name = c ? graph_str(g, g->classes[c->val].name) : graph_class_name(g, x);
+        keys[k++] = (root_key){r, kind == GRAPH_ROOT_THREAD_OBJECT, shark_root_name(kind),
+                               name ? name : ""};
+    }
+    qsort(keys, k, sizeof *keys, cmp_root);
+    free(cls);
+    free(thr);
+    return k;
+}
+
+/* ---- traversal ---- */
+
+void paths_free(paths_result *r)
+{
+    if (!r)
+        return;
+    free(r->parent_edge);
+    free(r->parent);
+    free(r->root_of);
+    free(r->via_last);
+    free(r->depth);
+    memset(r, 0, sizeof *r);
+}
+
+typedef struct bfs {
+    paths_result *r;
+    uint8_t *state;
+    uint32_t *qn, *ql;    /* normal and visit-last queues (each node enters each once) */
+    uint32_t qn_head, qn_tail, ql_head, ql_tail;
+    int visiting_last;    /* the normal queue ran dry once: everything is "last" now */
+} bfs;
+
+/* Shark's enqueue: first discovery wins, except that a node waiting in the last queue is
+ * promoted when reached at normal priority before the visit-last phase. */
+static void enqueue(bfs *b, node_ix x, node_ix from, edge_ix e, uint32_t root, int low,
+                    uint32_t depth, uint8_t via_last)
+{
+    int last = b->visiting_last || low;
+    uint8_t s = b->state[x] & ST_MASK;
+    if (s == ST_UNSEEN || (s == ST_LAST && !last)) {
+        paths_result *r = b->r;
+        r->parent[x] = from;
+        r->parent_edge[x] = e;
+        r->root_of[x] = root;
+        r->depth[x] = depth;
+        r->via_last[x] = (uint8_t)(via_last || low);
+        b->state[x] = (uint8_t)((b->state[x] & ~ST_MASK) | (last ? ST_LAST : ST_NORMAL));
+        if (last)
+            b->ql[b->ql_tail++] = x;
+        else
+            b->qn[b->qn_tail++] = x;
+    }
+}
+
+lr_status paths_find(const graph *g, const paths_policy *pol, const node_ix *targets,
+                     uint32_t n_targets, paths_result *r, lr_error *err)
+{
+    memset(r, 0, sizeof *r);
+    uint32_t n = g->n_nodes;
+    size_t m = n ? n : 1;
+    lr_status st = LR_OK;
+    bfs b = {.r = r};
+    root_key *keys = NULL;
+    if (n > 0 && (!g->first_edge || !g->edge_to || !g->edge_kind))
+        return LR_FAIL(err, LR_ERR_USAGE, "paths: graph was loaded without edges");
+    r->n = n;
+    r->parent_edge = err_mallocarray(m, sizeof *r->parent_edge);
+    r->parent = err_mallocarray(m, sizeof *r->parent);
+    r->root_of = err_mallocarray(m, sizeof *r->root_of);
+    r->via_last = err_calloc(m, 1);
+    r->depth = err_mallocarray(m, sizeof *r->depth);
+    b.state = err_calloc(m, 1);
+    b.qn = err_mallocarray(m, sizeof *b.qn);
+    b.ql = err_mallocarray(m, sizeof *b.ql);
+    keys = err_mallocarray((size_t)g->n_roots + 1, sizeof *keys);
+    if (!r->parent_edge || !r->parent || !r->root_of || !r->via_last || !r->depth ||
+        !b.state || !b.qn || !b.ql || !keys) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u nodes)", n);
+        goto done;
+    }
+    for (uint32_t x = 0; x < n; x++) {
+        r->parent_edge[x] = GRAPH_NONE;
+        r->parent[x] = GRAPH_NONE;
+        r->root_of[x] = GRAPH_NONE;
+        r->depth[x] = UINT32_MAX;
+    }
+    for (uint32_t i = 0; i < n_targets; i++)
+        if (targets[i] < n)
+            b.state[targets[i]] = ST_TARGET;
+
+    enum paths_edge_class (*root_cls)(const graph *, uint32_t, void *) =
+        pol && pol->root ? pol->root : paths_default_root;
+    enum paths_edge_class (*edge_cls)(const graph *, node_ix, edge_ix, void *) =
+        pol && pol->edge ? pol->edge : paths_default_edge;
+    void *ctx = pol ? pol->ctx : NULL;
+
+    uint32_t nk = order_roots(g, keys);
+    if (nk == UINT32_MAX) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u roots)", g->n_roots);
+        goto done;
+    }
+    for (uint32_t i = 0; i < nk; i++) {
+        uint32_t ri = keys[i].r;
+        node_ix x = ri < g->n_roots ? g->roots[ri].node : g->synthetic_root;
+        enum paths_edge_class c = ri < g->n_roots ? root_cls(g, ri, ctx) : PATHS_FOLLOW;
+        if (c == PATHS_IGNORE)
+            continue;
+        enqueue(&b, x, GRAPH_NONE, PATHS_FROM_ROOT, ri, c == PATHS_VISIT_LAST, 0, 0);
+    }
+
+    for (;;) {
+        node_ix x;
+        if (b.qn_head < b.qn_tail) {
+            x = b.qn[b.qn_head++];
+        } else if (b.ql_head < b.ql_tail) {
+            b.visiting_last = 1;
+            x = b.ql[b.ql_head++];
+            if ((b.state[x] & ST_MASK) != ST_LAST) /* promoted: handled as normal */
+                continue;
+        } else {
+            break;
+        }
+        b.state[x] = (uint8_t)((b.state[x] & ~ST_MASK) | ST_DONE);
+        if (b.state[x] & ST_TARGET)
+            continue;
+        uint8_t vl = r->via_last[x];
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            uint8_t k = g->edge_kind[e];
+            node_ix y = g->edge_to[e];
+            if (y >= n || GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG ||
+                GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK)
+                continue;
+            uint8_t s = b.state[y] & ST_MASK;
+            if (s == ST_DONE || s == ST_NORMAL || (s == ST_LAST && b.visiting_last))
+                continue; /* cannot change anything: skip the policy call */
+            enum paths_edge_class c = edge_cls(g, x, e, ctx);
+            if (c == PATHS_IGNORE)
+                continue;
+            enqueue(&b, y, x, e, r->root_of[x], c == PATHS_VISIT_LAST, r->depth[x] + 1, vl);
+        }
+    }
+done:
+    free(b.state);
+    free(b.qn);
+    free(b.ql);
+    free(keys);
+    if (st != LR_OK)
+        paths_free(r);
+    return st;
+}
+
+uint32_t paths_get(const paths_result *r, node_ix n, node_ix *nodes, edge_ix *edges,
+                   uint32_t cap)
+{
+    if (n >= r->n || r->depth[n] == UINT32_MAX)
+        return 0;
+    uint32_t len = r->depth[n] + 1, i = len;
+    node_ix x = n;
+    /* Walks from n up; nodes[i] is x, and the edge into x is edges[i - 1]. */
+    while (i > 0 && x != GRAPH_NONE) {
+        i--;
+        if (nodes && i < cap)
+            nodes[i] = x;
+        if (edges && i > 0 && i - 1 < cap)
+            edges[i - 1] = r->parent_edge[x];
+        x = r->parent[x];
+    }
+    return len;
+}

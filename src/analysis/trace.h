@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* trace.h: leak traces (analysis layer), prefix trace_. For every leaking object found by
+ * leakfind: its shortest strong path from a GC root (paths.c, with the rules deciding which
+ * references are ignored or visited last), each path object's Leaking YES/NO/UNKNOWN status
+ * with reasons and labels, the suspect references (the "~~~" window), the SHA-1 fingerprint,
+ * and grouping into application leaks (by fingerprint) and library leaks (by pattern) with
+ * the retained bytes of each group's leaking objects taken together (never double counted).
+ * Leaking objects reachable only through another one are credited to it ("Also retains");
+ * those reachable from no root are listed as unreachable. Exact semantics:
+ * docs/research/hprof-leakcanary-shark.md sections 6, 8, 9, 10, 11. */
+#ifndef LR_ANALYSIS_TRACE_H
+#define LR_ANALYSIS_TRACE_H
+
+#include "analysis/dominators.h"
+#include "analysis/leakfind.h"
+#include "graph/graph.h"
+#include "rules/rules.h"
+
+enum trace_status { TRACE_UNKNOWN = 0, TRACE_NO = 1, TRACE_YES = 2 };
+enum trace_ref_type { TRACE_REF_INSTANCE = 0, TRACE_REF_STATIC = 1, TRACE_REF_ARRAY = 2,
+                      TRACE_REF_LOCAL = 3 };
+
+/* One object of a trace and the reference leaving it (absent for the last object). */
+typedef struct trace_elem {
+    node_ix node;
+    uint8_t status;       /* enum trace_status */
+    uint8_t suspect;      /* the reference leaving this object is suspect */
+    uint8_t ref_type;     /* enum trace_ref_type of the reference leaving it */
+    uint8_t has_retained; /* retained/retained_count are meaningful */
+    char *class_name;     /* display class (a class object's own name; "Foo[]" arrays) */
+    char *reason;         /* status reason ("" if none) */
+    char *labels;         /* '\n'-separated labels ("" if none) */
+    char *ref_name;       /* field name, array index, or "" (locals) */
+    char *owner;          /* simple name of the reference's owning class (declaring class of
+                           * a field, the class of a static, "Object" for Object[]) */
+    edge_ix edge;         /* the edge leaving this object, GRAPH_NONE for the last */
+    uint64_t retained;    /* dominator-retained bytes */
+    uint64_t retained_count;
+} trace_elem;
+
+typedef struct trace {
+    uint32_t leak;        /* index into the leak_set */
+    uint32_t root;        /* index into g->roots of the GC root used */
+    trace_elem *el;       /* el[0] = root object ... el[n-1] = leaking object */
+    uint32_t n;
+    int32_t lib;          /* library-leak rule index, -1 = application leak */
+    char fingerprint[41]; /* lowercase SHA-1 hex */
+    uint32_t group;       /* index into trace_result.groups */
+} trace;
+
+typedef struct trace_group {
+    int library;          /* nonzero: library leak (pattern from rules.refs[lib]) */
+    int32_t lib;
+    char fingerprint[41];
+    uint32_t *traces;     /* indices into trace_result.traces, first-seen order */
+    uint32_t n;
+    uint64_t retained;    /* bytes retained by the group's leaking objects together */
+    uint64_t retained_count;
+    char short_desc[256]; /* "<Simple>.<field>" of the first suspect reference */
+} trace_group;
+
+/* A leaking object without a path: unreachable from every root. */
+typedef struct trace_unreachable {
+    uint32_t leak;
+    trace_elem el;        /* status forced to YES */
+} trace_unreachable;
+
+typedef struct trace_result {
+    trace *traces;        /* in discovery order (normal paths first, then by depth) */
+    uint32_t n_traces;
+    trace_group *groups;  /* application groups first, then library groups */
+    uint32_t n_groups;
+    uint32_t n_app_groups;
+    trace_unreachable *unreachable;
+    uint32_t n_unreachable;
+    uint32_t n_also_retained; /* leaking objects reachable only through another one */
+} trace_result;
+
+/* Builds traces for every object of ls. dt may be NULL (no retained sizes). rs must be
+ * bound to g. Returns LR_OK or LR_ERR_NOMEM. */
+lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
+                      const dom_tree *dt, trace_result *out, lr_error *err);
+void trace_result_free(trace_result *r);
+
+/* Fingerprint of a trace from its elements (suspect references only). out: 41 bytes. */
+void trace_fingerprint(const trace_elem *el, uint32_t n, char *out);
+/* Lowercase SHA-1 hex of s (41 bytes out). */
+void trace_sha1_hex(const char *s, size_t len, char *out);
+
+/* Computes statuses and suspects in place from per-element inspector verdicts (exposed for
+ * tests): leaking[i]/not_leaking[i] are the joined reasons ("" = none). Sets status, reason
+ * (malloc'd) and suspect of el[0..n). */
+lr_status trace_statuses(trace_elem *el, uint32_t n, char *const *leaking,
+                         char *const *not_leaking, lr_error *err);
+
+/* dom_edge_filter matching the traversal: strong edges the rules (ctx: bound rules_set) do
+ * not drop. Pass it to dom_build so retained sizes agree with the paths. */
+int trace_dom_filter(const graph *g, edge_ix e, void *ctx);
+
+/* Shark's GC-root description ("System class", "Java local variable", ...). */
+const char *trace_root_description(unsigned kind);
+/* Display name of the reference leaving el: "name" fields, "[3]" arrays, "<Java Local>". */
+void trace_ref_display(const trace_elem *el, char *buf, size_t cap);
+/* Generic name used in fingerprints: field name, "[x]", "<Java Local>". */
+void trace_ref_generic(const trace_elem *el, char *buf, size_t cap);
+
+#endif

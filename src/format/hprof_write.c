@@ -1,0 +1,890 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* hprof_write.c: streaming HPROF rewriting (format layer), prefix hprof_. Implements
+ * hprof_strip (hprof_write.h) as a few sequential walks over the mapped input:
+ *   info    STRING / LOAD_CLASS / CLASS_DUMP -> layouts of the boxed classes, String, Bitmap;
+ *   collect (shrink) String.value ids and Bitmap.mBuffer ids from INSTANCE_DUMPs;
+ *   buffers (shrink, only if bitmaps) hash + byte-compare the bitmap buffers into groups;
+ *   write   one pass copying unchanged byte runs straight from the input ("pending" range)
+ *           and emitting only the changes (zeros, rewritten ids, dropped records).
+ * Shrink changes heap record lengths, so each HEAP_DUMP(_SEGMENT) is walked twice: once to
+ * size it, once to write it; nothing is buffered per record. Every length from the file is
+ * checked against the bytes of its enclosing record before use. Spec:
+ * docs/formats/hprof-write.md. */
+#define _GNU_SOURCE
+#include "format/hprof_write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* ---- constants ---- */
+
+#define TAG_STRING 0x01
+#define TAG_LOAD_CLASS 0x02
+#define TAG_HEAP_DUMP 0x0c
+#define TAG_HEAP_DUMP_SEGMENT 0x1c
+
+#define SUB_CLASS_DUMP 0x20
+#define SUB_INSTANCE_DUMP 0x21
+#define SUB_OBJ_ARRAY_DUMP 0x22
+#define SUB_PRIM_ARRAY_DUMP 0x23
+#define SUB_PRIM_ARRAY_NODATA 0xc3
+
+#define REC_HEADER 9u             /* u1 tag, u4 time, u4 length */
+#define OUT_BUF (8u << 20)        /* output buffer; writes go out in chunks this big */
+#define OUT_DIRECT (1u << 20)     /* runs at least this long bypass the buffer */
+#define MAX_NAME_IDS 16           /* STRING ids remembered per wanted name */
+#define MAX_TRACKED 64            /* classes tracked (same name under several loaders) */
+#define MAX_REPS_PER_RUN 64       /* distinct contents compared within one hash bucket */
+#define GZIP_MODE "wb1"           /* fast level: the output is mostly zeros or text */
+
+/* Wanted class names. 0..7 are the boxed primitives; their `value` type is 4 + index
+ * (boolean 4, char 5, float 6, double 7, byte 8, short 9, int 10, long 11). */
+enum { T_BOXED_LAST = 7, T_STRING = 8, T_BITMAP = 9, N_TARGETS = 10 };
+static const char *const TARGET_NAMES[N_TARGETS] = {
+    "java.lang.Boolean", "java.lang.Character", "java.lang.Float", "java.lang.Double",
+    "java.lang.Byte",    "java.lang.Short",     "java.lang.Integer", "java.lang.Long",
+    "java.lang.String",  "android.graphics.Bitmap"};
+
+enum { F_VALUE = 0, F_MBUFFER = 1, F_MRECYCLED = 2, N_FIELDS = 3 };
+static const char *const FIELD_NAMES[N_FIELDS] = {"value", "mBuffer", "mRecycled"};
+
+/* ---- id sets / maps (open addressing, id 0 = empty slot; 0 is the null id) ---- */
+
+typedef struct idmap {
+    uint64_t *keys; /* 0 = empty */
+    uint64_t *vals; /* value per key */
+    uint64_t cap;   /* power of two (0 before first insert) */
+    uint64_t n;     /* keys stored */
+} idmap;
+
+static inline uint64_t id_hash(uint64_t k) { return (k * 0x9E3779B97F4A7C15ull) ^ (k >> 29); }
+
+static uint64_t *map_slot(const idmap *m, uint64_t k)
+{
+    uint64_t mask = m->cap - 1, i = id_hash(k) & mask;
+    while (m->keys[i] != 0 && m->keys[i] != k)
+        i = (i + 1) & mask;
+    return &m->keys[i];
+}
+
+static int map_get(const idmap *m, uint64_t k, uint64_t *v)
+{
+    if (m->n == 0 || k == 0)
+        return 0;
+    uint64_t *s = map_slot(m, k);
+    if (*s == 0)
+        return 0;
+    if (v)
+        *v = m->vals[s - m->keys];
+    return 1;
+}
+
+static int map_grow(idmap *m)
+{
+    uint64_t nc = m->cap ? m->cap * 2 : 1024;
+    idmap t = {err_calloc(nc, 8), err_calloc(nc, 8), nc, 0};
+    if (!t.keys || !t.vals) {
+        free(t.keys);
+        free(t.vals);
+        return -1;
+    }
+    for (uint64_t i = 0; i < m->cap; i++)
+        if (m->keys[i]) {
+            uint64_t *s = map_slot(&t, m->keys[i]);
+            *s = m->keys[i];
+            t.vals[s - t.keys] = m->vals[i];
+            t.n++;
+        }
+    free(m->keys);
+    free(m->vals);
+    *m = t;
+    return 0;
+}
+
+/* Inserts k (nonzero) with value v, or overwrites its value. */
+static int map_put(idmap *m, uint64_t k, uint64_t v)
+{
+    if ((m->n + 1) * 2 > m->cap && map_grow(m) != 0)
+        return -1;
+    uint64_t *s = map_slot(m, k);
+    if (*s == 0) {
+        *s = k;
+        m->n++;
+    }
+    m->vals[s - m->keys] = v;
+    return 0;
+}
+
+static void map_free(idmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- output: buffered writes to a file descriptor or a gzip stream ---- */
+
+typedef struct wout {
+    int fd;          /* destination (temporary file) */
+    gzFile gz;       /* non-NULL when compressing */
+    uint8_t *buf;    /* OUT_BUF bytes */
+    size_t n;        /* bytes buffered */
+    uint64_t total;  /* uncompressed bytes accepted */
+    int failed;      /* errno of the first failure, 0 if none */
+} wout;
+
+static void w_raw(wout *w, const uint8_t *p, size_t len)
+{
+    if (w->failed)
+        return;
+    if (w->gz) {
+        while (len > 0) {
+            unsigned c = len > (1u << 30) ? (1u << 30) : (unsigned)len;
+            int r = gzwrite(w->gz, p, c);
+            if (r <= 0) {
+                int e;
+                gzerror(w->gz, &e);
+                w->failed = (e == Z_ERRNO && errno) ? errno : EIO;
+                return;
+            }
+            p += r;
+            len -= (size_t)r;
+        }
+        return;
+    }
+    while (len > 0) {
+        ssize_t r = write(w->fd, p, len);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            w->failed = errno;
+            return;
+        }
+        if (r == 0) {
+            w->failed = EIO;
+            return;
+        }
+        p += r;
+        len -= (size_t)r;
+    }
+}
+
+static void w_flush(wout *w)
+{
+    if (w->n) {
+        w_raw(w, w->buf, w->n);
+        w->n = 0;
+    }
+}
+
+static void w_put(wout *w, const uint8_t *p, uint64_t len)
+{
+    w->total += len;
+    if (len >= OUT_DIRECT) {
+        w_flush(w);
+        while (len > 0) {
+            size_t c = len > (1ull << 30) ? (1u << 30) : (size_t)len;
+            w_raw(w, p, c);
+            p += c;
+            len -= c;
+        }
+        return;
+    }
+    if (w->n + len > OUT_BUF)
+        w_flush(w);
+    memcpy(w->buf + w->n, p, (size_t)len);
+    w->n += (size_t)len;
+}
+
+static void w_zero(wout *w, uint64_t len)
+{
+    w->total += len;
+    while (len > 0) {
+        if (w->n == OUT_BUF)
+            w_flush(w);
+        size_t c = OUT_BUF - w->n;
+        if (c > len)
+            c = (size_t)len;
+        memset(w->buf + w->n, 0, c);
+        w->n += c;
+        len -= c;
+    }
+}
+
+/* ---- state of one rewrite ---- */
+
+typedef struct tracked {
+    uint64_t id;     /* class object id */
+    int target;      /* index into TARGET_NAMES */
+    int laid_out;    /* CLASS_DUMP seen */
+    int32_t off[N_FIELDS]; /* offset of the wanted field in instance bytes, -1 if absent */
+    uint8_t type[N_FIELDS]; /* its HPROF basic type */
+} tracked;
+
+typedef struct bufent {
+    uint64_t id;  /* array id */
+    uint64_t off; /* offset of the elements in the input */
+    uint64_t len; /* element bytes */
+    uint64_t h;   /* content hash */
+} bufent;
+
+enum phase { P_INFO, P_COLLECT, P_BUFFERS, P_SIZE, P_WRITE };
+
+typedef struct strip {
+    const uint8_t *d;       /* input bytes */
+    uint64_t n;             /* input length */
+    const char *name;       /* input name for messages */
+    unsigned ids;           /* identifier size, 4 or 8 */
+    int mode;               /* enum hprof_strip_mode */
+    lr_error *err;
+
+    uint64_t class_sid[N_TARGETS][MAX_NAME_IDS]; /* STRING ids naming each target class */
+    uint8_t n_class_sid[N_TARGETS];
+    uint64_t field_sid[N_FIELDS][MAX_NAME_IDS];  /* STRING ids naming each wanted field */
+    uint8_t n_field_sid[N_FIELDS];
+    tracked cls[MAX_TRACKED];                    /* classes of interest */
+    int n_cls;
+    uint64_t cls_min, cls_max;                   /* id range of cls[] for a cheap reject */
+
+    idmap keep;      /* shrink: String value array ids (value unused) */
+    idmap bmp;       /* shrink: bitmap buffer id -> kept copy id (itself if kept), 0 = drop */
+    bufent *bufs;    /* shrink: bitmap buffers found in the buffers pass */
+    uint64_t n_bufs, cap_bufs;
+
+    wout w;
+    uint64_t pend;   /* write: start of the input range not yet copied */
+    uint64_t dropped; /* size: bytes a heap record loses */
+    hprof_strip_stats st;
+} strip;
+
+static inline uint32_t rd4(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static inline uint64_t rdid(const strip *s, const uint8_t *p)
+{
+    if (s->ids == 4)
+        return rd4(p);
+    return ((uint64_t)rd4(p) << 32) | rd4(p + 4);
+}
+
+static void wrid(const strip *s, uint8_t *p, uint64_t v)
+{
+    for (unsigned i = 0; i < s->ids; i++)
+        p[i] = (uint8_t)(v >> (8 * (s->ids - 1 - i)));
+}
+
+/* Size of a basic type, 0 if the byte is not one. */
+static unsigned type_size(const strip *s, uint8_t t)
+{
+    switch (t) {
+    case 2: return s->ids;
+    case 4: case 8: return 1;
+    case 5: case 9: return 2;
+    case 6: case 10: return 4;
+    case 7: case 11: return 8;
+    default: return 0;
+    }
+}
+
+/* A name as written by HotSpot ("java/lang/Integer") or ART ("java.lang.Integer"). */
+static int name_eq(const uint8_t *p, uint64_t n, const char *want)
+{
+    size_t wl = strlen(want);
+    if (n != wl)
+        return 0;
+    for (size_t i = 0; i < wl; i++)
+        if (p[i] != (uint8_t)want[i] && !(p[i] == '/' && want[i] == '.'))
+            return 0;
+    return 1;
+}
+
+static int sid_in(const uint64_t *ids, int n, uint64_t id)
+{
+    for (int i = 0; i < n; i++)
+        if (ids[i] == id)
+            return 1;
+    return 0;
+}
+
+static tracked *find_tracked(strip *s, uint64_t id)
+{
+    if (id < s->cls_min || id > s->cls_max)
+        return NULL;
+    for (int i = 0; i < s->n_cls; i++)
+        if (s->cls[i].id == id)
+            return &s->cls[i];
+    return NULL;
+}
+
+/* 64-bit content hash, 8 bytes per step; collisions are resolved by byte comparison. */
+static uint64_t buf_hash(const uint8_t *p, uint64_t n)
+{
+    uint64_t h = 0x243F6A8885A308D3ull ^ n;
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    for (; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+/* ---- writing helpers (P_WRITE) ---- */
+
+/* Copies the pending input range up to `upto`. */
+static void copy_to(strip *s, uint64_t upto)
+{
+    if (upto > s->pend)
+        w_put(&s->w, s->d + s->pend, upto - s->pend);
+    s->pend = upto;
+}
+
+/* ---- CLASS_DUMP (info pass): layouts of the tracked classes ---- */
+
+static lr_status class_layout(strip *s, tracked *t, uint64_t o, uint64_t end)
+{
+    const unsigned I = s->ids;
+    uint64_t p = o + 1 + I + 4 + 6ull * I + 4; /* id, stack, super..reserved2, inst size */
+    if (p + 2 > end)
+        goto bad;
+    unsigned ncp = (unsigned)s->d[p] << 8 | s->d[p + 1];
+    p += 2;
+    for (unsigned i = 0; i < ncp; i++) {
+        if (p + 3 > end)
+            goto bad;
+        unsigned sz = type_size(s, s->d[p + 2]);
+        if (!sz || p + 3 + sz > end)
+            goto bad;
+        p += 3 + sz;
+    }
+    if (p + 2 > end)
+        goto bad;
+    unsigned nst = (unsigned)s->d[p] << 8 | s->d[p + 1];
+    p += 2;
+    for (unsigned i = 0; i < nst; i++) {
+        if (p + I + 1 > end)
+            goto bad;
+        unsigned sz = type_size(s, s->d[p + I]);
+        if (!sz || p + I + 1 + sz > end)
+            goto bad;
+        p += I + 1 + sz;
+    }
+    if (p + 2 > end)
+        goto bad;
+    unsigned nf = (unsigned)s->d[p] << 8 | s->d[p + 1];
+    p += 2;
+    uint32_t off = 0;
+    for (int f = 0; f < N_FIELDS; f++)
+        t->off[f] = -1;
+    /* Instance bytes list the class's own fields first (then the super's), so an own
+     * field's offset is the sum of the own fields before it. */
+    for (unsigned i = 0; i < nf; i++) {
+        if (p + I + 1 > end)
+            goto bad;
+        uint64_t nm = rdid(s, s->d + p);
+        uint8_t ty = s->d[p + I];
+        unsigned sz = type_size(s, ty);
+        if (!sz)
+            goto bad;
+        for (int f = 0; f < N_FIELDS; f++)
+            if (t->off[f] < 0 && sid_in(s->field_sid[f], s->n_field_sid[f], nm)) {
+                t->off[f] = (int32_t)off;
+                t->type[f] = ty;
+            }
+        off += sz;
+        p += I + 1;
+    }
+    t->laid_out = 1;
+    /* Keep only the fields whose type is what the class is known to declare. */
+    if (t->target <= T_BOXED_LAST) {
+        if (t->off[F_VALUE] >= 0 && t->type[F_VALUE] != 4 + t->target)
+            t->off[F_VALUE] = -1;
+    } else if (t->target == T_STRING) {
+        if (t->off[F_VALUE] >= 0 && t->type[F_VALUE] != 2)
+            t->off[F_VALUE] = -1;
+    } else if (t->target == T_BITMAP) {
+        if (t->off[F_MBUFFER] >= 0 && t->type[F_MBUFFER] != 2)
+            t->off[F_MBUFFER] = -1;
+        if (t->off[F_MRECYCLED] >= 0 && t->type[F_MRECYCLED] != 4)
+            t->off[F_MRECYCLED] = -1;
+    }
+    return LR_OK;
+bad:
+    return LR_CORRUPT(s->err, s->name, o, "CLASS_DUMP runs past its heap record");
+}
+
+/* Length of the CLASS_DUMP at o (tag byte included). */
+static lr_status class_len(strip *s, uint64_t o, uint64_t end, uint64_t *len)
+{
+    const unsigned I = s->ids;
+    uint64_t p = o + 1 + I + 4 + 6ull * I + 4;
+    for (int part = 0; part < 3; part++) {
+        if (p + 2 > end)
+            goto bad;
+        unsigned cnt = (unsigned)s->d[p] << 8 | s->d[p + 1];
+        p += 2;
+        for (unsigned i = 0; i < cnt; i++) {
+            unsigned head = part == 0 ? 3 : I + 1; /* cp: u2 index + type; statics/fields */
+            if (p + head > end)
+                goto bad;
+            unsigned sz = type_size(s, s->d[p + head - 1]);
+            if (!sz)
+                return LR_CORRUPT(s->err, s->name, p + head - 1, "CLASS_DUMP: bad type %u",
+                                  s->d[p + head - 1]);
+            p += head + (part == 2 ? 0 : sz);
+            if (p > end)
+                goto bad;
+        }
+    }
+    *len = p - o;
+    return LR_OK;
+bad:
+    return LR_CORRUPT(s->err, s->name, o, "CLASS_DUMP runs past its heap record");
+}
+
+/* ---- one heap record's sub-records ---- */
+
+/* Walks the sub-records of the heap record body [o, end) for phase ph. */
+static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
+{
+    const unsigned I = s->ids;
+    const uint8_t *d = s->d;
+    while (o < end) {
+        uint8_t tag = d[o];
+        uint64_t len;
+        switch (tag) {
+        case 0xff: case 0x05: case 0x07: case 0x89: case 0x8a: case 0x8b: case 0x8c:
+        case 0x8d: case 0x90:
+            len = 1 + I;
+            break;
+        case 0x01:
+            len = 1 + 2ull * I;
+            break;
+        case 0x02: case 0x03: case 0x08: case 0x8e:
+            len = 1 + I + 8;
+            break;
+        case 0x04: case 0x06:
+            len = 1 + I + 4;
+            break;
+        case 0xfe:
+            len = 1 + 4 + I;
+            break;
+        case SUB_CLASS_DUMP:
+            LR_TRY(class_len(s, o, end, &len));
+            if (ph == P_INFO && o + 1 + I <= end) {
+                tracked *t = find_tracked(s, rdid(s, d + o + 1));
+                if (t && !t->laid_out)
+                    LR_TRY(class_layout(s, t, o, end));
+            }
+            break;
+        case SUB_INSTANCE_DUMP: {
+            uint64_t h = 1 + I + 4 + I + 4;
+            if (o + h > end)
+                goto past;
+            uint64_t n = rd4(d + o + 1 + I + 4 + I);
+            len = h + n;
+            if (len > end - o)
+                goto past;
+            if (ph == P_INFO || ph == P_BUFFERS || (ph == P_SIZE))
+                break;
+            tracked *t = find_tracked(s, rdid(s, d + o + 1 + I + 4));
+            if (!t)
+                break;
+            uint64_t data = o + h;
+            if (t->target <= T_BOXED_LAST) {
+                int32_t fo = t->off[F_VALUE];
+                if (ph == P_WRITE && s->mode == HPROF_STRIP_SANITIZE && fo >= 0) {
+                    unsigned sz = type_size(s, t->type[F_VALUE]);
+                    if ((uint64_t)fo + sz <= n) {
+                        copy_to(s, data + (uint64_t)fo);
+                        w_zero(&s->w, sz);
+                        s->pend = data + (uint64_t)fo + sz;
+                        s->st.boxed_zeroed++;
+                    }
+                }
+            } else if (t->target == T_STRING && ph == P_COLLECT) {
+                int32_t fo = t->off[F_VALUE];
+                if (fo >= 0 && (uint64_t)fo + I <= n) {
+                    uint64_t v = rdid(s, d + data + (uint64_t)fo);
+                    if (v && map_put(&s->keep, v, 1) != 0)
+                        return LR_FAIL(s->err, LR_ERR_NOMEM, "%s: out of memory", s->name);
+                }
+            } else if (t->target == T_BITMAP) {
+                int32_t fb = t->off[F_MBUFFER], fr = t->off[F_MRECYCLED];
+                if (fb < 0 || (uint64_t)fb + I > n)
+                    break;
+                uint64_t buf = rdid(s, d + data + (uint64_t)fb);
+                int recycled = fr >= 0 && (uint64_t)fr < n && d[data + (uint64_t)fr] != 0;
+                if (ph == P_COLLECT && buf && !recycled) {
+                    s->st.bitmaps++;
+                    if (!map_get(&s->bmp, buf, NULL) && map_put(&s->bmp, buf, 0) != 0)
+                        return LR_FAIL(s->err, LR_ERR_NOMEM, "%s: out of memory", s->name);
+                } else if (ph == P_WRITE && s->mode == HPROF_STRIP_SHRINK && buf) {
+                    uint64_t rep;
+                    if (map_get(&s->bmp, buf, &rep) && rep != 0 && rep != buf) {
+                        uint8_t idb[8];
+                        wrid(s, idb, rep);
+                        copy_to(s, data + (uint64_t)fb);
+                        w_put(&s->w, idb, I);
+                        s->pend = data + (uint64_t)fb + I;
+                        s->st.bitmaps_redirected++;
+                    }
+                }
+            }
+            break;
+        }
+        case SUB_OBJ_ARRAY_DUMP: {
+            uint64_t h = 1 + I + 4 + 4 + I;
+            if (o + h > end)
+                goto past;
+            len = h + (uint64_t)rd4(d + o + 1 + I + 4) * I;
+            break;
+        }
+        case SUB_PRIM_ARRAY_DUMP: {
+            uint64_t h = 1 + I + 4 + 4 + 1;
+            if (o + h > end)
+                goto past;
+            uint8_t ty = d[o + h - 1];
+            unsigned es = type_size(s, ty);
+            if (!es || ty == 2)
+                return LR_CORRUPT(s->err, s->name, o + h - 1,
+                                  "PRIMITIVE_ARRAY_DUMP: bad element type %u", ty);
+            uint64_t bytes = (uint64_t)rd4(d + o + 1 + I + 4) * es;
+            len = h + bytes;
+            if (len > end - o)
+                goto past;
+            uint64_t id = rdid(s, d + o + 1);
+            if (ph == P_BUFFERS) {
+                if (map_get(&s->bmp, id, NULL)) {
+                    if (s->n_bufs == s->cap_bufs) {
+                        uint64_t nc = s->cap_bufs ? s->cap_bufs * 2 : 256;
+                        bufent *nb = err_reallocarray(s->bufs, nc, sizeof *nb);
+                        if (!nb)
+                            return LR_FAIL(s->err, LR_ERR_NOMEM, "%s: out of memory", s->name);
+                        s->bufs = nb;
+                        s->cap_bufs = nc;
+                    }
+                    s->bufs[s->n_bufs++] =
+                        (bufent){id, o + h, bytes, buf_hash(d + o + h, bytes)};
+                }
+            } else if (ph == P_SIZE || (ph == P_WRITE && s->mode == HPROF_STRIP_SHRINK)) {
+                uint64_t rep = 0;
+                int keep = map_get(&s->keep, id, NULL) ||
+                           (map_get(&s->bmp, id, &rep) && rep == id);
+                if (ph == P_SIZE) {
+                    if (!keep)
+                        s->dropped += len;
+                } else {
+                    s->st.arrays++;
+                    if (keep) {
+                        s->st.arrays_kept++;
+                        if (map_get(&s->keep, id, NULL))
+                            s->st.string_arrays++;
+                    } else {
+                        s->st.arrays_dropped++;
+                        copy_to(s, o);
+                        s->pend = o + len;
+                    }
+                }
+            } else if (ph == P_WRITE) {
+                s->st.arrays++;
+                if (bytes) {
+                    copy_to(s, o + h);
+                    w_zero(&s->w, bytes);
+                    s->pend = o + h + bytes;
+                    s->st.arrays_zeroed++;
+                }
+            }
+            break;
+        }
+        case SUB_PRIM_ARRAY_NODATA:
+            len = 1 + I + 4 + 4 + 1;
+            break;
+        default:
+            return LR_CORRUPT(s->err, s->name, o, "unknown heap dump sub-record tag 0x%02x",
+                              tag);
+        }
+        if (len > end - o)
+            goto past;
+        o += len;
+    }
+    return LR_OK;
+past:
+    return LR_CORRUPT(s->err, s->name, o, "heap dump sub-record 0x%02x runs past its record",
+                      d[o]);
+}
+
+/* ---- top-level records ---- */
+
+static lr_status header_len(strip *s, uint64_t *hl)
+{
+    uint64_t lim = s->n < 64 ? s->n : 64;
+    uint64_t z = 0;
+    while (z < lim && s->d[z] != 0)
+        z++;
+    if (z == lim || z < 12 || memcmp(s->d, "JAVA PROFILE", 12) != 0)
+        return LR_CORRUPT(s->err, s->name, 0, "not an HPROF file (no JAVA PROFILE header)");
+    if (z + 1 + 12 > s->n)
+        return LR_TRUNC(s->err, s->name, z + 1, "HPROF header cut short");
+    uint32_t ids = rd4(s->d + z + 1);
+    if (ids != 4 && ids != 8)
+        return LR_CORRUPT(s->err, s->name, z + 1, "identifier size %u (expected 4 or 8)", ids);
+    s->ids = ids;
+    *hl = z + 1 + 12;
+    return LR_OK;
+}
+
+static void note_string(strip *s, uint64_t o, uint32_t len)
+{
+    if (len < s->ids)
+        return;
+    uint64_t sid = rdid(s, s->d + o);
+    const uint8_t *p = s->d + o + s->ids;
+    uint64_t n = len - s->ids;
+    for (int t = 0; t < N_TARGETS; t++)
+        if (s->n_class_sid[t] < MAX_NAME_IDS && name_eq(p, n, TARGET_NAMES[t]))
+            s->class_sid[t][s->n_class_sid[t]++] = sid;
+    for (int f = 0; f < N_FIELDS; f++)
+        if (s->n_field_sid[f] < MAX_NAME_IDS && name_eq(p, n, FIELD_NAMES[f]))
+            s->field_sid[f][s->n_field_sid[f]++] = sid;
+}
+
+static void note_class(strip *s, uint64_t o, uint32_t len)
+{
+    if (len < 4 + s->ids + 4 + s->ids || s->n_cls == MAX_TRACKED)
+        return;
+    uint64_t cid = rdid(s, s->d + o + 4);
+    uint64_t nm = rdid(s, s->d + o + 4 + s->ids + 4);
+    for (int t = 0; t < N_TARGETS; t++)
+        if (sid_in(s->class_sid[t], s->n_class_sid[t], nm)) {
+            tracked *c = &s->cls[s->n_cls++];
+            memset(c, 0, sizeof *c);
+            c->id = cid;
+            c->target = t;
+            for (int f = 0; f < N_FIELDS; f++)
+                c->off[f] = -1;
+            if (s->n_cls == 1 || cid < s->cls_min)
+                s->cls_min = cid;
+            if (s->n_cls == 1 || cid > s->cls_max)
+                s->cls_max = cid;
+            return;
+        }
+}
+
+/* One pass over all records for phase ph. */
+static lr_status pass(strip *s, uint64_t start, enum phase ph)
+{
+    uint64_t o = start;
+    while (o < s->n) {
+        if (s->n - o < REC_HEADER)
+            return LR_TRUNC(s->err, s->name, o, "record header cut short");
+        uint8_t tag = s->d[o];
+        uint32_t len = rd4(s->d + o + 5);
+        uint64_t body = o + REC_HEADER;
+        if (len > s->n - body)
+            return LR_TRUNC(s->err, s->name, o, "record 0x%02x length %u past end of file",
+                            tag, len);
+        uint64_t end = body + len;
+        if (tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_SEGMENT) {
+            if (ph == P_WRITE && s->mode == HPROF_STRIP_SHRINK) {
+                s->dropped = 0;
+                LR_TRY(heap_walk(s, body, end, P_SIZE));
+                uint8_t hdr[REC_HEADER];
+                memcpy(hdr, s->d + o, 5);
+                uint64_t nl = len - s->dropped;
+                hdr[5] = (uint8_t)(nl >> 24);
+                hdr[6] = (uint8_t)(nl >> 16);
+                hdr[7] = (uint8_t)(nl >> 8);
+                hdr[8] = (uint8_t)nl;
+                copy_to(s, o);
+                w_put(&s->w, hdr, REC_HEADER);
+                s->pend = body;
+            }
+            LR_TRY(heap_walk(s, body, end, ph));
+        } else if (ph == P_INFO && tag == TAG_STRING) {
+            note_string(s, body, len);
+        } else if (ph == P_INFO && tag == TAG_LOAD_CLASS) {
+            note_class(s, body, len);
+        }
+        o = end;
+        if (s->w.failed)
+            break;
+    }
+    return LR_OK;
+}
+
+/* ---- bitmap buffer groups (shrink) ---- */
+
+static int bufent_cmp(const void *a, const void *b)
+{
+    const bufent *x = a, *y = b;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Groups identical buffers; the first copy in file order of each group of two or more is
+ * kept (maps to itself) and the others map to it. Unique buffers stay mapped to 0 (drop). */
+static lr_status group_buffers(strip *s)
+{
+    if (s->n_bufs == 0)
+        return LR_OK;
+    qsort(s->bufs, s->n_bufs, sizeof *s->bufs, bufent_cmp);
+    uint64_t i = 0;
+    while (i < s->n_bufs) {
+        uint64_t j = i + 1;
+        while (j < s->n_bufs && s->bufs[j].len == s->bufs[i].len && s->bufs[j].h == s->bufs[i].h)
+            j++;
+        /* Within one (length, hash) run, cluster by exact bytes; reps in file order. */
+        uint64_t reps[MAX_REPS_PER_RUN];
+        uint32_t cnt[MAX_REPS_PER_RUN];
+        int nr = 0;
+        for (uint64_t k = i; k < j; k++) {
+            const bufent *b = &s->bufs[k];
+            int r = 0;
+            for (; r < nr; r++) {
+                const bufent *rb = &s->bufs[reps[r]];
+                if (memcmp(s->d + rb->off, s->d + b->off, b->len) == 0)
+                    break;
+            }
+            if (r == nr) {
+                if (nr == MAX_REPS_PER_RUN)
+                    continue; /* hash flood: leave the rest unique (dropped) */
+                reps[nr] = k;
+                cnt[nr++] = 0;
+            }
+            cnt[r]++;
+            if (cnt[r] == 2) {
+                s->st.bitmap_groups++;
+                if (map_put(&s->bmp, s->bufs[reps[r]].id, s->bufs[reps[r]].id) != 0)
+                    goto nomem;
+            }
+            if (cnt[r] >= 2 && b->id != s->bufs[reps[r]].id &&
+                map_put(&s->bmp, b->id, s->bufs[reps[r]].id) != 0)
+                goto nomem;
+        }
+        i = j;
+    }
+    return LR_OK;
+nomem:
+    return LR_FAIL(s->err, LR_ERR_NOMEM, "%s: out of memory", s->name);
+}
+
+/* ---- the temporary output file ---- */
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static lr_status run(strip *s, const char *out_path, char *tmp)
+{
+    lr_error *err = s->err;
+    uint64_t start;
+    LR_TRY(header_len(s, &start));
+    LR_TRY(pass(s, start, P_INFO));
+    if (s->mode == HPROF_STRIP_SHRINK) {
+        LR_TRY(pass(s, start, P_COLLECT));
+        if (s->bmp.n) {
+            LR_TRY(pass(s, start, P_BUFFERS));
+            LR_TRY(group_buffers(s));
+        }
+    }
+
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return LR_FAIL(err, LR_ERR_IO, "%s: cannot create temporary file %s: %s", out_path, tmp,
+                       strerror(errno));
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(fd, 0666 & ~um);
+    s->w.fd = fd;
+    if (ends_with(out_path, ".gz")) {
+        int fd2 = dup(fd);
+        s->w.gz = fd2 >= 0 ? gzdopen(fd2, GZIP_MODE) : NULL;
+        if (!s->w.gz) {
+            if (fd2 >= 0)
+                close(fd2);
+            close(fd);
+            return LR_FAIL(err, LR_ERR_NOMEM, "%s: cannot start gzip stream", out_path);
+        }
+        gzbuffer(s->w.gz, 1u << 20);
+    }
+    lr_status rc = LR_OK;
+    s->pend = 0;
+    copy_to(s, start);
+    rc = pass(s, start, P_WRITE);
+    if (rc == LR_OK) {
+        copy_to(s, s->n);
+        w_flush(&s->w);
+    }
+    if (s->w.gz) {
+        int zr = gzclose(s->w.gz);
+        s->w.gz = NULL;
+        if (zr != Z_OK && !s->w.failed)
+            s->w.failed = EIO;
+    }
+    if (close(fd) != 0 && !s->w.failed)
+        s->w.failed = errno;
+    if (rc == LR_OK && s->w.failed)
+        rc = LR_FAIL(err, LR_ERR_IO, "%s: write failed: %s", out_path, strerror(s->w.failed));
+    if (rc == LR_OK && rename(tmp, out_path) != 0)
+        rc = LR_FAIL(err, LR_ERR_IO, "%s: cannot rename %s into place: %s", out_path, tmp,
+                     strerror(errno));
+    if (rc != LR_OK)
+        unlink(tmp);
+    return rc;
+}
+
+lr_status hprof_strip(const mfile *in, const char *name, const char *out_path,
+                      enum hprof_strip_mode mode, hprof_strip_stats *st, lr_error *err)
+{
+    strip *s = err_calloc(1, sizeof *s);
+    size_t ol = strlen(out_path);
+    char *tmp = err_malloc(ol + 16);
+    uint8_t *buf = err_malloc(OUT_BUF);
+    if (!s || !tmp || !buf) {
+        free(s);
+        free(tmp);
+        free(buf);
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
+    }
+    /* "<dir>/.<base>.XXXXXX": same folder, so rename is atomic and never crosses devices. */
+    const char *slash = strrchr(out_path, '/');
+    size_t dl = slash ? (size_t)(slash - out_path) + 1 : 0;
+    memcpy(tmp, out_path, dl);
+    snprintf(tmp + dl, ol - dl + 16, ".%s.XXXXXX", out_path + dl);
+
+    s->d = in->data;
+    s->n = in->len;
+    s->name = name;
+    s->mode = mode;
+    s->err = err;
+    s->w.buf = buf;
+    s->w.fd = -1;
+    lr_status rc = run(s, out_path, tmp);
+    s->st.in_bytes = s->n;
+    s->st.out_bytes = s->w.total;
+    if (st)
+        *st = s->st;
+    map_free(&s->keep);
+    map_free(&s->bmp);
+    free(s->bufs);
+    free(buf);
+    free(tmp);
+    free(s);
+    return rc;
+}

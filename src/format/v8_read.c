@@ -1,0 +1,2121 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* v8_read.c: V8 / Node / Chrome / ArkTS `.heapsnapshot` reader (format layer), prefix v8_.
+ * Input: the mapped JSON. A hand-written scanner walks the top-level object once; the
+ * snapshot header is parsed into a small struct, the `strings` array is interned as it is
+ * met, and `nodes` / `edges` / `locations` are located (memchr for their closing bracket) and
+ * then parsed straight into exactly-sized graph arrays, so no JSON tree and no raw copy of the
+ * integer arrays ever exists. Every count from the header is checked against the bytes of its
+ * array before anything is allocated. After loading, the DevTools preparation passes run:
+ * detached-DOM renaming (propagateDOMState), shallow-size re-attribution
+ * (calculateShallowSizes), class names with interface inference (calculateObjectNames,
+ * inferInterfaceDefinitions, applyInterfaceDefinitions) and class keys with locations.
+ * Budget: graph arrays plus a few temporary uint32 per node; nothing per object is malloc'd.
+ * Spec: docs/formats/v8.md; the DevTools behaviour copied is HeapSnapshot.ts as shipped in
+ * heap-snapshot-toolkit 1.1.3. */
+#include "format/v8.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- limits ---- */
+
+#define V8_MAX_FIELDS 64      /* node_fields / edge_fields / location_fields entries kept */
+#define V8_MAX_TYPES 31       /* declared node types kept; slot 31 is "unknown" */
+#define V8_MAX_EDGE_TYPES 64  /* declared edge types kept */
+#define V8_NAME_MAX 48        /* bytes kept of a field / type name */
+#define V8_UNKNOWN_TYPE 31u   /* node_type of nodes whose type index meta does not declare */
+#define V8_MAX_DEPTH 256      /* nesting accepted while skipping unknown values */
+
+/* ---- cursor and errors ---- */
+
+typedef struct cur {
+    const uint8_t *base; /* first byte of the input */
+    const uint8_t *p;    /* next byte */
+    const uint8_t *end;  /* one past the last byte */
+    const char *name;    /* input name for messages */
+    lr_error *err;
+} cur;
+
+static inline uint64_t off_of(const cur *c, const uint8_t *p) { return (uint64_t)(p - c->base); }
+
+static inline int is_ws(uint8_t ch) { return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t'; }
+
+static inline void skip_ws(cur *c)
+{
+    while (c->p < c->end && is_ws(*c->p))
+        c->p++;
+}
+
+static lr_status trunc_at(cur *c, const char *what)
+{
+    return LR_TRUNC(c->err, c->name, off_of(c, c->p), "input ends inside %s", what);
+}
+
+static lr_status expect(cur *c, uint8_t ch, const char *what)
+{
+    skip_ws(c);
+    if (c->p >= c->end)
+        return trunc_at(c, what);
+    if (*c->p != ch)
+        return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "expected '%c' in %s, found 0x%02x",
+                          ch, what, *c->p);
+    c->p++;
+    return LR_OK;
+}
+
+/* ---- strings ---- */
+
+/* Finds the end of the string whose opening quote is at c->p. On return *s / *e bound the
+ * raw content, c->p is past the closing quote, and *plain is 1 when the content has no
+ * backslash and no byte below 0x20 (it can be used as is). Escapes are validated later. */
+static lr_status scan_string(cur *c, const uint8_t **s, const uint8_t **e, int *plain)
+{
+    const uint8_t *p = c->p + 1, *end = c->end;
+    int pl = 1;
+    *s = p;
+    for (;;) {
+        while (p < end && *p != '"' && *p != '\\' && *p >= 0x20)
+            p++;
+        if (p >= end) {
+            c->p = end;
+            return LR_TRUNC(c->err, c->name, off_of(c, *s - 1), "unterminated string");
+        }
+        if (*p == '"')
+            break;
+        pl = 0;
+        if (*p == '\\') {
+            if (p + 1 >= end) {
+                c->p = end;
+                return LR_TRUNC(c->err, c->name, off_of(c, *s - 1), "unterminated string");
+            }
+            p += 2;
+        } else {
+            p++;
+        }
+    }
+    *e = p;
+    *plain = pl;
+    c->p = p + 1;
+    return LR_OK;
+}
+
+static int hex4(const uint8_t *p, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        uint8_t h = p[i];
+        v <<= 4;
+        if (h >= '0' && h <= '9')
+            v |= (uint32_t)(h - '0');
+        else if (h >= 'a' && h <= 'f')
+            v |= (uint32_t)(h - 'a' + 10);
+        else if (h >= 'A' && h <= 'F')
+            v |= (uint32_t)(h - 'A' + 10);
+        else
+            return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+/* Appends code point cp as UTF-8. U+0000 becomes the two bytes C0 80 so that strings stay
+ * NUL-terminated; lone surrogates arrive here already replaced by U+FFFD. */
+static size_t put_cp(uint8_t *o, uint32_t cp)
+{
+    if (cp == 0) {
+        o[0] = 0xc0;
+        o[1] = 0x80;
+        return 2;
+    }
+    if (cp < 0x80) {
+        o[0] = (uint8_t)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (uint8_t)(0xc0 | (cp >> 6));
+        o[1] = (uint8_t)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (uint8_t)(0xe0 | (cp >> 12));
+        o[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+        o[2] = (uint8_t)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    o[0] = (uint8_t)(0xf0 | (cp >> 18));
+    o[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
+    o[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+    o[3] = (uint8_t)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* Decodes raw string content [s, e) into out (capacity >= e - s + 2; decoding never grows a
+ * string beyond that). Returns LR_OK and *len, or LR_ERR_FORMAT at the bad escape. */
+static lr_status decode_string(cur *c, const uint8_t *s, const uint8_t *e, uint8_t *out,
+                               size_t *len)
+{
+    size_t n = 0;
+    const uint8_t *p = s;
+    while (p < e) {
+        uint8_t ch = *p;
+        if (ch != '\\') {
+            if (ch == 0)
+                n += put_cp(out + n, 0);
+            else
+                out[n++] = ch;
+            p++;
+            continue;
+        }
+        if (p + 1 >= e)
+            return LR_CORRUPT(c->err, c->name, off_of(c, p), "bad escape at end of string");
+        uint8_t x = p[1];
+        uint32_t cp;
+        switch (x) {
+        case '"': out[n++] = '"'; p += 2; continue;
+        case '\\': out[n++] = '\\'; p += 2; continue;
+        case '/': out[n++] = '/'; p += 2; continue;
+        case 'b': out[n++] = '\b'; p += 2; continue;
+        case 'f': out[n++] = '\f'; p += 2; continue;
+        case 'n': out[n++] = '\n'; p += 2; continue;
+        case 'r': out[n++] = '\r'; p += 2; continue;
+        case 't': out[n++] = '\t'; p += 2; continue;
+        case 'u':
+            if (e - p < 6 || !hex4(p + 2, &cp))
+                return LR_CORRUPT(c->err, c->name, off_of(c, p), "bad \\u escape in string");
+            p += 6;
+            if (cp >= 0xd800 && cp < 0xdc00) {
+                uint32_t lo;
+                if (e - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, &lo) &&
+                    lo >= 0xdc00 && lo < 0xe000) {
+                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                    p += 6;
+                } else {
+                    cp = 0xfffd;
+                }
+            } else if (cp >= 0xdc00 && cp < 0xe000) {
+                cp = 0xfffd;
+            }
+            n += put_cp(out + n, cp);
+            continue;
+        default:
+            return LR_CORRUPT(c->err, c->name, off_of(c, p), "bad escape '\\%c' in string",
+                              x >= 0x20 && x < 0x7f ? x : '?');
+        }
+    }
+    *len = n;
+    return LR_OK;
+}
+
+/* Scratch buffer for decoded strings, grown to the longest escaped string seen. */
+typedef struct scratch {
+    uint8_t *buf;
+    size_t cap;
+} scratch;
+
+static lr_status scratch_fit(scratch *sc, size_t need, lr_error *err)
+{
+    if (need <= sc->cap)
+        return LR_OK;
+    size_t cap = sc->cap ? sc->cap : 256;
+    while (cap < need)
+        cap *= 2;
+    uint8_t *b = realloc(sc->buf, cap);
+    if (!b)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory decoding a string");
+    sc->buf = b;
+    sc->cap = cap;
+    return LR_OK;
+}
+
+/* Reads a string value into the scratch buffer (decoded, NUL-terminated). */
+static lr_status read_string(cur *c, scratch *sc, const uint8_t **out, size_t *len)
+{
+    skip_ws(c);
+    if (c->p >= c->end)
+        return trunc_at(c, "a string");
+    if (*c->p != '"')
+        return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "expected a string");
+    const uint8_t *s, *e;
+    int plain;
+    LR_TRY(scan_string(c, &s, &e, &plain));
+    LR_TRY(scratch_fit(sc, (size_t)(e - s) + 2, c->err));
+    if (plain) {
+        memcpy(sc->buf, s, (size_t)(e - s));
+        *len = (size_t)(e - s);
+    } else {
+        LR_TRY(decode_string(c, s, e, sc->buf, len));
+    }
+    sc->buf[*len] = 0;
+    *out = sc->buf;
+    return LR_OK;
+}
+
+/* ---- numbers and skipping ---- */
+
+/* Parses an unsigned integer (JSON number without sign, fraction or exponent). */
+static lr_status read_uint(cur *c, uint64_t *out, const char *what)
+{
+    skip_ws(c);
+    if (c->p >= c->end)
+        return trunc_at(c, what);
+    const uint8_t *p = c->p;
+    if (*p < '0' || *p > '9')
+        return LR_CORRUPT(c->err, c->name, off_of(c, p), "expected an unsigned integer in %s",
+                          what);
+    uint64_t v = 0;
+    int nd = 0;
+    while (p < c->end && *p >= '0' && *p <= '9') {
+        if (++nd > 19)
+            return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "integer too large in %s", what);
+        v = v * 10 + (uint64_t)(*p - '0');
+        p++;
+    }
+    c->p = p;
+    *out = v;
+    return LR_OK;
+}
+
+/* Skips one JSON value of any kind without building it. Iterative; nesting is capped. */
+static lr_status skip_value(cur *c)
+{
+    int depth = 0;
+    for (;;) {
+        skip_ws(c);
+        if (c->p >= c->end)
+            return trunc_at(c, "a value");
+        uint8_t ch = *c->p;
+        if (ch == '"') {
+            const uint8_t *s, *e;
+            int plain;
+            LR_TRY(scan_string(c, &s, &e, &plain));
+        } else if (ch == '[' || ch == '{') {
+            if (++depth > V8_MAX_DEPTH)
+                return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "values nested too deeply");
+            c->p++;
+            continue;
+        } else if (ch == ']' || ch == '}') {
+            if (depth == 0)
+                return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "unexpected '%c'", ch);
+            depth--;
+            c->p++;
+        } else if (ch == ',' || ch == ':') {
+            if (depth == 0)
+                return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "unexpected '%c'", ch);
+            c->p++;
+            continue;
+        } else {
+            const uint8_t *s = c->p;
+            while (c->p < c->end && !is_ws(*c->p) && *c->p != ',' && *c->p != ']' &&
+                   *c->p != '}' && *c->p != ':')
+                c->p++;
+            if (c->p == s)
+                return LR_CORRUPT(c->err, c->name, off_of(c, s), "unexpected byte 0x%02x", *s);
+        }
+        if (depth == 0)
+            return LR_OK;
+    }
+}
+
+/* ---- the header (snapshot object) ---- */
+
+typedef struct namelist {
+    char names[V8_MAX_EDGE_TYPES][V8_NAME_MAX];
+    uint32_t n;     /* entries kept (at most the array size) */
+    uint32_t total; /* entries in the file */
+} namelist;
+
+typedef struct header {
+    namelist node_fields, edge_fields, location_fields;
+    namelist node_types, edge_types;
+    int has_meta, has_node_fields, has_edge_fields, has_location_fields;
+    int has_node_count, has_edge_count, has_root_index;
+    uint64_t node_count, edge_count, root_index, extra_native_bytes;
+} header;
+
+static int nl_find(const namelist *l, const char *s)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        if (strcmp(l->names[i], s) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Parses a JSON array of strings into l (names longer than V8_NAME_MAX - 1 are cut, which only
+ * makes them unknown). */
+static lr_status parse_namelist(cur *c, scratch *sc, namelist *l, uint32_t keep)
+{
+    LR_TRY(expect(c, '[', "a name list"));
+    l->n = l->total = 0;
+    skip_ws(c);
+    if (c->p < c->end && *c->p == ']') {
+        c->p++;
+        return LR_OK;
+    }
+    for (;;) {
+        const uint8_t *s;
+        size_t len;
+        LR_TRY(read_string(c, sc, &s, &len));
+        if (l->n < keep) {
+            size_t k = len < V8_NAME_MAX - 1 ? len : V8_NAME_MAX - 1;
+            memcpy(l->names[l->n], s, k);
+            l->names[l->n][k] = 0;
+            l->n++;
+        }
+        l->total++;
+        skip_ws(c);
+        if (c->p >= c->end)
+            return trunc_at(c, "a name list");
+        if (*c->p == ',') {
+            c->p++;
+            continue;
+        }
+        return expect(c, ']', "a name list");
+    }
+}
+
+/* node_types / edge_types: [[type names...], "string", "number", ...]; only the first
+ * element (the list of the `type` field's values) matters. */
+static lr_status parse_typelist(cur *c, scratch *sc, namelist *l, uint32_t keep)
+{
+    LR_TRY(expect(c, '[', "a type list"));
+    skip_ws(c);
+    if (c->p < c->end && *c->p == '[')
+        LR_TRY(parse_namelist(c, sc, l, keep));
+    else if (c->p < c->end && *c->p != ']')
+        LR_TRY(skip_value(c));
+    for (;;) {
+        skip_ws(c);
+        if (c->p >= c->end)
+            return trunc_at(c, "a type list");
+        if (*c->p == ']') {
+            c->p++;
+            return LR_OK;
+        }
+        LR_TRY(expect(c, ',', "a type list"));
+        LR_TRY(skip_value(c));
+    }
+}
+
+/* Calls fn for every key of the object at c->p, with c->p at the value; fn must consume it. */
+typedef lr_status (*member_fn)(cur *c, scratch *sc, const char *key, void *ctx);
+
+static lr_status parse_object(cur *c, scratch *sc, member_fn fn, void *ctx)
+{
+    LR_TRY(expect(c, '{', "an object"));
+    skip_ws(c);
+    if (c->p < c->end && *c->p == '}') {
+        c->p++;
+        return LR_OK;
+    }
+    for (;;) {
+        const uint8_t *k;
+        size_t klen;
+        LR_TRY(read_string(c, sc, &k, &klen));
+        char key[V8_NAME_MAX];
+        size_t kk = klen < V8_NAME_MAX - 1 ? klen : V8_NAME_MAX - 1;
+        memcpy(key, k, kk);
+        key[kk] = 0;
+        if (klen != kk)
+            key[0] = 0; /* long keys are never ones we know */
+        LR_TRY(expect(c, ':', "an object"));
+        skip_ws(c);
+        LR_TRY(fn(c, sc, key, ctx));
+        skip_ws(c);
+        if (c->p >= c->end)
+            return trunc_at(c, "an object");
+        if (*c->p == ',') {
+            c->p++;
+            continue;
+        }
+        return expect(c, '}', "an object");
+    }
+}
+
+static lr_status meta_member(cur *c, scratch *sc, const char *key, void *ctx)
+{
+    header *h = ctx;
+    if (strcmp(key, "node_fields") == 0) {
+        h->has_node_fields = 1;
+        return parse_namelist(c, sc, &h->node_fields, V8_MAX_FIELDS);
+    }
+    if (strcmp(key, "edge_fields") == 0) {
+        h->has_edge_fields = 1;
+        return parse_namelist(c, sc, &h->edge_fields, V8_MAX_FIELDS);
+    }
+    if (strcmp(key, "location_fields") == 0) {
+        h->has_location_fields = 1;
+        return parse_namelist(c, sc, &h->location_fields, V8_MAX_FIELDS);
+    }
+    if (strcmp(key, "node_types") == 0)
+        return parse_typelist(c, sc, &h->node_types, V8_MAX_TYPES);
+    if (strcmp(key, "edge_types") == 0)
+        return parse_typelist(c, sc, &h->edge_types, V8_MAX_EDGE_TYPES);
+    return skip_value(c);
+}
+
+static lr_status snapshot_member(cur *c, scratch *sc, const char *key, void *ctx)
+{
+    header *h = ctx;
+    if (strcmp(key, "meta") == 0) {
+        h->has_meta = 1;
+        return parse_object(c, sc, meta_member, h);
+    }
+    if (strcmp(key, "node_count") == 0) {
+        h->has_node_count = 1;
+        return read_uint(c, &h->node_count, "node_count");
+    }
+    if (strcmp(key, "edge_count") == 0) {
+        h->has_edge_count = 1;
+        return read_uint(c, &h->edge_count, "edge_count");
+    }
+    if (strcmp(key, "root_index") == 0) {
+        h->has_root_index = 1;
+        return read_uint(c, &h->root_index, "root_index");
+    }
+    if (strcmp(key, "extra_native_bytes") == 0 && c->p < c->end && *c->p >= '0' && *c->p <= '9')
+        return read_uint(c, &h->extra_native_bytes, "extra_native_bytes");
+    return skip_value(c);
+}
+
+/* ---- reader state kept with the graph ---- */
+
+typedef struct v8_state {
+    str_ix *class_keys;          /* DevTools public class key per class */
+    uint64_t extra_native_bytes; /* snapshot.extra_native_bytes */
+    char type_names[V8_MAX_TYPES + 1][V8_NAME_MAX]; /* backing store of g->type_names */
+} v8_state;
+
+static void state_free(void *p)
+{
+    v8_state *s = p;
+    if (!s)
+        return;
+    free(s->class_keys);
+    free(s);
+}
+
+static const char *V8_FORMAT = "v8";
+
+const str_ix *v8_class_keys(const graph *g)
+{
+    if (!g || g->format != V8_FORMAT || !g->fmt_state)
+        return NULL;
+    return ((const v8_state *)g->fmt_state)->class_keys;
+}
+
+uint64_t v8_extra_native_bytes(const graph *g)
+{
+    if (!g || g->format != V8_FORMAT || !g->fmt_state)
+        return 0;
+    return ((const v8_state *)g->fmt_state)->extra_native_bytes;
+}
+
+/* ---- load context ---- */
+
+/* A top-level numeric array located but not yet parsed: '[' at open, ']' at close. */
+typedef struct span {
+    const uint8_t *open;
+    const uint8_t *close;
+} span;
+
+/* DevTools' node-type roles: index of the first meta entry with each name, or -1. */
+typedef struct roles {
+    int hidden, array, string, object, code, closure, regexp, native, synthetic, cons, sliced;
+} roles;
+
+typedef struct loc {
+    uint32_t node;   /* node ordinal */
+    uint32_t seq;    /* position in the locations array (the last entry for a node wins) */
+    uint32_t script; /* script id */
+    uint32_t line;   /* 0-based line */
+    uint32_t col;    /* 0-based column */
+} loc;
+
+typedef struct ctx {
+    graph *g;
+    cur c;
+    scratch sc;
+    header h;
+    v8_state *st;
+    span nodes, edges, locations;
+    int have_header, have_strings;
+    str_ix *smap;        /* snapshot string index -> graph string */
+    uint32_t n_smap;
+    uint32_t cap_smap;
+    str_ix empty_str;    /* "" */
+    uint8_t *detached;   /* detachedness per node (low 2 bits), NULL if no such field */
+    loc *locs;           /* object locations */
+    uint32_t n_locs;
+    roles r;
+    int fo_type, fo_name, fo_id, fo_size, fo_ec, fo_det, fo_native; /* node field offsets */
+    int eo_type, eo_name, eo_to;                                     /* edge field offsets */
+    uint32_t nf, ef;                                                 /* field counts */
+    uint8_t edge_kind_of[V8_MAX_EDGE_TYPES]; /* graph edge kind per declared edge type */
+    uint32_t n_edge_types;
+    int etype_weak, etype_shortcut, etype_property, etype_internal, etype_hidden, etype_element;
+    int meta_done;       /* setup_meta ran */
+    pthread_t th;        /* helper thread: nodes + edges, later the id index */
+    int th_running;      /* th started and not joined */
+    lr_status th_status; /* its result */
+    lr_error th_err;     /* its error */
+    cur thc;             /* its cursor */
+} ctx;
+
+/* ---- strings section ---- */
+
+static lr_status intern_bytes(ctx *x, const uint8_t *s, size_t len, str_ix *out)
+{
+    return graph_intern(x->g, (const char *)s, len, out, x->c.err);
+}
+
+static lr_status parse_strings(ctx *x)
+{
+    cur *c = &x->c;
+    if (x->have_strings)
+        return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "second \"strings\" array");
+    x->have_strings = 1;
+    LR_TRY(expect(c, '[', "strings"));
+    /* Each string takes at least 3 bytes ("" and a comma), which bounds the table. */
+    uint64_t limit = (uint64_t)(c->end - c->p) / 3 + 1;
+    skip_ws(c);
+    if (c->p < c->end && *c->p == ']') {
+        c->p++;
+        return LR_OK;
+    }
+    for (;;) {
+        skip_ws(c);
+        if (c->p >= c->end)
+            return trunc_at(c, "strings");
+        if (*c->p != '"')
+            return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "expected a string in strings");
+        const uint8_t *s, *e;
+        int plain;
+        LR_TRY(scan_string(c, &s, &e, &plain));
+        str_ix ix;
+        if (plain) {
+            LR_TRY(intern_bytes(x, s, (size_t)(e - s), &ix));
+        } else {
+            size_t len;
+            LR_TRY(scratch_fit(&x->sc, (size_t)(e - s) + 2, c->err));
+            LR_TRY(decode_string(c, s, e, x->sc.buf, &len));
+            LR_TRY(intern_bytes(x, x->sc.buf, len, &ix));
+        }
+        if (x->n_smap == x->cap_smap) {
+            uint64_t cap = x->cap_smap ? (uint64_t)x->cap_smap * 2 : 4096;
+            if (cap > limit)
+                cap = limit;
+            if (cap > UINT32_MAX - 1)
+                cap = UINT32_MAX - 1;
+            if (cap <= x->n_smap)
+                return LR_FAIL(c->err, LR_ERR_LIMIT, "%s: too many strings", c->name);
+            str_ix *m = err_reallocarray(x->smap, cap, sizeof *m);
+            if (!m)
+                return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for strings", c->name);
+            x->smap = m;
+            x->cap_smap = (uint32_t)cap;
+        }
+        x->smap[x->n_smap++] = ix;
+        skip_ws(c);
+        if (c->p >= c->end)
+            return trunc_at(c, "strings");
+        if (*c->p == ',') {
+            c->p++;
+            continue;
+        }
+        return expect(c, ']', "strings");
+    }
+}
+
+/* ---- numeric arrays ---- */
+
+/* Records where a numeric array lies; its content is parsed later. */
+static lr_status locate_array(ctx *x, span *sp, const char *what)
+{
+    cur *c = &x->c;
+    if (sp->open)
+        return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "second \"%s\" array", what);
+    skip_ws(c);
+    if (c->p >= c->end)
+        return trunc_at(c, what);
+    if (*c->p != '[')
+        return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "\"%s\" is not an array", what);
+    const uint8_t *close = memchr(c->p, ']', (size_t)(c->end - c->p));
+    if (!close)
+        return LR_TRUNC(c->err, c->name, off_of(c, c->end), "input ends inside \"%s\"", what);
+    sp->open = c->p;
+    sp->close = close;
+    c->p = close + 1;
+    return LR_OK;
+}
+
+/* Streaming reader of one numeric array. The closing ']' bounds every loop, so the hot path
+ * needs no end-of-input checks. */
+typedef struct numrd {
+    const uint8_t *p;     /* next byte */
+    const uint8_t *close; /* the array's ']' */
+    int first;            /* no number read yet */
+} numrd;
+
+static void numrd_init(numrd *r, const span *sp)
+{
+    r->p = sp->open + 1;
+    r->close = sp->close;
+    r->first = 1;
+}
+
+/* Next number: 1 with *v, 0 at the end of the array, -1 on a syntax error (r->p at it). */
+static inline int numrd_next(numrd *r, uint64_t *v)
+{
+    const uint8_t *p = r->p;
+    while (is_ws(*p))
+        p++;
+    if (!r->first) {
+        if (*p == ',') {
+            p++;
+            while (is_ws(*p))
+                p++;
+        } else if (p == r->close) {
+            r->p = p;
+            return 0;
+        } else {
+            r->p = p;
+            return -1;
+        }
+    } else if (p == r->close) {
+        r->p = p;
+        return 0;
+    }
+    unsigned d = (unsigned)*p - '0';
+    if (d > 9) {
+        r->p = p;
+        return -1;
+    }
+    uint64_t n = d;
+    const uint8_t *s = p++;
+    while ((d = (unsigned)*p - '0') <= 9) {
+        n = n * 10 + d;
+        p++;
+    }
+    if (p - s > 19) {
+        r->p = s;
+        return -1;
+    }
+    r->first = 0;
+    r->p = p;
+    *v = n;
+    return 1;
+}
+
+static lr_status num_error(cur *c, const numrd *r, int rc, const char *what)
+{
+    if (rc == 0)
+        return LR_CORRUPT(c->err, c->name, off_of(c, r->p), "\"%s\" array ends early", what);
+    return LR_CORRUPT(c->err, c->name, off_of(c, r->p), "bad number in \"%s\"", what);
+}
+
+/* Fails unless the reader is at the end of its array. */
+static lr_status numrd_end(cur *c, numrd *r, const char *what)
+{
+    uint64_t v;
+    int rc = numrd_next(r, &v);
+    if (rc == 0)
+        return LR_OK;
+    if (rc > 0)
+        return LR_CORRUPT(c->err, c->name, off_of(c, r->p),
+                          "\"%s\" holds more values than the header's count", what);
+    return num_error(c, r, rc, what);
+}
+
+/* Upper bound of the numbers an array can hold: each needs a digit and a separator. */
+static uint64_t span_capacity(const span *sp) { return (uint64_t)(sp->close - sp->open) / 2 + 1; }
+
+static inline uint32_t sat32(graph *g, uint64_t v)
+{
+    if (v > UINT32_MAX) {
+        diag_count(&g->diag, DIAG_SIZE_SATURATED);
+        return UINT32_MAX;
+    }
+    return (uint32_t)v;
+}
+
+static inline uint32_t raw_ix(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+
+static inline str_ix map_str(ctx *x, uint64_t s)
+{
+    if (s < x->n_smap)
+        return x->smap[s];
+    diag_count(&x->g->diag, DIAG_MISSING_STRING);
+    return x->empty_str;
+}
+
+/* ---- meta -> roles and kinds ---- */
+
+static uint8_t node_kind_of(const char *t)
+{
+    static const struct {
+        const char *name;
+        uint8_t kind;
+    } K[] = {
+        {"hidden", GRAPH_KIND_OTHER},       {"array", GRAPH_KIND_OBJ_ARRAY},
+        {"string", GRAPH_KIND_STRING},      {"object", GRAPH_KIND_INSTANCE},
+        {"code", GRAPH_KIND_CODE},          {"closure", GRAPH_KIND_CLOSURE},
+        {"regexp", GRAPH_KIND_INSTANCE},    {"number", GRAPH_KIND_OTHER},
+        {"native", GRAPH_KIND_NATIVE},      {"synthetic", GRAPH_KIND_SYNTHETIC},
+        {"concatenated string", GRAPH_KIND_STRING}, {"sliced string", GRAPH_KIND_STRING},
+        {"slicedstring", GRAPH_KIND_STRING}, {"symbol", GRAPH_KIND_OTHER},
+        {"bigint", GRAPH_KIND_OTHER},       {"object shape", GRAPH_KIND_CODE},
+        {"wasm object", GRAPH_KIND_INSTANCE}, {"class", GRAPH_KIND_CODE},
+        {"framework", GRAPH_KIND_INSTANCE}, {"handle", GRAPH_KIND_SYNTHETIC},
+    };
+    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
+        if (strcmp(K[i].name, t) == 0)
+            return K[i].kind;
+    return GRAPH_KIND_OTHER;
+}
+
+static lr_status setup_meta(ctx *x)
+{
+    header *h = &x->h;
+    cur *c = &x->c;
+    graph *g = x->g;
+    if (!h->has_meta || !h->has_node_fields || !h->has_edge_fields)
+        return LR_CORRUPT(c->err, c->name, 0, "snapshot.meta lacks node_fields or edge_fields");
+    if (h->node_fields.total > V8_MAX_FIELDS || h->edge_fields.total > V8_MAX_FIELDS)
+        return LR_CORRUPT(c->err, c->name, 0, "snapshot.meta declares over %d fields",
+                          V8_MAX_FIELDS);
+    if (!h->has_node_count || !h->has_edge_count)
+        return LR_CORRUPT(c->err, c->name, 0, "snapshot lacks node_count or edge_count");
+    x->meta_done = 1;
+    x->nf = h->node_fields.total;
+    x->ef = h->edge_fields.total;
+    x->fo_type = nl_find(&h->node_fields, "type");
+    x->fo_name = nl_find(&h->node_fields, "name");
+    x->fo_id = nl_find(&h->node_fields, "id");
+    x->fo_size = nl_find(&h->node_fields, "self_size");
+    x->fo_ec = nl_find(&h->node_fields, "edge_count");
+    x->fo_det = nl_find(&h->node_fields, "detachedness");
+    x->fo_native = nl_find(&h->node_fields, "native_size");
+    if (x->fo_type < 0 || x->fo_name < 0 || x->fo_id < 0 || x->fo_size < 0 || x->fo_ec < 0)
+        return LR_CORRUPT(c->err, c->name, 0,
+                          "node_fields lacks one of type, name, id, self_size, edge_count");
+    x->eo_type = nl_find(&h->edge_fields, "type");
+    x->eo_name = nl_find(&h->edge_fields, "name_or_index");
+    x->eo_to = nl_find(&h->edge_fields, "to_node");
+    if (x->eo_type < 0 || x->eo_name < 0 || x->eo_to < 0)
+        return LR_CORRUPT(c->err, c->name, 0,
+                          "edge_fields lacks one of type, name_or_index, to_node");
+
+    /* Node types: declared order, first occurrence of a name decides its DevTools role. */
+    const namelist *nt = &h->node_types;
+    for (uint32_t i = 0; i < nt->n; i++) {
+        memcpy(x->st->type_names[i], nt->names[i], V8_NAME_MAX);
+        g->type_names[i] = x->st->type_names[i];
+    }
+    strcpy(x->st->type_names[V8_UNKNOWN_TYPE], "(unknown)");
+    g->type_names[V8_UNKNOWN_TYPE] = x->st->type_names[V8_UNKNOWN_TYPE];
+    g->n_types = V8_UNKNOWN_TYPE + 1;
+    for (uint32_t i = nt->n; i < V8_UNKNOWN_TYPE; i++)
+        g->type_names[i] = x->st->type_names[V8_UNKNOWN_TYPE];
+    x->r.hidden = nl_find(nt, "hidden");
+    x->r.array = nl_find(nt, "array");
+    x->r.string = nl_find(nt, "string");
+    x->r.object = nl_find(nt, "object");
+    x->r.code = nl_find(nt, "code");
+    x->r.closure = nl_find(nt, "closure");
+    x->r.regexp = nl_find(nt, "regexp");
+    x->r.native = nl_find(nt, "native");
+    x->r.synthetic = nl_find(nt, "synthetic");
+    x->r.cons = nl_find(nt, "concatenated string");
+    x->r.sliced = nl_find(nt, "sliced string");
+
+    /* Edge types: kinds by name; a repeated name and unknown names are plain `field` edges,
+     * which DevTools treats like any other non-special edge. */
+    const namelist *et = &h->edge_types;
+    x->n_edge_types = et->n;
+    x->etype_weak = nl_find(et, "weak");
+    x->etype_shortcut = nl_find(et, "shortcut");
+    x->etype_property = nl_find(et, "property");
+    x->etype_internal = nl_find(et, "internal");
+    x->etype_hidden = nl_find(et, "hidden");
+    x->etype_element = nl_find(et, "element");
+    for (uint32_t i = 0; i < et->n; i++) {
+        const char *t = et->names[i];
+        uint8_t k = GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_STRONG);
+        if (nl_find(et, t) != (int)i)
+            k = GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_STRONG);
+        else if (strcmp(t, "context") == 0)
+            k = GRAPH_EDGE_MAKE(GRAPH_EDGE_CONTEXT, GRAPH_STRONG);
+        else if (strcmp(t, "element") == 0)
+            k = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
+        else if (strcmp(t, "property") == 0)
+            k = GRAPH_EDGE_MAKE(GRAPH_EDGE_PROPERTY, GRAPH_STRONG);
+        else if (strcmp(t, "internal") == 0)
+            k = GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG);
+        else if (strcmp(t, "hidden") == 0)
+            k = GRAPH_EDGE_MAKE(GRAPH_EDGE_HIDDEN, GRAPH_STRONG);
+        else if (strcmp(t, "shortcut") == 0)
+            k = GRAPH_EDGE_MAKE(GRAPH_EDGE_SHORTCUT, GRAPH_STRONG);
+        else if (strcmp(t, "weak") == 0)
+            k = GRAPH_EDGE_MAKE(GRAPH_EDGE_WEAK, GRAPH_WEAK);
+        else if (strcmp(t, "native") == 0 || strcmp(t, "native_string") == 0)
+            k = GRAPH_EDGE_MAKE(GRAPH_EDGE_NATIVE, GRAPH_STRONG);
+        else if (strcmp(t, "xref") == 0)
+            k = GRAPH_EDGE_MAKE(GRAPH_EDGE_XREF, GRAPH_STRONG);
+        x->edge_kind_of[i] = k;
+    }
+    return LR_OK;
+}
+
+/* ---- nodes ---- */
+
+/* Runs on the helper thread while the main thread interns strings: it touches only node and
+ * edge arrays, and its own cursor and error; names stay raw string indexes until
+ * remap_names. */
+static lr_status parse_nodes(ctx *x, cur *c)
+{
+    graph *g = x->g;
+    uint64_t n = x->h.node_count;
+    if (n == 0)
+        return LR_CORRUPT(c->err, c->name, off_of(c, x->nodes.open), "snapshot has no nodes");
+    if (n >= UINT32_MAX || n * x->nf > span_capacity(&x->nodes))
+        return LR_CORRUPT(c->err, c->name, off_of(c, x->nodes.open),
+                          "node_count %llu exceeds what the nodes array can hold",
+                          (unsigned long long)n);
+    if (x->h.edge_count >= UINT32_MAX || x->h.edge_count * x->ef > span_capacity(&x->edges))
+        return LR_CORRUPT(c->err, c->name, off_of(c, x->edges.open),
+                          "edge_count %llu exceeds what the edges array can hold",
+                          (unsigned long long)x->h.edge_count);
+    unsigned want = GRAPH_WANT_NAME | (x->fo_native >= 0 ? GRAPH_WANT_NATIVE : 0);
+    LR_TRY(graph_alloc_nodes(g, (uint32_t)n, want, c->err));
+    g->first_edge = err_mallocarray((size_t)n + 1, sizeof *g->first_edge);
+    if (!g->first_edge)
+        return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %llu nodes", c->name,
+                       (unsigned long long)n);
+    if (x->fo_det >= 0) {
+        x->detached = err_calloc((size_t)n, 1);
+        if (!x->detached)
+            return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory", c->name);
+    }
+    uint32_t n_types = x->h.node_types.n;
+    uint8_t kind_of[V8_MAX_TYPES + 1];
+    for (uint32_t t = 0; t < n_types; t++)
+        kind_of[t] = node_kind_of(x->h.node_types.names[t]);
+    kind_of[V8_UNKNOWN_TYPE] = GRAPH_KIND_OTHER;
+
+    numrd r;
+    numrd_init(&r, &x->nodes);
+    uint64_t f[V8_MAX_FIELDS];
+    uint64_t esum = 0;
+    uint32_t nf = x->nf;
+    for (uint32_t i = 0; i < (uint32_t)n; i++) {
+        for (uint32_t j = 0; j < nf; j++) {
+            int rc = numrd_next(&r, &f[j]);
+            if (rc <= 0)
+                return num_error(c, &r, rc, "nodes");
+        }
+        uint64_t t = f[x->fo_type];
+        uint8_t ty;
+        if (t < n_types) {
+            ty = (uint8_t)t;
+        } else {
+            ty = V8_UNKNOWN_TYPE;
+            diag_count(&g->diag, DIAG_UNKNOWN_NODE_TYPE);
+        }
+        g->node_type[i] = ty;
+        g->node_kind[i] = kind_of[ty];
+        g->node_name[i] = raw_ix(f[x->fo_name]);
+        g->node_id[i] = f[x->fo_id];
+        g->node_size[i] = sat32(g, f[x->fo_size]);
+        g->node_class[i] = GRAPH_NONE;
+        g->node_off[i] = UINT64_MAX;
+        g->node_len[i] = 0;
+        if (x->fo_native >= 0)
+            g->node_native[i] = sat32(g, f[x->fo_native]);
+        if (x->detached)
+            x->detached[i] = (uint8_t)(f[x->fo_det] & 3u);
+        g->first_edge[i] = (edge_ix)esum;
+        esum += f[x->fo_ec];
+        if (esum > x->h.edge_count)
+            return LR_CORRUPT(c->err, c->name, off_of(c, r.p),
+                              "node edge counts exceed edge_count %llu at node %u",
+                              (unsigned long long)x->h.edge_count, i);
+    }
+    if (esum != x->h.edge_count)
+        return LR_CORRUPT(c->err, c->name, off_of(c, r.p),
+                          "node edge counts sum to %llu, header edge_count is %llu",
+                          (unsigned long long)esum, (unsigned long long)x->h.edge_count);
+    g->first_edge[n] = (edge_ix)esum;
+    return numrd_end(c, &r, "nodes");
+}
+
+/* ---- edges ---- */
+
+static lr_status parse_edges(ctx *x, cur *c)
+{
+    graph *g = x->g;
+    uint32_t n = g->n_nodes;
+    uint32_t m = (uint32_t)x->h.edge_count;
+    g->edge_to = err_mallocarray(m ? m : 1, sizeof *g->edge_to);
+    g->edge_name = err_mallocarray(m ? m : 1, sizeof *g->edge_name);
+    g->edge_kind = err_mallocarray(m ? m : 1, 1);
+    if (!g->edge_to || !g->edge_name || !g->edge_kind)
+        return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %u edges", c->name, m);
+    numrd r;
+    numrd_init(&r, &x->edges);
+    uint64_t f[V8_MAX_FIELDS];
+    uint32_t ef = x->ef, nf = x->nf, n_et = x->n_edge_types;
+    uint64_t node_span = (uint64_t)n * nf;
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t beg = g->first_edge[i], end = g->first_edge[i + 1];
+        g->first_edge[i] = w;
+        for (uint32_t k = beg; k < end; k++) {
+            for (uint32_t j = 0; j < ef; j++) {
+                int rc = numrd_next(&r, &f[j]);
+                if (rc <= 0)
+                    return num_error(c, &r, rc, "edges");
+            }
+            uint64_t to = f[x->eo_to];
+            if (to >= node_span || to % nf != 0) {
+                diag_count(&g->diag, DIAG_BAD_EDGE_TARGET);
+                continue;
+            }
+            uint64_t t = f[x->eo_type];
+            uint8_t kind;
+            if (t < n_et) {
+                kind = x->edge_kind_of[t];
+            } else {
+                kind = GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_STRONG);
+                diag_count(&g->diag, DIAG_UNKNOWN_EDGE_TYPE);
+            }
+            uint64_t nm = f[x->eo_name];
+            g->edge_kind[w] = kind;
+            g->edge_to[w] = (node_ix)(to / nf);
+            g->edge_name[w] = raw_ix(nm);
+            w++;
+        }
+    }
+    g->first_edge[n] = w;
+    g->n_edges = w;
+    return numrd_end(c, &r, "edges");
+}
+
+/* Turns the raw string indexes of node and edge names into graph strings. */
+static void remap_names(ctx *x)
+{
+    graph *g = x->g;
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        g->node_name[i] = map_str(x, g->node_name[i]);
+    for (uint32_t e = 0; e < g->n_edges; e++)
+        if (!GRAPH_EDGE_NAME_IS_INDEX(GRAPH_EDGE_KIND(g->edge_kind[e])))
+            g->edge_name[e] = map_str(x, g->edge_name[e]);
+}
+
+/* ---- locations ---- */
+
+static int loc_cmp(const void *a, const void *b)
+{
+    const loc *p = a, *q = b;
+    if (p->node != q->node)
+        return p->node < q->node ? -1 : 1;
+    return p->seq < q->seq ? -1 : p->seq > q->seq;
+}
+
+static lr_status parse_locations(ctx *x)
+{
+    cur *c = &x->c;
+    const namelist *lf = &x->h.location_fields;
+    int lo_obj = nl_find(lf, "object_index"), lo_script = nl_find(lf, "script_id");
+    int lo_line = nl_find(lf, "line"), lo_col = nl_find(lf, "column");
+    uint32_t k = lf->total;
+    if (!x->locations.open || !x->h.has_location_fields || k == 0 || k > V8_MAX_FIELDS)
+        return LR_OK;
+    uint64_t cap = span_capacity(&x->locations) / k + 1;
+    if (cap > UINT32_MAX)
+        cap = UINT32_MAX;
+    numrd r;
+    numrd_init(&r, &x->locations);
+    uint64_t f[V8_MAX_FIELDS];
+    uint64_t node_span = (uint64_t)x->g->n_nodes * x->nf;
+    uint32_t capn = 0;
+    for (uint32_t seq = 0;; seq++) {
+        int rc = numrd_next(&r, &f[0]);
+        if (rc == 0)
+            break;
+        if (rc < 0)
+            return num_error(c, &r, rc, "locations");
+        for (uint32_t j = 1; j < k; j++) {
+            rc = numrd_next(&r, &f[j]);
+            if (rc <= 0)
+                return num_error(c, &r, rc, "locations");
+        }
+        if (lo_obj < 0)
+            continue;
+        uint64_t ni = f[lo_obj];
+        if (ni >= node_span || ni % x->nf != 0)
+            continue; /* DevTools keys locations by node index; this one matches no node */
+        if (x->n_locs == capn) {
+            uint64_t nc = capn ? (uint64_t)capn * 2 : 1024;
+            if (nc > cap)
+                nc = cap;
+            loc *l = err_reallocarray(x->locs, nc, sizeof *l);
+            if (!l)
+                return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for locations", c->name);
+            x->locs = l;
+            capn = (uint32_t)nc;
+        }
+        loc *l = &x->locs[x->n_locs++];
+        l->node = (uint32_t)(ni / x->nf);
+        l->seq = seq;
+        l->script = lo_script >= 0 ? (uint32_t)f[lo_script] : 0;
+        l->line = lo_line >= 0 ? (uint32_t)f[lo_line] : 0;
+        l->col = lo_col >= 0 ? (uint32_t)f[lo_col] : 0;
+    }
+    if (x->n_locs > 1)
+        qsort(x->locs, x->n_locs, sizeof *x->locs, loc_cmp);
+    return LR_OK;
+}
+
+/* The location DevTools uses for node n (the last one listed), or NULL. */
+static const loc *loc_find(const ctx *x, uint32_t n)
+{
+    uint32_t lo = 0, hi = x->n_locs;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (x->locs[mid].node <= n)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && x->locs[lo - 1].node == n)
+        return &x->locs[lo - 1];
+    return NULL;
+}
+
+/* ---- the helper thread ---- */
+
+static void *helper_arrays(void *p)
+{
+    ctx *x = p;
+    x->th_status = parse_nodes(x, &x->thc);
+    if (x->th_status == LR_OK)
+        x->th_status = parse_edges(x, &x->thc);
+    return NULL;
+}
+
+static void *helper_index(void *p)
+{
+    ctx *x = p;
+    x->th_status = graph_build_index(x->g, &x->th_err);
+    return NULL;
+}
+
+static lr_status start_helper(ctx *x, void *(*fn)(void *))
+{
+    x->thc = x->c;
+    x->thc.err = &x->th_err;
+    memset(&x->th_err, 0, sizeof x->th_err);
+    x->th_status = LR_OK;
+    if (pthread_create(&x->th, NULL, fn, x) != 0) {
+        fn(x); /* no thread to be had: do the work here */
+        return LR_OK;
+    }
+    x->th_running = 1;
+    return LR_OK;
+}
+
+/* Waits for the helper; its failure becomes ours (its input comes earlier in the file). */
+static lr_status join_helper(ctx *x)
+{
+    if (x->th_running) {
+        pthread_join(x->th, NULL);
+        x->th_running = 0;
+    }
+    if (x->th_status != LR_OK) {
+        if (x->c.err->code == LR_OK || x->th_err.offset < x->c.err->offset)
+            *x->c.err = x->th_err;
+        lr_status s = x->th_status;
+        x->th_status = LR_OK;
+        return s;
+    }
+    return LR_OK;
+}
+
+/* ---- top level ---- */
+
+static lr_status top_member(cur *c, scratch *sc, const char *key, void *vx)
+{
+    ctx *x = vx;
+    (void)sc;
+    if (strcmp(key, "snapshot") == 0) {
+        if (x->have_header)
+            return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "second \"snapshot\" header");
+        x->have_header = 1;
+        return parse_object(c, &x->sc, snapshot_member, &x->h);
+    }
+    if (strcmp(key, "nodes") == 0)
+        return locate_array(x, &x->nodes, "nodes");
+    if (strcmp(key, "edges") == 0)
+        return locate_array(x, &x->edges, "edges");
+    if (strcmp(key, "locations") == 0)
+        return locate_array(x, &x->locations, "locations");
+    if (strcmp(key, "strings") == 0) {
+        /* V8 writes strings last: the integer arrays are located by now and can be parsed
+         * on a second core while this one interns the strings. */
+        if (x->have_header && x->nodes.open && x->edges.open && !x->meta_done) {
+            LR_TRY(setup_meta(x));
+            LR_TRY(start_helper(x, helper_arrays));
+        }
+        return parse_strings(x);
+    }
+    return skip_value(c);
+}
+
+/* ---- DevTools preparation: detached DOM state (propagateDOMState) ---- */
+
+static inline int edge_kind_is(const graph *g, edge_ix e, unsigned kind)
+{
+    return GRAPH_EDGE_KIND(g->edge_kind[e]) == kind;
+}
+
+/* Attached state spreads from every attached native node to the native nodes it reaches;
+ * detached state then spreads to the rest. Hidden and weak edges do not propagate, nor does
+ * any non-native node. Detached nodes are renamed "Detached <name>". */
+static lr_status propagate_dom_state(ctx *x)
+{
+    graph *g = x->g;
+    uint32_t n = g->n_nodes;
+    uint8_t *visited = err_calloc(n, 1);
+    uint32_t *att = err_mallocarray(n, sizeof *att);
+    uint32_t *det = err_mallocarray(n, sizeof *det);
+    lr_status s = LR_OK;
+    if (!visited || !att || !det) {
+        s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
+        goto out;
+    }
+    uint32_t n_att = 0, n_det = 0;
+    int native = x->r.native;
+#define PROCESS(o, state)                                                                      \
+    do {                                                                                       \
+        uint32_t o_ = (o);                                                                     \
+        if (visited[o_])                                                                       \
+            break;                                                                             \
+        visited[o_] = 1;                                                                       \
+        if (g->node_type[o_] != (uint8_t)native || native < 0)                                 \
+            break;                                                                             \
+        x->detached[o_] = (uint8_t)(state);                                                    \
+        if ((state) == 1) {                                                                    \
+            att[n_att++] = o_;                                                                 \
+        } else if ((state) == 2) {                                                             \
+            char buf_[16];                                                                     \
+            (void)buf_;                                                                        \
+            const char *old_ = graph_str(g, g->node_name[o_]);                                 \
+            size_t l_ = strlen(old_);                                                          \
+            s = scratch_fit(&x->sc, l_ + 10, x->c.err);                                        \
+            if (s != LR_OK)                                                                    \
+                goto out;                                                                      \
+            memcpy(x->sc.buf, "Detached ", 9);                                                 \
+            memcpy(x->sc.buf + 9, old_, l_);                                                   \
+            s = graph_intern(g, (const char *)x->sc.buf, l_ + 9, &g->node_name[o_], x->c.err); \
+            if (s != LR_OK)                                                                    \
+                goto out;                                                                      \
+            det[n_det++] = o_;                                                                 \
+        }                                                                                      \
+    } while (0)
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t st = x->detached[i];
+        if (st != 0)
+            PROCESS(i, st);
+    }
+    while (n_att) {
+        uint32_t v = att[--n_att];
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+            if (edge_kind_is(g, e, GRAPH_EDGE_HIDDEN) || edge_kind_is(g, e, GRAPH_EDGE_WEAK))
+                continue;
+            PROCESS(g->edge_to[e], 1);
+        }
+    }
+    while (n_det) {
+        uint32_t v = det[--n_det];
+        if (x->detached[v] == 1)
+            continue;
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+            if (edge_kind_is(g, e, GRAPH_EDGE_HIDDEN) || edge_kind_is(g, e, GRAPH_EDGE_WEAK))
+                continue;
+            PROCESS(g->edge_to[e], 2);
+        }
+    }
+#undef PROCESS
+out:
+    free(visited);
+    free(att);
+    free(det);
+    return s;
+}
+
+/* ---- DevTools preparation: shallow sizes (JSHeapSnapshot.calculateShallowSizes) ---- */
+
+static int is_type(const graph *g, node_ix v, int t) { return t >= 0 && g->node_type[v] == t; }
+
+/* Whether the root has a child DevTools calls a user root (a non-synthetic node, or the
+ * synthetic "(Document DOM trees)"). Without one the snapshot exposes internals and DevTools
+ * keeps raw sizes. */
+static int has_user_roots(const ctx *x)
+{
+    const graph *g = x->g;
+    node_ix root = g->synthetic_root;
+    for (edge_ix e = g->first_edge[root]; e < g->first_edge[root + 1]; e++) {
+        node_ix t = g->edge_to[e];
+        if (!is_type(g, t, x->r.synthetic))
+            return 1;
+        if (strcmp(graph_str(g, g->node_name[t]), "(Document DOM trees)") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+#define OWN_UNVISITED 0xffffffffu
+#define OWN_MULTIPLE 0xfffffffeu
+
+/* Hidden and array nodes (and native "system / ExternalStringData") owned by exactly one other
+ * node, through non-weak edges, have their size moved to that owner, unless the owner is the
+ * root or synthetic. Sizes add with saturation (DevTools wraps at 2^32). */
+static lr_status reattribute_sizes(ctx *x)
+{
+    graph *g = x->g;
+    uint32_t n = g->n_nodes;
+    if (!has_user_roots(x))
+        return LR_OK;
+    uint32_t *owners = err_mallocarray(n, sizeof *owners);
+    uint32_t cap = n < 1024 ? 1024 : n, len = 0;
+    uint32_t *work = err_mallocarray(cap, sizeof *work);
+    lr_status s = LR_OK;
+    if (!owners || !work) {
+        s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
+        goto out;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        int unowned = is_type(g, i, x->r.hidden) || is_type(g, i, x->r.array) ||
+                      (is_type(g, i, x->r.native) &&
+                       strcmp(graph_str(g, g->node_name[i]), "system / ExternalStringData") == 0);
+        if (unowned) {
+            owners[i] = OWN_UNVISITED;
+        } else {
+            owners[i] = i;
+            work[len++] = i;
+        }
+    }
+    while (len) {
+        uint32_t id = work[--len];
+        uint32_t owner = owners[id];
+        for (edge_ix e = g->first_edge[id]; e < g->first_edge[id + 1]; e++) {
+            if (edge_kind_is(g, e, GRAPH_EDGE_WEAK))
+                continue;
+            uint32_t t = g->edge_to[e];
+            uint32_t o = owners[t];
+            if (o == OWN_UNVISITED) {
+                owners[t] = owner;
+            } else if (o == t || o == owner || o == OWN_MULTIPLE) {
+                continue;
+            } else {
+                owners[t] = OWN_MULTIPLE;
+            }
+            if (len == cap) {
+                /* Each node enters at most twice (unvisited -> owner -> multiple). */
+                uint64_t nc = (uint64_t)cap * 2;
+                if (nc > 2ull * n + 1024)
+                    nc = 2ull * n + 1024;
+                uint32_t *w2 = err_reallocarray(work, nc, sizeof *w2);
+                if (!w2) {
+                    s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
+                    goto out;
+                }
+                work = w2;
+                cap = (uint32_t)nc;
+            }
+            work[len++] = t;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t o = owners[i];
+        if (o == OWN_UNVISITED || o == OWN_MULTIPLE || o == i)
+            continue;
+        if (is_type(g, o, x->r.synthetic) || o == g->synthetic_root)
+            continue;
+        uint64_t sum = (uint64_t)g->node_size[o] + g->node_size[i];
+        g->node_size[i] = 0;
+        g->node_size[o] = sat32(g, sum);
+    }
+out:
+    free(owners);
+    free(work);
+    return s;
+}
+
+/* ---- DevTools preparation: class names and keys ---- */
+
+/* UTF-16 length of a UTF-8 string (what JavaScript's .length counts). */
+static size_t u16len(const char *s)
+{
+    size_t n = 0;
+    for (const uint8_t *p = (const uint8_t *)s; *p; p++) {
+        if ((*p & 0xc0) != 0x80)
+            n++;
+        if (*p >= 0xf0)
+            n++;
+    }
+    return n;
+}
+
+/* Next UTF-16 code unit of a UTF-8 string; *pend holds a pending low surrogate. */
+static uint32_t next_u16(const uint8_t **pp, uint32_t *pend)
+{
+    if (*pend) {
+        uint32_t u = *pend;
+        *pend = 0;
+        return u;
+    }
+    const uint8_t *p = *pp;
+    uint32_t cp = *p++;
+    if (cp >= 0xf0 && p[0] && p[1] && p[2]) {
+        cp = ((cp & 0x07) << 18) | ((uint32_t)(p[0] & 0x3f) << 12) |
+             ((uint32_t)(p[1] & 0x3f) << 6) | (p[2] & 0x3f);
+        p += 3;
+    } else if (cp >= 0xe0 && p[0] && p[1]) {
+        cp = ((cp & 0x0f) << 12) | ((uint32_t)(p[0] & 0x3f) << 6) | (p[1] & 0x3f);
+        p += 2;
+    } else if (cp >= 0xc0 && p[0]) {
+        cp = ((cp & 0x1f) << 6) | (p[0] & 0x3f);
+        if (cp == 0)
+            cp = 0; /* C0 80 is U+0000 */
+        p += 1;
+    }
+    *pp = p;
+    if (cp >= 0x10000) {
+        cp -= 0x10000;
+        *pend = 0xdc00 | (cp & 0x3ff);
+        return 0xd800 | (cp >> 10);
+    }
+    return cp;
+}
+
+/* Compares two strings the way JavaScript's default sort and < do (by UTF-16 code units). */
+static int js_strcmp(const char *a, const char *b)
+{
+    const uint8_t *p = (const uint8_t *)a, *q = (const uint8_t *)b;
+    uint32_t pa = 0, pb = 0;
+    for (;;) {
+        int ea = !*p && !pa, eb = !*q && !pb;
+        if (ea || eb)
+            return ea && eb ? 0 : ea ? -1 : 1;
+        uint32_t ua = next_u16(&p, &pa), ub = next_u16(&q, &pb);
+        if (ua != ub)
+            return ua < ub ? -1 : 1;
+    }
+}
+
+/* Appends a property name as DevTools' formatPropertyName shows it: names holding , ' " { }
+ * are JSON-quoted. */
+static lr_status append_prop(ctx *x, size_t *len, const char *name)
+{
+    size_t l = strlen(name);
+    int quote = strpbrk(name, ",'\"{}") != NULL;
+    LR_TRY(scratch_fit(&x->sc, *len + 6 * l + 8, x->c.err));
+    uint8_t *o = x->sc.buf + *len;
+    if (!quote) {
+        memcpy(o, name, l);
+        *len += l;
+        return LR_OK;
+    }
+    size_t k = 0;
+    o[k++] = '"';
+    for (const uint8_t *p = (const uint8_t *)name; *p; p++) {
+        uint8_t ch = *p;
+        if (ch == '"' || ch == '\\') {
+            o[k++] = '\\';
+            o[k++] = ch;
+        } else if (ch < 0x20) {
+            static const char *ESC = "btn?fr";
+            if (ch >= 8 && ch <= 13 && ch != 11) {
+                o[k++] = '\\';
+                o[k++] = (uint8_t)ESC[ch - 8];
+            } else {
+                static const char HEX[] = "0123456789abcdef";
+                o[k++] = '\\';
+                o[k++] = 'u';
+                o[k++] = '0';
+                o[k++] = '0';
+                o[k++] = (uint8_t)HEX[ch >> 4];
+                o[k++] = (uint8_t)HEX[ch & 15];
+            }
+        } else {
+            o[k++] = ch;
+        }
+    }
+    o[k++] = '"';
+    *len += k;
+    return LR_OK;
+}
+
+/* Interface-name candidate text of plain object v (inferInterfaceDefinitions): "{p1, p2}"
+ * from its property edges in order, skipping __proto__, cut near 120 UTF-16 units. Leaves
+ * the text in x->sc.buf (NUL-terminated) and returns its byte length, 0 if no property. */
+static lr_status iface_text(ctx *x, node_ix v, str_ix s_proto, size_t *out, uint32_t *n_props)
+{
+    graph *g = x->g;
+    size_t len = 1, ulen = 1;
+    uint32_t np = 0;
+    LR_TRY(scratch_fit(&x->sc, 8, x->c.err));
+    x->sc.buf[0] = '{';
+    for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+        if (!edge_kind_is(g, e, GRAPH_EDGE_PROPERTY) || g->edge_name[e] == s_proto)
+            continue;
+        const char *nm = graph_str(g, g->edge_name[e]);
+        size_t before = len;
+        LR_TRY(append_prop(x, &len, nm));
+        x->sc.buf[len] = 0;
+        size_t fu = u16len((const char *)x->sc.buf + before);
+        len = before;
+        if (ulen > 1 && ulen + fu > 120)
+            break;
+        if (ulen != 1) {
+            LR_TRY(scratch_fit(&x->sc, len + 3, x->c.err));
+            x->sc.buf[len++] = ',';
+            x->sc.buf[len++] = ' ';
+            ulen += 2;
+        }
+        LR_TRY(append_prop(x, &len, nm));
+        ulen += fu;
+        np++;
+    }
+    LR_TRY(scratch_fit(&x->sc, len + 2, x->c.err));
+    x->sc.buf[len++] = '}';
+    x->sc.buf[len] = 0;
+    *out = np ? len : 0;
+    *n_props = np;
+    return LR_OK;
+}
+
+/* Open-addressing map from a 4-word key to a uint32 value. */
+typedef struct kmap {
+    uint32_t *keys; /* 4 words per slot */
+    uint32_t *vals; /* value + 1; 0 = empty slot */
+    uint32_t cap;   /* power of two */
+    uint32_t n;
+} kmap;
+
+static uint32_t kmix(const uint32_t k[4])
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 4; i++) {
+        h ^= k[i];
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 33;
+    }
+    return (uint32_t)h;
+}
+
+static int kmap_grow(kmap *m)
+{
+    uint32_t cap = m->cap ? m->cap * 2 : 1024;
+    uint32_t *k = err_mallocarray(cap, 4 * sizeof *k);
+    uint32_t *v = err_calloc(cap, sizeof *v);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return 0;
+    }
+    for (uint32_t i = 0; i < m->cap; i++) {
+        if (!m->vals[i])
+            continue;
+        uint32_t j = kmix(&m->keys[4 * i]) & (cap - 1);
+        while (v[j])
+            j = (j + 1) & (cap - 1);
+        memcpy(&k[4 * j], &m->keys[4 * i], 4 * sizeof *k);
+        v[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = k;
+    m->vals = v;
+    m->cap = cap;
+    return 1;
+}
+
+/* Finds key; when absent inserts it with value `fresh`. Returns the value, or UINT32_MAX when
+ * out of memory. *added tells whether it was inserted. */
+static uint32_t kmap_get(kmap *m, const uint32_t k[4], uint32_t fresh, int *added)
+{
+    *added = 0;
+    if ((m->n + 1) * 2 > m->cap && !kmap_grow(m))
+        return UINT32_MAX;
+    uint32_t j = kmix(k) & (m->cap - 1);
+    while (m->vals[j]) {
+        if (memcmp(&m->keys[4 * j], k, 4 * sizeof *k) == 0)
+            return m->vals[j] - 1;
+        j = (j + 1) & (m->cap - 1);
+    }
+    memcpy(&m->keys[4 * j], k, 4 * sizeof *k);
+    m->vals[j] = fresh + 1;
+    m->n++;
+    *added = 1;
+    return fresh;
+}
+
+static uint32_t kmap_find(const kmap *m, const uint32_t k[4])
+{
+    if (!m->cap)
+        return UINT32_MAX;
+    uint32_t j = kmix(k) & (m->cap - 1);
+    while (m->vals[j]) {
+        if (memcmp(&m->keys[4 * j], k, 4 * sizeof *k) == 0)
+            return m->vals[j] - 1;
+        j = (j + 1) & (m->cap - 1);
+    }
+    return UINT32_MAX;
+}
+
+static void kmap_free(kmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* One interface candidate / definition. */
+typedef struct iface {
+    str_ix name;     /* "{a, b}" */
+    uint32_t count;  /* plain objects whose candidate text it is */
+    uint32_t first;  /* first such object (its properties define the interface) */
+    uint32_t order;  /* insertion order, for a stable sort */
+} iface;
+
+static int iface_cmp(const void *a, const void *b)
+{
+    const iface *p = a, *q = b;
+    if (p->count != q->count)
+        return p->count > q->count ? -1 : 1;
+    return p->order < q->order ? -1 : p->order > q->order;
+}
+
+/* Property tree of applyInterfaceDefinitions: tree nodes, edges in a kmap keyed
+ * (parent, property string). */
+typedef struct ptree {
+    kmap next;         /* (parent, prop, 0, 0) -> child */
+    uint32_t *greatest; /* per tree node: greatest property leaving it, GRAPH_NONE if none */
+    uint32_t *match;    /* per tree node: definition index + 1, 0 if none */
+    uint32_t n, cap;
+} ptree;
+
+static int ptree_add(ptree *t)
+{
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 256;
+        uint32_t *g2 = err_reallocarray(t->greatest, cap, sizeof *g2);
+        if (!g2)
+            return -1;
+        t->greatest = g2;
+        uint32_t *m2 = err_reallocarray(t->match, cap, sizeof *m2);
+        if (!m2)
+            return -1;
+        t->match = m2;
+        t->cap = cap;
+    }
+    t->greatest[t->n] = GRAPH_NONE;
+    t->match[t->n] = 0;
+    return (int)t->n++;
+}
+
+static const graph *sort_graph; /* qsort has no context argument; loads do not run in parallel
+                                 * with each other inside one sort */
+
+static int prop_cmp(const void *a, const void *b)
+{
+    str_ix p = *(const str_ix *)a, q = *(const str_ix *)b;
+    if (p == q)
+        return 0;
+    return js_strcmp(graph_str(sort_graph, p), graph_str(sort_graph, q));
+}
+
+/* Collects the property-edge names of v (all of them, as applyInterfaceDefinitions does, or
+ * without __proto__ and cut like the candidate text when `as_def`), sorted by UTF-16 order. */
+static lr_status sorted_props(ctx *x, node_ix v, int as_def, str_ix s_proto, str_ix **buf,
+                              uint32_t *cap, uint32_t *n)
+{
+    graph *g = x->g;
+    uint32_t k = 0;
+    size_t ulen = 1;
+    for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+        if (!edge_kind_is(g, e, GRAPH_EDGE_PROPERTY))
+            continue;
+        if (as_def) {
+            if (g->edge_name[e] == s_proto)
+                continue;
+            size_t len = 0;
+            LR_TRY(append_prop(x, &len, graph_str(g, g->edge_name[e])));
+            x->sc.buf[len] = 0;
+            size_t fu = u16len((const char *)x->sc.buf);
+            if (ulen > 1 && ulen + fu > 120)
+                break;
+            ulen += (ulen != 1 ? 2 : 0) + fu;
+        }
+        if (k == *cap) {
+            uint32_t nc = *cap ? *cap * 2 : 64;
+            str_ix *b2 = err_reallocarray(*buf, nc, sizeof *b2);
+            if (!b2)
+                return LR_FAIL(x->c.err, LR_ERR_NOMEM, "out of memory");
+            *buf = b2;
+            *cap = nc;
+        }
+        (*buf)[k++] = g->edge_name[e];
+    }
+    sort_graph = g;
+    if (k > 1)
+        qsort(*buf, k, sizeof **buf, prop_cmp);
+    *n = k;
+    return LR_OK;
+}
+
+/* Namespaces of DevTools' internal class keys. Raw names keep the snapshot's string; names
+ * DevTools adds ("(system)", "Function", "<div>", ...) are new strings even when an object
+ * already carries the same text, and interface names are a third set. */
+enum { NS_RAW = 0, NS_ADDED = 1, NS_IFACE = 2, NS_LOC = 3 };
+
+static lr_status intern_str(ctx *x, const char *s, str_ix *out)
+{
+    return graph_intern(x->g, s, strlen(s), out, x->c.err);
+}
+
+/* Computes every node's DevTools class (calculateObjectNames + interface definitions +
+ * classKeyInternal) and creates one graph class per distinct key, in node order. */
+static lr_status assign_classes(ctx *x)
+{
+    graph *g = x->g;
+    uint32_t n = g->n_nodes;
+    lr_status s = LR_OK;
+    kmap cls = {0}, cand = {0};
+    ptree pt = {0};
+    iface *ifs = NULL;
+    uint32_t n_ifs = 0, cap_ifs = 0;
+    str_ix *props = NULL;
+    uint32_t cap_props = 0, n_props = 0;
+    uint32_t *states = NULL, *nstates = NULL, *mark = NULL, *def_np = NULL;
+    uint32_t *by_name[3] = {NULL, NULL, NULL};
+    uint32_t cap_classes = 0;
+    str_ix *keys = NULL;
+    uint32_t *node_ns = err_mallocarray(n, sizeof *node_ns);
+    str_ix *node_cn = err_mallocarray(n, sizeof *node_cn);
+    if (!node_ns || !node_cn) {
+        s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
+        goto out;
+    }
+    str_ix s_system, s_code, s_function, s_regexp, s_object, s_proto;
+    if ((s = intern_str(x, "(system)", &s_system)) || (s = intern_str(x, "(compiled code)",
+                                                                        &s_code)) ||
+        (s = intern_str(x, "Function", &s_function)) || (s = intern_str(x, "RegExp", &s_regexp)) ||
+        (s = intern_str(x, "Object", &s_object)) || (s = intern_str(x, "__proto__", &s_proto)))
+        goto out;
+    str_ix type_cn[V8_MAX_TYPES + 1];
+    for (uint32_t t = 0; t <= V8_UNKNOWN_TYPE; t++) {
+        char buf[V8_NAME_MAX + 4];
+        if (t < x->h.node_types.n)
+            snprintf(buf, sizeof buf, "(%s)", x->h.node_types.names[t]);
+        else
+            strcpy(buf, "(undefined)");
+        if ((s = intern_str(x, buf, &type_cn[t])))
+            goto out;
+    }
+
+    /* calculateObjectNames */
+    for (uint32_t i = 0; i < n; i++) {
+        int t = g->node_type[i];
+        uint32_t ns = NS_ADDED;
+        str_ix cn;
+        if (t == x->r.hidden) {
+            cn = s_system;
+        } else if (t == x->r.object || t == x->r.native) {
+            const char *nm = graph_str(g, g->node_name[i]);
+            const char *sp = NULL;
+            if (nm[0] == '<')
+                sp = strchr(nm, ' ');
+            else if (strncmp(nm, "Detached <", 10) == 0)
+                sp = strchr(nm + 10, ' ');
+            if (nm[0] == '<' || strncmp(nm, "Detached <", 10) == 0) {
+                if (sp) {
+                    size_t l = (size_t)(sp - nm);
+                    if ((s = scratch_fit(&x->sc, l + 2, x->c.err)))
+                        goto out;
+                    memcpy(x->sc.buf, nm, l);
+                    x->sc.buf[l] = '>';
+                    if ((s = graph_intern(g, (const char *)x->sc.buf, l + 1, &cn, x->c.err)))
+                        goto out;
+                } else {
+                    cn = g->node_name[i];
+                }
+            } else {
+                cn = g->node_name[i];
+                ns = NS_RAW;
+            }
+        } else if (t == x->r.code) {
+            cn = s_code;
+        } else if (t == x->r.closure) {
+            cn = s_function;
+        } else if (t == x->r.regexp) {
+            cn = s_regexp;
+        } else {
+            cn = type_cn[t];
+        }
+        node_ns[i] = ns;
+        node_cn[i] = cn;
+    }
+
+    /* inferInterfaceDefinitions */
+    uint32_t total_plain = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!is_type(g, i, x->r.object) || g->node_name[i] != s_object)
+            continue;
+        total_plain++;
+        size_t len;
+        uint32_t np;
+        if ((s = iface_text(x, i, s_proto, &len, &np)))
+            goto out;
+        if (!len)
+            continue;
+        str_ix nm;
+        if ((s = graph_intern(g, (const char *)x->sc.buf, len, &nm, x->c.err)))
+            goto out;
+        uint32_t k[4] = {nm, 0, 0, 0};
+        int added;
+        uint32_t ix = kmap_get(&cand, k, n_ifs, &added);
+        if (ix == UINT32_MAX) {
+            s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+        if (added) {
+            if (n_ifs == cap_ifs) {
+                uint32_t nc = cap_ifs ? cap_ifs * 2 : 256;
+                iface *f2 = err_reallocarray(ifs, nc, sizeof *f2);
+                if (!f2) {
+                    s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "out of memory");
+                    goto out;
+                }
+                ifs = f2;
+                cap_ifs = nc;
+            }
+            ifs[n_ifs] = (iface){.name = nm, .count = 0, .first = i, .order = n_ifs};
+            n_ifs++;
+        }
+        ifs[ix].count++;
+    }
+    if (n_ifs > 1)
+        qsort(ifs, n_ifs, sizeof *ifs, iface_cmp);
+    double min_count = (double)total_plain / 1000.0;
+    if (min_count < 2)
+        min_count = 2;
+    uint32_t n_defs = 0;
+    while (n_defs < n_ifs && (double)ifs[n_defs].count >= min_count)
+        n_defs++;
+
+    /* applyInterfaceDefinitions: the property tree */
+    if (n_defs) {
+        def_np = err_mallocarray(n_defs, sizeof *def_np);
+        if (!def_np || ptree_add(&pt) < 0)
+            goto nomem;
+        for (uint32_t d = 0; d < n_defs; d++) {
+            if ((s = sorted_props(x, ifs[d].first, 1, s_proto, &props, &cap_props, &n_props)))
+                goto out;
+            uint32_t cur_node = 0;
+            for (uint32_t k = 0; k < n_props; k++) {
+                uint32_t key[4] = {cur_node, props[k], 0, 0};
+                uint32_t child = kmap_find(&pt.next, key);
+                if (child == UINT32_MAX) {
+                    int c2 = ptree_add(&pt);
+                    if (c2 < 0)
+                        goto nomem;
+                    int added;
+                    if (kmap_get(&pt.next, key, (uint32_t)c2, &added) == UINT32_MAX)
+                        goto nomem;
+                    str_ix gn = pt.greatest[cur_node];
+                    if (gn == GRAPH_NONE ||
+                        js_strcmp(graph_str(g, gn), graph_str(g, props[k])) < 0)
+                        pt.greatest[cur_node] = props[k];
+                    child = (uint32_t)c2;
+                }
+                cur_node = child;
+            }
+            def_np[d] = n_props;
+            if (!pt.match[cur_node])
+                pt.match[cur_node] = d + 1;
+        }
+        states = err_mallocarray(pt.n, sizeof *states);
+        nstates = err_mallocarray(pt.n, sizeof *nstates);
+        mark = err_calloc(pt.n, sizeof *mark);
+        if (!states || !nstates || !mark)
+            goto nomem;
+        uint32_t stamp = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!is_type(g, i, x->r.object) || g->node_name[i] != s_object)
+                continue;
+            if ((s = sorted_props(x, i, 0, s_proto, &props, &cap_props, &n_props)))
+                goto out;
+            uint32_t ns = 1;
+            states[0] = 0;
+            uint32_t best = pt.match[0]; /* definition + 1; 0 = plain "Object" */
+            for (uint32_t k = 0; k < n_props && ns; k++) {
+                str_ix pr = props[k];
+                uint32_t nn = 0;
+                stamp++;
+                for (uint32_t q = 0; q < ns; q++) {
+                    uint32_t st = states[q];
+                    str_ix gn = pt.greatest[st];
+                    /* a state stays only while a greater property could still leave it */
+                    int keep = gn != GRAPH_NONE && gn != pr &&
+                               js_strcmp(graph_str(g, pr), graph_str(g, gn)) < 0;
+                    if (keep && mark[st] != stamp) {
+                        mark[st] = stamp;
+                        nstates[nn++] = st;
+                    }
+                    uint32_t key[4] = {st, pr, 0, 0};
+                    uint32_t child = kmap_find(&pt.next, key);
+                    if (child == UINT32_MAX)
+                        continue;
+                    if (mark[child] != stamp) {
+                        mark[child] = stamp;
+                        nstates[nn++] = child;
+                    }
+                    /* selectBetterMatch: more properties wins, then the earlier definition */
+                    uint32_t m = pt.match[child];
+                    if (m && (!best || def_np[m - 1] > def_np[best - 1] ||
+                              (def_np[m - 1] == def_np[best - 1] && m < best)))
+                        best = m;
+                }
+                uint32_t *tmp = states;
+                states = nstates;
+                nstates = tmp;
+                ns = nn;
+            }
+            if (best) {
+                node_ns[i] = NS_IFACE;
+                node_cn[i] = ifs[best - 1].name;
+            }
+        }
+    }
+
+    /* classKeyInternal, one graph class per key. Name-only keys go through a direct table
+     * per namespace (every class name is interned by now); location keys through a map. */
+    uint32_t n_str = g->strings.n;
+    for (int k = 0; k < 3; k++) {
+        by_name[k] = err_mallocarray(n_str ? n_str : 1, sizeof *by_name[k]);
+        if (!by_name[k])
+            goto nomem;
+        memset(by_name[k], 0xff, (size_t)n_str * sizeof *by_name[k]);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t key[4];
+        const loc *l = NULL;
+        if (is_type(g, i, x->r.object) && x->n_locs)
+            l = loc_find(x, i);
+        if (l) {
+            key[0] = NS_LOC | (node_cn[i] << 2);
+            key[1] = l->script;
+            key[2] = l->line;
+            key[3] = l->col;
+        } else {
+            key[0] = node_ns[i] | (node_cn[i] << 2);
+            key[1] = node_cn[i] >> 30;
+            key[2] = 0;
+            key[3] = 0;
+        }
+        int added;
+        uint32_t c;
+        if (!l && node_cn[i] < n_str) {
+            uint32_t *slot = &by_name[node_ns[i]][node_cn[i]];
+            added = *slot == UINT32_MAX;
+            if (added)
+                *slot = g->n_classes;
+            c = *slot;
+        } else {
+            c = kmap_get(&cls, key, g->n_classes, &added);
+            if (c == UINT32_MAX)
+                goto nomem;
+        }
+        if (added) {
+            if (g->n_classes == cap_classes) {
+                uint32_t nc = cap_classes ? cap_classes * 2 : 1024;
+                graph_class *c2 = err_reallocarray(g->classes, nc, sizeof *c2);
+                str_ix *k2 = err_reallocarray(keys, nc, sizeof *k2);
+                if (c2)
+                    g->classes = c2;
+                if (k2)
+                    keys = k2;
+                if (!c2 || !k2)
+                    goto nomem;
+                cap_classes = nc;
+            }
+            graph_class *gc = &g->classes[g->n_classes];
+            memset(gc, 0, sizeof *gc);
+            gc->name = node_cn[i];
+            gc->super = GRAPH_NONE;
+            gc->node = GRAPH_NONE;
+            char head[40];
+            if (l)
+                snprintf(head, sizeof head, "%u,%u,%u,", l->script, l->line, l->col);
+            else
+                strcpy(head, ",");
+            const char *nm = graph_str(g, node_cn[i]);
+            size_t hl = strlen(head), nl = strlen(nm);
+            if ((s = scratch_fit(&x->sc, hl + nl + 1, x->c.err)))
+                goto out;
+            memcpy(x->sc.buf, head, hl);
+            memcpy(x->sc.buf + hl, nm, nl);
+            if ((s = graph_intern(g, (const char *)x->sc.buf, hl + nl, &keys[g->n_classes],
+                                  x->c.err)))
+                goto out;
+            g->n_classes++;
+        }
+        g->node_class[i] = c;
+    }
+    x->st->class_keys = keys;
+    keys = NULL;
+    goto out;
+nomem:
+    s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
+out:
+    free(keys);
+    free(node_ns);
+    free(node_cn);
+    kmap_free(&cls);
+    kmap_free(&cand);
+    kmap_free(&pt.next);
+    free(pt.greatest);
+    free(pt.match);
+    free(ifs);
+    free(props);
+    free(states);
+    free(nstates);
+    free(mark);
+    free(def_np);
+    for (int k = 0; k < 3; k++)
+        free(by_name[k]);
+    return s;
+}
+
+/* ---- load ---- */
+
+static void describe(ctx *x)
+{
+    graph *g = x->g;
+    int ark = x->fo_native >= 0 || nl_find(&x->h.node_types, "framework") >= 0 ||
+              nl_find(&x->h.node_types, "slicedstring") >= 0;
+    snprintf(g->version, sizeof g->version, "%s heap snapshot, %u node fields",
+             ark ? "ArkTS" : "V8", x->nf);
+}
+
+static lr_status load(ctx *x)
+{
+    graph *g = x->g;
+    cur *c = &x->c;
+    str_ix empty;
+    LR_TRY(graph_intern(g, "", 0, &empty, c->err));
+    x->empty_str = empty;
+    lr_status s = parse_object(c, &x->sc, top_member, x);
+    lr_status hs = join_helper(x);
+    LR_TRY(hs ? hs : s);
+    if (!x->have_header)
+        return LR_CORRUPT(c->err, c->name, 0, "no \"snapshot\" header");
+    if (!x->nodes.open || !x->edges.open || !x->have_strings)
+        return LR_CORRUPT(c->err, c->name, off_of(c, c->p),
+                          "missing \"nodes\", \"edges\" or \"strings\"");
+    if (!x->meta_done) {
+        LR_TRY(setup_meta(x));
+        LR_TRY(parse_nodes(x, c));
+        LR_TRY(parse_edges(x, c));
+    }
+    remap_names(x);
+    LR_TRY(parse_locations(x));
+    uint64_t root = 0;
+    if (x->h.has_root_index) {
+        if (x->h.root_index % x->nf || x->h.root_index / x->nf >= g->n_nodes)
+            return LR_CORRUPT(c->err, c->name, 0, "root_index %llu is not a node",
+                              (unsigned long long)x->h.root_index);
+        root = x->h.root_index / x->nf;
+    }
+    g->synthetic_root = (node_ix)root;
+    g->roots = err_calloc(1, sizeof *g->roots);
+    if (!g->roots)
+        return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory", c->name);
+    g->roots[0] = (graph_root){.node = (node_ix)root, .kind = GRAPH_ROOT_SYNTHETIC,
+                               .thread = 0, .frame = -1};
+    g->n_roots = 1;
+    /* The id index reads only node_id; it is built beside the naming passes. */
+    LR_TRY(start_helper(x, helper_index));
+    s = LR_OK;
+    if (x->detached)
+        s = propagate_dom_state(x);
+    if (s == LR_OK)
+        s = reattribute_sizes(x);
+    if (s == LR_OK)
+        s = assign_classes(x);
+    hs = join_helper(x);
+    LR_TRY(s ? s : hs);
+    describe(x);
+    return LR_OK;
+}
+
+static lr_status v8_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *err)
+{
+    (void)o; /* edges are always read: DevTools class names need them */
+    ctx *x = err_calloc(1, sizeof *x);
+    v8_state *st = err_calloc(1, sizeof *st);
+    if (!x || !st) {
+        free(x);
+        free(st);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory");
+    }
+    g->fmt_state = st;
+    g->fmt_free = state_free;
+    g->format = V8_FORMAT;
+    g->data = m->data;
+    g->data_len = m->len;
+    g->size_model = GRAPH_SIZES_RECORD;
+    g->synthetic_root = GRAPH_NONE;
+    x->g = g;
+    x->st = st;
+    x->c.base = x->c.p = m->data;
+    x->c.end = m->data + m->len;
+    x->c.name = g->path ? g->path : "<input>";
+    x->c.err = err;
+    lr_status s = load(x);
+    lr_status hs = join_helper(x); /* an early failure may leave the helper running */
+    if (s == LR_OK)
+        s = hs;
+    st->extra_native_bytes = x->h.extra_native_bytes;
+    free(x->smap);
+    free(x->detached);
+    free(x->locs);
+    free(x->sc.buf);
+    free(x);
+    return s;
+}
+
+int v8_sniff(const uint8_t *p, uint64_t n)
+{
+    uint64_t i = 0;
+    while (i < n && is_ws(p[i]))
+        i++;
+    if (i >= n || p[i] != '{')
+        return 0;
+    i++;
+    while (i < n && is_ws(p[i]))
+        i++;
+    static const char T[] = "\"snapshot\"";
+    if (n - i < sizeof T - 1 || memcmp(p + i, T, sizeof T - 1) != 0)
+        return 0;
+    i += sizeof T - 1;
+    while (i < n && is_ws(p[i]))
+        i++;
+    return i < n && p[i] == ':';
+}
+
+const fmt_reader fmt_v8_reader = {"v8", v8_sniff, v8_load};

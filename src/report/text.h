@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* text.h: the LeakCanary 2.14 text report (report layer), prefix rep_. Renders a
+ * trace_result exactly as Shark's HeapAnalysisSuccess.toString does: the four sections
+ * separated by "====" lines, each leak as "<n> bytes retained by leaking objects",
+ * "Displaying only 1 leak trace out of <n> with the same signature", "Signature: <sha1>"
+ * then the trace drawn with ┬─── ├─ │ ↓ ~~~ ╰→. Layout reference:
+ * docs/research/hprof-leakcanary-shark.md section 12. */
+#ifndef LR_REPORT_TEXT_H
+#define LR_REPORT_TEXT_H
+
+#include "analysis/leakfind.h"
+#include "analysis/trace.h"
+#include "rules/rules.h"
+
+#include <stdio.h>
+
+typedef struct rep_text_opts {
+    const char *dump_path;  /* "Heap dump file path:" value */
+    int no_timing;          /* omit "Analysis duration:" (byte-stable output) */
+    double analysis_ms;     /* total analysis time */
+    int suspects;           /* the leaking objects are MAT-style suspects */
+} rep_text_opts;
+
+/* Writes the whole report. */
+void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const leak_set *ls,
+                       const trace_result *tr, const rep_text_opts *o);
+/* Writes one trace (no trailing newline). */
+void rep_text_trace(FILE *out, const graph *g, const trace *t);
+/* Base-1000 size as Shark prints it: "512 B", "12.3 kB". buf: 32 bytes. */
+const char *rep_human_bytes(char *buf, uint64_t bytes);
+
+#endif

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* mapping.h: ProGuard/R8 mapping files (rules layer), prefix mapping_. Reads the text
+ * mapping ("orig.Class -> obf:" lines followed by indented "type field -> obf" members) and
+ * renames, in a loaded graph, class names (arrays included), declared instance and static
+ * field names, and the names of field and static edges, resolving each field edge through
+ * the class hierarchy as the JVM does (most-derived declaring class first). Methods are
+ * ignored: a heap has no code. Names are interned anew; the graph stays consistent. */
+#ifndef LR_RULES_MAPPING_H
+#define LR_RULES_MAPPING_H
+
+#include "graph/graph.h"
+
+/* Applies the mapping file at path to g. LR_ERR_IO if unreadable, LR_ERR_RULES
+ * "file:line: message" for a malformed class line, LR_ERR_NOMEM. */
+lr_status mapping_apply_file(graph *g, const char *path, lr_error *err);
+
+/* Same from text in memory (name is used in messages). */
+lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_t len,
+                             lr_error *err);
+
+#endif

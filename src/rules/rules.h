@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* rules.h: leak rules as data (rules layer), prefix rules_. Parses the line-oriented rules
+ * language of docs/rules.md (inspectors, library-leak and ignored references, watch rules)
+ * into a rules_set, binds it to one graph (reads android.os.Build statics, indexes rule
+ * classes over the class hierarchy) and answers the questions the leak analysis asks: how to
+ * treat an edge or a root (follow / visit last / ignore, and which library-leak pattern it
+ * matched), what inspectors say about an object (reasons and labels), and whether an object
+ * is a leaking object. Every parse error is LR_ERR_RULES "file:line: message". Expressions
+ * read field chains lazily through graph_field_find; nothing here allocates per object.
+ * Semantics follow Shark (docs/research/hprof-leakcanary-shark.md sections 6.2, 8.2, 13). */
+#ifndef LR_RULES_RULES_H
+#define LR_RULES_RULES_H
+
+#include "graph/graph.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reference patterns (Shark's ReferencePattern). */
+enum rules_ref_kind {
+    RULES_REF_INSTANCE = 0,      /* instance field C#f of C or a subclass (closest class wins) */
+    RULES_REF_STATIC = 1,        /* static field C#f */
+    RULES_REF_NATIVE_GLOBAL = 2, /* JNI global root whose object's class is C */
+    RULES_REF_JAVA_LOCAL = 3,    /* Java locals of the thread named N */
+};
+
+enum rules_ref_action { RULES_IGNORE = 0, RULES_LIBRARY_LEAK = 1 };
+
+/* One ignored / library-leak reference rule. */
+typedef struct rules_ref {
+    uint8_t kind;       /* enum rules_ref_kind */
+    uint8_t action;     /* enum rules_ref_action */
+    char *cls;          /* class name, or the thread name for RULES_REF_JAVA_LOCAL */
+    char *field;        /* field name (instance/static), NULL otherwise */
+    char *description;  /* library leaks: text for the report ("" if none) */
+    char *pattern;      /* Shark's pattern text, e.g. "instance field C#f" */
+    int32_t when;       /* condition over the build (expression index), -1 = always */
+    uint32_t line;      /* line in its file, for messages */
+    uint8_t active;     /* set by rules_bind: the `when` condition holds for this dump */
+} rules_ref;
+
+enum rules_verdict { RULES_LABEL = 0, RULES_LEAKING = 1, RULES_NOT_LEAKING = 2 };
+enum rules_subject {
+    RULES_SUBJ_CLASS = 0,        /* instances (and arrays) of a class or its subclasses */
+    RULES_SUBJ_ANY = 1,          /* every object ("*") */
+    RULES_SUBJ_CLASS_OBJECT = 2, /* class objects ("class-object") */
+};
+
+/* One inspector (or watch) rule: subject [if cond] [when build-cond] -> verdict "text". */
+typedef struct rules_inspect {
+    uint8_t subject; /* enum rules_subject */
+    uint8_t verdict; /* enum rules_verdict */
+    uint8_t watch;   /* nonzero: a `watch` rule (only finds leaking objects, reason = text) */
+    uint8_t active;  /* set by rules_bind */
+    char *cls;       /* class name for RULES_SUBJ_CLASS */
+    int32_t cond;    /* expression over the object, -1 = always */
+    int32_t when;    /* expression over the build, -1 = always */
+    char *text;      /* reason or label template ({field.path}, {@class}, ...) */
+    uint32_t line;
+} rules_inspect;
+
+typedef struct rules_expr rules_expr; /* private AST node */
+
+/* Build facts read from the dump by rules_bind. */
+typedef struct rules_build {
+    int has_sdk;           /* android.os.Build$VERSION.SDK_INT was found */
+    int64_t sdk;           /* SDK_INT */
+    char manufacturer[64]; /* Build.MANUFACTURER ("" if absent) */
+    char build_id[64];     /* Build.ID ("" if absent) */
+    int is_android;        /* android.os.Build class present */
+} rules_build;
+
+typedef struct rules_set {
+    rules_ref *refs;
+    uint32_t n_refs, cap_refs;
+    rules_inspect *insp;
+    uint32_t n_insp, cap_insp;
+    rules_expr *exprs;       /* expression node pool */
+    uint32_t n_exprs, cap_exprs;
+    char **files;            /* file names of loaded sources (for messages) */
+    uint32_t n_files;
+
+    /* ---- bound state (rules_bind) ---- */
+    const graph *g;
+    rules_build build;
+    uint32_t *cls_first;     /* per class: start in cls_items, n_classes+1 entries */
+    uint32_t *cls_items;     /* instance-ref and inspector indices applying to a class; refs
+                              * are stored as idx, inspectors as idx | RULES_ITEM_INSP */
+    uint32_t n_cls_items;
+    node_ix *clsnode_node;   /* sorted class-object nodes ... */
+    class_ix *clsnode_class; /* ... and the class each one describes */
+    uint32_t n_clsnode;
+    uint32_t *thread_serials; /* sorted serials of threads with a THREAD_OBJECT root */
+    uint32_t n_thread_serials;
+    int has_local_edges;     /* the graph has GRAPH_EDGE_LOCAL edges */
+} rules_set;
+
+#define RULES_ITEM_INSP 0x80000000u
+
+void rules_init(rules_set *rs);
+void rules_fini(rules_set *rs);
+
+/* Parses rules text (len bytes, need not be NUL-terminated) named `name` for messages and
+ * appends its rules to rs. Returns LR_OK or LR_ERR_RULES ("name:line: message") /
+ * LR_ERR_NOMEM. On error rs keeps the rules of earlier lines (callers discard it). */
+lr_status rules_parse(rules_set *rs, const char *name, const char *text, size_t len,
+                      lr_error *err);
+/* Reads and parses a rules file. LR_ERR_IO when it cannot be read. */
+lr_status rules_load_file(rules_set *rs, const char *path, lr_error *err);
+/* Loads a shipped rules file ("jdk.rules") from LEAKRAY_RULES_DIR (env), the install dir,
+ * or the source tree, whichever exists first. */
+lr_status rules_load_shipped(rules_set *rs, const char *file, lr_error *err);
+/* Adds a watch rule: instances of cls (or subclasses) for which expr holds are leaking
+ * objects. expr may be NULL (every instance). Errors name the source "--leaking-if". */
+lr_status rules_add_watch(rules_set *rs, const char *cls, const char *expr, lr_error *err);
+
+/* Binds rs to g: reads the build facts, evaluates `when` conditions, indexes rules per class.
+ * Must be called before the queries below; g must outlive the binding. */
+lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err);
+
+/* Edge/root classification (values of enum paths_edge_class: 0 follow, 1 visit last,
+ * 2 ignore). *lib receives the matched library-leak rule index or -1. */
+enum { RULES_FOLLOW = 0, RULES_VISIT_LAST = 1, RULES_DROP = 2 };
+int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib);
+int rules_root_class(const rules_set *rs, uint32_t root, int32_t *lib);
+
+/* The class object's class (the class a GRAPH_KIND_CLASS node describes), or GRAPH_NONE. */
+class_ix rules_class_of_node(const rules_set *rs, node_ix n);
+
+/* Inspection result for one object. Reasons are joined with " and ". */
+typedef struct rules_verdicts {
+    char leaking[1024];     /* leaking reasons ("" if none) */
+    char not_leaking[1024]; /* not-leaking reasons */
+    char labels[2048];      /* labels separated by '\n' ("" if none) */
+} rules_verdicts;
+
+/* Runs every applicable inspector on n and appends to *v (which the caller zeroes). */
+void rules_inspect_node(const rules_set *rs, node_ix n, rules_verdicts *v);
+/* Whether a finder (watch rule or leaking inspector) declares n a leaking object; writes the
+ * reason into buf. */
+int rules_is_leaking_object(const rules_set *rs, node_ix n, char *buf, size_t cap);
+
+/* Evaluates expression text against object n (for tests and the CLI). Returns 1 true, 0
+ * false, or an LR_ERR_RULES status as a negative number when the text does not parse. */
+int rules_eval_text(rules_set *rs, node_ix n, const char *expr, lr_error *err);
+
+/* Name of a thread object (Thread.name), into buf; "" if none. */
+const char *rules_thread_name(const graph *g, node_ix thread, char *buf, size_t cap);
+
+/* The java.lang.Thread node of a thread serial number (g->threads), or GRAPH_NONE. */
+node_ix rules_thread_of_serial(const graph *g, uint32_t serial);
+
+/* Simple name: text after the last '.' of a class name. */
+const char *rules_simple_name(const char *cls);
+
+#endif

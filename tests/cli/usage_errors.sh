@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# usage_errors.sh: command-line mistakes exit 2 with a message and the usage on stderr and
+# nothing on stdout; under --json the error object is on stdout with code "usage".
+set -euo pipefail
+. "$(dirname "$0")/lib/common.bash"
+cli_init usage
+
+run
+expect_rc 2
+expect_err '^usage: leakray <command>'
+
+run frobnicate x.hprof
+expect_rc 2
+expect_err "unknown command 'frobnicate'"
+[ ! -s "$T/out" ] || fail "unknown command wrote to stdout"
+
+for v in info histo show; do
+    run "$v" --frobnicate x.hprof
+    expect_rc 2
+    expect_err "leakray $v: unknown option '--frobnicate'"
+    expect_err "^usage: leakray $v "
+    [ ! -s "$T/out" ] || fail "$v: usage error wrote to stdout"
+
+    run "$v"
+    expect_rc 2
+    expect_err "missing argument"
+done
+
+run histo --top x.hprof
+expect_rc 2
+expect_err "invalid value 'x.hprof' for --top"
+run histo x.hprof --top
+expect_rc 2
+expect_err "option --top needs a value"
+run histo --sort size x.hprof
+expect_rc 2
+expect_err "invalid value 'size' for --sort \(one of shallow\|count\|name\)"
+run histo --json=1 x.hprof
+expect_rc 2
+expect_err "option --json takes no value"
+run histo a.hprof b.hprof
+expect_rc 2
+expect_err "unexpected argument 'b.hprof'"
+run info --max-inflate 12Q x.hprof
+expect_rc 2
+expect_err "invalid value '12Q' for --max-inflate"
+run info --dump -1 x.hprof
+expect_rc 2
+run show x.hprof
+expect_rc 2
+run show x.hprof 0xZZ
+expect_rc 2
+expect_err "'0xZZ' is not an object id"
+
+# Under --json the same mistake is also reported as a JSON error object on stdout.
+run histo --json --frobnicate x.hprof
+expect_rc 2
+json_eq 'd["schema_version"]' 1
+json_eq 'd["error"]["code"]' usage
+json_eq 'd["error"]["exit"]' 2
+json_eq 'd["error"]["offset"]' null
+json_eq '"--frobnicate" in d["error"]["message"]' true
+echo "usage_errors: ok"

@@ -1,0 +1,873 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* hprof_test.c: tests of the HPROF reader (src/format/hprof_read.c), the input layer
+ * (src/base/mfile.c) and lr_open on real dumps: every HotSpot fixture's per-class instance
+ * counts and shallow bytes equal VisualVM 2.1.5's histogram line for line
+ * (tests/e2e/expected/visualvm/, written by scripts/golden-visualvm.sh); totals of every
+ * fixture against ../shared/peers/README.md (Shark-model bytes for Android); a hand-built
+ * Android dump with 8-byte ids, HEAP_DUMP_INFO and PRIMITIVE_ARRAY_NODATA; gzip/bzip2 input,
+ * the inflate cap and corrupt streams; choosing one of two heap dumps; and truncation at
+ * many offsets, which must end in LR_ERR_TRUNCATED / LR_ERR_FORMAT with the offset, never a
+ * crash. Fixtures come from LEAKRAY_FIXTURES or $LEAKRAY_SRC/../shared/fixtures; when absent
+ * the fixture tests skip with a message, unless CI=true. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/mfile.h"
+#include "format/fmt.h"
+#include "format/hprof.h"
+#include "graph/graph.h"
+#include "leakray/leakray.h"
+
+#include <bzlib.h>
+#include <zlib.h>
+
+static char fixdir[4096];
+static char golddir[4096];
+
+static int have_fixtures(void)
+{
+    FILE *f;
+    char p[4200];
+    snprintf(p, sizeof p, "%s/hprof/SOURCES.md", fixdir);
+    if (fixdir[0] && (f = fopen(p, "r"))) {
+        fclose(f);
+        return 1;
+    }
+    const char *ci = getenv("CI");
+    if (ci && !strcmp(ci, "true"))
+        fail_msg("fixtures missing at %s and CI=true", fixdir);
+    printf("SKIP: HPROF fixtures not found at '%s' (set LEAKRAY_FIXTURES)\n", fixdir);
+    return 0;
+}
+
+#define NEED_FIXTURES()         \
+    do {                        \
+        if (!have_fixtures()) { \
+            skip();             \
+            return;             \
+        }                       \
+    } while (0)
+
+static lr_heap *open_fixture(const char *name, int dump_index, int no_edges)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/hprof/%s", fixdir, name);
+    lr_open_opts o = {0};
+    o.dump_index = dump_index;
+    o.no_edges = no_edges;
+    lr_heap *h = NULL;
+    lr_error e = {0};
+    lr_status st = lr_open(p, &o, &h, &e);
+    if (st != LR_OK)
+        fail_msg("lr_open %s: %s", name, e.msg);
+    return h;
+}
+
+/* ---- histogram comparison ---- */
+
+static int cmp_line(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Per-class "name\tcount\tbytes" lines of the graph, sorted bytewise. */
+static char **histo_lines(const graph *g, size_t *n_out)
+{
+    uint64_t *cnt = calloc(g->n_classes + 1, sizeof *cnt);
+    uint64_t *by = calloc(g->n_classes + 1, sizeof *by);
+    assert_non_null(cnt);
+    assert_non_null(by);
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        if (g->node_kind[i] == GRAPH_KIND_CLASS)
+            continue;
+        assert_int_not_equal(g->node_class[i], GRAPH_NONE);
+        cnt[g->node_class[i]]++;
+        by[g->node_class[i]] += g->node_size[i];
+    }
+    char **lines = calloc(g->n_classes + 1, sizeof *lines);
+    size_t n = 0;
+    for (uint32_t c = 0; c < g->n_classes; c++) {
+        if (!cnt[c])
+            continue;
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s\t%llu\t%llu", graph_str(g, g->classes[c].name),
+                 (unsigned long long)cnt[c], (unsigned long long)by[c]);
+        lines[n++] = strdup(buf);
+    }
+    qsort(lines, n, sizeof *lines, cmp_line);
+    free(cnt);
+    free(by);
+    *n_out = n;
+    return lines;
+}
+
+static void check_histo(const char *name, int dump_index)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/%s.histo.tsv", golddir, name);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        fail_msg("golden histogram %s missing (run scripts/golden-visualvm.sh)", p);
+    for (int pass = 0; pass < 2; pass++) {
+        /* Sizes must not depend on whether edges are built. */
+        lr_heap *h = open_fixture(name, dump_index, pass);
+        size_t n;
+        char **lines = histo_lines(lr_heap_graph(h), &n);
+        rewind(f);
+        char buf[1024];
+        size_t i = 0;
+        while (fgets(buf, sizeof buf, f)) {
+            buf[strcspn(buf, "\n")] = 0;
+            if (i >= n)
+                fail_msg("%s: missing line '%s'", name, buf);
+            if (strcmp(buf, lines[i]) != 0)
+                fail_msg("%s line %zu: VisualVM '%s', leakray '%s'", name, i + 1, buf, lines[i]);
+            i++;
+        }
+        if (i != n)
+            fail_msg("%s: leakray has %zu classes with instances, VisualVM %zu", name, n, i);
+        for (size_t k = 0; k < n; k++)
+            free(lines[k]);
+        free(lines);
+        lr_close(h);
+    }
+    fclose(f);
+}
+
+#define HISTO_TEST(fn, file, dump)                \
+    static void fn(void **state)                  \
+    {                                             \
+        (void)state;                              \
+        NEED_FIXTURES();                          \
+        check_histo(file, dump);                  \
+    }
+
+HISTO_TEST(histo_ri, "RI.hprof", -1)
+HISTO_TEST(histo_example_bz2, "example-java.hprof.bz2", -1)
+HISTO_TEST(histo_hprof32, "hprof-32.bin", -1)
+HISTO_TEST(histo_jdk11_gz, "openjdk_jdk11_04_x64.hprof.gz", -1)
+/* VisualVM reads the first of the two dumps in this file. */
+HISTO_TEST(histo_jdk7_agent, "oracle_jdk7_21_hprofagent.hprof", 0)
+HISTO_TEST(histo_jdk8, "oracle_jdk8_05_x64.hprof", -1)
+HISTO_TEST(histo_jdk5_32, "sun_jdk5_13_x32.hprof", -1)
+HISTO_TEST(histo_jdk5_64, "sun_jdk5_64bit.hprof", -1)
+HISTO_TEST(histo_jdk6_18_32, "sun_jdk6_18_x32.hprof", -1)
+HISTO_TEST(histo_jdk6_18_64, "sun_jdk6_18_x64.hprof", -1)
+HISTO_TEST(histo_jdk6_coops, "sun_jdk6_30_x64_compressedOops.hprof", -1)
+HISTO_TEST(histo_jdk6_32, "sun_jdk6_32bit.hprof", -1)
+HISTO_TEST(histo_toku_object, "tokuhirom-heapdump_object_heapdump.hprof", -1)
+HISTO_TEST(histo_toku_recursion, "tokuhirom-heapdump_recursion_heapdump.hprof", -1)
+
+/* java_pid1884 inflates to 522,836,448 bytes: its histogram runs once, without edges. */
+static void histo_pid1884_gz(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    lr_heap *h = open_fixture("java_pid1884.0001.hprof.gz", -1, 1);
+    size_t n;
+    char **lines = histo_lines(lr_heap_graph(h), &n);
+    char p[4200];
+    snprintf(p, sizeof p, "%s/java_pid1884.0001.hprof.gz.histo.tsv", golddir);
+    FILE *f = fopen(p, "r");
+    assert_non_null(f);
+    char buf[1024];
+    size_t i = 0;
+    while (fgets(buf, sizeof buf, f)) {
+        buf[strcspn(buf, "\n")] = 0;
+        assert_true(i < n);
+        assert_string_equal(buf, lines[i]);
+        i++;
+    }
+    assert_int_equal(i, n);
+    fclose(f);
+    for (size_t k = 0; k < n; k++)
+        free(lines[k]);
+    free(lines);
+    lr_close(h);
+}
+
+/* ---- totals (peers/README.md; Android bytes are Shark's model, see docs/formats/hprof.md) ---- */
+
+static void totals(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    static const struct {
+        const char *file;
+        int dump;
+        uint64_t instances, bytes;
+    } T[] = {
+        {"RI.hprof", -1, 24542, 1531816},
+        {"dialer.android-hprof", -1, 40116, 1917873},
+        {"example-java.hprof.bz2", -1, 23961, 1617392},
+        {"hprof-32.bin", -1, 2565, 141280},
+        {"openjdk_jdk11_04_x64.hprof.gz", -1, 186037, 7705488},
+        {"oracle_jdk7_21_hprofagent.hprof", 0, 3205, 174976},
+        {"oracle_jdk8_05_x64.hprof", -1, 14637, 906408},
+        {"sun_jdk5_13_x32.hprof", -1, 1029, 117768},
+        {"sun_jdk5_64bit.hprof", -1, 3453, 326024},
+        {"sun_jdk6_18_x32.hprof", -1, 14850, 1013384},
+        {"sun_jdk6_18_x64.hprof", -1, 26870, 1919048},
+        {"sun_jdk6_30_x64_compressedOops.hprof", -1, 3975, 351776},
+        {"sun_jdk6_32bit.hprof", -1, 14917, 850304},
+        {"test-dump-base.hprof", -1, 14797, 869932},
+        {"test-dump.hprof", -1, 24793, 1589865},
+        {"tokuhirom-heapdump_object_heapdump.hprof", -1, 15587, 678296},
+        {"tokuhirom-heapdump_recursion_heapdump.hprof", -1, 16698, 718728},
+    };
+    for (size_t t = 0; t < sizeof T / sizeof T[0]; t++) {
+        lr_heap *h = open_fixture(T[t].file, T[t].dump, 0);
+        const graph *g = lr_heap_graph(h);
+        uint64_t n = 0, b = 0;
+        for (uint32_t i = 0; i < g->n_nodes; i++)
+            if (g->node_kind[i] != GRAPH_KIND_CLASS) {
+                n++;
+                b += g->node_size[i];
+            }
+        if (n != T[t].instances || b != T[t].bytes)
+            fail_msg("%s: %llu objects / %llu bytes, want %llu / %llu", T[t].file,
+                     (unsigned long long)n, (unsigned long long)b,
+                     (unsigned long long)T[t].instances, (unsigned long long)T[t].bytes);
+        int android = strstr(g->version, "1.0.3") != NULL;
+        assert_int_equal(g->size_model, android ? GRAPH_SIZES_SHARK : GRAPH_SIZES_VISUALVM);
+        /* CSR invariants. */
+        assert_int_equal(g->first_edge[g->n_nodes], g->n_edges);
+        for (uint32_t i = 0; i < g->n_nodes; i++)
+            assert_true(g->first_edge[i] <= g->first_edge[i + 1]);
+        for (uint32_t e = 0; e < g->n_edges; e++)
+            assert_true(g->edge_to[e] < g->n_nodes);
+        for (uint32_t r = 0; r < g->n_roots; r++)
+            assert_true(g->roots[r].node < g->n_nodes);
+        lr_close(h);
+    }
+}
+
+/* Shark's model by hand on ahat's test dump: bigArray is byte[1000000] -> 1,000,000 bytes;
+ * an instance is its class's declared instance size; class names in Java form. */
+static void android_sizes(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    lr_heap *h = open_fixture("test-dump.hprof", -1, 0);
+    const graph *g = lr_heap_graph(h);
+    class_ix ba = graph_find_class(g, "byte[]");
+    assert_int_not_equal(ba, GRAPH_NONE);
+    uint32_t biggest = 0;
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        if (g->node_class[i] == ba && g->node_size[i] > biggest) {
+            biggest = g->node_size[i];
+            assert_int_equal(g->node_size[i], g->node_len[i]);
+        }
+    assert_int_equal(biggest, 1000000);
+    class_ix ds = graph_find_class(g, "DumpedStuff");
+    assert_int_not_equal(ds, GRAPH_NONE);
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        if (g->node_class[i] == ds)
+            assert_int_equal(g->node_size[i], g->classes[ds].instance_size);
+    assert_true(g->n_heaps >= 1);
+    assert_non_null(g->node_heap);
+    assert_string_equal(graph_str(g, g->heap_names[g->node_heap[g->classes[ds].node]]), "app");
+    assert_int_equal(g->n_frames, 0); /* stack traces exist, but no thread has frames */
+    lr_close(h);
+}
+
+/* ---- graph content on HotSpot fixtures ---- */
+
+static void hotspot_graph(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    lr_heap *h = open_fixture("sun_jdk6_18_x32.hprof", -1, 0);
+    const graph *g = lr_heap_graph(h);
+    assert_string_equal(lr_heap_format(h), "hprof");
+    assert_int_not_equal(graph_find_class(g, "java.lang.String"), GRAPH_NONE);
+    assert_int_not_equal(graph_find_class(g, "int[]"), GRAPH_NONE);
+    assert_int_not_equal(graph_find_class(g, "byte[][]"), GRAPH_NONE);
+    assert_int_not_equal(graph_find_class(g, "java.lang.Object[]"), GRAPH_NONE);
+    assert_int_equal(graph_find_class(g, "java/lang/String"), GRAPH_NONE);
+    class_ix wr = graph_find_class(g, "java.lang.ref.WeakReference");
+    class_ix sr = graph_find_class(g, "java.lang.ref.SoftReference");
+    class_ix fz = graph_find_class(g, "java.lang.ref.Finalizer");
+    assert_int_equal(g->classes[wr].ref_strength, GRAPH_WEAK);
+    assert_int_equal(g->classes[sr].ref_strength, GRAPH_SOFT);
+    assert_int_equal(g->classes[fz].ref_strength, GRAPH_FINALIZER);
+    /* Every referent edge out of a WeakReference subclass is weak; other fields strong. */
+    unsigned weak_edges = 0;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        if (g->node_kind[i] != GRAPH_KIND_INSTANCE || !graph_class_is(g, g->node_class[i], wr))
+            continue;
+        for (uint32_t e = g->first_edge[i]; e < g->first_edge[i + 1]; e++) {
+            const char *nm = graph_str(g, g->edge_name[e]);
+            unsigned s = GRAPH_EDGE_STRENGTH(g->edge_kind[e]);
+            assert_int_equal(GRAPH_EDGE_KIND(g->edge_kind[e]), GRAPH_EDGE_FIELD);
+            assert_int_equal(s, strcmp(nm, "referent") ? GRAPH_STRONG : GRAPH_WEAK);
+            weak_edges += s == GRAPH_WEAK;
+        }
+    }
+    assert_true(weak_edges > 0);
+    /* Class internals and statics. */
+    class_ix str = graph_find_class(g, "java.lang.String");
+    node_ix sn = g->classes[str].node;
+    int saw_super = 0, saw_static = 0;
+    for (uint32_t e = g->first_edge[sn]; e < g->first_edge[sn + 1]; e++) {
+        unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
+        if (k == GRAPH_EDGE_INTERNAL && !strcmp(graph_str(g, g->edge_name[e]), "<super>")) {
+            saw_super = 1;
+            assert_string_equal(graph_class_name(g, g->edge_to[e]), "");
+            assert_int_equal(g->node_kind[g->edge_to[e]], GRAPH_KIND_CLASS);
+        }
+        saw_static |= k == GRAPH_EDGE_STATIC;
+    }
+    assert_true(saw_super);
+    assert_true(saw_static);
+    /* Element edges carry their index. */
+    class_ix oa = graph_find_class(g, "java.lang.Object[]");
+    int saw_elem = 0;
+    for (uint32_t i = 0; i < g->n_nodes && !saw_elem; i++) {
+        if (g->node_class[i] != oa)
+            continue;
+        for (uint32_t e = g->first_edge[i]; e < g->first_edge[i + 1]; e++) {
+            assert_int_equal(GRAPH_EDGE_KIND(g->edge_kind[e]), GRAPH_EDGE_ELEMENT);
+            assert_true(g->edge_name[e] < g->node_len[i]);
+            saw_elem = 1;
+        }
+    }
+    assert_true(saw_elem);
+    /* Object ids resolve through the index. */
+    for (uint32_t i = 0; i < g->n_nodes; i += 97)
+        assert_int_equal(graph_find_id(g, g->node_id[i]), i);
+    /* Threads with Java frames (innermost first) in this JDK 6 dump. */
+    assert_true(g->n_threads > 0);
+    int saw_frames = 0;
+    for (uint32_t t = 0; t < g->n_threads; t++) {
+        const graph_thread *th = &g->threads[t];
+        if (th->n_frames == 0)
+            continue;
+        saw_frames = 1;
+        const graph_frame *f = &g->frames[th->first_frame];
+        assert_true(strlen(graph_str(g, f->method)) > 0);
+        assert_null(strchr(graph_str(g, f->class_name), '/'));
+    }
+    assert_true(saw_frames);
+    int saw_frame_root = 0;
+    for (uint32_t r = 0; r < g->n_roots; r++)
+        if (g->roots[r].kind == GRAPH_ROOT_JAVA_FRAME) {
+            saw_frame_root = 1;
+            assert_true(g->roots[r].thread != 0);
+            assert_true(g->roots[r].frame >= 0);
+        }
+    assert_true(saw_frame_root);
+    lr_close(h);
+}
+
+/* ---- hand-built Android dump ---- */
+
+typedef struct buf {
+    uint8_t *p;
+    size_t n, cap;
+} buf;
+
+static void put(buf *b, const void *s, size_t n)
+{
+    if (n == 0)
+        return;
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2 + 64;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+static void u1(buf *b, uint8_t v) { put(b, &v, 1); }
+static void u2(buf *b, uint16_t v)
+{
+    uint8_t s[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+    put(b, s, 2);
+}
+static void u4(buf *b, uint32_t v)
+{
+    uint8_t s[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    put(b, s, 4);
+}
+static void u8(buf *b, uint64_t v)
+{
+    u4(b, (uint32_t)(v >> 32));
+    u4(b, (uint32_t)v);
+}
+static unsigned IDS = 8;
+static void id(buf *b, uint64_t v)
+{
+    if (IDS == 8)
+        u8(b, v);
+    else
+        u4(b, (uint32_t)v);
+}
+
+/* Top-level record with body from `body`. */
+static void rec(buf *b, uint8_t tag, const buf *body)
+{
+    u1(b, tag);
+    u4(b, 0);
+    u4(b, (uint32_t)body->n);
+    put(b, body->p, body->n);
+}
+
+static void str_rec(buf *b, uint64_t sid, const char *s)
+{
+    buf r = {0};
+    id(&r, sid);
+    put(&r, s, strlen(s));
+    rec(b, 0x01, &r);
+    free(r.p);
+}
+
+static void load_class(buf *b, uint32_t serial, uint64_t cid, uint64_t name)
+{
+    buf r = {0};
+    u4(&r, serial);
+    id(&r, cid);
+    u4(&r, 0);
+    id(&r, name);
+    rec(b, 0x02, &r);
+    free(r.p);
+}
+
+/* CLASS_DUMP with up to one instance field (object) named field_name (0 = none). */
+static void class_dump(buf *s, uint64_t cid, uint64_t super, uint32_t inst_size,
+                       uint64_t field_name)
+{
+    u1(s, 0x20);
+    id(s, cid);
+    u4(s, 0);
+    id(s, super);
+    for (int k = 0; k < 5; k++)
+        id(s, 0);
+    u4(s, inst_size);
+    u2(s, 0); /* constant pool */
+    u2(s, 0); /* statics */
+    u2(s, field_name ? 1 : 0);
+    if (field_name) {
+        id(s, field_name);
+        u1(s, GRAPH_FT_OBJECT);
+    }
+}
+
+static void instance(buf *s, uint64_t oid, uint64_t cid, uint64_t ref)
+{
+    u1(s, 0x21);
+    id(s, oid);
+    u4(s, 0);
+    id(s, cid);
+    u4(s, IDS);
+    id(s, ref);
+}
+
+static buf android_dump(void)
+{
+    IDS = 8;
+    buf b = {0};
+    put(&b, "JAVA PROFILE 1.0.3", 19);
+    u4(&b, 8);
+    u8(&b, 1700000000000ull);
+    str_rec(&b, 1, "java.lang.Object");
+    str_rec(&b, 2, "com.example.Foo");
+    str_rec(&b, 3, "app");
+    str_rec(&b, 4, "zygote");
+    str_rec(&b, 5, "next");
+    str_rec(&b, 6, "java.lang.ref.Reference");
+    str_rec(&b, 7, "java.lang.ref.WeakReference");
+    str_rec(&b, 8, "referent");
+    str_rec(&b, 9, "com.example.Foo[]");
+    load_class(&b, 1, 0x100, 1);
+    load_class(&b, 2, 0x200, 2);
+    load_class(&b, 3, 0x300, 6);
+    load_class(&b, 4, 0x400, 7);
+    load_class(&b, 5, 0x500, 9);
+    buf s = {0};
+    u1(&s, 0xfe); /* HEAP_DUMP_INFO zygote */
+    u4(&s, 'Z');
+    id(&s, 4);
+    class_dump(&s, 0x100, 0, 0, 0);
+    class_dump(&s, 0x300, 0x100, 8, 8);
+    class_dump(&s, 0x400, 0x300, 8, 0);
+    class_dump(&s, 0x500, 0x100, 0, 0);
+    u1(&s, 0xfe); /* HEAP_DUMP_INFO app */
+    u4(&s, 'A');
+    id(&s, 3);
+    class_dump(&s, 0x200, 0x100, 8, 5);
+    instance(&s, 0x1000, 0x200, 0x1010);
+    instance(&s, 0x1010, 0x200, 0xdead); /* dangling */
+    instance(&s, 0x1020, 0x400, 0x1000); /* weak referent */
+    u1(&s, 0xc3); /* PRIMITIVE_ARRAY_NODATA int[100] */
+    id(&s, 0x2000);
+    u4(&s, 0);
+    u4(&s, 100);
+    u1(&s, GRAPH_FT_INT);
+    u1(&s, 0x23); /* byte[3] */
+    id(&s, 0x2010);
+    u4(&s, 0);
+    u4(&s, 3);
+    u1(&s, GRAPH_FT_BYTE);
+    put(&s, "abc", 3);
+    u1(&s, 0x22); /* Foo[3] {0x1000, null, 0x1010} */
+    id(&s, 0x3000);
+    u4(&s, 0);
+    u4(&s, 3);
+    id(&s, 0x500);
+    id(&s, 0x1000);
+    id(&s, 0);
+    id(&s, 0x1010);
+    u1(&s, 0x05); /* sticky class Foo */
+    id(&s, 0x200);
+    u1(&s, 0x8d); /* VM internal */
+    id(&s, 0x1000);
+    u1(&s, 0xff); /* null root */
+    id(&s, 0);
+    u1(&s, 0x01); /* JNI global to a missing object */
+    id(&s, 0xbeef);
+    id(&s, 0);
+    u1(&s, 0x89); /* interned string root */
+    id(&s, 0x2010);
+    u1(&s, 0x05); /* repeated sticky class */
+    id(&s, 0x200);
+    rec(&b, 0x1c, &s);
+    buf e = {0};
+    rec(&b, 0x2c, &e);
+    free(s.p);
+    return b;
+}
+
+static lr_status load_mem(const uint8_t *p, size_t n, int dump, int no_edges, graph *g,
+                          lr_error *e)
+{
+    mfile m;
+    graph_init(g);
+    g->path = strdup("mem.hprof");
+    lr_status st = mfile_from_memory(&m, p, n, 0, "mem.hprof", e);
+    if (st != LR_OK)
+        return st;
+    const fmt_reader *r = fmt_find(m.data, m.len);
+    if (!r) {
+        mfile_close(&m);
+        return LR_CORRUPT(e, "mem.hprof", 0, "unknown format");
+    }
+    fmt_opts o = {dump, no_edges, 0};
+    st = r->load(g, &m, &o, e);
+    /* g->data points into m: callers here only look at counts after closing. */
+    mfile_close(&m);
+    g->data = NULL;
+    return st;
+}
+
+static node_ix by_id(const graph *g, uint64_t want)
+{
+    node_ix n = graph_find_id(g, want);
+    assert_int_not_equal(n, GRAPH_NONE);
+    return n;
+}
+
+static void android_handmade(void **state)
+{
+    (void)state;
+    buf b = android_dump();
+    graph g;
+    lr_error e = {0};
+    assert_int_equal(load_mem(b.p, b.n, -1, 0, &g, &e), LR_OK);
+    assert_int_equal(g.id_size, 8);
+    assert_int_equal(g.size_model, GRAPH_SIZES_SHARK);
+    assert_string_equal(g.version, "JAVA PROFILE 1.0.3");
+    assert_int_equal(g.n_nodes, 11);
+    assert_int_equal(g.n_classes, 7); /* 5 dumped + synthetic int[] and byte[] */
+    assert_int_equal(g.n_heaps, 2);
+    assert_non_null(g.node_heap);
+    node_ix foo1 = by_id(&g, 0x1000), foo2 = by_id(&g, 0x1010), wr = by_id(&g, 0x1020);
+    node_ix nodata = by_id(&g, 0x2000), bytes = by_id(&g, 0x2010), arr = by_id(&g, 0x3000);
+    node_ix objcls = by_id(&g, 0x100), foocls = by_id(&g, 0x200);
+    assert_string_equal(graph_str(&g, g.heap_names[g.node_heap[objcls]]), "zygote");
+    assert_string_equal(graph_str(&g, g.heap_names[g.node_heap[foocls]]), "app");
+    assert_string_equal(graph_str(&g, g.heap_names[g.node_heap[foo1]]), "app");
+    assert_string_equal(graph_class_name(&g, nodata), "int[]");
+    assert_string_equal(graph_class_name(&g, bytes), "byte[]");
+    assert_string_equal(graph_class_name(&g, arr), "com.example.Foo[]");
+    assert_int_equal(g.classes[g.node_class[nodata]].node, GRAPH_NONE);
+    assert_int_equal(g.node_kind[nodata], GRAPH_KIND_PRIM_ARRAY);
+    assert_int_equal(g.node_len[nodata], 100);
+    assert_true(g.node_off[nodata] == UINT64_MAX);
+    assert_string_equal(g.type_names[g.node_type[arr]], "object array");
+    /* Shark sizes. */
+    assert_int_equal(g.node_size[foo1], 8);
+    assert_int_equal(g.node_size[nodata], 400);
+    assert_int_equal(g.node_size[bytes], 3);
+    assert_int_equal(g.node_size[arr], 24);
+    /* Edges. */
+    assert_int_equal(g.first_edge[g.n_nodes], g.n_edges);
+    assert_int_equal(g.first_edge[foo1 + 1] - g.first_edge[foo1], 1);
+    assert_int_equal(g.edge_to[g.first_edge[foo1]], foo2);
+    assert_string_equal(graph_str(&g, g.edge_name[g.first_edge[foo1]]), "next");
+    assert_int_equal(g.first_edge[foo2 + 1] - g.first_edge[foo2], 0);
+    assert_int_equal(g.edge_to[g.first_edge[wr]], foo1);
+    assert_int_equal(g.edge_kind[g.first_edge[wr]], GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_WEAK));
+    assert_int_equal(g.first_edge[arr + 1] - g.first_edge[arr], 2);
+    assert_int_equal(g.edge_name[g.first_edge[arr] + 1], 2);
+    assert_int_equal(g.edge_to[g.first_edge[arr] + 1], foo2);
+    assert_string_equal(graph_str(&g, g.edge_name[g.first_edge[foocls]]), "<super>");
+    assert_int_equal(g.edge_to[g.first_edge[foocls]], objcls);
+    /* Diagnostics and roots. */
+    assert_int_equal(g.diag.n[DIAG_DANGLING_REFERENCE], 1);
+    assert_int_equal(g.diag.n[DIAG_PRIM_ARRAY_NODATA], 1);
+    assert_int_equal(g.diag.n[DIAG_NULL_ROOT], 1);
+    assert_int_equal(g.diag.n[DIAG_DANGLING_ROOT], 1);
+    assert_int_equal(g.diag.n[DIAG_DUPLICATE_ROOT], 1);
+    assert_int_equal(g.diag.n[DIAG_EXTRA_DUMPS], 0);
+    assert_int_equal(g.n_roots, 4); /* the repeated sticky root stays, counted */
+    assert_int_equal(g.roots[0].node, foocls);
+    assert_int_equal(g.roots[0].kind, GRAPH_ROOT_STICKY_CLASS);
+    assert_int_equal(g.roots[1].kind, GRAPH_ROOT_VM_INTERNAL);
+    assert_int_equal(g.roots[2].kind, GRAPH_ROOT_INTERNED_STRING);
+    assert_int_equal(g.roots[3].kind, GRAPH_ROOT_STICKY_CLASS);
+    assert_int_equal(g.roots[3].node, foocls);
+    assert_int_equal(g.classes[g.node_class[wr]].ref_strength, GRAPH_WEAK);
+    graph_fini(&g);
+
+    /* no_edges: same sizes and classes, no edges. */
+    memset(&e, 0, sizeof e);
+    assert_int_equal(load_mem(b.p, b.n, -1, 1, &g, &e), LR_OK);
+    assert_int_equal(g.n_nodes, 11);
+    assert_int_equal(g.n_edges, 0);
+    uint64_t tot = 0;
+    for (uint32_t i = 0; i < g.n_nodes; i++)
+        if (g.node_kind[i] != GRAPH_KIND_CLASS)
+            tot += g.node_size[i];
+    assert_int_equal(tot, 8 + 8 + 8 + 400 + 3 + 24);
+    graph_fini(&g);
+
+    /* Truncation at every offset: never a crash; a cut at a record boundary is a valid
+     * shorter file, any other cut is TRUNCATED/FORMAT with an offset inside the bytes. */
+    for (size_t cut = 0; cut < b.n; cut++) {
+        memset(&e, 0, sizeof e);
+        lr_status st = load_mem(b.p, cut, -1, 0, &g, &e);
+        if (st != LR_OK) {
+            if (st != LR_ERR_TRUNCATED && st != LR_ERR_FORMAT)
+                fail_msg("cut %zu: status %d (%s)", cut, st, e.msg);
+            assert_true(e.offset <= cut);
+            assert_non_null(strstr(e.msg, "mem.hprof: offset 0x"));
+        }
+        graph_fini(&g);
+    }
+    free(b.p);
+}
+
+/* ---- compression ---- */
+
+static void gzip_bzip2_memory(void **state)
+{
+    (void)state;
+    buf b = android_dump();
+    /* gzip */
+    uLongf zn = compressBound(b.n) + 64;
+    uint8_t *z = malloc(zn + 32);
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    zs.next_in = b.p;
+    zs.avail_in = (uInt)b.n;
+    zs.next_out = z;
+    zs.avail_out = (uInt)zn;
+    assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    size_t gzn = zs.total_out;
+    deflateEnd(&zs);
+    mfile m;
+    lr_error e = {0};
+    assert_int_equal(mfile_from_memory(&m, z, gzn, 0, "x.gz", &e), LR_OK);
+    assert_int_equal(m.compression, MFILE_GZIP);
+    assert_int_equal(m.len, b.n);
+    assert_memory_equal(m.data, b.p, b.n);
+    mfile_close(&m);
+    /* cap below the inflated size */
+    memset(&e, 0, sizeof e);
+    assert_int_equal(mfile_from_memory(&m, z, gzn, 100, "x.gz", &e), LR_ERR_LIMIT);
+    assert_non_null(strstr(e.msg, "inflated size exceeds --max-inflate 100"));
+    /* truncated stream */
+    memset(&e, 0, sizeof e);
+    assert_int_equal(mfile_from_memory(&m, z, gzn / 2, 0, "x.gz", &e), LR_ERR_TRUNCATED);
+    /* corrupt stream */
+    memset(&e, 0, sizeof e);
+    z[gzn / 2] ^= 0xff;
+    z[gzn / 2 + 1] ^= 0x55;
+    lr_status st = mfile_from_memory(&m, z, gzn, 0, "x.gz", &e);
+    assert_true(st == LR_ERR_FORMAT);
+    assert_true(e.offset != LR_NO_OFFSET && e.offset <= gzn);
+    free(z);
+
+    /* bzip2 */
+    unsigned bn = (unsigned)(b.n * 2 + 600);
+    char *bz = malloc(bn);
+    assert_int_equal(BZ2_bzBuffToBuffCompress(bz, &bn, (char *)b.p, (unsigned)b.n, 9, 0, 0), BZ_OK);
+    memset(&e, 0, sizeof e);
+    assert_int_equal(mfile_from_memory(&m, (uint8_t *)bz, bn, 0, "x.bz2", &e), LR_OK);
+    assert_int_equal(m.compression, MFILE_BZIP2);
+    assert_int_equal(m.len, b.n);
+    assert_memory_equal(m.data, b.p, b.n);
+    mfile_close(&m);
+    memset(&e, 0, sizeof e);
+    assert_int_equal(mfile_from_memory(&m, (uint8_t *)bz, bn, 50, "x.bz2", &e), LR_ERR_LIMIT);
+    memset(&e, 0, sizeof e);
+    assert_int_equal(mfile_from_memory(&m, (uint8_t *)bz, bn - 10, 0, "x.bz2", &e),
+                     LR_ERR_TRUNCATED);
+    memset(&e, 0, sizeof e);
+    bz[bn / 2] ^= 0xff;
+    st = mfile_from_memory(&m, (uint8_t *)bz, bn, 0, "x.bz2", &e);
+    assert_true(st == LR_ERR_FORMAT || st == LR_ERR_TRUNCATED);
+    free(bz);
+    free(b.p);
+}
+
+static void inflate_cap_fixture(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    char p[4200];
+    snprintf(p, sizeof p, "%s/hprof/java_pid1884.0001.hprof.gz", fixdir);
+    lr_open_opts o = {.max_inflate = 10u << 20, .dump_index = -1};
+    lr_heap *h = NULL;
+    lr_error e = {0};
+    assert_int_equal(lr_open(p, &o, &h, &e), LR_ERR_LIMIT);
+    assert_null(h);
+    assert_non_null(strstr(e.msg, "inflated size exceeds --max-inflate 10485760"));
+}
+
+/* ---- multiple dumps ---- */
+
+static void two_dumps(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    char p[4200];
+    snprintf(p, sizeof p, "%s/hprof/oracle_jdk7_21_hprofagent.hprof", fixdir);
+    mfile m;
+    lr_error e = {0};
+    assert_int_equal(mfile_open(&m, p, 0, &e), LR_OK);
+    hprof_dump d[4];
+    uint32_t nd = 0;
+    assert_int_equal(hprof_list_dumps(&m, p, d, 4, &nd, &e), LR_OK);
+    assert_int_equal(nd, 2);
+    assert_true(d[0].offset + d[0].length <= d[1].offset);
+    assert_int_equal(d[0].n_records, 1);
+    mfile_close(&m);
+    uint32_t counts[3];
+    for (int k = 0; k < 3; k++) {
+        lr_heap *h = open_fixture("oracle_jdk7_21_hprofagent.hprof", k == 2 ? -1 : k, 0);
+        const graph *g = lr_heap_graph(h);
+        counts[k] = g->n_nodes;
+        assert_int_equal(g->diag.n[DIAG_EXTRA_DUMPS], 1);
+        lr_close(h);
+    }
+    assert_int_equal(counts[0], 3632);
+    assert_int_equal(counts[1], 3665);
+    assert_int_equal(counts[2], counts[1]); /* default: the last dump */
+    lr_open_opts o = {.dump_index = 2};
+    lr_heap *h = NULL;
+    memset(&e, 0, sizeof e);
+    assert_int_equal(lr_open(p, &o, &h, &e), LR_ERR_NOT_FOUND);
+}
+
+/* ---- truncation of a real dump ---- */
+
+static void truncated_fixture(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    char p[4200];
+    snprintf(p, sizeof p, "%s/hprof/hprof-32.bin", fixdir);
+    mfile m;
+    lr_error e = {0};
+    assert_int_equal(mfile_open(&m, p, 0, &e), LR_OK);
+    uint64_t cuts[80];
+    size_t nc = 0;
+    for (uint64_t c = 0; c < 20; c++)
+        cuts[nc++] = c;
+    for (int k = 1; k < 60; k++)
+        cuts[nc++] = m.len * (uint64_t)k / 60 + (uint64_t)k % 7;
+    for (size_t k = 0; k < nc; k++) {
+        graph g;
+        memset(&e, 0, sizeof e);
+        lr_status st = load_mem(m.data, cuts[k], -1, 0, &g, &e);
+        if (cuts[k] == 0) {
+            assert_int_equal(st, LR_ERR_FORMAT); /* no reader recognises 0 bytes */
+        } else {
+            if (st != LR_ERR_TRUNCATED && st != LR_ERR_FORMAT)
+                fail_msg("cut at %llu: status %d %s", (unsigned long long)cuts[k], st, e.msg);
+            assert_true(e.offset <= cuts[k]);
+            assert_non_null(strstr(e.msg, "mem.hprof: offset 0x"));
+        }
+        graph_fini(&g);
+    }
+    /* A file missing only its trailing HEAP_DUMP_END-free tail still loads up to a record end:
+     * the full file is fine. */
+    graph g;
+    memset(&e, 0, sizeof e);
+    assert_int_equal(load_mem(m.data, m.len, -1, 0, &g, &e), LR_OK);
+    graph_fini(&g);
+    mfile_close(&m);
+}
+
+static void not_hprof(void **state)
+{
+    (void)state;
+    lr_error e = {0};
+    lr_heap *h = NULL;
+    assert_int_equal(lr_open("/nonexistent/x.hprof", NULL, &h, &e), LR_ERR_IO);
+    uint8_t bad[40] = "JAVA PROFILE 1.0.2";
+    bad[22] = 5; /* identifier size 5 */
+    graph g;
+    memset(&e, 0, sizeof e);
+    assert_int_equal(load_mem(bad, 31, -1, 0, &g, &e), LR_ERR_FORMAT);
+    assert_non_null(strstr(e.msg, "identifier size"));
+    graph_fini(&g);
+}
+
+int main(void)
+{
+    const char *fx = getenv("LEAKRAY_FIXTURES");
+    const char *src = getenv("LEAKRAY_SRC");
+    if (fx)
+        snprintf(fixdir, sizeof fixdir, "%s", fx);
+    else if (src)
+        snprintf(fixdir, sizeof fixdir, "%s/../shared/fixtures", src);
+    snprintf(golddir, sizeof golddir, "%s/tests/e2e/expected/visualvm", src ? src : ".");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(android_handmade),
+        cmocka_unit_test(gzip_bzip2_memory),
+        cmocka_unit_test(not_hprof),
+        cmocka_unit_test(histo_ri),
+        cmocka_unit_test(histo_example_bz2),
+        cmocka_unit_test(histo_hprof32),
+        cmocka_unit_test(histo_jdk11_gz),
+        cmocka_unit_test(histo_jdk7_agent),
+        cmocka_unit_test(histo_jdk8),
+        cmocka_unit_test(histo_jdk5_32),
+        cmocka_unit_test(histo_jdk5_64),
+        cmocka_unit_test(histo_jdk6_18_32),
+        cmocka_unit_test(histo_jdk6_18_64),
+        cmocka_unit_test(histo_jdk6_coops),
+        cmocka_unit_test(histo_jdk6_32),
+        cmocka_unit_test(histo_toku_object),
+        cmocka_unit_test(histo_toku_recursion),
+        cmocka_unit_test(histo_pid1884_gz),
+        cmocka_unit_test(totals),
+        cmocka_unit_test(android_sizes),
+        cmocka_unit_test(hotspot_graph),
+        cmocka_unit_test(two_dumps),
+        cmocka_unit_test(truncated_fixture),
+        cmocka_unit_test(inflate_cap_fixture),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* paths_test.c: unit tests of src/analysis/paths.c on hand-built graphs: shortest paths,
+ * the two-queue priority (a normal path beats a shorter visit-last one), promotion of a node
+ * first seen through a visit-last edge, ignored edges, weak/soft/phantom/finalizer edges never
+ * followed, targets as leaves, Shark's root order (thread objects first, root kind name
+ * descending, class name), dropped Java-frame roots, edge-order ties and paths_get. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/paths.h"
+
+typedef struct tedge {
+    uint32_t from, to;
+    uint8_t kind;
+} tedge;
+
+typedef struct troot {
+    uint32_t node;
+    uint8_t kind;
+    uint32_t thread;
+} troot;
+
+#define STRONG GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_STRONG)
+#define LOCAL GRAPH_EDGE_MAKE(GRAPH_EDGE_LOCAL, GRAPH_STRONG)
+#define NO GRAPH_NONE
+
+/* n nodes, each of its own class "C<i>" unless names given; edges kept in order. */
+static void build(graph *g, uint32_t n, const tedge *es, uint32_t ne, const troot *roots,
+                  uint32_t nr, const char *const *names)
+{
+    lr_error err = {0};
+    graph_init(g);
+    assert_int_equal(graph_alloc_nodes(g, n, 0, &err), LR_OK);
+    g->classes = calloc(n ? n : 1, sizeof *g->classes);
+    assert_non_null(g->classes);
+    g->n_classes = n;
+    for (uint32_t i = 0; i < n; i++) {
+        char buf[32];
+        const char *nm = names ? names[i] : buf;
+        snprintf(buf, sizeof buf, "C%02u", i);
+        assert_int_equal(graph_intern(g, nm, strlen(nm), &g->classes[i].name, &err), LR_OK);
+        g->classes[i].node = GRAPH_NONE;
+        g->classes[i].super = GRAPH_NONE;
+        g->node_id[i] = 0x100 + i;
+        g->node_class[i] = i;
+        g->node_size[i] = 1;
+        g->node_kind[i] = GRAPH_KIND_INSTANCE;
+        g->node_type[i] = 0;
+        g->node_off[i] = UINT64_MAX;
+        g->node_len[i] = 0;
+    }
+    assert_int_equal(graph_alloc_edges(g, ne, &err), LR_OK);
+    for (uint32_t i = 0; i < ne; i++)
+        g->first_edge[es[i].from + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        g->first_edge[i + 1] += g->first_edge[i];
+    uint32_t *fill = calloc(n + 1, sizeof *fill);
+    assert_non_null(fill);
+    for (uint32_t i = 0; i < ne; i++) {
+        uint32_t at = g->first_edge[es[i].from] + fill[es[i].from]++;
+        g->edge_to[at] = es[i].to;
+        g->edge_name[at] = i; /* edges numbered in the test's order (used as a label) */
+        g->edge_kind[at] = es[i].kind;
+    }
+    free(fill);
+    g->roots = calloc(nr ? nr : 1, sizeof *g->roots);
+    assert_non_null(g->roots);
+    g->n_roots = nr;
+    for (uint32_t i = 0; i < nr; i++)
+        g->roots[i] = (graph_root){roots[i].node, roots[i].kind, roots[i].thread, -1};
+}
+
+static void find(const graph *g, const paths_policy *pol, const node_ix *t, uint32_t nt,
+                 paths_result *r)
+{
+    lr_error err = {0};
+    assert_int_equal(paths_find(g, pol, t, nt, r, &err), LR_OK);
+    assert_int_equal(r->n, g->n_nodes);
+}
+
+/* The path to x as node list; returns its length. */
+static uint32_t path(const paths_result *r, node_ix x, node_ix *nodes)
+{
+    return paths_get(r, x, nodes, NULL, 16);
+}
+
+static void test_bfs_shortest(void **state)
+{
+    (void)state;
+    /* 0 -> 1 -> 2 -> 3 and 0 -> 4 -> 3: shortest to 3 is 0,4,3. */
+    const tedge es[] = {{0, 1, STRONG}, {0, 4, STRONG}, {1, 2, STRONG}, {2, 3, STRONG},
+                        {4, 3, STRONG}};
+    const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
+    graph g;
+    paths_result r;
+    build(&g, 6, es, 5, rs, 1, NULL);
+    find(&g, NULL, NULL, 0, &r);
+    node_ix p[16];
+    edge_ix e[16];
+    assert_int_equal(paths_get(&r, 3, p, e, 16), 3);
+    assert_int_equal(p[0], 0);
+    assert_int_equal(p[1], 4);
+    assert_int_equal(p[2], 3);
+    assert_int_equal(g.edge_to[e[0]], 4);
+    assert_int_equal(g.edge_to[e[1]], 3);
+    assert_int_equal(r.depth[3], 2);
+    assert_int_equal(r.parent_edge[0], PATHS_FROM_ROOT);
+    assert_int_equal(r.root_of[3], 0);
+    assert_int_equal(r.depth[5], UINT32_MAX);
+    assert_int_equal(paths_get(&r, 5, p, e, 16), 0);
+    assert_int_equal(r.parent[5], NO);
+    /* A short buffer gets the root-first prefix. */
+    memset(p, 0xff, sizeof p);
+    assert_int_equal(paths_get(&r, 3, p, NULL, 2), 3);
+    assert_int_equal(p[0], 0);
+    assert_int_equal(p[1], 4);
+    assert_int_equal(p[2], NO);
+    paths_free(&r);
+    graph_fini(&g);
+}
+
+/* Policy marking edges whose label (test order index) is in ctx's list. */
+typedef struct marks {
+    uint32_t last[4], n_last;
+    uint32_t ignore[4], n_ignore;
+    uint32_t calls;
+} marks;
+
+static enum paths_edge_class mark_edge(const graph *g, node_ix from, edge_ix e, void *ctx)
+{
+    (void)from;
+    marks *m = ctx;
+    m->calls++;
+    for (uint32_t i = 0; i < m->n_ignore; i++)
+        if (g->edge_name[e] == m->ignore[i])
+            return PATHS_IGNORE;
+    for (uint32_t i = 0; i < m->n_last; i++)
+        if (g->edge_name[e] == m->last[i])
+            return PATHS_VISIT_LAST;
+    return paths_default_edge(g, from, e, NULL);
+}
+
+static void test_visit_last_priority(void **state)
+{
+    (void)state;
+    /* 0 -(visit last)-> 1 -> 5 is two hops; 0 -> 2 -> 3 -> 4 -> 5 is four normal hops. The
+     * normal queue is drained before 1 is expanded, so 5 gets the normal path. */
+    const tedge es[] = {{0, 1, STRONG}, {0, 2, STRONG}, {1, 5, STRONG}, {2, 3, STRONG},
+                        {3, 4, STRONG}, {4, 5, STRONG}, {5, 6, STRONG}};
+    const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
+    marks m = {.last = {0}, .n_last = 1};
+    paths_policy pol = {mark_edge, NULL, &m};
+    graph g;
+    paths_result r;
+    node_ix p[16];
+    build(&g, 7, es, 7, rs, 1, NULL);
+    find(&g, &pol, NULL, 0, &r);
+    assert_int_equal(path(&r, 5, p), 5);
+    assert_int_equal(p[3], 4);
+    assert_int_equal(r.via_last[5], 0);
+    assert_int_equal(r.via_last[1], 1);
+    assert_int_equal(path(&r, 6, p), 6);
+    assert_int_equal(r.via_last[6], 0);
+    paths_free(&r);
+    /* Without the policy the two-hop path wins. */
+    find(&g, NULL, NULL, 0, &r);
+    assert_int_equal(path(&r, 5, p), 3);
+    assert_int_equal(p[1], 1);
+    paths_free(&r);
+    graph_fini(&g);
+}
+
+static void test_promotion(void **state)
+{
+    (void)state;
+    /* 0 -(visit last)-> 2 discovers 2 at depth 1 into the last queue; then 1 (normal)
+     * reaches it at depth 2 while the normal queue still runs: 2 is promoted, its parent
+     * becomes 1, and its child 4 follows. */
+    const tedge es[] = {{0, 2, STRONG}, {0, 1, STRONG}, {1, 2, STRONG}, {2, 4, STRONG}};
+    const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
+    marks m = {.last = {0}, .n_last = 1};
+    paths_policy pol = {mark_edge, NULL, &m};
+    graph g;
+    paths_result r;
+    node_ix p[16];
+    build(&g, 5, es, 4, rs, 1, NULL);
+    find(&g, &pol, NULL, 0, &r);
+    assert_int_equal(r.parent[2], 1);
+    assert_int_equal(r.depth[2], 2);
+    assert_int_equal(r.via_last[2], 0);
+    assert_int_equal(path(&r, 4, p), 4);
+    assert_int_equal(p[1], 1);
+    paths_free(&r);
+    graph_fini(&g);
+}
+
+static void test_low_root_promoted_and_last_phase(void **state)
+{
+    (void)state;
+    /* Root 0 is an "unknown" root (visit last) and also reached from root 1 (normal):
+     * promoted, its path becomes 1 -> 0. Node 3 only reachable from root 2, a VM-internal
+     * (visit last) root: reached in the last phase, marked via_last. */
+    const tedge es[] = {{1, 0, STRONG}, {2, 3, STRONG}, {0, 4, STRONG}};
+    const troot rs[] = {{0, GRAPH_ROOT_UNKNOWN, 0},
+                        {1, GRAPH_ROOT_JNI_GLOBAL, 0},
+                        {2, GRAPH_ROOT_VM_INTERNAL, 0}};
+    graph g;
+    paths_result r;
+    build(&g, 5, es, 3, rs, 3, NULL);
+    find(&g, NULL, NULL, 0, &r);
+    assert_int_equal(r.parent[0], 1);
+    assert_int_equal(r.depth[0], 1);
+    assert_int_equal(r.root_of[0], 1);
+    assert_int_equal(r.via_last[0], 0);
+    assert_int_equal(r.depth[4], 2);
+    assert_int_equal(r.parent_edge[2], PATHS_FROM_ROOT);
+    assert_int_equal(r.via_last[2], 1);
+    assert_int_equal(r.via_last[3], 1);
+    assert_int_equal(r.parent[3], 2);
+    paths_free(&r);
+    graph_fini(&g);
+}
+
+static void test_ignore_and_weak(void **state)
+{
+    (void)state;
+    /* 0 -> 1 (ignored), 0 -> 2 -> 1; 0 -weak-> 3, -soft-> 3, -phantom-> 3, -finalizer-> 3,
+     * V8 weak -> 3: 3 unreached. 0 -> 4 ignored and nothing else: 4 unreached. */
+    const tedge es[] = {
+        {0, 1, STRONG},
+        {0, 2, STRONG},
+        {2, 1, STRONG},
+        {0, 3, GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_WEAK)},
+        {0, 3, GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_SOFT)},
+        {0, 3, GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_PHANTOM)},
+        {0, 3, GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_FINALIZER)},
+        {0, 3, GRAPH_EDGE_MAKE(GRAPH_EDGE_WEAK, GRAPH_STRONG)},
+        {0, 4, STRONG},
+    };
+    const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
+    marks m = {.ignore = {0, 8}, .n_ignore = 2};
+    paths_policy pol = {mark_edge, NULL, &m};
+    graph g;
+    paths_result r;
+    build(&g, 5, es, 9, rs, 1, NULL);
+    find(&g, &pol, NULL, 0, &r);
+    assert_int_equal(r.parent[1], 2);
+    assert_int_equal(r.depth[3], UINT32_MAX);
+    assert_int_equal(r.depth[4], UINT32_MAX);
+    assert_true(m.calls <= 4); /* weak edges never reach the policy */
+    paths_free(&r);
+    graph_fini(&g);
+}
+
+static enum paths_edge_class ignore_root1(const graph *g, uint32_t r, void *ctx)
+{
+    (void)ctx;
+    return r == 1 ? PATHS_IGNORE : paths_default_root(g, r, NULL);
+}
+
+static void test_targets_are_leaves(void **state)
+{
+    (void)state;
+    /* 0 -> 1 (target) -> 2; 0 -> 3 -> 4 -> 5 -> 2 is longer but avoids the target. 1 -> 6
+     * only through the target: unreached. Root 7 ignored by the root policy. */
+    const tedge es[] = {{0, 1, STRONG}, {0, 3, STRONG}, {1, 2, STRONG}, {1, 6, STRONG},
+                        {3, 4, STRONG}, {4, 5, STRONG}, {5, 2, STRONG}};
+    const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}, {7, GRAPH_ROOT_JNI_GLOBAL, 0}};
+    const node_ix targets[] = {1, 2, 99};
+    paths_policy pol = {NULL, ignore_root1, NULL};
+    graph g;
+    paths_result r;
+    build(&g, 8, es, 7, rs, 2, NULL);
+    find(&g, &pol, targets, 3, &r);
+    assert_int_equal(r.depth[1], 1);
+    assert_int_equal(r.depth[2], 4);
+    assert_int_equal(r.parent[2], 5);
+    assert_int_equal(r.depth[6], UINT32_MAX);
+    assert_int_equal(r.depth[7], UINT32_MAX);
+    paths_free(&r);
+    graph_fini(&g);
+}
+
+static void test_root_order(void **state)
+{
+    (void)state;
+    /* Every root reaches target 9 in one hop; the winner is the first root in Shark's order:
+     * thread object first, whatever its place in the dump. */
+    const tedge es[] = {{0, 9, STRONG}, {1, 9, STRONG}, {2, 9, STRONG}, {3, 9, STRONG},
+                        {4, 9, STRONG}};
+    const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0},
+                        {1, GRAPH_ROOT_STICKY_CLASS, 0},
+                        {2, GRAPH_ROOT_THREAD_OBJECT, 7},
+                        {3, GRAPH_ROOT_NATIVE_STACK, 0},
+                        {4, GRAPH_ROOT_THREAD_BLOCK, 0}};
+    const char *names[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"};
+    graph g;
+    paths_result r;
+    build(&g, 10, es, 5, rs, 5, names);
+    find(&g, NULL, NULL, 0, &r);
+    assert_int_equal(r.parent[9], 2); /* ThreadObject */
+    paths_free(&r);
+    /* Without the thread: ThreadBlock > StickyClass > NativeStack > JniGlobal. */
+    g.roots[2].kind = GRAPH_ROOT_JNI_LOCAL;
+    find(&g, NULL, NULL, 0, &r);
+    assert_int_equal(r.parent[9], 4);
+    paths_free(&r);
+    g.roots[4].kind = GRAPH_ROOT_JNI_GLOBAL;
+    find(&g, NULL, NULL, 0, &r);
+    assert_int_equal(r.parent[9], 1); /* StickyClass */
+    paths_free(&r);
+    g.roots[1].kind = GRAPH_ROOT_JNI_GLOBAL;
+    find(&g, NULL, NULL, 0, &r);
+    assert_int_equal(r.parent[9], 3); /* NativeStack */
+    paths_free(&r);
+    g.roots[3].kind = GRAPH_ROOT_JNI_GLOBAL;
+    find(&g, NULL, NULL, 0, &r);
+    assert_int_equal(r.parent[9], 2); /* JniLocal > JniGlobal */
+    paths_free(&r);
+    /* All JNI global: the rooted object's class name decides ("a" < "b" ...). */
+    g.roots[2].kind = GRAPH_ROOT_JNI_GLOBAL;
+    g.node_class[0] = 4; /* "e" */
+    find(&g, NULL, NULL, 0, &r);
+    assert_int_equal(r.parent[9], 1);
+    paths_free(&r);
+    /* Same kind and class: dump order. */
+    for (uint32_t i = 0; i < 5; i++)
+        g.node_class[i] = 0;
+    find(&g, NULL, NULL, 0, &r);
+    assert_int_equal(r.parent[9], 0);
+    paths_free(&r);
+    graph_fini(&g);
+}
+
+static void test_java_frames_and_edge_ties(void **state)
+{
+    (void)state;
+    /* Thread 0 (thread object root, serial 7) has local edge -> 1; the Java-frame root of
+     * 1 for thread 7 is dropped, so 1 is reached through the (low priority) local edge.
+     * A Java-frame root of thread 8 (no thread object) stays, as a visit-last root (2).
+     * Edge order tie: 3 has edges -> 4 then -> 5, both -> 6: 6 comes from 4. */
+    const tedge es[] = {{0, 1, LOCAL}, {0, 3, STRONG}, {3, 4, STRONG}, {3, 5, STRONG},
+                        {5, 6, STRONG}, {4, 6, STRONG}};
+    const troot rs[] = {{1, GRAPH_ROOT_JAVA_FRAME, 7},
+                        {0, GRAPH_ROOT_THREAD_OBJECT, 7},
+                        {2, GRAPH_ROOT_JAVA_FRAME, 8}};
+    graph g;
+    paths_result r;
+    build(&g, 7, es, 6, rs, 3, NULL);
+    find(&g, NULL, NULL, 0, &r);
+    assert_int_equal(r.parent[1], 0);
+    assert_int_equal(r.via_last[1], 1);
+    assert_int_equal(r.parent_edge[2], PATHS_FROM_ROOT);
+    assert_int_equal(r.via_last[2], 1);
+    assert_int_equal(r.root_of[2], 2);
+    assert_int_equal(r.parent[6], 4);
+    assert_int_equal(r.depth[6], 3);
+    paths_free(&r);
+    graph_fini(&g);
+}
+
+static void test_synthetic_root(void **state)
+{
+    (void)state;
+    const tedge es[] = {{0, 1, STRONG}, {1, 2, STRONG}};
+    graph g;
+    paths_result r;
+    build(&g, 3, es, 2, NULL, 0, NULL);
+    g.synthetic_root = 0;
+    find(&g, NULL, NULL, 0, &r);
+    assert_int_equal(r.depth[2], 2);
+    assert_int_equal(r.root_of[2], 0); /* == g.n_roots: the synthetic root */
+    paths_free(&r);
+    graph_fini(&g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bfs_shortest),
+        cmocka_unit_test(test_visit_last_priority),
+        cmocka_unit_test(test_promotion),
+        cmocka_unit_test(test_low_root_promoted_and_last_phase),
+        cmocka_unit_test(test_ignore_and_weak),
+        cmocka_unit_test(test_targets_are_leaves),
+        cmocka_unit_test(test_root_order),
+        cmocka_unit_test(test_java_frames_and_edge_ties),
+        cmocka_unit_test(test_synthetic_root),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
