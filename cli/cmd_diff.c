@@ -35,8 +35,8 @@ static void diff_cmd_json_row(jsonw *w, const diff_row *x, int by_id)
         jsonw_kv_uint(w, "alloc_size", x->alloc_size);
         jsonw_kv_uint(w, "freed_size", x->freed_size);
     }
-    jsonw_kv_int(w, "count_delta", (int64_t)x->count_b - (int64_t)x->count_a);
-    jsonw_kv_int(w, "size_delta", (int64_t)x->size_b - (int64_t)x->size_a);
+    jsonw_kv_int(w, "count_delta", x->count_delta);
+    jsonw_kv_int(w, "size_delta", x->size_delta);
     jsonw_obj_end(w);
 }
 
@@ -113,21 +113,18 @@ int cmd_diff(int argc, char **argv)
                    "Size B", "Size delta", "Class");
         for (uint32_t i = 0; i <= n; i++) {
             const diff_row *x = i < n ? &r.rows[i] : &r.total;
-            int64_t dc = (int64_t)x->count_b - (int64_t)x->count_a;
-            int64_t ds = (int64_t)x->size_b - (int64_t)x->size_a;
             if (i == n && n < r.n)
                 printf("(%u more classes; --top 0 shows all)\n", r.n - n);
             if (by_id)
                 printf("%10s %10s %10s %14s %14s %14s  ", cli_fmt_count(s1, x->n_new),
                        cli_fmt_count(s2, x->n_deleted),
-                       diff_cmd_signed(s3, (int64_t)x->n_new - (int64_t)x->n_deleted),
-                       cli_fmt_count(s4, x->alloc_size), cli_fmt_count(s5, x->freed_size),
-                       diff_cmd_signed(s6, (int64_t)x->alloc_size - (int64_t)x->freed_size));
+                       diff_cmd_signed(s3, x->count_delta), cli_fmt_count(s4, x->alloc_size),
+                       cli_fmt_count(s5, x->freed_size), diff_cmd_signed(s6, x->size_delta));
             else
                 printf("%10s %10s %10s %14s %14s %14s  ", cli_fmt_count(s1, x->count_a),
-                       cli_fmt_count(s2, x->count_b), diff_cmd_signed(s3, dc),
+                       cli_fmt_count(s2, x->count_b), diff_cmd_signed(s3, x->count_delta),
                        cli_fmt_count(s4, x->size_a), cli_fmt_count(s5, x->size_b),
-                       diff_cmd_signed(s6, ds));
+                       diff_cmd_signed(s6, x->size_delta));
             cli_put_text(stdout, x->name, strlen(x->name), 120);
             fputc('\n', stdout);
         }

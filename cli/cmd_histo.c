@@ -6,6 +6,7 @@
  * deterministic. A retained-size column is prepared for (histo_row.retained, printed when
  * histo_ctx.retained is set): a caller with a dominator tree fills ctx.retained with the
  * per-node retained sizes before histo_collect, and needs a load with edges for it. */
+#include "analysis/dominators.h"
 #include "cli.h"
 
 #include <inttypes.h>
@@ -174,11 +175,15 @@ int cmd_histo(int argc, char **argv)
     uint64_t top = 0;
     const char *sort = "shallow";
     const char *heap = NULL;
+    int want_retained = 0;
     const cli_optdef opts[] = {
+        {"--retained", CLI_OPT_FLAG, &want_retained, NULL,
+         "add retained bytes per class, no byte counted twice (loads references)", NULL},
         {"--top", CLI_OPT_UINT, &top, "N", "show only the first N rows (the total covers all)",
          NULL},
-        {"--sort", CLI_OPT_STR, &sort, "KEY", "row order: shallow (default), count or name",
-         "shallow|count|name"},
+        {"--sort", CLI_OPT_STR, &sort, "KEY",
+         "row order: shallow (default), count, name or retained (with --retained)",
+         "shallow|count|name|retained"},
         {"--heap", CLI_OPT_STR, &heap, "NAME", "only objects of this heap (Android: app, "
                                                "zygote, image)", NULL},
         {0},
@@ -193,12 +198,38 @@ int cmd_histo(int argc, char **argv)
         return rc;
 
     lr_heap *lh;
-    if ((rc = cli_open(&co, co.pos[0], CLI_OPEN_NO_EDGES, &lh)) != 0)
+    if (strcmp(sort, "retained") == 0 && !want_retained)
+        return cli_usage_error(&co, "--sort retained needs --retained");
+    if ((rc = cli_open(&co, co.pos[0], want_retained ? 0 : CLI_OPEN_NO_EDGES, &lh)) != 0)
         return rc;
     const graph *g = lr_heap_graph(lh);
+    /* --retained: an instance's retained size counts for its class only when no dominator
+     * ancestor has the same class (dom_class_top); VisualVM's model for HotSpot dumps. */
+    uint64_t *class_top = NULL;
+    if (want_retained) {
+        lr_error derr = {.offset = LR_NO_OFFSET};
+        dom_opts dopts = {0};
+        dom_tree dt;
+        if (g->size_model == GRAPH_SIZES_VISUALVM)
+            dom_opts_visualvm(&dopts);
+        class_top = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *class_top);
+        if (!class_top)
+            LR_FAIL(&derr, LR_ERR_NOMEM, "histo: out of memory for %u nodes", g->n_nodes);
+        else if (dom_build_ex(g, &dopts, &dt, &derr) == LR_OK) {
+            dom_class_top(g, &dt, class_top, &derr);
+            dom_free(&dt);
+        }
+        if (derr.code != LR_OK) {
+            free(class_top);
+            rc = cli_error(&co, &derr);
+            lr_close(lh);
+            return rc;
+        }
+    }
 
-    histo_ctx h = {.g = g, .heap = -1};
-    h.sort = strcmp(sort, "count") == 0 ? HISTO_BY_COUNT
+    histo_ctx h = {.g = g, .heap = -1, .retained = class_top};
+    h.sort = strcmp(sort, "retained") == 0 ? HISTO_BY_RETAINED
+             : strcmp(sort, "count") == 0 ? HISTO_BY_COUNT
              : strcmp(sort, "name") == 0 ? HISTO_BY_NAME
                                          : HISTO_BY_SHALLOW;
     if (heap) {
@@ -215,6 +246,7 @@ int cmd_histo(int argc, char **argv)
             }
             rc = cli_fail(&co, LR_ERR_NOT_FOUND, "%s: no heap named '%s' (heaps: %s)", co.pos[0],
                           heap, used ? names : "none, the dump has no heap tags");
+            free(class_top);
             lr_close(lh);
             return rc;
         }
@@ -222,6 +254,7 @@ int cmd_histo(int argc, char **argv)
     lr_error err = {.offset = LR_NO_OFFSET};
     if (histo_collect(&h, &err) != LR_OK) {
         rc = cli_error(&co, &err);
+        free(class_top);
         lr_close(lh);
         return rc;
     }
@@ -232,6 +265,7 @@ int cmd_histo(int argc, char **argv)
         cli_print_timing(&co, stdout, "load time", co.load_ms);
     }
     free(h.rows);
+    free(class_top);
     lr_close(lh);
     return CLI_EXIT_OK;
 }

@@ -504,6 +504,10 @@ static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
                            ? graph_str(g, g->heap_names[g->node_heap[n]])
                            : NULL;
     class_ix as_class = class_of_node(g, n);
+    /* V8 node names (function names, property keys...) say more than the class key. */
+    const char *node_name = g->node_name ? graph_str(g, g->node_name[n]) : "";
+    if (strcmp(node_name, node_label(g, n, label, sizeof label)) == 0)
+        node_name = "";
     char sval[SHOW_FULL_STRING + 1];
     size_t sshown;
     long slen = string_of(g, n, sval, sizeof sval, &sshown);
@@ -531,6 +535,8 @@ static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
             if (seen[k])
                 jsonw_str(w, k < GRAPH_ROOT_KIND_COUNT ? graph_root_kind_name(k) : "other");
         jsonw_arr_end(w);
+        if (node_name[0] && slen < 0)
+            jsonw_kv_str(w, "name", node_name);
         if (slen >= 0) {
             jsonw_key(w, "string");
             jsonw_strn(w, sval, sshown);
@@ -543,6 +549,11 @@ static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
             strcmp(g->type_names[g->node_type[n]], graph_node_kind_name(g->node_kind[n])) != 0)
             printf(" (%s)", g->type_names[g->node_type[n]]);
         fputc('\n', stdout);
+        if (node_name[0] && slen < 0) {
+            printf("name:          ");
+            cli_put_text(stdout, node_name, strlen(node_name), SHOW_STRING_PREVIEW);
+            fputc('\n', stdout);
+        }
         if (heap)
             printf("heap:          %s\n", heap);
         printf("shallow size:  %s\n", cli_fmt_bytes(a, g->node_size[n]));

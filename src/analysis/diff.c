@@ -140,18 +140,26 @@ static lr_status collect(rowmap *m, const graph *g, const uint32_t *cls_row, int
     return LR_OK;
 }
 
-static uint64_t absd(uint64_t b, uint64_t a)
+static uint64_t mag(int64_t v)
 {
-    return b > a ? b - a : a - b;
+    return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+static void set_deltas(diff_row *x, int by_id)
+{
+    x->count_delta = by_id ? (int64_t)x->n_new - (int64_t)x->n_deleted
+                           : (int64_t)x->count_b - (int64_t)x->count_a;
+    x->size_delta = by_id ? (int64_t)x->alloc_size - (int64_t)x->freed_size
+                          : (int64_t)x->size_b - (int64_t)x->size_a;
 }
 
 static int row_cmp(const void *pa, const void *pb)
 {
     const diff_row *a = pa, *b = pb;
-    uint64_t sa = absd(a->size_b, a->size_a), sb = absd(b->size_b, b->size_a);
+    uint64_t sa = mag(a->size_delta), sb = mag(b->size_delta);
     if (sa != sb)
         return sa > sb ? -1 : 1;
-    uint64_t ca = absd(a->count_b, a->count_a), cb = absd(b->count_b, b->count_a);
+    uint64_t ca = mag(a->count_delta), cb = mag(b->count_delta);
     if (ca != cb)
         return ca > cb ? -1 : 1;
     uint64_t na = (uint64_t)a->n_new + a->n_deleted, nb = (uint64_t)b->n_new + b->n_deleted;
@@ -248,6 +256,7 @@ lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const
             continue;
         diff_row *o = &r->rows[r->n++];
         *o = *x;
+        set_deltas(o, by_id);
         size_t lk = strlen(m.strs[2 * i]) + 1, ln = strlen(m.strs[2 * i + 1]) + 1;
         memcpy(r->pool + at, m.strs[2 * i], lk);
         o->key = r->pool + at;
@@ -256,6 +265,7 @@ lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const
         o->name = r->pool + at;
         at += ln;
     }
+    set_deltas(&r->total, by_id);
     qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
     goto out;
 nomem:

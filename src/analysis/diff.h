@@ -25,12 +25,14 @@ typedef struct diff_row {
     uint32_t n_deleted;  /* id mode: objects only in the first */
     uint64_t alloc_size; /* id mode: shallow bytes of the new objects */
     uint64_t freed_size; /* id mode: shallow bytes of the deleted objects */
+    int64_t count_delta; /* id mode: new - deleted; class mode: count_b - count_a */
+    int64_t size_delta;  /* id mode: alloc - freed (DevTools); class mode: size_b - size_a */
 } diff_row;
 
 typedef struct diff_result {
     int by_id;        /* nonzero: objects matched by id */
     uint32_t n;       /* rows (changed classes) */
-    diff_row *rows;   /* sorted by |size delta| descending, then |count delta|, then key */
+    diff_row *rows;   /* sorted by |size_delta| descending, then |count_delta|, then key */
     diff_row total;   /* sums over all rows (name "(total)") */
     char *pool;       /* names and keys (owned) */
 } diff_result;

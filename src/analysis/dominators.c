@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* dominators.c: exact dominator tree and retained sizes (analysis layer), prefix dom_.
- * Algorithm: SEMI-NCA (Georgiadis, Tarjan, Werneck, "Finding dominators in practice",
- * JGAA 10(1), 2006): Lengauer-Tarjan semidominators computed with path-compressed eval
- * and simple linking, then each idom found as the nearest common ancestor of the DFS
- * parent and the semidominator. O((N+E) log N) worst case, near linear on heaps.
+ * Algorithm: Lengauer-Tarjan (TOPLAS 1(1), 1979), "simple" version: semidominators with
+ * path-compressed eval and implicit linking, buckets for relative dominators, then a
+ * forward pass. O((N+E) log N) worst case. (SEMI-NCA's chain walks went quadratic on deep
+ * DFS trees with random cross references, e.g. long linked lists of objects.)
  * Index convention: everything inside runs on DFS preorder numbers, 0 = the virtual
  * super-root whose children are g->roots (dump order) then g->synthetic_root, so a
  * dominator always has a smaller number than the nodes it dominates; 1..N are graph nodes.
@@ -119,7 +119,7 @@ static uint32_t dfs(const graph *g, const sroots *sr, dom_edge_filter filter, vo
 
 /* ---- Step 2: predecessors in DFS numbers (followed edges between reached nodes) ---- */
 static lr_status build_preds(const graph *g, const sroots *sr, dom_edge_filter filter,
-                             void *ctx, const uint32_t *dfnum, const node_ix *vert, uint32_t nv,
+                             void *ctx, const uint32_t *dfnum, uint32_t nv,
                              uint32_t **pfirst, uint32_t **psrc, lr_error *err)
 {
     uint32_t *first = err_calloc((size_t)nv + 2, sizeof *first);
@@ -133,8 +133,10 @@ static lr_status build_preds(const graph *g, const sroots *sr, dom_edge_filter f
             total++;
         }
     }
-    for (uint32_t v = 1; v <= nv; v++) {
-        node_ix x = vert[v];
+    /* Node order (not DFS order) keeps the edge arrays streaming. */
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        if (dfnum[x] == UNSEEN)
+            continue;
         for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
             node_ix y = g->edge_to[e];
             if (y < g->n_nodes && dfnum[y] != UNSEEN && follows(g, filter, ctx, e)) {
@@ -162,8 +164,10 @@ static lr_status build_preds(const graph *g, const sroots *sr, dom_edge_filter f
         if (r != GRAPH_NONE)
             src[first[dfnum[r]]++] = 0;
     }
-    for (uint32_t v = 1; v <= nv; v++) {
-        node_ix x = vert[v];
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        uint32_t v = dfnum[x];
+        if (v == UNSEEN)
+            continue;
         for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
             node_ix y = g->edge_to[e];
             if (y < g->n_nodes && dfnum[y] != UNSEEN && follows(g, filter, ctx, e))
@@ -356,7 +360,7 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     uint32_t *par = err_mallocarray(m, sizeof *par);
     uint32_t *a = err_mallocarray(m, sizeof *a); /* DFS stack, then semi */
     uint32_t *b = err_mallocarray(m, sizeof *b); /* DFS cursors, then label */
-    uint32_t *pfirst = NULL, *psrc = NULL, *estk = NULL, *idom = NULL;
+    uint32_t *pfirst = NULL, *psrc = NULL, *estk = NULL, *idom = NULL, *bnext = NULL;
     t->idom = err_mallocarray(m, sizeof *t->idom);
     t->retained = err_calloc(m, sizeof *t->retained);
     if (!dfnum || !vert || !par || !a || !b || !t->idom || !t->retained) {
@@ -400,14 +404,15 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     } else {
         t->n_reachable = nv;
     }
-    st = build_preds(g, &sr, filter, ctx, dfnum, vert, nv, &pfirst, &psrc, err);
+    st = build_preds(g, &sr, filter, ctx, dfnum, nv, &pfirst, &psrc, err);
     if (st != LR_OK)
         goto done;
 
     uint32_t *semi = a, *label = b, *anc = par;
     idom = err_mallocarray(m, sizeof *idom);
     estk = err_mallocarray(m, sizeof *estk);
-    if (!idom || !estk) {
+    bnext = err_mallocarray(m, sizeof *bnext);
+    if (!idom || !estk || !bnext) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
         goto done;
     }
@@ -416,8 +421,15 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         semi[v] = v;
         label[v] = v;
     }
+    /* Lengauer-Tarjan with implicit linking: vertices numbered >= `last` are linked, anc[]
+     * is compressed towards unlinked ones. Buckets hold each vertex under its
+     * semidominator (head in dfnum[], now free, chained through bnext[]). idom[] holds the
+     * DFS parent until the bucket step overwrites it. */
+    uint32_t *head = dfnum;
+    for (uint32_t v = 0; v <= nv; v++)
+        head[v] = UINT32_MAX;
     for (uint32_t w = nv; w >= 1; w--) {
-        uint32_t s = idom[w];
+        uint32_t p = idom[w], s = p;
         for (uint32_t i = pfirst[w]; i < pfirst[w + 1]; i++) {
             uint32_t u = psrc[i];
             uint32_t su = u <= w ? u : semi[eval(u, w + 1, anc, label, semi, estk)];
@@ -425,15 +437,19 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
                 s = su;
         }
         semi[w] = s;
+        bnext[w] = head[s];
+        head[s] = w;
+        /* w is linked now: evaluate the vertices waiting on its parent. */
+        for (uint32_t v = head[p]; v != UINT32_MAX; v = bnext[v]) {
+            uint32_t u = eval(v, w, anc, label, semi, estk);
+            idom[v] = semi[u] < semi[v] ? u : p;
+        }
+        head[p] = UINT32_MAX;
     }
-    /* NCA step: walk the parent's dominator chain up to the semidominator. Increasing
-     * order guarantees every idom[] on the walk is already final. */
-    for (uint32_t w = 2; w <= nv; w++) {
-        uint32_t d = idom[w];
-        while (d > semi[w])
-            d = idom[d];
-        idom[w] = d;
-    }
+    /* Relative dominators become immediate ones in increasing order. */
+    for (uint32_t w = 1; w <= nv; w++)
+        if (idom[w] != semi[w])
+            idom[w] = idom[idom[w]];
 
     /* ---- Step 4: results in node space; retained sizes in reverse DFS order ---- */
     for (uint32_t x = 0; x < n; x++)
@@ -490,6 +506,7 @@ done:
     free(psrc);
     free(estk);
     free(idom);
+    free(bnext);
     if (st != LR_OK)
         dom_free(t);
     return st;
@@ -499,14 +516,33 @@ done:
  * Walks the dominator tree top-down with an explicit stack, keeping per class the number of
  * open ancestors of that class: an instance is summed only when that number is zero, so a
  * class's total never counts bytes twice (DevTools calculateClassesRetainedSize). */
+static lr_status class_walk(const graph *g, const dom_tree *t, uint64_t *retained,
+                            uint32_t *count, uint64_t *per_node, lr_error *err);
+
 lr_status dom_class_retained(const graph *g, const dom_tree *t, uint64_t *retained,
                              uint32_t *count, lr_error *err)
+{
+    return class_walk(g, t, retained, count, NULL, err);
+}
+
+lr_status dom_class_top(const graph *g, const dom_tree *t, uint64_t *per_node, lr_error *err)
+{
+    return class_walk(g, t, NULL, NULL, per_node, err);
+}
+
+/* Both of the above: per-class sums and/or per-node "counted" retained sizes. */
+static lr_status class_walk(const graph *g, const dom_tree *t, uint64_t *retained,
+                            uint32_t *count, uint64_t *per_node, lr_error *err)
 {
     uint32_t n = t->n, nc = g->n_classes;
     if (n >= 0x80000000u)
         return LR_FAIL(err, LR_ERR_LIMIT, "dominators: %u nodes is too many", n);
-    memset(retained, 0, (size_t)nc * sizeof *retained);
-    memset(count, 0, (size_t)nc * sizeof *count);
+    if (retained)
+        memset(retained, 0, (size_t)nc * sizeof *retained);
+    if (count)
+        memset(count, 0, (size_t)nc * sizeof *count);
+    if (per_node)
+        memset(per_node, 0, (size_t)n * sizeof *per_node);
     /* Children CSR by parent, parent index n standing for the super-root. */
     uint32_t *first = err_calloc((size_t)n + 2, sizeof *first);
     uint32_t *kids = err_mallocarray((size_t)n + 1, sizeof *kids);
@@ -549,9 +585,14 @@ lr_status dom_class_retained(const graph *g, const dom_tree *t, uint64_t *retain
         }
         class_ix c = g->node_class[x];
         if (c < nc) {
-            count[c]++;
-            if (open[c] == 0)
-                retained[c] += t->retained[x];
+            if (count)
+                count[c]++;
+            if (open[c] == 0) {
+                if (retained)
+                    retained[c] += t->retained[x];
+                if (per_node)
+                    per_node[x] = t->retained[x];
+            }
             open[c]++;
         }
         stk[sp++] = ~x;

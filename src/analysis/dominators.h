@@ -66,4 +66,9 @@ void dom_free(dom_tree *t);
 lr_status dom_class_retained(const graph *g, const dom_tree *t, uint64_t *retained,
                              uint32_t *count, lr_error *err);
 
+/* Per-node form of the same rule: per_node[x] = t->retained[x] when no dominator ancestor
+ * of x has x's class, else 0 (caller array of t->n entries). Summing per_node by class gives
+ * dom_class_retained's sums. Returns LR_OK or LR_ERR_NOMEM/LR_ERR_LIMIT. */
+lr_status dom_class_top(const graph *g, const dom_tree *t, uint64_t *per_node, lr_error *err);
+
 #endif

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define TRACE_MAX_DEPTH 4096 /* longest path kept; longer ones are cut at the root side */
+#define TRACE_EXACT_GROUPS 64 /* groups sized exactly (one O(N+E) traversal each) */
 
 static char *sdup(const char *s)
 {
@@ -882,6 +883,30 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
         goto done;
     for (uint32_t gi = 0; gi < out->n_groups; gi++) {
         trace_group *gr = &out->groups[gi];
+        if (gi >= TRACE_EXACT_GROUPS) {
+            /* many groups: sum the dominator sizes of leaking objects no other leaking
+             * object of the group dominates (a lower bound of the exact value) */
+            memset(stop, 0, nn / 8 + 1);
+            for (uint32_t k = 0; k < gr->n; k++) {
+                const trace *t = &out->traces[gr->traces[k]];
+                node_ix x = t->el[t->n - 1].node;
+                stop[x / 8] |= (uint8_t)(1u << (x % 8));
+            }
+            for (uint32_t k = 0; k < gr->n; k++) {
+                const trace *t = &out->traces[gr->traces[k]];
+                node_ix x = t->el[t->n - 1].node, d = x < dt->n ? dt->idom[x] : GRAPH_NONE;
+                int nested = 0;
+                for (uint32_t guard = 0; d < dt->n && guard < dt->n && !nested; guard++) {
+                    nested = stop[d / 8] >> (d % 8) & 1;
+                    d = dt->idom[d];
+                }
+                if (!nested && x < dt->n) {
+                    gr->retained += dt->retained[x];
+                    gr->retained_count += cnt ? cnt[x] : 0;
+                }
+            }
+            continue;
+        }
         memset(stop, 0, nn / 8 + 1);
         for (uint32_t k = 0; k < gr->n; k++) {
             node_ix x = out->traces[gr->traces[k]].el[out->traces[gr->traces[k]].n - 1].node;

@@ -10,6 +10,7 @@
  * is the spec, including the VisualVM 2.1.5 (HotSpot) and Shark (Android) size models. */
 #define _GNU_SOURCE
 #include "format/hprof.h"
+#include "base/progress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,7 @@ typedef struct rd {
     int android;
     int no_edges;
     lr_error *err;
+    progress prog;  /* bar over pass 1 + pass 2 (2 x dump bytes) */
 
     str_ent *strs;
     uint32_t n_strs, cap_strs;
@@ -762,6 +764,7 @@ static lr_status pass1(rd *r, const hprof_dump *dd)
     while (next_segment(r, dd, &top, &seg, &end)) {
         uint64_t p = seg;
         while (p < end) {
+            progress_update(&r->prog, p);
             unsigned tag = d[p];
             uint64_t at = p++;
             unsigned rb = root_body(tag, ids);
@@ -1133,6 +1136,7 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
     while (next_segment(r, dd, &top, &seg, &end)) {
         uint64_t p = seg;
         while (p < end) {
+            progress_update(&r->prog, r->n + p);
             unsigned tag = d[p];
             p++;
             unsigned rb = root_body(tag, ids);
@@ -1731,6 +1735,7 @@ static lr_status load(rd *r, const fmt_opts *o)
         diag_add(&g->diag, DIAG_EXTRA_DUMPS, r->n_dumps - 1);
     }
 
+    progress_init(&r->prog, "loading", 2 * r->n, o && o->progress);
     LR_TRY(pass1(r, dd));
     LR_TRY(build_classes(r));
     uint64_t nn = (uint64_t)r->n_cls + r->n_inst + r->n_oarr + r->n_parr;
@@ -1786,6 +1791,7 @@ static lr_status hprof_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
     r.name = g->path ? g->path : "<memory>";
     r.err = err;
     lr_status st = load(&r, o);
+    progress_done(&r.prog);
     rd_free(&r);
     return st;
 }

@@ -251,7 +251,11 @@ typedef struct strip {
     int n_cls;
     uint64_t cls_min, cls_max;                   /* id range of cls[] for a cheap reject */
 
-    idmap keep;      /* shrink: String value array ids (value unused) */
+    idmap keep;      /* shrink: String value array ids when the bit set below is too big */
+    uint64_t *kbits; /* shrink: bit per possible primitive-array id, set = String value */
+    uint64_t a_min, a_max, a_or; /* id range and OR of primitive-array ids (info pass) */
+    unsigned a_shift;            /* ids are multiples of 1 << a_shift */
+    uint64_t a_nbits;            /* bits in kbits */
     idmap bmp;       /* shrink: bitmap buffer id -> kept copy id (itself if kept), 0 = drop */
     bufent *bufs;    /* shrink: bitmap buffers found in the buffers pass */
     uint64_t n_bufs, cap_bufs;
@@ -452,6 +456,55 @@ bad:
     return LR_CORRUPT(s->err, s->name, o, "CLASS_DUMP runs past its heap record");
 }
 
+/* ---- the String-value set: a bit per possible array id, or a hash set ---- */
+
+/* Object ids are aligned addresses, so (id - min) >> shift indexes a dense bit set: one
+ * memory access per lookup instead of a hash probe, the difference between ~200 and
+ * 500+ MB/s for shrink. Sparse ids (bit set above KEEP_BITS_MAX_FRACTION of the input)
+ * fall back to the hash set. */
+#define KEEP_BITS_MAX_FRACTION 4 /* bit set may use up to input length / 4 bytes */
+
+static lr_status keep_init(strip *s)
+{
+    if (s->a_max < s->a_min)
+        return LR_OK; /* no primitive arrays */
+    unsigned sh = 0;
+    while (sh < 6 && !((s->a_or >> sh) & 1))
+        sh++;
+    s->a_shift = sh;
+    uint64_t nbits = ((s->a_max - s->a_min) >> sh) + 1;
+    if (nbits / 8 > s->n / KEEP_BITS_MAX_FRACTION + (1u << 20))
+        return LR_OK;
+    s->kbits = err_calloc((size_t)(nbits + 63) / 64, 8);
+    if (!s->kbits)
+        return LR_FAIL(s->err, LR_ERR_NOMEM, "%s: out of memory", s->name);
+    s->a_nbits = nbits;
+    return LR_OK;
+}
+
+static int keep_add(strip *s, uint64_t id)
+{
+    if (s->kbits) {
+        if (id < s->a_min || id > s->a_max)
+            return 0; /* not a primitive array of this file */
+        uint64_t b = (id - s->a_min) >> s->a_shift;
+        s->kbits[b >> 6] |= 1ull << (b & 63);
+        return 0;
+    }
+    return map_put(&s->keep, id, 1);
+}
+
+static inline int keep_has(const strip *s, uint64_t id)
+{
+    if (s->kbits) {
+        if (id < s->a_min || id > s->a_max || ((id - s->a_min) & ((1ull << s->a_shift) - 1)))
+            return 0;
+        uint64_t b = (id - s->a_min) >> s->a_shift;
+        return (s->kbits[b >> 6] >> (b & 63)) & 1;
+    }
+    return map_get(&s->keep, id, NULL);
+}
+
 /* ---- one heap record's sub-records ---- */
 
 /* Walks the sub-records of the heap record body [o, end) for phase ph. */
@@ -461,7 +514,7 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
     const uint8_t *d = s->d;
     while (o < end) {
         uint8_t tag = d[o];
-        uint64_t len;
+        uint64_t len = 0;
         switch (tag) {
         case 0xff: case 0x05: case 0x07: case 0x89: case 0x8a: case 0x8b: case 0x8c:
         case 0x8d: case 0x90:
@@ -516,7 +569,7 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                 int32_t fo = t->off[F_VALUE];
                 if (fo >= 0 && (uint64_t)fo + I <= n) {
                     uint64_t v = rdid(s, d + data + (uint64_t)fo);
-                    if (v && map_put(&s->keep, v, 1) != 0)
+                    if (v && keep_add(s, v) != 0)
                         return LR_FAIL(s->err, LR_ERR_NOMEM, "%s: out of memory", s->name);
                 }
             } else if (t->target == T_BITMAP) {
@@ -564,7 +617,13 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
             if (len > end - o)
                 goto past;
             uint64_t id = rdid(s, d + o + 1);
-            if (ph == P_BUFFERS) {
+            if (ph == P_INFO) {
+                if (id < s->a_min)
+                    s->a_min = id;
+                if (id > s->a_max)
+                    s->a_max = id;
+                s->a_or |= id;
+            } else if (ph == P_BUFFERS) {
                 if (map_get(&s->bmp, id, NULL)) {
                     if (s->n_bufs == s->cap_bufs) {
                         uint64_t nc = s->cap_bufs ? s->cap_bufs * 2 : 256;
@@ -579,8 +638,8 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                 }
             } else if (ph == P_SIZE || (ph == P_WRITE && s->mode == HPROF_STRIP_SHRINK)) {
                 uint64_t rep = 0;
-                int keep = map_get(&s->keep, id, NULL) ||
-                           (map_get(&s->bmp, id, &rep) && rep == id);
+                int is_str = keep_has(s, id);
+                int keep = is_str || (s->bmp.n && map_get(&s->bmp, id, &rep) && rep == id);
                 if (ph == P_SIZE) {
                     if (!keep)
                         s->dropped += len;
@@ -588,7 +647,7 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                     s->st.arrays++;
                     if (keep) {
                         s->st.arrays_kept++;
-                        if (map_get(&s->keep, id, NULL))
+                        if (is_str)
                             s->st.string_arrays++;
                     } else {
                         s->st.arrays_dropped++;
@@ -793,10 +852,12 @@ static int ends_with(const char *s, const char *suf)
 static lr_status run(strip *s, const char *out_path, char *tmp)
 {
     lr_error *err = s->err;
-    uint64_t start;
+    uint64_t start = 0;
     LR_TRY(header_len(s, &start));
+    s->a_min = UINT64_MAX;
     LR_TRY(pass(s, start, P_INFO));
     if (s->mode == HPROF_STRIP_SHRINK) {
+        LR_TRY(keep_init(s));
         LR_TRY(pass(s, start, P_COLLECT));
         if (s->bmp.n) {
             LR_TRY(pass(s, start, P_BUFFERS));
@@ -881,6 +942,7 @@ lr_status hprof_strip(const mfile *in, const char *name, const char *out_path,
     if (st)
         *st = s->st;
     map_free(&s->keep);
+    free(s->kbits);
     map_free(&s->bmp);
     free(s->bufs);
     free(buf);

@@ -150,8 +150,9 @@ static size_t put_cp(uint8_t *o, uint32_t cp)
     return 4;
 }
 
-/* Decodes raw string content [s, e) into out (capacity >= e - s + 2; decoding never grows a
- * string beyond that). Returns LR_OK and *len, or LR_ERR_FORMAT at the bad escape. */
+/* Decodes raw string content [s, e) into out (capacity >= 2 * (e - s) + 2: escapes only
+ * shrink, a raw NUL byte doubles). Returns LR_OK and *len, or LR_ERR_FORMAT at the bad
+ * escape. */
 static lr_status decode_string(cur *c, const uint8_t *s, const uint8_t *e, uint8_t *out,
                                size_t *len)
 {
@@ -239,7 +240,7 @@ static lr_status read_string(cur *c, scratch *sc, const uint8_t **out, size_t *l
     const uint8_t *s, *e;
     int plain;
     LR_TRY(scan_string(c, &s, &e, &plain));
-    LR_TRY(scratch_fit(sc, (size_t)(e - s) + 2, c->err));
+    LR_TRY(scratch_fit(sc, 2 * (size_t)(e - s) + 2, c->err));
     if (plain) {
         memcpy(sc->buf, s, (size_t)(e - s));
         *len = (size_t)(e - s);
@@ -597,7 +598,7 @@ static lr_status parse_strings(ctx *x)
             LR_TRY(intern_bytes(x, s, (size_t)(e - s), &ix));
         } else {
             size_t len;
-            LR_TRY(scratch_fit(&x->sc, (size_t)(e - s) + 2, c->err));
+            LR_TRY(scratch_fit(&x->sc, 2 * (size_t)(e - s) + 2, c->err));
             LR_TRY(decode_string(c, s, e, x->sc.buf, &len));
             LR_TRY(intern_bytes(x, x->sc.buf, len, &ix));
         }

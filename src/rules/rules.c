@@ -78,6 +78,7 @@ void rules_fini(rules_set *rs)
     free(rs->clsnode_node);
     free(rs->clsnode_class);
     free(rs->thread_serials);
+    free(rs->generic);
     memset(rs, 0, sizeof *rs);
 }
 
@@ -1223,6 +1224,8 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
     free(rs->clsnode_node);
     free(rs->clsnode_class);
     free(rs->thread_serials);
+    free(rs->generic);
+    rs->generic = NULL;
     rs->cls_first = rs->cls_items = rs->thread_serials = NULL;
     rs->clsnode_node = NULL;
     rs->clsnode_class = NULL;
@@ -1232,6 +1235,15 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
         rs->refs[i].active = (uint8_t)eval(rs, rs->refs[i].when, GRAPH_NONE, 0);
     for (uint32_t i = 0; i < rs->n_insp; i++)
         rs->insp[i].active = (uint8_t)eval(rs, rs->insp[i].when, GRAPH_NONE, 0);
+
+    /* inspectors not tied to a class (every object, class objects) */
+    rs->generic = err_mallocarray(rs->n_insp ? rs->n_insp : 1, sizeof *rs->generic);
+    if (!rs->generic)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory binding rules");
+    rs->n_generic = 0;
+    for (uint32_t i = 0; i < rs->n_insp; i++)
+        if (rs->insp[i].active && rs->insp[i].subject != RULES_SUBJ_CLASS)
+            rs->generic[rs->n_generic++] = i;
 
     /* class object node -> class */
     uint32_t nc = 0;
@@ -1484,18 +1496,17 @@ static uint32_t node_inspectors(const rules_set *rs, node_ix n, uint32_t *out, u
     uint32_t k = 0;
     int is_class = g->node_kind[n] == GRAPH_KIND_CLASS;
     class_ix c = g->node_class[n];
-    for (uint32_t i = 0; i < rs->n_insp && k < cap; i++) {
-        const rules_inspect *in = &rs->insp[i];
-        if (!in->active)
-            continue;
-        if (in->subject == RULES_SUBJ_ANY || (in->subject == RULES_SUBJ_CLASS_OBJECT && is_class))
-            out[k++] = i;
+    for (uint32_t j = 0; j < rs->n_generic && k < cap; j++) {
+        const rules_inspect *in = &rs->insp[rs->generic[j]];
+        if (in->subject == RULES_SUBJ_ANY || is_class)
+            out[k++] = rs->generic[j];
     }
     if (!is_class && c != GRAPH_NONE && c < g->n_classes && rs->cls_first)
         for (uint32_t j = rs->cls_first[c]; j < rs->cls_first[c + 1] && k < cap; j++)
             if (rs->cls_items[j] & RULES_ITEM_INSP)
                 out[k++] = rs->cls_items[j] & ~RULES_ITEM_INSP;
-    qsort(out, k, sizeof *out, cmp_u32);
+    if (k > 1)
+        qsort(out, k, sizeof *out, cmp_u32);
     return k;
 }
 

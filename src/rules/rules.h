@@ -93,6 +93,8 @@ typedef struct rules_set {
     uint32_t *thread_serials; /* sorted serials of threads with a THREAD_OBJECT root */
     uint32_t n_thread_serials;
     int has_local_edges;     /* the graph has GRAPH_EDGE_LOCAL edges */
+    uint32_t *generic;       /* active inspectors with subject "*" or class-object */
+    uint32_t n_generic;
 } rules_set;
 
 #define RULES_ITEM_INSP 0x80000000u

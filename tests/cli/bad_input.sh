@@ -10,7 +10,7 @@ cli_init bad
 printf 'this is not a heap dump, just some text\n%.0s' 1 2 3 >"$T/garbage.hprof"
 run info "$T/garbage.hprof"
 expect_rc 3
-expect_err "^leakray: .*garbage\.hprof"
+expect_err "^leakray: .*garbage\.hprof: offset 0x0: "
 [ "$(wc -l <"$T/err")" = 1 ] || fail "expected exactly one error line"
 
 # A real header followed by a record whose length runs past the end of the file.

@@ -125,6 +125,20 @@ check("marker roots", m["roots"], ["Java frame"])
 check("marker referrers", [(r["class"], r["strength"]) for r in m["referrers"]],
       [("java.lang.ref.WeakReference", "weak")])
 
+# ---- the same local seen from its thread: `threads` names the frame holding it ----
+p = subprocess.run([leakray, "threads", "--json", "--no-timing", dump], capture_output=True, text=True)
+if p.returncode != 0:
+    raise SystemExit(f"FAIL: leakray threads: exit {p.returncode}: {p.stderr.strip()}")
+holders = [t for t in json.loads(p.stdout)["threads"] if t.get("name") == "lr-holder"]
+check("threads: one lr-holder", len(holders), 1)
+if holders:
+    frames = holders[0]["frames"]
+    check("lr-holder innermost frame is native park", (frames[0]["method"], frames[0]["line"]),
+          ("park", -3))
+    held = [(f["method"], f["line"] > 0) for f in frames
+            for l in f["locals"] if l["id"] == marker_id]
+    check("lr-holder frame holding the marker", held, [("lambda$main$0", True)])
+
 if errors:
     print(f"FAIL: {len(errors)} mismatches: {', '.join(errors)}")
     sys.exit(1)

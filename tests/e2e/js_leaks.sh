@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# js_leaks.sh: `leakray leaks` (memlab's three-snapshot method) on a Node program that leaks
+# from six known call sites (tests/programs/js/leaks.js): one cluster per site with the exact
+# leaked count and the site's chain, the objects dropped before the final snapshot not
+# reported, nesting (payloads under their closures), totals without double counting,
+# --fail-on-leak, and no leaks when the three snapshots are the same file.
+set -euo pipefail
+. "$LEAKRAY_SRC/tests/e2e/js_lib.bash"
+js_init js_leaks
+node --expose-gc "$LEAKRAY_SRC/tests/programs/js/leaks.js" "$JS_TMP" >"$JS_TMP/sites.txt"
+B=$JS_TMP/baseline.heapsnapshot T=$JS_TMP/target.heapsnapshot F=$JS_TMP/final.heapsnapshot
+
+JS_JSON=$JS_TMP/leaks.json
+rc=0
+"$LEAKRAY" leaks --baseline "$B" --target "$T" --final "$F" --json --no-timing --top 0 \
+    --fail-on-leak >"$JS_JSON" || rc=$?
+if [ "$rc" -eq 1 ]; then echo "ok: --fail-on-leak exits 1"; else
+    echo "FAIL: --fail-on-leak exit $rc"; JS_FAILS=$((JS_FAILS + 1)); fi
+
+site() { awk -v s="$1" '$2 == s {print $3}' "$JS_TMP/sites.txt"; }
+for spec in "records|LeakedRecord|leakedRecords[]" \
+            "cache|CacheEntry|requestCache.table[]" \
+            "listeners|Function onTick|bus._events.tick[]" \
+            "callbacks|Function onDone|pendingCallbacks[]" \
+            "promises|Promise -> onSettled|pendingPromises[]" \
+            "proxies|proxy -> ProxiedModel|observed[]"; do
+    IFS='|' read -r key title ch <<<"$spec"
+    n=$(site "$key")
+    js_check "site $key: one cluster '$title' of $n objects" \
+        "[c['count'] for c in cl('$title')] == [$n]"
+    js_check "site $key: chain $ch" "[chain(c) for c in cl('$title')] == ['[].$ch']"
+    js_check "site $key: retained > 0, >= shallow" \
+        "all(c['retained'] >= c['shallow'] and c['retained'] > 0 for c in cl('$title'))"
+done
+js_check "closure payloads nested in the onDone cluster" \
+    "[j['clusters'][c['nested_in'] - 1]['title'] for c in cl('ClosurePayload')] == ['Function onDone']"
+js_check "listener states nested in the onTick cluster" \
+    "[j['clusters'][c['nested_in'] - 1]['title'] for c in cl('ListenerState')] == ['Function onTick']"
+js_check "proxy targets nested in the proxy cluster" \
+    "[j['clusters'][c['nested_in'] - 1]['title'] for c in cl('ProxiedModel')] == ['proxy -> ProxiedModel']"
+js_check "TransientThing (alive in target only) is not reported (at most a literal boilerplate)" \
+    "sum(c['count'] for c in cl('TransientThing')) <= 1"
+js_check "total retained = sum over clusters that are not nested" \
+    "j['leaked_retained'] == sum(c['retained'] for c in j['clusters'] if c['nested_in'] is None)"
+js_check "leaked objects = sum of cluster counts" \
+    "j['leaked_objects'] == sum(c['count'] for c in j['clusters'])"
+js_check "alive = leaked + filtered" "j['alive_in_final'] == j['leaked_objects'] + j['filtered']"
+js_check "no string or backing-store clusters" \
+    "not [c for c in j['clusters'] if c['directory'] in ('string', '(array)', '(system)')]"
+
+python3 - "$JS_JSON" >"$JS_TMP/leaks.sites.tsv" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+sites = {'LeakedRecord', 'CacheEntry', 'Function onTick', 'Function onDone',
+         'Promise -> onSettled', 'proxy -> ProxiedModel', 'ClosurePayload', 'ListenerState',
+         'ProxiedModel', 'PendingRequest'}
+rows = []
+for c in j['clusters']:
+    if c['title'] in sites:
+        ch = ' '.join('--%s(%s)--> %s' % (k['edge'], k['edge_kind'], k['node']) for k in c['chain'][1:])
+        nest = j['clusters'][c['nested_in'] - 1]['title'] if c['nested_in'] else '-'
+        rows.append('%s\t%d\t%s\t%s' % (c['title'], c['count'], nest, ch))
+print('\n'.join(sorted(rows)))
+PY
+js_golden "$JS_TMP/leaks.sites.tsv" leaks.sites.tsv
+
+JS_JSON=$JS_TMP/same.json
+rc=0
+"$LEAKRAY" leaks --baseline "$F" --target "$F" --json --no-timing --fail-on-leak >"$JS_JSON" || rc=$?
+js_check "same snapshot three times: nothing leaked" "j['leaked_objects'] == 0 and j['clusters'] == []"
+if [ "$rc" -eq 0 ]; then echo "ok: no leak, exit 0"; else
+    echo "FAIL: exit $rc without leaks"; JS_FAILS=$((JS_FAILS + 1)); fi
+
+"$LEAKRAY" leaks --baseline "$B" --target "$T" --final "$F" --no-timing >"$JS_TMP/leaks.txt"
+if grep -q '^leaked: ' "$JS_TMP/leaks.txt" && grep -q 'nested in #' "$JS_TMP/leaks.txt"; then
+    echo "ok: text report"; else echo "FAIL: text report"; JS_FAILS=$((JS_FAILS + 1)); fi
+rc=0
+"$LEAKRAY" leaks --target "$T" >/dev/null 2>&1 || rc=$?
+if [ "$rc" -eq 2 ]; then echo "ok: missing --baseline is a usage error"; else
+    echo "FAIL: missing --baseline exit $rc"; JS_FAILS=$((JS_FAILS + 1)); fi
+js_finish
