@@ -32,8 +32,8 @@ lr_med=$(printf '%s\n' "${walls[@]}" | sort -n | sed -n 2p)
 objs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["count"])' "$out/leakray.json")
 
 printf '\ndump: %s (%s MB, %s objects)\n' "$dump" "$(bench_mb "$size_kb")" "$objs"
-printf '%-10s %9s %13s %10s %10s\n' tool wall_s peak_rss_MB own_MB own/file
-printf '%-10s %9s %13s %10s %10s\n' leakray "$lr_med" "$(bench_mb "$lr_rss")" \
+printf '%-10s %9s %7s %13s %10s %10s\n' tool wall_s cpu_s peak_rss_MB own_MB own/file
+printf '%-10s %9s %7s %13s %10s %10s\n' leakray "$lr_med" "$lr_cpu" "$(bench_mb "$lr_rss")" \
     "$(bench_mb "$lr_own")" "$(bench_ratio "$lr_own" "$size_kb")"
 echo "leakray runs: ${walls[*]} s"
 
@@ -45,7 +45,7 @@ fi
 bash "$peer" "$dump" histo >/dev/null 2>&1 || true # compiles the driver, warms the JVM's files
 bench_measure vv "$out/visualvm.txt" bash "$peer" "$dump" histo
 [ "$vv_rc" = 0 ] || { echo "VisualVM failed (exit $vv_rc): $(tail -3 "$out/visualvm.txt.err")"; exit 1; }
-printf '%-10s %9s %13s %10s %10s\n' visualvm "$vv_wall" "$(bench_mb "$vv_rss")" \
+printf '%-10s %9s %7s %13s %10s %10s\n' visualvm "$vv_wall" "$vv_cpu" "$(bench_mb "$vv_rss")" \
     "$(bench_mb "$vv_own")" "$(bench_ratio "$vv_own" "$size_kb")"
 echo "visualvm: $(grep -m1 '^load_ms=' "$out/visualvm.txt")"
 
@@ -53,7 +53,7 @@ speed=$(bench_ratio "$vv_wall" "$lr_med")
 mem=$(bench_ratio "$lr_own" "$size_kb")
 verdict() { python3 -c 'import sys; print("met" if eval(sys.argv[1]) else "MISSED")' "$1"; }
 echo
-echo "speedup vs VisualVM: ${speed}x (target >= 25x: $(verdict "$speed >= 25"))"
+echo "speedup vs VisualVM: ${speed}x (target >= 25x: $(verdict "$speed >= 25")); CPU time ratio $(bench_ratio "$vv_cpu" "$lr_cpu")x"
 echo "leakray wall:        ${lr_med} s (target < 0.15 s: $(verdict "$lr_med < 0.15"))"
 echo "own memory / file:   ${mem}x (target <= 0.3x: $(verdict "$mem <= 0.3"))"
 echo "peak RSS ratio:      $(bench_ratio "$vv_rss" "$lr_rss")x less than VisualVM"

@@ -7,6 +7,8 @@
 #         NAME_wall  wall-clock seconds (monotonic clock around the run)
 #         NAME_rss   peak RSS in KiB as /usr/bin/time -v reports it (includes the mapped
 #                    dump's page-cache pages)
+#         NAME_cpu   user + system CPU seconds of CMD and its children (/usr/bin/time -v);
+#                    steadier than wall time on a busy machine
 #         NAME_own   "own memory": peak over 10 ms samples of RssAnon + RssShmem summed over
 #                    every process below /usr/bin/time (KiB); file-backed pages of a mapped
 #                    dump are not counted, a JVM's heap is
@@ -75,19 +77,23 @@ with open(out, "wb") as so, open(out + ".err", "wb") as se:
     wall = time.monotonic() - t0
 
 rss = 0
+cpu = 0.0
 with open(tfile) as f:
     for line in f:
         if "Maximum resident set size" in line:
             rss = int(line.rsplit(":", 1)[1])
-print(f"{wall:.3f} {rss} {peak} {p.returncode}")
+        elif "User time (seconds)" in line or "System time (seconds)" in line:
+            cpu += float(line.rsplit(":", 1)[1])
+print(f"{wall:.3f} {rss} {peak} {p.returncode} {cpu:.2f}")
 PY
 ) || return 1
-    local w r o c
-    read -r w r o c <<<"$res"
+    local w r o c u
+    read -r w r o c u <<<"$res"
     printf -v "${name}_wall" '%s' "$w"
     printf -v "${name}_rss" '%s' "$r"
     printf -v "${name}_own" '%s' "$o"
     printf -v "${name}_rc" '%s' "$c"
+    printf -v "${name}_cpu" '%s' "$u"
 }
 
 bench_ratio() {

@@ -15,8 +15,14 @@
 static const char *diff_cmd_signed(char *buf, int64_t v)
 {
     char t[CLI_FMT_MAX];
-    cli_fmt_count(t, (uint64_t)(v < 0 ? -v : v));
-    snprintf(buf, CLI_FMT_MAX, "%s%s", v < 0 ? "-" : v > 0 ? "+" : "", t);
+    cli_fmt_count(t, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+    size_t at = 0, n = strlen(t);
+    if (v != 0)
+        buf[at++] = v < 0 ? '-' : '+';
+    if (n > CLI_FMT_MAX - 1 - at)
+        n = CLI_FMT_MAX - 1 - at;
+    memcpy(buf + at, t, n);
+    buf[at + n] = '\0';
     return buf;
 }
 

@@ -15,7 +15,8 @@ out=$(cd "$(dirname "$leakray")" && pwd)/demo
 mkdir -p "$out"
 rm -rf "$out/classes" "$out/demo.hprof"
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+if [ -t 1 ]; then b=$'\033[1m' e=$'\033[0m'; else b='' e=''; fi
+say() { printf '\n%s== %s%s\n' "$b" "$*" "$e"; }
 
 say "1. Run a Java program that leaks"
 echo "LeakDemo opens five checkout screens; each registers a listener with a static EventBus"

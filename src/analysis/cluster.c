@@ -15,6 +15,7 @@
  *     double counting), and the nearest member of any other group above it decides
  *     nesting. Memory: ~28 bytes per node plus the tables; nothing recurses. */
 #include "analysis/cluster.h"
+#include "analysis/devtools.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -535,9 +536,36 @@ out:
     return st;
 }
 
+typedef struct domkids domkids;
+static lr_status kids_build(const graph *g, const dom_tree *t, domkids *k, lr_error *err);
+static void kids_free(domkids *k);
+static lr_status add_native(const graph *g, dom_tree *t, lr_error *err);
+
 lr_status cluster_dom_build(const graph *g, dom_tree *t, lr_error *err)
 {
-    return dom_build(g, NULL, NULL, t, err);
+    memset(t, 0, sizeof *t);
+    if (g->synthetic_root == GRAPH_NONE || !g->format || strcmp(g->format, "v8") != 0)
+        return dom_build(g, NULL, NULL, t, err);
+    devtools_result r;
+    lr_status st = devtools_build(g, NULL, &r, err);
+    if (st != LR_OK)
+        return st;
+    /* DevTools hangs every node under its root (unreachable ones too); the root itself is
+     * the only child of the super-root. Reachability for clustering comes from the chains. */
+    t->n = r.n;
+    t->idom = r.idom;
+    t->retained = r.retained;
+    t->idom[r.root] = DOM_SUPER_ROOT;
+    t->total_reachable = r.total;
+    t->n_reachable = r.n;
+    r.idom = NULL;
+    r.retained = NULL;
+    devtools_free(&r);
+    /* DevTools ignores ArkTS native_size; leakray counts it in shallow sizes, so it must be
+     * in retained sizes too or a cluster could retain less than it holds. */
+    if (g->node_native && (st = add_native(g, t, err)) != LR_OK)
+        dom_free(t);
+    return st;
 }
 
 lr_status cluster_bind(cluster_ctx *c, const graph *g, const crules_set *rs, const dom_tree *t,
@@ -719,11 +747,11 @@ static uint32_t property_set(const cluster_ctx *c, node_ix n, tuptab *sets, uint
 
 /* ---- sizes over the dominator tree ---- */
 
-typedef struct domkids {
+struct domkids {
     uint32_t *first; /* n + 2: children of node v are kids[first[v] .. first[v+1]); v = n is
                       * the virtual super-root */
     node_ix *kids;
-} domkids;
+};
 
 static lr_status kids_build(const graph *g, const dom_tree *t, domkids *k, lr_error *err)
 {
@@ -758,6 +786,46 @@ static void kids_free(domkids *k)
 {
     free(k->first);
     free(k->kids);
+}
+
+/* Adds each node's native bytes to its retained size and to every dominator above it: one
+ * iterative post-order walk of the dominator tree. */
+static lr_status add_native(const graph *g, dom_tree *t, lr_error *err)
+{
+    uint32_t n = g->n_nodes;
+    domkids k = {0};
+    uint64_t *sub = err_calloc((size_t)n + 1, sizeof *sub);
+    node_ix *stk = err_mallocarray((size_t)n + 1, sizeof *stk);
+    uint32_t *cur = err_mallocarray((size_t)n + 1, sizeof *cur);
+    lr_status st = kids_build(g, t, &k, err);
+    if (st == LR_OK && (!sub || !stk || !cur))
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory adding native sizes");
+    if (st == LR_OK) {
+        uint32_t sp = 0;
+        stk[0] = n;
+        cur[0] = k.first[n];
+        for (;;) {
+            node_ix v = stk[sp];
+            if (cur[sp] < k.first[v + 1]) {
+                node_ix w = k.kids[cur[sp]++];
+                stk[++sp] = w;
+                cur[sp] = k.first[w];
+                continue;
+            }
+            if (sp == 0)
+                break;
+            sub[v] += g->node_native[v];
+            t->retained[v] += sub[v];
+            sp--;
+            sub[stk[sp]] += sub[v];
+        }
+        t->total_reachable += sub[n];
+    }
+    kids_free(&k);
+    free(sub);
+    free(stk);
+    free(cur);
+    return st;
 }
 
 /* Per-group retained sizes without double counting. group[v] is v's group or CLUSTER_NONE.
@@ -899,7 +967,8 @@ static lr_status pick_anchors(const cluster_ctx *c, const domkids *k, uint8_t *i
     }
     for (node_ix v = 0; v < g->n_nodes; v++) {
         uint32_t d = c->node_dir[v];
-        int ok = c->dom->idom[v] != GRAPH_NONE && c->dir_by[d] != CRULES_BY_NONE &&
+        int ok = c->dom->idom[v] != GRAPH_NONE && c->node_chain[v] != CLUSTER_NONE &&
+                 c->dir_by[d] != CRULES_BY_NONE &&
                  c->dir_by[d] != CRULES_BY_INTERNAL && g->node_kind[v] != GRAPH_KIND_SYNTHETIC;
         group[v] = ok ? d : CLUSTER_NONE;
         if (ok)

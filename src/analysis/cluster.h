@@ -82,8 +82,10 @@ typedef struct cluster_result {
     uint32_t n_skipped;       /* selected objects dropped (internal/none/leak-ignore/unreached) */
 } cluster_result;
 
-/* The dominator tree clustering uses for g: strong edges from the roots (dom_build's default),
- * so retained sizes agree with `leakray top`. Returns LR_OK (free: dom_free) or LR_ERR_NOMEM. */
+/* The dominator tree clustering uses for g: for V8/ArkTS graphs DevTools' own (essential
+ * edges, src/analysis/devtools.c) so retained sizes match Chrome DevTools and memlab; for
+ * other graphs dom_build's strong edges from the roots. Returns LR_OK (free: dom_free) or
+ * LR_ERR_NOMEM. */
 lr_status cluster_dom_build(const graph *g, dom_tree *t, lr_error *err);
 
 /* Builds directories and chains for g. t must be dom_build's tree of g (its retained sizes

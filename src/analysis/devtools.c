@@ -45,9 +45,12 @@ static inline int is_user_root(const graph *g, const dtroles *r, node_ix v)
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* Matches /^\d+( \/ part of key \(.*? @\d+\) -> value \(.*? @\d+\) pair in WeakMap
- * \(table @(\d+)\))$/ (the last ')' closes a group) without a regex engine: the tail is fixed by the anchor, so only the
- * "key" occurrence needs a search. *dup gets the duplicated part, *table the table id. */
+/* Matches DevTools' ephemeron edge-name pattern
+ *   /^\d+( \/ part of key \(.*? @\d+\) -> value \(.*? @\d+\) pair in WeakMap
+ *    \(table @(\d+)\))$/
+ * (the last ')' closes the group) without a regex engine: the anchored tail fixes the table
+ * and value ids, so only the key part needs a search. *dup gets the duplicated part, *table
+ * the table id. */
 static int weakmap_edge(const char *s, const char **dup, uint64_t *table)
 {
     const char *p = s;

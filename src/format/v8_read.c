@@ -12,6 +12,7 @@
  * Budget: graph arrays plus a few temporary uint32 per node; nothing per object is malloc'd.
  * Spec: docs/formats/v8.md; the DevTools behaviour copied is HeapSnapshot.ts as shipped in
  * heap-snapshot-toolkit 1.1.3. */
+#define _GNU_SOURCE /* qsort_r */
 #include "format/v8.h"
 
 #include <pthread.h>
@@ -554,7 +555,6 @@ typedef struct ctx {
     uint32_t nf, ef;                                                 /* field counts */
     uint8_t edge_kind_of[V8_MAX_EDGE_TYPES]; /* graph edge kind per declared edge type */
     uint32_t n_edge_types;
-    int etype_weak, etype_shortcut, etype_property, etype_internal, etype_hidden, etype_element;
     int meta_done;       /* setup_meta ran */
     pthread_t th;        /* helper thread: nodes + edges, later the id index */
     int th_running;      /* th started and not joined */
@@ -579,6 +579,17 @@ static lr_status parse_strings(ctx *x)
     LR_TRY(expect(c, '[', "strings"));
     /* Each string takes at least 3 bytes ("" and a comma), which bounds the table. */
     uint64_t limit = (uint64_t)(c->end - c->p) / 3 + 1;
+    /* The pool will hold about the bytes that follow (V8 writes strings last); reserving them
+     * up front saves the copies of repeated doubling. Untouched pages cost nothing. */
+    graph_strtab *t = &x->g->strings;
+    uint64_t want = (uint64_t)(c->end - c->p) + 4096;
+    if (want > t->cap_chars && want < ((uint64_t)1 << 34)) {
+        char *nc = realloc(t->chars, (size_t)want);
+        if (nc) {
+            t->chars = nc;
+            t->cap_chars = (size_t)want;
+        }
+    }
     skip_ws(c);
     if (c->p < c->end && *c->p == ']') {
         c->p++;
@@ -834,12 +845,6 @@ static lr_status setup_meta(ctx *x)
      * which DevTools treats like any other non-special edge. */
     const namelist *et = &h->edge_types;
     x->n_edge_types = et->n;
-    x->etype_weak = nl_find(et, "weak");
-    x->etype_shortcut = nl_find(et, "shortcut");
-    x->etype_property = nl_find(et, "property");
-    x->etype_internal = nl_find(et, "internal");
-    x->etype_hidden = nl_find(et, "hidden");
-    x->etype_element = nl_find(et, "element");
     for (uint32_t i = 0; i < et->n; i++) {
         const char *t = et->names[i];
         uint8_t k = GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_STRONG);
@@ -1073,25 +1078,26 @@ static lr_status parse_locations(ctx *x)
         l->line = lo_line >= 0 ? (uint32_t)f[lo_line] : 0;
         l->col = lo_col >= 0 ? (uint32_t)f[lo_col] : 0;
     }
-    if (x->n_locs > 1)
-        qsort(x->locs, x->n_locs, sizeof *x->locs, loc_cmp);
+    /* V8 lists locations in node order; sort only when a writer did not. */
+    for (uint32_t i = 1; i < x->n_locs; i++) {
+        if (x->locs[i].node < x->locs[i - 1].node) {
+            qsort(x->locs, x->n_locs, sizeof *x->locs, loc_cmp);
+            break;
+        }
+    }
     return LR_OK;
 }
 
-/* The location DevTools uses for node n (the last one listed), or NULL. */
-static const loc *loc_find(const ctx *x, uint32_t n)
+/* The location DevTools uses for node n (the last one listed), or NULL. Nodes are asked in
+ * ascending order, so *at walks the sorted list once. */
+static const loc *loc_next(const ctx *x, uint32_t n, uint32_t *at)
 {
-    uint32_t lo = 0, hi = x->n_locs;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (x->locs[mid].node <= n)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo > 0 && x->locs[lo - 1].node == n)
-        return &x->locs[lo - 1];
-    return NULL;
+    while (*at < x->n_locs && x->locs[*at].node < n)
+        (*at)++;
+    const loc *l = NULL;
+    while (*at < x->n_locs && x->locs[*at].node == n)
+        l = &x->locs[(*at)++];
+    return l;
 }
 
 /* ---- the helper thread ---- */
@@ -1209,8 +1215,6 @@ static lr_status propagate_dom_state(ctx *x)
         if ((state) == 1) {                                                                    \
             att[n_att++] = o_;                                                                 \
         } else if ((state) == 2) {                                                             \
-            char buf_[16];                                                                     \
-            (void)buf_;                                                                        \
             const char *old_ = graph_str(g, g->node_name[o_]);                                 \
             size_t l_ = strlen(old_);                                                          \
             s = scratch_fit(&x->sc, l_ + 10, x->c.err);                                        \
@@ -1387,9 +1391,7 @@ static uint32_t next_u16(const uint8_t **pp, uint32_t *pend)
         cp = ((cp & 0x0f) << 12) | ((uint32_t)(p[0] & 0x3f) << 6) | (p[1] & 0x3f);
         p += 2;
     } else if (cp >= 0xc0 && p[0]) {
-        cp = ((cp & 0x1f) << 6) | (p[0] & 0x3f);
-        if (cp == 0)
-            cp = 0; /* C0 80 is U+0000 */
+        cp = ((cp & 0x1f) << 6) | (p[0] & 0x3f); /* C0 80 decodes to U+0000 */
         p += 1;
     }
     *pp = p;
@@ -1628,15 +1630,13 @@ static int ptree_add(ptree *t)
     return (int)t->n++;
 }
 
-static const graph *sort_graph; /* qsort has no context argument; loads do not run in parallel
-                                 * with each other inside one sort */
-
-static int prop_cmp(const void *a, const void *b)
+static int prop_cmp(const void *a, const void *b, void *gv)
 {
+    const graph *g = gv;
     str_ix p = *(const str_ix *)a, q = *(const str_ix *)b;
     if (p == q)
         return 0;
-    return js_strcmp(graph_str(sort_graph, p), graph_str(sort_graph, q));
+    return js_strcmp(graph_str(g, p), graph_str(g, q));
 }
 
 /* Collects the property-edge names of v (all of them, as applyInterfaceDefinitions does, or
@@ -1671,9 +1671,8 @@ static lr_status sorted_props(ctx *x, node_ix v, int as_def, str_ix s_proto, str
         }
         (*buf)[k++] = g->edge_name[e];
     }
-    sort_graph = g;
     if (k > 1)
-        qsort(*buf, k, sizeof **buf, prop_cmp);
+        qsort_r(*buf, k, sizeof **buf, prop_cmp, g);
     *n = k;
     return LR_OK;
 }
@@ -1912,11 +1911,12 @@ static lr_status assign_classes(ctx *x)
             goto nomem;
         memset(by_name[k], 0xff, (size_t)n_str * sizeof *by_name[k]);
     }
+    uint32_t loc_at = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t key[4];
         const loc *l = NULL;
         if (is_type(g, i, x->r.object) && x->n_locs)
-            l = loc_find(x, i);
+            l = loc_next(x, i, &loc_at);
         if (l) {
             key[0] = NS_LOC | (node_cn[i] << 2);
             key[1] = l->script;

@@ -35,7 +35,7 @@ expect_rc 2
 expect_err "option --top needs a value"
 run histo --sort size x.hprof
 expect_rc 2
-expect_err "invalid value 'size' for --sort \(one of shallow\|count\|name\)"
+expect_err "invalid value 'size' for --sort \(one of shallow\|count\|name\|retained\)"
 run histo --json=1 x.hprof
 expect_rc 2
 expect_err "option --json takes no value"

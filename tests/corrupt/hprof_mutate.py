@@ -4,10 +4,11 @@
 # tests/corrupt/hprof_mutations.sh. It walks the records (top level and heap-dump sub-records,
 # HotSpot and Android tags) to find the byte offsets worth damaging:
 #   - cuts at record boundaries and in the middle of records (header, first record, heap dump
-#     segment header, instance/array/class dumps, last byte);
+#     segment header, instance/array/class dumps, second segment, HEAP_DUMP_END, last byte);
 #   - seeded random bit flips after the header (bounded count per case);
 #   - hostile length/count fields: 0xFFFFFFFF record and segment lengths, instance lengths,
-#     array counts larger than the file, a STRING record shorter than the id size, a class with
+#     array counts larger than the file, segment lengths that cut a sub-record, a STRING
+#     record shorter than the id size, a class with
 #     0xFFFF fields, id sizes 0/3/16, an unknown heap-dump sub-record tag.
 # usage: hprof_mutate.py walk FILE            (prints the record walk, for debugging)
 #        hprof_mutate.py gen FILE OUTDIR TAG  (writes cases; prints TSV: name expect path what)
@@ -18,6 +19,7 @@ import struct
 import sys
 
 HEADER_MAX = 64
+SEGMENT_MAX = 16384  # bytes of sub-records per HEAP_DUMP_SEGMENT written by shrink
 
 # Fixed-size heap-dump sub-records: tag -> body size in (ids, extra bytes).
 FIXED_SUB = {
@@ -139,13 +141,21 @@ def gen(path, outdir, tag):
         ("cut-in-first-record", w.top[0][0] + 9 + max(1, w.top[0][2] // 2), "3"),
         ("cut-at-heap-dump", heap[0][0], "0|3"),
         ("cut-in-segment-header", heap[0][0] + 4, "3"),
-        ("cut-in-class-dump", cls[0] + 1 + w.id * 3, "3"),
-        ("cut-in-instance", inst[0] + 1 + w.id + 4 + w.id + 4 + 1, "3"),
-        ("cut-in-obj-array", oarr[0] + 1 + w.id + 4 + 4 + w.id + 1, "3"),
-        ("cut-in-prim-array", parr[0] + 3, "3"),
+        ("cut-in-class-dump", cls and cls[0] + 1 + w.id * 3, "3"),
+        ("cut-in-instance", inst and inst[0] + 1 + w.id + 4 + w.id + 4 + 1, "3"),
+        ("cut-in-obj-array", oarr and oarr[0] + 1 + w.id + 4 + 4 + w.id + 1, "3"),
+        ("cut-in-prim-array", parr and parr[0] + 3, "3"),
         ("cut-last-byte", len(data) - 1, "0|3"),
     ]
+    if len(heap) >= 2:
+        cuts.append(("cut-at-second-segment", heap[1][0], "0|3"))
+        cuts.append(("cut-in-second-segment", heap[1][0] + 9 + heap[1][2] // 2, "3"))
+    ends = [t for t in w.top if t[1] == 0x2C]
+    if ends:
+        cuts.append(("cut-before-heap-dump-end", ends[-1][0], "0|3"))
     for name, at, expect in cuts:
+        if at is None:  # this dump has no such record
+            continue
         emit(name, expect, data[:at], f"file cut at byte {at}")
 
     # ---- seeded bit flips (after the header; header damage has hand-made cases) ----
@@ -162,6 +172,8 @@ def gen(path, outdir, tag):
 
     # ---- hostile lengths and counts ----
     def hostile(name, at, value, what, size=4):
+        if at is None:  # this dump has no such record
+            return
         buf = bytearray(data)
         if size == 4:
             put_u4(buf, at, value)
@@ -173,21 +185,26 @@ def gen(path, outdir, tag):
 
     hostile("record-len-max", w.top[0][0] + 5, 0xFFFFFFFF, "first record length 0xFFFFFFFF")
     hostile("segment-len-max", heap[0][0] + 5, 0xFFFFFFFF, "heap dump length 0xFFFFFFFF")
-    hostile("instance-len-max", inst[2]["length"], 0xFFFFFFFF, "instance length 0xFFFFFFFF")
-    hostile("obj-array-count-huge", oarr[2]["count"], len(data) + 1,
+    if len(heap) >= 2:
+        hostile("second-segment-len-max", heap[1][0] + 5, 0xFFFFFFFF,
+                "second heap dump segment length 0xFFFFFFFF")
+        hostile("second-segment-len-short", heap[1][0] + 5, max(1, heap[1][2] - 3),
+                "second heap dump segment 3 bytes short: its last sub-record crosses the end")
+    hostile("instance-len-max", inst and inst[2]["length"], 0xFFFFFFFF, "instance length 0xFFFFFFFF")
+    hostile("obj-array-count-huge", oarr and oarr[2]["count"], len(data) + 1,
             "object array count larger than the file")
-    hostile("obj-array-count-max", oarr[2]["count"], 0xFFFFFFFF, "object array count 2^32-1")
-    hostile("prim-array-count-huge", parr[2]["count"], 0x7FFFFFFF,
+    hostile("obj-array-count-max", oarr and oarr[2]["count"], 0xFFFFFFFF, "object array count 2^32-1")
+    hostile("prim-array-count-huge", parr and parr[2]["count"], 0x7FFFFFFF,
             "primitive array count 2^31-1")
-    hostile("prim-array-bad-type", parr[2]["type"], 0x0D, "primitive array element type 13", 1)
-    hostile("class-field-count-max", cls[2]["field_count"], 0xFFFF,
+    hostile("prim-array-bad-type", parr and parr[2]["type"], 0x0D, "primitive array element type 13", 1)
+    hostile("class-field-count-max", cls and cls[2]["field_count"], 0xFFFF,
             "class dump with 65535 instance fields", 2)
     hostile("string-shorter-than-id", w.strings[0] + 5, w.id - 1,
             f"STRING record length {w.id - 1} < id size")
     hostile("idsize-0", w.idsize_off, 0, "identifier size 0")
     hostile("idsize-3", w.idsize_off, 3, "identifier size 3")
     hostile("idsize-16", w.idsize_off, 16, "identifier size 16")
-    hostile("unknown-subrecord", inst[0], 0x42, "heap dump sub-record tag 0x42", 1)
+    hostile("unknown-subrecord", inst and inst[0], 0x42, "heap dump sub-record tag 0x42", 1)
     for c in cases:
         print("\t".join(c))
 
@@ -195,8 +212,9 @@ def gen(path, outdir, tag):
 def shrink(path, out, budget):
     """Writes a small but consistent HPROF cut from a real one: the header, the STRING and
     LOAD_CLASS records of a few classes (java.lang.Object, java.lang.String and the classes
-    with most instances, plus their superclasses), one HEAP_DUMP_SEGMENT with some roots, the
-    class dumps of those classes, their instances and a few arrays, then HEAP_DUMP_END. Used
+    with most instances, plus their superclasses), HEAP_DUMP_SEGMENTs with some roots, the
+    class dumps of those classes, their instances and a few arrays, split into segments of
+    at most SEGMENT_MAX bytes, then HEAP_DUMP_END. Used
     to seed the fuzz corpus with valid dumps far smaller than any real one."""
     d = open(path, "rb").read()
     w = Walk(d)
@@ -259,22 +277,31 @@ def shrink(path, out, budget):
     for c in chosen:
         if c in loads:
             head += loads[c][0]
-    seg = bytearray()
-    for c in chosen:
-        seg += cdump[c]
+    parts = [cdump[c] for c in chosen]
+    used = len(head) + sum(len(b) for b in parts)
     n_roots = n_arrays = 0
     for off, tag, b in subs:
-        if b is None or len(head) + len(seg) + len(b) + 32 > budget:
+        if b is None or used + len(b) + 64 > budget:
             continue
         if tag in FIXED_SUB and n_roots < 40:
-            seg += b
             n_roots += 1
         elif tag == 0x21 and rid(b, 1 + ids + 4) in chosen:
-            seg += b
+            pass
         elif tag in (0x22, 0x23) and n_arrays < 60 and len(b) < 2048:
-            seg += b
             n_arrays += 1
-    out_b = head + struct.pack(">BII", 0x1C, 0, len(seg)) + seg + struct.pack(">BII", 0x2C, 0, 0)
+        else:
+            continue
+        parts.append(b)
+        used += len(b)
+    # Several HEAP_DUMP_SEGMENTs, as HotSpot writes them, cut at sub-record boundaries.
+    out_b = bytearray(head)
+    seg = bytearray()
+    for b in parts:
+        if seg and len(seg) + len(b) > SEGMENT_MAX:
+            out_b += struct.pack(">BII", 0x1C, 0, len(seg)) + seg
+            seg = bytearray()
+        seg += b
+    out_b += struct.pack(">BII", 0x1C, 0, len(seg)) + seg + struct.pack(">BII", 0x2C, 0, 0)
     with open(out, "wb") as f:
         f.write(out_b)
 

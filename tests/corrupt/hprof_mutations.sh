@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# hprof_mutations.sh: damaged copies of two real dumps (hprof-32.bin: 4-byte ids, JDK 6
-# compressed oops: 8-byte ids), made by hprof_mutate.py: cuts at record boundaries and
+# hprof_mutations.sh: damaged copies of real dumps (hprof-32.bin: 4-byte ids, JDK 6
+# compressed oops: 8-byte ids; cut-down JDK 17 and Android dumps from the fuzz corpus), made
+# by hprof_mutate.py: cuts at record boundaries and
 # mid-record, seeded bit flips, hostile length and count fields. Every run of leakray on them
 # must end with exit 3 (or 0 where the damage may leave a valid dump) and, on exit 3, a first
 # stderr line naming the file and the byte offset - never a crash (exit >= 128), a hang
@@ -34,6 +35,10 @@ fi
 cases=$tmp/cases.tsv
 python3 "$here/hprof_mutate.py" gen "$fix/hprof-32.bin" "$tmp" h32 >"$cases"
 python3 "$here/hprof_mutate.py" gen "$fix/sun_jdk6_30_x64_compressedOops.hprof" "$tmp" j6 >>"$cases"
+# Cut-down JDK 17 (HEAP_DUMP_SEGMENTs) and Android (heap tags) dumps from the fuzz corpus.
+corpus=$LEAKRAY_SRC/tests/fuzz/corpus/hprof_load
+python3 "$here/hprof_mutate.py" gen "$corpus/shrunk-jdk17-coops.hprof" "$tmp" j17 >>"$cases"
+python3 "$here/hprof_mutate.py" gen "$corpus/shrunk-android-103.hprof" "$tmp" and >>"$cases"
 
 n=0 bad=0
 while IFS=$'\t' read -r name expect path what; do

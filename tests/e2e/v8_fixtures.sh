@@ -21,23 +21,26 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 for f in "$fx"/*.heapsnapshot "$fx"/*.heapsnapshot.gz; do
     "$LEAKRAY" info "$f" --no-timing > "$work/info.txt" || fail "info $(basename "$f")"
-    grep -q '^format: *v8, V8 heap snapshot' "$work/info.txt" || fail "format of $(basename "$f")"
+    grep -q '^format: *v8, V8 heap snapshot' "$work/info.txt" ||
+        fail "format of $(basename "$f")"
 done
 
 "$LEAKRAY" path "$fx/heap-1.heapsnapshot" @27945 --no-timing > "$work/path.txt"
 grep -q 'context refs' "$work/path.txt" || fail "heap-1 path lacks refs"
 grep -q 'property keep' "$work/path.txt" || fail "heap-1 path lacks keep"
 tail -2 "$work/path.txt" | grep -q '@27945 InitialObject' || fail "heap-1 path target"
-"$LEAKRAY" show "$fx/heap-1.heapsnapshot" @27945 --no-timing | head -1 | grep -q '^@27945 InitialObject$' \
-    || fail "show @27945"
+"$LEAKRAY" show "$fx/heap-1.heapsnapshot" @27945 --no-timing > "$work/show.txt"
+head -1 "$work/show.txt" | grep -q '^@27945 InitialObject$' || fail "show @27945"
 
-foo2=$("$LEAKRAY" histo "$fx/snapshot2.heapsnapshot.gz" --no-timing | awk '$NF == "Foo" { print $2, $3 }')
+foo2=$("$LEAKRAY" histo "$fx/snapshot2.heapsnapshot.gz" --no-timing |
+    awk '$NF == "Foo" { print $2, $3 }')
 [ "$foo2" = "1 52" ] || fail "snapshot2 Foo: '$foo2'"
 foo1=$("$LEAKRAY" histo "$fx/snapshot1.heapsnapshot.gz" --no-timing | awk '$NF == "Foo"' | wc -l)
 [ "$foo1" = 0 ] || fail "snapshot1 has Foo"
 
 "$LEAKRAY" top "$fx/test.heapsnapshot" --no-timing | head -1 > "$work/top.txt"
-grep -q '1,284,644,636 bytes' "$work/top.txt" || fail "test.heapsnapshot total: $(cat "$work/top.txt")"
+grep -q '1,284,644,636 bytes' "$work/top.txt" ||
+    fail "test.heapsnapshot total: $(cat "$work/top.txt")"
 
 "$LEAKRAY" info "$fx/small.heapsnapshot" --no-timing | grep -q 'unknown_node_type .* 13 ' \
     || fail "small: 13 undeclared types"

@@ -12,10 +12,14 @@ const N = Math.max(1, Math.round(50000 * Number(process.argv[3] || 1)));
 fs.mkdirSync(outDir, {recursive: true});
 
 class LeakedRecord {
-  constructor(i) { this.id = i; this.name = 'record-' + i; this.values = [i, i + 1, i + 2, i + 3]; }
+  constructor(i) {
+    this.id = i; this.name = 'record-' + i; this.values = [i, i + 1, i + 2, i + 3];
+  }
 }
 globalThis.leakedRecords = [];
-function leakSiteA(n) { for (let i = 0; i < n; i++) globalThis.leakedRecords.push(new LeakedRecord(i)); }
+function leakSiteA(n) {
+  for (let i = 0; i < n; i++) globalThis.leakedRecords.push(new LeakedRecord(i));
+}
 
 class CacheEntry {
   constructor(key) { this.key = key; this.meta = {created: key.length, tags: ['hot', 'cold']}; }
