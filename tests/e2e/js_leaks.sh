@@ -49,6 +49,17 @@ js_check "alive = leaked + filtered" "j['alive_in_final'] == j['leaked_objects']
 js_check "no string or backing-store clusters" \
     "not [c for c in j['clusters'] if c['directory'] in ('string', '(array)', '(system)')]"
 
+# Cross-check with DevTools' class retained sizes (histo --retained): every LeakedRecord,
+# CacheEntry, ListenerState and ProxiedModel of the final heap is a leak of its site.
+if "$LEAKRAY" histo --help 2>/dev/null | grep -q -- '--retained'; then
+    "$LEAKRAY" histo --retained --json --no-timing "$F" >"$JS_TMP/histo.json"
+    for cls in LeakedRecord CacheEntry; do
+        want=$(python3 -c 'import json,sys; print([c["retained"] for c in json.load(open(sys.argv[1]))["classes"] if c["name"] == sys.argv[2]])' "$JS_TMP/histo.json" "$cls")
+        js_check "$cls cluster retained = DevTools class retained $want" \
+            "[c['retained'] for c in cl('$cls')] == $want"
+    done
+fi
+
 python3 - "$JS_JSON" >"$JS_TMP/leaks.sites.tsv" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
