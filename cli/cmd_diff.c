@@ -81,7 +81,8 @@ int cmd_diff(int argc, char **argv)
         return rc;
     }
     const graph *a = lr_heap_graph(ha), *b = lr_heap_graph(hb);
-    int hprof = strcmp(lr_heap_format(ha), "hprof") == 0 || strcmp(lr_heap_format(hb), "hprof") == 0;
+    int hprof =
+        strcmp(lr_heap_format(ha), "hprof") == 0 || strcmp(lr_heap_format(hb), "hprof") == 0;
     int by_id = by_class ? 0 : hprof ? match_ids : 1;
     lr_error err = {.offset = LR_NO_OFFSET};
     diff_result r;

@@ -5,7 +5,10 @@
  * phantom and finalizer referents never followed). Prints the root kind, then each hop:
  * the reference taken (kind and field name or index), the object id and its class. An
  * object no strong path reaches is reported as unreachable (exit 0: an answer, not an
- * error); an id that names no object is LR_ERR_NOT_FOUND (exit 2). */
+ * error); an id that names no object is LR_ERR_NOT_FOUND (exit 2). With --collapse, runs of
+ * one category (src/rules/categories.h, default set rules/flutter.rules) print as one line
+ * (src/analysis/collapse.c); --json then adds a "collapsed" array beside the full path. */
+#include "analysis/collapse.h"
 #include "analysis/paths.h"
 #include "cli.h"
 
@@ -27,14 +30,56 @@ static const char *path_label(const graph *g, node_ix x, char *buf, size_t cap)
     return s && s[0] ? s : "<no class>";
 }
 
+/* --collapse: the reference into a line and its ends ("N x category: first ... last"). */
+static void path_print_collapsed(const graph *g, const cat_set *cs, const node_ix *nodes,
+                                 const edge_ix *edges, const collapse_line *ln, uint32_t n_ln)
+{
+    char b1[CLI_FMT_MAX], lab[512], ename[256];
+    for (uint32_t i = 0; i < n_ln; i++) {
+        const collapse_line *l = &ln[i];
+        if (l->first > 0) {
+            edge_ix e = edges[l->first - 1];
+            printf("      --[%s %s]-->\n", graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])),
+                   graph_edge_name_text(g, e, ename, sizeof ename));
+        }
+        node_ix a = nodes[l->first], z = nodes[l->last];
+        if (l->first == l->last) {
+            printf("  %s %s", cli_fmt_id(b1, g, g->node_id[a]), path_label(g, a, lab, sizeof lab));
+            if (l->cat != CAT_NONE)
+                printf("  [%s]", cat_name(cs, l->cat));
+            printf("\n");
+            continue;
+        }
+        printf("  %u x %s: %s %s", collapse_count(l), cat_name(cs, l->cat),
+               cli_fmt_id(b1, g, g->node_id[a]), path_label(g, a, lab, sizeof lab));
+        printf(" ... %s %s", cli_fmt_id(b1, g, g->node_id[z]), path_label(g, z, lab, sizeof lab));
+        if (l->collections)
+            printf(" (through %u collection node%s)", l->collections,
+                   l->collections == 1 ? "" : "s");
+        printf("\n");
+    }
+}
+
 int cmd_path(int argc, char **argv)
 {
+    int collapse = 0;
+    const char *categories = NULL;
+    const cli_optdef opts[] = {
+        {"--collapse", CLI_OPT_FLAG, &collapse, NULL,
+         "merge runs of one category (element, widget, view...) into one line", NULL},
+        {"--categories", CLI_OPT_STR, &categories, "NAME|FILE",
+         "category rules for --collapse: flutter (default), android-views, or a file", NULL},
+        {0}};
     const cli_spec spec = {
         "path", "FILE 0xID", "Shortest strong reference path from a GC root to an object.",
-        NULL, 2, 2,
+        opts, 2, 2,
         "Breadth-first from all GC roots in Shark's root order; Java locals and unusual root\n"
         "kinds are used only when no other path exists. Weak, soft, phantom and finalizer\n"
-        "references are never followed. Example: leakray path app.hprof 0x7f00ab10"};
+        "references are never followed. Example: leakray path app.hprof 0x7f00ab10\n"
+        "--collapse: consecutive objects of one category (a class or any superclass matches a\n"
+        "`category` rule, docs/rules.md) print as one line with their count; a collection\n"
+        "between two runs of one category merges into them. Objects of no category keep their\n"
+        "own line. --json keeps the full path and adds \"collapsed\"."};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
@@ -42,24 +87,40 @@ int cmd_path(int argc, char **argv)
     uint64_t id;
     if (!cli_parse_id(co.pos[1], &id))
         return cli_usage_error(&co, "'%s' is not an object id (0x1f, @123 or 123)", co.pos[1]);
+    if (categories && !collapse)
+        return cli_usage_error(&co, "--categories needs --collapse");
+    cat_set cs;
+    cat_init(&cs);
+    if (collapse) {
+        lr_error cerr = {.offset = LR_NO_OFFSET};
+        if (cat_load(&cs, categories ? categories : "flutter", &cerr) != LR_OK) {
+            cat_fini(&cs);
+            return cli_error(&co, &cerr);
+        }
+    }
 
     lr_heap *lh;
-    if ((rc = cli_open(&co, co.pos[0], 0, &lh)) != 0)
+    if ((rc = cli_open(&co, co.pos[0], 0, &lh)) != 0) {
+        cat_fini(&cs);
         return rc;
+    }
     const graph *g = lr_heap_graph(lh);
     node_ix target = graph_find_id(g, id);
     char b1[CLI_FMT_MAX], lab[512], ename[256];
     if (target == GRAPH_NONE) {
         rc = cli_fail(&co, LR_ERR_NOT_FOUND, "%s: no object with id %s", co.pos[0],
                       cli_fmt_id(b1, g, id));
+        cat_fini(&cs);
         lr_close(lh);
         return rc;
     }
     lr_error err = {.offset = LR_NO_OFFSET};
     paths_result r;
     double t0 = cli_now_ms();
-    if (paths_find(g, NULL, &target, 1, &r, &err) != LR_OK) {
+    if ((collapse && cat_bind(&cs, g, &err) != LR_OK) ||
+        paths_find(g, NULL, &target, 1, &r, &err) != LR_OK) {
         rc = cli_error(&co, &err);
+        cat_fini(&cs);
         lr_close(lh);
         return rc;
     }
@@ -67,15 +128,19 @@ int cmd_path(int argc, char **argv)
     uint32_t len = paths_get(&r, target, NULL, NULL, 0);
     node_ix *nodes = err_mallocarray(len ? len : 1, sizeof *nodes);
     edge_ix *edges = err_mallocarray(len ? len : 1, sizeof *edges);
-    if (!nodes || !edges) {
+    collapse_line *ln = collapse ? err_mallocarray(len ? len : 1, sizeof *ln) : NULL;
+    if (!nodes || !edges || (collapse && !ln)) {
         free(nodes);
         free(edges);
+        free(ln);
         paths_free(&r);
+        cat_fini(&cs);
         rc = cli_fail(&co, LR_ERR_NOMEM, "path: out of memory for %u hops", len);
         lr_close(lh);
         return rc;
     }
     paths_get(&r, target, nodes, edges, len);
+    uint32_t n_ln = collapse ? collapse_path(&cs, nodes, len, ln) : 0;
     const graph_root *root = len ? (r.root_of[nodes[0]] < g->n_roots
                                         ? &g->roots[r.root_of[nodes[0]]]
                                         : NULL)
@@ -112,6 +177,28 @@ int cmd_path(int argc, char **argv)
             }
             jsonw_arr_end(&w);
         }
+        if (collapse && len) {
+            jsonw_kv_arr_begin(&w, "collapsed");
+            for (uint32_t i = 0; i < n_ln; i++) {
+                const collapse_line *l = &ln[i];
+                jsonw_obj_begin(&w);
+                jsonw_kv_str(&w, "category", cat_name(&cs, l->cat));
+                jsonw_kv_uint(&w, "count", collapse_count(l));
+                jsonw_kv_uint(&w, "collections", l->collections);
+                jsonw_kv_uint(&w, "from", l->first); /* indexes into "path" */
+                jsonw_kv_uint(&w, "to", l->last);
+                if (l->first > 0) {
+                    edge_ix e = edges[l->first - 1];
+                    jsonw_kv_str(&w, "reference",
+                                 graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
+                    jsonw_kv_str(&w, "name", graph_edge_name_text(g, e, ename, sizeof ename));
+                }
+                jsonw_kv_str(&w, "first_class", path_label(g, nodes[l->first], lab, sizeof lab));
+                jsonw_kv_str(&w, "last_class", path_label(g, nodes[l->last], lab, sizeof lab));
+                jsonw_obj_end(&w);
+            }
+            jsonw_arr_end(&w);
+        }
         if (!co.no_timing) {
             jsonw_kv_obj_begin(&w, "analysis_timing");
             jsonw_kv_uint(&w, "paths_ms", (uint64_t)(path_ms + 0.5));
@@ -126,7 +213,9 @@ int cmd_path(int argc, char **argv)
         if (root && root->thread)
             printf(" (thread serial %" PRIu32 ")", root->thread);
         printf("\n");
-        for (uint32_t i = 0; i < len; i++) {
+        if (collapse)
+            path_print_collapsed(g, &cs, nodes, edges, ln, n_ln);
+        for (uint32_t i = 0; !collapse && i < len; i++) {
             if (i > 0) {
                 unsigned k = GRAPH_EDGE_KIND(g->edge_kind[edges[i - 1]]);
                 printf("      --[%s %s]-->\n", graph_edge_kind_name(k),
@@ -137,11 +226,16 @@ int cmd_path(int argc, char **argv)
         }
         printf("%" PRIu32 " reference%s%s\n", len - 1, len == 2 ? "" : "s",
                r.via_last[target] ? " (through a low-priority reference or root)" : "");
+        if (collapse)
+            printf("collapsed: %" PRIu32 " objects on %" PRIu32 " line%s\n", len, n_ln,
+                   n_ln == 1 ? "" : "s");
         cli_print_timing(&co, stdout, "load time", co.load_ms);
         cli_print_timing(&co, stdout, "path", path_ms);
     }
     free(nodes);
     free(edges);
+    free(ln);
+    cat_fini(&cs);
     paths_free(&r);
     lr_close(lh);
     return CLI_EXIT_OK;

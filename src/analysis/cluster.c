@@ -390,14 +390,16 @@ out:
 /* ---- chains ---- */
 
 /* Dictionary test for holder h: its property edges lead, at least dict_min times and for
- * at least three quarters of them, to objects of one class; that class's keys are then written `[]`. */
+ * at least three quarters of them, to objects of one class; that class's keys are then
+ * written `[]`. */
 static uint32_t dict_class_of(const cluster_ctx *c, node_ix h, uint32_t *scratch,
                               uint32_t scratch_cap)
 {
     const graph *g = c->g;
     uint32_t m = 0, min = c->rules->dict_min;
     for (edge_ix e = g->first_edge[h]; e < g->first_edge[h + 1]; e++) {
-        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_PROPERTY || g->edge_to[e] >= g->n_nodes)
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_PROPERTY ||
+            g->edge_to[e] >= g->n_nodes)
             continue;
         if (m == scratch_cap)
             break;
@@ -405,7 +407,6 @@ static uint32_t dict_class_of(const cluster_ctx *c, node_ix h, uint32_t *scratch
     }
     if (m < min)
         return CLUSTER_NONE;
-    /* insertion-free counting: sort then scan runs */
     for (uint32_t gap = m / 2; gap > 0; gap /= 2) /* shell sort: no allocation, O(m^1.3) */
         for (uint32_t i = gap; i < m; i++) {
             uint32_t v = scratch[i], j = i;

@@ -416,6 +416,52 @@ static void test_class_retained(void **state)
     graph_fini(&g);
 }
 
+/* ---- VisualVM conventions (dom_opts_visualvm) ---- */
+
+static void test_visualvm_model(void **state)
+{
+    (void)state;
+    /* 0 root -> 1 -> 2; 0 -> 3 -weakref-> 2: strong model idom(2) = 1, VisualVM 0.
+     * 4 unreachable -> 8 (8 under 1 too): VisualVM gives 8 to the super-root.
+     * Class 5 (root) -static-> 6, a leaf with one referrer: the class is a tree object and
+     * weighs its own size. Class 7 (root) -static-> 9, also referenced by 4: not a tree
+     * object, so its own size never counts. */
+    const tedge es[] = {
+        {0, 1, STRONG}, {0, 3, STRONG}, {1, 2, STRONG}, {1, 8, STRONG}, {3, 2, WEAKREF},
+        {4, 8, STRONG}, {5, 6, GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG)},
+        {7, 9, GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG)}, {4, 9, STRONG},
+    };
+    const uint32_t roots[] = {0, 5, 7};
+    const uint32_t sizes[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+    graph g;
+    dom_tree t;
+    lr_error err = {0};
+    build(&g, 10, es, sizeof es / sizeof *es, roots, 3, sizes);
+    g.node_kind[5] = GRAPH_KIND_CLASS;
+    g.node_kind[7] = GRAPH_KIND_CLASS;
+    dom(&g, &t);
+    assert_int_equal(t.idom[2], 1);
+    assert_int_equal(t.idom[8], 1);
+    assert_int_equal(t.retained[1], 2 + 4 + 256);
+    assert_int_equal(t.retained[7], 128 + 512);
+    dom_free(&t);
+    dom_opts o;
+    dom_opts_visualvm(&o);
+    assert_int_equal(dom_build_ex(&g, &o, &t, &err), LR_OK);
+    assert_int_equal(t.idom[2], 0);
+    assert_int_equal(t.idom[8], SUP);
+    assert_int_equal(t.idom[4], NO); /* unreachable, though it takes dominance away */
+    assert_int_equal(t.retained[4], 0);
+    assert_int_equal(t.retained[1], 2);
+    assert_int_equal(t.retained[0], 1 + 2 + 4 + 8);
+    assert_int_equal(t.retained[5], 32 + 64);
+    assert_int_equal(t.idom[9], SUP);
+    assert_int_equal(t.retained[7], 0);
+    assert_int_equal(t.n_reachable, 9);
+    dom_free(&t);
+    graph_fini(&g);
+}
+
 /* ---- scale: a 5,000,000-node chain (deep DFS, deep dominator tree) ---- */
 
 static void test_long_chain(void **state)
@@ -475,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_dense_cycles),
         cmocka_unit_test(test_random_vs_brute_force),
         cmocka_unit_test(test_class_retained),
+        cmocka_unit_test(test_visualvm_model),
         cmocka_unit_test(test_long_chain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
