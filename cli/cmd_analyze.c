@@ -19,6 +19,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* LEAKRAY_TIMINGS=1 prints each phase's wall time to stderr (for bench/analyze.sh). */
+static void analyze_phase(const char *name, double *t)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("LEAKRAY_TIMINGS");
+        on = e && *e && strcmp(e, "0") != 0;
+    }
+    double now = cli_now_ms();
+    if (on && name) {
+        /* RssAnon at the end of the phase: the heap memory still held. */
+        long anon = -1;
+        char line[128];
+        FILE *f = fopen("/proc/self/status", "r");
+        while (f && fgets(line, sizeof line, f))
+            if (!strncmp(line, "RssAnon:", 8))
+                anon = strtol(line + 8, NULL, 10);
+        if (f)
+            fclose(f);
+        fprintf(stderr, "leakray: %-10s %8.1f ms  anon %6.1f MB\n", name, now - *t,
+                anon < 0 ? -1.0 : anon / 1024.0);
+    }
+    *t = now;
+}
+
 static const char *ref_type_key(unsigned t)
 {
     switch (t) {
@@ -197,10 +222,11 @@ int cmd_analyze(int argc, char **argv)
         return rc;
     if (ifs.n > watches.n)
         return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
-    double t0 = cli_now_ms();
+    double t0 = cli_now_ms(), tp = t0;
     lr_heap *h;
     if ((rc = cli_open(&co, co.pos[0], 0, &h)) != 0)
         return rc;
+    analyze_phase("load", &tp);
     graph *g = lr_heap_graph(h);
     lr_error err;
     memset(&err, 0, sizeof err);
@@ -228,16 +254,20 @@ int cmd_analyze(int argc, char **argv)
         st = rules_add_watch(&rs, watches.v[i], i < ifs.n ? ifs.v[i] : NULL, &err);
     if (st == LR_OK)
         st = rules_bind(&rs, g, &err);
+    analyze_phase("rules", &tp);
     if (st == LR_OK)
         st = dom_build(g, trace_dom_filter, &rs, &dt, &err);
+    analyze_phase("dominators", &tp);
     if (st == LR_OK)
         st = leak_find(g, &rs, &ls, &err);
     if (st == LR_OK && ls.n == 0) {
         suspects = 1;
         st = leak_suspects(g, &dt, 0.10, 0.70, &ls, &err);
     }
+    analyze_phase("leakfind", &tp);
     if (st == LR_OK)
         st = trace_build(g, &rs, &ls, &dt, &tr, &err);
+    analyze_phase("traces", &tp);
     double ms = cli_now_ms() - t0;
     if (st != LR_OK) {
         rc = cli_error(&co, &err);
@@ -250,6 +280,7 @@ int cmd_analyze(int argc, char **argv)
             rep_text_opts o = {shown, co.no_timing, ms, suspects};
             rep_text_analysis(stdout, g, &rs, &ls, &tr, &o);
         }
+        analyze_phase("report", &tp);
         rc = CLI_EXIT_OK;
         if (fail_on_leak && !suspects && (tr.n_traces || tr.n_unreachable))
             rc = CLI_EXIT_FINDINGS;
@@ -259,5 +290,6 @@ int cmd_analyze(int argc, char **argv)
     dom_free(&dt);
     rules_fini(&rs);
     lr_close(h);
+    analyze_phase("free", &tp);
     return rc;
 }

@@ -6,8 +6,10 @@
  * deterministic. A retained-size column is prepared for (histo_row.retained, printed when
  * histo_ctx.retained is set): a caller with a dominator tree fills ctx.retained with the
  * per-node retained sizes before histo_collect, and needs a load with edges for it. */
+#include "analysis/devtools.h"
 #include "analysis/dominators.h"
 #include "cli.h"
+#include "format/v8.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -161,6 +163,131 @@ static void histo_print_json(const cli_common *co, const histo_ctx *h, uint64_t 
     cli_json_end(co, &w);
 }
 
+/* ---- V8/Node/ArkTS: DevTools' Summary view (src/analysis/devtools.h) ----
+ * One row per DevTools class key (shadowed keys dropped, as DevTools' map keeps the last):
+ * instances with a nonzero shallow size, their smallest distance, shallow bytes and, with
+ * --retained, the retained bytes of instances no same-class dominator already counts. */
+
+static const graph *histo_dt_g;
+static const devtools_result *histo_dt_r;
+
+static int histo_dt_cmp(const void *pa, const void *pb)
+{
+    const devtools_class *a = &histo_dt_r->classes[*(const uint32_t *)pa];
+    const devtools_class *b = &histo_dt_r->classes[*(const uint32_t *)pb];
+    uint64_t ka = 0, kb = 0;
+    switch (sort_key) {
+    case HISTO_BY_SHALLOW: ka = a->self; kb = b->self; break;
+    case HISTO_BY_COUNT: ka = a->count; kb = b->count; break;
+    case HISTO_BY_RETAINED: ka = a->retained; kb = b->retained; break;
+    case HISTO_BY_NAME: break;
+    }
+    if (ka != kb)
+        return ka > kb ? -1 : 1;
+    const graph *g = histo_dt_g;
+    int c = strcmp(graph_str(g, g->classes[a->cls].name), graph_str(g, g->classes[b->cls].name));
+    if (c)
+        return c;
+    c = strcmp(graph_str(g, a->key), graph_str(g, b->key));
+    if (c)
+        return c;
+    return a->cls < b->cls ? -1 : a->cls > b->cls;
+}
+
+static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort sort,
+                          const char *sort_name, uint64_t top, int ret)
+{
+    lr_error err = {.offset = LR_NO_OFFSET};
+    devtools_result r;
+    double t0 = cli_now_ms();
+    if (devtools_build(g, v8_class_keys(g), &r, &err) != LR_OK)
+        return cli_error(co, &err);
+    double dt_ms = cli_now_ms() - t0;
+    uint32_t *ix = err_mallocarray(r.n_classes ? r.n_classes : 1, sizeof *ix);
+    if (!ix) {
+        devtools_free(&r);
+        return cli_fail(co, LR_ERR_NOMEM, "histo: out of memory for %u classes", r.n_classes);
+    }
+    uint32_t k = 0;
+    uint64_t t_count = 0, t_self = 0, t_ret = 0;
+    for (uint32_t i = 0; i < r.n_classes; i++) {
+        if (r.classes[i].shadowed)
+            continue;
+        ix[k++] = i;
+        t_count += r.classes[i].count;
+        t_self += r.classes[i].self;
+        t_ret += r.classes[i].retained;
+    }
+    sort_key = sort;
+    histo_dt_g = g;
+    histo_dt_r = &r;
+    qsort(ix, k, sizeof *ix, histo_dt_cmp);
+    uint32_t n = top && top < k ? (uint32_t)top : k;
+    uint64_t heap_total = r.total + v8_extra_native_bytes(g);
+    if (co->json) {
+        jsonw w;
+        cli_json_begin(&w);
+        jsonw_kv_str(&w, "sort", sort_name);
+        jsonw_kv_null(&w, "heap");
+        jsonw_kv_str(&w, "model", "devtools");
+        jsonw_kv_arr_begin(&w, "classes");
+        for (uint32_t i = 0; i < n; i++) {
+            const devtools_class *c = &r.classes[ix[i]];
+            jsonw_obj_begin(&w);
+            jsonw_kv_str(&w, "name", graph_str(g, g->classes[c->cls].name));
+            jsonw_kv_str(&w, "key", graph_str(g, c->key));
+            jsonw_kv_uint(&w, "count", c->count);
+            jsonw_kv_int(&w, "distance", c->distance);
+            jsonw_kv_uint(&w, "shallow", c->self);
+            if (ret)
+                jsonw_kv_uint(&w, "retained", c->retained);
+            jsonw_obj_end(&w);
+        }
+        jsonw_arr_end(&w);
+        jsonw_kv_obj_begin(&w, "total");
+        jsonw_kv_uint(&w, "classes", k);
+        jsonw_kv_uint(&w, "count", t_count);
+        jsonw_kv_uint(&w, "shallow", t_self);
+        if (ret)
+            jsonw_kv_uint(&w, "retained", t_ret);
+        jsonw_kv_uint(&w, "heap_total", heap_total);
+        jsonw_kv_uint(&w, "unreachable", r.n_unreachable);
+        jsonw_obj_end(&w);
+        if (!co->no_timing) {
+            jsonw_kv_obj_begin(&w, "analysis_timing");
+            jsonw_kv_uint(&w, "devtools_ms", (uint64_t)(dt_ms + 0.5));
+            jsonw_obj_end(&w);
+        }
+        cli_json_end(co, &w);
+    } else {
+        printf(" num     #instances         #bytes%s  class name\n",
+               ret ? "      #retained  distance" : "");
+        printf("----------------------------------------------%s\n",
+               ret ? "-------------------------" : "");
+        for (uint32_t i = 0; i < n; i++) {
+            const devtools_class *c = &r.classes[ix[i]];
+            printf("%4" PRIu32 ": %13" PRIu32 " %14" PRIu64, i + 1, c->count, c->self);
+            if (ret)
+                printf(" %14" PRIu64 " %9" PRId32, c->retained, c->distance);
+            printf("  %s\n", graph_str(g, g->classes[c->cls].name));
+        }
+        printf("Total %13" PRIu64 " %14" PRIu64, t_count, t_self);
+        if (ret)
+            printf(" %14" PRIu64, t_ret);
+        printf("\n");
+        if (n < k)
+            printf("(%" PRIu32 " of %" PRIu32 " classes shown; the total covers all)\n", n, k);
+        char b1[CLI_FMT_MAX];
+        printf("DevTools Summary: objects of nonzero size per class key; heap total %s\n",
+               cli_fmt_bytes(b1, heap_total));
+        cli_print_timing(co, stdout, "load time", co->load_ms);
+        cli_print_timing(co, stdout, "devtools", dt_ms);
+    }
+    free(ix);
+    devtools_free(&r);
+    return CLI_EXIT_OK;
+}
+
 /* Heap index by name, or -1; lists the heaps on failure. */
 static int find_heap(const graph *g, const char *name)
 {
@@ -203,6 +330,15 @@ int cmd_histo(int argc, char **argv)
     if ((rc = cli_open(&co, co.pos[0], want_retained ? 0 : CLI_OPEN_NO_EDGES, &lh)) != 0)
         return rc;
     const graph *g = lr_heap_graph(lh);
+    if (v8_class_keys(g) && g->synthetic_root != GRAPH_NONE && !heap) {
+        enum histo_sort hs = strcmp(sort, "retained") == 0 ? HISTO_BY_RETAINED
+                             : strcmp(sort, "count") == 0  ? HISTO_BY_COUNT
+                             : strcmp(sort, "name") == 0   ? HISTO_BY_NAME
+                                                           : HISTO_BY_SHALLOW;
+        rc = histo_devtools(&co, g, hs, sort, top, want_retained);
+        lr_close(lh);
+        return rc;
+    }
     /* --retained: an instance's retained size counts for its class only when no dominator
      * ancestor has the same class (dom_class_top); VisualVM's model for HotSpot dumps. */
     uint64_t *class_top = NULL;

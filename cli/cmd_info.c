@@ -37,6 +37,7 @@ static const char *size_model_name(unsigned m)
     case GRAPH_SIZES_VISUALVM: return "VisualVM 2.1.5 (HotSpot)";
     case GRAPH_SIZES_SHARK: return "Shark (Android ART)";
     case GRAPH_SIZES_RECORD: return "as recorded";
+    case GRAPH_SIZES_DEVTOOLS: return "DevTools (re-attributed)";
     default: return "unknown";
     }
 }

@@ -5,8 +5,10 @@
  * exact dominator tree (src/analysis/dominators.c) over strong references from the GC roots;
  * docs/design.md says which peer they match (VisualVM for HotSpot). Rows are ordered by
  * retained size descending, ties by object id (classes: by name), so output is deterministic. */
+#include "analysis/devtools.h"
 #include "analysis/dominators.h"
 #include "cli.h"
+#include "format/v8.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -172,6 +174,158 @@ done:
     return st;
 }
 
+/* ---- V8/Node/ArkTS: DevTools' retained sizes (src/analysis/devtools.h) ----
+ * Objects: every node but the synthetic ones (root, (GC roots) and its sub-roots, which have
+ * no size and retain everything), ranked by DevTools' retained size, ties by id. Classes:
+ * DevTools' Summary rows by class key, retained without double counting. */
+
+static const devtools_result *top_dt_r;
+static const graph *top_dt_g;
+
+static int top_dt_cmp_class(const void *pa, const void *pb)
+{
+    const devtools_class *a = &top_dt_r->classes[*(const uint32_t *)pa];
+    const devtools_class *b = &top_dt_r->classes[*(const uint32_t *)pb];
+    if (a->retained != b->retained)
+        return a->retained > b->retained ? -1 : 1;
+    const graph *g = top_dt_g;
+    int c = strcmp(graph_str(g, g->classes[a->cls].name), graph_str(g, g->classes[b->cls].name));
+    if (c)
+        return c;
+    c = strcmp(graph_str(g, a->key), graph_str(g, b->key));
+    return c ? c : (a->cls < b->cls ? -1 : a->cls > b->cls);
+}
+
+/* The k best non-synthetic nodes by r->retained (then id), in rank order. O(N log k). */
+static uint32_t top_dt_select(const graph *g, const devtools_result *r, node_ix *out, uint32_t k)
+{
+    uint32_t n = 0;
+    if (k == 0)
+        return 0;
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        if (g->node_kind[x] == GRAPH_KIND_SYNTHETIC || x == r->root)
+            continue;
+        if (n < k) {
+            out[n++] = x;
+            for (uint32_t i = n - 1; i > 0;) {
+                uint32_t p = (i - 1) / 2;
+                if (!top_before(g, r->retained, out[p], out[i]))
+                    break;
+                node_ix tmp = out[p];
+                out[p] = out[i];
+                out[i] = tmp;
+                i = p;
+            }
+        } else if (top_before(g, r->retained, x, out[0])) {
+            out[0] = x;
+            top_sift_down(g, r->retained, out, n, 0);
+        }
+    }
+    for (uint32_t m = n; m > 1; m--) {
+        node_ix tmp = out[0];
+        out[0] = out[m - 1];
+        out[m - 1] = tmp;
+        top_sift_down(g, r->retained, out, m - 1, 0);
+    }
+    return n;
+}
+
+static int top_devtools(const cli_common *co, const graph *g, int by_class, uint64_t top)
+{
+    lr_error err = {.offset = LR_NO_OFFSET};
+    devtools_result r;
+    double t0 = cli_now_ms();
+    if (devtools_build(g, v8_class_keys(g), &r, &err) != LR_OK)
+        return cli_error(co, &err);
+    double dt_ms = cli_now_ms() - t0;
+    uint32_t cap = by_class ? r.n_classes : (top && top < g->n_nodes ? (uint32_t)top : g->n_nodes);
+    uint32_t *sel = err_mallocarray(cap ? cap : 1, sizeof *sel);
+    if (!sel) {
+        devtools_free(&r);
+        return cli_fail(co, LR_ERR_NOMEM, "top: out of memory for %u rows", cap);
+    }
+    uint32_t n = 0;
+    if (by_class) {
+        for (uint32_t i = 0; i < r.n_classes; i++)
+            if (!r.classes[i].shadowed)
+                sel[n++] = i;
+        top_dt_r = &r;
+        top_dt_g = g;
+        qsort(sel, n, sizeof *sel, top_dt_cmp_class);
+        if (top && top < n)
+            n = (uint32_t)top;
+    } else {
+        n = top_dt_select(g, &r, sel, cap);
+    }
+    uint32_t reachable = g->n_nodes - r.n_unreachable;
+    uint64_t heap_total = r.total + v8_extra_native_bytes(g);
+    char b1[CLI_FMT_MAX], b2[CLI_FMT_MAX];
+    if (co->json) {
+        jsonw w;
+        cli_json_begin(&w);
+        jsonw_kv_str(&w, "by", by_class ? "class" : "object");
+        jsonw_kv_str(&w, "model", "devtools");
+        jsonw_kv_uint(&w, "reachable_objects", reachable);
+        jsonw_kv_uint(&w, "reachable_bytes", r.total);
+        jsonw_kv_uint(&w, "heap_total", heap_total);
+        jsonw_kv_arr_begin(&w, by_class ? "classes" : "objects");
+        for (uint32_t i = 0; i < n; i++) {
+            jsonw_obj_begin(&w);
+            if (by_class) {
+                const devtools_class *c = &r.classes[sel[i]];
+                jsonw_kv_str(&w, "class", graph_str(g, g->classes[c->cls].name));
+                jsonw_kv_str(&w, "key", graph_str(g, c->key));
+                jsonw_kv_uint(&w, "count", c->count);
+                jsonw_kv_int(&w, "distance", c->distance);
+                jsonw_kv_uint(&w, "shallow", c->self);
+                jsonw_kv_uint(&w, "retained", c->retained);
+            } else {
+                node_ix x = sel[i];
+                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, g->node_id[x]));
+                jsonw_kv_str(&w, "class", top_class_name(g, x));
+                jsonw_kv_uint(&w, "shallow", g->node_size[x]);
+                jsonw_kv_uint(&w, "retained", r.retained[x]);
+                jsonw_kv_int(&w, "distance", r.distance[x]);
+            }
+            jsonw_obj_end(&w);
+        }
+        jsonw_arr_end(&w);
+        if (!co->no_timing) {
+            jsonw_kv_obj_begin(&w, "analysis_timing");
+            jsonw_kv_uint(&w, "dominators_ms", (uint64_t)(dt_ms + 0.5));
+            jsonw_obj_end(&w);
+        }
+        cli_json_end(co, &w);
+    } else {
+        printf("%s reachable objects, %s retained by the root (DevTools model)\n",
+               cli_fmt_count(b1, reachable), cli_fmt_bytes(b2, r.total));
+        if (by_class) {
+            printf("%4s  %12s %14s %14s %9s  %s\n", "num", "#instances", "#shallow", "#retained",
+                   "distance", "class name");
+            for (uint32_t i = 0; i < n; i++) {
+                const devtools_class *c = &r.classes[sel[i]];
+                printf("%4" PRIu32 ": %12" PRIu32 " %14" PRIu64 " %14" PRIu64 " %9" PRId32
+                       "  %s\n", i + 1, c->count, c->self, c->retained, c->distance,
+                       graph_str(g, g->classes[c->cls].name));
+            }
+        } else {
+            printf("%4s  %-18s %14s %12s %9s  %s\n", "num", "id", "#retained", "#shallow",
+                   "distance", "class name");
+            for (uint32_t i = 0; i < n; i++) {
+                node_ix x = sel[i];
+                printf("%4" PRIu32 ": %-18s %14" PRIu64 " %12" PRIu32 " %9" PRId32 "  %s\n",
+                       i + 1, cli_fmt_id(b1, g, g->node_id[x]), r.retained[x], g->node_size[x],
+                       r.distance[x], top_class_name(g, x));
+            }
+        }
+        cli_print_timing(co, stdout, "load time", co->load_ms);
+        cli_print_timing(co, stdout, "dominators", dt_ms);
+    }
+    free(sel);
+    devtools_free(&r);
+    return CLI_EXIT_OK;
+}
+
 int cmd_top(int argc, char **argv)
 {
     uint64_t top = 20;
@@ -179,8 +333,9 @@ int cmd_top(int argc, char **argv)
     const char *model = NULL;
     const cli_optdef opts[] = {
         {"--model", CLI_OPT_STR, &model, "M",
-         "retained-size conventions: visualvm (default for HotSpot dumps) or strong",
-         "visualvm|strong"},
+         "retained-size conventions: visualvm (default for HotSpot dumps), devtools (default "
+         "for V8/Node/ArkTS snapshots) or strong",
+         "visualvm|strong|devtools"},
         {"--by", CLI_OPT_STR, &by, "WHAT", "rank objects (default) or classes", "object|class"},
         {"--top", CLI_OPT_UINT, &top, "N", "rows to show (default 20)", NULL},
         {0},
@@ -209,6 +364,16 @@ int cmd_top(int argc, char **argv)
     if ((rc = cli_open(&co, co.pos[0], 0, &lh)) != 0)
         return rc;
     const graph *g = lr_heap_graph(lh);
+    int is_v8 = v8_class_keys(g) && g->synthetic_root != GRAPH_NONE;
+    if (model && strcmp(model, "devtools") == 0 && !is_v8) {
+        lr_close(lh);
+        return cli_usage_error(&co, "--model devtools needs a V8/Node/ArkTS heap snapshot");
+    }
+    if (is_v8 && (!model || strcmp(model, "devtools") == 0)) {
+        rc = top_devtools(&co, g, by_class, top);
+        lr_close(lh);
+        return rc;
+    }
     lr_error err = {.offset = LR_NO_OFFSET};
     dom_tree t;
     double t0 = cli_now_ms();

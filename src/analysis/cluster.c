@@ -169,6 +169,71 @@ static int edge_followed(const graph *g, node_ix from, edge_ix e)
     return g->edge_to[e] != from && g->edge_to[e] < g->n_nodes;
 }
 
+/* Length of s without a trailing "[digits]" (ArkTS array names carry their length), or
+ * strlen(s) when there is none. */
+static size_t name_stem(const char *s)
+{
+    size_t len = strlen(s);
+    if (len < 3 || s[len - 1] != ']')
+        return len;
+    size_t i = len - 1;
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+        i--;
+    return i > 0 && i < len - 1 && s[i - 1] == '[' ? i - 1 : len;
+}
+
+/* Canonical string for rule 2 keys: names that differ only in a trailing "[N]" share the
+ * first such string seen. Open addressing over str_ix + 1; exact (compares the stems). */
+typedef struct namemap {
+    uint32_t *slots;
+    uint32_t cap, n;
+} namemap;
+
+static uint32_t stem_hash(const char *s, size_t len)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+
+/* Returns the canonical str_ix of s, or CLUSTER_NONE when out of memory. */
+static uint32_t canon_name(namemap *m, const graph *g, str_ix s)
+{
+    const char *t = graph_str(g, s);
+    size_t stem = name_stem(t);
+    if (stem == strlen(t))
+        return s;
+    if ((uint64_t)(m->n + 1) * 2 > m->cap) {
+        uint32_t nc = m->cap ? m->cap * 2 : 256;
+        uint32_t *ns = err_calloc(nc, sizeof *ns);
+        if (!ns)
+            return CLUSTER_NONE;
+        for (uint32_t i = 0; i < m->cap; i++) {
+            if (!m->slots[i])
+                continue;
+            const char *o = graph_str(g, m->slots[i] - 1);
+            uint32_t h = stem_hash(o, name_stem(o)) & (nc - 1);
+            while (ns[h])
+                h = (h + 1) & (nc - 1);
+            ns[h] = m->slots[i];
+        }
+        free(m->slots);
+        m->slots = ns;
+        m->cap = nc;
+    }
+    uint32_t h = stem_hash(t, stem) & (m->cap - 1);
+    while (m->slots[h]) {
+        const char *o = graph_str(g, m->slots[h] - 1);
+        if (name_stem(o) == stem && memcmp(o, t, stem) == 0)
+            return m->slots[h] - 1;
+        h = (h + 1) & (m->cap - 1);
+    }
+    m->slots[h] = s + 1;
+    m->n++;
+    return s;
+}
+
 /* ---- directories ---- */
 
 static uint32_t str_hash(const char *s)
@@ -253,18 +318,13 @@ static uint32_t dir_of_unmapped(cluster_ctx *c, node_ix n)
         snprintf(buf, sizeof buf, "(%s)", type_name(g, n));
         s = buf;
     }
-    size_t len = strlen(s);
-    if (len >= 3 && s[len - 1] == ']') {
-        size_t i = len - 1;
-        while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
-            i--;
-        if (i > 0 && i < len - 1 && s[i - 1] == '[') {
-            char tmp[256];
-            size_t keep = i < sizeof tmp - 2 ? i : sizeof tmp - 2;
-            memcpy(tmp, s, keep);
-            tmp[keep] = ']';
-            return dir_intern(c, tmp, keep + 1);
-        }
+    size_t len = strlen(s), stem = name_stem(s);
+    if (stem < len) {
+        char tmp[256];
+        size_t keep = stem < sizeof tmp - 3 ? stem : sizeof tmp - 3;
+        memcpy(tmp, s, keep);
+        memcpy(tmp + keep, "[]", 2);
+        return dir_intern(c, tmp, keep + 2);
     }
     return dir_intern(c, s, len);
 }
@@ -1022,6 +1082,7 @@ lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_
             r->heap_total += c->dom->retained[v];
     domkids k = {0};
     tuptab keys = {0}, sets = {0};
+    namemap names = {0};
     uint8_t *is_anchor = NULL;
     uint32_t *member = NULL, *map = NULL, *ntop = NULL, *nested = NULL, *nested_n = NULL;
     uint64_t *ret = NULL, *propbuf = NULL;
@@ -1059,7 +1120,9 @@ lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_
         uint32_t extra = 0;
         switch (by) {
         case CRULES_BY_NAME:
-            extra = g->node_name ? g->node_name[v] : class_key(g, v);
+            extra = g->node_name ? canon_name(&names, g, g->node_name[v]) : class_key(g, v);
+            if (extra == CLUSTER_NONE)
+                goto nomem;
             break;
         case CRULES_BY_PROPERTY:
             extra = property_set(c, v, &sets, propbuf, PROPBUF);
@@ -1146,6 +1209,7 @@ out:
     kids_free(&k);
     tup_free(&keys);
     tup_free(&sets);
+    free(names.slots);
     free(is_anchor);
     free(member);
     free(map);
@@ -1175,8 +1239,13 @@ const char *cluster_title(const cluster_ctx *c, const cluster_item *it, char *bu
     switch (it->by) {
     case CRULES_BY_NAME: {
         const char *nm = node_name(g, it->rep);
-        if (*nm && strcmp(nm, dir) != 0)
-            PUT(" %s", nm);
+        size_t stem = name_stem(nm), dl = strlen(dir);
+        int has_n = stem < strlen(nm);
+        int same = has_n ? dl == stem + 2 && memcmp(dir, nm, stem) == 0 &&
+                               memcmp(dir + stem, "[]", 2) == 0
+                         : strcmp(nm, dir) == 0;
+        if (*nm && !same)
+            PUT(" %.*s%s", (int)stem, nm, has_n ? "[]" : "");
         break;
     }
     case CRULES_BY_PROPERTY: {

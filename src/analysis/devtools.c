@@ -533,7 +533,8 @@ static int distance_filter(work *w, pset *pending, node_ix v, edge_ix e, int *oo
     return 1;
 }
 
-static lr_status bfs(work *w, int32_t *dist, uint32_t *queue, uint32_t len, pset *pending)
+static lr_status bfs(work *w, int32_t *dist, edge_ix *pe, uint32_t *queue, uint32_t len,
+                     pset *pending)
 {
     const graph *g = w->g;
     int oom = 0;
@@ -552,6 +553,7 @@ static lr_status bfs(work *w, int32_t *dist, uint32_t *queue, uint32_t len, pset
                 continue;
             }
             dist[t] = d;
+            pe[t] = e;
             queue[len++] = t;
         }
     }
@@ -566,28 +568,34 @@ static lr_status distances(work *w, devtools_result *res)
     node_ix root = w->root;
     uint32_t n_root_edges = g->first_edge[root + 1] - g->first_edge[root];
     res->distance = malloc((size_t)n * sizeof *res->distance + 1);
+    res->parent_edge = malloc((size_t)n * sizeof *res->parent_edge + 1);
     uint32_t *queue = malloc(((size_t)n + n_root_edges + 1) * sizeof *queue);
     pset pending = {0};
     lr_status s = LR_OK;
-    if (!res->distance || !queue) {
+    if (!res->distance || !res->parent_edge || !queue) {
         s = nomem(w);
         goto out;
     }
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         res->distance[i] = DEVTOOLS_NO_DISTANCE;
+        res->parent_edge[i] = GRAPH_NONE;
+    }
     uint32_t len = 0;
     for (edge_ix e = g->first_edge[root]; e < g->first_edge[root + 1]; e++) {
         node_ix t = g->edge_to[e];
         if (is_user_root(g, &w->r, t)) {
+            if (res->distance[t] != 1)
+                res->parent_edge[t] = e;
             res->distance[t] = 1;
             queue[len++] = t;
         }
     }
-    if ((s = bfs(w, res->distance, queue, len, &pending)))
+    if ((s = bfs(w, res->distance, res->parent_edge, queue, len, &pending)))
         goto out;
     res->distance[root] = len > 0 ? DEVTOOLS_SYSTEM_DISTANCE : 0;
+    res->parent_edge[root] = GRAPH_NONE;
     queue[0] = root;
-    s = bfs(w, res->distance, queue, 1, &pending);
+    s = bfs(w, res->distance, res->parent_edge, queue, 1, &pending);
 out:
     free(queue);
     free(pending.slot);
@@ -734,6 +742,27 @@ void devtools_free(devtools_result *r)
     free(r->idom);
     free(r->retained);
     free(r->distance);
+    free(r->parent_edge);
     free(r->classes);
     memset(r, 0, sizeof *r);
+}
+
+uint32_t devtools_path(const graph *g, const devtools_result *r, node_ix v, edge_ix *edges,
+                       uint32_t cap)
+{
+    if (!r->parent_edge || v >= r->n)
+        return 0;
+    /* Each hop lowers the distance by one, so the walk ends within n steps; the bound only
+     * guards against a corrupted result. */
+    uint32_t len = 0;
+    for (node_ix x = v; r->parent_edge[x] != GRAPH_NONE && len < r->n; len++)
+        x = graph_edge_from(g, r->parent_edge[x]);
+    node_ix x = v;
+    for (uint32_t i = len; i > 0; i--) {
+        edge_ix e = r->parent_edge[x];
+        if (i - 1 < cap)
+            edges[i - 1] = e;
+        x = graph_edge_from(g, e);
+    }
+    return len;
 }

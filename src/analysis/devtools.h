@@ -40,6 +40,10 @@ typedef struct devtools_result {
     uint64_t total;            /* retained size of the root */
     uint32_t n_classes;        /* rows, in order of their first instance */
     devtools_class *classes;   /* per class with at least one instance of nonzero size */
+    edge_ix *parent_edge;      /* the edge the distance BFS first reached each node through
+                                * (weak edges never), GRAPH_NONE for the root and unreached
+                                * nodes: following it back gives DevTools' distance-based
+                                * retaining path, one hop per unit of distance */
 } devtools_result;
 
 /* Computes DevTools' dominators, retained sizes, distances and per-class aggregates for g.
@@ -47,6 +51,11 @@ typedef struct devtools_result {
  * e.g. v8_class_keys(g). O((N+E) log N) time; about a dozen uint32 arrays of N plus one uint32
  * per essential edge. Returns LR_OK and fills *r (free: devtools_free), LR_ERR_USAGE if g has
  * no synthetic root, or LR_ERR_NOMEM. g is not modified. */
+/* The retaining path of node v by r->parent_edge: fills up to cap edges root-first and returns
+ * how many edges the path has (0 for the root or an unreached node). O(path * log N). */
+uint32_t devtools_path(const graph *g, const devtools_result *r, node_ix v, edge_ix *edges,
+                       uint32_t cap);
+
 lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_result *r,
                          lr_error *err);
 

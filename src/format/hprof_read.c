@@ -1804,3 +1804,100 @@ static int hprof_sniff_reader(const uint8_t *p, uint64_t n)
 }
 
 const fmt_reader fmt_hprof_reader = {"hprof", hprof_sniff_reader, hprof_load};
+
+/* ---- internals for other walkers over the heap records (hprof_internal.h) ---- */
+
+#include "format/hprof_internal.h"
+
+lr_status hprof_class_dump_skip(const uint8_t *d, uint64_t n, unsigned ids, const char *name,
+                                uint64_t pos, uint64_t end, uint64_t *out_end,
+                                uint32_t *n_statics, uint32_t *n_fields, lr_error *err)
+{
+    rd r;
+    memset(&r, 0, sizeof r);
+    r.d = d;
+    r.n = n;
+    r.ids = ids;
+    r.name = name;
+    r.err = err;
+    return class_dump_end(&r, pos, end, out_end, n_statics, n_fields);
+}
+
+/* load() with pass 1 done by the caller's walk and without pass 2. */
+static lr_status model_load(rd *r, int dump_index, hprof_walk_fn walk, void *ctx,
+                            hprof_model *out)
+{
+    graph *g = r->g;
+    int version;
+    uint64_t start, ts;
+    LR_TRY(parse_header(r->d, r->n, r->name, &r->ids, &start, &version, &ts, r->err));
+    r->android = version == 3;
+    g->id_size = r->ids;
+    g->size_model = r->android ? GRAPH_SIZES_SHARK : GRAPH_SIZES_VISUALVM;
+    uint32_t nd;
+    LR_TRY(scan_top(r->d, r->n, start, r->ids, r->name, r, NULL, 0, &nd, r->err));
+    if (!sorted_by(r->strs, r->n_strs, sizeof *r->strs, cmp_str))
+        qsort(r->strs, r->n_strs, sizeof *r->strs, cmp_str);
+    if (!sorted_by(r->lcs, r->n_lcs, sizeof *r->lcs, cmp_lc))
+        qsort(r->lcs, r->n_lcs, sizeof *r->lcs, cmp_lc);
+    hprof_dump empty = {start, 0, 0};
+    const hprof_dump *dd = &empty;
+    if (r->n_dumps) {
+        int ix = dump_index >= 0 ? dump_index : (int)r->n_dumps - 1;
+        if ((uint32_t)ix >= r->n_dumps)
+            return LR_FAIL(r->err, LR_ERR_NOT_FOUND, "%s: heap dump #%d requested, file has %u",
+                           r->name, ix, r->n_dumps);
+        dd = &r->dumps[ix];
+    }
+    hprof_walk w = {.d = r->d, .n = r->n, .name = r->name, .ids = r->ids,
+                    .android = r->android, .dump = *dd};
+    lr_status st = walk(ctx, &w, r->err);
+    if (st == LR_OK && w.n_cls && !(r->cls = err_mallocarray(w.n_cls, sizeof *r->cls)))
+        st = nomem(r);
+    if (st == LR_OK) {
+        for (uint32_t i = 0; i < w.n_cls; i++) {
+            r->cls[i] = (cls_rec){w.cls[i].off, w.cls[i].end, NO_HEAP};
+            r->n_statics += w.cls[i].n_statics;
+            r->n_fields += w.cls[i].n_fields;
+        }
+        r->n_cls = r->cap_cls = w.n_cls;
+    }
+    free(w.cls);
+    LR_TRY(st);
+    LR_TRY(build_classes(r));
+    if ((uint64_t)r->n_cls + w.n_objects >= UINT32_MAX)
+        return LR_FAIL(r->err, LR_ERR_LIMIT, "%s: more than 4G objects", r->name);
+    r->vv_size = err_mallocarray(g->n_classes + 8, sizeof *r->vv_size);
+    if (!r->vv_size)
+        return nomem(r);
+    if (!r->android)
+        size_model_visualvm(r);
+    else
+        for (class_ix c = 0; c < g->n_classes; c++)
+            r->vv_size[c] = g->classes[c].instance_size;
+    out->android = r->android;
+    out->ids = r->ids;
+    out->min_inst = r->min_inst;
+    out->oop = r->oop;
+    out->class_obj_size = r->class_obj_size;
+    out->inst_size = r->vv_size;
+    r->vv_size = NULL;
+    memcpy(out->prim_class, r->prim_class, sizeof out->prim_class);
+    return LR_OK;
+}
+
+lr_status hprof_model_load(graph *g, const mfile *m, int dump_index, hprof_walk_fn walk,
+                           void *ctx, hprof_model *out, lr_error *err)
+{
+    rd r;
+    memset(&r, 0, sizeof r);
+    memset(out, 0, sizeof *out);
+    r.g = g;
+    r.d = m->data;
+    r.n = m->len;
+    r.name = g->path ? g->path : "<memory>";
+    r.err = err;
+    lr_status st = model_load(&r, dump_index, walk, ctx, out);
+    rd_free(&r);
+    return st;
+}

@@ -2079,7 +2079,7 @@ static lr_status v8_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *
     g->format = V8_FORMAT;
     g->data = m->data;
     g->data_len = m->len;
-    g->size_model = GRAPH_SIZES_RECORD;
+    g->size_model = GRAPH_SIZES_DEVTOOLS;
     g->synthetic_root = GRAPH_NONE;
     x->g = g;
     x->st = st;

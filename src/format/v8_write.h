@@ -18,6 +18,8 @@
  *   `element` edges, class internals (<super>, <classloader>) `internal`, Java locals
  *   `context` edges of the thread, ArkTS native/xref edges `internal`;
  * - graphs read from a V8 snapshot keep their own root, node types, names and edge types.
+ * DevTools' Summary leaves out objects of self size 0 (Android's empty arrays in Shark's size
+ * model): its counts are then lower than leakray's, its sizes still equal.
  * Node ids are the dump's ids when every written one fits in 32 bits (DevTools keeps ids in
  * a Uint32 array), else 2*ordinal+1. Strings are deduplicated by content, since DevTools
  * keys a class by the string index of its name.

@@ -166,6 +166,8 @@ enum graph_size_model {
     GRAPH_SIZES_RECORD = 0,   /* sizes as reported by the snapshot (V8) */
     GRAPH_SIZES_VISUALVM = 1, /* HotSpot: VisualVM 2.1.5 model (header + fields + alignment) */
     GRAPH_SIZES_SHARK = 2,    /* Android/ART: Shark's ShallowSizeCalculator model */
+    GRAPH_SIZES_DEVTOOLS = 3, /* V8/ArkTS: recorded sizes after DevTools' re-attribution of
+                               * owned hidden/array nodes to their owners (format/v8.h) */
 };
 
 typedef struct graph {

@@ -90,4 +90,11 @@ js_check "ArkTS leaks: records and their payloads" \
 js_check "ArkTS leaks: promise retained covers reaction, capability and handler" \
     "[c['retained'] for c in cl('Promise -> entry/src/main/ets/pages/Index#onDone(line:40)[entry]')] == [528]"
 js_check "ArkTS leaks: total retained without double counting" "j['leaked_retained'] == 1672"
+
+printf 'dir ok type=object\ncluster ok by=sideways\n' >"$JS_TMP/bad.rules"
+rc=0
+"$LEAKRAY" clusters --rules "$JS_TMP/bad.rules" "$A" >/dev/null 2>"$JS_TMP/bad.err" || rc=$?
+if [ "$rc" -eq 3 ] && grep -q "bad.rules:2: unknown cluster kind" "$JS_TMP/bad.err"; then
+    echo "ok: a bad rules file is exit 3 with file:line"; else
+    echo "FAIL: bad rules file: exit $rc, $(cat "$JS_TMP/bad.err")"; JS_FAILS=$((JS_FAILS + 1)); fi
 js_finish

@@ -157,6 +157,7 @@ static void make_scene(scene *s)
     uint32_t handler = node(b, T_OBJ, "Object", 12);
     uint32_t shared = node(b, T_OBJ, "SharedThing", 4);
     uint32_t big = node(b, T_OBJ, "BigBlob", 5000);
+    uint32_t bufs = node(b, T_OBJ, "Array", 16);
     s->root = root;
     s->global = global;
     s->bg = bg;
@@ -173,6 +174,7 @@ static void make_scene(scene *s)
     prop(b, global, "bg", bg);
     prop(b, global, "handler", handler);
     edge(b, global, GRAPH_EDGE_WEAK, "w", 0, big); /* weak: never a chain */
+    prop(b, global, "bufs", bufs);
     /* site 1: records[i] = LeakedRecord {values: Array} */
     uint32_t rec[K_REC], vals[K_REC];
     for (int i = 0; i < K_REC; i++) {
@@ -227,6 +229,10 @@ static void make_scene(scene *s)
     prop(b, small, "x", shared);
     prop(b, bg, "x", shared);
     prop(b, bg, "blob", big2);
+    /* ArkTS-style array names carrying their length: one directory, one cluster */
+    static const char *const bufnames[3] = {"Buf[12]", "Buf[7]", "Buf[12]"};
+    for (int i = 0; i < 3; i++)
+        edge(b, bufs, GRAPH_EDGE_ELEMENT, NULL, (uint32_t)i, node(b, T_OBJ, bufnames[i], 8));
     /* out-edges of per-site nodes, in node order */
     for (int i = 0; i < K_REC; i++)
         prop(b, rec[i], "values", vals[i]);
@@ -398,6 +404,11 @@ static void test_exact(void **state)
     /* plain objects split by property set */
     assert_int_equal(find(&f->c, &r, "jsobject {a}")->count, 3);
     assert_int_equal(find(&f->c, &r, "jsobject {a, b}")->count, 2);
+
+    /* "Buf[12]" and "Buf[7]" share directory "Buf[]" and, by name + chain, one cluster */
+    const cluster_item *buf3 = find(&f->c, &r, "Buf[]");
+    assert_int_equal(buf3->count, 3);
+    assert_string_equal(f->c.dir_names[buf3->dir], "Buf[]");
 
     /* the set's total counts each byte once */
     uint64_t sum_top = 0;
