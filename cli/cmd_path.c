@@ -9,8 +9,10 @@
  * one category (src/rules/categories.h, default set rules/flutter.rules) print as one line
  * (src/analysis/collapse.c); --json then adds a "collapsed" array beside the full path. */
 #include "analysis/collapse.h"
+#include "analysis/devtools.h"
 #include "analysis/paths.h"
 #include "cli.h"
+#include "format/v8.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -58,6 +60,100 @@ static void path_print_collapsed(const graph *g, const cat_set *cs, const node_i
                    l->collections == 1 ? "" : "s");
         printf("\n");
     }
+}
+
+/* V8/Node/ArkTS: the retaining path DevTools' Retainers view leads to when sorted by
+ * distance: from the root, one hop per unit of DevTools distance, never through a weak edge
+ * (src/analysis/devtools.h, parent_edge). Printed like the strong path, with each object's
+ * distance and DevTools retained size. */
+static int path_devtools(const cli_common *co, const graph *g, node_ix target)
+{
+    lr_error err = {.offset = LR_NO_OFFSET};
+    devtools_result r;
+    double t0 = cli_now_ms();
+    if (devtools_build(g, v8_class_keys(g), &r, &err) != LR_OK)
+        return cli_error(co, &err);
+    double path_ms = cli_now_ms() - t0;
+    uint32_t len = devtools_path(g, &r, target, NULL, 0);
+    edge_ix *edges = err_mallocarray(len ? len : 1, sizeof *edges);
+    node_ix *nodes = err_mallocarray((size_t)len + 1, sizeof *nodes);
+    if (!edges || !nodes) {
+        free(edges);
+        free(nodes);
+        devtools_free(&r);
+        return cli_fail(co, LR_ERR_NOMEM, "path: out of memory for %u hops", len);
+    }
+    devtools_path(g, &r, target, edges, len);
+    for (uint32_t i = 0; i < len; i++)
+        nodes[i] = graph_edge_from(g, edges[i]);
+    nodes[len] = target;
+    int reachable = r.distance[target] != DEVTOOLS_NO_DISTANCE && (len > 0 || target == r.root);
+    char b1[CLI_FMT_MAX], lab[512], ename[256];
+    if (co->json) {
+        jsonw w;
+        cli_json_begin(&w);
+        jsonw_kv_str(&w, "model", "devtools");
+        jsonw_kv_obj_begin(&w, "object");
+        jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, g->node_id[target]));
+        jsonw_kv_str(&w, "class", path_label(g, target, lab, sizeof lab));
+        jsonw_kv_int(&w, "distance", r.distance[target]);
+        jsonw_kv_uint(&w, "retained", r.retained[target]);
+        jsonw_obj_end(&w);
+        jsonw_kv_bool(&w, "reachable", reachable);
+        if (reachable) {
+            jsonw_kv_obj_begin(&w, "root");
+            jsonw_kv_str(&w, "kind", "synthetic root");
+            jsonw_obj_end(&w);
+            jsonw_kv_bool(&w, "low_priority", 0);
+            jsonw_kv_arr_begin(&w, "path");
+            for (uint32_t i = 0; i <= len; i++) {
+                jsonw_obj_begin(&w);
+                if (i > 0) {
+                    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[edges[i - 1]]);
+                    jsonw_kv_str(&w, "reference", graph_edge_kind_name(k));
+                    jsonw_kv_str(&w, "name",
+                                 graph_edge_name_text(g, edges[i - 1], ename, sizeof ename));
+                }
+                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, g->node_id[nodes[i]]));
+                jsonw_kv_str(&w, "class", path_label(g, nodes[i], lab, sizeof lab));
+                jsonw_kv_int(&w, "distance", r.distance[nodes[i]]);
+                jsonw_kv_uint(&w, "retained", r.retained[nodes[i]]);
+                jsonw_obj_end(&w);
+            }
+            jsonw_arr_end(&w);
+        }
+        if (!co->no_timing) {
+            jsonw_kv_obj_begin(&w, "analysis_timing");
+            jsonw_kv_uint(&w, "paths_ms", (uint64_t)(path_ms + 0.5));
+            jsonw_obj_end(&w);
+        }
+        cli_json_end(co, &w);
+    } else if (!reachable) {
+        printf("%s %s is unreachable: DevTools gives it no distance (no path from the root "
+               "without weak edges)\n",
+               cli_fmt_id(b1, g, g->node_id[target]), path_label(g, target, lab, sizeof lab));
+    } else {
+        printf("GC root: synthetic root (DevTools retaining path by distance, weak edges "
+               "hidden)\n");
+        for (uint32_t i = 0; i <= len; i++) {
+            if (i > 0) {
+                unsigned k = GRAPH_EDGE_KIND(g->edge_kind[edges[i - 1]]);
+                printf("      --[%s %s]-->\n", graph_edge_kind_name(k),
+                       graph_edge_name_text(g, edges[i - 1], ename, sizeof ename));
+            }
+            printf("  %s %s  (distance %" PRId32 ", retained %" PRIu64 ")\n",
+                   cli_fmt_id(b1, g, g->node_id[nodes[i]]),
+                   path_label(g, nodes[i], lab, sizeof lab), r.distance[nodes[i]],
+                   r.retained[nodes[i]]);
+        }
+        printf("%" PRIu32 " reference%s\n", len, len == 1 ? "" : "s");
+        cli_print_timing(co, stdout, "load time", co->load_ms);
+        cli_print_timing(co, stdout, "path", path_ms);
+    }
+    free(edges);
+    free(nodes);
+    devtools_free(&r);
+    return CLI_EXIT_OK;
 }
 
 int cmd_path(int argc, char **argv)
@@ -110,6 +206,12 @@ int cmd_path(int argc, char **argv)
     if (target == GRAPH_NONE) {
         rc = cli_fail(&co, LR_ERR_NOT_FOUND, "%s: no object with id %s", co.pos[0],
                       cli_fmt_id(b1, g, id));
+        cat_fini(&cs);
+        lr_close(lh);
+        return rc;
+    }
+    if (!collapse && v8_class_keys(g) && g->synthetic_root != GRAPH_NONE) {
+        rc = path_devtools(&co, g, target);
         cat_fini(&cs);
         lr_close(lh);
         return rc;

@@ -8,7 +8,8 @@
  * super-root whose children are g->roots (dump order) then g->synthetic_root, so a
  * dominator always has a smaller number than the nodes it dominates; 1..N are graph nodes.
  * Nothing recurses (the DFS and eval use explicit stacks), so a 5 M-node chain is fine.
- * Memory: about eight uint32 arrays of N plus one of the followed edges; no per-node malloc.
+ * Memory: at the peak eight uint32 arrays of N plus one of the followed edges (predecessors)
+ * and one bit per edge; no per-node malloc.
  * Retained size = shallow + native, accumulated in reverse DFS order. docs/design.md says
  * which peer the numbers must equal (VisualVM for HotSpot, DevTools for V8). */
 #include "analysis/dominators.h"
@@ -70,10 +71,35 @@ void dom_free(dom_tree *t)
     memset(t, 0, sizeof *t);
 }
 
+/* ---- Step 0: which edges count, one bit per edge ----
+ * The filter is asked exactly once per edge, in CSR order (filters that look up the source
+ * node can cache it), so the DFS and the predecessor passes are plain bit tests. Edges to
+ * out-of-range targets are never followed. */
+static uint64_t *follow_bits(const graph *g, dom_edge_filter filter, void *ctx)
+{
+    uint32_t ne = g->n_edges;
+    uint64_t *bits = err_calloc((size_t)ne / 64 + 1, sizeof *bits);
+    if (!bits)
+        return NULL;
+    uint32_t n = g->n_nodes;
+    for (node_ix x = 0; x < n; x++) {
+        edge_ix end = g->first_edge[x + 1];
+        for (edge_ix e = g->first_edge[x]; e < end && e < ne; e++)
+            if (g->edge_to[e] < n && follows(g, filter, ctx, e))
+                bits[e >> 6] |= 1ull << (e & 63);
+    }
+    return bits;
+}
+
+static inline int fbit(const uint64_t *bits, edge_ix e)
+{
+    return (int)(bits[e >> 6] >> (e & 63) & 1);
+}
+
 /* ---- Step 1: iterative DFS from the super-root ----
  * Fills dfnum[node] (1..N), vert[v] and par[v]; returns N. stk/cur are scratch of n+1. */
-static uint32_t dfs(const graph *g, const sroots *sr, dom_edge_filter filter, void *ctx,
-                    uint32_t *dfnum, node_ix *vert, uint32_t *par, uint32_t *stk, uint32_t *cur)
+static uint32_t dfs(const graph *g, const sroots *sr, const uint64_t *fol, uint32_t *dfnum,
+                    node_ix *vert, uint32_t *par, uint32_t *stk, uint32_t *cur)
 {
     uint64_t nr = sroots_count(sr), root_cur = 0;
     uint32_t next = 1, sp = 1;
@@ -94,7 +120,7 @@ static uint32_t dfs(const graph *g, const sroots *sr, dom_edge_filter filter, vo
             edge_ix e = cur[sp - 1], end = g->first_edge[x + 1];
             for (; e < end; e++) {
                 node_ix y = g->edge_to[e];
-                if (y < g->n_nodes && dfnum[y] == UNSEEN && follows(g, filter, ctx, e)) {
+                if (fbit(fol, e) && dfnum[y] == UNSEEN) {
                     child = y;
                     e++;
                     break;
@@ -117,14 +143,12 @@ static uint32_t dfs(const graph *g, const sroots *sr, dom_edge_filter filter, vo
     return next - 1;
 }
 
-/* ---- Step 2: predecessors in DFS numbers (followed edges between reached nodes) ---- */
-static lr_status build_preds(const graph *g, const sroots *sr, dom_edge_filter filter,
-                             void *ctx, const uint32_t *dfnum, uint32_t nv,
-                             uint32_t **pfirst, uint32_t **psrc, lr_error *err)
+/* ---- Step 2: predecessors in DFS numbers (followed edges between reached nodes) ----
+ * first[] has nv + 2 entries; the caller passes it zeroed. */
+static lr_status build_preds(const graph *g, const sroots *sr, const uint64_t *fol,
+                             const uint32_t *dfnum, uint32_t nv, uint32_t *first,
+                             uint32_t **psrc, lr_error *err)
 {
-    uint32_t *first = err_calloc((size_t)nv + 2, sizeof *first);
-    if (!first)
-        return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", nv);
     uint64_t total = 0, nr = sroots_count(sr);
     for (uint64_t i = 0; i < nr; i++) {
         node_ix r = sroots_get(sr, i);
@@ -139,25 +163,21 @@ static lr_status build_preds(const graph *g, const sroots *sr, dom_edge_filter f
             continue;
         for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
             node_ix y = g->edge_to[e];
-            if (y < g->n_nodes && dfnum[y] != UNSEEN && follows(g, filter, ctx, e)) {
+            if (fbit(fol, e) && dfnum[y] != UNSEEN) {
                 first[dfnum[y] + 1]++;
                 total++;
             }
         }
     }
-    if (total > UINT32_MAX - 1) {
-        free(first);
+    if (total > UINT32_MAX - 1)
         return LR_FAIL(err, LR_ERR_LIMIT, "dominators: %llu edges exceed 2^32",
                        (unsigned long long)total);
-    }
     for (uint32_t v = 0; v <= nv; v++)
         first[v + 1] += first[v];
     uint32_t *src = err_mallocarray(total ? total : 1, sizeof *src);
-    if (!src) {
-        free(first);
+    if (!src)
         return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%llu edges)",
                        (unsigned long long)total);
-    }
     /* first[w] is used as the fill cursor and ends up as first[w + 1]; shifted back below. */
     for (uint64_t i = 0; i < nr; i++) {
         node_ix r = sroots_get(sr, i);
@@ -170,14 +190,13 @@ static lr_status build_preds(const graph *g, const sroots *sr, dom_edge_filter f
             continue;
         for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
             node_ix y = g->edge_to[e];
-            if (y < g->n_nodes && dfnum[y] != UNSEEN && follows(g, filter, ctx, e))
+            if (fbit(fol, e) && dfnum[y] != UNSEEN)
                 src[first[dfnum[y]]++] = v;
         }
     }
     for (uint32_t v = nv + 1; v > 0; v--)
         first[v] = first[v - 1];
     first[0] = 0;
-    *pfirst = first;
     *psrc = src;
     return LR_OK;
 }
@@ -185,22 +204,28 @@ static lr_status build_preds(const graph *g, const sroots *sr, dom_edge_filter f
 /* ---- Step 3: semidominators with path-compressed eval ----
  * anc[] starts as the DFS parent and is compressed towards vertices numbered < last;
  * label[v] is the vertex of minimum semi on the compressed path. Vertices >= last have
- * been processed ("linked"). Returns label of the min-semi vertex on v's path. */
+ * been processed ("linked"). Returns label of the min-semi vertex on v's path.
+ * The compression needs no stack: the way up reverses the anc pointers (each vertex points
+ * back to the one below it), the way down restores them, already compressed. */
 static uint32_t eval(uint32_t v, uint32_t last, uint32_t *anc, uint32_t *label,
-                     const uint32_t *semi, uint32_t *stk)
+                     const uint32_t *semi)
 {
     if (anc[v] < last)
         return label[v];
-    uint32_t sp = 0, u = v;
+    /* Up from v to u, the topmost linked vertex (anc[u] < last). */
+    uint32_t below = UINT32_MAX, u = v;
     do {
-        stk[sp++] = u;
-        u = anc[u];
+        uint32_t up = anc[u];
+        anc[u] = below;
+        below = u;
+        u = up;
     } while (anc[u] >= last);
-    /* u is the topmost linked vertex on the path; its anc is below `last`. */
-    uint32_t p = u;
-    while (sp > 0) {
-        uint32_t w = stk[--sp];
-        anc[w] = anc[p];
+    /* Down: every vertex below u gets u's anc and the min-semi label of the path above. */
+    uint32_t top = anc[u], p = u;
+    while (below != UINT32_MAX) {
+        uint32_t w = below;
+        below = anc[w];
+        anc[w] = top;
         if (semi[label[p]] < semi[label[w]])
             label[w] = label[p];
         p = w;
@@ -346,33 +371,40 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     void *ctx = o->reach_ctx;
     uint8_t *mask = NULL, *tree = NULL;
     uint64_t *tr = NULL; /* VisualVM tree-object retained sizes */
+    uint64_t *fol = NULL;
     link_ctx lc = {o, NULL};
     sroots sr;
     uint32_t n = g->n_nodes;
-    if (n >= UINT32_MAX - 2)
+    if (n >= UINT32_MAX - 3)
         return LR_FAIL(err, LR_ERR_LIMIT, "dominators: %u nodes is too many", n);
     if (n > 0 && (!g->first_edge || !g->edge_to || !g->edge_kind))
         return LR_FAIL(err, LR_ERR_USAGE, "dominators: graph was loaded without edges");
     lr_status st = LR_OK;
-    size_t m = (size_t)n + 1;
-    uint32_t *dfnum = err_calloc(m, sizeof *dfnum);
+    /* Scratch is uint32 per vertex and is reused phase to phase; the results (idom in node
+     * space, 64-bit retained sizes) are allocated only once the scratch is mostly gone, so
+     * the peak is the Lengauer-Tarjan step: eight uint32 arrays of N plus the
+     * predecessor list. */
+    size_t m = (size_t)n + 2;
+    uint32_t *dfnum = err_calloc(m, sizeof *dfnum); /* then bucket heads */
     node_ix *vert = err_mallocarray(m, sizeof *vert);
-    uint32_t *par = err_mallocarray(m, sizeof *par);
-    uint32_t *a = err_mallocarray(m, sizeof *a); /* DFS stack, then semi */
-    uint32_t *b = err_mallocarray(m, sizeof *b); /* DFS cursors, then label */
-    uint32_t *pfirst = NULL, *psrc = NULL, *estk = NULL, *idom = NULL, *bnext = NULL;
-    t->idom = err_mallocarray(m, sizeof *t->idom);
-    t->retained = err_calloc(m, sizeof *t->retained);
-    if (!dfnum || !vert || !par || !a || !b || !t->idom || !t->retained) {
+    uint32_t *par = err_mallocarray(m, sizeof *par);  /* DFS parent, then anc */
+    uint32_t *a = err_mallocarray(m, sizeof *a);      /* DFS stack, then semi */
+    uint32_t *b = err_mallocarray(m, sizeof *b);      /* DFS cursors, then pred index */
+    uint32_t *psrc = NULL, *label = NULL, *idom = NULL, *bnext = NULL;
+    if (!dfnum || !vert || !par || !a || !b) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
         goto done;
     }
     t->n = n;
     sr = sroots_make(g, NULL);
-    uint32_t nv = dfs(g, &sr, filter, ctx, dfnum, vert, par, a, b);
+    if (!(fol = follow_bits(g, filter, ctx))) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u edges)", g->n_edges);
+        goto done;
+    }
+    uint32_t nv = dfs(g, &sr, fol, dfnum, vert, par, a, b);
     if (o->link) {
         /* Reachability decided, the dominance graph is every link edge among reached
-         * objects; a fresh DFS over it keeps the DFS-tree property SEMI-NCA relies on. */
+         * objects; a fresh DFS over it keeps the DFS-tree property the algorithm needs. */
         mask = err_calloc(m, 1);
         if (!mask) {
             st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
@@ -398,21 +430,29 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
             sr = sroots_make(g, mask);
         else
             lc.mask = mask;
-        filter = link_follow;
-        ctx = &lc;
-        nv = dfs(g, &sr, filter, ctx, dfnum, vert, par, a, b);
+        free(fol);
+        if (!(fol = follow_bits(g, link_follow, &lc))) {
+            st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u edges)",
+                         g->n_edges);
+            goto done;
+        }
+        nv = dfs(g, &sr, fol, dfnum, vert, par, a, b);
     } else {
         t->n_reachable = nv;
     }
-    st = build_preds(g, &sr, filter, ctx, dfnum, nv, &pfirst, &psrc, err);
+    uint32_t *pfirst = b;
+    memset(pfirst, 0, m * sizeof *pfirst);
+    st = build_preds(g, &sr, fol, dfnum, nv, pfirst, &psrc, err);
+    free(fol);
+    fol = NULL;
     if (st != LR_OK)
         goto done;
 
-    uint32_t *semi = a, *label = b, *anc = par;
+    uint32_t *semi = a, *anc = par;
+    label = err_mallocarray(m, sizeof *label);
     idom = err_mallocarray(m, sizeof *idom);
-    estk = err_mallocarray(m, sizeof *estk);
     bnext = err_mallocarray(m, sizeof *bnext);
-    if (!idom || !estk || !bnext) {
+    if (!label || !idom || !bnext) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
         goto done;
     }
@@ -432,7 +472,7 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         uint32_t p = idom[w], s = p;
         for (uint32_t i = pfirst[w]; i < pfirst[w + 1]; i++) {
             uint32_t u = psrc[i];
-            uint32_t su = u <= w ? u : semi[eval(u, w + 1, anc, label, semi, estk)];
+            uint32_t su = u <= w ? u : semi[eval(u, w + 1, anc, label, semi)];
             if (su < s)
                 s = su;
         }
@@ -441,7 +481,7 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         head[s] = w;
         /* w is linked now: evaluate the vertices waiting on its parent. */
         for (uint32_t v = head[p]; v != UINT32_MAX; v = bnext[v]) {
-            uint32_t u = eval(v, w, anc, label, semi, estk);
+            uint32_t u = eval(v, w, anc, label, semi);
             idom[v] = semi[u] < semi[v] ? u : p;
         }
         head[p] = UINT32_MAX;
@@ -451,7 +491,27 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         if (idom[w] != semi[w])
             idom[w] = idom[idom[w]];
 
-    /* ---- Step 4: results in node space; retained sizes in reverse DFS order ---- */
+    /* ---- Step 4: results in node space; retained sizes in reverse DFS order ----
+     * Only vert and idom are still needed: the rest goes before the results arrive. */
+    free(psrc);
+    psrc = NULL;
+    free(bnext);
+    bnext = NULL;
+    free(a);
+    a = NULL;
+    free(b);
+    b = NULL;
+    free(par);
+    par = NULL;
+    free(dfnum);
+    dfnum = NULL;
+    t->idom = label; /* m >= n entries, same type */
+    label = NULL;
+    t->retained = err_calloc(m, sizeof *t->retained);
+    if (!t->retained) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
+        goto done;
+    }
     for (uint32_t x = 0; x < n; x++)
         t->idom[x] = GRAPH_NONE;
     uint64_t total = 0;
@@ -494,6 +554,7 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     t->total_reachable = total;
 
 done:
+    free(fol);
     free(mask);
     free(tree);
     free(tr);
@@ -502,9 +563,8 @@ done:
     free(par);
     free(a);
     free(b);
-    free(pfirst);
     free(psrc);
-    free(estk);
+    free(label);
     free(idom);
     free(bnext);
     if (st != LR_OK)

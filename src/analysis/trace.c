@@ -269,10 +269,25 @@ static node_ix edge_source(const graph *g, edge_ix e)
 
 int trace_dom_filter(const graph *g, edge_ix e, void *ctx)
 {
+    /* Callers ask edge after edge in CSR order (dom_build does), so the source of the
+     * previous edge almost always answers without a search. */
+    static _Thread_local const graph *last_g;
+    static _Thread_local node_ix last_src;
     int32_t lib;
-    if (GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG)
+    uint8_t k = g->edge_kind[e];
+    if (GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG)
         return 0;
-    return rules_edge_class(ctx, edge_source(g, e), e, &lib) != RULES_DROP;
+    node_ix x = last_src;
+    if (last_g != g || x >= g->n_nodes || e < g->first_edge[x] || e >= g->first_edge[x + 1]) {
+        if (last_g == g && x + 1 < g->n_nodes && e >= g->first_edge[x + 1] &&
+            e < g->first_edge[x + 2])
+            x++;
+        else
+            x = edge_source(g, e);
+        last_g = g;
+        last_src = x;
+    }
+    return rules_edge_class(ctx, x, e, &lib) != RULES_DROP;
 }
 
 static int follow(const rules_set *rs, node_ix from, edge_ix e)

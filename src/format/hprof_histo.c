@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* hprof_histo.c: streaming class histogram of an HPROF dump (format layer), prefix hprof_.
+ * `histo` needs instances and shallow bytes per class, not a graph: one walk over the chosen
+ * dump's heap records sums, per class id, what the node sizes depend on, and only then are
+ * the sizes resolved. Keeping the sums independent of the size model matters because the
+ * model (VisualVM's header and reference sizes, the Shark sizes) is known only once every
+ * CLASS_DUMP has been seen: instances are counted per class id, arrays keep their element
+ * count, their largest length and how many have each length modulo 8, which together give
+ * the exact 8-byte-aligned total. The walk runs on two threads over the dump's
+ * HEAP_DUMP_SEGMENT records split into two byte-balanced runs; every sum is a plain addition,
+ * so the result does not depend on the split or the scheduling, and of two failing halves
+ * the first one's error is reported, as a single walk would. Header, top-level records,
+ * CLASS_DUMP checks, class building and the size models are the reader's own
+ * (hprof_internal.h), so rows and errors equal the reader's: the per-class count and bytes
+ * are what cmd_histo sums over a graph loaded without edges. Dumps whose sums could meet the
+ * reader's 32-bit size saturation, or with more heaps than the graph holds, are declined with
+ * LR_ERR_LIMIT (callers fall back to the graph). Memory: a few hundred bytes per class. */
+#define _GNU_SOURCE
+#include "format/hprof_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+enum {
+    TAG_HEAP_DUMP = 0x0c,
+    TAG_HEAP_DUMP_SEGMENT = 0x1c,
+    SUB_CLASS_DUMP = 0x20,
+    SUB_INSTANCE_DUMP = 0x21,
+    SUB_OBJ_ARRAY_DUMP = 0x22,
+    SUB_PRIM_ARRAY_DUMP = 0x23,
+    SUB_PRIM_ARRAY_NODATA = 0xc3,
+    SUB_HEAP_DUMP_INFO = 0xfe,
+};
+
+/* Below this many heap-record bytes a second thread costs more than it saves. */
+#define SPLIT_MIN_BYTES (1u << 20)
+
+static inline uint32_t be32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return __builtin_bswap32(v);
+}
+static inline uint64_t be64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+}
+static inline uint64_t rd_id(const uint8_t *p, unsigned ids) { return ids == 8 ? be64(p) : be32(p); }
+
+static inline uint64_t mix(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x9e3779b97f4a7c15ull;
+    return x ^ (x >> 29);
+}
+
+/* Model-independent sums for one class id (or one primitive element type). */
+typedef struct hstat {
+    uint64_t n_inst;
+    uint64_t n_arr, len_sum, len_max;
+    uint64_t len_mod[8]; /* arrays by length modulo 8 */
+} hstat;
+
+/* Class id -> sums, open addressing; key 0 marks a free slot, so id 0 has its own slot. */
+typedef struct ctab {
+    uint64_t *keys;
+    hstat *st;
+    uint32_t mask, used;
+    hstat zero;
+} ctab;
+
+static int ctab_init(ctab *t, uint32_t cap)
+{
+    memset(t, 0, sizeof *t);
+    t->keys = err_calloc(cap, sizeof *t->keys);
+    t->st = err_calloc(cap, sizeof *t->st);
+    t->mask = cap - 1;
+    return t->keys && t->st;
+}
+
+static void ctab_free(ctab *t)
+{
+    free(t->keys);
+    free(t->st);
+    t->keys = NULL;
+    t->st = NULL;
+}
+
+static int ctab_grow(ctab *t)
+{
+    uint64_t cap = (uint64_t)t->mask + 1;
+    if (cap >= (1u << 30))
+        return 0;
+    ctab n;
+    if (!ctab_init(&n, (uint32_t)cap * 2)) {
+        ctab_free(&n);
+        return 0;
+    }
+    for (uint64_t i = 0; i < cap; i++) {
+        if (!t->keys[i])
+            continue;
+        uint32_t h = (uint32_t)mix(t->keys[i]) & n.mask;
+        while (n.keys[h])
+            h = (h + 1) & n.mask;
+        n.keys[h] = t->keys[i];
+        n.st[h] = t->st[i];
+    }
+    n.used = t->used;
+    n.zero = t->zero;
+    ctab_free(t);
+    *t = n;
+    return 1;
+}
+
+/* The sums of class id `id`, created on first use; NULL when out of memory. The pointer
+ * stays valid until the next call that creates an entry. */
+static hstat *ctab_get(ctab *t, uint64_t id)
+{
+    if (!id)
+        return &t->zero;
+    for (;;) {
+        uint32_t h = (uint32_t)mix(id) & t->mask;
+        for (;;) {
+            uint64_t k = t->keys[h];
+            if (k == id)
+                return &t->st[h];
+            if (!k)
+                break;
+            h = (h + 1) & t->mask;
+        }
+        if (2 * ((uint64_t)t->used + 1) <= (uint64_t)t->mask + 1) {
+            t->keys[h] = id;
+            t->used++;
+            return &t->st[h];
+        }
+        if (!ctab_grow(t))
+            return NULL;
+    }
+}
+
+/* One thread's share: a run of segments and everything summed over it. */
+typedef struct part {
+    const uint8_t *d;
+    uint64_t n;
+    const char *name;
+    unsigned ids;
+    const uint64_t *segs; /* body start, end pairs */
+    uint32_t seg_lo, seg_hi;
+    const uint8_t *root_body; /* fixed size of each root sub-record body, 0 if not a root */
+
+    ctab tab;
+    hstat prim[12];
+    uint64_t prim_first[12]; /* offset of the first array of each element type */
+    hprof_cls_pos *cls;
+    uint32_t n_cls, cap_cls;
+    uint64_t class_bytes_shark; /* sum of the Shark sizes of the class objects */
+    uint64_t n_objects;
+    uint32_t heap_ids[GRAPH_MAX_HEAPS + 1];
+    uint32_t n_heap_ids;
+    lr_status st;
+    lr_error err;
+} part;
+
+#define NEED(pos, need, end, what)                                                             \
+    do {                                                                                       \
+        if ((uint64_t)(need) > (end) - (pos)) {                                                \
+            if ((end) >= w->n)                                                                 \
+                return LR_TRUNC(&w->err, w->name, (pos), "file ends inside " what);            \
+            return LR_CORRUPT(&w->err, w->name, (pos), what " runs past its heap dump segment"); \
+        }                                                                                      \
+    } while (0)
+
+static inline void add_arr(hstat *s, uint32_t len)
+{
+    s->n_arr++;
+    s->len_sum += len;
+    s->len_max = len > s->len_max ? len : s->len_max;
+    s->len_mod[len & 7]++;
+}
+
+static lr_status walk_nomem(part *w)
+{
+    return LR_FAIL(&w->err, LR_ERR_NOMEM, "%s: out of memory", w->name);
+}
+
+/* Walks the records of [p, end) with the reader's checks, in the reader's order. `ids` is a
+ * constant at each call site so the id reads specialise. */
+static inline __attribute__((always_inline)) lr_status walk_seg(part *w, uint64_t p, uint64_t end,
+                                                                const unsigned ids)
+{
+    static const unsigned PSZ[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
+    const uint8_t *d = w->d;
+    uint64_t last_id = 0;
+    hstat *last = NULL;
+    while (p < end) {
+        unsigned tag = d[p];
+        uint64_t at = p++;
+        if (tag == SUB_INSTANCE_DUMP) {
+            NEED(p, 2 * ids + 8, end, "INSTANCE_DUMP");
+            uint64_t cid = rd_id(d + p + ids + 4, ids);
+            uint32_t nb = be32(d + p + 2 * ids + 4);
+            p += 2 * ids + 8;
+            NEED(p, nb, end, "INSTANCE_DUMP field bytes");
+            p += nb;
+            if (cid != last_id || !last) {
+                if (!(last = ctab_get(&w->tab, cid)))
+                    return walk_nomem(w);
+                last_id = cid;
+            }
+            last->n_inst++;
+            w->n_objects++;
+            continue;
+        }
+        unsigned rb = w->root_body[tag];
+        if (rb) {
+            NEED(p, rb, end, "GC root record");
+            p += rb;
+            continue;
+        }
+        switch (tag) {
+        case SUB_OBJ_ARRAY_DUMP: {
+            NEED(p, 2 * ids + 8, end, "OBJECT_ARRAY_DUMP");
+            uint32_t len = be32(d + p + ids + 4);
+            uint64_t cid = rd_id(d + p + ids + 8, ids);
+            p += 2 * ids + 8;
+            NEED(p, (uint64_t)len * ids, end, "OBJECT_ARRAY_DUMP elements");
+            p += (uint64_t)len * ids;
+            hstat *s = ctab_get(&w->tab, cid);
+            if (!s)
+                return walk_nomem(w);
+            last = NULL; /* an insertion may have moved the table */
+            add_arr(s, len);
+            w->n_objects++;
+            break;
+        }
+        case SUB_PRIM_ARRAY_DUMP:
+        case SUB_PRIM_ARRAY_NODATA: {
+            NEED(p, ids + 9, end, "PRIMITIVE_ARRAY_DUMP");
+            uint32_t len = be32(d + p + ids + 4);
+            unsigned t = d[p + ids + 8];
+            unsigned sz = t < 12 ? PSZ[t] : 0;
+            if (!sz)
+                return LR_CORRUPT(&w->err, w->name, p + ids + 8,
+                                  "primitive array of bad element type %u", t);
+            p += ids + 9;
+            if (tag == SUB_PRIM_ARRAY_DUMP) {
+                NEED(p, (uint64_t)len * sz, end, "PRIMITIVE_ARRAY_DUMP elements");
+                p += (uint64_t)len * sz;
+            }
+            if (!w->prim[t].n_arr)
+                w->prim_first[t] = at;
+            add_arr(&w->prim[t], len);
+            w->n_objects++;
+            break;
+        }
+        case SUB_CLASS_DUMP: {
+            uint64_t ce = p;
+            uint32_t nst = 0, nf = 0;
+            lr_status st = hprof_class_dump_skip(d, w->n, ids, w->name, p, end, &ce, &nst, &nf,
+                                                 &w->err);
+            if (st != LR_OK)
+                return st;
+            if (w->n_cls == w->cap_cls) {
+                uint32_t nc = w->cap_cls ? w->cap_cls * 2 : 256;
+                void *q = nc > w->cap_cls ? err_reallocarray(w->cls, nc, sizeof *w->cls) : NULL;
+                if (!q)
+                    return walk_nomem(w);
+                w->cls = q;
+                w->cap_cls = nc;
+            }
+            w->cls[w->n_cls++] = (hprof_cls_pos){p, ce, nst, nf};
+            w->class_bytes_shark += ce - p + 1 > UINT32_MAX ? UINT32_MAX : ce - p + 1;
+            p = ce;
+            break;
+        }
+        case SUB_HEAP_DUMP_INFO: {
+            NEED(p, 4 + ids, end, "HEAP_DUMP_INFO");
+            uint32_t hid = be32(d + p), i = 0;
+            while (i < w->n_heap_ids && w->heap_ids[i] != hid)
+                i++;
+            if (i == w->n_heap_ids) {
+                if (w->n_heap_ids == GRAPH_MAX_HEAPS)
+                    return LR_FAIL(&w->err, LR_ERR_LIMIT, "%s: offset 0x%llx: more than %d heaps",
+                                   w->name, (unsigned long long)at, GRAPH_MAX_HEAPS);
+                w->heap_ids[w->n_heap_ids++] = hid;
+            }
+            p += 4 + ids;
+            break;
+        }
+        default:
+            return LR_CORRUPT(&w->err, w->name, at, "unknown heap dump sub-record tag 0x%02x",
+                              tag);
+        }
+    }
+    return LR_OK;
+}
+
+static lr_status walk_part(part *w)
+{
+    if (!ctab_init(&w->tab, 1024))
+        return walk_nomem(w);
+    for (uint32_t s = w->seg_lo; s < w->seg_hi; s++) {
+        uint64_t p = w->segs[2 * s], end = w->segs[2 * s + 1];
+        LR_TRY(w->ids == 8 ? walk_seg(w, p, end, 8) : walk_seg(w, p, end, 4));
+    }
+    return LR_OK;
+}
+
+static void *walk_thread(void *arg)
+{
+    part *w = arg;
+    w->st = walk_part(w);
+    return NULL;
+}
+
+/* Everything the walk leaves for the finishing step. */
+typedef struct hctx {
+    unsigned threads;
+    part parts[2];
+    uint32_t n_parts;
+    uint8_t root_body[256];
+} hctx;
+
+static void root_sizes(uint8_t *rb, unsigned ids)
+{
+    memset(rb, 0, 256);
+    static const uint8_t ONE_ID[] = {0xff, 0x05, 0x07, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x90};
+    for (size_t i = 0; i < sizeof ONE_ID; i++)
+        rb[ONE_ID[i]] = (uint8_t)ids;
+    rb[0x01] = (uint8_t)(2 * ids); /* JNI global: object and global ref ids */
+    rb[0x04] = rb[0x06] = (uint8_t)(ids + 4);                 /* native stack, thread block */
+    rb[0x02] = rb[0x03] = rb[0x08] = rb[0x8e] = (uint8_t)(ids + 8); /* id, thread, frame */
+}
+
+/* The hprof_walk_fn: lists the dump's segments, splits them, walks both halves. */
+static lr_status histo_walk(void *ctx, hprof_walk *hw, lr_error *err)
+{
+    hctx *c = ctx;
+    const uint8_t *d = hw->d;
+    root_sizes(c->root_body, hw->ids);
+    uint64_t lo = hw->dump.offset, hi = hw->dump.offset + hw->dump.length;
+    uint32_t n_seg = 0;
+    for (uint64_t t = lo; t < hi; t = t + 9 + be32(d + t + 5))
+        n_seg += d[t] == TAG_HEAP_DUMP || d[t] == TAG_HEAP_DUMP_SEGMENT;
+    uint64_t *segs = err_mallocarray(2 * (size_t)n_seg + 2, sizeof *segs);
+    if (!segs)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", hw->name);
+    uint32_t k = 0;
+    uint64_t total = 0;
+    for (uint64_t t = lo; t < hi; t = t + 9 + be32(d + t + 5)) {
+        if (d[t] != TAG_HEAP_DUMP && d[t] != TAG_HEAP_DUMP_SEGMENT)
+            continue;
+        segs[2 * k] = t + 9;
+        segs[2 * k + 1] = t + 9 + be32(d + t + 5);
+        total += segs[2 * k + 1] - segs[2 * k];
+        k++;
+    }
+    /* First half: the shortest run of segments holding at least half of the bytes. */
+    uint32_t split = n_seg;
+    if (c->threads > 1 && n_seg > 1 && total >= SPLIT_MIN_BYTES) {
+        uint64_t acc = 0;
+        for (split = 0; split < n_seg && acc < total / 2; split++)
+            acc += segs[2 * split + 1] - segs[2 * split];
+        if (split == n_seg)
+            split = n_seg - 1;
+    }
+    c->n_parts = split < n_seg ? 2 : 1;
+    for (uint32_t i = 0; i < c->n_parts; i++) {
+        part *w = &c->parts[i];
+        w->d = d;
+        w->n = hw->n;
+        w->name = hw->name;
+        w->ids = hw->ids;
+        w->segs = segs;
+        w->seg_lo = i ? split : 0;
+        w->seg_hi = i || c->n_parts == 1 ? n_seg : split;
+        w->root_body = c->root_body;
+        w->err.offset = LR_NO_OFFSET;
+    }
+    pthread_t th;
+    int threaded = c->n_parts == 2 && pthread_create(&th, NULL, walk_thread, &c->parts[1]) == 0;
+    c->parts[0].st = walk_part(&c->parts[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (c->n_parts == 2)
+        c->parts[1].st = walk_part(&c->parts[1]);
+    free(segs);
+    for (uint32_t i = 0; i < c->n_parts; i++) {
+        c->parts[i].segs = NULL;
+        if (c->parts[i].st != LR_OK) {
+            *err = c->parts[i].err;
+            return c->parts[i].st;
+        }
+    }
+    /* Class dumps in file order, heaps over the whole dump. */
+    part *a = &c->parts[0];
+    uint32_t heaps = a->n_heap_ids;
+    if (c->n_parts == 2) {
+        part *b = &c->parts[1];
+        for (uint32_t i = 0; i < b->n_heap_ids; i++) {
+            uint32_t j = 0;
+            while (j < a->n_heap_ids && a->heap_ids[j] != b->heap_ids[i])
+                j++;
+            heaps += j == a->n_heap_ids;
+        }
+        if (b->n_cls) {
+            uint64_t nc = (uint64_t)a->n_cls + b->n_cls;
+            void *q = nc < UINT32_MAX ? err_reallocarray(a->cls, nc, sizeof *a->cls) : NULL;
+            if (!q)
+                return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", hw->name);
+            a->cls = q;
+            memcpy(a->cls + a->n_cls, b->cls, b->n_cls * sizeof *b->cls);
+            a->n_cls = a->cap_cls = (uint32_t)nc;
+        }
+        a->n_objects += b->n_objects;
+    }
+    /* The reader also names a "default" heap when objects precede the first HEAP_DUMP_INFO;
+     * near the ceiling that is a difference this walk does not model. */
+    if (heaps >= GRAPH_MAX_HEAPS)
+        return LR_FAIL(err, LR_ERR_LIMIT, "%s: %u heaps: too many for the streaming histogram",
+                       hw->name, heaps);
+    hw->cls = a->cls;
+    hw->n_cls = a->n_cls;
+    hw->n_objects = a->n_objects;
+    a->cls = NULL;
+    a->n_cls = a->cap_cls = 0;
+    return LR_OK;
+}
+
+/* Summed bytes of the arrays in s with elements of elsize bytes; 0 when one of them could
+ * reach the reader's 32-bit saturation (the sums would then differ). */
+static int arr_bytes(const hprof_model *md, const hstat *s, unsigned elsize, uint64_t *out)
+{
+    *out = 0;
+    if (!s->n_arr)
+        return 1;
+    if (md->android) {
+        if ((uint64_t)elsize * s->len_max > UINT32_MAX)
+            return 0;
+        *out = (uint64_t)elsize * s->len_sum;
+        return 1;
+    }
+    uint64_t c = (uint64_t)md->min_inst + 4;
+    if (c + (uint64_t)elsize * s->len_max + 7 > UINT32_MAX)
+        return 0;
+    uint64_t b = s->n_arr * c + (uint64_t)elsize * s->len_sum;
+    for (unsigned m = 0; m < 8; m++)
+        b += s->len_mod[m] * ((8 - ((c + (uint64_t)elsize * m) & 7)) & 7);
+    *out = b;
+    return 1;
+}
+
+typedef struct idix {
+    uint64_t id;
+    class_ix ix;
+} idix;
+
+static int cmp_idix(const void *pa, const void *pb)
+{
+    const idix *a = pa, *b = pb;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return a->ix < b->ix ? -1 : a->ix > b->ix;
+}
+
+/* The class a class id resolves to: its first CLASS_DUMP, as the reader's lookup. */
+static class_ix find_class(const idix *v, uint32_t n, uint64_t id)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo].id == id ? v[lo].ix : GRAPH_NONE;
+}
+
+static const char *const PRIM_ARRAY_NAMES[12] = {NULL,      NULL,      NULL,    NULL,
+                                                 "boolean[]", "char[]", "float[]", "double[]",
+                                                 "byte[]",  "short[]", "int[]", "long[]"};
+
+static lr_status declined(const char *name, lr_error *err)
+{
+    return LR_FAIL(err, LR_ERR_LIMIT,
+                   "%s: array sizes reach 4 GiB: beyond the streaming histogram", name);
+}
+
+static void merge_stat(hstat *x, const hstat *y)
+{
+    x->n_inst += y->n_inst;
+    x->n_arr += y->n_arr;
+    x->len_sum += y->len_sum;
+    x->len_max = y->len_max > x->len_max ? y->len_max : x->len_max;
+    for (unsigned m = 0; m < 8; m++)
+        x->len_mod[m] += y->len_mod[m];
+}
+
+/* Adds the sums of one class id (or of the classless id) to its row. */
+static int add_id(const hprof_model *md, const idix *ix, uint32_t nc, uint64_t id,
+                  const hstat *s, hprof_histo *h)
+{
+    class_ix c = find_class(ix, nc, id);
+    hprof_histo_row *r = &h->rows[c == GRAPH_NONE ? h->n_classes + 1 : c];
+    uint64_t each = c != GRAPH_NONE ? md->inst_size[c]
+                    : md->android   ? 0
+                                    : (uint32_t)((md->min_inst + 7u) & ~7u);
+    uint64_t ab;
+    if (!arr_bytes(md, s, md->android ? md->ids : md->oop, &ab))
+        return 0;
+    r->count += s->n_inst + s->n_arr;
+    r->bytes += s->n_inst * each + ab;
+    return 1;
+}
+
+static lr_status finish(hctx *c, const hprof_model *md, hprof_histo *h, const char *name,
+                        lr_error *err)
+{
+    static const unsigned PSZ[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
+    const graph *g = &h->g;
+    uint32_t nc = g->n_classes;
+    part *a = &c->parts[0];
+    for (uint32_t i = 1; i < c->n_parts; i++) {
+        part *b = &c->parts[i];
+        for (uint64_t s = 0; s <= b->tab.mask; s++) {
+            if (!b->tab.keys[s])
+                continue;
+            hstat *x = ctab_get(&a->tab, b->tab.keys[s]);
+            if (!x)
+                return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
+            merge_stat(x, &b->tab.st[s]);
+        }
+        merge_stat(&a->tab.zero, &b->tab.zero);
+        for (unsigned t = 0; t < 12; t++) {
+            if (b->prim[t].n_arr && !a->prim[t].n_arr)
+                a->prim_first[t] = b->prim_first[t];
+            merge_stat(&a->prim[t], &b->prim[t]);
+        }
+        a->class_bytes_shark += b->class_bytes_shark;
+    }
+    /* Primitive array types without a class of the dump get one, numbered after the dump's
+     * classes in the order their first array appears (the reader's pass 2 order). */
+    class_ix prim_row[12];
+    uint32_t n_synth = 0;
+    for (unsigned t = 0; t < 12; t++)
+        prim_row[t] = md->prim_class[t];
+    for (;;) {
+        int best = -1;
+        for (unsigned t = 4; t < 12; t++)
+            if (a->prim[t].n_arr && prim_row[t] == GRAPH_NONE &&
+                (best < 0 || a->prim_first[t] < a->prim_first[best]))
+                best = (int)t;
+        if (best < 0)
+            break;
+        prim_row[best] = nc + n_synth++;
+    }
+    h->n_classes = nc + n_synth;
+    h->rows = err_calloc((size_t)h->n_classes + 2, sizeof *h->rows);
+    idix *ix = err_mallocarray(nc ? nc : 1, sizeof *ix);
+    if (!h->rows || !ix) {
+        free(ix);
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
+    }
+    for (class_ix k = 0; k < nc; k++) {
+        h->rows[k].name = graph_str(g, g->classes[k].name);
+        ix[k] = (idix){g->classes[k].id, k};
+    }
+    for (unsigned t = 4; t < 12; t++)
+        if (prim_row[t] >= nc && prim_row[t] != GRAPH_NONE)
+            h->rows[prim_row[t]].name = PRIM_ARRAY_NAMES[t];
+    qsort(ix, nc, sizeof *ix, cmp_idix);
+    int ok = 1;
+    for (uint64_t s = 0; ok && s <= a->tab.mask; s++)
+        if (a->tab.keys[s])
+            ok = add_id(md, ix, nc, a->tab.keys[s], &a->tab.st[s], h);
+    if (ok)
+        ok = add_id(md, ix, nc, 0, &a->tab.zero, h);
+    free(ix);
+    for (unsigned t = 4; ok && t < 12; t++) {
+        if (!a->prim[t].n_arr)
+            continue;
+        uint64_t ab;
+        ok = arr_bytes(md, &a->prim[t], PSZ[t], &ab);
+        h->rows[prim_row[t]].count += a->prim[t].n_arr;
+        h->rows[prim_row[t]].bytes += ab;
+    }
+    if (!ok)
+        return declined(name, err);
+    hprof_histo_row *co = &h->rows[h->n_classes];
+    co->count = nc;
+    co->bytes = md->android ? a->class_bytes_shark : (uint64_t)nc * md->class_obj_size;
+    return LR_OK;
+}
+
+static void hctx_free(hctx *c)
+{
+    for (uint32_t i = 0; i < 2; i++) {
+        ctab_free(&c->parts[i].tab);
+        free(c->parts[i].cls);
+    }
+}
+
+lr_status hprof_histo_build(const mfile *m, const char *name, int dump_index, unsigned threads,
+                            hprof_histo *h, lr_error *err)
+{
+    memset(h, 0, sizeof *h);
+    graph_init(&h->g);
+    h->g.path = strdup(name ? name : "<memory>");
+    if (!h->g.path)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name ? name : "<memory>");
+    if (m->map && m->map_len)
+        madvise(m->map, m->map_len, MADV_WILLNEED);
+    hctx c;
+    memset(&c, 0, sizeof c);
+    c.threads = threads;
+    hprof_model md;
+    lr_status st = hprof_model_load(&h->g, m, dump_index, histo_walk, &c, &md, err);
+    if (st == LR_OK)
+        st = finish(&c, &md, h, h->g.path, err);
+    free(md.inst_size);
+    hctx_free(&c);
+    if (st != LR_OK)
+        hprof_histo_free(h);
+    return st;
+}
+
+void hprof_histo_free(hprof_histo *h)
+{
+    free(h->rows);
+    h->rows = NULL;
+    h->n_classes = 0;
+    free((char *)h->g.path);
+    h->g.path = NULL;
+    graph_fini(&h->g);
+}
