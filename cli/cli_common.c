@@ -5,6 +5,8 @@
  * place: stderr as text, or stdout as the JSON error object under --json (docs/json.md). */
 #include "cli.h"
 
+#include "analysis/native.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -379,6 +381,10 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
     lr_error err = {.code = LR_OK, .offset = LR_NO_OFFSET};
     double t0 = cli_now_ms();
     lr_status s = lr_open(path, &o, out, &err);
+    /* Android's registry-owned native bytes join shallow sizes for every verb (info, show,
+     * top, histo --retained, analyze): a no-op for dumps without the registry's classes. */
+    if (s == LR_OK && *out)
+        s = native_assign(lr_heap_graph(*out), NULL, &err);
     co->load_ms = cli_now_ms() - t0;
     co->load_ms_total += co->load_ms;
     if (s == LR_OK && *out)

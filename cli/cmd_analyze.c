@@ -10,6 +10,7 @@
 
 #include "analysis/dominators.h"
 #include "analysis/leakfind.h"
+#include "analysis/collapse.h"
 #include "analysis/trace.h"
 #include "report/text.h"
 #include "rules/mapping.h"
@@ -18,11 +19,17 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
-/* LEAKRAY_TIMINGS=1 prints each phase's wall time to stderr (for bench/analyze.sh). */
+/* LEAKRAY_TIMINGS=1 prints each phase's wall and CPU time and the heap memory held at its
+ * end (RssAnon) to stderr, for bench/analyze.sh. */
 static void analyze_phase(const char *name, double *t)
 {
     static int on = -1;
+    static double last_cpu;
     if (on < 0) {
         const char *e = getenv("LEAKRAY_TIMINGS");
         on = e && *e && strcmp(e, "0") != 0;
@@ -38,8 +45,13 @@ static void analyze_phase(const char *name, double *t)
                 anon = strtol(line + 8, NULL, 10);
         if (f)
             fclose(f);
-        fprintf(stderr, "leakray: %-10s %8.1f ms  anon %6.1f MB\n", name, now - *t,
-                anon < 0 ? -1.0 : anon / 1024.0);
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        double cpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+        fprintf(stderr, "leakray: %-10s %8.1f ms wall %8.1f ms cpu  anon %7.1f MB\n", name,
+                now - *t, cpu - last_cpu, anon < 0 ? -1.0 : anon / 1024.0);
+        last_cpu = cpu;
     }
     *t = now;
 }
@@ -115,9 +127,37 @@ static const char *source_key(unsigned s)
     return s == LEAK_SRC_WATCHED ? "watched" : s == LEAK_SRC_RULE ? "rule" : "suspect";
 }
 
+/* --collapse under --json: the trace's runs of one category, indexes into "elements"
+ * (the leaking object, last, is never merged). */
+static void json_collapsed(jsonw *w, const graph *g, const trace *t, const cat_set *cs)
+{
+    uint32_t n = t->n ? t->n - 1 : 0;
+    node_ix *nodes = err_mallocarray(n ? n : 1, sizeof *nodes);
+    collapse_line *ln = err_mallocarray(n ? n : 1, sizeof *ln);
+    jsonw_kv_arr_begin(w, "collapsed");
+    for (uint32_t i = 0; nodes && ln && i < n; i++)
+        nodes[i] = t->el[i].node;
+    uint32_t n_ln = nodes && ln ? collapse_path(cs, nodes, n, ln) : 0;
+    for (uint32_t i = 0; i < n_ln; i++) {
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, "category", cat_name(cs, ln[i].cat));
+        jsonw_kv_uint(w, "count", collapse_count(&ln[i]));
+        jsonw_kv_uint(w, "collections", ln[i].collections);
+        jsonw_kv_uint(w, "from", ln[i].first);
+        jsonw_kv_uint(w, "to", ln[i].last);
+        jsonw_kv_str(w, "first_class", t->el[ln[i].first].class_name);
+        jsonw_kv_str(w, "last_class", t->el[ln[i].last].class_name);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    free(nodes);
+    free(ln);
+    (void)g;
+}
+
 static void analyze_json(const cli_common *co, const char *path, const graph *g,
                          const rules_set *rs, const leak_set *ls, const trace_result *tr,
-                         int suspects, double ms)
+                         int suspects, double ms, const cat_set *cs)
 {
     jsonw w;
     char id[CLI_FMT_MAX];
@@ -178,6 +218,8 @@ static void analyze_json(const cli_common *co, const char *path, const graph *g,
         for (uint32_t j = 0; j < t->n; j++)
             json_elem(&w, g, &t->el[j], j + 1 == t->n);
         jsonw_arr_end(&w);
+        if (cs)
+            json_collapsed(&w, g, t, cs);
         jsonw_obj_end(&w);
     }
     jsonw_arr_end(&w);
@@ -194,7 +236,8 @@ int cmd_analyze(int argc, char **argv)
 {
     cli_strlist rules_files = {{0}, 0}, watches = {{0}, 0}, ifs = {{0}, 0};
     const char *mapping = NULL;
-    int fail_on_leak = 0, no_shipped = 0;
+    int fail_on_leak = 0, no_shipped = 0, collapse = 0;
+    const char *categories = NULL;
     const cli_optdef opts[] = {
         {"--rules", CLI_OPT_LIST, &rules_files, "FILE", "extra rules file (repeatable)", NULL},
         {"--watch", CLI_OPT_LIST, &watches, "CLASS",
@@ -207,6 +250,10 @@ int cmd_analyze(int argc, char **argv)
          "exit 1 when application or library leaks are found", NULL},
         {"--no-shipped-rules", CLI_OPT_FLAG, &no_shipped, NULL,
          "do not load jdk.rules / android.rules", NULL},
+        {"--collapse", CLI_OPT_FLAG, &collapse, NULL,
+         "merge runs of one category (element, widget, view...) in traces into one line", NULL},
+        {"--categories", CLI_OPT_STR, &categories, "NAME|FILE",
+         "category rules for --collapse: flutter (default), android-views, or a file", NULL},
         {0}};
     const cli_spec spec = {
         "analyze", "FILE", "LeakCanary-style leak traces of watched and rule-matched objects",
@@ -222,10 +269,30 @@ int cmd_analyze(int argc, char **argv)
         return rc;
     if (ifs.n > watches.n)
         return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
+    if (categories && !collapse)
+        return cli_usage_error(&co, "--categories needs --collapse");
+    cat_set cs;
+    cat_init(&cs);
+    if (collapse) {
+        lr_error cerr = {.offset = LR_NO_OFFSET};
+        if (cat_load(&cs, categories ? categories : "flutter", &cerr) != LR_OK) {
+            cat_fini(&cs);
+            return cli_error(&co, &cerr);
+        }
+    }
+#ifdef __GLIBC__
+    /* The phases allocate and free arrays of N entries one after another; a fixed mmap
+     * threshold hands each back to the system when freed (glibc's adaptive threshold would
+     * move them to the heap after the first free, and the heap keeps them), so the peak is
+     * one phase's scratch, not the sum. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
     double t0 = cli_now_ms(), tp = t0;
     lr_heap *h;
-    if ((rc = cli_open(&co, co.pos[0], 0, &h)) != 0)
+    if ((rc = cli_open(&co, co.pos[0], 0, &h)) != 0) {
+        cat_fini(&cs);
         return rc;
+    }
     analyze_phase("load", &tp);
     graph *g = lr_heap_graph(h);
     lr_error err;
@@ -254,6 +321,8 @@ int cmd_analyze(int argc, char **argv)
         st = rules_add_watch(&rs, watches.v[i], i < ifs.n ? ifs.v[i] : NULL, &err);
     if (st == LR_OK)
         st = rules_bind(&rs, g, &err);
+    if (st == LR_OK && collapse)
+        st = cat_bind(&cs, g, &err);
     analyze_phase("rules", &tp);
     if (st == LR_OK)
         st = dom_build(g, trace_dom_filter, &rs, &dt, &err);
@@ -275,9 +344,9 @@ int cmd_analyze(int argc, char **argv)
         char abs[PATH_MAX];
         const char *shown = realpath(co.pos[0], abs) ? abs : co.pos[0];
         if (co.json) {
-            analyze_json(&co, shown, g, &rs, &ls, &tr, suspects, ms);
+            analyze_json(&co, shown, g, &rs, &ls, &tr, suspects, ms, collapse ? &cs : NULL);
         } else {
-            rep_text_opts o = {shown, co.no_timing, ms, suspects};
+            rep_text_opts o = {shown, co.no_timing, ms, suspects, collapse ? &cs : NULL};
             rep_text_analysis(stdout, g, &rs, &ls, &tr, &o);
         }
         analyze_phase("report", &tp);
@@ -289,6 +358,7 @@ int cmd_analyze(int argc, char **argv)
     leak_set_free(&ls);
     dom_free(&dt);
     rules_fini(&rs);
+    cat_fini(&cs);
     lr_close(h);
     analyze_phase("free", &tp);
     return rc;

@@ -1,12 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cmd_dupes.c: `leakray dupes FILE [--min-bytes N] [--min-bitmap N] [--top N] [--json]`
- * (cli). Runs dupes_find (src/analysis/dupes.c) and prints three sections: identical
- * primitive arrays with their owners' classes and shortest strong paths, duplicate
- * android.graphics.Bitmap buffers (Matrix) and duplicate strings (MAT). Also defines
- * cli_special_path / cli_special_path_json, the path rendering shared with cmd_cycles.c. */
+/* cmd_dupes.c: `leakray dupes FILE [--min-bytes N] [--min-bitmap N] [--top N] [--json]
+ * [--mapping FILE] [--large-pixels N] [--export-png DIR]` (cli). Runs dupes_find
+ * (src/analysis/dupes.c) and prints: identical primitive arrays with their owners' classes
+ * and shortest strong paths, duplicate android.graphics.Bitmap pixels (Matrix, mBuffer; or
+ * Bitmap.dumpData on Android 8+), large bitmaps (KOOM) and duplicate strings (MAT).
+ * --export-png writes one image per duplicate bitmap group with libpng: raw pixels are
+ * ARGB_8888 (bytes R, G, B, A in memory) or RGB_565 (16-bit little-endian), told apart by
+ * the bytes per pixel; a dumped buffer that already is a PNG/JPEG/WebP file is written as
+ * is. Also defines cli_special_path / cli_special_path_json, the path rendering shared with
+ * cmd_cycles.c. */
 #include "cli.h"
 #include "analysis/dupes.h"
+#include "rules/mapping.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <png.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define DUPES_PATHS_TEXT 3  /* paths printed per group in text (JSON has all) */
@@ -137,8 +147,164 @@ static int owner_kinds(const graph *g, const dupes_result *r, const dupes_group 
     return n;
 }
 
+/* ---- bitmap export ---- */
+
+#define DUPES_MAX_EXPORT_PIXELS (64u << 20) /* refuse bigger images (64 Mpixel) */
+
+/* File name extension of a dumped buffer that already is an image file, or NULL. */
+static const char *image_file_ext(const uint8_t *p, uint64_t n)
+{
+    static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (n >= 8 && memcmp(p, png_sig, 8) == 0)
+        return "png";
+    if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
+        return "jpg";
+    if (n >= 12 && memcmp(p, "RIFF", 4) == 0 && memcmp(p + 8, "WEBP", 4) == 0)
+        return "webp";
+    return NULL;
+}
+
+/* How raw pixels are laid out: 4 (ARGB_8888), 2 (RGB_565) or 0 (too few bytes). */
+static unsigned raw_bpp(const dupes_pixels *px)
+{
+    uint64_t n = (uint64_t)px->width * px->height;
+    if (n == 0 || n > DUPES_MAX_EXPORT_PIXELS)
+        return 0;
+    return px->len >= n * 4 ? 4 : px->len >= n * 2 ? 2 : 0;
+}
+
+typedef struct png_sink {
+    FILE *f;
+    char msg[160];
+} png_sink;
+
+static void png_on_error(png_structp p, png_const_charp msg)
+{
+    png_sink *s = png_get_error_ptr(p);
+    snprintf(s->msg, sizeof s->msg, "%s", msg);
+    png_longjmp(p, 1);
+}
+
+static void png_on_warning(png_structp p, png_const_charp msg) { (void)p, (void)msg; }
+
+/* Encodes raw pixels as an 8-bit RGBA (ARGB_8888) or RGB (RGB_565) PNG. Returns 0 or -1
+ * with a message in why. */
+static int write_png(const char *path, const uint8_t *pix, const dupes_pixels *px, unsigned bpp,
+                     char *why, size_t cap)
+{
+    png_sink sink = {fopen(path, "wb"), ""};
+    if (!sink.f) {
+        snprintf(why, cap, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    uint32_t w = px->width, h = px->height;
+    unsigned out_bpp = bpp == 4 ? 4 : 3;
+    uint8_t *row = malloc((size_t)w * out_bpp);
+    png_structp p = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, png_on_error,
+                                            png_on_warning);
+    png_infop info = p ? png_create_info_struct(p) : NULL;
+    if (!row || !p || !info) {
+        snprintf(why, cap, "out of memory encoding %s", path);
+        goto fail;
+    }
+    if (setjmp(png_jmpbuf(p))) {
+        snprintf(why, cap, "%s: %s", path, sink.msg);
+        goto fail;
+    }
+    png_init_io(p, sink.f);
+    png_set_IHDR(p, info, w, h, 8, bpp == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(p, info);
+    for (uint32_t y = 0; y < h; y++) {
+        const uint8_t *src = pix + (uint64_t)y * w * bpp;
+        if (bpp == 4) {
+            memcpy(row, src, (size_t)w * 4);
+        } else {
+            for (uint32_t x = 0; x < w; x++) {
+                unsigned v = (unsigned)src[2 * x] | (unsigned)src[2 * x + 1] << 8;
+                unsigned r = v >> 11 & 0x1f, gr = v >> 5 & 0x3f, b = v & 0x1f;
+                row[3 * x] = (uint8_t)((r * 255 + 15) / 31);
+                row[3 * x + 1] = (uint8_t)((gr * 255 + 31) / 63);
+                row[3 * x + 2] = (uint8_t)((b * 255 + 15) / 31);
+            }
+        }
+        png_write_row(p, row);
+    }
+    png_write_end(p, info);
+    png_destroy_write_struct(&p, &info);
+    free(row);
+    if (fclose(sink.f) != 0) {
+        snprintf(why, cap, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+fail:
+    png_destroy_write_struct(p ? &p : NULL, info ? &info : NULL);
+    free(row);
+    fclose(sink.f);
+    remove(path);
+    return -1;
+}
+
+/* Writes the first member of bitmap group i into dir. Returns 0 and the file's path in out,
+ * 1 when the group's pixels cannot be shown (why says so), or -1 on an I/O error. */
+static int export_group(const graph *g, const dupes_result *r, uint32_t i, const char *dir,
+                        char *out, size_t cap, char *why, size_t wcap)
+{
+    const dupes_group *gr = &r->bitmaps[i];
+    node_ix m = r->members[gr->first_member];
+    dupes_pixels px;
+    if (!dupes_bitmap_pixels(g, m, &px) || px.source == DUPES_PIX_NONE) {
+        snprintf(why, wcap, "no pixels in the dump");
+        return 1;
+    }
+    const uint8_t *p = g->data + px.off;
+    const char *ext = px.source == DUPES_PIX_DUMPDATA ? image_file_ext(p, px.len) : NULL;
+    snprintf(out, cap, "%s/bitmap-%u-%ux%u-%" PRIx64 ".%s", dir, i + 1, px.width, px.height,
+             g->node_id[m], ext ? ext : "png");
+    if (ext) { /* already an image file: write it unchanged */
+        FILE *f = fopen(out, "wb");
+        if (!f || fwrite(p, 1, px.len, f) != px.len || fclose(f) != 0) {
+            snprintf(why, wcap, "%s: %s", out, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    unsigned bpp = raw_bpp(&px);
+    if (!bpp) {
+        snprintf(why, wcap, "%" PRIu64 " bytes do not hold %ux%u pixels", px.len, px.width,
+                 px.height);
+        return 1;
+    }
+    return write_png(out, p, &px, bpp, why, wcap);
+}
+
+/* "buffer", "dump_data" or "none". */
+static const char *pix_source_name(unsigned s)
+{
+    return s == DUPES_PIX_BUFFER ? "buffer" : s == DUPES_PIX_DUMPDATA ? "dump_data" : "none";
+}
+
+/* Pixel format of a bitmap for people: "raw ARGB_8888", "png", ... */
+static const char *pix_format(const graph *g, const dupes_pixels *px)
+{
+    if (px->source == DUPES_PIX_NONE)
+        return "none";
+    const char *ext = image_file_ext(g->data + px->off, px->len);
+    if (px->source == DUPES_PIX_DUMPDATA && ext)
+        return ext;
+    unsigned bpp = raw_bpp(px);
+    return bpp == 4 ? "raw ARGB_8888" : bpp == 2 ? "raw RGB_565" : "raw (unknown layout)";
+}
+
+/* Export results per bitmap group (file paths), filled by --export-png. */
+typedef struct exports {
+    char (*path)[512]; /* "" when the group was not written */
+    uint32_t n;
+} exports;
+
 static void text_report(const cli_common *co, const graph *g, const dupes_result *r,
-                        const dupes_opts *o, uint64_t top)
+                        const dupes_opts *o, uint64_t top, const exports *ex)
 {
     char a[CLI_FMT_MAX], b[CLI_FMT_MAX], c[CLI_FMT_MAX], t[128], id[CLI_FMT_MAX];
     printf("Duplicate primitive arrays (>= %s bytes): %s groups, %s wasted\n",
@@ -180,6 +346,13 @@ static void text_report(const cli_common *co, const graph *g, const dupes_result
         printf("  #%u %ux%u, buffer %s x%u: %s bytes each, %s wasted\n", i + 1, gr->width,
                gr->height, array_title(g, gr, t, sizeof t), gr->count,
                cli_fmt_count(a, gr->bytes), cli_fmt_count(b, gr->wasted));
+        if (gr->pix_source == DUPES_PIX_DUMPDATA) {
+            dupes_pixels px;
+            dupes_bitmap_pixels(g, r->members[gr->first_member], &px);
+            printf("     pixels: Bitmap.dumpData (native bitmap), %s\n", pix_format(g, &px));
+        }
+        if (ex && i < ex->n && ex->path[i][0])
+            printf("     image: %s\n", ex->path[i]);
         for (uint32_t k = 0; k < gr->count && k < DUPES_PATHS_TEXT; k++) {
             node_ix m = r->members[gr->first_member + k];
             printf("     bitmap %s, path:\n", cli_fmt_id(id, g, g->node_id[m]));
@@ -187,6 +360,26 @@ static void text_report(const cli_common *co, const graph *g, const dupes_result
         }
         if (gr->count > DUPES_PATHS_TEXT)
             printf("     ... %u more (--json lists every path)\n", gr->count - DUPES_PATHS_TEXT);
+    }
+
+    if (r->n_large) {
+        printf("\nLarge bitmaps (mWidth x mHeight >= %s pixels): %s\n",
+               cli_fmt_count(a, o->large_pixels), cli_fmt_count(b, r->n_large));
+        for (uint32_t i = 0; i < r->n_large && i < top; i++) {
+            node_ix m = r->large[i];
+            dupes_pixels px;
+            dupes_bitmap_pixels(g, m, &px);
+            printf("  #%u %s %ux%u (%s pixels), native %s, pixels: %s\n", i + 1,
+                   cli_fmt_id(id, g, g->node_id[m]), px.width, px.height,
+                   cli_fmt_count(a, (uint64_t)px.width * px.height),
+                   g->node_native && g->node_native[m] ? cli_fmt_bytes(b, g->node_native[m])
+                                                       : "unknown",
+                   pix_format(g, &px));
+            if (i < DUPES_PATHS_TEXT)
+                cli_special_path(stdout, g, &r->paths, m, "       ");
+        }
+        if (r->n_large > top)
+            printf("  ... %u more (--top N)\n", (unsigned)(r->n_large - top));
     }
 
     printf("\nDuplicate strings: %s groups, %s wasted\n", cli_fmt_count(a, r->n_strings),
@@ -233,7 +426,7 @@ static void json_members(jsonw *w, const graph *g, const dupes_result *r, const 
 }
 
 static void json_report(const cli_common *co, const graph *g, const dupes_result *r,
-                        const dupes_opts *o, uint64_t top)
+                        const dupes_opts *o, uint64_t top, const exports *ex)
 {
     jsonw w;
     char t[128];
@@ -272,7 +465,41 @@ static void json_report(const cli_common *co, const graph *g, const dupes_result
         jsonw_kv_uint(&w, "count", gr->count);
         jsonw_kv_uint(&w, "bytes", gr->bytes);
         jsonw_kv_uint(&w, "wasted", gr->wasted);
+        dupes_pixels px;
+        dupes_bitmap_pixels(g, r->members[gr->first_member], &px);
+        jsonw_kv_str(&w, "pixels", pix_source_name(gr->pix_source));
+        jsonw_kv_str(&w, "pixel_format", pix_format(g, &px));
+        if (ex && i < ex->n && ex->path[i][0])
+            jsonw_kv_str(&w, "image", ex->path[i]);
+        else if (ex)
+            jsonw_kv_null(&w, "image");
         json_members(&w, g, r, gr, 0);
+        jsonw_obj_end(&w);
+    }
+    jsonw_arr_end(&w);
+    jsonw_obj_end(&w);
+
+    jsonw_kv_obj_begin(&w, "large_bitmaps");
+    jsonw_kv_uint(&w, "min_pixels", o->large_pixels);
+    jsonw_kv_uint(&w, "count", r->n_large);
+    jsonw_kv_arr_begin(&w, "bitmaps");
+    for (uint32_t i = 0; i < r->n_large && i < top; i++) {
+        node_ix m = r->large[i];
+        char id[CLI_FMT_MAX];
+        dupes_pixels px;
+        dupes_bitmap_pixels(g, m, &px);
+        jsonw_obj_begin(&w);
+        jsonw_kv_str(&w, "id", cli_fmt_id(id, g, g->node_id[m]));
+        jsonw_kv_uint(&w, "width", px.width);
+        jsonw_kv_uint(&w, "height", px.height);
+        jsonw_kv_uint(&w, "pixel_count", (uint64_t)px.width * px.height);
+        if (g->node_native && g->node_native[m])
+            jsonw_kv_uint(&w, "native", g->node_native[m]);
+        else
+            jsonw_kv_null(&w, "native");
+        jsonw_kv_str(&w, "pixels", pix_source_name(px.source));
+        jsonw_key(&w, "path");
+        cli_special_path_json(&w, g, &r->paths, m);
         jsonw_obj_end(&w);
     }
     jsonw_arr_end(&w);
@@ -302,20 +529,30 @@ static void json_report(const cli_common *co, const graph *g, const dupes_result
 int cmd_dupes(int argc, char **argv)
 {
     uint64_t min_bytes = DUPES_DEFAULT_MIN_BYTES, min_bmp = DUPES_DEFAULT_MIN_BITMAP, top = 20;
+    uint64_t large_px = DUPES_DEFAULT_LARGE_PIXELS;
+    const char *png_dir = NULL, *map_path = NULL;
     const cli_optdef opts[] = {
         {"--min-bytes", CLI_OPT_SIZE, &min_bytes, "N",
          "smallest array content grouped (default 1024)", NULL},
         {"--min-bitmap", CLI_OPT_SIZE, &min_bmp, "N",
          "smallest bitmap buffer grouped (default 5000, as Matrix)", NULL},
         {"--top", CLI_OPT_UINT, &top, "N", "groups shown per section (default 20)", NULL},
+        {"--large-pixels", CLI_OPT_UINT, &large_px, "N",
+         "list bitmaps of at least N pixels (default 1,049,089 as KOOM)", NULL},
+        {"--export-png", CLI_OPT_STR, &png_dir, "DIR",
+         "write one image per duplicate bitmap group into DIR", NULL},
+        {"--mapping", CLI_OPT_STR, &map_path, "FILE", "ProGuard/R8 mapping to deobfuscate names",
+         NULL},
         {0}};
     const cli_spec spec = {
         "dupes", "FILE", "identical primitive arrays, bitmaps and strings (wasted memory)", opts,
         1, 1,
         "Arrays are grouped by type, length and exact bytes; each copy's owner is its first\n"
         "referrer, with the shortest strong path from a GC root. Bitmaps: android.graphics.\n"
-        "Bitmap instances (pre-8.0 layout, mBuffer) with identical pixels. Strings: equal\n"
-        "java.lang.String contents. wasted = (count - 1) x bytes of one copy."};
+        "Bitmap instances with identical pixels: mBuffer before Android 8, else the copies a\n"
+        "dump taken with bitmap data (am dumpheap -b png) keeps in Bitmap.dumpData. Large\n"
+        "bitmaps: mWidth x mHeight >= --large-pixels, with native size when known. Strings:\n"
+        "equal java.lang.String contents. wasted = (count - 1) x bytes of one copy."};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
@@ -324,9 +561,14 @@ int cmd_dupes(int argc, char **argv)
     if ((rc = cli_open(&co, co.pos[0], 0, &h)) != 0)
         return rc;
     graph *g = lr_heap_graph(h);
-    dupes_opts o = {min_bytes, min_bmp};
+    dupes_opts o = {min_bytes, min_bmp, large_px ? large_px : DUPES_DEFAULT_LARGE_PIXELS};
     dupes_result r;
     lr_error err = {0};
+    if (map_path && mapping_apply_file(g, map_path, &err) != LR_OK) {
+        rc = cli_error(&co, &err);
+        lr_close(h);
+        return rc;
+    }
     double t0 = cli_now_ms();
     if (dupes_find(g, &o, &r, &err) != LR_OK) {
         rc = cli_error(&co, &err);
@@ -334,13 +576,41 @@ int cmd_dupes(int argc, char **argv)
         return rc;
     }
     double ms = cli_now_ms() - t0;
+    exports ex = {NULL, 0}, *exp = NULL;
+    if (png_dir) {
+        uint32_t n = r.n_bitmaps < top ? r.n_bitmaps : (uint32_t)top;
+        ex.path = calloc(n ? n : 1, sizeof *ex.path);
+        if (!ex.path) {
+            dupes_free(&r);
+            lr_close(h);
+            return cli_fail(&co, LR_ERR_NOMEM, "out of memory");
+        }
+        ex.n = n;
+        exp = &ex;
+        for (uint32_t i = 0; i < n; i++) {
+            char why[600];
+            int e = export_group(g, &r, i, png_dir, ex.path[i], sizeof ex.path[i], why,
+                                 sizeof why);
+            if (e != 0)
+                ex.path[i][0] = '\0';
+            if (e < 0) {
+                free(ex.path);
+                dupes_free(&r);
+                lr_close(h);
+                return cli_fail(&co, LR_ERR_IO, "%s", why);
+            }
+            if (e > 0)
+                fprintf(stderr, "leakray: bitmap group #%u not exported: %s\n", i + 1, why);
+        }
+    }
     if (co.json) {
-        json_report(&co, g, &r, &o, top);
+        json_report(&co, g, &r, &o, top, exp);
     } else {
-        text_report(&co, g, &r, &o, top);
+        text_report(&co, g, &r, &o, top, exp);
         cli_print_timing(&co, stdout, "\nload", co.load_ms);
         cli_print_timing(&co, stdout, "dupes", ms);
     }
+    free(ex.path);
     dupes_free(&r);
     lr_close(h);
     return CLI_EXIT_OK;

@@ -9,6 +9,7 @@
 #include "analysis/devtools.h"
 #include "analysis/dominators.h"
 #include "cli.h"
+#include "format/hprof.h"
 #include "format/v8.h"
 
 #include <inttypes.h>
@@ -64,6 +65,8 @@ static int cmp_rows(const void *pa, const void *pb)
     return cmp_name(a, b);
 }
 
+static void histo_rank(histo_ctx *h, histo_row *all, uint32_t nc);
+
 /* Sums every node into its class row. O(N + C log C). Returns LR_OK or LR_ERR_NOMEM. */
 static lr_status histo_collect(histo_ctx *h, lr_error *err)
 {
@@ -87,16 +90,25 @@ static lr_status histo_collect(histo_ctx *h, lr_error *err)
         if (h->retained)
             r->retained += h->retained[n];
     }
+    for (uint32_t c = 0; c < g->n_classes; c++)
+        all[c].name = graph_str(g, g->classes[c].name);
+    histo_rank(h, all, g->n_classes);
+    return LR_OK;
+}
+
+/* Names the two synthetic rows (all[nc], all[nc + 1]), drops empty rows, sums the total and
+ * sorts; all[c].name is set for c < nc. Takes all over as h->rows. */
+static void histo_rank(histo_ctx *h, histo_row *all, uint32_t nc)
+{
     memset(&h->total, 0, sizeof h->total);
     uint32_t k = 0;
-    for (uint32_t c = 0; c <= g->n_classes + 1; c++) {
+    for (uint32_t c = 0; c <= nc + 1; c++) {
         if (!all[c].count)
             continue;
-        all[c].cls = c < g->n_classes ? c : GRAPH_NONE;
-        all[c].name = c < g->n_classes    ? graph_str(g, g->classes[c].name)
-                      : c == g->n_classes ? HISTO_CLASS_OBJECTS_NAME
-                                          : HISTO_NO_CLASS_NAME;
-        if (!all[c].name[0])
+        all[c].cls = c < nc ? c : GRAPH_NONE;
+        if (c >= nc)
+            all[c].name = c == nc ? HISTO_CLASS_OBJECTS_NAME : HISTO_NO_CLASS_NAME;
+        if (!all[c].name || !all[c].name[0])
             all[c].name = "<unnamed class>";
         h->total.count += all[c].count;
         h->total.shallow += all[c].shallow;
@@ -107,7 +119,6 @@ static lr_status histo_collect(histo_ctx *h, lr_error *err)
     qsort(all, k, sizeof *all, cmp_rows);
     h->rows = all;
     h->n_rows = k;
-    return LR_OK;
 }
 
 static void histo_print_text(const histo_ctx *h, uint64_t top)
@@ -297,6 +308,51 @@ static int find_heap(const graph *g, const char *name)
     return -1;
 }
 
+/* HPROF without --retained and --heap: the streaming histogram (format/hprof.h) gives the
+ * rows the graph would, in one walk without building it. Whatever it declines or fails on
+ * (other formats, damaged input, sizes near 4 GiB) is left to the graph load, so errors are
+ * printed by one code path. Returns an exit code, or -1 for "load the graph". */
+static int histo_stream(cli_common *co, enum histo_sort sort, const char *sort_name,
+                        uint64_t top)
+{
+    double t0 = cli_now_ms();
+    mfile m;
+    lr_error err = {.offset = LR_NO_OFFSET};
+    if (mfile_open(&m, co->pos[0], co->max_inflate, &err) != LR_OK)
+        return -1;
+    hprof_histo hh;
+    if (!hprof_sniff(m.data, m.len) ||
+        hprof_histo_build(&m, co->pos[0], (int)co->dump_index, 0, &hh, &err) != LR_OK) {
+        mfile_close(&m);
+        return -1;
+    }
+    co->load_ms = cli_now_ms() - t0;
+    co->load_ms_total += co->load_ms;
+    int rc = CLI_EXIT_OK;
+    histo_ctx h = {.heap = -1, .sort = sort};
+    histo_row *all = err_calloc((size_t)hh.n_classes + 2, sizeof *all);
+    if (!all) {
+        rc = cli_fail(co, LR_ERR_NOMEM, "histo: out of memory for %u classes", hh.n_classes);
+    } else {
+        for (uint32_t c = 0; c < hh.n_classes + 2; c++) {
+            all[c].name = hh.rows[c].name;
+            all[c].count = hh.rows[c].count;
+            all[c].shallow = hh.rows[c].bytes;
+        }
+        histo_rank(&h, all, hh.n_classes);
+        if (co->json) {
+            histo_print_json(co, &h, top, NULL, sort_name);
+        } else {
+            histo_print_text(&h, top);
+            cli_print_timing(co, stdout, "load time", co->load_ms);
+        }
+        free(h.rows);
+    }
+    hprof_histo_free(&hh);
+    mfile_close(&m);
+    return rc;
+}
+
 int cmd_histo(int argc, char **argv)
 {
     uint64_t top = 0;
@@ -327,6 +383,13 @@ int cmd_histo(int argc, char **argv)
     lr_heap *lh;
     if (strcmp(sort, "retained") == 0 && !want_retained)
         return cli_usage_error(&co, "--sort retained needs --retained");
+    if (!want_retained && !heap) {
+        enum histo_sort hs = strcmp(sort, "count") == 0  ? HISTO_BY_COUNT
+                             : strcmp(sort, "name") == 0 ? HISTO_BY_NAME
+                                                         : HISTO_BY_SHALLOW;
+        if ((rc = histo_stream(&co, hs, sort, top)) >= 0)
+            return rc;
+    }
     if ((rc = cli_open(&co, co.pos[0], want_retained ? 0 : CLI_OPEN_NO_EDGES, &lh)) != 0)
         return rc;
     const graph *g = lr_heap_graph(lh);

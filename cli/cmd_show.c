@@ -6,7 +6,9 @@
  * objects that refer to it (reverse edges, first --limit). ID is "0x..." / decimal (HPROF
  * object id) or "@N" (V8 node id); a class name shows that class's object. Field bytes and
  * array elements are read from the mapped input with every offset checked against its end. */
+#include "analysis/devtools.h"
 #include "cli.h"
+#include "format/v8.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,7 +25,14 @@ typedef struct show_ctx {
     node_ix node;      /* the object shown */
     uint64_t limit;    /* rows per list; 0 = all */
     class_ix last_decl; /* declaring class of the previous field (text grouping) */
+    const devtools_result *dt; /* V8/Node/ArkTS: DevTools' numbers, else NULL */
+    const v8_frame *stack;     /* allocation stack, innermost first (n_stack shown) */
+    uint32_t n_stack;
+    uint32_t stack_depth;      /* full depth (may exceed n_stack) */
+    int has_traces;            /* the snapshot records allocation traces */
 } show_ctx;
+
+#define SHOW_MAX_FRAMES 64 /* allocation-stack frames shown */
 
 /* ---- values ---- */
 
@@ -493,6 +502,77 @@ static lr_status show_referrers(show_ctx *x, graph *g, lr_error *err)
     return LR_OK;
 }
 
+/* ---- V8: DevTools' retained size, distance, dominator and allocation stack ---- */
+
+static void show_frame_text(const graph *g, const v8_frame *f)
+{
+    const char *fn = f->name == GRAPH_NONE ? "<unknown function>" : graph_str(g, f->name);
+    printf("  %s", fn[0] ? fn : "(anonymous)");
+    const char *sc = f->script == GRAPH_NONE ? "" : graph_str(g, f->script);
+    if (sc[0] || f->line)
+        printf("  %s:%" PRIu32 ":%" PRIu32, sc[0] ? sc : "<unknown script>", f->line, f->column);
+    fputc('\n', stdout);
+}
+
+static void show_devtools(show_ctx *x)
+{
+    const graph *g = x->g;
+    const devtools_result *r = x->dt;
+    node_ix n = x->node, d = r->idom[n];
+    char id[CLI_FMT_MAX], label[512], a[CLI_FMT_MAX];
+    int has_dom = n != r->root && d < g->n_nodes;
+    if (x->w) {
+        jsonw *w = x->w;
+        jsonw_kv_uint(w, "retained", r->retained[n]);
+        jsonw_kv_int(w, "distance", r->distance[n]);
+        if (has_dom) {
+            jsonw_kv_obj_begin(w, "dominator");
+            jsonw_kv_str(w, "id", cli_fmt_id(id, g, g->node_id[d]));
+            jsonw_kv_str(w, "class", node_label(g, d, label, sizeof label));
+            jsonw_obj_end(w);
+        } else {
+            jsonw_kv_null(w, "dominator");
+        }
+        if (!x->has_traces) {
+            jsonw_kv_null(w, "allocation_stack");
+            return;
+        }
+        jsonw_kv_arr_begin(w, "allocation_stack");
+        for (uint32_t i = 0; i < x->n_stack; i++) {
+            const v8_frame *f = &x->stack[i];
+            jsonw_obj_begin(w);
+            jsonw_kv_str(w, "function", f->name == GRAPH_NONE ? "" : graph_str(g, f->name));
+            jsonw_kv_str(w, "script", f->script == GRAPH_NONE ? "" : graph_str(g, f->script));
+            jsonw_kv_uint(w, "script_id", f->script_id);
+            jsonw_kv_uint(w, "line", f->line);
+            jsonw_kv_uint(w, "column", f->column);
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+        jsonw_kv_uint(w, "allocation_stack_depth", x->stack_depth);
+        return;
+    }
+    printf("retained size: %s (DevTools)\n", cli_fmt_bytes(a, r->retained[n]));
+    if (r->distance[n] == DEVTOOLS_NO_DISTANCE)
+        printf("distance:      none (unreachable without weak edges)\n");
+    else
+        printf("distance:      %" PRId32 "\n", r->distance[n]);
+    if (has_dom)
+        printf("dominator:     %s %s\n", cli_fmt_id(id, g, g->node_id[d]),
+               node_label(g, d, label, sizeof label));
+    if (!x->has_traces)
+        return;
+    if (!x->stack_depth) {
+        printf("allocation stack: none recorded\n");
+        return;
+    }
+    printf("allocation stack (innermost first):\n");
+    for (uint32_t i = 0; i < x->n_stack; i++)
+        show_frame_text(g, &x->stack[i]);
+    if (x->stack_depth > x->n_stack)
+        printf("  ... %" PRIu32 " more frames\n", x->stack_depth - x->n_stack);
+}
+
 /* ---- the object ---- */
 
 static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
@@ -575,6 +655,8 @@ static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
             printf("\" (%ld bytes UTF-8)\n", slen);
         }
     }
+    if (x->dt)
+        show_devtools(x);
     if (as_class != GRAPH_NONE)
         show_class(x, as_class);
     show_fields(x);
@@ -638,6 +720,26 @@ int cmd_show(int argc, char **argv)
     jsonw w;
     lr_error err = {.offset = LR_NO_OFFSET};
     lr_status s;
+    /* V8/Node/ArkTS: DevTools' numbers and the allocation stack, computed before any output
+     * so a failure prints a clean error. */
+    devtools_result dt;
+    memset(&dt, 0, sizeof dt);
+    v8_frame frames[SHOW_MAX_FRAMES];
+    if (v8_class_keys(g) && g->synthetic_root != GRAPH_NONE) {
+        uint32_t depth = 0;
+        if (devtools_build(g, v8_class_keys(g), &dt, &err) != LR_OK ||
+            v8_alloc_stack(g, n, frames, SHOW_MAX_FRAMES, &depth, &err) != LR_OK) {
+            devtools_free(&dt);
+            rc = cli_error(&co, &err);
+            lr_close(lh);
+            return rc;
+        }
+        x.dt = &dt;
+        x.stack = frames;
+        x.stack_depth = depth;
+        x.n_stack = depth < SHOW_MAX_FRAMES ? depth : SHOW_MAX_FRAMES;
+        x.has_traces = v8_has_traces(g);
+    }
     if (co.json) {
         /* Reverse edges are built before any output so a failure prints a clean error. */
         if (g->first_edge && (s = graph_build_reverse(g, &err)) != LR_OK) {
@@ -655,6 +757,7 @@ int cmd_show(int argc, char **argv)
             cli_print_timing(&co, stdout, "load time", co.load_ms);
     }
     rc = s == LR_OK ? CLI_EXIT_OK : cli_error(&co, &err);
+    devtools_free(&dt);
     lr_close(lh);
     return rc;
 }

@@ -445,6 +445,8 @@ int cmd_top(int argc, char **argv)
                     jsonw_kv_str(&w, "describes", d); /* a class object: its class */
                 jsonw_kv_uint(&w, "shallow", g->node_size[x]);
                 jsonw_kv_uint(&w, "retained", t.retained[x]);
+                if (g->node_native && g->node_native[x]) /* Android registry bytes */
+                    jsonw_kv_uint(&w, "native", g->node_native[x]);
             }
             jsonw_obj_end(&w);
         }
@@ -471,9 +473,12 @@ int cmd_top(int argc, char **argv)
             for (uint32_t i = 0; i < n; i++) {
                 node_ix x = sel[i];
                 const char *d = top_describes(g, cn, n_cn, x);
-                printf("%4" PRIu32 ": %-18s %14" PRIu64 " %12" PRIu32 "  %s%s\n", i + 1,
+                printf("%4" PRIu32 ": %-18s %14" PRIu64 " %12" PRIu32 "  %s%s", i + 1,
                        cli_fmt_id(b1, g, g->node_id[x]), t.retained[x], g->node_size[x],
                        d ? "class " : "", d ? d : top_class_name(g, x));
+                if (g->node_native && g->node_native[x])
+                    printf("  (+%" PRIu32 " native)", g->node_native[x]);
+                putchar('\n');
             }
         }
         cli_print_timing(&co, stdout, "load time", co.load_ms);

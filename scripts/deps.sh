@@ -3,7 +3,7 @@
 # Idempotent and quiet when everything is present. usage: scripts/deps.sh [build|test|fuzz|bench]
 set -euo pipefail
 what=${1:-build}
-pkgs="cmake make gcc pkg-config zlib1g-dev libbz2-dev libssl-dev"
+pkgs="cmake make gcc pkg-config zlib1g-dev libbz2-dev libssl-dev libpng-dev"
 case "$what" in
   build) ;;
   demo) pkgs="$pkgs openjdk-17-jdk-headless" ;;

@@ -4,12 +4,16 @@
 # 2.3 million objects with planted leaks (tests/programs/bench/BigDump.java), and prints its
 # path. The dump is cached in the scratch folder and rebuilt only when the Java sources are
 # newer than it, so repeated benchmark runs measure the same bytes.
-# usage: scripts/gen-big-dump.sh [OUT.hprof]
+# usage: scripts/gen-big-dump.sh [OUT.hprof [SCALE]]
 #   default OUT: ${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}/big.hprof
+#   SCALE (default 1) multiplies the bulk of the heap (sessions, chain): 10 gives 1.0 GB
+#   and 19 million objects; the planted leaks stay the same.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 dir=${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}
 out=${1:-$dir/big.hprof}
+scale=${2:-1}
+case $scale in '' | *[!0-9]*) echo "gen-big-dump: SCALE must be a number" >&2; exit 2 ;; esac
 mkdir -p "$(dirname "$out")"
 progs=("$src/tests/programs/bench/BigDump.java" "$src/tests/programs/demo/KeyedWeakReference.java")
 fresh=1
@@ -25,7 +29,7 @@ if [ "$fresh" = 1 ]; then
     rm -f "$out" "$out.tmp.hprof"
     echo "gen-big-dump: writing $out" >&2
     # dumpHeap refuses to overwrite, and a half-written dump must never look cached.
-    java -Xmx2g -XX:+UseParallelGC -cp "$cls" BigDump "$out.tmp.hprof" >&2
+    java -Xmx$((2 + scale / 2))g -XX:+UseParallelGC -cp "$cls" BigDump "$out.tmp.hprof" "$scale" >&2
     mv "$out.tmp.hprof" "$out"
 fi
 printf '%s\n' "$out"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define DUPES_MAX_REPS 64 /* distinct contents compared within one (type, length, hash) run */
+#define DUMPDATA_KEY 0x40 /* element-type bit of bitmap candidates read from dumpData */
 
 typedef struct cand {
     uint64_t h;      /* content hash */
@@ -84,6 +85,105 @@ static int array_bytes(const graph *g, node_ix a, uint64_t *off, uint64_t *nbyte
     *off = g->node_off[a];
     *nbytes = nb;
     *et = t;
+    return 1;
+}
+
+/* Big-endian unsigned value of n bytes (HPROF stores array contents big-endian). */
+static uint64_t be_uint(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* An int field as a non-negative count (0 when absent or negative). */
+static uint32_t int_field(const graph *g, node_ix n, const char *name)
+{
+    graph_value v;
+    if (!graph_field_find(g, n, name, &v) || v.type != GRAPH_FT_INT || (int32_t)v.raw < 0)
+        return 0;
+    return (uint32_t)v.raw;
+}
+
+/* Bitmap.dumpData of bitmap class c or a superclass, or GRAPH_NONE. */
+static node_ix dump_data_of(const graph *g, class_ix c)
+{
+    for (uint32_t depth = 0; c < g->n_classes && depth < 64; depth++) {
+        graph_value v;
+        if (graph_static_find(g, c, "dumpData", &v) && v.type == GRAPH_FT_OBJECT &&
+            v.ref < g->n_nodes)
+            return g->node_kind[v.ref] == GRAPH_KIND_INSTANCE ? v.ref : GRAPH_NONE;
+        c = g->classes[c].super;
+    }
+    return GRAPH_NONE;
+}
+
+/* Element i of object array a, or GRAPH_NONE (null, dangling or out of range). Element
+ * edges are written in index order, so the scan stops at the first larger index. */
+static node_ix obj_element(const graph *g, node_ix a, uint32_t i)
+{
+    if (a >= g->n_nodes || g->node_kind[a] != GRAPH_KIND_OBJ_ARRAY || !g->first_edge)
+        return GRAPH_NONE;
+    for (edge_ix e = g->first_edge[a]; e < g->first_edge[a + 1]; e++) {
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT)
+            continue;
+        if (g->edge_name[e] == i)
+            return g->edge_to[e];
+        if (g->edge_name[e] > i)
+            break;
+    }
+    return GRAPH_NONE;
+}
+
+int dupes_bitmap_pixels(const graph *g, node_ix bm, dupes_pixels *px)
+{
+    memset(px, 0, sizeof *px);
+    px->array = GRAPH_NONE;
+    px->format = DUPES_FMT_RAW;
+    if (bm >= g->n_nodes || g->node_kind[bm] != GRAPH_KIND_INSTANCE ||
+        g->node_class[bm] >= g->n_classes ||
+        !graph_class_is_named(g, g->node_class[bm], "android.graphics.Bitmap"))
+        return 0;
+    px->width = int_field(g, bm, "mWidth");
+    px->height = int_field(g, bm, "mHeight");
+    uint8_t et;
+    graph_value buf, ptr;
+    if (graph_field_find(g, bm, "mBuffer", &buf) && buf.type == GRAPH_FT_OBJECT &&
+        buf.ref != GRAPH_NONE && array_bytes(g, buf.ref, &px->off, &px->len, &et)) {
+        px->source = DUPES_PIX_BUFFER;
+        px->array = buf.ref;
+        return 1;
+    }
+    /* Android 8+: the pixels are native; a dump taken with bitmap data carries a copy per
+     * native bitmap in the static dumpData, keyed by the native pointer. */
+    if (!graph_field_find(g, bm, "mNativePtr", &ptr) || ptr.type != GRAPH_FT_LONG)
+        return 1;
+    node_ix dd = dump_data_of(g, g->node_class[bm]);
+    if (dd == GRAPH_NONE)
+        return 1;
+    graph_value nat, bufs, fmt;
+    uint64_t noff, nlen;
+    if (!graph_field_find(g, dd, "natives", &nat) || nat.type != GRAPH_FT_OBJECT ||
+        !graph_field_find(g, dd, "buffers", &bufs) || bufs.type != GRAPH_FT_OBJECT ||
+        !array_bytes(g, nat.ref, &noff, &nlen, &et) || et != GRAPH_FT_LONG)
+        return 1;
+    uint64_t count = int_field(g, dd, "count");
+    if (count > nlen / 8)
+        count = nlen / 8;
+    for (uint64_t i = 0; i < count; i++) {
+        if (be_uint(g->data + noff + 8 * i, 8) != ptr.raw)
+            continue;
+        node_ix b = obj_element(g, bufs.ref, (uint32_t)i);
+        if (b == GRAPH_NONE || !array_bytes(g, b, &px->off, &px->len, &et))
+            return 1;
+        px->source = DUPES_PIX_DUMPDATA;
+        px->array = b;
+        px->format = graph_field_find(g, dd, "format", &fmt) && fmt.type == GRAPH_FT_INT
+                         ? (int32_t)fmt.raw
+                         : DUPES_FMT_PNG;
+        return 1;
+    }
     return 1;
 }
 
@@ -197,12 +297,18 @@ nomem:
 
 static uint64_t array_copy_bytes(const graph *g, node_ix m) { return g->node_size[m]; }
 
+/* mBuffer: the buffer array. dumpData: the native pixel memory (the registry's size when
+ * known, else 4 bytes a pixel), since the dumped buffer is only a compressed copy. */
 static uint64_t bitmap_copy_bytes(const graph *g, node_ix m)
 {
-    graph_value v;
-    if (graph_field_find(g, m, "mBuffer", &v) && v.ref != GRAPH_NONE)
-        return g->node_size[v.ref];
-    return 0;
+    dupes_pixels px;
+    if (!dupes_bitmap_pixels(g, m, &px) || px.source == DUPES_PIX_NONE)
+        return 0;
+    if (px.source == DUPES_PIX_BUFFER)
+        return g->node_size[px.array];
+    if (g->node_native && g->node_native[m])
+        return g->node_native[m];
+    return (uint64_t)px.width * px.height * 4;
 }
 
 static uint64_t string_copy_bytes(const graph *g, node_ix m)
@@ -257,18 +363,26 @@ static lr_status bitmap_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_er
     for (node_ix n = 0; n < g->n_nodes && rc == LR_OK; n++) {
         if (g->node_class[n] != bc || g->node_kind[n] != GRAPH_KIND_INSTANCE)
             continue;
-        graph_value buf, rec;
-        if (!graph_field_find(g, n, "mBuffer", &buf) || buf.ref == GRAPH_NONE)
-            continue;
+        graph_value rec;
+        dupes_pixels px;
         if (graph_field_find(g, n, "mRecycled", &rec) && rec.raw != 0)
             continue;
-        uint64_t off, nb;
-        uint8_t et;
-        if (seen[buf.ref] || !array_bytes(g, buf.ref, &off, &nb, &et) || nb < min_bytes ||
-            nb == 0)
+        if (!dupes_bitmap_pixels(g, n, &px) || px.source == DUPES_PIX_NONE || px.len == 0)
             continue;
-        seen[buf.ref] = 1;
-        cand x = {content_hash(g->data + off, nb), off, nb, n, g->node_len[buf.ref], et};
+        uint8_t et = g->classes[g->node_class[px.array]].elem_type;
+        if (px.source == DUPES_PIX_BUFFER) {
+            if (seen[px.array] || px.len < min_bytes)
+                continue;
+            seen[px.array] = 1;
+        } else {
+            /* Each native pointer is its own allocation, even if two share a dumped array;
+             * the key bit keeps them apart from mBuffer groups. */
+            if (bitmap_copy_bytes(g, n) < min_bytes)
+                continue;
+            et |= DUMPDATA_KEY;
+        }
+        cand x = {content_hash(g->data + px.off, px.len), px.off, px.len, n,
+                  g->node_len[px.array], et};
         if (cvec_push(c, x) != 0)
             rc = LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
     }
@@ -309,6 +423,66 @@ static lr_status string_cands(const graph *g, cvec *c, lr_error *err)
         if (cvec_push(c, x) != 0)
             return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
     }
+    return LR_OK;
+}
+
+/* Sort key of a large bitmap: pixels (desc), then node. */
+typedef struct large_key {
+    uint64_t pixels;
+    node_ix n;
+} large_key;
+
+static int large_cmp(const void *a, const void *b)
+{
+    const large_key *x = a, *y = b;
+    if (x->pixels != y->pixels)
+        return x->pixels > y->pixels ? -1 : 1;
+    return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* KOOM's large-bitmap list: every non-recycled Bitmap with mWidth x mHeight >= min_pixels,
+ * whether or not its pixels are in the dump. */
+static lr_status large_bitmaps(const graph *g, uint64_t min_pixels, dupes_result *r,
+                               lr_error *err)
+{
+    class_ix bc = graph_find_class(g, "android.graphics.Bitmap");
+    if (bc == GRAPH_NONE)
+        return LR_OK;
+    large_key *v = NULL;
+    uint32_t n = 0, cap = 0;
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        if (g->node_class[x] != bc || g->node_kind[x] != GRAPH_KIND_INSTANCE)
+            continue;
+        graph_value rec;
+        if (graph_field_find(g, x, "mRecycled", &rec) && rec.raw != 0)
+            continue;
+        uint64_t px = (uint64_t)int_field(g, x, "mWidth") * int_field(g, x, "mHeight");
+        if (px < min_pixels || px == 0)
+            continue;
+        if (n == cap) {
+            uint32_t nc = cap ? cap * 2 : 16;
+            large_key *p = err_reallocarray(v, nc, sizeof *p);
+            if (!p) {
+                free(v);
+                return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
+            }
+            v = p;
+            cap = nc;
+        }
+        v[n++] = (large_key){px, x};
+    }
+    if (n == 0)
+        return LR_OK;
+    qsort(v, n, sizeof *v, large_cmp);
+    r->large = err_mallocarray(n, sizeof *r->large);
+    if (!r->large) {
+        free(v);
+        return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
+    }
+    for (uint32_t i = 0; i < n; i++)
+        r->large[i] = v[i].n;
+    r->n_large = n;
+    free(v);
     return LR_OK;
 }
 
@@ -353,7 +527,13 @@ lr_status dupes_find(graph *g, const dupes_opts *o, dupes_result *r, lr_error *e
             gb.v[i].width = (uint32_t)w.raw;
         if (graph_field_find(g, m, "mHeight", &h))
             gb.v[i].height = (uint32_t)h.raw;
+        gb.v[i].pix_source = (gb.v[i].elem_type & DUMPDATA_KEY) ? DUPES_PIX_DUMPDATA
+                                                                 : DUPES_PIX_BUFFER;
+        gb.v[i].elem_type &= (uint8_t)~DUMPDATA_KEY;
     }
+    if ((rc = large_bitmaps(g, o->large_pixels ? o->large_pixels : DUPES_DEFAULT_LARGE_PIXELS,
+                            r, err)) != LR_OK)
+        goto out;
 
     r->members = s.members;
     r->n_members = s.n_members;
@@ -365,7 +545,7 @@ lr_status dupes_find(graph *g, const dupes_opts *o, dupes_result *r, lr_error *e
     /* Owners: arrays -> first referrer; bitmaps/strings -> themselves. */
     r->owner = err_mallocarray(r->n_members ? r->n_members : 1, sizeof *r->owner);
     r->owner_edge = err_mallocarray(r->n_members ? r->n_members : 1, sizeof *r->owner_edge);
-    targets = err_mallocarray(r->n_members ? r->n_members : 1, sizeof *targets);
+    targets = err_mallocarray((uint64_t)r->n_members + r->n_large + 1, sizeof *targets);
     if (!r->owner || !r->owner_edge || !targets) {
         rc = LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
         goto out;
@@ -393,6 +573,8 @@ lr_status dupes_find(graph *g, const dupes_opts *o, dupes_result *r, lr_error *e
         if (r->owner[i] != GRAPH_NONE)
             targets[nt++] = r->owner[i];
     }
+    for (uint32_t i = 0; i < r->n_large; i++)
+        targets[nt++] = r->large[i];
     qsort(targets, nt, sizeof *targets, u32_cmp);
     uint32_t u = 0;
     for (uint32_t i = 0; i < nt; i++)
@@ -422,6 +604,7 @@ void dupes_free(dupes_result *r)
     free(r->members);
     free(r->owner);
     free(r->owner_edge);
+    free(r->large);
     if (r->paths.parent_edge || r->paths.parent)
         paths_free(&r->paths);
     memset(r, 0, sizeof *r);

@@ -7,7 +7,10 @@
  * phase) is promoted: its parent becomes the normal one. Discovery happens at enqueue, so
  * the first discovery wins; ties follow root order (Shark's GC-root sort) then CSR edge
  * order. Weak/soft/phantom/finalizer and V8 weak edges are never followed, nor PATHS_IGNORE
- * ones. Cost O(N+E) time; memory: two uint32 queues of N plus the result arrays. */
+ * ones. Cost O(N+E) time; memory: two uint32 queues of N plus the result arrays.
+ * paths_find_targets stops once no target's path can change: a target reached at normal
+ * priority is final (first discovery wins and only visit-last discoveries get promoted), one
+ * reached at visit-last priority is final once that phase begins. */
 #include "analysis/paths.h"
 
 #include <stdlib.h>
@@ -195,6 +198,8 @@ typedef struct bfs {
     uint32_t *qn, *ql;    /* normal and visit-last queues (each node enters each once) */
     uint32_t qn_head, qn_tail, ql_head, ql_tail;
     int visiting_last;    /* the normal queue ran dry once: everything is "last" now */
+    uint32_t open;        /* targets whose path may still change */
+    uint32_t open_last;   /* of those, targets first seen at visit-last priority */
 } bfs;
 
 /* Shark's enqueue: first discovery wins, except that a node waiting in the last queue is
@@ -205,6 +210,20 @@ static void enqueue(bfs *b, node_ix x, node_ix from, edge_ix e, uint32_t root, i
     int last = b->visiting_last || low;
     uint8_t s = b->state[x] & ST_MASK;
     if (s == ST_UNSEEN || (s == ST_LAST && !last)) {
+        if (b->state[x] & ST_TARGET) {
+            /* a target's path is final once it is reached normally; one reached at
+             * visit-last priority may still be promoted until that phase starts */
+            if (s == ST_LAST) {
+                b->open_last--;
+                b->open--;
+            } else if (!last) {
+                b->open--;
+            } else if (!b->visiting_last) {
+                b->open_last++;
+            } else {
+                b->open--;
+            }
+        }
         paths_result *r = b->r;
         r->parent[x] = from;
         r->parent_edge[x] = e;
@@ -219,9 +238,29 @@ static void enqueue(bfs *b, node_ix x, node_ix from, edge_ix e, uint32_t root, i
     }
 }
 
+static lr_status find(const graph *g, const paths_policy *pol, const node_ix *targets,
+                      uint32_t n_targets, paths_result *r, int early, int *all_found,
+                      lr_error *err);
+
 lr_status paths_find(const graph *g, const paths_policy *pol, const node_ix *targets,
                      uint32_t n_targets, paths_result *r, lr_error *err)
 {
+    int all;
+    return find(g, pol, targets, n_targets, r, 0, &all, err);
+}
+
+lr_status paths_find_targets(const graph *g, const paths_policy *pol, const node_ix *targets,
+                             uint32_t n_targets, paths_result *r, int *all_found,
+                             lr_error *err)
+{
+    return find(g, pol, targets, n_targets, r, 1, all_found, err);
+}
+
+static lr_status find(const graph *g, const paths_policy *pol, const node_ix *targets,
+                      uint32_t n_targets, paths_result *r, int early, int *all_found,
+                      lr_error *err)
+{
+    *all_found = 0;
     memset(r, 0, sizeof *r);
     uint32_t n = g->n_nodes;
     size_t m = n ? n : 1;
@@ -252,8 +291,11 @@ lr_status paths_find(const graph *g, const paths_policy *pol, const node_ix *tar
         r->depth[x] = UINT32_MAX;
     }
     for (uint32_t i = 0; i < n_targets; i++)
-        if (targets[i] < n)
+        if (targets[i] < n && !b.state[targets[i]]) {
             b.state[targets[i]] = ST_TARGET;
+            b.open++;
+        }
+    uint32_t n_distinct = b.open;
 
     enum paths_edge_class (*root_cls)(const graph *, uint32_t, void *) =
         pol && pol->root ? pol->root : paths_default_root;
@@ -277,9 +319,16 @@ lr_status paths_find(const graph *g, const paths_policy *pol, const node_ix *tar
 
     for (;;) {
         node_ix x;
+        if (early && n_distinct > 0 && b.open == 0)
+            break; /* every target's path is final */
         if (b.qn_head < b.qn_tail) {
             x = b.qn[b.qn_head++];
         } else if (b.ql_head < b.ql_tail) {
+            if (!b.visiting_last) {
+                /* no promotion any more: targets waiting at visit-last priority are final */
+                b.open -= b.open_last;
+                b.open_last = 0;
+            }
             b.visiting_last = 1;
             x = b.ql[b.ql_head++];
             if ((b.state[x] & ST_MASK) != ST_LAST) /* promoted: handled as normal */
@@ -306,6 +355,7 @@ lr_status paths_find(const graph *g, const paths_policy *pol, const node_ix *tar
             enqueue(&b, y, x, e, r->root_of[x], c == PATHS_VISIT_LAST, r->depth[x] + 1, vl);
         }
     }
+    *all_found = b.open == 0;
 done:
     free(b.state);
     free(b.qn);

@@ -55,6 +55,14 @@ typedef struct paths_result {
  * unreached (callers report them with their target via dominators). O(N+E). */
 lr_status paths_find(const graph *g, const paths_policy *pol, const node_ix *targets,
                      uint32_t n_targets, paths_result *r, lr_error *err);
+/* paths_find that stops as soon as every target's path is final (each target reached at
+ * normal priority, or in the visit-last phase): the paths of the targets are the same, but
+ * nodes not reached by then stay unreached even when reachable. When some target is never
+ * reached the traversal runs to the end and the result equals paths_find's. *all_found
+ * tells which case happened. */
+lr_status paths_find_targets(const graph *g, const paths_policy *pol, const node_ix *targets,
+                             uint32_t n_targets, paths_result *r, int *all_found,
+                             lr_error *err);
 void paths_free(paths_result *r);
 
 /* Path of node n as root-first list of nodes and edges (edge i leads from nodes[i] to

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* trace.c: leak traces, statuses, fingerprints and grouping (analysis layer), prefix trace_.
- * One path traversal (paths_find) with every leaking object as a leaf, the rules deciding
+ * One path traversal (paths_find_targets) with every leaking object as a leaf, the rules deciding
  * which references are dropped or visited last; then per trace: inspectors on each object,
  * Shark's status propagation (section 8.1: everything above the last NO is NO, everything
  * between the first YES after it and the leaking object is YES), suspects (section 9), and a
  * SHA-1 over className + generic reference name of the suspects (section 10). Leaking
  * objects left unreached are searched from each found one over the unreached subgraph
- * ("also retains"); the rest are unreachable. Group sizes are exact: one traversal per
- * group that never enters the group's leaking objects; what it cannot reach is what they
- * retain together. */
+ * ("also retains"); the rest are unreachable. Group sizes are exact: what the group's
+ * leaking objects reach, minus what stays alive without them (see together()). */
 #include "analysis/trace.h"
 
 #include "analysis/paths.h"
@@ -279,10 +278,12 @@ int trace_dom_filter(const graph *g, edge_ix e, void *ctx)
         return 0;
     node_ix x = last_src;
     if (last_g != g || x >= g->n_nodes || e < g->first_edge[x] || e >= g->first_edge[x + 1]) {
-        if (last_g == g && x + 1 < g->n_nodes && e >= g->first_edge[x + 1] &&
-            e < g->first_edge[x + 2])
-            x++;
-        else
+        /* a few steps forward (nodes without edges in between), else a search */
+        int steps = 0;
+        if (last_g == g && x < g->n_nodes && e >= g->first_edge[x])
+            while (++steps < 32 && x + 1 < g->n_nodes && e >= g->first_edge[x + 1])
+                x++;
+        if (steps == 0 || steps >= 32 || e < g->first_edge[x] || e >= g->first_edge[x + 1])
             x = edge_source(g, e);
         last_g = g;
         last_src = x;
@@ -425,56 +426,41 @@ static int inspect(const graph *g, const rules_set *rs, const leak_set *ls, node
     return rc;
 }
 
-/* Dominator subtree object counts. */
-static uint64_t *subtree_counts(const dom_tree *t)
+/* Dominator subtree object counts (uint32: a subtree never holds more than N nodes).
+ * pend[x] counts x's dominator children not yet added; a node whose children are all in
+ * passes its count up, and so may its parent in turn, so every node is passed up once and
+ * no children lists or stack are needed. O(N), two uint32 arrays. */
+static uint32_t *subtree_counts(const dom_tree *t)
 {
     uint32_t n = t->n;
-    uint64_t *cnt = err_calloc(n ? n : 1, sizeof *cnt);
-    uint32_t *first = err_calloc((size_t)n + 2, sizeof *first);
-    uint32_t *kids = err_mallocarray(n ? n : 1, sizeof *kids);
-    uint32_t *stk = err_mallocarray((size_t)n + 1, sizeof *stk);
-    if (!cnt || !first || !kids || !stk) {
+    uint32_t *cnt = err_calloc(n ? n : 1, sizeof *cnt);
+    uint32_t *pend = err_calloc(n ? n : 1, sizeof *pend);
+    if (!cnt || !pend) {
         free(cnt);
-        cnt = NULL;
-        goto out;
+        free(pend);
+        return NULL;
     }
     for (uint32_t x = 0; x < n; x++) {
         node_ix d = t->idom[x];
-        if (d != GRAPH_NONE && (d == DOM_SUPER_ROOT || d < n))
-            first[(d == DOM_SUPER_ROOT ? n : d) + 1]++;
+        if (d == GRAPH_NONE)
+            continue;
+        cnt[x] = 1;
+        if (d < n)
+            pend[d]++;
     }
-    for (uint32_t x = 0; x <= n; x++)
-        first[x + 1] += first[x];
-    uint32_t *pos = stk; /* reuse as fill cursor, then as the stack */
-    for (uint32_t x = 0; x <= n; x++)
-        pos[x] = first[x];
     for (uint32_t x = 0; x < n; x++) {
-        node_ix d = t->idom[x];
-        if (d != GRAPH_NONE && (d == DOM_SUPER_ROOT || d < n))
-            kids[pos[d == DOM_SUPER_ROOT ? n : d]++] = x;
-    }
-    /* iterative post-order: enter x (push ~x marker then kids), leave ~x sums */
-    uint32_t sp = 0;
-    for (uint32_t i = first[n]; i < first[n + 1]; i++) {
-        stk[sp++] = kids[i];
-        while (sp > 0) {
-            uint32_t x = stk[--sp];
-            if (x & 0x80000000u) {
-                x = ~x;
-                cnt[x] += 1;
-                if (t->idom[x] < n)
-                    cnt[t->idom[x]] += cnt[x];
-                continue;
-            }
-            stk[sp++] = ~x;
-            for (uint32_t j = first[x]; j < first[x + 1] && sp < n + 1; j++)
-                stk[sp++] = kids[j];
+        /* UINT32_MAX marks a node already passed up */
+        for (node_ix y = x; y < n && pend[y] == 0 && t->idom[y] != GRAPH_NONE;) {
+            pend[y] = UINT32_MAX;
+            node_ix d = t->idom[y];
+            if (d >= n)
+                break;
+            cnt[d] += cnt[y];
+            pend[d]--;
+            y = d;
         }
     }
-out:
-    free(first);
-    free(kids);
-    free(stk);
+    free(pend);
     return cnt;
 }
 
@@ -532,38 +518,99 @@ static lr_status build_elem_ref(const graph *g, const rules_set *rs, trace_elem 
     return el->ref_name && el->owner ? LR_OK : LR_ERR_NOMEM;
 }
 
-/* Bytes and objects the nodes marked in `stop` retain together: total reachable minus what
- * the roots still reach without entering them. */
-static int together(const graph *g, const rules_set *rs, const dom_tree *dt, const uint8_t *stop,
-                    uint8_t *seen, uint32_t *queue, uint64_t *bytes, uint64_t *count)
+static inline int bit_get(const uint8_t *m, node_ix x)
 {
-    uint32_t n = g->n_nodes, qh = 0, qt = 0;
-    memset(seen, 0, n / 8 + 1);
-    uint64_t rb = 0, rc = 0;
-    for (uint32_t r = 0; r <= g->n_roots; r++) {
-        node_ix x = r < g->n_roots ? g->roots[r].node : g->synthetic_root;
-        if (x >= n || (stop[x / 8] >> (x % 8) & 1) || (seen[x / 8] >> (x % 8) & 1))
-            continue;
-        seen[x / 8] |= (uint8_t)(1u << (x % 8));
-        queue[qt++] = x;
-    }
-    while (qh < qt) {
-        node_ix x = queue[qh++];
-        rb += g->node_size[x] + (g->node_native ? g->node_native[x] : 0);
-        rc++;
+    return m[x / 8] >> (x % 8) & 1;
+}
+
+static inline void bit_set(uint8_t *m, node_ix x)
+{
+    m[x / 8] |= (uint8_t)(1u << (x % 8));
+}
+
+/* Bytes and objects the reachable nodes marked in `stop` (S) retain together: what the roots
+ * no longer reach once S is gone. Only nodes S reaches (R, S included) can be lost, and a
+ * reachable node outside R never is (a path to it through S would put it in R). So: R by a
+ * traversal from S; then the nodes of R \ S kept alive are those rooted, or referenced
+ * from a reachable node outside R, and what they reach inside R \ S; the rest of R is
+ * retained. The outside references are found by one scan of the edges that only tests a
+ * bit per target, which costs far less than a traversal from the roots. inr and live are
+ * bitmaps of N bits, queue has N entries (it holds R, then the live part of R \ S). Same answer as "total reachable minus a traversal
+ * from the roots that never enters S". */
+static void together(const graph *g, const rules_set *rs, const dom_tree *dt, const uint8_t *stop,
+                     uint8_t *inr, uint8_t *live, uint32_t *queue, uint64_t *bytes,
+                     uint64_t *count)
+{
+    uint32_t n = g->n_nodes, qt = 0;
+    memset(inr, 0, n / 8 + 1);
+    memset(live, 0, n / 8 + 1);
+    /* R: everything S reaches (S itself included), over the followed edges */
+    for (node_ix x = 0; x < n; x++)
+        if (bit_get(stop, x) && x < dt->n && dt->idom[x] != GRAPH_NONE) {
+            bit_set(inr, x);
+            queue[qt++] = x;
+        }
+    for (uint32_t qh = 0; qh < qt; qh++) {
+        node_ix x = queue[qh];
         for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
             node_ix y = g->edge_to[e];
-            if (y >= n || (seen[y / 8] >> (y % 8) & 1) || (stop[y / 8] >> (y % 8) & 1))
+            if (y >= n || bit_get(inr, y))
                 continue;
             if (GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG || !follow(rs, x, e))
                 continue;
-            seen[y / 8] |= (uint8_t)(1u << (y % 8));
+            bit_set(inr, y);
             queue[qt++] = y;
         }
     }
-    *bytes = dt->total_reachable > rb ? dt->total_reachable - rb : 0;
-    *count = dt->n_reachable > rc ? dt->n_reachable - rc : 0;
-    return 0;
+    uint64_t rb = 0, rc = qt;
+    for (uint32_t i = 0; i < qt; i++) {
+        node_ix x = queue[i];
+        rb += g->node_size[x] + (g->node_native ? g->node_native[x] : 0);
+    }
+    /* seeds: rooted nodes of R \ S, and targets of references from reachable nodes
+     * outside R; then what they keep alive inside R \ S. The queue starts over: R is
+     * still marked in inr. */
+    qt = 0;
+    for (uint32_t r = 0; r <= g->n_roots; r++) {
+        node_ix x = r < g->n_roots ? g->roots[r].node : g->synthetic_root;
+        if (x >= n || !bit_get(inr, x) || bit_get(stop, x) || bit_get(live, x))
+            continue;
+        bit_set(live, x);
+        queue[qt++] = x;
+    }
+    for (node_ix x = 0; x < n; x++) {
+        edge_ix e0 = g->first_edge[x], e1 = g->first_edge[x + 1];
+        if (e0 == e1 || bit_get(inr, x) || x >= dt->n || dt->idom[x] == GRAPH_NONE)
+            continue;
+        for (edge_ix e = e0; e < e1; e++) {
+            node_ix y = g->edge_to[e];
+            if (y >= n || !bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
+                continue;
+            if (GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG || !follow(rs, x, e))
+                continue;
+            bit_set(live, y);
+            queue[qt++] = y;
+        }
+    }
+    for (uint32_t qh = 0; qh < qt; qh++) {
+        node_ix x = queue[qh];
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (y >= n || !bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
+                continue;
+            if (GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG || !follow(rs, x, e))
+                continue;
+            bit_set(live, y);
+            queue[qt++] = y;
+        }
+    }
+    for (uint32_t i = 0; i < qt; i++) {
+        node_ix x = queue[i];
+        rb -= g->node_size[x] + (g->node_native ? g->node_native[x] : 0);
+    }
+    rc -= qt;
+    *bytes = rb;
+    *count = rc;
 }
 
 lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
@@ -577,8 +624,8 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
     edge_ix *pe = err_mallocarray(TRACE_MAX_DEPTH, sizeof *pe);
     order_key *ord = err_mallocarray(nl ? nl : 1, sizeof *ord);
     uint8_t *reached = err_calloc(nl ? nl : 1, 1);
-    uint64_t *cnt = NULL;
-    uint8_t *vis = NULL, *stop = NULL;
+    uint32_t *cnt = NULL;
+    uint8_t *vis = NULL, *stop = NULL, *live = NULL;
     uint32_t *queue = NULL;
     paths_result pr;
     memset(&pr, 0, sizeof pr);
@@ -588,13 +635,17 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
     }
     for (uint32_t i = 0; i < nl; i++)
         targets[i] = ls->v[i].node;
-    paths_policy pol = {pol_edge, pol_root, (void *)rs};
-    if ((st = paths_find(g, &pol, targets, nl, &pr, err)) != LR_OK)
-        goto done;
+    /* counts before the traversal, so their scratch is gone when the paths need memory */
     if (dt && !(cnt = subtree_counts(dt))) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         goto done;
     }
+    paths_policy pol = {pol_edge, pol_root, (void *)rs};
+    /* Stops once every leaking object's path is final; when one is never reached the
+     * traversal runs to the end, which phase 2 below needs (it searches the unreached part) */
+    int all_found = 0;
+    if ((st = paths_find_targets(g, &pol, targets, nl, &pr, &all_found, err)) != LR_OK)
+        goto done;
 
     uint32_t n_found = 0;
     for (uint32_t i = 0; i < nl; i++) {
@@ -740,7 +791,8 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
         for (uint32_t i = 0; i < nl; i++)
             if (!reached[i] && ls->v[i].node < nn)
                 stop[ls->v[i].node / 8] |= (uint8_t)(1u << (ls->v[i].node % 8));
-        for (uint32_t t = 0; t < out->n_traces && st == LR_OK; t++) {
+        /* nothing to find when every leaking object has a path */
+        for (uint32_t t = 0; !all_found && t < out->n_traces && st == LR_OK; t++) {
             trace *tr = &out->traces[t];
             node_ix s0 = tr->el[tr->n - 1].node;
             uint32_t qh = 0, qt = 0, found = 0;
@@ -791,6 +843,7 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
             }
         }
     }
+    paths_free(&pr); /* the paths are in the traces now */
     if (st != LR_OK)
         goto done;
 
@@ -896,6 +949,10 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
     }
     if (st != LR_OK || !dt)
         goto done;
+    if (!(live = err_calloc(nn / 8 + 1, 1))) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+        goto done;
+    }
     for (uint32_t gi = 0; gi < out->n_groups; gi++) {
         trace_group *gr = &out->groups[gi];
         if (gi >= TRACE_EXACT_GROUPS) {
@@ -927,7 +984,7 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
             node_ix x = out->traces[gr->traces[k]].el[out->traces[gr->traces[k]].n - 1].node;
             stop[x / 8] |= (uint8_t)(1u << (x % 8));
         }
-        together(g, rs, dt, stop, vis, queue, &gr->retained, &gr->retained_count);
+        together(g, rs, dt, stop, vis, live, queue, &gr->retained, &gr->retained_count);
     }
 done:
     paths_free(&pr);
@@ -937,6 +994,7 @@ done:
     free(ord);
     free(reached);
     free(cnt);
+    free(live);
     free(vis);
     free(stop);
     free(queue);

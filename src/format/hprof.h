@@ -28,4 +28,31 @@ lr_status hprof_list_dumps(const mfile *m, const char *name, hprof_dump *out, ui
 /* Nonzero if p[0..n) starts with a supported HPROF header ("JAVA PROFILE 1.0[.x]\0"). */
 int hprof_sniff(const uint8_t *p, uint64_t n);
 
+/* One class row of a streaming histogram. */
+typedef struct hprof_histo_row {
+    const char *name; /* class name (h->g's strings or static), NULL for the two last rows */
+    uint64_t count;   /* nodes */
+    uint64_t bytes;   /* summed shallow sizes */
+} hprof_histo_row;
+
+/* Instances and shallow bytes per class without building a graph (hprof_histo.c). Rows are
+ * numbered like the classes of the reader's graph for the same dump and hold exactly the
+ * count and summed node_size of the nodes of each class; rows[n_classes] counts the class
+ * objects, rows[n_classes + 1] the nodes without a class. */
+typedef struct hprof_histo {
+    uint32_t n_classes;
+    hprof_histo_row *rows; /* n_classes + 2 rows */
+    graph g;               /* classes and names only, no nodes */
+} hprof_histo;
+
+/* Builds the histogram of heap dump dump_index (-1: the last, as the reader) of m in one walk.
+ * threads: 1 walks on the calling thread only, 2 splits any dump of several segments over two
+ * threads, 0 splits when the dump is large enough to gain from it. Errors are the reader's,
+ * same code and offset; LR_ERR_LIMIT also when sums could meet the reader's 32-bit size
+ * saturation or the dump has nearly GRAPH_MAX_HEAPS heaps (use the graph then). On failure
+ * h holds nothing to free. */
+lr_status hprof_histo_build(const mfile *m, const char *name, int dump_index, unsigned threads,
+                            hprof_histo *h, lr_error *err);
+void hprof_histo_free(hprof_histo *h);
+
 #endif

@@ -49,7 +49,10 @@ static inline uint64_t be64(const uint8_t *p)
     memcpy(&v, p, 8);
     return __builtin_bswap64(v);
 }
-static inline uint64_t rd_id(const uint8_t *p, unsigned ids) { return ids == 8 ? be64(p) : be32(p); }
+static inline uint64_t rd_id(const uint8_t *p, unsigned ids)
+{
+    return ids == 8 ? be64(p) : be32(p);
+}
 
 static inline uint64_t mix(uint64_t x)
 {
@@ -194,8 +197,6 @@ static inline __attribute__((always_inline)) lr_status walk_seg(part *w, uint64_
 {
     static const unsigned PSZ[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
     const uint8_t *d = w->d;
-    uint64_t last_id = 0;
-    hstat *last = NULL;
     while (p < end) {
         unsigned tag = d[p];
         uint64_t at = p++;
@@ -206,12 +207,16 @@ static inline __attribute__((always_inline)) lr_status walk_seg(part *w, uint64_
             p += 2 * ids + 8;
             NEED(p, nb, end, "INSTANCE_DUMP field bytes");
             p += nb;
-            if (cid != last_id || !last) {
-                if (!(last = ctab_get(&w->tab, cid)))
+            /* Inline probe of the home slot: with a half-empty table most ids sit there. */
+            uint32_t hs = (uint32_t)mix(cid) & w->tab.mask;
+            if (w->tab.keys[hs] == cid && cid) {
+                w->tab.st[hs].n_inst++;
+            } else {
+                hstat *s = ctab_get(&w->tab, cid);
+                if (!s)
                     return walk_nomem(w);
-                last_id = cid;
+                s->n_inst++;
             }
-            last->n_inst++;
             w->n_objects++;
             continue;
         }
@@ -232,7 +237,6 @@ static inline __attribute__((always_inline)) lr_status walk_seg(part *w, uint64_
             hstat *s = ctab_get(&w->tab, cid);
             if (!s)
                 return walk_nomem(w);
-            last = NULL; /* an insertion may have moved the table */
             add_arr(s, len);
             w->n_objects++;
             break;
@@ -361,7 +365,7 @@ static lr_status histo_walk(void *ctx, hprof_walk *hw, lr_error *err)
     }
     /* First half: the shortest run of segments holding at least half of the bytes. */
     uint32_t split = n_seg;
-    if (c->threads > 1 && n_seg > 1 && total >= SPLIT_MIN_BYTES) {
+    if (n_seg > 1 && (c->threads >= 2 || (c->threads == 0 && total >= SPLIT_MIN_BYTES))) {
         uint64_t acc = 0;
         for (split = 0; split < n_seg && acc < total / 2; split++)
             acc += segs[2 * split + 1] - segs[2 * split];
@@ -634,7 +638,5 @@ void hprof_histo_free(hprof_histo *h)
     free(h->rows);
     h->rows = NULL;
     h->n_classes = 0;
-    free((char *)h->g.path);
-    h->g.path = NULL;
-    graph_fini(&h->g);
+    graph_fini(&h->g); /* frees g.path too */
 }

@@ -1823,6 +1823,43 @@ lr_status hprof_class_dump_skip(const uint8_t *d, uint64_t n, unsigned ids, cons
     return class_dump_end(&r, pos, end, out_end, n_statics, n_fields);
 }
 
+/* LSD radix sort of the strings by id, skipping the bytes every id shares (ids are
+ * addresses): a comparison sort of tens of thousands of strings costs more than the rest of
+ * a histogram's setup. Falls back to qsort without memory for the copy. */
+static void sort_strs_by_id(rd *r)
+{
+    uint32_t n = r->n_strs;
+    str_ent *a = r->strs, *tmp = n > 1 ? err_mallocarray(n, sizeof *tmp) : NULL;
+    if (!tmp) {
+        if (n > 1)
+            qsort(r->strs, n, sizeof *r->strs, cmp_str);
+        return;
+    }
+    uint64_t all_or = 0, all_and = UINT64_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        all_or |= a[i].id;
+        all_and &= a[i].id;
+    }
+    str_ent *src = a, *dst = tmp;
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        if (((all_or ^ all_and) >> shift & 0xff) == 0)
+            continue; /* every id has the same byte here */
+        uint32_t cnt[257] = {0};
+        for (uint32_t i = 0; i < n; i++)
+            cnt[(src[i].id >> shift & 0xff) + 1]++;
+        for (unsigned b = 0; b < 256; b++)
+            cnt[b + 1] += cnt[b];
+        for (uint32_t i = 0; i < n; i++)
+            dst[cnt[src[i].id >> shift & 0xff]++] = src[i];
+        str_ent *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, (size_t)n * sizeof *a);
+    free(tmp);
+}
+
 /* load() with pass 1 done by the caller's walk and without pass 2. */
 static lr_status model_load(rd *r, int dump_index, hprof_walk_fn walk, void *ctx,
                             hprof_model *out)
@@ -1837,7 +1874,7 @@ static lr_status model_load(rd *r, int dump_index, hprof_walk_fn walk, void *ctx
     uint32_t nd;
     LR_TRY(scan_top(r->d, r->n, start, r->ids, r->name, r, NULL, 0, &nd, r->err));
     if (!sorted_by(r->strs, r->n_strs, sizeof *r->strs, cmp_str))
-        qsort(r->strs, r->n_strs, sizeof *r->strs, cmp_str);
+        sort_strs_by_id(r);
     if (!sorted_by(r->lcs, r->n_lcs, sizeof *r->lcs, cmp_lc))
         qsort(r->lcs, r->n_lcs, sizeof *r->lcs, cmp_lc);
     hprof_dump empty = {start, 0, 0};

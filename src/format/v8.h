@@ -27,4 +27,31 @@ const str_ix *v8_class_keys(const graph *g);
  * it to the total heap size. */
 uint64_t v8_extra_native_bytes(const graph *g);
 
+/* One frame of an allocation stack (trace_function_infos entry). line and column are as the
+ * snapshot records them: 1-based, 0 when unknown. name/script are GRAPH_NONE when the trace
+ * names a function the snapshot does not list. */
+typedef struct v8_frame {
+    str_ix name;        /* function name ("" for anonymous functions) */
+    str_ix script;      /* script name or URL */
+    uint32_t script_id; /* V8 script id */
+    uint32_t line;      /* 1-based line, 0 unknown */
+    uint32_t column;    /* 1-based column, 0 unknown */
+} v8_frame;
+
+/* Nonzero when the snapshot records allocation stacks (taken while allocations were
+ * tracked, with usable trace_function_infos and trace_tree sections). */
+int v8_has_traces(const graph *g);
+
+/* trace_node_id of node v: nonzero when the snapshot was taken while allocations were
+ * tracked and v's allocation was recorded; 0 otherwise (and for non-V8 graphs). */
+uint32_t v8_trace_node(const graph *g, node_ix v);
+
+/* The allocation stack of node v, innermost frame first, as DevTools' "Allocation stack"
+ * shows it: decoded from trace_tree on each call (one pass over that section, no recursion).
+ * Writes up to cap frames into out and the stack's full depth into *n (0: no stack).
+ * Returns LR_OK, LR_ERR_FORMAT for a malformed trace_tree (file and offset in err) or
+ * LR_ERR_NOMEM. */
+lr_status v8_alloc_stack(const graph *g, node_ix v, v8_frame *out, uint32_t cap, uint32_t *n,
+                         lr_error *err);
+
 #endif

@@ -330,7 +330,9 @@ typedef struct namelist {
 typedef struct header {
     namelist node_fields, edge_fields, location_fields;
     namelist node_types, edge_types;
+    namelist trace_fi_fields, trace_node_fields; /* allocation-trace layouts (may be absent) */
     int has_meta, has_node_fields, has_edge_fields, has_location_fields;
+    int has_trace_fi_fields, has_trace_node_fields;
     int has_node_count, has_edge_count, has_root_index;
     uint64_t node_count, edge_count, root_index, extra_native_bytes;
 } header;
@@ -449,6 +451,14 @@ static lr_status meta_member(cur *c, scratch *sc, const char *key, void *ctx)
         h->has_location_fields = 1;
         return parse_namelist(c, sc, &h->location_fields, V8_MAX_FIELDS);
     }
+    if (strcmp(key, "trace_function_info_fields") == 0) {
+        h->has_trace_fi_fields = 1;
+        return parse_namelist(c, sc, &h->trace_fi_fields, V8_MAX_FIELDS);
+    }
+    if (strcmp(key, "trace_node_fields") == 0) {
+        h->has_trace_node_fields = 1;
+        return parse_namelist(c, sc, &h->trace_node_fields, V8_MAX_FIELDS);
+    }
     if (strcmp(key, "node_types") == 0)
         return parse_typelist(c, sc, &h->node_types, V8_MAX_TYPES);
     if (strcmp(key, "edge_types") == 0)
@@ -485,6 +495,15 @@ static lr_status snapshot_member(cur *c, scratch *sc, const char *key, void *ctx
 typedef struct v8_state {
     str_ix *class_keys;          /* DevTools public class key per class */
     uint64_t extra_native_bytes; /* snapshot.extra_native_bytes */
+    /* Allocation traces (snapshots taken while allocations were tracked): each node's
+     * trace_node_id, the decoded trace_function_infos, and where trace_tree lies in the
+     * input, decoded on demand by v8_alloc_stack. trace_node is NULL when there are none. */
+    uint32_t *trace_node;        /* per node, 0 = no trace */
+    v8_frame *trace_funcs;       /* trace_function_infos entries */
+    uint32_t n_trace_funcs;
+    const uint8_t *tree_open;    /* trace_tree's '[' and its matching ']' in g->data */
+    const uint8_t *tree_close;
+    uint32_t tn_fields, tn_id, tn_func, tn_children; /* trace_node_fields layout */
     char type_names[V8_MAX_TYPES + 1][V8_NAME_MAX]; /* backing store of g->type_names */
 } v8_state;
 
@@ -494,6 +513,8 @@ static void state_free(void *p)
     if (!s)
         return;
     free(s->class_keys);
+    free(s->trace_node);
+    free(s->trace_funcs);
     free(s);
 }
 
@@ -541,6 +562,7 @@ typedef struct ctx {
     header h;
     v8_state *st;
     span nodes, edges, locations;
+    span trace_fi, trace_tree;  /* allocation-trace sections, when present */
     int have_header, have_strings;
     str_ix *smap;        /* snapshot string index -> graph string */
     uint32_t n_smap;
@@ -551,6 +573,7 @@ typedef struct ctx {
     uint32_t n_locs;
     roles r;
     int fo_type, fo_name, fo_id, fo_size, fo_ec, fo_det, fo_native; /* node field offsets */
+    int fo_trace;                                                    /* trace_node_id, or -1 */
     int eo_type, eo_name, eo_to;                                     /* edge field offsets */
     uint32_t nf, ef;                                                 /* field counts */
     uint8_t edge_kind_of[V8_MAX_EDGE_TYPES]; /* graph edge kind per declared edge type */
@@ -808,6 +831,7 @@ static lr_status setup_meta(ctx *x)
     x->fo_ec = nl_find(&h->node_fields, "edge_count");
     x->fo_det = nl_find(&h->node_fields, "detachedness");
     x->fo_native = nl_find(&h->node_fields, "native_size");
+    x->fo_trace = nl_find(&h->node_fields, "trace_node_id");
     if (x->fo_type < 0 || x->fo_name < 0 || x->fo_id < 0 || x->fo_size < 0 || x->fo_ec < 0)
         return LR_CORRUPT(c->err, c->name, 0,
                           "node_fields lacks one of type, name, id, self_size, edge_count");
@@ -898,6 +922,11 @@ static lr_status parse_nodes(ctx *x, cur *c)
     if (!g->first_edge)
         return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %llu nodes", c->name,
                        (unsigned long long)n);
+    if (x->fo_trace >= 0) {
+        x->st->trace_node = err_calloc((size_t)n, sizeof *x->st->trace_node);
+        if (!x->st->trace_node)
+            return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory", c->name);
+    }
     if (x->fo_det >= 0) {
         x->detached = err_calloc((size_t)n, 1);
         if (!x->detached)
@@ -940,6 +969,8 @@ static lr_status parse_nodes(ctx *x, cur *c)
             g->node_native[i] = sat32(g, f[x->fo_native]);
         if (x->detached)
             x->detached[i] = (uint8_t)(f[x->fo_det] & 3u);
+        if (x->st->trace_node)
+            x->st->trace_node[i] = raw_ix(f[x->fo_trace]);
         g->first_edge[i] = (edge_ix)esum;
         esum += f[x->fo_ec];
         if (esum > x->h.edge_count)
@@ -1149,6 +1180,227 @@ static lr_status join_helper(ctx *x)
     return LR_OK;
 }
 
+/* ---- allocation traces ---- */
+
+/* Records where trace_tree (nested arrays of numbers) lies: only digits, ',', brackets and
+ * whitespace are accepted, and the nesting depth is only counted, so no recursion and no
+ * depth limit are needed here. */
+static lr_status locate_tree(ctx *x)
+{
+    cur *c = &x->c;
+    if (x->trace_tree.open)
+        return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "second \"trace_tree\"");
+    skip_ws(c);
+    if (c->p >= c->end || *c->p != '[')
+        return c->p >= c->end ? trunc_at(c, "trace_tree")
+                              : LR_CORRUPT(c->err, c->name, off_of(c, c->p),
+                                           "\"trace_tree\" is not an array");
+    const uint8_t *p = c->p;
+    uint64_t depth = 0;
+    for (; p < c->end; p++) {
+        uint8_t ch = *p;
+        if (ch == '[') {
+            depth++;
+        } else if (ch == ']') {
+            if (--depth == 0)
+                break;
+        } else if (!(ch >= '0' && ch <= '9') && ch != ',' && !is_ws(ch)) {
+            return LR_CORRUPT(c->err, c->name, off_of(c, p), "unexpected byte 0x%02x in "
+                              "\"trace_tree\"", ch);
+        }
+    }
+    if (p >= c->end)
+        return LR_TRUNC(c->err, c->name, off_of(c, c->end), "input ends inside \"trace_tree\"");
+    x->trace_tree.open = c->p;
+    x->trace_tree.close = p;
+    c->p = p + 1;
+    return LR_OK;
+}
+
+static int nl_find_or(const namelist *l, int present, const char *s, int dflt)
+{
+    return present ? nl_find(l, s) : dflt;
+}
+
+/* Decodes trace_function_infos (names through the string map, which only lives during the
+ * load) and keeps trace_tree's place for v8_alloc_stack. Traces are optional: a snapshot
+ * whose trace sections are missing, empty or unusable loads without them. */
+static lr_status parse_traces(ctx *x)
+{
+    v8_state *st = x->st;
+    cur *c = &x->c;
+    int any = 0;
+    for (uint32_t i = 0; st->trace_node && i < x->g->n_nodes && !any; i++)
+        any = st->trace_node[i] != 0;
+    const header *h = &x->h;
+    uint32_t nf = h->has_trace_fi_fields ? h->trace_fi_fields.total : 6;
+    int fo_name = nl_find_or(&h->trace_fi_fields, h->has_trace_fi_fields, "name", 1);
+    int fo_script = nl_find_or(&h->trace_fi_fields, h->has_trace_fi_fields, "script_name", 2);
+    int fo_sid = nl_find_or(&h->trace_fi_fields, h->has_trace_fi_fields, "script_id", 3);
+    int fo_line = nl_find_or(&h->trace_fi_fields, h->has_trace_fi_fields, "line", 4);
+    int fo_col = nl_find_or(&h->trace_fi_fields, h->has_trace_fi_fields, "column", 5);
+    uint32_t tf = h->has_trace_node_fields ? h->trace_node_fields.total : 5;
+    int tn_id = nl_find_or(&h->trace_node_fields, h->has_trace_node_fields, "id", 0);
+    int tn_fn = nl_find_or(&h->trace_node_fields, h->has_trace_node_fields,
+                           "function_info_index", 1);
+    int tn_ch = nl_find_or(&h->trace_node_fields, h->has_trace_node_fields, "children", 4);
+    if (!any || !x->trace_fi.open || !x->trace_tree.open || nf == 0 || nf > V8_MAX_FIELDS ||
+        fo_name < 0 || tf == 0 || tf > V8_MAX_FIELDS || tn_id < 0 || tn_fn < 0 || tn_ch < 0) {
+        free(st->trace_node);
+        st->trace_node = NULL;
+        return LR_OK;
+    }
+    uint64_t cap = span_capacity(&x->trace_fi) / nf + 1;
+    if (cap > UINT32_MAX / 2)
+        cap = UINT32_MAX / 2;
+    st->trace_funcs = err_mallocarray((size_t)cap, sizeof *st->trace_funcs);
+    if (!st->trace_funcs)
+        return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for trace_function_infos",
+                       c->name);
+    numrd r;
+    numrd_init(&r, &x->trace_fi);
+    uint64_t f[V8_MAX_FIELDS];
+    for (;;) {
+        int rc = numrd_next(&r, &f[0]);
+        if (rc == 0)
+            break;
+        for (uint32_t j = 1; rc > 0 && j < nf; j++)
+            rc = numrd_next(&r, &f[j]);
+        if (rc <= 0 || st->n_trace_funcs >= cap) {
+            /* Unusable (negative numbers, a cut entry): the snapshot loads without traces. */
+            free(st->trace_node);
+            free(st->trace_funcs);
+            st->trace_node = NULL;
+            st->trace_funcs = NULL;
+            st->n_trace_funcs = 0;
+            return LR_OK;
+        }
+        v8_frame *fr = &st->trace_funcs[st->n_trace_funcs++];
+        fr->name = map_str(x, f[fo_name]);
+        fr->script = fo_script >= 0 ? map_str(x, f[fo_script]) : x->empty_str;
+        fr->script_id = fo_sid >= 0 ? raw_ix(f[fo_sid]) : 0;
+        fr->line = fo_line >= 0 ? raw_ix(f[fo_line]) : 0;
+        fr->column = fo_col >= 0 ? raw_ix(f[fo_col]) : 0;
+    }
+    st->tree_open = x->trace_tree.open;
+    st->tree_close = x->trace_tree.close;
+    st->tn_fields = tf;
+    st->tn_id = (uint32_t)tn_id;
+    st->tn_func = (uint32_t)tn_fn;
+    st->tn_children = (uint32_t)tn_ch;
+    return LR_OK;
+}
+
+int v8_has_traces(const graph *g)
+{
+    if (!g || g->format != V8_FORMAT || !g->fmt_state)
+        return 0;
+    const v8_state *st = g->fmt_state;
+    return st->trace_node && st->trace_funcs;
+}
+
+uint32_t v8_trace_node(const graph *g, node_ix v)
+{
+    if (!g || g->format != V8_FORMAT || !g->fmt_state || v >= g->n_nodes)
+        return 0;
+    const v8_state *st = g->fmt_state;
+    return st->trace_node && st->trace_funcs ? st->trace_node[v] : 0;
+}
+
+/* One open array of trace_tree while v8_alloc_stack scans it. */
+typedef struct tlevel {
+    uint64_t pos;  /* values read in this array */
+    uint64_t id;   /* id of the trace node being read */
+    uint64_t func; /* its function_info_index */
+} tlevel;
+
+lr_status v8_alloc_stack(const graph *g, node_ix v, v8_frame *out, uint32_t cap, uint32_t *n,
+                         lr_error *err)
+{
+    *n = 0;
+    uint32_t want = v8_trace_node(g, v);
+    if (!want)
+        return LR_OK;
+    const v8_state *st = g->fmt_state;
+    const char *name = g->path ? g->path : "<input>";
+    const uint8_t *p = st->tree_open, *end = st->tree_close + 1;
+    uint32_t tf = st->tn_fields;
+    tlevel *lv = NULL;
+    uint64_t depth = 0, lcap = 0;
+    lr_status s = LR_OK;
+    int found = 0;
+    while (p < end && !found) {
+        uint8_t ch = *p;
+        if (is_ws(ch) || ch == ',') {
+            p++;
+        } else if (ch == '[') {
+            if (depth > 0 && lv[depth - 1].pos % tf != st->tn_children) {
+                s = LR_CORRUPT(err, name, (uint64_t)(p - g->data),
+                               "nested array outside \"children\" in \"trace_tree\"");
+                break;
+            }
+            if (depth == lcap) {
+                uint64_t nc = lcap ? lcap * 2 : 64;
+                tlevel *t = err_reallocarray(lv, (size_t)nc, sizeof *t);
+                if (!t) {
+                    s = LR_FAIL(err, LR_ERR_NOMEM, "out of memory decoding \"trace_tree\"");
+                    break;
+                }
+                lv = t;
+                lcap = nc;
+            }
+            lv[depth++] = (tlevel){0, 0, 0};
+            p++;
+        } else if (ch == ']') {
+            depth--;
+            if (depth > 0)
+                lv[depth - 1].pos++; /* the children array was that node's value */
+            p++;
+            if (depth == 0)
+                break;
+        } else { /* a digit: locate_tree admitted nothing else */
+            uint64_t val = 0;
+            while (p < end && *p >= '0' && *p <= '9') {
+                val = val > UINT64_MAX / 10 - 10 ? UINT64_MAX : val * 10 + (uint64_t)(*p - '0');
+                p++;
+            }
+            if (depth == 0) {
+                s = LR_CORRUPT(err, name, (uint64_t)(p - g->data), "number outside "
+                               "\"trace_tree\"");
+                break;
+            }
+            tlevel *l = &lv[depth - 1];
+            uint64_t field = l->pos % tf;
+            if (field == st->tn_id)
+                l->id = val;
+            else if (field == st->tn_func)
+                l->func = val;
+            l->pos++;
+            /* Both the id and the function are known once the later of the two is read. */
+            uint64_t last = st->tn_id > st->tn_func ? st->tn_id : st->tn_func;
+            if (field == last && l->id == want)
+                found = 1;
+        }
+    }
+    if (found) {
+        /* Innermost first; level 0 is the tree's root, "(root)", which DevTools omits. */
+        uint32_t k = 0;
+        for (uint64_t d = depth; d > 1; d--) {
+            if (k < cap) {
+                uint64_t fi = lv[d - 1].func;
+                if (fi < st->n_trace_funcs)
+                    out[k] = st->trace_funcs[fi];
+                else
+                    out[k] = (v8_frame){GRAPH_NONE, GRAPH_NONE, 0, 0, 0};
+            }
+            k++;
+        }
+        *n = k;
+    }
+    free(lv);
+    return s;
+}
+
 /* ---- top level ---- */
 
 static lr_status top_member(cur *c, scratch *sc, const char *key, void *vx)
@@ -1167,6 +1419,10 @@ static lr_status top_member(cur *c, scratch *sc, const char *key, void *vx)
         return locate_array(x, &x->edges, "edges");
     if (strcmp(key, "locations") == 0)
         return locate_array(x, &x->locations, "locations");
+    if (strcmp(key, "trace_function_infos") == 0)
+        return locate_array(x, &x->trace_fi, "trace_function_infos");
+    if (strcmp(key, "trace_tree") == 0)
+        return locate_tree(x);
     if (strcmp(key, "strings") == 0) {
         /* V8 writes strings last: the integer arrays are located by now and can be parsed
          * on a second core while this one interns the strings. */
@@ -2035,6 +2291,7 @@ static lr_status load(ctx *x)
     }
     remap_names(x);
     LR_TRY(parse_locations(x));
+    LR_TRY(parse_traces(x));
     uint64_t root = 0;
     if (x->h.has_root_index) {
         if (x->h.root_index % x->nf || x->h.root_index / x->nf >= g->n_nodes)

@@ -3,9 +3,12 @@
  * trace_result: no analysis happens here. Column arithmetic counts code points, not bytes,
  * because the "~~~" underline is aligned under a reference name that follows "↓" (three
  * UTF-8 bytes, one column). The leaking object's detail lines start with U+200B + five
- * spaces, as Shark prints them. Layout: docs/research/hprof-leakcanary-shark.md section 12. */
+ * spaces, as Shark prints them. Layout: docs/research/hprof-leakcanary-shark.md section 12.
+ * With a category set, a trace's runs of one category (analysis/collapse.c) print as one
+ * step followed by the reference leaving the run's last object. */
 #include "report/text.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define REP_LINE "===================================="
@@ -74,37 +77,85 @@ static void put_object(FILE *out, const graph *g, const trace_elem *e, const cha
     put_lines(out, more, e->labels);
 }
 
-void rep_text_trace(FILE *out, const graph *g, const trace *t)
+static void put_root(FILE *out, const graph *g, const trace *t)
 {
     unsigned rk = t->root < g->n_roots ? g->roots[t->root].kind : GRAPH_ROOT_UNKNOWN;
     fprintf(out, "\xe2\x94\xac\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\n"
                  "\xe2\x94\x82 GC Root: %s\n\xe2\x94\x82",
             trace_root_description(rk));
+}
+
+/* The "↓ owner.name" line (and its "~~~" underline) of the reference leaving e. */
+static void put_ref(FILE *out, const trace_elem *e)
+{
+    char prefix[600], name[600];
+    int field = e->ref_type == TRACE_REF_INSTANCE || e->ref_type == TRACE_REF_STATIC;
+    snprintf(prefix, sizeof prefix, "    \xe2\x86\x93%s %s%s",
+             e->ref_type == TRACE_REF_STATIC ? " static" : "", e->owner ? e->owner : "",
+             field ? "." : "");
+    trace_ref_display(e, name, sizeof name);
+    fprintf(out, "\n\xe2\x94\x82%s%s", prefix, name);
+    if (e->suspect) {
+        fputs("\n\xe2\x94\x82", out);
+        for (size_t k = columns(prefix); k > 0; k--)
+            fputc(' ', out);
+        for (size_t k = columns(name); k > 0; k--)
+            fputc('~', out);
+    }
+}
+
+void rep_text_trace(FILE *out, const graph *g, const trace *t)
+{
+    put_root(out, g, t);
     for (uint32_t i = 0; i + 1 < t->n; i++) {
-        const trace_elem *e = &t->el[i];
         fputc('\n', out);
-        put_object(out, g, e, "\xe2\x94\x9c\xe2\x94\x80 ", "\xe2\x94\x82    ");
-        char prefix[600], name[600];
-        int field = e->ref_type == TRACE_REF_INSTANCE || e->ref_type == TRACE_REF_STATIC;
-        snprintf(prefix, sizeof prefix, "    \xe2\x86\x93%s %s%s",
-                 e->ref_type == TRACE_REF_STATIC ? " static" : "", e->owner ? e->owner : "",
-                 field ? "." : "");
-        trace_ref_display(e, name, sizeof name);
-        fprintf(out, "\n\xe2\x94\x82%s%s", prefix, name);
-        if (e->suspect) {
-            fputs("\n\xe2\x94\x82", out);
-            for (size_t k = columns(prefix); k > 0; k--)
-                fputc(' ', out);
-            for (size_t k = columns(name); k > 0; k--)
-                fputc('~', out);
-        }
+        put_object(out, g, &t->el[i], "\xe2\x94\x9c\xe2\x94\x80 ", "\xe2\x94\x82    ");
+        put_ref(out, &t->el[i]);
     }
     fputc('\n', out);
     put_object(out, g, &t->el[t->n - 1], "\xe2\x95\xb0\xe2\x86\x92 ", REP_ZWSP "     ");
 }
 
+void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const cat_set *cs)
+{
+    uint32_t n = t->n ? t->n - 1 : 0; /* the leaking object stays on its own */
+    node_ix *nodes = malloc((n ? n : 1) * sizeof *nodes);
+    collapse_line *ln = malloc((n ? n : 1) * sizeof *ln);
+    if (!nodes || !ln || !cs) { /* no memory: the full trace says the same, only longer */
+        free(nodes);
+        free(ln);
+        rep_text_trace(out, g, t);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        nodes[i] = t->el[i].node;
+    uint32_t n_ln = collapse_path(cs, nodes, n, ln);
+    put_root(out, g, t);
+    for (uint32_t i = 0; i < n_ln; i++) {
+        const collapse_line *l = &ln[i];
+        const trace_elem *a = &t->el[l->first], *z = &t->el[l->last];
+        fputc('\n', out);
+        if (l->first == l->last) {
+            put_object(out, g, a, "\xe2\x94\x9c\xe2\x94\x80 ", "\xe2\x94\x82    ");
+        } else {
+            fprintf(out, "\xe2\x94\x9c\xe2\x94\x80 %u x %s: %s %s ... %s %s",
+                    collapse_count(l), cat_name(cs, l->cat), a->class_name ? a->class_name : "",
+                    type_name(g, a->node), z->class_name ? z->class_name : "",
+                    type_name(g, z->node));
+            if (l->collections)
+                fprintf(out, " (through %u collection object%s)", l->collections,
+                        l->collections == 1 ? "" : "s");
+        }
+        put_ref(out, z);
+    }
+    free(nodes);
+    free(ln);
+    fputc('\n', out);
+    put_object(out, g, &t->el[t->n - 1], "\xe2\x95\xb0\xe2\x86\x92 ", REP_ZWSP "     ");
+}
+
 static void put_group(FILE *out, const graph *g, const rules_set *rs, const trace_result *tr,
-                      const trace_group *gr)
+                      const trace_group *gr, const cat_set *cs)
 {
     if (gr->library) {
         const rules_ref *r = &rs->refs[gr->lib];
@@ -116,7 +167,10 @@ static void put_group(FILE *out, const graph *g, const rules_set *rs, const trac
     if (gr->n > 1)
         fprintf(out, "Displaying only 1 leak trace out of %u with the same signature\n", gr->n);
     fprintf(out, "Signature: %s\n", gr->fingerprint);
-    rep_text_trace(out, g, &tr->traces[gr->traces[0]]);
+    if (cs)
+        rep_text_trace_collapsed(out, g, &tr->traces[gr->traces[0]], cs);
+    else
+        rep_text_trace(out, g, &tr->traces[gr->traces[0]]);
     if (gr->library)
         fputc('\n', out);
 }
@@ -134,7 +188,7 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
         for (uint32_t i = 0; i < n_app; i++) {
             if (i)
                 fputs("\n\n", out);
-            put_group(out, g, rs, tr, &tr->groups[i]);
+            put_group(out, g, rs, tr, &tr->groups[i], o->collapse);
         }
         fputc('\n', out);
     }
@@ -148,7 +202,7 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
         for (uint32_t i = 0; i < n_lib; i++) {
             if (i)
                 fputs("\n\n", out);
-            put_group(out, g, rs, tr, &tr->groups[n_app + i]);
+            put_group(out, g, rs, tr, &tr->groups[n_app + i], o->collapse);
         }
         fputc('\n', out);
     }

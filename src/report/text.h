@@ -8,6 +8,7 @@
 #ifndef LR_REPORT_TEXT_H
 #define LR_REPORT_TEXT_H
 
+#include "analysis/collapse.h"
 #include "analysis/leakfind.h"
 #include "analysis/trace.h"
 #include "rules/rules.h"
@@ -19,6 +20,7 @@ typedef struct rep_text_opts {
     int no_timing;          /* omit "Analysis duration:" (byte-stable output) */
     double analysis_ms;     /* total analysis time */
     int suspects;           /* the leaking objects are MAT-style suspects */
+    const cat_set *collapse; /* non-NULL: print traces collapsed by these categories (bound) */
 } rep_text_opts;
 
 /* Writes the whole report. */
@@ -26,6 +28,9 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
                        const trace_result *tr, const rep_text_opts *o);
 /* Writes one trace (no trailing newline). */
 void rep_text_trace(FILE *out, const graph *g, const trace *t);
+/* Same with runs of one category (analysis/collapse.h) before the leaking object drawn as one
+ * "├─ N x category: First ... Last" step; the leaking object always keeps its own lines. */
+void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const cat_set *cs);
 /* Base-1000 size as Shark prints it: "512 B", "12.3 kB". buf: 32 bytes. */
 const char *rep_human_bytes(char *buf, uint64_t bytes);
 

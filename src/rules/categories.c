@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* categories.c: category rules (rules layer), prefix cat_. A small line parser of its own
- * (the grammar is one keyword and words, no expressions), a '*'-only glob matcher (class
- * names contain '$' and "[]", which fnmatch would read as syntax), and a per-class binding
- * that walks each superclass chain at most once per class, cycle-safe for corrupt dumps. */
+/* categories.c: category rules (rules layer), prefix cat_. Lines are split into words by
+ * lex_word (rules/lex.h; the grammar is one keyword and words, no expressions), a '*'-only
+ * glob matcher (class names contain '$' and "[]", which fnmatch would read as syntax), and a
+ * per-class binding that walks each superclass chain at most once per class, cycle-safe for
+ * corrupt dumps. */
 #include "rules/categories.h"
+#include "rules/lex.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#define CAT_MAX_FILE (16u << 20) /* a category file is a few KB; refuse anything huge */
-#define CAT_MAX_DEPTH 4096       /* superclass steps followed per class */
+#define CAT_MAX_FILE_MIB 16  /* a category file is a few KB; refuse anything huge */
+#define CAT_MAX_PATTERN 1024 /* bytes of one class pattern */
+#define CAT_MAX_DEPTH 4096   /* superclass steps followed per class */
 
 void cat_init(cat_set *cs)
 {
@@ -54,9 +55,13 @@ int cat_match(const char *p, const char *s)
     return *p == 0;
 }
 
-static int is_word_char(char c)
+/* Bytes of UTF-8 class names are fine; ASCII control characters are not. */
+static int has_control(const char *s, size_t n)
 {
-    return c > ' ' && c != '#' && c != 0x7f;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < ' ' || s[i] == 0x7f)
+            return 1;
+    return 0;
 }
 
 static int valid_name(const char *s, size_t n)
@@ -124,81 +129,59 @@ static lr_status category_index(cat_set *cs, const char *s, size_t n, uint32_t *
 lr_status cat_parse(cat_set *cs, const char *name, const char *text, size_t len,
                     lr_error *err)
 {
-    const char *p = text, *end = text + len;
     name = name ? name : "<categories>";
-    for (uint32_t line = 1; p < end; line++) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        if (!eol)
-            eol = end;
-        if (memchr(p, 0, (size_t)(eol - p)))
-            return LR_FAIL(err, LR_ERR_RULES, "%s:%u: NUL byte in rules text", name, line);
-        /* Split into words; '#' at a word start begins a comment. */
+    char s[CAT_MAX_PATTERN + 2]; /* one more byte than a pattern may hold: "too long" */
+    lex_lines l;
+    lex_lines_init(&l, text, len, 1);
+    while (lex_next_line(&l)) {
+        uint32_t line = l.line;
+        if (lex_line_has_nul(&l))
+            return LEX_FAIL(err, name, line, "NUL byte in rules text");
         int nw = 0; /* words seen: 1 keyword, 2 name, 3 patterns */
         uint32_t cat = CAT_NONE;
-        const char *q = p;
-        while (q < eol) {
-            while (q < eol && (*q == ' ' || *q == '\t' || *q == '\r'))
-                q++;
-            if (q >= eol || *q == '#')
+        for (const char *q = l.p;;) {
+            long k = lex_word(&q, l.eol, s, sizeof s);
+            if (k == LEX_END)
                 break;
-            const char *s = q;
-            while (q < eol && is_word_char(*q))
-                q++;
-            if (q == s)
-                return LR_FAIL(err, LR_ERR_RULES, "%s:%u: control character in rules text",
-                               name, line);
-            size_t n = (size_t)(q - s);
+            if (k == LEX_EQUOTE)
+                return LEX_FAIL(err, name, line, "unterminated quote");
+            size_t n = strlen(s);
+            if (has_control(s, n))
+                return LEX_FAIL(err, name, line, "control character in rules text");
             if (nw == 0) {
                 if (n != 8 || memcmp(s, "category", 8) != 0)
-                    return LR_FAIL(err, LR_ERR_RULES,
-                                   "%s:%u: expected 'category NAME CLASS...', got '%.*s'",
-                                   name, line, (int)(n > 40 ? 40 : n), s);
+                    return LEX_FAIL(err, name, line,
+                                    "expected 'category NAME CLASS...', got '%.*s'",
+                                    (int)(n > 40 ? 40 : n), s);
                 nw = 1;
             } else if (nw == 1) {
                 if (!valid_name(s, n))
-                    return LR_FAIL(err, LR_ERR_RULES,
-                                   "%s:%u: bad category name '%.*s' (letters, digits, _ -)",
-                                   name, line, (int)(n > 40 ? 40 : n), s);
+                    return LEX_FAIL(err, name, line,
+                                    "bad category name '%.*s' (letters, digits, _ -)",
+                                    (int)(n > 40 ? 40 : n), s);
                 LR_TRY(category_index(cs, s, n, &cat, name, line, err));
                 nw = 2;
             } else {
-                if (n > 1024)
-                    return LR_FAIL(err, LR_ERR_RULES, "%s:%u: class pattern too long", name,
-                                   line);
+                if (n > CAT_MAX_PATTERN)
+                    return LEX_FAIL(err, name, line, "class pattern too long");
                 LR_TRY(add_rule(cs, s, n, cat, line, err));
                 nw = 3;
             }
         }
         if (nw == 1 || nw == 2)
-            return LR_FAIL(err, LR_ERR_RULES, "%s:%u: %s", name, line,
-                           nw == 1 ? "missing category name and class patterns"
-                                   : "missing class patterns");
-        p = eol + (eol < end);
+            return LEX_FAIL(err, name, line, "%s",
+                            nw == 1 ? "missing category name and class patterns"
+                                    : "missing class patterns");
     }
     return LR_OK;
 }
 
 lr_status cat_load_file(cat_set *cs, const char *path, lr_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return LR_FAIL(err, LR_ERR_IO, "%s: %s", path, strerror(errno));
-    char *buf = err_malloc(CAT_MAX_FILE);
-    if (!buf) {
-        fclose(f);
-        return LR_FAIL(err, LR_ERR_NOMEM, "categories: out of memory");
-    }
-    size_t n = fread(buf, 1, CAT_MAX_FILE, f);
-    int bad = ferror(f);
-    int more = !bad && n == CAT_MAX_FILE && fgetc(f) != EOF;
-    fclose(f);
-    lr_status st;
-    if (bad)
-        st = LR_FAIL(err, LR_ERR_IO, "%s: read error", path);
-    else if (more)
-        st = LR_FAIL(err, LR_ERR_RULES, "%s: larger than %u bytes", path, CAT_MAX_FILE);
-    else
-        st = cat_parse(cs, path, buf, n, err);
+    char *buf;
+    size_t n;
+    LR_TRY(lex_read_file(path, "rules file", CAT_MAX_FILE_MIB, &buf, &n, err));
+    lr_status st = cat_parse(cs, path, buf, n, err);
     free(buf);
     return st;
 }
@@ -211,21 +194,10 @@ lr_status cat_load(cat_set *cs, const char *what, lr_error *err)
     if (!valid_name(what, wl))
         return LR_FAIL(err, LR_ERR_USAGE, "categories: '%s' is neither a file nor a set name",
                        what);
-    const char *dirs[3] = {getenv("LEAKRAY_RULES_DIR"), NULL, NULL};
-#ifdef LEAKRAY_SOURCE_RULES_DIR
-    dirs[1] = LEAKRAY_SOURCE_RULES_DIR;
-#endif
-#ifdef LEAKRAY_RULES_DIR
-    dirs[2] = LEAKRAY_RULES_DIR;
-#endif
-    char path[4096];
-    for (int i = 0; i < 3; i++) {
-        if (!dirs[i] || !*dirs[i])
-            continue;
-        snprintf(path, sizeof path, "%s/%s.rules", dirs[i], what);
-        if (access(path, R_OK) == 0)
-            return cat_load_file(cs, path, err);
-    }
+    char file[80], path[4096];
+    snprintf(file, sizeof file, "%s.rules", what);
+    if (lex_find_rules(file, path, sizeof path))
+        return cat_load_file(cs, path, err);
     return LR_FAIL(err, LR_ERR_NOT_FOUND,
                    "categories: no shipped set '%s' (rules/%s.rules; set LEAKRAY_RULES_DIR)",
                    what, what);

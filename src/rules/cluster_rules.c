@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cluster_rules.c: parser and matchers of the cluster rules (rules layer), prefix crules_.
- * One line at a time: comments from an unquoted '#', tokens split on blanks, a token may hold
- * double-quoted parts so globs can contain spaces (name="system / Context"). Every string is
- * copied (the text may be freed after parsing). Matching uses fnmatch(3) without flags, so
- * '*', '?' and '[...]' are the only special characters. Costs: crules_match is linear in the
- * `dir` lines; callers cache per (type, name). Grammar: docs/rules.md, "Cluster rules". */
+ * One line at a time through lex_word (rules/lex.h): comments from an unquoted '#', tokens
+ * split on blanks, a token may hold double-quoted parts so globs can contain spaces
+ * (name="system / Context"). Every string is copied (the text may be freed after parsing).
+ * Matching uses fnmatch(3) without flags, so '*', '?' and '[...]' are the only special
+ * characters. Costs: crules_match is linear in the `dir` lines; callers cache per (type,
+ * name). Grammar: docs/rules.md, "Cluster rules". */
 #include "rules/cluster_rules.h"
+#include "rules/lex.h"
 
-#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,47 +67,6 @@ static int grow(void **arr, uint32_t *cap, uint32_t n, size_t sz)
     return 1;
 }
 
-/* Splits one line (NUL-terminated, modifiable) into tokens in place, removing quotes.
- * Returns the token count, or -1 for an unterminated quote / too many tokens. */
-static int tokenize(char *s, char **tok)
-{
-    int n = 0;
-    char *r = s;
-    for (;;) {
-        while (*r == ' ' || *r == '\t' || *r == '\r')
-            r++;
-        if (!*r || *r == '#')
-            return n;
-        if (n == MAX_TOKENS)
-            return -1;
-        char *w = r;
-        tok[n++] = w;
-        while (*r && *r != ' ' && *r != '\t' && *r != '\r') {
-            if (*r == '"') {
-                r++;
-                while (*r && *r != '"') {
-                    if (*r == '\\' && (r[1] == '"' || r[1] == '\\'))
-                        r++;
-                    *w++ = *r++;
-                }
-                if (*r != '"')
-                    return -1;
-                r++;
-            } else if (*r == '#') {
-                break;
-            } else {
-                *w++ = *r++;
-            }
-        }
-        int end = !*r || *r == '#';
-        if (*r && *r != '#')
-            r++;
-        *w = '\0';
-        if (end)
-            return n;
-    }
-}
-
 /* The value of "key=value" when tok starts with key=, else NULL. */
 static const char *kv(const char *tok, const char *key)
 {
@@ -135,14 +95,14 @@ static char *dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-#define BAD(...) err_set(err, LR_ERR_RULES, LR_NO_OFFSET, __FILE__, __LINE__, __VA_ARGS__)
+#define BAD(fmt, ...) LEX_FAIL(err, name, ln, fmt, ##__VA_ARGS__)
 
 static lr_status parse_line(crules_set *rs, const char *name, uint32_t ln, char **t, int n,
                             lr_error *err)
 {
     if (strcmp(t[0], "dir") == 0) {
         if (n < 3)
-            return BAD("%s:%u: `dir` needs a directory and type=/name= globs", name, ln);
+            return BAD("`dir` needs a directory and type=/name= globs");
         const char *type = NULL, *nm = NULL;
         for (int i = 2; i < n; i++) {
             const char *v;
@@ -151,7 +111,7 @@ static lr_status parse_line(crules_set *rs, const char *name, uint32_t ln, char 
             else if ((v = kv(t[i], "name")) && !nm)
                 nm = v;
             else
-                return BAD("%s:%u: unexpected `%s` (want type=GLOB or name=GLOB)", name, ln,
+                return BAD("unexpected `%s` (want type=GLOB or name=GLOB)",
                            t[i]);
         }
         if (!grow((void **)&rs->maps, &rs->cap_maps, rs->n_maps, sizeof *rs->maps))
@@ -173,15 +133,14 @@ static lr_status parse_line(crules_set *rs, const char *name, uint32_t ln, char 
     if (strcmp(t[0], "cluster") == 0) {
         const char *by = n == 3 ? kv(t[2], "by") : NULL;
         if (!by)
-            return BAD("%s:%u: want `cluster DIRGLOB by=KIND`", name, ln);
+            return BAD("want `cluster DIRGLOB by=KIND`");
         int k = -1;
         for (int i = 0; i < CRULES_BY_COUNT; i++)
             if (strcmp(by, BY_NAMES[i]) == 0)
                 k = i;
         if (k < 0)
-            return BAD("%s:%u: unknown cluster kind `%s` (name, chain, property, promise, "
-                       "proxy, none, internal)",
-                       name, ln, by);
+            return BAD("unknown cluster kind `%s` (name, chain, property, promise, "
+                       "proxy, none, internal)", by);
         if (!grow((void **)&rs->rules, &rs->cap_rules, rs->n_rules, sizeof *rs->rules))
             return LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading %s", name);
         crules_rule *r = &rs->rules[rs->n_rules];
@@ -194,7 +153,7 @@ static lr_status parse_line(crules_set *rs, const char *name, uint32_t ln, char 
     }
     if (strcmp(t[0], "leak-ignore") == 0) {
         if (n != 2)
-            return BAD("%s:%u: want `leak-ignore DIRGLOB`", name, ln);
+            return BAD("want `leak-ignore DIRGLOB`");
         if (!grow((void **)&rs->leak_ignore, &rs->cap_leak_ignore, rs->n_leak_ignore,
                   sizeof *rs->leak_ignore))
             return LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading %s", name);
@@ -216,8 +175,7 @@ static lr_status parse_line(crules_set *rs, const char *name, uint32_t ln, char 
                     rs->anchor_permille = x * 10;
                 rs->set_permille = 1;
             } else {
-                return BAD("%s:%u: want `anchors top=N percent=P` (P in 0..100), got `%s`",
-                           name, ln, t[i]);
+                return BAD("want `anchors top=N percent=P` (P in 0..100), got `%s`", t[i]);
             }
         }
         return LR_OK;
@@ -226,103 +184,63 @@ static lr_status parse_line(crules_set *rs, const char *name, uint32_t ln, char 
         uint32_t x;
         const char *v = n == 2 ? kv(t[1], "min") : NULL;
         if (!v || !parse_u32(v, 1000000, &x) || x < 2)
-            return BAD("%s:%u: want `dictionary min=N` with N >= 2", name, ln);
+            return BAD("want `dictionary min=N` with N >= 2");
         if (!rs->set_dict)
             rs->dict_min = x;
         rs->set_dict = 1;
         return LR_OK;
     }
-    return BAD("%s:%u: unknown cluster rule `%s` (dir, cluster, leak-ignore, anchors, "
-               "dictionary)",
-               name, ln, t[0]);
+    return BAD("unknown cluster rule `%s` (dir, cluster, leak-ignore, anchors, "
+               "dictionary)", t[0]);
 }
 
 lr_status crules_parse(crules_set *rs, const char *name, const char *text, size_t len,
                        lr_error *err)
 {
-    char buf[MAX_LINE + 1];
-    uint32_t ln = 0;
-    size_t i = 0;
-    while (i < len) {
-        size_t j = i;
-        while (j < len && text[j] != '\n')
-            j++;
-        ln++;
-        size_t l = j - i;
-        if (l > MAX_LINE)
-            return BAD("%s:%u: line longer than %d bytes", name, ln, MAX_LINE);
-        memcpy(buf, text + i, l);
-        buf[l] = '\0';
-        if (memchr(buf, '\0', l))
-            return BAD("%s:%u: NUL byte in rules text", name, ln);
+    /* tokens are NUL-terminated copies side by side; quotes only shrink them */
+    char buf[MAX_LINE + MAX_TOKENS + 1];
+    lex_lines l;
+    lex_lines_init(&l, text, len, 1);
+    while (lex_next_line(&l)) {
+        uint32_t ln = l.line;
+        if (l.eol - l.p > MAX_LINE)
+            return BAD("line longer than %d bytes", MAX_LINE);
+        if (lex_line_has_nul(&l))
+            return BAD("NUL byte in rules text");
         char *t[MAX_TOKENS];
-        int n = tokenize(buf, t);
-        if (n < 0)
-            return BAD("%s:%u: unterminated quote or too many fields", name, ln);
+        int n = 0;
+        size_t used = 0;
+        for (const char *p = l.p;; n++) {
+            long k = lex_word(&p, l.eol, buf + used, sizeof buf - used);
+            if (k == LEX_END)
+                break;
+            if (k < 0 || n == MAX_TOKENS)
+                return BAD("unterminated quote or too many fields");
+            t[n] = buf + used;
+            used += (size_t)k + 1;
+        }
         if (n > 0)
             LR_TRY(parse_line(rs, name, ln, t, n, err));
-        i = j + 1;
     }
     return LR_OK;
 }
 
 lr_status crules_load_file(crules_set *rs, const char *path, lr_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return LR_FAIL(err, LR_ERR_IO, "%s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *text = err_malloc(cap);
-    lr_status st = LR_OK;
-    while (text) {
-        size_t got = fread(text + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        if (cap >= (64u << 20)) { /* a rules file is text written by people */
-            st = LR_FAIL(err, LR_ERR_LIMIT, "%s: rules file larger than 64 MiB", path);
-            break;
-        }
-        char *p = realloc(text, cap * 2);
-        if (!p) {
-            free(text);
-            text = NULL;
-            break;
-        }
-        text = p;
-        cap *= 2;
-    }
-    if (!text)
-        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading %s", path);
-    else if (st == LR_OK && ferror(f))
-        st = LR_FAIL(err, LR_ERR_IO, "%s: read error", path);
-    fclose(f);
-    if (st == LR_OK)
-        st = crules_parse(rs, path, text, n, err);
+    char *text;
+    size_t n;
+    /* a rules file is text written by people */
+    LR_TRY(lex_read_file(path, "rules file", 64, &text, &n, err));
+    lr_status st = crules_parse(rs, path, text, n, err);
     free(text);
     return st;
 }
 
 lr_status crules_load_shipped(crules_set *rs, lr_error *err)
 {
-    const char *dirs[3] = {getenv("LEAKRAY_RULES_DIR"), NULL, NULL};
-#ifdef LEAKRAY_SOURCE_RULES_DIR
-    dirs[1] = LEAKRAY_SOURCE_RULES_DIR;
-#endif
-#ifdef LEAKRAY_RULES_DIR
-    dirs[2] = LEAKRAY_RULES_DIR;
-#endif
     char path[4096];
-    for (int i = 0; i < 3; i++) {
-        if (!dirs[i] || !*dirs[i])
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dirs[i], CRULES_FILE);
-        FILE *f = fopen(path, "rb");
-        if (f) {
-            fclose(f);
-            return crules_load_file(rs, path, err);
-        }
-    }
+    if (lex_find_rules(CRULES_FILE, path, sizeof path))
+        return crules_load_file(rs, path, err);
     return LR_FAIL(err, LR_ERR_IO, "shipped rules file %s not found (set LEAKRAY_RULES_DIR)",
                    CRULES_FILE);
 }

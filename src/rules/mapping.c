@@ -6,8 +6,8 @@
  * and classes. graph_intern may move the string pool, so names are copied out before any
  * intern. Cost O(E log C) for the edges. */
 #include "rules/mapping.h"
+#include "rules/lex.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,17 +63,12 @@ static int cmp_class(const void *a, const void *b)
 static lr_status parse(mapping *m, const char *name, const char *text, size_t len,
                        lr_error *err)
 {
-    const char *p = text, *end = text + len;
-    uint32_t line = 0;
     mclass *cur = NULL;
-    while (p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        if (!eol)
-            eol = end;
-        line++;
-        const char *q = p;
-        while (q < eol && (*q == ' ' || *q == '\t'))
-            q++;
+    lex_lines l;
+    lex_lines_init(&l, text, len, 1);
+    while (lex_next_line(&l)) {
+        const char *p = l.p, *eol = l.eol;
+        const char *q = lex_skip_blanks(p, eol);
         int indented = q > p;
         const char *arrow = NULL;
         for (const char *s = q; s + 3 < eol; s++)
@@ -84,8 +79,7 @@ static lr_status parse(mapping *m, const char *name, const char *text, size_t le
         if (q < eol && *q != '#' && arrow) {
             if (!indented) {
                 if (eol[-1 - (eol > p && eol[-1] == '\r')] != ':')
-                    return LR_FAIL(err, LR_ERR_RULES, "%s:%u: class line must end with ':'",
-                                   name, line);
+                    return LEX_FAIL(err, name, l.line, "class line must end with ':'");
                 if (m->n == m->cap) {
                     uint32_t nc = m->cap ? m->cap * 2 : 64;
                     mclass *v = err_reallocarray(m->c, nc, sizeof *v);
@@ -120,7 +114,6 @@ static lr_status parse(mapping *m, const char *name, const char *text, size_t le
                     return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
             }
         }
-        p = eol + (eol < end);
     }
     if (m->n)
         qsort(m->c, m->n, sizeof *m->c, cmp_class);
@@ -257,35 +250,10 @@ done:
 
 lr_status mapping_apply_file(graph *g, const char *path, lr_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return LR_FAIL(err, LR_ERR_IO, "%s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = err_malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        if (cap >= (256u << 20)) {
-            free(buf);
-            fclose(f);
-            return LR_FAIL(err, LR_ERR_LIMIT, "%s: mapping larger than 256 MiB", path);
-        }
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf)
-        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", path);
-    lr_status st = bad ? LR_FAIL(err, LR_ERR_IO, "%s: read error", path)
-                       : mapping_apply_text(g, path, buf, n, err);
+    char *buf;
+    size_t n;
+    LR_TRY(lex_read_file(path, "mapping", 256, &buf, &n, err));
+    lr_status st = mapping_apply_text(g, path, buf, n, err);
     free(buf);
     return st;
 }

@@ -7,13 +7,12 @@
  * graph_field_find and strings decoded into fixed buffers, so a hostile dump can only make a
  * condition false. Grammar: docs/rules.md. */
 #include "rules/rules.h"
+#include "rules/lex.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* ---------------------------------------------------------------- expressions */
 
@@ -128,7 +127,7 @@ static int fail(lexer *lx, const char *fmt, const char *arg)
         char m[700];
         if (snprintf(m, sizeof m, fmt, arg ? arg : "") < 0) /* long names are cut */
             m[0] = 0;
-        lx->st = LR_FAIL(lx->err, LR_ERR_RULES, "%s:%u: %s", lx->file, lx->line, m);
+        lx->st = LEX_FAIL(lx->err, lx->file, lx->line, "%s", m);
     }
     return -1;
 }
@@ -141,9 +140,7 @@ static int ident_char(int c)
 
 static void next(lexer *lx)
 {
-    const char *p = lx->p;
-    while (p < lx->end && (*p == ' ' || *p == '\t' || *p == '\r'))
-        p++;
+    const char *p = lex_skip_blanks(lx->p, lx->end);
     lx->text[0] = 0;
     if (p >= lx->end || *p == '#') { /* '#' after blank = comment */
         lx->p = lx->end;
@@ -152,33 +149,14 @@ static void next(lexer *lx)
     }
     char c = *p;
     if (c == '"') {
-        size_t n = 0;
-        p++;
-        while (p < lx->end && *p != '"') {
-            char ch = *p++;
-            if (ch == '\\' && p < lx->end) {
-                ch = *p++;
-                if (ch == 'n')
-                    ch = '\n';
-                else if (ch == 't')
-                    ch = '\t';
-            }
-            if (n + 1 >= sizeof lx->text) {
-                fail(lx, "string literal too long", NULL);
-                lx->tk = T_END;
-                lx->p = lx->end;
-                return;
-            }
-            lx->text[n++] = ch;
-        }
-        lx->text[n] = 0;
-        if (p >= lx->end) {
-            fail(lx, "unterminated string", NULL);
+        long k = lex_quoted(&p, lx->end, LEX_ESC_C, lx->text, sizeof lx->text);
+        if (k < 0) {
+            fail(lx, k == LEX_ELONG ? "string literal too long" : "unterminated string", NULL);
             lx->tk = T_END;
             lx->p = lx->end;
             return;
         }
-        lx->p = p + 1;
+        lx->p = p;
         lx->tk = T_STR;
         return;
     }
@@ -399,18 +377,21 @@ static int32_t parse_unary(parser *ps)
     return e;
 }
 
-static int32_t parse_and(parser *ps)
+/* One left-associative level: level 0 is "||" over level 1, "&&" over unary. */
+static int32_t parse_binary(parser *ps, int level)
 {
-    int32_t a = parse_unary(ps);
-    while (a >= 0 && is_op(&ps->lx, "&&")) {
+    static const char *const ops[2] = {"||", "&&"};
+    static const uint8_t kinds[2] = {EX_OR, EX_AND};
+    int32_t a = level ? parse_unary(ps) : parse_binary(ps, 1);
+    while (a >= 0 && is_op(&ps->lx, ops[level])) {
         next(&ps->lx);
-        int32_t b = parse_unary(ps);
+        int32_t b = level ? parse_unary(ps) : parse_binary(ps, 1);
         if (b < 0)
             return -1;
         int32_t e = new_expr(ps);
         if (e < 0)
             return -1;
-        ps->rs->exprs[e].op = EX_AND;
+        ps->rs->exprs[e].op = kinds[level];
         ps->rs->exprs[e].a = a;
         ps->rs->exprs[e].b = b;
         a = e;
@@ -418,24 +399,7 @@ static int32_t parse_and(parser *ps)
     return a;
 }
 
-static int32_t parse_or(parser *ps)
-{
-    int32_t a = parse_and(ps);
-    while (a >= 0 && is_op(&ps->lx, "||")) {
-        next(&ps->lx);
-        int32_t b = parse_and(ps);
-        if (b < 0)
-            return -1;
-        int32_t e = new_expr(ps);
-        if (e < 0)
-            return -1;
-        ps->rs->exprs[e].op = EX_OR;
-        ps->rs->exprs[e].a = a;
-        ps->rs->exprs[e].b = b;
-        a = e;
-    }
-    return a;
-}
+static int32_t parse_or(parser *ps) { return parse_binary(ps, 0); }
 
 static int valid_class_name(const char *s)
 {
@@ -633,16 +597,13 @@ static lr_status parse_text(rules_set *rs, const char *name, const char *text, s
     ps.rs = rs;
     ps.lx.file = name;
     ps.lx.err = err;
-    const char *p = text, *end = text + len;
-    uint32_t line = first_line;
-    while (p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        if (!eol)
-            eol = end;
-        ps.lx.p = p;
-        ps.lx.end = eol;
-        ps.lx.line = line;
-        if (memchr(p, 0, (size_t)(eol - p))) {
+    lex_lines l;
+    lex_lines_init(&l, text, len, first_line);
+    while (lex_next_line(&l)) {
+        ps.lx.p = l.p;
+        ps.lx.end = l.eol;
+        ps.lx.line = l.line;
+        if (lex_line_has_nul(&l)) {
             fail(&ps.lx, "NUL byte in rules text", NULL);
             return ps.lx.st;
         }
@@ -668,8 +629,6 @@ static lr_status parse_text(rules_set *rs, const char *name, const char *text, s
             if (ps.lx.st != LR_OK)
                 return ps.lx.st;
         }
-        line++;
-        p = eol + (eol < end);
     }
     return LR_OK;
 }
@@ -682,59 +641,19 @@ lr_status rules_parse(rules_set *rs, const char *name, const char *text, size_t 
 
 lr_status rules_load_file(rules_set *rs, const char *path, lr_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return LR_FAIL(err, LR_ERR_IO, "%s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = err_malloc(cap);
-    lr_status st = LR_OK;
-    while (buf) {
-        size_t k = fread(buf + n, 1, cap - n, f);
-        n += k;
-        if (n < cap)
-            break;
-        if (cap >= (64u << 20)) {
-            st = LR_FAIL(err, LR_ERR_LIMIT, "%s: rules file larger than 64 MiB", path);
-            break;
-        }
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int rerr = ferror(f);
-    fclose(f);
-    if (!buf)
-        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", path);
-    if (st == LR_OK && rerr)
-        st = LR_FAIL(err, LR_ERR_IO, "%s: read error", path);
-    if (st == LR_OK)
-        st = rules_parse(rs, path, buf, n, err);
+    char *buf;
+    size_t n;
+    LR_TRY(lex_read_file(path, "rules file", 64, &buf, &n, err));
+    lr_status st = rules_parse(rs, path, buf, n, err);
     free(buf);
     return st;
 }
 
 lr_status rules_load_shipped(rules_set *rs, const char *file, lr_error *err)
 {
-    const char *dirs[3] = {getenv("LEAKRAY_RULES_DIR"), NULL, NULL};
-#ifdef LEAKRAY_SOURCE_RULES_DIR
-    dirs[1] = LEAKRAY_SOURCE_RULES_DIR;
-#endif
-#ifdef LEAKRAY_RULES_DIR
-    dirs[2] = LEAKRAY_RULES_DIR;
-#endif
     char path[4096];
-    for (int i = 0; i < 3; i++) {
-        if (!dirs[i] || !*dirs[i])
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dirs[i], file);
-        if (access(path, R_OK) == 0)
-            return rules_load_file(rs, path, err);
-    }
+    if (lex_find_rules(file, path, sizeof path))
+        return rules_load_file(rs, path, err);
     return LR_FAIL(err, LR_ERR_IO, "shipped rules file %s not found (set LEAKRAY_RULES_DIR)",
                    file);
 }
@@ -1370,6 +1289,25 @@ static int ref_verdict(const rules_set *rs, int32_t i, int32_t *lib)
     return RULES_VISIT_LAST;
 }
 
+/* A local variable of thread node t: the first active java-local rule naming the thread
+ * decides, else the local is visited last. The name is decoded only when such rules exist. */
+static int local_verdict(const rules_set *rs, node_ix t, int32_t *lib)
+{
+    int any = 0;
+    for (uint32_t i = 0; i < rs->n_refs; i++)
+        any |= rs->refs[i].kind == RULES_REF_JAVA_LOCAL && rs->refs[i].active;
+    if (any && t != GRAPH_NONE) {
+        char tn[256];
+        rules_thread_name(rs->g, t, tn, sizeof tn);
+        for (uint32_t i = 0; i < rs->n_refs; i++) {
+            const rules_ref *r = &rs->refs[i];
+            if (r->kind == RULES_REF_JAVA_LOCAL && r->active && !strcmp(r->cls, tn))
+                return ref_verdict(rs, (int32_t)i, lib);
+        }
+    }
+    return RULES_VISIT_LAST;
+}
+
 int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
 {
     const graph *g = rs->g;
@@ -1410,21 +1348,8 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
         }
         return RULES_FOLLOW;
     }
-    case GRAPH_EDGE_LOCAL: {
-        int any = 0;
-        for (uint32_t i = 0; i < rs->n_refs; i++)
-            any |= rs->refs[i].kind == RULES_REF_JAVA_LOCAL && rs->refs[i].active;
-        if (any) {
-            char tn[256];
-            rules_thread_name(g, from, tn, sizeof tn);
-            for (uint32_t i = 0; i < rs->n_refs; i++) {
-                const rules_ref *r = &rs->refs[i];
-                if (r->kind == RULES_REF_JAVA_LOCAL && r->active && !strcmp(r->cls, tn))
-                    return ref_verdict(rs, (int32_t)i, lib);
-            }
-        }
-        return RULES_VISIT_LAST;
-    }
+    case GRAPH_EDGE_LOCAL:
+        return local_verdict(rs, from, lib);
     case GRAPH_EDGE_INTERNAL:
     case GRAPH_EDGE_WEAK:
         return RULES_DROP;
@@ -1446,17 +1371,7 @@ int rules_root_class(const rules_set *rs, uint32_t root, int32_t *lib)
             return RULES_DROP;
         /* without local edges the frame root stands for the thread's local: the java-local
          * rules of that thread apply to it */
-        node_ix t = rules_thread_of_serial(g, r->thread);
-        if (t != GRAPH_NONE) {
-            char tn[256];
-            rules_thread_name(g, t, tn, sizeof tn);
-            for (uint32_t i = 0; i < rs->n_refs; i++) {
-                const rules_ref *x = &rs->refs[i];
-                if (x->kind == RULES_REF_JAVA_LOCAL && x->active && !strcmp(x->cls, tn))
-                    return ref_verdict(rs, (int32_t)i, lib);
-            }
-        }
-        return RULES_VISIT_LAST;
+        return local_verdict(rs, rules_thread_of_serial(g, r->thread), lib);
     }
     case GRAPH_ROOT_UNKNOWN:
     case GRAPH_ROOT_INTERNED_STRING:

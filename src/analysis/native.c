@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* native.c: NativeAllocationRegistry sizes into g->node_native (analysis layer), prefix
+ * native_. Classes are marked first (Cleaner or a subclass of it), so a dump without the
+ * registry's thunk class costs nothing beyond a class scan. Every step of the chain
+ * Cleaner.thunk -> CleanerThunk.this$0 -> registry.size is checked for type and class: a
+ * dump is untrusted, and a field of another type under the same name is skipped rather than
+ * misread. Sums saturate at UINT32_MAX per object (node_native is 32-bit) and count
+ * DIAG_SIZE_SATURATED. */
+#include "analysis/native.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define THUNK_CLASS "libcore.util.NativeAllocationRegistry$CleanerThunk"
+#define REGISTRY_CLASS "libcore.util.NativeAllocationRegistry"
+
+static int is_cleaner_class(const graph *g, class_ix c)
+{
+    return graph_class_is_named(g, c, "sun.misc.Cleaner") ||
+           graph_class_is_named(g, c, "jdk.internal.ref.Cleaner");
+}
+
+/* Reference field `name` of n, or GRAPH_NONE when absent, null, dangling or not a reference. */
+static node_ix ref_field(const graph *g, node_ix n, const char *name)
+{
+    graph_value v;
+    if (!graph_field_find(g, n, name, &v) || v.type != GRAPH_FT_OBJECT)
+        return GRAPH_NONE;
+    return v.ref < g->n_nodes ? v.ref : GRAPH_NONE;
+}
+
+lr_status native_assign(graph *g, native_stats *stats, lr_error *err)
+{
+    native_stats st = {0};
+    if (stats)
+        *stats = st;
+    if (!g->node_kind || !g->node_class || g->n_classes == 0)
+        return LR_OK;
+    int has_thunk = 0;
+    for (class_ix c = 0; c < g->n_classes && !has_thunk; c++)
+        has_thunk = strcmp(graph_str(g, g->classes[c].name), THUNK_CLASS) == 0;
+    if (!has_thunk)
+        return LR_OK;
+    uint8_t *cleaner = calloc(g->n_classes, 1);
+    if (!cleaner)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory marking Cleaner classes");
+    int any = 0;
+    for (class_ix c = 0; c < g->n_classes; c++)
+        any |= cleaner[c] = (uint8_t)is_cleaner_class(g, c);
+    lr_status rs = LR_OK;
+    for (node_ix n = 0; any && n < g->n_nodes; n++) {
+        class_ix c = g->node_class[n];
+        if (g->node_kind[n] != GRAPH_KIND_INSTANCE || c >= g->n_classes || !cleaner[c])
+            continue;
+        node_ix thunk = ref_field(g, n, "thunk");
+        if (thunk == GRAPH_NONE || g->node_class[thunk] >= g->n_classes ||
+            !graph_class_is_named(g, g->node_class[thunk], THUNK_CLASS))
+            continue;
+        node_ix reg = ref_field(g, thunk, "this$0");
+        if (reg == GRAPH_NONE || g->node_class[reg] >= g->n_classes ||
+            !graph_class_is_named(g, g->node_class[reg], REGISTRY_CLASS))
+            continue;
+        graph_value size;
+        if (!graph_field_find(g, reg, "size", &size) || size.type != GRAPH_FT_LONG)
+            continue;
+        st.cleaners++;
+        node_ix owner = ref_field(g, n, "referent");
+        if (owner == GRAPH_NONE)
+            continue; /* already cleared: the memory is being freed */
+        if (!g->node_native) {
+            g->node_native = calloc(g->n_nodes, sizeof *g->node_native);
+            if (!g->node_native) {
+                rs = LR_FAIL(err, LR_ERR_NOMEM, "out of memory for native sizes");
+                break;
+            }
+        }
+        /* The registry's size is a signed Java long; a negative one is garbage, not a size. */
+        uint64_t add = (int64_t)size.raw < 0 ? 0 : size.raw;
+        if (g->node_native[owner] == 0 && add)
+            st.owners++;
+        st.bytes += add;
+        uint64_t sum = (uint64_t)g->node_native[owner] + add;
+        if (sum > UINT32_MAX) {
+            sum = UINT32_MAX;
+            diag_count(&g->diag, DIAG_SIZE_SATURATED);
+        }
+        g->node_native[owner] = (uint32_t)sum;
+    }
+    free(cleaner);
+    if (stats)
+        *stats = st;
+    return rs;
+}

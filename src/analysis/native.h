@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* native.h: native sizes of Android objects (analysis layer), prefix native_. Android's
+ * libcore.util.NativeAllocationRegistry frees native memory through a sun.misc.Cleaner whose
+ * `thunk` is a NativeAllocationRegistry$CleanerThunk; the thunk's outer registry (`this$0`)
+ * records the native bytes in its long `size` field, and the Cleaner's `referent` is the Java
+ * object owning that memory (a Bitmap, a Matrix...). native_assign credits each such size to
+ * the referent in g->node_native, the rule of Shark's AndroidNativeSizeMapper
+ * (docs/research/hprof-leakcanary-shark.md, 7.3), so that dom_build's retained sizes
+ * (shallow + native) count memory the Java heap alone does not show. The JDK 9+ name of the
+ * same Cleaner class, jdk.internal.ref.Cleaner, is accepted too. */
+#ifndef LR_ANALYSIS_NATIVE_H
+#define LR_ANALYSIS_NATIVE_H
+
+#include "graph/graph.h"
+
+/* Totals of one native_assign run. */
+typedef struct native_stats {
+    uint32_t cleaners;  /* Cleaner instances whose thunk is a registry thunk */
+    uint32_t owners;    /* distinct objects credited with native bytes */
+    uint64_t bytes;     /* native bytes credited (before the per-object 4 GiB clamp) */
+} native_stats;
+
+/* Adds registry sizes to g->node_native (allocated, zeroed, when NULL and something is
+ * found; left NULL otherwise). Costs O(classes) when the dump has no registry thunk class,
+ * else one pass over the nodes. Not idempotent (a second call adds the sizes again): the CLI
+ * runs it once, in cli_open, right after loading. Cleaners are taken as dumped, reachable or
+ * not, as Shark does. stats may be NULL. Returns LR_OK or LR_ERR_NOMEM. */
+lr_status native_assign(graph *g, native_stats *stats, lr_error *err);
+
+#endif

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* lex.c: line reader, word and quoted-string scanner, file loading and rules-folder search
+ * shared by the rules-file readers (rules layer), prefix lex_. Scans never read past the end
+ * pointer they are given; the file loader doubles its buffer up to a ceiling so a huge or
+ * endless input (a FIFO) cannot make it allocate without bound. */
+#include "rules/lex.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void lex_lines_init(lex_lines *l, const char *text, size_t len, uint32_t first_line)
+{
+    l->p = l->eol = l->next = text;
+    l->end = text + len;
+    l->line = first_line - 1;
+}
+
+int lex_next_line(lex_lines *l)
+{
+    if (l->next >= l->end)
+        return 0;
+    l->p = l->next;
+    l->eol = memchr(l->p, '\n', (size_t)(l->end - l->p));
+    if (!l->eol)
+        l->eol = l->end;
+    l->next = l->eol + (l->eol < l->end);
+    l->line++;
+    return 1;
+}
+
+int lex_line_has_nul(const lex_lines *l)
+{
+    return memchr(l->p, 0, (size_t)(l->eol - l->p)) != NULL;
+}
+
+int lex_is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+const char *lex_skip_blanks(const char *p, const char *end)
+{
+    while (p < end && lex_is_blank(*p))
+        p++;
+    return p;
+}
+
+long lex_quoted(const char **pp, const char *end, unsigned flags, char *out, size_t cap)
+{
+    const char *p = *pp + 1;
+    size_t n = 0;
+    while (p < end && *p != '"') {
+        char ch = *p++;
+        if (ch == '\\' && p < end) {
+            if (flags & LEX_ESC_C) {
+                ch = *p++;
+                ch = ch == 'n' ? '\n' : ch == 't' ? '\t' : ch;
+            } else if (*p == '"' || *p == '\\') {
+                ch = *p++;
+            }
+        }
+        if (n + 1 >= cap) {
+            out[n] = 0;
+            return LEX_ELONG;
+        }
+        out[n++] = ch;
+    }
+    out[n] = 0;
+    if (p >= end)
+        return LEX_EQUOTE;
+    *pp = p + 1;
+    return (long)n;
+}
+
+long lex_word(const char **pp, const char *end, char *out, size_t cap)
+{
+    const char *p = lex_skip_blanks(*pp, end);
+    size_t n = 0;
+    if (p >= end || *p == '#') {
+        *pp = end;
+        out[0] = 0;
+        return LEX_END;
+    }
+    while (p < end && !lex_is_blank(*p) && *p != '#') {
+        if (*p == '"') {
+            long k = lex_quoted(&p, end, 0, out + n, cap - n);
+            if (k < 0)
+                return k;
+            n += (size_t)k;
+            continue;
+        }
+        if (n + 1 >= cap) {
+            out[n] = 0;
+            return LEX_ELONG;
+        }
+        out[n++] = *p++;
+    }
+    out[n] = 0;
+    *pp = p < end && *p == '#' ? end : p;
+    return (long)n;
+}
+
+lr_status lex_read_file(const char *path, const char *what, unsigned max_mib, char **text,
+                        size_t *len, lr_error *err)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return LR_FAIL(err, LR_ERR_IO, "%s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = err_malloc(cap);
+    lr_status st = LR_OK;
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        if (cap >= ((size_t)max_mib << 20)) {
+            st = LR_FAIL(err, LR_ERR_LIMIT, "%s: %s larger than %u MiB", path, what, max_mib);
+            break;
+        }
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", path);
+    if (st == LR_OK && bad)
+        st = LR_FAIL(err, LR_ERR_IO, "%s: read error", path);
+    if (st != LR_OK) {
+        free(buf);
+        return st;
+    }
+    *text = buf;
+    *len = n;
+    return LR_OK;
+}
+
+int lex_find_rules(const char *file, char *path, size_t cap)
+{
+    const char *dirs[3] = {getenv("LEAKRAY_RULES_DIR"), NULL, NULL};
+#ifdef LEAKRAY_SOURCE_RULES_DIR
+    dirs[1] = LEAKRAY_SOURCE_RULES_DIR;
+#endif
+#ifdef LEAKRAY_RULES_DIR
+    dirs[2] = LEAKRAY_RULES_DIR;
+#endif
+    for (int i = 0; i < 3; i++) {
+        if (!dirs[i] || !*dirs[i])
+            continue;
+        int k = snprintf(path, cap, "%s/%s", dirs[i], file);
+        if (k > 0 && (size_t)k < cap && access(path, R_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
