@@ -374,7 +374,9 @@ int cmd_histo(int argc, char **argv)
     const cli_spec spec = {
         "histo", "FILE", "Instances and shallow bytes per class, like jmap -histo.", opts, 1, 1,
         "Columns: rank, instances, shallow bytes, class name; the Total line sums every class.\n"
-        "Ties are ordered by class name. Example: leakray histo --top 20 app.hprof"};
+        "Ties are ordered by class name. Example: leakray histo --top 20 app.hprof\n"
+        "V8/Node/ArkTS snapshots: DevTools' Summary (per class key, objects of nonzero size;\n"
+        "--retained adds retained bytes and distance), docs/formats/v8.md."};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)

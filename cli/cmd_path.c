@@ -175,7 +175,9 @@ int cmd_path(int argc, char **argv)
         "--collapse: consecutive objects of one category (a class or any superclass matches a\n"
         "`category` rule, docs/rules.md) print as one line with their count; a collection\n"
         "between two runs of one category merges into them. Objects of no category keep their\n"
-        "own line. --json keeps the full path and adds \"collapsed\"."};
+        "own line. --json keeps the full path and adds \"collapsed\".\n"
+        "V8/Node/ArkTS snapshots (without --collapse): DevTools' retaining path by distance,\n"
+        "one hop per unit of distance, weak edges hidden (docs/formats/v8.md)."};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)

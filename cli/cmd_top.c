@@ -351,6 +351,8 @@ int cmd_top(int argc, char **argv)
         "--model visualvm: VisualVM's conventions (weak referents and unreachable objects\n"
         "still take dominance away; class objects weigh only in VisualVM's tree sums);\n"
         "see docs/design.md.\n"
+        "--model devtools (default for V8/Node/ArkTS snapshots): Chrome DevTools' retained\n"
+        "sizes and distances; synthetic nodes are not ranked (docs/formats/v8.md).\n"
         "Example: leakray top --top 10 app.hprof"};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
