@@ -8,8 +8,9 @@
  * super-root whose children are g->roots (dump order) then g->synthetic_root, so a
  * dominator always has a smaller number than the nodes it dominates; 1..N are graph nodes.
  * Nothing recurses (the DFS and eval use explicit stacks), so a 5 M-node chain is fine.
- * Memory: at the peak eight uint32 arrays of N plus one of the followed edges (predecessors)
- * and one bit per edge; no per-node malloc.
+ * Memory: at the peak six uint32 arrays of N plus one of the followed edges (predecessors)
+ * and one bit per edge; no per-node malloc; results are allocated after the scratch is
+ * freed.
  * Retained size = shallow + native, accumulated in reverse DFS order. docs/design.md says
  * which peer the numbers must equal (VisualVM for HotSpot, DevTools for V8). */
 #include "analysis/dominators.h"
@@ -19,6 +20,8 @@
 
 /* Marks "no DFS number yet" in dfnum; DFS numbers of graph nodes start at 1. */
 #define UNSEEN 0u
+/* Flags the first entry of each vertex's predecessor list (vertices stay below 2^31). */
+#define PRED_FIRST 0x80000000u
 
 static int follow_default(const graph *g, edge_ix e)
 {
@@ -382,15 +385,15 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     lr_status st = LR_OK;
     /* Scratch is uint32 per vertex and is reused phase to phase; the results (idom in node
      * space, 64-bit retained sizes) are allocated only once the scratch is mostly gone, so
-     * the peak is the Lengauer-Tarjan step: eight uint32 arrays of N plus the
-     * predecessor list. */
+     * the peak is the predecessor build or the Lengauer-Tarjan step: six uint32 arrays of
+     * N plus the predecessor list (one uint32 per followed edge). */
     size_t m = (size_t)n + 2;
     uint32_t *dfnum = err_calloc(m, sizeof *dfnum); /* then bucket heads */
     node_ix *vert = err_mallocarray(m, sizeof *vert);
     uint32_t *par = err_mallocarray(m, sizeof *par);  /* DFS parent, then anc */
     uint32_t *a = err_mallocarray(m, sizeof *a);      /* DFS stack, then semi */
     uint32_t *b = err_mallocarray(m, sizeof *b);      /* DFS cursors, then pred index */
-    uint32_t *psrc = NULL, *label = NULL, *idom = NULL, *bnext = NULL;
+    uint32_t *psrc = NULL, *label = NULL, *bnext = NULL;
     if (!dfnum || !vert || !par || !a || !b) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
         goto done;
@@ -447,45 +450,61 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     fol = NULL;
     if (st != LR_OK)
         goto done;
+    /* The index goes: every vertex but the super-root has a predecessor (its DFS parent),
+     * so no list is empty and flagging each list's first entry is enough to walk them
+     * from the last vertex down. */
+    uint32_t n_preds = pfirst[nv + 1];
+    for (uint32_t v = 1; v <= nv; v++) {
+        if (pfirst[v] == pfirst[v + 1] || v >= PRED_FIRST) {
+            st = LR_FAIL(err, LR_ERR_LIMIT, "dominators: vertex %u has no predecessor", v);
+            goto done;
+        }
+        psrc[pfirst[v]] |= PRED_FIRST;
+    }
+    free(b);
+    b = NULL;
 
     uint32_t *semi = a, *anc = par;
     label = err_mallocarray(m, sizeof *label);
-    idom = err_mallocarray(m, sizeof *idom);
     bnext = err_mallocarray(m, sizeof *bnext);
-    if (!label || !idom || !bnext) {
+    if (!label || !bnext) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
         goto done;
     }
     for (uint32_t v = 0; v <= nv; v++) {
-        idom[v] = par[v]; /* DFS parent, kept before anc (= par) gets compressed */
         semi[v] = v;
         label[v] = v;
     }
     /* Lengauer-Tarjan with implicit linking: vertices numbered >= `last` are linked, anc[]
-     * is compressed towards unlinked ones. Buckets hold each vertex under its
-     * semidominator (head in dfnum[], now free, chained through bnext[]). idom[] holds the
-     * DFS parent until the bucket step overwrites it. */
-    uint32_t *head = dfnum;
+     * is compressed towards unlinked ones, so anc[w] is still w's DFS parent when w's turn
+     * comes. Buckets hold each vertex under its semidominator (head in dfnum[], now free,
+     * chained through bnext[]); once a vertex leaves its bucket its bnext[] slot holds its
+     * relative, then immediate, dominator (idom below). */
+    uint32_t *head = dfnum, *idom = bnext;
     for (uint32_t v = 0; v <= nv; v++)
         head[v] = UINT32_MAX;
+    uint32_t pos = n_preds;
     for (uint32_t w = nv; w >= 1; w--) {
-        uint32_t p = idom[w], s = p;
-        for (uint32_t i = pfirst[w]; i < pfirst[w + 1]; i++) {
-            uint32_t u = psrc[i];
-            uint32_t su = u <= w ? u : semi[eval(u, w + 1, anc, label, semi)];
+        uint32_t p = anc[w], s = p, u;
+        do {
+            u = psrc[--pos];
+            uint32_t x = u & ~PRED_FIRST;
+            uint32_t su = x <= w ? x : semi[eval(x, w + 1, anc, label, semi)];
             if (su < s)
                 s = su;
-        }
+        } while (!(u & PRED_FIRST));
         semi[w] = s;
         bnext[w] = head[s];
         head[s] = w;
         /* w is linked now: evaluate the vertices waiting on its parent. */
-        for (uint32_t v = head[p]; v != UINT32_MAX; v = bnext[v]) {
-            uint32_t u = eval(v, w, anc, label, semi);
-            idom[v] = semi[u] < semi[v] ? u : p;
+        for (uint32_t v = head[p], nx; v != UINT32_MAX; v = nx) {
+            nx = bnext[v];
+            uint32_t e = eval(v, w, anc, label, semi);
+            idom[v] = semi[e] < semi[v] ? e : p;
         }
         head[p] = UINT32_MAX;
     }
+    idom[0] = 0;
     /* Relative dominators become immediate ones in increasing order. */
     for (uint32_t w = 1; w <= nv; w++)
         if (idom[w] != semi[w])
@@ -495,12 +514,8 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
      * Only vert and idom are still needed: the rest goes before the results arrive. */
     free(psrc);
     psrc = NULL;
-    free(bnext);
-    bnext = NULL;
     free(a);
     a = NULL;
-    free(b);
-    b = NULL;
     free(par);
     par = NULL;
     free(dfnum);
@@ -565,7 +580,6 @@ done:
     free(b);
     free(psrc);
     free(label);
-    free(idom);
     free(bnext);
     if (st != LR_OK)
         dom_free(t);
