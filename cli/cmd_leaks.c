@@ -44,6 +44,13 @@ static int leaks_cmd_ids(cli_common *co, const char *path, const uint64_t *excl,
     if (rc)
         return rc;
     const graph *g = lr_heap_graph(h);
+    if (!g->node_id) {
+        /* The HPROF reader keeps no ids without edges (histo streaming): load it in full. */
+        lr_close(h);
+        if ((rc = cli_open(co, path, 0, &h)) != 0)
+            return rc;
+        g = lr_heap_graph(h);
+    }
     uint64_t *ids = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *ids);
     if (!ids) {
         lr_close(h);

@@ -1120,9 +1120,15 @@ lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_
         uint32_t extra = 0;
         switch (by) {
         case CRULES_BY_NAME:
-            extra = g->node_name ? canon_name(&names, g, g->node_name[v]) : class_key(g, v);
-            if (extra == CLUSTER_NONE)
-                goto nomem;
+            /* Only the name table can fail; a node without a class (HPROF class objects
+             * when java.lang.Class is absent) simply has no name key. */
+            if (g->node_name) {
+                extra = canon_name(&names, g, g->node_name[v]);
+                if (extra == CLUSTER_NONE)
+                    goto nomem;
+            } else {
+                extra = class_key(g, v);
+            }
             break;
         case CRULES_BY_PROPERTY:
             extra = property_set(c, v, &sets, propbuf, PROPBUF);

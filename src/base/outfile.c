@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* outfile.c: atomic, buffered output files (base layer), prefix outfile_. Implements
+ * outfile.h. The byte path is buffer -> sink, where sink is write(2) on the temporary file
+ * or deflate into zbuf followed by write(2). Every OUTFILE_WRITEBACK bytes written, Linux is
+ * asked to start writing the pages back (sync_file_range, asynchronous), so the fsync in
+ * outfile_commit waits for the tail of the file only instead of the whole of it. */
+#define _GNU_SOURCE
+#include "base/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define OUTFILE_ZBUF (256u << 10)       /* deflate output chunk */
+#define OUTFILE_WRITEBACK (32ull << 20) /* start writeback after this many bytes */
+#define OUTFILE_GZIP_LEVEL 6            /* zlib's default trade-off */
+
+static void fail(outfile *of, int e)
+{
+    if (!of->failed)
+        of->failed = e ? e : EIO;
+}
+
+/* write(2) of all len bytes, retrying short writes and EINTR. */
+static void raw_write(outfile *of, const uint8_t *p, size_t len)
+{
+    while (len > 0 && !of->failed) {
+        ssize_t k = write(of->fd, p, len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            fail(of, k < 0 ? errno : EIO);
+            return;
+        }
+        p += k;
+        len -= (size_t)k;
+        of->since_sync += (uint64_t)k;
+    }
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (of->since_sync >= OUTFILE_WRITEBACK) {
+        /* A hint: unsupported file systems just return an error, and fsync still decides. */
+        (void)sync_file_range(of->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+        of->since_sync = 0;
+    }
+#endif
+}
+
+/* Runs deflate over avail_in with `flush` until it needs more input (or, for Z_FINISH, until
+ * the stream ended), writing every full output chunk. */
+static void deflate_out(outfile *of, int flush)
+{
+    z_stream *z = of->z;
+    for (;;) {
+        z->next_out = of->zbuf;
+        z->avail_out = OUTFILE_ZBUF;
+        int r = deflate(z, flush);
+        if (r == Z_STREAM_ERROR) {
+            fail(of, EIO);
+            return;
+        }
+        raw_write(of, of->zbuf, OUTFILE_ZBUF - z->avail_out);
+        if (of->failed || r == Z_STREAM_END)
+            return;
+        if (z->avail_out != 0 && (flush != Z_FINISH || r == Z_BUF_ERROR))
+            return; /* all input taken (a Z_BUF_ERROR here means nothing was left to do) */
+    }
+}
+
+/* Sends bytes on, compressing when asked. */
+static void sink(outfile *of, const uint8_t *p, size_t len)
+{
+    if (of->failed || len == 0)
+        return;
+    if (!of->z) {
+        raw_write(of, p, len);
+        return;
+    }
+    z_stream *z = of->z;
+    while (len > 0 && !of->failed) {
+        uInt c = len > UINT_MAX ? UINT_MAX : (uInt)len;
+        z->next_in = (Bytef *)(uintptr_t)p;
+        z->avail_in = c;
+        deflate_out(of, Z_NO_FLUSH);
+        p += c - z->avail_in;
+        len -= c - z->avail_in;
+        if (z->avail_in != 0)
+            fail(of, EIO); /* deflate stopped without taking its input */
+    }
+}
+
+static void flush_buf(outfile *of)
+{
+    sink(of, (const uint8_t *)of->buf, of->n);
+    of->n = 0;
+}
+
+void outfile_write_slow(outfile *of, const void *p, size_t len)
+{
+    const uint8_t *s = p;
+    of->total += len;
+    if (len >= OUTFILE_BUF) {
+        flush_buf(of);
+        sink(of, s, len);
+        return;
+    }
+    /* Top the buffer up first so the file is written in whole buffer-sized chunks. */
+    size_t k = OUTFILE_BUF - of->n < len ? OUTFILE_BUF - of->n : len;
+    if (k)
+        memcpy(of->buf + of->n, s, k);
+    of->n += k;
+    if (of->n == OUTFILE_BUF)
+        flush_buf(of);
+    if (len > k)
+        memcpy(of->buf + of->n, s + k, len - k);
+    of->n += len - k;
+}
+
+void outfile_zero(outfile *of, uint64_t len)
+{
+    of->total += len;
+    while (len > 0) {
+        if (of->n == OUTFILE_BUF)
+            flush_buf(of);
+        size_t c = OUTFILE_BUF - of->n;
+        if (c > len)
+            c = (size_t)len;
+        memset(of->buf + of->n, 0, c);
+        of->n += c;
+        len -= c;
+    }
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static void release(outfile *of)
+{
+    if (of->z) {
+        deflateEnd(of->z);
+        free(of->z);
+    }
+    if (of->fd >= 0)
+        close(of->fd);
+    free(of->zbuf);
+    free(of->buf);
+    free(of->path);
+    free(of->tmp);
+    free(of);
+}
+
+lr_status outfile_open(const char *path, outfile **out, lr_error *err)
+{
+    *out = NULL;
+    size_t pl = strlen(path);
+    outfile *of = err_calloc(1, sizeof *of);
+    if (!of)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", path);
+    of->fd = -1;
+    of->buf = err_malloc(OUTFILE_BUF);
+    of->path = err_malloc(pl + 1);
+    of->tmp = err_malloc(pl + 16);
+    int gz = ends_with(path, ".gz");
+    if (gz) {
+        of->z = err_calloc(1, sizeof(z_stream));
+        of->zbuf = err_malloc(OUTFILE_ZBUF);
+    }
+    if (!of->buf || !of->path || !of->tmp || (gz && (!of->z || !of->zbuf))) {
+        release(of);
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", path);
+    }
+    memcpy(of->path, path, pl + 1);
+    if (gz && deflateInit2(of->z, OUTFILE_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8,
+                           Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(of->z);
+        of->z = NULL;
+        release(of);
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: cannot start gzip stream", path);
+    }
+    /* "<dir>/.<base>.XXXXXX": same folder, so rename is atomic and never crosses devices. */
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+    memcpy(of->tmp, path, dl);
+    snprintf(of->tmp + dl, pl - dl + 16, ".%s.XXXXXX", path + dl);
+    of->fd = mkstemp(of->tmp);
+    if (of->fd < 0) {
+        lr_status s = LR_FAIL(err, LR_ERR_IO, "%s: cannot create temporary file %s: %s", path,
+                              of->tmp, strerror(errno));
+        release(of);
+        return s;
+    }
+    /* mkstemp makes the file 0600; give it the mode a plain create would have. */
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(of->fd, 0666 & ~um);
+    *out = of;
+    return LR_OK;
+}
+
+void outfile_gzip_level(outfile *of, int level)
+{
+    if (of->z && of->total == 0 && level >= 1 && level <= 9)
+        (void)deflateParams(of->z, level, Z_DEFAULT_STRATEGY);
+}
+
+/* fsync of the folder holding path, so the rename itself survives a crash. */
+static int sync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = NULL;
+    if (slash) {
+        size_t dl = slash == path ? 1 : (size_t)(slash - path);
+        dir = err_malloc(dl + 1);
+        if (!dir)
+            return ENOMEM;
+        memcpy(dir, path, dl);
+        dir[dl] = 0;
+    }
+    int fd = open(dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (fd < 0)
+        return errno;
+    int e = 0;
+    /* Some file systems cannot sync a folder (EINVAL): nothing more can be done there. */
+    if (fsync(fd) != 0 && errno != EINVAL)
+        e = errno;
+    close(fd);
+    return e;
+}
+
+lr_status outfile_commit(outfile *of, lr_error *err)
+{
+    flush_buf(of);
+    if (of->z && !of->failed) {
+        z_stream *z = of->z;
+        z->next_in = NULL;
+        z->avail_in = 0;
+        deflate_out(of, Z_FINISH);
+    }
+    if (!of->failed && fsync(of->fd) != 0 && errno != EINVAL)
+        fail(of, errno);
+    if (close(of->fd) != 0)
+        fail(of, errno);
+    of->fd = -1;
+    lr_status rc = LR_OK;
+    if (of->failed)
+        rc = LR_FAIL(err, LR_ERR_IO, "%s: write failed: %s", of->path, strerror(of->failed));
+    else if (rename(of->tmp, of->path) != 0)
+        rc = LR_FAIL(err, LR_ERR_IO, "%s: cannot rename %s into place: %s", of->path, of->tmp,
+                     strerror(errno));
+    if (rc != LR_OK) {
+        unlink(of->tmp);
+    } else {
+        int e = sync_dir(of->path);
+        if (e)
+            rc = LR_FAIL(err, LR_ERR_IO, "%s: written, but its folder cannot be synced: %s",
+                         of->path, strerror(e));
+    }
+    release(of);
+    return rc;
+}
+
+void outfile_abort(outfile *of)
+{
+    if (!of)
+        return;
+    if (of->fd >= 0) {
+        close(of->fd);
+        of->fd = -1;
+    }
+    unlink(of->tmp);
+    release(of);
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# install.sh: the install step (what `make install PREFIX=...` runs: cmake --install of the
+# build folder) into a scratch root. Checks that the CLI, both libraries, the public header
+# and the pkg-config file land, then compiles a small C program against the installed copy
+# through pkg-config -- once against the shared library, once statically with
+# `pkg-config --static` -- and runs both on a real dump (a hand-made HPROF from the repo) and
+# on garbage, so a missing symbol export, header or link flag fails here, not at a user's.
+# The install is staged with DESTDIR and read back with PKG_CONFIG_SYSROOT_DIR, so the
+# configured prefix of the build folder is used as is.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.bash"
+cli_init install
+command -v pkg-config >/dev/null || skip "pkg-config not installed"
+command -v cc >/dev/null || skip "no C compiler"
+command -v cmake >/dev/null || skip "cmake not installed"
+
+root=$T/root
+DESTDIR=$root cmake --install "$LEAKRAY_BUILD" >"$T/install.log" 2>&1 ||
+    { cat "$T/install.log" >&2; fail "cmake --install failed"; }
+
+pc=$(find "$root" -name leakray.pc | head -1)
+[ -n "$pc" ] || fail "no leakray.pc installed"
+cli=$(find "$root" -path '*/bin/leakray' -type f | head -1)
+[ -n "$cli" ] && [ -x "$cli" ] || fail "no CLI installed under bin/"
+hdr=$(find "$root" -path '*/include/leakray/leakray.h' | head -1)
+[ -n "$hdr" ] || fail "no public header include/leakray/leakray.h"
+libdir=$(dirname "$(dirname "$pc")")
+[ -f "$libdir/libleakray.a" ] || fail "no static library in $libdir"
+ls "$libdir"/libleakray.so.* >/dev/null 2>&1 || fail "no versioned shared library in $libdir"
+[ -L "$libdir/libleakray.so" ] || fail "no libleakray.so development link in $libdir"
+rules=$(find "$root" -path '*/share/leakray/rules/*.rules' | wc -l)
+[ "$rules" -ge 1 ] || fail "no rules files installed"
+
+export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=
+pkg-config --exists leakray || fail "pkg-config does not find leakray"
+[ "$(pkg-config --modversion leakray)" = "$("$LEAKRAY" --version | awk '{print $2}')" ] ||
+    fail "pkg-config version $(pkg-config --modversion leakray) differs from the CLI's"
+
+cat >"$T/probe.c" <<'C'
+#include <leakray/leakray.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Opens each argument; prints "FILE: FORMAT" or "FILE: exit N offset O". */
+int main(int argc, char **argv)
+{
+    if (strcmp(LR_VERSION_STRING, "") == 0)
+        return 9;
+    for (int i = 1; i < argc; i++) {
+        lr_heap *h = NULL;
+        lr_error err;
+        memset(&err, 0, sizeof err);
+        lr_status st = lr_open(argv[i], NULL, &h, &err);
+        if (st == LR_OK) {
+            printf("%s: %s %s\n", argv[i], lr_heap_format(h),
+                   lr_heap_graph(h) ? "graph" : "nograph");
+            lr_close(h);
+        } else {
+            printf("%s: exit %d offset %llu (%s)\n", argv[i], lr_exit_code(st),
+                   (unsigned long long)err.offset, lr_strerror(st));
+        }
+    }
+    return 0;
+}
+C
+# The build folder may be an ASan/UBSan build: the probe then needs the same runtime.
+extra=()
+if grep -q '^LEAKRAY_SANITIZE:BOOL=ON' "$LEAKRAY_BUILD/CMakeCache.txt" 2>/dev/null; then
+    extra=(-fsanitize=address,undefined)
+fi
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Werror "${extra[@]}" -o "$T/probe-shared" "$T/probe.c" \
+    $(pkg-config --cflags --libs leakray) -Wl,-rpath,"$libdir" 2>"$T/cc.err" ||
+    { cat "$T/cc.err" >&2; fail "probe does not build against the shared library"; }
+ldd "$T/probe-shared" | grep -q "$libdir/libleakray.so" ||
+    fail "probe is not linked with the installed shared library"
+# Static: the archive itself plus Libs.private must resolve everything.
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Werror "${extra[@]}" -o "$T/probe-static" "$T/probe.c" \
+    $(pkg-config --cflags leakray) "$libdir/libleakray.a" \
+    $(pkg-config --static --libs leakray | sed 's/-lleakray\b//') 2>"$T/cc.err" ||
+    { cat "$T/cc.err" >&2; fail "probe does not link statically with pkg-config --static"; }
+! ldd "$T/probe-static" | grep -q libleakray || fail "static probe still needs libleakray.so"
+
+hm=$LEAKRAY_SRC/tests/corrupt/handmade
+printf 'not a heap dump\n' >"$T/garbage.bin"
+for p in "$T/probe-shared" "$T/probe-static"; do
+    (cd "$hm" && "$p" valid-minimal.hprof record-past-end.hprof "$T/garbage.bin") >"$T/out" 2>"$T/err" ||
+        fail "$(basename "$p") exited $?"
+    grep -qx 'valid-minimal.hprof: hprof graph' "$T/out" || fail "$(basename "$p"): valid dump not loaded"
+    grep -qE '^record-past-end.hprof: exit 3 offset [0-9]+ ' "$T/out" ||
+        fail "$(basename "$p"): truncated dump not exit 3 with an offset"
+    grep -qE 'garbage.bin: exit 3 offset 0 ' "$T/out" || fail "$(basename "$p"): garbage not refused"
+done
+
+# The installed CLI runs on its own.
+(cd "$hm" && "$cli" histo --json --no-timing valid-minimal.hprof) >"$T/out" 2>"$T/err" ||
+    fail "installed CLI failed"
+json_eq '[c["count"] for c in d["classes"] if c["name"] == "Foo"]' '[3]'
+echo "install: ok (CLI, static + shared library, header, pkg-config, $rules rules files)"
