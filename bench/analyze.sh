@@ -61,8 +61,8 @@ size=$(stat -c %s "$dump")
 size_kb=$((size / 1024))
 cat "$dump" >/dev/null # both tools start with the dump in the page cache
 run_leakray lr "$dump"
-objs=$("$lr" info --json --no-progress "$dump" |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["objects"]["count"])' 2>/dev/null || echo "?")
+objs=$("$lr" info --json --no-progress "$dump" | python3 -c \
+    'import json,sys; print(json.load(sys.stdin)["objects"]["count"])' 2>/dev/null || echo "?")
 
 printf '\ndump: %s (%s MB, %s objects)\n' "$dump" "$(bench_mb "$size_kb")" "$objs"
 printf '%-10s %9s %7s %13s %10s %10s\n' tool wall_s cpu_s peak_rss_MB own_MB own/file
@@ -79,13 +79,17 @@ if [ ! -f "$peer" ] || [ ! -d /usr/share/visualvm ]; then
 else
     bash "$peer" "$dump" top 10 >/dev/null 2>&1 || true # compiles the driver, warms the JVM
     bench_measure vv "$out/visualvm.txt" bash "$peer" "$dump" top 10
-    [ "$vv_rc" = 0 ] || { echo "VisualVM failed (exit $vv_rc): $(tail -3 "$out/visualvm.txt.err")"; exit 1; }
-    printf '%-10s %9s %7s %13s %10s %10s\n' visualvm "$vv_wall" "$vv_cpu" "$(bench_mb "$vv_rss")" \
-        "$(bench_mb "$vv_own")" "$(bench_ratio "$vv_own" "$size_kb")"
+    [ "$vv_rc" = 0 ] || {
+        echo "VisualVM failed (exit $vv_rc): $(tail -3 "$out/visualvm.txt.err")"
+        exit 1
+    }
+    printf '%-10s %9s %7s %13s %10s %10s\n' visualvm "$vv_wall" "$vv_cpu" \
+        "$(bench_mb "$vv_rss")" "$(bench_mb "$vv_own")" "$(bench_ratio "$vv_own" "$size_kb")"
     echo "visualvm: $(grep -m1 '^load_ms=' "$out/visualvm.txt" || true)"
     speed=$(bench_ratio "$vv_wall" "$lr_med")
     echo
-    echo "speedup vs VisualVM: ${speed}x (target >= 25x: $(verdict "$speed >= 25")); CPU time ratio $(bench_ratio "$vv_cpu" "$lr_cpu")x"
+    echo "speedup vs VisualVM: ${speed}x (target >= 25x: $(verdict "$speed >= 25"));" \
+        "CPU time ratio $(bench_ratio "$vv_cpu" "$lr_cpu")x"
     echo "peak RSS ratio:      $(bench_ratio "$vv_rss" "$lr_rss")x less than VisualVM"
 fi
 mem=$(bench_ratio "$lr_own" "$size_kb")

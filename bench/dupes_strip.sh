@@ -44,3 +44,19 @@ for name, t in (("cp", cp), ("strip sanitize", san), ("strip shrink", shr), ("du
     print(f"{name:24s} {t:7.3f} s  {mb / t:8.1f} MB/s  {t / cp:5.2f}x cp")
 print(f"shrink output: {ssize / 1e6:.1f} MB ({100 * ssize / size:.1f}% of input)")
 PY
+
+# Shark's strip-hprof (LeakCanary's HprofPrimitiveArrayStripper, which zeroes primitive array
+# contents like --mode sanitize) on the same dump, JVM start included. Skipped, and the bench
+# still succeeds, when the Shark jars are not fetched and cannot be (no network, no mvn/java).
+peer=$src/scripts/shark-peer.sh
+if "$peer" --check 2>/dev/null || timeout 300 "$peer" --fetch >/dev/null 2>&1; then
+    tshk=$(best "$peer" --hprof "$dump" strip-hprof -o "$out/o.hprof")
+    python3 - "$size" "$tsan" "$tshk" <<'PY'
+import sys
+mb = int(sys.argv[1]) / 1e6
+san, shk = float(sys.argv[2]), float(sys.argv[3])
+print(f"{'shark strip-hprof':24s} {shk:7.3f} s  {mb / shk:8.1f} MB/s  {shk / san:5.2f}x leakray sanitize")
+PY
+else
+    echo "shark strip-hprof        skipped (scripts/shark-peer.sh could not fetch Shark)"
+fi

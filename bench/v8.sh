@@ -10,6 +10,13 @@
 # packages in ${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}/v8. Prints wall time, peak RSS, own
 # memory (RssAnon + RssShmem sampled every 10 ms, bench/lib.sh) and the ratios.
 # usage: bench/v8.sh [path/to/leakray]     (SCALE=1 makes the 64 MB snapshot instead)
+#
+# BENCH_BIG=1: the large-snapshot run instead. The same generator at scale 16 (BIG_SCALE)
+# writes only the final snapshot (~1 GB, ~12 M nodes, ~40 M edges; node needs a big
+# --max-old-space-size for it), cached in .../v8/snaps-big; then `leakray histo --retained` is
+# measured once: wall and CPU time, total peak RSS (the mapped file's pages included) and own
+# memory, against the 3 GB total-RSS target. The peers are not run there (they need 4-5x the
+# file, and a JSON string over V8's ~512 MB limit); BIG_PEERS=1 tries them anyway.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/lib.sh"
@@ -21,6 +28,46 @@ dir=$(bench_cache_dir)/v8
 out=$dir/out-$scale
 mkdir -p "$dir" "$out"
 peers=$src/../shared/peers/v8/run-peers.sh
+
+# ---- BENCH_BIG=1: one ~1 GB snapshot, leakray alone ----
+if [ "${BENCH_BIG:-0}" = 1 ]; then
+    bscale=${BIG_SCALE:-16}
+    bdir=$dir/snaps-big-$bscale
+    big=$bdir/s3-final.heapsnapshot
+    if [ ! -f "$big" ]; then
+        [ -f "$peers" ] || { echo "v8: $peers not found (needed for the generator)" >&2; exit 2; }
+        # The peers' generator without its baseline and target snapshots: only the final one.
+        sed -n "/^cat > leak.js <<'EOF'$/,/^EOF$/p" "$peers" | sed '1d;$d' |
+            sed "/^snap('s1-baseline/d; /^snap('s2-target/d" >"$dir/leak-big.js"
+        grep -q "snap('s3-final" "$dir/leak-big.js" || { echo "v8: generator changed" >&2; exit 2; }
+        echo "generating the big snapshot (scale $bscale; a few minutes) ..."
+        mkdir -p "$bdir"
+        node --expose-gc --max-old-space-size=${BIG_NODE_HEAP_MB:-12288} "$dir/leak-big.js" \
+            "$bdir" "$bscale"
+    fi
+    bsize=$(stat -c %s "$big")
+    bsize_kb=$((bsize / 1024))
+    cat "$big" >/dev/null
+    bench_measure big "$out/leakray-big.txt" "$lr" histo --retained --no-progress "$big"
+    [ "$big_rc" = 0 ] || { echo "leakray histo --retained failed: $(head -3 "$out/leakray-big.txt.err")"; exit 1; }
+    objects=$("$lr" info --no-progress "$big" | sed -n 's/^objects: *//p')
+    edges=$("$lr" info --no-progress "$big" | sed -n 's/^edges: *//p')
+    printf '\nsnapshot: %s (%s MB, %s nodes, %s edges)\n' "$big" "$(bench_mb "$bsize_kb")" \
+        "$objects" "$edges"
+    printf '%-28s %8s %7s %12s %9s %9s\n' tool wall_s cpu_s peak_rss_MB own_MB own/file
+    printf '%-28s %8s %7s %12s %9s %9s\n' "leakray histo --retained" "$big_wall" "$big_cpu" \
+        "$(bench_mb "$big_rss")" "$(bench_mb "$big_own")" "$(bench_ratio "$big_own" "$bsize_kb")"
+    verdict=$(python3 -c 'import sys; print("yes" if int(sys.argv[1]) < 3 * 1024 * 1024 else "NO")' "$big_rss")
+    echo "total peak RSS under 3 GB: $verdict"
+    grep -E '^(load time|devtools):' "$out/leakray-big.txt" || true
+    if [ "${BIG_PEERS:-0}" = 1 ] && [ -f "$dir/b_hst.mjs" ]; then  # written by a normal run
+        bench_measure bhst "$out/hst-big.txt" node --max-old-space-size=16384 "$dir/b_hst.mjs" "$big"
+        echo "heap-snapshot-toolkit: exit $bhst_rc, ${bhst_wall} s, peak RSS $(bench_mb "$bhst_rss") MB: $(tail -1 "$out/hst-big.txt.err" 2>/dev/null)"
+        bench_measure bml "$out/memlab-big.txt" node --max-old-space-size=16384 "$dir/b_memlab.js" "$big"
+        echo "memlab: exit $bml_rc, ${bml_wall} s, peak RSS $(bench_mb "$bml_rss") MB: $(tail -1 "$out/memlab-big.txt.err" 2>/dev/null)"
+    fi
+    exit 0
+fi
 
 # ---- snapshot (leak.js is taken verbatim from the peers' script) ----
 snap=$dir/snaps-$scale/s3-final.heapsnapshot

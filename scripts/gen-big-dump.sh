@@ -7,7 +7,7 @@
 # usage: scripts/gen-big-dump.sh [OUT.hprof [SCALE]]
 #   default OUT: ${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}/big.hprof
 #   SCALE (default 1) multiplies the bulk of the heap (sessions, chain): 10 gives 1.0 GB
-#   and 19 million objects; the planted leaks stay the same.
+#   and 22 million objects; the planted leaks stay the same.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 dir=${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}

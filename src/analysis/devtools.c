@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "/tmp/v8mem/memtrace.h"
 
 /* ---- node roles (first meta entry with a name, as DevTools' indexOf) ---- */
 
@@ -298,40 +299,71 @@ static lr_status essential_edges(work *w)
     for (uint32_t i = 0; i < n; i++)
         w->rfirst[i + 1] += w->rfirst[i];
     w->rsrc = malloc((size_t)n_ess * sizeof *w->rsrc + sizeof *w->rsrc);
-    uint32_t *fill = malloc((size_t)n * sizeof *fill + sizeof *fill);
-    if (!w->rsrc || !fill) {
-        free(fill);
+    if (!w->rsrc)
         return nomem(w);
-    }
-    memcpy(fill, w->rfirst, (size_t)n * sizeof *fill);
+    /* rfirst[t] serves as t's fill cursor, which leaves it at t's end = (t+1)'s start; one
+     * shift restores the starts. Saves a copy of N entries. */
     for (node_ix v = 0; v < n; v++)
         for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++)
             if (ess(w, e))
-                w->rsrc[fill[g->edge_to[e]]++] = v;
-    free(fill);
+                w->rsrc[w->rfirst[g->edge_to[e]]++] = v;
+    memmove(w->rfirst + 1, w->rfirst, (size_t)n * sizeof *w->rfirst);
+    w->rfirst[0] = 0;
     return LR_OK;
 }
 
-/* calculateDominatorsAndRetainedSizes. Vertices are ordinal + 1; 0 means none. */
+/* calculateDominatorsAndRetainedSizes. Vertices are ordinal + 1; 0 means none.
+ * Memory is the peak of the whole DevTools pass, so the Lengauer-Tarjan state is packed into
+ * six arrays of N: a vertex's DFS parent waits in its ancestor slot, tagged LT_UNLINKED,
+ * until the vertex is linked; bucket lists are chained through dom (a vertex's dom is only
+ * written when its bucket is emptied); the DFS edge cursors become the bucket heads; path
+ * compression reverses the ancestor pointers on the way up instead of using a stack. */
+#define LT_UNLINKED 0x80000000u
+
+static inline int lt_linked(uint32_t a) { return a != 0 && !(a & LT_UNLINKED); }
+
+/* EVAL(x): the vertex of smallest semi on x's path in the link forest, compressing it. */
+static inline uint32_t lt_eval(uint32_t *anc, uint32_t *label, const uint32_t *semi, uint32_t x)
+{
+    if (!lt_linked(anc[x]))
+        return x;
+    uint32_t y = x, prev = 0;
+    while (lt_linked(anc[anc[y]])) {
+        uint32_t up = anc[y];
+        anc[y] = prev; /* reversed: the way back down */
+        prev = y;
+        y = up;
+    }
+    uint32_t a = y; /* original ancestor of the vertex taken next, already compressed */
+    while (prev) {
+        uint32_t z = prev;
+        prev = anc[z];
+        if (semi[label[a]] < semi[label[z]])
+            label[z] = label[a];
+        anc[z] = anc[a];
+        a = z;
+    }
+    return label[x];
+}
+
 static lr_status dominators(work *w, devtools_result *res)
 {
     const graph *g = w->g;
     uint32_t n = g->n_nodes;
+    if (n >= LT_UNLINKED - 1)
+        return LR_FAIL(w->err, LR_ERR_LIMIT, "too many nodes (%u) for DevTools dominators", n);
     size_t al = (size_t)n + 1;
     lr_status s = LR_OK;
-    uint32_t *parent = calloc(al, 4), *ancestor = calloc(al, 4), *vertex = calloc(al, 4);
-    uint32_t *label = calloc(al, 4), *semi = calloc(al, 4), *dom = calloc(al, 4);
-    uint32_t *nexte = calloc(al, 4), *bhead = calloc(al, 4), *btail = calloc(al, 4);
-    uint32_t *bnext = calloc(al, 4);
-    if (!parent || !ancestor || !vertex || !label || !semi || !dom || !nexte || !bhead ||
-        !btail || !bnext) {
+    uint32_t *anc = calloc(al, 4), *vertex = calloc(al, 4), *semi = calloc(al, 4);
+    uint32_t *nexte = calloc(al, 4), *label = NULL, *dom = NULL;
+    if (!anc || !vertex || !semi || !nexte) {
         s = nomem(w);
         goto out;
     }
     uint32_t cnt = 0;
     const uint32_t *fe = g->first_edge;
 
-    /* Iterative DFS over essential edges (DevTools' dfs(root)). */
+    /* Iterative DFS over essential edges (DevTools' dfs(root)); parents go into anc. */
 #define DFS(start)                                                                             \
     do {                                                                                       \
         uint32_t v_ = (start);                                                                 \
@@ -339,16 +371,16 @@ static lr_status dominators(work *w, devtools_result *res)
         while (v_ != 0) {                                                                      \
             if (semi[v_] == 0) {                                                               \
                 semi[v_] = ++cnt;                                                              \
-                vertex[cnt] = label[v_] = v_;                                                  \
+                vertex[cnt] = v_;                                                              \
             }                                                                                  \
-            uint32_t vn_ = parent[v_], vo_ = v_ - 1;                                           \
+            uint32_t vn_ = anc[v_] & ~LT_UNLINKED, vo_ = v_ - 1;                               \
             for (; nexte[vo_] < fe[vo_ + 1]; nexte[vo_]++) {                                   \
                 edge_ix e_ = nexte[vo_];                                                       \
                 if (!ess(w, e_))                                                               \
                     continue;                                                                  \
                 uint32_t wv_ = g->edge_to[e_] + 1;                                             \
                 if (semi[wv_] == 0) {                                                          \
-                    parent[wv_] = v_;                                                          \
+                    anc[wv_] = v_ | LT_UNLINKED;                                               \
                     nexte[wv_ - 1] = fe[wv_ - 1];                                              \
                     vn_ = wv_;                                                                 \
                     break;                                                                     \
@@ -365,7 +397,7 @@ static lr_status dominators(work *w, devtools_result *res)
         /* Orphans: nodes with no essential retainer hang under the root, DFS from each. */
         for (uint32_t v = 1; v <= n; v++) {
             if (semi[v] == 0 && w->rfirst[v] == w->rfirst[v - 1]) {
-                parent[v] = r;
+                anc[v] = r | LT_UNLINKED;
                 DFS(v);
             }
         }
@@ -374,98 +406,91 @@ static lr_status dominators(work *w, devtools_result *res)
         /* Cliques retained only by each other: attached to the root one by one. */
         for (uint32_t v = 1; v <= n; v++) {
             if (semi[v] == 0) {
-                parent[v] = r;
+                anc[v] = r | LT_UNLINKED;
                 semi[v] = ++cnt;
-                vertex[cnt] = label[v] = v;
+                vertex[cnt] = v;
             }
         }
     }
 #undef DFS
-    uint32_t *cstack = nexte; /* the DFS cursors are dead; reuse for compress() */
-
-#define EVAL(v, out)                                                                           \
-    do {                                                                                       \
-        uint32_t x_ = (v);                                                                     \
-        if (ancestor[x_] == 0) {                                                               \
-            (out) = x_;                                                                        \
-        } else {                                                                               \
-            uint32_t sp_ = 0, y_ = x_;                                                         \
-            while (ancestor[ancestor[y_]] != 0) {                                              \
-                cstack[++sp_] = y_;                                                            \
-                y_ = ancestor[y_];                                                             \
-            }                                                                                  \
-            while (sp_ > 0) {                                                                  \
-                uint32_t z_ = cstack[sp_--];                                                   \
-                if (semi[label[ancestor[z_]]] < semi[label[z_]])                               \
-                    label[z_] = label[ancestor[z_]];                                           \
-                ancestor[z_] = ancestor[ancestor[z_]];                                         \
-            }                                                                                  \
-            (out) = label[x_];                                                                 \
-        }                                                                                      \
-    } while (0)
+    /* Every vertex was numbered, so every label starts as the vertex itself. */
+    uint32_t *bhead = nexte; /* the DFS cursors are dead */
+    memset(bhead, 0, al * 4);
+    label = malloc(al * 4);
+    dom = calloc(al, 4);
+    if (!label || !dom) {
+        s = nomem(w);
+        goto out;
+    }
+    for (uint32_t v = 0; v <= n; v++)
+        label[v] = v;
 
     for (uint32_t i = cnt; i >= 2; i--) {
         uint32_t wv = vertex[i], wo = wv - 1;
         int orphan = 1;
         for (uint32_t k = w->rfirst[wo]; k < w->rfirst[wo + 1]; k++) {
             orphan = 0;
-            uint32_t u;
-            EVAL(w->rsrc[k] + 1, u);
+            uint32_t u = lt_eval(anc, label, semi, w->rsrc[k] + 1);
             if (semi[u] < semi[wv])
                 semi[wv] = semi[u];
         }
         if (orphan)
             semi[wv] = semi[r];
         uint32_t b = vertex[semi[wv]];
-        bnext[wv] = 0;
-        if (btail[b])
-            bnext[btail[b]] = wv;
-        else
-            bhead[b] = wv;
-        btail[b] = wv;
-        ancestor[wv] = parent[wv];
-        uint32_t pw = parent[wv];
-        for (uint32_t v = bhead[pw]; v; v = bnext[v]) {
-            uint32_t u;
-            EVAL(v, u);
+        dom[wv] = bhead[b]; /* bucket link until wv's dom is known */
+        bhead[b] = wv;
+        uint32_t pw = anc[wv] & ~LT_UNLINKED;
+        anc[wv] = pw; /* link(parent, wv) */
+        for (uint32_t v = bhead[pw], nx; v; v = nx) {
+            nx = dom[v];
+            uint32_t u = lt_eval(anc, label, semi, v);
             dom[v] = semi[u] < semi[v] ? u : pw;
         }
-        bhead[pw] = btail[pw] = 0;
+        bhead[pw] = 0;
     }
-#undef EVAL
+    memtrace("LT done");
+    free(anc);
+    free(label);
+    free(nexte);
+    anc = label = nexte = NULL;
+    free(w->essential);
+    free(w->rfirst);
+    free(w->rsrc);
+    w->essential = NULL;
+    w->rfirst = w->rsrc = NULL;
     dom[0] = dom[r] = r;
     for (uint32_t i = 2; i <= cnt; i++) {
         uint32_t wv = vertex[i];
         if (dom[wv] != vertex[semi[wv]])
             dom[wv] = dom[dom[wv]];
     }
+    free(semi);
+    semi = NULL;
 
-    res->idom = malloc((size_t)n * sizeof *res->idom + 1);
+    /* idom by ordinal, in place: dom[o + 1] is read before dom[o + 1] is overwritten. */
+    for (uint32_t o = 0; o < n; o++)
+        dom[o] = dom[o + 1] - 1;
+    res->idom = dom;
+    dom = NULL;
     res->retained = malloc((size_t)n * sizeof *res->retained + 1);
-    if (!res->idom || !res->retained) {
+    if (!res->retained) {
         s = nomem(w);
         goto out;
     }
-    for (uint32_t o = 0; o < n; o++) {
-        res->idom[o] = dom[o + 1] - 1;
+    for (uint32_t o = 0; o < n; o++)
         res->retained[o] = g->node_size[o];
-    }
     for (uint32_t i = cnt; i > 1; i--) {
         uint32_t o = vertex[i] - 1;
         res->retained[res->idom[o]] += res->retained[o];
     }
     res->total = res->retained[w->root];
 out:
-    free(parent);
-    free(ancestor);
+    free(anc);
     free(vertex);
-    free(label);
     free(semi);
-    free(dom);
     free(nexte);
-    free(bhead);
-    free(btail);
-    free(bnext);
+    free(label);
+    free(dom);
     return s;
 }
 
@@ -482,14 +507,12 @@ static lr_status dominated_nodes(work *w, const devtools_result *res)
             w->dom_first[res->idom[o] + 1]++;
     for (uint32_t i = 0; i < n; i++)
         w->dom_first[i + 1] += w->dom_first[i];
-    uint32_t *fill = malloc((size_t)n * sizeof *fill + 1);
-    if (!fill)
-        return nomem(w);
-    memcpy(fill, w->dom_first, (size_t)n * sizeof *fill);
+    /* dom_first[p] is p's fill cursor; one shift afterwards restores the starts. */
     for (uint32_t o = 0; o < n; o++)
         if (o != w->root)
-            w->dom_list[fill[res->idom[o]]++] = o;
-    free(fill);
+            w->dom_list[w->dom_first[res->idom[o]]++] = o;
+    memmove(w->dom_first + 1, w->dom_first, (size_t)n * sizeof *w->dom_first);
+    w->dom_first[0] = 0;
     return LR_OK;
 }
 
@@ -611,8 +634,9 @@ static lr_status aggregates(work *w, const str_ix *class_keys, devtools_result *
     uint32_t *row = malloc(((size_t)nc + 1) * sizeof *row);
     uint8_t *seen = calloc((size_t)nc + 1, 1);
     uint32_t *list = malloc(((size_t)n + 1) * sizeof *list);
-    int64_t *sizes = malloc(((size_t)n + 2) * sizeof *sizes);
-    uint32_t *keys = malloc(((size_t)n + 1) * sizeof *keys);
+    /* A class is pushed at most once while seen, so both stacks stay within nc + 1. */
+    int64_t *sizes = malloc(((size_t)nc + 2) * sizeof *sizes);
+    uint32_t *keys = malloc(((size_t)nc + 1) * sizeof *keys);
     res->classes = calloc((size_t)nc + 1, sizeof *res->classes);
     if (!row || !seen || !list || !sizes || !keys || !res->classes) {
         s = nomem(w);
@@ -709,8 +733,10 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     r->n = g->n_nodes;
     r->root = g->synthetic_root;
     lr_status s;
+    memtrace("dt start");
     if ((s = mark_page_owned(&w)) || (s = essential_edges(&w)))
         goto out;
+    memtrace("essential");
     free(w.page);
     w.page = NULL;
     if ((s = dominators(&w, r)))
@@ -720,9 +746,11 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     free(w.rsrc);
     w.essential = NULL;
     w.rfirst = w.rsrc = NULL;
+    memtrace("dominators");
     if ((s = dominated_nodes(&w, r)) || (s = distances(&w, r)) ||
         (s = aggregates(&w, class_keys, r)))
         goto out;
+    memtrace("aggregates");
 out:
     free(w.page);
     free(w.essential);

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* diff.c: DevTools-style snapshot comparison (analysis layer), prefix diff_. Classes of both
  * graphs are mapped onto shared rows through a string hash of their keys; in id mode each
- * side's (id, row) pairs are sorted and merge-walked like DevTools' calculateDiffForClass, so
- * an id present on one side only, or present on both under different classes, counts as
- * deleted / new. Duplicate ids (ArkTS gives its root groups id 0) pair up one to one. */
+ * side's (id, row) pairs are sorted and merge-walked like DevTools' calculateDiffForClass: an
+ * id present on one side only counts as deleted (under the first snapshot's class) or new
+ * (under the second's). An id present on both sides is the same object even when its class
+ * changed: plain objects are named per snapshot from that snapshot's own property shapes, so
+ * a `{createdAt}` object can be `Object` in the next snapshot when too few like it remain
+ * (DevTools avoids this by naming both sides with one set of interface definitions). That
+ * holds where ids are heap-profiler ids, stable for an object's life (V8/ArkTS graphs, size
+ * model DEVTOOLS); HPROF ids are addresses, so with --match-ids a class change there is a
+ * reused address: one object deleted, another new. Duplicate ids (ArkTS gives its root groups
+ * id 0) pair up one to one, same class first. */
 #include "analysis/diff.h"
 
 #include <stdlib.h>
@@ -203,22 +210,69 @@ lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const
         (st = collect(&m, b, row_b, 1, ib, &nb, err)) != LR_OK)
         goto out;
     if (by_id) {
+        int stable_ids = a->size_model == GRAPH_SIZES_DEVTOOLS &&
+                         b->size_model == GRAPH_SIZES_DEVTOOLS;
         qsort(ia, na, sizeof *ia, idrow_cmp);
         qsort(ib, nb, sizeof *ib, idrow_cmp);
         uint32_t i = 0, j = 0;
         while (i < na || j < nb) {
-            int c = i == na ? 1 : j == nb ? -1 : idrow_cmp(&ia[i], &ib[j]);
-            if (c == 0) {
-                i++;
-                j++;
-            } else if (c < 0) {
+            if (j == nb || (i < na && ia[i].id < ib[j].id)) {
                 m.rows[ia[i].row].n_deleted++;
                 m.rows[ia[i].row].freed_size += ia[i].size;
                 i++;
-            } else {
+                continue;
+            }
+            if (i == na || ib[j].id < ia[i].id) {
                 m.rows[ib[j].row].n_new++;
                 m.rows[ib[j].row].alloc_size += ib[j].size;
                 j++;
+                continue;
+            }
+            /* One id on both sides: [i, ie) and [j, je), each sorted by row. */
+            uint64_t id = ia[i].id;
+            uint32_t ie = i, je = j;
+            while (ie < na && ia[ie].id == id)
+                ie++;
+            while (je < nb && ib[je].id == id)
+                je++;
+            uint32_t unmatched_a = 0, unmatched_b = 0;
+            for (uint32_t x = i, y = j; x < ie || y < je;) {
+                if (y == je || (x < ie && ia[x].row < ib[y].row)) {
+                    unmatched_a++;
+                    x++;
+                } else if (x == ie || ib[y].row < ia[x].row) {
+                    unmatched_b++;
+                    y++;
+                } else {
+                    ia[x++].row = UINT32_MAX; /* same class on both sides */
+                    ib[y++].row = UINT32_MAX;
+                }
+            }
+            /* With stable ids the rest pair up across classes; only the surplus is deleted
+             * or new. */
+            uint32_t pairs = unmatched_a < unmatched_b ? unmatched_a : unmatched_b;
+            if (!stable_ids)
+                pairs = 0;
+            uint32_t skip_a = pairs, skip_b = pairs;
+            for (; i < ie; i++) {
+                if (ia[i].row == UINT32_MAX)
+                    continue;
+                if (skip_a) {
+                    skip_a--;
+                    continue;
+                }
+                m.rows[ia[i].row].n_deleted++;
+                m.rows[ia[i].row].freed_size += ia[i].size;
+            }
+            for (; j < je; j++) {
+                if (ib[j].row == UINT32_MAX)
+                    continue;
+                if (skip_b) {
+                    skip_b--;
+                    continue;
+                }
+                m.rows[ib[j].row].n_new++;
+                m.rows[ib[j].row].alloc_size += ib[j].size;
             }
         }
     }

@@ -534,9 +534,9 @@ static inline void bit_set(uint8_t *m, node_ix x)
  * traversal from S; then the nodes of R \ S kept alive are those rooted, or referenced
  * from a reachable node outside R, and what they reach inside R \ S; the rest of R is
  * retained. The outside references are found by one scan of the edges that only tests a
- * bit per target, which costs far less than a traversal from the roots. inr and live are
- * bitmaps of N bits, queue has N entries (it holds R, then the live part of R \ S). Same answer as "total reachable minus a traversal
- * from the roots that never enters S". */
+ * bit per target, which costs far less than a traversal from the roots. Same answer as
+ * "total reachable minus a traversal from the roots that never enters S". inr and live are
+ * bitmaps of N bits; queue has N entries (it holds R, then the live part of R \ S). */
 static void together(const graph *g, const rules_set *rs, const dom_tree *dt, const uint8_t *stop,
                      uint8_t *inr, uint8_t *live, uint32_t *queue, uint64_t *bytes,
                      uint64_t *count)
@@ -635,11 +635,6 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
     }
     for (uint32_t i = 0; i < nl; i++)
         targets[i] = ls->v[i].node;
-    /* counts before the traversal, so their scratch is gone when the paths need memory */
-    if (dt && !(cnt = subtree_counts(dt))) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-        goto done;
-    }
     paths_policy pol = {pol_edge, pol_root, (void *)rs};
     /* Stops once every leaking object's path is final; when one is never reached the
      * traversal runs to the end, which phase 2 below needs (it searches the unreached part) */
@@ -761,7 +756,7 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
             if (dt && pn[j] < dt->n) {
                 el->has_retained = 1;
                 el->retained = dt->retained[pn[j]];
-                el->retained_count = cnt ? cnt[pn[j]] : 0;
+                el->retained_count = 0; /* set once the paths are freed, below */
             }
         }
         if (st == LR_OK)
@@ -846,6 +841,19 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
     paths_free(&pr); /* the paths are in the traces now */
     if (st != LR_OK)
         goto done;
+    /* subtree object counts only now, so they never share the peak with the paths */
+    if (dt) {
+        if (!(cnt = subtree_counts(dt))) {
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+            goto done;
+        }
+        for (uint32_t t = 0; t < out->n_traces; t++)
+            for (uint32_t j = 0; j < out->traces[t].n; j++) {
+                trace_elem *el = &out->traces[t].el[j];
+                if (el->has_retained)
+                    el->retained_count = cnt[el->node];
+            }
+    }
 
     /* unreachable leaking objects */
     {

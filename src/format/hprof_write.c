@@ -13,13 +13,10 @@
 #define _GNU_SOURCE
 #include "format/hprof_write.h"
 
-#include <errno.h>
-#include <fcntl.h>
+#include "base/outfile.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
 
 /* ---- constants ---- */
 
@@ -35,12 +32,10 @@
 #define SUB_PRIM_ARRAY_NODATA 0xc3
 
 #define REC_HEADER 9u             /* u1 tag, u4 time, u4 length */
-#define OUT_BUF (8u << 20)        /* output buffer; writes go out in chunks this big */
-#define OUT_DIRECT (1u << 20)     /* runs at least this long bypass the buffer */
 #define MAX_NAME_IDS 16           /* STRING ids remembered per wanted name */
 #define MAX_TRACKED 64            /* classes tracked (same name under several loaders) */
 #define MAX_REPS_PER_RUN 64       /* distinct contents compared within one hash bucket */
-#define GZIP_MODE "wb1"           /* fast level: the output is mostly zeros or text */
+#define GZIP_LEVEL 1              /* fast level: the output is mostly zeros or text */
 
 /* Wanted class names. 0..7 are the boxed primitives; their `value` type is 4 + index
  * (boolean 4, char 5, float 6, double 7, byte 8, short 9, int 10, long 11). */
@@ -127,95 +122,6 @@ static void map_free(idmap *m)
     memset(m, 0, sizeof *m);
 }
 
-/* ---- output: buffered writes to a file descriptor or a gzip stream ---- */
-
-typedef struct wout {
-    int fd;          /* destination (temporary file) */
-    gzFile gz;       /* non-NULL when compressing */
-    uint8_t *buf;    /* OUT_BUF bytes */
-    size_t n;        /* bytes buffered */
-    uint64_t total;  /* uncompressed bytes accepted */
-    int failed;      /* errno of the first failure, 0 if none */
-} wout;
-
-static void w_raw(wout *w, const uint8_t *p, size_t len)
-{
-    if (w->failed)
-        return;
-    if (w->gz) {
-        while (len > 0) {
-            unsigned c = len > (1u << 30) ? (1u << 30) : (unsigned)len;
-            int r = gzwrite(w->gz, p, c);
-            if (r <= 0) {
-                int e;
-                gzerror(w->gz, &e);
-                w->failed = (e == Z_ERRNO && errno) ? errno : EIO;
-                return;
-            }
-            p += r;
-            len -= (size_t)r;
-        }
-        return;
-    }
-    while (len > 0) {
-        ssize_t r = write(w->fd, p, len);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            w->failed = errno;
-            return;
-        }
-        if (r == 0) {
-            w->failed = EIO;
-            return;
-        }
-        p += r;
-        len -= (size_t)r;
-    }
-}
-
-static void w_flush(wout *w)
-{
-    if (w->n) {
-        w_raw(w, w->buf, w->n);
-        w->n = 0;
-    }
-}
-
-static void w_put(wout *w, const uint8_t *p, uint64_t len)
-{
-    w->total += len;
-    if (len >= OUT_DIRECT) {
-        w_flush(w);
-        while (len > 0) {
-            size_t c = len > (1ull << 30) ? (1u << 30) : (size_t)len;
-            w_raw(w, p, c);
-            p += c;
-            len -= c;
-        }
-        return;
-    }
-    if (w->n + len > OUT_BUF)
-        w_flush(w);
-    memcpy(w->buf + w->n, p, (size_t)len);
-    w->n += (size_t)len;
-}
-
-static void w_zero(wout *w, uint64_t len)
-{
-    w->total += len;
-    while (len > 0) {
-        if (w->n == OUT_BUF)
-            w_flush(w);
-        size_t c = OUT_BUF - w->n;
-        if (c > len)
-            c = (size_t)len;
-        memset(w->buf + w->n, 0, c);
-        w->n += c;
-        len -= c;
-    }
-}
-
 /* ---- state of one rewrite ---- */
 
 typedef struct tracked {
@@ -260,7 +166,7 @@ typedef struct strip {
     bufent *bufs;    /* shrink: bitmap buffers found in the buffers pass */
     uint64_t n_bufs, cap_bufs;
 
-    wout w;
+    outfile *out;    /* write: the output (base/outfile.h) */
     uint64_t pend;   /* write: start of the input range not yet copied */
     uint64_t dropped; /* size: bytes a heap record loses */
     hprof_strip_stats st;
@@ -349,7 +255,7 @@ static uint64_t buf_hash(const uint8_t *p, uint64_t n)
 static void copy_to(strip *s, uint64_t upto)
 {
     if (upto > s->pend)
-        w_put(&s->w, s->d + s->pend, upto - s->pend);
+        outfile_write(s->out, s->d + s->pend, upto - s->pend);
     s->pend = upto;
 }
 
@@ -560,7 +466,7 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                     unsigned sz = type_size(s, t->type[F_VALUE]);
                     if ((uint64_t)fo + sz <= n) {
                         copy_to(s, data + (uint64_t)fo);
-                        w_zero(&s->w, sz);
+                        outfile_zero(s->out, sz);
                         s->pend = data + (uint64_t)fo + sz;
                         s->st.boxed_zeroed++;
                     }
@@ -588,7 +494,7 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                         uint8_t idb[8];
                         wrid(s, idb, rep);
                         copy_to(s, data + (uint64_t)fb);
-                        w_put(&s->w, idb, I);
+                        outfile_write(s->out, idb, I);
                         s->pend = data + (uint64_t)fb + I;
                         s->st.bitmaps_redirected++;
                     }
@@ -659,7 +565,7 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                 s->st.arrays++;
                 if (bytes) {
                     copy_to(s, o + h);
-                    w_zero(&s->w, bytes);
+                    outfile_zero(s->out, bytes);
                     s->pend = o + h + bytes;
                     s->st.arrays_zeroed++;
                 }
@@ -766,7 +672,7 @@ static lr_status pass(strip *s, uint64_t start, enum phase ph)
                 hdr[7] = (uint8_t)(nl >> 8);
                 hdr[8] = (uint8_t)nl;
                 copy_to(s, o);
-                w_put(&s->w, hdr, REC_HEADER);
+                outfile_write(s->out, hdr, REC_HEADER);
                 s->pend = body;
             }
             LR_TRY(heap_walk(s, body, end, ph));
@@ -776,8 +682,8 @@ static lr_status pass(strip *s, uint64_t start, enum phase ph)
             note_class(s, body, len);
         }
         o = end;
-        if (s->w.failed)
-            break;
+        if (s->out && outfile_failed(s->out))
+            break; /* reported by outfile_commit */
     }
     return LR_OK;
 }
@@ -841,17 +747,10 @@ nomem:
     return LR_FAIL(s->err, LR_ERR_NOMEM, "%s: out of memory", s->name);
 }
 
-/* ---- the temporary output file ---- */
+/* ---- driver ---- */
 
-static int ends_with(const char *s, const char *suf)
+static lr_status run(strip *s, const char *out_path)
 {
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-static lr_status run(strip *s, const char *out_path, char *tmp)
-{
-    lr_error *err = s->err;
     uint64_t start = 0;
     LR_TRY(header_len(s, &start));
     s->a_min = UINT64_MAX;
@@ -865,48 +764,20 @@ static lr_status run(strip *s, const char *out_path, char *tmp)
         }
     }
 
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return LR_FAIL(err, LR_ERR_IO, "%s: cannot create temporary file %s: %s", out_path, tmp,
-                       strerror(errno));
-    mode_t um = umask(0);
-    umask(um);
-    (void)fchmod(fd, 0666 & ~um);
-    s->w.fd = fd;
-    if (ends_with(out_path, ".gz")) {
-        int fd2 = dup(fd);
-        s->w.gz = fd2 >= 0 ? gzdopen(fd2, GZIP_MODE) : NULL;
-        if (!s->w.gz) {
-            if (fd2 >= 0)
-                close(fd2);
-            close(fd);
-            return LR_FAIL(err, LR_ERR_NOMEM, "%s: cannot start gzip stream", out_path);
-        }
-        gzbuffer(s->w.gz, 1u << 20);
-    }
-    lr_status rc = LR_OK;
+    /* The output exists only from here on: the passes above may still reject the input. */
+    LR_TRY(outfile_open(out_path, &s->out, s->err));
+    outfile_gzip_level(s->out, GZIP_LEVEL);
     s->pend = 0;
     copy_to(s, start);
-    rc = pass(s, start, P_WRITE);
-    if (rc == LR_OK) {
+    lr_status rc = pass(s, start, P_WRITE);
+    if (rc == LR_OK)
         copy_to(s, s->n);
-        w_flush(&s->w);
-    }
-    if (s->w.gz) {
-        int zr = gzclose(s->w.gz);
-        s->w.gz = NULL;
-        if (zr != Z_OK && !s->w.failed)
-            s->w.failed = EIO;
-    }
-    if (close(fd) != 0 && !s->w.failed)
-        s->w.failed = errno;
-    if (rc == LR_OK && s->w.failed)
-        rc = LR_FAIL(err, LR_ERR_IO, "%s: write failed: %s", out_path, strerror(s->w.failed));
-    if (rc == LR_OK && rename(tmp, out_path) != 0)
-        rc = LR_FAIL(err, LR_ERR_IO, "%s: cannot rename %s into place: %s", out_path, tmp,
-                     strerror(errno));
-    if (rc != LR_OK)
-        unlink(tmp);
+    s->st.out_bytes = outfile_bytes(s->out);
+    if (rc == LR_OK)
+        rc = outfile_commit(s->out, s->err);
+    else
+        outfile_abort(s->out);
+    s->out = NULL;
     return rc;
 }
 
@@ -914,39 +785,21 @@ lr_status hprof_strip(const mfile *in, const char *name, const char *out_path,
                       enum hprof_strip_mode mode, hprof_strip_stats *st, lr_error *err)
 {
     strip *s = err_calloc(1, sizeof *s);
-    size_t ol = strlen(out_path);
-    char *tmp = err_malloc(ol + 16);
-    uint8_t *buf = err_malloc(OUT_BUF);
-    if (!s || !tmp || !buf) {
-        free(s);
-        free(tmp);
-        free(buf);
+    if (!s)
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
-    }
-    /* "<dir>/.<base>.XXXXXX": same folder, so rename is atomic and never crosses devices. */
-    const char *slash = strrchr(out_path, '/');
-    size_t dl = slash ? (size_t)(slash - out_path) + 1 : 0;
-    memcpy(tmp, out_path, dl);
-    snprintf(tmp + dl, ol - dl + 16, ".%s.XXXXXX", out_path + dl);
-
     s->d = in->data;
     s->n = in->len;
     s->name = name;
     s->mode = mode;
     s->err = err;
-    s->w.buf = buf;
-    s->w.fd = -1;
-    lr_status rc = run(s, out_path, tmp);
+    lr_status rc = run(s, out_path);
     s->st.in_bytes = s->n;
-    s->st.out_bytes = s->w.total;
     if (st)
         *st = s->st;
     map_free(&s->keep);
     free(s->kbits);
     map_free(&s->bmp);
     free(s->bufs);
-    free(buf);
-    free(tmp);
     free(s);
     return rc;
 }

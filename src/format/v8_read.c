@@ -15,9 +15,13 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "format/v8.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "/tmp/v8mem/memtrace.h"
 
 /* ---- limits ---- */
 
@@ -918,6 +922,14 @@ static lr_status parse_nodes(ctx *x, cur *c)
                           (unsigned long long)x->h.edge_count);
     unsigned want = GRAPH_WANT_NAME | (x->fo_native >= 0 ? GRAPH_WANT_NATIVE : 0);
     LR_TRY(graph_alloc_nodes(g, (uint32_t)n, want, c->err));
+    /* V8 nodes have no payload, so node_len stays all zero: a fresh calloc'd array whose
+     * pages are never written costs no memory. The same holds for the optional per-node
+     * arrays below, which are written only where a value is nonzero. */
+    free(g->node_len);
+    g->node_len = err_calloc((size_t)n, sizeof *g->node_len);
+    if (!g->node_len)
+        return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %llu nodes", c->name,
+                       (unsigned long long)n);
     g->first_edge = err_mallocarray((size_t)n + 1, sizeof *g->first_edge);
     if (!g->first_edge)
         return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %llu nodes", c->name,
@@ -964,12 +976,11 @@ static lr_status parse_nodes(ctx *x, cur *c)
         g->node_size[i] = sat32(g, f[x->fo_size]);
         g->node_class[i] = GRAPH_NONE;
         g->node_off[i] = UINT64_MAX;
-        g->node_len[i] = 0;
-        if (x->fo_native >= 0)
+        if (x->fo_native >= 0 && f[x->fo_native])
             g->node_native[i] = sat32(g, f[x->fo_native]);
-        if (x->detached)
+        if (x->detached && (f[x->fo_det] & 3u))
             x->detached[i] = (uint8_t)(f[x->fo_det] & 3u);
-        if (x->st->trace_node)
+        if (x->st->trace_node && f[x->fo_trace])
             x->st->trace_node[i] = raw_ix(f[x->fo_trace]);
         g->first_edge[i] = (edge_ix)esum;
         esum += f[x->fo_ec];
@@ -2289,6 +2300,7 @@ static lr_status load(ctx *x)
         LR_TRY(parse_nodes(x, c));
         LR_TRY(parse_edges(x, c));
     }
+    memtrace("arrays parsed");
     remap_names(x);
     LR_TRY(parse_locations(x));
     LR_TRY(parse_traces(x));
@@ -2307,14 +2319,18 @@ static lr_status load(ctx *x)
                                .thread = 0, .frame = -1};
     g->n_roots = 1;
     /* The id index reads only node_id; it is built beside the naming passes. */
+    memtrace("locs+traces");
     LR_TRY(start_helper(x, helper_index));
     s = LR_OK;
     if (x->detached)
         s = propagate_dom_state(x);
+    memtrace("domstate");
     if (s == LR_OK)
         s = reattribute_sizes(x);
+    memtrace("reattr");
     if (s == LR_OK)
         s = assign_classes(x);
+    memtrace("classes");
     hs = join_helper(x);
     LR_TRY(s ? s : hs);
     describe(x);
@@ -2324,6 +2340,13 @@ static lr_status load(ctx *x)
 static lr_status v8_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *err)
 {
     (void)o; /* edges are always read: DevTools class names need them */
+#ifdef __GLIBC__
+    /* The load and the analyses after it allocate and free arrays of N entries one after
+     * another. glibc's adaptive mmap threshold would move them into the heap after the first
+     * free, where freed space stays resident; a fixed threshold hands each back when freed,
+     * so the peak is the live arrays, not their history (process-wide and harmless). */
+    if (!getenv("LR_NOMALLOPT")) mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
     ctx *x = err_calloc(1, sizeof *x);
     v8_state *st = err_calloc(1, sizeof *st);
     if (!x || !st) {
@@ -2354,6 +2377,7 @@ static lr_status v8_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *
     free(x->locs);
     free(x->sc.buf);
     free(x);
+    memtrace("load end"); meminfo("load end");
     return s;
 }
 

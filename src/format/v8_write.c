@@ -8,15 +8,12 @@
 #define _GNU_SOURCE
 #include "format/v8_write.h"
 
-#include <errno.h>
+#include "base/outfile.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
 
-#define V8W_BUF (1u << 20)    /* output buffer */
 #define V8W_FIELDS 7u         /* node fields written */
 #define V8W_NO UINT32_MAX     /* "not written" / "no string yet" */
 
@@ -29,67 +26,11 @@ static const char *const NODE_TYPES[T_COUNT] = {
     "wasm object"};
 enum { E_CONTEXT, E_ELEMENT, E_PROPERTY, E_INTERNAL, E_HIDDEN, E_SHORTCUT, E_WEAK };
 
-/* ---- buffered output (plain fd or gzip) ---- */
+/* ---- JSON text on the output (base/outfile.h buffers, compresses and commits) ---- */
 
-typedef struct wout {
-    int fd;
-    gzFile gz;
-    char *buf;
-    size_t n;
-    uint64_t total;
-    int failed; /* errno of the first failure */
-} wout;
+static inline void w_str(outfile *w, const char *s) { outfile_write(w, s, strlen(s)); }
 
-static void w_flush(wout *w)
-{
-    if (w->failed || w->n == 0) {
-        w->n = 0;
-        return;
-    }
-    if (w->gz) {
-        if (gzwrite(w->gz, w->buf, (unsigned)w->n) != (int)w->n)
-            w->failed = EIO;
-    } else {
-        size_t off = 0;
-        while (off < w->n) {
-            ssize_t k = write(w->fd, w->buf + off, w->n - off);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0) {
-                w->failed = k < 0 ? errno : EIO;
-                break;
-            }
-            off += (size_t)k;
-        }
-    }
-    w->total += w->n;
-    w->n = 0;
-}
-
-static inline void w_mem(wout *w, const void *p, size_t len)
-{
-    const char *s = p;
-    while (len > 0) {
-        if (w->n == V8W_BUF)
-            w_flush(w);
-        size_t k = V8W_BUF - w->n < len ? V8W_BUF - w->n : len;
-        memcpy(w->buf + w->n, s, k);
-        w->n += k;
-        s += k;
-        len -= k;
-    }
-}
-
-static inline void w_str(wout *w, const char *s) { w_mem(w, s, strlen(s)); }
-
-static inline void w_ch(wout *w, char c)
-{
-    if (w->n == V8W_BUF)
-        w_flush(w);
-    w->buf[w->n++] = c;
-}
-
-static inline void w_u64(wout *w, uint64_t v)
+static inline void w_u64(outfile *w, uint64_t v)
 {
     char t[24];
     int i = 24;
@@ -97,47 +38,47 @@ static inline void w_u64(wout *w, uint64_t v)
         t[--i] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    w_mem(w, t + i, (size_t)(24 - i));
+    outfile_write(w, t + i, (size_t)(24 - i));
 }
 
-static void w_hex4(wout *w, unsigned cp)
+static void w_hex4(outfile *w, unsigned cp)
 {
     static const char hx[] = "0123456789abcdef";
     char t[6] = {'\\', 'u', hx[(cp >> 12) & 15], hx[(cp >> 8) & 15], hx[(cp >> 4) & 15],
                  hx[cp & 15]};
-    w_mem(w, t, 6);
+    outfile_write(w, t, 6);
 }
 
 /* A JSON string as V8 writes them: ASCII as is (escaped where JSON demands), everything else
  * \uXXXX from the UTF-8 (surrogate pairs above the BMP); bytes that are not UTF-8 (HPROF
  * names are modified UTF-8, dumps are untrusted) become U+FFFD. */
-static void w_json_str(wout *w, const char *s, size_t len)
+static void w_json_str(outfile *w, const char *s, size_t len)
 {
     const uint8_t *p = (const uint8_t *)s, *end = p + len;
-    w_ch(w, '"');
+    outfile_putc(w, '"');
     while (p < end) {
         uint8_t c = *p;
         if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
             const uint8_t *q = p;
             while (q < end && *q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\')
                 q++;
-            w_mem(w, p, (size_t)(q - p));
+            outfile_write(w, p, (size_t)(q - p));
             p = q;
             continue;
         }
         if (c == '"' || c == '\\') {
-            w_ch(w, '\\');
-            w_ch(w, (char)c);
+            outfile_putc(w, '\\');
+            outfile_putc(w, (char)c);
             p++;
             continue;
         }
         if (c < 0x80) {
             if (c == '\n')
-                w_mem(w, "\\n", 2);
+                outfile_write(w, "\\n", 2);
             else if (c == '\t')
-                w_mem(w, "\\t", 2);
+                outfile_write(w, "\\t", 2);
             else if (c == '\r')
-                w_mem(w, "\\r", 2);
+                outfile_write(w, "\\r", 2);
             else
                 w_hex4(w, c);
             p++;
@@ -168,7 +109,7 @@ static void w_json_str(wout *w, const char *s, size_t len)
         }
         p += need + 1;
     }
-    w_ch(w, '"');
+    outfile_putc(w, '"');
 }
 
 /* ---- output string table (deduplicated by content) ---- */
@@ -300,7 +241,7 @@ typedef struct conv {
     int v8_types[32];    /* graph node_type -> T_*, -1 when the type is not a V8 one */
     int kept_ids;
     stab st;
-    wout w;
+    outfile *w;          /* the output, open while writing */
     v8w_stats s;
 } conv;
 
@@ -506,34 +447,34 @@ static lr_status node_name(conv *c, node_ix x, uint32_t *out)
 static void w_node(conv *c, int type, uint32_t name, uint64_t id, uint64_t self,
                    uint64_t n_edges, int first)
 {
-    wout *w = &c->w;
+    outfile *w = c->w;
     if (!first)
-        w_ch(w, ',');
+        outfile_putc(w, ',');
     w_u64(w, (uint64_t)type);
-    w_ch(w, ',');
+    outfile_putc(w, ',');
     w_u64(w, name);
-    w_ch(w, ',');
+    outfile_putc(w, ',');
     w_u64(w, id);
-    w_ch(w, ',');
+    outfile_putc(w, ',');
     w_u64(w, self);
-    w_ch(w, ',');
+    outfile_putc(w, ',');
     w_u64(w, n_edges);
-    w_mem(w, ",0,0\n", 5);
+    outfile_write(w, ",0,0\n", 5);
     c->s.self_bytes += self;
 }
 
 static void w_edge(conv *c, int type, uint64_t name, uint32_t to_ord, int *first)
 {
-    wout *w = &c->w;
+    outfile *w = c->w;
     if (!*first)
-        w_ch(w, ',');
+        outfile_putc(w, ',');
     *first = 0;
     w_u64(w, (uint64_t)type);
-    w_ch(w, ',');
+    outfile_putc(w, ',');
     w_u64(w, name);
-    w_ch(w, ',');
+    outfile_putc(w, ',');
     w_u64(w, (uint64_t)to_ord * V8W_FIELDS);
-    w_ch(w, '\n');
+    outfile_putc(w, '\n');
     c->s.edges++;
 }
 
@@ -689,12 +630,12 @@ static lr_status write_edges(conv *c)
 
 static void write_meta(conv *c, uint64_t n_edges)
 {
-    wout *w = &c->w;
+    outfile *w = c->w;
     w_str(w, "{\"snapshot\":{\"meta\":{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\","
              "\"edge_count\",\"trace_node_id\",\"detachedness\"],\"node_types\":[[");
     for (int k = 0; k < T_COUNT; k++) {
         if (k)
-            w_ch(w, ',');
+            outfile_putc(w, ',');
         w_json_str(w, NODE_TYPES[k], strlen(NODE_TYPES[k]));
     }
     w_str(w, "],\"string\",\"number\",\"number\",\"number\",\"number\",\"number\"],"
@@ -730,30 +671,23 @@ static lr_status convert(conv *c)
     c->s.edges = 0;
     write_meta(c, n_edges);
     LR_TRY(write_nodes(c));
-    w_str(&c->w, "],\n\"edges\":[");
+    w_str(c->w, "],\n\"edges\":[");
     LR_TRY(write_edges(c));
     if (c->s.edges != n_edges)
         return LR_FAIL(c->err, LR_ERR_INTERNAL, "v8 write: %llu edges written, %llu counted",
                        (unsigned long long)c->s.edges, (unsigned long long)n_edges);
-    w_str(&c->w, "],\n\"trace_function_infos\":[],\n\"trace_tree\":[],\n\"samples\":[],\n"
+    w_str(c->w, "],\n\"trace_function_infos\":[],\n\"trace_tree\":[],\n\"samples\":[],\n"
                  "\"locations\":[],\n\"strings\":[\"<dummy>\"");
     /* strings[0] is V8's "<dummy>" placeholder; table entry i is strings[i+1]. */
     for (uint32_t i = 0; i < c->st.n; i++) {
-        w_mem(&c->w, ",\n", 2);
-        w_json_str(&c->w, c->st.v[i].s, c->st.v[i].len);
+        outfile_write(c->w, ",\n", 2);
+        w_json_str(c->w, c->st.v[i].s, c->st.v[i].len);
     }
-    w_str(&c->w, "]}\n");
-    w_flush(&c->w);
+    w_str(c->w, "]}\n");
     c->s.nodes = c->n_out;
     c->s.strings = c->st.n + 1;
     (void)g;
     return LR_OK;
-}
-
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
 lr_status v8w_write(const graph *g, const char *out_path, v8w_stats *st, lr_error *err)
@@ -761,22 +695,15 @@ lr_status v8w_write(const graph *g, const char *out_path, v8w_stats *st, lr_erro
     if (g->n_nodes > 0 && (!g->first_edge || !g->edge_to || !g->edge_kind))
         return LR_FAIL(err, LR_ERR_USAGE, "v8 write: graph was loaded without edges");
     conv *c = err_calloc(1, sizeof *c);
-    size_t ol = strlen(out_path);
-    char *tmp = err_malloc(ol + 16);
-    if (!c || !tmp) {
-        free(c);
-        free(tmp);
+    if (!c)
         return LR_FAIL(err, LR_ERR_NOMEM, "v8 write: out of memory");
-    }
     c->g = g;
     c->err = err;
-    c->w.fd = -1;
     lr_status rc = LR_OK;
     c->ord = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *c->ord);
     c->st.gn = g->strings.n;
     c->st.gmap = err_calloc(c->st.gn ? c->st.gn : 1, sizeof *c->st.gmap);
-    c->w.buf = err_malloc(V8W_BUF);
-    if (!c->ord || !c->st.gmap || !c->w.buf) {
+    if (!c->ord || !c->st.gmap) {
         rc = LR_FAIL(err, LR_ERR_NOMEM, "v8 write: out of memory (%u nodes)", g->n_nodes);
         goto done;
     }
@@ -786,52 +713,15 @@ lr_status v8w_write(const graph *g, const char *out_path, v8w_stats *st, lr_erro
     if ((rc = mark(c)) != LR_OK || (rc = number(c)) != LR_OK || (rc = class_nodes(c)) != LR_OK)
         goto done;
 
-    /* "<dir>/.<base>.XXXXXX": same folder, so rename is atomic and never crosses devices. */
-    const char *slash = strrchr(out_path, '/');
-    size_t dl = slash ? (size_t)(slash - out_path) + 1 : 0;
-    memcpy(tmp, out_path, dl);
-    snprintf(tmp + dl, ol - dl + 16, ".%s.XXXXXX", out_path + dl);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        rc = LR_FAIL(err, LR_ERR_IO, "%s: cannot create temporary file %s: %s", out_path, tmp,
-                     strerror(errno));
+    if ((rc = outfile_open(out_path, &c->w, err)) != LR_OK)
         goto done;
-    }
-    mode_t um = umask(0);
-    umask(um);
-    (void)fchmod(fd, 0666 & ~um);
-    c->w.fd = fd;
-    if (ends_with(out_path, ".gz")) {
-        int fd2 = dup(fd);
-        c->w.gz = fd2 >= 0 ? gzdopen(fd2, "wb6") : NULL;
-        if (!c->w.gz) {
-            if (fd2 >= 0)
-                close(fd2);
-            close(fd);
-            unlink(tmp);
-            rc = LR_FAIL(err, LR_ERR_NOMEM, "%s: cannot start gzip stream", out_path);
-            goto done;
-        }
-        gzbuffer(c->w.gz, 1u << 20);
-    }
     rc = convert(c);
-    if (c->w.gz) {
-        if (gzclose(c->w.gz) != Z_OK && !c->w.failed)
-            c->w.failed = EIO;
-        c->w.gz = NULL;
-    }
-    if (rc == LR_OK && !c->w.failed && fsync(fd) != 0 && errno != EINVAL)
-        c->w.failed = errno;
-    if (close(fd) != 0 && !c->w.failed)
-        c->w.failed = errno;
-    if (rc == LR_OK && c->w.failed)
-        rc = LR_FAIL(err, LR_ERR_IO, "%s: write failed: %s", out_path, strerror(c->w.failed));
-    if (rc == LR_OK && rename(tmp, out_path) != 0)
-        rc = LR_FAIL(err, LR_ERR_IO, "%s: cannot rename %s into place: %s", out_path, tmp,
-                     strerror(errno));
-    if (rc != LR_OK)
-        unlink(tmp);
-    c->s.out_bytes = c->w.total;
+    c->s.out_bytes = outfile_bytes(c->w);
+    if (rc == LR_OK)
+        rc = outfile_commit(c->w, err);
+    else
+        outfile_abort(c->w);
+    c->w = NULL;
     c->s.kept_ids = c->kept_ids;
 done:
     if (st)
@@ -841,8 +731,6 @@ done:
     free(c->cls_name);
     free(c->cn_node);
     free(c->cn_cls);
-    free(c->w.buf);
     free(c);
-    free(tmp);
     return rc;
 }

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # js_diff_fixtures.sh: `leakray diff` against the numbers the fixtures' origin repositories
 # assert (fixtures/v8/SOURCES.md): heap-1 -> heap-2 of dinfuehr/heap-snapshot (2
-# InitialObject and 2 (number) freed, 2 NewObject and 2 Array allocated, 45 new / 43 deleted
-# concatenated strings with 900 / 860 bytes), heap-2 -> heap-1 mirrored, and
+# InitialObject, 2 {createdAt} and 2 (number) freed, 2 NewObject and 2 Array allocated, 45 new /
+# 43 deleted concatenated strings with 900 / 860 bytes; the `keep` object's {createdAt} meta,
+# named `Object` in heap-2 where it is the last of its shape, is the same object and counts on
+# neither side), heap-2 -> heap-1 mirrored, and
 # heap-snapshot-toolkit's snapshot1 -> snapshot2 (one Foo of 52 bytes added), and an HPROF
 # pair compared per class (test-dump-base -> test-dump: 10,000 more `o` objects).
 set -euo pipefail
@@ -24,6 +26,8 @@ JS_JSON=$JS_TMP/h12.json
 js_check "heap-1 -> heap-2: InitialObject 2 deleted, 120 B" "$(row InitialObject) == [(0, 2, 0, 120)]"
 js_check "heap-1 -> heap-2: NewObject 2 new, 120 B" "$(row NewObject) == [(2, 0, 120, 0)]"
 js_check "heap-1 -> heap-2: Array 2 new, 32 B" "$(row Array) == [(2, 0, 32, 0)]"
+js_check "heap-1 -> heap-2: {createdAt} 2 deleted, 32 B (the surviving one is no new Object)" \
+    "$(row '{createdAt}') == [(0, 2, 0, 32)] and $(row Object) == []"
 js_check "heap-1 -> heap-2: (number) 2 deleted, 24 B" "$(row '(number)') == [(0, 2, 0, 24)]"
 js_check "heap-1 -> heap-2: (concatenated string) 45 new / 43 deleted, 900 / 860 B" \
     "$(row '(concatenated string)') == [(45, 43, 900, 860)]"
@@ -34,7 +38,7 @@ js_check "heap-1 -> heap-2: (object shape) 11 new / 1 deleted, 408 / 20 B" \
 JS_JSON=$JS_TMP/h21.json
 "$LEAKRAY" diff "$FIX/heap-2.heapsnapshot" "$FIX/heap-1.heapsnapshot" --json --no-timing >"$JS_JSON"
 js_check "heap-2 -> heap-1 mirrors it" \
-    "$(row InitialObject) == [(2, 0, 120, 0)] and $(row '(concatenated string)') == [(43, 45, 860, 900)]"
+    "$(row InitialObject) == [(2, 0, 120, 0)] and $(row '(concatenated string)') == [(43, 45, 860, 900)] and $(row '{createdAt}') == [(2, 0, 32, 0)]"
 
 JS_JSON=$JS_TMP/s12.json
 "$LEAKRAY" diff "$FIX/snapshot1.heapsnapshot.gz" "$FIX/snapshot2.heapsnapshot.gz" --json --no-timing >"$JS_JSON"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# golden-shark.sh: regenerates tests/e2e/expected/shark/*.json, Shark's analysis (through
+# scripts/shark-peer.sh, same defaults as shark-cli analyze) reduced by
+# tests/e2e/shark_parity.py to what is stable across runs: leaking objects, trace nodes,
+# statuses, suspects, signatures. Inputs: the Android fixtures dialer.android-hprof and
+# test-dump.hprof (with its R8 mapping), and fresh dumps of the two Java leak programs
+# (tests/programs/leaks, tests/programs/demo), whose ids and timings change per run but whose
+# paths and signatures do not. tests/e2e/shark_parity.sh checks leakray against these.
+# Needs network on first use (Maven Central), java, javac, python3.
+# usage: scripts/golden-shark.sh [FIXTURES_DIR]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+fx=${1:-${LEAKRAY_FIXTURES:-$src/../shared/fixtures}}/hprof
+out=$src/tests/e2e/expected/shark
+py=$src/tests/e2e/shark_parity.py
+peer=$src/scripts/shark-peer.sh
+work=$(mktemp -d "${TMPDIR:-/tmp}/lr-golden-shark.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+"$peer" --fetch
+
+golden() { # NAME ARGS...
+    local name=$1; shift
+    "$peer" "$@" analyze --json > "$work/$name.json"
+    python3 "$py" norm-shark "$work/$name.json" > "$out/$name.json"
+    echo "golden-shark: $out/$name.json"
+}
+
+golden dialer --hprof "$fx/dialer.android-hprof"
+golden test-dump --hprof "$fx/test-dump.hprof" --obfuscation-mapping "$fx/test-dump.map"
+
+mkdir -p "$work/leaks" "$work/demo"
+javac -d "$work/leaks" "$src"/tests/programs/leaks/*.java
+java -cp "$work/leaks" com.example.LeakDemo "$work/leaks.hprof" > /dev/null
+golden leaks --hprof "$work/leaks.hprof"
+javac -d "$work/demo" "$src"/tests/programs/demo/*.java
+java -Xmx256m -cp "$work/demo" demo.LeakDemo "$work/demo.hprof" > /dev/null
+golden demo --hprof "$work/demo.hprof"

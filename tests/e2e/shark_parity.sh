@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# shark_parity.sh: `leakray analyze` against Shark, LeakCanary's analyzer. The goldens in
+# tests/e2e/expected/shark/ are Shark's own analysis (scripts/golden-shark.sh) of the Android
+# fixtures dialer.android-hprof and test-dump.hprof and of fresh dumps of the two Java leak
+# programs, reduced by shark_parity.py to leaking objects, trace nodes (class, reference,
+# Leaking status, `~~~` suspects), reasons, watch labels and signatures. Every point where
+# leakray and Shark differ is listed in expected/shark/known-differences.txt and explained in
+# docs/design.md ("Parity with Shark"); any other difference fails. When the Shark jars are
+# already fetched (scripts/shark-peer.sh --check; never fetched here) the same fresh dumps are
+# also analysed by Shark live, which must match both the goldens and leakray.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+fx="${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/hprof"
+if [ ! -f "$fx/dialer.android-hprof" ] || [ ! -f "$fx/test-dump.hprof" ]; then
+    if [ "${CI:-}" = true ]; then echo "FAIL: fixtures missing in $fx" >&2; exit 1; fi
+    echo "SKIP: fixtures not found in $fx"
+    exit 77
+fi
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+exp="$LEAKRAY_SRC/tests/e2e/expected/shark"
+py="$LEAKRAY_SRC/tests/e2e/shark_parity.py"
+known="$exp/known-differences.txt"
+work="$LEAKRAY_BUILD/tmp/shark_parity"
+rm -rf "$work"
+mkdir -p "$work"
+status=0
+
+check() { # NAME DUMP [leakray options...]
+    local name=$1 dump=$2; shift 2
+    "$LEAKRAY" analyze "$dump" --json --no-timing "$@" > "$work/$name.lr.json"
+    python3 "$py" norm-leakray "$work/$name.lr.json" > "$work/$name.lr.canon"
+    python3 "$py" compare "$name" "$exp/$name.json" "$work/$name.lr.canon" "$known" \
+        > "$work/$name.diff" || { status=1; echo "FAIL: $name differs from Shark:" >&2; }
+    grep -v '^known ' "$work/$name.diff" || true
+}
+
+check dialer "$fx/dialer.android-hprof"
+check test-dump "$fx/test-dump.hprof" --mapping "$fx/test-dump.map"
+
+live=0
+if "$LEAKRAY_SRC/scripts/shark-peer.sh" --check; then live=1; fi
+if command -v javac >/dev/null && command -v java >/dev/null; then
+    mkdir -p "$work/leaks" "$work/demo"
+    javac -d "$work/leaks" "$LEAKRAY_SRC"/tests/programs/leaks/*.java
+    java -cp "$work/leaks" com.example.LeakDemo "$work/leaks.hprof" > /dev/null
+    javac -d "$work/demo" "$LEAKRAY_SRC"/tests/programs/demo/*.java
+    java -Xmx256m -cp "$work/demo" demo.LeakDemo "$work/demo.hprof" > /dev/null
+    check leaks "$work/leaks.hprof"
+    check demo "$work/demo.hprof"
+    if [ "$live" = 1 ]; then
+        for name in leaks demo; do
+            "$LEAKRAY_SRC/scripts/shark-peer.sh" --hprof "$work/$name.hprof" analyze --json \
+                > "$work/$name.shark.json"
+            python3 "$py" norm-shark "$work/$name.shark.json" > "$work/$name.shark.canon"
+            # Shark is stable run to run: its live result is the golden
+            diff -u "$exp/$name.json" "$work/$name.shark.canon" > "$work/$name.live.diff" ||
+                { status=1; echo "FAIL: live Shark differs from $exp/$name.json" >&2;
+                  head -40 "$work/$name.live.diff" >&2; }
+            python3 "$py" compare "$name" "$work/$name.shark.canon" "$work/$name.lr.canon" \
+                "$known" > "$work/$name.live" || { status=1; cat "$work/$name.live" >&2; }
+            tail -1 "$work/$name.live" | sed 's/^/live: /'
+        done
+    else
+        echo "note: Shark jars not fetched (scripts/shark-peer.sh --fetch); live check skipped"
+    fi
+else
+    echo "note: javac/java not installed; Java program parity skipped"
+fi
+[ "$status" = 0 ] || exit 1
+echo "shark_parity: ok"

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# strip_analyze.sh: stripping keeps the leak analysis. For the leaking test program
+# (tests/programs/leaks) and the two real Android fixtures (dialer.android-hprof, Dalvik;
+# test-dump.hprof, ART with --mapping test-dump.map), `analyze --json` on the sanitized and
+# on the shrunk dump gives the same leaking objects (ids), the same path to each (class,
+# reference kind and name per step), the same Leaking statuses and the same signatures as on
+# the original; sizes and string-valued labels may differ by design. Also: a failed strip
+# leaves an existing OUT untouched and no temporary file beside it.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+if ! command -v javac >/dev/null || ! command -v java >/dev/null || ! command -v python3 >/dev/null; then
+    if [ "${CI:-}" = true ]; then echo "FAIL: javac/java/python3 required under CI=true" >&2; exit 1; fi
+    echo "SKIP: javac/java/python3 not installed"
+    exit 77
+fi
+fail() { echo "FAIL: $*" >&2; exit 1; }
+work=$LEAKRAY_BUILD/tmp/strip_analyze
+rm -rf "$work"
+mkdir -p "$work/classes"
+javac -d "$work/classes" "$LEAKRAY_SRC"/tests/programs/leaks/*.java
+java -Xmx64m -cp "$work/classes" com.example.LeakDemo "$work/demo.hprof"
+
+# same NAME FILE ARGS...: strips FILE both ways and compares the analyses.
+same() {
+    local name=$1 f=$2
+    shift 2
+    "$LEAKRAY" strip "$f" -o "$work/$name.san.hprof" --mode sanitize >/dev/null ||
+        fail "$name: sanitize exit $?"
+    "$LEAKRAY" strip "$f" -o "$work/$name.shr.hprof" --mode shrink >/dev/null ||
+        fail "$name: shrink exit $?"
+    for v in orig san shr; do
+        local in=$f
+        [ "$v" = orig ] || in=$work/$name.$v.hprof
+        "$LEAKRAY" analyze "$in" --json --no-timing "$@" >"$work/$name.$v.json" ||
+            fail "$name: analyze of the $v dump exit $?"
+    done
+    python3 - "$work/$name" <<'PY' || fail "$name: analysis changed by strip"
+import json, sys
+base = sys.argv[1]
+def summary(v):
+    d = json.load(open(f"{base}.{v}.json"))
+    out = []
+    for t in d["traces"]:
+        steps = tuple((e["class"], e["type"], e["leaking"],
+                       e.get("reference", {}).get("type"), e.get("reference", {}).get("name"))
+                      for e in t["elements"])
+        out.append((t["elements"][-1]["id"], t["signature"], steps))
+    groups = sorted((g["signature"], len(g["traces"])) for g in d["application_leaks"])
+    libs = sorted((g["signature"], len(g["traces"])) for g in d["library_leaks"])
+    return sorted(out), groups, libs, d["leaking_objects"], d["mode"]
+o = summary("orig")
+assert o[0], "no traces in the original: the comparison would be empty"
+for v in ("san", "shr"):
+    s = summary(v)
+    for a, b, what in zip(o, s, ("traces", "application groups", "library groups",
+                                 "leaking objects", "mode")):
+        if a != b:
+            print(f"{v}: {what} differ:\n  orig {a}\n  {v}  {b}")
+            sys.exit(1)
+print(f"{base.rsplit('/', 1)[1]}: {len(o[0])} traces identical after sanitize and shrink")
+PY
+}
+
+same demo "$work/demo.hprof"
+
+fx="${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/hprof"
+if [ -f "$fx/dialer.android-hprof" ] && [ -f "$fx/test-dump.hprof" ]; then
+    same dialer "$fx/dialer.android-hprof"
+    same testdump "$fx/test-dump.hprof" --mapping "$fx/test-dump.map" \
+        --watch 'DumpedStuff$ObjectTree' --leaking-if 'left is null && right is null'
+elif [ "${CI:-}" = true ]; then
+    fail "fixtures missing in $fx"
+else
+    echo "SKIP (part): Android fixtures not found in $fx"
+fi
+
+# A strip that fails (truncated input) leaves an existing OUT as it was, and no temporary.
+mkdir "$work/keep"
+printf 'previous contents\n' >"$work/keep/out.hprof"
+head -c $(($(stat -c %s "$work/demo.hprof") / 3)) "$work/demo.hprof" >"$work/third.hprof"
+for mode in sanitize shrink; do
+    rc=0
+    "$LEAKRAY" strip "$work/third.hprof" -o "$work/keep/out.hprof" --mode "$mode" 2>/dev/null || rc=$?
+    [ "$rc" = 3 ] || fail "$mode of a truncated dump: exit $rc, want 3"
+    [ "$(cat "$work/keep/out.hprof")" = "previous contents" ] || fail "$mode clobbered OUT"
+    [ "$(ls -A "$work/keep")" = out.hprof ] || fail "$mode left files: $(ls -A "$work/keep")"
+done
+echo "PASS"
