@@ -12,7 +12,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "/tmp/v8mem/memtrace.h"
 
 /* ---- node roles (first meta entry with a name, as DevTools' indexOf) ---- */
 
@@ -448,7 +447,6 @@ static lr_status dominators(work *w, devtools_result *res)
         }
         bhead[pw] = 0;
     }
-    memtrace("LT done");
     free(anc);
     free(label);
     free(nexte);
@@ -733,10 +731,8 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     r->n = g->n_nodes;
     r->root = g->synthetic_root;
     lr_status s;
-    memtrace("dt start");
     if ((s = mark_page_owned(&w)) || (s = essential_edges(&w)))
         goto out;
-    memtrace("essential");
     free(w.page);
     w.page = NULL;
     if ((s = dominators(&w, r)))
@@ -746,11 +742,9 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     free(w.rsrc);
     w.essential = NULL;
     w.rfirst = w.rsrc = NULL;
-    memtrace("dominators");
     if ((s = dominated_nodes(&w, r)) || (s = distances(&w, r)) ||
         (s = aggregates(&w, class_keys, r)))
         goto out;
-    memtrace("aggregates");
 out:
     free(w.page);
     free(w.essential);

@@ -21,7 +21,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "/tmp/v8mem/memtrace.h"
 
 /* ---- limits ---- */
 
@@ -2300,7 +2299,6 @@ static lr_status load(ctx *x)
         LR_TRY(parse_nodes(x, c));
         LR_TRY(parse_edges(x, c));
     }
-    memtrace("arrays parsed");
     remap_names(x);
     LR_TRY(parse_locations(x));
     LR_TRY(parse_traces(x));
@@ -2319,18 +2317,14 @@ static lr_status load(ctx *x)
                                .thread = 0, .frame = -1};
     g->n_roots = 1;
     /* The id index reads only node_id; it is built beside the naming passes. */
-    memtrace("locs+traces");
     LR_TRY(start_helper(x, helper_index));
     s = LR_OK;
     if (x->detached)
         s = propagate_dom_state(x);
-    memtrace("domstate");
     if (s == LR_OK)
         s = reattribute_sizes(x);
-    memtrace("reattr");
     if (s == LR_OK)
         s = assign_classes(x);
-    memtrace("classes");
     hs = join_helper(x);
     LR_TRY(s ? s : hs);
     describe(x);
@@ -2345,7 +2339,7 @@ static lr_status v8_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *
      * another. glibc's adaptive mmap threshold would move them into the heap after the first
      * free, where freed space stays resident; a fixed threshold hands each back when freed,
      * so the peak is the live arrays, not their history (process-wide and harmless). */
-    if (!getenv("LR_NOMALLOPT")) mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
     ctx *x = err_calloc(1, sizeof *x);
     v8_state *st = err_calloc(1, sizeof *st);
@@ -2377,7 +2371,6 @@ static lr_status v8_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *
     free(x->locs);
     free(x->sc.buf);
     free(x);
-    memtrace("load end"); meminfo("load end");
     return s;
 }
 

@@ -73,7 +73,8 @@ fi
 cc -std=c11 -Wall -Werror "${extra[@]}" -o "$T/probe-shared" "$T/probe.c" \
     $(pkg-config --cflags --libs leakray) -Wl,-rpath,"$libdir" 2>"$T/cc.err" ||
     { cat "$T/cc.err" >&2; fail "probe does not build against the shared library"; }
-ldd "$T/probe-shared" | grep -q "$libdir/libleakray.so" ||
+ldd "$T/probe-shared" >"$T/ldd-shared" # not piped into grep -q: SIGPIPE under pipefail
+grep -q "$libdir/libleakray.so" "$T/ldd-shared" ||
     fail "probe is not linked with the installed shared library"
 # Static: the archive itself plus Libs.private must resolve everything.
 # shellcheck disable=SC2046
@@ -81,7 +82,8 @@ cc -std=c11 -Wall -Werror "${extra[@]}" -o "$T/probe-static" "$T/probe.c" \
     $(pkg-config --cflags leakray) "$libdir/libleakray.a" \
     $(pkg-config --static --libs leakray | sed 's/-lleakray\b//') 2>"$T/cc.err" ||
     { cat "$T/cc.err" >&2; fail "probe does not link statically with pkg-config --static"; }
-! ldd "$T/probe-static" | grep -q libleakray || fail "static probe still needs libleakray.so"
+ldd "$T/probe-static" >"$T/ldd-static"
+! grep -q libleakray "$T/ldd-static" || fail "static probe still needs libleakray.so"
 
 hm=$LEAKRAY_SRC/tests/corrupt/handmade
 printf 'not a heap dump\n' >"$T/garbage.bin"

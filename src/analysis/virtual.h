@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* virtual.h: the reference view Shark's path finder walks, as an edge overlay over an HPROF
+ * graph (analysis layer), prefix virt_. Shark 2.14 does not read a collection field by field
+ * first: a recognised collection instance (ArrayList, CopyOnWriteArrayList, LinkedList,
+ * HashMap, LinkedHashMap, ConcurrentHashMap, HashSet, LinkedHashSet) lists its elements as
+ * direct "array entry" references ahead of its fields, so traces read `ArrayList[0]` and
+ * `HashMap["key"]` instead of going through elementData/table/Node. Its other readers shape
+ * the rest: instance fields sorted by name, nothing out of Strings and boxed primitives,
+ * nothing out of wrapper arrays (Integer[]...), object array entries numbered among the
+ * non-null elements. The overlay is a second CSR over the same nodes; every overlay edge is
+ * either a real edge (virt_real_edge gives it, so rules and retained sizes still speak about
+ * real edges) or a virtual element edge (GRAPH_EDGE_ELEMENT, name = position among the
+ * collection's references, optional text label such as "\"key\"" or "key()"). The graph
+ * itself is never changed: dominators and sizes keep using the real edges. Conventions are in
+ * docs/graph.md ("Virtual references"). */
+#ifndef LR_ANALYSIS_VIRTUAL_H
+#define LR_ANALYSIS_VIRTUAL_H
+
+#include "graph/graph.h"
+
+typedef struct virt_overlay {
+    uint32_t n_edges;      /* overlay edges */
+    edge_ix *first_edge;   /* n_nodes+1 entries, NULL when no overlay was built */
+    node_ix *edge_to;      /* target node */
+    uint32_t *edge_name;   /* as graph.edge_name (element index renumbered, see above) */
+    uint8_t *edge_kind;    /* as graph.edge_kind */
+    edge_ix *edge_real;    /* the real edge, GRAPH_NONE for a virtual edge */
+    uint32_t *edge_label;  /* offset of the label in pool, UINT32_MAX for plain `[index]` */
+    char *pool;            /* NUL-terminated labels back to back */
+    size_t n_pool, cap_pool;
+    uint32_t n_virtual;    /* virtual edges made */
+    uint32_t n_collections; /* collection instances expanded */
+} virt_overlay;
+
+/* Builds the overlay for g. Graphs other than HPROF get none (vo->first_edge stays NULL, and
+ * callers use the real edges). O(N + E log F) with F the fields of one object. */
+lr_status virt_build(const graph *g, virt_overlay *vo, lr_error *err);
+/* Fills *view as a shallow copy of g whose four edge arrays are the overlay's (reverse
+ * edges dropped); g itself when vo has no overlay. The view lives as long as g and vo. */
+void virt_view(const graph *g, const virt_overlay *vo, graph *view);
+/* The real edge behind overlay edge e, GRAPH_NONE for a virtual one (e itself without an
+ * overlay). */
+edge_ix virt_real_edge(const virt_overlay *vo, edge_ix e);
+/* Text name of a virtual element edge ("\"cached-page\"", "key()"), NULL when its name is its
+ * index (or e is no virtual edge). */
+const char *virt_edge_label(const virt_overlay *vo, edge_ix e);
+void virt_free(virt_overlay *vo);
+
+#endif
