@@ -124,6 +124,16 @@ void cli_usage(const cli_spec *spec, FILE *out);
 int cli_usage_error(const cli_common *co, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Verbs that write one file OUT (strip, convert) through base/outfile.h: the -o/--output
+ * option pair for their cli_optdef table, the sentence their usage text shares, and
+ * cli_parse plus the "missing -o OUT" check (same return values as cli_parse). */
+#define CLI_OPTS_OUTPUT(dest, help)                             \
+    {"-o", CLI_OPT_STR, (dest), "OUT", (help), NULL},           \
+    {"--output", CLI_OPT_STR, (dest), "OUT", "same as -o", NULL}
+#define CLI_OUTPUT_NOTE "OUT is written to a temporary file beside it and renamed only on success.\n"
+int cli_parse_output(int argc, char **argv, const cli_spec *spec, cli_common *co,
+                     const char *const *out);
+
 /* Flags for cli_open. */
 enum { CLI_OPEN_NO_EDGES = 1 }; /* nodes and classes only (fast path for histo-like verbs) */
 

@@ -149,6 +149,15 @@ int cli_usage_error(const cli_common *co, const char *fmt, ...)
     return rc;
 }
 
+int cli_parse_output(int argc, char **argv, const cli_spec *spec, cli_common *co,
+                     const char *const *out)
+{
+    int rc = cli_parse(argc, argv, spec, co);
+    if (rc == CLI_CONTINUE && !*out)
+        return cli_usage_error(co, "missing -o OUT");
+    return rc;
+}
+
 /* ---- number parsing ---- */
 
 /* Strict decimal: digits only, no sign, no overflow. */

@@ -11,8 +11,7 @@ int cmd_convert(int argc, char **argv)
 {
     const char *out = NULL;
     const cli_optdef opts[] = {
-        {"-o", CLI_OPT_STR, &out, "OUT", "output .heapsnapshot (gzip when it ends in .gz)", NULL},
-        {"--output", CLI_OPT_STR, &out, "OUT", "same as -o", NULL},
+        CLI_OPTS_OUTPUT(&out, "output .heapsnapshot (gzip when it ends in .gz)"),
         {0}};
     const cli_spec spec = {
         "convert", "FILE", "write a dump as a V8 .heapsnapshot (Chrome DevTools, memlab)", opts,
@@ -22,14 +21,12 @@ int cmd_convert(int argc, char **argv)
         "their class (class objects \"class Foo\"), fields and statics are properties, array\n"
         "slots elements; GC roots hang under \"(GC roots)\" by root kind. DevTools' Summary\n"
         "then shows the counts and retained sizes of `leakray top --by class --model strong`.\n"
-        "OUT is written to a temporary file beside it and renamed only on success.\n"
+        CLI_OUTPUT_NOTE
         "Example: leakray convert app.hprof -o app.heapsnapshot"};
     cli_common co;
-    int rc = cli_parse(argc, argv, &spec, &co);
+    int rc = cli_parse_output(argc, argv, &spec, &co, &out);
     if (rc != CLI_CONTINUE)
         return rc;
-    if (!out)
-        return cli_usage_error(&co, "missing -o OUT");
 
     lr_heap *lh;
     if ((rc = cli_open(&co, co.pos[0], 0, &lh)) != 0)

@@ -12,8 +12,7 @@ int cmd_strip(int argc, char **argv)
 {
     const char *out = NULL, *mode = "sanitize";
     const cli_optdef opts[] = {
-        {"-o", CLI_OPT_STR, &out, "OUT", "output file (gzip when it ends in .gz)", NULL},
-        {"--output", CLI_OPT_STR, &out, "OUT", "same as -o", NULL},
+        CLI_OPTS_OUTPUT(&out, "output file (gzip when it ends in .gz)"),
         {"--mode", CLI_OPT_STR, &mode, "MODE",
          "sanitize: zero array contents and boxed values, same size (default); "
          "shrink: drop arrays except String values and one copy of duplicate bitmaps",
@@ -21,15 +20,13 @@ int cmd_strip(int argc, char **argv)
         {0}};
     const cli_spec spec = {
         "strip", "FILE", "remove array contents from an HPROF dump (privacy, size)", opts, 1, 1,
-        "OUT is written to a temporary file beside it and renamed only on success.\n"
+        CLI_OUTPUT_NOTE
         "sanitize follows LeakCanary's stripper; shrink follows Matrix's HprofBufferShrinker\n"
         "(references to dropped arrays dangle). Both outputs load in leakray and VisualVM."};
     cli_common co;
-    int rc = cli_parse(argc, argv, &spec, &co);
+    int rc = cli_parse_output(argc, argv, &spec, &co, &out);
     if (rc != CLI_CONTINUE)
         return rc;
-    if (!out)
-        return cli_usage_error(&co, "missing -o OUT");
 
     double t0 = cli_now_ms();
     lr_error err = {0};

@@ -45,9 +45,20 @@ def ref(kind, cls, field):
 
 INSPECTORS = r'''
 # ---- Android object inspectors (Shark's AndroidObjectInspectors, as far as the rules
-# language expresses them; SERVICE and the View hierarchy walk need code and are absent).
+# language expresses them; the View hierarchy walk needs code and is absent).
 inspect android.app.Activity if mDestroyed == true -> leaking "Activity#mDestroyed is true"
 inspect android.app.Activity if mDestroyed == false -> not-leaking "Activity#mDestroyed is false"
+# SERVICE: a running Service is a value of ActivityThread.mServices (an ArrayMap)
+inspect android.app.Service if this not in static android.app.ActivityThread#sCurrentActivityThread.mServices -> leaking "Service not held by ActivityThread"
+inspect android.app.Service if this in static android.app.ActivityThread#sCurrentActivityThread.mServices -> not-leaking "Service held by ActivityThread"
+# CONTEXT_FIELD: one label per instance field holding a Context, naming what it wraps
+inspect * fields android.content.Context if @component is null -> label "{@field} instance of {@class}"
+inspect * fields android.content.Context if @component == this && !(this instanceof android.app.Activity) -> label "{@field} instance of {@class}"
+inspect * fields android.content.Context if @component == this && this instanceof android.app.Activity && (mDestroyed == true || mDestroyed == false) -> label "{@field} instance of {@class} with mDestroyed = {mDestroyed}"
+inspect * fields android.content.Context if @component == this && this instanceof android.app.Activity && !(mDestroyed == true || mDestroyed == false) -> label "{@field} instance of {@class} with mDestroyed = UNKNOWN"
+inspect * fields android.content.Context if @component != this && @component instanceof android.app.Activity && (@component.mDestroyed == true || @component.mDestroyed == false) -> label "{@field} instance of {@class}, wrapping activity {@component.@class} with mDestroyed = {@component.mDestroyed}"
+inspect * fields android.content.Context if @component != this && @component instanceof android.app.Activity && !(@component.mDestroyed == true || @component.mDestroyed == false) -> label "{@field} instance of {@class}, wrapping activity {@component.@class} with mDestroyed = UNKNOWN"
+inspect * fields android.content.Context if @component is not null && @component != this && !(@component instanceof android.app.Activity) -> label "{@field} instance of {@class}, wrapping {@component.@class}"
 inspect android.app.Application -> not-leaking "Application is a singleton"
 inspect android.app.ActivityThread -> not-leaking "ActivityThread is a singleton"
 inspect android.view.inputmethod.InputMethodManager -> not-leaking "InputMethodManager is a singleton"

@@ -11,6 +11,7 @@
 #include "analysis/trace.h"
 
 #include "analysis/paths.h"
+#include "analysis/virtual.h"
 
 #include <openssl/sha.h>
 #include <stdio.h>
@@ -243,6 +244,21 @@ static enum paths_edge_class pol_edge(const graph *g, node_ix from, edge_ix e, v
     return (enum paths_edge_class)rules_edge_class(ctx, from, e, &lib);
 }
 
+/* The path search walks Shark's reference view (virtual.h): rules judge the real edge behind
+ * an overlay edge; collection entries have none and are followed, as Shark matches no pattern
+ * on them. */
+typedef struct vpol_ctx {
+    const rules_set *rs;
+    const virt_overlay *vo;
+} vpol_ctx;
+
+static enum paths_edge_class pol_vedge(const graph *g, node_ix from, edge_ix e, void *ctx)
+{
+    const vpol_ctx *c = ctx;
+    edge_ix re = virt_real_edge(c->vo, e);
+    return re == GRAPH_NONE ? PATHS_FOLLOW : pol_edge(g, from, re, (void *)c->rs);
+}
+
 static enum paths_edge_class pol_root(const graph *g, uint32_t r, void *ctx)
 {
     int32_t lib;
@@ -250,6 +266,11 @@ static enum paths_edge_class pol_root(const graph *g, uint32_t r, void *ctx)
     if (r >= g->n_roots)
         return PATHS_FOLLOW;
     return (enum paths_edge_class)rules_root_class(ctx, r, &lib);
+}
+
+static enum paths_edge_class pol_vroot(const graph *g, uint32_t r, void *ctx)
+{
+    return pol_root(g, r, (void *)((const vpol_ctx *)ctx)->rs);
 }
 
 /* Source node of edge e (binary search over first_edge). */
@@ -629,17 +650,24 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
     uint32_t *queue = NULL;
     paths_result pr;
     memset(&pr, 0, sizeof pr);
+    virt_overlay vo;
+    memset(&vo, 0, sizeof vo);
     if (!targets || !pn || !pe || !ord || !reached) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         goto done;
     }
     for (uint32_t i = 0; i < nl; i++)
         targets[i] = ls->v[i].node;
-    paths_policy pol = {pol_edge, pol_root, (void *)rs};
+    if ((st = virt_build(g, &vo, err)) != LR_OK)
+        goto done;
+    graph vg;
+    virt_view(g, &vo, &vg);
+    vpol_ctx vctx = {rs, &vo};
+    paths_policy pol = {pol_vedge, pol_vroot, &vctx};
     /* Stops once every leaking object's path is final; when one is never reached the
      * traversal runs to the end, which phase 2 below needs (it searches the unreached part) */
     int all_found = 0;
-    if ((st = paths_find_targets(g, &pol, targets, nl, &pr, &all_found, err)) != LR_OK)
+    if ((st = paths_find_targets(&vg, &pol, targets, nl, &pr, &all_found, err)) != LR_OK)
         goto done;
 
     uint32_t n_found = 0;
@@ -738,12 +766,17 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
                     break;
                 }
             } else if (j + 1 < len) {
-                if (build_elem_ref(g, rs, el, pe[j]) != LR_OK) {
+                edge_ix re = virt_real_edge(&vo, pe[j]);
+                const char *vl = virt_edge_label(&vo, pe[j]);
+                if (build_elem_ref(&vg, rs, el, pe[j]) != LR_OK ||
+                    (vl && (free(el->ref_name), !(el->ref_name = sdup(vl))))) {
                     st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
                     break;
                 }
-                int32_t lib;
-                rules_edge_class(rs, pn[j], pe[j], &lib);
+                el->edge = re;
+                int32_t lib = -1;
+                if (re != GRAPH_NONE)
+                    rules_edge_class(rs, pn[j], re, &lib);
                 if (lib >= 0) {
                     char lbl[800];
                     snprintf(lbl, sizeof lbl, "Library leak match: %s", rs->refs[lib].pattern);
@@ -996,6 +1029,7 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
     }
 done:
     paths_free(&pr);
+    virt_free(&vo);
     free(targets);
     free(pn);
     free(pe);

@@ -582,6 +582,9 @@ typedef struct ctx {
     uint8_t edge_kind_of[V8_MAX_EDGE_TYPES]; /* graph edge kind per declared edge type */
     uint32_t n_edge_types;
     int meta_done;       /* setup_meta ran */
+    int nodes_pending;   /* the helper parses the edges; this thread parses the nodes next */
+    uint64_t e_bad;      /* edges with a target that is no node (dropped) */
+    uint64_t e_unknown;  /* edges with an undeclared type */
     pthread_t th;        /* helper thread: nodes + edges, later the id index */
     int th_running;      /* th started and not joined */
     lr_status th_status; /* its result */
@@ -905,9 +908,9 @@ static lr_status setup_meta(ctx *x)
 /* Runs on the helper thread while the main thread interns strings: it touches only node and
  * edge arrays, and its own cursor and error; names stay raw string indexes until
  * remap_names. */
-static lr_status parse_nodes(ctx *x, cur *c)
+/* The header's counts against the bytes of their arrays, before anything is allocated. */
+static lr_status check_counts(ctx *x, cur *c)
 {
-    graph *g = x->g;
     uint64_t n = x->h.node_count;
     if (n == 0)
         return LR_CORRUPT(c->err, c->name, off_of(c, x->nodes.open), "snapshot has no nodes");
@@ -919,6 +922,14 @@ static lr_status parse_nodes(ctx *x, cur *c)
         return LR_CORRUPT(c->err, c->name, off_of(c, x->edges.open),
                           "edge_count %llu exceeds what the edges array can hold",
                           (unsigned long long)x->h.edge_count);
+    return LR_OK;
+}
+
+static lr_status parse_nodes(ctx *x, cur *c)
+{
+    graph *g = x->g;
+    uint64_t n = x->h.node_count;
+    LR_TRY(check_counts(x, c));
     unsigned want = GRAPH_WANT_NAME | (x->fo_native >= 0 ? GRAPH_WANT_NATIVE : 0);
     LR_TRY(graph_alloc_nodes(g, (uint32_t)n, want, c->err));
     /* V8 nodes have no payload, so node_len stays all zero: a fresh calloc'd array whose
@@ -998,11 +1009,14 @@ static lr_status parse_nodes(ctx *x, cur *c)
 
 /* ---- edges ---- */
 
-static lr_status parse_edges(ctx *x, cur *c)
+/* Parses every edge into slot k, its position in the file: only the header is needed, so
+ * this runs beside parse_nodes. Edges whose target is no node are marked (edge_to
+ * GRAPH_NONE) for finish_edges, and the anomalies are counted in x, not in g->diag, which the
+ * other thread writes. */
+static lr_status parse_edges_raw(ctx *x, cur *c)
 {
     graph *g = x->g;
-    uint32_t n = g->n_nodes;
-    uint32_t m = (uint32_t)x->h.edge_count;
+    uint32_t m = (uint32_t)x->h.edge_count; /* check_counts bounded it */
     g->edge_to = err_mallocarray(m ? m : 1, sizeof *g->edge_to);
     g->edge_name = err_mallocarray(m ? m : 1, sizeof *g->edge_name);
     g->edge_kind = err_mallocarray(m ? m : 1, 1);
@@ -1012,40 +1026,64 @@ static lr_status parse_edges(ctx *x, cur *c)
     numrd_init(&r, &x->edges);
     uint64_t f[V8_MAX_FIELDS];
     uint32_t ef = x->ef, nf = x->nf, n_et = x->n_edge_types;
-    uint64_t node_span = (uint64_t)n * nf;
+    uint64_t node_span = x->h.node_count * nf;
+    uint64_t bad = 0, unknown = 0;
+    for (uint32_t k = 0; k < m; k++) {
+        for (uint32_t j = 0; j < ef; j++) {
+            int rc = numrd_next(&r, &f[j]);
+            if (rc <= 0)
+                return num_error(c, &r, rc, "edges");
+        }
+        uint64_t to = f[x->eo_to];
+        if (to >= node_span || to % nf != 0) {
+            bad++;
+            g->edge_to[k] = GRAPH_NONE;
+            continue;
+        }
+        uint64_t t = f[x->eo_type];
+        uint8_t kind;
+        if (t < n_et) {
+            kind = x->edge_kind_of[t];
+        } else {
+            kind = GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_STRONG);
+            unknown++;
+        }
+        g->edge_kind[k] = kind;
+        g->edge_to[k] = (node_ix)(to / nf);
+        g->edge_name[k] = raw_ix(f[x->eo_name]);
+    }
+    x->e_bad = bad;
+    x->e_unknown = unknown;
+    return numrd_end(c, &r, "edges");
+}
+
+/* After both parses: counts the anomalies and, when edges were dropped, closes the gaps
+ * (first_edge holds the file's offsets until then). */
+static void finish_edges(ctx *x)
+{
+    graph *g = x->g;
+    uint32_t n = g->n_nodes;
+    diag_add(&g->diag, DIAG_BAD_EDGE_TARGET, x->e_bad);
+    diag_add(&g->diag, DIAG_UNKNOWN_EDGE_TYPE, x->e_unknown);
+    uint32_t m = (uint32_t)x->h.edge_count;
+    g->n_edges = m;
+    if (!x->e_bad)
+        return;
     uint32_t w = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t beg = g->first_edge[i], end = g->first_edge[i + 1];
         g->first_edge[i] = w;
         for (uint32_t k = beg; k < end; k++) {
-            for (uint32_t j = 0; j < ef; j++) {
-                int rc = numrd_next(&r, &f[j]);
-                if (rc <= 0)
-                    return num_error(c, &r, rc, "edges");
-            }
-            uint64_t to = f[x->eo_to];
-            if (to >= node_span || to % nf != 0) {
-                diag_count(&g->diag, DIAG_BAD_EDGE_TARGET);
+            if (g->edge_to[k] == GRAPH_NONE)
                 continue;
-            }
-            uint64_t t = f[x->eo_type];
-            uint8_t kind;
-            if (t < n_et) {
-                kind = x->edge_kind_of[t];
-            } else {
-                kind = GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_STRONG);
-                diag_count(&g->diag, DIAG_UNKNOWN_EDGE_TYPE);
-            }
-            uint64_t nm = f[x->eo_name];
-            g->edge_kind[w] = kind;
-            g->edge_to[w] = (node_ix)(to / nf);
-            g->edge_name[w] = raw_ix(nm);
+            g->edge_to[w] = g->edge_to[k];
+            g->edge_kind[w] = g->edge_kind[k];
+            g->edge_name[w] = g->edge_name[k];
             w++;
         }
     }
     g->first_edge[n] = w;
     g->n_edges = w;
-    return numrd_end(c, &r, "edges");
 }
 
 /* Turns the raw string indexes of node and edge names into graph strings. */
@@ -1143,12 +1181,10 @@ static const loc *loc_next(const ctx *x, uint32_t n, uint32_t *at)
 
 /* ---- the helper thread ---- */
 
-static void *helper_arrays(void *p)
+static void *helper_edges(void *p)
 {
     ctx *x = p;
-    x->th_status = parse_nodes(x, &x->thc);
-    if (x->th_status == LR_OK)
-        x->th_status = parse_edges(x, &x->thc);
+    x->th_status = parse_edges_raw(x, &x->thc);
     return NULL;
 }
 
@@ -1434,13 +1470,21 @@ static lr_status top_member(cur *c, scratch *sc, const char *key, void *vx)
     if (strcmp(key, "trace_tree") == 0)
         return locate_tree(x);
     if (strcmp(key, "strings") == 0) {
-        /* V8 writes strings last: the integer arrays are located by now and can be parsed
-         * on a second core while this one interns the strings. */
+        /* V8 writes strings last: the integer arrays are located by now, so a second core
+         * parses the edges (the biggest array) while this one interns the strings and then
+         * parses the nodes. */
         if (x->have_header && x->nodes.open && x->edges.open && !x->meta_done) {
             LR_TRY(setup_meta(x));
-            LR_TRY(start_helper(x, helper_arrays));
+            LR_TRY(check_counts(x, c));
+            LR_TRY(start_helper(x, helper_edges));
+            x->nodes_pending = 1;
         }
-        return parse_strings(x);
+        LR_TRY(parse_strings(x));
+        if (x->nodes_pending) {
+            x->nodes_pending = 0;
+            LR_TRY(parse_nodes(x, c));
+        }
+        return LR_OK;
     }
     return skip_value(c);
 }
@@ -2297,8 +2341,9 @@ static lr_status load(ctx *x)
     if (!x->meta_done) {
         LR_TRY(setup_meta(x));
         LR_TRY(parse_nodes(x, c));
-        LR_TRY(parse_edges(x, c));
+        LR_TRY(parse_edges_raw(x, c));
     }
+    finish_edges(x);
     remap_names(x);
     LR_TRY(parse_locations(x));
     LR_TRY(parse_traces(x));

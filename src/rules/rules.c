@@ -5,7 +5,9 @@
  * class (closest class first, as Shark's InstanceFieldPattern wants); queries then cost a few
  * string compares per edge. Expressions never allocate: field chains are walked with
  * graph_field_find and strings decoded into fixed buffers, so a hostile dump can only make a
- * condition false. Grammar: docs/rules.md. */
+ * condition false. The one exception is bound state: the members of each `in static`
+ * collection are gathered once by rules_bind (a bounded walk) into a sorted array. Grammar:
+ * docs/rules.md. */
 #include "rules/rules.h"
 #include "rules/lex.h"
 
@@ -16,7 +18,8 @@
 
 /* ---------------------------------------------------------------- expressions */
 
-enum { EX_OR, EX_AND, EX_NOT, EX_CMP, EX_ISNULL, EX_NOTNULL, EX_INSTANCEOF, EX_TRUTHY };
+enum { EX_OR, EX_AND, EX_NOT, EX_CMP, EX_ISNULL, EX_NOTNULL, EX_INSTANCEOF, EX_TRUTHY, EX_IN,
+       EX_NOTIN };
 enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE };
 enum { OPD_PATH, OPD_INT, OPD_STR, OPD_BOOL, OPD_NULL };
 
@@ -30,7 +33,11 @@ struct rules_expr {
     uint8_t op;
     uint8_t cmp;
     int32_t a, b; /* children for OR/AND/NOT */
-    operand l, r; /* CMP: l op r; ISNULL/NOTNULL/TRUTHY: l; INSTANCEOF: l, r.s = class */
+    operand l, r; /* CMP: l op r; ISNULL/NOTNULL/TRUTHY: l; INSTANCEOF: l, r.s = class;
+                   * IN/NOTIN: l, r.s = "CLASS#static.path" */
+    uint8_t have_set; /* IN/NOTIN: the collection was found by rules_bind */
+    node_ix *set;     /* IN/NOTIN: its members, sorted (bound state) */
+    uint32_t n_set;
 };
 
 enum { V_MISSING, V_NULL, V_BOOL, V_INT, V_FLOAT, V_OBJ, V_STR };
@@ -61,10 +68,12 @@ void rules_fini(rules_set *rs)
     for (uint32_t i = 0; i < rs->n_insp; i++) {
         free(rs->insp[i].cls);
         free(rs->insp[i].text);
+        free(rs->insp[i].fields_of);
     }
     for (uint32_t i = 0; i < rs->n_exprs; i++) {
         free_operand(&rs->exprs[i].l);
         free_operand(&rs->exprs[i].r);
+        free(rs->exprs[i].set);
     }
     for (uint32_t i = 0; i < rs->n_files; i++)
         free(rs->files[i]);
@@ -296,6 +305,7 @@ static int parse_operand(parser *ps, operand *o)
 }
 
 static int32_t parse_or(parser *ps);
+static int valid_class_name(const char *s);
 
 static int32_t parse_unary(parser *ps)
 {
@@ -368,6 +378,36 @@ static int32_t parse_unary(parser *ps)
             return fail(lx, "out of memory", NULL);
         x = &ps->rs->exprs[e];
         x->op = EX_INSTANCEOF;
+        x->r.kind = OPD_STR;
+        x->r.s = s;
+        next(lx);
+        return e;
+    }
+    int neg = is_kw(lx, "not");
+    if (neg || is_kw(lx, "in")) {
+        next(lx);
+        if (neg && !is_kw(lx, "in"))
+            return fail(lx, "expected 'in' after 'not'", NULL);
+        if (neg)
+            next(lx);
+        if (!is_kw(lx, "static"))
+            return fail(lx, "expected 'static CLASS#FIELD' after 'in'", NULL);
+        next(lx);
+        const char *h = lx->tk == T_IDENT ? strchr(lx->text, '#') : NULL;
+        if (!h || h == lx->text || !h[1] || strchr(h + 1, '#') || h[1] == '.' ||
+            h[strlen(h) - 1] == '.' || strstr(h, ".."))
+            return fail(lx, "expected CLASS#FIELD[.path] after 'in static', got '%s'",
+                        lx->tk == T_END ? "end of line" : lx->text);
+        char cls[512];
+        memcpy(cls, lx->text, (size_t)(h - lx->text));
+        cls[h - lx->text] = 0;
+        if (!valid_class_name(cls))
+            return fail(lx, "bad class name '%s'", cls);
+        char *s = dupn(lx->text, strlen(lx->text));
+        if (!s)
+            return fail(lx, "out of memory", NULL);
+        x = &ps->rs->exprs[e];
+        x->op = neg ? EX_NOTIN : EX_IN;
         x->r.kind = OPD_STR;
         x->r.s = s;
         next(lx);
@@ -524,6 +564,20 @@ static int add_inspect(parser *ps, int watch)
     }
     next(lx);
     int ok = 1;
+    if (is_kw(lx, "fields") && !watch) {
+        next(lx);
+        if (lx->tk != T_IDENT || !valid_class_name(lx->text)) {
+            free(in.cls);
+            return fail(lx, "expected a class name after 'fields', got '%s'",
+                        lx->tk == T_END ? "end of line" : lx->text);
+        }
+        in.fields_of = dupn(lx->text, strlen(lx->text));
+        if (!in.fields_of) {
+            free(in.cls);
+            return fail(lx, "out of memory", NULL);
+        }
+        next(lx);
+    }
     if (is_kw(lx, "if")) {
         next(lx);
         in.cond = parse_or(ps);
@@ -575,6 +629,10 @@ static int add_inspect(parser *ps, int watch)
         ok = 0;
         fail(lx, "unexpected '%s' at end of rule", lx->text);
     }
+    if (ok && in.fields_of && in.verdict != RULES_LABEL) {
+        ok = 0;
+        fail(lx, "a 'fields' inspector can only add labels", NULL);
+    }
     if (ok && (!in.text ||
                grow((void **)&rs->insp, &rs->cap_insp, rs->n_insp + 1, sizeof *rs->insp))) {
         ok = 0;
@@ -583,6 +641,7 @@ static int add_inspect(parser *ps, int watch)
     if (!ok) {
         free(in.cls);
         free(in.text);
+        free(in.fields_of);
         return -1;
     }
     rs->insp[rs->n_insp++] = in;
@@ -794,7 +853,118 @@ static int is_anonymous(const char *cls)
     return 1;
 }
 
-static void resolve(const rules_set *rs, node_ix n, const char *path, val *out)
+/* The component a Context stands for, as Shark's unwrapComponentContext finds it: an
+ * Activity, Service or Application itself, or what a ContextWrapper wraps (through mBase, and
+ * a DecorContext's window context), else GRAPH_NONE. Which of the four classes comes first in
+ * the hierarchy decides what an object is. */
+enum { CTX_NONE, CTX_WRAPPER, CTX_ACTIVITY, CTX_COMPONENT };
+
+static int context_kind(const graph *g, node_ix n)
+{
+    if (n == GRAPH_NONE || n >= g->n_nodes || g->node_kind[n] != GRAPH_KIND_INSTANCE)
+        return CTX_NONE;
+    class_ix c = g->node_class[n];
+    for (int depth = 0; depth < 64 && c != GRAPH_NONE && c < g->n_classes; depth++) {
+        const char *cn = graph_str(g, g->classes[c].name);
+        if (!strcmp(cn, "android.content.ContextWrapper"))
+            return CTX_WRAPPER;
+        if (!strcmp(cn, "android.app.Activity"))
+            return CTX_ACTIVITY;
+        if (!strcmp(cn, "android.app.Service") || !strcmp(cn, "android.app.Application"))
+            return CTX_COMPONENT;
+        c = g->classes[c].super;
+    }
+    return CTX_NONE;
+}
+
+static node_ix obj_field(const graph *g, node_ix n, const char *name)
+{
+    graph_value v;
+    if (n != GRAPH_NONE && n < g->n_nodes && graph_field_find(g, n, name, &v) &&
+        v.type == GRAPH_FT_OBJECT && v.ref < g->n_nodes)
+        return v.ref;
+    return GRAPH_NONE;
+}
+
+static node_ix component_context(const graph *g, node_ix n)
+{
+    int k = context_kind(g, n);
+    if (k != CTX_WRAPPER)
+        return k == CTX_NONE ? GRAPH_NONE : n;
+    node_ix seen[64], cur = n;
+    for (uint32_t steps = 0; steps < 64; steps++) {
+        seen[steps] = cur;
+        node_ix base = obj_field(g, cur, "mBase");
+        if (base == GRAPH_NONE)
+            return GRAPH_NONE;
+        int bk = context_kind(g, base);
+        if (bk == CTX_ACTIVITY)
+            return base;
+        int wrapper = bk == CTX_WRAPPER;
+        if (g->node_class[cur] != GRAPH_NONE &&
+            graph_class_is_named(g, g->node_class[cur], "com.android.internal.policy.DecorContext")) {
+            node_ix window = obj_field(g, cur, "mPhoneWindow");
+            if (window != GRAPH_NONE) {
+                base = obj_field(g, window, "mContext");
+                if (base == GRAPH_NONE)
+                    return GRAPH_NONE;
+                if (context_kind(g, base) == CTX_ACTIVITY)
+                    return base;
+                wrapper = context_kind(g, base) == CTX_WRAPPER;
+            }
+        }
+        if (bk == CTX_COMPONENT)
+            return base;
+        int again = wrapper;
+        for (uint32_t i = 0; i <= steps && again; i++)
+            again = seen[i] != base;
+        if (!again)
+            return GRAPH_NONE;
+        cur = base;
+    }
+    return GRAPH_NONE;
+}
+
+/* One '@' name applied to object n (fld: the field a `fields` inspector is looking at). */
+static void special(const rules_set *rs, node_ix n, const char *fld, const char *name, val *out)
+{
+    const graph *g = rs->g;
+    class_ix c = g->node_class[n];
+    const char *cn = graph_class_name(g, n);
+    if (!strcmp(name, "@class")) {
+        out->k = V_STR;
+        snprintf(out->s, sizeof out->s, "%s", cn);
+    } else if (!strcmp(name, "@simple")) {
+        out->k = V_STR;
+        snprintf(out->s, sizeof out->s, "%s", rules_simple_name(cn));
+    } else if (!strcmp(name, "@super")) {
+        if (c != GRAPH_NONE && c < g->n_classes && g->classes[c].super < g->n_classes) {
+            out->k = V_STR;
+            snprintf(out->s, sizeof out->s, "%s",
+                     graph_str(g, g->classes[g->classes[c].super].name));
+        }
+    } else if (!strcmp(name, "@anonymous")) {
+        out->k = V_BOOL;
+        out->i = is_anonymous(cn);
+    } else if (!strcmp(name, "@id")) {
+        out->k = V_INT;
+        out->i = (int64_t)g->node_id[n];
+    } else if (!strcmp(name, "@size")) {
+        out->k = V_INT;
+        out->i = g->node_size[n];
+    } else if (!strcmp(name, "@field")) {
+        if (fld) {
+            out->k = V_STR;
+            snprintf(out->s, sizeof out->s, "%s", fld);
+        }
+    } else if (!strcmp(name, "@component")) {
+        node_ix k = component_context(g, n);
+        out->k = k == GRAPH_NONE ? V_NULL : V_OBJ;
+        out->n = k;
+    }
+}
+
+static void resolve(const rules_set *rs, node_ix n, const char *fld, const char *path, val *out)
 {
     const graph *g = rs->g;
     memset(out, 0, sizeof *out);
@@ -814,33 +984,6 @@ static void resolve(const rules_set *rs, node_ix n, const char *path, val *out)
     }
     if (!g || n == GRAPH_NONE || n >= g->n_nodes)
         return;
-    if (path[0] == '@') {
-        class_ix c = g->node_class[n];
-        const char *cn = graph_class_name(g, n);
-        if (!strcmp(path, "@class")) {
-            out->k = V_STR;
-            snprintf(out->s, sizeof out->s, "%s", cn);
-        } else if (!strcmp(path, "@simple")) {
-            out->k = V_STR;
-            snprintf(out->s, sizeof out->s, "%s", rules_simple_name(cn));
-        } else if (!strcmp(path, "@super")) {
-            if (c != GRAPH_NONE && c < g->n_classes && g->classes[c].super < g->n_classes) {
-                out->k = V_STR;
-                snprintf(out->s, sizeof out->s, "%s",
-                         graph_str(g, g->classes[g->classes[c].super].name));
-            }
-        } else if (!strcmp(path, "@anonymous")) {
-            out->k = V_BOOL;
-            out->i = is_anonymous(cn);
-        } else if (!strcmp(path, "@id")) {
-            out->k = V_INT;
-            out->i = (int64_t)g->node_id[n];
-        } else if (!strcmp(path, "@size")) {
-            out->k = V_INT;
-            out->i = g->node_size[n];
-        }
-        return;
-    }
     node_ix cur = n;
     const char *p = path;
     if (!strncmp(p, "this", 4) && (p[4] == 0 || p[4] == '.')) {
@@ -861,21 +1004,26 @@ static void resolve(const rules_set *rs, node_ix n, const char *path, val *out)
             return;
         memcpy(comp, p, len);
         comp[len] = 0;
-        graph_value gv;
-        int found = 0;
-        if (g->node_kind[cur] == GRAPH_KIND_CLASS) {
-            class_ix c = rules_class_of_node(rs, cur);
-            if (c != GRAPH_NONE)
-                found = graph_static_find(g, c, comp, &gv);
+        if (comp[0] == '@') {
+            special(rs, cur, fld, comp, out);
+        } else {
+            graph_value gv;
+            int found = 0;
+            if (g->node_kind[cur] == GRAPH_KIND_CLASS) {
+                class_ix c = rules_class_of_node(rs, cur);
+                if (c != GRAPH_NONE)
+                    found = graph_static_find(g, c, comp, &gv);
+            }
+            if (!found)
+                found = graph_field_find(g, cur, comp, &gv);
+            if (!found)
+                return;
+            from_field(g, &gv, out);
         }
-        if (!found)
-            found = graph_field_find(g, cur, comp, &gv);
-        if (!found)
-            return;
-        from_field(g, &gv, out);
         if (!dot)
             return;
-        if (out->k != V_OBJ) {
+        if (out->k != V_OBJ || out->n >= g->n_nodes) {
+            memset(out, 0, sizeof *out);
             out->k = V_MISSING;
             return;
         }
@@ -897,11 +1045,11 @@ static int obj_text(const graph *g, node_ix n, char *buf, size_t cap)
     return 0;
 }
 
-static void opnd_val(const rules_set *rs, node_ix n, const operand *o, val *v)
+static void opnd_val(const rules_set *rs, node_ix n, const char *fld, const operand *o, val *v)
 {
     memset(v, 0, sizeof *v);
     switch (o->kind) {
-    case OPD_PATH: resolve(rs, n, o->s, v); break;
+    case OPD_PATH: resolve(rs, n, fld, o->s, v); break;
     case OPD_INT: v->k = V_INT; v->i = o->i; break;
     case OPD_BOOL: v->k = V_BOOL; v->i = o->i; break;
     case OPD_NULL: v->k = V_NULL; break;
@@ -956,7 +1104,176 @@ static int compare(const rules_set *rs, val *a, val *b, int op)
     return 0;
 }
 
-static int eval(const rules_set *rs, int32_t e, node_ix n, int depth)
+/* ---------------------------------------------------------------- collections */
+
+static int set_has(const node_ix *set, uint32_t n, node_ix x)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (set[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && set[lo] == x;
+}
+
+/* Whether object x belongs to the internal structure of a collection whose class hierarchy
+ * is hier[0..nh): an object array, or an instance of a class nested in one of those classes
+ * (HashMap$Node, LinkedList$Node, ArrayMap$1, ...). */
+static int coll_internal(const graph *g, node_ix x, const char *const *hier, uint32_t nh)
+{
+    if (g->node_kind[x] == GRAPH_KIND_OBJ_ARRAY)
+        return 1;
+    if (g->node_kind[x] != GRAPH_KIND_INSTANCE)
+        return 0;
+    const char *cn = graph_class_name(g, x);
+    for (uint32_t i = 0; i < nh; i++) {
+        size_t k = strlen(hier[i]);
+        if (!strncmp(cn, hier[i], k) && cn[k] == '$')
+            return 1;
+    }
+    return 0;
+}
+
+#define COLL_MAX_INTERNAL (1u << 22) /* internal objects walked per collection */
+
+static int cmp_node(const void *a, const void *b)
+{
+    node_ix x = *(const node_ix *)a, y = *(const node_ix *)b;
+    return (x > y) - (x < y);
+}
+
+/* Members of collection object c: every object that an internal object other than c refers
+ * to through a field or an array element and that is not internal itself. The walk starts
+ * at c, enters only internal objects, and stops after COLL_MAX_INTERNAL of them. */
+static lr_status coll_members(const graph *g, node_ix c, node_ix **out, uint32_t *n_out)
+{
+    const char *hier[64];
+    uint32_t nh = 0;
+    for (class_ix k = g->node_class[c]; k != GRAPH_NONE && k < g->n_classes && nh < 64;
+         k = g->classes[k].super)
+        if (strcmp(graph_str(g, g->classes[k].name), "java.lang.Object"))
+            hier[nh++] = graph_str(g, g->classes[k].name);
+    uint8_t *seen = err_calloc((size_t)g->n_nodes / 8 + 1, 1);
+    node_ix *stack = NULL, *mem = NULL;
+    uint32_t n_stack = 0, cap_stack = 0, n_mem = 0, cap_mem = 0, walked = 0;
+    lr_status st = LR_OK;
+    if (!g->first_edge) {
+        free(seen);
+        *out = NULL;
+        *n_out = 0;
+        return seen ? LR_OK : LR_ERR_NOMEM;
+    }
+    if (!seen || grow((void **)&stack, &cap_stack, 1, sizeof *stack))
+        st = LR_ERR_NOMEM;
+    if (st == LR_OK) {
+        stack[n_stack++] = c;
+        seen[c / 8] |= (uint8_t)(1u << (c % 8));
+    }
+    while (st == LR_OK && n_stack && walked < COLL_MAX_INTERNAL) {
+        node_ix x = stack[--n_stack];
+        walked++;
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1] && st == LR_OK; e++) {
+            unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
+            node_ix y = g->edge_to[e];
+            if ((kind != GRAPH_EDGE_FIELD && kind != GRAPH_EDGE_ELEMENT) || y >= g->n_nodes ||
+                (seen[y / 8] >> (y % 8) & 1))
+                continue;
+            if (coll_internal(g, y, hier, nh)) {
+                seen[y / 8] |= (uint8_t)(1u << (y % 8));
+                if (grow((void **)&stack, &cap_stack, n_stack + 1, sizeof *stack))
+                    st = LR_ERR_NOMEM;
+                else
+                    stack[n_stack++] = y;
+            } else if (x != c) {
+                if (grow((void **)&mem, &cap_mem, n_mem + 1, sizeof *mem))
+                    st = LR_ERR_NOMEM;
+                else
+                    mem[n_mem++] = y;
+            }
+        }
+    }
+    free(seen);
+    free(stack);
+    if (st != LR_OK) {
+        free(mem);
+        return st;
+    }
+    if (n_mem > 1)
+        qsort(mem, n_mem, sizeof *mem, cmp_node);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n_mem; i++)
+        if (!k || mem[k - 1] != mem[i])
+            mem[k++] = mem[i];
+    *out = mem;
+    *n_out = k;
+    return LR_OK;
+}
+
+/* Resolves the collections of `in` expressions from index `from` on (once per dump). */
+static lr_status bind_sets(rules_set *rs, uint32_t from, lr_error *err)
+{
+    const graph *g = rs->g;
+    for (uint32_t i = from; i < rs->n_exprs; i++) {
+        rules_expr *x = &rs->exprs[i];
+        if (x->op != EX_IN && x->op != EX_NOTIN)
+            continue;
+        free(x->set);
+        x->set = NULL;
+        x->n_set = 0;
+        x->have_set = 0;
+        if (!g)
+            continue;
+        char cls[512];
+        const char *h = strchr(x->r.s, '#');
+        if (!h || (size_t)(h - x->r.s) >= sizeof cls)
+            continue;
+        memcpy(cls, x->r.s, (size_t)(h - x->r.s));
+        cls[h - x->r.s] = 0;
+        class_ix c = graph_find_class(g, cls);
+        if (c == GRAPH_NONE)
+            continue;
+        const char *rest = strchr(h + 1, '.');
+        char first[256];
+        size_t fl = rest ? (size_t)(rest - h - 1) : strlen(h + 1);
+        if (fl >= sizeof first)
+            continue;
+        memcpy(first, h + 1, fl);
+        first[fl] = 0;
+        graph_value v;
+        if (!graph_static_find(g, c, first, &v) || v.type != GRAPH_FT_OBJECT ||
+            v.ref >= g->n_nodes)
+            continue;
+        node_ix coll = v.ref;
+        if (rest) {
+            val r;
+            resolve(rs, coll, NULL, rest + 1, &r);
+            if (r.k != V_OBJ || r.n >= g->n_nodes)
+                continue;
+            coll = r.n;
+        }
+        if (coll_members(g, coll, &x->set, &x->n_set) != LR_OK)
+            return LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading a rules collection");
+        x->have_set = 1;
+    }
+    return LR_OK;
+}
+
+uint32_t rules_in_members(const rules_set *rs, int32_t expr, const node_ix **out)
+{
+    *out = NULL;
+    if (expr < 0 || (uint32_t)expr >= rs->n_exprs)
+        return 0;
+    const rules_expr *x = &rs->exprs[expr];
+    if ((x->op != EX_IN && x->op != EX_NOTIN) || !x->have_set)
+        return 0;
+    *out = x->set;
+    return x->n_set;
+}
+
+static int eval(const rules_set *rs, int32_t e, node_ix n, const char *fld, int depth)
 {
     if (e < 0)
         return 1;
@@ -965,26 +1282,33 @@ static int eval(const rules_set *rs, int32_t e, node_ix n, int depth)
     const rules_expr *x = &rs->exprs[e];
     val a, b;
     switch (x->op) {
-    case EX_OR: return eval(rs, x->a, n, depth + 1) || eval(rs, x->b, n, depth + 1);
-    case EX_AND: return eval(rs, x->a, n, depth + 1) && eval(rs, x->b, n, depth + 1);
-    case EX_NOT: return !eval(rs, x->a, n, depth + 1);
+    case EX_OR: return eval(rs, x->a, n, fld, depth + 1) || eval(rs, x->b, n, fld, depth + 1);
+    case EX_AND: return eval(rs, x->a, n, fld, depth + 1) && eval(rs, x->b, n, fld, depth + 1);
+    case EX_NOT: return !eval(rs, x->a, n, fld, depth + 1);
     case EX_CMP:
-        opnd_val(rs, n, &x->l, &a);
-        opnd_val(rs, n, &x->r, &b);
+        opnd_val(rs, n, fld, &x->l, &a);
+        opnd_val(rs, n, fld, &x->r, &b);
         return compare(rs, &a, &b, x->cmp);
     case EX_ISNULL:
-        opnd_val(rs, n, &x->l, &a);
+        opnd_val(rs, n, fld, &x->l, &a);
         return a.k == V_NULL;
     case EX_NOTNULL:
-        opnd_val(rs, n, &x->l, &a);
+        opnd_val(rs, n, fld, &x->l, &a);
         return a.k == V_OBJ || a.k == V_STR;
     case EX_INSTANCEOF:
-        opnd_val(rs, n, &x->l, &a);
+        opnd_val(rs, n, fld, &x->l, &a);
         return a.k == V_OBJ && rs->g && rs->g->node_class[a.n] != GRAPH_NONE &&
                graph_class_is_named(rs->g, rs->g->node_class[a.n], x->r.s);
     case EX_TRUTHY:
-        opnd_val(rs, n, &x->l, &a);
+        opnd_val(rs, n, fld, &x->l, &a);
         return (a.k == V_BOOL || a.k == V_INT) ? a.i != 0 : (a.k == V_OBJ || a.k == V_STR);
+    case EX_IN:
+    case EX_NOTIN:
+        /* a missing collection or operand makes both forms false */
+        opnd_val(rs, n, fld, &x->l, &a);
+        if (!x->have_set || a.k != V_OBJ)
+            return 0;
+        return set_has(x->set, x->n_set, a.n) == (x->op == EX_IN);
     }
     return 0;
 }
@@ -999,17 +1323,22 @@ int rules_eval_text(rules_set *rs, node_ix n, const char *expr, lr_error *err)
     ps.lx.err = err;
     ps.lx.p = expr;
     ps.lx.end = expr + strlen(expr);
+    uint32_t first = rs->n_exprs;
     next(&ps.lx);
     int32_t e = parse_or(&ps);
     if (e >= 0 && ps.lx.tk != T_END)
         fail(&ps.lx, "unexpected '%s' after expression", ps.lx.text);
     if (ps.lx.st != LR_OK)
         return -(int)ps.lx.st;
-    return eval(rs, e, n, 0);
+    lr_status st = bind_sets(rs, first, err);
+    if (st != LR_OK)
+        return -(int)st;
+    return eval(rs, e, n, NULL, 0);
 }
 
 /* Renders a label template: {path} becomes the value. Returns 0 when a value is missing. */
-static int render(const rules_set *rs, node_ix n, const char *tpl, char *out, size_t cap)
+static int render(const rules_set *rs, node_ix n, const char *fld, const char *tpl, char *out,
+                  size_t cap)
 {
     size_t k = 0;
     out[0] = 0;
@@ -1021,7 +1350,7 @@ static int render(const rules_set *rs, node_ix n, const char *tpl, char *out, si
                 memcpy(path, p + 1, (size_t)(q - p - 1));
                 path[q - p - 1] = 0;
                 val v;
-                resolve(rs, n, path, &v);
+                resolve(rs, n, fld, path, &v);
                 char tmp[300];
                 switch (v.k) {
                 case V_MISSING: return 0;
@@ -1151,9 +1480,9 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
     rs->n_cls_items = rs->n_clsnode = rs->n_thread_serials = 0;
     read_build(rs);
     for (uint32_t i = 0; i < rs->n_refs; i++)
-        rs->refs[i].active = (uint8_t)eval(rs, rs->refs[i].when, GRAPH_NONE, 0);
+        rs->refs[i].active = (uint8_t)eval(rs, rs->refs[i].when, GRAPH_NONE, NULL, 0);
     for (uint32_t i = 0; i < rs->n_insp; i++)
-        rs->insp[i].active = (uint8_t)eval(rs, rs->insp[i].when, GRAPH_NONE, 0);
+        rs->insp[i].active = (uint8_t)eval(rs, rs->insp[i].when, GRAPH_NONE, NULL, 0);
 
     /* inspectors not tied to a class (every object, class objects) */
     rs->generic = err_mallocarray(rs->n_insp ? rs->n_insp : 1, sizeof *rs->generic);
@@ -1240,7 +1569,7 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
     rs->cls_first[g->n_classes] = total;
     rs->n_cls_items = total;
     free(ni);
-    return LR_OK;
+    return bind_sets(rs, 0, err);
 }
 
 class_ix rules_class_of_node(const rules_set *rs, node_ix n)
@@ -1404,37 +1733,93 @@ static void append(char *dst, size_t cap, const char *sep, const char *s)
         snprintf(dst + k, cap - k, "%s", s);
 }
 
-/* Inspector indices applying to n, in rule order. */
+/* Inspector indices applying to n, in rule order: a merge of the generic inspectors and the
+ * class's own, both already in rule order (this runs on every object of the dump). */
 static uint32_t node_inspectors(const rules_set *rs, node_ix n, uint32_t *out, uint32_t cap)
 {
     const graph *g = rs->g;
     uint32_t k = 0;
     int is_class = g->node_kind[n] == GRAPH_KIND_CLASS;
     class_ix c = g->node_class[n];
-    for (uint32_t j = 0; j < rs->n_generic && k < cap; j++) {
-        const rules_inspect *in = &rs->insp[rs->generic[j]];
-        if (in->subject == RULES_SUBJ_ANY || is_class)
-            out[k++] = rs->generic[j];
+    uint32_t ci = 0, ce = 0;
+    if (!is_class && c != GRAPH_NONE && c < g->n_classes && rs->cls_first) {
+        ci = rs->cls_first[c];
+        ce = rs->cls_first[c + 1];
+        while (ci < ce && !(rs->cls_items[ci] & RULES_ITEM_INSP)) /* refs come first */
+            ci++;
     }
-    if (!is_class && c != GRAPH_NONE && c < g->n_classes && rs->cls_first)
-        for (uint32_t j = rs->cls_first[c]; j < rs->cls_first[c + 1] && k < cap; j++)
-            if (rs->cls_items[j] & RULES_ITEM_INSP)
-                out[k++] = rs->cls_items[j] & ~RULES_ITEM_INSP;
-    if (k > 1)
-        qsort(out, k, sizeof *out, cmp_u32);
+    uint32_t j = 0;
+    while (k < cap) {
+        while (j < rs->n_generic && !is_class &&
+               rs->insp[rs->generic[j]].subject != RULES_SUBJ_ANY)
+            j++;
+        int has_g = j < rs->n_generic, has_c = ci < ce;
+        if (!has_g && !has_c)
+            break;
+        uint32_t cv = has_c ? rs->cls_items[ci] & ~RULES_ITEM_INSP : 0;
+        if (has_g && (!has_c || rs->generic[j] < cv))
+            out[k++] = rs->generic[j++];
+        else {
+            out[k++] = cv;
+            ci++;
+        }
+    }
     return k;
+}
+
+typedef struct field_walk {
+    const rules_set *rs;
+    const uint32_t *idx; /* the `fields` inspectors, in rule order */
+    uint32_t k;
+    rules_verdicts *v;
+} field_walk;
+
+/* One instance field: every `fields` inspector whose class the value is runs on the value. */
+static int field_labels(void *ctx, class_ix decl, const graph_field *f, const graph_value *gv)
+{
+    field_walk *w = ctx;
+    const graph *g = w->rs->g;
+    (void)decl;
+    if (f->type != GRAPH_FT_OBJECT || gv->ref >= g->n_nodes ||
+        g->node_kind[gv->ref] != GRAPH_KIND_INSTANCE || g->node_class[gv->ref] == GRAPH_NONE)
+        return 0;
+    const char *fname = graph_str(g, f->name);
+    char text[1024];
+    for (uint32_t j = 0; j < w->k; j++) {
+        const rules_inspect *in = &w->rs->insp[w->idx[j]];
+        if (!graph_class_is_named(g, g->node_class[gv->ref], in->fields_of) ||
+            !eval(w->rs, in->cond, gv->ref, fname, 0) ||
+            !render(w->rs, gv->ref, fname, in->text, text, sizeof text))
+            continue;
+        append(w->v->labels, sizeof w->v->labels, "\n", text);
+    }
+    return 0;
 }
 
 void rules_inspect_node(const rules_set *rs, node_ix n, rules_verdicts *v)
 {
     if (!rs->g || n >= rs->g->n_nodes)
         return;
-    uint32_t idx[256];
+    uint32_t idx[256], fidx[256], nf = 0;
     uint32_t k = node_inspectors(rs, n, idx, 256);
+    for (uint32_t j = 0; j < k; j++)
+        if (rs->insp[idx[j]].fields_of)
+            fidx[nf++] = idx[j];
+    int fields_done = 0;
     char text[1024];
     for (uint32_t j = 0; j < k; j++) {
         const rules_inspect *in = &rs->insp[idx[j]];
-        if (!eval(rs, in->cond, n, 0) || !render(rs, n, in->text, text, sizeof text))
+        if (in->fields_of) {
+            /* all `fields` inspectors run together at the first one's place, field by field
+             * (most-derived class first), so each field's labels stay together */
+            if (!fields_done && rs->g->node_kind[n] == GRAPH_KIND_INSTANCE) {
+                field_walk w = {rs, fidx, nf, v};
+                graph_fields_each(rs->g, n, field_labels, &w);
+            }
+            fields_done = 1;
+            continue;
+        }
+        if (!eval(rs, in->cond, n, NULL, 0) || !render(rs, n, NULL, in->text, text, sizeof text))
             continue;
         if (in->verdict == RULES_LABEL)
             append(v->labels, sizeof v->labels, "\n", text);
@@ -1453,9 +1838,9 @@ int rules_is_leaking_object(const rules_set *rs, node_ix n, char *buf, size_t ca
     uint32_t k = node_inspectors(rs, n, idx, 256);
     for (uint32_t j = 0; j < k; j++) {
         const rules_inspect *in = &rs->insp[idx[j]];
-        if (in->verdict != RULES_LEAKING || !eval(rs, in->cond, n, 0))
+        if (in->verdict != RULES_LEAKING || in->fields_of || !eval(rs, in->cond, n, NULL, 0))
             continue;
-        if (!render(rs, n, in->text, buf, cap))
+        if (!render(rs, n, NULL, in->text, buf, cap))
             snprintf(buf, cap, "%s", in->text);
         return 1;
     }

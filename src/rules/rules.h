@@ -56,6 +56,8 @@ typedef struct rules_inspect {
     int32_t cond;    /* expression over the object, -1 = always */
     int32_t when;    /* expression over the build, -1 = always */
     char *text;      /* reason or label template ({field.path}, {@class}, ...) */
+    char *fields_of; /* `fields CLASS` form: runs once per instance field whose value is a
+                      * CLASS (or subclass) instance, on that value; NULL otherwise */
     uint32_t line;
 } rules_inspect;
 
@@ -141,6 +143,12 @@ void rules_inspect_node(const rules_set *rs, node_ix n, rules_verdicts *v);
 /* Whether a finder (watch rule or leaking inspector) declares n a leaking object; writes the
  * reason into buf. */
 int rules_is_leaking_object(const rules_set *rs, node_ix n, char *buf, size_t cap);
+
+/* Members of a collection named by `in static C#f.path` (docs/rules.md, "Collections"):
+ * every object held by the collection's internal structure, sorted. Returns the count
+ * (0 when the collection is missing or empty) and sets *out to storage owned by rs; expr is the
+ * index of an `in` expression, else 0 is returned. For tests and diagnostics. */
+uint32_t rules_in_members(const rules_set *rs, int32_t expr, const node_ix **out);
 
 /* Evaluates expression text against object n (for tests and the CLI). Returns 1 true, 0
  * false, or an LR_ERR_RULES status as a negative number when the text does not parse. */

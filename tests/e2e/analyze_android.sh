@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # analyze_android.sh: `leakray analyze` on the real Android fixtures. dialer.android-hprof
-# (Dalvik, API 19): android.rules load, Build facts are read, and the MessageQueue inspector
-# finds the quitting queue of CallLogNotificationsService. test-dump.hprof (ART, R8
+# (Dalvik, API 19): android.rules load, Build facts are read, the SERVICE inspector finds
+# CallLogNotificationsService (absent from ActivityThread.mServices; Shark's signature and
+# CONTEXT_FIELD labels), and the MessageQueue inspector's quitting queue is the second leaking
+# object, retained by that service. test-dump.hprof (ART, R8
 # obfuscated) with --mapping: names are deobfuscated and ahat's documented GC-root path to
-# gcPathArray[2].left.right (Main.stuff, .gcPathArray, [2], .left, .right) is found.
+# gcPathArray[2].left.right (Main.stuff, .gcPathArray, [2], .left, .right) is found; the trace
+# numbers array entries among the non-null ones as Shark does, so gcPathArray[2] reads `[0]`
+# (entries 0 and 1 are null).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 fx="${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/hprof"
@@ -21,11 +25,25 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$LEAKRAY" analyze "$fx/dialer.android-hprof" --no-timing > "$work/dialer.txt"
 grep -q '^Build.VERSION.SDK_INT: 19$' "$work/dialer.txt" || fail "SDK_INT not read"
 grep -q '^1 APPLICATION LEAKS$' "$work/dialer.txt" || fail "dialer leak count"
-grep -q 'MessageQueue instance$' "$work/dialer.txt" || fail "no MessageQueue leak"
-grep -q 'Leaking: YES (MessageQueue#mQuitting is true)' "$work/dialer.txt" || fail "inspector"
+grep -q '╰→ com.android.dialer.calllog.CallLogNotificationsService instance$' "$work/dialer.txt" ||
+    fail "no service leak"
+grep -q 'Leaking: YES (Service not held by ActivityThread)' "$work/dialer.txt" || fail "SERVICE"
+grep -q '^Signature: 801527dad9428812b57e83f3d2dd3e966fa99c91$' "$work/dialer.txt" ||
+    fail "signature differs from Shark's"
+grep -q '│    mContext instance of com.android.dialer.calllog.CallLogNotificationsService$' \
+    "$work/dialer.txt" || fail "CONTEXT_FIELD label"
 grep -q '↓ static DefaultVoicemailNotifier.sInstance' "$work/dialer.txt" || fail "dialer path"
 "$LEAKRAY" analyze "$fx/dialer.android-hprof" --json --no-timing > "$work/dialer.json"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["build"]["sdk_int"]==19 and d["build"]["android"], d["build"]' "$work/dialer.json"
+python3 - "$work/dialer.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["build"]["sdk_int"] == 19 and d["build"]["android"], d["build"]
+assert d["leaking_objects"] == 2 and d["also_retained"] == 1, (d["leaking_objects"], d["also_retained"])
+last = d["traces"][0]["elements"][-1]
+assert last["labels"][:2] == ["mApplication instance of com.android.dialer.DialerApplication",
+                              "mBase instance of android.app.ContextImpl"], last["labels"]
+assert any("(android.os.MessageQueue)" in l for l in last["labels"]), last["labels"]
+PY
 
 "$LEAKRAY" analyze "$fx/test-dump.hprof" --no-timing > "$work/td.txt"
 grep -q 'Leaking objects: leak suspects' "$work/td.txt" || fail "test-dump suspects mode"
@@ -40,7 +58,7 @@ steps = [(e["class"], e["type"], e.get("reference", {}).get("display")) for e in
 assert steps == [
     ("Main", "class", "stuff"),
     ("DumpedStuff", "instance", "gcPathArray"),
-    ("DumpedStuff$ObjectTree[]", "array", "[2]"),
+    ("DumpedStuff$ObjectTree[]", "array", "[0]"),
     ("DumpedStuff$ObjectTree", "instance", "left"),
     ("DumpedStuff$ObjectTree", "instance", "right"),
     ("DumpedStuff$ObjectTree", "instance", None)], steps

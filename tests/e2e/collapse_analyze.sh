@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # collapse_analyze.sh: `leakray analyze --collapse` on the HotSpot dump of
 # tests/programs/collapse/CollapseDump.java with --watch LeakedController. Text: the 300-node
-# Flutter-like chain draws as five run steps (element x152 through 2 collection objects,
-# collection x3, widget x80, state x20, renderObject x50) between the two class steps and
+# Flutter-like chain draws as four run steps (element x151 through 1 collection object,
+# widget x80, state x20, renderObject x50) and the HashMap between them (its entry is one
+# `HashMap["child"]` reference, as Shark reads collections) between the two class steps and
 # the leaking object, which keeps its own lines; without --collapse every node is a step.
 # JSON: "elements" stays complete and "collapsed" indexes into it; android-views gives its
 # own shape; --categories without --collapse is a usage error.
@@ -19,24 +20,25 @@ A=(analyze "$D" --watch LeakedController --no-timing --no-shipped-rules)
 T=$FDN_TMP/collapsed.txt
 "$LEAKRAY" "${A[@]}" --collapse >"$T" || fdn_fail "analyze --collapse exit $?"
 runs=$(grep -o '├─ [0-9]* x [a-zA-Z]*' "$T" | tr '\n' ';')
-[ "$runs" = "├─ 152 x element;├─ 3 x collection;├─ 80 x widget;├─ 20 x state;├─ 50 x renderObject;" ] ||
+[ "$runs" = "├─ 151 x element;├─ 80 x widget;├─ 20 x state;├─ 50 x renderObject;" ] ||
     fdn_fail "collapsed runs: $runs"
-grep -q '^├─ 152 x element: StatelessElement instance ... StatefulElement instance (through 2 collection objects)$' "$T" ||
+grep -q '^├─ 151 x element: StatelessElement instance ... StatefulElement instance (through 1 collection object)$' "$T" ||
     fdn_fail "element run line"
 grep -q '^╰→ LeakedController instance$' "$T" || fdn_fail "leaking object line"
+grep -q '^│    ↓ HashMap\["child"\]$' "$T" || fdn_fail "HashMap entry reference line"
 steps=$(grep -c '^├─ ' "$T")
-[ "$steps" = 7 ] || fdn_fail "collapsed trace has $steps steps, want 7 (2 classes + 5 runs)"
+[ "$steps" = 7 ] || fdn_fail "collapsed trace has $steps steps, want 7 (2 classes + 4 runs + HashMap)"
 echo "ok: collapsed text trace: 7 steps, runs $runs" >&2
 full=$("$LEAKRAY" "${A[@]}" | grep -c '^├─ ')
-[ "$full" = 307 ] || fdn_fail "full trace has $full steps, want 307"
+[ "$full" = 304 ] || fdn_fail "full trace has $full steps, want 304"
 echo "ok: without --collapse the trace has $full steps" >&2
 
 SP_JSON=$FDN_TMP/collapsed.json
 "$LEAKRAY" "${A[@]}" --collapse --json >"$SP_JSON" || fdn_fail "analyze --collapse --json exit $?"
-sp_check "elements stay complete (308), collapsed covers all but the leaking object" \
-    "(lambda t: len(t['elements']) == 308 and t['collapsed'][0]['from'] == 0 and t['collapsed'][-1]['to'] == 306 and all(a['to'] + 1 == b['from'] for a, b in zip(t['collapsed'], t['collapsed'][1:])))(j['traces'][0])"
+sp_check "elements stay complete (305), collapsed covers all but the leaking object" \
+    "(lambda t: len(t['elements']) == 305 and t['collapsed'][0]['from'] == 0 and t['collapsed'][-1]['to'] == 303 and all(a['to'] + 1 == b['from'] for a, b in zip(t['collapsed'], t['collapsed'][1:])))(j['traces'][0])"
 sp_check "collapsed categories and counts" \
-    "[(c['category'], c['count'], c['collections']) for c in j['traces'][0]['collapsed'] if c['count'] > 1] == [('element', 152, 2), ('collection', 3, 0), ('widget', 80, 0), ('state', 20, 0), ('renderObject', 50, 0)]"
+    "[(c['category'], c['count'], c['collections']) for c in j['traces'][0]['collapsed'] if c['count'] > 1] == [('element', 151, 1), ('widget', 80, 0), ('state', 20, 0), ('renderObject', 50, 0)]"
 sp_check "run ends name their classes" \
     "(lambda c: c['first_class'] == 'StatelessElement' and c['last_class'] == 'StatefulElement')([c for c in j['traces'][0]['collapsed'] if c['category'] == 'element'][0])"
 "$LEAKRAY" "${A[@]}" --json | python3 -c 'import json,sys; assert "collapsed" not in json.load(sys.stdin)["traces"][0]' ||

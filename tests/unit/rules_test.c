@@ -3,7 +3,9 @@
  * kind, Shark's pattern strings, comments, quoting), line-numbered LR_ERR_RULES messages for
  * bad input, build-condition evaluation (API / manufacturer / build_id), and that the
  * shipped rules/jdk.rules and rules/android.rules parse with the expected rule counts (90
- * library-leak and 18 ignored references from Shark's AndroidReferenceMatchers). */
+ * library-leak and 18 ignored references from Shark's AndroidReferenceMatchers), and on the
+ * real dialer.android-hprof fixture: `in static` collection membership (ArrayMap, HashMap),
+ * `fields` inspectors and `@component` with Shark's exact SERVICE / CONTEXT_FIELD wording. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "base/mfile.h"
+#include "format/fmt.h"
 #include "rules/rules.h"
 
 static lr_status parse(rules_set *rs, const char *text, lr_error *err)
@@ -86,6 +90,17 @@ static void test_errors(void **state)
     expect_error("inspect Foo -> label \"open\n", "t.rules:1: unterminated string");
     expect_error("ignore static A#b when API >= 99999999999999999999\n", "number out of range");
     expect_error("inspect Foo if a is nul -> label \"x\"\n", "expected 'null' after 'is'");
+    expect_error("inspect Foo if this in mServices -> label \"x\"\n",
+                 "t.rules:1: expected 'static CLASS#FIELD' after 'in'");
+    expect_error("inspect Foo if this in static Foo -> label \"x\"\n",
+                 "expected CLASS#FIELD[.path] after 'in static'");
+    expect_error("inspect Foo if this in static Foo#a..b -> label \"x\"\n",
+                 "expected CLASS#FIELD[.path] after 'in static'");
+    expect_error("inspect Foo if this not static A#b -> label \"x\"\n",
+                 "expected 'in' after 'not'");
+    expect_error("inspect * fields android.content.Context -> leaking \"x\"\n",
+                 "t.rules:1: a 'fields' inspector can only add labels");
+    expect_error("inspect * fields -> label \"x\"\n", "expected a class name after 'fields'");
 }
 
 static void test_build_conditions(void **state)
@@ -174,12 +189,173 @@ static void test_watch(void **state)
     rules_fini(&rs);
 }
 
+/* ---- on a real dump: dialer.android-hprof (API 19) ---- */
+
+static node_ix first_of_class(const graph *g, const char *cls)
+{
+    for (node_ix n = 0; n < g->n_nodes; n++)
+        if (g->node_kind[n] == GRAPH_KIND_INSTANCE && !strcmp(graph_class_name(g, n), cls))
+            return n;
+    return GRAPH_NONE;
+}
+
+static node_ix ref_field(const graph *g, node_ix n, const char *name)
+{
+    graph_value v;
+    assert_true(graph_field_find(g, n, name, &v));
+    assert_int_equal(v.type, GRAPH_FT_OBJECT);
+    return v.ref;
+}
+
+static int eval1(rules_set *rs, node_ix n, const char *expr)
+{
+    lr_error err;
+    memset(&err, 0, sizeof err);
+    int r = rules_eval_text(rs, n, expr, &err);
+    if (r < 0)
+        fail_msg("%s: %s", expr, err.msg);
+    return r;
+}
+
+#define SERVICES "static android.app.ActivityThread#sCurrentActivityThread.mServices"
+
+static void test_dialer(void **state)
+{
+    (void)state;
+    char path[4200];
+    const char *fx = getenv("LEAKRAY_FIXTURES"), *src = getenv("LEAKRAY_SRC");
+    if (fx)
+        snprintf(path, sizeof path, "%s/hprof/dialer.android-hprof", fx);
+    else
+        snprintf(path, sizeof path, "%s/../shared/fixtures/hprof/dialer.android-hprof",
+                 src ? src : ".");
+    mfile m;
+    lr_error err = {.offset = LR_NO_OFFSET};
+    if (mfile_open(&m, path, 0, &err) != LR_OK) {
+        const char *ci = getenv("CI");
+        if (ci && !strcmp(ci, "true"))
+            fail_msg("fixture %s missing and CI=true", path);
+        printf("SKIP: %s not found (set LEAKRAY_FIXTURES)\n", path);
+        skip();
+        return;
+    }
+    graph g;
+    graph_init(&g);
+    g.path = strdup("dialer");
+    fmt_opts o = {.dump_index = -1};
+    const fmt_reader *rd = fmt_find(m.data, m.len);
+    assert_non_null(rd);
+    assert_int_equal(rd->load(&g, &m, &o, &err), LR_OK);
+    rules_set rs;
+    rules_init(&rs);
+    assert_int_equal(rules_load_shipped(&rs, "jdk.rules", &err), LR_OK);
+    assert_int_equal(rules_load_shipped(&rs, "android.rules", &err), LR_OK);
+    assert_int_equal(rules_bind(&rs, &g, &err), LR_OK);
+
+    /* SERVICE: the stopped service is not a value of ActivityThread.mServices */
+    node_ix svc = first_of_class(&g, "com.android.dialer.calllog.CallLogNotificationsService");
+    assert_true(svc != GRAPH_NONE);
+    assert_int_equal(eval1(&rs, svc, "this in " SERVICES), 0);
+    assert_int_equal(eval1(&rs, svc, "this not in " SERVICES), 1);
+    char reason[256];
+    assert_true(rules_is_leaking_object(&rs, svc, reason, sizeof reason));
+    assert_string_equal(reason, "Service not held by ActivityThread");
+    /* this dump's mServices is empty: nothing is held, the collection itself exists */
+    const node_ix *mem;
+    int32_t last = (int32_t)rs.n_exprs;
+    assert_int_equal(eval1(&rs, svc, "this in " SERVICES), 0);
+    assert_int_equal(rules_in_members(&rs, last, &mem), 0);
+    /* ArrayMap: mPackages holds one package name -> WeakReference; every value (odd slot of
+     * mArray, as Shark reads mServices) and every key is a member */
+    graph_value v;
+    class_ix atc = graph_find_class(&g, "android.app.ActivityThread");
+    assert_true(atc != GRAPH_NONE && graph_static_find(&g, atc, "sCurrentActivityThread", &v));
+    node_ix map = ref_field(&g, v.ref, "mPackages");
+    node_ix arr = ref_field(&g, map, "mArray");
+    graph_value msize;
+    assert_true(graph_field_find(&g, map, "mSize", &msize));
+    assert_int_equal(g.node_kind[arr], GRAPH_KIND_OBJ_ARRAY);
+    const char *pk = "this in static android.app.ActivityThread#sCurrentActivityThread.mPackages";
+    uint32_t slots = 0;
+    for (edge_ix e = g.first_edge[arr]; e < g.first_edge[arr + 1]; e++) {
+        assert_int_equal(eval1(&rs, g.edge_to[e], pk), 1);
+        slots++;
+    }
+    last = (int32_t)rs.n_exprs;
+    assert_int_equal(eval1(&rs, arr, pk), 0); /* the structure itself is no member */
+    uint32_t nm = rules_in_members(&rs, last, &mem);
+    printf("ActivityThread.mPackages: mSize %u, %u members\n", (unsigned)msize.raw, nm);
+    assert_true(msize.raw == 1 && slots == 2 && nm == 2);
+    /* ArrayList: the application is an element of mAllApplications */
+    node_ix app = first_of_class(&g, "com.android.dialer.DialerApplication");
+    assert_int_equal(eval1(&rs, app, "this in static android.app.ActivityThread#"
+                                     "sCurrentActivityThread.mAllApplications"),
+                     1);
+    assert_int_equal(eval1(&rs, svc, "this in static android.app.ActivityThread#"
+                                     "sCurrentActivityThread.mAllApplications"),
+                     0);
+    /* a missing collection makes both forms false */
+    assert_int_equal(eval1(&rs, svc, "this in static no.Such#field"), 0);
+    assert_int_equal(eval1(&rs, svc, "this not in static no.Such#field"), 0);
+    assert_int_equal(eval1(&rs, svc, "this not in static android.app.ActivityThread#nope"), 0);
+
+    /* HashMap: ServiceManager.sCache holds name -> binder through table[] and HashMap$Entry */
+    last = (int32_t)rs.n_exprs;
+    assert_int_equal(eval1(&rs, svc, "this in static android.os.ServiceManager#sCache"), 0);
+    nm = rules_in_members(&rs, last, &mem);
+    class_ix smc = graph_find_class(&g, "android.os.ServiceManager");
+    assert_true(smc != GRAPH_NONE && graph_static_find(&g, smc, "sCache", &v));
+    graph_value size;
+    assert_true(graph_field_find(&g, v.ref, "size", &size));
+    printf("ServiceManager.sCache: size %u, %u members\n", (unsigned)size.raw, nm);
+    assert_true(size.raw > 0);
+    assert_int_equal(nm, 2 * (uint32_t)size.raw);
+    for (uint32_t i = 0; i < nm; i++)
+        assert_true(mem[i] < g.n_nodes && (i == 0 || mem[i - 1] < mem[i]));
+
+    /* @component: what a Context stands for */
+    node_ix base = ref_field(&g, svc, "mBase");
+    assert_int_equal(eval1(&rs, svc, "@component == this"), 1);
+    assert_int_equal(eval1(&rs, base, "@component is null"), 1);
+    assert_int_equal(eval1(&rs, base, "@class == \"android.app.ContextImpl\""), 1);
+    assert_int_equal(eval1(&rs, svc, "mBase.@simple == \"ContextImpl\""), 1);
+
+    /* CONTEXT_FIELD labels, field by field, most-derived class first (Shark's order) */
+    rules_verdicts vd;
+    memset(&vd, 0, sizeof vd);
+    rules_inspect_node(&rs, svc, &vd);
+    assert_string_equal(vd.leaking, "Service not held by ActivityThread");
+    assert_non_null(strstr(vd.labels, "mApplication instance of com.android.dialer.DialerApplication\n"
+                                      "mBase instance of android.app.ContextImpl"));
+    node_ix notifier = first_of_class(&g, "com.android.dialer.calllog.DefaultVoicemailNotifier");
+    assert_true(notifier != GRAPH_NONE);
+    memset(&vd, 0, sizeof vd);
+    rules_inspect_node(&rs, notifier, &vd);
+    assert_non_null(strstr(vd.labels, "mContext instance of "
+                                      "com.android.dialer.calllog.CallLogNotificationsService"));
+    assert_string_equal(vd.leaking, "");
+    /* a `fields` rule sees the field name and the value; not a leaking-object finder */
+    const char *extra = "inspect * fields java.lang.Object if @field == \"mBase\" "
+                        "-> label \"F {@field}={@simple}/{@component}\"\n";
+    assert_int_equal(rules_parse(&rs, "x.rules", extra, strlen(extra), &err), LR_OK);
+    assert_int_equal(rules_bind(&rs, &g, &err), LR_OK);
+    memset(&vd, 0, sizeof vd);
+    rules_inspect_node(&rs, svc, &vd);
+    assert_non_null(strstr(vd.labels, "mBase instance of android.app.ContextImpl"));
+    assert_non_null(strstr(vd.labels, "F mBase=ContextImpl/null"));
+    assert_null(strstr(vd.labels, "F mApplication"));
+    assert_false(rules_is_leaking_object(&rs, notifier, reason, sizeof reason));
+    rules_fini(&rs);
+    graph_fini(&g);
+    mfile_close(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grammar),         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_build_conditions), cmocka_unit_test(test_shipped),
-        cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_watch),           cmocka_unit_test(test_dialer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
