@@ -108,14 +108,16 @@ if "$lr" histo --help 2>/dev/null | grep -q -- '--retained'; then
 else
     lr_args=(top --by class --top 50)
 fi
-walls=()
+walls=() cpus=()
 for i in 1 2 3; do
     bench_measure lr "$out/leakray.txt" "$lr" "${lr_args[@]}" --no-progress "$snap"
     [ "$lr_rc" = 0 ] || { echo "leakray ${lr_args[*]} failed: $(head -3 "$out/leakray.txt.err")"; exit 1; }
     walls+=("$lr_wall")
+    cpus+=("$lr_cpu")
     eval "lr_rss_$i=$lr_rss lr_own_$i=$lr_own"
 done
 lr_med=$(printf '%s\n' "${walls[@]}" | sort -n | sed -n 2p)
+lr_cpu_med=$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n 2p)
 bench_measure cl "$out/clusters.txt" "$lr" clusters --no-progress "$snap"
 [ "$cl_rc" = 0 ] || { echo "leakray clusters failed: $(head -3 "$out/clusters.txt.err")"; exit 1; }
 base=$dir/snaps-$scale/s1-baseline.heapsnapshot tgt=$dir/snaps-$scale/s2-target.heapsnapshot
@@ -127,19 +129,20 @@ bench_measure hst "$out/hst.txt" node --max-old-space-size=8192 "$dir/b_hst.mjs"
 bench_measure ml "$out/memlab.txt" node --max-old-space-size=8192 "$dir/b_memlab.js" "$snap"
 
 printf '\nsnapshot: %s (%s MB)\n' "$snap" "$(bench_mb "$size_kb")"
-printf '%-28s %8s %12s %9s %9s\n' tool wall_s peak_rss_MB own_MB own/file
-row() { printf '%-28s %8s %12s %9s %9s\n' "$1" "$2" "$(bench_mb "$3")" "$(bench_mb "$4")" \
-    "$(bench_ratio "$4" "$size_kb")"; }
-row "leakray ${lr_args[*]}" "$lr_med" "$lr_rss" "$lr_own"
-row "leakray clusters" "$cl_wall" "$cl_rss" "$cl_own"
-row "leakray leaks (3 snapshots)" "$lk_wall" "$lk_rss" "$lk_own"
-row "heap-snapshot-toolkit" "$hst_wall" "$hst_rss" "$hst_own"
-row "memlab getFullHeapFromFile" "$ml_wall" "$ml_rss" "$ml_own"
-echo "leakray runs: ${walls[*]} s"
+printf '%-28s %8s %7s %12s %9s %9s\n' tool wall_s cpu_s peak_rss_MB own_MB own/file
+row() { printf '%-28s %8s %7s %12s %9s %9s\n' "$1" "$2" "$3" "$(bench_mb "$4")" \
+    "$(bench_mb "$5")" "$(bench_ratio "$5" "$size_kb")"; }
+row "leakray ${lr_args[*]}" "$lr_med" "$lr_cpu_med" "$lr_rss" "$lr_own"
+row "leakray clusters" "$cl_wall" "$cl_cpu" "$cl_rss" "$cl_own"
+row "leakray leaks (3 snapshots)" "$lk_wall" "$lk_cpu" "$lk_rss" "$lk_own"
+row "heap-snapshot-toolkit" "$hst_wall" "$hst_cpu" "$hst_rss" "$hst_own"
+row "memlab getFullHeapFromFile" "$ml_wall" "$ml_cpu" "$ml_rss" "$ml_own"
+echo "leakray runs: ${walls[*]} s wall, ${cpus[*]} s CPU"
 echo "heap-snapshot-toolkit: $(grep -m1 'parse+init' "$out/hst.txt" || echo "failed (exit $hst_rc)")"
 echo "memlab: $(grep -m1 'getFullHeapFromFile' "$out/memlab.txt" || echo "failed (exit $ml_rc)")"
 echo "leaks: $(grep -m1 '^leaked:' "$out/leaks.txt")"
 echo
-echo "speedup vs heap-snapshot-toolkit: $(bench_ratio "$hst_wall" "$lr_med")x, peak RSS $(bench_ratio "$hst_rss" "$lr_rss")x less"
-echo "speedup vs memlab loader:         $(bench_ratio "$ml_wall" "$lr_med")x, peak RSS $(bench_ratio "$ml_rss" "$lr_rss")x less"
+# CPU seconds (user + system) are steadier than wall time when the machine is shared.
+echo "speedup vs heap-snapshot-toolkit: $(bench_ratio "$hst_wall" "$lr_med")x wall, $(bench_ratio "$hst_cpu" "$lr_cpu_med")x CPU, peak RSS $(bench_ratio "$hst_rss" "$lr_rss")x less"
+echo "speedup vs memlab loader:         $(bench_ratio "$ml_wall" "$lr_med")x wall, $(bench_ratio "$ml_cpu" "$lr_cpu_med")x CPU, peak RSS $(bench_ratio "$ml_rss" "$lr_rss")x less"
 echo "leaks (3 files) vs memlab loader (1 file): $(bench_ratio "$ml_wall" "$lk_wall")x"

@@ -213,8 +213,25 @@ typedef struct work {
     uint32_t *rsrc;      /* source ordinal per essential retainer */
     uint32_t *dom_first; /* dominated nodes CSR: n+1 */
     uint32_t *dom_list;  /* children in the dominator tree */
+    uint8_t *wm;         /* per string: 0 not tested, 1 no ephemeron name, 2 one (or NULL) */
+    uint32_t n_wm;       /* entries in wm */
     lr_error *err;
 } work;
+
+/* weakmap_edge for the name of edge e. Names repeat across millions of internal edges, so the
+ * negative answer is remembered per string. */
+static int weakmap_name(work *w, edge_ix e, const char **dup, uint64_t *table)
+{
+    str_ix s = w->g->edge_name[e];
+    if (w->wm && s < w->n_wm) {
+        if (w->wm[s] == 1)
+            return 0;
+        int r = weakmap_edge(graph_str(w->g, s), dup, table);
+        w->wm[s] = r ? 2 : 1;
+        return r;
+    }
+    return weakmap_edge(graph_str(w->g, s), dup, table);
+}
 
 static inline int ess(const work *w, edge_ix e) { return (w->essential[e >> 3] >> (e & 7)) & 1; }
 
@@ -281,7 +298,7 @@ static lr_status essential_edges(work *w)
             if (k == GRAPH_EDGE_INTERNAL) {
                 const char *dup;
                 uint64_t table;
-                if (weakmap_edge(graph_str(g, g->edge_name[e]), &dup, &table) &&
+                if (weakmap_name(w, e, &dup, &table) &&
                     table == g->node_id[v])
                     continue;
             }
@@ -544,7 +561,7 @@ static int distance_filter(work *w, pset *pending, node_ix v, edge_ix e, int *oo
     if (k == GRAPH_EDGE_INTERNAL) {
         const char *dup;
         uint64_t table;
-        if (weakmap_edge(graph_str(g, g->edge_name[e]), &dup, &table)) {
+        if (weakmap_name(w, e, &dup, &table)) {
             int t = pset_toggle(pending, dup);
             if (t < 0) {
                 *oom = 1;
@@ -733,6 +750,8 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     w.r.synthetic = type_index(g, "synthetic");
     r->n = g->n_nodes;
     r->root = g->synthetic_root;
+    w.n_wm = g->strings.n;
+    w.wm = calloc((size_t)w.n_wm + 1, 1); /* a cache only: NULL just means slower */
     lr_status s;
     if ((s = mark_page_owned(&w)) || (s = essential_edges(&w)))
         goto out;
@@ -755,6 +774,7 @@ out:
     free(w.rsrc);
     free(w.dom_first);
     free(w.dom_list);
+    free(w.wm);
     if (s != LR_OK)
         devtools_free(r);
     return s;

@@ -605,7 +605,7 @@ void dupes_free(dupes_result *r)
     free(r->owner);
     free(r->owner_edge);
     free(r->large);
-    if (r->paths.parent_edge || r->paths.parent)
+    if (r->paths.parent_edge)
         paths_free(&r->paths);
     memset(r, 0, sizeof *r);
 }

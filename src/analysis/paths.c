@@ -7,7 +7,9 @@
  * phase) is promoted: its parent becomes the normal one. Discovery happens at enqueue, so
  * the first discovery wins; ties follow root order (Shark's GC-root sort) then CSR edge
  * order. Weak/soft/phantom/finalizer and V8 weak edges are never followed, nor PATHS_IGNORE
- * ones. Cost O(N+E) time; memory: two uint32 queues of N plus the result arrays.
+ * ones. Cost O(N+E) time; memory: 14 bytes per node of results and state, plus two growable
+ * ring-buffer queues holding the frontier (never more than N each). Parent nodes are not
+ * stored: each is the source of the parent edge, found in first_edge by binary search.
  * paths_find_targets stops once no target's path can change: a target reached at normal
  * priority is final (first discovery wins and only visit-last discoveries get promoted), one
  * reached at visit-last priority is final once that phase begins. */
@@ -185,18 +187,60 @@ void paths_free(paths_result *r)
     if (!r)
         return;
     free(r->parent_edge);
-    free(r->parent);
     free(r->root_of);
     free(r->via_last);
     free(r->depth);
     memset(r, 0, sizeof *r);
 }
 
+/* A FIFO ring buffer of node indices that grows (doubling, capped at N: each node enters
+ * each queue at most once) so it only holds the frontier, not every node. */
+typedef struct queue {
+    uint32_t *v;
+    uint32_t cap, head, len, max;
+} queue;
+
+static int q_push(queue *q, uint32_t x)
+{
+    if (q->len == q->cap) {
+        uint64_t nc = q->cap ? (uint64_t)q->cap * 2 : 4096;
+        if (nc > q->max)
+            nc = q->max;
+        if (nc <= q->cap)
+            return -1;
+        uint32_t *v = err_reallocarray(q->v, nc, sizeof *v);
+        if (!v)
+            return -1;
+        /* Unwrap: the wrapped part [0, head) moves after the old end. */
+        uint32_t wrap = q->head + q->len > q->cap ? q->head + q->len - q->cap : 0;
+        if (wrap) {
+            uint32_t room = (uint32_t)nc - q->cap;
+            uint32_t k = wrap < room ? wrap : room;
+            memcpy(v + q->cap, v, (size_t)k * sizeof *v);
+            memmove(v, v + k, (size_t)(wrap - k) * sizeof *v);
+        }
+        q->v = v;
+        q->cap = (uint32_t)nc;
+    }
+    uint32_t at = q->head + q->len;
+    q->v[at >= q->cap ? at - q->cap : at] = x;
+    q->len++;
+    return 0;
+}
+
+static uint32_t q_pop(queue *q)
+{
+    uint32_t x = q->v[q->head];
+    q->head = q->head + 1 == q->cap ? 0 : q->head + 1;
+    q->len--;
+    return x;
+}
+
 typedef struct bfs {
     paths_result *r;
     uint8_t *state;
-    uint32_t *qn, *ql;    /* normal and visit-last queues (each node enters each once) */
-    uint32_t qn_head, qn_tail, ql_head, ql_tail;
+    queue qn, ql;         /* normal and visit-last queues (each node enters each once) */
+    int nomem;            /* a queue could not grow */
     int visiting_last;    /* the normal queue ran dry once: everything is "last" now */
     uint32_t open;        /* targets whose path may still change */
     uint32_t open_last;   /* of those, targets first seen at visit-last priority */
@@ -225,16 +269,14 @@ static void enqueue(bfs *b, node_ix x, node_ix from, edge_ix e, uint32_t root, i
             }
         }
         paths_result *r = b->r;
-        r->parent[x] = from;
+        (void)from;
         r->parent_edge[x] = e;
         r->root_of[x] = root;
         r->depth[x] = depth;
         r->via_last[x] = (uint8_t)(via_last || low);
         b->state[x] = (uint8_t)((b->state[x] & ~ST_MASK) | (last ? ST_LAST : ST_NORMAL));
-        if (last)
-            b->ql[b->ql_tail++] = x;
-        else
-            b->qn[b->qn_tail++] = x;
+        if (q_push(last ? &b->ql : &b->qn, x))
+            b->nomem = 1;
     }
 }
 
@@ -270,23 +312,20 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
     if (n > 0 && (!g->first_edge || !g->edge_to || !g->edge_kind))
         return LR_FAIL(err, LR_ERR_USAGE, "paths: graph was loaded without edges");
     r->n = n;
+    r->csr = g->first_edge;
     r->parent_edge = err_mallocarray(m, sizeof *r->parent_edge);
-    r->parent = err_mallocarray(m, sizeof *r->parent);
     r->root_of = err_mallocarray(m, sizeof *r->root_of);
     r->via_last = err_calloc(m, 1);
     r->depth = err_mallocarray(m, sizeof *r->depth);
     b.state = err_calloc(m, 1);
-    b.qn = err_mallocarray(m, sizeof *b.qn);
-    b.ql = err_mallocarray(m, sizeof *b.ql);
+    b.qn.max = b.ql.max = n;
     keys = err_mallocarray((size_t)g->n_roots + 1, sizeof *keys);
-    if (!r->parent_edge || !r->parent || !r->root_of || !r->via_last || !r->depth ||
-        !b.state || !b.qn || !b.ql || !keys) {
+    if (!r->parent_edge || !r->root_of || !r->via_last || !r->depth || !b.state || !keys) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u nodes)", n);
         goto done;
     }
     for (uint32_t x = 0; x < n; x++) {
         r->parent_edge[x] = GRAPH_NONE;
-        r->parent[x] = GRAPH_NONE;
         r->root_of[x] = GRAPH_NONE;
         r->depth[x] = UINT32_MAX;
     }
@@ -319,18 +358,22 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
 
     for (;;) {
         node_ix x;
+        if (b.nomem) {
+            st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u nodes)", n);
+            goto done;
+        }
         if (early && n_distinct > 0 && b.open == 0)
             break; /* every target's path is final */
-        if (b.qn_head < b.qn_tail) {
-            x = b.qn[b.qn_head++];
-        } else if (b.ql_head < b.ql_tail) {
+        if (b.qn.len) {
+            x = q_pop(&b.qn);
+        } else if (b.ql.len) {
             if (!b.visiting_last) {
                 /* no promotion any more: targets waiting at visit-last priority are final */
                 b.open -= b.open_last;
                 b.open_last = 0;
             }
             b.visiting_last = 1;
-            x = b.ql[b.ql_head++];
+            x = q_pop(&b.ql);
             if ((b.state[x] & ST_MASK) != ST_LAST) /* promoted: handled as normal */
                 continue;
         } else {
@@ -358,12 +401,32 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
     *all_found = b.open == 0;
 done:
     free(b.state);
-    free(b.qn);
-    free(b.ql);
+    free(b.qn.v);
+    free(b.ql.v);
     free(keys);
     if (st != LR_OK)
         paths_free(r);
     return st;
+}
+
+node_ix paths_parent(const paths_result *r, node_ix n)
+{
+    if (n >= r->n || !r->csr)
+        return GRAPH_NONE;
+    edge_ix e = r->parent_edge[n];
+    if (e == GRAPH_NONE || e == PATHS_FROM_ROOT)
+        return GRAPH_NONE;
+    /* The last node whose first edge is <= e owns e (empty nodes before it share its
+     * first_edge value). */
+    uint32_t lo = 0, hi = r->n;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->csr[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 uint32_t paths_get(const paths_result *r, node_ix n, node_ix *nodes, edge_ix *edges,
@@ -380,7 +443,7 @@ uint32_t paths_get(const paths_result *r, node_ix n, node_ix *nodes, edge_ix *ed
             nodes[i] = x;
         if (edges && i > 0 && i - 1 < cap)
             edges[i - 1] = r->parent_edge[x];
-        x = r->parent[x];
+        x = paths_parent(r, x);
     }
     return len;
 }

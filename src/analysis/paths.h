@@ -38,11 +38,13 @@ enum paths_edge_class paths_default_edge(const graph *g, node_ix from, edge_ix e
 typedef struct paths_result {
     uint32_t n;            /* = g->n_nodes */
     edge_ix *parent_edge;  /* see above */
-    node_ix *parent;       /* parent node, GRAPH_NONE for roots/unreached */
+    node_ix *parent;       /* NULL: parent nodes come from parent_edge (paths_parent) */
     uint32_t *root_of;     /* index into g->roots of the root entry the path starts from
                             * (g->n_roots = the synthetic root), GRAPH_NONE if unreached */
     uint8_t *via_last;     /* nonzero if n's path uses a visit-last edge or root */
     uint32_t *depth;       /* edges from the root (0 for roots), UINT32_MAX unreached */
+    const edge_ix *csr;    /* first_edge of the graph walked (n+1 entries), borrowed: the
+                            * source of parent_edge[x]; valid as long as that graph */
 } paths_result;
 
 /* One traversal. Roots start in Shark's order: entries naming no node are dropped, as are
@@ -64,6 +66,9 @@ lr_status paths_find_targets(const graph *g, const paths_policy *pol, const node
                              uint32_t n_targets, paths_result *r, int *all_found,
                              lr_error *err);
 void paths_free(paths_result *r);
+/* Parent node of n on its path: the source of parent_edge[n]; GRAPH_NONE for roots and
+ * unreached nodes. O(log N). */
+node_ix paths_parent(const paths_result *r, node_ix n);
 
 /* Path of node n as root-first list of nodes and edges (edge i leads from nodes[i] to
  * nodes[i+1]). Returns the number of nodes (0 if unreached); fills up to cap entries. */

@@ -1754,7 +1754,7 @@ static lr_status load(rd *r, const fmt_opts *o)
     g->node_class = err_mallocarray(m, sizeof *g->node_class);
     g->node_size = err_mallocarray(m, sizeof *g->node_size);
     g->node_kind = err_mallocarray(m, 1);
-    g->node_type = err_mallocarray(m, 1);
+    g->node_type = g->node_kind; /* HPROF types are the kinds: one shared array */
     if (!g->node_class || !g->node_size || !g->node_kind || !g->node_type)
         return nomem(r);
     if (r->have_heap_info && !(g->node_heap = err_mallocarray(m, 1)))

@@ -1107,6 +1107,42 @@ static int loc_cmp(const void *a, const void *b)
     return p->seq < q->seq ? -1 : p->seq > q->seq;
 }
 
+/* Stable LSD radix sort of the locations by node, two 16-bit digits: entries are appended in
+ * seq order, so equal nodes keep it and the result is in loc_cmp order, without qsort's
+ * comparisons (Node snapshots list hundreds of thousands of locations out of node order). */
+static lr_status sort_locs(ctx *x)
+{
+    uint32_t n = x->n_locs;
+    loc *tmp = err_mallocarray(n, sizeof *tmp);
+    uint32_t *count = err_calloc(1u << 16, sizeof *count);
+    if (!tmp || !count) {
+        free(tmp);
+        free(count);
+        qsort(x->locs, n, sizeof *x->locs, loc_cmp); /* no scratch: sort in place */
+        return LR_OK;
+    }
+    loc *src = x->locs, *dst = tmp;
+    for (unsigned shift = 0; shift < 32; shift += 16) {
+        memset(count, 0, (1u << 16) * sizeof *count);
+        for (uint32_t i = 0; i < n; i++)
+            count[(src[i].node >> shift) & 0xffffu]++;
+        uint32_t sum = 0;
+        for (uint32_t d = 0; d < (1u << 16); d++) {
+            uint32_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            dst[count[(src[i].node >> shift) & 0xffffu]++] = src[i];
+        loc *t = src;
+        src = dst;
+        dst = t;
+    }
+    free(tmp); /* after an even number of passes the result is back in x->locs */
+    free(count);
+    return LR_OK;
+}
+
 static lr_status parse_locations(ctx *x)
 {
     cur *c = &x->c;
@@ -1157,12 +1193,10 @@ static lr_status parse_locations(ctx *x)
         l->line = lo_line >= 0 ? (uint32_t)f[lo_line] : 0;
         l->col = lo_col >= 0 ? (uint32_t)f[lo_col] : 0;
     }
-    /* V8 lists locations in node order; sort only when a writer did not. */
+    /* Sort by (node, seq) only when the writer did not list them in node order. */
     for (uint32_t i = 1; i < x->n_locs; i++) {
-        if (x->locs[i].node < x->locs[i - 1].node) {
-            qsort(x->locs, x->n_locs, sizeof *x->locs, loc_cmp);
-            break;
-        }
+        if (x->locs[i].node < x->locs[i - 1].node)
+            return sort_locs(x);
     }
     return LR_OK;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* graph.c: storage and queries of the heap graph (graph layer), prefix graph_. Holds the
  * exact-size allocation of node and edge arrays for readers, the string table, the id -> node
- * index (a radix-sorted permutation plus a bucket directory, O(1) expected per lookup, which
- * readers lean on for every reference), reverse edges in CSR form, and the lazy decoding of
- * field values and strings from the mapped input. Every read of input bytes is bounds-checked
+ * index (a sorted permutation, by run merge or radix sort, plus a bucket directory, O(1)
+ * expected per lookup, which readers lean on for every reference), reverse edges in CSR form,
+ * and the lazy decoding of field values and strings from the mapped input. Every read of input bytes is bounds-checked
  * against data_len: the payload offsets come from a reader, but the bytes remain hostile. */
 #include "graph/graph.h"
 
@@ -29,7 +29,8 @@ void graph_fini(graph *g)
     free(g->node_size);
     free(g->node_native);
     free(g->node_kind);
-    free(g->node_type);
+    if (g->node_type != g->node_kind)
+        free(g->node_type); /* HPROF shares one array: its types are its kinds */
     free(g->node_heap);
     free(g->node_name);
     free(g->node_off);
@@ -179,21 +180,62 @@ const char *graph_str(const graph *g, str_ix s)
 
 /* ---- id index ---- */
 
-/* Sorts node indices by node_id with an LSD radix sort over the bits that vary (11-bit
- * digits), reading keys indirectly: 8 bytes/node of scratch instead of 24 for key copies. */
+/* Sorts node indices by node_id. Dumps write objects in a few ascending runs (one per heap
+ * segment or region), so the runs are merged pairwise, stably, in ceil(log2 runs) sequential
+ * passes; keys are read indirectly (8 bytes/node of scratch). Many runs fall back to an LSD
+ * radix sort over the bits that vary (11-bit digits). Both are stable: equal ids keep node
+ * order. */
+static void merge_runs(const uint64_t *id, const uint32_t *a, uint32_t *b, uint32_t lo,
+                       uint32_t mid, uint32_t hi)
+{
+    uint32_t i = lo, j = mid, o = lo;
+    while (i < mid && j < hi)
+        b[o++] = id[a[j]] < id[a[i]] ? a[j++] : a[i++];
+    while (i < mid)
+        b[o++] = a[i++];
+    while (j < hi)
+        b[o++] = a[j++];
+}
+
 static lr_status sort_ids(graph *g, lr_error *err)
 {
     uint32_t n = g->n_nodes;
+    const uint64_t *id = g->node_id;
     uint32_t *a = err_mallocarray(n, sizeof *a), *b = err_mallocarray(n, sizeof *b);
     if (!a || !b) {
         free(a);
         free(b);
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory sorting ids");
     }
+    enum { MAX_RUNS = 256 };
+    uint32_t runs[MAX_RUNS + 1], nr = 0;
     uint64_t vary = 0;
     for (uint32_t i = 0; i < n; i++) {
         a[i] = i;
-        vary |= g->node_id[i] ^ g->node_id[0];
+        vary |= id[i] ^ id[0];
+        if ((i == 0 || id[i] < id[i - 1]) && nr <= MAX_RUNS)
+            runs[nr++] = i;
+    }
+    if (nr <= MAX_RUNS) {
+        runs[nr] = n;
+        while (nr > 1) {
+            uint32_t k = 0;
+            for (uint32_t r = 0; r < nr; r += 2) {
+                if (r + 1 < nr)
+                    merge_runs(id, a, b, runs[r], runs[r + 1], runs[r + 2]);
+                else
+                    memcpy(b + runs[r], a + runs[r], (size_t)(runs[r + 1] - runs[r]) * sizeof *a);
+                runs[k++] = runs[r];
+            }
+            runs[k] = n;
+            nr = k;
+            uint32_t *t = a;
+            a = b;
+            b = t;
+        }
+        free(b);
+        g->id_sorted = a;
+        return LR_OK;
     }
     enum { BITS = 11, RADIX = 1 << BITS };
     static uint32_t count[RADIX];
@@ -202,7 +244,7 @@ static lr_status sort_ids(graph *g, lr_error *err)
             continue;
         memset(count, 0, sizeof count);
         for (uint32_t i = 0; i < n; i++)
-            count[(g->node_id[a[i]] >> shift) & (RADIX - 1)]++;
+            count[(id[a[i]] >> shift) & (RADIX - 1)]++;
         uint32_t sum = 0;
         for (unsigned d = 0; d < RADIX; d++) {
             uint32_t c = count[d];
@@ -210,7 +252,7 @@ static lr_status sort_ids(graph *g, lr_error *err)
             sum += c;
         }
         for (uint32_t i = 0; i < n; i++)
-            b[count[(g->node_id[a[i]] >> shift) & (RADIX - 1)]++] = a[i];
+            b[count[(id[a[i]] >> shift) & (RADIX - 1)]++] = a[i];
         uint32_t *t = a;
         a = b;
         b = t;
@@ -242,12 +284,13 @@ lr_status graph_build_index(graph *g, lr_error *err)
         LR_TRY(sort_ids(g, err));
     if (g->n_nodes == 0)
         return LR_OK;
-    /* Bucket directory over [min, max]: about one id per bucket, so a lookup is one bucket
-     * read and a short scan; skewed id ranges fall back to a binary search in the bucket. */
+    /* Bucket directory over [min, max]: about four ids per bucket (1 byte of directory per
+     * node), so a lookup is one bucket read and a binary search over a few neighbouring ids;
+     * skewed id ranges just make that search longer. */
     uint64_t lo = sorted_id(g, 0), hi = sorted_id(g, g->n_nodes - 1);
     uint64_t range = hi - lo;
     unsigned shift = 0;
-    while (shift < 63 && (range >> shift) > (uint64_t)g->n_nodes)
+    while (shift < 63 && (range >> shift) > (uint64_t)g->n_nodes / 4)
         shift++;
     uint64_t nb = (range >> shift) + 2;
     g->id_dir = err_mallocarray(nb, sizeof *g->id_dir);
@@ -274,18 +317,19 @@ node_ix graph_find_id(const graph *g, uint64_t id)
     uint64_t bk = (id - g->id_min) >> g->id_shift;
     if (bk + 1 >= g->id_dir_n)
         return GRAPH_NONE;
+    /* Lower bound: of repeated ids (corrupt dumps) the first in node order answers, whatever
+     * the bucket size. */
     uint32_t lo = g->id_dir[bk], hi = g->id_dir[bk + 1];
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        uint64_t v = sorted_id(g, mid);
-        if (v < id)
+        if (sorted_id(g, mid) < id)
             lo = mid + 1;
-        else if (v > id)
-            hi = mid;
         else
-            return g->ids_sorted ? mid : g->id_sorted[mid];
+            hi = mid;
     }
-    return GRAPH_NONE;
+    if (lo >= g->id_dir[bk + 1] || sorted_id(g, lo) != id)
+        return GRAPH_NONE;
+    return g->ids_sorted ? lo : g->id_sorted[lo];
 }
 
 /* ---- classes ---- */

@@ -114,7 +114,7 @@ static void test_bfs_shortest(void **state)
     assert_int_equal(r.root_of[3], 0);
     assert_int_equal(r.depth[5], UINT32_MAX);
     assert_int_equal(paths_get(&r, 5, p, e, 16), 0);
-    assert_int_equal(r.parent[5], NO);
+    assert_int_equal(paths_parent(&r, 5), NO);
     /* A short buffer gets the root-first prefix. */
     memset(p, 0xff, sizeof p);
     assert_int_equal(paths_get(&r, 3, p, NULL, 2), 3);
@@ -191,7 +191,7 @@ static void test_promotion(void **state)
     node_ix p[16];
     build(&g, 5, es, 4, rs, 1, NULL);
     find(&g, &pol, NULL, 0, &r);
-    assert_int_equal(r.parent[2], 1);
+    assert_int_equal(paths_parent(&r, 2), 1);
     assert_int_equal(r.depth[2], 2);
     assert_int_equal(r.via_last[2], 0);
     assert_int_equal(path(&r, 4, p), 4);
@@ -214,7 +214,7 @@ static void test_low_root_promoted_and_last_phase(void **state)
     paths_result r;
     build(&g, 5, es, 3, rs, 3, NULL);
     find(&g, NULL, NULL, 0, &r);
-    assert_int_equal(r.parent[0], 1);
+    assert_int_equal(paths_parent(&r, 0), 1);
     assert_int_equal(r.depth[0], 1);
     assert_int_equal(r.root_of[0], 1);
     assert_int_equal(r.via_last[0], 0);
@@ -222,7 +222,7 @@ static void test_low_root_promoted_and_last_phase(void **state)
     assert_int_equal(r.parent_edge[2], PATHS_FROM_ROOT);
     assert_int_equal(r.via_last[2], 1);
     assert_int_equal(r.via_last[3], 1);
-    assert_int_equal(r.parent[3], 2);
+    assert_int_equal(paths_parent(&r, 3), 2);
     paths_free(&r);
     graph_fini(&g);
 }
@@ -250,7 +250,7 @@ static void test_ignore_and_weak(void **state)
     paths_result r;
     build(&g, 5, es, 9, rs, 1, NULL);
     find(&g, &pol, NULL, 0, &r);
-    assert_int_equal(r.parent[1], 2);
+    assert_int_equal(paths_parent(&r, 1), 2);
     assert_int_equal(r.depth[3], UINT32_MAX);
     assert_int_equal(r.depth[4], UINT32_MAX);
     assert_true(m.calls <= 4); /* weak edges never reach the policy */
@@ -280,7 +280,7 @@ static void test_targets_are_leaves(void **state)
     find(&g, &pol, targets, 3, &r);
     assert_int_equal(r.depth[1], 1);
     assert_int_equal(r.depth[2], 4);
-    assert_int_equal(r.parent[2], 5);
+    assert_int_equal(paths_parent(&r, 2), 5);
     assert_int_equal(r.depth[6], UINT32_MAX);
     assert_int_equal(r.depth[7], UINT32_MAX);
     paths_free(&r);
@@ -304,36 +304,36 @@ static void test_root_order(void **state)
     paths_result r;
     build(&g, 10, es, 5, rs, 5, names);
     find(&g, NULL, NULL, 0, &r);
-    assert_int_equal(r.parent[9], 2); /* ThreadObject */
+    assert_int_equal(paths_parent(&r, 9), 2); /* ThreadObject */
     paths_free(&r);
     /* Without the thread: ThreadBlock > StickyClass > NativeStack > JniGlobal. */
     g.roots[2].kind = GRAPH_ROOT_JNI_LOCAL;
     find(&g, NULL, NULL, 0, &r);
-    assert_int_equal(r.parent[9], 4);
+    assert_int_equal(paths_parent(&r, 9), 4);
     paths_free(&r);
     g.roots[4].kind = GRAPH_ROOT_JNI_GLOBAL;
     find(&g, NULL, NULL, 0, &r);
-    assert_int_equal(r.parent[9], 1); /* StickyClass */
+    assert_int_equal(paths_parent(&r, 9), 1); /* StickyClass */
     paths_free(&r);
     g.roots[1].kind = GRAPH_ROOT_JNI_GLOBAL;
     find(&g, NULL, NULL, 0, &r);
-    assert_int_equal(r.parent[9], 3); /* NativeStack */
+    assert_int_equal(paths_parent(&r, 9), 3); /* NativeStack */
     paths_free(&r);
     g.roots[3].kind = GRAPH_ROOT_JNI_GLOBAL;
     find(&g, NULL, NULL, 0, &r);
-    assert_int_equal(r.parent[9], 2); /* JniLocal > JniGlobal */
+    assert_int_equal(paths_parent(&r, 9), 2); /* JniLocal > JniGlobal */
     paths_free(&r);
     /* All JNI global: the rooted object's class name decides ("a" < "b" ...). */
     g.roots[2].kind = GRAPH_ROOT_JNI_GLOBAL;
     g.node_class[0] = 4; /* "e" */
     find(&g, NULL, NULL, 0, &r);
-    assert_int_equal(r.parent[9], 1);
+    assert_int_equal(paths_parent(&r, 9), 1);
     paths_free(&r);
     /* Same kind and class: dump order. */
     for (uint32_t i = 0; i < 5; i++)
         g.node_class[i] = 0;
     find(&g, NULL, NULL, 0, &r);
-    assert_int_equal(r.parent[9], 0);
+    assert_int_equal(paths_parent(&r, 9), 0);
     paths_free(&r);
     graph_fini(&g);
 }
@@ -354,12 +354,12 @@ static void test_java_frames_and_edge_ties(void **state)
     paths_result r;
     build(&g, 7, es, 6, rs, 3, NULL);
     find(&g, NULL, NULL, 0, &r);
-    assert_int_equal(r.parent[1], 0);
+    assert_int_equal(paths_parent(&r, 1), 0);
     assert_int_equal(r.via_last[1], 1);
     assert_int_equal(r.parent_edge[2], PATHS_FROM_ROOT);
     assert_int_equal(r.via_last[2], 1);
     assert_int_equal(r.root_of[2], 2);
-    assert_int_equal(r.parent[6], 4);
+    assert_int_equal(paths_parent(&r, 6), 4);
     assert_int_equal(r.depth[6], 3);
     paths_free(&r);
     graph_fini(&g);
