@@ -49,7 +49,10 @@ if [ "${BENCH_BIG:-0}" = 1 ]; then
     bsize_kb=$((bsize / 1024))
     cat "$big" >/dev/null
     bench_measure big "$out/leakray-big.txt" "$lr" histo --retained --no-progress "$big"
-    [ "$big_rc" = 0 ] || { echo "leakray histo --retained failed: $(head -3 "$out/leakray-big.txt.err")"; exit 1; }
+    [ "$big_rc" = 0 ] || {
+        echo "leakray histo --retained failed: $(head -3 "$out/leakray-big.txt.err")"
+        exit 1
+    }
     objects=$("$lr" info --no-progress "$big" | sed -n 's/^objects: *//p')
     edges=$("$lr" info --no-progress "$big" | sed -n 's/^edges: *//p')
     printf '\nsnapshot: %s (%s MB, %s nodes, %s edges)\n' "$big" "$(bench_mb "$bsize_kb")" \
@@ -57,14 +60,19 @@ if [ "${BENCH_BIG:-0}" = 1 ]; then
     printf '%-28s %8s %7s %12s %9s %9s\n' tool wall_s cpu_s peak_rss_MB own_MB own/file
     printf '%-28s %8s %7s %12s %9s %9s\n' "leakray histo --retained" "$big_wall" "$big_cpu" \
         "$(bench_mb "$big_rss")" "$(bench_mb "$big_own")" "$(bench_ratio "$big_own" "$bsize_kb")"
-    verdict=$(python3 -c 'import sys; print("yes" if int(sys.argv[1]) < 3 * 1024 * 1024 else "NO")' "$big_rss")
+    verdict=$(python3 -c 'import sys; print("yes" if int(sys.argv[1]) < 3 << 20 else "NO")' \
+        "$big_rss")
     echo "total peak RSS under 3 GB: $verdict"
     grep -E '^(load time|devtools):' "$out/leakray-big.txt" || true
-    if [ "${BIG_PEERS:-0}" = 1 ] && [ -f "$dir/b_hst.mjs" ]; then  # written by a normal run
-        bench_measure bhst "$out/hst-big.txt" node --max-old-space-size=16384 "$dir/b_hst.mjs" "$big"
-        echo "heap-snapshot-toolkit: exit $bhst_rc, ${bhst_wall} s, peak RSS $(bench_mb "$bhst_rss") MB: $(tail -1 "$out/hst-big.txt.err" 2>/dev/null)"
-        bench_measure bml "$out/memlab-big.txt" node --max-old-space-size=16384 "$dir/b_memlab.js" "$big"
-        echo "memlab: exit $bml_rc, ${bml_wall} s, peak RSS $(bench_mb "$bml_rss") MB: $(tail -1 "$out/memlab-big.txt.err" 2>/dev/null)"
+    if [ "${BIG_PEERS:-0}" = 1 ] && [ -f "$dir/b_hst.mjs" ]; then # written by a normal run
+        bench_measure bhst "$out/hst-big.txt" node --max-old-space-size=16384 \
+            "$dir/b_hst.mjs" "$big"
+        echo "heap-snapshot-toolkit: exit $bhst_rc, ${bhst_wall} s, peak RSS" \
+            "$(bench_mb "$bhst_rss") MB: $(tail -1 "$out/hst-big.txt.err" 2>/dev/null)"
+        bench_measure bml "$out/memlab-big.txt" node --max-old-space-size=16384 \
+            "$dir/b_memlab.js" "$big"
+        echo "memlab: exit $bml_rc, ${bml_wall} s, peak RSS $(bench_mb "$bml_rss") MB:" \
+            "$(tail -1 "$out/memlab-big.txt.err" 2>/dev/null)"
     fi
     exit 0
 fi
@@ -143,6 +151,8 @@ echo "memlab: $(grep -m1 'getFullHeapFromFile' "$out/memlab.txt" || echo "failed
 echo "leaks: $(grep -m1 '^leaked:' "$out/leaks.txt")"
 echo
 # CPU seconds (user + system) are steadier than wall time when the machine is shared.
-echo "speedup vs heap-snapshot-toolkit: $(bench_ratio "$hst_wall" "$lr_med")x wall, $(bench_ratio "$hst_cpu" "$lr_cpu_med")x CPU, peak RSS $(bench_ratio "$hst_rss" "$lr_rss")x less"
-echo "speedup vs memlab loader:         $(bench_ratio "$ml_wall" "$lr_med")x wall, $(bench_ratio "$ml_cpu" "$lr_cpu_med")x CPU, peak RSS $(bench_ratio "$ml_rss" "$lr_rss")x less"
+echo "speedup vs heap-snapshot-toolkit: $(bench_ratio "$hst_wall" "$lr_med")x wall," \
+    "$(bench_ratio "$hst_cpu" "$lr_cpu_med")x CPU, peak RSS $(bench_ratio "$hst_rss" "$lr_rss")x less"
+echo "speedup vs memlab loader:         $(bench_ratio "$ml_wall" "$lr_med")x wall," \
+    "$(bench_ratio "$ml_cpu" "$lr_cpu_med")x CPU, peak RSS $(bench_ratio "$ml_rss" "$lr_rss")x less"
 echo "leaks (3 files) vs memlab loader (1 file): $(bench_ratio "$ml_wall" "$lk_wall")x"

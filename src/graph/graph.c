@@ -180,63 +180,109 @@ const char *graph_str(const graph *g, str_ix s)
 
 /* ---- id index ---- */
 
-/* Sorts node indices by node_id. Dumps write objects in a few ascending runs (one per heap
- * segment or region), so the runs are merged pairwise, stably, in ceil(log2 runs) sequential
- * passes; keys are read indirectly (8 bytes/node of scratch). Many runs fall back to an LSD
- * radix sort over the bits that vary (11-bit digits). Both are stable: equal ids keep node
- * order. */
-static void merge_runs(const uint64_t *id, const uint32_t *a, uint32_t *b, uint32_t lo,
-                       uint32_t mid, uint32_t hi)
+/* Sorts node indices by node_id. Dumps write objects in ascending runs (HotSpot: one per heap
+ * region, a few hundred in a 1 GB dump), so up to MERGE_MAX_RUNS runs are merged in one pass
+ * through a binary heap of run heads: O(N log runs) with every run read sequentially and no
+ * scratch beyond the heap. More runs fall back to an LSD radix sort over the bits that vary
+ * (11-bit digits, 4 bytes/node of scratch). Both are stable: equal ids keep node order (heap
+ * ties go to the earlier run). */
+#define MERGE_MAX_RUNS 65536u
+
+typedef struct run_head {
+    uint64_t key; /* id of the run's next node */
+    uint32_t run; /* run index: ties go to the earlier run */
+} run_head;
+
+static inline int head_less(const run_head *x, const run_head *y)
 {
-    uint32_t i = lo, j = mid, o = lo;
-    while (i < mid && j < hi)
-        b[o++] = id[a[j]] < id[a[i]] ? a[j++] : a[i++];
-    while (i < mid)
-        b[o++] = a[i++];
-    while (j < hi)
-        b[o++] = a[j++];
+    return x->key < y->key || (x->key == y->key && x->run < y->run);
+}
+
+static void heap_down(run_head *h, uint32_t n, uint32_t i)
+{
+    run_head v = h[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && head_less(&h[c + 1], &h[c]))
+            c++;
+        if (!head_less(&h[c], &v))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
+/* Merges the nr ascending runs starting at starts[0..nr) (starts[nr] = n) into out. */
+static void merge_runs(const uint64_t *id, const uint32_t *starts, uint32_t nr, run_head *h,
+                       uint32_t *next, uint32_t *out)
+{
+    uint32_t hn = 0, o = 0;
+    for (uint32_t r = 0; r < nr; r++) {
+        next[r] = starts[r];
+        h[hn++] = (run_head){id[starts[r]], r};
+    }
+    for (uint32_t i = hn / 2; i-- > 0;)
+        heap_down(h, hn, i);
+    while (hn) {
+        uint32_t r = h[0].run;
+        uint32_t x = next[r]++;
+        out[o++] = x;
+        if (next[r] < starts[r + 1]) {
+            h[0].key = id[next[r]];
+        } else {
+            h[0] = h[--hn];
+        }
+        if (hn)
+            heap_down(h, hn, 0);
+    }
 }
 
 static lr_status sort_ids(graph *g, lr_error *err)
 {
     uint32_t n = g->n_nodes;
     const uint64_t *id = g->node_id;
-    uint32_t *a = err_mallocarray(n, sizeof *a), *b = err_mallocarray(n, sizeof *b);
-    if (!a || !b) {
-        free(a);
-        free(b);
-        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory sorting ids");
-    }
-    enum { MAX_RUNS = 256 };
-    uint32_t runs[MAX_RUNS + 1], nr = 0;
+    uint32_t nr = n ? 1 : 0;
     uint64_t vary = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        a[i] = i;
+    for (uint32_t i = 1; i < n; i++) {
+        nr += id[i] < id[i - 1];
         vary |= id[i] ^ id[0];
-        if ((i == 0 || id[i] < id[i - 1]) && nr <= MAX_RUNS)
-            runs[nr++] = i;
     }
-    if (nr <= MAX_RUNS) {
-        runs[nr] = n;
-        while (nr > 1) {
-            uint32_t k = 0;
-            for (uint32_t r = 0; r < nr; r += 2) {
-                if (r + 1 < nr)
-                    merge_runs(id, a, b, runs[r], runs[r + 1], runs[r + 2]);
-                else
-                    memcpy(b + runs[r], a + runs[r], (size_t)(runs[r + 1] - runs[r]) * sizeof *a);
-                runs[k++] = runs[r];
-            }
-            runs[k] = n;
-            nr = k;
-            uint32_t *t = a;
-            a = b;
-            b = t;
+    uint32_t *a = err_mallocarray(n ? n : 1, sizeof *a);
+    if (!a)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory sorting ids");
+    if (nr <= MERGE_MAX_RUNS) {
+        uint32_t *starts = err_mallocarray((size_t)nr + 1, sizeof *starts);
+        uint32_t *next = err_mallocarray(nr ? nr : 1, sizeof *next);
+        run_head *h = err_mallocarray(nr ? nr : 1, sizeof *h);
+        if (!starts || !next || !h) {
+            free(starts);
+            free(next);
+            free(h);
+            free(a);
+            return LR_FAIL(err, LR_ERR_NOMEM, "out of memory sorting ids");
         }
-        free(b);
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (i == 0 || id[i] < id[i - 1])
+                starts[k++] = i;
+        starts[nr] = n;
+        merge_runs(id, starts, nr, h, next, a);
+        free(starts);
+        free(next);
+        free(h);
         g->id_sorted = a;
         return LR_OK;
     }
+    uint32_t *b = err_mallocarray(n, sizeof *b);
+    if (!b) {
+        free(a);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory sorting ids");
+    }
+    for (uint32_t i = 0; i < n; i++)
+        a[i] = i;
     enum { BITS = 11, RADIX = 1 << BITS };
     static uint32_t count[RADIX];
     for (unsigned shift = 0; shift < 64; shift += BITS) {
