@@ -157,7 +157,7 @@ static void json_collapsed(jsonw *w, const graph *g, const trace *t, const cat_s
 
 static void analyze_json(const cli_common *co, const char *path, const graph *g,
                          const rules_set *rs, const leak_set *ls, const trace_result *tr,
-                         int suspects, double ms, const cat_set *cs)
+                         const dom_tree *dt, int suspects, double ms, const cat_set *cs)
 {
     jsonw w;
     char id[CLI_FMT_MAX];
@@ -209,6 +209,16 @@ static void analyze_json(const cli_common *co, const char *path, const graph *g,
         jsonw_kv_str(&w, "signature", t->fingerprint);
         jsonw_kv_bool(&w, "library_leak", t->lib >= 0);
         jsonw_kv_uint(&w, "group", t->group);
+        if (lo->source == LEAK_SRC_SUSPECT && lo->top < g->n_nodes) {
+            /* The dominator-tree top the accumulation point (the leaking object) lies under. */
+            jsonw_kv_obj_begin(&w, "suspect");
+            jsonw_kv_str(&w, "id", cli_fmt_id(id, g, g->node_id[lo->top]));
+            jsonw_kv_str(&w, "class", graph_class_name(g, lo->top));
+            if (dt->retained)
+                jsonw_kv_uint(&w, "retained_bytes", dt->retained[lo->top]);
+            jsonw_kv_str(&w, "reason", lo->reason);
+            jsonw_obj_end(&w);
+        }
         unsigned rk = t->root < g->n_roots ? g->roots[t->root].kind : GRAPH_ROOT_UNKNOWN;
         jsonw_kv_obj_begin(&w, "gc_root");
         jsonw_kv_str(&w, "kind", graph_root_kind_name(rk));
@@ -344,7 +354,7 @@ int cmd_analyze(int argc, char **argv)
         char abs[PATH_MAX];
         const char *shown = realpath(co.pos[0], abs) ? abs : co.pos[0];
         if (co.json) {
-            analyze_json(&co, shown, g, &rs, &ls, &tr, suspects, ms, collapse ? &cs : NULL);
+            analyze_json(&co, shown, g, &rs, &ls, &tr, &dt, suspects, ms, collapse ? &cs : NULL);
         } else {
             rep_text_opts o = {shown, co.no_timing, ms, suspects, collapse ? &cs : NULL};
             rep_text_analysis(stdout, g, &rs, &ls, &tr, &o);
