@@ -13,8 +13,13 @@
  * Spec: docs/formats/v8.md. */
 #include "analysis/devtools.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <time.h>
+static double TDBG(void){struct timespec t;clock_gettime(getenv("V8CPU")?CLOCK_THREAD_CPUTIME_ID:CLOCK_MONOTONIC,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
+#define TP(name) do{ if(getenv("V8PH")) fprintf(stderr,"%-20s %8.1f\n",name,TDBG()); }while(0)
 
 /* ---- node roles (first meta entry with a name, as DevTools' indexOf) ---- */
 
@@ -738,6 +743,21 @@ out:
     return s;
 }
 
+typedef struct dist_job {
+    work w; /* a copy: own wm cache and error */
+    devtools_result *res;
+    pthread_t th;
+    lr_status s;
+    lr_error err;
+} dist_job;
+
+static void *dist_main(void *p)
+{
+    dist_job *j = p;
+    j->s = distances(&j->w, j->res);
+    return NULL;
+}
+
 lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_result *r,
                          lr_error *err)
 {
@@ -752,9 +772,20 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     r->root = g->synthetic_root;
     w.n_wm = g->strings.n;
     w.wm = calloc((size_t)w.n_wm + 1, 1); /* a cache only: NULL just means slower */
+    /* The distances need only the graph: a second thread computes them (with its own cache
+     * of ephemeron names and its own error) while this one computes the dominators. */
+    dist_job dj = {.w = w, .res = r, .s = LR_OK};
+    dj.w.err = &dj.err;
+    dj.w.wm = calloc((size_t)w.n_wm + 1, 1);
+    int threaded = pthread_create(&dj.th, NULL, dist_main, &dj) == 0;
     lr_status s;
-    if ((s = mark_page_owned(&w)) || (s = essential_edges(&w)))
+    TP("dt-start");
+    if ((s = mark_page_owned(&w)))
         goto out;
+    TP("page");
+    if ((s = essential_edges(&w)))
+        goto out;
+    TP("essential");
     free(w.page);
     w.page = NULL;
     if ((s = dominators(&w, r)))
@@ -764,10 +795,28 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     free(w.rsrc);
     w.essential = NULL;
     w.rfirst = w.rsrc = NULL;
-    if ((s = dominated_nodes(&w, r)) || (s = distances(&w, r)) ||
-        (s = aggregates(&w, class_keys, r)))
+    TP("dominators");
+    if ((s = dominated_nodes(&w, r)))
         goto out;
+    TP("domnodes");
+    if (threaded) {
+        pthread_join(dj.th, NULL);
+        threaded = 0;
+    } else {
+        dj.s = distances(&dj.w, r);
+    }
+    if ((s = dj.s)) {
+        *err = dj.err;
+        goto out;
+    }
+    TP("dist");
+    if ((s = aggregates(&w, class_keys, r)))
+        goto out;
+    TP("agg");
 out:
+    if (threaded)
+        pthread_join(dj.th, NULL);
+    free(dj.w.wm);
     free(w.page);
     free(w.essential);
     free(w.rfirst);

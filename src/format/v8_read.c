@@ -19,6 +19,10 @@
 #include <malloc.h>
 #endif
 #include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+static double TDBG(void){struct timespec t;clock_gettime(getenv("V8CPU")?CLOCK_THREAD_CPUTIME_ID:CLOCK_MONOTONIC,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
+#define TP(name) do{ if(getenv("V8PH")) fprintf(stderr,"%-20s %8.1f\n",name,TDBG()); }while(0)
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +74,9 @@ static lr_status expect(cur *c, uint8_t ch, const char *what)
 
 /* ---- strings ---- */
 
+#define ONES8 0x0101010101010101ull
+#define HIGH8 0x8080808080808080ull
+
 /* Finds the end of the string whose opening quote is at c->p. On return *s / *e bound the
  * raw content, c->p is past the closing quote, and *plain is 1 when the content has no
  * backslash and no byte below 0x20 (it can be used as is). Escapes are validated later. */
@@ -79,6 +86,17 @@ static lr_status scan_string(cur *c, const uint8_t **s, const uint8_t **e, int *
     int pl = 1;
     *s = p;
     for (;;) {
+        /* Eight bytes at a time while they are all ordinary (no quote, backslash or control
+         * byte); the byte loop below finds which one stopped the word. */
+        while (end - p >= 8) {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            uint64_t q = v ^ 0x2222222222222222ull, b = v ^ 0x5c5c5c5c5c5c5c5cull;
+            uint64_t hit = ((q - ONES8) & ~q) | ((b - ONES8) & ~b) | ((v - 0x2020202020202020ull) & ~v);
+            if (hit & HIGH8)
+                break;
+            p += 8;
+        }
         while (p < end && *p != '"' && *p != '\\' && *p >= 0x20)
             p++;
         if (p >= end) {
@@ -583,6 +601,7 @@ typedef struct ctx {
     uint32_t n_edge_types;
     int meta_done;       /* setup_meta ran */
     int nodes_pending;   /* the helper parses the edges; this thread parses the nodes next */
+    int locs_done;       /* the helper parsed the locations after the edges */
     uint64_t e_bad;      /* edges with a target that is no node (dropped) */
     uint64_t e_unknown;  /* edges with an undeclared type */
     pthread_t th;        /* helper thread: nodes + edges, later the id index */
@@ -1143,9 +1162,8 @@ static lr_status sort_locs(ctx *x)
     return LR_OK;
 }
 
-static lr_status parse_locations(ctx *x)
+static lr_status parse_locations(ctx *x, cur *c)
 {
-    cur *c = &x->c;
     const namelist *lf = &x->h.location_fields;
     int lo_obj = nl_find(lf, "object_index"), lo_script = nl_find(lf, "script_id");
     int lo_line = nl_find(lf, "line"), lo_col = nl_find(lf, "column");
@@ -1158,7 +1176,8 @@ static lr_status parse_locations(ctx *x)
     numrd r;
     numrd_init(&r, &x->locations);
     uint64_t f[V8_MAX_FIELDS];
-    uint64_t node_span = (uint64_t)x->g->n_nodes * x->nf;
+    /* node_count, not g->n_nodes: this may run on the helper while the nodes are parsed */
+    uint64_t node_span = x->h.node_count * x->nf;
     uint32_t capn = 0;
     for (uint32_t seq = 0;; seq++) {
         int rc = numrd_next(&r, &f[0]);
@@ -1215,10 +1234,16 @@ static const loc *loc_next(const ctx *x, uint32_t n, uint32_t *at)
 
 /* ---- the helper thread ---- */
 
+/* Edges, then locations: together they take about as long as the strings and nodes that
+ * this thread parses meanwhile. */
 static void *helper_edges(void *p)
 {
     ctx *x = p;
     x->th_status = parse_edges_raw(x, &x->thc);
+    if (x->th_status == LR_OK) {
+        x->th_status = parse_locations(x, &x->thc);
+        x->locs_done = 1;
+    }
     return NULL;
 }
 
@@ -1513,7 +1538,9 @@ static lr_status top_member(cur *c, scratch *sc, const char *key, void *vx)
             LR_TRY(start_helper(x, helper_edges));
             x->nodes_pending = 1;
         }
+        TP("strings0");
         LR_TRY(parse_strings(x));
+        TP("strings1");
         if (x->nodes_pending) {
             x->nodes_pending = 0;
             LR_TRY(parse_nodes(x, c));
@@ -2364,8 +2391,11 @@ static lr_status load(ctx *x)
     str_ix empty;
     LR_TRY(graph_intern(g, "", 0, &empty, c->err));
     x->empty_str = empty;
+    TP("start");
     lr_status s = parse_object(c, &x->sc, top_member, x);
+    TP("parsed-main");
     lr_status hs = join_helper(x);
+    TP("joined");
     LR_TRY(hs ? hs : s);
     if (!x->have_header)
         return LR_CORRUPT(c->err, c->name, 0, "no \"snapshot\" header");
@@ -2379,7 +2409,10 @@ static lr_status load(ctx *x)
     }
     finish_edges(x);
     remap_names(x);
-    LR_TRY(parse_locations(x));
+    TP("remap");
+    if (!x->locs_done)
+        LR_TRY(parse_locations(x, c));
+    TP("locs");
     LR_TRY(parse_traces(x));
     uint64_t root = 0;
     if (x->h.has_root_index) {
@@ -2400,11 +2433,15 @@ static lr_status load(ctx *x)
     s = LR_OK;
     if (x->detached)
         s = propagate_dom_state(x);
+    TP("dom");
     if (s == LR_OK)
         s = reattribute_sizes(x);
+    TP("reattr");
     if (s == LR_OK)
         s = assign_classes(x);
+    TP("classes");
     hs = join_helper(x);
+    TP("index");
     LR_TRY(s ? s : hs);
     describe(x);
     return LR_OK;

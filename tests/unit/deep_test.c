@@ -90,7 +90,7 @@ static void test_paths(void **state)
     assert_int_equal(paths_find(&G, NULL, &tail, 1, &r, &err), LR_OK);
     assert_int_equal(r.depth[tail], N - 1);
     assert_int_equal(r.depth[N / 2], N / 2);
-    assert_int_equal(r.parent[tail], N - 2);
+    assert_int_equal(paths_parent(&r, tail), N - 2);
     assert_int_equal(r.root_of[tail], 0);
     node_ix *nodes = malloc((size_t)N * sizeof *nodes);
     edge_ix *edges = malloc((size_t)N * sizeof *edges);

@@ -380,6 +380,50 @@ static void test_synthetic_root(void **state)
     graph_fini(&g);
 }
 
+/* A frontier wider than the queues' first allocation, growing while wrapped around: root 0
+ * reaches 3000 hubs, each hub two leaves; 5000 more leaves hang off the root through
+ * visit-last (local) edges. Every path must come out whole and shortest. */
+static void test_wide_frontier(void **state)
+{
+    (void)state;
+    enum { H = 3000, L = 5000, N = 1 + 3 * H + L };
+    tedge *es = calloc(3 * H + L, sizeof *es);
+    assert_non_null(es);
+    uint32_t ne = 0;
+    for (uint32_t i = 0; i < H; i++)
+        es[ne++] = (tedge){0, 1 + i, STRONG};
+    for (uint32_t i = 0; i < L; i++)
+        es[ne++] = (tedge){0, 1 + 3 * H + i, LOCAL};
+    for (uint32_t i = 0; i < H; i++) {
+        es[ne++] = (tedge){1 + i, 1 + H + i, STRONG};
+        es[ne++] = (tedge){1 + i, 1 + 2 * H + i, STRONG};
+    }
+    const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
+    graph g;
+    paths_result r;
+    build(&g, N, es, ne, rs, 1, NULL);
+    find(&g, NULL, NULL, 0, &r);
+    node_ix p[16];
+    for (uint32_t i = 0; i < H; i++) {
+        assert_int_equal(r.depth[1 + i], 1);
+        assert_int_equal(path(&r, 1 + H + i, p), 3);
+        assert_int_equal(p[0], 0);
+        assert_int_equal(p[1], 1 + i);
+        assert_int_equal(p[2], 1 + H + i);
+        assert_int_equal(paths_parent(&r, 1 + 2 * H + i), 1 + i);
+        assert_int_equal(r.depth[1 + 2 * H + i], 2);
+        assert_int_equal(r.via_last[1 + 2 * H + i], 0);
+    }
+    for (uint32_t i = 0; i < L; i++) {
+        assert_int_equal(paths_parent(&r, 1 + 3 * H + i), 0);
+        assert_int_equal(r.via_last[1 + 3 * H + i], 1);
+        assert_int_equal(r.root_of[1 + 3 * H + i], 0);
+    }
+    paths_free(&r);
+    graph_fini(&g);
+    free(es);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_root_order),
         cmocka_unit_test(test_java_frames_and_edge_ties),
         cmocka_unit_test(test_synthetic_root),
+        cmocka_unit_test(test_wide_frontier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
