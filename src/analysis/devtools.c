@@ -286,17 +286,28 @@ static lr_status mark_page_owned(work *w)
     return LR_OK;
 }
 
-/* computeIsEssentialEdge for every edge, then the reverse lists of the essential ones. */
-static lr_status essential_edges(work *w)
+/* computeIsEssentialEdge for the edges of nodes [v0, v1): sets their bits and counts the
+ * essential retainers of each target in cnt[t + 1]. The byte holding edge `shared` (the
+ * first edge of the range when another thread owns the byte's lower bits) is collected in
+ * *head instead, for the caller to merge. */
+typedef struct ess_part {
+    work w; /* own wm cache when run beside another part */
+    uint32_t v0, v1;
+    uint32_t *cnt;
+    pthread_t th;
+    edge_ix shared; /* GRAPH_NONE: no shared byte */
+    uint8_t head;
+    uint64_t n_ess;
+} ess_part;
+
+static void *ess_mark(void *vp)
 {
+    ess_part *p = vp;
+    work *w = &p->w;
     const graph *g = w->g;
-    uint32_t n = g->n_nodes, m = g->n_edges;
-    w->essential = calloc((size_t)m / 8 + 1, 1);
-    w->rfirst = calloc((size_t)n + 1, sizeof *w->rfirst);
-    if (!w->essential || !w->rfirst)
-        return nomem(w);
     uint64_t n_ess = 0;
-    for (node_ix v = 0; v < n; v++) {
+    edge_ix hb = p->shared == GRAPH_NONE ? GRAPH_NONE : p->shared >> 3;
+    for (node_ix v = p->v0; v < p->v1; v++) {
         for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
             int k = kind_of(g, e);
             node_ix t = g->edge_to[e];
@@ -315,10 +326,67 @@ static lr_status essential_edges(work *w)
                 if (w->page[t] && !w->page[v])
                     continue;
             }
-            w->essential[e >> 3] |= (uint8_t)(1u << (e & 7));
-            w->rfirst[t + 1]++;
+            if ((e >> 3) == hb)
+                p->head |= (uint8_t)(1u << (e & 7));
+            else
+                w->essential[e >> 3] |= (uint8_t)(1u << (e & 7));
+            p->cnt[t + 1]++;
             n_ess++;
         }
+    }
+    p->n_ess = n_ess;
+    return NULL;
+}
+
+/* computeIsEssentialEdge for every edge, then the reverse lists of the essential ones. The
+ * marking runs on two threads over halves of the edges, when a second count array fits. */
+static lr_status essential_edges(work *w)
+{
+    const graph *g = w->g;
+    uint32_t n = g->n_nodes, m = g->n_edges;
+    w->essential = calloc((size_t)m / 8 + 1, 1);
+    w->rfirst = calloc((size_t)n + 1, sizeof *w->rfirst);
+    if (!w->essential || !w->rfirst)
+        return nomem(w);
+    ess_part pa = {.w = *w, .v0 = 0, .v1 = n, .cnt = w->rfirst, .shared = GRAPH_NONE};
+    ess_part pb = pa;
+    pb.cnt = NULL; /* pb owns only what it allocates below */
+    pb.w.wm = NULL;
+    int threaded = 0;
+    if (m >= (1u << 14)) { /* small graphs too, so that every test covers the split */
+        /* the first node whose edges start at or after the middle edge */
+        uint32_t lo = 0, hi = n;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (g->first_edge[mid] < m / 2)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        pb.v0 = pa.v1 = lo;
+        pb.cnt = calloc((size_t)n + 1, sizeof *pb.cnt);
+        pb.w.wm = calloc((size_t)w->n_wm + 1, 1);
+        edge_ix e0 = g->first_edge[lo];
+        pb.shared = (e0 & 7) ? e0 : GRAPH_NONE;
+        if (pb.cnt && pb.w.wm && pthread_create(&pb.th, NULL, ess_mark, &pb) == 0)
+            threaded = 1;
+    }
+    if (!threaded) {
+        free(pb.cnt);
+        free(pb.w.wm);
+        pa.v1 = n;
+    }
+    ess_mark(&pa);
+    uint64_t n_ess = pa.n_ess;
+    if (threaded) {
+        pthread_join(pb.th, NULL);
+        n_ess += pb.n_ess;
+        if (pb.shared != GRAPH_NONE)
+            w->essential[pb.shared >> 3] |= pb.head;
+        for (uint32_t i = 1; i <= n; i++)
+            w->rfirst[i] += pb.cnt[i];
+        free(pb.cnt);
+        free(pb.w.wm);
     }
     for (uint32_t i = 0; i < n; i++)
         w->rfirst[i + 1] += w->rfirst[i];
