@@ -3,7 +3,8 @@
  * outfile.h. The byte path is buffer -> sink, where sink is write(2) on the temporary file
  * or deflate into zbuf followed by write(2). Every OUTFILE_WRITEBACK bytes written, Linux is
  * asked to start writing the pages back (sync_file_range, asynchronous), so the fsync in
- * outfile_commit waits for the tail of the file only instead of the whole of it. */
+ * outfile_commit waits for the tail of the file only instead of the whole of it. Both happen
+ * only when LEAKRAY_FSYNC=1 asks for durable output (outfile.h). */
 #define _GNU_SOURCE
 #include "base/outfile.h"
 
@@ -43,7 +44,7 @@ static void raw_write(outfile *of, const uint8_t *p, size_t len)
         of->since_sync += (uint64_t)k;
     }
 #ifdef SYNC_FILE_RANGE_WRITE
-    if (of->since_sync >= OUTFILE_WRITEBACK) {
+    if (of->durable && of->since_sync >= OUTFILE_WRITEBACK) {
         /* A hint: unsupported file systems just return an error, and fsync still decides. */
         (void)sync_file_range(of->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
         of->since_sync = 0;
@@ -178,6 +179,8 @@ lr_status outfile_open(const char *path, outfile **out, lr_error *err)
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", path);
     }
     memcpy(of->path, path, pl + 1);
+    const char *fs = getenv("LEAKRAY_FSYNC");
+    of->durable = fs && fs[0] == '1';
     if (gz && deflateInit2(of->z, OUTFILE_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8,
                            Z_DEFAULT_STRATEGY) != Z_OK) {
         free(of->z);
@@ -245,7 +248,7 @@ lr_status outfile_commit(outfile *of, lr_error *err)
         z->avail_in = 0;
         deflate_out(of, Z_FINISH);
     }
-    if (!of->failed && fsync(of->fd) != 0 && errno != EINVAL)
+    if (of->durable && !of->failed && fsync(of->fd) != 0 && errno != EINVAL)
         fail(of, errno);
     if (close(of->fd) != 0)
         fail(of, errno);
@@ -258,7 +261,7 @@ lr_status outfile_commit(outfile *of, lr_error *err)
                      strerror(errno));
     if (rc != LR_OK) {
         unlink(of->tmp);
-    } else {
+    } else if (of->durable) {
         int e = sync_dir(of->path);
         if (e)
             rc = LR_FAIL(err, LR_ERR_IO, "%s: written, but its folder cannot be synced: %s",

@@ -6,8 +6,11 @@
  * - writes are collected in a 1 MiB buffer; a write at least that long goes out directly
  *   from the caller's memory (no copy), which is what keeps strip at page-cache speed;
  * - a target whose name ends in ".gz" is gzip-compressed on the fly (zlib deflate);
- * - outfile_commit flushes, finishes the gzip stream, fsyncs the file, renames it over the
- *   target and fsyncs the folder; outfile_abort closes and unlinks. Either way the target is
+ * - outfile_commit flushes, finishes the gzip stream, renames the file over the target
+ *   (with LEAKRAY_FSYNC=1 in the environment it first fsyncs the file and afterwards the
+ *   folder, for output that must survive a power cut; off by default because it ties
+ *   throughput to the disk instead of the page cache); outfile_abort closes and unlinks.
+ *   Either way the target is
  *   never partial: it is the old file (or absent) until the rename, the complete new one
  *   after it.
  * Write errors are sticky (the first errno is kept, later writes are dropped) and reported
@@ -35,6 +38,7 @@ typedef struct outfile {
     void *z;        /* z_stream when compressing, else NULL */
     uint8_t *zbuf;  /* deflate output */
     uint64_t since_sync; /* bytes written to fd since writeback was last started */
+    int durable;         /* LEAKRAY_FSYNC=1: fsync file and folder at commit */
     char *path;     /* target, for messages and the rename */
     char *tmp;      /* temporary file name */
 } outfile;
