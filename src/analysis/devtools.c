@@ -6,20 +6,20 @@
  * vertex numbers with 0 as "none"), buildDominatedNodes, calculateDistances (two BFS passes
  * with the JS filter) and getAggregatesByClassKey. The port keeps DevTools' visiting orders,
  * including how orphans and unreachable cliques are attached to the root, because those
- * choices change the numbers. Cost: O((N+E) log N). Memory peaks in Lengauer-Tarjan at six
- * uint32 arrays of N plus a reverse list of the essential edges (N + 1 entries and one per
- * edge) and a bit per edge; every array is freed as soon as its phase ends, so the results
- * (idom, retained, distance, parent_edge: 20 bytes per node) never coexist with it.
+ * choices change the numbers. Cost: O((N+E) log N). Two threads: the distances (which need
+ * only the graph) run beside the page-owned, essential-edge and dominator passes, and the
+ * essential edges are marked and listed by halves of the edge range; each thread has its
+ * own cache of ephemeron names, and the results do not depend on the split. Memory peaks in
+ * Lengauer-Tarjan at six uint32 arrays of N plus a reverse list of the essential edges
+ * (N + 1 entries and one per edge) and a bit per edge, beside the distance pass (distance,
+ * parent_edge and its queue: 12 bytes per node); every array is freed as soon as its phase
+ * ends, so idom and retained never coexist with the Lengauer-Tarjan state.
  * Spec: docs/formats/v8.md. */
 #include "analysis/devtools.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
-#include <time.h>
-static double TDBG(void){struct timespec t;clock_gettime(getenv("V8CPU")?CLOCK_THREAD_CPUTIME_ID:CLOCK_MONOTONIC,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
-#define TP(name) do{ if(getenv("V8PH")) fprintf(stderr,"%-20s %8.1f\n",name,TDBG()); }while(0)
 
 /* ---- node roles (first meta entry with a name, as DevTools' indexOf) ---- */
 
@@ -295,6 +295,7 @@ typedef struct ess_part {
     uint32_t v0, v1;
     uint32_t *cnt;
     pthread_t th;
+    int second;     /* the part after another one */
     edge_ix shared; /* GRAPH_NONE: no shared byte */
     uint8_t head;
     uint64_t n_ess;
@@ -338,6 +339,21 @@ static void *ess_mark(void *vp)
     return NULL;
 }
 
+/* Fills the reverse lists with the essential edges of nodes [v0, v1), each target's next
+ * slot taken from cnt[t] (first part) or cnt[t + 1] (second part). */
+static void *ess_fill(void *vp)
+{
+    ess_part *p = vp;
+    const work *w = &p->w;
+    const graph *g = w->g;
+    uint32_t *cur = p->second ? p->cnt + 1 : p->cnt;
+    for (node_ix v = p->v0; v < p->v1; v++)
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++)
+            if (ess(w, e))
+                w->rsrc[cur[g->edge_to[e]]++] = v;
+    return NULL;
+}
+
 /* computeIsEssentialEdge for every edge, then the reverse lists of the essential ones. The
  * marking runs on two threads over halves of the edges, when a second count array fits. */
 static lr_status essential_edges(work *w)
@@ -352,6 +368,7 @@ static lr_status essential_edges(work *w)
     ess_part pb = pa;
     pb.cnt = NULL; /* pb owns only what it allocates below */
     pb.w.wm = NULL;
+    pb.second = 1;
     int threaded = 0;
     if (m >= (1u << 14)) { /* small graphs too, so that every test covers the split */
         /* the first node whose edges start at or after the middle edge */
@@ -385,21 +402,41 @@ static lr_status essential_edges(work *w)
             w->essential[pb.shared >> 3] |= pb.head;
         for (uint32_t i = 1; i <= n; i++)
             w->rfirst[i] += pb.cnt[i];
-        free(pb.cnt);
         free(pb.w.wm);
+        pb.w.wm = NULL;
     }
     for (uint32_t i = 0; i < n; i++)
         w->rfirst[i + 1] += w->rfirst[i];
     w->rsrc = malloc((size_t)n_ess * sizeof *w->rsrc + sizeof *w->rsrc);
-    if (!w->rsrc)
+    if (!w->rsrc) {
+        if (threaded)
+            free(pb.cnt);
         return nomem(w);
-    /* rfirst[t] serves as t's fill cursor, which leaves it at t's end = (t+1)'s start; one
-     * shift restores the starts. Saves a copy of N entries. */
-    for (node_ix v = 0; v < n; v++)
-        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++)
-            if (ess(w, e))
-                w->rsrc[w->rfirst[g->edge_to[e]]++] = v;
-    memmove(w->rfirst + 1, w->rfirst, (size_t)n * sizeof *w->rfirst);
+    }
+    /* Each target's retainers are listed in source order. rfirst[t] serves as t's fill
+     * cursor for the first part; the second part's retainers of t take the last cnt slots,
+     * so its cursors start at t's end minus its count and stop at t's end = (t+1)'s start.
+     * One shift of those ends restores the starts; saves a copy of N entries. */
+    if (threaded) {
+        for (uint32_t t = 0; t < n; t++)
+            pb.cnt[t + 1] = w->rfirst[t + 1] - pb.cnt[t + 1];
+        pb.w.rsrc = w->rsrc;
+        if (pthread_create(&pb.th, NULL, ess_fill, &pb) != 0)
+            ess_fill(&pb);
+        else
+            threaded = 2;
+    }
+    pa.cnt = w->rfirst;
+    pa.w.rsrc = w->rsrc;
+    ess_fill(&pa);
+    if (threaded) {
+        if (threaded == 2)
+            pthread_join(pb.th, NULL);
+        memcpy(w->rfirst + 1, pb.cnt + 1, (size_t)n * sizeof *w->rfirst);
+        free(pb.cnt);
+    } else {
+        memmove(w->rfirst + 1, w->rfirst, (size_t)n * sizeof *w->rfirst);
+    }
     w->rfirst[0] = 0;
     return LR_OK;
 }
@@ -847,13 +884,10 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     dj.w.wm = calloc((size_t)w.n_wm + 1, 1);
     int threaded = pthread_create(&dj.th, NULL, dist_main, &dj) == 0;
     lr_status s;
-    TP("dt-start");
     if ((s = mark_page_owned(&w)))
         goto out;
-    TP("page");
     if ((s = essential_edges(&w)))
         goto out;
-    TP("essential");
     free(w.page);
     w.page = NULL;
     if ((s = dominators(&w, r)))
@@ -863,10 +897,8 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     free(w.rsrc);
     w.essential = NULL;
     w.rfirst = w.rsrc = NULL;
-    TP("dominators");
     if ((s = dominated_nodes(&w, r)))
         goto out;
-    TP("domnodes");
     if (threaded) {
         pthread_join(dj.th, NULL);
         threaded = 0;
@@ -877,10 +909,8 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
         *err = dj.err;
         goto out;
     }
-    TP("dist");
     if ((s = aggregates(&w, class_keys, r)))
         goto out;
-    TP("agg");
 out:
     if (threaded)
         pthread_join(dj.th, NULL);

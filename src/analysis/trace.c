@@ -246,7 +246,7 @@ static enum paths_edge_class pol_edge(const graph *g, node_ix from, edge_ix e, v
 
 /* The path search walks Shark's reference view (virtual.h): rules judge the real edge behind
  * an overlay edge; collection entries have none and are followed, as Shark matches no pattern
- * on them. */
+ * on them; the few edges whose priority a Shark reader fixes keep it. */
 typedef struct vpol_ctx {
     const rules_set *rs;
     const virt_overlay *vo;
@@ -255,8 +255,14 @@ typedef struct vpol_ctx {
 static enum paths_edge_class pol_vedge(const graph *g, node_ix from, edge_ix e, void *ctx)
 {
     const vpol_ctx *c = ctx;
+    int prio = c->vo->n_prio ? virt_edge_priority(c->vo, e) : VIRT_PRIO_RULES;
+    if (prio == VIRT_PRIO_LOW)
+        return PATHS_VISIT_LAST;
     edge_ix re = virt_real_edge(c->vo, e);
-    return re == GRAPH_NONE ? PATHS_FOLLOW : pol_edge(g, from, re, (void *)c->rs);
+    if (re == GRAPH_NONE)
+        return PATHS_FOLLOW;
+    enum paths_edge_class k = pol_edge(g, from, re, (void *)c->rs);
+    return prio == VIRT_PRIO_NORMAL && k == PATHS_VISIT_LAST ? PATHS_FOLLOW : k;
 }
 
 static enum paths_edge_class pol_root(const graph *g, uint32_t r, void *ctx)

@@ -2,7 +2,9 @@
 /* virtual.h: the reference view Shark's path finder walks, as an edge overlay over an HPROF
  * graph (analysis layer), prefix virt_. Shark 2.14 does not read a collection field by field
  * first: a recognised collection instance (ArrayList, CopyOnWriteArrayList, LinkedList,
- * HashMap, LinkedHashMap, ConcurrentHashMap, HashSet, LinkedHashSet) lists its elements as
+ * HashMap, LinkedHashMap, ConcurrentHashMap, HashSet, LinkedHashSet, in their OpenJDK and
+ * Apache Harmony layouts; Android's MessageQueue, ArraySet, SafeIterableMap and the
+ * ActivityThread.mNewActivities records; an ObjectAnimator's weak target) lists its elements as
  * direct "array entry" references ahead of its fields, so traces read `ArrayList[0]` and
  * `HashMap["key"]` instead of going through elementData/table/Node. Its other readers shape
  * the rest: instance fields sorted by name, nothing out of Strings and boxed primitives,
@@ -30,7 +32,20 @@ typedef struct virt_overlay {
     size_t n_pool, cap_pool;
     uint32_t n_virtual;    /* virtual edges made */
     uint32_t n_collections; /* collection instances expanded */
+    uint32_t n_prio;       /* overlay edges with a priority of their own (few) */
+    edge_ix *prio_edge;    /* those edges, ascending */
+    uint8_t *prio;         /* their enum virt_priority */
 } virt_overlay;
+
+/* Path priority of an overlay edge. Shark's readers fix it for a few references whatever the
+ * reference matchers say: ActivityThread.mNewActivities is followed at normal priority (still
+ * tagged a library leak), an ObjectAnimator's target read through its WeakReference is low
+ * priority. */
+enum virt_priority {
+    VIRT_PRIO_RULES = 0,  /* as the rules judge the real edge; virtual edges are followed */
+    VIRT_PRIO_NORMAL = 1, /* followed at normal priority even if the rules say "visit last" */
+    VIRT_PRIO_LOW = 2,    /* visited last */
+};
 
 /* Builds the overlay for g. Graphs other than HPROF get none (vo->first_edge stays NULL, and
  * callers use the real edges). O(N + E log F) with F the fields of one object. */
@@ -44,6 +59,8 @@ edge_ix virt_real_edge(const virt_overlay *vo, edge_ix e);
 /* Text name of a virtual element edge ("\"cached-page\"", "key()"), NULL when its name is its
  * index (or e is no virtual edge). */
 const char *virt_edge_label(const virt_overlay *vo, edge_ix e);
+/* enum virt_priority of overlay edge e. O(log n_prio). */
+int virt_edge_priority(const virt_overlay *vo, edge_ix e);
 void virt_free(virt_overlay *vo);
 
 #endif

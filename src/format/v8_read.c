@@ -9,6 +9,9 @@
  * detached-DOM renaming (propagateDOMState), shallow-size re-attribution
  * (calculateShallowSizes), class names with interface inference (calculateObjectNames,
  * inferInterfaceDefinitions, applyInterfaceDefinitions) and class keys with locations.
+ * Two threads: while this one interns the strings and parses the nodes, a helper parses the
+ * edges and then the locations; later the helper builds the id index and re-attributes
+ * sizes while this one names classes (which reads no size).
  * Budget: graph arrays plus a few temporary uint32 per node; nothing per object is malloc'd.
  * Spec: docs/formats/v8.md; the DevTools behaviour copied is HeapSnapshot.ts as shipped in
  * heap-snapshot-toolkit 1.1.3. */
@@ -19,10 +22,6 @@
 #include <malloc.h>
 #endif
 #include <pthread.h>
-#include <stdio.h>
-#include <time.h>
-static double TDBG(void){struct timespec t;clock_gettime(getenv("V8CPU")?CLOCK_THREAD_CPUTIME_ID:CLOCK_MONOTONIC,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
-#define TP(name) do{ if(getenv("V8PH")) fprintf(stderr,"%-20s %8.1f\n",name,TDBG()); }while(0)
 #include <stdlib.h>
 #include <string.h>
 
@@ -600,8 +599,16 @@ typedef struct ctx {
     uint8_t edge_kind_of[V8_MAX_EDGE_TYPES]; /* graph edge kind per declared edge type */
     uint32_t n_edge_types;
     int meta_done;       /* setup_meta ran */
-    int nodes_pending;   /* the helper parses the edges; this thread parses the nodes next */
+    pthread_t th2;       /* second helper: the nodes, beside the strings and the edges */
+    int th2_running;
+    lr_status th2_status;
+    lr_error th2_err;
+    cur th2c;
+    uint64_t n_unknown_type, n_size_saturated; /* parse_nodes' anomalies, for g->diag */
     int locs_done;       /* the helper parsed the locations after the edges */
+    uint32_t *own, *own_work; /* reattribute_prepare's owners and work list */
+    uint32_t own_len, own_cap;
+    uint64_t own_saturated;   /* sizes reattribute_sizes saturated */
     uint64_t e_bad;      /* edges with a target that is no node (dropped) */
     uint64_t e_unknown;  /* edges with an undeclared type */
     pthread_t th;        /* helper thread: nodes + edges, later the id index */
@@ -949,6 +956,16 @@ static lr_status check_counts(ctx *x, cur *c)
     return LR_OK;
 }
 
+/* sat32 for parse_nodes, which may run beside graph_intern: counted in x, not in g->diag. */
+static inline uint32_t nsat32(ctx *x, uint64_t v)
+{
+    if (v > UINT32_MAX) {
+        x->n_size_saturated++;
+        return UINT32_MAX;
+    }
+    return (uint32_t)v;
+}
+
 static lr_status parse_nodes(ctx *x, cur *c)
 {
     graph *g = x->g;
@@ -1001,17 +1018,17 @@ static lr_status parse_nodes(ctx *x, cur *c)
             ty = (uint8_t)t;
         } else {
             ty = V8_UNKNOWN_TYPE;
-            diag_count(&g->diag, DIAG_UNKNOWN_NODE_TYPE);
+            x->n_unknown_type++;
         }
         g->node_type[i] = ty;
         g->node_kind[i] = kind_of[ty];
         g->node_name[i] = raw_ix(f[x->fo_name]);
         g->node_id[i] = f[x->fo_id];
-        g->node_size[i] = sat32(g, f[x->fo_size]);
+        g->node_size[i] = nsat32(x, f[x->fo_size]);
         g->node_class[i] = GRAPH_NONE;
         g->node_off[i] = UINT64_MAX;
         if (x->fo_native >= 0 && f[x->fo_native])
-            g->node_native[i] = sat32(g, f[x->fo_native]);
+            g->node_native[i] = nsat32(x, f[x->fo_native]);
         if (x->detached && (f[x->fo_det] & 3u))
             x->detached[i] = (uint8_t)(f[x->fo_det] & 3u);
         if (x->st->trace_node && f[x->fo_trace])
@@ -1252,10 +1269,15 @@ static void *helper_edges(void *p)
     return NULL;
 }
 
+static lr_status reattribute_sizes(ctx *x, cur *c);
+
+/* The id index (node_id only), then the size re-attribution (node_size only). */
 static void *helper_index(void *p)
 {
     ctx *x = p;
     x->th_status = graph_build_index(x->g, &x->th_err);
+    if (x->th_status == LR_OK)
+        x->th_status = reattribute_sizes(x, &x->thc);
     return NULL;
 }
 
@@ -1273,13 +1295,45 @@ static lr_status start_helper(ctx *x, void *(*fn)(void *))
     return LR_OK;
 }
 
-/* Waits for the helper; its failure becomes ours (its input comes earlier in the file). */
+static void *helper_nodes(void *p)
+{
+    ctx *x = p;
+    x->th2_status = parse_nodes(x, &x->th2c);
+    return NULL;
+}
+
+/* Starts the nodes helper, or parses the nodes here when no thread is to be had. */
+static lr_status start_nodes(ctx *x)
+{
+    x->th2c = x->c;
+    x->th2c.err = &x->th2_err;
+    memset(&x->th2_err, 0, sizeof x->th2_err);
+    x->th2_status = LR_OK;
+    if (pthread_create(&x->th2, NULL, helper_nodes, x) != 0) {
+        helper_nodes(x);
+        return LR_OK;
+    }
+    x->th2_running = 1;
+    return LR_OK;
+}
+
+/* Waits for the helpers; a failure becomes ours when its input comes earlier in the file. */
 static lr_status join_helper(ctx *x)
 {
     if (x->th_running) {
         pthread_join(x->th, NULL);
         x->th_running = 0;
     }
+    if (x->th2_running) {
+        pthread_join(x->th2, NULL);
+        x->th2_running = 0;
+    }
+    /* The nodes come first in the file: their error wins over the other helper's. */
+    if (x->th2_status != LR_OK && (x->th_status == LR_OK || x->th2_err.offset < x->th_err.offset)) {
+        x->th_status = x->th2_status;
+        x->th_err = x->th2_err;
+    }
+    x->th2_status = LR_OK;
     if (x->th_status != LR_OK) {
         if (x->c.err->code == LR_OK || x->th_err.offset < x->c.err->offset)
             *x->c.err = x->th_err;
@@ -1534,23 +1588,16 @@ static lr_status top_member(cur *c, scratch *sc, const char *key, void *vx)
     if (strcmp(key, "trace_tree") == 0)
         return locate_tree(x);
     if (strcmp(key, "strings") == 0) {
-        /* V8 writes strings last: the integer arrays are located by now, so a second core
-         * parses the edges (the biggest array) while this one interns the strings and then
-         * parses the nodes. */
+        /* V8 writes strings last: the integer arrays are located by now, so two helpers
+         * parse the edges (then the locations) and the nodes while this thread interns the
+         * strings; the three take about as long each. */
         if (x->have_header && x->nodes.open && x->edges.open && !x->meta_done) {
             LR_TRY(setup_meta(x));
             LR_TRY(check_counts(x, c));
             LR_TRY(start_helper(x, helper_edges));
-            x->nodes_pending = 1;
+            LR_TRY(start_nodes(x));
         }
-        TP("strings0");
-        LR_TRY(parse_strings(x));
-        TP("strings1");
-        if (x->nodes_pending) {
-            x->nodes_pending = 0;
-            LR_TRY(parse_nodes(x, c));
-        }
-        return LR_OK;
+        return parse_strings(x);
     }
     return skip_value(c);
 }
@@ -1662,7 +1709,10 @@ static int has_user_roots(const ctx *x)
 /* Hidden and array nodes (and native "system / ExternalStringData") owned by exactly one other
  * node, through non-weak edges, have their size moved to that owner, unless the owner is the
  * root or synthetic. Sizes add with saturation (DevTools wraps at 2^32). */
-static lr_status reattribute_sizes(ctx *x)
+/* The part that reads strings, on this thread: which nodes can be owned, and the work list
+ * of the others. reattribute_sizes does the rest on the helper, beside assign_classes, which
+ * interns strings but never reads or writes sizes. */
+static lr_status reattribute_prepare(ctx *x)
 {
     graph *g = x->g;
     uint32_t n = g->n_nodes;
@@ -1671,10 +1721,10 @@ static lr_status reattribute_sizes(ctx *x)
     uint32_t *owners = err_mallocarray(n, sizeof *owners);
     uint32_t cap = n < 1024 ? 1024 : n, len = 0;
     uint32_t *work = err_mallocarray(cap, sizeof *work);
-    lr_status s = LR_OK;
     if (!owners || !work) {
-        s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
-        goto out;
+        free(owners);
+        free(work);
+        return LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
     }
     for (uint32_t i = 0; i < n; i++) {
         int unowned = is_type(g, i, x->r.hidden) || is_type(g, i, x->r.array) ||
@@ -1687,6 +1737,24 @@ static lr_status reattribute_sizes(ctx *x)
             work[len++] = i;
         }
     }
+    x->own = owners;
+    x->own_work = work;
+    x->own_len = len;
+    x->own_cap = cap;
+    return LR_OK;
+}
+
+static lr_status reattribute_sizes(ctx *x, cur *c)
+{
+    graph *g = x->g;
+    uint32_t n = g->n_nodes;
+    uint32_t *owners = x->own, *work = x->own_work;
+    uint32_t len = x->own_len, cap = x->own_cap;
+    uint64_t saturated = 0;
+    lr_status s = LR_OK;
+    x->own = x->own_work = NULL;
+    if (!owners)
+        return LR_OK;
     while (len) {
         uint32_t id = work[--len];
         uint32_t owner = owners[id];
@@ -1709,7 +1777,7 @@ static lr_status reattribute_sizes(ctx *x)
                     nc = 2ull * n + 1024;
                 uint32_t *w2 = err_reallocarray(work, nc, sizeof *w2);
                 if (!w2) {
-                    s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
+                    s = LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory", c->name);
                     goto out;
                 }
                 work = w2;
@@ -1726,9 +1794,14 @@ static lr_status reattribute_sizes(ctx *x)
             continue;
         uint64_t sum = (uint64_t)g->node_size[o] + g->node_size[i];
         g->node_size[i] = 0;
-        g->node_size[o] = sat32(g, sum);
+        if (sum > UINT32_MAX) { /* sat32's count, kept apart from g->diag until the join */
+            saturated++;
+            sum = UINT32_MAX;
+        }
+        g->node_size[o] = (uint32_t)sum;
     }
 out:
+    x->own_saturated = saturated;
     free(owners);
     free(work);
     return s;
@@ -2396,11 +2469,8 @@ static lr_status load(ctx *x)
     str_ix empty;
     LR_TRY(graph_intern(g, "", 0, &empty, c->err));
     x->empty_str = empty;
-    TP("start");
     lr_status s = parse_object(c, &x->sc, top_member, x);
-    TP("parsed-main");
     lr_status hs = join_helper(x);
-    TP("joined");
     LR_TRY(hs ? hs : s);
     if (!x->have_header)
         return LR_CORRUPT(c->err, c->name, 0, "no \"snapshot\" header");
@@ -2412,12 +2482,12 @@ static lr_status load(ctx *x)
         LR_TRY(parse_nodes(x, c));
         LR_TRY(parse_edges_raw(x, c));
     }
+    diag_add(&g->diag, DIAG_UNKNOWN_NODE_TYPE, x->n_unknown_type);
+    diag_add(&g->diag, DIAG_SIZE_SATURATED, x->n_size_saturated);
     finish_edges(x);
     remap_names(x);
-    TP("remap");
     if (!x->locs_done)
         LR_TRY(parse_locations(x, c));
-    TP("locs");
     LR_TRY(parse_traces(x));
     uint64_t root = 0;
     if (x->h.has_root_index) {
@@ -2433,20 +2503,14 @@ static lr_status load(ctx *x)
     g->roots[0] = (graph_root){.node = (node_ix)root, .kind = GRAPH_ROOT_SYNTHETIC,
                                .thread = 0, .frame = -1};
     g->n_roots = 1;
-    /* The id index reads only node_id; it is built beside the naming passes. */
-    LR_TRY(start_helper(x, helper_index));
-    s = LR_OK;
+    /* The id index and the size re-attribution are computed beside the naming passes. */
     if (x->detached)
-        s = propagate_dom_state(x);
-    TP("dom");
-    if (s == LR_OK)
-        s = reattribute_sizes(x);
-    TP("reattr");
-    if (s == LR_OK)
-        s = assign_classes(x);
-    TP("classes");
+        LR_TRY(propagate_dom_state(x));
+    LR_TRY(reattribute_prepare(x));
+    LR_TRY(start_helper(x, helper_index));
+    s = assign_classes(x);
     hs = join_helper(x);
-    TP("index");
+    diag_add(&g->diag, DIAG_SIZE_SATURATED, x->own_saturated);
     LR_TRY(s ? s : hs);
     describe(x);
     return LR_OK;
@@ -2487,6 +2551,8 @@ static lr_status v8_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *
     if (s == LR_OK)
         s = hs;
     st->extra_native_bytes = x->h.extra_native_bytes;
+    free(x->own);
+    free(x->own_work);
     free(x->smap);
     free(x->detached);
     free(x->locs);
