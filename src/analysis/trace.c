@@ -773,7 +773,8 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
                 }
             } else if (j + 1 < len) {
                 edge_ix re = virt_real_edge(&vo, pe[j]);
-                const char *vl = virt_edge_label(&vo, pe[j]);
+                char vbuf[VIRT_LABEL_MAX];
+                const char *vl = virt_edge_label(&vo, pe[j], vbuf, sizeof vbuf);
                 if (build_elem_ref(&vg, rs, el, pe[j]) != LR_OK ||
                     (vl && (free(el->ref_name), !(el->ref_name = sdup(vl))))) {
                     st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");

@@ -77,72 +77,111 @@ static const struct {
     {"android.animation.ObjectAnimator", VR_ANIMATOR},
 };
 
+/* Fields the readers look up by name. */
+enum virt_field {
+    VF_NEXT, VF_KEY, VF_VALUE, VF_VAL, VF_ELEMENT_DATA, VF_ARRAY, VF_SIZE, VF_ELEMENTS,
+    VF_FIRST, VF_ITEM, VF_VOID_LINK, VF_DATA, VF_MESSAGES, VF_TABLE, VF_MAP, VF_BACKING_MAP,
+    VF_MARRAY, VF_MSTART, VF_MNEXT, VF_MKEY, VF_MVALUE, VF_NEXT_IDLE, VF_ACTIVITY,
+    VF_DESTROYED, VF_REFERENT, VF_NEW_ACTIVITIES, VF_NONE, VF_COUNT = VF_NONE
+};
+
+static const char *const virt_field_names[VF_COUNT] = {
+    "next", "key", "value", "val", "elementData", "array", "size", "elements",
+    "first", "item", "voidLink", "data", "mMessages", "table", "map", "backingMap",
+    "mArray", "mStart", "mNext", "mKey", "mValue", "nextIdle", "activity",
+    "mDestroyed", "referent", "mNewActivities",
+};
+
+/* Label codes of virtual edges, stored as UINT32_MAX - code in edge_aux (so a plain one is
+ * GRAPH_NONE); a map value's label is made from its key node only when asked for. */
+enum {
+    VL_PLAIN = 0,
+    VL_KEY = 1,     /* "key()" */
+    VL_ELEMENT = 2, /* "element()" */
+    VL_VALUE = 3,   /* + key node (n_nodes for a null key): the value named by its key */
+};
+
+/* A virtual edge made by a collection reader, kept until the exact arrays exist. */
+typedef struct vedge {
+    node_ix to;
+    uint32_t name;
+    uint32_t aux;
+    uint8_t kind;
+} vedge;
+
+/* A collection's virtual edges: the node and how many of the buffered ones are its. */
+typedef struct vcoll {
+    node_ix node;
+    uint32_t n;
+    edge_ix given; /* the real edge the reader already gave, GRAPH_NONE without */
+} vcoll;
+
+/* Layout of a named field in a class, as graph_fields_each finds it (most-derived first):
+ * bit 63 known, bit 62 present, bits 8..61 byte offset, bits 0..7 graph_ftype. */
+#define VF_KNOWN (1ull << 63)
+#define VF_PRESENT (1ull << 62)
+
 typedef struct builder {
     const graph *g;
     virt_overlay *vo;
-    uint32_t cap;        /* capacity of the edge arrays */
     uint8_t *reader;     /* per class: enum virt_reader */
-    uint32_t *seen;      /* per node: stamp of the collection that last walked it */
-    uint32_t stamp;
+    uint8_t *seen;       /* per node bit: walked by the current collection */
+    node_ix *walked;     /* the nodes whose seen bit is set, to clear them after it */
+    uint32_t n_walked, cap_walked;
     uint64_t budget;     /* chain/array steps left for all collections */
     int failed;          /* out of memory */
     node_ix *heads;      /* ActivityThread.mNewActivities targets, ascending */
     uint32_t n_heads;
     uint32_t cap_prio;
+    uint64_t *layout[VF_COUNT]; /* per field, per class: VF_KNOWN..., made on first use */
+    vedge *tv;           /* virtual edges, in node order */
+    uint32_t n_tv, cap_tv;
+    vcoll *coll;         /* collections that made edges (or gave one) */
+    uint32_t n_coll, cap_coll;
+    uint64_t at;         /* overlay index of the next edge of the current node */
+    uint32_t *rank;      /* per string: 1 + rank of a field name in strcmp order, 0 if none */
+    uint32_t n_rank;
+    uint32_t shadow;     /* rank of "shadow$_klass_", 0 when no field has that name */
 } builder;
 
-static int grow(builder *b, uint32_t need)
+static int grow_array(void **p, uint32_t *cap, uint32_t need, size_t size)
 {
-    virt_overlay *vo = b->vo;
-    if (need <= b->cap)
+    if (need <= *cap)
         return 0;
-    uint64_t nc = (uint64_t)b->cap + b->cap / 2 + 1024;
+    uint64_t nc = (uint64_t)*cap + *cap / 2 + 64;
     if (nc < need)
         nc = need;
     if (nc > UINT32_MAX - 1)
         return -1;
-    node_ix *to = err_reallocarray(vo->edge_to, nc, sizeof *to);
-    if (to)
-        vo->edge_to = to;
-    uint32_t *nm = err_reallocarray(vo->edge_name, nc, sizeof *nm);
-    if (nm)
-        vo->edge_name = nm;
-    uint8_t *k = err_reallocarray(vo->edge_kind, nc, sizeof *k);
-    if (k)
-        vo->edge_kind = k;
-    edge_ix *re = err_reallocarray(vo->edge_real, nc, sizeof *re);
-    if (re)
-        vo->edge_real = re;
-    uint32_t *lb = err_reallocarray(vo->edge_label, nc, sizeof *lb);
-    if (lb)
-        vo->edge_label = lb;
-    if (!to || !nm || !k || !re || !lb)
+    void *t = err_reallocarray(*p, nc, size);
+    if (!t)
         return -1;
-    b->cap = (uint32_t)nc;
+    *p = t;
+    *cap = (uint32_t)nc;
     return 0;
 }
 
-static void push(builder *b, node_ix to, uint8_t kind, uint32_t name, edge_ix real, uint32_t label)
+/* Buffers a virtual edge of the node being read (or the real edge a reader gives first). */
+static void push(builder *b, node_ix to, uint8_t kind, uint32_t name, uint32_t aux)
 {
-    virt_overlay *vo = b->vo;
-    if (b->failed || grow(b, vo->n_edges + 1)) {
+    if (b->failed || grow_array((void **)&b->tv, &b->cap_tv, b->n_tv + 1, sizeof *b->tv)) {
         b->failed = 1;
         return;
     }
-    uint32_t i = vo->n_edges++;
-    vo->edge_to[i] = to;
-    vo->edge_kind[i] = kind;
-    vo->edge_name[i] = name;
-    vo->edge_real[i] = real;
-    vo->edge_label[i] = label;
+    b->tv[b->n_tv++] = (vedge){to, name, aux, kind};
 }
 
-/* Marks the overlay edge just pushed with a priority of its own (edges come in ascending
- * order, so the list stays sorted for virt_edge_priority's binary search). */
-static void set_priority(builder *b, uint8_t prio)
+static uint32_t value_label(const builder *b, node_ix key)
+{
+    return UINT32_MAX - VL_VALUE - (key < b->g->n_nodes ? key : b->g->n_nodes);
+}
+
+/* Marks the edge just buffered with a priority of its own (edges come in ascending order, so
+ * the list stays sorted for virt_edge_priority's binary search). */
+static void set_priority(builder *b, uint32_t first_tv, uint8_t prio)
 {
     virt_overlay *vo = b->vo;
-    if (b->failed || vo->n_edges == 0)
+    if (b->failed || b->n_tv == first_tv)
         return;
     if (vo->n_prio == b->cap_prio) {
         uint32_t nc = b->cap_prio ? b->cap_prio * 2 : 16;
@@ -158,7 +197,12 @@ static void set_priority(builder *b, uint8_t prio)
         }
         b->cap_prio = nc;
     }
-    vo->prio_edge[vo->n_prio] = vo->n_edges - 1;
+    uint64_t at = b->at + (b->n_tv - 1 - first_tv);
+    if (at > UINT32_MAX - 1) {
+        b->failed = 1;
+        return;
+    }
+    vo->prio_edge[vo->n_prio] = (edge_ix)at;
     vo->prio[vo->n_prio++] = prio;
 }
 
@@ -195,61 +239,106 @@ static int is_head(const builder *b, node_ix x)
     return b->n_heads && bsearch(&x, b->heads, b->n_heads, sizeof x, cmp_node) != NULL;
 }
 
-/* Appends a label to the pool; its offset, or UINT32_MAX on failure. */
-static uint32_t add_label(builder *b, const char *s)
+/* Where graph_fields_each would find field `name` of class c's instances: the walk stops at
+ * a field of unknown size, and takes the first field of that name, most-derived first. */
+static uint64_t field_layout(const graph *g, class_ix c, const char *name)
 {
-    virt_overlay *vo = b->vo;
-    size_t n = strlen(s) + 1;
-    if (vo->n_pool + n > UINT32_MAX - 1) {
-        b->failed = 1;
-        return UINT32_MAX;
-    }
-    if (vo->n_pool + n > vo->cap_pool) {
-        size_t nc = vo->cap_pool * 2 + n + 4096;
-        char *p = realloc(vo->pool, nc);
-        if (!p) {
-            b->failed = 1;
-            return UINT32_MAX;
+    uint64_t pos = 0;
+    for (uint32_t hops = 0; c != GRAPH_NONE && c < g->n_classes && hops <= g->n_classes; hops++) {
+        const graph_class *k = &g->classes[c];
+        for (uint32_t i = 0; i < k->n_fields; i++) {
+            if ((uint64_t)k->first_field + i >= g->n_fields)
+                return VF_KNOWN;
+            const graph_field *f = &g->fields[k->first_field + i];
+            unsigned sz = graph_ftype_size(g, f->type);
+            if (sz == 0)
+                return VF_KNOWN;
+            if (!strcmp(graph_str(g, f->name), name))
+                return VF_KNOWN | VF_PRESENT | pos << 8 | f->type;
+            pos += sz;
         }
-        vo->pool = p;
-        vo->cap_pool = nc;
+        c = k->super;
     }
-    memcpy(vo->pool + vo->n_pool, s, n);
-    uint32_t off = (uint32_t)vo->n_pool;
-    vo->n_pool += n;
-    return off;
+    return VF_KNOWN;
 }
 
-/* Label offset of the fixed names "key()" / "element()", made once. */
-typedef struct fixed_labels {
-    uint32_t key, element;
-} fixed_labels;
+/* graph_field_find(g, n, virt_field_names[f], out), with the field's place in the instance
+ * bytes worked out once per class rather than decoding every field before it. */
+static int field_get(builder *b, node_ix n, unsigned f, graph_value *out)
+{
+    const graph *g = b->g;
+    if (n >= g->n_nodes)
+        return 0;
+    if (g->node_off[n] == UINT64_MAX || g->node_kind[n] != GRAPH_KIND_INSTANCE || !g->id_size)
+        return graph_field_find(g, n, virt_field_names[f], out);
+    if (!g->data)
+        return 0;
+    uint64_t pos = g->node_off[n], end = pos + g->node_len[n];
+    class_ix c = g->node_class[n];
+    if (end > g->data_len || end < pos || c >= g->n_classes)
+        return 0;
+    if (!b->layout[f]) {
+        b->layout[f] = err_calloc(g->n_classes, sizeof *b->layout[f]);
+        if (!b->layout[f]) {
+            b->failed = 1;
+            return 0;
+        }
+    }
+    uint64_t l = b->layout[f][c];
+    if (!l)
+        l = b->layout[f][c] = field_layout(g, c, virt_field_names[f]);
+    if (!(l & VF_PRESENT))
+        return 0;
+    uint8_t type = (uint8_t)l;
+    uint64_t off = (l & ~(VF_KNOWN | VF_PRESENT)) >> 8;
+    unsigned sz = graph_ftype_size(g, type);
+    if (off + sz > end - pos)
+        return 0;
+    const uint8_t *p = g->data + pos + off;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < sz; i++)
+        v = (v << 8) | p[i];
+    out->type = type;
+    out->raw = v;
+    out->ref = type == GRAPH_FT_OBJECT && v != 0 ? graph_find_id(g, v) : GRAPH_NONE;
+    return 1;
+}
 
-/* An object-typed field of n by name; GRAPH_NONE when absent, null or not in the dump. */
-static node_ix ref_field(const graph *g, node_ix n, const char *name, int *present)
+/* An object-typed field of n; GRAPH_NONE when absent, null or not in the dump. */
+static node_ix ref_field(builder *b, node_ix n, unsigned f, int *present)
 {
     graph_value v;
     if (present)
         *present = 0;
-    if (n >= g->n_nodes || !graph_field_find(g, n, name, &v) || v.type != GRAPH_FT_OBJECT)
+    if (n >= b->g->n_nodes || !field_get(b, n, f, &v) || v.type != GRAPH_FT_OBJECT)
         return GRAPH_NONE;
     if (present)
         *present = v.raw != 0;
-    return v.ref < g->n_nodes ? v.ref : GRAPH_NONE;
+    return v.ref < b->g->n_nodes ? v.ref : GRAPH_NONE;
+}
+
+static void mark(builder *b, node_ix x)
+{
+    if (grow_array((void **)&b->walked, &b->cap_walked, b->n_walked + 1, sizeof *b->walked)) {
+        b->failed = 1;
+        return;
+    }
+    b->walked[b->n_walked++] = x;
+    b->seen[x / 8] |= (uint8_t)(1u << (x % 8));
 }
 
 /* Whether the walk may step on node x (not yet seen in this collection, budget left). */
 static int step(builder *b, node_ix x)
 {
-    if (x >= b->g->n_nodes || b->seen[x] == b->stamp || b->budget == 0)
+    if (x >= b->g->n_nodes || (b->seen[x / 8] >> (x % 8) & 1) || b->budget == 0 || b->failed)
         return 0;
-    b->seen[x] = b->stamp;
+    mark(b, x);
     b->budget--;
     return 1;
 }
 
 /* Elements of object array arr as (position, node), position < limit. */
-static void array_elements(builder *b, node_ix arr, uint64_t limit, uint32_t *index)
+static void array_elements(builder *b, node_ix arr, uint64_t limit, uint32_t aux)
 {
     const graph *g = b->g;
     if (arr >= g->n_nodes || g->node_kind[arr] != GRAPH_KIND_OBJ_ARRAY)
@@ -261,8 +350,7 @@ static void array_elements(builder *b, node_ix arr, uint64_t limit, uint32_t *in
             return;
         b->budget--;
         push(b, g->edge_to[e], GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG),
-             g->edge_name[e], GRAPH_NONE, UINT32_MAX);
-        (*index)++;
+             g->edge_name[e], aux);
     }
 }
 
@@ -302,69 +390,59 @@ static void key_name(const graph *g, node_ix key, char *buf, size_t cap)
 
 /* HashMap-like table walk: every bucket's chain through `next`; per entry a key() reference
  * (or element() when keys_only) and, unless keys_only, the value named by its key. */
-static void map_entries(builder *b, node_ix table, const char *val_field, int keys_only,
-                        const fixed_labels *fl)
+static void map_entries(builder *b, node_ix table, unsigned val_field, int keys_only)
 {
     const graph *g = b->g;
     if (table >= g->n_nodes || g->node_kind[table] != GRAPH_KIND_OBJ_ARRAY)
         return;
     uint32_t index = 0;
-    char name[2200];
     for (edge_ix e = g->first_edge[table]; e < g->first_edge[table + 1] && !b->failed; e++) {
         if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT)
             continue;
-        for (node_ix n = g->edge_to[e]; !b->failed && step(b, n); n = ref_field(g, n, "next", NULL)) {
+        for (node_ix n = g->edge_to[e]; !b->failed && step(b, n); n = ref_field(b, n, VF_NEXT, NULL)) {
             int has_key;
-            node_ix key = ref_field(g, n, "key", &has_key);
+            node_ix key = ref_field(b, n, VF_KEY, &has_key);
             if (key != GRAPH_NONE)
-                push(b, key, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG), index++, GRAPH_NONE,
-                     keys_only ? fl->element : fl->key);
+                push(b, key, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG), index++,
+                     UINT32_MAX - (keys_only ? VL_ELEMENT : VL_KEY));
             if (keys_only)
                 continue;
-            node_ix val = ref_field(g, n, val_field, NULL);
+            node_ix val = ref_field(b, n, val_field, NULL);
             if (val == GRAPH_NONE)
                 continue;
-            key_name(g, has_key ? key : GRAPH_NONE, name, sizeof name);
-            uint32_t lb = add_label(b, name);
-            push(b, val, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG), index++, GRAPH_NONE, lb);
+            push(b, val, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG), index++,
+                 value_label(b, has_key ? key : GRAPH_NONE));
         }
     }
 }
 
-static void copy_edge(builder *b, edge_ix e, uint32_t name);
-
 /* Linked nodes from `n` along `next`, each node's `item` as [position]; positions count every
  * node, so an entry without item (Harmony's voidLink sentinel) leaves a gap, as in Shark. */
-static void chain_items(builder *b, node_ix n, const char *next, const char *item)
+static void chain_items(builder *b, node_ix n, unsigned next, unsigned item)
 {
-    const graph *g = b->g;
-    for (uint32_t pos = 0; !b->failed && step(b, n); n = ref_field(g, n, next, NULL), pos++) {
-        node_ix it = item ? ref_field(g, n, item, NULL) : n;
+    for (uint32_t pos = 0; !b->failed && step(b, n); n = ref_field(b, n, next, NULL), pos++) {
+        node_ix it = item != VF_NONE ? ref_field(b, n, item, NULL) : n;
         if (it != GRAPH_NONE)
-            push(b, it, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG), pos, GRAPH_NONE,
-                 UINT32_MAX);
+            push(b, it, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG), pos, GRAPH_NONE);
     }
 }
 
 /* SafeIterableMap: mStart -> Entry.mNext; per entry mKey as key(), mValue named by its key. */
-static void safe_map(builder *b, node_ix x, const fixed_labels *fl)
+static void safe_map(builder *b, node_ix x)
 {
-    const graph *g = b->g;
     uint32_t index = 0;
-    char name[2200];
-    for (node_ix n = ref_field(g, x, "mStart", NULL); !b->failed && step(b, n);
-         n = ref_field(g, n, "mNext", NULL)) {
+    for (node_ix n = ref_field(b, x, VF_MSTART, NULL); !b->failed && step(b, n);
+         n = ref_field(b, n, VF_MNEXT, NULL)) {
         int has_key;
-        node_ix key = ref_field(g, n, "mKey", &has_key);
+        node_ix key = ref_field(b, n, VF_MKEY, &has_key);
         if (key != GRAPH_NONE)
-            push(b, key, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG), index++, GRAPH_NONE,
-                 fl->key);
-        node_ix val = ref_field(g, n, "mValue", NULL);
+            push(b, key, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG), index++,
+                 UINT32_MAX - VL_KEY);
+        node_ix val = ref_field(b, n, VF_MVALUE, NULL);
         if (val == GRAPH_NONE)
             continue;
-        key_name(g, has_key ? key : GRAPH_NONE, name, sizeof name);
-        uint32_t lb = add_label(b, name);
-        push(b, val, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG), index++, GRAPH_NONE, lb);
+        push(b, val, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG), index++,
+             value_label(b, has_key ? key : GRAPH_NONE));
     }
 }
 
@@ -373,89 +451,84 @@ static void safe_map(builder *b, node_ix x, const fixed_labels *fl)
 static void new_activities(builder *b, node_ix x)
 {
     const graph *g = b->g;
-    for (uint32_t pos = 0; !b->failed && step(b, x); x = ref_field(g, x, "nextIdle", NULL), pos++) {
-        node_ix act = ref_field(g, x, "activity", NULL);
+    for (uint32_t pos = 0; !b->failed && step(b, x); x = ref_field(b, x, VF_NEXT_IDLE, NULL), pos++) {
+        node_ix act = ref_field(b, x, VF_ACTIVITY, NULL);
         graph_value d;
         if (act == GRAPH_NONE || g->node_kind[act] != GRAPH_KIND_INSTANCE ||
-            !graph_field_find(g, act, "mDestroyed", &d) || d.type != GRAPH_FT_BOOLEAN || !d.raw)
+            !field_get(b, act, VF_DESTROYED, &d) || d.type != GRAPH_FT_BOOLEAN || !d.raw)
             continue;
-        push(b, act, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG), pos, GRAPH_NONE,
-             UINT32_MAX);
+        push(b, act, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG), pos, GRAPH_NONE);
     }
 }
 
-/* The element references of collection x read by reader r. Returns a real edge of x the
- * reader already gave (not to repeat among the fields), GRAPH_NONE otherwise. */
-static edge_ix expand(builder *b, node_ix x, unsigned r, const fixed_labels *fl)
+/* The element references of collection x read by reader r, buffered in b->tv. Returns a real
+ * edge of x the reader already gave (not to repeat among the fields), GRAPH_NONE otherwise. */
+static edge_ix expand(builder *b, node_ix x, unsigned r)
 {
     const graph *g = b->g;
-    uint32_t before = b->vo->n_edges, index = 0;
+    uint32_t before = b->n_tv;
     edge_ix given = GRAPH_NONE;
-    b->stamp++;
-    b->seen[x] = b->stamp;
+    while (b->n_walked)
+        b->seen[b->walked[--b->n_walked] / 8] = 0;
+    mark(b, x);
     switch (r) {
     case VR_ARRAY_LIST: {
-        node_ix arr = ref_field(g, x, "elementData", NULL);
+        node_ix arr = ref_field(b, x, VF_ELEMENT_DATA, NULL);
         if (arr == GRAPH_NONE)
-            arr = ref_field(g, x, "array", NULL);
+            arr = ref_field(b, x, VF_ARRAY, NULL);
         graph_value sz;
         uint64_t limit = UINT64_MAX;
-        if (graph_field_find(g, x, "size", &sz) && sz.type == GRAPH_FT_INT)
+        if (field_get(b, x, VF_SIZE, &sz) && sz.type == GRAPH_FT_INT)
             limit = (int32_t)(uint32_t)sz.raw < 0 ? 0 : (uint32_t)sz.raw;
-        array_elements(b, arr, limit, &index);
+        array_elements(b, arr, limit, GRAPH_NONE);
         break;
     }
     case VR_COW_LIST:
-        array_elements(b, ref_field(g, x, "array", NULL), UINT64_MAX, &index);
+        array_elements(b, ref_field(b, x, VF_ARRAY, NULL), UINT64_MAX, GRAPH_NONE);
         break;
     case VR_COW_LIST_H:
-        array_elements(b, ref_field(g, x, "elements", NULL), UINT64_MAX, &index);
+        array_elements(b, ref_field(b, x, VF_ELEMENTS, NULL), UINT64_MAX, GRAPH_NONE);
         break;
     case VR_LINKED_LIST:
-        chain_items(b, ref_field(g, x, "first", NULL), "next", "item");
+        chain_items(b, ref_field(b, x, VF_FIRST, NULL), VF_NEXT, VF_ITEM);
         break;
     case VR_LINKED_LIST_H:
-        chain_items(b, ref_field(g, x, "voidLink", NULL), "next", "data");
+        chain_items(b, ref_field(b, x, VF_VOID_LINK, NULL), VF_NEXT, VF_DATA);
         break;
     case VR_MESSAGE_QUEUE:
-        chain_items(b, ref_field(g, x, "mMessages", NULL), "next", NULL);
+        chain_items(b, ref_field(b, x, VF_MESSAGES, NULL), VF_NEXT, VF_NONE);
         break;
     case VR_HASH_MAP:
-        map_entries(b, ref_field(g, x, "table", NULL), "value", 0, fl);
+        map_entries(b, ref_field(b, x, VF_TABLE, NULL), VF_VALUE, 0);
         break;
     case VR_CHM:
-        map_entries(b, ref_field(g, x, "table", NULL), "val", 0, fl);
+        map_entries(b, ref_field(b, x, VF_TABLE, NULL), VF_VAL, 0);
         break;
     case VR_HASH_SET:
     case VR_HASH_SET_H: {
-        node_ix map = ref_field(g, x, r == VR_HASH_SET ? "map" : "backingMap", NULL);
+        node_ix map = ref_field(b, x, r == VR_HASH_SET ? VF_MAP : VF_BACKING_MAP, NULL);
         if (map != GRAPH_NONE && step(b, map))
-            map_entries(b, ref_field(g, map, "table", NULL), "value", 1, fl);
+            map_entries(b, ref_field(b, map, VF_TABLE, NULL), VF_VALUE, 1);
         break;
     }
-    case VR_ARRAY_SET: {
-        node_ix arr = ref_field(g, x, "mArray", NULL);
-        uint32_t first = b->vo->n_edges;
-        array_elements(b, arr, UINT64_MAX, &index);
-        for (uint32_t i = first; i < b->vo->n_edges; i++)
-            b->vo->edge_label[i] = fl->element;
+    case VR_ARRAY_SET:
+        array_elements(b, ref_field(b, x, VF_MARRAY, NULL), UINT64_MAX, UINT32_MAX - VL_ELEMENT);
         break;
-    }
     case VR_SAFE_MAP:
-        safe_map(b, x, fl);
+        safe_map(b, x);
         break;
     case VR_ACTIVITY_THREAD:
         /* Shark gives mNewActivities first, at normal priority, tagged as a library leak
          * (the rules tag it); the field reader repeats it later */
         given = field_edge(g, x, "mNewActivities");
         if (given != GRAPH_NONE) {
-            copy_edge(b, given, g->edge_name[given]);
-            set_priority(b, VIRT_PRIO_NORMAL);
+            push(b, g->edge_to[given], g->edge_kind[given], g->edge_name[given], given);
+            set_priority(b, before, VIRT_PRIO_NORMAL);
         }
         return given;
     case VR_CLIENT_RECORD:
         if (is_head(b, x)) {
-            b->seen[x] = 0;
+            b->seen[x / 8] &= (uint8_t)~(1u << (x % 8));
             new_activities(b, x);
         }
         break;
@@ -470,41 +543,21 @@ static edge_ix expand(builder *b, node_ix x, unsigned r, const fixed_labels *fl)
         if (g->node_kind[w] != GRAPH_KIND_INSTANCE || wc >= g->n_classes ||
             b->reader[wc] != VR_WEAK_REF_CLASS)
             break;
-        node_ix ref = ref_field(g, w, "referent", NULL);
+        node_ix ref = ref_field(b, w, VF_REFERENT, NULL);
         if (ref == GRAPH_NONE)
             break;
         push(b, ref, GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_STRONG), g->edge_name[te],
-             GRAPH_NONE, UINT32_MAX);
-        set_priority(b, VIRT_PRIO_LOW);
+             GRAPH_NONE);
+        set_priority(b, before, VIRT_PRIO_LOW);
         break;
     }
     default: break;
     }
-    if (b->vo->n_edges > before) {
+    if (b->n_tv > before) {
         b->vo->n_collections++;
-        b->vo->n_virtual += b->vo->n_edges - before;
+        b->vo->n_virtual += b->n_tv - before;
     }
     return given;
-}
-
-typedef struct field_ref {
-    const char *name;
-    edge_ix e;
-} field_ref;
-
-static int cmp_field(const void *a, const void *b)
-{
-    const field_ref *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    if (c)
-        return c;
-    return (x->e > y->e) - (x->e < y->e);
-}
-
-static void copy_edge(builder *b, edge_ix e, uint32_t name)
-{
-    const graph *g = b->g;
-    push(b, g->edge_to[e], g->edge_kind[e], name, e, UINT32_MAX);
 }
 
 /* Readers per class, by exact class name as Shark matches them; a reader whose layout the
@@ -557,7 +610,7 @@ static int find_heads(builder *b)
         if (g->node_kind[x] != GRAPH_KIND_INSTANCE || c >= g->n_classes ||
             b->reader[c] != VR_ACTIVITY_THREAD)
             continue;
-        node_ix h = ref_field(g, x, "mNewActivities", NULL);
+        node_ix h = ref_field(b, x, VF_NEW_ACTIVITIES, NULL);
         if (h == GRAPH_NONE)
             continue;
         if (b->n_heads == cap) {
@@ -572,7 +625,194 @@ static int find_heads(builder *b)
     }
     if (b->n_heads > 1)
         qsort(b->heads, b->n_heads, sizeof *b->heads, cmp_node);
+    return b->failed ? -1 : 0;
+}
+
+/* ---- field order: instance fields by name, as strcmp orders them ---- */
+
+static _Thread_local const graph *rank_g; /* qsort has no context argument in C11 */
+
+static int cmp_str_ix(const void *a, const void *b)
+{
+    return strcmp(graph_str(rank_g, *(const str_ix *)a), graph_str(rank_g, *(const str_ix *)b));
+}
+
+/* Ranks every declared field name once, so sorting an object's fields compares integers
+ * (equal text, equal rank). Names no field declares (a reader's own edges) keep rank 0 and
+ * their objects are sorted by text. Returns -1 on allocation failure. */
+static int rank_names(builder *b)
+{
+    const graph *g = b->g;
+    uint32_t ns = g->strings.n, n = 0;
+    if (!g->n_fields || !ns)
+        return 0;
+    str_ix *ids = err_mallocarray(g->n_fields, sizeof *ids);
+    b->rank = err_calloc(ns, sizeof *b->rank);
+    if (!ids || !b->rank) {
+        free(ids);
+        return -1;
+    }
+    b->n_rank = ns;
+    for (uint32_t i = 0; i < g->n_fields; i++) {
+        str_ix s = g->fields[i].name;
+        if (s < ns && !b->rank[s]) {
+            b->rank[s] = 1;
+            ids[n++] = s;
+        }
+    }
+    rank_g = g;
+    qsort(ids, n, sizeof *ids, cmp_str_ix);
+    uint32_t r = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i == 0 || strcmp(graph_str(g, ids[i - 1]), graph_str(g, ids[i])))
+            r++;
+        b->rank[ids[i]] = r;
+        if (!strcmp(graph_str(g, ids[i]), "shadow$_klass_"))
+            b->shadow = r;
+    }
+    free(ids);
     return 0;
+}
+
+typedef struct field_ref {
+    uint32_t rank;
+    edge_ix e;
+} field_ref;
+
+static int cmp_field_text(const void *a, const void *b)
+{
+    const field_ref *x = a, *y = b;
+    int c = strcmp(graph_str(rank_g, rank_g->edge_name[x->e]),
+                   graph_str(rank_g, rank_g->edge_name[y->e]));
+    if (c)
+        return c;
+    return (x->e > y->e) - (x->e < y->e);
+}
+
+static int cmp_field_rank(const void *a, const void *b)
+{
+    const field_ref *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->e > y->e) - (x->e < y->e);
+}
+
+/* Whether field edge e is java.lang.Object's ART class pointer, which Shark does not follow. */
+static int is_shadow(const builder *b, edge_ix e, uint32_t *rank)
+{
+    str_ix s = b->g->edge_name[e];
+    *rank = s < b->n_rank ? b->rank[s] : 0;
+    if (*rank)
+        return *rank == b->shadow;
+    return !strcmp(graph_str(b->g, s), "shadow$_klass_");
+}
+
+/* The real edges node x keeps in the overlay, in Shark's order: for an instance the non-field
+ * edges, then its fields by name (none for Strings and boxed primitives, never `given`); array
+ * entries renumbered among the non-null ones (none for wrapper arrays). Counts them, and
+ * writes them from overlay index `at` unless count_only. */
+static uint32_t real_edges(builder *b, node_ix x, unsigned r, edge_ix given, int count_only,
+                           field_ref **fr, uint32_t *fr_cap, uint32_t at)
+{
+    const graph *g = b->g;
+    virt_overlay *vo = b->vo;
+    edge_ix e0 = g->first_edge[x], e1 = g->first_edge[x + 1];
+    unsigned kind = g->node_kind[x];
+    uint32_t n = 0;
+#define PUT(e, name)                                                   \
+    do {                                                               \
+        if (!count_only) {                                             \
+            vo->edge_to[at + n] = g->edge_to[e];                       \
+            vo->edge_name[at + n] = (name);                            \
+            vo->edge_kind[at + n] = g->edge_kind[e];                   \
+            vo->edge_aux[at + n] = (e);                                \
+        }                                                              \
+        n++;                                                           \
+    } while (0)
+    if (kind == GRAPH_KIND_OBJ_ARRAY) {
+        /* Shark numbers entries among the non-null elements present in the dump */
+        uint32_t k = 0;
+        for (edge_ix e = e0; e < e1; e++) {
+            if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT)
+                PUT(e, g->edge_name[e]);
+            else if (r != VR_WRAPPER_ARR) {
+                PUT(e, k);
+                k++;
+            }
+        }
+        return n;
+    }
+    if (kind != GRAPH_KIND_INSTANCE) {
+        if (count_only)
+            return e1 - e0;
+        for (edge_ix e = e0; e < e1; e++)
+            PUT(e, g->edge_name[e]);
+        return n;
+    }
+    uint32_t nf = 0;
+    int by_text = 0, sorted = 1;
+    for (edge_ix e = e0; e < e1; e++) {
+        if (e == given)
+            continue;
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_FIELD) {
+            PUT(e, g->edge_name[e]);
+            continue;
+        }
+        if (r == VR_PLAIN)
+            continue;
+        uint32_t rank;
+        if (is_shadow(b, e, &rank))
+            continue;
+        if (count_only) {
+            n++;
+            continue;
+        }
+        if (grow_array((void **)fr, fr_cap, nf + 1, sizeof **fr)) {
+            b->failed = 1;
+            return n;
+        }
+        by_text |= rank == 0;
+        if (nf && rank < (*fr)[nf - 1].rank)
+            sorted = 0;
+        (*fr)[nf].rank = rank;
+        (*fr)[nf].e = e;
+        nf++;
+    }
+    if (count_only)
+        return n;
+    if (by_text && nf > 1) {
+        rank_g = g;
+        qsort(*fr, nf, sizeof **fr, cmp_field_text);
+    } else if (!sorted) {
+        if (nf <= 16) {
+            for (uint32_t i = 1; i < nf; i++) {
+                field_ref t = (*fr)[i];
+                uint32_t j = i;
+                for (; j > 0 && cmp_field_rank(&(*fr)[j - 1], &t) > 0; j--)
+                    (*fr)[j] = (*fr)[j - 1];
+                (*fr)[j] = t;
+            }
+        } else {
+            qsort(*fr, nf, sizeof **fr, cmp_field_rank);
+        }
+    }
+    for (uint32_t i = 0; i < nf; i++)
+        PUT((*fr)[i].e, g->edge_name[(*fr)[i].e]);
+#undef PUT
+    return n;
+}
+
+static void builder_free(builder *b)
+{
+    free(b->reader);
+    free(b->seen);
+    free(b->walked);
+    free(b->heads);
+    free(b->tv);
+    free(b->coll);
+    free(b->rank);
+    for (unsigned f = 0; f < VF_COUNT; f++)
+        free(b->layout[f]);
 }
 
 lr_status virt_build(const graph *g, virt_overlay *vo, lr_error *err)
@@ -580,89 +820,96 @@ lr_status virt_build(const graph *g, virt_overlay *vo, lr_error *err)
     memset(vo, 0, sizeof *vo);
     if (!g->format || strcmp(g->format, "hprof") || !g->first_edge)
         return LR_OK;
+    uint32_t nn = g->n_nodes;
+    /* real edges and label codes share edge_aux */
+    if ((uint64_t)g->n_edges + nn + VL_VALUE + 1 > UINT32_MAX)
+        return LR_FAIL(err, LR_ERR_LIMIT, "graph too large for the virtual reference view");
     builder b;
     memset(&b, 0, sizeof b);
     b.g = g;
     b.vo = vo;
-    b.budget = 4 * ((uint64_t)g->n_edges + g->n_nodes) + 1024;
-    uint32_t nn = g->n_nodes;
+    vo->g = g;
+    vo->n_real = g->n_edges;
+    b.budget = 4 * ((uint64_t)g->n_edges + nn) + 1024;
     field_ref *fr = NULL;
     uint32_t fr_cap = 0;
     b.reader = err_calloc(g->n_classes ? g->n_classes : 1, 1);
-    b.seen = err_calloc(nn ? nn : 1, sizeof *b.seen);
+    b.seen = err_calloc(nn / 8 + 1, 1);
     vo->first_edge = err_mallocarray((size_t)nn + 1, sizeof *vo->first_edge);
-    if (!b.reader || !b.seen || !vo->first_edge || grow(&b, g->n_edges + 1024))
+    if (!b.reader || !b.seen || !vo->first_edge)
         goto nomem;
-    if (set_readers(&b) || find_heads(&b))
+    if (set_readers(&b) || find_heads(&b) || rank_names(&b))
         goto nomem;
-    fixed_labels fl = {add_label(&b, "key()"), add_label(&b, "element()")};
+    /* pass 1: the collections' edges into a buffer, and every node's count */
+    b.at = 0;
     for (node_ix x = 0; x < nn && !b.failed; x++) {
-        vo->first_edge[x] = vo->n_edges;
-        edge_ix e0 = g->first_edge[x], e1 = g->first_edge[x + 1];
+        vo->first_edge[x] = (edge_ix)b.at;
         class_ix c = g->node_class[x];
         unsigned r = c < g->n_classes ? b.reader[c] : VR_NONE;
-        unsigned kind = g->node_kind[x];
-        if (kind == GRAPH_KIND_OBJ_ARRAY) {
-            /* Shark numbers entries among the non-null elements present in the dump */
-            uint32_t k = 0;
-            for (edge_ix e = e0; e < e1; e++) {
-                if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT)
-                    copy_edge(&b, e, g->edge_name[e]);
-                else if (r != VR_WRAPPER_ARR)
-                    copy_edge(&b, e, k++);
-            }
-            continue;
-        }
-        if (kind != GRAPH_KIND_INSTANCE) {
-            for (edge_ix e = e0; e < e1; e++)
-                copy_edge(&b, e, g->edge_name[e]);
-            continue;
-        }
-        edge_ix given = r >= VR_ARRAY_LIST ? expand(&b, x, r, &fl) : GRAPH_NONE;
-        uint32_t nf = 0;
-        for (edge_ix e = e0; e < e1; e++) {
-            if (e == given)
-                continue;
-            if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_FIELD) {
-                copy_edge(&b, e, g->edge_name[e]);
-                continue;
-            }
-            if (r == VR_PLAIN)
-                continue;
-            const char *name = graph_str(g, g->edge_name[e]);
-            /* java.lang.Object's ART class pointer is not a reference Shark follows */
-            if (!strcmp(name, "shadow$_klass_"))
-                continue;
-            if (nf == fr_cap) {
-                uint32_t nc = fr_cap ? fr_cap * 2 : 64;
-                field_ref *t = err_reallocarray(fr, nc, sizeof *fr);
-                if (!t)
+        edge_ix given = GRAPH_NONE;
+        uint32_t nv = 0;
+        if (g->node_kind[x] == GRAPH_KIND_INSTANCE && r >= VR_ARRAY_LIST) {
+            uint32_t before = b.n_tv;
+            given = expand(&b, x, r);
+            nv = b.n_tv - before;
+            if ((nv || given != GRAPH_NONE) && !b.failed) {
+                if (grow_array((void **)&b.coll, &b.cap_coll, b.n_coll + 1, sizeof *b.coll))
                     goto nomem;
-                fr = t;
-                fr_cap = nc;
+                b.coll[b.n_coll++] = (vcoll){x, nv, given};
             }
-            fr[nf].name = name;
-            fr[nf].e = e;
-            nf++;
         }
-        if (nf > 1)
-            qsort(fr, nf, sizeof *fr, cmp_field);
-        for (uint32_t i = 0; i < nf; i++)
-            copy_edge(&b, fr[i].e, g->edge_name[fr[i].e]);
+        b.at += nv + real_edges(&b, x, r, given, 1, NULL, NULL, 0);
+        if (b.at > UINT32_MAX - 1)
+            goto nomem;
     }
     if (b.failed)
         goto nomem;
-    vo->first_edge[nn] = vo->n_edges;
-    free(fr);
-    free(b.reader);
+    vo->first_edge[nn] = (edge_ix)b.at;
+    vo->n_edges = (uint32_t)b.at;
     free(b.seen);
-    free(b.heads);
+    b.seen = NULL;
+    free(b.walked);
+    b.walked = NULL;
+    size_t ne = vo->n_edges ? vo->n_edges : 1;
+    vo->edge_to = err_mallocarray(ne, sizeof *vo->edge_to);
+    vo->edge_name = err_mallocarray(ne, sizeof *vo->edge_name);
+    vo->edge_kind = err_mallocarray(ne, sizeof *vo->edge_kind);
+    vo->edge_aux = err_mallocarray(ne, sizeof *vo->edge_aux);
+    if (!vo->edge_to || !vo->edge_name || !vo->edge_kind || !vo->edge_aux)
+        goto nomem;
+    /* pass 2: per node its buffered edges, then its real ones */
+    uint32_t ci = 0, ti = 0;
+    for (node_ix x = 0; x < nn && !b.failed; x++) {
+        uint32_t at = vo->first_edge[x];
+        edge_ix given = GRAPH_NONE;
+        if (ci < b.n_coll && b.coll[ci].node == x) {
+            for (uint32_t i = 0; i < b.coll[ci].n; i++, ti++, at++) {
+                const vedge *v = &b.tv[ti];
+                vo->edge_to[at] = v->to;
+                vo->edge_name[at] = v->name;
+                vo->edge_kind[at] = v->kind;
+                vo->edge_aux[at] = v->aux;
+            }
+            given = b.coll[ci++].given;
+        }
+        class_ix c = g->node_class[x];
+        unsigned r = c < g->n_classes ? b.reader[c] : VR_NONE;
+        uint32_t n = real_edges(&b, x, r, given, 0, &fr, &fr_cap, at);
+        if (at + n != vo->first_edge[x + 1]) {
+            free(fr);
+            builder_free(&b);
+            virt_free(vo);
+            return LR_FAIL(err, LR_ERR_INTERNAL, "virtual reference view: edge count changed");
+        }
+    }
+    if (b.failed)
+        goto nomem;
+    free(fr);
+    builder_free(&b);
     return LR_OK;
 nomem:
     free(fr);
-    free(b.reader);
-    free(b.seen);
-    free(b.heads);
+    builder_free(&b);
     virt_free(vo);
     return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building the virtual reference view");
 }
@@ -685,7 +932,9 @@ edge_ix virt_real_edge(const virt_overlay *vo, edge_ix e)
 {
     if (!vo->first_edge)
         return e;
-    return e < vo->n_edges ? vo->edge_real[e] : GRAPH_NONE;
+    if (e >= vo->n_edges || vo->edge_aux[e] >= vo->n_real)
+        return GRAPH_NONE;
+    return vo->edge_aux[e];
 }
 
 int virt_edge_priority(const virt_overlay *vo, edge_ix e)
@@ -701,12 +950,24 @@ int virt_edge_priority(const virt_overlay *vo, edge_ix e)
     return lo < vo->n_prio && vo->prio_edge[lo] == e ? vo->prio[lo] : VIRT_PRIO_RULES;
 }
 
-const char *virt_edge_label(const virt_overlay *vo, edge_ix e)
+const char *virt_edge_label(const virt_overlay *vo, edge_ix e, char *buf, size_t cap)
 {
-    if (!vo->first_edge || e >= vo->n_edges || vo->edge_label[e] == UINT32_MAX ||
-        vo->edge_label[e] >= vo->n_pool)
+    if (!vo->first_edge || e >= vo->n_edges || vo->edge_aux[e] < vo->n_real)
         return NULL;
-    return vo->pool + vo->edge_label[e];
+    uint32_t code = UINT32_MAX - vo->edge_aux[e];
+    switch (code) {
+    case VL_PLAIN: return NULL;
+    case VL_KEY: return "key()";
+    case VL_ELEMENT: return "element()";
+    default: break;
+    }
+    node_ix key = code - VL_VALUE;
+    if (!buf || !cap)
+        return NULL;
+    if (cap > VIRT_LABEL_MAX)
+        cap = VIRT_LABEL_MAX;
+    key_name(vo->g, key < vo->g->n_nodes ? key : GRAPH_NONE, buf, cap);
+    return buf;
 }
 
 void virt_free(virt_overlay *vo)
@@ -715,9 +976,7 @@ void virt_free(virt_overlay *vo)
     free(vo->edge_to);
     free(vo->edge_name);
     free(vo->edge_kind);
-    free(vo->edge_real);
-    free(vo->edge_label);
-    free(vo->pool);
+    free(vo->edge_aux);
     free(vo->prio_edge);
     free(vo->prio);
     memset(vo, 0, sizeof *vo);

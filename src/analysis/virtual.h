@@ -21,15 +21,16 @@
 #include "graph/graph.h"
 
 typedef struct virt_overlay {
+    const graph *g;        /* the graph it was built for (labels are formatted from it) */
     uint32_t n_edges;      /* overlay edges */
     edge_ix *first_edge;   /* n_nodes+1 entries, NULL when no overlay was built */
     node_ix *edge_to;      /* target node */
     uint32_t *edge_name;   /* as graph.edge_name (element index renumbered, see above) */
     uint8_t *edge_kind;    /* as graph.edge_kind */
-    edge_ix *edge_real;    /* the real edge, GRAPH_NONE for a virtual edge */
-    uint32_t *edge_label;  /* offset of the label in pool, UINT32_MAX for plain `[index]` */
-    char *pool;            /* NUL-terminated labels back to back */
-    size_t n_pool, cap_pool;
+    uint32_t *edge_aux;    /* the real edge (< n_real), or UINT32_MAX - label code for a
+                            * virtual edge (virtual.c: plain, key(), element(), value named by
+                            * key node k); labels are made only when asked for */
+    uint32_t n_real;       /* edges of the graph */
     uint32_t n_virtual;    /* virtual edges made */
     uint32_t n_collections; /* collection instances expanded */
     uint32_t n_prio;       /* overlay edges with a priority of their own (few) */
@@ -48,7 +49,8 @@ enum virt_priority {
 };
 
 /* Builds the overlay for g. Graphs other than HPROF get none (vo->first_edge stays NULL, and
- * callers use the real edges). O(N + E log F) with F the fields of one object. */
+ * callers use the real edges). O(N + E log F) with F the fields of one object; the edge
+ * arrays are sized exactly (13 bytes per overlay edge). */
 lr_status virt_build(const graph *g, virt_overlay *vo, lr_error *err);
 /* Fills *view as a shallow copy of g whose four edge arrays are the overlay's (reverse
  * edges dropped); g itself when vo has no overlay. The view lives as long as g and vo. */
@@ -56,9 +58,12 @@ void virt_view(const graph *g, const virt_overlay *vo, graph *view);
 /* The real edge behind overlay edge e, GRAPH_NONE for a virtual one (e itself without an
  * overlay). */
 edge_ix virt_real_edge(const virt_overlay *vo, edge_ix e);
-/* Text name of a virtual element edge ("\"cached-page\"", "key()"), NULL when its name is its
- * index (or e is no virtual edge). */
-const char *virt_edge_label(const virt_overlay *vo, edge_ix e);
+/* Room virt_edge_label needs for any label (longer ones are cut, as Shark's are not). */
+#define VIRT_LABEL_MAX 2200
+/* Text name of a virtual element edge ("\"cached-page\"", "key()"), formatted into buf (cap
+ * bytes, VIRT_LABEL_MAX for the full text); NULL when its name is its index (or e is no
+ * virtual edge). Returns buf or a static string; valid until buf is reused. */
+const char *virt_edge_label(const virt_overlay *vo, edge_ix e, char *buf, size_t cap);
 /* enum virt_priority of overlay edge e. O(log n_prio). */
 int virt_edge_priority(const virt_overlay *vo, edge_ix e);
 void virt_free(virt_overlay *vo);

@@ -60,6 +60,13 @@ enum {
 };
 
 #define NO_HEAP 0xffu
+/* Deepest superclass chain accepted. Real hierarchies are a few dozen deep; the cap keeps
+ * the per-class chain walks (layouts, sizes) linear in the class count. */
+#define HPROF_MAX_CLASS_DEPTH 1024u
+#define HPROF_DEPTH_BUSY UINT32_MAX
+/* Reference slots of all flattened class layouts (each class repeats its supers' slots):
+ * real dumps need a few million; the cap bounds the allocation a hostile hierarchy asks. */
+#define HPROF_MAX_LAYOUT_REFS (1u << 25)
 
 static inline uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
 static inline uint32_t be32(const uint8_t *p)
@@ -409,19 +416,6 @@ static const lc_ent *find_lc(const rd *r, uint64_t class_id)
     return lo < r->n_lcs && r->lcs[lo].class_id == class_id ? &r->lcs[lo] : NULL;
 }
 
-/* Interns the string with HPROF id `id`; a missing one becomes "<missing string 0x..>". */
-static lr_status intern_id(rd *r, uint64_t id, str_ix *out)
-{
-    const str_ent *s = find_str(r, id);
-    if (!s) {
-        char buf[48];
-        int l = snprintf(buf, sizeof buf, "<missing string 0x%llx>", (unsigned long long)id);
-        diag_count(&r->g->diag, DIAG_MISSING_STRING);
-        return graph_intern(r->g, buf, (size_t)l, out, r->err);
-    }
-    return graph_intern(r->g, (const char *)r->d + s->off, s->len, out, r->err);
-}
-
 static lr_status scratch(rd *r, size_t need)
 {
     if (need <= r->cap_scratch)
@@ -432,6 +426,45 @@ static lr_status scratch(rd *r, size_t need)
     r->scratch = p;
     r->cap_scratch = need;
     return LR_OK;
+}
+
+static int is_control(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f;
+}
+
+/* Interns n name bytes with ASCII control characters replaced by '?'. STRING records hold
+ * names of classes, fields, methods and files, which never contain them (modified UTF-8
+ * writes NUL as C0 80), and every name ends up on a terminal: a dump must not be able to
+ * send escape sequences there. */
+static lr_status intern_name(rd *r, const char *p, size_t n, str_ix *out)
+{
+    size_t i = 0;
+    while (i < n && !is_control((unsigned char)p[i]))
+        i++;
+    if (i == n)
+        return graph_intern(r->g, p, n, out, r->err);
+    if (p != r->scratch) {
+        LR_TRY(scratch(r, n ? n : 1));
+        memcpy(r->scratch, p, n);
+    }
+    for (; i < n; i++)
+        if (is_control((unsigned char)r->scratch[i]))
+            r->scratch[i] = '?';
+    return graph_intern(r->g, r->scratch, n, out, r->err);
+}
+
+/* Interns the string with HPROF id `id`; a missing one becomes "<missing string 0x..>". */
+static lr_status intern_id(rd *r, uint64_t id, str_ix *out)
+{
+    const str_ent *s = find_str(r, id);
+    if (!s) {
+        char buf[48];
+        int l = snprintf(buf, sizeof buf, "<missing string 0x%llx>", (unsigned long long)id);
+        diag_count(&r->g->diag, DIAG_MISSING_STRING);
+        return graph_intern(r->g, buf, (size_t)l, out, r->err);
+    }
+    return intern_name(r, (const char *)r->d + s->off, s->len, out);
 }
 
 /* Converts a JVM class name ("java/lang/String", "[I", "[[Ljava/lang/Object;") to Java form
@@ -482,7 +515,7 @@ static lr_status intern_class_name(rd *r, uint64_t name_id, str_ix *out)
         return intern_id(r, name_id, out);
     size_t l;
     LR_TRY(java_name(r, (const char *)r->d + s->off, s->len, &l));
-    return graph_intern(r->g, r->scratch, l, out, r->err);
+    return intern_name(r, r->scratch, l, out);
 }
 
 /* ---- hashes ---- */
@@ -938,15 +971,42 @@ static lr_status build_classes(rd *r)
         if (sup)
             g->classes[i].super = class_find(r, sup);
     }
-    /* A super chain longer than the class count is a cycle: refuse before anything walks it. */
+    /* Refuse superclass cycles and absurd depths before anything walks the chains: later
+     * passes (layouts, sizes, reference strengths) cost classes x depth. One pass, linear:
+     * depth[c] is 0 while unknown, HPROF_DEPTH_BUSY while c is on the chain being walked. */
+    uint32_t *depth = err_calloc(r->n_cls ? r->n_cls : 1, sizeof *depth);
+    if (!depth)
+        return nomem(r);
     for (uint32_t i = 0; i < r->n_cls; i++) {
-        uint32_t steps = 0;
-        for (class_ix c = g->classes[i].super; c != GRAPH_NONE; c = g->classes[c].super)
-            if (++steps > g->n_classes)
+        class_ix c = i;
+        uint32_t base = 0;
+        for (; c != GRAPH_NONE; c = g->classes[c].super) {
+            if (depth[c] == HPROF_DEPTH_BUSY) {
+                free(depth);
                 return LR_CORRUPT(r->err, r->name, r->cls[i].off - 1,
                                   "class 0x%llx has a cyclic superclass chain",
                                   (unsigned long long)g->classes[i].id);
+            }
+            if (depth[c]) {
+                base = depth[c];
+                break;
+            }
+            depth[c] = HPROF_DEPTH_BUSY;
+        }
+        /* second walk: number the chain from its known end (base) down to i */
+        uint32_t n = 0;
+        for (class_ix k = i; k != c; k = g->classes[k].super)
+            n++;
+        if ((uint64_t)base + n > HPROF_MAX_CLASS_DEPTH) {
+            free(depth);
+            return LR_CORRUPT(r->err, r->name, r->cls[i].off - 1,
+                              "class 0x%llx has a superclass chain deeper than %u",
+                              (unsigned long long)g->classes[i].id, HPROF_MAX_CLASS_DEPTH);
+        }
+        for (class_ix k = i; k != c; k = g->classes[k].super)
+            depth[k] = base + n--;
     }
+    free(depth);
     /* Primitive array classes: the dump's own `int[]` etc. (the last one of a name, as
      * VisualVM's name map keeps), else a synthetic class without a node. */
     for (unsigned t = 0; t < 12; t++)
@@ -1326,8 +1386,10 @@ static lr_status build_layouts(rd *r)
         r->layout_bytes[c] = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
         r->first_ref[c] = (uint32_t)total;
         total += nref;
-        if (total > UINT32_MAX)
-            return LR_FAIL(r->err, LR_ERR_LIMIT, "%s: class layouts too large", r->name);
+        if (total > HPROF_MAX_LAYOUT_REFS)
+            return LR_CORRUPT(r->err, r->name, c < r->n_cls ? r->cls[c].off - 1 : 0,
+                              "class layouts need more than %u reference slots (class 0x%llx)",
+                              HPROF_MAX_LAYOUT_REFS, (unsigned long long)g->classes[c].id);
     }
     r->first_ref[nc] = (uint32_t)total;
     r->refs = err_mallocarray(total ? total : 1, sizeof *r->refs);

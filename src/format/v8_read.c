@@ -10,8 +10,9 @@
  * (calculateShallowSizes), class names with interface inference (calculateObjectNames,
  * inferInterfaceDefinitions, applyInterfaceDefinitions) and class keys with locations.
  * Two threads: while this one interns the strings and parses the nodes, a helper parses the
- * edges and then the locations; later the helper builds the id index and re-attributes
- * sizes while this one names classes (which reads no size).
+ * edges and then the locations (names stay raw string indexes until remap_names, anomalies
+ * are counted in the context until the join); later the helper builds the id index and
+ * re-attributes sizes while this thread names classes (which reads no size).
  * Budget: graph arrays plus a few temporary uint32 per node; nothing per object is malloc'd.
  * Spec: docs/formats/v8.md; the DevTools behaviour copied is HeapSnapshot.ts as shipped in
  * heap-snapshot-toolkit 1.1.3. */
@@ -91,7 +92,8 @@ static lr_status scan_string(cur *c, const uint8_t **s, const uint8_t **e, int *
             uint64_t v;
             memcpy(&v, p, 8);
             uint64_t q = v ^ 0x2222222222222222ull, b = v ^ 0x5c5c5c5c5c5c5c5cull;
-            uint64_t hit = ((q - ONES8) & ~q) | ((b - ONES8) & ~b) | ((v - 0x2020202020202020ull) & ~v);
+            uint64_t ctl = v - 0x2020202020202020ull;
+            uint64_t hit = ((q - ONES8) & ~q) | ((b - ONES8) & ~b) | (ctl & ~v);
             if (hit & HIGH8)
                 break;
             p += 8;
@@ -599,11 +601,6 @@ typedef struct ctx {
     uint8_t edge_kind_of[V8_MAX_EDGE_TYPES]; /* graph edge kind per declared edge type */
     uint32_t n_edge_types;
     int meta_done;       /* setup_meta ran */
-    pthread_t th2;       /* second helper: the nodes, beside the strings and the edges */
-    int th2_running;
-    lr_status th2_status;
-    lr_error th2_err;
-    cur th2c;
     uint64_t n_unknown_type, n_size_saturated; /* parse_nodes' anomalies, for g->diag */
     int locs_done;       /* the helper parsed the locations after the edges */
     uint32_t *own, *own_work; /* reattribute_prepare's owners and work list */
@@ -956,7 +953,7 @@ static lr_status check_counts(ctx *x, cur *c)
     return LR_OK;
 }
 
-/* sat32 for parse_nodes, which may run beside graph_intern: counted in x, not in g->diag. */
+/* sat32 for parse_nodes: counted in x and added to g->diag once the helper is joined. */
 static inline uint32_t nsat32(ctx *x, uint64_t v)
 {
     if (v > UINT32_MAX) {
@@ -1295,45 +1292,13 @@ static lr_status start_helper(ctx *x, void *(*fn)(void *))
     return LR_OK;
 }
 
-static void *helper_nodes(void *p)
-{
-    ctx *x = p;
-    x->th2_status = parse_nodes(x, &x->th2c);
-    return NULL;
-}
-
-/* Starts the nodes helper, or parses the nodes here when no thread is to be had. */
-static lr_status start_nodes(ctx *x)
-{
-    x->th2c = x->c;
-    x->th2c.err = &x->th2_err;
-    memset(&x->th2_err, 0, sizeof x->th2_err);
-    x->th2_status = LR_OK;
-    if (pthread_create(&x->th2, NULL, helper_nodes, x) != 0) {
-        helper_nodes(x);
-        return LR_OK;
-    }
-    x->th2_running = 1;
-    return LR_OK;
-}
-
-/* Waits for the helpers; a failure becomes ours when its input comes earlier in the file. */
+/* Waits for the helper; its failure becomes ours (its input comes earlier in the file). */
 static lr_status join_helper(ctx *x)
 {
     if (x->th_running) {
         pthread_join(x->th, NULL);
         x->th_running = 0;
     }
-    if (x->th2_running) {
-        pthread_join(x->th2, NULL);
-        x->th2_running = 0;
-    }
-    /* The nodes come first in the file: their error wins over the other helper's. */
-    if (x->th2_status != LR_OK && (x->th_status == LR_OK || x->th2_err.offset < x->th_err.offset)) {
-        x->th_status = x->th2_status;
-        x->th_err = x->th2_err;
-    }
-    x->th2_status = LR_OK;
     if (x->th_status != LR_OK) {
         if (x->c.err->code == LR_OK || x->th_err.offset < x->c.err->offset)
             *x->c.err = x->th_err;
@@ -1588,14 +1553,16 @@ static lr_status top_member(cur *c, scratch *sc, const char *key, void *vx)
     if (strcmp(key, "trace_tree") == 0)
         return locate_tree(x);
     if (strcmp(key, "strings") == 0) {
-        /* V8 writes strings last: the integer arrays are located by now, so two helpers
-         * parse the edges (then the locations) and the nodes while this thread interns the
-         * strings; the three take about as long each. */
+        /* V8 writes strings last: the integer arrays are located by now, so a second core
+         * parses the edges (the biggest array) and then the locations while this one interns
+         * the strings and then parses the nodes (a third thread for them gains nothing on
+         * two cores). */
         if (x->have_header && x->nodes.open && x->edges.open && !x->meta_done) {
             LR_TRY(setup_meta(x));
             LR_TRY(check_counts(x, c));
             LR_TRY(start_helper(x, helper_edges));
-            LR_TRY(start_nodes(x));
+            LR_TRY(parse_strings(x));
+            return parse_nodes(x, c);
         }
         return parse_strings(x);
     }

@@ -252,9 +252,14 @@ static int is_kw(const lexer *lx, const char *kw)
 
 /* ---------------------------------------------------------------- parser */
 
+/* Nesting of '(' and '!' in one expression: the parser and eval recurse once per level, so
+ * the cap bounds their stack (a hostile file could nest hundreds of thousands deep). */
+#define RULES_MAX_NEST 64
+
 typedef struct parser {
     lexer lx;
     rules_set *rs;
+    int nest; /* parse_unary frames active */
 } parser;
 
 static int32_t new_expr(parser *ps)
@@ -307,7 +312,19 @@ static int parse_operand(parser *ps, operand *o)
 static int32_t parse_or(parser *ps);
 static int valid_class_name(const char *s);
 
+static int32_t parse_unary_in(parser *ps);
+
 static int32_t parse_unary(parser *ps)
+{
+    if (ps->nest >= RULES_MAX_NEST)
+        return fail(&ps->lx, "expression nested too deeply", NULL);
+    ps->nest++;
+    int32_t e = parse_unary_in(ps);
+    ps->nest--;
+    return e;
+}
+
+static int32_t parse_unary_in(parser *ps)
 {
     lexer *lx = &ps->lx;
     if (is_op(lx, "!")) {
@@ -417,13 +434,16 @@ static int32_t parse_unary(parser *ps)
     return e;
 }
 
-/* One left-associative level: level 0 is "||" over level 1, "&&" over unary. */
+/* One level: level 0 is "||" over level 1, "&&" over unary. A chain a || b || c is built
+ * leaning right, OR(a, OR(b, c)): the same left-to-right short-circuit order, and eval walks
+ * the right spine in a loop, so a long chain costs no stack. */
 static int32_t parse_binary(parser *ps, int level)
 {
     static const char *const ops[2] = {"||", "&&"};
     static const uint8_t kinds[2] = {EX_OR, EX_AND};
-    int32_t a = level ? parse_unary(ps) : parse_binary(ps, 1);
-    while (a >= 0 && is_op(&ps->lx, ops[level])) {
+    int32_t root = level ? parse_unary(ps) : parse_binary(ps, 1);
+    int32_t pend = -1; /* last chain node: its b is the chain's current last term */
+    while (root >= 0 && is_op(&ps->lx, ops[level])) {
         next(&ps->lx);
         int32_t b = level ? parse_unary(ps) : parse_binary(ps, 1);
         if (b < 0)
@@ -431,12 +451,19 @@ static int32_t parse_binary(parser *ps, int level)
         int32_t e = new_expr(ps);
         if (e < 0)
             return -1;
-        ps->rs->exprs[e].op = kinds[level];
-        ps->rs->exprs[e].a = a;
-        ps->rs->exprs[e].b = b;
-        a = e;
+        rules_expr *x = ps->rs->exprs;
+        x[e].op = kinds[level];
+        x[e].b = b;
+        if (pend < 0) {
+            x[e].a = root;
+            root = e;
+        } else {
+            x[e].a = x[pend].b;
+            x[pend].b = e;
+        }
+        pend = e;
     }
-    return a;
+    return root;
 }
 
 static int32_t parse_or(parser *ps) { return parse_binary(ps, 0); }
@@ -1275,15 +1302,27 @@ uint32_t rules_in_members(const rules_set *rs, int32_t expr, const node_ix **out
 
 static int eval(const rules_set *rs, int32_t e, node_ix n, const char *fld, int depth)
 {
-    if (e < 0)
-        return 1;
-    if ((uint32_t)e >= rs->n_exprs || depth > 200)
-        return 0;
+    /* "||" and "&&" chains lean right (parse_binary): their b side is a loop, not a call */
+    for (;;) {
+        if (e < 0)
+            return 1;
+        if ((uint32_t)e >= rs->n_exprs || depth > 4 * RULES_MAX_NEST)
+            return 0;
+        const rules_expr *x = &rs->exprs[e];
+        if (x->op == EX_OR) {
+            if (eval(rs, x->a, n, fld, depth + 1))
+                return 1;
+        } else if (x->op == EX_AND) {
+            if (!eval(rs, x->a, n, fld, depth + 1))
+                return 0;
+        } else {
+            break;
+        }
+        e = x->b;
+    }
     const rules_expr *x = &rs->exprs[e];
     val a, b;
     switch (x->op) {
-    case EX_OR: return eval(rs, x->a, n, fld, depth + 1) || eval(rs, x->b, n, fld, depth + 1);
-    case EX_AND: return eval(rs, x->a, n, fld, depth + 1) && eval(rs, x->b, n, fld, depth + 1);
     case EX_NOT: return !eval(rs, x->a, n, fld, depth + 1);
     case EX_CMP:
         opnd_val(rs, n, fld, &x->l, &a);

@@ -114,6 +114,19 @@ def cases():
         ROOTS + CLASSES + instance(0x1000, 0x200, u4(1))) + END)
     # Three stray bytes after the last record: a record header cut short.
     yield "trailing-partial-record", VALID + b"\x01\x00\x00"
+    # A class name with an escape sequence and a newline: loads, printed as '?' (control
+    # characters never occur in JVM names; tests/corrupt/control_names.sh checks the output).
+    yield "valid-control-name", (header() + string(1, "java/lang/Object") +
+                                 string(2, "Fo\x1b[31mo\nBar") + string(3, "x") +
+                                 string(4, "next") + LOADS + segment(ROOTS + CLASSES + FOOS) + END)
+    # Two classes each naming the other as superclass.
+    yield "super-cycle", (header() + NAMES + LOADS + segment(
+        CLASSES + class_dump(0x300, 0x400, 0) + class_dump(0x400, 0x300, 0)) + END)
+    # 1100 classes in one superclass chain: deeper than the reader's cap (1024), which keeps
+    # the per-class chain walks linear.
+    chain = b"".join(class_dump(0x10000 + i, 0x10000 + i - 1 if i else 0x100, 0)
+                     for i in range(1100))
+    yield "super-too-deep", header() + NAMES + LOADS + segment(CLASSES + chain) + END
 
 
 def main():

@@ -134,6 +134,52 @@ static void test_build_conditions(void **state)
     rules_fini(&rs);
 }
 
+/* Hostile nesting must fail cleanly (the parser and eval recurse per level), and a long
+ * "||" / "&&" chain, which is flat, must still parse and evaluate with short-circuit order. */
+static void test_deep_expressions(void **state)
+{
+    (void)state;
+    size_t n = 200000;
+    char *t = malloc(3 * n + 64);
+    assert_non_null(t);
+    strcpy(t, "ignore static A#b when ");
+    size_t k = strlen(t);
+    memset(t + k, '(', n);
+    strcpy(t + k + n, "API == 1");
+    memset(t + k + n + 8, ')', n);
+    strcpy(t + k + 2 * n + 8, "\n");
+    expect_error(t, "t.rules:1: expression nested too deeply");
+    strcpy(t, "ignore static A#b when ");
+    memset(t + k, '!', n);
+    strcpy(t + k + n, "API == 1\n");
+    expect_error(t, "t.rules:1: expression nested too deeply");
+    free(t);
+
+    rules_set rs;
+    rules_init(&rs);
+    lr_error err;
+    memset(&err, 0, sizeof err);
+    rs.build.has_sdk = 1;
+    rs.build.sdk = 23;
+    size_t terms = 5000, cap = terms * 16 + 64;
+    char *e = malloc(cap);
+    assert_non_null(e);
+    size_t at = 0;
+    for (size_t i = 0; i < terms; i++)
+        at += (size_t)snprintf(e + at, cap - at, "%sAPI == %zu", i ? " || " : "", 100 + i);
+    assert_int_equal(rules_eval_text(&rs, GRAPH_NONE, e, &err), 0);
+    snprintf(e + at, cap - at, " || API == 23");
+    assert_int_equal(rules_eval_text(&rs, GRAPH_NONE, e, &err), 1);
+    at = 0;
+    for (size_t i = 0; i < terms; i++)
+        at += (size_t)snprintf(e + at, cap - at, "%sAPI >= %zu", i ? " && " : "", i % 24);
+    assert_int_equal(rules_eval_text(&rs, GRAPH_NONE, e, &err), 1);
+    snprintf(e + at, cap - at, " && (API < 23 || !(API == 23))");
+    assert_int_equal(rules_eval_text(&rs, GRAPH_NONE, e, &err), 0);
+    free(e);
+    rules_fini(&rs);
+}
+
 static void count_file(const char *name, uint32_t *lib, uint32_t *ign, uint32_t *insp)
 {
     char path[4096];
@@ -356,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_grammar),         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_build_conditions), cmocka_unit_test(test_shipped),
         cmocka_unit_test(test_watch),           cmocka_unit_test(test_dialer),
+        cmocka_unit_test(test_deep_expressions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,6 +89,7 @@ static void test_dialer(void **state)
     assert_int_equal(virt_build(&g, &vo, &err), LR_OK);
     assert_non_null(vo.first_edge);
     assert_true(vo.n_collections > 0 && vo.n_virtual > 0);
+    char lbuf[VIRT_LABEL_MAX];
 
     uint32_t lists = 0, list_elems = 0, maps = 0, named = 0, strings = 0, arrays = 0;
     uint32_t sets = 0, set_elems = 0, cow_elems = 0;
@@ -106,7 +107,7 @@ static void test_dialer(void **state)
                         /* the next overlay edge is this element, named by its position */
                         assert_true(e < e1);
                         assert_int_equal(virt_real_edge(&vo, e), GRAPH_NONE);
-                        assert_null(virt_edge_label(&vo, e));
+                        assert_null(virt_edge_label(&vo, e, lbuf, sizeof lbuf));
                         assert_int_equal(GRAPH_EDGE_KIND(vo.edge_kind[e]), GRAPH_EDGE_ELEMENT);
                         assert_int_equal(vo.edge_name[e], g.edge_name[a]);
                         assert_int_equal(vo.edge_to[e], g.edge_to[a]);
@@ -126,14 +127,15 @@ static void test_dialer(void **state)
                         node_ix key = field_ref(&g, n, "key"), val = field_ref(&g, n, "value");
                         if (key != GRAPH_NONE) {
                             assert_int_equal(vo.edge_to[e], key);
-                            assert_string_equal(virt_edge_label(&vo, e), "key()");
+                            assert_string_equal(virt_edge_label(&vo, e, lbuf, sizeof lbuf),
+                                                "key()");
                             assert_int_equal(vo.edge_name[e], index++);
                             e++;
                         }
                         if (val == GRAPH_NONE)
                             continue;
                         assert_int_equal(vo.edge_to[e], val);
-                        const char *lb = virt_edge_label(&vo, e);
+                        const char *lb = virt_edge_label(&vo, e, lbuf, sizeof lbuf);
                         assert_non_null(lb);
                         char s[600], q[700];
                         if (key != GRAPH_NONE && graph_string_value(&g, key, s, sizeof s) >= 0) {
@@ -171,7 +173,8 @@ static void test_dialer(void **state)
                         if (key == GRAPH_NONE)
                             continue;
                         assert_int_equal(vo.edge_to[e], key);
-                        assert_string_equal(virt_edge_label(&vo, e), "element()");
+                        assert_string_equal(virt_edge_label(&vo, e, lbuf, sizeof lbuf),
+                                                "element()");
                         assert_int_equal(vo.edge_name[e], index++);
                         e++;
                     }
@@ -454,10 +457,11 @@ static void want_virtual(const graph *g, const virt_overlay *vo, node_ix x, uint
     assert_int_equal(GRAPH_EDGE_KIND(vo->edge_kind[e]), GRAPH_EDGE_ELEMENT);
     assert_int_equal(vo->edge_to[e], by_id(g, to));
     assert_int_equal(vo->edge_name[e], name);
+    char lbuf[VIRT_LABEL_MAX];
     if (label)
-        assert_string_equal(virt_edge_label(vo, e), label);
+        assert_string_equal(virt_edge_label(vo, e, lbuf, sizeof lbuf), label);
     else
-        assert_null(virt_edge_label(vo, e));
+        assert_null(virt_edge_label(vo, e, lbuf, sizeof lbuf));
     assert_int_equal(virt_edge_priority(vo, e), VIRT_PRIO_RULES);
 }
 
