@@ -50,6 +50,7 @@ void graph_fini(graph *g)
     free(g->strings.chars);
     free(g->strings.offs);
     free(g->strings.hash);
+    free(g->strings.hash_val);
     free(g->id_sorted);
     free(g->id_dir);
     if (g->fmt_free)
@@ -108,22 +109,42 @@ static uint32_t str_hash(const char *s, size_t len)
     return h;
 }
 
+/* Rebuilds the table at cap slots from the stored hashes (no string is re-read). */
 static int strtab_rehash(graph_strtab *t, uint32_t cap)
 {
     uint32_t *h = err_calloc(cap, sizeof *h);
-    if (!h)
+    uint32_t *hv = err_mallocarray(cap, sizeof *hv);
+    if (!h || !hv) {
+        free(h);
+        free(hv);
         return 0;
-    for (uint32_t s = 0; s < t->n; s++) {
-        const char *p = t->chars + t->offs[s];
-        uint32_t i = str_hash(p, strlen(p)) & (cap - 1);
-        while (h[i])
-            i = (i + 1) & (cap - 1);
-        h[i] = s + 1;
+    }
+    for (uint32_t i = 0; i < t->hash_cap; i++) {
+        if (!t->hash[i])
+            continue;
+        uint32_t j = t->hash_val[i] & (cap - 1);
+        while (h[j])
+            j = (j + 1) & (cap - 1);
+        h[j] = t->hash[i];
+        hv[j] = t->hash_val[i];
     }
     free(t->hash);
+    free(t->hash_val);
     t->hash = h;
+    t->hash_val = hv;
     t->hash_cap = cap;
     return 1;
+}
+
+lr_status graph_reserve_strings(graph *g, uint32_t n, lr_error *err)
+{
+    graph_strtab *t = &g->strings;
+    uint64_t want = 1024;
+    while (want < 2ull * ((uint64_t)n + t->n + 1) && want < (1ull << 31))
+        want *= 2;
+    if (want > t->hash_cap && !strtab_rehash(t, (uint32_t)want))
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
+    return LR_OK;
 }
 
 lr_status graph_intern(graph *g, const char *s, size_t len, str_ix *out, lr_error *err)
@@ -135,10 +156,12 @@ lr_status graph_intern(graph *g, const char *s, size_t len, str_ix *out, lr_erro
     uint32_t h = str_hash(s, len);
     uint32_t i = h & (t->hash_cap - 1);
     while (t->hash[i]) {
-        const char *p = t->chars + t->offs[t->hash[i] - 1];
-        if (strncmp(p, s, len) == 0 && p[len] == '\0') {
-            *out = t->hash[i] - 1;
-            return LR_OK;
+        if (t->hash_val[i] == h) {
+            const char *p = t->chars + t->offs[t->hash[i] - 1];
+            if (strncmp(p, s, len) == 0 && p[len] == '\0') {
+                *out = t->hash[i] - 1;
+                return LR_OK;
+            }
         }
         i = (i + 1) & (t->hash_cap - 1);
     }
@@ -167,6 +190,7 @@ lr_status graph_intern(graph *g, const char *s, size_t len, str_ix *out, lr_erro
     t->chars[t->n_chars + len] = '\0';
     t->n_chars += len + 1;
     t->hash[i] = t->n + 1;
+    t->hash_val[i] = h;
     *out = t->n++;
     return LR_OK;
 }

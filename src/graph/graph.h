@@ -156,6 +156,7 @@ typedef struct graph_strtab {
     uint32_t cap;      /* capacity of offs */
     uint32_t *hash;    /* open-addressing table of str_ix+1 (0 = empty), for interning */
     uint32_t hash_cap; /* power of two */
+    uint32_t *hash_val; /* full hash of each occupied slot: probes compare it first */
 } graph_strtab;
 
 /* Per-node heap/space tags (Android app/zygote/image, V8 spaces). */
@@ -286,6 +287,9 @@ lr_status graph_alloc_edges(graph *g, uint32_t n, lr_error *err);
 
 /* Interns s[0..len) (copied), returning its index in *out. */
 lr_status graph_intern(graph *g, const char *s, size_t len, str_ix *out, lr_error *err);
+/* Sizes the intern table for about n strings (a reader that knows its count avoids the
+ * rehashes of growing from small). Returns LR_OK or LR_ERR_NOMEM. */
+lr_status graph_reserve_strings(graph *g, uint32_t n, lr_error *err);
 /* The string with index s; "" for GRAPH_NONE. Lives until graph_fini. */
 const char *graph_str(const graph *g, str_ix s);
 
