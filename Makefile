@@ -49,8 +49,8 @@ fuzz:
 	@cmake --build build-fuzz -j $(JOBS)
 	@for t in build-fuzz/fuzz_*; do n=$${t#build-fuzz/fuzz_}; mkdir -p build-fuzz/corpus-$$n; \
 	  echo "== fuzz $$n for $(FUZZ_SECONDS)s =="; \
-	  $$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -max_len=1048576 \
-	      build-fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; done
+	  $$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -max_len=1048576 -timeout=30 \
+	      -artifact_prefix=build-fuzz/$$n- build-fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; done
 
 install: build
 	@cmake --build $(BUILD) -j $(JOBS)

@@ -399,7 +399,8 @@ static void map_entries(builder *b, node_ix table, unsigned val_field, int keys_
     for (edge_ix e = g->first_edge[table]; e < g->first_edge[table + 1] && !b->failed; e++) {
         if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT)
             continue;
-        for (node_ix n = g->edge_to[e]; !b->failed && step(b, n); n = ref_field(b, n, VF_NEXT, NULL)) {
+        for (node_ix n = g->edge_to[e]; !b->failed && step(b, n);
+             n = ref_field(b, n, VF_NEXT, NULL)) {
             int has_key;
             node_ix key = ref_field(b, n, VF_KEY, &has_key);
             if (key != GRAPH_NONE)
@@ -451,7 +452,8 @@ static void safe_map(builder *b, node_ix x)
 static void new_activities(builder *b, node_ix x)
 {
     const graph *g = b->g;
-    for (uint32_t pos = 0; !b->failed && step(b, x); x = ref_field(b, x, VF_NEXT_IDLE, NULL), pos++) {
+    for (uint32_t pos = 0; !b->failed && step(b, x);
+         x = ref_field(b, x, VF_NEXT_IDLE, NULL), pos++) {
         node_ix act = ref_field(b, x, VF_ACTIVITY, NULL);
         graph_value d;
         if (act == GRAPH_NONE || g->node_kind[act] != GRAPH_KIND_INSTANCE ||
