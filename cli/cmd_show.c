@@ -137,6 +137,10 @@ static const char *node_label(const graph *g, node_ix n, char *buf, size_t cap)
     if (!name[0])
         name = graph_node_kind_name(g->node_kind[n]);
     snprintf(buf, cap, "%s", name);
+    /* V8 string nodes are named by their contents: never let them drive the terminal. */
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
     return buf;
 }
 

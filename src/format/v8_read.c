@@ -799,15 +799,6 @@ static lr_status numrd_end(cur *c, numrd *r, const char *what)
 /* Upper bound of the numbers an array can hold: each needs a digit and a separator. */
 static uint64_t span_capacity(const span *sp) { return (uint64_t)(sp->close - sp->open) / 2 + 1; }
 
-static inline uint32_t sat32(graph *g, uint64_t v)
-{
-    if (v > UINT32_MAX) {
-        diag_count(&g->diag, DIAG_SIZE_SATURATED);
-        return UINT32_MAX;
-    }
-    return (uint32_t)v;
-}
-
 static inline uint32_t raw_ix(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
 
 static inline str_ix map_str(ctx *x, uint64_t s)
