@@ -666,6 +666,8 @@ long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
     node_ix a = v.ref;
     if (g->node_kind[a] != GRAPH_KIND_PRIM_ARRAY || g->node_off[a] == UINT64_MAX)
         return 0;
+    if (g->node_class[a] >= g->n_classes)
+        return 0;
     uint8_t et = g->classes[g->node_class[a]].elem_type;
     unsigned esz = graph_ftype_size(g, et);
     uint64_t alen = g->node_len[a];
