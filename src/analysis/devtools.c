@@ -20,6 +20,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <time.h>
+static double TMPNOW(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
+static double TMPCPU(void){struct timespec t;clock_gettime(CLOCK_THREAD_CPUTIME_ID,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
+#define TMPT(l) fprintf(stderr,"TT %-12s %.1f %.1f\n",l,TMPNOW(),TMPCPU())
 
 /* ---- node roles (first meta entry with a name, as DevTools' indexOf) ---- */
 
@@ -520,6 +525,7 @@ static lr_status dominators(work *w, devtools_result *res)
     } while (0)
 
     uint32_t r = w->root + 1;
+    TMPT("dfs");
     DFS(r);
     res->n_unreachable = n - cnt;
     if (cnt < n) {
@@ -542,6 +548,7 @@ static lr_status dominators(work *w, devtools_result *res)
         }
     }
 #undef DFS
+    TMPT("ltloop");
     /* Every vertex was numbered, so every label starts as the vertex itself. */
     uint32_t *bhead = nexte; /* the DFS cursors are dead */
     memset(bhead, 0, al * 4);
@@ -577,6 +584,7 @@ static lr_status dominators(work *w, devtools_result *res)
         }
         bhead[pw] = 0;
     }
+    TMPT("dtail");
     free(anc);
     free(label);
     free(nexte);
@@ -859,7 +867,9 @@ typedef struct dist_job {
 static void *dist_main(void *p)
 {
     dist_job *j = p;
+    TMPT("thr_dist");
     j->s = distances(&j->w, j->res);
+    TMPT("thr_distend");
     return NULL;
 }
 
@@ -884,12 +894,15 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     dj.w.wm = calloc((size_t)w.n_wm + 1, 1);
     int threaded = pthread_create(&dj.th, NULL, dist_main, &dj) == 0;
     lr_status s;
+    TMPT("mark_page_owned");
     if ((s = mark_page_owned(&w)))
         goto out;
+    TMPT("essential_edges");
     if ((s = essential_edges(&w)))
         goto out;
     free(w.page);
     w.page = NULL;
+    TMPT("dominators");
     if ((s = dominators(&w, r)))
         goto out;
     free(w.essential);
@@ -897,8 +910,10 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     free(w.rsrc);
     w.essential = NULL;
     w.rfirst = w.rsrc = NULL;
+    TMPT("dominated_nodes");
     if ((s = dominated_nodes(&w, r)))
         goto out;
+    TMPT("join");
     if (threaded) {
         pthread_join(dj.th, NULL);
         threaded = 0;
@@ -909,8 +924,10 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
         *err = dj.err;
         goto out;
     }
+    TMPT("aggregates");
     if ((s = aggregates(&w, class_keys, r)))
         goto out;
+    TMPT("dtend");
 out:
     if (threaded)
         pthread_join(dj.th, NULL);

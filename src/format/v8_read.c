@@ -23,6 +23,11 @@
 #include <malloc.h>
 #endif
 #include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+static double TMPNOW(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
+static double TMPCPU(void){struct timespec t;clock_gettime(CLOCK_THREAD_CPUTIME_ID,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
+#define TMPT(l) fprintf(stderr,"TT %-12s %.1f %.1f\n",l,TMPNOW(),TMPCPU())
 #include <stdlib.h>
 #include <string.h>
 
@@ -729,7 +734,7 @@ static void numrd_init(numrd *r, const span *sp)
 }
 
 /* Next number: 1 with *v, 0 at the end of the array, -1 on a syntax error (r->p at it). */
-static inline int numrd_next(numrd *r, uint64_t *v)
+static inline __attribute__((always_inline)) int numrd_next(numrd *r, uint64_t *v)
 {
     const uint8_t *p = r->p;
     if (*p == ',' && (unsigned)p[1] - '0' <= 9 && !r->first) {
@@ -760,8 +765,31 @@ digits:;
         r->p = p;
         return -1;
     }
-    uint64_t n = d;
-    const uint8_t *s = p++;
+    uint64_t n;
+    const uint8_t *s = p;
+    if (r->close - p >= 8) {
+        /* Up to eight digits at once: the ']' lies at least eight bytes on, so the load stays
+         * inside the array. A byte is a digit when its high nibble is 3 both before and after
+         * adding 6; a carry out of a byte only reaches later bytes, past a non-digit. */
+        uint64_t v;
+        memcpy(&v, p, 8);
+        uint64_t bad = ((v & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull) |
+                       (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^
+                        0x3030303030303030ull);
+        bad = (((bad & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | bad) & HIGH8;
+        unsigned len = bad ? (unsigned)__builtin_ctzll(bad) >> 3 : 8; /* >= 1: *p is a digit */
+        /* Digit values, the first in the top byte's place after the shift; the bytes shifted
+         * in are leading zeros. Then pairs, quads and the octet, as 10^k-weighted sums. */
+        uint64_t x = (v ^ 0x3030303030303030ull) << (8 * (8 - len));
+        x = x * 10 + (x >> 8);
+        x = (((x & 0x000000FF000000FFull) * 0x000F424000000064ull) +
+             (((x >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
+        n = x;
+        p += len;
+    } else {
+        n = d;
+        p++;
+    }
     while ((d = (unsigned)*p - '0') <= 9) {
         n = n * 10 + d;
         p++;
@@ -1249,11 +1277,14 @@ static const loc *loc_next(const ctx *x, uint32_t n, uint32_t *at)
 static void *helper_edges(void *p)
 {
     ctx *x = p;
+    TMPT("thr_edges");
     x->th_status = parse_edges_raw(x, &x->thc);
+    TMPT("thr_locs");
     if (x->th_status == LR_OK) {
         x->th_status = parse_locations(x, &x->thc);
         x->locs_done = 1;
     }
+    TMPT("thr_edgesend");
     return NULL;
 }
 
@@ -1263,9 +1294,12 @@ static lr_status reattribute_sizes(ctx *x, cur *c);
 static void *helper_index(void *p)
 {
     ctx *x = p;
+    TMPT("thr_index");
     x->th_status = graph_build_index(x->g, &x->th_err);
+    TMPT("thr_reattr");
     if (x->th_status == LR_OK)
         x->th_status = reattribute_sizes(x, &x->thc);
+    TMPT("thr_indexend");
     return NULL;
 }
 
@@ -1551,9 +1585,13 @@ static lr_status top_member(cur *c, scratch *sc, const char *key, void *vx)
         if (x->have_header && x->nodes.open && x->edges.open && !x->meta_done) {
             LR_TRY(setup_meta(x));
             LR_TRY(check_counts(x, c));
+            TMPT("strings");
             LR_TRY(start_helper(x, helper_edges));
             LR_TRY(parse_strings(x));
-            return parse_nodes(x, c);
+            TMPT("nodes");
+            lr_status q = parse_nodes(x, c);
+            TMPT("nodesdone");
+            return q;
         }
         return parse_strings(x);
     }
@@ -2134,6 +2172,7 @@ static lr_status assign_classes(ctx *x)
             goto out;
     }
 
+    TMPT("c_names");
     /* calculateObjectNames */
     for (uint32_t i = 0; i < n; i++) {
         int t = g->node_type[i];
@@ -2177,6 +2216,7 @@ static lr_status assign_classes(ctx *x)
         node_cn[i] = cn;
     }
 
+    TMPT("c_infer");
     /* inferInterfaceDefinitions */
     uint32_t total_plain = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -2224,6 +2264,7 @@ static lr_status assign_classes(ctx *x)
     while (n_defs < n_ifs && (double)ifs[n_defs].count >= min_count)
         n_defs++;
 
+    TMPT("c_apply");
     /* applyInterfaceDefinitions: the property tree */
     if (n_defs) {
         def_np = err_mallocarray(n_defs, sizeof *def_np);
@@ -2311,6 +2352,7 @@ static lr_status assign_classes(ctx *x)
 
     /* classKeyInternal, one graph class per key. Name-only keys go through a direct table
      * per namespace (every class name is interned by now); location keys through a map. */
+    TMPT("c_keys");
     uint32_t n_str = g->strings.n;
     for (int k = 0; k < 3; k++) {
         by_name[k] = err_mallocarray(n_str ? n_str : 1, sizeof *by_name[k]);
@@ -2427,7 +2469,9 @@ static lr_status load(ctx *x)
     str_ix empty;
     LR_TRY(graph_intern(g, "", 0, &empty, c->err));
     x->empty_str = empty;
+    TMPT("start");
     lr_status s = parse_object(c, &x->sc, top_member, x);
+    TMPT("joinA");
     lr_status hs = join_helper(x);
     LR_TRY(hs ? hs : s);
     if (!x->have_header)
@@ -2442,8 +2486,10 @@ static lr_status load(ctx *x)
     }
     diag_add(&g->diag, DIAG_UNKNOWN_NODE_TYPE, x->n_unknown_type);
     diag_add(&g->diag, DIAG_SIZE_SATURATED, x->n_size_saturated);
+    TMPT("finish");
     finish_edges(x);
     remap_names(x);
+    TMPT("traces");
     if (!x->locs_done)
         LR_TRY(parse_locations(x, c));
     LR_TRY(parse_traces(x));
@@ -2462,12 +2508,17 @@ static lr_status load(ctx *x)
                                .thread = 0, .frame = -1};
     g->n_roots = 1;
     /* The id index and the size re-attribution are computed beside the naming passes. */
+    TMPT("domstate");
     if (x->detached)
         LR_TRY(propagate_dom_state(x));
+    TMPT("reattr");
     LR_TRY(reattribute_prepare(x));
     LR_TRY(start_helper(x, helper_index));
+    TMPT("classes");
     s = assign_classes(x);
+    TMPT("joinB");
     hs = join_helper(x);
+    TMPT("loaded");
     diag_add(&g->diag, DIAG_SIZE_SATURATED, x->own_saturated);
     LR_TRY(s ? s : hs);
     describe(x);

@@ -92,7 +92,11 @@ rc=0
 "$LEAKRAY" strip "$D" -o "$T/no/such/dir/out.hprof" 2>/dev/null || rc=$?
 [ "$rc" = 4 ] || fdn_fail "missing folder: exit $rc, want 4"
 mkdir "$T/fail"
-head -c $(( $(stat -c %s "$D") / 2 )) "$D" >"$T/half.hprof"
+# Cut in the middle of the heap dump records (a cut among the leading STRING records can land on
+# a record boundary and leave a valid, heap-less file).
+cut=$("$LEAKRAY" info --json "$D" |
+    python3 -c 'import json,sys; d=json.load(sys.stdin)["dumps"][-1]; print(d["offset"] + d["length"] // 2)')
+head -c "$cut" "$D" >"$T/half.hprof"
 rc=0
 "$LEAKRAY" strip "$T/half.hprof" -o "$T/fail/out.hprof" 2>/dev/null || rc=$?
 [ "$rc" = 3 ] || fdn_fail "truncated input: exit $rc, want 3"
