@@ -734,7 +734,7 @@ static void numrd_init(numrd *r, const span *sp)
 }
 
 /* Next number: 1 with *v, 0 at the end of the array, -1 on a syntax error (r->p at it). */
-static inline __attribute__((always_inline)) int numrd_next(numrd *r, uint64_t *v)
+static inline int numrd_next(numrd *r, uint64_t *v)
 {
     const uint8_t *p = r->p;
     if (*p == ',' && (unsigned)p[1] - '0' <= 9 && !r->first) {
@@ -765,31 +765,8 @@ digits:;
         r->p = p;
         return -1;
     }
-    uint64_t n;
-    const uint8_t *s = p;
-    if (r->close - p >= 8) {
-        /* Up to eight digits at once: the ']' lies at least eight bytes on, so the load stays
-         * inside the array. A byte is a digit when its high nibble is 3 both before and after
-         * adding 6; a carry out of a byte only reaches later bytes, past a non-digit. */
-        uint64_t v;
-        memcpy(&v, p, 8);
-        uint64_t bad = ((v & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull) |
-                       (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^
-                        0x3030303030303030ull);
-        bad = (((bad & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | bad) & HIGH8;
-        unsigned len = bad ? (unsigned)__builtin_ctzll(bad) >> 3 : 8; /* >= 1: *p is a digit */
-        /* Digit values, the first in the top byte's place after the shift; the bytes shifted
-         * in are leading zeros. Then pairs, quads and the octet, as 10^k-weighted sums. */
-        uint64_t x = (v ^ 0x3030303030303030ull) << (8 * (8 - len));
-        x = x * 10 + (x >> 8);
-        x = (((x & 0x000000FF000000FFull) * 0x000F424000000064ull) +
-             (((x >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
-        n = x;
-        p += len;
-    } else {
-        n = d;
-        p++;
-    }
+    uint64_t n = d;
+    const uint8_t *s = p++;
     while ((d = (unsigned)*p - '0') <= 9) {
         n = n * 10 + d;
         p++;

@@ -14,11 +14,8 @@
 #include <cmocka.h>
 
 #include "analysis/paths.h"
+#include "test_graph.h"
 
-typedef struct tedge {
-    uint32_t from, to;
-    uint8_t kind;
-} tedge;
 
 typedef struct troot {
     uint32_t node;
@@ -55,20 +52,7 @@ static void build(graph *g, uint32_t n, const tedge *es, uint32_t ne, const troo
         g->node_off[i] = UINT64_MAX;
         g->node_len[i] = 0;
     }
-    assert_int_equal(graph_alloc_edges(g, ne, &err), LR_OK);
-    for (uint32_t i = 0; i < ne; i++)
-        g->first_edge[es[i].from + 1]++;
-    for (uint32_t i = 0; i < n; i++)
-        g->first_edge[i + 1] += g->first_edge[i];
-    uint32_t *fill = calloc(n + 1, sizeof *fill);
-    assert_non_null(fill);
-    for (uint32_t i = 0; i < ne; i++) {
-        uint32_t at = g->first_edge[es[i].from] + fill[es[i].from]++;
-        g->edge_to[at] = es[i].to;
-        g->edge_name[at] = i; /* edges numbered in the test's order (used as a label) */
-        g->edge_kind[at] = es[i].kind;
-    }
-    free(fill);
+    tg_edges(g, es, ne, 1);
     g->roots = calloc(nr ? nr : 1, sizeof *g->roots);
     assert_non_null(g->roots);
     g->n_roots = nr;
