@@ -20,11 +20,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
-#include <time.h>
-static double TMPNOW(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
-static double TMPCPU(void){struct timespec t;clock_gettime(CLOCK_THREAD_CPUTIME_ID,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
-#define TMPT(l) fprintf(stderr,"TT %-12s %.1f %.1f\n",l,TMPNOW(),TMPCPU())
 
 /* ---- node roles (first meta entry with a name, as DevTools' indexOf) ---- */
 
@@ -38,6 +33,15 @@ static int type_index(const graph *g, const char *name)
         if (g->type_names[i] && strcmp(g->type_names[i], name) == 0)
             return (int)i;
     return -1;
+}
+
+/* A fresh per-node or per-edge array that the pass writes throughout: on huge pages it
+ * costs one page fault per 2 MB instead of per 4 KB (work stacks, often nearly empty, stay
+ * on small pages). */
+static void *dense(void *p, size_t bytes)
+{
+    graph_hint_huge(p, bytes);
+    return p;
 }
 
 static inline int kind_of(const graph *g, edge_ix e) { return GRAPH_EDGE_KIND(g->edge_kind[e]); }
@@ -366,7 +370,7 @@ static lr_status essential_edges(work *w)
     const graph *g = w->g;
     uint32_t n = g->n_nodes, m = g->n_edges;
     w->essential = calloc((size_t)m / 8 + 1, 1);
-    w->rfirst = calloc((size_t)n + 1, sizeof *w->rfirst);
+    w->rfirst = dense(calloc((size_t)n + 1, sizeof *w->rfirst), (size_t)n * 4);
     if (!w->essential || !w->rfirst)
         return nomem(w);
     ess_part pa = {.w = *w, .v0 = 0, .v1 = n, .cnt = w->rfirst, .shared = GRAPH_NONE};
@@ -386,7 +390,7 @@ static lr_status essential_edges(work *w)
                 hi = mid;
         }
         pb.v0 = pa.v1 = lo;
-        pb.cnt = calloc((size_t)n + 1, sizeof *pb.cnt);
+        pb.cnt = dense(calloc((size_t)n + 1, sizeof *pb.cnt), (size_t)n * 4);
         pb.w.wm = calloc((size_t)w->n_wm + 1, 1);
         edge_ix e0 = g->first_edge[lo];
         pb.shared = (e0 & 7) ? e0 : GRAPH_NONE;
@@ -412,7 +416,8 @@ static lr_status essential_edges(work *w)
     }
     for (uint32_t i = 0; i < n; i++)
         w->rfirst[i + 1] += w->rfirst[i];
-    w->rsrc = malloc((size_t)n_ess * sizeof *w->rsrc + sizeof *w->rsrc);
+    w->rsrc = dense(malloc((size_t)n_ess * sizeof *w->rsrc + sizeof *w->rsrc),
+                    (size_t)n_ess * sizeof *w->rsrc);
     if (!w->rsrc) {
         if (threaded)
             free(pb.cnt);
@@ -488,14 +493,17 @@ static lr_status dominators(work *w, devtools_result *res)
         return LR_FAIL(w->err, LR_ERR_LIMIT, "too many nodes (%u) for DevTools dominators", n);
     size_t al = (size_t)n + 1;
     lr_status s = LR_OK;
-    uint32_t *anc = calloc(al, 4), *vertex = calloc(al, 4), *semi = calloc(al, 4);
-    uint32_t *nexte = calloc(al, 4), *label = NULL, *dom = NULL;
+    uint32_t *anc = dense(calloc(al, 4), al * 4), *vertex = dense(calloc(al, 4), al * 4);
+    uint32_t *semi = dense(calloc(al, 4), al * 4), *nexte = dense(calloc(al, 4), al * 4);
+    uint32_t *label = NULL, *dom = NULL;
     if (!anc || !vertex || !semi || !nexte) {
         s = nomem(w);
         goto out;
     }
     uint32_t cnt = 0;
     const uint32_t *fe = g->first_edge;
+    const uint8_t *ess_ = w->essential;
+    const node_ix *to_ = g->edge_to;
 
     /* Iterative DFS over essential edges (DevTools' dfs(root)); parents go into anc. */
 #define DFS(start)                                                                             \
@@ -508,11 +516,11 @@ static lr_status dominators(work *w, devtools_result *res)
                 vertex[cnt] = v_;                                                              \
             }                                                                                  \
             uint32_t vn_ = anc[v_] & ~LT_UNLINKED, vo_ = v_ - 1;                               \
-            for (; nexte[vo_] < fe[vo_ + 1]; nexte[vo_]++) {                                   \
-                edge_ix e_ = nexte[vo_];                                                       \
-                if (!ess(w, e_))                                                               \
+            edge_ix e_ = nexte[vo_], end_ = fe[vo_ + 1]; /* a local cursor: no reloads */      \
+            for (; e_ < end_; e_++) {                                                          \
+                if (!((ess_[e_ >> 3] >> (e_ & 7)) & 1))                                        \
                     continue;                                                                  \
-                uint32_t wv_ = g->edge_to[e_] + 1;                                             \
+                uint32_t wv_ = to_[e_] + 1;                                                    \
                 if (semi[wv_] == 0) {                                                          \
                     anc[wv_] = v_ | LT_UNLINKED;                                               \
                     nexte[wv_ - 1] = fe[wv_ - 1];                                              \
@@ -520,12 +528,12 @@ static lr_status dominators(work *w, devtools_result *res)
                     break;                                                                     \
                 }                                                                              \
             }                                                                                  \
+            nexte[vo_] = e_;                                                                   \
             v_ = vn_;                                                                          \
         }                                                                                      \
     } while (0)
 
     uint32_t r = w->root + 1;
-    TMPT("dfs");
     DFS(r);
     res->n_unreachable = n - cnt;
     if (cnt < n) {
@@ -548,12 +556,11 @@ static lr_status dominators(work *w, devtools_result *res)
         }
     }
 #undef DFS
-    TMPT("ltloop");
     /* Every vertex was numbered, so every label starts as the vertex itself. */
     uint32_t *bhead = nexte; /* the DFS cursors are dead */
     memset(bhead, 0, al * 4);
-    label = malloc(al * 4);
-    dom = calloc(al, 4);
+    label = dense(malloc(al * 4), al * 4);
+    dom = dense(calloc(al, 4), al * 4);
     if (!label || !dom) {
         s = nomem(w);
         goto out;
@@ -584,7 +591,6 @@ static lr_status dominators(work *w, devtools_result *res)
         }
         bhead[pw] = 0;
     }
-    TMPT("dtail");
     free(anc);
     free(label);
     free(nexte);
@@ -608,7 +614,7 @@ static lr_status dominators(work *w, devtools_result *res)
         dom[o] = dom[o + 1] - 1;
     res->idom = dom;
     dom = NULL;
-    res->retained = malloc((size_t)n * sizeof *res->retained + 1);
+    res->retained = dense(malloc((size_t)n * sizeof *res->retained + 1), (size_t)n * 8);
     if (!res->retained) {
         s = nomem(w);
         goto out;
@@ -634,8 +640,8 @@ out:
 static lr_status dominated_nodes(work *w, const devtools_result *res)
 {
     uint32_t n = w->g->n_nodes;
-    w->dom_first = calloc((size_t)n + 1, sizeof *w->dom_first);
-    w->dom_list = malloc((size_t)n * sizeof *w->dom_list + 1);
+    w->dom_first = dense(calloc((size_t)n + 1, sizeof *w->dom_first), (size_t)n * 4);
+    w->dom_list = dense(malloc((size_t)n * sizeof *w->dom_list + 1), (size_t)n * 4);
     if (!w->dom_first || !w->dom_list)
         return nomem(w);
     for (uint32_t o = 0; o < n; o++)
@@ -726,9 +732,10 @@ static lr_status distances(work *w, devtools_result *res)
     uint32_t n = g->n_nodes;
     node_ix root = w->root;
     uint32_t n_root_edges = g->first_edge[root + 1] - g->first_edge[root];
-    res->distance = malloc((size_t)n * sizeof *res->distance + 1);
-    res->parent_edge = malloc((size_t)n * sizeof *res->parent_edge + 1);
-    uint32_t *queue = malloc(((size_t)n + n_root_edges + 1) * sizeof *queue);
+    res->distance = dense(malloc((size_t)n * sizeof *res->distance + 1), (size_t)n * 4);
+    res->parent_edge = dense(malloc((size_t)n * sizeof *res->parent_edge + 1), (size_t)n * 4);
+    uint32_t *queue =
+        dense(malloc(((size_t)n + n_root_edges + 1) * sizeof *queue), (size_t)n * sizeof *queue);
     pset pending = {0};
     lr_status s = LR_OK;
     if (!res->distance || !res->parent_edge || !queue) {
@@ -867,9 +874,7 @@ typedef struct dist_job {
 static void *dist_main(void *p)
 {
     dist_job *j = p;
-    TMPT("thr_dist");
     j->s = distances(&j->w, j->res);
-    TMPT("thr_distend");
     return NULL;
 }
 
@@ -894,15 +899,12 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     dj.w.wm = calloc((size_t)w.n_wm + 1, 1);
     int threaded = pthread_create(&dj.th, NULL, dist_main, &dj) == 0;
     lr_status s;
-    TMPT("mark_page_owned");
     if ((s = mark_page_owned(&w)))
         goto out;
-    TMPT("essential_edges");
     if ((s = essential_edges(&w)))
         goto out;
     free(w.page);
     w.page = NULL;
-    TMPT("dominators");
     if ((s = dominators(&w, r)))
         goto out;
     free(w.essential);
@@ -910,10 +912,8 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     free(w.rsrc);
     w.essential = NULL;
     w.rfirst = w.rsrc = NULL;
-    TMPT("dominated_nodes");
     if ((s = dominated_nodes(&w, r)))
         goto out;
-    TMPT("join");
     if (threaded) {
         pthread_join(dj.th, NULL);
         threaded = 0;
@@ -924,10 +924,8 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
         *err = dj.err;
         goto out;
     }
-    TMPT("aggregates");
     if ((s = aggregates(&w, class_keys, r)))
         goto out;
-    TMPT("dtend");
 out:
     if (threaded)
         pthread_join(dj.th, NULL);

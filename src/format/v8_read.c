@@ -23,11 +23,6 @@
 #include <malloc.h>
 #endif
 #include <pthread.h>
-#include <stdio.h>
-#include <time.h>
-static double TMPNOW(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
-static double TMPCPU(void){struct timespec t;clock_gettime(CLOCK_THREAD_CPUTIME_ID,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
-#define TMPT(l) fprintf(stderr,"TT %-12s %.1f %.1f\n",l,TMPNOW(),TMPCPU())
 #include <stdlib.h>
 #include <string.h>
 
@@ -607,7 +602,8 @@ typedef struct ctx {
     uint32_t n_edge_types;
     int meta_done;       /* setup_meta ran */
     uint64_t n_unknown_type, n_size_saturated; /* parse_nodes' anomalies, for g->diag */
-    int locs_done;       /* the helper parsed the locations after the edges */
+    int locs_done;       /* the locations are parsed (by whichever thread claimed them) */
+    int locs_claim;      /* set (atomically) by the thread that parses the locations */
     uint32_t *own, *own_work; /* reattribute_prepare's owners and work list */
     uint32_t own_len, own_cap;
     uint64_t own_saturated;   /* sizes reattribute_sizes saturated */
@@ -645,7 +641,24 @@ static lr_status parse_strings(ctx *x)
         if (nc) {
             t->chars = nc;
             t->cap_chars = (size_t)want;
+            graph_hint_huge(nc, (size_t)want);
         }
+    }
+    /* Every string has two unescaped quotes: half the quotes bound the count, so the intern
+     * table is sized once instead of doubling (and rehashing) about twenty times. The
+     * reservation stays within 2 table bytes per input byte (escaped quotes inflate the
+     * count); beyond it the table doubles as usual. */
+    uint64_t quotes = 0;
+    for (const uint8_t *q = c->p; q < c->end; q++)
+        quotes += *q == '"';
+    uint64_t guess = quotes / 2, most = (uint64_t)(c->end - c->p) / 8;
+    if (guess > most)
+        guess = most;
+    if (guess < UINT32_MAX / 4) {
+        LR_TRY(graph_reserve_strings(x->g, (uint32_t)guess, c->err));
+        /* Fresh (only "" is in): the table is probed all over, a dense array. */
+        graph_hint_huge(t->hash, (size_t)t->hash_cap * sizeof *t->hash);
+        graph_hint_huge(t->hash_val, (size_t)t->hash_cap * sizeof *t->hash_val);
     }
     skip_ws(c);
     if (c->p < c->end && *c->p == ']') {
@@ -959,6 +972,77 @@ static inline uint32_t nsat32(ctx *x, uint64_t v)
     return (uint32_t)v;
 }
 
+/* The loop of parse_nodes, inlined once per common field count (the inner loop unrolls). */
+static inline __attribute__((always_inline)) lr_status nodes_loop(ctx *x, cur *c,
+                                                                  const uint8_t *kind_of,
+                                                                  uint32_t nf)
+{
+    graph *g = x->g;
+    uint64_t n = x->h.node_count;
+    uint32_t n_types = x->h.node_types.n;
+    numrd r;
+    numrd_init(&r, &x->nodes);
+    uint64_t f[V8_MAX_FIELDS];
+    uint64_t esum = 0, unknown = 0;
+    /* Locals, not x->...: the byte stores below may alias anything, which would reload every
+     * field of x at each node. */
+    const int fo_type = x->fo_type, fo_name = x->fo_name, fo_id = x->fo_id, fo_size = x->fo_size;
+    const int fo_ec = x->fo_ec, fo_det = x->fo_det, fo_native = x->fo_native;
+    const int fo_trace = x->fo_trace;
+    uint8_t *const detached = x->detached, *const node_type = g->node_type;
+    uint8_t *const node_kind = g->node_kind;
+    uint32_t *const trace_node = x->st->trace_node, *const node_native = g->node_native;
+    str_ix *const node_name = g->node_name;
+    uint64_t *const node_id = g->node_id, *const node_off = g->node_off;
+    uint32_t *const node_size = g->node_size;
+    class_ix *const node_class = g->node_class;
+    edge_ix *const first_edge = g->first_edge;
+    const uint64_t edge_count = x->h.edge_count;
+    for (uint32_t i = 0; i < (uint32_t)n; i++) {
+        for (uint32_t j = 0; j < nf; j++) {
+            int rc = numrd_next(&r, &f[j]);
+            if (rc <= 0)
+                return num_error(c, &r, rc, "nodes");
+        }
+        uint64_t t = f[fo_type];
+        uint8_t ty;
+        if (t < n_types) {
+            ty = (uint8_t)t;
+        } else {
+            ty = V8_UNKNOWN_TYPE;
+            unknown++;
+        }
+        node_type[i] = ty;
+        node_kind[i] = kind_of[ty];
+        node_name[i] = raw_ix(f[fo_name]);
+        node_id[i] = f[fo_id];
+        node_size[i] = nsat32(x, f[fo_size]);
+        node_class[i] = GRAPH_NONE;
+        node_off[i] = UINT64_MAX;
+        if (fo_native >= 0 && f[fo_native])
+            node_native[i] = nsat32(x, f[fo_native]);
+        if (detached && (f[fo_det] & 3u))
+            detached[i] = (uint8_t)(f[fo_det] & 3u);
+        if (trace_node && f[fo_trace])
+            trace_node[i] = raw_ix(f[fo_trace]);
+        first_edge[i] = (edge_ix)esum;
+        esum += f[fo_ec];
+        if (esum > edge_count) {
+            x->n_unknown_type += unknown;
+            return LR_CORRUPT(c->err, c->name, off_of(c, r.p),
+                              "node edge counts exceed edge_count %llu at node %u",
+                              (unsigned long long)x->h.edge_count, i);
+        }
+    }
+    x->n_unknown_type += unknown;
+    if (esum != x->h.edge_count)
+        return LR_CORRUPT(c->err, c->name, off_of(c, r.p),
+                          "node edge counts sum to %llu, header edge_count is %llu",
+                          (unsigned long long)esum, (unsigned long long)x->h.edge_count);
+    g->first_edge[n] = (edge_ix)esum;
+    return numrd_end(c, &r, "nodes");
+}
+
 static lr_status parse_nodes(ctx *x, cur *c)
 {
     graph *g = x->g;
@@ -966,6 +1050,14 @@ static lr_status parse_nodes(ctx *x, cur *c)
     LR_TRY(check_counts(x, c));
     unsigned want = GRAPH_WANT_NAME | (x->fo_native >= 0 ? GRAPH_WANT_NATIVE : 0);
     LR_TRY(graph_alloc_nodes(g, (uint32_t)n, want, c->err));
+    /* The arrays written for every node; the sparse ones below stay on small pages. */
+    graph_hint_huge(g->node_id, (size_t)n * sizeof *g->node_id);
+    graph_hint_huge(g->node_off, (size_t)n * sizeof *g->node_off);
+    graph_hint_huge(g->node_class, (size_t)n * sizeof *g->node_class);
+    graph_hint_huge(g->node_size, (size_t)n * sizeof *g->node_size);
+    graph_hint_huge(g->node_name, (size_t)n * sizeof *g->node_name);
+    graph_hint_huge(g->node_kind, (size_t)n);
+    graph_hint_huge(g->node_type, (size_t)n);
     /* V8 nodes have no payload, so node_len stays all zero: a fresh calloc'd array whose
      * pages are never written costs no memory. The same holds for the optional per-node
      * arrays below, which are written only where a value is nonzero. */
@@ -975,6 +1067,7 @@ static lr_status parse_nodes(ctx *x, cur *c)
         return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %llu nodes", c->name,
                        (unsigned long long)n);
     g->first_edge = err_mallocarray((size_t)n + 1, sizeof *g->first_edge);
+    graph_hint_huge(g->first_edge, (size_t)n * sizeof *g->first_edge);
     if (!g->first_edge)
         return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %llu nodes", c->name,
                        (unsigned long long)n);
@@ -994,72 +1087,26 @@ static lr_status parse_nodes(ctx *x, cur *c)
         kind_of[t] = node_kind_of(x->h.node_types.names[t]);
     kind_of[V8_UNKNOWN_TYPE] = GRAPH_KIND_OTHER;
 
-    numrd r;
-    numrd_init(&r, &x->nodes);
-    uint64_t f[V8_MAX_FIELDS];
-    uint64_t esum = 0;
-    uint32_t nf = x->nf;
-    for (uint32_t i = 0; i < (uint32_t)n; i++) {
-        for (uint32_t j = 0; j < nf; j++) {
-            int rc = numrd_next(&r, &f[j]);
-            if (rc <= 0)
-                return num_error(c, &r, rc, "nodes");
-        }
-        uint64_t t = f[x->fo_type];
-        uint8_t ty;
-        if (t < n_types) {
-            ty = (uint8_t)t;
-        } else {
-            ty = V8_UNKNOWN_TYPE;
-            x->n_unknown_type++;
-        }
-        g->node_type[i] = ty;
-        g->node_kind[i] = kind_of[ty];
-        g->node_name[i] = raw_ix(f[x->fo_name]);
-        g->node_id[i] = f[x->fo_id];
-        g->node_size[i] = nsat32(x, f[x->fo_size]);
-        g->node_class[i] = GRAPH_NONE;
-        g->node_off[i] = UINT64_MAX;
-        if (x->fo_native >= 0 && f[x->fo_native])
-            g->node_native[i] = nsat32(x, f[x->fo_native]);
-        if (x->detached && (f[x->fo_det] & 3u))
-            x->detached[i] = (uint8_t)(f[x->fo_det] & 3u);
-        if (x->st->trace_node && f[x->fo_trace])
-            x->st->trace_node[i] = raw_ix(f[x->fo_trace]);
-        g->first_edge[i] = (edge_ix)esum;
-        esum += f[x->fo_ec];
-        if (esum > x->h.edge_count)
-            return LR_CORRUPT(c->err, c->name, off_of(c, r.p),
-                              "node edge counts exceed edge_count %llu at node %u",
-                              (unsigned long long)x->h.edge_count, i);
-    }
-    if (esum != x->h.edge_count)
-        return LR_CORRUPT(c->err, c->name, off_of(c, r.p),
-                          "node edge counts sum to %llu, header edge_count is %llu",
-                          (unsigned long long)esum, (unsigned long long)x->h.edge_count);
-    g->first_edge[n] = (edge_ix)esum;
-    return numrd_end(c, &r, "nodes");
+    if (x->nf == 7)
+        return nodes_loop(x, c, kind_of, 7);
+    if (x->nf == 6)
+        return nodes_loop(x, c, kind_of, 6);
+    return nodes_loop(x, c, kind_of, x->nf);
 }
 
 /* ---- edges ---- */
 
-/* Parses every edge into slot k, its position in the file: only the header is needed, so
- * this runs beside parse_nodes. Edges whose target is no node are marked (edge_to
- * GRAPH_NONE) for finish_edges, and the anomalies are counted in x, not in g->diag, which the
- * other thread writes. */
-static lr_status parse_edges_raw(ctx *x, cur *c)
+/* The loop of parse_edges_raw, inlined once per common field layout: with the counts known
+ * at compile time, the division of to_node by the node field count becomes a multiply. */
+static inline __attribute__((always_inline)) lr_status edges_loop(ctx *x, cur *c, uint32_t nf,
+                                                                  uint32_t ef)
 {
     graph *g = x->g;
-    uint32_t m = (uint32_t)x->h.edge_count; /* check_counts bounded it */
-    g->edge_to = err_mallocarray(m ? m : 1, sizeof *g->edge_to);
-    g->edge_name = err_mallocarray(m ? m : 1, sizeof *g->edge_name);
-    g->edge_kind = err_mallocarray(m ? m : 1, 1);
-    if (!g->edge_to || !g->edge_name || !g->edge_kind)
-        return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %u edges", c->name, m);
+    uint32_t m = (uint32_t)x->h.edge_count;
     numrd r;
     numrd_init(&r, &x->edges);
     uint64_t f[V8_MAX_FIELDS];
-    uint32_t ef = x->ef, nf = x->nf, n_et = x->n_edge_types;
+    uint32_t n_et = x->n_edge_types;
     uint64_t node_span = x->h.node_count * nf;
     uint64_t bad = 0, unknown = 0;
     for (uint32_t k = 0; k < m; k++) {
@@ -1089,6 +1136,34 @@ static lr_status parse_edges_raw(ctx *x, cur *c)
     x->e_bad = bad;
     x->e_unknown = unknown;
     return numrd_end(c, &r, "edges");
+}
+
+/* Parses every edge into slot k, its position in the file: only the header is needed, so
+ * this runs beside parse_nodes. Edges whose target is no node are marked (edge_to
+ * GRAPH_NONE) for finish_edges, and the anomalies are counted in x, not in g->diag, which the
+ * other thread writes. */
+static lr_status parse_edges_raw(ctx *x, cur *c)
+{
+    graph *g = x->g;
+    uint32_t m = (uint32_t)x->h.edge_count; /* check_counts bounded it */
+    g->edge_to = err_mallocarray(m ? m : 1, sizeof *g->edge_to);
+    g->edge_name = err_mallocarray(m ? m : 1, sizeof *g->edge_name);
+    g->edge_kind = err_mallocarray(m ? m : 1, 1);
+    if (!g->edge_to || !g->edge_name || !g->edge_kind)
+        return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %u edges", c->name, m);
+    graph_hint_huge(g->edge_to, (size_t)m * sizeof *g->edge_to);
+    graph_hint_huge(g->edge_name, (size_t)m * sizeof *g->edge_name);
+    graph_hint_huge(g->edge_kind, (size_t)m);
+    /* V8 writes 7 node fields (6 before detachedness, 5 in old versions) and 3 edge fields. */
+    if (x->ef == 3) {
+        if (x->nf == 7)
+            return edges_loop(x, c, 7, 3);
+        if (x->nf == 6)
+            return edges_loop(x, c, 6, 3);
+        if (x->nf == 5)
+            return edges_loop(x, c, 5, 3);
+    }
+    return edges_loop(x, c, x->nf, x->ef);
 }
 
 /* After both parses: counts the anomalies and, when edges were dropped, closes the gaps
@@ -1148,6 +1223,7 @@ static lr_status sort_locs(ctx *x)
 {
     uint32_t n = x->n_locs;
     loc *tmp = err_mallocarray(n, sizeof *tmp);
+    graph_hint_huge(tmp, (size_t)n * sizeof *tmp);
     uint32_t *count = err_calloc(1u << 16, sizeof *count);
     if (!tmp || !count) {
         free(tmp);
@@ -1177,7 +1253,9 @@ static lr_status sort_locs(ctx *x)
     return LR_OK;
 }
 
-static lr_status parse_locations(ctx *x, cur *c)
+/* The body of parse_locations, inlined once per common node field count: the division by it
+ * becomes a multiply. */
+static inline __attribute__((always_inline)) lr_status locs_loop(ctx *x, cur *c, uint32_t nf)
 {
     const namelist *lf = &x->h.location_fields;
     int lo_obj = nl_find(lf, "object_index"), lo_script = nl_find(lf, "script_id");
@@ -1192,7 +1270,7 @@ static lr_status parse_locations(ctx *x, cur *c)
     numrd_init(&r, &x->locations);
     uint64_t f[V8_MAX_FIELDS];
     /* node_count, not g->n_nodes: this may run on the helper while the nodes are parsed */
-    uint64_t node_span = x->h.node_count * x->nf;
+    uint64_t node_span = x->h.node_count * nf;
     uint32_t capn = 0;
     for (uint32_t seq = 0;; seq++) {
         int rc = numrd_next(&r, &f[0]);
@@ -1208,7 +1286,7 @@ static lr_status parse_locations(ctx *x, cur *c)
         if (lo_obj < 0)
             continue;
         uint64_t ni = f[lo_obj];
-        if (ni >= node_span || ni % x->nf != 0)
+        if (ni >= node_span || ni % nf != 0)
             continue; /* DevTools keys locations by node index; this one matches no node */
         if (x->n_locs == capn) {
             uint64_t nc = capn ? (uint64_t)capn * 2 : 1024;
@@ -1221,7 +1299,7 @@ static lr_status parse_locations(ctx *x, cur *c)
             capn = (uint32_t)nc;
         }
         loc *l = &x->locs[x->n_locs++];
-        l->node = (uint32_t)(ni / x->nf);
+        l->node = (uint32_t)(ni / nf);
         l->seq = seq;
         l->script = lo_script >= 0 ? (uint32_t)f[lo_script] : 0;
         l->line = lo_line >= 0 ? (uint32_t)f[lo_line] : 0;
@@ -1233,6 +1311,15 @@ static lr_status parse_locations(ctx *x, cur *c)
             return sort_locs(x);
     }
     return LR_OK;
+}
+
+static lr_status parse_locations(ctx *x, cur *c)
+{
+    if (x->nf == 7)
+        return locs_loop(x, c, 7);
+    if (x->nf == 6)
+        return locs_loop(x, c, 6);
+    return locs_loop(x, c, x->nf);
 }
 
 /* The location DevTools uses for node n (the last one listed), or NULL. Nodes are asked in
@@ -1254,14 +1341,11 @@ static const loc *loc_next(const ctx *x, uint32_t n, uint32_t *at)
 static void *helper_edges(void *p)
 {
     ctx *x = p;
-    TMPT("thr_edges");
     x->th_status = parse_edges_raw(x, &x->thc);
-    TMPT("thr_locs");
-    if (x->th_status == LR_OK) {
+    if (x->th_status == LR_OK && !__atomic_exchange_n(&x->locs_claim, 1, __ATOMIC_ACQ_REL)) {
         x->th_status = parse_locations(x, &x->thc);
         x->locs_done = 1;
     }
-    TMPT("thr_edgesend");
     return NULL;
 }
 
@@ -1271,12 +1355,9 @@ static lr_status reattribute_sizes(ctx *x, cur *c);
 static void *helper_index(void *p)
 {
     ctx *x = p;
-    TMPT("thr_index");
     x->th_status = graph_build_index(x->g, &x->th_err);
-    TMPT("thr_reattr");
     if (x->th_status == LR_OK)
         x->th_status = reattribute_sizes(x, &x->thc);
-    TMPT("thr_indexend");
     return NULL;
 }
 
@@ -1556,19 +1637,22 @@ static lr_status top_member(cur *c, scratch *sc, const char *key, void *vx)
         return locate_tree(x);
     if (strcmp(key, "strings") == 0) {
         /* V8 writes strings last: the integer arrays are located by now, so a second core
-         * parses the edges (the biggest array) and then the locations while this one interns
-         * the strings and then parses the nodes (a third thread for them gains nothing on
-         * two cores). */
+         * parses the edges (the biggest array) while this one interns the strings and then
+         * parses the nodes; the locations go to the first one done (a third thread for them
+         * gains nothing on two cores). */
         if (x->have_header && x->nodes.open && x->edges.open && !x->meta_done) {
             LR_TRY(setup_meta(x));
             LR_TRY(check_counts(x, c));
-            TMPT("strings");
             LR_TRY(start_helper(x, helper_edges));
             LR_TRY(parse_strings(x));
-            TMPT("nodes");
-            lr_status q = parse_nodes(x, c);
-            TMPT("nodesdone");
-            return q;
+            LR_TRY(parse_nodes(x, c));
+            /* The locations (located by now in V8's order) go to whichever thread is done
+             * first. */
+            if (x->locations.open && !__atomic_exchange_n(&x->locs_claim, 1, __ATOMIC_ACQ_REL)) {
+                LR_TRY(parse_locations(x, c));
+                x->locs_done = 1;
+            }
+            return LR_OK;
         }
         return parse_strings(x);
     }
@@ -1699,6 +1783,8 @@ static lr_status reattribute_prepare(ctx *x)
         free(work);
         return LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
     }
+    graph_hint_huge(owners, (size_t)n * sizeof *owners);
+    graph_hint_huge(work, (size_t)cap * sizeof *work);
     for (uint32_t i = 0; i < n; i++) {
         int unowned = is_type(g, i, x->r.hidden) || is_type(g, i, x->r.array) ||
                       (is_type(g, i, x->r.native) &&
@@ -2126,12 +2212,16 @@ static lr_status assign_classes(ctx *x)
     uint32_t *by_name[3] = {NULL, NULL, NULL};
     uint32_t cap_classes = 0;
     str_ix *keys = NULL;
+    str_ix *name_cn = NULL; /* per node name: its class name, GRAPH_NONE until seen */
+    uint8_t *name_added = NULL; /* per node name: NS_ADDED rather than NS_RAW */
     uint32_t *node_ns = err_mallocarray(n, sizeof *node_ns);
     str_ix *node_cn = err_mallocarray(n, sizeof *node_cn);
     if (!node_ns || !node_cn) {
         s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
         goto out;
     }
+    graph_hint_huge(node_ns, (size_t)n * sizeof *node_ns);
+    graph_hint_huge(node_cn, (size_t)n * sizeof *node_cn);
     str_ix s_system, s_code, s_function, s_regexp, s_object, s_proto;
     if ((s = intern_str(x, "(system)", &s_system)) || (s = intern_str(x, "(compiled code)",
                                                                         &s_code)) ||
@@ -2149,14 +2239,25 @@ static lr_status assign_classes(ctx *x)
             goto out;
     }
 
-    TMPT("c_names");
-    /* calculateObjectNames */
+    /* calculateObjectNames. The class name of an object or native node depends only on its
+     * name, so it is computed once per name (every node name is interned by now). */
+    uint32_t n_named = g->strings.n;
+    name_cn = err_mallocarray(n_named ? n_named : 1, sizeof *name_cn);
+    name_added = err_mallocarray(n_named ? n_named : 1, 1);
+    if (!name_cn || !name_added)
+        goto nomem;
+    memset(name_cn, 0xff, (size_t)n_named * sizeof *name_cn);
     for (uint32_t i = 0; i < n; i++) {
         int t = g->node_type[i];
         uint32_t ns = NS_ADDED;
         str_ix cn;
         if (t == x->r.hidden) {
             cn = s_system;
+        } else if ((t == x->r.object || t == x->r.native) && g->node_name[i] < n_named &&
+                   name_cn[g->node_name[i]] != GRAPH_NONE) {
+            /* The name was seen before: the same answer, without reading it again. */
+            cn = name_cn[g->node_name[i]];
+            ns = name_added[g->node_name[i]] ? NS_ADDED : NS_RAW;
         } else if (t == x->r.object || t == x->r.native) {
             const char *nm = graph_str(g, g->node_name[i]);
             const char *sp = NULL;
@@ -2189,11 +2290,14 @@ static lr_status assign_classes(ctx *x)
         } else {
             cn = type_cn[t];
         }
+        if ((t == x->r.object || t == x->r.native) && g->node_name[i] < n_named) {
+            name_cn[g->node_name[i]] = cn;
+            name_added[g->node_name[i]] = ns == NS_ADDED;
+        }
         node_ns[i] = ns;
         node_cn[i] = cn;
     }
 
-    TMPT("c_infer");
     /* inferInterfaceDefinitions */
     uint32_t total_plain = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -2241,7 +2345,6 @@ static lr_status assign_classes(ctx *x)
     while (n_defs < n_ifs && (double)ifs[n_defs].count >= min_count)
         n_defs++;
 
-    TMPT("c_apply");
     /* applyInterfaceDefinitions: the property tree */
     if (n_defs) {
         def_np = err_mallocarray(n_defs, sizeof *def_np);
@@ -2329,7 +2432,6 @@ static lr_status assign_classes(ctx *x)
 
     /* classKeyInternal, one graph class per key. Name-only keys go through a direct table
      * per namespace (every class name is interned by now); location keys through a map. */
-    TMPT("c_keys");
     uint32_t n_str = g->strings.n;
     for (int k = 0; k < 3; k++) {
         by_name[k] = err_mallocarray(n_str ? n_str : 1, sizeof *by_name[k]);
@@ -2410,6 +2512,8 @@ nomem:
     s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
 out:
     free(keys);
+    free(name_cn);
+    free(name_added);
     free(node_ns);
     free(node_cn);
     kmap_free(&cls);
@@ -2446,9 +2550,7 @@ static lr_status load(ctx *x)
     str_ix empty;
     LR_TRY(graph_intern(g, "", 0, &empty, c->err));
     x->empty_str = empty;
-    TMPT("start");
     lr_status s = parse_object(c, &x->sc, top_member, x);
-    TMPT("joinA");
     lr_status hs = join_helper(x);
     LR_TRY(hs ? hs : s);
     if (!x->have_header)
@@ -2463,10 +2565,8 @@ static lr_status load(ctx *x)
     }
     diag_add(&g->diag, DIAG_UNKNOWN_NODE_TYPE, x->n_unknown_type);
     diag_add(&g->diag, DIAG_SIZE_SATURATED, x->n_size_saturated);
-    TMPT("finish");
     finish_edges(x);
     remap_names(x);
-    TMPT("traces");
     if (!x->locs_done)
         LR_TRY(parse_locations(x, c));
     LR_TRY(parse_traces(x));
@@ -2485,17 +2585,12 @@ static lr_status load(ctx *x)
                                .thread = 0, .frame = -1};
     g->n_roots = 1;
     /* The id index and the size re-attribution are computed beside the naming passes. */
-    TMPT("domstate");
     if (x->detached)
         LR_TRY(propagate_dom_state(x));
-    TMPT("reattr");
     LR_TRY(reattribute_prepare(x));
     LR_TRY(start_helper(x, helper_index));
-    TMPT("classes");
     s = assign_classes(x);
-    TMPT("joinB");
     hs = join_helper(x);
-    TMPT("loaded");
     diag_add(&g->diag, DIAG_SIZE_SATURATED, x->own_saturated);
     LR_TRY(s ? s : hs);
     describe(x);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---- lifecycle ---- */
 
@@ -809,4 +810,20 @@ const char *graph_ftype_name(unsigned t)
     case GRAPH_FT_LONG: return "long";
     default: return "?";
     }
+}
+
+void graph_hint_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (!p || bytes < 2 * huge)
+        return;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    uintptr_t b = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (b > a)
+        (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
 }

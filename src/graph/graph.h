@@ -351,4 +351,10 @@ const char *graph_node_kind_name(unsigned kind);   /* "instance", "class", ... *
 const char *graph_strength_name(unsigned s);       /* "strong", "weak", ... */
 const char *graph_ftype_name(unsigned t);          /* "int", "boolean", "object", ... */
 
+/* Asks the kernel to back the 2 MB-aligned interior of a fresh, densely written array of
+ * `bytes` with huge pages: one fault per 2 MB instead of per 4 KB. Only an advice, for arrays
+ * of millions of entries that will be written throughout (a sparse array would grow its
+ * memory); a no-op where unsupported or for arrays under 4 MB. */
+void graph_hint_huge(void *p, size_t bytes);
+
 #endif
