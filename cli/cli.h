@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cli.h: shared plumbing of the `leakray` command (cli), prefix cli_. Each verb lives in
  * cli/cmd_<verb>.c as `int cmd_<verb>(int argc, char **argv)` (argv[0] is the verb name) and
- * is listed by one line, LR_VERB(name, "summary"), in the CLI_VERBS table of cli/leakray.c. A verb declares its options in a
- * cli_optdef table and calls cli_parse, which also handles the options every verb shares
- * (--json, --no-timing, --max-inflate, --dump, --no-progress, --help) and prints a usage text
- * generated from the table; it then opens inputs with cli_open, which prints load errors in
- * the text or JSON form and returns the exit code. Output contracts (docs/json.md):
+ * is listed by one line, LR_VERB(name, "summary"), in the CLI_VERBS table of cli/leakray.c.
+ * A verb declares its options in a cli_optdef table and calls cli_parse, which also handles
+ * the options every verb shares (--json, --no-timing, --max-inflate, --dump, --no-progress,
+ * --help) and prints a usage text generated from the table; it then opens inputs with
+ * cli_open, which prints load errors in the text or JSON form and returns the exit code. Output contracts (docs/json.md):
  * - exit codes CLI_EXIT_*: 0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O, 5 resource limit;
  * - errors: "leakray: <message>" on stderr, or under --json the error object on stdout:
  *   {"schema_version":1,"error":{"code":"format","exit":3,"offset":123,"message":"..."}};
@@ -130,7 +130,8 @@ int cli_usage_error(const cli_common *co, const char *fmt, ...)
 #define CLI_OPTS_OUTPUT(dest, help)                             \
     {"-o", CLI_OPT_STR, (dest), "OUT", (help), NULL},           \
     {"--output", CLI_OPT_STR, (dest), "OUT", "same as -o", NULL}
-#define CLI_OUTPUT_NOTE "OUT is written to a temporary file beside it and renamed only on success.\n"
+#define CLI_OUTPUT_NOTE \
+    "OUT is written to a temporary file beside it and renamed only on success.\n"
 int cli_parse_output(int argc, char **argv, const cli_spec *spec, cli_common *co,
                      const char *const *out);
 

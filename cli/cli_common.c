@@ -222,8 +222,8 @@ int cli_parse_id(const char *s, uint64_t *out)
         for (; *p; p++) {
             if (!isxdigit((unsigned char)*p))
                 return 0;
-            v = v << 4 | (uint64_t)(isdigit((unsigned char)*p) ? *p - '0'
-                                                                : tolower((unsigned char)*p) - 'a' + 10);
+            int d = isdigit((unsigned char)*p) ? *p - '0' : tolower((unsigned char)*p) - 'a' + 10;
+            v = v << 4 | (uint64_t)d;
         }
         *out = v;
         return 1;

@@ -41,8 +41,8 @@ static const char *edge_txt(const graph *g, edge_ix e, char *buf, size_t cap)
 {
     char tmp[256];
     const char *t = graph_edge_name_text(g, e, tmp, sizeof tmp);
-    snprintf(buf, cap, "%s%s", GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_STATIC ? "static " : "",
-             t);
+    int is_static = GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_STATIC;
+    snprintf(buf, cap, "%s%s", is_static ? "static " : "", t);
     return buf;
 }
 

@@ -151,8 +151,8 @@ static void info_text(const cli_common *co, const char *path, const graph *g,
     printf("objects:       %s\n", cli_fmt_count(a, g->n_nodes));
     for (unsigned k = 0; k < GRAPH_KIND_COUNT; k++)
         if (c->kind_count[k])
-            printf("  %-18s %14s  %s\n", graph_node_kind_name(k), cli_fmt_count(a, c->kind_count[k]),
-                   cli_fmt_bytes(b, c->kind_shallow[k]));
+            printf("  %-18s %14s  %s\n", graph_node_kind_name(k),
+                   cli_fmt_count(a, c->kind_count[k]), cli_fmt_bytes(b, c->kind_shallow[k]));
     printf("classes:       %s\n", cli_fmt_count(a, g->n_classes));
     printf("strings:       %s\n", cli_fmt_count(a, c->strings));
     printf("shallow total: %s\n", cli_fmt_bytes(a, c->shallow));

@@ -445,7 +445,8 @@ static void edge_text(const graph *g, edge_ix e, node_ix other)
     unsigned s = GRAPH_EDGE_STRENGTH(k);
     printf("  %s %s  .%s (%s%s%s)\n", cli_fmt_id(id, g, g->node_id[other]),
            node_label(g, other, label, sizeof label), graph_edge_name_text(g, e, name, sizeof name),
-           graph_edge_kind_name(GRAPH_EDGE_KIND(k)), s ? ", " : "", s ? graph_strength_name(s) : "");
+           graph_edge_kind_name(GRAPH_EDGE_KIND(k)), s ? ", " : "",
+           s ? graph_strength_name(s) : "");
 }
 
 /* Outgoing edges, for nodes whose contents are not decoded above (V8 objects, closures). */

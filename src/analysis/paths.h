@@ -48,13 +48,13 @@ typedef struct paths_result {
 } paths_result;
 
 /* One traversal. Roots start in Shark's order: entries naming no node are dropped, as are
- * Java-frame roots that their thread object carries as local edges; then thread objects
- * first, then Shark's root class name descending (ThreadBlock, StickyClass, NativeStack,
- * MonitorUsed, JniMonitor, JniLocal, JniGlobal, ...), then the rooted object's class name,
- * then dump order; the synthetic root (V8) takes part as a normal root. Within a node,
- * edges are tried in CSR order. targets (may be NULL/0 = compute the whole forest) are treated as leaves:
- * their out-edges are not followed, so objects reachable only through a target stay
- * unreached (callers report them with their target via dominators). O(N+E). */
+ * Java-frame roots that their thread object carries as local edges; then thread objects first, then
+ * Shark's root class name descending (ThreadBlock, StickyClass, NativeStack, MonitorUsed,
+ * JniMonitor, JniLocal, JniGlobal, ...), then the rooted object's class name, then dump order; the
+ * synthetic root (V8) takes part as a normal root. Within a node, edges are tried in CSR order.
+ * targets (may be NULL/0 = compute the whole forest) are treated as leaves: their out-edges are not
+ * followed, so objects reachable only through a target stay unreached (callers report them with
+ * their target via dominators). O(N+E). */
 lr_status paths_find(const graph *g, const paths_policy *pol, const node_ix *targets,
                      uint32_t n_targets, paths_result *r, lr_error *err);
 /* paths_find that stops as soon as every target's path is final (each target reached at

@@ -81,7 +81,10 @@ static inline uint64_t be64(const uint8_t *p)
     memcpy(&v, p, 8);
     return __builtin_bswap64(v);
 }
-static inline uint64_t rd_id(const uint8_t *p, unsigned ids) { return ids == 8 ? be64(p) : be32(p); }
+static inline uint64_t rd_id(const uint8_t *p, unsigned ids)
+{
+    return ids == 8 ? be64(p) : be32(p);
+}
 
 /* Bytes of a value of basic type t with identifiers of ids bytes; 0 for an invalid type. */
 static inline unsigned type_size(unsigned t, unsigned ids)
@@ -207,7 +210,10 @@ static lr_status grow(void **p, uint32_t *cap, size_t elem, rd *r)
             LR_TRY(grow((void **)&(arr), &(cap), sizeof *(arr), (r)));          \
     } while (0)
 
-static lr_status nomem(rd *r) { return LR_FAIL(r->err, LR_ERR_NOMEM, "%s: out of memory", r->name); }
+static lr_status nomem(rd *r)
+{
+    return LR_FAIL(r->err, LR_ERR_NOMEM, "%s: out of memory", r->name);
+}
 
 /* ---- header ---- */
 
@@ -891,7 +897,10 @@ static lr_status pass1(rd *r, const hprof_dump *dd)
 
 /* ---- classes ---- */
 
-static int name_is(const graph *g, str_ix s, const char *want) { return strcmp(graph_str(g, s), want) == 0; }
+static int name_is(const graph *g, str_ix s, const char *want)
+{
+    return strcmp(graph_str(g, s), want) == 0;
+}
 
 static lr_status build_classes(rd *r)
 {
@@ -1608,7 +1617,8 @@ static lr_status build_threads(rd *r, const uint32_t *thr_serial, const uint32_t
     uint64_t nf = 0;
     for (uint32_t t = 0; t < n_thr; t++) {
         trace_ent key = {thr_trace[t], 0};
-        trace_ent *tr = (r->n_traces ? bsearch(&key, r->traces, r->n_traces, sizeof key, cmp_trace) : NULL);
+        trace_ent *tr =
+            r->n_traces ? bsearch(&key, r->traces, r->n_traces, sizeof key, cmp_trace) : NULL;
         if (tr)
             nf += be32(d + tr->off + 8);
     }
@@ -1626,14 +1636,16 @@ static lr_status build_threads(rd *r, const uint32_t *thr_serial, const uint32_t
         th->trace_serial = thr_trace[t];
         th->first_frame = fo;
         trace_ent key = {thr_trace[t], 0};
-        trace_ent *tr = (r->n_traces ? bsearch(&key, r->traces, r->n_traces, sizeof key, cmp_trace) : NULL);
+        trace_ent *tr =
+            r->n_traces ? bsearch(&key, r->traces, r->n_traces, sizeof key, cmp_trace) : NULL;
         if (!tr)
             continue;
         uint32_t cnt = be32(d + tr->off + 8);
         for (uint32_t k = 0; k < cnt; k++) {
             uint64_t fid = rd_id(d + tr->off + 12 + (uint64_t)k * ids, ids);
             frame_ent fk = {fid, 0};
-            frame_ent *fr = (r->n_frames ? bsearch(&fk, r->frames, r->n_frames, sizeof fk, cmp_frame) : NULL);
+            frame_ent *fr =
+                r->n_frames ? bsearch(&fk, r->frames, r->n_frames, sizeof fk, cmp_frame) : NULL;
             graph_frame *gf = &g->frames[fo++];
             gf->method = gf->signature = gf->source = gf->class_name = GRAPH_NONE;
             gf->line = -1;
@@ -1738,7 +1750,8 @@ static void rd_free(rd *r)
     free(r->scratch);
 }
 
-static int sorted_by(const void *base, uint32_t n, size_t sz, int (*cmp)(const void *, const void *))
+static int sorted_by(const void *base, uint32_t n, size_t sz,
+                     int (*cmp)(const void *, const void *))
 {
     const char *b = base;
     for (uint32_t i = 1; i < n; i++)

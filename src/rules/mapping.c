@@ -261,7 +261,8 @@ lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_
         graph_class *gc = &g->classes[c];
         if (of[c]) {
             for (uint32_t f = 0; f < gc->n_fields && gc->first_field + f < g->n_fields; f++) {
-                const char *o = find_field(of[c], graph_str(g, g->fields[gc->first_field + f].name));
+                str_ix fname = g->fields[gc->first_field + f].name;
+                const char *o = find_field(of[c], graph_str(g, fname));
                 if (o && st == LR_OK) {
                     snprintf(buf, sizeof buf, "%s", o);
                     st = intern(g, buf, &g->fields[gc->first_field + f].name, err);

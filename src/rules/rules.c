@@ -169,7 +169,8 @@ static void next(lexer *lx)
         lx->tk = T_STR;
         return;
     }
-    if (isdigit((unsigned char)c) || (c == '-' && p + 1 < lx->end && isdigit((unsigned char)p[1]))) {
+    if (isdigit((unsigned char)c) ||
+        (c == '-' && p + 1 < lx->end && isdigit((unsigned char)p[1]))) {
         const char *q = p + (c == '-');
         int64_t v = 0;
         int over = 0;
@@ -244,7 +245,10 @@ static void next(lexer *lx)
     lx->p = lx->end;
 }
 
-static int is_op(const lexer *lx, const char *op) { return lx->tk == T_OP && !strcmp(lx->text, op); }
+static int is_op(const lexer *lx, const char *op)
+{
+    return lx->tk == T_OP && !strcmp(lx->text, op);
+}
 static int is_kw(const lexer *lx, const char *kw)
 {
     return lx->tk == T_IDENT && !strcmp(lx->text, kw);
@@ -929,7 +933,8 @@ static node_ix component_context(const graph *g, node_ix n)
             return base;
         int wrapper = bk == CTX_WRAPPER;
         if (g->node_class[cur] != GRAPH_NONE &&
-            graph_class_is_named(g, g->node_class[cur], "com.android.internal.policy.DecorContext")) {
+            graph_class_is_named(g, g->node_class[cur],
+                                 "com.android.internal.policy.DecorContext")) {
             node_ix window = obj_field(g, cur, "mPhoneWindow");
             if (window != GRAPH_NONE) {
                 base = obj_field(g, window, "mContext");
