@@ -5,7 +5,8 @@
  * A verb declares its options in a cli_optdef table and calls cli_parse, which also handles
  * the options every verb shares (--json, --no-timing, --max-inflate, --dump, --no-progress,
  * --help) and prints a usage text generated from the table; it then opens inputs with
- * cli_open, which prints load errors in the text or JSON form and returns the exit code. Output contracts (docs/json.md):
+ * cli_open, which prints load errors in the text or JSON form and returns the exit code.
+ * Output contracts (docs/json.md):
  * - exit codes CLI_EXIT_*: 0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O, 5 resource limit;
  * - errors: "leakray: <message>" on stderr, or under --json the error object on stdout:
  *   {"schema_version":1,"error":{"code":"format","exit":3,"offset":123,"message":"..."}};
