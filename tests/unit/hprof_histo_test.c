@@ -24,23 +24,10 @@
 #include "graph/graph.h"
 #include "leakray/leakray.h"
 
-static char fixdir[4096];
+#include "test_fixtures.h"
 
-static int have_fixtures(void)
-{
-    FILE *f;
-    char p[4200];
-    snprintf(p, sizeof p, "%s/hprof/SOURCES.md", fixdir);
-    if (fixdir[0] && (f = fopen(p, "r"))) {
-        fclose(f);
-        return 1;
-    }
-    const char *ci = getenv("CI");
-    if (ci && !strcmp(ci, "true"))
-        fail_msg("fixtures missing at %s and CI=true", fixdir);
-    printf("SKIP: HPROF fixtures not found at '%s' (set LEAKRAY_FIXTURES)\n", fixdir);
-    return 0;
-}
+
+static int have_fixtures(void) { return tf_have("hprof", "HPROF"); }
 
 /* Loads m with the reader (no edges) into g; returns the status. */
 static lr_status graph_load(const mfile *m, int dump_index, graph *g, lr_error *e)
@@ -276,12 +263,7 @@ static void damaged_android(void **state)
 
 int main(void)
 {
-    const char *fx = getenv("LEAKRAY_FIXTURES");
-    const char *src = getenv("LEAKRAY_SRC");
-    if (fx && fx[0])
-        snprintf(fixdir, sizeof fixdir, "%s", fx);
-    else if (src && src[0])
-        snprintf(fixdir, sizeof fixdir, "%s/../shared/fixtures", src);
+    tf_init();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(all_fixtures),
         cmocka_unit_test(two_dumps),

@@ -28,24 +28,11 @@
 #include <bzlib.h>
 #include <zlib.h>
 
-static char fixdir[4096];
+#include "test_fixtures.h"
+
 static char golddir[4096];
 
-static int have_fixtures(void)
-{
-    FILE *f;
-    char p[4200];
-    snprintf(p, sizeof p, "%s/hprof/SOURCES.md", fixdir);
-    if (fixdir[0] && (f = fopen(p, "r"))) {
-        fclose(f);
-        return 1;
-    }
-    const char *ci = getenv("CI");
-    if (ci && !strcmp(ci, "true"))
-        fail_msg("fixtures missing at %s and CI=true", fixdir);
-    printf("SKIP: HPROF fixtures not found at '%s' (set LEAKRAY_FIXTURES)\n", fixdir);
-    return 0;
-}
+static int have_fixtures(void) { return tf_have("hprof", "HPROF"); }
 
 #define NEED_FIXTURES()         \
     do {                        \
@@ -836,12 +823,8 @@ static void not_hprof(void **state)
 
 int main(void)
 {
-    const char *fx = getenv("LEAKRAY_FIXTURES");
+    tf_init();
     const char *src = getenv("LEAKRAY_SRC");
-    if (fx)
-        snprintf(fixdir, sizeof fixdir, "%s", fx);
-    else if (src)
-        snprintf(fixdir, sizeof fixdir, "%s/../shared/fixtures", src);
     snprintf(golddir, sizeof golddir, "%s/tests/e2e/expected/visualvm", src ? src : ".");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(android_handmade),

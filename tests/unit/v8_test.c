@@ -27,24 +27,11 @@
 #include "format/v8.h"
 #include "graph/graph.h"
 
-static char fixdir[4096];
+#include "test_fixtures.h"
+
 static char golddir[4096];
 
-static int have_fixtures(void)
-{
-    FILE *f;
-    char p[4200];
-    snprintf(p, sizeof p, "%s/v8/SOURCES.md", fixdir);
-    if (fixdir[0] && (f = fopen(p, "r"))) {
-        fclose(f);
-        return 1;
-    }
-    const char *ci = getenv("CI");
-    if (ci && !strcmp(ci, "true"))
-        fail_msg("fixtures missing at %s and CI=true", fixdir);
-    printf("SKIP: V8 fixtures not found at '%s' (set LEAKRAY_FIXTURES)\n", fixdir);
-    return 0;
-}
+static int have_fixtures(void) { return tf_have("v8", "V8"); }
 
 /* ---- loading ---- */
 
@@ -510,12 +497,8 @@ static void test_sniff(void **state)
 
 int main(void)
 {
-    const char *fx = getenv("LEAKRAY_FIXTURES");
+    tf_init();
     const char *src = getenv("LEAKRAY_SRC");
-    if (fx)
-        snprintf(fixdir, sizeof fixdir, "%s", fx);
-    else if (src)
-        snprintf(fixdir, sizeof fixdir, "%s/../shared/fixtures", src);
     snprintf(golddir, sizeof golddir, "%s/tests/e2e/expected/devtools", src ? src : ".");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sniff),
