@@ -98,7 +98,7 @@ static void json_elem(jsonw *w, const graph *g, const trace_elem *e, int last)
 {
     char id[CLI_FMT_MAX];
     jsonw_obj_begin(w);
-    jsonw_kv_str(w, "id", cli_fmt_id(id, g, g->node_id[e->node]));
+    jsonw_kv_str(w, "id", cli_fmt_id(id, g, graph_node_id(g, e->node)));
     jsonw_kv_str(w, "class", e->class_name ? e->class_name : "");
     jsonw_kv_str(w, "type", type_key(g, e->node));
     jsonw_kv_str(w, "leaking", status_key(e->status));
@@ -203,7 +203,7 @@ static void analyze_json(const cli_common *co, const char *path, const graph *g,
         const trace *t = &tr->traces[i];
         const leak_object *lo = &ls->v[t->leak];
         jsonw_obj_begin(&w);
-        jsonw_kv_str(&w, "leaking_object", cli_fmt_id(id, g, g->node_id[lo->node]));
+        jsonw_kv_str(&w, "leaking_object", cli_fmt_id(id, g, graph_node_id(g, lo->node)));
         jsonw_kv_str(&w, "class", t->el[t->n - 1].class_name);
         jsonw_kv_str(&w, "source", source_key(lo->source));
         jsonw_kv_str(&w, "signature", t->fingerprint);
@@ -212,7 +212,7 @@ static void analyze_json(const cli_common *co, const char *path, const graph *g,
         if (lo->source == LEAK_SRC_SUSPECT && lo->top < g->n_nodes) {
             /* The dominator-tree top the accumulation point (the leaking object) lies under. */
             jsonw_kv_obj_begin(&w, "suspect");
-            jsonw_kv_str(&w, "id", cli_fmt_id(id, g, g->node_id[lo->top]));
+            jsonw_kv_str(&w, "id", cli_fmt_id(id, g, graph_node_id(g, lo->top)));
             jsonw_kv_str(&w, "class", graph_class_name(g, lo->top));
             if (dt->retained)
                 jsonw_kv_uint(&w, "retained_bytes", dt->retained[lo->top]);

@@ -72,7 +72,7 @@ void clu_print_text(FILE *out, const cluster_ctx *c, const cluster_result *r, ui
         if (it->nested_in != CLUSTER_NONE)
             fprintf(out, ", nested in #%u", it->nested_in + 1);
         fprintf(out, "\n    representative %s, chain:\n",
-                cli_fmt_id(a, g, g->node_id[it->rep]));
+                cli_fmt_id(a, g, graph_node_id(g, it->rep)));
         print_chain_text(out, c, it->rep);
     }
     if (n < r->n)
@@ -103,7 +103,7 @@ void clu_print_json(jsonw *w, const cluster_ctx *c, const cluster_result *r, uin
         else
             jsonw_kv_null(w, "nested_in");
         jsonw_kv_obj_begin(w, "representative");
-        jsonw_kv_uint(w, "id", g->node_id[it->rep]);
+        jsonw_kv_uint(w, "id", graph_node_id(g, it->rep));
         jsonw_kv_str(w, "name", cluster_node_label(g, it->rep));
         jsonw_kv_uint(w, "retained", c->dom->retained[it->rep]);
         jsonw_obj_end(w);

@@ -156,7 +156,7 @@ int cmd_cycles(int argc, char **argv)
         cli_json_begin(&w);
         jsonw_kv_obj_begin(&w, "scope");
         if (from)
-            jsonw_kv_str(&w, "from", cli_fmt_id(id, g, g->node_id[starts[0]]));
+            jsonw_kv_str(&w, "from", cli_fmt_id(id, g, graph_node_id(g, starts[0])));
         if (cls)
             jsonw_kv_str(&w, "class", cls);
         jsonw_kv_uint(&w, "start_objects", n_starts);
@@ -174,7 +174,7 @@ int cmd_cycles(int argc, char **argv)
                          c->top_class != GRAPH_NONE ? graph_str(g, g->classes[c->top_class].name)
                                                     : "");
             jsonw_kv_uint(&w, "top_class_count", c->top_count);
-            jsonw_kv_str(&w, "example", cli_fmt_id(id, g, g->node_id[c->example]));
+            jsonw_kv_str(&w, "example", cli_fmt_id(id, g, graph_node_id(g, c->example)));
             jsonw_obj_end(&w);
         }
         jsonw_arr_end(&w);
@@ -201,7 +201,7 @@ int cmd_cycles(int argc, char **argv)
                 for (uint32_t k = 0; k < c->length; k++) {
                     jsonw_obj_begin(&w);
                     jsonw_kv_str(&w, "class", graph_class_name(g, r.nodes[c->first + k]));
-                    jsonw_kv_str(&w, "id", cli_fmt_id(id, g, g->node_id[r.nodes[c->first + k]]));
+                    jsonw_kv_str(&w, "id", cli_fmt_id(id, g, graph_node_id(g, r.nodes[c->first + k])));
                     jsonw_kv_str(&w, "edge",
                                  graph_edge_name_text(g, r.edges[c->first + k], eb, sizeof eb));
                     jsonw_obj_end(&w);
@@ -222,13 +222,13 @@ int cmd_cycles(int argc, char **argv)
             printf("  #%u %s objects, mostly %s (%s), e.g. %s\n", i + 1,
                    cli_fmt_count(a, c->size),
                    c->top_class != GRAPH_NONE ? graph_str(g, g->classes[c->top_class].name) : "?",
-                   cli_fmt_count(b, c->top_count), cli_fmt_id(id, g, g->node_id[c->example]));
+                   cli_fmt_count(b, c->top_count), cli_fmt_id(id, g, graph_node_id(g, c->example)));
         }
         cli_print_timing(&co, stdout, "cycles", ms);
     } else {
         if (from)
             printf("Scope: %s objects reachable from %s %s\n", cli_fmt_count(a, r.n_scope),
-                   graph_class_name(g, starts[0]), cli_fmt_id(id, g, g->node_id[starts[0]]));
+                   graph_class_name(g, starts[0]), cli_fmt_id(id, g, graph_node_id(g, starts[0])));
         else
             printf("Scope: %s objects reachable from %s instances of %s\n",
                    cli_fmt_count(a, r.n_scope), cli_fmt_count(b, n_starts), cls);
@@ -248,7 +248,7 @@ int cmd_cycles(int argc, char **argv)
             printf("     e.g.");
             for (uint32_t k = 0; k < c->length; k++)
                 printf(" %s %s .%s ->", graph_class_name(g, r.nodes[c->first + k]),
-                       cli_fmt_id(id, g, g->node_id[r.nodes[c->first + k]]),
+                       cli_fmt_id(id, g, graph_node_id(g, r.nodes[c->first + k])),
                        graph_edge_name_text(g, r.edges[c->first + k], eb, sizeof eb));
             printf(" (back)\n");
         }

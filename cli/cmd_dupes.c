@@ -66,10 +66,10 @@ void cli_special_path(FILE *out, const graph *g, const paths_result *pr, node_ix
     fprintf(out, "%sGC root (%s): %s%s %s\n", indent,
             r < g->n_roots ? graph_root_kind_name(g->roots[r].kind) : "?", node_cls(g, nodes[0]),
             g->node_kind[nodes[0]] == GRAPH_KIND_CLASS ? " (class)" : "",
-            cli_fmt_id(id, g, g->node_id[nodes[0]]));
+            cli_fmt_id(id, g, graph_node_id(g, nodes[0])));
     for (uint32_t i = 1; i < k; i++)
         fprintf(out, "%s  .%s -> %s %s\n", indent, edge_txt(g, edges[i - 1], eb, sizeof eb),
-                node_cls(g, nodes[i]), cli_fmt_id(id, g, g->node_id[nodes[i]]));
+                node_cls(g, nodes[i]), cli_fmt_id(id, g, graph_node_id(g, nodes[i])));
 }
 
 /* The path of n as a JSON array of {class, id, edge, root?}; null when unreached. */
@@ -96,7 +96,7 @@ void cli_special_path_json(jsonw *w, const graph *g, const paths_result *pr, nod
             jsonw_kv_str(w, "edge", edge_txt(g, edges[i - 1], eb, sizeof eb));
         }
         jsonw_kv_str(w, "class", node_cls(g, nodes[i]));
-        jsonw_kv_str(w, "id", cli_fmt_id(id, g, g->node_id[nodes[i]]));
+        jsonw_kv_str(w, "id", cli_fmt_id(id, g, graph_node_id(g, nodes[i])));
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
@@ -261,7 +261,7 @@ static int export_group(const graph *g, const dupes_result *r, uint32_t i, const
     const uint8_t *p = g->data + px.off;
     const char *ext = px.source == DUPES_PIX_DUMPDATA ? image_file_ext(p, px.len) : NULL;
     snprintf(out, cap, "%s/bitmap-%u-%ux%u-%" PRIx64 ".%s", dir, i + 1, px.width, px.height,
-             g->node_id[m], ext ? ext : "png");
+             graph_node_id(g, m), ext ? ext : "png");
     if (ext) { /* already an image file: write it unchanged */
         FILE *f = fopen(out, "wb");
         if (!f || fwrite(p, 1, px.len, f) != px.len || fclose(f) != 0) {
@@ -325,7 +325,7 @@ static void text_report(const cli_common *co, const graph *g, const dupes_result
         printf("\n");
         for (uint32_t k = 0; k < gr->count && k < DUPES_PATHS_TEXT; k++) {
             uint32_t m = gr->first_member + k;
-            printf("     array %s, owner path:\n", cli_fmt_id(id, g, g->node_id[r->members[m]]));
+            printf("     array %s, owner path:\n", cli_fmt_id(id, g, graph_node_id(g, r->members[m])));
             if (r->owner[m] != GRAPH_NONE)
                 cli_special_path(stdout, g, &r->paths, r->owner[m], "       ");
             else
@@ -355,7 +355,7 @@ static void text_report(const cli_common *co, const graph *g, const dupes_result
             printf("     image: %s\n", ex->path[i]);
         for (uint32_t k = 0; k < gr->count && k < DUPES_PATHS_TEXT; k++) {
             node_ix m = r->members[gr->first_member + k];
-            printf("     bitmap %s, path:\n", cli_fmt_id(id, g, g->node_id[m]));
+            printf("     bitmap %s, path:\n", cli_fmt_id(id, g, graph_node_id(g, m)));
             cli_special_path(stdout, g, &r->paths, m, "       ");
         }
         if (gr->count > DUPES_PATHS_TEXT)
@@ -370,7 +370,7 @@ static void text_report(const cli_common *co, const graph *g, const dupes_result
             dupes_pixels px;
             dupes_bitmap_pixels(g, m, &px);
             printf("  #%u %s %ux%u (%s pixels), native %s, pixels: %s\n", i + 1,
-                   cli_fmt_id(id, g, g->node_id[m]), px.width, px.height,
+                   cli_fmt_id(id, g, graph_node_id(g, m)), px.width, px.height,
                    cli_fmt_count(a, (uint64_t)px.width * px.height),
                    g->node_native && g->node_native[m] ? cli_fmt_bytes(b, g->node_native[m])
                                                        : "unknown",
@@ -405,10 +405,10 @@ static void json_members(jsonw *w, const graph *g, const dupes_result *r, const 
     for (uint32_t k = 0; k < gr->count; k++) {
         uint32_t m = gr->first_member + k;
         jsonw_obj_begin(w);
-        jsonw_kv_str(w, "id", cli_fmt_id(id, g, g->node_id[r->members[m]]));
+        jsonw_kv_str(w, "id", cli_fmt_id(id, g, graph_node_id(g, r->members[m])));
         if (arrays) {
             if (r->owner[m] != GRAPH_NONE) {
-                jsonw_kv_str(w, "owner_id", cli_fmt_id(id, g, g->node_id[r->owner[m]]));
+                jsonw_kv_str(w, "owner_id", cli_fmt_id(id, g, graph_node_id(g, r->owner[m])));
                 jsonw_kv_str(w, "owner_class", node_cls(g, r->owner[m]));
                 jsonw_kv_str(w, "owner_edge", edge_txt(g, r->owner_edge[m], eb, sizeof eb));
             } else {
@@ -489,7 +489,7 @@ static void json_report(const cli_common *co, const graph *g, const dupes_result
         dupes_pixels px;
         dupes_bitmap_pixels(g, m, &px);
         jsonw_obj_begin(&w);
-        jsonw_kv_str(&w, "id", cli_fmt_id(id, g, g->node_id[m]));
+        jsonw_kv_str(&w, "id", cli_fmt_id(id, g, graph_node_id(g, m)));
         jsonw_kv_uint(&w, "width", px.width);
         jsonw_kv_uint(&w, "height", px.height);
         jsonw_kv_uint(&w, "pixel_count", (uint64_t)px.width * px.height);

@@ -86,7 +86,7 @@ static lr_status histo_collect(histo_ctx *h, lr_error *err)
             c = g->node_kind[n] == GRAPH_KIND_CLASS ? g->n_classes : g->n_classes + 1;
         histo_row *r = &all[c];
         r->count++;
-        r->shallow += g->node_size[n];
+        r->shallow += graph_node_size(g, n);
         if (h->retained)
             r->retained += h->retained[n];
     }

@@ -70,13 +70,13 @@ static void info_count(const graph *g, info_counts *c)
     for (uint32_t n = 0; n < g->n_nodes; n++) {
         unsigned k = g->node_kind[n] < GRAPH_KIND_COUNT ? g->node_kind[n] : GRAPH_KIND_OTHER;
         c->kind_count[k]++;
-        c->kind_shallow[k] += g->node_size[n];
-        c->shallow += g->node_size[n];
+        c->kind_shallow[k] += graph_node_size(g, n);
+        c->shallow += graph_node_size(g, n);
         if (g->node_native)
             c->native += g->node_native[n];
         if (g->node_heap && g->node_heap[n] < GRAPH_MAX_HEAPS) {
             c->heap_count[g->node_heap[n]]++;
-            c->heap_shallow[g->node_heap[n]] += g->node_size[n];
+            c->heap_shallow[g->node_heap[n]] += graph_node_size(g, n);
         }
         class_ix cl = g->node_class[n];
         if (k == GRAPH_KIND_STRING || (is_string && cl < g->n_classes && is_string[cl]))

@@ -58,8 +58,8 @@ static int leaks_cmd_ids(cli_common *co, const char *path, const uint64_t *excl,
     }
     uint64_t n = 0;
     for (node_ix v = 0; v < g->n_nodes; v++)
-        if (!excl || !leaks_cmd_has(excl, n_excl, g->node_id[v]))
-            ids[n++] = g->node_id[v];
+        if (!excl || !leaks_cmd_has(excl, n_excl, graph_node_id(g, v)))
+            ids[n++] = graph_node_id(g, v);
     lr_close(h);
     qsort(ids, n, sizeof *ids, leaks_cmd_u64cmp);
     *out = ids;
@@ -134,7 +134,7 @@ int cmd_leaks(int argc, char **argv)
     }
     uint64_t n_alive = 0;
     for (node_ix v = 0; v < g->n_nodes; v++)
-        if (leaks_cmd_has(new_ids, n_new, g->node_id[v])) {
+        if (leaks_cmd_has(new_ids, n_new, graph_node_id(g, v))) {
             sel[v] = 1;
             n_alive++;
         }

@@ -46,15 +46,15 @@ static void path_print_collapsed(const graph *g, const cat_set *cs, const node_i
         }
         node_ix a = nodes[l->first], z = nodes[l->last];
         if (l->first == l->last) {
-            printf("  %s %s", cli_fmt_id(b1, g, g->node_id[a]), path_label(g, a, lab, sizeof lab));
+            printf("  %s %s", cli_fmt_id(b1, g, graph_node_id(g, a)), path_label(g, a, lab, sizeof lab));
             if (l->cat != CAT_NONE)
                 printf("  [%s]", cat_name(cs, l->cat));
             printf("\n");
             continue;
         }
         printf("  %u x %s: %s %s", collapse_count(l), cat_name(cs, l->cat),
-               cli_fmt_id(b1, g, g->node_id[a]), path_label(g, a, lab, sizeof lab));
-        printf(" ... %s %s", cli_fmt_id(b1, g, g->node_id[z]), path_label(g, z, lab, sizeof lab));
+               cli_fmt_id(b1, g, graph_node_id(g, a)), path_label(g, a, lab, sizeof lab));
+        printf(" ... %s %s", cli_fmt_id(b1, g, graph_node_id(g, z)), path_label(g, z, lab, sizeof lab));
         if (l->collections)
             printf(" (through %u collection node%s)", l->collections,
                    l->collections == 1 ? "" : "s");
@@ -94,7 +94,7 @@ static int path_devtools(const cli_common *co, const graph *g, node_ix target)
         cli_json_begin(&w);
         jsonw_kv_str(&w, "model", "devtools");
         jsonw_kv_obj_begin(&w, "object");
-        jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, g->node_id[target]));
+        jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, graph_node_id(g, target)));
         jsonw_kv_str(&w, "class", path_label(g, target, lab, sizeof lab));
         jsonw_kv_int(&w, "distance", r.distance[target]);
         jsonw_kv_uint(&w, "retained", r.retained[target]);
@@ -114,7 +114,7 @@ static int path_devtools(const cli_common *co, const graph *g, node_ix target)
                     jsonw_kv_str(&w, "name",
                                  graph_edge_name_text(g, edges[i - 1], ename, sizeof ename));
                 }
-                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, g->node_id[nodes[i]]));
+                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, graph_node_id(g, nodes[i])));
                 jsonw_kv_str(&w, "class", path_label(g, nodes[i], lab, sizeof lab));
                 jsonw_kv_int(&w, "distance", r.distance[nodes[i]]);
                 jsonw_kv_uint(&w, "retained", r.retained[nodes[i]]);
@@ -131,7 +131,7 @@ static int path_devtools(const cli_common *co, const graph *g, node_ix target)
     } else if (!reachable) {
         printf("%s %s is unreachable: DevTools gives it no distance (no path from the root "
                "without weak edges)\n",
-               cli_fmt_id(b1, g, g->node_id[target]), path_label(g, target, lab, sizeof lab));
+               cli_fmt_id(b1, g, graph_node_id(g, target)), path_label(g, target, lab, sizeof lab));
     } else {
         printf("GC root: synthetic root (DevTools retaining path by distance, weak edges "
                "hidden)\n");
@@ -142,7 +142,7 @@ static int path_devtools(const cli_common *co, const graph *g, node_ix target)
                        graph_edge_name_text(g, edges[i - 1], ename, sizeof ename));
             }
             printf("  %s %s  (distance %" PRId32 ", retained %" PRIu64 ")\n",
-                   cli_fmt_id(b1, g, g->node_id[nodes[i]]),
+                   cli_fmt_id(b1, g, graph_node_id(g, nodes[i])),
                    path_label(g, nodes[i], lab, sizeof lab), r.distance[nodes[i]],
                    r.retained[nodes[i]]);
         }
@@ -275,7 +275,7 @@ int cmd_path(int argc, char **argv)
                     jsonw_kv_str(&w, "name",
                                  graph_edge_name_text(g, edges[i - 1], ename, sizeof ename));
                 }
-                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, g->node_id[nodes[i]]));
+                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, graph_node_id(g, nodes[i])));
                 jsonw_kv_str(&w, "class", path_label(g, nodes[i], lab, sizeof lab));
                 jsonw_obj_end(&w);
             }
@@ -325,7 +325,7 @@ int cmd_path(int argc, char **argv)
                 printf("      --[%s %s]-->\n", graph_edge_kind_name(k),
                        graph_edge_name_text(g, edges[i - 1], ename, sizeof ename));
             }
-            printf("  %s %s\n", cli_fmt_id(b1, g, g->node_id[nodes[i]]),
+            printf("  %s %s\n", cli_fmt_id(b1, g, graph_node_id(g, nodes[i])),
                    path_label(g, nodes[i], lab, sizeof lab));
         }
         printf("%" PRIu32 " reference%s%s\n", len - 1, len == 2 ? "" : "s",

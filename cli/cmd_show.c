@@ -165,7 +165,7 @@ static void ref_text(const graph *g, uint64_t raw, node_ix ref)
         printf("%s (not in dump)", cli_fmt_id(id, g, raw));
         return;
     }
-    printf("%s %s", cli_fmt_id(id, g, g->node_id[ref]), node_label(g, ref, label, sizeof label));
+    printf("%s %s", cli_fmt_id(id, g, graph_node_id(g, ref)), node_label(g, ref, label, sizeof label));
     char s[SHOW_STRING_PREVIEW + 1];
     size_t shown;
     long len = string_of(g, ref, s, sizeof s, &shown);
@@ -185,7 +185,7 @@ static void ref_json(jsonw *w, const graph *g, uint64_t raw, node_ix ref)
         jsonw_kv_null(w, "value");
         return;
     }
-    jsonw_kv_str(w, "value", cli_fmt_id(id, g, ref < g->n_nodes ? g->node_id[ref] : raw));
+    jsonw_kv_str(w, "value", cli_fmt_id(id, g, ref < g->n_nodes ? graph_node_id(g, ref) : raw));
     if (ref == GRAPH_NONE || ref >= g->n_nodes) {
         jsonw_kv_bool(w, "missing", 1);
         return;
@@ -245,7 +245,7 @@ static void show_fields(show_ctx *x)
 {
     const graph *g = x->g;
     node_ix n = x->node;
-    if (g->node_kind[n] != GRAPH_KIND_INSTANCE || g->node_off[n] == UINT64_MAX || !g->id_size)
+    if (g->node_kind[n] != GRAPH_KIND_INSTANCE || graph_node_off(g, n) == UINT64_MAX || !g->id_size)
         return;
     uint32_t n_fields = 0;
     graph_fields_each(g, n, count_cb, &n_fields);
@@ -347,13 +347,13 @@ static int array_payload(const graph *g, node_ix n, uint8_t *type, unsigned *esz
                          const uint8_t **p)
 {
     class_ix c = g->node_class[n];
-    if (!g->id_size || g->node_off[n] == UINT64_MAX || !g->data)
+    if (!g->id_size || graph_node_off(g, n) == UINT64_MAX || !g->data)
         return 0;
     *type = g->node_kind[n] == GRAPH_KIND_OBJ_ARRAY ? GRAPH_FT_OBJECT
             : c < g->n_classes                      ? g->classes[c].elem_type
                                                     : 0;
     *esz = graph_ftype_size(g, *type);
-    uint64_t len = g->node_len[n], off = g->node_off[n];
+    uint64_t len = graph_node_len(g, n), off = graph_node_off(g, n);
     if (!*esz || off > g->data_len || len > (g->data_len - off) / *esz)
         return 0;
     *p = g->data + off;
@@ -370,7 +370,7 @@ static void show_array(show_ctx *x)
     uint8_t type;
     unsigned esz;
     const uint8_t *p;
-    uint64_t len = g->node_len[n];
+    uint64_t len = graph_node_len(g, n);
     int have = array_payload(g, n, &type, &esz, &p);
     uint64_t shown = len;
     if (kind == GRAPH_KIND_PRIM_ARRAY && shown > SHOW_PRIM_ELEMENTS)
@@ -430,7 +430,7 @@ static void edge_json(jsonw *w, const graph *g, edge_ix e, node_ix other, const 
     char id[CLI_FMT_MAX], label[512], name[256];
     unsigned k = g->edge_kind[e];
     jsonw_obj_begin(w);
-    jsonw_kv_str(w, key, cli_fmt_id(id, g, g->node_id[other]));
+    jsonw_kv_str(w, key, cli_fmt_id(id, g, graph_node_id(g, other)));
     jsonw_kv_str(w, "class", node_label(g, other, label, sizeof label));
     jsonw_kv_str(w, "edge", graph_edge_kind_name(GRAPH_EDGE_KIND(k)));
     jsonw_kv_str(w, "name", graph_edge_name_text(g, e, name, sizeof name));
@@ -443,7 +443,7 @@ static void edge_text(const graph *g, edge_ix e, node_ix other)
     char id[CLI_FMT_MAX], label[512], name[256];
     unsigned k = g->edge_kind[e];
     unsigned s = GRAPH_EDGE_STRENGTH(k);
-    printf("  %s %s  .%s (%s%s%s)\n", cli_fmt_id(id, g, g->node_id[other]),
+    printf("  %s %s  .%s (%s%s%s)\n", cli_fmt_id(id, g, graph_node_id(g, other)),
            node_label(g, other, label, sizeof label), graph_edge_name_text(g, e, name, sizeof name),
            graph_edge_kind_name(GRAPH_EDGE_KIND(k)), s ? ", " : "",
            s ? graph_strength_name(s) : "");
@@ -532,7 +532,7 @@ static void show_devtools(show_ctx *x)
         jsonw_kv_int(w, "distance", r->distance[n]);
         if (has_dom) {
             jsonw_kv_obj_begin(w, "dominator");
-            jsonw_kv_str(w, "id", cli_fmt_id(id, g, g->node_id[d]));
+            jsonw_kv_str(w, "id", cli_fmt_id(id, g, graph_node_id(g, d)));
             jsonw_kv_str(w, "class", node_label(g, d, label, sizeof label));
             jsonw_obj_end(w);
         } else {
@@ -563,7 +563,7 @@ static void show_devtools(show_ctx *x)
     else
         printf("distance:      %" PRId32 "\n", r->distance[n]);
     if (has_dom)
-        printf("dominator:     %s %s\n", cli_fmt_id(id, g, g->node_id[d]),
+        printf("dominator:     %s %s\n", cli_fmt_id(id, g, graph_node_id(g, d)),
                node_label(g, d, label, sizeof label));
     if (!x->has_traces)
         return;
@@ -606,13 +606,13 @@ static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
 
     if (w) {
         jsonw_kv_obj_begin(w, "object");
-        jsonw_kv_str(w, "id", cli_fmt_id(id, g, g->node_id[n]));
+        jsonw_kv_str(w, "id", cli_fmt_id(id, g, graph_node_id(g, n)));
         jsonw_kv_str(w, "class", node_label(g, n, label, sizeof label));
         jsonw_kv_str(w, "kind", graph_node_kind_name(g->node_kind[n]));
         if (g->node_type && g->node_type[n] < g->n_types && g->type_names[g->node_type[n]])
             jsonw_kv_str(w, "type", g->type_names[g->node_type[n]]);
         jsonw_kv_str(w, "heap", heap);
-        jsonw_kv_uint(w, "shallow", g->node_size[n]);
+        jsonw_kv_uint(w, "shallow", graph_node_size(g, n));
         if (g->node_native)
             jsonw_kv_uint(w, "native", g->node_native[n]);
         jsonw_kv_arr_begin(w, "roots");
@@ -628,7 +628,7 @@ static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
             jsonw_kv_uint(w, "string_bytes", (uint64_t)slen);
         }
     } else {
-        printf("%s %s\n", cli_fmt_id(id, g, g->node_id[n]), node_label(g, n, label, sizeof label));
+        printf("%s %s\n", cli_fmt_id(id, g, graph_node_id(g, n)), node_label(g, n, label, sizeof label));
         printf("kind:          %s", graph_node_kind_name(g->node_kind[n]));
         if (g->node_type && g->node_type[n] < g->n_types && g->type_names[g->node_type[n]] &&
             strcmp(g->type_names[g->node_type[n]], graph_node_kind_name(g->node_kind[n])) != 0)
@@ -641,7 +641,7 @@ static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
         }
         if (heap)
             printf("heap:          %s\n", heap);
-        printf("shallow size:  %s\n", cli_fmt_bytes(a, g->node_size[n]));
+        printf("shallow size:  %s\n", cli_fmt_bytes(a, graph_node_size(g, n)));
         if (g->node_native && g->node_native[n])
             printf("native size:   %s\n", cli_fmt_bytes(a, g->node_native[n]));
         int any = 0;

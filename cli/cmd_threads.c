@@ -38,14 +38,14 @@ static void put_local(const cli_common *co, jsonw *w, const graph *g, const dom_
     uint64_t ret = n < dt->n ? dt->retained[n] : 0;
     if (co->json) {
         jsonw_obj_begin(w);
-        jsonw_kv_str(w, "id", cli_fmt_id(id, g, g->node_id[n]));
+        jsonw_kv_str(w, "id", cli_fmt_id(id, g, graph_node_id(g, n)));
         jsonw_kv_str(w, "class", graph_class_name(g, n));
-        jsonw_kv_uint(w, "shallow_bytes", g->node_size[n]);
+        jsonw_kv_uint(w, "shallow_bytes", graph_node_size(g, n));
         jsonw_kv_uint(w, "retained_bytes", ret);
         jsonw_obj_end(w);
     } else {
         printf("%slocal %s %s, retained %s\n", indent, graph_class_name(g, n),
-               cli_fmt_id(id, g, g->node_id[n]), cli_fmt_bytes(sz, ret));
+               cli_fmt_id(id, g, graph_node_id(g, n)), cli_fmt_bytes(sz, ret));
     }
 }
 
@@ -89,7 +89,7 @@ int cmd_threads(int argc, char **argv)
             jsonw_kv_uint(&w, "serial", th->serial);
             jsonw_kv_str(&w, "name", name);
             if (tn != GRAPH_NONE) {
-                jsonw_kv_str(&w, "id", cli_fmt_id(id, g, g->node_id[tn]));
+                jsonw_kv_str(&w, "id", cli_fmt_id(id, g, graph_node_id(g, tn)));
                 jsonw_kv_str(&w, "class", graph_class_name(g, tn));
             } else {
                 jsonw_kv_null(&w, "id");
@@ -101,7 +101,7 @@ int cmd_threads(int argc, char **argv)
             printf("%sThread \"%s\" serial %u", t ? "\n" : "", name, th->serial);
             if (tn != GRAPH_NONE)
                 printf(" (%s %s, retained %s)", graph_class_name(g, tn),
-                       cli_fmt_id(id, g, g->node_id[tn]), cli_fmt_bytes(sz, ret));
+                       cli_fmt_id(id, g, graph_node_id(g, tn)), cli_fmt_bytes(sz, ret));
             printf("\n");
         }
         for (uint32_t f = 0; f < th->n_frames; f++) {

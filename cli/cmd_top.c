@@ -21,7 +21,7 @@ static int top_before(const graph *g, const uint64_t *ret, node_ix a, node_ix b)
 {
     if (ret[a] != ret[b])
         return ret[a] > ret[b];
-    return g->node_id[a] < g->node_id[b];
+    return graph_node_id(g, a) < graph_node_id(g, b);
 }
 
 static void top_sift_down(const graph *g, const uint64_t *ret, node_ix *h, uint32_t n,
@@ -150,7 +150,7 @@ static lr_status top_classes(const graph *g, const dom_tree *t, top_class_row **
         rows[c].cls = c;
     for (node_ix x = 0; x < g->n_nodes; x++)
         if (t->idom[x] != GRAPH_NONE && g->node_class[x] < nc)
-            rows[g->node_class[x]].shallow += g->node_size[x];
+            rows[g->node_class[x]].shallow += graph_node_size(g, x);
     uint32_t k = 0;
     for (class_ix c = 0; c < nc; c++) {
         if (!cnt[c])
@@ -281,9 +281,9 @@ static int top_devtools(const cli_common *co, const graph *g, int by_class, uint
                 jsonw_kv_uint(&w, "retained", c->retained);
             } else {
                 node_ix x = sel[i];
-                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, g->node_id[x]));
+                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, graph_node_id(g, x)));
                 jsonw_kv_str(&w, "class", top_class_name(g, x));
-                jsonw_kv_uint(&w, "shallow", g->node_size[x]);
+                jsonw_kv_uint(&w, "shallow", graph_node_size(g, x));
                 jsonw_kv_uint(&w, "retained", r.retained[x]);
                 jsonw_kv_int(&w, "distance", r.distance[x]);
             }
@@ -314,7 +314,7 @@ static int top_devtools(const cli_common *co, const graph *g, int by_class, uint
             for (uint32_t i = 0; i < n; i++) {
                 node_ix x = sel[i];
                 printf("%4" PRIu32 ": %-18s %14" PRIu64 " %12" PRIu32 " %9" PRId32 "  %s\n",
-                       i + 1, cli_fmt_id(b1, g, g->node_id[x]), r.retained[x], g->node_size[x],
+                       i + 1, cli_fmt_id(b1, g, graph_node_id(g, x)), r.retained[x], graph_node_size(g, x),
                        r.distance[x], top_class_name(g, x));
             }
         }
@@ -440,12 +440,12 @@ int cmd_top(int argc, char **argv)
                 jsonw_kv_uint(&w, "retained", rows[i].retained);
             } else {
                 node_ix x = sel[i];
-                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, g->node_id[x]));
+                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, graph_node_id(g, x)));
                 const char *d = top_describes(g, cn, n_cn, x);
                 jsonw_kv_str(&w, "class", top_class_name(g, x));
                 if (d)
                     jsonw_kv_str(&w, "describes", d); /* a class object: its class */
-                jsonw_kv_uint(&w, "shallow", g->node_size[x]);
+                jsonw_kv_uint(&w, "shallow", graph_node_size(g, x));
                 jsonw_kv_uint(&w, "retained", t.retained[x]);
                 if (g->node_native && g->node_native[x]) /* Android registry bytes */
                     jsonw_kv_uint(&w, "native", g->node_native[x]);
@@ -476,7 +476,7 @@ int cmd_top(int argc, char **argv)
                 node_ix x = sel[i];
                 const char *d = top_describes(g, cn, n_cn, x);
                 printf("%4" PRIu32 ": %-18s %14" PRIu64 " %12" PRIu32 "  %s%s", i + 1,
-                       cli_fmt_id(b1, g, g->node_id[x]), t.retained[x], g->node_size[x],
+                       cli_fmt_id(b1, g, graph_node_id(g, x)), t.retained[x], graph_node_size(g, x),
                        d ? "class " : "", d ? d : top_class_name(g, x));
                 if (g->node_native && g->node_native[x])
                     printf("  (+%" PRIu32 " native)", g->node_native[x]);

@@ -129,7 +129,7 @@ static uint32_t class_key(const graph *g, node_ix n)
 
 static uint64_t shallow_of(const graph *g, node_ix n)
 {
-    return (uint64_t)g->node_size[n] + (g->node_native ? g->node_native[n] : 0);
+    return (uint64_t)graph_node_size(g, n) + (g->node_native ? g->node_native[n] : 0);
 }
 
 const char *cluster_node_label(const graph *g, node_ix n)
@@ -497,13 +497,13 @@ static uint32_t name_key(const cluster_ctx *c, node_ix from, edge_ix e)
     if (kind == GRAPH_EDGE_ELEMENT)
         return CLUSTER_NAME_ANY;
     if (GRAPH_EDGE_NAME_IS_INDEX(kind))
-        return g->edge_name[e];
-    if (all_digits(graph_str(g, g->edge_name[e])))
+        return graph_edge_name(g, e);
+    if (all_digits(graph_str(g, graph_edge_name(g, e))))
         return CLUSTER_NAME_ANY;
     if (kind == GRAPH_EDGE_PROPERTY && c->dict_class[from] != CLUSTER_NONE &&
         c->dict_class[from] == class_key(g, g->edge_to[e]))
         return CLUSTER_NAME_ANY;
-    return g->edge_name[e];
+    return graph_edge_name(g, e);
 }
 
 const char *cluster_edge_label(const cluster_ctx *c, node_ix from, edge_ix e, char *buf,
@@ -703,7 +703,7 @@ static int is_meta_edge(const graph *g, edge_ix e)
     unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
     if (GRAPH_EDGE_NAME_IS_INDEX(kind) || kind == GRAPH_EDGE_ELEMENT)
         return 0;
-    const char *s = graph_str(g, g->edge_name[e]);
+    const char *s = graph_str(g, graph_edge_name(g, e));
     return strcmp(s, "map") == 0 || strcmp(s, "__proto__") == 0 || strcmp(s, "proto") == 0 ||
            strcmp(s, "constructor") == 0 || strcmp(s, "prototype") == 0;
 }
@@ -756,10 +756,10 @@ static uint32_t proxy_target(const cluster_ctx *c, node_ix n)
         if (w >= g->n_nodes || kind == GRAPH_EDGE_WEAK)
             continue;
         if (GRAPH_EDGE_NAME_IS_INDEX(kind)) {
-            if (g->edge_name[e] == 1 && slot1 == GRAPH_NONE)
+            if (graph_edge_name(g, e) == 1 && slot1 == GRAPH_NONE)
                 slot1 = w;
         } else if (kind != GRAPH_EDGE_ELEMENT &&
-                   strcasecmp(graph_str(g, g->edge_name[e]), "target") == 0) {
+                   strcasecmp(graph_str(g, graph_edge_name(g, e)), "target") == 0) {
             return class_key(g, w);
         }
     }
@@ -780,7 +780,7 @@ static uint32_t property_set(const cluster_ctx *c, node_ix n, tuptab *sets, uint
             nm = CLUSTER_NAME_ANY;
         else if (kind == GRAPH_EDGE_PROPERTY || kind == GRAPH_EDGE_FIELD ||
                  kind == GRAPH_EDGE_CONTEXT)
-            nm = is_meta_edge(g, e) ? CLUSTER_NONE : g->edge_name[e];
+            nm = is_meta_edge(g, e) ? CLUSTER_NONE : graph_edge_name(g, e);
         else
             continue;
         if (nm != CLUSTER_NONE)
@@ -988,7 +988,7 @@ static int item_cmp(const void *pa, const void *pb)
     int s = strcmp(sort_ctx->dir_names[a->dir], sort_ctx->dir_names[b->dir]);
     if (s)
         return s;
-    uint64_t ia = sort_ctx->g->node_id[a->rep], ib = sort_ctx->g->node_id[b->rep];
+    uint64_t ia = graph_node_id(sort_ctx->g, a->rep), ib = graph_node_id(sort_ctx->g, b->rep);
     return ia < ib ? -1 : ia > ib;
 }
 
@@ -1266,7 +1266,7 @@ const char *cluster_title(const cluster_ctx *c, const cluster_item *it, char *bu
                 PUT(", ...");
                 break;
             }
-            PUT("%s%s", k ? ", " : "", graph_str(g, g->edge_name[e]));
+            PUT("%s%s", k ? ", " : "", graph_str(g, graph_edge_name(g, e)));
             k++;
         }
         PUT("}");

@@ -236,7 +236,7 @@ typedef struct work {
  * negative answer is remembered per string. */
 static int weakmap_name(work *w, edge_ix e, const char **dup, uint64_t *table)
 {
-    str_ix s = w->g->edge_name[e];
+    str_ix s = graph_edge_name(w->g, e);
     if (w->wm && s < w->n_wm) {
         if (w->wm[s] == 1)
             return 0;
@@ -325,7 +325,7 @@ static void *ess_mark(void *vp)
                 const char *dup;
                 uint64_t table;
                 if (weakmap_name(w, e, &dup, &table) &&
-                    table == g->node_id[v])
+                    table == graph_node_id(g, v))
                     continue;
             }
             if (k == GRAPH_EDGE_WEAK || t == v)
@@ -620,7 +620,7 @@ static lr_status dominators(work *w, devtools_result *res)
         goto out;
     }
     for (uint32_t o = 0; o < n; o++)
-        res->retained[o] = g->node_size[o];
+        res->retained[o] = graph_node_size(g, o);
     for (uint32_t i = cnt; i > 1; i--) {
         uint32_t o = vertex[i] - 1;
         res->retained[res->idom[o]] += res->retained[o];
@@ -665,7 +665,7 @@ static int distance_filter(work *w, pset *pending, node_ix v, edge_ix e, int *oo
     int k = kind_of(g, e);
     int numeric = GRAPH_EDGE_NAME_IS_INDEX(k);
     if (w->r.hidden >= 0 && g->node_type[v] == w->r.hidden && !numeric &&
-        strcmp(graph_str(g, g->edge_name[e]), "sloppy_function_map") == 0 &&
+        strcmp(graph_str(g, graph_edge_name(g, e)), "sloppy_function_map") == 0 &&
         strcmp(graph_str(g, g->node_name[v]), "system / NativeContext") == 0)
         return 0;
     if (w->r.array >= 0 && g->node_type[v] == w->r.array &&
@@ -673,10 +673,10 @@ static int distance_filter(work *w, pset *pending, node_ix v, edge_ix e, int *oo
         int64_t ix;
         int ok;
         if (numeric) {
-            ix = g->edge_name[e];
+            ix = graph_edge_name(g, e);
             ok = 1;
         } else {
-            ok = js_parseint(graph_str(g, g->edge_name[e]), &ix);
+            ok = js_parseint(graph_str(g, graph_edge_name(g, e)), &ix);
         }
         if (!ok)
             return 1; /* NaN < 2 is false, NaN % 3 !== 1 is true */
@@ -788,7 +788,7 @@ static lr_status aggregates(work *w, const str_ix *class_keys, devtools_result *
     for (uint32_t c = 0; c < nc; c++)
         row[c] = UINT32_MAX;
     for (node_ix v = 0; v < n; v++) {
-        uint32_t sz = g->node_size[v];
+        uint32_t sz = graph_node_size(g, v);
         class_ix c = g->node_class[v];
         if (!sz || c >= nc)
             continue;
@@ -817,7 +817,7 @@ static lr_status aggregates(work *w, const str_ix *class_keys, devtools_result *
         node_ix v = list[--len];
         class_ix c = g->node_class[v];
         uint32_t from = w->dom_first[v], to = w->dom_first[v + 1];
-        if (c < nc && !seen[c] && g->node_size[v]) {
+        if (c < nc && !seen[c] && graph_node_size(g, v)) {
             res->classes[row[c]].retained += res->retained[v];
             if (from != to) {
                 seen[c] = 1;

@@ -119,7 +119,7 @@ static lr_status collect(rowmap *m, const graph *g, const uint32_t *cls_row, int
 {
     uint32_t k = 0;
     for (node_ix v = 0; v < g->n_nodes; v++) {
-        uint32_t sz = g->node_size[v];
+        uint32_t sz = graph_node_size(g, v);
         if (sz == 0)
             continue;
         class_ix c = g->node_class ? g->node_class[v] : GRAPH_NONE;
@@ -141,7 +141,7 @@ static lr_status collect(rowmap *m, const graph *g, const uint32_t *cls_row, int
             r->size_b += sz;
         }
         if (out)
-            out[k++] = (idrow){g->node_id[v], row, sz};
+            out[k++] = (idrow){graph_node_id(g, v), row, sz};
     }
     *n_out = k;
     return LR_OK;

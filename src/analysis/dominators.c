@@ -284,7 +284,7 @@ static lr_status class_tree_marks(const graph *g, const dom_opts *o, const uint8
         last[x] = GRAPH_NONE;
     for (node_ix x = 0; x < n; x++) {
         tree[x] = 0;
-        tr[x] = g->node_size[x];
+        tr[x] = graph_node_size(g, x);
         if (!reached[x])
             continue;
         int has_reach = 0;
@@ -542,7 +542,7 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         node_ix x = vert[v];
         if (mask && !mask[x])
             continue;
-        uint64_t own = g->node_size[x] + (g->node_native ? (uint64_t)g->node_native[x] : 0);
+        uint64_t own = graph_node_size(g, x) + (g->node_native ? (uint64_t)g->node_native[x] : 0);
         int is_class = g->node_kind[x] == GRAPH_KIND_CLASS;
         uint64_t up;
         if (tree) {

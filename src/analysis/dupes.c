@@ -75,14 +75,14 @@ static int cand_cmp(const void *a, const void *b)
 static int array_bytes(const graph *g, node_ix a, uint64_t *off, uint64_t *nbytes, uint8_t *et)
 {
     if (a >= g->n_nodes || g->node_kind[a] != GRAPH_KIND_PRIM_ARRAY ||
-        g->node_off[a] == UINT64_MAX || g->node_class[a] == GRAPH_NONE)
+        graph_node_off(g, a) == UINT64_MAX || g->node_class[a] == GRAPH_NONE)
         return 0;
     uint8_t t = g->classes[g->node_class[a]].elem_type;
     unsigned es = graph_ftype_size(g, t);
-    uint64_t nb = (uint64_t)g->node_len[a] * es;
-    if (!es || g->node_off[a] > g->data_len || nb > g->data_len - g->node_off[a])
+    uint64_t nb = (uint64_t)graph_node_len(g, a) * es;
+    if (!es || graph_node_off(g, a) > g->data_len || nb > g->data_len - graph_node_off(g, a))
         return 0;
-    *off = g->node_off[a];
+    *off = graph_node_off(g, a);
     *nbytes = nb;
     *et = t;
     return 1;
@@ -128,9 +128,9 @@ static node_ix obj_element(const graph *g, node_ix a, uint32_t i)
     for (edge_ix e = g->first_edge[a]; e < g->first_edge[a + 1]; e++) {
         if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT)
             continue;
-        if (g->edge_name[e] == i)
+        if (graph_edge_name(g, e) == i)
             return g->edge_to[e];
-        if (g->edge_name[e] > i)
+        if (graph_edge_name(g, e) > i)
             break;
     }
     return GRAPH_NONE;
@@ -295,7 +295,7 @@ nomem:
     return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
 }
 
-static uint64_t array_copy_bytes(const graph *g, node_ix m) { return g->node_size[m]; }
+static uint64_t array_copy_bytes(const graph *g, node_ix m) { return graph_node_size(g, m); }
 
 /* mBuffer: the buffer array. dumpData: the native pixel memory (the registry's size when
  * known, else 4 bytes a pixel), since the dumped buffer is only a compressed copy. */
@@ -305,7 +305,7 @@ static uint64_t bitmap_copy_bytes(const graph *g, node_ix m)
     if (!dupes_bitmap_pixels(g, m, &px) || px.source == DUPES_PIX_NONE)
         return 0;
     if (px.source == DUPES_PIX_BUFFER)
-        return g->node_size[px.array];
+        return graph_node_size(g, px.array);
     if (g->node_native && g->node_native[m])
         return g->node_native[m];
     return (uint64_t)px.width * px.height * 4;
@@ -314,9 +314,9 @@ static uint64_t bitmap_copy_bytes(const graph *g, node_ix m)
 static uint64_t string_copy_bytes(const graph *g, node_ix m)
 {
     graph_value v;
-    uint64_t b = g->node_size[m];
+    uint64_t b = graph_node_size(g, m);
     if (graph_field_find(g, m, "value", &v) && v.ref != GRAPH_NONE)
-        b += g->node_size[v.ref];
+        b += graph_node_size(g, v.ref);
     return b;
 }
 
@@ -342,7 +342,7 @@ static lr_status arrays_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_er
         uint8_t et;
         if (!array_bytes(g, n, &off, &nb, &et) || nb < min_bytes || nb == 0)
             continue;
-        cand x = {content_hash(g->data + off, nb), off, nb, n, g->node_len[n], et};
+        cand x = {content_hash(g->data + off, nb), off, nb, n, graph_node_len(g, n), et};
         if (cvec_push(c, x) != 0)
             return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
     }
@@ -382,7 +382,7 @@ static lr_status bitmap_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_er
             et |= DUMPDATA_KEY;
         }
         cand x = {content_hash(g->data + px.off, px.len), px.off, px.len, n,
-                  g->node_len[px.array], et};
+                  graph_node_len(g, px.array), et};
         if (cvec_push(c, x) != 0)
             rc = LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
     }
@@ -406,7 +406,7 @@ static lr_status string_cands(const graph *g, cvec *c, lr_error *err)
         if (!array_bytes(g, v.ref, &off, &nb, &et))
             continue;
         unsigned es = graph_ftype_size(g, et);
-        uint64_t nelem = g->node_len[v.ref];
+        uint64_t nelem = graph_node_len(g, v.ref);
         /* JDK 6 strings share arrays: offset/count select the slice. */
         if (graph_field_find(g, n, "offset", &so) && graph_field_find(g, n, "count", &sn) &&
             so.raw <= nelem && sn.raw <= nelem - so.raw) {

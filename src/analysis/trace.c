@@ -516,12 +516,12 @@ static lr_status build_elem_ref(const graph *g, const rules_set *rs, trace_elem 
     switch (k) {
     case GRAPH_EDGE_STATIC:
         el->ref_type = TRACE_REF_STATIC;
-        el->ref_name = sdup(graph_str(g, g->edge_name[e]));
+        el->ref_name = sdup(graph_str(g, graph_edge_name(g, e)));
         el->owner = owner_simple(el->class_name, 0);
         break;
     case GRAPH_EDGE_ELEMENT:
         el->ref_type = TRACE_REF_ARRAY;
-        snprintf(buf, sizeof buf, "%u", g->edge_name[e]);
+        snprintf(buf, sizeof buf, "%u", graph_edge_name(g, e));
         el->ref_name = sdup(buf);
         el->owner = owner_simple(el->class_name, 1);
         break;
@@ -532,7 +532,7 @@ static lr_status build_elem_ref(const graph *g, const rules_set *rs, trace_elem 
         break;
     case GRAPH_EDGE_FIELD:
         el->ref_type = TRACE_REF_INSTANCE;
-        el->ref_name = sdup(graph_str(g, g->edge_name[e]));
+        el->ref_name = sdup(graph_str(g, graph_edge_name(g, e)));
         el->owner = el->ref_name ? owner_simple(declaring_class(g, n, el->ref_name), 0) : NULL;
         break;
     default:
@@ -592,7 +592,7 @@ static void together(const graph *g, const rules_set *rs, const dom_tree *dt, co
     uint64_t rb = 0, rc = qt;
     for (uint32_t i = 0; i < qt; i++) {
         node_ix x = queue[i];
-        rb += g->node_size[x] + (g->node_native ? g->node_native[x] : 0);
+        rb += graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);
     }
     /* seeds: rooted nodes of R \ S, and targets of references from reachable nodes
      * outside R; then what they keep alive inside R \ S. The queue starts over: R is
@@ -633,7 +633,7 @@ static void together(const graph *g, const rules_set *rs, const dom_tree *dt, co
     }
     for (uint32_t i = 0; i < qt; i++) {
         node_ix x = queue[i];
-        rb -= g->node_size[x] + (g->node_native ? g->node_native[x] : 0);
+        rb -= graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);
     }
     rc -= qt;
     *bytes = rb;
@@ -866,7 +866,7 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
                 node_ix f = ls->v[first_leak].node;
                 if (found == 1)
                     snprintf(lbl, sizeof lbl, "Also retains leaking object 0x%llx (%s)",
-                             (unsigned long long)g->node_id[f], graph_class_name(g, f));
+                             (unsigned long long)graph_node_id(g, f), graph_class_name(g, f));
                 else if (same_class)
                     snprintf(lbl, sizeof lbl, "Also retains %u leaking %s objects", found,
                              graph_class_name(g, f));

@@ -211,7 +211,7 @@ static edge_ix field_edge(const graph *g, node_ix x, const char *name)
 {
     for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++)
         if (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_FIELD &&
-            !strcmp(graph_str(g, g->edge_name[e]), name))
+            !strcmp(graph_str(g, graph_edge_name(g, e)), name))
             return e;
     return GRAPH_NONE;
 }
@@ -269,11 +269,11 @@ static int field_get(builder *b, node_ix n, unsigned f, graph_value *out)
     const graph *g = b->g;
     if (n >= g->n_nodes)
         return 0;
-    if (g->node_off[n] == UINT64_MAX || g->node_kind[n] != GRAPH_KIND_INSTANCE || !g->id_size)
+    if (graph_node_off(g, n) == UINT64_MAX || g->node_kind[n] != GRAPH_KIND_INSTANCE || !g->id_size)
         return graph_field_find(g, n, virt_field_names[f], out);
     if (!g->data)
         return 0;
-    uint64_t pos = g->node_off[n], end = pos + g->node_len[n];
+    uint64_t pos = graph_node_off(g, n), end = pos + graph_node_len(g, n);
     class_ix c = g->node_class[n];
     if (end > g->data_len || end < pos || c >= g->n_classes)
         return 0;
@@ -344,13 +344,13 @@ static void array_elements(builder *b, node_ix arr, uint64_t limit, uint32_t aux
     if (arr >= g->n_nodes || g->node_kind[arr] != GRAPH_KIND_OBJ_ARRAY)
         return;
     for (edge_ix e = g->first_edge[arr]; e < g->first_edge[arr + 1] && !b->failed; e++) {
-        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT || g->edge_name[e] >= limit)
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT || graph_edge_name(g, e) >= limit)
             continue;
         if (b->budget == 0)
             return;
         b->budget--;
         push(b, g->edge_to[e], GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG),
-             g->edge_name[e], aux);
+             graph_edge_name(g, e), aux);
     }
 }
 
@@ -370,7 +370,7 @@ static void key_name(const graph *g, node_ix key, char *buf, size_t cap)
             return;
         }
     }
-    unsigned long long id = (unsigned long long)g->node_id[key];
+    unsigned long long id = (unsigned long long)graph_node_id(g, key);
     switch (g->node_kind[key]) {
     case GRAPH_KIND_CLASS: {
         class_ix c = GRAPH_NONE;
@@ -524,7 +524,7 @@ static edge_ix expand(builder *b, node_ix x, unsigned r)
          * (the rules tag it); the field reader repeats it later */
         given = field_edge(g, x, "mNewActivities");
         if (given != GRAPH_NONE) {
-            push(b, g->edge_to[given], g->edge_kind[given], g->edge_name[given], given);
+            push(b, g->edge_to[given], g->edge_kind[given], graph_edge_name(g, given), given);
             set_priority(b, before, VIRT_PRIO_NORMAL);
         }
         return given;
@@ -548,7 +548,7 @@ static edge_ix expand(builder *b, node_ix x, unsigned r)
         node_ix ref = ref_field(b, w, VF_REFERENT, NULL);
         if (ref == GRAPH_NONE)
             break;
-        push(b, ref, GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_STRONG), g->edge_name[te],
+        push(b, ref, GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_STRONG), graph_edge_name(g, te),
              GRAPH_NONE);
         set_priority(b, before, VIRT_PRIO_LOW);
         break;
@@ -684,8 +684,8 @@ typedef struct field_ref {
 static int cmp_field_text(const void *a, const void *b)
 {
     const field_ref *x = a, *y = b;
-    int c = strcmp(graph_str(rank_g, rank_g->edge_name[x->e]),
-                   graph_str(rank_g, rank_g->edge_name[y->e]));
+    int c = strcmp(graph_str(rank_g, graph_edge_name(rank_g, x->e)),
+                   graph_str(rank_g, graph_edge_name(rank_g, y->e)));
     if (c)
         return c;
     return (x->e > y->e) - (x->e < y->e);
@@ -702,7 +702,7 @@ static int cmp_field_rank(const void *a, const void *b)
 /* Whether field edge e is java.lang.Object's ART class pointer, which Shark does not follow. */
 static int is_shadow(const builder *b, edge_ix e, uint32_t *rank)
 {
-    str_ix s = b->g->edge_name[e];
+    str_ix s = graph_edge_name(b->g, e);
     *rank = s < b->n_rank ? b->rank[s] : 0;
     if (*rank)
         return *rank == b->shadow;
@@ -736,7 +736,7 @@ static uint32_t real_edges(builder *b, node_ix x, unsigned r, edge_ix given, int
         uint32_t k = 0;
         for (edge_ix e = e0; e < e1; e++) {
             if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT)
-                PUT(e, g->edge_name[e]);
+                PUT(e, graph_edge_name(g, e));
             else if (r != VR_WRAPPER_ARR) {
                 PUT(e, k);
                 k++;
@@ -748,7 +748,7 @@ static uint32_t real_edges(builder *b, node_ix x, unsigned r, edge_ix given, int
         if (count_only)
             return e1 - e0;
         for (edge_ix e = e0; e < e1; e++)
-            PUT(e, g->edge_name[e]);
+            PUT(e, graph_edge_name(g, e));
         return n;
     }
     uint32_t nf = 0;
@@ -757,7 +757,7 @@ static uint32_t real_edges(builder *b, node_ix x, unsigned r, edge_ix given, int
         if (e == given)
             continue;
         if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_FIELD) {
-            PUT(e, g->edge_name[e]);
+            PUT(e, graph_edge_name(g, e));
             continue;
         }
         if (r == VR_PLAIN)
@@ -799,7 +799,7 @@ static uint32_t real_edges(builder *b, node_ix x, unsigned r, edge_ix given, int
         }
     }
     for (uint32_t i = 0; i < nf; i++)
-        PUT((*fr)[i].e, g->edge_name[(*fr)[i].e]);
+        PUT((*fr)[i].e, graph_edge_name(g, (*fr)[i].e));
 #undef PUT
     return n;
 }

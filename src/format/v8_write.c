@@ -309,8 +309,8 @@ static lr_status number(conv *c)
             c->s.dropped_nodes++;
             continue;
         }
-        if (g->node_id && g->node_id[x] > max_id)
-            max_id = g->node_id[x];
+        if (g->node_id && graph_node_id(g, x) > max_id)
+            max_id = graph_node_id(g, x);
         if (c->own_root && x == g->synthetic_root)
             continue;
         c->ord[x] = (uint32_t)next++;
@@ -325,14 +325,14 @@ static lr_status number(conv *c)
     uint64_t synth_top = 2ull * c->first_obj;
     c->kept_ids = g->node_id != NULL && max_id <= UINT32_MAX;
     for (node_ix x = 0; c->kept_ids && c->s.synthetic && x < g->n_nodes; x++)
-        if (c->ord[x] != V8W_NO && x != g->synthetic_root && g->node_id[x] < synth_top)
+        if (c->ord[x] != V8W_NO && x != g->synthetic_root && graph_node_id(g, x) < synth_top)
             c->kept_ids = 0;
     return LR_OK;
 }
 
 static uint64_t node_out_id(const conv *c, node_ix x)
 {
-    return c->kept_ids ? c->g->node_id[x] : 2ull * c->ord[x] + 1;
+    return c->kept_ids ? graph_node_id(c->g, x) : 2ull * c->ord[x] + 1;
 }
 
 /* Class described by class-object node x, or GRAPH_NONE. */
@@ -511,7 +511,7 @@ static lr_status write_nodes(conv *c)
     } else {
         node_ix r = g->synthetic_root;
         LR_TRY(node_name(c, r, &nm));
-        uint64_t self = (uint64_t)g->node_size[r] + (g->node_native ? g->node_native[r] : 0);
+        uint64_t self = (uint64_t)graph_node_size(g, r) + (g->node_native ? g->node_native[r] : 0);
         if (self > UINT32_MAX)
             self = UINT32_MAX;
         w_node(c, node_type(c, r), nm, node_out_id(c, r), self,
@@ -535,7 +535,7 @@ static lr_status write_nodes(conv *c)
         if (c->ord[x] == V8W_NO || (c->own_root && x == g->synthetic_root))
             continue;
         LR_TRY(node_name(c, x, &nm));
-        uint64_t self = (uint64_t)g->node_size[x] + (g->node_native ? g->node_native[x] : 0);
+        uint64_t self = (uint64_t)graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);
         if (self > UINT32_MAX)
             self = UINT32_MAX;
         w_node(c, node_type(c, x), nm, node_out_id(c, x), self, out_degree(c, x), 0);
@@ -576,15 +576,15 @@ static lr_status write_graph_edges(conv *c, node_ix x, int *first)
         uint64_t name;
         if (t == E_ELEMENT || t == E_HIDDEN) {
             /* An index; a string-named root edge gets its position. */
-            name = named ? (uint64_t)(e - g->first_edge[x]) : g->edge_name[e];
+            name = named ? (uint64_t)(e - g->first_edge[x]) : graph_edge_name(g, e);
         } else if (named) {
             uint32_t s;
-            LR_TRY(stab_graph(&c->st, g, g->edge_name[e], &s, c->err));
+            LR_TRY(stab_graph(&c->st, g, graph_edge_name(g, e), &s, c->err));
             name = s;
         } else {
             /* A weak element: weak edges carry string names in DevTools. */
             char b[16];
-            int l = snprintf(b, sizeof b, "%u", g->edge_name[e]);
+            int l = snprintf(b, sizeof b, "%u", graph_edge_name(g, e));
             uint32_t s;
             LR_TRY(stab_add(&c->st, b, (size_t)l, 1, &s, c->err));
             name = s;

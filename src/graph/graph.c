@@ -335,7 +335,7 @@ static lr_status sort_ids(graph *g, lr_error *err)
 
 static inline uint64_t sorted_id(const graph *g, uint32_t pos)
 {
-    return g->ids_sorted ? g->node_id[pos] : g->node_id[g->id_sorted[pos]];
+    return g->ids_sorted ? graph_node_id(g, pos) : graph_node_id(g, g->id_sorted[pos]);
 }
 
 lr_status graph_build_index(graph *g, lr_error *err)
@@ -346,7 +346,7 @@ lr_status graph_build_index(graph *g, lr_error *err)
     g->id_dir = NULL;
     g->ids_sorted = 1;
     for (uint32_t i = 1; i < g->n_nodes; i++) {
-        if (g->node_id[i] < g->node_id[i - 1]) {
+        if (graph_node_id(g, i) < graph_node_id(g, i - 1)) {
             g->ids_sorted = 0;
             break;
         }
@@ -516,11 +516,11 @@ static uint64_t read_be(const uint8_t *p, unsigned size)
 
 void graph_fields_each(const graph *g, node_ix n, graph_field_fn fn, void *ctx)
 {
-    if (n >= g->n_nodes || !g->data || g->node_off[n] == UINT64_MAX ||
+    if (n >= g->n_nodes || !g->data || graph_node_off(g, n) == UINT64_MAX ||
         g->node_kind[n] != GRAPH_KIND_INSTANCE)
         return;
-    uint64_t pos = g->node_off[n];
-    uint64_t end = pos + g->node_len[n];
+    uint64_t pos = graph_node_off(g, n);
+    uint64_t end = pos + graph_node_len(g, n);
     if (end > g->data_len || end < pos)
         return;
     class_ix c = g->node_class[n];
@@ -570,7 +570,7 @@ int graph_field_find(const graph *g, node_ix n, const char *name, graph_value *o
 {
     if (n >= g->n_nodes)
         return 0;
-    if (g->node_off[n] != UINT64_MAX && g->node_kind[n] == GRAPH_KIND_INSTANCE && g->id_size) {
+    if (graph_node_off(g, n) != UINT64_MAX && g->node_kind[n] == GRAPH_KIND_INSTANCE && g->id_size) {
         struct find_ctx fc = {g, name, out, 0};
         graph_fields_each(g, n, find_cb, &fc);
         return fc.found;
@@ -581,10 +581,10 @@ int graph_field_find(const graph *g, node_ix n, const char *name, graph_value *o
         unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
         if (GRAPH_EDGE_NAME_IS_INDEX(k))
             continue;
-        if (strcmp(graph_str(g, g->edge_name[e]), name) == 0) {
+        if (strcmp(graph_str(g, graph_edge_name(g, e)), name) == 0) {
             out->type = GRAPH_FT_OBJECT;
             out->ref = g->edge_to[e];
-            out->raw = g->node_id[g->edge_to[e]];
+            out->raw = graph_node_id(g, g->edge_to[e]);
             return 1;
         }
     }
@@ -665,16 +665,16 @@ long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
     if (!graph_field_find(g, n, "value", &v) || v.ref == GRAPH_NONE)
         return 0;
     node_ix a = v.ref;
-    if (g->node_kind[a] != GRAPH_KIND_PRIM_ARRAY || g->node_off[a] == UINT64_MAX)
+    if (g->node_kind[a] != GRAPH_KIND_PRIM_ARRAY || graph_node_off(g, a) == UINT64_MAX)
         return 0;
     if (g->node_class[a] >= g->n_classes)
         return 0;
     uint8_t et = g->classes[g->node_class[a]].elem_type;
     unsigned esz = graph_ftype_size(g, et);
-    uint64_t alen = g->node_len[a];
-    if (esz == 0 || g->node_off[a] + alen * esz > g->data_len)
+    uint64_t alen = graph_node_len(g, a);
+    if (esz == 0 || graph_node_off(g, a) + alen * esz > g->data_len)
         return 0;
-    const uint8_t *p = g->data + g->node_off[a];
+    const uint8_t *p = g->data + graph_node_off(g, a);
     uint64_t first = 0, count = alen;
     /* JDK 6 strings share arrays: offset/count select the slice. */
     if (graph_field_find(g, n, "offset", &off) && graph_field_find(g, n, "count", &cnt) &&
@@ -725,10 +725,10 @@ const char *graph_edge_name_text(const graph *g, edge_ix e, char *buf, size_t ca
 {
     unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
     if (GRAPH_EDGE_NAME_IS_INDEX(k)) {
-        snprintf(buf, cap, "[%u]", g->edge_name[e]);
+        snprintf(buf, cap, "[%u]", graph_edge_name(g, e));
         return buf;
     }
-    snprintf(buf, cap, "%s", graph_str(g, g->edge_name[e]));
+    snprintf(buf, cap, "%s", graph_str(g, graph_edge_name(g, e)));
     return buf;
 }
 

@@ -194,7 +194,13 @@ typedef struct graph {
     str_ix *node_name;         /* per-node name (V8), or NULL (HPROF: use the class name) */
     uint64_t *node_off;        /* byte offset in data of the node's payload: instance field
                                 * bytes, array elements; UINT64_MAX if none */
+    uint32_t *node_off32;      /* the same in 32 bits (UINT32_MAX = none) when node_off is
+                                * NULL: inputs under 4 GB need no more */
     uint32_t *node_len;        /* payload length: field bytes, or array element count */
+    /* node_id, node_len, node_size and edge_name may be NULL when the reader can read the
+     * values back from the input (HPROF: ids, lengths and field names are in the records):
+     * then `derive` answers. Always read them through graph_node_id() and friends below. */
+    const struct graph_derive *derive;
 
     /* ---- format type names (node_type values) ---- */
     const char *type_names[32]; /* static strings; n_types used */
@@ -250,6 +256,54 @@ typedef struct graph {
     void *fmt_state;
     void (*fmt_free)(void *);
 } graph;
+
+/* Readers of values a graph does not store (see graph.derive); set by the format reader. */
+typedef struct graph_derive {
+    uint64_t (*node_id)(const graph *g, node_ix n);
+    uint32_t (*node_len)(const graph *g, node_ix n);
+    uint32_t (*node_size)(const graph *g, node_ix n);
+    /* name of edge e, whose source node is `from` */
+    uint32_t (*edge_name)(const graph *g, node_ix from, edge_ix e);
+} graph_derive;
+
+/* ---- per-node and per-edge values: the only way to read them ---- */
+
+/* Original object id of node n (HPROF address, V8 node id). */
+static inline uint64_t graph_node_id(const graph *g, node_ix n)
+{
+    return g->node_id ? g->node_id[n] : g->derive->node_id(g, n);
+}
+/* Shallow size of node n in bytes. */
+static inline uint32_t graph_node_size(const graph *g, node_ix n)
+{
+    return g->node_size ? g->node_size[n] : g->derive->node_size(g, n);
+}
+/* Payload length of node n: field bytes, or array element count. */
+static inline uint32_t graph_node_len(const graph *g, node_ix n)
+{
+    return g->node_len ? g->node_len[n] : g->derive->node_len(g, n);
+}
+/* Byte offset of node n's payload in g->data, UINT64_MAX if none. */
+static inline uint64_t graph_node_off(const graph *g, node_ix n)
+{
+    if (g->node_off)
+        return g->node_off[n];
+    if (g->node_off32 && g->node_off32[n] != UINT32_MAX)
+        return g->node_off32[n];
+    return UINT64_MAX;
+}
+node_ix graph_edge_from(const graph *g, edge_ix e);
+/* Name of edge e (str_ix, or an index when GRAPH_EDGE_NAME_IS_INDEX) whose source is known
+ * to be `from`: cheaper than graph_edge_name when names are derived. */
+static inline uint32_t graph_edge_name_from(const graph *g, node_ix from, edge_ix e)
+{
+    return g->edge_name ? g->edge_name[e] : g->derive->edge_name(g, from, e);
+}
+/* Name of edge e. O(1) when stored, O(log N + fields) when derived. */
+static inline uint32_t graph_edge_name(const graph *g, edge_ix e)
+{
+    return g->edge_name ? g->edge_name[e] : g->derive->edge_name(g, graph_edge_from(g, e), e);
+}
 
 /* A thread (THREAD_OBJECT root) with its stack trace. */
 typedef struct graph_thread {
@@ -311,8 +365,7 @@ const char *graph_class_name(const graph *g, node_ix n);
 /* Builds reverse edges (rev_first/rev_edge). Idempotent. O(N+E). Referrers of n are
  * rev_edge[rev_first[n] .. rev_first[n+1]-1] (forward edge indices, in source order). */
 lr_status graph_build_reverse(graph *g, lr_error *err);
-/* Source node of edge e. O(log N). */
-node_ix graph_edge_from(const graph *g, edge_ix e);
+/* Source node of edge e. O(log N). (Declared above the accessors.) */
 
 /* ---- field values (HPROF instances; V8 nodes answer through edges) ---- */
 

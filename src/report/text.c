@@ -229,7 +229,7 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
         case GRAPH_KIND_PRIM_ARRAY: prim++; break;
         default: inst++; break;
         }
-        bytes += g->node_size[n];
+        bytes += graph_node_size(g, n);
     }
     fputc('\n', out);
     if (rs && rs->build.is_android) {

@@ -798,8 +798,8 @@ static long obj_string(const graph *g, node_ix n, char *buf, size_t cap)
         g->node_class[n] >= g->n_classes)
         return -1;
     const graph_class *c = &g->classes[g->node_class[n]];
-    uint64_t off = g->node_off ? g->node_off[n] : UINT64_MAX;
-    uint64_t cnt = g->node_len ? g->node_len[n] : 0;
+    uint64_t off = g->node_off ? graph_node_off(g, n) : UINT64_MAX;
+    uint64_t cnt = g->node_len ? graph_node_len(g, n) : 0;
     unsigned es = c->elem_type == GRAPH_FT_CHAR ? 2 : c->elem_type == GRAPH_FT_BYTE ? 1 : 0;
     if (!es || off == UINT64_MAX || off > g->data_len || cnt > (g->data_len - off) / es)
         return -1;
@@ -980,10 +980,10 @@ static void special(const rules_set *rs, node_ix n, const char *fld, const char 
         out->i = is_anonymous(cn);
     } else if (!strcmp(name, "@id")) {
         out->k = V_INT;
-        out->i = (int64_t)g->node_id[n];
+        out->i = (int64_t)graph_node_id(g, n);
     } else if (!strcmp(name, "@size")) {
         out->k = V_INT;
-        out->i = g->node_size[n];
+        out->i = graph_node_size(g, n);
     } else if (!strcmp(name, "@field")) {
         if (fld) {
             out->k = V_STR;
@@ -1406,7 +1406,7 @@ static int render(const rules_set *rs, node_ix n, const char *fld, const char *t
                 case V_OBJ:
                     if (!obj_text(rs->g, v.n, tmp, sizeof tmp))
                         snprintf(tmp, sizeof tmp, "%s@%llu", graph_class_name(rs->g, v.n),
-                                 (unsigned long long)rs->g->node_id[v.n]);
+                                 (unsigned long long)graph_node_id(rs->g, v.n));
                     break;
                 }
                 for (const char *t = tmp; *t && k + 1 < cap; t++)
@@ -1694,7 +1694,7 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
         class_ix c = g->node_class[from];
         if (c == GRAPH_NONE || c >= g->n_classes || !rs->cls_first)
             return RULES_FOLLOW;
-        const char *fname = graph_str(g, g->edge_name[e]);
+        const char *fname = graph_str(g, graph_edge_name(g, e));
         for (uint32_t k = rs->cls_first[c]; k < rs->cls_first[c + 1]; k++) {
             uint32_t it = rs->cls_items[k];
             if (it & RULES_ITEM_INSP)
@@ -1715,7 +1715,7 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
             if (r->kind != RULES_REF_STATIC || !r->active || strcmp(r->cls, cn))
                 continue;
             if (!fname)
-                fname = graph_str(g, g->edge_name[e]);
+                fname = graph_str(g, graph_edge_name(g, e));
             if (!strcmp(r->field, fname))
                 return ref_verdict(rs, (int32_t)i, lib);
         }

@@ -46,7 +46,7 @@ static void walk(graph *g)
             sum += g->edge_to[e];
         }
         if (g->node_id)
-            sum += graph_find_id(g, g->node_id[i]);
+            sum += graph_find_id(g, graph_node_id(g, i));
     }
     for (class_ix c = 0; c < g->n_classes && c < FUZZ_MAX_WALK; c++) {
         graph_value v;

@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint64_t sum = 0;
         uint32_t n = g.n_nodes < FUZZ_MAX_WALK ? g.n_nodes : FUZZ_MAX_WALK;
         for (node_ix i = 0; i < n; i++) {
-            sum += strlen(graph_class_name(&g, i)) + graph_find_id(&g, g.node_id[i]);
+            sum += strlen(graph_class_name(&g, i)) + graph_find_id(&g, graph_node_id(&g, i));
             for (edge_ix e = g.first_edge[i]; e < g.first_edge[i + 1]; e++)
                 sum += strlen(graph_edge_name_text(&g, e, buf, sizeof buf));
         }

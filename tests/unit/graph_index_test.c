@@ -18,7 +18,7 @@
 static node_ix scan(const graph *g, uint64_t id)
 {
     for (node_ix i = 0; i < g->n_nodes; i++)
-        if (g->node_id[i] == id)
+        if (graph_node_id(g, i) == id)
             return i;
     return GRAPH_NONE;
 }
@@ -28,7 +28,7 @@ static void check_all(graph *g)
     lr_error err = {0};
     assert_int_equal(graph_build_index(g, &err), LR_OK);
     for (node_ix i = 0; i < g->n_nodes; i++) {
-        uint64_t id = g->node_id[i];
+        uint64_t id = graph_node_id(g, i);
         assert_int_equal(graph_find_id(g, id), scan(g, id));
         /* ids are multiples of 8 in these graphs: the neighbours are misses */
         assert_int_equal(graph_find_id(g, id + 1), scan(g, id + 1));
@@ -54,8 +54,8 @@ static void test_sorted(void **state)
     for (uint32_t i = 0; i < g.n_nodes; i++)
         g.node_id[i] = 0x10000 + 8 * (uint64_t)i * (i % 7 + 1);
     for (uint32_t i = 1; i < g.n_nodes; i++)
-        if (g.node_id[i] <= g.node_id[i - 1])
-            g.node_id[i] = g.node_id[i - 1] + 8;
+        if (graph_node_id(&g, i) <= graph_node_id(&g, i - 1))
+            g.node_id[i] = graph_node_id(&g, i - 1) + 8;
     check_all(&g);
     assert_true(g.ids_sorted);
     assert_null(g.id_sorted);
@@ -77,7 +77,7 @@ static void test_runs(void **state)
     assert_false(g.ids_sorted);
     assert_non_null(g.id_sorted);
     for (uint32_t p = 1; p < g.n_nodes; p++)
-        assert_true(g.node_id[g.id_sorted[p - 1]] < g.node_id[g.id_sorted[p]]);
+        assert_true(graph_node_id(&g, g.id_sorted[p - 1]) < graph_node_id(&g, g.id_sorted[p]));
     graph_fini(&g);
 }
 
@@ -93,8 +93,8 @@ static void test_many_runs(void **state)
     assert_int_equal(graph_build_index(&g, &err), LR_OK);
     assert_false(g.ids_sorted);
     for (uint32_t i = 0; i < g.n_nodes; i++) {
-        assert_int_equal(graph_find_id(&g, g.node_id[i]), i);
-        assert_int_equal(graph_find_id(&g, g.node_id[i] + 8), GRAPH_NONE); /* ids step by 24 */
+        assert_int_equal(graph_find_id(&g, graph_node_id(&g, i)), i);
+        assert_int_equal(graph_find_id(&g, graph_node_id(&g, i) + 8), GRAPH_NONE); /* ids step by 24 */
     }
     assert_int_equal(graph_find_id(&g, 24), g.n_nodes - 1);
     graph_fini(&g);

@@ -53,7 +53,7 @@ static uint32_t compare(const char *what, const graph *g, const hprof_histo *h)
         if (c >= nc)
             c = g->node_kind[i] == GRAPH_KIND_CLASS ? nc : nc + 1;
         cnt[c]++;
-        by[c] += g->node_size[i];
+        by[c] += graph_node_size(g, i);
     }
     for (uint32_t c = 0; c < nc + 2; c++) {
         const hprof_histo_row *r = &h->rows[c];

@@ -76,7 +76,7 @@ static char **histo_lines(const graph *g, size_t *n_out)
             continue;
         assert_int_not_equal(g->node_class[i], GRAPH_NONE);
         cnt[g->node_class[i]]++;
-        by[g->node_class[i]] += g->node_size[i];
+        by[g->node_class[i]] += graph_node_size(g, i);
     }
     char **lines = calloc(g->n_classes + 1, sizeof *lines);
     size_t n = 0;
@@ -216,7 +216,7 @@ static void totals(void **state)
         for (uint32_t i = 0; i < g->n_nodes; i++)
             if (g->node_kind[i] != GRAPH_KIND_CLASS) {
                 n++;
-                b += g->node_size[i];
+                b += graph_node_size(g, i);
             }
         if (n != T[t].instances || b != T[t].bytes)
             fail_msg("%s: %llu objects / %llu bytes, want %llu / %llu", T[t].file,
@@ -248,16 +248,16 @@ static void android_sizes(void **state)
     assert_int_not_equal(ba, GRAPH_NONE);
     uint32_t biggest = 0;
     for (uint32_t i = 0; i < g->n_nodes; i++)
-        if (g->node_class[i] == ba && g->node_size[i] > biggest) {
-            biggest = g->node_size[i];
-            assert_int_equal(g->node_size[i], g->node_len[i]);
+        if (g->node_class[i] == ba && graph_node_size(g, i) > biggest) {
+            biggest = graph_node_size(g, i);
+            assert_int_equal(graph_node_size(g, i), graph_node_len(g, i));
         }
     assert_int_equal(biggest, 1000000);
     class_ix ds = graph_find_class(g, "DumpedStuff");
     assert_int_not_equal(ds, GRAPH_NONE);
     for (uint32_t i = 0; i < g->n_nodes; i++)
         if (g->node_class[i] == ds)
-            assert_int_equal(g->node_size[i], g->classes[ds].instance_size);
+            assert_int_equal(graph_node_size(g, i), g->classes[ds].instance_size);
     assert_true(g->n_heaps >= 1);
     assert_non_null(g->node_heap);
     assert_string_equal(graph_str(g, g->heap_names[g->node_heap[g->classes[ds].node]]), "app");
@@ -291,7 +291,7 @@ static void hotspot_graph(void **state)
         if (g->node_kind[i] != GRAPH_KIND_INSTANCE || !graph_class_is(g, g->node_class[i], wr))
             continue;
         for (uint32_t e = g->first_edge[i]; e < g->first_edge[i + 1]; e++) {
-            const char *nm = graph_str(g, g->edge_name[e]);
+            const char *nm = graph_str(g, graph_edge_name(g, e));
             unsigned s = GRAPH_EDGE_STRENGTH(g->edge_kind[e]);
             assert_int_equal(GRAPH_EDGE_KIND(g->edge_kind[e]), GRAPH_EDGE_FIELD);
             assert_int_equal(s, strcmp(nm, "referent") ? GRAPH_STRONG : GRAPH_WEAK);
@@ -305,7 +305,7 @@ static void hotspot_graph(void **state)
     int saw_super = 0, saw_static = 0;
     for (uint32_t e = g->first_edge[sn]; e < g->first_edge[sn + 1]; e++) {
         unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
-        if (k == GRAPH_EDGE_INTERNAL && !strcmp(graph_str(g, g->edge_name[e]), "<super>")) {
+        if (k == GRAPH_EDGE_INTERNAL && !strcmp(graph_str(g, graph_edge_name(g, e)), "<super>")) {
             saw_super = 1;
             assert_string_equal(graph_class_name(g, g->edge_to[e]), "");
             assert_int_equal(g->node_kind[g->edge_to[e]], GRAPH_KIND_CLASS);
@@ -322,14 +322,14 @@ static void hotspot_graph(void **state)
             continue;
         for (uint32_t e = g->first_edge[i]; e < g->first_edge[i + 1]; e++) {
             assert_int_equal(GRAPH_EDGE_KIND(g->edge_kind[e]), GRAPH_EDGE_ELEMENT);
-            assert_true(g->edge_name[e] < g->node_len[i]);
+            assert_true(graph_edge_name(g, e) < graph_node_len(g, i));
             saw_elem = 1;
         }
     }
     assert_true(saw_elem);
     /* Object ids resolve through the index. */
     for (uint32_t i = 0; i < g->n_nodes; i += 97)
-        assert_int_equal(graph_find_id(g, g->node_id[i]), i);
+        assert_int_equal(graph_find_id(g, graph_node_id(g, i)), i);
     /* Threads with Java frames (innermost first) in this JDK 6 dump. */
     assert_true(g->n_threads > 0);
     int saw_frames = 0;
@@ -586,26 +586,26 @@ static void android_handmade(void **state)
     assert_string_equal(graph_class_name(&g, arr), "com.example.Foo[]");
     assert_int_equal(g.classes[g.node_class[nodata]].node, GRAPH_NONE);
     assert_int_equal(g.node_kind[nodata], GRAPH_KIND_PRIM_ARRAY);
-    assert_int_equal(g.node_len[nodata], 100);
-    assert_true(g.node_off[nodata] == UINT64_MAX);
+    assert_int_equal(graph_node_len(&g, nodata), 100);
+    assert_true(graph_node_off(&g, nodata) == UINT64_MAX);
     assert_string_equal(g.type_names[g.node_type[arr]], "object array");
     /* Shark sizes. */
-    assert_int_equal(g.node_size[foo1], 8);
-    assert_int_equal(g.node_size[nodata], 400);
-    assert_int_equal(g.node_size[bytes], 3);
-    assert_int_equal(g.node_size[arr], 24);
+    assert_int_equal(graph_node_size(&g, foo1), 8);
+    assert_int_equal(graph_node_size(&g, nodata), 400);
+    assert_int_equal(graph_node_size(&g, bytes), 3);
+    assert_int_equal(graph_node_size(&g, arr), 24);
     /* Edges. */
     assert_int_equal(g.first_edge[g.n_nodes], g.n_edges);
     assert_int_equal(g.first_edge[foo1 + 1] - g.first_edge[foo1], 1);
     assert_int_equal(g.edge_to[g.first_edge[foo1]], foo2);
-    assert_string_equal(graph_str(&g, g.edge_name[g.first_edge[foo1]]), "next");
+    assert_string_equal(graph_str(&g, graph_edge_name(&g, g.first_edge[foo1])), "next");
     assert_int_equal(g.first_edge[foo2 + 1] - g.first_edge[foo2], 0);
     assert_int_equal(g.edge_to[g.first_edge[wr]], foo1);
     assert_int_equal(g.edge_kind[g.first_edge[wr]], GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_WEAK));
     assert_int_equal(g.first_edge[arr + 1] - g.first_edge[arr], 2);
-    assert_int_equal(g.edge_name[g.first_edge[arr] + 1], 2);
+    assert_int_equal(graph_edge_name(&g, g.first_edge[arr] + 1), 2);
     assert_int_equal(g.edge_to[g.first_edge[arr] + 1], foo2);
-    assert_string_equal(graph_str(&g, g.edge_name[g.first_edge[foocls]]), "<super>");
+    assert_string_equal(graph_str(&g, graph_edge_name(&g, g.first_edge[foocls])), "<super>");
     assert_int_equal(g.edge_to[g.first_edge[foocls]], objcls);
     /* Diagnostics and roots. */
     assert_int_equal(g.diag.n[DIAG_DANGLING_REFERENCE], 1);
@@ -632,7 +632,7 @@ static void android_handmade(void **state)
     uint64_t tot = 0;
     for (uint32_t i = 0; i < g.n_nodes; i++)
         if (g.node_kind[i] != GRAPH_KIND_CLASS)
-            tot += g.node_size[i];
+            tot += graph_node_size(&g, i);
     assert_int_equal(tot, 8 + 8 + 8 + 400 + 3 + 24);
     graph_fini(&g);
 

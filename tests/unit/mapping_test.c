@@ -106,10 +106,10 @@ static void test_apply(void **state)
     assert_string_equal(graph_str(&g, g.statics[0].name), "INSTANCE");
     /* static edge of a's class object, then b's field edges: the first "a" field found up
      * the chain of b is b's own */
-    assert_string_equal(graph_str(&g, g.edge_name[0]), "INSTANCE");
-    assert_string_equal(graph_str(&g, g.edge_name[1]), "children");
-    assert_string_equal(graph_str(&g, g.edge_name[2]), "children");
-    assert_int_equal(g.edge_name[3], 0); /* element index untouched */
+    assert_string_equal(graph_str(&g, graph_edge_name(&g, 0)), "INSTANCE");
+    assert_string_equal(graph_str(&g, graph_edge_name(&g, 1)), "children");
+    assert_string_equal(graph_str(&g, graph_edge_name(&g, 2)), "children");
+    assert_int_equal(graph_edge_name(&g, 3), 0); /* element index untouched */
     graph_fini(&g);
 }
 

@@ -122,10 +122,10 @@ static enum paths_edge_class mark_edge(const graph *g, node_ix from, edge_ix e, 
     marks *m = ctx;
     m->calls++;
     for (uint32_t i = 0; i < m->n_ignore; i++)
-        if (g->edge_name[e] == m->ignore[i])
+        if (graph_edge_name(g, e) == m->ignore[i])
             return PATHS_IGNORE;
     for (uint32_t i = 0; i < m->n_last; i++)
-        if (g->edge_name[e] == m->last[i])
+        if (graph_edge_name(g, e) == m->last[i])
             return PATHS_VISIT_LAST;
     return paths_default_edge(g, from, e, NULL);
 }

@@ -256,15 +256,15 @@ static void test_layout_v8(void **state)
     assert_int_equal(g.node_kind[0], GRAPH_KIND_SYNTHETIC);
     assert_string_equal(g.type_names[g.node_type[by_id(&g, 9)]], "array");
     /* (object elements) owned only by the Array: its 80 bytes move to the Array */
-    assert_int_equal(g.node_size[by_id(&g, 7)], 96);
-    assert_int_equal(g.node_size[by_id(&g, 9)], 0);
+    assert_int_equal(graph_node_size(&g, by_id(&g, 7)), 96);
+    assert_int_equal(graph_node_size(&g, by_id(&g, 9)), 0);
     /* the weak edge keeps its name and is weak */
     node_ix gl = by_id(&g, 5);
     edge_ix last = g.first_edge[gl + 1] - 1;
     assert_int_equal(GRAPH_EDGE_KIND(g.edge_kind[last]), GRAPH_EDGE_WEAK);
     assert_int_equal(GRAPH_EDGE_STRENGTH(g.edge_kind[last]), GRAPH_WEAK);
     assert_int_equal(GRAPH_EDGE_KIND(g.edge_kind[0]), GRAPH_EDGE_ELEMENT);
-    assert_int_equal(g.edge_name[0], 1);
+    assert_int_equal(graph_edge_name(&g, 0), 1);
     /* classes: located Array keyed by script/line/col; two {a, b} objects share an interface */
     const str_ix *keys = v8_class_keys(&g);
     assert_non_null(keys);
@@ -367,8 +367,8 @@ static void test_layout_arkts(void **state)
     assert_int_equal(g.n_nodes, 6);
     assert_non_null(g.node_native);
     assert_int_equal(g.node_native[4], 4096);
-    assert_int_equal(g.node_id[1], 0);
-    assert_int_equal(g.node_id[2], 0);
+    assert_int_equal(graph_node_id(&g, 1), 0);
+    assert_int_equal(graph_node_id(&g, 2), 0);
     assert_int_equal(g.node_kind[1], GRAPH_KIND_SYNTHETIC);
     assert_int_equal(g.node_kind[5], GRAPH_KIND_INSTANCE);
     assert_string_equal(g.type_names[g.node_type[5]], "framework");

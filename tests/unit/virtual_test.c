@@ -68,7 +68,7 @@ static void check_fields_sorted(const graph *g, const virt_overlay *vo, node_ix 
         assert_int_equal(vo->edge_to[e], g->edge_to[re]);
         if (GRAPH_EDGE_KIND(vo->edge_kind[e]) != GRAPH_EDGE_FIELD)
             continue;
-        const char *name = graph_str(g, g->edge_name[re]);
+        const char *name = graph_str(g, graph_edge_name(g, re));
         if (prev)
             assert_true(strcmp(prev, name) <= 0);
         prev = name;
@@ -103,13 +103,13 @@ static void test_dialer(void **state)
             uint32_t want = 0;
             if (arr != GRAPH_NONE)
                 for (edge_ix a = g.first_edge[arr]; a < g.first_edge[arr + 1]; a++)
-                    if (g.edge_name[a] < (uint32_t)sz.raw) {
+                    if (graph_edge_name(&g, a) < (uint32_t)sz.raw) {
                         /* the next overlay edge is this element, named by its position */
                         assert_true(e < e1);
                         assert_int_equal(virt_real_edge(&vo, e), GRAPH_NONE);
                         assert_null(virt_edge_label(&vo, e, lbuf, sizeof lbuf));
                         assert_int_equal(GRAPH_EDGE_KIND(vo.edge_kind[e]), GRAPH_EDGE_ELEMENT);
-                        assert_int_equal(vo.edge_name[e], g.edge_name[a]);
+                        assert_int_equal(vo.edge_name[e], graph_edge_name(&g, a));
                         assert_int_equal(vo.edge_to[e], g.edge_to[a]);
                         e++;
                         want++;
@@ -189,7 +189,7 @@ static void test_dialer(void **state)
                 for (edge_ix a = g.first_edge[arr]; a < g.first_edge[arr + 1]; a++, e++) {
                     assert_int_equal(virt_real_edge(&vo, e), GRAPH_NONE);
                     assert_int_equal(vo.edge_to[e], g.edge_to[a]);
-                    assert_int_equal(vo.edge_name[e], g.edge_name[a]);
+                    assert_int_equal(vo.edge_name[e], graph_edge_name(&g, a));
                     cow_elems++;
                 }
             check_fields_sorted(&g, &vo, x, e);
