@@ -488,6 +488,13 @@ node_ix graph_edge_from(const graph *g, edge_ix e)
     return lo;
 }
 
+void graph_edge_names_of(const graph *g, node_ix n, uint32_t *out)
+{
+    /* derived names resume where the previous edge's decode stopped, so in order is one pass */
+    for (edge_ix e = g->first_edge[n]; e < g->first_edge[n + 1]; e++)
+        out[e - g->first_edge[n]] = graph_edge_name_from(g, n, e);
+}
+
 /* ---- field values ---- */
 
 unsigned graph_ftype_size(const graph *g, uint8_t type)

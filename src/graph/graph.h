@@ -194,12 +194,10 @@ typedef struct graph {
     str_ix *node_name;         /* per-node name (V8), or NULL (HPROF: use the class name) */
     uint64_t *node_off;        /* byte offset in data of the node's payload: instance field
                                 * bytes, array elements; UINT64_MAX if none */
-    uint32_t *node_off32;      /* the same in 32 bits (UINT32_MAX = none) when node_off is
-                                * NULL: inputs under 4 GB need no more */
     uint32_t *node_len;        /* payload length: field bytes, or array element count */
-    /* node_id, node_len, node_size and edge_name may be NULL when the reader can read the
-     * values back from the input (HPROF: ids, lengths and field names are in the records):
-     * then `derive` answers. Always read them through graph_node_id() and friends below. */
+    /* node_id, node_off, node_len, node_size and edge_name may be NULL when the reader can
+     * read the values back from the input (HPROF: ids, lengths and field names are in the
+     * records): then `derive` answers. Read them through graph_node_id() and friends below. */
     const struct graph_derive *derive;
 
     /* ---- format type names (node_type values) ---- */
@@ -262,6 +260,7 @@ typedef struct graph_derive {
     uint64_t (*node_id)(const graph *g, node_ix n);
     uint32_t (*node_len)(const graph *g, node_ix n);
     uint32_t (*node_size)(const graph *g, node_ix n);
+    uint64_t (*node_off)(const graph *g, node_ix n);
     /* name of edge e, whose source node is `from` */
     uint32_t (*edge_name)(const graph *g, node_ix from, edge_ix e);
 } graph_derive;
@@ -286,11 +285,7 @@ static inline uint32_t graph_node_len(const graph *g, node_ix n)
 /* Byte offset of node n's payload in g->data, UINT64_MAX if none. */
 static inline uint64_t graph_node_off(const graph *g, node_ix n)
 {
-    if (g->node_off)
-        return g->node_off[n];
-    if (g->node_off32 && g->node_off32[n] != UINT32_MAX)
-        return g->node_off32[n];
-    return UINT64_MAX;
+    return g->node_off ? g->node_off[n] : g->derive ? g->derive->node_off(g, n) : UINT64_MAX;
 }
 node_ix graph_edge_from(const graph *g, edge_ix e);
 /* Name of edge e (str_ix, or an index when GRAPH_EDGE_NAME_IS_INDEX) whose source is known
@@ -299,6 +294,10 @@ static inline uint32_t graph_edge_name_from(const graph *g, node_ix from, edge_i
 {
     return g->edge_name ? g->edge_name[e] : g->derive->edge_name(g, from, e);
 }
+/* Names of all edges of node n, in edge order, into out (first_edge[n+1] - first_edge[n]
+ * entries): one pass over the node's record when names are derived, where asking edge by edge
+ * in another order would decode the record again for each. */
+void graph_edge_names_of(const graph *g, node_ix n, uint32_t *out);
 /* Name of edge e. O(1) when stored, O(log N + fields) when derived. */
 static inline uint32_t graph_edge_name(const graph *g, edge_ix e)
 {

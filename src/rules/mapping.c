@@ -224,8 +224,9 @@ lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_
         by_node[c] = (node_class){g->classes[c].node, c};
     qsort(by_node, g->n_classes, sizeof *by_node, cmp_node_class);
     char buf[1024];
-    /* edges first: their lookup needs the obfuscated names */
-    for (node_ix n = 0; n < g->n_nodes && st == LR_OK && g->first_edge; n++) {
+    /* edges first: their lookup needs the obfuscated names. A graph whose edge names are read
+     * back from field descriptors (graph.derive) follows the descriptor renames below. */
+    for (node_ix n = 0; n < g->n_nodes && st == LR_OK && g->first_edge && g->edge_name; n++) {
         for (edge_ix e = g->first_edge[n]; e < g->first_edge[n + 1] && st == LR_OK; e++) {
             unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
             const char *orig = NULL;

@@ -1694,7 +1694,7 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
         class_ix c = g->node_class[from];
         if (c == GRAPH_NONE || c >= g->n_classes || !rs->cls_first)
             return RULES_FOLLOW;
-        const char *fname = graph_str(g, graph_edge_name(g, e));
+        const char *fname = graph_str(g, graph_edge_name_from(g, from, e));
         for (uint32_t k = rs->cls_first[c]; k < rs->cls_first[c + 1]; k++) {
             uint32_t it = rs->cls_items[k];
             if (it & RULES_ITEM_INSP)
@@ -1715,7 +1715,7 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
             if (r->kind != RULES_REF_STATIC || !r->active || strcmp(r->cls, cn))
                 continue;
             if (!fname)
-                fname = graph_str(g, graph_edge_name(g, e));
+                fname = graph_str(g, graph_edge_name_from(g, from, e));
             if (!strcmp(r->field, fname))
                 return ref_verdict(rs, (int32_t)i, lib);
         }

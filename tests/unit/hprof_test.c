@@ -548,9 +548,9 @@ static lr_status load_mem(const uint8_t *p, size_t n, int dump, int no_edges, gr
     }
     fmt_opts o = {dump, no_edges, 0};
     st = r->load(g, &m, &o, e);
-    /* g->data points into m: callers here only look at counts after closing. */
+    /* Plain input is not copied: g->data (which ids, sizes and edge names are read back
+     * from) stays the caller's buffer, valid while the caller keeps it. */
     mfile_close(&m);
-    g->data = NULL;
     return st;
 }
 
