@@ -6,11 +6,26 @@
  * DFS trees with random cross references, e.g. long linked lists of objects.)
  * Index convention: everything inside runs on DFS preorder numbers, 0 = the virtual
  * super-root whose children are g->roots (dump order) then g->synthetic_root, so a
- * dominator always has a smaller number than the nodes it dominates; 1..N are graph nodes.
- * Nothing recurses (the DFS and eval use explicit stacks), so a 5 M-node chain is fine.
- * Memory: at the peak six uint32 arrays of N plus one of the followed edges (predecessors)
- * and one bit per edge; no per-node malloc; results are allocated after the scratch is
- * freed.
+ * dominator always has a smaller number than the nodes it dominates; 1..K are graph nodes.
+ * Trivial leaves get no number: a node without followed out-edges and with one way in (a
+ * single followed in-edge, or an entry under the super-root) is dominated by that way in
+ * and lies inside no path to another node, so the DFS records its parent and moves on. In
+ * Java heaps about 40% of the nodes are such leaves (a String's byte[], boxed values), and
+ * every array indexed by DFS number shrinks by as much.
+ * Predecessors come from the DFS itself, which meets every followed edge once: an edge from
+ * a smaller number (tree or forward edge) only lowers the starting semidominator, so only
+ * edges from larger numbers are kept, packed by target for the semidominator pass.
+ * Nothing recurses (the DFS walks parent links, eval reverses pointers), so a 5 M-node
+ * chain is fine.
+ * Memory, K vertices with a number, B edges from a larger number: the node-indexed uint32
+ * array that ends as the idom result carries the DFS state from the start; the DFS and
+ * Lengauer-Tarjan add four uint32 arrays of K and at most 8 bytes per B edge; the close
+ * holds the results (idom uint32, retained uint64 per node), one uint32 array of K and a
+ * bit per node. The dominance options add one byte per node (reach set and marks), and the
+ * VisualVM sums one uint32 per node (single referrers) at the close, with the tree sums
+ * kept in the retained array. Plus one bit per edge (which edges count) until the close.
+ * No per-node malloc; big arrays are freed as soon as they die (the CLI's fixed mmap
+ * threshold then hands them back to the system). Over 2^31 - 17 nodes is refused.
  * Retained size = shallow + native, accumulated in reverse DFS order. docs/design.md says
  * which peer the numbers must equal (VisualVM for HotSpot, DevTools for V8). */
 #include "analysis/dominators.h"
@@ -18,10 +33,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Marks "no DFS number yet" in dfnum; DFS numbers of graph nodes start at 1. */
-#define UNSEEN 0u
-/* Flags the first entry of each vertex's predecessor list (vertices stay below 2^31). */
-#define PRED_FIRST 0x80000000u
+/* A node's dfnum[] entry goes through three forms: before the DFS, UNSEEN_BASE plus the C_*
+ * bits gathered while filtering edges; then a DFS number 1..K (< LEAF) for a vertex, or
+ * LEAF | its parent's DFS number (0 = the super-root) for a trivial leaf. */
+#define UNSEEN_BASE 0xFFFFFFF0u
+#define C_INS 3u  /* followed in-edges counted: 0, 1 or 2 (= several) */
+#define C_OUT 4u  /* has a followed out-edge */
+#define C_ROOT 8u /* a child of the super-root */
+#define LEAF 0x80000000u
+/* Keeps LEAF | number below UNSEEN_BASE. */
+#define MAX_NODES (UNSEEN_BASE - LEAF - 1u)
+/* Closes each target's block in the packed predecessor list (numbers stay below 2^31). */
+#define HDR 0x80000000u
+#define EMPTY UINT32_MAX
+/* Single-referrer states of tree_marks (node indices stay below MAX_NODES). */
+#define REF_NONE GRAPH_NONE
+#define REF_MULTI (GRAPH_NONE - 1)
+
+static inline int is_unseen(uint32_t d)
+{
+    return d >= UNSEEN_BASE;
+}
+
+static inline int is_leaf_class(uint32_t c)
+{
+    return !(c & C_OUT) && ((c & C_ROOT) || (c & C_INS) == 1);
+}
 
 static int follow_default(const graph *g, edge_ix e)
 {
@@ -76,20 +113,34 @@ void dom_free(dom_tree *t)
 
 /* ---- Step 0: which edges count, one bit per edge ----
  * The filter is asked exactly once per edge, in CSR order (filters that look up the source
- * node can cache it), so the DFS and the predecessor passes are plain bit tests. Edges to
- * out-of-range targets are never followed. */
-static uint64_t *follow_bits(const graph *g, dom_edge_filter filter, void *ctx)
+ * node can cache it), so the DFS is plain bit tests. Edges to out-of-range targets are never
+ * followed. With cls, the same pass prepares the leaf test: cls[x] = UNSEEN_BASE plus C_OUT
+ * and C_INS, in-edges counted from the sources the DFS may reach (src[x] != 0; all when src
+ * is NULL). Counting an edge the DFS never follows only keeps a leaf a vertex. */
+static uint64_t *follow_bits(const graph *g, dom_edge_filter filter, void *ctx, uint32_t *cls,
+                             const uint8_t *src)
 {
-    uint32_t ne = g->n_edges;
+    uint32_t ne = g->n_edges, n = g->n_nodes;
     uint64_t *bits = err_calloc((size_t)ne / 64 + 1, sizeof *bits);
     if (!bits)
         return NULL;
-    uint32_t n = g->n_nodes;
+    if (cls)
+        for (node_ix x = 0; x < n; x++)
+            cls[x] = UNSEEN_BASE;
     for (node_ix x = 0; x < n; x++) {
         edge_ix end = g->first_edge[x + 1];
-        for (edge_ix e = g->first_edge[x]; e < end && e < ne; e++)
-            if (g->edge_to[e] < n && follows(g, filter, ctx, e))
-                bits[e >> 6] |= 1ull << (e & 63);
+        int out = 0, counted = cls && (!src || src[x]);
+        for (edge_ix e = g->first_edge[x]; e < end && e < ne; e++) {
+            node_ix y = g->edge_to[e];
+            if (y >= n || !follows(g, filter, ctx, e))
+                continue;
+            bits[e >> 6] |= 1ull << (e & 63);
+            out = 1;
+            if (counted && (cls[y] & C_INS) < 2)
+                cls[y]++;
+        }
+        if (cls && out)
+            cls[x] |= C_OUT;
     }
     return bits;
 }
@@ -99,108 +150,177 @@ static inline int fbit(const uint64_t *bits, edge_ix e)
     return (int)(bits[e >> 6] >> (e & 63) & 1);
 }
 
-/* ---- Step 1: iterative DFS from the super-root ----
- * Fills dfnum[node] (1..N), vert[v] and par[v]; returns N. stk/cur are scratch of n+1. */
-static uint32_t dfs(const graph *g, const sroots *sr, const uint64_t *fol, uint32_t *dfnum,
-                    node_ix *vert, uint32_t *par, uint32_t *stk, uint32_t *cur)
+static inline edge_ix edges_end(const graph *g, node_ix x)
 {
-    uint64_t nr = sroots_count(sr), root_cur = 0;
-    uint32_t next = 1, sp = 1;
-    stk[0] = 0; /* DFS number of the super-root */
-    par[0] = 0;
-    cur[0] = 0; /* unused: root_cur walks the super-root's children */
-    while (sp > 0) {
-        uint32_t v = stk[sp - 1];
-        node_ix child = GRAPH_NONE;
-        if (v == 0) {
-            while (root_cur < nr && child == GRAPH_NONE) {
-                node_ix r = sroots_get(sr, root_cur++);
-                if (r != GRAPH_NONE && dfnum[r] == UNSEEN)
-                    child = r;
-            }
-        } else {
-            node_ix x = vert[v];
-            edge_ix e = cur[sp - 1], end = g->first_edge[x + 1];
-            for (; e < end; e++) {
-                node_ix y = g->edge_to[e];
-                if (fbit(fol, e) && dfnum[y] == UNSEEN) {
-                    child = y;
-                    e++;
-                    break;
-                }
-            }
-            cur[sp - 1] = e;
-        }
-        if (child == GRAPH_NONE) {
-            sp--;
-            continue;
-        }
-        dfnum[child] = next;
-        vert[next] = child;
-        par[next] = v;
-        stk[sp] = next;
-        cur[sp] = g->first_edge[child];
-        sp++;
-        next++;
-    }
-    return next - 1;
+    edge_ix end = g->first_edge[x + 1];
+    return end < g->n_edges ? end : g->n_edges;
 }
 
-/* ---- Step 2: predecessors in DFS numbers (followed edges between reached nodes) ----
- * first[] has nv + 2 entries; the caller passes it zeroed. */
-static lr_status build_preds(const graph *g, const sroots *sr, const uint64_t *fol,
-                             const uint32_t *dfnum, uint32_t nv, uint32_t *first,
-                             uint32_t **psrc, lr_error *err)
+/* Reach set for the dominance options: mask[x] = 1 for every node reachable from the
+ * super-root's children over followed edges (any order will do: only the set matters).
+ * stk is scratch of n entries (each node is pushed once). Returns the number of nodes. */
+static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol,
+                           uint8_t *mask, uint32_t *stk)
 {
-    uint64_t total = 0, nr = sroots_count(sr);
+    uint64_t nr = sroots_count(sr);
+    uint32_t sp = 0, cnt = 0;
     for (uint64_t i = 0; i < nr; i++) {
         node_ix r = sroots_get(sr, i);
-        if (r != GRAPH_NONE) {
-            first[dfnum[r] + 1]++;
-            total++;
-        }
-    }
-    /* Node order (not DFS order) keeps the edge arrays streaming. */
-    for (node_ix x = 0; x < g->n_nodes; x++) {
-        if (dfnum[x] == UNSEEN)
+        if (r == GRAPH_NONE || mask[r])
             continue;
-        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
-            node_ix y = g->edge_to[e];
-            if (fbit(fol, e) && dfnum[y] != UNSEEN) {
-                first[dfnum[y] + 1]++;
-                total++;
+        mask[r] = 1;
+        cnt++;
+        stk[sp++] = r;
+        while (sp > 0) {
+            node_ix x = stk[--sp];
+            for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
+                node_ix y = g->edge_to[e];
+                if (fbit(fol, e) && !mask[y]) {
+                    mask[y] = 1;
+                    cnt++;
+                    stk[sp++] = y;
+                }
             }
         }
     }
-    if (total > UINT32_MAX - 1)
-        return LR_FAIL(err, LR_ERR_LIMIT, "dominators: %llu edges exceed 2^32",
-                       (unsigned long long)total);
-    for (uint32_t v = 0; v <= nv; v++)
-        first[v + 1] += first[v];
-    uint32_t *src = err_mallocarray(total ? total : 1, sizeof *src);
-    if (!src)
-        return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%llu edges)",
-                       (unsigned long long)total);
-    /* first[w] is used as the fill cursor and ends up as first[w + 1]; shifted back below. */
-    for (uint64_t i = 0; i < nr; i++) {
-        node_ix r = sroots_get(sr, i);
-        if (r != GRAPH_NONE)
-            src[first[dfnum[r]]++] = 0;
+    return cnt;
+}
+
+/* ---- Step 1: iterative DFS from the super-root, collecting predecessors ----
+ * Vertices get numbers 1..nv in dfnum[] (node space) and vert[], par[] (parent number),
+ * semi[] (smallest predecessor number seen so far: the parent, lowered by forward edges and
+ * super-root entries); cur[] is each open vertex's edge cursor, and the stack is the par[]
+ * chain. Trivial leaves get LEAF | parent instead. An edge x -> w with a larger number on x
+ * is a cross or back edge, appended to pairs as (w, x); every other edge ends here. */
+typedef struct dfs_state {
+    uint32_t *dfnum, *vert, *par, *cur, *semi;
+    uint32_t *pairs; /* (w, x) */
+    size_t n_pairs, cap_pairs;
+    uint32_t nv, n_leaves;
+} dfs_state;
+
+static lr_status pair_push(dfs_state *s, uint32_t w, uint32_t x, lr_error *err)
+{
+    if (s->n_pairs == s->cap_pairs) {
+        size_t cap = s->cap_pairs ? s->cap_pairs * 2 : (size_t)1 << 16;
+        uint32_t *p = err_reallocarray(s->pairs, cap, 2 * sizeof *p);
+        if (!p)
+            return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%zu edges)", cap);
+        s->pairs = p;
+        s->cap_pairs = cap;
     }
-    for (node_ix x = 0; x < g->n_nodes; x++) {
-        uint32_t v = dfnum[x];
-        if (v == UNSEEN)
-            continue;
-        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
-            node_ix y = g->edge_to[e];
-            if (fbit(fol, e) && dfnum[y] != UNSEEN)
-                src[first[dfnum[y]]++] = v;
+    s->pairs[2 * s->n_pairs] = w;
+    s->pairs[2 * s->n_pairs + 1] = x;
+    s->n_pairs++;
+    return LR_OK;
+}
+
+static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, dfs_state *s,
+                     lr_error *err)
+{
+    uint32_t *dfnum = s->dfnum, *vert = s->vert, *par = s->par, *cur = s->cur;
+    uint32_t *semi = s->semi;
+    uint64_t nr = sroots_count(sr), root_cur = 0;
+    uint32_t v = 0, nv = 0, leaves = 0;
+    vert[0] = GRAPH_NONE;
+    par[0] = 0;
+    semi[0] = 0;
+    cur[0] = 0; /* unused: root_cur walks the super-root's children */
+    for (;;) {
+        node_ix y = GRAPH_NONE;
+        if (v == 0) {
+            while (root_cur < nr && y == GRAPH_NONE) {
+                node_ix r = sroots_get(sr, root_cur++);
+                if (r == GRAPH_NONE)
+                    continue;
+                uint32_t d = dfnum[r];
+                if (!is_unseen(d)) {
+                    if (d < LEAF)
+                        semi[d] = 0;
+                } else if (is_leaf_class(d)) {
+                    dfnum[r] = LEAF;
+                    leaves++;
+                } else {
+                    y = r;
+                }
+            }
+            if (y == GRAPH_NONE)
+                break;
+        } else {
+            node_ix x = vert[v];
+            edge_ix e = cur[v], end = edges_end(g, x);
+            for (; e < end; e++) {
+                if (!fbit(fol, e))
+                    continue;
+                node_ix z = g->edge_to[e];
+                uint32_t d = dfnum[z];
+                if (is_unseen(d)) {
+                    if (!is_leaf_class(d)) {
+                        y = z;
+                        e++;
+                        break;
+                    }
+                    /* its one way in: this edge, or its entry under the super-root */
+                    dfnum[z] = LEAF | (d & C_ROOT ? 0 : v);
+                    leaves++;
+                } else if (d < v) {
+                    lr_status st = pair_push(s, d, v, err);
+                    if (st != LR_OK)
+                        return st;
+                } else if (d > v && d < LEAF && v < semi[d]) {
+                    semi[d] = v; /* forward edge: v is an ancestor of d */
+                }
+            }
+            if (y == GRAPH_NONE) {
+                v = par[v];
+                continue;
+            }
+            cur[v] = e;
+        }
+        nv++;
+        dfnum[y] = nv;
+        vert[nv] = y;
+        par[nv] = v;
+        semi[nv] = v;
+        cur[nv] = g->first_edge[y];
+        v = nv;
+    }
+    s->nv = nv;
+    s->n_leaves = leaves;
+    return LR_OK;
+}
+
+/* ---- Step 2: the kept predecessors, packed by target ----
+ * Blocks in increasing target order, each block (the sources of edges into w) followed by
+ * HDR | w, so the semidominator pass, going w = nv..1, reads it backwards with one cursor.
+ * cnt is scratch of nv + 1 entries. */
+static lr_status preds_pack(const uint32_t *pairs, size_t np, uint32_t nv, uint32_t *cnt,
+                            uint32_t **out, size_t *n_out, lr_error *err)
+{
+    memset(cnt, 0, ((size_t)nv + 1) * sizeof *cnt);
+    for (size_t i = 0; i < np; i++)
+        cnt[pairs[2 * i]]++;
+    size_t total = np;
+    for (uint32_t w = 1; w <= nv; w++)
+        total += cnt[w] != 0;
+    if (total > UINT32_MAX)
+        return LR_FAIL(err, LR_ERR_LIMIT, "dominators: %zu predecessors exceed 2^32", total);
+    uint32_t *p = err_mallocarray(total ? total : 1, sizeof *p);
+    if (!p)
+        return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%zu edges)", total);
+    uint32_t pos = 0;
+    for (uint32_t w = 1; w <= nv; w++) {
+        uint32_t c = cnt[w];
+        cnt[w] = pos;
+        if (c) {
+            pos += c;
+            p[pos++] = HDR | w;
         }
     }
-    for (uint32_t v = nv + 1; v > 0; v--)
-        first[v] = first[v - 1];
-    first[0] = 0;
-    *psrc = src;
+    for (size_t i = 0; i < np; i++)
+        p[cnt[pairs[2 * i]]++] = pairs[2 * i + 1];
+    *out = p;
+    *n_out = total;
     return LR_OK;
 }
 
@@ -236,6 +356,51 @@ static uint32_t eval(uint32_t v, uint32_t last, uint32_t *anc, uint32_t *label,
     return label[v];
 }
 
+/* Lengauer-Tarjan over vertices 1..nv. In: anc = DFS parents, semi = smallest number among
+ * the smaller-numbered predecessors, psrc = the packed larger-numbered ones. Out: idom[] in
+ * DFS numbers. label[] and idom[] are scratch of nv + 1 entries.
+ * Vertices numbered > w are linked at step w. A vertex's label slot is read only once it is
+ * linked, and its semi slot only once it is processed, so before that they serve as its
+ * bucket head (the vertices whose semidominator it is, chained through idom[]) and as its
+ * starting semidominator. Bucket w is emptied at the top of step w, when all of w's
+ * descendants are linked. */
+static void lt_run(uint32_t nv, uint32_t *anc, uint32_t *semi, uint32_t *label,
+                   uint32_t *idom, const uint32_t *psrc, size_t n_psrc)
+{
+    for (uint32_t v = 0; v <= nv; v++)
+        label[v] = EMPTY;
+    size_t pos = n_psrc;
+    for (uint32_t w = nv; w >= 1; w--) {
+        for (uint32_t v = label[w], nx; v != EMPTY; v = nx) {
+            nx = idom[v];
+            uint32_t e = eval(v, w + 1, anc, label, semi);
+            idom[v] = semi[e] < w ? e : w; /* semi[v] == w */
+        }
+        label[w] = w;
+        uint32_t s = semi[w];
+        if (pos > 0 && psrc[pos - 1] == (HDR | w)) {
+            pos--;
+            while (pos > 0 && !(psrc[pos - 1] & HDR)) {
+                uint32_t su = semi[eval(psrc[--pos], w + 1, anc, label, semi)];
+                if (su < s)
+                    s = su;
+            }
+        }
+        semi[w] = s;
+        idom[w] = label[s];
+        label[s] = w;
+    }
+    for (uint32_t v = label[0], nx; v != EMPTY; v = nx) {
+        nx = idom[v];
+        idom[v] = 0;
+    }
+    idom[0] = 0;
+    /* Relative dominators become immediate ones in increasing order. */
+    for (uint32_t w = 1; w <= nv; w++)
+        if (idom[w] != semi[w])
+            idom[w] = idom[idom[w]];
+}
+
 /* Link filter restricted to the objects the reach pass found (mask[x] != 0). */
 typedef struct link_ctx {
     const dom_opts *o;
@@ -248,92 +413,108 @@ static int link_follow(const graph *g, edge_ix e, void *c)
     return (!l->mask || l->mask[g->edge_to[e]]) && l->o->link(g, e, l->o->link_ctx);
 }
 
-/* ---- VisualVM's class-object weight (DOM_CLASS_TREE_WEIGHT) ----
+/* Per-node bits of the dominance options' mask. Only reached nodes carry any, so the mask
+ * stays a set for link_follow and sroots; M_NOREACH comes with the reach pass, the others
+ * are tree_marks' state. */
+enum {
+    M_REACHED = 1,
+    M_TREE = 2,    /* a VisualVM tree object; its retained slot holds its tree sum */
+    M_BLOCKED = 4, /* refers to a target with several referrers, or an unreached one */
+    M_NOREACH = 8, /* no reach edges: a tree object weighing itself only */
+    M_SUMMED = 16, /* already added into its single referrer's tree sum */
+};
+
+/* ---- VisualVM's tree objects (DOM_VISUALVM_SUMS) ----
  * VisualVM adds a class object's own size only when the class is a "tree object": reached,
  * and every distinct object its link edges point to has exactly one referrer (counted over
  * all objects, reached or not) and is itself a tree object; objects with no reach edges are
- * tree objects (leaves). Computed bottom-up from the leaves with a pending counter per node,
- * so cycles never qualify. Fills tree[x] (1 = tree object). O(N+E), three uint32 arrays. */
-static lr_status class_tree_marks(const graph *g, const dom_opts *o, const uint8_t *reached,
-                                  uint8_t *tree, uint64_t *tr, lr_error *err)
+ * tree objects (leaves). A tree object's sum is its size plus its targets' sums (its size
+ * alone without reach edges). Computed bottom-up from the leaves: ref[y] names y's single
+ * referrer, slot[x] counts x's targets not yet known as tree objects and is replaced by x's
+ * sum once x qualifies, so cycles never do. In: mk[] with M_REACHED and M_NOREACH; fol =
+ * the link bits of the DFS (link edges to reached objects, and to all objects when unr is
+ * set); idom[] in node space. Out: M_TREE marks; slot[x] = the sum of reported tree
+ * objects, 0 elsewhere. O(N+E), one uint32 array of N. */
+static uint64_t tree_sum(const graph *g, node_ix x, const uint32_t *ref, uint8_t *mk,
+                         const uint64_t *slot)
+{
+    uint64_t sum = graph_node_size(g, x);
+    if (mk[x] & M_NOREACH)
+        return sum;
+    uint32_t n = g->n_nodes;
+    for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
+        node_ix y = g->edge_to[e];
+        if (y < n && ref[y] == x && (mk[y] & (M_REACHED | M_SUMMED)) == M_REACHED) {
+            mk[y] |= M_SUMMED;
+            sum += slot[y];
+        }
+    }
+    return sum;
+}
+
+static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *fol, int unr,
+                            const uint32_t *idom, uint8_t *mk, uint64_t *slot, lr_error *err)
 {
     uint32_t n = g->n_nodes;
-    uint32_t *refs = err_calloc((size_t)n + 1, sizeof *refs);    /* distinct referrers */
-    uint32_t *last = err_mallocarray((size_t)n + 1, sizeof *last); /* dedup per source */
-    uint32_t *pending = err_calloc((size_t)n + 1, sizeof *pending);
-    uint32_t *queue = err_mallocarray((size_t)n + 1, sizeof *queue);
-    lr_status st = LR_OK;
-    if (!refs || !last || !pending || !queue) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
-        goto done;
-    }
-    for (uint32_t x = 0; x < n; x++)
-        last[x] = GRAPH_NONE;
+    uint32_t *ref = err_mallocarray((size_t)n + 1, sizeof *ref);
+    if (!ref)
+        return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
+    /* Only reached objects' referrers matter: an unreached target blocks its referrer
+     * whatever its count. */
     for (node_ix x = 0; x < n; x++)
-        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+        ref[x] = REF_NONE;
+    for (node_ix x = 0; x < n; x++)
+        for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
+            if (!fbit(fol, e))
+                continue;
             node_ix y = g->edge_to[e];
-            if (y < n && last[y] != x && o->link(g, e, o->link_ctx)) {
-                last[y] = x;
-                refs[y] = refs[y] < UINT32_MAX ? refs[y] + 1 : refs[y];
-            }
+            if ((mk[y] & M_REACHED) && ref[y] != x && ref[y] != REF_MULTI)
+                ref[y] = ref[y] == REF_NONE ? x : REF_MULTI;
         }
-    /* pending[x] = distinct link targets not yet known as single-referrer tree objects;
-     * UINT32_MAX once a target can never qualify. */
-    uint32_t qn = 0;
-    for (uint32_t x = 0; x < n; x++)
-        last[x] = GRAPH_NONE;
+    for (node_ix y = 0; y < n; y++)
+        if ((mk[y] & M_REACHED) && ref[y] < n)
+            slot[ref[y]]++;
     for (node_ix x = 0; x < n; x++) {
-        tree[x] = 0;
-        tr[x] = graph_node_size(g, x);
-        if (!reached[x])
+        if (!(mk[x] & M_REACHED) || (mk[x] & M_NOREACH))
             continue;
-        int has_reach = 0;
-        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+        for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
             node_ix y = g->edge_to[e];
             if (y >= n)
                 continue;
-            if (o->reach(g, e, o->reach_ctx))
-                has_reach = 1;
-            if (last[y] == x || !o->link(g, e, o->link_ctx))
-                continue;
-            last[y] = x;
-            if (refs[y] != 1 || !reached[y])
-                pending[x] = UINT32_MAX;
-            else if (pending[x] != UINT32_MAX)
-                pending[x]++;
-        }
-        if (!has_reach || pending[x] == 0) {
-            tree[x] = 1;
-            queue[qn++] = x;
+            int blocks = (mk[y] & M_REACHED) ? fbit(fol, e) && ref[y] >= n
+                         : unr                ? fbit(fol, e)
+                                              : o->link(g, e, o->link_ctx);
+            if (blocks) {
+                mk[x] |= M_BLOCKED;
+                break;
+            }
         }
     }
-    /* A tree object with one referrer unblocks that referrer (found by scanning: the one
-     * source whose link edge reaches it is recorded in last[] from the counting pass). */
-    for (uint32_t x = 0; x < n; x++)
-        last[x] = GRAPH_NONE;
-    for (node_ix x = 0; x < n; x++)
-        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
-            node_ix y = g->edge_to[e];
-            if (y < n && refs[y] == 1 && o->link(g, e, o->link_ctx))
-                last[y] = x; /* the single referrer */
-        }
-    for (uint32_t qi = 0; qi < qn; qi++) {
-        node_ix y = queue[qi];
-        node_ix p = last[y];
-        if (refs[y] != 1 || p == GRAPH_NONE || tree[p] || pending[p] == UINT32_MAX)
+    /* A new tree object unblocks its single referrer: walking up from each one that
+     * qualifies by itself visits every node at most once. */
+    for (node_ix x = 0; x < n; x++) {
+        uint8_t k = mk[x];
+        if ((k & (M_REACHED | M_TREE)) != M_REACHED)
             continue;
-        tr[p] += tr[y];
-        if (--pending[p] == 0) {
-            tree[p] = 1;
-            queue[qn++] = p;
+        if (!(k & M_NOREACH) && ((k & M_BLOCKED) || slot[x] != 0))
+            continue;
+        for (node_ix y = x;;) {
+            slot[y] = tree_sum(g, y, ref, mk, slot);
+            mk[y] |= M_TREE;
+            node_ix p = ref[y];
+            if (p >= n || (mk[p] & (M_REACHED | M_TREE | M_BLOCKED | M_NOREACH)) != M_REACHED)
+                break; /* no single referrer, or one that qualifies (or not) by itself */
+            if (--slot[p] != 0)
+                break;
+            y = p;
         }
     }
-done:
-    free(refs);
-    free(last);
-    free(pending);
-    free(queue);
-    return st;
+    /* A tree object the dominance DFS never met is not reported (idom[x] is GRAPH_NONE). */
+    for (node_ix x = 0; x < n; x++)
+        if (!(mk[x] & M_TREE) || idom[x] == GRAPH_NONE)
+            slot[x] = 0;
+    free(ref);
+    return LR_OK;
 }
 
 /* VisualVM's references: instance fields (the referent of references too), array elements
@@ -367,225 +548,229 @@ lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree 
     return dom_build_ex(g, &o, t, err);
 }
 
+/* ---- Step 4: retained sizes ----
+ * First in node order (the weights may be decoded from the dump, which reads it
+ * sequentially then): every reported node gets its own weight and a leaf, having no
+ * children, passes its total up at once. Then vertices in reverse DFS order, children
+ * before their idom, pass theirs up. */
+typedef struct sums {
+    const graph *g;
+    dom_tree *t;
+    const uint8_t *mk; /* tree marks (VisualVM sums) or NULL */
+    int class_free;
+    uint64_t total;
+} sums;
+
+/* What x passes to its idom, given its final retained size. VisualVM: a tree object's size
+ * is its own tree sum (already in its slot) and stops what lies below it (the idom side
+ * skips adding into tree objects); class objects pass nothing up and weigh nothing unless
+ * tree objects. */
+static void sum_up(sums *s, node_ix x)
+{
+    uint64_t *ret = s->t->retained;
+    node_ix p = s->t->idom[x];
+    if (p == DOM_SUPER_ROOT)
+        return;
+    if (!s->mk) {
+        ret[p] += ret[x];
+    } else if (!(s->mk[p] & M_TREE)) {
+        int is_class = s->g->node_kind[x] == GRAPH_KIND_CLASS;
+        ret[p] += is_class && (s->mk[x] & M_TREE) ? 0 : ret[x];
+    }
+}
+
+static void sum_own(sums *s, node_ix x)
+{
+    const graph *g = s->g;
+    uint64_t *ret = s->t->retained;
+    uint64_t own = graph_node_size(g, x) + (g->node_native ? (uint64_t)g->node_native[x] : 0);
+    int is_class = g->node_kind[x] == GRAPH_KIND_CLASS;
+    if (s->mk) {
+        int tree = (s->mk[x] & M_TREE) != 0;
+        if (!tree && !is_class)
+            ret[x] += own;
+        s->total += is_class && !tree ? 0 : own;
+        return;
+    }
+    if (is_class && s->class_free)
+        own = 0;
+    ret[x] += own;
+    s->total += own;
+}
+
+static inline int bit_get(const uint64_t *b, uint32_t i)
+{
+    return (int)(b[i >> 6] >> (i & 63) & 1);
+}
+
 lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err)
 {
     memset(t, 0, sizeof *t);
-    dom_edge_filter filter = o->reach;
-    void *ctx = o->reach_ctx;
-    uint8_t *mask = NULL, *tree = NULL;
-    uint64_t *tr = NULL; /* VisualVM tree-object retained sizes */
-    uint64_t *fol = NULL;
+    uint8_t *mask = NULL;
+    uint64_t *fol = NULL, *isv = NULL;
+    uint32_t *psrc = NULL;
+    size_t n_psrc = 0;
+    dfs_state s;
+    memset(&s, 0, sizeof s);
     link_ctx lc = {o, NULL};
-    sroots sr;
     uint32_t n = g->n_nodes;
-    if (n >= UINT32_MAX - 3)
+    if (n >= MAX_NODES)
         return LR_FAIL(err, LR_ERR_LIMIT, "dominators: %u nodes is too many", n);
     if (n > 0 && (!g->first_edge || !g->edge_to || !g->edge_kind))
         return LR_FAIL(err, LR_ERR_USAGE, "dominators: graph was loaded without edges");
     lr_status st = LR_OK;
-    /* Scratch is uint32 per vertex and is reused phase to phase; the results (idom in node
-     * space, 64-bit retained sizes) are allocated only once the scratch is mostly gone, so
-     * the peak is the predecessor build or the Lengauer-Tarjan step: six uint32 arrays of
-     * N plus the predecessor list (one uint32 per followed edge). */
     size_t m = (size_t)n + 2;
-    uint32_t *dfnum = err_calloc(m, sizeof *dfnum); /* then bucket heads */
-    node_ix *vert = err_mallocarray(m, sizeof *vert);
-    uint32_t *par = err_mallocarray(m, sizeof *par);  /* DFS parent, then anc */
-    uint32_t *a = err_mallocarray(m, sizeof *a);      /* DFS stack, then semi */
-    uint32_t *b = err_mallocarray(m, sizeof *b);      /* DFS cursors, then pred index */
-    uint32_t *psrc = NULL, *label = NULL, *bnext = NULL;
-    if (!dfnum || !vert || !par || !a || !b) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
-        goto done;
-    }
+    /* dfnum[] becomes t->idom at the close. */
+    s.dfnum = err_mallocarray(m, sizeof *s.dfnum);
+    if (!s.dfnum)
+        goto nomem;
     t->n = n;
-    sr = sroots_make(g, NULL);
-    if (!(fol = follow_bits(g, filter, ctx))) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u edges)", g->n_edges);
-        goto done;
-    }
-    uint32_t nv = dfs(g, &sr, fol, dfnum, vert, par, a, b);
+    sroots sr = sroots_make(g, NULL);
+    dom_edge_filter filter = o->reach;
+    void *ctx = o->reach_ctx;
     if (o->link) {
-        /* Reachability decided, the dominance graph is every link edge among reached
-         * objects; a fresh DFS over it keeps the DFS-tree property the algorithm needs. */
+        /* Reachability first; the dominance graph is then every link edge among reached
+         * objects, numbered by a DFS of its own. */
         mask = err_calloc(m, 1);
-        if (!mask) {
-            st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
-            goto done;
-        }
-        for (uint32_t v = 1; v <= nv; v++)
-            mask[vert[v]] = 1;
-        t->n_reachable = nv;
-        if (o->flags & DOM_VISUALVM_SUMS) {
-            tree = err_malloc(m);
-            tr = err_mallocarray(m, sizeof *tr);
-            if (!tree || !tr) {
-                st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
-                goto done;
+        if (!mask || !(fol = follow_bits(g, o->reach, o->reach_ctx, NULL, NULL)))
+            goto nomem;
+        t->n_reachable = reach_mark(g, &sr, fol, mask, s.dfnum);
+        if (o->flags & DOM_VISUALVM_SUMS)
+            for (node_ix x = 0; x < n; x++) {
+                if (!mask[x])
+                    continue;
+                edge_ix e = g->first_edge[x], end = edges_end(g, x);
+                while (e < end && !fbit(fol, e))
+                    e++;
+                if (e == end)
+                    mask[x] |= M_NOREACH; /* nonzero either way for link_follow */
             }
-            if ((st = class_tree_marks(g, o, mask, tree, tr, err)) != LR_OK)
-                goto done;
-        }
-        memset(dfnum, 0, m * sizeof *dfnum);
+        free(fol);
+        fol = NULL;
         /* Unreached referrers as super-root children: their references still take
-         * dominance away from reached objects (VisualVM's convention). */
+         * dominance away from reached objects (VisualVM's convention). Otherwise only
+         * reached objects are ever met, so only they count as referrers. */
         if (o->flags & DOM_UNREACHED_AS_ROOTS)
             sr = sroots_make(g, mask);
         else
             lc.mask = mask;
-        free(fol);
-        if (!(fol = follow_bits(g, link_follow, &lc))) {
-            st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u edges)",
-                         g->n_edges);
-            goto done;
-        }
-        nv = dfs(g, &sr, fol, dfnum, vert, par, a, b);
-    } else {
-        t->n_reachable = nv;
+        filter = link_follow;
+        ctx = &lc;
     }
-    uint32_t *pfirst = b;
-    memset(pfirst, 0, m * sizeof *pfirst);
-    st = build_preds(g, &sr, fol, dfnum, nv, pfirst, &psrc, err);
-    free(fol);
-    fol = NULL;
+    if (!(fol = follow_bits(g, filter, ctx, s.dfnum, lc.mask)))
+        goto nomem;
+    for (uint64_t i = 0, nr = sroots_count(&sr); i < nr; i++) {
+        node_ix r = sroots_get(&sr, i);
+        if (r != GRAPH_NONE)
+            s.dfnum[r] |= C_ROOT;
+    }
+    /* Vertex arrays sized by the nodes that may get a number (pages never touched stay
+     * unallocated when fewer are reached). */
+    size_t k = 2;
+    for (node_ix x = 0; x < n; x++)
+        k += !is_leaf_class(s.dfnum[x]);
+    s.vert = err_mallocarray(k, sizeof *s.vert);
+    s.par = err_mallocarray(k, sizeof *s.par);
+    s.cur = err_mallocarray(k, sizeof *s.cur);
+    s.semi = err_mallocarray(k, sizeof *s.semi);
+    if (!s.vert || !s.par || !s.cur || !s.semi)
+        goto nomem;
+    int vvm = o->link && (o->flags & DOM_VISUALVM_SUMS);
+    if ((st = dfs(g, &sr, fol, &s, err)) != LR_OK)
+        goto done;
+    if (!vvm) {
+        free(fol); /* else the link edges again for tree_marks */
+        fol = NULL;
+    }
+    uint32_t nv = s.nv;
+    if (!o->link)
+        t->n_reachable = nv + s.n_leaves;
+    st = preds_pack(s.pairs, s.n_pairs, nv, s.cur, &psrc, &n_psrc, err);
+    free(s.pairs);
+    s.pairs = NULL;
     if (st != LR_OK)
         goto done;
-    /* The index goes: every vertex but the super-root has a predecessor (its DFS parent),
-     * so no list is empty and flagging each list's first entry is enough to walk them
-     * from the last vertex down. */
-    uint32_t n_preds = pfirst[nv + 1];
-    for (uint32_t v = 1; v <= nv; v++) {
-        if (pfirst[v] == pfirst[v + 1] || v >= PRED_FIRST) {
-            st = LR_FAIL(err, LR_ERR_LIMIT, "dominators: vertex %u has no predecessor", v);
-            goto done;
-        }
-        psrc[pfirst[v]] |= PRED_FIRST;
-    }
-    free(b);
-    b = NULL;
+    /* vert is rebuilt from dfnum afterwards: its array serves as label meanwhile, and the
+     * cursors' as the buckets, then idom. */
+    uint32_t *anc = s.par, *label = s.vert, *idom = s.cur;
+    lt_run(nv, anc, s.semi, label, idom, psrc, n_psrc);
 
-    uint32_t *semi = a, *anc = par;
-    label = err_mallocarray(m, sizeof *label);
-    bnext = err_mallocarray(m, sizeof *bnext);
-    if (!label || !bnext) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
-        goto done;
-    }
-    for (uint32_t v = 0; v <= nv; v++) {
-        semi[v] = v;
-        label[v] = v;
-    }
-    /* Lengauer-Tarjan with implicit linking: vertices numbered >= `last` are linked, anc[]
-     * is compressed towards unlinked ones, so anc[w] is still w's DFS parent when w's turn
-     * comes. Buckets hold each vertex under its semidominator (head in dfnum[], now free,
-     * chained through bnext[]); once a vertex leaves its bucket its bnext[] slot holds its
-     * relative, then immediate, dominator (idom below). */
-    uint32_t *head = dfnum, *idom = bnext;
-    for (uint32_t v = 0; v <= nv; v++)
-        head[v] = UINT32_MAX;
-    uint32_t pos = n_preds;
-    for (uint32_t w = nv; w >= 1; w--) {
-        uint32_t p = anc[w], s = p, u;
-        do {
-            u = psrc[--pos];
-            uint32_t x = u & ~PRED_FIRST;
-            uint32_t su = x <= w ? x : semi[eval(x, w + 1, anc, label, semi)];
-            if (su < s)
-                s = su;
-        } while (!(u & PRED_FIRST));
-        semi[w] = s;
-        bnext[w] = head[s];
-        head[s] = w;
-        /* w is linked now: evaluate the vertices waiting on its parent. */
-        for (uint32_t v = head[p], nx; v != UINT32_MAX; v = nx) {
-            nx = bnext[v];
-            uint32_t e = eval(v, w, anc, label, semi);
-            idom[v] = semi[e] < semi[v] ? e : p;
-        }
-        head[p] = UINT32_MAX;
-    }
-    idom[0] = 0;
-    /* Relative dominators become immediate ones in increasing order. */
-    for (uint32_t w = 1; w <= nv; w++)
-        if (idom[w] != semi[w])
-            idom[w] = idom[idom[w]];
-
-    /* ---- Step 4: results in node space; retained sizes in reverse DFS order ----
-     * Only vert and idom are still needed: the rest goes before the results arrive. */
+    /* ---- Step 4: results in node space ---- */
     free(psrc);
     psrc = NULL;
-    free(a);
-    a = NULL;
-    free(par);
-    par = NULL;
-    free(dfnum);
-    dfnum = NULL;
-    t->idom = label; /* m >= n entries, same type */
-    label = NULL;
+    free(s.semi);
+    s.semi = NULL;
+    free(s.par);
+    s.par = NULL;
+    isv = err_calloc((size_t)n / 64 + 1, sizeof *isv); /* nodes with a DFS number */
+    if (!isv)
+        goto nomem;
+    uint32_t *vert = s.vert, *dfnum = s.dfnum;
+    for (node_ix x = 0; x < n; x++) {
+        uint32_t d = dfnum[x];
+        if (d < LEAF) {
+            vert[d] = x;
+            isv[x >> 6] |= 1ull << (x & 63);
+        }
+    }
+    for (uint32_t v = 1; v <= nv; v++)
+        idom[v] = idom[v] == 0 ? DOM_SUPER_ROOT : vert[idom[v]];
+    for (node_ix x = 0; x < n; x++) {
+        uint32_t d = dfnum[x], p;
+        if ((mask && !mask[x]) || is_unseen(d))
+            p = GRAPH_NONE; /* an unreached referrer, or unreachable */
+        else if (d < LEAF)
+            p = idom[d];
+        else
+            p = d == LEAF ? DOM_SUPER_ROOT : vert[d & ~LEAF];
+        dfnum[x] = p;
+    }
+    t->idom = dfnum;
+    s.dfnum = NULL;
+    free(s.cur);
+    s.cur = NULL;
     t->retained = err_calloc(m, sizeof *t->retained);
-    if (!t->retained) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
-        goto done;
+    if (!t->retained)
+        goto nomem;
+    if (vvm) {
+        int unr = (o->flags & DOM_UNREACHED_AS_ROOTS) != 0;
+        if ((st = tree_marks(g, o, fol, unr, t->idom, mask, t->retained, err)) != LR_OK)
+            goto done;
+        free(fol);
+        fol = NULL;
     }
-    for (uint32_t x = 0; x < n; x++)
-        t->idom[x] = GRAPH_NONE;
-    uint64_t total = 0;
-    for (uint32_t v = 1; v <= nv; v++) {
-        node_ix x = vert[v];
-        if (mask && !mask[x])
-            continue; /* an unreached referrer: weighs nothing, reported unreachable */
-        t->idom[x] = idom[v] == 0 ? DOM_SUPER_ROOT : vert[idom[v]];
+    sums su = {g, t, vvm ? mask : NULL, (o->flags & DOM_CLASS_OBJECTS_FREE) != 0, 0};
+    for (node_ix x = 0; x < n; x++) {
+        if (t->idom[x] == GRAPH_NONE)
+            continue;
+        sum_own(&su, x);
+        if (!bit_get(isv, x))
+            sum_up(&su, x);
     }
-    /* Reverse DFS order visits children before their idom: retained[x] first collects what
-     * the children pass up, then gets x's own weight. */
     for (uint32_t v = nv; v >= 1; v--) {
         node_ix x = vert[v];
-        if (mask && !mask[x])
-            continue;
-        uint64_t own = graph_node_size(g, x) + (g->node_native ? (uint64_t)g->node_native[x] : 0);
-        int is_class = g->node_kind[x] == GRAPH_KIND_CLASS;
-        uint64_t up;
-        if (tree) {
-            /* VisualVM: a tree object's size is its own tree sum and stops what lies below
-             * it; class objects pass nothing up and weigh nothing unless tree objects. */
-            if (tree[x]) {
-                t->retained[x] = tr[x];
-                up = is_class ? 0 : tr[x];
-            } else {
-                t->retained[x] += is_class ? 0 : own;
-                up = t->retained[x];
-            }
-            total += is_class && !tree[x] ? 0 : own;
-        } else {
-            if (is_class && (o->flags & DOM_CLASS_OBJECTS_FREE))
-                own = 0;
-            t->retained[x] += own;
-            up = t->retained[x];
-            total += own;
-        }
-        if (idom[v] != 0)
-            t->retained[vert[idom[v]]] += up;
+        if (!mask || mask[x])
+            sum_up(&su, x);
     }
-    t->total_reachable = total;
-
+    t->total_reachable = su.total;
+    goto done;
+nomem:
+    st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
 done:
     free(fol);
     free(mask);
-    free(tree);
-    free(tr);
-    free(dfnum);
-    free(vert);
-    free(par);
-    free(a);
-    free(b);
+    free(isv);
     free(psrc);
-    free(label);
-    free(bnext);
+    free(s.dfnum);
+    free(s.vert);
+    free(s.par);
+    free(s.cur);
+    free(s.semi);
+    free(s.pairs);
     if (st != LR_OK)
         dom_free(t);
     return st;
 }
-
 /* ---- Per-class retained sizes without double counting ----
  * Walks the dominator tree top-down with an explicit stack, keeping per class the number of
  * open ancestors of that class: an instance is summed only when that number is zero, so a

@@ -23,7 +23,8 @@ typedef struct dom_tree {
 } dom_tree;
 
 /* Computes the dominator tree and retained sizes. O((N+E) log N) worst case, iterative.
- * Returns LR_OK and fills *t (free: dom_free), or LR_ERR_NOMEM. */
+ * Returns LR_OK and fills *t (free: dom_free), LR_ERR_NOMEM, or LR_ERR_LIMIT (2^31 - 17
+ * nodes or more). */
 lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree *t,
                     lr_error *err);
 /* Options of dom_build_ex. */
@@ -47,7 +48,8 @@ typedef struct dom_opts {
 } dom_opts;
 
 /* dom_build with separate reachability and dominance edges (see dom_opts). Same cost plus
- * one more DFS and one byte per node when link is set. */
+ * one more pass over the edges and one byte per node when link is set; the VisualVM sums
+ * add one uint32 per node at the end. */
 lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err);
 
 /* Fills o with VisualVM 2.1.5's conventions for HotSpot dumps (docs/design.md, "Dominators

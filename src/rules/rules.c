@@ -1694,11 +1694,13 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
         class_ix c = g->node_class[from];
         if (c == GRAPH_NONE || c >= g->n_classes || !rs->cls_first)
             return RULES_FOLLOW;
-        const char *fname = graph_str(g, graph_edge_name_from(g, from, e));
+        const char *fname = NULL; /* read back from the record only when a rule asks */
         for (uint32_t k = rs->cls_first[c]; k < rs->cls_first[c + 1]; k++) {
             uint32_t it = rs->cls_items[k];
             if (it & RULES_ITEM_INSP)
                 break;
+            if (!fname)
+                fname = graph_str(g, graph_edge_name_from(g, from, e));
             if (!strcmp(rs->refs[it].field, fname))
                 return ref_verdict(rs, (int32_t)it, lib);
         }

@@ -3,8 +3,10 @@
  * immediate dominators (the Lengauer-Tarjan paper's example, diamonds, cycles, unreachable
  * nodes, several roots, weak edges), retained sizes with native bytes, per-class retained
  * sizes without double counting, random graphs checked against a brute-force definition
- * (d dominates v iff v is unreachable once d is removed), and a 5 M-node chain that would
- * overflow any recursive implementation. */
+ * (d dominates v iff v is unreachable once d is removed), the leaves that skip the DFS
+ * numbering and every dominance option (VisualVM's conventions included) against a
+ * reference taken from the definitions, and a 5 M-node chain that would overflow any
+ * recursive implementation. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -365,6 +367,372 @@ static void test_random_vs_brute_force(void **state)
     }
 }
 
+/* ---- trivial leaves and the dominance options ---- */
+
+static void expect_tree(const dom_tree *t, const uint32_t *idom, const uint64_t *ret, uint32_t n)
+{
+    for (uint32_t v = 0; v < n; v++) {
+        assert_int_equal(t->idom[v], idom[v]);
+        assert_int_equal(t->retained[v], ret[v]);
+    }
+}
+
+/* The leaf shapes that skip the DFS numbering (no followed out-edge, one way in) next to the
+ * ones that may not: 3 has one referrer; 4 has two; 5 is a root entry also referred to by 2;
+ * 6 is referred to by a weak edge only; 7 strongly by 2 and weakly by 1; 8 twice by the
+ * same referrer; 11 is a root entry whose only referrer is 10, under class 9 (VisualVM
+ * counts it in 9's and 10's tree sums although the super-root dominates it). */
+static void test_leaves(void **state)
+{
+    (void)state;
+    const uint8_t statik = GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG);
+    const tedge es[] = {
+        {0, 1, STRONG}, {0, 2, STRONG}, {0, 8, STRONG}, {0, 8, STRONG}, {1, 3, STRONG},
+        {1, 4, STRONG}, {1, 6, WEAKREF}, {1, 7, WEAKREF}, {2, 4, STRONG}, {2, 5, STRONG},
+        {2, 7, STRONG}, {9, 10, statik}, {10, 11, STRONG},
+    };
+    const uint32_t roots[] = {0, 5, 9, 11};
+    const uint32_t sizes[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048};
+    enum { N = 12 };
+    graph g;
+    dom_tree t;
+    lr_error err = {0};
+    build(&g, N, es, sizeof es / sizeof *es, roots, 4, sizes);
+    g.node_kind[9] = GRAPH_KIND_CLASS;
+    dom(&g, &t);
+    const uint32_t idom[N] = {SUP, 0, 0, 1, 0, SUP, NO, 2, 0, SUP, 9, SUP};
+    const uint64_t ret[N] = {415, 10, 132, 8, 16, 32, 0, 128, 256, 1536, 1024, 2048};
+    expect_tree(&t, idom, ret, N);
+    assert_int_equal(t.n_reachable, N - 1);
+    assert_int_equal(t.total_reachable, 4095 - 64);
+    dom_free(&t);
+    /* VisualVM: 7 has two referrers now; 6 is an unreached referrer-less leaf; the leaves
+     * are tree objects, and so are 10 and class 9 above root 11. */
+    dom_opts o;
+    dom_opts_visualvm(&o);
+    assert_int_equal(dom_build_ex(&g, &o, &t, &err), LR_OK);
+    const uint32_t vidom[N] = {SUP, 0, 0, 1, 0, SUP, NO, 0, 0, SUP, 9, SUP};
+    const uint64_t vret[N] = {415, 10, 4, 8, 16, 32, 0, 128, 256, 3584, 3072, 2048};
+    expect_tree(&t, vidom, vret, N);
+    assert_int_equal(t.n_reachable, N - 1);
+    assert_int_equal(t.total_reachable, 4095 - 64);
+    dom_free(&t);
+    graph_fini(&g);
+}
+
+/* Reference semantics of dom_build_ex taken from the definitions (docs/design.md and
+ * dominators.h) on graphs of at most BF_MAX nodes: reach set R from the roots; dominance
+ * over the link edges into R (into anything, unreached nodes joining the super-root's
+ * children, with DOM_UNREACHED_AS_ROOTS); d dominates v iff v is out of reach once d is
+ * removed; VisualVM's tree objects as a least fixpoint; retained sums bottom-up by depth. */
+enum { BF_MAX = 48, BF_EMAX = 3 * BF_MAX + 16 };
+
+typedef struct bf_out {
+    uint32_t idom[BF_MAX];
+    uint64_t ret[BF_MAX];
+    uint64_t total;
+    uint32_t n_reach;
+} bf_out;
+
+static int bf_reach_edge(const graph *g, const dom_opts *o, uint32_t e)
+{
+    if (o->reach)
+        return o->reach(g, e, o->reach_ctx);
+    uint8_t k = g->edge_kind[e];
+    return GRAPH_EDGE_STRENGTH(k) == GRAPH_STRONG && GRAPH_EDGE_KIND(k) != GRAPH_EDGE_WEAK;
+}
+
+/* seen[] = nodes reachable from the nodes flagged in from[] over edges flagged in ok[],
+ * never entering `cut`. */
+static void bf_walk(const graph *g, const uint8_t *from, const uint8_t *ok, uint32_t cut,
+                    uint8_t *seen)
+{
+    uint32_t n = g->n_nodes, stk[BF_MAX], sp = 0;
+    memset(seen, 0, n);
+    for (uint32_t x = 0; x < n; x++)
+        if (from[x] && x != cut) {
+            seen[x] = 1;
+            stk[sp++] = x;
+        }
+    while (sp) {
+        uint32_t x = stk[--sp];
+        for (uint32_t e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            uint32_t y = g->edge_to[e];
+            if (ok[e] && y != cut && !seen[y]) {
+                seen[y] = 1;
+                stk[sp++] = y;
+            }
+        }
+    }
+}
+
+static void bf_dom(const graph *g, const dom_opts *o, bf_out *out)
+{
+    uint32_t n = g->n_nodes, ne = g->n_edges;
+    uint8_t from[BF_MAX] = {0}, reached[BF_MAX], live[BF_MAX], seen[BF_MAX], ok[BF_EMAX];
+    uint8_t dom[BF_MAX][BF_MAX], lk[BF_MAX][BF_MAX], tree[BF_MAX] = {0}, has_reach[BF_MAX];
+    uint32_t depth[BF_MAX], refs[BF_MAX] = {0};
+    uint64_t tr[BF_MAX];
+    int sums = o->link && (o->flags & DOM_VISUALVM_SUMS);
+    assert_true(n <= BF_MAX && ne <= BF_EMAX);
+    for (uint32_t i = 0; i < g->n_roots; i++)
+        if (g->roots[i].node < n)
+            from[g->roots[i].node] = 1;
+    if (g->synthetic_root < n)
+        from[g->synthetic_root] = 1;
+    for (uint32_t e = 0; e < ne; e++)
+        ok[e] = g->edge_to[e] < n && bf_reach_edge(g, o, e);
+    bf_walk(g, from, ok, UINT32_MAX, reached);
+    memset(has_reach, 0, sizeof has_reach);
+    for (uint32_t x = 0; x < n; x++)
+        for (uint32_t e = g->first_edge[x]; e < g->first_edge[x + 1]; e++)
+            has_reach[x] |= ok[e];
+    if (o->link) {
+        int unr = (o->flags & DOM_UNREACHED_AS_ROOTS) != 0;
+        for (uint32_t e = 0; e < ne; e++) {
+            uint32_t y = g->edge_to[e];
+            ok[e] = y < n && o->link(g, e, o->link_ctx) && (unr || reached[y]);
+        }
+        for (uint32_t x = 0; x < n && unr; x++)
+            from[x] |= !reached[x];
+    }
+    bf_walk(g, from, ok, UINT32_MAX, live);
+    for (uint32_t d = 0; d < n; d++) {
+        bf_walk(g, from, ok, d, seen);
+        for (uint32_t v = 0; v < n; v++)
+            dom[v][d] = live[v] && (v == d || !seen[v]);
+    }
+    out->n_reach = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        out->n_reach += o->link ? reached[v] : live[v];
+        out->idom[v] = GRAPH_NONE;
+        out->ret[v] = 0;
+        depth[v] = 0;
+        if (!live[v])
+            continue;
+        /* The dominators form a chain: the idom is the one with the most dominators. */
+        uint32_t best = 0;
+        out->idom[v] = SUP;
+        for (uint32_t d = 0; d < n; d++) {
+            if (d == v || !dom[v][d])
+                continue;
+            uint32_t c = 0;
+            for (uint32_t u = 0; u < n; u++)
+                c += dom[d][u];
+            if (c > best) {
+                best = c;
+                out->idom[v] = d;
+            }
+            depth[v]++;
+        }
+    }
+    if (sums) {
+        memset(lk, 0, sizeof lk);
+        for (uint32_t x = 0; x < n; x++)
+            for (uint32_t e = g->first_edge[x]; e < g->first_edge[x + 1]; e++)
+                if (g->edge_to[e] < n && o->link(g, e, o->link_ctx))
+                    lk[x][g->edge_to[e]] = 1;
+        for (uint32_t x = 0; x < n; x++)
+            for (uint32_t y = 0; y < n; y++)
+                refs[y] += lk[x][y];
+        for (int changed = 1; changed;) {
+            changed = 0;
+            for (uint32_t x = 0; x < n; x++) {
+                if (tree[x] || !reached[x])
+                    continue;
+                int q = 1;
+                for (uint32_t y = 0; y < n && has_reach[x]; y++)
+                    if (lk[x][y] && !(refs[y] == 1 && reached[y] && tree[y]))
+                        q = 0;
+                if (q)
+                    tree[x] = changed = 1;
+            }
+        }
+        uint8_t done[BF_MAX] = {0};
+        for (int changed = 1; changed;) {
+            changed = 0;
+            for (uint32_t x = 0; x < n; x++) {
+                if (!tree[x] || done[x])
+                    continue;
+                uint64_t sum = g->node_size[x];
+                int ready = 1;
+                for (uint32_t y = 0; y < n && has_reach[x]; y++)
+                    if (lk[x][y]) {
+                        ready &= done[y];
+                        sum += tr[y];
+                    }
+                if (ready) {
+                    tr[x] = sum;
+                    done[x] = changed = 1;
+                }
+            }
+        }
+    }
+    out->total = 0;
+    for (uint32_t dep = n; dep-- > 0;)
+        for (uint32_t v = 0; v < n; v++) {
+            if (!live[v] || depth[v] != dep || (o->link && !reached[v]))
+                continue;
+            uint64_t own = g->node_size[v] + (g->node_native ? g->node_native[v] : 0), up;
+            int cls = g->node_kind[v] == GRAPH_KIND_CLASS;
+            if (sums && tree[v]) {
+                out->ret[v] = tr[v];
+                up = cls ? 0 : tr[v];
+                out->total += own;
+            } else if (sums) {
+                out->ret[v] += cls ? 0 : own;
+                up = out->ret[v];
+                out->total += cls ? 0 : own;
+            } else {
+                uint64_t w = cls && (o->flags & DOM_CLASS_OBJECTS_FREE) ? 0 : own;
+                out->ret[v] += w;
+                up = out->ret[v];
+                out->total += w;
+            }
+            if (out->idom[v] != SUP)
+                out->ret[out->idom[v]] += up;
+        }
+    for (uint32_t v = 0; v < n; v++)
+        if (o->link && !reached[v])
+            out->idom[v] = GRAPH_NONE; /* an unreached referrer is reported unreachable */
+}
+
+static int follow_every(const graph *g, edge_ix e, void *ctx)
+{
+    (void)g;
+    (void)e;
+    (void)ctx;
+    return 1;
+}
+
+static int strong_any(const graph *g, edge_ix e, void *ctx)
+{
+    (void)ctx;
+    return GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG;
+}
+
+/* Random graphs rich in leaves: most edges leave the first third of the nodes, so the
+ * rest are mostly leaves with one referrer, several, a root entry or weak referrers only;
+ * some duplicate edges, self loops, class objects, native bytes, a synthetic root, and
+ * root entries out of range. Every option combination must match the reference. */
+static void test_options_vs_brute_force(void **state)
+{
+    (void)state;
+    static const uint8_t kinds[] = {
+        STRONG, STRONG, STRONG, STRONG, WEAKREF, V8WEAK,
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_SOFT),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_PHANTOM),
+    };
+    enum { NG = 400, NM = 11 };
+    dom_opts vvm, modes[NM];
+    dom_opts_visualvm(&vvm);
+    memset(modes, 0, sizeof modes);
+    modes[1].flags = DOM_CLASS_OBJECTS_FREE;
+    modes[2].reach = follow_every;
+    for (int i = 3; i < NM; i++)
+        modes[i] = vvm;
+    modes[4].flags = 0;
+    modes[5].flags = DOM_VISUALVM_SUMS;
+    modes[6].flags = DOM_UNREACHED_AS_ROOTS;
+    /* reach edges the link edges lack (class internals, V8 weak kind): reached objects
+     * out of the dominance graph's reach, idoms among unreached referrers */
+    modes[7].reach = strong_any;
+    modes[8].reach = strong_any;
+    modes[8].flags = DOM_VISUALVM_SUMS;
+    modes[9].link = follow_every;
+    modes[9].flags |= DOM_CLASS_OBJECTS_FREE;
+    modes[10].reach = strong_any;
+    modes[10].link = strong_any;
+    uint32_t shapes[4] = {0}; /* strong leaves with 1 and 2+ referrers, rooted, weak-only */
+    for (int round = 0; round < NG; round++) {
+        uint32_t n = 2 + rnd() % (BF_MAX - 1), inner = 1 + n / 3, ne = 0, nr = 1 + rnd() % 4;
+        uint32_t want = rnd() % (2 * n + 1);
+        tedge es[BF_EMAX];
+        while (ne < want && ne + 2 <= BF_EMAX) {
+            uint32_t a = rnd() % 8 ? rnd() % inner : rnd() % n;
+            es[ne] = (tedge){a, rnd() % n, kinds[rnd() % sizeof kinds]};
+            ne++;
+            if (rnd() % 16 == 0) {
+                es[ne] = es[ne - 1];
+                ne++;
+            }
+        }
+        uint32_t roots[4], sizes[BF_MAX];
+        for (uint32_t i = 0; i < nr; i++)
+            roots[i] = rnd() % 16 ? rnd() % n : n + 3;
+        for (uint32_t i = 0; i < n; i++)
+            sizes[i] = 1 + rnd() % 1000;
+        graph g;
+        build(&g, n, es, ne, roots, nr, sizes);
+        for (uint32_t i = 0; i < n; i++)
+            if (rnd() % 5 == 0)
+                g.node_kind[i] = GRAPH_KIND_CLASS;
+        if (rnd() % 4 == 0) {
+            g.node_native = calloc(n, sizeof *g.node_native);
+            assert_non_null(g.node_native);
+            g.node_native[rnd() % n] = 1 + rnd() % 5000;
+        }
+        if (rnd() % 8 == 0)
+            g.synthetic_root = rnd() % n;
+        /* which leaf shapes this graph has (over strong edges, from reached referrers) */
+        uint8_t out[BF_MAX] = {0}, base[BF_MAX], rooted[BF_MAX] = {0}, ok[BF_EMAX];
+        uint32_t ins[BF_MAX] = {0}, weak_in[BF_MAX] = {0};
+        for (uint32_t i = 0; i < nr; i++)
+            if (roots[i] < n)
+                rooted[roots[i]] = 1;
+        if (g.synthetic_root < n)
+            rooted[g.synthetic_root] = 1;
+        for (uint32_t e = 0; e < ne; e++)
+            ok[e] = bf_reach_edge(&g, &modes[0], e);
+        bf_walk(&g, rooted, ok, UINT32_MAX, base);
+        for (uint32_t i = 0; i < ne; i++) {
+            int strong = GRAPH_EDGE_STRENGTH(es[i].kind) == GRAPH_STRONG &&
+                         GRAPH_EDGE_KIND(es[i].kind) != GRAPH_EDGE_WEAK;
+            out[es[i].from] |= strong;
+            if (base[es[i].from]) {
+                ins[es[i].to] += strong;
+                weak_in[es[i].to] += !strong;
+            }
+        }
+        for (uint32_t v = 0; v < n; v++) {
+            if (out[v])
+                continue;
+            if (base[v] && rooted[v])
+                shapes[2]++;
+            else if (base[v])
+                shapes[ins[v] == 1 ? 0 : 1]++;
+            else if (weak_in[v])
+                shapes[3]++;
+        }
+        for (int m = 0; m < NM; m++) {
+            bf_out want_t;
+            dom_tree t;
+            lr_error err = {0};
+            bf_dom(&g, &modes[m], &want_t);
+            assert_int_equal(dom_build_ex(&g, &modes[m], &t, &err), LR_OK);
+            for (uint32_t v = 0; v < n; v++) {
+                if (t.idom[v] != want_t.idom[v] || t.retained[v] != want_t.ret[v])
+                    print_message("round %d mode %d node %u: idom %u want %u, retained %llu "
+                                  "want %llu\n", round, m, v, t.idom[v], want_t.idom[v],
+                                  (unsigned long long)t.retained[v],
+                                  (unsigned long long)want_t.ret[v]);
+                assert_int_equal(t.idom[v], want_t.idom[v]);
+                assert_int_equal(t.retained[v], want_t.ret[v]);
+            }
+            assert_int_equal(t.n_reachable, want_t.n_reach);
+            assert_int_equal(t.total_reachable, want_t.total);
+            dom_free(&t);
+        }
+        graph_fini(&g);
+    }
+    /* the generator really produces every leaf shape, many times */
+    for (int i = 0; i < 4; i++)
+        assert_true(shapes[i] >= 100);
+}
+
 /* ---- per-class retained ---- */
 
 static void test_class_retained(void **state)
@@ -504,6 +872,8 @@ int main(void)
         cmocka_unit_test(test_empty_and_no_roots),
         cmocka_unit_test(test_dense_cycles),
         cmocka_unit_test(test_random_vs_brute_force),
+        cmocka_unit_test(test_leaves),
+        cmocka_unit_test(test_options_vs_brute_force),
         cmocka_unit_test(test_class_retained),
         cmocka_unit_test(test_visualvm_model),
         cmocka_unit_test(test_long_chain),
