@@ -45,8 +45,11 @@ static void walk(graph *g)
             (void)graph_edge_name_text(g, e, buf, sizeof buf);
             sum += g->edge_to[e];
         }
-        if (g->node_id)
-            sum += graph_find_id(g, graph_node_id(g, i));
+        if (g->node_id || g->derive) {
+            /* the values an HPROF graph reads back from its records */
+            sum += graph_find_id(g, graph_node_id(g, i)) + graph_node_len(g, i);
+            sum += graph_node_size(g, i) + graph_node_off(g, i);
+        }
     }
     for (class_ix c = 0; c < g->n_classes && c < FUZZ_MAX_WALK; c++) {
         graph_value v;
