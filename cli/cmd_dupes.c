@@ -62,7 +62,7 @@ void cli_special_path(FILE *out, const graph *g, const paths_result *pr, node_ix
     }
     if (k > PATH_MAX_NODES)
         k = PATH_MAX_NODES;
-    uint32_t r = pr->root_of[nodes[0]];
+    uint32_t r = paths_root_of(pr, nodes[0]);
     fprintf(out, "%sGC root (%s): %s%s %s\n", indent,
             r < g->n_roots ? graph_root_kind_name(g->roots[r].kind) : "?", node_cls(g, nodes[0]),
             g->node_kind[nodes[0]] == GRAPH_KIND_CLASS ? " (class)" : "",
@@ -90,7 +90,7 @@ void cli_special_path_json(jsonw *w, const graph *g, const paths_result *pr, nod
     for (uint32_t i = 0; i < k; i++) {
         jsonw_obj_begin(w);
         if (i == 0) {
-            uint32_t r = pr->root_of[nodes[0]];
+            uint32_t r = paths_root_of(pr, nodes[0]);
             jsonw_kv_str(w, "root", r < g->n_roots ? graph_root_kind_name(g->roots[r].kind) : "");
         } else {
             jsonw_kv_str(w, "edge", edge_txt(g, edges[i - 1], eb, sizeof eb));

@@ -245,10 +245,8 @@ int cmd_path(int argc, char **argv)
     }
     paths_get(&r, target, nodes, edges, len);
     uint32_t n_ln = collapse ? collapse_path(&cs, nodes, len, ln) : 0;
-    const graph_root *root = len ? (r.root_of[nodes[0]] < g->n_roots
-                                        ? &g->roots[r.root_of[nodes[0]]]
-                                        : NULL)
-                                 : NULL;
+    uint32_t root_entry = len ? paths_root_of(&r, nodes[0]) : GRAPH_NONE;
+    const graph_root *root = root_entry < g->n_roots ? &g->roots[root_entry] : NULL;
     const char *root_kind = root ? graph_root_kind_name(root->kind) : "synthetic root";
 
     if (co.json) {
@@ -265,7 +263,7 @@ int cmd_path(int argc, char **argv)
             if (root && root->thread)
                 jsonw_kv_uint(&w, "thread_serial", root->thread);
             jsonw_obj_end(&w);
-            jsonw_kv_bool(&w, "low_priority", r.via_last[target] != 0);
+            jsonw_kv_bool(&w, "low_priority", paths_via_last(&r, target));
             jsonw_kv_arr_begin(&w, "path");
             for (uint32_t i = 0; i < len; i++) {
                 jsonw_obj_begin(&w);
@@ -328,8 +326,9 @@ int cmd_path(int argc, char **argv)
             printf("  %s %s\n", cli_fmt_id(b1, g, graph_node_id(g, nodes[i])),
                    path_label(g, nodes[i], lab, sizeof lab));
         }
+        int low = paths_via_last(&r, target);
         printf("%" PRIu32 " reference%s%s\n", len - 1, len == 2 ? "" : "s",
-               r.via_last[target] ? " (through a low-priority reference or root)" : "");
+               low ? " (through a low-priority reference or root)" : "");
         if (collapse)
             printf("collapsed: %" PRIu32 " objects on %" PRIu32 " line%s\n", len, n_ln,
                    n_ln == 1 ? "" : "s");

@@ -128,9 +128,9 @@ static node_ix obj_element(const graph *g, node_ix a, uint32_t i)
     for (edge_ix e = g->first_edge[a]; e < g->first_edge[a + 1]; e++) {
         if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT)
             continue;
-        if (graph_edge_name(g, e) == i)
+        if (graph_edge_name_from(g, a, e) == i)
             return g->edge_to[e];
-        if (graph_edge_name(g, e) > i)
+        if (graph_edge_name_from(g, a, e) > i)
             break;
     }
     return GRAPH_NONE;
@@ -605,7 +605,6 @@ void dupes_free(dupes_result *r)
     free(r->owner);
     free(r->owner_edge);
     free(r->large);
-    if (r->paths.parent_edge)
-        paths_free(&r->paths);
+    paths_free(&r->paths);
     memset(r, 0, sizeof *r);
 }

@@ -5,11 +5,14 @@
  * drained first; once it is empty the traversal is in its "visit last" phase for good. A
  * node first seen through a visit-last edge or root and later reached normally (before that
  * phase) is promoted: its parent becomes the normal one. Discovery happens at enqueue, so
- * the first discovery wins; ties follow root order (Shark's GC-root sort) then CSR edge
- * order. Weak/soft/phantom/finalizer and V8 weak edges are never followed, nor PATHS_IGNORE
- * ones. Cost O(N+E) time; memory: 14 bytes per node of results and state, plus two growable
- * ring-buffer queues holding the frontier (never more than N each). Parent nodes are not
- * stored: each is the source of the parent edge, found in first_edge by binary search.
+ * the first discovery wins; ties follow root order (Shark's GC-root sort) then edge order.
+ * Weak/soft/phantom/finalizer and V8 weak edges are never followed, nor PATHS_IGNORE ones.
+ * A node's edges come from the graph's CSR or, one node at a time, from an edge source.
+ * Cost O(N+E) time; memory: 9 bytes per node (parent, edge code, a byte of flags that also
+ * holds the traversal state), written only where reached, plus two growable ring-buffer
+ * queues holding the frontier (never more than N each) and the root entry of each rooted
+ * node. Depths and root entries of other nodes are found by walking up the parents: no
+ * ordering decision needs them (FIFO order keeps each queue in depth order by itself).
  * paths_find_targets stops once no target's path can change: a target reached at normal
  * priority is final (first discovery wins and only visit-last discoveries get promoted), one
  * reached at visit-last priority is final once that phase begins. */
@@ -18,10 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Per-node traversal state. */
-enum { ST_UNSEEN = 0, ST_NORMAL = 1, ST_LAST = 2, ST_DONE = 3, ST_MASK = 3 };
-/* Flag in the state byte: the node is a target, so a leaf. */
-#define ST_TARGET 0x04u
+/* Per-node traversal state, in the low bits of the flags byte. */
+enum { ST_UNSEEN = 0, ST_NORMAL = 1, ST_LAST = 2, ST_DONE = 3, ST_MASK = PATHS_F_STATE };
+#define ST_TARGET PATHS_F_TARGET
+
+/* The root entry a rooted node's path starts from. */
+struct paths_rooted {
+    node_ix node;
+    uint32_t entry; /* index into g->roots, g->n_roots for the synthetic root */
+    uint32_t seq;   /* order of the enqueue that set it: the last one counts */
+};
 
 /* ---- default policy (Shark) ---- */
 
@@ -186,10 +195,10 @@ void paths_free(paths_result *r)
 {
     if (!r)
         return;
-    free(r->parent_edge);
-    free(r->root_of);
-    free(r->via_last);
-    free(r->depth);
+    free(r->parent);
+    free(r->edge);
+    free(r->flags);
+    free(r->rooted);
     memset(r, 0, sizeof *r);
 }
 
@@ -238,7 +247,7 @@ static uint32_t q_pop(queue *q)
 
 typedef struct bfs {
     paths_result *r;
-    uint8_t *state;
+    uint8_t *flags;       /* = r->flags */
     queue qn, ql;         /* normal and visit-last queues (each node enters each once) */
     int nomem;            /* a queue could not grow */
     int visiting_last;    /* the normal queue ran dry once: everything is "last" now */
@@ -247,37 +256,45 @@ typedef struct bfs {
 } bfs;
 
 /* Shark's enqueue: first discovery wins, except that a node waiting in the last queue is
- * promoted when reached at normal priority before the visit-last phase. */
-static void enqueue(bfs *b, node_ix x, node_ix from, edge_ix e, uint32_t root, int low,
-                    uint32_t depth, uint8_t via_last)
+ * promoted when reached at normal priority before the visit-last phase. Returns whether x
+ * took this parent. */
+static int enqueue(bfs *b, node_ix x, node_ix from, uint32_t code, int low, int via_last)
 {
     int last = b->visiting_last || low;
-    uint8_t s = b->state[x] & ST_MASK;
-    if (s == ST_UNSEEN || (s == ST_LAST && !last)) {
-        if (b->state[x] & ST_TARGET) {
-            /* a target's path is final once it is reached normally; one reached at
-             * visit-last priority may still be promoted until that phase starts */
-            if (s == ST_LAST) {
-                b->open_last--;
-                b->open--;
-            } else if (!last) {
-                b->open--;
-            } else if (!b->visiting_last) {
-                b->open_last++;
-            } else {
-                b->open--;
-            }
+    uint8_t f = b->flags[x], s = f & ST_MASK;
+    if (s != ST_UNSEEN && (s != ST_LAST || last))
+        return 0;
+    if (f & ST_TARGET) {
+        /* a target's path is final once it is reached normally; one reached at
+         * visit-last priority may still be promoted until that phase starts */
+        if (s == ST_LAST) {
+            b->open_last--;
+            b->open--;
+        } else if (!last) {
+            b->open--;
+        } else if (!b->visiting_last) {
+            b->open_last++;
+        } else {
+            b->open--;
         }
-        paths_result *r = b->r;
-        (void)from;
-        r->parent_edge[x] = e;
-        r->root_of[x] = root;
-        r->depth[x] = depth;
-        r->via_last[x] = (uint8_t)(via_last || low);
-        b->state[x] = (uint8_t)((b->state[x] & ~ST_MASK) | (last ? ST_LAST : ST_NORMAL));
-        if (q_push(last ? &b->ql : &b->qn, x))
-            b->nomem = 1;
     }
+    b->r->parent[x] = from;
+    b->r->edge[x] = code;
+    f = (uint8_t)(f & ST_TARGET);
+    if (via_last || low)
+        f |= PATHS_F_VIA_LAST;
+    b->flags[x] = (uint8_t)(f | (last ? ST_LAST : ST_NORMAL));
+    if (q_push(last ? &b->ql : &b->qn, x))
+        b->nomem = 1;
+    return 1;
+}
+
+static int cmp_rooted(const void *pa, const void *pb)
+{
+    const struct paths_rooted *a = pa, *b = pb;
+    if (a->node != b->node)
+        return a->node < b->node ? -1 : 1;
+    return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
 static lr_status find(const graph *g, const paths_policy *pol, const node_ix *targets,
@@ -309,29 +326,28 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
     lr_status st = LR_OK;
     bfs b = {.r = r};
     root_key *keys = NULL;
+    const paths_source *src = pol ? pol->source : NULL;
     if (n > 0 && (!g->first_edge || !g->edge_to || !g->edge_kind))
         return LR_FAIL(err, LR_ERR_USAGE, "paths: graph was loaded without edges");
+    if (src && g->n_edges >= PATHS_VIRTUAL)
+        return LR_FAIL(err, LR_ERR_LIMIT, "paths: too many edges (%u) for an edge source",
+                       g->n_edges);
     r->n = n;
-    r->csr = g->first_edge;
-    r->parent_edge = err_mallocarray(m, sizeof *r->parent_edge);
-    r->root_of = err_mallocarray(m, sizeof *r->root_of);
-    r->via_last = err_calloc(m, 1);
-    r->depth = err_mallocarray(m, sizeof *r->depth);
-    b.state = err_calloc(m, 1);
+    /* parent and edge are written only where a node is reached: pages of nodes never
+     * reached are never touched */
+    r->parent = err_mallocarray(m, sizeof *r->parent);
+    r->edge = err_mallocarray(m, sizeof *r->edge);
+    r->flags = b.flags = err_calloc(m, 1);
     b.qn.max = b.ql.max = n;
     keys = err_mallocarray((size_t)g->n_roots + 1, sizeof *keys);
-    if (!r->parent_edge || !r->root_of || !r->via_last || !r->depth || !b.state || !keys) {
+    r->rooted = err_mallocarray((size_t)g->n_roots + 1, sizeof *r->rooted);
+    if (!r->parent || !r->edge || !r->flags || !keys || !r->rooted) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u nodes)", n);
         goto done;
     }
-    for (uint32_t x = 0; x < n; x++) {
-        r->parent_edge[x] = GRAPH_NONE;
-        r->root_of[x] = GRAPH_NONE;
-        r->depth[x] = UINT32_MAX;
-    }
     for (uint32_t i = 0; i < n_targets; i++)
-        if (targets[i] < n && !b.state[targets[i]]) {
-            b.state[targets[i]] = ST_TARGET;
+        if (targets[i] < n && !b.flags[targets[i]]) {
+            b.flags[targets[i]] = ST_TARGET;
             b.open++;
         }
     uint32_t n_distinct = b.open;
@@ -339,7 +355,7 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
     enum paths_edge_class (*root_cls)(const graph *, uint32_t, void *) =
         pol && pol->root ? pol->root : paths_default_root;
     enum paths_edge_class (*edge_cls)(const graph *, node_ix, edge_ix, void *) =
-        pol && pol->edge ? pol->edge : paths_default_edge;
+        pol ? pol->edge : NULL;
     void *ctx = pol ? pol->ctx : NULL;
 
     uint32_t nk = order_roots(g, keys);
@@ -347,14 +363,30 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
         st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u roots)", g->n_roots);
         goto done;
     }
+    /* Roots are all enqueued before any edge is walked; a rooted node keeps the entry of the
+     * last enqueue that took it (a visit-last root promoted by a normal one) */
+    uint32_t n_rooted = 0;
     for (uint32_t i = 0; i < nk; i++) {
         uint32_t ri = keys[i].r;
         node_ix x = ri < g->n_roots ? g->roots[ri].node : g->synthetic_root;
         enum paths_edge_class c = ri < g->n_roots ? root_cls(g, ri, ctx) : PATHS_FOLLOW;
         if (c == PATHS_IGNORE)
             continue;
-        enqueue(&b, x, GRAPH_NONE, PATHS_FROM_ROOT, ri, c == PATHS_VISIT_LAST, 0, 0);
+        if (enqueue(&b, x, GRAPH_NONE, PATHS_FROM_ROOT, c == PATHS_VISIT_LAST, 0)) {
+            r->rooted[n_rooted] = (struct paths_rooted){x, ri, n_rooted};
+            n_rooted++;
+        }
     }
+    qsort(r->rooted, n_rooted, sizeof *r->rooted, cmp_rooted);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < n_rooted; i++) {
+        if (u && r->rooted[u - 1].node == r->rooted[i].node)
+            u--;
+        r->rooted[u++] = r->rooted[i];
+    }
+    r->n_rooted = u;
+    free(keys);
+    keys = NULL;
 
     for (;;) {
         node_ix x;
@@ -374,33 +406,66 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
             }
             b.visiting_last = 1;
             x = q_pop(&b.ql);
-            if ((b.state[x] & ST_MASK) != ST_LAST) /* promoted: handled as normal */
+            if ((b.flags[x] & ST_MASK) != ST_LAST) /* promoted: handled as normal */
                 continue;
         } else {
             break;
         }
-        b.state[x] = (uint8_t)((b.state[x] & ~ST_MASK) | ST_DONE);
-        if (b.state[x] & ST_TARGET)
+        uint8_t fx = b.flags[x];
+        b.flags[x] = (uint8_t)(fx | ST_DONE);
+        if (fx & ST_TARGET)
             continue;
-        uint8_t vl = r->via_last[x];
+        int vl = (fx & PATHS_F_VIA_LAST) != 0;
+        if (src) {
+            paths_list l;
+            if (src->edges(src->ctx, x, &l)) {
+                st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory listing edges");
+                goto done;
+            }
+            if (l.n >= PATHS_VIRTUAL - 2) {
+                st = LR_FAIL(err, LR_ERR_LIMIT, "paths: %u edges out of one node", l.n);
+                goto done;
+            }
+            for (uint32_t i = 0; i < l.n; i++) {
+                uint8_t k = l.kind[i];
+                node_ix y = l.to[i];
+                if (y >= n || GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG ||
+                    GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK)
+                    continue;
+                uint8_t s = b.flags[y] & ST_MASK;
+                if (s == ST_DONE || s == ST_NORMAL || (s == ST_LAST && b.visiting_last))
+                    continue; /* cannot change anything: skip the policy call */
+                enum paths_edge_class c =
+                    edge_cls ? edge_cls(g, x, i, ctx)
+                             : GRAPH_EDGE_KIND(k) == GRAPH_EDGE_LOCAL ? PATHS_VISIT_LAST
+                                                                      : PATHS_FOLLOW;
+                if (c == PATHS_IGNORE)
+                    continue;
+                edge_ix re = l.real[i];
+                enqueue(&b, y, x, re != GRAPH_NONE ? re : PATHS_VIRTUAL | i,
+                        c == PATHS_VISIT_LAST, vl);
+            }
+            continue;
+        }
+        if (!edge_cls)
+            edge_cls = paths_default_edge;
         for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
             uint8_t k = g->edge_kind[e];
             node_ix y = g->edge_to[e];
             if (y >= n || GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG ||
                 GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK)
                 continue;
-            uint8_t s = b.state[y] & ST_MASK;
+            uint8_t s = b.flags[y] & ST_MASK;
             if (s == ST_DONE || s == ST_NORMAL || (s == ST_LAST && b.visiting_last))
                 continue; /* cannot change anything: skip the policy call */
             enum paths_edge_class c = edge_cls(g, x, e, ctx);
             if (c == PATHS_IGNORE)
                 continue;
-            enqueue(&b, y, x, e, r->root_of[x], c == PATHS_VISIT_LAST, r->depth[x] + 1, vl);
+            enqueue(&b, y, x, e, c == PATHS_VISIT_LAST, vl);
         }
     }
     *all_found = b.open == 0;
 done:
-    free(b.state);
     free(b.qn.v);
     free(b.ql.v);
     free(keys);
@@ -409,32 +474,74 @@ done:
     return st;
 }
 
+int paths_reached(const paths_result *r, node_ix n)
+{
+    return n < r->n && r->flags && (r->flags[n] & ST_MASK) != ST_UNSEEN;
+}
+
+int paths_via_last(const paths_result *r, node_ix n)
+{
+    return paths_reached(r, n) && (r->flags[n] & PATHS_F_VIA_LAST);
+}
+
 node_ix paths_parent(const paths_result *r, node_ix n)
 {
-    if (n >= r->n || !r->csr)
+    return paths_reached(r, n) ? r->parent[n] : GRAPH_NONE;
+}
+
+uint32_t paths_edge(const paths_result *r, node_ix n)
+{
+    return paths_reached(r, n) ? r->edge[n] : GRAPH_NONE;
+}
+
+/* The root node of n's path and its depth; GRAPH_NONE when unreached. A parent is always a
+ * node taken out of a queue before its child was reached, and such a node's parent never
+ * changes again, so the chain ends; the bound only guards against a damaged result. */
+static node_ix walk_up(const paths_result *r, node_ix n, uint32_t *depth)
+{
+    *depth = UINT32_MAX;
+    if (!paths_reached(r, n))
         return GRAPH_NONE;
-    edge_ix e = r->parent_edge[n];
-    if (e == GRAPH_NONE || e == PATHS_FROM_ROOT)
+    uint32_t d = 0;
+    while (r->parent[n] != GRAPH_NONE && d < r->n) {
+        n = r->parent[n];
+        d++;
+    }
+    *depth = d;
+    return n;
+}
+
+uint32_t paths_depth(const paths_result *r, node_ix n)
+{
+    uint32_t d;
+    walk_up(r, n, &d);
+    return d;
+}
+
+uint32_t paths_root_of(const paths_result *r, node_ix n)
+{
+    uint32_t d;
+    node_ix x = walk_up(r, n, &d);
+    if (x == GRAPH_NONE)
         return GRAPH_NONE;
-    /* The last node whose first edge is <= e owns e (empty nodes before it share its
-     * first_edge value). */
-    uint32_t lo = 0, hi = r->n;
-    while (hi - lo > 1) {
+    uint32_t lo = 0, hi = r->n_rooted;
+    while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (r->csr[mid] <= e)
-            lo = mid;
+        if (r->rooted[mid].node < x)
+            lo = mid + 1;
         else
             hi = mid;
     }
-    return lo;
+    return lo < r->n_rooted && r->rooted[lo].node == x ? r->rooted[lo].entry : GRAPH_NONE;
 }
 
 uint32_t paths_get(const paths_result *r, node_ix n, node_ix *nodes, edge_ix *edges,
                    uint32_t cap)
 {
-    if (n >= r->n || r->depth[n] == UINT32_MAX)
+    uint32_t depth;
+    if (walk_up(r, n, &depth) == GRAPH_NONE)
         return 0;
-    uint32_t len = r->depth[n] + 1, i = len;
+    uint32_t len = depth + 1, i = len;
     node_ix x = n;
     /* Walks from n up; nodes[i] is x, and the edge into x is edges[i - 1]. */
     while (i > 0 && x != GRAPH_NONE) {
@@ -442,8 +549,8 @@ uint32_t paths_get(const paths_result *r, node_ix n, node_ix *nodes, edge_ix *ed
         if (nodes && i < cap)
             nodes[i] = x;
         if (edges && i > 0 && i - 1 < cap)
-            edges[i - 1] = r->parent_edge[x];
-        x = paths_parent(r, x);
+            edges[i - 1] = r->edge[x];
+        x = r->parent[x];
     }
     return len;
 }

@@ -14,15 +14,35 @@
 /* How the traversal treats an edge (decided by the caller, typically from rules). */
 enum paths_edge_class { PATHS_FOLLOW = 0, PATHS_VISIT_LAST = 1, PATHS_IGNORE = 2 };
 
+/* A node's out-edges as an edge source lists them (paths_source). */
+typedef struct paths_list {
+    uint32_t n;           /* entries, tried in this order */
+    const node_ix *to;    /* target */
+    const uint8_t *kind;  /* GRAPH_EDGE_MAKE(kind, strength) */
+    const edge_ix *real;  /* the graph edge an entry stands for, GRAPH_NONE for a virtual one */
+} paths_list;
+
+/* Where a traversal takes each node's out-edges from instead of the graph's CSR, one node at
+ * a time (virtual.h's view of collections, for instance). */
+typedef struct paths_source {
+    /* Fills *out with node x's out-edges; the arrays stay valid until the next call. Returns
+     * 0, or -1 when out of memory. */
+    int (*edges)(void *ctx, node_ix x, paths_list *out);
+    void *ctx;
+} paths_source;
+
 /* Callbacks deciding edge/root priority. A NULL policy or callback means Shark's defaults:
  * paths_default_root and paths_default_edge below. Weak/soft/phantom/finalizer edges are
  * never followed whatever the policy says (the callback is not even asked). */
 typedef struct paths_policy {
-    /* Classification of edge e out of node `from`. */
+    /* Classification of edge e out of node `from`. With a source, e is the entry's position
+     * in from's list, asked while that list is the source's latest. */
     enum paths_edge_class (*edge)(const graph *g, node_ix from, edge_ix e, void *ctx);
     /* Classification of root entry r (index into g->roots). */
     enum paths_edge_class (*root)(const graph *g, uint32_t r, void *ctx);
     void *ctx;
+    /* NULL: the graph's own edges. */
+    const paths_source *source;
 } paths_policy;
 
 /* Shark's root priority: Java-frame roots left after dropping those carried as local edges
@@ -32,29 +52,34 @@ enum paths_edge_class paths_default_root(const graph *g, uint32_t r, void *ctx);
 /* Java locals (GRAPH_EDGE_LOCAL) are PATHS_VISIT_LAST, everything else PATHS_FOLLOW. */
 enum paths_edge_class paths_default_edge(const graph *g, node_ix from, edge_ix e, void *ctx);
 
-/* Result: a shortest-path forest. parent_edge[n] is the edge that first reached n,
- * PATHS_FROM_ROOT for roots, GRAPH_NONE if unreached. */
+/* Result: a shortest-path forest, 9 bytes per node. For a reached node: its parent node and
+ * the code of the edge that reached it: a graph edge index, PATHS_VIRTUAL | position for a
+ * source's virtual entry (its position in the parent's list), PATHS_FROM_ROOT for roots.
+ * Depths and root entries are not stored: paths_depth and paths_root_of walk up the parent
+ * chain (the root entry of each rooted node is kept, O(roots)). Read it through the
+ * functions below. */
 #define PATHS_FROM_ROOT (UINT32_MAX - 1)
+#define PATHS_VIRTUAL 0x80000000u
+#define PATHS_F_STATE 0x03u    /* traversal state; nonzero once reached */
+#define PATHS_F_TARGET 0x04u   /* a target (a leaf) */
+#define PATHS_F_VIA_LAST 0x08u /* the path uses a visit-last edge or root */
 typedef struct paths_result {
     uint32_t n;            /* = g->n_nodes */
-    edge_ix *parent_edge;  /* see above */
-    node_ix *parent;       /* NULL: parent nodes come from parent_edge (paths_parent) */
-    uint32_t *root_of;     /* index into g->roots of the root entry the path starts from
-                            * (g->n_roots = the synthetic root), GRAPH_NONE if unreached */
-    uint8_t *via_last;     /* nonzero if n's path uses a visit-last edge or root */
-    uint32_t *depth;       /* edges from the root (0 for roots), UINT32_MAX unreached */
-    const edge_ix *csr;    /* first_edge of the graph walked (n+1 entries), borrowed: the
-                            * source of parent_edge[x]; valid as long as that graph */
+    node_ix *parent;       /* parent node (GRAPH_NONE for roots); set only where reached */
+    uint32_t *edge;        /* edge code (above); set only where reached */
+    uint8_t *flags;        /* PATHS_F_* */
+    uint32_t n_rooted;     /* entries of rooted */
+    struct paths_rooted *rooted; /* node -> root entry its path starts from, by node */
 } paths_result;
 
 /* One traversal. Roots start in Shark's order: entries naming no node are dropped, as are
  * Java-frame roots that their thread object carries as local edges; then thread objects first, then
  * Shark's root class name descending (ThreadBlock, StickyClass, NativeStack, MonitorUsed,
  * JniMonitor, JniLocal, JniGlobal, ...), then the rooted object's class name, then dump order; the
- * synthetic root (V8) takes part as a normal root. Within a node, edges are tried in CSR order.
- * targets (may be NULL/0 = compute the whole forest) are treated as leaves: their out-edges are not
- * followed, so objects reachable only through a target stay unreached (callers report them with
- * their target via dominators). O(N+E). */
+ * synthetic root (V8) takes part as a normal root. Within a node, edges are tried in CSR order
+ * (or the source's list order). targets (may be NULL/0 = compute the whole forest) are treated
+ * as leaves: their out-edges are not followed, so objects reachable only through a target stay
+ * unreached (callers report them with their target via dominators). O(N+E). */
 lr_status paths_find(const graph *g, const paths_policy *pol, const node_ix *targets,
                      uint32_t n_targets, paths_result *r, lr_error *err);
 /* paths_find that stops as soon as every target's path is final (each target reached at
@@ -66,11 +91,23 @@ lr_status paths_find_targets(const graph *g, const paths_policy *pol, const node
                              uint32_t n_targets, paths_result *r, int *all_found,
                              lr_error *err);
 void paths_free(paths_result *r);
-/* Parent node of n on its path: the source of parent_edge[n]; GRAPH_NONE for roots and
- * unreached nodes. O(log N). */
-node_ix paths_parent(const paths_result *r, node_ix n);
 
-/* Path of node n as root-first list of nodes and edges (edge i leads from nodes[i] to
+/* Whether n has a path. */
+int paths_reached(const paths_result *r, node_ix n);
+/* Whether n's path uses a visit-last edge or root (0 when unreached). */
+int paths_via_last(const paths_result *r, node_ix n);
+/* Parent node of n on its path; GRAPH_NONE for roots and unreached nodes. O(1). */
+node_ix paths_parent(const paths_result *r, node_ix n);
+/* Code of the edge into n (see paths_result); PATHS_FROM_ROOT for roots, GRAPH_NONE when
+ * unreached. */
+uint32_t paths_edge(const paths_result *r, node_ix n);
+/* Edges from the root to n (0 for roots), UINT32_MAX when unreached. O(depth). */
+uint32_t paths_depth(const paths_result *r, node_ix n);
+/* Root entry n's path starts from (index into g->roots; g->n_roots = the synthetic root),
+ * GRAPH_NONE when unreached. O(depth + log roots). */
+uint32_t paths_root_of(const paths_result *r, node_ix n);
+
+/* Path of node n as root-first list of nodes and edge codes (edge i leads from nodes[i] to
  * nodes[i+1]). Returns the number of nodes (0 if unreached); fills up to cap entries. */
 uint32_t paths_get(const paths_result *r, node_ix n, node_ix *nodes, edge_ix *edges,
                    uint32_t cap);

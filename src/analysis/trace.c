@@ -6,7 +6,9 @@
  * between the first YES after it and the leaking object is YES), suspects (section 9), and a
  * SHA-1 over className + generic reference name of the suspects (section 10). Leaking
  * objects left unreached are searched from each found one over the unreached subgraph
- * ("also retains"); the rest are unreachable. Group sizes are exact: what the group's
+ * ("also retains"); the rest are unreachable. All of that needs no dominator tree
+ * (trace_paths), and its per-node arrays (the path forest, bitmaps, queues) are gone when it
+ * returns; retained sizes come after (trace_finish). Group sizes are exact: what the group's
  * leaking objects reach, minus what stays alive without them (see together()). */
 #include "analysis/trace.h"
 
@@ -244,21 +246,31 @@ static enum paths_edge_class pol_edge(const graph *g, node_ix from, edge_ix e, v
     return (enum paths_edge_class)rules_edge_class(ctx, from, e, &lib);
 }
 
-/* The path search walks Shark's reference view (virtual.h): rules judge the real edge behind
- * an overlay edge; collection entries have none and are followed, as Shark matches no pattern
- * on them; the few edges whose priority a Shark reader fixes keep it. */
+/* The path search walks Shark's reference view (virtual.h), one node's list at a time: rules
+ * judge the real edge behind an entry; collection entries have none and are followed, as
+ * Shark matches no pattern on them; the few entries whose priority a Shark reader fixes keep
+ * it. */
 typedef struct vpol_ctx {
     const rules_set *rs;
-    const virt_overlay *vo;
+    virt_gen *vg;
 } vpol_ctx;
 
-static enum paths_edge_class pol_vedge(const graph *g, node_ix from, edge_ix e, void *ctx)
+static int vsource(void *ctx, node_ix x, paths_list *out)
+{
+    const virt_list *l = virt_edges(((vpol_ctx *)ctx)->vg, x);
+    if (!l)
+        return -1;
+    *out = (paths_list){l->n, l->to, l->kind, l->real};
+    return 0;
+}
+
+static enum paths_edge_class pol_vedge(const graph *g, node_ix from, edge_ix pos, void *ctx)
 {
     const vpol_ctx *c = ctx;
-    int prio = c->vo->n_prio ? virt_edge_priority(c->vo, e) : VIRT_PRIO_RULES;
+    int prio = virt_edge_priority(c->vg, from, pos);
     if (prio == VIRT_PRIO_LOW)
         return PATHS_VISIT_LAST;
-    edge_ix re = virt_real_edge(c->vo, e);
+    edge_ix re = virt_real_edge(c->vg, from, pos);
     if (re == GRAPH_NONE)
         return PATHS_FOLLOW;
     enum paths_edge_class k = pol_edge(g, from, re, (void *)c->rs);
@@ -507,21 +519,21 @@ static int cmp_order(const void *a, const void *b)
     return (x->leak > y->leak) - (x->leak < y->leak);
 }
 
-static lr_status build_elem_ref(const graph *g, const rules_set *rs, trace_elem *el, edge_ix e)
+/* The reference leaving el: an edge of kind k named `name` in the view the paths walked. */
+static lr_status build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint32_t name)
 {
     char buf[256];
-    el->edge = e;
-    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    unsigned k = GRAPH_EDGE_KIND(k8);
     node_ix n = el->node;
     switch (k) {
     case GRAPH_EDGE_STATIC:
         el->ref_type = TRACE_REF_STATIC;
-        el->ref_name = sdup(graph_str(g, graph_edge_name(g, e)));
+        el->ref_name = sdup(graph_str(g, name));
         el->owner = owner_simple(el->class_name, 0);
         break;
     case GRAPH_EDGE_ELEMENT:
         el->ref_type = TRACE_REF_ARRAY;
-        snprintf(buf, sizeof buf, "%u", graph_edge_name(g, e));
+        snprintf(buf, sizeof buf, "%u", name);
         el->ref_name = sdup(buf);
         el->owner = owner_simple(el->class_name, 1);
         break;
@@ -532,16 +544,19 @@ static lr_status build_elem_ref(const graph *g, const rules_set *rs, trace_elem 
         break;
     case GRAPH_EDGE_FIELD:
         el->ref_type = TRACE_REF_INSTANCE;
-        el->ref_name = sdup(graph_str(g, graph_edge_name(g, e)));
+        el->ref_name = sdup(graph_str(g, name));
         el->owner = el->ref_name ? owner_simple(declaring_class(g, n, el->ref_name), 0) : NULL;
         break;
     default:
         el->ref_type = TRACE_REF_INSTANCE;
-        el->ref_name = sdup(graph_edge_name_text(g, e, buf, sizeof buf));
+        if (GRAPH_EDGE_NAME_IS_INDEX(k))
+            snprintf(buf, sizeof buf, "[%u]", name);
+        else
+            snprintf(buf, sizeof buf, "%s", graph_str(g, name));
+        el->ref_name = sdup(buf);
         el->owner = owner_simple(el->class_name, 0);
         break;
     }
-    (void)rs;
     return el->ref_name && el->owner ? LR_OK : LR_ERR_NOMEM;
 }
 
@@ -640,8 +655,109 @@ static void together(const graph *g, const rules_set *rs, const dom_tree *dt, co
     *count = rc;
 }
 
-lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
-                      const dom_tree *dt, trace_result *out, lr_error *err)
+/* A path step through a virtual entry: which one, and what it is, read from its parent's
+ * list once for all the steps out of that parent. */
+typedef struct vstep {
+    node_ix parent;
+    uint32_t pos;   /* position in the parent's list */
+    uint32_t trace; /* index into ord */
+    uint32_t j;     /* step index along the path as paths_get gives it */
+    uint8_t kind;
+    uint32_t name;
+    edge_ix real;
+    char *label;    /* malloc'd, NULL when the entry is named by its index */
+} vstep;
+
+static int cmp_vstep_parent(const void *pa, const void *pb)
+{
+    const vstep *a = pa, *b = pb;
+    if (a->parent != b->parent)
+        return a->parent < b->parent ? -1 : 1;
+    if (a->trace != b->trace)
+        return a->trace < b->trace ? -1 : 1;
+    return (a->j > b->j) - (a->j < b->j);
+}
+
+static int cmp_vstep_trace(const void *pa, const void *pb)
+{
+    const vstep *a = pa, *b = pb;
+    if (a->trace != b->trace)
+        return a->trace < b->trace ? -1 : 1;
+    return (a->j > b->j) - (a->j < b->j);
+}
+
+/* The virtual steps of the paths of ord[0..n_found), each read from its parent's list; made
+ * in parent order so a collection on many paths is walked once. *out sorted by (trace, j). */
+static lr_status virtual_steps(virt_gen *vg, const paths_result *pr, const leak_set *ls,
+                               const order_key *ord, uint32_t n_found, node_ix *pn, edge_ix *pe,
+                               vstep **out, uint32_t *n_out, lr_error *err)
+{
+    vstep *v = NULL;
+    uint32_t n = 0, cap = 0;
+    *out = NULL;
+    *n_out = 0;
+    for (uint32_t t = 0; t < n_found; t++) {
+        uint32_t len = paths_get(pr, ls->v[ord[t].leak].node, pn, pe, TRACE_MAX_DEPTH);
+        if (len > TRACE_MAX_DEPTH)
+            len = TRACE_MAX_DEPTH;
+        for (uint32_t j = 0; j + 1 < len; j++) {
+            if (pe[j] == PATHS_FROM_ROOT || pe[j] == GRAPH_NONE || !(pe[j] & PATHS_VIRTUAL))
+                continue;
+            if (n == cap) {
+                uint32_t nc = cap ? cap * 2 : 64;
+                vstep *t2 = err_reallocarray(v, nc, sizeof *v);
+                if (!t2) {
+                    free(v);
+                    return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+                }
+                v = t2;
+                cap = nc;
+            }
+            v[n++] = (vstep){pn[j], pe[j] & ~PATHS_VIRTUAL, t, j, 0, 0, GRAPH_NONE, NULL};
+        }
+    }
+    if (n) {
+        /* every list a step needs was made during the traversal under what was left of the
+         * shared budget; a full one makes at least those entries, the same way */
+        virt_budget_reset(vg);
+        qsort(v, n, sizeof *v, cmp_vstep_parent);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const virt_list *l = virt_edges(vg, v[i].parent);
+        if (!l) {
+            for (uint32_t k = 0; k < i; k++)
+                free(v[k].label);
+            free(v);
+            return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+        }
+        if (v[i].pos < l->n) {
+            uint32_t p = v[i].pos;
+            v[i].kind = l->kind[p];
+            v[i].name = l->name[p];
+            v[i].real = l->real[p];
+            char buf[VIRT_LABEL_MAX];
+            const char *lb = virt_edge_label(vg, v[i].parent, p, buf, sizeof buf);
+            if (lb && !(v[i].label = sdup(lb))) {
+                for (uint32_t k = 0; k < i; k++)
+                    free(v[k].label);
+                free(v);
+                return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+            }
+        } else {
+            /* not made again (a walk cut short): an element named by its position */
+            v[i].kind = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
+            v[i].name = v[i].pos;
+        }
+    }
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_vstep_trace);
+    *out = v;
+    *n_out = n;
+    return LR_OK;
+}
+
+lr_status trace_paths(const graph *g, const rules_set *rs, const leak_set *ls,
+                      trace_result *out, lr_error *err)
 {
     memset(out, 0, sizeof *out);
     lr_status st = LR_OK;
@@ -651,38 +767,38 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
     edge_ix *pe = err_mallocarray(TRACE_MAX_DEPTH, sizeof *pe);
     order_key *ord = err_mallocarray(nl ? nl : 1, sizeof *ord);
     uint8_t *reached = err_calloc(nl ? nl : 1, 1);
-    uint32_t *cnt = NULL;
-    uint8_t *vis = NULL, *stop = NULL, *live = NULL;
+    uint8_t *vis = NULL, *stop = NULL;
     uint32_t *queue = NULL;
+    vstep *vs = NULL;
+    uint32_t n_vs = 0;
     paths_result pr;
     memset(&pr, 0, sizeof pr);
-    virt_overlay vo;
-    memset(&vo, 0, sizeof vo);
+    virt_gen *vg = NULL;
     if (!targets || !pn || !pe || !ord || !reached) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         goto done;
     }
     for (uint32_t i = 0; i < nl; i++)
         targets[i] = ls->v[i].node;
-    if ((st = virt_build(g, &vo, err)) != LR_OK)
+    if ((st = virt_gen_new(g, &vg, err)) != LR_OK)
         goto done;
-    graph vg;
-    virt_view(g, &vo, &vg);
-    vpol_ctx vctx = {rs, &vo};
-    paths_policy pol = {pol_vedge, pol_vroot, &vctx};
+    vpol_ctx vctx = {rs, vg};
+    paths_source src = {vsource, &vctx};
+    paths_policy pol = vg ? (paths_policy){pol_vedge, pol_vroot, &vctx, &src}
+                          : (paths_policy){pol_edge, pol_root, (void *)rs, NULL};
     /* Stops once every leaking object's path is final; when one is never reached the
      * traversal runs to the end, which phase 2 below needs (it searches the unreached part) */
     int all_found = 0;
-    if ((st = paths_find_targets(&vg, &pol, targets, nl, &pr, &all_found, err)) != LR_OK)
+    if ((st = paths_find_targets(g, &pol, targets, nl, &pr, &all_found, err)) != LR_OK)
         goto done;
 
     uint32_t n_found = 0;
     for (uint32_t i = 0; i < nl; i++) {
         node_ix x = ls->v[i].node;
-        if (x < nn && pr.parent_edge[x] != GRAPH_NONE) {
+        if (paths_reached(&pr, x)) {
             ord[n_found].leak = i;
-            ord[n_found].via_last = pr.via_last[x] ? 1 : 0;
-            ord[n_found].depth = pr.depth[x];
+            ord[n_found].via_last = paths_via_last(&pr, x) ? 1 : 0;
+            ord[n_found].depth = paths_depth(&pr, x);
             n_found++;
             reached[i] = 1;
         }
@@ -693,18 +809,23 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
         st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         goto done;
     }
+    if (vg && (st = virtual_steps(vg, &pr, ls, ord, n_found, pn, pe, &vs, &n_vs, err)) != LR_OK)
+        goto done;
+    uint32_t vi = 0; /* next virtual step */
     for (uint32_t t = 0; t < n_found && st == LR_OK; t++) {
         uint32_t li = ord[t].leak;
         node_ix x = ls->v[li].node;
         uint32_t len = paths_get(&pr, x, pn, pe, TRACE_MAX_DEPTH);
         if (len == 0 || len > TRACE_MAX_DEPTH)
             len = len > TRACE_MAX_DEPTH ? TRACE_MAX_DEPTH : len;
+        while (vi < n_vs && vs[vi].trace < t)
+            vi++;
         if (len == 0)
             continue;
         /* A Java-frame root stands for a local of its thread when the reader made no
          * local edges: show the thread first, as Shark does ("Thread<Java Local>"). */
         int vlocal = 0;
-        uint32_t root = pr.root_of[pn[0]], path_root = root;
+        uint32_t root = paths_root_of(&pr, pn[0]), path_root = root;
         if (root < g->n_roots && g->roots[root].kind == GRAPH_ROOT_JAVA_FRAME && len > 0 &&
             len < TRACE_MAX_DEPTH && !rs->has_local_edges) {
             node_ix tn = rules_thread_of_serial(g, g->roots[root].thread);
@@ -772,10 +893,28 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
                     break;
                 }
             } else if (j + 1 < len) {
-                edge_ix re = virt_real_edge(&vo, pe[j]);
-                char vbuf[VIRT_LABEL_MAX];
-                const char *vl = virt_edge_label(&vo, pe[j], vbuf, sizeof vbuf);
-                if (build_elem_ref(&vg, rs, el, pe[j]) != LR_OK ||
+                uint32_t code = pe[j], sj = j - (uint32_t)vlocal; /* step as paths_get gave */
+                uint8_t kind;
+                uint32_t name;
+                edge_ix re;
+                const char *vl = NULL;
+                if (vg && (code & PATHS_VIRTUAL)) {
+                    while (vi < n_vs && vs[vi].trace == t && vs[vi].j < sj)
+                        vi++;
+                    if (vi >= n_vs || vs[vi].trace != t || vs[vi].j != sj) {
+                        st = LR_FAIL(err, LR_ERR_INTERNAL, "leak traces: path step lost");
+                        break;
+                    }
+                    kind = vs[vi].kind;
+                    name = vs[vi].name;
+                    re = vs[vi].real;
+                    vl = vs[vi].label;
+                } else {
+                    re = code;
+                    kind = g->edge_kind[re];
+                    name = vg ? virt_real_name(vg, pn[j], re) : graph_edge_name_from(g, pn[j], re);
+                }
+                if (build_elem_ref(g, el, kind, name) != LR_OK ||
                     (vl && (free(el->ref_name), !(el->ref_name = sdup(vl))))) {
                     st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
                     break;
@@ -793,11 +932,6 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
                         tr->lib = lib;
                 }
             }
-            if (dt && pn[j] < dt->n) {
-                el->has_retained = 1;
-                el->retained = dt->retained[pn[j]];
-                el->retained_count = 0; /* set once the paths are freed, below */
-            }
         }
         if (st == LR_OK)
             st = trace_statuses(tr->el, len, lk, nlk, err);
@@ -810,24 +944,26 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
         if (st == LR_OK)
             trace_fingerprint(tr->el, tr->n, tr->fingerprint);
     }
+    virt_gen_free(vg);
+    vg = NULL;
     if (st != LR_OK)
         goto done;
 
-    /* phase 2: leaking objects reachable only through a found one */
-    vis = err_calloc(nn / 8 + 1, 1);
-    stop = err_calloc(nn / 8 + 1, 1);
-    queue = err_mallocarray(nn ? nn : 1, sizeof *queue);
-    if (!vis || !stop || !queue) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-        goto done;
-    }
-    {
+    /* phase 2: leaking objects reachable only through a found one; nothing to find when
+     * every leaking object has a path */
+    if (!all_found && out->n_traces) {
+        vis = err_calloc(nn / 8 + 1, 1);
+        stop = err_calloc(nn / 8 + 1, 1);
+        queue = err_mallocarray(nn ? nn : 1, sizeof *queue);
+        if (!vis || !stop || !queue) {
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+            goto done;
+        }
         /* leak index by node for the unreached ones */
         for (uint32_t i = 0; i < nl; i++)
             if (!reached[i] && ls->v[i].node < nn)
                 stop[ls->v[i].node / 8] |= (uint8_t)(1u << (ls->v[i].node % 8));
-        /* nothing to find when every leaking object has a path */
-        for (uint32_t t = 0; !all_found && t < out->n_traces && st == LR_OK; t++) {
+        for (uint32_t t = 0; t < out->n_traces && st == LR_OK; t++) {
             trace *tr = &out->traces[t];
             node_ix s0 = tr->el[tr->n - 1].node;
             uint32_t qh = 0, qt = 0, found = 0;
@@ -852,7 +988,7 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
                 for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
                     node_ix y = g->edge_to[e];
                     if (y >= nn || (vis[y / 8] >> (y % 8) & 1) ||
-                        pr.parent_edge[y] != GRAPH_NONE)
+                        (pr.flags[y] & PATHS_F_STATE))
                         continue;
                     if (GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG ||
                         !follow(rs, x, e))
@@ -878,22 +1014,15 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
             }
         }
     }
-    paths_free(&pr); /* the paths are in the traces now */
+    /* the paths are in the traces now: no per-node array outlives this point */
+    paths_free(&pr);
+    free(vis);
+    free(stop);
+    free(queue);
+    vis = stop = NULL;
+    queue = NULL;
     if (st != LR_OK)
         goto done;
-    /* subtree object counts only now, so they never share the peak with the paths */
-    if (dt) {
-        if (!(cnt = subtree_counts(dt))) {
-            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-            goto done;
-        }
-        for (uint32_t t = 0; t < out->n_traces; t++)
-            for (uint32_t j = 0; j < out->traces[t].n; j++) {
-                trace_elem *el = &out->traces[t].el[j];
-                if (el->has_retained)
-                    el->retained_count = cnt[el->node];
-            }
-    }
 
     /* unreachable leaking objects */
     {
@@ -995,14 +1124,63 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
         if (pass == 0)
             out->n_app_groups = out->n_groups;
     }
-    if (st != LR_OK || !dt)
+done:
+    paths_free(&pr);
+    virt_gen_free(vg);
+    for (uint32_t i = 0; i < n_vs; i++)
+        free(vs[i].label);
+    free(vs);
+    free(targets);
+    free(pn);
+    free(pe);
+    free(ord);
+    free(reached);
+    free(vis);
+    free(stop);
+    free(queue);
+    if (st != LR_OK)
+        trace_result_free(out);
+    return st;
+}
+
+lr_status trace_finish(const graph *g, const rules_set *rs, const leak_set *ls,
+                       const dom_tree *dt, trace_result *out, lr_error *err)
+{
+    (void)ls;
+    if (!dt)
+        return LR_OK;
+    lr_status st = LR_OK;
+    uint32_t nn = g->n_nodes;
+    uint8_t *vis = NULL, *stop = NULL, *live = NULL;
+    uint32_t *queue = NULL;
+    /* subtree object counts */
+    uint32_t *cnt = subtree_counts(dt);
+    if (!cnt) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         goto done;
-    if (!(live = err_calloc(nn / 8 + 1, 1))) {
+    }
+    for (uint32_t t = 0; t < out->n_traces; t++)
+        for (uint32_t j = 0; j < out->traces[t].n; j++) {
+            trace_elem *el = &out->traces[t].el[j];
+            if (el->node < dt->n) {
+                el->has_retained = 1;
+                el->retained = dt->retained[el->node];
+                el->retained_count = cnt[el->node];
+            }
+        }
+    if (!out->n_groups)
+        goto done;
+    vis = err_calloc(nn / 8 + 1, 1);
+    stop = err_calloc(nn / 8 + 1, 1);
+    live = err_calloc(nn / 8 + 1, 1);
+    queue = err_mallocarray(nn ? nn : 1, sizeof *queue);
+    if (!vis || !stop || !live || !queue) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         goto done;
     }
     for (uint32_t gi = 0; gi < out->n_groups; gi++) {
         trace_group *gr = &out->groups[gi];
+        gr->retained = gr->retained_count = 0;
         if (gi >= TRACE_EXACT_GROUPS) {
             /* many groups: sum the dominator sizes of leaking objects no other leaking
              * object of the group dominates (a lower bound of the exact value) */
@@ -1022,7 +1200,7 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
                 }
                 if (!nested && x < dt->n) {
                     gr->retained += dt->retained[x];
-                    gr->retained_count += cnt ? cnt[x] : 0;
+                    gr->retained_count += cnt[x];
                 }
             }
             continue;
@@ -1035,13 +1213,6 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
         together(g, rs, dt, stop, vis, live, queue, &gr->retained, &gr->retained_count);
     }
 done:
-    paths_free(&pr);
-    virt_free(&vo);
-    free(targets);
-    free(pn);
-    free(pe);
-    free(ord);
-    free(reached);
     free(cnt);
     free(live);
     free(vis);
@@ -1050,4 +1221,11 @@ done:
     if (st != LR_OK)
         trace_result_free(out);
     return st;
+}
+
+lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
+                      const dom_tree *dt, trace_result *out, lr_error *err)
+{
+    lr_status st = trace_paths(g, rs, ls, out, err);
+    return st == LR_OK ? trace_finish(g, rs, ls, dt, out, err) : st;
 }

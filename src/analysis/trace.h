@@ -76,10 +76,22 @@ typedef struct trace_result {
     uint32_t n_also_retained; /* leaking objects reachable only through another one */
 } trace_result;
 
-/* Builds traces for every object of ls. dt may be NULL (no retained sizes). rs must be
- * bound to g. Returns LR_OK or LR_ERR_NOMEM. */
+/* Builds traces for every object of ls: trace_paths then trace_finish. dt may be NULL (no
+ * retained sizes). rs must be bound to g. Returns LR_OK or LR_ERR_NOMEM. */
 lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
                       const dom_tree *dt, trace_result *out, lr_error *err);
+/* Everything that needs no dominator tree: the paths (one traversal), statuses, labels,
+ * fingerprints, "also retains", the unreachable objects and the groups. Every per-node array
+ * it uses is freed before it returns (out holds per-trace data only), so a caller can build
+ * the dominator tree afterwards without both at once. Retained sizes stay unset. On failure
+ * out is freed. */
+lr_status trace_paths(const graph *g, const rules_set *rs, const leak_set *ls,
+                      trace_result *out, lr_error *err);
+/* Completes traces made by trace_paths with what needs the dominator tree dt (built with
+ * trace_dom_filter over the same rules): retained bytes and objects of each path object
+ * and each group's total. Nothing to do when dt is NULL. On failure out is freed. */
+lr_status trace_finish(const graph *g, const rules_set *rs, const leak_set *ls,
+                       const dom_tree *dt, trace_result *out, lr_error *err);
 void trace_result_free(trace_result *r);
 
 /* Fingerprint of a trace from its elements (suspect references only). out: 41 bytes. */

@@ -2,7 +2,8 @@
 /* deep_test.c: the graph analyses on a 5-million-object doubly linked list whose last node
  * points back at the first: a chain 5 M deep that is also one dense strongly connected
  * component (every neighbour pair is a 2-cycle). Shortest paths (paths.c) must find the
- * 5 M-node path to the tail, the dominator tree (dominators.c) must make each node the
+ * 5 M-node path to the tail (also when an edge source lists every step as a virtual
+ * entry), the dominator tree (dominators.c) must make each node the
  * immediate dominator of the next, and the components (cycles.c) must find one component
  * of 5 M nodes, and a scoped cycle search must stop at its budget -- all without recursion,
  * on the default 8 MiB stack, under ASan too. */
@@ -88,10 +89,10 @@ static void test_paths(void **state)
     lr_error err = {0};
     node_ix tail = N - 1;
     assert_int_equal(paths_find(&G, NULL, &tail, 1, &r, &err), LR_OK);
-    assert_int_equal(r.depth[tail], N - 1);
-    assert_int_equal(r.depth[N / 2], N / 2);
+    assert_int_equal(paths_depth(&r, tail), N - 1);
+    assert_int_equal(paths_depth(&r, N / 2), N / 2);
     assert_int_equal(paths_parent(&r, tail), N - 2);
-    assert_int_equal(r.root_of[tail], 0);
+    assert_int_equal(paths_root_of(&r, tail), 0);
     node_ix *nodes = malloc((size_t)N * sizeof *nodes);
     edge_ix *edges = malloc((size_t)N * sizeof *edges);
     assert_non_null(nodes);
@@ -102,6 +103,60 @@ static void test_paths(void **state)
     for (uint32_t i = 0; i + 1 < N; i += 999983)
         assert_int_equal(G.edge_to[edges[i]], nodes[i + 1]);
     free(nodes);
+    free(edges);
+    paths_free(&r);
+}
+
+/* An edge source listing node i as "next" (a virtual entry) then its real edges in CSR
+ * order: the 5 M-deep path goes through virtual entries all the way. */
+typedef struct chain_src {
+    node_ix to[3];
+    uint8_t kind[3];
+    edge_ix real[3];
+    uint32_t calls;
+} chain_src;
+
+static int chain_edges(void *ctx, node_ix x, paths_list *out)
+{
+    chain_src *c = ctx;
+    uint32_t n = 0;
+    c->calls++;
+    if (x + 1 < N) {
+        c->to[n] = x + 1;
+        c->kind[n] = STRONG;
+        c->real[n++] = GRAPH_NONE;
+    }
+    for (edge_ix e = G.first_edge[x]; e < G.first_edge[x + 1]; e++) {
+        c->to[n] = G.edge_to[e];
+        c->kind[n] = G.edge_kind[e];
+        c->real[n++] = e;
+    }
+    *out = (paths_list){n, c->to, c->kind, c->real};
+    return 0;
+}
+
+static void test_paths_source(void **state)
+{
+    (void)state;
+    chain_src c = {0};
+    paths_source src = {chain_edges, &c};
+    paths_policy pol = {NULL, NULL, NULL, &src};
+    paths_result r;
+    lr_error err = {0};
+    node_ix tail = N - 1;
+    int all = 0;
+    assert_int_equal(paths_find_targets(&G, &pol, &tail, 1, &r, &all, &err), LR_OK);
+    assert_true(all);
+    assert_int_equal(paths_depth(&r, tail), N - 1);
+    assert_int_equal(paths_edge(&r, tail), PATHS_VIRTUAL | 0);
+    assert_int_equal(paths_root_of(&r, tail), 0);
+    /* the tail is a leaf and the search stopped there: it was never listed */
+    assert_int_equal(c.calls, N - 1);
+    edge_ix *edges = malloc((size_t)N * sizeof *edges);
+    assert_non_null(edges);
+    assert_int_equal(paths_get(&r, tail, NULL, edges, N), N);
+    for (uint32_t i = 0; i + 1 < N; i += 999983)
+        assert_int_equal(edges[i], PATHS_VIRTUAL | 0);
     free(edges);
     paths_free(&r);
 }
@@ -155,6 +210,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_paths_source),
         cmocka_unit_test(test_dominators),
         cmocka_unit_test(test_components),
     };

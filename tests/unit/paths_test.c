@@ -3,7 +3,8 @@
  * the two-queue priority (a normal path beats a shorter visit-last one), promotion of a node
  * first seen through a visit-last edge, ignored edges, weak/soft/phantom/finalizer edges never
  * followed, targets as leaves, Shark's root order (thread objects first, root kind name
- * descending, class name), dropped Java-frame roots, edge-order ties and paths_get. */
+ * descending, class name), dropped Java-frame roots, edge-order ties, paths_get, the root
+ * entry of a node rooted twice, and an edge source listing virtual entries. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,10 +94,10 @@ static void test_bfs_shortest(void **state)
     assert_int_equal(p[2], 3);
     assert_int_equal(g.edge_to[e[0]], 4);
     assert_int_equal(g.edge_to[e[1]], 3);
-    assert_int_equal(r.depth[3], 2);
-    assert_int_equal(r.parent_edge[0], PATHS_FROM_ROOT);
-    assert_int_equal(r.root_of[3], 0);
-    assert_int_equal(r.depth[5], UINT32_MAX);
+    assert_int_equal(paths_depth(&r, 3), 2);
+    assert_int_equal(paths_edge(&r, 0), PATHS_FROM_ROOT);
+    assert_int_equal(paths_root_of(&r, 3), 0);
+    assert_int_equal(paths_depth(&r, 5), UINT32_MAX);
     assert_int_equal(paths_get(&r, 5, p, e, 16), 0);
     assert_int_equal(paths_parent(&r, 5), NO);
     /* A short buffer gets the root-first prefix. */
@@ -139,7 +140,7 @@ static void test_visit_last_priority(void **state)
                         {3, 4, STRONG}, {4, 5, STRONG}, {5, 6, STRONG}};
     const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
     marks m = {.last = {0}, .n_last = 1};
-    paths_policy pol = {mark_edge, NULL, &m};
+    paths_policy pol = {mark_edge, NULL, &m, NULL};
     graph g;
     paths_result r;
     node_ix p[16];
@@ -147,10 +148,10 @@ static void test_visit_last_priority(void **state)
     find(&g, &pol, NULL, 0, &r);
     assert_int_equal(path(&r, 5, p), 5);
     assert_int_equal(p[3], 4);
-    assert_int_equal(r.via_last[5], 0);
-    assert_int_equal(r.via_last[1], 1);
+    assert_int_equal(paths_via_last(&r, 5), 0);
+    assert_int_equal(paths_via_last(&r, 1), 1);
     assert_int_equal(path(&r, 6, p), 6);
-    assert_int_equal(r.via_last[6], 0);
+    assert_int_equal(paths_via_last(&r, 6), 0);
     paths_free(&r);
     /* Without the policy the two-hop path wins. */
     find(&g, NULL, NULL, 0, &r);
@@ -169,15 +170,15 @@ static void test_promotion(void **state)
     const tedge es[] = {{0, 2, STRONG}, {0, 1, STRONG}, {1, 2, STRONG}, {2, 4, STRONG}};
     const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
     marks m = {.last = {0}, .n_last = 1};
-    paths_policy pol = {mark_edge, NULL, &m};
+    paths_policy pol = {mark_edge, NULL, &m, NULL};
     graph g;
     paths_result r;
     node_ix p[16];
     build(&g, 5, es, 4, rs, 1, NULL);
     find(&g, &pol, NULL, 0, &r);
     assert_int_equal(paths_parent(&r, 2), 1);
-    assert_int_equal(r.depth[2], 2);
-    assert_int_equal(r.via_last[2], 0);
+    assert_int_equal(paths_depth(&r, 2), 2);
+    assert_int_equal(paths_via_last(&r, 2), 0);
     assert_int_equal(path(&r, 4, p), 4);
     assert_int_equal(p[1], 1);
     paths_free(&r);
@@ -199,13 +200,13 @@ static void test_low_root_promoted_and_last_phase(void **state)
     build(&g, 5, es, 3, rs, 3, NULL);
     find(&g, NULL, NULL, 0, &r);
     assert_int_equal(paths_parent(&r, 0), 1);
-    assert_int_equal(r.depth[0], 1);
-    assert_int_equal(r.root_of[0], 1);
-    assert_int_equal(r.via_last[0], 0);
-    assert_int_equal(r.depth[4], 2);
-    assert_int_equal(r.parent_edge[2], PATHS_FROM_ROOT);
-    assert_int_equal(r.via_last[2], 1);
-    assert_int_equal(r.via_last[3], 1);
+    assert_int_equal(paths_depth(&r, 0), 1);
+    assert_int_equal(paths_root_of(&r, 0), 1);
+    assert_int_equal(paths_via_last(&r, 0), 0);
+    assert_int_equal(paths_depth(&r, 4), 2);
+    assert_int_equal(paths_edge(&r, 2), PATHS_FROM_ROOT);
+    assert_int_equal(paths_via_last(&r, 2), 1);
+    assert_int_equal(paths_via_last(&r, 3), 1);
     assert_int_equal(paths_parent(&r, 3), 2);
     paths_free(&r);
     graph_fini(&g);
@@ -229,14 +230,14 @@ static void test_ignore_and_weak(void **state)
     };
     const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
     marks m = {.ignore = {0, 8}, .n_ignore = 2};
-    paths_policy pol = {mark_edge, NULL, &m};
+    paths_policy pol = {mark_edge, NULL, &m, NULL};
     graph g;
     paths_result r;
     build(&g, 5, es, 9, rs, 1, NULL);
     find(&g, &pol, NULL, 0, &r);
     assert_int_equal(paths_parent(&r, 1), 2);
-    assert_int_equal(r.depth[3], UINT32_MAX);
-    assert_int_equal(r.depth[4], UINT32_MAX);
+    assert_int_equal(paths_depth(&r, 3), UINT32_MAX);
+    assert_int_equal(paths_depth(&r, 4), UINT32_MAX);
     assert_true(m.calls <= 4); /* weak edges never reach the policy */
     paths_free(&r);
     graph_fini(&g);
@@ -257,16 +258,16 @@ static void test_targets_are_leaves(void **state)
                         {3, 4, STRONG}, {4, 5, STRONG}, {5, 2, STRONG}};
     const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}, {7, GRAPH_ROOT_JNI_GLOBAL, 0}};
     const node_ix targets[] = {1, 2, 99};
-    paths_policy pol = {NULL, ignore_root1, NULL};
+    paths_policy pol = {NULL, ignore_root1, NULL, NULL};
     graph g;
     paths_result r;
     build(&g, 8, es, 7, rs, 2, NULL);
     find(&g, &pol, targets, 3, &r);
-    assert_int_equal(r.depth[1], 1);
-    assert_int_equal(r.depth[2], 4);
+    assert_int_equal(paths_depth(&r, 1), 1);
+    assert_int_equal(paths_depth(&r, 2), 4);
     assert_int_equal(paths_parent(&r, 2), 5);
-    assert_int_equal(r.depth[6], UINT32_MAX);
-    assert_int_equal(r.depth[7], UINT32_MAX);
+    assert_int_equal(paths_depth(&r, 6), UINT32_MAX);
+    assert_int_equal(paths_depth(&r, 7), UINT32_MAX);
     paths_free(&r);
     graph_fini(&g);
 }
@@ -339,12 +340,12 @@ static void test_java_frames_and_edge_ties(void **state)
     build(&g, 7, es, 6, rs, 3, NULL);
     find(&g, NULL, NULL, 0, &r);
     assert_int_equal(paths_parent(&r, 1), 0);
-    assert_int_equal(r.via_last[1], 1);
-    assert_int_equal(r.parent_edge[2], PATHS_FROM_ROOT);
-    assert_int_equal(r.via_last[2], 1);
-    assert_int_equal(r.root_of[2], 2);
+    assert_int_equal(paths_via_last(&r, 1), 1);
+    assert_int_equal(paths_edge(&r, 2), PATHS_FROM_ROOT);
+    assert_int_equal(paths_via_last(&r, 2), 1);
+    assert_int_equal(paths_root_of(&r, 2), 2);
     assert_int_equal(paths_parent(&r, 6), 4);
-    assert_int_equal(r.depth[6], 3);
+    assert_int_equal(paths_depth(&r, 6), 3);
     paths_free(&r);
     graph_fini(&g);
 }
@@ -358,8 +359,8 @@ static void test_synthetic_root(void **state)
     build(&g, 3, es, 2, NULL, 0, NULL);
     g.synthetic_root = 0;
     find(&g, NULL, NULL, 0, &r);
-    assert_int_equal(r.depth[2], 2);
-    assert_int_equal(r.root_of[2], 0); /* == g.n_roots: the synthetic root */
+    assert_int_equal(paths_depth(&r, 2), 2);
+    assert_int_equal(paths_root_of(&r, 2), 0); /* == g.n_roots: the synthetic root */
     paths_free(&r);
     graph_fini(&g);
 }
@@ -389,23 +390,137 @@ static void test_wide_frontier(void **state)
     find(&g, NULL, NULL, 0, &r);
     node_ix p[16];
     for (uint32_t i = 0; i < H; i++) {
-        assert_int_equal(r.depth[1 + i], 1);
+        assert_int_equal(paths_depth(&r, 1 + i), 1);
         assert_int_equal(path(&r, 1 + H + i, p), 3);
         assert_int_equal(p[0], 0);
         assert_int_equal(p[1], 1 + i);
         assert_int_equal(p[2], 1 + H + i);
         assert_int_equal(paths_parent(&r, 1 + 2 * H + i), 1 + i);
-        assert_int_equal(r.depth[1 + 2 * H + i], 2);
-        assert_int_equal(r.via_last[1 + 2 * H + i], 0);
+        assert_int_equal(paths_depth(&r, 1 + 2 * H + i), 2);
+        assert_int_equal(paths_via_last(&r, 1 + 2 * H + i), 0);
     }
     for (uint32_t i = 0; i < L; i++) {
         assert_int_equal(paths_parent(&r, 1 + 3 * H + i), 0);
-        assert_int_equal(r.via_last[1 + 3 * H + i], 1);
-        assert_int_equal(r.root_of[1 + 3 * H + i], 0);
+        assert_int_equal(paths_via_last(&r, 1 + 3 * H + i), 1);
+        assert_int_equal(paths_root_of(&r, 1 + 3 * H + i), 0);
     }
     paths_free(&r);
     graph_fini(&g);
     free(es);
+}
+
+/* Two root entries of one node: the visit-last one comes first in Shark's order ("Unknown"
+ * sorts before "JniGlobal", names descending) and the normal one promotes it: the path
+ * starts from the normal entry, not visit-last. */
+static void test_root_entry_promoted(void **state)
+{
+    (void)state;
+    const tedge es[] = {{0, 1, STRONG}};
+    const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}, {0, GRAPH_ROOT_UNKNOWN, 0},
+                        {2, GRAPH_ROOT_UNKNOWN, 0}};
+    graph g;
+    paths_result r;
+    build(&g, 3, es, 1, rs, 3, NULL);
+    find(&g, NULL, NULL, 0, &r);
+    assert_int_equal(paths_edge(&r, 0), PATHS_FROM_ROOT);
+    assert_int_equal(paths_root_of(&r, 1), 0);
+    assert_int_equal(paths_via_last(&r, 1), 0);
+    assert_int_equal(paths_root_of(&r, 2), 2);
+    assert_int_equal(paths_via_last(&r, 2), 1);
+    assert_int_equal(paths_depth(&r, 1), 1);
+    paths_free(&r);
+    graph_fini(&g);
+}
+
+/* An edge source: node 0 lists a virtual entry to 3 then its real edge to 1; node 1 lists
+ * its real edge to 2 then a virtual entry to 4; the others their real edges. */
+typedef struct src_ctx {
+    const graph *g;
+    node_ix to[8];
+    uint8_t kind[8];
+    edge_ix real[8];
+    uint32_t asked[8][2], n_asked; /* (from, position) the policy was asked about */
+} src_ctx;
+
+static int src_edges(void *ctx, node_ix x, paths_list *out)
+{
+    src_ctx *c = ctx;
+    uint32_t n = 0;
+    const uint8_t elem = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
+    if (x == 0) {
+        c->to[n] = 3;
+        c->kind[n] = elem;
+        c->real[n++] = GRAPH_NONE;
+    }
+    for (edge_ix e = c->g->first_edge[x]; e < c->g->first_edge[x + 1]; e++) {
+        c->to[n] = c->g->edge_to[e];
+        c->kind[n] = c->g->edge_kind[e];
+        c->real[n++] = e;
+    }
+    if (x == 1) {
+        c->to[n] = 4;
+        c->kind[n] = elem;
+        c->real[n++] = GRAPH_NONE;
+    }
+    *out = (paths_list){n, c->to, c->kind, c->real};
+    return 0;
+}
+
+/* With a source the policy gets positions: (0, 0), the virtual entry to 3, is visit last. */
+static enum paths_edge_class src_policy(const graph *g, node_ix from, edge_ix pos, void *ctx)
+{
+    (void)g;
+    src_ctx *c = ctx;
+    if (c->n_asked < 8) {
+        c->asked[c->n_asked][0] = from;
+        c->asked[c->n_asked++][1] = pos;
+    }
+    return from == 0 && pos == 0 ? PATHS_VISIT_LAST : PATHS_FOLLOW;
+}
+
+static void test_edge_source(void **state)
+{
+    (void)state;
+    const tedge es[] = {{0, 1, STRONG}, {1, 2, STRONG}, {2, 3, STRONG}, {3, 5, STRONG}};
+    const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
+    graph g;
+    paths_result r;
+    build(&g, 6, es, 4, rs, 1, NULL);
+    src_ctx c = {.g = &g};
+    paths_source src = {src_edges, &c};
+    paths_policy pol = {src_policy, NULL, &c, &src};
+    find(&g, &pol, NULL, 0, &r);
+    /* 3 was first seen through the visit-last entry, then promoted by 0 -> 1 -> 2 -> 3 */
+    assert_int_equal(paths_parent(&r, 3), 2);
+    assert_int_equal(paths_edge(&r, 3), 2);
+    assert_int_equal(paths_via_last(&r, 3), 0);
+    /* 4 hangs off 1 through its second entry, a virtual one */
+    assert_int_equal(paths_parent(&r, 4), 1);
+    assert_int_equal(paths_edge(&r, 4), PATHS_VIRTUAL | 1);
+    node_ix p[16];
+    edge_ix e[16];
+    assert_int_equal(paths_get(&r, 4, p, e, 16), 3);
+    assert_int_equal(p[1], 1);
+    assert_int_equal(e[0], 0);
+    assert_int_equal(e[1], PATHS_VIRTUAL | 1);
+    assert_int_equal(paths_depth(&r, 5), 4);
+    assert_int_equal(c.n_asked >= 3, 1);
+    assert_int_equal(c.asked[0][0], 0);
+    assert_int_equal(c.asked[0][1], 0);
+    assert_int_equal(c.asked[1][0], 0);
+    assert_int_equal(c.asked[1][1], 1);
+    assert_int_equal(c.asked[2][0], 1);
+    assert_int_equal(c.asked[2][1], 0);
+    paths_free(&r);
+    /* The same source without a policy: Shark's defaults on the listed kinds, so the
+     * virtual entry wins the race to 3 */
+    pol.edge = NULL;
+    find(&g, &pol, NULL, 0, &r);
+    assert_int_equal(paths_parent(&r, 3), 0);
+    assert_int_equal(paths_edge(&r, 3), PATHS_VIRTUAL | 0);
+    assert_int_equal(paths_depth(&r, 5), 2);
+    paths_free(&r);
+    graph_fini(&g);
 }
 
 int main(void)
@@ -421,6 +536,8 @@ int main(void)
         cmocka_unit_test(test_java_frames_and_edge_ties),
         cmocka_unit_test(test_synthetic_root),
         cmocka_unit_test(test_wide_frontier),
+        cmocka_unit_test(test_root_entry_promoted),
+        cmocka_unit_test(test_edge_source),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
