@@ -334,18 +334,26 @@ int cmd_analyze(int argc, char **argv)
     if (st == LR_OK && collapse)
         st = cat_bind(&cs, g, &err);
     analyze_phase("rules", &tp);
+    /* Paths first when something is watched: trace_paths frees its per-node forest before the
+     * dominator scratch is allocated, so the two never add up. Suspects need the dominator
+     * tree to be found, so their paths come after it. */
+    if (st == LR_OK)
+        st = leak_find(g, &rs, &ls, &err);
+    analyze_phase("leakfind", &tp);
+    if (st == LR_OK && ls.n > 0)
+        st = trace_paths(g, &rs, &ls, &tr, &err);
+    analyze_phase("paths", &tp);
     if (st == LR_OK)
         st = dom_build(g, trace_dom_filter, &rs, &dt, &err);
     analyze_phase("dominators", &tp);
-    if (st == LR_OK)
-        st = leak_find(g, &rs, &ls, &err);
     if (st == LR_OK && ls.n == 0) {
         suspects = 1;
         st = leak_suspects(g, &dt, 0.10, 0.70, &ls, &err);
+        if (st == LR_OK)
+            st = trace_paths(g, &rs, &ls, &tr, &err);
     }
-    analyze_phase("leakfind", &tp);
     if (st == LR_OK)
-        st = trace_build(g, &rs, &ls, &dt, &tr, &err);
+        st = trace_finish(g, &rs, &ls, &dt, &tr, &err);
     analyze_phase("traces", &tp);
     double ms = cli_now_ms() - t0;
     if (st != LR_OK) {

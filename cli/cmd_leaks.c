@@ -44,7 +44,7 @@ static int leaks_cmd_ids(cli_common *co, const char *path, const uint64_t *excl,
     if (rc)
         return rc;
     const graph *g = lr_heap_graph(h);
-    if (!g->node_id) {
+    if (!graph_has_ids(g)) {
         /* The HPROF reader keeps no ids without edges (histo streaming): load it in full. */
         lr_close(h);
         if ((rc = cli_open(co, path, 0, &h)) != 0)

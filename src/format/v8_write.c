@@ -309,7 +309,7 @@ static lr_status number(conv *c)
             c->s.dropped_nodes++;
             continue;
         }
-        if (g->node_id && graph_node_id(g, x) > max_id)
+        if (graph_has_ids(g) && graph_node_id(g, x) > max_id)
             max_id = graph_node_id(g, x);
         if (c->own_root && x == g->synthetic_root)
             continue;
@@ -323,7 +323,7 @@ static lr_status number(conv *c)
     /* Synthetic nodes take ids 1, 3, 5, ...; the dump's ids stay when none collides with
      * those and all fit DevTools' Uint32 storage. */
     uint64_t synth_top = 2ull * c->first_obj;
-    c->kept_ids = g->node_id != NULL && max_id <= UINT32_MAX;
+    c->kept_ids = graph_has_ids(g) && max_id <= UINT32_MAX;
     for (node_ix x = 0; c->kept_ids && c->s.synthetic && x < g->n_nodes; x++)
         if (c->ord[x] != V8W_NO && x != g->synthetic_root && graph_node_id(g, x) < synth_top)
             c->kept_ids = 0;

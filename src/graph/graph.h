@@ -6,6 +6,8 @@
  * reader fills the arrays with exact sizes in two passes (no per-object malloc) and the
  * analyses read them without knowing the format. Field bytes, array contents and strings are
  * never copied: `data` points into the mapped (or inflated) input and node_off locates them.
+ * Values a reader can read back from its input (ids, offsets, lengths, sizes, edge names) may
+ * be left unstored and answered through `derive`: callers use graph_node_id() and friends.
  * Conventions and the meaning of every kind are documented in docs/graph.md. */
 #ifndef LR_GRAPH_H
 #define LR_GRAPH_H
@@ -267,6 +269,12 @@ typedef struct graph_derive {
 
 /* ---- per-node and per-edge values: the only way to read them ---- */
 
+/* Whether the graph has node ids (stored or read back); an HPROF graph loaded without edges
+ * has none. */
+static inline int graph_has_ids(const graph *g)
+{
+    return g->node_id || (g->derive && g->derive->node_id);
+}
 /* Original object id of node n (HPROF address, V8 node id). */
 static inline uint64_t graph_node_id(const graph *g, node_ix n)
 {

@@ -798,8 +798,8 @@ static long obj_string(const graph *g, node_ix n, char *buf, size_t cap)
         g->node_class[n] >= g->n_classes)
         return -1;
     const graph_class *c = &g->classes[g->node_class[n]];
-    uint64_t off = g->node_off ? graph_node_off(g, n) : UINT64_MAX;
-    uint64_t cnt = g->node_len ? graph_node_len(g, n) : 0;
+    uint64_t off = graph_node_off(g, n);
+    uint64_t cnt = g->node_len || g->derive ? graph_node_len(g, n) : 0;
     unsigned es = c->elem_type == GRAPH_FT_CHAR ? 2 : c->elem_type == GRAPH_FT_BYTE ? 1 : 0;
     if (!es || off == UINT64_MAX || off > g->data_len || cnt > (g->data_len - off) / es)
         return -1;

@@ -45,7 +45,7 @@ static void walk(graph *g)
             (void)graph_edge_name_text(g, e, buf, sizeof buf);
             sum += g->edge_to[e];
         }
-        if (g->node_id || g->derive) {
+        if (graph_has_ids(g)) {
             /* the values an HPROF graph reads back from its records */
             sum += graph_find_id(g, graph_node_id(g, i)) + graph_node_len(g, i);
             sum += graph_node_size(g, i) + graph_node_off(g, i);
