@@ -255,6 +255,17 @@ typedef struct bfs {
     uint32_t open_last;   /* of those, targets first seen at visit-last priority */
 } bfs;
 
+/* Whether an edge of kind k to y could still change y's path: weak edges are never followed,
+ * and a node already final (or reached at the priority this edge would give) cannot improve,
+ * so the policy is not even asked. */
+static inline int worth_asking(const bfs *b, uint8_t k, node_ix y, uint32_t n)
+{
+    if (y >= n || GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG || GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK)
+        return 0;
+    uint8_t s = b->flags[y] & ST_MASK;
+    return !(s == ST_DONE || s == ST_NORMAL || (s == ST_LAST && b->visiting_last));
+}
+
 /* Shark's enqueue: first discovery wins, except that a node waiting in the last queue is
  * promoted when reached at normal priority before the visit-last phase. Returns whether x
  * took this parent. */
@@ -429,12 +440,8 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
             for (uint32_t i = 0; i < l.n; i++) {
                 uint8_t k = l.kind[i];
                 node_ix y = l.to[i];
-                if (y >= n || GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG ||
-                    GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK)
+                if (!worth_asking(&b, k, y, n))
                     continue;
-                uint8_t s = b.flags[y] & ST_MASK;
-                if (s == ST_DONE || s == ST_NORMAL || (s == ST_LAST && b.visiting_last))
-                    continue; /* cannot change anything: skip the policy call */
                 enum paths_edge_class c =
                     edge_cls ? edge_cls(g, x, i, ctx)
                              : GRAPH_EDGE_KIND(k) == GRAPH_EDGE_LOCAL ? PATHS_VISIT_LAST
@@ -452,12 +459,8 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
         for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
             uint8_t k = g->edge_kind[e];
             node_ix y = g->edge_to[e];
-            if (y >= n || GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG ||
-                GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK)
+            if (!worth_asking(&b, k, y, n))
                 continue;
-            uint8_t s = b.flags[y] & ST_MASK;
-            if (s == ST_DONE || s == ST_NORMAL || (s == ST_LAST && b.visiting_last))
-                continue; /* cannot change anything: skip the policy call */
             enum paths_edge_class c = edge_cls(g, x, e, ctx);
             if (c == PATHS_IGNORE)
                 continue;

@@ -369,7 +369,7 @@ void trace_result_free(trace_result *r)
 static char *node_class_name(const graph *g, const rules_set *rs, node_ix n)
 {
     if (g->node_kind[n] == GRAPH_KIND_CLASS) {
-        class_ix c = rules_class_of_node(rs, n);
+        class_ix c = graph_class_of_node(rs->g, n);
         if (c != GRAPH_NONE)
             return sdup(graph_str(g, g->classes[c].name));
     }

@@ -156,10 +156,8 @@ typedef struct hp_state {
     uint32_t unknown_size;    /* instance of a class missing from the dump */
     unsigned oop, min_inst;   /* VisualVM array model */
     uint32_t class_obj_size;  /* VisualVM: size of a class object */
-    uint32_t *cls_node;       /* class nodes ascending (n_cls entries) */
-    class_ix *cls_of;         /* the class of each of them */
-    uint32_t *cls_len;        /* CLASS_DUMP body length per class (< n_cls) */
-    uint32_t n_cls;
+    uint32_t *cls_len;        /* CLASS_DUMP body length per dumped class */
+    uint32_t n_cls;           /* dumped classes (the only ones with a class-object node) */
     str_ix inames[4];         /* <super>, <classloader>, <signers>, <protection_domain> */
     uint64_t serial;          /* unique per loaded graph (edge-name cursor key) */
 } hp_state;
@@ -1874,20 +1872,6 @@ static uint64_t hp_node_id(const graph *g, node_ix n)
     return rd_id(g->data + hp_rec(st, n), st->ids);
 }
 
-/* Class of class node n (class nodes are few: binary search). */
-static class_ix hp_class_of_node(const hp_state *st, node_ix n)
-{
-    uint32_t lo = 0, hi = st->n_cls;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (st->cls_node[mid] < n)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < st->n_cls && st->cls_node[lo] == n ? st->cls_of[lo] : GRAPH_NONE;
-}
-
 static uint32_t hp_node_len(const graph *g, node_ix n)
 {
     const hp_state *st = g->fmt_state;
@@ -1897,8 +1881,8 @@ static uint32_t hp_node_len(const graph *g, node_ix n)
     case GRAPH_KIND_OBJ_ARRAY:
     case GRAPH_KIND_PRIM_ARRAY: return be32(p + st->ids + 4);
     default: {
-        class_ix c = hp_class_of_node(st, n);
-        return c == GRAPH_NONE ? 0 : st->cls_len[c];
+        class_ix c = graph_class_of_node(g, n);
+        return c < st->n_cls ? st->cls_len[c] : 0;
     }
     }
 }
@@ -1941,8 +1925,8 @@ static uint32_t hp_node_size(const graph *g, node_ix n)
     default: {
         if (!st->shark)
             return st->class_obj_size;
-        class_ix c = hp_class_of_node(st, n);
-        return c == GRAPH_NONE ? 0 : hp_sat((uint64_t)st->cls_len[c] + 1);
+        class_ix c = graph_class_of_node(g, n);
+        return c < st->n_cls ? hp_sat((uint64_t)st->cls_len[c] + 1) : 0;
     }
     }
 }
@@ -1986,8 +1970,8 @@ static uint32_t hp_edge_name(const graph *g, node_ix from, edge_ix e)
         base = d + rec + 2 * ids + 8;
         break;
     case GRAPH_KIND_CLASS:
-        cls = hp_class_of_node(st, from);
-        if (cls == GRAPH_NONE)
+        cls = graph_class_of_node(g, from);
+        if (cls >= st->n_cls)
             return GRAPH_NONE;
         n_slots = 4 + g->classes[cls].n_statics;
         base = d + rec;
@@ -2039,8 +2023,6 @@ static void hp_state_free(void *p)
     free(st->first_ref);
     free(st->refs);
     free(st->inst_size);
-    free(st->cls_node);
-    free(st->cls_of);
     free(st->cls_len);
     free(st);
 }
@@ -2074,20 +2056,11 @@ static lr_status hp_compact(rd *r)
     for (class_ix c = 0; c < nc; c++)
         st->inst_size[c] = r->android ? g->classes[c].instance_size : r->vv_size[c];
     st->n_cls = r->n_cls;
-    size_t mc = r->n_cls ? r->n_cls : 1;
-    st->cls_node = err_mallocarray(mc, sizeof *st->cls_node);
-    st->cls_of = err_mallocarray(mc, sizeof *st->cls_of);
-    st->cls_len = err_mallocarray(mc, sizeof *st->cls_len);
-    if (!st->cls_node || !st->cls_of || !st->cls_len)
+    if (!(st->cls_len = err_mallocarray(r->n_cls ? r->n_cls : 1, sizeof *st->cls_len)))
         return nomem(r);
-    /* class nodes ascending: classes sorted by their node */
-    for (class_ix c = 0; c < r->n_cls; c++) {
-        st->cls_of[c] = c;
+    for (class_ix c = 0; c < r->n_cls; c++)
         st->cls_len[c] = sat32(r, r->cls[c].end - r->cls[c].off);
-    }
-    qsort_r(st->cls_of, r->n_cls, sizeof *st->cls_of, cmp_by_node, g->classes);
-    for (uint32_t k = 0; k < r->n_cls; k++)
-        st->cls_node[k] = g->classes[st->cls_of[k]].node;
+    LR_TRY(graph_index_class_nodes(g, r->err));
     if (r->n <= UINT32_MAX) {
         if (!(st->rec32 = err_mallocarray(n ? n : 1, sizeof *st->rec32)))
             return nomem(r);

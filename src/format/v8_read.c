@@ -2593,6 +2593,7 @@ static lr_status load(ctx *x)
     hs = join_helper(x);
     diag_add(&g->diag, DIAG_SIZE_SATURATED, x->own_saturated);
     LR_TRY(s ? s : hs);
+    LR_TRY(graph_index_class_nodes(g, c->err));
     describe(x);
     return LR_OK;
 }

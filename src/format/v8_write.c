@@ -235,9 +235,6 @@ typedef struct conv {
     uint32_t kind_n[GRAPH_ROOT_KIND_COUNT]; /* extra root entries per kind */
     uint32_t n_kinds;    /* kinds with entries (= sub-roots) */
     uint32_t *cls_name;  /* per class: string index of "class <name>", V8W_NO until used */
-    node_ix *cn_node;    /* class-object nodes, sorted ... */
-    class_ix *cn_cls;    /* ... and the class each describes */
-    uint32_t n_cn;
     int v8_types[32];    /* graph node_type -> T_*, -1 when the type is not a V8 one */
     int kept_ids;
     stab st;
@@ -335,51 +332,15 @@ static uint64_t node_out_id(const conv *c, node_ix x)
     return c->kept_ids ? graph_node_id(c->g, x) : 2ull * c->ord[x] + 1;
 }
 
-/* Class described by class-object node x, or GRAPH_NONE. */
-static class_ix class_of_object(const conv *c, node_ix x)
-{
-    uint32_t lo = 0, hi = c->n_cn;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (c->cn_node[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < c->n_cn && c->cn_node[lo] == x ? c->cn_cls[lo] : GRAPH_NONE;
-}
-
-static int cmp_cn(const void *a, const void *b)
-{
-    const uint64_t *x = a, *y = b;
-    return *x < *y ? -1 : *x > *y;
-}
-
 static lr_status class_nodes(conv *c)
 {
     const graph *g = c->g;
-    uint64_t *pairs = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *pairs);
-    c->cn_node = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *c->cn_node);
-    c->cn_cls = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *c->cn_cls);
     c->cls_name = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *c->cls_name);
-    if (!pairs || !c->cn_node || !c->cn_cls || !c->cls_name) {
-        free(pairs);
+    if (!c->cls_name)
         return LR_FAIL(c->err, LR_ERR_NOMEM, "v8 write: out of memory (%u classes)",
                        g->n_classes);
-    }
-    uint32_t k = 0;
-    for (class_ix i = 0; i < g->n_classes; i++) {
+    for (class_ix i = 0; i < g->n_classes; i++)
         c->cls_name[i] = V8W_NO;
-        if (g->classes[i].node < g->n_nodes)
-            pairs[k++] = (uint64_t)g->classes[i].node << 32 | i;
-    }
-    qsort(pairs, k, sizeof *pairs, cmp_cn);
-    for (uint32_t i = 0; i < k; i++) {
-        c->cn_node[i] = (node_ix)(pairs[i] >> 32);
-        c->cn_cls[i] = (class_ix)pairs[i];
-    }
-    c->n_cn = k;
-    free(pairs);
     return LR_OK;
 }
 
@@ -420,7 +381,7 @@ static lr_status node_name(conv *c, node_ix x, uint32_t *out)
     if (g->node_name && g->node_name[x] != GRAPH_NONE)
         return stab_graph(&c->st, g, g->node_name[x], out, c->err);
     if (g->node_kind[x] == GRAPH_KIND_CLASS) {
-        class_ix k = class_of_object(c, x);
+        class_ix k = graph_class_of_node(c->g, x);
         if (k != GRAPH_NONE) {
             if (c->cls_name[k] == V8W_NO) {
                 const char *nm = graph_str(g, g->classes[k].name);
@@ -729,8 +690,6 @@ done:
     stab_free(&c->st);
     free(c->ord);
     free(c->cls_name);
-    free(c->cn_node);
-    free(c->cn_cls);
     free(c);
     return rc;
 }

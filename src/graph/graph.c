@@ -43,6 +43,7 @@ void graph_fini(graph *g)
     free(g->rev_first);
     free(g->rev_edge);
     free(g->classes);
+    free(g->class_nodes);
     free(g->fields);
     free(g->statics);
     free(g->roots);
@@ -404,6 +405,47 @@ node_ix graph_find_id(const graph *g, uint64_t id)
 }
 
 /* ---- classes ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+lr_status graph_index_class_nodes(graph *g, lr_error *err)
+{
+    free(g->class_nodes);
+    g->class_nodes = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *g->class_nodes);
+    g->n_class_nodes = 0;
+    if (!g->class_nodes)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory indexing %u classes", g->n_classes);
+    for (class_ix c = 0; c < g->n_classes; c++)
+        if (g->classes[c].node < g->n_nodes)
+            g->class_nodes[g->n_class_nodes++] = (uint64_t)g->classes[c].node << 32 | c;
+    qsort(g->class_nodes, g->n_class_nodes, sizeof *g->class_nodes, cmp_u64);
+    return LR_OK;
+}
+
+class_ix graph_class_of_node(const graph *g, node_ix n)
+{
+    if (!g->class_nodes) {
+        for (class_ix c = 0; c < g->n_classes; c++)
+            if (g->classes[c].node == n)
+                return c;
+        return GRAPH_NONE;
+    }
+    uint32_t lo = 0, hi = g->n_class_nodes;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->class_nodes[mid] >> 32 < n)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < g->n_class_nodes && g->class_nodes[lo] >> 32 == n)
+        return (class_ix)g->class_nodes[lo];
+    return GRAPH_NONE;
+}
 
 class_ix graph_find_class(const graph *g, const char *name)
 {

@@ -252,6 +252,10 @@ typedef struct graph {
     uint64_t id_min;           /* smallest id */
     unsigned id_shift;         /* bucket = (id - id_min) >> id_shift */
 
+    /* ---- class objects (built by graph_index_class_nodes) ---- */
+    uint64_t *class_nodes;     /* node << 32 | class of every class with a node, ascending */
+    uint32_t n_class_nodes;    /* entries in class_nodes */
+
     /* ---- format-private state (freed by the reader's free hook) ---- */
     void *fmt_state;
     void (*fmt_free)(void *);
@@ -360,6 +364,12 @@ const char *graph_str(const graph *g, str_ix s);
 lr_status graph_build_index(graph *g, lr_error *err);
 /* Node with original id, or GRAPH_NONE. O(1) expected (bucket directory), O(log n) worst. */
 node_ix graph_find_id(const graph *g, uint64_t id);
+/* Indexes class-object nodes for graph_class_of_node (readers call it once the classes'
+ * nodes are final). Returns LR_OK or LR_ERR_NOMEM. */
+lr_status graph_index_class_nodes(graph *g, lr_error *err);
+/* The class that class-object node n describes (the lowest class index if several do), or
+ * GRAPH_NONE. O(log classes) once indexed, O(classes) without the index. */
+class_ix graph_class_of_node(const graph *g, node_ix n);
 /* Class by exact Java-form name; the first one in class order, or GRAPH_NONE. O(classes). */
 class_ix graph_find_class(const graph *g, const char *name);
 /* Whether class c is `ancestor` or a subclass of it. */

@@ -162,34 +162,6 @@ static int map_class_name(const mapping *m, const char *name, char *out, size_t 
     return k > 0 && (size_t)k < cap;
 }
 
-typedef struct node_class {
-    node_ix node;
-    class_ix cls;
-} node_class;
-
-/* By node, then class index: the first class of a node wins, as the former scan did. */
-static int cmp_node_class(const void *a, const void *b)
-{
-    const node_class *x = a, *y = b;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    return x->cls < y->cls ? -1 : x->cls > y->cls;
-}
-
-/* Class whose class object is node n (lowest index), or GRAPH_NONE. */
-static class_ix class_of_node(const node_class *v, uint32_t n_v, node_ix n)
-{
-    uint32_t lo = 0, hi = n_v;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (v[mid].node < n)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n_v && v[lo].node == n ? v[lo].cls : GRAPH_NONE;
-}
-
 static lr_status intern(graph *g, const char *s, str_ix *out, lr_error *err)
 {
     return graph_intern(g, s, strlen(s), out, err);
@@ -202,7 +174,6 @@ lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_
     memset(&m, 0, sizeof m);
     lr_status st = parse(&m, name, text, len, err);
     const mclass **of = NULL;
-    node_class *by_node = NULL;
     if (st != LR_OK || m.n == 0)
         goto done;
     /* mapping class of every graph class, by its (obfuscated) name */
@@ -213,16 +184,6 @@ lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_
     }
     for (class_ix c = 0; c < g->n_classes; c++)
         of[c] = find_class(&m, graph_str(g, g->classes[c].name));
-    /* classes by their class object's node, for static edges (a scan per edge would cost
-     * classes x static edges) */
-    by_node = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *by_node);
-    if (!by_node) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
-        goto done;
-    }
-    for (class_ix c = 0; c < g->n_classes; c++)
-        by_node[c] = (node_class){g->classes[c].node, c};
-    qsort(by_node, g->n_classes, sizeof *by_node, cmp_node_class);
     char buf[1024];
     /* edges first: their lookup needs the obfuscated names. A graph whose edge names are read
      * back from field descriptors (graph.derive) follows the descriptor renames below. */
@@ -246,7 +207,7 @@ lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_
                     c = gc->super;
                 }
             } else if (k == GRAPH_EDGE_STATIC && g->node_kind[n] == GRAPH_KIND_CLASS) {
-                class_ix c = class_of_node(by_node, g->n_classes, n);
+                class_ix c = graph_class_of_node(g, n);
                 if (c != GRAPH_NONE)
                     orig = of[c] ? find_field(of[c], graph_str(g, graph_edge_name(g, e))) : NULL;
             }
@@ -282,7 +243,6 @@ lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_
             st = intern(g, buf, &gc->name, err);
     }
 done:
-    free(by_node);
     free(of);
     mapping_free(&m);
     return st;

@@ -83,8 +83,6 @@ void rules_fini(rules_set *rs)
     free(rs->exprs);
     free(rs->cls_first);
     free(rs->cls_items);
-    free(rs->clsnode_node);
-    free(rs->clsnode_class);
     free(rs->thread_serials);
     free(rs->generic);
     memset(rs, 0, sizeof *rs);
@@ -1042,7 +1040,7 @@ static void resolve(const rules_set *rs, node_ix n, const char *fld, const char 
             graph_value gv;
             int found = 0;
             if (g->node_kind[cur] == GRAPH_KIND_CLASS) {
-                class_ix c = rules_class_of_node(rs, cur);
+                class_ix c = graph_class_of_node(rs->g, cur);
                 if (c != GRAPH_NONE)
                     found = graph_static_find(g, c, comp, &gv);
             }
@@ -1437,12 +1435,6 @@ static int cmp_name_item(const void *a, const void *b)
     return c ? c : (x->item > y->item) - (x->item < y->item);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -1513,15 +1505,11 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
     rs->g = g;
     free(rs->cls_first);
     free(rs->cls_items);
-    free(rs->clsnode_node);
-    free(rs->clsnode_class);
     free(rs->thread_serials);
     free(rs->generic);
     rs->generic = NULL;
     rs->cls_first = rs->cls_items = rs->thread_serials = NULL;
-    rs->clsnode_node = NULL;
-    rs->clsnode_class = NULL;
-    rs->n_cls_items = rs->n_clsnode = rs->n_thread_serials = 0;
+    rs->n_cls_items = rs->n_thread_serials = 0;
     read_build(rs);
     for (uint32_t i = 0; i < rs->n_refs; i++)
         rs->refs[i].active = (uint8_t)eval(rs, rs->refs[i].when, GRAPH_NONE, NULL, 0);
@@ -1536,29 +1524,6 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
     for (uint32_t i = 0; i < rs->n_insp; i++)
         if (rs->insp[i].active && rs->insp[i].subject != RULES_SUBJ_CLASS)
             rs->generic[rs->n_generic++] = i;
-
-    /* class object node -> class */
-    uint32_t nc = 0;
-    for (uint32_t c = 0; c < g->n_classes; c++)
-        nc += g->classes[c].node != GRAPH_NONE && g->classes[c].node < g->n_nodes;
-    uint64_t *pairs = err_mallocarray(nc ? nc : 1, sizeof *pairs);
-    rs->clsnode_node = err_mallocarray(nc ? nc : 1, sizeof *rs->clsnode_node);
-    rs->clsnode_class = err_mallocarray(nc ? nc : 1, sizeof *rs->clsnode_class);
-    if (!pairs || !rs->clsnode_node || !rs->clsnode_class) {
-        free(pairs);
-        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory binding rules");
-    }
-    nc = 0;
-    for (uint32_t c = 0; c < g->n_classes; c++)
-        if (g->classes[c].node != GRAPH_NONE && g->classes[c].node < g->n_nodes)
-            pairs[nc++] = (uint64_t)g->classes[c].node << 32 | c;
-    qsort(pairs, nc, sizeof *pairs, cmp_u64);
-    for (uint32_t i = 0; i < nc; i++) {
-        rs->clsnode_node[i] = (node_ix)(pairs[i] >> 32);
-        rs->clsnode_class[i] = (class_ix)(pairs[i] & 0xffffffffu);
-    }
-    rs->n_clsnode = nc;
-    free(pairs);
 
     /* threads that have a THREAD_OBJECT root: their JAVA_FRAME roots come back as locals */
     uint32_t nt = 0;
@@ -1614,19 +1579,6 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
     rs->n_cls_items = total;
     free(ni);
     return bind_sets(rs, 0, err);
-}
-
-class_ix rules_class_of_node(const rules_set *rs, node_ix n)
-{
-    uint32_t lo = 0, hi = rs->n_clsnode;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (rs->clsnode_node[mid] < n)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < rs->n_clsnode && rs->clsnode_node[lo] == n ? rs->clsnode_class[lo] : GRAPH_NONE;
 }
 
 /* ---------------------------------------------------------------- queries */
@@ -1707,7 +1659,7 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
         return RULES_FOLLOW;
     }
     case GRAPH_EDGE_STATIC: {
-        class_ix c = rules_class_of_node(rs, from);
+        class_ix c = graph_class_of_node(rs->g, from);
         if (c == GRAPH_NONE)
             return RULES_FOLLOW;
         const char *cn = graph_str(g, g->classes[c].name);

@@ -89,9 +89,6 @@ typedef struct rules_set {
     uint32_t *cls_items;     /* instance-ref and inspector indices applying to a class; refs
                               * are stored as idx, inspectors as idx | RULES_ITEM_INSP */
     uint32_t n_cls_items;
-    node_ix *clsnode_node;   /* sorted class-object nodes ... */
-    class_ix *clsnode_class; /* ... and the class each one describes */
-    uint32_t n_clsnode;
     uint32_t *thread_serials; /* sorted serials of threads with a THREAD_OBJECT root */
     uint32_t n_thread_serials;
     int has_local_edges;     /* the graph has GRAPH_EDGE_LOCAL edges */
@@ -127,9 +124,6 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err);
 enum { RULES_FOLLOW = 0, RULES_VISIT_LAST = 1, RULES_DROP = 2 };
 int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib);
 int rules_root_class(const rules_set *rs, uint32_t root, int32_t *lib);
-
-/* The class object's class (the class a GRAPH_KIND_CLASS node describes), or GRAPH_NONE. */
-class_ix rules_class_of_node(const rules_set *rs, node_ix n);
 
 /* Inspection result for one object. Reasons are joined with " and ". */
 typedef struct rules_verdicts {
