@@ -201,7 +201,8 @@ int cmd_cycles(int argc, char **argv)
                 for (uint32_t k = 0; k < c->length; k++) {
                     jsonw_obj_begin(&w);
                     jsonw_kv_str(&w, "class", graph_class_name(g, r.nodes[c->first + k]));
-                    jsonw_kv_str(&w, "id", cli_fmt_id(id, g, graph_node_id(g, r.nodes[c->first + k])));
+                    node_ix x = r.nodes[c->first + k];
+                    jsonw_kv_str(&w, "id", cli_fmt_id(id, g, graph_node_id(g, x)));
                     jsonw_kv_str(&w, "edge",
                                  graph_edge_name_text(g, r.edges[c->first + k], eb, sizeof eb));
                     jsonw_obj_end(&w);

@@ -325,7 +325,8 @@ static void text_report(const cli_common *co, const graph *g, const dupes_result
         printf("\n");
         for (uint32_t k = 0; k < gr->count && k < DUPES_PATHS_TEXT; k++) {
             uint32_t m = gr->first_member + k;
-            printf("     array %s, owner path:\n", cli_fmt_id(id, g, graph_node_id(g, r->members[m])));
+            printf("     array %s, owner path:\n",
+                   cli_fmt_id(id, g, graph_node_id(g, r->members[m])));
             if (r->owner[m] != GRAPH_NONE)
                 cli_special_path(stdout, g, &r->paths, r->owner[m], "       ");
             else

@@ -46,7 +46,8 @@ static void path_print_collapsed(const graph *g, const cat_set *cs, const node_i
         }
         node_ix a = nodes[l->first], z = nodes[l->last];
         if (l->first == l->last) {
-            printf("  %s %s", cli_fmt_id(b1, g, graph_node_id(g, a)), path_label(g, a, lab, sizeof lab));
+            printf("  %s %s", cli_fmt_id(b1, g, graph_node_id(g, a)),
+                   path_label(g, a, lab, sizeof lab));
             if (l->cat != CAT_NONE)
                 printf("  [%s]", cat_name(cs, l->cat));
             printf("\n");
@@ -54,7 +55,8 @@ static void path_print_collapsed(const graph *g, const cat_set *cs, const node_i
         }
         printf("  %u x %s: %s %s", collapse_count(l), cat_name(cs, l->cat),
                cli_fmt_id(b1, g, graph_node_id(g, a)), path_label(g, a, lab, sizeof lab));
-        printf(" ... %s %s", cli_fmt_id(b1, g, graph_node_id(g, z)), path_label(g, z, lab, sizeof lab));
+        printf(" ... %s %s", cli_fmt_id(b1, g, graph_node_id(g, z)),
+               path_label(g, z, lab, sizeof lab));
         if (l->collections)
             printf(" (through %u collection node%s)", l->collections,
                    l->collections == 1 ? "" : "s");

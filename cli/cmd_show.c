@@ -165,7 +165,8 @@ static void ref_text(const graph *g, uint64_t raw, node_ix ref)
         printf("%s (not in dump)", cli_fmt_id(id, g, raw));
         return;
     }
-    printf("%s %s", cli_fmt_id(id, g, graph_node_id(g, ref)), node_label(g, ref, label, sizeof label));
+    printf("%s %s", cli_fmt_id(id, g, graph_node_id(g, ref)),
+           node_label(g, ref, label, sizeof label));
     char s[SHOW_STRING_PREVIEW + 1];
     size_t shown;
     long len = string_of(g, ref, s, sizeof s, &shown);
@@ -628,7 +629,8 @@ static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
             jsonw_kv_uint(w, "string_bytes", (uint64_t)slen);
         }
     } else {
-        printf("%s %s\n", cli_fmt_id(id, g, graph_node_id(g, n)), node_label(g, n, label, sizeof label));
+        printf("%s %s\n", cli_fmt_id(id, g, graph_node_id(g, n)),
+               node_label(g, n, label, sizeof label));
         printf("kind:          %s", graph_node_kind_name(g->node_kind[n]));
         if (g->node_type && g->node_type[n] < g->n_types && g->type_names[g->node_type[n]] &&
             strcmp(g->type_names[g->node_type[n]], graph_node_kind_name(g->node_kind[n])) != 0)

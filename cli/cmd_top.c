@@ -314,8 +314,8 @@ static int top_devtools(const cli_common *co, const graph *g, int by_class, uint
             for (uint32_t i = 0; i < n; i++) {
                 node_ix x = sel[i];
                 printf("%4" PRIu32 ": %-18s %14" PRIu64 " %12" PRIu32 " %9" PRId32 "  %s\n",
-                       i + 1, cli_fmt_id(b1, g, graph_node_id(g, x)), r.retained[x], graph_node_size(g, x),
-                       r.distance[x], top_class_name(g, x));
+                       i + 1, cli_fmt_id(b1, g, graph_node_id(g, x)), r.retained[x],
+                       graph_node_size(g, x), r.distance[x], top_class_name(g, x));
             }
         }
         cli_print_timing(co, stdout, "load time", co->load_ms);

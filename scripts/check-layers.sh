@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check-layers.sh: fails when a source file includes a header from a layer above its own
 # (docs/style.md: graph -> base; format, rules -> graph; analysis -> graph, rules;
-# report -> analysis). cli/ may include anything.
+# report -> analysis; cli/ may include anything), or when a C line is over 100 columns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 declare -A allowed=(
@@ -24,4 +24,10 @@ for layer in "${!allowed[@]}"; do
     esac
   done < <(grep -HE '^#include "[a-z_]+/' src/$layer/*.[ch] 2>/dev/null || true)
 done
+long=$(git ls-files '*.c' '*.h' 2>/dev/null | xargs -r awk 'length > 100 {print FILENAME":"FNR}' || true)
+if [ -n "$long" ]; then
+  echo "check-layers: lines over 100 columns (docs/style.md):" >&2
+  echo "$long" >&2
+  bad=1
+fi
 exit $bad

@@ -619,7 +619,8 @@ int graph_field_find(const graph *g, node_ix n, const char *name, graph_value *o
 {
     if (n >= g->n_nodes)
         return 0;
-    if (graph_node_off(g, n) != UINT64_MAX && g->node_kind[n] == GRAPH_KIND_INSTANCE && g->id_size) {
+    if (graph_node_off(g, n) != UINT64_MAX && g->node_kind[n] == GRAPH_KIND_INSTANCE &&
+        g->id_size) {
         struct find_ctx fc = {g, name, out, 0};
         graph_fields_each(g, n, find_cb, &fc);
         return fc.found;
@@ -630,7 +631,7 @@ int graph_field_find(const graph *g, node_ix n, const char *name, graph_value *o
         unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
         if (GRAPH_EDGE_NAME_IS_INDEX(k))
             continue;
-        if (strcmp(graph_str(g, graph_edge_name(g, e)), name) == 0) {
+        if (strcmp(graph_str(g, graph_edge_name_from(g, n, e)), name) == 0) {
             out->type = GRAPH_FT_OBJECT;
             out->ref = g->edge_to[e];
             out->raw = graph_node_id(g, g->edge_to[e]);

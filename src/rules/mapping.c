@@ -192,7 +192,7 @@ lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_
             unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
             const char *orig = NULL;
             if (k == GRAPH_EDGE_FIELD) {
-                const char *fname = graph_str(g, graph_edge_name(g, e));
+                const char *fname = graph_str(g, graph_edge_name_from(g, n, e));
                 class_ix c = g->node_class[n];
                 for (int d = 0; d < 64 && c < g->n_classes && !orig; d++) {
                     const graph_class *gc = &g->classes[c];
@@ -209,9 +209,10 @@ lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_
             } else if (k == GRAPH_EDGE_STATIC && g->node_kind[n] == GRAPH_KIND_CLASS) {
                 class_ix c = graph_class_of_node(g, n);
                 if (c != GRAPH_NONE)
-                    orig = of[c] ? find_field(of[c], graph_str(g, graph_edge_name(g, e))) : NULL;
+                    orig = of[c] ? find_field(of[c], graph_str(g, graph_edge_name_from(g, n, e)))
+                                 : NULL;
             }
-            if (orig && strcmp(orig, graph_str(g, graph_edge_name(g, e)))) {
+            if (orig && strcmp(orig, graph_str(g, graph_edge_name_from(g, n, e)))) {
                 snprintf(buf, sizeof buf, "%s", orig);
                 str_ix s;
                 st = intern(g, buf, &s, err);

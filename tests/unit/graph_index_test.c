@@ -94,7 +94,8 @@ static void test_many_runs(void **state)
     assert_false(g.ids_sorted);
     for (uint32_t i = 0; i < g.n_nodes; i++) {
         assert_int_equal(graph_find_id(&g, graph_node_id(&g, i)), i);
-        assert_int_equal(graph_find_id(&g, graph_node_id(&g, i) + 8), GRAPH_NONE); /* ids step by 24 */
+        /* ids step by 24 */
+        assert_int_equal(graph_find_id(&g, graph_node_id(&g, i) + 8), GRAPH_NONE);
     }
     assert_int_equal(graph_find_id(&g, 24), g.n_nodes - 1);
     graph_fini(&g);

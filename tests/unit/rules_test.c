@@ -371,8 +371,9 @@ static void test_dialer(void **state)
     memset(&vd, 0, sizeof vd);
     rules_inspect_node(&rs, svc, &vd);
     assert_string_equal(vd.leaking, "Service not held by ActivityThread");
-    assert_non_null(strstr(vd.labels, "mApplication instance of com.android.dialer.DialerApplication\n"
-                                      "mBase instance of android.app.ContextImpl"));
+    assert_non_null(strstr(vd.labels,
+                           "mApplication instance of com.android.dialer.DialerApplication\n"
+                           "mBase instance of android.app.ContextImpl"));
     node_ix notifier = first_of_class(&g, "com.android.dialer.calllog.DefaultVoicemailNotifier");
     assert_true(notifier != GRAPH_NONE);
     memset(&vd, 0, sizeof vd);
