@@ -465,42 +465,95 @@ static int inspect(const graph *g, const rules_set *rs, const leak_set *ls, node
     return rc;
 }
 
-/* Dominator subtree object counts (uint32: a subtree never holds more than N nodes).
- * pend[x] counts x's dominator children not yet added; a node whose children are all in
- * passes its count up, and so may its parent in turn, so every node is passed up once and
- * no children lists or stack are needed. O(N), two uint32 arrays. */
-static uint32_t *subtree_counts(const dom_tree *t)
+/* Dominator subtree object counts of the nodes of `want` (sorted, distinct), into cnt (one
+ * per entry of want; uint32: a subtree never holds more than N nodes). Only these few nodes
+ * need a count, so instead of counting every subtree (two arrays of N) each node is charged to
+ * its nearest ancestor-or-self in `want` (one array of N: near[x], the nearest proper
+ * ancestor of x in want, found by climbing until a known answer and then writing it along
+ * the climbed chain, so every node is climbed over once), and the counts then pass up the
+ * small forest that `want` forms under near[]. O(N + |want| log |want|). Returns 0, or -1 when
+ * out of memory. */
+#define NEAR_UNKNOWN UINT32_MAX
+#define NEAR_NONE (UINT32_MAX - 2) /* no ancestor in want (DOM_SUPER_ROOT is UINT32_MAX - 1) */
+
+static uint32_t want_index(const node_ix *want, uint32_t nw, node_ix x)
+{
+    uint32_t lo = 0, hi = nw;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (want[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nw && want[lo] == x ? lo : UINT32_MAX;
+}
+
+static int subtree_counts(const dom_tree *t, const node_ix *want, uint32_t nw, uint32_t *cnt)
 {
     uint32_t n = t->n;
-    uint32_t *cnt = err_calloc(n ? n : 1, sizeof *cnt);
-    uint32_t *pend = err_calloc(n ? n : 1, sizeof *pend);
-    if (!cnt || !pend) {
-        free(cnt);
+    uint32_t *near = err_mallocarray(n ? n : 1, sizeof *near);
+    uint8_t *in = err_calloc(n / 8 + 1, 1);
+    uint32_t *pend = err_calloc(nw ? nw : 1, sizeof *pend);
+    uint32_t *queue = err_mallocarray(nw ? nw : 1, sizeof *queue);
+    if (!near || !in || !pend || !queue) {
+        free(near);
+        free(in);
         free(pend);
-        return NULL;
+        free(queue);
+        return -1;
     }
+    for (uint32_t k = 0; k < nw; k++) {
+        in[want[k] / 8] |= (uint8_t)(1u << (want[k] % 8));
+        cnt[k] = 0;
+    }
+    for (uint32_t x = 0; x < n; x++)
+        near[x] = NEAR_UNKNOWN;
     for (uint32_t x = 0; x < n; x++) {
-        node_ix d = t->idom[x];
-        if (d == GRAPH_NONE)
+        if (near[x] != NEAR_UNKNOWN || t->idom[x] == GRAPH_NONE)
             continue;
-        cnt[x] = 1;
-        if (d < n)
-            pend[d]++;
+        node_ix y = t->idom[x];
+        while (y < n && !(in[y / 8] >> (y % 8) & 1) && near[y] == NEAR_UNKNOWN)
+            y = t->idom[y];
+        uint32_t r = y >= n ? NEAR_NONE : (in[y / 8] >> (y % 8) & 1) ? y : near[y];
+        for (node_ix z = x; z != y; z = t->idom[z])
+            near[z] = r;
     }
     for (uint32_t x = 0; x < n; x++) {
-        /* UINT32_MAX marks a node already passed up */
-        for (node_ix y = x; y < n && pend[y] == 0 && t->idom[y] != GRAPH_NONE;) {
-            pend[y] = UINT32_MAX;
-            node_ix d = t->idom[y];
-            if (d >= n)
-                break;
-            cnt[d] += cnt[y];
-            pend[d]--;
-            y = d;
-        }
+        if (t->idom[x] == GRAPH_NONE)
+            continue;
+        node_ix a = (in[x / 8] >> (x % 8) & 1) ? x : near[x];
+        if (a < n)
+            cnt[want_index(want, nw, a)]++;
     }
+    /* pass the counts up the forest of want: children first, by pending-children counts */
+    uint32_t qn = 0;
+    for (uint32_t k = 0; k < nw; k++)
+        if (near[want[k]] < n)
+            pend[want_index(want, nw, near[want[k]])]++;
+    for (uint32_t k = 0; k < nw; k++)
+        if (!pend[k])
+            queue[qn++] = k;
+    for (uint32_t q = 0; q < qn; q++) {
+        uint32_t k = queue[q];
+        if (near[want[k]] >= n)
+            continue;
+        uint32_t p = want_index(want, nw, near[want[k]]);
+        cnt[p] += cnt[k];
+        if (--pend[p] == 0)
+            queue[qn++] = p;
+    }
+    free(near);
+    free(in);
     free(pend);
-    return cnt;
+    free(queue);
+    return 0;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+    node_ix x = *(const node_ix *)a, y = *(const node_ix *)b;
+    return x < y ? -1 : x > y;
 }
 
 typedef struct order_key {
@@ -1152,10 +1205,30 @@ lr_status trace_finish(const graph *g, const rules_set *rs, const leak_set *ls,
     lr_status st = LR_OK;
     uint32_t nn = g->n_nodes;
     uint8_t *vis = NULL, *stop = NULL, *live = NULL;
-    uint32_t *queue = NULL;
-    /* subtree object counts */
-    uint32_t *cnt = subtree_counts(dt);
-    if (!cnt) {
+    uint32_t *queue = NULL, *cnt = NULL;
+    node_ix *want = NULL;
+    /* subtree object counts of the nodes the traces show */
+    uint32_t nw = 0;
+    for (uint32_t t = 0; t < out->n_traces; t++)
+        nw += out->traces[t].n;
+    want = err_mallocarray(nw ? nw : 1, sizeof *want);
+    if (!want) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+        goto done;
+    }
+    nw = 0;
+    for (uint32_t t = 0; t < out->n_traces; t++)
+        for (uint32_t j = 0; j < out->traces[t].n; j++)
+            if (out->traces[t].el[j].node < dt->n)
+                want[nw++] = out->traces[t].el[j].node;
+    qsort(want, nw, sizeof *want, cmp_node);
+    uint32_t nu = 0;
+    for (uint32_t k = 0; k < nw; k++)
+        if (nu == 0 || want[nu - 1] != want[k])
+            want[nu++] = want[k];
+    nw = nu;
+    cnt = err_mallocarray(nw ? nw : 1, sizeof *cnt);
+    if (!cnt || subtree_counts(dt, want, nw, cnt) != 0) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         goto done;
     }
@@ -1165,7 +1238,7 @@ lr_status trace_finish(const graph *g, const rules_set *rs, const leak_set *ls,
             if (el->node < dt->n) {
                 el->has_retained = 1;
                 el->retained = dt->retained[el->node];
-                el->retained_count = cnt[el->node];
+                el->retained_count = cnt[want_index(want, nw, el->node)];
             }
         }
     if (!out->n_groups)
@@ -1200,7 +1273,7 @@ lr_status trace_finish(const graph *g, const rules_set *rs, const leak_set *ls,
                 }
                 if (!nested && x < dt->n) {
                     gr->retained += dt->retained[x];
-                    gr->retained_count += cnt[x];
+                    gr->retained_count += cnt[want_index(want, nw, x)];
                 }
             }
             continue;
@@ -1214,6 +1287,7 @@ lr_status trace_finish(const graph *g, const rules_set *rs, const leak_set *ls,
     }
 done:
     free(cnt);
+    free(want);
     free(live);
     free(vis);
     free(stop);
