@@ -2061,18 +2061,24 @@ static lr_status hp_compact(rd *r)
     for (class_ix c = 0; c < r->n_cls; c++)
         st->cls_len[c] = sat32(r, r->cls[c].end - r->cls[c].off);
     LR_TRY(graph_index_class_nodes(g, r->err));
+    free(g->node_id);
+    g->node_id = NULL;
     if (r->n <= UINT32_MAX) {
-        if (!(st->rec32 = err_mallocarray(n ? n : 1, sizeof *st->rec32)))
-            return nomem(r);
-        for (uint32_t i = 0; i < n; i++)
-            st->rec32[i] = (uint32_t)g->node_off[i];
-        free(g->node_off);
+        /* narrowed in place: entry i is read at byte 8i before 4i is written, so no entry is
+         * overwritten before it is read, and the array never exists twice */
+        unsigned char *b = (unsigned char *)g->node_off;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t wide;
+            memcpy(&wide, b + 8 * (size_t)i, 8);
+            uint32_t v = (uint32_t)wide;
+            memcpy(b + 4 * (size_t)i, &v, 4);
+        }
+        void *p = realloc(b, (n ? n : 1) * sizeof *st->rec32);
+        st->rec32 = p ? p : (void *)b;
     } else {
         st->rec64 = g->node_off;
     }
     g->node_off = NULL;
-    free(g->node_id);
-    g->node_id = NULL;
     g->derive = &HP_DERIVE;
     return LR_OK;
 }
