@@ -197,6 +197,13 @@ int cli_parse_size(const char *s, uint64_t *out);
  * stray bytes as \n, \t, \xNN. At most max_bytes of s are shown, then "..." is added. */
 void cli_put_text(FILE *out, const char *s, size_t len, size_t max_bytes);
 
+/* --collapse [--categories NAME|FILE] of analyze and path: initialises *cs and, when collapse
+ * is set, loads the categories (flutter by default). Returns 0, or the exit code after printing
+ * the error (cs is then finalised). */
+struct cat_set;
+int cli_categories(const cli_common *co, int collapse, const char *categories,
+                   struct cat_set *cs);
+
 /* ---- the verb table (cli/leakray.c) ---- */
 
 typedef int (*cli_verb_fn)(int argc, char **argv);

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include "analysis/native.h"
+#include "rules/categories.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -531,4 +532,19 @@ void cli_put_text(FILE *out, const char *s, size_t len, size_t max_bytes)
     }
     if (len > n)
         fputs("...", out);
+}
+
+int cli_categories(const cli_common *co, int collapse, const char *categories, cat_set *cs)
+{
+    if (categories && !collapse)
+        return cli_usage_error(co, "--categories needs --collapse");
+    cat_init(cs);
+    if (!collapse)
+        return 0;
+    lr_error err = {.offset = LR_NO_OFFSET};
+    if (cat_load(cs, categories ? categories : "flutter", &err) != LR_OK) {
+        cat_fini(cs);
+        return cli_error(co, &err);
+    }
+    return 0;
 }

@@ -279,17 +279,9 @@ int cmd_analyze(int argc, char **argv)
         return rc;
     if (ifs.n > watches.n)
         return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
-    if (categories && !collapse)
-        return cli_usage_error(&co, "--categories needs --collapse");
     cat_set cs;
-    cat_init(&cs);
-    if (collapse) {
-        lr_error cerr = {.offset = LR_NO_OFFSET};
-        if (cat_load(&cs, categories ? categories : "flutter", &cerr) != LR_OK) {
-            cat_fini(&cs);
-            return cli_error(&co, &cerr);
-        }
-    }
+    if ((rc = cli_categories(&co, collapse, categories, &cs)) != 0)
+        return rc;
 #ifdef __GLIBC__
     /* The phases allocate and free arrays of N entries one after another; a fixed mmap
      * threshold hands each back to the system when freed (glibc's adaptive threshold would

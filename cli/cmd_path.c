@@ -187,17 +187,9 @@ int cmd_path(int argc, char **argv)
     uint64_t id;
     if (!cli_parse_id(co.pos[1], &id))
         return cli_usage_error(&co, "'%s' is not an object id (0x1f, @123 or 123)", co.pos[1]);
-    if (categories && !collapse)
-        return cli_usage_error(&co, "--categories needs --collapse");
     cat_set cs;
-    cat_init(&cs);
-    if (collapse) {
-        lr_error cerr = {.offset = LR_NO_OFFSET};
-        if (cat_load(&cs, categories ? categories : "flutter", &cerr) != LR_OK) {
-            cat_fini(&cs);
-            return cli_error(&co, &cerr);
-        }
-    }
+    if ((rc = cli_categories(&co, collapse, categories, &cs)) != 0)
+        return rc;
 
     lr_heap *lh;
     if ((rc = cli_open(&co, co.pos[0], 0, &lh)) != 0) {

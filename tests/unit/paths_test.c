@@ -32,27 +32,7 @@ typedef struct troot {
 static void build(graph *g, uint32_t n, const tedge *es, uint32_t ne, const troot *roots,
                   uint32_t nr, const char *const *names)
 {
-    lr_error err = {0};
-    graph_init(g);
-    assert_int_equal(graph_alloc_nodes(g, n, 0, &err), LR_OK);
-    g->classes = calloc(n ? n : 1, sizeof *g->classes);
-    assert_non_null(g->classes);
-    g->n_classes = n;
-    for (uint32_t i = 0; i < n; i++) {
-        char buf[32];
-        const char *nm = names ? names[i] : buf;
-        snprintf(buf, sizeof buf, "C%02u", i);
-        assert_int_equal(graph_intern(g, nm, strlen(nm), &g->classes[i].name, &err), LR_OK);
-        g->classes[i].node = GRAPH_NONE;
-        g->classes[i].super = GRAPH_NONE;
-        g->node_id[i] = 0x100 + i;
-        g->node_class[i] = i;
-        g->node_size[i] = 1;
-        g->node_kind[i] = GRAPH_KIND_INSTANCE;
-        g->node_type[i] = 0;
-        g->node_off[i] = UINT64_MAX;
-        g->node_len[i] = 0;
-    }
+    tg_nodes(g, n, names, 1);
     tg_edges(g, es, ne, 1);
     g->roots = calloc(nr ? nr : 1, sizeof *g->roots);
     assert_non_null(g->roots);
