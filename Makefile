@@ -2,6 +2,7 @@
 #   make            build (CLI at build/leakray)
 #   make demo       build, write a real heap dump of a leaking Java program, analyse it
 #   make test       unit + end-to-end tests, in a normal build and an ASan+UBSan build
+#                   (developer flags: tests registered, -Werror)
 #   make bench      side-by-side benchmarks against peers (bench/*.sh)
 #   make fuzz       run the libFuzzer targets for FUZZ_SECONDS each (clang)
 #   make install PREFIX=/usr/local
@@ -11,6 +12,8 @@ FUZZ_SECONDS ?= 60
 BUILD := build
 ASAN := build-asan
 CMAKE_FLAGS ?=
+# Developer and CI builds: tests registered, warnings are errors. A user's `make` has neither.
+DEV_FLAGS := -DLEAKRAY_TESTS=ON -DLEAKRAY_WERROR=ON
 
 .PHONY: all build deps demo test test-release test-asan bench fuzz install clean
 
@@ -29,10 +32,10 @@ demo: build
 
 test:
 	@scripts/deps.sh test
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
-	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DLEAKRAY_SANITIZE=ON >/dev/null
-	@cmake --build $(ASAN) -j $(JOBS)
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(DEV_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target all lr_tests
+	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DLEAKRAY_SANITIZE=ON $(DEV_FLAGS) >/dev/null
+	@cmake --build $(ASAN) -j $(JOBS) --target all lr_tests
 	@scripts/check-layers.sh
 	@echo "== tests (release build) =="
 	@cd $(BUILD) && ctest -j $(JOBS) --output-on-failure

@@ -6,6 +6,7 @@
 #include "rules/lex.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,16 +147,62 @@ lr_status lex_read_file(const char *path, const char *what, unsigned max_mib, ch
     return LR_OK;
 }
 
+/* The source tree's rules serve only a binary that runs from the build tree it was built in
+ * (build/leakray, the unit tests beside it): an installed copy must never read a checkout that may
+ * have moved on, so it looks beside itself (<prefix>/bin/../share/leakray/rules, which keeps a
+ * relocated install working) and then in the configured install dir. */
+static int running_from_build_tree(void)
+{
+#ifdef LEAKRAY_BUILD_DIR
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return 0;
+    exe[n] = 0;
+    /* The folder itself, not below it: a test may stage an install inside the build tree. */
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return 0;
+    *slash = 0;
+    return strcmp(exe, LEAKRAY_BUILD_DIR) == 0;
+#else
+    return 0;
+#endif
+}
+
+static int rules_beside_exe(char *dir, size_t cap)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return 0;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return 0;
+    *slash = 0;
+    char rel[4200];
+    int k = snprintf(rel, sizeof rel, "%s/../share/leakray/rules", exe);
+    if (k <= 0 || (size_t)k >= sizeof rel || cap < PATH_MAX)
+        return 0;
+    /* Resolved, so error messages name the file as the user knows it. */
+    return realpath(rel, dir) != NULL;
+}
+
 int lex_find_rules(const char *file, char *path, size_t cap)
 {
-    const char *dirs[3] = {getenv("LEAKRAY_RULES_DIR"), NULL, NULL};
+    char beside[PATH_MAX];
+    const char *dirs[4] = {getenv("LEAKRAY_RULES_DIR"), NULL, NULL, NULL};
 #ifdef LEAKRAY_SOURCE_RULES_DIR
-    dirs[1] = LEAKRAY_SOURCE_RULES_DIR;
+    if (running_from_build_tree())
+        dirs[1] = LEAKRAY_SOURCE_RULES_DIR;
 #endif
+    if (rules_beside_exe(beside, sizeof beside))
+        dirs[2] = beside;
 #ifdef LEAKRAY_RULES_DIR
-    dirs[2] = LEAKRAY_RULES_DIR;
+    dirs[3] = LEAKRAY_RULES_DIR;
 #endif
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (!dirs[i] || !*dirs[i])
             continue;
         int k = snprintf(path, cap, "%s/%s", dirs[i], file);

@@ -6,7 +6,8 @@
  * LR_ERR_RULES "file:line: message" (LEX_FAIL). The buffer is never modified and need not end
  * in a NUL; every scan is bounded by an end pointer. lex_read_file loads a whole file with a
  * size ceiling, lex_find_rules resolves a shipped file name in the rules folders in one order:
- * $LEAKRAY_RULES_DIR, then the source tree's rules/, then the install folder. */
+ * $LEAKRAY_RULES_DIR, then the source tree's rules/ (only for a binary inside the build tree it
+ * was built in), then <exe dir>/../share/leakray/rules, then the configured install folder. */
 #ifndef LR_RULES_LEX_H
 #define LR_RULES_LEX_H
 

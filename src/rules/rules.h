@@ -108,8 +108,9 @@ lr_status rules_parse(rules_set *rs, const char *name, const char *text, size_t 
                       lr_error *err);
 /* Reads and parses a rules file. LR_ERR_IO when it cannot be read. */
 lr_status rules_load_file(rules_set *rs, const char *path, lr_error *err);
-/* Loads a shipped rules file ("jdk.rules") from LEAKRAY_RULES_DIR (env), the install dir,
- * or the source tree, whichever exists first. */
+/* Loads a shipped rules file ("jdk.rules") from LEAKRAY_RULES_DIR (env), the source tree (a
+ * binary running from its build tree only), beside the executable, or the install dir,
+ * whichever exists first (lex_find_rules). */
 lr_status rules_load_shipped(rules_set *rs, const char *file, lr_error *err);
 /* Adds a watch rule: instances of cls (or subclasses) for which expr holds are leaking
  * objects. expr may be NULL (every instance). Errors name the source "--leaking-if". */

@@ -100,4 +100,16 @@ done
 (cd "$hm" && "$cli" histo --json --no-timing valid-minimal.hprof) >"$T/out" 2>"$T/err" ||
     fail "installed CLI failed"
 json_eq '[c["count"] for c in d["classes"] if c["name"] == "Foo"]' '[3]'
+# The installed CLI reads the installed rules, never the source tree it was built from: plant
+# a syntax error in the staged copy of jdk.rules (loaded for every HPROF dump) and expect the
+# error to name that copy.
+jdk=$(find "$root" -path '*/share/leakray/rules/jdk.rules' | head -1)
+[ -n "$jdk" ] || fail "jdk.rules not installed"
+printf 'this is not a rule\n' >>"$jdk"
+rc=0
+(cd "$hm" && env -u LEAKRAY_RULES_DIR "$cli" analyze --no-timing valid-minimal.hprof) \
+    >"$T/out" 2>"$T/err" || rc=$?
+[ "$rc" = 3 ] || fail "installed CLI with a broken installed jdk.rules exited $rc, not 3"
+grep -qF "$jdk:" "$T/err" ||
+    fail "installed CLI did not read its installed rules: $(head -c 300 "$T/err")"
 echo "install: ok (CLI, static + shared library, header, pkg-config, $rules rules files)"
