@@ -2,8 +2,8 @@
 /* diff.h: per-class comparison of two heap snapshots (analysis layer), prefix diff_. What
  * Chrome DevTools' Comparison view computes: per class key, objects new in the second
  * snapshot and deleted from the first, matched by node id (# New, # Deleted, # Delta,
- * Alloc. size, Freed size, Size delta); in V8/ArkTS snapshots an id on both sides is never
- * new or deleted, even when its class key differs between the snapshots. Ids only mean "the
+ * Alloc. size, Freed size, Size delta); an id on both sides in one class is neither, one
+ * that changed class (an element become detached) is deleted and new. Ids only mean "the
  * same object" where the runtime keeps them stable (V8, ArkTS); HPROF ids are addresses that
  * GC reuses, so for those the caller asks for class mode: counts and shallow bytes per class
  * on each side and their deltas, with no per-object matching. Like DevTools, only objects

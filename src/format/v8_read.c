@@ -1739,6 +1739,34 @@ out:
     return s;
 }
 
+/* Hands the DOM link state to the graph (g->node_dom), so analyses can filter and group on
+ * it: the propagated `detachedness` when the snapshot has the field, else the "Detached "
+ * name prefix of native nodes (older Chrome writes detached DOM nodes that way, and DevTools
+ * reads them so). Left NULL when no node is attached or detached (Node.js, ArkTS). */
+static lr_status keep_dom_state(ctx *x)
+{
+    graph *g = x->g;
+    uint32_t n = g->n_nodes;
+    if (!x->detached && x->r.native >= 0) {
+        for (uint32_t i = 0; i < n; i++) {
+            if (g->node_type[i] != (uint8_t)x->r.native ||
+                strncmp(graph_str(g, g->node_name[i]), "Detached ", 9) != 0)
+                continue;
+            if (!x->detached && !(x->detached = err_calloc(n, 1)))
+                return LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
+            x->detached[i] = GRAPH_DOM_DETACHED;
+        }
+    }
+    int any = 0;
+    for (uint32_t i = 0; x->detached && i < n && !any; i++)
+        any = x->detached[i] != 0;
+    if (any) {
+        g->node_dom = x->detached;
+        x->detached = NULL;
+    }
+    return LR_OK;
+}
+
 /* ---- DevTools preparation: shallow sizes (JSHeapSnapshot.calculateShallowSizes) ---- */
 
 static int is_type(const graph *g, node_ix v, int t) { return t >= 0 && g->node_type[v] == t; }
@@ -2587,6 +2615,7 @@ static lr_status load(ctx *x)
     /* The id index and the size re-attribution are computed beside the naming passes. */
     if (x->detached)
         LR_TRY(propagate_dom_state(x));
+    LR_TRY(keep_dom_state(x));
     LR_TRY(reattribute_prepare(x));
     LR_TRY(start_helper(x, helper_index));
     s = assign_classes(x);

@@ -29,6 +29,7 @@ void graph_fini(graph *g)
     free(g->node_class);
     free(g->node_size);
     free(g->node_native);
+    free(g->node_dom);
     free(g->node_kind);
     if (g->node_type != g->node_kind)
         free(g->node_type); /* HPROF shares one array: its types are its kinds */

@@ -259,7 +259,25 @@ typedef struct graph {
     /* ---- format-private state (freed by the reader's free hook) ---- */
     void *fmt_state;
     void (*fmt_free)(void *);
+
+    /* ---- DOM link state (V8 snapshots of a browser page) ---- */
+    uint8_t *node_dom;         /* per node enum graph_dom_state, NULL when no node has one */
 } graph;
+
+/* DOM link state of a node, what DevTools calls its detachedness: the snapshot's
+ * `detachedness` field spread over the native DOM graph, or the "Detached " name prefix of
+ * snapshots without the field. */
+enum graph_dom_state {
+    GRAPH_DOM_UNKNOWN = 0,  /* not a DOM node, or not known */
+    GRAPH_DOM_ATTACHED = 1, /* reachable from a document */
+    GRAPH_DOM_DETACHED = 2  /* a DOM node no document reaches */
+};
+
+/* The DOM link state of n (GRAPH_DOM_UNKNOWN when the graph has none). */
+static inline unsigned graph_node_dom(const graph *g, node_ix n)
+{
+    return g->node_dom ? g->node_dom[n] & 3u : GRAPH_DOM_UNKNOWN;
+}
 
 /* Readers of values a graph does not store (see graph.derive); set by the format reader. */
 typedef struct graph_derive {
