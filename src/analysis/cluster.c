@@ -27,6 +27,7 @@
 #define PROMISE_MAX_VISIT 64       /* nodes searched from a promise for its reaction handler */
 #define PROMISE_MAX_DEPTH 4
 #define TITLE_MAX_PROPS 8
+#define NEST_CAND 16 /* groups on the first top member's dominator path tried for nesting */
 
 /* ---- 4-word tuple interning (open addressing, ids are insertion order) ---- */
 
@@ -397,7 +398,16 @@ static lr_status bind_dirs(cluster_ctx *c, lr_error *err)
         goto nomem;
     for (uint32_t i = 0; i < g->n_classes; i++)
         class_dir[i] = CLUSTER_NONE;
+    uint32_t dom_dir = CLUSTER_NONE;
+    if (g->node_dom &&
+        (dom_dir = dir_intern(c, CLUSTER_DIR_DETACHED, strlen(CLUSTER_DIR_DETACHED))) ==
+            CLUSTER_NONE)
+        goto nomem;
     for (node_ix n = 0; n < g->n_nodes; n++) {
+        if (graph_node_dom(g, n) == GRAPH_DOM_DETACHED) {
+            c->node_dir[n] = dom_dir;
+            continue;
+        }
         unsigned t = g->node_type && g->node_type[n] < g->n_types && g->node_type[n] < 32
                          ? g->node_type[n]
                          : 32;
@@ -698,6 +708,81 @@ uint32_t cluster_chain_get(const cluster_ctx *c, node_ix n, node_ix *nodes, edge
 
 /* ---- rule keys ---- */
 
+/* DOM key of a detached node's name (into buf): an element keeps its tag and its class
+ * attribute, so `Detached <div class="panel" id="panel-7">` becomes `Detached <div
+ * class="panel">` and the 250 panels of one call site share a key; ids and other attributes
+ * are per element. Other names (Text, blink internals) are kept whole. */
+static const char *dom_key_text(const char *nm, char *buf, size_t cap)
+{
+    const char *lt = strchr(nm, '<');
+    if (!lt || (lt != nm && strncmp(nm, "Detached <", 10) != 0)) {
+        snprintf(buf, cap, "%s", nm);
+        return buf;
+    }
+    size_t tag = strcspn(lt, " >");
+    const char *cls = strstr(lt, " class=\"");
+    int cl = 0;
+    if (cls) {
+        const char *q = strchr(cls + 8, '"');
+        cl = q ? (int)(q + 1 - cls) : 0;
+    }
+    snprintf(buf, cap, "%.*s%.*s>", (int)(lt + tag - nm), nm, cl, cl ? cls : "");
+    return buf;
+}
+
+/* Exact set of owned strings, ids in insertion order (the DOM keys of one run). */
+typedef struct strset {
+    char **strs;
+    uint32_t n, cap;
+    uint32_t *slots; /* id + 1, 0 = empty */
+    uint32_t scap;
+} strset;
+
+static uint32_t strset_get(strset *m, const char *s)
+{
+    if ((uint64_t)(m->n + 1) * 2 > m->scap) {
+        uint32_t nc = m->scap ? m->scap * 2 : 256;
+        uint32_t *ns = err_calloc(nc, sizeof *ns);
+        if (!ns)
+            return CLUSTER_NONE;
+        for (uint32_t i = 0; i < m->n; i++) {
+            uint32_t h = str_hash(m->strs[i]) & (nc - 1);
+            while (ns[h])
+                h = (h + 1) & (nc - 1);
+            ns[h] = i + 1;
+        }
+        free(m->slots);
+        m->slots = ns;
+        m->scap = nc;
+    }
+    uint32_t h = str_hash(s) & (m->scap - 1);
+    while (m->slots[h]) {
+        if (strcmp(m->strs[m->slots[h] - 1], s) == 0)
+            return m->slots[h] - 1;
+        h = (h + 1) & (m->scap - 1);
+    }
+    if (m->n == m->cap) {
+        uint32_t nc = m->cap ? m->cap * 2 : 64;
+        char **p = err_reallocarray(m->strs, nc, sizeof *p);
+        if (!p)
+            return CLUSTER_NONE;
+        m->strs = p;
+        m->cap = nc;
+    }
+    if (m->n >= CLUSTER_DOM_INSIDE || !(m->strs[m->n] = strdup(s)))
+        return CLUSTER_NONE;
+    m->slots[h] = m->n + 1;
+    return m->n++;
+}
+
+static void strset_free(strset *m)
+{
+    for (uint32_t i = 0; i < m->n; i++)
+        free(m->strs[i]);
+    free(m->strs);
+    free(m->slots);
+}
+
 static int is_meta_edge(const graph *g, edge_ix e)
 {
     unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
@@ -891,38 +976,39 @@ static lr_status add_native(const graph *g, dom_tree *t, lr_error *err)
 
 /* Per-group retained sizes without double counting. group[v] is v's group or CLUSTER_NONE.
  * Fills ret[g] (sum over members with no same-group dominator ancestor), ntop[g], and, when
- * nested is given, nested[g] = group of the nearest other-group ancestor of the first top
- * member, and nested_n[g] = top members that have one. *total = retained size of all
+ * nested is given, nested[g] = the nearest group that has a member among the dominators of
+ * every top member of g (CLUSTER_NONE when there is none): the first top member's dominator
+ * path offers up to NEST_CAND groups, nearest first, and each further top member keeps only
+ * those on its own path (cnt[] counts each group's members on the current path). A group
+ * whose members hang under 200 different single-member groups is thus nested in none;
+ * under one group of 200 members it is nested in that group. *total = retained size of all
  * members together. */
 static lr_status group_sizes(const graph *g, const dom_tree *t, const domkids *k,
                              const uint32_t *group, uint32_t n_groups, uint64_t *ret,
-                             uint32_t *ntop, uint32_t *nested, uint32_t *nested_n,
-                             uint64_t *total, lr_error *err)
+                             uint32_t *ntop, uint32_t *nested, uint64_t *total, lr_error *err)
 {
     uint32_t n = g->n_nodes;
     uint32_t *cnt = err_calloc(n_groups ? n_groups : 1, sizeof *cnt);
     node_ix *stk = err_mallocarray((size_t)n + 1, sizeof *stk);
     uint32_t *cur = err_mallocarray((size_t)n + 1, sizeof *cur);
-    uint32_t *near = err_mallocarray((size_t)n + 1, sizeof *near);
-    if (!cnt || !stk || !cur || !near) {
+    uint32_t *cand = nested ? err_mallocarray((size_t)(n_groups ? n_groups : 1) * NEST_CAND,
+                                              sizeof *cand)
+                            : NULL;
+    uint8_t *cand_n = nested ? err_calloc(n_groups ? n_groups : 1, 1) : NULL;
+    if (!cnt || !stk || !cur || (nested && (!cand || !cand_n))) {
         free(cnt);
         free(stk);
         free(cur);
-        free(near);
+        free(cand);
+        free(cand_n);
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory summing cluster sizes");
     }
     memset(ret, 0, (size_t)n_groups * sizeof *ret);
     memset(ntop, 0, (size_t)n_groups * sizeof *ntop);
-    if (nested) {
-        for (uint32_t i = 0; i < n_groups; i++)
-            nested[i] = CLUSTER_NONE;
-        memset(nested_n, 0, (size_t)n_groups * sizeof *nested_n);
-    }
     uint64_t tot = 0;
     uint32_t members_on_path = 0, sp = 0;
     stk[0] = n; /* the super-root */
     cur[0] = k->first[n];
-    near[0] = CLUSTER_NONE;
     for (;;) {
         node_ix v = stk[sp];
         uint32_t end = k->first[v + 1];
@@ -932,22 +1018,32 @@ static lr_status group_sizes(const graph *g, const dom_tree *t, const domkids *k
             sp++;
             stk[sp] = w;
             cur[sp] = k->first[w];
-            near[sp] = near[sp - 1];
             if (gw != CLUSTER_NONE) {
                 if (cnt[gw] == 0) {
                     ret[gw] += t->retained[w];
                     ntop[gw]++;
-                    if (nested && near[sp - 1] != CLUSTER_NONE) {
-                        nested_n[gw]++;
-                        if (nested[gw] == CLUSTER_NONE)
-                            nested[gw] = near[sp - 1];
+                    uint32_t *cw = nested ? &cand[(size_t)gw * NEST_CAND] : NULL;
+                    if (nested && ntop[gw] == 1 && members_on_path) {
+                        for (uint32_t i = sp - 1; i >= 1 && cand_n[gw] < NEST_CAND; i--) {
+                            uint32_t gi = group[stk[i]];
+                            int dup = gi == CLUSTER_NONE;
+                            for (uint32_t q = 0; q < cand_n[gw] && !dup; q++)
+                                dup = cw[q] == gi;
+                            if (!dup)
+                                cw[cand_n[gw]++] = gi;
+                        }
+                    } else if (nested && cand_n[gw]) {
+                        uint32_t kept = 0;
+                        for (uint32_t q = 0; q < cand_n[gw]; q++)
+                            if (cnt[cw[q]])
+                                cw[kept++] = cw[q];
+                        cand_n[gw] = (uint8_t)kept;
                     }
                 }
                 if (members_on_path == 0)
                     tot += t->retained[w];
                 cnt[gw]++;
                 members_on_path++;
-                near[sp] = gw;
             }
             continue;
         }
@@ -959,11 +1055,14 @@ static lr_status group_sizes(const graph *g, const dom_tree *t, const domkids *k
         }
         sp--;
     }
+    for (uint32_t i = 0; nested && i < n_groups; i++)
+        nested[i] = cand_n[i] ? cand[(size_t)i * NEST_CAND] : CLUSTER_NONE;
     *total = tot;
     free(cnt);
     free(stk);
     free(cur);
-    free(near);
+    free(cand);
+    free(cand_n);
     return LR_OK;
 }
 
@@ -1036,7 +1135,7 @@ static lr_status pick_anchors(const cluster_ctx *c, const domkids *k, uint8_t *i
             count[d]++;
     }
     uint64_t tot;
-    if ((st = group_sizes(g, c->dom, k, group, nd, ret, ntop, NULL, NULL, &tot, err)) != LR_OK)
+    if ((st = group_sizes(g, c->dom, k, group, nd, ret, ntop, NULL, &tot, err)) != LR_OK)
         goto out;
     uint32_t m = 0;
     for (uint32_t d = 0; d < nd; d++)
@@ -1083,8 +1182,9 @@ lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_
     domkids k = {0};
     tuptab keys = {0}, sets = {0};
     namemap names = {0};
+    strset doms = {0};
     uint8_t *is_anchor = NULL;
-    uint32_t *member = NULL, *map = NULL, *ntop = NULL, *nested = NULL, *nested_n = NULL;
+    uint32_t *member = NULL, *map = NULL, *ntop = NULL, *nested = NULL;
     uint64_t *ret = NULL, *propbuf = NULL;
     cluster_item *items = NULL;
     uint32_t cap_items = 0, n_items = 0;
@@ -1141,10 +1241,23 @@ lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_
         case CRULES_BY_PROXY:
             extra = proxy_target(c, v);
             break;
+        case CRULES_BY_DOM: {
+            /* One group per tag and class for the roots of detached trees (what the page
+             * holds), one per tag and class for what lies inside them; no chain. */
+            char kb[256];
+            extra = strset_get(&doms, dom_key_text(node_name(g, v), kb, sizeof kb));
+            if (extra == CLUSTER_NONE)
+                goto nomem;
+            node_ix up = c->dom->idom[v];
+            if (up < n && graph_node_dom(g, up) == GRAPH_DOM_DETACHED)
+                extra |= CLUSTER_DOM_INSIDE;
+            break;
+        }
         default:
             break;
         }
-        uint32_t id = tup_intern(&keys, d, c->node_chain[v], extra, by);
+        uint32_t id = tup_intern(&keys, d, by == CRULES_BY_DOM ? 0 : c->node_chain[v], extra,
+                                 by);
         if (id == CLUSTER_NONE)
             goto nomem;
         if (id == n_items) {
@@ -1178,17 +1291,16 @@ lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_
     ret = err_mallocarray(n_items ? n_items : 1, sizeof *ret);
     ntop = err_mallocarray(n_items ? n_items : 1, sizeof *ntop);
     nested = err_mallocarray(n_items ? n_items : 1, sizeof *nested);
-    nested_n = err_mallocarray(n_items ? n_items : 1, sizeof *nested_n);
     map = err_mallocarray(n_items ? n_items : 1, sizeof *map);
-    if (!ret || !ntop || !nested || !nested_n || !map)
+    if (!ret || !ntop || !nested || !map)
         goto nomem;
-    if ((st = group_sizes(g, c->dom, &k, member, n_items, ret, ntop, nested, nested_n,
+    if ((st = group_sizes(g, c->dom, &k, member, n_items, ret, ntop, nested,
                           &r->members_retained, err)) != LR_OK)
         goto out;
     for (uint32_t i = 0; i < n_items; i++) {
         items[i].retained = ret[i];
         items[i].n_top = ntop[i];
-        items[i].nested_in = ntop[i] && nested_n[i] == ntop[i] ? nested[i] : CLUSTER_NONE;
+        items[i].nested_in = ntop[i] ? nested[i] : CLUSTER_NONE;
         map[i] = i;
     }
     sort_items = items;
@@ -1215,13 +1327,13 @@ out:
     kids_free(&k);
     tup_free(&keys);
     tup_free(&sets);
+    strset_free(&doms);
     free(names.slots);
     free(is_anchor);
     free(member);
     free(map);
     free(ntop);
     free(nested);
-    free(nested_n);
     free(ret);
     free(propbuf);
     free(items);
@@ -1241,6 +1353,12 @@ const char *cluster_title(const cluster_ctx *c, const cluster_item *it, char *bu
             len += w_ > 0 ? (size_t)w_ : 0;                                                  \
         }                                                                                    \
     } while (0)
+    if (it->by == CRULES_BY_DOM) {
+        char kb[256];
+        PUT("%s (%s)", dom_key_text(node_name(g, it->rep), kb, sizeof kb),
+            it->extra & CLUSTER_DOM_INSIDE ? "inside detached trees" : "detached tree roots");
+        return buf;
+    }
     PUT("%s", dir);
     switch (it->by) {
     case CRULES_BY_NAME: {

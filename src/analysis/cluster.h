@@ -23,6 +23,10 @@
 
 #define CLUSTER_NONE UINT32_MAX /* no cluster / no directory / no chain */
 #define CLUSTER_NAME_ANY (UINT32_MAX - 1) /* a chain edge name normalised to `[]` */
+/* Directory of every detached DOM node (the graph's DOM link state says detached), whatever
+ * its class; rules/arkts.rules clusters it `by=dom`. */
+#define CLUSTER_DIR_DETACHED "detached DOM"
+#define CLUSTER_DOM_INSIDE 0x40000000u /* by=dom key bit: dominated by another detached node */
 
 /* Binding of the rules to one graph: directories and chains of every node. */
 typedef struct cluster_ctx {
@@ -52,13 +56,14 @@ typedef struct cluster_item {
     uint32_t dir;       /* directory index (cluster_ctx.dir_names) */
     uint8_t by;         /* enum crules_by used */
     uint32_t chain;     /* chain id shared by every member */
-    uint32_t extra;     /* rule key: name string, property-set id, handler name, target class */
+    uint32_t extra;     /* rule key: name string, property-set id, handler name, target class;
+                         * by=dom: DOM key id | CLUSTER_DOM_INSIDE for nodes inside a tree */
     node_ix rep;        /* representative: the member with the largest retained size */
     uint32_t count;     /* members */
     uint32_t n_top;     /* members not dominated by another member of this cluster */
     uint64_t shallow;   /* sum of shallow (+ native) sizes of the members */
     uint64_t retained;  /* exact retained size of the members together */
-    uint32_t nested_in; /* cluster whose members dominate all top members, or CLUSTER_NONE */
+    uint32_t nested_in; /* nearest cluster with a member above every top member, or NONE */
 } cluster_item;
 
 /* One anchor directory (only for whole-heap clustering). */

@@ -18,7 +18,7 @@
 #define MAX_LINE 1024 /* longer lines are rejected: no rule needs them */
 
 static const char *const BY_NAMES[CRULES_BY_COUNT] = {
-    "name", "chain", "property", "promise", "proxy", "none", "internal",
+    "name", "chain", "property", "promise", "proxy", "none", "internal", "dom",
 };
 
 const char *crules_by_name(unsigned by)

@@ -27,6 +27,7 @@ enum crules_by {
     CRULES_BY_PROXY = 4,    /* proxied target's class + chain */
     CRULES_BY_NONE = 5,     /* not clustered: singletons or naturally grouped objects */
     CRULES_BY_INTERNAL = 6, /* VM internals: never clustered, never an anchor */
+    CRULES_BY_DOM = 7,      /* detached DOM: tag + class attribute + tree role, no chain */
     CRULES_BY_COUNT
 };
 
