@@ -521,8 +521,6 @@ void cli_put_text(FILE *out, const char *s, size_t len, size_t max_bytes)
         case '\n': fputs("\\n", out); continue;
         case '\t': fputs("\\t", out); continue;
         case '\r': fputs("\\r", out); continue;
-        case '"': fputs("\\\"", out); continue;
-        case '\\': fputs("\\\\", out); continue;
         default: break;
         }
         if (c < 0x20 || c == 0x7f)

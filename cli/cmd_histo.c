@@ -205,8 +205,21 @@ static int histo_dt_cmp(const void *pa, const void *pb)
     return a->cls < b->cls ? -1 : a->cls > b->cls;
 }
 
+/* DevTools renames every detached DOM node "Detached ...", so a class is detached or not as
+ * a whole; cls_det[c] says which (NULL when the graph has no DOM state). */
+static uint8_t *histo_detached_classes(const graph *g)
+{
+    if (!g->node_dom)
+        return NULL;
+    uint8_t *d = err_calloc(g->n_classes ? g->n_classes : 1, 1);
+    for (node_ix v = 0; d && v < g->n_nodes; v++)
+        if (graph_node_dom(g, v) == GRAPH_DOM_DETACHED && g->node_class[v] < g->n_classes)
+            d[g->node_class[v]] = 1;
+    return d;
+}
+
 static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort sort,
-                          const char *sort_name, uint64_t top, int ret)
+                          const char *sort_name, uint64_t top, int ret, int detached_only)
 {
     lr_error err = {.offset = LR_NO_OFFSET};
     devtools_result r;
@@ -219,10 +232,18 @@ static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort 
         devtools_free(&r);
         return cli_fail(co, LR_ERR_NOMEM, "histo: out of memory for %u classes", r.n_classes);
     }
+    uint8_t *cls_det = histo_detached_classes(g);
     uint32_t k = 0;
-    uint64_t t_count = 0, t_self = 0, t_ret = 0;
+    uint64_t t_count = 0, t_self = 0, t_ret = 0, d_count = 0, d_self = 0;
     for (uint32_t i = 0; i < r.n_classes; i++) {
         if (r.classes[i].shadowed)
+            continue;
+        int det = cls_det && cls_det[r.classes[i].cls];
+        if (det) {
+            d_count += r.classes[i].count;
+            d_self += r.classes[i].self;
+        }
+        if (detached_only && !det)
             continue;
         ix[k++] = i;
         t_count += r.classes[i].count;
@@ -263,6 +284,8 @@ static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort 
             jsonw_kv_uint(&w, "retained", t_ret);
         jsonw_kv_uint(&w, "heap_total", heap_total);
         jsonw_kv_uint(&w, "unreachable", r.n_unreachable);
+        jsonw_kv_uint(&w, "detached_count", d_count);
+        jsonw_kv_uint(&w, "detached_shallow", d_self);
         jsonw_obj_end(&w);
         if (!co->no_timing) {
             jsonw_kv_obj_begin(&w, "analysis_timing");
@@ -291,10 +314,14 @@ static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort 
         char b1[CLI_FMT_MAX];
         printf("DevTools Summary: objects of nonzero size per class key; heap total %s\n",
                cli_fmt_bytes(b1, heap_total));
+        if (cls_det)
+            printf("detached DOM: %" PRIu64 " objects, %s%s\n", d_count,
+                   cli_fmt_bytes(b1, d_self), detached_only ? "" : " (--detached lists them)");
         cli_print_timing(co, stdout, "load time", co->load_ms);
         cli_print_timing(co, stdout, "devtools", dt_ms);
     }
     free(ix);
+    free(cls_det);
     devtools_free(&r);
     return CLI_EXIT_OK;
 }
@@ -356,17 +383,19 @@ static int histo_stream(cli_common *co, enum histo_sort sort, const char *sort_n
 int cmd_histo(int argc, char **argv)
 {
     uint64_t top = 0;
-    const char *sort = "shallow";
+    const char *sort = NULL;
     const char *heap = NULL;
-    int want_retained = 0;
+    int want_retained = 0, detached = 0;
     const cli_optdef opts[] = {
         {"--retained", CLI_OPT_FLAG, &want_retained, NULL,
          "add retained bytes per class, no byte counted twice (loads references)", NULL},
         {"--top", CLI_OPT_UINT, &top, "N", "show only the first N rows (the total covers all)",
          NULL},
         {"--sort", CLI_OPT_STR, &sort, "KEY",
-         "row order: shallow (default), count, name or retained (with --retained)",
+         "row order: shallow (default; V8: retained), count, name or retained",
          "shallow|count|name|retained"},
+        {"--detached", CLI_OPT_FLAG, &detached, NULL,
+         "V8 browser snapshots: only detached DOM classes", NULL},
         {"--heap", CLI_OPT_STR, &heap, "NAME", "only objects of this heap (Android: app, "
                                                "zygote, image)", NULL},
         {0},
@@ -375,17 +404,18 @@ int cmd_histo(int argc, char **argv)
         "histo", "FILE", "Instances and shallow bytes per class, like jmap -histo.", opts, 1, 1,
         "Columns: rank, instances, shallow bytes, class name; the Total line sums every class.\n"
         "Ties are ordered by class name. Example: leakray histo --top 20 app.hprof\n"
-        "V8/Node/ArkTS snapshots: DevTools' Summary (per class key, objects of nonzero size;\n"
-        "--retained adds retained bytes and distance), docs/formats/v8.md."};
+        "V8/Node/ArkTS snapshots: DevTools' Summary (per class key, objects of nonzero size,\n"
+        "retained bytes and distance, sorted by retained size), docs/formats/v8.md."};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
         return rc;
 
     lr_heap *lh;
-    if (strcmp(sort, "retained") == 0 && !want_retained)
-        return cli_usage_error(&co, "--sort retained needs --retained");
-    if (!want_retained && !heap) {
+    int sort_given = sort != NULL;
+    if (!sort)
+        sort = "shallow";
+    if (!want_retained && !heap && !detached && strcmp(sort, "retained") != 0) {
         enum histo_sort hs = strcmp(sort, "count") == 0  ? HISTO_BY_COUNT
                              : strcmp(sort, "name") == 0 ? HISTO_BY_NAME
                                                          : HISTO_BY_SHALLOW;
@@ -396,13 +426,25 @@ int cmd_histo(int argc, char **argv)
         return rc;
     const graph *g = lr_heap_graph(lh);
     if (v8_class_keys(g) && g->synthetic_root != GRAPH_NONE && !heap) {
+        /* DevTools' Summary shows retained sizes and sorts by them. */
+        if (!sort_given)
+            sort = "retained";
+        want_retained = 1;
         enum histo_sort hs = strcmp(sort, "retained") == 0 ? HISTO_BY_RETAINED
                              : strcmp(sort, "count") == 0  ? HISTO_BY_COUNT
                              : strcmp(sort, "name") == 0   ? HISTO_BY_NAME
                                                            : HISTO_BY_SHALLOW;
-        rc = histo_devtools(&co, g, hs, sort, top, want_retained);
+        rc = histo_devtools(&co, g, hs, sort, top, want_retained, detached);
         lr_close(lh);
         return rc;
+    }
+    if (detached) {
+        lr_close(lh);
+        return cli_usage_error(&co, "--detached needs a V8 snapshot of a browser page");
+    }
+    if (strcmp(sort, "retained") == 0 && !want_retained) {
+        lr_close(lh);
+        return cli_usage_error(&co, "--sort retained needs --retained");
     }
     /* --retained: an instance's retained size counts for its class only when no dominator
      * ancestor has the same class (dom_class_top); VisualVM's model for HotSpot dumps. */
