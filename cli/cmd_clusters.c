@@ -132,8 +132,11 @@ int cmd_clusters(int argc, char **argv)
 {
     const char *sort = "size";
     uint64_t top = 20;
+    int detached = 0;
     cli_strlist rules = {0};
     const cli_optdef opts[] = {
+        {"--detached", CLI_OPT_FLAG, &detached, NULL,
+         "cluster every detached DOM node instead of the anchors (V8 browser snapshots)", NULL},
         {"--sort", CLI_OPT_STR, &sort, "KEY", "order clusters by retained size or count",
          "size|count"},
         {"--top", CLI_OPT_UINT, &top, "N", "clusters to show (default 20, 0 = all)", NULL},
@@ -168,9 +171,18 @@ int cmd_clusters(int argc, char **argv)
     dom_tree t = {0};
     cluster_ctx c = {0};
     cluster_result r = {0};
+    uint8_t *sel = NULL;
     double t0 = cli_now_ms();
+    if (detached) {
+        if (!(sel = err_calloc(g->n_nodes ? g->n_nodes : 1, 1))) {
+            rc = cli_fail(&co, LR_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+        for (node_ix v = 0; v < g->n_nodes; v++)
+            sel[v] = graph_node_dom(g, v) == GRAPH_DOM_DETACHED;
+    }
     if (cluster_dom_build(g, &t, &err) != LR_OK || cluster_bind(&c, g, &rs, &t, &err) != LR_OK ||
-        cluster_run(&c, NULL, strcmp(sort, "count") == 0 ? CLUSTER_SORT_COUNT
+        cluster_run(&c, sel, strcmp(sort, "count") == 0 ? CLUSTER_SORT_COUNT
                                                          : CLUSTER_SORT_SIZE,
                     &r, &err) != LR_OK) {
         rc = cli_error(&co, &err);
@@ -224,6 +236,7 @@ int cmd_clusters(int argc, char **argv)
         cli_print_timing(&co, stdout, "clustering", ms);
     }
 out:
+    free(sel);
     cluster_result_free(&r);
     cluster_fini(&c);
     dom_free(&t);

@@ -71,7 +71,7 @@ int cmd_leaks(int argc, char **argv)
 {
     const char *base = NULL, *target = NULL, *final = NULL, *sort = "size";
     uint64_t top = 20;
-    int fail_on_leak = 0;
+    int fail_on_leak = 0, detached = 0;
     cli_strlist rules = {0};
     const cli_optdef opts[] = {
         {"--baseline", CLI_OPT_STR, &base, "FILE", "snapshot before the action (required)",
@@ -85,6 +85,8 @@ int cmd_leaks(int argc, char **argv)
         {"--top", CLI_OPT_UINT, &top, "N", "clusters to show (default 20, 0 = all)", NULL},
         {"--fail-on-leak", CLI_OPT_FLAG, &fail_on_leak, NULL, "exit 1 when anything leaked",
          NULL},
+        {"--detached", CLI_OPT_FLAG, &detached, NULL,
+         "only detached DOM nodes (V8 browser snapshots)", NULL},
         {"--rules", CLI_OPT_LIST, &rules, "FILE",
          "extra cluster rules (docs/rules.md), before the shipped arkts.rules", NULL},
         {0},
@@ -134,7 +136,8 @@ int cmd_leaks(int argc, char **argv)
     }
     uint64_t n_alive = 0;
     for (node_ix v = 0; v < g->n_nodes; v++)
-        if (leaks_cmd_has(new_ids, n_new, graph_node_id(g, v))) {
+        if (leaks_cmd_has(new_ids, n_new, graph_node_id(g, v)) &&
+            (!detached || graph_node_dom(g, v) == GRAPH_DOM_DETACHED)) {
             sel[v] = 1;
             n_alive++;
         }
