@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: Apache-2.0
+# browser_check.py: checks shared by tests/e2e/browser_*.sh on snapshots of
+# tests/programs/browser/page.html. usage:
+#   browser_check.py summary HISTO.json GOLDEN.classes.tsv   histo --json == DevTools' Summary
+#   browser_check.py compare DIFF.json GOLDEN.diff.tsv       diff --json == DevTools' Comparison
+#   browser_check.py detached DIFF_TF.json HISTO_DET.json    the planted DOM became detached
+#   browser_check.py causes LEAKS.json                       one top-level group per cause
+# Exit 0 when the check holds; a line on stderr says what differs.
+import json
+import sys
+
+
+def esc(s):
+    return s.replace('\\', '\\\\').replace('\t', '\\t').replace('\n', '\\n')
+
+
+def summary(doc, golden):
+    got = {esc(c['key']): (esc(c['name']), c['count'], c['distance'], c['shallow'],
+                           c['retained']) for c in doc['classes']}
+    want, total = {}, None
+    for line in open(golden, encoding='utf-8'):
+        p = line.rstrip('\n').split('\t')
+        if p[0] == '#total':
+            total = int(p[1])
+            continue
+        want[p[0]] = (p[1], int(p[2]), int(p[3]), int(p[4]), int(p[5]))
+    bad = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+    for k in bad[:5]:
+        print('  %r: devtools %s, leakray %s' % (k, want.get(k), got.get(k)), file=sys.stderr)
+    rets = [c['retained'] for c in doc['classes']]
+    if doc['total']['heap_total'] != total:
+        print('  heap total %d, devtools %s' % (doc['total']['heap_total'], total),
+              file=sys.stderr)
+    return (not bad and doc['total']['heap_total'] == total and doc['sort'] == 'retained'
+            and rets == sorted(rets, reverse=True) and len(want) > 100)
+
+
+def compare(doc, golden):
+    got = {esc(c['key']): (esc(c['name']), c['new'], c['deleted'], c['alloc_size'],
+                           c['freed_size']) for c in doc['classes']}
+    want = {}
+    for line in open(golden, encoding='utf-8'):
+        p = line.rstrip('\n').split('\t')
+        want[p[0]] = (p[1], int(p[2]), int(p[3]), int(p[4]), int(p[5]))
+    bad = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+    for k in bad[:5]:
+        print('  %r: devtools %s, leakray %s' % (k, want.get(k), got.get(k)), file=sys.stderr)
+    print('  %d changed classes, %d differ' % (len(want), len(bad)))
+    return not bad and len(want) >= 10
+
+
+def detached(tf, det):
+    rows = {c['name']: (c['new'], c['deleted']) for c in tf['classes']}
+    counts = {c['name']: c['count'] for c in det['classes']}
+    return (rows.get('Detached <div>') == (250, 0) and rows.get('Detached <ul>') == (250, 0)
+            and rows.get('Detached <h2>') == (200, 0) and rows.get('Detached <li>') == (1250, 0)
+            and rows.get('<li>', (0, 0))[1] >= 1250
+            and all(c['name'].startswith('Detached ') for c in det['classes'])
+            and counts.get('Detached <div>') == 250 and counts.get('Detached <li>') == 1250
+            and det['total']['detached_count'] == det['total']['count'])
+
+
+def cause_of(c):
+    # A single object of a cause's shape (V8's literal boilerplate) is no group of its own.
+    if c['count'] < 2:
+        return None
+    t = c['title']
+    if t.startswith('Detached <div class="panel"> (detached tree roots)'):
+        return 'detached DOM'
+    if 'onResize' in t or 'ResizePayload' in t:
+        return 'resize listeners'
+    if t.startswith('jsobject {key, hits, tags}'):
+        return 'Map entries'
+    return None
+
+
+def causes(doc):
+    cl = doc['clusters']
+
+    def top_of(c):
+        while c['nested_in'] is not None:
+            c = cl[c['nested_in'] - 1]
+        return c['rank']
+    tops = {}
+    for c in cl:
+        k = cause_of(c)
+        if k:
+            tops.setdefault(k, set()).add(top_of(c))
+    planted = set().union(*tops.values()) if tops else set()
+    heap = doc['heap_retained']
+    other = [c for c in cl if c['nested_in'] is None and c['rank'] not in planted
+             and c['retained'] * 100 > heap]
+    print('  top-level groups per cause: %s; other top-level groups above 1%% of the heap: %s'
+          % ({k: len(v) for k, v in sorted(tops.items())},
+             [(c['title'][:60], c['retained']) for c in other]))
+    by = {k: [c for c in cl if cause_of(c) == k] for k in tops}
+    roots = [c for c in by.get('detached DOM', [])]
+    inner = [c for c in cl if c['title'].startswith(('Detached <h2>', 'Detached <ul>'))]
+    return (sorted(tops) == ['Map entries', 'detached DOM', 'resize listeners']
+            and all(len(v) == 1 for v in tops.values())
+            and [c['count'] for c in roots] == [250]
+            and [c['count'] for c in cl if 'onResize' in c['title']] == [300]
+            and [c['count'] for c in by['Map entries']] == [5000]
+            and inner and all(c['nested_in'] == roots[0]['rank'] for c in inner)
+            and not [c for c in cl if c['title'].startswith('system / ')]
+            and len(other) <= 2)
+
+
+def main():
+    what = sys.argv[1]
+    docs = [json.load(open(a)) for a in sys.argv[2:] if a.endswith('.json')]
+    if what == 'summary':
+        ok = summary(docs[0], sys.argv[3])
+    elif what == 'compare':
+        ok = compare(docs[0], sys.argv[3])
+    elif what == 'detached':
+        ok = detached(docs[0], docs[1])
+    elif what == 'causes':
+        ok = causes(docs[0])
+    else:
+        sys.exit('unknown check ' + what)
+    sys.exit(0 if ok else 1)
+
+
+main()
