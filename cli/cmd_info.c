@@ -24,6 +24,8 @@ typedef struct info_counts {
     uint64_t shallow;  /* total shallow bytes */
     uint64_t native;   /* total native bytes (node_native) */
     uint64_t strings;  /* java.lang.String instances + string nodes */
+    uint64_t dom[3];   /* nodes per DOM link state (enum graph_dom_state) */
+    uint64_t detached_shallow; /* shallow bytes of the detached DOM nodes */
 } info_counts;
 
 typedef struct info_file {
@@ -74,6 +76,10 @@ static void info_count(const graph *g, info_counts *c)
         c->shallow += graph_node_size(g, n);
         if (g->node_native)
             c->native += g->node_native[n];
+        unsigned dom = graph_node_dom(g, n);
+        c->dom[dom < 3 ? dom : 0]++;
+        if (dom == GRAPH_DOM_DETACHED)
+            c->detached_shallow += graph_node_size(g, n);
         if (g->node_heap && g->node_heap[n] < GRAPH_MAX_HEAPS) {
             c->heap_count[g->node_heap[n]]++;
             c->heap_shallow[g->node_heap[n]] += graph_node_size(g, n);
@@ -158,6 +164,12 @@ static void info_text(const cli_common *co, const char *path, const graph *g,
     printf("shallow total: %s\n", cli_fmt_bytes(a, c->shallow));
     if (g->node_native)
         printf("native total:  %s\n", cli_fmt_bytes(a, c->native));
+    if (g->node_dom) {
+        char d[CLI_FMT_MAX];
+        printf("DOM:           %s attached, %s detached (%s)\n",
+               cli_fmt_count(a, c->dom[GRAPH_DOM_ATTACHED]),
+               cli_fmt_count(b, c->dom[GRAPH_DOM_DETACHED]), cli_fmt_bytes(d, c->detached_shallow));
+    }
     printf("edges:         %s\n", cli_fmt_count(a, g->n_edges));
     printf("roots:         %s\n", cli_fmt_count(a, g->n_roots));
     for (unsigned k = 0; k <= GRAPH_ROOT_KIND_COUNT; k++)
@@ -240,6 +252,15 @@ static void info_json(const cli_common *co, const char *path, const graph *g,
     else
         jsonw_kv_null(&w, "native_total");
     jsonw_kv_uint(&w, "edges", g->n_edges);
+    if (g->node_dom) {
+        jsonw_kv_obj_begin(&w, "dom");
+        jsonw_kv_uint(&w, "attached", c->dom[GRAPH_DOM_ATTACHED]);
+        jsonw_kv_uint(&w, "detached", c->dom[GRAPH_DOM_DETACHED]);
+        jsonw_kv_uint(&w, "detached_shallow", c->detached_shallow);
+        jsonw_obj_end(&w);
+    } else {
+        jsonw_kv_null(&w, "dom");
+    }
 
     jsonw_kv_obj_begin(&w, "roots");
     jsonw_kv_uint(&w, "count", g->n_roots);

@@ -197,13 +197,16 @@ static int top_dt_cmp_class(const void *pa, const void *pb)
 }
 
 /* The k best non-synthetic nodes by r->retained (then id), in rank order. O(N log k). */
-static uint32_t top_dt_select(const graph *g, const devtools_result *r, node_ix *out, uint32_t k)
+static uint32_t top_dt_select(const graph *g, const devtools_result *r, node_ix *out, uint32_t k,
+                              int detached)
 {
     uint32_t n = 0;
     if (k == 0)
         return 0;
     for (node_ix x = 0; x < g->n_nodes; x++) {
         if (g->node_kind[x] == GRAPH_KIND_SYNTHETIC || x == r->root)
+            continue;
+        if (detached && graph_node_dom(g, x) != GRAPH_DOM_DETACHED)
             continue;
         if (n < k) {
             out[n++] = x;
@@ -230,7 +233,8 @@ static uint32_t top_dt_select(const graph *g, const devtools_result *r, node_ix 
     return n;
 }
 
-static int top_devtools(const cli_common *co, const graph *g, int by_class, uint64_t top)
+static int top_devtools(const cli_common *co, const graph *g, int by_class, uint64_t top,
+                        int detached)
 {
     lr_error err = {.offset = LR_NO_OFFSET};
     devtools_result r;
@@ -245,17 +249,30 @@ static int top_devtools(const cli_common *co, const graph *g, int by_class, uint
         return cli_fail(co, LR_ERR_NOMEM, "top: out of memory for %u rows", cap);
     }
     uint32_t n = 0;
+    uint8_t *cls_det = NULL;
+    if (by_class && detached) {
+        /* Detached DOM nodes are all renamed "Detached ...": a class is detached as a whole. */
+        if (!(cls_det = err_calloc(g->n_classes ? g->n_classes : 1, 1))) {
+            free(sel);
+            devtools_free(&r);
+            return cli_fail(co, LR_ERR_NOMEM, "top: out of memory");
+        }
+        for (node_ix x = 0; x < g->n_nodes; x++)
+            if (graph_node_dom(g, x) == GRAPH_DOM_DETACHED && g->node_class[x] < g->n_classes)
+                cls_det[g->node_class[x]] = 1;
+    }
     if (by_class) {
         for (uint32_t i = 0; i < r.n_classes; i++)
-            if (!r.classes[i].shadowed)
+            if (!r.classes[i].shadowed && (!cls_det || cls_det[r.classes[i].cls]))
                 sel[n++] = i;
+        free(cls_det);
         top_dt_r = &r;
         top_dt_g = g;
         qsort(sel, n, sizeof *sel, top_dt_cmp_class);
         if (top && top < n)
             n = (uint32_t)top;
     } else {
-        n = top_dt_select(g, &r, sel, cap);
+        n = top_dt_select(g, &r, sel, cap, detached);
     }
     uint32_t reachable = g->n_nodes - r.n_unreachable;
     uint64_t heap_total = r.total + v8_extra_native_bytes(g);
@@ -331,6 +348,7 @@ int cmd_top(int argc, char **argv)
     uint64_t top = 20;
     const char *by = "object";
     const char *model = NULL;
+    int detached = 0;
     const cli_optdef opts[] = {
         {"--model", CLI_OPT_STR, &model, "M",
          "retained-size conventions: visualvm (default for HotSpot dumps), devtools (default "
@@ -338,6 +356,8 @@ int cmd_top(int argc, char **argv)
          "visualvm|strong|devtools"},
         {"--by", CLI_OPT_STR, &by, "WHAT", "rank objects (default) or classes", "object|class"},
         {"--top", CLI_OPT_UINT, &top, "N", "rows to show (default 20)", NULL},
+        {"--detached", CLI_OPT_FLAG, &detached, NULL,
+         "only detached DOM nodes (V8 browser snapshots)", NULL},
         {0},
     };
     const cli_spec spec = {
@@ -371,8 +391,12 @@ int cmd_top(int argc, char **argv)
         lr_close(lh);
         return cli_usage_error(&co, "--model devtools needs a V8/Node/ArkTS heap snapshot");
     }
+    if (detached && (!is_v8 || (model && strcmp(model, "devtools") != 0))) {
+        lr_close(lh);
+        return cli_usage_error(&co, "--detached needs a V8 snapshot and the devtools model");
+    }
     if (is_v8 && (!model || strcmp(model, "devtools") == 0)) {
-        rc = top_devtools(&co, g, by_class, top);
+        rc = top_devtools(&co, g, by_class, top, detached);
         lr_close(lh);
         return rc;
     }

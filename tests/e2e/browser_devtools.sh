@@ -9,6 +9,7 @@
 #   (goldens from scripts/golden-devtools-diff.sh), including the DOM nodes that kept their
 #   id but became detached between target and final (`Detached <div>` +250, `<div>` -250);
 # - detachedness: `histo --detached` lists only detached classes, with the planted counts;
+#   `info` counts them, `top --detached` and `clusters --detached` list only them;
 # - `leaks` groups the planted causes, one top-level group each: the 250 detached panel
 #   roots (`<div class="panel" id="panel-N">`) are one group, their <h2>/<ul>/<li> nested in
 #   it, the 300 resize listeners under one group, the 5,000 Map values one group; Chrome's
@@ -55,6 +56,17 @@ chk detached "$work/tf.json" "$work/det.json" \
 "$LEAKRAY" histo --json --no-timing "$B" >"$work/bdet.json"
 python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))['total']['detached_count'])" \
     "$work/bdet.json" && ok "baseline: nothing detached" || bad "baseline detached count"
+
+"$LEAKRAY" info --json --no-timing "$F" >"$work/info.json"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['dom']; sys.exit(0 if d['detached'] == 6154 and d['attached'] > 0 else 1)" \
+    "$work/info.json" && ok "info: 6,154 detached DOM nodes" || bad "info detached count"
+"$LEAKRAY" top --detached --top 0 --json --no-timing "$F" >"$work/topdet.json"
+python3 -c "import json,sys; o=json.load(open(sys.argv[1]))['objects']; sys.exit(0 if len(o) == 6154 and all(x['class'].startswith('Detached ') for x in o) else 1)" \
+    "$work/topdet.json" && ok "top --detached: the 6,154 detached nodes only" || bad "top --detached"
+"$LEAKRAY" clusters --detached --json --no-timing --top 0 "$F" >"$work/cldet.json"
+python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['clusters']; sys.exit(0 if c and all(x['rule'] == 'dom' for x in c) and c[0]['count'] == 250 else 1)" \
+    "$work/cldet.json" && ok "clusters --detached: DOM groups, the 250 panel roots first" \
+    || bad "clusters --detached"
 
 # 4. leaks: one top-level group per planted cause.
 "$LEAKRAY" leaks --baseline "$B" --target "$T" --final "$F" --json --no-timing --top 0 \
