@@ -87,6 +87,12 @@ int cmd_diff(int argc, char **argv)
     lr_error err = {.offset = LR_NO_OFFSET};
     diff_result r;
     double t0 = cli_now_ms();
+    /* DevTools names the base's plain objects with the compared snapshot's interfaces. */
+    if (by_id && v8_class_keys(a) && v8_class_keys(b) &&
+        v8_apply_interfaces(lr_heap_graph(ha), b, &err) != LR_OK) {
+        rc = cli_error(&co, &err);
+        goto out;
+    }
     if (diff_build(a, b, v8_class_keys(a), v8_class_keys(b), by_id, &r, &err) != LR_OK) {
         rc = cli_error(&co, &err);
         goto out;

@@ -5,13 +5,11 @@
  * id present on one side only counts as deleted (under the first snapshot's class) or new
  * (under the second's), and so does an id whose class changed, as in DevTools, where each
  * class's id lists are merged on their own: a DOM element that became detached is deleted
- * from `<div>` and new in `Detached <div>`. One exception: plain objects are named per
- * snapshot from that snapshot's own property shapes, so a `{createdAt}` object can be
- * `Object` in the next snapshot when too few like it remain (DevTools names both sides with
- * one set of interface definitions); with stable ids (V8/ArkTS graphs, size model DEVTOOLS)
- * such a plain-to-plain change is the same object and counts on neither side. HPROF ids are
- * addresses, so with --match-ids every class change there is a reused address. Duplicate ids
- * (ArkTS gives its root groups id 0) pair up one to one, same class first. */
+ * from `<div>` and new in `Detached <div>`. Plain objects are named from property shapes
+ * per snapshot; DevTools names the base's with the compared snapshot's interface
+ * definitions, which the caller does first (v8_apply_interfaces), so a `{createdAt}` object
+ * the second snapshot no longer defines is `Object` on both sides. Duplicate ids (ArkTS gives
+ * its root groups id 0) pair up one to one within a class. */
 #include "analysis/diff.h"
 
 #include <stdlib.h>
@@ -98,16 +96,6 @@ static lr_status map_classes(rowmap *m, const graph *g, const str_ix *keys, uint
             return LR_FAIL(err, LR_ERR_NOMEM, "diff: out of memory");
     }
     return LR_OK;
-}
-
-/* Whether a row is a plain-object class: `Object` or an interface name `{a, b}`, which
- * DevTools derives per snapshot from the property shapes present, so the name of one object
- * may change between snapshots although the object did not. */
-static int is_plain(const rowmap *m, uint32_t row)
-{
-    const char *k = m->strs[2 * row];
-    size_t l = strlen(k);
-    return strcmp(k, ",Object") == 0 || (l >= 3 && k[0] == ',' && k[1] == '{' && k[l - 1] == '}');
 }
 
 typedef struct idrow {
@@ -221,8 +209,6 @@ lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const
         (st = collect(&m, b, row_b, 1, ib, &nb, err)) != LR_OK)
         goto out;
     if (by_id) {
-        int stable_ids = a->size_model == GRAPH_SIZES_DEVTOOLS &&
-                         b->size_model == GRAPH_SIZES_DEVTOOLS;
         qsort(ia, na, sizeof *ia, idrow_cmp);
         qsort(ib, nb, sizeof *ib, idrow_cmp);
         uint32_t i = 0, j = 0;
@@ -246,43 +232,25 @@ lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const
                 ie++;
             while (je < nb && ib[je].id == id)
                 je++;
-            uint32_t plain_a = 0, plain_b = 0;
-            for (uint32_t x = i, y = j; x < ie || y < je;) {
-                if (y == je || (x < ie && ia[x].row < ib[y].row)) {
-                    plain_a += is_plain(&m, ia[x].row);
+            for (uint32_t x = i, y = j; x < ie && y < je;) {
+                if (ia[x].row < ib[y].row) {
                     x++;
-                } else if (x == ie || ib[y].row < ia[x].row) {
-                    plain_b += is_plain(&m, ib[y].row);
+                } else if (ib[y].row < ia[x].row) {
                     y++;
                 } else {
                     ia[x++].row = UINT32_MAX; /* same class on both sides */
                     ib[y++].row = UINT32_MAX;
                 }
             }
-            /* With stable ids, plain objects whose interface name changed pair up; any other
-             * class change is one object deleted from its old class and new in its new one,
-             * as DevTools counts it (an element becoming `Detached <div>`). */
-            uint32_t pairs = plain_a < plain_b ? plain_a : plain_b;
-            if (!stable_ids)
-                pairs = 0;
-            uint32_t skip_a = pairs, skip_b = pairs;
             for (; i < ie; i++) {
                 if (ia[i].row == UINT32_MAX)
                     continue;
-                if (skip_a && is_plain(&m, ia[i].row)) {
-                    skip_a--;
-                    continue;
-                }
                 m.rows[ia[i].row].n_deleted++;
                 m.rows[ia[i].row].freed_size += ia[i].size;
             }
             for (; j < je; j++) {
                 if (ib[j].row == UINT32_MAX)
                     continue;
-                if (skip_b && is_plain(&m, ib[j].row)) {
-                    skip_b--;
-                    continue;
-                }
                 m.rows[ib[j].row].n_new++;
                 m.rows[ib[j].row].alloc_size += ib[j].size;
             }

@@ -23,6 +23,14 @@ int v8_sniff(const uint8_t *p, uint64_t n);
  * the strings live in g->strings. NULL when g was not loaded by this reader. */
 const str_ix *v8_class_keys(const graph *g);
 
+/* Names the plain objects of g (type object, name "Object") with the interface definitions
+ * of `from` instead of g's own, as DevTools' Comparison view names its base snapshot
+ * (aggregatesForDiff), so the same object is `{a, b}` on both sides whenever `from` defines
+ * that shape. Both graphs must come from this reader. Changes g's node classes and may add
+ * classes (with their keys); g's other classes, sizes and edges are untouched. Returns LR_OK,
+ * LR_ERR_USAGE (not two V8 graphs) or LR_ERR_NOMEM. Not thread-safe on g. */
+lr_status v8_apply_interfaces(graph *g, const graph *from, lr_error *err);
+
 /* snapshot.extra_native_bytes from the header (0 when absent or not a V8 graph); DevTools adds
  * it to the total heap size. */
 uint64_t v8_extra_native_bytes(const graph *g);

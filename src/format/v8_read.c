@@ -527,6 +527,12 @@ typedef struct v8_state {
     const uint8_t *tree_close;
     uint32_t tn_fields, tn_id, tn_func, tn_children; /* trace_node_fields layout */
     char type_names[V8_MAX_TYPES + 1][V8_NAME_MAX]; /* backing store of g->type_names */
+    /* Interface definitions (inferInterfaceDefinitions), in DevTools' order: name and the
+     * properties of each, UTF-16 sorted; v8_apply_interfaces hands them to another graph. */
+    uint32_t n_ifaces;
+    str_ix *iface_names;         /* "{a, b}" per definition */
+    uint32_t *iface_off;         /* n_ifaces + 1 offsets into iface_props */
+    str_ix *iface_props;
 } v8_state;
 
 static void state_free(void *p)
@@ -535,6 +541,9 @@ static void state_free(void *p)
     if (!s)
         return;
     free(s->class_keys);
+    free(s->iface_names);
+    free(s->iface_off);
+    free(s->iface_props);
     free(s->trace_node);
     free(s->trace_funcs);
     free(s);
@@ -2223,6 +2232,115 @@ static lr_status intern_str(ctx *x, const char *s, str_ix *out)
     return graph_intern(x->g, s, strlen(s), out, x->c.err);
 }
 
+/* applyInterfaceDefinitions: every plain object of the graph (type object, name "Object")
+ * matched against the definitions d = 0..n_defs-1, each the properties
+ * def_props[def_off[d] .. def_off[d+1]) in UTF-16 order. *best gets, per node, the index + 1
+ * of the definition DevTools picks (most properties, then the earliest), 0 for none and for
+ * nodes that are no plain object (owned by the caller, n_nodes entries). Property tree walk:
+ * O(sum of plain objects' properties x live tree states). */
+static lr_status apply_ifaces(ctx *x, uint32_t n_defs, const uint32_t *def_off,
+                              const str_ix *def_props, str_ix s_proto, str_ix s_object,
+                              uint32_t **best_out)
+{
+    graph *g = x->g;
+    uint32_t n = g->n_nodes;
+    lr_status s = LR_OK;
+    ptree pt = {0};
+    str_ix *props = NULL;
+    uint32_t cap_props = 0, n_props = 0;
+    uint32_t *states = NULL, *nstates = NULL, *mark = NULL;
+    uint32_t *best_of = err_calloc(n ? n : 1, sizeof *best_of);
+    if (!best_of || ptree_add(&pt) < 0)
+        goto nomem;
+    for (uint32_t d = 0; d < n_defs; d++) {
+        uint32_t cur_node = 0;
+        for (uint32_t k = def_off[d]; k < def_off[d + 1]; k++) {
+            uint32_t key[4] = {cur_node, def_props[k], 0, 0};
+            uint32_t child = kmap_find(&pt.next, key);
+            if (child == UINT32_MAX) {
+                int c2 = ptree_add(&pt);
+                if (c2 < 0)
+                    goto nomem;
+                int added;
+                if (kmap_get(&pt.next, key, (uint32_t)c2, &added) == UINT32_MAX)
+                    goto nomem;
+                str_ix gn = pt.greatest[cur_node];
+                if (gn == GRAPH_NONE || js_strcmp(graph_str(g, gn), graph_str(g, def_props[k])) < 0)
+                    pt.greatest[cur_node] = def_props[k];
+                child = (uint32_t)c2;
+            }
+            cur_node = child;
+        }
+        if (!pt.match[cur_node])
+            pt.match[cur_node] = d + 1;
+    }
+    states = err_mallocarray(pt.n, sizeof *states);
+    nstates = err_mallocarray(pt.n, sizeof *nstates);
+    mark = err_calloc(pt.n, sizeof *mark);
+    if (!states || !nstates || !mark)
+        goto nomem;
+    uint32_t stamp = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!is_type(g, i, x->r.object) || g->node_name[i] != s_object)
+            continue;
+        if ((s = sorted_props(x, i, 0, s_proto, &props, &cap_props, &n_props)))
+            goto out;
+        uint32_t ns = 1;
+        states[0] = 0;
+        uint32_t best = pt.match[0]; /* definition + 1; 0 = plain "Object" */
+        for (uint32_t k = 0; k < n_props && ns; k++) {
+            str_ix pr = props[k];
+            uint32_t nn = 0;
+            stamp++;
+            for (uint32_t q = 0; q < ns; q++) {
+                uint32_t st = states[q];
+                str_ix gn = pt.greatest[st];
+                /* a state stays only while a greater property could still leave it */
+                int keep = gn != GRAPH_NONE && gn != pr &&
+                           js_strcmp(graph_str(g, pr), graph_str(g, gn)) < 0;
+                if (keep && mark[st] != stamp) {
+                    mark[st] = stamp;
+                    nstates[nn++] = st;
+                }
+                uint32_t key[4] = {st, pr, 0, 0};
+                uint32_t child = kmap_find(&pt.next, key);
+                if (child == UINT32_MAX)
+                    continue;
+                if (mark[child] != stamp) {
+                    mark[child] = stamp;
+                    nstates[nn++] = child;
+                }
+                /* selectBetterMatch: more properties wins, then the earlier definition */
+                uint32_t m = pt.match[child];
+                uint32_t npm = m ? def_off[m] - def_off[m - 1] : 0;
+                uint32_t npb = best ? def_off[best] - def_off[best - 1] : 0;
+                if (m && (!best || npm > npb || (npm == npb && m < best)))
+                    best = m;
+            }
+            uint32_t *tmp = states;
+            states = nstates;
+            nstates = tmp;
+            ns = nn;
+        }
+        best_of[i] = best;
+    }
+    *best_out = best_of;
+    best_of = NULL;
+    goto out;
+nomem:
+    s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
+out:
+    free(best_of);
+    kmap_free(&pt.next);
+    free(pt.greatest);
+    free(pt.match);
+    free(props);
+    free(states);
+    free(nstates);
+    free(mark);
+    return s;
+}
+
 /* Computes every node's DevTools class (calculateObjectNames + interface definitions +
  * classKeyInternal) and creates one graph class per distinct key, in node order. */
 static lr_status assign_classes(ctx *x)
@@ -2231,12 +2349,12 @@ static lr_status assign_classes(ctx *x)
     uint32_t n = g->n_nodes;
     lr_status s = LR_OK;
     kmap cls = {0}, cand = {0};
-    ptree pt = {0};
     iface *ifs = NULL;
     uint32_t n_ifs = 0, cap_ifs = 0;
     str_ix *props = NULL;
     uint32_t cap_props = 0, n_props = 0;
-    uint32_t *states = NULL, *nstates = NULL, *mark = NULL, *def_np = NULL;
+    uint32_t *def_off = NULL, *best_def = NULL;
+    str_ix *def_names = NULL, *def_props = NULL;
     uint32_t *by_name[3] = {NULL, NULL, NULL};
     uint32_t cap_classes = 0;
     str_ix *keys = NULL;
@@ -2373,89 +2491,42 @@ static lr_status assign_classes(ctx *x)
     while (n_defs < n_ifs && (double)ifs[n_defs].count >= min_count)
         n_defs++;
 
-    /* applyInterfaceDefinitions: the property tree */
+    /* applyInterfaceDefinitions, with the definitions kept for other snapshots' use (the
+     * Comparison view names a base snapshot's objects with the compared one's). */
     if (n_defs) {
-        def_np = err_mallocarray(n_defs, sizeof *def_np);
-        if (!def_np || ptree_add(&pt) < 0)
+        uint32_t total_props = 0;
+        if (!(def_off = err_mallocarray((size_t)n_defs + 1, sizeof *def_off)) ||
+            !(def_names = err_mallocarray(n_defs, sizeof *def_names)))
             goto nomem;
         for (uint32_t d = 0; d < n_defs; d++) {
             if ((s = sorted_props(x, ifs[d].first, 1, s_proto, &props, &cap_props, &n_props)))
                 goto out;
-            uint32_t cur_node = 0;
-            for (uint32_t k = 0; k < n_props; k++) {
-                uint32_t key[4] = {cur_node, props[k], 0, 0};
-                uint32_t child = kmap_find(&pt.next, key);
-                if (child == UINT32_MAX) {
-                    int c2 = ptree_add(&pt);
-                    if (c2 < 0)
-                        goto nomem;
-                    int added;
-                    if (kmap_get(&pt.next, key, (uint32_t)c2, &added) == UINT32_MAX)
-                        goto nomem;
-                    str_ix gn = pt.greatest[cur_node];
-                    if (gn == GRAPH_NONE ||
-                        js_strcmp(graph_str(g, gn), graph_str(g, props[k])) < 0)
-                        pt.greatest[cur_node] = props[k];
-                    child = (uint32_t)c2;
-                }
-                cur_node = child;
-            }
-            def_np[d] = n_props;
-            if (!pt.match[cur_node])
-                pt.match[cur_node] = d + 1;
+            str_ix *dp2 = err_reallocarray(def_props, (size_t)total_props + n_props + 1,
+                                           sizeof *dp2);
+            if (!dp2)
+                goto nomem;
+            def_props = dp2;
+            def_off[d] = total_props;
+            memcpy(def_props + total_props, props, (size_t)n_props * sizeof *props);
+            total_props += n_props;
+            def_names[d] = ifs[d].name;
         }
-        states = err_mallocarray(pt.n, sizeof *states);
-        nstates = err_mallocarray(pt.n, sizeof *nstates);
-        mark = err_calloc(pt.n, sizeof *mark);
-        if (!states || !nstates || !mark)
-            goto nomem;
-        uint32_t stamp = 0;
+        def_off[n_defs] = total_props;
+        if ((s = apply_ifaces(x, n_defs, def_off, def_props, s_proto, s_object, &best_def)))
+            goto out;
         for (uint32_t i = 0; i < n; i++) {
-            if (!is_type(g, i, x->r.object) || g->node_name[i] != s_object)
-                continue;
-            if ((s = sorted_props(x, i, 0, s_proto, &props, &cap_props, &n_props)))
-                goto out;
-            uint32_t ns = 1;
-            states[0] = 0;
-            uint32_t best = pt.match[0]; /* definition + 1; 0 = plain "Object" */
-            for (uint32_t k = 0; k < n_props && ns; k++) {
-                str_ix pr = props[k];
-                uint32_t nn = 0;
-                stamp++;
-                for (uint32_t q = 0; q < ns; q++) {
-                    uint32_t st = states[q];
-                    str_ix gn = pt.greatest[st];
-                    /* a state stays only while a greater property could still leave it */
-                    int keep = gn != GRAPH_NONE && gn != pr &&
-                               js_strcmp(graph_str(g, pr), graph_str(g, gn)) < 0;
-                    if (keep && mark[st] != stamp) {
-                        mark[st] = stamp;
-                        nstates[nn++] = st;
-                    }
-                    uint32_t key[4] = {st, pr, 0, 0};
-                    uint32_t child = kmap_find(&pt.next, key);
-                    if (child == UINT32_MAX)
-                        continue;
-                    if (mark[child] != stamp) {
-                        mark[child] = stamp;
-                        nstates[nn++] = child;
-                    }
-                    /* selectBetterMatch: more properties wins, then the earlier definition */
-                    uint32_t m = pt.match[child];
-                    if (m && (!best || def_np[m - 1] > def_np[best - 1] ||
-                              (def_np[m - 1] == def_np[best - 1] && m < best)))
-                        best = m;
-                }
-                uint32_t *tmp = states;
-                states = nstates;
-                nstates = tmp;
-                ns = nn;
-            }
-            if (best) {
+            if (best_def[i]) {
                 node_ns[i] = NS_IFACE;
-                node_cn[i] = ifs[best - 1].name;
+                node_cn[i] = def_names[best_def[i] - 1];
             }
         }
+        x->st->n_ifaces = n_defs;
+        x->st->iface_names = def_names;
+        x->st->iface_off = def_off;
+        x->st->iface_props = def_props;
+        def_names = NULL;
+        def_off = NULL;
+        def_props = NULL;
     }
 
     /* classKeyInternal, one graph class per key. Name-only keys go through a direct table
@@ -2546,17 +2617,126 @@ out:
     free(node_cn);
     kmap_free(&cls);
     kmap_free(&cand);
-    kmap_free(&pt.next);
-    free(pt.greatest);
-    free(pt.match);
     free(ifs);
     free(props);
-    free(states);
-    free(nstates);
-    free(mark);
-    free(def_np);
+    free(def_off);
+    free(def_names);
+    free(def_props);
+    free(best_def);
     for (int k = 0; k < 3; k++)
         free(by_name[k]);
+    return s;
+}
+
+/* ---- the Comparison view's naming of a base snapshot (aggregatesForDiff) ---- */
+
+lr_status v8_apply_interfaces(graph *g, const graph *from, lr_error *err)
+{
+    if (!v8_class_keys(g) || !v8_class_keys(from))
+        return LR_FAIL(err, LR_ERR_USAGE, "interface definitions need two V8 snapshots");
+    v8_state *st = g->fmt_state;
+    const v8_state *fs = from->fmt_state;
+    uint32_t n = g->n_nodes, nd = fs->n_ifaces;
+    uint32_t total = nd ? fs->iface_off[nd] : 0;
+    lr_status s = LR_OK;
+    ctx y;
+    memset(&y, 0, sizeof y);
+    y.g = g;
+    y.c.err = err;
+    y.c.name = g->path ? g->path : "<input>";
+    y.r.object = -1;
+    for (uint32_t t = 0; t < g->n_types; t++)
+        if (g->type_names[t] && strcmp(g->type_names[t], "object") == 0 && y.r.object < 0)
+            y.r.object = (int)t;
+    uint32_t *off = err_mallocarray((size_t)nd + 1, sizeof *off);
+    str_ix *props = err_mallocarray(total ? total : 1, sizeof *props);
+    str_ix *names = err_mallocarray(nd ? nd : 1, sizeof *names);
+    uint32_t *best = NULL;
+    kmap bykey = {0};
+    str_ix s_proto, s_object;
+    if (!off || !props || !names)
+        goto nomem;
+    /* The definitions' strings, interned in g (the property tree compares string indexes). */
+    for (uint32_t d = 0; d < nd; d++) {
+        off[d] = fs->iface_off[d];
+        if ((s = intern_str(&y, graph_str(from, fs->iface_names[d]), &names[d])))
+            goto out;
+    }
+    off[nd] = total;
+    for (uint32_t k = 0; k < total; k++)
+        if ((s = intern_str(&y, graph_str(from, fs->iface_props[k]), &props[k])))
+            goto out;
+    if ((s = intern_str(&y, "__proto__", &s_proto)) || (s = intern_str(&y, "Object", &s_object)))
+        goto out;
+    if (y.r.object < 0)
+        goto out;
+    if ((s = apply_ifaces(&y, nd, off, props, s_proto, s_object, &best)))
+        goto out;
+    for (class_ix c = 0; c < g->n_classes; c++) {
+        uint32_t key[4] = {st->class_keys[c], 0, 0, 0};
+        int added;
+        if (kmap_get(&bykey, key, c, &added) == UINT32_MAX)
+            goto nomem;
+    }
+    uint32_t cap = g->n_classes;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!is_type(g, i, y.r.object) || g->node_name[i] != s_object)
+            continue;
+        class_ix c = g->node_class[i];
+        str_ix nm = best[i] ? names[best[i] - 1] : s_object;
+        if (c >= g->n_classes || g->classes[c].name == nm)
+            continue;
+        /* Same key prefix ("," or "script,line,column,"), the new name after it. */
+        const char *ok = graph_str(g, st->class_keys[c]), *on = graph_str(g, g->classes[c].name);
+        size_t kl = strlen(ok), ol = strlen(on);
+        size_t pl = kl >= ol ? kl - ol : 0;
+        const char *nn = graph_str(g, nm);
+        size_t nl = strlen(nn);
+        if ((s = scratch_fit(&y.sc, pl + nl + 1, err)))
+            goto out;
+        memcpy(y.sc.buf, ok, pl);
+        memcpy(y.sc.buf + pl, nn, nl);
+        str_ix ks;
+        if ((s = graph_intern(g, (const char *)y.sc.buf, pl + nl, &ks, err)))
+            goto out;
+        uint32_t key[4] = {ks, 0, 0, 0};
+        uint32_t found = kmap_find(&bykey, key);
+        if (found == UINT32_MAX) {
+            if (g->n_classes == cap) {
+                uint32_t nc = cap + cap / 2 + 16;
+                graph_class *c2 = err_reallocarray(g->classes, nc, sizeof *c2);
+                if (c2)
+                    g->classes = c2;
+                str_ix *k2 = err_reallocarray(st->class_keys, nc, sizeof *k2);
+                if (k2)
+                    st->class_keys = k2;
+                if (!c2 || !k2)
+                    goto nomem;
+                cap = nc;
+            }
+            found = g->n_classes++;
+            graph_class *gc = &g->classes[found];
+            memset(gc, 0, sizeof *gc);
+            gc->name = nm;
+            gc->super = GRAPH_NONE;
+            gc->node = GRAPH_NONE;
+            st->class_keys[found] = ks;
+            int added;
+            if (kmap_get(&bykey, key, found, &added) == UINT32_MAX)
+                goto nomem;
+        }
+        g->node_class[i] = found;
+    }
+    goto out;
+nomem:
+    s = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", y.c.name);
+out:
+    free(off);
+    free(props);
+    free(names);
+    free(best);
+    kmap_free(&bykey);
+    free(y.sc.buf);
     return s;
 }
 

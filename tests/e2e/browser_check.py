@@ -46,7 +46,7 @@ def compare(doc, golden):
     for k in bad[:5]:
         print('  %r: devtools %s, leakray %s' % (k, want.get(k), got.get(k)), file=sys.stderr)
     print('  %d changed classes, %d differ' % (len(want), len(bad)))
-    return not bad and len(want) >= 10
+    return not bad and len(want) >= 1
 
 
 def detached(tf, det):

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # js_diff_fixtures.sh: `leakray diff` against the numbers the fixtures' origin repositories
 # assert (fixtures/v8/SOURCES.md): heap-1 -> heap-2 of dinfuehr/heap-snapshot (2
-# InitialObject, 2 {createdAt} and 2 (number) freed, 2 NewObject and 2 Array allocated, 45 new /
-# 43 deleted concatenated strings with 900 / 860 bytes; the `keep` object's {createdAt} meta,
-# named `Object` in heap-2 where it is the last of its shape, is the same object and counts on
-# neither side), heap-2 -> heap-1 mirrored, and
+# InitialObject, 2 plain objects and 2 (number) freed, 2 NewObject and 2 Array allocated, 45
+# new / 43 deleted concatenated strings with 900 / 860 bytes; the {createdAt} objects count as
+# `Object`, as DevTools names the base's plain objects with heap-2's interface definitions, where
+# the last {createdAt} no longer makes an interface), heap-2 -> heap-1 mirrored,
 # heap-snapshot-toolkit's snapshot1 -> snapshot2 (one Foo of 52 bytes added), and an HPROF
-# pair compared per class (test-dump-base -> test-dump: 10,000 more `o` objects).
+# pair compared per class (test-dump-base -> test-dump: 10,000 more `o` objects). Every row of
+# each V8 pair also equals DevTools' Comparison view (goldens from
+# scripts/golden-devtools-diff.sh, run on DevTools' own code).
 set -euo pipefail
 . "$LEAKRAY_SRC/tests/e2e/js_lib.bash"
 FIX=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/v8
@@ -26,8 +28,8 @@ JS_JSON=$JS_TMP/h12.json
 js_check "heap-1 -> heap-2: InitialObject 2 deleted, 120 B" "$(row InitialObject) == [(0, 2, 0, 120)]"
 js_check "heap-1 -> heap-2: NewObject 2 new, 120 B" "$(row NewObject) == [(2, 0, 120, 0)]"
 js_check "heap-1 -> heap-2: Array 2 new, 32 B" "$(row Array) == [(2, 0, 32, 0)]"
-js_check "heap-1 -> heap-2: {createdAt} 2 deleted, 32 B (the surviving one is no new Object)" \
-    "$(row '{createdAt}') == [(0, 2, 0, 32)] and $(row Object) == []"
+js_check "heap-1 -> heap-2: Object 2 deleted, 32 B (the {createdAt} objects, named by heap-2)" \
+    "$(row Object) == [(0, 2, 0, 32)] and $(row '{createdAt}') == []"
 js_check "heap-1 -> heap-2: (number) 2 deleted, 24 B" "$(row '(number)') == [(0, 2, 0, 24)]"
 js_check "heap-1 -> heap-2: (concatenated string) 45 new / 43 deleted, 900 / 860 B" \
     "$(row '(concatenated string)') == [(45, 43, 900, 860)]"
@@ -44,6 +46,24 @@ JS_JSON=$JS_TMP/s12.json
 "$LEAKRAY" diff "$FIX/snapshot1.heapsnapshot.gz" "$FIX/snapshot2.heapsnapshot.gz" --json --no-timing >"$JS_JSON"
 js_check "snapshot1 -> snapshot2: Foo added once, 52 B (heap-snapshot-toolkit test)" \
     "[(r['new'], r['deleted'], r['alloc_size'], r['size_delta']) for r in j['classes'] if r['name'] == 'Foo'] == [(1, 0, 52, 52)]"
+
+# Every row equals DevTools' Comparison view.
+gold=$LEAKRAY_SRC/tests/e2e/expected/devtools
+for pair in "heap-1 heap-2" "heap-2 heap-1" "heap-2 heap-3" "heap-1 heap-3" \
+            "snapshot1 snapshot2"; do
+    set -- $pair
+    fa=$FIX/$1.heapsnapshot fb=$FIX/$2.heapsnapshot
+    [ -f "$fa" ] || fa=$fa.gz
+    [ -f "$fb" ] || fb=$fb.gz
+    "$LEAKRAY" diff "$fa" "$fb" --json --no-timing >"$JS_TMP/pair.json"
+    if python3 "$LEAKRAY_SRC/tests/e2e/browser_check.py" compare "$JS_TMP/pair.json" \
+        "$gold/$1--$2.diff.tsv" >/dev/null; then
+        echo "ok: $1 -> $2 equals DevTools' Comparison, every class"
+    else
+        echo "FAIL: $1 -> $2 differs from DevTools' Comparison"
+        JS_FAILS=$((JS_FAILS + 1))
+    fi
+done
 
 # HPROF ids are addresses the GC reuses: classes only, unless --match-ids.
 H=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/hprof
