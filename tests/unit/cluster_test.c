@@ -4,7 +4,8 @@
  * (global array, dictionary-like object, closures by name, promises by reaction handler,
  * proxies by target, plain objects by property set), nesting through the dominator tree,
  * exact retained sizes without double counting, the largest-retained tie rule for equally
- * short chains, `[]` normalisation, anchors, and line-numbered rule errors. */
+ * short chains, `[]` normalisation, anchors, line-numbered rule errors, nesting judged on
+ * every top member, and detached DOM grouped by tag, class and tree role. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -502,11 +503,90 @@ static void test_rule_errors(void **state)
     crules_fini(&rs);
 }
 
+/* Nesting asks every top member, not the first one: two `Inner` objects held by two boxes
+ * whose unique names make two one-object groups lie in neither; held by two detached panels
+ * that one DOM group holds (tag and class, ids dropped), they are nested in it. */
+static void test_nesting_and_dom(void **state)
+{
+    (void)state;
+    tb *b = calloc(1, sizeof *b);
+    assert_non_null(b);
+    uint32_t root = node(b, T_SYN, "", 0);
+    uint32_t glob = node(b, T_OBJ, "Window", 10);
+    uint32_t hold = node(b, T_OBJ, "Array", 16);
+    uint32_t box[2], inner[2], div[2], h2[2];
+    box[0] = node(b, T_OBJ, "Box one", 20);
+    box[1] = node(b, T_OBJ, "Box two", 20);
+    inner[0] = node(b, T_OBJ, "Inner", 8);
+    inner[1] = node(b, T_OBJ, "Inner", 8);
+    div[0] = node(b, T_OBJ, "Detached <div class=\"p\" id=\"p-1\">", 100);
+    div[1] = node(b, T_OBJ, "Detached <div id=\"p-2\" class=\"p\">", 100);
+    h2[0] = node(b, T_OBJ, "Detached <h2>", 50);
+    h2[1] = node(b, T_OBJ, "Detached <h2>", 50);
+    edge(b, root, GRAPH_EDGE_ELEMENT, NULL, 1, glob);
+    prop(b, glob, "held", hold);
+    for (uint32_t i = 0; i < 2; i++) {
+        edge(b, hold, GRAPH_EDGE_ELEMENT, NULL, i, box[i]);
+        edge(b, hold, GRAPH_EDGE_ELEMENT, NULL, 2 + i, div[i]);
+    }
+    for (uint32_t i = 0; i < 2; i++)
+        prop(b, box[i], "inner", inner[i]);
+    for (uint32_t i = 0; i < 2; i++)
+        edge(b, div[i], GRAPH_EDGE_ELEMENT, NULL, 0, h2[i]);
+    sort_edges(b);
+    graph g;
+    build(b, &g);
+    /* The boxes share a class, as DevTools' `<div>`s do; the DOM nodes are detached. */
+    g.classes = calloc(1, sizeof *g.classes);
+    assert_non_null(g.classes);
+    lr_error err = {0};
+    assert_int_equal(graph_intern(&g, "Box", 3, &g.classes[0].name, &err), LR_OK);
+    g.classes[0].node = GRAPH_NONE;
+    g.classes[0].super = GRAPH_NONE;
+    g.n_classes = 1;
+    g.node_class[box[0]] = g.node_class[box[1]] = 0;
+    g.node_dom = calloc(g.n_nodes, 1);
+    assert_non_null(g.node_dom);
+    for (uint32_t i = 0; i < 2; i++)
+        g.node_dom[div[i]] = g.node_dom[h2[i]] = GRAPH_DOM_DETACHED;
+    crules_set rs;
+    load_rules(&rs);
+    dom_tree t;
+    cluster_ctx c;
+    cluster_result r;
+    assert_int_equal(cluster_dom_build(&g, &t, &err), LR_OK);
+    assert_int_equal(cluster_bind(&c, &g, &rs, &t, &err), LR_OK);
+    uint8_t *sel = calloc(g.n_nodes, 1);
+    assert_non_null(sel);
+    for (uint32_t i = 0; i < 2; i++)
+        sel[box[i]] = sel[inner[i]] = sel[div[i]] = sel[h2[i]] = 1;
+    assert_int_equal(cluster_run(&c, sel, CLUSTER_SORT_SIZE, &r, &err), LR_OK);
+    const cluster_item *in = find(&c, &r, "Inner");
+    assert_int_equal(in->count, 2);
+    assert_int_equal(in->nested_in, CLUSTER_NONE);
+    assert_int_equal(find(&c, &r, "Box Box one")->count, 1);
+    const cluster_item *roots = find(&c, &r, "Detached <div class=\"p\"> (detached tree roots)");
+    assert_int_equal(roots->count, 2);
+    assert_int_equal(roots->retained, 300);
+    assert_int_equal(roots->nested_in, CLUSTER_NONE);
+    const cluster_item *heads = find(&c, &r, "Detached <h2> (inside detached trees)");
+    assert_int_equal(heads->count, 2);
+    assert_ptr_equal(&r.items[heads->nested_in], roots);
+    cluster_result_free(&r);
+    free(sel);
+    cluster_fini(&c);
+    dom_free(&t);
+    crules_fini(&rs);
+    graph_fini(&g);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact),      cmocka_unit_test(test_tie_rule),
         cmocka_unit_test(test_anchors),    cmocka_unit_test(test_rule_errors),
+        cmocka_unit_test(test_nesting_and_dom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
