@@ -49,7 +49,7 @@ static void diff_cmd_json_row(jsonw *w, const diff_row *x, int by_id)
 int cmd_diff(int argc, char **argv)
 {
     uint64_t top = 0;
-    int match_ids = 0, by_class = 0;
+    int match_ids = 0, by_class = 0, detached = 0;
     const cli_optdef opts[] = {
         {"--top", CLI_OPT_UINT, &top, "N", "rows to show (default 0 = all)", NULL},
         {"--match-ids", CLI_OPT_FLAG, &match_ids, NULL,
@@ -58,6 +58,8 @@ int cmd_diff(int argc, char **argv)
          NULL},
         {"--by-class", CLI_OPT_FLAG, &by_class, NULL,
          "compare counts and sizes per class only, without id matching", NULL},
+        {"--detached", CLI_OPT_FLAG, &detached, NULL,
+         "only detached DOM classes (V8 browser snapshots)", NULL},
         {0},
     };
     const cli_spec spec = {
@@ -98,6 +100,29 @@ int cmd_diff(int argc, char **argv)
         goto out;
     }
     double ms = cli_now_ms() - t0;
+    if (detached) {
+        /* Detached DOM nodes always carry the "Detached " name (docs/formats/v8.md). */
+        uint32_t k = 0;
+        diff_row t = {.name = r.total.name, .key = r.total.key};
+        for (uint32_t i = 0; i < r.n; i++) {
+            const diff_row *x = &r.rows[i];
+            if (strncmp(x->name, "Detached ", 9) != 0)
+                continue;
+            t.count_a += x->count_a;
+            t.count_b += x->count_b;
+            t.size_a += x->size_a;
+            t.size_b += x->size_b;
+            t.n_new += x->n_new;
+            t.n_deleted += x->n_deleted;
+            t.alloc_size += x->alloc_size;
+            t.freed_size += x->freed_size;
+            t.count_delta += x->count_delta;
+            t.size_delta += x->size_delta;
+            r.rows[k++] = *x;
+        }
+        r.n = k;
+        r.total = t;
+    }
     uint32_t n = top && top < r.n ? (uint32_t)top : r.n;
     if (co.json) {
         jsonw w;

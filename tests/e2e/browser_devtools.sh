@@ -9,7 +9,7 @@
 #   (goldens from scripts/golden-devtools-diff.sh), including the DOM nodes that kept their
 #   id but became detached between target and final (`Detached <div>` +250, `<div>` -250);
 # - detachedness: `histo --detached` lists only detached classes, with the planted counts;
-#   `info` counts them, `top --detached` and `clusters --detached` list only them;
+#   `info` counts them, `top`, `diff` and `clusters --detached` list only them;
 # - `leaks` groups the planted causes, one top-level group each: the 250 detached panel
 #   roots (`<div class="panel" id="panel-N">`) are one group, their <h2>/<ul>/<li> nested in
 #   it, the 300 resize listeners under one group, the 5,000 Map values one group; Chrome's
@@ -57,6 +57,9 @@ chk detached "$work/tf.json" "$work/det.json" \
 python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))['total']['detached_count'])" \
     "$work/bdet.json" && ok "baseline: nothing detached" || bad "baseline detached count"
 
+"$LEAKRAY" diff "$T" "$F" --detached --json --no-timing >"$work/tfdet.json"
+python3 -c "import json,sys; j=json.load(open(sys.argv[1])); c=j['classes']; sys.exit(0 if len(c) == 10 and all(x['name'].startswith('Detached ') for x in c) and j['total']['new'] == sum(x['new'] for x in c) else 1)" \
+    "$work/tfdet.json" && ok "diff --detached: the 10 detached classes" || bad "diff --detached"
 "$LEAKRAY" info --json --no-timing "$F" >"$work/info.json"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['dom']; sys.exit(0 if d['detached'] == 6154 and d['attached'] > 0 else 1)" \
     "$work/info.json" && ok "info: 6,154 detached DOM nodes" || bad "info detached count"
