@@ -218,10 +218,16 @@ int cmd_clusters(int argc, char **argv)
         }
         cli_json_end(&co, &w);
     } else {
-        printf("%s: %s clusters over %s objects in %u anchor directories (heap %s)\n",
-               co.pos[0], cli_fmt_count(a, r.n), cli_fmt_count(b, r.n_members), r.n_anchors,
-               cli_fmt_human(d, r.heap_total));
-        printf("anchors:\n");
+        if (detached)
+            printf("%s: %s clusters over %s detached DOM objects (heap %s)\n", co.pos[0],
+                   cli_fmt_count(a, r.n), cli_fmt_count(b, r.n_members),
+                   cli_fmt_human(d, r.heap_total));
+        else
+            printf("%s: %s clusters over %s objects in %u anchor directories (heap %s)\n",
+                   co.pos[0], cli_fmt_count(a, r.n), cli_fmt_count(b, r.n_members), r.n_anchors,
+                   cli_fmt_human(d, r.heap_total));
+        if (!detached)
+            printf("anchors:\n");
         for (uint32_t i = 0; i < r.n_anchors; i++) {
             const char *dn = c.dir_names[r.anchors[i].dir];
             fputs("  ", stdout);
