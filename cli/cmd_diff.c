@@ -67,7 +67,9 @@ int cmd_diff(int argc, char **argv)
         "B is compared with the base A. V8/ArkTS objects are matched by node id (stable\n"
         "within one process): # New = in B only, # Deleted = in A only, sizes are shallow\n"
         "bytes. Only objects with a nonzero shallow size count, and unchanged classes are\n"
-        "omitted, as in DevTools. HPROF dumps compare counts and bytes per class.\n"
+        "omitted, as in DevTools; an object that changed class (became `Detached <div>`)\n"
+        "is deleted from the old class and new in the new one. HPROF dumps compare counts\n"
+        "and bytes per class.\n"
         "Example: leakray diff before.heapsnapshot after.heapsnapshot"};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
