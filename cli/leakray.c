@@ -26,6 +26,7 @@
     LR_VERB(threads, "threads with their stack frames and the objects their locals hold") \
     LR_VERB(cycles, "retain cycles and strongly connected objects, grouped by signature") \
     LR_VERB(convert, "write a dump as a V8 .heapsnapshot for Chrome DevTools and memlab") \
+    LR_VERB(store, "the leak store: ingest dumps and reports, leaks by signature, trends")  \
     /* append new verbs above this line: LR_VERB(name, "summary") \ */
 
 #define LR_VERB(name, summary) int cmd_##name(int argc, char **argv);

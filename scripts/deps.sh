@@ -3,11 +3,11 @@
 # Idempotent and quiet when everything is present. usage: scripts/deps.sh [build|test|fuzz|bench]
 set -euo pipefail
 what=${1:-build}
-pkgs="cmake make gcc pkg-config zlib1g-dev libbz2-dev libssl-dev libpng-dev"
+pkgs="cmake make gcc pkg-config zlib1g-dev libbz2-dev libssl-dev libpng-dev libsqlite3-dev libpq-dev"
 case "$what" in
   build) ;;
   demo) pkgs="$pkgs openjdk-17-jdk-headless" ;;
-  test) pkgs="$pkgs libcmocka-dev openjdk-17-jdk-headless python3 chromium" ;;
+  test) pkgs="$pkgs libcmocka-dev openjdk-17-jdk-headless python3 chromium postgresql" ;;
   fuzz) pkgs="$pkgs clang-14 libclang-rt-14-dev libcmocka-dev" ;;
   bench) pkgs="$pkgs openjdk-17-jdk-headless visualvm time" ;;
   *) echo "deps.sh: unknown target $what" >&2; exit 2 ;;

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* store_db.c: the store's database handle (store layer), prefix sdb_. Picks the backend by
+ * URL (postgres:// or postgresql:// -> libpq, anything else is a SQLite file) and maps the
+ * few operations whose SQL differs: starting a write transaction and serialising schema
+ * upgrades. Everything else is the shared SQL passed straight through. */
+#include "store/store_backends.h"
+
+#include "base/err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct sdb {
+    sdb_kind kind;  /* which half below is set */
+    sqlite3 *lite;  /* SDB_SQLITE connection */
+    pg_conn *pg;    /* SDB_POSTGRES connection */
+    int in_tx;      /* a transaction is open (rollback is then meaningful) */
+};
+
+static int is_pg_url(const char *url)
+{
+    return strncmp(url, "postgres://", 11) == 0 || strncmp(url, "postgresql://", 13) == 0;
+}
+
+lr_status sdb_open(const char *url, sdb **out, lr_error *err)
+{
+    *out = NULL;
+    sdb *db = calloc(1, sizeof *db);
+    if (!db)
+        return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
+    lr_status st;
+    if (is_pg_url(url)) {
+        db->kind = SDB_POSTGRES;
+        st = pg_open(url, &db->pg, err);
+    } else {
+        db->kind = SDB_SQLITE;
+        st = sqlite_open(url, &db->lite, err);
+    }
+    if (st != LR_OK) {
+        free(db);
+        return st;
+    }
+    *out = db;
+    return LR_OK;
+}
+
+void sdb_close(sdb *db)
+{
+    if (!db)
+        return;
+    if (db->in_tx)
+        sdb_rollback(db);
+    if (db->lite)
+        sqlite_close(db->lite);
+    if (db->pg)
+        pg_close(db->pg);
+    free(db);
+}
+
+sdb_kind sdb_kind_of(const sdb *db)
+{
+    return db->kind;
+}
+
+lr_status sdb_exec(sdb *db, const char *sql, int n, const sdb_val *params, sdb_row_fn fn,
+                   void *ctx, lr_error *err)
+{
+    if (db->kind == SDB_SQLITE)
+        return sqlite_exec(db->lite, sql, n, params, fn, ctx, err);
+    return pg_exec(db->pg, sql, n, params, fn, ctx, err);
+}
+
+lr_status sdb_begin(sdb *db, lr_error *err)
+{
+    LR_TRY(sdb_exec(db, db->kind == SDB_SQLITE ? "BEGIN IMMEDIATE" : "BEGIN", 0, NULL, NULL,
+                    NULL, err));
+    db->in_tx = 1;
+    return LR_OK;
+}
+
+lr_status sdb_commit(sdb *db, lr_error *err)
+{
+    lr_status st = sdb_exec(db, "COMMIT", 0, NULL, NULL, NULL, err);
+    if (st != LR_OK) {
+        sdb_rollback(db);
+        return st;
+    }
+    db->in_tx = 0;
+    return LR_OK;
+}
+
+void sdb_rollback(sdb *db)
+{
+    if (!db->in_tx)
+        return;
+    lr_error ignored = {0};
+    sdb_exec(db, "ROLLBACK", 0, NULL, NULL, NULL, &ignored);
+    db->in_tx = 0;
+}
+
+/* The advisory-lock key: any constant both sides agree on ("leakray" in ASCII). */
+#define SDB_SCHEMA_LOCK_KEY "108101097107114"
+
+lr_status sdb_lock_schema(sdb *db, lr_error *err)
+{
+    if (db->kind == SDB_SQLITE)
+        return LR_OK;
+    return sdb_exec(db, "SELECT pg_advisory_xact_lock(" SDB_SCHEMA_LOCK_KEY ")", 0, NULL, NULL,
+                    NULL, err);
+}
+
+static int set_flag(void *ctx, int n, const char *const *vals)
+{
+    (void)n;
+    (void)vals;
+    *(int *)ctx = 1;
+    return 1;
+}
+
+lr_status sdb_has_table(sdb *db, const char *name, int *out, lr_error *err)
+{
+    *out = 0;
+    const char *sql = db->kind == SDB_SQLITE
+                          ? "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $1"
+                          : "SELECT 1 FROM information_schema.tables "
+                            "WHERE table_schema = current_schema() AND table_name = $1";
+    sdb_val p = SDB_TEXT(name);
+    return sdb_exec(db, sql, 1, &p, set_flag, out, err);
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* store_sqlite.c: the SQLite backend of the store's database interface (store layer),
+ * prefix sdb_ (the SQLite half; store_pg.c is the other, store_db.c picks by URL). One file
+ * per store, in WAL mode so readers never block the ingest that writes; writers wait for
+ * each other (busy timeout) instead of failing, which is what lets many processes ingest
+ * into one file at once. Foreign keys are switched on per connection, since deleting a
+ * report must take its occurrences along. Parameters written $1..$n in the shared SQL are
+ * SQLite named parameters and are bound by name. */
+#include "store/store_backends.h"
+
+#include "base/err.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+/* How long a writer waits for another before giving up: ingests are short (milliseconds),
+ * so only a wedged process makes anyone wait this long. */
+#define SQLITE_BUSY_MS 60000
+#define SQLITE_MAX_COLS 64
+
+lr_status sqlite_open(const char *path, sqlite3 **out, lr_error *err)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                                            SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        lr_status st = LR_FAIL(err, LR_ERR_IO, "%s: cannot open store: %s", path,
+                               db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        sqlite3_close(db);
+        return st;
+    }
+    sqlite3_busy_timeout(db, SQLITE_BUSY_MS);
+    /* journal_mode=WAL needs a moment of exclusive access the first time; the busy timeout
+     * covers other processes opening the same new file. */
+    const char *setup = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                        "PRAGMA foreign_keys=ON;";
+    char *msg = NULL;
+    if (sqlite3_exec(db, setup, NULL, NULL, &msg) != SQLITE_OK) {
+        lr_status st = LR_FAIL(err, LR_ERR_IO, "%s: not a usable SQLite store: %s", path,
+                               msg ? msg : sqlite3_errmsg(db));
+        sqlite3_free(msg);
+        sqlite3_close(db);
+        return st;
+    }
+    *out = db;
+    return LR_OK;
+}
+
+void sqlite_close(sqlite3 *db)
+{
+    sqlite3_close_v2(db);
+}
+
+static lr_status fail(sqlite3 *db, const char *sql, lr_error *err)
+{
+    return LR_FAIL(err, LR_ERR_IO, "store: %s (in: %.60s)", sqlite3_errmsg(db), sql);
+}
+
+lr_status sqlite_exec(sqlite3 *db, const char *sql, int n, const sdb_val *params,
+                      sdb_row_fn fn, void *ctx, lr_error *err)
+{
+    sqlite3_stmt *stmt = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+        return fail(db, sql, err);
+    for (int i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "$%d", i + 1);
+        int ix = sqlite3_bind_parameter_index(stmt, name);
+        if (ix == 0)
+            continue; /* a parameter the statement does not use */
+        int rc = params[i].is_int ? sqlite3_bind_int64(stmt, ix, params[i].i)
+                 : params[i].s    ? sqlite3_bind_text(stmt, ix, params[i].s, -1,
+                                                      SQLITE_STATIC)
+                                  : sqlite3_bind_null(stmt, ix);
+        if (rc != SQLITE_OK) {
+            lr_status st = fail(db, sql, err);
+            sqlite3_finalize(stmt);
+            return st;
+        }
+    }
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (!fn)
+            continue;
+        int nc = sqlite3_column_count(stmt);
+        if (nc > SQLITE_MAX_COLS)
+            nc = SQLITE_MAX_COLS;
+        const char *vals[SQLITE_MAX_COLS];
+        for (int c = 0; c < nc; c++)
+            vals[c] = (const char *)sqlite3_column_text(stmt, c);
+        if (fn(ctx, nc, vals))
+            break;
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        lr_status st = fail(db, sql, err);
+        sqlite3_finalize(stmt);
+        return st;
+    }
+    sqlite3_finalize(stmt);
+    return LR_OK;
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# store_postgres.sh: the leak store on PostgreSQL, end to end, on a real server this test
+# starts itself (pg_cluster.bash): the same cases as on SQLite (store_lib.bash: idempotent
+# ingest, occurrences, diff, trend, show, bad input, 16 concurrent ingesters on 16
+# connections, kill -9 mid-ingest, prune), then the same store read back through psql, so the
+# rows are really in PostgreSQL and not in a file beside it.
+set -euo pipefail
+. "$(dirname "$0")/store_lib.bash"
+. "$(dirname "$0")/pg_cluster.bash"
+store_init store_postgres
+pg_start
+pg_psql "CREATE DATABASE leaks" >/dev/null
+url="postgres:///leaks?host=$PG_DIR&user=postgres"
+store_cases "$url"
+pg_psql "CREATE DATABASE fresh" >/dev/null
+store_fresh_concurrent "postgres:///fresh?host=$PG_DIR&user=postgres"
+[ "$(pg_psql "SELECT value FROM store_meta WHERE key = 'schema_version'" leaks)" = 2 ] ||
+    fail "schema_version not 2 in PostgreSQL"
+[ "$(pg_psql "SELECT count(*) FROM report" leaks)" = 2 ] || fail "reports not in PostgreSQL"
+# A server that is not there: exit 4 with libpq's reason, not a crash.
+rc=0
+"$LEAKRAY" store leaks --db "postgres:///leaks?host=$PG_DIR/none&user=postgres" \
+    >/dev/null 2>"$W/err" || rc=$?
+[ "$rc" = 4 ] && grep -q "cannot connect to PostgreSQL" "$W/err" ||
+    fail "unreachable server: exit $rc: $(cat "$W/err")"
+echo "store_postgres: ok"

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# store_sqlite.sh: the leak store on SQLite, end to end (cases in store_lib.bash: idempotent
+# ingest, occurrences, diff, trend, show, bad input, 16 concurrent ingesters, kill -9
+# mid-ingest, prune), plus what only a file store has: PRAGMA integrity_check after the
+# kills, and the upgrade of a store written by the first schema version
+# (tests/e2e/expected/store/schema-v1.sql: its tables and one stored report).
+set -euo pipefail
+. "$(dirname "$0")/store_lib.bash"
+store_init store_sqlite
+db="$W/store.db"
+store_cases "$db"
+store_fresh_concurrent "$W/fresh.db"
+python3 - "$db" <<'PY' || fail "integrity_check"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+r = c.execute("PRAGMA integrity_check").fetchall()
+assert r == [("ok",)], r
+PY
+
+# Upgrade from schema version 1: the old report stays, a new ingest joins its leak.
+old="$W/v1.db"
+python3 - "$old" "$LEAKRAY_SRC/tests/e2e/expected/store/schema-v1.sql" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript(open(sys.argv[2]).read())
+c.commit()
+PY
+"$LEAKRAY" store export --db "$old" | jtrue 'd["store_schema_version"] == 2 and
+len(d["reports"]) == 1 and d["reports"][0]["tool_version"] is None and
+d["leaks"][0]["signature"] == "6f83e047ef35245f709411bcad14cb5241ad9e2f"' "upgrade from v1"
+"$LEAKRAY" store ingest --db "$old" --at 2026-11-05 "$W/v10.json" >/dev/null
+"$LEAKRAY" store leaks --db "$old" --json | jtrue '[l["occurrences"] for l in d["leaks"]
+if l["signature"] == "6f83e047ef35245f709411bcad14cb5241ad9e2f"] == [2]' "old leak not joined"
+python3 - "$old" <<'PY' || fail "upgraded store has no index"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+names = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+assert "occurrence_signature" in names, names
+PY
+# A store from a newer leakray is refused, not damaged.
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]);
+c.execute("UPDATE store_meta SET value = 99 WHERE key = '"'"'schema_version'"'"'"); c.commit()' "$old"
+rc=0
+"$LEAKRAY" store leaks --db "$old" >/dev/null 2>"$W/err" || rc=$?
+[ "$rc" = 3 ] && grep -q "newer than this leakray" "$W/err" || fail "newer store not refused ($rc)"
+echo "store_sqlite: ok"
