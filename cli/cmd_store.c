@@ -874,7 +874,9 @@ static int numeric_col(const char *c)
 {
     static const char *const nums[] = {"id", "at", "ingested_at", "leak_count",
                                        "retained_bytes", "report_id", "instances",
-                                       "retained_objects", NULL};
+                                       "retained_objects", "occurrences", "dumps", "apps",
+                                       "versions", "first_at", "last_at", "retained_max",
+                                       NULL};
     for (int i = 0; nums[i]; i++)
         if (strcmp(c, nums[i]) == 0)
             return 1;

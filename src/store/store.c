@@ -68,14 +68,60 @@ static const char *const STEP1[] = {
     " PRIMARY KEY (report_id, signature))",
     NULL};
 
-/* Version 2: the indexes the leak list, trends and pruning walk (leaks.db has none on its
- * foreign keys, which LeakCanary 3's schema fixed), and which leakray wrote each report. */
+/* Recomputes every leak's running totals (below) from the occurrences: the end of the
+ * upgrade to version 2, and of a prune, which removes occurrences. */
+#define RECOMPUTE_TOTALS                                                                      \
+    "DELETE FROM leak_seen",                                                                  \
+    "INSERT INTO leak_seen(signature, dim, value) SELECT DISTINCT o.signature, 'app', r.app"  \
+    " FROM occurrence o JOIN report r ON r.id = o.report_id",                                 \
+    "INSERT INTO leak_seen(signature, dim, value) SELECT DISTINCT o.signature, 'version',"    \
+    " r.version FROM occurrence o JOIN report r ON r.id = o.report_id",                       \
+    "INSERT INTO leak_seen(signature, dim, value) SELECT DISTINCT o.signature, 'dump',"       \
+    " r.content_hash FROM occurrence o JOIN report r ON r.id = o.report_id",                  \
+    "UPDATE leak SET"                                                                          \
+    " occurrences = (SELECT COUNT(*) FROM occurrence o WHERE o.signature = leak.signature),"  \
+    " instances = COALESCE((SELECT SUM(o.instances) FROM occurrence o"                        \
+    "  WHERE o.signature = leak.signature), 0),"                                              \
+    " retained_max = COALESCE((SELECT MAX(o.retained_bytes) FROM occurrence o"                \
+    "  WHERE o.signature = leak.signature), 0),"                                              \
+    " first_at = COALESCE((SELECT MIN(r.at) FROM occurrence o JOIN report r"                  \
+    "  ON r.id = o.report_id WHERE o.signature = leak.signature), 0),"                        \
+    " last_at = COALESCE((SELECT MAX(r.at) FROM occurrence o JOIN report r"                   \
+    "  ON r.id = o.report_id WHERE o.signature = leak.signature), 0),"                        \
+    " apps = (SELECT COUNT(*) FROM leak_seen s WHERE s.signature = leak.signature"            \
+    "  AND s.dim = 'app'),"                                                                   \
+    " versions = (SELECT COUNT(*) FROM leak_seen s WHERE s.signature = leak.signature"        \
+    "  AND s.dim = 'version'),"                                                               \
+    " dumps = (SELECT COUNT(*) FROM leak_seen s WHERE s.signature = leak.signature"           \
+    "  AND s.dim = 'dump')"
+
+/* Version 2: running totals per leak, kept by every ingest, so the leak list over 100,000
+ * reports reads 1,000 rows instead of grouping 300,000 (leak_seen holds the distinct apps,
+ * versions and dumps a leak was seen in); the indexes the medians, trends and pruning walk
+ * (leaks.db has none on its foreign keys, which LeakCanary 3's schema fixed); and which
+ * leakray wrote each report. */
 static const char *const STEP2[] = {
     "CREATE INDEX IF NOT EXISTS occurrence_signature ON occurrence(signature, retained_bytes)",
     "CREATE INDEX IF NOT EXISTS report_at ON report(at)",
     "CREATE INDEX IF NOT EXISTS report_app_version ON report(app, version)",
     "ALTER TABLE report ADD COLUMN tool_version TEXT",
+    "ALTER TABLE leak ADD COLUMN occurrences BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE leak ADD COLUMN instances BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE leak ADD COLUMN retained_max BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE leak ADD COLUMN first_at BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE leak ADD COLUMN last_at BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE leak ADD COLUMN apps BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE leak ADD COLUMN versions BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE leak ADD COLUMN dumps BIGINT NOT NULL DEFAULT 0",
+    "CREATE TABLE leak_seen ("
+    " signature TEXT NOT NULL,"
+    " dim TEXT NOT NULL,"
+    " value TEXT NOT NULL,"
+    " PRIMARY KEY (signature, dim, value))",
+    RECOMPUTE_TOTALS,
     NULL};
+
+static const char *const RECOMPUTE[] = {RECOMPUTE_TOTALS, NULL};
 
 static const char *const *const STEPS[] = {STEP1, STEP2};
 #define N_STEPS ((int)(sizeof STEPS / sizeof STEPS[0]))
@@ -404,8 +450,18 @@ static lr_status insert_report(store *s, const char *ihash, const char *chash,
     return LR_OK;
 }
 
-static lr_status insert_group(store *s, int64_t report_id, const group *g, int *is_new,
-                              lr_error *err)
+static int read_dims(void *ctx, int n, const char *const *v)
+{
+    int *dims = ctx;
+    if (n > 0 && v[0])
+        dims[v[0][0] == 'a' ? 0 : v[0][0] == 'v' ? 1 : 2] = 1;
+    return 0;
+}
+
+/* Stores one group of a report and moves the leak's running totals (schema step 2) in the
+ * same transaction. */
+static lr_status insert_group(store *s, int64_t report_id, const group *g, const store_meta *m,
+                              const char *content_hash, int *is_new, lr_error *err)
 {
     sdb_val lp[5] = {SDB_TEXT(g->signature), SDB_TEXT(g->kind), SDB_TEXT(g->description),
                      SDB_TEXT(g->pattern), SDB_TEXT(g->explanation)};
@@ -419,16 +475,55 @@ static lr_status insert_group(store *s, int64_t report_id, const group *g, int *
     *is_new = inserted != 0;
     sdb_val op[6] = {SDB_INT(report_id), SDB_TEXT(g->signature), SDB_INT(g->instances),
                      SDB_INT(g->retained), SDB_INT(g->objects), SDB_TEXT(g->trace)};
-    /* A signature twice in one report (an application and a library group can share a
-     * path) adds up rather than failing the whole report. */
-    return sdb_exec(s->db,
+    LR_TRY(sdb_exec(s->db,
                     "INSERT INTO occurrence(report_id, signature, instances, retained_bytes,"
-                    " retained_objects, trace) VALUES ($1, $2, $3, $4, $5, $6)"
-                    " ON CONFLICT (report_id, signature) DO UPDATE SET"
-                    " instances = occurrence.instances + excluded.instances,"
-                    " retained_bytes = occurrence.retained_bytes + excluded.retained_bytes,"
-                    " retained_objects = occurrence.retained_objects + excluded.retained_objects",
-                    6, op, NULL, NULL, err);
+                    " retained_objects, trace) VALUES ($1, $2, $3, $4, $5, $6)",
+                    6, op, NULL, NULL, err));
+    sdb_val sp[4] = {SDB_TEXT(g->signature), SDB_TEXT(m->app ? m->app : ""),
+                     SDB_TEXT(m->version ? m->version : ""), SDB_TEXT(content_hash)};
+    int dims[3] = {0, 0, 0};
+    LR_TRY(sdb_exec(s->db,
+                    "INSERT INTO leak_seen(signature, dim, value) VALUES ($1, 'app', $2),"
+                    " ($1, 'version', $3), ($1, 'dump', $4) ON CONFLICT DO NOTHING RETURNING dim",
+                    4, sp, read_dims, dims, err));
+    /* Every SET expression sees the row before the update, so "occurrences = 0" below is
+     * the first occurrence. CASE rather than MIN/MAX: the dialects name those differently. */
+    sdb_val up[7] = {SDB_TEXT(g->signature), SDB_INT(g->instances), SDB_INT(g->retained),
+                     SDB_INT(m->at_ms), SDB_INT(dims[0]), SDB_INT(dims[1]), SDB_INT(dims[2])};
+    return sdb_exec(s->db,
+                    "UPDATE leak SET occurrences = occurrences + 1, instances = instances + $2,"
+                    " retained_max = CASE WHEN $3 > retained_max THEN $3 ELSE retained_max END,"
+                    " first_at = CASE WHEN occurrences = 0 OR $4 < first_at THEN $4"
+                    "  ELSE first_at END,"
+                    " last_at = CASE WHEN occurrences = 0 OR $4 > last_at THEN $4 ELSE last_at END,"
+                    " apps = apps + $5, versions = versions + $6, dumps = dumps + $7"
+                    " WHERE signature = $1",
+                    7, up, NULL, NULL, err);
+}
+
+/* One group per signature: a report may list a signature twice (an application and a
+ * library group can share a path); their sizes add up. */
+static void merge_same_signature(group_list *l)
+{
+    size_t out = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        size_t j = 0;
+        while (j < out && strcmp(l->v[j].signature, l->v[i].signature) != 0)
+            j++;
+        if (j == out) {
+            l->v[out++] = l->v[i];
+            continue;
+        }
+        l->v[j].instances += l->v[i].instances;
+        l->v[j].retained += l->v[i].retained;
+        l->v[j].objects += l->v[i].objects;
+        free(l->v[i].signature);
+        free(l->v[i].description);
+        free(l->v[i].pattern);
+        free(l->v[i].explanation);
+        free(l->v[i].trace);
+    }
+    l->n = out;
 }
 
 static const char SQL_HEAD[] =
@@ -487,6 +582,7 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
         groups_free(&l);
         return st;
     }
+    merge_same_signature(&l);
     int64_t retained = 0;
     for (size_t i = 0; i < l.n; i++)
         retained += l.v[i].retained;
@@ -510,7 +606,7 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
     }
     for (size_t i = 0; st == LR_OK && i < l.n; i++) {
         int is_new = 0;
-        st = insert_group(s, id, &l.v[i], &is_new, err);
+        st = insert_group(s, id, &l.v[i], m, h.canon_sha, &is_new, err);
         r->n_new += is_new;
     }
     if (st == LR_OK)
@@ -597,8 +693,6 @@ typedef struct leak_vec {
     store_leak *v;
     size_t n, cap;
     int oom;
-    size_t med_ix;      /* median pass: which leak */
-    int64_t med_seen;   /* median pass: rows of that leak seen */
 } leak_vec;
 
 static int64_t num(const char *s)
@@ -644,23 +738,20 @@ static int cmp_leak_sig(const void *a, const void *b)
     return strcmp(((const store_leak *)a)->signature, ((const store_leak *)b)->signature);
 }
 
-/* Median pass: rows (signature, retained) sorted by both; leaks sorted by signature. The
- * median of an even count is the lower middle, an actual observed size. */
+static int cmp_sig_key(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, ((const store_leak *)elem)->signature);
+}
+
+/* Median rows (signature, retained) in any order; leaks sorted by signature. */
 static int read_median(void *ctx, int n, const char *const *v)
 {
     leak_vec *lv = ctx;
     if (n < 2 || !v[0])
         return 0;
-    while (lv->med_ix < lv->n && strcmp(lv->v[lv->med_ix].signature, v[0]) < 0) {
-        lv->med_ix++;
-        lv->med_seen = 0;
-    }
-    if (lv->med_ix >= lv->n || strcmp(lv->v[lv->med_ix].signature, v[0]) != 0)
-        return 0;
-    store_leak *l = &lv->v[lv->med_ix];
-    if (lv->med_seen == (l->occurrences - 1) / 2)
+    store_leak *l = bsearch(v[0], lv->v, lv->n, sizeof *lv->v, cmp_sig_key);
+    if (l)
         l->retained_median = num(v[1]);
-    lv->med_seen++;
     return 0;
 }
 
@@ -678,32 +769,89 @@ static int cmp_leak_rank(const void *a, const void *b)
     " FROM occurrence o JOIN report r ON r.id = o.report_id"                                 \
     " JOIN leak l ON l.signature = o.signature WHERE r.status = 'ok'"
 
+/* Medians when every report counts: the index on (signature, retained_bytes) holds each
+ * leak's sizes in order and the running total says how many, so the median is one seek and a
+ * short step per leak. PostgreSQL does all leaks in one statement (LATERAL); SQLite cannot
+ * refer to an outer row in OFFSET, so it gets one small query per leak. */
+static lr_status medians_by_index(store *s, leak_vec *lv, const store_filter *f, lr_error *err)
+{
+    if (sdb_kind_of(s->db) == SDB_POSTGRES) {
+        sdb_val p = SDB_TEXT(f->kind);
+        return sdb_exec(s->db,
+                        f->kind ? "SELECT l.signature, m.retained_bytes FROM leak l CROSS JOIN"
+                                  " LATERAL (SELECT o.retained_bytes FROM occurrence o"
+                                  " WHERE o.signature = l.signature ORDER BY o.retained_bytes"
+                                  " LIMIT 1 OFFSET (l.occurrences - 1) / 2) m"
+                                  " WHERE l.occurrences > 0 AND l.kind = $1"
+                                : "SELECT l.signature, m.retained_bytes FROM leak l CROSS JOIN"
+                                  " LATERAL (SELECT o.retained_bytes FROM occurrence o"
+                                  " WHERE o.signature = l.signature ORDER BY o.retained_bytes"
+                                  " LIMIT 1 OFFSET (l.occurrences - 1) / 2) m"
+                                  " WHERE l.occurrences > 0",
+                        f->kind ? 1 : 0, &p, read_median, lv, err);
+    }
+    for (size_t i = 0; i < lv->n; i++) {
+        store_leak *l = &lv->v[i];
+        sdb_val p[2] = {SDB_TEXT(l->signature), SDB_INT((l->occurrences - 1) / 2)};
+        LR_TRY(sdb_exec(s->db,
+                        "SELECT retained_bytes FROM occurrence WHERE signature = $1"
+                        " ORDER BY retained_bytes LIMIT 1 OFFSET $2",
+                        2, p, read_id, &l->retained_median, err));
+    }
+    return LR_OK;
+}
+
+/* The median over a leak's reports is the lower middle value, an observed size: window
+ * functions (both dialects have them) pick it without sending every row back. */
+#define MEDIAN_HEAD                                                                          \
+    "SELECT signature, retained_bytes FROM (SELECT o.signature, o.retained_bytes,"          \
+    " ROW_NUMBER() OVER (PARTITION BY o.signature ORDER BY o.retained_bytes) AS rn,"        \
+    " COUNT(*) OVER (PARTITION BY o.signature) AS cnt"
+
 lr_status store_leaks(store *s, const store_filter *f, store_leak **out, size_t *n,
                       lr_error *err)
 {
     *out = NULL;
     *n = 0;
-    char sql[1024] =
-        "SELECT o.signature, l.kind, l.short_description, MIN(r.at), MAX(r.at), COUNT(*),"
-        " COUNT(DISTINCT r.content_hash), SUM(o.instances), COUNT(DISTINCT r.app),"
-        " COUNT(DISTINCT r.version), MAX(o.retained_bytes)" FROM_OCC;
     sdb_val p[8];
     int np = 0;
-    filter_sql(f, sql, sizeof sql, p, &np);
-    size_t len = strlen(sql);
-    snprintf(sql + len, sizeof sql - len, " GROUP BY o.signature, l.kind, l.short_description");
+    char sql[1536], msql[1536];
+    int totals = !f->app && !f->version && f->since_ms == INT64_MIN;
+    if (totals) {
+        /* Every report counts: the running totals are the answer. */
+        snprintf(sql, sizeof sql,
+                 "SELECT signature, kind, short_description, first_at, last_at, occurrences,"
+                 " dumps, instances, apps, versions, retained_max FROM leak l"
+                 " WHERE occurrences > 0%s", f->kind ? " AND l.kind = $1" : "");
+        snprintf(msql, sizeof msql,
+                 MEDIAN_HEAD " FROM occurrence o%s) t WHERE rn = (cnt + 1) / 2",
+                 f->kind ? " JOIN leak l ON l.signature = o.signature WHERE l.kind = $1" : "");
+        if (f->kind)
+            p[np++] = SDB_TEXT(f->kind);
+    } else {
+        snprintf(sql, sizeof sql,
+                 "SELECT o.signature, l.kind, l.short_description, MIN(r.at), MAX(r.at),"
+                 " COUNT(*), COUNT(DISTINCT r.content_hash), SUM(o.instances),"
+                 " COUNT(DISTINCT r.app), COUNT(DISTINCT r.version), MAX(o.retained_bytes)"
+                 FROM_OCC);
+        filter_sql(f, sql, sizeof sql, p, &np);
+        size_t len = strlen(sql);
+        snprintf(sql + len, sizeof sql - len,
+                 " GROUP BY o.signature, l.kind, l.short_description");
+        np = 0;
+        snprintf(msql, sizeof msql, MEDIAN_HEAD FROM_OCC);
+        filter_sql(f, msql, sizeof msql, p, &np);
+        len = strlen(msql);
+        snprintf(msql + len, sizeof msql - len, ") t WHERE rn = (cnt + 1) / 2");
+    }
     leak_vec lv = {0};
     lr_status st = sdb_exec(s->db, sql, np, p, read_leak, &lv, err);
     if (st == LR_OK && lv.oom)
         st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory listing leaks");
     if (st == LR_OK && lv.n) {
         qsort(lv.v, lv.n, sizeof *lv.v, cmp_leak_sig);
-        char msql[1024] = "SELECT o.signature, o.retained_bytes" FROM_OCC;
-        np = 0;
-        filter_sql(f, msql, sizeof msql, p, &np);
-        len = strlen(msql);
-        snprintf(msql + len, sizeof msql - len, " ORDER BY o.signature, o.retained_bytes");
-        st = sdb_exec(s->db, msql, np, p, read_median, &lv, err);
+        st = totals ? medians_by_index(s, &lv, f, err)
+                    : sdb_exec(s->db, msql, np, p, read_median, &lv, err);
         qsort(lv.v, lv.n, sizeof *lv.v, cmp_leak_rank);
     }
     if (st != LR_OK) {
@@ -1351,6 +1499,8 @@ lr_status store_prune(store *s, int64_t now, int64_t keep_days, int64_t keep_rep
                       "DELETE FROM leak WHERE NOT EXISTS"
                       " (SELECT 1 FROM occurrence o WHERE o.signature = leak.signature)",
                       0, NULL, NULL, NULL, err);
+    for (const char *const *q = RECOMPUTE; st == LR_OK && *q; q++)
+        st = sdb_exec(s->db, *q, 0, NULL, NULL, NULL, err);
     if (st == LR_OK)
         st = count_rows(s, "report", &r1, err);
     if (st == LR_OK)
@@ -1369,7 +1519,9 @@ static const char *const COLS_REPORT[] = {"id", "kind", "status", "error", "sour
                                           "leak_count", "retained_bytes", "content_hash",
                                           "ingest_hash", "tool_version", NULL};
 static const char *const COLS_LEAK[] = {"signature", "kind", "short_description", "pattern",
-                                        "description", NULL};
+                                        "description", "occurrences", "instances", "dumps",
+                                        "apps", "versions", "first_at", "last_at",
+                                        "retained_max", NULL};
 static const char *const COLS_OCC[] = {"report_id", "signature", "instances",
                                        "retained_bytes", "retained_objects", "trace", NULL};
 

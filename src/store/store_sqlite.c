@@ -31,6 +31,10 @@ lr_status sqlite_open(const char *path, sqlite3 **out, lr_error *err)
         return st;
     }
     sqlite3_busy_timeout(db, SQLITE_BUSY_MS);
+    /* Each ingest is a short-lived process: folding the WAL back into the database (and
+     * syncing it) at every close would cost more than the ingest. SQLite's automatic
+     * checkpoints, every 1,000 pages, keep the WAL bounded instead. */
+    sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
     /* journal_mode=WAL needs a moment of exclusive access the first time; the busy timeout
      * covers other processes opening the same new file. */
     const char *setup = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
