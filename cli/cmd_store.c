@@ -709,8 +709,9 @@ static int cmd_store_trend(int argc, char **argv)
         jsonw_arr_end(&w);
         cli_json_end(&co, &w);
     } else {
-        printf("%-12s  %7s  %6s  %5s  %5s  %9s  %5s  %12s\n", tb == STORE_BY_DAY ? "day" : "version",
-               "reports", "failed", "leaks", "new", "recurring", "fixed", "retained");
+        printf("%-12s  %7s  %6s  %5s  %5s  %9s  %5s  %12s\n",
+               tb == STORE_BY_DAY ? "day" : "version", "reports", "failed", "leaks", "new",
+               "recurring", "fixed", "retained");
         for (size_t i = 0; i < n; i++) {
             char h[CLI_FMT_MAX];
             printf("%-12s  %7" PRId64 "  %6" PRId64 "  %5" PRId64 "  %5" PRId64 "  %9" PRId64
