@@ -26,18 +26,26 @@
     LR_VERB(threads, "threads with their stack frames and the objects their locals hold") \
     LR_VERB(cycles, "retain cycles and strongly connected objects, grouped by signature") \
     LR_VERB(convert, "write a dump as a V8 .heapsnapshot for Chrome DevTools and memlab") \
-    LR_VERB(store, "the leak store: ingest dumps and reports, leaks by signature, trends")  \
     /* append new verbs above this line: LR_VERB(name, "summary") \ */
+
+/* Commands that do not read a dump (they take subcommands of their own); listed apart in
+ * `leakray --help`, since every verb above accepts FILE and the common dump options. */
+#define CLI_TOOLS                                                                            \
+    LR_VERB(store, "the leak store: ingest dumps and reports, leaks by signature, trends")  \
+    /* append new tools above this line: LR_VERB(name, "summary") \ */
 
 #define LR_VERB(name, summary) int cmd_##name(int argc, char **argv);
 CLI_VERBS
+CLI_TOOLS
 #undef LR_VERB
 
 #define LR_VERB(name, summary) {#name, cmd_##name, summary},
 static const cli_verb VERBS[] = {CLI_VERBS};
+static const cli_verb TOOLS[] = {CLI_TOOLS};
 #undef LR_VERB
 
 #define N_VERBS (sizeof VERBS / sizeof VERBS[0])
+#define N_TOOLS (sizeof TOOLS / sizeof TOOLS[0])
 
 static void usage(FILE *out)
 {
@@ -47,6 +55,9 @@ static void usage(FILE *out)
           out);
     for (size_t i = 0; i < N_VERBS; i++)
         fprintf(out, "  %-10s %s\n", VERBS[i].name, VERBS[i].summary);
+    fputs("\ntools (no dump argument; `leakray <tool> --help` lists their commands):\n", out);
+    for (size_t i = 0; i < N_TOOLS; i++)
+        fprintf(out, "  %-10s %s\n", TOOLS[i].name, TOOLS[i].summary);
     fputs("\n`leakray <command> --help` describes a command and its options.\n"
           "Every command takes --json, --no-timing, --no-progress, --max-inflate N, --dump N.\n"
           "exit codes: 0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O error, 5 resource limit\n",
@@ -58,6 +69,9 @@ static const cli_verb *find_verb(const char *name)
     for (size_t i = 0; i < N_VERBS; i++)
         if (strcmp(VERBS[i].name, name) == 0)
             return &VERBS[i];
+    for (size_t i = 0; i < N_TOOLS; i++)
+        if (strcmp(TOOLS[i].name, name) == 0)
+            return &TOOLS[i];
     return NULL;
 }
 

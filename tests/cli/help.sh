@@ -28,6 +28,27 @@ for v in $verbs; do
     expect_rc 0
 done
 
+# Tools (no dump argument): their own --help lists commands, each command's --help the
+# common options.
+tools=$(awk '/^tools/ {on = 1; next} on && /^  [a-z]/ {print $1} on && /^$/ {on = 0}' \
+    <("$LEAKRAY" --help))
+grep -qx store <<<"$tools" || fail "tool store missing from leakray --help"
+for t in $tools; do
+    run "$t" --help
+    expect_rc 0
+    subs=$(awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1} on && /^$/ {on = 0}' \
+        "$T/out")
+    [ -n "$subs" ] || fail "$t --help lists no commands"
+    for s in $subs; do
+        run "$t" "$s" --help
+        expect_rc 0
+        grep -q "^usage: leakray $t $s" "$T/out" || fail "$t $s --help: no usage line"
+        grep -q -- '--json' "$T/out" || fail "$t $s --help: common options not listed"
+    done
+    run "$t" no-such-command
+    expect_rc 2
+done
+
 run help histo
 expect_rc 0
 expect_out '^usage: leakray histo '
