@@ -26,6 +26,8 @@
     LR_VERB(threads, "threads with their stack frames and the objects their locals hold") \
     LR_VERB(cycles, "retain cycles and strongly connected objects, grouped by signature") \
     LR_VERB(convert, "write a dump as a V8 .heapsnapshot for Chrome DevTools and memlab") \
+    LR_VERB(sql, "SQL over the heap: objects, classes, edges, roots, strings, fields") \
+    LR_VERB(instances, "the instances of a class, filtered by field expressions, sorted") \
     /* append new verbs above this line: LR_VERB(name, "summary") \ */
 
 /* Commands that do not read a dump (they take subcommands of their own); listed apart in

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check-layers.sh: fails when a source file includes a header from a layer above its own
 # (docs/style.md: graph -> base; format, rules -> graph; analysis -> graph, rules;
-# report, store -> analysis; cli/ may include anything), or when a C line is over 100 columns.
+# report, store, query -> analysis; cli/ may include anything), or when a C line is over
+# 100 columns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 declare -A allowed=(
@@ -12,6 +13,7 @@ declare -A allowed=(
   [analysis]="base graph rules analysis"
   [report]="base graph rules analysis report"
   [store]="base graph rules analysis store"
+  [query]="base graph rules analysis query"
 )
 bad=0
 for layer in "${!allowed[@]}"; do

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* query.c: the SQL database over a heap graph (query layer), prefix query_. Opens an
+ * in-memory SQLite database, registers the virtual tables of query_vtab.c and the SQL
+ * functions isa() and field(), and builds on first use what the tables' columns need beyond
+ * the graph: the dominator tree of the chosen model (dominators.c or devtools.c), path depths
+ * (paths.c, one BFS), a per-class node index (counting sort, 4 bytes per node), the classes
+ * sorted by name and per-class sums. Each is built at most once per database; a failure is
+ * kept in q->err with leakray's own message because SQLite would only say "out of memory". */
+#include "query/query_internal.h"
+
+#include "analysis/paths.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- lazy analyses ---- */
+
+lr_status query_need_dom(query_db *q)
+{
+    if (q->have_dom)
+        return LR_OK;
+    lr_status st;
+    if (q->o.model == QUERY_MODEL_DEVTOOLS) {
+        st = devtools_build(q->g, q->o.class_keys, &q->dt, &q->err);
+    } else {
+        dom_opts d = {0};
+        if (q->o.model == QUERY_MODEL_VISUALVM)
+            dom_opts_visualvm(&d);
+        st = dom_build_ex(q->g, &d, &q->dom, &q->err);
+    }
+    if (st == LR_OK)
+        q->have_dom = 1;
+    return st;
+}
+
+lr_status query_need_depth(query_db *q)
+{
+    if (q->o.model == QUERY_MODEL_DEVTOOLS)
+        return query_need_dom(q);
+    if (q->depth)
+        return LR_OK;
+    const graph *g = q->g;
+    paths_result r;
+    lr_status st = paths_find(g, NULL, NULL, 0, &r, &q->err);
+    if (st != LR_OK)
+        return st;
+    uint32_t *d = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *d);
+    node_ix *stack = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *stack);
+    if (!d || !stack) {
+        free(d);
+        free(stack);
+        paths_free(&r);
+        return LR_FAIL(&q->err, LR_ERR_NOMEM, "sql: out of memory for distances");
+    }
+    /* UINT32_MAX - 1 marks "not yet known"; each node's chain is walked only up to the
+     * first known ancestor, so the whole pass is O(N). */
+    for (node_ix x = 0; x < g->n_nodes; x++)
+        d[x] = paths_reached(&r, x) ? UINT32_MAX - 1 : UINT32_MAX;
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        uint32_t k = 0;
+        node_ix y = x;
+        while (d[y] == UINT32_MAX - 1) {
+            stack[k++] = y;
+            node_ix p = paths_parent(&r, y);
+            if (p == GRAPH_NONE) {
+                d[stack[--k]] = 0;
+                break;
+            }
+            y = p;
+        }
+        while (k > 0) {
+            node_ix z = stack[--k];
+            d[z] = d[paths_parent(&r, z)] + 1;
+        }
+    }
+    free(stack);
+    paths_free(&r);
+    q->depth = d;
+    return LR_OK;
+}
+
+lr_status query_need_class_index(query_db *q)
+{
+    if (q->cls_first)
+        return LR_OK;
+    const graph *g = q->g;
+    uint32_t nc = g->n_classes;
+    uint32_t *first = err_calloc((size_t)nc + 2, sizeof *first);
+    node_ix *nodes = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *nodes);
+    uint64_t *shallow = err_calloc((size_t)nc + 1, sizeof *shallow);
+    if (!first || !nodes || !shallow) {
+        free(first);
+        free(nodes);
+        free(shallow);
+        return LR_FAIL(&q->err, LR_ERR_NOMEM, "sql: out of memory for the class index");
+    }
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        class_ix c = g->node_class[x] < nc ? g->node_class[x] : nc;
+        first[c + 1]++;
+        shallow[c] += graph_node_size(g, x);
+    }
+    for (uint32_t c = 0; c <= nc; c++)
+        first[c + 1] += first[c];
+    /* Fill with a moving cursor per class, then shift the starts back. */
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        class_ix c = g->node_class[x] < nc ? g->node_class[x] : nc;
+        nodes[first[c]++] = x;
+    }
+    for (uint32_t c = nc + 1; c > 0; c--)
+        first[c] = first[c - 1];
+    first[0] = 0;
+    q->cls_first = first;
+    q->cls_nodes = nodes;
+    q->cls_shallow = shallow;
+    return LR_OK;
+}
+
+static const graph *query_sort_g; /* qsort has no context; one sort at a time */
+
+static int query_cmp_name(const void *pa, const void *pb)
+{
+    class_ix a = *(const class_ix *)pa, b = *(const class_ix *)pb;
+    const graph *g = query_sort_g;
+    int c = strcmp(graph_str(g, g->classes[a].name), graph_str(g, g->classes[b].name));
+    return c ? c : (a < b ? -1 : a > b);
+}
+
+lr_status query_need_by_name(query_db *q)
+{
+    if (q->by_name)
+        return LR_OK;
+    const graph *g = q->g;
+    class_ix *v = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *v);
+    if (!v)
+        return LR_FAIL(&q->err, LR_ERR_NOMEM, "sql: out of memory for class names");
+    for (class_ix c = 0; c < g->n_classes; c++)
+        v[c] = c;
+    query_sort_g = g;
+    qsort(v, g->n_classes, sizeof *v, query_cmp_name);
+    q->by_name = v;
+    return LR_OK;
+}
+
+void query_name_range(const query_db *q, const char *name, uint32_t *lo_out, uint32_t *hi_out)
+{
+    const graph *g = q->g;
+    uint32_t lo = 0, hi = g->n_classes;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (strcmp(graph_str(g, g->classes[q->by_name[mid]].name), name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t end = lo;
+    while (end < g->n_classes && strcmp(graph_str(g, g->classes[q->by_name[end]].name), name) == 0)
+        end++;
+    *lo_out = lo;
+    *hi_out = end;
+}
+
+lr_status query_need_class_retained(query_db *q)
+{
+    if (q->cls_retained)
+        return LR_OK;
+    LR_TRY(query_need_dom(q));
+    const graph *g = q->g;
+    uint32_t nc = g->n_classes;
+    uint64_t *ret = err_calloc(nc ? nc : 1, sizeof *ret);
+    if (!ret)
+        return LR_FAIL(&q->err, LR_ERR_NOMEM, "sql: out of memory for class sizes");
+    if (q->o.model == QUERY_MODEL_DEVTOOLS) {
+        for (uint32_t i = 0; i < q->dt.n_classes; i++)
+            if (q->dt.classes[i].cls < nc)
+                ret[q->dt.classes[i].cls] += q->dt.classes[i].retained;
+    } else {
+        uint32_t *cnt = err_calloc(nc ? nc : 1, sizeof *cnt);
+        lr_status st = cnt ? dom_class_retained(g, &q->dom, ret, cnt, &q->err)
+                           : LR_FAIL(&q->err, LR_ERR_NOMEM, "sql: out of memory for classes");
+        free(cnt);
+        if (st != LR_OK) {
+            free(ret);
+            return st;
+        }
+    }
+    q->cls_retained = ret;
+    return LR_OK;
+}
+
+lr_status query_need_strings(query_db *q)
+{
+    if (q->is_string)
+        return LR_OK;
+    const graph *g = q->g;
+    uint8_t *s = err_calloc(g->n_classes + 1, 1);
+    if (!s)
+        return LR_FAIL(&q->err, LR_ERR_NOMEM, "sql: out of memory for string classes");
+    for (class_ix c = 0; c < g->n_classes; c++)
+        s[c] = g->id_size && strcmp(graph_str(g, g->classes[c].name), "java.lang.String") == 0;
+    q->is_string = s;
+    return LR_OK;
+}
+
+/* ---- per-node values under the model ---- */
+
+node_ix query_dominator(const query_db *q, node_ix x)
+{
+    if (q->o.model == QUERY_MODEL_DEVTOOLS) {
+        node_ix d = q->dt.idom[x];
+        return d == x || q->dt.distance[x] == DEVTOOLS_NO_DISTANCE ? GRAPH_NONE : d;
+    }
+    node_ix d = q->dom.idom[x];
+    return d == DOM_SUPER_ROOT ? GRAPH_NONE : d;
+}
+
+int query_reachable(const query_db *q, node_ix x)
+{
+    if (q->o.model == QUERY_MODEL_DEVTOOLS)
+        return q->dt.distance[x] != DEVTOOLS_NO_DISTANCE;
+    return q->dom.idom[x] != GRAPH_NONE;
+}
+
+int64_t query_distance(const query_db *q, node_ix x)
+{
+    if (q->o.model == QUERY_MODEL_DEVTOOLS)
+        return q->dt.distance[x] == DEVTOOLS_NO_DISTANCE ? -1 : q->dt.distance[x];
+    return q->depth[x] == UINT32_MAX ? -1 : (int64_t)q->depth[x];
+}
+
+lr_status query_need_retained(query_db *q, lr_error *err)
+{
+    lr_status st = query_need_dom(q);
+    if (st != LR_OK && err)
+        *err = q->err;
+    return st;
+}
+
+uint64_t query_retained(const query_db *q, node_ix x)
+{
+    return q->o.model == QUERY_MODEL_DEVTOOLS ? q->dt.retained[x] : q->dom.retained[x];
+}
+
+lr_status query_class_nodes(query_db *q, class_ix c, const node_ix **nodes, uint32_t *n,
+                            lr_error *err)
+{
+    lr_status st = query_need_class_index(q);
+    if (st != LR_OK) {
+        if (err)
+            *err = q->err;
+        return st;
+    }
+    if (c > q->g->n_classes)
+        c = q->g->n_classes;
+    *nodes = q->cls_nodes + q->cls_first[c];
+    *n = q->cls_first[c + 1] - q->cls_first[c];
+    return LR_OK;
+}
+
+const lr_error *query_last_error(const query_db *q)
+{
+    return &q->err;
+}
+
+int query_value_id(sqlite3_value *v, uint64_t *out)
+{
+    switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER:
+        *out = (uint64_t)sqlite3_value_int64(v);
+        return 1;
+    case SQLITE_FLOAT: {
+        double d = sqlite3_value_double(v);
+        if (d < 0 || d >= 18446744073709551616.0 || d != (double)(uint64_t)d)
+            return 0;
+        *out = (uint64_t)d;
+        return 1;
+    }
+    case SQLITE_TEXT: {
+        const char *s = (const char *)sqlite3_value_text(v);
+        if (!s || !*s)
+            return 0;
+        int base = 10;
+        if (s[0] == '@')
+            s++;
+        else if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+            s += 2, base = 16;
+        if (!*s)
+            return 0;
+        char *end;
+        unsigned long long u = strtoull(s, &end, base);
+        if (*end || *s == '-' || *s == '+')
+            return 0;
+        *out = u;
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* ---- SQL functions ---- */
+
+/* isa(class_name, ancestor): 1 when a class named class_name is named ancestor or extends a
+ * class named so (any of the classes of that name, for dumps with several loaders). */
+static void query_fn_isa(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    query_db *q = sqlite3_user_data(ctx);
+    const char *name = (const char *)sqlite3_value_text(argv[0]);
+    const char *anc = (const char *)sqlite3_value_text(argv[1]);
+    if (!name || !anc) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    if (query_need_by_name(q) != LR_OK) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    uint32_t lo, hi;
+    query_name_range(q, name, &lo, &hi);
+    int yes = 0;
+    for (uint32_t i = lo; i < hi && !yes; i++)
+        yes = graph_class_is_named(q->g, q->by_name[i], anc);
+    sqlite3_result_int(ctx, yes);
+}
+
+/* field(id, 'a.b.c'): the value of a field chain of object id, following references through
+ * each name but the last; NULL when the object, a field or a link is missing. */
+static void query_fn_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    query_db *q = sqlite3_user_data(ctx);
+    const graph *g = q->g;
+    uint64_t id;
+    const char *path = (const char *)sqlite3_value_text(argv[1]);
+    if (!query_value_id(argv[0], &id) || !path) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    node_ix x = graph_find_id(g, id);
+    char name[256];
+    while (x != GRAPH_NONE) {
+        const char *dot = strchr(path, '.');
+        size_t len = dot ? (size_t)(dot - path) : strlen(path);
+        if (len == 0 || len >= sizeof name)
+            break;
+        memcpy(name, path, len);
+        name[len] = 0;
+        graph_value v;
+        if (!graph_field_find(g, x, name, &v))
+            break;
+        if (!dot) {
+            query_result_value(ctx, g, &v);
+            return;
+        }
+        if (v.type != GRAPH_FT_OBJECT)
+            break;
+        x = v.ref;
+        path = dot + 1;
+    }
+    sqlite3_result_null(ctx);
+}
+
+/* Counts VM steps of the running statement; nonzero interrupts it (opts.max_steps). */
+static int query_progress(void *p)
+{
+    query_db *q = p;
+    return ++q->steps > q->o.max_steps / 1000 + 1;
+}
+
+/* ---- lifecycle ---- */
+
+lr_status query_open(graph *g, const query_opts *o, query_db **out, lr_error *err)
+{
+    query_db *q = err_calloc(1, sizeof *q);
+    if (!q)
+        return LR_FAIL(err, LR_ERR_NOMEM, "sql: out of memory");
+    q->g = g;
+    if (o)
+        q->o = *o;
+    q->err.offset = LR_NO_OFFSET;
+    int rc = sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY,
+                             NULL);
+    if (rc != SQLITE_OK) {
+        lr_status st = LR_FAIL(err, rc == SQLITE_NOMEM ? LR_ERR_NOMEM : LR_ERR_INTERNAL,
+                               "sql: cannot open SQLite: %s", sqlite3_errstr(rc));
+        query_close(q);
+        return st;
+    }
+    /* A heap query reads the heap: no ATTACH (it would create files), no extensions. */
+    sqlite3_limit(q->db, SQLITE_LIMIT_ATTACHED, 0);
+    sqlite3_db_config(q->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+    if (q->o.max_steps)
+        sqlite3_progress_handler(q->db, 1000, query_progress, q);
+    const int fl = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+    if (query_register_tables(q) != SQLITE_OK ||
+        sqlite3_create_function(q->db, "isa", 2, fl, q, query_fn_isa, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(q->db, "field", 2, fl, q, query_fn_field, NULL, NULL) !=
+            SQLITE_OK) {
+        lr_status st = LR_FAIL(err, LR_ERR_INTERNAL, "sql: cannot register tables: %s",
+                               sqlite3_errmsg(q->db));
+        query_close(q);
+        return st;
+    }
+    *out = q;
+    return LR_OK;
+}
+
+struct sqlite3 *query_sqlite(query_db *q)
+{
+    q->steps = 0;
+    return q->db;
+}
+
+void query_close(query_db *q)
+{
+    if (!q)
+        return;
+    if (q->db)
+        sqlite3_close_v2(q->db);
+    dom_free(&q->dom);
+    devtools_free(&q->dt);
+    free(q->depth);
+    free(q->cls_first);
+    free(q->cls_nodes);
+    free(q->by_name);
+    free(q->cls_shallow);
+    free(q->cls_retained);
+    free(q->is_string);
+    free(q);
+}

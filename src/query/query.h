@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* query.h: SQL over a loaded heap graph (query layer), prefix query_. query_open gives an
+ * in-memory SQLite database whose tables are virtual: objects, classes, edges, roots, strings
+ * and fields read the graph row by row when a statement asks, so the heap is never copied
+ * into SQLite (docs/sql.md lists every column). Values a column needs beyond the graph are
+ * computed once, on the first row that asks for them: the dominator tree (retained,
+ * dominator, reachable), shortest-path depths (distance), per-class sums, the per-class node
+ * index and reverse edges. Equality on objects.id, objects.class, classes.id, classes.name,
+ * edges.src, edges.dst, strings.id and fields.id are lookups through the graph's indexes,
+ * never scans; objects ordered by class are streamed in that order so GROUP BY class needs
+ * no sort. The database refuses ATTACH, so a query cannot write files. Not thread-safe: one
+ * query_db per thread, and the graph must outlive it. */
+#ifndef LR_QUERY_QUERY_H
+#define LR_QUERY_QUERY_H
+
+#include "graph/graph.h"
+
+#include <stdint.h>
+
+struct sqlite3;
+
+/* Whose conventions retained sizes, dominators and distances follow (as `top --model`). */
+enum query_model {
+    QUERY_MODEL_STRONG = 0,   /* exact dominators over strong references (dom_build_ex) */
+    QUERY_MODEL_VISUALVM = 1, /* VisualVM's conventions for HotSpot dumps (dom_opts_visualvm) */
+    QUERY_MODEL_DEVTOOLS = 2, /* Chrome DevTools' numbers for V8/ArkTS (devtools_build) */
+};
+
+typedef struct query_opts {
+    int model;                /* enum query_model */
+    const str_ix *class_keys; /* DEVTOOLS: public class keys (v8_class_keys), or NULL */
+    uint64_t max_steps;       /* interrupt a statement after about this many SQLite VM
+                               * steps (0 = never); fuzzing bounds runaway queries with it */
+} query_opts;
+
+typedef struct query_db query_db;
+
+/* Opens the database over g (which must outlive it; reverse edges are built into g on the
+ * first referrer lookup). Returns LR_OK and *out (free: query_close), LR_ERR_NOMEM, or
+ * LR_ERR_INTERNAL when SQLite refuses to start. Cost: O(1); indexes come later, on demand. */
+lr_status query_open(graph *g, const query_opts *o, query_db **out, lr_error *err);
+
+/* The SQLite handle for sqlite3_prepare_v2 and friends; owned by q. */
+struct sqlite3 *query_sqlite(query_db *q);
+
+/* Closes the database and frees every index and analysis it computed. Accepts NULL. */
+void query_close(query_db *q);
+
+/* The first failure of a lazily computed value during the last statement (out of memory
+ * while building dominators, say), or LR_OK. SQLite only sees "out of memory"; this keeps
+ * leakray's own code and message. */
+const lr_error *query_last_error(const query_db *q);
+
+/* ---- the same values for verbs that list objects without SQL (instances, path) ---- */
+
+/* Computes the model's dominator tree once. Returns LR_OK or the analysis' error. */
+lr_status query_need_retained(query_db *q, lr_error *err);
+/* Retained bytes of x under the model (0 when unreachable); query_need_retained first. */
+uint64_t query_retained(const query_db *q, node_ix x);
+
+/* Nodes whose class is c, ascending, through the per-class index (built once, 4 bytes per
+ * node). c = g->n_classes names the nodes without a class. Returns LR_OK and *nodes (owned
+ * by q) / *n, or LR_ERR_NOMEM. */
+lr_status query_class_nodes(query_db *q, class_ix c, const node_ix **nodes, uint32_t *n,
+                            lr_error *err);
+
+#endif

@@ -1,0 +1,1061 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* query_vtab.c: the virtual tables objects, classes, edges, roots, strings and fields
+ * (query layer), prefix query_. Eponymous SQLite modules: each is usable by name without
+ * CREATE, read-only, and reads the graph when a row is asked for; no table stores rows. A
+ * cursor is a position in the graph (node, edge, root, field list of one node) plus a plan
+ * chosen by xBestIndex: a scan, or a lookup through an index (ids: graph_find_id; classes:
+ * the per-class node index and the by-name class order; referrers: reverse edges, built
+ * once). Columns that need an analysis (retained, dominator, distance, reachable) ask
+ * query.c for it on their first row, so a query that never names them never pays for them.
+ * Column lists are docs/sql.md's; keep them append-only. */
+#include "query/query_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Plans (idxNum). */
+enum { PLAN_SCAN = 0, PLAN_ID = 1, PLAN_CLASS = 2, PLAN_BY_CLASS = 3, PLAN_DST = 4 };
+
+#define COST_LOOKUP 1.0 /* one row through an index */
+#define COST_CLASS 1e3  /* the instances of one class */
+
+/* A vtab shared by every table: SQLite's header plus the database it reads. */
+typedef struct query_vtab {
+    sqlite3_vtab base;
+    query_db *q;
+} query_vtab;
+
+/* A cursor shared by every table; each table uses the members it needs. */
+typedef struct query_cur {
+    sqlite3_vtab_cursor base;
+    query_db *q;
+    int plan;           /* PLAN_* */
+    int eof;            /* no current row */
+    node_ix node;       /* current node (objects, strings, fields, edges' source) */
+    uint32_t pos, end;  /* objects by class: position in cls_nodes; edges: current edge and
+                         * end; roots: current root; fields: current field */
+    uint32_t bucket;    /* objects by class: 0 = nodes without a class, b > 0 = the class
+                         * at by_name[b - 1] */
+    uint32_t bucket_end; /* one past the last bucket to visit */
+    uint64_t rowid;     /* running row number */
+    /* fields of one node, gathered at once (graph_fields_each calls back per field) */
+    struct query_frow *frows;
+    uint32_t n_frows, cap_frows;
+} query_cur;
+
+static query_db *vq(sqlite3_vtab_cursor *c)
+{
+    return ((query_cur *)c)->q;
+}
+
+static int query_connect(sqlite3 *db, void *aux, const char *schema, sqlite3_vtab **out,
+                         char **errmsg)
+{
+    int rc = sqlite3_declare_vtab(db, schema);
+    if (rc != SQLITE_OK)
+        return rc;
+    query_vtab *t = sqlite3_malloc(sizeof *t);
+    if (!t)
+        return SQLITE_NOMEM;
+    memset(t, 0, sizeof *t);
+    t->q = aux;
+    *out = &t->base;
+    return SQLITE_OK;
+}
+
+static int query_disconnect(sqlite3_vtab *t)
+{
+    sqlite3_free(t);
+    return SQLITE_OK;
+}
+
+static int query_open_cur(sqlite3_vtab *t, sqlite3_vtab_cursor **out)
+{
+    query_cur *c = sqlite3_malloc(sizeof *c);
+    if (!c)
+        return SQLITE_NOMEM;
+    memset(c, 0, sizeof *c);
+    c->q = ((query_vtab *)t)->q;
+    *out = &c->base;
+    return SQLITE_OK;
+}
+
+static int query_close_cur(sqlite3_vtab_cursor *cur)
+{
+    query_cur *c = (query_cur *)cur;
+    free(c->frows);
+    sqlite3_free(c);
+    return SQLITE_OK;
+}
+
+static int query_eof(sqlite3_vtab_cursor *cur)
+{
+    return ((query_cur *)cur)->eof;
+}
+
+static int query_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out)
+{
+    *out = (sqlite3_int64)((query_cur *)cur)->rowid;
+    return SQLITE_OK;
+}
+
+/* Reports a lazy build's failure to SQLite (the message stays in q->err for the CLI). */
+static int query_fail(sqlite3_vtab_cursor *cur, lr_status st)
+{
+    query_db *q = vq(cur);
+    sqlite3_free(cur->pVtab->zErrMsg);
+    cur->pVtab->zErrMsg = sqlite3_mprintf("%s", q->err.msg);
+    return st == LR_ERR_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+}
+
+static void result_id(sqlite3_context *ctx, const graph *g, node_ix x)
+{
+    if (x == GRAPH_NONE || x >= g->n_nodes)
+        sqlite3_result_null(ctx);
+    else
+        sqlite3_result_int64(ctx, (sqlite3_int64)graph_node_id(g, x));
+}
+
+static void result_str(sqlite3_context *ctx, const char *s)
+{
+    /* Graph strings and name tables live as long as the database. */
+    sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
+}
+
+/* Finds the usable equality constraint on column col; returns its index or -1. */
+static int find_eq(const sqlite3_index_info *info, int col)
+{
+    for (int i = 0; i < info->nConstraint; i++) {
+        const struct sqlite3_index_constraint *k = &info->aConstraint[i];
+        if (k->usable && k->iColumn == col && k->op == SQLITE_INDEX_CONSTRAINT_EQ)
+            return i;
+    }
+    return -1;
+}
+
+/* Uses constraint i as argv[0] of xFilter, checked by the table (SQLite need not recheck). */
+static void use_eq(sqlite3_index_info *info, int i, int plan, double cost, sqlite3_int64 rows)
+{
+    info->aConstraintUsage[i].argvIndex = 1;
+    info->aConstraintUsage[i].omit = 1;
+    info->idxNum = plan;
+    info->estimatedCost = cost;
+    info->estimatedRows = rows;
+    if (rows == 1)
+        info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+}
+
+/* The node an id argument names, or GRAPH_NONE. */
+static node_ix arg_node(const graph *g, sqlite3_value *v)
+{
+    uint64_t id;
+    return query_value_id(v, &id) ? graph_find_id(g, id) : GRAPH_NONE;
+}
+
+/* ================================================================ objects */
+
+enum { OC_ID, OC_CLASS, OC_KIND, OC_SHALLOW, OC_RETAINED, OC_DOMINATOR, OC_DISTANCE, OC_HEAP,
+       OC_REACHABLE };
+#define OBJECTS_SCHEMA                                                                     \
+    "CREATE TABLE x(id INTEGER, class TEXT, kind TEXT, shallow INTEGER, retained INTEGER, " \
+    "dominator INTEGER, distance INTEGER, heap TEXT, reachable INTEGER)"
+
+static int objects_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                           sqlite3_vtab **out, char **errmsg)
+{
+    return query_connect(db, aux, OBJECTS_SCHEMA, out, errmsg);
+}
+
+static int objects_best(sqlite3_vtab *t, sqlite3_index_info *info)
+{
+    const graph *g = ((query_vtab *)t)->q->g;
+    int i;
+    if ((i = find_eq(info, OC_ID)) >= 0) {
+        use_eq(info, i, PLAN_ID, COST_LOOKUP, 1);
+    } else if ((i = find_eq(info, OC_CLASS)) >= 0) {
+        use_eq(info, i, PLAN_CLASS, COST_CLASS, 1000);
+    } else {
+        info->idxNum = PLAN_SCAN;
+        info->estimatedCost = (double)g->n_nodes + 10;
+        info->estimatedRows = g->n_nodes;
+        /* GROUP BY / ORDER BY class: stream the nodes class by class in name order, which
+         * is the order SQLite's BINARY collation wants, so it needs no sorter. A GROUP BY
+         * (vtab_distinct 1) only needs equal classes adjacent, whichever direction. */
+        if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == OC_CLASS &&
+            (!info->aOrderBy[0].desc || sqlite3_vtab_distinct(info) == 1)) {
+            info->idxNum = PLAN_BY_CLASS;
+            info->orderByConsumed = 1;
+            info->estimatedCost -= 5; /* same work, no sort: SQLite must prefer it */
+        }
+    }
+    return SQLITE_OK;
+}
+
+/* Class of bucket b (see query_cur.bucket). */
+static class_ix bucket_class(const query_db *q, uint32_t b)
+{
+    return b == 0 ? q->g->n_classes : q->by_name[b - 1];
+}
+
+/* Positions a class-plan cursor on the first node of the first nonempty bucket from
+ * c->bucket on, or at eof. */
+static void objects_load_bucket(query_cur *c)
+{
+    const query_db *q = c->q;
+    for (; c->bucket < c->bucket_end; c->bucket++) {
+        class_ix k = bucket_class(q, c->bucket);
+        c->pos = q->cls_first[k];
+        c->end = q->cls_first[k + 1];
+        if (c->pos < c->end) {
+            c->node = q->cls_nodes[c->pos];
+            return;
+        }
+    }
+    c->eof = 1;
+}
+
+static int objects_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int argc,
+                          sqlite3_value **argv)
+{
+    query_cur *c = (query_cur *)cur;
+    query_db *q = c->q;
+    const graph *g = q->g;
+    lr_status st;
+    c->plan = plan;
+    c->eof = 0;
+    c->rowid = 0;
+    if (plan == PLAN_ID) {
+        c->node = arg_node(g, argv[0]);
+        c->eof = c->node == GRAPH_NONE;
+        return SQLITE_OK;
+    }
+    if (plan == PLAN_SCAN) {
+        c->node = 0;
+        c->eof = g->n_nodes == 0;
+        return SQLITE_OK;
+    }
+    if ((st = query_need_class_index(q)) != LR_OK || (st = query_need_by_name(q)) != LR_OK)
+        return query_fail(cur, st);
+    if (plan == PLAN_BY_CLASS) {
+        c->bucket = 0; /* NULL class sorts first */
+        c->bucket_end = g->n_classes + 1;
+    } else {
+        const char *name = (const char *)sqlite3_value_text(argv[0]);
+        if (!name || sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
+            c->eof = 1;
+            return SQLITE_OK;
+        }
+        uint32_t lo, hi;
+        query_name_range(q, name, &lo, &hi);
+        c->bucket = lo + 1;
+        c->bucket_end = hi + 1;
+    }
+    objects_load_bucket(c);
+    return SQLITE_OK;
+}
+
+static int objects_next(sqlite3_vtab_cursor *cur)
+{
+    query_cur *c = (query_cur *)cur;
+    const query_db *q = c->q;
+    c->rowid++;
+    switch (c->plan) {
+    case PLAN_ID:
+        c->eof = 1;
+        break;
+    case PLAN_SCAN:
+        if (++c->node >= q->g->n_nodes)
+            c->eof = 1;
+        break;
+    default:
+        if (++c->pos < c->end) {
+            c->node = q->cls_nodes[c->pos];
+        } else {
+            c->bucket++;
+            objects_load_bucket(c);
+        }
+    }
+    return SQLITE_OK;
+}
+
+static int objects_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+    query_cur *c = (query_cur *)cur;
+    query_db *q = c->q;
+    const graph *g = q->g;
+    node_ix x = c->node;
+    lr_status st;
+    switch (col) {
+    case OC_ID:
+        result_id(ctx, g, x);
+        break;
+    case OC_CLASS: {
+        const char *s = graph_class_name(g, x);
+        if (s[0] || (g->node_class[x] < g->n_classes))
+            result_str(ctx, s);
+        else
+            sqlite3_result_null(ctx);
+        break;
+    }
+    case OC_KIND:
+        result_str(ctx, graph_node_kind_name(g->node_kind[x]));
+        break;
+    case OC_SHALLOW:
+        sqlite3_result_int64(ctx, graph_node_size(g, x));
+        break;
+    case OC_HEAP:
+        if (g->node_heap && g->node_heap[x] < g->n_heaps)
+            result_str(ctx, graph_str(g, g->heap_names[g->node_heap[x]]));
+        else
+            sqlite3_result_null(ctx);
+        break;
+    case OC_DISTANCE: {
+        if ((st = query_need_depth(q)) != LR_OK)
+            return query_fail(cur, st);
+        int64_t d = query_distance(q, x);
+        if (d < 0)
+            sqlite3_result_null(ctx);
+        else
+            sqlite3_result_int64(ctx, d);
+        break;
+    }
+    default:
+        if ((st = query_need_dom(q)) != LR_OK)
+            return query_fail(cur, st);
+        if (col == OC_RETAINED)
+            sqlite3_result_int64(ctx, (sqlite3_int64)query_retained(q, x));
+        else if (col == OC_DOMINATOR)
+            result_id(ctx, g, query_dominator(q, x));
+        else
+            sqlite3_result_int(ctx, query_reachable(q, x));
+    }
+    return SQLITE_OK;
+}
+
+/* ================================================================ classes */
+
+enum { CC_ID, CC_NAME, CC_SUPER, CC_LOADER, CC_INSTANCES, CC_SHALLOW, CC_RETAINED };
+#define CLASSES_SCHEMA                                                                     \
+    "CREATE TABLE x(id INTEGER, name TEXT, super TEXT, loader INTEGER, instances INTEGER, " \
+    "shallow INTEGER, retained INTEGER)"
+
+static int classes_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                           sqlite3_vtab **out, char **errmsg)
+{
+    return query_connect(db, aux, CLASSES_SCHEMA, out, errmsg);
+}
+
+static int classes_best(sqlite3_vtab *t, sqlite3_index_info *info)
+{
+    const graph *g = ((query_vtab *)t)->q->g;
+    int i;
+    if ((i = find_eq(info, CC_ID)) >= 0) {
+        use_eq(info, i, PLAN_ID, COST_LOOKUP, 1);
+    } else if ((i = find_eq(info, CC_NAME)) >= 0) {
+        use_eq(info, i, PLAN_CLASS, COST_LOOKUP * 2, 1);
+    } else {
+        info->idxNum = PLAN_SCAN;
+        info->estimatedCost = (double)g->n_classes + 10;
+        info->estimatedRows = g->n_classes;
+    }
+    return SQLITE_OK;
+}
+
+/* Classes are visited as positions pos..end; `bucket` = 1 when they index by_name. */
+static int classes_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int argc,
+                          sqlite3_value **argv)
+{
+    query_cur *c = (query_cur *)cur;
+    query_db *q = c->q;
+    const graph *g = q->g;
+    lr_status st;
+    c->plan = plan;
+    c->rowid = 0;
+    c->bucket = 0;
+    c->pos = 0;
+    c->end = g->n_classes;
+    if (plan == PLAN_ID) {
+        c->end = 0;
+        uint64_t id;
+        if (query_value_id(argv[0], &id) && id != 0) {
+            for (class_ix k = 0; k < g->n_classes; k++) /* O(classes): a few thousand */
+                if (g->classes[k].id == id) {
+                    c->pos = k;
+                    c->end = k + 1;
+                    break;
+                }
+        }
+    } else if (plan == PLAN_CLASS) {
+        const char *name = (const char *)sqlite3_value_text(argv[0]);
+        if ((st = query_need_by_name(q)) != LR_OK)
+            return query_fail(cur, st);
+        c->end = 0;
+        if (name && sqlite3_value_type(argv[0]) == SQLITE_TEXT)
+            query_name_range(q, name, &c->pos, &c->end);
+        c->bucket = 1;
+    }
+    c->eof = c->pos >= c->end;
+    return SQLITE_OK;
+}
+
+static int classes_next(sqlite3_vtab_cursor *cur)
+{
+    query_cur *c = (query_cur *)cur;
+    c->rowid++;
+    c->eof = ++c->pos >= c->end;
+    return SQLITE_OK;
+}
+
+/* The class loader of class k: its class object's "<classloader>" edge (HPROF). */
+static node_ix class_loader(const graph *g, class_ix k)
+{
+    node_ix x = g->classes[k].node;
+    if (x >= g->n_nodes)
+        return GRAPH_NONE;
+    for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_INTERNAL)
+            continue;
+        if (strcmp(graph_str(g, graph_edge_name_from(g, x, e)), "<classloader>") == 0)
+            return g->edge_to[e];
+    }
+    return GRAPH_NONE;
+}
+
+static int classes_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+    query_cur *c = (query_cur *)cur;
+    query_db *q = c->q;
+    const graph *g = q->g;
+    class_ix k = c->bucket ? q->by_name[c->pos] : c->pos;
+    const graph_class *cl = &g->classes[k];
+    lr_status st;
+    switch (col) {
+    case CC_ID:
+        if (cl->id)
+            sqlite3_result_int64(ctx, (sqlite3_int64)cl->id);
+        else
+            result_id(ctx, g, cl->node);
+        break;
+    case CC_NAME:
+        result_str(ctx, graph_str(g, cl->name));
+        break;
+    case CC_SUPER:
+        if (cl->super < g->n_classes)
+            result_str(ctx, graph_str(g, g->classes[cl->super].name));
+        else
+            sqlite3_result_null(ctx);
+        break;
+    case CC_LOADER:
+        if (g->n_edges)
+            result_id(ctx, g, class_loader(g, k));
+        else
+            sqlite3_result_null(ctx);
+        break;
+    case CC_INSTANCES:
+    case CC_SHALLOW:
+        if ((st = query_need_class_index(q)) != LR_OK)
+            return query_fail(cur, st);
+        if (col == CC_INSTANCES)
+            sqlite3_result_int64(ctx, q->cls_first[k + 1] - q->cls_first[k]);
+        else
+            sqlite3_result_int64(ctx, (sqlite3_int64)q->cls_shallow[k]);
+        break;
+    default:
+        if ((st = query_need_class_retained(q)) != LR_OK)
+            return query_fail(cur, st);
+        sqlite3_result_int64(ctx, (sqlite3_int64)q->cls_retained[k]);
+    }
+    return SQLITE_OK;
+}
+
+/* ================================================================ edges */
+
+enum { EC_SRC, EC_DST, EC_NAME, EC_KIND, EC_STRENGTH };
+#define EDGES_SCHEMA "CREATE TABLE x(src INTEGER, dst INTEGER, name TEXT, kind TEXT, " \
+                     "strength TEXT)"
+
+static int edges_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                         sqlite3_vtab **out, char **errmsg)
+{
+    return query_connect(db, aux, EDGES_SCHEMA, out, errmsg);
+}
+
+static int edges_best(sqlite3_vtab *t, sqlite3_index_info *info)
+{
+    const graph *g = ((query_vtab *)t)->q->g;
+    int i;
+    if ((i = find_eq(info, EC_SRC)) >= 0) {
+        use_eq(info, i, PLAN_ID, COST_LOOKUP * 10, 10);
+    } else if ((i = find_eq(info, EC_DST)) >= 0) {
+        use_eq(info, i, PLAN_DST, COST_LOOKUP * 10, 10);
+    } else {
+        info->idxNum = PLAN_SCAN;
+        info->estimatedCost = (double)g->n_edges + 10;
+        info->estimatedRows = g->n_edges;
+    }
+    return SQLITE_OK;
+}
+
+/* Scan: moves to the next node with edges, from c->node on. */
+static void edges_settle(query_cur *c)
+{
+    const graph *g = c->q->g;
+    while (c->pos >= c->end) {
+        if (c->plan != PLAN_SCAN || ++c->node >= g->n_nodes) {
+            c->eof = 1;
+            return;
+        }
+        c->pos = g->first_edge[c->node];
+        c->end = g->first_edge[c->node + 1];
+    }
+}
+
+static int edges_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int argc,
+                        sqlite3_value **argv)
+{
+    query_cur *c = (query_cur *)cur;
+    query_db *q = c->q;
+    graph *g = q->g;
+    c->plan = plan;
+    c->rowid = 0;
+    c->eof = 0;
+    c->pos = c->end = 0;
+    if (g->n_nodes == 0 || !g->first_edge) {
+        c->eof = 1;
+        return SQLITE_OK;
+    }
+    if (plan == PLAN_SCAN) {
+        c->node = 0;
+        c->pos = g->first_edge[0];
+        c->end = g->first_edge[1];
+    } else {
+        node_ix x = arg_node(g, argv[0]);
+        if (x == GRAPH_NONE) {
+            c->eof = 1;
+            return SQLITE_OK;
+        }
+        if (plan == PLAN_ID) {
+            c->node = x;
+            c->pos = g->first_edge[x];
+            c->end = g->first_edge[x + 1];
+        } else {
+            if (!g->rev_first && graph_build_reverse(g, &q->err) != LR_OK)
+                return query_fail(cur, q->err.code);
+            c->pos = g->rev_first[x];
+            c->end = g->rev_first[x + 1];
+        }
+    }
+    edges_settle(c);
+    return SQLITE_OK;
+}
+
+static int edges_next(sqlite3_vtab_cursor *cur)
+{
+    query_cur *c = (query_cur *)cur;
+    c->rowid++;
+    c->pos++;
+    edges_settle(c);
+    return SQLITE_OK;
+}
+
+static int edges_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+    query_cur *c = (query_cur *)cur;
+    const graph *g = c->q->g;
+    edge_ix e = c->plan == PLAN_DST ? g->rev_edge[c->pos] : c->pos;
+    node_ix from = c->plan == PLAN_DST ? graph_edge_from(g, e) : c->node;
+    unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    switch (col) {
+    case EC_SRC:
+        result_id(ctx, g, from);
+        break;
+    case EC_DST:
+        result_id(ctx, g, g->edge_to[e]);
+        break;
+    case EC_NAME: {
+        uint32_t nm = graph_edge_name_from(g, from, e);
+        if (GRAPH_EDGE_NAME_IS_INDEX(kind)) {
+            char buf[24];
+            snprintf(buf, sizeof buf, "[%u]", nm);
+            sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+        } else {
+            result_str(ctx, graph_str(g, nm));
+        }
+        break;
+    }
+    case EC_KIND:
+        result_str(ctx, graph_edge_kind_name(kind));
+        break;
+    default:
+        result_str(ctx, graph_strength_name(GRAPH_EDGE_STRENGTH(g->edge_kind[e])));
+    }
+    return SQLITE_OK;
+}
+
+/* ================================================================ roots */
+
+enum { RC_ID, RC_KIND, RC_THREAD, RC_FRAME };
+#define ROOTS_SCHEMA "CREATE TABLE x(id INTEGER, kind TEXT, thread INTEGER, frame TEXT)"
+
+static int roots_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                         sqlite3_vtab **out, char **errmsg)
+{
+    return query_connect(db, aux, ROOTS_SCHEMA, out, errmsg);
+}
+
+static int roots_best(sqlite3_vtab *t, sqlite3_index_info *info)
+{
+    info->idxNum = PLAN_SCAN;
+    info->estimatedCost = (double)((query_vtab *)t)->q->g->n_roots + 10;
+    info->estimatedRows = ((query_vtab *)t)->q->g->n_roots;
+    return SQLITE_OK;
+}
+
+static int roots_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int argc,
+                        sqlite3_value **argv)
+{
+    query_cur *c = (query_cur *)cur;
+    c->rowid = 0;
+    c->pos = 0;
+    c->end = c->q->g->n_roots;
+    c->eof = c->pos >= c->end;
+    return SQLITE_OK;
+}
+
+/* The stack frame of a Java-frame root as "Class.method(File.java:12)", into buf; NULL when
+ * the dump has no such frame. */
+static const char *root_frame(const graph *g, const graph_root *r, char *buf, size_t cap)
+{
+    if (!r->thread || r->frame < 0)
+        return NULL;
+    for (uint32_t t = 0; t < g->n_threads; t++) {
+        const graph_thread *th = &g->threads[t];
+        if (th->serial != r->thread)
+            continue;
+        if ((uint32_t)r->frame >= th->n_frames || th->first_frame + r->frame >= g->n_frames)
+            return NULL;
+        const graph_frame *f = &g->frames[th->first_frame + r->frame];
+        int n = snprintf(buf, cap, "%s%s%s(%s", graph_str(g, f->class_name),
+                         f->class_name != GRAPH_NONE ? "." : "", graph_str(g, f->method),
+                         f->source != GRAPH_NONE ? graph_str(g, f->source) : "unknown");
+        if (n >= 0 && (size_t)n < cap && f->line > 0)
+            n += snprintf(buf + n, cap - (size_t)n, ":%d", f->line);
+        if (n >= 0 && (size_t)n + 1 < cap)
+            snprintf(buf + n, cap - (size_t)n, ")");
+        return buf;
+    }
+    return NULL;
+}
+
+static int roots_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+    query_cur *c = (query_cur *)cur;
+    const graph *g = c->q->g;
+    const graph_root *r = &g->roots[c->pos];
+    switch (col) {
+    case RC_ID:
+        result_id(ctx, g, r->node);
+        break;
+    case RC_KIND:
+        result_str(ctx, graph_root_kind_name(r->kind));
+        break;
+    case RC_THREAD:
+        if (r->thread)
+            sqlite3_result_int64(ctx, r->thread);
+        else
+            sqlite3_result_null(ctx);
+        break;
+    default: {
+        char buf[1024];
+        const char *f = root_frame(g, r, buf, sizeof buf);
+        if (f)
+            sqlite3_result_text(ctx, f, -1, SQLITE_TRANSIENT);
+        else
+            sqlite3_result_null(ctx);
+    }
+    }
+    return SQLITE_OK;
+}
+
+/* ================================================================ strings */
+
+enum { SC_ID, SC_VALUE };
+#define STRINGS_SCHEMA "CREATE TABLE x(id INTEGER, value TEXT)"
+
+static int strings_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                           sqlite3_vtab **out, char **errmsg)
+{
+    return query_connect(db, aux, STRINGS_SCHEMA, out, errmsg);
+}
+
+/* Shared by strings and fields: id lookup or a scan over the nodes. */
+static int node_best(sqlite3_vtab *t, sqlite3_index_info *info)
+{
+    int i;
+    if ((i = find_eq(info, 0)) >= 0) {
+        use_eq(info, i, PLAN_ID, COST_LOOKUP, 1);
+    } else {
+        info->idxNum = PLAN_SCAN;
+        info->estimatedCost = (double)((query_vtab *)t)->q->g->n_nodes * 4 + 10;
+        info->estimatedRows = ((query_vtab *)t)->q->g->n_nodes;
+    }
+    return SQLITE_OK;
+}
+
+static int is_string(const query_db *q, node_ix x)
+{
+    const graph *g = q->g;
+    if (g->node_kind[x] == GRAPH_KIND_STRING)
+        return 1;
+    return g->node_class[x] < g->n_classes && q->is_string[g->node_class[x]];
+}
+
+static void strings_settle(query_cur *c)
+{
+    const graph *g = c->q->g;
+    while (c->node < g->n_nodes && !is_string(c->q, c->node)) {
+        if (c->plan == PLAN_ID) {
+            c->eof = 1;
+            return;
+        }
+        c->node++;
+    }
+    if (c->node >= g->n_nodes)
+        c->eof = 1;
+}
+
+static int strings_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int argc,
+                          sqlite3_value **argv)
+{
+    query_cur *c = (query_cur *)cur;
+    lr_status st;
+    if ((st = query_need_strings(c->q)) != LR_OK)
+        return query_fail(cur, st);
+    c->plan = plan;
+    c->rowid = 0;
+    c->eof = 0;
+    c->node = plan == PLAN_ID ? arg_node(c->q->g, argv[0]) : 0;
+    if (c->node == GRAPH_NONE)
+        c->eof = 1;
+    else
+        strings_settle(c);
+    return SQLITE_OK;
+}
+
+static int strings_next(sqlite3_vtab_cursor *cur)
+{
+    query_cur *c = (query_cur *)cur;
+    c->rowid++;
+    if (c->plan == PLAN_ID) {
+        c->eof = 1;
+        return SQLITE_OK;
+    }
+    c->node++;
+    strings_settle(c);
+    return SQLITE_OK;
+}
+
+static int strings_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+    query_cur *c = (query_cur *)cur;
+    const graph *g = c->q->g;
+    if (col == SC_ID) {
+        result_id(ctx, g, c->node);
+        return SQLITE_OK;
+    }
+    char buf[4096];
+    long len = graph_string_value(g, c->node, buf, sizeof buf);
+    if (len < 0) {
+        sqlite3_result_null(ctx);
+    } else if ((size_t)len < sizeof buf) {
+        sqlite3_result_text(ctx, buf, (int)len, SQLITE_TRANSIENT);
+    } else {
+        /* A long string: the buffer is sized from the decoded length, bounded by the dump. */
+        char *big = sqlite3_malloc64((sqlite3_uint64)len + 1);
+        if (!big)
+            return SQLITE_NOMEM;
+        graph_string_value(g, c->node, big, (size_t)len + 1);
+        sqlite3_result_text(ctx, big, -1, sqlite3_free);
+    }
+    return SQLITE_OK;
+}
+
+/* ================================================================ fields */
+
+enum { FC_ID, FC_NAME, FC_TYPE, FC_VALUE, FC_REF };
+#define FIELDS_SCHEMA "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, value, ref INTEGER)"
+
+/* One field of the current node: a decoded instance or static field, or (graphs without
+ * field bytes: V8) an outgoing edge. */
+typedef struct query_frow {
+    str_ix name;    /* field name (fields) */
+    uint8_t type;   /* enum graph_ftype (fields) */
+    uint64_t raw;   /* raw value (fields) */
+    node_ix ref;    /* referenced node, GRAPH_NONE if none */
+    edge_ix edge;   /* the edge this row stands for, GRAPH_NONE for a field */
+} query_frow;
+
+static int fields_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                          sqlite3_vtab **out, char **errmsg)
+{
+    return query_connect(db, aux, FIELDS_SCHEMA, out, errmsg);
+}
+
+static int frow_push(query_cur *c, const query_frow *r)
+{
+    if (c->n_frows == c->cap_frows) {
+        uint32_t cap = c->cap_frows ? c->cap_frows * 2 : 16;
+        query_frow *v = err_reallocarray(c->frows, cap, sizeof *v);
+        if (!v)
+            return -1;
+        c->frows = v;
+        c->cap_frows = cap;
+    }
+    c->frows[c->n_frows++] = *r;
+    return 0;
+}
+
+static int frow_field(void *ctx, class_ix decl, const graph_field *f, const graph_value *v)
+{
+    query_frow r = {f->name, f->type, v->raw, v->ref, GRAPH_NONE};
+    return frow_push(ctx, &r) ? 1 : 0;
+}
+
+/* Gathers the fields of c->node into c->frows. Returns 0, or -1 when out of memory. */
+static int fields_gather(query_cur *c)
+{
+    const graph *g = c->q->g;
+    node_ix x = c->node;
+    c->n_frows = 0;
+    if (g->id_size) {
+        graph_fields_each(g, x, frow_field, c);
+        if (g->node_kind[x] == GRAPH_KIND_CLASS) {
+            class_ix k = graph_class_of_node(g, x);
+            for (uint32_t i = 0; k != GRAPH_NONE && i < g->classes[k].n_statics; i++) {
+                uint32_t s = g->classes[k].first_static + i;
+                if (s >= g->n_statics)
+                    break;
+                const graph_static *st = &g->statics[s];
+                node_ix ref = st->type == GRAPH_FT_OBJECT && st->value
+                                  ? graph_find_id(g, st->value) : GRAPH_NONE;
+                query_frow r = {st->name, st->type, st->value, ref, GRAPH_NONE};
+                if (frow_push(c, &r))
+                    return -1;
+            }
+        }
+    } else if (g->first_edge) {
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            query_frow r = {0, GRAPH_FT_OBJECT, 0, g->edge_to[e], e};
+            if (frow_push(c, &r))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Moves to the first node at or after c->node with at least one field. */
+static int fields_settle(query_cur *c)
+{
+    const graph *g = c->q->g;
+    for (;;) {
+        if (c->node >= g->n_nodes) {
+            c->eof = 1;
+            return 0;
+        }
+        if (fields_gather(c))
+            return -1;
+        if (c->n_frows) {
+            c->pos = 0;
+            return 0;
+        }
+        if (c->plan == PLAN_ID) {
+            c->eof = 1;
+            return 0;
+        }
+        c->node++;
+    }
+}
+
+static int fields_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int argc,
+                         sqlite3_value **argv)
+{
+    query_cur *c = (query_cur *)cur;
+    c->plan = plan;
+    c->rowid = 0;
+    c->eof = 0;
+    c->node = plan == PLAN_ID ? arg_node(c->q->g, argv[0]) : 0;
+    if (c->node == GRAPH_NONE) {
+        c->eof = 1;
+        return SQLITE_OK;
+    }
+    return fields_settle(c) ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+static int fields_next(sqlite3_vtab_cursor *cur)
+{
+    query_cur *c = (query_cur *)cur;
+    c->rowid++;
+    if (++c->pos < c->n_frows)
+        return SQLITE_OK;
+    if (c->plan == PLAN_ID) {
+        c->eof = 1;
+        return SQLITE_OK;
+    }
+    c->node++;
+    return fields_settle(c) ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+void query_result_value(sqlite3_context *ctx, const graph *g, const graph_value *v)
+{
+    uint64_t r = v->raw;
+    switch (v->type) {
+    case GRAPH_FT_OBJECT:
+        if (r)
+            sqlite3_result_int64(ctx, (sqlite3_int64)r);
+        else
+            sqlite3_result_null(ctx);
+        break;
+    case GRAPH_FT_BOOLEAN:
+        sqlite3_result_int(ctx, r != 0);
+        break;
+    case GRAPH_FT_BYTE:
+        sqlite3_result_int(ctx, (int8_t)r);
+        break;
+    case GRAPH_FT_SHORT:
+        sqlite3_result_int(ctx, (int16_t)r);
+        break;
+    case GRAPH_FT_INT:
+        sqlite3_result_int(ctx, (int32_t)r);
+        break;
+    case GRAPH_FT_LONG:
+        sqlite3_result_int64(ctx, (int64_t)r);
+        break;
+    case GRAPH_FT_FLOAT: {
+        uint32_t b = (uint32_t)r;
+        float f;
+        memcpy(&f, &b, sizeof f);
+        sqlite3_result_double(ctx, f);
+        break;
+    }
+    case GRAPH_FT_DOUBLE: {
+        double d;
+        memcpy(&d, &r, sizeof d);
+        sqlite3_result_double(ctx, d);
+        break;
+    }
+    case GRAPH_FT_CHAR: {
+        /* One UTF-16 unit as UTF-8 (surrogate halves stay numbers: they are no text). */
+        uint32_t u = (uint16_t)r;
+        char s[4];
+        int n;
+        if (u >= 0xd800 && u < 0xe000) {
+            sqlite3_result_int(ctx, (int)u);
+            break;
+        }
+        if (u < 0x80) {
+            s[0] = (char)u;
+            n = 1;
+        } else if (u < 0x800) {
+            s[0] = (char)(0xc0 | u >> 6);
+            s[1] = (char)(0x80 | (u & 0x3f));
+            n = 2;
+        } else {
+            s[0] = (char)(0xe0 | u >> 12);
+            s[1] = (char)(0x80 | ((u >> 6) & 0x3f));
+            s[2] = (char)(0x80 | (u & 0x3f));
+            n = 3;
+        }
+        sqlite3_result_text(ctx, s, n, SQLITE_TRANSIENT);
+        break;
+    }
+    default:
+        sqlite3_result_null(ctx);
+    }
+}
+
+static int fields_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+    query_cur *c = (query_cur *)cur;
+    const graph *g = c->q->g;
+    const query_frow *r = &c->frows[c->pos];
+    switch (col) {
+    case FC_ID:
+        result_id(ctx, g, c->node);
+        break;
+    case FC_NAME:
+        if (r->edge == GRAPH_NONE) {
+            result_str(ctx, graph_str(g, r->name));
+        } else {
+            unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[r->edge]);
+            uint32_t nm = graph_edge_name_from(g, c->node, r->edge);
+            if (GRAPH_EDGE_NAME_IS_INDEX(kind)) {
+                char buf[24];
+                snprintf(buf, sizeof buf, "[%u]", nm);
+                sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+            } else {
+                result_str(ctx, graph_str(g, nm));
+            }
+        }
+        break;
+    case FC_TYPE:
+        if (r->edge == GRAPH_NONE)
+            result_str(ctx, graph_ftype_name(r->type));
+        else
+            result_str(ctx, graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[r->edge])));
+        break;
+    case FC_VALUE:
+        if (r->edge == GRAPH_NONE) {
+            graph_value v = {r->type, r->raw, r->ref};
+            query_result_value(ctx, g, &v);
+        } else {
+            result_id(ctx, g, r->ref);
+        }
+        break;
+    default:
+        result_id(ctx, g, r->ref);
+    }
+    return SQLITE_OK;
+}
+
+/* ================================================================ registration */
+
+#define QUERY_MODULE(pfx, best, filter, next, column)                                  \
+    static const sqlite3_module pfx##_module = {                                       \
+        .iVersion = 0,                                                                 \
+        .xCreate = NULL, /* eponymous-only: the table exists under the module's name */ \
+        .xConnect = pfx##_connect,                                                     \
+        .xBestIndex = best,                                                            \
+        .xDisconnect = query_disconnect,                                               \
+        .xDestroy = query_disconnect,                                                  \
+        .xOpen = query_open_cur,                                                       \
+        .xClose = query_close_cur,                                                     \
+        .xFilter = filter,                                                             \
+        .xNext = next,                                                                 \
+        .xEof = query_eof,                                                             \
+        .xColumn = column,                                                             \
+        .xRowid = query_rowid,                                                         \
+    }
+
+QUERY_MODULE(objects, objects_best, objects_filter, objects_next, objects_column);
+QUERY_MODULE(classes, classes_best, classes_filter, classes_next, classes_column);
+QUERY_MODULE(edges, edges_best, edges_filter, edges_next, edges_column);
+QUERY_MODULE(roots, roots_best, roots_filter, classes_next, roots_column);
+QUERY_MODULE(strings, node_best, strings_filter, strings_next, strings_column);
+QUERY_MODULE(fields, node_best, fields_filter, fields_next, fields_column);
+
+int query_register_tables(query_db *q)
+{
+    static const struct {
+        const char *name;
+        const sqlite3_module *m;
+    } T[] = {{"objects", &objects_module}, {"classes", &classes_module},
+             {"edges", &edges_module},     {"roots", &roots_module},
+             {"strings", &strings_module}, {"fields", &fields_module}};
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
+        int rc = sqlite3_create_module_v2(q->db, T[i].name, T[i].m, q, NULL);
+        if (rc != SQLITE_OK)
+            return rc;
+    }
+    return SQLITE_OK;
+}
