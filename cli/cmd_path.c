@@ -167,19 +167,29 @@ static int path_devtools(const cli_common *co, const graph *g, node_ix target)
     return CLI_EXIT_OK;
 }
 
+int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit);
+
 int cmd_path(int argc, char **argv)
 {
-    int collapse = 0;
-    const char *categories = NULL;
+    int collapse = 0, merged = 0, subclasses = 0;
+    const char *categories = NULL, *cls = NULL;
+    uint64_t limit = 10;
     const cli_optdef opts[] = {
+        {"--class", CLI_OPT_STR, &cls, "CLASS", "with --merged: every instance of CLASS", NULL},
+        {"--merged", CLI_OPT_FLAG, &merged, NULL,
+         "merge the shortest paths of all instances of --class into one tree (MAT)", NULL},
+        {"--subclasses", CLI_OPT_FLAG, &subclasses, NULL,
+         "with --merged: instances of subclasses too", NULL},
+        {"--limit", CLI_OPT_UINT, &limit, "N",
+         "with --merged: branches shown under each node (default 10; 0 = all)", NULL},
         {"--collapse", CLI_OPT_FLAG, &collapse, NULL,
          "merge runs of one category (element, widget, view...) into one line", NULL},
         {"--categories", CLI_OPT_STR, &categories, "NAME|FILE",
          "category rules for --collapse: flutter (default), android-views, or a file", NULL},
         {0}};
     const cli_spec spec = {
-        "path", "FILE 0xID", "Shortest strong reference path from a GC root to an object.",
-        opts, 2, 2,
+        "path", "FILE 0xID | FILE --class CLASS --merged",
+        "Shortest strong reference path from a GC root to an object.", opts, 1, 2,
         "Breadth-first from all GC roots in Shark's root order; Java locals and unusual root\n"
         "kinds are used only when no other path exists. Weak, soft, phantom and finalizer\n"
         "references are never followed. Example: leakray path app.hprof 0x7f00ab10\n"
@@ -188,11 +198,23 @@ int cmd_path(int argc, char **argv)
         "between two runs of one category merges into them. Objects of no category keep their\n"
         "own line. --json keeps the full path and adds \"collapsed\".\n"
         "V8/Node/ArkTS snapshots (without --collapse): DevTools' retaining path by distance,\n"
-        "one hop per unit of distance, weak edges hidden (docs/formats/v8.md)."};
+        "one hop per unit of distance, weak edges hidden (docs/formats/v8.md).\n"
+        "--class CLASS --merged: the paths of every instance merged into one tree from the GC\n"
+        "roots down, each line with the instances whose path runs through it and their\n"
+        "summed retained bytes (MAT's \"merge shortest paths to GC roots\")."};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
         return rc;
+    if (merged || cls) {
+        if (!merged || !cls)
+            return cli_usage_error(&co, "--class and --merged go together");
+        if (co.n_pos != 1 || collapse)
+            return cli_usage_error(&co, "--merged takes FILE only (no object id, no --collapse)");
+        return path_merged(&co, cls, subclasses, limit);
+    }
+    if (co.n_pos != 2)
+        return cli_usage_error(&co, "missing the object id (or --class CLASS --merged)");
     uint64_t id;
     if (!cli_parse_id(co.pos[1], &id))
         return cli_usage_error(&co, "'%s' is not an object id (0x1f, @123 or 123)", co.pos[1]);

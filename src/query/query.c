@@ -40,28 +40,28 @@ lr_status query_need_depth(query_db *q)
     if (q->depth)
         return LR_OK;
     const graph *g = q->g;
-    paths_result r;
-    lr_status st = paths_find(g, NULL, NULL, 0, &r, &q->err);
-    if (st != LR_OK)
-        return st;
+    if (!q->have_paths) {
+        LR_TRY(paths_find(g, NULL, NULL, 0, &q->paths, &q->err));
+        q->have_paths = 1;
+    }
+    const paths_result *r = &q->paths;
     uint32_t *d = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *d);
     node_ix *stack = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *stack);
     if (!d || !stack) {
         free(d);
         free(stack);
-        paths_free(&r);
         return LR_FAIL(&q->err, LR_ERR_NOMEM, "sql: out of memory for distances");
     }
     /* UINT32_MAX - 1 marks "not yet known"; each node's chain is walked only up to the
      * first known ancestor, so the whole pass is O(N). */
     for (node_ix x = 0; x < g->n_nodes; x++)
-        d[x] = paths_reached(&r, x) ? UINT32_MAX - 1 : UINT32_MAX;
+        d[x] = paths_reached(r, x) ? UINT32_MAX - 1 : UINT32_MAX;
     for (node_ix x = 0; x < g->n_nodes; x++) {
         uint32_t k = 0;
         node_ix y = x;
         while (d[y] == UINT32_MAX - 1) {
             stack[k++] = y;
-            node_ix p = paths_parent(&r, y);
+            node_ix p = paths_parent(r, y);
             if (p == GRAPH_NONE) {
                 d[stack[--k]] = 0;
                 break;
@@ -70,13 +70,54 @@ lr_status query_need_depth(query_db *q)
         }
         while (k > 0) {
             node_ix z = stack[--k];
-            d[z] = d[paths_parent(&r, z)] + 1;
+            d[z] = d[paths_parent(r, z)] + 1;
         }
     }
     free(stack);
-    paths_free(&r);
     q->depth = d;
     return LR_OK;
+}
+
+lr_status query_need_paths(query_db *q, lr_error *err)
+{
+    lr_status st = LR_OK;
+    if (q->o.model == QUERY_MODEL_DEVTOOLS)
+        st = query_need_dom(q);
+    else if (!q->have_paths && (st = paths_find(q->g, NULL, NULL, 0, &q->paths, &q->err)) ==
+                                   LR_OK)
+        q->have_paths = 1;
+    if (st != LR_OK && err)
+        *err = q->err;
+    return st;
+}
+
+int query_path_step(const query_db *q, node_ix x, node_ix *parent, edge_ix *edge)
+{
+    if (q->o.model == QUERY_MODEL_DEVTOOLS) {
+        if (x == q->dt.root)
+            return 0;
+        edge_ix e = q->dt.parent_edge[x];
+        if (e == GRAPH_NONE)
+            return -1;
+        *edge = e;
+        *parent = graph_edge_from(q->g, e);
+        return 1;
+    }
+    if (!paths_reached(&q->paths, x))
+        return -1;
+    node_ix p = paths_parent(&q->paths, x);
+    if (p == GRAPH_NONE)
+        return 0;
+    *parent = p;
+    *edge = paths_edge(&q->paths, x);
+    return 1;
+}
+
+uint32_t query_path_root(const query_db *q, node_ix x)
+{
+    if (q->o.model == QUERY_MODEL_DEVTOOLS)
+        return q->g->n_roots;
+    return paths_root_of(&q->paths, x);
 }
 
 lr_status query_need_class_index(query_db *q)
@@ -418,6 +459,8 @@ void query_close(query_db *q)
     dom_free(&q->dom);
     devtools_free(&q->dt);
     free(q->depth);
+    if (q->have_paths)
+        paths_free(&q->paths);
     free(q->cls_first);
     free(q->cls_nodes);
     free(q->by_name);

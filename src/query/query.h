@@ -64,4 +64,15 @@ uint64_t query_retained(const query_db *q, node_ix x);
 lr_status query_class_nodes(query_db *q, class_ix c, const node_ix **nodes, uint32_t *n,
                             lr_error *err);
 
+/* The shortest paths `path` prints (Shark's BFS; DevTools' retaining path for DEVTOOLS),
+ * computed once for every node. Returns LR_OK or the analysis' error. */
+lr_status query_need_paths(query_db *q, lr_error *err);
+/* One step of x's path towards its GC root: 1 with *parent and *edge (the graph edge from
+ * parent to x), 0 when x starts a path (a GC root), -1 when no path reaches x. Needs
+ * query_need_paths. O(1) (DEVTOOLS: O(log N)). */
+int query_path_step(const query_db *q, node_ix x, node_ix *parent, edge_ix *edge);
+/* The root entry (index into g->roots) of a node where a path starts; g->n_roots for the
+ * synthetic root of V8 graphs, GRAPH_NONE if unknown. */
+uint32_t query_path_root(const query_db *q, node_ix x);
+
 #endif

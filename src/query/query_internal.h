@@ -9,6 +9,7 @@
 
 #include "analysis/devtools.h"
 #include "analysis/dominators.h"
+#include "analysis/paths.h"
 #include "query/query.h"
 
 #include <sqlite3.h>
@@ -24,6 +25,8 @@ struct query_db {
     int have_dom;            /* dom or dt is built */
     dom_tree dom;            /* idom, retained, reachability */
     devtools_result dt;      /* DevTools' idom, retained, distances */
+    int have_paths;          /* paths is built */
+    paths_result paths;      /* `path`'s shortest strong paths, whole forest (not DEVTOOLS) */
     uint32_t *depth;         /* edges from a GC root on the shortest strong path, or
                               * UINT32_MAX when unreached (STRONG/VISUALVM only) */
 
