@@ -9,6 +9,7 @@
 #include "analysis/devtools.h"
 #include "analysis/dominators.h"
 #include "cli.h"
+#include "cli_filter.h"
 #include "format/hprof.h"
 #include "format/v8.h"
 
@@ -67,6 +68,10 @@ static int cmp_rows(const void *pa, const void *pb)
 
 static void histo_rank(histo_ctx *h, histo_row *all, uint32_t nc);
 
+/* --class/--package and --csv, set once by cmd_histo (rows are named only when ranked). */
+static const cli_filter *histo_filter;
+static int histo_csv;
+
 /* Sums every node into its class row. O(N + C log C). Returns LR_OK or LR_ERR_NOMEM. */
 static lr_status histo_collect(histo_ctx *h, lr_error *err)
 {
@@ -110,6 +115,8 @@ static void histo_rank(histo_ctx *h, histo_row *all, uint32_t nc)
             all[c].name = c == nc ? HISTO_CLASS_OBJECTS_NAME : HISTO_NO_CLASS_NAME;
         if (!all[c].name || !all[c].name[0])
             all[c].name = "<unnamed class>";
+        if (histo_filter && !cli_filter_match(histo_filter, all[c].name))
+            continue;
         h->total.count += all[c].count;
         h->total.shallow += all[c].shallow;
         h->total.retained += all[c].retained;
@@ -121,9 +128,30 @@ static void histo_rank(histo_ctx *h, histo_row *all, uint32_t nc)
     h->n_rows = k;
 }
 
+/* --csv: one header line, then num,count,shallow[,retained],class per row. */
+static void histo_print_csv(const histo_ctx *h, uint64_t top)
+{
+    int ret = h->retained != NULL;
+    printf("num,count,shallow%s,class\n", ret ? ",retained" : "");
+    uint32_t n = top && top < h->n_rows ? (uint32_t)top : h->n_rows;
+    for (uint32_t i = 0; i < n; i++) {
+        const histo_row *r = &h->rows[i];
+        printf("%" PRIu32 ",%" PRIu64 ",%" PRIu64, i + 1, r->count, r->shallow);
+        if (ret)
+            printf(",%" PRIu64, r->retained);
+        putchar(',');
+        cli_filter_csv_name(r->name);
+        putchar('\n');
+    }
+}
+
 static void histo_print_text(const histo_ctx *h, uint64_t top)
 {
     int ret = h->retained != NULL;
+    if (histo_csv) {
+        histo_print_csv(h, top);
+        return;
+    }
     printf(" num     #instances         #bytes%s  class name\n", ret ? "      #retained" : "");
     printf("----------------------------------------------%s\n", ret ? "---------------" : "");
     uint32_t n = top && top < h->n_rows ? (uint32_t)top : h->n_rows;
@@ -236,7 +264,9 @@ static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort 
     uint32_t k = 0;
     uint64_t t_count = 0, t_self = 0, t_ret = 0, d_count = 0, d_self = 0;
     for (uint32_t i = 0; i < r.n_classes; i++) {
-        if (r.classes[i].shadowed)
+        if (r.classes[i].shadowed ||
+            (histo_filter &&
+             !cli_filter_match(histo_filter, graph_str(g, g->classes[r.classes[i].cls].name))))
             continue;
         int det = cls_det && cls_det[r.classes[i].cls];
         if (det) {
@@ -293,6 +323,17 @@ static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort 
             jsonw_obj_end(&w);
         }
         cli_json_end(co, &w);
+    } else if (histo_csv) {
+        printf("num,count,shallow%s,class\n", ret ? ",retained,distance" : "");
+        for (uint32_t i = 0; i < n; i++) {
+            const devtools_class *c = &r.classes[ix[i]];
+            printf("%" PRIu32 ",%" PRIu32 ",%" PRIu64, i + 1, c->count, c->self);
+            if (ret)
+                printf(",%" PRIu64 ",%" PRId32, c->retained, c->distance);
+            putchar(',');
+            cli_filter_csv_name(graph_str(g, g->classes[c->cls].name));
+            putchar('\n');
+        }
     } else {
         printf(" num     #instances         #bytes%s  class name\n",
                ret ? "      #retained  distance" : "");
@@ -371,7 +412,8 @@ static int histo_stream(cli_common *co, enum histo_sort sort, const char *sort_n
             histo_print_json(co, &h, top, NULL, sort_name);
         } else {
             histo_print_text(&h, top);
-            cli_print_timing(co, stdout, "load time", co->load_ms);
+            if (!histo_csv)
+                cli_print_timing(co, stdout, "load time", co->load_ms);
         }
         free(h.rows);
     }
@@ -386,7 +428,10 @@ int cmd_histo(int argc, char **argv)
     const char *sort = NULL;
     const char *heap = NULL;
     int want_retained = 0, detached = 0;
+    cli_filter flt = {0};
     const cli_optdef opts[] = {
+        CLI_FILTER_OPTS(&flt),
+        {"--csv", CLI_OPT_FLAG, &histo_csv, NULL, "comma-separated values", NULL},
         {"--retained", CLI_OPT_FLAG, &want_retained, NULL,
          "add retained bytes per class, no byte counted twice (loads references)", NULL},
         {"--top", CLI_OPT_UINT, &top, "N", "show only the first N rows (the total covers all)",
@@ -410,6 +455,7 @@ int cmd_histo(int argc, char **argv)
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
         return rc;
+    histo_filter = cli_filter_active(&flt) ? &flt : NULL;
 
     lr_heap *lh;
     int sort_given = sort != NULL;
@@ -505,7 +551,8 @@ int cmd_histo(int argc, char **argv)
         histo_print_json(&co, &h, top, heap, sort);
     } else {
         histo_print_text(&h, top);
-        cli_print_timing(&co, stdout, "load time", co.load_ms);
+        if (!histo_csv)
+            cli_print_timing(&co, stdout, "load time", co.load_ms);
     }
     free(h.rows);
     free(class_top);

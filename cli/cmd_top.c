@@ -8,11 +8,26 @@
 #include "analysis/devtools.h"
 #include "analysis/dominators.h"
 #include "cli.h"
+#include "cli_filter.h"
 #include "format/v8.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* --class/--package (per class: keep[c]; classless nodes: keep_none) and --csv. */
+static const uint8_t *top_keep;
+static int top_keep_none;
+static int top_csv;
+
+/* Whether node x passes the class filter. */
+static int top_kept(const graph *g, node_ix x)
+{
+    if (!top_keep)
+        return 1;
+    class_ix c = g->node_class[x];
+    return c < g->n_classes ? top_keep[c] : top_keep_none;
+}
 
 /* ---- top-N selection: a min-heap of N node indices keyed by (retained, -id) ---- */
 
@@ -50,7 +65,7 @@ static uint32_t top_select(const graph *g, const dom_tree *t, node_ix *out, uint
         return 0;
     /* The heap root is the worst of the kept nodes (the one ranked last). */
     for (node_ix x = 0; x < g->n_nodes; x++) {
-        if (t->idom[x] == GRAPH_NONE)
+        if (t->idom[x] == GRAPH_NONE || !top_kept(g, x))
             continue;
         if (n < k) {
             out[n++] = x;
@@ -153,7 +168,7 @@ static lr_status top_classes(const graph *g, const dom_tree *t, top_class_row **
             rows[g->node_class[x]].shallow += graph_node_size(g, x);
     uint32_t k = 0;
     for (class_ix c = 0; c < nc; c++) {
-        if (!cnt[c])
+        if (!cnt[c] || (top_keep && !top_keep[c]))
             continue;
         rows[k] = rows[c];
         rows[k].count = cnt[c];
@@ -204,7 +219,7 @@ static uint32_t top_dt_select(const graph *g, const devtools_result *r, node_ix 
     if (k == 0)
         return 0;
     for (node_ix x = 0; x < g->n_nodes; x++) {
-        if (g->node_kind[x] == GRAPH_KIND_SYNTHETIC || x == r->root)
+        if (g->node_kind[x] == GRAPH_KIND_SYNTHETIC || x == r->root || !top_kept(g, x))
             continue;
         if (detached && graph_node_dom(g, x) != GRAPH_DOM_DETACHED)
             continue;
@@ -263,7 +278,8 @@ static int top_devtools(const cli_common *co, const graph *g, int by_class, uint
     }
     if (by_class) {
         for (uint32_t i = 0; i < r.n_classes; i++)
-            if (!r.classes[i].shadowed && (!cls_det || cls_det[r.classes[i].cls]))
+            if (!r.classes[i].shadowed && (!cls_det || cls_det[r.classes[i].cls]) &&
+                (!top_keep || top_keep[r.classes[i].cls]))
                 sel[n++] = i;
         free(cls_det);
         top_dt_r = &r;
@@ -313,6 +329,24 @@ static int top_devtools(const cli_common *co, const graph *g, int by_class, uint
             jsonw_obj_end(&w);
         }
         cli_json_end(co, &w);
+    } else if (top_csv) {
+        printf(by_class ? "num,count,shallow,retained,distance,class\n"
+                        : "num,id,retained,shallow,distance,class\n");
+        for (uint32_t i = 0; i < n; i++) {
+            if (by_class) {
+                const devtools_class *c = &r.classes[sel[i]];
+                printf("%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRId32 ",", i + 1,
+                       c->count, c->self, c->retained, c->distance);
+                cli_filter_csv_name(graph_str(g, g->classes[c->cls].name));
+            } else {
+                node_ix x = sel[i];
+                printf("%" PRIu32 ",%s,%" PRIu64 ",%" PRIu32 ",%" PRId32 ",", i + 1,
+                       cli_fmt_id(b1, g, graph_node_id(g, x)), r.retained[x],
+                       graph_node_size(g, x), r.distance[x]);
+                cli_filter_csv_name(top_class_name(g, x));
+            }
+            putchar('\n');
+        }
     } else {
         printf("%s reachable objects, %s retained by the root (DevTools model)\n",
                cli_fmt_count(b1, reachable), cli_fmt_bytes(b2, r.total));
@@ -349,7 +383,10 @@ int cmd_top(int argc, char **argv)
     const char *by = "object";
     const char *model = NULL;
     int detached = 0;
+    cli_filter flt = {0};
     const cli_optdef opts[] = {
+        CLI_FILTER_OPTS(&flt),
+        {"--csv", CLI_OPT_FLAG, &top_csv, NULL, "comma-separated values", NULL},
         {"--model", CLI_OPT_STR, &model, "M",
          "retained-size conventions: visualvm (default for HotSpot dumps), devtools (default "
          "for V8/Node/ArkTS snapshots) or strong",
@@ -386,17 +423,27 @@ int cmd_top(int argc, char **argv)
     if ((rc = cli_open(&co, co.pos[0], 0, &lh)) != 0)
         return rc;
     const graph *g = lr_heap_graph(lh);
+    uint8_t *keep = cli_filter_active(&flt) ? cli_filter_classes(&flt, g) : NULL;
+    if (cli_filter_active(&flt) && !keep) {
+        lr_close(lh);
+        return cli_fail(&co, LR_ERR_NOMEM, "top: out of memory for %u classes", g->n_classes);
+    }
+    top_keep = keep;
+    top_keep_none = cli_filter_match(&flt, "<no class>");
     int is_v8 = v8_class_keys(g) && g->synthetic_root != GRAPH_NONE;
     if (model && strcmp(model, "devtools") == 0 && !is_v8) {
+        free(keep);
         lr_close(lh);
         return cli_usage_error(&co, "--model devtools needs a V8/Node/ArkTS heap snapshot");
     }
     if (detached && (!is_v8 || (model && strcmp(model, "devtools") != 0))) {
+        free(keep);
         lr_close(lh);
         return cli_usage_error(&co, "--detached needs a V8 snapshot and the devtools model");
     }
     if (is_v8 && (!model || strcmp(model, "devtools") == 0)) {
         rc = top_devtools(&co, g, by_class, top, detached);
+        free(keep);
         lr_close(lh);
         return rc;
     }
@@ -411,6 +458,7 @@ int cmd_top(int argc, char **argv)
         dom_opts_visualvm(&dopts);
     if (dom_build_ex(g, &dopts, &t, &err) != LR_OK) {
         rc = cli_error(&co, &err);
+        free(keep);
         lr_close(lh);
         return rc;
     }
@@ -483,6 +531,25 @@ int cmd_top(int argc, char **argv)
             jsonw_obj_end(&w);
         }
         cli_json_end(&co, &w);
+    } else if (top_csv) {
+        printf(by_class ? "num,count,shallow,retained,class\n" : "num,id,retained,shallow,class\n");
+        for (uint32_t i = 0; i < n; i++) {
+            if (by_class) {
+                printf("%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",", i + 1, rows[i].count,
+                       rows[i].shallow, rows[i].retained);
+                cli_filter_csv_name(rows[i].name);
+            } else {
+                node_ix x = sel[i];
+                const char *d = top_describes(g, cn, n_cn, x);
+                printf("%" PRIu32 ",%s,%" PRIu64 ",%" PRIu32 ",", i + 1,
+                       cli_fmt_id(b1, g, graph_node_id(g, x)), t.retained[x],
+                       graph_node_size(g, x));
+                if (d)
+                    printf("class ");
+                cli_filter_csv_name(d ? d : top_class_name(g, x));
+            }
+            putchar('\n');
+        }
     } else {
         printf("%s reachable objects, %s retained by GC roots (%s model)\n",
                cli_fmt_count(b1, t.n_reachable), cli_fmt_bytes(b2, t.total_reachable),
@@ -514,6 +581,7 @@ int cmd_top(int argc, char **argv)
     free(sel);
     free(rows);
     dom_free(&t);
+    free(keep);
     lr_close(lh);
     return CLI_EXIT_OK;
 
@@ -523,6 +591,7 @@ fail:
     free(sel);
     free(rows);
     dom_free(&t);
+    free(keep);
     lr_close(lh);
     return rc;
 }

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cli_filter.c: --class GLOB / --package P filters of histo and top (cli), prefix
+ * cli_filter_. Matching is fnmatch(3) without FNM_PATHNAME, so `*` spans dots and `$`. */
+#include "cli_filter.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_filter_active(const cli_filter *f)
+{
+    return f->classes.n > 0 || f->packages.n > 0;
+}
+
+/* Whether name lies in package p ("p" itself as a class name, or "p.anything"). */
+static int in_package(const char *p, const char *name)
+{
+    size_t n = strlen(p);
+    while (n && (p[n - 1] == '.' || p[n - 1] == '*'))
+        n--; /* "com.example.*" and "com.example." mean the package */
+    return n && strncmp(name, p, n) == 0 && (name[n] == '.' || name[n] == 0);
+}
+
+int cli_filter_match(const cli_filter *f, const char *name)
+{
+    int includes = 0, included = 0;
+    for (int i = 0; i < f->classes.n; i++) {
+        const char *v = f->classes.v[i];
+        int neg = v[0] == '!';
+        int hit = fnmatch(v + neg, name, 0) == 0;
+        if (neg && hit)
+            return 0;
+        includes += !neg;
+        included |= !neg && hit;
+    }
+    for (int i = 0; i < f->packages.n; i++) {
+        const char *v = f->packages.v[i];
+        int neg = v[0] == '!';
+        int hit = in_package(v + neg, name);
+        if (neg && hit)
+            return 0;
+        includes += !neg;
+        included |= !neg && hit;
+    }
+    return !includes || included;
+}
+
+uint8_t *cli_filter_classes(const cli_filter *f, const graph *g)
+{
+    uint8_t *keep = malloc(g->n_classes ? g->n_classes : 1);
+    for (class_ix c = 0; keep && c < g->n_classes; c++)
+        keep[c] = (uint8_t)cli_filter_match(f, graph_str(g, g->classes[c].name));
+    return keep;
+}
+
+void cli_filter_csv_name(const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
