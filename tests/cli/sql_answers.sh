@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# sql_answers.sh: `leakray sql`, `instances` and `path --merged` give the answers other code
+# computes. On a dump written at test time by tests/programs/sql/SqlTarget.java, known
+# answers (8 destroyed pages, the duplicate strings, the page held only softly), then
+# tests/cli/lib/sql_check.py on that dump and on HPROF and V8 fixtures: GROUP BY class
+# against histo's streaming histogram, retained sizes against top, referrers against show,
+# and the merged tree against `path` of every instance.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.bash"
+cli_init sql-answers
+cli_need_java
+command -v python3 >/dev/null || skip "no python3"
+
+dir=$LEAKRAY_BUILD/tmp/sql-target
+DUMP=$dir/SqlTarget.hprof
+src=$LEAKRAY_SRC/tests/programs/sql/SqlTarget.java
+mkdir -p "$dir"
+if [ ! -s "$DUMP" ] || [ "$src" -nt "$DUMP" ]; then
+    rm -rf "$dir/classes" "$DUMP"
+    javac -d "$dir/classes" "$src" >&2
+    java -Xmx64m -XX:+UseSerialGC -cp "$dir/classes" SqlTarget "$dir/partial.hprof" >/dev/null
+    mv "$dir/partial.hprof" "$DUMP"
+fi
+P='SqlTarget$Page'
+
+# Destroyed pages: 3 in LIST, 1 SubPage, 1 in MAP, 2 in the chain, 1 held softly.
+run sql "$DUMP" "SELECT count(*) FROM objects o JOIN fields f ON f.id = o.id
+                 WHERE isa(o.class, '$P') AND f.name = 'mDestroyed' AND f.value = 1"
+expect_rc 0
+expect_out '^8$'
+run sql "$DUMP" "SELECT count(*) FROM objects WHERE isa(class, '$P') AND field(id, 'mDestroyed')"
+expect_out '^8$'
+run instances --no-timing "$DUMP" "$P" --subclasses --where 'mDestroyed == true'
+expect_rc 0
+expect_out '^8 instances of SqlTarget\$Page and subclasses where mDestroyed == true'
+run instances --no-timing "$DUMP" "$P" --where 'mDestroyed == true' --json
+json_eq "d['count']" 7
+json_eq "all(i['class'] == 'SqlTarget\$Page' for i in d['instances'])" true
+run instances --no-timing "$DUMP" "$P" --subclasses --sort retained --limit 2 --json
+json_eq "d['count']" 19
+json_eq "d['shown']" 2
+json_eq "d['truncated']" true
+json_eq "d['instances'][0]['retained'] >= d['instances'][1]['retained']" true
+run instances --no-timing "$DUMP" "$P" --subclasses --limit 3
+expect_out '^\.\.\. 16 more not shown \(--limit 3; --limit 0 shows all\)$'
+
+# Duplicate strings over 1 kB: three "x" * 2048 and two "y" * 1500 (the "z" string is single).
+run sql "$DUMP" "SELECT length(value), count(*) FROM strings WHERE length(value) > 1024
+                 GROUP BY value HAVING count(*) > 1 ORDER BY 1 DESC" --csv
+expect_rc 0
+[ "$(cat "$T/out")" = $'length(value),count(*)\n2048,3\n1500,2' ] || fail "duplicate strings"
+
+# The page kept only through a SoftReference: not strongly reachable, and its id is 40.
+run sql "$DUMP" "SELECT field(o.id, 'id') FROM edges e JOIN objects o ON o.id = e.dst
+                 WHERE e.strength = 'soft' AND o.reachable = 0 AND o.class = '$P'"
+expect_out '^40$'
+run path --no-timing "$DUMP" --class "$P" --subclasses --merged --json
+json_eq "[d['instances'], d['reachable'], d['unreachable']]" '[19, 18, 1]'
+json_eq "sum(n['count'] for n in d['tree'])" 18
+
+# Lookups are plans on the graph's indexes, not scans.
+run sql "$DUMP" "EXPLAIN QUERY PLAN SELECT * FROM objects WHERE id = 1;
+                 EXPLAIN QUERY PLAN SELECT * FROM edges WHERE dst = 1;
+                 EXPLAIN QUERY PLAN SELECT * FROM objects WHERE class = 'x';
+                 EXPLAIN QUERY PLAN SELECT class, count(*) FROM objects GROUP BY class ORDER BY 2"
+expect_out 'SCAN objects VIRTUAL TABLE INDEX 1:'
+expect_out 'SCAN edges VIRTUAL TABLE INDEX 4:'
+expect_out 'SCAN objects VIRTUAL TABLE INDEX 2:'
+expect_out 'SCAN objects VIRTUAL TABLE INDEX 3:'
+grep -q 'TEMP B-TREE FOR GROUP BY' "$T/out" && fail "GROUP BY class sorted again"
+
+check=$LEAKRAY_SRC/tests/cli/lib/sql_check.py
+python3 "$check" "$LEAKRAY" "$DUMP" histo top referrers "merged:$P" || fail "SqlTarget dump"
+cli_fixtures
+V8=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/v8
+python3 "$check" "$LEAKRAY" "$FIX/test-dump.hprof" histo top referrers \
+    merged:java.nio.charset.CoderResult || fail "test-dump.hprof"
+python3 "$check" "$LEAKRAY" "$FIX/dialer.android-hprof" histo top || fail "dialer"
+python3 "$check" "$LEAKRAY" "$V8/heap-1.heapsnapshot" histo top referrers merged:Error ||
+    fail "heap-1.heapsnapshot"
+echo "ok"
