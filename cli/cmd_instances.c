@@ -115,7 +115,10 @@ int cmd_instances(int argc, char **argv)
         if (st == LR_OK)
             st = rules_bind(&rs, g, &err);
         if (st == LR_ERR_RULES) {
-            rc = cli_usage_error(&co, "--where: %s", err.msg);
+            /* the expression runs as a --leaking-if watch rule; name the user's option */
+            const char *m = strncmp(err.msg, "--leaking-if:1: ", 16) == 0 ? err.msg + 16
+                                                                          : err.msg;
+            rc = cli_usage_error(&co, "--where: %s", m);
             goto out;
         }
         if (st != LR_OK) {

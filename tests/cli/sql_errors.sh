@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# sql_errors.sh: what `leakray sql` does with bad statements and big answers, and the usage
+# errors of instances and path --merged. Bad SQL, an unknown table or column, a result past
+# --max-rows: one line on stderr naming the problem, exit 2, nothing partial on stdout; under
+# --json the error object. ATTACH (which could write files) is refused. --max-rows 0 streams
+# every row. Output forms: TSV off a terminal, --csv quoting, --json types.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.bash"
+cli_init sql-errors
+cli_fixtures
+D=$FIX/test-dump.hprof
+
+run sql "$D" "SELEC * FROM objects"
+expect_rc 2
+expect_err '^leakray: sql: near "SELEC": syntax error \(at byte 0 of the SQL\)$'
+[ "$(wc -l <"$T/err")" = 1 ] || fail "more than one error line"
+[ -s "$T/out" ] && fail "output on a syntax error"
+run sql "$D" "SELECT nope FROM objects"
+expect_rc 2
+expect_err '^leakray: sql: no such column: nope \(at byte 7 of the SQL\)$'
+run sql "$D" "SELECT * FROM heap"
+expect_rc 2
+expect_err 'no such table: heap'
+run sql "$D" "SELECT 1; SELECT * FROM objects WHERE nope = 1"
+expect_rc 2
+expect_err 'no such column: nope \(at byte [0-9]+ of the SQL\)'
+run sql "$D" "SELECT * FROM objects" --json --max-rows 1000
+expect_rc 2
+json_eq "d['error']['code']" usage
+json_eq "'more than 1000 rows' in d['error']['message']" true
+
+# A cap that is hit says so; nothing of that statement is printed.
+run sql "$D" "SELECT id FROM objects" --max-rows 100
+expect_rc 2
+expect_err '^leakray: sql: the result has more than 100 rows \(--max-rows; raise it, 0 = no cap, or add LIMIT\)$'
+[ -s "$T/out" ] && fail "partial rows printed past --max-rows"
+run sql "$D" "SELECT id FROM objects LIMIT 100" --max-rows 100
+expect_rc 0
+[ "$(wc -l <"$T/out")" = 101 ] || fail "LIMIT 100 under --max-rows 100"
+# --max-rows 0 streams: every edge, one line each, as count(*) says.
+run sql "$D" "SELECT count(*) FROM edges"
+n=$(tail -1 "$T/out")
+run sql "$D" "SELECT src, dst, name FROM edges" --max-rows 0
+expect_rc 0
+[ "$(($(wc -l <"$T/out") - 1))" = "$n" ] || fail "streamed $(wc -l <"$T/out") lines for $n edges"
+# A runaway recursive query stops at the cap instead of running forever.
+run sql "$D" "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c" \
+    --max-rows 1000
+expect_rc 2
+expect_err 'more than 1000 rows'
+
+# The database cannot reach the disk.
+run sql "$D" "ATTACH '$T/x.db' AS x"
+expect_rc 2
+[ -e "$T/x.db" ] && fail "ATTACH created a file"
+run sql "$D" "VACUUM INTO '$T/y.db'"
+expect_rc 2
+[ -e "$T/y.db" ] && fail "VACUUM INTO created a file"
+
+# Output forms.
+run sql "$D" "SELECT 1 AS a, 'x,\"y' AS b, NULL AS c, 2.5 AS d" --csv
+[ "$(cat "$T/out")" = $'a,b,c,d\n1,"x,""y",,2.5' ] || fail "CSV quoting"
+run sql "$D" "SELECT 1 AS a, 'x' AS b, NULL AS c, 2.5 AS d" --json --no-timing
+json_eq "d['results'][0]['rows']" '[[1, "x", null, 2.5]]'
+json_eq "d['results'][0]['columns']" '["a", "b", "c", "d"]'
+run sql "$D" "SELECT 1 AS a, 'x' AS b"
+[ "$(cat "$T/out")" = $'a\tb\n1\tx' ] || fail "TSV off a terminal"
+echo "SELECT count(*) FROM classes WHERE name = 'java.lang.String'" >"$T/q.sql"
+run sql "$D" --sql-file "$T/q.sql"
+expect_out '^1$'
+set +e
+"$LEAKRAY" sql "$D" <"$T/q.sql" >"$T/out" 2>"$T/err"
+RC=$?
+set -e
+expect_rc 0
+expect_out '^1$'
+run sql "$D" "  -- nothing  "
+expect_rc 2
+expect_err 'no SQL statement given'
+
+# instances and path --merged usage.
+run instances "$D" no.such.Class
+expect_rc 2
+expect_err 'no class named no.such.Class'
+run instances "$D" java.lang.String --where 'count ==== 1'
+expect_rc 2
+expect_err '^leakray instances: --where: expected a field path or a value'
+run path "$D" --merged
+expect_rc 2
+expect_err '\-\-class and --merged go together'
+run path "$D" 0x1 --class java.lang.String --merged
+expect_rc 2
+run path "$D"
+expect_rc 2
+expect_err 'missing the object id'
+echo "ok"
