@@ -196,7 +196,9 @@ int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit)
         cli_json_begin(&w);
         jsonw_kv_str(&w, "class", cls);
         jsonw_kv_bool(&w, "subclasses", subclasses);
-        jsonw_kv_str(&w, "model", qo.model == QUERY_MODEL_DEVTOOLS ? "devtools" : "strong");
+        jsonw_kv_str(&w, "model", qo.model == QUERY_MODEL_DEVTOOLS   ? "devtools"
+                                  : qo.model == QUERY_MODEL_VISUALVM ? "visualvm"
+                                                                     : "strong");
         jsonw_kv_uint(&w, "instances", n);
         jsonw_kv_uint(&w, "reachable", t.n_reached);
         jsonw_kv_uint(&w, "unreachable", t.n_unreached);

@@ -1,0 +1,1 @@
+SELECT * FROM objects; SELECT * FROM classes; SELECT * FROM edges; SELECT * FROM roots; SELECT * FROM strings; SELECT * FROM fields

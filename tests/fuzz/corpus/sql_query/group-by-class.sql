@@ -1,0 +1,1 @@
+SELECT class, count(*), sum(retained) FROM objects GROUP BY class ORDER BY 3 DESC

@@ -1,0 +1,1 @@
+SELECT o.id, f.name, f.value FROM objects o JOIN fields f ON f.id = o.id WHERE isa(o.class, 'a') AND field(o.id, 'a.a') IS NULL

@@ -1,0 +1,1 @@
+SELECT * FROM objects WHERE id = 3; SELECT * FROM edges WHERE dst = 3; SELECT * FROM edges WHERE src = '0x1'; SELECT * FROM objects WHERE class = 'b'

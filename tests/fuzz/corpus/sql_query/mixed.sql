@@ -1,0 +1,1 @@
+SELECT distance, dominator, reachable FROM objects ORDER BY class DESC; SELECT * FROM classes WHERE name = 'a' OR id = 2; SELECT * FROM objects WHERE id IN (1, 2, 'x', NULL, 2.5)
