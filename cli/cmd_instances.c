@@ -36,6 +36,8 @@ static int inst_cmp(const void *pa, const void *pb)
     }
     if (ka != kb)
         return ka > kb ? -1 : 1; /* sizes descending */
+    if (inst_g->ids_sorted) /* node order is id order: no id to read back */
+        return a < b ? -1 : a > b;
     uint64_t ia = graph_node_id(inst_g, a), ib = graph_node_id(inst_g, b);
     return ia < ib ? -1 : ia > ib;
 }

@@ -38,7 +38,17 @@ typedef struct sql_out {
     jsonw w;           /* JSON document (SQL_JSON) */
     int json_begun;    /* the document and its "results" array are open */
     uint64_t shown;    /* statements with columns printed so far */
+    double t0;         /* when the current statement started (cli_now_ms) */
 } sql_out;
+
+/* Under --json without --no-timing: the statement's wall time, sub-millisecond. */
+static void sql_json_time(const cli_common *co, sql_out *o)
+{
+    if (co->no_timing)
+        return;
+    jsonw_key(&o->w, "time_ms");
+    jsonw_double(&o->w, (double)(int64_t)((cli_now_ms() - o->t0) * 1000 + 0.5) / 1000);
+}
 
 /* ---- rendering one value ---- */
 
@@ -221,6 +231,7 @@ static void sql_print(const cli_common *co, sql_out *o, sqlite3_stmt *st, int nc
         }
         jsonw_arr_end(&o->w);
         jsonw_kv_uint(&o->w, "row_count", nrows);
+        sql_json_time(co, o);
         jsonw_obj_end(&o->w);
         return;
     }
@@ -341,6 +352,7 @@ static int sql_run(const cli_common *co, sql_out *o, query_db *q, sqlite3_stmt *
     sqlite3 *db = query_sqlite(q);
     int ncol = sqlite3_column_count(st);
     int rc;
+    o->t0 = cli_now_ms();
     if (ncol == 0) {
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
             ;
@@ -430,6 +442,7 @@ static int sql_run(const cli_common *co, sql_out *o, query_db *q, sqlite3_stmt *
         if (o->fmt == SQL_JSON && rc == SQLITE_DONE) {
             jsonw_arr_end(&o->w);
             jsonw_kv_uint(&o->w, "row_count", nrows);
+            sql_json_time(co, o);
             jsonw_obj_end(&o->w);
         } else if (o->fmt == SQL_JSON) {
             jsonw_arr_end(&o->w);

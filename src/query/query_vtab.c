@@ -123,12 +123,15 @@ static void result_str(sqlite3_context *ctx, const char *s)
     sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
 }
 
-/* Finds the usable equality constraint on column col; returns its index or -1. */
-static int find_eq(const sqlite3_index_info *info, int col)
+/* Finds the usable equality constraint on column col; returns its index or -1. A text
+ * comparison under another collation than BINARY (NOCASE, say) is no exact lookup: SQLite
+ * keeps it and the table scans. */
+static int find_eq(sqlite3_index_info *info, int col)
 {
     for (int i = 0; i < info->nConstraint; i++) {
         const struct sqlite3_index_constraint *k = &info->aConstraint[i];
-        if (k->usable && k->iColumn == col && k->op == SQLITE_INDEX_CONSTRAINT_EQ)
+        if (k->usable && k->iColumn == col && k->op == SQLITE_INDEX_CONSTRAINT_EQ &&
+            sqlite3_stricmp(sqlite3_vtab_collation(info, i), "BINARY") == 0)
             return i;
     }
     return -1;

@@ -58,6 +58,10 @@ run sql "$D" "VACUUM INTO '$T/y.db'"
 expect_rc 2
 [ -e "$T/y.db" ] && fail "VACUUM INTO created a file"
 
+# A lookup honours the comparison's collation: NOCASE is no exact match, SQLite filters.
+run sql "$D" "SELECT count(*) FROM objects WHERE class = 'JAVA.LANG.STRING' COLLATE NOCASE"
+[ "$(tail -1 "$T/out")" = 372 ] || fail "class lookup under COLLATE NOCASE"
+
 # Output forms.
 run sql "$D" "SELECT 1 AS a, 'x,\"y' AS b, NULL AS c, 2.5 AS d" --csv
 [ "$(cat "$T/out")" = $'a,b,c,d\n1,"x,""y",,2.5' ] || fail "CSV quoting"
