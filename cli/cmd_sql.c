@@ -459,6 +459,31 @@ static int sql_run(const cli_common *co, sql_out *o, query_db *q, sqlite3_stmt *
     return 0;
 }
 
+/* ---- V8 allocation stacks for the stacks table (format/v8.h, which src/query/ cannot
+ * include) ---- */
+
+static int sql_has_stack(const graph *g, node_ix v)
+{
+    return v8_trace_node(g, v) != 0;
+}
+
+static int sql_get_stack(const graph *g, node_ix v, query_frame *out, uint32_t cap, uint32_t *n)
+{
+    v8_frame fr[64];
+    lr_error err = {.offset = LR_NO_OFFSET};
+    uint32_t k = cap < 64 ? cap : 64;
+    if (v8_alloc_stack(g, v, fr, k, n, &err) != LR_OK)
+        return -1;
+    if (*n > k)
+        *n = k; /* the deepest frames beyond 64 are left out */
+    for (uint32_t i = 0; i < *n; i++)
+        out[i] = (query_frame){fr[i].name, fr[i].script, fr[i].script_id, fr[i].line,
+                               fr[i].column};
+    return 0;
+}
+
+static const query_stacks sql_stacks = {sql_has_stack, sql_get_stack};
+
 /* ---- the verb ---- */
 
 /* Reads all of f (at most SQL_MAX_TEXT bytes) into a NUL-terminated buffer (free: caller). */
@@ -508,6 +533,7 @@ int cmd_sql(int argc, char **argv)
         "  classes(id, name, super, loader, instances, shallow, retained)\n"
         "  edges(src, dst, name, kind, strength)   roots(id, kind, thread, frame)\n"
         "  strings(id, value)   fields(id, name, type, value, ref)\n"
+        "  stacks(id, depth, function, script, line, column)   (V8 allocation stacks)\n"
         "Functions: isa(class, ancestor), field(id, 'a.b'). Ids are integers: write 0x1f.\n"
         "Lookups, not scans: objects.id, objects.class, edges.src, edges.dst (referrers).\n"
         "Example: leakray sql app.hprof \"SELECT class, count(*), sum(retained) FROM objects\n"
@@ -547,9 +573,11 @@ int cmd_sql(int argc, char **argv)
         rc = cli_usage_error(&co, "--model devtools needs a V8/Node/ArkTS heap snapshot");
         goto out;
     }
+    qo.class_keys = v8_class_keys(g);
+    if (v8_has_traces(g))
+        qo.stacks = &sql_stacks;
     if (is_v8 && (!model || strcmp(model, "devtools") == 0)) {
         qo.model = QUERY_MODEL_DEVTOOLS;
-        qo.class_keys = v8_class_keys(g);
     } else {
         /* as `top`: HotSpot dumps follow VisualVM, the peer their numbers must equal */
         int vvm = model ? strcmp(model, "visualvm") == 0

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* query.h: SQL over a loaded heap graph (query layer), prefix query_. query_open gives an
- * in-memory SQLite database whose tables are virtual: objects, classes, edges, roots, strings
- * and fields read the graph row by row when a statement asks, so the heap is never copied
+ * in-memory SQLite database whose tables are virtual: objects, classes, edges, roots, strings,
+ * fields (and stacks, V8 allocation stacks) read the graph row by row when a statement asks, so the heap is never copied
  * into SQLite (docs/sql.md lists every column). Values a column needs beyond the graph are
  * computed once, on the first row that asks for them: the dominator tree (retained,
  * dominator, reachable), shortest-path depths (distance), per-class sums, the per-class node
@@ -26,9 +26,29 @@ enum query_model {
     QUERY_MODEL_DEVTOOLS = 2, /* Chrome DevTools' numbers for V8/ArkTS (devtools_build) */
 };
 
+/* One allocation-stack frame (V8 snapshots taken while allocations were tracked). */
+typedef struct query_frame {
+    str_ix name;        /* function name */
+    str_ix script;      /* script name or URL, GRAPH_NONE if unknown */
+    uint32_t script_id; /* V8 script id */
+    uint32_t line;      /* 1-based, 0 unknown */
+    uint32_t column;    /* 1-based, 0 unknown */
+} query_frame;
+
+/* Allocation stacks, from the format reader (v8_alloc_stack): has(g, v) says whether node v
+ * has one; get writes up to cap frames of v's stack, innermost first, and its depth into *n,
+ * returning 0 or -1 on failure. The query layer cannot include the format layer, so the
+ * caller passes these. */
+typedef struct query_stacks {
+    int (*has)(const graph *g, node_ix v);
+    int (*get)(const graph *g, node_ix v, query_frame *out, uint32_t cap, uint32_t *n);
+} query_stacks;
+
 typedef struct query_opts {
     int model;                /* enum query_model */
-    const str_ix *class_keys; /* DEVTOOLS: public class keys (v8_class_keys), or NULL */
+    const str_ix *class_keys; /* V8: DevTools' public class keys (v8_class_keys), or NULL;
+                               * also gives classes and objects their `location` */
+    const query_stacks *stacks; /* V8 allocation stacks for the stacks table, or NULL */
     uint64_t max_steps;       /* interrupt a statement after about this many SQLite VM
                                * steps (0 = never); fuzzing bounds runaway queries with it */
 } query_opts;

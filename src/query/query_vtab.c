@@ -41,7 +41,8 @@ typedef struct query_cur {
     uint64_t rowid;     /* running row number */
     /* fields of one node, gathered at once (graph_fields_each calls back per field) */
     struct query_frow *frows;
-    uint32_t n_frows, cap_frows;
+    uint32_t n_frows, cap_frows; /* rows in frows (stacks: frames in frames) */
+    query_frame *frames;         /* stacks: the current node's allocation stack */
 } query_cur;
 
 static query_db *vq(sqlite3_vtab_cursor *c)
@@ -85,6 +86,7 @@ static int query_close_cur(sqlite3_vtab_cursor *cur)
 {
     query_cur *c = (query_cur *)cur;
     free(c->frows);
+    free(c->frames);
     sqlite3_free(c);
     return SQLITE_OK;
 }
@@ -159,10 +161,30 @@ static node_ix arg_node(const graph *g, sqlite3_value *v)
 /* ================================================================ objects */
 
 enum { OC_ID, OC_CLASS, OC_KIND, OC_SHALLOW, OC_RETAINED, OC_DOMINATOR, OC_DISTANCE, OC_HEAP,
-       OC_REACHABLE };
+       OC_REACHABLE, OC_LOCATION };
 #define OBJECTS_SCHEMA                                                                     \
     "CREATE TABLE x(id INTEGER, class TEXT, kind TEXT, shallow INTEGER, retained INTEGER, " \
-    "dominator INTEGER, distance INTEGER, heap TEXT, reachable INTEGER)"
+    "dominator INTEGER, distance INTEGER, heap TEXT, reachable INTEGER, location TEXT)"
+
+/* V8: the script location of class c's constructor, "scriptId,line,column" from its DevTools
+ * class key; NULL result when the class has none (or the graph is no V8 graph). */
+static void result_location(sqlite3_context *ctx, const query_db *q, class_ix c)
+{
+    const graph *g = q->g;
+    if (!q->o.class_keys || c >= g->n_classes) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    const char *k = graph_str(g, q->o.class_keys[c]);
+    const char *p = k;
+    for (int commas = 0; *p && commas < 3; p++)
+        commas += *p == ',';
+    if (k[0] == ',' || !*p) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    sqlite3_result_text(ctx, k, (int)(p - 1 - k), SQLITE_TRANSIENT);
+}
 
 static int objects_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                            sqlite3_vtab **out, char **errmsg)
@@ -313,6 +335,9 @@ static int objects_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
         else
             sqlite3_result_null(ctx);
         break;
+    case OC_LOCATION:
+        result_location(ctx, q, g->node_class[x]);
+        break;
     case OC_DISTANCE: {
         if ((st = query_need_depth(q)) != LR_OK)
             return query_fail(cur, st);
@@ -338,10 +363,11 @@ static int objects_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
 
 /* ================================================================ classes */
 
-enum { CC_ID, CC_NAME, CC_SUPER, CC_LOADER, CC_INSTANCES, CC_SHALLOW, CC_RETAINED };
+enum { CC_ID, CC_NAME, CC_SUPER, CC_LOADER, CC_INSTANCES, CC_SHALLOW, CC_RETAINED,
+       CC_LOCATION };
 #define CLASSES_SCHEMA                                                                     \
     "CREATE TABLE x(id INTEGER, name TEXT, super TEXT, loader INTEGER, instances INTEGER, " \
-    "shallow INTEGER, retained INTEGER)"
+    "shallow INTEGER, retained INTEGER, location TEXT)"
 
 static int classes_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                            sqlite3_vtab **out, char **errmsg)
@@ -463,6 +489,9 @@ static int classes_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
             sqlite3_result_int64(ctx, q->cls_first[k + 1] - q->cls_first[k]);
         else
             sqlite3_result_int64(ctx, (sqlite3_int64)q->cls_shallow[k]);
+        break;
+    case CC_LOCATION:
+        result_location(ctx, q, k);
         break;
     default:
         if ((st = query_need_class_retained(q)) != LR_OK)
@@ -1021,6 +1050,121 @@ static int fields_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col
     return SQLITE_OK;
 }
 
+/* ================================================================ stacks */
+
+enum { KC_ID, KC_DEPTH, KC_FUNCTION, KC_SCRIPT, KC_LINE, KC_COLUMN };
+#define STACKS_SCHEMA "CREATE TABLE x(id INTEGER, depth INTEGER, function TEXT, script TEXT, " \
+                      "line INTEGER, column INTEGER)"
+#define STACKS_MAX_DEPTH 1024 /* frames kept per stack (V8 records at most a few hundred) */
+
+static int stacks_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                          sqlite3_vtab **out, char **errmsg)
+{
+    return query_connect(db, aux, STACKS_SCHEMA, out, errmsg);
+}
+
+/* Loads the stack of c->node into c->frows (reused as frame storage). 0, or -1 on failure. */
+static int stacks_load(query_cur *c)
+{
+    const query_db *q = c->q;
+    c->n_frows = 0;
+    if (!q->o.stacks || !q->o.stacks->has(q->g, c->node))
+        return 0;
+    if (!c->frames) {
+        c->frames = err_mallocarray(STACKS_MAX_DEPTH, sizeof *c->frames);
+        if (!c->frames)
+            return -1;
+    }
+    uint32_t n = 0;
+    if (q->o.stacks->get(q->g, c->node, c->frames, STACKS_MAX_DEPTH, &n))
+        return -1;
+    c->n_frows = n < STACKS_MAX_DEPTH ? n : STACKS_MAX_DEPTH;
+    return 0;
+}
+
+static int stacks_settle(query_cur *c)
+{
+    const graph *g = c->q->g;
+    for (;;) {
+        if (c->node >= g->n_nodes) {
+            c->eof = 1;
+            return 0;
+        }
+        if (stacks_load(c))
+            return -1;
+        if (c->n_frows) {
+            c->pos = 0;
+            return 0;
+        }
+        if (c->plan == PLAN_ID) {
+            c->eof = 1;
+            return 0;
+        }
+        c->node++;
+    }
+}
+
+static int stacks_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int argc,
+                         sqlite3_value **argv)
+{
+    query_cur *c = (query_cur *)cur;
+    c->plan = plan;
+    c->rowid = 0;
+    c->eof = 0;
+    c->node = plan == PLAN_ID ? arg_node(c->q->g, argv[0]) : 0;
+    if (c->node == GRAPH_NONE || !c->q->o.stacks) {
+        c->eof = 1;
+        return SQLITE_OK;
+    }
+    return stacks_settle(c) ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+static int stacks_next(sqlite3_vtab_cursor *cur)
+{
+    query_cur *c = (query_cur *)cur;
+    c->rowid++;
+    if (++c->pos < c->n_frows)
+        return SQLITE_OK;
+    if (c->plan == PLAN_ID) {
+        c->eof = 1;
+        return SQLITE_OK;
+    }
+    c->node++;
+    return stacks_settle(c) ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+static int stacks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+    query_cur *c = (query_cur *)cur;
+    const graph *g = c->q->g;
+    const query_frame *f = &c->frames[c->pos];
+    switch (col) {
+    case KC_ID:
+        result_id(ctx, g, c->node);
+        break;
+    case KC_DEPTH:
+        sqlite3_result_int64(ctx, c->pos);
+        break;
+    case KC_FUNCTION:
+        result_str(ctx, graph_str(g, f->name));
+        break;
+    case KC_SCRIPT:
+        if (f->script == GRAPH_NONE)
+            sqlite3_result_null(ctx);
+        else
+            result_str(ctx, graph_str(g, f->script));
+        break;
+    default: {
+        uint32_t v = col == KC_LINE ? f->line : f->column;
+        if (v)
+            sqlite3_result_int64(ctx, v);
+        else
+            sqlite3_result_null(ctx);
+    }
+    }
+    return SQLITE_OK;
+}
+
 /* ================================================================ registration */
 
 #define QUERY_MODULE(pfx, best, filter, next, column)                                  \
@@ -1046,6 +1190,7 @@ QUERY_MODULE(edges, edges_best, edges_filter, edges_next, edges_column);
 QUERY_MODULE(roots, roots_best, roots_filter, classes_next, roots_column);
 QUERY_MODULE(strings, node_best, strings_filter, strings_next, strings_column);
 QUERY_MODULE(fields, node_best, fields_filter, fields_next, fields_column);
+QUERY_MODULE(stacks, node_best, stacks_filter, stacks_next, stacks_column);
 
 int query_register_tables(query_db *q)
 {
@@ -1054,7 +1199,8 @@ int query_register_tables(query_db *q)
         const sqlite3_module *m;
     } T[] = {{"objects", &objects_module}, {"classes", &classes_module},
              {"edges", &edges_module},     {"roots", &roots_module},
-             {"strings", &strings_module}, {"fields", &fields_module}};
+             {"strings", &strings_module}, {"fields", &fields_module},
+             {"stacks", &stacks_module}};
     for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
         int rc = sqlite3_create_module_v2(q->db, T[i].name, T[i].m, q, NULL);
         if (rc != SQLITE_OK)

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# sql_v8.sh: `leakray sql` on a Node.js snapshot written at test time with allocation
+# tracking (tests/programs/node/v8_alloc_trace.js: 200 TracedThing objects made by
+# makeTracedThing). The stacks table must give every TracedThing's allocation stack frame by
+# frame as `show` prints it, objects' retained / distance / dominator must be show's DevTools
+# values, and classes.location must be the constructor's script location.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+command -v node >/dev/null || { echo "SKIP: node is not installed"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 77; }
+work=$LEAKRAY_BUILD/tmp/sql-v8
+rm -rf "$work"
+mkdir -p "$work"
+snap=$work/trace.heapsnapshot
+node "$LEAKRAY_SRC/tests/programs/node/v8_alloc_trace.js" "$snap" >/dev/null
+
+"$LEAKRAY" sql "$snap" --json --no-timing --max-rows 0 "
+  SELECT count(DISTINCT o.id) FROM objects o JOIN stacks s ON s.id = o.id
+  WHERE o.class = 'TracedThing' AND s.depth = 0 AND s.function = 'makeTracedThing';
+  SELECT id, retained, distance, dominator FROM objects WHERE class = 'TracedThing'
+  ORDER BY id LIMIT 5;
+  SELECT s.id, s.depth, s.function, s.script, s.line, s.column FROM stacks s
+  WHERE s.id IN (SELECT id FROM objects WHERE class = 'TracedThing' ORDER BY id LIMIT 5)
+  ORDER BY s.id, s.depth;
+  SELECT location FROM classes WHERE name = 'TracedThing'" >"$work/sql.json"
+python3 - "$LEAKRAY" "$snap" "$work/sql.json" <<'PY'
+import collections, json, subprocess, sys
+lr, snap, path = sys.argv[1:]
+res = json.load(open(path))['results']
+assert res[0]['rows'] == [[200]], res[0]['rows']
+frames = collections.defaultdict(list)
+for i, d, f, s, l, c in res[2]['rows']:
+    frames[i].append([f, s or '', l or 0, c or 0])
+for i, ret, dist, dom in res[1]['rows']:
+    p = subprocess.run([lr, 'show', snap, f'@{i}', '--json', '--no-timing'],
+                       capture_output=True, text=True, check=True)
+    o = json.loads(p.stdout)['object']
+    assert ret == o['retained'] and dist == o['distance'], (i, ret, dist, o['retained'])
+    assert o['dominator']['id'] == f'@{dom}', (i, dom, o['dominator'])
+    want = [[f['function'], f['script'], f['line'], f['column']] for f in o['allocation_stack']]
+    assert frames[i] == want, (i, frames[i], want)
+loc = res[3]['rows'][0][0]
+script_id, line, col = map(int, loc.split(','))
+assert line == 16, loc  # the constructor: line 17 of the program, 16 as V8 counts from 0
+print('ok: 200 stacks, 5 objects compared with show')
+PY
