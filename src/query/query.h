@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* query.h: SQL over a loaded heap graph (query layer), prefix query_. query_open gives an
  * in-memory SQLite database whose tables are virtual: objects, classes, edges, roots, strings,
- * fields (and stacks, V8 allocation stacks) read the graph row by row when a statement asks, so the heap is never copied
- * into SQLite (docs/sql.md lists every column). Values a column needs beyond the graph are
- * computed once, on the first row that asks for them: the dominator tree (retained,
- * dominator, reachable), shortest-path depths (distance), per-class sums, the per-class node
- * index and reverse edges. Equality on objects.id, objects.class, classes.id, classes.name,
- * edges.src, edges.dst, strings.id and fields.id are lookups through the graph's indexes,
- * never scans; objects ordered by class are streamed in that order so GROUP BY class needs
- * no sort. The database refuses ATTACH, so a query cannot write files. Not thread-safe: one
- * query_db per thread, and the graph must outlive it. */
+ * fields and stacks (V8 allocation stacks) read the graph row by row when a statement asks,
+ * so the heap is never copied into SQLite (docs/sql.md lists every column). Values a column
+ * needs beyond the graph are computed once, on the first row that asks for them: the
+ * dominator tree (retained, dominator, reachable), shortest-path depths (distance), per-class
+ * sums, the per-class node index and reverse edges. Equality on objects.id, objects.class,
+ * classes.id, classes.name, edges.src, edges.dst, strings.id, fields.id and stacks.id are
+ * lookups through indexes, never scans; objects ordered by class are streamed in that order
+ * so GROUP BY class needs no sort. The database refuses ATTACH (and so VACUUM INTO): a query
+ * cannot write files. Not thread-safe: one query_db per thread; the graph must outlive it. */
 #ifndef LR_QUERY_QUERY_H
 #define LR_QUERY_QUERY_H
 
