@@ -62,6 +62,15 @@ expect_rc 2
 run sql "$D" "SELECT count(*) FROM objects WHERE class = 'JAVA.LANG.STRING' COLLATE NOCASE"
 [ "$(tail -1 "$T/out")" = 372 ] || fail "class lookup under COLLATE NOCASE"
 
+# --mapping renames before the query runs: the obfuscated class `o` is StackSmasher.
+run sql "$D" --mapping "$FIX/test-dump.map" --csv \
+    "SELECT instances FROM classes WHERE name = 'DumpedStuff\$StackSmasher'"
+[ "$(tail -1 "$T/out")" = 20000 ] || fail "sql --mapping"
+run sql "$D" --csv "SELECT count(*) FROM classes WHERE name = 'DumpedStuff\$StackSmasher'"
+[ "$(tail -1 "$T/out")" = 0 ] || fail "deobfuscated name without --mapping"
+run instances --no-timing "$D" 'DumpedStuff$StackSmasher' --mapping "$FIX/test-dump.map" --json
+json_eq "d['count']" 20000
+
 # Output forms.
 run sql "$D" "SELECT 1 AS a, 'x,\"y' AS b, NULL AS c, 2.5 AS d" --csv
 [ "$(cat "$T/out")" = $'a,b,c,d\n1,"x,""y",,2.5' ] || fail "CSV quoting"
