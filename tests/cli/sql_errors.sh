@@ -79,6 +79,15 @@ json_eq "d['results'][0]['rows']" '[[1, "x", null, 2.5]]'
 json_eq "d['results'][0]['columns']" '["a", "b", "c", "d"]'
 run sql "$D" "SELECT 1 AS a, 'x' AS b"
 [ "$(cat "$T/out")" = $'a\tb\n1\tx' ] || fail "TSV off a terminal"
+if command -v script >/dev/null; then
+    # On a terminal: an aligned table (numbers right-aligned) and a row count.
+    q="SELECT name, instances, shallow FROM classes ORDER BY shallow DESC LIMIT 3"
+    script -qec "'$LEAKRAY' sql '$D' --no-timing \"$q\"" /dev/null </dev/null |
+        tr -d '\r' >"$T/out"
+    [ "$(cat "$T/out")" = $'name    instances  shallow\n------  ---------  -------
+byte[]       1272  1201675\no           20000   240000\nlong[]        758    73824
+(3 rows)' ] || fail "aligned table on a terminal"
+fi
 echo "SELECT count(*) FROM classes WHERE name = 'java.lang.String'" >"$T/q.sql"
 run sql "$D" --sql-file "$T/q.sql"
 expect_out '^1$'
