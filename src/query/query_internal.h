@@ -20,6 +20,7 @@ struct query_db {
     query_opts o;            /* options given to query_open */
     lr_error err;            /* first failure of a lazy build, reported by the CLI */
     uint64_t steps;          /* progress-handler calls of the current statement */
+    uint32_t dst_scans;      /* referrer lookups answered by scanning, before reverse edges */
 
     /* ---- dominators: dom for STRONG/VISUALVM, dt for DEVTOOLS ---- */
     int have_dom;            /* dom or dt is built */

@@ -529,10 +529,27 @@ static int edges_best(sqlite3_vtab *t, sqlite3_index_info *info)
     return SQLITE_OK;
 }
 
-/* Scan: moves to the next node with edges, from c->node on. */
+/* A few referrer lookups scan edge_to (a tight loop over 4 bytes per edge, milliseconds for
+ * millions) instead of building reverse edges; from this many on, the reverse index is built
+ * once and every later lookup reads it. */
+#define QUERY_DST_SCANS 3
+
+/* Moves to the current row: scans skip to the next node with edges; a referrer lookup
+ * without reverse edges (c->bucket set) skips to the next edge into c->node. */
 static void edges_settle(query_cur *c)
 {
     const graph *g = c->q->g;
+    if (c->plan == PLAN_DST && c->bucket) {
+        /* locals: through c the compiler would store pos on every step */
+        const node_ix *to = g->edge_to;
+        uint32_t p = c->pos, end = c->end;
+        node_ix x = c->node;
+        while (p < end && to[p] != x)
+            p++;
+        c->pos = p;
+        c->eof = p >= end;
+        return;
+    }
     while (c->pos >= c->end) {
         if (c->plan != PLAN_SCAN || ++c->node >= g->n_nodes) {
             c->eof = 1;
@@ -553,6 +570,7 @@ static int edges_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int a
     c->rowid = 0;
     c->eof = 0;
     c->pos = c->end = 0;
+    c->bucket = 0;
     if (g->n_nodes == 0 || !g->first_edge) {
         c->eof = 1;
         return SQLITE_OK;
@@ -571,6 +589,11 @@ static int edges_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int a
             c->node = x;
             c->pos = g->first_edge[x];
             c->end = g->first_edge[x + 1];
+        } else if (!g->rev_first && q->dst_scans < QUERY_DST_SCANS) {
+            q->dst_scans++;
+            c->bucket = 1;
+            c->node = x;
+            c->end = g->n_edges;
         } else {
             if (!g->rev_first && graph_build_reverse(g, &q->err) != LR_OK)
                 return query_fail(cur, q->err.code);
@@ -595,7 +618,7 @@ static int edges_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
     query_cur *c = (query_cur *)cur;
     const graph *g = c->q->g;
-    edge_ix e = c->plan == PLAN_DST ? g->rev_edge[c->pos] : c->pos;
+    edge_ix e = c->plan == PLAN_DST && !c->bucket ? g->rev_edge[c->pos] : c->pos;
     node_ix from = c->plan == PLAN_DST ? graph_edge_from(g, e) : c->node;
     unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
     switch (col) {
