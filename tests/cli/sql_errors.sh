@@ -44,6 +44,19 @@ n=$(tail -1 "$T/out")
 run sql "$D" "SELECT src, dst, name FROM edges" --max-rows 0
 expect_rc 0
 [ "$(($(wc -l <"$T/out") - 1))" = "$n" ] || fail "streamed $(wc -l <"$T/out") lines for $n edges"
+# Bounded memory: 220 thousand joined rows streamed under --max-rows 0 take no more memory
+# than one row (peak RSS within 8 MB), so nothing of the result is kept.
+peak() {
+    python3 -c 'import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+sys.exit(p.returncode) if p.returncode else print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
+        "$LEAKRAY" sql "$D" "$@"
+}
+one=$(peak "SELECT o.*, e.* FROM objects o JOIN edges e ON e.src = o.id LIMIT 1")
+many=$(peak "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 4)
+             SELECT o.*, e.* FROM r, objects o JOIN edges e ON e.src = o.id" --max-rows 0)
+[ "$many" -le $((one + 8192)) ] || fail "streaming kept rows: peak $many KiB against $one KiB"
+
 # A runaway recursive query stops at the cap instead of running forever.
 run sql "$D" "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c" \
     --max-rows 1000
