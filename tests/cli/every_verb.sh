@@ -19,6 +19,7 @@ V=$LEAKRAY_SRC/tests/fuzz/corpus/v8_load/node20-weak.heapsnapshot
 printf 'neither HPROF nor a heap snapshot, just text\n%.0s' 1 2 3 4 >"$T/garbage.bin"
 gzip -c "$H" >"$T/small.hprof.gz"
 missing=$T/no-such-file.hprof
+echo "SELECT class, count(*), sum(retained) FROM objects GROUP BY class" >"$T/query.sql"
 
 # args VERB INPUT FORMAT: the verb's arguments with INPUT in every input position.
 args() {
@@ -31,6 +32,8 @@ args() {
     leaks) echo "--baseline $f --target $f --final $f" ;;
     strip) echo "$f -o $T/out-$v-$fmt.hprof" ;;
     convert) echo "$f -o $T/out-$v-$fmt.heapsnapshot" ;;
+    sql) echo "$f --sql-file $T/query.sql" ;;
+    instances) if [ "$fmt" = v8 ]; then echo "$f global"; else echo "$f Foo"; fi ;;
     *) echo "$f" ;;
     esac
 }
