@@ -161,10 +161,11 @@ static node_ix arg_node(const graph *g, sqlite3_value *v)
 /* ================================================================ objects */
 
 enum { OC_ID, OC_CLASS, OC_KIND, OC_SHALLOW, OC_RETAINED, OC_DOMINATOR, OC_DISTANCE, OC_HEAP,
-       OC_REACHABLE, OC_LOCATION };
+       OC_REACHABLE, OC_LOCATION, OC_DOM };
 #define OBJECTS_SCHEMA                                                                     \
     "CREATE TABLE x(id INTEGER, class TEXT, kind TEXT, shallow INTEGER, retained INTEGER, " \
-    "dominator INTEGER, distance INTEGER, heap TEXT, reachable INTEGER, location TEXT)"
+    "dominator INTEGER, distance INTEGER, heap TEXT, reachable INTEGER, location TEXT, " \
+    "dom TEXT)"
 
 /* V8: the script location of class c's constructor, "scriptId,line,column" from its DevTools
  * class key; NULL result when the class has none (or the graph is no V8 graph). */
@@ -338,6 +339,14 @@ static int objects_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
     case OC_LOCATION:
         result_location(ctx, q, g->node_class[x]);
         break;
+    case OC_DOM: {
+        unsigned d = graph_node_dom(g, x);
+        if (d == GRAPH_DOM_UNKNOWN)
+            sqlite3_result_null(ctx);
+        else
+            result_str(ctx, d == GRAPH_DOM_DETACHED ? "detached" : "attached");
+        break;
+    }
     case OC_DISTANCE: {
         if ((st = query_need_depth(q)) != LR_OK)
             return query_fail(cur, st);

@@ -70,6 +70,21 @@ expect_out 'SCAN objects VIRTUAL TABLE INDEX 2:'
 expect_out 'SCAN objects VIRTUAL TABLE INDEX 3:'
 grep -q 'TEMP B-TREE FOR GROUP BY' "$T/out" && fail "GROUP BY class sorted again"
 
+# Detached DOM nodes of a Chromium page snapshot (committed): objects.dom against histo
+# --detached, class by class and in total.
+B=$LEAKRAY_SRC/tests/data/browser/browser-final.heapsnapshot.gz
+"$LEAKRAY" histo "$B" --detached --json --no-timing >"$T/det.json"
+run sql "$B" --json --no-timing "SELECT class, count(*), sum(shallow) FROM objects
+    WHERE dom = 'detached' AND shallow > 0 GROUP BY class"
+python3 - "$T/det.json" "$T/out" <<'PY' || fail "detached DOM nodes against histo --detached"
+import json, sys
+h, q = (json.load(open(p)) for p in sys.argv[1:])
+want = sorted([r['name'], r['count'], r['shallow']] for r in h['classes'])
+got = sorted(q['results'][0]['rows'])
+assert got == want and len(got) > 5, (got[:3], want[:3])
+assert sum(r[1] for r in got) == h['total']['detached_count']
+PY
+
 check=$LEAKRAY_SRC/tests/cli/lib/sql_check.py
 python3 "$check" "$LEAKRAY" "$DUMP" histo top referrers "merged:$P" || fail "SqlTarget dump"
 cli_fixtures
