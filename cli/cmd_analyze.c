@@ -137,7 +137,17 @@ static void json_collapsed(jsonw *w, const graph *g, const trace *t, const cat_s
     jsonw_kv_arr_begin(w, "collapsed");
     for (uint32_t i = 0; nodes && ln && i < n; i++)
         nodes[i] = t->el[i].node;
-    uint32_t n_ln = nodes && ln ? collapse_path(cs, nodes, n, ln) : 0;
+    /* the two ends of a path with its middle left out are collapsed on their own */
+    uint32_t h = t->elided && t->n_head < n ? t->n_head : n;
+    uint32_t n_ln = nodes && ln ? collapse_path(cs, nodes, h, ln) : 0;
+    if (nodes && ln && h < n) {
+        uint32_t k = collapse_path(cs, nodes + h, n - h, ln + n_ln);
+        for (uint32_t i = n_ln; i < n_ln + k; i++) {
+            ln[i].first += h;
+            ln[i].last += h;
+        }
+        n_ln += k;
+    }
     for (uint32_t i = 0; i < n_ln; i++) {
         jsonw_obj_begin(w);
         jsonw_kv_str(w, "category", cat_name(cs, ln[i].cat));
@@ -224,6 +234,11 @@ static void analyze_json(const cli_common *co, const char *path, const graph *g,
         jsonw_kv_str(&w, "kind", graph_root_kind_name(rk));
         jsonw_kv_str(&w, "description", trace_root_description(rk));
         jsonw_obj_end(&w);
+        /* elements[0 .. elided_after) start at the root, the rest end at the leaking
+         * object; elided_objects path objects between them are left out */
+        jsonw_kv_uint(&w, "path_length", t->n + t->elided);
+        jsonw_kv_uint(&w, "elided_objects", t->elided);
+        jsonw_kv_uint(&w, "elided_after", t->elided ? t->n_head : t->n);
         jsonw_kv_arr_begin(&w, "elements");
         for (uint32_t j = 0; j < t->n; j++)
             json_elem(&w, g, &t->el[j], j + 1 == t->n);
@@ -246,7 +261,8 @@ int cmd_analyze(int argc, char **argv)
 {
     cli_strlist rules_files = {{0}, 0}, watches = {{0}, 0}, ifs = {{0}, 0};
     const char *mapping = NULL;
-    int fail_on_leak = 0, no_shipped = 0, collapse = 0;
+    int fail_on_leak = 0, no_shipped = 0, collapse = 0, full = 0;
+    uint64_t max_traces = TRACE_DEFAULT_TRACES;
     const char *categories = NULL;
     const cli_optdef opts[] = {
         {"--rules", CLI_OPT_LIST, &rules_files, "FILE", "extra rules file (repeatable)", NULL},
@@ -264,6 +280,10 @@ int cmd_analyze(int argc, char **argv)
          "merge runs of one category (element, widget, view...) in traces into one line", NULL},
         {"--categories", CLI_OPT_STR, &categories, "NAME|FILE",
          "category rules for --collapse: flutter (default), android-views, or a file", NULL},
+        {"--max-traces", CLI_OPT_UINT, &max_traces, "N",
+         "leak traces printed with their path (default 100, 0 = all)", NULL},
+        {"--full", CLI_OPT_FLAG, &full, NULL,
+         "print every trace and every path object (default: 50 per trace, both ends)", NULL},
         {0}};
     const cli_spec spec = {
         "analyze", "FILE", "LeakCanary-style leak traces of watched and rule-matched objects",
@@ -332,8 +352,10 @@ int cmd_analyze(int argc, char **argv)
     if (st == LR_OK)
         st = leak_find(g, &rs, &ls, &err);
     analyze_phase("leakfind", &tp);
+    trace_opts topts = {full ? 0 : TRACE_DEFAULT_STEPS,
+                        full || max_traces > UINT32_MAX ? 0 : (uint32_t)max_traces};
     if (st == LR_OK && ls.n > 0)
-        st = trace_paths(g, &rs, &ls, &tr, &err);
+        st = trace_paths_opts(g, &rs, &ls, &topts, &tr, &err);
     analyze_phase("paths", &tp);
     if (st == LR_OK)
         st = dom_build(g, trace_dom_filter, &rs, &dt, &err);
@@ -342,7 +364,7 @@ int cmd_analyze(int argc, char **argv)
         suspects = 1;
         st = leak_suspects(g, &dt, 0.10, 0.70, &ls, &err);
         if (st == LR_OK)
-            st = trace_paths(g, &rs, &ls, &tr, &err);
+            st = trace_paths_opts(g, &rs, &ls, &topts, &tr, &err);
     }
     if (st == LR_OK)
         st = trace_finish(g, &rs, &ls, &dt, &tr, &err);
@@ -356,7 +378,8 @@ int cmd_analyze(int argc, char **argv)
         if (co.json) {
             analyze_json(&co, shown, g, &rs, &ls, &tr, &dt, suspects, ms, collapse ? &cs : NULL);
         } else {
-            rep_text_opts o = {shown, co.no_timing, ms, suspects, collapse ? &cs : NULL};
+            rep_text_opts o = {shown, co.no_timing, ms, suspects, collapse ? &cs : NULL,
+                               topts.max_traces};
             rep_text_analysis(stdout, g, &rs, &ls, &tr, &o);
         }
         analyze_phase("report", &tp);

@@ -15,12 +15,12 @@
 #include "analysis/paths.h"
 #include "analysis/virtual.h"
 
+#include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TRACE_MAX_DEPTH 4096 /* longest path kept; longer ones are cut at the root side */
 #define TRACE_EXACT_GROUPS 64 /* groups sized exactly (one O(N+E) traversal each) */
 
 static char *sdup(const char *s)
@@ -708,126 +708,1036 @@ static void together(const graph *g, const rules_set *rs, const dom_tree *dt, co
     *count = rc;
 }
 
-/* A path step through a virtual entry: which one, and what it is, read from its parent's
- * list once for all the steps out of that parent. */
-typedef struct vstep {
-    node_ix parent;
-    uint32_t pos;   /* position in the parent's list */
-    uint32_t trace; /* index into ord */
-    uint32_t j;     /* step index along the path as paths_get gives it */
-    uint8_t kind;
-    uint32_t name;
-    edge_ix real;
-    char *label;    /* malloc'd, NULL when the entry is named by its index */
-} vstep;
+/* ---------------------------------------------------------------- the path tree */
 
-static int cmp_vstep_parent(const void *pa, const void *pb)
+/* The paths of all leaking objects, merged where they share a prefix, form a forest (one tree
+ * per root object): the path tree. Whatever belongs to one path object (its inspector
+ * verdict, the reference into it) is worked out once per tree node, and whatever depends on
+ * the path above a node (where the status window opens and closes, the SHA-1 of its suspect
+ * references, the first library match) is carried from parent to child during a depth-first
+ * walk. So N traces along one chain of N objects cost O(N), not O(N^2), and a trace of a
+ * million steps costs its length once. Only the objects a trace keeps (both ends, see
+ * trace_opts) are turned into trace_elem. Budget: about 40 bytes per tree node plus one
+ * uint32_t per graph node (slot_of); the walk's stacks hold one path. */
+
+#define SLOT_MARK (GRAPH_NONE - 1) /* counted, not yet numbered */
+#define ELEM_THREAD GRAPH_NONE     /* a path element standing for a Java-frame root's thread */
+
+typedef struct ptree {
+    uint32_t n;        /* slots */
+    node_ix *node;     /* graph node of each slot */
+    uint32_t *parent;  /* parent slot, GRAPH_NONE for a root object */
+    uint32_t *depth;   /* references from the root object */
+    uint32_t *cfirst;  /* children of s: kids[cfirst[s] .. cfirst[s + 1]) */
+    uint32_t *kids;    /* child slots */
+    uint8_t *verdict;  /* TRACE_* of the object inside a path (inspectors only) */
+    uint8_t *in_kind;  /* reference from the parent: GRAPH_EDGE_MAKE kind, 0 for roots */
+    uint32_t *in_name; /* its name (string id or position) */
+    edge_ix *in_real;  /* the real edge behind it, GRAPH_NONE for virtual entries and roots */
+    char **in_label;   /* a virtual entry's label (malloc'd), NULL when none */
+    uint32_t *slot_of; /* graph node -> slot, GRAPH_NONE outside the tree (n_nodes entries) */
+} ptree;
+
+static void ptree_free(ptree *t)
 {
-    const vstep *a = pa, *b = pb;
+    if (t->in_label)
+        for (uint32_t s = 0; s < t->n; s++)
+            free(t->in_label[s]);
+    free(t->node);
+    free(t->parent);
+    free(t->depth);
+    free(t->cfirst);
+    free(t->kids);
+    free(t->verdict);
+    free(t->in_kind);
+    free(t->in_name);
+    free(t->in_real);
+    free(t->in_label);
+    free(t->slot_of);
+    memset(t, 0, sizeof *t);
+}
+
+/* Status of an object inside a path from its inspectors: NO when any says not leaking (a
+ * conflicting leaking reason does not change that, trace_statuses), else YES when any says
+ * leaking or it is watched, else UNKNOWN. v is scratch. */
+static uint8_t verdict_of(const rules_set *rs, const leak_set *ls, node_ix n, rules_verdicts *v)
+{
+    v->leaking[0] = v->not_leaking[0] = v->labels[0] = 0;
+    rules_inspect_node(rs, n, v);
+    uint32_t first;
+    if (v->not_leaking[0])
+        return TRACE_NO;
+    return v->leaking[0] || leak_kwrs_of(ls, n, &first) ? TRACE_YES : TRACE_UNKNOWN;
+}
+
+typedef struct vref {
+    node_ix parent; /* graph node whose list holds the entry */
+    uint32_t pos;   /* position in that list */
+    uint32_t slot;  /* the slot it leads to */
+} vref;
+
+static int cmp_vref(const void *pa, const void *pb)
+{
+    const vref *a = pa, *b = pb;
     if (a->parent != b->parent)
         return a->parent < b->parent ? -1 : 1;
-    if (a->trace != b->trace)
-        return a->trace < b->trace ? -1 : 1;
-    return (a->j > b->j) - (a->j < b->j);
+    return (a->slot > b->slot) - (a->slot < b->slot);
 }
 
-static int cmp_vstep_trace(const void *pa, const void *pb)
+/* Builds the tree of the reached targets' paths. O(tree + N). */
+static lr_status ptree_build(const graph *g, const rules_set *rs, const leak_set *ls,
+                             const paths_result *pr, virt_gen *vg, ptree *t, lr_error *err)
 {
-    const vstep *a = pa, *b = pb;
-    if (a->trace != b->trace)
-        return a->trace < b->trace ? -1 : 1;
-    return (a->j > b->j) - (a->j < b->j);
-}
-
-/* The virtual steps of the paths of ord[0..n_found), each read from its parent's list; made
- * in parent order so a collection on many paths is walked once. *out sorted by (trace, j). */
-static lr_status virtual_steps(virt_gen *vg, const paths_result *pr, const leak_set *ls,
-                               const order_key *ord, uint32_t n_found, node_ix *pn, edge_ix *pe,
-                               vstep **out, uint32_t *n_out, lr_error *err)
-{
-    vstep *v = NULL;
-    uint32_t n = 0, cap = 0;
-    *out = NULL;
-    *n_out = 0;
-    for (uint32_t t = 0; t < n_found; t++) {
-        uint32_t len = paths_get(pr, ls->v[ord[t].leak].node, pn, pe, TRACE_MAX_DEPTH);
-        if (len > TRACE_MAX_DEPTH)
-            len = TRACE_MAX_DEPTH;
-        for (uint32_t j = 0; j + 1 < len; j++) {
-            if (pe[j] == PATHS_FROM_ROOT || pe[j] == GRAPH_NONE || !(pe[j] & PATHS_VIRTUAL))
-                continue;
-            if (n == cap) {
-                uint32_t nc = cap ? cap * 2 : 64;
-                vstep *t2 = err_reallocarray(v, nc, sizeof *v);
-                if (!t2) {
-                    free(v);
-                    return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-                }
-                v = t2;
-                cap = nc;
-            }
-            v[n++] = (vstep){pn[j], pe[j] & ~PATHS_VIRTUAL, t, j, 0, 0, GRAPH_NONE, NULL};
+    uint32_t nn = g->n_nodes, n = 0;
+    memset(t, 0, sizeof *t);
+    t->slot_of = err_mallocarray(nn ? nn : 1, sizeof *t->slot_of);
+    if (!t->slot_of)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+    for (uint32_t x = 0; x < nn; x++)
+        t->slot_of[x] = GRAPH_NONE;
+    /* count: climb from each target until the tree already holds the node */
+    for (uint32_t i = 0; i < ls->n; i++) {
+        node_ix y = ls->v[i].node;
+        if (y >= nn || !paths_reached(pr, y))
+            continue;
+        for (; y != GRAPH_NONE && t->slot_of[y] == GRAPH_NONE; y = paths_parent(pr, y)) {
+            t->slot_of[y] = SLOT_MARK;
+            n++;
         }
     }
-    if (n) {
-        /* every list a step needs was made during the traversal under what was left of the
-         * shared budget; a full one makes at least those entries, the same way */
-        virt_budget_reset(vg);
-        qsort(v, n, sizeof *v, cmp_vstep_parent);
+    t->node = err_mallocarray(n ? n : 1, sizeof *t->node);
+    t->parent = err_mallocarray(n ? n : 1, sizeof *t->parent);
+    t->depth = err_mallocarray(n ? n : 1, sizeof *t->depth);
+    t->cfirst = err_calloc((size_t)n + 2, sizeof *t->cfirst);
+    t->kids = err_mallocarray(n ? n : 1, sizeof *t->kids);
+    t->verdict = err_malloc(n ? n : 1);
+    t->in_kind = err_calloc(n ? n : 1, 1);
+    t->in_name = err_calloc(n ? n : 1, sizeof *t->in_name);
+    t->in_real = err_mallocarray(n ? n : 1, sizeof *t->in_real);
+    t->in_label = err_calloc(n ? n : 1, sizeof *t->in_label);
+    rules_verdicts *rv = err_calloc(1, sizeof *rv);
+    if (!t->node || !t->parent || !t->depth || !t->cfirst || !t->kids || !t->verdict ||
+        !t->in_kind || !t->in_name || !t->in_real || !t->in_label || !rv) {
+        free(rv);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
     }
-    for (uint32_t i = 0; i < n; i++) {
+    /* number each new chain top-down: slots [base, base + k) from its top to the target */
+    for (uint32_t i = 0; i < ls->n; i++) {
+        node_ix y = ls->v[i].node;
+        if (y >= nn || t->slot_of[y] != SLOT_MARK)
+            continue;
+        uint32_t k = 0;
+        node_ix top = y;
+        for (node_ix z = y; z != GRAPH_NONE && t->slot_of[z] == SLOT_MARK;
+             z = paths_parent(pr, z)) {
+            k++;
+            top = z;
+        }
+        node_ix above = paths_parent(pr, top);
+        uint32_t base = t->n, ps = above == GRAPH_NONE ? GRAPH_NONE : t->slot_of[above];
+        uint32_t d0 = ps == GRAPH_NONE ? 0 : t->depth[ps] + 1;
+        uint32_t s = base + k;
+        for (node_ix z = y; s > base; z = paths_parent(pr, z)) {
+            s--;
+            t->slot_of[z] = s;
+            t->node[s] = z;
+            t->depth[s] = d0 + (s - base);
+            t->parent[s] = s == base ? ps : s - 1;
+        }
+        t->n += k;
+    }
+    /* children, in slot order */
+    for (uint32_t s = 0; s < n; s++)
+        if (t->parent[s] != GRAPH_NONE)
+            t->cfirst[t->parent[s] + 2]++;
+    for (uint32_t s = 0; s < n; s++)
+        t->cfirst[s + 2] += t->cfirst[s + 1];
+    for (uint32_t s = 0; s < n; s++)
+        if (t->parent[s] != GRAPH_NONE)
+            t->kids[t->cfirst[t->parent[s] + 1]++] = s;
+    /* verdicts, and the reference into each slot; virtual entries are read from their
+     * parent's list, made once per parent */
+    uint32_t n_v = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        node_ix x = t->node[s];
+        t->verdict[s] = verdict_of(rs, ls, x, rv);
+        uint32_t code = paths_edge(pr, x);
+        t->in_real[s] = GRAPH_NONE;
+        if (code == PATHS_FROM_ROOT || code == GRAPH_NONE || t->parent[s] == GRAPH_NONE)
+            continue;
+        if (vg && (code & PATHS_VIRTUAL)) {
+            n_v++;
+            continue;
+        }
+        node_ix p = t->node[t->parent[s]];
+        t->in_real[s] = code;
+        t->in_kind[s] = g->edge_kind[code];
+        t->in_name[s] = vg ? virt_real_name(vg, p, code) : graph_edge_name_from(g, p, code);
+    }
+    free(rv);
+    if (!n_v)
+        return LR_OK;
+    vref *v = err_mallocarray(n_v, sizeof *v);
+    if (!v)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+    n_v = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        uint32_t code = paths_edge(pr, t->node[s]);
+        if (t->parent[s] != GRAPH_NONE && code != PATHS_FROM_ROOT && code != GRAPH_NONE &&
+            (code & PATHS_VIRTUAL))
+            v[n_v++] = (vref){t->node[t->parent[s]], code & ~PATHS_VIRTUAL, s};
+    }
+    /* every list a step needs was made during the traversal under what was left of the
+     * shared budget; a full one makes at least those entries, the same way */
+    virt_budget_reset(vg);
+    qsort(v, n_v, sizeof *v, cmp_vref);
+    lr_status st = LR_OK;
+    for (uint32_t i = 0; i < n_v && st == LR_OK; i++) {
         const virt_list *l = virt_edges(vg, v[i].parent);
+        uint32_t s = v[i].slot, p = v[i].pos;
         if (!l) {
-            for (uint32_t k = 0; k < i; k++)
-                free(v[k].label);
-            free(v);
-            return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-        }
-        if (v[i].pos < l->n) {
-            uint32_t p = v[i].pos;
-            v[i].kind = l->kind[p];
-            v[i].name = l->name[p];
-            v[i].real = l->real[p];
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+        } else if (p < l->n) {
+            t->in_kind[s] = l->kind[p];
+            t->in_name[s] = l->name[p];
+            t->in_real[s] = l->real[p];
             char buf[VIRT_LABEL_MAX];
             const char *lb = virt_edge_label(vg, v[i].parent, p, buf, sizeof buf);
-            if (lb && !(v[i].label = sdup(lb))) {
-                for (uint32_t k = 0; k < i; k++)
-                    free(v[k].label);
-                free(v);
-                return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-            }
+            if (lb && !(t->in_label[s] = sdup(lb)))
+                st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         } else {
             /* not made again (a walk cut short): an element named by its position */
-            v[i].kind = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
-            v[i].name = v[i].pos;
+            t->in_kind[s] = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
+            t->in_name[s] = p;
         }
     }
-    if (n > 1)
-        qsort(v, n, sizeof *v, cmp_vstep_trace);
-    *out = v;
-    *n_out = n;
+    free(v);
+    return st;
+}
+
+/* One element of the path being walked: a slot, or the thread a Java-frame root stands for
+ * (slot ELEM_THREAD; its reference is the <Java Local> into the next element). */
+typedef struct pelem {
+    node_ix node;
+    uint32_t slot;
+    uint8_t verdict;
+} pelem;
+
+/* Reference type and name of the reference leaving element i of path p (to p[i + 1]), as
+ * build_elem_ref names it; name written into buf. */
+static uint8_t ref_text(const graph *g, const ptree *t, const pelem *p, uint32_t i, char *buf,
+                        size_t cap)
+{
+    if (p[i].slot == ELEM_THREAD) {
+        buf[0] = 0;
+        return TRACE_REF_LOCAL;
+    }
+    uint32_t s = p[i + 1].slot;
+    unsigned k = GRAPH_EDGE_KIND(t->in_kind[s]);
+    uint32_t name = t->in_name[s];
+    uint8_t type = TRACE_REF_INSTANCE;
+    switch (k) {
+    case GRAPH_EDGE_STATIC:
+        type = TRACE_REF_STATIC;
+        snprintf(buf, cap, "%s", graph_str(g, name));
+        break;
+    case GRAPH_EDGE_ELEMENT:
+        type = TRACE_REF_ARRAY;
+        snprintf(buf, cap, "%u", name);
+        break;
+    case GRAPH_EDGE_LOCAL:
+        type = TRACE_REF_LOCAL;
+        buf[0] = 0;
+        break;
+    case GRAPH_EDGE_FIELD:
+        snprintf(buf, cap, "%s", graph_str(g, name));
+        break;
+    default:
+        if (GRAPH_EDGE_NAME_IS_INDEX(k))
+            snprintf(buf, cap, "[%u]", name);
+        else
+            snprintf(buf, cap, "%s", graph_str(g, name));
+        break;
+    }
+    if (t->in_label[s])
+        snprintf(buf, cap, "%s", t->in_label[s]);
+    return type;
+}
+
+/* Class name a trace shows for node n, without allocating (node_class_name's text). */
+static const char *class_text(const graph *g, const rules_set *rs, node_ix n)
+{
+    if (g->node_kind[n] == GRAPH_KIND_CLASS) {
+        class_ix c = graph_class_of_node(rs->g, n);
+        if (c != GRAPH_NONE)
+            return graph_str(g, g->classes[c].name);
+    }
+    return graph_class_name(g, n);
+}
+
+/* Fingerprint state at a path position: SHA-1 over className + generic reference name of
+ * the suspects so far, and whether the suspect window is still open. */
+typedef struct fpstate {
+    EVP_MD_CTX *md;
+    int open;
+} fpstate;
+
+/* Moves the state from element i to i + 1 (trace_statuses's window: it restarts at every NO,
+ * and the first YES after the last NO closes it). */
+static void fp_step(const graph *g, const rules_set *rs, const ptree *t, const pelem *p,
+                    uint32_t i, fpstate *f)
+{
+    char name[512], gen[520];
+    if (p[i].verdict == TRACE_NO) {
+        EVP_DigestInit_ex(f->md, EVP_sha1(), NULL);
+        f->open = 1;
+    } else if (!f->open || p[i].verdict == TRACE_YES) {
+        f->open = 0;
+        return;
+    }
+    uint8_t type = ref_text(g, t, p, i, name, sizeof name);
+    trace_elem e = {.ref_type = type, .ref_name = name};
+    trace_ref_generic(&e, gen, sizeof gen);
+    const char *cn = class_text(g, rs, p[i].node);
+    EVP_DigestUpdate(f->md, cn, strlen(cn));
+    EVP_DigestUpdate(f->md, gen, strlen(gen));
+}
+
+static void fp_hex(EVP_MD_CTX *md, char *out)
+{
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned len = 0;
+    EVP_DigestFinal_ex(md, d, &len);
+    static const char hex[] = "0123456789abcdef";
+    for (unsigned i = 0; i < len && i < 20; i++) {
+        out[2 * i] = hex[d[i] >> 4];
+        out[2 * i + 1] = hex[d[i] & 15];
+    }
+    out[40] = 0;
+}
+
+/* Per-trace results of the first walk, before the trace_elem are made. */
+typedef struct tinfo {
+    uint32_t len;      /* path objects (thread included) */
+    uint32_t sd_slot;  /* slot after the first suspect reference, GRAPH_NONE: none */
+    node_ix sd_node;   /* object the first suspect reference leaves */
+    uint8_t sd_thread; /* that object is a Java-frame root's thread */
+    uint8_t keep;      /* make its path objects (else the leaking object only) */
+} tinfo;
+
+/* The depth-first walk over the path tree (walk_run), and what it needs. */
+typedef struct walker {
+    const graph *g;
+    const rules_set *rs;
+    const leak_set *ls;
+    const paths_result *pr;
+    const ptree *t;
+    const trace_opts *o;
+    trace_result *out;
+    tinfo *ti;
+    const uint32_t *tslot; /* trace positions sorted by target slot ... */
+    const uint32_t *tpos;  /* ... and the positions */
+    uint32_t n_t;
+    int pass;              /* 1: fingerprints and groups' data; 2: trace_elem */
+    pelem *p;              /* the path, root first */
+    uint32_t *nos, n_no;   /* positions of NO objects on the path */
+    uint32_t *yes, n_yes;  /* positions of YES objects on the path */
+    int32_t *lib;          /* first library match of the path up to each position */
+    uint32_t root;         /* root entry shown for the tree being walked */
+    EVP_MD_CTX *tmp;       /* scratch for finishing a fingerprint */
+    rules_verdicts *rv;
+    lr_error *err;
+} walker;
+
+static uint32_t first_above(const uint32_t *v, uint32_t n, uint32_t x)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo; /* index of the first entry > x, n when none */
+}
+
+/* Status and reason of a path object from its inspectors alone (the first loop of
+ * trace_statuses); NULL when out of memory. */
+static char *raw_status(const char *lk, const char *nl, int last, uint8_t *st_out)
+{
+    uint8_t st = TRACE_UNKNOWN;
+    char *reason = NULL;
+    if (*nl) {
+        st = TRACE_NO;
+        reason = sdup(nl);
+    }
+    if (*lk) {
+        if (st == TRACE_NO) {
+            char *r2;
+            if (last) {
+                st = TRACE_YES;
+                r2 = joinf(lk, ". Conflicts with ", reason ? reason : "");
+            } else {
+                r2 = joinf(reason ? reason : "", ". Conflicts with ", lk);
+            }
+            free(reason);
+            reason = r2;
+        } else {
+            st = TRACE_YES;
+            reason = sdup(lk);
+        }
+    }
+    if (last) {
+        if (st == TRACE_UNKNOWN) {
+            free(reason);
+            reason = sdup("This is the leaking object");
+        } else if (st == TRACE_NO) {
+            char *r2 = joinf("This is the leaking object. Conflicts with ", "",
+                             reason ? reason : "");
+            free(reason);
+            reason = r2;
+        }
+        st = TRACE_YES;
+    }
+    if (!reason)
+        reason = sdup("");
+    *st_out = st;
+    return reason;
+}
+
+/* Makes trace tp's elements from the path p[0..d] (d = the leaking object): all of them, or
+ * the first `head` and last `tail` with the middle counted in tr->elided. Statuses follow
+ * trace_statuses over the whole path, worked out from the positions of the path's NO and YES
+ * objects instead of a pass over it. */
+static lr_status make_elems(walker *w, uint32_t tp, uint32_t d)
+{
+    const graph *g = w->g;
+    const rules_set *rs = w->rs;
+    trace *tr = &w->out->traces[tp];
+    const leak_object *lo = &w->ls->v[tr->leak];
+    const pelem *p = w->p;
+    uint32_t n = d + 1, head = n, tail = 0;
+    if (!w->ti[tp].keep) {
+        head = 0;
+        tail = 1;
+    } else if (w->o->max_steps && n > w->o->max_steps) {
+        head = w->o->max_steps / 2;
+        tail = w->o->max_steps - head;
+    }
+    uint32_t m = head + tail;
+    tr->el = err_calloc(m, sizeof *tr->el);
+    char **lk = err_calloc(m, sizeof *lk), **nlk = err_calloc(m, sizeof *nlk);
+    if (!tr->el || !lk || !nlk) {
+        free(tr->el);
+        tr->el = NULL;
+        free(lk);
+        free(nlk);
+        return LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+    }
+    tr->n = m;
+    tr->n_head = head;
+    tr->elided = n - m;
+    lr_status st = LR_OK;
+    for (uint32_t k = 0; k < m && st == LR_OK; k++) {
+        uint32_t i = k < head ? k : n - (m - k);
+        trace_elem *el = &tr->el[k];
+        el->node = p[i].node;
+        el->edge = GRAPH_NONE;
+        el->class_name = node_class_name(g, rs, p[i].node);
+        if (!el->class_name || inspect(g, rs, w->ls, p[i].node, &lk[k], &nlk[k], &el->labels)) {
+            st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+            break;
+        }
+        if (i == d && lo->source != LEAK_SRC_WATCHED && lo->reason[0] &&
+            !strstr(lk[k], lo->reason)) {
+            char *r = *lk[k] ? joinf(lk[k], " and ", lo->reason) : sdup(lo->reason);
+            free(lk[k]);
+            if (!(lk[k] = r)) {
+                st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+                break;
+            }
+        }
+        if (i == d)
+            continue;
+        if (p[i].slot == ELEM_THREAD) {
+            el->ref_type = TRACE_REF_LOCAL;
+            el->ref_name = sdup("");
+            el->owner = owner_simple(el->class_name, 0);
+            if (!el->ref_name || !el->owner)
+                st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+            continue;
+        }
+        uint32_t s = p[i + 1].slot;
+        const char *vl = w->t->in_label[s];
+        if (build_elem_ref(g, el, w->t->in_kind[s], w->t->in_name[s]) != LR_OK ||
+            (vl && (free(el->ref_name), !(el->ref_name = sdup(vl))))) {
+            st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+            break;
+        }
+        el->edge = w->t->in_real[s];
+        int32_t lib = -1;
+        if (el->edge != GRAPH_NONE)
+            rules_edge_class(rs, p[i].node, el->edge, &lib);
+        if (lib >= 0) {
+            char lbl[800];
+            snprintf(lbl, sizeof lbl, "Library leak match: %s", rs->refs[lib].pattern);
+            if (add_label(&el->labels, lbl))
+                st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+        }
+    }
+    if (st == LR_OK && m == n) {
+        st = trace_statuses(tr->el, m, lk, nlk, w->err);
+#ifndef NDEBUG
+        char fp[41];
+        trace_fingerprint(tr->el, tr->n, fp);
+        LR_ASSERT(st != LR_OK || !strcmp(fp, tr->fingerprint));
+#endif
+    } else if (st == LR_OK) {
+        /* last NO above the leaking object, first YES after it (else the leaking object) */
+        int64_t L = w->n_no ? (int64_t)w->nos[w->n_no - 1] : -1;
+        uint32_t fy = first_above(w->yes, w->n_yes, L < 0 ? 0 : (uint32_t)L);
+        if (L < 0 && w->n_yes && w->yes[0] == 0)
+            fy = 0;
+        uint32_t F = fy < w->n_yes ? w->yes[fy] : d;
+        for (uint32_t k = 0; k < m && st == LR_OK; k++) {
+            uint32_t i = k < head ? k : n - (m - k);
+            trace_elem *el = &tr->el[k];
+            uint8_t rst;
+            char *reason = raw_status(lk[k], nlk[k], i == d, &rst), *r = reason;
+            char hd[600];
+            if (reason && (int64_t)i < L) {
+                uint32_t nx = w->nos[first_above(w->nos, w->n_no, i)];
+                snprintf(hd, sizeof hd, "%s\xe2\x86\x93 is not leaking",
+                         rules_simple_name(class_text(g, rs, p[nx].node)));
+                r = rst == TRACE_UNKNOWN ? sdup(hd)
+                    : joinf(hd, rst == TRACE_NO ? " and " : ". Conflicts with ", reason);
+                rst = TRACE_NO;
+            } else if (reason && i > F && i < d) {
+                uint32_t pv = w->yes[first_above(w->yes, w->n_yes, i - 1) - 1];
+                snprintf(hd, sizeof hd, "%s\xe2\x86\x91 is leaking",
+                         rules_simple_name(class_text(g, rs, p[pv].node)));
+                r = rst == TRACE_UNKNOWN ? sdup(hd) : joinf(hd, " and ", reason);
+                rst = TRACE_YES;
+            }
+            if (r != reason)
+                free(reason);
+            if (!r) {
+                st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+                break;
+            }
+            el->reason = r;
+            el->status = rst;
+            el->suspect = (uint8_t)(i < d && (int64_t)i >= (L < 0 ? 0 : L) && i < F);
+        }
+    }
+    for (uint32_t k = 0; k < m; k++) {
+        free(lk[k]);
+        free(nlk[k]);
+    }
+    free(lk);
+    free(nlk);
+    return st;
+}
+
+/* The traces ending at slot s, reached as position d of the path; f is the fingerprint
+ * state there (pass 1). */
+static lr_status at_targets(walker *w, uint32_t s, uint32_t d, fpstate *f)
+{
+    uint32_t k = first_above(w->tslot, w->n_t, s - 1);
+    if (s == 0)
+        k = 0;
+    for (; k < w->n_t && w->tslot[k] == s; k++) {
+        uint32_t tp = w->tpos[k];
+        trace *tr = &w->out->traces[tp];
+        if (w->pass == 2) {
+            LR_TRY(make_elems(w, tp, d));
+            continue;
+        }
+        tr->root = w->root;
+        tr->lib = w->lib[d];
+        if (!EVP_MD_CTX_copy_ex(w->tmp, f->md))
+            return LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+        fp_hex(w->tmp, tr->fingerprint);
+        tinfo *ti = &w->ti[tp];
+        ti->len = d + 1;
+        /* the first suspect reference: at the last NO (else the root), unless the window
+         * is empty */
+        int64_t L = w->n_no ? (int64_t)w->nos[w->n_no - 1] : -1;
+        uint32_t W = L < 0 ? 0 : (uint32_t)L;
+        uint32_t fy = first_above(w->yes, w->n_yes, W);
+        if (L < 0 && w->n_yes && w->yes[0] == 0)
+            fy = 0;
+        uint32_t F = fy < w->n_yes ? w->yes[fy] : d;
+        ti->sd_slot = GRAPH_NONE;
+        if (W < F && W < d) {
+            ti->sd_node = w->p[W].node;
+            ti->sd_thread = w->p[W].slot == ELEM_THREAD;
+            ti->sd_slot = w->p[W + 1].slot;
+        }
+    }
     return LR_OK;
+}
+
+/* Pushes element (node, slot, verdict) at position k and what the path gains with it. */
+static void walk_push(walker *w, uint32_t k, node_ix x, uint32_t slot, uint8_t verdict)
+{
+    w->p[k] = (pelem){x, slot, verdict};
+    int32_t lib = k ? w->lib[k - 1] : -1;
+    if (k && lib < 0 && slot != ELEM_THREAD && w->t->in_real[slot] != GRAPH_NONE &&
+        w->p[k - 1].slot != ELEM_THREAD)
+        rules_edge_class(w->rs, w->p[k - 1].node, w->t->in_real[slot], &lib);
+    if (k)
+        w->lib[k] = lib;
+}
+
+static void walk_mark(walker *w, uint32_t k)
+{
+    if (w->p[k].verdict == TRACE_NO)
+        w->nos[w->n_no++] = k;
+    else if (w->p[k].verdict == TRACE_YES)
+        w->yes[w->n_yes++] = k;
+}
+
+static void walk_unmark(walker *w, uint32_t k)
+{
+    if (w->n_no && w->nos[w->n_no - 1] == k)
+        w->n_no--;
+    if (w->n_yes && w->yes[w->n_yes - 1] == k)
+        w->n_yes--;
+}
+
+/* Walks the tree below root slot r0. Leaf children are finished from a copy of the state;
+ * the state is saved only where two or more children lead further, so a chain with one
+ * leaf per link (a list holding watched objects) keeps no copies. */
+typedef struct wframe {
+    uint32_t slot;
+    uint32_t it;         /* next child to look at */
+    uint32_t inner_left; /* children with children of their own not yet walked */
+    uint8_t first_done;  /* the first such child has been walked */
+    EVP_MD_CTX *saved;   /* state at this element when more than one inner child */
+    int saved_open;
+} wframe;
+
+static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
+{
+    const ptree *t = w->t;
+    const graph *g = w->g;
+    lr_status st = LR_OK;
+    int fp = w->pass == 1;
+    fpstate cur = {NULL, 1}, tmp = {w->tmp, 1};
+    EVP_MD_CTX *leafmd = NULL;
+    if (fp) {
+        cur.md = EVP_MD_CTX_new();
+        leafmd = EVP_MD_CTX_new();
+        if (!cur.md || !leafmd) {
+            EVP_MD_CTX_free(cur.md);
+            EVP_MD_CTX_free(leafmd);
+            return LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+        }
+        EVP_DigestInit_ex(cur.md, EVP_sha1(), NULL);
+    }
+    (void)tmp;
+    w->n_no = w->n_yes = 0;
+    /* the root entry, and the thread a Java-frame root stands for (shown first, as Shark
+     * does: "Thread<Java Local>") when the reader made no local edges */
+    node_ix x0 = t->node[r0];
+    uint32_t root = paths_root_of(w->pr, x0), k = 0;
+    int32_t lib0 = -1;
+    if (root < g->n_roots)
+        rules_root_class(w->rs, root, &lib0);
+    w->root = root;
+    if (root < g->n_roots && g->roots[root].kind == GRAPH_ROOT_JAVA_FRAME &&
+        !w->rs->has_local_edges) {
+        node_ix tn = rules_thread_of_serial(g, g->roots[root].thread);
+        if (tn != GRAPH_NONE && tn != x0) {
+            w->p[0] = (pelem){tn, ELEM_THREAD, verdict_of(w->rs, w->ls, tn, w->rv)};
+            w->lib[0] = lib0;
+            walk_mark(w, 0);
+            if (fp)
+                fp_step(g, w->rs, t, (pelem[]){w->p[0], {x0, r0, t->verdict[r0]}}, 0, &cur);
+            for (uint32_t r = 0; r < g->n_roots; r++)
+                if (g->roots[r].node == tn && g->roots[r].kind == GRAPH_ROOT_THREAD_OBJECT) {
+                    w->root = r;
+                    break;
+                }
+            k = 1;
+        }
+    }
+    w->p[k] = (pelem){x0, r0, t->verdict[r0]};
+    w->lib[k] = lib0;
+    /* enter(s at k): targets, mark, leaves, then inner children one at a time */
+    uint32_t s = r0;
+    for (;;) {
+        /* entering s at position k with cur = state at k */
+        if ((st = at_targets(w, s, k, &cur)) != LR_OK)
+            break;
+        walk_mark(w, k);
+        wframe *f = &fr[k];
+        f->slot = s;
+        f->it = t->cfirst[s];
+        f->inner_left = 0;
+        f->first_done = 0;
+        f->saved = NULL;
+        for (uint32_t e = t->cfirst[s]; e < t->cfirst[s + 1] && st == LR_OK; e++) {
+            uint32_t c = t->kids[e];
+            if (t->cfirst[c] != t->cfirst[c + 1]) {
+                f->inner_left++;
+                continue;
+            }
+            walk_push(w, k + 1, t->node[c], c, t->verdict[c]);
+            fpstate lf = {leafmd, cur.open};
+            if (fp) {
+                if (!EVP_MD_CTX_copy_ex(leafmd, cur.md)) {
+                    st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+                    break;
+                }
+                fp_step(g, w->rs, t, w->p, k, &lf);
+            }
+            st = at_targets(w, c, k + 1, &lf);
+        }
+        if (st != LR_OK)
+            break;
+        if (fp && f->inner_left >= 2) {
+            f->saved = EVP_MD_CTX_new();
+            f->saved_open = cur.open;
+            if (!f->saved || !EVP_MD_CTX_copy_ex(f->saved, cur.md)) {
+                st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+                break;
+            }
+        }
+        /* next inner child, climbing while a frame has none left */
+        uint32_t next = GRAPH_NONE;
+        for (;;) {
+            f = &fr[k];
+            while (f->it < t->cfirst[f->slot + 1]) {
+                uint32_t c = t->kids[f->it++];
+                if (t->cfirst[c] != t->cfirst[c + 1]) {
+                    next = c;
+                    break;
+                }
+            }
+            if (next != GRAPH_NONE)
+                break;
+            if (f->saved)
+                EVP_MD_CTX_free(f->saved);
+            f->saved = NULL;
+            walk_unmark(w, k);
+            if (k == 0 || w->p[k - 1].slot == ELEM_THREAD)
+                break;
+            k--;
+        }
+        if (next == GRAPH_NONE)
+            break;
+        f->inner_left--;
+        if (fp && f->first_done && f->saved) {
+            if (!EVP_MD_CTX_copy_ex(cur.md, f->saved)) {
+                st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+                break;
+            }
+            cur.open = f->saved_open;
+        }
+        f->first_done = 1;
+        walk_push(w, k + 1, t->node[next], next, t->verdict[next]);
+        if (fp)
+            fp_step(g, w->rs, t, w->p, k, &cur);
+        k++;
+        s = next;
+    }
+    /* on failure, the frames still holding a copy */
+    for (uint32_t j = 0; st != LR_OK && j <= k; j++) {
+        if (fr[j].saved)
+            EVP_MD_CTX_free(fr[j].saved);
+        fr[j].saved = NULL;
+    }
+    EVP_MD_CTX_free(cur.md);
+    EVP_MD_CTX_free(leafmd);
+    return st;
+}
+
+typedef struct gkey {
+    const char *fp; /* fingerprint or pattern hash */
+    uint32_t tp;    /* trace position */
+    uint8_t lib;    /* library leak */
+} gkey;
+
+static int cmp_gkey(const void *pa, const void *pb)
+{
+    const gkey *a = pa, *b = pb;
+    if (a->lib != b->lib)
+        return a->lib < b->lib ? -1 : 1;
+    int c = strcmp(a->fp, b->fp);
+    if (c)
+        return c;
+    return (a->tp > b->tp) - (a->tp < b->tp);
+}
+
+typedef struct grun {
+    uint8_t lib;
+    uint32_t first; /* first trace position of the group */
+    uint32_t k0;    /* its keys: gkey[k0 .. k0 + n) */
+    uint32_t n;
+} grun;
+
+static int cmp_grun(const void *pa, const void *pb)
+{
+    const grun *a = pa, *b = pb;
+    if (a->lib != b->lib)
+        return a->lib < b->lib ? -1 : 1;
+    return (a->first > b->first) - (a->first < b->first);
+}
+
+/* Groups: application leaks by fingerprint, library leaks by pattern, each in the order of
+ * its first trace; by sorting, so a million one-trace groups cost n log n. */
+static lr_status make_groups(const graph *g, const rules_set *rs, const ptree *t,
+                             const tinfo *ti, trace_result *out, lr_error *err)
+{
+    uint32_t nt = out->n_traces;
+    gkey *key = err_mallocarray(nt ? nt : 1, sizeof *key);
+    char (*pat)[41] = err_mallocarray(rs->n_refs ? rs->n_refs : 1, sizeof *pat);
+    grun *run = err_mallocarray(nt ? nt : 1, sizeof *run);
+    out->groups = err_calloc(nt ? nt : 1, sizeof *out->groups);
+    lr_status st = LR_OK;
+    if (!key || !pat || !run || !out->groups) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+        goto done;
+    }
+    for (uint32_t r = 0; r < rs->n_refs; r++)
+        trace_sha1_hex(rs->refs[r].pattern, strlen(rs->refs[r].pattern), pat[r]);
+    for (uint32_t tp = 0; tp < nt; tp++) {
+        const trace *tr = &out->traces[tp];
+        int lib = tr->lib >= 0 && (uint32_t)tr->lib < rs->n_refs;
+        key[tp] = (gkey){lib ? pat[tr->lib] : tr->fingerprint, tp, (uint8_t)lib};
+    }
+    qsort(key, nt, sizeof *key, cmp_gkey);
+    uint32_t nr = 0;
+    for (uint32_t k = 0; k < nt; k++) {
+        if (k == 0 || key[k].lib != key[k - 1].lib || strcmp(key[k].fp, key[k - 1].fp))
+            run[nr++] = (grun){key[k].lib, key[k].tp, k, 0};
+        run[nr - 1].n++;
+    }
+    qsort(run, nr, sizeof *run, cmp_grun);
+    for (uint32_t gi = 0; gi < nr && st == LR_OK; gi++) {
+        trace_group *gr = &out->groups[gi];
+        const trace *tr = &out->traces[run[gi].first];
+        gr->library = run[gi].lib;
+        gr->lib = gr->library ? tr->lib : -1;
+        memcpy(gr->fingerprint, key[run[gi].k0].fp, 41);
+        gr->traces = err_mallocarray(run[gi].n, sizeof *gr->traces);
+        if (!gr->traces) {
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+            break;
+        }
+        out->n_groups = gi + 1;
+        if (!gr->library)
+            out->n_app_groups = gi + 1;
+        for (uint32_t k = 0; k < run[gi].n; k++) {
+            uint32_t tp = key[run[gi].k0 + k].tp;
+            gr->traces[gr->n++] = tp;
+            out->traces[tp].group = gi;
+        }
+        /* short description: first suspect reference, else the leaking class */
+        const tinfo *f = &ti[run[gi].first];
+        node_ix leak_node = tr->el[tr->n - 1].node;
+        snprintf(gr->short_desc, sizeof gr->short_desc, "%s",
+                 rules_simple_name(class_text(g, rs, leak_node)));
+        if (f->sd_slot != GRAPH_NONE) {
+            pelem two[2] = {{f->sd_node, f->sd_thread ? ELEM_THREAD : 0, 0},
+                            {t->node[f->sd_slot], f->sd_slot, 0}};
+            char name[300], d[310];
+            trace_elem e = {.ref_name = name};
+            e.ref_type = ref_text(g, t, two, 0, name, sizeof name);
+            trace_ref_display(&e, d, sizeof d);
+            if (snprintf(gr->short_desc, sizeof gr->short_desc, "%s%s%s",
+                         rules_simple_name(class_text(g, rs, f->sd_node)),
+                         e.ref_type <= TRACE_REF_STATIC ? "." : "", d) < 0)
+                gr->short_desc[0] = 0;
+        }
+    }
+done:
+    free(key);
+    free(pat);
+    free(run);
+    return st;
+}
+
+typedef struct tkey {
+    uint32_t slot;
+    uint32_t tp;
+} tkey;
+
+static int cmp_tkey(const void *pa, const void *pb)
+{
+    const tkey *a = pa, *b = pb;
+    if (a->slot != b->slot)
+        return a->slot < b->slot ? -1 : 1;
+    return (a->tp > b->tp) - (a->tp < b->tp);
+}
+
+typedef struct lkey {
+    node_ix node;
+    uint32_t leak;
+} lkey;
+
+static int cmp_lkey(const void *pa, const void *pb)
+{
+    const lkey *a = pa, *b = pb;
+    if (a->node != b->node)
+        return a->node < b->node ? -1 : 1;
+    return (a->leak > b->leak) - (a->leak < b->leak);
+}
+
+/* Traces of the reached leaking objects in ord[0..n_found), made from the path tree: pass 1
+ * walks it for fingerprints and library matches, the groups follow, and pass 2 makes the
+ * path objects of the traces kept (o->max_traces: the first traces and each group's first). */
+static lr_status traces_from_tree(const graph *g, const rules_set *rs, const leak_set *ls,
+                                  const paths_result *pr, virt_gen *vg, const trace_opts *o,
+                                  uint8_t *reached, trace_result *out, lr_error *err)
+{
+    ptree t;
+    walker w;
+    memset(&w, 0, sizeof w);
+    tkey *tk = NULL;
+    wframe *fr = NULL;
+    order_key *ord = NULL;
+    uint32_t n_found = 0;
+    lr_status st = ptree_build(g, rs, ls, pr, vg, &t, err);
+    if (st != LR_OK)
+        goto done;
+    /* output order: normal paths first, then by depth, then leak order */
+    ord = err_mallocarray(ls->n ? ls->n : 1, sizeof *ord);
+    out->traces = err_calloc(ls->n ? ls->n : 1, sizeof *out->traces);
+    if (!ord || !out->traces) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+        goto done;
+    }
+    for (uint32_t i = 0; i < ls->n; i++) {
+        node_ix x = ls->v[i].node;
+        if (x < g->n_nodes && paths_reached(pr, x)) {
+            ord[n_found].leak = i;
+            ord[n_found].via_last = paths_via_last(pr, x) ? 1 : 0;
+            ord[n_found].depth = t.depth[t.slot_of[x]];
+            n_found++;
+            reached[i] = 1;
+        }
+    }
+    qsort(ord, n_found, sizeof *ord, cmp_order);
+    uint32_t maxd = 0;
+    for (uint32_t s = 0; s < t.n; s++)
+        if (t.depth[s] > maxd)
+            maxd = t.depth[s];
+    uint32_t cap = maxd + 3; /* positions: the thread, then depth + 1 objects, one spare */
+    w.g = g;
+    w.rs = rs;
+    w.ls = ls;
+    w.pr = pr;
+    w.t = &t;
+    w.o = o;
+    w.out = out;
+    w.n_t = n_found;
+    w.err = err;
+    w.ti = err_calloc(n_found ? n_found : 1, sizeof *w.ti);
+    tk = err_mallocarray(n_found ? n_found : 1, sizeof *tk);
+    uint32_t *tslot = err_mallocarray(n_found ? n_found : 1, sizeof *tslot);
+    uint32_t *tpos = err_mallocarray(n_found ? n_found : 1, sizeof *tpos);
+    w.tslot = tslot;
+    w.tpos = tpos;
+    w.p = err_mallocarray(cap, sizeof *w.p);
+    w.nos = err_mallocarray(cap, sizeof *w.nos);
+    w.yes = err_mallocarray(cap, sizeof *w.yes);
+    w.lib = err_mallocarray(cap, sizeof *w.lib);
+    fr = err_calloc(cap, sizeof *fr);
+    w.tmp = EVP_MD_CTX_new();
+    w.rv = err_calloc(1, sizeof *w.rv);
+    if (!w.ti || !tk || !tslot || !tpos || !w.p || !w.nos || !w.yes || !w.lib || !fr ||
+        !w.tmp || !w.rv) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+        goto done;
+    }
+    for (uint32_t tp = 0; tp < n_found; tp++) {
+        trace *tr = &out->traces[tp];
+        tr->leak = ord[tp].leak;
+        tr->lib = -1;
+        tk[tp] = (tkey){t.slot_of[ls->v[ord[tp].leak].node], tp};
+    }
+    out->n_traces = n_found;
+    qsort(tk, n_found, sizeof *tk, cmp_tkey);
+    for (uint32_t k = 0; k < n_found; k++) {
+        tslot[k] = tk[k].slot;
+        tpos[k] = tk[k].tp;
+    }
+    for (int pass = 1; pass <= 2 && st == LR_OK; pass++) {
+        w.pass = pass;
+        for (uint32_t s = 0; s < t.n && st == LR_OK; s++)
+            if (t.parent[s] == GRAPH_NONE)
+                st = walk_tree(&w, s, fr);
+        if (st != LR_OK || pass == 2)
+            break;
+        /* the traces to make in full: the first ones and the first of each group shown */
+        uint32_t mt = o->max_traces ? o->max_traces : UINT32_MAX;
+        for (uint32_t tp = 0; tp < n_found && tp < mt; tp++)
+            w.ti[tp].keep = 1;
+        /* groups need the leaking object of each trace: a one-object placeholder until
+         * pass 2 makes the trace */
+        for (uint32_t tp = 0; tp < n_found && st == LR_OK; tp++) {
+            trace *tr = &out->traces[tp];
+            tr->el = err_calloc(1, sizeof *tr->el);
+            if (!tr->el) {
+                st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+                break;
+            }
+            tr->n = 1;
+            tr->el[0].node = ls->v[tr->leak].node;
+        }
+        if (st == LR_OK)
+            st = make_groups(g, rs, &t, w.ti, out, err);
+        for (uint32_t gi = 0; gi < out->n_groups && gi < mt; gi++)
+            w.ti[out->groups[gi].traces[0]].keep = 1;
+        for (uint32_t tp = 0; tp < n_found; tp++) {
+            free(out->traces[tp].el);
+            out->traces[tp].el = NULL;
+            out->traces[tp].n = 0;
+        }
+    }
+done:
+    ptree_free(&t);
+    free(ord);
+    free(w.ti);
+    free(tk);
+    free((void *)w.tslot);
+    free((void *)w.tpos);
+    free(w.p);
+    free(w.nos);
+    free(w.yes);
+    free(w.lib);
+    free(fr);
+    EVP_MD_CTX_free(w.tmp);
+    free(w.rv);
+    return st;
 }
 
 lr_status trace_paths(const graph *g, const rules_set *rs, const leak_set *ls,
                       trace_result *out, lr_error *err)
 {
+    return trace_paths_opts(g, rs, ls, NULL, out, err);
+}
+
+lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *ls,
+                           const trace_opts *opts, trace_result *out, lr_error *err)
+{
     memset(out, 0, sizeof *out);
+    trace_opts o = opts ? *opts : (trace_opts){TRACE_DEFAULT_STEPS, TRACE_DEFAULT_TRACES};
     lr_status st = LR_OK;
     uint32_t nl = ls->n, nn = g->n_nodes;
     node_ix *targets = err_mallocarray(nl ? nl : 1, sizeof *targets);
-    node_ix *pn = err_mallocarray(TRACE_MAX_DEPTH, sizeof *pn);
-    edge_ix *pe = err_mallocarray(TRACE_MAX_DEPTH, sizeof *pe);
-    order_key *ord = err_mallocarray(nl ? nl : 1, sizeof *ord);
     uint8_t *reached = err_calloc(nl ? nl : 1, 1);
     uint8_t *vis = NULL, *stop = NULL;
     uint32_t *queue = NULL;
-    vstep *vs = NULL;
-    uint32_t n_vs = 0;
+    lkey *lk = NULL;
     paths_result pr;
     memset(&pr, 0, sizeof pr);
     virt_gen *vg = NULL;
-    if (!targets || !pn || !pe || !ord || !reached) {
+    if (!targets || !reached) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         goto done;
     }
@@ -844,159 +1754,7 @@ lr_status trace_paths(const graph *g, const rules_set *rs, const leak_set *ls,
     int all_found = 0;
     if ((st = paths_find_targets(g, &pol, targets, nl, &pr, &all_found, err)) != LR_OK)
         goto done;
-
-    uint32_t n_found = 0;
-    for (uint32_t i = 0; i < nl; i++) {
-        node_ix x = ls->v[i].node;
-        if (paths_reached(&pr, x)) {
-            ord[n_found].leak = i;
-            ord[n_found].via_last = paths_via_last(&pr, x) ? 1 : 0;
-            ord[n_found].depth = paths_depth(&pr, x);
-            n_found++;
-            reached[i] = 1;
-        }
-    }
-    qsort(ord, n_found, sizeof *ord, cmp_order);
-    out->traces = err_calloc(n_found ? n_found : 1, sizeof *out->traces);
-    if (!out->traces) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-        goto done;
-    }
-    if (vg && (st = virtual_steps(vg, &pr, ls, ord, n_found, pn, pe, &vs, &n_vs, err)) != LR_OK)
-        goto done;
-    uint32_t vi = 0; /* next virtual step */
-    for (uint32_t t = 0; t < n_found && st == LR_OK; t++) {
-        uint32_t li = ord[t].leak;
-        node_ix x = ls->v[li].node;
-        uint32_t len = paths_get(&pr, x, pn, pe, TRACE_MAX_DEPTH);
-        if (len == 0 || len > TRACE_MAX_DEPTH)
-            len = len > TRACE_MAX_DEPTH ? TRACE_MAX_DEPTH : len;
-        while (vi < n_vs && vs[vi].trace < t)
-            vi++;
-        if (len == 0)
-            continue;
-        /* A Java-frame root stands for a local of its thread when the reader made no
-         * local edges: show the thread first, as Shark does ("Thread<Java Local>"). */
-        int vlocal = 0;
-        uint32_t root = paths_root_of(&pr, pn[0]), path_root = root;
-        if (root < g->n_roots && g->roots[root].kind == GRAPH_ROOT_JAVA_FRAME && len > 0 &&
-            len < TRACE_MAX_DEPTH && !rs->has_local_edges) {
-            node_ix tn = rules_thread_of_serial(g, g->roots[root].thread);
-            if (tn != GRAPH_NONE && tn != pn[0]) {
-                memmove(pn + 1, pn, len * sizeof *pn);
-                memmove(pe + 1, pe, len * sizeof *pe);
-                pn[0] = tn;
-                pe[0] = GRAPH_NONE;
-                len++;
-                vlocal = 1;
-                for (uint32_t r = 0; r < g->n_roots; r++)
-                    if (g->roots[r].node == tn && g->roots[r].kind == GRAPH_ROOT_THREAD_OBJECT) {
-                        root = r;
-                        break;
-                    }
-            }
-        }
-        trace *tr = &out->traces[out->n_traces];
-        tr->leak = li;
-        tr->lib = -1;
-        tr->root = root;
-        tr->el = err_calloc(len, sizeof *tr->el);
-        char **lk = err_calloc(len, sizeof *lk), **nlk = err_calloc(len, sizeof *nlk);
-        if (!tr->el || !lk || !nlk) {
-            free(tr->el);
-            free(lk);
-            free(nlk);
-            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-            break;
-        }
-        tr->n = len;
-        out->n_traces++;
-        if (path_root < g->n_roots) {
-            int32_t lib;
-            rules_root_class(rs, path_root, &lib);
-            tr->lib = lib;
-        }
-        for (uint32_t j = 0; j < len && st == LR_OK; j++) {
-            trace_elem *el = &tr->el[j];
-            el->node = pn[j];
-            el->edge = GRAPH_NONE;
-            el->class_name = node_class_name(g, rs, pn[j]);
-            if (!el->class_name ||
-                inspect(g, rs, ls, pn[j], &lk[j], &nlk[j], &el->labels)) {
-                st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-                break;
-            }
-            if (j + 1 == len && ls->v[li].source != LEAK_SRC_WATCHED && ls->v[li].reason[0] &&
-                !strstr(lk[j], ls->v[li].reason)) {
-                char *r = *lk[j] ? joinf(lk[j], " and ", ls->v[li].reason)
-                                 : sdup(ls->v[li].reason);
-                free(lk[j]);
-                lk[j] = r;
-                if (!r) {
-                    st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-                    break;
-                }
-            }
-            if (j == 0 && vlocal) {
-                el->ref_type = TRACE_REF_LOCAL;
-                el->ref_name = sdup("");
-                el->owner = owner_simple(el->class_name, 0);
-                if (!el->ref_name || !el->owner) {
-                    st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-                    break;
-                }
-            } else if (j + 1 < len) {
-                uint32_t code = pe[j], sj = j - (uint32_t)vlocal; /* step as paths_get gave */
-                uint8_t kind;
-                uint32_t name;
-                edge_ix re;
-                const char *vl = NULL;
-                if (vg && (code & PATHS_VIRTUAL)) {
-                    while (vi < n_vs && vs[vi].trace == t && vs[vi].j < sj)
-                        vi++;
-                    if (vi >= n_vs || vs[vi].trace != t || vs[vi].j != sj) {
-                        st = LR_FAIL(err, LR_ERR_INTERNAL, "leak traces: path step lost");
-                        break;
-                    }
-                    kind = vs[vi].kind;
-                    name = vs[vi].name;
-                    re = vs[vi].real;
-                    vl = vs[vi].label;
-                } else {
-                    re = code;
-                    kind = g->edge_kind[re];
-                    name = vg ? virt_real_name(vg, pn[j], re) : graph_edge_name_from(g, pn[j], re);
-                }
-                if (build_elem_ref(g, el, kind, name) != LR_OK ||
-                    (vl && (free(el->ref_name), !(el->ref_name = sdup(vl))))) {
-                    st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-                    break;
-                }
-                el->edge = re;
-                int32_t lib = -1;
-                if (re != GRAPH_NONE)
-                    rules_edge_class(rs, pn[j], re, &lib);
-                if (lib >= 0) {
-                    char lbl[800];
-                    snprintf(lbl, sizeof lbl, "Library leak match: %s", rs->refs[lib].pattern);
-                    if (add_label(&el->labels, lbl))
-                        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-                    if (tr->lib < 0)
-                        tr->lib = lib;
-                }
-            }
-        }
-        if (st == LR_OK)
-            st = trace_statuses(tr->el, len, lk, nlk, err);
-        for (uint32_t j = 0; j < len; j++) {
-            free(lk[j]);
-            free(nlk[j]);
-        }
-        free(lk);
-        free(nlk);
-        if (st == LR_OK)
-            trace_fingerprint(tr->el, tr->n, tr->fingerprint);
-    }
+    st = traces_from_tree(g, rs, ls, &pr, vg, &o, reached, out, err);
     virt_gen_free(vg);
     vg = NULL;
     if (st != LR_OK)
@@ -1013,9 +1771,18 @@ lr_status trace_paths(const graph *g, const rules_set *rs, const leak_set *ls,
             goto done;
         }
         /* leak index by node for the unreached ones */
+        uint32_t n_lk = 0;
+        lk = err_mallocarray(nl ? nl : 1, sizeof *lk);
+        if (!lk) {
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+            goto done;
+        }
         for (uint32_t i = 0; i < nl; i++)
-            if (!reached[i] && ls->v[i].node < nn)
+            if (!reached[i] && ls->v[i].node < nn) {
                 stop[ls->v[i].node / 8] |= (uint8_t)(1u << (ls->v[i].node % 8));
+                lk[n_lk++] = (lkey){ls->v[i].node, i};
+            }
+        qsort(lk, n_lk, sizeof *lk, cmp_lkey);
         for (uint32_t t = 0; t < out->n_traces && st == LR_OK; t++) {
             trace *tr = &out->traces[t];
             node_ix s0 = tr->el[tr->n - 1].node;
@@ -1027,8 +1794,17 @@ lr_status trace_paths(const graph *g, const rules_set *rs, const leak_set *ls,
             while (qh < qt) {
                 node_ix x = queue[qh++];
                 if (x != s0 && (stop[x / 8] >> (x % 8) & 1)) {
-                    for (uint32_t i = 0; i < nl; i++)
-                        if (!reached[i] && ls->v[i].node == x) {
+                    uint32_t lo = 0, hi = n_lk;
+                    while (lo < hi) {
+                        uint32_t mid = lo + (hi - lo) / 2;
+                        if (lk[mid].node < x)
+                            lo = mid + 1;
+                        else
+                            hi = mid;
+                    }
+                    for (uint32_t k = lo; k < n_lk && lk[k].node == x; k++)
+                        if (!reached[lk[k].leak]) {
+                            uint32_t i = lk[k].leak;
                             reached[i] = 2;
                             if (first_leak == GRAPH_NONE)
                                 first_leak = i;
@@ -1125,68 +1901,11 @@ lr_status trace_paths(const graph *g, const rules_set *rs, const leak_set *ls,
     if (st != LR_OK)
         goto done;
 
-    /* groups: application leaks by fingerprint, library leaks by pattern */
-    out->groups = err_calloc(out->n_traces ? out->n_traces : 1, sizeof *out->groups);
-    if (!out->groups) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-        goto done;
-    }
-    for (int pass = 0; pass < 2 && st == LR_OK; pass++) {
-        for (uint32_t t = 0; t < out->n_traces; t++) {
-            trace *tr = &out->traces[t];
-            int lib = tr->lib >= 0;
-            if (lib != pass)
-                continue;
-            char fp[41];
-            if (lib)
-                trace_sha1_hex(rs->refs[tr->lib].pattern, strlen(rs->refs[tr->lib].pattern), fp);
-            else
-                memcpy(fp, tr->fingerprint, 41);
-            uint32_t gi;
-            for (gi = pass ? out->n_app_groups : 0; gi < out->n_groups; gi++)
-                if (!strcmp(out->groups[gi].fingerprint, fp))
-                    break;
-            if (gi == out->n_groups) {
-                trace_group *gr = &out->groups[out->n_groups++];
-                gr->library = lib;
-                gr->lib = tr->lib;
-                memcpy(gr->fingerprint, fp, 41);
-                gr->traces = err_mallocarray(out->n_traces, sizeof *gr->traces);
-                if (!gr->traces) {
-                    st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-                    break;
-                }
-                /* short description: first suspect reference, else the leaking class */
-                snprintf(gr->short_desc, sizeof gr->short_desc, "%s",
-                         rules_simple_name(tr->el[tr->n - 1].class_name));
-                for (uint32_t j = 0; j + 1 < tr->n; j++)
-                    if (tr->el[j].suspect) {
-                        char d[300];
-                        trace_ref_display(&tr->el[j], d, sizeof d);
-                        if (snprintf(gr->short_desc, sizeof gr->short_desc, "%s%s%s",
-                                     rules_simple_name(tr->el[j].class_name),
-                                     tr->el[j].ref_type <= TRACE_REF_STATIC ? "." : "", d) < 0)
-                            gr->short_desc[0] = 0;
-                        break;
-                    }
-            }
-            trace_group *gr = &out->groups[gi];
-            gr->traces[gr->n++] = t;
-            tr->group = gi;
-        }
-        if (pass == 0)
-            out->n_app_groups = out->n_groups;
-    }
 done:
     paths_free(&pr);
     virt_gen_free(vg);
-    for (uint32_t i = 0; i < n_vs; i++)
-        free(vs[i].label);
-    free(vs);
     free(targets);
-    free(pn);
-    free(pe);
-    free(ord);
+    free(lk);
     free(reached);
     free(vis);
     free(stop);

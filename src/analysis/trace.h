@@ -46,6 +46,9 @@ typedef struct trace {
     int32_t lib;          /* library-leak rule index, -1 = application leak */
     char fingerprint[41]; /* lowercase SHA-1 hex */
     uint32_t group;       /* index into trace_result.groups */
+    uint32_t n_head;      /* el[0 .. n_head) start at the root; el[n_head .. n) end at the
+                           * leaking object; n_head == n when the whole path is kept */
+    uint64_t elided;      /* path objects left out between the two (0: none) */
 } trace;
 
 typedef struct trace_group {
@@ -76,6 +79,19 @@ typedef struct trace_result {
     uint32_t n_also_retained; /* leaking objects reachable only through another one */
 } trace_result;
 
+/* How much of each path a trace keeps. Paths can be a million objects long and thousands of
+ * traces can run along the same chain, so by default a trace keeps both ends of its path
+ * (the root side, where the cause usually is, and the leaking object's side) and counts the
+ * middle, and only the first traces and the first trace of each group get their path
+ * objects at all: the others keep their leaking object (fingerprints, groups and statuses
+ * are still computed over whole paths). Time and memory are then O(graph + kept objects). */
+typedef struct trace_opts {
+    uint32_t max_steps;  /* path objects kept per trace, half at each end; 0 = all */
+    uint32_t max_traces; /* traces (and groups' first traces) given their path; 0 = all */
+} trace_opts;
+#define TRACE_DEFAULT_STEPS 50
+#define TRACE_DEFAULT_TRACES 100
+
 /* Builds traces for every object of ls: trace_paths then trace_finish. dt may be NULL (no
  * retained sizes). rs must be bound to g. Returns LR_OK or LR_ERR_NOMEM. */
 lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
@@ -87,6 +103,9 @@ lr_status trace_build(const graph *g, const rules_set *rs, const leak_set *ls,
  * out is freed. */
 lr_status trace_paths(const graph *g, const rules_set *rs, const leak_set *ls,
                       trace_result *out, lr_error *err);
+/* trace_paths with explicit limits (NULL: TRACE_DEFAULT_STEPS, TRACE_DEFAULT_TRACES). */
+lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *ls,
+                           const trace_opts *opts, trace_result *out, lr_error *err);
 /* Completes traces made by trace_paths with what needs the dominator tree dt (built with
  * trace_dom_filter over the same rules): retained bytes and objects of each path object
  * and each group's total. Nothing to do when dt is NULL. On failure out is freed. */

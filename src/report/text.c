@@ -104,14 +104,41 @@ static void put_ref(FILE *out, const trace_elem *e)
     }
 }
 
+/* "1,234,567" into buf (32 bytes). */
+static const char *grouped(char *buf, uint64_t v)
+{
+    char d[24];
+    int n = snprintf(d, sizeof d, "%llu", (unsigned long long)v), o = 0;
+    for (int i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = d[i];
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+/* The line standing for the path objects a trace left out (trace.h, trace_opts). */
+static void put_elided(FILE *out, const trace *t)
+{
+    char b[32];
+    fprintf(out, "\n\xe2\x94\x82\n\xe2\x94\x82    \xe2\x80\xa6 %s more reference%s "
+                 "\xe2\x80\xa6 (--full shows them)\n\xe2\x94\x82",
+            grouped(b, t->elided), t->elided == 1 ? "" : "s");
+}
+
 void rep_text_trace(FILE *out, const graph *g, const trace *t)
 {
     put_root(out, g, t);
     for (uint32_t i = 0; i + 1 < t->n; i++) {
+        if (t->elided && i == t->n_head)
+            put_elided(out, t);
         fputc('\n', out);
         put_object(out, g, &t->el[i], "\xe2\x94\x9c\xe2\x94\x80 ", "\xe2\x94\x82    ");
         put_ref(out, &t->el[i]);
     }
+    if (t->elided && t->n_head + 1 >= t->n)
+        put_elided(out, t);
     fputc('\n', out);
     put_object(out, g, &t->el[t->n - 1], "\xe2\x95\xb0\xe2\x86\x92 ", REP_ZWSP "     ");
 }
@@ -119,7 +146,7 @@ void rep_text_trace(FILE *out, const graph *g, const trace *t)
 void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const cat_set *cs)
 {
     uint32_t n = t->n ? t->n - 1 : 0; /* the leaking object stays on its own */
-    node_ix *nodes = malloc((n ? n : 1) * sizeof *nodes);
+    node_ix *nodes = calloc(n ? n : 1, sizeof *nodes);
     collapse_line *ln = malloc((n ? n : 1) * sizeof *ln);
     if (!nodes || !ln || !cs) { /* no memory: the full trace says the same, only longer */
         free(nodes);
@@ -129,10 +156,21 @@ void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const c
     }
     for (uint32_t i = 0; i < n; i++)
         nodes[i] = t->el[i].node;
-    uint32_t n_ln = collapse_path(cs, nodes, n, ln);
+    /* both ends of a path with its middle left out are collapsed on their own */
+    uint32_t h = t->elided && t->n_head < n ? t->n_head : n;
+    uint32_t n_ln = collapse_path(cs, nodes, h, ln), n_h = n_ln;
+    if (h < n) {
+        n_ln += collapse_path(cs, nodes + h, n - h, ln + n_ln);
+        for (uint32_t i = n_h; i < n_ln; i++) {
+            ln[i].first += h;
+            ln[i].last += h;
+        }
+    }
     put_root(out, g, t);
     for (uint32_t i = 0; i < n_ln; i++) {
         const collapse_line *l = &ln[i];
+        if (t->elided && i == n_h)
+            put_elided(out, t);
         const trace_elem *a = &t->el[l->first], *z = &t->el[l->last];
         fputc('\n', out);
         if (l->first == l->last) {
@@ -150,6 +188,8 @@ void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const c
     }
     free(nodes);
     free(ln);
+    if (t->elided && n_h == n_ln)
+        put_elided(out, t);
     fputc('\n', out);
     put_object(out, g, &t->el[t->n - 1], "\xe2\x95\xb0\xe2\x86\x92 ", REP_ZWSP "     ");
 }
@@ -175,21 +215,33 @@ static void put_group(FILE *out, const graph *g, const rules_set *rs, const trac
         fputc('\n', out);
 }
 
+/* The line after the groups a section did not print (rep_text_opts.max_traces). */
+static void put_more(FILE *out, uint32_t n, uint32_t shown)
+{
+    char b[32];
+    if (n > shown)
+        fprintf(out, "%s\xe2\x80\xa6 %s more leak trace%s with other signatures \xe2\x80\xa6 "
+                     "(--max-traces N or --full shows them)",
+                shown ? "\n\n" : "", grouped(b, n - shown), n - shown == 1 ? "" : "s");
+}
+
 void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const leak_set *ls,
                        const trace_result *tr, const rep_text_opts *o)
 {
     uint32_t n_app = tr->n_app_groups, n_lib = tr->n_groups - tr->n_app_groups;
+    uint32_t max = o->max_traces ? o->max_traces : UINT32_MAX;
     fprintf(out, REP_LINE "\nHEAP ANALYSIS RESULT\n" REP_LINE "\n");
     fprintf(out, "%u APPLICATION LEAKS\n\nReferences underlined with \"~~~\" are likely causes.\n"
                  "Learn more at https://squ.re/leaks.\n",
             n_app);
     if (n_app) {
         fputc('\n', out);
-        for (uint32_t i = 0; i < n_app; i++) {
+        for (uint32_t i = 0; i < n_app && i < max; i++) {
             if (i)
                 fputs("\n\n", out);
             put_group(out, g, rs, tr, &tr->groups[i], o->collapse);
         }
+        put_more(out, n_app, max);
         fputc('\n', out);
     }
     fprintf(out, REP_LINE "\n%u LIBRARY LEAKS\n\nA Library Leak is a leak caused by a known bug "
@@ -199,11 +251,13 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
             n_lib);
     if (n_lib) {
         fputc('\n', out);
-        for (uint32_t i = 0; i < n_lib; i++) {
+        uint32_t lmax = max > n_app ? max - n_app : 0;
+        for (uint32_t i = 0; i < n_lib && i < lmax; i++) {
             if (i)
                 fputs("\n\n", out);
             put_group(out, g, rs, tr, &tr->groups[n_app + i], o->collapse);
         }
+        put_more(out, n_lib, lmax);
         fputc('\n', out);
     }
     fprintf(out, REP_LINE "\n%u UNREACHABLE OBJECTS\n\nAn unreachable object is still in memory "

@@ -21,6 +21,7 @@ typedef struct rep_text_opts {
     double analysis_ms;     /* total analysis time */
     int suspects;           /* the leaking objects are MAT-style suspects */
     const cat_set *collapse; /* non-NULL: print traces collapsed by these categories (bound) */
+    uint32_t max_traces;    /* groups printed, application ones first; 0 = all */
 } rep_text_opts;
 
 /* Writes the whole report. */
