@@ -283,7 +283,7 @@ int cmd_analyze(int argc, char **argv)
         {"--max-traces", CLI_OPT_UINT, &max_traces, "N",
          "leak traces printed with their path (default 100, 0 = all)", NULL},
         {"--full", CLI_OPT_FLAG, &full, NULL,
-         "print every trace and every path object (default: 50 per trace, both ends)", NULL},
+         "print every trace and whole paths (default: 50 objects per trace, both ends)", NULL},
         {0}};
     const cli_spec spec = {
         "analyze", "FILE", "LeakCanary-style leak traces of watched and rule-matched objects",
@@ -352,7 +352,8 @@ int cmd_analyze(int argc, char **argv)
     if (st == LR_OK)
         st = leak_find(g, &rs, &ls, &err);
     analyze_phase("leakfind", &tp);
-    trace_opts topts = {full ? 0 : TRACE_DEFAULT_STEPS,
+    /* --collapse folds long runs itself: it gets paths up to TRACE_COLLAPSE_STEPS whole */
+    trace_opts topts = {full ? 0 : collapse ? TRACE_COLLAPSE_STEPS : TRACE_DEFAULT_STEPS,
                         full || max_traces > UINT32_MAX ? 0 : (uint32_t)max_traces};
     if (st == LR_OK && ls.n > 0)
         st = trace_paths_opts(g, &rs, &ls, &topts, &tr, &err);

@@ -91,6 +91,7 @@ typedef struct trace_opts {
 } trace_opts;
 #define TRACE_DEFAULT_STEPS 50
 #define TRACE_DEFAULT_TRACES 100
+#define TRACE_COLLAPSE_STEPS 4096 /* when runs of one category are folded into one line */
 
 /* Builds traces for every object of ls: trace_paths then trace_finish. dt may be NULL (no
  * retained sizes). rs must be bound to g. Returns LR_OK or LR_ERR_NOMEM. */

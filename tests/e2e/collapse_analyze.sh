@@ -29,9 +29,13 @@ grep -q '^│    ↓ HashMap\["child"\]$' "$T" || fdn_fail "HashMap entry refere
 steps=$(grep -c '^├─ ' "$T")
 [ "$steps" = 7 ] || fdn_fail "collapsed trace has $steps steps, want 7 (2 classes + 4 runs + HashMap)"
 echo "ok: collapsed text trace: 7 steps, runs $runs" >&2
-full=$("$LEAKRAY" "${A[@]}" | grep -c '^├─ ')
+full=$("$LEAKRAY" "${A[@]}" --full | grep -c '^├─ ')
 [ "$full" = 304 ] || fdn_fail "full trace has $full steps, want 304"
-echo "ok: without --collapse the trace has $full steps" >&2
+echo "ok: with --full and without --collapse the trace has $full steps" >&2
+# by default a long path keeps 25 objects at each end and counts the rest
+"$LEAKRAY" "${A[@]}" >"$T"
+[ "$(grep -c '^├─ ' "$T")" = 49 ] || fdn_fail "default trace: $(grep -c '^├─ ' "$T") steps, want 49"
+grep -q '^│    … 255 more references … (--full shows them)$' "$T" || fdn_fail "no elision line"
 
 SP_JSON=$FDN_TMP/collapsed.json
 "$LEAKRAY" "${A[@]}" --collapse --json >"$SP_JSON" || fdn_fail "analyze --collapse --json exit $?"
