@@ -397,8 +397,15 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
         s = native_assign(lr_heap_graph(*out), NULL, &err);
     co->load_ms = cli_now_ms() - t0;
     co->load_ms_total += co->load_ms;
-    if (s == LR_OK && *out)
+    if (s == LR_OK && *out) {
+        /* A dump cut at a record boundary loads, but every answer on it is partial: say so
+         * on stderr whatever the output format (info and --json carry the diagnostic too). */
+        const graph *lg = lr_heap_graph(*out);
+        if (lg->diag.n[DIAG_TRUNCATED])
+            fprintf(stderr, "leakray: %s: warning: %s\n", path,
+                    diag_description(DIAG_TRUNCATED));
         return 0;
+    }
     if (*out) {
         lr_close(*out);
         *out = NULL;

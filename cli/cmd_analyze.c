@@ -186,6 +186,7 @@ static void analyze_json(const cli_common *co, const char *path, const graph *g,
     jsonw_kv_uint(&w, "keyed_weak_references", ls->n_kwrs);
     jsonw_kv_uint(&w, "retained_yet_cleared", ls->n_cleared);
     jsonw_kv_uint(&w, "also_retained", tr->n_also_retained);
+    jsonw_kv_bool(&w, "truncated", g->diag.n[DIAG_TRUNCATED] != 0);
     for (int lib = 0; lib < 2; lib++) {
         jsonw_kv_arr_begin(&w, lib ? "library_leaks" : "application_leaks");
         uint32_t a = lib ? tr->n_app_groups : 0, b = lib ? tr->n_groups : tr->n_app_groups;
@@ -261,7 +262,7 @@ int cmd_analyze(int argc, char **argv)
 {
     cli_strlist rules_files = {{0}, 0}, watches = {{0}, 0}, ifs = {{0}, 0};
     const char *mapping = NULL;
-    int fail_on_leak = 0, no_shipped = 0, collapse = 0, full = 0;
+    int fail_on_leak = 0, no_shipped = 0, collapse = 0, full = 0, allow_truncated = 0;
     uint64_t max_traces = TRACE_DEFAULT_TRACES;
     const char *categories = NULL;
     const cli_optdef opts[] = {
@@ -273,7 +274,9 @@ int cmd_analyze(int argc, char **argv)
         {"--mapping", CLI_OPT_STR, &mapping, "FILE", "ProGuard/R8 mapping to deobfuscate names",
          NULL},
         {"--fail-on-leak", CLI_OPT_FLAG, &fail_on_leak, NULL,
-         "exit 1 when application or library leaks are found", NULL},
+         "exit 1 when application or library leaks are found (3 on a truncated dump)", NULL},
+        {"--allow-truncated", CLI_OPT_FLAG, &allow_truncated, NULL,
+         "with --fail-on-leak, judge a dump that was cut short like a complete one", NULL},
         {"--no-shipped-rules", CLI_OPT_FLAG, &no_shipped, NULL,
          "do not load jdk.rules / android.rules", NULL},
         {"--collapse", CLI_OPT_FLAG, &collapse, NULL,
@@ -387,6 +390,12 @@ int cmd_analyze(int argc, char **argv)
         rc = CLI_EXIT_OK;
         if (fail_on_leak && !suspects && (tr.n_traces || tr.n_unreachable))
             rc = CLI_EXIT_FINDINGS;
+        /* a verdict on part of a heap proves nothing: a CI gate must not rely on it */
+        if (fail_on_leak && g->diag.n[DIAG_TRUNCATED] && !allow_truncated) {
+            fprintf(stderr, "leakray: %s: dump is truncated, --fail-on-leak cannot pass on it "
+                            "(--allow-truncated to judge it anyway)\n", co.pos[0]);
+            rc = CLI_EXIT_INPUT;
+        }
     }
     trace_result_free(&tr);
     leak_set_free(&ls);

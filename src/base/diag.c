@@ -35,6 +35,9 @@ static const struct {
                               "edges whose target is not a node (dropped)"},
     [DIAG_EXTRA_DUMPS] = {"extra_dumps", DIAG_INFO,
                           "heap dumps in the file besides the one loaded (see --dump)"},
+    [DIAG_TRUNCATED] = {"truncated", DIAG_ERROR,
+                        "the file was cut short: a segmented heap dump without HEAP_DUMP_END, "
+                        "no heap dump, or no GC roots (results are incomplete)"},
 };
 
 const char *diag_name(enum diag_id id) { return id < DIAG_COUNT ? DIAG_TABLE[id].name : "?"; }

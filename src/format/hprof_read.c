@@ -379,6 +379,10 @@ static lr_status scan_top(const uint8_t *d, uint64_t n, uint64_t pos, unsigned i
         }
         pos = body + len;
     }
+    /* A file cut at a record boundary parses; what gives it away is a segmented dump that
+     * never got its HEAP_DUMP_END, or no heap dump at all (a header and strings only). */
+    if (r && (open || nd == 0))
+        diag_count(&r->g->diag, DIAG_TRUNCATED);
     *n_dumps = nd;
     return LR_OK;
 }
@@ -2160,6 +2164,9 @@ static lr_status load(rd *r, const fmt_opts *o)
             return nomem(r);
     }
     LR_TRY(pass2(r, dd));
+    /* every JVM dump has GC roots (sticky classes at least); none means they were cut off */
+    if (r->n_roots == 0 && !g->diag.n[DIAG_TRUNCATED])
+        diag_count(&g->diag, DIAG_TRUNCATED);
     if (r->no_edges)
         return LR_OK;
 
