@@ -108,7 +108,8 @@ void cli_usage(const cli_spec *spec, FILE *out)
     print_opt(out, "--no-timing", NULL, "omit timings so output is byte-stable");
     print_opt(out, "--no-progress", NULL, "never draw a progress bar on stderr");
     print_opt(out, "--max-inflate", "N",
-              "cap decompressed gzip/bzip2 input at N bytes (K/M/G suffixes; default 64G)");
+              "cap decompressed gzip/bzip2 input at N bytes (K/M/G suffixes; default: the "
+              "memory available, at most 64G)");
     print_opt(out, "--dump", "N", "heap dump to load from a multi-dump HPROF (0-based; "
                                   "default: the last)");
     print_opt(out, "-h, --help", NULL, "show this help and exit");

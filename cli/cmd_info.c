@@ -50,6 +50,8 @@ static void info_probe_file(const char *path, info_file *f)
     struct stat st;
     f->size = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
     f->compress = mfile_compression_name(MFILE_PLAIN);
+    if (f->size == 0 || !S_ISREG(st.st_mode))
+        return;
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return;

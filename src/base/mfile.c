@@ -13,7 +13,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -24,6 +26,7 @@ typedef struct outbuf {
     uint64_t len;
     uint64_t cap_alloc; /* bytes currently mapped */
     uint64_t limit;     /* the caller's max_inflate */
+    int by_default;     /* limit is default_cap(): the memory available */
 } outbuf;
 
 static int is_gzip(const uint8_t *p, uint64_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
@@ -35,6 +38,10 @@ static int is_bzip2(const uint8_t *p, uint64_t n)
 
 static lr_status out_grow(outbuf *o, const char *name, lr_error *err)
 {
+    if (o->cap_alloc >= o->limit && o->by_default)
+        return LR_FAIL(err, LR_ERR_LIMIT, "%s: inflated size exceeds the memory available "
+                       "(%llu bytes; --max-inflate sets another cap)", name,
+                       (unsigned long long)o->limit);
     if (o->cap_alloc >= o->limit)
         return LR_FAIL(err, LR_ERR_LIMIT, "%s: inflated size exceeds --max-inflate %llu", name,
                        (unsigned long long)o->limit);
@@ -43,8 +50,8 @@ static lr_status out_grow(outbuf *o, const char *name, lr_error *err)
         want = o->limit;
     void *q = mremap(o->p, o->cap_alloc, want, MREMAP_MAYMOVE);
     if (q == MAP_FAILED)
-        return LR_FAIL(err, LR_ERR_NOMEM, "%s: cannot grow inflate buffer to %llu bytes", name,
-                       (unsigned long long)want);
+        return LR_FAIL(err, LR_ERR_LIMIT, "%s: cannot grow inflate buffer to %llu bytes: %s",
+                       name, (unsigned long long)want, strerror(errno));
     o->p = q;
     o->cap_alloc = want;
     return LR_OK;
@@ -113,6 +120,11 @@ static lr_status inflate_gzip(outbuf *o, const uint8_t *in, uint64_t n, const ch
                 pos = at + take;
                 continue;
             }
+            /* Anything else after a member is not gzip: stopping there silently would drop
+             * the rest of the dump. */
+            if (at < n)
+                st = LR_CORRUPT(err, name, at, "bytes after gzip member are not a gzip member "
+                                "(%llu bytes inflated so far)", (unsigned long long)o->len);
             break;
         }
         if (r == Z_BUF_ERROR && z.avail_in == 0 && pos >= n) {
@@ -189,6 +201,36 @@ static lr_status inflate_bzip2(outbuf *o, const uint8_t *in, uint64_t n, const c
     return st;
 }
 
+/* The default cap on inflated bytes: what memory can hold now, so a bomb stops with
+ * LR_ERR_LIMIT instead of meeting the OOM killer. Inflated bytes live in anonymous memory, so
+ * the bound is MemAvailable + SwapFree (/proc/meminfo), and half of an address-space limit
+ * (ulimit -v) when one is set: the graph still has to fit beside the bytes. Never more than
+ * LR_DEFAULT_MAX_INFLATE; that alone when neither is known. */
+static uint64_t default_cap(void)
+{
+    uint64_t cap = LR_DEFAULT_MAX_INFLATE, avail = 0;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[128];
+        unsigned long long kb;
+        int seen = 0;
+        while (fgets(line, sizeof line, f)) {
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1 ||
+                sscanf(line, "SwapFree: %llu kB", &kb) == 1) {
+                avail += (uint64_t)kb << 10;
+                seen++;
+            }
+        }
+        fclose(f);
+        if (seen && avail < cap)
+            cap = avail;
+    }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 2 < cap)
+        cap = rl.rlim_cur / 2;
+    return cap < (1u << 20) ? (1u << 20) : cap;
+}
+
 /* Inflates in[0..n) into m if compressed; otherwise leaves m untouched and returns LR_OK. */
 static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t limit,
                                const char *name, lr_error *err)
@@ -196,10 +238,12 @@ static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t
     int gz = is_gzip(in, n), bz = !gz && is_bzip2(in, n);
     if (!gz && !bz)
         return LR_OK;
-    if (limit == 0)
-        limit = LR_DEFAULT_MAX_INFLATE;
+    int by_default = limit == 0;
+    if (by_default)
+        limit = default_cap();
     outbuf o;
     LR_TRY(out_init(&o, n, limit, name, err));
+    o.by_default = by_default;
     lr_status st = gz ? inflate_gzip(&o, in, n, name, err) : inflate_bzip2(&o, in, n, name, err);
     if (st != LR_OK) {
         munmap(o.p, o.cap_alloc);
@@ -225,7 +269,8 @@ static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t
 lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error *err)
 {
     memset(m, 0, sizeof *m);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO with no writer would wait forever; it is refused below */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return LR_FAIL(err, LR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat sb;
@@ -236,7 +281,8 @@ lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error 
     }
     if (!S_ISREG(sb.st_mode)) {
         close(fd);
-        return LR_FAIL(err, LR_ERR_IO, "%s: not a regular file", path);
+        return LR_FAIL(err, LR_ERR_IO, "%s: not a regular file (dumps are mapped, not streamed: "
+                                       "save a pipe's output to a file first)", path);
     }
     m->file_len = (uint64_t)sb.st_size;
     if (m->file_len == 0) {
@@ -248,6 +294,9 @@ lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error 
     void *p = mmap(NULL, m->file_len, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
     close(fd);
+    if (p == MAP_FAILED && e == ENOMEM)
+        return LR_FAIL(err, LR_ERR_LIMIT, "%s: cannot map %llu bytes: %s (address-space limit, "
+                       "see ulimit -v)", path, (unsigned long long)m->file_len, strerror(e));
     if (p == MAP_FAILED)
         return LR_FAIL(err, LR_ERR_IO, "%s: cannot map: %s", path, strerror(e));
     madvise(p, m->file_len, MADV_SEQUENTIAL);

@@ -6,10 +6,12 @@
 #include "rules/lex.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void lex_lines_init(lex_lines *l, const char *text, size_t len, uint32_t first_line)
@@ -109,9 +111,24 @@ lr_status lex_read_file(const char *path, const char *what, unsigned max_mib, ch
 {
     *text = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* A FIFO (or `<(...)`) is read as a stream; opening it must not wait for a writer that
+     * may never come (O_NONBLOCK; a FIFO without writers then reads as empty); character
+     * devices (/dev/stdin, /dev/null) are streamed too, up to the size cap; folders and
+     * other kinds are refused. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
         return LR_FAIL(err, LR_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode) && !S_ISCHR(sb.st_mode))) {
+        close(fd);
+        return LR_FAIL(err, LR_ERR_IO, "%s: not a regular file, pipe or device", path);
+    }
+    (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return LR_FAIL(err, LR_ERR_IO, "%s: %s", path, strerror(errno));
+    }
     size_t cap = 1 << 16, n = 0;
     char *buf = err_malloc(cap);
     lr_status st = LR_OK;
