@@ -7,6 +7,8 @@
  * Exit codes are those of cli.h (0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O, 5 limit). */
 #include "cli.h"
 
+#include "base/mfile.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -90,6 +92,7 @@ static int finish(int rc)
 
 int main(int argc, char **argv)
 {
+    mfile_catch_sigbus();
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

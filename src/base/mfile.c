@@ -12,6 +12,7 @@
 #include <bzlib.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -266,6 +267,71 @@ static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t
     return LR_OK;
 }
 
+/* ---- SIGBUS on a mapping ---- */
+
+/* Mappings a SIGBUS handler may meet: base, length and file name, in fixed slots so the
+ * handler reads them without locks or allocation (a slot is published by setting its base
+ * last and withdrawn by clearing it first). */
+#define MFILE_GUARDS 8
+#define MFILE_GUARD_NAME 256
+static struct {
+    void *volatile base;
+    volatile size_t len;
+    char name[MFILE_GUARD_NAME];
+} guards[MFILE_GUARDS];
+
+static void guard_add(void *base, size_t len, const char *path)
+{
+    for (int i = 0; i < MFILE_GUARDS; i++)
+        if (!guards[i].base) {
+            snprintf(guards[i].name, sizeof guards[i].name, "%s", path);
+            guards[i].len = len;
+            __atomic_store_n(&guards[i].base, base, __ATOMIC_RELEASE);
+            return;
+        }
+}
+
+static void guard_remove(void *base)
+{
+    for (int i = 0; i < MFILE_GUARDS; i++)
+        if (guards[i].base == base)
+            __atomic_store_n(&guards[i].base, NULL, __ATOMIC_RELEASE);
+}
+
+static void put_err(const char *s)
+{
+    ssize_t k = write(STDERR_FILENO, s, strlen(s));
+    (void)k;
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    const char *a = si ? (const char *)si->si_addr : NULL;
+    for (int i = 0; a && i < MFILE_GUARDS; i++) {
+        const char *b = guards[i].base;
+        if (b && a >= b && a < b + guards[i].len) {
+            put_err("leakray: ");
+            put_err(guards[i].name);
+            put_err(": the file became shorter while being read (rewritten or cut by another "
+                    "process); analyse a copy that nothing writes to\n");
+            _exit(4); /* LR_ERR_IO's exit code */
+        }
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void mfile_catch_sigbus(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
 lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -300,6 +366,7 @@ lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error 
     if (p == MAP_FAILED)
         return LR_FAIL(err, LR_ERR_IO, "%s: cannot map: %s", path, strerror(e));
     madvise(p, m->file_len, MADV_SEQUENTIAL);
+    guard_add(p, m->file_len, path);
     m->map = p;
     m->map_len = m->file_len;
     m->data = p;
@@ -311,6 +378,7 @@ lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error 
     }
     if (m->owned) {
         /* The compressed bytes are no longer needed once inflated. */
+        guard_remove(m->map);
         munmap(m->map, m->map_len);
         m->map = NULL;
         m->map_len = 0;
@@ -334,8 +402,10 @@ void mfile_close(mfile *m)
         return;
     if (m->owned)
         munmap(m->owned, m->owned_cap);
-    if (m->map)
+    if (m->map) {
+        guard_remove(m->map);
         munmap(m->map, m->map_len);
+    }
     memset(m, 0, sizeof *m);
 }
 

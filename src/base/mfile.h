@@ -36,6 +36,12 @@ lr_status mfile_from_memory(mfile *m, const uint8_t *data, uint64_t len, uint64_
 /* Releases the mapping / buffer. Accepts a zeroed mfile. */
 void mfile_close(mfile *m);
 
+/* Makes a SIGBUS on a mapped input (the file shrank under us: rewritten in place, cut by
+ * another process) end the process with exit 4 and one line naming the file, instead of a
+ * silent crash. For programs (the CLI calls it once at start); a library user keeps its own
+ * handlers. A SIGBUS elsewhere keeps its default action. Idempotent. */
+void mfile_catch_sigbus(void);
+
 /* "plain", "gzip", "bzip2". */
 const char *mfile_compression_name(unsigned c);
 
