@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,6 +158,11 @@ int cli_parse_output(int argc, char **argv, const cli_spec *spec, cli_common *co
     int rc = cli_parse(argc, argv, spec, co);
     if (rc == CLI_CONTINUE && !*out)
         return cli_usage_error(co, "missing -o OUT");
+    /* the output replaces its target at the end: naming the input would destroy it */
+    struct stat a, b;
+    if (rc == CLI_CONTINUE && co->n_pos > 0 && stat(*out, &a) == 0 &&
+        stat(co->pos[0], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return cli_usage_error(co, "-o %s is the input file; write to another path", *out);
     return rc;
 }
 

@@ -11,6 +11,7 @@
  * cmd_cycles.c. */
 #include "cli.h"
 #include "analysis/dupes.h"
+#include "base/outfile.h"
 #include "rules/mapping.h"
 
 #include <errno.h>
@@ -174,7 +175,7 @@ static unsigned raw_bpp(const dupes_pixels *px)
 }
 
 typedef struct png_sink {
-    FILE *f;
+    outfile *of; /* the PNG being written (temporary until committed) */
     char msg[160];
 } png_sink;
 
@@ -189,12 +190,23 @@ static void png_on_warning(png_structp p, png_const_charp msg) { (void)p, (void)
 
 /* Encodes raw pixels as an 8-bit RGBA (ARGB_8888) or RGB (RGB_565) PNG. Returns 0 or -1
  * with a message in why. */
+static void png_put(png_structp p, png_bytep data, size_t len)
+{
+    png_sink *s = png_get_io_ptr(p);
+    outfile_write(s->of, data, len);
+}
+
+static void png_flush_nop(png_structp p) { (void)p; }
+
+/* Through outfile: a temporary renamed over the target once complete, so a failed or
+ * interrupted export never leaves a partial or empty PNG. */
 static int write_png(const char *path, const uint8_t *pix, const dupes_pixels *px, unsigned bpp,
                      char *why, size_t cap)
 {
-    png_sink sink = {fopen(path, "wb"), ""};
-    if (!sink.f) {
-        snprintf(why, cap, "%s: %s", path, strerror(errno));
+    lr_error err = {0};
+    png_sink sink = {NULL, ""};
+    if (outfile_open(path, &sink.of, &err) != LR_OK) {
+        snprintf(why, cap, "%s", err.msg);
         return -1;
     }
     uint32_t w = px->width, h = px->height;
@@ -211,7 +223,7 @@ static int write_png(const char *path, const uint8_t *pix, const dupes_pixels *p
         snprintf(why, cap, "%s: %s", path, sink.msg);
         goto fail;
     }
-    png_init_io(p, sink.f);
+    png_set_write_fn(p, &sink, png_put, png_flush_nop);
     png_set_IHDR(p, info, w, h, 8, bpp == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(p, info);
@@ -233,16 +245,15 @@ static int write_png(const char *path, const uint8_t *pix, const dupes_pixels *p
     png_write_end(p, info);
     png_destroy_write_struct(&p, &info);
     free(row);
-    if (fclose(sink.f) != 0) {
-        snprintf(why, cap, "%s: %s", path, strerror(errno));
+    if (outfile_commit(sink.of, &err) != LR_OK) {
+        snprintf(why, cap, "%s", err.msg);
         return -1;
     }
     return 0;
 fail:
     png_destroy_write_struct(p ? &p : NULL, info ? &info : NULL);
     free(row);
-    fclose(sink.f);
-    remove(path);
+    outfile_abort(sink.of);
     return -1;
 }
 
@@ -263,12 +274,15 @@ static int export_group(const graph *g, const dupes_result *r, uint32_t i, const
     snprintf(out, cap, "%s/bitmap-%u-%ux%u-%" PRIx64 ".%s", dir, i + 1, px.width, px.height,
              graph_node_id(g, m), ext ? ext : "png");
     if (ext) { /* already an image file: write it unchanged */
-        FILE *f = fopen(out, "wb");
-        if (!f || fwrite(p, 1, px.len, f) != px.len || fclose(f) != 0) {
-            snprintf(why, wcap, "%s: %s", out, strerror(errno));
-            return -1;
+        lr_error err = {0};
+        outfile *of;
+        if (outfile_open(out, &of, &err) == LR_OK) {
+            outfile_write(of, p, px.len);
+            if (outfile_commit(of, &err) == LR_OK)
+                return 0;
         }
-        return 0;
+        snprintf(why, wcap, "%s", err.msg);
+        return -1;
     }
     unsigned bpp = raw_bpp(&px);
     if (!bpp) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_strip.c: `leakray strip FILE -o OUT [--mode sanitize|shrink]` (cli). Maps the input
  * (gzip/bzip2 inflated by mfile) and hands it to hprof_strip (src/format/hprof_write.c),
- * which writes OUT atomically; this file only parses options and prints what was done. */
+ * which writes OUT atomically; this file only parses options, refuses inputs the reader
+ * rejects (loaded once first, without references) and prints what was done. */
 #include "cli.h"
 #include "base/mfile.h"
 #include "format/hprof_write.h"
@@ -29,6 +30,12 @@ int cmd_strip(int argc, char **argv)
         return rc;
 
     double t0 = cli_now_ms();
+    /* What the reader rejects is not stripped either: the writer walks records with fewer
+     * checks, and a stripped copy of a broken dump would look like a good one. */
+    lr_heap *h;
+    if ((rc = cli_open(&co, co.pos[0], CLI_OPEN_NO_EDGES, &h)) != 0)
+        return rc;
+    lr_close(h);
     lr_error err = {0};
     mfile m = {0};
     lr_status s = mfile_open(&m, co.pos[0], co.max_inflate, &err);

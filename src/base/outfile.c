@@ -4,13 +4,16 @@
  * or deflate into zbuf followed by write(2). Every OUTFILE_WRITEBACK bytes written, Linux is
  * asked to start writing the pages back (sync_file_range, asynchronous), so the fsync in
  * outfile_commit waits for the tail of the file only instead of the whole of it. Both happen
- * only when LEAKRAY_FSYNC=1 asks for durable output (outfile.h). */
+ * only when LEAKRAY_FSYNC=1 asks for durable output (outfile.h). Temporaries still open are
+ * unlinked when SIGINT, SIGTERM or SIGHUP ends the process (the handler is installed with
+ * the first outfile, and re-raises the signal). */
 #define _GNU_SOURCE
 #include "base/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,8 +146,58 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
+/* ---- temporaries removed on SIGINT, SIGTERM and SIGHUP ---- */
+
+/* Live temporary names in fixed slots the handler reads without locks or allocation (a slot
+ * is published by setting its pointer last and withdrawn by clearing it first). */
+#define OUTFILE_LIVE 16
+static char *volatile live[OUTFILE_LIVE];
+static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_signal(int sig)
+{
+    for (int i = 0; i < OUTFILE_LIVE; i++) {
+        char *t = live[i];
+        if (t)
+            unlink(t);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void live_add(char *tmp)
+{
+    static int installed;
+    if (!installed) {
+        installed = 1;
+        for (size_t k = 0; k < sizeof caught / sizeof *caught; k++) {
+            struct sigaction sa, old;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_signal;
+            sigemptyset(&sa.sa_mask);
+            /* a signal the caller ignores (nohup) stays ignored */
+            if (sigaction(caught[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+                continue;
+            sigaction(caught[k], &sa, NULL);
+        }
+    }
+    for (int i = 0; i < OUTFILE_LIVE; i++)
+        if (!live[i]) {
+            __atomic_store_n(&live[i], tmp, __ATOMIC_RELEASE);
+            return;
+        }
+}
+
+static void live_remove(const char *tmp)
+{
+    for (int i = 0; i < OUTFILE_LIVE; i++)
+        if (live[i] == tmp)
+            __atomic_store_n(&live[i], NULL, __ATOMIC_RELEASE);
+}
+
 static void release(outfile *of)
 {
+    live_remove(of->tmp);
     if (of->z) {
         deflateEnd(of->z);
         free(of->z);
@@ -161,6 +214,12 @@ static void release(outfile *of)
 lr_status outfile_open(const char *path, outfile **out, lr_error *err)
 {
     *out = NULL;
+    /* The target is replaced by a rename, never truncated in place; a FIFO, device or folder
+     * there is not a file to replace. */
+    struct stat tsb;
+    if (stat(path, &tsb) == 0 && !S_ISREG(tsb.st_mode))
+        return LR_FAIL(err, LR_ERR_IO, "%s: exists and is not a regular file; not replaced",
+                       path);
     size_t pl = strlen(path);
     outfile *of = err_calloc(1, sizeof *of);
     if (!of)
@@ -193,7 +252,14 @@ lr_status outfile_open(const char *path, outfile **out, lr_error *err)
     size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
     memcpy(of->tmp, path, dl);
     snprintf(of->tmp + dl, pl - dl + 16, ".%s.XXXXXX", path + dl);
+    /* signals are held while the name becomes known to the handler */
+    sigset_t all, prev;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &prev);
     of->fd = mkstemp(of->tmp);
+    if (of->fd >= 0)
+        live_add(of->tmp);
+    sigprocmask(SIG_SETMASK, &prev, NULL);
     if (of->fd < 0) {
         lr_status s = LR_FAIL(err, LR_ERR_IO, "%s: cannot create temporary file %s: %s", path,
                               of->tmp, strerror(errno));
