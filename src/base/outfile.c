@@ -5,8 +5,8 @@
  * asked to start writing the pages back (sync_file_range, asynchronous), so the fsync in
  * outfile_commit waits for the tail of the file only instead of the whole of it. Both happen
  * only when LEAKRAY_FSYNC=1 asks for durable output (outfile.h). Temporaries still open are
- * unlinked when SIGINT, SIGTERM or SIGHUP ends the process (the handler is installed with
- * the first outfile, and re-raises the signal). */
+ * unlinked when SIGINT, SIGTERM, SIGHUP or SIGXFSZ (ulimit -f) ends the process (the handler
+ * is installed with the first outfile, and re-raises the signal). */
 #define _GNU_SOURCE
 #include "base/outfile.h"
 
@@ -152,7 +152,7 @@ static int ends_with(const char *s, const char *suf)
  * is published by setting its pointer last and withdrawn by clearing it first). */
 #define OUTFILE_LIVE 16
 static char *volatile live[OUTFILE_LIVE];
-static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
+static const int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
 
 static void on_signal(int sig)
 {

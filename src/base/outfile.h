@@ -14,7 +14,7 @@
  *   never partial: it is the old file (or absent) until the rename, the complete new one
  *   after it.
  * - a target that exists and is not a regular file (FIFO, device, folder) is refused;
- * - the temporary is unlinked if SIGINT, SIGTERM or SIGHUP ends the process first.
+ * - the temporary is unlinked if SIGINT, SIGTERM, SIGHUP or SIGXFSZ ends the process first.
  * Write errors are sticky (the first errno is kept, later writes are dropped) and reported
  * once, by outfile_commit, as LR_ERR_IO naming the target and the errno text; writers that
  * run long may poll outfile_failed to stop early. Not thread-safe: one writer per handle. */

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# atomic_outputs.sh: every file leakray writes is complete or absent, and nothing it was not
+# asked to replace is touched.
+#   - `strip X -o X` and `convert X -o X`: exit 2, X unchanged;
+#   - `strip` to a FIFO: exit 4 at once (no hang, the FIFO is not opened);
+#   - `strip` of a dump the reader rejects (cut inside a record): exit 3, no output;
+#   - `dupes --export-png` with a file-size limit below the PNG's size (ulimit -f 1): the
+#     process dies of SIGXFSZ, but neither a partial PNG nor a temporary stays behind;
+#   - SIGINT, SIGTERM and SIGHUP delivered while strip writes (gdb stops it before the rename):
+#     no output and no temporary left.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+fix=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/hprof
+if [ ! -d "$fix" ]; then
+    [ "${CI:-}" = true ] && { echo "FAIL: no fixtures at $fix (required under CI=true)"; exit 1; }
+    echo "SKIP: no HPROF fixtures at $fix"
+    exit 77
+fi
+tmp=$LEAKRAY_BUILD/tmp/atomic_outputs
+rm -rf "$tmp"
+mkdir -p "$tmp"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cp "$fix/sun_jdk6_18_x64.hprof" "$tmp/d.hprof"
+sum=$(md5sum <"$tmp/d.hprof")
+
+for verb in strip convert; do
+    rc=0; "$LEAKRAY" "$verb" "$tmp/d.hprof" -o "$tmp/d.hprof" >/dev/null 2>"$tmp/same.err" || rc=$?
+    [ "$rc" = 2 ] || fail "$verb -o INPUT: exit $rc, want 2"
+    grep -q 'is the input file' "$tmp/same.err" || fail "$verb -o INPUT: $(head -1 "$tmp/same.err")"
+    [ "$(md5sum <"$tmp/d.hprof")" = "$sum" ] || fail "$verb -o INPUT changed the input"
+done
+ln -s d.hprof "$tmp/link.hprof"
+rc=0; "$LEAKRAY" strip "$tmp/d.hprof" -o "$tmp/link.hprof" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "strip -o SYMLINK-TO-INPUT: exit $rc, want 2"
+echo "ok: -o naming the input is refused" >&2
+
+mkfifo "$tmp/fifo"
+rc=0; timeout 10 "$LEAKRAY" strip "$tmp/d.hprof" -o "$tmp/fifo" >/dev/null 2>"$tmp/fifo.err" || rc=$?
+[ "$rc" = 4 ] || fail "strip -o FIFO: exit $rc, want 4"
+grep -q 'fifo: exists and is not a regular file' "$tmp/fifo.err" || fail "FIFO: $(cat "$tmp/fifo.err")"
+echo "ok: a FIFO target is refused" >&2
+
+head -c 300001 "$tmp/d.hprof" >"$tmp/cut.hprof"
+rc=0; "$LEAKRAY" strip "$tmp/cut.hprof" -o "$tmp/cut-s.hprof" >/dev/null 2>"$tmp/cut.err" || rc=$?
+[ "$rc" = 3 ] || fail "strip of a rejected dump: exit $rc, want 3"
+[ ! -e "$tmp/cut-s.hprof" ] || fail "strip of a rejected dump wrote output"
+echo "ok: strip refuses what the reader rejects: $(head -1 "$tmp/cut.err")" >&2
+
+mkdir "$tmp/png"
+rc=0
+( ulimit -f 1; exec "$LEAKRAY" dupes "$fix/test-dump.hprof" --mapping "$fix/test-dump.map" \
+    --export-png "$tmp/png" ) >/dev/null 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "dupes --export-png under ulimit -f 1 succeeded"
+left=$(ls -A "$tmp/png")
+[ -z "$left" ] || fail "dupes --export-png left files behind: $left"
+"$LEAKRAY" dupes "$fix/test-dump.hprof" --mapping "$fix/test-dump.map" --export-png "$tmp/png" \
+    >/dev/null || fail "dupes --export-png exit $?"
+[ "$(ls "$tmp/png" | grep -c '\.png$')" = 1 ] || fail "dupes --export-png: $(ls -A "$tmp/png")"
+echo "ok: a failed PNG export leaves nothing behind" >&2
+
+if command -v gdb >/dev/null; then
+    for sig in SIGINT SIGTERM SIGHUP; do
+        mkdir "$tmp/$sig"
+        gdb -q -batch -nx -ex 'set confirm off' -ex "handle $sig nostop noprint pass" \
+            -ex 'break outfile_commit' -ex run -ex "signal $sig" \
+            --args "$LEAKRAY" strip --no-progress "$tmp/d.hprof" -o "$tmp/$sig/s.hprof" \
+            >"$tmp/$sig.gdb" 2>&1 </dev/null || true
+        grep -q '^Breakpoint 1, outfile_commit' "$tmp/$sig.gdb" || fail "$sig: breakpoint not reached"
+        grep -q "terminated with signal $sig" "$tmp/$sig.gdb" || fail "$sig: not killed by it"
+        left=$(ls -A "$tmp/$sig")
+        [ -z "$left" ] || fail "$sig during strip left files behind: $left"
+    done
+    echo "ok: SIGINT, SIGTERM, SIGHUP remove the temporary" >&2
+else
+    echo "note: gdb not installed, signal cases skipped" >&2
+fi
+echo "PASS"
