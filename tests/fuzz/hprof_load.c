@@ -4,9 +4,10 @@
  * reader, and the reader builds the whole graph with edges; then the graph helpers that
  * decode raw bytes lazily (field values, strings, edge names, reverse edges) are run over a
  * bounded number of nodes, because a reader that accepts bad bytes must not leave them for a
- * later stage to trip over. Everything is freed before returning, so LeakSanitizer sees
+ * later stage to trip over; then the analyses (analyses.h). Everything is freed before returning, so LeakSanitizer sees
  * leaks on error paths. Built with tests/fuzz/replay_main.c it replays the corpus in
  * `make test`. */
+#include "analyses.h"
 #include "base/mfile.h"
 #include "format/fmt.h"
 #include "graph/graph.h"
@@ -76,8 +77,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         graph g;
         graph_init(&g);
         fmt_opts o = {.dump_index = -1, .no_edges = 0, .progress = 0};
-        if (r->load(&g, &m, &o, &err) == LR_OK)
+        if (r->load(&g, &m, &o, &err) == LR_OK) {
             walk(&g);
+            fuzz_analyses(&g);
+        }
         graph_fini(&g);
     }
     mfile_close(&m);

@@ -4,10 +4,12 @@
  * fmt_v8_reader, whatever fmt_find would pick, so every mutation exercises the JSON scanner,
  * the meta checks, the integer arrays and the DevTools naming passes. A graph that loads is
  * then run through devtools_build (dominators, distances, class aggregates) and a bounded walk
- * of names, because a reader that accepts bad bytes must not leave them for a later stage.
+ * of names and the analyses of analyses.h, because a reader that accepts bad bytes must not
+ * leave them for a later stage.
  * Everything is freed before returning, so LeakSanitizer sees leaks on error paths. Built
  * with tests/fuzz/replay_main.c it replays tests/fuzz/corpus/v8_load/ in `make test`. */
 #include "analysis/devtools.h"
+#include "analyses.h"
 #include "base/mfile.h"
 #include "format/v8.h"
 #include "graph/graph.h"
@@ -47,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (edge_ix e = g.first_edge[i]; e < g.first_edge[i + 1]; e++)
                 sum += strlen(graph_edge_name_text(&g, e, buf, sizeof buf));
         }
+        fuzz_analyses(&g);
         if (sum == 0x5eedULL)
             buf[0] = 0;
     }
