@@ -119,7 +119,8 @@ lr_status lex_read_file(const char *path, const char *what, unsigned max_mib, ch
     if (fd < 0)
         return LR_FAIL(err, LR_ERR_IO, "%s: %s", path, strerror(errno));
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode) && !S_ISCHR(sb.st_mode))) {
+    if (fstat(fd, &sb) != 0 ||
+        (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode) && !S_ISCHR(sb.st_mode))) {
         close(fd);
         return LR_FAIL(err, LR_ERR_IO, "%s: not a regular file, pipe or device", path);
     }

@@ -4,9 +4,9 @@
  * reader, and the reader builds the whole graph with edges; then the graph helpers that
  * decode raw bytes lazily (field values, strings, edge names, reverse edges) are run over a
  * bounded number of nodes, because a reader that accepts bad bytes must not leave them for a
- * later stage to trip over; then the analyses (analyses.h). Everything is freed before returning, so LeakSanitizer sees
- * leaks on error paths. Built with tests/fuzz/replay_main.c it replays the corpus in
- * `make test`. */
+ * later stage to trip over; then the analyses (analyses.h). Everything is freed before
+ * returning, so LeakSanitizer sees leaks on error paths. Built with tests/fuzz/replay_main.c
+ * it replays the corpus in `make test`. */
 #include "analyses.h"
 #include "base/mfile.h"
 #include "format/fmt.h"
