@@ -518,7 +518,7 @@ const char *cli_fmt_bytes(char *buf, uint64_t bytes)
 
 const char *cli_fmt_id(char *buf, const graph *g, uint64_t id)
 {
-    if (g && g->id_size == 0)
+    if (g && g->id_size == 0 && !g->hex_ids)
         snprintf(buf, CLI_FMT_MAX, "@%" PRIu64, id);
     else
         snprintf(buf, CLI_FMT_MAX, "0x%" PRIx64, id);

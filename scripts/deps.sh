@@ -7,7 +7,7 @@ pkgs="cmake make gcc pkg-config zlib1g-dev libbz2-dev libssl-dev libpng-dev libs
 case "$what" in
   build) ;;
   demo) pkgs="$pkgs openjdk-17-jdk-headless" ;;
-  test) pkgs="$pkgs libcmocka-dev openjdk-17-jdk-headless python3 chromium postgresql gdb time" ;;
+  test) pkgs="$pkgs libcmocka-dev openjdk-17-jdk-headless python3 chromium postgresql gdb time ruby" ;;
   fuzz) pkgs="$pkgs clang-14 libclang-rt-14-dev libcmocka-dev" ;;
   bench) pkgs="$pkgs openjdk-17-jdk-headless visualvm time" ;;
   *) echo "deps.sh: unknown target $what" >&2; exit 2 ;;

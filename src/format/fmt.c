@@ -6,11 +6,13 @@
 #include "format/fmt.h"
 
 #include "format/hprof.h"
+#include "format/ruby.h"
 #include "format/v8.h"
 
 static const fmt_reader *const READERS[] = {
     &fmt_hprof_reader,
     &fmt_v8_reader,
+    &fmt_ruby_reader,
     /* Further readers append here, one line each, e.g. `&fmt_v8_reader,`. */
     NULL,
 };

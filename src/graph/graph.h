@@ -262,6 +262,9 @@ typedef struct graph {
 
     /* ---- DOM link state (V8 snapshots of a browser page) ---- */
     uint8_t *node_dom;         /* per node enum graph_dom_state, NULL when no node has one */
+
+    /* ---- presentation ---- */
+    int hex_ids;               /* ids are addresses (Ruby): shown 0x.. though id_size is 0 */
 } graph;
 
 /* DOM link state of a node, what DevTools calls its detachedness: the snapshot's

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ruby_read.c: Ruby heap dumps (`ObjectSpace.dump_all`, JSON lines) into the graph (format
+ * layer), prefix ruby_. Every line is one object ({"address":"0x...", "type":"STRING",
+ * "class":"0x...", "memsize":40, "references":[...]}) or one GC root category ({"type":"ROOT",
+ * "root":"vm", "references":[...]}). Two passes over the mapped file: pass 1 counts objects,
+ * references and roots so every array is sized exactly; pass 2 fills them, keeping reference
+ * targets as addresses until the id index exists. Classes come from the CLASS / MODULE /
+ * ICLASS records ("name"); an object's class is the record its "class" address names, and
+ * objects without one (IMEMO, NODE) get one class per Ruby type, "(IMEMO)". Shallow size is
+ * memsize (the object's slot plus what it allocated); references are unnamed in the dump, so
+ * edges are numbered elements. Format and mapping: docs/formats/ruby.md. */
+#define _GNU_SOURCE /* memmem */
+#include "format/ruby.h"
+
+#include "format/jscan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RUBY_FORMAT "ruby"
+#define RUBY_MAX_TYPES 32
+
+/* Ruby's value types as dump_all names them, and the graph kind each maps to. */
+/* own_class: whether the record's "class" is the object's class. IMEMO records (call caches,
+ * method entries) name the class they cache, ICLASS the module they include: neither is an
+ * instance of that class. */
+static const struct {
+    const char *name;
+    uint8_t kind;
+    uint8_t own_class;
+} TYPES[] = {
+    {"OBJECT", GRAPH_KIND_INSTANCE, 1},  {"CLASS", GRAPH_KIND_CLASS, 1},
+    {"MODULE", GRAPH_KIND_CLASS, 1},     {"ICLASS", GRAPH_KIND_CLASS, 0},
+    {"STRING", GRAPH_KIND_INSTANCE, 1},  {"ARRAY", GRAPH_KIND_OBJ_ARRAY, 1},
+    {"HASH", GRAPH_KIND_INSTANCE, 1},    {"STRUCT", GRAPH_KIND_INSTANCE, 1},
+    {"DATA", GRAPH_KIND_NATIVE, 1},      {"IMEMO", GRAPH_KIND_CODE, 0},
+    {"NODE", GRAPH_KIND_CODE, 0},        {"SYMBOL", GRAPH_KIND_OTHER, 1},
+    {"FLOAT", GRAPH_KIND_OTHER, 1},      {"BIGNUM", GRAPH_KIND_OTHER, 1},
+    {"REGEXP", GRAPH_KIND_INSTANCE, 1},  {"MATCH", GRAPH_KIND_INSTANCE, 1},
+    {"FILE", GRAPH_KIND_NATIVE, 1},      {"RATIONAL", GRAPH_KIND_OTHER, 1},
+    {"COMPLEX", GRAPH_KIND_OTHER, 1},    {"ZOMBIE", GRAPH_KIND_OTHER, 0},
+    {"MOVED", GRAPH_KIND_OTHER, 0},      {"NONE", GRAPH_KIND_OTHER, 0},
+};
+#define N_TYPES (sizeof TYPES / sizeof TYPES[0])
+#define TYPE_UNKNOWN N_TYPES /* a type this reader does not know: kept, named "(unknown)" */
+
+int ruby_sniff(const uint8_t *p, uint64_t n)
+{
+    /* dump_all starts with its ROOT lines; a dump written with a filter may start with an
+     * object line instead. Look at the first line only. */
+    uint64_t k = n < 512 ? n : 512;
+    while (k && *p == ' ')
+        p++, k--;
+    if (!k || *p != '{')
+        return 0;
+    const uint8_t *end = jscan_line_end(p, p + k);
+    size_t len = (size_t)(end - p);
+    return (memmem(p, len, "\"type\":\"ROOT\"", 13) && memmem(p, len, "\"root\":", 7)) ||
+           (len > 13 && memcmp(p, "{\"address\":\"0x", 14) == 0);
+}
+
+typedef struct rctx {
+    graph *g;
+    const uint8_t *data, *end;
+    const char *name;
+    lr_error *err;
+    /* pass 1 */
+    uint32_t n_nodes;
+    uint64_t n_refs;
+    uint64_t n_root_refs;
+    /* pass 2, per node */
+    uint64_t *class_addr;   /* the "class" address, 0 if none */
+    str_ix *class_name;     /* CLASS/MODULE "name", GRAPH_NONE if none */
+    uint64_t *ref_addr;     /* reference targets by address, CSR by node */
+    /* roots */
+    uint64_t *root_addr;
+    uint8_t *root_kind;
+    char *sbuf;             /* unescape scratch */
+    size_t scap;
+} rctx;
+
+static uint8_t type_of(const jscan_val *v)
+{
+    size_t n = (size_t)(v->e - v->s);
+    for (unsigned t = 0; t < N_TYPES; t++)
+        if (strlen(TYPES[t].name) == n && memcmp(TYPES[t].name, v->s, n) == 0)
+            return (uint8_t)t;
+    return TYPE_UNKNOWN;
+}
+
+/* GC root categories of Ruby's root marking, as the closest leakray root kinds. */
+static uint8_t root_kind_of(const jscan_val *v)
+{
+    size_t n = (size_t)(v->e - v->s);
+    const char *s = (const char *)v->s;
+    if (n == 15 && memcmp(s, "machine_context", 15) == 0)
+        return GRAPH_ROOT_NATIVE_STACK;
+    if (n >= 6 && memcmp(s, "global", 6) == 0)
+        return GRAPH_ROOT_JNI_GLOBAL;
+    if (n == 9 && memcmp(s, "finalizer", 9) == 0)
+        return GRAPH_ROOT_FINALIZING;
+    if (n == 2 && memcmp(s, "vm", 2) == 0)
+        return GRAPH_ROOT_VM_INTERNAL;
+    return GRAPH_ROOT_UNKNOWN;
+}
+
+/* Counts the elements of an array value (pass 1). */
+static lr_status count_elems(const jscan *c, const jscan_val *arr, uint64_t *n, lr_error *err)
+{
+    jscan a;
+    jscan_arr(&a, c, arr);
+    for (;;) {
+        jscan_val v;
+        int done;
+        LR_TRY(jscan_elem(&a, &v, &done, err));
+        if (done)
+            return LR_OK;
+        ++*n;
+    }
+}
+
+typedef struct line_info {
+    int is_root;
+    jscan_val type, address, klass, refs, memsize, name, root;
+    int has_type, has_address, has_class, has_refs, has_memsize, has_name, has_root;
+} line_info;
+
+static lr_status read_line(rctx *x, const uint8_t *p, const uint8_t *e, jscan *c,
+                           line_info *li)
+{
+    memset(li, 0, sizeof *li);
+    LR_TRY(jscan_obj(c, x->data, x->name, p, e, x->err));
+    for (;;) {
+        const uint8_t *k;
+        size_t kl;
+        jscan_val v;
+        int done;
+        LR_TRY(jscan_member(c, &k, &kl, &v, &done, x->err));
+        if (done)
+            break;
+        if (jscan_key_is(k, kl, "type"))
+            li->type = v, li->has_type = 1;
+        else if (jscan_key_is(k, kl, "address"))
+            li->address = v, li->has_address = 1;
+        else if (jscan_key_is(k, kl, "class"))
+            li->klass = v, li->has_class = 1;
+        else if (jscan_key_is(k, kl, "references"))
+            li->refs = v, li->has_refs = v.type == JSCAN_ARR;
+        else if (jscan_key_is(k, kl, "memsize"))
+            li->memsize = v, li->has_memsize = 1;
+        else if (jscan_key_is(k, kl, "name"))
+            li->name = v, li->has_name = v.type == JSCAN_STR;
+        else if (jscan_key_is(k, kl, "root"))
+            li->root = v, li->has_root = v.type == JSCAN_STR;
+    }
+    li->is_root = li->has_root && li->has_type && li->type.e - li->type.s == 4 &&
+                  memcmp(li->type.s, "ROOT", 4) == 0;
+    if (!li->is_root && (!li->has_address || !li->has_type))
+        return LR_CORRUPT(x->err, x->name, jscan_off(c, p),
+                          "object without \"address\" and \"type\"");
+    return LR_OK;
+}
+
+/* Calls fn on every non-blank line. */
+typedef lr_status (*line_fn)(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni);
+
+static lr_status each_line(rctx *x, line_fn fn)
+{
+    uint32_t ni = 0;
+    for (const uint8_t *p = x->data; p < x->end;) {
+        const uint8_t *e = jscan_line_end(p, x->end);
+        const uint8_t *q = p;
+        while (q < e && (*q == ' ' || *q == '\r' || *q == '\t'))
+            q++;
+        if (q < e)
+            LR_TRY(fn(x, q, e, &ni));
+        p = e < x->end ? e + 1 : e;
+    }
+    return LR_OK;
+}
+
+static lr_status pass1(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni)
+{
+    (void)ni;
+    jscan c;
+    line_info li;
+    LR_TRY(read_line(x, p, e, &c, &li));
+    uint64_t n = 0;
+    if (li.has_refs)
+        LR_TRY(count_elems(&c, &li.refs, &n, x->err));
+    if (li.is_root) {
+        x->n_root_refs += n;
+        return LR_OK;
+    }
+    if (x->n_nodes == UINT32_MAX - 1)
+        return LR_FAIL(x->err, LR_ERR_LIMIT, "%s: more than 2^32 objects", x->name);
+    x->n_nodes++;
+    x->n_refs += n;
+    return LR_OK;
+}
+
+static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni)
+{
+    graph *g = x->g;
+    jscan c;
+    line_info li;
+    LR_TRY(read_line(x, p, e, &c, &li));
+    jscan a;
+    if (li.is_root) {
+        uint8_t kind = root_kind_of(&li.root);
+        if (!li.has_refs)
+            return LR_OK;
+        jscan_arr(&a, &c, &li.refs);
+        for (;;) {
+            jscan_val v;
+            int done;
+            LR_TRY(jscan_elem(&a, &v, &done, x->err));
+            if (done)
+                break;
+            uint64_t addr;
+            if (!jscan_u64(&v, &addr))
+                return LR_CORRUPT(x->err, x->name, jscan_off(&c, v.s), "root is no address");
+            if (g->n_roots >= x->n_root_refs)
+                return LR_CORRUPT(x->err, x->name, jscan_off(&c, v.s), "file changed");
+            x->root_addr[g->n_roots] = addr;
+            x->root_kind[g->n_roots++] = kind;
+        }
+        return LR_OK;
+    }
+    uint32_t n = *ni;
+    if (n >= x->n_nodes)
+        return LR_CORRUPT(x->err, x->name, jscan_off(&c, p), "file changed while read");
+    uint64_t id, cls = 0, mem = 0;
+    if (!jscan_u64(&li.address, &id))
+        return LR_CORRUPT(x->err, x->name, jscan_off(&c, li.address.s), "bad \"address\"");
+    if (li.has_class && !jscan_u64(&li.klass, &cls))
+        return LR_CORRUPT(x->err, x->name, jscan_off(&c, li.klass.s), "bad \"class\"");
+    if (li.has_memsize && !jscan_u64(&li.memsize, &mem))
+        return LR_CORRUPT(x->err, x->name, jscan_off(&c, li.memsize.s), "bad \"memsize\"");
+    uint8_t t = type_of(&li.type);
+    g->node_id[n] = id;
+    g->node_type[n] = t;
+    g->node_kind[n] = t < N_TYPES ? TYPES[t].kind : GRAPH_KIND_OTHER;
+    if (mem > UINT32_MAX) {
+        diag_count(&g->diag, DIAG_SIZE_SATURATED);
+        mem = UINT32_MAX;
+    }
+    g->node_size[n] = (uint32_t)mem;
+    g->node_off[n] = (uint64_t)(p - x->data); /* the line: `show` can point at it */
+    g->node_len[n] = 0;
+    x->class_addr[n] = cls;
+    x->class_name[n] = GRAPH_NONE;
+    if (li.has_name && g->node_kind[n] == GRAPH_KIND_CLASS) {
+        size_t len;
+        const char *s = jscan_str(&c, &li.name, &x->sbuf, &x->scap, &len, x->err);
+        if (!s)
+            return x->err->code;
+        LR_TRY(graph_intern(g, s, len, &x->class_name[n], x->err));
+    }
+    uint64_t r = g->first_edge[n];
+    if (li.has_refs) {
+        jscan_arr(&a, &c, &li.refs);
+        for (;;) {
+            jscan_val v;
+            int done;
+            LR_TRY(jscan_elem(&a, &v, &done, x->err));
+            if (done)
+                break;
+            uint64_t addr;
+            if (!jscan_u64(&v, &addr))
+                return LR_CORRUPT(x->err, x->name, jscan_off(&c, v.s), "reference is no address");
+            if (r >= x->n_refs)
+                return LR_CORRUPT(x->err, x->name, jscan_off(&c, v.s), "file changed");
+            x->ref_addr[r++] = addr;
+        }
+    }
+    g->first_edge[n + 1] = (edge_ix)r;
+    *ni = n + 1;
+    return LR_OK;
+}
+
+/* Classes: one per CLASS/MODULE/ICLASS object, then one per Ruby type for objects whose
+ * class is not in the dump. Sets node_class. */
+static lr_status build_classes(rctx *x)
+{
+    graph *g = x->g;
+    uint32_t n_cls = 0;
+    for (uint32_t n = 0; n < g->n_nodes; n++)
+        n_cls += g->node_kind[n] == GRAPH_KIND_CLASS;
+    g->classes = err_calloc((size_t)n_cls + N_TYPES + 1, sizeof *g->classes);
+    uint32_t *node_cls = err_mallocarray(g->n_nodes, sizeof *node_cls);
+    if (!g->classes || !node_cls) {
+        free(node_cls);
+        return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+    }
+    char buf[64];
+    for (uint32_t n = 0; n < g->n_nodes; n++) {
+        node_cls[n] = GRAPH_NONE;
+        if (g->node_kind[n] != GRAPH_KIND_CLASS)
+            continue;
+        graph_class *k = &g->classes[g->n_classes];
+        str_ix name = x->class_name[n];
+        if (name == GRAPH_NONE) {
+            /* Singleton and include classes have no name of their own. */
+            snprintf(buf, sizeof buf, "#<%s:0x%llx>",
+                     g->node_type[n] < N_TYPES ? TYPES[g->node_type[n]].name : "?",
+                     (unsigned long long)g->node_id[n]);
+            LR_TRY(graph_intern(g, buf, strlen(buf), &name, x->err));
+        }
+        *k = (graph_class){.name = name, .super = GRAPH_NONE, .node = n, .id = g->node_id[n],
+                           .first_field = 0, .first_static = 0};
+        node_cls[n] = g->n_classes++;
+    }
+    uint32_t type_cls[N_TYPES + 1];
+    for (unsigned t = 0; t <= N_TYPES; t++)
+        type_cls[t] = GRAPH_NONE;
+    for (uint32_t n = 0; n < g->n_nodes; n++) {
+        int own = g->node_type[n] < N_TYPES && TYPES[g->node_type[n]].own_class;
+        node_ix cn = own && x->class_addr[n] ? graph_find_id(g, x->class_addr[n]) : GRAPH_NONE;
+        if (cn != GRAPH_NONE && node_cls[cn] != GRAPH_NONE) {
+            g->node_class[n] = node_cls[cn];
+            continue;
+        }
+        if (own && x->class_addr[n])
+            diag_count(&g->diag, DIAG_UNKNOWN_CLASS);
+        unsigned t = g->node_type[n] < N_TYPES ? g->node_type[n] : N_TYPES;
+        if (type_cls[t] == GRAPH_NONE) {
+            snprintf(buf, sizeof buf, "(%s)", t < N_TYPES ? TYPES[t].name : "unknown");
+            str_ix name;
+            LR_TRY(graph_intern(g, buf, strlen(buf), &name, x->err));
+            g->classes[g->n_classes] =
+                (graph_class){.name = name, .super = GRAPH_NONE, .node = GRAPH_NONE};
+            type_cls[t] = g->n_classes++;
+        }
+        g->node_class[n] = type_cls[t];
+    }
+    free(node_cls);
+    return graph_index_class_nodes(g, x->err);
+}
+
+/* Reference addresses -> node indices, dropping (and counting) those with no object. */
+static lr_status resolve_edges(rctx *x)
+{
+    graph *g = x->g;
+    LR_TRY(graph_alloc_edges(g, (uint32_t)x->n_refs, x->err));
+    uint64_t out = 0;
+    for (uint32_t n = 0; n < g->n_nodes; n++) {
+        uint64_t b = g->first_edge[n], e = g->first_edge[n + 1];
+        g->first_edge[n] = (edge_ix)out;
+        for (uint64_t r = b; r < e; r++) {
+            node_ix t = graph_find_id(g, x->ref_addr[r]);
+            if (t == GRAPH_NONE) {
+                diag_count(&g->diag, DIAG_DANGLING_REFERENCE);
+                continue;
+            }
+            g->edge_to[out] = t;
+            g->edge_name[out] = (uint32_t)(r - b);
+            g->edge_kind[out] = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
+            out++;
+        }
+    }
+    g->first_edge[g->n_nodes] = (edge_ix)out;
+    g->n_edges = (uint32_t)out;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < g->n_roots; i++) {
+        node_ix t = graph_find_id(g, x->root_addr[i]);
+        if (t == GRAPH_NONE) {
+            diag_count(&g->diag, DIAG_DANGLING_ROOT);
+            continue;
+        }
+        g->roots[kept++] = (graph_root){.node = t, .kind = x->root_kind[i], .frame = -1};
+    }
+    g->n_roots = kept;
+    return LR_OK;
+}
+
+static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *err)
+{
+    (void)o;
+    rctx x = {.g = g, .data = m->data, .end = m->data + m->len,
+              .name = g->path ? g->path : "<input>", .err = err};
+    g->format = RUBY_FORMAT;
+    g->data = m->data;
+    g->data_len = m->len;
+    g->size_model = GRAPH_SIZES_RECORD;
+    g->synthetic_root = GRAPH_NONE;
+    g->hex_ids = 1;
+    snprintf(g->version, sizeof g->version, "ObjectSpace.dump_all");
+    for (unsigned t = 0; t < N_TYPES; t++)
+        g->type_names[t] = TYPES[t].name;
+    g->type_names[TYPE_UNKNOWN] = "(unknown)";
+    g->n_types = TYPE_UNKNOWN + 1;
+    lr_status s = each_line(&x, pass1);
+    if (s == LR_OK && (x.n_refs > UINT32_MAX - 1 || x.n_root_refs > UINT32_MAX - 1))
+        s = LR_FAIL(err, LR_ERR_LIMIT, "%s: more than 2^32 references", x.name);
+    if (s == LR_OK)
+        s = graph_alloc_nodes(g, x.n_nodes, 0, err);
+    if (s == LR_OK) {
+        g->first_edge = err_calloc((size_t)x.n_nodes + 1, sizeof *g->first_edge);
+        x.class_addr = err_mallocarray(x.n_nodes ? x.n_nodes : 1, sizeof *x.class_addr);
+        x.class_name = err_mallocarray(x.n_nodes ? x.n_nodes : 1, sizeof *x.class_name);
+        x.ref_addr = err_mallocarray(x.n_refs ? x.n_refs : 1, sizeof *x.ref_addr);
+        x.root_addr = err_mallocarray(x.n_root_refs ? x.n_root_refs : 1, sizeof *x.root_addr);
+        x.root_kind = err_mallocarray(x.n_root_refs ? x.n_root_refs : 1, 1);
+        g->roots = err_calloc(x.n_root_refs ? x.n_root_refs : 1, sizeof *g->roots);
+        if (!g->first_edge || !x.class_addr || !x.class_name || !x.ref_addr || !x.root_addr ||
+            !x.root_kind || !g->roots)
+            s = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", x.name);
+    }
+    if (s == LR_OK)
+        s = each_line(&x, pass2);
+    if (s == LR_OK)
+        s = graph_build_index(g, err);
+    if (s == LR_OK)
+        s = build_classes(&x);
+    if (s == LR_OK)
+        s = resolve_edges(&x);
+    free(x.class_addr);
+    free(x.class_name);
+    free(x.ref_addr);
+    free(x.root_addr);
+    free(x.root_kind);
+    free(x.sbuf);
+    return s;
+}
+
+const fmt_reader fmt_ruby_reader = {RUBY_FORMAT, ruby_sniff, ruby_load};

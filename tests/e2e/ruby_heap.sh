@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# ruby_heap.sh: Ruby heap dumps end to end. Runs tests/programs/ruby/leaks.rb (a growing
+# constant hash of Sessions, a class-variable cache of Items, closures holding Payloads kept
+# by a global callback list) under Debian's ruby, which writes an ObjectSpace.dump_all dump and
+# its own ObjectSpace.each_object counts; then checks leakray against Ruby's counts (histo),
+# the leaks' retained sizes (top), the reference chains (path), leak traces (analyze --watch),
+# gzip input, and bad input (a cut line, a broken line: exit 3 with the offset).
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+if ! command -v ruby >/dev/null || ! command -v python3 >/dev/null; then
+    [ "${CI:-}" = true ] && fail "ruby and python3 are required under CI=true"
+    echo "SKIP: ruby not installed (scripts/deps.sh test installs it)"
+    exit 77
+fi
+W="$LEAKRAY_BUILD/tmp/ruby_heap"
+rm -rf "$W"
+mkdir -p "$W"
+ruby "$LEAKRAY_SRC/tests/programs/ruby/leaks.rb" "$W/heap.json" "$W/counts.json"
+D="$W/heap.json"
+check() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=json.load(open(sys.argv[2]));
+assert eval('(' + sys.argv[3] + ')'), (sys.argv[3], json.dumps(d)[:400])" "$1" "$W/counts.json" "$2" ||
+    fail "$3"; }
+
+# 1. instance counts equal Ruby's own
+"$LEAKRAY" histo --json --no-timing "$D" >"$W/histo.json"
+check "$W/histo.json" 'all({c["name"]: c["count"] for c in d["classes"]}.get(k) == v
+    for k, v in e.items())' "histo counts differ from ObjectSpace.each_object"
+"$LEAKRAY" info --json --no-timing "$D" >"$W/info.json"
+check "$W/info.json" 'd["format"] == "ruby" and d["roots"]["count"] > 0' "info"
+
+# 2. the constant hash retains its 300 Sessions and their strings
+"$LEAKRAY" top --json --no-timing --top 20 "$D" >"$W/top.json"
+sess=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
+print([c for c in d["classes"] if c["name"] == "Session"][0]["shallow"])' "$W/histo.json")
+check "$W/top.json" "any(o['class'] == 'Hash' and o['retained'] >= $sess + 300 * 512
+    for o in d['objects'])" "no Hash retains the Sessions"
+
+# 3. a Session's path goes through the Object class's constants and the Hash
+id=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o.get("type") == "CLASS" and o.get("name") == "Session": cls = o["address"]
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o.get("type") == "OBJECT" and o.get("class") == cls: print(o["address"]); break' "$D")
+"$LEAKRAY" path --json --no-timing "$D" "$id" >"$W/path.json"
+check "$W/path.json" '[s["class"] for s in d["path"]][-2:] == ["Hash", "Session"] and
+    any(s["class"] == "class Object" for s in d["path"])' "path to a Session"
+
+# 4. every Session is a leak trace under --watch
+"$LEAKRAY" analyze --json --no-timing --watch Session "$D" >"$W/analyze.json" || [ $? = 1 ]
+check "$W/analyze.json" 'd["leaking_objects"] == e["Session"] and len(d["traces"]) == e["Session"]
+    and d["traces"][0]["elements"][-1]["class"] == "Session"' "analyze --watch Session"
+
+# 5. gzip input
+gzip -c "$D" >"$W/heap.json.gz"
+"$LEAKRAY" histo --json --no-timing "$W/heap.json.gz" >"$W/histo-gz.json"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]));
+assert a["classes"] == b["classes"]' "$W/histo.json" "$W/histo-gz.json" || fail "gzip input"
+
+# 6. bad input: exit 3 with the offset
+size=$(stat -c %s "$D")
+head -c $((size / 2)) "$D" >"$W/cut.json"
+printf '{"address":"0x10", "type":"OBJECT", "references":["0x20",}\n' >"$W/broken.json"
+for f in cut.json broken.json; do
+    rc=0
+    "$LEAKRAY" info "$W/$f" >/dev/null 2>"$W/err" || rc=$?
+    [ "$rc" = 3 ] || fail "$f exited $rc, not 3"
+    grep -q "$f: offset 0x" "$W/err" || fail "$f: no offset in: $(cat "$W/err")"
+done
+echo "ruby_heap: ok"

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: Apache-2.0
+# leaks.rb: a Ruby program with three known leaks, dumped with ObjectSpace.dump_all for
+# tests/e2e/ruby_heap.sh. (1) a growing constant hash of Session objects, (2) a class-level
+# cache (a class variable array of Item objects), (3) closures kept by a global callback
+# list, each holding a Payload. It writes the dump to ARGV[0] and, to ARGV[1], the counts
+# Ruby itself reports (ObjectSpace.each_object) so the test compares leakray with Ruby.
+require 'objspace'
+require 'json'
+
+class Session
+  def initialize(n)
+    @name = "session-#{n}"
+    @data = 'x' * 512
+  end
+end
+
+class Item
+  @@items = []
+  def self.remember(item)
+    @@items << item
+  end
+
+  def initialize(n)
+    @n = n
+  end
+end
+
+class Payload
+  def initialize
+    @blob = 'y' * 2048
+  end
+end
+
+SESSIONS = {}
+300.times { |i| SESSIONS["user-#{i}"] = Session.new(i) }
+150.times { |i| Item.remember(Item.new(i)) }
+$callbacks = []
+40.times do
+  p = Payload.new
+  $callbacks << proc { p }
+end
+
+GC.start
+File.open(ARGV[0], 'w') { |f| ObjectSpace.dump_all(output: f) }
+counts = {
+  'Session' => ObjectSpace.each_object(Session).count,
+  'Item' => ObjectSpace.each_object(Item).count,
+  'Payload' => ObjectSpace.each_object(Payload).count,
+  'Proc' => ObjectSpace.each_object(Proc).count,
+  'Hash' => ObjectSpace.each_object(Hash).count
+}
+File.write(ARGV[1], JSON.generate(counts))
