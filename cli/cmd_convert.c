@@ -5,13 +5,50 @@
  * the per-class counts and retained sizes `leakray top --by class --model strong` prints.
  * OUT is written beside its final name and renamed only when complete. */
 #include "cli.h"
+#include "format/gtext.h"
 #include "format/v8_write.h"
+
+#include <string.h>
+
+/* `convert -o OUT.jsonl`: the generic graph format. Takes over lh (closes it). */
+static int convert_jsonl(cli_common *co, lr_heap *lh, const char *out)
+{
+    const graph *g = lr_heap_graph(lh);
+    lr_error err = {.offset = LR_NO_OFFSET};
+    gtext_stats st;
+    double t0 = cli_now_ms();
+    lr_status s = gtext_write(g, out, &st, &err);
+    double ms = cli_now_ms() - t0;
+    lr_close(lh);
+    if (s != LR_OK)
+        return cli_error(co, &err);
+    if (co->json) {
+        jsonw w;
+        cli_json_begin(&w);
+        jsonw_kv_str(&w, "output", out);
+        jsonw_kv_str(&w, "format", "jsonl");
+        jsonw_kv_uint(&w, "nodes", st.nodes);
+        jsonw_kv_uint(&w, "classes", st.classes);
+        jsonw_kv_uint(&w, "edges", st.edges);
+        jsonw_kv_uint(&w, "roots", st.roots);
+        jsonw_kv_uint(&w, "out_bytes", st.out_bytes);
+        cli_json_end(co, &w);
+        return CLI_EXIT_OK;
+    }
+    char a[CLI_FMT_MAX], b[CLI_FMT_MAX], c[CLI_FMT_MAX], d[CLI_FMT_MAX];
+    printf("%s -> %s (%s)\n", co->pos[0], out, cli_fmt_bytes(a, st.out_bytes));
+    printf("objects: %s, classes: %s, references: %s, roots: %s\n", cli_fmt_count(a, st.nodes),
+           cli_fmt_count(b, st.classes), cli_fmt_count(c, st.edges), cli_fmt_count(d, st.roots));
+    cli_print_timing(co, stdout, "load time", co->load_ms);
+    cli_print_timing(co, stdout, "convert", ms);
+    return CLI_EXIT_OK;
+}
 
 int cmd_convert(int argc, char **argv)
 {
     const char *out = NULL;
     const cli_optdef opts[] = {
-        CLI_OPTS_OUTPUT(&out, "output .heapsnapshot (gzip when it ends in .gz)"),
+        CLI_OPTS_OUTPUT(&out, "output .heapsnapshot or .jsonl (gzip when it ends in .gz)"),
         {0}};
     const cli_spec spec = {
         "convert", "FILE", "write a dump as a V8 .heapsnapshot (Chrome DevTools, memlab)", opts,
@@ -22,6 +59,8 @@ int cmd_convert(int argc, char **argv)
         "slots elements; GC roots hang under \"(GC roots)\" by root kind. DevTools' Summary\n"
         "then shows the counts and retained sizes of `leakray top --by class --model strong`.\n"
         CLI_OUTPUT_NOTE
+        "OUT ending in .jsonl (or .jsonl.gz) is written as leakray's generic graph format\n"
+        "instead (docs/formats/jsonl.md): every object, class, reference and root.\n"
         "Example: leakray convert app.hprof -o app.heapsnapshot"};
     cli_common co;
     int rc = cli_parse_output(argc, argv, &spec, &co, &out);
@@ -33,6 +72,10 @@ int cmd_convert(int argc, char **argv)
         return rc;
     const graph *g = lr_heap_graph(lh);
     lr_error err = {.offset = LR_NO_OFFSET};
+    size_t ol = strlen(out);
+    if ((ol > 6 && strcmp(out + ol - 6, ".jsonl") == 0) ||
+        (ol > 9 && strcmp(out + ol - 9, ".jsonl.gz") == 0))
+        return convert_jsonl(&co, lh, out);
     v8w_stats st;
     double t0 = cli_now_ms();
     if (v8w_write(g, out, &st, &err) != LR_OK) {

@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* gtext_read.c: the generic JSON-lines object graph into the graph (format layer), prefix
+ * gtext_. Records may come in any order (a scanner writes objects as it meets them), so the
+ * reader makes two passes over the mapped file: pass 1 counts classes, nodes, edges and roots
+ * and validates every line; pass 2 fills exactly sized arrays, keeping ids until the id index
+ * exists. Then class ids, edge ends and roots are resolved, and edges are laid out as CSR by
+ * source in file order. A reference to an id with no node is dropped and counted, like a
+ * dangling HPROF reference. Names accepted for kinds are leakray's own (what the writer emits)
+ * plus the plain words other tools use ("global", "stack", "unowned"). docs/formats/jsonl.md. */
+#include "format/gtext.h"
+
+#include "format/jscan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GTEXT_FORMAT "graph"
+
+int gtext_sniff(const uint8_t *p, uint64_t n)
+{
+    uint64_t k = n < 1024 ? n : 1024;
+    while (k && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        p++, k--;
+    if (!k || *p != '{')
+        return 0;
+    const uint8_t *e = jscan_line_end(p, p + k);
+    static const char key[] = "\"leakray_graph\"";
+    for (const uint8_t *q = p; q + sizeof key - 1 <= e; q++)
+        if (memcmp(q, key, sizeof key - 1) == 0)
+            return 1;
+    return 0;
+}
+
+enum rec { REC_HEADER, REC_CLASS, REC_NODE, REC_EDGE, REC_ROOT };
+
+typedef struct gctx {
+    graph *g;
+    const uint8_t *data, *end;
+    const char *name;
+    lr_error *err;
+    int pass;
+    /* counts (pass 1) and fill positions (pass 2) */
+    uint64_t n_class, n_node, n_edge, n_root, n_label;
+    uint64_t i_class, i_node, i_edge, i_root;
+    /* classes: file id, and super/node ids to resolve */
+    uint64_t *class_id, *class_super, *class_node;
+    uint8_t *class_has_super, *class_has_node;
+    /* nodes: class id to resolve */
+    uint64_t *node_class_id;
+    uint8_t *node_has_class;
+    /* edges: ends by id */
+    uint64_t *edge_from, *edge_to_id;
+    uint32_t *edge_nm;
+    uint8_t *edge_k;
+    /* roots */
+    uint64_t *root_id;
+    uint8_t *root_k;
+    char *sbuf;
+    size_t scap;
+    int saw_hex;        /* an id was written "0x...": show ids that way */
+} gctx;
+
+static lr_status corrupt(gctx *x, const jscan *c, const uint8_t *at, const char *what)
+{
+    return LR_CORRUPT(x->err, x->name, jscan_off(c, at), "%s", what);
+}
+
+/* An id: a number or a string ("0x1f", "123"). */
+static lr_status get_id(gctx *x, const jscan *c, const jscan_val *v, uint64_t *out)
+{
+    if (!jscan_u64(v, out))
+        return corrupt(x, c, v->s, "id must be an unsigned number or a \"0x...\" string");
+    if (v->type == JSCAN_STR && v->e - v->s > 2 && v->s[1] == 'x')
+        x->saw_hex = 1;
+    return LR_OK;
+}
+
+static int str_is(const jscan_val *v, const char *s)
+{
+    return v->type == JSCAN_STR && (size_t)(v->e - v->s) == strlen(s) &&
+           memcmp(v->s, s, strlen(s)) == 0;
+}
+
+static int lookup(const jscan_val *v, const char *(*namer)(unsigned), unsigned n, unsigned *out)
+{
+    for (unsigned k = 0; k < n; k++)
+        if (str_is(v, namer(k))) {
+            *out = k;
+            return 1;
+        }
+    return 0;
+}
+
+static lr_status node_kind_of(gctx *x, const jscan *c, const jscan_val *v, uint8_t *out)
+{
+    unsigned k;
+    if (lookup(v, graph_node_kind_name, GRAPH_KIND_COUNT, &k)) {
+        *out = (uint8_t)k;
+        return LR_OK;
+    }
+    if (str_is(v, "array")) {
+        *out = GRAPH_KIND_OBJ_ARRAY;
+        return LR_OK;
+    }
+    return corrupt(x, c, v->s, "unknown node kind");
+}
+
+static lr_status edge_kind_of(gctx *x, const jscan *c, const jscan_val *v, unsigned *out)
+{
+    if (lookup(v, graph_edge_kind_name, GRAPH_EDGE_KIND_COUNT, out))
+        return LR_OK;
+    if (str_is(v, "reference") || str_is(v, "ivar")) {
+        *out = GRAPH_EDGE_FIELD;
+        return LR_OK;
+    }
+    return corrupt(x, c, v->s, "unknown edge kind");
+}
+
+static lr_status strength_of(gctx *x, const jscan *c, const jscan_val *v, unsigned *out)
+{
+    static const char *const names[] = {"strong", "weak", "soft", "phantom", "finalizer"};
+    for (unsigned k = 0; k < 5; k++)
+        if (str_is(v, names[k])) {
+            *out = k;
+            return LR_OK;
+        }
+    /* Swift/Objective-C: unowned and weak references do not keep their target alive. */
+    if (str_is(v, "unowned")) {
+        *out = GRAPH_WEAK;
+        return LR_OK;
+    }
+    return corrupt(x, c, v->s, "unknown strength (strong, weak, soft, phantom, unowned)");
+}
+
+static lr_status root_kind_of(gctx *x, const jscan *c, const jscan_val *v, uint8_t *out)
+{
+    unsigned k;
+    if (lookup(v, graph_root_kind_name, GRAPH_ROOT_KIND_COUNT, &k)) {
+        *out = (uint8_t)k;
+        return LR_OK;
+    }
+    static const struct {
+        const char *name;
+        uint8_t kind;
+    } alias[] = {{"global", GRAPH_ROOT_JNI_GLOBAL}, {"static", GRAPH_ROOT_STICKY_CLASS},
+                 {"stack", GRAPH_ROOT_NATIVE_STACK}, {"local", GRAPH_ROOT_JAVA_FRAME},
+                 {"thread", GRAPH_ROOT_THREAD_OBJECT}, {"vm", GRAPH_ROOT_VM_INTERNAL}};
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (str_is(v, alias[i].name)) {
+            *out = alias[i].kind;
+            return LR_OK;
+        }
+    return corrupt(x, c, v->s, "unknown root kind");
+}
+
+static lr_status intern_val(gctx *x, const jscan *c, const jscan_val *v, str_ix *out)
+{
+    size_t len;
+    const char *s = jscan_str(c, v, &x->sbuf, &x->scap, &len, x->err);
+    if (!s)
+        return x->err->code;
+    return graph_intern(x->g, s, len, out, x->err);
+}
+
+static lr_status header(gctx *x, jscan *c, const jscan_val *first)
+{
+    uint64_t ver;
+    if (!jscan_u64(first, &ver) || ver != GTEXT_VERSION)
+        return corrupt(x, c, first->s, "unsupported leakray_graph version (this build reads 1)");
+    for (;;) {
+        const uint8_t *k;
+        size_t kl;
+        jscan_val v;
+        int done;
+        LR_TRY(jscan_member(c, &k, &kl, &v, &done, x->err));
+        if (done)
+            return LR_OK;
+        if (x->pass == 1)
+            continue;
+        graph *g = x->g;
+        if (jscan_key_is(k, kl, "size_model")) {
+            /* DevTools' model needs a V8 snapshot's own tables: read it as recorded. */
+            g->size_model = str_is(&v, "visualvm") ? GRAPH_SIZES_VISUALVM
+                            : str_is(&v, "shark")  ? GRAPH_SIZES_SHARK
+                                                   : GRAPH_SIZES_RECORD;
+        } else if (jscan_key_is(k, kl, "version") && v.type == JSCAN_STR) {
+            size_t len;
+            const char *s = jscan_str(c, &v, &x->sbuf, &x->scap, &len, x->err);
+            if (!s)
+                return x->err->code;
+            snprintf(g->version, sizeof g->version, "%s", s);
+        } else if (jscan_key_is(k, kl, "timestamp_ms")) {
+            uint64_t t;
+            if (jscan_u64(&v, &t))
+                g->timestamp_ms = t;
+        } else if (jscan_key_is(k, kl, "hex_ids")) {
+            g->hex_ids = v.type == JSCAN_TRUE;
+        }
+    }
+}
+
+static lr_status class_rec(gctx *x, jscan *c, const jscan_val *first)
+{
+    uint64_t id;
+    LR_TRY(get_id(x, c, first, &id));
+    uint64_t i = x->i_class;
+    int has_name = 0;
+    if (x->pass == 2) {
+        x->class_id[i] = id;
+        x->class_has_super[i] = x->class_has_node[i] = 0;
+        x->g->classes[i] = (graph_class){.name = GRAPH_NONE, .super = GRAPH_NONE,
+                                         .node = GRAPH_NONE};
+    }
+    for (;;) {
+        const uint8_t *k;
+        size_t kl;
+        jscan_val v;
+        int done;
+        LR_TRY(jscan_member(c, &k, &kl, &v, &done, x->err));
+        if (done)
+            break;
+        if (jscan_key_is(k, kl, "name")) {
+            if (v.type != JSCAN_STR)
+                return corrupt(x, c, v.s, "class name must be a string");
+            has_name = 1;
+            if (x->pass == 2)
+                LR_TRY(intern_val(x, c, &v, &x->g->classes[i].name));
+        } else if (jscan_key_is(k, kl, "super") && v.type != JSCAN_NULL) {
+            uint64_t s;
+            LR_TRY(get_id(x, c, &v, &s));
+            if (x->pass == 2)
+                x->class_super[i] = s, x->class_has_super[i] = 1;
+        } else if (jscan_key_is(k, kl, "node") && v.type != JSCAN_NULL) {
+            uint64_t s;
+            LR_TRY(get_id(x, c, &v, &s));
+            if (x->pass == 2)
+                x->class_node[i] = s, x->class_has_node[i] = 1;
+        }
+    }
+    if (!has_name)
+        return corrupt(x, c, first->s, "class without \"name\"");
+    x->i_class++;
+    return LR_OK;
+}
+
+static lr_status node_rec(gctx *x, jscan *c, const jscan_val *first)
+{
+    graph *g = x->g;
+    uint64_t id, i = x->i_node;
+    LR_TRY(get_id(x, c, first, &id));
+    if (x->pass == 2) {
+        g->node_id[i] = id;
+        g->node_class[i] = GRAPH_NONE;
+        g->node_size[i] = 0;
+        g->node_kind[i] = GRAPH_KIND_INSTANCE;
+        g->node_type[i] = 0;
+        g->node_off[i] = UINT64_MAX;
+        g->node_len[i] = 0;
+        x->node_has_class[i] = 0;
+        if (g->node_name)
+            g->node_name[i] = GRAPH_NONE;
+    }
+    for (;;) {
+        const uint8_t *k;
+        size_t kl;
+        jscan_val v;
+        int done;
+        LR_TRY(jscan_member(c, &k, &kl, &v, &done, x->err));
+        if (done)
+            break;
+        uint64_t u;
+        if (jscan_key_is(k, kl, "class") && v.type != JSCAN_NULL) {
+            LR_TRY(get_id(x, c, &v, &u));
+            if (x->pass == 2)
+                x->node_class_id[i] = u, x->node_has_class[i] = 1;
+        } else if (jscan_key_is(k, kl, "size") || jscan_key_is(k, kl, "native")) {
+            if (!jscan_u64(&v, &u) || v.type != JSCAN_NUM)
+                return corrupt(x, c, v.s, "size must be an unsigned number");
+            if (u > UINT32_MAX) {
+                if (x->pass == 2)
+                    diag_count(&g->diag, DIAG_SIZE_SATURATED);
+                u = UINT32_MAX;
+            }
+            if (x->pass == 2 && k[0] == 's')
+                g->node_size[i] = (uint32_t)u;
+            else if (x->pass == 2)
+                g->node_native[i] = (uint32_t)u;
+        } else if (jscan_key_is(k, kl, "kind")) {
+            uint8_t kind = GRAPH_KIND_INSTANCE;
+            LR_TRY(node_kind_of(x, c, &v, &kind));
+            if (x->pass == 2)
+                g->node_kind[i] = kind;
+        } else if (jscan_key_is(k, kl, "label") && v.type == JSCAN_STR) {
+            if (x->pass == 1)
+                x->n_label++;
+            else
+                LR_TRY(intern_val(x, c, &v, &g->node_name[i]));
+        }
+    }
+    x->i_node++;
+    return LR_OK;
+}
+
+static lr_status edge_rec(gctx *x, jscan *c, const jscan_val *first)
+{
+    if (first->type != JSCAN_ARR)
+        return corrupt(x, c, first->s, "\"edge\" must be [from, to]");
+    jscan a;
+    jscan_arr(&a, c, first);
+    uint64_t ends[2];
+    for (int k = 0; k < 3; k++) {
+        jscan_val v;
+        int done;
+        LR_TRY(jscan_elem(&a, &v, &done, x->err));
+        if (done != (k == 2))
+            return corrupt(x, c, first->s, "\"edge\" must be [from, to]");
+        if (k < 2)
+            LR_TRY(get_id(x, c, &v, &ends[k]));
+    }
+    unsigned kind = GRAPH_EDGE_FIELD, strength = GRAPH_STRONG;
+    jscan_val name = {.type = JSCAN_NULL};
+    for (;;) {
+        const uint8_t *k;
+        size_t kl;
+        jscan_val v;
+        int done;
+        LR_TRY(jscan_member(c, &k, &kl, &v, &done, x->err));
+        if (done)
+            break;
+        if (jscan_key_is(k, kl, "name"))
+            name = v;
+        else if (jscan_key_is(k, kl, "kind"))
+            LR_TRY(edge_kind_of(x, c, &v, &kind));
+        else if (jscan_key_is(k, kl, "strength"))
+            LR_TRY(strength_of(x, c, &v, &strength));
+    }
+    if (name.type == JSCAN_NUM && kind == GRAPH_EDGE_FIELD)
+        kind = GRAPH_EDGE_ELEMENT; /* a numbered reference is an element unless told */
+    uint32_t nm = 0;
+    if (GRAPH_EDGE_NAME_IS_INDEX(kind)) {
+        uint64_t ix = 0;
+        if (name.type != JSCAN_NULL && (!jscan_u64(&name, &ix) || ix > UINT32_MAX))
+            return corrupt(x, c, name.s, "an element edge's name must be its index");
+        nm = (uint32_t)ix;
+    } else if (x->pass == 2) {
+        str_ix s = GRAPH_NONE;
+        if (name.type == JSCAN_STR) {
+            LR_TRY(intern_val(x, c, &name, &s));
+        } else if (name.type == JSCAN_NUM) {
+            LR_TRY(graph_intern(x->g, (const char *)name.s, (size_t)(name.e - name.s), &s,
+                                x->err));
+        } else {
+            LR_TRY(graph_intern(x->g, "", 0, &s, x->err));
+        }
+        nm = s;
+    }
+    if (x->pass == 2) {
+        uint64_t i = x->i_edge;
+        x->edge_from[i] = ends[0];
+        x->edge_to_id[i] = ends[1];
+        x->edge_nm[i] = nm;
+        x->edge_k[i] = GRAPH_EDGE_MAKE(kind, strength);
+    }
+    x->i_edge++;
+    return LR_OK;
+}
+
+static lr_status root_rec(gctx *x, jscan *c, const jscan_val *first)
+{
+    uint64_t id;
+    LR_TRY(get_id(x, c, first, &id));
+    uint8_t kind = GRAPH_ROOT_UNKNOWN;
+    for (;;) {
+        const uint8_t *k;
+        size_t kl;
+        jscan_val v;
+        int done;
+        LR_TRY(jscan_member(c, &k, &kl, &v, &done, x->err));
+        if (done)
+            break;
+        if (jscan_key_is(k, kl, "kind"))
+            LR_TRY(root_kind_of(x, c, &v, &kind));
+    }
+    if (x->pass == 2) {
+        x->root_id[x->i_root] = id;
+        x->root_k[x->i_root] = kind;
+    }
+    x->i_root++;
+    return LR_OK;
+}
+
+/* One line: the first member names the record. */
+static lr_status line(gctx *x, const uint8_t *p, const uint8_t *e, int first_line)
+{
+    jscan c;
+    LR_TRY(jscan_obj(&c, x->data, x->name, p, e, x->err));
+    const uint8_t *k;
+    size_t kl;
+    jscan_val v;
+    int done;
+    LR_TRY(jscan_member(&c, &k, &kl, &v, &done, x->err));
+    if (done)
+        return corrupt(x, &c, p, "empty record");
+    if (first_line != jscan_key_is(k, kl, "leakray_graph"))
+        return corrupt(x, &c, p, first_line ? "first line must be the leakray_graph header"
+                                            : "a second header");
+    if (first_line)
+        return header(x, &c, &v);
+    if (jscan_key_is(k, kl, "node"))
+        return node_rec(x, &c, &v);
+    if (jscan_key_is(k, kl, "edge"))
+        return edge_rec(x, &c, &v);
+    if (jscan_key_is(k, kl, "class"))
+        return class_rec(x, &c, &v);
+    if (jscan_key_is(k, kl, "root"))
+        return root_rec(x, &c, &v);
+    return corrupt(x, &c, k, "unknown record (node, edge, class or root first)");
+}
+
+static lr_status pass(gctx *x, int which)
+{
+    x->pass = which;
+    x->i_class = x->i_node = x->i_edge = x->i_root = 0;
+    int first = 1;
+    for (const uint8_t *p = x->data; p < x->end;) {
+        const uint8_t *e = jscan_line_end(p, x->end);
+        const uint8_t *q = p;
+        while (q < e && (*q == ' ' || *q == '\r' || *q == '\t'))
+            q++;
+        if (q < e) {
+            LR_TRY(line(x, q, e, first));
+            first = 0;
+            if (which == 2 && (x->i_node > x->n_node || x->i_edge > x->n_edge ||
+                               x->i_class > x->n_class || x->i_root > x->n_root))
+                return LR_CORRUPT(x->err, x->name, (uint64_t)(q - x->data),
+                                  "input changed while read");
+        }
+        p = e < x->end ? e + 1 : e;
+    }
+    if (first)
+        return LR_CORRUPT(x->err, x->name, 0, "empty file: no leakray_graph header");
+    if (which == 1) {
+        x->n_class = x->i_class, x->n_node = x->i_node;
+        x->n_edge = x->i_edge, x->n_root = x->i_root;
+    }
+    return LR_OK;
+}
+
+typedef struct idpair {
+    uint64_t id;
+    uint32_t ix;
+} idpair;
+
+static int cmp_idpair(const void *a, const void *b)
+{
+    const idpair *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static uint32_t find_class(const idpair *v, uint64_t n, uint64_t id)
+{
+    idpair key = {id, 0};
+    const idpair *hit = bsearch(&key, v, n, sizeof *v, cmp_idpair);
+    return hit ? hit->ix : GRAPH_NONE;
+}
+
+static lr_status resolve(gctx *x)
+{
+    graph *g = x->g;
+    LR_TRY(graph_build_index(g, x->err));
+    idpair *cls = err_mallocarray(x->n_class ? x->n_class : 1, sizeof *cls);
+    uint32_t *from = err_mallocarray(x->n_edge ? x->n_edge : 1, sizeof *from);
+    if (!cls || !from) {
+        free(cls);
+        free(from);
+        return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+    }
+    for (uint64_t i = 0; i < x->n_class; i++)
+        cls[i] = (idpair){x->class_id[i], (uint32_t)i};
+    qsort(cls, x->n_class, sizeof *cls, cmp_idpair);
+    lr_status st = LR_OK;
+    for (uint64_t i = 1; i < x->n_class; i++)
+        if (cls[i].id == cls[i - 1].id)
+            st = LR_CORRUPT(x->err, x->name, 0, "class id %llu defined twice",
+                            (unsigned long long)cls[i].id);
+    for (uint64_t i = 0; st == LR_OK && i < x->n_class; i++) {
+        graph_class *k = &g->classes[i];
+        if (x->class_has_super[i])
+            k->super = find_class(cls, x->n_class, x->class_super[i]);
+        if (x->class_has_node[i]) {
+            k->node = graph_find_id(g, x->class_node[i]);
+            k->id = x->class_node[i];
+        }
+    }
+    for (uint64_t n = 0; st == LR_OK && n < x->n_node; n++) {
+        if (!x->node_has_class[n])
+            continue;
+        g->node_class[n] = find_class(cls, x->n_class, x->node_class_id[n]);
+        if (g->node_class[n] == GRAPH_NONE)
+            diag_count(&g->diag, DIAG_UNKNOWN_CLASS);
+    }
+    /* Edges: CSR by source, file order within a source (a counting sort). */
+    uint64_t kept = 0;
+    for (uint64_t i = 0; st == LR_OK && i < x->n_edge; i++) {
+        node_ix f = graph_find_id(g, x->edge_from[i]), t = graph_find_id(g, x->edge_to_id[i]);
+        if (f == GRAPH_NONE || t == GRAPH_NONE) {
+            diag_count(&g->diag, DIAG_DANGLING_REFERENCE);
+            from[i] = GRAPH_NONE;
+            continue;
+        }
+        from[i] = f;
+        x->edge_to_id[i] = t;
+        g->first_edge[f + 1]++;
+        kept++;
+    }
+    if (st == LR_OK)
+        st = graph_alloc_edges(g, (uint32_t)kept, x->err);
+    if (st == LR_OK) {
+        for (uint32_t n = 0; n < g->n_nodes; n++)
+            g->first_edge[n + 1] += g->first_edge[n];
+        edge_ix *pos = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *pos);
+        if (!pos)
+            st = LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+        for (uint32_t n = 0; pos && n < g->n_nodes; n++)
+            pos[n] = g->first_edge[n];
+        for (uint64_t i = 0; pos && i < x->n_edge; i++) {
+            if (from[i] == GRAPH_NONE)
+                continue;
+            edge_ix e = pos[from[i]]++;
+            g->edge_to[e] = (node_ix)x->edge_to_id[i];
+            g->edge_name[e] = x->edge_nm[i];
+            g->edge_kind[e] = x->edge_k[i];
+        }
+        free(pos);
+    }
+    uint32_t r = 0;
+    for (uint64_t i = 0; st == LR_OK && i < x->n_root; i++) {
+        node_ix t = graph_find_id(g, x->root_id[i]);
+        if (t == GRAPH_NONE) {
+            diag_count(&g->diag, DIAG_DANGLING_ROOT);
+            continue;
+        }
+        g->roots[r++] = (graph_root){.node = t, .kind = x->root_k[i], .frame = -1};
+    }
+    g->n_roots = r;
+    free(cls);
+    free(from);
+    if (st == LR_OK)
+        st = graph_index_class_nodes(g, x->err);
+    return st;
+}
+
+static lr_status gtext_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *err)
+{
+    (void)o;
+    gctx x = {.g = g, .data = m->data, .end = m->data + m->len,
+              .name = g->path ? g->path : "<input>", .err = err};
+    g->format = GTEXT_FORMAT;
+    g->data = m->data;
+    g->data_len = m->len;
+    g->size_model = GRAPH_SIZES_RECORD;
+    g->synthetic_root = GRAPH_NONE;
+    g->type_names[0] = "object";
+    g->n_types = 1;
+    lr_status s = pass(&x, 1);
+    if (s == LR_OK && (x.n_node >= UINT32_MAX || x.n_edge >= UINT32_MAX ||
+                       x.n_class >= UINT32_MAX || x.n_root >= UINT32_MAX))
+        s = LR_FAIL(err, LR_ERR_LIMIT, "%s: more than 2^32 records of one kind (the graph's "
+                                       "indices are 32-bit)", x.name);
+    if (s == LR_OK)
+        s = graph_alloc_nodes(g, (uint32_t)x.n_node,
+                              GRAPH_WANT_NATIVE | (x.n_label ? GRAPH_WANT_NAME : 0), err);
+#define ALLOC(p, n) ((p) = err_mallocarray((n) ? (n) : 1, sizeof *(p)))
+    if (s == LR_OK) {
+        g->first_edge = err_calloc((size_t)x.n_node + 1, sizeof *g->first_edge);
+        g->classes = err_calloc(x.n_class ? x.n_class : 1, sizeof *g->classes);
+        g->roots = err_calloc(x.n_root ? x.n_root : 1, sizeof *g->roots);
+        ALLOC(x.class_id, x.n_class);
+        ALLOC(x.class_super, x.n_class);
+        ALLOC(x.class_node, x.n_class);
+        ALLOC(x.class_has_super, x.n_class);
+        ALLOC(x.class_has_node, x.n_class);
+        ALLOC(x.node_class_id, x.n_node);
+        ALLOC(x.node_has_class, x.n_node);
+        ALLOC(x.edge_from, x.n_edge);
+        ALLOC(x.edge_to_id, x.n_edge);
+        ALLOC(x.edge_nm, x.n_edge);
+        ALLOC(x.edge_k, x.n_edge);
+        ALLOC(x.root_id, x.n_root);
+        ALLOC(x.root_k, x.n_root);
+        if (!g->first_edge || !g->classes || !g->roots || !x.class_id || !x.class_super ||
+            !x.class_node || !x.class_has_super || !x.class_has_node || !x.node_class_id ||
+            !x.node_has_class || !x.edge_from || !x.edge_to_id || !x.edge_nm || !x.edge_k ||
+            !x.root_id || !x.root_k)
+            s = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", x.name);
+    }
+#undef ALLOC
+    if (s == LR_OK) {
+        g->n_classes = (uint32_t)x.n_class;
+        s = pass(&x, 2);
+    }
+    if (s == LR_OK)
+        s = resolve(&x);
+    if (x.saw_hex)
+        g->hex_ids = 1;
+    free(x.class_id);
+    free(x.class_super);
+    free(x.class_node);
+    free(x.class_has_super);
+    free(x.class_has_node);
+    free(x.node_class_id);
+    free(x.node_has_class);
+    free(x.edge_from);
+    free(x.edge_to_id);
+    free(x.edge_nm);
+    free(x.edge_k);
+    free(x.root_id);
+    free(x.root_k);
+    free(x.sbuf);
+    return s;
+}
+
+const fmt_reader fmt_gtext_reader = {GTEXT_FORMAT, gtext_sniff, gtext_load};
