@@ -5,6 +5,7 @@
  * READERS (and its header to the includes); order matters only if two sniffs could overlap. */
 #include "format/fmt.h"
 
+#include "format/dart.h"
 #include "format/gtext.h"
 #include "format/hprof.h"
 #include "format/ruby.h"
@@ -14,6 +15,7 @@ static const fmt_reader *const READERS[] = {
     &fmt_hprof_reader,
     &fmt_v8_reader,
     &fmt_ruby_reader,
+    &fmt_dart_reader,
     &fmt_gtext_reader,
     /* Further readers append here, one line each, e.g. `&fmt_v8_reader,`. */
     NULL,
