@@ -230,7 +230,8 @@ static lr_status read_classes(dctx *x, uint64_t n_cls)
             LR_TRY(str(c, &s, &len, "field reserved"));
         }
         x->cls[i].n = (uint32_t)nf;
-        qsort(x->fields + x->cls[i].first, nf, sizeof *x->fields, cmp_field);
+        if (nf) /* fields is still NULL while no class had any */
+            qsort(x->fields + x->cls[i].first, nf, sizeof *x->fields, cmp_field);
     }
     return LR_OK;
 }
