@@ -4,8 +4,10 @@
  * into fmt_gtext_reader, so every mutation reaches the line scanner, the record parsers, the
  * class and id resolution and the CSR layout of edges. A graph that loads is walked (class names,
  * id lookups, edge names) so a reader that accepts bad bytes cannot leave them for a later
- * stage. Everything is freed before returning, so LeakSanitizer sees leaks on error paths.
+ * stage, then run through the analyses (analyses.h). Everything is freed before
+ * returning, so LeakSanitizer sees leaks on error paths.
  * Built with tests/fuzz/replay_main.c it replays tests/fuzz/corpus/gtext_load/ in make test. */
+#include "analyses.h"
 #include "base/mfile.h"
 #include "format/gtext.h"
 #include "graph/graph.h"
@@ -43,6 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             sum += g.roots[r].node;
         if (sum == 0x5eedULL)
             buf[0] = 0;
+        fuzz_analyses(&g);
     }
     graph_fini(&g);
     mfile_close(&m);
