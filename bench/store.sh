@@ -24,16 +24,20 @@ java -cp "$W/classes" com.example.LeakDemo "$W/demo.hprof" >/dev/null
 now() { date +%s.%N; }
 ms() { python3 -c "import sys; print('%.1f' % ((float(sys.argv[2]) - float(sys.argv[1])) * 1000))" "$1" "$2"; }
 
-# Median wall time of 30 single-report ingests, each a new process.
+# Median wall and CPU (user + system) milliseconds of 30 single-report ingests, each a new
+# process: "WALL CPU". On a busy machine the wall time is mostly the run queue.
 ingest_ms() {
-    local db=$1 i t0 t1 all=()
+    local db=$1 i
     for i in $(seq 1 30); do
-        t0=$(now)
-        "$LEAKRAY" store ingest --db "$db" --at "@$((1700000000 + i))" "$W/report.json" >/dev/null
-        t1=$(now)
-        all+=("$(ms "$t0" "$t1")")
+        /usr/bin/time -f "%e %U %S" -o "$W/t.$i" \
+            "$LEAKRAY" store ingest --db "$db" --at "@$((1700000000 + i))" "$W/report.json" \
+            >/dev/null
     done
-    printf '%s\n' "${all[@]}" | sort -n | sed -n 15p
+    cat "$W"/t.* | python3 -c 'import sys, statistics as s
+r = [l.split() for l in sys.stdin if l.strip()]
+print("%.1f %.1f" % (s.median(float(x[0]) for x in r) * 1000,
+                     s.median(float(x[1]) + float(x[2]) for x in r) * 1000))'
+    rm -f "$W"/t.*
 }
 
 # Best of 5 `store leaks` runs.
@@ -104,10 +108,12 @@ c.executemany("INSERT INTO occurrence(report_id, signature, instances, retained_
               " retained_objects) VALUES (?,?,?,?,?)", csv.reader(open(w + "/occ.csv")))
 c.commit()
 PY
+# Rows loaded behind leakray's back have no running totals yet: prune recomputes them.
+"$LEAKRAY" store prune --db "$lite" --keep-days 36500 >/dev/null
 sq_leaks=$(leaks_ms "$lite")
 sq_rows=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["leaks"]))' "$W/leaks.json")
 sq_rate=$(parallel_rate "$W/par.db")
-echo "ingest one report: ${sq_ingest} ms (median of 30; goal <= 20 ms)"
+echo "ingest one report: ${sq_ingest% *} ms wall, ${sq_ingest#* } ms CPU (median of 30; goal <= 20 ms)"
 echo "store leaks over $N_REPORTS reports: ${sq_leaks} ms, $sq_rows leaks (best of 5; goal <= 100 ms)"
 echo "16 parallel ingesters: $sq_rate reports/s"
 
@@ -126,8 +132,10 @@ pg_psql "\\copy leak(signature, kind, short_description) FROM '$W/leak.csv' WITH
 pg_psql "\\copy report(id, ingest_hash, content_hash, kind, status, source, app, version, device, at, ingested_at, leak_count, retained_bytes) FROM '$W/report.csv' WITH (FORMAT csv)" bench
 pg_psql "\\copy occurrence(report_id, signature, instances, retained_bytes, retained_objects) FROM '$W/occ.csv' WITH (FORMAT csv)" bench
 pg_psql "ANALYZE" bench
+"$LEAKRAY" store prune --db "$purl" --keep-days 36500 >/dev/null
 pg_leaks=$(leaks_ms "$purl")
 pg_rate=$(parallel_rate "postgres:///par?host=$PG_DIR&user=postgres")
-echo "ingest one report: ${pg_ingest} ms (median of 30; goal <= 50 ms)"
-echo "store leaks over $N_REPORTS reports: ${pg_leaks} ms (best of 5; goal <= 100 ms)"
+echo "ingest one report: ${pg_ingest% *} ms wall, ${pg_ingest#* } ms CPU (median of 30; goal <= 50 ms)"
+pg_rows=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["leaks"]))' "$W/leaks.json")
+echo "store leaks over $N_REPORTS reports: ${pg_leaks} ms, $pg_rows leaks (best of 5; goal <= 100 ms)"
 echo "16 parallel ingesters: $pg_rate reports/s"
