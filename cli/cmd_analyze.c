@@ -2,21 +2,26 @@
 /* cmd_analyze.c: `leakray analyze FILE` (cli), prefix analyze_. LeakCanary-style leak
  * analysis: load the dump, optionally deobfuscate it with a ProGuard/R8 mapping, load the
  * shipped rules (jdk.rules, plus android.rules for Android dumps), user rules and --watch /
- * --leaking-if pairs, build the dominator tree with the same edge policy as the path search,
- * find leaking objects (watched by KeyedWeakReference, or declared by rules; MAT-style leak
- * suspects when there are none), build and group traces, and print the LeakCanary 2.14
- * report or, under --json, every trace (docs/json.md "analyze"). */
+ * --leaking-if pairs, find leaking objects (watched by KeyedWeakReference, or declared by
+ * rules), find MAT-style leak suspects in `top`'s retained-size tree (the LARGEST RETAINERS
+ * section; that tree is freed before the traces' own), build the traces' dominator tree with
+ * the path search's edges and roots, build and group traces in Shark's order, and print the
+ * LeakCanary 2.14 report or, under --json, every trace and suspect (docs/json.md "analyze"). */
 #include "cli.h"
 
 #include "analysis/dominators.h"
 #include "analysis/leakfind.h"
 #include "analysis/collapse.h"
+#include "analysis/devtools.h"
+#include "analysis/paths.h"
+#include "analysis/suspects.h"
 #include "analysis/trace.h"
 #include "report/text.h"
 #include "rules/mapping.h"
 #include "rules/rules.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -81,20 +86,21 @@ static const char *type_key(const graph *g, node_ix n)
     }
 }
 
-static void json_labels(jsonw *w, const char *labels)
+static void json_labels(jsonw *w, const char *labels, int verbose)
 {
     jsonw_kv_arr_begin(w, "labels");
     const char *p = labels;
     while (p && *p) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        jsonw_strn(w, p, len);
+        if (rep_label_shown(p, verbose))
+            jsonw_strn(w, p, len);
         p = nl ? nl + 1 : NULL;
     }
     jsonw_arr_end(w);
 }
 
-static void json_elem(jsonw *w, const graph *g, const trace_elem *e, int last)
+static void json_elem(jsonw *w, const graph *g, const trace_elem *e, int last, int verbose)
 {
     char id[CLI_FMT_MAX];
     jsonw_obj_begin(w);
@@ -103,7 +109,7 @@ static void json_elem(jsonw *w, const graph *g, const trace_elem *e, int last)
     jsonw_kv_str(w, "type", type_key(g, e->node));
     jsonw_kv_str(w, "leaking", status_key(e->status));
     jsonw_kv_str(w, "reason", e->reason ? e->reason : "");
-    json_labels(w, e->labels);
+    json_labels(w, e->labels, verbose);
     if (e->has_retained) {
         jsonw_kv_uint(w, "retained_bytes", e->retained);
         jsonw_kv_uint(w, "retained_objects", e->retained_count);
@@ -165,9 +171,90 @@ static void json_collapsed(jsonw *w, const graph *g, const trace *t, const cat_s
     (void)g;
 }
 
+/* A percentage with two decimals (the text prints one). */
+static void kv_pct(jsonw *w, const char *k, double v)
+{
+    jsonw_key(w, k);
+    jsonw_double(w, (double)llround(v * 100.0) / 100.0);
+}
+
+static void json_node(jsonw *w, const graph *g, node_ix x, uint64_t retained, uint64_t total)
+{
+    char id[CLI_FMT_MAX], cls[300];
+    jsonw_kv_str(w, "id", cli_fmt_id(id, g, graph_node_id(g, x)));
+    jsonw_kv_str(w, "class", rep_class_label(g, x, cls, sizeof cls));
+    jsonw_kv_str(w, "type", type_key(g, x));
+    jsonw_kv_uint(w, "retained_bytes", retained);
+    kv_pct(w, "heap_percent", total ? 100.0 * (double)retained / (double)total : 0.0);
+}
+
+/* "suspects": the LARGEST RETAINERS section (docs/json.md). */
+static void json_suspects(jsonw *w, const graph *g, const susp_result *sr)
+{
+    char name[256], ename[300];
+    jsonw_kv_obj_begin(w, "suspect_settings");
+    jsonw_kv_str(w, "model", sr->model ? sr->model : "");
+    jsonw_kv_uint(w, "heap_bytes", sr->total);
+    kv_pct(w, "share_percent", 100.0 * sr->share);
+    kv_pct(w, "accumulation_percent", 100.0 * sr->accum);
+    jsonw_obj_end(w);
+    jsonw_kv_arr_begin(w, "suspects");
+    for (uint32_t i = 0; i < sr->n; i++) {
+        const susp_item *it = &sr->v[i];
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, "kind", susp_kind_name(it->kind));
+        jsonw_kv_str(w, "description", it->text);
+        json_node(w, g, it->node, it->retained, sr->total);
+        if (it->kind == SUSP_INSTANCES || it->kind == SUSP_THREAD_LOCALS)
+            jsonw_kv_uint(w, "count", it->count);
+        if (it->kind == SUSP_INSTANCES)
+            jsonw_kv_str(w, "instances_of", graph_str(g, g->classes[it->cls].name));
+        if (it->kind == SUSP_THREAD_LOCALS) {
+            jsonw_kv_obj_begin(w, "thread");
+            jsonw_kv_uint(w, "serial", it->thread_serial);
+            jsonw_kv_str(w, "name", rules_thread_name(g, it->thread, name, sizeof name));
+            if (it->thread != GRAPH_NONE)
+                jsonw_kv_str(w, "id", cli_fmt_id(ename, g, graph_node_id(g, it->thread)));
+            else
+                jsonw_kv_null(w, "id");
+            rep_frame_text(g, it->thread_serial, it->frame, ename, sizeof ename);
+            jsonw_kv_str(w, "frame", ename);
+            jsonw_obj_end(w);
+        }
+        jsonw_kv_obj_begin(w, "accumulation_point");
+        uint64_t acc_ret = it->path_n ? it->path_retained[it->path_n - 1] : 0;
+        json_node(w, g, it->accumulation, acc_ret, sr->total);
+        jsonw_obj_end(w);
+        jsonw_kv_obj_begin(w, "gc_root");
+        unsigned rk = it->path_root < g->n_roots ? g->roots[it->path_root].kind
+                                                 : GRAPH_ROOT_SYNTHETIC;
+        jsonw_kv_str(w, "kind", it->path_n ? graph_root_kind_name(rk) : "");
+        if (it->root_name[0])
+            jsonw_kv_str(w, "description", it->root_name);
+        jsonw_obj_end(w);
+        jsonw_kv_arr_begin(w, "path");
+        for (uint32_t k = 0; k < it->path_n; k++) {
+            jsonw_obj_begin(w);
+            json_node(w, g, it->path[k], it->path_retained[k], sr->total);
+            if (k + 1 < it->path_n) {
+                edge_ix e = it->path_edges[k];
+                jsonw_kv_obj_begin(w, "reference");
+                jsonw_kv_str(w, "kind", graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
+                jsonw_kv_str(w, "name", graph_edge_name_text(g, e, ename, sizeof ename));
+                jsonw_obj_end(w);
+            }
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
 static void analyze_json(const cli_common *co, const char *path, const graph *g,
                          const rules_set *rs, const leak_set *ls, const trace_result *tr,
-                         const dom_tree *dt, int suspects, double ms, const cat_set *cs)
+                         const dom_tree *dt, int suspects, double ms, const cat_set *cs,
+                         const susp_result *sr, int verbose)
 {
     jsonw w;
     char id[CLI_FMT_MAX];
@@ -242,7 +329,7 @@ static void analyze_json(const cli_common *co, const char *path, const graph *g,
         jsonw_kv_uint(&w, "elided_after", t->elided ? t->n_head : t->n);
         jsonw_kv_arr_begin(&w, "elements");
         for (uint32_t j = 0; j < t->n; j++)
-            json_elem(&w, g, &t->el[j], j + 1 == t->n);
+            json_elem(&w, g, &t->el[j], j + 1 == t->n, verbose);
         jsonw_arr_end(&w);
         if (cs)
             json_collapsed(&w, g, t, cs);
@@ -251,11 +338,109 @@ static void analyze_json(const cli_common *co, const char *path, const graph *g,
     jsonw_arr_end(&w);
     jsonw_kv_arr_begin(&w, "unreachable_objects");
     for (uint32_t i = 0; i < tr->n_unreachable; i++)
-        json_elem(&w, g, &tr->unreachable[i].el, 1);
+        json_elem(&w, g, &tr->unreachable[i].el, 1, verbose);
     jsonw_arr_end(&w);
+    if (sr)
+        json_suspects(&w, g, sr);
     if (!co->no_timing)
         jsonw_kv_uint(&w, "analysis_ms", (uint64_t)(ms + 0.5));
     cli_json_end(co, &w);
+}
+
+/* Leak suspects in the retained-size model `top` uses (cli_retained), each with its path
+ * from a GC root: DevTools' retaining path on V8-like snapshots, the `path` verb's shortest
+ * path otherwise (Java locals and odd roots last). The tree is freed before this returns, so
+ * it never adds to the memory of the traces' own tree. */
+static lr_status analyze_suspects(const graph *g, double share, double accum, susp_result *out,
+                                  lr_error *err)
+{
+    cli_retained rt;
+    memset(out, 0, sizeof *out);
+    lr_status st = cli_retained_build(g, &rt, err);
+    if (st != LR_OK)
+        return st;
+    susp_tree t = {rt.n, rt.idom, rt.top, rt.retained, rt.total};
+    st = susp_find(g, &t, share, accum, out, err);
+    out->model = rt.model;
+    int dev = strcmp(rt.model, "devtools") == 0;
+    paths_result pr;
+    memset(&pr, 0, sizeof pr);
+    node_ix *targets = NULL;
+    if (st == LR_OK && out->n && !dev) {
+        targets = err_mallocarray(out->n, sizeof *targets);
+        if (!targets)
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory for suspect paths");
+        for (uint32_t i = 0; targets && i < out->n; i++)
+            targets[i] = out->v[i].accumulation;
+        int all;
+        /* stops once every accumulation point's path is final (they are big objects, most
+         * near the roots); unreached ones leave the search to run to its end */
+        if (st == LR_OK)
+            st = paths_find_targets(g, NULL, targets, out->n, &pr, &all, err);
+    }
+    for (uint32_t i = 0; st == LR_OK && i < out->n; i++) {
+        susp_item *it = &out->v[i];
+        node_ix a = it->accumulation;
+        uint32_t len = dev ? devtools_path(g, rt.impl, a, NULL, 0) + 1
+                           : paths_get(&pr, a, NULL, NULL, 0);
+        if (len == 0)
+            continue;
+        it->path = err_mallocarray(len, sizeof *it->path);
+        it->path_edges = err_mallocarray(len, sizeof *it->path_edges);
+        it->path_retained = err_mallocarray(len, sizeof *it->path_retained);
+        if (!it->path || !it->path_edges || !it->path_retained) {
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory for suspect paths");
+            break;
+        }
+        if (dev) {
+            devtools_path(g, rt.impl, a, it->path_edges, len - 1);
+            for (uint32_t k = 0; k + 1 < len; k++)
+                it->path[k] = graph_edge_from(g, it->path_edges[k]);
+            it->path[len - 1] = a;
+            /* the root and the sub-roots below it ("(GC roots)", "(Global handles)") are
+             * synthetic: they name the root, the path starts at the first real object */
+            uint32_t k0 = 0;
+            size_t rl = 0;
+            while (k0 + 1 < len && g->node_kind[it->path[k0]] == GRAPH_KIND_SYNTHETIC) {
+                node_ix x = it->path[k0++];
+                if (x == rt.top || !g->node_name)
+                    continue;
+                int w = snprintf(it->root_name + rl, sizeof it->root_name - rl, "%s%s",
+                                 rl ? " / " : "", graph_str(g, g->node_name[x]));
+                if (w > 0 && (size_t)w < sizeof it->root_name - rl)
+                    rl += (size_t)w;
+            }
+            if (k0) {
+                memmove(it->path, it->path + k0, (len - k0) * sizeof *it->path);
+                memmove(it->path_edges, it->path_edges + k0,
+                        (len - 1 - k0) * sizeof *it->path_edges);
+                len -= k0;
+            }
+            it->path_root = g->n_roots;
+        } else {
+            paths_get(&pr, a, it->path, it->path_edges, len);
+            it->path_root = paths_root_of(&pr, it->path[0]);
+        }
+        it->path_n = len;
+        for (uint32_t k = 0; k < len; k++)
+            it->path_retained[k] = rt.retained[it->path[k]];
+    }
+    free(targets);
+    paths_free(&pr);
+    cli_retained_free(&rt);
+    if (st != LR_OK)
+        susp_free(out);
+    return st;
+}
+
+/* "12.5" (percent) into a 0..1 share; -1 when s is no number in [0, 100]. */
+static double analyze_pct(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != 0 || !(v >= 0.0 && v <= 100.0))
+        return -1.0;
+    return v / 100.0;
 }
 
 int cmd_analyze(int argc, char **argv)
@@ -263,8 +448,10 @@ int cmd_analyze(int argc, char **argv)
     cli_strlist rules_files = {{0}, 0}, watches = {{0}, 0}, ifs = {{0}, 0};
     const char *mapping = NULL;
     int fail_on_leak = 0, no_shipped = 0, collapse = 0, full = 0, allow_truncated = 0;
+    int no_suspects = 0, verbose = 0;
     uint64_t max_traces = TRACE_DEFAULT_TRACES;
-    const char *categories = NULL;
+    const char *categories = NULL, *share_s = NULL, *accum_s = NULL, *fail_susp_s = NULL;
+    const char *size_model = NULL;
     const cli_optdef opts[] = {
         {"--rules", CLI_OPT_LIST, &rules_files, "FILE", "extra rules file (repeatable)", NULL},
         {"--watch", CLI_OPT_LIST, &watches, "CLASS",
@@ -274,9 +461,24 @@ int cmd_analyze(int argc, char **argv)
         {"--mapping", CLI_OPT_STR, &mapping, "FILE", "ProGuard/R8 mapping to deobfuscate names",
          NULL},
         {"--fail-on-leak", CLI_OPT_FLAG, &fail_on_leak, NULL,
-         "exit 1 when application or library leaks are found (3 on a truncated dump)", NULL},
+         "exit 1 when a leak trace (application or library) or an unreachable leaking object "
+         "is reported (3 on a truncated dump); suspects never count", NULL},
         {"--allow-truncated", CLI_OPT_FLAG, &allow_truncated, NULL,
          "with --fail-on-leak, judge a dump that was cut short like a complete one", NULL},
+        {"--fail-on-suspect", CLI_OPT_STR, &fail_susp_s, "PCT",
+         "exit 1 when a largest-retainer suspect holds PCT % of the heap or more", NULL},
+        {"--suspect-share", CLI_OPT_STR, &share_s, "PCT",
+         "heap share (1-100) over which a retainer is a suspect (default 10, as MAT)", NULL},
+        {"--suspect-accumulation", CLI_OPT_STR, &accum_s, "PCT",
+         "descend to the biggest child while it keeps over PCT % (default 70, as MAT)", NULL},
+        {"--no-suspects", CLI_OPT_FLAG, &no_suspects, NULL,
+         "skip the LARGEST RETAINERS section (saves one dominator tree)", NULL},
+        {"--size-model", CLI_OPT_STR, &size_model, "M",
+         "trace sizes: dump (default: the dump's object sizes) or shark (Shark 2.14's: field "
+         "bytes, Strings with their arrays)", NULL},
+        {"--verbose", CLI_OPT_FLAG, &verbose, NULL,
+         "also print labels LeakCanary never prints (\"Also retains leaking object ...\")",
+         NULL},
         {"--no-shipped-rules", CLI_OPT_FLAG, &no_shipped, NULL,
          "do not load jdk.rules / android.rules", NULL},
         {"--collapse", CLI_OPT_FLAG, &collapse, NULL,
@@ -292,9 +494,12 @@ int cmd_analyze(int argc, char **argv)
         "analyze", "FILE", "LeakCanary-style leak traces of watched and rule-matched objects",
         opts, 1, 1,
         "Leaking objects: instances watched by leakcanary.KeyedWeakReference, objects a rule\n"
-        "declares leaking, and --watch CLASS [--leaking-if EXPR] pairs. When none is found, the\n"
-        "report lists leak suspects: dominator-tree tops over 10% of the heap, followed down to\n"
-        "their accumulation point. Rules language: docs/rules.md.\n"
+        "declares leaking, and --watch CLASS [--leaking-if EXPR] pairs. After their traces, the\n"
+        "LARGEST RETAINERS section lists leak suspects as Eclipse MAT finds them: objects,\n"
+        "classes, groups of instances and threads' locals holding over 10% of the heap,\n"
+        "followed down to their accumulation point, with retained sizes as `leakray top`\n"
+        "shows them. Suspects are not leak traces: --fail-on-leak ignores them,\n"
+        "--fail-on-suspect PCT gates on them. Rules language: docs/rules.md.\n"
         "Example: leakray analyze app.hprof --watch com.example.Page --leaking-if 'destroyed'\n"};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
@@ -302,6 +507,21 @@ int cmd_analyze(int argc, char **argv)
         return rc;
     if (ifs.n > watches.n)
         return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
+    int shark_sizes = 0;
+    if (size_model && !(shark_sizes = strcmp(size_model, "shark") == 0) &&
+        strcmp(size_model, "dump") != 0)
+        return cli_usage_error(&co, "--size-model '%s': expected dump or shark", size_model);
+    double share = SUSP_SHARE_DEFAULT, accum = SUSP_ACCUMULATION_DEFAULT, fail_susp = -1.0;
+    /* at least 1 %: then at most 100 objects, 100 classes and 100 threads can pass, so the
+     * section (and its paths) stays small whatever the heap */
+    if (share_s && (share = analyze_pct(share_s)) < 0.01)
+        return cli_usage_error(&co, "--suspect-share '%s': expected a percentage 1-100", share_s);
+    if (accum_s && (accum = analyze_pct(accum_s)) < 0)
+        return cli_usage_error(&co, "--suspect-accumulation '%s': expected a percentage 0-100",
+                               accum_s);
+    if (fail_susp_s && (fail_susp = analyze_pct(fail_susp_s)) < 0)
+        return cli_usage_error(&co, "--fail-on-suspect '%s': expected a percentage 0-100",
+                               fail_susp_s);
     cat_set cs;
     if ((rc = cli_categories(&co, collapse, categories, &cs)) != 0)
         return rc;
@@ -330,11 +550,14 @@ int cmd_analyze(int argc, char **argv)
     memset(&tr, 0, sizeof tr);
     dom_tree dt;
     memset(&dt, 0, sizeof dt);
+    susp_result sr;
+    memset(&sr, 0, sizeof sr);
     lr_status st = LR_OK;
     int suspects = 0;
 
+    /* Shark leaves array classes obfuscated ("l[]"): so do traces and signatures */
     if (mapping)
-        st = mapping_apply_file(g, mapping, &err);
+        st = mapping_apply_file_ex(g, mapping, MAPPING_KEEP_ARRAYS, &err);
     if (st == LR_OK && !no_shipped) {
         st = rules_load_shipped(&rs, "jdk.rules", &err);
         if (st == LR_OK && graph_find_class(g, "android.os.Build") != GRAPH_NONE)
@@ -358,20 +581,40 @@ int cmd_analyze(int argc, char **argv)
     /* --collapse folds long runs itself: it gets paths up to TRACE_COLLAPSE_STEPS whole */
     trace_opts topts = {full ? 0 : collapse ? TRACE_COLLAPSE_STEPS : TRACE_DEFAULT_STEPS,
                         full || max_traces > UINT32_MAX ? 0 : (uint32_t)max_traces};
+    if (st == LR_OK && !no_suspects)
+        st = analyze_suspects(g, share, accum, &sr, &err);
+    analyze_phase("suspects", &tp);
+    suspects = ls.n == 0;
     if (st == LR_OK && ls.n > 0)
         st = trace_paths_opts(g, &rs, &ls, &topts, &tr, &err);
     analyze_phase("paths", &tp);
-    if (st == LR_OK)
-        st = dom_build(g, trace_dom_filter, &rs, &dt, &err);
-    analyze_phase("dominators", &tp);
-    if (st == LR_OK && ls.n == 0) {
-        suspects = 1;
-        st = leak_suspects(g, &dt, 0.10, 0.70, &ls, &err);
+    /* the traces' own reachability: rules' edges, Java locals as their thread's; kept for
+     * the group totals */
+    dom_opts dopts = {0};
+    node_ix *lfrom = NULL, *lto = NULL;
+    trace_shark_ctx sctx = {&rs, graph_find_class(g, "java.lang.String")};
+    if (st == LR_OK && ls.n > 0) {
+        dopts.reach = trace_dom_filter;
+        dopts.reach_ctx = &rs;
+        dopts.root = trace_dom_root;
+        dopts.root_ctx = &rs;
+        if (shark_sizes) {
+            dopts.reach = trace_shark_filter;
+            dopts.reach_ctx = &sctx;
+            dopts.weight = trace_shark_weight;
+            dopts.weight_ctx = &sctx.string_class;
+        }
+        st = trace_dom_locals(g, &rs, &lfrom, &lto, &dopts.n_extra, &err);
+        dopts.extra_from = lfrom;
+        dopts.extra_to = lto;
         if (st == LR_OK)
-            st = trace_paths_opts(g, &rs, &ls, &topts, &tr, &err);
+            st = dom_build_ex(g, &dopts, &dt, &err);
     }
-    if (st == LR_OK)
-        st = trace_finish(g, &rs, &ls, &dt, &tr, &err);
+    analyze_phase("dominators", &tp);
+    if (st == LR_OK && ls.n > 0)
+        st = trace_finish_ex(g, &rs, &ls, &dt, &dopts, &tr, &err);
+    free(lfrom);
+    free(lto);
     analyze_phase("traces", &tp);
     double ms = cli_now_ms() - t0;
     if (st != LR_OK) {
@@ -380,15 +623,16 @@ int cmd_analyze(int argc, char **argv)
         char abs[PATH_MAX];
         const char *shown = realpath(co.pos[0], abs) ? abs : co.pos[0];
         if (co.json) {
-            analyze_json(&co, shown, g, &rs, &ls, &tr, &dt, suspects, ms, collapse ? &cs : NULL);
+            analyze_json(&co, shown, g, &rs, &ls, &tr, &dt, suspects, ms, collapse ? &cs : NULL,
+                         no_suspects ? NULL : &sr, verbose);
         } else {
             rep_text_opts o = {shown, co.no_timing, ms, suspects, collapse ? &cs : NULL,
-                               topts.max_traces};
+                               topts.max_traces, no_suspects ? NULL : &sr, verbose};
             rep_text_analysis(stdout, g, &rs, &ls, &tr, &o);
         }
         analyze_phase("report", &tp);
         rc = CLI_EXIT_OK;
-        if (fail_on_leak && !suspects && (tr.n_traces || tr.n_unreachable))
+        if (fail_on_leak && (tr.n_traces || tr.n_unreachable))
             rc = CLI_EXIT_FINDINGS;
         /* a verdict on part of a heap proves nothing: a CI gate must not rely on it */
         if (fail_on_leak && g->diag.n[DIAG_TRUNCATED] && !allow_truncated) {
@@ -396,8 +640,12 @@ int cmd_analyze(int argc, char **argv)
                             "(--allow-truncated to judge it anyway)\n", co.pos[0]);
             rc = CLI_EXIT_INPUT;
         }
+        for (uint32_t i = 0; fail_susp >= 0 && i < sr.n; i++)
+            if ((double)sr.v[i].retained >= fail_susp * (double)sr.total)
+                rc = CLI_EXIT_FINDINGS;
     }
     trace_result_free(&tr);
+    susp_free(&sr);
     leak_set_free(&ls);
     dom_free(&dt);
     rules_fini(&rs);

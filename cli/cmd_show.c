@@ -26,6 +26,7 @@ typedef struct show_ctx {
     uint64_t limit;    /* rows per list; 0 = all */
     class_ix last_decl; /* declaring class of the previous field (text grouping) */
     const devtools_result *dt; /* V8/Node/ArkTS: DevTools' numbers, else NULL */
+    const cli_retained *rt;    /* other dumps: `top`'s default tree, else NULL */
     const v8_frame *stack;     /* allocation stack, innermost first (n_stack shown) */
     uint32_t n_stack;
     uint32_t stack_depth;      /* full depth (may exceed n_stack) */
@@ -579,6 +580,40 @@ static void show_devtools(show_ctx *x)
         printf("  ... %" PRIu32 " more frames\n", x->stack_depth - x->n_stack);
 }
 
+/* ---- other dumps: retained size and dominator as `leakray top` computes them ---- */
+
+static void show_retained(show_ctx *x)
+{
+    const graph *g = x->g;
+    const cli_retained *r = x->rt;
+    node_ix n = x->node, d = r->idom[n];
+    char id[CLI_FMT_MAX], label[512], a[CLI_FMT_MAX];
+    int has_dom = d < g->n_nodes;
+    if (x->w) {
+        jsonw *w = x->w;
+        jsonw_kv_uint(w, "retained", r->retained[n]);
+        jsonw_kv_str(w, "retained_model", r->model);
+        if (has_dom) {
+            jsonw_kv_obj_begin(w, "dominator");
+            jsonw_kv_str(w, "id", cli_fmt_id(id, g, graph_node_id(g, d)));
+            jsonw_kv_str(w, "class", node_label(g, d, label, sizeof label));
+            jsonw_obj_end(w);
+        } else {
+            jsonw_kv_null(w, "dominator");
+        }
+        return;
+    }
+    printf("retained size: %s (%s model, as `leakray top`)\n", cli_fmt_bytes(a, r->retained[n]),
+           r->model);
+    if (has_dom)
+        printf("dominator:     %s %s\n", cli_fmt_id(id, g, graph_node_id(g, d)),
+               node_label(g, d, label, sizeof label));
+    else if (d == GRAPH_NONE)
+        printf("dominator:     none (unreachable)\n");
+    else
+        printf("dominator:     GC roots (nothing else holds it alone)\n");
+}
+
 /* ---- the object ---- */
 
 static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
@@ -664,6 +699,8 @@ static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
     }
     if (x->dt)
         show_devtools(x);
+    else if (x->rt)
+        show_retained(x);
     if (as_class != GRAPH_NONE)
         show_class(x, as_class);
     show_fields(x);
@@ -747,6 +784,16 @@ int cmd_show(int argc, char **argv)
         x.n_stack = depth < SHOW_MAX_FRAMES ? depth : SHOW_MAX_FRAMES;
         x.has_traces = v8_has_traces(g);
     }
+    cli_retained rt;
+    memset(&rt, 0, sizeof rt);
+    if (!x.dt && g->first_edge) {
+        if (cli_retained_build(g, &rt, &err) != LR_OK) {
+            rc = cli_error(&co, &err);
+            lr_close(lh);
+            return rc;
+        }
+        x.rt = &rt;
+    }
     if (co.json) {
         /* Reverse edges are built before any output so a failure prints a clean error. */
         if (g->first_edge && (s = graph_build_reverse(g, &err)) != LR_OK) {
@@ -765,6 +812,7 @@ int cmd_show(int argc, char **argv)
     }
     rc = s == LR_OK ? CLI_EXIT_OK : cli_error(&co, &err);
     devtools_free(&dt);
+    cli_retained_free(&rt);
     lr_close(lh);
     return rc;
 }

@@ -7,6 +7,7 @@
  * retained size descending, ties by object id (classes: by name), so output is deterministic. */
 #include "analysis/devtools.h"
 #include "analysis/dominators.h"
+#include "analysis/suspects.h"
 #include "cli.h"
 #include "cli_filter.h"
 #include "format/v8.h"
@@ -454,8 +455,14 @@ int cmd_top(int argc, char **argv)
      * everything else (and --model strong) uses plain strong-reference dominators. */
     int vvm = model ? strcmp(model, "visualvm") == 0 : g->size_model == GRAPH_SIZES_VISUALVM;
     dom_opts dopts = {0};
-    if (vvm)
+    edge_ix artifact = GRAPH_NONE;
+    if (vvm) {
         dom_opts_visualvm(&dopts);
+    } else if (!model && (artifact = susp_artifact_edge(g)) != GRAPH_NONE) {
+        /* as cli_retained: Bitmap.dumpData is the dumper's copy, no reference */
+        dopts.reach = susp_filter_strong;
+        dopts.reach_ctx = &artifact;
+    }
     if (dom_build_ex(g, &dopts, &t, &err) != LR_OK) {
         rc = cli_error(&co, &err);
         free(keep);

@@ -5,7 +5,7 @@
 # tests/e2e/shark_parity.py to what is stable across runs: leaking objects, trace nodes,
 # statuses, suspects, signatures. Inputs: the Android fixtures dialer.android-hprof and
 # test-dump.hprof (with its R8 mapping), and fresh dumps of the two Java leak programs
-# (tests/programs/leaks, tests/programs/demo), whose ids and timings change per run but whose
+# (tests/programs/leaks, tests/programs/demo, tests/programs/shark2), whose ids and timings change per run but whose
 # paths and signatures do not. tests/e2e/shark_parity.sh checks leakray against these.
 # Needs network on first use (Maven Central), java, javac, python3.
 # usage: scripts/golden-shark.sh [FIXTURES_DIR]
@@ -37,3 +37,19 @@ golden leaks --hprof "$work/leaks.hprof"
 javac -d "$work/demo" "$src"/tests/programs/demo/*.java
 java -Xmx256m -cp "$work/demo" demo.LeakDemo "$work/demo.hprof" > /dev/null
 golden demo --hprof "$work/demo.hprof"
+mkdir -p "$work/sizes"
+javac -d "$work/sizes" "$src"/tests/programs/leaks/KeyedWeakReference.java \
+    "$src"/tests/programs/shark2/SizesDemo.java
+java -cp "$work/sizes" com.example.sizes.SizesDemo "$work/sizes.hprof" > /dev/null
+golden sizes --hprof "$work/sizes.hprof"
+# Shark's size lines on that dump, which `leakray analyze --size-model shark` must print
+"$peer" --hprof "$work/sizes.hprof" analyze | grep 'Retaining\|bytes retained' \
+    > "$out/sizes.retaining.txt"
+javac -d "$work/sizes" "$src"/tests/programs/leaks/KeyedWeakReference.java \
+    "$src"/tests/programs/shark2/ZeroUptime.java
+java -cp "$work/sizes" com.example.zero.ZeroUptime "$work/zero.hprof" > /dev/null
+golden zero --hprof "$work/zero.hprof"
+javac -d "$work/sizes" "$src"/tests/programs/leaks/KeyedWeakReference.java \
+    "$src"/tests/programs/shark2/ShapesDemo.java
+java -cp "$work/sizes" com.example.shapes.ShapesDemo "$work/shapes.hprof" > /dev/null
+golden shapes --hprof "$work/shapes.hprof"

@@ -77,11 +77,14 @@ typedef struct sroots {
     const graph *g;
     uint32_t n_entries;     /* entries before the outside nodes */
     const uint8_t *outside; /* mask of reached nodes; nodes with 0 are extra children */
+    dom_root_filter root;   /* root entries that count, NULL = all */
+    void *root_ctx;
 } sroots;
 
-static sroots sroots_make(const graph *g, const uint8_t *reached)
+static sroots sroots_make(const graph *g, const uint8_t *reached, const dom_opts *o)
 {
-    sroots s = {g, g->n_roots + (g->synthetic_root != GRAPH_NONE ? 1u : 0u), reached};
+    sroots s = {g, g->n_roots + (g->synthetic_root != GRAPH_NONE ? 1u : 0u), reached,
+                o->root, o->root_ctx};
     return s;
 }
 
@@ -98,6 +101,8 @@ static node_ix sroots_get(const sroots *s, uint64_t i)
         node_ix x = (node_ix)(i - s->n_entries);
         return s->outside[x] ? GRAPH_NONE : x;
     }
+    if (i < g->n_roots && s->root && !s->root(g, (uint32_t)i, s->root_ctx))
+        return GRAPH_NONE;
     node_ix r = i < g->n_roots ? g->roots[i].node : g->synthetic_root;
     return r < g->n_nodes ? r : GRAPH_NONE;
 }
@@ -111,6 +116,36 @@ void dom_free(dom_tree *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Extra references (dom_opts.extra_*): a bit per node that has some, and a binary search
+ * for the range of the few that do (threads). */
+typedef struct xedges {
+    uint32_t n;
+    const node_ix *from, *to;
+    uint64_t *has; /* bit per node */
+} xedges;
+
+static inline int x_has(const xedges *xe, node_ix x)
+{
+    return xe && xe->has && (int)(xe->has[x >> 6] >> (x & 63) & 1);
+}
+
+/* Extras of x: [*lo, *hi) into from/to. */
+static void x_range(const xedges *xe, node_ix x, uint32_t *lo, uint32_t *hi)
+{
+    uint32_t a = 0, b = xe->n;
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (xe->from[mid] < x)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *lo = a;
+    while (a < xe->n && xe->from[a] == x)
+        a++;
+    *hi = a;
+}
+
 /* ---- Step 0: which edges count, one bit per edge ----
  * The filter is asked exactly once per edge, in CSR order (filters that look up the source
  * node can cache it), so the DFS is plain bit tests. Edges to out-of-range targets are never
@@ -118,7 +153,7 @@ void dom_free(dom_tree *t)
  * and C_INS, in-edges counted from the sources the DFS may reach (src[x] != 0; all when src
  * is NULL). Counting an edge the DFS never follows only keeps a leaf a vertex. */
 static uint64_t *follow_bits(const graph *g, dom_edge_filter filter, void *ctx, uint32_t *cls,
-                             const uint8_t *src)
+                             const uint8_t *src, const xedges *xe)
 {
     uint32_t ne = g->n_edges, n = g->n_nodes;
     uint64_t *bits = err_calloc((size_t)ne / 64 + 1, sizeof *bits);
@@ -138,6 +173,18 @@ static uint64_t *follow_bits(const graph *g, dom_edge_filter filter, void *ctx, 
             out = 1;
             if (counted && (cls[y] & C_INS) < 2)
                 cls[y]++;
+        }
+        if (x_has(xe, x)) {
+            uint32_t lo, hi;
+            x_range(xe, x, &lo, &hi);
+            for (uint32_t i = lo; i < hi; i++) {
+                node_ix y = xe->to[i];
+                if (y >= n)
+                    continue;
+                out = 1;
+                if (counted && (cls[y] & C_INS) < 2)
+                    cls[y]++;
+            }
         }
         if (cls && out)
             cls[x] |= C_OUT;
@@ -215,8 +262,30 @@ static lr_status pair_push(dfs_state *s, uint32_t w, uint32_t x, lr_error *err)
     return LR_OK;
 }
 
-static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, dfs_state *s,
-                     lr_error *err)
+/* One step of a vertex's cursor over its followed edges then its extras: cursor values from
+ * the edge range's end on index the extras. Returns the next target, or GRAPH_NONE when the
+ * vertex is done; *e is the cursor after that target. */
+static node_ix dfs_next(const graph *g, const uint64_t *fol, const xedges *xe, node_ix x,
+                        edge_ix *e)
+{
+    edge_ix end = edges_end(g, x);
+    for (; *e < end; (*e)++)
+        if (fbit(fol, *e))
+            return g->edge_to[(*e)++];
+    if (!x_has(xe, x))
+        return GRAPH_NONE;
+    uint32_t lo, hi;
+    x_range(xe, x, &lo, &hi);
+    for (uint32_t i = lo + (*e - end); i < hi; i++) {
+        (*e)++;
+        if (xe->to[i] < g->n_nodes)
+            return xe->to[i];
+    }
+    return GRAPH_NONE;
+}
+
+static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, const xedges *xe,
+                     dfs_state *s, lr_error *err)
 {
     uint32_t *dfnum = s->dfnum, *vert = s->vert, *par = s->par, *cur = s->cur;
     uint32_t *semi = s->semi;
@@ -248,16 +317,12 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, dfs_
                 break;
         } else {
             node_ix x = vert[v];
-            edge_ix e = cur[v], end = edges_end(g, x);
-            for (; e < end; e++) {
-                if (!fbit(fol, e))
-                    continue;
-                node_ix z = g->edge_to[e];
+            edge_ix e = cur[v];
+            for (node_ix z; (z = dfs_next(g, fol, xe, x, &e)) != GRAPH_NONE;) {
                 uint32_t d = dfnum[z];
                 if (is_unseen(d)) {
                     if (!is_leaf_class(d)) {
                         y = z;
-                        e++;
                         break;
                     }
                     /* its one way in: this edge, or its entry under the super-root */
@@ -544,7 +609,7 @@ void dom_opts_visualvm(dom_opts *o)
 lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree *t,
                     lr_error *err)
 {
-    dom_opts o = {filter, ctx, NULL, NULL, 0};
+    dom_opts o = {filter, ctx, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL};
     return dom_build_ex(g, &o, t, err);
 }
 
@@ -559,6 +624,7 @@ typedef struct sums {
     const uint8_t *mk; /* tree marks (VisualVM sums) or NULL */
     int class_free;
     uint64_t total;
+    const dom_opts *o; /* its weight callback, if any */
 } sums;
 
 /* What x passes to its idom, given its final retained size. VisualVM: a tree object's size
@@ -583,7 +649,9 @@ static void sum_own(sums *s, node_ix x)
 {
     const graph *g = s->g;
     uint64_t *ret = s->t->retained;
-    uint64_t own = graph_node_size(g, x) + (g->node_native ? (uint64_t)g->node_native[x] : 0);
+    uint64_t own = s->o->weight ? s->o->weight(g, x, s->o->weight_ctx)
+                                : graph_node_size(g, x) +
+                                      (g->node_native ? (uint64_t)g->node_native[x] : 0);
     int is_class = g->node_kind[x] == GRAPH_KIND_CLASS;
     if (s->mk) {
         int tree = (s->mk[x] & M_TREE) != 0;
@@ -606,6 +674,7 @@ static inline int bit_get(const uint64_t *b, uint32_t i)
 lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err)
 {
     memset(t, 0, sizeof *t);
+    xedges xe = {0, NULL, NULL, NULL};
     uint8_t *mask = NULL;
     uint64_t *fol = NULL, *isv = NULL;
     uint32_t *psrc = NULL;
@@ -625,14 +694,23 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     if (!s.dfnum)
         goto nomem;
     t->n = n;
-    sroots sr = sroots_make(g, NULL);
+    if (o->n_extra && !o->link) {
+        xe = (xedges){o->n_extra, o->extra_from, o->extra_to,
+                      err_calloc((size_t)n / 64 + 1, sizeof(uint64_t))};
+        if (!xe.has)
+            goto nomem;
+        for (uint32_t i = 0; i < xe.n; i++)
+            if (xe.from[i] < n)
+                xe.has[xe.from[i] >> 6] |= 1ull << (xe.from[i] & 63);
+    }
+    sroots sr = sroots_make(g, NULL, o);
     dom_edge_filter filter = o->reach;
     void *ctx = o->reach_ctx;
     if (o->link) {
         /* Reachability first; the dominance graph is then every link edge among reached
          * objects, numbered by a DFS of its own. */
         mask = err_calloc(m, 1);
-        if (!mask || !(fol = follow_bits(g, o->reach, o->reach_ctx, NULL, NULL)))
+        if (!mask || !(fol = follow_bits(g, o->reach, o->reach_ctx, NULL, NULL, NULL)))
             goto nomem;
         t->n_reachable = reach_mark(g, &sr, fol, mask, s.dfnum);
         if (o->flags & DOM_VISUALVM_SUMS)
@@ -651,13 +729,13 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
          * dominance away from reached objects (VisualVM's convention). Otherwise only
          * reached objects are ever met, so only they count as referrers. */
         if (o->flags & DOM_UNREACHED_AS_ROOTS)
-            sr = sroots_make(g, mask);
+            sr = sroots_make(g, mask, o);
         else
             lc.mask = mask;
         filter = link_follow;
         ctx = &lc;
     }
-    if (!(fol = follow_bits(g, filter, ctx, s.dfnum, lc.mask)))
+    if (!(fol = follow_bits(g, filter, ctx, s.dfnum, lc.mask, xe.has ? &xe : NULL)))
         goto nomem;
     for (uint64_t i = 0, nr = sroots_count(&sr); i < nr; i++) {
         node_ix r = sroots_get(&sr, i);
@@ -676,7 +754,7 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     if (!s.vert || !s.par || !s.cur || !s.semi)
         goto nomem;
     int vvm = o->link && (o->flags & DOM_VISUALVM_SUMS);
-    if ((st = dfs(g, &sr, fol, &s, err)) != LR_OK)
+    if ((st = dfs(g, &sr, fol, xe.has ? &xe : NULL, &s, err)) != LR_OK)
         goto done;
     if (!vvm) {
         free(fol); /* else the link edges again for tree_marks */
@@ -739,7 +817,7 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         free(fol);
         fol = NULL;
     }
-    sums su = {g, t, vvm ? mask : NULL, (o->flags & DOM_CLASS_OBJECTS_FREE) != 0, 0};
+    sums su = {g, t, vvm ? mask : NULL, (o->flags & DOM_CLASS_OBJECTS_FREE) != 0, 0, o};
     for (node_ix x = 0; x < n; x++) {
         if (t->idom[x] == GRAPH_NONE)
             continue;
@@ -757,6 +835,7 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
 nomem:
     st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
 done:
+    free(xe.has);
     free(fol);
     free(mask);
     free(isv);

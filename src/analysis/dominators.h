@@ -13,6 +13,8 @@
 
 /* Which edges count for dominators: nonzero to follow edge e. NULL = all strong edges. */
 typedef int (*dom_edge_filter)(const graph *g, edge_ix e, void *ctx);
+/* Whether root entry r (index into g->roots) is a child of the super-root: nonzero = yes. */
+typedef int (*dom_root_filter)(const graph *g, uint32_t r, void *ctx);
 
 typedef struct dom_tree {
     uint32_t n;          /* = g->n_nodes */
@@ -45,6 +47,20 @@ typedef struct dom_opts {
                             * strongly reachable objects); NULL = the reach edges */
     void *link_ctx;        /* passed to link */
     unsigned flags;        /* DOM_* flags above */
+    dom_root_filter root;  /* root entries that count; NULL = all (the synthetic root always
+                            * does). A frame root the paths drop because its thread carries
+                            * the local as an edge must be dropped here too, or the frame
+                            * dominates what the paths reach through the thread. */
+    void *root_ctx;        /* passed to root */
+    /* Extra references the graph does not hold, e.g. thread -> object for the Java locals
+     * a path search reads as references of their thread (Shark's view), whose frame roots
+     * `root` then drops. Sorted by source; followed like strong edges. Only without link. */
+    uint32_t n_extra;
+    const node_ix *extra_from; /* source of each extra reference, non-decreasing */
+    const node_ix *extra_to;   /* its target */
+    /* Own weight of node x in retained sums; NULL = shallow + native size. */
+    uint64_t (*weight)(const graph *g, node_ix x, void *ctx);
+    void *weight_ctx;          /* passed to weight */
 } dom_opts;
 
 /* dom_build with separate reachability and dominance edges (see dom_opts). Same cost plus

@@ -229,6 +229,9 @@ static int push_group(gvec *v, dupes_group x)
 /* Bytes one copy of a member costs. kind: 0 arrays, 1 bitmaps (the buffer), 2 strings. */
 typedef uint64_t (*copy_bytes_fn)(const graph *g, node_ix member);
 
+static uint64_t string_copy_bytes(const graph *g, node_ix m);
+static uint64_t string_group_waste(const graph *g, const node_ix *members, uint32_t n);
+
 /* Sorts cands and appends every cluster of >= 2 identical contents to out. */
 static lr_status group(state *s, cvec *c, copy_bytes_fn bytes_of, gvec *out, uint64_t *wasted,
                        lr_error *err)
@@ -281,6 +284,8 @@ static lr_status group(state *s, cvec *c, copy_bytes_fn bytes_of, gvec *out, uin
                 for (uint64_t k = i; k < j; k++)
                     if (cl[k - i] == r && push_member(s, c->v[k].member) != 0)
                         goto nomem;
+                if (bytes_of == string_copy_bytes)
+                    gr.wasted = string_group_waste(g, s->members + gr.first_member, gr.count);
                 if (push_group(out, gr) != 0)
                     goto nomem;
                 *wasted += gr.wasted;
@@ -311,13 +316,56 @@ static uint64_t bitmap_copy_bytes(const graph *g, node_ix m)
     return (uint64_t)px.width * px.height * 4;
 }
 
+/* The value array of String m and whether m uses all of it (JDK 6 and old Android strings
+ * may be a slice, offset/count, of an array other strings share). */
+static node_ix string_array(const graph *g, node_ix m, int *whole)
+{
+    graph_value v, so, sn;
+    *whole = 0;
+    if (!graph_field_find(g, m, "value", &v) || v.type != GRAPH_FT_OBJECT ||
+        v.ref >= g->n_nodes)
+        return GRAPH_NONE;
+    uint64_t nelem = graph_node_len(g, v.ref);
+    *whole = !(graph_field_find(g, m, "offset", &so) && graph_field_find(g, m, "count", &sn)) ||
+             (so.raw == 0 && sn.raw == nelem);
+    return v.ref;
+}
+
+/* What deduplicating String m saves: the String, plus its array only when m uses the whole
+ * array (a slice's array stays alive for the strings sharing it). */
 static uint64_t string_copy_bytes(const graph *g, node_ix m)
 {
-    graph_value v;
+    int whole;
     uint64_t b = graph_node_size(g, m);
-    if (graph_field_find(g, m, "value", &v) && v.ref != GRAPH_NONE)
-        b += graph_node_size(g, v.ref);
+    node_ix a = string_array(g, m, &whole);
+    if (a != GRAPH_NONE && whole)
+        b += graph_node_size(g, a);
     return b;
+}
+
+/* Waste of a string group: every member but the first costs its String, and its array when
+ * it uses all of it and no earlier member of the group already points at the same array
+ * (identical strings sharing one array save only the String). Earlier arrays are compared
+ * among the last DUPES_MAX_REPS only, so a huge group stays linear. */
+static uint64_t string_group_waste(const graph *g, const node_ix *members, uint32_t n)
+{
+    node_ix seen[DUPES_MAX_REPS];
+    uint32_t n_seen = 0;
+    uint64_t w = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int whole, dup = 0;
+        node_ix a = string_array(g, members[i], &whole);
+        uint64_t cost = graph_node_size(g, members[i]);
+        for (uint32_t k = 0; k < n_seen && k < DUPES_MAX_REPS; k++)
+            dup |= seen[k] == a;
+        if (a != GRAPH_NONE && whole && !dup)
+            cost += graph_node_size(g, a);
+        if (a != GRAPH_NONE && !dup)
+            seen[n_seen++ % DUPES_MAX_REPS] = a;
+        if (i)
+            w += cost;
+    }
+    return w;
 }
 
 /* Wasted bytes first, then the first member: a total, deterministic order. */
@@ -333,19 +381,49 @@ static int group_cmp(const void *a, const void *b)
 
 /* ---- the three candidate lists ---- */
 
+/* Android dumps describe each class's static and class overhead as a byte[] held by a
+ * static named $staticOverhead or $classOverhead: the VM's own bytes, never the app's copy
+ * of anything, so they are no duplicates. Marks them in skip (one byte per node). */
+static void mark_overhead(const graph *g, uint8_t *skip)
+{
+    char name[32];
+    for (class_ix c = 0; c < g->n_classes; c++) {
+        node_ix x = g->classes[c].node;
+        if (x >= g->n_nodes)
+            continue;
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix t = g->edge_to[e];
+            if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_STATIC || t >= g->n_nodes ||
+                g->node_kind[t] != GRAPH_KIND_PRIM_ARRAY)
+                continue;
+            graph_edge_name_text(g, e, name, sizeof name);
+            if (!strcmp(name, "$staticOverhead") || !strcmp(name, "$classOverhead"))
+                skip[t] = 1;
+        }
+    }
+}
+
 static lr_status arrays_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_error *err)
 {
+    uint8_t *skip = err_calloc(g->n_nodes ? g->n_nodes : 1, 1);
+    if (!skip)
+        return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
+    if (g->first_edge)
+        mark_overhead(g, skip);
     for (node_ix n = 0; n < g->n_nodes; n++) {
-        if (g->node_kind[n] != GRAPH_KIND_PRIM_ARRAY)
+        if (g->node_kind[n] != GRAPH_KIND_PRIM_ARRAY || skip[n])
             continue;
         uint64_t off, nb;
         uint8_t et;
         if (!array_bytes(g, n, &off, &nb, &et) || nb < min_bytes || nb == 0)
             continue;
         cand x = {content_hash(g->data + off, nb), off, nb, n, graph_node_len(g, n), et};
-        if (cvec_push(c, x) != 0)
+        if (cvec_push(c, x) != 0) {
+            free(skip);
             return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
+        }
     }
+    free(skip);
     return LR_OK;
 }
 

@@ -113,7 +113,7 @@ lr_status leak_find(const graph *g, const rules_set *rs, leak_set *out, lr_error
         read_text(g, n, "description", k->description, sizeof k->description);
         if (!k->description[0])
             read_text(g, n, "name", k->description, sizeof k->description);
-        k->watch_ms = k->retain_ms = -1;
+        k->watch_ms = k->retain_ms = LEAK_MS_UNKNOWN;
         if (out->heap_dump_uptime >= 0 && has_watch)
             k->watch_ms = out->heap_dump_uptime - watch_up;
         if (out->heap_dump_uptime >= 0 && has_ret && retained_up != -1)

@@ -14,6 +14,8 @@
 #include "graph/graph.h"
 #include "rules/rules.h"
 
+#define LEAK_MS_UNKNOWN INT64_MIN /* a duration the dump cannot tell */
+
 enum leak_source { LEAK_SRC_WATCHED = 0, LEAK_SRC_RULE = 1, LEAK_SRC_SUSPECT = 2 };
 
 /* One KeyedWeakReference found in the dump (cleared ones included). */
@@ -23,8 +25,9 @@ typedef struct leak_kwr {
     int retained;       /* retainedUptimeMillis != -1 */
     char key[64];       /* key field */
     char description[192]; /* description (or legacy name) field */
-    int64_t watch_ms;   /* watchDurationMillis, -1 when unknown */
-    int64_t retain_ms;  /* retainedDurationMillis, -1 when unknown */
+    int64_t watch_ms;   /* watchDurationMillis, LEAK_MS_UNKNOWN when unknown; negative when
+                         * heapDumpUptimeMillis is 0 (Shark prints it so) */
+    int64_t retain_ms;  /* retainedDurationMillis, LEAK_MS_UNKNOWN when unknown */
 } leak_kwr;
 
 /* One leaking object. */

@@ -199,6 +199,7 @@ void paths_free(paths_result *r)
     free(r->edge);
     free(r->flags);
     free(r->rooted);
+    free(r->order);
     memset(r, 0, sizeof *r);
 }
 
@@ -362,6 +363,11 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
             b.open++;
         }
     uint32_t n_distinct = b.open;
+    r->order = err_mallocarray(n_distinct ? n_distinct : 1, sizeof *r->order);
+    if (!r->order) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u targets)", n_distinct);
+        goto done;
+    }
 
     enum paths_edge_class (*root_cls)(const graph *, uint32_t, void *) =
         pol && pol->root ? pol->root : paths_default_root;
@@ -424,8 +430,10 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
         }
         uint8_t fx = b.flags[x];
         b.flags[x] = (uint8_t)(fx | ST_DONE);
-        if (fx & ST_TARGET)
+        if (fx & ST_TARGET) {
+            r->order[r->n_order++] = x;
             continue;
+        }
         int vl = (fx & PATHS_F_VIA_LAST) != 0;
         if (src) {
             paths_list l;
@@ -468,6 +476,19 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
         }
     }
     *all_found = b.open == 0;
+    /* targets still queued (early stop): in the order they would have been taken out */
+    for (int k = 0; k < 2; k++) {
+        queue *q = k ? &b.ql : &b.qn;
+        for (uint32_t i = 0; i < q->len; i++) {
+            uint32_t at = q->head + i;
+            node_ix x = q->v[at >= q->cap ? at - q->cap : at];
+            if ((b.flags[x] & ST_TARGET) && (b.flags[x] & ST_MASK) != ST_DONE &&
+                r->n_order < n_distinct) {
+                r->order[r->n_order++] = x;
+                b.flags[x] = (uint8_t)(b.flags[x] | ST_DONE);
+            }
+        }
+    }
 done:
     free(b.qn.v);
     free(b.ql.v);

@@ -70,6 +70,11 @@ typedef struct paths_result {
     uint8_t *flags;        /* PATHS_F_* */
     uint32_t n_rooted;     /* entries of rooted */
     struct paths_rooted *rooted; /* node -> root entry its path starts from, by node */
+    node_ix *order;        /* reached targets in the order the traversal takes them out of its
+                            * queues (Shark records leaking objects so), n_order of them;
+                            * those still queued when the search stops early follow in queue
+                            * order, normal queue first */
+    uint32_t n_order;
 } paths_result;
 
 /* One traversal. Roots start in Shark's order: entries naming no node are dropped, as are

@@ -330,6 +330,110 @@ int trace_dom_filter(const graph *g, edge_ix e, void *ctx)
     return rules_edge_class(ctx, x, e, &lib) != RULES_DROP;
 }
 
+/* Shark's shallow size of node x, without native bytes. */
+static uint64_t shark_shallow(const graph *g, node_ix x)
+{
+    switch (g->node_kind[x]) {
+    case GRAPH_KIND_OBJ_ARRAY:
+        return (uint64_t)graph_node_len(g, x) * (g->id_size ? g->id_size : 4);
+    case GRAPH_KIND_PRIM_ARRAY: {
+        class_ix c = g->node_class[x];
+        unsigned es = c < g->n_classes ? graph_ftype_size(g, g->classes[c].elem_type) : 1;
+        return (uint64_t)graph_node_len(g, x) * (es ? es : 1);
+    }
+    case GRAPH_KIND_INSTANCE:
+        return graph_node_len(g, x);
+    default:
+        return graph_node_size(g, x);
+    }
+}
+
+uint64_t trace_shark_weight(const graph *g, node_ix x, void *ctx)
+{
+    class_ix sc = *(const class_ix *)ctx;
+    uint64_t w = shark_shallow(g, x) + (g->node_native ? g->node_native[x] : 0);
+    graph_value v;
+    if (sc != GRAPH_NONE && g->node_class[x] == sc && g->node_kind[x] == GRAPH_KIND_INSTANCE &&
+        graph_field_find(g, x, "value", &v) && v.type == GRAPH_FT_OBJECT &&
+        v.ref < g->n_nodes && g->node_kind[v.ref] == GRAPH_KIND_PRIM_ARRAY)
+        w += shark_shallow(g, v.ref);
+    return w;
+}
+
+int trace_shark_filter(const graph *g, edge_ix e, void *ctx)
+{
+    const trace_shark_ctx *c = ctx;
+    if (!trace_dom_filter(g, e, (void *)c->rs))
+        return 0;
+    if (c->string_class == GRAPH_NONE)
+        return 1;
+    node_ix from = graph_edge_from(g, e);
+    return g->node_class[from] != c->string_class || g->node_kind[from] != GRAPH_KIND_INSTANCE;
+}
+
+/* The thread object of a frame root's thread, GRAPH_NONE if it has none. */
+static node_ix frame_thread(const graph *g, uint32_t r)
+{
+    if (g->roots[r].kind != GRAPH_ROOT_JAVA_FRAME)
+        return GRAPH_NONE;
+    return rules_thread_of_serial(g, g->roots[r].thread);
+}
+
+int trace_dom_root(const graph *g, uint32_t r, void *ctx)
+{
+    int32_t lib;
+    if (frame_thread(g, r) != GRAPH_NONE)
+        return 0;
+    return rules_root_class(ctx, r, &lib) != RULES_DROP;
+}
+
+typedef struct xpair {
+    node_ix from, to;
+} xpair;
+
+static int cmp_xpair(const void *a, const void *b)
+{
+    const xpair *x = a, *y = b;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    return x->to < y->to ? -1 : x->to > y->to;
+}
+
+lr_status trace_dom_locals(const graph *g, const rules_set *rs, node_ix **from, node_ix **to,
+                           uint32_t *n, lr_error *err)
+{
+    uint32_t k = 0;
+    int32_t lib;
+    *from = *to = NULL;
+    *n = 0;
+    xpair *v = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *v);
+    if (!v)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for thread locals");
+    for (uint32_t r = 0; r < g->n_roots; r++) {
+        node_ix t = frame_thread(g, r), x = g->roots[r].node;
+        /* rules_root_class drops a frame root whose thread's locals the rules ignore */
+        if (t != GRAPH_NONE && x < g->n_nodes && rules_root_class(rs, r, &lib) != RULES_DROP)
+            v[k++] = (xpair){t, x};
+    }
+    qsort(v, k, sizeof *v, cmp_xpair);
+    *from = err_mallocarray(k ? k : 1, sizeof **from);
+    *to = err_mallocarray(k ? k : 1, sizeof **to);
+    if (!*from || !*to) {
+        free(v);
+        free(*from);
+        free(*to);
+        *from = *to = NULL;
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for thread locals");
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        (*from)[i] = v[i].from;
+        (*to)[i] = v[i].to;
+    }
+    *n = k;
+    free(v);
+    return LR_OK;
+}
+
 static int follow(const rules_set *rs, node_ix from, edge_ix e)
 {
     int32_t lib;
@@ -450,11 +554,11 @@ static int inspect(const graph *g, const rules_set *rs, const leak_set *ls, node
         const leak_kwr *w = &ls->kwrs[first + i];
         snprintf(buf, sizeof buf, "key = %s", w->key);
         rc |= add_label(labels, buf);
-        if (w->watch_ms >= 0) {
+        if (w->watch_ms != LEAK_MS_UNKNOWN) {
             snprintf(buf, sizeof buf, "watchDurationMillis = %lld", (long long)w->watch_ms);
             rc |= add_label(labels, buf);
         }
-        if (w->retain_ms >= 0) {
+        if (w->retain_ms != LEAK_MS_UNKNOWN) {
             snprintf(buf, sizeof buf, "retainedDurationMillis = %lld", (long long)w->retain_ms);
             rc |= add_label(labels, buf);
         }
@@ -572,6 +676,154 @@ static int cmp_order(const void *a, const void *b)
     return (x->leak > y->leak) - (x->leak < y->leak);
 }
 
+/* ---- Shark's trace order ----
+ * Shark 2.14 records leaking objects as its traversal takes them out of its queues, then
+ * de-duplicates their paths in a trie whose children keep insertion order and reads the trie
+ * depth first: traces sharing a prefix come together, in the order their first member was
+ * found. Groups (first-seen order) and each group's shown trace follow from that order. Here:
+ * rank(node) = position, in dequeue order, of the first trace through it; traces sort by the
+ * ranks along their paths. A node sits at one depth of one prefix in the path forest, so its
+ * rank names its trie node. Cost: O(T log T + sum of path lengths * log). */
+typedef struct rank_pair {
+    node_ix node;
+    uint32_t rank;
+} rank_pair;
+
+static int cmp_rank_pair(const void *a, const void *b)
+{
+    const rank_pair *x = a, *y = b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static _Thread_local const uint32_t *so_keys;     /* ranks along each trace's path */
+static _Thread_local const uint32_t *so_first;    /* start of trace i's ranks */
+
+static int cmp_shark(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    const uint32_t *ka = so_keys + so_first[a], *kb = so_keys + so_first[b];
+    uint32_t na = so_first[a + 1] - so_first[a], nb = so_first[b + 1] - so_first[b];
+    for (uint32_t i = 0; i < na && i < nb; i++)
+        if (ka[i] != kb[i])
+            return ka[i] < kb[i] ? -1 : 1;
+    if (na != nb)
+        return na < nb ? -1 : 1;
+    return (a > b) - (a < b); /* same prefix as far as compared: dequeue order */
+}
+
+/* Path nodes compared from the root: deeper divergences keep the dequeue order (bounds the
+ * work on million-node chains). */
+#define SHARK_ORDER_DEPTH 1024
+
+static lr_status shark_order(const graph *g, const paths_result *pr, const leak_set *ls,
+                             order_key *ord, uint32_t n, lr_error *err)
+{
+    (void)g;
+    if (n < 2 || !pr->order)
+        return LR_OK;
+    lr_status st = LR_OK;
+    uint32_t *pos = err_mallocarray(n, sizeof *pos), *first = NULL, *keys = NULL, *idx = NULL;
+    node_ix *nodes = NULL;
+    rank_pair *rp = NULL;
+    order_key *tmp = NULL;
+    if (!pos)
+        goto nomem;
+    /* dequeue position of each found leaking object (binary search in a sorted copy) */
+    rank_pair *dq = err_mallocarray(pr->n_order ? pr->n_order : 1, sizeof *dq);
+    if (!dq)
+        goto nomem;
+    for (uint32_t i = 0; i < pr->n_order; i++)
+        dq[i] = (rank_pair){pr->order[i], i};
+    qsort(dq, pr->n_order, sizeof *dq, cmp_rank_pair);
+    for (uint32_t t = 0; t < n; t++) {
+        node_ix x = ls->v[ord[t].leak].node;
+        uint32_t lo = 0, hi = pr->n_order;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (dq[mid].node < x)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        pos[t] = lo < pr->n_order && dq[lo].node == x ? dq[lo].rank : UINT32_MAX;
+    }
+    free(dq);
+    /* paths, in dequeue order */
+    idx = err_mallocarray(n, sizeof *idx);
+    first = err_mallocarray((size_t)n + 1, sizeof *first);
+    if (!idx || !first)
+        goto nomem;
+    for (uint32_t t = 0; t < n; t++)
+        idx[t] = t;
+    so_keys = pos; /* sort idx by dequeue position: a one-element key per trace */
+    for (uint32_t t = 0; t <= n; t++)
+        first[t] = t;
+    so_first = first;
+    qsort(idx, n, sizeof *idx, cmp_shark);
+    size_t total = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        uint32_t d = paths_depth(pr, ls->v[ord[idx[t]].leak].node);
+        total += (d < SHARK_ORDER_DEPTH ? d : SHARK_ORDER_DEPTH) + 1;
+    }
+    nodes = err_mallocarray(total ? total : 1, sizeof *nodes);
+    keys = err_mallocarray(total ? total : 1, sizeof *keys);
+    rp = err_mallocarray(total ? total : 1, sizeof *rp);
+    if (!nodes || !keys || !rp)
+        goto nomem;
+    size_t at = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        first[t] = (uint32_t)at;
+        uint32_t len = paths_get(pr, ls->v[ord[idx[t]].leak].node, nodes + at, NULL,
+                                 SHARK_ORDER_DEPTH + 1);
+        if (len > SHARK_ORDER_DEPTH + 1)
+            len = SHARK_ORDER_DEPTH + 1;
+        for (uint32_t i = 0; i < len; i++)
+            rp[at + i] = (rank_pair){nodes[at + i], t};
+        at += len;
+    }
+    first[n] = (uint32_t)at;
+    qsort(rp, at, sizeof *rp, cmp_rank_pair);
+    for (uint32_t t = 0; t < n; t++)
+        for (uint32_t i = first[t]; i < first[t + 1]; i++) {
+            uint32_t lo = 0, hi = (uint32_t)at;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (rp[mid].node < nodes[i])
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            keys[i] = rp[lo].rank; /* the smallest: pairs sort by rank within a node */
+        }
+    /* the trie order over the dequeue-ordered traces */
+    uint32_t *perm = pos; /* reused: positions are no longer needed */
+    for (uint32_t t = 0; t < n; t++)
+        perm[t] = t;
+    so_keys = keys;
+    so_first = first;
+    qsort(perm, n, sizeof *perm, cmp_shark);
+    tmp = err_mallocarray(n, sizeof *tmp);
+    if (!tmp)
+        goto nomem;
+    for (uint32_t t = 0; t < n; t++)
+        tmp[t] = ord[idx[perm[t]]];
+    memcpy(ord, tmp, n * sizeof *ord);
+    goto done;
+nomem:
+    st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory ordering leak traces");
+done:
+    free(pos);
+    free(first);
+    free(keys);
+    free(idx);
+    free(nodes);
+    free(rp);
+    free(tmp);
+    return st;
+}
+
 /* The reference leaving el: an edge of kind k named `name` in the view the paths walked. */
 static lr_status build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint32_t name)
 {
@@ -632,10 +884,77 @@ static inline void bit_set(uint8_t *m, node_ix x)
  * bit per target, which costs far less than a traversal from the roots. Same answer as
  * "total reachable minus a traversal from the roots that never enters S". inr and live are
  * bitmaps of N bits; queue has N entries (it holds R, then the live part of R \ S). */
-static void together(const graph *g, const rules_set *rs, const dom_tree *dt, const uint8_t *stop,
-                     uint8_t *inr, uint8_t *live, uint32_t *queue, uint64_t *bytes,
-                     uint64_t *count)
+/* The reachability and weights the dominator tree was built with (NULL: strong references
+ * the rules follow, every root, shallow + native sizes), so group totals agree with it. */
+static int tog_follow(const graph *g, const rules_set *rs, const dom_opts *o, node_ix x,
+                      edge_ix e)
 {
+    if (o && o->reach)
+        return o->reach(g, e, o->reach_ctx);
+    return GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG && follow(rs, x, e);
+}
+
+static uint64_t tog_weight(const graph *g, const dom_opts *o, node_ix x)
+{
+    if (o && o->weight)
+        return o->weight(g, x, o->weight_ctx);
+    return graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);
+}
+
+/* Extra references out of x (dom_opts.extra_*, sorted by source): [*lo, *hi). */
+static void tog_extras(const dom_opts *o, node_ix x, uint32_t *lo, uint32_t *hi)
+{
+    uint32_t a = 0, b = o ? o->n_extra : 0;
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (o->extra_from[mid] < x)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *lo = a;
+    while (o && a < o->n_extra && o->extra_from[a] == x)
+        a++;
+    *hi = a;
+}
+
+/* Targets of x's references in the tree's view: graph edges it follows, then extras. Calls
+ * visit(y) for each; a macro-free loop through a small callback keeps the three walks of
+ * together() identical. */
+typedef struct tog_ctx {
+    const graph *g;
+    const rules_set *rs;
+    const dom_opts *o;
+} tog_ctx;
+
+static uint32_t tog_next(const tog_ctx *c, node_ix x, uint32_t *cur, node_ix *y)
+{
+    const graph *g = c->g;
+    edge_ix e0 = g->first_edge[x], e1 = g->first_edge[x + 1];
+    for (; e0 + *cur < e1; (*cur)++) {
+        edge_ix e = e0 + *cur;
+        if (g->edge_to[e] < g->n_nodes && tog_follow(g, c->rs, c->o, x, e)) {
+            *y = g->edge_to[e];
+            (*cur)++;
+            return 1;
+        }
+    }
+    uint32_t lo, hi;
+    tog_extras(c->o, x, &lo, &hi);
+    uint32_t k = *cur - (e1 - e0);
+    if (lo + k < hi) {
+        *y = c->o->extra_to[lo + k];
+        (*cur)++;
+        return *y < g->n_nodes;
+    }
+    return 0;
+}
+
+static void together(const graph *g, const rules_set *rs, const dom_opts *o, const dom_tree *dt,
+                     const uint8_t *stop, uint8_t *inr, uint8_t *live, uint32_t *queue,
+                     uint64_t *bytes, uint64_t *count)
+{
+    tog_ctx tc = {g, rs, o};
     uint32_t n = g->n_nodes, qt = 0;
     memset(inr, 0, n / 8 + 1);
     memset(live, 0, n / 8 + 1);
@@ -646,22 +965,17 @@ static void together(const graph *g, const rules_set *rs, const dom_tree *dt, co
             queue[qt++] = x;
         }
     for (uint32_t qh = 0; qh < qt; qh++) {
-        node_ix x = queue[qh];
-        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
-            node_ix y = g->edge_to[e];
-            if (y >= n || bit_get(inr, y))
-                continue;
-            if (GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG || !follow(rs, x, e))
+        node_ix x = queue[qh], y;
+        for (uint32_t cur = 0; tog_next(&tc, x, &cur, &y);) {
+            if (bit_get(inr, y))
                 continue;
             bit_set(inr, y);
             queue[qt++] = y;
         }
     }
     uint64_t rb = 0, rc = qt;
-    for (uint32_t i = 0; i < qt; i++) {
-        node_ix x = queue[i];
-        rb += graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);
-    }
+    for (uint32_t i = 0; i < qt; i++)
+        rb += tog_weight(g, o, queue[i]);
     /* seeds: rooted nodes of R \ S, and targets of references from reachable nodes
      * outside R; then what they keep alive inside R \ S. The queue starts over: R is
      * still marked in inr. */
@@ -670,39 +984,33 @@ static void together(const graph *g, const rules_set *rs, const dom_tree *dt, co
         node_ix x = r < g->n_roots ? g->roots[r].node : g->synthetic_root;
         if (x >= n || !bit_get(inr, x) || bit_get(stop, x) || bit_get(live, x))
             continue;
+        if (o && o->root && r < g->n_roots && !o->root(g, r, o->root_ctx))
+            continue;
         bit_set(live, x);
         queue[qt++] = x;
     }
     for (node_ix x = 0; x < n; x++) {
-        edge_ix e0 = g->first_edge[x], e1 = g->first_edge[x + 1];
-        if (e0 == e1 || bit_get(inr, x) || x >= dt->n || dt->idom[x] == GRAPH_NONE)
+        if (bit_get(inr, x) || x >= dt->n || dt->idom[x] == GRAPH_NONE)
             continue;
-        for (edge_ix e = e0; e < e1; e++) {
-            node_ix y = g->edge_to[e];
-            if (y >= n || !bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
-                continue;
-            if (GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG || !follow(rs, x, e))
+        node_ix y;
+        for (uint32_t cur = 0; tog_next(&tc, x, &cur, &y);) {
+            if (!bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
                 continue;
             bit_set(live, y);
             queue[qt++] = y;
         }
     }
     for (uint32_t qh = 0; qh < qt; qh++) {
-        node_ix x = queue[qh];
-        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
-            node_ix y = g->edge_to[e];
-            if (y >= n || !bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
-                continue;
-            if (GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG || !follow(rs, x, e))
+        node_ix x = queue[qh], y;
+        for (uint32_t cur = 0; tog_next(&tc, x, &cur, &y);) {
+            if (!bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
                 continue;
             bit_set(live, y);
             queue[qt++] = y;
         }
     }
-    for (uint32_t i = 0; i < qt; i++) {
-        node_ix x = queue[i];
-        rb -= graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);
-    }
+    for (uint32_t i = 0; i < qt; i++)
+        rb -= tog_weight(g, o, queue[i]);
     rc -= qt;
     *bytes = rb;
     *count = rc;
@@ -1536,7 +1844,8 @@ static lr_status make_groups(const graph *g, const rules_set *rs, const ptree *t
             gr->traces[gr->n++] = tp;
             out->traces[tp].group = gi;
         }
-        /* short description: first suspect reference, else the leaking class */
+        /* short description: first suspect reference, else the leaking class; Shark puts a
+         * dot before a local too ("Thread.<Java Local>") */
         const tinfo *f = &ti[run[gi].first];
         node_ix leak_node = tr->el[tr->n - 1].node;
         snprintf(gr->short_desc, sizeof gr->short_desc, "%s",
@@ -1550,7 +1859,7 @@ static lr_status make_groups(const graph *g, const rules_set *rs, const ptree *t
             trace_ref_display(&e, d, sizeof d);
             if (snprintf(gr->short_desc, sizeof gr->short_desc, "%s%s%s",
                          rules_simple_name(class_text(g, rs, f->sd_node)),
-                         e.ref_type <= TRACE_REF_STATIC ? "." : "", d) < 0)
+                         e.ref_type != TRACE_REF_ARRAY ? "." : "", d) < 0)
                 gr->short_desc[0] = 0;
         }
     }
@@ -1622,6 +1931,8 @@ static lr_status traces_from_tree(const graph *g, const rules_set *rs, const lea
         }
     }
     qsort(ord, n_found, sizeof *ord, cmp_order);
+    if ((st = shark_order(g, pr, ls, ord, n_found, err)) != LR_OK)
+        goto done;
     uint32_t maxd = 0;
     for (uint32_t s = 0; s < t.n; s++)
         if (t.depth[s] > maxd)
@@ -1918,6 +2229,13 @@ done:
 lr_status trace_finish(const graph *g, const rules_set *rs, const leak_set *ls,
                        const dom_tree *dt, trace_result *out, lr_error *err)
 {
+    return trace_finish_ex(g, rs, ls, dt, NULL, out, err);
+}
+
+lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *ls,
+                          const dom_tree *dt, const dom_opts *o, trace_result *out,
+                          lr_error *err)
+{
     (void)ls;
     if (!dt)
         return LR_OK;
@@ -2002,7 +2320,7 @@ lr_status trace_finish(const graph *g, const rules_set *rs, const leak_set *ls,
             node_ix x = out->traces[gr->traces[k]].el[out->traces[gr->traces[k]].n - 1].node;
             stop[x / 8] |= (uint8_t)(1u << (x % 8));
         }
-        together(g, rs, dt, stop, vis, live, queue, &gr->retained, &gr->retained_count);
+        together(g, rs, o, dt, stop, vis, live, queue, &gr->retained, &gr->retained_count);
     }
 done:
     free(cnt);

@@ -112,6 +112,12 @@ lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *
  * and each group's total. Nothing to do when dt is NULL. On failure out is freed. */
 lr_status trace_finish(const graph *g, const rules_set *rs, const leak_set *ls,
                        const dom_tree *dt, trace_result *out, lr_error *err);
+/* trace_finish with the options dt was built with (roots, extra references, edge filter,
+ * weights: NULL = trace_finish's defaults), so each group's "retained together" figure
+ * comes from the same reachability and weights as the per-object sizes. */
+lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *ls,
+                          const dom_tree *dt, const dom_opts *o, trace_result *out,
+                          lr_error *err);
 void trace_result_free(trace_result *r);
 
 /* Fingerprint of a trace from its elements (suspect references only). out: 41 bytes. */
@@ -128,6 +134,34 @@ lr_status trace_statuses(trace_elem *el, uint32_t n, char *const *leaking,
 /* dom_edge_filter matching the traversal: strong edges the rules (ctx: bound rules_set) do
  * not drop. Pass it to dom_build so retained sizes agree with the paths. */
 int trace_dom_filter(const graph *g, edge_ix e, void *ctx);
+/* dom_root_filter matching the traversal's roots (ctx: bound rules_set): the root entries the
+ * rules do not drop, less the Java-frame roots of threads that have a thread object: those
+ * locals are references of their thread (trace_dom_locals), or nothing when the rules ignore
+ * that thread's locals (Shark ignores those of `main`). The sizes a trace prints then come
+ * from the same reachability as its path. */
+int trace_dom_root(const graph *g, uint32_t r, void *ctx);
+/* The Java locals the traversal reads as references of their thread (Shark's
+ * JavaLocalReferenceReader): one (thread object, local) pair per Java-frame root of a thread
+ * that has a thread object, unless the rules ignore that thread's locals; sorted by thread,
+ * for dom_opts.extra_*. trace_dom_root drops those frame roots. *from and *to are malloc'd
+ * (free both); *n may be 0. Returns LR_OK or LR_ERR_NOMEM. */
+lr_status trace_dom_locals(const graph *g, const rules_set *rs, node_ix **from, node_ix **to,
+                           uint32_t *n, lr_error *err);
+
+/* Shark 2.14's size model (--size-model shark), for HotSpot users comparing figures with
+ * LeakCanary: an instance weighs its field bytes (no header, no padding), an array its
+ * elements (references at the dump's id size), a String its fields plus its value array,
+ * which Shark never follows (trace_shark_filter drops every reference out of a String). Native
+ * sizes are added as Shark's AndroidNativeSizeMapper does. Pass to dom_opts.weight with the
+ * graph's java.lang.String class as ctx (class_ix *, GRAPH_NONE if none). */
+uint64_t trace_shark_weight(const graph *g, node_ix x, void *ctx);
+/* trace_dom_filter without the references out of java.lang.String instances. ctx: a
+ * trace_shark_ctx. */
+typedef struct trace_shark_ctx {
+    const rules_set *rs;
+    class_ix string_class;
+} trace_shark_ctx;
+int trace_shark_filter(const graph *g, edge_ix e, void *ctx);
 
 /* Shark's GC-root description ("System class", "Java local variable", ...). */
 const char *trace_root_description(unsigned kind);

@@ -49,19 +49,29 @@ static const char *type_name(const graph *g, node_ix n)
     }
 }
 
-static void put_lines(FILE *out, const char *prefix, const char *text)
+/* Label lines LeakCanary never prints ("Also retains leaking object 0x..." names raw ids):
+ * shown under --verbose only. */
+#define REP_ALSO "Also retains "
+
+static void put_lines(FILE *out, const char *prefix, const char *text, int verbose)
 {
     const char *p = text;
     while (p && *p) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        fprintf(out, "\n%s%.*s", prefix, (int)len, p);
+        if (verbose || strncmp(p, REP_ALSO, strlen(REP_ALSO)) != 0)
+            fprintf(out, "\n%s%.*s", prefix, (int)len, p);
         p = nl ? nl + 1 : NULL;
     }
 }
 
+int rep_label_shown(const char *line, int verbose)
+{
+    return verbose || strncmp(line, REP_ALSO, strlen(REP_ALSO)) != 0;
+}
+
 static void put_object(FILE *out, const graph *g, const trace_elem *e, const char *first,
-                       const char *more)
+                       const char *more, int verbose)
 {
     fprintf(out, "%s%s %s", first, e->class_name ? e->class_name : "", type_name(g, e->node));
     const char *st = e->status == TRACE_YES ? "YES" : e->status == TRACE_NO ? "NO" : "UNKNOWN";
@@ -74,7 +84,7 @@ static void put_object(FILE *out, const graph *g, const trace_elem *e, const cha
         fprintf(out, "\n%sRetaining %s in %llu objects", more, rep_human_bytes(b, e->retained),
                 (unsigned long long)e->retained_count);
     }
-    put_lines(out, more, e->labels);
+    put_lines(out, more, e->labels, verbose);
 }
 
 static void put_root(FILE *out, const graph *g, const trace *t)
@@ -127,23 +137,24 @@ static void put_elided(FILE *out, const trace *t)
             grouped(b, t->elided), t->elided == 1 ? "" : "s");
 }
 
-void rep_text_trace(FILE *out, const graph *g, const trace *t)
+void rep_text_trace(FILE *out, const graph *g, const trace *t, int verbose)
 {
     put_root(out, g, t);
     for (uint32_t i = 0; i + 1 < t->n; i++) {
         if (t->elided && i == t->n_head)
             put_elided(out, t);
         fputc('\n', out);
-        put_object(out, g, &t->el[i], "\xe2\x94\x9c\xe2\x94\x80 ", "\xe2\x94\x82    ");
+        put_object(out, g, &t->el[i], "\xe2\x94\x9c\xe2\x94\x80 ", "\xe2\x94\x82    ", verbose);
         put_ref(out, &t->el[i]);
     }
     if (t->elided && t->n_head + 1 >= t->n)
         put_elided(out, t);
     fputc('\n', out);
-    put_object(out, g, &t->el[t->n - 1], "\xe2\x95\xb0\xe2\x86\x92 ", REP_ZWSP "     ");
+    put_object(out, g, &t->el[t->n - 1], "\xe2\x95\xb0\xe2\x86\x92 ", REP_ZWSP "     ", verbose);
 }
 
-void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const cat_set *cs)
+void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const cat_set *cs,
+                              int verbose)
 {
     uint32_t n = t->n ? t->n - 1 : 0; /* the leaking object stays on its own */
     node_ix *nodes = calloc(n ? n : 1, sizeof *nodes);
@@ -151,7 +162,7 @@ void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const c
     if (!nodes || !ln || !cs) { /* no memory: the full trace says the same, only longer */
         free(nodes);
         free(ln);
-        rep_text_trace(out, g, t);
+        rep_text_trace(out, g, t, verbose);
         return;
     }
     for (uint32_t i = 0; i < n; i++)
@@ -174,7 +185,7 @@ void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const c
         const trace_elem *a = &t->el[l->first], *z = &t->el[l->last];
         fputc('\n', out);
         if (l->first == l->last) {
-            put_object(out, g, a, "\xe2\x94\x9c\xe2\x94\x80 ", "\xe2\x94\x82    ");
+            put_object(out, g, a, "\xe2\x94\x9c\xe2\x94\x80 ", "\xe2\x94\x82    ", verbose);
         } else {
             fprintf(out, "\xe2\x94\x9c\xe2\x94\x80 %u x %s: %s %s ... %s %s",
                     collapse_count(l), cat_name(cs, l->cat), a->class_name ? a->class_name : "",
@@ -191,11 +202,11 @@ void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const c
     if (t->elided && n_h == n_ln)
         put_elided(out, t);
     fputc('\n', out);
-    put_object(out, g, &t->el[t->n - 1], "\xe2\x95\xb0\xe2\x86\x92 ", REP_ZWSP "     ");
+    put_object(out, g, &t->el[t->n - 1], "\xe2\x95\xb0\xe2\x86\x92 ", REP_ZWSP "     ", verbose);
 }
 
 static void put_group(FILE *out, const graph *g, const rules_set *rs, const trace_result *tr,
-                      const trace_group *gr, const cat_set *cs)
+                      const trace_group *gr, const cat_set *cs, int verbose)
 {
     if (gr->library) {
         const rules_ref *r = &rs->refs[gr->lib];
@@ -208,9 +219,9 @@ static void put_group(FILE *out, const graph *g, const rules_set *rs, const trac
         fprintf(out, "Displaying only 1 leak trace out of %u with the same signature\n", gr->n);
     fprintf(out, "Signature: %s\n", gr->fingerprint);
     if (cs)
-        rep_text_trace_collapsed(out, g, &tr->traces[gr->traces[0]], cs);
+        rep_text_trace_collapsed(out, g, &tr->traces[gr->traces[0]], cs, verbose);
     else
-        rep_text_trace(out, g, &tr->traces[gr->traces[0]]);
+        rep_text_trace(out, g, &tr->traces[gr->traces[0]], verbose);
     if (gr->library)
         fputc('\n', out);
 }
@@ -225,9 +236,96 @@ static void put_more(FILE *out, uint32_t n, uint32_t shown)
                 shown ? "\n\n" : "", grouped(b, n - shown), n - shown == 1 ? "" : "s");
 }
 
+/* ---- Android metadata, as LeakCanary's AndroidMetadataExtractor reads it ---- */
+
+/* Object field `name` of instance x, GRAPH_NONE if absent or null. */
+static node_ix ref_field(const graph *g, node_ix x, const char *name)
+{
+    graph_value v;
+    if (x == GRAPH_NONE || !graph_field_find(g, x, name, &v) || v.type != GRAPH_FT_OBJECT)
+        return GRAPH_NONE;
+    return v.ref;
+}
+
+static node_ix ref_static(const graph *g, const char *cls, const char *name)
+{
+    class_ix c = graph_find_class(g, cls);
+    graph_value v;
+    if (c == GRAPH_NONE || !graph_static_find(g, c, name, &v) || v.type != GRAPH_FT_OBJECT)
+        return GRAPH_NONE;
+    return v.ref;
+}
+
+static const char *string_or_unknown(const graph *g, node_ix x, char *buf, size_t cap)
+{
+    if (x == GRAPH_NONE || graph_string_value(g, x, buf, cap) < 0)
+        snprintf(buf, cap, "Unknown");
+    return buf;
+}
+
+/* leakcanary.internal.InternalLeakCanary.version */
+static const char *leakcanary_version(const graph *g, char *buf, size_t cap)
+{
+    return string_or_unknown(g, ref_static(g, "leakcanary.internal.InternalLeakCanary",
+                                           "version"), buf, cap);
+}
+
+/* ActivityThread.sCurrentActivityThread.mBoundApplication.appInfo.processName */
+static const char *process_name(const graph *g, char *buf, size_t cap)
+{
+    node_ix at = ref_static(g, "android.app.ActivityThread", "sCurrentActivityThread");
+    node_ix ai = ref_field(g, ref_field(g, at, "mBoundApplication"), "appInfo");
+    return string_or_unknown(g, ref_field(g, ai, "processName"), buf, cap);
+}
+
+static int64_t int_field(const graph *g, node_ix x, const char *name)
+{
+    graph_value v;
+    return graph_field_find(g, x, name, &v) && v.type == GRAPH_FT_INT ? (int32_t)v.raw : 0;
+}
+
+/* Bitmaps (subclasses included) and their native bytes; "large" ones have more pixels than
+ * 1.1 times the biggest DisplayMetrics (none when the dump has no DisplayMetrics). */
+static void put_bitmaps(FILE *out, const graph *g)
+{
+    class_ix bc = graph_find_class(g, "android.graphics.Bitmap");
+    if (bc == GRAPH_NONE)
+        return;
+    class_ix dc = graph_find_class(g, "android.util.DisplayMetrics");
+    int64_t maxpx = 0;
+    for (node_ix x = 0; dc != GRAPH_NONE && x < g->n_nodes; x++)
+        if (g->node_class[x] == dc && g->node_kind[x] == GRAPH_KIND_INSTANCE) {
+            int64_t px = int_field(g, x, "widthPixels") * int_field(g, x, "heightPixels");
+            maxpx = px > maxpx ? px : maxpx;
+        }
+    int64_t large = (int64_t)((double)maxpx * 1.1);
+    uint64_t n = 0, bytes = 0, n_large = 0, large_bytes = 0;
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        if (g->node_kind[x] != GRAPH_KIND_INSTANCE || g->node_class[x] >= g->n_classes)
+            continue;
+        class_ix c = g->node_class[x];
+        for (uint32_t k = 0; c != GRAPH_NONE && c != bc && k < 64; k++)
+            c = g->classes[c].super;
+        if (c != bc)
+            continue;
+        uint64_t nat = g->node_native ? g->node_native[x] : 0;
+        n++;
+        bytes += nat;
+        if (large > 0 && int_field(g, x, "mWidth") * int_field(g, x, "mHeight") > large) {
+            n_large++;
+            large_bytes += nat;
+        }
+    }
+    fprintf(out, "Bitmap count: %llu\nBitmap total bytes: %llu\nLarge bitmap count: %llu\n"
+                 "Large bitmap total bytes: %llu\n", (unsigned long long)n,
+            (unsigned long long)bytes, (unsigned long long)n_large,
+            (unsigned long long)large_bytes);
+}
+
 void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const leak_set *ls,
                        const trace_result *tr, const rep_text_opts *o)
 {
+    int verbose = o->verbose;
     uint32_t n_app = tr->n_app_groups, n_lib = tr->n_groups - tr->n_app_groups;
     uint32_t max = o->max_traces ? o->max_traces : UINT32_MAX;
     fprintf(out, REP_LINE "\nHEAP ANALYSIS RESULT\n" REP_LINE "\n");
@@ -239,7 +337,7 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
         for (uint32_t i = 0; i < n_app && i < max; i++) {
             if (i)
                 fputs("\n\n", out);
-            put_group(out, g, rs, tr, &tr->groups[i], o->collapse);
+            put_group(out, g, rs, tr, &tr->groups[i], o->collapse, o->verbose);
         }
         put_more(out, n_app, max);
         fputc('\n', out);
@@ -255,7 +353,7 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
         for (uint32_t i = 0; i < n_lib && i < lmax; i++) {
             if (i)
                 fputs("\n\n", out);
-            put_group(out, g, rs, tr, &tr->groups[n_app + i], o->collapse);
+            put_group(out, g, rs, tr, &tr->groups[n_app + i], o->collapse, o->verbose);
         }
         put_more(out, n_lib, lmax);
         fputc('\n', out);
@@ -268,10 +366,13 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
         for (uint32_t i = 0; i < tr->n_unreachable; i++) {
             if (i)
                 fputs("\n\n", out);
-            put_object(out, g, &tr->unreachable[i].el, "", REP_ZWSP "     ");
+            /* Shark indents an unreachable object's lines by two spaces, not five */
+            put_object(out, g, &tr->unreachable[i].el, "", REP_ZWSP "  ", verbose);
         }
         fputc('\n', out);
     }
+    if (o->suspects_found)
+        rep_text_suspects(out, g, o->suspects_found);
     fprintf(out, REP_LINE "\nMETADATA\n\nPlease include this in bug reports and Stack Overflow "
                  "questions.\n");
     /* metadata keys as Shark's metadata extractors name them */
@@ -286,24 +387,154 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
         bytes += graph_node_size(g, n);
     }
     fputc('\n', out);
-    if (rs && rs->build.is_android) {
+    int android = rs && rs->build.is_android;
+    if (android) {
+        char v[256];
         if (rs->build.has_sdk)
             fprintf(out, "Build.VERSION.SDK_INT: %lld\n", (long long)rs->build.sdk);
         fprintf(out, "Build.MANUFACTURER: %s\n", rs->build.manufacturer);
+        fprintf(out, "LeakCanary version: %s\n", leakcanary_version(g, v, sizeof v));
+        fprintf(out, "App process name: %s\n", process_name(g, v, sizeof v));
+        /* Shark's heap total counts a class by its record without the sub-record tag */
+        bytes -= bytes >= cls ? cls : bytes;
     }
     if (ls->n_kwrs)
         fprintf(out, "Count of retained yet cleared: %u KeyedWeakReference instances\n",
                 ls->n_cleared);
-    if (o->suspects)
-        fprintf(out, "Leaking objects: leak suspects (no watched objects or leaking rules "
-                     "matched)\n");
     fprintf(out, "Class count: %llu\nInstance count: %llu\nPrimitive array count: %llu\n"
                  "Object array count: %llu\nThread count: %u\nHeap total bytes: %llu\n",
             (unsigned long long)cls, (unsigned long long)inst, (unsigned long long)prim,
             (unsigned long long)objarr, g->n_threads, (unsigned long long)bytes);
+    if (android)
+        put_bitmaps(out, g);
     if (!o->no_timing)
         fprintf(out, "Analysis duration: %.0f ms\n", o->analysis_ms);
     fprintf(out, "Heap dump file path: %s\n", o->dump_path ? o->dump_path : g->path);
     fprintf(out, "Heap dump timestamp: %llu\n", (unsigned long long)g->timestamp_ms);
     fprintf(out, "Heap dump duration: Unknown\n" REP_LINE "\n");
+}
+
+/* ---------------------------------------------------------------- suspects */
+
+const char *rep_class_label(const graph *g, node_ix x, char *buf, size_t cap)
+{
+    if (g->node_kind[x] == GRAPH_KIND_CLASS) {
+        class_ix c = graph_class_of_node(g, x);
+        if (c != GRAPH_NONE) {
+            snprintf(buf, cap, "%s", graph_str(g, g->classes[c].name));
+            return buf;
+        }
+    }
+    const char *n = graph_class_name(g, x);
+    snprintf(buf, cap, "%s", n && *n ? n : "<no class>");
+    return buf;
+}
+
+const char *rep_frame_text(const graph *g, uint32_t serial, int32_t frame, char *buf,
+                           size_t cap)
+{
+    if (cap)
+        buf[0] = 0;
+    for (uint32_t t = 0; t < g->n_threads; t++) {
+        const graph_thread *th = &g->threads[t];
+        if (th->serial != serial || frame < 0 || (uint32_t)frame >= th->n_frames)
+            continue;
+        uint32_t fi = th->first_frame + (uint32_t)frame;
+        if (fi >= g->n_frames)
+            break;
+        const graph_frame *f = &g->frames[fi];
+        const char *src = f->source != GRAPH_NONE ? graph_str(g, f->source) : "";
+        const char *cls = f->class_name != GRAPH_NONE ? graph_str(g, f->class_name) : "";
+        char where[300];
+        if (f->line > 0)
+            snprintf(where, sizeof where, "%s:%d", *src ? src : "Unknown Source", f->line);
+        else if (f->line == -3)
+            snprintf(where, sizeof where, "Native Method");
+        else if (f->line == -2)
+            snprintf(where, sizeof where, "Compiled method");
+        else
+            snprintf(where, sizeof where, "%s", *src ? src : "Unknown Source");
+        snprintf(buf, cap, "%s%s%s(%s)", cls, *cls ? "." : "", graph_str(g, f->method), where);
+        break;
+    }
+    return buf;
+}
+
+/* "5.4 MB (73.8 %)" */
+static void put_share(FILE *out, uint64_t bytes, uint64_t total)
+{
+    char b[32];
+    fprintf(out, "%s (%.1f %%)", rep_human_bytes(b, bytes),
+            total ? 100.0 * (double)bytes / (double)total : 0.0);
+}
+
+/* The reference from path node x along edge e, as a trace prints one. */
+static void put_suspect_ref(FILE *out, const graph *g, node_ix x, edge_ix e)
+{
+    char cls[300], name[300];
+    rep_class_label(g, x, cls, sizeof cls);
+    const char *simple = strrchr(cls, '.');
+    simple = simple && simple[1] ? simple + 1 : cls;
+    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    if (k == GRAPH_EDGE_LOCAL) {
+        fprintf(out, "\n\xe2\x94\x82    \xe2\x86\x93 %s<Java Local>", simple);
+        return;
+    }
+    graph_edge_name_text(g, e, name, sizeof name);
+    fprintf(out, "\n\xe2\x94\x82    \xe2\x86\x93 %s%s%s%s",
+            k == GRAPH_EDGE_STATIC ? "static " : "", simple, name[0] == '[' ? "" : ".", name);
+}
+
+void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
+{
+    char cls[300], fr[700];
+    fprintf(out, REP_LINE "\n%u LARGEST RETAINERS\n\nLeak suspects as Eclipse MAT finds them: "
+                 "what holds over %.0f %% of the\nheap (%s, %s model, as `leakray top`), "
+                 "followed down while one child keeps over\n%.0f %% of its parent. A big "
+                 "retainer may be legitimate: check whether it should hold that\nmuch.\n",
+            sr->n, 100.0 * sr->share, rep_human_bytes(cls, sr->total),
+            sr->model ? sr->model : "", 100.0 * sr->accum);
+    for (uint32_t i = 0; i < sr->n; i++) {
+        const susp_item *it = &sr->v[i];
+        fprintf(out, "\nSuspect %u: %s\n", i + 1, it->text);
+        if (it->kind == SUSP_THREAD_LOCALS &&
+            *rep_frame_text(g, it->thread_serial, it->frame, fr, sizeof fr))
+            fprintf(out, "Biggest local held in frame: %s\n", fr);
+        if (it->path_n == 0) {
+            fprintf(out, "%s %s (no path from a GC root)\n",
+                    rep_class_label(g, it->accumulation, cls, sizeof cls),
+                    type_name(g, it->accumulation));
+            continue;
+        }
+        unsigned rk = it->path_root < g->n_roots ? g->roots[it->path_root].kind
+                                                 : GRAPH_ROOT_SYNTHETIC;
+        /* V8: the synthetic sub-roots the path leaves out ("(GC roots)") name the root */
+        const char *rd = rk != GRAPH_ROOT_SYNTHETIC ? trace_root_description(rk)
+                         : it->root_name[0]         ? it->root_name
+                                                    : "synthetic root";
+        fprintf(out, "\xe2\x94\xac\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\n"
+                     "\xe2\x94\x82 GC Root: %s", rd);
+        if (rk == GRAPH_ROOT_JAVA_FRAME) {
+            char tn[200];
+            const char *nm = rules_thread_name(
+                g, rules_thread_of_serial(g, g->roots[it->path_root].thread), tn, sizeof tn);
+            if (*nm)
+                fprintf(out, " (thread %s)", nm);
+        }
+        fputs("\n\xe2\x94\x82", out);
+        for (uint32_t k = 0; k < it->path_n; k++) {
+            node_ix x = it->path[k];
+            int last = k + 1 == it->path_n;
+            fprintf(out, "\n%s%s %s\n%s    Retaining ",
+                    last ? "\xe2\x95\xb0\xe2\x86\x92 " : "\xe2\x94\x9c\xe2\x94\x80 ",
+                    rep_class_label(g, x, cls, sizeof cls), type_name(g, x),
+                    last ? " " : "\xe2\x94\x82");
+            put_share(out, it->path_retained[k], sr->total);
+            if (x == it->node && it->node != it->accumulation)
+                fprintf(out, "\n%s    Suspect", last ? " " : "\xe2\x94\x82");
+            if (!last)
+                put_suspect_ref(out, g, x, it->path_edges[k]);
+        }
+        fputc('\n', out);
+    }
 }

@@ -10,6 +10,7 @@
 
 #include "analysis/collapse.h"
 #include "analysis/leakfind.h"
+#include "analysis/suspects.h"
 #include "analysis/trace.h"
 #include "rules/rules.h"
 
@@ -19,19 +20,33 @@ typedef struct rep_text_opts {
     const char *dump_path;  /* "Heap dump file path:" value */
     int no_timing;          /* omit "Analysis duration:" (byte-stable output) */
     double analysis_ms;     /* total analysis time */
-    int suspects;           /* the leaking objects are MAT-style suspects */
+    int suspects;           /* nothing is watched (kept for callers; no line depends on it) */
     const cat_set *collapse; /* non-NULL: print traces collapsed by these categories (bound) */
     uint32_t max_traces;    /* groups printed, application ones first; 0 = all */
+    const susp_result *suspects_found; /* non-NULL: print the LARGEST RETAINERS section */
+    int verbose;            /* also labels LeakCanary never prints ("Also retains ...") */
 } rep_text_opts;
 
 /* Writes the whole report. */
 void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const leak_set *ls,
                        const trace_result *tr, const rep_text_opts *o);
 /* Writes one trace (no trailing newline). */
-void rep_text_trace(FILE *out, const graph *g, const trace *t);
+void rep_text_trace(FILE *out, const graph *g, const trace *t, int verbose);
 /* Same with runs of one category (analysis/collapse.h) before the leaking object drawn as one
  * "├─ N x category: First ... Last" step; the leaking object always keeps its own lines. */
-void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const cat_set *cs);
+void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const cat_set *cs,
+                              int verbose);
+/* Whether a label line is printed: "Also retains ..." lines only when verbose. */
+int rep_label_shown(const char *line, int verbose);
+/* The LARGEST RETAINERS section: each suspect's sentence, its thread frame when it is a
+ * thread's locals, and its path from a GC root to the accumulation point drawn like a leak
+ * trace (no statuses), retained sizes and heap shares from the suspects' tree. */
+void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr);
+/* Display class of x: a class object's own name, else its class ("<no class>"). */
+const char *rep_class_label(const graph *g, node_ix x, char *buf, size_t cap);
+/* "Foo.bar(Foo.java:12)" of frame `frame` of the thread with that serial, "" if unknown. */
+const char *rep_frame_text(const graph *g, uint32_t serial, int32_t frame, char *buf,
+                           size_t cap);
 /* Base-1000 size as Shark prints it: "512 B", "12.3 kB". buf: 32 bytes. */
 const char *rep_human_bytes(char *buf, uint64_t bytes);
 

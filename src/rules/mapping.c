@@ -170,6 +170,12 @@ static lr_status intern(graph *g, const char *s, str_ix *out, lr_error *err)
 lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_t len,
                              lr_error *err)
 {
+    return mapping_apply_text_ex(g, name, text, len, 0, err);
+}
+
+lr_status mapping_apply_text_ex(graph *g, const char *name, const char *text, size_t len,
+                                unsigned flags, lr_error *err)
+{
     mapping m;
     memset(&m, 0, sizeof m);
     lr_status st = parse(&m, name, text, len, err);
@@ -240,7 +246,11 @@ lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_
                 }
             }
         }
-        if (st == LR_OK && map_class_name(&m, graph_str(g, gc->name), buf, sizeof buf))
+        const char *cn = graph_str(g, gc->name);
+        size_t cl = strlen(cn);
+        int is_array = cl >= 2 && cn[cl - 1] == ']';
+        if (st == LR_OK && !(is_array && (flags & MAPPING_KEEP_ARRAYS)) &&
+            map_class_name(&m, cn, buf, sizeof buf))
             st = intern(g, buf, &gc->name, err);
     }
 done:
@@ -251,10 +261,15 @@ done:
 
 lr_status mapping_apply_file(graph *g, const char *path, lr_error *err)
 {
+    return mapping_apply_file_ex(g, path, 0, err);
+}
+
+lr_status mapping_apply_file_ex(graph *g, const char *path, unsigned flags, lr_error *err)
+{
     char *buf;
     size_t n;
     LR_TRY(lex_read_file(path, "mapping", 256, &buf, &n, err));
-    lr_status st = mapping_apply_text(g, path, buf, n, err);
+    lr_status st = mapping_apply_text_ex(g, path, buf, n, flags, err);
     free(buf);
     return st;
 }

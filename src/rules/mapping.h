@@ -18,4 +18,15 @@ lr_status mapping_apply_file(graph *g, const char *path, lr_error *err);
 lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_t len,
                              lr_error *err);
 
+/* Flags of the _ex forms. */
+enum {
+    /* Array classes keep their obfuscated names ("l[]"), as Shark's ProguardMapping leaves
+     * them (it looks names up as they are, and no mapping line names an array): leak-trace
+     * signatures then equal Shark's with a mapping too. */
+    MAPPING_KEEP_ARRAYS = 1,
+};
+lr_status mapping_apply_file_ex(graph *g, const char *path, unsigned flags, lr_error *err);
+lr_status mapping_apply_text_ex(graph *g, const char *name, const char *text, size_t len,
+                                unsigned flags, lr_error *err);
+
 #endif

@@ -25,6 +25,18 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$LEAKRAY" analyze "$fx/dialer.android-hprof" --no-timing > "$work/dialer.txt"
 grep -q '^Build.VERSION.SDK_INT: 19$' "$work/dialer.txt" || fail "SDK_INT not read"
 grep -q '^1 APPLICATION LEAKS$' "$work/dialer.txt" || fail "dialer leak count"
+# METADATA as Shark 2.14 prints it for this dump (scripts/shark-peer.sh), line for line: the
+# LeakCanary version and process name, the heap total without the class records' tag byte,
+# the bitmap lines; only the path, the timestamp (the dump's, where Shark prints the analysis
+# time) and the duration differ
+sed -n '/^METADATA$/,/^Heap dump file path/p' "$work/dialer.txt" | sed '$d' > "$work/meta.txt"
+printf '%s\n' METADATA '' 'Please include this in bug reports and Stack Overflow questions.' '' \
+    'Build.VERSION.SDK_INT: 19' 'Build.MANUFACTURER: unknown' 'LeakCanary version: Unknown' \
+    'App process name: com.android.dialer' 'Class count: 3571' 'Instance count: 24612' \
+    'Primitive array count: 13585' 'Object array count: 1919' 'Thread count: 11' \
+    'Heap total bytes: 2283135' 'Bitmap count: 24' 'Bitmap total bytes: 0' \
+    'Large bitmap count: 0' 'Large bitmap total bytes: 0' > "$work/meta.want"
+diff -u "$work/meta.want" "$work/meta.txt" || fail "dialer METADATA differs from Shark's"
 grep -q '╰→ com.android.dialer.calllog.CallLogNotificationsService instance$' "$work/dialer.txt" ||
     fail "no service leak"
 grep -q 'Leaking: YES (Service not held by ActivityThread)' "$work/dialer.txt" || fail "SERVICE"
@@ -42,11 +54,39 @@ assert d["leaking_objects"] == 2 and d["also_retained"] == 1, (d["leaking_object
 last = d["traces"][0]["elements"][-1]
 assert last["labels"][:2] == ["mApplication instance of com.android.dialer.DialerApplication",
                               "mBase instance of android.app.ContextImpl"], last["labels"]
+# "Also retains leaking object 0x... (android.os.MessageQueue)" is no LeakCanary label: only
+# under --verbose
+assert not any(l.startswith("Also retains") for l in last["labels"]), last["labels"]
+PY
+"$LEAKRAY" analyze "$fx/dialer.android-hprof" --json --no-timing --verbose > "$work/dialer-v.json"
+"$LEAKRAY" analyze "$fx/dialer.android-hprof" --no-timing --verbose > "$work/dialer-v.txt"
+grep -q 'Also retains leaking object 0x[0-9a-f]* (android.os.MessageQueue)$' "$work/dialer-v.txt" ||
+    fail "--verbose: no Also retains line"
+! grep -q 'Also retains' "$work/dialer.txt" || fail "Also retains printed without --verbose"
+python3 - "$work/dialer-v.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+last = d["traces"][0]["elements"][-1]
 assert any("(android.os.MessageQueue)" in l for l in last["labels"]), last["labels"]
 PY
 
 "$LEAKRAY" analyze "$fx/test-dump.hprof" --no-timing > "$work/td.txt"
-grep -q 'Leaking objects: leak suspects' "$work/td.txt" || fail "test-dump suspects mode"
+grep -q '^0 APPLICATION LEAKS$' "$work/td.txt" || fail "test-dump: suspects listed as leaks"
+grep -q '^Suspect [12]: The class Main occupies' "$work/td.txt" || fail "test-dump: no Main suspect"
+# Bitmap.dumpData (the dumper's pixel copies, `am dumpheap -b`) is no reference: with the
+# mapping naming it, the 1 MB bigArray is retained by Main through DumpedStuff, not a suspect
+# of its own through the dumpData buffers
+"$LEAKRAY" analyze "$fx/test-dump.hprof" --mapping "$fx/test-dump.map" --json --no-timing \
+    > "$work/td-susp.json"
+python3 - "$work/td-susp.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["suspects"]
+assert [(x["kind"], x["class"]) for x in s] == [("class", "Main")], [(x["kind"], x["class"]) for x in s]
+assert s[0]["retained_bytes"] > 1000000, s[0]
+assert s[0]["accumulation_point"]["class"] == "byte[]", s[0]["accumulation_point"]
+assert not any("dumpData" in (e.get("reference") or {}).get("name", "") for e in s[0]["path"])
+PY
 "$LEAKRAY" analyze "$fx/test-dump.hprof" --mapping "$fx/test-dump.map" --json --no-timing \
     --watch 'DumpedStuff$ObjectTree' --leaking-if 'left is null && right is null' > "$work/td.json"
 python3 - "$work/td.json" <<'PY'
@@ -58,7 +98,7 @@ steps = [(e["class"], e["type"], e.get("reference", {}).get("display")) for e in
 assert steps == [
     ("Main", "class", "stuff"),
     ("DumpedStuff", "instance", "gcPathArray"),
-    ("DumpedStuff$ObjectTree[]", "array", "[0]"),
+    ("l[]", "array", "[0]"),   # Shark leaves array classes obfuscated
     ("DumpedStuff$ObjectTree", "instance", "left"),
     ("DumpedStuff$ObjectTree", "instance", "right"),
     ("DumpedStuff$ObjectTree", "instance", None)], steps

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # shark_parity.sh: `leakray analyze` against Shark, LeakCanary's analyzer. The goldens in
 # tests/e2e/expected/shark/ are Shark's own analysis (scripts/golden-shark.sh) of the Android
-# fixtures dialer.android-hprof and test-dump.hprof and of fresh dumps of the two Java leak
-# programs, reduced by shark_parity.py to leaking objects, trace nodes (class, reference,
+# fixtures dialer.android-hprof and test-dump.hprof and of fresh dumps of the three Java leak
+# programs (tests/programs/leaks, demo, shark2), reduced by shark_parity.py to leaking objects, trace nodes (class, reference,
 # Leaking status, `~~~` suspects), reasons, watch labels and signatures. Every point where
 # leakray and Shark differ is listed in expected/shark/known-differences.txt and explained in
 # docs/design.md ("Parity with Shark"); any other difference fails. When the Shark jars are
@@ -46,10 +46,23 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
     java -cp "$work/leaks" com.example.LeakDemo "$work/leaks.hprof" > /dev/null
     javac -d "$work/demo" "$LEAKRAY_SRC"/tests/programs/demo/*.java
     java -Xmx256m -cp "$work/demo" demo.LeakDemo "$work/demo.hprof" > /dev/null
+    mkdir -p "$work/sizes"
+    javac -d "$work/sizes" "$LEAKRAY_SRC"/tests/programs/leaks/KeyedWeakReference.java \
+        "$LEAKRAY_SRC"/tests/programs/shark2/SizesDemo.java
+    java -cp "$work/sizes" com.example.sizes.SizesDemo "$work/sizes.hprof" > /dev/null
+    javac -d "$work/sizes" "$LEAKRAY_SRC"/tests/programs/leaks/KeyedWeakReference.java \
+        "$LEAKRAY_SRC"/tests/programs/shark2/ZeroUptime.java
+    java -cp "$work/sizes" com.example.zero.ZeroUptime "$work/zero.hprof" > /dev/null
+    javac -d "$work/sizes" "$LEAKRAY_SRC"/tests/programs/leaks/KeyedWeakReference.java \
+        "$LEAKRAY_SRC"/tests/programs/shark2/ShapesDemo.java
+    java -cp "$work/sizes" com.example.shapes.ShapesDemo "$work/shapes.hprof" > /dev/null
     check leaks "$work/leaks.hprof"
     check demo "$work/demo.hprof"
+    check sizes "$work/sizes.hprof"
+    check zero "$work/zero.hprof"
+    check shapes "$work/shapes.hprof"
     if [ "$live" = 1 ]; then
-        for name in leaks demo; do
+        for name in leaks demo sizes zero shapes; do
             "$LEAKRAY_SRC/scripts/shark-peer.sh" --hprof "$work/$name.hprof" analyze --json \
                 > "$work/$name.shark.json"
             python3 "$py" norm-shark "$work/$name.shark.json" > "$work/$name.shark.canon"

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* suspects.c: MAT-style leak suspects over any dominator tree (analysis layer), prefix susp_.
+ * Steps: (1) top-level nodes = nodes whose dominator is the tree's top or a synthetic node
+ * whose own dominators up to the top are synthetic; (2) those held only by Java-frame roots
+ * are summed per thread; (3) single objects and class objects over the share, then classes
+ * whose remaining top-level instances together pass it, then threads; (4) each descends to
+ * its accumulation point. The Bitmap.dumpData object (an artifact of `am dumpheap -b`, not
+ * app memory) is subtracted from its dominators and never descended into. Arrays of N: one
+ * flag byte per node, one biggest-child index per node, one sum per class. */
+#include "analysis/suspects.h"
+
+#include "analysis/dominators.h"
+#include "base/err.h"
+#include "rules/rules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define F_SYN_CHAIN 1u /* synthetic node under the top through synthetic nodes only */
+#define F_TOP 2u       /* top-level: candidate suspect */
+#define F_LOCAL 4u     /* top-level node held only by Java-frame roots */
+#define F_ARTIFACT 8u  /* the dump artifact */
+
+const char *susp_kind_name(unsigned kind)
+{
+    switch (kind) {
+    case SUSP_CLASS: return "class";
+    case SUSP_INSTANCES: return "instances";
+    case SUSP_THREAD_LOCALS: return "thread_locals";
+    default: return "object";
+    }
+}
+
+void susp_free(susp_result *r)
+{
+    if (!r)
+        return;
+    for (uint32_t i = 0; i < r->n; i++) {
+        free(r->v[i].path);
+        free(r->v[i].path_edges);
+        free(r->v[i].path_retained);
+    }
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}
+
+edge_ix susp_artifact_edge(const graph *g)
+{
+    class_ix c = graph_find_class(g, "android.graphics.Bitmap");
+    if (c == GRAPH_NONE || g->classes[c].node >= g->n_nodes || !g->first_edge)
+        return GRAPH_NONE;
+    node_ix x = g->classes[c].node;
+    char name[64];
+    for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++)
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_STATIC &&
+            !strcmp(graph_edge_name_text(g, e, name, sizeof name), "dumpData"))
+            return e;
+    return GRAPH_NONE;
+}
+
+int susp_filter_strong(const graph *g, edge_ix e, void *ctx)
+{
+    uint8_t k = g->edge_kind[e];
+    return e != *(const edge_ix *)ctx && GRAPH_EDGE_STRENGTH(k) == GRAPH_STRONG &&
+           GRAPH_EDGE_KIND(k) != GRAPH_EDGE_WEAK;
+}
+
+/* Android's `am dumpheap -b` keeps every bitmap's pixels in the static
+ * android.graphics.Bitmap.dumpData so that tools can decode them: memory the dump added. */
+static node_ix find_artifact(const graph *g)
+{
+    class_ix c = graph_find_class(g, "android.graphics.Bitmap");
+    graph_value v;
+    if (c == GRAPH_NONE || !graph_static_find(g, c, "dumpData", &v) ||
+        v.type != GRAPH_FT_OBJECT || v.ref >= g->n_nodes)
+        return GRAPH_NONE;
+    return v.ref;
+}
+
+typedef struct scan {
+    const graph *g;
+    const susp_tree *t;
+    uint8_t *fl;
+    node_ix artifact;
+    uint64_t art_bytes;   /* retained by the artifact */
+    uint8_t *art_anc;     /* dominators of the artifact (bit per node via fl would clash) */
+} scan;
+
+/* Retained bytes of x without the artifact. */
+static uint64_t weight(const scan *s, node_ix x)
+{
+    uint64_t r = s->t->retained[x];
+    if (s->art_anc && s->art_anc[x])
+        r = r > s->art_bytes ? r - s->art_bytes : 0;
+    return r;
+}
+
+static int is_synthetic(const graph *g, node_ix x)
+{
+    return x < g->n_nodes && g->node_kind[x] == GRAPH_KIND_SYNTHETIC;
+}
+
+/* Whether x's dominator is the top, or a synthetic node chained to it. */
+static int under_top(const scan *s, node_ix x)
+{
+    node_ix d = s->t->idom[x];
+    if (d == s->t->top)
+        return 1;
+    return d < s->t->n && (s->fl[d] & F_SYN_CHAIN);
+}
+
+/* Marks the synthetic chain (bounded walks: sub-root chains are a few nodes deep). */
+static void mark_synthetic(scan *s)
+{
+    const susp_tree *t = s->t;
+    for (node_ix x = 0; x < t->n; x++) {
+        if (!is_synthetic(s->g, x) || t->idom[x] == GRAPH_NONE || x == t->top)
+            continue;
+        node_ix y = x;
+        int ok = 0;
+        for (int k = 0; k < 64; k++) {
+            node_ix d = t->idom[y];
+            if (d == t->top) {
+                ok = 1;
+                break;
+            }
+            if (d >= t->n || !is_synthetic(s->g, d) || d == y)
+                break;
+            y = d;
+        }
+        if (ok)
+            s->fl[x] |= F_SYN_CHAIN;
+    }
+}
+
+/* Frame-rooted top-level nodes: every root entry naming them is a Java frame. The thread
+ * serial of the first such entry goes to *serial, its frame to *frame. */
+static void mark_locals(scan *s, uint32_t *serial, int32_t *frame)
+{
+    const graph *g = s->g;
+    for (uint32_t r = 0; r < g->n_roots; r++) {
+        node_ix x = g->roots[r].node;
+        if (x >= g->n_nodes || !(s->fl[x] & F_TOP))
+            continue;
+        if (g->roots[r].kind == GRAPH_ROOT_JAVA_FRAME && g->roots[r].thread != 0) {
+            if (serial[x] == 0) {
+                serial[x] = g->roots[r].thread;
+                frame[x] = g->roots[r].frame;
+                s->fl[x] |= F_LOCAL;
+            }
+        } else {
+            serial[x] = UINT32_MAX; /* held by something else too */
+        }
+    }
+    for (node_ix x = 0; x < g->n_nodes; x++)
+        if (serial[x] == UINT32_MAX) {
+            serial[x] = 0;
+            s->fl[x] &= (uint8_t)~F_LOCAL;
+        }
+}
+
+static int push(susp_result *out, uint32_t *cap, const susp_item *it)
+{
+    if (out->n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 8;
+        susp_item *v = realloc(out->v, (size_t)nc * sizeof *v);
+        if (!v)
+            return -1;
+        out->v = v;
+        *cap = nc;
+    }
+    out->v[out->n++] = *it;
+    return 0;
+}
+
+static int cmp_item(const void *pa, const void *pb)
+{
+    const susp_item *a = pa, *b = pb;
+    if (a->retained != b->retained)
+        return a->retained < b->retained ? 1 : -1;
+    return a->node < b->node ? -1 : a->node > b->node;
+}
+
+static const char *class_label(const graph *g, node_ix x, char *buf, size_t cap)
+{
+    if (g->node_kind[x] == GRAPH_KIND_CLASS) {
+        class_ix c = graph_class_of_node(g, x);
+        if (c != GRAPH_NONE) {
+            snprintf(buf, cap, "%s", graph_str(g, g->classes[c].name));
+            return buf;
+        }
+    }
+    const char *n = graph_class_name(g, x);
+    snprintf(buf, cap, "%s", n && *n ? n : "<no class>");
+    return buf;
+}
+
+/* 1234567 -> "1,234,567" (buf: 32 bytes), as MAT prints sizes in its sentences. */
+static const char *grouped(char *buf, uint64_t v)
+{
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v), o = 0;
+    for (int i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+static void describe(const graph *g, const susp_tree *t, susp_item *it)
+{
+    char cls[256], name[256], acc[256], b[32];
+    double pct = t->total ? 100.0 * (double)it->retained / (double)t->total : 0.0;
+    grouped(b, it->retained);
+    int n = 0;
+    switch (it->kind) {
+    case SUSP_CLASS:
+        n = snprintf(it->text, sizeof it->text, "The class %s occupies %s bytes (%.1f %%)",
+                     class_label(g, it->node, cls, sizeof cls), b, pct);
+        break;
+    case SUSP_INSTANCES:
+        n = snprintf(it->text, sizeof it->text, "%u instances of %s occupy %s bytes (%.1f %%)",
+                     it->count, graph_str(g, g->classes[it->cls].name), b, pct);
+        break;
+    case SUSP_THREAD_LOCALS:
+        rules_thread_name(g, it->thread, name, sizeof name);
+        n = snprintf(it->text, sizeof it->text,
+                     "thread %s keeps local variables with total size %s bytes (%.1f %%)",
+                     *name ? name : "(unnamed)", b, pct);
+        break;
+    default:
+        n = snprintf(it->text, sizeof it->text, "One instance of %s occupies %s bytes (%.1f %%)",
+                     class_label(g, it->node, cls, sizeof cls), b, pct);
+        break;
+    }
+    if (n > 0 && (size_t)n < sizeof it->text && it->accumulation != it->node)
+        snprintf(it->text + n, sizeof it->text - (size_t)n,
+                 "; the memory is accumulated in one instance of %s",
+                 class_label(g, it->accumulation, acc, sizeof acc));
+}
+
+lr_status susp_find(const graph *g, const susp_tree *t, double share, double accum,
+                    susp_result *out, lr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->total = t->total;
+    out->artifact = GRAPH_NONE;
+    out->share = share;
+    out->accum = accum;
+    uint32_t n = t->n;
+    if (n == 0 || t->total == 0)
+        return LR_OK;
+    scan s = {g, t, NULL, GRAPH_NONE, 0, NULL};
+    node_ix *big = NULL;
+    uint32_t *serial = NULL, cap = 0;
+    int32_t *frame = NULL;
+    uint64_t *per_class = NULL;
+    uint32_t *cls_count = NULL;
+    node_ix *cls_big = NULL;
+    s.fl = err_calloc(n, 1);
+    big = err_mallocarray(n, sizeof *big);
+    serial = err_calloc(n, sizeof *serial);
+    frame = err_mallocarray(n, sizeof *frame);
+    if (!s.fl || !big || !serial || !frame)
+        goto nomem;
+
+    /* the artifact and what it costs its dominators */
+    s.artifact = find_artifact(g);
+    if (s.artifact != GRAPH_NONE && t->idom[s.artifact] != GRAPH_NONE) {
+        s.art_anc = err_calloc(n, 1);
+        if (!s.art_anc)
+            goto nomem;
+        s.art_bytes = t->retained[s.artifact];
+        s.fl[s.artifact] |= F_ARTIFACT;
+        node_ix d = t->idom[s.artifact];
+        for (uint32_t k = 0; d < n && k < n; k++, d = t->idom[d])
+            s.art_anc[d] = 1;
+        out->artifact = s.artifact;
+    }
+
+    mark_synthetic(&s);
+    /* biggest dominated child (artifact excluded) and the top-level nodes */
+    for (uint32_t i = 0; i < n; i++)
+        big[i] = GRAPH_NONE;
+    for (node_ix x = 0; x < n; x++) {
+        node_ix d = t->idom[x];
+        if (d == GRAPH_NONE || x == t->top || (s.fl[x] & F_ARTIFACT))
+            continue;
+        if (!is_synthetic(g, x) && under_top(&s, x))
+            s.fl[x] |= F_TOP;
+        if (d < n && (big[d] == GRAPH_NONE || weight(&s, x) > weight(&s, big[d])))
+            big[d] = x;
+    }
+    mark_locals(&s, serial, frame);
+
+    double limit = share * (double)t->total;
+    uint32_t nc = g->n_classes;
+    per_class = err_calloc(nc ? nc : 1, sizeof *per_class);
+    cls_count = err_calloc(nc ? nc : 1, sizeof *cls_count);
+    cls_big = err_mallocarray(nc ? nc : 1, sizeof *cls_big);
+    if (!per_class || !cls_count || !cls_big)
+        goto nomem;
+    for (uint32_t c = 0; c < nc; c++)
+        cls_big[c] = GRAPH_NONE;
+
+    /* single objects and classes; the rest summed per class */
+    for (node_ix x = 0; x < n; x++) {
+        if (!(s.fl[x] & F_TOP) || (s.fl[x] & F_LOCAL))
+            continue;
+        uint64_t w = weight(&s, x);
+        if ((double)w > limit) {
+            susp_item it = {0};
+            it.kind = g->node_kind[x] == GRAPH_KIND_CLASS ? SUSP_CLASS : SUSP_OBJECT;
+            it.node = x;
+            it.cls = GRAPH_NONE;
+            it.retained = w;
+            it.thread = GRAPH_NONE;
+            it.frame = -1;
+            if (push(out, &cap, &it))
+                goto nomem;
+            continue;
+        }
+        class_ix c = g->node_class[x];
+        /* DevTools' "(system)", "(compiled code)", "(array)"... are VM internals of every
+         * kind, not one type the program allocates: never grouped */
+        if (c < nc && g->node_kind[x] != GRAPH_KIND_CLASS &&
+            graph_str(g, g->classes[c].name)[0] != '(') {
+            per_class[c] += w;
+            cls_count[c]++;
+            if (cls_big[c] == GRAPH_NONE || w > weight(&s, cls_big[c]))
+                cls_big[c] = x;
+        }
+    }
+    for (uint32_t c = 0; c < nc; c++)
+        if (cls_count[c] > 1 && (double)per_class[c] > limit) {
+            susp_item it = {0};
+            it.kind = SUSP_INSTANCES;
+            it.node = cls_big[c];
+            it.cls = c;
+            it.count = cls_count[c];
+            it.retained = per_class[c];
+            it.thread = GRAPH_NONE;
+            it.frame = -1;
+            if (push(out, &cap, &it))
+                goto nomem;
+        }
+
+    /* threads: their frame-held top-level nodes together */
+    for (uint32_t ti = 0; ti < g->n_threads; ti++) {
+        uint32_t ser = g->threads[ti].serial;
+        uint64_t sum = 0;
+        uint32_t cnt = 0;
+        node_ix best = GRAPH_NONE;
+        for (uint32_t r = 0; r < g->n_roots; r++) {
+            node_ix x = g->roots[r].node;
+            if (g->roots[r].kind != GRAPH_ROOT_JAVA_FRAME || g->roots[r].thread != ser ||
+                x >= n || !(s.fl[x] & F_LOCAL) || serial[x] != ser)
+                continue;
+            serial[x] = 0; /* count each local once (several frames may hold it) */
+            sum += weight(&s, x);
+            cnt++;
+            if (best == GRAPH_NONE || weight(&s, x) > weight(&s, best))
+                best = x;
+        }
+        node_ix tn = g->threads[ti].node < n ? g->threads[ti].node : GRAPH_NONE;
+        /* MAT's thread overview counts the thread object with its locals */
+        if (best != GRAPH_NONE && tn != GRAPH_NONE && (s.fl[tn] & F_TOP) &&
+            (double)weight(&s, tn) <= limit)
+            sum += weight(&s, tn);
+        if (best == GRAPH_NONE || (double)sum <= limit)
+            continue;
+        susp_item it = {0};
+        it.kind = SUSP_THREAD_LOCALS;
+        it.node = best;
+        it.cls = GRAPH_NONE;
+        it.count = cnt;
+        it.retained = sum;
+        it.thread = tn;
+        it.thread_serial = ser;
+        it.frame = frame[best];
+        if (push(out, &cap, &it))
+            goto nomem;
+    }
+
+    /* accumulation points */
+    for (uint32_t i = 0; i < out->n; i++) {
+        susp_item *it = &out->v[i];
+        node_ix a = it->node;
+        for (uint32_t guard = 0; guard < n; guard++) {
+            node_ix c = big[a];
+            if (c == GRAPH_NONE || (double)weight(&s, c) <= accum * (double)weight(&s, a))
+                break;
+            a = c;
+        }
+        it->accumulation = a;
+        it->path_root = UINT32_MAX;
+    }
+    qsort(out->v, out->n, sizeof *out->v, cmp_item);
+    for (uint32_t i = 0; i < out->n; i++)
+        describe(g, t, &out->v[i]);
+
+    free(s.fl);
+    free(s.art_anc);
+    free(big);
+    free(serial);
+    free(frame);
+    free(per_class);
+    free(cls_count);
+    free(cls_big);
+    return LR_OK;
+nomem:
+    free(s.fl);
+    free(s.art_anc);
+    free(big);
+    free(serial);
+    free(frame);
+    free(per_class);
+    free(cls_count);
+    free(cls_big);
+    susp_free(out);
+    return LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding leak suspects");
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* suspects.h: leak suspects as Eclipse MAT's Leak Suspects report finds them (analysis
+ * layer), prefix susp_. Input: one dominator tree as any retained-size model gives it (the
+ * tree `leakray top` shows for the dump, so one node has one retained size in every verb).
+ * Output: the objects, classes, groups of instances and threads that each hold more than a
+ * share of the heap, each followed down its biggest dominated child while that child keeps
+ * more than an accumulation share of its parent (MAT's FindLeaksQuery: threshold 10 %, big
+ * drop ratio 70 %). Synthetic nodes (V8's root, "(GC roots)", sub-roots) are never suspects:
+ * their children are. Objects held only by Java-frame roots are attributed to their thread
+ * ("thread main keeps local variables ..."), as MAT's thread overview does. Dump artifacts
+ * (Android's Bitmap.dumpData buffers, written by `am dumpheap -b`) are left out. Cost: O(N)
+ * over the tree plus O(roots). Paths to the suspects are the caller's (paths.h/devtools.h). */
+#ifndef LR_ANALYSIS_SUSPECTS_H
+#define LR_ANALYSIS_SUSPECTS_H
+
+#include "graph/graph.h"
+
+#define SUSP_SHARE_DEFAULT 0.10      /* MAT's threshold_percent */
+#define SUSP_ACCUMULATION_DEFAULT 0.70 /* MAT's big_drop_ratio */
+
+/* A dominator tree, whichever model built it. */
+typedef struct susp_tree {
+    uint32_t n;               /* = g->n_nodes */
+    const node_ix *idom;      /* immediate dominator; GRAPH_NONE if unreachable */
+    node_ix top;              /* idom value of the tree's top-level nodes (DOM_SUPER_ROOT, or
+                               * the synthetic root of a DevTools tree) */
+    const uint64_t *retained; /* retained bytes per node */
+    uint64_t total;           /* bytes the shares are of (the root's retained size) */
+} susp_tree;
+
+enum susp_kind {
+    SUSP_OBJECT = 0,        /* one object */
+    SUSP_CLASS = 1,         /* one class object (its statics) */
+    SUSP_INSTANCES = 2,     /* several top-level instances of one class, together */
+    SUSP_THREAD_LOCALS = 3, /* what one thread's local variables hold */
+};
+
+typedef struct susp_item {
+    uint8_t kind;          /* enum susp_kind */
+    node_ix node;          /* the suspect (INSTANCES: the biggest instance; THREAD_LOCALS:
+                            * the biggest local) */
+    class_ix cls;          /* INSTANCES: their class, else GRAPH_NONE */
+    uint32_t count;        /* INSTANCES: instances; THREAD_LOCALS: top-level locals */
+    uint64_t retained;     /* bytes the suspect holds (INSTANCES, THREAD_LOCALS: the sum) */
+    node_ix thread;        /* THREAD_LOCALS: the thread object (GRAPH_NONE if absent) */
+    uint32_t thread_serial; /* THREAD_LOCALS: HPROF thread serial */
+    int32_t frame;         /* THREAD_LOCALS: frame of the biggest local, -1 unknown */
+    node_ix accumulation;  /* accumulation point below node (node itself when none) */
+    char text[512];        /* MAT-style sentence ("thread main keeps local variables ...") */
+    /* The path from a GC root to the accumulation point, filled by the caller (susp_free
+     * frees it): path_n nodes root object first, path_n - 1 edges, each node's retained
+     * size in the same tree; path_root indexes g->roots (g->n_roots: the synthetic root). */
+    uint32_t path_n;
+    node_ix *path;
+    edge_ix *path_edges;
+    uint64_t *path_retained;
+    uint32_t path_root;
+    char root_name[160];   /* synthetic root: the sub-roots the path leaves out, "(GC roots) /
+                            * (Global handles)"; "" otherwise */
+} susp_item;
+
+typedef struct susp_result {
+    susp_item *v;          /* largest first */
+    uint32_t n;
+    uint64_t total;        /* = the tree's total */
+    node_ix artifact;      /* Bitmap.dumpData object left out, GRAPH_NONE if none */
+    double share;          /* the threshold used (0..1) */
+    double accum;          /* the accumulation ratio used (0..1) */
+    const char *model;     /* retained-size model of the tree (static string), set by caller */
+} susp_result;
+
+/* Finds the suspects of g in t. share and accum are 0..1 (SUSP_*_DEFAULT). Returns LR_OK and
+ * fills *out (free: susp_free), or LR_ERR_NOMEM. */
+lr_status susp_find(const graph *g, const susp_tree *t, double share, double accum,
+                    susp_result *out, lr_error *err);
+void susp_free(susp_result *r);
+
+/* The static reference android.graphics.Bitmap.dumpData (an artifact of `am dumpheap -b`:
+ * the dumper's copies of every bitmap's pixels), GRAPH_NONE when the dump has none. Retained
+ * sizes leave it out (cli_retained), so those buffers never make a suspect. */
+edge_ix susp_artifact_edge(const graph *g);
+/* dom_edge_filter: strong references except the edge *(const edge_ix *)ctx. */
+int susp_filter_strong(const graph *g, edge_ix e, void *ctx);
+
+/* Lowercase kind name for JSON: "object", "class", "instances", "thread_locals". */
+const char *susp_kind_name(unsigned kind);
+
+#endif
