@@ -232,8 +232,14 @@ static void json_suspects(jsonw *w, const graph *g, const susp_result *sr)
         if (it->root_name[0])
             jsonw_kv_str(w, "description", it->root_name);
         jsonw_obj_end(w);
+        /* a long path keeps SUSP_PATH_ENDS objects at each end, as the text does */
+        uint32_t cut = it->path_n > 2 * SUSP_PATH_ENDS ? SUSP_PATH_ENDS : it->path_n;
+        jsonw_kv_uint(w, "path_length", it->path_n);
+        jsonw_kv_uint(w, "elided_objects", it->path_n - (cut < it->path_n ? 2 * cut : cut));
         jsonw_kv_arr_begin(w, "path");
         for (uint32_t k = 0; k < it->path_n; k++) {
+            if (k == cut && cut < it->path_n)
+                k = it->path_n - SUSP_PATH_ENDS;
             jsonw_obj_begin(w);
             json_node(w, g, it->path[k], it->path_retained[k], sr->total);
             if (k + 1 < it->path_n) {

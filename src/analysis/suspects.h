@@ -17,6 +17,8 @@
 
 #define SUSP_SHARE_DEFAULT 0.10      /* MAT's threshold_percent */
 #define SUSP_ACCUMULATION_DEFAULT 0.70 /* MAT's big_drop_ratio */
+#define SUSP_PATH_ENDS 25 /* path objects shown at each end; the middle of a longer path is
+                           * summarised in one line (a million-node chain stays readable) */
 
 /* A dominator tree, whichever model built it. */
 typedef struct susp_tree {
