@@ -14,6 +14,7 @@ declare -A allowed=(
   [report]="base graph rules analysis report"
   [store]="base graph rules analysis store"
   [query]="base graph rules analysis query"
+  [watch]="base watch"
 )
 bad=0
 for layer in "${!allowed[@]}"; do

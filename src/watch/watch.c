@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* watch.c: the watcher core's table and trigger (watch layer), prefix watch_. Watched
+ * objects live in one ring of WATCH_ENTRY_BYTES entries in watch order. Because the delay is
+ * the same for all, they come due in that order too, so the ring splits in two: the front
+ * `n_done` entries were checked (retained, or tombstones of collected ones awaiting
+ * compaction), the rest wait for their delay. Due-processing pops from the waiting part, a
+ * recount sweeps the front, a dump clears by watch time; each is O(entries touched). The
+ * lock guards the ring and counters; the GC, finalization and dump callbacks run without it
+ * so watch_add never waits for a dump. Schedule and rules: watch.h. */
+#include "watch/watch.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct entry {
+    void *obj;            /* the env's handle; NULL marks a tombstone */
+    uint64_t watch_ms;    /* clock when watched */
+    uint64_t retained_ms; /* clock when found retained, 0 while waiting */
+} entry;
+
+_Static_assert(sizeof(entry) == WATCH_ENTRY_BYTES, "WATCH_ENTRY_BYTES is the entry size");
+
+#define TABLE_MIN 64 /* first allocation, entries */
+
+struct watch {
+    pthread_mutex_t lock; /* guards everything below */
+    watch_config cfg;     /* as given, checked */
+    watch_env env;        /* callbacks */
+    entry *ring;          /* cap entries */
+    size_t cap;           /* allocated entries (grows to cfg.max_watched) */
+    size_t head;          /* index of the oldest entry */
+    size_t n;             /* entries in use, tombstones included */
+    size_t n_done;        /* front entries already checked (retained or tombstone) */
+    watch_stats st;       /* counters; state and schedule fields are kept live */
+    uint64_t check_at;    /* scheduled check, 0 = none (LeakCanary's checkScheduledAt) */
+    uint64_t gc_at;       /* second GC step of a running check, 0 = none */
+    int disabled;         /* watch_disable was called */
+};
+
+void watch_config_default(watch_config *cfg)
+{
+    cfg->delay_ms = WATCH_DELAY_MS;
+    cfg->threshold = WATCH_THRESHOLD;
+    cfg->max_watched = WATCH_MAX_WATCHED;
+}
+
+watch *watch_new(const watch_config *cfg, const watch_env *env)
+{
+    watch *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    if (pthread_mutex_init(&w->lock, NULL) != 0) {
+        free(w);
+        return NULL;
+    }
+    w->cfg = *cfg;
+    if (w->cfg.threshold < 1)
+        w->cfg.threshold = 1;
+    if (w->cfg.max_watched < 1)
+        w->cfg.max_watched = 1;
+    w->env = *env;
+    w->st.state = WATCH_IDLE;
+    return w;
+}
+
+static entry *at(watch *w, size_t i) { return &w->ring[(w->head + i) % w->cap]; }
+
+void watch_free(watch *w)
+{
+    if (!w)
+        return;
+    for (size_t i = 0; i < w->n; i++)
+        if (at(w, i)->obj)
+            w->env.release(w->env.ctx, at(w, i)->obj);
+    free(w->ring);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
+/* ---- the table ---- */
+
+/* Grows the ring (unwrapping it to start at 0). Returns 0, or -1 at the cap / no memory. */
+static int grow(watch *w)
+{
+    if (w->cap >= w->cfg.max_watched)
+        return -1;
+    size_t ncap = w->cap ? w->cap * 2 : TABLE_MIN;
+    if (ncap > w->cfg.max_watched)
+        ncap = w->cfg.max_watched;
+    entry *r = malloc(ncap * sizeof *r);
+    if (!r)
+        return -1;
+    for (size_t i = 0; i < w->n; i++)
+        r[i] = *at(w, i);
+    free(w->ring);
+    w->ring = r;
+    w->cap = ncap;
+    w->head = 0;
+    w->st.table_bytes = ncap * sizeof *r;
+    return 0;
+}
+
+/* Removes the oldest entry, which the caller has released or tombstoned. */
+static void pop_front(watch *w)
+{
+    w->head = (w->head + 1) % w->cap;
+    w->n--;
+    if (w->n_done > 0)
+        w->n_done--;
+}
+
+/* Drops tombstones and keeps order: survivors slide towards the back, the head moves up.
+ * n_done is recomputed from how many checked entries survive. O(n). */
+static void compact(watch *w)
+{
+    size_t dst = w->n, done = 0;
+    for (size_t i = w->n; i-- > 0;) {
+        entry *e = at(w, i);
+        if (!e->obj)
+            continue;
+        dst--;
+        if (i < w->n_done)
+            done++;
+        if (dst != i)
+            *at(w, dst) = *e;
+    }
+    w->head = (w->head + dst) % w->cap;
+    w->n -= dst;
+    w->n_done = done;
+}
+
+/* Releases e's object and tombstones it; collected says why (collected vs dropped/cleared). */
+static void forget(watch *w, entry *e)
+{
+    if (e->retained_ms)
+        w->st.retained--;
+    w->st.watched--;
+    w->env.release(w->env.ctx, e->obj);
+    e->obj = NULL;
+}
+
+int watch_add(watch *w, void *obj, uint64_t watch_ms)
+{
+    pthread_mutex_lock(&w->lock);
+    if (w->disabled) {
+        pthread_mutex_unlock(&w->lock);
+        return -1;
+    }
+    while (w->n > 0 && !at(w, 0)->obj)
+        pop_front(w);
+    if (w->n == w->cap && grow(w) != 0) {
+        if (w->cap == 0) { /* not even the first table: refuse rather than lose track */
+            pthread_mutex_unlock(&w->lock);
+            return -1;
+        }
+        entry *old = at(w, 0);
+        if (w->env.alive(w->env.ctx, old->obj))
+            w->st.dropped++;
+        else
+            w->st.collected++;
+        forget(w, old);
+        pop_front(w);
+    }
+    int first_waiting = w->n == w->n_done;
+    entry *e = &w->ring[(w->head + w->n) % w->cap];
+    e->obj = obj;
+    e->watch_ms = watch_ms;
+    e->retained_ms = 0;
+    w->n++;
+    w->st.watched++;
+    w->st.total_watched++;
+    uint64_t due = watch_ms + w->cfg.delay_ms;
+    pthread_mutex_unlock(&w->lock);
+    if (first_waiting)
+        w->env.wake(w->env.ctx, due);
+    return 0;
+}
+
+/* ---- the trigger ---- */
+
+/* LeakCanary's scheduleRetainedObjectCheck: a pending check wins over a new one. */
+static void schedule_check(watch *w, uint64_t now, uint64_t delay)
+{
+    if (w->check_at)
+        return;
+    w->check_at = now + delay;
+    if (w->check_at == 0) /* clock at 0: keep 0 meaning "none" */
+        w->check_at = 1;
+}
+
+/* Moves waiting entries past their delay to retained, or releases collected ones. */
+static void process_due(watch *w, uint64_t now)
+{
+    int any = 0;
+    while (w->n_done < w->n) {
+        entry *e = at(w, w->n_done);
+        if (e->watch_ms + w->cfg.delay_ms > now)
+            break;
+        if (w->env.alive(w->env.ctx, e->obj)) {
+            e->retained_ms = now;
+            w->st.retained++;
+            w->env.retained(w->env.ctx, e->obj, now);
+            any = 1;
+        } else {
+            w->st.collected++;
+            forget(w, e);
+        }
+        w->n_done++;
+    }
+    if (any)
+        schedule_check(w, now, 0);
+    while (w->n > 0 && !at(w, 0)->obj)
+        pop_front(w);
+}
+
+/* Releases retained entries whose referent is gone and returns how many are left. */
+static uint64_t recount(watch *w)
+{
+    for (size_t i = 0; i < w->n_done; i++) {
+        entry *e = at(w, i);
+        if (e->obj && e->retained_ms && !w->env.alive(w->env.ctx, e->obj)) {
+            w->st.collected++;
+            forget(w, e);
+        }
+    }
+    compact(w);
+    return w->st.retained;
+}
+
+/* After a dump: everything watched before it started goes (clearObjectsWatchedBefore). */
+static void clear_before(watch *w, uint64_t t)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        entry *e = at(w, i);
+        if (e->obj && e->watch_ms < t)
+            forget(w, e);
+    }
+    compact(w);
+}
+
+/* The second half of a check: decide on the recounted number. Called with the lock held;
+ * may drop it around the dump callback. */
+static void decide(watch *w, uint64_t now)
+{
+    uint64_t count = recount(w);
+    if (count == 0) {
+        w->st.state = WATCH_IDLE;
+        return;
+    }
+    if (count < w->cfg.threshold) {
+        w->st.state = WATCH_WAIT_THRESHOLD;
+        schedule_check(w, now, WATCH_RECHECK_MS);
+        return;
+    }
+    if (w->st.dumps > 0 && now - w->st.last_dump_ms < WATCH_DUMP_INTERVAL_MS) {
+        w->st.state = WATCH_WAIT_INTERVAL;
+        schedule_check(w, now, WATCH_DUMP_INTERVAL_MS - (now - w->st.last_dump_ms));
+        return;
+    }
+    w->st.state = WATCH_DUMPING;
+    pthread_mutex_unlock(&w->lock);
+    uint64_t bytes = w->env.dump(w->env.ctx, (unsigned)count, now);
+    uint64_t end = w->env.now_ms(w->env.ctx);
+    pthread_mutex_lock(&w->lock);
+    if (w->disabled)
+        return;
+    if (bytes == 0) {
+        w->st.failed_dumps++;
+        w->st.state = WATCH_DUMP_FAILED;
+        schedule_check(w, end, WATCH_DUMP_RETRY_MS);
+        return;
+    }
+    w->st.dumps++;
+    w->st.last_dump_ms = end;
+    w->st.last_dump_bytes = bytes;
+    clear_before(w, now);
+    w->st.state = w->st.retained ? WATCH_WAIT_THRESHOLD : WATCH_IDLE;
+}
+
+uint64_t watch_run(watch *w)
+{
+    pthread_mutex_lock(&w->lock);
+    if (w->disabled) {
+        pthread_mutex_unlock(&w->lock);
+        return 0;
+    }
+    uint64_t now = w->env.now_ms(w->env.ctx);
+    process_due(w, now);
+    if (w->gc_at && now >= w->gc_at) {
+        w->gc_at = 0;
+        pthread_mutex_unlock(&w->lock);
+        w->env.finalize(w->env.ctx);
+        w->env.gc(w->env.ctx);
+        pthread_mutex_lock(&w->lock);
+        if (!w->disabled)
+            decide(w, w->env.now_ms(w->env.ctx));
+    } else if (!w->gc_at && w->check_at && now >= w->check_at) {
+        w->check_at = 0;
+        if (w->st.retained > 0) {
+            /* GcTrigger: GC now, finalization and the second GC 100 ms later */
+            w->st.state = WATCH_GC;
+            pthread_mutex_unlock(&w->lock);
+            w->env.gc(w->env.ctx);
+            pthread_mutex_lock(&w->lock);
+            w->gc_at = w->env.now_ms(w->env.ctx) + WATCH_GC_WAIT_MS;
+        } else {
+            w->st.state = WATCH_IDLE;
+        }
+    }
+    uint64_t next = 0;
+    if (!w->disabled) {
+        if (w->gc_at)
+            next = w->gc_at;
+        else if (w->check_at)
+            next = w->check_at;
+        if (w->n_done < w->n) {
+            uint64_t due = at(w, w->n_done)->watch_ms + w->cfg.delay_ms;
+            if (!next || due < next)
+                next = due;
+        }
+    }
+    pthread_mutex_unlock(&w->lock);
+    return next;
+}
+
+void watch_stats_get(watch *w, watch_stats *st)
+{
+    pthread_mutex_lock(&w->lock);
+    *st = w->st;
+    st->next_check_ms = w->gc_at ? w->gc_at : w->check_at;
+    st->next_due_ms = w->n_done < w->n ? at(w, w->n_done)->watch_ms + w->cfg.delay_ms : 0;
+    if (w->disabled)
+        st->state = WATCH_DISABLED;
+    pthread_mutex_unlock(&w->lock);
+}
+
+void watch_disable(watch *w)
+{
+    pthread_mutex_lock(&w->lock);
+    w->disabled = 1;
+    w->check_at = w->gc_at = 0;
+    pthread_mutex_unlock(&w->lock);
+}
+
+const char *watch_state_name(watch_state s)
+{
+    static const char *const names[] = {"idle", "waiting-threshold", "waiting-interval",
+                                        "gc", "dumping", "dump-failed", "disabled"};
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
+}
+
+const char *watch_next_action(const watch_stats *st, const watch_config *cfg, uint64_t now_ms,
+                              char *buf, size_t n)
+{
+    uint64_t t = st->next_check_ms;
+    unsigned long long in = t > now_ms ? (unsigned long long)(t - now_ms) : 0;
+    switch (st->state) {
+    case WATCH_WAIT_THRESHOLD:
+        snprintf(buf, n, "%llu retained, waiting until %u: re-check in %llu ms",
+                 (unsigned long long)st->retained, cfg->threshold, in);
+        break;
+    case WATCH_WAIT_INTERVAL:
+        snprintf(buf, n, "last heap dump was less than a minute ago: dump in %llu ms", in);
+        break;
+    case WATCH_GC:
+        snprintf(buf, n, "running GC and finalization before counting");
+        break;
+    case WATCH_DUMPING:
+        snprintf(buf, n, "dumping the heap");
+        break;
+    case WATCH_DUMP_FAILED:
+        snprintf(buf, n, "heap dump failed: retry in %llu ms", in);
+        break;
+    case WATCH_DISABLED:
+        snprintf(buf, n, "disabled after an agent error");
+        break;
+    default:
+        if (st->next_due_ms)
+            snprintf(buf, n, "next watched object comes due in %llu ms",
+                     (unsigned long long)(st->next_due_ms > now_ms ? st->next_due_ms - now_ms
+                                                                   : 0));
+        else
+            snprintf(buf, n, "nothing watched");
+    }
+    return buf;
+}

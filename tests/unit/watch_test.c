@@ -1,0 +1,466 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* watch_test.c: unit tests of the watcher core (src/watch/watch.c) and of the agent's option
+ * and rules parser (src/watch/watch_opts.c). A fake clock and executor drive LeakCanary's
+ * schedule without sleeping: retained exactly at the delay, GC -> 100 ms -> finalization ->
+ * GC before counting, 2 s re-checks below the threshold, 60 s between dumps, 5 s retry after
+ * a failed or 0-byte dump, release of everything watched before a dump, the one-pending-check
+ * rule, and the table cap that drops the oldest object with a count. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "watch/watch.h"
+#include "watch/watch_opts.h"
+
+/* ---- a fake runtime: objects are slots 1..MAXO, alive until the test collects them ---- */
+
+#define MAXO 64
+
+typedef struct fake {
+    uint64_t now;              /* the clock */
+    uint64_t sched;            /* the executor's next run: min of wake() and watch_run */
+    int alive[MAXO + 1];       /* referent present */
+    int alive_until_gc[MAXO + 1]; /* referent goes at the next GC (garbage not yet collected) */
+    int finalizable[MAXO + 1]; /* referent goes at the GC after a finalization */
+    int finalized;             /* a finalization ran since the last GC */
+    uint64_t retained_at[MAXO + 1];
+    int released[MAXO + 1];
+    int n_gc, n_finalize, n_dump;
+    uint64_t gc_times[16];
+    uint64_t fin_times[16];
+    uint64_t dump_times[16];
+    unsigned dump_counts[16];
+    uint64_t dump_bytes;       /* what dump() returns */
+    uint64_t dump_takes;       /* clock advance during a dump */
+} fake;
+
+static uint64_t f_now(void *c) { return ((fake *)c)->now; }
+static void f_wake(void *c, uint64_t at)
+{
+    fake *f = c;
+    if (!f->sched || at < f->sched)
+        f->sched = at;
+}
+static int f_alive(void *c, void *o) { return ((fake *)c)->alive[(uintptr_t)o]; }
+static void f_retained(void *c, void *o, uint64_t at) { ((fake *)c)->retained_at[(uintptr_t)o] = at; }
+static void f_release(void *c, void *o) { ((fake *)c)->released[(uintptr_t)o]++; }
+
+static void f_gc(void *c)
+{
+    fake *f = c;
+    if (f->n_gc < 16)
+        f->gc_times[f->n_gc] = f->now;
+    f->n_gc++;
+    for (int i = 1; i <= MAXO; i++) {
+        if (f->alive_until_gc[i])
+            f->alive[i] = f->alive_until_gc[i] = 0;
+        if (f->finalizable[i] && f->finalized)
+            f->alive[i] = f->finalizable[i] = 0;
+    }
+    f->finalized = 0;
+}
+
+static void f_finalize(void *c)
+{
+    fake *f = c;
+    if (f->n_finalize < 16)
+        f->fin_times[f->n_finalize] = f->now;
+    f->n_finalize++;
+    f->finalized = 1;
+}
+
+static uint64_t f_dump(void *c, unsigned n, uint64_t started)
+{
+    fake *f = c;
+    if (f->n_dump < 16) {
+        f->dump_times[f->n_dump] = started;
+        f->dump_counts[f->n_dump] = n;
+    }
+    f->n_dump++;
+    f->now += f->dump_takes;
+    return f->dump_bytes;
+}
+
+static watch *make(fake *f, unsigned threshold, uint32_t cap)
+{
+    memset(f, 0, sizeof *f);
+    f->dump_bytes = 1000;
+    watch_env env = {f, f_now, f_wake, f_alive, f_retained, f_release, f_gc, f_finalize, f_dump};
+    watch_config cfg;
+    watch_config_default(&cfg);
+    cfg.threshold = threshold;
+    cfg.max_watched = cap;
+    watch *w = watch_new(&cfg, &env);
+    assert_non_null(w);
+    return w;
+}
+
+static void add(watch *w, fake *f, int id)
+{
+    f->alive[id] = 1;
+    assert_int_equal(watch_add(w, (void *)(uintptr_t)id, f->now), 0);
+}
+
+/* One run of the core at the current clock, remembering when it wants the next. */
+static void tick(watch *w, fake *f)
+{
+    f->sched = 0;
+    uint64_t n = watch_run(w);
+    if (n)
+        f_wake(f, n);
+}
+
+/* The executor: runs the core at each time it asks for until `until`, like the agent's
+ * thread does; the clock jumps straight to each wake-up. */
+static void run_until(watch *w, fake *f, uint64_t until)
+{
+    for (int guard = 0; guard < 10000; guard++) {
+        if (f->sched == 0 || f->sched > until) {
+            f->now = until;
+            return;
+        }
+        if (f->sched > f->now)
+            f->now = f->sched;
+        tick(w, f);
+    }
+    fail_msg("executor loop did not settle");
+}
+
+static watch_stats stats(watch *w)
+{
+    watch_stats st;
+    watch_stats_get(w, &st);
+    return st;
+}
+
+/* ---- the schedule ---- */
+
+static void retained_exactly_at_delay(void **state)
+{
+    fake f;
+    watch *w = make(&f, 5, 1000);
+    f.now = 1000;
+    add(w, &f, 1);
+    assert_int_equal(f.sched, 1000 + WATCH_DELAY_MS);
+    run_until(w, &f, 5999);
+    assert_int_equal(f.retained_at[1], 0);
+    assert_int_equal(f.n_gc, 0);
+    run_until(w, &f, 6000);
+    assert_int_equal(f.retained_at[1], 6000);
+    /* retained -> a check now: GC at once, finalization + GC 100 ms later, then recount */
+    assert_int_equal(f.n_gc, 1);
+    assert_int_equal(f.gc_times[0], 6000);
+    assert_int_equal(stats(w).state, WATCH_GC);
+    run_until(w, &f, 6099);
+    assert_int_equal(f.n_finalize, 0);
+    run_until(w, &f, 6100);
+    assert_int_equal(f.n_finalize, 1);
+    assert_int_equal(f.fin_times[0], 6100);
+    assert_int_equal(f.n_gc, 2);
+    assert_int_equal(f.gc_times[1], 6100);
+    watch_stats st = stats(w);
+    assert_int_equal(st.state, WATCH_WAIT_THRESHOLD);
+    assert_int_equal(st.retained, 1);
+    assert_int_equal(st.next_check_ms, 6100 + WATCH_RECHECK_MS);
+    assert_int_equal(f.n_dump, 0);
+    watch_free(w);
+    assert_int_equal(f.released[1], 1);
+}
+
+static void collected_before_due_is_never_retained(void **state)
+{
+    fake f;
+    watch *w = make(&f, 1, 1000);
+    add(w, &f, 1);
+    f.alive[1] = 0;
+    run_until(w, &f, 10000);
+    assert_int_equal(f.retained_at[1], 0);
+    assert_int_equal(f.n_gc, 0);
+    assert_int_equal(f.released[1], 1);
+    watch_stats st = stats(w);
+    assert_int_equal(st.collected, 1);
+    assert_int_equal(st.watched, 0);
+    assert_int_equal(st.state, WATCH_IDLE);
+    watch_free(w);
+}
+
+static void gc_before_counting_collects_garbage(void **state)
+{
+    fake f;
+    watch *w = make(&f, 1, 1000);
+    add(w, &f, 1);
+    f.alive_until_gc[1] = 1; /* unreachable, but no GC ran yet */
+    add(w, &f, 2);
+    f.finalizable[2] = 1;    /* needs finalization before it goes */
+    run_until(w, &f, 20000);
+    assert_int_equal(f.retained_at[1], WATCH_DELAY_MS);
+    assert_int_equal(f.retained_at[2], WATCH_DELAY_MS);
+    assert_int_equal(f.n_dump, 0);
+    watch_stats st = stats(w);
+    assert_int_equal(st.retained, 0);
+    assert_int_equal(st.collected, 2);
+    assert_int_equal(st.state, WATCH_IDLE);
+    watch_free(w);
+}
+
+static void threshold_rechecks_every_two_seconds(void **state)
+{
+    fake f;
+    watch *w = make(&f, 5, 1000);
+    for (int i = 1; i <= 4; i++)
+        add(w, &f, i);
+    run_until(w, &f, 5100);
+    assert_int_equal(stats(w).state, WATCH_WAIT_THRESHOLD);
+    assert_int_equal(f.n_gc, 2);
+    run_until(w, &f, 7099);
+    assert_int_equal(f.n_gc, 2);
+    run_until(w, &f, 7100); /* the 2 s re-check: GC again, still 4 */
+    assert_int_equal(f.n_gc, 3);
+    assert_int_equal(f.gc_times[2], 7100);
+    /* a fifth object watched at 7200 is retained at 12200; the re-check pending for 13400
+     * (re-checks at 7100, 9300, 11400 + 2000) is kept, not replaced by an immediate one */
+    run_until(w, &f, 7200);
+    add(w, &f, 5);
+    run_until(w, &f, 12199);
+    assert_int_equal(f.n_dump, 0);
+    run_until(w, &f, 12200);
+    assert_int_equal(f.retained_at[5], 12200);
+    run_until(w, &f, 13499);
+    assert_int_equal(f.n_dump, 0);
+    assert_int_equal(stats(w).next_check_ms, 13500);
+    run_until(w, &f, 14000);
+    assert_int_equal(f.n_dump, 1);
+    assert_int_equal(f.dump_counts[0], 5);
+    assert_int_equal(f.dump_times[0], 13500);
+    watch_free(w);
+}
+
+static void dumps_at_threshold_and_clears_watched_before(void **state)
+{
+    fake f;
+    watch *w = make(&f, 3, 1000);
+    f.dump_takes = 700;
+    for (int i = 1; i <= 3; i++)
+        add(w, &f, i);
+    f.now = 3000;
+    add(w, &f, 4); /* watched before the dump, not yet retained when it happens */
+    run_until(w, &f, 5200);
+    assert_int_equal(f.n_dump, 1);
+    assert_int_equal(f.dump_times[0], 5100);
+    assert_int_equal(f.dump_counts[0], 3);
+    watch_stats st = stats(w);
+    assert_int_equal(st.dumps, 1);
+    assert_int_equal(st.last_dump_ms, 5800);
+    assert_int_equal(st.watched, 0);
+    for (int i = 1; i <= 4; i++)
+        assert_int_equal(f.released[i], 1);
+    assert_int_equal(f.retained_at[4], 0);
+    watch_free(w);
+}
+
+static void dumps_sixty_seconds_apart(void **state)
+{
+    fake f;
+    watch *w = make(&f, 1, 1000);
+    add(w, &f, 1);
+    run_until(w, &f, 5100);
+    assert_int_equal(f.n_dump, 1);
+    uint64_t last = stats(w).last_dump_ms;
+    f.now = 6000;
+    add(w, &f, 2);
+    run_until(w, &f, 11100);
+    assert_int_equal(stats(w).state, WATCH_WAIT_INTERVAL);
+    assert_int_equal(stats(w).next_check_ms, last + WATCH_DUMP_INTERVAL_MS);
+    run_until(w, &f, last + WATCH_DUMP_INTERVAL_MS + WATCH_GC_WAIT_MS - 1);
+    assert_int_equal(f.n_dump, 1);
+    run_until(w, &f, last + WATCH_DUMP_INTERVAL_MS + WATCH_GC_WAIT_MS);
+    assert_int_equal(f.n_dump, 2);
+    assert_int_equal(f.dump_times[1], last + WATCH_DUMP_INTERVAL_MS + WATCH_GC_WAIT_MS);
+    watch_free(w);
+}
+
+static void failed_and_empty_dumps_retry_after_five_seconds(void **state)
+{
+    fake f;
+    watch *w = make(&f, 1, 1000);
+    f.dump_bytes = 0; /* failure, or a 0-byte file */
+    add(w, &f, 1);
+    run_until(w, &f, 5100);
+    assert_int_equal(f.n_dump, 1);
+    watch_stats st = stats(w);
+    assert_int_equal(st.state, WATCH_DUMP_FAILED);
+    assert_int_equal(st.failed_dumps, 1);
+    assert_int_equal(st.next_check_ms, 5100 + WATCH_DUMP_RETRY_MS);
+    assert_int_equal(f.released[1], 0); /* nothing cleared after a failure */
+    f.dump_bytes = 4096;
+    run_until(w, &f, 10199);
+    assert_int_equal(f.n_dump, 1);
+    run_until(w, &f, 10200); /* retry check at 10100 + 100 ms GC wait */
+    assert_int_equal(f.n_dump, 2);
+    assert_int_equal(stats(w).dumps, 1);
+    assert_int_equal(stats(w).last_dump_bytes, 4096);
+    assert_int_equal(f.released[1], 1);
+    watch_free(w);
+}
+
+static void cap_drops_oldest_with_a_count(void **state)
+{
+    fake f;
+    watch *w = make(&f, 5, 3);
+    add(w, &f, 1);
+    add(w, &f, 2);
+    add(w, &f, 3);
+    f.alive[1] = 0;
+    add(w, &f, 4); /* 1 is gone: freed, counted as collected */
+    add(w, &f, 5); /* 2 is alive: dropped */
+    watch_stats st = stats(w);
+    assert_int_equal(st.watched, 3);
+    assert_int_equal(st.dropped, 1);
+    assert_int_equal(st.collected, 1);
+    assert_int_equal(st.total_watched, 5);
+    assert_int_equal(f.released[1], 1);
+    assert_int_equal(f.released[2], 1);
+    assert_int_equal(f.released[3], 0);
+    assert_true(st.table_bytes <= 3 * WATCH_ENTRY_BYTES);
+    watch_free(w);
+    assert_int_equal(f.released[5], 1);
+}
+
+static void disabled_refuses(void **state)
+{
+    fake f;
+    watch *w = make(&f, 1, 10);
+    add(w, &f, 1);
+    watch_disable(w);
+    assert_int_equal(watch_add(w, (void *)2, 0), -1);
+    run_until(w, &f, 20000);
+    assert_int_equal(f.n_dump, 0);
+    assert_int_equal(stats(w).state, WATCH_DISABLED);
+    watch_free(w);
+}
+
+static void ring_wraps_many_objects(void **state)
+{
+    fake f;
+    watch *w = make(&f, 100, 40);
+    /* 60 short-lived objects at 100 ms spacing through a 40-entry table: all collected */
+    for (int i = 1; i <= 60; i++) {
+        f.now = (uint64_t)i * 100;
+        add(w, &f, i);
+        if (i > 2)
+            f.alive[i - 2] = 0;
+        tick(w, &f);
+    }
+    f.alive[59] = f.alive[60] = 0;
+    run_until(w, &f, 20000);
+    watch_stats st = stats(w);
+    assert_int_equal(st.watched, 0);
+    assert_int_equal(st.dropped, 0);
+    assert_int_equal(st.collected, 60);
+    for (int i = 1; i <= 60; i++)
+        assert_int_equal(f.released[i], 1);
+    watch_free(w);
+}
+
+/* ---- options and rules ---- */
+
+static void options_parse(void **state)
+{
+    watch_opts o;
+    char err[256];
+    assert_int_equal(watch_opts_parse(NULL, &o, err, sizeof err), 0);
+    assert_int_equal(o.threshold, 5);
+    assert_int_equal(o.delay_ms, 5000);
+    assert_int_equal(o.max_dumps, 7);
+    assert_int_equal(watch_opts_parse("dump-dir=/tmp/x,threshold=3,delay-ms=250,"
+                                      "watch=java.io.Closeable#close,watch=a.B$C#dispose,"
+                                      "report=json,max-dumps=2,quiet",
+                                      &o, err, sizeof err),
+                     0);
+    assert_string_equal(o.dump_dir, "/tmp/x");
+    assert_int_equal(o.threshold, 3);
+    assert_int_equal(o.delay_ms, 250);
+    assert_int_equal(o.n_watch, 2);
+    assert_string_equal(o.watch[0].cls, "java.io.Closeable");
+    assert_string_equal(o.watch[0].method, "close");
+    assert_string_equal(o.watch[1].cls, "a.B$C");
+    assert_int_equal(o.report, WATCH_REPORT_JSON);
+    assert_int_equal(o.max_dumps, 2);
+    assert_int_equal(o.quiet, 1);
+    assert_int_equal(watch_opts_parse("report=DB", &o, err, sizeof err), 0);
+    assert_int_equal(o.report, WATCH_REPORT_DB);
+
+    static const char *const bad[][2] = {
+        {"bogus=1", "unknown agent option 'bogus=1'"},
+        {"threshold=0", "malformed value 'threshold=0'"},
+        {"threshold=5x", "malformed value 'threshold=5x'"},
+        {"delay-ms=", "malformed value 'delay-ms='"},
+        {"threshold", "needs a value 'threshold'"},
+        {"quiet=1", "takes no value 'quiet=1'"},
+        {"watch=java.io.Closeable", "expected CLASS#METHOD 'watch=java.io.Closeable'"},
+        {"watch=#close", "expected CLASS#METHOD 'watch=#close'"},
+        {"watch=a.B#<init>", "expected CLASS#METHOD 'watch=a.B#<init>'"},
+        {"report=html", "malformed value 'report=html'"},
+        {"quiet,,threshold=2", "empty agent option ''"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(watch_opts_parse(bad[i][0], &o, err, sizeof err), -1);
+        assert_string_equal(err, bad[i][1]);
+    }
+}
+
+static void rules_file(void **state)
+{
+    const char *src = getenv("LEAKRAY_SRC");
+    watch_opts o;
+    char err[512], path[1024];
+    watch_opts_default(&o);
+    if (src) {
+        snprintf(path, sizeof path, "%s/rules/jvm.rules", src);
+        assert_int_equal(watch_rules_load(path, &o, err, sizeof err), 0);
+        int closeable = 0;
+        for (int i = 0; i < o.n_watch; i++)
+            closeable |= strcmp(o.watch[i].cls, "java.io.Closeable") == 0 &&
+                         strcmp(o.watch[i].method, "close") == 0;
+        assert_true(closeable);
+    }
+    char tmp[] = "/tmp/watch_test_XXXXXX";
+    int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("# comment\n\nwatch a.B#close  # reason\nignore instance a.B#x\n", f);
+    fclose(f);
+    watch_opts_default(&o);
+    assert_int_equal(watch_rules_load(tmp, &o, err, sizeof err), -1);
+    assert_int_equal(o.n_watch, 1);
+    assert_string_equal(o.watch[0].cls, "a.B");
+    char want[600];
+    snprintf(want, sizeof want, "%s:4: expected `watch CLASS#METHOD`", tmp);
+    assert_string_equal(err, want);
+    remove(tmp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(retained_exactly_at_delay),
+        cmocka_unit_test(collected_before_due_is_never_retained),
+        cmocka_unit_test(gc_before_counting_collects_garbage),
+        cmocka_unit_test(threshold_rechecks_every_two_seconds),
+        cmocka_unit_test(dumps_at_threshold_and_clears_watched_before),
+        cmocka_unit_test(dumps_sixty_seconds_apart),
+        cmocka_unit_test(failed_and_empty_dumps_retry_after_five_seconds),
+        cmocka_unit_test(cap_drops_oldest_with_a_count),
+        cmocka_unit_test(disabled_refuses),
+        cmocka_unit_test(ring_wraps_many_objects),
+        cmocka_unit_test(options_parse),
+        cmocka_unit_test(rules_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
