@@ -1,5 +1,6 @@
 # leakray top-level Makefile: thin wrapper over CMake + ctest.
-#   make            build (CLI at build/leakray)
+#   make            build (CLI at build/leakray; JVM agent build/libleakray_agent.so and
+#                   build/leakray-watcher.jar when a JDK is installed)
 #   make demo       build, write a real heap dump of a leaking Java program, analyse it
 #   make test       unit + end-to-end tests, in a normal build and an ASan+UBSan build
 #                   (developer flags: tests registered, -Werror)
@@ -24,7 +25,7 @@ deps:
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS) --target leakray
+	@cmake --build $(BUILD) -j $(JOBS) --target leakray leakray_agent_all
 
 demo: build
 	@scripts/deps.sh demo

@@ -36,6 +36,8 @@
  * `leakray --help`, since every verb above accepts FILE and the common dump options. */
 #define CLI_TOOLS                                                                            \
     LR_VERB(store, "the leak store: ingest dumps and reports, leaks by signature, trends")  \
+    LR_VERB(attach, "load the leak-watching JVM agent into a running JVM (jcmd)")       \
+    LR_VERB(watch, "status of a JVM running the agent; the analysis it runs after a dump") \
     /* append new tools above this line: LR_VERB(name, "summary") \ */
 
 #define LR_VERB(name, summary) int cmd_##name(int argc, char **argv);

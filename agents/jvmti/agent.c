@@ -1,0 +1,964 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* agent.c: libleakray_agent.so, the JVMTI agent that runs LeakCanary's loop in any HotSpot JVM
+ * (agents layer), prefix agent_. It fills the watcher core's callbacks (src/watch/watch.h)
+ * with JNI: a watched object is the referent of a leakcanary.KeyedWeakReference held through
+ * a JNI global reference; "alive" asks the reference; GC is JVMTI ForceGarbageCollection;
+ * finalization is Runtime.runFinalization; the dump is HotSpotDiagnosticMXBean.dumpHeap to a
+ * temporary name renamed when complete. Analysis never runs in the watched JVM: a separate
+ * `leakray watch analyze` process writes NAME.txt / NAME.json beside the dump.
+ * Objects come from leakray.AppWatcher (the jar, put on the boot class path), from watch
+ * rules (breakpoints on the return instructions of the named methods only), and from
+ * ThreadEnd (a Thread object once its thread ended). Safety: no ObjectFree or GC callbacks at
+ * all; one agent thread does the checks; an agent error logs one line and disables the agent,
+ * it never stops the JVM (only bad options at start do). Docs: docs/agent.md. */
+#define _GNU_SOURCE
+#include <jni.h>
+#include <jvmti.h>
+
+#include "watch/watch.h"
+#include "watch/watch_opts.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+#define AGENT_JAR "leakray-watcher.jar"
+#define AGENT_STATUS_FMT "/tmp/leakray-watch-%ld.status" /* `leakray watch status PID` */
+#define MAX_BP_METHODS 4096 /* methods with return breakpoints (open-addressed set) */
+
+extern char **environ;
+
+/* ---- state ---- */
+
+typedef struct bp_method {
+    jmethodID m;   /* NULL = empty slot */
+    jstring desc;  /* global ref: "<class> received <Rule>#<method>()" */
+} bp_method;
+
+static struct {
+    JavaVM *vm;
+    jvmtiEnv *ti;
+    watch_opts opts;
+    watch_config cfg;
+    watch *core;
+    char dir[PATH_MAX];       /* absolute dump directory */
+    char self_dir[PATH_MAX];  /* folder of this .so */
+    char leakray[PATH_MAX];   /* the CLI that analyses dumps */
+    char status[128];         /* status file path */
+    int can_rules;            /* breakpoint + locals capabilities obtained */
+    volatile int live;        /* live phase reached, classes and ids resolved */
+    volatile int dying;       /* VMDeath seen */
+    volatile int disabled;    /* an agent error happened */
+    /* resolved at live start (global refs) */
+    jclass kwr, watcher, runtime;
+    jmethodID kwr_get, kwr_refers_to, watcher_watch, runtime_get, runtime_finalize;
+    jfieldID kwr_retained, kwr_dump_ms, watcher_installed;
+    jobject diag_bean;       /* HotSpotDiagnosticMXBean, global */
+    jmethodID dump_heap;
+    jthread agent_thread;    /* global */
+    /* the executor */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    uint64_t wake_at;        /* earliest wake() request not yet served, 0 = none */
+    /* breakpointed methods */
+    pthread_mutex_t bp_lock;
+    bp_method bps[MAX_BP_METHODS];
+    unsigned n_bps;
+    /* dumps and analysis */
+    unsigned seq;
+    char last_dump[PATH_MAX + 80];
+    double last_pause_ms;
+    volatile int analysing;  /* an analysis process is running */
+    volatile int analysis_rc;
+    uint64_t retained_5th_ms; /* clock when the threshold-th object became retained */
+    unsigned n_retained_seen;
+} A = {.lock = PTHREAD_MUTEX_INITIALIZER,
+       .cond = PTHREAD_COND_INITIALIZER,
+       .bp_lock = PTHREAD_MUTEX_INITIALIZER};
+
+static __thread int in_agent; /* re-entrancy guard: our own Java calls hit breakpoints too */
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    if (A.opts.quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("leakray: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void complain(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("leakray: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* Any agent failure after start: log once, stop watching, leave the JVM alone. */
+static void agent_disable(JNIEnv *env, const char *what)
+{
+    if (env && (*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+    if (A.disabled)
+        return;
+    A.disabled = 1;
+    complain("agent error: %s; watching disabled", what);
+    if (A.core)
+        watch_disable(A.core);
+    if (env && A.watcher && A.watcher_installed)
+        (*env)->SetStaticBooleanField(env, A.watcher, A.watcher_installed, JNI_FALSE);
+}
+
+static uint64_t clock_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static JNIEnv *cur_env(void)
+{
+    JNIEnv *env = NULL;
+    if ((*A.vm)->GetEnv(A.vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK)
+        return NULL;
+    return env;
+}
+
+/* ---- the core's callbacks ---- */
+
+static uint64_t h_now(void *ctx) { return clock_ms(); }
+
+static void h_wake(void *ctx, uint64_t at)
+{
+    pthread_mutex_lock(&A.lock);
+    if (!A.wake_at || at < A.wake_at) {
+        A.wake_at = at;
+        pthread_cond_signal(&A.cond);
+    }
+    pthread_mutex_unlock(&A.lock);
+}
+
+/* refersTo(null) (JDK 16+) does not make the referent strongly reachable even briefly;
+ * older JDKs fall back to get(). */
+static int h_alive(void *ctx, void *obj)
+{
+    JNIEnv *env = cur_env();
+    if (!env)
+        return 1;
+    int alive;
+    if (A.kwr_refers_to) {
+        alive = !(*env)->CallBooleanMethod(env, (jobject)obj, A.kwr_refers_to, NULL);
+    } else {
+        jobject r = (*env)->CallObjectMethod(env, (jobject)obj, A.kwr_get);
+        alive = r != NULL;
+        if (r)
+            (*env)->DeleteLocalRef(env, r);
+    }
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        return 1;
+    }
+    return alive;
+}
+
+static void h_retained(void *ctx, void *obj, uint64_t at)
+{
+    JNIEnv *env = cur_env();
+    if (env)
+        (*env)->SetLongField(env, (jobject)obj, A.kwr_retained, (jlong)at);
+}
+
+static void h_release(void *ctx, void *obj)
+{
+    JNIEnv *env = cur_env();
+    if (env)
+        (*env)->DeleteGlobalRef(env, (jobject)obj);
+}
+
+static void h_gc(void *ctx) { (*A.ti)->ForceGarbageCollection(A.ti); }
+
+static void h_finalize(void *ctx)
+{
+    JNIEnv *env = cur_env();
+    if (!env)
+        return;
+    jobject rt = (*env)->CallStaticObjectMethod(env, A.runtime, A.runtime_get);
+    if (rt) {
+        (*env)->CallVoidMethod(env, rt, A.runtime_finalize);
+        (*env)->DeleteLocalRef(env, rt);
+    }
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+}
+
+/* ---- analysis, in a separate process ---- */
+
+static void *reap(void *arg)
+{
+    pid_t pid = (pid_t)(intptr_t)arg;
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    A.analysis_rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    A.analysing = 0;
+    return NULL;
+}
+
+/* Starts `leakray watch analyze DUMP ...` in its own session, so it finishes (and writes the
+ * report) even when the JVM exits first. posix_spawn is vfork-based in glibc: no copy of the
+ * JVM's address space, no atfork handlers. */
+static void spawn_analysis(const char *dump, double pause_ms, unsigned retained)
+{
+    char max[32], pause[32], ret[32];
+    snprintf(max, sizeof max, "%u", A.opts.max_dumps);
+    snprintf(pause, sizeof pause, "%.0f", pause_ms);
+    snprintf(ret, sizeof ret, "%u", retained);
+    char *argv[16];
+    int n = 0;
+    argv[n++] = A.leakray;
+    argv[n++] = "watch";
+    argv[n++] = "analyze";
+    argv[n++] = (char *)dump;
+    argv[n++] = "--max-dumps";
+    argv[n++] = max;
+    argv[n++] = "--pause-ms";
+    argv[n++] = pause;
+    argv[n++] = "--retained";
+    argv[n++] = ret;
+    if (A.opts.quiet)
+        argv[n++] = "--quiet";
+    argv[n] = NULL;
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, A.leakray, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (rc != 0) {
+        complain("cannot start %s to analyse %s: %s", A.leakray, dump, strerror(rc));
+        return;
+    }
+    A.analysing = 1;
+    pthread_t t;
+    pthread_attr_t pa;
+    pthread_attr_init(&pa);
+    pthread_attr_setdetachstate(&pa, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &pa, reap, (void *)(intptr_t)pid) != 0)
+        A.analysing = 0; /* the child still runs; it is reaped when the JVM exits */
+    pthread_attr_destroy(&pa);
+}
+
+/* ---- the dump ---- */
+
+static uint64_t h_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
+{
+    JNIEnv *env = cur_env();
+    if (!env)
+        return 0;
+    (*env)->SetStaticLongField(env, A.kwr, A.kwr_dump_ms, (jlong)started_ms);
+    char stamp[32], name[64], tmp[PATH_MAX + 80], fin[PATH_MAX + 80];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    snprintf(name, sizeof name, "leakray-%s-%ld-%u", stamp, (long)getpid(), ++A.seq);
+    snprintf(tmp, sizeof tmp, "%s/.%s.part.hprof", A.dir, name);
+    snprintf(fin, sizeof fin, "%s/%s.hprof", A.dir, name);
+    say("%u retained objects, dumping the heap to %s", n_retained, fin);
+    jstring jpath = (*env)->NewStringUTF(env, tmp);
+    if (!jpath) {
+        (*env)->ExceptionClear(env);
+        return 0;
+    }
+    uint64_t t0 = clock_ms();
+    (*env)->CallVoidMethod(env, A.diag_bean, A.dump_heap, jpath, JNI_TRUE);
+    double pause = (double)(clock_ms() - t0);
+    (*env)->DeleteLocalRef(env, jpath);
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        complain("heap dump to %s failed; retrying in %d s", tmp, WATCH_DUMP_RETRY_MS / 1000);
+        unlink(tmp);
+        return 0;
+    }
+    struct stat sb;
+    if (stat(tmp, &sb) != 0 || sb.st_size == 0) {
+        complain("heap dump %s is empty; retrying in %d s", tmp, WATCH_DUMP_RETRY_MS / 1000);
+        unlink(tmp);
+        return 0;
+    }
+    if (rename(tmp, fin) != 0) {
+        complain("renaming %s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return 0;
+    }
+    snprintf(A.last_dump, sizeof A.last_dump, "%s", fin);
+    A.last_pause_ms = pause;
+    say("heap dump %s: %.1f MB, pause %.0f ms; analysing in a separate process", fin,
+        (double)sb.st_size / 1048576.0, pause);
+    spawn_analysis(fin, pause, n_retained);
+    return (uint64_t)sb.st_size;
+}
+
+/* ---- the status file (`leakray watch status PID`) ---- */
+
+static void write_status(void)
+{
+    if (!A.core || !A.status[0])
+        return;
+    watch_stats st;
+    watch_stats_get(A.core, &st);
+    uint64_t now = clock_ms();
+    char next[160], tmp[160];
+    watch_next_action(&st, &A.cfg, now, next, sizeof next);
+    snprintf(tmp, sizeof tmp, "%s.tmp", A.status);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    fprintf(f,
+            "pid: %ld\nstate: %s\nnext: %s\nretained: %llu\nwatched: %llu\n"
+            "threshold: %u\ndelay_ms: %llu\ntotal_watched: %llu\ncollected: %llu\n"
+            "dropped: %llu\ndumps: %llu\nfailed_dumps: %llu\nlast_dump: %s\n"
+            "last_dump_bytes: %llu\nlast_pause_ms: %.0f\nanalysis: %s\ndump_dir: %s\n"
+            "rules: %d\nbreakpoint_methods: %u\ntable_bytes: %zu\n",
+            (long)getpid(), watch_state_name(st.state), next,
+            (unsigned long long)st.retained, (unsigned long long)st.watched, A.cfg.threshold,
+            (unsigned long long)A.cfg.delay_ms, (unsigned long long)st.total_watched,
+            (unsigned long long)st.collected, (unsigned long long)st.dropped,
+            (unsigned long long)st.dumps, (unsigned long long)st.failed_dumps,
+            A.last_dump[0] ? A.last_dump : "-", (unsigned long long)st.last_dump_bytes,
+            A.last_pause_ms,
+            A.analysing ? "running"
+                        : (st.dumps == 0 ? "-" : (A.analysis_rc == 0 ? "done" : "failed")),
+            A.dir, A.can_rules ? A.opts.n_watch : 0, A.n_bps, st.table_bytes);
+    fclose(f);
+    rename(tmp, A.status);
+}
+
+/* ---- the agent thread: the core's executor ---- */
+
+static void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
+{
+    in_agent = 1;
+    uint64_t next = 0;
+    write_status();
+    while (!A.dying) {
+        pthread_mutex_lock(&A.lock);
+        uint64_t at = next;
+        if (A.wake_at && (!at || A.wake_at < at))
+            at = A.wake_at;
+        /* wake at least every second to keep the status file's countdown fresh */
+        uint64_t now = clock_ms();
+        uint64_t until = (!at || at > now + 1000) ? now + 1000 : at;
+        if (until > now && !A.dying) {
+            struct timespec ts;
+            ts.tv_sec = (time_t)(until / 1000);
+            ts.tv_nsec = (long)(until % 1000) * 1000000L;
+            while (!A.dying && (!A.wake_at || A.wake_at > until) &&
+                   pthread_cond_timedwait(&A.cond, &A.lock, &ts) == 0)
+                ;
+        }
+        if (A.wake_at && A.wake_at <= clock_ms())
+            A.wake_at = 0;
+        pthread_mutex_unlock(&A.lock);
+        if (A.dying || A.disabled)
+            break;
+        next = watch_run(A.core);
+        if ((*env)->ExceptionCheck(env)) {
+            agent_disable(env, "unexpected Java exception in the watcher thread");
+            break;
+        }
+        write_status();
+    }
+    write_status();
+}
+
+/* ---- explicit watching: leakray.AppWatcher.watch0 ---- */
+
+static void JNICALL native_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms)
+{
+    if (A.disabled || A.dying || !ref)
+        return;
+    jobject g = (*env)->NewGlobalRef(env, ref);
+    if (!g) {
+        agent_disable(env, "out of JNI global references");
+        return;
+    }
+    if (watch_add(A.core, g, (uint64_t)ms) != 0)
+        (*env)->DeleteGlobalRef(env, g);
+}
+
+/* Watches obj through AppWatcher, so the reference is built by JIT-compiled Java code. */
+static void watch_object(JNIEnv *env, jobject obj, jstring desc)
+{
+    in_agent = 1;
+    (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_watch, obj, desc);
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+    in_agent = 0;
+}
+
+/* ---- watch rules: breakpoints on return instructions ---- */
+
+static bp_method *bp_slot(jmethodID m)
+{
+    size_t h = ((uintptr_t)m >> 3) * 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < MAX_BP_METHODS; i++) {
+        bp_method *b = &A.bps[(h + i) % MAX_BP_METHODS];
+        if (b->m == m || b->m == NULL)
+            return b;
+    }
+    return NULL;
+}
+
+static jstring bp_desc(jmethodID m)
+{
+    pthread_mutex_lock(&A.bp_lock);
+    bp_method *b = bp_slot(m);
+    jstring d = b && b->m == m ? b->desc : NULL;
+    pthread_mutex_unlock(&A.bp_lock);
+    return d;
+}
+
+/* Length of the instruction at pc (JVMS 6.5), or 0 if it cannot be decoded. */
+static size_t insn_len(const unsigned char *code, size_t n, size_t pc)
+{
+    unsigned op = code[pc];
+    if (op <= 0x0f || (op >= 0x1a && op <= 0x35) || (op >= 0x3b && op <= 0x83) ||
+        (op >= 0x85 && op <= 0x98) || (op >= 0xac && op <= 0xb1) || op == 0xbe ||
+        op == 0xbf || op == 0xc2 || op == 0xc3 || op == 0xca)
+        return 1;
+    if (op == 0x10 || op == 0x12 || (op >= 0x15 && op <= 0x19) || (op >= 0x36 && op <= 0x3a) ||
+        op == 0xa9 || op == 0xbc)
+        return 2;
+    if (op == 0x11 || op == 0x13 || op == 0x14 || op == 0x84 || (op >= 0x99 && op <= 0xa8) ||
+        (op >= 0xb2 && op <= 0xb8) || op == 0xbb || op == 0xbd || op == 0xc0 || op == 0xc1 ||
+        op == 0xc6 || op == 0xc7)
+        return 3;
+    if (op == 0xc5)
+        return 4;
+    if (op == 0xb9 || op == 0xba || op == 0xc8 || op == 0xc9)
+        return 5;
+    if (op == 0xc4) /* wide */
+        return pc + 1 < n && code[pc + 1] == 0x84 ? 6 : 4;
+    if (op == 0xaa || op == 0xab) {
+        size_t p = (pc + 4) & ~(size_t)3;
+        if (p + 12 > n)
+            return 0;
+#define I32(q) ((int32_t)((uint32_t)code[q] << 24 | (uint32_t)code[(q) + 1] << 16 | \
+                          (uint32_t)code[(q) + 2] << 8 | code[(q) + 3]))
+        if (op == 0xaa) {
+            int64_t lo = I32(p + 4), hi = I32(p + 8);
+            if (hi < lo)
+                return 0;
+            return p + 12 + (size_t)(hi - lo + 1) * 4 - pc;
+        }
+        int64_t np = I32(p + 4);
+        if (np < 0)
+            return 0;
+        return p + 8 + (size_t)np * 8 - pc;
+#undef I32
+    }
+    return 0;
+}
+
+/* Sets a breakpoint on every return instruction of m. Returns how many were set. */
+static int break_on_returns(jmethodID m)
+{
+    jint n = 0;
+    unsigned char *code = NULL;
+    if ((*A.ti)->GetBytecodes(A.ti, m, &n, &code) != JVMTI_ERROR_NONE)
+        return 0;
+    int set = 0;
+    for (size_t pc = 0; pc < (size_t)n;) {
+        size_t len = insn_len(code, (size_t)n, pc);
+        if (len == 0 || pc + len > (size_t)n)
+            break;
+        if (code[pc] >= 0xac && code[pc] <= 0xb1) {
+            jvmtiError e = (*A.ti)->SetBreakpoint(A.ti, m, (jlocation)pc);
+            if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE)
+                set++;
+        }
+        pc += len;
+    }
+    (*A.ti)->Deallocate(A.ti, code);
+    return set;
+}
+
+/* "Ljava/io/Closeable;" -> "java.io.Closeable" in place. */
+static void sig_to_name(char *s)
+{
+    size_t n = strlen(s);
+    if (n >= 2 && s[0] == 'L' && s[n - 1] == ';') {
+        memmove(s, s + 1, n - 2);
+        s[n - 2] = 0;
+    }
+    for (char *p = s; *p; p++)
+        if (*p == '/')
+            *p = '.';
+}
+
+static int class_is(jclass k, const char *name)
+{
+    char *sig = NULL;
+    if ((*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) != JVMTI_ERROR_NONE)
+        return 0;
+    sig_to_name(sig);
+    int eq = strcmp(sig, name) == 0;
+    (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+    return eq;
+}
+
+/* Whether k, a superclass or any interface of theirs is named `name`. Bounded walk. */
+static int has_supertype(JNIEnv *env, jclass k, const char *name, int depth)
+{
+    if (!k || depth > 32)
+        return 0;
+    if (class_is(k, name))
+        return 1;
+    jint ni = 0;
+    jclass *ifs = NULL;
+    int found = 0;
+    if ((*A.ti)->GetImplementedInterfaces(A.ti, k, &ni, &ifs) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < ni; i++) {
+            if (!found && has_supertype(env, ifs[i], name, depth + 1))
+                found = 1;
+            (*env)->DeleteLocalRef(env, ifs[i]);
+        }
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)ifs);
+    }
+    if (found)
+        return 1;
+    jclass sup = (*env)->GetSuperclass(env, k);
+    if (sup) {
+        found = has_supertype(env, sup, name, depth + 1);
+        (*env)->DeleteLocalRef(env, sup);
+    }
+    return found;
+}
+
+/* A class became usable: if it declares a method a rule names, and has the rule's class
+ * among its supertypes, break on that method's returns. Classes without a method of a
+ * watched name cost one GetClassMethods and a few name compares. */
+static void rules_for_class(JNIEnv *env, jclass k)
+{
+    jint nm = 0;
+    jmethodID *ms = NULL;
+    if ((*A.ti)->GetClassMethods(A.ti, k, &nm, &ms) != JVMTI_ERROR_NONE)
+        return;
+    char *kname = NULL;
+    for (jint i = 0; i < nm; i++) {
+        char *mn = NULL, *msig = NULL;
+        if ((*A.ti)->GetMethodName(A.ti, ms[i], &mn, &msig, NULL) != JVMTI_ERROR_NONE)
+            continue;
+        for (int r = 0; r < A.opts.n_watch; r++) {
+            const watch_rule *ru = &A.opts.watch[r];
+            if (strcmp(mn, ru->method) != 0)
+                continue;
+            jint mod = 0;
+            (*A.ti)->GetMethodModifiers(A.ti, ms[i], &mod);
+            if (mod & (0x0008 | 0x0100 | 0x0400)) /* static, native, abstract */
+                continue;
+            if (!has_supertype(env, k, ru->cls, 0))
+                continue;
+            if (!kname) {
+                (*A.ti)->GetClassSignature(A.ti, k, &kname, NULL);
+                if (kname)
+                    sig_to_name(kname);
+            }
+            char d[512];
+            snprintf(d, sizeof d, "%s received %s#%s() callback", kname ? kname : "?",
+                     ru->cls, ru->method);
+            jstring ld = (*env)->NewStringUTF(env, d);
+            jstring gd = ld ? (*env)->NewGlobalRef(env, ld) : NULL;
+            if (ld)
+                (*env)->DeleteLocalRef(env, ld);
+            pthread_mutex_lock(&A.bp_lock);
+            bp_method *b = A.n_bps < MAX_BP_METHODS * 3 / 4 ? bp_slot(ms[i]) : NULL;
+            int fresh = b && b->m == NULL;
+            if (fresh) {
+                b->m = ms[i];
+                b->desc = gd;
+                A.n_bps++;
+            }
+            pthread_mutex_unlock(&A.bp_lock);
+            if (fresh)
+                break_on_returns(ms[i]);
+            else if (gd)
+                (*env)->DeleteGlobalRef(env, gd);
+            break;
+        }
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)mn);
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)msig);
+    }
+    if (kname)
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)kname);
+    (*A.ti)->Deallocate(A.ti, (unsigned char *)ms);
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+}
+
+static void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
+{
+    if (!A.live || A.disabled || A.dying || !A.can_rules || A.opts.n_watch == 0)
+        return;
+    rules_for_class(env, k);
+}
+
+/* A watched method returns. A call nested in an outer watched call on the same object (an
+ * override calling super.close()) is left to the outer one, so one close watches once. */
+static void JNICALL on_breakpoint(jvmtiEnv *ti, JNIEnv *env, jthread th, jmethodID m,
+                                  jlocation loc)
+{
+    if (in_agent || !A.live || A.disabled || A.dying)
+        return;
+    jstring desc = bp_desc(m);
+    if (!desc)
+        return;
+    in_agent = 1;
+    jobject self = NULL;
+    if ((*ti)->GetLocalInstance(ti, th, 0, &self) != JVMTI_ERROR_NONE || !self)
+        goto out;
+    jmethodID outer;
+    jlocation ol;
+    if ((*ti)->GetFrameLocation(ti, th, 1, &outer, &ol) == JVMTI_ERROR_NONE && bp_desc(outer)) {
+        jobject oself = NULL;
+        if ((*ti)->GetLocalInstance(ti, th, 1, &oself) == JVMTI_ERROR_NONE && oself) {
+            int same = (*env)->IsSameObject(env, self, oself);
+            (*env)->DeleteLocalRef(env, oself);
+            if (same)
+                goto out;
+        }
+    }
+    watch_object(env, self, desc);
+out:
+    if (self)
+        (*env)->DeleteLocalRef(env, self);
+    in_agent = 0;
+}
+
+/* ---- built in: a Thread object once its thread ended ---- */
+
+static void JNICALL on_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th)
+{
+    if (in_agent || !A.live || A.disabled || A.dying || !th)
+        return;
+    if (A.agent_thread && (*env)->IsSameObject(env, th, A.agent_thread))
+        return;
+    jvmtiThreadInfo info;
+    memset(&info, 0, sizeof info);
+    char d[300];
+    if ((*ti)->GetThreadInfo(ti, th, &info) == JVMTI_ERROR_NONE && info.name) {
+        snprintf(d, sizeof d, "java.lang.Thread \"%s\" ended", info.name);
+        (*ti)->Deallocate(ti, (unsigned char *)info.name);
+    } else {
+        snprintf(d, sizeof d, "java.lang.Thread ended");
+    }
+    if (info.thread_group)
+        (*env)->DeleteLocalRef(env, info.thread_group);
+    if (info.context_class_loader)
+        (*env)->DeleteLocalRef(env, info.context_class_loader);
+    jstring js = (*env)->NewStringUTF(env, d);
+    if (!js) {
+        (*env)->ExceptionClear(env);
+        return;
+    }
+    watch_object(env, th, js);
+    (*env)->DeleteLocalRef(env, js);
+}
+
+/* ---- live start: resolve classes, install AppWatcher, start the thread ---- */
+
+static jclass global_class(JNIEnv *env, const char *name)
+{
+    jclass l = (*env)->FindClass(env, name);
+    if (!l) {
+        (*env)->ExceptionClear(env);
+        return NULL;
+    }
+    jclass g = (*env)->NewGlobalRef(env, l);
+    (*env)->DeleteLocalRef(env, l);
+    return g;
+}
+
+static int resolve(JNIEnv *env)
+{
+    A.kwr = global_class(env, "leakcanary/KeyedWeakReference");
+    A.watcher = global_class(env, "leakray/AppWatcher");
+    A.runtime = global_class(env, "java/lang/Runtime");
+    if (!A.kwr || !A.watcher || !A.runtime)
+        return -1;
+    A.kwr_get = (*env)->GetMethodID(env, A.kwr, "get", "()Ljava/lang/Object;");
+    A.kwr_refers_to = (*env)->GetMethodID(env, A.kwr, "refersTo", "(Ljava/lang/Object;)Z");
+    if (!A.kwr_refers_to)
+        (*env)->ExceptionClear(env);
+    A.kwr_retained = (*env)->GetFieldID(env, A.kwr, "retainedUptimeMillis", "J");
+    A.kwr_dump_ms = (*env)->GetStaticFieldID(env, A.kwr, "heapDumpUptimeMillis", "J");
+    A.watcher_watch = (*env)->GetStaticMethodID(env, A.watcher, "expectWeaklyReachable",
+                                                "(Ljava/lang/Object;Ljava/lang/String;)V");
+    A.watcher_installed = (*env)->GetStaticFieldID(env, A.watcher, "installed", "Z");
+    A.runtime_get = (*env)->GetStaticMethodID(env, A.runtime, "getRuntime",
+                                              "()Ljava/lang/Runtime;");
+    A.runtime_finalize = (*env)->GetMethodID(env, A.runtime, "runFinalization", "()V");
+    if (!A.kwr_get || !A.kwr_retained || !A.kwr_dump_ms || !A.watcher_watch ||
+        !A.watcher_installed || !A.runtime_get || !A.runtime_finalize)
+        return -1;
+    /* HotSpotDiagnosticMXBean through ManagementFactory.getPlatformMXBean(Class) */
+    jclass mf = (*env)->FindClass(env, "java/lang/management/ManagementFactory");
+    jclass bc = (*env)->FindClass(env, "com/sun/management/HotSpotDiagnosticMXBean");
+    if (!mf || !bc)
+        return -1;
+    jmethodID gp = (*env)->GetStaticMethodID(env, mf, "getPlatformMXBean",
+                                             "(Ljava/lang/Class;)Ljava/lang/management/"
+                                             "PlatformManagedObject;");
+    A.dump_heap = (*env)->GetMethodID(env, bc, "dumpHeap", "(Ljava/lang/String;Z)V");
+    if (!gp || !A.dump_heap)
+        return -1;
+    jobject bean = (*env)->CallStaticObjectMethod(env, mf, gp, bc);
+    if (!bean || (*env)->ExceptionCheck(env))
+        return -1;
+    A.diag_bean = (*env)->NewGlobalRef(env, bean);
+    (*env)->DeleteLocalRef(env, bean);
+    (*env)->DeleteLocalRef(env, mf);
+    (*env)->DeleteLocalRef(env, bc);
+    JNINativeMethod nm = {"watch0", "(Lleakcanary/KeyedWeakReference;J)V",
+                          (void *)native_watch0};
+    if ((*env)->RegisterNatives(env, A.watcher, &nm, 1) != 0)
+        return -1;
+    return 0;
+}
+
+static int start_thread(JNIEnv *env)
+{
+    jclass tc = (*env)->FindClass(env, "java/lang/Thread");
+    if (!tc)
+        return -1;
+    jmethodID ctor = (*env)->GetMethodID(env, tc, "<init>", "(Ljava/lang/String;)V");
+    jstring name = (*env)->NewStringUTF(env, "leakray watcher");
+    if (!ctor || !name)
+        return -1;
+    jthread t = (*env)->NewObject(env, tc, ctor, name);
+    if (!t)
+        return -1;
+    A.agent_thread = (*env)->NewGlobalRef(env, t);
+    if ((*A.ti)->RunAgentThread(A.ti, t, agent_main, NULL, JVMTI_THREAD_NORM_PRIORITY) !=
+        JVMTI_ERROR_NONE)
+        return -1;
+    return 0;
+}
+
+static void live_start(JNIEnv *env)
+{
+    in_agent = 1;
+    watch_env we = {NULL, h_now, h_wake, h_alive, h_retained, h_release, h_gc, h_finalize,
+                    h_dump};
+    A.core = watch_new(&A.cfg, &we);
+    if (!A.core || resolve(env) != 0 || start_thread(env) != 0) {
+        agent_disable(env, "cannot set up the watcher (is " AGENT_JAR
+                           " beside the agent library?)");
+        in_agent = 0;
+        return;
+    }
+    snprintf(A.status, sizeof A.status, AGENT_STATUS_FMT, (long)getpid());
+    A.live = 1;
+    (*env)->SetStaticBooleanField(env, A.watcher, A.watcher_installed, JNI_TRUE);
+    if (A.can_rules && A.opts.n_watch > 0) {
+        jint nc = 0;
+        jclass *cs = NULL;
+        if ((*A.ti)->GetLoadedClasses(A.ti, &nc, &cs) == JVMTI_ERROR_NONE) {
+            for (jint i = 0; i < nc; i++) {
+                jint st = 0;
+                (*A.ti)->GetClassStatus(A.ti, cs[i], &st);
+                if ((st & JVMTI_CLASS_STATUS_PREPARED) && !(st & JVMTI_CLASS_STATUS_ARRAY) &&
+                    !(st & JVMTI_CLASS_STATUS_PRIMITIVE))
+                    rules_for_class(env, cs[i]);
+                (*env)->DeleteLocalRef(env, cs[i]);
+            }
+            (*A.ti)->Deallocate(A.ti, (unsigned char *)cs);
+        }
+    }
+    say("watching (threshold %u, delay %llu ms, %d watch rules%s), reports in %s",
+        A.cfg.threshold, (unsigned long long)A.cfg.delay_ms, A.can_rules ? A.opts.n_watch : 0,
+        A.can_rules ? "" : " unavailable", A.dir);
+    in_agent = 0;
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *ti, JNIEnv *env, jthread th) { live_start(env); }
+
+static void JNICALL on_vm_death(jvmtiEnv *ti, JNIEnv *env)
+{
+    A.dying = 1;
+    pthread_mutex_lock(&A.lock);
+    pthread_cond_broadcast(&A.cond);
+    pthread_mutex_unlock(&A.lock);
+    if (A.status[0])
+        unlink(A.status);
+}
+
+/* ---- loading ---- */
+
+/* Finds `rel` beside this library, or in ../share/leakray (installed layout), or `alt` beside
+ * it (../bin for the CLI). Returns 0 with the path in out. */
+static int find_beside(const char *rel, const char *alt, char *out, size_t n)
+{
+    const char *cands[3] = {"%s/%s", "%s/../share/leakray/%s", "%s/../bin/%s"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(out, n, cands[i], A.self_dir, i == 2 && alt ? alt : rel);
+        if (access(out, R_OK) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+static jint agent_init(JavaVM *vm, char *options, int live)
+{
+    char err[300];
+    A.vm = vm;
+    if (watch_opts_parse(options, &A.opts, err, sizeof err) != 0) {
+        complain("%s", err);
+        return JNI_ERR;
+    }
+    Dl_info di;
+    if (dladdr((void *)agent_init, &di) && di.dli_fname) {
+        char *rp = realpath(di.dli_fname, NULL);
+        if (rp) {
+            snprintf(A.self_dir, sizeof A.self_dir, "%s", rp);
+            free(rp);
+            char *slash = strrchr(A.self_dir, '/');
+            if (slash)
+                *slash = 0;
+        }
+    }
+    /* rules: the shipped jvm.rules unless rules= names another file or none */
+    if (strcmp(A.opts.rules, "none") != 0) {
+        char path[PATH_MAX + 64];
+        if (A.opts.rules[0])
+            snprintf(path, sizeof path, "%s", A.opts.rules);
+        else if (find_beside("jvm.rules", NULL, path, sizeof path) != 0 &&
+                 (snprintf(path, sizeof path, "%s/../share/leakray/rules/jvm.rules",
+                           A.self_dir),
+                  access(path, R_OK) != 0))
+            snprintf(path, sizeof path, "%s", LEAKRAY_SOURCE_RULES_DIR "/jvm.rules");
+        watch_opts rules;
+        watch_opts_default(&rules);
+        if (watch_rules_load(path, &rules, err, sizeof err) != 0) {
+            complain("%s", err);
+            return JNI_ERR;
+        }
+        for (int i = 0; i < rules.n_watch && A.opts.n_watch < WATCH_OPTS_MAX_RULES; i++)
+            A.opts.watch[A.opts.n_watch++] = rules.watch[i];
+    }
+    if (A.opts.report == WATCH_REPORT_DB)
+        say("report=db: the leak store is not available yet; writing text and JSON reports");
+    watch_config_default(&A.cfg);
+    A.cfg.delay_ms = A.opts.delay_ms;
+    A.cfg.threshold = A.opts.threshold;
+    A.cfg.max_watched = A.opts.max_watched;
+    /* the dump directory, absolute (a relative dumpHeap path resolves against the JVM's cwd,
+     * which can change meaning for the separate analysis process) */
+    const char *d = A.opts.dump_dir[0] ? A.opts.dump_dir : ".";
+    if (mkdir(d, 0777) != 0 && errno != EEXIST) {
+        complain("dump-dir=%s: %s", d, strerror(errno));
+        return JNI_ERR;
+    }
+    if (!realpath(d, A.dir)) {
+        complain("dump-dir=%s: %s", d, strerror(errno));
+        return JNI_ERR;
+    }
+    if (A.opts.leakray[0])
+        snprintf(A.leakray, sizeof A.leakray, "%s", A.opts.leakray);
+    else if (find_beside("leakray", "leakray", A.leakray, sizeof A.leakray) != 0)
+        snprintf(A.leakray, sizeof A.leakray, "leakray"); /* from PATH */
+    char jar[PATH_MAX + 64];
+    if (find_beside(AGENT_JAR, NULL, jar, sizeof jar) != 0) {
+        complain("%s not found beside %s/libleakray_agent.so; agent not started", AGENT_JAR,
+                 A.self_dir);
+        return live ? JNI_ERR : JNI_OK; /* never stop a JVM for a broken install */
+    }
+    if ((*vm)->GetEnv(vm, (void **)&A.ti, JVMTI_VERSION_1_2) != JNI_OK) {
+        complain("JVMTI 1.2 not available; agent not started");
+        return live ? JNI_ERR : JNI_OK;
+    }
+    jvmtiCapabilities want;
+    memset(&want, 0, sizeof want);
+    want.can_generate_breakpoint_events = 1;
+    want.can_access_local_variables = 1;
+    want.can_get_bytecodes = 1;
+    A.can_rules = A.opts.n_watch > 0 && (*A.ti)->AddCapabilities(A.ti, &want) ==
+                                            JVMTI_ERROR_NONE;
+    if (A.opts.n_watch > 0 && !A.can_rules)
+        say("breakpoint capabilities unavailable (%s): watch rules are off",
+            live ? "attached to a running JVM" : "another agent holds them");
+    if ((*A.ti)->AddToBootstrapClassLoaderSearch(A.ti, jar) != JVMTI_ERROR_NONE) {
+        complain("cannot add %s to the boot class path; agent not started", jar);
+        return live ? JNI_ERR : JNI_OK;
+    }
+    jvmtiEventCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.VMInit = on_vm_init;
+    cb.VMDeath = on_vm_death;
+    cb.ClassPrepare = on_class_prepare;
+    cb.Breakpoint = on_breakpoint;
+    cb.ThreadEnd = on_thread_end;
+    (*A.ti)->SetEventCallbacks(A.ti, &cb, sizeof cb);
+    (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
+    (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
+    (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, NULL);
+    if (A.can_rules) {
+        (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
+        (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_BREAKPOINT, NULL);
+    }
+    if (live) {
+        JNIEnv *env = cur_env();
+        if (!env)
+            return JNI_ERR;
+        live_start(env);
+        if (A.disabled)
+            return JNI_ERR;
+    }
+    return JNI_OK;
+}
+
+EXPORT JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+    return agent_init(vm, options, 0);
+}
+
+EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
+{
+    if (A.vm) {
+        complain("agent already loaded in this JVM");
+        return JNI_ERR;
+    }
+    return agent_init(vm, options, 1);
+}
+
+EXPORT JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm) { A.dying = 1; }

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// leakray.AppWatcher: the explicit watching API of the leakray JVM agent. Call
+// expectWeaklyReachable(obj, "why it should die") when obj reaches the end of its life
+// (closed, disposed, removed); if it is still reachable 5 seconds later (after a GC), the agent
+// counts it as retained and dumps and analyses the heap once enough are. Without the agent
+// loaded every call returns at once: the jar may ship with an application permanently.
+package leakray;
+
+import java.util.concurrent.atomic.AtomicLong;
+import leakcanary.KeyedWeakReference;
+
+public final class AppWatcher {
+    /** Set by the agent once it is ready; never set without it. */
+    private static volatile boolean installed;
+    private static final AtomicLong KEYS = new AtomicLong();
+
+    private AppWatcher() {}
+
+    /** Whether the leakray agent is loaded and watching. */
+    public static boolean isInstalled() {
+        return installed;
+    }
+
+    /** Watches obj: it is expected to become weakly reachable within the agent's delay. */
+    public static void expectWeaklyReachable(Object obj, String description) {
+        if (!installed || obj == null) {
+            return;
+        }
+        long now = System.nanoTime() / 1_000_000L;
+        String key = "lr-" + Long.toHexString(KEYS.incrementAndGet());
+        KeyedWeakReference ref = new KeyedWeakReference(obj, key,
+                description == null ? "" : description, now, null);
+        watch0(ref, now);
+    }
+
+    private static native void watch0(KeyedWeakReference ref, long watchUptimeMillis);
+}

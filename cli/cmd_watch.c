@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cmd_watch.c: `leakray watch status PID` and `leakray watch analyze DUMP` (cli), the JVM
+ * agent's two helpers. `status` reads the file the agent keeps (/tmp/leakray-watch-PID.status,
+ * key: value lines) and prints it, or as JSON. `analyze` is what the agent starts, in its own
+ * process, after each dump: it runs `leakray analyze --json` and `leakray analyze` on the dump
+ * side by side (two child processes of this binary), renames NAME.json / NAME.txt into place
+ * only when complete, prints the one-line summary, and keeps at most --max-dumps dumps (with
+ * their reports) in the dump's folder. Docs: docs/agent.md. */
+#include "cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define WATCH_STATUS_FMT "/tmp/leakray-watch-%s.status" /* agents/jvmti/agent.c writes it */
+#define WATCH_DUMP_PREFIX "leakray-"                    /* names the agent gives its dumps */
+
+/* ---- status ---- */
+
+static int all_digits(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+static int watch_status(cli_common *co, const char *pid)
+{
+    if (!all_digits(pid))
+        return cli_usage_error(co, "PID must be a process id, got '%s'", pid);
+    char path[128];
+    snprintf(path, sizeof path, WATCH_STATUS_FMT, pid);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/%s", pid);
+        if (access(proc, F_OK) != 0)
+            return cli_fail(co, LR_ERR_NOT_FOUND, "no process %s", pid);
+        return cli_fail(co, LR_ERR_NOT_FOUND,
+                        "process %s is not running the leakray agent (no %s); "
+                        "start it with -agentpath or `leakray attach %s`",
+                        pid, path, pid);
+    }
+    jsonw w;
+    if (co->json)
+        cli_json_begin(&w);
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *sep = strstr(line, ": ");
+        if (!sep)
+            continue;
+        *sep = 0;
+        const char *v = sep + 2;
+        if (co->json) {
+            if (all_digits(v) && strlen(v) < 19)
+                jsonw_kv_uint(&w, line, strtoull(v, NULL, 10));
+            else
+                jsonw_kv_str(&w, line, v);
+        } else {
+            printf("%-20s %s\n", line, v);
+        }
+    }
+    fclose(f);
+    if (co->json) {
+        jsonw_obj_end(&w);
+        jsonw_finish(&w);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ---- analyze ---- */
+
+/* Runs this binary with args, stdout to out_path. Returns the pid, or -1. */
+static pid_t run_self(char *const *args, const char *out_path)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = 0;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, self, &fa, NULL, args, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc == 0 ? pid : -1;
+}
+
+static int wait_exit(pid_t pid)
+{
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return 128;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* Counts the groups of one top-level array of analyze's JSON ("application_leaks") and sums
+ * their retained_bytes. A small scanner over our own output: strings are skipped whole, and
+ * only keys directly inside a group object (depth 2 below the array) are read. */
+static void scan_groups(const char *js, const char *key, uint64_t *count, uint64_t *bytes)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\"", key);
+    const char *p = strstr(js, pat);
+    if (!p)
+        return;
+    p = strchr(p + strlen(pat), '[');
+    if (!p)
+        return;
+    int depth = 0;
+    for (; *p; p++) {
+        if (*p == '"') {
+            const char *s = ++p;
+            while (*p && *p != '"')
+                p += (*p == '\\' && p[1]) ? 2 : 1;
+            if (!*p)
+                return;
+            if (depth == 2 && (size_t)(p - s) == 14 && memcmp(s, "retained_bytes", 14) == 0) {
+                const char *v = p + 1;
+                while (*v == ' ' || *v == ':')
+                    v++;
+                *bytes += strtoull(v, NULL, 10);
+            }
+        } else if (*p == '[' || *p == '{') {
+            depth++;
+            if (*p == '{' && depth == 2)
+                (*count)++;
+        } else if (*p == ']' || *p == '}') {
+            if (--depth == 0)
+                return;
+        }
+    }
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    size_t r;
+    while (b && (r = fread(b + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (n + 1 == cap) {
+            char *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (b)
+        b[n] = 0;
+    return b;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Keeps the newest max dumps named leakray-*.hprof in dir (the names start with the time),
+ * deleting older ones with their reports. Returns how many were deleted. */
+static unsigned prune(const char *dir, unsigned max)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (strncmp(e->d_name, WATCH_DUMP_PREFIX, strlen(WATCH_DUMP_PREFIX)) != 0 || l < 7 ||
+            strcmp(e->d_name + l - 6, ".hprof") != 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **nn = realloc(names, cap * sizeof *names);
+            if (!nn)
+                break;
+            names = nn;
+        }
+        names[n] = strdup(e->d_name);
+        if (names[n])
+            n++;
+    }
+    closedir(d);
+    unsigned deleted = 0;
+    if (n > max) {
+        qsort(names, n, sizeof *names, by_name);
+        for (size_t i = 0; i + max < n; i++) {
+            char p[PATH_MAX * 2];
+            size_t l = strlen(names[i]) - 6;
+            static const char *const ext[] = {".hprof", ".txt", ".json"};
+            for (int k = 0; k < 3; k++) {
+                snprintf(p, sizeof p, "%s/%.*s%s", dir, (int)l, names[i], ext[k]);
+                unlink(p);
+            }
+            deleted++;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return deleted;
+}
+
+static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
+                         uint64_t pause_ms, uint64_t retained, int quiet)
+{
+    size_t l = strlen(dump);
+    if (l < 7 || strcmp(dump + l - 6, ".hprof") != 0)
+        return cli_usage_error(co, "DUMP must end in .hprof, got '%s'", dump);
+    char base[PATH_MAX], jpart[PATH_MAX + 16], tpart[PATH_MAX + 16], jfin[PATH_MAX + 16],
+        tfin[PATH_MAX + 16], dir[PATH_MAX];
+    snprintf(base, sizeof base, "%.*s", (int)(l - 6), dump);
+    snprintf(jpart, sizeof jpart, "%s.json.part", base);
+    snprintf(tpart, sizeof tpart, "%s.txt.part", base);
+    snprintf(jfin, sizeof jfin, "%s.json", base);
+    snprintf(tfin, sizeof tfin, "%s.txt", base);
+    snprintf(dir, sizeof dir, "%s", dump);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    struct stat sb;
+    if (stat(dump, &sb) != 0)
+        return cli_fail(co, LR_ERR_IO, "%s: %s", dump, strerror(errno));
+
+    double t0 = cli_now_ms();
+    char a0[] = "leakray", an[] = "analyze", js[] = "--json", np[] = "--no-progress";
+    char *jargs[] = {a0, an, (char *)dump, js, np, NULL};
+    char *targs[] = {a0, an, (char *)dump, np, NULL};
+    pid_t pj = run_self(jargs, jpart);
+    pid_t pt = run_self(targs, tpart);
+    int rj = pj > 0 ? wait_exit(pj) : 127;
+    int rt = pt > 0 ? wait_exit(pt) : 127;
+    double ms = cli_now_ms() - t0;
+    if (rj != 0 || rt != 0) {
+        unlink(jpart);
+        unlink(tpart);
+        return cli_fail(co, LR_ERR_INTERNAL, "analysing %s failed (leakray analyze exit %d)",
+                        dump, rj ? rj : rt);
+    }
+    if (rename(jpart, jfin) != 0 || rename(tpart, tfin) != 0)
+        return cli_fail(co, LR_ERR_IO, "writing the report of %s: %s", dump, strerror(errno));
+    uint64_t n_app = 0, n_lib = 0, bytes = 0;
+    char *text = slurp(jfin);
+    if (text) {
+        scan_groups(text, "application_leaks", &n_app, &bytes);
+        scan_groups(text, "library_leaks", &n_lib, &bytes);
+        free(text);
+    }
+    unsigned pruned = prune(dir, (unsigned)max_dumps);
+    char hb[CLI_FMT_MAX], db[CLI_FMT_MAX];
+    uint64_t leaks = n_app + n_lib;
+    if (co->json) {
+        jsonw w;
+        cli_json_begin(&w);
+        jsonw_kv_str(&w, "dump", dump);
+        jsonw_kv_uint(&w, "dump_bytes", (uint64_t)sb.st_size);
+        jsonw_kv_str(&w, "report_text", tfin);
+        jsonw_kv_str(&w, "report_json", jfin);
+        jsonw_kv_uint(&w, "retained_objects", retained);
+        jsonw_kv_uint(&w, "leaks", leaks);
+        jsonw_kv_uint(&w, "application_leaks", n_app);
+        jsonw_kv_uint(&w, "library_leaks", n_lib);
+        jsonw_kv_uint(&w, "retained_bytes", bytes);
+        jsonw_kv_uint(&w, "pruned_dumps", pruned);
+        if (!co->no_timing) {
+            jsonw_kv_uint(&w, "pause_ms", pause_ms);
+            jsonw_kv_uint(&w, "analysis_ms", (uint64_t)ms);
+        }
+        jsonw_obj_end(&w);
+        jsonw_finish(&w);
+    }
+    if (!quiet)
+        fprintf(stderr,
+                "leakray: %llu leak%s, %s retained, report at %s (dump %s, pause %llu ms, "
+                "analysis %.1f s)\n",
+                (unsigned long long)leaks, leaks == 1 ? "" : "s", cli_fmt_human(hb, bytes), tfin,
+                cli_fmt_human(db, (uint64_t)sb.st_size), (unsigned long long)pause_ms,
+                ms / 1000.0);
+    return CLI_EXIT_OK;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+    uint64_t max_dumps = 7, pause_ms = 0, retained = 0;
+    int quiet = 0;
+    const cli_optdef opts[] = {
+        {"--max-dumps", CLI_OPT_UINT, &max_dumps, "N",
+         "analyze: dumps kept in the dump's folder, oldest deleted first (default 7)", NULL},
+        {"--pause-ms", CLI_OPT_UINT, &pause_ms, "MS", "analyze: the dump's pause, reported",
+         NULL},
+        {"--retained", CLI_OPT_UINT, &retained, "N", "analyze: retained objects, reported",
+         NULL},
+        {"--quiet", CLI_OPT_FLAG, &quiet, NULL, "analyze: no summary line on stderr", NULL},
+        {0}};
+    const cli_spec spec = {
+        "watch", "status PID | analyze DUMP",
+        "the JVM agent's status, and the analysis it starts after each dump", opts, 2, 2,
+        "status PID     retained count, state and next action of a JVM running the agent\n"
+        "               (libleakray_agent.so, see `leakray attach` and docs/agent.md).\n"
+        "analyze DUMP   what the agent runs in a separate process after a dump: writes\n"
+        "               DUMP's report as NAME.txt and NAME.json beside it, prints\n"
+        "               `leakray: 3 leaks, 1.3 MB retained, report at NAME.txt`, and keeps\n"
+        "               at most --max-dumps leakray-*.hprof dumps in that folder.\n"
+        "Example: leakray watch status 4242"};
+    cli_common co;
+    int rc = cli_parse(argc, argv, &spec, &co);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (strcmp(co.pos[0], "status") == 0)
+        return watch_status(&co, co.pos[1]);
+    if (strcmp(co.pos[0], "analyze") == 0) {
+        if (max_dumps < 1)
+            return cli_usage_error(&co, "--max-dumps must be at least 1");
+        return watch_analyze(&co, co.pos[1], max_dumps, pause_ms, retained, quiet);
+    }
+    return cli_usage_error(&co, "unknown watch command '%s' (status or analyze)", co.pos[0]);
+}
