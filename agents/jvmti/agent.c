@@ -633,8 +633,12 @@ static void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jcla
     rules_for_class(env, k);
 }
 
-/* A watched method returns. A call nested in an outer watched call on the same object (an
- * override calling super.close()) is left to the outer one, so one close watches once. */
+/* A watched method returns. When it runs inside another watched method (an override calling
+ * super.close(), a class loader closing its jar loaders, a stream closing the stream it
+ * wraps) the outermost call watches, so what it owns is not reported a second time: the
+ * NESTED_FRAMES frames below are checked for a watched method. */
+#define NESTED_FRAMES 8
+
 static void JNICALL on_breakpoint(jvmtiEnv *ti, JNIEnv *env, jthread th, jmethodID m,
                                   jlocation loc)
 {
@@ -647,16 +651,13 @@ static void JNICALL on_breakpoint(jvmtiEnv *ti, JNIEnv *env, jthread th, jmethod
     jobject self = NULL;
     if ((*ti)->GetLocalInstance(ti, th, 0, &self) != JVMTI_ERROR_NONE || !self)
         goto out;
-    jmethodID outer;
-    jlocation ol;
-    if ((*ti)->GetFrameLocation(ti, th, 1, &outer, &ol) == JVMTI_ERROR_NONE && bp_desc(outer)) {
-        jobject oself = NULL;
-        if ((*ti)->GetLocalInstance(ti, th, 1, &oself) == JVMTI_ERROR_NONE && oself) {
-            int same = (*env)->IsSameObject(env, self, oself);
-            (*env)->DeleteLocalRef(env, oself);
-            if (same)
-                goto out;
-        }
+    for (jint depth = 1; depth <= NESTED_FRAMES; depth++) {
+        jmethodID outer;
+        jlocation ol;
+        if ((*ti)->GetFrameLocation(ti, th, depth, &outer, &ol) != JVMTI_ERROR_NONE)
+            break;
+        if (bp_desc(outer))
+            goto out;
     }
     watch_object(env, self, desc);
 out:

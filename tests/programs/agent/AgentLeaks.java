@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import leakray.AppWatcher;
 
 public class AgentLeaks {
@@ -121,7 +120,9 @@ public class AgentLeaks {
         static final List<Thread> FINISHED = new ArrayList<>();
     }
 
-    static Object classLoaderKeeper;
+    /** The long-lived worker of the threadlocal mode (static: an unreachable single-thread
+     * executor is finalized and shut down, which would end the leak). */
+    static ExecutorService worker;
 
     public static void main(String[] args) throws Exception {
         String mode = args[0];
@@ -164,7 +165,7 @@ public class AgentLeaks {
                 }
                 break;
             case "threadlocal": {
-                ExecutorService worker = Executors.newSingleThreadExecutor();
+                worker = Executors.newSingleThreadExecutor();
                 for (int i = 0; i < n + 3; i++) {
                     final int k = i;
                     worker.submit(() -> {
@@ -184,7 +185,8 @@ public class AgentLeaks {
                 Runnable r = (Runnable) plugin.getDeclaredConstructor().newInstance();
                 Thread t = new Thread(r, "plugin-timer");
                 t.setDaemon(true);
-                t.start(); // never stopped: keeps the plugin's class, hence its loader
+                t.setContextClassLoader(loader); // as a container does for its web apps
+                t.start(); // never stopped: its context class loader stays
                 loader.close(); // the undeploy: watched by the built-in rule
                 URLClassLoader clean = new URLClassLoader(
                         new URL[] {new File(args[3]).toURI().toURL()}, null);

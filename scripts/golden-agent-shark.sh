@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# golden-agent-shark.sh: regenerates tests/e2e/expected/agent/*.json, Shark's analysis of heap
+# dumps written by the JVM agent (build/libleakray_agent.so) while it watches the leaking
+# programs of tests/programs/agent, reduced by tests/e2e/shark_parity.py and
+# tests/e2e/agent_golden.py to what is stable from run to run (traces, statuses, suspects,
+# signatures). tests/e2e/agent_leaks.sh checks leakray's reports of fresh dumps against them.
+# Needs a built tree (make), network on first use (Maven Central, through shark-peer.sh).
+# usage: scripts/golden-agent-shark.sh [BUILD_DIR]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+export LEAKRAY_SRC=$src LEAKRAY_BUILD=${1:-$src/build}
+work=$(mktemp -d "${TMPDIR:-/tmp}/lr-golden-agent.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# shellcheck source=../tests/e2e/agent_lib.bash
+. "$src/tests/e2e/agent_lib.bash"
+out=$src/tests/e2e/expected/agent
+mkdir -p "$out"
+"$src/scripts/shark-peer.sh" --fetch
+agent_setup
+while read -r mode n opts; do
+    agent_run "$work/$mode" "$mode" "$n" 1500 "$opts" "$work/plugin"
+    agent_wait "$work/$mode"
+    dump=$(ls "$work/$mode"/leakray-*.hprof)
+    "$src/scripts/shark-peer.sh" --hprof "$dump" analyze --json > "$work/$mode.shark.json"
+    python3 "$src/tests/e2e/shark_parity.py" norm-shark "$work/$mode.shark.json" > "$work/$mode.canon"
+    python3 "$src/tests/e2e/agent_golden.py" reduce "$work/$mode.canon" > "$out/$mode.json"
+    echo "golden-agent-shark: $out/$mode.json"
+done < "$src/tests/e2e/expected/agent/modes.txt"
