@@ -151,7 +151,11 @@ int cmd_attach(int argc, char **argv)
         close(pfd[0]);
         close(pfd[1]);
         char cmdname[] = "JVMTI.agent_load";
-        char *args[] = {(char *)jcmd, (char *)pid, cmdname, so_abs, abs_opts, NULL};
+        /* jcmd re-parses its arguments as `key=value` pairs; a quoted argument is taken
+         * whole, '=' and ',' included */
+        char quoted[sizeof abs_opts + 2];
+        snprintf(quoted, sizeof quoted, "\"%s\"", abs_opts);
+        char *args[] = {(char *)jcmd, (char *)pid, cmdname, so_abs, quoted, NULL};
         if (!abs_opts[0])
             args[4] = NULL;
         execvp(jcmd, args);

@@ -918,8 +918,13 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     if (A.opts.n_watch > 0 && !A.can_rules)
         say("breakpoint capabilities unavailable (%s): watch rules are off",
             live ? "attached to a running JVM" : "another agent holds them");
-    if ((*A.ti)->AddToBootstrapClassLoaderSearch(A.ti, jar) != JVMTI_ERROR_NONE) {
-        complain("cannot add %s to the boot class path; agent not started", jar);
+    /* at start the boot class path, so every loader sees one copy of the classes; when
+     * attached, the system class path (appending to the boot one then disables CDS sharing
+     * for the application's classes, with a warning) */
+    jvmtiError je = live ? (*A.ti)->AddToSystemClassLoaderSearch(A.ti, jar)
+                         : (*A.ti)->AddToBootstrapClassLoaderSearch(A.ti, jar);
+    if (je != JVMTI_ERROR_NONE) {
+        complain("cannot add %s to the class path; agent not started", jar);
         return live ? JNI_ERR : JNI_OK;
     }
     jvmtiEventCallbacks cb;

@@ -89,7 +89,7 @@ static int parse_item(const char *s, size_t len, watch_opts *o, const char **why
 #define KEY(k) (kl == sizeof(k) - 1 && memcmp(s, k, kl) == 0)
     if (KEY("quiet")) {
         if (eq) {
-            *why = "takes no value";
+            *why = "agent option takes no value";
             return -1;
         }
         o->quiet = 1;
@@ -102,10 +102,10 @@ static int parse_item(const char *s, size_t len, watch_opts *o, const char **why
         return -1;
     }
     if (!eq) {
-        *why = "needs a value";
+        *why = "agent option needs a value";
         return -1;
     }
-    *why = "malformed value";
+    *why = "malformed agent option";
     if (KEY("dump-dir"))
         return copy_path(o->dump_dir, v, vl);
     if (KEY("rules"))
@@ -149,11 +149,11 @@ static int parse_item(const char *s, size_t len, watch_opts *o, const char **why
     }
     /* watch= */
     if (o->n_watch >= WATCH_OPTS_MAX_RULES) {
-        *why = "too many watch= rules";
+        *why = "too many watch= agent options";
         return -1;
     }
     if (watch_rule_parse(v, vl, &o->watch[o->n_watch]) != 0) {
-        *why = "expected CLASS#METHOD";
+        *why = "agent option expects CLASS#METHOD";
         return -1;
     }
     o->n_watch++;

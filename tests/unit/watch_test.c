@@ -398,15 +398,15 @@ static void options_parse(void **state)
 
     static const char *const bad[][2] = {
         {"bogus=1", "unknown agent option 'bogus=1'"},
-        {"threshold=0", "malformed value 'threshold=0'"},
-        {"threshold=5x", "malformed value 'threshold=5x'"},
-        {"delay-ms=", "malformed value 'delay-ms='"},
-        {"threshold", "needs a value 'threshold'"},
-        {"quiet=1", "takes no value 'quiet=1'"},
-        {"watch=java.io.Closeable", "expected CLASS#METHOD 'watch=java.io.Closeable'"},
-        {"watch=#close", "expected CLASS#METHOD 'watch=#close'"},
-        {"watch=a.B#<init>", "expected CLASS#METHOD 'watch=a.B#<init>'"},
-        {"report=html", "malformed value 'report=html'"},
+        {"threshold=0", "malformed agent option 'threshold=0'"},
+        {"threshold=5x", "malformed agent option 'threshold=5x'"},
+        {"delay-ms=", "malformed agent option 'delay-ms='"},
+        {"threshold", "agent option needs a value 'threshold'"},
+        {"quiet=1", "agent option takes no value 'quiet=1'"},
+        {"watch=java.io.Closeable", "agent option expects CLASS#METHOD 'watch=java.io.Closeable'"},
+        {"watch=#close", "agent option expects CLASS#METHOD 'watch=#close'"},
+        {"watch=a.B#<init>", "agent option expects CLASS#METHOD 'watch=a.B#<init>'"},
+        {"report=html", "malformed agent option 'report=html'"},
         {"quiet,,threshold=2", "empty agent option ''"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

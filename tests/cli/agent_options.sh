@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# agent_options.sh: the JVM agent's options. An unknown or malformed option (on -agentpath or
+# through JAVA_TOOL_OPTIONS), or a malformed rules file, stops the JVM before it runs any
+# program, with one line naming the option; report=db is accepted with a note; and a program
+# using leakray.AppWatcher runs normally without the agent (a no-op: no dump).
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+work="$LEAKRAY_BUILD/tmp/agent_options"
+# shellcheck source=../e2e/agent_lib.bash
+. "$LEAKRAY_SRC/tests/e2e/agent_lib.bash"
+agent_setup
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+refused() { # OPTIONS EXPECTED-LINE [env]
+    local rc=0
+    java "-agentpath:$agent_so=$1" -version > "$work/out" 2> "$work/err" || rc=$?
+    [ "$rc" != 0 ] || fail "'$1' was accepted"
+    grep -q 'version' "$work/out" "$work/err" && fail "'$1': the JVM ran"
+    [ "$(grep -c '^leakray: ' "$work/err")" = 1 ] || fail "'$1': not one line: $(cat "$work/err")"
+    grep -qxF "leakray: $2" "$work/err" || fail "'$1': $(cat "$work/err")"
+}
+refused bogus=1 "unknown agent option 'bogus=1'"
+refused threshold=0 "malformed agent option 'threshold=0'"
+refused delay-ms=soon "malformed agent option 'delay-ms=soon'"
+refused dump-dir "agent option needs a value 'dump-dir'"
+refused watch=java.io.Closeable "agent option expects CLASS#METHOD 'watch=java.io.Closeable'"
+refused report=html "malformed agent option 'report=html'"
+printf 'watch a.B#close\nwatch nothing-here\n' > "$work/bad.rules"
+refused "rules=$work/bad.rules" "$work/bad.rules:2: expected CLASS#METHOD, got 'nothing-here'"
+
+rc=0
+JAVA_TOOL_OPTIONS="-agentpath:$agent_so=threshold=many" java -version > "$work/out" \
+    2> "$work/err" || rc=$?
+[ "$rc" != 0 ] || fail "JAVA_TOOL_OPTIONS: accepted"
+grep -qxF "leakray: malformed agent option 'threshold=many'" "$work/err" ||
+    fail "JAVA_TOOL_OPTIONS: $(cat "$work/err")"
+
+java "-agentpath:$agent_so=report=db,dump-dir=$work/db" -version 2> "$work/err" > /dev/null ||
+    fail "report=db refused"
+grep -q "report=db: the leak store is not available yet" "$work/err" || fail "report=db note"
+
+# without the agent, AppWatcher is a no-op
+(cd "$work" && java -cp "$agent_jar:$work/classes" agent.AgentLeaks listeners 5 700) ||
+    fail "program without the agent"
+if compgen -G "$work/*.hprof" >/dev/null; then fail "a dump without the agent"; fi
+echo "agent_options: ok"

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# agent_attach.sh: `leakray attach PID OPTIONS` loads the agent into a JVM that started
+# without it (through jcmd JVMTI.agent_load), with a relative dump-dir meaning this shell's
+# directory; `leakray watch status PID` then shows the agent's state (text and JSON), and the
+# attached agent retains, dumps and reports the program's five leaks. Also: attach with a
+# malformed option is refused before the JVM is contacted, and status of a process without
+# the agent says so.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+work="$LEAKRAY_BUILD/tmp/agent_attach"
+# shellcheck source=agent_lib.bash
+. "$LEAKRAY_SRC/tests/e2e/agent_lib.bash"
+agent_setup
+command -v jcmd >/dev/null || { echo "SKIP: jcmd not installed"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$work"
+
+# a JVM without the agent: it waits until the agent is installed, then leaks five screens
+fifo="$work/out"
+mkfifo "$fifo"
+java -Xmx128m -cp "$agent_jar:$work/classes" agent.AgentLeaks attach 5 2500 > "$fifo" 2> "$work/jvm.err" &
+pid=$!
+trap 'kill $pid 2>/dev/null || true' EXIT
+exec 3< "$fifo"
+read -r -t 30 line <&3 || fail "the program did not start"
+[ "$line" = ready ] || fail "unexpected program output '$line'"
+
+rc=0; "$LEAKRAY" watch status "$pid" > "$work/nostatus.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "status without the agent: exit $rc"
+grep -q "is not running the leakray agent" "$work/nostatus.out" || fail "status without agent"
+
+rc=0; "$LEAKRAY" attach "$pid" delay-ms=300,bogus > "$work/bad.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "attach with a bad option: exit $rc"
+head -1 "$work/bad.out" | grep -qx "leakray attach: unknown agent option 'bogus'" ||
+    fail "attach bad option message: $(head -1 "$work/bad.out")"
+
+"$LEAKRAY" attach "$pid" dump-dir=dumps,delay-ms=300 > "$work/attach.out" ||
+    fail "attach: $(cat "$work/attach.out")"
+grep -q "agent loaded into $pid" "$work/attach.out" || fail "attach output"
+"$LEAKRAY" watch status "$pid" > "$work/status.txt" || fail "status after attach"
+grep -Eq '^state +[a-z-]+$' "$work/status.txt" || fail "status has no state"
+grep -Eq "^dump_dir +$work/dumps\$" "$work/status.txt" || fail "dump-dir not made absolute"
+"$LEAKRAY" watch status "$pid" --json > "$work/status.json"
+python3 -c "
+import json,sys; d=json.load(open('$work/status.json'))
+assert d['schema_version']==1 and d['pid']==$pid and d['threshold']==5 and d['delay_ms']==300, d
+assert 'next' in d and 'retained' in d, d" || fail "status JSON"
+wait "$pid" || fail "the program failed"
+trap - EXIT
+agent_wait "$work/dumps"
+python3 - "$(ls "$work"/dumps/leakray-*.json)" <<'PY' || fail "attached agent's report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [t["class"] for t in d["traces"]]
+assert got == ["agent.AgentLeaks$Screen"] * 5, got
+print("attach: 5 leaks named")
+PY
+[ ! -e "/tmp/leakray-watch-$pid.status" ] || fail "status file left after the JVM exited"
+echo "agent_attach: ok"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# agent_exit.sh: the analysis runs outside the watched JVM. A JVM that exits while its dump is
+# being analysed exits at once and normally, and the analysis (here slowed down through the
+# leakray= option) still writes NAME.txt / NAME.json beside the dump, never leaving partial
+# files. Then `leakray watch analyze` (what the agent runs) keeps at most --max-dumps dumps,
+# deleting the oldest with their reports, and prints the one-line summary.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+work="$LEAKRAY_BUILD/tmp/agent_exit"
+# shellcheck source=agent_lib.bash
+. "$LEAKRAY_SRC/tests/e2e/agent_lib.bash"
+agent_setup
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+slow="$work/slow-leakray"
+printf '#!/bin/sh\nsleep 2\nexec "%s" "$@"\n' "$LEAKRAY" > "$slow"
+chmod +x "$slow"
+t0=$(date +%s%N)
+agent_run "$work/d" listeners 5 1200 "leakray=$slow" || fail "the JVM failed"
+t1=$(date +%s%N)
+(( (t1 - t0) / 1000000 < 6000 )) || fail "the JVM waited for the analysis"
+compgen -G "$work/d/leakray-*.hprof" >/dev/null || fail "no dump"
+if compgen -G "$work/d/leakray-*.txt" >/dev/null; then
+    fail "the report was there before the slowed analysis could finish"
+fi
+agent_wait "$work/d" 30
+if compgen -G "$work/d/*.part*" >/dev/null || compgen -G "$work/d/.*.part*" >/dev/null; then
+    fail "partial files left"
+fi
+grep -q '"application_leaks"' "$work"/d/leakray-*.json || fail "JSON report"
+grep -q '^1 APPLICATION LEAKS$' "$work"/d/leakray-*.txt || fail "text report"
+echo "JVM exited before the analysis; the report was written after it"
+
+# retention: three dumps, --max-dumps 2
+dump=$(ls "$work"/d/leakray-*.hprof)
+mkdir -p "$work/keep"
+for i in 1 2 3; do cp "$dump" "$work/keep/leakray-20260101-00000$i-1-1.hprof"; done
+for i in 1 2; do
+    "$LEAKRAY" watch analyze "$work/keep/leakray-20260101-00000$i-1-1.hprof" --quiet \
+        --max-dumps 5 || fail "watch analyze $i"
+done
+"$LEAKRAY" watch analyze "$work/keep/leakray-20260101-000003-1-1.hprof" --max-dumps 2 \
+    --pause-ms 12 --retained 5 2> "$work/summary.txt" || fail "watch analyze 3"
+grep -Eq "^leakray: 1 leak, [0-9.]+ KB retained, report at $work/keep/leakray-20260101-000003-1-1.txt \(dump [0-9.]+ MB, pause 12 ms, analysis [0-9.]+ s\)$" \
+    "$work/summary.txt" || fail "summary line: $(cat "$work/summary.txt")"
+left=$(cd "$work/keep" && ls | tr '\n' ' ')
+[ "$left" = "leakray-20260101-000002-1-1.hprof leakray-20260101-000002-1-1.json leakray-20260101-000002-1-1.txt leakray-20260101-000003-1-1.hprof leakray-20260101-000003-1-1.json leakray-20260101-000003-1-1.txt " ] ||
+    fail "after pruning: $left"
+"$LEAKRAY" watch analyze "$work/keep/leakray-20260101-000003-1-1.hprof" --json --no-timing \
+    --quiet > "$work/wa.json"
+python3 -c "
+import json; d=json.load(open('$work/wa.json'))
+assert d['leaks']==1 and d['application_leaks']==1 and d['retained_bytes']>300000, d
+assert 'analysis_ms' not in d, d" || fail "watch analyze --json"
+echo "max-dumps 2: the oldest dump and its reports deleted; summary line printed"
+echo "agent_exit: ok"
