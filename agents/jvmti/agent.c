@@ -826,13 +826,16 @@ static void JNICALL on_vm_death(jvmtiEnv *ti, JNIEnv *env)
 
 /* ---- loading ---- */
 
-/* Finds `rel` beside this library, or in ../share/leakray (installed layout), or `alt` beside
- * it (../bin for the CLI). Returns 0 with the path in out. */
-static int find_beside(const char *rel, const char *alt, char *out, size_t n)
+/* Finds `rel` beside this library (build tree), in share/leakray of the install prefix (lib/
+ * or a multiarch lib/<triplet>/ below it), or the CLI in the prefix's bin/. Returns 0 with the
+ * path in out. */
+static int find_beside(const char *rel, char *out, size_t n)
 {
-    const char *cands[3] = {"%s/%s", "%s/../share/leakray/%s", "%s/../bin/%s"};
-    for (int i = 0; i < 3; i++) {
-        snprintf(out, n, cands[i], A.self_dir, i == 2 && alt ? alt : rel);
+    static const char *const cands[] = {"%s/%s", "%s/../share/leakray/%s",
+                                        "%s/../../share/leakray/%s", "%s/../bin/%s",
+                                        "%s/../../bin/%s"};
+    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
+        snprintf(out, n, cands[i], A.self_dir, rel);
         if (access(out, R_OK) == 0)
             return 0;
     }
@@ -863,10 +866,7 @@ static jint agent_init(JavaVM *vm, char *options, int live)
         char path[PATH_MAX + 64];
         if (A.opts.rules[0])
             snprintf(path, sizeof path, "%s", A.opts.rules);
-        else if (find_beside("jvm.rules", NULL, path, sizeof path) != 0 &&
-                 (snprintf(path, sizeof path, "%s/../share/leakray/rules/jvm.rules",
-                           A.self_dir),
-                  access(path, R_OK) != 0))
+        else if (find_beside("rules/jvm.rules", path, sizeof path) != 0)
             snprintf(path, sizeof path, "%s", LEAKRAY_SOURCE_RULES_DIR "/jvm.rules");
         watch_opts rules;
         watch_opts_default(&rules);
@@ -896,10 +896,10 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     }
     if (A.opts.leakray[0])
         snprintf(A.leakray, sizeof A.leakray, "%s", A.opts.leakray);
-    else if (find_beside("leakray", "leakray", A.leakray, sizeof A.leakray) != 0)
+    else if (find_beside("leakray", A.leakray, sizeof A.leakray) != 0)
         snprintf(A.leakray, sizeof A.leakray, "leakray"); /* from PATH */
     char jar[PATH_MAX + 64];
-    if (find_beside(AGENT_JAR, NULL, jar, sizeof jar) != 0) {
+    if (find_beside(AGENT_JAR, jar, sizeof jar) != 0) {
         complain("%s not found beside %s/libleakray_agent.so; agent not started", AGENT_JAR,
                  A.self_dir);
         return live ? JNI_ERR : JNI_OK; /* never stop a JVM for a broken install */
