@@ -15,6 +15,7 @@
 #include <jni.h>
 #include <jvmti.h>
 
+#include "rewrite.h"
 #include "watch/watch.h"
 #include "watch/watch_opts.h"
 
@@ -38,16 +39,11 @@
 
 #define AGENT_JAR "leakray-watcher.jar"
 #define AGENT_STATUS_FMT "/tmp/leakray-watch-%ld.status" /* `leakray watch status PID` */
-#define MAX_BP_METHODS 4096 /* methods with return breakpoints (open-addressed set) */
+#define MAX_RULE_METHODS 16 /* methods of one class given the watch hook */
 
 extern char **environ;
 
 /* ---- state ---- */
-
-typedef struct bp_method {
-    jmethodID m;   /* NULL = empty slot */
-    jstring desc;  /* global ref: "<class> received <Rule>#<method>()" */
-} bp_method;
 
 static struct {
     JavaVM *vm;
@@ -74,10 +70,8 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     uint64_t wake_at;        /* earliest wake() request not yet served, 0 = none */
-    /* breakpointed methods */
-    pthread_mutex_t bp_lock;
-    bp_method bps[MAX_BP_METHODS];
-    unsigned n_bps;
+    jobject hook_module;     /* AppWatcher's module (global): rewritten classes read it */
+    unsigned n_rewritten;    /* methods given the watch hook */
     /* dumps and analysis */
     unsigned seq;
     char last_dump[PATH_MAX + 80];
@@ -87,8 +81,7 @@ static struct {
     uint64_t retained_5th_ms; /* clock when the threshold-th object became retained */
     unsigned n_retained_seen;
 } A = {.lock = PTHREAD_MUTEX_INITIALIZER,
-       .cond = PTHREAD_COND_INITIALIZER,
-       .bp_lock = PTHREAD_MUTEX_INITIALIZER};
+       .cond = PTHREAD_COND_INITIALIZER};
 
 static __thread int in_agent; /* re-entrancy guard: our own Java calls hit breakpoints too */
 
@@ -348,7 +341,7 @@ static void write_status(void)
             "threshold: %u\ndelay_ms: %llu\ntotal_watched: %llu\ncollected: %llu\n"
             "dropped: %llu\ndumps: %llu\nfailed_dumps: %llu\nlast_dump: %s\n"
             "last_dump_bytes: %llu\nlast_pause_ms: %.0f\nanalysis: %s\ndump_dir: %s\n"
-            "rules: %d\nbreakpoint_methods: %u\ntable_bytes: %zu\n",
+            "rules: %d\nrewritten_methods: %u\ntable_bytes: %zu\n",
             (long)getpid(), watch_state_name(st.state), next,
             (unsigned long long)st.retained, (unsigned long long)st.watched, A.cfg.threshold,
             (unsigned long long)A.cfg.delay_ms, (unsigned long long)st.total_watched,
@@ -358,7 +351,7 @@ static void write_status(void)
             A.last_pause_ms,
             A.analysing ? "running"
                         : (st.dumps == 0 ? "-" : (A.analysis_rc == 0 ? "done" : "failed")),
-            A.dir, A.can_rules ? A.opts.n_watch : 0, A.n_bps, st.table_bytes);
+            A.dir, A.can_rules ? A.opts.n_watch : 0, A.n_rewritten, st.table_bytes);
     fclose(f);
     rename(tmp, A.status);
 }
@@ -426,92 +419,16 @@ static void watch_object(JNIEnv *env, jobject obj, jstring desc)
     in_agent = 0;
 }
 
-/* ---- watch rules: breakpoints on return instructions ---- */
+/* ---- watch rules: the hook inserted before the returns of the named methods ---- */
 
-static bp_method *bp_slot(jmethodID m)
-{
-    size_t h = ((uintptr_t)m >> 3) * 0x9E3779B97F4A7C15ull;
-    for (size_t i = 0; i < MAX_BP_METHODS; i++) {
-        bp_method *b = &A.bps[(h + i) % MAX_BP_METHODS];
-        if (b->m == m || b->m == NULL)
-            return b;
-    }
-    return NULL;
-}
-
-static jstring bp_desc(jmethodID m)
-{
-    pthread_mutex_lock(&A.bp_lock);
-    bp_method *b = bp_slot(m);
-    jstring d = b && b->m == m ? b->desc : NULL;
-    pthread_mutex_unlock(&A.bp_lock);
-    return d;
-}
-
-/* Length of the instruction at pc (JVMS 6.5), or 0 if it cannot be decoded. */
-static size_t insn_len(const unsigned char *code, size_t n, size_t pc)
-{
-    unsigned op = code[pc];
-    if (op <= 0x0f || (op >= 0x1a && op <= 0x35) || (op >= 0x3b && op <= 0x83) ||
-        (op >= 0x85 && op <= 0x98) || (op >= 0xac && op <= 0xb1) || op == 0xbe ||
-        op == 0xbf || op == 0xc2 || op == 0xc3 || op == 0xca)
-        return 1;
-    if (op == 0x10 || op == 0x12 || (op >= 0x15 && op <= 0x19) || (op >= 0x36 && op <= 0x3a) ||
-        op == 0xa9 || op == 0xbc)
-        return 2;
-    if (op == 0x11 || op == 0x13 || op == 0x14 || op == 0x84 || (op >= 0x99 && op <= 0xa8) ||
-        (op >= 0xb2 && op <= 0xb8) || op == 0xbb || op == 0xbd || op == 0xc0 || op == 0xc1 ||
-        op == 0xc6 || op == 0xc7)
-        return 3;
-    if (op == 0xc5)
-        return 4;
-    if (op == 0xb9 || op == 0xba || op == 0xc8 || op == 0xc9)
-        return 5;
-    if (op == 0xc4) /* wide */
-        return pc + 1 < n && code[pc + 1] == 0x84 ? 6 : 4;
-    if (op == 0xaa || op == 0xab) {
-        size_t p = (pc + 4) & ~(size_t)3;
-        if (p + 12 > n)
-            return 0;
-#define I32(q) ((int32_t)((uint32_t)code[q] << 24 | (uint32_t)code[(q) + 1] << 16 | \
-                          (uint32_t)code[(q) + 2] << 8 | code[(q) + 3]))
-        if (op == 0xaa) {
-            int64_t lo = I32(p + 4), hi = I32(p + 8);
-            if (hi < lo)
-                return 0;
-            return p + 12 + (size_t)(hi - lo + 1) * 4 - pc;
-        }
-        int64_t np = I32(p + 4);
-        if (np < 0)
-            return 0;
-        return p + 8 + (size_t)np * 8 - pc;
-#undef I32
-    }
-    return 0;
-}
-
-/* Sets a breakpoint on every return instruction of m. Returns how many were set. */
-static int break_on_returns(jmethodID m)
-{
-    jint n = 0;
-    unsigned char *code = NULL;
-    if ((*A.ti)->GetBytecodes(A.ti, m, &n, &code) != JVMTI_ERROR_NONE)
-        return 0;
-    int set = 0;
-    for (size_t pc = 0; pc < (size_t)n;) {
-        size_t len = insn_len(code, (size_t)n, pc);
-        if (len == 0 || pc + len > (size_t)n)
-            break;
-        if (code[pc] >= 0xac && code[pc] <= 0xb1) {
-            jvmtiError e = (*A.ti)->SetBreakpoint(A.ti, m, (jlocation)pc);
-            if (e == JVMTI_ERROR_NONE || e == JVMTI_ERROR_DUPLICATE)
-                set++;
-        }
-        pc += len;
-    }
-    (*A.ti)->Deallocate(A.ti, code);
-    return set;
-}
+/* The methods of the class being retransformed on this thread, for on_class_file_load. */
+typedef struct pending {
+    rw_target t[MAX_RULE_METHODS];
+    char names[MAX_RULE_METHODS][128];
+    char descs[MAX_RULE_METHODS][256];
+    int n;
+} pending;
+static __thread pending *cur_pending;
 
 /* "Ljava/io/Closeable;" -> "java.io.Closeable" in place. */
 static void sig_to_name(char *s)
@@ -565,16 +482,17 @@ static int has_supertype(JNIEnv *env, jclass k, const char *name, int depth)
     return found;
 }
 
-/* A class became usable: if it declares a method a rule names, and has the rule's class
- * among its supertypes, break on that method's returns. Classes without a method of a
- * watched name cost one GetClassMethods and a few name compares. */
+/* A class became usable: if it declares a method a rule names (instance, with code) and has
+ * the rule's class among its supertypes, retransform it with the hook before that method's
+ * returns. Classes without a method of a watched name cost one GetClassMethods and a few
+ * name compares; nothing is done to any other method. */
 static void rules_for_class(JNIEnv *env, jclass k)
 {
     jint nm = 0;
     jmethodID *ms = NULL;
     if ((*A.ti)->GetClassMethods(A.ti, k, &nm, &ms) != JVMTI_ERROR_NONE)
         return;
-    char *kname = NULL;
+    pending *pd = NULL;
     for (jint i = 0; i < nm; i++) {
         char *mn = NULL, *msig = NULL;
         if ((*A.ti)->GetMethodName(A.ti, ms[i], &mn, &msig, NULL) != JVMTI_ERROR_NONE)
@@ -589,80 +507,71 @@ static void rules_for_class(JNIEnv *env, jclass k)
                 continue;
             if (!has_supertype(env, k, ru->cls, 0))
                 continue;
-            if (!kname) {
-                (*A.ti)->GetClassSignature(A.ti, k, &kname, NULL);
-                if (kname)
-                    sig_to_name(kname);
+            if (!pd && !(pd = calloc(1, sizeof *pd)))
+                break;
+            if (pd->n < MAX_RULE_METHODS && strlen(mn) < 128 && strlen(msig) < 256) {
+                snprintf(pd->names[pd->n], 128, "%s", mn);
+                snprintf(pd->descs[pd->n], 256, "%s", msig);
+                pd->t[pd->n].name = pd->names[pd->n];
+                pd->t[pd->n].desc = pd->descs[pd->n];
+                pd->t[pd->n].rule = r;
+                pd->n++;
             }
-            char d[512];
-            snprintf(d, sizeof d, "%s received %s#%s() callback", kname ? kname : "?",
-                     ru->cls, ru->method);
-            jstring ld = (*env)->NewStringUTF(env, d);
-            jstring gd = ld ? (*env)->NewGlobalRef(env, ld) : NULL;
-            if (ld)
-                (*env)->DeleteLocalRef(env, ld);
-            pthread_mutex_lock(&A.bp_lock);
-            bp_method *b = A.n_bps < MAX_BP_METHODS * 3 / 4 ? bp_slot(ms[i]) : NULL;
-            int fresh = b && b->m == NULL;
-            if (fresh) {
-                b->m = ms[i];
-                b->desc = gd;
-                A.n_bps++;
-            }
-            pthread_mutex_unlock(&A.bp_lock);
-            if (fresh)
-                break_on_returns(ms[i]);
-            else if (gd)
-                (*env)->DeleteGlobalRef(env, gd);
             break;
         }
         (*A.ti)->Deallocate(A.ti, (unsigned char *)mn);
         (*A.ti)->Deallocate(A.ti, (unsigned char *)msig);
     }
-    if (kname)
-        (*A.ti)->Deallocate(A.ti, (unsigned char *)kname);
     (*A.ti)->Deallocate(A.ti, (unsigned char *)ms);
+    if (pd) {
+        /* the rewritten code calls leakray.AppWatcher, in the boot loader's unnamed module,
+         * which a named module (java.base's streams) must be allowed to read */
+        jobject mod = (*env)->GetModule(env, k);
+        if (mod && A.hook_module)
+            (*A.ti)->AddModuleReads(A.ti, mod, A.hook_module);
+        if (mod)
+            (*env)->DeleteLocalRef(env, mod);
+        cur_pending = pd;
+        jvmtiError e = (*A.ti)->RetransformClasses(A.ti, 1, &k);
+        cur_pending = NULL;
+        if (e == JVMTI_ERROR_NONE)
+            __atomic_add_fetch(&A.n_rewritten, (unsigned)pd->n, __ATOMIC_RELAXED);
+        free(pd);
+    }
     if ((*env)->ExceptionCheck(env))
         (*env)->ExceptionClear(env);
 }
 
-static void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
+/* The retransformation asked for by rules_for_class, on the same thread. */
+static void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_redefined,
+                                       jobject loader, const char *name, jobject pd,
+                                       jint len, const unsigned char *data, jint *new_len,
+                                       unsigned char **new_data)
 {
-    if (!A.live || A.disabled || A.dying || !A.can_rules || A.opts.n_watch == 0)
+    pending *p = cur_pending;
+    if (!p || !being_redefined || len <= 0)
         return;
-    rules_for_class(env, k);
+    unsigned char *out = NULL;
+    size_t out_len = 0;
+    if (rw_rewrite(data, (size_t)len, p->t, p->n, "leakray/AppWatcher", "returned", &out,
+                   &out_len) <= 0)
+        return;
+    unsigned char *jd = NULL;
+    if (out_len <= 0x7fffffff &&
+        (*ti)->Allocate(ti, (jlong)out_len, &jd) == JVMTI_ERROR_NONE) {
+        memcpy(jd, out, out_len);
+        *new_data = jd;
+        *new_len = (jint)out_len;
+    }
+    free(out);
 }
 
-/* A watched method returns. When it runs inside another watched method (an override calling
- * super.close(), a class loader closing its jar loaders, a stream closing the stream it
- * wraps) the outermost call watches, so what it owns is not reported a second time: the
- * NESTED_FRAMES frames below are checked for a watched method. */
-#define NESTED_FRAMES 8
-
-static void JNICALL on_breakpoint(jvmtiEnv *ti, JNIEnv *env, jthread th, jmethodID m,
-                                  jlocation loc)
+static void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
 {
-    if (in_agent || !A.live || A.disabled || A.dying)
-        return;
-    jstring desc = bp_desc(m);
-    if (!desc)
+    if (!A.live || A.disabled || A.dying || !A.can_rules || A.opts.n_watch == 0 || in_agent)
         return;
     in_agent = 1;
-    jobject self = NULL;
-    /* the stack first: it is read in place for the current thread, while GetLocalInstance
-     * is a VM operation (a safepoint, ~20 us on JDK 17 and 25) */
-    jvmtiFrameInfo frames[NESTED_FRAMES + 1];
-    jint nf = 0;
-    if ((*ti)->GetStackTrace(ti, th, 1, NESTED_FRAMES, frames, &nf) == JVMTI_ERROR_NONE)
-        for (jint i = 0; i < nf; i++)
-            if (bp_desc(frames[i].method))
-                goto out;
-    if ((*ti)->GetLocalInstance(ti, th, 0, &self) != JVMTI_ERROR_NONE || !self)
-        goto out;
-    watch_object(env, self, desc);
-out:
-    if (self)
-        (*env)->DeleteLocalRef(env, self);
+    rules_for_class(env, k);
     in_agent = 0;
 }
 
@@ -750,6 +659,27 @@ static int resolve(JNIEnv *env)
     (*env)->DeleteLocalRef(env, bean);
     (*env)->DeleteLocalRef(env, mf);
     (*env)->DeleteLocalRef(env, bc);
+    /* the rules' names for AppWatcher.returned's descriptions, and its module */
+    jclass sc = (*env)->FindClass(env, "java/lang/String");
+    jobjectArray arr = sc ? (*env)->NewObjectArray(env, A.opts.n_watch, sc, NULL) : NULL;
+    jfieldID rf = (*env)->GetStaticFieldID(env, A.watcher, "rules", "[Ljava/lang/String;");
+    if (!arr || !rf)
+        return -1;
+    for (int i = 0; i < A.opts.n_watch; i++) {
+        char d[400];
+        snprintf(d, sizeof d, "%s#%s()", A.opts.watch[i].cls, A.opts.watch[i].method);
+        jstring js = (*env)->NewStringUTF(env, d);
+        if (!js)
+            return -1;
+        (*env)->SetObjectArrayElement(env, arr, i, js);
+        (*env)->DeleteLocalRef(env, js);
+    }
+    (*env)->SetStaticObjectField(env, A.watcher, rf, arr);
+    if ((*env)->GetVersion(env) >= 0x00090000) {
+        jobject mod = (*env)->GetModule(env, A.watcher);
+        if (mod)
+            A.hook_module = (*env)->NewGlobalRef(env, mod);
+    }
     JNINativeMethod nm = {"watch0", "(Lleakcanary/KeyedWeakReference;J)V",
                           (void *)native_watch0};
     if ((*env)->RegisterNatives(env, A.watcher, &nm, 1) != 0)
@@ -910,14 +840,14 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     }
     jvmtiCapabilities want;
     memset(&want, 0, sizeof want);
-    want.can_generate_breakpoint_events = 1;
-    want.can_access_local_variables = 1;
-    want.can_get_bytecodes = 1;
-    A.can_rules = A.opts.n_watch > 0 && (*A.ti)->AddCapabilities(A.ti, &want) ==
-                                            JVMTI_ERROR_NONE;
+    want.can_retransform_classes = 1;
+    /* rules need the jar on the boot class path (JDK classes call the hook), which is only
+     * clean at start; attached, the explicit API and threads are watched */
+    A.can_rules = !live && A.opts.n_watch > 0 &&
+                  (*A.ti)->AddCapabilities(A.ti, &want) == JVMTI_ERROR_NONE;
     if (A.opts.n_watch > 0 && !A.can_rules)
-        say("breakpoint capabilities unavailable (%s): watch rules are off",
-            live ? "attached to a running JVM" : "another agent holds them");
+        say("watch rules are off (%s)", live ? "they need the agent at JVM start"
+                                             : "class retransformation unavailable");
     /* at start the boot class path, so every loader sees one copy of the classes; when
      * attached, the system class path (appending to the boot one then disables CDS sharing
      * for the application's classes, with a warning) */
@@ -932,7 +862,7 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     cb.VMInit = on_vm_init;
     cb.VMDeath = on_vm_death;
     cb.ClassPrepare = on_class_prepare;
-    cb.Breakpoint = on_breakpoint;
+    cb.ClassFileLoadHook = on_class_file_load;
     cb.ThreadEnd = on_thread_end;
     (*A.ti)->SetEventCallbacks(A.ti, &cb, sizeof cb);
     (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
@@ -940,7 +870,8 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, NULL);
     if (A.can_rules) {
         (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
-        (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_BREAKPOINT, NULL);
+        (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK,
+                                          NULL);
     }
     if (live) {
         JNIEnv *env = cur_env();

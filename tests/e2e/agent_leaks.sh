@@ -32,7 +32,10 @@ mode, want = sys.argv[2], sorted(sys.argv[3:])
 got = sorted(t["class"] for t in d["traces"])
 assert got == want, (mode, got, want)
 assert all(t["source"] == "watched" for t in d["traces"]), mode
-assert d["leaking_objects"] == len(want) and d["unreachable_objects"] == [], mode
+# objects a watched close() closes on its way (a class loader's jar loaders) are watched too;
+# reachable only through the leak, they are reported on it as "Also retains", not as traces
+assert d["leaking_objects"] == len(want) + d["also_retained"], mode
+assert d["unreachable_objects"] == [], mode
 assert len(d["application_leaks"]) >= 1 and d["library_leaks"] == [], mode
 print("%s: %d leaks named: %s" % (mode, len(got), ", ".join(sorted(set(got)))))
 PY

@@ -6,6 +6,7 @@
 // loaded every call returns at once: the jar may ship with an application permanently.
 package leakray;
 
+import java.lang.ref.WeakReference;
 import java.util.concurrent.atomic.AtomicLong;
 import leakcanary.KeyedWeakReference;
 
@@ -13,6 +14,11 @@ public final class AppWatcher {
     /** Set by the agent once it is ready; never set without it. */
     private static volatile boolean installed;
     private static final AtomicLong KEYS = new AtomicLong();
+    /** Watch rules as "Class#method()", set by the agent; indexed by returned()'s rule. */
+    private static volatile String[] rules = new String[0];
+    /** The object this thread watched last through returned(), to watch an override calling
+     * super.close() once. */
+    private static final ThreadLocal<WeakReference<Object>> LAST = new ThreadLocal<>();
 
     private AppWatcher() {}
 
@@ -31,6 +37,24 @@ public final class AppWatcher {
         KeyedWeakReference ref = new KeyedWeakReference(obj, key,
                 description == null ? "" : description, now, null);
         watch0(ref, now);
+    }
+
+    /**
+     * Called by the agent's rewritten methods just before they return (watch rules such as
+     * java.io.Closeable#close): watches self unless this thread just watched it.
+     */
+    public static void returned(Object self, int rule) {
+        if (!installed || self == null) {
+            return;
+        }
+        WeakReference<Object> last = LAST.get();
+        if (last != null && last.get() == self) {
+            return;
+        }
+        LAST.set(new WeakReference<>(self));
+        String[] r = rules;
+        expectWeaklyReachable(self, self.getClass().getName() + " received "
+                + (rule >= 0 && rule < r.length ? r[rule] : "a watched method") + " callback");
     }
 
     private static native void watch0(KeyedWeakReference ref, long watchUptimeMillis);

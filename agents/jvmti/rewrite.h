@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* rewrite.h: class-file rewriting for watch rules (agents layer), prefix rw_. Before every
+ * return instruction of the chosen methods it inserts `aload_0; bipush RULE; invokestatic
+ * HOOK(Ljava/lang/Object;I)V; nop; nop` (8 bytes, so tableswitch/lookupswitch padding keeps
+ * its alignment), appends the hook's constant-pool entries, and moves every code offset the
+ * class file holds: branches, switch tables, the exception table, StackMapTable frames
+ * (re-encoded; `uninitialized` offsets too), LineNumberTable and LocalVariable(Type)Table.
+ * The result changes method bodies and the constant pool only, as JVMTI RetransformClasses
+ * allows. Anything it does not understand (type annotations on code, an unknown opcode,
+ * branches that would overflow, a method over 64 KB) leaves that method as it was. */
+#ifndef LR_AGENT_REWRITE_H
+#define LR_AGENT_REWRITE_H
+
+#include <stddef.h>
+
+typedef struct rw_target {
+    const char *name; /* method name, "close" */
+    const char *desc; /* method descriptor, "()V" */
+    int rule;         /* 0..127, passed to the hook */
+} rw_target;
+
+/* Rewrites the class file in[0..n). Returns the number of methods rewritten (>= 1) with
+ * *out (malloc, caller frees) and *out_len, 0 when no target matched or none could be
+ * rewritten (*out untouched), or -1 when the class file is malformed. hook_class is the
+ * internal name ("leakray/AppWatcher"), hook_name the static method's name. */
+int rw_rewrite(const unsigned char *in, size_t n, const rw_target *targets, int n_targets,
+               const char *hook_class, const char *hook_name, unsigned char **out,
+               size_t *out_len);
+
+#endif
