@@ -423,12 +423,17 @@ static void watch_object(JNIEnv *env, jobject obj, jstring desc)
 
 /* The methods of the class being retransformed on this thread, for on_class_file_load. */
 typedef struct pending {
+    jclass k;   /* the class (a local reference of the retransforming thread) */
     rw_target t[MAX_RULE_METHODS];
     char names[MAX_RULE_METHODS][128];
     char descs[MAX_RULE_METHODS][256];
     int n;
 } pending;
-static __thread pending *cur_pending;
+typedef struct batch {
+    pending **p;
+    int n;
+} batch;
+static __thread batch *cur_batch;
 
 /* "Ljava/io/Closeable;" -> "java.io.Closeable" in place. */
 static void sig_to_name(char *s)
@@ -486,12 +491,12 @@ static int has_supertype(JNIEnv *env, jclass k, const char *name, int depth)
  * the rule's class among its supertypes, retransform it with the hook before that method's
  * returns. Classes without a method of a watched name cost one GetClassMethods and a few
  * name compares; nothing is done to any other method. */
-static void rules_for_class(JNIEnv *env, jclass k)
+static pending *rules_for_class(JNIEnv *env, jclass k)
 {
     jint nm = 0;
     jmethodID *ms = NULL;
     if ((*A.ti)->GetClassMethods(A.ti, k, &nm, &ms) != JVMTI_ERROR_NONE)
-        return;
+        return NULL;
     pending *pd = NULL;
     for (jint i = 0; i < nm; i++) {
         char *mn = NULL, *msig = NULL;
@@ -523,21 +528,41 @@ static void rules_for_class(JNIEnv *env, jclass k)
         (*A.ti)->Deallocate(A.ti, (unsigned char *)msig);
     }
     (*A.ti)->Deallocate(A.ti, (unsigned char *)ms);
-    if (pd) {
-        /* the rewritten code calls leakray.AppWatcher, in the boot loader's unnamed module,
-         * which a named module (java.base's streams) must be allowed to read */
-        jobject mod = (*env)->GetModule(env, k);
-        if (mod && A.hook_module)
-            (*A.ti)->AddModuleReads(A.ti, mod, A.hook_module);
-        if (mod)
-            (*env)->DeleteLocalRef(env, mod);
-        cur_pending = pd;
-        jvmtiError e = (*A.ti)->RetransformClasses(A.ti, 1, &k);
-        cur_pending = NULL;
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+    if (pd)
+        pd->k = k;
+    return pd;
+}
+
+/* Retransforms the n classes of pds (one VM operation for all) and frees pds. */
+static void retransform(JNIEnv *env, pending **pds, int n)
+{
+    if (n == 0)
+        return;
+    jclass *ks = calloc((size_t)n, sizeof *ks);
+    if (ks) {
+        for (int i = 0; i < n; i++) {
+            ks[i] = pds[i]->k;
+            /* the rewritten code calls leakray.AppWatcher, in the boot loader's unnamed
+             * module, which a named module (java.base's streams) must be allowed to read */
+            jobject mod = A.hook_module ? (*env)->GetModule(env, ks[i]) : NULL;
+            if (mod) {
+                (*A.ti)->AddModuleReads(A.ti, mod, A.hook_module);
+                (*env)->DeleteLocalRef(env, mod);
+            }
+        }
+        batch b = {pds, n};
+        cur_batch = &b;
+        jvmtiError e = (*A.ti)->RetransformClasses(A.ti, n, ks);
+        cur_batch = NULL;
         if (e == JVMTI_ERROR_NONE)
-            __atomic_add_fetch(&A.n_rewritten, (unsigned)pd->n, __ATOMIC_RELAXED);
-        free(pd);
+            for (int i = 0; i < n; i++)
+                __atomic_add_fetch(&A.n_rewritten, (unsigned)pds[i]->n, __ATOMIC_RELAXED);
+        free(ks);
     }
+    for (int i = 0; i < n; i++)
+        free(pds[i]);
     if ((*env)->ExceptionCheck(env))
         (*env)->ExceptionClear(env);
 }
@@ -548,8 +573,14 @@ static void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_r
                                        jint len, const unsigned char *data, jint *new_len,
                                        unsigned char **new_data)
 {
-    pending *p = cur_pending;
-    if (!p || !being_redefined || len <= 0)
+    batch *b = cur_batch;
+    if (!b || !being_redefined || len <= 0)
+        return;
+    pending *p = NULL;
+    for (int i = 0; i < b->n && !p; i++)
+        if ((*env)->IsSameObject(env, being_redefined, b->p[i]->k))
+            p = b->p[i];
+    if (!p)
         return;
     unsigned char *out = NULL;
     size_t out_len = 0;
@@ -571,7 +602,9 @@ static void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jcla
     if (!A.live || A.disabled || A.dying || !A.can_rules || A.opts.n_watch == 0 || in_agent)
         return;
     in_agent = 1;
-    rules_for_class(env, k);
+    pending *pd = rules_for_class(env, k);
+    if (pd)
+        retransform(env, &pd, 1);
     in_agent = 0;
 }
 
@@ -724,17 +757,28 @@ static void live_start(JNIEnv *env)
     if (A.can_rules && A.opts.n_watch > 0) {
         jint nc = 0;
         jclass *cs = NULL;
-        if ((*A.ti)->GetLoadedClasses(A.ti, &nc, &cs) == JVMTI_ERROR_NONE) {
+        pending **pds = NULL;
+        int np = 0;
+        if ((*A.ti)->GetLoadedClasses(A.ti, &nc, &cs) == JVMTI_ERROR_NONE &&
+            (pds = calloc((size_t)nc + 1, sizeof *pds))) {
+            /* the classes loaded before now, retransformed in one batch */
             for (jint i = 0; i < nc; i++) {
                 jint st = 0;
                 (*A.ti)->GetClassStatus(A.ti, cs[i], &st);
+                pending *pd = NULL;
                 if ((st & JVMTI_CLASS_STATUS_PREPARED) && !(st & JVMTI_CLASS_STATUS_ARRAY) &&
                     !(st & JVMTI_CLASS_STATUS_PRIMITIVE))
-                    rules_for_class(env, cs[i]);
-                (*env)->DeleteLocalRef(env, cs[i]);
+                    pd = rules_for_class(env, cs[i]);
+                if (pd)
+                    pds[np++] = pd;
+                else
+                    (*env)->DeleteLocalRef(env, cs[i]);
             }
-            (*A.ti)->Deallocate(A.ti, (unsigned char *)cs);
+            retransform(env, pds, np); /* frees each pending; class refs die with this frame */
+            free(pds);
         }
+        if (cs)
+            (*A.ti)->Deallocate(A.ti, (unsigned char *)cs);
     }
     say("watching (threshold %u, delay %llu ms, %d watch rules%s), reports in %s",
         A.cfg.threshold, (unsigned long long)A.cfg.delay_ms, A.can_rules ? A.opts.n_watch : 0,
