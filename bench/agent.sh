@@ -30,33 +30,37 @@ closes=${AGENT_BENCH_CLOSES:-1000000}
 verdict() { python3 -c 'import sys; print("met" if eval(sys.argv[1]) else "MISSED")' "$1"; }
 median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 
-wall_ms() { # ARGS...: one JVM run, prints its wall time in ms
-    local t0 t1
+run_ms() { # ARGS...: one JVM run, prints "WALL LOOP" in ms (LOOP: the program's timed loop)
+    local t0 t1 loop
     t0=$(date +%s%N)
-    java "$@" > /dev/null 2>&1
+    loop=$(java "$@" 2>/dev/null | sed -n 's/^elapsed_ms //p')
     t1=$(date +%s%N)
-    echo $(( (t1 - t0) / 1000000 ))
+    echo "$(( (t1 - t0) / 1000000 )) ${loop:-0}"
 }
 
 overhead() { # NAME N RUNS
-    local name=$1 n=$2 runs=$3 i a=() b=()
+    local name=$1 n=$2 runs=$3 i a=() b=() al=() bl=() r
     for ((i = 0; i < runs; i++)); do
-        b+=("$(wall_ms -Xmx512m -cp "$cp" AgentBench "$name" "$n")")
-        a+=("$(wall_ms -Xmx512m "-agentpath:$so=quiet,dump-dir=$out/d-$name" -cp "$cp" \
-            AgentBench "$name" "$n")")
+        r=$(run_ms -Xmx512m -cp "$cp" AgentBench "$name" "$n")
+        b+=("${r% *}"); bl+=("${r#* }")
+        r=$(run_ms -Xmx512m "-agentpath:$so=quiet,dump-dir=$out/d-$name" -cp "$cp" \
+            AgentBench "$name" "$n")
+        a+=("${r% *}"); al+=("${r#* }")
     done
-    local mb ma
-    mb=$(median "${b[@]}")
-    ma=$(median "${a[@]}")
-    local pct
+    local mb ma lb la pct lpct
+    mb=$(median "${b[@]}"); ma=$(median "${a[@]}")
+    lb=$(median "${bl[@]}"); la=$(median "${al[@]}")
     pct=$(python3 -c "print('%.1f' % (100.0 * ($ma - $mb) / $mb))")
-    printf '%-34s without agent %6d ms   with agent %6d ms   overhead %6s %%   (<= 5 %%: %s)\n' \
+    lpct=$(python3 -c "print('%.1f' % (100.0 * ($la - $lb) / max($lb, 1)))")
+    printf '%-18s JVM wall: without %5d ms, with agent %5d ms, +%s %% (<= 5 %%: %s)\n' \
         "$name x $n" "$mb" "$ma" "$pct" "$(verdict "$pct <= 5")"
+    printf '%-18s timed loop: without %5d ms, with agent %5d ms, +%s %%; %s us per object\n' \
+        "" "$lb" "$la" "$lpct" "$(python3 -c "print('%.2f' % (($la - $lb) * 1000.0 / $n))")"
 }
 
 echo "== 1-2. overhead (wall time of the whole JVM, median of runs)"
-overhead watch 100000 3
-overhead close "$closes" 1
+overhead watch 100000 5
+overhead close "$closes" 3
 
 echo "== 3. 5th retained object -> report on disk, 100 MB heap"
 rm -rf "$out/heap"

@@ -48,7 +48,10 @@ static void f_wake(void *c, uint64_t at)
         f->sched = at;
 }
 static int f_alive(void *c, void *o) { return ((fake *)c)->alive[(uintptr_t)o]; }
-static void f_retained(void *c, void *o, uint64_t at) { ((fake *)c)->retained_at[(uintptr_t)o] = at; }
+static void f_retained(void *c, void *o, uint64_t at)
+{
+    ((fake *)c)->retained_at[(uintptr_t)o] = at;
+}
 static void f_release(void *c, void *o) { ((fake *)c)->released[(uintptr_t)o]++; }
 
 static void f_gc(void *c)
