@@ -19,6 +19,17 @@ public final class AppWatcher {
     /** The object this thread watched last through returned(), to watch an override calling
      * super.close() once. */
     private static final ThreadLocal<WeakReference<Object>> LAST = new ThreadLocal<>();
+    /** Per class, the descriptions of returned() by rule, built once. */
+    private static final ClassValue<String[]> DESCRIPTIONS = new ClassValue<String[]>() {
+        @Override protected String[] computeValue(Class<?> type) {
+            String[] r = rules;
+            String[] d = new String[r.length];
+            for (int i = 0; i < r.length; i++) {
+                d[i] = type.getName() + " received " + r[i] + " callback";
+            }
+            return d;
+        }
+    };
 
     private AppWatcher() {}
 
@@ -52,9 +63,9 @@ public final class AppWatcher {
             return;
         }
         LAST.set(new WeakReference<>(self));
-        String[] r = rules;
-        expectWeaklyReachable(self, self.getClass().getName() + " received "
-                + (rule >= 0 && rule < r.length ? r[rule] : "a watched method") + " callback");
+        String[] d = DESCRIPTIONS.get(self.getClass());
+        expectWeaklyReachable(self, rule >= 0 && rule < d.length ? d[rule]
+                : self.getClass().getName() + " received a watched method callback");
     }
 
     private static native void watch0(KeyedWeakReference ref, long watchUptimeMillis);
