@@ -61,7 +61,8 @@ static struct {
     volatile int disabled;    /* an agent error happened */
     /* resolved at live start (global refs) */
     jclass kwr, watcher, runtime;
-    jmethodID kwr_get, kwr_refers_to, watcher_watch, runtime_get, runtime_finalize;
+    jmethodID kwr_get, kwr_refers_to, watcher_watch, watcher_retained, runtime_get,
+        runtime_finalize;
     jfieldID kwr_retained, kwr_dump_ms, watcher_installed;
     jobject diag_bean;       /* HotSpotDiagnosticMXBean, global */
     jmethodID dump_heap;
@@ -155,11 +156,22 @@ static void h_wake(void *ctx, uint64_t at)
 
 /* refersTo(null) (JDK 16+) does not make the referent strongly reachable even briefly;
  * older JDKs fall back to get(). */
+static int is_weak(JNIEnv *env, void *obj)
+{
+    return (*env)->GetObjectRefType(env, (jobject)obj) == JNIWeakGlobalRefType;
+}
+
+/* Two kinds of handle: a JNI weak reference to an object watched by a rule (cheap: no Java
+ * object until it is retained), or a global reference to a KeyedWeakReference made by the
+ * explicit API. For the latter, refersTo(null) (JDK 16+) does not make the referent strongly
+ * reachable even briefly; older JDKs fall back to get(). */
 static int h_alive(void *ctx, void *obj)
 {
     JNIEnv *env = cur_env();
     if (!env)
         return 1;
+    if (is_weak(env, obj))
+        return !(*env)->IsSameObject(env, (jobject)obj, NULL);
     int alive;
     if (A.kwr_refers_to) {
         alive = !(*env)->CallBooleanMethod(env, (jobject)obj, A.kwr_refers_to, NULL);
@@ -176,17 +188,41 @@ static int h_alive(void *ctx, void *obj)
     return alive;
 }
 
-static void h_retained(void *ctx, void *obj, uint64_t at)
+/* Retained: mark the KeyedWeakReference, or build it now for a rule-watched object (with the
+ * watch time and description it would have had), so the dump carries LeakCanary's markers. */
+static void *h_retained(void *ctx, void *obj, uint32_t tag, uint64_t watch_ms, uint64_t at)
 {
     JNIEnv *env = cur_env();
-    if (env)
+    if (!env)
+        return obj;
+    if (!is_weak(env, obj)) {
         (*env)->SetLongField(env, (jobject)obj, A.kwr_retained, (jlong)at);
+        return obj;
+    }
+    jobject self = (*env)->NewLocalRef(env, (jobject)obj);
+    (*env)->DeleteWeakGlobalRef(env, (jobject)obj);
+    if (!self)
+        return NULL;
+    jobject ref = (*env)->CallStaticObjectMethod(env, A.watcher, A.watcher_retained, self,
+                                                 (jint)tag, (jlong)watch_ms, (jlong)at);
+    (*env)->DeleteLocalRef(env, self);
+    if ((*env)->ExceptionCheck(env) || !ref) {
+        (*env)->ExceptionClear(env);
+        return NULL;
+    }
+    jobject g = (*env)->NewGlobalRef(env, ref);
+    (*env)->DeleteLocalRef(env, ref);
+    return g;
 }
 
 static void h_release(void *ctx, void *obj)
 {
     JNIEnv *env = cur_env();
-    if (env)
+    if (!env)
+        return;
+    if (is_weak(env, obj))
+        (*env)->DeleteWeakGlobalRef(env, (jobject)obj);
+    else
         (*env)->DeleteGlobalRef(env, (jobject)obj);
 }
 
@@ -333,9 +369,13 @@ static void write_status(void)
     char next[160], tmp[160];
     watch_next_action(&st, &A.cfg, now, next, sizeof next);
     snprintf(tmp, sizeof tmp, "%s.tmp", A.status);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    /* under the executor's lock, so on_vm_death's unlink never races a rewrite */
+    pthread_mutex_lock(&A.lock);
+    FILE *f = A.dying ? NULL : fopen(tmp, "w");
+    if (!f) {
+        pthread_mutex_unlock(&A.lock);
         return;
+    }
     fprintf(f,
             "pid: %ld\nstate: %s\nnext: %s\nretained: %llu\nwatched: %llu\n"
             "threshold: %u\ndelay_ms: %llu\ntotal_watched: %llu\ncollected: %llu\n"
@@ -354,6 +394,7 @@ static void write_status(void)
             A.dir, A.can_rules ? A.opts.n_watch : 0, A.n_rewritten, st.table_bytes);
     fclose(f);
     rename(tmp, A.status);
+    pthread_mutex_unlock(&A.lock);
 }
 
 /* ---- the agent thread: the core's executor ---- */
@@ -391,7 +432,6 @@ static void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         }
         write_status();
     }
-    write_status();
 }
 
 /* ---- explicit watching: leakray.AppWatcher.watch0 ---- */
@@ -405,8 +445,24 @@ static void JNICALL native_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms
         agent_disable(env, "out of JNI global references");
         return;
     }
-    if (watch_add(A.core, g, (uint64_t)ms) != 0)
+    if (watch_add(A.core, g, (uint64_t)ms, 0) != 0)
         (*env)->DeleteGlobalRef(env, g);
+}
+
+/* leakray.AppWatcher.watchRule0: an object whose watched method returned; desc is its
+ * description's index in AppWatcher's table. Held weakly until it is found retained. */
+static void JNICALL native_watch_rule0(JNIEnv *env, jclass cls, jobject self, jint desc,
+                                       jlong ms)
+{
+    if (A.disabled || A.dying || !self || desc < 0)
+        return;
+    jweak w = (*env)->NewWeakGlobalRef(env, self);
+    if (!w) {
+        agent_disable(env, "out of JNI weak global references");
+        return;
+    }
+    if (watch_add(A.core, w, (uint64_t)ms, (uint32_t)desc) != 0)
+        (*env)->DeleteWeakGlobalRef(env, w);
 }
 
 /* Watches obj through AppWatcher, so the reference is built by JIT-compiled Java code. */
@@ -668,11 +724,14 @@ static int resolve(JNIEnv *env)
     A.watcher_watch = (*env)->GetStaticMethodID(env, A.watcher, "expectWeaklyReachable",
                                                 "(Ljava/lang/Object;Ljava/lang/String;)V");
     A.watcher_installed = (*env)->GetStaticFieldID(env, A.watcher, "installed", "Z");
+    A.watcher_retained = (*env)->GetStaticMethodID(env, A.watcher, "retainedByRule",
+                                                   "(Ljava/lang/Object;IJJ)"
+                                                   "Lleakcanary/KeyedWeakReference;");
     A.runtime_get = (*env)->GetStaticMethodID(env, A.runtime, "getRuntime",
                                               "()Ljava/lang/Runtime;");
     A.runtime_finalize = (*env)->GetMethodID(env, A.runtime, "runFinalization", "()V");
     if (!A.kwr_get || !A.kwr_retained || !A.kwr_dump_ms || !A.watcher_watch ||
-        !A.watcher_installed || !A.runtime_get || !A.runtime_finalize)
+        !A.watcher_installed || !A.watcher_retained || !A.runtime_get || !A.runtime_finalize)
         return -1;
     /* HotSpotDiagnosticMXBean through ManagementFactory.getPlatformMXBean(Class) */
     jclass mf = (*env)->FindClass(env, "java/lang/management/ManagementFactory");
@@ -713,9 +772,10 @@ static int resolve(JNIEnv *env)
         if (mod)
             A.hook_module = (*env)->NewGlobalRef(env, mod);
     }
-    JNINativeMethod nm = {"watch0", "(Lleakcanary/KeyedWeakReference;J)V",
-                          (void *)native_watch0};
-    if ((*env)->RegisterNatives(env, A.watcher, &nm, 1) != 0)
+    JNINativeMethod nm[2] = {
+        {"watch0", "(Lleakcanary/KeyedWeakReference;J)V", (void *)native_watch0},
+        {"watchRule0", "(Ljava/lang/Object;IJ)V", (void *)native_watch_rule0}};
+    if ((*env)->RegisterNatives(env, A.watcher, nm, 2) != 0)
         return -1;
     return 0;
 }
@@ -790,12 +850,12 @@ static void JNICALL on_vm_init(jvmtiEnv *ti, JNIEnv *env, jthread th) { live_sta
 
 static void JNICALL on_vm_death(jvmtiEnv *ti, JNIEnv *env)
 {
-    A.dying = 1;
     pthread_mutex_lock(&A.lock);
+    A.dying = 1;
     pthread_cond_broadcast(&A.cond);
-    pthread_mutex_unlock(&A.lock);
     if (A.status[0])
         unlink(A.status);
+    pthread_mutex_unlock(&A.lock);
 }
 
 /* ---- loading ---- */

@@ -17,7 +17,8 @@
 typedef struct entry {
     void *obj;            /* the env's handle; NULL marks a tombstone */
     uint64_t watch_ms;    /* clock when watched */
-    uint64_t retained_ms; /* clock when found retained, 0 while waiting */
+    uint32_t retained_ms; /* 1 once found retained, 0 while waiting */
+    uint32_t tag;         /* the caller's tag (watch_add), passed to env->retained */
 } entry;
 
 _Static_assert(sizeof(entry) == WATCH_ENTRY_BYTES, "WATCH_ENTRY_BYTES is the entry size");
@@ -141,7 +142,7 @@ static void forget(watch *w, entry *e)
     e->obj = NULL;
 }
 
-int watch_add(watch *w, void *obj, uint64_t watch_ms)
+int watch_add(watch *w, void *obj, uint64_t watch_ms, uint32_t tag)
 {
     pthread_mutex_lock(&w->lock);
     if (w->disabled) {
@@ -168,6 +169,7 @@ int watch_add(watch *w, void *obj, uint64_t watch_ms)
     e->obj = obj;
     e->watch_ms = watch_ms;
     e->retained_ms = 0;
+    e->tag = tag;
     w->n++;
     w->st.watched++;
     w->st.total_watched++;
@@ -199,10 +201,17 @@ static void process_due(watch *w, uint64_t now)
         if (e->watch_ms + w->cfg.delay_ms > now)
             break;
         if (w->env.alive(w->env.ctx, e->obj)) {
-            e->retained_ms = now;
-            w->st.retained++;
-            w->env.retained(w->env.ctx, e->obj, now);
-            any = 1;
+            void *kept = w->env.retained(w->env.ctx, e->obj, e->tag, e->watch_ms, now);
+            if (kept) {
+                e->obj = kept;
+                e->retained_ms = 1;
+                w->st.retained++;
+                any = 1;
+            } else { /* gone meanwhile; the env released the handle */
+                w->st.collected++;
+                w->st.watched--;
+                e->obj = NULL;
+            }
         } else {
             w->st.collected++;
             forget(w, e);

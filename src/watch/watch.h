@@ -54,7 +54,10 @@ typedef struct watch_env {
     uint64_t (*now_ms)(void *ctx);              /* monotonic milliseconds (the clock) */
     void (*wake)(void *ctx, uint64_t at_ms);    /* executor: call watch_run at or after at_ms */
     int (*alive)(void *ctx, void *obj);         /* 1 if obj's referent is still reachable */
-    void (*retained)(void *ctx, void *obj, uint64_t at_ms); /* obj became retained at at_ms */
+    /* obj (watched at watch_ms with tag) became retained at at_ms. Returns the handle to
+     * keep from now on: obj itself, a replacement (the env released obj), or NULL when the
+     * referent turned out to be gone (the env released obj; counted as collected). */
+    void *(*retained)(void *ctx, void *obj, uint32_t tag, uint64_t watch_ms, uint64_t at_ms);
     void (*release)(void *ctx, void *obj);      /* the core forgets obj (free the handle) */
     void (*gc)(void *ctx);                      /* a full, blocking GC */
     void (*finalize)(void *ctx);                /* run pending finalizers, blocking */
@@ -100,11 +103,12 @@ watch *watch_new(const watch_config *cfg, const watch_env *env);
 /* Releases every held object through env->release, then frees w. NULL is accepted. */
 void watch_free(watch *w);
 
-/* Watches obj (a handle the env understands), watched at clock value watch_ms. Thread-safe.
+/* Watches obj (a handle the env understands), watched at clock value watch_ms; tag is the
+ * caller's and comes back in env->retained (the agent's description id). Thread-safe.
  * When the table is full the oldest object is released first (counted as collected if its
  * referent is gone, else as dropped). Returns 0, or -1 when disabled (obj not taken: the
  * caller frees it). */
-int watch_add(watch *w, void *obj, uint64_t watch_ms);
+int watch_add(watch *w, void *obj, uint64_t watch_ms, uint32_t tag);
 
 /* Runs whatever is due at the current clock: objects past their delay, a scheduled check,
  * the GC step. Call it from one thread only (the executor's). Returns the clock value at

@@ -48,9 +48,19 @@ static void f_wake(void *c, uint64_t at)
         f->sched = at;
 }
 static int f_alive(void *c, void *o) { return ((fake *)c)->alive[(uintptr_t)o]; }
-static void f_retained(void *c, void *o, uint64_t at)
+/* Keeps the handle, as the agent does for an explicitly watched reference; object 63 is
+ * "gone meanwhile" (a weak handle found cleared when the reference is to be built). */
+static void *f_retained(void *c, void *o, uint32_t tag, uint64_t watched, uint64_t at)
 {
-    ((fake *)c)->retained_at[(uintptr_t)o] = at;
+    fake *f = c;
+    assert_true(watched + WATCH_DELAY_MS <= at);
+    assert_int_equal(tag, (uint32_t)(uintptr_t)o * 10);
+    if ((uintptr_t)o == 63) {
+        f->released[63]++;
+        return NULL;
+    }
+    f->retained_at[(uintptr_t)o] = at;
+    return o;
 }
 static void f_release(void *c, void *o) { ((fake *)c)->released[(uintptr_t)o]++; }
 
@@ -107,7 +117,7 @@ static watch *make(fake *f, unsigned threshold, uint32_t cap)
 static void add(watch *w, fake *f, int id)
 {
     f->alive[id] = 1;
-    assert_int_equal(watch_add(w, (void *)(uintptr_t)id, f->now), 0);
+    assert_int_equal(watch_add(w, (void *)(uintptr_t)id, f->now, (uint32_t)id * 10), 0);
 }
 
 /* One run of the core at the current clock, remembering when it wants the next. */
@@ -181,13 +191,16 @@ static void collected_before_due_is_never_retained(void **state)
     fake f;
     watch *w = make(&f, 1, 1000);
     add(w, &f, 1);
+    add(w, &f, 63); /* alive when probed, gone when its reference is built */
     f.alive[1] = 0;
     run_until(w, &f, 10000);
     assert_int_equal(f.retained_at[1], 0);
+    assert_int_equal(f.retained_at[63], 0);
     assert_int_equal(f.n_gc, 0);
     assert_int_equal(f.released[1], 1);
+    assert_int_equal(f.released[63], 1);
     watch_stats st = stats(w);
-    assert_int_equal(st.collected, 1);
+    assert_int_equal(st.collected, 2);
     assert_int_equal(st.watched, 0);
     assert_int_equal(st.state, WATCH_IDLE);
     watch_free(w);
@@ -341,7 +354,7 @@ static void disabled_refuses(void **state)
     watch *w = make(&f, 1, 10);
     add(w, &f, 1);
     watch_disable(w);
-    assert_int_equal(watch_add(w, (void *)2, 0), -1);
+    assert_int_equal(watch_add(w, (void *)2, 0, 20), -1);
     run_until(w, &f, 20000);
     assert_int_equal(f.n_dump, 0);
     assert_int_equal(stats(w).state, WATCH_DISABLED);

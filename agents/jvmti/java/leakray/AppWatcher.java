@@ -19,19 +19,17 @@ public final class AppWatcher {
     /** The object this thread watched last through returned(), to watch an override calling
      * super.close() once. */
     private static final ThreadLocal<WeakReference<Object>> LAST = new ThreadLocal<>();
-    /** Per class, the descriptions of returned() by rule, built once. */
-    private static final ClassValue<String[]> DESCRIPTIONS = new ClassValue<String[]>() {
-        @Override protected String[] computeValue(Class<?> type) {
-            String[] r = rules;
-            String[] d = new String[r.length];
-            for (int i = 0; i < r.length; i++) {
-                d[i] = type.getName() + " received " + r[i] + " callback";
-            }
-            return d;
+    /** Descriptions of rule-watched objects ("Foo received java.io.Closeable#close()
+     * callback"), indexed by the id the agent keeps with each object until it is retained. */
+    private static volatile String[] descriptions = new String[0];
+    /** Per class, the description id by rule (-1 until first used). */
+    private static final ClassValue<int[]> DESCRIPTION_IDS = new ClassValue<int[]>() {
+        @Override protected int[] computeValue(Class<?> type) {
+            int[] ids = new int[rules.length];
+            java.util.Arrays.fill(ids, -1);
+            return ids;
         }
     };
-
-    private AppWatcher() {}
 
     /** Whether the leakray agent is loaded and watching. */
     public static boolean isInstalled() {
@@ -63,10 +61,43 @@ public final class AppWatcher {
             return;
         }
         LAST.set(new WeakReference<>(self));
-        String[] d = DESCRIPTIONS.get(self.getClass());
-        expectWeaklyReachable(self, rule >= 0 && rule < d.length ? d[rule]
-                : self.getClass().getName() + " received a watched method callback");
+        int[] ids = DESCRIPTION_IDS.get(self.getClass());
+        if (rule < 0 || rule >= ids.length) {
+            return;
+        }
+        int id = ids[rule];
+        if (id < 0) {
+            id = describe(self.getClass().getName() + " received " + rules[rule] + " callback");
+            ids[rule] = id;
+        }
+        watchRule0(self, id, System.nanoTime() / 1_000_000L);
+    }
+
+    private static synchronized int describe(String description) {
+        String[] d = descriptions;
+        for (int i = 0; i < d.length; i++) {
+            if (d[i].equals(description)) {
+                return i;
+            }
+        }
+        String[] n = java.util.Arrays.copyOf(d, d.length + 1);
+        n[d.length] = description;
+        descriptions = n;
+        return d.length;
+    }
+
+    /** Called by the agent when a rule-watched object is found retained: its reference. */
+    static KeyedWeakReference retainedByRule(Object self, int id, long watchUptimeMillis,
+                                             long retainedUptimeMillis) {
+        String[] d = descriptions;
+        String key = "lr-" + Long.toHexString(KEYS.incrementAndGet());
+        KeyedWeakReference ref = new KeyedWeakReference(self, key,
+                id >= 0 && id < d.length ? d[id] : "", watchUptimeMillis, null);
+        ref.retainedUptimeMillis = retainedUptimeMillis;
+        return ref;
     }
 
     private static native void watch0(KeyedWeakReference ref, long watchUptimeMillis);
+
+    private static native void watchRule0(Object self, int description, long watchUptimeMillis);
 }
