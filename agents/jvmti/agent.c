@@ -73,6 +73,8 @@ static struct {
     uint64_t wake_at;        /* earliest wake() request not yet served, 0 = none */
     jobject hook_module;     /* AppWatcher's module (global): rewritten classes read it */
     unsigned n_rewritten;    /* methods given the watch hook */
+    pthread_mutex_t hook_lock; /* guards hook_users */
+    int hook_users;          /* threads inside RetransformClasses (ClassFileLoadHook on) */
     /* dumps and analysis */
     unsigned seq;
     char last_dump[PATH_MAX + 80];
@@ -82,9 +84,10 @@ static struct {
     uint64_t retained_5th_ms; /* clock when the threshold-th object became retained */
     unsigned n_retained_seen;
 } A = {.lock = PTHREAD_MUTEX_INITIALIZER,
+       .hook_lock = PTHREAD_MUTEX_INITIALIZER,
        .cond = PTHREAD_COND_INITIALIZER};
 
-static __thread int in_agent; /* re-entrancy guard: our own Java calls hit breakpoints too */
+static __thread int in_agent; /* re-entrancy guard: our own Java calls may close streams */
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -610,7 +613,22 @@ static void retransform(JNIEnv *env, pending **pds, int n)
         }
         batch b = {pds, n};
         cur_batch = &b;
+        /* the hook is enabled for this thread and this call only: enabled for good, every
+         * class the JVM loads (CDS-archived ones included) would be handed to it as bytes */
+        /* the hook is enabled only while some thread retransforms (JVMTI does not filter
+         * it by thread): enabled for good, every class the JVM loads, CDS-archived ones
+         * included, would be handed to it as bytes */
+        pthread_mutex_lock(&A.hook_lock);
+        if (A.hook_users++ == 0)
+            (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE,
+                                              JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+        pthread_mutex_unlock(&A.hook_lock);
         jvmtiError e = (*A.ti)->RetransformClasses(A.ti, n, ks);
+        pthread_mutex_lock(&A.hook_lock);
+        if (--A.hook_users == 0)
+            (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_DISABLE,
+                                              JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+        pthread_mutex_unlock(&A.hook_lock);
         cur_batch = NULL;
         if (e == JVMTI_ERROR_NONE)
             for (int i = 0; i < n; i++)
@@ -974,8 +992,6 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, NULL);
     if (A.can_rules) {
         (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
-        (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK,
-                                          NULL);
     }
     if (live) {
         JNIEnv *env = cur_env();
