@@ -309,6 +309,35 @@ static void spawn_analysis(const char *dump, double pause_ms, unsigned retained)
     pthread_attr_destroy(&pa);
 }
 
+/* HotSpotDiagnosticMXBean through ManagementFactory.getPlatformMXBean(Class), resolved at the
+ * first dump: starting the management classes costs tens of milliseconds nobody should pay
+ * at JVM start. Returns 0, or -1 (no dump possible on this JVM). */
+static int resolve_dumper(JNIEnv *env)
+{
+    if (A.diag_bean)
+        return 0;
+    jclass mf = (*env)->FindClass(env, "java/lang/management/ManagementFactory");
+    jclass bc = mf ? (*env)->FindClass(env, "com/sun/management/HotSpotDiagnosticMXBean") : NULL;
+    if (!mf || !bc) {
+        (*env)->ExceptionClear(env);
+        return -1;
+    }
+    jmethodID gp = (*env)->GetStaticMethodID(env, mf, "getPlatformMXBean",
+                                             "(Ljava/lang/Class;)Ljava/lang/management/"
+                                             "PlatformManagedObject;");
+    A.dump_heap = (*env)->GetMethodID(env, bc, "dumpHeap", "(Ljava/lang/String;Z)V");
+    jobject bean = gp && A.dump_heap ? (*env)->CallStaticObjectMethod(env, mf, gp, bc) : NULL;
+    if (!bean || (*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        return -1;
+    }
+    A.diag_bean = (*env)->NewGlobalRef(env, bean);
+    (*env)->DeleteLocalRef(env, bean);
+    (*env)->DeleteLocalRef(env, mf);
+    (*env)->DeleteLocalRef(env, bc);
+    return A.diag_bean ? 0 : -1;
+}
+
 /* ---- the dump ---- */
 
 static uint64_t h_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
@@ -316,6 +345,10 @@ static uint64_t h_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     JNIEnv *env = cur_env();
     if (!env)
         return 0;
+    if (resolve_dumper(env) != 0) {
+        agent_disable(env, "HotSpotDiagnosticMXBean unavailable: this JVM cannot dump its heap");
+        return 0;
+    }
     (*env)->SetStaticLongField(env, A.kwr, A.kwr_dump_ms, (jlong)started_ms);
     char stamp[32], name[64], tmp[PATH_MAX + 80], fin[PATH_MAX + 80];
     time_t now = time(NULL);
@@ -751,24 +784,6 @@ static int resolve(JNIEnv *env)
     if (!A.kwr_get || !A.kwr_retained || !A.kwr_dump_ms || !A.watcher_watch ||
         !A.watcher_installed || !A.watcher_retained || !A.runtime_get || !A.runtime_finalize)
         return -1;
-    /* HotSpotDiagnosticMXBean through ManagementFactory.getPlatformMXBean(Class) */
-    jclass mf = (*env)->FindClass(env, "java/lang/management/ManagementFactory");
-    jclass bc = (*env)->FindClass(env, "com/sun/management/HotSpotDiagnosticMXBean");
-    if (!mf || !bc)
-        return -1;
-    jmethodID gp = (*env)->GetStaticMethodID(env, mf, "getPlatformMXBean",
-                                             "(Ljava/lang/Class;)Ljava/lang/management/"
-                                             "PlatformManagedObject;");
-    A.dump_heap = (*env)->GetMethodID(env, bc, "dumpHeap", "(Ljava/lang/String;Z)V");
-    if (!gp || !A.dump_heap)
-        return -1;
-    jobject bean = (*env)->CallStaticObjectMethod(env, mf, gp, bc);
-    if (!bean || (*env)->ExceptionCheck(env))
-        return -1;
-    A.diag_bean = (*env)->NewGlobalRef(env, bean);
-    (*env)->DeleteLocalRef(env, bean);
-    (*env)->DeleteLocalRef(env, mf);
-    (*env)->DeleteLocalRef(env, bc);
     /* the rules' names for AppWatcher.returned's descriptions, and its module */
     jclass sc = (*env)->FindClass(env, "java/lang/String");
     jobjectArray arr = sc ? (*env)->NewObjectArray(env, A.opts.n_watch, sc, NULL) : NULL;
@@ -820,6 +835,7 @@ static int start_thread(JNIEnv *env)
 static void live_start(JNIEnv *env)
 {
     in_agent = 1;
+    uint64_t t0 = clock_ms();
     watch_env we = {NULL, h_now, h_wake, h_alive, h_retained, h_release, h_gc, h_finalize,
                     h_dump};
     A.core = watch_new(&A.cfg, &we);
@@ -858,9 +874,11 @@ static void live_start(JNIEnv *env)
         if (cs)
             (*A.ti)->Deallocate(A.ti, (unsigned char *)cs);
     }
-    say("watching (threshold %u, delay %llu ms, %d watch rules%s), reports in %s",
+    say("watching (threshold %u, delay %llu ms, %d watch rules%s, %u methods hooked, set up "
+        "in %llu ms), reports in %s",
         A.cfg.threshold, (unsigned long long)A.cfg.delay_ms, A.can_rules ? A.opts.n_watch : 0,
-        A.can_rules ? "" : " unavailable", A.dir);
+        A.opts.n_watch > 0 && !A.can_rules ? " unavailable" : "", A.n_rewritten,
+        (unsigned long long)(clock_ms() - t0), A.dir);
     in_agent = 0;
 }
 
