@@ -4,6 +4,8 @@
 # agent_setup     checks java/javac and the built agent, compiles tests/programs/agent
 # agent_run DIR MODE N RUN_MS [OPTS] [ARGS...]   runs AgentLeaks under the agent (foreground)
 # agent_wait DIR [SECONDS]   waits until DIR holds a finished report (NAME.json and NAME.txt)
+# check MODE N OPTS CLASS...  runs a mode, checks its report names exactly CLASS... and equals
+#                             Shark's golden tests/e2e/expected/agent/MODE.json
 agent_so=$LEAKRAY_BUILD/libleakray_agent.so
 agent_jar=$LEAKRAY_BUILD/leakray-watcher.jar
 
@@ -44,3 +46,33 @@ agent_wait() { # DIR [SECONDS]
     ls -la "$dir" >&2 || true
     return 1
 }
+
+exp="$LEAKRAY_SRC/tests/e2e/expected/agent"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+check() { # MODE N OPTS CLASSES...: run, wait, check the report and the Shark golden
+    local mode=$1 n=$2 opts=$3
+    shift 3
+    agent_run "$work/$mode" "$mode" "$n" 1500 "$opts" "$work/plugin"
+    agent_wait "$work/$mode"
+    local json
+    json=$(ls "$work/$mode"/leakray-*.json)
+    python3 - "$json" "$mode" "$@" <<'PY' || fail "$mode: report does not name exactly the leaks"
+import json, sys
+d = json.load(open(sys.argv[1]))
+mode, want = sys.argv[2], sorted(sys.argv[3:])
+got = sorted(t["class"] for t in d["traces"])
+assert got == want, (mode, got, want)
+assert all(t["source"] == "watched" for t in d["traces"]), mode
+# objects a watched close() closes on its way (a class loader's jar loaders) are watched too;
+# reachable only through the leak, they are reported on it as "Also retains", not as traces
+assert d["leaking_objects"] == len(want) + d["also_retained"], mode
+assert d["unreachable_objects"] == [], mode
+assert len(d["application_leaks"]) >= 1 and d["library_leaks"] == [], mode
+print("%s: %d leaks named: %s" % (mode, len(got), ", ".join(sorted(set(got)))))
+PY
+    python3 "$LEAKRAY_SRC/tests/e2e/shark_parity.py" norm-leakray "$json" > "$work/$mode.canon"
+    python3 "$LEAKRAY_SRC/tests/e2e/agent_golden.py" compare "$exp/$mode.json" \
+        "$work/$mode.canon" || fail "$mode: leakray differs from Shark's golden"
+}
+
