@@ -6,7 +6,6 @@
 // loaded every call returns at once: the jar may ship with an application permanently.
 package leakray;
 
-import java.lang.ref.WeakReference;
 import java.util.concurrent.atomic.AtomicLong;
 import leakcanary.KeyedWeakReference;
 
@@ -16,9 +15,16 @@ public final class AppWatcher {
     private static final AtomicLong KEYS = new AtomicLong();
     /** Watch rules as "Class#method()", set by the agent; indexed by returned()'s rule. */
     private static volatile String[] rules = new String[0];
-    /** The object this thread watched last through returned(), to watch an override calling
-     * super.close() once. */
-    private static final ThreadLocal<WeakReference<Object>> LAST = new ThreadLocal<>();
+    /** Identity hashes of the object this thread watched last through returned() and of its
+     * class, to watch an override calling super.close() once. Hashes, not references: a
+     * WeakReference per close would cost the GC more than the watch, and a strong one to the
+     * class would keep its class loader alive. */
+    private static final ThreadLocal<int[]> LAST = new ThreadLocal<int[]>() {
+        @Override protected int[] initialValue() {
+            return new int[2];
+        }
+    };
+
     /** Descriptions of rule-watched objects ("Foo received java.io.Closeable#close()
      * callback"), indexed by the id the agent keeps with each object until it is retained. */
     private static volatile String[] descriptions = new String[0];
@@ -56,11 +62,14 @@ public final class AppWatcher {
         if (!installed || self == null) {
             return;
         }
-        WeakReference<Object> last = LAST.get();
-        if (last != null && last.get() == self) {
+        int[] last = LAST.get();
+        int h = System.identityHashCode(self);
+        int c = System.identityHashCode(self.getClass());
+        if (last[0] == h && last[1] == c) {
             return;
         }
-        LAST.set(new WeakReference<>(self));
+        last[0] = h;
+        last[1] = c;
         int[] ids = DESCRIPTION_IDS.get(self.getClass());
         if (rule < 0 || rule >= ids.length) {
             return;
