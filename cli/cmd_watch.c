@@ -306,39 +306,72 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
     return CLI_EXIT_OK;
 }
 
-int cmd_watch(int argc, char **argv)
+static int watch_status_cmd(int argc, char **argv)
 {
-    uint64_t max_dumps = 7, pause_ms = 0, retained = 0;
-    int quiet = 0;
-    const cli_optdef opts[] = {
-        {"--max-dumps", CLI_OPT_UINT, &max_dumps, "N",
-         "analyze: dumps kept in the dump's folder, oldest deleted first (default 7)", NULL},
-        {"--pause-ms", CLI_OPT_UINT, &pause_ms, "MS", "analyze: the dump's pause, reported",
-         NULL},
-        {"--retained", CLI_OPT_UINT, &retained, "N", "analyze: retained objects, reported",
-         NULL},
-        {"--quiet", CLI_OPT_FLAG, &quiet, NULL, "analyze: no summary line on stderr", NULL},
-        {0}};
     const cli_spec spec = {
-        "watch", "status PID | analyze DUMP",
-        "the JVM agent's status, and the analysis it starts after each dump", opts, 2, 2,
-        "status PID     retained count, state and next action of a JVM running the agent\n"
-        "               (libleakray_agent.so, see `leakray attach` and docs/agent.md).\n"
-        "analyze DUMP   what the agent runs in a separate process after a dump: writes\n"
-        "               DUMP's report as NAME.txt and NAME.json beside it, prints\n"
-        "               `leakray: 3 leaks, 1.3 MB retained, report at NAME.txt`, and keeps\n"
-        "               at most --max-dumps leakray-*.hprof dumps in that folder.\n"
+        "watch status", "PID",
+        "retained count, state and next action of a JVM running the agent", NULL, 1, 1,
+        "Reads /tmp/leakray-watch-PID.status, kept by libleakray_agent.so (docs/agent.md;\n"
+        "load it with -agentpath or `leakray attach`).\n"
         "Example: leakray watch status 4242"};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
         return rc;
-    if (strcmp(co.pos[0], "status") == 0)
-        return watch_status(&co, co.pos[1]);
-    if (strcmp(co.pos[0], "analyze") == 0) {
-        if (max_dumps < 1)
-            return cli_usage_error(&co, "--max-dumps must be at least 1");
-        return watch_analyze(&co, co.pos[1], max_dumps, pause_ms, retained, quiet);
+    return watch_status(&co, co.pos[0]);
+}
+
+static int watch_analyze_cmd(int argc, char **argv)
+{
+    uint64_t max_dumps = 7, pause_ms = 0, retained = 0;
+    int quiet = 0;
+    const cli_optdef opts[] = {
+        {"--max-dumps", CLI_OPT_UINT, &max_dumps, "N",
+         "dumps kept in the dump's folder, oldest deleted first (default 7)", NULL},
+        {"--pause-ms", CLI_OPT_UINT, &pause_ms, "MS", "the dump's pause, reported", NULL},
+        {"--retained", CLI_OPT_UINT, &retained, "N", "retained objects, reported", NULL},
+        {"--quiet", CLI_OPT_FLAG, &quiet, NULL, "no summary line on stderr", NULL},
+        {0}};
+    const cli_spec spec = {
+        "watch analyze", "DUMP",
+        "what the agent runs after a dump: the report beside it, the summary line", opts, 1, 1,
+        "Writes DUMP's report as NAME.txt and NAME.json beside it (leakray analyze, text and\n"
+        "--json, side by side), prints `leakray: 3 leaks, 1.3 MB retained, report at\n"
+        "NAME.txt` on stderr, and keeps at most --max-dumps leakray-*.hprof dumps there.\n"};
+    cli_common co;
+    int rc = cli_parse(argc, argv, &spec, &co);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (max_dumps < 1)
+        return cli_usage_error(&co, "--max-dumps must be at least 1");
+    return watch_analyze(&co, co.pos[0], max_dumps, pause_ms, retained, quiet);
+}
+
+static void watch_usage(FILE *out)
+{
+    fputs("usage: leakray watch <command> [options]\n"
+          "The JVM agent's helpers (docs/agent.md).\n"
+          "\ncommands:\n"
+          "  status   retained count, state and next action of a JVM running the agent\n"
+          "  analyze  what the agent runs after a dump: report beside it, summary line\n"
+          "\n`leakray watch <command> --help` describes a command.\n",
+          out);
+}
+
+int cmd_watch(int argc, char **argv)
+{
+    if (argc < 2) {
+        watch_usage(stderr);
+        return CLI_EXIT_USAGE;
     }
-    return cli_usage_error(&co, "unknown watch command '%s' (status or analyze)", co.pos[0]);
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        watch_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "status") == 0)
+        return watch_status_cmd(argc - 1, argv + 1);
+    if (strcmp(argv[1], "analyze") == 0)
+        return watch_analyze_cmd(argc - 1, argv + 1);
+    fprintf(stderr, "leakray watch: unknown command '%s'; see leakray watch --help\n", argv[1]);
+    return CLI_EXIT_USAGE;
 }
