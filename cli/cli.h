@@ -223,6 +223,10 @@ typedef struct cli_retained {
 lr_status cli_retained_build(const graph *g, cli_retained *r, lr_error *err);
 void cli_retained_free(cli_retained *r);
 
+/* The leak store used without --db: $LEAKRAY_DB, else $XDG_DATA_HOME/leakray/store.db
+ * (~/.local/share/leakray/store.db; the folder is created). Returns buf or the variable. */
+const char *cli_store_default(char *buf, size_t cap);
+
 /* ---- the verb table (cli/leakray.c) ---- */
 
 typedef int (*cli_verb_fn)(int argc, char **argv);

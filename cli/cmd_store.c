@@ -113,7 +113,7 @@ static const char *fmt_time_iso(char *buf, int64_t ms)
 
 /* ---- opening ---- */
 
-static const char *default_db(char *buf, size_t cap)
+const char *cli_store_default(char *buf, size_t cap)
 {
     const char *e = getenv("LEAKRAY_DB");
     if (e && *e)
@@ -143,7 +143,7 @@ static const char *default_db(char *buf, size_t cap)
 static int open_store(const cli_common *co, const store_opts *o, store **out)
 {
     char buf[PATH_MAX + 16];
-    const char *url = o->db ? o->db : default_db(buf, sizeof buf);
+    const char *url = o->db ? o->db : cli_store_default(buf, sizeof buf);
     lr_error err = {0};
     if (store_open(url, out, &err) != LR_OK)
         return cli_error(co, &err);

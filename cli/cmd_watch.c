@@ -8,6 +8,8 @@
  * their reports) in the dump's folder. Docs: docs/agent.md. */
 #include "cli.h"
 
+#include "store/store.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -226,8 +228,37 @@ static unsigned prune(const char *dir, unsigned max)
     return deleted;
 }
 
+/* Records the report in the leak store (store.h); a failure is reported, not fatal: the
+ * report is on disk either way. */
+static void to_store(const char *url, const char *dump, const char *json_path, int quiet)
+{
+    char buf[PATH_MAX + 16];
+    if (strcmp(url, "default") == 0)
+        url = cli_store_default(buf, sizeof buf);
+    char *text = slurp(json_path);
+    store *s = NULL;
+    lr_error err = {0};
+    struct stat sb;
+    store_meta m = {dump, NULL, NULL, NULL, 0};
+    if (stat(dump, &sb) == 0)
+        m.at_ms = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
+    store_ingest_result r;
+    if (!text)
+        snprintf(err.msg, sizeof err.msg, "%.400s: cannot read the report", json_path);
+    else if (store_open(url, &s, &err) == LR_OK &&
+             store_ingest_json(s, json_path, text, strlen(text), &m, &r, &err) == LR_OK) {
+        if (!quiet)
+            fprintf(stderr, "leakray: report stored in %s (report #%lld, %d new leaks)\n", url,
+                    (long long)r.report_id, r.n_new);
+    }
+    if (err.msg[0])
+        fprintf(stderr, "leakray: storing the report in %s: %s\n", url, err.msg);
+    store_close(s);
+    free(text);
+}
+
 static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
-                         uint64_t pause_ms, uint64_t retained, int quiet)
+                         uint64_t pause_ms, uint64_t retained, int quiet, const char *store_url)
 {
     size_t l = strlen(dump);
     if (l < 7 || strcmp(dump + l - 6, ".hprof") != 0)
@@ -273,6 +304,8 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
         scan_groups(text, "library_leaks", &n_lib, &bytes);
         free(text);
     }
+    if (store_url)
+        to_store(store_url, dump, jfin, quiet);
     unsigned pruned = prune(dir, (unsigned)max_dumps);
     char hb[CLI_FMT_MAX], db[CLI_FMT_MAX];
     uint64_t leaks = n_app + n_lib;
@@ -325,7 +358,10 @@ static int watch_analyze_cmd(int argc, char **argv)
 {
     uint64_t max_dumps = 7, pause_ms = 0, retained = 0;
     int quiet = 0;
+    const char *store_url = NULL;
     const cli_optdef opts[] = {
+        {"--store", CLI_OPT_STR, &store_url, "URL",
+         "also record the report in the leak store (\"default\": leakray store's)", NULL},
         {"--max-dumps", CLI_OPT_UINT, &max_dumps, "N",
          "dumps kept in the dump's folder, oldest deleted first (default 7)", NULL},
         {"--pause-ms", CLI_OPT_UINT, &pause_ms, "MS", "the dump's pause, reported", NULL},
@@ -344,7 +380,7 @@ static int watch_analyze_cmd(int argc, char **argv)
         return rc;
     if (max_dumps < 1)
         return cli_usage_error(&co, "--max-dumps must be at least 1");
-    return watch_analyze(&co, co.pos[0], max_dumps, pause_ms, retained, quiet);
+    return watch_analyze(&co, co.pos[0], max_dumps, pause_ms, retained, quiet, store_url);
 }
 
 static void watch_usage(FILE *out)

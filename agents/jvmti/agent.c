@@ -283,6 +283,10 @@ static void spawn_analysis(const char *dump, double pause_ms, unsigned retained)
     argv[n++] = ret;
     if (A.opts.quiet)
         argv[n++] = "--quiet";
+    if (A.opts.report == WATCH_REPORT_DB) {
+        argv[n++] = "--store";
+        argv[n++] = A.opts.store[0] ? A.opts.store : "default";
+    }
     argv[n] = NULL;
     posix_spawnattr_t at;
     posix_spawnattr_init(&at);
@@ -949,8 +953,6 @@ static jint agent_init(JavaVM *vm, char *options, int live)
         for (int i = 0; i < rules.n_watch && A.opts.n_watch < WATCH_OPTS_MAX_RULES; i++)
             A.opts.watch[A.opts.n_watch++] = rules.watch[i];
     }
-    if (A.opts.report == WATCH_REPORT_DB)
-        say("report=db: the leak store is not available yet; writing text and JSON reports");
     watch_config_default(&A.cfg);
     A.cfg.delay_ms = A.opts.delay_ms;
     A.cfg.threshold = A.opts.threshold;

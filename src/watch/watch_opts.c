@@ -96,8 +96,8 @@ static int parse_item(const char *s, size_t len, watch_opts *o, const char **why
         return 0;
     }
     if (!KEY("dump-dir") && !KEY("threshold") && !KEY("delay-ms") && !KEY("watch") &&
-        !KEY("report") && !KEY("max-dumps") && !KEY("max-watched") && !KEY("rules") &&
-        !KEY("leakray")) {
+        !KEY("report") && !KEY("store") && !KEY("max-dumps") && !KEY("max-watched") &&
+        !KEY("rules") && !KEY("leakray")) {
         *why = "unknown agent option";
         return -1;
     }
@@ -134,6 +134,14 @@ static int parse_item(const char *s, size_t len, watch_opts *o, const char **why
         if (parse_num(v, vl, 1, 100000000, &x))
             return -1;
         o->max_watched = (uint32_t)x;
+        return 0;
+    }
+    if (KEY("store")) {
+        if (vl == 0 || vl >= sizeof o->store)
+            return -1;
+        memcpy(o->store, v, vl);
+        o->store[vl] = 0;
+        o->report = WATCH_REPORT_DB;
         return 0;
     }
     if (KEY("report")) {

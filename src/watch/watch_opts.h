@@ -4,7 +4,7 @@
  * options before it asks the JVM to load the agent, so both reject the same strings with the
  * same one-line message. The string is comma-separated KEY=VALUE or flags (docs/agent.md):
  *   dump-dir=DIR threshold=N delay-ms=N watch=CLASS#METHOD (repeatable) report=text|json|db
- *   max-dumps=N max-watched=N rules=FILE|none leakray=PATH quiet
+ *   store=URL max-dumps=N max-watched=N rules=FILE|none leakray=PATH quiet
  * Values cannot contain commas. Parsing copies what it keeps; nothing points into the input. */
 #ifndef LR_WATCH_OPTS_H
 #define LR_WATCH_OPTS_H
@@ -31,7 +31,8 @@ typedef struct watch_opts {
     uint64_t delay_ms;                  /* watched -> retained delay */
     unsigned max_dumps;                 /* dumps kept in dump_dir (>= 1) */
     uint32_t max_watched;               /* cap on watched objects (>= 1) */
-    int report;                         /* enum watch_report (db: not available yet) */
+    int report;                         /* enum watch_report (db: also the leak store) */
+    char store[WATCH_OPTS_PATH_MAX];    /* store=URL (implies report=db), "" = the default */
     int quiet;                          /* no informational lines, errors only */
     watch_rule watch[WATCH_OPTS_MAX_RULES]; /* watch= rules, in order */
     int n_watch;                        /* rules given */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # agent_options.sh: the JVM agent's options. An unknown or malformed option (on -agentpath or
 # through JAVA_TOOL_OPTIONS), or a malformed rules file, stops the JVM before it runs any
-# program, with one line naming the option; report=db is accepted with a note; and a program
+# program, with one line naming the option; report=db and store=URL are accepted (an empty store= is not); and a program
 # using leakray.AppWatcher runs normally without the agent (a no-op: no dump).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
@@ -38,7 +38,12 @@ grep -qxF "leakray: malformed agent option 'threshold=many'" "$work/err" ||
 
 java "-agentpath:$agent_so=report=db,dump-dir=$work/db" -version 2> "$work/err" > /dev/null ||
     fail "report=db refused"
-grep -q "report=db: the leak store is not available yet" "$work/err" || fail "report=db note"
+! grep -q "not available" "$work/err" || fail "report=db: $(head -3 "$work/err")"
+java "-agentpath:$agent_so=store=$work/db/leaks.db,dump-dir=$work/db" -version 2> "$work/err" \
+    > /dev/null || fail "store=URL refused"
+rc=0
+java "-agentpath:$agent_so=store=,dump-dir=$work/db" -version 2> "$work/err" >/dev/null || rc=$?
+[ "$rc" != 0 ] && grep -q "store" "$work/err" || fail "an empty store= accepted"
 
 # without the agent, AppWatcher is a no-op
 (cd "$work" && java -cp "$agent_jar:$work/classes" agent.AgentLeaks listeners 5 700) ||

@@ -11,6 +11,14 @@ store_init store_sqlite
 db="$W/store.db"
 store_cases "$db"
 store_fresh_concurrent "$W/fresh.db"
+
+# What the JVM agent runs after a dump with report=db: the report lands in the store too.
+mkdir -p "$W/agent"
+cp "$DUMP" "$W/agent/leakray-1.hprof"
+"$LEAKRAY" watch analyze "$W/agent/leakray-1.hprof" --quiet --store "$W/agent.db" >/dev/null ||
+    fail "watch analyze --store"
+"$LEAKRAY" store leaks --db "$W/agent.db" --json |
+    jtrue 'len(d["leaks"]) == e["groups"]' "watch analyze --store did not fill the store"
 python3 - "$db" <<'PY' || fail "integrity_check"
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
