@@ -38,6 +38,7 @@
     LR_VERB(store, "the leak store: ingest dumps and reports, leaks by signature, trends")  \
     LR_VERB(attach, "load the leak-watching JVM agent into a running JVM (jcmd)")       \
     LR_VERB(watch, "status of a JVM running the agent; the analysis it runs after a dump") \
+    LR_VERB(native, "malloc leaks of a running program: run, check PID, report FILE")    \
     /* append new tools above this line: LR_VERB(name, "summary") \ */
 
 #define LR_VERB(name, summary) int cmd_##name(int argc, char **argv);

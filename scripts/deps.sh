@@ -4,12 +4,14 @@
 set -euo pipefail
 what=${1:-build}
 pkgs="cmake make gcc pkg-config zlib1g-dev libbz2-dev libssl-dev libpng-dev libsqlite3-dev libpq-dev"
+pkgs="$pkgs libdw-dev"
 case "$what" in
   build) ;;
   demo) pkgs="$pkgs openjdk-17-jdk-headless" ;;
-  test) pkgs="$pkgs libcmocka-dev openjdk-17-jdk-headless python3 chromium postgresql gdb time ruby" ;;
+  test) pkgs="$pkgs libcmocka-dev openjdk-17-jdk-headless python3 chromium postgresql gdb time ruby"
+    pkgs="$pkgs clang-14 libclang-rt-14-dev valgrind libunwind-dev" ;;
   fuzz) pkgs="$pkgs clang-14 libclang-rt-14-dev libcmocka-dev" ;;
-  bench) pkgs="$pkgs openjdk-17-jdk-headless visualvm time" ;;
+  bench) pkgs="$pkgs openjdk-17-jdk-headless visualvm time heaptrack valgrind sqlite3 libunwind-dev" ;;
   *) echo "deps.sh: unknown target $what" >&2; exit 2 ;;
 esac
 missing=""

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* nm.h: internals shared by the files of libleakray_native.so (agents layer), prefix nm_.
+ * The library is an LD_PRELOAD malloc monitor: nm_alloc.c interposes the malloc family and
+ * keeps one record per live block (size, backtrace id) in mmap'd tables keyed by the
+ * bit-inverted address, so the monitor's own memory never looks like a pointer into the heap;
+ * nm_scan.c stops the threads with ptrace, forks, and marks from the roots in the child;
+ * nm_ctl.c reads the configuration, owns the monitor thread (signal, socket, timer), the
+ * at-exit scan, fork and dlopen handling, and the thread registry. Nothing here may call the
+ * application's malloc while a table lock is held; the scanning child calls no libc function
+ * that may allocate or lock. The report format written by nm_scan.c is docs/native.md. */
+#ifndef LR_NM_H
+#define LR_NM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define NM_API __attribute__((visibility("default")))
+#define NM_TLS __attribute__((tls_model("initial-exec")))
+
+#define NM_MAX_DEPTH 64     /* frames a backtrace may hold */
+#define NM_N_STRIPES 256    /* block-table stripes, each with its own lock */
+#define NM_MAX_THREADS 4096 /* threads the registry tracks at once */
+#define NM_MAX_OWN_MAPS 64  /* mappings of the monitor itself, skipped by the scan */
+
+enum nm_bt_mode { NM_BT_NONE, NM_BT_FP, NM_BT_LIBUNWIND };
+
+/* Configuration, read once from LEAKRAY_NATIVE_* (docs/native.md) before the first scan. */
+typedef struct nm_config {
+    int bt_mode;              /* enum nm_bt_mode */
+    int depth;                /* frames per backtrace, 1..NM_MAX_DEPTH */
+    uint64_t sample_bytes;    /* backtrace one block per this many bytes (0 = every block) */
+    int at_exit;              /* scan when the process exits */
+    int signo;                /* scan on this signal (0 = none) */
+    int interval_s;           /* scan every this many seconds (0 = never) */
+    int children;             /* keep the monitor in exec'd children */
+    int graph;                /* also write every block and pointer (heap graph) */
+    uint64_t thread_age_ms;   /* report threads running longer than this (0 = never) */
+    char out[512];            /* report path template: %p pid, %n scan number */
+    char socket_name[108];    /* abstract unix socket name ("" = none) */
+} nm_config;
+
+extern nm_config nm_cfg;
+
+/* One live block, as the scanning child collects it from the tables. */
+typedef struct nm_block {
+    uintptr_t addr;   /* first byte of the block */
+    uint64_t size;    /* bytes requested */
+    uint32_t trace;   /* stack-depot id, 0 = none recorded */
+    uint32_t flags;   /* NM_B_* while marking */
+} nm_block;
+
+/* ---- nm_alloc.c ---- */
+void nm_alloc_init(void);
+/* Sets or clears the calling thread's guard: while set, the hooks pass straight to libc and
+ * record nothing (the monitor's own allocations). Returns the previous value. */
+int nm_guard_set(int on);
+/* Takes every table lock (stripes and depot) / releases them. Used around fork and scans. */
+void nm_tables_lock(void);
+void nm_tables_unlock(void);
+/* After fork in the child: locks reinitialised (held ones belong to threads now gone). */
+void nm_tables_reinit_child(void);
+/* Calls fn(addr, size, trace, arg) for every live block; tables must be locked or frozen. */
+void nm_tables_each(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), void *arg);
+uint64_t nm_tables_count(void);
+/* Records the calling thread's backtrace in the depot and returns its id (0 if none). */
+uint32_t nm_trace_here(int skip);
+/* Frames of depot entry id: returns depth and points *frames at them (read-only). */
+int nm_trace_get(uint32_t id, const uintptr_t **frames);
+uint32_t nm_trace_count(void);
+/* Next depot id after id (0 starts), 0 after the last: walks every trace. */
+uint32_t nm_trace_next(uint32_t id);
+/* Stack bounds of the calling thread for frame-pointer walks (set by the thread wrapper). */
+void nm_thread_stack_set(uintptr_t hi);
+/* mmap that registers the range as the monitor's own (skipped as a root by the scan). */
+void *nm_map(size_t size);
+void nm_unmap(void *p, size_t size);
+int nm_own_maps(uintptr_t (*ranges)[2], int max);
+
+/* ---- nm_scan.c ---- */
+enum nm_reason { NM_REASON_EXIT, NM_REASON_SIGNAL, NM_REASON_SOCKET, NM_REASON_TIMER };
+/* Runs one scan: stops the other threads, forks, marks in the child, writes the report.
+ * Returns 0 and the report path in path (size n), or -1 with a reason in path. Serialised. */
+int nm_scan_run(int reason, char *path, size_t n);
+
+/* ---- nm_ctl.c ---- */
+/* Thread registry snapshot for the report (called in the scanning child). */
+typedef struct nm_thread_rec {
+    pthread_t handle;    /* pthread_t of the thread */
+    pid_t tid;           /* kernel thread id (0 until it started) */
+    uint32_t trace;      /* depot id of the pthread_create call */
+    uint32_t state;      /* NM_T_* bits */
+    uint64_t start_ms;   /* CLOCK_MONOTONIC at creation, ms */
+    uintptr_t stack_lo;  /* stack mapping of the thread (set when it starts) */
+    uintptr_t stack_hi;  /* end of the stack mapping (includes its TCB and static TLS) */
+} nm_thread_rec;
+#define NM_T_USED 1u     /* slot in use */
+#define NM_T_EXITED 2u   /* start routine returned or pthread_exit called */
+#define NM_T_DETACHED 4u /* detached (attribute or pthread_detach) */
+const nm_thread_rec *nm_threads(int *n);
+/* Stack mappings of every thread the wrapper started, live or not: [lo, hi) pairs. Stacks of
+ * threads that are not live at a scan hold stale words and are skipped as roots. */
+int nm_thread_stacks(uintptr_t (*ranges)[2], int max);
+pid_t nm_monitor_tid(void);
+uint64_t nm_now_ms(void);
+
+#endif

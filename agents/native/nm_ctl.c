@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* nm_ctl.c: configuration, triggers and process events of the native monitor (agents layer),
+ * prefix nm_. At load it reads LEAKRAY_NATIVE_* (docs/native.md), removes itself from
+ * LD_PRELOAD unless children are to be traced, registers atfork handlers (tables locked
+ * across fork, locks reset in the child, which never scans unless asked) and the at-exit
+ * scan, and starts one monitor thread, with every signal blocked, that waits in poll() on
+ * the signal pipe (the handler only writes a byte), the abstract unix socket
+ * "leakray-native.PID" and the timer. It also wraps dlopen (RTLD_DEEPBIND dropped: a
+ * library bound to libc's malloc would free blocks behind the tables' back) and the pthread
+ * lifecycle calls, keeping a registry of threads with their creation backtrace and stack
+ * mapping for thread-leak reports and for the scan (stacks of dead threads are no roots). */
+#define _GNU_SOURCE
+#include "nm.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static pid_t owner_pid;      /* process the monitor reports on */
+static pid_t monitor_tid;    /* the monitor thread */
+static int sig_pipe[2] = {-1, -1};
+
+uint64_t nm_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+pid_t nm_monitor_tid(void)
+{
+    return monitor_tid;
+}
+
+/* ---- Thread registry ---- */
+
+static int reg_lock;
+static nm_thread_rec threads[NM_MAX_THREADS];
+static uintptr_t stacks[NM_MAX_THREADS][2];
+static int n_stacks;
+static __thread int t_slot NM_TLS = -1;
+
+static void reg_acquire(void)
+{
+    while (__atomic_exchange_n(&reg_lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+static void reg_release(void)
+{
+    __atomic_store_n(&reg_lock, 0, __ATOMIC_RELEASE);
+}
+
+const nm_thread_rec *nm_threads(int *n)
+{
+    *n = NM_MAX_THREADS;
+    return threads;
+}
+
+int nm_thread_stacks(uintptr_t (*out)[2], int max)
+{
+    int n = n_stacks < max ? n_stacks : max;
+    memcpy(out, stacks, (size_t)n * sizeof stacks[0]);
+    return n;
+}
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static void *real_sym(const char *name)
+{
+    int g = nm_guard_set(1);
+    void *p = dlsym(RTLD_NEXT, name);
+    nm_guard_set(g);
+    return p;
+}
+
+typedef struct tramp {
+    void *(*fn)(void *); /* the application's start routine */
+    void *arg;           /* its argument */
+    int slot;            /* registry slot, -1 = untracked */
+} tramp;
+
+static void thread_gone(int slot)
+{
+    if (slot < 0)
+        return;
+    reg_acquire();
+    threads[slot].state |= NM_T_EXITED;
+    if (threads[slot].state & NM_T_DETACHED)
+        threads[slot].state = 0;
+    reg_release();
+}
+
+static void *trampoline(void *p)
+{
+    tramp t = *(tramp *)p;
+    extern void __libc_free(void *);
+    __libc_free(p);
+    t_slot = t.slot;
+    pthread_attr_t a;
+    int g = nm_guard_set(1);
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        void *lo;
+        size_t size;
+        if (pthread_attr_getstack(&a, &lo, &size) == 0) {
+            nm_thread_stack_set((uintptr_t)lo + size);
+            reg_acquire();
+            int k = 0;
+            while (k < n_stacks && stacks[k][0] != (uintptr_t)lo)
+                k++;
+            if (k == n_stacks && n_stacks < NM_MAX_THREADS)
+                n_stacks++;
+            if (k < NM_MAX_THREADS) {
+                /* The guard page sits below lo; the mapping may start there. */
+                stacks[k][0] = (uintptr_t)lo;
+                stacks[k][1] = (uintptr_t)lo + size;
+            }
+            if (t.slot >= 0) {
+                threads[t.slot].tid = (pid_t)syscall(SYS_gettid);
+                threads[t.slot].stack_lo = (uintptr_t)lo;
+                threads[t.slot].stack_hi = (uintptr_t)lo + size;
+            }
+            reg_release();
+        }
+        pthread_attr_destroy(&a);
+    }
+    nm_guard_set(g);
+    void *ret = t.fn(t.arg);
+    thread_gone(t.slot);
+    t_slot = -1;
+    return ret;
+}
+
+NM_API int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+                          void *arg)
+{
+    static create_fn real;
+    if (!real)
+        real = (create_fn)real_sym("pthread_create");
+    if (!real)
+        return EAGAIN;
+    extern void *__libc_malloc(size_t);
+    tramp *t = __libc_malloc(sizeof *t);
+    if (!t)
+        return EAGAIN;
+    t->fn = fn;
+    t->arg = arg;
+    t->slot = -1;
+    int detached = 0;
+    if (attr)
+        pthread_attr_getdetachstate(attr, &detached);
+    int g = nm_guard_set(1);
+    uint32_t trace = nm_cfg.bt_mode != NM_BT_NONE ? nm_trace_here(1) : 0;
+    nm_guard_set(g);
+    reg_acquire();
+    for (int i = 0; i < NM_MAX_THREADS; i++)
+        if (!threads[i].state) {
+            memset(&threads[i], 0, sizeof threads[i]);
+            threads[i].state = NM_T_USED | (detached == PTHREAD_CREATE_DETACHED ? NM_T_DETACHED
+                                                                                  : 0);
+            threads[i].trace = trace;
+            threads[i].start_ms = nm_now_ms();
+            t->slot = i;
+            break;
+        }
+    reg_release();
+    int rc = real(th, attr, trampoline, t);
+    reg_acquire();
+    if (rc != 0 && t->slot >= 0)
+        threads[t->slot].state = 0;
+    else if (t->slot >= 0)
+        threads[t->slot].handle = *th;
+    reg_release();
+    if (rc != 0) {
+        extern void __libc_free(void *);
+        __libc_free(t);
+    }
+    return rc;
+}
+
+static void forget(pthread_t th, int detach)
+{
+    reg_acquire();
+    for (int i = 0; i < NM_MAX_THREADS; i++)
+        if ((threads[i].state & NM_T_USED) && pthread_equal(threads[i].handle, th)) {
+            if (!detach || (threads[i].state & NM_T_EXITED))
+                threads[i].state = 0;
+            else
+                threads[i].state |= NM_T_DETACHED;
+            break;
+        }
+    reg_release();
+}
+
+NM_API int pthread_join(pthread_t th, void **ret)
+{
+    static int (*real)(pthread_t, void **);
+    if (!real)
+        real = (int (*)(pthread_t, void **))real_sym("pthread_join");
+    int rc = real(th, ret);
+    if (rc == 0)
+        forget(th, 0);
+    return rc;
+}
+
+NM_API int pthread_tryjoin_np(pthread_t th, void **ret)
+{
+    static int (*real)(pthread_t, void **);
+    if (!real)
+        real = (int (*)(pthread_t, void **))real_sym("pthread_tryjoin_np");
+    int rc = real(th, ret);
+    if (rc == 0)
+        forget(th, 0);
+    return rc;
+}
+
+NM_API int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abs)
+{
+    static int (*real)(pthread_t, void **, const struct timespec *);
+    if (!real)
+        real = (int (*)(pthread_t, void **, const struct timespec *))real_sym(
+            "pthread_timedjoin_np");
+    int rc = real(th, ret, abs);
+    if (rc == 0)
+        forget(th, 0);
+    return rc;
+}
+
+NM_API int pthread_detach(pthread_t th)
+{
+    static int (*real)(pthread_t);
+    if (!real)
+        real = (int (*)(pthread_t))real_sym("pthread_detach");
+    int rc = real(th);
+    if (rc == 0)
+        forget(th, 1);
+    return rc;
+}
+
+NM_API void pthread_exit(void *ret)
+{
+    static void (*real)(void *);
+    if (!real)
+        real = (void (*)(void *))real_sym("pthread_exit");
+    thread_gone(t_slot);
+    t_slot = -1;
+    real(ret);
+    __builtin_unreachable();
+}
+
+/* ---- dlopen ---- */
+
+NM_API void *dlopen(const char *file, int flags)
+{
+    static void *(*real)(const char *, int);
+    if (!real)
+        real = (void *(*)(const char *, int))real_sym("dlopen");
+    return real ? real(file, flags & ~RTLD_DEEPBIND) : NULL;
+}
+
+/* ---- Configuration ---- */
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 10);
+    return *end ? dflt : x;
+}
+
+static void read_config(void)
+{
+    const char *bt = getenv("LEAKRAY_NATIVE_BACKTRACE");
+    if (bt && !strcmp(bt, "none"))
+        nm_cfg.bt_mode = NM_BT_NONE;
+    else if (bt && !strcmp(bt, "libunwind"))
+        nm_cfg.bt_mode = NM_BT_LIBUNWIND;
+    uint64_t d = env_u64("LEAKRAY_NATIVE_DEPTH", 16);
+    nm_cfg.depth = d < 1 ? 1 : d > NM_MAX_DEPTH ? NM_MAX_DEPTH : (int)d;
+    nm_cfg.sample_bytes = env_u64("LEAKRAY_NATIVE_SAMPLE", 0);
+    nm_cfg.at_exit = (int)env_u64("LEAKRAY_NATIVE_AT_EXIT", 1);
+    nm_cfg.signo = (int)env_u64("LEAKRAY_NATIVE_SIGNAL", SIGUSR2);
+    nm_cfg.interval_s = (int)env_u64("LEAKRAY_NATIVE_INTERVAL", 0);
+    nm_cfg.children = (int)env_u64("LEAKRAY_NATIVE_CHILDREN", 0);
+    nm_cfg.graph = (int)env_u64("LEAKRAY_NATIVE_GRAPH", 0);
+    nm_cfg.thread_age_ms = env_u64("LEAKRAY_NATIVE_THREAD_AGE_MS", 0);
+    const char *out = getenv("LEAKRAY_NATIVE_OUT");
+    if (out && strlen(out) < sizeof nm_cfg.out)
+        strcpy(nm_cfg.out, out);
+    const char *sock = getenv("LEAKRAY_NATIVE_SOCKET");
+    if (!sock || strcmp(sock, "0"))
+        snprintf(nm_cfg.socket_name, sizeof nm_cfg.socket_name, "leakray-native.%d",
+                 (int)getpid());
+}
+
+/* Exec'd children start without the monitor unless asked (they would write reports too). */
+static void drop_from_preload(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    if (!pre)
+        return;
+    char buf[4096];
+    size_t k = 0;
+    const char *p = pre;
+    while (*p) {
+        size_t len = strcspn(p, ": ");
+        int ours = len >= 20 && !memcmp(p + len - 20, "libleakray_native.so", 20);
+        if (len && !ours && k + len + 2 < sizeof buf) {
+            if (k)
+                buf[k++] = ':';
+            memcpy(buf + k, p, len);
+            k += len;
+        }
+        p += len;
+        while (*p == ':' || *p == ' ')
+            p++;
+    }
+    buf[k] = 0;
+    if (k)
+        setenv("LD_PRELOAD", buf, 1);
+    else
+        unsetenv("LD_PRELOAD");
+}
+
+/* ---- Monitor thread ---- */
+
+static void on_signal(int sig)
+{
+    int e = errno;
+    char c = 's';
+    if (write(sig_pipe[1], &c, 1) < 0) {
+        /* pipe full: a scan is already pending */
+    }
+    errno = e;
+}
+
+static int listen_socket(void)
+{
+    if (!nm_cfg.socket_name[0])
+        return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    size_t len = strlen(nm_cfg.socket_name);
+    memcpy(a.sun_path + 1, nm_cfg.socket_name, len); /* abstract: no file to clean up */
+    if (bind(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+                                                      1 + len)) != 0 ||
+        listen(fd, 4) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void answer(int cfd, int reason)
+{
+    char req[64];
+    ssize_t n = read(cfd, req, sizeof req - 1);
+    if (n <= 0)
+        return;
+    req[n] = 0;
+    char path[600], line[1200];
+    if (strncmp(req, "scan", 4) != 0) {
+        snprintf(line, sizeof line, "error unknown request\n");
+    } else if (nm_scan_run(reason, path, sizeof path) == 0) {
+        char cwd[512];
+        if (path[0] != '/' && getcwd(cwd, sizeof cwd))
+            snprintf(line, sizeof line, "ok %s/%s\n", cwd, path);
+        else
+            snprintf(line, sizeof line, "ok %s\n", path);
+    } else {
+        snprintf(line, sizeof line, "error %s\n", path);
+    }
+    if (write(cfd, line, strlen(line)) < 0) {
+        /* the client went away */
+    }
+}
+
+static void *monitor_main(void *arg)
+{
+    nm_guard_set(1);
+    monitor_tid = (pid_t)syscall(SYS_gettid);
+    int lfd = listen_socket();
+    uint64_t next = nm_cfg.interval_s ? nm_now_ms() + (uint64_t)nm_cfg.interval_s * 1000u : 0;
+    for (;;) {
+        struct pollfd p[2] = {{sig_pipe[0], POLLIN, 0}, {lfd, POLLIN, 0}};
+        int timeout = -1;
+        if (next) {
+            uint64_t now = nm_now_ms();
+            timeout = next > now ? (int)(next - now) : 0;
+        }
+        int r = poll(p, lfd >= 0 ? 2 : 1, timeout);
+        if (r < 0 && errno != EINTR)
+            break;
+        char path[600];
+        if (r > 0 && (p[0].revents & POLLIN)) {
+            char buf[64];
+            if (read(sig_pipe[0], buf, sizeof buf) > 0)
+                nm_scan_run(NM_REASON_SIGNAL, path, sizeof path);
+        }
+        if (r > 0 && lfd >= 0 && (p[1].revents & POLLIN)) {
+            int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+            if (cfd >= 0) {
+                answer(cfd, NM_REASON_SOCKET);
+                close(cfd);
+            }
+        }
+        if (next && nm_now_ms() >= next) {
+            nm_scan_run(NM_REASON_TIMER, path, sizeof path);
+            next = nm_now_ms() + (uint64_t)nm_cfg.interval_s * 1000u;
+        }
+    }
+    return NULL;
+}
+
+static void start_monitor(void)
+{
+    if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        return;
+    static create_fn real;
+    real = (create_fn)real_sym("pthread_create");
+    if (!real)
+        return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    int g = nm_guard_set(1);
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    int rc = real(&t, &a, monitor_main, NULL);
+    pthread_attr_destroy(&a);
+    nm_guard_set(g);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0 && nm_cfg.signo > 0 && nm_cfg.signo < NSIG) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESTART;
+        sigaction(nm_cfg.signo, &sa, NULL);
+    }
+}
+
+/* ---- fork and exit ---- */
+
+static int forked;
+
+static void fork_prepare(void)
+{
+    reg_acquire();
+    nm_tables_lock();
+}
+
+static void fork_parent(void)
+{
+    nm_tables_unlock();
+    reg_release();
+}
+
+static void fork_child(void)
+{
+    nm_tables_reinit_child();
+    reg_lock = 0;
+    forked = !nm_cfg.children;
+    if (!forked) {
+        owner_pid = getpid();
+        monitor_tid = 0;
+    }
+}
+
+static void at_exit_scan(void)
+{
+    if (forked || getpid() != owner_pid)
+        return;
+    char path[600];
+    if (nm_scan_run(NM_REASON_EXIT, path, sizeof path) != 0) {
+        char line[700];
+        snprintf(line, sizeof line, "leakray-native: at-exit scan failed: %s\n", path);
+        if (write(2, line, strlen(line)) < 0) {
+            /* nothing left to tell */
+        }
+    }
+}
+
+__attribute__((constructor)) static void nm_init(void)
+{
+    int g = nm_guard_set(1);
+    owner_pid = getpid();
+    read_config();
+    nm_alloc_init();
+    if (!nm_cfg.children)
+        drop_from_preload();
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    if (nm_cfg.at_exit)
+        atexit(at_exit_scan);
+    if (nm_cfg.signo || nm_cfg.interval_s || nm_cfg.socket_name[0])
+        start_monitor();
+    nm_guard_set(g);
+}

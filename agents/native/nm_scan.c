@@ -1,0 +1,944 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* nm_scan.c: one leak scan of the running process (agents layer), prefix nm_scan_. The
+ * scanning thread takes every table lock (so no thread is inside a table update), starts a
+ * tracer task (clone(CLONE_VM), no libc: raw system calls only) that PTRACE_SEIZEs and
+ * PTRACE_INTERRUPTs every other thread and copies its registers, then forks the process with
+ * a raw clone (no atfork handlers, no malloc locks taken), lets the tracer detach and
+ * releases the locks: the pause is that window. The child marks conservatively (aligned
+ * words, interior pointers accepted) from the roots: writable mappings that hold no block
+ * (module data and bss, anonymous memory), live thread stacks from their SP, registers, and
+ * the TLS around each thread pointer; stacks of threads that are gone are not roots. It then
+ * splits the unreachable blocks as LeakSanitizer does (indirect: pointed to by another
+ * unreachable block; direct: the rest), groups them by (kind, backtrace) and writes the
+ * report (docs/native.md) with write(2) only; the parent appends the pause and renames the
+ * file into place. The child never calls the application's malloc nor takes a libc lock
+ * that a stopped thread might hold. Cost: O(B log B) for B blocks plus the words scanned. */
+#define _GNU_SOURCE
+#include "nm.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CAPTURE 1024            /* threads a scan can stop */
+#define TRACER_STACK (256u << 10)   /* the tracer's own stack */
+#define STOP_ROUNDS 30              /* re-list /proc/PID/task until stable (LSan: 30) */
+#define STOP_TIMEOUT_MS 5000        /* give up waiting for the tracer after this */
+#define TLS_BELOW 65536             /* bytes of static TLS scanned below a thread pointer */
+#define TLS_ABOVE 4096              /* bytes of the TCB scanned above it */
+#define CONTENT_BYTES 32            /* first bytes of one block shown per group */
+#define MAX_MAPS 65536              /* mappings of /proc/self/maps handled */
+
+#define NM_B_REACHABLE 1u
+#define NM_B_INDIRECT 2u
+
+/* ---- Raw system calls: usable from the tracer task, which has no TLS of its own ---- */
+
+static long sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+    long ret;
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    register long r9 __asm__("r9") = f;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
+    return ret;
+}
+#define SYS(n, a, b, c, d) sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+
+typedef struct captured {
+    pid_t tid;                  /* kernel thread id */
+    int sig;                    /* signal to re-deliver at detach (signal-delivery stop) */
+    int ok;                     /* registers valid */
+    struct user_regs_struct regs; /* NT_PRSTATUS of the stopped thread */
+} captured;
+
+/* State shared by the scanning thread, the tracer and the child (all in one nm_map). */
+typedef struct scan_state {
+    pid_t pid;                  /* the process */
+    pid_t self;                 /* the scanning thread, never stopped */
+    int go;                     /* scanner -> tracer: ptrace permission is set */
+    int phase;                  /* tracer -> scanner: 1 stopped, 2 failed */
+    int release;                /* scanner -> tracer: detach now */
+    int n;                      /* captured threads */
+    int n_failed;               /* threads that could not be stopped */
+    int overflow;               /* more than MAX_CAPTURE threads */
+    char err[128];              /* why the capture failed */
+    captured th[MAX_CAPTURE];   /* stopped threads */
+} scan_state;
+
+static void str_copy(char *dst, size_t n, const char *src)
+{
+    size_t i = 0;
+    for (; src[i] && i + 1 < n; i++)
+        dst[i] = src[i];
+    dst[i] = 0;
+}
+
+static char *fmt_u64(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10));
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+static char *fmt_hex(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do
+        tmp[n++] = "0123456789abcdef"[v & 15];
+    while ((v >>= 4));
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* Thread ids of pid from /proc/PID/task with getdents64 (opendir would allocate). */
+static int list_tids(pid_t pid, pid_t *out, int max)
+{
+    char path[64] = "/proc/", *p = fmt_u64(path + 6, (uint64_t)pid);
+    memcpy(p, "/task", 6);
+    long fd = SYS(SYS_open, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+    if (fd < 0)
+        return -1;
+    char buf[4096];
+    int n = 0;
+    for (;;) {
+        long got = SYS(SYS_getdents64, fd, buf, sizeof buf, 0);
+        if (got <= 0)
+            break;
+        for (long off = 0; off < got;) {
+            struct {
+                uint64_t ino;
+                int64_t off;
+                unsigned short reclen;
+                unsigned char type;
+                char name[];
+            } *d = (void *)(buf + off);
+            off += d->reclen;
+            if (d->name[0] < '0' || d->name[0] > '9')
+                continue;
+            long v = 0;
+            for (const char *c = d->name; *c >= '0' && *c <= '9'; c++)
+                v = v * 10 + (*c - '0');
+            if (n < max)
+                out[n++] = (pid_t)v;
+        }
+    }
+    SYS(SYS_close, fd, 0, 0, 0);
+    return n;
+}
+
+/* ---- The tracer task ---- */
+
+static void tracer_yield(void)
+{
+    SYS(SYS_sched_yield, 0, 0, 0, 0);
+}
+
+static int tracer_main(void *arg)
+{
+    scan_state *st = arg;
+    while (!__atomic_load_n(&st->go, __ATOMIC_ACQUIRE))
+        tracer_yield();
+    pid_t tids[MAX_CAPTURE];
+    for (int round = 0; round < STOP_ROUNDS; round++) {
+        int n = list_tids(st->pid, tids, MAX_CAPTURE), added = 0;
+        if (n < 0) {
+            str_copy(st->err, sizeof st->err, "cannot list /proc/PID/task");
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            pid_t t = tids[i];
+            int known = t == st->self;
+            for (int k = 0; k < st->n && !known; k++)
+                known = st->th[k].tid == t;
+            if (known)
+                continue;
+            if (st->n == MAX_CAPTURE) {
+                st->overflow = 1;
+                continue;
+            }
+            added++;
+            long r = SYS(SYS_ptrace, PTRACE_SEIZE, t, 0, 0);
+            if (r < 0) {
+                if (r != -ESRCH) {
+                    st->n_failed++;
+                    str_copy(st->err, sizeof st->err, r == -EPERM ? "ptrace: permission denied"
+                                                                  : "ptrace: seize failed");
+                }
+                continue;
+            }
+            captured *c = &st->th[st->n];
+            c->tid = t;
+            c->sig = 0;
+            c->ok = 0;
+            if (SYS(SYS_ptrace, PTRACE_INTERRUPT, t, 0, 0) < 0) {
+                SYS(SYS_ptrace, PTRACE_DETACH, t, 0, 0);
+                continue;
+            }
+            int status = 0;
+            long w = SYS(SYS_wait4, t, &status, __WALL, 0);
+            if (w < 0 || WIFEXITED(status) || WIFSIGNALED(status))
+                continue;
+            /* A stop that is not our interrupt nor a group stop is a signal-delivery stop:
+             * the signal goes back to the thread when it is detached. */
+            int sig = WSTOPSIG(status);
+            if ((status >> 16) != PTRACE_EVENT_STOP && sig != SIGTRAP)
+                c->sig = sig;
+            struct iovec iov = {&c->regs, sizeof c->regs};
+            if (SYS(SYS_ptrace, PTRACE_GETREGSET, t, NT_PRSTATUS, &iov) == 0)
+                c->ok = 1;
+            else
+                st->n_failed++;
+            st->n++;
+        }
+        if (!added)
+            break;
+    }
+    __atomic_store_n(&st->phase, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&st->release, __ATOMIC_ACQUIRE))
+        tracer_yield();
+    for (int i = 0; i < st->n; i++)
+        SYS(SYS_ptrace, PTRACE_DETACH, st->th[i].tid, 0, st->th[i].sig);
+    SYS(SYS_exit, 0, 0, 0, 0);
+    return 0;
+}
+
+/* ---- Report writer (write(2) through a buffer) ---- */
+
+typedef struct wbuf {
+    int fd;          /* destination */
+    int failed;      /* a write failed */
+    size_t n;        /* bytes buffered */
+    char b[1 << 16]; /* buffer */
+} wbuf;
+
+static void w_flush(wbuf *w)
+{
+    size_t off = 0;
+    while (off < w->n) {
+        ssize_t r = write(w->fd, w->b + off, w->n - off);
+        if (r <= 0) {
+            if (r < 0 && errno == EINTR)
+                continue;
+            w->failed = 1;
+            break;
+        }
+        off += (size_t)r;
+    }
+    w->n = 0;
+}
+
+static void w_room(wbuf *w, size_t need)
+{
+    if (w->n + need > sizeof w->b)
+        w_flush(w);
+}
+
+static void w_str(wbuf *w, const char *s)
+{
+    size_t len = strlen(s);
+    if (len > 4096)
+        len = 4096;
+    w_room(w, len);
+    memcpy(w->b + w->n, s, len);
+    w->n += len;
+}
+
+static void w_u64(wbuf *w, uint64_t v)
+{
+    w_room(w, 24);
+    w->n = (size_t)(fmt_u64(w->b + w->n, v) - w->b);
+}
+
+static void w_hex(wbuf *w, uint64_t v)
+{
+    w_room(w, 24);
+    w->n = (size_t)(fmt_hex(w->b + w->n, v) - w->b);
+}
+
+static void w_ch(wbuf *w, char c)
+{
+    w_room(w, 1);
+    w->b[w->n++] = c;
+}
+
+/* ---- The child: blocks, roots, marking ---- */
+
+typedef struct mapping {
+    uintptr_t lo, hi;   /* [lo, hi) */
+    uint64_t off;       /* file offset */
+    char perms[5];      /* "rwxp" */
+    int name_off;       /* offset of its name in the names buffer, -1 = anonymous */
+} mapping;
+
+typedef struct child {
+    scan_state *st;     /* captured threads */
+    nm_block *b;        /* blocks sorted by address */
+    uint64_t n;         /* blocks */
+    uintptr_t lo, hi;   /* [first block, end of last block) */
+    uint32_t *stack;    /* mark stack (block indexes), capacity n */
+    uint64_t sp;        /* mark stack depth */
+    mapping *maps;      /* /proc/self/maps */
+    int n_maps;         /* mappings */
+    char *names;        /* mapping names, NUL-separated */
+    size_t names_len;   /* bytes used in names */
+} child;
+
+static sigjmp_buf fault_jmp;
+
+static void on_fault(int sig)
+{
+    siglongjmp(fault_jmp, 1);
+}
+
+static void collect(uintptr_t addr, uint64_t size, uint32_t trace, void *arg)
+{
+    child *c = arg;
+    nm_block *b = &c->b[c->n++];
+    b->addr = addr;
+    b->size = size;
+    b->trace = trace;
+    b->flags = 0;
+}
+
+/* LSD radix sort of blocks by address, 16 bits a pass over the 64-bit key. */
+static void sort_blocks(nm_block *b, nm_block *tmp, uint64_t n, uint32_t *count)
+{
+    for (int shift = 0; shift < 64; shift += 16) {
+        memset(count, 0, sizeof(uint32_t) << 16);
+        for (uint64_t i = 0; i < n; i++)
+            count[(b[i].addr >> shift) & 0xffff]++;
+        if (count[(b[0].addr >> shift) & 0xffff] == n)
+            continue;
+        uint32_t sum = 0;
+        for (int k = 0; k < 65536; k++) {
+            uint32_t v = count[k];
+            count[k] = sum;
+            sum += v;
+        }
+        for (uint64_t i = 0; i < n; i++)
+            tmp[count[(b[i].addr >> shift) & 0xffff]++] = b[i];
+        memcpy(b, tmp, n * sizeof *b);
+    }
+}
+
+/* Index of the block holding address v, or -1. Interior pointers count. */
+static int64_t find_block(const child *c, uintptr_t v)
+{
+    if (v < c->lo || v >= c->hi)
+        return -1;
+    uint64_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        uint64_t mid = (lo + hi) / 2;
+        if (c->b[mid].addr <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!lo)
+        return -1;
+    const nm_block *b = &c->b[lo - 1];
+    uint64_t size = b->size ? b->size : 1;
+    return v - b->addr < size ? (int64_t)(lo - 1) : -1;
+}
+
+static void mark_word(child *c, uintptr_t v)
+{
+    int64_t i = find_block(c, v);
+    if (i >= 0 && !(c->b[i].flags & NM_B_REACHABLE)) {
+        c->b[i].flags |= NM_B_REACHABLE;
+        c->stack[c->sp++] = (uint32_t)i;
+    }
+}
+
+/* Scans [lo, hi) as a root, one aligned word at a time; a fault skips the rest. */
+static void scan_root(child *c, uintptr_t lo, uintptr_t hi)
+{
+    lo = (lo + 7) & ~(uintptr_t)7;
+    if (sigsetjmp(fault_jmp, 1))
+        return;
+    for (uintptr_t p = lo; p + 8 <= hi; p += 8)
+        mark_word(c, *(const uintptr_t *)p);
+}
+
+static void flood(child *c)
+{
+    while (c->sp) {
+        const nm_block *b = &c->b[c->stack[--c->sp]];
+        const uintptr_t *w = (const uintptr_t *)b->addr;
+        for (uint64_t k = 0; k < b->size / 8; k++)
+            mark_word(c, w[k]);
+    }
+}
+
+static int read_maps(child *c)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    static char line[8192];
+    size_t len = 0;
+    char buf[1 << 14];
+    for (;;) {
+        ssize_t got = read(fd, buf, sizeof buf);
+        if (got <= 0)
+            break;
+        for (ssize_t i = 0; i < got; i++) {
+            if (buf[i] != '\n') {
+                if (len + 1 < sizeof line)
+                    line[len++] = buf[i];
+                continue;
+            }
+            line[len] = 0;
+            len = 0;
+            if (c->n_maps == MAX_MAPS)
+                continue;
+            mapping *m = &c->maps[c->n_maps];
+            const char *p = line;
+            uintptr_t v[3] = {0, 0, 0};
+            for (int k = 0; k < 3; k++) {
+                for (; *p && *p != '-' && *p != ' '; p++)
+                    v[k] = v[k] * 16 + (uintptr_t)(*p <= '9' ? *p - '0' : (*p | 32) - 'a' + 10);
+                if (*p)
+                    p++;
+                if (k == 1) {
+                    memcpy(m->perms, p, 4);
+                    m->perms[4] = 0;
+                    p += 5;
+                }
+            }
+            m->lo = v[0];
+            m->hi = v[1];
+            m->off = v[2];
+            for (int f = 0; f < 2; f++) { /* dev, inode */
+                while (*p && *p != ' ')
+                    p++;
+                while (*p == ' ')
+                    p++;
+            }
+            m->name_off = -1;
+            if (*p) {
+                size_t nl = strlen(p);
+                if (c->names_len + nl + 1 <= (size_t)MAX_MAPS * 64) {
+                    memcpy(c->names + c->names_len, p, nl + 1);
+                    m->name_off = (int)c->names_len;
+                    c->names_len += nl + 1;
+                }
+            }
+            c->n_maps++;
+        }
+    }
+    close(fd);
+    return 0;
+}
+
+static const char *map_name(const child *c, const mapping *m)
+{
+    return m->name_off < 0 ? "" : c->names + m->name_off;
+}
+
+static int overlaps(uintptr_t a, uintptr_t b, uintptr_t lo, uintptr_t hi)
+{
+    return a < hi && lo < b;
+}
+
+static int holds_block(const child *c, uintptr_t lo, uintptr_t hi)
+{
+    if (hi <= c->lo || lo >= c->hi)
+        return 0;
+    uint64_t a = 0, z = c->n;
+    while (a < z) {
+        uint64_t mid = (a + z) / 2;
+        if (c->b[mid].addr < lo)
+            a = mid + 1;
+        else
+            z = mid;
+    }
+    return a < c->n && c->b[a].addr < hi;
+}
+
+static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
+{
+    uintptr_t own[NM_MAX_OWN_MAPS][2], stacks[NM_MAX_THREADS][2];
+    int n_own = nm_own_maps(own, NM_MAX_OWN_MAPS);
+    int n_stacks = nm_thread_stacks(stacks, NM_MAX_THREADS);
+    const scan_state *st = c->st;
+    for (int i = 0; i < c->n_maps; i++) {
+        const mapping *m = &c->maps[i];
+        const char *name = map_name(c, m);
+        if (m->perms[0] != 'r' || m->perms[1] != 'w')
+            continue;
+        if (!strncmp(name, "/dev/", 5) && strncmp(name, "/dev/zero", 9) &&
+            strncmp(name, "/dev/shm/", 9))
+            continue;
+        if (name[0] == '[' && strcmp(name, "[stack]") && strcmp(name, "[heap]"))
+            continue; /* [vvar], [vsyscall] */
+        int skip = 0;
+        for (int k = 0; k < n_own && !skip; k++)
+            skip = overlaps(m->lo, m->hi, own[k][0], own[k][1]);
+        if (skip || holds_block(c, m->lo, m->hi))
+            continue;
+        /* A live thread's stack: from its stack pointer up (words below are dead). */
+        uintptr_t from = m->lo;
+        int live = 0;
+        if (self_sp >= m->lo && self_sp < m->hi) {
+            from = self_sp;
+            live = 1;
+        }
+        for (int k = 0; k < st->n; k++) {
+            uintptr_t sp = st->th[k].ok ? st->th[k].regs.rsp : 0;
+            if (sp >= m->lo && sp < m->hi) {
+                from = live && from < sp ? from : sp;
+                live = 1;
+            }
+        }
+        if (!live) {
+            int dead = !strcmp(name, "[stack]");
+            for (int k = 0; k < n_stacks && !dead; k++)
+                dead = overlaps(m->lo, m->hi, stacks[k][0], stacks[k][1]);
+            if (dead)
+                continue;
+        }
+        scan_root(c, from, m->hi);
+    }
+    /* Registers and the TLS around each thread pointer (the main thread's TLS may share a
+     * mapping with heap blocks, which the loop above skips). */
+    for (int k = 0; k <= st->n; k++) {
+        uintptr_t tp = self_tp;
+        if (k < st->n) {
+            if (!st->th[k].ok)
+                continue;
+            const uintptr_t *r = (const uintptr_t *)&st->th[k].regs;
+            for (size_t j = 0; j < sizeof st->th[k].regs / 8; j++)
+                mark_word(c, r[j]);
+            tp = st->th[k].regs.fs_base;
+        }
+        for (int i = 0; i < c->n_maps; i++) {
+            const mapping *m = &c->maps[i];
+            if (tp < m->lo || tp >= m->hi || m->perms[1] != 'w')
+                continue;
+            uintptr_t lo = tp - m->lo > TLS_BELOW ? tp - TLS_BELOW : m->lo;
+            uintptr_t hi = m->hi - tp > TLS_ABOVE ? tp + TLS_ABOVE : m->hi;
+            scan_root(c, lo, hi);
+        }
+    }
+    flood(c);
+}
+
+/* Blocks pointed to by another unreachable block are indirect (LeakSanitizer's split:
+ * a leaked cycle with no outside pointer is all indirect). */
+static void mark_indirect(child *c)
+{
+    for (uint64_t i = 0; i < c->n; i++) {
+        const nm_block *b = &c->b[i];
+        if (b->flags & NM_B_REACHABLE)
+            continue;
+        const uintptr_t *w = (const uintptr_t *)b->addr;
+        for (uint64_t k = 0; k < b->size / 8; k++) {
+            int64_t t = find_block(c, w[k]);
+            if (t >= 0 && (uint64_t)t != i && !(c->b[t].flags & NM_B_REACHABLE))
+                c->b[t].flags |= NM_B_INDIRECT;
+        }
+    }
+}
+
+/* ---- Child: grouping and writing ---- */
+
+typedef struct group {
+    uint64_t key;      /* kind << 32 | trace */
+    uint64_t count;    /* blocks */
+    uint64_t bytes;    /* bytes */
+    uint64_t sample;   /* index of the first block */
+} group;
+
+static void write_traces_used(wbuf *w, const group *g, uint64_t n_groups, uint8_t *seen)
+{
+    const nm_thread_rec *threads;
+    int n_threads;
+    threads = nm_threads(&n_threads);
+    for (uint64_t i = 0; i < n_groups + (uint64_t)n_threads; i++) {
+        uint32_t id = i < n_groups ? (uint32_t)g[i].key : threads[i - n_groups].trace;
+        if (i >= n_groups && !(threads[i - n_groups].state & NM_T_USED))
+            continue;
+        const uintptr_t *f;
+        int depth = nm_trace_get(id, &f);
+        if (!depth || (seen[id >> 3] & (1u << (id & 7))))
+            continue;
+        seen[id >> 3] |= (uint8_t)(1u << (id & 7));
+        w_str(w, "trace ");
+        w_u64(w, id);
+        for (int k = 0; k < depth; k++) {
+            w_str(w, " 0x");
+            w_hex(w, f[k]);
+        }
+        w_ch(w, '\n');
+    }
+}
+
+static void write_threads(wbuf *w, pid_t monitor)
+{
+    int n;
+    const nm_thread_rec *t = nm_threads(&n);
+    uint64_t now = nm_now_ms();
+    for (int i = 0; i < n; i++) {
+        if (!(t[i].state & NM_T_USED) || (t[i].state & NM_T_DETACHED) || t[i].tid == monitor)
+            continue;
+        uint64_t age = now - t[i].start_ms;
+        if (t[i].state & NM_T_EXITED)
+            w_str(w, "thread unjoined ");
+        else if (nm_cfg.thread_age_ms && age >= nm_cfg.thread_age_ms)
+            w_str(w, "thread running ");
+        else
+            continue;
+        w_u64(w, (uint64_t)t[i].tid);
+        w_ch(w, ' ');
+        w_u64(w, age);
+        w_ch(w, ' ');
+        w_u64(w, t[i].trace);
+        w_ch(w, '\n');
+    }
+}
+
+static void write_graph(wbuf *w, child *c)
+{
+    for (uint64_t i = 0; i < c->n; i++) {
+        const nm_block *b = &c->b[i];
+        w_str(w, "block 0x");
+        w_hex(w, b->addr);
+        w_ch(w, ' ');
+        w_u64(w, b->size);
+        w_ch(w, ' ');
+        w_u64(w, b->trace);
+        w_ch(w, ' ');
+        w_u64(w, b->flags & NM_B_REACHABLE ? 0 : b->flags & NM_B_INDIRECT ? 2 : 1);
+        const uintptr_t *word = (const uintptr_t *)b->addr;
+        for (uint64_t k = 0; k < b->size / 8; k++) {
+            int64_t t = find_block(c, word[k]);
+            if (t < 0)
+                continue;
+            w_str(w, " ");
+            w_u64(w, k * 8);
+            w_str(w, ":0x");
+            w_hex(w, c->b[t].addr);
+        }
+        w_ch(w, '\n');
+    }
+}
+
+static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t self_sp,
+                       uintptr_t self_tp, uint64_t t0_us)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fault;
+    sa.sa_flags = SA_NODEFER;
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t start_us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+
+    static child c;
+    c.st = st;
+    uint64_t cap = nm_tables_count() + 1;
+    c.b = nm_map(cap * sizeof(nm_block));
+    nm_block *tmpb = nm_map(cap * sizeof(nm_block));
+    uint32_t *count = nm_map(sizeof(uint32_t) << 16);
+    c.stack = nm_map(cap * sizeof(uint32_t));
+    c.maps = nm_map(MAX_MAPS * sizeof(mapping));
+    c.names = nm_map((size_t)MAX_MAPS * 64);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    static wbuf w;
+    w.fd = fd;
+    if (fd < 0 || !c.b || !tmpb || !count || !c.stack || !c.maps || !c.names)
+        _exit(3);
+    nm_tables_each(collect, &c);
+    if (c.n) {
+        sort_blocks(c.b, tmpb, c.n, count);
+        c.lo = c.b[0].addr;
+        c.hi = c.b[c.n - 1].addr + c.b[c.n - 1].size + 1;
+    }
+    read_maps(&c);
+    scan_roots(&c, self_sp, self_tp);
+    mark_indirect(&c);
+
+    /* Group unreachable blocks by (kind, trace): sort their keys with the same radix sort,
+     * reusing tmpb as (key, index) pairs. */
+    uint64_t n_leak = 0, heap_bytes = 0;
+    for (uint64_t i = 0; i < c.n; i++) {
+        heap_bytes += c.b[i].size;
+        if (c.b[i].flags & NM_B_REACHABLE)
+            continue;
+        uint64_t kind = c.b[i].flags & NM_B_INDIRECT ? 2 : 1;
+        tmpb[n_leak].addr = (uintptr_t)(kind << 32 | c.b[i].trace);
+        tmpb[n_leak].size = i;
+        n_leak++;
+    }
+    nm_block *keys = tmpb, *keys_tmp = tmpb + n_leak;
+    if (n_leak && 2 * n_leak <= cap)
+        sort_blocks(keys, keys_tmp, n_leak, count);
+    else if (n_leak) {
+        nm_block *t2 = nm_map(n_leak * sizeof(nm_block));
+        if (t2)
+            sort_blocks(keys, t2, n_leak, count);
+    }
+    group *g = nm_map((n_leak + 1) * sizeof(group));
+    uint64_t n_groups = 0;
+    for (uint64_t i = 0; i < n_leak; i++) {
+        const nm_block *b = &c.b[keys[i].size];
+        if (!n_groups || g[n_groups - 1].key != keys[i].addr) {
+            g[n_groups].key = keys[i].addr;
+            g[n_groups].count = 0;
+            g[n_groups].bytes = 0;
+            g[n_groups].sample = keys[i].size;
+            n_groups++;
+        }
+        g[n_groups - 1].count++;
+        g[n_groups - 1].bytes += b->size;
+    }
+
+    w_str(&w, "leakray-native 1\npid ");
+    w_u64(&w, (uint64_t)st->pid);
+    char exe[4096];
+    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[el > 0 ? el : 0] = 0;
+    w_str(&w, "\nexe ");
+    w_str(&w, exe);
+    static const char *const reasons[] = {"exit", "signal", "socket", "timer"};
+    w_str(&w, "\nreason ");
+    w_str(&w, reasons[reason]);
+    clock_gettime(CLOCK_REALTIME, &ts);
+    w_str(&w, "\ntime_ms ");
+    w_u64(&w, (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
+    w_str(&w, "\ncapture ");
+    w_str(&w, st->n_failed || st->overflow ? "failed " : "ok ");
+    w_u64(&w, (uint64_t)st->n + 1);
+    w_ch(&w, ' ');
+    w_u64(&w, (uint64_t)st->n_failed + (uint64_t)st->overflow);
+    if (st->n_failed || st->overflow) {
+        w_ch(&w, ' ');
+        w_str(&w, st->overflow ? "too many threads" : st->err);
+    }
+    w_str(&w, "\nbacktrace ");
+    w_str(&w, nm_cfg.bt_mode == NM_BT_NONE ? "none" : nm_cfg.bt_mode == NM_BT_FP ? "fp"
+                                                                                 : "libunwind");
+    w_ch(&w, ' ');
+    w_u64(&w, (uint64_t)nm_cfg.depth);
+    w_ch(&w, ' ');
+    w_u64(&w, nm_cfg.sample_bytes);
+    w_str(&w, "\nheap ");
+    w_u64(&w, c.n);
+    w_ch(&w, ' ');
+    w_u64(&w, heap_bytes);
+    w_ch(&w, '\n');
+    for (int i = 0; i < c.n_maps; i++) {
+        const mapping *m = &c.maps[i];
+        const char *name = map_name(&c, m);
+        if (name[0] != '/' || (m->perms[2] != 'x' && m->off != 0))
+            continue;
+        w_str(&w, "map 0x");
+        w_hex(&w, m->lo);
+        w_str(&w, " 0x");
+        w_hex(&w, m->hi);
+        w_ch(&w, ' ');
+        w_str(&w, m->perms);
+        w_str(&w, " 0x");
+        w_hex(&w, m->off);
+        w_ch(&w, ' ');
+        w_str(&w, name);
+        w_ch(&w, '\n');
+    }
+    uint8_t *seen = nm_map(((size_t)(nm_trace_count() + 1) * (2 + NM_MAX_DEPTH) + 8) / 8 + 1);
+    if (seen)
+        write_traces_used(&w, g, n_groups, seen);
+    for (uint64_t i = 0; i < n_groups; i++) {
+        const nm_block *b = &c.b[g[i].sample];
+        w_str(&w, g[i].key >> 32 == 2 ? "leak indirect " : "leak direct ");
+        w_u64(&w, (uint32_t)g[i].key);
+        w_ch(&w, ' ');
+        w_u64(&w, g[i].count);
+        w_ch(&w, ' ');
+        w_u64(&w, g[i].bytes);
+        w_str(&w, " 0x");
+        w_hex(&w, b->addr);
+        w_ch(&w, ' ');
+        uint64_t nb = b->size < CONTENT_BYTES ? b->size : CONTENT_BYTES;
+        if (!nb)
+            w_ch(&w, '-');
+        for (uint64_t k = 0; k < nb; k++) {
+            uint8_t v = ((const uint8_t *)b->addr)[k];
+            w_ch(&w, "0123456789abcdef"[v >> 4]);
+            w_ch(&w, "0123456789abcdef"[v & 15]);
+        }
+        w_ch(&w, '\n');
+    }
+    write_threads(&w, nm_monitor_tid());
+    if (nm_cfg.graph)
+        write_graph(&w, &c);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t end_us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    w_str(&w, "scan_us ");
+    w_u64(&w, end_us - start_us);
+    w_str(&w, "\nfork_us ");
+    w_u64(&w, start_us - t0_us);
+    w_ch(&w, '\n');
+    w_flush(&w);
+    _exit(w.failed ? 4 : 0);
+}
+
+/* ---- The scanning thread ---- */
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static int scan_busy;
+static unsigned scan_seq;
+
+static void out_path(char *dst, size_t n, pid_t pid, unsigned seq)
+{
+    const char *t = nm_cfg.out[0] ? nm_cfg.out : "leakray-native.%p.%n.lrn";
+    size_t k = 0;
+    for (; *t && k + 24 < n; t++) {
+        if (t[0] == '%' && (t[1] == 'p' || t[1] == 'n')) {
+            k = (size_t)(fmt_u64(dst + k, t[1] == 'p' ? (uint64_t)pid : seq) - dst);
+            t++;
+        } else {
+            dst[k++] = *t;
+        }
+    }
+    dst[k] = 0;
+}
+
+/* Forks with a raw clone: no atfork handlers, no malloc locks (a stopped thread may hold
+ * one); exit signal 0 so the application's SIGCHLD handling never sees the child. */
+__attribute__((noinline)) static pid_t raw_fork(uintptr_t *sp)
+{
+    __builtin_unwind_init(); /* callee-saved registers spilled into this frame: scanned */
+    *sp = (uintptr_t)__builtin_frame_address(0);
+    return (pid_t)syscall(SYS_clone, 0, 0, 0, 0, 0);
+}
+
+int nm_scan_run(int reason, char *path, size_t n)
+{
+    if (__atomic_exchange_n(&scan_busy, 1, __ATOMIC_ACQUIRE)) {
+        str_copy(path, n, "a scan is already running");
+        return -1;
+    }
+    int g = nm_guard_set(1);
+    unsigned seq = ++scan_seq;
+    pid_t pid = getpid();
+    char final[600], tmp[620];
+    out_path(final, sizeof final, pid, seq);
+    size_t fl = strlen(final);
+    memcpy(tmp, final, fl);
+    memcpy(tmp + fl, ".tmp", 5);
+
+    scan_state *st = nm_map(sizeof *st);
+    char *tstack = nm_map(TRACER_STACK);
+    int rc = -1;
+    if (!st || !tstack) {
+        str_copy(path, n, "out of memory");
+        goto out;
+    }
+    st->pid = pid;
+    st->self = (pid_t)syscall(SYS_gettid);
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+
+    uint64_t t0 = now_us();
+    nm_tables_lock();
+    pid_t tids[2];
+    pid_t tracer = -1;
+    if (list_tids(pid, tids, 2) > 1) {
+        tracer = clone(tracer_main, tstack + TRACER_STACK, CLONE_VM | CLONE_FS | CLONE_FILES |
+                       CLONE_UNTRACED, st);
+        if (tracer < 0) {
+            str_copy(st->err, sizeof st->err, "cannot start the tracer");
+            st->n_failed = 1;
+        } else {
+            prctl(PR_SET_PTRACER, tracer, 0, 0, 0);
+            __atomic_store_n(&st->go, 1, __ATOMIC_RELEASE);
+            while (!__atomic_load_n(&st->phase, __ATOMIC_ACQUIRE)) {
+                if (now_us() - t0 > STOP_TIMEOUT_MS * 1000ull) {
+                    str_copy(st->err, sizeof st->err, "timed out stopping threads");
+                    st->n_failed++;
+                    break;
+                }
+                sched_yield();
+            }
+        }
+    }
+    uintptr_t sp;
+    pid_t kid = raw_fork(&sp);
+    if (kid == 0)
+        child_main(st, reason, tmp, sp, (uintptr_t)__builtin_thread_pointer(), t0);
+    __atomic_store_n(&st->release, 1, __ATOMIC_RELEASE);
+    if (tracer > 0) {
+        int status;
+        while (waitpid(tracer, &status, __WALL) < 0 && errno == EINTR)
+            ;
+    }
+    nm_tables_unlock();
+    uint64_t pause = now_us() - t0;
+    if (kid < 0) {
+        str_copy(path, n, "fork failed");
+        goto out;
+    }
+    int status = 0;
+    while (waitpid(kid, &status, __WALL) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        str_copy(path, n, "the scanning process failed");
+        unlink(tmp);
+        goto out;
+    }
+    int fd = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd >= 0) {
+        char line[64] = "pause_us ", *p = fmt_u64(line + 9, pause);
+        memcpy(p, "\nend\n", 6);
+        ssize_t wr = write(fd, line, strlen(line));
+        close(fd);
+        if (wr > 0 && rename(tmp, final) == 0) {
+            str_copy(path, n, final);
+            rc = 0;
+        }
+    }
+    if (rc)
+        str_copy(path, n, "cannot write the report");
+out:
+    if (st)
+        nm_unmap(st, sizeof *st);
+    if (tstack)
+        nm_unmap(tstack, TRACER_STACK);
+    nm_guard_set(g);
+    __atomic_store_n(&scan_busy, 0, __ATOMIC_RELEASE);
+    return rc;
+}

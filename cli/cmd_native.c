@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cmd_native.c: `leakray native run|check|report` (cli), the front end of the native malloc
+ * monitor libleakray_native.so (agents/native/). `run` starts a program with the monitor
+ * preloaded and configured through LEAKRAY_NATIVE_* variables, waits for it and renders its
+ * at-exit scan; `check PID` asks a running monitored process for a scan over its abstract
+ * socket (or sends it the scan signal with --signal) and renders the result; `report FILE`
+ * renders a saved scan. Rendering (text like LeakSanitizer's, or --json per docs/json.md)
+ * symbolises frames with nscan_symbolize (src/format/nscan.c). */
+#include "cli.h"
+#include "format/nscan.h"
+
+#include <dirent.h>
+#include <stddef.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NATIVE_LIB "libleakray_native.so"
+#define NATIVE_MAX_ARGS 256 /* program arguments `run` passes on */
+
+/* ---- Rendering ---- */
+
+static void put_frame_text(FILE *out, uint32_t k, const nscan_frame *f)
+{
+    fprintf(out, "    #%u 0x%llx in %s", k, (unsigned long long)f->ip, f->func ? f->func : "??");
+    if (f->func)
+        fprintf(out, "+0x%llx", (unsigned long long)f->func_off);
+    if (f->file)
+        fprintf(out, " %s:%d", f->file, f->line);
+    if (f->module)
+        fprintf(out, " (%s+0x%llx)", f->module, (unsigned long long)f->rel);
+    fputc('\n', out);
+}
+
+static void put_trace_text(FILE *out, const nscan_report *r, uint32_t id)
+{
+    const nscan_trace *t = nscan_trace_find(r, id);
+    if (!t) {
+        fputs("    (no backtrace recorded for this block)\n", out);
+        return;
+    }
+    for (uint32_t k = 0; k < t->n_frames; k++)
+        put_frame_text(out, k, &t->frames[k]);
+}
+
+static void render_text(FILE *out, const cli_common *co, const nscan_report *r, int exit_code)
+{
+    char a[CLI_FMT_MAX], b[CLI_FMT_MAX];
+    fprintf(out, "leakray native: pid %llu (%s), scan on %s\n", (unsigned long long)r->pid,
+            r->exe ? r->exe : "?", r->reason ? r->reason : "?");
+    if (r->capture_ok)
+        fprintf(out, "threads: %llu, all stopped and captured\n",
+                (unsigned long long)r->threads);
+    else
+        fprintf(out, "threads: %llu, %llu NOT captured (%s): blocks held only by those "
+                "threads may be reported as leaks\n", (unsigned long long)r->threads,
+                (unsigned long long)r->threads_failed, r->capture_error ? r->capture_error : "");
+    fprintf(out, "heap: %s live blocks, %s\n", cli_fmt_count(a, r->heap_blocks),
+            cli_fmt_bytes(b, r->heap_bytes));
+    if (exit_code >= 0)
+        fprintf(out, "program exit status: %d\n", exit_code);
+    for (uint32_t i = 0; i < r->n_groups; i++) {
+        const nscan_group *g = &r->groups[i];
+        const nscan_trace *t = nscan_trace_find(r, g->trace);
+        fprintf(out, "\n%s leak of %s byte(s) in %s block(s), signature %016llx\n",
+                g->kind == NSCAN_DIRECT ? "Direct" : "Indirect", cli_fmt_count(a, g->bytes),
+                cli_fmt_count(b, g->count), (unsigned long long)(t ? t->signature : 0));
+        fprintf(out, "  one block at 0x%llx:", (unsigned long long)g->addr);
+        for (uint32_t k = 0; k < g->n_content; k++)
+            fprintf(out, " %02x", g->content[k]);
+        fputs(g->n_content ? "  |" : "\n", out);
+        for (uint32_t k = 0; k < g->n_content; k++)
+            fputc(g->content[k] >= 32 && g->content[k] < 127 ? g->content[k] : '.', out);
+        if (g->n_content)
+            fputs("|\n", out);
+        fputs("  allocated from:\n", out);
+        put_trace_text(out, r, g->trace);
+    }
+    for (uint32_t i = 0; i < r->n_threads_leaked; i++) {
+        const nscan_thread *t = &r->threads_leaked[i];
+        fprintf(out, "\nThread leak: thread %llu %s (age %llu ms), created at:\n",
+                (unsigned long long)t->tid,
+                t->kind == NSCAN_UNJOINED ? "ended but was never joined nor detached"
+                                          : "still running past the age limit",
+                (unsigned long long)t->age_ms);
+        put_trace_text(out, r, t->trace);
+    }
+    uint64_t db, dn, ib, in;
+    nscan_totals(r, NSCAN_DIRECT, &dn, &db);
+    nscan_totals(r, NSCAN_INDIRECT, &in, &ib);
+    fprintf(out, "\nSUMMARY: %llu byte(s) leaked in %llu block(s): direct %llu in %llu, "
+            "indirect %llu in %llu; %u thread leak(s)\n", (unsigned long long)(db + ib),
+            (unsigned long long)(dn + in), (unsigned long long)db, (unsigned long long)dn,
+            (unsigned long long)ib, (unsigned long long)in, r->n_threads_leaked);
+    cli_print_timing(co, out, "pause", (double)r->pause_us / 1000);
+    cli_print_timing(co, out, "scan (child)", (double)r->scan_us / 1000);
+}
+
+static void hex_str(char *buf, uint64_t v)
+{
+    snprintf(buf, CLI_FMT_MAX, "0x%llx", (unsigned long long)v);
+}
+
+static void json_frames(jsonw *w, const nscan_report *r, uint32_t id)
+{
+    const nscan_trace *t = nscan_trace_find(r, id);
+    char buf[CLI_FMT_MAX];
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)(t ? t->signature : 0));
+    jsonw_kv_str(w, "signature", t ? buf : NULL);
+    jsonw_kv_arr_begin(w, "frames");
+    for (uint32_t k = 0; t && k < t->n_frames; k++) {
+        const nscan_frame *f = &t->frames[k];
+        jsonw_obj_begin(w);
+        hex_str(buf, f->ip);
+        jsonw_kv_str(w, "ip", buf);
+        jsonw_kv_str(w, "module", f->module);
+        hex_str(buf, f->rel);
+        jsonw_kv_str(w, "offset", buf);
+        jsonw_kv_str(w, "function", f->func);
+        jsonw_kv_str(w, "file", f->file);
+        if (f->file)
+            jsonw_kv_int(w, "line", f->line);
+        else
+            jsonw_kv_null(w, "line");
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+static void json_totals(jsonw *w, const char *key, const nscan_report *r, int kind)
+{
+    uint64_t n, bytes;
+    nscan_totals(r, kind, &n, &bytes);
+    jsonw_kv_obj_begin(w, key);
+    jsonw_kv_uint(w, "blocks", n);
+    jsonw_kv_uint(w, "bytes", bytes);
+    jsonw_obj_end(w);
+}
+
+static void render_json(const cli_common *co, const nscan_report *r, int exit_code)
+{
+    jsonw w;
+    char buf[CLI_FMT_MAX];
+    cli_json_begin(&w);
+    json_totals(&w, "direct", r, NSCAN_DIRECT);
+    json_totals(&w, "indirect", r, NSCAN_INDIRECT);
+    jsonw_kv_arr_begin(&w, "groups");
+    for (uint32_t i = 0; i < r->n_groups; i++) {
+        const nscan_group *g = &r->groups[i];
+        jsonw_obj_begin(&w);
+        jsonw_kv_str(&w, "kind", g->kind == NSCAN_DIRECT ? "direct" : "indirect");
+        jsonw_kv_uint(&w, "blocks", g->count);
+        jsonw_kv_uint(&w, "bytes", g->bytes);
+        hex_str(buf, g->addr);
+        jsonw_kv_str(&w, "address", buf);
+        char hex[2 * NSCAN_CONTENT_MAX + 1];
+        for (uint32_t k = 0; k < g->n_content; k++)
+            snprintf(hex + 2 * k, 3, "%02x", g->content[k]);
+        hex[2 * g->n_content] = 0;
+        jsonw_kv_str(&w, "first_bytes", hex);
+        json_frames(&w, r, g->trace);
+        jsonw_obj_end(&w);
+    }
+    jsonw_arr_end(&w);
+    jsonw_kv_arr_begin(&w, "threads");
+    for (uint32_t i = 0; i < r->n_threads_leaked; i++) {
+        const nscan_thread *t = &r->threads_leaked[i];
+        jsonw_obj_begin(&w);
+        jsonw_kv_str(&w, "kind", t->kind == NSCAN_UNJOINED ? "unjoined" : "running");
+        jsonw_kv_uint(&w, "tid", t->tid);
+        jsonw_kv_uint(&w, "age_ms", t->age_ms);
+        json_frames(&w, r, t->trace);
+        jsonw_obj_end(&w);
+    }
+    jsonw_arr_end(&w);
+    jsonw_kv_uint(&w, "pid", r->pid);
+    jsonw_kv_str(&w, "exe", r->exe);
+    jsonw_kv_str(&w, "reason", r->reason);
+    jsonw_kv_obj_begin(&w, "capture");
+    jsonw_kv_bool(&w, "ok", r->capture_ok);
+    jsonw_kv_uint(&w, "threads", r->threads);
+    jsonw_kv_uint(&w, "failed", r->threads_failed);
+    jsonw_kv_str(&w, "error", r->capture_ok ? NULL : r->capture_error);
+    jsonw_obj_end(&w);
+    jsonw_kv_obj_begin(&w, "heap");
+    jsonw_kv_uint(&w, "blocks", r->heap_blocks);
+    jsonw_kv_uint(&w, "bytes", r->heap_bytes);
+    jsonw_obj_end(&w);
+    jsonw_kv_obj_begin(&w, "backtrace");
+    jsonw_kv_str(&w, "mode", r->backtrace);
+    jsonw_kv_uint(&w, "depth", r->depth);
+    jsonw_kv_uint(&w, "sample_bytes", r->sample_bytes);
+    jsonw_obj_end(&w);
+    if (exit_code >= 0)
+        jsonw_kv_int(&w, "exit_code", exit_code);
+    if (!co->no_timing) {
+        jsonw_kv_obj_begin(&w, "timing");
+        jsonw_key(&w, "pause_ms");
+        jsonw_double(&w, (double)(r->pause_us / 100) / 10);
+        jsonw_key(&w, "scan_ms");
+        jsonw_double(&w, (double)(r->scan_us / 100) / 10);
+        jsonw_obj_end(&w);
+    }
+    jsonw_obj_end(&w);
+    jsonw_finish(&w);
+}
+
+/* Loads, symbolises and renders one report; -1 for exit_code means "not a run". */
+static int render_file(const cli_common *co, const char *path, int exit_code, int fail_on_leak)
+{
+    lr_error err = {0};
+    mfile m;
+    if (mfile_open(&m, path, co->max_inflate, &err) != LR_OK)
+        return cli_error(co, &err);
+    nscan_report r;
+    lr_status s = nscan_parse(&m, path, &r, &err);
+    mfile_close(&m);
+    if (s != LR_OK)
+        return cli_error(co, &err);
+    nscan_symbolize(&r);
+    if (co->json)
+        render_json(co, &r, exit_code);
+    else
+        render_text(stdout, co, &r, exit_code);
+    int leaked = r.n_groups > 0 || r.n_threads_leaked > 0;
+    nscan_free(&r);
+    return fail_on_leak && leaked ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
+}
+
+/* ---- native report ---- */
+
+static int native_report(int argc, char **argv)
+{
+    int fail = 0;
+    const cli_optdef opts[] = {
+        {"--fail-on-leak", CLI_OPT_FLAG, &fail, NULL, "exit 1 when the scan found leaks", NULL},
+        {0}};
+    const cli_spec spec = {"native report", "FILE", "render a saved native leak scan", opts, 1,
+                           1, NULL};
+    cli_common co;
+    int rc = cli_parse(argc, argv, &spec, &co);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    return render_file(&co, co.pos[0], -1, fail);
+}
+
+/* ---- native run ---- */
+
+/* The monitor library: $LEAKRAY_NATIVE_LIB, else beside the leakray binary, else in
+ * ../lib/leakray/ relative to it (installed layout). */
+static int find_lib(char *out, size_t n)
+{
+    const char *env = getenv("LEAKRAY_NATIVE_LIB");
+    if (env && access(env, R_OK) == 0) {
+        snprintf(out, n, "%s", env);
+        return 1;
+    }
+    char exe[2048];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return 0;
+    exe[len] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return 0;
+    *slash = 0;
+    snprintf(out, n, "%s/%s", exe, NATIVE_LIB);
+    if (access(out, R_OK) == 0)
+        return 1;
+    snprintf(out, n, "%s/../lib/leakray/%s", exe, NATIVE_LIB);
+    return access(out, R_OK) == 0;
+}
+
+static void set_env_u64(const char *name, uint64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    setenv(name, buf, 1);
+}
+
+/* The highest-numbered report of pid in dir (the at-exit scan is the last one). */
+static int last_report(const char *dir, long pid, char *out, size_t n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "scan.%ld.", pid);
+    long best = -1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t pl = strlen(prefix), el = strlen(e->d_name);
+        if (strncmp(e->d_name, prefix, pl) || el < pl + 5 || strcmp(e->d_name + el - 4, ".lrn"))
+            continue;
+        long k = strtol(e->d_name + pl, NULL, 10);
+        if (k > best) {
+            best = k;
+            snprintf(out, n, "%s/%s", dir, e->d_name);
+        }
+    }
+    closedir(d);
+    return best >= 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb");
+    if (!in)
+        return -1;
+    FILE *out = fopen(to, "wb");
+    if (!out) {
+        fclose(in);
+        return -1;
+    }
+    char buf[65536];
+    size_t k;
+    int rc = 0;
+    while ((k = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, k, out) != k)
+            rc = -1;
+    fclose(in);
+    if (fclose(out) != 0)
+        rc = -1;
+    return rc;
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char p[4200];
+        while ((e = readdir(d)))
+            if (e->d_name[0] != '.') {
+                snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+                unlink(p);
+            }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+static int native_run(int argc, char **argv)
+{
+    int dash = 0;
+    for (int i = 1; i < argc && !dash; i++)
+        if (strcmp(argv[i], "--") == 0)
+            dash = i;
+    const char *bt = "fp", *out = NULL, *keep = NULL;
+    uint64_t depth = 16, sample = 0, interval = 0, signo = SIGUSR2, thread_age = 0;
+    int children = 0, graph = 0, fail = 0;
+    const cli_optdef opts[] = {
+        {"--backtrace", CLI_OPT_STR, &bt, "MODE", "allocation backtraces (default fp)",
+         "fp|libunwind|none"},
+        {"--depth", CLI_OPT_UINT, &depth, "N", "frames per backtrace, 1..64 (default 16)", NULL},
+        {"--sample", CLI_OPT_SIZE, &sample, "BYTES",
+         "backtrace one block per BYTES allocated on a thread (default 0: every block)", NULL},
+        {"--interval", CLI_OPT_UINT, &interval, "S", "also scan every S seconds", NULL},
+        {"--signal", CLI_OPT_UINT, &signo, "SIG", "scan on this signal (default SIGUSR2; 0 off)",
+         NULL},
+        {"--thread-age", CLI_OPT_UINT, &thread_age, "MS",
+         "report threads running longer than MS (default 0: off)", NULL},
+        {"--children", CLI_OPT_FLAG, &children, NULL, "monitor exec'd children too", NULL},
+        {"--graph", CLI_OPT_FLAG, &graph, NULL,
+         "write every block and pointer (the report then loads as a heap graph)", NULL},
+        {"--keep", CLI_OPT_STR, &keep, "DIR", "write every scan into DIR and keep them", NULL},
+        {"--fail-on-leak", CLI_OPT_FLAG, &fail, NULL, "exit 1 when the scan found leaks", NULL},
+        CLI_OPTS_OUTPUT(&out, "also save the at-exit scan report to OUT"),
+        {0}};
+    const cli_spec spec = {
+        "native run", "-- PROGRAM [ARGS...]",
+        "run PROGRAM with the native malloc monitor and report its leaks at exit", opts, 0, 0,
+        "The program's own output is passed through; the report follows it on stdout.\n"
+        "While it runs, `leakray native check PID` asks for a scan.\n"};
+    cli_common co;
+    int rc = cli_parse(dash ? dash : argc, argv, &spec, &co);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (!dash || dash + 1 >= argc)
+        return cli_usage_error(&co, "missing -- PROGRAM");
+    if (depth < 1 || depth > 64)
+        return cli_usage_error(&co, "--depth must be 1..64");
+    char lib[4096];
+    if (!find_lib(lib, sizeof lib))
+        return cli_fail(&co, LR_ERR_IO, "cannot find %s (set LEAKRAY_NATIVE_LIB)", NATIVE_LIB);
+    char dir[4096];
+    if (keep) {
+        mkdir(keep, 0755);
+        snprintf(dir, sizeof dir, "%s", keep);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/leakray-native.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(dir))
+            return cli_fail(&co, LR_ERR_IO, "cannot create a directory in %s: %s",
+                            tmp && *tmp ? tmp : "/tmp", strerror(errno));
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return cli_fail(&co, LR_ERR_IO, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        const char *pre = getenv("LD_PRELOAD");
+        char preload[8192];
+        snprintf(preload, sizeof preload, "%s%s%s", lib, pre && *pre ? ":" : "",
+                 pre ? pre : "");
+        setenv("LD_PRELOAD", preload, 1);
+        char tmpl[4200];
+        snprintf(tmpl, sizeof tmpl, "%s/scan.%%p.%%n.lrn", dir);
+        setenv("LEAKRAY_NATIVE_OUT", tmpl, 1);
+        setenv("LEAKRAY_NATIVE_BACKTRACE", bt, 1);
+        set_env_u64("LEAKRAY_NATIVE_DEPTH", depth);
+        set_env_u64("LEAKRAY_NATIVE_SAMPLE", sample);
+        set_env_u64("LEAKRAY_NATIVE_INTERVAL", interval);
+        set_env_u64("LEAKRAY_NATIVE_SIGNAL", signo);
+        set_env_u64("LEAKRAY_NATIVE_THREAD_AGE_MS", thread_age);
+        set_env_u64("LEAKRAY_NATIVE_CHILDREN", (uint64_t)children);
+        set_env_u64("LEAKRAY_NATIVE_GRAPH", (uint64_t)graph);
+        execvp(argv[dash + 1], argv + dash + 1);
+        fprintf(stderr, "leakray: cannot run %s: %s\n", argv[dash + 1], strerror(errno));
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    char report[4400];
+    if (!last_report(dir, (long)pid, report, sizeof report)) {
+        if (!keep)
+            remove_dir(dir);
+        if (code == 127)
+            return cli_fail(&co, LR_ERR_USAGE, "cannot run %s", argv[dash + 1]);
+        return cli_fail(&co, LR_ERR_IO, "%s exited with status %d and wrote no scan report "
+                        "(exit scan off, _exit, or killed)", argv[dash + 1], code);
+    }
+    if (out && copy_file(report, out) != 0) {
+        if (!keep)
+            remove_dir(dir);
+        return cli_fail(&co, LR_ERR_IO, "cannot write %s: %s", out, strerror(errno));
+    }
+    rc = render_file(&co, report, code, fail);
+    if (!keep)
+        remove_dir(dir);
+    return rc;
+}
+
+/* ---- native check ---- */
+
+static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return cli_fail(co, LR_ERR_IO, "socket: %s", strerror(errno));
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    int len = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "leakray-native.%ld", pid);
+    socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
+    if (connect(fd, (struct sockaddr *)&a, alen) != 0) {
+        close(fd);
+        return cli_fail(co, LR_ERR_NOT_FOUND,
+                        "process %ld has no native monitor socket (not started with "
+                        "libleakray_native.so?)", pid);
+    }
+    const char req[] = "scan\n";
+    size_t got = 0;
+    if (write(fd, req, sizeof req - 1) != (ssize_t)(sizeof req - 1)) {
+        close(fd);
+        return cli_fail(co, LR_ERR_IO, "process %ld: cannot send the request", pid);
+    }
+    char line[8192];
+    for (;;) {
+        ssize_t k = read(fd, line + got, sizeof line - 1 - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+        if (memchr(line, '\n', got) || got == sizeof line - 1)
+            break;
+    }
+    close(fd);
+    line[got] = 0;
+    char *nl = strchr(line, '\n');
+    if (nl)
+        *nl = 0;
+    if (strncmp(line, "ok ", 3) != 0)
+        return cli_fail(co, LR_ERR_IO, "process %ld: scan failed: %s", pid,
+                        got ? line + (strncmp(line, "error ", 6) ? 0 : 6) : "no answer");
+    snprintf(path, n, "%s", line + 3);
+    return 0;
+}
+
+static int native_check(int argc, char **argv)
+{
+    int by_signal = 0, fail = 0;
+    uint64_t signo = SIGUSR2;
+    const cli_optdef opts[] = {
+        {"--signal", CLI_OPT_FLAG, &by_signal, NULL,
+         "only send the scan signal; the report goes where the process writes its scans", NULL},
+        {"--signo", CLI_OPT_UINT, &signo, "SIG", "signal for --signal (default SIGUSR2)", NULL},
+        {"--fail-on-leak", CLI_OPT_FLAG, &fail, NULL, "exit 1 when the scan found leaks", NULL},
+        {0}};
+    const cli_spec spec = {"native check", "PID",
+                           "scan a running process started with the native monitor", opts, 1, 1,
+                           NULL};
+    cli_common co;
+    int rc = cli_parse(argc, argv, &spec, &co);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    char *end;
+    long pid = strtol(co.pos[0], &end, 10);
+    if (*end || pid <= 0)
+        return cli_usage_error(&co, "PID must be a process id");
+    if (by_signal) {
+        if (kill((pid_t)pid, (int)signo) != 0)
+            return cli_fail(&co, errno == ESRCH ? LR_ERR_NOT_FOUND : LR_ERR_IO,
+                            "kill %ld: %s", pid, strerror(errno));
+        if (co.json) {
+            jsonw w;
+            cli_json_begin(&w);
+            jsonw_kv_uint(&w, "pid", (uint64_t)pid);
+            jsonw_kv_int(&w, "signal", (int64_t)signo);
+            jsonw_obj_end(&w);
+            jsonw_finish(&w);
+        } else {
+            printf("sent signal %d to %ld\n", (int)signo, pid);
+        }
+        return CLI_EXIT_OK;
+    }
+    char path[8192];
+    if ((rc = ask_scan(&co, pid, path, sizeof path)) != 0)
+        return rc;
+    return render_file(&co, path, -1, fail);
+}
+
+int cmd_native(int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: leakray native run [OPTIONS] -- PROGRAM [ARGS...]\n"
+        "       leakray native check PID [--json]\n"
+        "       leakray native report FILE [--json]\n"
+        "Finds unreachable malloc blocks (leaks) of a running program from a forked copy.\n"
+        "`leakray native <command> --help` describes each command.\n";
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "run"))
+        return native_run(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "check"))
+        return native_check(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "report"))
+        return native_report(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fputs(usage, stdout);
+        return CLI_EXIT_OK;
+    }
+    fprintf(stderr, "leakray native: unknown command '%s'\n", argv[1]);
+    fputs(usage, stderr);
+    return CLI_EXIT_USAGE;
+}

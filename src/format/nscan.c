@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* nscan.c: reader and symboliser of native leak scan reports (format layer), prefix nscan_.
+ * One pass over the lines of the mapped report (docs/native.md): each keyword line is split
+ * into fields by checked cursors that never read past the line; numbers that do not parse,
+ * missing fields, unknown keywords and a missing "end" line are errors naming the byte
+ * offset of the line. Arrays grow by doubling; every count is bounded by the file size
+ * because each record takes at least one line. Symbolisation (libdw's Dwfl over the files
+ * named by the report's mappings, offline) happens after parsing and only for the traces
+ * the report lists; the signature of a trace hashes module names and module-relative
+ * offsets, so one leak keeps one signature across scans and runs despite ASLR. */
+#define _GNU_SOURCE
+#include "format/nscan.h"
+
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NSCAN_MAGIC "leakray-native 1\n"
+
+typedef struct nscan_pool {
+    struct nscan_pool *next; /* older strings */
+    char s[];                /* one NUL-terminated string */
+} nscan_pool;
+
+int nscan_sniff(const uint8_t *p, uint64_t n)
+{
+    size_t k = sizeof NSCAN_MAGIC - 1;
+    return n >= k && memcmp(p, NSCAN_MAGIC, k) == 0;
+}
+
+static const char *pool_str(nscan_report *r, const char *s, size_t len)
+{
+    nscan_pool *p = malloc(sizeof *p + len + 1);
+    if (!p)
+        return NULL;
+    memcpy(p->s, s, len);
+    p->s[len] = 0;
+    p->next = r->pool;
+    r->pool = p;
+    return p->s;
+}
+
+/* ---- Line cursor ---- */
+
+typedef struct cur {
+    const char *p, *end; /* rest of the line (no newline) */
+} cur;
+
+static int field(cur *c, const char **s, size_t *len)
+{
+    while (c->p < c->end && *c->p == ' ')
+        c->p++;
+    if (c->p >= c->end)
+        return 0;
+    *s = c->p;
+    while (c->p < c->end && *c->p != ' ')
+        c->p++;
+    *len = (size_t)(c->p - *s);
+    return 1;
+}
+
+static int num(cur *c, uint64_t *v)
+{
+    const char *s;
+    size_t len;
+    if (!field(c, &s, &len))
+        return 0;
+    uint64_t x = 0;
+    if (len > 2 && s[0] == '0' && s[1] == 'x') {
+        if (len > 18)
+            return 0;
+        for (size_t i = 2; i < len; i++) {
+            char ch = s[i];
+            int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+            if (d < 0)
+                return 0;
+            x = x << 4 | (uint64_t)d;
+        }
+    } else {
+        if (len > 19)
+            return 0;
+        for (size_t i = 0; i < len; i++) {
+            if (s[i] < '0' || s[i] > '9')
+                return 0;
+            x = x * 10 + (uint64_t)(s[i] - '0');
+        }
+    }
+    *v = x;
+    return 1;
+}
+
+/* The rest of the line as a string (may be empty). */
+static const char *rest(nscan_report *r, cur *c)
+{
+    while (c->p < c->end && *c->p == ' ')
+        c->p++;
+    return pool_str(r, c->p, (size_t)(c->end - c->p));
+}
+
+static int grow(void **arr, uint64_t n, uint64_t *cap, size_t size)
+{
+    if (n < *cap)
+        return 1;
+    uint64_t nc = *cap ? *cap * 2 : 16;
+    void *p = err_reallocarray(*arr, nc, size);
+    if (!p)
+        return 0;
+    *arr = p;
+    *cap = nc;
+    return 1;
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+    const nscan_group *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind - y->kind;
+    return x->trace < y->trace ? -1 : x->trace > y->trace;
+}
+
+static int block_cmp(const void *a, const void *b)
+{
+    const nscan_block *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int trace_cmp(const void *a, const void *b)
+{
+    const nscan_trace *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+lr_status nscan_parse(const mfile *m, const char *name, nscan_report *r, lr_error *err)
+{
+    memset(r, 0, sizeof *r);
+    const char *base = (const char *)m->data, *p = base, *end = base + m->len;
+    if (!nscan_sniff(m->data, m->len))
+        return LR_CORRUPT(err, name, 0, "not a leakray native scan report");
+    uint64_t cap_maps = 0, cap_traces = 0, cap_groups = 0, cap_threads = 0, cap_blocks = 0,
+             cap_refs = 0;
+    uint64_t n_maps = 0, n_traces = 0, n_groups = 0, n_threads = 0;
+    int ended = 0;
+    lr_status st = LR_OK;
+    p += sizeof NSCAN_MAGIC - 1;
+    while (p < end && !ended) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        uint64_t off = (uint64_t)(p - base);
+        if (!nl) {
+            st = LR_TRUNC(err, name, off, "last line has no newline");
+            goto fail;
+        }
+        cur c = {p, nl};
+        p = nl + 1;
+        const char *kw;
+        size_t kl;
+        if (!field(&c, &kw, &kl))
+            continue;
+#define KW(s) (kl == sizeof(s) - 1 && memcmp(kw, s, kl) == 0)
+#define NEED(x)                                                                        \
+    do {                                                                               \
+        if (!(x)) {                                                                    \
+            st = LR_CORRUPT(err, name, off, "bad '%.*s' line", (int)kl, kw);           \
+            goto fail;                                                                 \
+        }                                                                              \
+    } while (0)
+#define NOMEM(x)                                                                       \
+    do {                                                                               \
+        if (!(x)) {                                                                    \
+            st = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);                \
+            goto fail;                                                                 \
+        }                                                                              \
+    } while (0)
+        uint64_t a, b, v;
+        if (KW("pid")) {
+            NEED(num(&c, &r->pid));
+        } else if (KW("exe")) {
+            NOMEM(r->exe = (char *)rest(r, &c));
+        } else if (KW("reason")) {
+            NOMEM(r->reason = (char *)rest(r, &c));
+        } else if (KW("time_ms")) {
+            NEED(num(&c, &r->time_ms));
+        } else if (KW("capture")) {
+            const char *s;
+            size_t len;
+            NEED(field(&c, &s, &len));
+            r->capture_ok = len == 2 && !memcmp(s, "ok", 2);
+            NEED(num(&c, &r->threads) && num(&c, &r->threads_failed));
+            if (!r->capture_ok)
+                NOMEM(r->capture_error = (char *)rest(r, &c));
+        } else if (KW("backtrace")) {
+            const char *s;
+            size_t len;
+            NEED(field(&c, &s, &len));
+            NOMEM(r->backtrace = (char *)pool_str(r, s, len));
+            NEED(num(&c, &r->depth) && num(&c, &r->sample_bytes));
+        } else if (KW("heap")) {
+            NEED(num(&c, &r->heap_blocks) && num(&c, &r->heap_bytes));
+        } else if (KW("map")) {
+            const char *perm;
+            size_t pl;
+            NEED(num(&c, &a) && num(&c, &b) && field(&c, &perm, &pl) && pl == 4 &&
+                 num(&c, &v) && a < b);
+            NOMEM(grow((void **)&r->maps, n_maps, &cap_maps, sizeof *r->maps));
+            nscan_map *mp = &r->maps[n_maps++];
+            mp->lo = a;
+            mp->hi = b;
+            mp->off = v;
+            mp->exec = perm[2] == 'x';
+            NOMEM(mp->path = rest(r, &c));
+        } else if (KW("trace")) {
+            NEED(num(&c, &a) && a > 0 && a <= UINT32_MAX);
+            NOMEM(grow((void **)&r->traces, n_traces, &cap_traces, sizeof *r->traces));
+            nscan_trace *t = &r->traces[n_traces];
+            memset(t, 0, sizeof *t);
+            t->id = (uint32_t)a;
+            uint64_t cap_f = 0;
+            while (num(&c, &v)) {
+                if (!grow((void **)&t->frames, t->n_frames, &cap_f, sizeof *t->frames)) {
+                    free(t->frames);
+                    NOMEM(0);
+                }
+                memset(&t->frames[t->n_frames], 0, sizeof t->frames[0]);
+                t->frames[t->n_frames++].ip = v;
+            }
+            n_traces++;
+            NEED(c.p >= c.end && t->n_frames > 0);
+        } else if (KW("leak")) {
+            const char *s;
+            size_t len;
+            NEED(field(&c, &s, &len));
+            int kind = len == 6 && !memcmp(s, "direct", 6)     ? NSCAN_DIRECT
+                       : len == 8 && !memcmp(s, "indirect", 8) ? NSCAN_INDIRECT
+                                                               : 0;
+            NOMEM(grow((void **)&r->groups, n_groups, &cap_groups, sizeof *r->groups));
+            nscan_group *g = &r->groups[n_groups];
+            memset(g, 0, sizeof *g);
+            NEED(kind && num(&c, &a) && a <= UINT32_MAX && num(&c, &g->count) &&
+                 num(&c, &g->bytes) && num(&c, &g->addr) && field(&c, &s, &len));
+            g->kind = kind;
+            g->trace = (uint32_t)a;
+            if (!(len == 1 && s[0] == '-')) {
+                NEED(len % 2 == 0 && len / 2 <= NSCAN_CONTENT_MAX);
+                for (size_t i = 0; i < len; i += 2) {
+                    int hi = s[i] <= '9' ? s[i] - '0' : s[i] - 'a' + 10;
+                    int lo = s[i + 1] <= '9' ? s[i + 1] - '0' : s[i + 1] - 'a' + 10;
+                    NEED(hi >= 0 && hi < 16 && lo >= 0 && lo < 16);
+                    g->content[i / 2] = (uint8_t)(hi << 4 | lo);
+                }
+                g->n_content = (uint32_t)(len / 2);
+            }
+            n_groups++;
+        } else if (KW("thread")) {
+            const char *s;
+            size_t len;
+            NEED(field(&c, &s, &len));
+            int kind = len == 8 && !memcmp(s, "unjoined", 8)  ? NSCAN_UNJOINED
+                       : len == 7 && !memcmp(s, "running", 7) ? NSCAN_RUNNING
+                                                              : 0;
+            NOMEM(grow((void **)&r->threads_leaked, n_threads, &cap_threads,
+                       sizeof *r->threads_leaked));
+            nscan_thread *t = &r->threads_leaked[n_threads];
+            NEED(kind && num(&c, &t->tid) && num(&c, &t->age_ms) && num(&c, &a) &&
+                 a <= UINT32_MAX);
+            t->kind = kind;
+            t->trace = (uint32_t)a;
+            n_threads++;
+        } else if (KW("block")) {
+            NOMEM(grow((void **)&r->blocks, r->n_blocks, &cap_blocks, sizeof *r->blocks));
+            nscan_block *bl = &r->blocks[r->n_blocks];
+            NEED(num(&c, &bl->addr) && num(&c, &bl->size) && num(&c, &a) &&
+                 a <= UINT32_MAX && num(&c, &b) && b <= 2);
+            bl->trace = (uint32_t)a;
+            bl->state = (uint32_t)b;
+            bl->first_ref = r->n_refs;
+            bl->n_refs = 0;
+            const char *s;
+            size_t len;
+            while (field(&c, &s, &len)) {
+                const char *colon = memchr(s, ':', len);
+                NEED(colon);
+                cur f1 = {s, colon}, f2 = {colon + 1, s + len};
+                NOMEM(grow((void **)&r->refs, r->n_refs, &cap_refs, sizeof *r->refs));
+                nscan_ref *rf = &r->refs[r->n_refs];
+                NEED(num(&f1, &rf->offset) && num(&f2, &rf->target) && rf->offset < bl->size);
+                r->n_refs++;
+                bl->n_refs++;
+            }
+            r->n_blocks++;
+        } else if (KW("scan_us")) {
+            NEED(num(&c, &r->scan_us));
+        } else if (KW("fork_us")) {
+            NEED(num(&c, &r->fork_us));
+        } else if (KW("pause_us")) {
+            NEED(num(&c, &r->pause_us));
+        } else if (KW("end")) {
+            ended = 1;
+        } else {
+            st = LR_CORRUPT(err, name, off, "unknown line '%.*s'", (int)(kl > 40 ? 40 : kl),
+                            kw);
+            goto fail;
+        }
+#undef KW
+#undef NEED
+#undef NOMEM
+    }
+    r->n_maps = (uint32_t)n_maps;
+    r->n_traces = (uint32_t)n_traces;
+    r->n_groups = (uint32_t)n_groups;
+    r->n_threads_leaked = (uint32_t)n_threads;
+    if (!ended) {
+        st = LR_TRUNC(err, name, m->len, "report ends before its 'end' line");
+        goto fail;
+    }
+    if (n_maps > UINT32_MAX || n_traces > UINT32_MAX || n_groups > UINT32_MAX) {
+        st = LR_CORRUPT(err, name, 0, "too many records");
+        goto fail;
+    }
+    if (r->n_groups)
+        qsort(r->groups, r->n_groups, sizeof *r->groups, group_cmp);
+    if (r->n_traces)
+        qsort(r->traces, r->n_traces, sizeof *r->traces, trace_cmp);
+    if (r->n_blocks)
+        qsort(r->blocks, r->n_blocks, sizeof *r->blocks, block_cmp);
+    return LR_OK;
+fail:
+    r->n_maps = (uint32_t)n_maps;
+    r->n_traces = (uint32_t)n_traces;
+    r->n_groups = (uint32_t)n_groups;
+    r->n_threads_leaked = (uint32_t)n_threads;
+    nscan_free(r);
+    return st;
+}
+
+const nscan_trace *nscan_trace_find(const nscan_report *r, uint32_t id)
+{
+    uint32_t lo = 0, hi = r->n_traces;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (r->traces[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->n_traces && r->traces[lo].id == id ? &r->traces[lo] : NULL;
+}
+
+void nscan_totals(const nscan_report *r, int kind, uint64_t *blocks, uint64_t *bytes)
+{
+    *blocks = *bytes = 0;
+    for (uint32_t i = 0; i < r->n_groups; i++)
+        if (r->groups[i].kind == kind) {
+            *blocks += r->groups[i].count;
+            *bytes += r->groups[i].bytes;
+        }
+}
+
+/* ---- Symbolisation ---- */
+
+/* Load base of path: the lowest mapping of it at file offset 0. */
+static uint64_t module_base(const nscan_report *r, const char *path)
+{
+    uint64_t best = UINT64_MAX;
+    for (uint32_t i = 0; i < r->n_maps; i++)
+        if (r->maps[i].off == 0 && !strcmp(r->maps[i].path, path) && r->maps[i].lo < best)
+            best = r->maps[i].lo;
+    return best;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+void nscan_symbolize(nscan_report *r)
+{
+    static const Dwfl_Callbacks cb = {
+        .find_elf = dwfl_linux_proc_find_elf,
+        .find_debuginfo = dwfl_standard_find_debuginfo,
+        .section_address = dwfl_offline_section_address,
+    };
+    Dwfl *d = dwfl_begin(&cb);
+    if (d) {
+        dwfl_report_begin(d);
+        for (uint32_t i = 0; i < r->n_maps; i++) {
+            const nscan_map *m = &r->maps[i];
+            if (!m->exec)
+                continue;
+            int seen = 0;
+            for (uint32_t k = 0; k < i && !seen; k++)
+                seen = r->maps[k].exec && !strcmp(r->maps[k].path, m->path);
+            uint64_t base = module_base(r, m->path);
+            if (seen || base == UINT64_MAX)
+                continue;
+            dwfl_report_elf(d, base_name(m->path), m->path, -1, base, false);
+        }
+        dwfl_report_end(d, NULL, NULL);
+    }
+    for (uint32_t t = 0; t < r->n_traces; t++) {
+        nscan_trace *tr = &r->traces[t];
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (uint32_t f = 0; f < tr->n_frames; f++) {
+            nscan_frame *fr = &tr->frames[f];
+            for (uint32_t i = 0; i < r->n_maps; i++)
+                if (r->maps[i].exec && fr->ip >= r->maps[i].lo && fr->ip < r->maps[i].hi) {
+                    uint64_t base = module_base(r, r->maps[i].path);
+                    fr->module = base_name(r->maps[i].path);
+                    fr->rel = base != UINT64_MAX ? fr->ip - base : fr->ip;
+                    break;
+                }
+            const char *mn = fr->module ? fr->module : "?";
+            for (const char *s = mn; *s; s++)
+                h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+            h = (h ^ fr->rel) * 0x100000001b3ull;
+            if (!d || !fr->ip)
+                continue;
+            /* A return address points after the call: look up the call itself. */
+            Dwarf_Addr pc = fr->ip - 1;
+            Dwfl_Module *mod = dwfl_addrmodule(d, pc);
+            if (!mod)
+                continue;
+            GElf_Off off = 0;
+            GElf_Sym sym;
+            const char *fn = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
+            if (fn) {
+                fr->func = pool_str(r, fn, strlen(fn));
+                fr->func_off = off + 1;
+            }
+            Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
+            int lineno = 0;
+            const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+            if (file) {
+                fr->file = pool_str(r, file, strlen(file));
+                fr->line = lineno;
+            }
+        }
+        tr->signature = h;
+    }
+    if (d)
+        dwfl_end(d);
+}
+
+void nscan_free(nscan_report *r)
+{
+    for (uint32_t i = 0; i < r->n_traces; i++)
+        free(r->traces[i].frames);
+    free(r->traces);
+    free(r->maps);
+    free(r->groups);
+    free(r->threads_leaked);
+    free(r->blocks);
+    free(r->refs);
+    while (r->pool) {
+        nscan_pool *n = r->pool->next;
+        free(r->pool);
+        r->pool = n;
+    }
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* nscan.h: native leak scan reports (format layer), prefix nscan_. A scan report is the text
+ * file libleakray_native.so writes from its forked scanner (docs/native.md): header lines,
+ * the process's executable mappings, the backtraces in use, leak groups (direct/indirect,
+ * per backtrace), thread leaks, optionally every block with its outgoing pointers (the heap
+ * graph), timings and an "end" line. nscan_parse checks every line and number (the file is
+ * untrusted: a truncated or hostile report gives one error with its byte offset) and fills
+ * an nscan_report whose arrays it owns; nscan_symbolize then names the frames from the
+ * mapped files' DWARF (libdw), or as module+offset when there is none. */
+#ifndef LR_FORMAT_NSCAN_H
+#define LR_FORMAT_NSCAN_H
+
+#include "base/err.h"
+#include "base/mfile.h"
+
+#include <stdint.h>
+
+#define NSCAN_CONTENT_MAX 32 /* first bytes of a block a group shows */
+
+enum nscan_kind { NSCAN_DIRECT = 1, NSCAN_INDIRECT = 2 };
+enum nscan_thread_kind { NSCAN_UNJOINED = 1, NSCAN_RUNNING = 2 };
+
+typedef struct nscan_map {
+    uint64_t lo, hi;   /* [lo, hi) in the process */
+    uint64_t off;      /* file offset of lo */
+    int exec;          /* mapped executable */
+    const char *path;  /* file (owned by the report) */
+} nscan_map;
+
+typedef struct nscan_frame {
+    uint64_t ip;        /* return address as recorded */
+    const char *module; /* basename of the mapped file, or NULL (owned by the report) */
+    uint64_t rel;       /* ip - load base of module (stable across runs) */
+    const char *func;   /* function name, NULL when unknown */
+    uint64_t func_off;  /* ip - function start */
+    const char *file;   /* source file, NULL when no line info */
+    int line;           /* source line, 0 when none */
+} nscan_frame;
+
+typedef struct nscan_trace {
+    uint32_t id;          /* id in the report */
+    uint32_t n_frames;    /* frames */
+    nscan_frame *frames;  /* innermost first (owned by the report) */
+    uint64_t signature;   /* hash of module+offset of each frame: stable across scans */
+} nscan_trace;
+
+typedef struct nscan_group {
+    int kind;             /* enum nscan_kind */
+    uint32_t trace;       /* trace id, 0 = no backtrace recorded */
+    uint64_t count;       /* blocks */
+    uint64_t bytes;       /* bytes of all its blocks */
+    uint64_t addr;        /* one of its blocks */
+    uint8_t content[NSCAN_CONTENT_MAX]; /* first bytes of that block */
+    uint32_t n_content;   /* bytes in content */
+} nscan_group;
+
+typedef struct nscan_thread {
+    int kind;             /* enum nscan_thread_kind */
+    uint64_t tid;         /* kernel thread id */
+    uint64_t age_ms;      /* since pthread_create */
+    uint32_t trace;       /* creation backtrace id */
+} nscan_thread;
+
+typedef struct nscan_ref {
+    uint64_t offset;      /* byte offset of the pointer inside its block */
+    uint64_t target;      /* address of the block pointed to */
+} nscan_ref;
+
+typedef struct nscan_block {
+    uint64_t addr;        /* first byte */
+    uint64_t size;        /* bytes */
+    uint32_t trace;       /* allocation backtrace id */
+    uint32_t state;       /* 0 reachable, 1 direct leak, 2 indirect leak */
+    uint64_t first_ref;   /* index of its first ref in refs */
+    uint64_t n_refs;      /* refs it holds */
+} nscan_block;
+
+typedef struct nscan_report {
+    uint64_t pid;             /* scanned process */
+    char *exe;                /* its executable */
+    char *reason;             /* exit, signal, socket, timer */
+    uint64_t time_ms;         /* wall clock at the scan, ms since the epoch */
+    int capture_ok;           /* every thread was stopped and its registers read */
+    uint64_t threads;         /* threads in the scan (the scanner included) */
+    uint64_t threads_failed;  /* threads that could not be stopped */
+    char *capture_error;      /* why, or NULL */
+    char *backtrace;          /* fp, libunwind, none */
+    uint64_t depth;           /* frames per backtrace */
+    uint64_t sample_bytes;    /* one traced block per this many bytes (0 = all) */
+    uint64_t heap_blocks;     /* live blocks at the scan */
+    uint64_t heap_bytes;      /* their bytes */
+    uint64_t scan_us;         /* marking time in the child */
+    uint64_t fork_us;         /* stop + fork, as the child saw it */
+    uint64_t pause_us;        /* the program's pause */
+    nscan_map *maps;          /* n_maps */
+    uint32_t n_maps;
+    nscan_trace *traces;      /* n_traces, sorted by id */
+    uint32_t n_traces;
+    nscan_group *groups;      /* n_groups, sorted by bytes, descending */
+    uint32_t n_groups;
+    nscan_thread *threads_leaked; /* n_threads_leaked */
+    uint32_t n_threads_leaked;
+    nscan_block *blocks;      /* n_blocks (graph section), sorted by address */
+    uint64_t n_blocks;
+    nscan_ref *refs;          /* n_refs */
+    uint64_t n_refs;
+    struct nscan_pool *pool;  /* strings made by symbolisation */
+} nscan_report;
+
+/* Parses the report in m (name for messages). Returns LR_OK and fills *r (release:
+ * nscan_free), or LR_ERR_FORMAT / LR_ERR_TRUNCATED (no "end" line) / LR_ERR_NOMEM with the
+ * byte offset of the bad line. */
+lr_status nscan_parse(const mfile *m, const char *name, nscan_report *r, lr_error *err);
+
+/* Nonzero if p starts like a scan report. */
+int nscan_sniff(const uint8_t *p, uint64_t n);
+
+/* Names every frame of every trace (function, file:line) from the mapped files on this
+ * machine, and computes the signatures. Files that are gone leave module+offset. */
+void nscan_symbolize(nscan_report *r);
+
+/* The trace with this id, or NULL. */
+const nscan_trace *nscan_trace_find(const nscan_report *r, uint32_t id);
+
+/* Totals of the groups of one kind. */
+void nscan_totals(const nscan_report *r, int kind, uint64_t *blocks, uint64_t *bytes);
+
+void nscan_free(nscan_report *r);
+
+#endif
