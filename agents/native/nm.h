@@ -61,8 +61,10 @@ void nm_tables_lock(void);
 void nm_tables_unlock(void);
 /* After fork in the child: locks reinitialised (held ones belong to threads now gone). */
 void nm_tables_reinit_child(void);
-/* Calls fn(addr, size, trace, arg) for every live block; tables must be locked or frozen. */
-void nm_tables_each(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), void *arg);
+/* Calls fn(addr, size, trace, flags, arg) for every live block; tables must be locked or
+ * frozen. flags: NM_E_*. */
+void nm_tables_each(void (*fn)(uintptr_t, uint64_t, uint32_t, uint32_t, void *), void *arg);
+#define NM_E_LDSO 1u /* allocated by the dynamic linker: reachable by definition */
 uint64_t nm_tables_count(void);
 /* Records the calling thread's backtrace in the depot and returns its id (0 if none). */
 uint32_t nm_trace_here(int skip);

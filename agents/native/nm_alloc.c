@@ -14,10 +14,12 @@
 #include "nm.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -293,7 +295,7 @@ typedef struct entry {
     uint64_t key;   /* ~address; 0 = empty slot */
     uint64_t size;  /* bytes requested */
     uint32_t trace; /* depot id, 0 = not traced */
-    uint32_t pad;   /* keeps entries 8-aligned */
+    uint32_t flags; /* NM_E_* */
 } entry;
 
 typedef struct stripe {
@@ -341,7 +343,7 @@ static int stripe_grow(stripe *s)
     return 0;
 }
 
-static void table_put(void *p, uint64_t size, uint32_t trace)
+static void table_put(void *p, uint64_t size, uint32_t trace, uint32_t flags)
 {
     uint64_t h = mix((uintptr_t)p);
     stripe *s = stripe_of(h);
@@ -359,6 +361,7 @@ static void table_put(void *p, uint64_t size, uint32_t trace)
     s->slots[i].key = key;
     s->slots[i].size = size;
     s->slots[i].trace = trace;
+    s->slots[i].flags = flags;
 out:
     if (!holding)
         spin_unlock(&s->lock);
@@ -428,13 +431,14 @@ void nm_tables_reinit_child(void)
     own_lock.v = 0;
 }
 
-void nm_tables_each(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), void *arg)
+void nm_tables_each(void (*fn)(uintptr_t, uint64_t, uint32_t, uint32_t, void *), void *arg)
 {
     for (int k = 0; k < NM_N_STRIPES; k++) {
         stripe *s = &stripes[k];
         for (uint32_t i = 0; s->mask && i <= s->mask; i++)
             if (s->slots[i].key)
-                fn((uintptr_t)~s->slots[i].key, s->slots[i].size, s->slots[i].trace, arg);
+                fn((uintptr_t)~s->slots[i].key, s->slots[i].size, s->slots[i].trace,
+                   s->slots[i].flags, arg);
     }
 }
 
@@ -448,8 +452,37 @@ uint64_t nm_tables_count(void)
 
 /* ---- Recording ---- */
 
-__attribute__((noinline)) static void record(void *p, uint64_t size)
+/* Text of the dynamic linker, from its program headers at AT_BASE (no allocation). Blocks
+ * it allocates (DTVs, dlopen bookkeeping) hang off its private state, which is no root the
+ * scan can see: like LeakSanitizer's use_ld_allocations they count as reachable. */
+static uintptr_t ld_lo, ld_hi;
+static int ld_known;
+
+static void ld_range(void)
 {
+    uintptr_t base = (uintptr_t)getauxval(AT_BASE);
+    ld_known = 1;
+    if (!base)
+        return;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff);
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+            ld_lo = base + ph[i].p_vaddr;
+            ld_hi = ld_lo + ph[i].p_memsz;
+        }
+}
+
+static inline uint32_t caller_flags(uintptr_t ret)
+{
+    if (!ld_known)
+        ld_range();
+    return ret >= ld_lo && ret < ld_hi ? NM_E_LDSO : 0;
+}
+
+__attribute__((noinline)) static void record(void *p, uint64_t size, uintptr_t ret)
+{
+    uint32_t flags = caller_flags(ret);
     t_guard = 1;
     uint32_t trace = 0;
     if (nm_cfg.bt_mode != NM_BT_NONE) {
@@ -464,7 +497,7 @@ __attribute__((noinline)) static void record(void *p, uint64_t size)
             }
         }
     }
-    table_put(p, size, trace);
+    table_put(p, size, trace, flags);
     t_guard = 0;
 }
 
@@ -485,7 +518,7 @@ NM_API void *malloc(size_t n)
 {
     void *p = __libc_malloc(n);
     if (p && !t_guard)
-        record(p, n);
+        record(p, n, (uintptr_t)__builtin_return_address(0));
     return p;
 }
 
@@ -493,7 +526,7 @@ NM_API void *calloc(size_t n, size_t size)
 {
     void *p = __libc_calloc(n, size);
     if (p && !t_guard)
-        record(p, (uint64_t)n * size);
+        record(p, (uint64_t)n * size, (uintptr_t)__builtin_return_address(0));
     return p;
 }
 
@@ -526,11 +559,11 @@ NM_API void *realloc(void *p, size_t n)
     void *q = __libc_realloc(p, n);
     if (!q) {
         if (had)
-            table_put(p, old.size, old.trace);
+            table_put(p, old.size, old.trace, old.flags);
         return NULL;
     }
     if (!t_guard)
-        record(q, n);
+        record(q, n, (uintptr_t)__builtin_return_address(0));
     return q;
 }
 
@@ -548,7 +581,7 @@ static void *aligned(size_t align, size_t n)
 {
     void *p = __libc_memalign(align, n);
     if (p && !t_guard)
-        record(p, n);
+        record(p, n, (uintptr_t)__builtin_return_address(0));
     return p;
 }
 
@@ -580,7 +613,7 @@ NM_API void *valloc(size_t n)
 {
     void *p = __libc_valloc(n);
     if (p && !t_guard)
-        record(p, n);
+        record(p, n, (uintptr_t)__builtin_return_address(0));
     return p;
 }
 
@@ -588,7 +621,7 @@ NM_API void *pvalloc(size_t n)
 {
     void *p = __libc_pvalloc(n);
     if (p && !t_guard)
-        record(p, n);
+        record(p, n, (uintptr_t)__builtin_return_address(0));
     return p;
 }
 

@@ -45,6 +45,7 @@
 
 #define NM_B_REACHABLE 1u
 #define NM_B_INDIRECT 2u
+#define NM_B_LDSO 4u /* the dynamic linker's: a root */
 
 /* ---- Raw system calls: usable from the tracer task, which has no TLS of its own ---- */
 
@@ -315,14 +316,14 @@ static void on_fault(int sig)
     siglongjmp(fault_jmp, 1);
 }
 
-static void collect(uintptr_t addr, uint64_t size, uint32_t trace, void *arg)
+static void collect(uintptr_t addr, uint64_t size, uint32_t trace, uint32_t flags, void *arg)
 {
     child *c = arg;
     nm_block *b = &c->b[c->n++];
     b->addr = addr;
     b->size = size;
     b->trace = trace;
-    b->flags = 0;
+    b->flags = flags & NM_E_LDSO ? NM_B_LDSO : 0;
 }
 
 /* LSD radix sort of blocks by address, 16 bits a pass over the 64-bit key. */
@@ -375,14 +376,24 @@ static void mark_word(child *c, uintptr_t v)
     }
 }
 
-/* Scans [lo, hi) as a root, one aligned word at a time; a fault skips the rest. */
-static void scan_root(child *c, uintptr_t lo, uintptr_t hi)
+/* Scans [lo, hi) as a root, one aligned word at a time; a fault skips the rest. exact:
+ * only pointers to a block's first byte count. glibc's own state (main_arena's top chunk,
+ * bins) points at chunk headers, and the header after a block lies inside the block's last
+ * 8 bytes: libc's data is therefore scanned with exact matches only. */
+static void scan_root(child *c, uintptr_t lo, uintptr_t hi, int exact)
 {
     lo = (lo + 7) & ~(uintptr_t)7;
     if (sigsetjmp(fault_jmp, 1))
         return;
-    for (uintptr_t p = lo; p + 8 <= hi; p += 8)
-        mark_word(c, *(const uintptr_t *)p);
+    for (uintptr_t p = lo; p + 8 <= hi; p += 8) {
+        uintptr_t v = *(const uintptr_t *)p;
+        if (exact) {
+            int64_t i = find_block(c, v);
+            if (i < 0 || c->b[i].addr != v)
+                continue;
+        }
+        mark_word(c, v);
+    }
 }
 
 static void flood(child *c)
@@ -487,9 +498,28 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
     int n_own = nm_own_maps(own, NM_MAX_OWN_MAPS);
     int n_stacks = nm_thread_stacks(stacks, NM_MAX_THREADS);
     const scan_state *st = c->st;
+    for (uint64_t i = 0; i < c->n; i++)
+        if ((c->b[i].flags & NM_B_LDSO) && !(c->b[i].flags & NM_B_REACHABLE)) {
+            c->b[i].flags |= NM_B_REACHABLE;
+            c->stack[c->sp++] = (uint32_t)i;
+        }
+    int in_libc = 0, in_self = 0;
     for (int i = 0; i < c->n_maps; i++) {
         const mapping *m = &c->maps[i];
         const char *name = map_name(c, m);
+        /* A module's .bss is the anonymous mapping right after its file mappings. The
+         * monitor's own data (this scan's state among it) is never a root. */
+        size_t nl = strlen(name);
+        if (nl >= 10 && !strcmp(name + nl - 10, "/libc.so.6")) {
+            in_libc = 1;
+        } else if (nl >= 21 && !strcmp(name + nl - 21, "/libleakray_native.so")) {
+            in_self = 1;
+        } else if (name[0] || (i && c->maps[i - 1].hi != m->lo)) {
+            in_libc = 0;
+            in_self = 0;
+        }
+        if (in_self)
+            continue;
         if (m->perms[0] != 'r' || m->perms[1] != 'w')
             continue;
         if (!strncmp(name, "/dev/", 5) && strncmp(name, "/dev/zero", 9) &&
@@ -523,7 +553,7 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
             if (dead)
                 continue;
         }
-        scan_root(c, from, m->hi);
+        scan_root(c, from, m->hi, in_libc);
     }
     /* Registers and the TLS around each thread pointer (the main thread's TLS may share a
      * mapping with heap blocks, which the loop above skips). */
@@ -543,7 +573,7 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
                 continue;
             uintptr_t lo = tp - m->lo > TLS_BELOW ? tp - TLS_BELOW : m->lo;
             uintptr_t hi = m->hi - tp > TLS_ABOVE ? tp + TLS_ABOVE : m->hi;
-            scan_root(c, lo, hi);
+            scan_root(c, lo, hi, 0);
         }
     }
     flood(c);
