@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# native_peers.sh: the native monitor's at-exit scan on the C programs of
+# tests/programs/native, built at test time, each with a known outcome (lost pointers, a
+# leaked list = 1 direct + 9 indirect, a leaked ring, interior pointers, pointers held only
+# in another thread's register, stack or TLS, leaks from joined threads, aligned
+# allocations, a forking program, a RTLD_DEEPBIND plugin, a program without leaks):
+#   - leakray finds exactly the direct and indirect blocks and bytes of
+#     tests/e2e/expected/native/peers.txt;
+#   - LeakSanitizer (clang-14 -fsanitize=leak) finds the same four numbers, run live when
+#     clang-14 and its runtime are installed (else the committed peer column is used);
+#   - valgrind --leak-check=full loses the same blocks and bytes in total (definitely +
+#     indirectly lost; its split of a ring differs and interior pointers are "possibly"),
+#     run live when valgrind is installed.
+# Live peers run only for the release CLI (the ASan build repeats the leakray half).
+# Regenerate the golden file with scripts/golden-native.sh.
+set -euo pipefail
+. "$(dirname "$0")/native_lib.bash"
+nat_init native_peers
+G=$LEAKRAY_SRC/tests/e2e/expected/native/peers.txt
+[ -f "$G" ] || nat_fail "missing $G"
+nat_build "$NAT_TMP/gcc" gcc
+asan=0
+ldd "$LEAKRAY" 2>/dev/null | grep -q -e libasan -e libubsan && asan=1
+lsan_live=0
+if [ $asan = 0 ] && command -v clang-14 >/dev/null &&
+    echo 'int main(void){return 0;}' | clang-14 -fsanitize=leak -x c - -o "$NAT_TMP/probe" \
+        2>/dev/null; then
+    lsan_live=1
+    nat_build "$NAT_TMP/lsan" clang-14 -fsanitize=leak -DNO_DEEPBIND
+fi
+vg_live=0
+[ $asan = 0 ] && command -v valgrind >/dev/null && vg_live=1
+echo "peers live: LeakSanitizer=$lsan_live valgrind=$vg_live" >&2
+
+fails=0
+for p in $NAT_NAMES; do
+    row=$(grep "^$p |" "$G") || nat_fail "$p missing from $G"
+    want=$(awk -F' \\| ' '{print $2}' <<<"$row")
+    lsan=$(awk -F' \\| ' '{print $3}' <<<"$row")
+    vg=$(awk -F' \\| ' '{print $4}' <<<"$row")
+    got=$(nat_leakray "$NAT_TMP/gcc" "$p")
+    [ $lsan_live = 1 ] && lsan=$(nat_lsan "$NAT_TMP/lsan" "$p")
+    [ $vg_live = 1 ] && vg=$(nat_valgrind "$NAT_TMP/gcc" "$p")
+    # leakray total vs valgrind definitely + indirectly lost
+    read -r db dB ib iB <<<"$got"
+    read -r vdb vdB vib viB _ _ <<<"$vg"
+    ok=1
+    [ "$got" = "$want" ] || ok=0
+    [ "$got" = "$lsan" ] || ok=0
+    [ $((db + ib)) = $((vdb + vib)) ] && [ $((dB + iB)) = $((vdB + viB)) ] || ok=0
+    if [ $ok = 1 ]; then
+        echo "ok: $p leakray [$got] = expected = LeakSanitizer [$lsan], valgrind [$vg]" >&2
+    else
+        echo "FAIL: $p leakray [$got] expected [$want] LeakSanitizer [$lsan] valgrind [$vg]" >&2
+        fails=$((fails + 1))
+    fi
+done
+[ $fails = 0 ] || nat_fail "$fails program(s) differ"
+echo "native_peers: $(wc -w <<<"$NAT_NAMES") programs agree"
