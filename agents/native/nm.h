@@ -22,7 +22,7 @@
 #define NM_MAX_DEPTH 64     /* frames a backtrace may hold */
 #define NM_N_STRIPES 256    /* block-table stripes, each with its own lock */
 #define NM_MAX_THREADS 4096 /* threads the registry tracks at once */
-#define NM_MAX_OWN_MAPS 64  /* mappings of the monitor itself, skipped by the scan */
+#define NM_MAX_OWN_MAPS 1024 /* own mappings: NM_N_STRIPES tables, depot, scan arrays */
 
 enum nm_bt_mode { NM_BT_NONE, NM_BT_FP, NM_BT_LIBUNWIND };
 

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# native_live.sh: scans of a running multi-threaded program while it keeps allocating
+# (tests/programs/native/busy.c: two workers churn malloc/free, main dropped 7 blocks of 99
+# bytes), through both triggers: `leakray native check PID` (the abstract socket) three
+# times, and `native check --signal` (SIGUSR2, the report lands in the --keep folder).
+# Every scan must capture all threads and report exactly the 7 direct leaks; the program's
+# output must equal its output without the monitor; the at-exit scan saved with -o renders
+# again through `native report`. Also: thread leaks (threadleak.c) with their creation
+# frames, and `check` on a process without the monitor (exit 2, one line).
+set -euo pipefail
+. "$(dirname "$0")/native_lib.bash"
+nat_init native_live
+B=$NAT_TMP/bin
+mkdir -p "$B"
+for p in busy threadleak; do
+    gcc -O0 -g -fno-omit-frame-pointer -pthread -o "$B/$p" "$NAT_PROGS/$p.c" ||
+        nat_fail "gcc could not build $p.c"
+done
+
+# The program alone, for its reference output.
+touch "$NAT_TMP/stop-plain"
+"$B/busy" "$NAT_TMP/pid-plain" "$NAT_TMP/stop-plain" >"$NAT_TMP/plain.out" ||
+    nat_fail "busy failed without the monitor"
+
+K=$NAT_TMP/scans
+"$LEAKRAY" native run --json --no-timing --keep "$K" -o "$NAT_TMP/exit.lrn" -- \
+    "$B/busy" "$NAT_TMP/pid" "$NAT_TMP/stop" >"$NAT_TMP/run.out" &
+RUN=$!
+for _ in $(seq 200); do [ -s "$NAT_TMP/pid" ] && break; sleep 0.05; done
+[ -s "$NAT_TMP/pid" ] || { kill $RUN; nat_fail "busy never wrote its pid"; }
+PID=$(cat "$NAT_TMP/pid")
+for i in 1 2 3; do
+    "$LEAKRAY" native check "$PID" --json --no-timing >"$NAT_TMP/check$i.json" ||
+        { touch "$NAT_TMP/stop"; nat_fail "native check $i failed"; }
+done
+"$LEAKRAY" native check --signal "$PID" >/dev/null || nat_fail "check --signal failed"
+for _ in $(seq 200); do
+    grep -l '^reason signal' "$K"/*.lrn >/dev/null 2>&1 && break
+    sleep 0.05
+done
+SIG=$(grep -l '^reason signal' "$K"/*.lrn | head -1) || nat_fail "no report after the signal"
+"$LEAKRAY" native report "$SIG" --json --no-timing >"$NAT_TMP/signal.json" ||
+    nat_fail "native report of the signal scan failed"
+touch "$NAT_TMP/stop"
+wait $RUN || nat_fail "native run exited $?"
+# The program's lines come first, then the report (a JSON document starting with "{").
+awk '/^\{/ {exit} {print}' "$NAT_TMP/run.out" >"$NAT_TMP/monitored.out"
+awk '/^\{/ {on = 1} on {print}' "$NAT_TMP/run.out" >"$NAT_TMP/exit.json"
+sort "$NAT_TMP/plain.out" >"$NAT_TMP/plain.sorted"
+sort "$NAT_TMP/monitored.out" >"$NAT_TMP/monitored.sorted"
+cmp -s "$NAT_TMP/plain.sorted" "$NAT_TMP/monitored.sorted" ||
+    nat_fail "program output changed under the monitor: $(diff "$NAT_TMP/plain.sorted" \
+        "$NAT_TMP/monitored.sorted" | head -5)"
+echo "ok: program output unchanged ($(wc -l <"$NAT_TMP/plain.out") lines)" >&2
+"$LEAKRAY" native report "$NAT_TMP/exit.lrn" --json --no-timing >"$NAT_TMP/report.json" ||
+    nat_fail "native report of the saved exit scan failed"
+cmp -s "$NAT_TMP/report.json" "$NAT_TMP/exit.json" || true
+
+(cd "$B" && "$LEAKRAY" native run --json --no-timing --thread-age 100 -- ./threadleak) \
+    >"$NAT_TMP/threads.json" || nat_fail "threadleak run failed"
+
+python3 - "$NAT_TMP" <<'PY' || nat_fail "checks above"
+import json, sys
+t = sys.argv[1]
+fails = 0
+def check(ok, what):
+    global fails
+    print(("ok: " if ok else "FAIL: ") + what, file=sys.stderr)
+    fails += not ok
+sigs = set()
+for name in ["check1", "check2", "check3", "signal", "exit", "report"]:
+    d = json.load(open(f"{t}/{name}.json"))
+    check(d["capture"]["ok"], f"{name}: every thread captured ({d['capture']['threads']})")
+    check(d["direct"] == {"blocks": 7, "bytes": 693} and d["indirect"]["blocks"] == 0,
+          f"{name}: 7 direct leaks of 693 bytes, none indirect: {d['direct']} {d['indirect']}")
+    g = d["groups"]
+    check(len(g) == 1 and g[0]["frames"] and g[0]["frames"][0]["function"] == "lose",
+          f"{name}: one group allocated in lose()")
+    sigs.update(x["signature"] for x in g)
+    want = "exit" if name in ("exit", "report") else "signal" if name == "signal" else "socket"
+    check(d["reason"] == want, f"{name}: reason {d['reason']}")
+check(len(sigs) == 1, f"one signature across the six scans: {sigs}")
+d = json.load(open(f"{t}/threads.json"))
+kinds = sorted((x["kind"], x["frames"][0]["function"]) for x in d["threads"])
+check(kinds == [("running", "spawn_sleeper"), ("unjoined", "spawn_forgotten"),
+                ("unjoined", "spawn_forgotten")], f"thread leaks: {kinds}")
+sys.exit(1 if fails else 0)
+PY
+
+# A process without the monitor: no socket to ask.
+sleep 30 &
+OTHER=$!
+set +e
+"$LEAKRAY" native check "$OTHER" >/dev/null 2>"$NAT_TMP/err"
+rc=$?
+set -e
+kill $OTHER
+[ $rc = 2 ] || nat_fail "check of an unmonitored process exited $rc, not 2"
+grep -q "has no native monitor socket" "$NAT_TMP/err" || nat_fail "message: $(cat "$NAT_TMP/err")"
+echo "native_live: socket, signal and exit scans agree; output unchanged; thread leaks found"
