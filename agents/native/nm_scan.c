@@ -46,6 +46,7 @@
 #define NM_B_REACHABLE 1u
 #define NM_B_INDIRECT 2u
 #define NM_B_LDSO 4u /* the dynamic linker's: a root */
+#define NM_B_ROOT 8u /* marked straight from a root (the heap graph's GC roots) */
 
 /* ---- Raw system calls: usable from the tracer task, which has no TLS of its own ---- */
 
@@ -303,6 +304,7 @@ typedef struct child {
     uintptr_t lo, hi;   /* [first block, end of last block) */
     uint32_t *stack;    /* mark stack (block indexes), capacity n */
     uint64_t sp;        /* mark stack depth */
+    uint32_t rooting;   /* NM_B_ROOT while the roots are scanned, 0 during the flood */
     mapping *maps;      /* /proc/self/maps */
     int n_maps;         /* mappings */
     char *names;        /* mapping names, NUL-separated */
@@ -370,6 +372,8 @@ static int64_t find_block(const child *c, uintptr_t v)
 static void mark_word(child *c, uintptr_t v)
 {
     int64_t i = find_block(c, v);
+    if (i >= 0)
+        c->b[i].flags |= c->rooting;
     if (i >= 0 && !(c->b[i].flags & NM_B_REACHABLE)) {
         c->b[i].flags |= NM_B_REACHABLE;
         c->stack[c->sp++] = (uint32_t)i;
@@ -498,9 +502,10 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
     int n_own = nm_own_maps(own, NM_MAX_OWN_MAPS);
     int n_stacks = nm_thread_stacks(stacks, NM_MAX_THREADS);
     const scan_state *st = c->st;
+    c->rooting = NM_B_ROOT;
     for (uint64_t i = 0; i < c->n; i++)
         if ((c->b[i].flags & NM_B_LDSO) && !(c->b[i].flags & NM_B_REACHABLE)) {
-            c->b[i].flags |= NM_B_REACHABLE;
+            c->b[i].flags |= NM_B_REACHABLE | NM_B_ROOT;
             c->stack[c->sp++] = (uint32_t)i;
         }
     int in_libc = 0, in_self = 0;
@@ -576,6 +581,7 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
             scan_root(c, lo, hi, 0);
         }
     }
+    c->rooting = 0;
     flood(c);
 }
 
@@ -605,6 +611,23 @@ typedef struct group {
     uint64_t sample;   /* index of the first block */
 } group;
 
+/* Writes trace id once (seen: one bit per id). */
+static void write_trace(wbuf *w, uint32_t id, uint8_t *seen)
+{
+    const uintptr_t *f;
+    int depth = nm_trace_get(id, &f);
+    if (!depth || (seen[id >> 3] & (1u << (id & 7))))
+        return;
+    seen[id >> 3] |= (uint8_t)(1u << (id & 7));
+    w_str(w, "trace ");
+    w_u64(w, id);
+    for (int k = 0; k < depth; k++) {
+        w_str(w, " 0x");
+        w_hex(w, f[k]);
+    }
+    w_ch(w, '\n');
+}
+
 static void write_traces_used(wbuf *w, const group *g, uint64_t n_groups, uint8_t *seen)
 {
     const nm_thread_rec *threads;
@@ -614,18 +637,7 @@ static void write_traces_used(wbuf *w, const group *g, uint64_t n_groups, uint8_
         uint32_t id = i < n_groups ? (uint32_t)g[i].key : threads[i - n_groups].trace;
         if (i >= n_groups && !(threads[i - n_groups].state & NM_T_USED))
             continue;
-        const uintptr_t *f;
-        int depth = nm_trace_get(id, &f);
-        if (!depth || (seen[id >> 3] & (1u << (id & 7))))
-            continue;
-        seen[id >> 3] |= (uint8_t)(1u << (id & 7));
-        w_str(w, "trace ");
-        w_u64(w, id);
-        for (int k = 0; k < depth; k++) {
-            w_str(w, " 0x");
-            w_hex(w, f[k]);
-        }
-        w_ch(w, '\n');
+        write_trace(w, id, seen);
     }
 }
 
@@ -664,7 +676,10 @@ static void write_graph(wbuf *w, child *c)
         w_ch(w, ' ');
         w_u64(w, b->trace);
         w_ch(w, ' ');
-        w_u64(w, b->flags & NM_B_REACHABLE ? 0 : b->flags & NM_B_INDIRECT ? 2 : 1);
+        w_u64(w, b->flags & NM_B_ROOT       ? 3
+                 : b->flags & NM_B_REACHABLE ? 0
+                 : b->flags & NM_B_INDIRECT  ? 2
+                                             : 1);
         const uintptr_t *word = (const uintptr_t *)b->addr;
         for (uint64_t k = 0; k < b->size / 8; k++) {
             int64_t t = find_block(c, word[k]);
@@ -806,6 +821,9 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
     uint8_t *seen = nm_map(((size_t)(nm_trace_count() + 1) * (2 + NM_MAX_DEPTH) + 8) / 8 + 1);
     if (seen)
         write_traces_used(&w, g, n_groups, seen);
+    /* The heap graph names every block's allocation site: every trace goes out. */
+    for (uint32_t id = nm_cfg.graph && seen ? nm_trace_next(0) : 0; id; id = nm_trace_next(id))
+        write_trace(&w, id, seen);
     for (uint64_t i = 0; i < n_groups; i++) {
         const nm_block *b = &c.b[g[i].sample];
         w_str(&w, g[i].key >> 32 == 2 ? "leak indirect " : "leak direct ");

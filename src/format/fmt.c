@@ -8,12 +8,14 @@
 #include "format/dart.h"
 #include "format/gtext.h"
 #include "format/hprof.h"
+#include "format/nscan.h"
 #include "format/ruby.h"
 #include "format/v8.h"
 
 static const fmt_reader *const READERS[] = {
     &fmt_hprof_reader,
     &fmt_v8_reader,
+    &fmt_nscan_reader,
     &fmt_ruby_reader,
     &fmt_dart_reader,
     &fmt_gtext_reader,

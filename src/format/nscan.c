@@ -270,7 +270,7 @@ lr_status nscan_parse(const mfile *m, const char *name, nscan_report *r, lr_erro
             NOMEM(grow((void **)&r->blocks, r->n_blocks, &cap_blocks, sizeof *r->blocks));
             nscan_block *bl = &r->blocks[r->n_blocks];
             NEED(num(&c, &bl->addr) && num(&c, &bl->size) && num(&c, &a) &&
-                 a <= UINT32_MAX && num(&c, &b) && b <= 2);
+                 a <= UINT32_MAX && num(&c, &b) && b <= 3);
             bl->trace = (uint32_t)a;
             bl->state = (uint32_t)b;
             bl->first_ref = r->n_refs;

@@ -70,7 +70,7 @@ typedef struct nscan_block {
     uint64_t addr;        /* first byte */
     uint64_t size;        /* bytes */
     uint32_t trace;       /* allocation backtrace id */
-    uint32_t state;       /* 0 reachable, 1 direct leak, 2 indirect leak */
+    uint32_t state;       /* 0 reachable, 1 direct leak, 2 indirect leak, 3 held by a root */
     uint64_t first_ref;   /* index of its first ref in refs */
     uint64_t n_refs;      /* refs it holds */
 } nscan_block;
@@ -106,6 +106,11 @@ typedef struct nscan_report {
     uint64_t n_refs;
     struct nscan_pool *pool;  /* strings made by symbolisation */
 } nscan_report;
+
+/* The reader registry's entry (fmt.h): a report written with --graph loads as a heap graph,
+ * one node per malloc block, one class per allocation site (src/format/nscan_graph.c). */
+struct fmt_reader;
+extern const struct fmt_reader fmt_nscan_reader;
 
 /* Parses the report in m (name for messages). Returns LR_OK and fills *r (release:
  * nscan_free), or LR_ERR_FORMAT / LR_ERR_TRUNCATED (no "end" line) / LR_ERR_NOMEM with the
