@@ -49,8 +49,9 @@ keep() { cp "$T/out" "$T/json/$1.$2.json"; }
 
 checked=0
 for v in $verbs; do
-    # attach and watch drive the JVM agent (a PID, not a dump): tests/e2e/agent_*.sh
-    case $v in attach | watch) continue ;; esac
+    # attach and watch drive the JVM agent (a PID, not a dump): tests/e2e/agent_*.sh; native
+    # reads scan reports, not dumps: tests/cli/native_cli.sh holds its contracts.
+    case $v in attach | watch | native) continue ;; esac
     for fmt in hprof v8; do
         f=$H
         [ "$fmt" = v8 ] && f=$V
