@@ -203,6 +203,10 @@ static void render_json(const cli_common *co, const nscan_report *r, int exit_co
         jsonw_kv_obj_begin(&w, "timing");
         jsonw_key(&w, "pause_ms");
         jsonw_double(&w, (double)(r->pause_us / 100) / 10);
+        jsonw_key(&w, "stop_ms");
+        jsonw_double(&w, (double)(r->stop_us / 100) / 10);
+        jsonw_key(&w, "fork_ms");
+        jsonw_double(&w, (double)(r->fork_call_us / 100) / 10);
         jsonw_key(&w, "scan_ms");
         jsonw_double(&w, (double)(r->scan_us / 100) / 10);
         jsonw_obj_end(&w);

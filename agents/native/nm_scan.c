@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -155,16 +156,27 @@ static int list_tids(pid_t pid, pid_t *out, int max)
 
 /* ---- The tracer task ---- */
 
-static void tracer_yield(void)
+/* Hand-offs between the scanning thread and the tracer go through futexes, not yield
+ * loops: on a busy machine a yield gives the CPU away for a whole time slice, a wake-up
+ * hands it over at once. */
+static void fx_wait(int *addr, long timeout_ns)
 {
-    SYS(SYS_sched_yield, 0, 0, 0, 0);
+    struct timespec ts = {timeout_ns / 1000000000, timeout_ns % 1000000000};
+    if (!__atomic_load_n(addr, __ATOMIC_ACQUIRE))
+        SYS(SYS_futex, addr, FUTEX_WAIT, 0, timeout_ns ? &ts : NULL);
+}
+
+static void fx_set(int *addr)
+{
+    __atomic_store_n(addr, 1, __ATOMIC_RELEASE);
+    SYS(SYS_futex, addr, FUTEX_WAKE, 1 << 30, 0);
 }
 
 static int tracer_main(void *arg)
 {
     scan_state *st = arg;
     while (!__atomic_load_n(&st->go, __ATOMIC_ACQUIRE))
-        tracer_yield();
+        fx_wait(&st->go, 0);
     pid_t tids[MAX_CAPTURE];
     for (int round = 0; round < STOP_ROUNDS; round++) {
         int n = list_tids(st->pid, tids, MAX_CAPTURE), added = 0;
@@ -220,9 +232,9 @@ static int tracer_main(void *arg)
         if (!added)
             break;
     }
-    __atomic_store_n(&st->phase, 1, __ATOMIC_RELEASE);
+    fx_set(&st->phase);
     while (!__atomic_load_n(&st->release, __ATOMIC_ACQUIRE))
-        tracer_yield();
+        fx_wait(&st->release, 0);
     for (int i = 0; i < st->n; i++)
         SYS(SYS_ptrace, PTRACE_DETACH, st->th[i].tid, 0, st->th[i].sig);
     SYS(SYS_exit, 0, 0, 0, 0);
@@ -933,29 +945,32 @@ int nm_scan_run(int reason, char *path, size_t n)
             st->n_failed = 1;
         } else {
             prctl(PR_SET_PTRACER, tracer, 0, 0, 0);
-            __atomic_store_n(&st->go, 1, __ATOMIC_RELEASE);
+            fx_set(&st->go);
             while (!__atomic_load_n(&st->phase, __ATOMIC_ACQUIRE)) {
                 if (now_us() - t0 > STOP_TIMEOUT_MS * 1000ull) {
                     str_copy(st->err, sizeof st->err, "timed out stopping threads");
                     st->n_failed++;
                     break;
                 }
-                sched_yield();
+                fx_wait(&st->phase, 10000000);
             }
         }
     }
+    uint64_t t_stopped = now_us();
     uintptr_t sp;
     pid_t kid = raw_fork(&sp);
     if (kid == 0)
         child_main(st, reason, tmp, sp, (uintptr_t)__builtin_thread_pointer(), t0);
-    __atomic_store_n(&st->release, 1, __ATOMIC_RELEASE);
+    uint64_t t_forked = now_us();
+    /* The threads run again once the tracer detaches them; the tables open right away. */
+    fx_set(&st->release);
+    nm_tables_unlock();
+    uint64_t pause = now_us() - t0;
     if (tracer > 0) {
         int status;
         while (waitpid(tracer, &status, __WALL) < 0 && errno == EINTR)
             ;
     }
-    nm_tables_unlock();
-    uint64_t pause = now_us() - t0;
     if (kid < 0) {
         str_copy(path, n, "fork failed");
         goto out;
@@ -970,7 +985,11 @@ int nm_scan_run(int reason, char *path, size_t n)
     }
     int fd = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd >= 0) {
-        char line[64] = "pause_us ", *p = fmt_u64(line + 9, pause);
+        char line[128] = "stop_us ", *p = fmt_u64(line + 8, t_stopped - t0);
+        memcpy(p, "\nfork_call_us ", 14);
+        p = fmt_u64(p + 14, t_forked - t_stopped);
+        memcpy(p, "\npause_us ", 10);
+        p = fmt_u64(p + 10, pause);
         memcpy(p, "\nend\n", 6);
         ssize_t wr = write(fd, line, strlen(line));
         close(fd);

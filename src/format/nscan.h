@@ -92,6 +92,8 @@ typedef struct nscan_report {
     uint64_t scan_us;         /* marking time in the child */
     uint64_t fork_us;         /* stop + fork, as the child saw it */
     uint64_t pause_us;        /* the program's pause */
+    uint64_t stop_us;         /* part of the pause spent stopping the threads */
+    uint64_t fork_call_us;    /* part of the pause spent in fork */
     nscan_map *maps;          /* n_maps */
     uint32_t n_maps;
     nscan_trace *traces;      /* n_traces, sorted by id */

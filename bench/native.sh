@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# native.sh: the native malloc monitor (libleakray_native.so) beside heaptrack and valgrind.
+#  1. Overhead on a real malloc-heavy run: the sqlite3 CLI building a database of ROWS rows
+#     (default 300,000; ~80 MB, two indexes), plain, under the monitor with frame-pointer
+#     backtraces, with libunwind, without backtraces, under heaptrack and valgrind memcheck
+#     (--leak-check=full). The monitor runs with its at-exit scan off (the scan is item 3).
+#  2. The same for 10 M malloc/free pairs on 2 threads (bench/micro/native_malloc_bench.c);
+#     valgrind gets a tenth of the pairs and its time is scaled up (it would take minutes).
+#  3. Pause and scan: a heap of HEAP_MB MiB (default 256) in 1 KiB blocks with a thread
+#     allocating beside it (bench/micro/native_heap_bench.c), scanned SCANS times (default 3)
+#     by `leakray native check`; pause (stop + fork), scan time in the child, both per GiB,
+#     and extra memory (RssAnon with the monitor minus without). Also with glibc's
+#     transparent huge pages for the heap (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), which
+#     shrinks the page tables fork copies.
+#  4. Accuracy against LeakSanitizer and valgrind on every test program of
+#     tests/programs/native (scripts/golden-native.sh, run live).
+# Ratios are of CPU time (user + system, steadier than wall time on a shared machine); wall
+# times are printed too. usage: bench/native.sh [path/to/leakray]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/bench/lib.sh"
+lr=$(cd "$(dirname "${1:-$src/build/leakray}")" && pwd)/$(basename "${1:-$src/build/leakray}")
+lib=$(dirname "$lr")/libleakray_native.so
+[ -x "$lr" ] && [ -f "$lib" ] || { echo "native: no leakray/monitor at $lr" >&2; exit 2; }
+for t in sqlite3 heaptrack valgrind gcc; do
+    command -v $t >/dev/null || { echo "native: $t is required (scripts/deps.sh bench)" >&2; exit 2; }
+done
+rows=${ROWS:-300000}
+heap_mb=${HEAP_MB:-256}
+scans=${SCANS:-3}
+dir=$(bench_cache_dir)/native
+rm -rf "$dir"
+mkdir -p "$dir"
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+cat >"$dir/build.sql" <<SQL
+PRAGMA journal_mode=OFF;
+PRAGMA synchronous=OFF;
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c BLOB, d TEXT);
+WITH RECURSIVE x(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM x WHERE i < $rows)
+INSERT INTO t SELECT i, hex(randomblob(12)), randomblob(40 + i % 200), printf('row %d', i)
+FROM x;
+CREATE INDEX tb ON t(b);
+CREATE INDEX td ON t(d, b);
+SELECT count(*), sum(length(c)) FROM t;
+SQL
+gcc -O2 -g -fno-omit-frame-pointer -pthread -o "$dir/mallocs" "$src/bench/micro/native_malloc_bench.c"
+gcc -O2 -g -fno-omit-frame-pointer -pthread -o "$dir/heap" "$src/bench/micro/native_heap_bench.c"
+
+mon() { env LD_PRELOAD="$lib" LEAKRAY_NATIVE_AT_EXIT=0 LEAKRAY_NATIVE_SOCKET=0 "$@"; }
+row() { # NAME LABEL BASE
+    local n=$1 label=$2 base=$3 c w
+    c=$(eval echo "\$${n}_cpu")
+    w=$(eval echo "\$${n}_wall")
+    printf '  %-34s cpu %7.2f s  wall %7.2f s  x%s\n' "$label" "$c" "$w" \
+        "$(bench_ratio "$c" "$(eval echo "\$${base}_cpu")")"
+}
+
+echo "== 1. sqlite3 building a $rows-row database"
+sq() { rm -f "$dir/db.sqlite"; "$@" sqlite3 "$dir/db.sqlite" <"$dir/build.sql"; }
+bench_measure sq_plain "$dir/sq.out" bash -c "$(declare -f sq); sq"
+bench_measure sq_fp "$dir/sq.out" bash -c "$(declare -f sq mon); lib=$lib; sq mon"
+bench_measure sq_unw "$dir/sq.out" bash -c "$(declare -f sq mon); lib=$lib; \
+    sq mon env LEAKRAY_NATIVE_BACKTRACE=libunwind"
+bench_measure sq_none "$dir/sq.out" bash -c "$(declare -f sq mon); lib=$lib; \
+    sq mon env LEAKRAY_NATIVE_BACKTRACE=none"
+bench_measure sq_ht "$dir/sq.out" bash -c "$(declare -f sq); \
+    sq heaptrack -o $dir/sq.heaptrack >/dev/null"
+bench_measure sq_vg "$dir/sq.out" bash -c "$(declare -f sq); sq valgrind -q --leak-check=full"
+row sq_plain "plain" sq_plain
+row sq_fp "leakray, frame-pointer backtraces" sq_plain
+row sq_unw "leakray, libunwind backtraces" sq_plain
+row sq_none "leakray, no backtraces" sq_plain
+row sq_ht "heaptrack" sq_plain
+row sq_vg "valgrind memcheck" sq_plain
+echo "  extra memory (own, peak): leakray fp $(bench_mb $((sq_fp_own - sq_plain_own))) MB," \
+    "heaptrack $(bench_mb $((sq_ht_own - sq_plain_own))) MB," \
+    "valgrind $(bench_mb $((sq_vg_own - sq_plain_own))) MB (plain $(bench_mb "$sq_plain_own") MB)"
+
+echo "== 2. 10 M malloc/free pairs on 2 threads"
+bench_measure mb_plain "$dir/mb.out" "$dir/mallocs" 10000000 2
+bench_measure mb_fp "$dir/mb.out" bash -c "$(declare -f mon); lib=$lib; mon $dir/mallocs"
+bench_measure mb_none "$dir/mb.out" bash -c "$(declare -f mon); lib=$lib; \
+    mon env LEAKRAY_NATIVE_BACKTRACE=none $dir/mallocs"
+bench_measure mb_ht "$dir/mb.out" heaptrack -o "$dir/mb.heaptrack" "$dir/mallocs"
+bench_measure mb_vg "$dir/mb.out" valgrind -q "$dir/mallocs" 1000000 2
+mb_vg_cpu=$(python3 -c "print($mb_vg_cpu * 10)")
+mb_vg_wall=$(python3 -c "print($mb_vg_wall * 10)")
+row mb_plain "plain" mb_plain
+row mb_fp "leakray, frame-pointer backtraces" mb_plain
+row mb_none "leakray, no backtraces" mb_plain
+row mb_ht "heaptrack" mb_plain
+row mb_vg "valgrind (1 M pairs x 10)" mb_plain
+
+echo "== 3. pause and scan, $heap_mb MiB heap in 1 KiB blocks, $scans scans each"
+scan_run() { # LABEL ENV...
+    local label=$1
+    shift
+    rm -f "$dir/pid" "$dir/stop"
+    env "$@" LD_PRELOAD="$lib" LEAKRAY_NATIVE_AT_EXIT=0 "$dir/heap" "$heap_mb" 1024 \
+        "$dir/pid" "$dir/stop" &
+    local bg=$!
+    for _ in $(seq 600); do [ -s "$dir/pid" ] && break; sleep 0.1; done
+    local pid
+    pid=$(cat "$dir/pid")
+    local rss
+    rss=$(awk '/RssAnon/ {print $2}' "/proc/$pid/status")
+    for i in $(seq "$scans"); do
+        "$lr" native check "$pid" --json >"$dir/scan$i.json"
+    done
+    touch "$dir/stop"
+    wait $bg
+    python3 - "$dir" "$scans" "$heap_mb" "$label" "$rss" <<'PY'
+import json, statistics, sys
+d, n, mb, label, rss = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+ts = [json.load(open(f"{d}/scan{i}.json"))["timing"] for i in range(1, n + 1)]
+gib = mb / 1024
+med = lambda k: statistics.median(t[k] for t in ts)
+print(f"  {label}: pause median {med('pause_ms'):.1f} ms (min {min(t['pause_ms'] for t in ts):.1f};"
+      f" stop {med('stop_ms'):.1f}, fork {med('fork_ms'):.1f}) = {med('pause_ms') / gib:.0f} ms/GiB;"
+      f" child scan {med('scan_ms') / 1000:.2f} s = {med('scan_ms') / 1000 / gib:.2f} s/GiB;"
+      f" RssAnon {rss / 1024:.0f} MB")
+PY
+}
+scan_run "4 KiB pages" LEAKRAY_NATIVE_GRAPH=0
+scan_run "glibc THP heap" GLIBC_TUNABLES=glibc.malloc.hugetlb=1
+rm -f "$dir/pid" "$dir/stop"
+"$dir/heap" "$heap_mb" 1024 "$dir/pid" "$dir/stop" &
+bg=$!
+for _ in $(seq 600); do [ -s "$dir/pid" ] && break; sleep 0.1; done
+plain_rss=$(awk '/RssAnon/ {print $2}' "/proc/$(cat "$dir/pid")/status")
+touch "$dir/stop"
+wait $bg
+echo "  without the monitor: RssAnon $((plain_rss / 1024)) MB"
+
+echo "== 4. accuracy: leakray | LeakSanitizer | valgrind (definite, indirect, possible)"
+"$src/scripts/golden-native.sh" "$(basename "$(dirname "$lr")")" | sed 's/^/  /'
+(cd "$src" && git diff --quiet -- tests/e2e/expected/native/peers.txt) ||
+    echo "  NOTE: the live results differ from tests/e2e/expected/native/peers.txt"
