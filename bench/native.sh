@@ -48,7 +48,13 @@ SQL
 gcc -O2 -g -fno-omit-frame-pointer -pthread -o "$dir/mallocs" "$src/bench/micro/native_malloc_bench.c"
 gcc -O2 -g -fno-omit-frame-pointer -pthread -o "$dir/heap" "$src/bench/micro/native_heap_bench.c"
 
-mon() { env LD_PRELOAD="$lib" LEAKRAY_NATIVE_AT_EXIT=0 LEAKRAY_NATIVE_SOCKET=0 "$@"; }
+export dir lib
+# run_sq PREFIX...: builds the database afresh under PREFIX (a tool or an env assignment).
+cat >"$dir/sq.sh" <<'SH'
+rm -f "$dir/db.sqlite"
+exec "$@" sqlite3 "$dir/db.sqlite" <"$dir/build.sql"
+SH
+MON="env LD_PRELOAD=$lib LEAKRAY_NATIVE_AT_EXIT=0 LEAKRAY_NATIVE_SOCKET=0"
 row() { # NAME LABEL BASE
     local n=$1 label=$2 base=$3 c w
     c=$(eval echo "\$${n}_cpu")
@@ -58,16 +64,13 @@ row() { # NAME LABEL BASE
 }
 
 echo "== 1. sqlite3 building a $rows-row database"
-sq() { rm -f "$dir/db.sqlite"; "$@" sqlite3 "$dir/db.sqlite" <"$dir/build.sql"; }
-bench_measure sq_plain "$dir/sq.out" bash -c "$(declare -f sq); sq"
-bench_measure sq_fp "$dir/sq.out" bash -c "$(declare -f sq mon); lib=$lib; sq mon"
-bench_measure sq_unw "$dir/sq.out" bash -c "$(declare -f sq mon); lib=$lib; \
-    sq mon env LEAKRAY_NATIVE_BACKTRACE=libunwind"
-bench_measure sq_none "$dir/sq.out" bash -c "$(declare -f sq mon); lib=$lib; \
-    sq mon env LEAKRAY_NATIVE_BACKTRACE=none"
-bench_measure sq_ht "$dir/sq.out" bash -c "$(declare -f sq); \
-    sq heaptrack -o $dir/sq.heaptrack >/dev/null"
-bench_measure sq_vg "$dir/sq.out" bash -c "$(declare -f sq); sq valgrind -q --leak-check=full"
+bench_measure sq_plain "$dir/sq.out" bash "$dir/sq.sh"
+bench_measure sq_fp "$dir/sq.out" bash "$dir/sq.sh" $MON
+bench_measure sq_unw "$dir/sq.out" bash "$dir/sq.sh" $MON LEAKRAY_NATIVE_BACKTRACE=libunwind
+bench_measure sq_none "$dir/sq.out" bash "$dir/sq.sh" $MON LEAKRAY_NATIVE_BACKTRACE=none
+bench_measure sq_ht "$dir/sq.out" bash "$dir/sq.sh" heaptrack -o "$dir/sq.heaptrack"
+bench_measure sq_vg "$dir/sq.out" bash "$dir/sq.sh" valgrind -q --leak-check=full
+grep -q '^300000\|^[0-9]' "$dir/sq.out" || { echo "native: sqlite3 run failed" >&2; exit 1; }
 row sq_plain "plain" sq_plain
 row sq_fp "leakray, frame-pointer backtraces" sq_plain
 row sq_unw "leakray, libunwind backtraces" sq_plain
@@ -80,9 +83,8 @@ echo "  extra memory (own, peak): leakray fp $(bench_mb $((sq_fp_own - sq_plain_
 
 echo "== 2. 10 M malloc/free pairs on 2 threads"
 bench_measure mb_plain "$dir/mb.out" "$dir/mallocs" 10000000 2
-bench_measure mb_fp "$dir/mb.out" bash -c "$(declare -f mon); lib=$lib; mon $dir/mallocs"
-bench_measure mb_none "$dir/mb.out" bash -c "$(declare -f mon); lib=$lib; \
-    mon env LEAKRAY_NATIVE_BACKTRACE=none $dir/mallocs"
+bench_measure mb_fp "$dir/mb.out" $MON "$dir/mallocs"
+bench_measure mb_none "$dir/mb.out" $MON LEAKRAY_NATIVE_BACKTRACE=none "$dir/mallocs"
 bench_measure mb_ht "$dir/mb.out" heaptrack -o "$dir/mb.heaptrack" "$dir/mallocs"
 bench_measure mb_vg "$dir/mb.out" valgrind -q "$dir/mallocs" 1000000 2
 mb_vg_cpu=$(python3 -c "print($mb_vg_cpu * 10)")

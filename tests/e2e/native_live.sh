@@ -13,7 +13,7 @@ set -euo pipefail
 nat_init native_live
 B=$NAT_TMP/bin
 mkdir -p "$B"
-for p in busy threadleak; do
+for p in busy threadleak list; do
     gcc -O0 -g -fno-omit-frame-pointer -pthread -o "$B/$p" "$NAT_PROGS/$p.c" ||
         nat_fail "gcc could not build $p.c"
 done
@@ -59,6 +59,12 @@ cmp -s "$NAT_TMP/report.json" "$NAT_TMP/exit.json" || true
 
 (cd "$B" && "$LEAKRAY" native run --json --no-timing --thread-age 100 -- ./threadleak) \
     >"$NAT_TMP/threads.json" || nat_fail "threadleak run failed"
+# Backtrace modes: libunwind finds the same frames; sampling and "none" keep the totals.
+for mode in "--backtrace libunwind" "--sample 1M" "--backtrace none" "--depth 1"; do
+    # shellcheck disable=SC2086
+    (cd "$B" && "$LEAKRAY" native run --json --no-timing $mode -- ./list) \
+        >"$NAT_TMP/list-${mode// /}.json" || nat_fail "list run with $mode failed"
+done
 
 python3 - "$NAT_TMP" <<'PY' || nat_fail "checks above"
 import json, sys
@@ -85,6 +91,15 @@ d = json.load(open(f"{t}/threads.json"))
 kinds = sorted((x["kind"], x["frames"][0]["function"]) for x in d["threads"])
 check(kinds == [("running", "spawn_sleeper"), ("unjoined", "spawn_forgotten"),
                 ("unjoined", "spawn_forgotten")], f"thread leaks: {kinds}")
+for mode, frames in [("--backtracelibunwind", "lose"), ("--sample1M", None),
+                     ("--backtracenone", None), ("--depth1", "lose")]:
+    d = json.load(open(f"{t}/list-{mode}.json"))
+    check(d["direct"] == {"blocks": 1, "bytes": 32} and
+          d["indirect"] == {"blocks": 9, "bytes": 288}, f"list {mode}: totals kept")
+    f = d["groups"][0]["frames"]
+    got = f[0]["function"] if f else None
+    check(got == frames and (mode != "--depth1" or len(f) == 1),
+          f"list {mode}: innermost frame {got}, {len(f)} frame(s)")
 sys.exit(1 if fails else 0)
 PY
 
