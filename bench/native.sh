@@ -100,7 +100,8 @@ scan_run() { # LABEL ENV...
     local label=$1
     shift
     rm -f "$dir/pid" "$dir/stop"
-    env "$@" LD_PRELOAD="$lib" LEAKRAY_NATIVE_AT_EXIT=0 "$dir/heap" "$heap_mb" 1024 \
+    env "$@" LD_PRELOAD="$lib" LEAKRAY_NATIVE_AT_EXIT=0 LEAKRAY_NATIVE_OUT="$dir/scan.%p.%n.lrn" \
+        "$dir/heap" "$heap_mb" 1024 \
         "$dir/pid" "$dir/stop" &
     local bg=$!
     for _ in $(seq 600); do [ -s "$dir/pid" ] && break; sleep 0.1; done
