@@ -256,8 +256,9 @@ static int native_report(int argc, char **argv)
 
 /* ---- native run ---- */
 
-/* The monitor library: $LEAKRAY_NATIVE_LIB, else beside the leakray binary, else in
- * ../lib/leakray/ relative to it (installed layout). */
+/* The monitor library: $LEAKRAY_NATIVE_LIB, else beside the leakray binary (build tree),
+ * else in the configured install libdir's leakray/ folder, else ../lib/leakray/ relative to
+ * the binary (a moved install). */
 static int find_lib(char *out, size_t n)
 {
     const char *env = getenv("LEAKRAY_NATIVE_LIB");
@@ -277,6 +278,11 @@ static int find_lib(char *out, size_t n)
     snprintf(out, n, "%s/%s", exe, NATIVE_LIB);
     if (access(out, R_OK) == 0)
         return 1;
+#ifdef LEAKRAY_NATIVE_LIBDIR
+    snprintf(out, n, "%s/%s", LEAKRAY_NATIVE_LIBDIR, NATIVE_LIB);
+    if (access(out, R_OK) == 0)
+        return 1;
+#endif
     snprintf(out, n, "%s/../lib/leakray/%s", exe, NATIVE_LIB);
     return access(out, R_OK) == 0;
 }

@@ -29,6 +29,8 @@ libdir=$(dirname "$(dirname "$pc")")
 [ -f "$libdir/libleakray.a" ] || fail "no static library in $libdir"
 ls "$libdir"/libleakray.so.* >/dev/null 2>&1 || fail "no versioned shared library in $libdir"
 [ -L "$libdir/libleakray.so" ] || fail "no libleakray.so development link in $libdir"
+[ "$(find "$root" -path '*/leakray/libleakray_native.so' | wc -l)" = 1 ] ||
+    fail "no native monitor library installed under LIBDIR/leakray/"
 rules=$(find "$root" -path '*/share/leakray/rules/*.rules' | wc -l)
 [ "$rules" -ge 1 ] || fail "no rules files installed"
 
