@@ -122,7 +122,8 @@ gib = mb / 1024
 med = lambda k: statistics.median(t[k] for t in ts)
 print(f"  {label}: pause median {med('pause_ms'):.1f} ms (min {min(t['pause_ms'] for t in ts):.1f};"
       f" stop {med('stop_ms'):.1f}, fork {med('fork_ms'):.1f}) = {med('pause_ms') / gib:.0f} ms/GiB;"
-      f" child scan {med('scan_ms') / 1000:.2f} s = {med('scan_ms') / 1000 / gib:.2f} s/GiB;"
+      f" child scan {med('scan_ms') / 1000:.2f} s wall, {med('scan_cpu_ms') / 1000:.2f} s CPU"
+      f" = {med('scan_cpu_ms') / 1000 / gib:.2f} s CPU/GiB;"
       f" RssAnon {rss / 1024:.0f} MB")
 PY
 }

@@ -209,6 +209,8 @@ static void render_json(const cli_common *co, const nscan_report *r, int exit_co
         jsonw_double(&w, (double)(r->fork_call_us / 100) / 10);
         jsonw_key(&w, "scan_ms");
         jsonw_double(&w, (double)(r->scan_us / 100) / 10);
+        jsonw_key(&w, "scan_cpu_ms");
+        jsonw_double(&w, (double)(r->scan_cpu_us / 100) / 10);
         jsonw_obj_end(&w);
     }
     jsonw_obj_end(&w);

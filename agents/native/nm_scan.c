@@ -27,6 +27,7 @@
 #include <string.h>
 #include <linux/futex.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -317,6 +318,8 @@ typedef struct child {
     uint32_t *stack;    /* mark stack (block indexes), capacity n */
     uint64_t sp;        /* mark stack depth */
     uint32_t rooting;   /* NM_B_ROOT while the roots are scanned, 0 during the flood */
+    struct region *regions; /* 64 KiB region -> blocks overlapping it (NULL: bisect all) */
+    uint64_t region_mask;   /* capacity - 1 of regions */
     mapping *maps;      /* /proc/self/maps */
     int n_maps;         /* mappings */
     char *names;        /* mapping names, NUL-separated */
@@ -362,11 +365,87 @@ static void sort_blocks(nm_block *b, nm_block *tmp, uint64_t n, uint32_t *count)
 }
 
 /* Index of the block holding address v, or -1. Interior pointers count. */
+/* ---- Address -> block lookup: a hash of 64 KiB regions, then a short binary search ----
+ * Each region touched by a block gets [lo, hi]: the first and last block overlapping it, so a
+ * candidate word costs one hash probe and a search among the few blocks of one region
+ * (a binary search over all blocks missed the cache at every step). */
+
+#define REGION_SHIFT 16
+
+typedef struct region {
+    uint64_t key;  /* region number + 1; 0 = empty */
+    uint32_t lo;   /* first block overlapping the region */
+    uint32_t hi;   /* last block overlapping it */
+} region;
+
+static inline uint64_t region_slot(uint64_t key, uint64_t mask)
+{
+    return (key * 0x9E3779B97F4A7C15ull >> 20) & mask;
+}
+
+static const region *region_get(const region *t, uint64_t mask, uint64_t key)
+{
+    for (uint64_t i = region_slot(key, mask);; i = (i + 1) & mask) {
+        if (t[i].key == key)
+            return &t[i];
+        if (!t[i].key)
+            return NULL;
+    }
+}
+
+static region *region_add(region *t, uint64_t mask, uint64_t key, int *fresh)
+{
+    for (uint64_t i = region_slot(key, mask);; i = (i + 1) & mask) {
+        *fresh = !t[i].key;
+        if (t[i].key == key || !t[i].key) {
+            t[i].key = key;
+            return &t[i];
+        }
+    }
+}
+
+/* Builds c->regions over the sorted blocks; on failure lookups fall back to bisection. */
+static void regions_build(child *c)
+{
+    uint64_t need = 0;
+    for (uint64_t i = 0; i < c->n; i++) {
+        uint64_t size = c->b[i].size ? c->b[i].size : 1;
+        need += ((c->b[i].addr + size - 1) >> REGION_SHIFT) - (c->b[i].addr >> REGION_SHIFT) + 1;
+    }
+    uint64_t cap = 16;
+    while (cap < need * 2)
+        cap *= 2;
+    c->regions = nm_map(cap * sizeof(region));
+    if (!c->regions)
+        return;
+    c->region_mask = cap - 1;
+    for (uint64_t i = 0; i < c->n; i++) {
+        uint64_t size = c->b[i].size ? c->b[i].size : 1;
+        uint64_t r0 = c->b[i].addr >> REGION_SHIFT, r1 = (c->b[i].addr + size - 1) >> REGION_SHIFT;
+        for (uint64_t r = r0; r <= r1; r++) {
+            int fresh;
+            region *e = region_add(c->regions, c->region_mask, r + 1, &fresh);
+            if (fresh)
+                e->lo = (uint32_t)i; /* blocks come in address order: the first is lowest */
+            e->hi = (uint32_t)i;
+        }
+    }
+}
+
+/* Index of the block holding address v, or -1. Interior pointers count. */
 static int64_t find_block(const child *c, uintptr_t v)
 {
     if (v < c->lo || v >= c->hi)
         return -1;
     uint64_t lo = 0, hi = c->n;
+    if (c->regions) {
+        const region *e = region_get(c->regions, c->region_mask, (v >> REGION_SHIFT) + 1);
+        if (!e)
+            return -1;
+        lo = e->lo;
+        hi = (uint64_t)e->hi + 1;
+    }
+    uint64_t first = lo;
     while (lo < hi) {
         uint64_t mid = (lo + hi) / 2;
         if (c->b[mid].addr <= v)
@@ -374,7 +453,7 @@ static int64_t find_block(const child *c, uintptr_t v)
         else
             hi = mid;
     }
-    if (!lo)
+    if (lo == first)
         return -1;
     const nm_block *b = &c->b[lo - 1];
     uint64_t size = b->size ? b->size : 1;
@@ -739,6 +818,7 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
         sort_blocks(c.b, tmpb, c.n, count);
         c.lo = c.b[0].addr;
         c.hi = c.b[c.n - 1].addr + c.b[c.n - 1].size + 1;
+        regions_build(&c);
     }
     read_maps(&c);
     scan_roots(&c, self_sp, self_tp);
@@ -864,6 +944,12 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
     uint64_t end_us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
     w_str(&w, "scan_us ");
     w_u64(&w, end_us - start_us);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        w_str(&w, "\nscan_cpu_us ");
+        w_u64(&w, (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
+                      (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec));
+    }
     w_str(&w, "\nfork_us ");
     w_u64(&w, start_us - t0_us);
     w_ch(&w, '\n');

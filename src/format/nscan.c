@@ -292,6 +292,8 @@ lr_status nscan_parse(const mfile *m, const char *name, nscan_report *r, lr_erro
             NEED(num(&c, &r->scan_us));
         } else if (KW("fork_us")) {
             NEED(num(&c, &r->fork_us));
+        } else if (KW("scan_cpu_us")) {
+            NEED(num(&c, &r->scan_cpu_us));
         } else if (KW("stop_us")) {
             NEED(num(&c, &r->stop_us));
         } else if (KW("fork_call_us")) {

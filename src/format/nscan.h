@@ -90,6 +90,7 @@ typedef struct nscan_report {
     uint64_t heap_blocks;     /* live blocks at the scan */
     uint64_t heap_bytes;      /* their bytes */
     uint64_t scan_us;         /* marking time in the child */
+    uint64_t scan_cpu_us;     /* CPU time of the child (user + system) */
     uint64_t fork_us;         /* stop + fork, as the child saw it */
     uint64_t pause_us;        /* the program's pause */
     uint64_t stop_us;         /* part of the pause spent stopping the threads */
