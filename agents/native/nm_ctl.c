@@ -271,9 +271,22 @@ NM_API void *dlopen(const char *file, int flags)
 
 /* ---- Configuration ---- */
 
+/* The environment is read and edited through environ directly: a program may define its own
+ * getenv/setenv (bash does, over its shell variables), and ours would bind to them. */
+extern char **environ;
+
+static char *env_get(const char *name)
+{
+    size_t n = strlen(name);
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, name, n) && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
 static uint64_t env_u64(const char *name, uint64_t dflt)
 {
-    const char *v = getenv(name);
+    const char *v = env_get(name);
     if (!v || !*v)
         return dflt;
     char *end;
@@ -283,7 +296,7 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
 
 static void read_config(void)
 {
-    const char *bt = getenv("LEAKRAY_NATIVE_BACKTRACE");
+    const char *bt = env_get("LEAKRAY_NATIVE_BACKTRACE");
     if (bt && !strcmp(bt, "none"))
         nm_cfg.bt_mode = NM_BT_NONE;
     else if (bt && !strcmp(bt, "libunwind"))
@@ -297,19 +310,21 @@ static void read_config(void)
     nm_cfg.children = (int)env_u64("LEAKRAY_NATIVE_CHILDREN", 0);
     nm_cfg.graph = (int)env_u64("LEAKRAY_NATIVE_GRAPH", 0);
     nm_cfg.thread_age_ms = env_u64("LEAKRAY_NATIVE_THREAD_AGE_MS", 0);
-    const char *out = getenv("LEAKRAY_NATIVE_OUT");
+    const char *out = env_get("LEAKRAY_NATIVE_OUT");
     if (out && strlen(out) < sizeof nm_cfg.out)
         strcpy(nm_cfg.out, out);
-    const char *sock = getenv("LEAKRAY_NATIVE_SOCKET");
+    const char *sock = env_get("LEAKRAY_NATIVE_SOCKET");
     if (!sock || strcmp(sock, "0"))
         snprintf(nm_cfg.socket_name, sizeof nm_cfg.socket_name, "leakray-native.%d",
                  (int)getpid());
 }
 
-/* Exec'd children start without the monitor unless asked (they would write reports too). */
+/* Exec'd children start without the monitor unless asked (they would write reports too).
+ * The LD_PRELOAD string is rewritten in place (the new value is never longer), or its entry
+ * removed from environ when nothing else was preloaded. */
 static void drop_from_preload(void)
 {
-    const char *pre = getenv("LD_PRELOAD");
+    char *pre = env_get("LD_PRELOAD");
     if (!pre)
         return;
     char buf[4096];
@@ -329,10 +344,15 @@ static void drop_from_preload(void)
             p++;
     }
     buf[k] = 0;
-    if (k)
-        setenv("LD_PRELOAD", buf, 1);
-    else
-        unsetenv("LD_PRELOAD");
+    if (k) {
+        memcpy(pre, buf, k + 1);
+        return;
+    }
+    char **e = environ;
+    while (*e && *e + 11 != pre)
+        e++;
+    for (; *e; e++)
+        e[0] = e[1];
 }
 
 /* ---- Monitor thread ---- */

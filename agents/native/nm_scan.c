@@ -794,6 +794,11 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
     sa.sa_flags = SA_NODEFER;
     sigaction(SIGSEGV, &sa, NULL);
     sigaction(SIGBUS, &sa, NULL);
+    sigset_t faults;
+    sigemptyset(&faults);
+    sigaddset(&faults, SIGSEGV);
+    sigaddset(&faults, SIGBUS);
+    sigprocmask(SIG_UNBLOCK, &faults, NULL);
 
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -1019,6 +1024,12 @@ int nm_scan_run(int reason, char *path, size_t n)
     st->self = (pid_t)syscall(SYS_gettid);
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 
+    /* Every signal stays blocked until the tracer and the child exist: both inherit the
+     * application's handlers, and a handler run there (a shell's SIGCHLD handler reaping
+     * our ptrace stops, say) would work on the application's memory from the wrong task. */
+    sigset_t all, old_mask;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old_mask);
     uint64_t t0 = now_us();
     nm_tables_lock();
     pid_t tids[2];
@@ -1034,8 +1045,16 @@ int nm_scan_run(int reason, char *path, size_t n)
             fx_set(&st->go);
             while (!__atomic_load_n(&st->phase, __ATOMIC_ACQUIRE)) {
                 if (now_us() - t0 > STOP_TIMEOUT_MS * 1000ull) {
+                    /* A tracer stuck in a wait never detaches: killing it lets the kernel
+                     * resume every thread it holds; the scan then says it is unreliable. */
+                    kill(tracer, SIGKILL);
+                    int ks;
+                    while (waitpid(tracer, &ks, __WALL) < 0 && errno == EINTR)
+                        ;
+                    tracer = -1;
                     str_copy(st->err, sizeof st->err, "timed out stopping threads");
                     st->n_failed++;
+                    st->n = 0;
                     break;
                 }
                 fx_wait(&st->phase, 10000000);
@@ -1048,6 +1067,7 @@ int nm_scan_run(int reason, char *path, size_t n)
     if (kid == 0)
         child_main(st, reason, tmp, sp, (uintptr_t)__builtin_thread_pointer(), t0);
     uint64_t t_forked = now_us();
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     /* The threads run again once the tracer detaches them; the tables open right away. */
     fx_set(&st->release);
     nm_tables_unlock();

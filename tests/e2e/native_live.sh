@@ -7,7 +7,8 @@
 # Every scan must capture all threads and report exactly the 7 direct leaks; the program's
 # output must equal its output without the monitor; the at-exit scan saved with -o renders
 # again through `native report`. Also: thread leaks (threadleak.c) with their creation
-# frames, and `check` on a process without the monitor (exit 2, one line).
+# frames, backtrace modes and sampling, LD_PRELOAD dropped for exec'd children (bash), and
+# `check` on a process without the monitor (exit 2, one line).
 set -euo pipefail
 . "$(dirname "$0")/native_lib.bash"
 nat_init native_live
@@ -102,6 +103,19 @@ for mode, frames in [("--backtracelibunwind", "lose"), ("--sample1M", None),
           f"list {mode}: innermost frame {got}, {len(f)} frame(s)")
 sys.exit(1 if fails else 0)
 PY
+
+# Exec'd children run without the monitor unless --children asks for it. bash on purpose: it
+# defines its own getenv/unsetenv (the monitor edits environ itself) and has a SIGCHLD handler
+# (which must not run in the tracer and reap its ptrace stops).
+"$LEAKRAY" native run --no-timing -o "$NAT_TMP/sh.lrn" -- bash -c 'echo "[$LD_PRELOAD]"; true' \
+    >"$NAT_TMP/sh.out" || nat_fail "native run bash failed"
+head -1 "$NAT_TMP/sh.out" | grep -qx '\[\]' ||
+    nat_fail "child kept LD_PRELOAD: $(head -1 "$NAT_TMP/sh.out")"
+"$LEAKRAY" native run --no-timing --children -- bash -c 'echo "[$LD_PRELOAD]"; true' \
+    >"$NAT_TMP/sh2.out" || nat_fail "native run --children bash failed"
+head -1 "$NAT_TMP/sh2.out" | grep -q 'libleakray_native\.so\]' ||
+    nat_fail "--children: child lost LD_PRELOAD: $(head -1 "$NAT_TMP/sh2.out")"
+echo "ok: exec'd children traced only with --children" >&2
 
 # A process without the monitor: no socket to ask.
 sleep 30 &
