@@ -555,8 +555,8 @@ int cmd_native(int argc, char **argv)
 {
     static const char usage[] =
         "usage: leakray native run [OPTIONS] -- PROGRAM [ARGS...]\n"
-        "       leakray native check PID [--json]\n"
-        "       leakray native report FILE [--json]\n"
+        "       leakray native check PID [--json] [--signal]\n"
+        "       leakray native report FILE [--json] [--no-timing]\n"
         "Finds unreachable malloc blocks (leaks) of a running program from a forked copy.\n"
         "`leakray native <command> --help` describes each command.\n";
     if (argc < 2) {
@@ -569,10 +569,12 @@ int cmd_native(int argc, char **argv)
         return native_check(argc - 1, argv + 1);
     if (!strcmp(argv[1], "report"))
         return native_report(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(usage, stdout);
-        return CLI_EXIT_OK;
-    }
+    /* --help wins over everything else on the line, as for every verb. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return CLI_EXIT_OK;
+        }
     fprintf(stderr, "leakray native: unknown command '%s'\n", argv[1]);
     fputs(usage, stderr);
     return CLI_EXIT_USAGE;
