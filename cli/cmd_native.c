@@ -58,8 +58,8 @@ static void render_text(FILE *out, const cli_common *co, const nscan_report *r, 
         fprintf(out, "threads: %llu, all stopped and captured\n",
                 (unsigned long long)r->threads);
     else
-        fprintf(out, "threads: %llu, %llu NOT captured (%s): blocks held only by those "
-                "threads may be reported as leaks\n", (unsigned long long)r->threads,
+        fprintf(out, "threads: %llu captured, %llu NOT captured (%s): blocks held only by "
+                "those threads may be reported as leaks\n", (unsigned long long)r->threads,
                 (unsigned long long)r->threads_failed, r->capture_error ? r->capture_error : "");
     fprintf(out, "heap: %s live blocks, %s\n", cli_fmt_count(a, r->heap_blocks),
             cli_fmt_bytes(b, r->heap_bytes));

@@ -84,6 +84,8 @@ typedef struct scan_state {
     int n_failed;               /* threads that could not be stopped */
     int overflow;               /* more than MAX_CAPTURE threads */
     char err[128];              /* why the capture failed */
+    int n_refused;              /* threads that refused ptrace, listed once */
+    pid_t refused[64];          /* their ids, so later rounds skip them */
     captured th[MAX_CAPTURE];   /* stopped threads */
 } scan_state;
 
@@ -190,6 +192,8 @@ static int tracer_main(void *arg)
             int known = t == st->self;
             for (int k = 0; k < st->n && !known; k++)
                 known = st->th[k].tid == t;
+            for (int k = 0; k < st->n_refused && !known; k++)
+                known = st->refused[k] == t;
             if (known)
                 continue;
             if (st->n == MAX_CAPTURE) {
@@ -201,6 +205,8 @@ static int tracer_main(void *arg)
             if (r < 0) {
                 if (r != -ESRCH) {
                     st->n_failed++;
+                    if (st->n_refused < 64)
+                        st->refused[st->n_refused++] = t;
                     str_copy(st->err, sizeof st->err, r == -EPERM ? "ptrace: permission denied"
                                                                   : "ptrace: seize failed");
                 }

@@ -8,7 +8,8 @@
 # output must equal its output without the monitor; the at-exit scan saved with -o renders
 # again through `native report`. Also: thread leaks (threadleak.c) with their creation
 # frames, backtrace modes and sampling, LD_PRELOAD dropped for exec'd children (bash), and
-# `check` on a process without the monitor (exit 2, one line).
+# a thread another tracer holds (the scan says its capture failed), and `check` on a process
+# without the monitor (exit 2, one line).
 set -euo pipefail
 . "$(dirname "$0")/native_lib.bash"
 nat_init native_live
@@ -43,6 +44,28 @@ done
 SIG=$(grep -l '^reason signal' "$K"/*.lrn | head -1) || nat_fail "no report after the signal"
 "$LEAKRAY" native report "$SIG" --json --no-timing >"$NAT_TMP/signal.json" ||
     nat_fail "native report of the signal scan failed"
+# A thread some other tracer holds cannot be stopped: the scan must say so.
+python3 - "$PID" "$NAT_TMP/seized" <<'PY' &
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+pid, flag = int(sys.argv[1]), sys.argv[2]
+tid = max(int(t) for t in os.listdir(f"/proc/{pid}/task"))  # the last worker started
+if libc.ptrace(0x4206, tid, 0, 0) != 0:  # PTRACE_SEIZE
+    sys.exit(1)
+open(flag, "w").close()
+time.sleep(30)
+PY
+SEIZER=$!
+for _ in $(seq 100); do [ -e "$NAT_TMP/seized" ] && break; sleep 0.05; done
+[ -e "$NAT_TMP/seized" ] || nat_fail "could not ptrace a thread of busy"
+"$LEAKRAY" native check "$PID" --json --no-timing >"$NAT_TMP/failed.json" ||
+    nat_fail "check with a foreign tracer failed"
+"$LEAKRAY" native check "$PID" --no-timing >"$NAT_TMP/failed.txt" ||
+    nat_fail "text check with a foreign tracer failed"
+kill $SEIZER
+wait $SEIZER 2>/dev/null || true
+grep -q "NOT captured (ptrace: permission denied)" "$NAT_TMP/failed.txt" ||
+    nat_fail "text report does not say the capture failed: $(sed -n 2p "$NAT_TMP/failed.txt")"
 touch "$NAT_TMP/stop"
 wait $RUN || nat_fail "native run exited $?"
 # The program's lines come first, then the report (a JSON document starting with "{").
@@ -88,6 +111,9 @@ for name in ["check1", "check2", "check3", "signal", "exit", "report"]:
     want = "exit" if name in ("exit", "report") else "signal" if name == "signal" else "socket"
     check(d["reason"] == want, f"{name}: reason {d['reason']}")
 check(len(sigs) == 1, f"one signature across the six scans: {sigs}")
+d = json.load(open(f"{t}/failed.json"))
+check(not d["capture"]["ok"] and d["capture"]["failed"] == 1 and "ptrace" in d["capture"]["error"],
+      f"a thread held by another tracer: capture {d['capture']}")
 d = json.load(open(f"{t}/threads.json"))
 kinds = sorted((x["kind"], x["frames"][0]["function"]) for x in d["threads"])
 check(kinds == [("running", "spawn_sleeper"), ("unjoined", "spawn_forgotten"),
