@@ -554,10 +554,15 @@ static int native_check(int argc, char **argv)
 int cmd_native(int argc, char **argv)
 {
     static const char usage[] =
-        "usage: leakray native run [OPTIONS] -- PROGRAM [ARGS...]\n"
-        "       leakray native check PID [--json] [--signal]\n"
-        "       leakray native report FILE [--json] [--no-timing]\n"
-        "Finds unreachable malloc blocks (leaks) of a running program from a forked copy.\n"
+        "usage: leakray native <command> [options]\n"
+        "Unreachable malloc blocks (leaks) of a running program, found from a forked copy by\n"
+        "libleakray_native.so (docs/native.md).\n"
+        "\n"
+        "commands:\n"
+        "  run      run a program with the monitor; its leaks at exit (-- PROGRAM ARGS...)\n"
+        "  check    scan a running monitored process now (PID)\n"
+        "  report   render a saved scan (FILE)\n"
+        "\n"
         "`leakray native <command> --help` describes each command.\n";
     if (argc < 2) {
         fputs(usage, stderr);
