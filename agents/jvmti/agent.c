@@ -912,7 +912,9 @@ static int find_beside(const char *rel, char *out, size_t n)
                                         "%s/../../bin/%s"};
     for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
         snprintf(out, n, cands[i], A.self_dir, rel);
-        if (access(out, R_OK) == 0)
+        /* Files only: <prefix>/lib/leakray is the native monitor's folder, not the CLI. */
+        struct stat sb;
+        if (access(out, R_OK) == 0 && stat(out, &sb) == 0 && S_ISREG(sb.st_mode))
             return 0;
     }
     return -1;
