@@ -26,6 +26,7 @@ void graph_fini(graph *g)
         return;
     free((void *)g->path);
     free(g->node_id);
+    free(g->node_id32);
     free(g->node_class);
     free(g->node_size);
     free(g->node_native);
@@ -139,9 +140,38 @@ static int strtab_rehash(graph_strtab *t, uint32_t cap)
     return 1;
 }
 
+/* Rebuilds the table dropped by graph_drop_intern_table from the strings themselves. */
+static int strtab_rebuild(graph_strtab *t)
+{
+    uint64_t cap = 1024;
+    while (cap < 2ull * ((uint64_t)t->n + 1) && cap < (1ull << 31))
+        cap *= 2;
+    t->hash = err_calloc((size_t)cap, sizeof *t->hash);
+    t->hash_val = err_mallocarray((size_t)cap, sizeof *t->hash_val);
+    if (!t->hash || !t->hash_val) {
+        free(t->hash);
+        free(t->hash_val);
+        t->hash = t->hash_val = NULL;
+        return 0;
+    }
+    t->hash_cap = (uint32_t)cap;
+    for (uint32_t s = 0; s < t->n; s++) {
+        const char *p = t->chars + t->offs[s];
+        uint32_t h = str_hash(p, strlen(p));
+        uint32_t j = h & (t->hash_cap - 1);
+        while (t->hash[j])
+            j = (j + 1) & (t->hash_cap - 1);
+        t->hash[j] = s + 1;
+        t->hash_val[j] = h;
+    }
+    return 1;
+}
+
 lr_status graph_reserve_strings(graph *g, uint32_t n, lr_error *err)
 {
     graph_strtab *t = &g->strings;
+    if (!t->hash && t->n && !strtab_rebuild(t))
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
     uint64_t want = 1024;
     while (want < 2ull * ((uint64_t)n + t->n + 1) && want < (1ull << 31))
         want *= 2;
@@ -150,9 +180,20 @@ lr_status graph_reserve_strings(graph *g, uint32_t n, lr_error *err)
     return LR_OK;
 }
 
+void graph_drop_intern_table(graph *g)
+{
+    graph_strtab *t = &g->strings;
+    free(t->hash);
+    free(t->hash_val);
+    t->hash = t->hash_val = NULL;
+    t->hash_cap = 0;
+}
+
 lr_status graph_intern(graph *g, const char *s, size_t len, str_ix *out, lr_error *err)
 {
     graph_strtab *t = &g->strings;
+    if (!t->hash && t->n && !strtab_rebuild(t))
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
     if (t->n + 1 >= t->hash_cap / 2 &&
         !strtab_rehash(t, t->hash_cap ? t->hash_cap * 2 : 1024))
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
@@ -243,13 +284,13 @@ static void heap_down(run_head *h, uint32_t n, uint32_t i)
 }
 
 /* Merges the nr ascending runs starting at starts[0..nr) (starts[nr] = n) into out. */
-static void merge_runs(const uint64_t *id, const uint32_t *starts, uint32_t nr, run_head *h,
+static void merge_runs(const graph *g, const uint32_t *starts, uint32_t nr, run_head *h,
                        uint32_t *next, uint32_t *out)
 {
     uint32_t hn = 0, o = 0;
     for (uint32_t r = 0; r < nr; r++) {
         next[r] = starts[r];
-        h[hn++] = (run_head){id[starts[r]], r};
+        h[hn++] = (run_head){graph_node_id(g, starts[r]), r};
     }
     for (uint32_t i = hn / 2; i-- > 0;)
         heap_down(h, hn, i);
@@ -258,7 +299,7 @@ static void merge_runs(const uint64_t *id, const uint32_t *starts, uint32_t nr, 
         uint32_t x = next[r]++;
         out[o++] = x;
         if (next[r] < starts[r + 1]) {
-            h[0].key = id[next[r]];
+            h[0].key = graph_node_id(g, next[r]);
         } else {
             h[0] = h[--hn];
         }
@@ -270,12 +311,11 @@ static void merge_runs(const uint64_t *id, const uint32_t *starts, uint32_t nr, 
 static lr_status sort_ids(graph *g, lr_error *err)
 {
     uint32_t n = g->n_nodes;
-    const uint64_t *id = g->node_id;
     uint32_t nr = n ? 1 : 0;
     uint64_t vary = 0;
     for (uint32_t i = 1; i < n; i++) {
-        nr += id[i] < id[i - 1];
-        vary |= id[i] ^ id[0];
+        nr += graph_node_id(g, i) < graph_node_id(g, i - 1);
+        vary |= graph_node_id(g, i) ^ graph_node_id(g, 0);
     }
     uint32_t *a = err_mallocarray(n ? n : 1, sizeof *a);
     if (!a)
@@ -293,10 +333,10 @@ static lr_status sort_ids(graph *g, lr_error *err)
         }
         uint32_t k = 0;
         for (uint32_t i = 0; i < n; i++)
-            if (i == 0 || id[i] < id[i - 1])
+            if (i == 0 || graph_node_id(g, i) < graph_node_id(g, i - 1))
                 starts[k++] = i;
         starts[nr] = n;
-        merge_runs(id, starts, nr, h, next, a);
+        merge_runs(g, starts, nr, h, next, a);
         free(starts);
         free(next);
         free(h);
@@ -317,7 +357,7 @@ static lr_status sort_ids(graph *g, lr_error *err)
             continue;
         memset(count, 0, sizeof count);
         for (uint32_t i = 0; i < n; i++)
-            count[(id[a[i]] >> shift) & (RADIX - 1)]++;
+            count[(graph_node_id(g, a[i]) >> shift) & (RADIX - 1)]++;
         uint32_t sum = 0;
         for (unsigned d = 0; d < RADIX; d++) {
             uint32_t c = count[d];
@@ -325,7 +365,7 @@ static lr_status sort_ids(graph *g, lr_error *err)
             sum += c;
         }
         for (uint32_t i = 0; i < n; i++)
-            b[count[(id[a[i]] >> shift) & (RADIX - 1)]++] = a[i];
+            b[count[(graph_node_id(g, a[i]) >> shift) & (RADIX - 1)]++] = a[i];
         uint32_t *t = a;
         a = b;
         b = t;
@@ -385,7 +425,18 @@ lr_status graph_build_index(graph *g, lr_error *err)
 
 node_ix graph_find_id(const graph *g, uint64_t id)
 {
-    if (!g->id_dir || id < g->id_min)
+    if (!g->id_dir) {
+        /* No index: the reader left it out (V8, whose verbs look up an id or two, so one
+         * scan costs less than sorting every id up front). The first match in node order
+         * answers, as the index's lower bound does. */
+        if (!graph_has_ids(g))
+            return GRAPH_NONE;
+        for (node_ix i = 0; i < g->n_nodes; i++)
+            if (graph_node_id(g, i) == id)
+                return i;
+        return GRAPH_NONE;
+    }
+    if (id < g->id_min)
         return GRAPH_NONE;
     uint64_t bk = (id - g->id_min) >> g->id_shift;
     if (bk + 1 >= g->id_dir_n)

@@ -187,6 +187,8 @@ typedef struct graph {
     /* ---- nodes (struct of arrays, length n_nodes) ---- */
     uint32_t n_nodes;          /* nodes */
     uint64_t *node_id;         /* original object id (HPROF address, V8 node id) */
+    uint32_t *node_id32;       /* the ids instead, when node_id is NULL and they all fit in
+                                * 32 bits (V8: half the bytes for the same numbers) */
     class_ix *node_class;      /* class of each node, GRAPH_NONE if none */
     uint32_t *node_size;       /* shallow size in bytes (saturates at UINT32_MAX, see diag) */
     uint32_t *node_native;     /* native size in bytes, or NULL when the format has none */
@@ -298,12 +300,14 @@ typedef struct graph_derive {
  * has none. */
 static inline int graph_has_ids(const graph *g)
 {
-    return g->node_id || (g->derive && g->derive->node_id);
+    return g->node_id || g->node_id32 || (g->derive && g->derive->node_id);
 }
 /* Original object id of node n (HPROF address, V8 node id). */
 static inline uint64_t graph_node_id(const graph *g, node_ix n)
 {
-    return g->node_id ? g->node_id[n] : g->derive->node_id(g, n);
+    return g->node_id     ? g->node_id[n]
+           : g->node_id32 ? g->node_id32[n]
+                          : g->derive->node_id(g, n);
 }
 /* Shallow size of node n in bytes. */
 static inline uint32_t graph_node_size(const graph *g, node_ix n)
@@ -376,6 +380,9 @@ lr_status graph_intern(graph *g, const char *s, size_t len, str_ix *out, lr_erro
 /* Sizes the intern table for about n strings (a reader that knows its count avoids the
  * rehashes of growing from small). Returns LR_OK or LR_ERR_NOMEM. */
 lr_status graph_reserve_strings(graph *g, uint32_t n, lr_error *err);
+/* Frees the intern hash table (two uint32 per slot, about four per string) once a reader
+ * has interned what it needs; a later graph_intern rebuilds it from the strings. */
+void graph_drop_intern_table(graph *g);
 /* The string with index s; "" for GRAPH_NONE. Lives until graph_fini. */
 const char *graph_str(const graph *g, str_ix s);
 
@@ -383,7 +390,8 @@ const char *graph_str(const graph *g, str_ix s);
 
 /* Builds the id -> node index (call after the nodes are filled). */
 lr_status graph_build_index(graph *g, lr_error *err);
-/* Node with original id, or GRAPH_NONE. O(1) expected (bucket directory), O(log n) worst. */
+/* Node with original id, or GRAPH_NONE. O(1) expected (bucket directory), O(log n) worst;
+ * O(n), a scan, when the reader built no index (V8). */
 node_ix graph_find_id(const graph *g, uint64_t id);
 /* Indexes class-object nodes for graph_class_of_node (readers call it once the classes'
  * nodes are final). Returns LR_OK or LR_ERR_NOMEM. */

@@ -338,6 +338,39 @@ static void test_layout_old(void **state)
     graph_fini(&g);
 }
 
+/* Node ids are kept in 32 bits until one does not fit: the ids read before it move to 64
+ * bits, and every id reads back and is found exactly (the 2017 layout with a wide id in the
+ * middle and after it). */
+static void test_wide_ids(void **state)
+{
+    (void)state;
+    char text[sizeof SNAP6 + 32];
+    const char *at = strstr(SNAP6, "12,1,3,32");
+    assert_non_null(at);
+    snprintf(text, sizeof text, "%.*s12,1,5000000003,32%s", (int)(at - SNAP6), SNAP6,
+             at + strlen("12,1,3,32"));
+    graph g;
+    load_ok(text, &g);
+    assert_null(g.node_id32);
+    assert_non_null(g.node_id);
+    assert_true(graph_node_id(&g, 0) == 1);
+    assert_true(graph_node_id(&g, 1) == 5000000003ull);
+    assert_true(graph_node_id(&g, 2) == 5);
+    assert_int_equal(graph_find_id(&g, 5000000003ull), 1);
+    assert_int_equal(graph_find_id(&g, 5), 2);
+    assert_int_equal(graph_find_id(&g, 3), GRAPH_NONE);
+    graph_fini(&g);
+    /* the usual case: 32-bit ids, no payload offsets */
+    load_ok(SNAP6, &g);
+    assert_null(g.node_id);
+    assert_null(g.node_off);
+    assert_non_null(g.node_id32);
+    assert_true(graph_node_id(&g, 1) == 3);
+    assert_true(graph_node_off(&g, 1) == UINT64_MAX);
+    assert_int_equal(graph_find_id(&g, 3), 1);
+    graph_fini(&g);
+}
+
 /* ArkTS online-serializer layout: 8 fields with native_size, slicedstring, class/framework/
  * handle, native/native_string/xref edges, SyntheticRoot with -subroot- shortcuts, two handle
  * sub-roots that both have id 0. */
@@ -504,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_sniff),
         cmocka_unit_test(test_layout_v8),
         cmocka_unit_test(test_layout_old),
+        cmocka_unit_test(test_wide_ids),
         cmocka_unit_test(test_layout_arkts),
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_bad_counts_and_strings),
