@@ -7,13 +7,13 @@
  * with the JS filter) and getAggregatesByClassKey. The port keeps DevTools' visiting orders,
  * including how orphans and unreachable cliques are attached to the root, because those
  * choices change the numbers. Cost: O((N+E) log N). Two threads: the distances (which need
- * only the graph) run beside the page-owned, essential-edge and dominator passes, and the
- * essential edges are marked and listed by halves of the edge range; each thread has its
- * own cache of ephemeron names, and the results do not depend on the split. Memory peaks in
- * Lengauer-Tarjan at six uint32 arrays of N plus a reverse list of the essential edges
- * (N + 1 entries and one per edge) and a bit per edge, beside the distance pass (distance,
- * parent_edge and its queue: 12 bytes per node); every array is freed as soon as its phase
- * ends, so idom and retained never coexist with the Lengauer-Tarjan state.
+ * only the graph) run beside the listing of dominated nodes, and the essential edges are
+ * marked and listed by halves of the edge range; each thread has its own cache of ephemeron
+ * names, and the results do not depend on the split. Memory peaks in Lengauer-Tarjan at six
+ * uint32 arrays of N plus a reverse list of the essential edges (N + 1 entries and one per
+ * edge) and a bit per edge; the distance pass (distance, parent_edge and its queue: 12 bytes
+ * per node) starts once those are freed, and every array is freed as soon as its phase ends,
+ * so idom and retained never coexist with the Lengauer-Tarjan state.
  * Spec: docs/formats/v8.md. */
 #include "analysis/devtools.h"
 
@@ -892,12 +892,8 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     r->root = g->synthetic_root;
     w.n_wm = g->strings.n;
     w.wm = calloc((size_t)w.n_wm + 1, 1); /* a cache only: NULL just means slower */
-    /* The distances need only the graph: a second thread computes them (with its own cache
-     * of ephemeron names and its own error) while this one computes the dominators. */
-    dist_job dj = {.w = w, .res = r, .s = LR_OK};
-    dj.w.err = &dj.err;
-    dj.w.wm = calloc((size_t)w.n_wm + 1, 1);
-    int threaded = pthread_create(&dj.th, NULL, dist_main, &dj) == 0;
+    dist_job dj = {.s = LR_OK};
+    int threaded = 0;
     lr_status s;
     if ((s = mark_page_owned(&w)))
         goto out;
@@ -912,6 +908,14 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     free(w.rsrc);
     w.essential = NULL;
     w.rfirst = w.rsrc = NULL;
+    /* The distances need only the graph: a second thread computes them (with its own cache
+     * of ephemeron names and its own error) while this one lists the dominated nodes. Not
+     * earlier: beside Lengauer-Tarjan, their three arrays of N would add to the peak. */
+    dj.w = w;
+    dj.res = r;
+    dj.w.err = &dj.err;
+    dj.w.wm = calloc((size_t)w.n_wm + 1, 1);
+    threaded = pthread_create(&dj.th, NULL, dist_main, &dj) == 0;
     if ((s = dominated_nodes(&w, r)))
         goto out;
     if (threaded) {
