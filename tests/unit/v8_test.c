@@ -368,6 +368,19 @@ static void test_wide_ids(void **state)
     assert_true(graph_node_id(&g, 1) == 3);
     assert_true(graph_node_off(&g, 1) == UINT64_MAX);
     assert_int_equal(graph_find_id(&g, 3), 1);
+    /* the intern table is gone after loading; interning again rebuilds it and finds the
+     * loaded strings instead of adding them twice */
+    assert_null(g.strings.hash);
+    uint32_t n_str = g.strings.n;
+    str_ix ix;
+    lr_error e = {0};
+    assert_int_equal(graph_intern(&g, "Foo", 3, &ix, &e), LR_OK);
+    assert_int_equal(ix, g.node_name[2]);
+    assert_int_equal(g.strings.n, n_str);
+    assert_int_equal(graph_intern(&g, "Bar", 3, &ix, &e), LR_OK);
+    assert_int_equal(ix, n_str);
+    assert_int_equal(graph_intern(&g, "Bar", 3, &ix, &e), LR_OK);
+    assert_int_equal(ix, n_str);
     graph_fini(&g);
 }
 
