@@ -12,6 +12,19 @@ db="$W/store.db"
 store_cases "$db"
 store_fresh_concurrent "$W/fresh.db"
 
+# A native scan report (leakray native run --json): its groups are leaks of kind native.
+if command -v cc >/dev/null; then
+    printf '#include <stdlib.h>\n#include <string.h>\nstatic void lose(void) { char *p = malloc(64);\n memset(p, 1, 64); }\nint main(void) { for (int i = 0; i < 5; i++) lose(); return 0; }\n' \
+        >"$W/nleak.c"
+    cc -O0 -fno-omit-frame-pointer -o "$W/nleak" "$W/nleak.c"
+    "$LEAKRAY" native run --json -- "$W/nleak" >"$W/nleak.json" 2>/dev/null ||
+        fail "native run on a leaking program"
+    "$LEAKRAY" store ingest --db "$W/native.db" "$W/nleak.json" >/dev/null ||
+        fail "ingest of a native scan report"
+    "$LEAKRAY" store leaks --db "$W/native.db" --json | jtrue 'len(d["leaks"]) >= 1 and
+all(l["kind"] == "native" and l["retained_max"] >= 64 for l in d["leaks"])' "native report leaks"
+fi
+
 # What the JVM agent runs after a dump with report=db: the report lands in the store too.
 mkdir -p "$W/agent"
 cp "$DUMP" "$W/agent/leakray-1.hprof"
