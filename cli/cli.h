@@ -40,6 +40,7 @@
 #include "base/jsonw.h"
 #include "graph/graph.h"
 #include "leakray/leakray.h"
+#include "lr_internal.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,6 +8,7 @@
  * the path search's edges and roots, build and group traces in Shark's order, and print the
  * LeakCanary 2.14 report or, under --json, every trace and suspect (docs/json.md "analyze"). */
 #include "cli.h"
+#include "cmd_report.h"
 
 #include "analysis/dominators.h"
 #include "analysis/leakfind.h"
@@ -357,8 +358,8 @@ static void analyze_json(const cli_common *co, const char *path, const graph *g,
  * from a GC root: DevTools' retaining path on V8-like snapshots, the `path` verb's shortest
  * path otherwise (Java locals and odd roots last). The tree is freed before this returns, so
  * it never adds to the memory of the traces' own tree. */
-static lr_status analyze_suspects(const graph *g, double share, double accum, susp_result *out,
-                                  lr_error *err)
+lr_status analyze_suspects(const graph *g, double share, double accum, susp_result *out,
+                           lr_error *err)
 {
     cli_retained rt;
     memset(out, 0, sizeof *out);
@@ -457,7 +458,7 @@ int cmd_analyze(int argc, char **argv)
     int no_suspects = 0, verbose = 0;
     uint64_t max_traces = TRACE_DEFAULT_TRACES;
     const char *categories = NULL, *share_s = NULL, *accum_s = NULL, *fail_susp_s = NULL;
-    const char *size_model = NULL;
+    const char *size_model = NULL, *html = NULL;
     const cli_optdef opts[] = {
         {"--rules", CLI_OPT_LIST, &rules_files, "FILE", "extra rules file (repeatable)", NULL},
         {"--watch", CLI_OPT_LIST, &watches, "CLASS",
@@ -495,6 +496,8 @@ int cmd_analyze(int argc, char **argv)
          "leak traces printed with their path (default 100, 0 = all)", NULL},
         {"--full", CLI_OPT_FLAG, &full, NULL,
          "print every trace and whole paths (default: 50 objects per trace, both ends)", NULL},
+        {"--html", CLI_OPT_STR, &html, "OUT", "also write the HTML report (as `report`) to OUT",
+         NULL},
         {0}};
     const cli_spec spec = {
         "analyze", "FILE", "LeakCanary-style leak traces of watched and rule-matched objects",
@@ -638,6 +641,16 @@ int cmd_analyze(int argc, char **argv)
         }
         analyze_phase("report", &tp);
         rc = CLI_EXIT_OK;
+        int html_rc = CLI_EXIT_OK;
+        if (html) {
+            lr_analysis *an = lr_analysis_wrap(h, &rs, &ls, &tr, &dt, suspects,
+                                               no_suspects ? NULL : &sr, ms);
+            uint64_t bytes = 0;
+            html_rc = an ? report_write_file(&co, an, LR_RENDER_HTML, html, shown, &bytes)
+                         : cli_fail(&co, LR_ERR_NOMEM, "out of memory");
+            lr_analysis_free(an);
+            analyze_phase("html", &tp);
+        }
         if (fail_on_leak && (tr.n_traces || tr.n_unreachable))
             rc = CLI_EXIT_FINDINGS;
         /* a verdict on part of a heap proves nothing: a CI gate must not rely on it */
@@ -649,6 +662,9 @@ int cmd_analyze(int argc, char **argv)
         for (uint32_t i = 0; fail_susp >= 0 && i < sr.n; i++)
             if ((double)sr.v[i].retained >= fail_susp * (double)sr.total)
                 rc = CLI_EXIT_FINDINGS;
+        /* the page was asked for: failing to write it outranks any verdict */
+        if (html_rc != CLI_EXIT_OK)
+            rc = html_rc;
     }
     trace_result_free(&tr);
     susp_free(&sr);

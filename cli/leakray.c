@@ -30,6 +30,7 @@
     LR_VERB(convert, "write a dump as a V8 .heapsnapshot for Chrome DevTools and memlab") \
     LR_VERB(sql, "SQL over the heap: objects, classes, edges, roots, strings, fields") \
     LR_VERB(instances, "the instances of a class, filtered by field expressions, sorted") \
+    LR_VERB(report, "self-contained HTML report: leaks, dominator treemap, tables")     \
     /* append new verbs above this line: LR_VERB(name, "summary") \ */
 
 /* Commands that do not read a dump (they take subcommands of their own); listed apart in

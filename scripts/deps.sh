@@ -9,9 +9,10 @@ case "$what" in
   build) ;;
   demo) pkgs="$pkgs openjdk-17-jdk-headless" ;;
   test) pkgs="$pkgs libcmocka-dev openjdk-17-jdk-headless python3 chromium postgresql gdb time ruby"
-    pkgs="$pkgs clang-14 libclang-rt-14-dev valgrind libunwind-dev" ;;
+    pkgs="$pkgs clang-14 libclang-rt-14-dev valgrind libunwind-dev nodejs npm" ;;
   fuzz) pkgs="$pkgs clang-14 libclang-rt-14-dev libcmocka-dev" ;;
-  bench) pkgs="$pkgs openjdk-17-jdk-headless visualvm time heaptrack valgrind sqlite3 libunwind-dev" ;;
+  bench) pkgs="$pkgs openjdk-17-jdk-headless visualvm time heaptrack valgrind sqlite3 libunwind-dev"
+    pkgs="$pkgs chromium nodejs npm" ;;
   *) echo "deps.sh: unknown target $what" >&2; exit 2 ;;
 esac
 missing=""
@@ -19,6 +20,9 @@ for p in $pkgs; do
   # A JDK may come from elsewhere (e.g. a Temurin install): accept any javac on PATH.
   if [ "$p" = openjdk-17-jdk-headless ] && command -v javac >/dev/null 2>&1; then continue; fi
   if [ "$p" = time ] && [ -x /usr/bin/time ]; then continue; fi
+  # Node may come from elsewhere too (e.g. a NodeSource nodejs that carries npm itself).
+  if [ "$p" = nodejs ] && command -v node >/dev/null 2>&1; then continue; fi
+  if [ "$p" = npm ] && command -v npm >/dev/null 2>&1; then continue; fi
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0

@@ -1,22 +1,31 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* leakray.c: the public open call (top of the library, above the format layer), prefix lr_.
+/* leakray.c: the public open calls (top of the library, above the format layer), prefix lr_.
  * lr_open maps or inflates the input (base/mfile), sniffs the format through the reader
- * registry (format/fmt) and lets the reader fill a graph; struct lr_heap owns both, because
- * the graph's node offsets point into the mapped bytes and must not outlive them. */
-#include "leakray/leakray.h"
-
-#include "base/mfile.h"
-#include "format/fmt.h"
-#include "graph/graph.h"
+ * registry (format/fmt) and lets the reader fill a graph; struct lr_heap (lr_internal.h)
+ * owns both, because the graph's node offsets point into the mapped bytes and must not
+ * outlive them. lr_open_memory does the same over caller-owned bytes. */
+#include "lr_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-struct lr_heap {
-    mfile input;
-    graph g;
-    const fmt_reader *reader;
-};
+const char *lr_version(void) { return LR_VERSION_STRING; }
+
+/* Loads h->input (already opened) into h->g. */
+static lr_status load(lr_heap *h, const char *name, const lr_open_opts *opts, lr_error *err)
+{
+    h->g.path = strdup(name);
+    if (!h->g.path)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
+    h->reader = fmt_find(h->input.data, h->input.len);
+    if (!h->reader)
+        return LR_CORRUPT(err, name, 0, "unknown heap dump format%s",
+                          h->input.len == 0 ? " (empty file)" : "");
+    fmt_opts fo = {.dump_index = opts ? opts->dump_index : -1,
+                   .no_edges = opts ? opts->no_edges : 0,
+                   .progress = opts ? opts->progress : 0};
+    return h->reader->load(&h->g, &h->input, &fo, err);
+}
 
 lr_status lr_open(const char *path, const lr_open_opts *opts, lr_heap **out, lr_error *err)
 {
@@ -29,36 +38,47 @@ lr_status lr_open(const char *path, const lr_open_opts *opts, lr_heap **out, lr_
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", path);
     graph_init(&h->g);
     lr_status st = mfile_open(&h->input, path, opts ? opts->max_inflate : 0, err);
-    if (st != LR_OK)
-        goto fail;
-    h->g.path = strdup(path);
-    if (!h->g.path) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", path);
-        goto fail;
+    if (st == LR_OK)
+        st = load(h, path, opts, err);
+    if (st != LR_OK) {
+        lr_close(h);
+        return st;
     }
-    h->reader = fmt_find(h->input.data, h->input.len);
-    if (!h->reader) {
-        st = LR_CORRUPT(err, path, 0, "unknown heap dump format%s",
-                        h->input.len == 0 ? " (empty file)" : "");
-        goto fail;
-    }
-    fmt_opts fo = {.dump_index = opts ? opts->dump_index : -1,
-                   .no_edges = opts ? opts->no_edges : 0,
-                   .progress = opts ? opts->progress : 0};
-    st = h->reader->load(&h->g, &h->input, &fo, err);
-    if (st != LR_OK)
-        goto fail;
     *out = h;
     return LR_OK;
-fail:
-    lr_close(h);
-    return st;
+}
+
+lr_status lr_open_memory(const void *data, size_t len, const char *name,
+                         const lr_open_opts *opts, lr_heap **out, lr_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!name)
+        name = "<memory>";
+    if ((!data && len) || !out)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_open_memory: data and out are required");
+    lr_heap *h = calloc(1, sizeof *h);
+    if (!h)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
+    graph_init(&h->g);
+    static const uint8_t empty[1];
+    lr_status st = mfile_from_memory(&h->input, data ? data : empty, len,
+                                     opts ? opts->max_inflate : 0, name, err);
+    if (st == LR_OK)
+        st = load(h, name, opts, err);
+    if (st != LR_OK) {
+        lr_close(h);
+        return st;
+    }
+    *out = h;
+    return LR_OK;
 }
 
 void lr_close(lr_heap *h)
 {
     if (!h)
         return;
+    dom_free(&h->dom);
     graph_fini(&h->g);
     mfile_close(&h->input);
     free(h);
@@ -69,4 +89,4 @@ const char *lr_heap_format(const lr_heap *h)
     return h && h->reader ? h->reader->name : "unknown";
 }
 
-void *lr_heap_graph(lr_heap *h) { return h ? &h->g : NULL; }
+graph *lr_heap_graph(lr_heap *h) { return h ? &h->g : NULL; }

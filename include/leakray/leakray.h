@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* leakray.h: the public API of libleakray, prefix lr_. The flow is load -> analyse -> report:
+/* leakray.h: the public API of libleakray, prefix lr_: loading a heap dump and reading its
+ * objects, classes and GC roots. The flow is load -> analyse -> report:
  *
- *   lr_heap *h; lr_error err;
+ *   #include <leakray/leakray.h>    // this file: open, objects, classes, roots
+ *   #include <leakray/analysis.h>   // histogram, dominators/top, paths, leaks, clusters, diff
+ *   #include <leakray/report.h>     // text, JSON and HTML renderings
+ *
+ *   lr_heap *h; lr_error err = {0};
  *   if (lr_open("app.hprof", NULL, &h, &err) != LR_OK) { fprintf(stderr, "%s\n", err.msg); ... }
- *   ... lr_heap_graph(h) hands the loaded graph to the analyses (src/analysis/) ...
+ *   printf("%u objects\n", lr_object_count(h));
  *   lr_close(h);
+ *
+ * Formats: HPROF (JVM and Android, 1.0.1-1.0.3, gzip/bzip2 compressed too) and V8/Node/ArkTS
+ * .heapsnapshot, sniffed by content. Build with `pkg-config --cflags --libs leakray` or CMake's
+ * `find_package(leakray)` and `target_link_libraries(app leakray::leakray)`.
  *
  * Every fallible function returns an lr_status and takes an lr_error * as its last parameter;
  * on failure the error carries the code, the byte offset in the input where the problem was
@@ -81,11 +90,134 @@ LR_API lr_status lr_open(const char *path, const lr_open_opts *opts, lr_heap **o
 /* Frees a heap and unmaps its input. Accepts NULL. */
 LR_API void lr_close(lr_heap *h);
 
+/* ---- version ---- */
+
+/* The library's version, "MAJOR.MINOR.PATCH" (LR_VERSION_STRING of the build that made the
+ * library, which may differ from the header's). Static, thread-safe. */
+LR_API const char *lr_version(void);
+
+/* ---- opening ---- */
+
+/* Loads a heap dump held in memory: data[0..len) (compressed or not). The caller keeps data
+ * alive and unchanged until lr_close (object payloads are read from it lazily); name is used
+ * in messages (NULL: "<memory>"). Returns LR_OK and *out (free: lr_close), or fills *err. */
+LR_API lr_status lr_open_memory(const void *data, size_t len, const char *name,
+                                const lr_open_opts *opts, lr_heap **out, lr_error *err);
+
 /* The format reader's name ("hprof", "v8") of a loaded heap. Never NULL. */
 LR_API const char *lr_heap_format(const lr_heap *h);
 
-/* The graph of a loaded heap (struct graph, src/graph/graph.h). Owned by h. */
-LR_API void *lr_heap_graph(lr_heap *h);
+/* ---- objects ----
+ * Objects are numbered 0 .. lr_object_count(h)-1 in dump order: loop with a plain `for` to
+ * iterate. An lr_object index is only meaningful for the heap it came from. None of the
+ * accessors below fail on a valid index; an index out of range gives 0 / "" / LR_NONE. All
+ * returned strings live in the heap until lr_close. */
+
+typedef uint32_t lr_object; /* index of an object in one heap */
+typedef uint32_t lr_class;  /* index of a class in one heap */
+#define LR_NONE UINT32_MAX  /* "no object / no class" */
+
+/* What an object is, whatever the format. Append only. */
+typedef enum lr_kind {
+    LR_KIND_INSTANCE = 0,   /* object with fields (Java instance, JS object) */
+    LR_KIND_CLASS = 1,      /* class object (statics live here) */
+    LR_KIND_OBJ_ARRAY = 2,  /* array of references */
+    LR_KIND_PRIM_ARRAY = 3, /* array of primitives */
+    LR_KIND_STRING = 4,     /* V8 string (Java Strings are instances of java.lang.String) */
+    LR_KIND_CLOSURE = 5,    /* JS function/closure */
+    LR_KIND_CODE = 6,       /* compiled code, shapes, VM internals */
+    LR_KIND_NATIVE = 7,     /* native/external memory object */
+    LR_KIND_SYNTHETIC = 8,  /* synthetic (V8 root, GC roots groups) */
+    LR_KIND_OTHER = 9       /* anything else */
+} lr_kind;
+
+/* Counts. O(1). */
+LR_API uint32_t lr_object_count(const lr_heap *h);
+LR_API uint32_t lr_class_count(const lr_heap *h);
+LR_API uint32_t lr_root_count(const lr_heap *h);
+LR_API uint64_t lr_reference_count(const lr_heap *h); /* references (edges) between objects */
+
+/* The object's id in the dump (HPROF address, V8 node id). */
+LR_API uint64_t lr_object_id(const lr_heap *h, lr_object o);
+/* The object with id `id`, or LR_NONE. O(1) expected. */
+LR_API lr_object lr_object_find(const lr_heap *h, uint64_t id);
+/* The object's kind, and its name ("instance", "class", "object array", ...). */
+LR_API lr_kind lr_object_kind(const lr_heap *h, lr_object o);
+LR_API const char *lr_kind_name(lr_kind k);
+/* The object's class, or LR_NONE; and the class's display name in Java form
+ * ("java.lang.String", "int[]") or the V8 constructor name ("" when none). */
+LR_API lr_class lr_object_class(const lr_heap *h, lr_object o);
+LR_API const char *lr_object_class_name(const lr_heap *h, lr_object o);
+/* For a class object (LR_KIND_CLASS): the class it describes, else LR_NONE. O(log classes). */
+LR_API lr_class lr_object_describes(const lr_heap *h, lr_object o);
+/* Shallow size in bytes (the format's own model: VisualVM's for HotSpot, Shark's for
+ * Android, DevTools' for V8), plus native bytes where the format reports them. */
+LR_API uint64_t lr_object_shallow(const lr_heap *h, lr_object o);
+/* The value of a string object (java.lang.String or V8 string) as UTF-8 into buf (cap bytes,
+ * always NUL-terminated, truncated). Returns the full length, or -1 if o is no string. */
+LR_API long lr_object_string(const lr_heap *h, lr_object o, char *buf, size_t cap);
+
+/* One reference between two objects. */
+typedef struct lr_ref {
+    lr_object from;      /* the referring object */
+    lr_object to;        /* the referred object */
+    const char *kind;    /* "field", "static", "element", "property", "context", ... */
+    const char *strength; /* "strong", "weak", "soft", "phantom", "finalizer" */
+    char name[128];      /* field or property name, or "[index]" for elements */
+} lr_ref;
+
+/* Outgoing references of o: lr_object_ref_count(h, o) of them, the i-th into *out.
+ * lr_object_ref returns LR_OK, or LR_ERR_NOT_FOUND when o or i is out of range. */
+LR_API uint32_t lr_object_ref_count(const lr_heap *h, lr_object o);
+LR_API lr_status lr_object_ref(const lr_heap *h, lr_object o, uint32_t i, lr_ref *out,
+                               lr_error *err);
+
+/* Referrers (incoming references) of o. The first call builds the reverse index of the whole
+ * heap (O(objects + references), 4 bytes per reference), hence the lr_status: LR_OK and
+ * *count, or LR_ERR_NOMEM. lr_object_referrer fills *out with the i-th (out->to == o). Not
+ * thread-safe on one heap until the index exists. */
+LR_API lr_status lr_object_referrer_count(lr_heap *h, lr_object o, uint32_t *count,
+                                          lr_error *err);
+LR_API lr_status lr_object_referrer(lr_heap *h, lr_object o, uint32_t i, lr_ref *out,
+                                    lr_error *err);
+
+/* One field of an instance (HPROF; for V8 objects the properties are references). */
+typedef struct lr_field {
+    const char *name;         /* field name */
+    const char *type;         /* "object", "int", "boolean", ... */
+    const char *declared_in;  /* declaring class (fields are listed most-derived first) */
+    lr_object ref;            /* for object fields: the object, LR_NONE for null/missing */
+    uint64_t raw;             /* the value's bits (object fields: the referred id) */
+} lr_field;
+
+/* Calls fn for every instance field of o, most-derived class first; fn returns nonzero to
+ * stop. Returns the number of fields visited. Objects without field values (arrays, V8
+ * objects, class objects) have none. */
+typedef int (*lr_field_fn)(void *ctx, const lr_field *f);
+LR_API uint32_t lr_object_fields(const lr_heap *h, lr_object o, lr_field_fn fn, void *ctx);
+
+/* ---- classes ---- */
+
+/* Name of class c (Java form or V8 constructor), its superclass (LR_NONE for none), and the
+ * class object's node (LR_NONE when the format has none). */
+LR_API const char *lr_class_name(const lr_heap *h, lr_class c);
+LR_API lr_class lr_class_super(const lr_heap *h, lr_class c);
+LR_API lr_object lr_class_object(const lr_heap *h, lr_class c);
+/* The first class named exactly `name`, or LR_NONE. O(classes). */
+LR_API lr_class lr_class_find(const lr_heap *h, const char *name);
+
+/* ---- GC roots ---- */
+
+typedef struct lr_root {
+    lr_object object;   /* the rooted object */
+    const char *kind;   /* "JNI global", "Java frame", "sticky class", "synthetic", ... */
+    uint32_t thread;    /* HPROF thread serial number, 0 if none */
+    int32_t frame;      /* frame number in that thread's stack, -1 if none */
+} lr_root;
+
+/* The i-th GC root entry (an object may be rooted several times). Returns LR_OK, or
+ * LR_ERR_NOT_FOUND when i >= lr_root_count(h). */
+LR_API lr_status lr_root_get(const lr_heap *h, uint32_t i, lr_root *out, lr_error *err);
 
 #ifdef __cplusplus
 }

@@ -570,7 +570,8 @@ static int u32_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-lr_status dupes_find(graph *g, const dupes_opts *o, dupes_result *r, lr_error *err)
+static lr_status find(graph *g, const dupes_opts *o, int owners, dupes_result *r,
+                      lr_error *err)
 {
     memset(r, 0, sizeof *r);
     state s = {g, NULL, 0, 0};
@@ -620,6 +621,8 @@ lr_status dupes_find(graph *g, const dupes_opts *o, dupes_result *r, lr_error *e
     r->bitmaps = gb.v, r->n_bitmaps = gb.n, gb.v = NULL;
     r->strings = gs.v, r->n_strings = gs.n, gs.v = NULL;
 
+    if (!owners)
+        goto out;
     /* Owners: arrays -> first referrer; bitmaps/strings -> themselves. */
     r->owner = err_mallocarray(r->n_members ? r->n_members : 1, sizeof *r->owner);
     r->owner_edge = err_mallocarray(r->n_members ? r->n_members : 1, sizeof *r->owner_edge);
@@ -670,6 +673,16 @@ out:
     if (rc != LR_OK)
         dupes_free(r);
     return rc;
+}
+
+lr_status dupes_find(graph *g, const dupes_opts *o, dupes_result *r, lr_error *err)
+{
+    return find(g, o, 1, r, err);
+}
+
+lr_status dupes_find_groups(graph *g, const dupes_opts *o, dupes_result *r, lr_error *err)
+{
+    return find(g, o, 0, r, err);
 }
 
 void dupes_free(dupes_result *r)

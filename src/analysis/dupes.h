@@ -98,6 +98,10 @@ typedef struct dupes_result {
  * of at least min_bytes, a sort, byte compares inside groups, one paths_find. */
 lr_status dupes_find(graph *g, const dupes_opts *o, dupes_result *r, lr_error *err);
 
+/* dupes_find without owners and paths (owner, owner_edge and paths stay empty): no reverse
+ * edges and no traversal, for callers that show the groups only. Same returns. */
+lr_status dupes_find_groups(graph *g, const dupes_opts *o, dupes_result *r, lr_error *err);
+
 /* Frees what dupes_find allocated and zeroes *r. Accepts a zeroed result. */
 void dupes_free(dupes_result *r);
 

@@ -34,6 +34,7 @@ args() {
     convert) echo "$f -o $T/out-$v-$fmt.heapsnapshot" ;;
     sql) echo "$f --sql-file $T/query.sql" ;;
     instances) if [ "$fmt" = v8 ]; then echo "$f global"; else echo "$f Foo"; fi ;;
+    report) echo "$f -o $T/out-$v-$fmt.html" ;;
     *) echo "$f" ;;
     esac
 }

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
         lr_status st = lr_open(argv[i], NULL, &h, &err);
         if (st == LR_OK) {
             printf("%s: %s %s\n", argv[i], lr_heap_format(h),
-                   lr_heap_graph(h) ? "graph" : "nograph");
+                   lr_object_count(h) > 0 ? "graph" : "nograph");
             lr_close(h);
         } else {
             printf("%s: exit %d offset %llu (%s)\n", argv[i], lr_exit_code(st),

@@ -24,6 +24,7 @@
 #include "format/hprof.h"
 #include "graph/graph.h"
 #include "leakray/leakray.h"
+#include "lr_internal.h"
 
 #include <bzlib.h>
 #include <zlib.h>

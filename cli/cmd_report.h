@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cmd_report.h: writing a rendered report to a file, shared by `leakray report` and
+ * `leakray analyze --html` (cli), prefix report_. */
+#ifndef LR_CLI_CMD_REPORT_H
+#define LR_CLI_CMD_REPORT_H
+
+#include "cli.h"
+
+/* Renders an in fmt into path (atomically: a temporary file beside it, renamed on success),
+ * showing dump_path as the dump's path. Sets *bytes to the size written. Returns 0, or the
+ * exit code after printing the error. */
+int report_write_file(const cli_common *co, lr_analysis *an, lr_render_format fmt,
+                      const char *path, const char *dump_path, uint64_t *bytes);
+
+/* analyze's LARGEST RETAINERS (cmd_analyze.c): the leak suspects in `top`'s retained-size
+ * tree with their paths from a GC root; share and accum are 0..1. Fills *out (free:
+ * susp_free) or err. */
+lr_status analyze_suspects(const graph *g, double share, double accum, susp_result *out,
+                           lr_error *err);
+
+#endif

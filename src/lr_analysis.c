@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* lr_analysis.c: the public leak analysis, clusters and diff (top of the library), prefix
+ * lr_. lr_analyze runs the pipeline `leakray analyze` runs -- shipped + user rules, leak
+ * finding, paths, the dominator tree over the traces' own edges and roots, trace completion
+ * -- and keeps the results behind an opaque handle with accessors. Leak suspects (analyze's
+ * LARGEST RETAINERS) are never traces; the CLI hands them to the renderer (lr_analysis_wrap).
+ * Paths come before the dominator tree so their scratch is freed before its scratch exists
+ * (analyze's memory peak is one phase's, not the sum). */
+#define _POSIX_C_SOURCE 200809L
+#include "lr_internal.h"
+
+#include "analysis/diff.h"
+#include "format/v8.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+lr_analysis *lr_analysis_wrap(lr_heap *h, const rules_set *rs, const leak_set *ls,
+                              const trace_result *tr, const dom_tree *dt, int suspects,
+                              const susp_result *sr, double ms)
+{
+    lr_analysis *an = calloc(1, sizeof *an);
+    if (!an)
+        return NULL;
+    an->h = h, an->rs = rs, an->ls = ls, an->tr = tr, an->dt = dt;
+    an->suspects = suspects, an->sr = sr, an->ms = ms;
+    return an;
+}
+
+lr_status lr_analyze(lr_heap *h, const lr_analyze_opts *o, lr_analysis **out, lr_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!h || !out)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_analyze: heap and out are required");
+    lr_analyze_opts def = {0};
+    if (!o)
+        o = &def;
+    double t0 = now_ms();
+    lr_analysis *an = calloc(1, sizeof *an);
+    if (!an)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", h->g.path);
+    an->h = h;
+    an->owned = 1;
+    rules_init(&an->own_rs);
+    graph *g = &h->g;
+    lr_status st = LR_OK;
+    if (!o->no_shipped_rules) {
+        st = rules_load_shipped(&an->own_rs, "jdk.rules", err);
+        if (st == LR_OK && graph_find_class(g, "android.os.Build") != GRAPH_NONE)
+            st = rules_load_shipped(&an->own_rs, "android.rules", err);
+    }
+    for (int i = 0; st == LR_OK && i < o->n_rules_files; i++)
+        st = rules_load_file(&an->own_rs, o->rules_files[i], err);
+    for (int i = 0; st == LR_OK && i < o->n_watch; i++)
+        st = rules_add_watch(&an->own_rs, o->watch[i], o->leaking_if ? o->leaking_if[i] : NULL,
+                             err);
+    if (st == LR_OK)
+        st = rules_bind(&an->own_rs, g, err);
+    if (st == LR_OK)
+        st = leak_find(g, &an->own_rs, &an->own_ls, err);
+    an->suspects = an->own_ls.n == 0;
+    if (st == LR_OK && an->own_ls.n > 0)
+        st = trace_paths(g, &an->own_rs, &an->own_ls, &an->own_tr, err);
+    /* sizes over the traces' own reachability, as analyze: the rules' edges and roots, Java
+     * locals as references of their thread */
+    dom_opts dopts = {0};
+    node_ix *lfrom = NULL, *lto = NULL;
+    if (st == LR_OK && an->own_ls.n > 0) {
+        dopts.reach = trace_dom_filter;
+        dopts.reach_ctx = &an->own_rs;
+        dopts.root = trace_dom_root;
+        dopts.root_ctx = &an->own_rs;
+        st = trace_dom_locals(g, &an->own_rs, &lfrom, &lto, &dopts.n_extra, err);
+        dopts.extra_from = lfrom;
+        dopts.extra_to = lto;
+        if (st == LR_OK)
+            st = dom_build_ex(g, &dopts, &an->own_dt, err);
+        if (st == LR_OK)
+            st = trace_finish_ex(g, &an->own_rs, &an->own_ls, &an->own_dt, &dopts,
+                                 &an->own_tr, err);
+    }
+    free(lfrom);
+    free(lto);
+    an->rs = &an->own_rs, an->ls = &an->own_ls, an->tr = &an->own_tr, an->dt = &an->own_dt;
+    an->ms = now_ms() - t0;
+    if (st != LR_OK) {
+        lr_analysis_free(an);
+        return st;
+    }
+    *out = an;
+    return LR_OK;
+}
+
+void lr_analysis_free(lr_analysis *an)
+{
+    if (!an)
+        return;
+    rep_report_fini(&an->rep);
+    free(an->class_rows);
+    if (an->has_devtools)
+        devtools_free(&an->devtools);
+    if (an->has_clusters) {
+        cluster_result_free(&an->clusters);
+        cluster_fini(&an->cctx);
+        crules_fini(&an->crs);
+    }
+    if (an->has_tree)
+        dom_free(&an->tree);
+    if (an->has_dupes)
+        dupes_free(&an->dupes);
+    if (an->owned) {
+        trace_result_free(&an->own_tr);
+        leak_set_free(&an->own_ls);
+        dom_free(&an->own_dt);
+        rules_fini(&an->own_rs);
+    }
+    free(an);
+}
+
+int lr_analysis_suspects(const lr_analysis *an) { return an ? an->suspects : 0; }
+uint32_t lr_analysis_trace_count(const lr_analysis *an) { return an ? an->tr->n_traces : 0; }
+uint32_t lr_analysis_unreachable_count(const lr_analysis *an)
+{
+    return an ? an->tr->n_unreachable : 0;
+}
+uint32_t lr_analysis_group_count(const lr_analysis *an) { return an ? an->tr->n_groups : 0; }
+
+lr_status lr_analysis_group(const lr_analysis *an, uint32_t i, lr_leak_group *out,
+                            lr_error *err)
+{
+    if (!an || !out || i >= an->tr->n_groups)
+        return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_analysis_group: no group %u", i);
+    const trace_group *gr = &an->tr->groups[i];
+    int lib = i >= an->tr->n_app_groups && gr->lib >= 0;
+    out->signature = gr->fingerprint;
+    out->title = gr->short_desc;
+    out->library = i >= an->tr->n_app_groups;
+    out->pattern = lib ? an->rs->refs[gr->lib].pattern : "";
+    out->description = lib ? an->rs->refs[gr->lib].description : "";
+    out->retained = gr->retained;
+    out->retained_objects = gr->retained_count;
+    out->n_traces = gr->n;
+    return LR_OK;
+}
+
+uint32_t lr_analysis_group_trace(const lr_analysis *an, uint32_t i, uint32_t k)
+{
+    if (!an || i >= an->tr->n_groups || k >= an->tr->groups[i].n)
+        return UINT32_MAX;
+    return an->tr->groups[i].traces[k];
+}
+
+lr_status lr_analysis_trace(const lr_analysis *an, uint32_t t, lr_trace *out, lr_error *err)
+{
+    if (!an || !out || t >= an->tr->n_traces)
+        return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_analysis_trace: no trace %u", t);
+    const trace *tr = &an->tr->traces[t];
+    const leak_object *lo = &an->ls->v[tr->leak];
+    const graph *g = &an->h->g;
+    unsigned rk = tr->root < g->n_roots ? g->roots[tr->root].kind : GRAPH_ROOT_UNKNOWN;
+    out->leaking = lo->node;
+    out->signature = tr->fingerprint;
+    out->group = tr->group;
+    out->gc_root = trace_root_description(rk);
+    out->source = lo->source == LEAK_SRC_WATCHED ? "watched"
+                  : lo->source == LEAK_SRC_RULE  ? "rule"
+                                                 : "suspect";
+    out->n_steps = tr->n;
+    return LR_OK;
+}
+
+lr_status lr_analysis_step(lr_analysis *an, uint32_t t, uint32_t j, lr_trace_step *out,
+                           lr_error *err)
+{
+    if (!an || !out || t >= an->tr->n_traces || j >= an->tr->traces[t].n)
+        return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_analysis_step: no step %u of trace %u", j, t);
+    const trace *tr = &an->tr->traces[t];
+    const trace_elem *e = &tr->el[j];
+    an->step_ref[0] = 0;
+    if (j + 1 < tr->n)
+        trace_ref_display(e, an->step_ref, sizeof an->step_ref);
+    out->object = e->node;
+    out->class_name = e->class_name ? e->class_name : "";
+    out->leaking = e->status == TRACE_YES  ? LR_LEAKING_YES
+                   : e->status == TRACE_NO ? LR_LEAKING_NO
+                                           : LR_LEAKING_UNKNOWN;
+    out->reason = e->reason ? e->reason : "";
+    out->labels = e->labels ? e->labels : "";
+    out->reference = an->step_ref;
+    out->suspect = j + 1 < tr->n && e->suspect;
+    out->has_retained = e->has_retained;
+    out->retained = e->retained;
+    out->retained_objects = e->retained_count;
+    return LR_OK;
+}
+
+/* ---- clusters ---- */
+
+struct lr_clusters {
+    lr_heap *h;
+    crules_set rs;
+    dom_tree dt;
+    cluster_ctx c;
+    cluster_result r;
+};
+
+void lr_clusters_free(lr_clusters *c)
+{
+    if (!c)
+        return;
+    cluster_result_free(&c->r);
+    cluster_fini(&c->c);
+    dom_free(&c->dt);
+    crules_fini(&c->rs);
+    free(c);
+}
+
+lr_status lr_clusters_build(lr_heap *h, const char *const *rules_files, int n_rules,
+                            lr_clusters **out, lr_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!h || !out)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_clusters_build: heap and out are required");
+    lr_clusters *c = calloc(1, sizeof *c);
+    if (!c)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", h->g.path);
+    c->h = h;
+    crules_init(&c->rs);
+    lr_status st = LR_OK;
+    for (int i = 0; st == LR_OK && i < n_rules; i++)
+        st = crules_load_file(&c->rs, rules_files[i], err);
+    if (st == LR_OK)
+        st = crules_load_shipped(&c->rs, err);
+    if (st == LR_OK)
+        st = cluster_dom_build(&h->g, &c->dt, err);
+    if (st == LR_OK)
+        st = cluster_bind(&c->c, &h->g, &c->rs, &c->dt, err);
+    if (st == LR_OK)
+        st = cluster_run(&c->c, NULL, CLUSTER_SORT_SIZE, &c->r, err);
+    if (st != LR_OK) {
+        lr_clusters_free(c);
+        return st;
+    }
+    *out = c;
+    return LR_OK;
+}
+
+uint32_t lr_clusters_count(const lr_clusters *c) { return c ? c->r.n : 0; }
+
+lr_status lr_clusters_get(const lr_clusters *c, uint32_t i, lr_cluster *out, lr_error *err)
+{
+    if (!c || !out || i >= c->r.n)
+        return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_clusters_get: no cluster %u", i);
+    const cluster_item *it = &c->r.items[i];
+    cluster_title(&c->c, it, out->title, sizeof out->title);
+    out->rule = crules_by_name(it->by);
+    out->origin = c->c.dir_names[it->dir];
+    out->count = it->count;
+    out->shallow = it->shallow;
+    out->retained = it->retained;
+    out->representative = it->rep;
+    return LR_OK;
+}
+
+/* ---- diff ---- */
+
+struct lr_diff {
+    diff_result r;
+    lr_diff_row *rows;
+    lr_diff_row total;
+};
+
+static void diff_row_copy(const diff_row *s, lr_diff_row *d)
+{
+    d->class_name = s->name;
+    d->count_a = s->count_a, d->count_b = s->count_b;
+    d->size_a = s->size_a, d->size_b = s->size_b;
+    d->n_new = s->n_new, d->n_deleted = s->n_deleted;
+    d->count_delta = s->count_delta, d->size_delta = s->size_delta;
+}
+
+lr_status lr_diff_build(lr_heap *a, const lr_heap *b, int by_id, lr_diff **out,
+                        lr_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!a || !b || !out)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_diff_build: two heaps and out are required");
+    lr_diff *d = calloc(1, sizeof *d);
+    if (!d)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory (diff)");
+    lr_status st = LR_OK;
+    /* DevTools names the base's plain objects with the compared snapshot's interfaces. */
+    if (by_id && v8_class_keys(&a->g) && v8_class_keys(&b->g))
+        st = v8_apply_interfaces(&a->g, &b->g, err);
+    if (st == LR_OK)
+        st = diff_build(&a->g, &b->g, v8_class_keys(&a->g), v8_class_keys(&b->g), by_id,
+                        &d->r, err);
+    if (st == LR_OK) {
+        d->rows = calloc(d->r.n ? d->r.n : 1, sizeof *d->rows);
+        if (!d->rows)
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory (diff)");
+    }
+    if (st != LR_OK) {
+        lr_diff_free(d);
+        return st;
+    }
+    for (uint32_t i = 0; i < d->r.n; i++)
+        diff_row_copy(&d->r.rows[i], &d->rows[i]);
+    diff_row_copy(&d->r.total, &d->total);
+    *out = d;
+    return LR_OK;
+}
+
+uint32_t lr_diff_count(const lr_diff *d) { return d ? d->r.n : 0; }
+const lr_diff_row *lr_diff_get(const lr_diff *d, uint32_t i)
+{
+    return d && i < d->r.n ? &d->rows[i] : NULL;
+}
+const lr_diff_row *lr_diff_total(const lr_diff *d) { return d ? &d->total : NULL; }
+
+void lr_diff_free(lr_diff *d)
+{
+    if (!d)
+        return;
+    diff_free(&d->r);
+    free(d->rows);
+    free(d);
+}

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* lr_report.c: the public renderers (top of the library), prefix lr_. Text is LeakCanary's
+ * layout (report/text.c). JSON and HTML render the report model (report/model.h), whose
+ * extra sections are computed here on the first such call, each only for the heaps that have
+ * it: the classes table from `top`'s dominator tree (DevTools' for V8, with its Summary and
+ * the clusters); for HPROF duplicate buffers and bitmaps, and threads. A section
+ * that fails for want of memory is left out rather than failing the whole report. */
+#define _GNU_SOURCE /* open_memstream */
+#include "lr_internal.h"
+
+#include "format/v8.h"
+#include "report/html.h"
+#include "report/text.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int class_row_cmp(const void *a, const void *b)
+{
+    const rep_class_row *x = a, *y = b;
+    if (x->retained != y->retained)
+        return x->retained < y->retained ? 1 : -1;
+    if (x->shallow != y->shallow)
+        return x->shallow < y->shallow ? 1 : -1;
+    return (x->cls > y->cls) - (x->cls < y->cls);
+}
+
+/* The classes table: instances and shallow bytes of every class, retained bytes without
+ * double counting from tree t. */
+static lr_status class_rows(lr_analysis *an, const dom_tree *t, lr_error *err)
+{
+    const graph *g = &an->h->g;
+    uint32_t nc = g->n_classes;
+    uint64_t *ret = calloc(nc ? nc : 1, sizeof *ret);
+    uint32_t *cnt = calloc(nc ? nc : 1, sizeof *cnt);
+    rep_class_row *rows = calloc(nc ? nc : 1, sizeof *rows);
+    lr_status st = LR_OK;
+    if (!ret || !cnt || !rows) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory (classes)", g->path);
+        goto done;
+    }
+    if ((st = dom_class_retained(g, t, ret, cnt, err)) != LR_OK)
+        goto done;
+    for (uint32_t c = 0; c < nc; c++)
+        rows[c].cls = c, rows[c].retained = ret[c];
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        class_ix c = g->node_class ? g->node_class[x] : GRAPH_NONE;
+        if (c < nc) {
+            rows[c].count++;
+            rows[c].shallow += graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);
+        }
+    }
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < nc; c++)
+        if (rows[c].count)
+            rows[n++] = rows[c];
+    qsort(rows, n, sizeof *rows, class_row_cmp);
+    an->class_rows = rows, an->rep.classes = rows, an->rep.n_classes = n;
+    rows = NULL;
+done:
+    free(ret), free(cnt), free(rows);
+    return st;
+}
+
+/* LEAKRAY_TIMINGS=1: each report phase's wall time on stderr (bench/html_report.sh). */
+static void phase(const char *name)
+{
+    static int on = -1;
+    static struct timespec last;
+    if (on < 0) {
+        const char *e = getenv("LEAKRAY_TIMINGS");
+        on = e && *e && strcmp(e, "0") != 0;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (on && name)
+        fprintf(stderr, "leakray: report %-10s %8.1f ms\n", name,
+                (now.tv_sec - last.tv_sec) * 1e3 + (now.tv_nsec - last.tv_nsec) / 1e6);
+    last = now;
+}
+
+/* The duplicates section, run beside the rest (HPROF only). Failing leaves it out. */
+typedef struct dupes_thread {
+    lr_analysis *an;
+    pthread_t th;
+    int started;
+} dupes_thread;
+
+static void *dupes_job(void *arg)
+{
+    dupes_thread *dj = arg;
+    lr_error scratch = {0};
+    dupes_opts o = {DUPES_DEFAULT_MIN_BYTES, DUPES_DEFAULT_MIN_BITMAP, 0};
+    if (dupes_find_groups(&dj->an->h->g, &o, &dj->an->dupes, &scratch) == LR_OK)
+        dj->an->has_dupes = 1;
+    return NULL;
+}
+
+static lr_status build_report(lr_analysis *an, lr_error *err)
+{
+    if (an->report_built)
+        return LR_OK;
+    graph *g = &an->h->g;
+    int v8 = g->synthetic_root != GRAPH_NONE;
+    lr_error scratch = {0};
+    const dom_tree *t = an->dt;
+    dupes_thread dj = {.an = an};
+    phase(NULL);
+    if (v8) {
+        /* DevTools' tree, the one its Summary and the clusters are measured on. */
+        LR_TRY(cluster_dom_build(g, &an->tree, err));
+        an->has_tree = 1;
+        t = &an->tree;
+        if (v8_class_keys(g) && devtools_build(g, v8_class_keys(g), &an->devtools, &scratch)
+            == LR_OK)
+            an->has_devtools = 1;
+        crules_init(&an->crs);
+        an->has_clusters = 1;
+        if (crules_load_shipped(&an->crs, &scratch) != LR_OK ||
+            cluster_bind(&an->cctx, g, &an->crs, t, &scratch) != LR_OK ||
+            cluster_run(&an->cctx, NULL, CLUSTER_SORT_SIZE, &an->clusters, &scratch) != LR_OK) {
+            cluster_result_free(&an->clusters);
+            cluster_fini(&an->cctx);
+            crules_fini(&an->crs);
+            an->has_clusters = 0;
+        }
+    } else {
+        /* The tree `leakray top` shows (VisualVM's conventions for HotSpot dumps, strong
+         * references less Bitmap.dumpData otherwise), so the treemap, the tables and the
+         * LARGEST RETAINERS give one node one retained size. */
+        dom_opts o = {0};
+        edge_ix artifact = GRAPH_NONE;
+        if (g->size_model == GRAPH_SIZES_VISUALVM) {
+            dom_opts_visualvm(&o);
+        } else if ((artifact = susp_artifact_edge(g)) != GRAPH_NONE) {
+            o.reach = susp_filter_strong;
+            o.reach_ctx = &artifact;
+        }
+        LR_TRY(dom_build_ex(g, &o, &an->tree, err));
+        an->has_tree = 1;
+        t = &an->tree;
+        /* Duplicates on the second core while the tables and views are built: they read
+         * node arrays, dupes_find_groups writes only its own result. */
+        if (pthread_create(&dj.th, NULL, dupes_job, &dj) == 0)
+            dj.started = 1;
+        else
+            dupes_job(&dj);
+    }
+    phase(v8 ? "devtools" : "start");
+    rep_report *r = &an->rep;
+    r->g = g;
+    r->analysis_ms = an->ms;
+    if (an->tr && an->ls && an->rs) {
+        r->rs = an->rs, r->ls = an->ls, r->tr = an->tr;
+    }
+    r->suspects = an->suspects;
+    r->suspects_found = an->sr;
+    r->dom = (domagg_input){t->idom, t->retained, DOM_SUPER_ROOT, t->total_reachable};
+    if (v8 && g->synthetic_root < g->n_nodes) {
+        /* The tree's one first-level node is the synthetic root: start below it. */
+        r->dom.top_mark = g->synthetic_root;
+        r->dom.total = t->retained[g->synthetic_root];
+    }
+    r->n_reachable = t->n_reachable;
+    r->devtools = an->has_devtools ? &an->devtools : NULL;
+    r->clusters_ctx = an->has_clusters ? &an->cctx : NULL;
+    r->clusters = an->has_clusters ? &an->clusters : NULL;
+    r->threads = g->n_threads > 0;
+    lr_status st = class_rows(an, t, err);
+    phase("classes");
+    if (st == LR_OK)
+        st = rep_report_build(r, err);
+    phase("views");
+    if (dj.started)
+        pthread_join(dj.th, NULL);
+    phase("dupes");
+    if (st != LR_OK)
+        return st;
+    r->dupes = an->has_dupes ? &an->dupes : NULL;
+    an->report_built = 1;
+    return LR_OK;
+}
+
+lr_status lr_render(lr_analysis *an, lr_render_format fmt, const lr_render_opts *opts,
+                    FILE *out, lr_error *err)
+{
+    if (!an || !out)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_render: analysis and out are required");
+    const graph *g = &an->h->g;
+    const char *path = opts && opts->dump_path ? opts->dump_path : g->path;
+    int no_timing = opts ? opts->no_timing : 0;
+    int bad;
+    switch (fmt) {
+    case LR_RENDER_TEXT: {
+        rep_text_opts o = {path, no_timing, an->ms, an->suspects, NULL, TRACE_DEFAULT_TRACES,
+                           an->sr, 0};
+        rep_text_analysis(out, g, an->rs, an->ls, an->tr, &o);
+        bad = ferror(out);
+        break;
+    }
+    case LR_RENDER_JSON:
+    case LR_RENDER_HTML:
+        LR_TRY(build_report(an, err));
+        an->rep.path = path;
+        an->rep.no_timing = no_timing;
+        bad = fmt == LR_RENDER_JSON ? rep_report_json(out, &an->rep, 0) : rep_html(out, &an->rep);
+        phase("render");
+        break;
+    default:
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_render: unknown format %d", (int)fmt);
+    }
+    if (bad || fflush(out) != 0)
+        return LR_FAIL(err, LR_ERR_IO, "%s: writing the report failed", path);
+    return LR_OK;
+}
+
+lr_status lr_render_buffer(lr_analysis *an, lr_render_format fmt, const lr_render_opts *opts,
+                           char **buf, size_t *len, lr_error *err)
+{
+    if (!buf || !len)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_render_buffer: buf and len are required");
+    *buf = NULL, *len = 0;
+    FILE *mem = open_memstream(buf, len);
+    if (!mem)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory (report buffer)");
+    lr_status st = lr_render(an, fmt, opts, mem, err);
+    if (fclose(mem) != 0 && st == LR_OK)
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory (report buffer)");
+    if (st != LR_OK) {
+        free(*buf);
+        *buf = NULL, *len = 0;
+    }
+    return st;
+}
+
+void lr_free(void *p) { free(p); }

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# html_report.sh: `leakray report` pages opened in Chromium (tests/e2e/html_report.js). Writes
+# a HotSpot dump of tests/programs/report/ReportDemo at test time and renames its leaked
+# class, byte for byte, to markup that would run script if parsed as HTML (HPROF class
+# names cannot hold '/', so its strings carry the closing script tag); renders it, a V8
+# snapshot and two Android/ART dumps (fixtures; one with bitmaps); checks the files (size,
+# one JSON island, no raw markup) and then the pages in the browser. `analyze --html` must
+# write the same page as `report`. Screenshots: $LEAKRAY_BUILD/artifacts/html_report/.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+. "$LEAKRAY_SRC/tests/lib/playwright.sh"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
+    [ "${CI:-}" = true ] && fail "javac/java not installed (required under CI=true)"
+    echo "SKIP: javac/java not installed"
+    exit 77
+fi
+pw_setup || fail "Chromium + playwright-core unavailable"
+fix=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}
+[ -d "$fix/hprof" ] || fail "no fixtures at $fix"
+work=$LEAKRAY_BUILD/tmp/html_report
+art=$LEAKRAY_BUILD/artifacts/html_report
+rm -rf "$work" "$art"
+mkdir -p "$work/classes" "$art"
+
+javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/report/ReportDemo.java" \
+    "$LEAKRAY_SRC/tests/programs/leaks/KeyedWeakReference.java"
+java -cp "$work/classes" ReportDemo "$work/demo.hprof"
+python3 - "$work/demo.hprof" "$work/inject.hprof" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+name = b'Inj' + b'X' * 59
+payload = b'<svg onload=alert(1)><img src=x onerror=alert(2)><script>&amp;'
+assert len(name) == len(payload) and d.count(name) >= 1, d.count(name)
+open(sys.argv[2], 'wb').write(d.replace(name, payload))
+PY
+
+"$LEAKRAY" report "$work/inject.hprof" -o "$work/java.html" >/dev/null
+"$LEAKRAY" report "$fix/v8/heap-3.heapsnapshot" -o "$work/v8.html" >/dev/null
+"$LEAKRAY" report "$fix/hprof/test-dump.hprof" --mapping "$fix/hprof/test-dump.map" \
+    -o "$work/android.html" >/dev/null
+"$LEAKRAY" report "$fix/hprof/dialer.android-hprof" -o "$work/dialer.html" >/dev/null
+# A V8 snapshot whose names hold a closing script tag, U+2028 and an onerror handler.
+"$LEAKRAY" report "$LEAKRAY_SRC/tests/fuzz/corpus/report_render/v8-markup-names.heapsnapshot" \
+    -o "$work/markup.html" >/dev/null
+
+# The files: bounded, two script elements, markup from the dump only in escaped form.
+for f in java v8 android dialer markup; do
+    h=$work/$f.html
+    size=$(stat -c %s "$h")
+    [ "$size" -lt $((5 << 20)) ] || fail "$f.html is $size bytes"
+    [ "$(grep -o '<script' "$h" | wc -l)" = 2 ] || fail "$f.html: not exactly two <script"
+    ! grep -q 'alert(' "$h" || ! grep -aq '<img src=x' "$h" || fail "$f.html: raw markup"
+done
+grep -q 'u003csvg onload=alert(1)\\u003e\\u003cimg' "$work/java.html" ||
+    fail "java.html: the class name is not in the data, escaped"
+
+# analyze --html writes the report's page (timings aside).
+"$LEAKRAY" analyze "$work/inject.hprof" --no-timing --html "$work/analyze.html" >/dev/null
+"$LEAKRAY" report "$work/inject.hprof" --no-timing -o "$work/report.html" >/dev/null
+sed 's/"file":"[^"]*"//' "$work/analyze.html" >"$work/a.norm"
+sed 's/"file":"[^"]*"//' "$work/report.html" >"$work/r.norm"
+cmp -s "$work/a.norm" "$work/r.norm" || fail "analyze --html and report pages differ"
+
+# The model JSON (--format json) is what the page embeds.
+"$LEAKRAY" report "$work/inject.hprof" --no-timing --format json -o "$work/model.json" >/dev/null
+"$LEAKRAY" top "$work/inject.hprof" --no-timing --json --top 1 >"$work/top.json"
+"$LEAKRAY" analyze "$work/inject.hprof" --no-timing --json >"$work/analyze.json"
+python3 - "$work/model.json" "$work/top.json" "$work/analyze.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+top = json.load(open(sys.argv[2]))
+an = json.load(open(sys.argv[3]))
+assert d["schema_version"] == 1 and d["format"] == "hprof"
+assert d["summary"]["mode"] == "leaks" and d["summary"]["leaking_objects"] == 1, d["summary"]
+g = d["groups"][0]
+assert g["short_description"] == "SessionCache.ENTRIES", g
+t = d["traces"][g["traces"][0]]
+assert t["class"].startswith("<svg onload=alert(1)>"), t["class"]
+assert t["elements"][-1]["leaking"] == "YES"
+rows = d["tree"]["objects"]
+assert rows[0][0] == -1 and all(0 <= r[0] < i for i, r in enumerate(rows) if i), "parents first"
+# one node, one retained size: the tree is the one `top` shows (VisualVM's conventions here,
+# whose root total is its own sum, so the children only nearly add up to it)
+assert rows[0][3] == top["reachable_bytes"] == d["summary"]["reachable_bytes"], (rows[0], top)
+kids = sum(r[3] for r in rows if r[0] == 0)
+assert abs(kids - rows[0][3]) <= rows[0][3] // 1000, "children of the root add up"
+first = max((r for r in rows if r[0] == 0), key=lambda r: r[3])
+assert first[3] == top["objects"][0]["retained"], (first, top["objects"][0])
+# analyze's LARGEST RETAINERS, never a leak trace: same suspects, same sizes
+assert [s["description"] for s in d["suspects"]] == [s["description"] for s in an["suspects"]]
+assert [s["retained_bytes"] for s in d["suspects"]] == \
+    [s["retained_bytes"] for s in an["suspects"]], (d["suspects"], an["suspects"])
+assert d["suspects"] and "LARGEST RETAINERS" in d["suspects_text"], d.get("suspects_text")
+assert len(d["traces"]) == len(an["traces"]) and \
+    all(t["source"] != "suspect" for t in d["traces"]), "a suspect became a trace"
+PY
+
+# The page's trace must read as `analyze` prints it (less the "~~~" underline lines).
+"$LEAKRAY" analyze "$work/inject.hprof" --no-timing >"$work/analyze.txt"
+python3 - "$work/analyze.txt" "$work/expected-trace.txt" <<'PY'
+import sys
+lines = open(sys.argv[1], encoding='utf-8').read().split('\n')
+start = lines.index('\u252c\u2500\u2500\u2500')
+end = next(i for i in range(start, len(lines)) if lines[i].startswith('===='))
+keep = [l for l in lines[start:end] if l.rstrip('~ ').rstrip() != '\u2502' or '~' not in l]
+open(sys.argv[2], 'w', encoding='utf-8').write('\n'.join(keep))
+PY
+# V8: DevTools' Summary rows by retained size, each with its biggest object's retainers.
+"$LEAKRAY" report "$fix/v8/heap-3.heapsnapshot" --no-timing --format json -o "$work/v8.json" \
+    >/dev/null
+python3 - "$work/v8.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["devtools_summary"]
+assert len(rows) > 10 and all(a["retained_bytes"] >= b["retained_bytes"]
+                              for a, b in zip(rows, rows[1:])), "not by retained size"
+assert rows[0]["sample"]["retainers"], rows[0]
+assert d["clusters"] and d["tree"]["objects"][1][1] == "(GC roots)", d["tree"]["objects"][:2]
+PY
+pw_node "$LEAKRAY_SRC/tests/e2e/html_report.js" "$work" "$art"
+ls "$art"/*.png >/dev/null || fail "no screenshots"
+echo "html_report: ok"

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// pw.js: launching Debian's Chromium through playwright-core for the browser tests (see
+// playwright.sh). launch() starts a headless, sandbox-less browser with a fresh profile and
+// every background network feature off, so a page's own requests are the only ones; watch()
+// records every request a page makes, and the dialogs it opens, for the tests to assert on.
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+async function launch() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'leakray-chromium-'));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.PW_CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-dev-shm-usage'],
+    viewport: { width: 1280, height: 900 },
+  });
+  const close = async () => {
+    await ctx.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  };
+  return { ctx, close };
+}
+
+// Records the requests (other than the page's own file: URL and data: URIs) and dialogs.
+function watch(page) {
+  const log = { requests: [], dialogs: [], errors: [] };
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith('data:') && !u.startsWith('file:')) log.requests.push(u);
+  });
+  page.on('dialog', async (d) => { log.dialogs.push(d.message()); await d.dismiss(); });
+  page.on('pageerror', (e) => log.errors.push(String(e)));
+  return log;
+}
+
+module.exports = { launch, watch };

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* api_test.c: the public API (the headers in include/leakray/) as a program linked against
+ * libleakray uses it, on real dumps from ../shared/fixtures: opening from a file and from
+ * memory (and refusing garbage with an offset), object/class/root accessors and their range
+ * checks, references and referrers agreeing with each other, fields, ids, dominators,
+ * histogram, paths, the leak analysis with its groups, traces and renderings, clusters and
+ * diff. Only public headers are included here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "leakray/analysis.h"
+#include "leakray/leakray.h"
+#include "leakray/report.h"
+#include "test_fixtures.h"
+
+/* Skips the test (fails under CI=true) without the fixtures. */
+#define NEED_FIXTURES()                                          \
+    do {                                                         \
+        if (!tf_have("hprof", "HPROF") || !tf_have("v8", "V8")) \
+            skip();                                              \
+    } while (0)
+
+static lr_heap *open_fix(const char *rel)
+{
+    char p[4400];
+    snprintf(p, sizeof p, "%s/%s", fixdir, rel);
+    lr_heap *h = NULL;
+    lr_error err = {0};
+    assert_int_equal(lr_open(p, NULL, &h, &err), LR_OK);
+    return h;
+}
+
+static void open_memory(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    char p[4400];
+    snprintf(p, sizeof p, "%s/hprof/sun_jdk6_18_x64.hprof", fixdir);
+    FILE *f = fopen(p, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    lr_heap *a = open_fix("hprof/sun_jdk6_18_x64.hprof"), *b = NULL;
+    lr_error err = {0};
+    assert_int_equal(lr_open_memory(buf, (size_t)n, "mem.hprof", NULL, &b, &err), LR_OK);
+    assert_int_equal(lr_object_count(a), lr_object_count(b));
+    assert_int_equal(lr_class_count(a), lr_class_count(b));
+    assert_int_equal(lr_root_count(a), lr_root_count(b));
+    assert_true(lr_reference_count(a) == lr_reference_count(b));
+    assert_string_equal(lr_heap_format(b), "hprof");
+    lr_close(b);
+    lr_close(a);
+    /* Garbage: a format error at offset 0 naming the given name; *out stays NULL. */
+    lr_error e2 = {0};
+    b = (lr_heap *)1;
+    assert_int_equal(lr_open_memory("not a dump", 10, "junk.bin", NULL, &b, &e2), LR_ERR_FORMAT);
+    assert_null(b);
+    assert_int_equal(e2.offset, 0);
+    assert_non_null(strstr(e2.msg, "junk.bin"));
+    assert_int_equal(lr_exit_code(e2.code), 3);
+    /* Truncated: an error past offset 0. */
+    lr_error e3 = {0};
+    assert_int_not_equal(lr_open_memory(buf, (size_t)n / 2, NULL, NULL, &b, &e3), LR_OK);
+    assert_true(e3.offset > 0 && e3.offset != LR_NO_OFFSET);
+    free(buf);
+    assert_int_equal(lr_open(NULL, NULL, &b, NULL), LR_ERR_USAGE);
+    assert_string_equal(lr_version(), LR_VERSION_STRING);
+}
+
+static int find_value(void *ctx, const lr_field *f)
+{
+    lr_object *out = ctx;
+    if (strcmp(f->name, "value") == 0 && strcmp(f->type, "object") == 0) {
+        *out = f->ref;
+        return 1;
+    }
+    return 0;
+}
+
+static void objects(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    lr_heap *h = open_fix("hprof/sun_jdk6_18_x64.hprof");
+    lr_error err = {0};
+    lr_class str = lr_class_find(h, "java.lang.String");
+    assert_int_not_equal(str, LR_NONE);
+    assert_string_equal(lr_class_name(h, str), "java.lang.String");
+    assert_int_equal(lr_class_super(h, str), lr_class_find(h, "java.lang.Object"));
+    lr_object so = lr_class_object(h, str);
+    assert_int_equal(lr_object_kind(h, so), LR_KIND_CLASS);
+    assert_int_equal(lr_object_describes(h, so), str);
+    /* The first String: its value field, as a field and as a reference, and back. */
+    lr_object s = LR_NONE;
+    for (lr_object o = 0; o < lr_object_count(h) && s == LR_NONE; o++)
+        if (lr_object_class(h, o) == str)
+            s = o;
+    assert_int_not_equal(s, LR_NONE);
+    assert_int_equal(lr_object_find(h, lr_object_id(h, s)), s);
+    assert_string_equal(lr_kind_name(lr_object_kind(h, s)), "instance");
+    char text[64];
+    assert_true(lr_object_string(h, s, text, sizeof text) >= 0);
+    lr_object value = LR_NONE;
+    assert_true(lr_object_fields(h, s, find_value, &value) >= 1);
+    assert_int_not_equal(value, LR_NONE);
+    assert_int_equal(lr_object_kind(h, value), LR_KIND_PRIM_ARRAY);
+    int found = 0;
+    for (uint32_t i = 0; i < lr_object_ref_count(h, s); i++) {
+        lr_ref r;
+        assert_int_equal(lr_object_ref(h, s, i, &r, &err), LR_OK);
+        assert_int_equal(r.from, s);
+        if (r.to == value) {
+            found = 1;
+            assert_string_equal(r.name, "value");
+            assert_string_equal(r.kind, "field");
+            assert_string_equal(r.strength, "strong");
+        }
+    }
+    assert_true(found);
+    uint32_t nref = 0;
+    assert_int_equal(lr_object_referrer_count(h, value, &nref, &err), LR_OK);
+    found = 0;
+    for (uint32_t i = 0; i < nref; i++) {
+        lr_ref r;
+        assert_int_equal(lr_object_referrer(h, value, i, &r, &err), LR_OK);
+        assert_int_equal(r.to, value);
+        found |= r.from == s && strcmp(r.name, "value") == 0;
+    }
+    assert_true(found);
+    /* Range checks. */
+    lr_ref r;
+    assert_int_equal(lr_object_ref(h, s, 1u << 30, &r, &err), LR_ERR_NOT_FOUND);
+    assert_int_equal(lr_object_kind(h, LR_NONE), LR_KIND_OTHER);
+    assert_string_equal(lr_object_class_name(h, LR_NONE), "");
+    assert_int_equal(lr_object_shallow(h, LR_NONE), 0);
+    assert_int_equal(lr_object_find(h, 1), LR_NONE);
+    lr_root root;
+    assert_int_equal(lr_root_get(h, 0, &root, &err), LR_OK);
+    assert_true(root.object < lr_object_count(h));
+    lr_error e2 = {0};
+    assert_int_equal(lr_root_get(h, lr_root_count(h), &root, &e2), LR_ERR_NOT_FOUND);
+    lr_close(h);
+}
+
+static void dominators_histogram_paths(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    lr_heap *h = open_fix("hprof/sun_jdk6_18_x64.hprof");
+    lr_error err = {0};
+    assert_int_equal(lr_object_retained(h, 0), 0); /* not computed yet */
+    lr_object top[5];
+    uint32_t n = 0;
+    assert_int_equal(lr_top_objects(h, 5, top, &n, &err), LR_OK);
+    assert_int_equal(n, 5);
+    /* `leakray top` on this dump (VisualVM's conventions): 0x503ec90 retains 45,688 B. */
+    assert_int_equal(lr_object_id(h, top[0]), 0x503ec90);
+    assert_int_equal(lr_object_retained(h, top[0]), 45688);
+    for (uint32_t i = 1; i < n; i++)
+        assert_true(lr_object_retained(h, top[i - 1]) >= lr_object_retained(h, top[i]));
+    assert_int_equal(lr_reachable_bytes(h), 984992);
+    assert_int_equal(lr_reachable_count(h), 12940);
+    /* A dominated object's dominator retains at least as much. */
+    for (lr_object o = 0; o < lr_object_count(h); o += 97) {
+        lr_object d = lr_object_dominator(h, o);
+        if (d != LR_NONE)
+            assert_true(lr_object_retained(h, d) >= lr_object_retained(h, o));
+    }
+    lr_histogram *hi = NULL;
+    assert_int_equal(lr_histogram_build(h, 1, &hi, &err), LR_OK);
+    uint64_t count = 0;
+    for (uint32_t i = 0; i < lr_histogram_count(hi); i++) {
+        const lr_histogram_row *r = lr_histogram_get(hi, i);
+        count += r->count;
+        if (i)
+            assert_true(lr_histogram_get(hi, i - 1)->retained >= r->retained);
+    }
+    assert_null(lr_histogram_get(hi, lr_histogram_count(hi)));
+    assert_true(count > 0 && count <= lr_object_count(h));
+    lr_histogram_free(hi);
+    lr_object path[32];
+    uint32_t len = 0;
+    lr_object target = top[1];
+    assert_int_equal(lr_path_to(h, target, path, 32, &len, &err), LR_OK);
+    assert_true(len >= 1 && len <= 32);
+    assert_int_equal(path[len - 1], target);
+    lr_close(h);
+}
+
+static void analysis_and_render(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    lr_heap *h = open_fix("hprof/dialer.android-hprof");
+    lr_error err = {0};
+    lr_analysis *an = NULL;
+    assert_int_equal(lr_analyze(h, NULL, &an, &err), LR_OK);
+    assert_false(lr_analysis_suspects(an));
+    assert_int_equal(lr_analysis_group_count(an), 1);
+    lr_leak_group g;
+    assert_int_equal(lr_analysis_group(an, 0, &g, &err), LR_OK);
+    assert_string_equal(g.title, "DefaultVoicemailNotifier.sInstance");
+    assert_int_equal(strlen(g.signature), 40);
+    assert_false(g.library);
+    uint32_t t = lr_analysis_group_trace(an, 0, 0);
+    lr_trace tr;
+    assert_int_equal(lr_analysis_trace(an, t, &tr, &err), LR_OK);
+    assert_string_equal(tr.signature, g.signature);
+    lr_trace_step last, first;
+    assert_int_equal(lr_analysis_step(an, t, tr.n_steps - 1, &last, &err), LR_OK);
+    assert_int_equal(last.leaking, LR_LEAKING_YES);
+    assert_int_equal(last.object, tr.leaking);
+    assert_string_equal(last.reference, "");
+    assert_int_equal(lr_analysis_step(an, t, 0, &first, &err), LR_OK);
+    assert_string_equal(first.reference, "sInstance");
+    assert_true(first.suspect);
+    lr_error e2 = {0};
+    assert_int_equal(lr_analysis_step(an, t, tr.n_steps, &first, &e2), LR_ERR_NOT_FOUND);
+    char *buf = NULL;
+    size_t len = 0;
+    lr_render_opts ro = {1, "dialer"};
+    assert_int_equal(lr_render_buffer(an, LR_RENDER_TEXT, &ro, &buf, &len, &err), LR_OK);
+    assert_non_null(strstr(buf, "DefaultVoicemailNotifier"));
+    assert_non_null(strstr(buf, "Heap dump file path: dialer"));
+    lr_free(buf);
+    assert_int_equal(lr_render_buffer(an, LR_RENDER_JSON, &ro, &buf, &len, &err), LR_OK);
+    assert_int_equal(strncmp(buf, "{\"schema_version\":1,", 20), 0);
+    assert_int_equal(strlen(buf), len);
+    lr_free(buf);
+    assert_int_equal(lr_render_buffer(an, LR_RENDER_HTML, &ro, &buf, &len, &err), LR_OK);
+    assert_int_equal(strncmp(buf, "<!DOCTYPE html>", 15), 0);
+    assert_non_null(strstr(buf, "default-src 'none'"));
+    lr_free(buf);
+    assert_int_equal(lr_render_buffer(an, (lr_render_format)7, &ro, &buf, &len, &e2),
+                     LR_ERR_USAGE);
+    lr_analysis_free(an);
+    /* A bad rules file is LR_ERR_RULES and no handle. */
+    const char *rules[] = {"/nonexistent/x.rules"};
+    lr_analyze_opts o = {rules, 1, NULL, NULL, 0, 0, 0};
+    lr_error e3 = {0};
+    an = (lr_analysis *)1;
+    assert_int_not_equal(lr_analyze(h, &o, &an, &e3), LR_OK);
+    assert_null(an);
+    lr_close(h);
+}
+
+static void clusters_diff(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    lr_heap *a = open_fix("v8/heap-1.heapsnapshot"), *b = open_fix("v8/heap-2.heapsnapshot");
+    lr_error err = {0};
+    lr_clusters *c = NULL;
+    assert_int_equal(lr_clusters_build(b, NULL, 0, &c, &err), LR_OK);
+    assert_true(lr_clusters_count(c) > 0);
+    lr_cluster cl;
+    assert_int_equal(lr_clusters_get(c, 0, &cl, &err), LR_OK);
+    assert_true(cl.count > 0 && cl.retained > 0 && cl.title[0]);
+    lr_clusters_free(c);
+    lr_diff *d = NULL;
+    assert_int_equal(lr_diff_build(a, b, 1, &d, &err), LR_OK);
+    /* `leakray diff` on these: 10 classes changed, 17 objects and 668 bytes more. */
+    assert_int_equal(lr_diff_count(d), 10);
+    assert_int_equal(lr_diff_total(d)->count_delta, 17);
+    assert_int_equal(lr_diff_total(d)->size_delta, 668);
+    assert_string_equal(lr_diff_get(d, 0)->class_name, "(object shape)");
+    assert_null(lr_diff_get(d, 10));
+    lr_diff_free(d);
+    lr_close(a);
+    lr_close(b);
+}
+
+int main(void)
+{
+    tf_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(open_memory),
+        cmocka_unit_test(objects),
+        cmocka_unit_test(dominators_histogram_paths),
+        cmocka_unit_test(analysis_and_render),
+        cmocka_unit_test(clusters_diff),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
