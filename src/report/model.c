@@ -150,7 +150,9 @@ static void j_labels(jsonw *w, const char *labels)
     for (const char *p = labels; p && *p;) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        jsonw_strn(w, p, len);
+        /* as analyze without --verbose ("Also retains leaking object" lines left out) */
+        if (rep_label_shown(p, 0))
+            jsonw_strn(w, p, len);
         p = nl ? nl + 1 : NULL;
     }
     jsonw_arr_end(w);
