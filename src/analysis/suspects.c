@@ -397,7 +397,8 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         it->accumulation = a;
         it->path_root = UINT32_MAX;
     }
-    qsort(out->v, out->n, sizeof *out->v, cmp_item);
+    if (out->n) /* v is NULL when nothing passes: qsort takes no null pointer, even for 0 */
+        qsort(out->v, out->n, sizeof *out->v, cmp_item);
     for (uint32_t i = 0; i < out->n; i++)
         describe(g, t, &out->v[i]);
 
