@@ -34,7 +34,7 @@ q_ref1="SELECT src, name FROM edges WHERE dst = $big"
 q_ref2="SELECT src, name FROM edges WHERE dst = $one"
 q_ret="SELECT name, instances, retained FROM classes ORDER BY retained DESC LIMIT 20"
 q_inst="SELECT id, shallow FROM objects WHERE class = '$cls'"
-"$lr" sql "$dump" --no-progress --json --max-rows 0 \
+"$lr" sql "$dump" --no-progress --json --timing --max-rows 0 \
     "$q_group; $q_point; $q_point; $q_ref1; $q_ref2; $q_inst; $q_ret" >"$out/sql.json"
 read -r t_group t_point1 t_point2 t_ref1 t_ref2 t_qinst t_ret < <(python3 -c '
 import json, sys

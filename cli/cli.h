@@ -4,7 +4,7 @@
  * is listed by one line, LR_VERB(name, "summary"), in the CLI_VERBS table of cli/leakray.c.
  * A verb declares its options in a cli_optdef table and calls cli_parse, which also handles
  * the options every verb shares (--json, --no-timing, --max-inflate, --dump, --no-progress,
- * --help) and prints a usage text generated from the table; it then opens inputs with
+ * --mapping, --help) and prints a usage text generated from the table; it then opens inputs with
  * cli_open, which prints load errors in the text or JSON form and returns the exit code.
  * Output contracts (docs/json.md):
  * - exit codes CLI_EXIT_*: 0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O, 5 resource limit;
@@ -46,7 +46,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CLI_SCHEMA_VERSION 1 /* "schema_version" of every JSON document; keys only added */
+/* "schema_version" of every JSON document. 2: every clock reading moved under "timing"
+ * (docs/json.md), which --json prints only with --timing. Otherwise keys are only added. */
+#define CLI_SCHEMA_VERSION 2
 
 /* Exit codes (stable; docs/json.md). */
 enum {
@@ -63,6 +65,8 @@ enum {
 
 #define CLI_MAX_POS 8   /* positional arguments a verb may take */
 #define CLI_MAX_LIST 16 /* values of one repeatable option */
+#define CLI_MAX_WARN 16 /* warnings kept for JSON */
+#define CLI_WARN_MAX 512 /* bytes of one warning */
 
 /* Option value kinds. dest points to: FLAG int (set to 1), UINT uint64_t (decimal),
  * SIZE uint64_t (decimal with optional K/M/G/T suffix, powers of 1024), INT int64_t (may be
@@ -99,29 +103,39 @@ typedef struct cli_spec {
 /* The options every verb shares, plus the positionals, filled by cli_parse. */
 typedef struct cli_common {
     int json;                   /* --json: one JSON document on stdout */
-    int no_timing;              /* --no-timing: omit timings (byte-stable output) */
+    int no_timing;              /* omit timings: --no-timing, or --json without --timing */
+    int timing;                 /* --timing: timings in JSON too */
     int no_progress;            /* --no-progress: never draw the progress bar */
     uint64_t max_inflate;       /* --max-inflate N: cap on decompressed bytes (0 = default) */
     int64_t dump_index;         /* --dump N: heap dump of a multi-dump HPROF (-1 = default) */
+    const char *mapping;        /* --mapping FILE: ProGuard/R8 mapping cli_open applies */
+    unsigned mapping_flags;     /* MAPPING_* flags for it (analyze: MAPPING_KEEP_ARRAYS) */
     const char *pos[CLI_MAX_POS]; /* positional arguments (argv strings) */
     int n_pos;                  /* positional arguments given */
     const cli_spec *spec;       /* the verb's spec (for cli_usage_error) */
     double load_ms;             /* wall time of the last cli_open, milliseconds */
     double load_ms_total;       /* sum over all cli_open calls */
+    char warn[CLI_MAX_WARN][CLI_WARN_MAX]; /* warnings given (cli_warn), for JSON */
+    int n_warn;                 /* warnings given (those past CLI_MAX_WARN are only printed) */
 } cli_common;
+
+/* Prints "leakray: warning: <message>" on stderr and keeps the message for the "warnings"
+ * array cli_json_end writes. A warning is something the user most likely mistyped (a class
+ * the dump does not have...): verbs turn warnings into exit 2 under --strict. */
+void cli_warn(cli_common *co, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parses argv (argv[0] = verb name) against spec plus the common options. Options and
  * positionals may be interleaved; "--" ends options. Returns CLI_CONTINUE when the verb
  * should run, CLI_EXIT_OK after printing usage for --help/-h (stdout), or CLI_EXIT_USAGE
- * after printing the problem and the usage on stderr (plus, when --json was given, the JSON
- * error object on stdout). */
+ * after printing the problem on stderr in one line ending "(see leakray VERB --help)" (plus,
+ * when --json was given, the JSON error object on stdout). */
 int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co);
 
 /* Prints the verb's usage text to out. */
 void cli_usage(const cli_spec *spec, FILE *out);
 
 /* Reports a usage problem found by the verb after parsing (bad combination of options,
- * malformed object id...): message + usage on stderr, JSON error under --json. Returns
+ * malformed object id...): one line on stderr, JSON error under --json. Returns
  * CLI_EXIT_USAGE. fmt is printf-style. */
 int cli_usage_error(const cli_common *co, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -140,9 +154,10 @@ int cli_parse_output(int argc, char **argv, const cli_spec *spec, cli_common *co
 /* Flags for cli_open. */
 enum { CLI_OPEN_NO_EDGES = 1 }; /* nodes and classes only (fast path for histo-like verbs) */
 
-/* Loads path with the common options (--max-inflate, --dump, progress when stderr is a TTY
- * and neither --json nor --no-progress). On success returns 0 and *out (free: lr_close) and
- * records co->load_ms. On failure prints the error (cli_error) and returns its exit code. */
+/* Loads path with the common options (--max-inflate, --dump, --mapping, progress when stderr
+ * is a TTY and neither --json nor --no-progress). On success returns 0 and *out (free:
+ * lr_close) and records co->load_ms. On failure prints the error (cli_error) and returns its
+ * exit code. */
 int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out);
 
 /* Prints err ("leakray: <msg>" on stderr, or the JSON error object on stdout under --json)
@@ -161,8 +176,11 @@ const char *cli_status_key(lr_status s);
 /* Starts a JSON document on stdout: opens the top object and writes "schema_version".
  * The verb then writes its keys and calls cli_json_end. */
 void cli_json_begin(jsonw *w);
-/* Writes "timing" (unless --no-timing), closes the top object and ends the line. */
+/* Writes "warnings" (when cli_warn gave any), "timing" (under --timing), closes the top
+ * object and ends the line. */
 void cli_json_end(const cli_common *co, jsonw *w);
+/* Same, with the verb's own phase in "timing" too: {"load_ms": .., "<phase_key>": ms}. */
+void cli_json_end_phase(const cli_common *co, jsonw *w, const char *phase_key, double ms);
 
 /* ---- timing ---- */
 
@@ -170,20 +188,28 @@ void cli_json_end(const cli_common *co, jsonw *w);
 double cli_now_ms(void);
 /* Prints "<what>: 1.234 s" (or ms below 1 s) on its own line to out, unless --no-timing. */
 void cli_print_timing(const cli_common *co, FILE *out, const char *what, double ms);
-/* Under --json: writes "timing": {"load_ms": ...} unless --no-timing (cli_json_end does it). */
+/* Under --json --timing: writes "timing": {"load_ms": ...} (cli_json_end does it). */
 void cli_json_timing(const cli_common *co, jsonw *w);
 
 /* ---- formatting (all write into buf and return it; buf needs CLI_FMT_MAX bytes) ---- */
 
 #define CLI_FMT_MAX 64
 
+/* One convention for sizes in every verb's text: SI units as LeakCanary prints them
+ * (1 kB = 1000 B, report/text.h rep_human_bytes), exact byte counts with thousands
+ * separators, and the word "bytes" after an exact count. Tables print exact counts. */
 /* 1234567 -> "1,234,567". */
 const char *cli_fmt_count(char *buf, uint64_t n);
-/* Bytes for people: below 1 KB "512 B", else one decimal with binary units: "1.2 KB",
- * "3.4 MB", "5.6 GB" (1 KB = 1024 B). */
+/* Bytes for people: below 1 kB "512 B", else one decimal with SI units: "1.2 kB",
+ * "3.4 MB", "5.6 GB" (1 kB = 1000 B). */
 const char *cli_fmt_human(char *buf, uint64_t bytes);
-/* "1,234,567 bytes (1.2 MB)" as info/show print sizes; just "512 bytes" below 1 KB. */
+/* "1,234,567 bytes (1.2 MB)" as info/show print sizes; just "512 bytes" below 1 kB. */
 const char *cli_fmt_bytes(char *buf, uint64_t bytes);
+/* part of whole as "12.3%" ("-" when whole is 0). */
+const char *cli_fmt_pct(char *buf, uint64_t part, uint64_t whole);
+/* A DevTools distance as DevTools shows it: the number, or U+2212 (minus sign) for objects
+ * unreachable or reached only through the synthetic root (distance >= 100000000). */
+const char *cli_fmt_distance(char *buf, int32_t distance);
 /* An object id as users type it back to `show`: "0x7f00ab" for HPROF (id_size != 0),
  * "@1234" for V8-like graphs whose ids are node numbers. */
 const char *cli_fmt_id(char *buf, const graph *g, uint64_t id);
@@ -227,6 +253,21 @@ void cli_retained_free(cli_retained *r);
 /* The leak store used without --db: $LEAKRAY_DB, else $XDG_DATA_HOME/leakray/store.db
  * (~/.local/share/leakray/store.db; the folder is created). Returns buf or the variable. */
 const char *cli_store_default(char *buf, size_t cap);
+
+/* ---- comparisons (diff, leaks) ---- */
+
+struct kin_print;
+struct kin_stats;
+/* Refuses to compare two snapshots that cannot be compared: formats differ (always), or they
+ * do not plausibly come from one process (analysis/kinship.h), unless force. Prints the reason
+ * ("leakray: A and B: ...") and returns CLI_EXIT_USAGE; returns 0 when the comparison may go
+ * on, after a warning on stderr when force overrode the process check. *related (may be NULL)
+ * is set to whether the process check passed. */
+int cli_check_related(const cli_common *co, const char *path_a, const struct kin_print *a,
+                      const char *path_b, const struct kin_print *b, int force,
+                      struct kin_stats *ks, int *related);
+/* Writes "inputs": {related, forced, class and id counts} for a checked pair. */
+void cli_json_related(jsonw *w, const struct kin_stats *ks, int related, int force);
 
 /* ---- the verb table (cli/leakray.c) ---- */
 

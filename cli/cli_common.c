@@ -5,8 +5,12 @@
  * place: stderr as text, or stdout as the JSON error object under --json (docs/json.md). */
 #include "cli.h"
 
+#include "analysis/devtools.h"
+#include "analysis/kinship.h"
 #include "analysis/native.h"
 #include "rules/categories.h"
+#include "report/text.h"
+#include "rules/mapping.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -106,13 +110,16 @@ void cli_usage(const cli_spec *spec, FILE *out)
     }
     fputs("\ncommon options:\n", out);
     print_opt(out, "--json", NULL, "print one JSON document on stdout (docs/json.md)");
-    print_opt(out, "--no-timing", NULL, "omit timings so output is byte-stable");
+    print_opt(out, "--no-timing", NULL, "omit timings so output is byte-stable (JSON: default)");
+    print_opt(out, "--timing", NULL, "add timings to --json output (under \"timing\")");
     print_opt(out, "--no-progress", NULL, "never draw a progress bar on stderr");
     print_opt(out, "--max-inflate", "N",
               "cap decompressed gzip/bzip2 input at N bytes (K/M/G suffixes; default: the "
               "memory available, at most 64G)");
     print_opt(out, "--dump", "N", "heap dump to load from a multi-dump HPROF (0-based; "
                                   "default: the last)");
+    print_opt(out, "--mapping", "FILE",
+              "ProGuard/R8 mapping: deobfuscated class, field and method names");
     print_opt(out, "-h, --help", NULL, "show this help and exit");
     fputs("\nexit codes: 0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O error, "
           "5 resource limit\n",
@@ -125,8 +132,8 @@ static int vusage_error(const cli_spec *spec, int json, const char *fmt, va_list
 {
     char msg[LR_ERROR_MSG_MAX];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    fprintf(stderr, "leakray %s: %s\n", spec->verb, msg);
-    cli_usage(spec, stderr);
+    /* One line: the problem, and where the usage is (a page of usage would bury it). */
+    fprintf(stderr, "leakray %s: %s (see leakray %s --help)\n", spec->verb, msg, spec->verb);
     if (json)
         json_error(LR_ERR_USAGE, LR_NO_OFFSET, msg);
     return CLI_EXIT_USAGE;
@@ -287,11 +294,14 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
     const cli_optdef common[] = {
         {"--json", CLI_OPT_FLAG, &co->json, NULL, NULL, NULL},
         {"--no-timing", CLI_OPT_FLAG, &co->no_timing, NULL, NULL, NULL},
+        {"--timing", CLI_OPT_FLAG, &co->timing, NULL, NULL, NULL},
         {"--no-progress", CLI_OPT_FLAG, &co->no_progress, NULL, NULL, NULL},
         {"--max-inflate", CLI_OPT_SIZE, &co->max_inflate, "N", NULL, NULL},
         {"--dump", CLI_OPT_UINT, &dump, "N", NULL, NULL},
+        {"--mapping", CLI_OPT_STR, &co->mapping, "FILE", NULL, NULL},
         {0},
     };
+
 
     int only_pos = 0;
     for (int i = 1; i < argc; i++) {
@@ -366,6 +376,11 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
         if (!ok)
             return usage_error(spec, co->json, "invalid value '%s' for %s", v, name);
     }
+    if (co->timing && co->no_timing)
+        return usage_error(spec, co->json, "--timing and --no-timing exclude each other");
+    /* Clock readings make JSON differ from run to run: opt in. */
+    if (co->json && !co->timing)
+        co->no_timing = 1;
     if (dump != UINT64_MAX) {
         if (dump > INT32_MAX)
             return usage_error(spec, co->json, "invalid value for --dump");
@@ -402,6 +417,15 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
      * top, histo --retained, analyze): a no-op for dumps without the registry's classes. */
     if (s == LR_OK && *out)
         s = native_assign(lr_heap_graph(*out), NULL, &err);
+    /* After native_assign, which finds framework classes by their unobfuscated names. A
+     * mapping's errors name the mapping file, not the dump. */
+    if (s == LR_OK && *out && co->mapping &&
+        mapping_apply_file_ex(lr_heap_graph(*out), co->mapping, co->mapping_flags, &err) !=
+            LR_OK) {
+        lr_close(*out);
+        *out = NULL;
+        return cli_error(co, &err);
+    }
     co->load_ms = cli_now_ms() - t0;
     co->load_ms_total += co->load_ms;
     if (s == LR_OK && *out) {
@@ -443,22 +467,58 @@ void cli_json_begin(jsonw *w)
     jsonw_kv_int(w, "schema_version", CLI_SCHEMA_VERSION);
 }
 
-void cli_json_timing(const cli_common *co, jsonw *w)
+/* Tenths of a millisecond: finer digits are noise. */
+static void json_ms(jsonw *w, const char *key, double ms)
+{
+    jsonw_key(w, key);
+    jsonw_double(w, (double)(int64_t)(ms * 10 + 0.5) / 10);
+}
+
+static void json_timing(const cli_common *co, jsonw *w, const char *phase_key, double ms)
 {
     if (co->no_timing)
         return;
     jsonw_kv_obj_begin(w, "timing");
-    /* Tenths of a millisecond: finer digits are noise. */
-    jsonw_key(w, "load_ms");
-    jsonw_double(w, (double)(int64_t)(co->load_ms_total * 10 + 0.5) / 10);
+    json_ms(w, "load_ms", co->load_ms_total);
+    if (phase_key)
+        json_ms(w, phase_key, ms);
     jsonw_obj_end(w);
+}
+
+void cli_json_timing(const cli_common *co, jsonw *w)
+{
+    json_timing(co, w, NULL, 0);
+}
+
+void cli_warn(cli_common *co, const char *fmt, ...)
+{
+    char msg[CLI_WARN_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "leakray: warning: %s\n", msg);
+    if (co->n_warn < CLI_MAX_WARN)
+        memcpy(co->warn[co->n_warn], msg, sizeof msg);
+    co->n_warn++;
+}
+
+void cli_json_end_phase(const cli_common *co, jsonw *w, const char *phase_key, double ms)
+{
+    if (co->n_warn) {
+        jsonw_kv_arr_begin(w, "warnings");
+        for (int i = 0; i < co->n_warn && i < CLI_MAX_WARN; i++)
+            jsonw_str(w, co->warn[i]);
+        jsonw_arr_end(w);
+    }
+    json_timing(co, w, phase_key, ms);
+    jsonw_obj_end(w);
+    jsonw_finish(w);
 }
 
 void cli_json_end(const cli_common *co, jsonw *w)
 {
-    cli_json_timing(co, w);
-    jsonw_obj_end(w);
-    jsonw_finish(w);
+    cli_json_end_phase(co, w, NULL, 0);
 }
 
 void cli_print_timing(const cli_common *co, FILE *out, const char *what, double ms)
@@ -489,30 +549,37 @@ const char *cli_fmt_count(char *buf, uint64_t n)
 
 const char *cli_fmt_human(char *buf, uint64_t bytes)
 {
-    static const char *const units[] = {"KB", "MB", "GB", "TB", "PB", "EB"};
-    if (bytes < 1024) {
-        snprintf(buf, CLI_FMT_MAX, "%" PRIu64 " B", bytes);
-        return buf;
-    }
-    double v = (double)bytes / 1024;
-    unsigned u = 0;
-    /* Switch unit before rounding would print "1024.0". */
-    while (v >= 1023.95 && u + 1 < sizeof units / sizeof units[0]) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(buf, CLI_FMT_MAX, "%.1f %s", v, units[u]);
+    char t[32];
+    snprintf(buf, CLI_FMT_MAX, "%s", rep_human_bytes(t, bytes));
     return buf;
 }
 
 const char *cli_fmt_bytes(char *buf, uint64_t bytes)
 {
     char c[CLI_FMT_MAX], h[CLI_FMT_MAX];
-    if (bytes < 1024)
+    if (bytes < 1000)
         snprintf(buf, CLI_FMT_MAX, "%" PRIu64 " bytes", bytes);
     else
-        snprintf(buf, CLI_FMT_MAX, "%s bytes (%s)", cli_fmt_count(c, bytes),
+        snprintf(buf, CLI_FMT_MAX, "%.27s bytes (%.24s)", cli_fmt_count(c, bytes),
                  cli_fmt_human(h, bytes));
+    return buf;
+}
+
+const char *cli_fmt_pct(char *buf, uint64_t part, uint64_t whole)
+{
+    if (!whole)
+        snprintf(buf, CLI_FMT_MAX, "-");
+    else
+        snprintf(buf, CLI_FMT_MAX, "%.1f%%", (double)part * 100.0 / (double)whole);
+    return buf;
+}
+
+const char *cli_fmt_distance(char *buf, int32_t distance)
+{
+    if (distance >= 0 && distance < DEVTOOLS_SYSTEM_DISTANCE)
+        snprintf(buf, CLI_FMT_MAX, "%" PRId32, distance);
+    else
+        snprintf(buf, CLI_FMT_MAX, "\xe2\x88\x92"); /* U+2212, as DevTools */
     return buf;
 }
 
@@ -559,4 +626,44 @@ int cli_categories(const cli_common *co, int collapse, const char *categories, c
         return cli_error(co, &err);
     }
     return 0;
+}
+
+/* ---- comparisons ---- */
+
+int cli_check_related(const cli_common *co, const char *path_a, const kin_print *a,
+                      const char *path_b, const kin_print *b, int force, kin_stats *ks,
+                      int *related)
+{
+    if (related)
+        *related = 0;
+    memset(ks, 0, sizeof *ks);
+    if (!kin_same_format(a, b))
+        return cli_fail(co, LR_ERR_USAGE,
+                        "%s is %s, %s is %s: only snapshots of one format can be compared",
+                        path_a, a->format, path_b, b->format);
+    char why[256];
+    int ok = kin_compare(a, b, ks, why, sizeof why);
+    if (related)
+        *related = ok;
+    if (ok)
+        return 0;
+    if (!force)
+        return cli_fail(co, LR_ERR_USAGE, "%s and %s: %s (--force compares them anyway)", path_a,
+                        path_b, why);
+    fprintf(stderr, "leakray: warning: %s and %s: %s; compared as asked (--force)\n", path_a,
+            path_b, why);
+    return 0;
+}
+
+void cli_json_related(jsonw *w, const kin_stats *ks, int related, int force)
+{
+    jsonw_kv_obj_begin(w, "inputs");
+    jsonw_kv_bool(w, "related", related);
+    jsonw_kv_bool(w, "forced", force && !related);
+    jsonw_kv_uint(w, "classes_a", ks->classes_a);
+    jsonw_kv_uint(w, "classes_b", ks->classes_b);
+    jsonw_kv_uint(w, "classes_shared", ks->classes_shared);
+    jsonw_kv_uint(w, "ids_shared", ks->ids_shared);
+    jsonw_kv_uint(w, "ids_same_class", ks->ids_same_class);
+    jsonw_obj_end(w);
 }

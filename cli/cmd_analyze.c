@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -349,9 +350,12 @@ static void analyze_json(const cli_common *co, const char *path, const graph *g,
     jsonw_arr_end(&w);
     if (sr)
         json_suspects(&w, g, sr);
-    if (!co->no_timing)
-        jsonw_kv_uint(&w, "analysis_ms", (uint64_t)(ms + 0.5));
-    cli_json_end(co, &w);
+    cli_json_end_phase(co, &w, "analysis_ms", ms);
+}
+
+static void analyze_warn(void *co, const char *msg)
+{
+    cli_warn(co, "%s", msg);
 }
 
 /* Leak suspects in the retained-size model `top` uses (cli_retained), each with its path
@@ -453,9 +457,8 @@ static double analyze_pct(const char *s)
 int cmd_analyze(int argc, char **argv)
 {
     cli_strlist rules_files = {{0}, 0}, watches = {{0}, 0}, ifs = {{0}, 0};
-    const char *mapping = NULL;
     int fail_on_leak = 0, no_shipped = 0, collapse = 0, full = 0, allow_truncated = 0;
-    int no_suspects = 0, verbose = 0;
+    int no_suspects = 0, verbose = 0, strict = 0;
     uint64_t max_traces = TRACE_DEFAULT_TRACES;
     const char *categories = NULL, *share_s = NULL, *accum_s = NULL, *fail_susp_s = NULL;
     const char *size_model = NULL, *html = NULL;
@@ -465,8 +468,6 @@ int cmd_analyze(int argc, char **argv)
          "treat instances of CLASS as leaking (with the next --leaking-if)", NULL},
         {"--leaking-if", CLI_OPT_LIST, &ifs, "EXPR",
          "condition for the matching --watch, e.g. 'destroyed == true'", NULL},
-        {"--mapping", CLI_OPT_STR, &mapping, "FILE", "ProGuard/R8 mapping to deobfuscate names",
-         NULL},
         {"--fail-on-leak", CLI_OPT_FLAG, &fail_on_leak, NULL,
          "exit 1 when a leak trace (application or library) or an unreachable leaking object "
          "is reported (3 on a truncated dump); suspects never count", NULL},
@@ -485,6 +486,10 @@ int cmd_analyze(int argc, char **argv)
          "bytes, Strings with their arrays)", NULL},
         {"--verbose", CLI_OPT_FLAG, &verbose, NULL,
          "also print labels LeakCanary never prints (\"Also retains leaking object ...\")",
+         NULL},
+        {"--strict", CLI_OPT_FLAG, &strict, NULL,
+         "exit 2 when a --watch class or --leaking-if field is not in the dump (always so "
+         "under --fail-on-leak)",
          NULL},
         {"--no-shipped-rules", CLI_OPT_FLAG, &no_shipped, NULL,
          "do not load jdk.rules / android.rules", NULL},
@@ -516,6 +521,8 @@ int cmd_analyze(int argc, char **argv)
         return rc;
     if (ifs.n > watches.n)
         return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
+    /* Shark leaves array classes obfuscated ("l[]"): so do traces and signatures */
+    co.mapping_flags = MAPPING_KEEP_ARRAYS;
     int shark_sizes = 0;
     if (size_model && !(shark_sizes = strcmp(size_model, "shark") == 0) &&
         strcmp(size_model, "dump") != 0)
@@ -564,18 +571,24 @@ int cmd_analyze(int argc, char **argv)
     lr_status st = LR_OK;
     int suspects = 0;
 
-    /* Shark leaves array classes obfuscated ("l[]"): so do traces and signatures */
-    if (mapping)
-        st = mapping_apply_file_ex(g, mapping, MAPPING_KEEP_ARRAYS, &err);
-    if (st == LR_OK && !no_shipped) {
+    if (!no_shipped) {
         st = rules_load_shipped(&rs, "jdk.rules", &err);
         if (st == LR_OK && graph_find_class(g, "android.os.Build") != GRAPH_NONE)
             st = rules_load_shipped(&rs, "android.rules", &err);
     }
     for (int i = 0; st == LR_OK && i < rules_files.n; i++)
         st = rules_load_file(&rs, rules_files.v[i], &err);
+    uint32_t first_watch = rs.n_insp;
     for (int i = 0; st == LR_OK && i < watches.n; i++)
         st = rules_add_watch(&rs, watches.v[i], i < ifs.n ? ifs.v[i] : NULL, &err);
+    /* A typo in a watched class or field finds nothing and looks like "no leak": say so, and
+     * refuse to go on where an exit code depends on the answer. */
+    if (st == LR_OK &&
+        rules_watch_check(&rs, first_watch, g, analyze_warn, &co) && (strict || fail_on_leak)) {
+        rc = cli_fail(&co, LR_ERR_USAGE, "%s (--strict%s)", co.warn[0],
+                      fail_on_leak ? " is implied by --fail-on-leak" : "");
+        goto done;
+    }
     if (st == LR_OK)
         st = rules_bind(&rs, g, &err);
     if (st == LR_OK && collapse)
@@ -636,7 +649,8 @@ int cmd_analyze(int argc, char **argv)
                          no_suspects ? NULL : &sr, verbose);
         } else {
             rep_text_opts o = {shown, co.no_timing, ms, suspects, collapse ? &cs : NULL,
-                               topts.max_traces, no_suspects ? NULL : &sr, verbose};
+                               topts.max_traces, no_suspects ? NULL : &sr, verbose,
+                               isatty(STDOUT_FILENO)};
             rep_text_analysis(stdout, g, &rs, &ls, &tr, &o);
         }
         analyze_phase("report", &tp);
@@ -666,6 +680,7 @@ int cmd_analyze(int argc, char **argv)
         if (html_rc != CLI_EXIT_OK)
             rc = html_rc;
     }
+done:
     trace_result_free(&tr);
     susp_free(&sr);
     leak_set_free(&ls);

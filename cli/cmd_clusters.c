@@ -76,7 +76,8 @@ void clu_print_text(FILE *out, const cluster_ctx *c, const cluster_result *r, ui
         print_chain_text(out, c, it->rep);
     }
     if (n < r->n)
-        fprintf(out, "(%u more clusters; --top 0 shows all)\n", r->n - n);
+        fprintf(out, "(%s more clusters; --top 0 shows all)\n",
+                cli_fmt_count((char[CLI_FMT_MAX]){0}, r->n - n));
 }
 
 void clu_print_json(jsonw *w, const cluster_ctx *c, const cluster_result *r, uint64_t top)
@@ -211,12 +212,7 @@ int cmd_clusters(int argc, char **argv)
         }
         jsonw_arr_end(&w);
         clu_print_json(&w, &c, &r, top);
-        if (!co.no_timing) {
-            jsonw_kv_obj_begin(&w, "analysis_timing");
-            jsonw_kv_uint(&w, "cluster_ms", (uint64_t)ms);
-            jsonw_obj_end(&w);
-        }
-        cli_json_end(&co, &w);
+        cli_json_end_phase(&co, &w, "cluster_ms", ms);
     } else {
         if (detached)
             printf("%s: %s clusters over %s detached DOM objects (heap %s)\n", co.pos[0],

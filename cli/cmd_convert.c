@@ -101,12 +101,7 @@ int cmd_convert(int argc, char **argv)
         jsonw_kv_uint(&w, "self_bytes", st.self_bytes);
         jsonw_kv_uint(&w, "out_bytes", st.out_bytes);
         jsonw_kv_str(&w, "ids", st.kept_ids ? "dump" : "ordinal");
-        if (!co.no_timing) {
-            jsonw_kv_obj_begin(&w, "analysis_timing");
-            jsonw_kv_uint(&w, "convert_ms", (uint64_t)(ms + 0.5));
-            jsonw_obj_end(&w);
-        }
-        cli_json_end(&co, &w);
+        cli_json_end_phase(&co, &w, "convert_ms", ms);
         return CLI_EXIT_OK;
     }
     char a[CLI_FMT_MAX], b[CLI_FMT_MAX], c[CLI_FMT_MAX], d[CLI_FMT_MAX];

@@ -12,7 +12,6 @@
 #include "cli.h"
 #include "analysis/dupes.h"
 #include "base/outfile.h"
-#include "rules/mapping.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -65,7 +64,7 @@ void cli_special_path(FILE *out, const graph *g, const paths_result *pr, node_ix
         k = PATH_MAX_NODES;
     uint32_t r = paths_root_of(pr, nodes[0]);
     fprintf(out, "%sGC root (%s): %s%s %s\n", indent,
-            r < g->n_roots ? graph_root_kind_name(g->roots[r].kind) : "?", node_cls(g, nodes[0]),
+            r < g->n_roots ? graph_root_kind_title(g->roots[r].kind) : "?", node_cls(g, nodes[0]),
             g->node_kind[nodes[0]] == GRAPH_KIND_CLASS ? " (class)" : "",
             cli_fmt_id(id, g, graph_node_id(g, nodes[0])));
     for (uint32_t i = 1; i < k; i++)
@@ -545,7 +544,7 @@ int cmd_dupes(int argc, char **argv)
 {
     uint64_t min_bytes = DUPES_DEFAULT_MIN_BYTES, min_bmp = DUPES_DEFAULT_MIN_BITMAP, top = 20;
     uint64_t large_px = DUPES_DEFAULT_LARGE_PIXELS;
-    const char *png_dir = NULL, *map_path = NULL;
+    const char *png_dir = NULL;
     const cli_optdef opts[] = {
         {"--min-bytes", CLI_OPT_SIZE, &min_bytes, "N",
          "smallest array content grouped (default 1024)", NULL},
@@ -556,8 +555,6 @@ int cmd_dupes(int argc, char **argv)
          "list bitmaps of at least N pixels (default 1,049,089 as KOOM)", NULL},
         {"--export-png", CLI_OPT_STR, &png_dir, "DIR",
          "write one image per duplicate bitmap group into DIR", NULL},
-        {"--mapping", CLI_OPT_STR, &map_path, "FILE", "ProGuard/R8 mapping to deobfuscate names",
-         NULL},
         {0}};
     const cli_spec spec = {
         "dupes", "FILE", "identical primitive arrays, bitmaps and strings (wasted memory)", opts,
@@ -579,11 +576,6 @@ int cmd_dupes(int argc, char **argv)
     dupes_opts o = {min_bytes, min_bmp, large_px ? large_px : DUPES_DEFAULT_LARGE_PIXELS};
     dupes_result r;
     lr_error err = {0};
-    if (map_path && mapping_apply_file(g, map_path, &err) != LR_OK) {
-        rc = cli_error(&co, &err);
-        lr_close(h);
-        return rc;
-    }
     double t0 = cli_now_ms();
     if (dupes_find(g, &o, &r, &err) != LR_OK) {
         rc = cli_error(&co, &err);

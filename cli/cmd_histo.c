@@ -35,6 +35,7 @@ typedef struct histo_ctx {
     histo_row *rows;          /* n_rows rows with count > 0, sorted */
     uint32_t n_rows;
     histo_row total;          /* sums over every kept node */
+    uint64_t heap_bytes;      /* reachable bytes, the base of the % column (with retained) */
 } histo_ctx;
 
 #define HISTO_NO_CLASS_NAME "<no class>"
@@ -145,6 +146,51 @@ static void histo_print_csv(const histo_ctx *h, uint64_t top)
     }
 }
 
+/* ---- the text table, one layout for HPROF and V8 ----
+ * Columns: count, shallow, then with --retained retained and its share of the reachable heap
+ * (and DevTools' distance on V8). Numbers carry thousands separators. The Total row sums
+ * count and shallow only: classes' retained sizes overlap (a class's instances may hold
+ * another class's), so their sum means nothing and is not printed. */
+
+static void histo_head(int ret, int dist)
+{
+    char head[160];
+    int n = snprintf(head, sizeof head, " num        count        shallow%s%s  class name",
+                     ret ? "       retained  % heap" : "", ret && dist ? "  distance" : "");
+    printf("%s\n", head);
+    for (int i = 0; i < n; i++)
+        putchar('-');
+    putchar('\n');
+}
+
+static void histo_line(uint32_t num, uint64_t count, uint64_t shallow, int ret,
+                       uint64_t retained, uint64_t heap, int dist, int32_t distance,
+                       const char *name)
+{
+    char c[CLI_FMT_MAX], s[CLI_FMT_MAX], r[CLI_FMT_MAX], p[CLI_FMT_MAX], d[CLI_FMT_MAX];
+    printf("%4" PRIu32 ": %12s %14s", num, cli_fmt_count(c, count), cli_fmt_count(s, shallow));
+    if (ret)
+        printf(" %14s %7s", cli_fmt_count(r, retained), cli_fmt_pct(p, retained, heap));
+    if (ret && dist)
+        printf(" %9s", cli_fmt_distance(d, distance));
+    printf("  %s\n", name);
+}
+
+static void histo_total(uint64_t count, uint64_t shallow, int ret, uint64_t heap, uint32_t n,
+                        uint32_t n_rows)
+{
+    char c[CLI_FMT_MAX], s[CLI_FMT_MAX];
+    printf("Total %12s %14s  (%" PRIu32 " classes)\n", cli_fmt_count(c, count),
+           cli_fmt_count(s, shallow), n_rows);
+    if (n < n_rows)
+        printf("(%" PRIu32 " of %" PRIu32 " classes shown; the total covers all)\n", n, n_rows);
+    if (ret)
+        printf("retained: what a class's instances keep alive together, no byte counted twice "
+               "within a class;\nclasses overlap, so the column does not add up. %% heap: of "
+               "%s reachable.\n",
+               cli_fmt_bytes(c, heap));
+}
+
 static void histo_print_text(const histo_ctx *h, uint64_t top)
 {
     int ret = h->retained != NULL;
@@ -152,23 +198,13 @@ static void histo_print_text(const histo_ctx *h, uint64_t top)
         histo_print_csv(h, top);
         return;
     }
-    printf(" num     #instances         #bytes%s  class name\n", ret ? "      #retained" : "");
-    printf("----------------------------------------------%s\n", ret ? "---------------" : "");
+    histo_head(ret, 0);
     uint32_t n = top && top < h->n_rows ? (uint32_t)top : h->n_rows;
     for (uint32_t i = 0; i < n; i++) {
         const histo_row *r = &h->rows[i];
-        printf("%4" PRIu32 ": %13" PRIu64 " %14" PRIu64, i + 1, r->count, r->shallow);
-        if (ret)
-            printf(" %14" PRIu64, r->retained);
-        printf("  %s\n", r->name);
+        histo_line(i + 1, r->count, r->shallow, ret, r->retained, h->heap_bytes, 0, 0, r->name);
     }
-    printf("Total %13" PRIu64 " %14" PRIu64, h->total.count, h->total.shallow);
-    if (ret)
-        printf(" %14" PRIu64, h->total.retained);
-    printf("\n");
-    if (n < h->n_rows)
-        printf("(%" PRIu32 " of %" PRIu32 " classes shown; the total covers all)\n", n,
-               h->n_rows);
+    histo_total(h->total.count, h->total.shallow, ret, h->heap_bytes, n, h->n_rows);
 }
 
 static void histo_print_json(const cli_common *co, const histo_ctx *h, uint64_t top,
@@ -317,12 +353,7 @@ static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort 
         jsonw_kv_uint(&w, "detached_count", d_count);
         jsonw_kv_uint(&w, "detached_shallow", d_self);
         jsonw_obj_end(&w);
-        if (!co->no_timing) {
-            jsonw_kv_obj_begin(&w, "analysis_timing");
-            jsonw_kv_uint(&w, "devtools_ms", (uint64_t)(dt_ms + 0.5));
-            jsonw_obj_end(&w);
-        }
-        cli_json_end(co, &w);
+        cli_json_end_phase(co, &w, "devtools_ms", dt_ms);
     } else if (histo_csv) {
         printf("num,count,shallow%s,class\n", ret ? ",retained,distance" : "");
         for (uint32_t i = 0; i < n; i++) {
@@ -335,29 +366,20 @@ static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort 
             putchar('\n');
         }
     } else {
-        printf(" num     #instances         #bytes%s  class name\n",
-               ret ? "      #retained  distance" : "");
-        printf("----------------------------------------------%s\n",
-               ret ? "-------------------------" : "");
+        histo_head(ret, 1);
         for (uint32_t i = 0; i < n; i++) {
             const devtools_class *c = &r.classes[ix[i]];
-            printf("%4" PRIu32 ": %13" PRIu32 " %14" PRIu64, i + 1, c->count, c->self);
-            if (ret)
-                printf(" %14" PRIu64 " %9" PRId32, c->retained, c->distance);
-            printf("  %s\n", graph_str(g, g->classes[c->cls].name));
+            histo_line(i + 1, c->count, c->self, ret, c->retained, r.total, 1, c->distance,
+                       graph_str(g, g->classes[c->cls].name));
         }
-        printf("Total %13" PRIu64 " %14" PRIu64, t_count, t_self);
-        if (ret)
-            printf(" %14" PRIu64, t_ret);
-        printf("\n");
-        if (n < k)
-            printf("(%" PRIu32 " of %" PRIu32 " classes shown; the total covers all)\n", n, k);
+        histo_total(t_count, t_self, ret, r.total, n, k);
         char b1[CLI_FMT_MAX];
         printf("DevTools Summary: objects of nonzero size per class key; heap total %s\n",
                cli_fmt_bytes(b1, heap_total));
         if (cls_det)
-            printf("detached DOM: %" PRIu64 " objects, %s%s\n", d_count,
-                   cli_fmt_bytes(b1, d_self), detached_only ? "" : " (--detached lists them)");
+            printf("detached DOM: %s objects, %s%s\n",
+                   cli_fmt_count((char[CLI_FMT_MAX]){0}, d_count), cli_fmt_bytes(b1, d_self),
+                   detached_only ? "" : " (--detached lists them)");
         cli_print_timing(co, stdout, "load time", co->load_ms);
         cli_print_timing(co, stdout, "devtools", dt_ms);
     }
@@ -461,7 +483,7 @@ int cmd_histo(int argc, char **argv)
     int sort_given = sort != NULL;
     if (!sort)
         sort = "shallow";
-    if (!want_retained && !heap && !detached && strcmp(sort, "retained") != 0) {
+    if (!want_retained && !heap && !detached && !co.mapping && strcmp(sort, "retained") != 0) {
         enum histo_sort hs = strcmp(sort, "count") == 0  ? HISTO_BY_COUNT
                              : strcmp(sort, "name") == 0 ? HISTO_BY_NAME
                                                          : HISTO_BY_SHALLOW;
@@ -494,7 +516,7 @@ int cmd_histo(int argc, char **argv)
     }
     /* --retained: an instance's retained size counts for its class only when no dominator
      * ancestor has the same class (dom_class_top); VisualVM's model for HotSpot dumps. */
-    uint64_t *class_top = NULL;
+    uint64_t *class_top = NULL, heap_bytes = 0;
     if (want_retained) {
         lr_error derr = {.offset = LR_NO_OFFSET};
         dom_opts dopts = {0};
@@ -506,6 +528,7 @@ int cmd_histo(int argc, char **argv)
             LR_FAIL(&derr, LR_ERR_NOMEM, "histo: out of memory for %u nodes", g->n_nodes);
         else if (dom_build_ex(g, &dopts, &dt, &derr) == LR_OK) {
             dom_class_top(g, &dt, class_top, &derr);
+            heap_bytes = dt.total_reachable;
             dom_free(&dt);
         }
         if (derr.code != LR_OK) {
@@ -516,7 +539,7 @@ int cmd_histo(int argc, char **argv)
         }
     }
 
-    histo_ctx h = {.g = g, .heap = -1, .retained = class_top};
+    histo_ctx h = {.g = g, .heap = -1, .retained = class_top, .heap_bytes = heap_bytes};
     h.sort = strcmp(sort, "retained") == 0 ? HISTO_BY_RETAINED
              : strcmp(sort, "count") == 0 ? HISTO_BY_COUNT
              : strcmp(sort, "name") == 0 ? HISTO_BY_NAME

@@ -176,7 +176,8 @@ static void info_text(const cli_common *co, const char *path, const graph *g,
     printf("roots:         %s\n", cli_fmt_count(a, g->n_roots));
     for (unsigned k = 0; k <= GRAPH_ROOT_KIND_COUNT; k++)
         if (c->root_count[k])
-            printf("  %-18s %14s\n", root_kind_label(k), cli_fmt_count(a, c->root_count[k]));
+            printf("  %14s  %s\n", cli_fmt_count(a, c->root_count[k]),
+                   k < GRAPH_ROOT_KIND_COUNT ? graph_root_kind_title(k) : "other");
     if (g->n_threads || g->n_frames)
         printf("threads:       %s (%s stack frames)\n", cli_fmt_count(a, g->n_threads),
                cli_fmt_count(b, g->n_frames));

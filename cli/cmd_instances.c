@@ -9,7 +9,6 @@
 #include "cli.h"
 #include "format/v8.h"
 #include "query/query.h"
-#include "rules/mapping.h"
 #include "rules/rules.h"
 
 #include <inttypes.h>
@@ -52,7 +51,7 @@ static int inst_class_selected(const graph *g, class_ix c, const char *cls, int 
 
 int cmd_instances(int argc, char **argv)
 {
-    const char *where = NULL, *sort = "id", *mapping = NULL, *model = NULL;
+    const char *where = NULL, *sort = "id", *model = NULL;
     uint64_t limit = 100;
     int subclasses = 0;
     const cli_optdef opts[] = {
@@ -62,8 +61,6 @@ int cmd_instances(int argc, char **argv)
          "id|shallow|retained"},
         {"--limit", CLI_OPT_UINT, &limit, "N", "rows to show (default 100; 0 = all)", NULL},
         {"--subclasses", CLI_OPT_FLAG, &subclasses, NULL, "include instances of subclasses",
-         NULL},
-        {"--mapping", CLI_OPT_STR, &mapping, "FILE", "ProGuard/R8 mapping to deobfuscate names",
          NULL},
         {"--model", CLI_OPT_STR, &model, "M",
          "retained sizes as `top --model`: visualvm, strong or devtools",
@@ -107,8 +104,7 @@ int cmd_instances(int argc, char **argv)
                         : g->size_model == GRAPH_SIZES_VISUALVM;
         qo.model = vvm ? QUERY_MODEL_VISUALVM : QUERY_MODEL_STRONG;
     }
-    if ((mapping && mapping_apply_file(g, mapping, &err) != LR_OK) ||
-        query_open(g, &qo, &q, &err) != LR_OK) {
+    if (query_open(g, &qo, &q, &err) != LR_OK) {
         rc = cli_error(&co, &err);
         goto out;
     }
@@ -118,8 +114,12 @@ int cmd_instances(int argc, char **argv)
             st = rules_bind(&rs, g, &err);
         if (st == LR_ERR_RULES) {
             /* the expression runs as a --leaking-if watch rule; name the user's option */
+            char pre[256];
+            int n = snprintf(pre, sizeof pre, "--leaking-if '%.200s': ", where);
             const char *m = strncmp(err.msg, "--leaking-if:1: ", 16) == 0 ? err.msg + 16
                                                                           : err.msg;
+            if (n > 0 && (size_t)n < sizeof pre && strncmp(m, pre, (size_t)n) == 0)
+                m += n;
             rc = cli_usage_error(&co, "--where: %s", m);
             goto out;
         }
@@ -211,17 +211,17 @@ int cmd_instances(int argc, char **argv)
                n == 1 ? "" : "s", cls, subclasses ? " and subclasses" : "",
                where ? " where " : "", where ? where : "", cli_fmt_bytes(b2, shallow));
         if (shown) {
-            printf("%6s  %-18s %12s", "num", "id", "#shallow");
+            printf("%6s  %-18s %12s", "num", "id", "shallow");
             if (with_retained)
-                printf(" %14s", "#retained");
+                printf(" %14s", "retained");
             printf("  class name\n");
         }
         for (uint32_t i = 0; i < shown; i++) {
             node_ix x = sel[i];
-            printf("%6" PRIu32 ": %-18s %12" PRIu32, i + 1,
-                   cli_fmt_id(b1, g, graph_node_id(g, x)), graph_node_size(g, x));
+            printf("%6" PRIu32 ": %-18s %12s", i + 1, cli_fmt_id(b1, g, graph_node_id(g, x)),
+                   cli_fmt_count(b2, graph_node_size(g, x)));
             if (with_retained)
-                printf(" %14" PRIu64, query_retained(q, x));
+                printf(" %14s", cli_fmt_count(b2, query_retained(q, x)));
             printf("  %s\n", graph_class_name(g, x));
         }
         if (shown < n)

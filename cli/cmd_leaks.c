@@ -11,6 +11,8 @@
  * and the total, count each byte once (members dominated by other members add nothing). */
 #include "cmd_clusters.h"
 
+#include "analysis/kinship.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +36,11 @@ static int leaks_cmd_has(const uint64_t *ids, uint64_t n, uint64_t id)
     return lo < n && ids[lo] == id;
 }
 
-/* Sorted ids of the nodes of path (loaded without edges) that are not in excl[0..n_excl).
- * Returns 0 or the exit code (error printed). */
+/* Sorted ids of the nodes of path (loaded without edges) that are not in excl[0..n_excl),
+ * and the snapshot's fingerprint in *kp (free: kin_print_free). Returns 0 or the exit code
+ * (error printed). */
 static int leaks_cmd_ids(cli_common *co, const char *path, const uint64_t *excl, uint64_t n_excl,
-                         uint64_t **out, uint64_t *n_out)
+                         uint64_t **out, uint64_t *n_out, kin_print *kp)
 {
     lr_heap *h;
     int rc = cli_open(co, path, CLI_OPEN_NO_EDGES, &h);
@@ -50,6 +53,11 @@ static int leaks_cmd_ids(cli_common *co, const char *path, const uint64_t *excl,
         if ((rc = cli_open(co, path, 0, &h)) != 0)
             return rc;
         g = lr_heap_graph(h);
+    }
+    lr_error err = {.offset = LR_NO_OFFSET};
+    if (kin_print_build(g, lr_heap_format(h), kp, &err) != LR_OK) {
+        lr_close(h);
+        return cli_error(co, &err);
     }
     uint64_t *ids = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *ids);
     if (!ids) {
@@ -71,7 +79,7 @@ int cmd_leaks(int argc, char **argv)
 {
     const char *base = NULL, *target = NULL, *final = NULL, *sort = "size";
     uint64_t top = 20;
-    int fail_on_leak = 0, detached = 0;
+    int fail_on_leak = 0, detached = 0, force = 0;
     cli_strlist rules = {0};
     const cli_optdef opts[] = {
         {"--baseline", CLI_OPT_STR, &base, "FILE", "snapshot before the action (required)",
@@ -87,6 +95,8 @@ int cmd_leaks(int argc, char **argv)
          NULL},
         {"--detached", CLI_OPT_FLAG, &detached, NULL,
          "only detached DOM nodes (V8 browser snapshots)", NULL},
+        {"--force", CLI_OPT_FLAG, &force, NULL,
+         "compare snapshots that look like two processes (formats must still match)", NULL},
         {"--rules", CLI_OPT_LIST, &rules, "FILE",
          "extra cluster rules (docs/rules.md), before the shipped arkts.rules", NULL},
         {0},
@@ -99,7 +109,8 @@ int cmd_leaks(int argc, char **argv)
         "numbers are not reported (see docs/rules.md). Leaks are grouped by origin with the\n"
         "ArkTS clustering rules; counts and retained sizes are exact (no sampling, no byte\n"
         "counted twice). Clusters whose objects are held by another cluster's objects are\n"
-        "marked \"nested in #N\".\n"
+        "marked \"nested in #N\". The three snapshots must have one format and come from\n"
+        "one process (shared classes, ids that keep their class); else exit 2.\n"
         "Example: leakray leaks --baseline s1.heapsnapshot --target s2.heapsnapshot \\\n"
         "             --final s3.heapsnapshot --fail-on-leak"};
     cli_common co;
@@ -120,14 +131,26 @@ int cmd_leaks(int argc, char **argv)
     cluster_ctx c = {0};
     cluster_result r = {0};
     lr_error err = {.offset = LR_NO_OFFSET};
-    if ((rc = leaks_cmd_ids(&co, base, NULL, 0, &base_ids, &n_base)) != 0 ||
-        (rc = leaks_cmd_ids(&co, target, base_ids, n_base, &new_ids, &n_new)) != 0)
+    kin_print kb = {0}, kt = {0}, kf = {0};
+    kin_stats ks = {0}, ks2;
+    int related = 1, related2 = 1;
+    if ((rc = leaks_cmd_ids(&co, base, NULL, 0, &base_ids, &n_base, &kb)) != 0 ||
+        (rc = leaks_cmd_ids(&co, target, base_ids, n_base, &new_ids, &n_new, &kt)) != 0 ||
+        (rc = cli_check_related(&co, base, &kb, target, &kt, force, &ks, &related)) != 0)
         goto out;
     free(base_ids);
     base_ids = NULL;
     if ((rc = cli_open(&co, final, 0, &lh)) != 0)
         goto out;
     const graph *g = lr_heap_graph(lh);
+    if (final != target) {
+        if (kin_print_build(g, lr_heap_format(lh), &kf, &err) != LR_OK) {
+            rc = cli_error(&co, &err);
+            goto out;
+        }
+        if ((rc = cli_check_related(&co, target, &kt, final, &kf, force, &ks2, &related2)) != 0)
+            goto out;
+    }
     double t0 = cli_now_ms();
     sel = err_calloc(g->n_nodes ? g->n_nodes : 1, 1);
     if (!sel) {
@@ -167,8 +190,9 @@ int cmd_leaks(int argc, char **argv)
         jsonw_kv_uint(&w, "heap_retained", r.heap_total);
         jsonw_kv_uint(&w, "total_clusters", r.n);
         jsonw_kv_uint(&w, "top_level_clusters", n_top_clusters);
+        cli_json_related(&w, &ks, related && related2, force);
         clu_print_json(&w, &c, &r, top);
-        cli_json_end(&co, &w);
+        cli_json_end_phase(&co, &w, "analysis_ms", ms);
     } else {
         printf("%s objects new in target, %s still alive in final, %s filtered "
                "(unreachable, internal, strings, backing stores)\n",
@@ -186,6 +210,9 @@ int cmd_leaks(int argc, char **argv)
     if (fail_on_leak && r.n_members > 0)
         rc = CLI_EXIT_FINDINGS;
 out:
+    kin_print_free(&kb);
+    kin_print_free(&kt);
+    kin_print_free(&kf);
     cluster_result_free(&r);
     cluster_fini(&c);
     dom_free(&t);

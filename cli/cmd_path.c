@@ -133,12 +133,7 @@ static int path_devtools(const cli_common *co, const graph *g, node_ix target)
             }
             jsonw_arr_end(&w);
         }
-        if (!co->no_timing) {
-            jsonw_kv_obj_begin(&w, "analysis_timing");
-            jsonw_kv_uint(&w, "paths_ms", (uint64_t)(path_ms + 0.5));
-            jsonw_obj_end(&w);
-        }
-        cli_json_end(co, &w);
+        cli_json_end_phase(co, &w, "paths_ms", path_ms);
     } else if (!reachable) {
         printf("%s %s is unreachable: DevTools gives it no distance (no path from the root "
                "without weak edges)\n",
@@ -152,10 +147,12 @@ static int path_devtools(const cli_common *co, const graph *g, node_ix target)
                 printf("      --[%s %s]-->\n", graph_edge_kind_name(k),
                        graph_edge_name_text(g, edges[i - 1], ename, sizeof ename));
             }
-            printf("  %s %s  (distance %" PRId32 ", retained %" PRIu64 ")\n",
+            char dd[CLI_FMT_MAX], rr[CLI_FMT_MAX];
+            printf("  %s %s  (distance %s, retained %s)\n",
                    cli_fmt_id(b1, g, graph_node_id(g, nodes[i])),
-                   path_label(g, nodes[i], lab, sizeof lab), r.distance[nodes[i]],
-                   r.retained[nodes[i]]);
+                   path_label(g, nodes[i], lab, sizeof lab),
+                   cli_fmt_distance(dd, r.distance[nodes[i]]),
+                   cli_fmt_bytes(rr, r.retained[nodes[i]]));
         }
         printf("%" PRIu32 " reference%s\n", len, len == 1 ? "" : "s");
         cli_print_timing(co, stdout, "load time", co->load_ms);
@@ -326,17 +323,12 @@ int cmd_path(int argc, char **argv)
             }
             jsonw_arr_end(&w);
         }
-        if (!co.no_timing) {
-            jsonw_kv_obj_begin(&w, "analysis_timing");
-            jsonw_kv_uint(&w, "paths_ms", (uint64_t)(path_ms + 0.5));
-            jsonw_obj_end(&w);
-        }
-        cli_json_end(&co, &w);
+        cli_json_end_phase(&co, &w, "paths_ms", path_ms);
     } else if (!len) {
         printf("%s %s is unreachable: no strong reference path from a GC root\n",
                cli_fmt_id(b1, g, id), path_label(g, target, lab, sizeof lab));
     } else {
-        printf("GC root: %s", root_kind);
+        printf("GC root: %s", root ? graph_root_kind_title(root->kind) : root_kind);
         if (root && root->thread)
             printf(" (thread serial %" PRIu32 ")", root->thread);
         printf("\n");

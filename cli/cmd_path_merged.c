@@ -38,10 +38,13 @@ static const char *pmerge_label(const graph *g, node_ix x, char *buf, size_t cap
     return s && s[0] ? s : "<no class>";
 }
 
-static const char *pmerge_root(const graph *g, const query_db *q, node_ix x)
+/* The root kind of x's path: its identifier for JSON, LeakCanary's name for text (title). */
+static const char *pmerge_root(const graph *g, const query_db *q, node_ix x, int title)
 {
     uint32_t r = query_path_root(q, x);
-    return r < g->n_roots ? graph_root_kind_name(g->roots[r].kind) : "synthetic root";
+    if (r >= g->n_roots)
+        return "synthetic root";
+    return title ? graph_root_kind_title(g->roots[r].kind) : graph_root_kind_name(g->roots[r].kind);
 }
 
 /* One level of the depth-first walk: the tree node (MPATH_NONE for the list of tops), the
@@ -66,7 +69,7 @@ static void pmerge_open(const cli_common *co, jsonw *w, const graph *g, const qu
             jsonw_kv_str(w, "reference", kind);
             jsonw_kv_str(w, "name", ename);
         } else {
-            jsonw_kv_str(w, "root", pmerge_root(g, q, m->node));
+            jsonw_kv_str(w, "root", pmerge_root(g, q, m->node, 0));
         }
         jsonw_kv_str(w, "id", cli_fmt_id(b1, g, graph_node_id(g, m->node)));
         jsonw_kv_str(w, "class", pmerge_label(g, m->node, lab, sizeof lab));
@@ -76,7 +79,8 @@ static void pmerge_open(const cli_common *co, jsonw *w, const graph *g, const qu
         jsonw_kv_arr_begin(w, "children");
         return;
     }
-    printf("%9" PRIu32 " %14" PRIu64 "  ", m->count, m->retained);
+    char c[CLI_FMT_MAX], r[CLI_FMT_MAX];
+    printf("%9s %14s  ", cli_fmt_count(c, m->count), cli_fmt_count(r, m->retained));
     if (depth > PMERGE_MAX_INDENT)
         printf("%*s(depth %" PRIu32 ") ", 2 * PMERGE_MAX_INDENT, "", depth);
     else
@@ -86,7 +90,7 @@ static void pmerge_open(const cli_common *co, jsonw *w, const graph *g, const qu
     printf("%s %s", cli_fmt_id(b1, g, graph_node_id(g, m->node)),
            pmerge_label(g, m->node, lab, sizeof lab));
     if (!kind)
-        printf("  (GC root: %s)", pmerge_root(g, q, m->node));
+        printf("  (GC root: %s)", pmerge_root(g, q, m->node, 1));
     if (m->is_target)
         printf("  *");
     putchar('\n');
@@ -115,9 +119,10 @@ static void pmerge_close(const cli_common *co, jsonw *w, const mpath_tree *t, ui
     }
     if (!k)
         return;
-    printf("%9" PRIu64 " %14" PRIu64 "  %*s... %" PRIu64 " more branch%s (--limit)\n", cnt, ret,
-           2 * (int)(depth > PMERGE_MAX_INDENT ? PMERGE_MAX_INDENT : depth), "", k,
-           k == 1 ? "" : "es");
+    char c[CLI_FMT_MAX], r[CLI_FMT_MAX];
+    printf("%9s %14s  %*s... %" PRIu64 " more branch%s (--limit)\n", cli_fmt_count(c, cnt),
+           cli_fmt_count(r, ret), 2 * (int)(depth > PMERGE_MAX_INDENT ? PMERGE_MAX_INDENT : depth),
+           "", k, k == 1 ? "" : "es");
 }
 
 int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit)
@@ -210,7 +215,7 @@ int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit)
                "unreachable\n", cli_fmt_count(b1, n), n == 1 ? "" : "s", cls,
                subclasses ? " and subclasses" : "", cli_fmt_count(b2, t.n_reached),
                cli_fmt_count(b3, t.n_unreached));
-        printf("%9s %14s  %s\n", "#objects", "#retained", "reference chain (* = instance)");
+        printf("%9s %14s  %s\n", "count", "retained", "reference chain (* = instance)");
     }
     uint32_t sp = 0;
     fr[sp++] = (pmerge_frame){MPATH_NONE, t.first_top, 0};
@@ -228,12 +233,7 @@ int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit)
         }
     }
     if (co->json) {
-        if (!co->no_timing) {
-            jsonw_kv_obj_begin(&w, "analysis_timing");
-            jsonw_kv_uint(&w, "paths_ms", (uint64_t)(ms + 0.5));
-            jsonw_obj_end(&w);
-        }
-        cli_json_end(co, &w);
+        cli_json_end_phase(co, &w, "paths_ms", ms);
     } else {
         cli_print_timing(co, stdout, "load time", co->load_ms);
         cli_print_timing(co, stdout, "merged paths", ms);

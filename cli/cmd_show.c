@@ -390,7 +390,8 @@ static void show_array(show_ctx *x)
         jsonw_kv_bool(w, "contents_available", have);
         jsonw_kv_arr_begin(w, "elements");
     } else {
-        printf("length:        %" PRIu64 " (%s elements)%s\n", len, tname,
+        char nb[CLI_FMT_MAX];
+        printf("length:        %s (%s elements)%s\n", cli_fmt_count(nb, len), tname,
                have ? "" : ", contents not in the dump");
     }
     for (uint64_t i = 0; i < shown; i++) {
@@ -422,7 +423,7 @@ static void show_array(show_ctx *x)
     if (type != GRAPH_FT_OBJECT && shown)
         printf("%s\n", shown < len ? ", ..." : "");
     else if (shown < len && have)
-        printf("  ... %" PRIu64 " more\n", len - shown);
+        printf("  ... %s more\n", cli_fmt_count((char[CLI_FMT_MAX]){0}, len - shown));
 }
 
 /* ---- edges and referrers ---- */
@@ -562,8 +563,11 @@ static void show_devtools(show_ctx *x)
     printf("retained size: %s (DevTools)\n", cli_fmt_bytes(a, r->retained[n]));
     if (r->distance[n] == DEVTOOLS_NO_DISTANCE)
         printf("distance:      none (unreachable without weak edges)\n");
+    else if (r->distance[n] >= DEVTOOLS_SYSTEM_DISTANCE)
+        printf("distance:      %s (reached only through the root's system edges)\n",
+               cli_fmt_distance(id, r->distance[n]));
     else
-        printf("distance:      %" PRId32 "\n", r->distance[n]);
+        printf("distance:      %s\n", cli_fmt_distance(id, r->distance[n]));
     if (has_dom)
         printf("dominator:     %s %s\n", cli_fmt_id(id, g, graph_node_id(g, d)),
                node_label(g, d, label, sizeof label));
@@ -686,7 +690,7 @@ static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
             if (!seen[k])
                 continue;
             printf("%s%s", any ? ", " : "gc roots:      ",
-                   k < GRAPH_ROOT_KIND_COUNT ? graph_root_kind_name(k) : "other");
+                   k < GRAPH_ROOT_KIND_COUNT ? graph_root_kind_title(k) : "other");
             any = 1;
         }
         if (any)

@@ -10,7 +10,6 @@
 #include "cli.h"
 #include "format/v8.h"
 #include "query/query.h"
-#include "rules/mapping.h"
 
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -41,7 +40,7 @@ typedef struct sql_out {
     double t0;         /* when the current statement started (cli_now_ms) */
 } sql_out;
 
-/* Under --json without --no-timing: the statement's wall time, sub-millisecond. */
+/* Under --json with --timing: the statement's wall time, sub-millisecond. */
 static void sql_json_time(const cli_common *co, sql_out *o)
 {
     if (co->no_timing)
@@ -510,7 +509,7 @@ static char *sql_slurp(FILE *f)
 
 int cmd_sql(int argc, char **argv)
 {
-    const char *sql_file = NULL, *mapping = NULL, *model = NULL;
+    const char *sql_file = NULL, *model = NULL;
     int csv = 0;
     uint64_t max_rows = SQL_DEFAULT_MAX_ROWS;
     const cli_optdef opts[] = {
@@ -518,8 +517,6 @@ int cmd_sql(int argc, char **argv)
         {"--csv", CLI_OPT_FLAG, &csv, NULL, "comma-separated values (RFC 4180)", NULL},
         {"--max-rows", CLI_OPT_UINT, &max_rows, "N",
          "fail a statement returning more than N rows (default 100000; 0 = no cap, streamed)",
-         NULL},
-        {"--mapping", CLI_OPT_STR, &mapping, "FILE", "ProGuard/R8 mapping to deobfuscate names",
          NULL},
         {"--model", CLI_OPT_STR, &model, "M",
          "retained sizes and dominators as `top --model`: visualvm, strong or devtools",
@@ -584,8 +581,7 @@ int cmd_sql(int argc, char **argv)
                         : g->size_model == GRAPH_SIZES_VISUALVM;
         qo.model = vvm ? QUERY_MODEL_VISUALVM : QUERY_MODEL_STRONG;
     }
-    if ((mapping && mapping_apply_file(g, mapping, &err) != LR_OK) ||
-        query_open(g, &qo, &q, &err) != LR_OK) {
+    if (query_open(g, &qo, &q, &err) != LR_OK) {
         rc = cli_error(&co, &err);
         goto out;
     }

@@ -351,7 +351,6 @@ static int cmd_store_ingest(int argc, char **argv)
 {
     store_opts o = {0};
     cli_strlist rules = {0};
-    const char *mapping = NULL;
     const cli_optdef opts[] = {
         STORE_DB_OPT(&o),
         {"--app", CLI_OPT_STR, &o.app, "NAME", "the app the inputs come from", NULL},
@@ -360,7 +359,6 @@ static int cmd_store_ingest(int argc, char **argv)
         {"--at", CLI_OPT_STR, &o.at, "TIME",
          "when the dump was taken (default: the input file's modification time)", NULL},
         {"--rules", CLI_OPT_LIST, &rules, "FILE", "extra rules for analysing dumps", NULL},
-        {"--mapping", CLI_OPT_STR, &mapping, "FILE", "ProGuard/R8 mapping for dumps", NULL},
         {0}};
     const cli_spec spec = {
         "store ingest", "INPUT...",
@@ -402,7 +400,7 @@ static int cmd_store_ingest(int argc, char **argv)
         if (is_report)
             code = read_file(path, &doc, &len, msg, sizeof msg);
         else
-            code = analyze_dump(path, &rules, mapping, &doc, &len, msg, sizeof msg);
+            code = analyze_dump(path, &rules, co.mapping, &doc, &len, msg, sizeof msg);
         lr_status ls = LR_OK;
         const char *error = NULL;
         if (code == 0) {

@@ -28,6 +28,8 @@ int cmd_strip(int argc, char **argv)
     int rc = cli_parse_output(argc, argv, &spec, &co, &out);
     if (rc != CLI_CONTINUE)
         return rc;
+    if (co.mapping) /* records are copied, never named: a mapping would change nothing */
+        return cli_usage_error(&co, "strip writes records as they are; --mapping has no effect");
 
     double t0 = cli_now_ms();
     /* What the reader rejects is not stripped either: the writer walks records with fewer
@@ -69,9 +71,7 @@ int cmd_strip(int argc, char **argv)
             jsonw_kv_uint(&w, "arrays_zeroed", st.arrays_zeroed);
             jsonw_kv_uint(&w, "boxed_zeroed", st.boxed_zeroed);
         }
-        if (!co.no_timing)
-            jsonw_kv_uint(&w, "strip_ms", (uint64_t)ms);
-        cli_json_end(&co, &w);
+        cli_json_end_phase(&co, &w, "strip_ms", ms);
         return CLI_EXIT_OK;
     }
     char a[CLI_FMT_MAX], b[CLI_FMT_MAX], c[CLI_FMT_MAX], d[CLI_FMT_MAX];

@@ -294,6 +294,7 @@ static int top_devtools(const cli_common *co, const graph *g, int by_class, uint
     uint32_t reachable = g->n_nodes - r.n_unreachable;
     uint64_t heap_total = r.total + v8_extra_native_bytes(g);
     char b1[CLI_FMT_MAX], b2[CLI_FMT_MAX];
+    char f1[CLI_FMT_MAX], f2[CLI_FMT_MAX], f3[CLI_FMT_MAX], f4[CLI_FMT_MAX], f5[CLI_FMT_MAX];
     if (co->json) {
         jsonw w;
         cli_json_begin(&w);
@@ -324,12 +325,7 @@ static int top_devtools(const cli_common *co, const graph *g, int by_class, uint
             jsonw_obj_end(&w);
         }
         jsonw_arr_end(&w);
-        if (!co->no_timing) {
-            jsonw_kv_obj_begin(&w, "analysis_timing");
-            jsonw_kv_uint(&w, "dominators_ms", (uint64_t)(dt_ms + 0.5));
-            jsonw_obj_end(&w);
-        }
-        cli_json_end(co, &w);
+        cli_json_end_phase(co, &w, "dominators_ms", dt_ms);
     } else if (top_csv) {
         printf(by_class ? "num,count,shallow,retained,distance,class\n"
                         : "num,id,retained,shallow,distance,class\n");
@@ -352,22 +348,25 @@ static int top_devtools(const cli_common *co, const graph *g, int by_class, uint
         printf("%s reachable objects, %s retained by the root (DevTools model)\n",
                cli_fmt_count(b1, reachable), cli_fmt_bytes(b2, r.total));
         if (by_class) {
-            printf("%4s  %12s %14s %14s %9s  %s\n", "num", "#instances", "#shallow", "#retained",
-                   "distance", "class name");
+            printf("%4s  %12s %14s %14s %7s %9s  %s\n", "num", "count", "shallow", "retained",
+                   "% heap", "distance", "class name");
             for (uint32_t i = 0; i < n; i++) {
                 const devtools_class *c = &r.classes[sel[i]];
-                printf("%4" PRIu32 ": %12" PRIu32 " %14" PRIu64 " %14" PRIu64 " %9" PRId32
-                       "  %s\n", i + 1, c->count, c->self, c->retained, c->distance,
-                       graph_str(g, g->classes[c->cls].name));
+                printf("%4" PRIu32 ": %12s %14s %14s %7s %9s  %s\n", i + 1,
+                       cli_fmt_count(f1, c->count), cli_fmt_count(f2, c->self),
+                       cli_fmt_count(f3, c->retained), cli_fmt_pct(f4, c->retained, r.total),
+                       cli_fmt_distance(f5, c->distance), graph_str(g, g->classes[c->cls].name));
             }
         } else {
-            printf("%4s  %-18s %14s %12s %9s  %s\n", "num", "id", "#retained", "#shallow",
-                   "distance", "class name");
+            printf("%4s  %-18s %14s %12s %7s %9s  %s\n", "num", "id", "retained", "shallow",
+                   "% heap", "distance", "class name");
             for (uint32_t i = 0; i < n; i++) {
                 node_ix x = sel[i];
-                printf("%4" PRIu32 ": %-18s %14" PRIu64 " %12" PRIu32 " %9" PRId32 "  %s\n",
-                       i + 1, cli_fmt_id(b1, g, graph_node_id(g, x)), r.retained[x],
-                       graph_node_size(g, x), r.distance[x], top_class_name(g, x));
+                printf("%4" PRIu32 ": %-18s %14s %12s %7s %9s  %s\n", i + 1,
+                       cli_fmt_id(b1, g, graph_node_id(g, x)), cli_fmt_count(f1, r.retained[x]),
+                       cli_fmt_count(f2, graph_node_size(g, x)),
+                       cli_fmt_pct(f3, r.retained[x], r.total), cli_fmt_distance(f4, r.distance[x]),
+                       top_class_name(g, x));
             }
         }
         cli_print_timing(co, stdout, "load time", co->load_ms);
@@ -501,7 +500,8 @@ int cmd_top(int argc, char **argv)
             cn[n_cn++] = (top_cnode){g->classes[c].node, c};
     qsort(cn, n_cn, sizeof *cn, top_cmp_cnode);
 
-    char b1[CLI_FMT_MAX], b2[CLI_FMT_MAX];
+    char b1[CLI_FMT_MAX], b2[CLI_FMT_MAX], cname[1100];
+    char f1[CLI_FMT_MAX], f2[CLI_FMT_MAX], f3[CLI_FMT_MAX], f4[CLI_FMT_MAX];
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
@@ -521,9 +521,14 @@ int cmd_top(int argc, char **argv)
                 node_ix x = sel[i];
                 jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, graph_node_id(g, x)));
                 const char *d = top_describes(g, cn, n_cn, x);
-                jsonw_kv_str(&w, "class", top_class_name(g, x));
-                if (d)
-                    jsonw_kv_str(&w, "describes", d); /* a class object: its class */
+                /* a class object is "class NAME", as the text, show and path say */
+                if (d) {
+                    snprintf(cname, sizeof cname, "class %s", d);
+                    jsonw_kv_str(&w, "class", cname);
+                    jsonw_kv_str(&w, "describes", d);
+                } else {
+                    jsonw_kv_str(&w, "class", top_class_name(g, x));
+                }
                 jsonw_kv_uint(&w, "shallow", graph_node_size(g, x));
                 jsonw_kv_uint(&w, "retained", t.retained[x]);
                 if (g->node_native && g->node_native[x]) /* Android registry bytes */
@@ -532,12 +537,7 @@ int cmd_top(int argc, char **argv)
             jsonw_obj_end(&w);
         }
         jsonw_arr_end(&w);
-        if (!co.no_timing) {
-            jsonw_kv_obj_begin(&w, "analysis_timing");
-            jsonw_kv_uint(&w, "dominators_ms", (uint64_t)(dom_ms + 0.5));
-            jsonw_obj_end(&w);
-        }
-        cli_json_end(&co, &w);
+        cli_json_end_phase(&co, &w, "dominators_ms", dom_ms);
     } else if (top_csv) {
         printf(by_class ? "num,count,shallow,retained,class\n" : "num,id,retained,shallow,class\n");
         for (uint32_t i = 0; i < n; i++) {
@@ -562,22 +562,26 @@ int cmd_top(int argc, char **argv)
                cli_fmt_count(b1, t.n_reachable), cli_fmt_bytes(b2, t.total_reachable),
                vvm ? "VisualVM" : "strong-reference");
         if (by_class) {
-            printf("%4s  %12s %14s %14s  %s\n", "num", "#instances", "#shallow", "#retained",
-                   "class name");
+            printf("%4s  %12s %14s %14s %7s  %s\n", "num", "count", "shallow", "retained",
+                   "% heap", "class name");
             for (uint32_t i = 0; i < n; i++)
-                printf("%4" PRIu32 ": %12" PRIu32 " %14" PRIu64 " %14" PRIu64 "  %s\n", i + 1,
-                       rows[i].count, rows[i].shallow, rows[i].retained, rows[i].name);
+                printf("%4" PRIu32 ": %12s %14s %14s %7s  %s\n", i + 1,
+                       cli_fmt_count(f1, rows[i].count), cli_fmt_count(f2, rows[i].shallow),
+                       cli_fmt_count(f3, rows[i].retained),
+                       cli_fmt_pct(f4, rows[i].retained, t.total_reachable), rows[i].name);
         } else {
-            printf("%4s  %-18s %14s %12s  %s\n", "num", "id", "#retained", "#shallow",
+            printf("%4s  %-18s %14s %12s %7s  %s\n", "num", "id", "retained", "shallow", "% heap",
                    "class name");
             for (uint32_t i = 0; i < n; i++) {
                 node_ix x = sel[i];
                 const char *d = top_describes(g, cn, n_cn, x);
-                printf("%4" PRIu32 ": %-18s %14" PRIu64 " %12" PRIu32 "  %s%s", i + 1,
-                       cli_fmt_id(b1, g, graph_node_id(g, x)), t.retained[x], graph_node_size(g, x),
-                       d ? "class " : "", d ? d : top_class_name(g, x));
+                printf("%4" PRIu32 ": %-18s %14s %12s %7s  %s%s", i + 1,
+                       cli_fmt_id(b1, g, graph_node_id(g, x)), cli_fmt_count(f1, t.retained[x]),
+                       cli_fmt_count(f2, graph_node_size(g, x)),
+                       cli_fmt_pct(f3, t.retained[x], t.total_reachable), d ? "class " : "",
+                       d ? d : top_class_name(g, x));
                 if (g->node_native && g->node_native[x])
-                    printf("  (+%" PRIu32 " native)", g->node_native[x]);
+                    printf("  (+%s native)", cli_fmt_count(f4, g->node_native[x]));
                 putchar('\n');
             }
         }

@@ -322,12 +322,8 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
         jsonw_kv_uint(&w, "library_leaks", n_lib);
         jsonw_kv_uint(&w, "retained_bytes", bytes);
         jsonw_kv_uint(&w, "pruned_dumps", pruned);
-        if (!co->no_timing) {
-            jsonw_kv_uint(&w, "pause_ms", pause_ms);
-            jsonw_kv_uint(&w, "analysis_ms", (uint64_t)ms);
-        }
-        jsonw_obj_end(&w);
-        jsonw_finish(&w);
+        jsonw_kv_uint(&w, "pause_ms", pause_ms); /* as passed: input, not a clock reading */
+        cli_json_end_phase(co, &w, "analysis_ms", ms);
     }
     if (!quiet)
         fprintf(stderr,

@@ -110,8 +110,7 @@ int main(int argc, char **argv)
                 char *sub[] = {argv[2], help, NULL};
                 return finish(v->fn(2, sub));
             }
-            fprintf(stderr, "leakray: unknown command '%s'\n", argv[2]);
-            usage(stderr);
+            fprintf(stderr, "leakray: unknown command '%s' (see leakray --help)\n", argv[2]);
             return CLI_EXIT_USAGE;
         }
         usage(stdout);
@@ -123,8 +122,7 @@ int main(int argc, char **argv)
     }
     const cli_verb *v = find_verb(verb);
     if (!v) {
-        fprintf(stderr, "leakray: unknown command '%s'\n", verb);
-        usage(stderr);
+        fprintf(stderr, "leakray: unknown command '%s' (see leakray --help)\n", verb);
         return CLI_EXIT_USAGE;
     }
     return finish(v->fn(argc - 1, argv + 1));

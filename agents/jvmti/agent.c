@@ -394,7 +394,7 @@ static uint64_t h_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     snprintf(A.last_dump, sizeof A.last_dump, "%s", fin);
     A.last_pause_ms = pause;
     say("heap dump %s: %.1f MB, pause %.0f ms; analysing in a separate process", fin,
-        (double)sb.st_size / 1048576.0, pause);
+        (double)sb.st_size / 1e6, pause); /* SI, as the CLI prints sizes */
     spawn_analysis(fin, pause, n_retained);
     return (uint64_t)sb.st_size;
 }

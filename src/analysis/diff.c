@@ -162,6 +162,9 @@ static void set_deltas(diff_row *x, int by_id)
 static int row_cmp(const void *pa, const void *pb)
 {
     const diff_row *a = pa, *b = pb;
+    uint64_t ra = mag(a->retained_delta), rb = mag(b->retained_delta);
+    if (ra != rb) /* nonzero only with retained sizes */
+        return ra > rb ? -1 : 1;
     uint64_t sa = mag(a->size_delta), sb = mag(b->size_delta);
     if (sa != sb)
         return sa > sb ? -1 : 1;
@@ -186,8 +189,25 @@ void diff_free(diff_result *r)
 lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const str_ix *keys_b,
                      int by_id, diff_result *r, lr_error *err)
 {
+    return diff_build_ex(a, b, keys_a, keys_b, by_id, NULL, r, err);
+}
+
+/* A row is kept when something the caller compares changed. */
+static int row_changed(const diff_row *x, int by_id, int retained)
+{
+    if (retained && x->retained_a != x->retained_b)
+        return 1;
+    return by_id ? (x->n_new || x->n_deleted)
+                 : (x->count_a != x->count_b || x->size_a != x->size_b);
+}
+
+lr_status diff_build_ex(const graph *a, const graph *b, const str_ix *keys_a,
+                        const str_ix *keys_b, int by_id, const diff_retained *ret,
+                        diff_result *r, lr_error *err)
+{
     memset(r, 0, sizeof *r);
     r->by_id = by_id;
+    r->retained = ret != NULL;
     rowmap m = {0};
     uint32_t *row_a = err_mallocarray(a->n_classes ? a->n_classes : 1, sizeof *row_a);
     uint32_t *row_b = err_mallocarray(b->n_classes ? b->n_classes : 1, sizeof *row_b);
@@ -199,6 +219,10 @@ lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const
     if ((st = map_classes(&m, a, keys_a, row_a, err)) != LR_OK ||
         (st = map_classes(&m, b, keys_b, row_b, err)) != LR_OK)
         goto out;
+    for (class_ix c = 0; ret && c < a->n_classes; c++)
+        m.rows[row_a[c]].retained_a += ret->class_a[c];
+    for (class_ix c = 0; ret && c < b->n_classes; c++)
+        m.rows[row_b[c]].retained_b += ret->class_b[c];
     if (by_id) {
         ia = err_mallocarray(a->n_nodes ? a->n_nodes : 1, sizeof *ia);
         ib = err_mallocarray(b->n_nodes ? b->n_nodes : 1, sizeof *ib);
@@ -260,10 +284,7 @@ lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const
     size_t pool_len = 0;
     uint32_t kept = 0;
     for (uint32_t i = 0; i < m.n; i++) {
-        diff_row *x = &m.rows[i];
-        int changed = by_id ? (x->n_new || x->n_deleted)
-                            : (x->count_a != x->count_b || x->size_a != x->size_b);
-        if (!changed)
+        if (!row_changed(&m.rows[i], by_id, r->retained))
             continue;
         pool_len += strlen(m.strs[2 * i]) + strlen(m.strs[2 * i + 1]) + 2;
         kept++;
@@ -276,8 +297,7 @@ lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const
     r->total.name = r->total.key = "(total)";
     for (uint32_t i = 0; i < m.n; i++) {
         diff_row *x = &m.rows[i];
-        int changed = by_id ? (x->n_new || x->n_deleted)
-                            : (x->count_a != x->count_b || x->size_a != x->size_b);
+        int changed = row_changed(x, by_id, r->retained);
         r->total.count_a += x->count_a;
         r->total.count_b += x->count_b;
         r->total.size_a += x->size_a;
@@ -291,6 +311,7 @@ lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const
         diff_row *o = &r->rows[r->n++];
         *o = *x;
         set_deltas(o, by_id);
+        o->retained_delta = (int64_t)o->retained_b - (int64_t)o->retained_a;
         size_t lk = strlen(m.strs[2 * i]) + 1, ln = strlen(m.strs[2 * i + 1]) + 1;
         memcpy(r->pool + at, m.strs[2 * i], lk);
         o->key = r->pool + at;
@@ -300,6 +321,11 @@ lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const
         at += ln;
     }
     set_deltas(&r->total, by_id);
+    if (ret) {
+        r->total.retained_a = ret->total_a;
+        r->total.retained_b = ret->total_b;
+        r->total.retained_delta = (int64_t)ret->total_b - (int64_t)ret->total_a;
+    }
     qsort(r->rows, r->n, sizeof *r->rows, row_cmp);
     goto out;
 nomem:

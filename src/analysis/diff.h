@@ -28,13 +28,18 @@ typedef struct diff_row {
     uint64_t freed_size; /* id mode: shallow bytes of the deleted objects */
     int64_t count_delta; /* id mode: new - deleted; class mode: count_b - count_a */
     int64_t size_delta;  /* id mode: alloc - freed (DevTools); class mode: size_b - size_a */
+    uint64_t retained_a; /* with retained sizes: the class's retained bytes in the first */
+    uint64_t retained_b; /* ... in the second */
+    int64_t retained_delta; /* retained_b - retained_a */
 } diff_row;
 
 typedef struct diff_result {
     int by_id;        /* nonzero: objects matched by id */
+    int retained;     /* nonzero: rows carry retained sizes (diff_build_ex) */
     uint32_t n;       /* rows (changed classes) */
     diff_row *rows;   /* sorted by |size_delta| descending, then |count_delta|, then key */
-    diff_row total;   /* sums over all rows (name "(total)") */
+    diff_row total;   /* sums over all rows (name "(total)"); its retained_a/_b are the
+                       * reachable bytes of each snapshot, not a sum over classes */
     char *pool;       /* names and keys (owned) */
 } diff_result;
 
@@ -44,6 +49,22 @@ typedef struct diff_result {
  * fills *r (free: diff_free), or LR_ERR_NOMEM. */
 lr_status diff_build(const graph *a, const graph *b, const str_ix *keys_a, const str_ix *keys_b,
                      int by_id, diff_result *r, lr_error *err);
+
+/* Per-class retained sizes for diff_build_ex: class_ix -> bytes a class's instances retain
+ * together (dominators.h dom_class_retained, or DevTools' per-class sums), per snapshot. */
+typedef struct diff_retained {
+    const uint64_t *class_a; /* a->n_classes entries */
+    const uint64_t *class_b; /* b->n_classes entries */
+    uint64_t total_a;        /* reachable bytes of a (the total row) */
+    uint64_t total_b;        /* ... of b */
+} diff_retained;
+
+/* diff_build plus retained sizes when ret is not NULL: rows carry retained_a/_b/_delta, a
+ * class whose retained size changed is a changed row even when its counts did not, and rows
+ * are ordered by |retained_delta| first. */
+lr_status diff_build_ex(const graph *a, const graph *b, const str_ix *keys_a,
+                        const str_ix *keys_b, int by_id, const diff_retained *ret,
+                        diff_result *r, lr_error *err);
 void diff_free(diff_result *r);
 
 #endif

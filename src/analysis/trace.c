@@ -46,26 +46,8 @@ void trace_sha1_hex(const char *s, size_t len, char *out)
 
 const char *trace_root_description(unsigned kind)
 {
-    switch (kind) {
-    case GRAPH_ROOT_JNI_GLOBAL: return "Global variable in native code";
-    case GRAPH_ROOT_JNI_LOCAL: return "Local variable in native code";
-    case GRAPH_ROOT_JAVA_FRAME: return "Java local variable";
-    case GRAPH_ROOT_NATIVE_STACK: return "Input or output parameters in native code";
-    case GRAPH_ROOT_STICKY_CLASS: return "System class";
-    case GRAPH_ROOT_THREAD_BLOCK: return "Thread block";
-    case GRAPH_ROOT_MONITOR_USED:
-        return "Monitor (anything that called the wait() or notify() methods, or that is "
-               "synchronized.)";
-    case GRAPH_ROOT_THREAD_OBJECT: return "Thread object";
-    case GRAPH_ROOT_JNI_MONITOR: return "Root JNI monitor";
-    case GRAPH_ROOT_INTERNED_STRING: return "Interned string";
-    case GRAPH_ROOT_FINALIZING: return "Object awaiting finalization";
-    case GRAPH_ROOT_DEBUGGER: return "Debugger reference";
-    case GRAPH_ROOT_REFERENCE_CLEANUP: return "Reference cleanup";
-    case GRAPH_ROOT_VM_INTERNAL: return "VM internal reference";
-    case GRAPH_ROOT_UNREACHABLE: return "Unreachable object";
-    default: return "Unknown GC root type";
-    }
+    /* The synthetic root is no HPROF root kind; Shark has no name for it. */
+    return kind == GRAPH_ROOT_SYNTHETIC ? "Unknown GC root type" : graph_root_kind_title(kind);
 }
 
 void trace_ref_display(const trace_elem *el, char *buf, size_t cap)

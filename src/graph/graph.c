@@ -860,6 +860,31 @@ const char *graph_root_kind_name(unsigned kind)
     return kind < GRAPH_ROOT_KIND_COUNT ? names[kind] : "?";
 }
 
+const char *graph_root_kind_title(unsigned kind)
+{
+    switch (kind) {
+    case GRAPH_ROOT_JNI_GLOBAL: return "Global variable in native code";
+    case GRAPH_ROOT_JNI_LOCAL: return "Local variable in native code";
+    case GRAPH_ROOT_JAVA_FRAME: return "Java local variable";
+    case GRAPH_ROOT_NATIVE_STACK: return "Input or output parameters in native code";
+    case GRAPH_ROOT_STICKY_CLASS: return "System class";
+    case GRAPH_ROOT_THREAD_BLOCK: return "Thread block";
+    case GRAPH_ROOT_MONITOR_USED:
+        return "Monitor (anything that called the wait() or notify() methods, or that is "
+               "synchronized.)";
+    case GRAPH_ROOT_THREAD_OBJECT: return "Thread object";
+    case GRAPH_ROOT_JNI_MONITOR: return "Root JNI monitor";
+    case GRAPH_ROOT_INTERNED_STRING: return "Interned string";
+    case GRAPH_ROOT_FINALIZING: return "Object awaiting finalization";
+    case GRAPH_ROOT_DEBUGGER: return "Debugger reference";
+    case GRAPH_ROOT_REFERENCE_CLEANUP: return "Reference cleanup";
+    case GRAPH_ROOT_VM_INTERNAL: return "VM internal reference";
+    case GRAPH_ROOT_UNREACHABLE: return "Unreachable object";
+    case GRAPH_ROOT_SYNTHETIC: return "synthetic root";
+    default: return "Unknown GC root type";
+    }
+}
+
 const char *graph_edge_kind_name(unsigned kind)
 {
     static const char *const names[GRAPH_EDGE_KIND_COUNT] = {

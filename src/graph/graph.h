@@ -445,6 +445,10 @@ const char *graph_edge_name_text(const graph *g, edge_ix e, char *buf, size_t ca
 
 /* Static name tables. */
 const char *graph_root_kind_name(unsigned kind);   /* "Java frame", "JNI global", ... */
+/* The name people read in text output, in every verb: LeakCanary's ("System class", "Global
+ * variable in native code", "Java local variable", ...). graph_root_kind_name stays the
+ * identifier JSON carries. */
+const char *graph_root_kind_title(unsigned kind);
 const char *graph_edge_kind_name(unsigned kind);   /* "field", "static", "element", ... */
 const char *graph_node_kind_name(unsigned kind);   /* "instance", "class", ... */
 const char *graph_strength_name(unsigned s);       /* "strong", "weak", ... */

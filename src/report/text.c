@@ -2,8 +2,10 @@
 /* text.c: the LeakCanary 2.14 text report (report layer), prefix rep_. Pure formatting of a
  * trace_result: no analysis happens here. Column arithmetic counts code points, not bytes,
  * because the "~~~" underline is aligned under a reference name that follows "↓" (three
- * UTF-8 bytes, one column). The leaking object's detail lines start with U+200B + five
- * spaces, as Shark prints them. Layout: docs/research/hprof-leakcanary-shark.md section 12.
+ * UTF-8 bytes, one column). The leaking object's detail lines start with five spaces, after a
+ * U+200B only where the caller asks (rep_text_opts.zwsp): Shark adds that zero-width space so
+ * logcat keeps the indentation, and in a file or a pipe it is an invisible byte that breaks
+ * grep and diff. Layout: docs/research/hprof-leakcanary-shark.md section 12.
  * With a category set, a trace's runs of one category (analysis/collapse.c) print as one
  * step followed by the reference leaving the run's last object. */
 #include "report/text.h"
@@ -13,6 +15,11 @@
 
 #define REP_LINE "===================================="
 #define REP_ZWSP "\xe2\x80\x8b"
+
+/* Detail-line prefix of the leaking object; rep_text_analysis sets it from opts->zwsp for the
+ * duration of one report (rep_text_trace alone never adds the zero-width space). */
+static const char *rep_detail = "     ";
+static const char *rep_detail_unreachable = "  ";
 
 const char *rep_human_bytes(char *buf, uint64_t bytes)
 {
@@ -150,7 +157,7 @@ void rep_text_trace(FILE *out, const graph *g, const trace *t, int verbose)
     if (t->elided && t->n_head + 1 >= t->n)
         put_elided(out, t);
     fputc('\n', out);
-    put_object(out, g, &t->el[t->n - 1], "\xe2\x95\xb0\xe2\x86\x92 ", REP_ZWSP "     ", verbose);
+    put_object(out, g, &t->el[t->n - 1], "\xe2\x95\xb0\xe2\x86\x92 ", rep_detail, verbose);
 }
 
 void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const cat_set *cs,
@@ -202,7 +209,7 @@ void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const c
     if (t->elided && n_h == n_ln)
         put_elided(out, t);
     fputc('\n', out);
-    put_object(out, g, &t->el[t->n - 1], "\xe2\x95\xb0\xe2\x86\x92 ", REP_ZWSP "     ", verbose);
+    put_object(out, g, &t->el[t->n - 1], "\xe2\x95\xb0\xe2\x86\x92 ", rep_detail, verbose);
 }
 
 static void put_group(FILE *out, const graph *g, const rules_set *rs, const trace_result *tr,
@@ -326,6 +333,8 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
                        const trace_result *tr, const rep_text_opts *o)
 {
     int verbose = o->verbose;
+    rep_detail = o->zwsp ? REP_ZWSP "     " : "     ";
+    rep_detail_unreachable = o->zwsp ? REP_ZWSP "  " : "  ";
     uint32_t n_app = tr->n_app_groups, n_lib = tr->n_groups - tr->n_app_groups;
     uint32_t max = o->max_traces ? o->max_traces : UINT32_MAX;
     fprintf(out, REP_LINE "\nHEAP ANALYSIS RESULT\n" REP_LINE "\n");
@@ -367,7 +376,7 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
             if (i)
                 fputs("\n\n", out);
             /* Shark indents an unreachable object's lines by two spaces, not five */
-            put_object(out, g, &tr->unreachable[i].el, "", REP_ZWSP "  ", verbose);
+            put_object(out, g, &tr->unreachable[i].el, "", rep_detail_unreachable, verbose);
         }
         fputc('\n', out);
     }
@@ -412,6 +421,8 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
     fprintf(out, "Heap dump file path: %s\n", o->dump_path ? o->dump_path : g->path);
     fprintf(out, "Heap dump timestamp: %llu\n", (unsigned long long)g->timestamp_ms);
     fprintf(out, "Heap dump duration: Unknown\n" REP_LINE "\n");
+    rep_detail = "     ";
+    rep_detail_unreachable = "  ";
 }
 
 /* ---------------------------------------------------------------- suspects */

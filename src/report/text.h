@@ -25,6 +25,8 @@ typedef struct rep_text_opts {
     uint32_t max_traces;    /* groups printed, application ones first; 0 = all */
     const susp_result *suspects_found; /* non-NULL: print the LARGEST RETAINERS section */
     int verbose;            /* also labels LeakCanary never prints ("Also retains ...") */
+    int zwsp;               /* start the leaking object's detail lines with U+200B as Shark
+                             * does for logcat (the CLI sets it only on a terminal) */
 } rep_text_opts;
 
 /* Writes the whole report. */

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* mapping.c: ProGuard/R8 deobfuscation of a loaded graph (rules layer), prefix mapping_.
- * Parse: one entry per "orig -> obf:" line, members as (orig, obf) pairs, sorted by
- * obfuscated class name for binary search. Apply: field and static edges are renamed first
- * (their lookup needs the obfuscated class and field names), then declared fields, statics
- * and classes. graph_intern may move the string pool, so names are copied out before any
- * intern. Cost O(E log C) for the edges, static edges included. */
+ * Parse: one entry per "orig -> obf:" line, fields as (orig, obf) pairs, methods as
+ * "[a:b:]type name(args)[:c[:d]] -> obf" with their line ranges (obfuscated a..b maps to
+ * original c..d, or to c alone; R8 lists an inlined chain as several entries for one range,
+ * innermost first), and R8's `# {"id":"sourceFile","fileName":...}` header under a class;
+ * other `#` lines are comments. Classes are sorted by obfuscated name for binary search.
+ * Apply: field and static edges are renamed first (their lookup needs the obfuscated class
+ * and field names), then declared fields, statics, stack frames (class, method, line, source
+ * file, as ReTrace reads a stack trace) and classes. graph_intern may move the string pool,
+ * so names are copied out before any intern. Cost O(E log C) for the edges. */
 #include "rules/mapping.h"
 #include "rules/lex.h"
 
@@ -16,10 +20,21 @@ typedef struct mfield {
     char *orig, *obf;
 } mfield;
 
+/* One method entry. Lines are 0 when absent (a0 == 0: no obfuscated range). */
+typedef struct mmethod {
+    char *orig;     /* original name, "pkg.Class.name" when inlined from another class */
+    char *obf;      /* obfuscated name */
+    int32_t a0, a1; /* obfuscated line range */
+    int32_t o0, o1; /* original lines: o0..o1 (o1 0 = o0 alone), o0 0 = same as obfuscated */
+} mmethod;
+
 typedef struct mclass {
     char *orig, *obf;
+    char *source; /* R8 sourceFile header, or NULL */
     mfield *f;
     uint32_t n, cap;
+    mmethod *m;
+    uint32_t n_m, cap_m;
 } mclass;
 
 typedef struct mapping {
@@ -34,6 +49,12 @@ static void mapping_free(mapping *m)
             free(m->c[i].f[j].orig);
             free(m->c[i].f[j].obf);
         }
+        for (uint32_t j = 0; j < m->c[i].n_m; j++) {
+            free(m->c[i].m[j].orig);
+            free(m->c[i].m[j].obf);
+        }
+        free(m->c[i].m);
+        free(m->c[i].source);
         free(m->c[i].f);
         free(m->c[i].orig);
         free(m->c[i].obf);
@@ -53,6 +74,100 @@ static char *trimdup(const char *a, const char *b)
         p[b - a] = 0;
     }
     return p;
+}
+
+/* Decimal at *pp (advanced), or -1 when there is none or it is out of range. */
+static int32_t read_line_no(const char **pp, const char *end)
+{
+    const char *p = *pp;
+    int64_t v = 0;
+    if (p >= end || *p < '0' || *p > '9')
+        return -1;
+    for (; p < end && *p >= '0' && *p <= '9'; p++)
+        if ((v = v * 10 + (*p - '0')) > INT32_MAX)
+            return -1;
+    *pp = p;
+    return (int32_t)v;
+}
+
+/* "[a:b:]type name(args)[:c[:d]]" in [q, arrow), obfuscated name after the arrow. A line
+ * the grammar does not fit is skipped like a comment: mappings carry members we ignore. */
+static lr_status parse_method(mclass *cur, const char *name, const char *q, const char *arrow,
+                              const char *eol, lr_error *err)
+{
+    mmethod e = {0};
+    const char *p = q, *save = q;
+    int32_t a0 = read_line_no(&p, arrow);
+    if (a0 >= 0 && p < arrow && *p == ':') {
+        p++;
+        int32_t a1 = read_line_no(&p, arrow);
+        if (a1 < 0 || p >= arrow || *p != ':')
+            return LR_OK;
+        e.a0 = a0;
+        e.a1 = a1;
+        save = ++p;
+    }
+    const char *open = memchr(save, '(', (size_t)(arrow - save));
+    const char *close = open ? memchr(open, ')', (size_t)(arrow - open)) : NULL;
+    if (!close)
+        return LR_OK;
+    const char *ns = open;
+    while (ns > save && ns[-1] != ' ')
+        ns--;
+    p = close + 1;
+    if (p < arrow && *p == ':') {
+        p++;
+        e.o0 = read_line_no(&p, arrow);
+        if (e.o0 >= 0 && p < arrow && *p == ':') {
+            p++;
+            e.o1 = read_line_no(&p, arrow);
+        }
+        if (e.o0 < 0 || e.o1 < 0)
+            e.o0 = e.o1 = 0;
+    }
+    if (cur->n_m == cur->cap_m) {
+        uint32_t nc = cur->cap_m ? cur->cap_m * 2 : 8;
+        mmethod *v = err_reallocarray(cur->m, nc, sizeof *v);
+        if (!v)
+            return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
+        cur->m = v;
+        cur->cap_m = nc;
+    }
+    e.orig = trimdup(ns, open);
+    e.obf = trimdup(arrow + 4, eol);
+    if (!e.orig || !e.obf) {
+        free(e.orig);
+        free(e.obf);
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
+    }
+    cur->m[cur->n_m++] = e;
+    return LR_OK;
+}
+
+/* R8's header `# {"id":"sourceFile","fileName":"Foo.kt"}` names the class's source file. */
+static lr_status parse_header(mclass *cur, const char *name, const char *q, const char *eol,
+                              lr_error *err)
+{
+    static const char id[] = "\"id\":\"sourceFile\"", key[] = "\"fileName\":\"";
+    size_t n = (size_t)(eol - q);
+    const char *hit = NULL;
+    for (size_t i = 0; i + sizeof id - 1 <= n && !hit; i++)
+        if (memcmp(q + i, id, sizeof id - 1) == 0)
+            hit = q + i;
+    if (!cur || !hit)
+        return LR_OK;
+    for (const char *s = q; s + sizeof key - 1 <= eol; s++)
+        if (memcmp(s, key, sizeof key - 1) == 0) {
+            const char *v = s + sizeof key - 1, *e = memchr(v, '"', (size_t)(eol - v));
+            if (!e || e == v)
+                return LR_OK;
+            free(cur->source);
+            cur->source = trimdup(v, e);
+            if (!cur->source)
+                return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
+            return LR_OK;
+        }
+    return LR_OK;
 }
 
 static int cmp_class(const void *a, const void *b)
@@ -76,7 +191,11 @@ static lr_status parse(mapping *m, const char *name, const char *text, size_t le
                 arrow = s;
                 break;
             }
-        if (q < eol && *q != '#' && arrow) {
+        if (q < eol && *q == '#') {
+            lr_status st = parse_header(cur, name, q, eol, err);
+            if (st != LR_OK)
+                return st;
+        } else if (q < eol && arrow) {
             if (!indented) {
                 if (eol[-1 - (eol > p && eol[-1] == '\r')] != ':')
                     return LEX_FAIL(err, name, l.line, "class line must end with ':'");
@@ -94,7 +213,11 @@ static lr_status parse(mapping *m, const char *name, const char *text, size_t le
                 cur->obf = trimdup(arrow + 4, eol);
                 if (!cur->orig || !cur->obf)
                     return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
-            } else if (cur && !memchr(q, '(', (size_t)(arrow - q))) {
+            } else if (cur && memchr(q, '(', (size_t)(arrow - q))) {
+                lr_status st = parse_method(cur, name, q, arrow, eol, err);
+                if (st != LR_OK)
+                    return st;
+            } else if (cur) {
                 /* "type name -> obf": the original name is the last word before the arrow */
                 const char *ns = arrow;
                 while (ns > q && ns[-1] != ' ')
@@ -167,6 +290,97 @@ static lr_status intern(graph *g, const char *s, str_ix *out, lr_error *err)
     return graph_intern(g, s, strlen(s), out, err);
 }
 
+/* ---- stack frames ---- */
+
+/* The entry for a frame at obfuscated line `line` (<= 0: unknown) of method obf: the one whose
+ * range holds the line (the innermost of an inlined chain), else one without a range, else,
+ * when every entry of that name has one original name, the first. NULL when ambiguous. */
+static const mmethod *find_method(const mclass *c, const char *obf, int32_t line)
+{
+    const mmethod *first = NULL, *unranged = NULL;
+    int one_name = 1;
+    for (uint32_t i = 0; i < c->n_m; i++) {
+        const mmethod *m = &c->m[i];
+        if (strcmp(m->obf, obf) != 0)
+            continue;
+        if (m->a0 || m->a1) {
+            if (line > 0 && line >= m->a0 && line <= m->a1)
+                return m;
+        } else if (!unranged) {
+            unranged = m;
+        }
+        if (!first)
+            first = m;
+        else if (strcmp(first->orig, m->orig) != 0)
+            one_name = 0;
+    }
+    return unranged ? unranged : one_name ? first : NULL;
+}
+
+/* Original line of an obfuscated one through entry m (unchanged when m maps no lines). */
+static int32_t map_line(const mmethod *m, int32_t line)
+{
+    if (line <= 0 || !(m->a0 || m->a1) || line < m->a0 || line > m->a1 || m->o0 == 0)
+        return line;
+    if (m->o1 && m->o1 - m->o0 == m->a1 - m->a0)
+        return m->o0 + (line - m->a0);
+    return m->o0;
+}
+
+static const mclass *find_class_by_orig(const mapping *m, const char *orig)
+{
+    for (uint32_t i = 0; i < m->n; i++)
+        if (strcmp(m->c[i].orig, orig) == 0)
+            return &m->c[i];
+    return NULL;
+}
+
+/* Renames each frame of a mapped class: class, method, line, and the source file (the class's
+ * sourceFile header, else "Outer.java" for R8's placeholder "SourceFile" or none). */
+static lr_status map_frames(graph *g, const mapping *m, lr_error *err)
+{
+    char cls[1024], meth[1024], src[1024];
+    for (uint32_t i = 0; i < g->n_frames; i++) {
+        graph_frame *f = &g->frames[i];
+        if (f->class_name == GRAPH_NONE)
+            continue;
+        const mclass *c = find_class(m, graph_str(g, f->class_name));
+        if (!c)
+            continue;
+        const mmethod *mm = find_method(c, graph_str(g, f->method), f->line);
+        snprintf(cls, sizeof cls, "%s", c->orig);
+        const mclass *owner = c;
+        if (mm) {
+            /* "pkg.Other.name": a method R8 inlined from another class */
+            const char *dot = strrchr(mm->orig, '.');
+            if (dot && (size_t)(dot - mm->orig) < sizeof cls) {
+                memcpy(cls, mm->orig, (size_t)(dot - mm->orig));
+                cls[dot - mm->orig] = 0;
+                owner = find_class_by_orig(m, cls);
+            }
+            snprintf(meth, sizeof meth, "%s", dot ? dot + 1 : mm->orig);
+            f->line = map_line(mm, f->line);
+        } else {
+            snprintf(meth, sizeof meth, "%s", graph_str(g, f->method));
+        }
+        const char *old_src = f->source != GRAPH_NONE ? graph_str(g, f->source) : "";
+        src[0] = 0;
+        if (owner && owner->source) {
+            snprintf(src, sizeof src, "%s", owner->source);
+        } else if (!*old_src || strcmp(old_src, "SourceFile") == 0 || owner != c) {
+            const char *simple = strrchr(cls, '.');
+            simple = simple ? simple + 1 : cls;
+            size_t n = strcspn(simple, "$");
+            snprintf(src, sizeof src, "%.*s.java", (int)n, simple);
+        }
+        LR_TRY(intern(g, cls, &f->class_name, err));
+        LR_TRY(intern(g, meth, &f->method, err));
+        if (src[0])
+            LR_TRY(intern(g, src, &f->source, err));
+    }
+    return LR_OK;
+}
+
 lr_status mapping_apply_text(graph *g, const char *name, const char *text, size_t len,
                              lr_error *err)
 {
@@ -226,6 +440,8 @@ lr_status mapping_apply_text_ex(graph *g, const char *name, const char *text, si
             }
         }
     }
+    if (st == LR_OK)
+        st = map_frames(g, &m, err);
     for (class_ix c = 0; c < g->n_classes && st == LR_OK; c++) {
         graph_class *gc = &g->classes[c];
         if (of[c]) {

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* mapping.h: ProGuard/R8 mapping files (rules layer), prefix mapping_. Reads the text
- * mapping ("orig.Class -> obf:" lines followed by indented "type field -> obf" members) and
- * renames, in a loaded graph, class names (arrays included), declared instance and static
- * field names, and the names of field and static edges, resolving each field edge through
- * the class hierarchy as the JVM does (most-derived declaring class first). Methods are
- * ignored: a heap has no code. Names are interned anew; the graph stays consistent. */
+ * mapping ("orig.Class -> obf:" lines followed by indented "type field -> obf" and
+ * "a:b:type method(args):c:d -> obf" members, R8's `#` JSON headers included) and renames,
+ * in a loaded graph, class names (arrays included), declared instance and static field names,
+ * the names of field and static edges, resolving each field edge through the class hierarchy
+ * as the JVM does (most-derived declaring class first), and stack frames (graph.frames):
+ * class, method and line through the method's line ranges, source file from R8's sourceFile
+ * header. Names are interned anew; the graph stays consistent. */
 #ifndef LR_RULES_MAPPING_H
 #define LR_RULES_MAPPING_H
 

@@ -773,7 +773,125 @@ lr_status rules_add_watch(rules_set *rs, const char *cls, const char *expr, lr_e
     }
     if (n < 0 || (size_t)n >= sizeof line)
         return LR_FAIL(err, LR_ERR_RULES, "--leaking-if: expression too long");
-    return parse_text(rs, "--leaking-if", line, (size_t)n, 1, err);
+    lr_status st = parse_text(rs, "--leaking-if", line, (size_t)n, 1, err);
+    if (st == LR_ERR_RULES) {
+        /* The parser saw the rule this function wrote: say it in the user's words, with the
+         * expression as typed, and call the "->" it ends with the end of the expression. */
+        static const char pre[] = "--leaking-if:1: ", arrow[] = "got '->'";
+        char msg[sizeof err->msg];
+        const char *m = strncmp(err->msg, pre, sizeof pre - 1) ? err->msg
+                                                                 : err->msg + sizeof pre - 1;
+        const char *at = expr && !strstr(expr, "->") ? strstr(m, arrow) : NULL;
+        if (at)
+            snprintf(msg, sizeof msg, "--leaking-if '%.200s': %.*sgot the end of the expression",
+                     expr, (int)(at - m < 200 ? at - m : 200), m);
+        else
+            snprintf(msg, sizeof msg, "--%s '%.200s': %.280s", expr ? "leaking-if" : "watch",
+                     expr ? expr : cls, m);
+        memcpy(err->msg, msg, sizeof msg);
+    }
+    return st;
+}
+
+/* ---------------------------------------------------------------- typo checks */
+
+static int declares(const graph *g, const graph_class *gc, const char *name)
+{
+    for (uint32_t f = 0; f < gc->n_fields && gc->first_field + f < g->n_fields; f++)
+        if (!strcmp(graph_str(g, g->fields[gc->first_field + f].name), name))
+            return 1;
+    for (uint32_t f = 0; f < gc->n_statics && gc->first_static + f < g->n_statics; f++)
+        if (!strcmp(graph_str(g, g->statics[gc->first_static + f].name), name))
+            return 1;
+    return 0;
+}
+
+/* Whether class c, a superclass or a subclass (whose instances a watch also matches)
+ * declares `name`, or one of the first instances of c has a field or property of that name
+ * (V8 classes declare none). */
+static int class_has_field(const graph *g, class_ix c, const char *name)
+{
+    for (uint32_t hops = 0, k = c; k < g->n_classes && hops <= g->n_classes; hops++) {
+        if (declares(g, &g->classes[k], name))
+            return 1;
+        k = g->classes[k].super;
+    }
+    for (class_ix d = 0; d < g->n_classes; d++)
+        if (d != c && graph_class_is(g, d, c) && declares(g, &g->classes[d], name))
+            return 1;
+    uint32_t seen = 0;
+    graph_value gv;
+    for (node_ix v = 0; v < g->n_nodes && seen < 1000; v++) {
+        if (g->node_class[v] != c)
+            continue;
+        seen++;
+        if (graph_field_find(g, v, name, &gv))
+            return 1;
+    }
+    return 0;
+}
+
+/* Field paths of expression e whose first field class c lacks: reported once each. */
+static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, class_ix c,
+                            const char *cls, void (*report)(void *, const char *), void *ctx,
+                            int depth)
+{
+    if (e < 0 || (uint32_t)e >= rs->n_exprs || depth > 4 * RULES_MAX_NEST)
+        return 0;
+    const rules_expr *x = &rs->exprs[e];
+    if (x->op == EX_OR || x->op == EX_AND || x->op == EX_NOT)
+        return check_paths(rs, x->a, g, c, cls, report, ctx, depth + 1) +
+               check_paths(rs, x->b, g, c, cls, report, ctx, depth + 1);
+    uint32_t n = 0;
+    const operand *ops[2] = {&x->l, x->op == EX_CMP ? &x->r : NULL};
+    for (int i = 0; i < 2; i++) {
+        const operand *o = ops[i];
+        if (!o || o->kind != OPD_PATH || !o->s)
+            continue;
+        char first[256];
+        size_t len = strcspn(o->s, ".");
+        if (len == 0 || len >= sizeof first)
+            continue;
+        memcpy(first, o->s, len);
+        first[len] = 0;
+        /* build facts, `this` and @specials are not fields */
+        if (first[0] == '@' || !strcmp(first, "this") || !strcmp(first, "API") ||
+            !strcmp(first, "sdk") || !strcmp(first, "manufacturer") ||
+            !strcmp(first, "build_id"))
+            continue;
+        if (class_has_field(g, c, first))
+            continue;
+        char msg[700];
+        if (strchr(o->s, '.'))
+            snprintf(msg, sizeof msg, "--leaking-if: %s has no field '%s' (in '%s')", cls,
+                     first, o->s);
+        else
+            snprintf(msg, sizeof msg, "--leaking-if: %s has no field '%s'", cls, first);
+        report(ctx, msg);
+        n++;
+    }
+    return n;
+}
+
+uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph *g,
+                           void (*report)(void *ctx, const char *msg), void *ctx)
+{
+    uint32_t n = 0;
+    char msg[600];
+    for (uint32_t i = first_insp; i < rs->n_insp; i++) {
+        const rules_inspect *in = &rs->insp[i];
+        if (!in->watch || in->subject != RULES_SUBJ_CLASS || !in->cls)
+            continue;
+        class_ix c = graph_find_class(g, in->cls);
+        if (c == GRAPH_NONE) {
+            snprintf(msg, sizeof msg, "--watch %s: the dump has no class of that name", in->cls);
+            report(ctx, msg);
+            n++;
+            continue;
+        }
+        n += check_paths(rs, in->cond, g, c, in->cls, report, ctx, 0);
+    }
+    return n;
 }
 
 /* ---------------------------------------------------------------- values */

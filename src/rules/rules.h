@@ -116,6 +116,14 @@ lr_status rules_load_shipped(rules_set *rs, const char *file, lr_error *err);
  * objects. expr may be NULL (every instance). Errors name the source "--leaking-if". */
 lr_status rules_add_watch(rules_set *rs, const char *cls, const char *expr, lr_error *err);
 
+/* Typos in watch rules, checked against g (rules_bind not needed): for each watch rule from
+ * index first_insp on, a class g does not have, and a field path of its condition whose first
+ * field neither the class (or a superclass) declares nor any instance has (V8 properties).
+ * Calls report(ctx, message) once per problem, message naming the class or field as typed;
+ * returns the number of problems. O(classes + instances of the watched classes). */
+uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph *g,
+                           void (*report)(void *ctx, const char *msg), void *ctx);
+
 /* Binds rs to g: reads the build facts, evaluates `when` conditions, indexes rules per class.
  * Must be called before the queries below; g must outlive the binding. */
 lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err);

@@ -3,7 +3,7 @@
 # every_verb.sh: the contracts every verb shares, checked for every verb `leakray --help`
 # lists (a verb added later is covered or fails here), on small dumps kept in the repo (a
 # hand-made HPROF and a Node heap snapshot), so the test needs no fixtures:
-#   - --json prints one valid JSON object with "schema_version": 1 and exit 0, for HPROF and
+#   - --json prints one valid JSON object with "schema_version": 2 and exit 0, for HPROF and
 #     V8 input wherever the verb reads that format;
 #   - exit 2 for an unknown option (nothing on stdout), 3 for garbage input (message with the
 #     byte offset), 4 for a missing file, 5 when the input inflates past --max-inflate;
@@ -109,7 +109,7 @@ for f in files:
     kind, label = os.path.basename(f).split(".")[:2]
     try:
         d = json.load(open(f))
-        assert isinstance(d, dict) and d.get("schema_version") == 1, "no schema_version 1"
+        assert isinstance(d, dict) and d.get("schema_version") == 2, "no schema_version 2"
         if kind == "ok":
             assert "error" not in d, d.get("error")
         else:

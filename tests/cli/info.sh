@@ -16,7 +16,7 @@ golden info_sun_jdk6_18_x64.txt
 
 run info --json --no-timing "$f"
 expect_rc 0
-json_eq 'd["schema_version"]' 1
+json_eq 'd["schema_version"]' 2
 json_eq 'd["format"]' hprof
 json_eq 'd["version"]' "JAVA PROFILE 1.0.1"
 json_eq 'd["id_size"]' 8

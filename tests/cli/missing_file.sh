@@ -18,7 +18,7 @@ expect_rc 4
 
 run histo --json "$missing"
 expect_rc 4
-json_eq 'd["schema_version"]' 1
+json_eq 'd["schema_version"]' 2
 json_eq 'd["error"]["code"]' io
 json_eq 'd["error"]["exit"]' 4
 json_eq '"no-such-dump.hprof" in d["error"]["message"]' true

@@ -20,7 +20,7 @@ json_eq '[[t["state"], t["daemon"]] for t in d["threads"] if t["name"] == "main"
 json_eq '[t["daemon"] for t in d["threads"] if t["name"] == "Reference Handler"][0]' true
 json_eq '[t["state"] for t in d["threads"] if t["name"] == "Finalizer"][0]' WAITING
 run threads --no-timing "$jdk"
-expect_out '^Thread "main" serial 1 \(java\.lang\.Thread 0xe0c2ac98, retained with locals 5,39[0-9],[0-9]{3} bytes \(5\.1 MB\)\) RUNNABLE$'
+expect_out '^Thread "main" serial 1 \(java\.lang\.Thread 0xe0c2ac98, retained with locals 5,39[0-9],[0-9]{3} bytes \(5\.4 MB\)\) RUNNABLE$'
 expect_out '^Thread "Reference Handler" .* RUNNABLE daemon$'
 
 run threads --no-timing "$FIX/dialer.android-hprof"

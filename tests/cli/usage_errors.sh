@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# usage_errors.sh: command-line mistakes exit 2 with a message and the usage on stderr and
-# nothing on stdout; under --json the error object is on stdout with code "usage".
+# usage_errors.sh: command-line mistakes exit 2 with one line on stderr (the problem, then
+# "(see leakray VERB --help)") and nothing on stdout; under --json the error object is on
+# stdout with code "usage". Only `leakray` alone prints the command list.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init usage
@@ -12,14 +13,15 @@ expect_err '^usage: leakray <command>'
 
 run frobnicate x.hprof
 expect_rc 2
-expect_err "unknown command 'frobnicate'"
+expect_err "^leakray: unknown command 'frobnicate' \(see leakray --help\)$"
+[ "$(wc -l <"$T/err")" = 1 ] || fail "unknown command: more than one line on stderr"
 [ ! -s "$T/out" ] || fail "unknown command wrote to stdout"
 
 for v in info histo show; do
     run "$v" --frobnicate x.hprof
     expect_rc 2
-    expect_err "leakray $v: unknown option '--frobnicate'"
-    expect_err "^usage: leakray $v "
+    expect_err "^leakray $v: unknown option '--frobnicate' \(see leakray $v --help\)$"
+    [ "$(wc -l <"$T/err")" = 1 ] || fail "$v: usage error is more than one line"
     [ ! -s "$T/out" ] || fail "$v: usage error wrote to stdout"
 
     run "$v"
@@ -56,7 +58,7 @@ expect_err "'0xZZ' is not an object id"
 # Under --json the same mistake is also reported as a JSON error object on stdout.
 run histo --json --frobnicate x.hprof
 expect_rc 2
-json_eq 'd["schema_version"]' 1
+json_eq 'd["schema_version"]' 2
 json_eq 'd["error"]["code"]' usage
 json_eq 'd["error"]["exit"]' 2
 json_eq 'd["error"]["offset"]' null

@@ -32,7 +32,10 @@ grep -q "is not running the leakray agent" "$work/nostatus.out" || fail "status 
 
 rc=0; "$LEAKRAY" attach "$pid" delay-ms=300,bogus > "$work/bad.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "attach with a bad option: exit $rc"
-head -1 "$work/bad.out" | grep -qx "leakray attach: unknown agent option 'bogus'" ||
+# one line, as every usage error
+{ [ "$(wc -l < "$work/bad.out")" = 1 ] &&
+    grep -qx "leakray attach: unknown agent option 'bogus' (see leakray attach --help)" \
+        "$work/bad.out"; } ||
     fail "attach bad option message: $(head -1 "$work/bad.out")"
 
 "$LEAKRAY" attach "$pid" dump-dir=dumps,delay-ms=300 > "$work/attach.out" ||
@@ -44,7 +47,7 @@ grep -Eq "^dump_dir +$work/dumps\$" "$work/status.txt" || fail "dump-dir not mad
 "$LEAKRAY" watch status "$pid" --json > "$work/status.json"
 python3 -c "
 import json,sys; d=json.load(open('$work/status.json'))
-assert d['schema_version']==1 and d['pid']==$pid and d['threshold']==5 and d['delay_ms']==300, d
+assert d['schema_version']==2 and d['pid']==$pid and d['threshold']==5 and d['delay_ms']==300, d
 assert 'next' in d and 'retained' in d, d" || fail "status JSON"
 wait "$pid" || fail "the program failed"
 trap - EXIT

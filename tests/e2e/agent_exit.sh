@@ -42,7 +42,7 @@ for i in 1 2; do
 done
 "$LEAKRAY" watch analyze "$work/keep/leakray-20260101-000003-1-1.hprof" --max-dumps 2 \
     --pause-ms 12 --retained 5 2> "$work/summary.txt" || fail "watch analyze 3"
-grep -Eq "^leakray: 1 leak, [0-9.]+ KB retained, report at $work/keep/leakray-20260101-000003-1-1.txt \(dump [0-9.]+ MB, pause 12 ms, analysis [0-9.]+ s\)$" \
+grep -Eq "^leakray: 1 leak, [0-9.]+ kB retained, report at $work/keep/leakray-20260101-000003-1-1.txt \(dump [0-9.]+ MB, pause 12 ms, analysis [0-9.]+ s\)$" \
     "$work/summary.txt" || fail "summary line: $(cat "$work/summary.txt")"
 left=$(cd "$work/keep" && ls | tr '\n' ' ')
 [ "$left" = "leakray-20260101-000002-1-1.hprof leakray-20260101-000002-1-1.json leakray-20260101-000002-1-1.txt leakray-20260101-000003-1-1.hprof leakray-20260101-000003-1-1.json leakray-20260101-000003-1-1.txt " ] ||

@@ -31,7 +31,7 @@ sp_check "Owner a: 16 shallow + 246,912 native retained" \
     "($O)['NativeDump\$Owner:246912']['retained'] == 16 + 246912"
 sp_check "Holder retains its owner's native bytes (strong model)" \
     "any(o['class'] == 'NativeDump\$Holder' and o['retained'] == 16 + 16 + 246912 for o in j['objects'])"
-"$LEAKRAY" top "$D" --no-timing --model strong --top 10 | grep -q 'NativeDump\$Owner  (+246912 native)' ||
+"$LEAKRAY" top "$D" --no-timing --model strong --top 10 | grep -q 'NativeDump\$Owner  (+246,912 native)' ||
     fdn_fail "top text lacks the native note"
 
 SP_JSON=$FDN_TMP/histo.json
@@ -51,7 +51,7 @@ SP_JSON=$FDN_TMP/art-show.json
 sp_check "anObject (0x60f0030) owns 50,000 native bytes" \
     "j['object']['native'] == 50000 and j['object']['shallow'] == 8"
 "$LEAKRAY" top "$F" --no-timing --top 30000 >"$FDN_TMP/art-top.txt" || fdn_fail "top exit $?"
-grep -q '^ *[0-9]*: 0x60f0030  *50008  *8  java.lang.Object  (+50000 native)$' \
+grep -q '^ *[0-9]*: 0x60f0030  *50,008  *8  *[0-9.]*%  java.lang.Object  (+50,000 native)$' \
     "$FDN_TMP/art-top.txt" || fdn_fail "anObject's retained size lacks its native bytes"
 echo "ok: test-dump anObject retains 50,008 bytes" >&2
 echo "PASS"

@@ -25,8 +25,8 @@ for golden in "$exp"/*.top100.tsv; do
     name=$(basename "$golden" .top100.tsv)
     [ -f "$fx/$name" ] || { echo "FAIL: fixture $name missing" >&2; exit 1; }
     "$LEAKRAY" top --top 400 --no-timing "$fx/$name" >"$work/$name.txt"
-    # leakray rows: "  N: 0xid retained shallow class..."
-    awk '$1 ~ /^[0-9]+:$/ { print $2 "\t" $3 "\t" $4 }' "$work/$name.txt" >"$work/$name.ours"
+    # leakray rows: "  N: 0xid retained shallow %heap class..." (numbers with separators)
+    awk '$1 ~ /^[0-9]+:$/ { gsub(",", "", $3); gsub(",", "", $4); print $2 "\t" $3 "\t" $4 }' "$work/$name.txt" >"$work/$name.ours"
     out=$(awk -F'\t' -v name="$name" '
         FILENAME == ARGV[1] { if ($1 == name) known[$2] = 1; next }
         FILENAME == ARGV[2] { ret[$1] = $2; sh[$1] = $3; next }

@@ -42,7 +42,7 @@ for d in leaks dup; do
     grep -P '^0x[0-9a-f]+\t[^\t]+\t[0-9]+\t[0-9]+$' "$work/$d.vvm" >"$work/$d.golden" || true
     [ "$(wc -l <"$work/$d.golden")" = 100 ] || fail "VisualVM gave $(wc -l <"$work/$d.golden") rows"
     "$LEAKRAY" top --top 400 --no-timing "$f" >"$work/$d.txt" || fail "leakray top exit $?"
-    awk '$1 ~ /^[0-9]+:$/ { print $2 "\t" $3 "\t" $4 }' "$work/$d.txt" >"$work/$d.ours"
+    awk '$1 ~ /^[0-9]+:$/ { gsub(",", "", $3); gsub(",", "", $4); print $2 "\t" $3 "\t" $4 }' "$work/$d.txt" >"$work/$d.ours"
     read -r bad link < <(awk -F'\t' 'FILENAME == ARGV[1] { r[$1] = $2; s[$1] = $3; next }
         ($1 in r) && r[$1] == $3 && s[$1] == $4 { next }
         ($1 in r) && s[$1] == $4 && r[$1] + 0 >= $3 + 0 &&

@@ -20,7 +20,7 @@ final="$work/s3-final.heapsnapshot"
 target="$work/s2-target.heapsnapshot"
 
 count() { # count FILE CLASS -> instances column of the histogram row for CLASS
-    "$LEAKRAY" histo "$1" --no-timing | awk -v c="$2" '$NF == c && NF == 6 { print $2 }'
+    "$LEAKRAY" histo "$1" --no-timing | awk -v c="$2" '$NF == c && NF == 7 { gsub(",", "", $2); print $2 }'
 }
 for c in LeakedRecord CacheEntry Subscriber ClosurePayload; do
     [ "$(count "$final" "$c")" = 1000 ] || fail "$c count in final: $(count "$final" "$c")"

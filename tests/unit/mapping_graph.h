@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* mapping_graph.h: the small hand-built graph the --mapping unit test and fuzz target rename
  * (not a test itself): two classes with an inherited and a shadowing field, a static, an
- * object array. Aborts on allocation failure (the fuzz target has no test framework). */
+ * object array, and five stack frames (methods d, d, e of a; f of b; y of unmapped x).
+ * Aborts on allocation failure (the fuzz target has no test framework). */
 #ifndef LR_TEST_MAPPING_GRAPH_H
 #define LR_TEST_MAPPING_GRAPH_H
 
@@ -70,6 +71,18 @@ static void build(graph *g)
     g->edge_to[3] = 2;
     g->edge_kind[3] = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
     g->edge_name[3] = 0;
+    g->n_frames = 5;
+    g->frames = calloc(5, sizeof *g->frames);
+    if (!g->frames)
+        abort();
+    static const char *const fr[5][3] = {{"a", "d", "SourceFile"}, {"a", "d", "SourceFile"},
+                                         {"a", "e", "SourceFile"}, {"b", "f", "SourceFile"},
+                                         {"x", "y", "X.java"}};
+    static const int32_t lines[5] = {3, 6, 8, 4, 11};
+    for (uint32_t i = 0; i < 5; i++)
+        g->frames[i] = (graph_frame){.class_name = S(g, fr[i][0]), .method = S(g, fr[i][1]),
+                                     .source = S(g, fr[i][2]), .signature = GRAPH_NONE,
+                                     .line = lines[i]};
 }
 
 #endif

@@ -229,7 +229,10 @@ static void test_watch(void **state)
     assert_string_equal(rs.insp[0].text, "Page matches destroyed == true");
     assert_int_equal(rules_add_watch(&rs, "com.example.Page", "destroyed ==", &err),
                      LR_ERR_RULES);
-    assert_non_null(strstr(err.msg, "--leaking-if:1:"));
+    /* the expression as typed, and its end named as such (not the "->" of the rule the
+     * expression is wrapped in) */
+    assert_string_equal(err.msg, "--leaking-if 'destroyed ==': expected a field path or a "
+                                 "value, got the end of the expression");
     memset(&err, 0, sizeof err);
     assert_int_equal(rules_add_watch(&rs, "bad#name", NULL, &err), LR_ERR_RULES);
     rules_fini(&rs);

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# cli_before_after.sh: the cost of the shared CLI plumbing (number formatting, tables with a
+# % column, --mapping in cli_open, the diff input check) measured side by side: the same
+# commands on the same dump with a reference build of leakray (BEFORE, e.g. the previous
+# release) and this one (AFTER), in one run. Dump: the ~120 MB HotSpot dump of
+# scripts/gen-big-dump.sh (cached in ${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}). Each command
+# runs 3 times per build, interleaved, page cache warm; medians of wall and CPU time, and the
+# ratio AFTER/BEFORE (1.00 = unchanged; CPU time is the steadier figure on a busy machine).
+# usage: bench/cli_before_after.sh BEFORE [AFTER]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/bench/lib.sh"
+before=${1:?usage: bench/cli_before_after.sh BEFORE [AFTER]}
+after=${2:-$src/build/leakray}
+[ -x "$before" ] && [ -x "$after" ] || { echo "cli_before_after: need two leakray binaries" >&2; exit 2; }
+dir=$(bench_cache_dir)
+dump=$("$src/scripts/gen-big-dump.sh" "$dir/big.hprof")
+out=$dir/cli_before_after
+mkdir -p "$out"
+cat "$dump" >/dev/null
+
+median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+printf '%-28s %9s %9s %9s %9s %8s %8s\n' command before_s after_s before_cpu after_cpu wall_x cpu_x
+for cmd in "histo" "histo --retained" "top --top 20" "top --by class --top 20" "diff"; do
+    bw=() aw=() bc=() ac=()
+    args=($cmd)
+    [ "$cmd" = diff ] && args+=("$dump") # a dump against itself: the input check included
+    for i in 1 2 3; do
+        bench_measure b "$out/before.txt" "$before" "${args[@]}" --no-timing --no-progress "$dump"
+        bench_measure a "$out/after.txt" "$after" "${args[@]}" --no-timing --no-progress "$dump"
+        [ "$b_rc" = 0 ] && [ "$a_rc" = 0 ] || { echo "$cmd failed: $b_rc / $a_rc" >&2; exit 1; }
+        bw+=("$b_wall") aw+=("$a_wall") bc+=("$b_cpu") ac+=("$a_cpu")
+    done
+    B=$(median "${bw[@]}") A=$(median "${aw[@]}") BC=$(median "${bc[@]}") AC=$(median "${ac[@]}")
+    printf '%-28s %9s %9s %9s %9s %8s %8s\n' "$cmd" "$B" "$A" "$BC" "$AC" \
+        "$(bench_ratio "$A" "$B")" "$(bench_ratio "$AC" "$BC")"
+done
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kinship.c: snapshot fingerprints and the "one process?" test (analysis layer), prefix kin_.
+ * A fingerprint keeps 32-bit FNV-1a hashes of class names, not the names: a collision can
+ * only make two snapshots look more alike, never refuse a valid pair. Objects without a
+ * class (V8 strings, code, synthetic nodes) are keyed by their node kind. See kinship.h. */
+#include "analysis/kinship.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t kin_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+static int kin_obj_cmp(const void *pa, const void *pb)
+{
+    const kin_obj *a = pa, *b = pb;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return a->cls < b->cls ? -1 : a->cls > b->cls;
+}
+
+static int kin_u32_cmp(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+void kin_print_free(kin_print *p)
+{
+    if (!p)
+        return;
+    free(p->objs);
+    free(p->cls);
+    memset(p, 0, sizeof *p);
+}
+
+lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_error *err)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->format, sizeof p->format, "%s", format ? format : "");
+    uint32_t *hc = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *hc);
+    p->cls = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *p->cls);
+    p->objs = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *p->objs);
+    if (!hc || !p->cls || !p->objs) {
+        free(hc);
+        kin_print_free(p);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for %u objects", g->n_nodes);
+    }
+    for (class_ix c = 0; c < g->n_classes; c++)
+        p->cls[c] = hc[c] = kin_hash(graph_str(g, g->classes[c].name));
+    qsort(p->cls, g->n_classes, sizeof *p->cls, kin_u32_cmp);
+    for (uint32_t i = 0; i < g->n_classes; i++)
+        if (p->n_cls == 0 || p->cls[p->n_cls - 1] != p->cls[i])
+            p->cls[p->n_cls++] = p->cls[i];
+    if (graph_has_ids(g)) {
+        for (node_ix v = 0; v < g->n_nodes; v++) {
+            class_ix c = g->node_class ? g->node_class[v] : GRAPH_NONE;
+            uint32_t h = c < g->n_classes ? hc[c] : (uint32_t)g->node_kind[v] + 1;
+            p->objs[p->n_objs++] = (kin_obj){graph_node_id(g, v), h};
+        }
+        /* Readers number nodes in id order (HPROF's sorted id table, V8's ascending ids):
+         * the sort is then skipped, which halves the check's cost on large dumps. */
+        uint64_t k = 1;
+        while (k < p->n_objs && kin_obj_cmp(&p->objs[k - 1], &p->objs[k]) <= 0)
+            k++;
+        if (k < p->n_objs)
+            qsort(p->objs, p->n_objs, sizeof *p->objs, kin_obj_cmp);
+    }
+    free(hc);
+    for (uint32_t t = 0; t < g->n_threads && !p->entry[0]; t++) {
+        const graph_thread *th = &g->threads[t];
+        if (th->n_frames == 0 || th->first_frame + th->n_frames > g->n_frames)
+            continue;
+        const graph_frame *f = &g->frames[th->first_frame + th->n_frames - 1];
+        if (f->class_name != GRAPH_NONE && strcmp(graph_str(g, f->method), "main") == 0)
+            snprintf(p->entry, sizeof p->entry, "%s", graph_str(g, f->class_name));
+    }
+    return LR_OK;
+}
+
+int kin_same_format(const kin_print *a, const kin_print *b)
+{
+    return strcmp(a->format, b->format) == 0;
+}
+
+/* Percent of part in whole, rounded down; 100 for an empty whole (nothing contradicts). */
+static unsigned kin_pct(uint64_t part, uint64_t whole)
+{
+    return whole ? (unsigned)(part * 100 / whole) : 100;
+}
+
+int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why, size_t cap)
+{
+    memset(s, 0, sizeof *s);
+    s->classes_a = a->n_cls;
+    s->classes_b = b->n_cls;
+    for (uint32_t i = 0, j = 0; i < a->n_cls && j < b->n_cls;) {
+        if (a->cls[i] == b->cls[j]) {
+            s->classes_shared++;
+            i++;
+            j++;
+        } else if (a->cls[i] < b->cls[j]) {
+            i++;
+        } else {
+            j++;
+        }
+    }
+    /* Merge walk; an id repeated on one side (ArkTS root groups) pairs up once. */
+    for (uint64_t i = 0, j = 0; i < a->n_objs && j < b->n_objs;) {
+        if (a->objs[i].id < b->objs[j].id) {
+            i++;
+        } else if (b->objs[j].id < a->objs[i].id) {
+            j++;
+        } else {
+            s->ids_shared++;
+            s->ids_same_class += a->objs[i].cls == b->objs[j].cls;
+            i++;
+            j++;
+        }
+    }
+    uint32_t smaller = a->n_cls < b->n_cls ? a->n_cls : b->n_cls;
+    uint32_t own_a = a->n_cls - s->classes_shared, own_b = b->n_cls - s->classes_shared;
+    uint32_t own = own_a < own_b ? own_a : own_b;
+    unsigned cls_pct = kin_pct(s->classes_shared, smaller);
+    unsigned id_pct = kin_pct(s->ids_same_class, s->ids_shared);
+    if (a->entry[0] && b->entry[0] && strcmp(a->entry, b->entry) != 0) {
+        snprintf(why, cap, "the first runs %.100s.main, the second %.100s.main: different programs",
+                 a->entry, b->entry);
+        return 0;
+    }
+    if (smaller && (uint64_t)own * 100 >= (uint64_t)smaller * KIN_MAX_OWN_PCT) {
+        snprintf(why, cap,
+                 "each has class names the other lacks (%u and %u, of %u): the snapshots come "
+                 "from different programs",
+                 own_a, own_b, smaller);
+        return 0;
+    }
+    if (cls_pct < KIN_MIN_CLASS_PCT) {
+        snprintf(why, cap,
+                 "only %u of %u class names (%u%%) are shared: the snapshots come from "
+                 "different programs",
+                 s->classes_shared, smaller, cls_pct);
+        return 0;
+    }
+    if (s->ids_shared >= KIN_MIN_ID_SAMPLE && id_pct < KIN_MIN_ID_PCT) {
+        snprintf(why, cap,
+                 "of %llu object ids present in both, only %u%% keep their class: the "
+                 "snapshots come from different processes",
+                 (unsigned long long)s->ids_shared, id_pct);
+        return 0;
+    }
+    if (a->n_objs >= KIN_MIN_ID_SAMPLE && b->n_objs >= KIN_MIN_ID_SAMPLE &&
+        s->ids_same_class == 0) {
+        snprintf(why, cap,
+                 "no object id of one is found in the other with its class: the snapshots "
+                 "come from different processes");
+        return 0;
+    }
+    snprintf(why, cap, "%u%% of class names shared, %u%% of common ids keep their class", cls_pct,
+             id_pct);
+    return 1;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kinship.h: whether two snapshots plausibly come from one process (analysis layer), prefix
+ * kin_. Comparisons (diff, leaks) only mean something between snapshots of one program: an
+ * HPROF against a .heapsnapshot, or two unrelated programs, give confident nonsense. A
+ * snapshot is reduced to a fingerprint (its format, the hashes of its class names, and its
+ * object ids each with its class-name hash), so a caller can keep three of them without
+ * keeping three graphs. Two fingerprints are compared on two signals:
+ * - class set: the share of the smaller side's class names the other side also has; one
+ *   program loads the same classes (or constructors) from one snapshot to the next, while
+ *   another program brings its own (different runtimes or apps share well under half);
+ * - object ids: the share of ids present on both sides that carry the same class name;
+ *   where ids are stable (V8 heap-profiler ids, ART and HotSpot objects that did not move)
+ *   a surviving object keeps id and class, while in another process an equal id is a
+ *   coincidence whose class rarely matches.
+ * Cost: 16 bytes per object plus 4 per class, one sort, O(N log N). Thresholds below. */
+#ifndef LR_ANALYSIS_KINSHIP_H
+#define LR_ANALYSIS_KINSHIP_H
+
+#include "graph/graph.h"
+
+/* Under this share of shared class names (percent of the smaller class set), two snapshots
+ * are from different programs; so they are when each side has at least KIN_MAX_OWN_PCT (of
+ * the smaller set) class names the other lacks: one program's later snapshot adds classes,
+ * it rarely loses many. */
+#define KIN_MIN_CLASS_PCT 50
+#define KIN_MAX_OWN_PCT 10
+/* With at least KIN_MIN_ID_SAMPLE ids on both sides, under this share of them keeping their
+ * class name (percent), the ids say "another process"; with at least that many objects on
+ * each side and not one id kept with its class, too. */
+#define KIN_MIN_ID_PCT 50
+#define KIN_MIN_ID_SAMPLE 1000
+
+typedef struct kin_obj {
+    uint64_t id;  /* object id in the dump */
+    uint32_t cls; /* hash of its class name */
+} kin_obj;
+
+typedef struct kin_print {
+    char format[16];  /* reader name: "hprof", "v8", ... */
+    char entry[256];  /* class of the outermost main() frame, "" when unknown */
+    kin_obj *objs;    /* sorted by id (owned) */
+    uint64_t n_objs;  /* objects */
+    uint32_t *cls;    /* sorted unique class-name hashes (owned) */
+    uint32_t n_cls;   /* distinct class names */
+} kin_print;
+
+typedef struct kin_stats {
+    uint32_t classes_a;      /* distinct class names of a */
+    uint32_t classes_b;      /* ... of b */
+    uint32_t classes_shared; /* names on both sides */
+    uint64_t ids_shared;     /* ids on both sides */
+    uint64_t ids_same_class; /* ... whose class name is the same on both sides */
+} kin_stats;
+
+/* Fingerprint of g, whose reader is named format. Needs node ids (graph_has_ids). Returns
+ * LR_OK and *p (free: kin_print_free), or LR_ERR_NOMEM. */
+lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_error *err);
+void kin_print_free(kin_print *p);
+
+/* Compares two fingerprints. Returns 1 when they plausibly come from one process, 0 when
+ * not, with a sentence saying why in why[cap] (either way). Formats are compared too; a
+ * format mismatch is reported by kin_same_format, which callers check first. */
+int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why, size_t cap);
+
+/* 1 when the formats are equal. */
+int kin_same_format(const kin_print *a, const kin_print *b);
+
+#endif
