@@ -194,8 +194,9 @@ lr_status lr_render(lr_analysis *an, lr_render_format fmt, const lr_render_opts 
     int bad;
     switch (fmt) {
     case LR_RENDER_TEXT: {
+        /* A library caller writes to a file or buffer, not a terminal: no zero-width spaces. */
         rep_text_opts o = {path, no_timing, an->ms, an->suspects, NULL, TRACE_DEFAULT_TRACES,
-                           an->sr, 0};
+                           an->sr, 0, 0};
         rep_text_analysis(out, g, an->rs, an->ls, an->tr, &o);
         bad = ferror(out);
         break;
