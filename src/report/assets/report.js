@@ -154,7 +154,7 @@
     const n = t.elements.length;
     t.elements.forEach((e, i) => {
       const last = i === n - 1;
-      const bar = last ? '\u200b     ' : '\u2502    '; /* as LeakCanary's text */
+      const bar = last ? '     ' : '\u2502    '; /* as analyze's text (no U+200B off a terminal) */
       line([(last ? '\u2570\u2192 ' : '\u251c\u2500 ') + e.class + ' ' + e.type]);
       line([bar + 'Leaking: ', el('span', {cls: 'leak-' + e.leaking, text: e.leaking}),
         e.reason && e.leaking !== 'UNKNOWN' ? ' (' + e.reason + ')' : '']);
