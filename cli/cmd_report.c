@@ -40,7 +40,7 @@ fail:
 
 int cmd_report(int argc, char **argv)
 {
-    const char *out = NULL, *format = "html", *mapping = NULL;
+    const char *out = NULL, *format = "html";
     cli_strlist rules_files = {{0}, 0}, watches = {{0}, 0}, ifs = {{0}, 0};
     int no_shipped = 0, no_suspects = 0;
     const cli_optdef opts[] = {
@@ -51,8 +51,6 @@ int cmd_report(int argc, char **argv)
         {"--watch", CLI_OPT_LIST, &watches, "CLASS",
          "treat instances of CLASS as leaking (with the next --leaking-if)", NULL},
         {"--leaking-if", CLI_OPT_LIST, &ifs, "EXPR", "condition for the matching --watch",
-         NULL},
-        {"--mapping", CLI_OPT_STR, &mapping, "FILE", "ProGuard/R8 mapping to deobfuscate names",
          NULL},
         {"--no-shipped-rules", CLI_OPT_FLAG, &no_shipped, NULL,
          "do not load jdk.rules / android.rules", NULL},
@@ -86,6 +84,8 @@ int cmd_report(int argc, char **argv)
         return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
     double t0 = cli_now_ms();
     lr_heap *h;
+    /* as analyze: with --mapping, array classes keep their obfuscated names (Shark's traces) */
+    co.mapping_flags = MAPPING_KEEP_ARRAYS;
     if ((rc = cli_open(&co, co.pos[0], 0, &h)) != 0)
         return rc;
     lr_error err = {.offset = LR_NO_OFFSET};
@@ -95,9 +95,7 @@ int cmd_report(int argc, char **argv)
     susp_result sr;
     memset(&sr, 0, sizeof sr);
     /* as analyze: array classes keep their obfuscated names (Shark's traces) */
-    if ((mapping && mapping_apply_file_ex(lr_heap_graph(h), mapping, MAPPING_KEEP_ARRAYS, &err)
-                        != LR_OK) ||
-        (!no_suspects && analyze_suspects(lr_heap_graph(h), SUSP_SHARE_DEFAULT,
+    if ((!no_suspects && analyze_suspects(lr_heap_graph(h), SUSP_SHARE_DEFAULT,
                                           SUSP_ACCUMULATION_DEFAULT, &sr, &err) != LR_OK) ||
         lr_analyze(h, &ao, &an, &err) != LR_OK) {
         rc = cli_error(&co, &err);
