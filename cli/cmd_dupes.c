@@ -12,10 +12,10 @@
 #include "cli.h"
 #include "analysis/dupes.h"
 #include "base/outfile.h"
+#include "report/png.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <png.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,106 +154,42 @@ static int owner_kinds(const graph *g, const dupes_result *r, const dupes_group 
 /* File name extension of a dumped buffer that already is an image file, or NULL. */
 static const char *image_file_ext(const uint8_t *p, uint64_t n)
 {
-    static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    if (n >= 8 && memcmp(p, png_sig, 8) == 0)
-        return "png";
-    if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
-        return "jpg";
-    if (n >= 12 && memcmp(p, "RIFF", 4) == 0 && memcmp(p + 8, "WEBP", 4) == 0)
-        return "webp";
-    return NULL;
+    const char *t = rep_png_image_type(p, n); /* "image/png" ... */
+    return !t ? NULL : strcmp(t, "image/jpeg") == 0 ? "jpg" : t + 6;
 }
 
-/* How raw pixels are laid out: 4 (ARGB_8888), 2 (RGB_565) or 0 (too few bytes). */
+/* How raw pixels are laid out: 4 (ARGB_8888), 2 (RGB_565) or 0 (too few bytes, too big). */
 static unsigned raw_bpp(const dupes_pixels *px)
 {
-    uint64_t n = (uint64_t)px->width * px->height;
-    if (n == 0 || n > DUPES_MAX_EXPORT_PIXELS)
-        return 0;
-    return px->len >= n * 4 ? 4 : px->len >= n * 2 ? 2 : 0;
+    return rep_png_raw_bpp(px, DUPES_MAX_EXPORT_PIXELS);
 }
 
-typedef struct png_sink {
-    outfile *of; /* the PNG being written (temporary until committed) */
-    char msg[160];
-} png_sink;
-
-static void png_on_error(png_structp p, png_const_charp msg)
-{
-    png_sink *s = png_get_error_ptr(p);
-    snprintf(s->msg, sizeof s->msg, "%s", msg);
-    png_longjmp(p, 1);
-}
-
-static void png_on_warning(png_structp p, png_const_charp msg) { (void)p, (void)msg; }
-
-/* Encodes raw pixels as an 8-bit RGBA (ARGB_8888) or RGB (RGB_565) PNG. Returns 0 or -1
- * with a message in why. */
-static void png_put(png_structp p, png_bytep data, size_t len)
-{
-    png_sink *s = png_get_io_ptr(p);
-    outfile_write(s->of, data, len);
-}
-
-static void png_flush_nop(png_structp p) { (void)p; }
-
-/* Through outfile: a temporary renamed over the target once complete, so a failed or
- * interrupted export never leaves a partial or empty PNG. */
+/* Encodes raw pixels as PNG (the report layer's encoder) and writes them through outfile: a
+ * temporary renamed over the target once complete, so a failed or interrupted export never
+ * leaves a partial or empty PNG. Returns 0 or -1 with a message in why. */
 static int write_png(const char *path, const uint8_t *pix, const dupes_pixels *px, unsigned bpp,
                      char *why, size_t cap)
 {
+    uint8_t *png = NULL;
+    size_t len = 0;
+    if (rep_png_encode(pix, px->width, px->height, bpp, &png, &len) != 0) {
+        snprintf(why, cap, "%s: cannot encode the PNG (out of memory or libpng error)", path);
+        return -1;
+    }
     lr_error err = {0};
-    png_sink sink = {NULL, ""};
-    if (outfile_open(path, &sink.of, &err) != LR_OK) {
+    outfile *of = NULL;
+    if (outfile_open(path, &of, &err) != LR_OK) {
+        free(png);
         snprintf(why, cap, "%s", err.msg);
         return -1;
     }
-    uint32_t w = px->width, h = px->height;
-    unsigned out_bpp = bpp == 4 ? 4 : 3;
-    uint8_t *row = malloc((size_t)w * out_bpp);
-    png_structp p = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, png_on_error,
-                                            png_on_warning);
-    png_infop info = p ? png_create_info_struct(p) : NULL;
-    if (!row || !p || !info) {
-        snprintf(why, cap, "out of memory encoding %s", path);
-        goto fail;
-    }
-    if (setjmp(png_jmpbuf(p))) {
-        snprintf(why, cap, "%s: %s", path, sink.msg);
-        goto fail;
-    }
-    png_set_write_fn(p, &sink, png_put, png_flush_nop);
-    png_set_IHDR(p, info, w, h, 8, bpp == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(p, info);
-    for (uint32_t y = 0; y < h; y++) {
-        const uint8_t *src = pix + (uint64_t)y * w * bpp;
-        if (bpp == 4) {
-            memcpy(row, src, (size_t)w * 4);
-        } else {
-            for (uint32_t x = 0; x < w; x++) {
-                unsigned v = (unsigned)src[2 * x] | (unsigned)src[2 * x + 1] << 8;
-                unsigned r = v >> 11 & 0x1f, gr = v >> 5 & 0x3f, b = v & 0x1f;
-                row[3 * x] = (uint8_t)((r * 255 + 15) / 31);
-                row[3 * x + 1] = (uint8_t)((gr * 255 + 31) / 63);
-                row[3 * x + 2] = (uint8_t)((b * 255 + 15) / 31);
-            }
-        }
-        png_write_row(p, row);
-    }
-    png_write_end(p, info);
-    png_destroy_write_struct(&p, &info);
-    free(row);
-    if (outfile_commit(sink.of, &err) != LR_OK) {
+    outfile_write(of, png, len);
+    free(png);
+    if (outfile_commit(of, &err) != LR_OK) {
         snprintf(why, cap, "%s", err.msg);
         return -1;
     }
     return 0;
-fail:
-    png_destroy_write_struct(p ? &p : NULL, info ? &info : NULL);
-    free(row);
-    outfile_abort(sink.of);
-    return -1;
 }
 
 /* Writes the first member of bitmap group i into dir. Returns 0 and the file's path in out,
