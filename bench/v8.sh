@@ -111,7 +111,7 @@ const {getFullHeapFromFile} = require('@memlab/heap-analysis');
 JS
 
 cat "$snap" >/dev/null # every tool starts with the file in the page cache
-if "$lr" histo --help 2>/dev/null | grep -q -- '--retained'; then
+if grep -q -- '--retained' <<<"$("$lr" histo --help 2>/dev/null)"; then
     lr_args=(histo --retained)
 else
     lr_args=(top --by class --top 50)

@@ -25,7 +25,7 @@ with open(sys.argv[1], "wb") as f:
     f.write(head + zeros * 32)
 PY
 slack_kb=$((64 * 1024))
-ldd "$LEAKRAY" 2>/dev/null | grep -q libasan && slack_kb=$((slack_kb + 192 * 1024))
+[[ $(ldd "$LEAKRAY" 2>/dev/null) == *libasan* ]] && slack_kb=$((slack_kb + 192 * 1024))
 bad=0
 
 # run NAME EXPECTED-EXIT [leakray args...]: runs leakray info with a 20 s timeout, records

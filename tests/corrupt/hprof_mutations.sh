@@ -28,7 +28,7 @@ for v in analyze top; do
     "$LEAKRAY" "$v" --help >/dev/null 2>&1 && verbs+=("$v")
 done
 slack_kb=$((64 * 1024))
-if ldd "$LEAKRAY" 2>/dev/null | grep -q -e libasan; then
+if [[ $(ldd "$LEAKRAY" 2>/dev/null) == *libasan* ]]; then
     slack_kb=$((slack_kb + 192 * 1024)) # shadow memory, quarantine and the runtime itself
 fi
 

@@ -24,7 +24,7 @@ rm -rf "$tmp"
 mkdir -p "$tmp"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 asan=0
-ldd "$LEAKRAY" 2>/dev/null | grep -q libasan && asan=1
+[[ $(ldd "$LEAKRAY" 2>/dev/null) == *libasan* ]] && asan=1
 
 python3 - "$tmp/bomb.hprof.bz2" <<'PY'
 import bz2, struct, sys

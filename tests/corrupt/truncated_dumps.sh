@@ -63,7 +63,7 @@ for f in "$work"/cut*.hprof; do
     grep -q '^leakray: .*: warning: the file was cut short' "$work/$b.err" ||
         fail "$b: no warning on stderr"
     grep -q '^  truncated  *error  *1 ' "$work/$b.info" || fail "$b: info does not list it"
-    "$LEAKRAY" info --json "$f" 2>/dev/null | grep -q '"truncated"' || fail "$b: info --json"
+    grep -q '"truncated"' <<<"$("$LEAKRAY" info --json "$f" 2>/dev/null)" || fail "$b: info --json"
     "$LEAKRAY" analyze --json --no-timing "$f" 2>/dev/null |
         python3 -c 'import json,sys; assert json.load(sys.stdin)["truncated"] is True' ||
         fail "$b: analyze --json truncated"

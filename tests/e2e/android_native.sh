@@ -21,7 +21,7 @@ SP_JSON=$FDN_TMP/info.json
 "$LEAKRAY" info "$D" --json --no-timing >"$SP_JSON" || fdn_fail "info exit $?"
 sp_check "native total = 2 x 123,456 + 7,000 (the plain-Runnable Cleaner adds nothing)" \
     "j['native_total'] == 253912"
-"$LEAKRAY" info "$D" --no-timing | grep -q '^native total:  253,912 bytes' ||
+grep -q '^native total:  253,912 bytes' <<<"$("$LEAKRAY" info "$D" --no-timing)" ||
     fdn_fail "info text lacks the native total"
 
 SP_JSON=$FDN_TMP/top.json
@@ -31,7 +31,7 @@ sp_check "Owner a: 16 shallow + 246,912 native retained" \
     "($O)['NativeDump\$Owner:246912']['retained'] == 16 + 246912"
 sp_check "Holder retains its owner's native bytes (strong model)" \
     "any(o['class'] == 'NativeDump\$Holder' and o['retained'] == 16 + 16 + 246912 for o in j['objects'])"
-"$LEAKRAY" top "$D" --no-timing --model strong --top 10 | grep -q 'NativeDump\$Owner  (+246,912 native)' ||
+grep -q 'NativeDump\$Owner  (+246,912 native)' <<<"$("$LEAKRAY" top "$D" --no-timing --model strong --top 10)" ||
     fdn_fail "top text lacks the native note"
 
 SP_JSON=$FDN_TMP/histo.json

@@ -20,7 +20,7 @@ N=50
 for layout in new old; do
     D="$W/$layout.dartheap"
     python3 "$LEAKRAY_SRC/tests/programs/dart/dartheap.py" "$D" "$layout" "$N"
-    "$LEAKRAY" info --json --no-timing "$D" | grep -q '"format": "dart"' || fail "$layout: format"
+    grep -q '"format": "dart"' <<<"$("$LEAKRAY" info --json --no-timing "$D")" || fail "$layout: format"
     "$LEAKRAY" histo --json --no-timing "$D" >"$W/h.json"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); n=int(sys.argv[2])
 c={x["name"]: (x["count"], x["shallow"]) for x in d["classes"]}

@@ -60,7 +60,7 @@ fdn_make_dump() {
 }
 
 fdn_is_asan() {
-    ldd "$LEAKRAY" 2>/dev/null | grep -q -e libasan -e libubsan
+    [[ $(ldd "$LEAKRAY" 2>/dev/null) == *lib[au][sb]san* ]]
 }
 
 fdn_vvm() {

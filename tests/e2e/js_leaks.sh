@@ -51,7 +51,7 @@ js_check "no string or backing-store clusters" \
 
 # Cross-check with DevTools' class retained sizes (histo --retained): every LeakedRecord,
 # CacheEntry, ListenerState and ProxiedModel of the final heap is a leak of its site.
-if "$LEAKRAY" histo --help 2>/dev/null | grep -q -- '--retained'; then
+if grep -q -- '--retained' <<<"$("$LEAKRAY" histo --help 2>/dev/null)"; then
     "$LEAKRAY" histo --retained --json --no-timing "$F" >"$JS_TMP/histo.json"
     for cls in LeakedRecord CacheEntry; do
         want=$(python3 -c 'import json,sys; print([c["retained"] for c in json.load(open(sys.argv[1]))["classes"] if c["name"] == sys.argv[2]])' "$JS_TMP/histo.json" "$cls")

@@ -26,7 +26,7 @@ javac -d "$work/classes" "$LEAKRAY_SRC"/tests/programs/longchain/LongChain.java
 main=com.example.longchain.LongChain
 N=1000000
 # ASan makes every step several times slower: a tenth of the list shows the same there
-ldd "$LEAKRAY" 2>/dev/null | grep -q libasan && N=100000
+[[ $(ldd "$LEAKRAY" 2>/dev/null) == *libasan* ]] && N=100000
 grouped() { python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$1"; }
 java -Xmx1g -cp "$work/classes" $main "$work/chain.hprof" $N
 java -cp "$work/classes" $main "$work/comb.hprof" 20000 items
@@ -35,7 +35,7 @@ node="$main\$Node" item="$main\$Item"
 # time and memory are checked with generous bounds: a quadratic pass over a million-node path
 # takes minutes and gigabytes, the linear one seconds and well under 1 GB (more under ASan)
 limit_kb=$((1024 * 1024))
-ldd "$LEAKRAY" 2>/dev/null | grep -q libasan && limit_kb=$((3 * 1024 * 1024))
+[[ $(ldd "$LEAKRAY" 2>/dev/null) == *libasan* ]] && limit_kb=$((3 * 1024 * 1024))
 run() { # run NAME ARGS...: analyze with a time limit, keep stdout, check peak RSS
     local name=$1; shift
     local rc=0

@@ -21,7 +21,7 @@ G=$LEAKRAY_SRC/tests/e2e/expected/native/peers.txt
 [ -f "$G" ] || nat_fail "missing $G"
 nat_build "$NAT_TMP/gcc" gcc
 asan=0
-ldd "$LEAKRAY" 2>/dev/null | grep -q -e libasan -e libubsan && asan=1
+[[ $(ldd "$LEAKRAY" 2>/dev/null) == *lib[au][sb]san* ]] && asan=1
 lsan_live=0
 if [ $asan = 0 ] && command -v clang-14 >/dev/null &&
     echo 'int main(void){return 0;}' | clang-14 -fsanitize=leak -x c - -o "$NAT_TMP/probe" \

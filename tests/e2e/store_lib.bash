@@ -128,7 +128,7 @@ json.dump(d, open(sys.argv[2], "w"))' "$W/v10.json" "$W/newer.json"
         rc=0
         "$LEAKRAY" store ingest --db "$db" "$W/$f" >"$W/out" 2>"$W/err" || rc=$?
         [ "$rc" = 3 ] || fail "bad input $f exited $rc, not 3"
-        cat "$W/out" "$W/err" | grep -qE "$msg" || fail "bad input $f: no '$msg' message"
+        grep -qE "$msg" <<<"$(cat "$W/out" "$W/err")" || fail "bad input $f: no '$msg' message"
     done
     "$LEAKRAY" store export --db "$db" | jtrue '
 sum(1 for r in d["reports"] if r["status"] == "ok") == 3 and

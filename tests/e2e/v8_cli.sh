@@ -102,7 +102,7 @@ assert o["distance"] == d[-1] and o["retained"] == hops[-1]["retained"]
 assert o["dominator"]["id"] == "@27897", o["dominator"]
 assert o["allocation_stack"] is None, "heap-1 records no allocations"
 PY
-"$LEAKRAY" path --no-timing "$h1" @27945 | grep -q '^  @27945 InitialObject  (distance 5, ' ||
+grep -q '^  @27945 InitialObject  (distance 5, ' <<<"$("$LEAKRAY" path --no-timing "$h1" @27945)" ||
     fail "path text"
 echo "top, path: ok"
 
