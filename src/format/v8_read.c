@@ -668,8 +668,8 @@ static lr_status parse_strings(ctx *x)
     if (guess < UINT32_MAX / 4) {
         LR_TRY(graph_reserve_strings(x->g, (uint32_t)guess, c->err));
         /* Fresh (only "" is in): the table is probed all over, a dense array. */
-        graph_hint_huge(t->hash, (size_t)t->hash_cap * sizeof *t->hash);
-        graph_hint_huge(t->hash_val, (size_t)t->hash_cap * sizeof *t->hash_val);
+        graph_hint_huge(t->index.slot, (size_t)t->index.cap * sizeof *t->index.slot);
+        graph_hint_huge(t->index.hv, (size_t)t->index.cap * sizeof *t->index.hv);
     }
     skip_ws(c);
     if (c->p < c->end && *c->p == ']') {

@@ -7,6 +7,8 @@
  * data_len: the payload offsets come from a reader, but the bytes remain hostile. */
 #include "graph/graph.h"
 
+#include "base/hash.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +55,7 @@ void graph_fini(graph *g)
     free(g->frames);
     free(g->strings.chars);
     free(g->strings.offs);
-    free(g->strings.hash);
-    free(g->strings.hash_val);
+    hmap_free(&g->strings.index);
     free(g->id_sorted);
     free(g->id_dir);
     if (g->fmt_free)
@@ -104,110 +105,50 @@ lr_status graph_alloc_edges(graph *g, uint32_t n, lr_error *err)
 
 /* ---- strings ---- */
 
-/* FNV-1a: names are short, and the table only serves interning, not lookups by users. */
-static uint32_t str_hash(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
-}
-
-/* Rebuilds the table at cap slots from the stored hashes (no string is re-read). */
-static int strtab_rehash(graph_strtab *t, uint32_t cap)
-{
-    uint32_t *h = err_calloc(cap, sizeof *h);
-    uint32_t *hv = err_mallocarray(cap, sizeof *hv);
-    if (!h || !hv) {
-        free(h);
-        free(hv);
-        return 0;
-    }
-    for (uint32_t i = 0; i < t->hash_cap; i++) {
-        if (!t->hash[i])
-            continue;
-        uint32_t j = t->hash_val[i] & (cap - 1);
-        while (h[j])
-            j = (j + 1) & (cap - 1);
-        h[j] = t->hash[i];
-        hv[j] = t->hash_val[i];
-    }
-    free(t->hash);
-    free(t->hash_val);
-    t->hash = h;
-    t->hash_val = hv;
-    t->hash_cap = cap;
-    return 1;
-}
-
 /* Rebuilds the table dropped by graph_drop_intern_table from the strings themselves. */
 static int strtab_rebuild(graph_strtab *t)
 {
-    uint64_t cap = 1024;
-    while (cap < 2ull * ((uint64_t)t->n + 1) && cap < (1ull << 31))
-        cap *= 2;
-    t->hash = err_calloc((size_t)cap, sizeof *t->hash);
-    t->hash_val = err_mallocarray((size_t)cap, sizeof *t->hash_val);
-    if (!t->hash || !t->hash_val) {
-        free(t->hash);
-        free(t->hash_val);
-        t->hash = t->hash_val = NULL;
+    if (!hmap_reserve(&t->index, (uint64_t)t->n + 1))
         return 0;
-    }
-    t->hash_cap = (uint32_t)cap;
     for (uint32_t s = 0; s < t->n; s++) {
         const char *p = t->chars + t->offs[s];
-        uint32_t h = str_hash(p, strlen(p));
-        uint32_t j = h & (t->hash_cap - 1);
-        while (t->hash[j])
-            j = (j + 1) & (t->hash_cap - 1);
-        t->hash[j] = s + 1;
-        t->hash_val[j] = h;
+        if (!hmap_add(&t->index, hash_fnv32(p, strlen(p)), s))
+            return 0;
     }
+    t->index_dropped = 0;
     return 1;
 }
 
 lr_status graph_reserve_strings(graph *g, uint32_t n, lr_error *err)
 {
     graph_strtab *t = &g->strings;
-    if (!t->hash && t->n && !strtab_rebuild(t))
+    if (t->index_dropped && !strtab_rebuild(t))
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
-    uint64_t want = 1024;
-    while (want < 2ull * ((uint64_t)n + t->n + 1) && want < (1ull << 31))
-        want *= 2;
-    if (want > t->hash_cap && !strtab_rehash(t, (uint32_t)want))
+    if (!hmap_reserve(&t->index, (uint64_t)n + t->n + 1))
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
     return LR_OK;
 }
 
 void graph_drop_intern_table(graph *g)
 {
-    graph_strtab *t = &g->strings;
-    free(t->hash);
-    free(t->hash_val);
-    t->hash = t->hash_val = NULL;
-    t->hash_cap = 0;
+    hmap_free(&g->strings.index);
+    g->strings.index_dropped = g->strings.n > 0;
 }
 
 lr_status graph_intern(graph *g, const char *s, size_t len, str_ix *out, lr_error *err)
 {
     graph_strtab *t = &g->strings;
-    if (!t->hash && t->n && !strtab_rebuild(t))
+    if (t->index_dropped && !strtab_rebuild(t))
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
-    if (t->n + 1 >= t->hash_cap / 2 &&
-        !strtab_rehash(t, t->hash_cap ? t->hash_cap * 2 : 1024))
-        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
-    uint32_t h = str_hash(s, len);
-    uint32_t i = h & (t->hash_cap - 1);
-    while (t->hash[i]) {
-        if (t->hash_val[i] == h) {
-            const char *p = t->chars + t->offs[t->hash[i] - 1];
-            if (strncmp(p, s, len) == 0 && p[len] == '\0') {
-                *out = t->hash[i] - 1;
-                return LR_OK;
-            }
+    uint32_t h = hash_fnv32(s, len);
+    hmap_it it;
+    for (uint32_t e = hmap_first(&t->index, h, &it); e != HMAP_NONE;
+         e = hmap_next(&t->index, &it)) {
+        const char *p = t->chars + t->offs[e];
+        if (strncmp(p, s, len) == 0 && p[len] == '\0') {
+            *out = e;
+            return LR_OK;
         }
-        i = (i + 1) & (t->hash_cap - 1);
     }
     if (t->n == UINT32_MAX - 1)
         return LR_FAIL(err, LR_ERR_LIMIT, "too many distinct strings");
@@ -229,12 +170,12 @@ lr_status graph_intern(graph *g, const char *s, size_t len, str_ix *out, lr_erro
         t->offs = o;
         t->cap = cap;
     }
+    if (!hmap_add(&t->index, h, t->n))
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
     t->offs[t->n] = t->n_chars;
     memcpy(t->chars + t->n_chars, s, len);
     t->chars[t->n_chars + len] = '\0';
     t->n_chars += len + 1;
-    t->hash[i] = t->n + 1;
-    t->hash_val[i] = h;
     *out = t->n++;
     return LR_OK;
 }

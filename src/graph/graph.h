@@ -14,6 +14,7 @@
 
 #include "base/diag.h"
 #include "base/err.h"
+#include "base/hmap.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -156,9 +157,8 @@ typedef struct graph_strtab {
     uint64_t *offs;    /* offs[s] = start of string s in chars */
     uint32_t n;        /* strings interned */
     uint32_t cap;      /* capacity of offs */
-    uint32_t *hash;    /* open-addressing table of str_ix+1 (0 = empty), for interning */
-    uint32_t hash_cap; /* power of two */
-    uint32_t *hash_val; /* full hash of each occupied slot: probes compare it first */
+    hmap index;        /* FNV-1a of the text -> str_ix, for interning; dropped when done */
+    int index_dropped; /* graph_drop_intern_table ran: rebuild before the next intern */
 } graph_strtab;
 
 /* Per-node heap/space tags (Android app/zygote/image, V8 spaces). */
