@@ -16,6 +16,7 @@
  *     nesting. Memory: ~28 bytes per node plus the tables; nothing recurses. */
 #include "analysis/cluster.h"
 #include "analysis/devtools.h"
+#include "base/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,62 +33,30 @@
 /* ---- 4-word tuple interning (open addressing, ids are insertion order) ---- */
 
 typedef struct tuptab {
-    uint32_t *slots; /* id + 1, 0 = empty; cap entries */
-    uint32_t cap;    /* power of two */
+    hmap index;      /* hash_words of a tuple -> its id */
     uint32_t *tup;   /* 4 words per id */
     uint32_t n;      /* ids handed out */
     uint32_t tcap;   /* tuple capacity */
 } tuptab;
 
-static uint32_t mix4(const uint32_t k[4])
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (int i = 0; i < 4; i++) {
-        h ^= k[i];
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 33;
-    }
-    return (uint32_t)h;
-}
-
 static void tup_free(tuptab *t)
 {
-    free(t->slots);
+    hmap_free(&t->index);
     free(t->tup);
     memset(t, 0, sizeof *t);
-}
-
-static int tup_rehash(tuptab *t, uint32_t cap)
-{
-    uint32_t *s = err_calloc(cap, sizeof *s);
-    if (!s)
-        return 0;
-    for (uint32_t id = 0; id < t->n; id++) {
-        uint32_t h = mix4(&t->tup[4 * (size_t)id]) & (cap - 1);
-        while (s[h])
-            h = (h + 1) & (cap - 1);
-        s[h] = id + 1;
-    }
-    free(t->slots);
-    t->slots = s;
-    t->cap = cap;
-    return 1;
 }
 
 /* Returns the id of tuple k, adding it if new; CLUSTER_NONE when out of memory. */
 static uint32_t tup_intern(tuptab *t, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
     const uint32_t k[4] = {a, b, c, d};
-    if ((uint64_t)(t->n + 1) * 2 > t->cap) {
-        if (t->cap >= (1u << 31) || !tup_rehash(t, t->cap ? t->cap * 2 : 1024))
-            return CLUSTER_NONE;
-    }
-    uint32_t h = mix4(k) & (t->cap - 1);
-    while (t->slots[h]) {
-        const uint32_t *x = &t->tup[4 * (size_t)(t->slots[h] - 1)];
+    uint32_t h = hash_words(k, 4);
+    hmap_it it;
+    for (uint32_t id = hmap_first(&t->index, h, &it); id != HMAP_NONE;
+         id = hmap_next(&t->index, &it)) {
+        const uint32_t *x = &t->tup[4 * (size_t)id];
         if (x[0] == a && x[1] == b && x[2] == c && x[3] == d)
-            return t->slots[h] - 1;
-        h = (h + 1) & (t->cap - 1);
+            return id;
     }
     if (t->n == t->tcap) {
         uint32_t nc = t->tcap ? t->tcap * 2 : 1024;
@@ -97,8 +66,9 @@ static uint32_t tup_intern(tuptab *t, uint32_t a, uint32_t b, uint32_t c, uint32
         t->tup = p;
         t->tcap = nc;
     }
+    if (!hmap_add(&t->index, h, t->n))
+        return CLUSTER_NONE;
     memcpy(&t->tup[4 * (size_t)t->n], k, sizeof k);
-    t->slots[h] = t->n + 1;
     return t->n++;
 }
 
@@ -186,17 +156,8 @@ static size_t name_stem(const char *s)
 /* Canonical string for rule 2 keys: names that differ only in a trailing "[N]" share the
  * first such string seen. Open addressing over str_ix + 1; exact (compares the stems). */
 typedef struct namemap {
-    uint32_t *slots;
-    uint32_t cap, n;
+    hmap index; /* FNV-1a of the stem -> str_ix */
 } namemap;
-
-static uint32_t stem_hash(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
-}
 
 /* Returns the canonical str_ix of s, or CLUSTER_NONE when out of memory. */
 static uint32_t canon_name(namemap *m, const graph *g, str_ix s)
@@ -205,62 +166,20 @@ static uint32_t canon_name(namemap *m, const graph *g, str_ix s)
     size_t stem = name_stem(t);
     if (stem == strlen(t))
         return s;
-    if ((uint64_t)(m->n + 1) * 2 > m->cap) {
-        uint32_t nc = m->cap ? m->cap * 2 : 256;
-        uint32_t *ns = err_calloc(nc, sizeof *ns);
-        if (!ns)
-            return CLUSTER_NONE;
-        for (uint32_t i = 0; i < m->cap; i++) {
-            if (!m->slots[i])
-                continue;
-            const char *o = graph_str(g, m->slots[i] - 1);
-            uint32_t h = stem_hash(o, name_stem(o)) & (nc - 1);
-            while (ns[h])
-                h = (h + 1) & (nc - 1);
-            ns[h] = m->slots[i];
-        }
-        free(m->slots);
-        m->slots = ns;
-        m->cap = nc;
+    uint32_t h = hash_fnv32(t, stem);
+    hmap_it it;
+    for (uint32_t o = hmap_first(&m->index, h, &it); o != HMAP_NONE;
+         o = hmap_next(&m->index, &it)) {
+        const char *os = graph_str(g, o);
+        if (name_stem(os) == stem && memcmp(os, t, stem) == 0)
+            return o;
     }
-    uint32_t h = stem_hash(t, stem) & (m->cap - 1);
-    while (m->slots[h]) {
-        const char *o = graph_str(g, m->slots[h] - 1);
-        if (name_stem(o) == stem && memcmp(o, t, stem) == 0)
-            return m->slots[h] - 1;
-        h = (h + 1) & (m->cap - 1);
-    }
-    m->slots[h] = s + 1;
-    m->n++;
+    if (!hmap_add(&m->index, h, s))
+        return CLUSTER_NONE;
     return s;
 }
 
 /* ---- directories ---- */
-
-static uint32_t str_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
-}
-
-static int dir_rehash(cluster_ctx *c, uint32_t cap)
-{
-    uint32_t *s = err_calloc(cap, sizeof *s);
-    if (!s)
-        return 0;
-    for (uint32_t i = 0; i < c->n_dirs; i++) {
-        uint32_t h = str_hash(c->dir_names[i]) & (cap - 1);
-        while (s[h])
-            h = (h + 1) & (cap - 1);
-        s[h] = i + 1;
-    }
-    free(c->dir_hash);
-    c->dir_hash = s;
-    c->dir_hash_cap = cap;
-    return 1;
-}
 
 /* Directory index of name (len bytes, copied when new); CLUSTER_NONE when out of memory. */
 static uint32_t dir_intern(cluster_ctx *c, const char *name, size_t len)
@@ -270,15 +189,12 @@ static uint32_t dir_intern(cluster_ctx *c, const char *name, size_t len)
         len = sizeof tmp - 1;
     memcpy(tmp, name, len);
     tmp[len] = '\0';
-    if ((uint64_t)(c->n_dirs + 1) * 2 > c->dir_hash_cap &&
-        !dir_rehash(c, c->dir_hash_cap ? c->dir_hash_cap * 2 : 256))
-        return CLUSTER_NONE;
-    uint32_t h = str_hash(tmp) & (c->dir_hash_cap - 1);
-    while (c->dir_hash[h]) {
-        if (strcmp(c->dir_names[c->dir_hash[h] - 1], tmp) == 0)
-            return c->dir_hash[h] - 1;
-        h = (h + 1) & (c->dir_hash_cap - 1);
-    }
+    uint32_t h = hash_fnv32_str(tmp);
+    hmap_it it;
+    for (uint32_t d = hmap_first(&c->dir_index, h, &it); d != HMAP_NONE;
+         d = hmap_next(&c->dir_index, &it))
+        if (strcmp(c->dir_names[d], tmp) == 0)
+            return d;
     if (c->n_dirs == c->cap_dirs) {
         uint32_t nc = c->cap_dirs ? c->cap_dirs * 2 : 64;
         char **a = err_reallocarray(c->dir_names, nc, sizeof *a);
@@ -298,11 +214,14 @@ static uint32_t dir_intern(cluster_ctx *c, const char *name, size_t len)
     char *s = strdup(tmp);
     if (!s)
         return CLUSTER_NONE;
+    if (!hmap_add(&c->dir_index, h, c->n_dirs)) {
+        free(s);
+        return CLUSTER_NONE;
+    }
     uint32_t id = c->n_dirs++;
     c->dir_names[id] = s;
     c->dir_by[id] = (uint8_t)crules_by(c->rules, s);
     c->dir_leak_ignore[id] = (uint8_t)crules_leak_ignored(c->rules, s);
-    c->dir_hash[h] = id + 1;
     return id;
 }
 
@@ -675,7 +594,7 @@ void cluster_fini(cluster_ctx *c)
     free(c->dir_names);
     free(c->dir_by);
     free(c->dir_leak_ignore);
-    free(c->dir_hash);
+    hmap_free(&c->dir_index);
     free(c->node_dir);
     free(c->node_chain);
     free(c->parent);
@@ -734,33 +653,17 @@ static const char *dom_key_text(const char *nm, char *buf, size_t cap)
 typedef struct strset {
     char **strs;
     uint32_t n, cap;
-    uint32_t *slots; /* id + 1, 0 = empty */
-    uint32_t scap;
+    hmap index; /* FNV-1a -> id */
 } strset;
 
 static uint32_t strset_get(strset *m, const char *s)
 {
-    if ((uint64_t)(m->n + 1) * 2 > m->scap) {
-        uint32_t nc = m->scap ? m->scap * 2 : 256;
-        uint32_t *ns = err_calloc(nc, sizeof *ns);
-        if (!ns)
-            return CLUSTER_NONE;
-        for (uint32_t i = 0; i < m->n; i++) {
-            uint32_t h = str_hash(m->strs[i]) & (nc - 1);
-            while (ns[h])
-                h = (h + 1) & (nc - 1);
-            ns[h] = i + 1;
-        }
-        free(m->slots);
-        m->slots = ns;
-        m->scap = nc;
-    }
-    uint32_t h = str_hash(s) & (m->scap - 1);
-    while (m->slots[h]) {
-        if (strcmp(m->strs[m->slots[h] - 1], s) == 0)
-            return m->slots[h] - 1;
-        h = (h + 1) & (m->scap - 1);
-    }
+    uint32_t h = hash_fnv32_str(s);
+    hmap_it it;
+    for (uint32_t id = hmap_first(&m->index, h, &it); id != HMAP_NONE;
+         id = hmap_next(&m->index, &it))
+        if (strcmp(m->strs[id], s) == 0)
+            return id;
     if (m->n == m->cap) {
         uint32_t nc = m->cap ? m->cap * 2 : 64;
         char **p = err_reallocarray(m->strs, nc, sizeof *p);
@@ -771,7 +674,10 @@ static uint32_t strset_get(strset *m, const char *s)
     }
     if (m->n >= CLUSTER_DOM_INSIDE || !(m->strs[m->n] = strdup(s)))
         return CLUSTER_NONE;
-    m->slots[h] = m->n + 1;
+    if (!hmap_add(&m->index, h, m->n)) {
+        free(m->strs[m->n]);
+        return CLUSTER_NONE;
+    }
     return m->n++;
 }
 
@@ -780,7 +686,7 @@ static void strset_free(strset *m)
     for (uint32_t i = 0; i < m->n; i++)
         free(m->strs[i]);
     free(m->strs);
-    free(m->slots);
+    hmap_free(&m->index);
 }
 
 static int is_meta_edge(const graph *g, edge_ix e)
@@ -1328,7 +1234,7 @@ out:
     tup_free(&keys);
     tup_free(&sets);
     strset_free(&doms);
-    free(names.slots);
+    hmap_free(&names.index);
     free(is_anchor);
     free(member);
     free(map);

@@ -18,6 +18,7 @@
 #define LR_ANALYSIS_CLUSTER_H
 
 #include "analysis/dominators.h"
+#include "base/hmap.h"
 #include "graph/graph.h"
 #include "rules/cluster_rules.h"
 
@@ -39,8 +40,7 @@ typedef struct cluster_ctx {
     uint8_t *dir_by;          /* enum crules_by per directory */
     uint8_t *dir_leak_ignore; /* nonzero: `leak-ignore` matched */
     uint32_t cap_dirs;
-    uint32_t *dir_hash;       /* open addressing of dir index + 1 over dir_names */
-    uint32_t dir_hash_cap;
+    hmap dir_index;           /* FNV-1a of a directory name -> its index */
     uint32_t *node_dir;       /* directory per node */
     /* ---- chains (shortest-path forest from the roots) ---- */
     uint32_t *node_chain;     /* chain id per node, CLUSTER_NONE if unreached */

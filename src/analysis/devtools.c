@@ -16,6 +16,8 @@
  * so idom and retained never coexist with the Lengauer-Tarjan state.
  * Spec: docs/formats/v8.md. */
 #include "analysis/devtools.h"
+#include "base/hash.h"
+#include "base/hmap.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -127,71 +129,52 @@ static int weakmap_edge(const char *s, const char **dup, uint64_t *table)
     return 0;
 }
 
-/* Set of duplicated parts of ephemeron edge names seen once (calculateDistances). Open
- * addressing over pointers into the graph's strings, with tombstones for deletion. */
+/* Set of duplicated parts of ephemeron edge names seen once (calculateDistances). Every
+ * distinct string (a pointer into the graph's strings) is an entry for good; membership is a
+ * flag per entry, so a delete is a flag cleared and a re-add a flag set. */
 typedef struct pset {
-    const char **slot; /* NULL empty, TOMB deleted */
-    uint32_t cap, used;
+    hmap index;        /* FNV-1a -> entry */
+    const char **strs; /* entry -> string */
+    uint8_t *in;       /* entry -> currently a member */
+    uint32_t n, cap;
 } pset;
 
-static const char TOMB_[1];
-#define TOMB (TOMB_)
-
-static uint32_t shash(const char *s)
+static void pset_free(pset *ps)
 {
-    uint32_t h = 2166136261u;
-    while (*s)
-        h = (h ^ (uint8_t)*s++) * 16777619u;
-    return h;
-}
-
-static int pset_grow(pset *ps)
-{
-    uint32_t cap = ps->cap ? ps->cap * 2 : 1024;
-    const char **n = calloc(cap, sizeof *n);
-    if (!n)
-        return 0;
-    uint32_t used = 0;
-    for (uint32_t i = 0; i < ps->cap; i++) {
-        const char *s = ps->slot[i];
-        if (!s || s == TOMB)
-            continue;
-        uint32_t j = shash(s) & (cap - 1);
-        while (n[j])
-            j = (j + 1) & (cap - 1);
-        n[j] = s;
-        used++;
-    }
-    free(ps->slot);
-    ps->slot = n;
-    ps->cap = cap;
-    ps->used = used;
-    return 1;
+    hmap_free(&ps->index);
+    free(ps->strs);
+    free(ps->in);
 }
 
 /* Set.delete(s) || (Set.add(s), false): returns 1 if s was present (now removed), 0 if it was
  * added, -1 when out of memory. */
 static int pset_toggle(pset *ps, const char *s)
 {
-    if ((ps->used + 1) * 2 > ps->cap && !pset_grow(ps))
-        return -1;
-    uint32_t j = shash(s) & (ps->cap - 1);
-    int64_t tomb = -1;
-    while (ps->slot[j]) {
-        if (ps->slot[j] == TOMB) {
-            if (tomb < 0)
-                tomb = j;
-        } else if (strcmp(ps->slot[j], s) == 0) {
-            ps->slot[j] = TOMB;
-            return 1;
+    uint32_t h = hash_fnv32_str(s);
+    hmap_it it;
+    for (uint32_t e = hmap_first(&ps->index, h, &it); e != HMAP_NONE;
+         e = hmap_next(&ps->index, &it)) {
+        if (strcmp(ps->strs[e], s) == 0) {
+            ps->in[e] ^= 1;
+            return !ps->in[e];
         }
-        j = (j + 1) & (ps->cap - 1);
     }
-    if (tomb >= 0)
-        j = (uint32_t)tomb;
-    else
-        ps->used++;
-    ps->slot[j] = s;
+    if (ps->n == ps->cap) {
+        uint32_t cap = ps->cap ? ps->cap * 2 : 1024;
+        const char **ns = err_reallocarray(ps->strs, cap, sizeof *ns);
+        if (!ns)
+            return -1;
+        ps->strs = ns;
+        uint8_t *ni = realloc(ps->in, cap);
+        if (!ni)
+            return -1;
+        ps->in = ni;
+        ps->cap = cap;
+    }
+    if (!hmap_add(&ps->index, h, ps->n))
+        return -1;
+    ps->strs[ps->n] = s;
+    ps->in[ps->n++] = 1;
     return 0;
 }
 
@@ -764,7 +747,7 @@ static lr_status distances(work *w, devtools_result *res)
     s = bfs(w, res->distance, res->parent_edge, queue, 1, &pending);
 out:
     free(queue);
-    free(pending.slot);
+    pset_free(&pending);
     return s;
 }
 
@@ -835,24 +818,31 @@ static lr_status aggregates(work *w, const str_ix *class_keys, devtools_result *
     /* DevTools re-keys the map by public key: with two classes on one key, the later one in
      * first-appearance order overwrites the earlier. */
     {
-        uint32_t cap = 16;
-        while (cap < res->n_classes * 2)
-            cap *= 2;
-        uint32_t *tab = calloc(cap, sizeof *tab);
-        if (!tab) {
+        hmap keys = {0};
+        uint32_t *last = malloc(((size_t)res->n_classes + 1) * sizeof *last);
+        if (!last || !hmap_reserve(&keys, res->n_classes)) {
+            free(last);
+            hmap_free(&keys);
             s = nomem(w);
             goto out;
         }
         for (uint32_t i = 0; i < res->n_classes; i++) {
             str_ix k = res->classes[i].key;
-            uint32_t j = (k * 2654435761u) & (cap - 1);
-            while (tab[j] && res->classes[tab[j] - 1].key != k)
-                j = (j + 1) & (cap - 1);
-            if (tab[j])
-                res->classes[tab[j] - 1].shadowed = 1;
-            tab[j] = i + 1;
+            uint32_t h = (uint32_t)hash_mix64(k);
+            hmap_it it;
+            uint32_t first = hmap_first(&keys, h, &it);
+            while (first != HMAP_NONE && res->classes[first].key != k)
+                first = hmap_next(&keys, &it);
+            if (first == HMAP_NONE) {
+                hmap_add(&keys, h, i); /* reserved: cannot fail */
+                last[i] = i;
+            } else {
+                res->classes[last[first]].shadowed = 1;
+                last[first] = i;
+            }
         }
-        free(tab);
+        free(last);
+        hmap_free(&keys);
     }
 out:
     free(row);

@@ -11,6 +11,8 @@
  * the second snapshot no longer defines is `Object` on both sides. Duplicate ids (ArkTS gives
  * its root groups id 0) pair up one to one within a class. */
 #include "analysis/diff.h"
+#include "base/hash.h"
+#include "base/hmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,47 +20,19 @@
 typedef struct rowmap {
     diff_row *rows;
     uint32_t n, cap;
-    uint32_t *slots; /* row + 1, 0 = empty */
-    uint32_t scap;
+    hmap index;      /* FNV-1a of a row's key -> row */
     char **strs;     /* key then name per row, owned until moved into the pool */
 } rowmap;
-
-static uint32_t str_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
-}
-
-static int rm_rehash(rowmap *m, uint32_t cap)
-{
-    uint32_t *s = err_calloc(cap, sizeof *s);
-    if (!s)
-        return 0;
-    for (uint32_t i = 0; i < m->n; i++) {
-        uint32_t h = str_hash(m->strs[2 * i]) & (cap - 1);
-        while (s[h])
-            h = (h + 1) & (cap - 1);
-        s[h] = i + 1;
-    }
-    free(m->slots);
-    m->slots = s;
-    m->scap = cap;
-    return 1;
-}
 
 /* Row of key (added with display name `name` when new); UINT32_MAX when out of memory. */
 static uint32_t rm_get(rowmap *m, const char *key, const char *name)
 {
-    if ((uint64_t)(m->n + 1) * 2 > m->scap && !rm_rehash(m, m->scap ? m->scap * 2 : 256))
-        return UINT32_MAX;
-    uint32_t h = str_hash(key) & (m->scap - 1);
-    while (m->slots[h]) {
-        if (strcmp(m->strs[2 * (m->slots[h] - 1)], key) == 0)
-            return m->slots[h] - 1;
-        h = (h + 1) & (m->scap - 1);
-    }
+    uint32_t h = hash_fnv32_str(key);
+    hmap_it it;
+    for (uint32_t r = hmap_first(&m->index, h, &it); r != HMAP_NONE;
+         r = hmap_next(&m->index, &it))
+        if (strcmp(m->strs[2 * r], key) == 0)
+            return r;
     if (m->n == m->cap) {
         uint32_t nc = m->cap ? m->cap * 2 : 256;
         diff_row *r = err_reallocarray(m->rows, nc, sizeof *r);
@@ -72,7 +46,7 @@ static uint32_t rm_get(rowmap *m, const char *key, const char *name)
         m->cap = nc;
     }
     char *k = strdup(key), *nm = strdup(name);
-    if (!k || !nm) {
+    if (!k || !nm || !hmap_add(&m->index, h, m->n)) {
         free(k);
         free(nm);
         return UINT32_MAX;
@@ -81,7 +55,6 @@ static uint32_t rm_get(rowmap *m, const char *key, const char *name)
     memset(&m->rows[id], 0, sizeof m->rows[id]);
     m->strs[2 * id] = k;
     m->strs[2 * id + 1] = nm;
-    m->slots[h] = id + 1;
     return id;
 }
 
@@ -337,7 +310,7 @@ out:
         free(m.strs[i]);
     free(m.strs);
     free(m.rows);
-    free(m.slots);
+    hmap_free(&m.index);
     free(row_a);
     free(row_b);
     free(ia);

@@ -4,18 +4,11 @@
  * only make two snapshots look more alike, never refuse a valid pair. Objects without a
  * class (V8 strings, code, synthetic nodes) are keyed by their node kind. See kinship.h. */
 #include "analysis/kinship.h"
+#include "base/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint32_t kin_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
-}
 
 static int kin_obj_cmp(const void *pa, const void *pb)
 {
@@ -53,7 +46,7 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for %u objects", g->n_nodes);
     }
     for (class_ix c = 0; c < g->n_classes; c++)
-        p->cls[c] = hc[c] = kin_hash(graph_str(g, g->classes[c].name));
+        p->cls[c] = hc[c] = hash_fnv32_str(graph_str(g, g->classes[c].name));
     qsort(p->cls, g->n_classes, sizeof *p->cls, kin_u32_cmp);
     for (uint32_t i = 0; i < g->n_classes; i++)
         if (p->n_cls == 0 || p->cls[p->n_cls - 1] != p->cls[i])

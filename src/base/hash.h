@@ -58,6 +58,18 @@ static inline uint64_t hash_fnv64_str(const char *s)
     return h;
 }
 
+/* n 32-bit words (tuple keys): each word xored in, then multiplied and folded. */
+static inline uint32_t hash_words(const uint32_t *k, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= k[i];
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 33;
+    }
+    return (uint32_t)h;
+}
+
 /* MurmurHash3's 64-bit finalizer: every input bit affects every output bit. */
 static inline uint64_t hash_mix64(uint64_t k)
 {

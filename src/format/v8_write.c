@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include "format/v8_write.h"
 
+#include "base/hash.h"
+#include "base/hmap.h"
 #include "base/outfile.h"
 
 #include <stdio.h>
@@ -123,19 +125,10 @@ typedef struct sent {
 typedef struct stab {
     sent *v;
     uint32_t n, cap;
-    uint32_t *hash; /* open addressing: index+1, 0 = empty */
-    uint32_t hcap;  /* power of two */
+    hmap index;     /* FNV-1a of the text -> table position */
     uint32_t *gmap; /* graph str_ix -> output index, 0 = not yet */
     uint32_t gn;
 } stab;
-
-static uint32_t s_hash(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
-}
 
 static void stab_free(stab *t)
 {
@@ -143,29 +136,9 @@ static void stab_free(stab *t)
         if (t->v[i].own)
             free((char *)t->v[i].s);
     free(t->v);
-    free(t->hash);
+    hmap_free(&t->index);
     free(t->gmap);
     memset(t, 0, sizeof *t);
-}
-
-static lr_status stab_grow(stab *t, lr_error *err)
-{
-    uint32_t nc = t->hcap ? t->hcap * 2 : 1024;
-    if (nc == 0 || nc > (1u << 31))
-        return LR_FAIL(err, LR_ERR_LIMIT, "v8 write: too many strings");
-    uint32_t *nh = err_calloc(nc, sizeof *nh);
-    if (!nh)
-        return LR_FAIL(err, LR_ERR_NOMEM, "v8 write: out of memory for strings");
-    for (uint32_t i = 0; i < t->n; i++) {
-        uint32_t h = s_hash(t->v[i].s, t->v[i].len) & (nc - 1);
-        while (nh[h])
-            h = (h + 1) & (nc - 1);
-        nh[h] = i + 1;
-    }
-    free(t->hash);
-    t->hash = nh;
-    t->hcap = nc;
-    return LR_OK;
 }
 
 /* Output index of s[0..len) (table position + 1: strings[0] is V8's "<dummy>"), adding it
@@ -175,16 +148,18 @@ static lr_status stab_add(stab *t, const char *s, size_t len, int copy, uint32_t
 {
     if (len > UINT32_MAX)
         len = UINT32_MAX; /* graph strings never get here; keeps the cast honest */
-    if ((uint64_t)(t->n + 1) * 2 > t->hcap)
-        LR_TRY(stab_grow(t, err));
-    uint32_t h = s_hash(s, len) & (t->hcap - 1);
-    for (; t->hash[h]; h = (h + 1) & (t->hcap - 1)) {
-        const sent *e = &t->v[t->hash[h] - 1];
+    uint32_t h = hash_fnv32(s, len);
+    hmap_it it;
+    for (uint32_t i = hmap_first(&t->index, h, &it); i != HMAP_NONE;
+         i = hmap_next(&t->index, &it)) {
+        const sent *e = &t->v[i];
         if (e->len == len && memcmp(e->s, s, len) == 0) {
-            *out = t->hash[h];
+            *out = i + 1;
             return LR_OK;
         }
     }
+    if (t->n >= (1u << 30))
+        return LR_FAIL(err, LR_ERR_LIMIT, "v8 write: too many strings");
     if (t->n == t->cap) {
         uint32_t nc = t->cap ? t->cap * 2 : 1024;
         sent *nv = err_reallocarray(t->v, nc, sizeof *nv);
@@ -202,8 +177,13 @@ static lr_status stab_add(stab *t, const char *s, size_t len, int copy, uint32_t
         c[len] = 0;
         p = c;
     }
+    if (!hmap_add(&t->index, h, t->n)) {
+        if (copy)
+            free((char *)p);
+        return LR_FAIL(err, LR_ERR_NOMEM, "v8 write: out of memory for strings");
+    }
     t->v[t->n] = (sent){p, (uint32_t)len, (uint8_t)(copy != 0)};
-    t->hash[h] = ++t->n;
+    ++t->n;
     *out = t->n;
     return LR_OK;
 }
