@@ -20,6 +20,8 @@
  * heap-snapshot-toolkit 1.1.3. */
 #define _GNU_SOURCE /* qsort_r */
 #include "format/v8.h"
+#include "base/hash.h"
+#include "base/hmap.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -2081,50 +2083,24 @@ static lr_status iface_text(ctx *x, node_ix v, str_ix s_proto, size_t *out, uint
     return LR_OK;
 }
 
-/* Open-addressing map from a 4-word key to a uint32 value. */
+/* Map from a 4-word key to a uint32 value, over the one hash table: entries keep their
+ * key and value in insertion order. */
 typedef struct kmap {
-    uint32_t *keys; /* 4 words per slot */
-    uint32_t *vals; /* value + 1; 0 = empty slot */
-    uint32_t cap;   /* power of two */
+    hmap index;     /* hash_words of the key -> entry */
+    uint32_t *keys; /* 4 words per entry */
+    uint32_t *vals; /* value per entry */
+    uint32_t cap;   /* entries allocated */
     uint32_t n;
 } kmap;
 
-static uint32_t kmix(const uint32_t k[4])
+static uint32_t kmap_find(const kmap *m, const uint32_t k[4])
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (int i = 0; i < 4; i++) {
-        h ^= k[i];
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 33;
-    }
-    return (uint32_t)h;
-}
-
-static int kmap_grow(kmap *m)
-{
-    uint32_t cap = m->cap ? m->cap * 2 : 1024;
-    uint32_t *k = err_mallocarray(cap, 4 * sizeof *k);
-    uint32_t *v = err_calloc(cap, sizeof *v);
-    if (!k || !v) {
-        free(k);
-        free(v);
-        return 0;
-    }
-    for (uint32_t i = 0; i < m->cap; i++) {
-        if (!m->vals[i])
-            continue;
-        uint32_t j = kmix(&m->keys[4 * i]) & (cap - 1);
-        while (v[j])
-            j = (j + 1) & (cap - 1);
-        memcpy(&k[4 * j], &m->keys[4 * i], 4 * sizeof *k);
-        v[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = k;
-    m->vals = v;
-    m->cap = cap;
-    return 1;
+    hmap_it it;
+    for (uint32_t e = hmap_first(&m->index, hash_words(k, 4), &it); e != HMAP_NONE;
+         e = hmap_next(&m->index, &it))
+        if (memcmp(&m->keys[4 * (size_t)e], k, 4 * sizeof *k) == 0)
+            return m->vals[e];
+    return UINT32_MAX;
 }
 
 /* Finds key; when absent inserts it with value `fresh`. Returns the value, or UINT32_MAX when
@@ -2132,36 +2108,32 @@ static int kmap_grow(kmap *m)
 static uint32_t kmap_get(kmap *m, const uint32_t k[4], uint32_t fresh, int *added)
 {
     *added = 0;
-    if ((m->n + 1) * 2 > m->cap && !kmap_grow(m))
-        return UINT32_MAX;
-    uint32_t j = kmix(k) & (m->cap - 1);
-    while (m->vals[j]) {
-        if (memcmp(&m->keys[4 * j], k, 4 * sizeof *k) == 0)
-            return m->vals[j] - 1;
-        j = (j + 1) & (m->cap - 1);
+    uint32_t v = kmap_find(m, k);
+    if (v != UINT32_MAX)
+        return v;
+    if (m->n == m->cap) {
+        uint32_t cap = m->cap ? m->cap * 2 : 1024;
+        uint32_t *nk = err_reallocarray(m->keys, cap, 4 * sizeof *nk);
+        if (!nk)
+            return UINT32_MAX;
+        m->keys = nk;
+        uint32_t *nv = err_reallocarray(m->vals, cap, sizeof *nv);
+        if (!nv)
+            return UINT32_MAX;
+        m->vals = nv;
+        m->cap = cap;
     }
-    memcpy(&m->keys[4 * j], k, 4 * sizeof *k);
-    m->vals[j] = fresh + 1;
-    m->n++;
+    if (!hmap_add(&m->index, hash_words(k, 4), m->n))
+        return UINT32_MAX;
+    memcpy(&m->keys[4 * (size_t)m->n], k, 4 * sizeof *k);
+    m->vals[m->n++] = fresh;
     *added = 1;
     return fresh;
 }
 
-static uint32_t kmap_find(const kmap *m, const uint32_t k[4])
-{
-    if (!m->cap)
-        return UINT32_MAX;
-    uint32_t j = kmix(k) & (m->cap - 1);
-    while (m->vals[j]) {
-        if (memcmp(&m->keys[4 * j], k, 4 * sizeof *k) == 0)
-            return m->vals[j] - 1;
-        j = (j + 1) & (m->cap - 1);
-    }
-    return UINT32_MAX;
-}
-
 static void kmap_free(kmap *m)
 {
+    hmap_free(&m->index);
     free(m->keys);
     free(m->vals);
     memset(m, 0, sizeof *m);
