@@ -9,7 +9,7 @@
  *     chains the holder with the largest retained size wins (the article's tie rule), so
  *     a node's parent may change while its level is scanned and its chain id is computed
  *     only when it leaves the queue. Chains, property sets and cluster keys are interned
- *     as tries of 4-word tuples in open-addressing tables, so equal ids mean equal chains;
+ *     as tries of 4-word tuples in hash tables (base/hmap.h), so equal ids mean equal chains;
  *  3. sizes: one iterative DFS over the dominator tree keeps, per group, how many members
  *     lie on the current path; a member adds its retained size only when none does (no
  *     double counting), and the nearest member of any other group above it decides
@@ -30,7 +30,7 @@
 #define TITLE_MAX_PROPS 8
 #define NEST_CAND 16 /* groups on the first top member's dominator path tried for nesting */
 
-/* ---- 4-word tuple interning (open addressing, ids are insertion order) ---- */
+/* ---- 4-word tuple interning (the one hash table, ids are insertion order) ---- */
 
 typedef struct tuptab {
     hmap index;      /* hash_words of a tuple -> its id */
@@ -249,60 +249,48 @@ static uint32_t dir_of_unmapped(cluster_ctx *c, node_ix n)
     return dir_intern(c, s, len);
 }
 
-/* u64 -> u32 cache for (type, name) pairs. */
+/* u64 -> u32 cache for (type, name) pairs, over the one hash table. */
 typedef struct pairmap {
-    uint64_t *keys; /* key + 1, 0 = empty */
-    uint32_t *vals;
+    hmap index;     /* hash_mix64(key) -> entry */
+    uint64_t *keys; /* entry -> key */
+    uint32_t *vals; /* entry -> value */
     uint32_t cap, n;
 } pairmap;
 
-static int pair_get(pairmap *m, uint64_t key, uint32_t *val)
+static int pair_get(const pairmap *m, uint64_t key, uint32_t *val)
 {
-    if (!m->cap)
-        return 0;
-    uint32_t h = (uint32_t)((key + 1) * 0x9e3779b97f4a7c15ull >> 32) & (m->cap - 1);
-    while (m->keys[h]) {
-        if (m->keys[h] == key + 1) {
-            *val = m->vals[h];
+    hmap_it it;
+    for (uint32_t e = hmap_first(&m->index, (uint32_t)hash_mix64(key), &it); e != HMAP_NONE;
+         e = hmap_next(&m->index, &it)) {
+        if (m->keys[e] == key) {
+            *val = m->vals[e];
             return 1;
         }
-        h = (h + 1) & (m->cap - 1);
     }
     return 0;
 }
 
+/* Adds key (absent) with val; 0 when out of memory. */
 static int pair_put(pairmap *m, uint64_t key, uint32_t val)
 {
-    if ((uint64_t)(m->n + 1) * 2 > m->cap) {
-        uint32_t nc = m->cap ? m->cap * 2 : 1024;
-        uint64_t *k = err_calloc(nc, sizeof *k);
-        uint32_t *v = err_calloc(nc, sizeof *v);
-        if (!k || !v || nc < m->cap) {
-            free(k);
-            free(v);
+    if (m->n == m->cap) {
+        if (m->cap >= (1u << 30))
             return 0;
-        }
-        for (uint32_t i = 0; i < m->cap; i++) {
-            if (!m->keys[i])
-                continue;
-            uint32_t h = (uint32_t)(m->keys[i] * 0x9e3779b97f4a7c15ull >> 32) & (nc - 1);
-            while (k[h])
-                h = (h + 1) & (nc - 1);
-            k[h] = m->keys[i];
-            v[h] = m->vals[i];
-        }
-        free(m->keys);
-        free(m->vals);
+        uint32_t nc = m->cap ? m->cap * 2 : 1024;
+        uint64_t *k = err_reallocarray(m->keys, nc, sizeof *k);
+        if (!k)
+            return 0;
         m->keys = k;
+        uint32_t *v = err_reallocarray(m->vals, nc, sizeof *v);
+        if (!v)
+            return 0;
         m->vals = v;
         m->cap = nc;
     }
-    uint32_t h = (uint32_t)((key + 1) * 0x9e3779b97f4a7c15ull >> 32) & (m->cap - 1);
-    while (m->keys[h])
-        h = (h + 1) & (m->cap - 1);
-    m->keys[h] = key + 1;
-    m->vals[h] = val;
-    m->n++;
+    if (!hmap_add(&m->index, (uint32_t)hash_mix64(key), m->n))
+        return 0;
+    m->keys[m->n] = key;
+    m->vals[m->n++] = val;
     return 1;
 }
 
@@ -371,6 +359,7 @@ nomem:
     st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory assigning cluster directories");
 out:
     free(class_dir);
+    hmap_free(&pm.index);
     free(pm.keys);
     free(pm.vals);
     return st;

@@ -9,6 +9,8 @@
  * its dominator-tree retained size unless a marked node dominates it (walk up idom, bounded
  * by CYCLES_IDOM_WALK steps), so shared subtrees are counted once. */
 #include "analysis/cycles.h"
+#include "base/hash.h"
+#include "base/hmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +81,7 @@ typedef struct cst {
     u32vec ex_edges;
     cycles_cycle *grp;  /* groups */
     uint32_t n_grp, cap_grp;
-    uint32_t *tab;      /* signature hash table: group + 1, 0 = empty */
-    uint32_t tab_cap;   /* power of two */
+    hmap index;         /* FNV-1a of a group's signature -> group */
 } cst;
 
 static lr_status nomem(cst *s) { return LR_FAIL(s->err, LR_ERR_NOMEM, "cycles: out of memory"); }
@@ -281,40 +282,17 @@ static void step_text(const graph *g, node_ix n, edge_ix e, char *buf, size_t ca
              f);
 }
 
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    while (*s)
-        h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-    return h;
-}
-
 static int grp_find_or_add(cst *s, const char *sig, uint32_t len, const node_ix *nodes,
                            const edge_ix *edges, uint32_t *out)
 {
-    if ((s->n_grp + 1) * 2 > s->tab_cap) {
-        uint32_t nc = s->tab_cap ? s->tab_cap * 2 : 256;
-        uint32_t *t = err_calloc(nc, sizeof *t);
-        if (!t)
-            return -1;
-        for (uint32_t i = 0; i < s->tab_cap; i++)
-            if (s->tab[i]) {
-                uint32_t j = (uint32_t)str_hash(s->grp[s->tab[i] - 1].signature) & (nc - 1);
-                while (t[j])
-                    j = (j + 1) & (nc - 1);
-                t[j] = s->tab[i];
-            }
-        free(s->tab);
-        s->tab = t;
-        s->tab_cap = nc;
-    }
-    uint32_t j = (uint32_t)str_hash(sig) & (s->tab_cap - 1);
-    while (s->tab[j]) {
-        if (strcmp(s->grp[s->tab[j] - 1].signature, sig) == 0) {
-            *out = s->tab[j] - 1;
+    uint32_t h = hash_fnv32_str(sig);
+    hmap_it it;
+    for (uint32_t g = hmap_first(&s->index, h, &it); g != HMAP_NONE;
+         g = hmap_next(&s->index, &it)) {
+        if (strcmp(s->grp[g].signature, sig) == 0) {
+            *out = g;
             return 0;
         }
-        j = (j + 1) & (s->tab_cap - 1);
     }
     if (s->n_grp == s->cap_grp) {
         uint32_t nc = s->cap_grp ? s->cap_grp * 2 : 64;
@@ -327,15 +305,14 @@ static int grp_find_or_add(cst *s, const char *sig, uint32_t len, const node_ix 
     cycles_cycle *c = &s->grp[s->n_grp];
     memset(c, 0, sizeof *c);
     c->signature = strdup(sig);
-    if (!c->signature)
+    if (!c->signature || !hmap_add(&s->index, h, s->n_grp))
         return -1;
     c->length = len;
     c->first = (uint32_t)s->ex_nodes.n;
     for (uint32_t i = 0; i < len; i++)
         if (push32(&s->ex_nodes, nodes[i]) || push32(&s->ex_edges, edges[i]))
             return -1;
-    s->tab[j] = ++s->n_grp;
-    *out = s->n_grp - 1;
+    *out = s->n_grp++;
     return 0;
 }
 
@@ -591,7 +568,7 @@ out:
     for (uint32_t i = 0; i < s.n_grp; i++)
         free(s.grp[i].signature);
     free(s.grp);
-    free(s.tab);
+    hmap_free(&s.index);
     free(s.pairs.v);
     free(s.ex_nodes.v);
     free(s.ex_edges.v);

@@ -7,6 +7,7 @@
  * contents are told apart inside one hash run (a deliberate collision flood cannot make the
  * compare quadratic); anything beyond is left ungrouped. Memory: 32 bytes per candidate. */
 #include "analysis/dupes.h"
+#include "base/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,22 +41,6 @@ static int cvec_push(cvec *c, cand x)
     }
     c->v[c->n++] = x;
     return 0;
-}
-
-/* 64-bit content hash, 8 bytes per step. */
-static uint64_t content_hash(const uint8_t *p, uint64_t n)
-{
-    uint64_t h = 0x243F6A8885A308D3ull ^ n;
-    uint64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    for (; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h ^ (h >> 29);
 }
 
 static int cand_cmp(const void *a, const void *b)
@@ -417,7 +402,7 @@ static lr_status arrays_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_er
         uint8_t et;
         if (!array_bytes(g, n, &off, &nb, &et) || nb < min_bytes || nb == 0)
             continue;
-        cand x = {content_hash(g->data + off, nb), off, nb, n, graph_node_len(g, n), et};
+        cand x = {hash_bytes64(g->data + off, nb), off, nb, n, graph_node_len(g, n), et};
         if (cvec_push(c, x) != 0) {
             free(skip);
             return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
@@ -459,7 +444,7 @@ static lr_status bitmap_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_er
                 continue;
             et |= DUMPDATA_KEY;
         }
-        cand x = {content_hash(g->data + px.off, px.len), px.off, px.len, n,
+        cand x = {hash_bytes64(g->data + px.off, px.len), px.off, px.len, n,
                   graph_node_len(g, px.array), et};
         if (cvec_push(c, x) != 0)
             rc = LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
@@ -497,7 +482,7 @@ static lr_status string_cands(const graph *g, cvec *c, lr_error *err)
         uint8_t key = et;
         if (graph_field_find(g, n, "coder", &coder) && coder.raw == 1)
             key = (uint8_t)(et | 0x80);
-        cand x = {content_hash(g->data + off, nb), off, nb, n, (uint32_t)nelem, key};
+        cand x = {hash_bytes64(g->data + off, nb), off, nb, n, (uint32_t)nelem, key};
         if (cvec_push(c, x) != 0)
             return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
     }

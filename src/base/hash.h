@@ -58,6 +58,31 @@ static inline uint64_t hash_fnv64_str(const char *s)
     return h;
 }
 
+/* One FNV-1a step over a whole 64-bit word (native backtrace fingerprints fold each frame's
+ * offset in this way; stored signatures depend on it). */
+static inline uint64_t hash_fnv64_word(uint64_t h, uint64_t w)
+{
+    return (h ^ w) * 0x100000001b3ull;
+}
+
+/* Content hash of n bytes, 8 bytes per step, for grouping equal buffers (equality is always
+ * decided by comparing the bytes). The order of duplicate groups follows it. */
+static inline uint64_t hash_bytes64(const void *p, uint64_t n)
+{
+    const uint8_t *b = p;
+    uint64_t h = 0x243F6A8885A308D3ull ^ n;
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        __builtin_memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    for (; i < n; i++)
+        h = hash_fnv64_step(h, b[i]);
+    return h ^ (h >> 29);
+}
+
 /* n 32-bit words (tuple keys): each word xored in, then multiplied and folded. */
 static inline uint32_t hash_words(const uint32_t *k, size_t n)
 {

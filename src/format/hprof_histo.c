@@ -17,6 +17,8 @@
  * LR_ERR_LIMIT (callers fall back to the graph). Memory: a few hundred bytes per class. */
 #define _GNU_SOURCE
 #include "format/hprof_internal.h"
+#include "base/hash.h"
+#include "base/hmap.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -54,13 +56,6 @@ static inline uint64_t rd_id(const uint8_t *p, unsigned ids)
     return ids == 8 ? be64(p) : be32(p);
 }
 
-static inline uint64_t mix(uint64_t x)
-{
-    x ^= x >> 31;
-    x *= 0x9e3779b97f4a7c15ull;
-    return x ^ (x >> 29);
-}
-
 /* Model-independent sums for one class id (or one primitive element type). */
 typedef struct hstat {
     uint64_t n_inst;
@@ -68,25 +63,28 @@ typedef struct hstat {
     uint64_t len_mod[8]; /* arrays by length modulo 8 */
 } hstat;
 
-/* Class id -> sums, open addressing; key 0 marks a free slot, so id 0 has its own slot. */
+/* Class id -> sums over the one hash table; entries in first-seen order. Id 0 (the null
+ * class id of a corrupt record) has its own slot, outside the table. */
 typedef struct ctab {
-    uint64_t *keys;
-    hstat *st;
-    uint32_t mask, used;
+    hmap index;     /* hash_mix64(id) -> entry */
+    uint64_t *keys; /* entry -> class id */
+    hstat *st;      /* entry -> sums */
+    uint32_t n, cap;
     hstat zero;
 } ctab;
 
 static int ctab_init(ctab *t, uint32_t cap)
 {
     memset(t, 0, sizeof *t);
-    t->keys = err_calloc(cap, sizeof *t->keys);
-    t->st = err_calloc(cap, sizeof *t->st);
-    t->mask = cap - 1;
-    return t->keys && t->st;
+    t->keys = err_mallocarray(cap, sizeof *t->keys);
+    t->st = err_mallocarray(cap, sizeof *t->st);
+    t->cap = cap;
+    return t->keys && t->st && hmap_reserve(&t->index, cap);
 }
 
 static void ctab_free(ctab *t)
 {
+    hmap_free(&t->index);
     free(t->keys);
     free(t->st);
     t->keys = NULL;
@@ -95,54 +93,38 @@ static void ctab_free(ctab *t)
 
 static int ctab_grow(ctab *t)
 {
-    uint64_t cap = (uint64_t)t->mask + 1;
-    if (cap >= (1u << 30))
+    if (t->cap >= (1u << 29))
         return 0;
-    ctab n;
-    if (!ctab_init(&n, (uint32_t)cap * 2)) {
-        ctab_free(&n);
+    uint32_t cap = t->cap * 2;
+    uint64_t *k = err_reallocarray(t->keys, cap, sizeof *k);
+    if (!k)
         return 0;
-    }
-    for (uint64_t i = 0; i < cap; i++) {
-        if (!t->keys[i])
-            continue;
-        uint32_t h = (uint32_t)mix(t->keys[i]) & n.mask;
-        while (n.keys[h])
-            h = (h + 1) & n.mask;
-        n.keys[h] = t->keys[i];
-        n.st[h] = t->st[i];
-    }
-    n.used = t->used;
-    n.zero = t->zero;
-    ctab_free(t);
-    *t = n;
+    t->keys = k;
+    hstat *st = err_reallocarray(t->st, cap, sizeof *st);
+    if (!st)
+        return 0;
+    t->st = st;
+    t->cap = cap;
     return 1;
 }
 
 /* The sums of class id `id`, created on first use; NULL when out of memory. The pointer
  * stays valid until the next call that creates an entry. */
-static hstat *ctab_get(ctab *t, uint64_t id)
+static inline hstat *ctab_get(ctab *t, uint64_t id)
 {
     if (!id)
         return &t->zero;
-    for (;;) {
-        uint32_t h = (uint32_t)mix(id) & t->mask;
-        for (;;) {
-            uint64_t k = t->keys[h];
-            if (k == id)
-                return &t->st[h];
-            if (!k)
-                break;
-            h = (h + 1) & t->mask;
-        }
-        if (2 * ((uint64_t)t->used + 1) <= (uint64_t)t->mask + 1) {
-            t->keys[h] = id;
-            t->used++;
-            return &t->st[h];
-        }
-        if (!ctab_grow(t))
-            return NULL;
-    }
+    uint32_t h = (uint32_t)hash_mix64(id);
+    hmap_it it;
+    for (uint32_t e = hmap_first(&t->index, h, &it); e != HMAP_NONE;
+         e = hmap_next(&t->index, &it))
+        if (t->keys[e] == id)
+            return &t->st[e];
+    if ((t->n == t->cap && !ctab_grow(t)) || !hmap_add(&t->index, h, t->n))
+        return NULL;
+    t->keys[t->n] = id;
+    memset(&t->st[t->n], 0, sizeof t->st[t->n]);
+    return &t->st[t->n++];
 }
 
 /* One thread's share: a run of segments and everything summed over it. */
@@ -207,16 +189,10 @@ static inline __attribute__((always_inline)) lr_status walk_seg(part *w, uint64_
             p += 2 * ids + 8;
             NEED(p, nb, end, "INSTANCE_DUMP field bytes");
             p += nb;
-            /* Inline probe of the home slot: with a half-empty table most ids sit there. */
-            uint32_t hs = (uint32_t)mix(cid) & w->tab.mask;
-            if (w->tab.keys[hs] == cid && cid) {
-                w->tab.st[hs].n_inst++;
-            } else {
-                hstat *s = ctab_get(&w->tab, cid);
-                if (!s)
-                    return walk_nomem(w);
-                s->n_inst++;
-            }
+            hstat *s = ctab_get(&w->tab, cid);
+            if (!s)
+                return walk_nomem(w);
+            s->n_inst++;
             w->n_objects++;
             continue;
         }
@@ -531,9 +507,7 @@ static lr_status finish(hctx *c, const hprof_model *md, hprof_histo *h, const ch
     part *a = &c->parts[0];
     for (uint32_t i = 1; i < c->n_parts; i++) {
         part *b = &c->parts[i];
-        for (uint64_t s = 0; s <= b->tab.mask; s++) {
-            if (!b->tab.keys[s])
-                continue;
+        for (uint32_t s = 0; s < b->tab.n; s++) {
             hstat *x = ctab_get(&a->tab, b->tab.keys[s]);
             if (!x)
                 return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
@@ -579,9 +553,8 @@ static lr_status finish(hctx *c, const hprof_model *md, hprof_histo *h, const ch
             h->rows[prim_row[t]].name = PRIM_ARRAY_NAMES[t];
     qsort(ix, nc, sizeof *ix, cmp_idix);
     int ok = 1;
-    for (uint64_t s = 0; ok && s <= a->tab.mask; s++)
-        if (a->tab.keys[s])
-            ok = add_id(md, ix, nc, a->tab.keys[s], &a->tab.st[s], h);
+    for (uint32_t s = 0; ok && s < a->tab.n; s++)
+        ok = add_id(md, ix, nc, a->tab.keys[s], &a->tab.st[s], h);
     if (ok)
         ok = add_id(md, ix, nc, 0, &a->tab.zero, h);
     free(ix);

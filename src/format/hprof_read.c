@@ -10,6 +10,8 @@
  * is the spec, including the VisualVM 2.1.5 (HotSpot) and Shark (Android) size models. */
 #define _GNU_SOURCE
 #include "format/hprof.h"
+#include "base/hash.h"
+#include "base/hmap.h"
 #include "base/progress.h"
 
 #include <pthread.h>
@@ -194,10 +196,7 @@ typedef struct rd {
     /* pass-1 counts */
     uint64_t n_inst, n_oarr, n_parr, n_roots;
     uint64_t n_fields, n_statics;
-
-    /* class id -> class index (open addressing, values are class_ix + 1) */
-    uint32_t *chash;
-    uint32_t chash_mask;
+    hmap chash; /* hash_mix64(class id) -> class_ix */
 
     class_ix prim_class[12];  /* class of each primitive array type */
     uint32_t *layout_bytes;   /* per class: instance field bytes over the hierarchy */
@@ -553,49 +552,34 @@ static lr_status intern_class_name(rd *r, uint64_t name_id, str_ix *out)
 
 /* ---- hashes ---- */
 
-static inline uint64_t mix(uint64_t x)
-{
-    x ^= x >> 31;
-    x *= 0x9e3779b97f4a7c15ull;
-    return x ^ (x >> 29);
-}
-
 static lr_status chash_build(rd *r)
 {
     graph *g = r->g;
-    uint32_t cap = 64;
-    while (cap < 2u * g->n_classes + 2)
-        cap *= 2;
-    r->chash = err_calloc(cap, sizeof *r->chash);
-    if (!r->chash)
+    if (!hmap_reserve(&r->chash, g->n_classes))
         return nomem(r);
-    r->chash_mask = cap - 1;
     for (class_ix c = 0; c < g->n_classes; c++) {
         if (g->classes[c].node == GRAPH_NONE)
             continue; /* synthetic classes have no id */
-        uint32_t h = (uint32_t)mix(g->classes[c].id) & r->chash_mask;
-        while (r->chash[h]) {
-            if (g->classes[r->chash[h] - 1].id == g->classes[c].id)
-                break; /* same id twice: the first class dump wins */
-            h = (h + 1) & r->chash_mask;
-        }
-        if (!r->chash[h])
-            r->chash[h] = c + 1;
+        uint64_t id = g->classes[c].id;
+        uint32_t h = (uint32_t)hash_mix64(id);
+        hmap_it it;
+        uint32_t e = hmap_first(&r->chash, h, &it);
+        while (e != HMAP_NONE && g->classes[e].id != id)
+            e = hmap_next(&r->chash, &it);
+        if (e == HMAP_NONE) /* same id twice: the first class dump wins */
+            hmap_add(&r->chash, h, c); /* reserved: cannot fail */
     }
     return LR_OK;
 }
 
 static inline class_ix class_find(const rd *r, uint64_t id)
 {
-    uint32_t h = (uint32_t)mix(id) & r->chash_mask;
-    for (;;) {
-        uint32_t v = r->chash[h];
-        if (!v)
-            return GRAPH_NONE;
-        if (r->g->classes[v - 1].id == id)
-            return v - 1;
-        h = (h + 1) & r->chash_mask;
-    }
+    hmap_it it;
+    for (uint32_t e = hmap_first(&r->chash, (uint32_t)hash_mix64(id), &it); e != HMAP_NONE;
+         e = hmap_next(&r->chash, &it))
+        if (r->g->classes[e].id == id)
+            return e;
+    return GRAPH_NONE;
 }
 
 static inline node_ix node_find(const rd *r, uint64_t id) { return graph_find_id(r->g, id); }
@@ -1830,7 +1814,7 @@ static void rd_free(rd *r)
     free(r->traces);
     free(r->dumps);
     free(r->cls);
-    free(r->chash);
+    hmap_free(&r->chash);
     free(r->layout_bytes);
     free(r->first_ref);
     free(r->refs);

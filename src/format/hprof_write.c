@@ -13,6 +13,8 @@
 #define _GNU_SOURCE
 #include "format/hprof_write.h"
 
+#include "base/hash.h"
+#include "base/hmap.h"
 #include "base/outfile.h"
 
 #include <stdlib.h>
@@ -48,75 +50,67 @@ static const char *const TARGET_NAMES[N_TARGETS] = {
 enum { F_VALUE = 0, F_MBUFFER = 1, F_MRECYCLED = 2, N_FIELDS = 3 };
 static const char *const FIELD_NAMES[N_FIELDS] = {"value", "mBuffer", "mRecycled"};
 
-/* ---- id sets / maps (open addressing, id 0 = empty slot; 0 is the null id) ---- */
+/* ---- id maps over the one hash table (0 is the null id, never a key) ---- */
 
 typedef struct idmap {
-    uint64_t *keys; /* 0 = empty */
-    uint64_t *vals; /* value per key */
-    uint64_t cap;   /* power of two (0 before first insert) */
-    uint64_t n;     /* keys stored */
+    hmap index;     /* hash_mix64(key) -> entry */
+    uint64_t *keys; /* entry -> key */
+    uint64_t *vals; /* entry -> value */
+    uint32_t n, cap;
 } idmap;
 
-static inline uint64_t id_hash(uint64_t k) { return (k * 0x9E3779B97F4A7C15ull) ^ (k >> 29); }
-
-static uint64_t *map_slot(const idmap *m, uint64_t k)
+/* The entry of key k, or HMAP_NONE. */
+static uint32_t map_find(const idmap *m, uint64_t k)
 {
-    uint64_t mask = m->cap - 1, i = id_hash(k) & mask;
-    while (m->keys[i] != 0 && m->keys[i] != k)
-        i = (i + 1) & mask;
-    return &m->keys[i];
+    hmap_it it;
+    for (uint32_t e = hmap_first(&m->index, (uint32_t)hash_mix64(k), &it); e != HMAP_NONE;
+         e = hmap_next(&m->index, &it))
+        if (m->keys[e] == k)
+            return e;
+    return HMAP_NONE;
 }
 
 static int map_get(const idmap *m, uint64_t k, uint64_t *v)
 {
-    if (m->n == 0 || k == 0)
-        return 0;
-    uint64_t *s = map_slot(m, k);
-    if (*s == 0)
+    uint32_t e = k ? map_find(m, k) : HMAP_NONE;
+    if (e == HMAP_NONE)
         return 0;
     if (v)
-        *v = m->vals[s - m->keys];
+        *v = m->vals[e];
     return 1;
-}
-
-static int map_grow(idmap *m)
-{
-    uint64_t nc = m->cap ? m->cap * 2 : 1024;
-    idmap t = {err_calloc(nc, 8), err_calloc(nc, 8), nc, 0};
-    if (!t.keys || !t.vals) {
-        free(t.keys);
-        free(t.vals);
-        return -1;
-    }
-    for (uint64_t i = 0; i < m->cap; i++)
-        if (m->keys[i]) {
-            uint64_t *s = map_slot(&t, m->keys[i]);
-            *s = m->keys[i];
-            t.vals[s - t.keys] = m->vals[i];
-            t.n++;
-        }
-    free(m->keys);
-    free(m->vals);
-    *m = t;
-    return 0;
 }
 
 /* Inserts k (nonzero) with value v, or overwrites its value. */
 static int map_put(idmap *m, uint64_t k, uint64_t v)
 {
-    if ((m->n + 1) * 2 > m->cap && map_grow(m) != 0)
-        return -1;
-    uint64_t *s = map_slot(m, k);
-    if (*s == 0) {
-        *s = k;
-        m->n++;
+    uint32_t e = map_find(m, k);
+    if (e == HMAP_NONE) {
+        if (m->n == m->cap) {
+            if (m->cap >= (1u << 30))
+                return -1;
+            uint32_t nc = m->cap ? m->cap * 2 : 1024;
+            uint64_t *nk = err_reallocarray(m->keys, nc, sizeof *nk);
+            if (!nk)
+                return -1;
+            m->keys = nk;
+            uint64_t *nv = err_reallocarray(m->vals, nc, sizeof *nv);
+            if (!nv)
+                return -1;
+            m->vals = nv;
+            m->cap = nc;
+        }
+        if (!hmap_add(&m->index, (uint32_t)hash_mix64(k), m->n))
+            return -1;
+        e = m->n++;
+        m->keys[e] = k;
     }
-    m->vals[s - m->keys] = v;
+    m->vals[e] = v;
     return 0;
 }
 
 static void map_free(idmap *m)
 {
+    hmap_free(&m->index);
     free(m->keys);
     free(m->vals);
     memset(m, 0, sizeof *m);
@@ -231,22 +225,6 @@ static tracked *find_tracked(strip *s, uint64_t id)
         if (s->cls[i].id == id)
             return &s->cls[i];
     return NULL;
-}
-
-/* 64-bit content hash, 8 bytes per step; collisions are resolved by byte comparison. */
-static uint64_t buf_hash(const uint8_t *p, uint64_t n)
-{
-    uint64_t h = 0x243F6A8885A308D3ull ^ n;
-    uint64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    for (; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h ^ (h >> 29);
 }
 
 /* ---- writing helpers (P_WRITE) ---- */
@@ -540,7 +518,7 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                         s->cap_bufs = nc;
                     }
                     s->bufs[s->n_bufs++] =
-                        (bufent){id, o + h, bytes, buf_hash(d + o + h, bytes)};
+                        (bufent){id, o + h, bytes, hash_bytes64(d + o + h, bytes)};
                 }
             } else if (ph == P_SIZE || (ph == P_WRITE && s->mode == HPROF_STRIP_SHRINK)) {
                 uint64_t rep = 0;

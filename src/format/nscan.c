@@ -10,6 +10,7 @@
  * offsets, so one leak keeps one signature across scans and runs despite ASLR. */
 #define _GNU_SOURCE
 #include "format/nscan.h"
+#include "base/hash.h"
 
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
@@ -406,7 +407,7 @@ void nscan_symbolize(nscan_report *r)
     }
     for (uint32_t t = 0; t < r->n_traces; t++) {
         nscan_trace *tr = &r->traces[t];
-        uint64_t h = 0xcbf29ce484222325ull;
+        uint64_t h = HASH_FNV64_INIT;
         for (uint32_t f = 0; f < tr->n_frames; f++) {
             nscan_frame *fr = &tr->frames[f];
             for (uint32_t i = 0; i < r->n_maps; i++)
@@ -418,8 +419,8 @@ void nscan_symbolize(nscan_report *r)
                 }
             const char *mn = fr->module ? fr->module : "?";
             for (const char *s = mn; *s; s++)
-                h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-            h = (h ^ fr->rel) * 0x100000001b3ull;
+                h = hash_fnv64_step(h, (uint8_t)*s);
+            h = hash_fnv64_word(h, fr->rel);
             if (!d || !fr->ip)
                 continue;
             /* A return address points after the call: look up the call itself. */
