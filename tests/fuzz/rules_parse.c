@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rules_parse.c: libFuzzer target for the rules parser (src/rules/rules.c): any bytes must
+/* rules_parse.c: libFuzzer target for the rules parser (src/rules/rules_parse.c): any bytes must
  * parse or fail with LR_ERR_RULES / LR_ERR_NOMEM, never crash or leak; a parsed set is also
  * evaluated once as build conditions, which must not crash without a graph. */
 #include "rules/rules.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rules_test.c: unit tests of src/rules/rules.c: the grammar of docs/rules.md (every rule
+/* rules_test.c: unit tests of src/rules/rules*.c: the grammar of docs/rules.md (every rule
  * kind, Shark's pattern strings, comments, quoting), line-numbered LR_ERR_RULES messages for
  * bad input, build-condition evaluation (API / manufacturer / build_id), and that the
  * shipped rules/jdk.rules and rules/android.rules parse with the expected rule counts (90

@@ -1,0 +1,819 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* rules_eval.c: the rules language's evaluator and binding (rules layer), prefix rules_.
+ * Expressions never allocate: field chains are walked with graph_field_find and strings
+ * decoded into fixed buffers, so a hostile dump can only make a condition false. The one
+ * exception is bound state: rules_bind reads android.os.Build facts from the dump, gathers
+ * the members of each `in static` collection once (a bounded walk) into a sorted array, and
+ * indexes instance-field rules and inspectors per class (closest class first, as Shark's
+ * InstanceFieldPattern wants), so the queries of rules.c cost a few string compares per
+ * edge. */
+#include "rules/rules_internal.h"
+#include "rules/lex.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { V_MISSING, V_NULL, V_BOOL, V_INT, V_FLOAT, V_OBJ, V_STR };
+typedef struct val {
+    uint8_t k;
+    int64_t i;
+    double d;
+    node_ix n;
+    char s[256];
+} val;
+
+/* ---------------------------------------------------------------- values */
+
+const char *rules_simple_name(const char *cls)
+{
+    const char *d = strrchr(cls, '.');
+    return d ? d + 1 : cls;
+}
+
+/* Decodes a String (or a char[] / byte[] of old JDKs' Thread.name) into buf. */
+static long obj_string(const graph *g, node_ix n, char *buf, size_t cap)
+{
+    if (n == GRAPH_NONE || n >= g->n_nodes || cap == 0)
+        return -1;
+    long r = graph_string_value(g, n, buf, cap);
+    if (r >= 0)
+        return r;
+    if (g->node_kind[n] != GRAPH_KIND_PRIM_ARRAY || g->node_class[n] == GRAPH_NONE ||
+        g->node_class[n] >= g->n_classes)
+        return -1;
+    const graph_class *c = &g->classes[g->node_class[n]];
+    uint64_t off = graph_node_off(g, n);
+    uint64_t cnt = g->node_len || g->derive ? graph_node_len(g, n) : 0;
+    unsigned es = c->elem_type == GRAPH_FT_CHAR ? 2 : c->elem_type == GRAPH_FT_BYTE ? 1 : 0;
+    if (!es || off == UINT64_MAX || off > g->data_len || cnt > (g->data_len - off) / es)
+        return -1;
+    size_t k = 0;
+    for (uint64_t i = 0; i < cnt && k + 1 < cap; i++) {
+        unsigned ch = es == 2 ? (unsigned)(g->data[off + 2 * i] << 8 | g->data[off + 2 * i + 1])
+                              : g->data[off + i];
+        buf[k++] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+    }
+    buf[k] = 0;
+    return (long)cnt;
+}
+
+const char *rules_thread_name(const graph *g, node_ix thread, char *buf, size_t cap)
+{
+    graph_value v;
+    if (cap)
+        buf[0] = 0;
+    if (thread != GRAPH_NONE && graph_field_find(g, thread, "name", &v) &&
+        v.type == GRAPH_FT_OBJECT && v.ref != GRAPH_NONE)
+        if (obj_string(g, v.ref, buf, cap) < 0 && cap)
+            buf[0] = 0;
+    return buf;
+}
+
+static void from_field(const graph *g, const graph_value *gv, val *out)
+{
+    unsigned sz = graph_ftype_size(g, gv->type);
+    switch (gv->type) {
+    case GRAPH_FT_OBJECT:
+        if (gv->raw == 0)
+            out->k = V_NULL;
+        else if (gv->ref == GRAPH_NONE)
+            out->k = V_MISSING;
+        else {
+            out->k = V_OBJ;
+            out->n = gv->ref;
+        }
+        break;
+    case GRAPH_FT_BOOLEAN:
+        out->k = V_BOOL;
+        out->i = gv->raw != 0;
+        break;
+    case GRAPH_FT_FLOAT: {
+        uint32_t b = (uint32_t)gv->raw;
+        float f;
+        memcpy(&f, &b, 4);
+        out->k = V_FLOAT;
+        out->d = f;
+        break;
+    }
+    case GRAPH_FT_DOUBLE: {
+        double d;
+        memcpy(&d, &gv->raw, 8);
+        out->k = V_FLOAT;
+        out->d = d;
+        break;
+    }
+    case GRAPH_FT_CHAR:
+        out->k = V_INT;
+        out->i = (int64_t)(gv->raw & 0xffff);
+        break;
+    default: {
+        out->k = V_INT;
+        uint64_t r = gv->raw;
+        if (sz > 0 && sz < 8 && (r >> (sz * 8 - 1)) & 1)
+            r |= ~0ull << (sz * 8);
+        out->i = (int64_t)r;
+        break;
+    }
+    }
+}
+
+static int is_anonymous(const char *cls)
+{
+    const char *d = strrchr(cls, '$');
+    if (!d || !d[1])
+        return 0;
+    for (const char *p = d + 1; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
+/* The component a Context stands for, as Shark's unwrapComponentContext finds it: an
+ * Activity, Service or Application itself, or what a ContextWrapper wraps (through mBase, and
+ * a DecorContext's window context), else GRAPH_NONE. Which of the four classes comes first in
+ * the hierarchy decides what an object is. */
+enum { CTX_NONE, CTX_WRAPPER, CTX_ACTIVITY, CTX_COMPONENT };
+
+static int context_kind(const graph *g, node_ix n)
+{
+    if (n == GRAPH_NONE || n >= g->n_nodes || g->node_kind[n] != GRAPH_KIND_INSTANCE)
+        return CTX_NONE;
+    class_ix c = g->node_class[n];
+    for (int depth = 0; depth < 64 && c != GRAPH_NONE && c < g->n_classes; depth++) {
+        const char *cn = graph_str(g, g->classes[c].name);
+        if (!strcmp(cn, "android.content.ContextWrapper"))
+            return CTX_WRAPPER;
+        if (!strcmp(cn, "android.app.Activity"))
+            return CTX_ACTIVITY;
+        if (!strcmp(cn, "android.app.Service") || !strcmp(cn, "android.app.Application"))
+            return CTX_COMPONENT;
+        c = g->classes[c].super;
+    }
+    return CTX_NONE;
+}
+
+static node_ix obj_field(const graph *g, node_ix n, const char *name)
+{
+    graph_value v;
+    if (n != GRAPH_NONE && n < g->n_nodes && graph_field_find(g, n, name, &v) &&
+        v.type == GRAPH_FT_OBJECT && v.ref < g->n_nodes)
+        return v.ref;
+    return GRAPH_NONE;
+}
+
+static node_ix component_context(const graph *g, node_ix n)
+{
+    int k = context_kind(g, n);
+    if (k != CTX_WRAPPER)
+        return k == CTX_NONE ? GRAPH_NONE : n;
+    node_ix seen[64], cur = n;
+    for (uint32_t steps = 0; steps < 64; steps++) {
+        seen[steps] = cur;
+        node_ix base = obj_field(g, cur, "mBase");
+        if (base == GRAPH_NONE)
+            return GRAPH_NONE;
+        int bk = context_kind(g, base);
+        if (bk == CTX_ACTIVITY)
+            return base;
+        int wrapper = bk == CTX_WRAPPER;
+        if (g->node_class[cur] != GRAPH_NONE &&
+            graph_class_is_named(g, g->node_class[cur],
+                                 "com.android.internal.policy.DecorContext")) {
+            node_ix window = obj_field(g, cur, "mPhoneWindow");
+            if (window != GRAPH_NONE) {
+                base = obj_field(g, window, "mContext");
+                if (base == GRAPH_NONE)
+                    return GRAPH_NONE;
+                if (context_kind(g, base) == CTX_ACTIVITY)
+                    return base;
+                wrapper = context_kind(g, base) == CTX_WRAPPER;
+            }
+        }
+        if (bk == CTX_COMPONENT)
+            return base;
+        int again = wrapper;
+        for (uint32_t i = 0; i <= steps && again; i++)
+            again = seen[i] != base;
+        if (!again)
+            return GRAPH_NONE;
+        cur = base;
+    }
+    return GRAPH_NONE;
+}
+
+/* One '@' name applied to object n (fld: the field a `fields` inspector is looking at). */
+static void special(const rules_set *rs, node_ix n, const char *fld, const char *name, val *out)
+{
+    const graph *g = rs->g;
+    class_ix c = g->node_class[n];
+    const char *cn = graph_class_name(g, n);
+    if (!strcmp(name, "@class")) {
+        out->k = V_STR;
+        snprintf(out->s, sizeof out->s, "%s", cn);
+    } else if (!strcmp(name, "@simple")) {
+        out->k = V_STR;
+        snprintf(out->s, sizeof out->s, "%s", rules_simple_name(cn));
+    } else if (!strcmp(name, "@super")) {
+        if (c != GRAPH_NONE && c < g->n_classes && g->classes[c].super < g->n_classes) {
+            out->k = V_STR;
+            snprintf(out->s, sizeof out->s, "%s",
+                     graph_str(g, g->classes[g->classes[c].super].name));
+        }
+    } else if (!strcmp(name, "@anonymous")) {
+        out->k = V_BOOL;
+        out->i = is_anonymous(cn);
+    } else if (!strcmp(name, "@id")) {
+        out->k = V_INT;
+        out->i = (int64_t)graph_node_id(g, n);
+    } else if (!strcmp(name, "@size")) {
+        out->k = V_INT;
+        out->i = graph_node_size(g, n);
+    } else if (!strcmp(name, "@field")) {
+        if (fld) {
+            out->k = V_STR;
+            snprintf(out->s, sizeof out->s, "%s", fld);
+        }
+    } else if (!strcmp(name, "@component")) {
+        node_ix k = component_context(g, n);
+        out->k = k == GRAPH_NONE ? V_NULL : V_OBJ;
+        out->n = k;
+    }
+}
+
+static void resolve(const rules_set *rs, node_ix n, const char *fld, const char *path, val *out)
+{
+    const graph *g = rs->g;
+    memset(out, 0, sizeof *out);
+    out->k = V_MISSING;
+    if (!strcmp(path, "API") || !strcmp(path, "sdk")) {
+        if (rs->build.has_sdk) {
+            out->k = V_INT;
+            out->i = rs->build.sdk;
+        }
+        return;
+    }
+    if (!strcmp(path, "manufacturer") || !strcmp(path, "build_id")) {
+        out->k = V_STR;
+        snprintf(out->s, sizeof out->s, "%s",
+                 path[0] == 'm' ? rs->build.manufacturer : rs->build.build_id);
+        return;
+    }
+    if (!g || n == GRAPH_NONE || n >= g->n_nodes)
+        return;
+    node_ix cur = n;
+    const char *p = path;
+    if (!strncmp(p, "this", 4) && (p[4] == 0 || p[4] == '.')) {
+        p += 4;
+        if (*p == '.')
+            p++;
+        if (!*p) {
+            out->k = V_OBJ;
+            out->n = n;
+            return;
+        }
+    }
+    char comp[256];
+    for (int depth = 0; depth < 32; depth++) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        if (len == 0 || len >= sizeof comp)
+            return;
+        memcpy(comp, p, len);
+        comp[len] = 0;
+        if (comp[0] == '@') {
+            special(rs, cur, fld, comp, out);
+        } else {
+            graph_value gv;
+            int found = 0;
+            if (g->node_kind[cur] == GRAPH_KIND_CLASS) {
+                class_ix c = graph_class_of_node(rs->g, cur);
+                if (c != GRAPH_NONE)
+                    found = graph_static_find(g, c, comp, &gv);
+            }
+            if (!found)
+                found = graph_field_find(g, cur, comp, &gv);
+            if (!found)
+                return;
+            from_field(g, &gv, out);
+        }
+        if (!dot)
+            return;
+        if (out->k != V_OBJ || out->n >= g->n_nodes) {
+            memset(out, 0, sizeof *out);
+            out->k = V_MISSING;
+            return;
+        }
+        cur = out->n;
+        p = dot + 1;
+    }
+    out->k = V_MISSING;
+}
+
+/* Text of an object value for comparisons: the String itself, or an enum's name. */
+static int obj_text(const graph *g, node_ix n, char *buf, size_t cap)
+{
+    if (obj_string(g, n, buf, cap) >= 0)
+        return 1;
+    graph_value v;
+    if (graph_field_find(g, n, "name", &v) && v.type == GRAPH_FT_OBJECT && v.ref != GRAPH_NONE &&
+        obj_string(g, v.ref, buf, cap) >= 0)
+        return 1;
+    return 0;
+}
+
+static void opnd_val(const rules_set *rs, node_ix n, const char *fld, const operand *o, val *v)
+{
+    memset(v, 0, sizeof *v);
+    switch (o->kind) {
+    case OPD_PATH: resolve(rs, n, fld, o->s, v); break;
+    case OPD_INT: v->k = V_INT; v->i = o->i; break;
+    case OPD_BOOL: v->k = V_BOOL; v->i = o->i; break;
+    case OPD_NULL: v->k = V_NULL; break;
+    case OPD_STR: v->k = V_STR; snprintf(v->s, sizeof v->s, "%s", o->s); break;
+    }
+}
+
+static int cmp_result(int c, int op)
+{
+    switch (op) {
+    case CMP_EQ: return c == 0;
+    case CMP_NE: return c != 0;
+    case CMP_LT: return c < 0;
+    case CMP_LE: return c <= 0;
+    case CMP_GT: return c > 0;
+    default: return c >= 0;
+    }
+}
+
+static int compare(const rules_set *rs, val *a, val *b, int op)
+{
+    if (a->k == V_MISSING || b->k == V_MISSING)
+        return 0;
+    if (a->k == V_NULL || b->k == V_NULL) {
+        if (op != CMP_EQ && op != CMP_NE)
+            return 0;
+        int eq = a->k == b->k;
+        return op == CMP_EQ ? eq : !eq;
+    }
+    /* objects compared with text become their String / enum name */
+    if (a->k == V_OBJ && b->k == V_STR) {
+        if (!obj_text(rs->g, a->n, a->s, sizeof a->s))
+            return 0;
+        a->k = V_STR;
+    }
+    if (b->k == V_OBJ && a->k == V_STR) {
+        if (!obj_text(rs->g, b->n, b->s, sizeof b->s))
+            return 0;
+        b->k = V_STR;
+    }
+    if (a->k == V_STR && b->k == V_STR)
+        return cmp_result(strcmp(a->s, b->s), op);
+    if (a->k == V_OBJ && b->k == V_OBJ)
+        return (op == CMP_EQ || op == CMP_NE) ? cmp_result(a->n != b->n, op) : 0;
+    int an = a->k == V_INT || a->k == V_BOOL, bn = b->k == V_INT || b->k == V_BOOL;
+    if (an && bn)
+        return cmp_result(a->i < b->i ? -1 : a->i > b->i, op);
+    if ((an || a->k == V_FLOAT) && (bn || b->k == V_FLOAT)) {
+        double x = a->k == V_FLOAT ? a->d : (double)a->i, y = b->k == V_FLOAT ? b->d : (double)b->i;
+        return cmp_result(x < y ? -1 : x > y, op);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- collections */
+
+static int set_has(const node_ix *set, uint32_t n, node_ix x)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (set[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && set[lo] == x;
+}
+
+/* Whether object x belongs to the internal structure of a collection whose class hierarchy
+ * is hier[0..nh): an object array, or an instance of a class nested in one of those classes
+ * (HashMap$Node, LinkedList$Node, ArrayMap$1, ...). */
+static int coll_internal(const graph *g, node_ix x, const char *const *hier, uint32_t nh)
+{
+    if (g->node_kind[x] == GRAPH_KIND_OBJ_ARRAY)
+        return 1;
+    if (g->node_kind[x] != GRAPH_KIND_INSTANCE)
+        return 0;
+    const char *cn = graph_class_name(g, x);
+    for (uint32_t i = 0; i < nh; i++) {
+        size_t k = strlen(hier[i]);
+        if (!strncmp(cn, hier[i], k) && cn[k] == '$')
+            return 1;
+    }
+    return 0;
+}
+
+#define COLL_MAX_INTERNAL (1u << 22) /* internal objects walked per collection */
+
+static int cmp_node(const void *a, const void *b)
+{
+    node_ix x = *(const node_ix *)a, y = *(const node_ix *)b;
+    return (x > y) - (x < y);
+}
+
+/* Members of collection object c: every object that an internal object other than c refers
+ * to through a field or an array element and that is not internal itself. The walk starts
+ * at c, enters only internal objects, and stops after COLL_MAX_INTERNAL of them. */
+static lr_status coll_members(const graph *g, node_ix c, node_ix **out, uint32_t *n_out)
+{
+    const char *hier[64];
+    uint32_t nh = 0;
+    for (class_ix k = g->node_class[c]; k != GRAPH_NONE && k < g->n_classes && nh < 64;
+         k = g->classes[k].super)
+        if (strcmp(graph_str(g, g->classes[k].name), "java.lang.Object"))
+            hier[nh++] = graph_str(g, g->classes[k].name);
+    uint8_t *seen = err_calloc((size_t)g->n_nodes / 8 + 1, 1);
+    node_ix *stack = NULL, *mem = NULL;
+    uint32_t n_stack = 0, cap_stack = 0, n_mem = 0, cap_mem = 0, walked = 0;
+    lr_status st = LR_OK;
+    if (!g->first_edge) {
+        free(seen);
+        *out = NULL;
+        *n_out = 0;
+        return seen ? LR_OK : LR_ERR_NOMEM;
+    }
+    if (!seen || rules_grow((void **)&stack, &cap_stack, 1, sizeof *stack))
+        st = LR_ERR_NOMEM;
+    if (st == LR_OK) {
+        stack[n_stack++] = c;
+        seen[c / 8] |= (uint8_t)(1u << (c % 8));
+    }
+    while (st == LR_OK && n_stack && walked < COLL_MAX_INTERNAL) {
+        node_ix x = stack[--n_stack];
+        walked++;
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1] && st == LR_OK; e++) {
+            unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
+            node_ix y = g->edge_to[e];
+            if ((kind != GRAPH_EDGE_FIELD && kind != GRAPH_EDGE_ELEMENT) || y >= g->n_nodes ||
+                (seen[y / 8] >> (y % 8) & 1))
+                continue;
+            if (coll_internal(g, y, hier, nh)) {
+                seen[y / 8] |= (uint8_t)(1u << (y % 8));
+                if (rules_grow((void **)&stack, &cap_stack, n_stack + 1, sizeof *stack))
+                    st = LR_ERR_NOMEM;
+                else
+                    stack[n_stack++] = y;
+            } else if (x != c) {
+                if (rules_grow((void **)&mem, &cap_mem, n_mem + 1, sizeof *mem))
+                    st = LR_ERR_NOMEM;
+                else
+                    mem[n_mem++] = y;
+            }
+        }
+    }
+    free(seen);
+    free(stack);
+    if (st != LR_OK) {
+        free(mem);
+        return st;
+    }
+    if (n_mem > 1)
+        qsort(mem, n_mem, sizeof *mem, cmp_node);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n_mem; i++)
+        if (!k || mem[k - 1] != mem[i])
+            mem[k++] = mem[i];
+    *out = mem;
+    *n_out = k;
+    return LR_OK;
+}
+
+/* Resolves the collections of `in` expressions from index `from` on (once per dump). */
+static lr_status bind_sets(rules_set *rs, uint32_t from, lr_error *err)
+{
+    const graph *g = rs->g;
+    for (uint32_t i = from; i < rs->n_exprs; i++) {
+        rules_expr *x = &rs->exprs[i];
+        if (x->op != EX_IN && x->op != EX_NOTIN)
+            continue;
+        free(x->set);
+        x->set = NULL;
+        x->n_set = 0;
+        x->have_set = 0;
+        if (!g)
+            continue;
+        char cls[512];
+        const char *h = strchr(x->r.s, '#');
+        if (!h || (size_t)(h - x->r.s) >= sizeof cls)
+            continue;
+        memcpy(cls, x->r.s, (size_t)(h - x->r.s));
+        cls[h - x->r.s] = 0;
+        class_ix c = graph_find_class(g, cls);
+        if (c == GRAPH_NONE)
+            continue;
+        const char *rest = strchr(h + 1, '.');
+        char first[256];
+        size_t fl = rest ? (size_t)(rest - h - 1) : strlen(h + 1);
+        if (fl >= sizeof first)
+            continue;
+        memcpy(first, h + 1, fl);
+        first[fl] = 0;
+        graph_value v;
+        if (!graph_static_find(g, c, first, &v) || v.type != GRAPH_FT_OBJECT ||
+            v.ref >= g->n_nodes)
+            continue;
+        node_ix coll = v.ref;
+        if (rest) {
+            val r;
+            resolve(rs, coll, NULL, rest + 1, &r);
+            if (r.k != V_OBJ || r.n >= g->n_nodes)
+                continue;
+            coll = r.n;
+        }
+        if (coll_members(g, coll, &x->set, &x->n_set) != LR_OK)
+            return LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading a rules collection");
+        x->have_set = 1;
+    }
+    return LR_OK;
+}
+
+uint32_t rules_in_members(const rules_set *rs, int32_t expr, const node_ix **out)
+{
+    *out = NULL;
+    if (expr < 0 || (uint32_t)expr >= rs->n_exprs)
+        return 0;
+    const rules_expr *x = &rs->exprs[expr];
+    if ((x->op != EX_IN && x->op != EX_NOTIN) || !x->have_set)
+        return 0;
+    *out = x->set;
+    return x->n_set;
+}
+
+int rules_eval_expr(const rules_set *rs, int32_t e, node_ix n, const char *fld, int depth)
+{
+    /* "||" and "&&" chains lean right (parse_binary): their b side is a loop, not a call */
+    for (;;) {
+        if (e < 0)
+            return 1;
+        if ((uint32_t)e >= rs->n_exprs || depth > 4 * RULES_MAX_NEST)
+            return 0;
+        const rules_expr *x = &rs->exprs[e];
+        if (x->op == EX_OR) {
+            if (rules_eval_expr(rs, x->a, n, fld, depth + 1))
+                return 1;
+        } else if (x->op == EX_AND) {
+            if (!rules_eval_expr(rs, x->a, n, fld, depth + 1))
+                return 0;
+        } else {
+            break;
+        }
+        e = x->b;
+    }
+    const rules_expr *x = &rs->exprs[e];
+    val a, b;
+    switch (x->op) {
+    case EX_NOT: return !rules_eval_expr(rs, x->a, n, fld, depth + 1);
+    case EX_CMP:
+        opnd_val(rs, n, fld, &x->l, &a);
+        opnd_val(rs, n, fld, &x->r, &b);
+        return compare(rs, &a, &b, x->cmp);
+    case EX_ISNULL:
+        opnd_val(rs, n, fld, &x->l, &a);
+        return a.k == V_NULL;
+    case EX_NOTNULL:
+        opnd_val(rs, n, fld, &x->l, &a);
+        return a.k == V_OBJ || a.k == V_STR;
+    case EX_INSTANCEOF:
+        opnd_val(rs, n, fld, &x->l, &a);
+        return a.k == V_OBJ && rs->g && rs->g->node_class[a.n] != GRAPH_NONE &&
+               graph_class_is_named(rs->g, rs->g->node_class[a.n], x->r.s);
+    case EX_TRUTHY:
+        opnd_val(rs, n, fld, &x->l, &a);
+        return (a.k == V_BOOL || a.k == V_INT) ? a.i != 0 : (a.k == V_OBJ || a.k == V_STR);
+    case EX_IN:
+    case EX_NOTIN:
+        /* a missing collection or operand makes both forms false */
+        opnd_val(rs, n, fld, &x->l, &a);
+        if (!x->have_set || a.k != V_OBJ)
+            return 0;
+        return set_has(x->set, x->n_set, a.n) == (x->op == EX_IN);
+    }
+    return 0;
+}
+
+int rules_eval_text(rules_set *rs, node_ix n, const char *expr, lr_error *err)
+{
+    uint32_t first = rs->n_exprs;
+    int32_t e;
+    lr_status st = rules_parse_expr(rs, expr, &e, err);
+    if (st == LR_OK)
+        st = bind_sets(rs, first, err);
+    if (st != LR_OK)
+        return -(int)st;
+    return rules_eval_expr(rs, e, n, NULL, 0);
+}
+
+/* Renders a label template: {path} becomes the value. Returns 0 when a value is missing. */
+int rules_render(const rules_set *rs, node_ix n, const char *fld, const char *tpl, char *out,
+                 size_t cap)
+{
+    size_t k = 0;
+    out[0] = 0;
+    for (const char *p = tpl; *p;) {
+        if (*p == '{') {
+            const char *q = strchr(p, '}');
+            if (q && q - p - 1 < 255) {
+                char path[256];
+                memcpy(path, p + 1, (size_t)(q - p - 1));
+                path[q - p - 1] = 0;
+                val v;
+                resolve(rs, n, fld, path, &v);
+                char tmp[300];
+                switch (v.k) {
+                case V_MISSING: return 0;
+                case V_NULL: snprintf(tmp, sizeof tmp, "null"); break;
+                case V_BOOL: snprintf(tmp, sizeof tmp, "%s", v.i ? "true" : "false"); break;
+                case V_INT: snprintf(tmp, sizeof tmp, "%lld", (long long)v.i); break;
+                case V_FLOAT: snprintf(tmp, sizeof tmp, "%g", v.d); break;
+                case V_STR: snprintf(tmp, sizeof tmp, "%s", v.s); break;
+                case V_OBJ:
+                    if (!obj_text(rs->g, v.n, tmp, sizeof tmp))
+                        snprintf(tmp, sizeof tmp, "%s@%llu", graph_class_name(rs->g, v.n),
+                                 (unsigned long long)graph_node_id(rs->g, v.n));
+                    break;
+                }
+                for (const char *t = tmp; *t && k + 1 < cap; t++)
+                    out[k++] = *t;
+                p = q + 1;
+                continue;
+            }
+        }
+        if (k + 1 < cap)
+            out[k++] = *p;
+        p++;
+    }
+    out[k] = 0;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- binding */
+
+typedef struct name_item {
+    const char *name;
+    uint32_t item;
+} name_item;
+
+static int cmp_name_item(const void *a, const void *b)
+{
+    const name_item *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->item > y->item) - (x->item < y->item);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Items (refs first, closest class first; then inspectors in rule order) for class c. */
+static uint32_t class_items(const name_item *ni, uint32_t n_ni, const graph *g, class_ix c,
+                            uint32_t *out, uint32_t cap)
+{
+    uint32_t k = 0, n_insp0;
+    class_ix cur = c;
+    for (int depth = 0; depth < 64 && cur != GRAPH_NONE && cur < g->n_classes; depth++) {
+        name_item key = {graph_str(g, g->classes[cur].name), 0};
+        /* lower bound */
+        uint32_t lo = 0, hi = n_ni;
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (cmp_name_item(&ni[mid], &key) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (; lo < n_ni && !strcmp(ni[lo].name, key.name) && k < cap; lo++)
+            out[k++] = ni[lo].item;
+        cur = g->classes[cur].super;
+    }
+    /* stable partition: refs keep closest-first order; inspectors sorted by rule index */
+    uint32_t tmp[256];
+    uint32_t nr = 0, ninsp = 0;
+    for (uint32_t i = 0; i < k; i++)
+        if (!(out[i] & RULES_ITEM_INSP))
+            tmp[nr++] = out[i];
+    n_insp0 = nr;
+    for (uint32_t i = 0; i < k; i++)
+        if (out[i] & RULES_ITEM_INSP)
+            tmp[n_insp0 + ninsp++] = out[i];
+    qsort(tmp + n_insp0, ninsp, sizeof *tmp, cmp_u32);
+    memcpy(out, tmp, k * sizeof *out);
+    return k;
+}
+
+static void read_build(rules_set *rs)
+{
+    const graph *g = rs->g;
+    rules_build *b = &rs->build;
+    memset(b, 0, sizeof *b);
+    class_ix bc = graph_find_class(g, "android.os.Build");
+    class_ix vc = graph_find_class(g, "android.os.Build$VERSION");
+    graph_value v;
+    if (bc != GRAPH_NONE) {
+        b->is_android = 1;
+        if (graph_static_find(g, bc, "MANUFACTURER", &v) && v.type == GRAPH_FT_OBJECT)
+            if (obj_string(g, v.ref, b->manufacturer, sizeof b->manufacturer) < 0)
+                b->manufacturer[0] = 0;
+        if (graph_static_find(g, bc, "ID", &v) && v.type == GRAPH_FT_OBJECT)
+            if (obj_string(g, v.ref, b->build_id, sizeof b->build_id) < 0)
+                b->build_id[0] = 0;
+    }
+    if (vc != GRAPH_NONE && graph_static_find(g, vc, "SDK_INT", &v) && v.type == GRAPH_FT_INT) {
+        b->has_sdk = 1;
+        b->sdk = (int32_t)(uint32_t)v.raw;
+    }
+}
+
+lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
+{
+    rs->g = g;
+    free(rs->cls_first);
+    free(rs->cls_items);
+    free(rs->thread_serials);
+    free(rs->generic);
+    rs->generic = NULL;
+    rs->cls_first = rs->cls_items = rs->thread_serials = NULL;
+    rs->n_cls_items = rs->n_thread_serials = 0;
+    read_build(rs);
+    for (uint32_t i = 0; i < rs->n_refs; i++)
+        rs->refs[i].active = (uint8_t)rules_eval_expr(rs, rs->refs[i].when, GRAPH_NONE, NULL, 0);
+    for (uint32_t i = 0; i < rs->n_insp; i++)
+        rs->insp[i].active = (uint8_t)rules_eval_expr(rs, rs->insp[i].when, GRAPH_NONE, NULL, 0);
+
+    /* inspectors not tied to a class (every object, class objects) */
+    rs->generic = err_mallocarray(rs->n_insp ? rs->n_insp : 1, sizeof *rs->generic);
+    if (!rs->generic)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory binding rules");
+    rs->n_generic = 0;
+    for (uint32_t i = 0; i < rs->n_insp; i++)
+        if (rs->insp[i].active && rs->insp[i].subject != RULES_SUBJ_CLASS)
+            rs->generic[rs->n_generic++] = i;
+
+    /* threads that have a THREAD_OBJECT root: their JAVA_FRAME roots come back as locals */
+    uint32_t nt = 0;
+    for (uint32_t r = 0; r < g->n_roots; r++)
+        nt += g->roots[r].kind == GRAPH_ROOT_THREAD_OBJECT;
+    rs->thread_serials = err_mallocarray(nt ? nt : 1, sizeof *rs->thread_serials);
+    if (!rs->thread_serials)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory binding rules");
+    nt = 0;
+    for (uint32_t r = 0; r < g->n_roots; r++)
+        if (g->roots[r].kind == GRAPH_ROOT_THREAD_OBJECT)
+            rs->thread_serials[nt++] = g->roots[r].thread;
+    qsort(rs->thread_serials, nt, sizeof *rs->thread_serials, cmp_u32);
+    rs->n_thread_serials = nt;
+    rs->has_local_edges = 0;
+    for (uint32_t e = 0; e < g->n_edges && !rs->has_local_edges; e++)
+        rs->has_local_edges = GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_LOCAL;
+
+    /* per-class items: instance-field refs and class-subject inspectors over the hierarchy */
+    uint32_t n_ni = 0;
+    for (uint32_t i = 0; i < rs->n_refs; i++)
+        n_ni += rs->refs[i].kind == RULES_REF_INSTANCE && rs->refs[i].active;
+    for (uint32_t i = 0; i < rs->n_insp; i++)
+        n_ni += rs->insp[i].subject == RULES_SUBJ_CLASS && rs->insp[i].active;
+    name_item *ni = err_mallocarray(n_ni ? n_ni : 1, sizeof *ni);
+    rs->cls_first = err_mallocarray((size_t)g->n_classes + 1, sizeof *rs->cls_first);
+    if (!ni || !rs->cls_first) {
+        free(ni);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory binding rules");
+    }
+    n_ni = 0;
+    for (uint32_t i = 0; i < rs->n_refs; i++)
+        if (rs->refs[i].kind == RULES_REF_INSTANCE && rs->refs[i].active)
+            ni[n_ni++] = (name_item){rs->refs[i].cls, i};
+    for (uint32_t i = 0; i < rs->n_insp; i++)
+        if (rs->insp[i].subject == RULES_SUBJ_CLASS && rs->insp[i].active)
+            ni[n_ni++] = (name_item){rs->insp[i].cls, i | RULES_ITEM_INSP};
+    qsort(ni, n_ni, sizeof *ni, cmp_name_item);
+    uint32_t buf[256], total = 0, cap = 0;
+    for (uint32_t c = 0; c < g->n_classes; c++) {
+        rs->cls_first[c] = total;
+        uint32_t k = n_ni ? class_items(ni, n_ni, g, c, buf, 256) : 0;
+        if (k) {
+            if (rules_grow((void **)&rs->cls_items, &cap, total + k, sizeof *rs->cls_items)) {
+                free(ni);
+                return LR_FAIL(err, LR_ERR_NOMEM, "out of memory binding rules");
+            }
+            memcpy(rs->cls_items + total, buf, k * sizeof *buf);
+            total += k;
+        }
+    }
+    rs->cls_first[g->n_classes] = total;
+    rs->n_cls_items = total;
+    free(ni);
+    return bind_sets(rs, 0, err);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* rules_internal.h: what the three parts of the rules language share (rules layer), prefix
+ * rules_: the expression pool's node layout, written by the parser (rules_parse.c) and read by
+ * the evaluator (rules_eval.c), and the few helpers each calls in the other. rules.c keeps the
+ * lifecycle, the typo checks and the per-edge queries. Never included outside src/rules/. */
+#ifndef LR_RULES_RULES_INTERNAL_H
+#define LR_RULES_RULES_INTERNAL_H
+
+#include "rules/rules.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Nesting of '(' and '!' in one expression: the parser and the evaluator recurse once per
+ * level, so the cap bounds their stack (a hostile file could nest hundreds of thousands deep). */
+#define RULES_MAX_NEST 64
+
+/* ---------------------------------------------------------------- expressions */
+
+enum { EX_OR, EX_AND, EX_NOT, EX_CMP, EX_ISNULL, EX_NOTNULL, EX_INSTANCEOF, EX_TRUTHY, EX_IN,
+       EX_NOTIN };
+enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE };
+enum { OPD_PATH, OPD_INT, OPD_STR, OPD_BOOL, OPD_NULL };
+
+typedef struct operand {
+    uint8_t kind;
+    int64_t i;
+    char *s; /* path (dotted) or string literal */
+} operand;
+
+struct rules_expr {
+    uint8_t op;
+    uint8_t cmp;
+    int32_t a, b; /* children for OR/AND/NOT */
+    operand l, r; /* CMP: l op r; ISNULL/NOTNULL/TRUTHY: l; INSTANCEOF: l, r.s = class;
+                   * IN/NOTIN: l, r.s = "CLASS#static.path" */
+    uint8_t have_set; /* IN/NOTIN: the collection was found by rules_bind */
+    node_ix *set;     /* IN/NOTIN: its members, sorted (bound state) */
+    uint32_t n_set;
+};
+
+/* Frees what an operand owns (its path or string). */
+void rules_free_operand(operand *o);
+/* A NUL-terminated copy of s[0..n), or NULL when out of memory. */
+char *rules_dupn(const char *s, size_t n);
+/* Grows *p (elements of elem bytes) to hold need, doubling; 0, or -1 when out of memory. */
+int rules_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+
+/* Parses one expression (a --leaking-if or --where text) into rs's pool: LR_OK and *out, or
+ * the parse error (file "<expr>"). */
+lr_status rules_parse_expr(rules_set *rs, const char *expr, int32_t *out, lr_error *err);
+
+/* Evaluates expression e (-1: true) on node n; fld names the field being tested, for
+ * field-scoped rules (NULL otherwise). Never allocates; depth bounds the recursion. */
+int rules_eval_expr(const rules_set *rs, int32_t e, node_ix n, const char *fld, int depth);
+
+/* Renders a label template: {path} becomes the value. Returns 0 when a value is missing. */
+int rules_render(const rules_set *rs, node_ix n, const char *fld, const char *tpl, char *out,
+                 size_t cap);
+
+#endif
