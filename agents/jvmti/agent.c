@@ -42,6 +42,7 @@
 #define AGENT_JAR "leakray-watcher.jar"
 #define AGENT_STATUS_FMT "/tmp/leakray-watch-%ld.status" /* `leakray watch status PID` */
 #define MAX_RULE_METHODS 16 /* methods of one class given the watch hook */
+#define AGENT_SEAL_MS 100   /* AppWatcher's rule-watched batch is sealed this often */
 
 extern char **environ;
 
@@ -63,9 +64,10 @@ static struct {
     volatile int disabled;    /* an agent error happened */
     /* resolved at live start (global refs) */
     jclass kwr, watcher, runtime;
-    jmethodID kwr_get, kwr_refers_to, watcher_watch, watcher_retained, runtime_get,
-        runtime_finalize;
+    jmethodID kwr_get, kwr_refers_to, watcher_watch, watcher_seal, watcher_retained,
+        runtime_get, runtime_finalize;
     jfieldID kwr_retained, kwr_dump_ms, watcher_installed;
+    uint64_t status_at;      /* when the status file was last written */
     jobject diag_bean;       /* HotSpotDiagnosticMXBean, global */
     jmethodID dump_heap;
     jthread agent_thread;    /* global */
@@ -87,7 +89,7 @@ static struct {
     unsigned n_retained_seen;
 } A = {.lock = PTHREAD_MUTEX_INITIALIZER,
        .hook_lock = PTHREAD_MUTEX_INITIALIZER,
-       .cond = PTHREAD_COND_INITIALIZER};
+       .cond = PTHREAD_COND_INITIALIZER}; /* re-initialised on the monotonic clock at load */
 
 static __thread int in_agent; /* re-entrancy guard: our own Java calls may close streams */
 
@@ -159,23 +161,23 @@ static void h_wake(void *ctx, uint64_t at)
     pthread_mutex_unlock(&A.lock);
 }
 
-/* refersTo(null) (JDK 16+) does not make the referent strongly reachable even briefly;
- * older JDKs fall back to get(). */
-static int is_weak(JNIEnv *env, void *obj)
-{
-    return (*env)->GetObjectRefType(env, (jobject)obj) == JNIWeakGlobalRefType;
-}
+/* The core's tag of a rule-watched object: its rule, with this bit saying the handle is a JNI
+ * weak reference (GetObjectRefType would tell too, but it searches the JVM's handle blocks:
+ * its cost grows with the number of handles). */
+#define AGENT_TAG_WEAK 0x80000000u
+static int is_weak(uint32_t tag) { return (tag & AGENT_TAG_WEAK) != 0; }
 
 /* Two kinds of handle: a JNI weak reference to an object watched by a rule (cheap: no Java
- * object until it is retained), or a global reference to a KeyedWeakReference made by the
- * explicit API. For the latter, refersTo(null) (JDK 16+) does not make the referent strongly
- * reachable even briefly; older JDKs fall back to get(). */
-static int h_alive(void *ctx, void *obj)
+ * object until it is retained, and cleared by any GC that finds its referent dead), or a
+ * global reference to a KeyedWeakReference made by the explicit API. For the latter,
+ * refersTo(null) (JDK 16+) does not make the referent strongly reachable even briefly;
+ * older JDKs fall back to get(). */
+static int h_alive(void *ctx, void *obj, uint32_t tag)
 {
     JNIEnv *env = cur_env();
     if (!env)
         return 1;
-    if (is_weak(env, obj))
+    if (is_weak(tag))
         return !(*env)->IsSameObject(env, (jobject)obj, NULL);
     int alive;
     if (A.kwr_refers_to) {
@@ -194,13 +196,13 @@ static int h_alive(void *ctx, void *obj)
 }
 
 /* Retained: mark the KeyedWeakReference, or build it now for a rule-watched object (with the
- * watch time and description it would have had), so the dump carries LeakCanary's markers. */
-static void *h_retained(void *ctx, void *obj, uint32_t tag, uint64_t watch_ms, uint64_t at)
+ * watch time and the rule it would have had), so the dump carries LeakCanary's markers. */
+static void *h_retained(void *ctx, void *obj, uint32_t *tag, uint64_t watch_ms, uint64_t at)
 {
     JNIEnv *env = cur_env();
     if (!env)
         return obj;
-    if (!is_weak(env, obj)) {
+    if (!is_weak(*tag)) {
         (*env)->SetLongField(env, (jobject)obj, A.kwr_retained, (jlong)at);
         return obj;
     }
@@ -209,7 +211,8 @@ static void *h_retained(void *ctx, void *obj, uint32_t tag, uint64_t watch_ms, u
     if (!self)
         return NULL;
     jobject ref = (*env)->CallStaticObjectMethod(env, A.watcher, A.watcher_retained, self,
-                                                 (jint)tag, (jlong)watch_ms, (jlong)at);
+                                                 (jint)(*tag & ~AGENT_TAG_WEAK),
+                                                 (jlong)watch_ms, (jlong)at);
     (*env)->DeleteLocalRef(env, self);
     if ((*env)->ExceptionCheck(env) || !ref) {
         (*env)->ExceptionClear(env);
@@ -217,15 +220,17 @@ static void *h_retained(void *ctx, void *obj, uint32_t tag, uint64_t watch_ms, u
     }
     jobject g = (*env)->NewGlobalRef(env, ref);
     (*env)->DeleteLocalRef(env, ref);
+    if (g)
+        *tag = 0; /* a global reference to a KeyedWeakReference from now on */
     return g;
 }
 
-static void h_release(void *ctx, void *obj)
+static void h_release(void *ctx, void *obj, uint32_t tag)
 {
     JNIEnv *env = cur_env();
     if (!env)
         return;
-    if (is_weak(env, obj))
+    if (is_weak(tag))
         (*env)->DeleteWeakGlobalRef(env, (jobject)obj);
     else
         (*env)->DeleteGlobalRef(env, (jobject)obj);
@@ -408,8 +413,30 @@ static void write_status(void)
     watch_stats st;
     watch_stats_get(A.core, &st);
     uint64_t now = clock_ms();
+    A.status_at = now;
     char next[160], tmp[160];
+    static char text[2 * PATH_MAX + 1024], last[sizeof text];
     watch_next_action(&st, &A.cfg, now, next, sizeof next);
+    int n = snprintf(
+        text, sizeof text,
+        "pid: %ld\nstate: %s\nnext: %s\nretained: %llu\nwatched: %llu\n"
+        "threshold: %u\ndelay_ms: %llu\ntotal_watched: %llu\ncollected: %llu\n"
+        "dropped: %llu\ndumps: %llu\nfailed_dumps: %llu\nlast_dump: %s\n"
+        "last_dump_bytes: %llu\nlast_pause_ms: %.0f\nanalysis: %s\ndump_dir: %s\n"
+        "rules: %d\nrewritten_methods: %u\ntable_bytes: %zu\n",
+        (long)getpid(), watch_state_name(st.state), next, (unsigned long long)st.retained,
+        (unsigned long long)st.watched, A.cfg.threshold, (unsigned long long)A.cfg.delay_ms,
+        (unsigned long long)st.total_watched, (unsigned long long)st.collected,
+        (unsigned long long)st.dropped, (unsigned long long)st.dumps,
+        (unsigned long long)st.failed_dumps, A.last_dump[0] ? A.last_dump : "-",
+        (unsigned long long)st.last_dump_bytes, A.last_pause_ms,
+        A.analysing ? "running"
+                    : (st.dumps == 0 ? "-" : (A.analysis_rc == 0 ? "done" : "failed")),
+        A.dir, A.can_rules ? A.opts.n_watch : 0, A.n_rewritten, st.table_bytes);
+    /* a new file per write (renamed over the old one, so readers never see half of it)
+     * costs a file creation: skipped when nothing changed */
+    if (n <= 0 || (size_t)n >= sizeof text || strcmp(text, last) == 0)
+        return;
     snprintf(tmp, sizeof tmp, "%s.tmp", A.status);
     /* under the executor's lock, so on_vm_death's unlink never races a rewrite */
     pthread_mutex_lock(&A.lock);
@@ -418,28 +445,24 @@ static void write_status(void)
         pthread_mutex_unlock(&A.lock);
         return;
     }
-    fprintf(f,
-            "pid: %ld\nstate: %s\nnext: %s\nretained: %llu\nwatched: %llu\n"
-            "threshold: %u\ndelay_ms: %llu\ntotal_watched: %llu\ncollected: %llu\n"
-            "dropped: %llu\ndumps: %llu\nfailed_dumps: %llu\nlast_dump: %s\n"
-            "last_dump_bytes: %llu\nlast_pause_ms: %.0f\nanalysis: %s\ndump_dir: %s\n"
-            "rules: %d\nrewritten_methods: %u\ntable_bytes: %zu\n",
-            (long)getpid(), watch_state_name(st.state), next,
-            (unsigned long long)st.retained, (unsigned long long)st.watched, A.cfg.threshold,
-            (unsigned long long)A.cfg.delay_ms, (unsigned long long)st.total_watched,
-            (unsigned long long)st.collected, (unsigned long long)st.dropped,
-            (unsigned long long)st.dumps, (unsigned long long)st.failed_dumps,
-            A.last_dump[0] ? A.last_dump : "-", (unsigned long long)st.last_dump_bytes,
-            A.last_pause_ms,
-            A.analysing ? "running"
-                        : (st.dumps == 0 ? "-" : (A.analysis_rc == 0 ? "done" : "failed")),
-            A.dir, A.can_rules ? A.opts.n_watch : 0, A.n_rewritten, st.table_bytes);
-    fclose(f);
-    rename(tmp, A.status);
+    int ok = fputs(text, f) >= 0;
+    if (fclose(f) == 0 && ok && rename(tmp, A.status) == 0)
+        memcpy(last, text, (size_t)n + 1);
     pthread_mutex_unlock(&A.lock);
 }
 
 /* ---- the agent thread: the core's executor ---- */
+
+/* Has AppWatcher hand over the rule-watched objects of its current batch (a full batch is
+ * handed over by the thread that fills it). */
+static void seal_rules(JNIEnv *env)
+{
+    if (!A.can_rules || A.opts.n_watch == 0)
+        return;
+    (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_seal, (jlong)clock_ms());
+    if ((*env)->ExceptionCheck(env))
+        agent_disable(env, "AppWatcher.seal failed");
+}
 
 static void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
 {
@@ -451,9 +474,12 @@ static void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         uint64_t at = next;
         if (A.wake_at && (!at || A.wake_at < at))
             at = A.wake_at;
-        /* wake at least every second to keep the status file's countdown fresh */
+        /* wake at least every second to keep the status file's countdown fresh, and every
+         * AGENT_SEAL_MS while watch rules are on: the batch AppWatcher fills is stamped with
+         * the clock when sealed, so this bounds how late a rule-watched object is checked */
         uint64_t now = clock_ms();
-        uint64_t until = (!at || at > now + 1000) ? now + 1000 : at;
+        uint64_t tick = A.can_rules && A.opts.n_watch > 0 ? AGENT_SEAL_MS : 1000;
+        uint64_t until = (!at || at > now + tick) ? now + tick : at;
         if (until > now && !A.dying) {
             struct timespec ts;
             ts.tv_sec = (time_t)(until / 1000);
@@ -467,12 +493,16 @@ static void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         pthread_mutex_unlock(&A.lock);
         if (A.dying || A.disabled)
             break;
+        seal_rules(env);
+        if (A.disabled)
+            break;
         next = watch_run(A.core);
         if ((*env)->ExceptionCheck(env)) {
             agent_disable(env, "unexpected Java exception in the watcher thread");
             break;
         }
-        write_status();
+        if (clock_ms() - A.status_at >= 900 || next == 0 || A.analysing)
+            write_status();
     }
 }
 
@@ -491,20 +521,36 @@ static void JNICALL native_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms
         (*env)->DeleteGlobalRef(env, g);
 }
 
-/* leakray.AppWatcher.watchRule0: an object whose watched method returned; desc is its
- * description's index in AppWatcher's table. Held weakly until it is found retained. */
-static void JNICALL native_watch_rule0(JNIEnv *env, jclass cls, jobject self, jint desc,
-                                       jlong ms)
+/* leakray.AppWatcher.flush0: a batch of objects whose watched method returned, with their
+ * rules, watched at ms. Each is held by a JNI weak reference until found retained. One call
+ * per batch: the methods that return pay no JNI transition. */
+static void JNICALL native_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArray rules,
+                                  jint n, jlong ms)
 {
-    if (A.disabled || A.dying || !self || desc < 0)
+    if (A.disabled || A.dying || !objs || !rules || n <= 0 ||
+        n > (*env)->GetArrayLength(env, objs) || n > (*env)->GetArrayLength(env, rules))
         return;
-    jweak w = (*env)->NewWeakGlobalRef(env, self);
-    if (!w) {
-        agent_disable(env, "out of JNI weak global references");
+    jint *rs = (*env)->GetIntArrayElements(env, rules, NULL);
+    if (!rs || (*env)->PushLocalFrame(env, n) != 0) { /* one frame, no DeleteLocalRef each */
+        (*env)->ExceptionClear(env);
+        if (rs)
+            (*env)->ReleaseIntArrayElements(env, rules, rs, JNI_ABORT);
         return;
     }
-    if (watch_add(A.core, w, (uint64_t)ms, (uint32_t)desc) != 0)
-        (*env)->DeleteWeakGlobalRef(env, w);
+    for (jint i = 0; i < n && !A.disabled; i++) {
+        jobject o = (*env)->GetObjectArrayElement(env, objs, i);
+        if (!o)
+            continue;
+        jweak w = (*env)->NewWeakGlobalRef(env, o);
+        if (!w) {
+            agent_disable(env, "out of JNI weak global references");
+            break;
+        }
+        if (watch_add(A.core, w, (uint64_t)ms, AGENT_TAG_WEAK | (uint32_t)(rs[i] & 0x7f)) != 0)
+            (*env)->DeleteWeakGlobalRef(env, w);
+    }
+    (*env)->PopLocalFrame(env, NULL);
+    (*env)->ReleaseIntArrayElements(env, rules, rs, JNI_ABORT);
 }
 
 /* Watches obj through AppWatcher, so the reference is built by JIT-compiled Java code. */
@@ -781,6 +827,7 @@ static int resolve(JNIEnv *env)
     A.watcher_watch = (*env)->GetStaticMethodID(env, A.watcher, "expectWeaklyReachable",
                                                 "(Ljava/lang/Object;Ljava/lang/String;)V");
     A.watcher_installed = (*env)->GetStaticFieldID(env, A.watcher, "installed", "Z");
+    A.watcher_seal = (*env)->GetStaticMethodID(env, A.watcher, "seal", "(J)V");
     A.watcher_retained = (*env)->GetStaticMethodID(env, A.watcher, "retainedByRule",
                                                    "(Ljava/lang/Object;IJJ)"
                                                    "Lleakcanary/KeyedWeakReference;");
@@ -788,7 +835,8 @@ static int resolve(JNIEnv *env)
                                               "()Ljava/lang/Runtime;");
     A.runtime_finalize = (*env)->GetMethodID(env, A.runtime, "runFinalization", "()V");
     if (!A.kwr_get || !A.kwr_retained || !A.kwr_dump_ms || !A.watcher_watch ||
-        !A.watcher_installed || !A.watcher_retained || !A.runtime_get || !A.runtime_finalize)
+        !A.watcher_installed || !A.watcher_seal || !A.watcher_retained || !A.runtime_get ||
+        !A.runtime_finalize)
         return -1;
     /* the rules' names for AppWatcher.returned's descriptions, and its module */
     jclass sc = (*env)->FindClass(env, "java/lang/String");
@@ -813,7 +861,7 @@ static int resolve(JNIEnv *env)
     }
     JNINativeMethod nm[2] = {
         {"watch0", "(Lleakcanary/KeyedWeakReference;J)V", (void *)native_watch0},
-        {"watchRule0", "(Ljava/lang/Object;IJ)V", (void *)native_watch_rule0}};
+        {"flush0", "([Ljava/lang/Object;[IIJ)V", (void *)native_flush0}};
     if ((*env)->RegisterNatives(env, A.watcher, nm, 2) != 0)
         return -1;
     return 0;
@@ -924,6 +972,14 @@ static jint agent_init(JavaVM *vm, char *options, int live)
 {
     char err[300];
     A.vm = vm;
+    /* the executor waits for clock_ms() deadlines: its condition must run on the same
+     * (monotonic) clock, else every timed wait ends at once and the thread spins */
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) == 0) {
+        if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0)
+            pthread_cond_init(&A.cond, &ca);
+        pthread_condattr_destroy(&ca);
+    }
     if (watch_opts_parse(options, &A.opts, err, sizeof err) != 0) {
         complain("%s", err);
         return JNI_ERR;

@@ -74,7 +74,7 @@ void watch_free(watch *w)
         return;
     for (size_t i = 0; i < w->n; i++)
         if (at(w, i)->obj)
-            w->env.release(w->env.ctx, at(w, i)->obj);
+            w->env.release(w->env.ctx, at(w, i)->obj, at(w, i)->tag);
     free(w->ring);
     pthread_mutex_destroy(&w->lock);
     free(w);
@@ -138,7 +138,7 @@ static void forget(watch *w, entry *e)
     if (e->retained_ms)
         w->st.retained--;
     w->st.watched--;
-    w->env.release(w->env.ctx, e->obj);
+    w->env.release(w->env.ctx, e->obj, e->tag);
     e->obj = NULL;
 }
 
@@ -157,7 +157,7 @@ int watch_add(watch *w, void *obj, uint64_t watch_ms, uint32_t tag)
             return -1;
         }
         entry *old = at(w, 0);
-        if (w->env.alive(w->env.ctx, old->obj))
+        if (w->env.alive(w->env.ctx, old->obj, old->tag))
             w->st.dropped++;
         else
             w->st.collected++;
@@ -200,8 +200,8 @@ static void process_due(watch *w, uint64_t now)
         entry *e = at(w, w->n_done);
         if (e->watch_ms + w->cfg.delay_ms > now)
             break;
-        if (w->env.alive(w->env.ctx, e->obj)) {
-            void *kept = w->env.retained(w->env.ctx, e->obj, e->tag, e->watch_ms, now);
+        if (w->env.alive(w->env.ctx, e->obj, e->tag)) {
+            void *kept = w->env.retained(w->env.ctx, e->obj, &e->tag, e->watch_ms, now);
             if (kept) {
                 e->obj = kept;
                 e->retained_ms = 1;
@@ -229,7 +229,7 @@ static uint64_t recount(watch *w)
 {
     for (size_t i = 0; i < w->n_done; i++) {
         entry *e = at(w, i);
-        if (e->obj && e->retained_ms && !w->env.alive(w->env.ctx, e->obj)) {
+        if (e->obj && e->retained_ms && !w->env.alive(w->env.ctx, e->obj, e->tag)) {
             w->st.collected++;
             forget(w, e);
         }

@@ -53,12 +53,15 @@ typedef struct watch_env {
     void *ctx;                                  /* passed back to every callback */
     uint64_t (*now_ms)(void *ctx);              /* monotonic milliseconds (the clock) */
     void (*wake)(void *ctx, uint64_t at_ms);    /* executor: call watch_run at or after at_ms */
-    int (*alive)(void *ctx, void *obj);         /* 1 if obj's referent is still reachable */
-    /* obj (watched at watch_ms with tag) became retained at at_ms. Returns the handle to
-     * keep from now on: obj itself, a replacement (the env released obj), or NULL when the
-     * referent turned out to be gone (the env released obj; counted as collected). */
-    void *(*retained)(void *ctx, void *obj, uint32_t tag, uint64_t watch_ms, uint64_t at_ms);
-    void (*release)(void *ctx, void *obj);      /* the core forgets obj (free the handle) */
+    /* 1 if obj's referent is still reachable; tag is the one obj was watched with (the
+     * agent's handle kind: no runtime call is needed to tell kinds apart) */
+    int (*alive)(void *ctx, void *obj, uint32_t tag);
+    /* obj (watched at watch_ms with *tag) became retained at at_ms. Returns the handle to
+     * keep from now on: obj itself, a replacement (the env released obj, and may change *tag
+     * to the replacement's), or NULL when the referent turned out to be gone (the env
+     * released obj; counted as collected). */
+    void *(*retained)(void *ctx, void *obj, uint32_t *tag, uint64_t watch_ms, uint64_t at_ms);
+    void (*release)(void *ctx, void *obj, uint32_t tag); /* the core forgets obj */
     void (*gc)(void *ctx);                      /* a full, blocking GC */
     void (*finalize)(void *ctx);                /* run pending finalizers, blocking */
     /* Writes a heap dump of the n_retained retained objects; returns the file's size in

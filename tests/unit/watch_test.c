@@ -47,14 +47,14 @@ static void f_wake(void *c, uint64_t at)
     if (!f->sched || at < f->sched)
         f->sched = at;
 }
-static int f_alive(void *c, void *o) { return ((fake *)c)->alive[(uintptr_t)o]; }
+static int f_alive(void *c, void *o, uint32_t tag) { return ((fake *)c)->alive[(uintptr_t)o]; }
 /* Keeps the handle, as the agent does for an explicitly watched reference; object 63 is
  * "gone meanwhile" (a weak handle found cleared when the reference is to be built). */
-static void *f_retained(void *c, void *o, uint32_t tag, uint64_t watched, uint64_t at)
+static void *f_retained(void *c, void *o, uint32_t *tag, uint64_t watched, uint64_t at)
 {
     fake *f = c;
     assert_true(watched + WATCH_DELAY_MS <= at);
-    assert_int_equal(tag, (uint32_t)(uintptr_t)o * 10);
+    assert_int_equal(*tag, (uint32_t)(uintptr_t)o * 10);
     if ((uintptr_t)o == 63) {
         f->released[63]++;
         return NULL;
@@ -62,7 +62,7 @@ static void *f_retained(void *c, void *o, uint32_t tag, uint64_t watched, uint64
     f->retained_at[(uintptr_t)o] = at;
     return o;
 }
-static void f_release(void *c, void *o) { ((fake *)c)->released[(uintptr_t)o]++; }
+static void f_release(void *c, void *o, uint32_t tag) { ((fake *)c)->released[(uintptr_t)o]++; }
 
 static void f_gc(void *c)
 {
