@@ -76,6 +76,8 @@ static struct {
     pthread_cond_t cond;
     uint64_t wake_at;        /* earliest wake() request not yet served, 0 = none */
     jobject hook_module;     /* AppWatcher's module (global): rewritten classes read it */
+    jobject hook_loader;     /* attached: the loader of the application's own AppWatcher
+                              * (global), NULL when the agent's copy is the boot loader's */
     unsigned n_rewritten;    /* methods given the watch hook */
     pthread_mutex_t hook_lock; /* guards hook_users */
     int hook_users;          /* threads inside RetransformClasses (ClassFileLoadHook on) */
@@ -635,6 +637,39 @@ static int has_supertype(JNIEnv *env, jclass k, const char *name, int depth)
  * the rule's class among its supertypes, retransform it with the hook before that method's
  * returns. Classes without a method of a watched name cost one GetClassMethods and a few
  * name compares; nothing is done to any other method. */
+/* Whether the rewritten k can link to the hook: always when the hook class is the boot
+ * loader's; when attached to a JVM whose application loaded its own AppWatcher, only if k's
+ * loader resolves leakray.AppWatcher to that same class (the JDK's classes cannot). */
+static int hook_visible(JNIEnv *env, jclass k)
+{
+    if (!A.hook_loader)
+        return 1;
+    jobject ld = NULL;
+    if ((*A.ti)->GetClassLoader(A.ti, k, &ld) != JVMTI_ERROR_NONE || !ld)
+        return 0;
+    int same = (*env)->IsSameObject(env, ld, A.hook_loader);
+    if (!same) {
+        jclass cc = (*env)->FindClass(env, "java/lang/Class");
+        jmethodID fn = cc ? (*env)->GetStaticMethodID(env, cc, "forName",
+                                                      "(Ljava/lang/String;ZLjava/lang/"
+                                                      "ClassLoader;)Ljava/lang/Class;")
+                          : NULL;
+        jstring js = fn ? (*env)->NewStringUTF(env, "leakray.AppWatcher") : NULL;
+        jobject c = js ? (*env)->CallStaticObjectMethod(env, cc, fn, js, JNI_FALSE, ld) : NULL;
+        if ((*env)->ExceptionCheck(env))
+            (*env)->ExceptionClear(env);
+        same = c && (*env)->IsSameObject(env, c, A.watcher);
+        if (c)
+            (*env)->DeleteLocalRef(env, c);
+        if (js)
+            (*env)->DeleteLocalRef(env, js);
+        if (cc)
+            (*env)->DeleteLocalRef(env, cc);
+    }
+    (*env)->DeleteLocalRef(env, ld);
+    return same;
+}
+
 static pending *rules_for_class(JNIEnv *env, jclass k)
 {
     jint nm = 0;
@@ -654,7 +689,7 @@ static pending *rules_for_class(JNIEnv *env, jclass k)
             (*A.ti)->GetMethodModifiers(A.ti, ms[i], &mod);
             if (mod & (0x0008 | 0x0100 | 0x0400)) /* static, native, abstract */
                 continue;
-            if (!has_supertype(env, k, ru->cls, 0))
+            if (!has_supertype(env, k, ru->cls, 0) || !hook_visible(env, k))
                 continue;
             if (!pd && !(pd = calloc(1, sizeof *pd)))
                 break;
@@ -799,9 +834,32 @@ static void JNICALL on_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th)
 
 /* ---- live start: resolve classes, install AppWatcher, start the thread ---- */
 
+/* name ("a/b/C") through FindClass, or, when attached to a JVM whose application already
+ * loaded its own copy of the jar, through that copy's loader (Class.forName). */
 static jclass global_class(JNIEnv *env, const char *name)
 {
-    jclass l = (*env)->FindClass(env, name);
+    jclass l = NULL;
+    if (A.hook_loader && strncmp(name, "java/", 5) != 0) {
+        char dotted[128];
+        snprintf(dotted, sizeof dotted, "%s", name);
+        for (char *p = dotted; *p; p++)
+            if (*p == '/')
+                *p = '.';
+        jclass cc = (*env)->FindClass(env, "java/lang/Class");
+        jmethodID fn = cc ? (*env)->GetStaticMethodID(env, cc, "forName",
+                                                      "(Ljava/lang/String;ZLjava/lang/"
+                                                      "ClassLoader;)Ljava/lang/Class;")
+                          : NULL;
+        jstring js = fn ? (*env)->NewStringUTF(env, dotted) : NULL;
+        if (js)
+            l = (*env)->CallStaticObjectMethod(env, cc, fn, js, JNI_TRUE, A.hook_loader);
+        if ((*env)->ExceptionCheck(env)) {
+            (*env)->ExceptionClear(env);
+            l = NULL;
+        }
+    } else {
+        l = (*env)->FindClass(env, name);
+    }
     if (!l) {
         (*env)->ExceptionClear(env);
         return NULL;
@@ -968,6 +1026,36 @@ static int find_beside(const char *rel, char *out, size_t n)
     return -1;
 }
 
+/* Attached: if a class loader already defined leakray.AppWatcher (an application calling
+ * the API without the agent), keeps that loader in A.hook_loader. Returns 0, -1 on error. */
+static int find_app_watcher(JavaVM *vm)
+{
+    JNIEnv *env = NULL;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK)
+        return -1;
+    jint nc = 0;
+    jclass *cs = NULL;
+    if ((*A.ti)->GetLoadedClasses(A.ti, &nc, &cs) != JVMTI_ERROR_NONE)
+        return -1;
+    for (jint i = 0; i < nc; i++) {
+        char *sig = NULL;
+        if (!A.hook_loader &&
+            (*A.ti)->GetClassSignature(A.ti, cs[i], &sig, NULL) == JVMTI_ERROR_NONE &&
+            strcmp(sig, "Lleakray/AppWatcher;") == 0) {
+            jobject ld = NULL;
+            if ((*A.ti)->GetClassLoader(A.ti, cs[i], &ld) == JVMTI_ERROR_NONE && ld) {
+                A.hook_loader = (*env)->NewGlobalRef(env, ld);
+                (*env)->DeleteLocalRef(env, ld);
+            }
+        }
+        if (sig)
+            (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+        (*env)->DeleteLocalRef(env, cs[i]);
+    }
+    (*A.ti)->Deallocate(A.ti, (unsigned char *)cs);
+    return 0;
+}
+
 static jint agent_init(JavaVM *vm, char *options, int live)
 {
     char err[300];
@@ -1043,18 +1131,20 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     jvmtiCapabilities want;
     memset(&want, 0, sizeof want);
     want.can_retransform_classes = 1;
-    /* rules need the jar on the boot class path (JDK classes call the hook), which is only
-     * clean at start; attached, the explicit API and threads are watched */
-    A.can_rules = !live && A.opts.n_watch > 0 &&
+    /* rules rewrite classes already loaded too (attached, or the JDK's own at start) */
+    A.can_rules = A.opts.n_watch > 0 &&
                   (*A.ti)->AddCapabilities(A.ti, &want) == JVMTI_ERROR_NONE;
     if (A.opts.n_watch > 0 && !A.can_rules)
-        say("watch rules are off (%s)", live ? "they need the agent at JVM start"
-                                             : "class retransformation unavailable");
-    /* at start the boot class path, so every loader sees one copy of the classes; when
-     * attached, the system class path (appending to the boot one then disables CDS sharing
-     * for the application's classes, with a warning) */
-    jvmtiError je = live ? (*A.ti)->AddToSystemClassLoaderSearch(A.ti, jar)
-                         : (*A.ti)->AddToBootstrapClassLoaderSearch(A.ti, jar);
+        say("watch rules are off (class retransformation unavailable)");
+    /* The jar goes on the boot class path, so every loader, the JDK's included, sees one
+     * copy of the hook. Attached to a JVM whose application already loaded its own copy
+     * (it calls the API), that copy is the one installed, and rules apply to the classes
+     * that can see it. */
+    jvmtiError je = JVMTI_ERROR_NONE;
+    if (live && find_app_watcher(vm) != 0)
+        return JNI_ERR;
+    if (!A.hook_loader)
+        je = (*A.ti)->AddToBootstrapClassLoaderSearch(A.ti, jar);
     if (je != JVMTI_ERROR_NONE) {
         complain("cannot add %s to the class path; agent not started", jar);
         return live ? JNI_ERR : JNI_OK;

@@ -5,7 +5,10 @@
 # directory; `leakray watch status PID` then shows the agent's state (text and JSON), and the
 # attached agent retains, dumps and reports the program's five leaks. Also: attach with a
 # malformed option is refused before the JVM is contacted, and status of a process without
-# the agent says so.
+# the agent says so. Then watch rules when attached: a JVM started without the jar, whose
+# Connection class and the JDK's ByteArrayOutputStream were loaded (and their close()
+# compiled) before the attach, gets both retransformed, and the objects it keeps after
+# close() are reported, the JDK's and its own.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 work="$LEAKRAY_BUILD/tmp/agent_attach"
@@ -60,4 +63,30 @@ assert got == ["agent.AgentLeaks$Screen"] * 5, got
 print("attach: 5 leaks named")
 PY
 [ ! -e "/tmp/leakray-watch-$pid.status" ] || fail "status file left after the JVM exited"
+
+# ---- watch rules when attached: classes loaded before the agent are retransformed ----
+fifo2="$work/out2"
+mkfifo "$fifo2"
+java -Xmx128m -cp "$work/classes" agent.AgentLeaks attach-closeable 5 2500 > "$fifo2" \
+    2> "$work/jvm2.err" &
+pid=$!
+trap 'kill $pid 2>/dev/null || true' EXIT
+exec 4< "$fifo2"
+read -r -t 60 line <&4 || fail "the attach-closeable program did not start"
+[ "$line" = "ready true" ] || fail "unexpected program output '$line'"
+"$LEAKRAY" attach "$pid" dump-dir=dumps2,delay-ms=300 > "$work/attach2.out" ||
+    fail "attach (rules): $(cat "$work/attach2.out")"
+wait "$pid" || fail "the attach-closeable program failed: $(cat "$work/jvm2.err")"
+trap - EXIT
+agent_wait "$work/dumps2"
+python3 - "$(ls "$work"/dumps2/leakray-*.json)" <<'PY' || fail "attached rules' report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted(t["class"] for t in d["traces"])
+want = sorted(["agent.AgentLeaks$Connection"] * 5 + ["java.io.ByteArrayOutputStream"] * 5)
+assert got == want, got
+assert all(t["source"] == "watched" for t in d["traces"]), d["traces"]
+assert d["unreachable_objects"] == [], d["unreachable_objects"]
+print("attach rules: 5 connections and 5 JDK streams named")
+PY
 echo "agent_attach: ok"

@@ -16,8 +16,12 @@
 //   threads     Thread objects kept in a static list after their threads ended (built in)
 //   noleak      N watched objects, all released
 //   attach      like listeners, but waits for the agent first (for `leakray attach`)
+//   attach-closeable  run without the jar: closes connections and JDK streams (their classes
+//               loaded and close() compiled before the agent comes), waits until an attached
+//               agent has rewritten them, then keeps N of each after close()
 package agent;
 
+import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.File;
 import java.net.URL;
@@ -115,6 +119,29 @@ public class AgentLeaks {
         static final List<Window> DISPOSED = new ArrayList<>();
     }
 
+    static final class Streams {
+        static final List<ByteArrayOutputStream> CLOSED = new ArrayList<>();
+    }
+
+    /** Waits until the agent attached to this JVM says, in its status file, that it gave
+     * the watch hook to some methods. */
+    static void awaitAttachedRules() throws Exception {
+        java.nio.file.Path status = java.nio.file.Paths.get(
+                "/tmp/leakray-watch-" + ProcessHandle.current().pid() + ".status");
+        long until = System.currentTimeMillis() + 30_000;
+        while (System.currentTimeMillis() < until) {
+            try {
+                for (String l : java.nio.file.Files.readAllLines(status)) {
+                    if (l.startsWith("rewritten_methods: ") && !l.endsWith(" 0")) return;
+                }
+            } catch (java.io.IOException notYet) {
+                // no agent yet
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException("no agent with rewritten methods attached");
+    }
+
     // ---- threads ----
     static final class Threads {
         static final List<Thread> FINISHED = new ArrayList<>();
@@ -136,6 +163,32 @@ public class AgentLeaks {
                 Thread.sleep(20);
             }
             mode = "listeners";
+        }
+        if (mode.equals("attach-closeable")) {
+            long warm = 0;
+            for (int i = 0; i < 20_000; i++) { // loaded, and close() compiled, before attach
+                Connection c = new Connection();
+                c.close();
+                ByteArrayOutputStream b = new ByteArrayOutputStream(16);
+                b.write(i);
+                b.close();
+                warm += b.size();
+            }
+            System.out.println("ready " + (warm > 0));
+            System.out.flush();
+            awaitAttachedRules();
+            for (int i = 0; i < n + 3; i++) {
+                Connection c = new Connection();
+                ByteArrayOutputStream b = new ByteArrayOutputStream(16 * 1024);
+                if (i < n) {
+                    ConnectionPool.CLOSED.add(c);
+                    Streams.CLOSED.add(b);
+                }
+                c.close();
+                b.close();
+            }
+            Thread.sleep(runMs);
+            System.exit(0);
         }
         switch (mode) {
             case "listeners":
