@@ -513,7 +513,12 @@ int rw_rewrite(const unsigned char *in, size_t n, const rw_target *targets, int 
             pos += 6 + al;
         }
     }
-    put(&o, in + pos, n - pos);
+    /* the class's own attributes: copied as they are, but they must be whole (a class file
+     * cut after its methods, or with bytes after its end, is refused) */
+    size_t attrs_at = pos;
+    if (skip_attrs(in, n, &pos) != 0 || pos != n)
+        goto out;
+    put(&o, in + attrs_at, n - attrs_at);
     if (o.err)
         goto out;
     rc = 0;
