@@ -4,14 +4,17 @@
 # without the agent (tests/programs/bench/AgentBench.java), in one run:
 #  1. overhead of watching 100,000 short-lived objects (AppWatcher.expectWeaklyReachable);
 #  2. overhead of 1,000,000 calls of a close() watched by the Closeable#close rule
-#     (AGENT_BENCH_CLOSES to change); target for both: <= 5 % wall time;
+#     (AGENT_BENCH_CLOSES to change), on connections the JIT keeps out of the heap without
+#     the agent (close) and on connections handed through a queue first (queue); target for
+#     both: <= 5 % wall time. Wall and CPU (user + sys of the whole JVM) are both printed:
+#     on a loaded machine the wall time multiplies the CPU time by the load;
 #  3. time from the 5th retained object to the report on disk on a 100 MB heap (target <= 3 s),
 #     with the dump's pause, size and the analysis time, and Shark's analysis of the same dump
 #     beside leakray's when its jars are fetched (scripts/shark-peer.sh);
 #  4. memory the agent adds: RSS of 100,000 watched live objects minus the same without the
 #     agent (heap pre-touched, so the Java heap is the same size), per object (target <= 64 B),
 #     and the agent's fixed RSS (target <= 4 MB).
-# Wall times are medians of 3 runs (workloads 1 and 4) on a machine shared with others.
+# Times are medians of 5 (workload 1) or 3 runs (2 and 4) on a machine shared with others.
 # usage: bench/agent.sh [path/to/leakray]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,37 +33,44 @@ closes=${AGENT_BENCH_CLOSES:-1000000}
 verdict() { python3 -c 'import sys; print("met" if eval(sys.argv[1]) else "MISSED")' "$1"; }
 median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 
-run_ms() { # ARGS...: one JVM run, prints "WALL LOOP" in ms (LOOP: the program's timed loop)
-    local t0 t1 loop
-    t0=$(date +%s%N)
-    loop=$(java "$@" 2>/dev/null | sed -n 's/^elapsed_ms //p')
-    t1=$(date +%s%N)
-    echo "$(( (t1 - t0) / 1000000 )) ${loop:-0}"
+run_ms() { # ARGS...: one JVM run, prints "WALL LOOP CPU" in ms (LOOP: the program's timed
+    # loop; CPU: user + sys of the JVM)
+    local loop cpu
+    /usr/bin/time -f '%e %U %S' -o "$out/time" java "$@" > "$out/run.out" 2>/dev/null
+    loop=$(sed -n 's/^elapsed_ms //p' "$out/run.out")
+    read -r w u s < "$out/time"
+    cpu=$(python3 -c "print(int(round(($u + $s) * 1000)))")
+    echo "$(python3 -c "print(int(round($w * 1000)))") ${loop:-0} $cpu"
 }
 
 overhead() { # NAME N RUNS
-    local name=$1 n=$2 runs=$3 i a=() b=() al=() bl=() r
+    local name=$1 n=$2 runs=$3 i a=() b=() al=() bl=() ac=() bc=() r w l c
     for ((i = 0; i < runs; i++)); do
-        r=$(run_ms -Xmx512m -cp "$cp" AgentBench "$name" "$n")
-        b+=("${r% *}"); bl+=("${r#* }")
-        r=$(run_ms -Xmx512m "-agentpath:$so=quiet,dump-dir=$out/d-$name" -cp "$cp" \
-            AgentBench "$name" "$n")
-        a+=("${r% *}"); al+=("${r#* }")
+        read -r w l c <<<"$(run_ms -Xmx512m -cp "$cp" AgentBench "$name" "$n")"
+        b+=("$w"); bl+=("$l"); bc+=("$c")
+        read -r w l c <<<"$(run_ms -Xmx512m "-agentpath:$so=quiet,dump-dir=$out/d-$name" \
+            -cp "$cp" AgentBench "$name" "$n")"
+        a+=("$w"); al+=("$l"); ac+=("$c")
     done
-    local mb ma lb la pct lpct
+    local mb ma lb la cb ca pct lpct cpct
     mb=$(median "${b[@]}"); ma=$(median "${a[@]}")
     lb=$(median "${bl[@]}"); la=$(median "${al[@]}")
-    pct=$(python3 -c "print('%.1f' % (100.0 * ($ma - $mb) / $mb))")
-    lpct=$(python3 -c "print('%.1f' % (100.0 * ($la - $lb) / max($lb, 1)))")
-    printf '%-18s JVM wall: without %5d ms, with agent %5d ms, +%s %% (<= 5 %%: %s)\n' \
+    cb=$(median "${bc[@]}"); ca=$(median "${ac[@]}")
+    pct=$(python3 -c "print('%+.1f' % (100.0 * ($ma - $mb) / $mb))")
+    lpct=$(python3 -c "print('%+.1f' % (100.0 * ($la - $lb) / max($lb, 1)))")
+    cpct=$(python3 -c "print('%+.1f' % (100.0 * ($ca - $cb) / max($cb, 1)))")
+    printf '%-18s JVM wall: without %5d ms, with agent %5d ms, %s %% (<= 5 %%: %s)\n' \
         "$name x $n" "$mb" "$ma" "$pct" "$(verdict "$pct <= 5")"
-    printf '%-18s timed loop: without %5d ms, with agent %5d ms, +%s %%; %s us per object\n' \
-        "" "$lb" "$la" "$lpct" "$(python3 -c "print('%.2f' % (($la - $lb) * 1000.0 / $n))")"
+    printf '%-18s JVM CPU:  without %5d ms, with agent %5d ms, %s %%; %s us of CPU per object\n' \
+        "" "$cb" "$ca" "$cpct" "$(python3 -c "print('%.2f' % (($ca - $cb) * 1000.0 / $n))")"
+    printf '%-18s timed loop: without %5d ms, with agent %5d ms, %s %%\n' "" "$lb" "$la" "$lpct"
 }
 
-echo "== 1-2. overhead (wall time of the whole JVM, median of runs)"
+echo "machine: load average $(cut -d" " -f1-3 /proc/loadavg) on $(nproc) cores, shared"
+echo "== 1-2. overhead (the whole JVM, median of runs)"
 overhead watch 100000 5
 overhead close "$closes" 3
+overhead queue "$closes" 3
 
 echo "== 3. 5th retained object -> report on disk, 100 MB heap"
 rm -rf "$out/heap"

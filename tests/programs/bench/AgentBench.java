@@ -4,6 +4,10 @@
 //   watch N   N short-lived requests (a parsed header map and a 2 KB body each), each watched
 //             with AppWatcher.expectWeaklyReachable once handled
 //   close N   N short-lived connections whose close() is watched by the Closeable#close rule
+//             (without the agent the JIT removes the allocation: nothing escapes the loop)
+//   queue N   the same N connections, each handed through a 64-slot queue before it is
+//             closed (as connections pass between threads or a pool): they live in the heap
+//             with or without the agent
 //   hold N    N objects watched and kept alive (the agent's memory per watched object)
 //   heap N MB an MB-megabyte live heap, then 5 watched objects leaked; prints the clock
 //             (epoch ms) of the watch so the script can time retained -> report on disk
@@ -67,6 +71,17 @@ public class AgentBench {
                     c.close();
                 }
                 break;
+            case "queue": {
+                Connection[] q = new Connection[64];
+                for (int i = 0; i < n; i++) {
+                    Connection c = new Connection();
+                    sink += c.send(i);
+                    Connection old = q[i & 63];
+                    q[i & 63] = c;
+                    if (old != null) old.close();
+                }
+                break;
+            }
             case "hold":
                 for (int i = 0; i < n; i++) {
                     Object o = new Object();
