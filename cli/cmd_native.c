@@ -8,6 +8,7 @@
  * symbolises frames with nscan_symbolize (src/format/nscan.c). */
 #include "cli.h"
 #include "format/nscan.h"
+#include "store/store.h"
 
 #include <dirent.h>
 #include <stddef.h>
@@ -143,11 +144,13 @@ static void json_totals(jsonw *w, const char *key, const nscan_report *r, int ki
     jsonw_obj_end(w);
 }
 
-static void render_json(const cli_common *co, const nscan_report *r, int exit_code)
+static void render_json(FILE *out, const cli_common *co, const nscan_report *r, int exit_code)
 {
     jsonw w;
     char buf[CLI_FMT_MAX];
-    cli_json_begin(&w);
+    jsonw_init(&w, out, 1);
+    jsonw_obj_begin(&w);
+    jsonw_kv_int(&w, "schema_version", CLI_SCHEMA_VERSION);
     json_totals(&w, "direct", r, NSCAN_DIRECT);
     json_totals(&w, "indirect", r, NSCAN_INDIRECT);
     jsonw_kv_arr_begin(&w, "groups");
@@ -217,8 +220,71 @@ static void render_json(const cli_common *co, const nscan_report *r, int exit_co
     jsonw_finish(&w);
 }
 
-/* Loads, symbolises and renders one report; -1 for exit_code means "not a run". */
-static int render_file(const cli_common *co, const char *path, int exit_code, int fail_on_leak)
+/* Where and how a rendered scan also goes into the leak store (docs/store.md). */
+typedef struct native_store {
+    const char *url;     /* NULL: no store; "default": $LEAKRAY_DB or the per-user store */
+    const char *app;     /* --app (NULL: the program's file name) */
+    const char *version; /* --version */
+    int quiet;           /* no "stored" line on stderr */
+} native_store;
+
+/* Ingests the scan as its --json form (what `store ingest` takes from a file). The report
+ * file's modification time is when the scan was taken, so ingesting one file twice is one
+ * report, and two scans of one process are two reports of the same leaks. A failure is
+ * reported and returned; the rendering on stdout has happened either way. */
+static int to_store(const cli_common *co, const native_store *ns, const char *path,
+                    const nscan_report *r, int exit_code)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return cli_fail(co, LR_ERR_NOMEM, "out of memory rendering %s for the store", path);
+    cli_common quiet_co = *co;
+    quiet_co.no_timing = 0;
+    render_json(f, &quiet_co, r, exit_code);
+    if (fclose(f) != 0) {
+        free(text);
+        return cli_fail(co, LR_ERR_NOMEM, "out of memory rendering %s for the store", path);
+    }
+    char buf[4096];
+    const char *url = strcmp(ns->url, "default") == 0 ? cli_store_default(buf, sizeof buf)
+                                                      : ns->url;
+    const char *app = ns->app;
+    if (!app && r->exe) {
+        const char *slash = strrchr(r->exe, '/');
+        app = slash ? slash + 1 : r->exe;
+    }
+    store_meta m = {path, app, ns->version, NULL, 0};
+    struct stat sb;
+    if (stat(path, &sb) == 0)
+        m.at_ms = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
+    lr_error err = {0};
+    store *s = NULL;
+    store_ingest_result res = {0};
+    lr_status st = store_open(url, &s, &err);
+    if (st == LR_OK)
+        st = store_ingest_json(s, path, text, len, &m, &res, &err);
+    store_close(s);
+    free(text);
+    if (st != LR_OK) {
+        fprintf(stderr, "leakray: storing %s in %s: %s\n", path, url, err.msg);
+        return lr_exit_code(st);
+    }
+    if (!ns->quiet && res.duplicate)
+        fprintf(stderr, "leakray: %s already stored in %s (report #%lld)\n", path, url,
+                (long long)res.report_id);
+    else if (!ns->quiet)
+        fprintf(stderr, "leakray: scan stored in %s (report #%lld, %d leak group%s, %d new)\n",
+                url, (long long)res.report_id, res.n_leaks, res.n_leaks == 1 ? "" : "s",
+                res.n_new);
+    return CLI_EXIT_OK;
+}
+
+/* Loads, symbolises and renders one report (and stores it when ns names a store); -1 for
+ * exit_code means "not a run". */
+static int render_file(const cli_common *co, const char *path, int exit_code, int fail_on_leak,
+                       const native_store *ns)
 {
     lr_error err = {0};
     mfile m;
@@ -231,29 +297,49 @@ static int render_file(const cli_common *co, const char *path, int exit_code, in
         return cli_error(co, &err);
     nscan_symbolize(&r);
     if (co->json)
-        render_json(co, &r, exit_code);
+        render_json(stdout, co, &r, exit_code);
     else
         render_text(stdout, co, &r, exit_code);
+    int rc = CLI_EXIT_OK;
+    if (ns && ns->url) {
+        fflush(stdout);
+        rc = to_store(co, ns, path, &r, exit_code);
+    }
     int leaked = r.n_groups > 0 || r.n_threads_leaked > 0;
     nscan_free(&r);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     return fail_on_leak && leaked ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
 }
+
+#define NATIVE_STORE_OPTS(ns)                                                                   \
+    {"--store", CLI_OPT_STR, &(ns)->url, "URL",                                                \
+     "also record the scan in the leak store: a SQLite file, postgres://..., or 'default'",    \
+     NULL},                                                                                     \
+        {"--app", CLI_OPT_STR, &(ns)->app, "NAME",                                             \
+         "application name in the store (default: the program's file name)", NULL},            \
+        {"--version", CLI_OPT_STR, &(ns)->version, "V", "application version in the store",    \
+         NULL},                                                                                 \
+        {"--quiet", CLI_OPT_FLAG, &(ns)->quiet, NULL, "no line on stderr once stored", NULL}
 
 /* ---- native report ---- */
 
 static int native_report(int argc, char **argv)
 {
     int fail = 0;
+    native_store ns = {0};
     const cli_optdef opts[] = {
         {"--fail-on-leak", CLI_OPT_FLAG, &fail, NULL, "exit 1 when the scan found leaks", NULL},
+        NATIVE_STORE_OPTS(&ns),
         {0}};
-    const cli_spec spec = {"native report", "FILE", "render a saved native leak scan", opts, 1,
-                           1, NULL};
+    const cli_spec spec = {"native report", "FILE",
+                           "render a saved native leak scan (and record it in the leak store)",
+                           opts, 1, 1, NULL};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
         return rc;
-    return render_file(&co, co.pos[0], -1, fail);
+    return render_file(&co, co.pos[0], -1, fail, &ns);
 }
 
 /* ---- native run ---- */
@@ -367,6 +453,7 @@ static int native_run(int argc, char **argv)
     const char *bt = "fp", *out = NULL, *keep = NULL;
     uint64_t depth = 16, sample = 0, interval = 0, signo = SIGUSR2, thread_age = 0;
     int children = 0, graph = 0, fail = 0;
+    native_store ns = {0};
     const cli_optdef opts[] = {
         {"--backtrace", CLI_OPT_STR, &bt, "MODE", "allocation backtraces (default fp)",
          "fp|libunwind|none"},
@@ -384,12 +471,14 @@ static int native_run(int argc, char **argv)
         {"--keep", CLI_OPT_STR, &keep, "DIR", "write every scan into DIR and keep them", NULL},
         {"--fail-on-leak", CLI_OPT_FLAG, &fail, NULL, "exit 1 when the scan found leaks", NULL},
         CLI_OPTS_OUTPUT(&out, "also save the at-exit scan report to OUT"),
+        NATIVE_STORE_OPTS(&ns),
         {0}};
     const cli_spec spec = {
         "native run", "-- PROGRAM [ARGS...]",
         "run PROGRAM with the native malloc monitor and report its leaks at exit", opts, 0, 0,
         "The program's own output is passed through; the report follows it on stdout.\n"
-        "While it runs, `leakray native check PID` asks for a scan.\n"};
+        "While it runs, `leakray native check PID` asks for a scan.\n"
+        "With --store every scan of the program (signal, timer, check, exit) is recorded.\n"};
     cli_common co;
     int rc = cli_parse(dash ? dash : argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
@@ -433,6 +522,21 @@ static int native_run(int argc, char **argv)
         set_env_u64("LEAKRAY_NATIVE_THREAD_AGE_MS", thread_age);
         set_env_u64("LEAKRAY_NATIVE_CHILDREN", (uint64_t)children);
         set_env_u64("LEAKRAY_NATIVE_GRAPH", (uint64_t)graph);
+        if (ns.url) {
+            /* The monitor records each scan itself, through this very leakray. */
+            char self[4096];
+            ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+            if (sl > 0) {
+                self[sl] = 0;
+                setenv("LEAKRAY_NATIVE_LEAKRAY", self, 1);
+            }
+            setenv("LEAKRAY_NATIVE_REPORT", "db", 1);
+            setenv("LEAKRAY_NATIVE_STORE", ns.url, 1);
+            if (ns.app)
+                setenv("LEAKRAY_NATIVE_APP", ns.app, 1);
+            if (ns.version)
+                setenv("LEAKRAY_NATIVE_VERSION", ns.version, 1);
+        }
         execvp(argv[dash + 1], argv + dash + 1);
         fprintf(stderr, "leakray: cannot run %s: %s\n", argv[dash + 1], strerror(errno));
         _exit(127);
@@ -455,7 +559,8 @@ static int native_run(int argc, char **argv)
             remove_dir(dir);
         return cli_fail(&co, LR_ERR_IO, "cannot write %s: %s", out, strerror(errno));
     }
-    rc = render_file(&co, report, code, fail);
+    /* The monitor stored its scans already (the at-exit one before the program ended). */
+    rc = render_file(&co, report, code, fail, NULL);
     if (!keep)
         remove_dir(dir);
     return rc;
@@ -512,11 +617,13 @@ static int native_check(int argc, char **argv)
 {
     int by_signal = 0, fail = 0;
     uint64_t signo = SIGUSR2;
+    native_store ns = {0};
     const cli_optdef opts[] = {
         {"--signal", CLI_OPT_FLAG, &by_signal, NULL,
          "only send the scan signal; the report goes where the process writes its scans", NULL},
         {"--signo", CLI_OPT_UINT, &signo, "SIG", "signal for --signal (default SIGUSR2)", NULL},
         {"--fail-on-leak", CLI_OPT_FLAG, &fail, NULL, "exit 1 when the scan found leaks", NULL},
+        NATIVE_STORE_OPTS(&ns),
         {0}};
     const cli_spec spec = {"native check", "PID",
                            "scan a running process started with the native monitor", opts, 1, 1,
@@ -548,7 +655,7 @@ static int native_check(int argc, char **argv)
     char path[8192];
     if ((rc = ask_scan(&co, pid, path, sizeof path)) != 0)
         return rc;
-    return render_file(&co, path, -1, fail);
+    return render_file(&co, path, -1, fail, &ns);
 }
 
 int cmd_native(int argc, char **argv)

@@ -39,6 +39,10 @@ typedef struct nm_config {
     uint64_t thread_age_ms;   /* report threads running longer than this (0 = never) */
     char out[512];            /* report path template: %p pid, %n scan number */
     char socket_name[108];    /* abstract unix socket name ("" = none) */
+    char store[1024];         /* leak store URL each scan goes to ("" = none; "default") */
+    char leakray[1024];       /* the leakray binary that records a scan in the store */
+    char app[128];            /* application name and version for the store ("" = none) */
+    char version[128];
 } nm_config;
 
 extern nm_config nm_cfg;

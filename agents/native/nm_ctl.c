@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -294,6 +295,31 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
     return *end ? dflt : x;
 }
 
+/* The leakray that stores scans: $LEAKRAY_NATIVE_LEAKRAY (what `native run` sets), else
+ * beside this library (a build tree), else ../../bin/leakray from it (installed under
+ * lib/leakray/), else "leakray" from PATH. */
+static void find_leakray(void)
+{
+    const char *env = env_get("LEAKRAY_NATIVE_LEAKRAY");
+    if (env && *env && strlen(env) < sizeof nm_cfg.leakray) {
+        strcpy(nm_cfg.leakray, env);
+        return;
+    }
+    Dl_info di;
+    if (dladdr((void *)find_leakray, &di) && di.dli_fname) {
+        const char *slash = strrchr(di.dli_fname, '/');
+        int dl = slash ? (int)(slash - di.dli_fname) : 1;
+        const char *dir = slash ? di.dli_fname : ".";
+        snprintf(nm_cfg.leakray, sizeof nm_cfg.leakray, "%.*s/leakray", dl, dir);
+        if (access(nm_cfg.leakray, X_OK) == 0)
+            return;
+        snprintf(nm_cfg.leakray, sizeof nm_cfg.leakray, "%.*s/../../bin/leakray", dl, dir);
+        if (access(nm_cfg.leakray, X_OK) == 0)
+            return;
+    }
+    strcpy(nm_cfg.leakray, "leakray");
+}
+
 static void read_config(void)
 {
     const char *bt = env_get("LEAKRAY_NATIVE_BACKTRACE");
@@ -313,6 +339,18 @@ static void read_config(void)
     const char *out = env_get("LEAKRAY_NATIVE_OUT");
     if (out && strlen(out) < sizeof nm_cfg.out)
         strcpy(nm_cfg.out, out);
+    const char *rep = env_get("LEAKRAY_NATIVE_REPORT"), *store = env_get("LEAKRAY_NATIVE_STORE");
+    if (store && *store && strlen(store) < sizeof nm_cfg.store)
+        strcpy(nm_cfg.store, store);
+    else if (rep && !strcmp(rep, "db"))
+        strcpy(nm_cfg.store, "default");
+    if (nm_cfg.store[0])
+        find_leakray();
+    const char *app = env_get("LEAKRAY_NATIVE_APP"), *ver = env_get("LEAKRAY_NATIVE_VERSION");
+    if (app && strlen(app) < sizeof nm_cfg.app)
+        strcpy(nm_cfg.app, app);
+    if (ver && strlen(ver) < sizeof nm_cfg.version)
+        strcpy(nm_cfg.version, ver);
     const char *sock = env_get("LEAKRAY_NATIVE_SOCKET");
     if (!sock || strcmp(sock, "0"))
         snprintf(nm_cfg.socket_name, sizeof nm_cfg.socket_name, "leakray-native.%d",
@@ -353,6 +391,106 @@ static void drop_from_preload(void)
         e++;
     for (; *e; e++)
         e[0] = e[1];
+}
+
+/* ---- Recording scans in the leak store ---- */
+
+typedef struct ingest_job {
+    char *argv[16];
+    char **envp;
+} ingest_job;
+
+/* The vfork-like child: own signal dispositions (no CLONE_SIGHAND), reset before exec so no
+ * handler of the program runs here; stdout (the rendering) goes to /dev/null. */
+static int ingest_child(void *arg)
+{
+    ingest_job *j = arg;
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaction(sig, &dfl, NULL);
+    int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (fd >= 0)
+        dup2(fd, 1);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (strchr(j->argv[0], '/'))
+        execve(j->argv[0], j->argv, j->envp);
+    else
+        execvpe(j->argv[0], j->argv, j->envp);
+    _exit(127);
+}
+
+/* Records the scan at path in the configured store with `leakray native report --store`,
+ * and waits for it (a `native check` answer then means "stored" too). The child is a
+ * clone(CLONE_VM | CLONE_VFORK) with exit signal 0 (the program never sees a SIGCHLD for
+ * it, nor reaps it) and an environment without LD_PRELOAD (leakray is not monitored). */
+static void ingest(const char *path)
+{
+    if (!nm_cfg.store[0])
+        return;
+    int e = errno, g = nm_guard_set(1);
+    enum { STACK = 64 * 1024 };
+    size_t n_env = 0;
+    for (char **v = environ; v && *v; v++)
+        n_env++;
+    size_t env_bytes = (n_env + 1) * sizeof(char *);
+    char *stack = nm_map(STACK);
+    char **envp = nm_map(env_bytes);
+    ingest_job *j = nm_map(sizeof *j);
+    if (stack && envp && j) {
+        size_t k = 0;
+        for (size_t i = 0; i < n_env; i++)
+            if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
+                envp[k++] = environ[i];
+        envp[k] = NULL;
+        int n = 0;
+        j->argv[n++] = nm_cfg.leakray;
+        j->argv[n++] = "native";
+        j->argv[n++] = "report";
+        j->argv[n++] = (char *)path;
+        j->argv[n++] = "--quiet";
+        j->argv[n++] = "--store";
+        j->argv[n++] = nm_cfg.store;
+        if (nm_cfg.app[0]) {
+            j->argv[n++] = "--app";
+            j->argv[n++] = nm_cfg.app;
+        }
+        if (nm_cfg.version[0]) {
+            j->argv[n++] = "--version";
+            j->argv[n++] = nm_cfg.version;
+        }
+        j->argv[n] = NULL;
+        j->envp = envp;
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        pid_t kid = clone(ingest_child, stack + STACK, CLONE_VM | CLONE_VFORK, j);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        int st = 0;
+        if (kid > 0)
+            while (waitpid(kid, &st, __WALL) < 0 && errno == EINTR)
+                ;
+        if (kid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            char line[2800];
+            snprintf(line, sizeof line, "leakray-native: %s was not recorded in the store %s "
+                     "(%s failed)\n", path, nm_cfg.store, nm_cfg.leakray);
+            if (write(2, line, strlen(line)) < 0) {
+                /* nothing left to tell */
+            }
+        }
+    }
+    if (stack)
+        nm_unmap(stack, STACK);
+    if (envp)
+        nm_unmap(envp, env_bytes);
+    if (j)
+        nm_unmap(j, sizeof *j);
+    nm_guard_set(g);
+    errno = e;
 }
 
 /* ---- Monitor thread ---- */
@@ -399,6 +537,7 @@ static void answer(int cfd, int reason)
     if (strncmp(req, "scan", 4) != 0) {
         snprintf(line, sizeof line, "error unknown request\n");
     } else if (nm_scan_run(reason, path, sizeof path) == 0) {
+        ingest(path);
         char cwd[512];
         if (path[0] != '/' && getcwd(cwd, sizeof cwd))
             snprintf(line, sizeof line, "ok %s/%s\n", cwd, path);
@@ -431,8 +570,9 @@ static void *monitor_main(void *arg)
         char path[600];
         if (r > 0 && (p[0].revents & POLLIN)) {
             char buf[64];
-            if (read(sig_pipe[0], buf, sizeof buf) > 0)
-                nm_scan_run(NM_REASON_SIGNAL, path, sizeof path);
+            if (read(sig_pipe[0], buf, sizeof buf) > 0 &&
+                nm_scan_run(NM_REASON_SIGNAL, path, sizeof path) == 0)
+                ingest(path);
         }
         if (r > 0 && lfd >= 0 && (p[1].revents & POLLIN)) {
             int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -442,7 +582,8 @@ static void *monitor_main(void *arg)
             }
         }
         if (next && nm_now_ms() >= next) {
-            nm_scan_run(NM_REASON_TIMER, path, sizeof path);
+            if (nm_scan_run(NM_REASON_TIMER, path, sizeof path) == 0)
+                ingest(path);
             next = nm_now_ms() + (uint64_t)nm_cfg.interval_s * 1000u;
         }
     }
@@ -516,7 +657,9 @@ static void at_exit_scan(void)
         if (write(2, line, strlen(line)) < 0) {
             /* nothing left to tell */
         }
+        return;
     }
+    ingest(path);
 }
 
 __attribute__((constructor)) static void nm_init(void)

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# native_store.sh: every scan of a monitored program goes into a SQLite leak store when the
+# monitor is given one (`native run --store URL`, i.e. LEAKRAY_NATIVE_STORE): busy.c leaks
+# 7 blocks of 99 bytes from one call site and keeps allocating on two threads. After the
+# first `native check`, `store leaks` lists that one native leak under the signature the
+# scan printed; a second check and the at-exit scan are further occurrences of the same
+# leak, never a second leak. `native report FILE --store` records a saved scan (once: again
+# is "already stored"), and the library's own LEAKRAY_NATIVE_REPORT=db uses $LEAKRAY_DB.
+set -euo pipefail
+. "$(dirname "$0")/native_lib.bash"
+nat_init native_store
+B=$NAT_TMP/bin
+mkdir -p "$B"
+gcc -O0 -g -fno-omit-frame-pointer -pthread -o "$B/busy" "$NAT_PROGS/busy.c" ||
+    nat_fail "gcc could not build busy.c"
+gcc -O0 -g -fno-omit-frame-pointer -o "$B/lost" "$NAT_PROGS/lost.c" ||
+    nat_fail "gcc could not build lost.c"
+DB=$NAT_TMP/leaks.db
+K=$NAT_TMP/scans
+
+# leaks_field DB FIELD: FIELD of every native leak in the store, one per line.
+leaks_field() {
+    "$LEAKRAY" store leaks --db "$1" --kind native --json >"$NAT_TMP/leaks.json" ||
+        nat_fail "store leaks failed on $1"
+    python3 - "$NAT_TMP/leaks.json" "$2" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for l in doc["leaks"]:
+    print(l[sys.argv[2]])
+PY
+}
+# signatures JSON: the direct groups' signatures of a native --json report.
+signatures() {
+    python3 -c 'import json,sys; print(*[g["signature"] for g in json.load(open(sys.argv[1]))["groups"]])' "$1"
+}
+
+"$LEAKRAY" native run --store "$DB" --app busy --version 1.0 --keep "$K" --json --no-timing \
+    -- "$B/busy" "$NAT_TMP/pid" "$NAT_TMP/stop" >"$NAT_TMP/run.out" 2>"$NAT_TMP/run.err" &
+RUN=$!
+trap 'touch "$NAT_TMP/stop"; wait $RUN 2>/dev/null || true' EXIT
+for _ in $(seq 200); do [ -s "$NAT_TMP/pid" ] && break; sleep 0.05; done
+[ -s "$NAT_TMP/pid" ] || nat_fail "busy never wrote its pid"
+PID=$(cat "$NAT_TMP/pid")
+
+"$LEAKRAY" native check "$PID" --json --no-timing >"$NAT_TMP/check1.json" ||
+    nat_fail "native check 1 failed"
+SIG=$(signatures "$NAT_TMP/check1.json")
+[ -n "$SIG" ] && [ "$(wc -w <<<"$SIG")" = 1 ] || nat_fail "check 1: expected one leak group, got '$SIG'"
+# The answer to `check` comes once the scan is stored.
+[ "$(leaks_field "$DB" signature)" = "$SIG" ] ||
+    nat_fail "after check 1 the store lists '$(leaks_field "$DB" signature)', expected $SIG"
+[ "$(leaks_field "$DB" occurrences)" = 1 ] || nat_fail "after check 1: occurrences not 1"
+[ "$(leaks_field "$DB" instances)" = 7 ] || nat_fail "after check 1: instances not 7"
+
+"$LEAKRAY" native check "$PID" --json --no-timing >"$NAT_TMP/check2.json" ||
+    nat_fail "native check 2 failed"
+[ "$(signatures "$NAT_TMP/check2.json")" = "$SIG" ] || nat_fail "check 2: another signature"
+[ "$(leaks_field "$DB" signature)" = "$SIG" ] || nat_fail "check 2 duplicated the leak"
+[ "$(leaks_field "$DB" occurrences)" = 2 ] || nat_fail "after check 2: occurrences not 2"
+
+touch "$NAT_TMP/stop"
+wait $RUN || nat_fail "native run failed: $(cat "$NAT_TMP/run.err")"
+trap - EXIT
+[ "$(leaks_field "$DB" signature)" = "$SIG" ] || nat_fail "the exit scan duplicated the leak"
+[ "$(leaks_field "$DB" occurrences)" = 3 ] ||
+    nat_fail "after the exit scan: occurrences $(leaks_field "$DB" occurrences), expected 3"
+"$LEAKRAY" store leaks --db "$DB" --app busy --version 1.0 >"$NAT_TMP/leaks.txt" ||
+    nat_fail "store leaks --app failed"
+grep -q "${SIG:0:8}" "$NAT_TMP/leaks.txt" || nat_fail "store leaks (text) does not show $SIG"
+
+# A saved scan, recorded once: again with the same app and version it is already stored.
+EXIT_SCAN=$(grep -l '^reason exit' "$K"/*.lrn | head -1)
+"$LEAKRAY" native report "$EXIT_SCAN" --store "$DB" --app busy --version 1.0 >/dev/null 2>"$NAT_TMP/again.err" ||
+    nat_fail "native report --store failed"
+grep -q "already stored" "$NAT_TMP/again.err" || nat_fail "re-recording a scan was not a no-op"
+[ "$(leaks_field "$DB" occurrences)" = 3 ] || nat_fail "re-recording added an occurrence"
+
+# Plain LD_PRELOAD: LEAKRAY_NATIVE_REPORT=db records the at-exit scan in $LEAKRAY_DB.
+DB2=$NAT_TMP/default.db
+(cd "$NAT_TMP" && LEAKRAY_DB=$DB2 LD_PRELOAD=$NAT_LIB LEAKRAY_NATIVE_REPORT=db \
+    LEAKRAY_NATIVE_SOCKET=0 "$B/lost" >/dev/null) || nat_fail "lost failed under the monitor"
+# lost.c: 3 x 40 bytes and 1 x 100 (calloc) from two call sites.
+[ "$(leaks_field "$DB2" instances | sort -n | tr '\n' ' ')" = "1 3 " ] ||
+    nat_fail "LEAKRAY_NATIVE_REPORT=db: expected groups of 1 and 3 blocks in $DB2"
+# A store that cannot be opened is one error line and a non-zero exit, the rendering intact.
+set +e
+"$LEAKRAY" native report "$EXIT_SCAN" --store "$NAT_TMP/no/such/dir/x.db" \
+    >"$NAT_TMP/bad.out" 2>"$NAT_TMP/bad.err"
+rc=$?
+set -e
+[ $rc = 4 ] || nat_fail "unwritable store: exit $rc, expected 4 ($(cat "$NAT_TMP/bad.err"))"
+grep -q "SUMMARY" "$NAT_TMP/bad.out" || nat_fail "unwritable store: no rendering"
+echo "native_store: ok ($SIG: 3 occurrences, one leak)"
