@@ -20,7 +20,6 @@
 #define NM_TLS __attribute__((tls_model("initial-exec")))
 
 #define NM_MAX_DEPTH 64     /* frames a backtrace may hold */
-#define NM_N_STRIPES 256    /* block-table stripes, each with its own lock */
 #define NM_MAX_THREADS 4096 /* threads the registry tracks at once */
 #define NM_MAX_OWN_MAPS 1024 /* own mappings: NM_N_STRIPES tables, depot, scan arrays */
 
@@ -60,7 +59,11 @@ void nm_alloc_init(void);
 /* Sets or clears the calling thread's guard: while set, the hooks pass straight to libc and
  * record nothing (the monitor's own allocations). Returns the previous value. */
 int nm_guard_set(int on);
-/* Takes every table lock (stripes and depot) / releases them. Used around fork and scans. */
+/* The calling thread ends: its table stays (its blocks live on) for others to change and a
+ * new thread to adopt. */
+void nm_alloc_thread_exit(void);
+/* Freezes every table (no thread inside an update, every queue lock and the depot lock
+ * held) / thaws them. Used around fork and scans. */
 void nm_tables_lock(void);
 void nm_tables_unlock(void);
 /* After fork in the child: locks reinitialised (held ones belong to threads now gone). */
@@ -85,6 +88,8 @@ void nm_unmap(void *p, size_t size);
 int nm_own_maps(uintptr_t (*ranges)[2], int max);
 
 /* ---- nm_scan.c ---- */
+/* Reads what the scan needs from ld.so while locks may still be taken (at load). */
+void nm_scan_init(void);
 enum nm_reason { NM_REASON_EXIT, NM_REASON_SIGNAL, NM_REASON_SOCKET, NM_REASON_TIMER };
 /* Runs one scan: stops the other threads, forks, marks in the child, writes the report.
  * Returns 0 and the report path in path (size n), or -1 with a reason in path. Serialised. */

@@ -289,167 +289,387 @@ __attribute__((noinline)) uint32_t nm_trace_here(int skip)
     return depot_put(f, n);
 }
 
-/* ---- Block tables ---- */
+/* ---- Live blocks: a list per thread, written by that thread alone ---- */
 
-typedef struct entry {
-    uint64_t key;   /* ~address; 0 = empty slot */
-    uint64_t size;  /* bytes requested */
+/* Every block the hooks return has a 32-byte header in front of it holding its record (size,
+ * backtrace id, flags) and its links in the list of the thread that allocated it. A thread
+ * links and unlinks its own blocks with plain loads and stores: no lock, no atomic
+ * read-modify-write and no hash table on the allocation path. A free on another thread
+ * cannot touch the owner's list: it queues the block there (under that list's queue lock,
+ * the only locked path) and the owner unlinks and frees it at its next call, so an address
+ * is never reused while a list still holds it. Lists of threads that ended become "locked":
+ * everyone changes them under the lock, and a new thread may adopt one. Whoever needs every
+ * list consistent (a scan, the program's fork) freezes them: it raises g_freeze, makes every
+ * running thread see it (membarrier: an owner's store to its busy flag and its load of
+ * g_freeze then need no fence of their own), waits until no owner is inside an update, and
+ * takes every queue lock. Links are stored bit-inverted, so no header word is ever a pointer
+ * into the heap for the scan. */
+
+/* The header. meta: size (44 bits) | owner (13) | NM_E_LDSO (1) | log2 of the offset from
+ * what libc returned to the block (6). check: derived from the block's address and a
+ * per-process secret, top bit set; it sits where libc keeps a chunk's size for a pointer
+ * that did not come from these hooks (high half zero), which is then passed to libc as is. */
+typedef struct hdr {
+    uint64_t next;  /* ~(next header in the list); ~0 = none */
+    uint64_t prev;  /* ~(previous header); ~0 = none (the list head) */
+    uint64_t meta;
     uint32_t trace; /* depot id, 0 = not traced */
-    uint32_t flags; /* NM_E_* */
-} entry;
+    uint32_t check;
+} hdr;
+#define NM_HDR ((size_t)sizeof(hdr))
+#define NM_SIZE_BITS 44
+#define NM_SIZE_MASK ((1ull << NM_SIZE_BITS) - 1)
+#define NM_OWNER_SHIFT NM_SIZE_BITS
+#define NM_MAX_TABLES 4096u
+#define NM_NO_OWNER 8191u /* 13 bits: a block the monitor does not record */
+#define NM_LDSO_BIT (1ull << 57)
+#define NM_OFF_SHIFT 58
 
-typedef struct stripe {
-    spin lock;       /* guards everything below */
-    uint32_t n;      /* used slots */
-    uint32_t mask;   /* capacity - 1 (power of two), 0 before the first insert */
-    entry *slots;    /* nm_map'd; never the application's heap */
-    char pad[64 - sizeof(spin) - 8 - sizeof(entry *)]; /* one cache line per stripe */
-} stripe;
-
-#define STRIPE_INIT_CAP 1024u
-
-static stripe stripes[NM_N_STRIPES];
-
-/* Home slot of address a: Fibonacci hashing, taking the well-mixed middle bits of the
- * product (the low bits of a multiple depend only on the low bits of the address). */
-static inline uint32_t home_of(uintptr_t a, uint32_t mask)
+static inline uint32_t meta_owner(uint64_t m)
 {
-    return (uint32_t)(((uint64_t)(a >> 4) * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+    return (uint32_t)(m >> NM_OWNER_SHIFT) & 8191u;
 }
 
-/* The stripe follows the 64 MiB region of the address (glibc gives each thread's arena its
- * own 64 MiB heaps), spread over 8 stripes by 4 KiB page: a thread's blocks share few lock
- * cache lines with other threads', which would otherwise bounce between cores on every call. */
-static inline stripe *stripe_of(uintptr_t a)
+static inline size_t meta_offset(uint64_t m)
 {
-    uint64_t region = (uint64_t)(a >> 26) * 0x9E3779B97F4A7C15ull;
-    return &stripes[((region >> 56) + ((a >> 12) & 7)) & (NM_N_STRIPES - 1)];
+    return (size_t)1 << (m >> NM_OFF_SHIFT);
 }
 
-static int stripe_grow(stripe *s)
+enum { TAB_OWNED, TAB_LOCKED };
+
+typedef struct table {
+    /* The owner's cache line. */
+    volatile int busy; /* the owner is inside an update (written by the owner only) */
+    int mode;          /* TAB_OWNED or TAB_LOCKED (changed under qlock) */
+    uint32_t idx;      /* index in tabs[] (what block headers hold) */
+    pid_t tid;         /* owner thread (0: none, the list is adoptable when locked) */
+    uint64_t n;        /* blocks in the list */
+    hdr *head;
+    char pad1[64 - 4 * sizeof(int) - sizeof(uint64_t) - sizeof(hdr *)];
+    /* Other threads' cache line: their frees of the owner's blocks wait here. */
+    spin qlock;        /* guards the queue, and the list when TAB_LOCKED */
+    uint32_t q_n;      /* queued blocks (read by the owner without the lock) */
+    uint32_t q_cap;
+    uintptr_t *q;      /* nm_map'd, bit-inverted block addresses */
+    char pad2[64 - sizeof(spin) - 2 * sizeof(uint32_t) - sizeof(uintptr_t *)];
+} table;
+
+static table *tabs[NM_MAX_TABLES]; /* tabs[0]: shared, TAB_LOCKED, for when tabs[] is full */
+static table shared_tab = {.mode = TAB_LOCKED};
+static table *tab_pool; /* NM_MAX_TABLES tables, one mapping, pages touched as used */
+static uint32_t n_tabs = 1;
+static spin tabs_lock;
+static volatile int g_freeze;
+static int membarrier_ok;
+static uint32_t hdr_secret;
+static __thread table *t_tab NM_TLS;
+
+static inline uint32_t hdr_check(const void *p)
 {
-    uint32_t cap = s->mask ? (s->mask + 1) * 2 : STRIPE_INIT_CAP;
-    entry *t = nm_map((size_t)cap * sizeof(entry));
-    if (!t)
-        return -1;
-    for (uint32_t i = 0; s->mask && i <= s->mask; i++) {
-        entry *e = &s->slots[i];
-        if (!e->key)
-            continue;
-        uint32_t j = home_of((uintptr_t)~e->key, cap - 1);
-        while (t[j].key)
-            j = (j + 1) & (cap - 1);
-        t[j] = *e;
-    }
-    if (s->mask)
-        nm_unmap(s->slots, (size_t)(s->mask + 1) * sizeof(entry));
-    s->slots = t;
-    s->mask = cap - 1;
-    return 0;
+    uint64_t x = ((uint64_t)(uintptr_t)p ^ hdr_secret) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(x >> 32) | 0x80000000u;
 }
 
-static void table_put(void *p, uint64_t size, uint32_t trace, uint32_t flags)
+static inline hdr *hdr_of(void *p)
 {
-    stripe *s = stripe_of((uintptr_t)p);
-    int holding = t_holding;
-    if (!holding)
-        spin_lock(&s->lock);
-    if ((s->n + 1) * 2 > s->mask + 1 && stripe_grow(s) != 0)
-        goto out;
-    uint64_t key = ~(uint64_t)(uintptr_t)p;
-    uint32_t i = home_of((uintptr_t)p, s->mask);
-    while (s->slots[i].key && s->slots[i].key != key)
-        i = (i + 1) & s->mask;
-    if (!s->slots[i].key)
-        s->n++;
-    s->slots[i].key = key;
-    s->slots[i].size = size;
-    s->slots[i].trace = trace;
-    s->slots[i].flags = flags;
-out:
-    if (!holding)
-        spin_unlock(&s->lock);
+    return (hdr *)((char *)p - NM_HDR);
 }
 
-/* Removes p's record; returns 1 and the old record in *old when it was there. */
-static int table_del(void *p, entry *old)
+#define LINK(h) (~(uint64_t)(uintptr_t)(h))
+#define UNLINK(w) ((hdr *)(uintptr_t)~(w))
+
+static inline void list_add(table *t, hdr *h)
 {
-    stripe *s = stripe_of((uintptr_t)p);
-    int holding = t_holding, found = 0;
-    if (!holding)
-        spin_lock(&s->lock);
-    if (!s->mask)
-        goto out;
-    uint64_t key = ~(uint64_t)(uintptr_t)p;
-    uint32_t i = home_of((uintptr_t)p, s->mask);
-    while (s->slots[i].key && s->slots[i].key != key)
-        i = (i + 1) & s->mask;
-    if (!s->slots[i].key)
-        goto out;
-    found = 1;
-    if (old)
-        *old = s->slots[i];
-    /* Backward-shift delete: move later members of the probe run into the hole. */
-    uint32_t hole = i, j = i;
-    for (;;) {
-        j = (j + 1) & s->mask;
-        if (!s->slots[j].key)
-            break;
-        uint32_t home = home_of((uintptr_t)~s->slots[j].key, s->mask);
-        if (((j - home) & s->mask) >= ((j - hole) & s->mask)) {
-            s->slots[hole] = s->slots[j];
-            hole = j;
+    h->next = LINK(t->head);
+    h->prev = LINK(NULL);
+    if (t->head)
+        t->head->prev = LINK(h);
+    t->head = h;
+    t->n++;
+}
+
+static inline void list_del(table *t, hdr *h)
+{
+    hdr *n = UNLINK(h->next), *p = UNLINK(h->prev);
+    if (n)
+        n->prev = h->prev;
+    if (p)
+        p->next = h->next;
+    else
+        t->head = n;
+    t->n--;
+}
+
+/* Unlinks the queued blocks and, unless in the scanning child (where a stopped thread's
+ * libc lock may be held forever), gives them back to libc. qlock held or frozen. */
+static void queue_apply(table *t, int give_back)
+{
+    uint32_t n = t->q_n;
+    for (uint32_t i = 0; i < n; i++) {
+        void *p = (void *)~t->q[i];
+        hdr *h = hdr_of(p);
+        list_del(t, h);
+        if (give_back) {
+            size_t off = meta_offset(h->meta);
+            h->check = 0;
+            __libc_free((char *)p - off);
         }
     }
-    s->slots[hole].key = 0;
-    s->n--;
-out:
-    if (!holding)
-        spin_unlock(&s->lock);
-    return found;
+    __atomic_store_n(&t->q_n, 0, __ATOMIC_RELAXED);
+}
+
+/* 0 when the queue cannot grow (no memory): the caller then frees the block itself and the
+ * list keeps a dangling entry, a lesser evil than failing the program's free. */
+static int queue_push(table *t, void *p)
+{
+    if (t->q_n == t->q_cap) {
+        uint32_t cap = t->q_cap ? t->q_cap * 2 : 512;
+        uintptr_t *q = nm_map((size_t)cap * sizeof *q);
+        if (!q)
+            return 0;
+        if (t->q_cap) {
+            memcpy(q, t->q, (size_t)t->q_n * sizeof *q);
+            nm_unmap(t->q, (size_t)t->q_cap * sizeof *q);
+        }
+        t->q = q;
+        t->q_cap = cap;
+    }
+    t->q[t->q_n] = ~(uintptr_t)p;
+    __atomic_store_n(&t->q_n, t->q_n + 1, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* The calling thread's list: its own, an adopted one whose thread ended, or the shared one
+ * when NM_MAX_TABLES are in use. */
+static __attribute__((noinline)) table *tab_attach(void)
+{
+    spin_lock(&tabs_lock);
+    table *t = NULL;
+    for (uint32_t i = 1; i < n_tabs && !t; i++)
+        if (tabs[i]->mode == TAB_LOCKED && !tabs[i]->tid)
+            t = tabs[i];
+    if (t) {
+        spin_lock(&t->qlock);
+        t->mode = TAB_OWNED;
+        t->tid = (pid_t)syscall(SYS_gettid);
+        spin_unlock(&t->qlock);
+    } else if (n_tabs < NM_MAX_TABLES &&
+               (tab_pool || (tab_pool = nm_map(sizeof(table) * NM_MAX_TABLES)))) {
+        t = &tab_pool[n_tabs];
+        t->idx = n_tabs;
+        t->mode = TAB_OWNED;
+        t->tid = (pid_t)syscall(SYS_gettid);
+        __atomic_store_n(&tabs[n_tabs], t, __ATOMIC_RELEASE);
+        __atomic_store_n(&n_tabs, n_tabs + 1, __ATOMIC_RELEASE);
+    } else {
+        t = &shared_tab;
+    }
+    spin_unlock(&tabs_lock);
+    t_tab = t;
+    return t;
+}
+
+static __attribute__((noinline)) void freeze_wait(void)
+{
+    while (__atomic_load_n(&g_freeze, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+static __attribute__((noinline)) void tab_drain(table *t)
+{
+    if (!t_holding)
+        spin_lock(&t->qlock);
+    queue_apply(t, 1);
+    if (!t_holding)
+        spin_unlock(&t->qlock);
+}
+
+/* Starts an update of the calling thread's list. Owned: the busy flag, then a look at
+ * g_freeze (a freezer that raised it waits for busy to drop), then the queue. Locked: its
+ * queue lock. */
+static inline table *tab_enter(void)
+{
+    table *t = t_tab;
+    if (__builtin_expect(!t, 0))
+        t = tab_attach();
+    if (__builtin_expect(t->mode == TAB_LOCKED, 0)) {
+        if (!t_holding)
+            spin_lock(&t->qlock);
+        return t;
+    }
+    for (;;) {
+        t->busy = 1;
+        __asm__ __volatile__("" ::: "memory");
+        if (__builtin_expect(!g_freeze, 1) || t_holding)
+            break;
+        t->busy = 0;
+        freeze_wait();
+    }
+    if (__builtin_expect(__atomic_load_n(&t->q_n, __ATOMIC_ACQUIRE) != 0, 0))
+        tab_drain(t);
+    return t;
+}
+
+static inline void tab_leave(table *t)
+{
+    if (__builtin_expect(t->mode == TAB_LOCKED, 0)) {
+        if (!t_holding)
+            spin_unlock(&t->qlock);
+        return;
+    }
+    __asm__ __volatile__("" ::: "memory");
+    t->busy = 0;
+}
+
+static inline table *tab_at(uint32_t idx)
+{
+    if (idx == 0)
+        return &shared_tab;
+    if (idx >= __atomic_load_n(&n_tabs, __ATOMIC_ACQUIRE))
+        return NULL;
+    return __atomic_load_n(&tabs[idx], __ATOMIC_ACQUIRE);
+}
+
+/* Unlinks block p (header h, owner in its meta) and gives it back to libc: at once when
+ * the calling thread owns its list or the list is locked, else through the owner's queue. */
+static void release(void *p, hdr *h)
+{
+    uint64_t meta = h->meta;
+    uint32_t owner = meta_owner(meta);
+    size_t off = meta_offset(meta);
+    if (owner != NM_NO_OWNER) {
+        table *me = tab_enter();
+        if (owner == me->idx) {
+            list_del(me, h);
+        } else {
+            table *o = tab_at(owner);
+            int queued = 0;
+            if (o) {
+                if (!t_holding)
+                    spin_lock(&o->qlock);
+                if (o->mode == TAB_LOCKED)
+                    list_del(o, h);
+                else
+                    queued = queue_push(o, p);
+                if (!t_holding)
+                    spin_unlock(&o->qlock);
+            }
+            if (queued) {
+                tab_leave(me);
+                return;
+            }
+        }
+        tab_leave(me);
+    }
+    h->check = 0; /* a second free of p is libc's to catch, on its own pointer */
+    __libc_free((char *)p - off);
+}
+
+/* The calling thread ends: its list stays (its blocks live on) for others to change under
+ * the lock and for a new thread to adopt. */
+void nm_alloc_thread_exit(void)
+{
+    table *t = t_tab;
+    if (!t || t == &shared_tab)
+        return;
+    spin_lock(&tabs_lock);
+    spin_lock(&t->qlock);
+    queue_apply(t, 1);
+    t->mode = TAB_LOCKED;
+    t->tid = 0;
+    spin_unlock(&t->qlock);
+    spin_unlock(&tabs_lock);
+    /* What this thread frees from now on (TLS destructors) is another thread's free. */
+    t_tab = &shared_tab;
 }
 
 void nm_tables_lock(void)
 {
+    spin_lock(&tabs_lock);
     spin_lock(&depot_lock);
-    for (int i = 0; i < NM_N_STRIPES; i++)
-        spin_lock(&stripes[i].lock);
+    __atomic_store_n(&g_freeze, 1, __ATOMIC_SEQ_CST);
+    /* Every thread running now executes a full barrier: an owner that read g_freeze as 0
+     * has its busy flag visible here, and every later look sees the freeze. */
+    if (!membarrier_ok || syscall(SYS_membarrier, 1 << 3 /* PRIVATE_EXPEDITED */, 0, 0) != 0) {
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    uint32_t n = n_tabs;
+    table *mine = t_tab;
+    for (uint32_t i = 1; i < n; i++) {
+        /* An owner stopped inside an update (a debugger's stop) is waited for 2 s at most. */
+        for (int k = 0; tabs[i] != mine && tabs[i]->busy && k < 20000; k++)
+            if (k > 100) {
+                struct timespec ts = {0, 100000};
+                nanosleep(&ts, NULL);
+            } else {
+                sched_yield();
+            }
+    }
+    spin_lock(&shared_tab.qlock);
+    for (uint32_t i = 1; i < n; i++)
+        spin_lock(&tabs[i]->qlock);
     t_holding = 1;
 }
 
 void nm_tables_unlock(void)
 {
     t_holding = 0;
-    for (int i = 0; i < NM_N_STRIPES; i++)
-        spin_unlock(&stripes[i].lock);
+    uint32_t n = n_tabs;
+    for (uint32_t i = 1; i < n; i++)
+        spin_unlock(&tabs[i]->qlock);
+    spin_unlock(&shared_tab.qlock);
+    __atomic_store_n(&g_freeze, 0, __ATOMIC_RELEASE);
     spin_unlock(&depot_lock);
+    spin_unlock(&tabs_lock);
 }
 
 void nm_tables_reinit_child(void)
 {
+    pid_t self = (pid_t)syscall(SYS_gettid);
     t_holding = 0;
-    for (int i = 0; i < NM_N_STRIPES; i++)
-        stripes[i].lock.v = 0;
+    g_freeze = 0;
+    tabs_lock.v = 0;
     depot_lock.v = 0;
     own_lock.v = 0;
+    shared_tab.qlock.v = 0;
+    for (uint32_t i = 1; i < n_tabs; i++) {
+        table *t = tabs[i];
+        t->qlock.v = 0;
+        t->busy = 0;
+        queue_apply(t, 1); /* glibc's fork left its malloc usable in the child */
+        /* The other threads do not exist here: their lists become adoptable. */
+        if (t != t_tab) {
+            t->mode = TAB_LOCKED;
+            t->tid = 0;
+        } else {
+            t->tid = self;
+        }
+    }
 }
 
+static void each_table(table *t, void (*fn)(uintptr_t, uint64_t, uint32_t, uint32_t, void *),
+                       void *arg)
+{
+    queue_apply(t, 0);
+    for (hdr *h = t->head; h; h = UNLINK(h->next))
+        fn((uintptr_t)h + NM_HDR, h->meta & NM_SIZE_MASK, h->trace,
+           h->meta & NM_LDSO_BIT ? NM_E_LDSO : 0, arg);
+}
+
+/* In the scanning child only: queued frees are unlinked first (and not given back). */
 void nm_tables_each(void (*fn)(uintptr_t, uint64_t, uint32_t, uint32_t, void *), void *arg)
 {
-    for (int k = 0; k < NM_N_STRIPES; k++) {
-        stripe *s = &stripes[k];
-        for (uint32_t i = 0; s->mask && i <= s->mask; i++)
-            if (s->slots[i].key)
-                fn((uintptr_t)~s->slots[i].key, s->slots[i].size, s->slots[i].trace,
-                   s->slots[i].flags, arg);
-    }
+    each_table(&shared_tab, fn, arg);
+    for (uint32_t i = 1; i < n_tabs; i++)
+        each_table(tabs[i], fn, arg);
 }
 
 uint64_t nm_tables_count(void)
 {
-    uint64_t n = 0;
-    for (int k = 0; k < NM_N_STRIPES; k++)
-        n += stripes[k].n;
+    uint64_t n = shared_tab.n;
+    for (uint32_t i = 1; i < n_tabs; i++)
+        n += tabs[i]->n;
     return n;
 }
 
@@ -483,13 +703,16 @@ static inline uint32_t caller_flags(uintptr_t ret)
     return ret >= ld_lo && ret < ld_hi ? NM_E_LDSO : 0;
 }
 
-__attribute__((noinline)) static void record(void *p, uint64_t size, uintptr_t ret)
+/* Records block p (header already written by the hook, owner none) in the calling thread's
+ * list. */
+__attribute__((noinline)) static void record(void *p, uintptr_t ret)
 {
-    uint32_t flags = caller_flags(ret);
+    hdr *h = hdr_of(p);
+    uint64_t flags = caller_flags(ret) ? NM_LDSO_BIT : 0;
     t_guard = 1;
     uint32_t trace = 0;
     if (nm_cfg.bt_mode != NM_BT_NONE) {
-        uint64_t every = nm_cfg.sample_bytes;
+        uint64_t every = nm_cfg.sample_bytes, size = h->meta & NM_SIZE_MASK;
         if (!every || size >= every) {
             trace = nm_trace_here(2);
         } else {
@@ -500,12 +723,21 @@ __attribute__((noinline)) static void record(void *p, uint64_t size, uintptr_t r
             }
         }
     }
-    table_put(p, size, trace, flags);
+    table *t = tab_enter();
+    h->trace = trace;
+    h->meta = (h->meta & ~((uint64_t)8191u << NM_OWNER_SHIFT)) |
+              ((uint64_t)t->idx << NM_OWNER_SHIFT) | flags;
+    list_add(t, h);
+    tab_leave(t);
     t_guard = 0;
 }
 
 void nm_alloc_init(void)
 {
+    /* AT_RANDOM: 16 random bytes the kernel gives every process. */
+    const uint64_t *rnd = (const uint64_t *)getauxval(AT_RANDOM);
+    hdr_secret = (uint32_t)((rnd ? rnd[0] ^ rnd[1] : 0x6a09e667f3bcc908ull) ^ (uint64_t)getpid());
+    membarrier_ok = syscall(SYS_membarrier, 1 << 4 /* REGISTER_PRIVATE_EXPEDITED */, 0, 0) == 0;
     if (nm_cfg.bt_mode == NM_BT_LIBUNWIND) {
         int g = nm_guard_set(1);
         libunwind_load();
@@ -517,19 +749,70 @@ void nm_alloc_init(void)
 
 /* ---- The hooks ---- */
 
+/* Writes the header of block p (offset 1 << offlog from libc's pointer) and records it
+ * unless the thread is inside the monitor. */
+#define TRACK(p, offlog, size)                                                                   \
+    do {                                                                                         \
+        hdr *h_ = hdr_of(p);                                                                     \
+        uint64_t sz_ = (uint64_t)(size);                                                         \
+        h_->meta = (sz_ > NM_SIZE_MASK ? NM_SIZE_MASK : sz_) |                                   \
+                   ((uint64_t)NM_NO_OWNER << NM_OWNER_SHIFT) | ((uint64_t)(offlog) << NM_OFF_SHIFT); \
+        h_->trace = 0;                                                                           \
+        h_->check = hdr_check(p);                                                                \
+        if (!t_guard)                                                                            \
+            record((p), (uintptr_t)__builtin_return_address(0));                                 \
+    } while (0)
+#define NM_HDR_LOG 5 /* log2(NM_HDR) */
+_Static_assert(sizeof(hdr) == 1u << NM_HDR_LOG, "header size");
+
+/* glibc exports no __libc_ alias of malloc_usable_size; dlsym may allocate, which the hooks
+ * serve through __libc_* without coming back here. */
+static size_t libc_usable(void *b)
+{
+    static size_t (*real)(void *);
+    if (!real) {
+        int g = nm_guard_set(1);
+        real = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+        nm_guard_set(g);
+        if (!real)
+            return 0;
+    }
+    return real(b);
+}
+
+/* The header of p when the hooks made p, else NULL (a pointer from elsewhere). */
+static inline hdr *ours(void *p)
+{
+    hdr *h = hdr_of(p);
+    return h->check == hdr_check(p) ? h : NULL;
+}
+
 NM_API void *malloc(size_t n)
 {
-    void *p = __libc_malloc(n);
-    if (p && !t_guard)
-        record(p, n, (uintptr_t)__builtin_return_address(0));
+    if (n > SIZE_MAX / 2) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    char *b = __libc_malloc(n + NM_HDR);
+    if (!b)
+        return NULL;
+    void *p = b + NM_HDR;
+    TRACK(p, NM_HDR_LOG, n);
     return p;
 }
 
 NM_API void *calloc(size_t n, size_t size)
 {
-    void *p = __libc_calloc(n, size);
-    if (p && !t_guard)
-        record(p, (uint64_t)n * size, (uintptr_t)__builtin_return_address(0));
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total) || total > SIZE_MAX / 2) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    char *b = __libc_calloc(1, total + NM_HDR);
+    if (!b)
+        return NULL;
+    void *p = b + NM_HDR;
+    TRACK(p, NM_HDR_LOG, total);
     return p;
 }
 
@@ -538,9 +821,11 @@ NM_API void free(void *p)
     if (!p)
         return;
     int e = errno;
-    if (!(t_guard && t_holding))
-        table_del(p, NULL);
-    __libc_free(p);
+    hdr *h = ours(p);
+    if (h)
+        release(p, h);
+    else
+        __libc_free(p);
     errno = e;
 }
 
@@ -557,17 +842,41 @@ NM_API void *realloc(void *p, size_t n)
         free(p);
         return NULL;
     }
-    entry old;
-    int had = t_guard && t_holding ? 0 : table_del(p, &old);
-    void *q = __libc_realloc(p, n);
-    if (!q) {
-        if (had)
-            table_put(p, old.size, old.trace, old.flags);
+    hdr *h = ours(p);
+    if (!h)
+        return __libc_realloc(p, n);
+    if (n > SIZE_MAX / 2) {
+        errno = ENOMEM;
         return NULL;
     }
-    if (!t_guard)
-        record(q, n, (uintptr_t)__builtin_return_address(0));
-    return q;
+    uint64_t meta = h->meta;
+    uint32_t owner = meta_owner(meta);
+    table *me = owner == NM_NO_OWNER || t_guard ? NULL : t_tab;
+    if (meta_offset(meta) != NM_HDR || owner == NM_NO_OWNER || !me || owner != me->idx) {
+        /* Over-aligned (libc would not keep the alignment), untracked, or another thread's
+         * (only the owner may unlink it): a new block and a copy. */
+        size_t have = libc_usable((char *)p - meta_offset(meta)) - meta_offset(meta);
+        void *q = malloc(n);
+        if (!q)
+            return NULL;
+        memcpy(q, p, have < n ? have : n);
+        free(p);
+        return q;
+    }
+    /* This thread's block: out of its list while libc moves it, back in at its new place. */
+    table *t = tab_enter();
+    list_del(t, h);
+    h->check = 0;
+    char *b = __libc_realloc((char *)p - NM_HDR, n + NM_HDR);
+    hdr *nh = b ? (hdr *)b : h;
+    if (b) {
+        uint64_t sz = n > NM_SIZE_MASK ? NM_SIZE_MASK : n;
+        nh->meta = (nh->meta & ~NM_SIZE_MASK) | sz;
+    }
+    nh->check = hdr_check((char *)nh + NM_HDR);
+    list_add(t, nh);
+    tab_leave(t);
+    return b ? b + NM_HDR : NULL;
 }
 
 NM_API void *reallocarray(void *p, size_t n, size_t size)
@@ -580,22 +889,36 @@ NM_API void *reallocarray(void *p, size_t n, size_t size)
     return realloc(p, total);
 }
 
-static void *aligned(size_t align, size_t n)
+/* Alignments up to 32 come from malloc (its blocks are 16-aligned, the header 32 bytes);
+ * larger ones put the block `align` bytes into an aligned allocation, the header just
+ * below it. */
+__attribute__((always_inline)) static inline void *aligned_block(size_t align, size_t n)
 {
-    void *p = __libc_memalign(align, n);
-    if (p && !t_guard)
-        record(p, n, (uintptr_t)__builtin_return_address(0));
+    if (n > SIZE_MAX / 4 || align > SIZE_MAX / 4 || (align & (align - 1))) {
+        errno = align & (align - 1) ? EINVAL : ENOMEM;
+        return NULL;
+    }
+    int lg = NM_HDR_LOG;
+    while (((size_t)1 << lg) < align)
+        lg++;
+    size_t off = (size_t)1 << lg;
+    char *b = lg == NM_HDR_LOG && align <= 16 ? __libc_malloc(n + off)
+                                              : __libc_memalign(off, n + off);
+    if (!b)
+        return NULL;
+    void *p = b + off;
+    TRACK(p, lg, n);
     return p;
 }
 
 NM_API void *memalign(size_t align, size_t n)
 {
-    return aligned(align, n);
+    return aligned_block(align, n);
 }
 
 NM_API void *aligned_alloc(size_t align, size_t n)
 {
-    return aligned(align, n);
+    return aligned_block(align, n);
 }
 
 NM_API int posix_memalign(void **out, size_t align, size_t n)
@@ -603,7 +926,7 @@ NM_API int posix_memalign(void **out, size_t align, size_t n)
     if (align < sizeof(void *) || (align & (align - 1)))
         return EINVAL;
     int e = errno;
-    void *p = aligned(align, n);
+    void *p = aligned_block(align, n);
     if (!p) {
         errno = e;
         return ENOMEM;
@@ -614,31 +937,26 @@ NM_API int posix_memalign(void **out, size_t align, size_t n)
 
 NM_API void *valloc(size_t n)
 {
-    void *p = __libc_valloc(n);
-    if (p && !t_guard)
-        record(p, n, (uintptr_t)__builtin_return_address(0));
-    return p;
+    return aligned_block((size_t)sysconf(_SC_PAGESIZE), n);
 }
 
 NM_API void *pvalloc(size_t n)
 {
-    void *p = __libc_pvalloc(n);
-    if (p && !t_guard)
-        record(p, n, (uintptr_t)__builtin_return_address(0));
-    return p;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (n > SIZE_MAX / 4) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return aligned_block(page, n ? (n + page - 1) & ~(page - 1) : page);
 }
 
-/* glibc exports no __libc_ alias for it; dlsym may allocate, which the hooks above serve
- * through __libc_* without coming back here. */
 NM_API size_t malloc_usable_size(void *p)
 {
-    static size_t (*real)(void *);
-    if (!real) {
-        int g = nm_guard_set(1);
-        real = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
-        nm_guard_set(g);
-        if (!real)
-            return 0;
-    }
-    return real(p);
+    if (!p)
+        return 0;
+    hdr *h = ours(p);
+    if (!h)
+        return libc_usable(p);
+    size_t off = meta_offset(h->meta);
+    return libc_usable((char *)p - off) - off;
 }

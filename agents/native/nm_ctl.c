@@ -140,6 +140,7 @@ static void *trampoline(void *p)
     void *ret = t.fn(t.arg);
     thread_gone(t.slot);
     t_slot = -1;
+    nm_alloc_thread_exit();
     return ret;
 }
 
@@ -256,6 +257,7 @@ NM_API void pthread_exit(void *ret)
         real = (void (*)(void *))real_sym("pthread_exit");
     thread_gone(t_slot);
     t_slot = -1;
+    nm_alloc_thread_exit();
     real(ret);
     __builtin_unreachable();
 }
@@ -668,6 +670,7 @@ __attribute__((constructor)) static void nm_init(void)
     owner_pid = getpid();
     read_config();
     nm_alloc_init();
+    nm_scan_init();
     if (!nm_cfg.children)
         drop_from_preload();
     pthread_atfork(fork_prepare, fork_parent, fork_child);

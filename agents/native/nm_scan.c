@@ -16,6 +16,8 @@
 #define _GNU_SOURCE
 #include "nm.h"
 
+#include <link.h>
+
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +50,12 @@
 #define NM_B_REACHABLE 1u
 #define NM_B_INDIRECT 2u
 #define NM_B_LDSO 4u /* the dynamic linker's: a root */
-#define NM_B_ROOT 8u /* marked straight from a root (the heap graph's GC roots) */
+/* Bits 8..15: the kind of root that marked the block straight (the heap graph's GC roots),
+ * 0 = none; the values are the report's block STATEs (docs/native.md). */
+#define NM_B_ROOT_SHIFT 8
+#define NM_B_ROOT_MASK (0xffu << NM_B_ROOT_SHIFT)
+enum { NM_ROOT_GLOBAL = 4, NM_ROOT_STACK, NM_ROOT_REGISTERS, NM_ROOT_TLS, NM_ROOT_LDSO,
+       NM_ROOT_ANON };
 
 /* ---- Raw system calls: usable from the tracer task, which has no TLS of its own ---- */
 
@@ -323,7 +330,7 @@ typedef struct child {
     uintptr_t lo, hi;   /* [first block, end of last block) */
     uint32_t *stack;    /* mark stack (block indexes), capacity n */
     uint64_t sp;        /* mark stack depth */
-    uint32_t rooting;   /* NM_B_ROOT while the roots are scanned, 0 during the flood */
+    uint32_t rooting;   /* NM_ROOT_* while the roots are scanned, 0 during the flood */
     struct region *regions; /* 64 KiB region -> blocks overlapping it (NULL: bisect all) */
     uint64_t region_mask;   /* capacity - 1 of regions */
     mapping *maps;      /* /proc/self/maps */
@@ -469,8 +476,8 @@ static int64_t find_block(const child *c, uintptr_t v)
 static void mark_word(child *c, uintptr_t v)
 {
     int64_t i = find_block(c, v);
-    if (i >= 0)
-        c->b[i].flags |= c->rooting;
+    if (i >= 0 && c->rooting && !(c->b[i].flags & NM_B_ROOT_MASK))
+        c->b[i].flags |= c->rooting << NM_B_ROOT_SHIFT;
     if (i >= 0 && !(c->b[i].flags & NM_B_REACHABLE)) {
         c->b[i].flags |= NM_B_REACHABLE;
         c->stack[c->sp++] = (uint32_t)i;
@@ -593,19 +600,78 @@ static int holds_block(const child *c, uintptr_t lo, uintptr_t hi)
     return a < c->n && c->b[a].addr < hi;
 }
 
+/* Bytes of the modules' static TLS blocks below a thread pointer, measured at load on the
+ * loading thread (the layout is the same in every thread); 0 = none known. */
+static size_t tls_static;
+
+static int tls_extent(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    uintptr_t tp = *(uintptr_t *)arg, data = (uintptr_t)info->dlpi_tls_data;
+    if (!info->dlpi_tls_modid || !data || data >= tp || tp - data > TLS_BELOW)
+        return 0;
+    if (tp - data > tls_static)
+        tls_static = tp - data;
+    return 0;
+}
+
+void nm_scan_init(void)
+{
+    uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
+    dl_iterate_phdr(tls_extent, &tp);
+}
+
+/* Registers (first pass) and the TLS around each thread pointer. The first pass scans
+ * only ld.so's static TLS below it, before the mappings, so that a block held there gets
+ * its kind although the thread's stack mapping covers the same words; the second pass
+ * scans the whole TLS_BELOW window (the main thread's TLS may share a mapping with heap
+ * blocks, which the mapping loop skips). */
+static void scan_thread_roots(child *c, uintptr_t self_tp, int first)
+{
+    const scan_state *st = c->st;
+    size_t below = first ? tls_static : TLS_BELOW;
+    for (int k = 0; k <= st->n; k++) {
+        uintptr_t tp = self_tp;
+        if (k < st->n) {
+            if (!st->th[k].ok)
+                continue;
+            tp = st->th[k].regs.fs_base;
+            if (first) {
+                const uintptr_t *r = (const uintptr_t *)&st->th[k].regs;
+                c->rooting = NM_ROOT_REGISTERS;
+                for (size_t j = 0; j < sizeof st->th[k].regs / 8; j++)
+                    mark_word(c, r[j]);
+            }
+        }
+        for (int i = 0; i < c->n_maps; i++) {
+            const mapping *m = &c->maps[i];
+            if (tp < m->lo || tp >= m->hi || m->perms[1] != 'w')
+                continue;
+            uintptr_t lo = tp - m->lo > below ? tp - below : m->lo;
+            uintptr_t hi = m->hi - tp > TLS_ABOVE ? tp + TLS_ABOVE : m->hi;
+            c->rooting = NM_ROOT_TLS;
+            scan_root(c, lo, hi, 0);
+        }
+    }
+}
+
 static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
 {
     uintptr_t own[NM_MAX_OWN_MAPS][2], stacks[NM_MAX_THREADS][2];
     int n_own = nm_own_maps(own, NM_MAX_OWN_MAPS);
     int n_stacks = nm_thread_stacks(stacks, NM_MAX_THREADS);
     const scan_state *st = c->st;
-    c->rooting = NM_B_ROOT;
     for (uint64_t i = 0; i < c->n; i++)
         if ((c->b[i].flags & NM_B_LDSO) && !(c->b[i].flags & NM_B_REACHABLE)) {
-            c->b[i].flags |= NM_B_REACHABLE | NM_B_ROOT;
+            c->b[i].flags |= NM_B_REACHABLE | (uint32_t)NM_ROOT_LDSO << NM_B_ROOT_SHIFT;
             c->stack[c->sp++] = (uint32_t)i;
         }
-    int in_libc = 0, in_self = 0;
+    /* Registers and the TLS around each thread pointer first, so that a block held there
+     * is rooted by its kind even when the mappings below cover the same words (a thread's
+     * TLS sits at the top of its stack mapping; the main thread's TLS may share a mapping
+     * with heap blocks, which the loop below skips). */
+    scan_thread_roots(c, self_tp, 1);
+    int in_libc = 0, in_self = 0, in_module = 0;
     for (int i = 0; i < c->n_maps; i++) {
         const mapping *m = &c->maps[i];
         const char *name = map_name(c, m);
@@ -620,6 +686,11 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
             in_libc = 0;
             in_self = 0;
         }
+        /* A module's data: its file's mappings and the anonymous .bss right after them. */
+        if (name[0] == '/')
+            in_module = 1;
+        else if (name[0] || (i && c->maps[i - 1].hi != m->lo))
+            in_module = 0;
         if (in_self)
             continue;
         if (m->perms[0] != 'r' || m->perms[1] != 'w')
@@ -655,29 +726,10 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
             if (dead)
                 continue;
         }
+        c->rooting = live ? NM_ROOT_STACK : in_module ? NM_ROOT_GLOBAL : NM_ROOT_ANON;
         scan_root(c, from, m->hi, in_libc);
     }
-    /* Registers and the TLS around each thread pointer (the main thread's TLS may share a
-     * mapping with heap blocks, which the loop above skips). */
-    for (int k = 0; k <= st->n; k++) {
-        uintptr_t tp = self_tp;
-        if (k < st->n) {
-            if (!st->th[k].ok)
-                continue;
-            const uintptr_t *r = (const uintptr_t *)&st->th[k].regs;
-            for (size_t j = 0; j < sizeof st->th[k].regs / 8; j++)
-                mark_word(c, r[j]);
-            tp = st->th[k].regs.fs_base;
-        }
-        for (int i = 0; i < c->n_maps; i++) {
-            const mapping *m = &c->maps[i];
-            if (tp < m->lo || tp >= m->hi || m->perms[1] != 'w')
-                continue;
-            uintptr_t lo = tp - m->lo > TLS_BELOW ? tp - TLS_BELOW : m->lo;
-            uintptr_t hi = m->hi - tp > TLS_ABOVE ? tp + TLS_ABOVE : m->hi;
-            scan_root(c, lo, hi, 0);
-        }
-    }
+    scan_thread_roots(c, self_tp, 0);
     c->rooting = 0;
     flood(c);
 }
@@ -773,7 +825,7 @@ static void write_graph(wbuf *w, child *c)
         w_ch(w, ' ');
         w_u64(w, b->trace);
         w_ch(w, ' ');
-        w_u64(w, b->flags & NM_B_ROOT       ? 3
+        w_u64(w, b->flags & NM_B_ROOT_MASK ? b->flags >> NM_B_ROOT_SHIFT & 0xff
                  : b->flags & NM_B_REACHABLE ? 0
                  : b->flags & NM_B_INDIRECT  ? 2
                                              : 1);
@@ -870,7 +922,7 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
         g[n_groups - 1].bytes += b->size;
     }
 
-    w_str(&w, "leakray-native 1\npid ");
+    w_str(&w, "leakray-native 2\npid ");
     w_u64(&w, (uint64_t)st->pid);
     char exe[4096];
     ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);

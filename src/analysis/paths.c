@@ -83,6 +83,11 @@ static const char *shark_root_name(unsigned kind)
         [GRAPH_ROOT_JNI_MONITOR] = "JniMonitor",
         [GRAPH_ROOT_UNREACHABLE] = "Unreachable",
         [GRAPH_ROOT_SYNTHETIC] = "Synthetic",
+        [GRAPH_ROOT_GLOBAL_DATA] = "GlobalData",
+        [GRAPH_ROOT_REGISTERS] = "Registers",
+        [GRAPH_ROOT_TLS] = "ThreadLocal",
+        [GRAPH_ROOT_DYNAMIC_LINKER] = "DynamicLinker",
+        [GRAPH_ROOT_ANON_MEMORY] = "AnonymousMemory",
     };
     return kind < GRAPH_ROOT_KIND_COUNT ? names[kind] : "Unknown";
 }

@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NSCAN_MAGIC "leakray-native 1\n"
+/* Version 2 names the kind of root holding a block (block STATE 4..9); version 1 files
+ * (STATE 3 for every root) still load. The two magics have one length. */
+#define NSCAN_MAGIC "leakray-native 2\n"
+#define NSCAN_MAGIC_V1 "leakray-native 1\n"
 
 typedef struct nscan_pool {
     struct nscan_pool *next; /* older strings */
@@ -26,7 +29,7 @@ typedef struct nscan_pool {
 int nscan_sniff(const uint8_t *p, uint64_t n)
 {
     size_t k = sizeof NSCAN_MAGIC - 1;
-    return n >= k && memcmp(p, NSCAN_MAGIC, k) == 0;
+    return n >= k && (memcmp(p, NSCAN_MAGIC, k) == 0 || memcmp(p, NSCAN_MAGIC_V1, k) == 0);
 }
 
 static const char *pool_str(nscan_report *r, const char *s, size_t len)
@@ -144,6 +147,9 @@ lr_status nscan_parse(const mfile *m, const char *name, nscan_report *r, lr_erro
     uint64_t n_maps = 0, n_traces = 0, n_groups = 0, n_threads = 0;
     int ended = 0;
     lr_status st = LR_OK;
+    uint64_t max_state = memcmp(p, NSCAN_MAGIC_V1, sizeof NSCAN_MAGIC - 1) == 0
+                             ? NSCAN_HELD_BY_ROOT
+                             : NSCAN_ROOT_ANON;
     p += sizeof NSCAN_MAGIC - 1;
     while (p < end && !ended) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -271,7 +277,7 @@ lr_status nscan_parse(const mfile *m, const char *name, nscan_report *r, lr_erro
             NOMEM(grow((void **)&r->blocks, r->n_blocks, &cap_blocks, sizeof *r->blocks));
             nscan_block *bl = &r->blocks[r->n_blocks];
             NEED(num(&c, &bl->addr) && num(&c, &bl->size) && num(&c, &a) &&
-                 a <= UINT32_MAX && num(&c, &b) && b <= 3);
+                 a <= UINT32_MAX && num(&c, &b) && b <= max_state);
             bl->trace = (uint32_t)a;
             bl->state = (uint32_t)b;
             bl->first_ref = r->n_refs;

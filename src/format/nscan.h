@@ -19,6 +19,18 @@
 
 enum nscan_kind { NSCAN_DIRECT = 1, NSCAN_INDIRECT = 2 };
 enum nscan_thread_kind { NSCAN_UNJOINED = 1, NSCAN_RUNNING = 2 };
+/* Block states from a root: by a root of unrecorded kind (version 1 reports), a module's
+ * data or .bss, a live thread's stack, a stopped thread's registers, the TLS around a thread
+ * pointer, the dynamic linker's own allocations, other anonymous memory. */
+enum nscan_root {
+    NSCAN_HELD_BY_ROOT = 3,
+    NSCAN_ROOT_GLOBAL,
+    NSCAN_ROOT_STACK,
+    NSCAN_ROOT_REGISTERS,
+    NSCAN_ROOT_TLS,
+    NSCAN_ROOT_LDSO,
+    NSCAN_ROOT_ANON
+};
 
 typedef struct nscan_map {
     uint64_t lo, hi;   /* [lo, hi) in the process */
@@ -70,7 +82,8 @@ typedef struct nscan_block {
     uint64_t addr;        /* first byte */
     uint64_t size;        /* bytes */
     uint32_t trace;       /* allocation backtrace id */
-    uint32_t state;       /* 0 reachable, 1 direct leak, 2 indirect leak, 3 held by a root */
+    uint32_t state;       /* 0 reachable, 1 direct leak, 2 indirect leak, NSCAN_HELD_BY_ROOT
+                           * and above: held straight by a root (enum nscan_root) */
     uint64_t first_ref;   /* index of its first ref in refs */
     uint64_t n_refs;      /* refs it holds */
 } nscan_block;

@@ -3,8 +3,9 @@
  * prefix nscan_. Reports written with `leakray native run --graph` list every live malloc
  * block and the pointers it holds (docs/native.md); this reader turns them into nodes
  * (kind native, id = address, shallow size = bytes requested), edges named by the pointer's
- * offset in its block ("+0x10"), GC roots for the blocks held straight from a root (module
- * data, stacks, registers, TLS) and one class per allocation site: the innermost frame of the
+ * offset in its block ("+0x10"), GC roots of their kind for the blocks held straight from a
+ * root (module data, stacks, registers, TLS, ld.so, anonymous memory), ids shown as 0x
+ * addresses, and one class per allocation site: the innermost frame of the
  * block's backtrace as "function (file:line)", so histo counts blocks per site and top,
  * path and cycles answer "who holds this block". Leaked blocks stay in the graph, unrooted.
  * Cost: O(B log B + R log B) for B blocks and R pointers. */
@@ -36,6 +37,20 @@ static void site_name(const nscan_report *r, uint32_t trace, char *buf, size_t n
     else
         snprintf(buf, n, "%s+0x%llx", f->module ? f->module : "?",
                  (unsigned long long)f->rel);
+}
+
+/* The graph's root kind for a block STATE of NSCAN_HELD_BY_ROOT and above. */
+static uint8_t root_kind(uint32_t state)
+{
+    switch (state) {
+    case NSCAN_ROOT_GLOBAL: return GRAPH_ROOT_GLOBAL_DATA;
+    case NSCAN_ROOT_STACK: return GRAPH_ROOT_NATIVE_STACK;
+    case NSCAN_ROOT_REGISTERS: return GRAPH_ROOT_REGISTERS;
+    case NSCAN_ROOT_TLS: return GRAPH_ROOT_TLS;
+    case NSCAN_ROOT_LDSO: return GRAPH_ROOT_DYNAMIC_LINKER;
+    case NSCAN_ROOT_ANON: return GRAPH_ROOT_ANON_MEMORY;
+    default: return GRAPH_ROOT_UNKNOWN; /* version 1 reports */
+    }
 }
 
 static int64_t block_at(const nscan_report *r, uint64_t addr)
@@ -138,15 +153,15 @@ static lr_status build(graph *g, nscan_report *r, const char *name, lr_error *er
     g->first_edge[n] = e;
     uint32_t nr = 0;
     for (uint32_t i = 0; i < n; i++)
-        nr += r->blocks[i].state == 3;
+        nr += r->blocks[i].state >= NSCAN_HELD_BY_ROOT;
     g->roots = calloc(nr ? nr : 1, sizeof *g->roots);
     if (!g->roots) {
         st = oom(err, name);
         goto out;
     }
     for (uint32_t i = 0; i < n; i++)
-        if (r->blocks[i].state == 3)
-            g->roots[g->n_roots++] = (graph_root){.node = i, .kind = GRAPH_ROOT_UNKNOWN,
+        if (r->blocks[i].state >= NSCAN_HELD_BY_ROOT)
+            g->roots[g->n_roots++] = (graph_root){.node = i, .kind = root_kind(r->blocks[i].state),
                                                   .thread = 0, .frame = -1};
     if ((st = graph_build_index(g, err)) == LR_OK)
         st = graph_index_class_nodes(g, err);
@@ -166,6 +181,7 @@ static lr_status nscan_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
     g->data = m->data;
     g->data_len = m->len;
     g->size_model = GRAPH_SIZES_RECORD;
+    g->hex_ids = 1; /* ids are addresses: shown 0x.., as native tools print them */
     g->synthetic_root = GRAPH_NONE;
     g->timestamp_ms = r.time_ms;
     g->type_names[0] = "native";

@@ -797,6 +797,11 @@ const char *graph_root_kind_name(unsigned kind)
         [GRAPH_ROOT_JNI_MONITOR] = "JNI monitor",
         [GRAPH_ROOT_UNREACHABLE] = "unreachable",
         [GRAPH_ROOT_SYNTHETIC] = "synthetic",
+        [GRAPH_ROOT_GLOBAL_DATA] = "global data",
+        [GRAPH_ROOT_REGISTERS] = "registers",
+        [GRAPH_ROOT_TLS] = "thread-local storage",
+        [GRAPH_ROOT_DYNAMIC_LINKER] = "dynamic linker",
+        [GRAPH_ROOT_ANON_MEMORY] = "anonymous memory",
     };
     return kind < GRAPH_ROOT_KIND_COUNT ? names[kind] : "?";
 }
@@ -822,6 +827,11 @@ const char *graph_root_kind_title(unsigned kind)
     case GRAPH_ROOT_VM_INTERNAL: return "VM internal reference";
     case GRAPH_ROOT_UNREACHABLE: return "Unreachable object";
     case GRAPH_ROOT_SYNTHETIC: return "synthetic root";
+    case GRAPH_ROOT_GLOBAL_DATA: return "Global or static variable (module data)";
+    case GRAPH_ROOT_REGISTERS: return "Thread register";
+    case GRAPH_ROOT_TLS: return "Thread-local variable";
+    case GRAPH_ROOT_DYNAMIC_LINKER: return "Dynamic linker state";
+    case GRAPH_ROOT_ANON_MEMORY: return "Anonymous memory mapping";
     default: return "Unknown GC root type";
     }
 }

@@ -75,7 +75,8 @@ enum graph_strength {
 #define GRAPH_EDGE_NAME_IS_INDEX(kind) \
     ((kind) == GRAPH_EDGE_ELEMENT || (kind) == GRAPH_EDGE_HIDDEN)
 
-/* ---- GC root kinds (HPROF names; V8 uses GRAPH_ROOT_SYNTHETIC) ---- */
+/* ---- GC root kinds (HPROF names; V8 uses GRAPH_ROOT_SYNTHETIC; native scans the last five
+ * and GRAPH_ROOT_NATIVE_STACK) ---- */
 enum graph_root_kind {
     GRAPH_ROOT_UNKNOWN = 0,
     GRAPH_ROOT_JNI_GLOBAL,
@@ -94,6 +95,11 @@ enum graph_root_kind {
     GRAPH_ROOT_JNI_MONITOR,     /* Android 0x8e */
     GRAPH_ROOT_UNREACHABLE,     /* Android 0x90 */
     GRAPH_ROOT_SYNTHETIC,       /* V8/ArkTS synthetic root node */
+    GRAPH_ROOT_GLOBAL_DATA,     /* native: a module's .data/.bss */
+    GRAPH_ROOT_REGISTERS,       /* native: a stopped thread's registers */
+    GRAPH_ROOT_TLS,             /* native: thread-local storage */
+    GRAPH_ROOT_DYNAMIC_LINKER,  /* native: allocated by ld.so for its own state */
+    GRAPH_ROOT_ANON_MEMORY,     /* native: anonymous memory that holds no malloc block */
     GRAPH_ROOT_KIND_COUNT
 };
 

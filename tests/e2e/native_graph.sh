@@ -5,12 +5,15 @@
 # 50 blocks of 16 bytes at the calloc site and 50 at strdup; the head node is held by a root
 # and retains the whole list (top); path reaches a strdup'd name from that root in 2 steps;
 # cycle.c's leaked ring is one strongly connected component of 3 blocks (cycles), unrooted.
+# Roots carry the kind of memory that holds the block: global data (noleak's list head),
+# a blocked thread's stack (stack.c), another thread's registers (regs.c), thread-local
+# variables (tls.c); ids are 0x addresses.
 set -euo pipefail
 . "$(dirname "$0")/native_lib.bash"
 nat_init native_graph
 B=$NAT_TMP/bin
 mkdir -p "$B"
-for p in noleak cycle; do
+for p in noleak cycle stack regs tls; do
     gcc -O0 -g -fno-omit-frame-pointer -pthread -o "$B/$p" "$NAT_PROGS/$p.c" ||
         nat_fail "gcc could not build $p.c"
     (cd "$B" && "$LEAKRAY" native run --graph --no-timing -o "$NAT_TMP/$p.lrn" -- "./$p") \
@@ -21,6 +24,9 @@ G=$NAT_TMP/noleak.lrn
 "$LEAKRAY" top "$G" --top 1 --json --no-timing >"$NAT_TMP/top.json"
 "$LEAKRAY" cycles "$NAT_TMP/cycle.lrn" --json --no-timing >"$NAT_TMP/cycles.json"
 "$LEAKRAY" info "$NAT_TMP/cycle.lrn" --json --no-timing >"$NAT_TMP/info.json"
+for p in noleak stack regs tls; do
+    "$LEAKRAY" info "$NAT_TMP/$p.lrn" --json --no-timing >"$NAT_TMP/info-$p.json"
+done
 HEAD=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["objects"][0]["id"])' \
     "$NAT_TMP/top.json")
 "$LEAKRAY" show "$G" "$HEAD" --json --no-timing >"$NAT_TMP/show.json"
@@ -57,6 +63,17 @@ i = json.load(open(t + "/info.json"))
 check(i["format"] == "native" and i["roots"]["count"] == 0 and i["objects"]["count"] == 3,
       f"info: native format, the ring alone and unrooted: {i['format']} {i['objects']['count']}"
       f" objects, {i['roots']['count']} roots")
+check(top["id"].startswith("0x") and int(top["id"], 16) > 4096,
+      f"ids are hex addresses: {top['id']}")
+def kinds(p):
+    r = json.load(open(f"{t}/info-{p}.json"))["roots"]["by_kind"]
+    return {k["kind"]: k["count"] for k in r}
+for prog, kind, n in (("noleak", "global data", 1), ("stack", "native stack", 1),
+                      ("regs", "registers", 1), ("tls", "thread-local storage", 2)):
+    k = kinds(prog)
+    check(k.get(kind) == n and "unknown" not in k, f"{prog}: {n} root(s) of kind {kind}: {k}")
+check(p.get("root", {}).get("kind") == "global data",
+      f"path: the root is the list's global: {p.get('root')}")
 sys.exit(1 if fails else 0)
 PY
 echo "native_graph: histo, top, show, path, cycles and info read native heap graphs"
