@@ -16,7 +16,8 @@
 #  4. Accuracy against LeakSanitizer and valgrind on every test program of
 #     tests/programs/native (scripts/golden-native.sh, run live).
 # Ratios are of CPU time (user + system, steadier than wall time on a shared machine); wall
-# times are printed too. usage: bench/native.sh [path/to/leakray]
+# times are printed too. Sections 1 and 2 print the median of RUNS runs each (default 3).
+# SECTIONS (default "1 2 3 4") picks sections. usage: bench/native.sh [path/to/leakray]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/lib.sh"
@@ -29,6 +30,26 @@ done
 rows=${ROWS:-300000}
 heap_mb=${HEAP_MB:-256}
 scans=${SCANS:-3}
+runs=${RUNS:-3}
+sections=" ${SECTIONS:-1 2 3 4} "
+median() {
+    python3 -c 'import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))' "$@"
+}
+# measure NAME OUT CMD...: bench_measure RUNS times; NAME_cpu, NAME_wall, NAME_own are the
+# medians of the runs.
+measure() {
+    local name=$1 out=$2 i cs="" ws="" os=""
+    shift 2
+    for i in $(seq "$runs"); do
+        bench_measure "m_$i" "$out" "$@"
+        cs="$cs $(eval echo "\$m_${i}_cpu")"
+        ws="$ws $(eval echo "\$m_${i}_wall")"
+        os="$os $(eval echo "\$m_${i}_own")"
+    done
+    eval "${name}_cpu=$(median $cs)"
+    eval "${name}_wall=$(median $ws)"
+    eval "${name}_own=$(median $os | cut -d. -f1)"
+}
 dir=$(bench_cache_dir)/native
 rm -rf "$dir"
 mkdir -p "$dir"
@@ -63,12 +84,13 @@ row() { # NAME LABEL BASE
         "$(bench_ratio "$c" "$(eval echo "\$${base}_cpu")")"
 }
 
-echo "== 1. sqlite3 building a $rows-row database"
-bench_measure sq_plain "$dir/sq.out" bash "$dir/sq.sh"
-bench_measure sq_fp "$dir/sq.out" bash "$dir/sq.sh" $MON
-bench_measure sq_unw "$dir/sq.out" bash "$dir/sq.sh" $MON LEAKRAY_NATIVE_BACKTRACE=libunwind
-bench_measure sq_none "$dir/sq.out" bash "$dir/sq.sh" $MON LEAKRAY_NATIVE_BACKTRACE=none
-bench_measure sq_ht "$dir/sq.out" bash "$dir/sq.sh" heaptrack -o "$dir/sq.heaptrack"
+if [[ $sections == *" 1 "* ]]; then
+echo "== 1. sqlite3 building a $rows-row database (median of $runs; valgrind: one run)"
+measure sq_plain "$dir/sq.out" bash "$dir/sq.sh"
+measure sq_fp "$dir/sq.out" bash "$dir/sq.sh" $MON
+measure sq_unw "$dir/sq.out" bash "$dir/sq.sh" $MON LEAKRAY_NATIVE_BACKTRACE=libunwind
+measure sq_none "$dir/sq.out" bash "$dir/sq.sh" $MON LEAKRAY_NATIVE_BACKTRACE=none
+measure sq_ht "$dir/sq.out" bash "$dir/sq.sh" heaptrack -o "$dir/sq.heaptrack"
 bench_measure sq_vg "$dir/sq.out" bash "$dir/sq.sh" valgrind -q --leak-check=full
 grep -q '^300000\|^[0-9]' "$dir/sq.out" || { echo "native: sqlite3 run failed" >&2; exit 1; }
 row sq_plain "plain" sq_plain
@@ -80,12 +102,14 @@ row sq_vg "valgrind memcheck" sq_plain
 echo "  extra memory (own, peak): leakray fp $(bench_mb $((sq_fp_own - sq_plain_own))) MB," \
     "heaptrack $(bench_mb $((sq_ht_own - sq_plain_own))) MB," \
     "valgrind $(bench_mb $((sq_vg_own - sq_plain_own))) MB (plain $(bench_mb "$sq_plain_own") MB)"
+fi
 
-echo "== 2. 10 M malloc/free pairs on 2 threads"
-bench_measure mb_plain "$dir/mb.out" "$dir/mallocs" 10000000 2
-bench_measure mb_fp "$dir/mb.out" $MON "$dir/mallocs"
-bench_measure mb_none "$dir/mb.out" $MON LEAKRAY_NATIVE_BACKTRACE=none "$dir/mallocs"
-bench_measure mb_ht "$dir/mb.out" heaptrack -o "$dir/mb.heaptrack" "$dir/mallocs"
+if [[ $sections == *" 2 "* ]]; then
+echo "== 2. 10 M malloc/free pairs on 2 threads (median of $runs; valgrind: one run)"
+measure mb_plain "$dir/mb.out" "$dir/mallocs" 10000000 2
+measure mb_fp "$dir/mb.out" $MON "$dir/mallocs"
+measure mb_none "$dir/mb.out" $MON LEAKRAY_NATIVE_BACKTRACE=none "$dir/mallocs"
+measure mb_ht "$dir/mb.out" heaptrack -o "$dir/mb.heaptrack" "$dir/mallocs"
 bench_measure mb_vg "$dir/mb.out" valgrind -q "$dir/mallocs" 1000000 2
 mb_vg_cpu=$(python3 -c "print($mb_vg_cpu * 10)")
 mb_vg_wall=$(python3 -c "print($mb_vg_wall * 10)")
@@ -94,7 +118,9 @@ row mb_fp "leakray, frame-pointer backtraces" mb_plain
 row mb_none "leakray, no backtraces" mb_plain
 row mb_ht "heaptrack" mb_plain
 row mb_vg "valgrind (1 M pairs x 10)" mb_plain
+fi
 
+if [[ $sections == *" 3 "* ]]; then
 echo "== 3. pause and scan, $heap_mb MiB heap in 1 KiB blocks, $scans scans each"
 scan_run() { # LABEL ENV...
     local label=$1
@@ -110,7 +136,7 @@ scan_run() { # LABEL ENV...
     local rss
     rss=$(awk '/RssAnon/ {print $2}' "/proc/$pid/status")
     for i in $(seq "$scans"); do
-        "$lr" native check "$pid" --json >"$dir/scan$i.json"
+        "$lr" native check "$pid" --json --timing >"$dir/scan$i.json"
     done
     touch "$dir/stop"
     wait $bg
@@ -137,7 +163,9 @@ plain_rss=$(awk '/RssAnon/ {print $2}' "/proc/$(cat "$dir/pid")/status")
 touch "$dir/stop"
 wait $bg
 echo "  without the monitor: RssAnon $((plain_rss / 1024)) MB"
+fi
 
+[[ $sections == *" 4 "* ]] || exit 0
 echo "== 4. accuracy: leakray | LeakSanitizer | valgrind (definite, indirect, possible)"
 "$src/scripts/golden-native.sh" "$(basename "$(dirname "$lr")")" | sed 's/^/  /'
 (cd "$src" && git diff --quiet -- tests/e2e/expected/native/peers.txt) ||

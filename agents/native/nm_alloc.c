@@ -751,16 +751,17 @@ void nm_alloc_init(void)
 
 /* Writes the header of block p (offset 1 << offlog from libc's pointer) and records it
  * unless the thread is inside the monitor. */
-#define TRACK(p, offlog, size)                                                                   \
-    do {                                                                                         \
-        hdr *h_ = hdr_of(p);                                                                     \
-        uint64_t sz_ = (uint64_t)(size);                                                         \
-        h_->meta = (sz_ > NM_SIZE_MASK ? NM_SIZE_MASK : sz_) |                                   \
-                   ((uint64_t)NM_NO_OWNER << NM_OWNER_SHIFT) | ((uint64_t)(offlog) << NM_OFF_SHIFT); \
-        h_->trace = 0;                                                                           \
-        h_->check = hdr_check(p);                                                                \
-        if (!t_guard)                                                                            \
-            record((p), (uintptr_t)__builtin_return_address(0));                                 \
+#define TRACK(p, offlog, size)                                                              \
+    do {                                                                                    \
+        hdr *h_ = hdr_of(p);                                                                \
+        uint64_t sz_ = (uint64_t)(size);                                                    \
+        h_->meta = (sz_ > NM_SIZE_MASK ? NM_SIZE_MASK : sz_) |                              \
+                   ((uint64_t)NM_NO_OWNER << NM_OWNER_SHIFT) |                              \
+                   ((uint64_t)(offlog) << NM_OFF_SHIFT);                                    \
+        h_->trace = 0;                                                                      \
+        h_->check = hdr_check(p);                                                           \
+        if (!t_guard)                                                                       \
+            record((p), (uintptr_t)__builtin_return_address(0));                            \
     } while (0)
 #define NM_HDR_LOG 5 /* log2(NM_HDR) */
 _Static_assert(sizeof(hdr) == 1u << NM_HDR_LOG, "header size");

@@ -32,7 +32,9 @@ PY
 }
 # signatures JSON: the direct groups' signatures of a native --json report.
 signatures() {
-    python3 -c 'import json,sys; print(*[g["signature"] for g in json.load(open(sys.argv[1]))["groups"]])' "$1"
+    python3 -c '
+import json, sys
+print(*[g["signature"] for g in json.load(open(sys.argv[1]))["groups"]])' "$1"
 }
 
 "$LEAKRAY" native run --store "$DB" --app busy --version 1.0 --keep "$K" --json --no-timing \
@@ -46,7 +48,8 @@ PID=$(cat "$NAT_TMP/pid")
 "$LEAKRAY" native check "$PID" --json --no-timing >"$NAT_TMP/check1.json" ||
     nat_fail "native check 1 failed"
 SIG=$(signatures "$NAT_TMP/check1.json")
-[ -n "$SIG" ] && [ "$(wc -w <<<"$SIG")" = 1 ] || nat_fail "check 1: expected one leak group, got '$SIG'"
+[ -n "$SIG" ] && [ "$(wc -w <<<"$SIG")" = 1 ] ||
+    nat_fail "check 1: expected one leak group, got '$SIG'"
 # The answer to `check` comes once the scan is stored.
 [ "$(leaks_field "$DB" signature)" = "$SIG" ] ||
     nat_fail "after check 1 the store lists '$(leaks_field "$DB" signature)', expected $SIG"
@@ -71,7 +74,8 @@ grep -q "${SIG:0:8}" "$NAT_TMP/leaks.txt" || nat_fail "store leaks (text) does n
 
 # A saved scan, recorded once: again with the same app and version it is already stored.
 EXIT_SCAN=$(grep -l '^reason exit' "$K"/*.lrn | head -1)
-"$LEAKRAY" native report "$EXIT_SCAN" --store "$DB" --app busy --version 1.0 >/dev/null 2>"$NAT_TMP/again.err" ||
+"$LEAKRAY" native report "$EXIT_SCAN" --store "$DB" --app busy --version 1.0 \
+    >/dev/null 2>"$NAT_TMP/again.err" ||
     nat_fail "native report --store failed"
 grep -q "already stored" "$NAT_TMP/again.err" || nat_fail "re-recording a scan was not a no-op"
 [ "$(leaks_field "$DB" occurrences)" = 3 ] || nat_fail "re-recording added an occurrence"
