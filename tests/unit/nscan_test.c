@@ -2,8 +2,9 @@
 /* nscan_test.c: unit tests of src/format/nscan.c on hand-written native scan reports: groups
  * come out by bytes descending, totals per kind, traces found by id, the graph section's
  * blocks sorted by address with their pointers, signatures that ignore where a module was
- * loaded (two reports of one leak at different bases agree) but not which frames, and one
- * error per kind of bad input with the byte offset of the bad line. */
+ * loaded (two reports of one leak at different bases agree) but not which frames, one
+ * error per kind of bad input with the byte offset of the bad line, and the kinds of root
+ * version 2 gives held blocks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,6 +126,26 @@ static void test_errors(void **state)
     expect_error("leakray-native 1\nblock 0x10 8 0 0 9:0x20\nend\n", LR_ERR_FORMAT, 17);
     expect_error("leakray-native 1\nmap 0x20 0x10 r-xp 0x0 /x\nend\n", LR_ERR_FORMAT, 17);
     expect_error("leakray-native 1\nfrobnicate\nend\n", LR_ERR_FORMAT, 17);
+    /* Root kinds (STATE 4..9) exist from version 2 on; nothing beyond them. */
+    expect_error("leakray-native 1\nblock 0x10 8 0 5\nend\n", LR_ERR_FORMAT, 17);
+    expect_error("leakray-native 2\nblock 0x10 8 0 10\nend\n", LR_ERR_FORMAT, 17);
+}
+
+/* Version 2 names the root that holds a block; version 1's "held by a root" still reads. */
+static void test_root_kinds(void **state)
+{
+    nscan_report r;
+    lr_error err;
+    assert_int_equal(parse("leakray-native 2\nblock 0x10 8 0 5\nblock 0x20 8 0 6\n"
+                           "block 0x30 8 0 0\nend\n", &r, &err), LR_OK);
+    assert_int_equal(r.n_blocks, 3);
+    assert_int_equal(r.blocks[0].state, NSCAN_ROOT_STACK);
+    assert_int_equal(r.blocks[1].state, NSCAN_ROOT_REGISTERS);
+    assert_int_equal(r.blocks[2].state, 0);
+    nscan_free(&r);
+    assert_int_equal(parse("leakray-native 1\nblock 0x10 8 0 3\nend\n", &r, &err), LR_OK);
+    assert_int_equal(r.blocks[0].state, NSCAN_HELD_BY_ROOT);
+    nscan_free(&r);
 }
 
 int main(void)
@@ -133,6 +154,7 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_signature),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_root_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
