@@ -129,16 +129,34 @@ static uint32_t depot_used = 1; /* words used; id 0 means "no trace" */
 static uint32_t depot_n;       /* entries */
 static spin depot_lock;
 
+/* Each frame is multiplied on its own (the products pipeline; a chained hash waits for each
+ * step) and rotated by its position, so order counts; one final mix. Entries are compared
+ * frame by frame anyway: the hash only picks buckets. */
 static uint64_t hash_frames(const uintptr_t *f, int n)
 {
     uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)n;
     for (int i = 0; i < n; i++) {
-        h ^= f[i];
-        h *= 0x100000001b3ull;
-        h ^= h >> 29;
+        uint64_t x = (f[i] ^ 0x9E3779B97F4A7C15ull) * 0xff51afd7ed558ccdull;
+        h += x << (i & 31) | x >> (64 - (i & 31)) % 64;
     }
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 29;
     return h;
 }
+
+static inline int frames_equal(const uint64_t *a, const uintptr_t *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+
+#define NM_TRACE_CACHE 16
+static __thread uint32_t t_trace_cache[NM_TRACE_CACHE] NM_TLS; /* depot ids by hash */
+
+static uint32_t depot_find_or_add(const uintptr_t *f, int n, uint64_t h);
 
 static uint32_t depot_put(const uintptr_t *f, int n)
 {
@@ -156,6 +174,21 @@ static uint32_t depot_put(const uintptr_t *f, int n)
             return 0;
     }
     uint64_t h = hash_frames(f, n);
+    /* The thread's recent traces first: a hit reads one entry this thread touched lately
+     * instead of the shared bucket array. */
+    uint32_t *slot = &t_trace_cache[h & (NM_TRACE_CACHE - 1)];
+    if (*slot) {
+        const uint64_t *e = depot_pool + *slot;
+        if (e[0] == h && (int)(e[1] >> 32) == n && frames_equal(e + 2, f, n))
+            return *slot;
+    }
+    uint32_t id = depot_find_or_add(f, n, h);
+    *slot = id;
+    return id;
+}
+
+static uint32_t depot_find_or_add(const uintptr_t *f, int n, uint64_t h)
+{
     uint32_t b = (uint32_t)(h >> (64 - DEPOT_BITS));
     for (int pass = 0; pass < 2; pass++) {
         uint32_t id = __atomic_load_n(&depot_heads[b], __ATOMIC_ACQUIRE);
