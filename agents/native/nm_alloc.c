@@ -928,8 +928,9 @@ NM_API void *reallocarray(void *p, size_t n, size_t size)
  * below it. */
 __attribute__((always_inline)) static inline void *aligned_block(size_t align, size_t n)
 {
-    if (n > SIZE_MAX / 4 || align > SIZE_MAX / 4 || (align & (align - 1))) {
-        errno = align & (align - 1) ? EINVAL : ENOMEM;
+    /* An alignment that is no power of two is rounded up, as glibc's memalign does. */
+    if (n > SIZE_MAX / 4 || align > SIZE_MAX / 4) {
+        errno = ENOMEM;
         return NULL;
     }
     int lg = NM_HDR_LOG;
