@@ -107,6 +107,7 @@ typedef struct cli_common {
     int timing;                 /* --timing: timings in JSON too */
     int no_progress;            /* --no-progress: never draw the progress bar */
     uint64_t max_inflate;       /* --max-inflate N: cap on decompressed bytes (0 = default) */
+    const char *tmpdir;         /* --tmpdir DIR: folder for inflated gzip/bzip2 input */
     int64_t dump_index;         /* --dump N: heap dump of a multi-dump HPROF (-1 = default) */
     const char *mapping;        /* --mapping FILE: ProGuard/R8 mapping cli_open applies */
     unsigned mapping_flags;     /* MAPPING_* flags for it (analyze: MAPPING_KEEP_ARRAYS) */

@@ -8,6 +8,7 @@
 #include "analysis/devtools.h"
 #include "analysis/kinship.h"
 #include "analysis/native.h"
+#include "base/mfile.h"
 #include "rules/categories.h"
 #include "report/text.h"
 #include "rules/mapping.h"
@@ -115,7 +116,9 @@ void cli_usage(const cli_spec *spec, FILE *out)
     print_opt(out, "--no-progress", NULL, "never draw a progress bar on stderr");
     print_opt(out, "--max-inflate", "N",
               "cap decompressed gzip/bzip2 input at N bytes (K/M/G suffixes; default: the "
-              "memory available, at most 64G)");
+              "free space of --tmpdir, at most 64G)");
+    print_opt(out, "--tmpdir", "DIR",
+              "inflate gzip/bzip2 input into an unnamed file there (default: $TMPDIR or /tmp)");
     print_opt(out, "--dump", "N", "heap dump to load from a multi-dump HPROF (0-based; "
                                   "default: the last)");
     print_opt(out, "--mapping", "FILE",
@@ -297,6 +300,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
         {"--timing", CLI_OPT_FLAG, &co->timing, NULL, NULL, NULL},
         {"--no-progress", CLI_OPT_FLAG, &co->no_progress, NULL, NULL, NULL},
         {"--max-inflate", CLI_OPT_SIZE, &co->max_inflate, "N", NULL, NULL},
+        {"--tmpdir", CLI_OPT_STR, &co->tmpdir, "DIR", NULL, NULL},
         {"--dump", CLI_OPT_UINT, &dump, "N", NULL, NULL},
         {"--mapping", CLI_OPT_STR, &co->mapping, "FILE", NULL, NULL},
         {0},
@@ -381,6 +385,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
     /* Clock readings make JSON differ from run to run: opt in. */
     if (co->json && !co->timing)
         co->no_timing = 1;
+    mfile_set_tmpdir(co->tmpdir);
     if (dump != UINT64_MAX) {
         if (dump > INT32_MAX)
             return usage_error(spec, co->json, "invalid value for --dump");

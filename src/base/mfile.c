@@ -2,10 +2,11 @@
 /* mfile.c: input files as one contiguous byte range (base layer), prefix mfile_. Plain files
  * are mapped read-only with MADV_SEQUENTIAL, so their pages count as file cache, not as our
  * memory. gzip (zlib, multi-member) and bzip2 (libbz2, multi-stream) are recognised by magic
- * and inflated into an anonymous mapping that grows geometrically with mremap and never past
- * the caller's cap: a compression bomb ends in LR_ERR_LIMIT after at most `cap` bytes. A
- * corrupt stream is LR_ERR_FORMAT and a stream cut short LR_ERR_TRUNCATED, both carrying the
- * offset in the compressed file where the decoder stopped. */
+ * and inflated into an unlinked temporary file that is mapped once complete (the same holds
+ * for its pages), or, for bytes already in memory, into an anonymous mapping grown with
+ * mremap. Never past the caller's cap: a compression bomb ends in LR_ERR_LIMIT after at most
+ * `cap` bytes. A corrupt stream is LR_ERR_FORMAT and a stream cut short LR_ERR_TRUNCATED,
+ * both carrying the offset in the compressed file where the decoder stopped. */
 #define _GNU_SOURCE
 #include "base/mfile.h"
 
@@ -17,18 +18,43 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <linux/magic.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 #include <zlib.h>
 
-/* Inflated output buffer: an anonymous mapping grown by doubling, capped at `cap`. */
+/* Where the inflated bytes go. A file-backed sink (mfile_open) stages them in a small buffer
+ * and writes it to an unlinked temporary file, mapped once complete: its pages are page cache
+ * that the kernel can drop and write back, not anonymous memory. An anonymous sink
+ * (mfile_from_memory, whose caller holds the input in memory anyway) grows a private mapping
+ * by doubling with mremap. Both stop at `limit` bytes. */
+enum { CAP_OPTION, CAP_MEMORY, CAP_DISK };
 typedef struct outbuf {
-    uint8_t *p;
-    uint64_t len;
-    uint64_t cap_alloc; /* bytes currently mapped */
-    uint64_t limit;     /* the caller's max_inflate */
-    int by_default;     /* limit is default_cap(): the memory available */
+    uint8_t *p;         /* anonymous: all output so far; file: the staging buffer */
+    uint64_t fill;      /* bytes in p */
+    uint64_t cap_alloc; /* bytes mapped at p */
+    uint64_t flushed;   /* bytes already written to fd (file sink) */
+    uint64_t limit;     /* the caller's max_inflate, or the default cap */
+    int fd;             /* the temporary file, or -1 for an anonymous sink */
+    int why;            /* CAP_*: which bound `limit` is, for the message */
+    const char *dir;    /* the temporary file's folder (messages) */
 } outbuf;
+
+#define STAGE_BYTES (4u << 20)
+
+static const char *tmpdir_opt; /* mfile_set_tmpdir */
+
+void mfile_set_tmpdir(const char *dir) { tmpdir_opt = dir && *dir ? dir : NULL; }
+
+const char *mfile_tmpdir(void)
+{
+    if (tmpdir_opt)
+        return tmpdir_opt;
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
 
 static int is_gzip(const uint8_t *p, uint64_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
 
@@ -37,36 +63,82 @@ static int is_bzip2(const uint8_t *p, uint64_t n)
     return n >= 4 && p[0] == 'B' && p[1] == 'Z' && p[2] == 'h' && p[3] >= '1' && p[3] <= '9';
 }
 
-static lr_status out_grow(outbuf *o, const char *name, lr_error *err)
+static lr_status over_limit(const outbuf *o, const char *name, lr_error *err)
 {
-    if (o->cap_alloc >= o->limit && o->by_default)
+    unsigned long long lim = (unsigned long long)o->limit;
+    if (o->why == CAP_DISK)
+        return LR_FAIL(err, LR_ERR_LIMIT, "%s: inflated size exceeds the free space in %s "
+                       "(%llu bytes; --tmpdir chooses another folder, --max-inflate sets "
+                       "another cap)", name, o->dir, lim);
+    if (o->why == CAP_MEMORY)
         return LR_FAIL(err, LR_ERR_LIMIT, "%s: inflated size exceeds the memory available "
-                       "(%llu bytes; --max-inflate sets another cap)", name,
-                       (unsigned long long)o->limit);
-    if (o->cap_alloc >= o->limit)
-        return LR_FAIL(err, LR_ERR_LIMIT, "%s: inflated size exceeds --max-inflate %llu", name,
-                       (unsigned long long)o->limit);
-    uint64_t want = o->cap_alloc * 2;
-    if (want > o->limit)
-        want = o->limit;
-    void *q = mremap(o->p, o->cap_alloc, want, MREMAP_MAYMOVE);
-    if (q == MAP_FAILED)
-        return LR_FAIL(err, LR_ERR_LIMIT, "%s: cannot grow inflate buffer to %llu bytes: %s",
-                       name, (unsigned long long)want, strerror(errno));
-    o->p = q;
-    o->cap_alloc = want;
+                       "(%llu bytes; --max-inflate sets another cap)", name, lim);
+    return LR_FAIL(err, LR_ERR_LIMIT, "%s: inflated size exceeds --max-inflate %llu", name, lim);
+}
+
+/* Writes the staging buffer to the temporary file. A full filesystem is a resource limit
+ * (exit 5) naming the folder, like the cap it should have met first. */
+static lr_status out_flush(outbuf *o, const char *name, lr_error *err)
+{
+    uint64_t done = 0;
+    while (done < o->fill) {
+        ssize_t k = write(o->fd, o->p + done, o->fill - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            int e = k < 0 ? errno : ENOSPC;
+            unsigned long long at = (unsigned long long)(o->flushed + done);
+            if (e == ENOSPC || e == EDQUOT || e == EFBIG)
+                return LR_FAIL(err, LR_ERR_LIMIT, "%s: no room in %s for the inflated dump "
+                               "(%llu bytes written: %s; --tmpdir chooses another folder)",
+                               name, o->dir, at, strerror(e));
+            return LR_FAIL(err, LR_ERR_IO, "%s: cannot write the inflated dump to %s: %s",
+                           name, o->dir, strerror(e));
+        }
+        done += (uint64_t)k;
+    }
+    o->flushed += o->fill;
+    o->fill = 0;
     return LR_OK;
 }
 
-static lr_status out_init(outbuf *o, uint64_t in_len, uint64_t limit, const char *name,
-                          lr_error *err)
+/* Makes room for the decoder: grows the anonymous buffer or flushes the staging buffer.
+ * Sets *room to the bytes it may write at o->p + o->fill (never past the cap). */
+static lr_status out_room(outbuf *o, uint64_t *room, const char *name, lr_error *err)
 {
-    /* Dumps compress 3-10x; start near the likely size to avoid most remaps. */
-    uint64_t first = in_len * 4;
+    uint64_t total = o->flushed + o->fill;
+    if (total >= o->limit)
+        return over_limit(o, name, err);
+    if (o->fill == o->cap_alloc) {
+        if (o->fd >= 0) {
+            LR_TRY(out_flush(o, name, err));
+        } else {
+            uint64_t want = o->cap_alloc * 2;
+            if (want > o->limit)
+                want = o->limit;
+            void *q = mremap(o->p, o->cap_alloc, want, MREMAP_MAYMOVE);
+            if (q == MAP_FAILED)
+                return LR_FAIL(err, LR_ERR_LIMIT, "%s: cannot grow inflate buffer to %llu "
+                               "bytes: %s", name, (unsigned long long)want, strerror(errno));
+            o->p = q;
+            o->cap_alloc = want;
+        }
+    }
+    uint64_t r = o->cap_alloc - o->fill;
+    if (r > o->limit - total)
+        r = o->limit - total;
+    *room = r;
+    return LR_OK;
+}
+
+static lr_status out_init(outbuf *o, uint64_t in_len, const char *name, lr_error *err)
+{
+    /* Anonymous: dumps compress 3-10x, so start near the likely size to avoid most remaps. */
+    uint64_t first = o->fd >= 0 ? STAGE_BYTES : in_len * 4;
     if (first < (1u << 20))
         first = 1u << 20;
-    if (first > limit)
-        first = limit;
+    if (first > o->limit && o->fd < 0)
+        first = o->limit;
     if (first == 0)
         first = 1;
     o->p = mmap(NULL, first, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -75,9 +147,9 @@ static lr_status out_init(outbuf *o, uint64_t in_len, uint64_t limit, const char
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: cannot map %llu bytes for inflating", name,
                        (unsigned long long)first);
     }
-    o->len = 0;
+    o->fill = 0;
+    o->flushed = 0;
     o->cap_alloc = first;
-    o->limit = limit;
     return LR_OK;
 }
 
@@ -100,14 +172,14 @@ static lr_status inflate_gzip(outbuf *o, const uint8_t *in, uint64_t n, const ch
             z.avail_in = (uInt)take;
             pos += take;
         }
-        if (o->len == o->cap_alloc && (st = out_grow(o, name, err)) != LR_OK)
+        uint64_t room;
+        if ((st = out_room(o, &room, name, err)) != LR_OK)
             break;
-        uint64_t room = o->cap_alloc - o->len;
-        z.next_out = o->p + o->len;
+        z.next_out = o->p + o->fill;
         z.avail_out = (uInt)(room < CHUNK_IN ? room : CHUNK_IN);
         uInt before = z.avail_out;
         int r = inflate(&z, Z_NO_FLUSH);
-        o->len += before - z.avail_out;
+        o->fill += before - z.avail_out;
         uint64_t at = pos - z.avail_in;
         if (r == Z_STREAM_END) {
             /* Concatenated members (gzip -c a b) form one file; trailing zeros are padding. */
@@ -125,12 +197,12 @@ static lr_status inflate_gzip(outbuf *o, const uint8_t *in, uint64_t n, const ch
              * the rest of the dump. */
             if (at < n)
                 st = LR_CORRUPT(err, name, at, "bytes after gzip member are not a gzip member "
-                                "(%llu bytes inflated so far)", (unsigned long long)o->len);
+                                "(%llu bytes inflated so far)", (unsigned long long)(o->flushed + o->fill));
             break;
         }
         if (r == Z_BUF_ERROR && z.avail_in == 0 && pos >= n) {
             st = LR_TRUNC(err, name, at, "gzip stream ends early (%llu bytes inflated)",
-                          (unsigned long long)o->len);
+                          (unsigned long long)(o->flushed + o->fill));
             break;
         }
         if (r == Z_MEM_ERROR) {
@@ -162,15 +234,15 @@ static lr_status inflate_bzip2(outbuf *o, const uint8_t *in, uint64_t n, const c
             b.avail_in = (unsigned)take;
             pos += take;
         }
-        if (o->len == o->cap_alloc && (st = out_grow(o, name, err)) != LR_OK)
+        uint64_t room;
+        if ((st = out_room(o, &room, name, err)) != LR_OK)
             break;
-        uint64_t room = o->cap_alloc - o->len;
-        b.next_out = (char *)(o->p + o->len);
+        b.next_out = (char *)(o->p + o->fill);
         b.avail_out = (unsigned)(room < CHUNK_IN ? room : CHUNK_IN);
         unsigned before = b.avail_out;
         unsigned in_before = b.avail_in;
         int r = BZ2_bzDecompress(&b);
-        o->len += before - b.avail_out;
+        o->fill += before - b.avail_out;
         uint64_t at = pos - b.avail_in;
         if (r == BZ_STREAM_END) {
             if (at < n && is_bzip2(in + at, n - at)) {
@@ -194,7 +266,7 @@ static lr_status inflate_bzip2(outbuf *o, const uint8_t *in, uint64_t n, const c
         /* BZ_OK with all input consumed and no output progress: the stream was cut. */
         if (b.avail_in == 0 && pos >= n && before == b.avail_out && in_before == 0) {
             st = LR_TRUNC(err, name, at, "bzip2 stream ends early (%llu bytes inflated)",
-                          (unsigned long long)o->len);
+                          (unsigned long long)(o->flushed + o->fill));
             break;
         }
     }
@@ -202,19 +274,15 @@ static lr_status inflate_bzip2(outbuf *o, const uint8_t *in, uint64_t n, const c
     return st;
 }
 
-/* The default cap on inflated bytes: what memory can hold now, so a bomb stops with
- * LR_ERR_LIMIT instead of meeting the OOM killer. Inflated bytes live in anonymous memory, so
- * the bound is MemAvailable + SwapFree (/proc/meminfo), and half of an address-space limit
- * (ulimit -v) when one is set: the graph still has to fit beside the bytes. Never more than
- * LR_DEFAULT_MAX_INFLATE; that alone when neither is known. */
-static uint64_t default_cap(void)
+/* Memory available now: MemAvailable + SwapFree (/proc/meminfo), UINT64_MAX if unknown. */
+static uint64_t mem_available(void)
 {
-    uint64_t cap = LR_DEFAULT_MAX_INFLATE, avail = 0;
+    uint64_t avail = 0;
+    int seen = 0;
     FILE *f = fopen("/proc/meminfo", "r");
     if (f) {
         char line[128];
         unsigned long long kb;
-        int seen = 0;
         while (fgets(line, sizeof line, f)) {
             if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1 ||
                 sscanf(line, "SwapFree: %llu kB", &kb) == 1) {
@@ -223,35 +291,132 @@ static uint64_t default_cap(void)
             }
         }
         fclose(f);
-        if (seen && avail < cap)
-            cap = avail;
     }
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 2 < cap)
-        cap = rl.rlim_cur / 2;
-    return cap < (1u << 20) ? (1u << 20) : cap;
+    return seen ? avail : UINT64_MAX;
 }
 
-/* Inflates in[0..n) into m if compressed; otherwise leaves m untouched and returns LR_OK. */
+static void cap_to(outbuf *o, uint64_t v, int why)
+{
+    if (v < o->limit) {
+        o->limit = v;
+        o->why = why;
+    }
+}
+
+/* The default cap on inflated bytes, so a bomb stops with LR_ERR_LIMIT instead of filling
+ * the disk or meeting the OOM killer. Never more than LR_DEFAULT_MAX_INFLATE. A file sink is
+ * bounded by the free space of its folder (less 1/16 of it, so the rest of the system keeps
+ * some room), and by the memory available when that folder is a tmpfs (its pages are
+ * memory). An anonymous sink is bounded by the memory available. Both by half of an
+ * address-space limit (ulimit -v) when one is set: the graph must fit beside the bytes. */
+static void default_cap(outbuf *o)
+{
+    o->limit = LR_DEFAULT_MAX_INFLATE;
+    o->why = CAP_OPTION;
+    int in_memory = o->fd < 0;
+    if (o->fd >= 0) {
+        struct statfs fs;
+        if (fstatfs(o->fd, &fs) == 0) {
+            uint64_t free_b = (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize;
+            cap_to(o, free_b - free_b / 16, CAP_DISK);
+            in_memory = fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC;
+        }
+    }
+    if (in_memory)
+        cap_to(o, mem_available(), CAP_MEMORY);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        cap_to(o, rl.rlim_cur / 2, CAP_MEMORY);
+    if (o->limit < (1u << 20))
+        o->limit = 1u << 20;
+}
+
+/* An unnamed temporary file in dir: O_TMPFILE where the filesystem has it, else a named one
+ * unlinked at once. Either way nothing is left behind by a crash or a signal. */
+static int open_tmp(const char *dir)
+{
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return fd;
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/leakray-inflate-XXXXXX", dir) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd >= 0)
+        unlink(path);
+    return fd;
+}
+
+/* Inflates in[0..n) into m if compressed; otherwise leaves m untouched and returns LR_OK.
+ * to_file: inflate into a temporary file in mfile_tmpdir() and map it. */
 static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t limit,
-                               const char *name, lr_error *err)
+                               int to_file, const char *name, lr_error *err)
 {
     int gz = is_gzip(in, n), bz = !gz && is_bzip2(in, n);
     if (!gz && !bz)
         return LR_OK;
-    int by_default = limit == 0;
-    if (by_default)
-        limit = default_cap();
     outbuf o;
-    LR_TRY(out_init(&o, n, limit, name, err));
-    o.by_default = by_default;
-    lr_status st = gz ? inflate_gzip(&o, in, n, name, err) : inflate_bzip2(&o, in, n, name, err);
-    if (st != LR_OK) {
+    memset(&o, 0, sizeof o);
+    o.fd = -1;
+    o.dir = mfile_tmpdir();
+    if (to_file && (o.fd = open_tmp(o.dir)) < 0)
+        return LR_FAIL(err, LR_ERR_IO, "%s: cannot create a temporary file in %s for the "
+                       "inflated dump: %s (--tmpdir chooses another folder)", name, o.dir,
+                       strerror(errno));
+    if (limit) {
+        o.limit = limit;
+        o.why = CAP_OPTION;
+    } else {
+        default_cap(&o);
+    }
+    /* A file-size limit (ulimit -f) must end in EFBIG and the message, not in SIGXFSZ. */
+    struct sigaction ign, old_xfsz;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    int swapped = o.fd >= 0 && sigaction(SIGXFSZ, &ign, &old_xfsz) == 0;
+    lr_status st = out_init(&o, n, name, err);
+    if (st == LR_OK)
+        st = gz ? inflate_gzip(&o, in, n, name, err) : inflate_bzip2(&o, in, n, name, err);
+    if (st == LR_OK && o.fd >= 0)
+        st = out_flush(&o, name, err);
+    if (swapped)
+        sigaction(SIGXFSZ, &old_xfsz, NULL);
+    uint64_t total = o.flushed + o.fill;
+    if (st == LR_OK && o.fd >= 0) {
         munmap(o.p, o.cap_alloc);
+        o.p = NULL;
+        if (total) {
+            void *q = mmap(NULL, total, PROT_READ, MAP_SHARED, o.fd, 0);
+            if (q == MAP_FAILED)
+                st = LR_FAIL(err, errno == ENOMEM ? LR_ERR_LIMIT : LR_ERR_IO, "%s: cannot map "
+                             "the inflated dump (%llu bytes): %s", name,
+                             (unsigned long long)total, strerror(errno));
+            else {
+                madvise(q, total, MADV_SEQUENTIAL);
+                o.p = q;
+                o.cap_alloc = total;
+            }
+        } else {
+            o.p = mmap(NULL, 1, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            o.cap_alloc = 1;
+            if (o.p == MAP_FAILED) {
+                o.p = NULL;
+                st = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
+            }
+        }
+    }
+    if (o.fd >= 0)
+        close(o.fd);
+    if (st != LR_OK) {
+        if (o.p)
+            munmap(o.p, o.cap_alloc);
         return st;
     }
-    /* Give back the unused tail; keep at least one page so munmap has something to unmap. */
-    uint64_t keep = o.len ? o.len : 1;
+    /* Anonymous: give back the unused tail; keep at least one byte so munmap has a page. */
+    uint64_t keep = total ? total : 1;
     if (keep < o.cap_alloc) {
         void *q = mremap(o.p, o.cap_alloc, keep, 0);
         if (q != MAP_FAILED) {
@@ -262,7 +427,7 @@ static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t
     m->owned = o.p;
     m->owned_cap = o.cap_alloc;
     m->data = o.p;
-    m->len = o.len;
+    m->len = total;
     m->compression = gz ? MFILE_GZIP : MFILE_BZIP2;
     return LR_OK;
 }
@@ -371,7 +536,7 @@ lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error 
     m->map_len = m->file_len;
     m->data = p;
     m->len = m->file_len;
-    lr_status st = maybe_inflate(m, p, m->file_len, max_inflate, path, err);
+    lr_status st = maybe_inflate(m, p, m->file_len, max_inflate, 1, path, err);
     if (st != LR_OK) {
         mfile_close(m);
         return st;
@@ -393,7 +558,7 @@ lr_status mfile_from_memory(mfile *m, const uint8_t *data, uint64_t len, uint64_
     m->data = data;
     m->len = len;
     m->file_len = len;
-    return maybe_inflate(m, data, len, max_inflate, name ? name : "<memory>", err);
+    return maybe_inflate(m, data, len, max_inflate, 0, name ? name : "<memory>", err);
 }
 
 void mfile_close(mfile *m)

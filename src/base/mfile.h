@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* mfile.h: input files as one contiguous byte range (base layer), prefix mfile_. Plain files
- * are memory-mapped read-only (MADV_SEQUENTIAL); gzip and bzip2 input, detected by magic
- * bytes, is inflated into anonymous memory up to a caller-given cap so a compression bomb
- * stops with LR_ERR_LIMIT instead of exhausting memory. Readers never see the difference. */
+ * are memory-mapped read-only (MADV_SEQUENTIAL); gzip and bzip2 files, detected by magic
+ * bytes, are inflated into an unlinked temporary file (mfile_tmpdir) that is then mapped, so
+ * their pages are page cache like a plain file's, not our memory; compressed bytes already in
+ * memory (mfile_from_memory) are inflated into anonymous memory. Both stop at a cap, so a
+ * compression bomb ends in LR_ERR_LIMIT instead of filling the disk or the memory. Readers
+ * never see the difference. */
 #ifndef LR_BASE_MFILE_H
 #define LR_BASE_MFILE_H
 
@@ -19,13 +22,15 @@ typedef struct mfile {
     uint8_t compression;   /* enum mfile_compression */
     void *map;             /* mmap base to munmap, or NULL */
     uint64_t map_len;      /* bytes mapped */
-    uint8_t *owned;        /* heap/anonymous buffer holding inflated data, or NULL */
+    uint8_t *owned;        /* mapping holding the inflated data (temporary file or anonymous) */
     uint64_t owned_cap;    /* bytes reserved for owned */
 } mfile;
 
 /* Opens path (or a memory buffer, see mfile_from_memory). max_inflate caps the decompressed
- * size (0 = LR_DEFAULT_MAX_INFLATE). Returns LR_OK and fills *m (release: mfile_close), or
- * LR_ERR_IO / LR_ERR_FORMAT (corrupt stream) / LR_ERR_LIMIT with *err naming the file. */
+ * size (0 = the default: the free space of the temporary folder, the memory available for
+ * mfile_from_memory or a tmpfs folder, at most LR_DEFAULT_MAX_INFLATE). Returns LR_OK and
+ * fills *m (release: mfile_close), or LR_ERR_IO / LR_ERR_FORMAT (corrupt stream) /
+ * LR_ERR_LIMIT (cap reached, temporary folder full) with *err naming the file. */
 lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error *err);
 
 /* Wraps caller-owned bytes (decompressing them if compressed); used by fuzz targets. The
@@ -41,6 +46,13 @@ void mfile_close(mfile *m);
  * silent crash. For programs (the CLI calls it once at start); a library user keeps its own
  * handlers. A SIGBUS elsewhere keeps its default action. Idempotent. */
 void mfile_catch_sigbus(void);
+
+/* Sets the folder for inflated temporary files (the CLI's --tmpdir); NULL restores the
+ * default. Not thread-safe: call before opening inputs. */
+void mfile_set_tmpdir(const char *dir);
+
+/* The folder inflated input goes to: mfile_set_tmpdir's, else $TMPDIR, else /tmp. */
+const char *mfile_tmpdir(void);
 
 /* "plain", "gzip", "bzip2". */
 const char *mfile_compression_name(unsigned c);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# gzip_tmpfile.sh: compressed dumps are inflated into an unnamed temporary file that is
+# mapped, so they cost page cache, not leakray's own memory. A real JVM writes a 70 MB dump
+# that is mostly byte arrays (tests/programs/scale/ArrayHeap.java, few objects: the graph is
+# small) and gzip shrinks it to about 1.5 MB:
+#   - `info` on the .gz (bzip2 input takes the same path): own memory (RssAnon + RssShmem, sampled) stays under a quarter of
+#     the inflated size (inflating into anonymous memory costs all of it), and the output
+#     equals the plain dump's apart from the compression line;
+#   - --tmpdir DIR: the file goes there and nothing is left in DIR afterwards;
+#   - --tmpdir to a missing folder: exit 4 naming it;
+#   - a temporary filesystem without room (a file-size limit, ulimit -f): exit 5, "no room".
+set -euo pipefail
+. "$(dirname "$0")/lib/common.bash"
+cli_init gzip-tmpfile
+cli_need_java
+javac -d "$T/classes" "$LEAKRAY_SRC/tests/programs/scale/ArrayHeap.java"
+java -Xmx256m -XX:+UseSerialGC -cp "$T/classes" ArrayHeap "$T/a.hprof" 64 >/dev/null
+gzip -1 -c "$T/a.hprof" >"$T/a.hprof.gz"
+inflated=$(stat -c %s "$T/a.hprof")
+gz=$(stat -c %s "$T/a.hprof.gz")
+[ "$inflated" -gt $((60 << 20)) ] && [ "$gz" -lt $((inflated / 8)) ] ||
+    fail "test dump: $inflated bytes, $gz compressed"
+own() { "$LEAKRAY_SRC/scripts/own-memory.py" "$T/peak" "$LEAKRAY" "$@" >"$T/out" 2>"$T/err"; }
+
+run info --no-progress --no-timing "$T/a.hprof"
+expect_rc 0
+grep -v -e '^file:' -e '^compression:' "$T/out" >"$T/plain.info"
+limit_kb=$((inflated / 4 / 1024))
+mkdir -p "$T/td"
+for f in a.hprof.gz; do
+    own info --no-progress --no-timing --tmpdir "$T/td" "$T/$f" || fail "info $f: exit $?"
+    peak=$(cat "$T/peak")
+    [ "$peak" -gt 0 ] && [ "$peak" -lt "$limit_kb" ] ||
+        fail "$f: own memory $peak KB, want under $limit_kb KB (inflated $inflated bytes)"
+    grep -v -e '^file:' -e '^compression:' "$T/out" | diff -u "$T/plain.info" - ||
+        fail "$f: info differs from the plain dump's"
+    [ -z "$(ls -A "$T/td")" ] || fail "$f: files left in --tmpdir: $(ls -A "$T/td")"
+    echo "ok: $f ($inflated bytes inflated): own memory $peak KB" >&2
+done
+
+run info --no-progress --tmpdir "$T/missing" "$T/a.hprof.gz"
+expect_rc 4
+expect_err "a\.hprof\.gz: cannot create a temporary file in $T/missing"
+
+set +e
+(ulimit -f $((8 << 10)); exec "$LEAKRAY" info --no-progress --tmpdir "$T/td" "$T/a.hprof.gz") \
+    >"$T/out" 2>"$T/err"
+RC=$?
+set -e
+expect_rc 5
+expect_err "a\.hprof\.gz: no room in $T/td for the inflated dump"
+[ -z "$(ls -A "$T/td")" ] || fail "files left in --tmpdir after the failure"
+echo "gzip_tmpfile: ok"
