@@ -197,7 +197,8 @@ static lr_status inflate_gzip(outbuf *o, const uint8_t *in, uint64_t n, const ch
              * the rest of the dump. */
             if (at < n)
                 st = LR_CORRUPT(err, name, at, "bytes after gzip member are not a gzip member "
-                                "(%llu bytes inflated so far)", (unsigned long long)(o->flushed + o->fill));
+                                "(%llu bytes inflated so far)",
+                                (unsigned long long)(o->flushed + o->fill));
             break;
         }
         if (r == Z_BUF_ERROR && z.avail_in == 0 && pos >= n) {
