@@ -5,8 +5,9 @@
 # that is mostly byte arrays (tests/programs/scale/ArrayHeap.java, few objects: the graph is
 # small) and gzip shrinks it to about 1.5 MB:
 #   - `info` on the .gz (bzip2 input takes the same path): own memory (RssAnon + RssShmem,
-#     sampled) stays under a quarter of the inflated size (inflating into anonymous memory costs all of it), and the output
-#     equals the plain dump's apart from the compression line;
+#     sampled) stays under a quarter of the inflated size (inflating into anonymous memory
+#     costs all of it), and the output equals the plain dump's apart from the compression
+#     line;
 #   - --tmpdir DIR: the file goes there and nothing is left in DIR afterwards;
 #   - --tmpdir to a missing folder: exit 4 naming it;
 #   - a temporary filesystem without room (a file-size limit, ulimit -f): exit 5, "no room".
