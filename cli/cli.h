@@ -108,6 +108,7 @@ typedef struct cli_common {
     int no_progress;            /* --no-progress: never draw the progress bar */
     uint64_t max_inflate;       /* --max-inflate N: cap on decompressed bytes (0 = default) */
     const char *tmpdir;         /* --tmpdir DIR: folder for inflated gzip/bzip2 input */
+    uint64_t max_memory;        /* --max-memory N: bound on allocated bytes (0 = default) */
     int64_t dump_index;         /* --dump N: heap dump of a multi-dump HPROF (-1 = default) */
     const char *mapping;        /* --mapping FILE: ProGuard/R8 mapping cli_open applies */
     unsigned mapping_flags;     /* MAPPING_* flags for it (analyze: MAPPING_KEEP_ARRAYS) */
@@ -164,6 +165,12 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out);
 /* Prints err ("leakray: <msg>" on stderr, or the JSON error object on stdout under --json)
  * and returns lr_exit_code(err->code). */
 int cli_error(const cli_common *co, const lr_error *err);
+
+/* When an allocation was refused under --max-memory (base/mem) and no error said so yet:
+ * prints the limit's message on stderr (phase, size asked for, bytes in use) and returns
+ * CLI_EXIT_LIMIT; otherwise returns rc. main calls it last, so a run that went on after a
+ * refusal never exits 0 with output computed short of memory. */
+int cli_mem_finish(int rc);
 
 /* Same for a failure the verb detects itself (e.g. LR_ERR_NOT_FOUND for a missing object). */
 int cli_fail(const cli_common *co, lr_status code, const char *fmt, ...)

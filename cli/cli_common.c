@@ -8,7 +8,9 @@
 #include "analysis/devtools.h"
 #include "analysis/kinship.h"
 #include "analysis/native.h"
+#include "base/mem.h"
 #include "base/mfile.h"
+#include "base/phase.h"
 #include "rules/categories.h"
 #include "report/text.h"
 #include "rules/mapping.h"
@@ -64,10 +66,53 @@ static void json_error(lr_status code, uint64_t offset, const char *msg)
     jsonw_finish(&w);
 }
 
+static int mem_reported; /* the --max-memory refusal was printed */
+
+/* "memory limit: ..." for the first refused allocation into buf; 0 when none was refused. */
+static int mem_message(char *buf, size_t cap, const char *cause)
+{
+    const char *phase;
+    uint64_t asked, in_use;
+    if (!mem_refused(&phase, &asked, &in_use))
+        return 0;
+    char a[CLI_FMT_MAX], u[CLI_FMT_MAX], l[CLI_FMT_MAX], t[CLI_FMT_MAX];
+    snprintf(buf, cap, "memory limit: phase \"%s\" needed %s more with %s in use (%s in all), "
+             "over --max-memory %s; raise --max-memory or free memory%s%s", phase,
+             cli_fmt_human(a, asked), cli_fmt_human(u, in_use),
+             cli_fmt_human(t, asked + in_use), cli_fmt_human(l, mem_limit()),
+             cause ? " (" : "", cause ? cause : "");
+    if (cause)
+        snprintf(buf + strlen(buf), cap - strlen(buf), ")");
+    return 1;
+}
+
+static int timing_text; /* --timing without --json: phase table on stderr at the end */
+
+int cli_mem_finish(int rc)
+{
+    if (timing_text)
+        phase_print(stderr);
+    char msg[LR_ERROR_MSG_MAX];
+    if (mem_reported || !mem_message(msg, sizeof msg, NULL))
+        return rc;
+    mem_reported = 1;
+    fprintf(stderr, "leakray: %s\n", msg);
+    return CLI_EXIT_LIMIT;
+}
+
 int cli_error(const cli_common *co, const lr_error *err)
 {
     lr_status code = err->code != LR_OK ? err->code : LR_ERR_INTERNAL;
     const char *msg = err->msg[0] ? err->msg : lr_strerror(code);
+    /* An allocation refused under --max-memory surfaces as "out of memory" (or a limit) in
+     * whichever code met it: say which limit, in which phase, for how much. */
+    char mbuf[LR_ERROR_MSG_MAX + 64];
+    if ((code == LR_ERR_NOMEM || code == LR_ERR_LIMIT) && !mem_reported &&
+        mem_message(mbuf, sizeof mbuf, msg)) {
+        mem_reported = 1;
+        code = LR_ERR_LIMIT;
+        msg = mbuf;
+    }
     if (co && co->json)
         json_error(code, err->offset, msg);
     else
@@ -117,6 +162,9 @@ void cli_usage(const cli_spec *spec, FILE *out)
     print_opt(out, "--max-inflate", "N",
               "cap decompressed gzip/bzip2 input at N bytes (K/M/G suffixes; default: the "
               "free space of --tmpdir, at most 64G)");
+    print_opt(out, "--max-memory", "N",
+              "stop with exit 5 before allocating more than N bytes (K/M/G suffixes; "
+              "default: 90% of the memory available)");
     print_opt(out, "--tmpdir", "DIR",
               "inflate gzip/bzip2 input into an unnamed file there (default: $TMPDIR or /tmp)");
     print_opt(out, "--dump", "N", "heap dump to load from a multi-dump HPROF (0-based; "
@@ -301,6 +349,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
         {"--no-progress", CLI_OPT_FLAG, &co->no_progress, NULL, NULL, NULL},
         {"--max-inflate", CLI_OPT_SIZE, &co->max_inflate, "N", NULL, NULL},
         {"--tmpdir", CLI_OPT_STR, &co->tmpdir, "DIR", NULL, NULL},
+        {"--max-memory", CLI_OPT_SIZE, &co->max_memory, "N", NULL, NULL},
         {"--dump", CLI_OPT_UINT, &dump, "N", NULL, NULL},
         {"--mapping", CLI_OPT_STR, &co->mapping, "FILE", NULL, NULL},
         {0},
@@ -385,7 +434,9 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
     /* Clock readings make JSON differ from run to run: opt in. */
     if (co->json && !co->timing)
         co->no_timing = 1;
+    timing_text = co->timing && !co->json;
     mfile_set_tmpdir(co->tmpdir);
+    mem_set_limit(co->max_memory ? co->max_memory : mem_default_limit());
     if (dump != UINT64_MAX) {
         if (dump > INT32_MAX)
             return usage_error(spec, co->json, "invalid value for --dump");
@@ -418,6 +469,7 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
     lr_error err = {.code = LR_OK, .offset = LR_NO_OFFSET};
     double t0 = cli_now_ms();
     lr_status s = lr_open(path, &o, out, &err);
+    phase_enter(co->spec ? co->spec->verb : "verb");
     /* Android's registry-owned native bytes join shallow sizes for every verb (info, show,
      * top, histo --retained, analyze): a no-op for dumps without the registry's classes. */
     if (s == LR_OK && *out)
@@ -487,6 +539,17 @@ static void json_timing(const cli_common *co, jsonw *w, const char *phase_key, d
     json_ms(w, "load_ms", co->load_ms_total);
     if (phase_key)
         json_ms(w, phase_key, ms);
+    phase_stat st[48];
+    unsigned n = phase_stats(st, 48);
+    jsonw_kv_arr_begin(w, "phases");
+    for (unsigned i = 0; i < n && i < 48; i++) {
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, "name", st[i].name);
+        json_ms(w, "wall_ms", st[i].wall_ms);
+        json_ms(w, "cpu_ms", st[i].cpu_ms);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
     jsonw_obj_end(w);
 }
 

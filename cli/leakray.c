@@ -87,6 +87,7 @@ static const cli_verb *find_verb(const char *name)
  * success: a report silently cut short is worse than an error. */
 static int finish(int rc)
 {
+    rc = cli_mem_finish(rc);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "leakray: writing output: %s\n", strerror(errno ? errno : EIO));
         return rc ? rc : CLI_EXIT_IO;

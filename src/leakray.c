@@ -5,6 +5,7 @@
  * owns both, because the graph's node offsets point into the mapped bytes and must not
  * outlive them. lr_open_memory does the same over caller-owned bytes. */
 #include "lr_internal.h"
+#include "base/phase.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ static lr_status load(lr_heap *h, const char *name, const lr_open_opts *opts, lr
     h->g.path = strdup(name);
     if (!h->g.path)
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
+    phase_enter("load");
     h->reader = fmt_find(h->input.data, h->input.len);
     if (!h->reader)
         return LR_CORRUPT(err, name, 0, "unknown heap dump format%s",
@@ -37,6 +39,7 @@ lr_status lr_open(const char *path, const lr_open_opts *opts, lr_heap **out, lr_
     if (!h)
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", path);
     graph_init(&h->g);
+    phase_enter("open");
     lr_status st = mfile_open(&h->input, path, opts ? opts->max_inflate : 0, err);
     if (st == LR_OK)
         st = load(h, path, opts, err);

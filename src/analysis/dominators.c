@@ -29,6 +29,7 @@
  * Retained size = shallow + native, accumulated in reverse DFS order. docs/design.md says
  * which peer the numbers must equal (VisualVM for HotSpot, DevTools for V8). */
 #include "analysis/dominators.h"
+#include "base/phase.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -671,7 +672,18 @@ static inline int bit_get(const uint64_t *b, uint32_t i)
     return (int)(b[i >> 6] >> (i & 63) & 1);
 }
 
+static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err);
+
 lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err)
+{
+    const char *prev = phase_current();
+    phase_enter("dominators");
+    lr_status st = build(g, o, t, err);
+    phase_enter(prev);
+    return st;
+}
+
+static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err)
 {
     memset(t, 0, sizeof *t);
     xedges xe = {0, NULL, NULL, NULL};

@@ -17,6 +17,7 @@
  * priority is final (first discovery wins and only visit-last discoveries get promoted), one
  * reached at visit-last priority is final once that phase begins. */
 #include "analysis/paths.h"
+#include "base/phase.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -318,18 +319,30 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
                       uint32_t n_targets, paths_result *r, int early, int *all_found,
                       lr_error *err);
 
+/* find() as the phase "paths" (base/phase), then back to the caller's phase. */
+static lr_status find_phase(const graph *g, const paths_policy *pol, const node_ix *targets,
+                            uint32_t n_targets, paths_result *r, int stop, int *all,
+                            lr_error *err)
+{
+    const char *prev = phase_current();
+    phase_enter("paths");
+    lr_status st = find(g, pol, targets, n_targets, r, stop, all, err);
+    phase_enter(prev);
+    return st;
+}
+
 lr_status paths_find(const graph *g, const paths_policy *pol, const node_ix *targets,
                      uint32_t n_targets, paths_result *r, lr_error *err)
 {
     int all;
-    return find(g, pol, targets, n_targets, r, 0, &all, err);
+    return find_phase(g, pol, targets, n_targets, r, 0, &all, err);
 }
 
 lr_status paths_find_targets(const graph *g, const paths_policy *pol, const node_ix *targets,
                              uint32_t n_targets, paths_result *r, int *all_found,
                              lr_error *err)
 {
-    return find(g, pol, targets, n_targets, r, 1, all_found, err);
+    return find_phase(g, pol, targets, n_targets, r, 1, all_found, err);
 }
 
 static lr_status find(const graph *g, const paths_policy *pol, const node_ix *targets,

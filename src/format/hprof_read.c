@@ -12,6 +12,7 @@
 #include "format/hprof.h"
 #include "base/hash.h"
 #include "base/hmap.h"
+#include "base/phase.h"
 #include "base/progress.h"
 
 #include <pthread.h>
@@ -2093,6 +2094,7 @@ static lr_status load(rd *r, const fmt_opts *o)
     g->n_types = 4;
 
     uint32_t nd;
+    phase_enter("hprof scan");
     LR_TRY(scan_top(r->d, r->n, start, r->ids, r->name, r, NULL, 0, &nd, r->err));
     if (!sorted_by(r->strs, r->n_strs, sizeof *r->strs, cmp_str))
         qsort(r->strs, r->n_strs, sizeof *r->strs, cmp_str);
@@ -2111,7 +2113,9 @@ static lr_status load(rd *r, const fmt_opts *o)
     }
 
     progress_init(&r->prog, "loading", 2 * r->n, o && o->progress);
+    phase_enter("hprof pass1");
     LR_TRY(pass1(r, dd));
+    phase_enter("hprof classes");
     LR_TRY(build_classes(r));
     uint64_t nn = (uint64_t)r->n_cls + r->n_inst + r->n_oarr + r->n_parr;
     if (nn >= UINT32_MAX || r->n_roots >= UINT32_MAX)
@@ -2147,6 +2151,7 @@ static lr_status load(rd *r, const fmt_opts *o)
         if (!g->node_id || !g->node_off || !g->roots || !r->root_ids)
             return nomem(r);
     }
+    phase_enter("hprof pass2");
     LR_TRY(pass2(r, dd));
     /* every JVM dump has GC roots (sticky classes at least); none means they were cut off */
     if (r->n_roots == 0 && !g->diag.n[DIAG_TRUNCATED])
@@ -2154,12 +2159,16 @@ static lr_status load(rd *r, const fmt_opts *o)
     if (r->no_edges)
         return LR_OK;
 
+    phase_enter("hprof index");
     LR_TRY(merge_class_nodes(r));
     LR_TRY(graph_build_index(g, r->err));
     count_duplicate_ids(g);
+    phase_enter("hprof roots");
     LR_TRY(resolve_roots(r));
     LR_TRY(build_layouts(r));
+    phase_enter("hprof edges");
     LR_TRY(build_edges(r));
+    phase_enter("hprof compact");
     return hp_compact(r);
 }
 
@@ -2254,6 +2263,7 @@ static lr_status model_load(rd *r, int dump_index, hprof_walk_fn walk, void *ctx
     g->id_size = r->ids;
     g->size_model = r->android ? GRAPH_SIZES_SHARK : GRAPH_SIZES_VISUALVM;
     uint32_t nd;
+    phase_enter("hprof scan");
     LR_TRY(scan_top(r->d, r->n, start, r->ids, r->name, r, NULL, 0, &nd, r->err));
     if (!sorted_by(r->strs, r->n_strs, sizeof *r->strs, cmp_str))
         sort_strs_by_id(r);

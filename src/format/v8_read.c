@@ -21,6 +21,7 @@
  * heap-snapshot-toolkit 1.1.3. */
 #define _GNU_SOURCE /* qsort_r */
 #include "format/v8_internal.h"
+#include "base/phase.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -1206,6 +1207,7 @@ static lr_status load(ctx *x)
 
 static lr_status v8_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *err)
 {
+    phase_enter("v8 parse");
     (void)o; /* edges are always read: DevTools class names need them */
 #ifdef __GLIBC__
     /* The load and the analyses after it allocate and free arrays of N entries one after

@@ -6,6 +6,7 @@
  * values and strings from the mapped input. Every read of input bytes is bounds-checked against
  * data_len: the payload offsets come from a reader, but the bytes remain hostile. */
 #include "graph/graph.h"
+#include "base/phase.h"
 
 #include "base/hash.h"
 
@@ -478,10 +479,21 @@ const char *graph_class_name(const graph *g, node_ix n)
 
 /* ---- reverse edges ---- */
 
+static lr_status build_reverse(graph *g, lr_error *err);
+
 lr_status graph_build_reverse(graph *g, lr_error *err)
 {
     if (g->rev_first)
         return LR_OK;
+    const char *prev = phase_current();
+    phase_enter("reverse edges");
+    lr_status st = build_reverse(g, err);
+    phase_enter(prev);
+    return st;
+}
+
+static lr_status build_reverse(graph *g, lr_error *err)
+{
     edge_ix *first = err_calloc((size_t)g->n_nodes + 1, sizeof *first);
     edge_ix *rev = err_mallocarray(g->n_edges, sizeof *rev);
     if (!first || !rev) {

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* mem.h: accounting of the bytes the process allocates, against a limit (base layer), prefix
+ * mem_. The program's allocator wrappers (cli/cli_malloc.c wraps malloc, calloc, realloc,
+ * the aligned allocators and free) ask mem_charge before each allocation and tell mem_release
+ * after each free, so every allocation of every layer, and of zlib or SQLite, is counted
+ * without changing their call sites. Past the limit the allocation fails (NULL, as when
+ * memory runs out) and the refusal is recorded with the phase (base/phase) and the size
+ * asked for, so the error printed at exit can say what needed how much, instead of the
+ * process meeting the OOM killer. A library user's process has no wrappers: nothing is
+ * counted and mem_active() is 0. Counters are atomic (allocations happen on worker threads). */
+#ifndef LR_BASE_MEM_H
+#define LR_BASE_MEM_H
+
+#include <stdint.h>
+
+/* Sets the limit in bytes (0: none). */
+void mem_set_limit(uint64_t bytes);
+uint64_t mem_limit(void);
+
+/* The default limit: 90 % of the memory available now (MemAvailable of /proc/meminfo), or of
+ * what the process's cgroup still allows when that is less. 0 when neither is known. */
+uint64_t mem_default_limit(void);
+
+/* Wrappers only. mem_charge: may `add` more bytes be allocated while `drop` bytes are freed
+ * (realloc)? 1 yes; 0 no, and the refusal is recorded. mem_account adds the bytes actually
+ * taken (signed), mem_active marks the wrappers present. */
+int mem_charge(uint64_t add, uint64_t drop);
+void mem_account(int64_t delta);
+void mem_set_active(void);
+int mem_active(void);
+
+/* Bytes allocated now, and the most at any time. */
+uint64_t mem_in_use(void);
+uint64_t mem_peak(void);
+
+/* The first refusal: 1 and its details (phase name, bytes asked for, bytes in use then), or
+ * 0 when none happened. */
+int mem_refused(const char **phase, uint64_t *asked, uint64_t *in_use);
+
+#endif

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* phase.c: named phases of one run (base layer), prefix phase_. A fixed table of totals, so
+ * entering a phase never allocates (it runs while memory may be exhausted) and costs two
+ * clock reads. */
+#include "base/phase.h"
+
+#include <string.h>
+#include <time.h>
+
+#define PHASE_MAX 48
+
+static phase_stat table[PHASE_MAX];
+static unsigned n_table;
+static const char *cur = "start";
+static double cur_wall, cur_cpu;
+
+static double now_ms(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Adds the time since the current phase began to its totals and restarts its clock. */
+static void close_current(void)
+{
+    double w = now_ms(CLOCK_MONOTONIC), c = now_ms(CLOCK_PROCESS_CPUTIME_ID);
+    if (cur_wall > 0) {
+        unsigned i = 0;
+        while (i < n_table && strcmp(table[i].name, cur) != 0)
+            i++;
+        if (i == n_table && n_table < PHASE_MAX)
+            table[n_table++].name = cur;
+        if (i < n_table) {
+            table[i].wall_ms += w - cur_wall;
+            table[i].cpu_ms += c - cur_cpu;
+        }
+    }
+    cur_wall = w;
+    cur_cpu = c;
+}
+
+void phase_enter(const char *name)
+{
+    close_current();
+    cur = name;
+}
+
+const char *phase_current(void) { return cur; }
+
+unsigned phase_stats(phase_stat *out, unsigned cap)
+{
+    close_current();
+    for (unsigned i = 0; i < n_table && i < cap; i++)
+        out[i] = table[i];
+    return n_table;
+}
+
+void phase_print(FILE *out)
+{
+    phase_stat st[PHASE_MAX];
+    unsigned n = phase_stats(st, PHASE_MAX);
+    double tw = 0, tc = 0;
+    fprintf(out, "%-22s %10s %10s\n", "phase", "wall ms", "cpu ms");
+    for (unsigned i = 0; i < n; i++) {
+        fprintf(out, "%-22s %10.1f %10.1f\n", st[i].name, st[i].wall_ms, st[i].cpu_ms);
+        tw += st[i].wall_ms;
+        tc += st[i].cpu_ms;
+    }
+    fprintf(out, "%-22s %10.1f %10.1f\n", "total", tw, tc);
+}

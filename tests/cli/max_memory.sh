@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# max_memory.sh: --max-memory bounds what leakray allocates. On a real JVM dump (CliTarget):
+#   - a limit below what loading needs: exit 5, one line naming the phase, the bytes asked
+#     for and in use, and the limit; never a crash or a signal;
+#   - limits bisected down to the smallest analyze fits in: below it always exit 5 with the
+#     message (naming more than one phase on the way), at it the unlimited output;
+#   - the same under --json: the error object with code "limit", exit 5;
+#   - a generous limit: exit 0 and the same output as without it;
+#   - a bad value: usage error.
+# Under AddressSanitizer the sanitizer owns the allocator and nothing is counted: only the
+# generous-limit and usage cases run there.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.bash"
+cli_init max-memory
+cli_target_dump
+
+run analyze --no-progress --no-timing "$DUMP"
+expect_rc 0
+cp "$T/out" "$T/plain"
+run analyze --no-progress --no-timing --max-memory 4G "$DUMP"
+expect_rc 0
+diff -u "$T/plain" "$T/out" >/dev/null || fail "output with a generous --max-memory differs"
+run analyze --max-memory 12Q "$DUMP"
+expect_rc 2
+expect_err "invalid value '12Q' for --max-memory"
+
+if [[ $(ldd "$LEAKRAY" 2>/dev/null) == *libasan* ]]; then
+    echo "max_memory: ok (limits not enforced under AddressSanitizer)"
+    exit 0
+fi
+phase_re='memory limit: phase "[a-z0-9 ]+" needed [0-9.]+ [kMG]?B more with [0-9.]+ [kMG]?B in use'
+for lim in 64K 1M; do
+    run analyze --no-progress --max-memory $lim "$DUMP"
+    expect_rc 5
+    expect_err "^leakray: $phase_re .* over --max-memory "
+    [ "$(wc -l <"$T/err")" = 1 ] || fail "--max-memory $lim: more than one line on stderr"
+done
+# The smallest limit analyze fits in (bisection, 16 KB steps): every limit below it stops
+# cleanly with the message, the limit itself gives the unlimited output; on the way, the
+# refusals name more than one phase (the load's and a later one).
+lo=1024 hi=$((64 * 1024)) # KB: lo fails, hi passes
+run analyze --no-progress --no-timing --max-memory ${hi}K "$DUMP"
+expect_rc 0
+: >"$T/phases"
+while [ $((hi - lo)) -gt 16 ]; do
+    mid=$(((lo + hi) / 2))
+    run analyze --no-progress --no-timing --max-memory ${mid}K "$DUMP"
+    if [ "$RC" = 0 ]; then
+        hi=$mid
+        diff -u "$T/plain" "$T/out" >/dev/null || fail "output under --max-memory ${mid}K differs"
+    else
+        expect_rc 5
+        expect_err "^leakray: $phase_re"
+        lo=$mid
+        sed -n 's/.*phase "\([^"]*\)".*/\1/p' "$T/err" >>"$T/phases"
+    fi
+done
+run analyze --no-progress --no-timing --max-memory ${lo}K "$DUMP"
+expect_rc 5
+[ "$(sort -u "$T/phases" | wc -l)" -ge 2 ] || fail "refusals name one phase only: $(sort -u "$T/phases")"
+echo "ok: analyze fits in ${hi} KB, not in ${lo} KB; phases met: $(sort -u "$T/phases" | tr '\n' ',')" >&2
+run analyze --json --max-memory 1M "$DUMP"
+expect_rc 5
+json_eq 'd["error"]["code"]' limit
+json_eq 'd["error"]["exit"]' 5
+echo "max_memory: ok"
