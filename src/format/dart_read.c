@@ -307,8 +307,8 @@ static lr_status dart_load_x(dctx *x)
         return LR_CORRUPT(c->err, c->name, (uint64_t)(c->p - c->base),
                           "reference count %llu exceeds the bytes left",
                           (unsigned long long)n_refs);
-    LR_TRY(graph_alloc_nodes(g, (uint32_t)n_objs, GRAPH_WANT_NATIVE | GRAPH_WANT_NAME, c->err));
-    LR_TRY(graph_alloc_edges(g, (uint32_t)n_refs, c->err));
+    LR_TRY(graph_alloc_nodes(g, n_objs, GRAPH_WANT_NATIVE | GRAPH_WANT_NAME, c->err));
+    LR_TRY(graph_alloc_edges(g, n_refs, c->err));
     x->label = g->node_name;
     uint32_t e = 0;
     g->first_edge[0] = 0;

@@ -515,7 +515,7 @@ static lr_status resolve(gctx *x)
         kept++;
     }
     if (st == LR_OK)
-        st = graph_alloc_edges(g, (uint32_t)kept, x->err);
+        st = graph_alloc_edges(g, kept, x->err);
     if (st == LR_OK) {
         for (uint32_t n = 0; n < g->n_nodes; n++)
             g->first_edge[n + 1] += g->first_edge[n];
@@ -569,7 +569,7 @@ static lr_status gtext_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
         s = LR_FAIL(err, LR_ERR_LIMIT, "%s: more than 2^32 records of one kind (the graph's "
                                        "indices are 32-bit)", x.name);
     if (s == LR_OK)
-        s = graph_alloc_nodes(g, (uint32_t)x.n_node,
+        s = graph_alloc_nodes(g, x.n_node,
                               GRAPH_WANT_NATIVE | (x.n_label ? GRAPH_WANT_NAME : 0), err);
 #define ALLOC(p, n) ((p) = err_mallocarray((n) ? (n) : 1, sizeof *(p)))
     if (s == LR_OK) {

@@ -1587,8 +1587,7 @@ static lr_status build_edges(rd *r)
         bound += edge_bound(r, i);
     for (class_ix c = 0; c < r->n_cls; c++)
         bound += 4 + g->classes[c].n_statics;
-    if (bound >= UINT32_MAX)
-        return LR_FAIL(r->err, LR_ERR_LIMIT, "%s: more than 4G references", r->name);
+    LR_TRY(graph_check_size(g, 0, bound, "reference slots (null or not)", r->err));
     g->first_edge = err_mallocarray((size_t)n + 1, sizeof *g->first_edge);
     g->edge_to = err_mallocarray(bound ? bound : 1, sizeof *g->edge_to);
     g->edge_kind = err_mallocarray(bound ? bound : 1, sizeof *g->edge_kind);
@@ -2118,8 +2117,9 @@ static lr_status load(rd *r, const fmt_opts *o)
     phase_enter("hprof classes");
     LR_TRY(build_classes(r));
     uint64_t nn = (uint64_t)r->n_cls + r->n_inst + r->n_oarr + r->n_parr;
-    if (nn >= UINT32_MAX || r->n_roots >= UINT32_MAX)
-        return LR_FAIL(r->err, LR_ERR_LIMIT, "%s: more than 4G objects", r->name);
+    LR_TRY(graph_check_size(g, nn, 0, NULL, r->err));
+    if (r->n_roots >= UINT32_MAX)
+        return LR_FAIL(r->err, LR_ERR_LIMIT, "%s: more than 4G GC roots", r->name);
     r->vv_size = err_mallocarray(g->n_classes + 8, sizeof *r->vv_size);
     if (!r->vv_size)
         return nomem(r);
@@ -2294,8 +2294,7 @@ static lr_status model_load(rd *r, int dump_index, hprof_walk_fn walk, void *ctx
     free(w.cls);
     LR_TRY(st);
     LR_TRY(build_classes(r));
-    if ((uint64_t)r->n_cls + w.n_objects >= UINT32_MAX)
-        return LR_FAIL(r->err, LR_ERR_LIMIT, "%s: more than 4G objects", r->name);
+    LR_TRY(graph_check_size(g, (uint64_t)r->n_cls + w.n_objects, 0, NULL, r->err));
     r->vv_size = err_mallocarray(g->n_classes + 8, sizeof *r->vv_size);
     if (!r->vv_size)
         return nomem(r);

@@ -342,7 +342,7 @@ static lr_status build_classes(rctx *x)
 static lr_status resolve_edges(rctx *x)
 {
     graph *g = x->g;
-    LR_TRY(graph_alloc_edges(g, (uint32_t)x->n_refs, x->err));
+    LR_TRY(graph_alloc_edges(g, x->n_refs, x->err));
     uint64_t out = 0;
     for (uint32_t n = 0; n < g->n_nodes; n++) {
         uint64_t b = g->first_edge[n], e = g->first_edge[n + 1];

@@ -405,7 +405,7 @@ static lr_status check_counts(ctx *x, cur *c)
         return LR_CORRUPT(c->err, c->name, off_of(c, x->edges.open),
                           "edge_count %llu exceeds what the edges array can hold",
                           (unsigned long long)x->h.edge_count);
-    return LR_OK;
+    return graph_check_size(x->g, n, x->h.edge_count, NULL, c->err);
 }
 
 /* sat32 for parse_nodes: counted in x and added to g->diag once the helper is joined. */
@@ -519,7 +519,7 @@ static lr_status parse_nodes(ctx *x, cur *c)
     uint64_t n = x->h.node_count;
     LR_TRY(check_counts(x, c));
     unsigned want = GRAPH_WANT_NAME | (x->fo_native >= 0 ? GRAPH_WANT_NATIVE : 0);
-    LR_TRY(graph_alloc_nodes(g, (uint32_t)n, want, c->err));
+    LR_TRY(graph_alloc_nodes(g, n, want, c->err));
     /* V8 nodes have no payload (graph_node_off answers UINT64_MAX when node_off is NULL),
      * and their ids are small: 32 bits each until one is not (widen_ids). Together that is
      * 12 bytes less per node. */

@@ -21,6 +21,23 @@ void graph_init(graph *g)
 {
     memset(g, 0, sizeof *g);
     g->synthetic_root = GRAPH_NONE;
+    g->max_nodes = GRAPH_MAX_NODES;
+    g->max_edges = GRAPH_MAX_EDGES;
+}
+
+lr_status graph_check_size(const graph *g, uint64_t nodes, uint64_t edges,
+                           const char *what_edges, lr_error *err)
+{
+    const char *path = g->path ? g->path : "<memory>";
+    if (nodes > g->max_nodes)
+        return LR_FAIL(err, LR_ERR_LIMIT, "%s: %llu objects, more than the %llu one graph can "
+                       "hold (32-bit node indices; docs/limits.md)", path,
+                       (unsigned long long)nodes, (unsigned long long)g->max_nodes);
+    if (edges > g->max_edges)
+        return LR_FAIL(err, LR_ERR_LIMIT, "%s: %llu %s, more than the %llu one graph can hold "
+                       "(32-bit edge indices; docs/limits.md)", path, (unsigned long long)edges,
+                       what_edges ? what_edges : "edges", (unsigned long long)g->max_edges);
+    return LR_OK;
 }
 
 void graph_fini(graph *g)
@@ -64,10 +81,11 @@ void graph_fini(graph *g)
     graph_init(g);
 }
 
-lr_status graph_alloc_nodes(graph *g, uint32_t n, unsigned want, lr_error *err)
+lr_status graph_alloc_nodes(graph *g, uint64_t n, unsigned want, lr_error *err)
 {
+    LR_TRY(graph_check_size(g, n, 0, NULL, err));
     size_t m = (size_t)n;
-    g->n_nodes = n;
+    g->n_nodes = (uint32_t)n;
     g->node_id = err_mallocarray(m, sizeof *g->node_id);
     g->node_class = err_mallocarray(m, sizeof *g->node_class);
     g->node_size = err_mallocarray(m, sizeof *g->node_size);
@@ -84,23 +102,24 @@ lr_status graph_alloc_nodes(graph *g, uint32_t n, unsigned want, lr_error *err)
     if (want & GRAPH_WANT_NAME)
         ok = ok && (g->node_name = err_mallocarray(m, sizeof *g->node_name));
     if (!ok)
-        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory for %u nodes", g->path ? g->path : "",
-                       n);
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory for %llu nodes",
+                       g->path ? g->path : "", (unsigned long long)n);
     return LR_OK;
 }
 
-lr_status graph_alloc_edges(graph *g, uint32_t n, lr_error *err)
+lr_status graph_alloc_edges(graph *g, uint64_t n, lr_error *err)
 {
+    LR_TRY(graph_check_size(g, 0, n, NULL, err));
     size_t m = (size_t)n;
-    g->n_edges = n;
+    g->n_edges = (uint32_t)n;
     if (!g->first_edge)
         g->first_edge = err_calloc((size_t)g->n_nodes + 1, sizeof *g->first_edge);
     g->edge_to = err_mallocarray(m, sizeof *g->edge_to);
     g->edge_name = err_mallocarray(m, sizeof *g->edge_name);
     g->edge_kind = err_mallocarray(m, 1);
     if (!g->first_edge || !g->edge_to || !g->edge_name || !g->edge_kind)
-        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory for %u edges", g->path ? g->path : "",
-                       n);
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory for %llu edges",
+                       g->path ? g->path : "", (unsigned long long)n);
     return LR_OK;
 }
 

@@ -170,6 +170,13 @@ typedef struct graph_strtab {
 /* Per-node heap/space tags (Android app/zygote/image, V8 spaces). */
 #define GRAPH_MAX_HEAPS 16
 
+/* The most nodes and edges one graph holds (docs/limits.md). Node and edge indices are
+ * 32-bit; the top half of their range stays free for the sentinels (GRAPH_NONE), the
+ * virtual roots the analyses add past the last node, and the readers' worst-case edge
+ * bounds (every reference slot, null or not), so no sum of indices can wrap. */
+#define GRAPH_MAX_NODES ((1ull << 31) - 1)
+#define GRAPH_MAX_EDGES ((1ull << 31) - 1)
+
 /* How shallow sizes were computed; `info` names it. */
 enum graph_size_model {
     GRAPH_SIZES_RECORD = 0,   /* sizes as reported by the snapshot (V8) */
@@ -182,6 +189,8 @@ enum graph_size_model {
 typedef struct graph {
     /* ---- input ---- */
     const char *path;          /* input path for messages (owned by the graph) */
+    uint64_t max_nodes;        /* graph_check_size's limits: GRAPH_MAX_NODES/EDGES from */
+    uint64_t max_edges;        /* graph_init (tests lower them to reach the checks) */
     const uint8_t *data;       /* mapped/inflated input bytes; node_off indexes into it */
     uint64_t data_len;         /* bytes in data */
     uint32_t id_size;          /* HPROF identifier size (4 or 8); 0 for other formats */
@@ -375,9 +384,18 @@ void graph_fini(graph *g);
 /* Allocates the node arrays for n nodes (node_native/node_heap/node_name only when asked).
  * Returns LR_OK or LR_ERR_NOMEM/LR_ERR_LIMIT. */
 enum { GRAPH_WANT_NATIVE = 1, GRAPH_WANT_HEAP = 2, GRAPH_WANT_NAME = 4 };
-lr_status graph_alloc_nodes(graph *g, uint32_t n, unsigned want, lr_error *err);
-/* Allocates CSR arrays for n edges (first_edge must be filled by the reader). */
-lr_status graph_alloc_edges(graph *g, uint32_t n, lr_error *err);
+lr_status graph_alloc_nodes(graph *g, uint64_t n, unsigned want, lr_error *err);
+/* Allocates CSR arrays for n edges (first_edge must be filled by the reader). Both check n
+ * with graph_check_size first. */
+lr_status graph_alloc_edges(graph *g, uint64_t n, lr_error *err);
+
+/* Whether `nodes` nodes and `edges` edges fit in g (g->max_nodes, g->max_edges). Readers
+ * call it as soon as they know a count, before allocating for it, so a dump too large for
+ * 32-bit indices stops there with LR_ERR_LIMIT (exit 5) and a message giving the count and
+ * the limit, instead of failing later. `what_edges` names what was counted ("references",
+ * "reference slots"); NULL for "edges". */
+lr_status graph_check_size(const graph *g, uint64_t nodes, uint64_t edges,
+                           const char *what_edges, lr_error *err);
 
 /* ---- strings ---- */
 
