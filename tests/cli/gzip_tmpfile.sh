@@ -6,8 +6,8 @@
 # small) and gzip shrinks it to about 1.5 MB:
 #   - `info` on the .gz (bzip2 input takes the same path): own memory (RssAnon + RssShmem,
 #     sampled) stays under a quarter of the inflated size (half under ASan; inflating into
-#     anonymous memory costs all of it), and the output equals the plain dump's apart from the compression
-#     line;
+#     anonymous memory costs all of it), and the output equals the plain dump's apart from
+#     the compression line;
 #   - --tmpdir DIR: the file goes there and nothing is left in DIR afterwards;
 #   - --tmpdir to a missing folder: exit 4 naming it;
 #   - a temporary filesystem without room (a file-size limit, ulimit -f): exit 5, "no room".
