@@ -3,19 +3,72 @@
  * prefix pg_ (private; store_db.c is the entry). One libpq connection per process; every
  * statement goes through PQexecParams with text parameters, whose types the server infers
  * from the SQL, so the shared $1..$n statements run unchanged. Server notices (e.g. "relation
- * already exists, skipping") are silenced: the store reports its own outcome. */
+ * already exists, skipping") are silenced: the store reports its own outcome.
+ * libpq (Debian's libpq5) is loaded with dlopen the first time a postgres:// store is opened,
+ * not linked: it brings twenty libraries along (Kerberos, LDAP, GnuTLS, ...) whose
+ * relocation and constructors cost every leakray process ~3.5 ms of CPU at start, three
+ * times a SQLite ingest's own work. */
 #include "store/store_backends.h"
 
 #include "base/err.h"
 
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PG_MAX_PARAMS 32
 #define PG_MAX_COLS 64
+#define PG_LIBRARY "libpq.so.5" /* the soname of Debian's libpq5 */
+
+/* The libpq functions the backend calls, resolved once (pq_load). */
+static struct {
+    PGconn *(*connectdb)(const char *);
+    ConnStatusType (*status)(const PGconn *);
+    char *(*error_message)(const PGconn *);
+    void (*finish)(PGconn *);
+    PQnoticeProcessor (*set_notice_processor)(PGconn *, PQnoticeProcessor, void *);
+    PGresult *(*exec_params)(PGconn *, const char *, int, const Oid *, const char *const *,
+                             const int *, const int *, int);
+    ExecStatusType (*result_status)(const PGresult *);
+    void (*clear)(PGresult *);
+    int (*ntuples)(const PGresult *);
+    int (*nfields)(const PGresult *);
+    int (*getisnull)(const PGresult *, int, int);
+    char *(*getvalue)(const PGresult *, int, int);
+} pq;
+static char pq_error[256]; /* why libpq could not be loaded, "" when it was */
+static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
+
+static void pq_load(void)
+{
+    void *h = dlopen(PG_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(pq_error, sizeof pq_error, "%s", dlerror());
+        return;
+    }
+    /* POSIX: a function pointer may be stored through a void * (dlsym's own contract). */
+    struct { void *dst; const char *name; } syms[] = {
+        {&pq.connectdb, "PQconnectdb"},        {&pq.status, "PQstatus"},
+        {&pq.error_message, "PQerrorMessage"}, {&pq.finish, "PQfinish"},
+        {&pq.set_notice_processor, "PQsetNoticeProcessor"},
+        {&pq.exec_params, "PQexecParams"},     {&pq.result_status, "PQresultStatus"},
+        {&pq.clear, "PQclear"},                {&pq.ntuples, "PQntuples"},
+        {&pq.nfields, "PQnfields"},            {&pq.getisnull, "PQgetisnull"},
+        {&pq.getvalue, "PQgetvalue"}};
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        void *f = dlsym(h, syms[i].name);
+        if (!f) {
+            snprintf(pq_error, sizeof pq_error, "%s: no %s", PG_LIBRARY, syms[i].name);
+            memset(&pq, 0, sizeof pq);
+            return;
+        }
+        memcpy(syms[i].dst, &f, sizeof f);
+    }
+}
 
 struct pg_conn {
     PGconn *conn; /* owned */
@@ -30,21 +83,25 @@ static void quiet_notice(void *arg, const char *msg)
 lr_status pg_open(const char *url, pg_conn **out, lr_error *err)
 {
     *out = NULL;
-    PGconn *conn = PQconnectdb(url);
+    pthread_once(&pq_once, pq_load);
+    if (!pq.connectdb)
+        return LR_FAIL(err, LR_ERR_IO, "store: PostgreSQL client library unavailable (%s)",
+                       pq_error);
+    PGconn *conn = pq.connectdb(url);
     if (!conn)
         return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory connecting to PostgreSQL");
-    if (PQstatus(conn) != CONNECTION_OK) {
+    if (pq.status(conn) != CONNECTION_OK) {
         /* libpq's message ends in a newline and may span lines: keep the first. */
         char msg[256];
-        snprintf(msg, sizeof msg, "%s", PQerrorMessage(conn));
+        snprintf(msg, sizeof msg, "%s", pq.error_message(conn));
         msg[strcspn(msg, "\n")] = 0;
-        PQfinish(conn);
+        pq.finish(conn);
         return LR_FAIL(err, LR_ERR_IO, "store: cannot connect to PostgreSQL: %s", msg);
     }
-    PQsetNoticeProcessor(conn, quiet_notice, NULL);
+    pq.set_notice_processor(conn, quiet_notice, NULL);
     pg_conn *c = calloc(1, sizeof *c);
     if (!c) {
-        PQfinish(conn);
+        pq.finish(conn);
         return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
     }
     c->conn = conn;
@@ -56,7 +113,7 @@ void pg_close(pg_conn *c)
 {
     if (!c)
         return;
-    PQfinish(c->conn);
+    pq.finish(c->conn);
     free(c);
 }
 
@@ -76,27 +133,27 @@ lr_status pg_exec(pg_conn *c, const char *sql, int n, const sdb_val *params, sdb
             vals[i] = params[i].s;
         }
     }
-    PGresult *res = PQexecParams(c->conn, sql, n, NULL, vals, NULL, NULL, 0);
-    ExecStatusType rs = PQresultStatus(res);
+    PGresult *res = pq.exec_params(c->conn, sql, n, NULL, vals, NULL, NULL, 0);
+    ExecStatusType rs = pq.result_status(res);
     if (rs != PGRES_COMMAND_OK && rs != PGRES_TUPLES_OK) {
         char msg[256];
-        snprintf(msg, sizeof msg, "%s", PQerrorMessage(c->conn));
+        snprintf(msg, sizeof msg, "%s", pq.error_message(c->conn));
         msg[strcspn(msg, "\n")] = 0;
-        PQclear(res);
+        pq.clear(res);
         return LR_FAIL(err, LR_ERR_IO, "store: %s (in: %.60s)", msg, sql);
     }
     if (fn && rs == PGRES_TUPLES_OK) {
-        int rows = PQntuples(res), nc = PQnfields(res);
+        int rows = pq.ntuples(res), nc = pq.nfields(res);
         if (nc > PG_MAX_COLS)
             nc = PG_MAX_COLS;
         const char *row[PG_MAX_COLS];
         for (int r = 0; r < rows; r++) {
             for (int col = 0; col < nc; col++)
-                row[col] = PQgetisnull(res, r, col) ? NULL : PQgetvalue(res, r, col);
+                row[col] = pq.getisnull(res, r, col) ? NULL : pq.getvalue(res, r, col);
             if (fn(ctx, nc, row))
                 break;
         }
     }
-    PQclear(res);
+    pq.clear(res);
     return LR_OK;
 }
