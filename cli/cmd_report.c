@@ -5,6 +5,8 @@
  * embeds (docs/json.md "report"). The page needs no network and opens from file://. */
 #include "cmd_report.h"
 
+#include "cmd_dashboard.h"
+
 #include "base/outfile.h"
 #include "rules/mapping.h"
 
@@ -40,6 +42,8 @@ fail:
 
 int cmd_report(int argc, char **argv)
 {
+    if (dashboard_wanted(argc, argv))
+        return cmd_dashboard(argc, argv);
     const char *out = NULL, *format = "html";
     cli_strlist rules_files = {{0}, 0}, watches = {{0}, 0}, ifs = {{0}, 0};
     int no_shipped = 0, no_suspects = 0;

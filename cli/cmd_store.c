@@ -5,9 +5,7 @@
  * shares an address space (or a crash) with the database writer, and the stored document is
  * exactly what `analyze --json` prints. The store is `--db URL`, else $LEAKRAY_DB, else
  * $XDG_DATA_HOME/leakray/store.db (~/.local/share/leakray/store.db). */
-#include "cli.h"
-
-#include "store/store.h"
+#include "cli_store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,139 +26,6 @@ extern char **environ;
  * traces stay far below it. */
 #define STORE_MAX_REPORT (1ULL << 30)
 #define SIG_SHORT 12 /* signature digits shown in tables (show takes any unique prefix) */
-
-typedef struct store_opts {
-    const char *db;      /* --db */
-    const char *app;     /* --app */
-    const char *version; /* --version */
-    const char *device;  /* --device */
-    const char *at;      /* --at */
-    const char *since;   /* --since */
-    const char *kind;    /* --kind */
-} store_opts;
-
-#define STORE_DB_OPT(o) {"--db", CLI_OPT_STR, &(o)->db, "URL", \
-    "store: SQLite file or postgres://... (default $LEAKRAY_DB, ~/.local/share/leakray/store.db)",\
-    NULL}
-#define STORE_FILTER_OPTS(o)                                                                  \
-    {"--app", CLI_OPT_STR, &(o)->app, "NAME", "only reports of this app", NULL},             \
-    {"--version", CLI_OPT_STR, &(o)->version, "V", "only reports of this app version", NULL},  \
-    {"--kind", CLI_OPT_STR, &(o)->kind, "KIND", "only leaks of this kind",                   \
-     "application|library|suspect|native"},                                                  \
-    {"--since", CLI_OPT_STR, &(o)->since, "TIME", "only reports taken at or after TIME", NULL}
-
-/* ---- time ---- */
-
-/* "2026-12-01", "2026-12-01T10:20[:30][Z]" (UTC), "@1764584400" or "1764584400" (Unix
- * seconds). Returns 1 and *ms. */
-static int parse_time(const char *s, int64_t *ms)
-{
-    char *end;
-    const char *p = s[0] == '@' ? s + 1 : s;
-    errno = 0;
-    long long secs = strtoll(p, &end, 10);
-    if (*p && !*end && !errno && (s[0] == '@' || strlen(p) > 8)) {
-        *ms = (int64_t)secs * 1000;
-        return 1;
-    }
-    struct tm tm = {0};
-    int n = 0, y, mo, d, h = 0, mi = 0, sec = 0;
-    if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3)
-        return 0;
-    const char *r = s + n;
-    if (*r == 'T' || *r == ' ') {
-        int m2 = 0;
-        if (sscanf(r + 1, "%2d:%2d%n", &h, &mi, &m2) != 2)
-            return 0;
-        r += 1 + m2;
-        if (*r == ':') {
-            if (sscanf(r + 1, "%2d%n", &sec, &m2) != 1)
-                return 0;
-            r += 1 + m2;
-        }
-    }
-    if (*r == 'Z')
-        r++;
-    if (*r || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
-        return 0;
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = sec;
-    *ms = (int64_t)timegm(&tm) * 1000;
-    return 1;
-}
-
-static const char *fmt_time(char *buf, int64_t ms)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, CLI_FMT_MAX, "%Y-%m-%d %H:%M", &tm);
-    return buf;
-}
-
-static const char *fmt_time_iso(char *buf, int64_t ms)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, CLI_FMT_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
-/* ---- opening ---- */
-
-const char *cli_store_default(char *buf, size_t cap)
-{
-    const char *e = getenv("LEAKRAY_DB");
-    if (e && *e)
-        return e;
-    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    char dir[PATH_MAX];
-    if (xdg && *xdg)
-        snprintf(dir, sizeof dir, "%s/leakray", xdg);
-    else if (home && *home)
-        snprintf(dir, sizeof dir, "%s/.local/share/leakray", home);
-    else
-        snprintf(dir, sizeof dir, ".");
-    /* Create the folder (and ~/.local/share on a fresh account) like any XDG program. */
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(tmp, 0755);
-            *p = '/';
-        }
-    mkdir(tmp, 0755);
-    snprintf(buf, cap, "%s/store.db", dir);
-    return buf;
-}
-
-static int open_store(const cli_common *co, const store_opts *o, store **out)
-{
-    char buf[PATH_MAX + 16];
-    const char *url = o->db ? o->db : cli_store_default(buf, sizeof buf);
-    lr_error err = {0};
-    if (store_open(url, out, &err) != LR_OK)
-        return cli_error(co, &err);
-    return 0;
-}
-
-static int make_filter(const cli_common *co, const store_opts *o, store_filter *f)
-{
-    store_filter_init(f);
-    f->app = o->app;
-    f->version = o->version;
-    f->kind = o->kind;
-    if (o->since && !parse_time(o->since, &f->since_ms))
-        return cli_usage_error(co, "--since '%s' is not a time (YYYY-MM-DD[THH:MM[:SS]] or "
-                                   "@unix-seconds)", o->since);
-    return 0;
-}
 
 /* ---- ingest ---- */
 
@@ -368,15 +233,13 @@ static int cmd_store_ingest(int argc, char **argv)
         "A dump that cannot be analysed is recorded as a failed ingest (exit 3).\n"
         "TIME: YYYY-MM-DD[THH:MM[:SS]] (UTC) or @unix-seconds.\n"};
     cli_common co;
-    int rc = cli_parse(argc, argv, &spec, &co);
-    if (rc != CLI_CONTINUE)
-        return rc;
+    store *s;
     int64_t at = 0;
-    if (o.at && !parse_time(o.at, &at))
+    int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, NULL);
+    if (rc == CLI_CONTINUE && o.at && !cli_store_parse_time(o.at, &at))
         return cli_usage_error(&co, "--at '%s' is not a time (YYYY-MM-DD[THH:MM[:SS]] or "
                                     "@unix-seconds)", o.at);
-    store *s;
-    if ((rc = open_store(&co, &o, &s)) != 0)
+    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
         return rc;
     jsonw w;
     if (co.json) {
@@ -449,23 +312,6 @@ static int cmd_store_ingest(int argc, char **argv)
 
 /* ---- leaks ---- */
 
-static void leak_json(jsonw *w, const store_leak *l)
-{
-    char t[CLI_FMT_MAX];
-    jsonw_kv_str(w, "signature", l->signature);
-    jsonw_kv_str(w, "kind", l->kind);
-    jsonw_kv_str(w, "short_description", l->description);
-    jsonw_kv_str(w, "first_seen", fmt_time_iso(t, l->first_ms));
-    jsonw_kv_str(w, "last_seen", fmt_time_iso(t, l->last_ms));
-    jsonw_kv_int(w, "occurrences", l->occurrences);
-    jsonw_kv_int(w, "dumps", l->dumps);
-    jsonw_kv_int(w, "instances", l->instances);
-    jsonw_kv_int(w, "apps", l->apps);
-    jsonw_kv_int(w, "versions", l->versions);
-    jsonw_kv_int(w, "retained_median", l->retained_median);
-    jsonw_kv_int(w, "retained_max", l->retained_max);
-}
-
 static int cmd_store_leaks(int argc, char **argv)
 {
     store_opts o = {0};
@@ -476,29 +322,23 @@ static int cmd_store_leaks(int argc, char **argv)
                            "analyses), instances\n(leaking objects), retained median and max "
                            "per report.\n"};
     cli_common co;
-    int rc = cli_parse(argc, argv, &spec, &co);
-    if (rc != CLI_CONTINUE)
-        return rc;
     store_filter f;
-    if ((rc = make_filter(&co, &o, &f)) != 0)
-        return rc;
     store *s;
-    if ((rc = open_store(&co, &o, &s)) != 0)
+    int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, &f);
+    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
         return rc;
     store_leak *v = NULL;
     size_t n = 0;
     lr_error err = {0};
-    if (store_leaks(s, &f, &v, &n, &err) != LR_OK) {
-        store_close(s);
-        return cli_error(&co, &err);
-    }
+    if (store_leaks(s, &f, &v, &n, &err) != LR_OK)
+        return cli_store_fail(&co, s, &err);
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
         jsonw_kv_arr_begin(&w, "leaks");
         for (size_t i = 0; i < n; i++) {
             jsonw_obj_begin(&w);
-            leak_json(&w, &v[i]);
+            cli_store_leak_json(&w, &v[i]);
             jsonw_obj_end(&w);
         }
         jsonw_arr_end(&w);
@@ -516,8 +356,8 @@ static int cmd_store_leaks(int argc, char **argv)
                    SIG_SHORT, v[i].signature, v[i].kind,
                    cli_fmt_count(a, (uint64_t)v[i].occurrences),
                    cli_fmt_count(b, (uint64_t)v[i].dumps),
-                   cli_fmt_count(c, (uint64_t)v[i].instances), fmt_time(d, v[i].first_ms),
-                   fmt_time(e, v[i].last_ms), v[i].versions,
+                   cli_fmt_count(c, (uint64_t)v[i].instances), cli_store_time(d, v[i].first_ms),
+                   cli_store_time(e, v[i].last_ms), v[i].versions,
                    cli_fmt_human(g, (uint64_t)v[i].retained_median),
                    cli_fmt_human(h, (uint64_t)v[i].retained_max));
             cli_put_text(stdout, v[i].description, strlen(v[i].description), 200);
@@ -577,18 +417,14 @@ static int cmd_store_show(int argc, char **argv)
                            "one leak: its newest trace and every report it appeared in",
                            opts, 1, 1, "SIGNATURE may be any unique prefix (4+ hex digits).\n"};
     cli_common co;
-    int rc = cli_parse(argc, argv, &spec, &co);
-    if (rc != CLI_CONTINUE)
-        return rc;
     store *s;
-    if ((rc = open_store(&co, &o, &s)) != 0)
+    int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, NULL);
+    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
         return rc;
     store_detail d;
     lr_error err = {0};
-    if (store_show(s, co.pos[0], &d, &err) != LR_OK) {
-        store_close(s);
-        return cli_error(&co, &err);
-    }
+    if (store_show(s, co.pos[0], &d, &err) != LR_OK)
+        return cli_store_fail(&co, s, &err);
     store_trace t = {0};
     if (d.trace_json && store_trace_parse(s, d.trace_json, &t, &err) != LR_OK) {
         store_detail_fini(&d);
@@ -600,7 +436,7 @@ static int cmd_store_show(int argc, char **argv)
         jsonw w;
         cli_json_begin(&w);
         jsonw_kv_obj_begin(&w, "leak");
-        leak_json(&w, &d.leak);
+        cli_store_leak_json(&w, &d.leak);
         jsonw_kv_str(&w, "pattern", d.pattern);
         jsonw_kv_str(&w, "description", d.explanation);
         jsonw_obj_end(&w);
@@ -609,7 +445,7 @@ static int cmd_store_show(int argc, char **argv)
             const store_seen *x = &d.seen[i];
             jsonw_obj_begin(&w);
             jsonw_kv_int(&w, "report", x->report_id);
-            jsonw_kv_str(&w, "at", fmt_time_iso(a, x->at_ms));
+            jsonw_kv_str(&w, "at", cli_store_time_iso(a, x->at_ms));
             jsonw_kv_str(&w, "app", x->app);
             jsonw_kv_str(&w, "version", x->version);
             jsonw_kv_str(&w, "device", x->device);
@@ -632,8 +468,8 @@ static int cmd_store_show(int argc, char **argv)
                " leaking object%s, from %s to %s\n",
                d.leak.occurrences, d.leak.occurrences == 1 ? "" : "s", d.leak.dumps,
                d.leak.dumps == 1 ? "" : "s", d.leak.instances,
-               d.leak.instances == 1 ? "" : "s", fmt_time(a, d.leak.first_ms),
-               fmt_time(b, d.leak.last_ms));
+               d.leak.instances == 1 ? "" : "s", cli_store_time(a, d.leak.first_ms),
+               cli_store_time(b, d.leak.last_ms));
         if (t.n) {
             printf("\nNewest trace:\n");
             print_trace(&t);
@@ -644,7 +480,7 @@ static int cmd_store_show(int argc, char **argv)
             const store_seen *x = &d.seen[i];
             char c[CLI_FMT_MAX];
             printf("#%-7" PRId64 "  %-16s  %-12s  %-10s  %-12s  %9" PRId64 "  %12s  %s\n",
-                   x->report_id, fmt_time(a, x->at_ms), x->app, x->version, x->device,
+                   x->report_id, cli_store_time(a, x->at_ms), x->app, x->version, x->device,
                    x->instances, cli_fmt_human(c, (uint64_t)x->retained), x->source);
         }
     }
@@ -670,23 +506,17 @@ static int cmd_store_trend(int argc, char **argv)
         "new: first seen in that bucket; recurring: seen before too; fixed: seen in the "
         "previous\nbucket, not in this one. Versions sort as versions (3.10 after 3.9).\n"};
     cli_common co;
-    int rc = cli_parse(argc, argv, &spec, &co);
-    if (rc != CLI_CONTINUE)
-        return rc;
     store_filter f;
-    if ((rc = make_filter(&co, &o, &f)) != 0)
-        return rc;
     store *s;
-    if ((rc = open_store(&co, &o, &s)) != 0)
+    int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, &f);
+    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
         return rc;
     store_bucket *v = NULL;
     size_t n = 0;
     lr_error err = {0};
     store_trend_by tb = strcmp(by, "version") == 0 ? STORE_BY_VERSION : STORE_BY_DAY;
-    if (store_trend(s, &f, tb, &v, &n, &err) != LR_OK) {
-        store_close(s);
-        return cli_error(&co, &err);
-    }
+    if (store_trend(s, &f, tb, &v, &n, &err) != LR_OK)
+        return cli_store_fail(&co, s, &err);
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
@@ -739,9 +569,8 @@ static int cmd_store_diff(int argc, char **argv)
         STORE_DB_OPT(&o),
         {"--from", CLI_OPT_STR, &from, "V1", "the older version (required)", NULL},
         {"--to", CLI_OPT_STR, &to, "V2", "the newer version (required)", NULL},
-        {"--app", CLI_OPT_STR, &o.app, "NAME", "only reports of this app", NULL},
-        {"--kind", CLI_OPT_STR, &o.kind, "KIND", "only leaks of this kind",
-         "application|library|suspect|native"},
+        STORE_APP_OPT(&o),
+        STORE_KIND_OPT(&o),
         {"--threshold", CLI_OPT_UINT, &threshold, "PCT",
          "median retained change that counts as grown/shrunk (default 10)", NULL},
         {"--fail-on-new", CLI_OPT_FLAG, &fail_on_new, NULL,
@@ -750,24 +579,18 @@ static int cmd_store_diff(int argc, char **argv)
     const cli_spec spec = {"store diff", "", "leaks new, fixed, grown or shrunk from V1 to V2",
                            opts, 0, 0, NULL};
     cli_common co;
-    int rc = cli_parse(argc, argv, &spec, &co);
-    if (rc != CLI_CONTINUE)
-        return rc;
-    if (!from || !to)
-        return cli_usage_error(&co, "--from V1 and --to V2 are required");
     store_filter f;
-    if ((rc = make_filter(&co, &o, &f)) != 0)
-        return rc;
     store *s;
-    if ((rc = open_store(&co, &o, &s)) != 0)
+    int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, &f);
+    if (rc == CLI_CONTINUE && (!from || !to))
+        return cli_usage_error(&co, "--from V1 and --to V2 are required");
+    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
         return rc;
     store_delta *v = NULL;
     size_t n = 0;
     lr_error err = {0};
-    if (store_diff(s, &f, from, to, (double)threshold, &v, &n, &err) != LR_OK) {
-        store_close(s);
-        return cli_error(&co, &err);
-    }
+    if (store_diff(s, &f, from, to, (double)threshold, &v, &n, &err) != LR_OK)
+        return cli_store_fail(&co, s, &err);
     int64_t count[STORE_SAME + 1] = {0};
     for (size_t i = 0; i < n; i++)
         count[v[i].change]++;
@@ -830,23 +653,19 @@ static int cmd_store_prune(int argc, char **argv)
     const cli_spec spec = {"store prune", "", "delete old reports and the leaks only they had",
                            opts, 0, 0, NULL};
     cli_common co;
-    int rc = cli_parse(argc, argv, &spec, &co);
-    if (rc != CLI_CONTINUE)
-        return rc;
-    if (keep_days < 0 && keep_dumps < 0)
-        return cli_usage_error(&co, "give --keep-days N and/or --keep-dumps N");
     store *s;
-    if ((rc = open_store(&co, &o, &s)) != 0)
+    int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, NULL);
+    if (rc == CLI_CONTINUE && keep_days < 0 && keep_dumps < 0)
+        return cli_usage_error(&co, "give --keep-days N and/or --keep-dumps N");
+    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
         return rc;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     int64_t rr = 0, rl = 0;
     lr_error err = {0};
-    if (store_prune(s, now, keep_days, keep_dumps, &rr, &rl, &err) != LR_OK) {
-        store_close(s);
-        return cli_error(&co, &err);
-    }
+    if (store_prune(s, now, keep_days, keep_dumps, &rr, &rl, &err) != LR_OK)
+        return cli_store_fail(&co, s, &err);
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
@@ -906,12 +725,10 @@ static int cmd_store_export(int argc, char **argv)
                            "the whole store as one JSON document (reports, leaks, occurrences)",
                            opts, 0, 0, "Always JSON; --json is accepted and changes nothing.\n"};
     cli_common co;
-    int rc = cli_parse(argc, argv, &spec, &co);
-    if (rc != CLI_CONTINUE)
-        return rc;
-    co.json = 1;
     store *s;
-    if ((rc = open_store(&co, &o, &s)) != 0)
+    int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, NULL);
+    co.json = 1;
+    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
         return rc;
     /* Written to a buffer first, so an error half-way never leaves a partial document. */
     char *buf = NULL;

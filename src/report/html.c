@@ -17,7 +17,7 @@ extern const size_t rep_asset_report_js_len;
 extern const char rep_asset_report_css[];
 extern const size_t rep_asset_report_css_len;
 
-static void sha256_b64(const char *s, size_t n, char out[45])
+void rep_html_script_hash(const char *s, size_t n, char out[45])
 {
     static const char b64[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -37,7 +37,7 @@ static void sha256_b64(const char *s, size_t n, char out[45])
 int rep_html(FILE *out, const rep_report *r)
 {
     char hash[45];
-    sha256_b64(rep_asset_report_js, rep_asset_report_js_len, hash);
+    rep_html_script_hash(rep_asset_report_js, rep_asset_report_js_len, hash);
     fprintf(out,
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "

@@ -664,7 +664,7 @@ static void j_threads(jsonw *w, const rep_report *r)
 
 /* Copies src to out; with safe, the HTML-significant characters become \u escapes. They can
  * only occur inside JSON strings, where the escape means the same character. */
-static int copy_out(FILE *out, const char *s, size_t n, int safe)
+int rep_json_copy(FILE *out, const char *s, size_t n, int safe)
 {
     if (!safe)
         return fwrite(s, 1, n, out) == n ? 0 : -1;
@@ -721,7 +721,7 @@ int rep_report_json(FILE *out, const rep_report *r, int safe)
     jsonw_finish(&w);
     int bad = fclose(mem) != 0;
     if (!bad)
-        bad = copy_out(out, buf, len, safe);
+        bad = rep_json_copy(out, buf, len, safe);
     free(buf);
     return bad ? -1 : 0;
 }

@@ -86,4 +86,10 @@ void rep_report_fini(rep_report *r);
  * an HTML <script> element. Returns 0, or -1 when the stream failed. */
 int rep_report_json(FILE *out, const rep_report *r, int safe);
 
+/* Copies the JSON text s (n bytes) to out; with safe, the characters <, >, & and
+ * U+2028/U+2029 become \u escapes (they only occur inside JSON strings, where the escape
+ * means the same character), so the text can sit inside an HTML <script> element. Returns 0,
+ * or -1 when the stream failed. */
+int rep_json_copy(FILE *out, const char *s, size_t n, int safe);
+
 #endif

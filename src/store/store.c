@@ -959,20 +959,36 @@ lr_status store_show(store *s, const char *prefix, store_detail *out, lr_error *
     size_t n = 0;
     /* The leak's totals are the leak list's row for it, so the two verbs always agree. */
     LR_TRY(store_leaks(s, &f, &lv, &n, err));
+    store_leak row;
+    memset(&row, 0, sizeof row);
     for (size_t i = 0; i < n; i++)
         if (strcmp(lv[i].signature, m.sig) == 0) {
-            out->leak = lv[i];
+            row = lv[i];
             lv[i].description = NULL;
         }
     store_leaks_free(lv, n);
-    if (!out->leak.description) {
-        snprintf(out->leak.signature, sizeof out->leak.signature, "%s", m.sig);
-        out->leak.description = strdup("");
+    lr_status st = store_history(s, m.sig, SIZE_MAX, out, NULL, err);
+    if (st != LR_OK || !row.description) { /* a leak no ok report mentions: no row */
+        free(row.description);
+        return st;
     }
-    sdb_val sp = SDB_TEXT(m.sig);
+    free(out->leak.description);
+    out->leak = row;
+    return LR_OK;
+}
+
+lr_status store_history(store *s, const char *signature, size_t max_seen, store_detail *out,
+                        int64_t *n_total, lr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->leak.signature, sizeof out->leak.signature, "%s", signature);
+    if (!(out->leak.description = strdup("")))
+        return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
+    sdb_val sp[2] = {SDB_TEXT(signature),
+                     SDB_INT(max_seen > (size_t)INT64_MAX ? INT64_MAX : (int64_t)max_seen)};
     lr_status st = sdb_exec(s->db,
                             "SELECT pattern, description FROM leak WHERE signature = $1", 1,
-                            &sp, read_leak_meta, out, err);
+                            sp, read_leak_meta, out, err);
     seen_vec sv = {out, 0};
     if (st == LR_OK)
         st = sdb_exec(s->db,
@@ -980,13 +996,79 @@ lr_status store_show(store *s, const char *prefix, store_detail *out, lr_error *
                       " o.retained_bytes, o.trace FROM occurrence o"
                       " JOIN report r ON r.id = o.report_id"
                       " WHERE o.signature = $1 AND r.status = 'ok'"
-                      " ORDER BY r.at DESC, r.id DESC",
-                      1, &sp, read_seen, &sv, err);
+                      " ORDER BY r.at DESC, r.id DESC LIMIT $2",
+                      2, sp, read_seen, &sv, err);
     if (st == LR_OK && sv.oom)
         st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
+    if (st == LR_OK && n_total) {
+        *n_total = (int64_t)out->n_seen;
+        if (out->n_seen == max_seen)
+            st = sdb_exec(s->db,
+                          "SELECT COUNT(*) FROM occurrence o JOIN report r ON r.id = o.report_id"
+                          " WHERE o.signature = $1 AND r.status = 'ok'",
+                          1, sp, read_id, n_total, err);
+    }
     if (st != LR_OK)
         store_detail_fini(out);
     return st;
+}
+
+/* ---- series ---- */
+
+typedef struct point_vec {
+    store_point *v;
+    size_t n, cap;
+    int oom;
+} point_vec;
+
+static int read_point(void *ctx, int n, const char *const *v)
+{
+    point_vec *pv = ctx;
+    if (n < 4 || !v[0])
+        return 0;
+    if (pv->n == pv->cap) {
+        size_t nc = pv->cap ? pv->cap * 2 : 256;
+        store_point *nv = err_reallocarray(pv->v, nc, sizeof *nv);
+        if (!nv) {
+            pv->oom = 1;
+            return 1;
+        }
+        pv->v = nv;
+        pv->cap = nc;
+    }
+    store_point *p = &pv->v[pv->n++];
+    snprintf(p->signature, sizeof p->signature, "%s", v[0]);
+    p->day = num(v[1]);
+    p->occurrences = num(v[2]);
+    p->retained = num(v[3]);
+    return 0;
+}
+
+lr_status store_series(store *s, const store_filter *f, store_point **out, size_t *n,
+                       lr_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    /* Integer division is the UTC day in both dialects (times are Unix milliseconds). */
+    char sql[1024] = "SELECT o.signature, r.at / 86400000, COUNT(*), SUM(o.retained_bytes)"
+                     FROM_OCC;
+    sdb_val p[8];
+    int np = 0;
+    filter_sql(f, sql, sizeof sql, p, &np);
+    size_t len = strlen(sql);
+    snprintf(sql + len, sizeof sql - len,
+             " GROUP BY o.signature, r.at / 86400000 ORDER BY 1, 2");
+    point_vec pv = {0};
+    lr_status st = sdb_exec(s->db, sql, np, p, read_point, &pv, err);
+    if (st == LR_OK && pv.oom)
+        st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory reading the series");
+    if (st != LR_OK) {
+        free(pv.v);
+        return st;
+    }
+    *out = pv.v;
+    *n = pv.n;
+    return LR_OK;
 }
 
 void store_detail_fini(store_detail *d)

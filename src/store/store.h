@@ -125,6 +125,26 @@ typedef struct store_detail {
 /* The leak whose signature starts with `prefix` (at least 4 hex digits). LR_ERR_NOT_FOUND
  * when none or several match (the message says which). Free with store_detail_fini. */
 lr_status store_show(store *s, const char *prefix, store_detail *out, lr_error *err);
+
+/* The history of the leak with this exact signature: pattern and explanation, the newest
+ * occurrence's trace, and at most max_seen occurrences, newest first (*n_total says how many
+ * there are). out->leak holds only the signature and an empty description: the counts are
+ * store_leaks' row. Free with store_detail_fini. One indexed query per call. */
+lr_status store_history(store *s, const char *signature, size_t max_seen, store_detail *out,
+                        int64_t *n_total, lr_error *err);
+
+/* One leak on one UTC day: how often it was seen and how much it retained. */
+typedef struct store_point {
+    char signature[48];
+    int64_t day;         /* days since 1970-01-01 (UTC) */
+    int64_t occurrences; /* reports of that day it appears in */
+    int64_t retained;    /* bytes it retained, summed over those reports */
+} store_point;
+
+/* Every leak's days over the filtered reports, by signature then day: the sparklines of the
+ * dashboard. *out is an array of *n (free: free()). One grouped scan of the occurrences. */
+lr_status store_series(store *s, const store_filter *f, store_point **out, size_t *n,
+                       lr_error *err);
 void store_detail_fini(store_detail *d);
 
 /* A stored representative trace, read back for display (the report's traces[] form). */

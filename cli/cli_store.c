@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cli_store.c: what the leak store's verbs share (cli), prefix cli_store_; see cli_store.h.
+ * The store is `--db URL`, else $LEAKRAY_DB, else $XDG_DATA_HOME/leakray/store.db
+ * (~/.local/share/leakray/store.db). */
+#include "cli_store.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* ---- time ---- */
+
+int cli_store_parse_time(const char *s, int64_t *ms)
+{
+    char *end;
+    const char *p = s[0] == '@' ? s + 1 : s;
+    errno = 0;
+    long long secs = strtoll(p, &end, 10);
+    if (*p && !*end && !errno && (s[0] == '@' || strlen(p) > 8)) {
+        *ms = (int64_t)secs * 1000;
+        return 1;
+    }
+    struct tm tm = {0};
+    int n = 0, y, mo, d, h = 0, mi = 0, sec = 0;
+    if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3)
+        return 0;
+    const char *r = s + n;
+    if (*r == 'T' || *r == ' ') {
+        int m2 = 0;
+        if (sscanf(r + 1, "%2d:%2d%n", &h, &mi, &m2) != 2)
+            return 0;
+        r += 1 + m2;
+        if (*r == ':') {
+            if (sscanf(r + 1, "%2d%n", &sec, &m2) != 1)
+                return 0;
+            r += 1 + m2;
+        }
+    }
+    if (*r == 'Z')
+        r++;
+    if (*r || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+        return 0;
+    tm.tm_year = y - 1900;
+    tm.tm_mon = mo - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = h;
+    tm.tm_min = mi;
+    tm.tm_sec = sec;
+    *ms = (int64_t)timegm(&tm) * 1000;
+    return 1;
+}
+
+const char *cli_store_time(char *buf, int64_t ms)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, CLI_FMT_MAX, "%Y-%m-%d %H:%M", &tm);
+    return buf;
+}
+
+const char *cli_store_time_iso(char *buf, int64_t ms)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, CLI_FMT_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+/* ---- opening ---- */
+
+const char *cli_store_default(char *buf, size_t cap)
+{
+    const char *e = getenv("LEAKRAY_DB");
+    if (e && *e)
+        return e;
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    char dir[PATH_MAX];
+    if (xdg && *xdg)
+        snprintf(dir, sizeof dir, "%s/leakray", xdg);
+    else if (home && *home)
+        snprintf(dir, sizeof dir, "%s/.local/share/leakray", home);
+    else
+        snprintf(dir, sizeof dir, ".");
+    /* Create the folder (and ~/.local/share on a fresh account) like any XDG program. */
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(tmp, 0755);
+            *p = '/';
+        }
+    mkdir(tmp, 0755);
+    snprintf(buf, cap, "%s/store.db", dir);
+    return buf;
+}
+
+static int make_filter(const cli_common *co, const store_opts *o, store_filter *f)
+{
+    store_filter_init(f);
+    f->app = o->app;
+    f->version = o->version;
+    f->kind = o->kind;
+    if (o->since && !cli_store_parse_time(o->since, &f->since_ms))
+        return cli_usage_error(co, "--since '%s' is not a time (YYYY-MM-DD[THH:MM[:SS]] or "
+                                   "@unix-seconds)", o->since);
+    return 0;
+}
+
+int cli_store_parse(int argc, char **argv, const cli_spec *spec, const char *const *out,
+                    store_opts *o, cli_common *co, store_filter *f)
+{
+    int rc = out ? cli_parse_output(argc, argv, spec, co, out) : cli_parse(argc, argv, spec, co);
+    if (rc == CLI_CONTINUE && f && (rc = make_filter(co, o, f)) == 0)
+        rc = CLI_CONTINUE;
+    return rc;
+}
+
+int cli_store_open(const cli_common *co, const store_opts *o, store **s)
+{
+    char buf[PATH_MAX + 16];
+    const char *url = o->db ? o->db : cli_store_default(buf, sizeof buf);
+    lr_error err = {0};
+    if (store_open(url, s, &err) != LR_OK)
+        return cli_error(co, &err);
+    return CLI_CONTINUE;
+}
+
+int cli_store_fail(const cli_common *co, store *s, const lr_error *err)
+{
+    store_close(s);
+    return cli_error(co, err);
+}
+
+void cli_store_leak_json(jsonw *w, const store_leak *l)
+{
+    char t[CLI_FMT_MAX];
+    jsonw_kv_str(w, "signature", l->signature);
+    jsonw_kv_str(w, "kind", l->kind);
+    jsonw_kv_str(w, "short_description", l->description);
+    jsonw_kv_str(w, "first_seen", cli_store_time_iso(t, l->first_ms));
+    jsonw_kv_str(w, "last_seen", cli_store_time_iso(t, l->last_ms));
+    jsonw_kv_int(w, "occurrences", l->occurrences);
+    jsonw_kv_int(w, "dumps", l->dumps);
+    jsonw_kv_int(w, "instances", l->instances);
+    jsonw_kv_int(w, "apps", l->apps);
+    jsonw_kv_int(w, "versions", l->versions);
+    jsonw_kv_int(w, "retained_median", l->retained_median);
+    jsonw_kv_int(w, "retained_max", l->retained_max);
+}
