@@ -342,7 +342,8 @@ int cmd_dashboard(int argc, char **argv)
          "median retained change that counts as grown/shrunk (default 10)", NULL},
         {0}};
     const cli_spec spec = {
-        "report --db", "", "the leak store as a self-contained HTML dashboard", opts, 0, 0,
+        "report", "--db URL -o OUT.html", "the leak store as a self-contained HTML dashboard",
+        opts, 0, 0,
         "One HTML file with inline script and styles, no network access, opening from\n"
         "file://: every leak signature with its occurrences, dumps, apps, versions, first\n"
         "and last seen, retained median and max and a sparkline of the days it was seen;\n"

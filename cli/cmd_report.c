@@ -71,7 +71,9 @@ int cmd_report(int argc, char **argv)
         "sortable tables of the biggest objects and classes, and where the dump has them\n"
         "DevTools' Summary with retainers and clusters (V8), duplicate bitmaps shown inline,\n"
         "duplicate arrays and strings, threads (HPROF). Large heaps stay small: the page holds\n"
-        "the biggest subtrees only, the rest folded into \"(other)\".\n" CLI_OUTPUT_NOTE
+        "the biggest subtrees only, the rest folded into \"(other)\".\n"
+        "With --db URL instead of FILE: the leak store's dashboard (report --db URL --help).\n"
+        CLI_OUTPUT_NOTE
         "Example: leakray report app.hprof -o app.html"};
     cli_common co;
     int rc = cli_parse_output(argc, argv, &spec, &co, &out);
