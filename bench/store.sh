@@ -24,35 +24,40 @@ java -cp "$W/classes" com.example.LeakDemo "$W/demo.hprof" >/dev/null
 now() { date +%s.%N; }
 ms() { python3 -c "import sys; print('%.1f' % ((float(sys.argv[2]) - float(sys.argv[1])) * 1000))" "$1" "$2"; }
 
-# Median wall and CPU (user + system) milliseconds of 30 single-report ingests, each a new
-# process: "WALL CPU". On a busy machine the wall time is mostly the run queue.
-ingest_ms() {
-    local db=$1 i
-    for i in $(seq 1 30); do
-        /usr/bin/time -f "%e %U %S" -o "$W/t.$i" \
-            "$LEAKRAY" store ingest --db "$db" --at "@$((1700000000 + i))" "$W/report.json" \
-            >/dev/null
-    done
-    cat "$W"/t.* | python3 -c 'import sys, statistics as s
-r = [l.split() for l in sys.stdin if l.strip()]
-print("%.1f %.1f" % (s.median(float(x[0]) for x in r) * 1000,
-                     s.median(float(x[1]) + float(x[2]) for x in r) * 1000))'
-    rm -f "$W"/t.*
+# Runs a command N times ({i} in an argument becomes the run's number) and prints "WALL CPU"
+# milliseconds, the median (stat=median) or the best (stat=min) of the runs. CPU is user +
+# system of the leakray process, from getrusage (microseconds; /usr/bin/time counts in 10 ms
+# ticks, which rounds a 6 ms ingest to 0 or 10). On a busy machine the wall time is mostly
+# the run queue: compare CPU with the goal when the load average is high.
+timed() {
+    python3 - "$@" <<'PY'
+import resource, statistics, subprocess, sys, time
+stat, n, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+walls, cpus = [], []
+for i in range(n):
+    c = [a.replace("{i}", str(i)) for a in cmd]
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(c, stdout=subprocess.DEVNULL, check=True)
+    t1 = time.perf_counter()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    walls.append((t1 - t0) * 1000)
+    cpus.append((r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000)
+f = statistics.median if stat == "median" else min
+print("%.1f %.1f" % (f(walls), f(cpus)))
+PY
 }
 
-# Best of 5 `store leaks` runs: "WALL CPU" milliseconds (CPU of leakray, and of the server's
-# backend for PostgreSQL is not counted).
+# Median wall and CPU of 30 single-report ingests, each a new process (one leakray run: the
+# report is already analysed).
+ingest_ms() {
+    timed median 30 "$LEAKRAY" store ingest --db "$1" --at "@170000000{i}" "$W/report.json"
+}
+
+# Best of 5 `store leaks` runs (CPU of leakray; the PostgreSQL server's is not counted).
 leaks_ms() {
-    local db=$1 i
-    for i in 1 2 3 4 5; do
-        /usr/bin/time -f "%e %U %S" -o "$W/l.$i" \
-            "$LEAKRAY" store leaks --db "$db" --json >"$W/leaks.json"
-    done
-    cat "$W"/l.* | python3 -c 'import sys
-r = [l.split() for l in sys.stdin if l.strip()]
-print("%.1f %.1f" % (min(float(x[0]) for x in r) * 1000,
-                     min(float(x[1]) + float(x[2]) for x in r) * 1000))'
-    rm -f "$W"/l.*
+    "$LEAKRAY" store leaks --db "$1" --json >"$W/leaks.json"
+    timed min 5 "$LEAKRAY" store leaks --db "$1" --json
 }
 
 # 16 processes x 25 reports; prints reports per second.
@@ -92,6 +97,7 @@ with open(w + "/report.csv", "w") as r, open(w + "/occ.csv", "w") as o:
 PY
 }
 
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo "== SQLite =="
 lite="$W/store.db"
 sq_ingest=$(ingest_ms "$lite")
@@ -140,3 +146,4 @@ echo "ingest one report: ${pg_ingest% *} ms wall, ${pg_ingest#* } ms CPU (median
 pg_rows=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["leaks"]))' "$W/leaks.json")
 echo "store leaks over $N_REPORTS reports: ${pg_leaks% *} ms wall, ${pg_leaks#* } ms CPU, $pg_rows leaks (best of 5; goal <= 100 ms)"
 echo "16 parallel ingesters: $pg_rate reports/s"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
