@@ -18,6 +18,7 @@
  * so only a wedged process makes anyone wait this long. */
 #define SQLITE_BUSY_MS 60000
 #define SQLITE_MAX_COLS 64
+#define SQLITE_KEPT_STMTS 48 /* prepared statements a connection keeps (kept_stmt) */
 
 lr_status sqlite_open(const char *path, sqlite3 **out, lr_error *err)
 {
@@ -54,6 +55,9 @@ lr_status sqlite_open(const char *path, sqlite3 **out, lr_error *err)
 
 void sqlite_close(sqlite3 *db)
 {
+    sqlite3_stmt *st;
+    while ((st = sqlite3_next_stmt(db, NULL)) != NULL)
+        sqlite3_finalize(st);
     sqlite3_close_v2(db);
 }
 
@@ -62,11 +66,40 @@ static lr_status fail(sqlite3 *db, const char *sql, lr_error *err)
     return LR_FAIL(err, LR_ERR_IO, "store: %s (in: %.60s)", sqlite3_errmsg(db), sql);
 }
 
+/* The connection keeps the statements it ran (SQLite lists them, with their text): the store
+ * runs the same few statements over and over (an ingest's per-group inserts, a median per
+ * leak), and preparing one costs more than running it. An idle statement with the same text
+ * is reused; *n_kept counts the statements the connection holds. */
+static sqlite3_stmt *kept_stmt(sqlite3 *db, const char *sql, int *n_kept)
+{
+    *n_kept = 0;
+    for (sqlite3_stmt *st = sqlite3_next_stmt(db, NULL); st; st = sqlite3_next_stmt(db, st)) {
+        ++*n_kept;
+        if (!sqlite3_stmt_busy(st) && strcmp(sqlite3_sql(st), sql) == 0)
+            return st;
+    }
+    return NULL;
+}
+
+/* Done with stmt: kept for the next run, or finalized when the connection holds enough. */
+static void release(sqlite3_stmt *stmt, int keep)
+{
+    if (!keep) {
+        sqlite3_finalize(stmt);
+        return;
+    }
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+}
+
 lr_status sqlite_exec(sqlite3 *db, const char *sql, int n, const sdb_val *params,
                       sdb_row_fn fn, void *ctx, lr_error *err)
 {
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+    int n_kept = 0;
+    sqlite3_stmt *stmt = kept_stmt(db, sql, &n_kept);
+    int keep = stmt != NULL || n_kept < SQLITE_KEPT_STMTS;
+    if (!stmt && sqlite3_prepare_v3(db, sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &stmt,
+                                    NULL) != SQLITE_OK)
         return fail(db, sql, err);
     for (int i = 0; i < n; i++) {
         char name[16];
@@ -80,7 +113,7 @@ lr_status sqlite_exec(sqlite3 *db, const char *sql, int n, const sdb_val *params
                                   : sqlite3_bind_null(stmt, ix);
         if (rc != SQLITE_OK) {
             lr_status st = fail(db, sql, err);
-            sqlite3_finalize(stmt);
+            release(stmt, keep);
             return st;
         }
     }
@@ -97,11 +130,9 @@ lr_status sqlite_exec(sqlite3 *db, const char *sql, int n, const sdb_val *params
         if (fn(ctx, nc, vals))
             break;
     }
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        lr_status st = fail(db, sql, err);
-        sqlite3_finalize(stmt);
-        return st;
-    }
-    sqlite3_finalize(stmt);
-    return LR_OK;
+    lr_status st = LR_OK;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        st = fail(db, sql, err);
+    release(stmt, keep);
+    return st;
 }
