@@ -365,6 +365,7 @@ int cmd_dashboard(int argc, char **argv)
         return cli_usage_error(&co, "give both --from V1 and --to V2, or neither");
     if ((rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
         return rc;
+    store_expect_bulk_reads(s);
     double t0 = cli_now_ms();
     char url[1024], def[4096];
     shown_url(o.db ? o.db : cli_store_default(def, sizeof def), url, sizeof url);

@@ -229,6 +229,17 @@ void store_close(store *s)
     free(s);
 }
 
+/* KiB of SQLite page cache for store_expect_bulk_reads (a negative cache_size is KiB). */
+#define STORE_BULK_CACHE_KIB "262144"
+
+void store_expect_bulk_reads(store *s)
+{
+    lr_error ignored = {0};
+    if (sdb_kind_of(s->db) == SDB_SQLITE)
+        sdb_exec(s->db, "PRAGMA cache_size=-" STORE_BULK_CACHE_KIB, 0, NULL, NULL, NULL,
+                 &ignored);
+}
+
 int store_schema_version(const store *s)
 {
     return s->version;

@@ -37,6 +37,12 @@ typedef struct store store;
  * LR_ERR_FORMAT. Returns LR_OK and *out (free: store_close), or fills err. */
 lr_status store_open(const char *url, store **out, lr_error *err);
 void store_close(store *s);
+/* The caller is about to read much of the store (the dashboard): the backend may cache more
+ * of it (SQLite: a 256 MiB page cache, filled as pages are read, instead of the default
+ * 2 MB, which made a 100,000-report dashboard read each page many times over). The small
+ * verbs do without: a big cache made even `store leaks` slower. Never fails. */
+void store_expect_bulk_reads(store *s);
+
 /* The schema version the opened store has (== STORE_SCHEMA_VERSION after store_open). */
 int store_schema_version(const store *s);
 
