@@ -16,6 +16,7 @@
 
 #include <inttypes.h>
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -461,55 +462,182 @@ static lr_status insert_report(store *s, const char *ihash, const char *chash,
     return LR_OK;
 }
 
-static int read_dims(void *ctx, int n, const char *const *v)
+/* Groups written per statement: an ingest is 4 statements per STORE_CHUNK groups (plus the
+ * report row and the transaction), not 4 per group, which over PostgreSQL is a round trip
+ * each. 6 parameters a group keeps a chunk far below both databases' parameter limits. */
+#define STORE_CHUNK 64
+
+/* A growable SQL text; on allocation failure it stays NULL and the caller fails. */
+typedef struct sqlbuf {
+    char *s;
+    size_t n, cap;
+} sqlbuf;
+
+static void sql_add(sqlbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void sql_add(sqlbuf *b, const char *fmt, ...)
 {
-    int *dims = ctx;
-    if (n > 0 && v[0])
-        dims[v[0][0] == 'a' ? 0 : v[0][0] == 'v' ? 1 : 2] = 1;
+    if (b->cap && !b->s)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            free(b->s);
+            b->s = NULL;
+            b->cap = 1;
+            return;
+        }
+        if (b->s && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t nc = (b->cap ? b->cap * 2 : 1024) + (size_t)k;
+        char *ns = realloc(b->s, nc);
+        if (!ns) {
+            free(b->s);
+            b->s = NULL;
+            b->cap = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = nc;
+    }
+}
+
+/* What the chunk's statements return: which leaks are new, and which (leak, app / version /
+ * dump) pairs were seen for the first time. */
+typedef struct chunk_seen {
+    const group *g;  /* the chunk's groups */
+    size_t n;
+    int *is_new;     /* per group */
+    int (*dims)[3];  /* per group: app, version, dump first seen */
+} chunk_seen;
+
+static size_t chunk_find(const chunk_seen *c, const char *sig)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->g[i].signature, sig) == 0)
+            return i;
+    return c->n;
+}
+
+static int read_new_leak(void *ctx, int n, const char *const *v)
+{
+    chunk_seen *c = ctx;
+    size_t i = n > 0 && v[0] ? chunk_find(c, v[0]) : c->n;
+    if (i < c->n)
+        c->is_new[i] = 1;
     return 0;
 }
 
-/* Stores one group of a report and moves the leak's running totals (schema step 2) in the
- * same transaction. */
-static lr_status insert_group(store *s, int64_t report_id, const group *g, const store_meta *m,
-                              const char *content_hash, int *is_new, lr_error *err)
+static int read_dims(void *ctx, int n, const char *const *v)
 {
-    sdb_val lp[5] = {SDB_TEXT(g->signature), SDB_TEXT(g->kind), SDB_TEXT(g->description),
-                     SDB_TEXT(g->pattern), SDB_TEXT(g->explanation)};
-    int64_t inserted = 0;
-    /* RETURNING yields a row only when this ingest created the leak: that is "new". */
-    LR_TRY(sdb_exec(s->db,
-                    "INSERT INTO leak(signature, kind, short_description, pattern, description)"
-                    " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (signature) DO NOTHING"
-                    " RETURNING 1",
-                    5, lp, read_id, &inserted, err));
-    *is_new = inserted != 0;
-    sdb_val op[6] = {SDB_INT(report_id), SDB_TEXT(g->signature), SDB_INT(g->instances),
-                     SDB_INT(g->retained), SDB_INT(g->objects), SDB_TEXT(g->trace)};
-    LR_TRY(sdb_exec(s->db,
-                    "INSERT INTO occurrence(report_id, signature, instances, retained_bytes,"
-                    " retained_objects, trace) VALUES ($1, $2, $3, $4, $5, $6)",
-                    6, op, NULL, NULL, err));
-    sdb_val sp[4] = {SDB_TEXT(g->signature), SDB_TEXT(m->app ? m->app : ""),
-                     SDB_TEXT(m->version ? m->version : ""), SDB_TEXT(content_hash)};
-    int dims[3] = {0, 0, 0};
-    LR_TRY(sdb_exec(s->db,
-                    "INSERT INTO leak_seen(signature, dim, value) VALUES ($1, 'app', $2),"
-                    " ($1, 'version', $3), ($1, 'dump', $4) ON CONFLICT DO NOTHING RETURNING dim",
-                    4, sp, read_dims, dims, err));
-    /* Every SET expression sees the row before the update, so "occurrences = 0" below is
-     * the first occurrence. CASE rather than MIN/MAX: the dialects name those differently. */
-    sdb_val up[7] = {SDB_TEXT(g->signature), SDB_INT(g->instances), SDB_INT(g->retained),
-                     SDB_INT(m->at_ms), SDB_INT(dims[0]), SDB_INT(dims[1]), SDB_INT(dims[2])};
-    return sdb_exec(s->db,
-                    "UPDATE leak SET occurrences = occurrences + 1, instances = instances + $2,"
-                    " retained_max = CASE WHEN $3 > retained_max THEN $3 ELSE retained_max END,"
-                    " first_at = CASE WHEN occurrences = 0 OR $4 < first_at THEN $4"
-                    "  ELSE first_at END,"
-                    " last_at = CASE WHEN occurrences = 0 OR $4 > last_at THEN $4 ELSE last_at END,"
-                    " apps = apps + $5, versions = versions + $6, dumps = dumps + $7"
-                    " WHERE signature = $1",
-                    7, up, NULL, NULL, err);
+    chunk_seen *c = ctx;
+    size_t i = n > 1 && v[0] && v[1] ? chunk_find(c, v[0]) : c->n;
+    if (i < c->n)
+        c->dims[i][v[1][0] == 'a' ? 0 : v[1][0] == 'v' ? 1 : 2] = 1;
+    return 0;
+}
+
+/* Stores n (<= STORE_CHUNK) groups of a report and moves their leaks' running totals (schema
+ * step 2), inside the caller's transaction; *n_new counts leaks this store had not seen. */
+static lr_status insert_chunk(store *s, int64_t report_id, const group *g, size_t n,
+                              const store_meta *m, const char *content_hash, int *n_new,
+                              lr_error *err)
+{
+    sdb_val p[1 + 6 * STORE_CHUNK];
+    int is_new[STORE_CHUNK] = {0}, dims[STORE_CHUNK][3];
+    memset(dims, 0, sizeof dims);
+    chunk_seen c = {g, n, is_new, dims};
+    sqlbuf q = {0};
+    lr_status st = LR_OK;
+    /* 1. the leaks; RETURNING yields the rows this ingest created: those are "new" */
+    sql_add(&q, "INSERT INTO leak(signature, kind, short_description, pattern, description)"
+                " VALUES");
+    for (size_t i = 0; i < n; i++) {
+        sql_add(&q, "%s($%zu, $%zu, $%zu, $%zu, $%zu)", i ? ", " : " ", 5 * i + 1, 5 * i + 2,
+                5 * i + 3, 5 * i + 4, 5 * i + 5);
+        p[5 * i] = SDB_TEXT(g[i].signature);
+        p[5 * i + 1] = SDB_TEXT(g[i].kind);
+        p[5 * i + 2] = SDB_TEXT(g[i].description);
+        p[5 * i + 3] = SDB_TEXT(g[i].pattern);
+        p[5 * i + 4] = SDB_TEXT(g[i].explanation);
+    }
+    sql_add(&q, " ON CONFLICT (signature) DO NOTHING RETURNING signature");
+    if (!q.s)
+        return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
+    st = sdb_exec(s->db, q.s, (int)(5 * n), p, read_new_leak, &c, err);
+    /* 2. the occurrences */
+    q.n = 0;
+    sql_add(&q, "INSERT INTO occurrence(report_id, signature, instances, retained_bytes,"
+                " retained_objects, trace) VALUES");
+    p[0] = SDB_INT(report_id);
+    for (size_t i = 0; i < n; i++) {
+        sql_add(&q, "%s($1, $%zu, $%zu, $%zu, $%zu, $%zu)", i ? ", " : " ", 5 * i + 2,
+                5 * i + 3, 5 * i + 4, 5 * i + 5, 5 * i + 6);
+        p[5 * i + 1] = SDB_TEXT(g[i].signature);
+        p[5 * i + 2] = SDB_INT(g[i].instances);
+        p[5 * i + 3] = SDB_INT(g[i].retained);
+        p[5 * i + 4] = SDB_INT(g[i].objects);
+        p[5 * i + 5] = SDB_TEXT(g[i].trace);
+    }
+    if (st == LR_OK && q.s)
+        st = sdb_exec(s->db, q.s, (int)(1 + 5 * n), p, NULL, NULL, err);
+    /* 3. the distinct apps, versions and dumps each leak was seen in */
+    q.n = 0;
+    sql_add(&q, "INSERT INTO leak_seen(signature, dim, value) VALUES");
+    p[0] = SDB_TEXT(m->app ? m->app : "");
+    p[1] = SDB_TEXT(m->version ? m->version : "");
+    p[2] = SDB_TEXT(content_hash);
+    for (size_t i = 0; i < n; i++) {
+        sql_add(&q, "%s($%zu, 'app', $1), ($%zu, 'version', $2), ($%zu, 'dump', $3)",
+                i ? ", " : " ", i + 4, i + 4, i + 4);
+        p[3 + i] = SDB_TEXT(g[i].signature);
+    }
+    sql_add(&q, " ON CONFLICT DO NOTHING RETURNING signature, dim");
+    if (st == LR_OK && q.s)
+        st = sdb_exec(s->db, q.s, (int)(3 + n), p, read_dims, &c, err);
+    /* 4. the running totals. Every SET expression sees the row before the update, so
+     * "occurrences = 0" is the first occurrence. CASE rather than MIN/MAX: the dialects name
+     * those differently; SELECT ... UNION ALL rather than VALUES: SQLite cannot name the
+     * columns of a VALUES list. */
+    q.n = 0;
+    sql_add(&q, "UPDATE leak SET occurrences = leak.occurrences + 1,"
+                " instances = leak.instances + v.i,"
+                " retained_max = CASE WHEN v.r > leak.retained_max THEN v.r"
+                "  ELSE leak.retained_max END,"
+                " first_at = CASE WHEN leak.occurrences = 0 OR $1 < leak.first_at THEN $1"
+                "  ELSE leak.first_at END,"
+                " last_at = CASE WHEN leak.occurrences = 0 OR $1 > leak.last_at THEN $1"
+                "  ELSE leak.last_at END,"
+                " apps = leak.apps + v.a, versions = leak.versions + v.vs,"
+                " dumps = leak.dumps + v.d FROM (");
+    p[0] = SDB_INT(m->at_ms);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 6 * i + 2;
+        sql_add(&q, "%sSELECT CAST($%zu AS TEXT) AS sig, CAST($%zu AS BIGINT) AS i,"
+                    " CAST($%zu AS BIGINT) AS r, CAST($%zu AS BIGINT) AS a,"
+                    " CAST($%zu AS BIGINT) AS vs, CAST($%zu AS BIGINT) AS d",
+                i ? " UNION ALL " : "", k, k + 1, k + 2, k + 3, k + 4, k + 5);
+        p[k - 1] = SDB_TEXT(g[i].signature);
+        p[k] = SDB_INT(g[i].instances);
+        p[k + 1] = SDB_INT(g[i].retained);
+        p[k + 2] = SDB_INT(dims[i][0]);
+        p[k + 3] = SDB_INT(dims[i][1]);
+        p[k + 4] = SDB_INT(dims[i][2]);
+    }
+    sql_add(&q, ") AS v WHERE leak.signature = v.sig");
+    if (st == LR_OK && q.s)
+        st = sdb_exec(s->db, q.s, (int)(1 + 6 * n), p, NULL, NULL, err);
+    if (st == LR_OK && !q.s)
+        st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
+    free(q.s);
+    for (size_t i = 0; i < n; i++)
+        *n_new += is_new[i];
+    return st;
 }
 
 /* One group per signature: a report may list a signature twice (an application and a
@@ -615,11 +743,9 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
         groups_free(&l);
         return LR_OK;
     }
-    for (size_t i = 0; st == LR_OK && i < l.n; i++) {
-        int is_new = 0;
-        st = insert_group(s, id, &l.v[i], m, h.canon_sha, &is_new, err);
-        r->n_new += is_new;
-    }
+    for (size_t i = 0; st == LR_OK && i < l.n; i += STORE_CHUNK)
+        st = insert_chunk(s, id, l.v + i, l.n - i < STORE_CHUNK ? l.n - i : STORE_CHUNK, m,
+                          h.canon_sha, &r->n_new, err);
     if (st == LR_OK)
         st = sdb_commit(s->db, err);
     else

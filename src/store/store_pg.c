@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PG_MAX_PARAMS 32
+#define PG_MAX_PARAMS 512 /* the store binds at most 1 + 6 x STORE_CHUNK */
 #define PG_MAX_COLS 64
 #define PG_LIBRARY "libpq.so.5" /* the soname of Debian's libpq5 */
 
@@ -123,7 +123,7 @@ lr_status pg_exec(pg_conn *c, const char *sql, int n, const sdb_val *params, sdb
     if (n > PG_MAX_PARAMS)
         return LR_FAIL(err, LR_ERR_INTERNAL, "store: %d parameters (max %d)", n,
                        PG_MAX_PARAMS);
-    char nums[PG_MAX_PARAMS][24];
+    char nums[PG_MAX_PARAMS][24]; /* 12 kB of stack: integers as text */
     const char *vals[PG_MAX_PARAMS];
     for (int i = 0; i < n; i++) {
         if (params[i].is_int) {
