@@ -53,22 +53,23 @@ int cli_store_parse_time(const char *s, int64_t *ms)
     return 1;
 }
 
-const char *cli_store_time(char *buf, int64_t ms)
+static const char *utc(char *buf, int64_t ms, const char *fmt)
 {
     time_t t = (time_t)(ms / 1000);
     struct tm tm;
     gmtime_r(&t, &tm);
-    strftime(buf, CLI_FMT_MAX, "%Y-%m-%d %H:%M", &tm);
+    strftime(buf, CLI_FMT_MAX, fmt, &tm);
     return buf;
+}
+
+const char *cli_store_time(char *buf, int64_t ms)
+{
+    return utc(buf, ms, "%Y-%m-%d %H:%M");
 }
 
 const char *cli_store_time_iso(char *buf, int64_t ms)
 {
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, CLI_FMT_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
+    return utc(buf, ms, "%Y-%m-%dT%H:%M:%SZ");
 }
 
 /* ---- opening ---- */

@@ -19,17 +19,8 @@ extern const size_t rep_asset_dashboard_js_len;
 
 int rep_dashboard_html(FILE *out, const char *model, size_t len)
 {
-    char hash[45];
-    rep_html_script_hash(rep_asset_dashboard_js, rep_asset_dashboard_js_len, hash);
-    fprintf(out,
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-            "img-src data:; style-src 'unsafe-inline'; script-src 'sha256-%s'; "
-            "base-uri 'none'; form-action 'none'\">\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            "<meta name=\"generator\" content=\"leakray\">\n"
-            "<title>leakray leak store</title>\n<style>\n",
-            hash);
+    rep_html_head(out, "leakray leak store", rep_asset_dashboard_js,
+                  rep_asset_dashboard_js_len);
     fwrite(rep_asset_report_css, 1, rep_asset_report_css_len, out);
     fwrite(rep_asset_dashboard_css, 1, rep_asset_dashboard_css_len, out);
     fputs("</style>\n</head>\n<body>\n<div id=\"app\"></div>\n"

@@ -17,7 +17,7 @@ extern const size_t rep_asset_report_js_len;
 extern const char rep_asset_report_css[];
 extern const size_t rep_asset_report_css_len;
 
-void rep_html_script_hash(const char *s, size_t n, char out[45])
+static void sha256_b64(const char *s, size_t n, char out[45])
 {
     static const char b64[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -34,10 +34,10 @@ void rep_html_script_hash(const char *s, size_t n, char out[45])
     out[o] = 0;
 }
 
-int rep_html(FILE *out, const rep_report *r)
+void rep_html_head(FILE *out, const char *title, const char *js, size_t js_len)
 {
     char hash[45];
-    rep_html_script_hash(rep_asset_report_js, rep_asset_report_js_len, hash);
+    sha256_b64(js, js_len, hash);
     fprintf(out,
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -45,8 +45,13 @@ int rep_html(FILE *out, const rep_report *r)
             "base-uri 'none'; form-action 'none'\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
             "<meta name=\"generator\" content=\"leakray\">\n"
-            "<title>leakray report</title>\n<style>\n",
-            hash);
+            "<title>%s</title>\n<style>\n",
+            hash, title);
+}
+
+int rep_html(FILE *out, const rep_report *r)
+{
+    rep_html_head(out, "leakray report", rep_asset_report_js, rep_asset_report_js_len);
     fwrite(rep_asset_report_css, 1, rep_asset_report_css_len, out);
     fputs("</style>\n</head>\n<body>\n<div id=\"app\"></div>\n"
           "<script type=\"application/json\" id=\"leakray-data\">",

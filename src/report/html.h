@@ -12,8 +12,10 @@
 /* Writes the page for r (rep_report_build done). Returns 0, or -1 when the stream failed. */
 int rep_html(FILE *out, const rep_report *r);
 
-/* The base64 SHA-256 of an inline script (n bytes), as a Content-Security-Policy's
- * 'sha256-...' source names it: 44 characters and a NUL in out. */
-void rep_html_script_hash(const char *s, size_t n, char out[45]);
+/* A page's head up to its open <style> element: the Content-Security-Policy (no fetch of
+ * any kind, inline styles, and only the script js of js_len bytes, by its hash) and the
+ * title (plain text, not escaped: a constant). The caller writes the styles, closes the head
+ * and writes the body with js as its one inline script. */
+void rep_html_head(FILE *out, const char *title, const char *js, size_t js_len);
 
 #endif
