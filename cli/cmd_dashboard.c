@@ -67,7 +67,7 @@ static void shown_url(const char *url, char *out, size_t cap)
         }
     }
     char *pw = strstr(out, "password=");
-    if (pw) {
+    if (pw && strlen(out) + 3 < cap) {
         char *end = strchr(pw, '&');
         size_t tail = end ? strlen(end) : 0;
         memmove(pw + 12, end ? end : pw + strlen(pw), tail + 1);
