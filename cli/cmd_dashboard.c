@@ -247,7 +247,8 @@ static lr_status model_json(jsonw *w, store *s, const store_filter *f, const das
         st = store_trend(s, f, STORE_BY_VERSION, &vers, &nv, err);
     if (st != LR_OK)
         goto done;
-    qsort(pv, np, sizeof *pv, cmp_point);
+    if (np)
+        qsort(pv, np, sizeof *pv, cmp_point);
     int64_t reports = 0, failed = 0;
     for (size_t i = 0; i < nd; i++) {
         reports += days[i].reports;

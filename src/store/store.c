@@ -1476,8 +1476,11 @@ lr_status store_trend(store *s, const store_filter *f, store_trend_by by, store_
         return st;
     }
     int by_version = by == STORE_BY_VERSION;
-    qsort_r(pv.v, pv.n, sizeof *pv.v, cmp_pair, &by_version);
-    qsort_r(bv.v, bv.n, sizeof *bv.v, cmp_bucket_v, &by_version);
+    /* No report matched (an empty store, a filter on nothing): the arrays are NULL. */
+    if (pv.n)
+        qsort_r(pv.v, pv.n, sizeof *pv.v, cmp_pair, &by_version);
+    if (bv.n)
+        qsort_r(bv.v, bv.n, sizeof *bv.v, cmp_bucket_v, &by_version);
     /* Walk buckets in order with the set of signatures seen so far and the previous bucket's
      * set; both are sorted arrays of pointers into pv. */
     char **seen = err_mallocarray(pv.n + 1, sizeof *seen);

@@ -101,6 +101,8 @@ d["counts"]["same"] == len(e["v10"]) - 2' "diff 1.0 -> 1.1"
     "$LEAKRAY" store trend --db "$db" --json |
         jtrue '[b["day"] for b in d["buckets"]] == ["2026-11-01", "2026-11-02", "2026-11-03"]' \
             "trend by day"
+    "$LEAKRAY" store trend --db "$db" --app nosuch --json |
+        jtrue 'd["buckets"] == []' "trend of no report"
     "$LEAKRAY" store leaks --db "$db" --version 1.1 --json |
         jtrue 'len(d["leaks"]) == len(e["v10"])' "--version filter"
     # 5. one leak's history and trace
