@@ -37,6 +37,7 @@
 #ifndef LR_CLI_H
 #define LR_CLI_H
 
+#include "analysis/retained.h"
 #include "base/jsonw.h"
 #include "graph/graph.h"
 #include "leakray/leakray.h"
@@ -239,22 +240,12 @@ struct cat_set;
 int cli_categories(const cli_common *co, int collapse, const char *categories,
                    struct cat_set *cs);
 
-/* ---- retained sizes as `top` computes them by default (cli/cli_retained.c) ---- */
+/* ---- retained sizes as `top` computes them by default (analysis/retained.h) ---- */
 
-/* One dominator tree per dump, the same in top, show, analyze's suspects and threads' totals,
- * so one node has one retained size in every verb: DevTools' for V8/Node/ArkTS snapshots,
- * VisualVM's conventions for HotSpot dumps, strong references otherwise (docs/design.md). */
-typedef struct cli_retained {
-    const char *model;  /* "devtools", "visualvm" or "strong" */
-    uint32_t n;         /* = g->n_nodes */
-    node_ix *idom;      /* immediate dominator, GRAPH_NONE unreachable, top = `top` below */
-    node_ix top;        /* idom of top-level nodes: DOM_SUPER_ROOT or the synthetic root */
-    uint64_t *retained; /* retained bytes per node */
-    uint64_t total;     /* bytes retained by the roots together */
-    void *impl;         /* the dom_tree or devtools_result owning the arrays */
-    edge_ix artifact;   /* edge left out (Bitmap.dumpData), GRAPH_NONE if none */
-} cli_retained;
-/* Builds the tree. Returns LR_OK (free: cli_retained_free) or fills err. */
+/* The dump's one retained-size model, the same in top, show, analyze's suspects and threads'
+ * totals (ret_build with the snapshot's class keys). Returns LR_OK (free: cli_retained_free)
+ * or fills err. */
+typedef ret_model cli_retained;
 lr_status cli_retained_build(const graph *g, cli_retained *r, lr_error *err);
 void cli_retained_free(cli_retained *r);
 

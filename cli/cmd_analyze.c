@@ -15,8 +15,10 @@
 #include "analysis/collapse.h"
 #include "analysis/devtools.h"
 #include "analysis/paths.h"
+#include "analysis/retained.h"
 #include "analysis/suspects.h"
 #include "analysis/trace.h"
+#include "format/v8.h"
 #include "report/text.h"
 #include "rules/mapping.h"
 #include "rules/rules.h"
@@ -358,92 +360,6 @@ static void analyze_warn(void *co, const char *msg)
     cli_warn(co, "%s", msg);
 }
 
-/* Leak suspects in the retained-size model `top` uses (cli_retained), each with its path
- * from a GC root: DevTools' retaining path on V8-like snapshots, the `path` verb's shortest
- * path otherwise (Java locals and odd roots last). The tree is freed before this returns, so
- * it never adds to the memory of the traces' own tree. */
-lr_status analyze_suspects(const graph *g, double share, double accum, susp_result *out,
-                           lr_error *err)
-{
-    cli_retained rt;
-    memset(out, 0, sizeof *out);
-    lr_status st = cli_retained_build(g, &rt, err);
-    if (st != LR_OK)
-        return st;
-    susp_tree t = {rt.n, rt.idom, rt.top, rt.retained, rt.total};
-    st = susp_find(g, &t, share, accum, out, err);
-    out->model = rt.model;
-    int dev = strcmp(rt.model, "devtools") == 0;
-    paths_result pr;
-    memset(&pr, 0, sizeof pr);
-    node_ix *targets = NULL;
-    if (st == LR_OK && out->n && !dev) {
-        targets = err_mallocarray(out->n, sizeof *targets);
-        if (!targets)
-            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory for suspect paths");
-        for (uint32_t i = 0; targets && i < out->n; i++)
-            targets[i] = out->v[i].accumulation;
-        int all;
-        /* stops once every accumulation point's path is final (they are big objects, most
-         * near the roots); unreached ones leave the search to run to its end */
-        if (st == LR_OK)
-            st = paths_find_targets(g, NULL, targets, out->n, &pr, &all, err);
-    }
-    for (uint32_t i = 0; st == LR_OK && i < out->n; i++) {
-        susp_item *it = &out->v[i];
-        node_ix a = it->accumulation;
-        uint32_t len = dev ? devtools_path(g, rt.impl, a, NULL, 0) + 1
-                           : paths_get(&pr, a, NULL, NULL, 0);
-        if (len == 0)
-            continue;
-        it->path = err_mallocarray(len, sizeof *it->path);
-        it->path_edges = err_mallocarray(len, sizeof *it->path_edges);
-        it->path_retained = err_mallocarray(len, sizeof *it->path_retained);
-        if (!it->path || !it->path_edges || !it->path_retained) {
-            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory for suspect paths");
-            break;
-        }
-        if (dev) {
-            devtools_path(g, rt.impl, a, it->path_edges, len - 1);
-            for (uint32_t k = 0; k + 1 < len; k++)
-                it->path[k] = graph_edge_from(g, it->path_edges[k]);
-            it->path[len - 1] = a;
-            /* the root and the sub-roots below it ("(GC roots)", "(Global handles)") are
-             * synthetic: they name the root, the path starts at the first real object */
-            uint32_t k0 = 0;
-            size_t rl = 0;
-            while (k0 + 1 < len && g->node_kind[it->path[k0]] == GRAPH_KIND_SYNTHETIC) {
-                node_ix x = it->path[k0++];
-                if (x == rt.top || !g->node_name)
-                    continue;
-                int w = snprintf(it->root_name + rl, sizeof it->root_name - rl, "%s%s",
-                                 rl ? " / " : "", graph_str(g, g->node_name[x]));
-                if (w > 0 && (size_t)w < sizeof it->root_name - rl)
-                    rl += (size_t)w;
-            }
-            if (k0) {
-                memmove(it->path, it->path + k0, (len - k0) * sizeof *it->path);
-                memmove(it->path_edges, it->path_edges + k0,
-                        (len - 1 - k0) * sizeof *it->path_edges);
-                len -= k0;
-            }
-            it->path_root = g->n_roots;
-        } else {
-            paths_get(&pr, a, it->path, it->path_edges, len);
-            it->path_root = paths_root_of(&pr, it->path[0]);
-        }
-        it->path_n = len;
-        for (uint32_t k = 0; k < len; k++)
-            it->path_retained[k] = rt.retained[it->path[k]];
-    }
-    free(targets);
-    paths_free(&pr);
-    cli_retained_free(&rt);
-    if (st != LR_OK)
-        susp_free(out);
-    return st;
-}
-
 /* "12.5" (percent) into a 0..1 share; -1 when s is no number in [0, 100]. */
 static double analyze_pct(const char *s)
 {
@@ -604,7 +520,7 @@ int cmd_analyze(int argc, char **argv)
     trace_opts topts = {full ? 0 : collapse ? TRACE_COLLAPSE_STEPS : TRACE_DEFAULT_STEPS,
                         full || max_traces > UINT32_MAX ? 0 : (uint32_t)max_traces};
     if (st == LR_OK && !no_suspects)
-        st = analyze_suspects(g, share, accum, &sr, &err);
+        st = ret_suspects(g, v8_class_keys(g), share, accum, &sr, &err);
     analyze_phase("suspects", &tp);
     suspects = ls.n == 0;
     if (st == LR_OK && ls.n > 0)

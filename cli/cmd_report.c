@@ -96,21 +96,13 @@ int cmd_report(int argc, char **argv)
         return rc;
     lr_error err = {.offset = LR_NO_OFFSET};
     lr_analyze_opts ao = {rules_files.v, rules_files.n, watches.v, ifs.v, watches.n, no_shipped,
-                          0};
+                          no_suspects};
     lr_analysis *an = NULL;
-    susp_result sr;
-    memset(&sr, 0, sizeof sr);
-    /* as analyze: array classes keep their obfuscated names (Shark's traces) */
-    if ((!no_suspects && analyze_suspects(lr_heap_graph(h), SUSP_SHARE_DEFAULT,
-                                          SUSP_ACCUMULATION_DEFAULT, &sr, &err) != LR_OK) ||
-        lr_analyze(h, &ao, &an, &err) != LR_OK) {
+    if (lr_analyze(h, &ao, &an, &err) != LR_OK) {
         rc = cli_error(&co, &err);
-        susp_free(&sr);
         lr_close(h);
         return rc;
     }
-    if (!no_suspects)
-        an->sr = &sr;
     double t1 = cli_now_ms();
     char abs[PATH_MAX];
     const char *shown = realpath(co.pos[0], abs) ? abs : co.pos[0];
@@ -140,7 +132,6 @@ int cmd_report(int argc, char **argv)
         }
     }
     lr_analysis_free(an);
-    susp_free(&sr);
     lr_close(h);
     return rc;
 }

@@ -12,10 +12,4 @@
 int report_write_file(const cli_common *co, lr_analysis *an, lr_render_format fmt,
                       const char *path, const char *dump_path, uint64_t *bytes);
 
-/* analyze's LARGEST RETAINERS (cmd_analyze.c): the leak suspects in `top`'s retained-size
- * tree with their paths from a GC root; share and accum are 0..1. Fills *out (free:
- * susp_free) or err. */
-lr_status analyze_suspects(const graph *g, double share, double accum, susp_result *out,
-                           lr_error *err);
-
 #endif

@@ -2,14 +2,16 @@
 /* lr_analysis.c: the public leak analysis, clusters and diff (top of the library), prefix
  * lr_. lr_analyze runs the pipeline `leakray analyze` runs -- shipped + user rules, leak
  * finding, paths, the dominator tree over the traces' own edges and roots, trace completion
- * -- and keeps the results behind an opaque handle with accessors. Leak suspects (analyze's
- * LARGEST RETAINERS) are never traces; the CLI hands them to the renderer (lr_analysis_wrap).
- * Paths come before the dominator tree so their scratch is freed before its scratch exists
- * (analyze's memory peak is one phase's, not the sum). */
+ * -- plus the leak suspects (analyze's LARGEST RETAINERS, never traces) in the dump's
+ * retained-size model, and keeps the results behind an opaque handle with accessors. The
+ * suspects' tree is freed before the paths run, and paths come before the traces' dominator
+ * tree, so each phase's scratch is freed before the next one's exists (analyze's memory
+ * peak is one phase's, not the sum). */
 #define _POSIX_C_SOURCE 200809L
 #include "lr_internal.h"
 
 #include "analysis/diff.h"
+#include "analysis/retained.h"
 #include "format/v8.h"
 
 #include <stdlib.h>
@@ -67,6 +69,11 @@ lr_status lr_analyze(lr_heap *h, const lr_analyze_opts *o, lr_analysis **out, lr
         st = rules_bind(&an->own_rs, g, err);
     if (st == LR_OK)
         st = leak_find(g, &an->own_rs, &an->own_ls, err);
+    /* the same suspects, in the same tree, as `leakray analyze` */
+    if (st == LR_OK && !o->no_suspects)
+        st = ret_suspects(g, v8_class_keys(g), SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT,
+                          &an->own_sr, err);
+    an->sr = o->no_suspects ? NULL : &an->own_sr;
     an->suspects = an->own_ls.n == 0;
     if (st == LR_OK && an->own_ls.n > 0)
         st = trace_paths(g, &an->own_rs, &an->own_ls, &an->own_tr, err);
@@ -121,6 +128,7 @@ void lr_analysis_free(lr_analysis *an)
         trace_result_free(&an->own_tr);
         leak_set_free(&an->own_ls);
         dom_free(&an->own_dt);
+        susp_free(&an->own_sr);
         rules_fini(&an->own_rs);
     }
     free(an);
@@ -133,6 +141,46 @@ uint32_t lr_analysis_unreachable_count(const lr_analysis *an)
     return an ? an->tr->n_unreachable : 0;
 }
 uint32_t lr_analysis_group_count(const lr_analysis *an) { return an ? an->tr->n_groups : 0; }
+
+uint32_t lr_analysis_suspect_count(const lr_analysis *an)
+{
+    return an && an->sr ? an->sr->n : 0;
+}
+
+uint64_t lr_analysis_suspect_heap(const lr_analysis *an)
+{
+    return an && an->sr ? an->sr->total : 0;
+}
+
+lr_status lr_analysis_suspect(const lr_analysis *an, uint32_t i, lr_suspect *out, lr_error *err)
+{
+    if (!an || !out || !an->sr || i >= an->sr->n)
+        return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_analysis_suspect: no suspect %u", i);
+    const susp_item *it = &an->sr->v[i];
+    const graph *g = &an->h->g;
+    out->kind = susp_kind_name(it->kind);
+    out->description = it->text;
+    out->object = it->node;
+    out->retained = it->retained;
+    out->count = it->kind == SUSP_INSTANCES || it->kind == SUSP_THREAD_LOCALS ? it->count : 0;
+    out->instances_of = it->kind == SUSP_INSTANCES ? it->cls : LR_NONE;
+    out->thread = it->kind == SUSP_THREAD_LOCALS ? it->thread : LR_NONE;
+    out->accumulation = it->accumulation;
+    out->accumulation_retained = it->path_n ? it->path_retained[it->path_n - 1] : 0;
+    out->path_length = it->path_n;
+    out->gc_root = it->path_n && it->path_root < g->n_roots
+                       ? graph_root_kind_name(g->roots[it->path_root].kind)
+                   : it->path_n ? graph_root_kind_name(GRAPH_ROOT_SYNTHETIC)
+                                : "";
+    return LR_OK;
+}
+
+lr_object lr_analysis_suspect_path(const lr_analysis *an, uint32_t i, uint32_t k)
+{
+    if (!an || !an->sr || i >= an->sr->n || k >= an->sr->v[i].path_n)
+        return LR_NONE;
+    return an->sr->v[i].path[k];
+}
 
 lr_status lr_analysis_group(const lr_analysis *an, uint32_t i, lr_leak_group *out,
                             lr_error *err)

@@ -40,12 +40,13 @@ struct lr_analysis {
     leak_set own_ls;
     trace_result own_tr;
     dom_tree own_dt;
+    susp_result own_sr;         /* LARGEST RETAINERS found by lr_analyze */
     const rules_set *rs;        /* the results (own_* or the caller's) */
     const leak_set *ls;
     const trace_result *tr;
     const dom_tree *dt;         /* dominators over the traces' edges */
     int suspects;               /* nothing watched or declared leaks (no leak traces) */
-    const susp_result *sr;      /* LARGEST RETAINERS (the caller's), or NULL */
+    const susp_result *sr;      /* LARGEST RETAINERS (own_sr or the caller's), or NULL */
     double ms;                  /* analysis wall time */
     char step_ref[600];         /* lr_analysis_step's reference text */
     /* ---- report sections, made on the first HTML/JSON render ---- */

@@ -94,8 +94,8 @@ typedef struct lr_analyze_opts {
     const char *const *leaking_if;
     int n_watch;
     int no_shipped_rules;           /* nonzero: skip jdk.rules / android.rules */
-    int no_suspects;                /* kept for compatibility, no effect: leak suspects are
-                                     * never traces (`leakray analyze`'s LARGEST RETAINERS) */
+    int no_suspects;                /* nonzero: skip the leak suspects (`leakray analyze`'s
+                                     * LARGEST RETAINERS, never traces) and their tree */
 } lr_analyze_opts;
 
 /* Finds leaking objects (watched by LeakCanary's KeyedWeakReference, declared by rules or
@@ -103,7 +103,9 @@ typedef struct lr_analyze_opts {
  * object, suspect references, SHA-1 signature, groups by signature (application leaks) and
  * by pattern (library leaks), retained bytes over the traces' own reachability (the rules'
  * edges and roots, Java locals as their thread's references), groups in Shark's order. When
- * none is found there are no traces: the big retainers (MAT's leak suspects) are not leaks.
+ * none is found there are no traces: the big retainers (MAT's leak suspects) are not leaks;
+ * they are found apart (unless opts->no_suspects), exactly as `leakray analyze` prints them
+ * under LARGEST RETAINERS: lr_analysis_suspect below.
  * Returns LR_OK and *out (free: lr_analysis_free; h must outlive it), LR_ERR_RULES for a bad
  * rules file or expression, LR_ERR_NOMEM. */
 LR_API lr_status lr_analyze(lr_heap *h, const lr_analyze_opts *opts, lr_analysis **out,
@@ -170,6 +172,38 @@ LR_API lr_status lr_analysis_trace(const lr_analysis *an, uint32_t t, lr_trace *
                                    lr_error *err);
 LR_API lr_status lr_analysis_step(lr_analysis *an, uint32_t t, uint32_t j, lr_trace_step *out,
                                   lr_error *err);
+
+/* ---- leak suspects (analyze's LARGEST RETAINERS) ----
+ * Eclipse MAT's leak suspects in the dump's retained-size model (the tree lr_dominators and
+ * `leakray top` use): objects, classes, groups of top-level instances of one class and
+ * threads' locals holding over 10 % of the heap, each followed down to its accumulation
+ * point. Largest first; the numbers equal `leakray analyze --json`'s "suspects". */
+
+typedef struct lr_suspect {
+    const char *kind;             /* "object", "class", "instances" or "thread_locals" */
+    const char *description;      /* MAT's sentence ("One instance of X occupies ...") */
+    lr_object object;             /* the suspect (instances: the biggest; thread_locals: the
+                                   * biggest local) */
+    uint64_t retained;            /* bytes it holds (instances, thread_locals: the sum) */
+    uint32_t count;               /* instances / locals counted, 0 for other kinds */
+    lr_class instances_of;        /* "instances": their class, else LR_NONE */
+    lr_object thread;             /* "thread_locals": the thread object, else LR_NONE */
+    lr_object accumulation;       /* where the memory accumulates (object itself if nowhere
+                                   * lower) */
+    uint64_t accumulation_retained; /* its retained bytes */
+    uint32_t path_length;         /* objects on its path from a GC root (lr_analysis_suspect_
+                                   * path), 0 when none reaches it */
+    const char *gc_root;          /* that path's root kind ("System class", ...), or "" */
+} lr_suspect;
+
+/* Suspects found (0 under no_suspects), the bytes their shares are of (the heap as the model
+ * counts it), suspect i, and object k of its path (root first, the accumulation point last;
+ * LR_NONE when out of range). Strings live until lr_analysis_free. */
+LR_API uint32_t lr_analysis_suspect_count(const lr_analysis *an);
+LR_API uint64_t lr_analysis_suspect_heap(const lr_analysis *an);
+LR_API lr_status lr_analysis_suspect(const lr_analysis *an, uint32_t i, lr_suspect *out,
+                                     lr_error *err);
+LR_API lr_object lr_analysis_suspect_path(const lr_analysis *an, uint32_t i, uint32_t k);
 
 /* ---- clusters (V8/ArkTS: same-type objects grouped by origin) ---- */
 

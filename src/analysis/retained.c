@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* retained.c: the default retained-size model of a dump and its leak suspects (analysis
+ * layer), prefix ret_. Picks what `leakray top` shows without --model (DevTools for V8-like
+ * snapshots, VisualVM's conventions for HotSpot dumps, plain strong references otherwise)
+ * and exposes its dominator tree as idom/retained arrays, so every verb and the library print
+ * the same number for the same node; then finds MAT's leak suspects in it with their paths. */
+#include "analysis/retained.h"
+
+#include "analysis/devtools.h"
+#include "analysis/dominators.h"
+#include "analysis/paths.h"
+#include "base/err.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+lr_status ret_build(const graph *g, const str_ix *v8_keys, ret_model *r, lr_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->n = g->n_nodes;
+    r->artifact = GRAPH_NONE;
+    if (v8_keys && g->synthetic_root != GRAPH_NONE) {
+        devtools_result *d = err_calloc(1, sizeof *d);
+        if (!d)
+            return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for the dominator tree");
+        lr_status st = devtools_build(g, v8_keys, d, err);
+        if (st != LR_OK) {
+            free(d);
+            return st;
+        }
+        /* DevTools' root is its own dominator (suspects skip it as the top). */
+        r->model = "devtools";
+        r->idom = d->idom;
+        r->top = d->root;
+        r->retained = d->retained;
+        r->total = d->total;
+        r->impl = d;
+        return LR_OK;
+    }
+    dom_tree *t = err_calloc(1, sizeof *t);
+    if (!t)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for the dominator tree");
+    dom_opts o = {0};
+    int vvm = g->size_model == GRAPH_SIZES_VISUALVM;
+    if (vvm) {
+        dom_opts_visualvm(&o);
+    } else if ((r->artifact = susp_artifact_edge(g)) != GRAPH_NONE) {
+        o.reach = susp_filter_strong;
+        o.reach_ctx = &r->artifact;
+    }
+    lr_status st = dom_build_ex(g, &o, t, err);
+    if (st != LR_OK) {
+        free(t);
+        return st;
+    }
+    r->model = vvm ? "visualvm" : "strong";
+    r->idom = t->idom;
+    r->top = DOM_SUPER_ROOT;
+    r->retained = t->retained;
+    r->total = t->total_reachable;
+    r->impl = t;
+    return LR_OK;
+}
+
+void ret_free(ret_model *r)
+{
+    if (!r || !r->impl)
+        return;
+    if (r->model && strcmp(r->model, "devtools") == 0)
+        devtools_free(r->impl);
+    else
+        dom_free(r->impl);
+    free(r->impl);
+    memset(r, 0, sizeof *r);
+}
+
+lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
+                       susp_result *out, lr_error *err)
+{
+    ret_model rt;
+    memset(out, 0, sizeof *out);
+    lr_status st = ret_build(g, v8_keys, &rt, err);
+    if (st != LR_OK)
+        return st;
+    susp_tree t = {rt.n, rt.idom, rt.top, rt.retained, rt.total};
+    st = susp_find(g, &t, share, accum, out, err);
+    out->model = rt.model;
+    int dev = strcmp(rt.model, "devtools") == 0;
+    paths_result pr;
+    memset(&pr, 0, sizeof pr);
+    node_ix *targets = NULL;
+    if (st == LR_OK && out->n && !dev) {
+        targets = err_mallocarray(out->n, sizeof *targets);
+        if (!targets)
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory for suspect paths");
+        for (uint32_t i = 0; targets && i < out->n; i++)
+            targets[i] = out->v[i].accumulation;
+        int all;
+        /* stops once every accumulation point's path is final (they are big objects, most
+         * near the roots); unreached ones leave the search to run to its end */
+        if (st == LR_OK)
+            st = paths_find_targets(g, NULL, targets, out->n, &pr, &all, err);
+    }
+    for (uint32_t i = 0; st == LR_OK && i < out->n; i++) {
+        susp_item *it = &out->v[i];
+        node_ix a = it->accumulation;
+        uint32_t len = dev ? devtools_path(g, rt.impl, a, NULL, 0) + 1
+                           : paths_get(&pr, a, NULL, NULL, 0);
+        if (len == 0)
+            continue;
+        it->path = err_mallocarray(len, sizeof *it->path);
+        it->path_edges = err_mallocarray(len, sizeof *it->path_edges);
+        it->path_retained = err_mallocarray(len, sizeof *it->path_retained);
+        if (!it->path || !it->path_edges || !it->path_retained) {
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory for suspect paths");
+            break;
+        }
+        if (dev) {
+            devtools_path(g, rt.impl, a, it->path_edges, len - 1);
+            for (uint32_t k = 0; k + 1 < len; k++)
+                it->path[k] = graph_edge_from(g, it->path_edges[k]);
+            it->path[len - 1] = a;
+            /* the root and the sub-roots below it ("(GC roots)", "(Global handles)") are
+             * synthetic: they name the root, the path starts at the first real object */
+            uint32_t k0 = 0;
+            size_t rl = 0;
+            while (k0 + 1 < len && g->node_kind[it->path[k0]] == GRAPH_KIND_SYNTHETIC) {
+                node_ix x = it->path[k0++];
+                if (x == rt.top || !g->node_name)
+                    continue;
+                int w = snprintf(it->root_name + rl, sizeof it->root_name - rl, "%s%s",
+                                 rl ? " / " : "", graph_str(g, g->node_name[x]));
+                if (w > 0 && (size_t)w < sizeof it->root_name - rl)
+                    rl += (size_t)w;
+            }
+            if (k0) {
+                memmove(it->path, it->path + k0, (len - k0) * sizeof *it->path);
+                memmove(it->path_edges, it->path_edges + k0,
+                        (len - 1 - k0) * sizeof *it->path_edges);
+                len -= k0;
+            }
+            it->path_root = g->n_roots;
+        } else {
+            paths_get(&pr, a, it->path, it->path_edges, len);
+            it->path_root = paths_root_of(&pr, it->path[0]);
+        }
+        it->path_n = len;
+        for (uint32_t k = 0; k < len; k++)
+            it->path_retained[k] = rt.retained[it->path[k]];
+    }
+    free(targets);
+    paths_free(&pr);
+    ret_free(&rt);
+    if (st != LR_OK)
+        susp_free(out);
+    return st;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* retained.h: the default retained-size model of a dump and the leak suspects found in it
+ * (analysis layer), prefix ret_. One dominator tree per dump, the same in `top`, `show`,
+ * `threads`' totals, analyze's LARGEST RETAINERS and the library's lr_analyze, so one node
+ * has one retained size everywhere: DevTools' tree for V8/Node/ArkTS snapshots, VisualVM's
+ * conventions for HotSpot dumps, strong references otherwise (docs/design.md). Android's
+ * Bitmap.dumpData (buffers the dumper adds) is no reference in the strong model. */
+#ifndef LR_ANALYSIS_RETAINED_H
+#define LR_ANALYSIS_RETAINED_H
+
+#include "analysis/suspects.h"
+#include "graph/graph.h"
+
+typedef struct ret_model {
+    const char *model;  /* "devtools", "visualvm" or "strong" */
+    uint32_t n;         /* = g->n_nodes */
+    node_ix *idom;      /* immediate dominator, GRAPH_NONE unreachable, top = `top` below */
+    node_ix top;        /* idom of top-level nodes: DOM_SUPER_ROOT or the synthetic root */
+    uint64_t *retained; /* retained bytes per node */
+    uint64_t total;     /* bytes retained by the roots together */
+    void *impl;         /* the dom_tree or devtools_result owning the arrays */
+    edge_ix artifact;   /* edge left out (Bitmap.dumpData), GRAPH_NONE if none */
+} ret_model;
+
+/* Builds the tree. v8_keys is the snapshot's class keys (v8_class_keys; NULL for other
+ * formats: the format layer lies above this one, so the caller asks it). Returns LR_OK
+ * (free: ret_free) or fills err. */
+lr_status ret_build(const graph *g, const str_ix *v8_keys, ret_model *r, lr_error *err);
+void ret_free(ret_model *r);
+
+/* The LARGEST RETAINERS: leak suspects (suspects.h) in the model ret_build picks, each with
+ * its path from a GC root: DevTools' retaining path on V8-like snapshots, the `path` verb's
+ * shortest path otherwise (Java locals and odd roots last). share and accum are 0..1. The
+ * tree is freed before this returns, so it never adds to the memory of a later tree. Fills
+ * *out (free: susp_free) or err. */
+lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
+                       susp_result *out, lr_error *err);
+
+#endif
