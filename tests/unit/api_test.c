@@ -253,6 +253,91 @@ static void analysis_and_render(void **state)
     lr_close(h);
 }
 
+/* lr_analyze finds the LARGEST RETAINERS exactly as `leakray analyze` prints them (the
+ * numbers below are its --json "suspects" on these fixtures), and the library's renderings
+ * carry them; no_suspects leaves them out. */
+static void suspects_api(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    lr_error err = {0};
+    /* HotSpot (VisualVM's model): main's locals, held by a Java frame */
+    lr_heap *h = open_fix("hprof/openjdk_jdk11_04_x64.hprof.gz");
+    lr_analysis *an = NULL;
+    assert_int_equal(lr_analyze(h, NULL, &an, &err), LR_OK);
+    assert_int_equal(lr_analysis_suspect_count(an), 1);
+    assert_int_equal(lr_analysis_suspect_heap(an), 7261560);
+    lr_suspect s;
+    assert_int_equal(lr_analysis_suspect(an, 0, &s, &err), LR_OK);
+    assert_string_equal(s.kind, "thread_locals");
+    assert_string_equal(s.description,
+                        "thread main keeps local variables with total size 5,402,224 bytes "
+                        "(74.4 %)");
+    assert_int_equal(s.retained, 5402224);
+    assert_int_equal(s.count, 5);
+    assert_int_equal(lr_object_id(h, s.object), 0xe0c2aaa8);
+    assert_int_equal(s.accumulation, s.object);
+    assert_int_equal(s.accumulation_retained, 5393384);
+    assert_int_equal(s.path_length, 1);
+    assert_string_equal(s.gc_root, "Java frame");
+    assert_int_equal(lr_analysis_suspect_path(an, 0, 0), s.object);
+    assert_int_equal(lr_analysis_suspect_path(an, 0, 1), LR_NONE);
+    assert_true(s.thread != LR_NONE);
+    lr_error e2 = {0};
+    assert_int_equal(lr_analysis_suspect(an, 1, &s, &e2), LR_ERR_NOT_FOUND);
+    char *buf = NULL;
+    size_t len = 0;
+    lr_render_opts ro = {1, "jdk11"};
+    assert_int_equal(lr_render_buffer(an, LR_RENDER_TEXT, &ro, &buf, &len, &err), LR_OK);
+    assert_non_null(strstr(buf, "LARGEST RETAINERS"));
+    assert_non_null(strstr(buf, "thread main keeps local variables with total size 5,402,224"));
+    lr_free(buf);
+    lr_analysis_free(an);
+    lr_analyze_opts o = {NULL, 0, NULL, NULL, 0, 0, 1};
+    assert_int_equal(lr_analyze(h, &o, &an, &err), LR_OK);
+    assert_int_equal(lr_analysis_suspect_count(an), 0);
+    assert_int_equal(lr_render_buffer(an, LR_RENDER_TEXT, &ro, &buf, &len, &err), LR_OK);
+    assert_null(strstr(buf, "LARGEST RETAINERS"));
+    lr_free(buf);
+    lr_analysis_free(an);
+    lr_close(h);
+
+    /* Android (strong references less Bitmap.dumpData), beside a leak trace */
+    h = open_fix("hprof/dialer.android-hprof");
+    assert_int_equal(lr_analyze(h, NULL, &an, &err), LR_OK);
+    assert_int_equal(lr_analysis_group_count(an), 1);
+    assert_int_equal(lr_analysis_suspect_count(an), 2);
+    assert_int_equal(lr_analysis_suspect_heap(an), 2238553);
+    assert_int_equal(lr_analysis_suspect(an, 0, &s, &err), LR_OK);
+    assert_string_equal(s.kind, "instances");
+    assert_int_equal(s.count, 7988);
+    assert_int_equal(s.retained, 400512);
+    assert_string_equal(lr_class_name(h, s.instances_of), "java.lang.String");
+    assert_int_equal(lr_object_id(h, s.accumulation), 0xb0e8dc78);
+    assert_int_equal(s.path_length, 4);
+    assert_int_equal(lr_analysis_suspect_path(an, 0, 3), s.accumulation);
+    assert_int_equal(lr_analysis_suspect(an, 1, &s, &err), LR_OK);
+    assert_string_equal(s.kind, "class");
+    assert_int_equal(lr_object_id(h, s.object), 0xb0d6bc80);
+    assert_int_equal(s.retained, 252795);
+    assert_int_equal(s.accumulation_retained, 249880);
+    lr_analysis_free(an);
+    lr_close(h);
+
+    /* V8 (DevTools' tree): a real object, never the synthetic root */
+    h = open_fix("v8/test.heapsnapshot");
+    assert_int_equal(lr_analyze(h, NULL, &an, &err), LR_OK);
+    assert_int_equal(lr_analysis_suspect_count(an), 1);
+    assert_int_equal(lr_analysis_suspect(an, 0, &s, &err), LR_OK);
+    assert_string_equal(s.kind, "object");
+    assert_int_equal(lr_object_id(h, s.object), 3407);
+    assert_int_equal(s.retained, 1280009384);
+    assert_int_equal(lr_object_id(h, s.accumulation), 64911);
+    assert_int_equal(s.path_length, 6);
+    lr_analysis_free(an);
+    lr_close(h);
+}
+
 static void clusters_diff(void **state)
 {
     (void)state;
@@ -287,6 +372,7 @@ int main(void)
         cmocka_unit_test(objects),
         cmocka_unit_test(dominators_histogram_paths),
         cmocka_unit_test(analysis_and_render),
+        cmocka_unit_test(suspects_api),
         cmocka_unit_test(clusters_diff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
