@@ -62,7 +62,9 @@ def groups(path):
     """(signature, size lines, trace lines) per group, in report order."""
     out, cur = [], None
     for line in open(path, encoding="utf-8"):
-        line = line.rstrip("\n")
+        # U+200B starts Shark's leaking-object lines (its logcat trick); leakray writes it
+        # on a terminal only
+        line = line.rstrip("\n").replace("\u200b", "")
         if line.startswith("===") or line.endswith("LIBRARY LEAKS") or \
                 line.endswith("UNREACHABLE OBJECTS"):
             cur = None

@@ -541,6 +541,8 @@ int cmd_analyze(int argc, char **argv)
             dopts.reach_ctx = &sctx;
             dopts.weight = trace_shark_weight;
             dopts.weight_ctx = &sctx.string_class;
+            dopts.root = trace_shark_root;
+            dopts.root_ctx = &sctx;
         }
         st = trace_dom_locals(g, &rs, &lfrom, &lto, &dopts.n_extra, &err);
         dopts.extra_from = lfrom;

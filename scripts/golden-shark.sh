@@ -28,6 +28,9 @@ golden() { # NAME ARGS...
 }
 
 golden dialer --hprof "$fx/dialer.android-hprof"
+# Shark's size lines on the ART dump, which `leakray analyze --size-model shark` must print
+"$peer" --hprof "$fx/dialer.android-hprof" analyze | grep 'Retaining\|bytes retained' \
+    > "$out/dialer.retaining.txt"
 golden test-dump --hprof "$fx/test-dump.hprof" --obfuscation-mapping "$fx/test-dump.map"
 
 mkdir -p "$work/leaks" "$work/demo"

@@ -331,8 +331,14 @@ static uint64_t shark_shallow(const graph *g, node_ix x)
         unsigned es = c < g->n_classes ? graph_ftype_size(g, g->classes[c].elem_type) : 1;
         return (uint64_t)graph_node_len(g, x) * (es ? es : 1);
     }
-    case GRAPH_KIND_INSTANCE:
+    case GRAPH_KIND_INSTANCE: {
+        /* the instance size the class record declares (Shark's HeapInstance.byteSize): the
+         * field bytes on HotSpot, the object with its header and padding on ART */
+        class_ix c = g->node_class[x];
+        if (c < g->n_classes && g->classes[c].instance_size)
+            return g->classes[c].instance_size;
         return graph_node_len(g, x);
+    }
     default:
         return graph_node_size(g, x);
     }
@@ -375,6 +381,25 @@ int trace_dom_root(const graph *g, uint32_t r, void *ctx)
     if (frame_thread(g, r) != GRAPH_NONE)
         return 0;
     return rules_root_class(ctx, r, &lib) != RULES_DROP;
+}
+
+int trace_shark_root(const graph *g, uint32_t r, void *ctx)
+{
+    const trace_shark_ctx *c = ctx;
+    switch (g->roots[r].kind) {
+    case GRAPH_ROOT_JNI_GLOBAL:
+    case GRAPH_ROOT_JNI_LOCAL:
+    case GRAPH_ROOT_JAVA_FRAME:
+    case GRAPH_ROOT_NATIVE_STACK:
+    case GRAPH_ROOT_STICKY_CLASS:
+    case GRAPH_ROOT_THREAD_BLOCK:
+    case GRAPH_ROOT_MONITOR_USED:
+    case GRAPH_ROOT_THREAD_OBJECT:
+    case GRAPH_ROOT_JNI_MONITOR:
+        return trace_dom_root(g, r, (void *)c->rs);
+    default:
+        return 0;
+    }
 }
 
 typedef struct xpair {

@@ -148,8 +148,9 @@ int trace_dom_root(const graph *g, uint32_t r, void *ctx);
 lr_status trace_dom_locals(const graph *g, const rules_set *rs, node_ix **from, node_ix **to,
                            uint32_t *n, lr_error *err);
 
-/* Shark 2.14's size model (--size-model shark), for HotSpot users comparing figures with
- * LeakCanary: an instance weighs its field bytes (no header, no padding), an array its
+/* Shark 2.14's size model (--size-model shark), for users comparing figures with
+ * LeakCanary: an instance weighs the instance size its class record declares (field bytes on
+ * HotSpot; on ART the object with header and padding), an array its
  * elements (references at the dump's id size), a String its fields plus its value array,
  * which Shark never follows (trace_shark_filter drops every reference out of a String). Native
  * sizes are added as Shark's AndroidNativeSizeMapper does. Pass to dom_opts.weight with the
@@ -162,6 +163,11 @@ typedef struct trace_shark_ctx {
     class_ix string_class;
 } trace_shark_ctx;
 int trace_shark_filter(const graph *g, edge_ix e, void *ctx);
+/* trace_dom_root limited to the root kinds Shark 2.14 indexes (JNI global and local, Java
+ * frame, native stack, sticky class, thread block, monitor used, thread object, JNI
+ * monitor): interned strings, finalizing, debugger, reference-cleanup, VM-internal, unknown
+ * and unreachable roots hold nothing in its sizes. ctx: a trace_shark_ctx. */
+int trace_shark_root(const graph *g, uint32_t r, void *ctx);
 
 /* Shark's GC-root description ("System class", "Java local variable", ...). */
 const char *trace_root_description(unsigned kind);

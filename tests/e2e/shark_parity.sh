@@ -4,7 +4,8 @@
 # tests/e2e/expected/shark/ are Shark's own analysis (scripts/golden-shark.sh) of the Android
 # fixtures dialer.android-hprof and test-dump.hprof and of fresh dumps of the three Java leak
 # programs (tests/programs/leaks, demo, shark2), reduced by shark_parity.py to leaking objects, trace nodes (class, reference,
-# Leaking status, `~~~` suspects), reasons, watch labels and signatures. Every point where
+# Leaking status, `~~~` suspects), reasons, watch labels and signatures, plus Shark's size
+# lines on the dialer, which `--size-model shark` must print. Every point where
 # leakray and Shark differ is listed in expected/shark/known-differences.txt and explained in
 # docs/design.md ("Parity with Shark"); any other difference fails. When the Shark jars are
 # already fetched (scripts/shark-peer.sh --check; never fetched here) the same fresh dumps are
@@ -36,6 +37,16 @@ check() { # NAME DUMP [leakray options...]
 }
 
 check dialer "$fx/dialer.android-hprof"
+# --size-model shark on the ART dump: every size line as Shark 2.14 prints it
+# (expected/shark/dialer.retaining.txt, scripts/golden-shark.sh): instances weigh their class
+# record's instance size, and only the root kinds Shark indexes hold anything (the service's
+# interned name string is its own). U+200B is Shark's terminal trick, left out.
+"$LEAKRAY" analyze "$fx/dialer.android-hprof" --no-timing --no-suspects --size-model shark \
+    > "$work/dialer.shark-sizes.out"
+grep 'Retaining\|bytes retained' "$work/dialer.shark-sizes.out" > "$work/dialer.shark-sizes.txt"
+sed 's/\xe2\x80\x8b//g' "$exp/dialer.retaining.txt" > "$work/dialer.shark-golden.txt"
+diff -u "$work/dialer.shark-golden.txt" "$work/dialer.shark-sizes.txt" ||
+    { status=1; echo "FAIL: dialer --size-model shark figures differ from Shark's" >&2; }
 check test-dump "$fx/test-dump.hprof" --mapping "$fx/test-dump.map"
 
 live=0
