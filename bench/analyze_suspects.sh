@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# analyze_suspects.sh: what the LARGEST RETAINERS section costs `leakray analyze`. On the
+# benchmark dump of scripts/gen-big-dump.sh (~120 MB, 2.3 M objects, watched leaks), runs
+# `analyze --json --no-timing` with and without --no-suspects, 3 times each (page cache warm),
+# and prints the medians of CPU time (user + system), wall time and peak RSS, and the ratio
+# with/without (target: suspects cost at most 5 % more CPU). With a second leakray (BASE, e.g.
+# a build of an older commit) it measures that one too and checks that both print the same
+# bytes (JSON and text). Shark 2.14 (scripts/shark-peer.sh, fetched from Maven Central on first
+# use; skipped when it cannot be) analyses the same dump once, side by side.
+# usage: bench/analyze_suspects.sh [LEAKRAY [BASE]]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/bench/lib.sh"
+lr=${1:-$src/build/leakray}
+base=${2:-}
+[ -x "$lr" ] || { echo "analyze_suspects: no leakray at $lr" >&2; exit 2; }
+dir=$(bench_cache_dir)
+out=$dir/analyze_suspects
+mkdir -p "$out"
+dump=$("$src/scripts/gen-big-dump.sh" "$dir/big.hprof")
+cat "$dump" > /dev/null
+
+med() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+# run NAME BINARY [analyze options...]: 3 runs; NAME_cpu/_wall/_rss medians
+run() {
+    local name=$1 bin=$2 cpus=() walls=() rsss=() i
+    shift 2
+    for i in 1 2 3; do
+        bench_measure m "$out/$name.json" "$bin" analyze --json --no-timing --no-progress \
+            "$@" "$dump"
+        [ "$m_rc" = 0 ] || { echo "$name: exit $m_rc: $(head -3 "$out/$name.json.err")"; exit 1; }
+        cpus+=("$m_cpu") walls+=("$m_wall") rsss+=("$m_rss")
+    done
+    printf -v "${name}_cpu" '%s' "$(med "${cpus[@]}")"
+    printf -v "${name}_wall" '%s' "$(med "${walls[@]}")"
+    printf -v "${name}_rss" '%s' "$(med "${rsss[@]}")"
+    printf '%-16s cpu %s s (runs %s)  wall %s s  peak RSS %s MB\n' "$name" \
+        "$(med "${cpus[@]}")" "${cpus[*]}" "$(med "${walls[@]}")" \
+        "$(bench_mb "$(med "${rsss[@]}")")"
+}
+
+echo "dump: $dump ($(($(stat -c %s "$dump") / 1048576)) MB); machine load: $(cut -d' ' -f1-3 /proc/loadavg)"
+run suspects "$lr"
+run nosuspects "$lr" --no-suspects
+ratio=$(bench_ratio "$suspects_cpu" "$nosuspects_cpu")
+verdict=$(python3 -c "import sys; print('met' if float(sys.argv[1]) <= 1.05 else 'MISSED')" "$ratio")
+echo "suspects / no-suspects CPU: ${ratio}x (target <= 1.05: $verdict)"
+if [ -n "$base" ]; then
+    run base_suspects "$base"
+    run base_nosuspects "$base" --no-suspects
+    echo "base suspects / no-suspects CPU: $(bench_ratio "$base_suspects_cpu" "$base_nosuspects_cpu")x;" \
+        "this build / base with suspects: $(bench_ratio "$suspects_cpu" "$base_suspects_cpu")x"
+    same=yes
+    cmp -s "$out/suspects.json" "$out/base_suspects.json" || same=NO
+    "$lr" analyze --no-timing --no-progress "$dump" > "$out/text.txt"
+    "$base" analyze --no-timing --no-progress "$dump" > "$out/base_text.txt"
+    cmp -s "$out/text.txt" "$out/base_text.txt" || same=NO
+    echo "output byte-identical to base (JSON and text): $same"
+fi
+
+peer=$src/scripts/shark-peer.sh
+if "$peer" --fetch > /dev/null 2>&1; then
+    bench_measure shark "$out/shark.txt" "$peer" --hprof "$dump" analyze
+    if [ "$shark_rc" = 0 ]; then
+        printf '%-16s cpu %s s  wall %s s  peak RSS %s MB\n' "shark 2.14" "$shark_cpu" \
+            "$shark_wall" "$(bench_mb "$shark_rss")"
+        echo "Shark / leakray (with suspects) CPU: $(bench_ratio "$shark_cpu" "$suspects_cpu")x"
+    else
+        echo "Shark failed (exit $shark_rc): $(tail -2 "$out/shark.txt.err")"
+    fi
+else
+    echo "Shark peer not available (needs mvn, javac and Maven Central): no peer figures"
+fi
