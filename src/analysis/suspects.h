@@ -79,7 +79,7 @@ void susp_free(susp_result *r);
 
 /* The static reference android.graphics.Bitmap.dumpData (an artifact of `am dumpheap -b`:
  * the dumper's copies of every bitmap's pixels), GRAPH_NONE when the dump has none. Retained
- * sizes leave it out (cli_retained), so those buffers never make a suspect. */
+ * sizes leave it out (retained.h), so those buffers never make a suspect. */
 edge_ix susp_artifact_edge(const graph *g);
 /* dom_edge_filter: strong references except the edge *(const edge_ix *)ctx. */
 int susp_filter_strong(const graph *g, edge_ix e, void *ctx);
