@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# identity-goldens.sh [LEAKRAY]: regenerates tests/e2e/expected/identity/manifest.txt, the
+# digests tests/e2e/identity.sh holds every verb's output to. Run it with the binary whose
+# output is the reference (today's main) and only when an output change is intended:
+#     git stash; make; scripts/identity-goldens.sh build/leakray; git stash pop
+# One manifest line per command: "<sha256> <verb> <args...>" (no argument holds a space); the
+# digest covers stdout, stderr and the exit code (tests/e2e/identity.py). The command
+# list is every verb in text and --json over every dump fixture, plus the main option variants
+# on one dump per format; object ids for path/show are the biggest objects `top` names. Each
+# command is run twice and the script refuses outputs that differ between runs.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(realpath "${1:-$src/build/leakray}")
+fx=$(realpath "${LEAKRAY_FIXTURES:-$src/../shared/fixtures}")
+[ -f "$fx/hprof/SOURCES.md" ] || { echo "fixtures not found in $fx" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The command list names files as the digests see them: fx/ (fixtures), data/ (tests/data).
+mkdir "$work/w"
+ln -s "$fx" "$work/w/fx"
+ln -s "$src/tests/data" "$work/w/data"
+cd "$work/w"
+
+hprof=(fx/hprof/*.hprof fx/hprof/*.hprof.gz fx/hprof/*.hprof.bz2 fx/hprof/*.android-hprof
+       fx/hprof/hprof-32.bin)
+v8=(fx/v8/*.heapsnapshot fx/v8/*.heapsnapshot.gz data/browser/*.heapsnapshot.gz)
+# Each verb's text and JSON forms: C ARGS... adds "ARGS" and "ARGS --json".
+cmds=$work/cmds
+: >"$cmds"
+C() { echo "$* --no-timing" >>"$cmds"; echo "$* --json --no-timing" >>"$cmds"; }
+# top's biggest objects: N-th id of FILE.
+nth_id() {
+    "$bin" top "$1" --json --no-timing --top 3 2>/dev/null |
+        sed -n 's/^ *"id": "\([^"]*\)".*/\1/p' | sed -n "${2}p"
+}
+for f in "${hprof[@]}" "${v8[@]}"; do
+    C info "$f"
+    if [ "$f" = fx/hprof/java_pid1884.0001.hprof.gz ]; then
+        continue # inflates to 522 MB, 1.4 s a run: info alone, top below
+    fi
+    C histo "$f"
+    C top "$f"
+    C threads "$f"
+    C dupes "$f"
+    C cycles "$f"
+    C clusters "$f"
+    C analyze "$f"
+    a=$(nth_id "$f" 1)
+    b=$(nth_id "$f" 3)
+    if [ -n "$a" ]; then
+        C show "$f" "$a"
+        C path "$f" "$a"
+    fi
+    [ -n "$b" ] && C path "$f" "$b"
+done
+# Option variants on one dump per format (HotSpot, Android, Node, browser, 32-bit legacy).
+for f in fx/hprof/RI.hprof fx/hprof/dialer.android-hprof fx/v8/test.heapsnapshot \
+         data/browser/browser-final.heapsnapshot.gz fx/hprof/sun_jdk6_18_x32.hprof; do
+    C histo "$f" --retained
+    C histo "$f" --top 7 --sort count
+    C histo "$f" --sort name --csv
+    C histo "$f" --retained --sort retained --top 5
+    C top "$f" --by class
+    C top "$f" --top 5 --model strong
+    C top "$f" --csv
+    C dupes "$f" --top 3 --min-bytes 64
+    C cycles "$f" --top 3 --max-length 4
+    C clusters "$f" --sort count --top 5
+    C analyze "$f" --verbose
+    C analyze "$f" --no-suspects
+    a=$(nth_id "$f" 2)
+    [ -n "$a" ] && C show "$f" "$a" --limit 3
+    [ -n "$a" ] && C cycles "$f" --from "$a"
+done
+C histo fx/hprof/dialer.android-hprof --heap app
+C histo fx/hprof/dialer.android-hprof --heap zygote --retained
+C histo data/browser/browser-final.heapsnapshot.gz --detached
+C top data/browser/browser-final.heapsnapshot.gz --detached
+C clusters data/browser/browser-final.heapsnapshot.gz --detached
+C top fx/hprof/RI.hprof --model devtools
+echo "top fx/hprof/java_pid1884.0001.hprof.gz --no-timing" >>"$cmds"
+# Comparisons: diff of two dumps, the three-snapshot leak search.
+for p in "fx/hprof/test-dump-base.hprof fx/hprof/test-dump.hprof" \
+         "fx/v8/heap-1.heapsnapshot fx/v8/heap-2.heapsnapshot" \
+         "fx/v8/snapshot1.heapsnapshot.gz fx/v8/snapshot2.heapsnapshot.gz" \
+         "data/browser/browser-baseline.heapsnapshot.gz data/browser/browser-final.heapsnapshot.gz"
+do
+    # shellcheck disable=SC2086 # the pair splits into two arguments
+    C diff $p
+    # shellcheck disable=SC2086
+    C diff $p --by-class --top 10
+    # shellcheck disable=SC2086
+    C diff $p --retained --top 10
+done
+C diff data/browser/browser-baseline.heapsnapshot.gz data/browser/browser-final.heapsnapshot.gz \
+    --detached
+C diff fx/hprof/sun_jdk6_18_x32.hprof fx/hprof/sun_jdk6_18_x64.hprof
+C diff fx/hprof/sun_jdk6_18_x32.hprof fx/hprof/sun_jdk6_18_x64.hprof --force --top 5
+C leaks --baseline fx/v8/heap-1.heapsnapshot --target fx/v8/heap-2.heapsnapshot \
+    --final fx/v8/heap-3.heapsnapshot
+C leaks --baseline data/browser/browser-baseline.heapsnapshot.gz \
+    --target data/browser/browser-target.heapsnapshot.gz \
+    --final data/browser/browser-final.heapsnapshot.gz
+C leaks --baseline data/browser/browser-baseline.heapsnapshot.gz \
+    --target data/browser/browser-target.heapsnapshot.gz \
+    --final data/browser/browser-final.heapsnapshot.gz --detached --sort count --top 5
+C leaks --baseline fx/hprof/test-dump-base.hprof --target fx/hprof/test-dump.hprof \
+    --final fx/hprof/test-dump.hprof
+
+n=$(wc -l <"$cmds")
+echo "digesting $n commands (twice)..." >&2
+py=$src/tests/e2e/identity.py
+python3 "$py" "$bin" "$src" "$fx" "$work/run" "$cmds" "$work/a"
+python3 "$py" "$bin" "$src" "$fx" "$work/run" "$cmds" "$work/b"
+if ! cmp -s "$work/a" "$work/b"; then
+    echo "outputs differ between two runs:" >&2
+    diff "$work/a" "$work/b" >&2 || true
+    exit 1
+fi
+out=$src/tests/e2e/expected/identity/manifest.txt
+mkdir -p "$(dirname "$out")"
+cp "$work/a" "$out"
+echo "wrote $out ($n commands)" >&2
