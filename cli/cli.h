@@ -42,6 +42,7 @@
 #include "graph/graph.h"
 #include "leakray/leakray.h"
 #include "lr_internal.h"
+#include "report/fmt.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -200,13 +201,12 @@ void cli_print_timing(const cli_common *co, FILE *out, const char *what, double 
 /* Under --json --timing: writes "timing": {"load_ms": ...} (cli_json_end does it). */
 void cli_json_timing(const cli_common *co, jsonw *w);
 
-/* ---- formatting (all write into buf and return it; buf needs CLI_FMT_MAX bytes) ---- */
+/* ---- formatting (all write into buf and return it; buf needs CLI_FMT_MAX bytes) ----
+ * The report layer's formatters (report/fmt.h, rep_fmt_*) under the names the verbs use; the
+ * convention for sizes is described there. */
 
-#define CLI_FMT_MAX 64
+#define CLI_FMT_MAX REP_FMT_MAX
 
-/* One convention for sizes in every verb's text: SI units as LeakCanary prints them
- * (1 kB = 1000 B, report/text.h rep_human_bytes), exact byte counts with thousands
- * separators, and the word "bytes" after an exact count. Tables print exact counts. */
 /* 1234567 -> "1,234,567". */
 const char *cli_fmt_count(char *buf, uint64_t n);
 /* Bytes for people: below 1 kB "512 B", else one decimal with SI units: "1.2 kB",

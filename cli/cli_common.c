@@ -12,7 +12,7 @@
 #include "base/mfile.h"
 #include "base/phase.h"
 #include "rules/categories.h"
-#include "report/text.h"
+#include "report/fmt.h"
 #include "rules/mapping.h"
 
 #include <ctype.h>
@@ -591,94 +591,44 @@ void cli_json_end(const cli_common *co, jsonw *w)
 
 void cli_print_timing(const cli_common *co, FILE *out, const char *what, double ms)
 {
-    if (co->no_timing)
-        return;
-    if (ms < 1000)
-        fprintf(out, "%s: %.1f ms\n", what, ms);
-    else
-        fprintf(out, "%s: %.2f s\n", what, ms / 1000);
+    rep_fmt_timing(out, co->no_timing, what, ms);
 }
 
-/* ---- formatting ---- */
+/* ---- formatting: the report layer's (report/fmt.h) under the verbs' names ---- */
 
 const char *cli_fmt_count(char *buf, uint64_t n)
 {
-    char digits[24];
-    int len = snprintf(digits, sizeof digits, "%" PRIu64, n);
-    int o = 0;
-    for (int i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-    return buf;
+    return rep_fmt_count(buf, n);
 }
 
 const char *cli_fmt_human(char *buf, uint64_t bytes)
 {
-    char t[32];
-    snprintf(buf, CLI_FMT_MAX, "%s", rep_human_bytes(t, bytes));
-    return buf;
+    return rep_fmt_human(buf, bytes);
 }
 
 const char *cli_fmt_bytes(char *buf, uint64_t bytes)
 {
-    char c[CLI_FMT_MAX], h[CLI_FMT_MAX];
-    if (bytes < 1000)
-        snprintf(buf, CLI_FMT_MAX, "%" PRIu64 " bytes", bytes);
-    else
-        snprintf(buf, CLI_FMT_MAX, "%.27s bytes (%.24s)", cli_fmt_count(c, bytes),
-                 cli_fmt_human(h, bytes));
-    return buf;
+    return rep_fmt_bytes(buf, bytes);
 }
 
 const char *cli_fmt_pct(char *buf, uint64_t part, uint64_t whole)
 {
-    if (!whole)
-        snprintf(buf, CLI_FMT_MAX, "-");
-    else
-        snprintf(buf, CLI_FMT_MAX, "%.1f%%", (double)part * 100.0 / (double)whole);
-    return buf;
+    return rep_fmt_pct(buf, part, whole);
 }
 
 const char *cli_fmt_distance(char *buf, int32_t distance)
 {
-    if (distance >= 0 && distance < DEVTOOLS_SYSTEM_DISTANCE)
-        snprintf(buf, CLI_FMT_MAX, "%" PRId32, distance);
-    else
-        snprintf(buf, CLI_FMT_MAX, "\xe2\x88\x92"); /* U+2212, as DevTools */
-    return buf;
+    return rep_fmt_distance(buf, distance);
 }
 
 const char *cli_fmt_id(char *buf, const graph *g, uint64_t id)
 {
-    if (g && g->id_size == 0 && !g->hex_ids)
-        snprintf(buf, CLI_FMT_MAX, "@%" PRIu64, id);
-    else
-        snprintf(buf, CLI_FMT_MAX, "0x%" PRIx64, id);
-    return buf;
+    return rep_fmt_id(buf, g, id);
 }
 
 void cli_put_text(FILE *out, const char *s, size_t len, size_t max_bytes)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = len < max_bytes ? len : max_bytes;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = p[i];
-        switch (c) {
-        case '\n': fputs("\\n", out); continue;
-        case '\t': fputs("\\t", out); continue;
-        case '\r': fputs("\\r", out); continue;
-        default: break;
-        }
-        if (c < 0x20 || c == 0x7f)
-            fprintf(out, "\\x%02x", c);
-        else
-            fputc(c, out); /* UTF-8 passes through; a cut sequence at the end is harmless */
-    }
-    if (len > n)
-        fputs("...", out);
+    rep_fmt_text(out, s, len, max_bytes);
 }
 
 int cli_categories(const cli_common *co, int collapse, const char *categories, cat_set *cs)

@@ -2,6 +2,7 @@
 /* cli_filter.c: --class GLOB / --package P filters of histo and top (cli), prefix
  * cli_filter_. Matching is fnmatch(3) without FNM_PATHNAME, so `*` spans dots and `$`. */
 #include "cli_filter.h"
+#include "report/fmt.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -55,15 +56,5 @@ uint8_t *cli_filter_classes(const cli_filter *f, const graph *g)
 
 void cli_filter_csv_name(const char *s)
 {
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, stdout);
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"')
-            putchar('"');
-        putchar(*s);
-    }
-    putchar('"');
+    rep_fmt_csv(stdout, s);
 }

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fmt.c: the text formatters every rendering shares (report layer), prefix rep_fmt_; what
+ * each prints is in fmt.h. Sizes use the report's one base-1000 unit function
+ * (rep_human_bytes), so a size reads the same in a table, a sentence and a leak trace. */
+#include "report/fmt.h"
+
+#include "analysis/devtools.h"
+#include "report/text.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+const char *rep_fmt_count(char *buf, uint64_t n)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%" PRIu64, n);
+    int o = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *rep_fmt_human(char *buf, uint64_t bytes)
+{
+    char t[32];
+    snprintf(buf, REP_FMT_MAX, "%s", rep_human_bytes(t, bytes));
+    return buf;
+}
+
+const char *rep_fmt_bytes(char *buf, uint64_t bytes)
+{
+    char c[REP_FMT_MAX], h[REP_FMT_MAX];
+    if (bytes < 1000)
+        snprintf(buf, REP_FMT_MAX, "%" PRIu64 " bytes", bytes);
+    else
+        snprintf(buf, REP_FMT_MAX, "%.27s bytes (%.24s)", rep_fmt_count(c, bytes),
+                 rep_fmt_human(h, bytes));
+    return buf;
+}
+
+const char *rep_fmt_pct(char *buf, uint64_t part, uint64_t whole)
+{
+    if (!whole)
+        snprintf(buf, REP_FMT_MAX, "-");
+    else
+        snprintf(buf, REP_FMT_MAX, "%.1f%%", (double)part * 100.0 / (double)whole);
+    return buf;
+}
+
+const char *rep_fmt_distance(char *buf, int32_t distance)
+{
+    if (distance >= 0 && distance < DEVTOOLS_SYSTEM_DISTANCE)
+        snprintf(buf, REP_FMT_MAX, "%" PRId32, distance);
+    else
+        snprintf(buf, REP_FMT_MAX, "\xe2\x88\x92"); /* U+2212, as DevTools */
+    return buf;
+}
+
+const char *rep_fmt_id(char *buf, const graph *g, uint64_t id)
+{
+    if (g && g->id_size == 0 && !g->hex_ids)
+        snprintf(buf, REP_FMT_MAX, "@%" PRIu64, id);
+    else
+        snprintf(buf, REP_FMT_MAX, "0x%" PRIx64, id);
+    return buf;
+}
+
+void rep_fmt_text(FILE *out, const char *s, size_t len, size_t max_bytes)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = len < max_bytes ? len : max_bytes;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = p[i];
+        switch (c) {
+        case '\n': fputs("\\n", out); continue;
+        case '\t': fputs("\\t", out); continue;
+        case '\r': fputs("\\r", out); continue;
+        default: break;
+        }
+        if (c < 0x20 || c == 0x7f)
+            fprintf(out, "\\x%02x", c);
+        else
+            fputc(c, out); /* UTF-8 passes through; a cut sequence at the end is harmless */
+    }
+    if (len > n)
+        fputs("...", out);
+}
+
+void rep_fmt_csv(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+void rep_fmt_timing(FILE *out, int no_timing, const char *what, double ms)
+{
+    if (no_timing)
+        return;
+    if (ms < 1000)
+        fprintf(out, "%s: %.1f ms\n", what, ms);
+    else
+        fprintf(out, "%s: %.2f s\n", what, ms / 1000);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fmt.h: numbers, ids and names as every text rendering prints them (report layer), prefix
+ * rep_fmt_. One convention for sizes in every verb's text: SI units as LeakCanary prints them
+ * (1 kB = 1000 B, rep_human_bytes), exact byte counts with thousands separators, and the word
+ * "bytes" after an exact count; tables print exact counts. The rep_fmt_* string functions
+ * write into buf (REP_FMT_MAX bytes) and return it, so several fit in one printf. The CLI
+ * reaches the same functions as cli_fmt_* (cli/cli.h). */
+#ifndef LR_REPORT_FMT_H
+#define LR_REPORT_FMT_H
+
+#include "graph/graph.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define REP_FMT_MAX 64
+
+/* 1234567 -> "1,234,567". */
+const char *rep_fmt_count(char *buf, uint64_t n);
+/* Bytes for people: below 1 kB "512 B", else one decimal with SI units: "1.2 kB",
+ * "3.4 MB", "5.6 GB" (1 kB = 1000 B). */
+const char *rep_fmt_human(char *buf, uint64_t bytes);
+/* "1,234,567 bytes (1.2 MB)" as info/show print sizes; just "512 bytes" below 1 kB. */
+const char *rep_fmt_bytes(char *buf, uint64_t bytes);
+/* part of whole as "12.3%" ("-" when whole is 0). */
+const char *rep_fmt_pct(char *buf, uint64_t part, uint64_t whole);
+/* A DevTools distance as DevTools shows it: the number, or U+2212 (minus sign) for objects
+ * unreachable or reached only through the synthetic root (distance >= 100000000). */
+const char *rep_fmt_distance(char *buf, int32_t distance);
+/* An object id as users type it back to `show`: "0x7f00ab" for HPROF (id_size != 0),
+ * "@1234" for V8-like graphs whose ids are node numbers. */
+const char *rep_fmt_id(char *buf, const graph *g, uint64_t id);
+/* Writes s for a terminal: printable ASCII and valid UTF-8 as is, control characters and
+ * stray bytes as \n, \t, \xNN. At most max_bytes of s are shown, then "..." is added. */
+void rep_fmt_text(FILE *out, const char *s, size_t len, size_t max_bytes);
+/* Writes a name as one CSV field (quoted when it holds , " or a line break). */
+void rep_fmt_csv(FILE *out, const char *s);
+/* "<what>: 1.2 ms" or "<what>: 1.23 s" on its own line, unless no_timing (byte-stable
+ * output has no clock readings). */
+void rep_fmt_timing(FILE *out, int no_timing, const char *what, double ms);
+
+#endif
