@@ -50,12 +50,12 @@ void rep_info_text(FILE *out, const info_result *c)
     char a[REP_FMT_MAX], b[REP_FMT_MAX], ts[64];
     fprintf(out, "file:          %s\n", c->path);
     fprintf(out, "format:        %s%s%s\n", g->format ? g->format : "?", g->version[0] ? ", " : "",
-           g->version);
+            g->version);
     if (strcmp(c->compress, "plain") == 0)
         fprintf(out, "compression:   none, %s\n", rep_fmt_bytes(a, c->file_size));
     else
         fprintf(out, "compression:   %s (%s on disk, %s inflated)\n", c->compress,
-               rep_fmt_count(a, c->file_size), rep_fmt_bytes(b, g->data_len));
+                rep_fmt_count(a, c->file_size), rep_fmt_bytes(b, g->data_len));
     if (g->id_size)
         fprintf(out, "id size:       %u\n", g->id_size);
     fprintf(out, "timestamp:     %s\n", g->timestamp_ms ? iso_time(ts, sizeof ts, g->timestamp_ms)
@@ -65,7 +65,7 @@ void rep_info_text(FILE *out, const info_result *c)
     for (unsigned k = 0; k < GRAPH_KIND_COUNT; k++)
         if (c->kind_count[k])
             fprintf(out, "  %-18s %14s  %s\n", graph_node_kind_name(k),
-                   rep_fmt_count(a, c->kind_count[k]), rep_fmt_bytes(b, c->kind_shallow[k]));
+                    rep_fmt_count(a, c->kind_count[k]), rep_fmt_bytes(b, c->kind_shallow[k]));
     fprintf(out, "classes:       %s\n", rep_fmt_count(a, g->n_classes));
     fprintf(out, "strings:       %s\n", rep_fmt_count(a, c->strings));
     fprintf(out, "shallow total: %s\n", rep_fmt_bytes(a, c->shallow));
@@ -74,30 +74,33 @@ void rep_info_text(FILE *out, const info_result *c)
     if (g->node_dom) {
         char d[REP_FMT_MAX];
         fprintf(out, "DOM:           %s attached, %s detached (%s)\n",
-               rep_fmt_count(a, c->dom[GRAPH_DOM_ATTACHED]),
-               rep_fmt_count(b, c->dom[GRAPH_DOM_DETACHED]), rep_fmt_bytes(d, c->detached_shallow));
+                rep_fmt_count(a, c->dom[GRAPH_DOM_ATTACHED]),
+                rep_fmt_count(b, c->dom[GRAPH_DOM_DETACHED]),
+                rep_fmt_bytes(d, c->detached_shallow));
     }
     fprintf(out, "edges:         %s\n", rep_fmt_count(a, g->n_edges));
     fprintf(out, "roots:         %s\n", rep_fmt_count(a, g->n_roots));
     for (unsigned k = 0; k <= GRAPH_ROOT_KIND_COUNT; k++)
         if (c->root_count[k])
             fprintf(out, "  %14s  %s\n", rep_fmt_count(a, c->root_count[k]),
-                   k < GRAPH_ROOT_KIND_COUNT ? graph_root_kind_title(k) : "other");
+                    k < GRAPH_ROOT_KIND_COUNT ? graph_root_kind_title(k) : "other");
     if (g->n_threads || g->n_frames)
         fprintf(out, "threads:       %s (%s stack frames)\n", rep_fmt_count(a, g->n_threads),
-               rep_fmt_count(b, g->n_frames));
+                rep_fmt_count(b, g->n_frames));
     if (g->node_heap && g->n_heaps) {
         fprintf(out, "heaps:         %u\n", g->n_heaps);
         for (uint32_t h = 0; h < g->n_heaps && h < GRAPH_MAX_HEAPS; h++)
             fprintf(out, "  %-18s %14s  %s\n", graph_str(g, g->heap_names[h]),
-                   rep_fmt_count(a, c->heap_count[h]), rep_fmt_bytes(b, c->heap_shallow[h]));
+                    rep_fmt_count(a, c->heap_count[h]), rep_fmt_bytes(b, c->heap_shallow[h]));
     }
     if (c->n_dumps > 1) {
         int64_t cur = c->loaded;
-        fprintf(out, "heap dumps:    %u in the file (--dump N picks one; default: the last)\n", c->n_dumps);
+        fprintf(out, "heap dumps:    %u in the file (--dump N picks one; default: the last)\n",
+                c->n_dumps);
         for (uint32_t d = 0; d < c->n_dumps && d < INFO_MAX_DUMPS; d++)
-            fprintf(out, "  %c %-3u at 0x%-10" PRIx64 " %s, %u records\n", (int64_t)d == cur ? '*' : ' ',
-                   d, c->dumps[d].offset, rep_fmt_bytes(a, c->dumps[d].length), c->dumps[d].n_records);
+            fprintf(out, "  %c %-3u at 0x%-10" PRIx64 " %s, %u records\n",
+                    (int64_t)d == cur ? '*' : ' ', d, c->dumps[d].offset,
+                    rep_fmt_bytes(a, c->dumps[d].length), c->dumps[d].n_records);
     }
     int any = 0;
     for (unsigned d = 0; d < DIAG_COUNT; d++) {
@@ -106,8 +109,9 @@ void rep_info_text(FILE *out, const info_result *c)
         if (!any)
             fprintf(out, "diagnostics:\n");
         any = 1;
-        fprintf(out, "  %-22s %-9s %10s  %s\n", diag_name(d), diag_severity_name(diag_severity_of(d)),
-               rep_fmt_count(a, g->diag.n[d]), diag_description(d));
+        fprintf(out, "  %-22s %-9s %10s  %s\n", diag_name(d),
+                diag_severity_name(diag_severity_of(d)),
+                rep_fmt_count(a, g->diag.n[d]), diag_description(d));
     }
     if (!any)
         fprintf(out, "diagnostics:   none\n");

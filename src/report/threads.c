@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* threads.c: threads, their frames and locals as text and JSON (report layer), prefix
+ * rep_threads_. Per thread: name, serial, object and retained size with locals, state; its
+ * stack frames innermost first with the objects each frame's locals hold (JAVA_FRAME roots of
+ * that serial and frame number), then locals whose frame is unknown. Android dumps carry no
+ * frames; their locals still show. */
+#include "report/threads.h"
+
+#include "report/fmt.h"
+
+#include <string.h>
+
+static void frame_text(const graph *g, const graph_frame *f, char *buf, size_t cap)
+{
+    char where[600];
+    const char *src = f->source != GRAPH_NONE ? graph_str(g, f->source) : "";
+    if (f->line > 0)
+        snprintf(where, sizeof where, "%s:%d", *src ? src : "Unknown Source", f->line);
+    else if (f->line == -2)
+        snprintf(where, sizeof where, "Compiled method");
+    else if (f->line == -3)
+        snprintf(where, sizeof where, "Native Method");
+    else
+        snprintf(where, sizeof where, "%s", *src ? src : "Unknown Source");
+    const char *cls = f->class_name != GRAPH_NONE ? graph_str(g, f->class_name) : "";
+    if (snprintf(buf, cap, "%s%s%s(%s)", cls, *cls ? "." : "", graph_str(g, f->method), where) <
+        0)
+        buf[0] = 0;
+}
+
+/* "class Foo" for a class object (a local holding a Class), else the object's class. */
+static const char *threads_label(const graph *g, node_ix n, char *buf, size_t cap)
+{
+    class_ix c = g->node_kind[n] == GRAPH_KIND_CLASS ? graph_class_of_node(g, n) : GRAPH_NONE;
+    if (c != GRAPH_NONE)
+        snprintf(buf, cap, "class %s", graph_str(g, g->classes[c].name));
+    else
+        snprintf(buf, cap, "%s", graph_class_name(g, n));
+    return buf;
+}
+
+static void put_local(FILE *out, jsonw *w, const threads_result *res, node_ix n,
+                      const char *indent)
+{
+    char id[REP_FMT_MAX], sz[REP_FMT_MAX], lab[300];
+    const graph *g = res->g;
+    uint64_t ret = n < res->n_retained ? res->retained[n] : 0;
+    threads_label(g, n, lab, sizeof lab);
+    if (w) {
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, "id", rep_fmt_id(id, g, graph_node_id(g, n)));
+        jsonw_kv_str(w, "class", lab);
+        jsonw_kv_uint(w, "shallow_bytes", graph_node_size(g, n));
+        jsonw_kv_uint(w, "retained_bytes", ret);
+        jsonw_obj_end(w);
+    } else {
+        fprintf(out, "%slocal %s %s, retained %s\n", indent, lab,
+                rep_fmt_id(id, g, graph_node_id(g, n)), rep_fmt_bytes(sz, ret));
+    }
+}
+
+/* Both forms share one walk: w non-NULL writes JSON, else text goes to out. */
+static void threads_walk(FILE *out, jsonw *w, const threads_result *res)
+{
+    const graph *g = res->g;
+    char id[REP_FMT_MAX], sz[REP_FMT_MAX], fr[1400];
+    for (uint32_t t = 0; t < g->n_threads; t++) {
+        const graph_thread *th = &g->threads[t];
+        const threads_row *row = &res->rows[t];
+        node_ix tn = row->node;
+        const char *name = row->name;
+        uint64_t ret = row->with_locals;
+        const char *state = row->state;
+        int daemon = row->daemon;
+        if (w) {
+            jsonw_obj_begin(w);
+            jsonw_kv_uint(w, "serial", th->serial);
+            jsonw_kv_str(w, "name", name);
+            if (tn != GRAPH_NONE) {
+                jsonw_kv_str(w, "id", rep_fmt_id(id, g, graph_node_id(g, tn)));
+                jsonw_kv_str(w, "class", graph_class_name(g, tn));
+            } else {
+                jsonw_kv_null(w, "id");
+                jsonw_kv_null(w, "class");
+            }
+            jsonw_kv_uint(w, "retained_bytes", ret);
+            jsonw_kv_uint(w, "object_retained_bytes",
+                          tn < res->n_retained ? res->retained[tn] : 0);
+            if (state)
+                jsonw_kv_str(w, "state", state);
+            else
+                jsonw_kv_null(w, "state");
+            if (daemon >= 0)
+                jsonw_kv_bool(w, "daemon", daemon);
+            else
+                jsonw_kv_null(w, "daemon");
+            jsonw_kv_arr_begin(w, "frames");
+        } else {
+            fprintf(out, "%sThread \"%s\" serial %u", t ? "\n" : "", name, th->serial);
+            if (tn != GRAPH_NONE)
+                fprintf(out, " (%s %s, retained with locals %s)", graph_class_name(g, tn),
+                        rep_fmt_id(id, g, graph_node_id(g, tn)), rep_fmt_bytes(sz, ret));
+            if (state || daemon > 0)
+                fprintf(out, " %s%s%s", state ? state : "", state && daemon > 0 ? " " : "",
+                        daemon > 0 ? "daemon" : "");
+            fprintf(out, "\n");
+        }
+        for (uint32_t f = 0; f < th->n_frames; f++) {
+            uint32_t fi = th->first_frame + f;
+            if (fi >= g->n_frames)
+                break;
+            frame_text(g, &g->frames[fi], fr, sizeof fr);
+            if (w) {
+                jsonw_obj_begin(w);
+                jsonw_kv_str(w, "frame", fr);
+                jsonw_kv_str(w, "method", graph_str(g, g->frames[fi].method));
+                jsonw_kv_int(w, "line", g->frames[fi].line);
+                jsonw_kv_arr_begin(w, "locals");
+            } else {
+                fprintf(out, "    at %s\n", fr);
+            }
+            for (uint32_t r = 0; r < g->n_roots; r++) {
+                const graph_root *ro = &g->roots[r];
+                if (ro->kind == GRAPH_ROOT_JAVA_FRAME && ro->thread == th->serial &&
+                    ro->frame == (int32_t)f && ro->node < g->n_nodes)
+                    put_local(out, w, res, ro->node, "        ");
+            }
+            if (w) {
+                jsonw_arr_end(w);
+                jsonw_obj_end(w);
+            }
+        }
+        if (w) {
+            jsonw_arr_end(w);
+            jsonw_kv_arr_begin(w, "locals_without_frame");
+        }
+        for (uint32_t r = 0; r < g->n_roots; r++) {
+            const graph_root *ro = &g->roots[r];
+            if (ro->kind == GRAPH_ROOT_JAVA_FRAME && ro->thread == th->serial &&
+                (ro->frame < 0 || (uint32_t)ro->frame >= th->n_frames) && ro->node < g->n_nodes)
+                put_local(out, w, res, ro->node, "    ");
+        }
+        if (w) {
+            jsonw_arr_end(w);
+            jsonw_obj_end(w);
+        }
+    }
+}
+
+void rep_threads_text(FILE *out, const threads_result *r)
+{
+    threads_walk(out, NULL, r);
+    if (r->g->n_threads == 0)
+        fprintf(out, "no threads in this dump\n");
+}
+
+void rep_threads_json(jsonw *w, const threads_result *r, const char *path)
+{
+    jsonw_kv_str(w, "file", path);
+    jsonw_kv_arr_begin(w, "threads");
+    threads_walk(NULL, w, r);
+    jsonw_arr_end(w);
+}
