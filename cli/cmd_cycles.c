@@ -4,10 +4,12 @@
  * retained sizes and runs cycles_find (src/analysis/cycles.c). With --baseline, the older
  * dump is analysed with the same scope (--class NAME, or the class of the --from object,
  * since object ids differ between dumps) and cycles whose signature it already has are
- * left out. Without a scope only strongly connected components are listed. */
+ * left out. Without a scope only strongly connected components are listed. The listing
+ * itself is report/cycles.h's. */
 #include "cli.h"
 #include "analysis/cycles.h"
 #include "analysis/dominators.h"
+#include "report/cycles.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,14 +39,6 @@ static node_ix *instances_of(const graph *g, const char *name, uint32_t *n)
     free(want);
     *n = k;
     return out;
-}
-
-static int sig_seen(const cycles_result *old, const char *sig)
-{
-    for (uint32_t i = 0; i < old->n_cycles; i++)
-        if (strcmp(old->cycles[i].signature, sig) == 0)
-            return 1;
-    return 0;
 }
 
 int cmd_cycles(int argc, char **argv)
@@ -146,115 +140,15 @@ int cmd_cycles(int argc, char **argv)
     }
     double ms = cli_now_ms() - t0;
 
-    char a[CLI_FMT_MAX], b[CLI_FMT_MAX], id[CLI_FMT_MAX], eb[300];
-    uint32_t shown = 0, n_new = 0;
-    for (uint32_t i = 0; i < r.n_cycles; i++)
-        if (!baseline || !sig_seen(&old, r.cycles[i].signature))
-            n_new++;
+    rep_cycles v = {g, &r, baseline ? &old : NULL, baseline, from ? starts[0] : GRAPH_NONE,
+                    cls, n_starts, starts != NULL, (uint32_t)max_len, top};
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_obj_begin(&w, "scope");
-        if (from)
-            jsonw_kv_str(&w, "from", cli_fmt_id(id, g, graph_node_id(g, starts[0])));
-        if (cls)
-            jsonw_kv_str(&w, "class", cls);
-        jsonw_kv_uint(&w, "start_objects", n_starts);
-        jsonw_kv_uint(&w, "objects", r.n_scope);
-        jsonw_obj_end(&w);
-        jsonw_kv_uint(&w, "max_length", max_len);
-        jsonw_kv_uint(&w, "n_sccs", r.n_sccs);
-        jsonw_kv_uint(&w, "scc_objects", r.scc_nodes);
-        jsonw_kv_arr_begin(&w, "sccs");
-        for (uint32_t i = 0; i < r.n_listed_sccs && i < top; i++) {
-            const cycles_scc *c = &r.sccs[i];
-            jsonw_obj_begin(&w);
-            jsonw_kv_uint(&w, "size", c->size);
-            jsonw_kv_str(&w, "top_class",
-                         c->top_class != GRAPH_NONE ? graph_str(g, g->classes[c->top_class].name)
-                                                    : "");
-            jsonw_kv_uint(&w, "top_class_count", c->top_count);
-            jsonw_kv_str(&w, "example", cli_fmt_id(id, g, graph_node_id(g, c->example)));
-            jsonw_obj_end(&w);
-        }
-        jsonw_arr_end(&w);
-        if (starts) {
-            jsonw_kv_uint(&w, "cycles_found", r.n_found);
-            jsonw_kv_bool(&w, "truncated", r.truncated);
-            if (baseline)
-                jsonw_kv_str(&w, "baseline", baseline);
-            jsonw_kv_uint(&w, "n_cycles", n_new);
-            jsonw_kv_arr_begin(&w, "cycles");
-            for (uint32_t i = 0; i < r.n_cycles && shown < top; i++) {
-                const cycles_cycle *c = &r.cycles[i];
-                if (baseline && sig_seen(&old, c->signature))
-                    continue;
-                shown++;
-                jsonw_obj_begin(&w);
-                jsonw_kv_str(&w, "signature", c->signature);
-                jsonw_kv_uint(&w, "length", c->length);
-                jsonw_kv_uint(&w, "count", c->count);
-                jsonw_kv_uint(&w, "members", c->n_members);
-                jsonw_kv_uint(&w, "retained", c->retained);
-                jsonw_kv_bool(&w, "held_by_singleton", c->singleton);
-                jsonw_kv_arr_begin(&w, "example");
-                for (uint32_t k = 0; k < c->length; k++) {
-                    jsonw_obj_begin(&w);
-                    jsonw_kv_str(&w, "class", graph_class_name(g, r.nodes[c->first + k]));
-                    node_ix x = r.nodes[c->first + k];
-                    jsonw_kv_str(&w, "id", cli_fmt_id(id, g, graph_node_id(g, x)));
-                    jsonw_kv_str(&w, "edge",
-                                 graph_edge_name_text(g, r.edges[c->first + k], eb, sizeof eb));
-                    jsonw_obj_end(&w);
-                }
-                jsonw_arr_end(&w);
-                jsonw_obj_end(&w);
-            }
-            jsonw_arr_end(&w);
-        }
+        rep_cycles_json(&w, &v);
         cli_json_end(&co, &w);
-    } else if (!starts) {
-        printf("Strongly connected components over object edges (no scope): %s, %s objects\n",
-               cli_fmt_count(a, r.n_sccs), cli_fmt_count(b, r.scc_nodes));
-        printf("JVM heaps hold giant class/loader and collection components, so cycles are not\n"
-               "enumerated without a scope: give --class NAME or --from ID.\n");
-        for (uint32_t i = 0; i < r.n_listed_sccs && i < top; i++) {
-            const cycles_scc *c = &r.sccs[i];
-            printf("  #%u %s objects, mostly %s (%s), e.g. %s\n", i + 1,
-                   cli_fmt_count(a, c->size),
-                   c->top_class != GRAPH_NONE ? graph_str(g, g->classes[c->top_class].name) : "?",
-                   cli_fmt_count(b, c->top_count), cli_fmt_id(id, g, graph_node_id(g, c->example)));
-        }
-        cli_print_timing(&co, stdout, "cycles", ms);
     } else {
-        if (from)
-            printf("Scope: %s objects reachable from %s %s\n", cli_fmt_count(a, r.n_scope),
-                   graph_class_name(g, starts[0]), cli_fmt_id(id, g, graph_node_id(g, starts[0])));
-        else
-            printf("Scope: %s objects reachable from %s instances of %s\n",
-                   cli_fmt_count(a, r.n_scope), cli_fmt_count(b, n_starts), cls);
-        printf("Strongly connected components: %s (%s objects)\n", cli_fmt_count(a, r.n_sccs),
-               cli_fmt_count(b, r.scc_nodes));
-        printf("Retain cycles up to length %u: %u distinct%s, %s found%s\n", (unsigned)max_len,
-               n_new, baseline ? " not in the baseline" : "", cli_fmt_count(a, r.n_found),
-               r.truncated ? " (enumeration stopped at its cap; more may exist)" : "");
-        for (uint32_t i = 0; i < r.n_cycles && shown < top; i++) {
-            const cycles_cycle *c = &r.cycles[i];
-            if (baseline && sig_seen(&old, c->signature))
-                continue;
-            shown++;
-            printf("  #%u x%u, length %u, retained %s%s\n", shown, c->count, c->length,
-                   cli_fmt_bytes(a, c->retained), c->singleton ? ", held by singleton" : "");
-            printf("     %s\n", c->signature);
-            printf("     e.g.");
-            for (uint32_t k = 0; k < c->length; k++)
-                printf(" %s %s .%s ->", graph_class_name(g, r.nodes[c->first + k]),
-                       cli_fmt_id(id, g, graph_node_id(g, r.nodes[c->first + k])),
-                       graph_edge_name_text(g, r.edges[c->first + k], eb, sizeof eb));
-            printf(" (back)\n");
-        }
-        if (n_new > shown)
-            printf("  ... %u more (--top N)\n", n_new - shown);
+        rep_cycles_text(stdout, &v);
         cli_print_timing(&co, stdout, "cycles", ms);
     }
     rc = CLI_EXIT_OK;
