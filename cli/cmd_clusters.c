@@ -3,15 +3,13 @@
  * biggest directories (rules/arkts.rules: jsobject, jsarray, Function, ... or class names) by
  * origin with the ArkTS clustering rules and prints each cluster's count, shallow and exact
  * retained size, whether another cluster's objects dominate it, and its representative
- * shortest reference chain. Also holds the cluster rendering `leakray leaks` reuses
- * (cmd_clusters.h). Sorting: --sort size (retained, default) or count; ties by directory then
- * representative id, so output is deterministic. */
+ * shortest reference chain (report/clusters.h renders them). Also holds the rules loading
+ * `leakray leaks` reuses (cmd_clusters.h). Sorting: --sort size (retained, default) or
+ * count; ties by directory then representative id, so output is deterministic. */
 #include "cmd_clusters.h"
+#include "report/clusters.h"
 
-#include <inttypes.h>
 #include <string.h>
-
-#define CLU_CHAIN_MAX 256 /* hops printed per chain; deeper chains are cut with "..." */
 
 int clu_load_rules(const cli_common *co, const cli_strlist *files, crules_set *rs)
 {
@@ -26,107 +24,6 @@ int clu_load_rules(const cli_common *co, const cli_strlist *files, crules_set *r
 fail:
     crules_fini(rs);
     return cli_error(co, &err);
-}
-
-static void print_chain_text(FILE *out, const cluster_ctx *c, node_ix rep)
-{
-    const graph *g = c->g;
-    node_ix nodes[CLU_CHAIN_MAX];
-    edge_ix edges[CLU_CHAIN_MAX];
-    uint32_t len = cluster_chain_get(c, rep, nodes, edges, CLU_CHAIN_MAX);
-    char nb[128];
-    if (len == 0)
-        return;
-    uint32_t shown = len < CLU_CHAIN_MAX ? len : CLU_CHAIN_MAX;
-    fputs("      ", out);
-    const char *l0 = cluster_node_label(g, nodes[0]);
-    cli_put_text(out, l0, strlen(l0), 80);
-    fputc('\n', out);
-    for (uint32_t i = 1; i < shown; i++) {
-        edge_ix e = edges[i - 1];
-        const char *lab = cluster_edge_label(c, nodes[i - 1], e, nb, sizeof nb);
-        fputs("        --", out);
-        cli_put_text(out, lab, strlen(lab), 60);
-        fprintf(out, " (%s)--> ", graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
-        const char *l = cluster_node_label(g, nodes[i]);
-        cli_put_text(out, l, strlen(l), 80);
-        fputc('\n', out);
-    }
-    if (shown < len)
-        fprintf(out, "        ... %u more\n", len - shown);
-}
-
-void clu_print_text(FILE *out, const cluster_ctx *c, const cluster_result *r, uint64_t top)
-{
-    const graph *g = c->g;
-    char a[CLI_FMT_MAX], b[CLI_FMT_MAX], d[CLI_FMT_MAX], title[512];
-    uint32_t n = top && top < r->n ? (uint32_t)top : r->n;
-    for (uint32_t i = 0; i < n; i++) {
-        const cluster_item *it = &r->items[i];
-        fprintf(out, "#%u  ", i + 1);
-        cluster_title(c, it, title, sizeof title);
-        cli_put_text(out, title, strlen(title), 200);
-        fprintf(out, "  [%s]\n", crules_by_name(it->by));
-        fprintf(out, "    count %s, shallow %s, retained %s", cli_fmt_count(a, it->count),
-                cli_fmt_human(b, it->shallow), cli_fmt_human(d, it->retained));
-        if (it->nested_in != CLUSTER_NONE)
-            fprintf(out, ", nested in #%u", it->nested_in + 1);
-        fprintf(out, "\n    representative %s, chain:\n",
-                cli_fmt_id(a, g, graph_node_id(g, it->rep)));
-        print_chain_text(out, c, it->rep);
-    }
-    if (n < r->n)
-        fprintf(out, "(%s more clusters; --top 0 shows all)\n",
-                cli_fmt_count((char[CLI_FMT_MAX]){0}, r->n - n));
-}
-
-void clu_print_json(jsonw *w, const cluster_ctx *c, const cluster_result *r, uint64_t top)
-{
-    const graph *g = c->g;
-    char title[512], nb[128];
-    node_ix nodes[CLU_CHAIN_MAX];
-    edge_ix edges[CLU_CHAIN_MAX];
-    uint32_t n = top && top < r->n ? (uint32_t)top : r->n;
-    jsonw_kv_arr_begin(w, "clusters");
-    for (uint32_t i = 0; i < n; i++) {
-        const cluster_item *it = &r->items[i];
-        jsonw_obj_begin(w);
-        jsonw_kv_uint(w, "rank", i + 1);
-        jsonw_kv_str(w, "title", cluster_title(c, it, title, sizeof title));
-        jsonw_kv_str(w, "directory", c->dir_names[it->dir]);
-        jsonw_kv_str(w, "rule", crules_by_name(it->by));
-        jsonw_kv_uint(w, "count", it->count);
-        jsonw_kv_uint(w, "shallow", it->shallow);
-        jsonw_kv_uint(w, "retained", it->retained);
-        jsonw_kv_uint(w, "top_level", it->n_top);
-        if (it->nested_in != CLUSTER_NONE)
-            jsonw_kv_uint(w, "nested_in", it->nested_in + 1);
-        else
-            jsonw_kv_null(w, "nested_in");
-        jsonw_kv_obj_begin(w, "representative");
-        jsonw_kv_uint(w, "id", graph_node_id(g, it->rep));
-        jsonw_kv_str(w, "name", cluster_node_label(g, it->rep));
-        jsonw_kv_uint(w, "retained", c->dom->retained[it->rep]);
-        jsonw_obj_end(w);
-        uint32_t len = cluster_chain_get(c, it->rep, nodes, edges, CLU_CHAIN_MAX);
-        if (len > CLU_CHAIN_MAX)
-            len = CLU_CHAIN_MAX;
-        jsonw_kv_arr_begin(w, "chain");
-        for (uint32_t k = 0; k < len; k++) {
-            jsonw_obj_begin(w);
-            if (k > 0) {
-                edge_ix e = edges[k - 1];
-                jsonw_kv_str(w, "edge_kind",
-                             graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
-                jsonw_kv_str(w, "edge", cluster_edge_label(c, nodes[k - 1], e, nb, sizeof nb));
-            }
-            jsonw_kv_str(w, "node", cluster_node_label(g, nodes[k]));
-            jsonw_obj_end(w);
-        }
-        jsonw_arr_end(w);
-        jsonw_obj_end(w);
-    }
-    jsonw_arr_end(w);
 }
 
 int cmd_clusters(int argc, char **argv)
@@ -190,50 +87,13 @@ int cmd_clusters(int argc, char **argv)
         goto out;
     }
     double ms = cli_now_ms() - t0;
-    char a[CLI_FMT_MAX], b[CLI_FMT_MAX], d[CLI_FMT_MAX];
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_str(&w, "file", co.pos[0]);
-        jsonw_kv_str(&w, "sort", sort);
-        jsonw_kv_uint(&w, "heap_retained", r.heap_total);
-        jsonw_kv_uint(&w, "objects", r.n_members);
-        jsonw_kv_uint(&w, "shallow", r.members_shallow);
-        jsonw_kv_uint(&w, "retained", r.members_retained);
-        jsonw_kv_uint(&w, "total_clusters", r.n);
-        jsonw_kv_arr_begin(&w, "anchors");
-        for (uint32_t i = 0; i < r.n_anchors; i++) {
-            jsonw_obj_begin(&w);
-            jsonw_kv_str(&w, "directory", c.dir_names[r.anchors[i].dir]);
-            jsonw_kv_str(&w, "rule", crules_by_name(c.dir_by[r.anchors[i].dir]));
-            jsonw_kv_uint(&w, "count", r.anchors[i].count);
-            jsonw_kv_uint(&w, "retained", r.anchors[i].retained);
-            jsonw_obj_end(&w);
-        }
-        jsonw_arr_end(&w);
-        clu_print_json(&w, &c, &r, top);
+        rep_clusters_json(&w, co.pos[0], sort, &c, &r, top);
         cli_json_end_phase(&co, &w, "cluster_ms", ms);
     } else {
-        if (detached)
-            printf("%s: %s clusters over %s detached DOM objects (heap %s)\n", co.pos[0],
-                   cli_fmt_count(a, r.n), cli_fmt_count(b, r.n_members),
-                   cli_fmt_human(d, r.heap_total));
-        else
-            printf("%s: %s clusters over %s objects in %u anchor directories (heap %s)\n",
-                   co.pos[0], cli_fmt_count(a, r.n), cli_fmt_count(b, r.n_members), r.n_anchors,
-                   cli_fmt_human(d, r.heap_total));
-        if (!detached)
-            printf("anchors:\n");
-        for (uint32_t i = 0; i < r.n_anchors; i++) {
-            const char *dn = c.dir_names[r.anchors[i].dir];
-            fputs("  ", stdout);
-            cli_put_text(stdout, dn, strlen(dn), 60);
-            printf("  %s objects, retained %s [%s]\n", cli_fmt_count(a, r.anchors[i].count),
-                   cli_fmt_human(b, r.anchors[i].retained),
-                   crules_by_name(c.dir_by[r.anchors[i].dir]));
-        }
-        printf("\n");
-        clu_print_text(stdout, &c, &r, top);
+        rep_clusters_text(stdout, co.pos[0], &c, &r, top, detached);
         cli_print_timing(&co, stdout, "load", co.load_ms);
         cli_print_timing(&co, stdout, "clustering", ms);
     }

@@ -10,6 +10,7 @@
  * rules and reported with exact counts and exact retained sizes: a cluster's retained size,
  * and the total, count each byte once (members dominated by other members add nothing). */
 #include "cmd_clusters.h"
+#include "report/clusters.h"
 
 #include "analysis/kinship.h"
 
@@ -191,7 +192,7 @@ int cmd_leaks(int argc, char **argv)
         jsonw_kv_uint(&w, "total_clusters", r.n);
         jsonw_kv_uint(&w, "top_level_clusters", n_top_clusters);
         cli_json_related(&w, &ks, related && related2, force);
-        clu_print_json(&w, &c, &r, top);
+        rep_clusters_rows_json(&w, &c, &r, top);
         cli_json_end_phase(&co, &w, "analysis_ms", ms);
     } else {
         printf("%s objects new in target, %s still alive in final, %s filtered "
@@ -203,7 +204,7 @@ int cmd_leaks(int argc, char **argv)
                cli_fmt_human(d, r.members_shallow), r.n, n_top_clusters);
         if (r.n)
             printf("\n");
-        clu_print_text(stdout, &c, &r, top);
+        rep_clusters_rows_text(stdout, &c, &r, top);
         cli_print_timing(&co, stdout, "load", co.load_ms_total);
         cli_print_timing(&co, stdout, "analysis", ms);
     }

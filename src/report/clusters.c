@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* clusters.c: clusters as text and JSON (report layer), prefix rep_clusters_. Each cluster's
+ * rank, title, directory rule, count, shallow and retained size, whether another cluster's
+ * objects dominate it, and its representative shortest reference chain, from a cluster_result
+ * (analysis/cluster.h); `leakray clusters` adds the anchor directories above them, `leakray
+ * leaks` prints the rows alone. Names from the dump pass through rep_fmt_text (control
+ * characters escaped, long labels cut). */
+#include "report/clusters.h"
+
+#include "report/fmt.h"
+
+#include <string.h>
+
+#define REP_CLUSTERS_CHAIN_MAX 256 /* hops printed per chain; deeper chains are cut with "..." */
+
+static void print_chain_text(FILE *out, const cluster_ctx *c, node_ix rep)
+{
+    const graph *g = c->g;
+    node_ix nodes[REP_CLUSTERS_CHAIN_MAX];
+    edge_ix edges[REP_CLUSTERS_CHAIN_MAX];
+    uint32_t len = cluster_chain_get(c, rep, nodes, edges, REP_CLUSTERS_CHAIN_MAX);
+    char nb[128];
+    if (len == 0)
+        return;
+    uint32_t shown = len < REP_CLUSTERS_CHAIN_MAX ? len : REP_CLUSTERS_CHAIN_MAX;
+    fputs("      ", out);
+    const char *l0 = cluster_node_label(g, nodes[0]);
+    rep_fmt_text(out, l0, strlen(l0), 80);
+    fputc('\n', out);
+    for (uint32_t i = 1; i < shown; i++) {
+        edge_ix e = edges[i - 1];
+        const char *lab = cluster_edge_label(c, nodes[i - 1], e, nb, sizeof nb);
+        fputs("        --", out);
+        rep_fmt_text(out, lab, strlen(lab), 60);
+        fprintf(out, " (%s)--> ", graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
+        const char *l = cluster_node_label(g, nodes[i]);
+        rep_fmt_text(out, l, strlen(l), 80);
+        fputc('\n', out);
+    }
+    if (shown < len)
+        fprintf(out, "        ... %u more\n", len - shown);
+}
+
+void rep_clusters_rows_text(FILE *out, const cluster_ctx *c, const cluster_result *r, uint64_t top)
+{
+    const graph *g = c->g;
+    char a[REP_FMT_MAX], b[REP_FMT_MAX], d[REP_FMT_MAX], title[512];
+    uint32_t n = top && top < r->n ? (uint32_t)top : r->n;
+    for (uint32_t i = 0; i < n; i++) {
+        const cluster_item *it = &r->items[i];
+        fprintf(out, "#%u  ", i + 1);
+        cluster_title(c, it, title, sizeof title);
+        rep_fmt_text(out, title, strlen(title), 200);
+        fprintf(out, "  [%s]\n", crules_by_name(it->by));
+        fprintf(out, "    count %s, shallow %s, retained %s", rep_fmt_count(a, it->count),
+                rep_fmt_human(b, it->shallow), rep_fmt_human(d, it->retained));
+        if (it->nested_in != CLUSTER_NONE)
+            fprintf(out, ", nested in #%u", it->nested_in + 1);
+        fprintf(out, "\n    representative %s, chain:\n",
+                rep_fmt_id(a, g, graph_node_id(g, it->rep)));
+        print_chain_text(out, c, it->rep);
+    }
+    if (n < r->n)
+        fprintf(out, "(%s more clusters; --top 0 shows all)\n",
+                rep_fmt_count((char[REP_FMT_MAX]){0}, r->n - n));
+}
+
+void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result *r, uint64_t top)
+{
+    const graph *g = c->g;
+    char title[512], nb[128];
+    node_ix nodes[REP_CLUSTERS_CHAIN_MAX];
+    edge_ix edges[REP_CLUSTERS_CHAIN_MAX];
+    uint32_t n = top && top < r->n ? (uint32_t)top : r->n;
+    jsonw_kv_arr_begin(w, "clusters");
+    for (uint32_t i = 0; i < n; i++) {
+        const cluster_item *it = &r->items[i];
+        jsonw_obj_begin(w);
+        jsonw_kv_uint(w, "rank", i + 1);
+        jsonw_kv_str(w, "title", cluster_title(c, it, title, sizeof title));
+        jsonw_kv_str(w, "directory", c->dir_names[it->dir]);
+        jsonw_kv_str(w, "rule", crules_by_name(it->by));
+        jsonw_kv_uint(w, "count", it->count);
+        jsonw_kv_uint(w, "shallow", it->shallow);
+        jsonw_kv_uint(w, "retained", it->retained);
+        jsonw_kv_uint(w, "top_level", it->n_top);
+        if (it->nested_in != CLUSTER_NONE)
+            jsonw_kv_uint(w, "nested_in", it->nested_in + 1);
+        else
+            jsonw_kv_null(w, "nested_in");
+        jsonw_kv_obj_begin(w, "representative");
+        jsonw_kv_uint(w, "id", graph_node_id(g, it->rep));
+        jsonw_kv_str(w, "name", cluster_node_label(g, it->rep));
+        jsonw_kv_uint(w, "retained", c->dom->retained[it->rep]);
+        jsonw_obj_end(w);
+        uint32_t len = cluster_chain_get(c, it->rep, nodes, edges, REP_CLUSTERS_CHAIN_MAX);
+        if (len > REP_CLUSTERS_CHAIN_MAX)
+            len = REP_CLUSTERS_CHAIN_MAX;
+        jsonw_kv_arr_begin(w, "chain");
+        for (uint32_t k = 0; k < len; k++) {
+            jsonw_obj_begin(w);
+            if (k > 0) {
+                edge_ix e = edges[k - 1];
+                jsonw_kv_str(w, "edge_kind",
+                             graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
+                jsonw_kv_str(w, "edge", cluster_edge_label(c, nodes[k - 1], e, nb, sizeof nb));
+            }
+            jsonw_kv_str(w, "node", cluster_node_label(g, nodes[k]));
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+void rep_clusters_text(FILE *out, const char *path, const cluster_ctx *c,
+                       const cluster_result *r, uint64_t top, int detached)
+{
+    char a[REP_FMT_MAX], b[REP_FMT_MAX], d[REP_FMT_MAX];
+    if (detached)
+        fprintf(out, "%s: %s clusters over %s detached DOM objects (heap %s)\n", path,
+                rep_fmt_count(a, r->n), rep_fmt_count(b, r->n_members),
+                rep_fmt_human(d, r->heap_total));
+    else
+        fprintf(out, "%s: %s clusters over %s objects in %u anchor directories (heap %s)\n",
+                path, rep_fmt_count(a, r->n), rep_fmt_count(b, r->n_members), r->n_anchors,
+                rep_fmt_human(d, r->heap_total));
+    if (!detached)
+        fprintf(out, "anchors:\n");
+    for (uint32_t i = 0; i < r->n_anchors; i++) {
+        const char *dn = c->dir_names[r->anchors[i].dir];
+        fputs("  ", out);
+        rep_fmt_text(out, dn, strlen(dn), 60);
+        fprintf(out, "  %s objects, retained %s [%s]\n", rep_fmt_count(a, r->anchors[i].count),
+                rep_fmt_human(b, r->anchors[i].retained),
+                crules_by_name(c->dir_by[r->anchors[i].dir]));
+    }
+    fprintf(out, "\n");
+    rep_clusters_rows_text(out, c, r, top);
+}
+
+void rep_clusters_json(jsonw *w, const char *path, const char *sort, const cluster_ctx *c,
+                       const cluster_result *r, uint64_t top)
+{
+    jsonw_kv_str(w, "file", path);
+    jsonw_kv_str(w, "sort", sort);
+    jsonw_kv_uint(w, "heap_retained", r->heap_total);
+    jsonw_kv_uint(w, "objects", r->n_members);
+    jsonw_kv_uint(w, "shallow", r->members_shallow);
+    jsonw_kv_uint(w, "retained", r->members_retained);
+    jsonw_kv_uint(w, "total_clusters", r->n);
+    jsonw_kv_arr_begin(w, "anchors");
+    for (uint32_t i = 0; i < r->n_anchors; i++) {
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, "directory", c->dir_names[r->anchors[i].dir]);
+        jsonw_kv_str(w, "rule", crules_by_name(c->dir_by[r->anchors[i].dir]));
+        jsonw_kv_uint(w, "count", r->anchors[i].count);
+        jsonw_kv_uint(w, "retained", r->anchors[i].retained);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    rep_clusters_rows_json(w, c, r, top);
+}
