@@ -265,8 +265,6 @@ struct kin_stats;
 int cli_check_related(const cli_common *co, const char *path_a, const struct kin_print *a,
                       const char *path_b, const struct kin_print *b, int force,
                       struct kin_stats *ks, int *related);
-/* Writes "inputs": {related, forced, class and id counts} for a checked pair. */
-void cli_json_related(jsonw *w, const struct kin_stats *ks, int related, int force);
 
 /* ---- the verb table (cli/leakray.c) ---- */
 

@@ -672,16 +672,3 @@ int cli_check_related(const cli_common *co, const char *path_a, const kin_print 
             path_b, why);
     return 0;
 }
-
-void cli_json_related(jsonw *w, const kin_stats *ks, int related, int force)
-{
-    jsonw_kv_obj_begin(w, "inputs");
-    jsonw_kv_bool(w, "related", related);
-    jsonw_kv_bool(w, "forced", force && !related);
-    jsonw_kv_uint(w, "classes_a", ks->classes_a);
-    jsonw_kv_uint(w, "classes_b", ks->classes_b);
-    jsonw_kv_uint(w, "classes_shared", ks->classes_shared);
-    jsonw_kv_uint(w, "ids_shared", ks->ids_shared);
-    jsonw_kv_uint(w, "ids_same_class", ks->ids_same_class);
-    jsonw_obj_end(w);
-}

@@ -14,6 +14,7 @@
 #include "analysis/kinship.h"
 #include "cli.h"
 #include "format/v8.h"
+#include "report/leaks.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -314,7 +315,7 @@ int cmd_diff(int argc, char **argv)
         jsonw_arr_end(&w);
         jsonw_key(&w, "total");
         diff_cmd_json_row(&w, &r.total, by_id, r.retained);
-        cli_json_related(&w, &ks, related, force);
+        rep_leaks_inputs_json(&w, &ks, related, force);
         jsonw_kv_arr_begin(&w, "gates");
         for (int i = 0; i < gates_in.n; i++) {
             const diff_cmd_gate *g = &gates[i];

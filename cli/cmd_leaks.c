@@ -8,13 +8,13 @@
  * internals (cluster rule `internal`/`none` directories) and `leak-ignore` directories
  * (strings, backing stores, numbers) are dropped. The rest are clustered with the ArkTS
  * rules and reported with exact counts and exact retained sizes: a cluster's retained size,
- * and the total, count each byte once (members dominated by other members add nothing). */
+ * and the total, count each byte once (members dominated by other members add nothing).
+ * report/leaks.h renders the result. */
 #include "cmd_clusters.h"
-#include "report/clusters.h"
+#include "report/leaks.h"
 
 #include "analysis/kinship.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,39 +172,15 @@ int cmd_leaks(int argc, char **argv)
         goto out;
     }
     double ms = cli_now_ms() - t0;
-    uint32_t n_top_clusters = 0;
-    for (uint32_t i = 0; i < r.n; i++)
-        n_top_clusters += r.items[i].nested_in == CLUSTER_NONE;
-    char a[CLI_FMT_MAX], b[CLI_FMT_MAX], d[CLI_FMT_MAX];
+    rep_leaks v = {base, target, final, n_new, n_alive, &c, &r, top, &ks,
+                   related && related2, force};
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_str(&w, "baseline", base);
-        jsonw_kv_str(&w, "target", target);
-        jsonw_kv_str(&w, "final", final);
-        jsonw_kv_uint(&w, "new_in_target", n_new);
-        jsonw_kv_uint(&w, "alive_in_final", n_alive);
-        jsonw_kv_uint(&w, "filtered", r.n_skipped);
-        jsonw_kv_uint(&w, "leaked_objects", r.n_members);
-        jsonw_kv_uint(&w, "leaked_shallow", r.members_shallow);
-        jsonw_kv_uint(&w, "leaked_retained", r.members_retained);
-        jsonw_kv_uint(&w, "heap_retained", r.heap_total);
-        jsonw_kv_uint(&w, "total_clusters", r.n);
-        jsonw_kv_uint(&w, "top_level_clusters", n_top_clusters);
-        cli_json_related(&w, &ks, related && related2, force);
-        rep_clusters_rows_json(&w, &c, &r, top);
+        rep_leaks_json(&w, &v);
         cli_json_end_phase(&co, &w, "analysis_ms", ms);
     } else {
-        printf("%s objects new in target, %s still alive in final, %s filtered "
-               "(unreachable, internal, strings, backing stores)\n",
-               cli_fmt_count(a, n_new), cli_fmt_count(b, n_alive),
-               cli_fmt_count(d, r.n_skipped));
-        printf("leaked: %s objects, retained %s (shallow %s), in %u clusters (%u not nested)\n",
-               cli_fmt_count(a, r.n_members), cli_fmt_bytes(b, r.members_retained),
-               cli_fmt_human(d, r.members_shallow), r.n, n_top_clusters);
-        if (r.n)
-            printf("\n");
-        rep_clusters_rows_text(stdout, &c, &r, top);
+        rep_leaks_text(stdout, &v);
         cli_print_timing(&co, stdout, "load", co.load_ms_total);
         cli_print_timing(&co, stdout, "analysis", ms);
     }

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* leaks.c: `leakray leaks` as text and JSON (report layer), prefix rep_leaks_. Two summary
+ * lines (what was new, alive, filtered; what leaked and in how many clusters) then the
+ * cluster rows of report/clusters.h. */
+#include "report/leaks.h"
+
+#include "report/clusters.h"
+#include "report/fmt.h"
+
+static uint32_t top_level(const cluster_result *r)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->n; i++)
+        n += r->items[i].nested_in == CLUSTER_NONE;
+    return n;
+}
+
+void rep_leaks_inputs_json(jsonw *w, const kin_stats *ks, int related, int force)
+{
+    jsonw_kv_obj_begin(w, "inputs");
+    jsonw_kv_bool(w, "related", related);
+    jsonw_kv_bool(w, "forced", force && !related);
+    jsonw_kv_uint(w, "classes_a", ks->classes_a);
+    jsonw_kv_uint(w, "classes_b", ks->classes_b);
+    jsonw_kv_uint(w, "classes_shared", ks->classes_shared);
+    jsonw_kv_uint(w, "ids_shared", ks->ids_shared);
+    jsonw_kv_uint(w, "ids_same_class", ks->ids_same_class);
+    jsonw_obj_end(w);
+}
+
+void rep_leaks_json(jsonw *w, const rep_leaks *v)
+{
+    const cluster_result *r = v->r;
+    jsonw_kv_str(w, "baseline", v->baseline);
+    jsonw_kv_str(w, "target", v->target);
+    jsonw_kv_str(w, "final", v->final);
+    jsonw_kv_uint(w, "new_in_target", v->n_new);
+    jsonw_kv_uint(w, "alive_in_final", v->n_alive);
+    jsonw_kv_uint(w, "filtered", r->n_skipped);
+    jsonw_kv_uint(w, "leaked_objects", r->n_members);
+    jsonw_kv_uint(w, "leaked_shallow", r->members_shallow);
+    jsonw_kv_uint(w, "leaked_retained", r->members_retained);
+    jsonw_kv_uint(w, "heap_retained", r->heap_total);
+    jsonw_kv_uint(w, "total_clusters", r->n);
+    jsonw_kv_uint(w, "top_level_clusters", top_level(r));
+    rep_leaks_inputs_json(w, v->ks, v->related, v->force);
+    rep_clusters_rows_json(w, v->c, r, v->top);
+}
+
+void rep_leaks_text(FILE *out, const rep_leaks *v)
+{
+    const cluster_result *r = v->r;
+    char a[REP_FMT_MAX], b[REP_FMT_MAX], d[REP_FMT_MAX];
+    fprintf(out, "%s objects new in target, %s still alive in final, %s filtered "
+                 "(unreachable, internal, strings, backing stores)\n",
+            rep_fmt_count(a, v->n_new), rep_fmt_count(b, v->n_alive),
+            rep_fmt_count(d, r->n_skipped));
+    fprintf(out, "leaked: %s objects, retained %s (shallow %s), in %u clusters (%u not nested)\n",
+            rep_fmt_count(a, r->n_members), rep_fmt_bytes(b, r->members_retained),
+            rep_fmt_human(d, r->members_shallow), r->n, top_level(r));
+    if (r->n)
+        fprintf(out, "\n");
+    rep_clusters_rows_text(out, v->c, r, v->top);
+}
