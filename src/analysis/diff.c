@@ -317,3 +317,78 @@ out:
     free(ib);
     return st;
 }
+
+void diff_keep_prefix(diff_result *r, const char *prefix)
+{
+    size_t len = strlen(prefix);
+    uint32_t k = 0;
+    diff_row t = {.name = r->total.name, .key = r->total.key};
+    for (uint32_t i = 0; i < r->n; i++) {
+        const diff_row *x = &r->rows[i];
+        if (strncmp(x->name, prefix, len) != 0)
+            continue;
+        t.count_a += x->count_a;
+        t.count_b += x->count_b;
+        t.size_a += x->size_a;
+        t.size_b += x->size_b;
+        t.n_new += x->n_new;
+        t.n_deleted += x->n_deleted;
+        t.alloc_size += x->alloc_size;
+        t.freed_size += x->freed_size;
+        t.count_delta += x->count_delta;
+        t.size_delta += x->size_delta;
+        t.retained_a += x->retained_a;
+        t.retained_b += x->retained_b;
+        t.retained_delta += x->retained_delta;
+        r->rows[k++] = *x;
+    }
+    r->n = k;
+    r->total = t;
+}
+
+int diff_gate_parse(const char *s, diff_gate *g)
+{
+    memset(g, 0, sizeof *g);
+    g->spec = s;
+    const char *eq = strrchr(s, '=');
+    if (!eq || eq == s || (size_t)(eq - s) >= sizeof g->cls)
+        return 0;
+    memcpy(g->cls, s, (size_t)(eq - s));
+    const char *v = eq + 1;
+    char num[24];
+    size_t n = strlen(v);
+    if (n && v[n - 1] == '%') {
+        g->pct = 1;
+        n--;
+    }
+    if (n == 0 || n >= sizeof num)
+        return 0;
+    memcpy(num, v, n);
+    num[n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if (num[i] < '0' || num[i] > '9')
+            return 0;
+    g->limit = strtoull(num, NULL, 10);
+    return 1;
+}
+
+void diff_gate_eval(diff_gate *gt, const diff_result *r, const graph *a,
+                               const graph *b)
+{
+    for (uint32_t i = 0; i < r->n; i++)
+        if (strcmp(r->rows[i].name, gt->cls) == 0) {
+            gt->count_a += r->rows[i].count_a;
+            gt->count_b += r->rows[i].count_b;
+            gt->growth += r->rows[i].count_delta;
+            gt->known = 1;
+        }
+    if (!gt->known)
+        gt->known = graph_find_class(a, gt->cls) != GRAPH_NONE ||
+                    graph_find_class(b, gt->cls) != GRAPH_NONE;
+    if (gt->growth <= 0)
+        return;
+    if (gt->pct)
+        gt->failed = gt->count_a == 0 || (uint64_t)gt->growth * 100 > gt->limit * gt->count_a;
+    else
+        gt->failed = (uint64_t)gt->growth > gt->limit;
+}

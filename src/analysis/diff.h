@@ -67,4 +67,29 @@ lr_status diff_build_ex(const graph *a, const graph *b, const str_ix *keys_a,
                         diff_result *r, lr_error *err);
 void diff_free(diff_result *r);
 
+/* Keeps only the rows whose name starts with prefix ("Detached ": the detached DOM classes,
+ * docs/formats/v8.md) and sums the total over them. */
+void diff_keep_prefix(diff_result *r, const char *prefix);
+
+/* One growth gate, CLASS=N or CLASS=PCT%: it fails when the class's instance count grows by
+ * more than N objects, or by more than PCT percent of its count in the base. */
+typedef struct diff_gate {
+    const char *spec;   /* as typed */
+    char cls[256];      /* class name */
+    uint64_t limit;     /* N or PCT */
+    int pct;            /* nonzero: limit is a percentage */
+    int known;          /* the class exists in one of the snapshots */
+    uint64_t count_a;   /* its instances in the base */
+    uint64_t count_b;   /* ... in the second snapshot */
+    int64_t growth;     /* count delta (id mode: new - deleted) */
+    int failed;         /* growth over the limit */
+} diff_gate;
+
+/* Parses "CLASS=N" or "CLASS=PCT%" (the class may contain '=' only before the last one).
+ * Returns 1, or 0 when s is malformed. */
+int diff_gate_parse(const char *s, diff_gate *g);
+/* Sums the class's rows of r into the gate and decides it; a and b tell whether an unchanged
+ * class exists at all. */
+void diff_gate_eval(diff_gate *gt, const diff_result *r, const graph *a, const graph *b);
+
 #endif
