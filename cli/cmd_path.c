@@ -7,71 +7,18 @@
  * object no strong path reaches is reported as unreachable (exit 0: an answer, not an
  * error); an id that names no object is LR_ERR_NOT_FOUND (exit 2). With --collapse, runs of
  * one category (src/rules/categories.h, default set rules/flutter.rules) print as one line
- * (src/analysis/collapse.c); --json then adds a "collapsed" array beside the full path. */
+ * (src/analysis/collapse.c); --json then adds a "collapsed" array beside the full path.
+ * report/path.h renders both kinds of path. */
 #include "analysis/collapse.h"
 #include "analysis/devtools.h"
 #include "analysis/paths.h"
 #include "cli.h"
 #include "format/v8.h"
+#include "report/path.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Class name of node x; a class object shows the class it describes ("class Foo"). */
-static const char *path_label(const graph *g, node_ix x, char *buf, size_t cap)
-{
-    if (g->node_kind[x] == GRAPH_KIND_CLASS) {
-        for (class_ix c = 0; c < g->n_classes; c++)
-            if (g->classes[c].node == x) {
-                snprintf(buf, cap, "class %s", graph_str(g, g->classes[c].name));
-                return buf;
-            }
-    }
-    /* V8 synthetic nodes are all class "(synthetic)"; name them as the other verbs do:
-     * "(root)", "(GC roots)", "(Global handles)", ... */
-    if (g->node_name && g->node_kind[x] == GRAPH_KIND_SYNTHETIC) {
-        const char *nm = graph_str(g, g->node_name[x]);
-        if (x == g->synthetic_root)
-            return "(root)";
-        if (*nm)
-            return nm;
-    }
-    const char *s = graph_class_name(g, x);
-    return s && s[0] ? s : "<no class>";
-}
-
-/* --collapse: the reference into a line and its ends ("N x category: first ... last"). */
-static void path_print_collapsed(const graph *g, const cat_set *cs, const node_ix *nodes,
-                                 const edge_ix *edges, const collapse_line *ln, uint32_t n_ln)
-{
-    char b1[CLI_FMT_MAX], lab[512], ename[256];
-    for (uint32_t i = 0; i < n_ln; i++) {
-        const collapse_line *l = &ln[i];
-        if (l->first > 0) {
-            edge_ix e = edges[l->first - 1];
-            printf("      --[%s %s]-->\n", graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])),
-                   graph_edge_name_text(g, e, ename, sizeof ename));
-        }
-        node_ix a = nodes[l->first], z = nodes[l->last];
-        if (l->first == l->last) {
-            printf("  %s %s", cli_fmt_id(b1, g, graph_node_id(g, a)),
-                   path_label(g, a, lab, sizeof lab));
-            if (l->cat != CAT_NONE)
-                printf("  [%s]", cat_name(cs, l->cat));
-            printf("\n");
-            continue;
-        }
-        printf("  %u x %s: %s %s", collapse_count(l), cat_name(cs, l->cat),
-               cli_fmt_id(b1, g, graph_node_id(g, a)), path_label(g, a, lab, sizeof lab));
-        printf(" ... %s %s", cli_fmt_id(b1, g, graph_node_id(g, z)),
-               path_label(g, z, lab, sizeof lab));
-        if (l->collections)
-            printf(" (through %u collection node%s)", l->collections,
-                   l->collections == 1 ? "" : "s");
-        printf("\n");
-    }
-}
 
 /* V8/Node/ArkTS: the retaining path DevTools' Retainers view leads to when sorted by
  * distance: from the root, one hop per unit of DevTools distance, never through a weak edge
@@ -99,64 +46,18 @@ static int path_devtools(const cli_common *co, const graph *g, node_ix target)
         nodes[i] = graph_edge_from(g, edges[i]);
     nodes[len] = target;
     int reachable = r.distance[target] != DEVTOOLS_NO_DISTANCE && (len > 0 || target == r.root);
-    char b1[CLI_FMT_MAX], lab[512], ename[256];
+    rep_path_dt v = {g, target, nodes, edges, len, r.distance, r.retained, reachable};
     if (co->json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_str(&w, "model", "devtools");
-        jsonw_kv_obj_begin(&w, "object");
-        jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, graph_node_id(g, target)));
-        jsonw_kv_str(&w, "class", path_label(g, target, lab, sizeof lab));
-        jsonw_kv_int(&w, "distance", r.distance[target]);
-        jsonw_kv_uint(&w, "retained", r.retained[target]);
-        jsonw_obj_end(&w);
-        jsonw_kv_bool(&w, "reachable", reachable);
-        if (reachable) {
-            jsonw_kv_obj_begin(&w, "root");
-            jsonw_kv_str(&w, "kind", "synthetic root");
-            jsonw_obj_end(&w);
-            jsonw_kv_bool(&w, "low_priority", 0);
-            jsonw_kv_arr_begin(&w, "path");
-            for (uint32_t i = 0; i <= len; i++) {
-                jsonw_obj_begin(&w);
-                if (i > 0) {
-                    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[edges[i - 1]]);
-                    jsonw_kv_str(&w, "reference", graph_edge_kind_name(k));
-                    jsonw_kv_str(&w, "name",
-                                 graph_edge_name_text(g, edges[i - 1], ename, sizeof ename));
-                }
-                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, graph_node_id(g, nodes[i])));
-                jsonw_kv_str(&w, "class", path_label(g, nodes[i], lab, sizeof lab));
-                jsonw_kv_int(&w, "distance", r.distance[nodes[i]]);
-                jsonw_kv_uint(&w, "retained", r.retained[nodes[i]]);
-                jsonw_obj_end(&w);
-            }
-            jsonw_arr_end(&w);
-        }
+        rep_path_dt_json(&w, &v);
         cli_json_end_phase(co, &w, "paths_ms", path_ms);
-    } else if (!reachable) {
-        printf("%s %s is unreachable: DevTools gives it no distance (no path from the root "
-               "without weak edges)\n",
-               cli_fmt_id(b1, g, graph_node_id(g, target)), path_label(g, target, lab, sizeof lab));
     } else {
-        printf("GC root: synthetic root (DevTools retaining path by distance, weak edges "
-               "hidden)\n");
-        for (uint32_t i = 0; i <= len; i++) {
-            if (i > 0) {
-                unsigned k = GRAPH_EDGE_KIND(g->edge_kind[edges[i - 1]]);
-                printf("      --[%s %s]-->\n", graph_edge_kind_name(k),
-                       graph_edge_name_text(g, edges[i - 1], ename, sizeof ename));
-            }
-            char dd[CLI_FMT_MAX], rr[CLI_FMT_MAX];
-            printf("  %s %s  (distance %s, retained %s)\n",
-                   cli_fmt_id(b1, g, graph_node_id(g, nodes[i])),
-                   path_label(g, nodes[i], lab, sizeof lab),
-                   cli_fmt_distance(dd, r.distance[nodes[i]]),
-                   cli_fmt_bytes(rr, r.retained[nodes[i]]));
+        rep_path_dt_text(stdout, &v);
+        if (reachable) {
+            cli_print_timing(co, stdout, "load time", co->load_ms);
+            cli_print_timing(co, stdout, "path", path_ms);
         }
-        printf("%" PRIu32 " reference%s\n", len, len == 1 ? "" : "s");
-        cli_print_timing(co, stdout, "load time", co->load_ms);
-        cli_print_timing(co, stdout, "path", path_ms);
     }
     free(edges);
     free(nodes);
@@ -226,7 +127,7 @@ int cmd_path(int argc, char **argv)
     }
     const graph *g = lr_heap_graph(lh);
     node_ix target = graph_find_id(g, id);
-    char b1[CLI_FMT_MAX], lab[512], ename[256];
+    char b1[CLI_FMT_MAX];
     if (target == GRAPH_NONE) {
         rc = cli_fail(&co, LR_ERR_NOT_FOUND, "%s: no object with id %s", co.pos[0],
                       cli_fmt_id(b1, g, id));
@@ -271,86 +172,19 @@ int cmd_path(int argc, char **argv)
     const graph_root *root = root_entry < g->n_roots ? &g->roots[root_entry] : NULL;
     const char *root_kind = root ? graph_root_kind_name(root->kind) : "synthetic root";
 
+    rep_path v = {g, target, id, nodes, edges, len, root, root_kind,
+                  paths_via_last(&r, target), collapse, &cs, ln, n_ln};
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_obj_begin(&w, "object");
-        jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, id));
-        jsonw_kv_str(&w, "class", path_label(g, target, lab, sizeof lab));
-        jsonw_obj_end(&w);
-        jsonw_kv_bool(&w, "reachable", len > 0);
-        if (len) {
-            jsonw_kv_obj_begin(&w, "root");
-            jsonw_kv_str(&w, "kind", root_kind);
-            if (root && root->thread)
-                jsonw_kv_uint(&w, "thread_serial", root->thread);
-            jsonw_obj_end(&w);
-            jsonw_kv_bool(&w, "low_priority", paths_via_last(&r, target));
-            jsonw_kv_arr_begin(&w, "path");
-            for (uint32_t i = 0; i < len; i++) {
-                jsonw_obj_begin(&w);
-                if (i > 0) {
-                    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[edges[i - 1]]);
-                    jsonw_kv_str(&w, "reference", graph_edge_kind_name(k));
-                    jsonw_kv_str(&w, "name",
-                                 graph_edge_name_text(g, edges[i - 1], ename, sizeof ename));
-                }
-                jsonw_kv_str(&w, "id", cli_fmt_id(b1, g, graph_node_id(g, nodes[i])));
-                jsonw_kv_str(&w, "class", path_label(g, nodes[i], lab, sizeof lab));
-                jsonw_obj_end(&w);
-            }
-            jsonw_arr_end(&w);
-        }
-        if (collapse && len) {
-            jsonw_kv_arr_begin(&w, "collapsed");
-            for (uint32_t i = 0; i < n_ln; i++) {
-                const collapse_line *l = &ln[i];
-                jsonw_obj_begin(&w);
-                jsonw_kv_str(&w, "category", cat_name(&cs, l->cat));
-                jsonw_kv_uint(&w, "count", collapse_count(l));
-                jsonw_kv_uint(&w, "collections", l->collections);
-                jsonw_kv_uint(&w, "from", l->first); /* indexes into "path" */
-                jsonw_kv_uint(&w, "to", l->last);
-                if (l->first > 0) {
-                    edge_ix e = edges[l->first - 1];
-                    jsonw_kv_str(&w, "reference",
-                                 graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
-                    jsonw_kv_str(&w, "name", graph_edge_name_text(g, e, ename, sizeof ename));
-                }
-                jsonw_kv_str(&w, "first_class", path_label(g, nodes[l->first], lab, sizeof lab));
-                jsonw_kv_str(&w, "last_class", path_label(g, nodes[l->last], lab, sizeof lab));
-                jsonw_obj_end(&w);
-            }
-            jsonw_arr_end(&w);
-        }
+        rep_path_json(&w, &v);
         cli_json_end_phase(&co, &w, "paths_ms", path_ms);
-    } else if (!len) {
-        printf("%s %s is unreachable: no strong reference path from a GC root\n",
-               cli_fmt_id(b1, g, id), path_label(g, target, lab, sizeof lab));
     } else {
-        printf("GC root: %s", root ? graph_root_kind_title(root->kind) : root_kind);
-        if (root && root->thread)
-            printf(" (thread serial %" PRIu32 ")", root->thread);
-        printf("\n");
-        if (collapse)
-            path_print_collapsed(g, &cs, nodes, edges, ln, n_ln);
-        for (uint32_t i = 0; !collapse && i < len; i++) {
-            if (i > 0) {
-                unsigned k = GRAPH_EDGE_KIND(g->edge_kind[edges[i - 1]]);
-                printf("      --[%s %s]-->\n", graph_edge_kind_name(k),
-                       graph_edge_name_text(g, edges[i - 1], ename, sizeof ename));
-            }
-            printf("  %s %s\n", cli_fmt_id(b1, g, graph_node_id(g, nodes[i])),
-                   path_label(g, nodes[i], lab, sizeof lab));
+        rep_path_text(stdout, &v);
+        if (len) {
+            cli_print_timing(&co, stdout, "load time", co.load_ms);
+            cli_print_timing(&co, stdout, "path", path_ms);
         }
-        int low = paths_via_last(&r, target);
-        printf("%" PRIu32 " reference%s%s\n", len - 1, len == 2 ? "" : "s",
-               low ? " (through a low-priority reference or root)" : "");
-        if (collapse)
-            printf("collapsed: %" PRIu32 " objects on %" PRIu32 " line%s\n", len, n_ln,
-                   n_ln == 1 ? "" : "s");
-        cli_print_timing(&co, stdout, "load time", co.load_ms);
-        cli_print_timing(&co, stdout, "path", path_ms);
     }
     free(nodes);
     free(edges);

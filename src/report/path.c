@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* path.c: a retaining path as text and JSON (report layer), prefix rep_path_. The shortest
+ * strong path (root kind, then each hop: the reference taken, the object id and its class;
+ * with categories, runs of one category as one line) or DevTools' retaining path by distance
+ * (each object with its distance and retained size). An unreachable object is an answer:
+ * one line saying so, or "reachable": false. */
+#include "report/path.h"
+
+#include "report/fmt.h"
+
+#include <inttypes.h>
+
+/* Class name of node x; a class object shows the class it describes ("class Foo"). */
+static const char *label(const graph *g, node_ix x, char *buf, size_t cap)
+{
+    if (g->node_kind[x] == GRAPH_KIND_CLASS) {
+        for (class_ix c = 0; c < g->n_classes; c++)
+            if (g->classes[c].node == x) {
+                snprintf(buf, cap, "class %s", graph_str(g, g->classes[c].name));
+                return buf;
+            }
+    }
+    /* V8 synthetic nodes are all class "(synthetic)"; name them as the other verbs do:
+     * "(root)", "(GC roots)", "(Global handles)", ... */
+    if (g->node_name && g->node_kind[x] == GRAPH_KIND_SYNTHETIC) {
+        const char *nm = graph_str(g, g->node_name[x]);
+        if (x == g->synthetic_root)
+            return "(root)";
+        if (*nm)
+            return nm;
+    }
+    const char *s = graph_class_name(g, x);
+    return s && s[0] ? s : "<no class>";
+}
+
+/* --collapse: the reference into a line and its ends ("N x category: first ... last"). */
+static void print_collapsed(FILE *out, const graph *g, const cat_set *cs, const node_ix *nodes,
+                                 const edge_ix *edges, const collapse_line *ln, uint32_t n_ln)
+{
+    char b1[REP_FMT_MAX], lab[512], ename[256];
+    for (uint32_t i = 0; i < n_ln; i++) {
+        const collapse_line *l = &ln[i];
+        if (l->first > 0) {
+            edge_ix e = edges[l->first - 1];
+            fprintf(out, "      --[%s %s]-->\n",
+                    graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])),
+                    graph_edge_name_text(g, e, ename, sizeof ename));
+        }
+        node_ix a = nodes[l->first], z = nodes[l->last];
+        if (l->first == l->last) {
+            fprintf(out, "  %s %s", rep_fmt_id(b1, g, graph_node_id(g, a)),
+                    label(g, a, lab, sizeof lab));
+            if (l->cat != CAT_NONE)
+                fprintf(out, "  [%s]", cat_name(cs, l->cat));
+            fprintf(out, "\n");
+            continue;
+        }
+        fprintf(out, "  %u x %s: %s %s", collapse_count(l), cat_name(cs, l->cat),
+                rep_fmt_id(b1, g, graph_node_id(g, a)), label(g, a, lab, sizeof lab));
+        fprintf(out, " ... %s %s", rep_fmt_id(b1, g, graph_node_id(g, z)),
+                label(g, z, lab, sizeof lab));
+        if (l->collections)
+            fprintf(out, " (through %u collection node%s)", l->collections,
+                    l->collections == 1 ? "" : "s");
+        fprintf(out, "\n");
+    }
+}
+
+void rep_path_json(jsonw *w, const rep_path *v)
+{
+    const graph *g = v->g;
+    char b1[REP_FMT_MAX], lab[512], ename[256];
+    jsonw_kv_obj_begin(w, "object");
+    jsonw_kv_str(w, "id", rep_fmt_id(b1, g, v->id));
+    jsonw_kv_str(w, "class", label(g, v->target, lab, sizeof lab));
+    jsonw_obj_end(w);
+    jsonw_kv_bool(w, "reachable", v->len > 0);
+    if (v->len) {
+        jsonw_kv_obj_begin(w, "root");
+        jsonw_kv_str(w, "kind", v->root_kind);
+        if (v->root && v->root->thread)
+            jsonw_kv_uint(w, "thread_serial", v->root->thread);
+        jsonw_obj_end(w);
+        jsonw_kv_bool(w, "low_priority", v->low_priority);
+        jsonw_kv_arr_begin(w, "path");
+        for (uint32_t i = 0; i < v->len; i++) {
+            jsonw_obj_begin(w);
+            if (i > 0) {
+                unsigned k = GRAPH_EDGE_KIND(g->edge_kind[v->edges[i - 1]]);
+                jsonw_kv_str(w, "reference", graph_edge_kind_name(k));
+                jsonw_kv_str(w, "name",
+                             graph_edge_name_text(g, v->edges[i - 1], ename, sizeof ename));
+            }
+            jsonw_kv_str(w, "id", rep_fmt_id(b1, g, graph_node_id(g, v->nodes[i])));
+            jsonw_kv_str(w, "class", label(g, v->nodes[i], lab, sizeof lab));
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+    }
+    if (v->collapse && v->len) {
+        jsonw_kv_arr_begin(w, "collapsed");
+        for (uint32_t i = 0; i < v->n_ln; i++) {
+            const collapse_line *l = &v->ln[i];
+            jsonw_obj_begin(w);
+            jsonw_kv_str(w, "category", cat_name(v->cs, l->cat));
+            jsonw_kv_uint(w, "count", collapse_count(l));
+            jsonw_kv_uint(w, "collections", l->collections);
+            jsonw_kv_uint(w, "from", l->first); /* indexes into "path" */
+            jsonw_kv_uint(w, "to", l->last);
+            if (l->first > 0) {
+                edge_ix e = v->edges[l->first - 1];
+                jsonw_kv_str(w, "reference",
+                             graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
+                jsonw_kv_str(w, "name", graph_edge_name_text(g, e, ename, sizeof ename));
+            }
+            jsonw_kv_str(w, "first_class", label(g, v->nodes[l->first], lab, sizeof lab));
+            jsonw_kv_str(w, "last_class", label(g, v->nodes[l->last], lab, sizeof lab));
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+    }
+}
+
+void rep_path_text(FILE *out, const rep_path *v)
+{
+    const graph *g = v->g;
+    char b1[REP_FMT_MAX], lab[512], ename[256];
+    if (!v->len) {
+        fprintf(out, "%s %s is unreachable: no strong reference path from a GC root\n",
+                rep_fmt_id(b1, g, v->id), label(g, v->target, lab, sizeof lab));
+    } else {
+        fprintf(out, "GC root: %s",
+                v->root ? graph_root_kind_title(v->root->kind) : v->root_kind);
+        if (v->root && v->root->thread)
+            fprintf(out, " (thread serial %" PRIu32 ")", v->root->thread);
+        fprintf(out, "\n");
+        if (v->collapse)
+            print_collapsed(out, g, v->cs, v->nodes, v->edges, v->ln, v->n_ln);
+        for (uint32_t i = 0; !v->collapse && i < v->len; i++) {
+            if (i > 0) {
+                unsigned k = GRAPH_EDGE_KIND(g->edge_kind[v->edges[i - 1]]);
+                fprintf(out, "      --[%s %s]-->\n", graph_edge_kind_name(k),
+                        graph_edge_name_text(g, v->edges[i - 1], ename, sizeof ename));
+            }
+            fprintf(out, "  %s %s\n", rep_fmt_id(b1, g, graph_node_id(g, v->nodes[i])),
+                    label(g, v->nodes[i], lab, sizeof lab));
+        }
+        int low = v->low_priority;
+        fprintf(out, "%" PRIu32 " reference%s%s\n", v->len - 1, v->len == 2 ? "" : "s",
+                low ? " (through a low-priority reference or root)" : "");
+        if (v->collapse)
+            fprintf(out, "collapsed: %" PRIu32 " objects on %" PRIu32 " line%s\n", v->len, v->n_ln,
+                    v->n_ln == 1 ? "" : "s");
+    }
+}
+
+void rep_path_dt_json(jsonw *w, const rep_path_dt *v)
+{
+    const graph *g = v->g;
+    char b1[REP_FMT_MAX], lab[512], ename[256];
+    jsonw_kv_str(w, "model", "devtools");
+    jsonw_kv_obj_begin(w, "object");
+    jsonw_kv_str(w, "id", rep_fmt_id(b1, g, graph_node_id(g, v->target)));
+    jsonw_kv_str(w, "class", label(g, v->target, lab, sizeof lab));
+    jsonw_kv_int(w, "distance", v->distance[v->target]);
+    jsonw_kv_uint(w, "retained", v->retained[v->target]);
+    jsonw_obj_end(w);
+    jsonw_kv_bool(w, "reachable", v->reachable);
+    if (v->reachable) {
+        jsonw_kv_obj_begin(w, "root");
+        jsonw_kv_str(w, "kind", "synthetic root");
+        jsonw_obj_end(w);
+        jsonw_kv_bool(w, "low_priority", 0);
+        jsonw_kv_arr_begin(w, "path");
+        for (uint32_t i = 0; i <= v->len; i++) {
+            jsonw_obj_begin(w);
+            if (i > 0) {
+                unsigned k = GRAPH_EDGE_KIND(g->edge_kind[v->edges[i - 1]]);
+                jsonw_kv_str(w, "reference", graph_edge_kind_name(k));
+                jsonw_kv_str(w, "name",
+                             graph_edge_name_text(g, v->edges[i - 1], ename, sizeof ename));
+            }
+            jsonw_kv_str(w, "id", rep_fmt_id(b1, g, graph_node_id(g, v->nodes[i])));
+            jsonw_kv_str(w, "class", label(g, v->nodes[i], lab, sizeof lab));
+            jsonw_kv_int(w, "distance", v->distance[v->nodes[i]]);
+            jsonw_kv_uint(w, "retained", v->retained[v->nodes[i]]);
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+    }
+}
+
+void rep_path_dt_text(FILE *out, const rep_path_dt *v)
+{
+    const graph *g = v->g;
+    char b1[REP_FMT_MAX], lab[512], ename[256];
+    if (!v->reachable) {
+        fprintf(out, "%s %s is unreachable: DevTools gives it no distance (no path from the root "
+                "without weak edges)\n",
+                rep_fmt_id(b1, g, graph_node_id(g, v->target)),
+                label(g, v->target, lab, sizeof lab));
+    } else {
+        fprintf(out, "GC root: synthetic root (DevTools retaining path by distance, weak edges "
+                "hidden)\n");
+        for (uint32_t i = 0; i <= v->len; i++) {
+            if (i > 0) {
+                unsigned k = GRAPH_EDGE_KIND(g->edge_kind[v->edges[i - 1]]);
+                fprintf(out, "      --[%s %s]-->\n", graph_edge_kind_name(k),
+                        graph_edge_name_text(g, v->edges[i - 1], ename, sizeof ename));
+            }
+            char dd[REP_FMT_MAX], rr[REP_FMT_MAX];
+            fprintf(out, "  %s %s  (distance %s, retained %s)\n",
+                    rep_fmt_id(b1, g, graph_node_id(g, v->nodes[i])),
+                    label(g, v->nodes[i], lab, sizeof lab),
+                    rep_fmt_distance(dd, v->distance[v->nodes[i]]),
+                    rep_fmt_bytes(rr, v->retained[v->nodes[i]]));
+        }
+        fprintf(out, "%" PRIu32 " reference%s\n", v->len, v->len == 1 ? "" : "s");
+    }
+}
