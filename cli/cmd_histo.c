@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cmd_histo.c: `leakray histo FILE` (cli), prefix histo_. Instances and shallow bytes per
+/* cmd_histo.c: `leakray histo FILE` (cli), prefix histo_cmd_. Instances and shallow bytes per
  * class, laid out like `jmap -histo`, from a load without edges (the fast path), or from the
  * streaming HPROF histogram when nothing needs the graph. The rows come from
  * analysis/histo.h, the table, CSV and JSON from report/histo.h; this file picks the path,
@@ -19,26 +19,26 @@
 #include <string.h>
 
 /* --class/--package and --csv, set once by cmd_histo. */
-static const cli_filter *histo_filter;
-static int histo_csv;
+static const cli_filter *histo_cmd_filter;
+static int histo_cmd_csv;
 
-static int histo_keep(const char *name, void *arg)
+static int histo_cmd_keep(const char *name, void *arg)
 {
     return cli_filter_match(arg, name);
 }
 
-#define HISTO_KEEP histo_filter ? histo_keep : NULL, (void *)histo_filter
+#define HISTO_CMD_KEEP histo_cmd_filter ? histo_cmd_keep : NULL, (void *)histo_cmd_filter
 
 /* The result in the chosen form, then (text) the load time. */
-static void histo_emit(const cli_common *co, const histo_result *h, uint64_t top,
-                       const char *heap, const char *sort)
+static void histo_cmd_emit(const cli_common *co, const histo_result *h, uint64_t top,
+                           const char *heap, const char *sort)
 {
     if (co->json) {
         jsonw w;
         cli_json_begin(&w);
         rep_histo_json(&w, h, top, heap, sort);
         cli_json_end(co, &w);
-    } else if (histo_csv) {
+    } else if (histo_cmd_csv) {
         rep_histo_csv(stdout, h, top);
     } else {
         rep_histo_text(stdout, h, top);
@@ -46,8 +46,8 @@ static void histo_emit(const cli_common *co, const histo_result *h, uint64_t top
     }
 }
 
-static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort sort,
-                          const char *sort_name, uint64_t top, int ret, int detached_only)
+static int histo_cmd_devtools(const cli_common *co, const graph *g, enum histo_sort sort,
+                              const char *sort_name, uint64_t top, int ret, int detached_only)
 {
     lr_error err = {.offset = LR_NO_OFFSET};
     devtools_result r;
@@ -56,7 +56,7 @@ static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort 
         return cli_error(co, &err);
     double dt_ms = cli_now_ms() - t0;
     histo_dt_result h;
-    if (histo_dt_select(g, &r, sort, detached_only, HISTO_KEEP, &h, &err) != LR_OK) {
+    if (histo_dt_select(g, &r, sort, detached_only, HISTO_CMD_KEEP, &h, &err) != LR_OK) {
         devtools_free(&r);
         return cli_error(co, &err);
     }
@@ -66,7 +66,7 @@ static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort 
         cli_json_begin(&w);
         rep_histo_dt_json(&w, g, &h, top, ret, sort_name);
         cli_json_end_phase(co, &w, "devtools_ms", dt_ms);
-    } else if (histo_csv) {
+    } else if (histo_cmd_csv) {
         rep_histo_dt_csv(stdout, g, &h, top, ret);
     } else {
         rep_histo_dt_text(stdout, g, &h, top, ret);
@@ -79,7 +79,7 @@ static int histo_devtools(const cli_common *co, const graph *g, enum histo_sort 
 }
 
 /* Heap index by name, or -1; lists the heaps on failure. */
-static int find_heap(const graph *g, const char *name)
+static int histo_cmd_heap(const graph *g, const char *name)
 {
     for (uint32_t i = 0; i < g->n_heaps && i < GRAPH_MAX_HEAPS; i++)
         if (strcmp(graph_str(g, g->heap_names[i]), name) == 0)
@@ -91,8 +91,8 @@ static int find_heap(const graph *g, const char *name)
  * rows the graph would, in one walk without building it. Whatever it declines or fails on
  * (other formats, damaged input, sizes near 4 GiB) is left to the graph load, so errors are
  * printed by one code path. Returns an exit code, or -1 for "load the graph". */
-static int histo_stream(cli_common *co, enum histo_sort sort, const char *sort_name,
-                        uint64_t top)
+static int histo_cmd_stream(cli_common *co, enum histo_sort sort, const char *sort_name,
+                            uint64_t top)
 {
     double t0 = cli_now_ms();
     mfile m;
@@ -118,8 +118,8 @@ static int histo_stream(cli_common *co, enum histo_sort sort, const char *sort_n
             all[c].count = hh.rows[c].count;
             all[c].shallow = hh.rows[c].bytes;
         }
-        histo_rank(all, hh.n_classes, sort, HISTO_KEEP, &h);
-        histo_emit(co, &h, top, NULL, sort_name);
+        histo_rank(all, hh.n_classes, sort, HISTO_CMD_KEEP, &h);
+        histo_cmd_emit(co, &h, top, NULL, sort_name);
         histo_free(&h);
     }
     hprof_histo_free(&hh);
@@ -136,7 +136,7 @@ int cmd_histo(int argc, char **argv)
     cli_filter flt = {0};
     const cli_optdef opts[] = {
         CLI_FILTER_OPTS(&flt),
-        {"--csv", CLI_OPT_FLAG, &histo_csv, NULL, "comma-separated values", NULL},
+        {"--csv", CLI_OPT_FLAG, &histo_cmd_csv, NULL, "comma-separated values", NULL},
         {"--retained", CLI_OPT_FLAG, &want_retained, NULL,
          "add retained bytes per class, no byte counted twice (loads references)", NULL},
         {"--top", CLI_OPT_UINT, &top, "N", "show only the first N rows (the total covers all)",
@@ -160,7 +160,7 @@ int cmd_histo(int argc, char **argv)
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
         return rc;
-    histo_filter = cli_filter_active(&flt) ? &flt : NULL;
+    histo_cmd_filter = cli_filter_active(&flt) ? &flt : NULL;
 
     lr_heap *lh;
     int sort_given = sort != NULL;
@@ -170,7 +170,7 @@ int cmd_histo(int argc, char **argv)
         enum histo_sort hs = strcmp(sort, "count") == 0  ? HISTO_BY_COUNT
                              : strcmp(sort, "name") == 0 ? HISTO_BY_NAME
                                                          : HISTO_BY_SHALLOW;
-        if ((rc = histo_stream(&co, hs, sort, top)) >= 0)
+        if ((rc = histo_cmd_stream(&co, hs, sort, top)) >= 0)
             return rc;
     }
     if ((rc = cli_open(&co, co.pos[0], want_retained ? 0 : CLI_OPEN_NO_EDGES, &lh)) != 0)
@@ -185,7 +185,7 @@ int cmd_histo(int argc, char **argv)
                              : strcmp(sort, "count") == 0  ? HISTO_BY_COUNT
                              : strcmp(sort, "name") == 0   ? HISTO_BY_NAME
                                                            : HISTO_BY_SHALLOW;
-        rc = histo_devtools(&co, g, hs, sort, top, want_retained, detached);
+        rc = histo_cmd_devtools(&co, g, hs, sort, top, want_retained, detached);
         lr_close(lh);
         return rc;
     }
@@ -228,7 +228,7 @@ int cmd_histo(int argc, char **argv)
              : strcmp(sort, "name") == 0 ? HISTO_BY_NAME
                                          : HISTO_BY_SHALLOW;
     if (heap) {
-        heap_ix = find_heap(g, heap);
+        heap_ix = histo_cmd_heap(g, heap);
         if (heap_ix < 0) {
             char names[256] = "";
             size_t used = 0;
@@ -248,14 +248,14 @@ int cmd_histo(int argc, char **argv)
     }
     lr_error err = {.offset = LR_NO_OFFSET};
     histo_result h;
-    if (histo_build(g, class_top, heap_ix, hsort, HISTO_KEEP, &h, &err) != LR_OK) {
+    if (histo_build(g, class_top, heap_ix, hsort, HISTO_CMD_KEEP, &h, &err) != LR_OK) {
         rc = cli_error(&co, &err);
         free(class_top);
         lr_close(lh);
         return rc;
     }
     h.heap_bytes = heap_bytes;
-    histo_emit(&co, &h, top, heap, sort);
+    histo_cmd_emit(&co, &h, top, heap, sort);
     histo_free(&h);
     free(class_top);
     lr_close(lh);

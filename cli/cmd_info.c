@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cmd_info.c: `leakray info FILE` (cli), prefix info_. What a dump is and what it holds. The
+/* cmd_info.c: `leakray info FILE` (cli), prefix info_cmd_. What a dump is and what it holds. The
  * counts come from one pass over the loaded graph (analysis/info.h); this file adds what only
  * the input tells (size and compression on disk, the heap dumps of a multi-dump HPROF file)
  * and hands the result to report/info.h for text or JSON. */
@@ -13,13 +13,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-typedef struct info_file {
+typedef struct info_cmd_file {
     uint64_t size;        /* bytes on disk, 0 if stat failed */
     const char *compress; /* "plain", "gzip", "bzip2" from the magic bytes */
-} info_file;
+} info_cmd_file;
 
 /* The loader has already inflated the input; the magic bytes on disk still tell how. */
-static void info_probe_file(const char *path, info_file *f)
+static void info_cmd_probe(const char *path, info_cmd_file *f)
 {
     struct stat st;
     f->size = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
@@ -39,7 +39,7 @@ static void info_probe_file(const char *path, info_file *f)
 }
 
 /* The heap dumps of an HPROF file, read from the bytes the graph already maps. */
-static lr_status info_dumps(const graph *g, hprof_dump *out, uint32_t *n, lr_error *err)
+static lr_status info_cmd_dumps(const graph *g, hprof_dump *out, uint32_t *n, lr_error *err)
 {
     *n = 0;
     if (!g->format || strcmp(g->format, "hprof") != 0 || !g->data)
@@ -53,7 +53,7 @@ static lr_status info_dumps(const graph *g, hprof_dump *out, uint32_t *n, lr_err
 }
 
 /* Index of the dump the loader picked: --dump N, or the last one. */
-static int64_t loaded_dump(const cli_common *co, uint32_t n_dumps)
+static int64_t info_cmd_loaded(const cli_common *co, uint32_t n_dumps)
 {
     return co->dump_index >= 0 ? co->dump_index : (int64_t)n_dumps - 1;
 }
@@ -75,8 +75,8 @@ int cmd_info(int argc, char **argv)
         return rc;
     const graph *g = lr_heap_graph(lh);
 
-    info_file f;
-    info_probe_file(path, &f);
+    info_cmd_file f;
+    info_cmd_probe(path, &f);
     info_result *c = err_malloc(sizeof *c);
     if (!c) {
         lr_close(lh);
@@ -90,12 +90,12 @@ int cmd_info(int argc, char **argv)
     lr_error err = {.offset = LR_NO_OFFSET};
     /* The loader accepted the file, so listing its dumps cannot fail short of a bug; if it
      * does, the list is left out rather than failing the whole report. */
-    if (info_dumps(g, dumps, &n_dumps, &err) != LR_OK)
+    if (info_cmd_dumps(g, dumps, &n_dumps, &err) != LR_OK)
         n_dumps = 0;
     for (uint32_t d = 0; d < n_dumps && d < INFO_MAX_DUMPS; d++)
         c->dumps[d] = (info_dump){dumps[d].offset, dumps[d].length, dumps[d].n_records};
     c->n_dumps = n_dumps;
-    c->loaded = loaded_dump(&co, n_dumps);
+    c->loaded = info_cmd_loaded(&co, n_dumps);
 
     if (co.json) {
         jsonw w;
