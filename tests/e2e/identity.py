@@ -17,13 +17,19 @@ import subprocess
 import sys
 
 
-def digest(binary, work, args):
+def digest(binary, work, args, places):
     p = subprocess.run([binary] + args, cwd=work, stdin=subprocess.DEVNULL,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    out, err = p.stdout, p.stderr
+    # A dump's absolute path (analyze's "Heap dump file path") depends on where the checkout
+    # and the fixtures are: it is hashed as the link name it was reached through.
+    for real, name in places:
+        out = out.replace(real, name)
+        err = err.replace(real, name)
     h = hashlib.sha256()
-    h.update(p.stdout)
+    h.update(out)
     h.update(b"\n--stderr--\n")
-    h.update(p.stderr)
+    h.update(err)
     h.update(b"\n--rc %d\n" % p.returncode)
     return h.hexdigest()
 
@@ -44,8 +50,10 @@ def main():
             if i % every == 0:
                 cmds.append(words)
     binary = os.path.abspath(binary)
+    places = [(os.path.realpath(os.path.join(work, n)).encode() + b"/", n.encode() + b"/")
+              for n in ("fx", "data")]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
-        sums = list(ex.map(lambda a: digest(binary, work, a), cmds))
+        sums = list(ex.map(lambda a: digest(binary, work, a, places), cmds))
     with open(out, "w", encoding="utf-8") as f:
         for s, a in zip(sums, cmds):
             f.write(s + " " + " ".join(a) + "\n")
