@@ -18,6 +18,7 @@
 #include "analysis/retained.h"
 #include "analysis/suspects.h"
 #include "analysis/trace.h"
+#include "format/leaktracker.h"
 #include "format/v8.h"
 #include "report/text.h"
 #include "rules/mapping.h"
@@ -360,6 +361,30 @@ static void analyze_warn(void *co, const char *msg)
     cli_warn(co, "%s", msg);
 }
 
+/* The objects a leak_tracker report names (Dart snapshots: by identity hash) join the
+ * leaking objects, each with the report's verdict as its reason. */
+static lr_status analyze_leak_tracker(cli_common *co, const graph *g, const char *path,
+                                      leak_set *ls, lr_error *err)
+{
+    lt_report r;
+    LR_TRY(lt_load(g, path, &r, err));
+    lr_status st = LR_OK;
+    for (uint32_t i = 0; st == LR_OK && i < r.n; i++) {
+        char why[96];
+        snprintf(why, sizeof why, "leak_tracker: %s, identityHashCode %u",
+                 lt_type_title(r.v[i].type), r.v[i].code);
+        st = leak_add(ls, r.v[i].node, LEAK_SRC_RULE, why, err);
+    }
+    if (st == LR_OK && r.n_missing)
+        cli_warn(co, "%s: %u of %u reported objects are not in the snapshot (collected "
+                     "before it was written)", path, r.n_missing, r.n_reports);
+    if (st == LR_OK && r.n_ambiguous)
+        cli_warn(co, "%s: %u reports match several objects (same identity hash and class): "
+                     "all are traced", path, r.n_ambiguous);
+    lt_report_free(&r);
+    return st;
+}
+
 /* "12.5" (percent) into a 0..1 share; -1 when s is no number in [0, 100]. */
 static double analyze_pct(const char *s)
 {
@@ -377,13 +402,16 @@ int cmd_analyze(int argc, char **argv)
     int no_suspects = 0, verbose = 0, strict = 0;
     uint64_t max_traces = TRACE_DEFAULT_TRACES;
     const char *categories = NULL, *share_s = NULL, *accum_s = NULL, *fail_susp_s = NULL;
-    const char *size_model = NULL, *html = NULL;
+    const char *size_model = NULL, *html = NULL, *leak_tracker = NULL;
     const cli_optdef opts[] = {
         {"--rules", CLI_OPT_LIST, &rules_files, "FILE", "extra rules file (repeatable)", NULL},
         {"--watch", CLI_OPT_LIST, &watches, "CLASS",
          "treat instances of CLASS as leaking (with the next --leaking-if)", NULL},
         {"--leaking-if", CLI_OPT_LIST, &ifs, "EXPR",
          "condition for the matching --watch, e.g. 'destroyed == true'", NULL},
+        {"--leak-tracker", CLI_OPT_STR, &leak_tracker, "JSON",
+         "Dart snapshots: trace the objects a Flutter leak_tracker report names (not disposed, "
+         "not GCed, GCed late; by identity hash)", NULL},
         {"--fail-on-leak", CLI_OPT_FLAG, &fail_on_leak, NULL,
          "exit 1 when a leak trace (application or library) or an unreachable leaking object "
          "is reported (3 on a truncated dump); suspects never count", NULL},
@@ -515,6 +543,8 @@ int cmd_analyze(int argc, char **argv)
      * tree to be found, so their paths come after it. */
     if (st == LR_OK)
         st = leak_find(g, &rs, &ls, &err);
+    if (st == LR_OK && leak_tracker)
+        st = analyze_leak_tracker(&co, g, leak_tracker, &ls, &err);
     analyze_phase("leakfind", &tp);
     /* --collapse folds long runs itself: it gets paths up to TRACE_COLLAPSE_STEPS whole */
     trace_opts topts = {full ? 0 : collapse ? TRACE_COLLAPSE_STEPS : TRACE_DEFAULT_STEPS,

@@ -155,6 +155,16 @@ lr_status leak_find(const graph *g, const rules_set *rs, leak_set *out, lr_error
     return st;
 }
 
+lr_status leak_add(leak_set *s, node_ix n, uint8_t source, const char *reason, lr_error *err)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->v[i].node == n)
+            return LR_OK;
+    if (push(s, n, source, reason))
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding leaking objects");
+    return LR_OK;
+}
+
 uint32_t leak_kwrs_of(const leak_set *s, node_ix n, uint32_t *first)
 {
     uint32_t lo = 0, hi = s->n_kwrs;

@@ -57,6 +57,11 @@ lr_status leak_find(const graph *g, const rules_set *rs, leak_set *out, lr_error
 lr_status leak_suspects(const graph *g, const dom_tree *t, double share, double accum,
                         leak_set *out, lr_error *err);
 
+/* Adds n as leaking (enum leak_source, reason) unless s holds it already: for objects a
+ * caller names itself, such as a run-time leak report matched to the dump. O(s->n). Returns
+ * LR_OK or LR_ERR_NOMEM. */
+lr_status leak_add(leak_set *s, node_ix n, uint8_t source, const char *reason, lr_error *err);
+
 /* KeyedWeakReferences watching n (first index into s->kwrs, count), 0 if none. */
 uint32_t leak_kwrs_of(const leak_set *s, node_ix n, uint32_t *first);
 

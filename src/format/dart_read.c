@@ -4,7 +4,8 @@
  * concatenated) into the graph (format layer), prefix dart_. One pass over the mapped bytes:
  * header, classes (1-origin, with their fields: a field's index names that reference slot),
  * objects (1-origin: class, shallow size, a tagged data payload, references by object id),
- * external sizes, and the optional identity-hash section. Both layouts load: the current one
+ * external sizes, and the optional identity-hash section, kept per object: it is how Flutter's
+ * leak_tracker names the objects it reports (format/leaktracker.c). Both layouts load: the current one
  * (three extra classes "Root", "Read-Only Pages", "Isolate" before the VM's, identity hashes
  * at the end) and the older one (root written with class 0, no hashes). Integers are
  * LEB128; every length and count is checked against the bytes left before it sizes anything.
@@ -17,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DART_FORMAT "dart"
+static const char DART_FORMAT[] = "dart"; /* g->format: compared by address */
 #define DART_MAGIC "dartheap"
 #define DART_LABEL_MAX 128 /* the writer truncates string data to 128 units; so do labels */
 
@@ -167,6 +168,31 @@ static str_ix field_name(const dfield *f, const dclass *k, uint64_t slot)
             hi = mid;
     }
     return lo < k->n && f[k->first + lo].index == slot ? f[k->first + lo].name : GRAPH_NONE;
+}
+
+/* What the graph keeps of a snapshot beyond the generic arrays (g->fmt_state). */
+typedef struct dart_state {
+    uint32_t *hash; /* identity hash per node, 0 = none; NULL when the snapshot has none */
+} dart_state;
+
+static void state_free(void *p)
+{
+    dart_state *s = p;
+    if (s)
+        free(s->hash);
+    free(s);
+}
+
+uint32_t dart_identity_hash(const graph *g, node_ix n)
+{
+    const dart_state *s = g && g->format == DART_FORMAT ? g->fmt_state : NULL;
+    return s && s->hash && n < g->n_nodes ? s->hash[n] : 0;
+}
+
+int dart_has_identity_hashes(const graph *g)
+{
+    const dart_state *s = g && g->format == DART_FORMAT ? g->fmt_state : NULL;
+    return s && s->hash;
 }
 
 typedef struct dctx {
@@ -371,13 +397,27 @@ static lr_status dart_load_x(dctx *x)
         uint64_t t = (uint64_t)g->node_native[obj - 1] + size;
         g->node_native[obj - 1] = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
     }
-    /* Identity hashes (current layout) follow, one per object; an older VM wrote none. They
-     * are read to check the file, not kept. */
-    if (c->p < c->end)
+    /* Identity hashes (current layout) follow, one per object; an older VM wrote none. The
+     * VM's hashes are 32-bit (0: never asked for one). */
+    if (c->p < c->end) {
+        dart_state *ds = err_calloc(1, sizeof *ds);
+        if (ds)
+            ds->hash = err_mallocarray(n_objs ? n_objs : 1, sizeof *ds->hash);
+        if (!ds || !ds->hash) {
+            state_free(ds);
+            return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory", c->name);
+        }
+        g->fmt_state = ds;
+        g->fmt_free = state_free;
         for (uint64_t i = 0; i < n_objs; i++) {
             uint64_t h;
+            uint64_t off = (uint64_t)(c->p - c->base);
             LR_TRY(uleb(c, &h, "identity hash"));
+            if (h > UINT32_MAX)
+                return LR_CORRUPT(c->err, c->name, off, "identity hash over 32 bits");
+            ds->hash[i] = (uint32_t)h;
         }
+    }
     if (c->p != c->end)
         return LR_CORRUPT(c->err, c->name, (uint64_t)(c->p - c->base),
                           "%llu bytes after the snapshot", (unsigned long long)(c->end - c->p));

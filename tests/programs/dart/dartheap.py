@@ -6,10 +6,16 @@
 # (a _GrowableList) keeps N CheckoutPageState objects alive, each with its widget, its element
 # (which points back at the state) and a TextEditingController with a listener closure; plus a
 # _WeakReferenceImpl whose target nothing else holds (must count as unreachable) and one
-# external (native) allocation. usage: dartheap.py OUT new|old N
+# external (native) allocation. usage: dartheap.py OUT new|old N [REPORT]
 #   new: the current layout (three extra classes Root/Read-Only Pages/Isolate, VM class ids
 #        shifted by 3, identity hashes at the end); old: the 2020/21 layout (root object with
 #        class 0, no extra classes, no identity hashes).
+# REPORT (new layout only): also writes a report as Flutter's leak_tracker serialises its Leaks
+# (JSON: leak type -> list of {type, context, code, tracked, phase}), naming objects of the
+# snapshot by identity hash: the first two screens' states not GCed, the third screen's
+# controller not disposed, its widget under a generic runtime type, the weakly held page GCed
+# late, plus two reports the snapshot cannot match (a collected object's hash, and a live
+# hash under the wrong type).
 import struct
 import sys
 
@@ -122,10 +128,35 @@ def main():
         for r in refs:
             b += uleb(r)
     b += uleb(1) + uleb(backing) + uleb(4096) + s("Unknown native function")
+    def ihash(o):  # identity hash of object id o (1-based); the root's is 0 (none)
+        return ((o - 1) * 2654435761) & 0x7FFFFFFF
+
     if new:
         for i in range(len(objs)):
-            b += uleb((i * 2654435761) & 0x7FFFFFFF)
+            b += uleb(ihash(i + 1))
     open(out, "wb").write(b)
+    if len(sys.argv) > 4:
+        ctrl3 = objs[states[2] - 1][3][2]
+        widget3 = objs[states[2] - 1][3][0]
+        hashes = {ihash(o) for o in range(1, len(objs) + 1)}
+        gone = next(h for h in range(1, 1 << 31) if h not in hashes)
+
+        def rep(t, o, tracked, code=None):
+            return {"type": t, "context": {"start": "#0 State.initState (framework.dart:1)"},
+                    "code": ihash(o) if code is None else code, "tracked": tracked,
+                    "phase": None}
+
+        leaks = {
+            "notDisposed": [rep("TextEditingController", ctrl3, "ChangeNotifier"),
+                            rep("CheckoutPage<dynamic>", widget3, "Widget"),
+                            rep("TextEditingController", 0, "ChangeNotifier", gone)],
+            "notGCed": [rep("CheckoutPageState", states[0], "State"),
+                        rep("CheckoutPageState", states[1], "State"),
+                        rep("StatefulElement", states[1], "Element")],
+            "gcedLate": [rep("CheckoutPage", lonely, "Widget")],
+        }
+        import json
+        open(sys.argv[4], "w").write(json.dumps(leaks, indent=2) + "\n")
 
 
 if __name__ == "__main__":
