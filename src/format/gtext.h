@@ -23,6 +23,31 @@ extern const fmt_reader fmt_gtext_reader;
 /* Nonzero if the first line of p[0..n) is a leakray_graph header. */
 int gtext_sniff(const uint8_t *p, uint64_t n);
 
+/* A graph's classes, nodes, edges and roots whose references are still ids, as the reader
+ * (pass 2) or the C API's builder (lr_builder) collected them; gtext_resolve turns them into
+ * the graph's indices. Parallel arrays, n_* entries each. */
+typedef struct gtext_pending {
+    uint64_t n_class, n_node, n_edge, n_root;
+    uint64_t *class_id, *class_super, *class_node; /* a class's id, its super's and node's */
+    uint8_t *class_has_super, *class_has_node;
+    uint64_t *node_class_id;                       /* a node's class id */
+    uint8_t *node_has_class;
+    uint64_t *edge_from, *edge_to_id;              /* an edge's ends by node id */
+    uint32_t *edge_nm;                             /* its name: str_ix or element index */
+    uint8_t *edge_k;                               /* GRAPH_EDGE_MAKE(kind, strength) */
+    uint64_t *root_id;                             /* a root's node id */
+    uint8_t *root_k;                               /* enum graph_root_kind */
+} gtext_pending;
+
+/* Completes g, whose nodes (ids included), class names, n_classes, zeroed first_edge (n_nodes
+ * + 1) and roots array (n_root) are filled: builds the id index, resolves class, super and
+ * node ids, lays edges out as CSR by source (record order within a source), resolves roots.
+ * References to absent nodes are dropped and counted (dangling_reference, dangling_root); a
+ * class id defined twice is an error. p's arrays are rewritten (edge_to_id becomes node
+ * indices). Returns LR_OK, LR_ERR_FORMAT naming `name`, LR_ERR_NOMEM. */
+lr_status gtext_resolve(graph *g, gtext_pending *p, const char *name, lr_error *err);
+void gtext_pending_free(gtext_pending *p);
+
 /* What gtext_write wrote. */
 typedef struct gtext_stats {
     uint64_t nodes, classes, edges, roots;

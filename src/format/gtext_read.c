@@ -40,22 +40,9 @@ typedef struct gctx {
     const char *name;
     lr_error *err;
     int pass;
-    /* counts (pass 1) and fill positions (pass 2) */
-    uint64_t n_class, n_node, n_edge, n_root, n_label;
-    uint64_t i_class, i_node, i_edge, i_root;
-    /* classes: file id, and super/node ids to resolve */
-    uint64_t *class_id, *class_super, *class_node;
-    uint8_t *class_has_super, *class_has_node;
-    /* nodes: class id to resolve */
-    uint64_t *node_class_id;
-    uint8_t *node_has_class;
-    /* edges: ends by id */
-    uint64_t *edge_from, *edge_to_id;
-    uint32_t *edge_nm;
-    uint8_t *edge_k;
-    /* roots */
-    uint64_t *root_id;
-    uint8_t *root_k;
+    gtext_pending p;    /* counts (pass 1), then the records' ids to resolve (pass 2) */
+    uint64_t n_label;
+    uint64_t i_class, i_node, i_edge, i_root; /* fill positions */
     char *sbuf;
     size_t scap;
     int saw_hex;        /* an id was written "0x...": show ids that way */
@@ -207,8 +194,8 @@ static lr_status class_rec(gctx *x, jscan *c, const jscan_val *first)
     uint64_t i = x->i_class;
     int has_name = 0;
     if (x->pass == 2) {
-        x->class_id[i] = id;
-        x->class_has_super[i] = x->class_has_node[i] = 0;
+        x->p.class_id[i] = id;
+        x->p.class_has_super[i] = x->p.class_has_node[i] = 0;
         x->g->classes[i] = (graph_class){.name = GRAPH_NONE, .super = GRAPH_NONE,
                                          .node = GRAPH_NONE};
     }
@@ -230,12 +217,12 @@ static lr_status class_rec(gctx *x, jscan *c, const jscan_val *first)
             uint64_t s;
             LR_TRY(get_id(x, c, &v, &s));
             if (x->pass == 2)
-                x->class_super[i] = s, x->class_has_super[i] = 1;
+                x->p.class_super[i] = s, x->p.class_has_super[i] = 1;
         } else if (jscan_key_is(k, kl, "node") && v.type != JSCAN_NULL) {
             uint64_t s;
             LR_TRY(get_id(x, c, &v, &s));
             if (x->pass == 2)
-                x->class_node[i] = s, x->class_has_node[i] = 1;
+                x->p.class_node[i] = s, x->p.class_has_node[i] = 1;
         }
     }
     if (!has_name)
@@ -257,7 +244,7 @@ static lr_status node_rec(gctx *x, jscan *c, const jscan_val *first)
         g->node_type[i] = 0;
         g->node_off[i] = UINT64_MAX;
         g->node_len[i] = 0;
-        x->node_has_class[i] = 0;
+        x->p.node_has_class[i] = 0;
         if (g->node_name)
             g->node_name[i] = GRAPH_NONE;
     }
@@ -273,7 +260,7 @@ static lr_status node_rec(gctx *x, jscan *c, const jscan_val *first)
         if (jscan_key_is(k, kl, "class") && v.type != JSCAN_NULL) {
             LR_TRY(get_id(x, c, &v, &u));
             if (x->pass == 2)
-                x->node_class_id[i] = u, x->node_has_class[i] = 1;
+                x->p.node_class_id[i] = u, x->p.node_has_class[i] = 1;
         } else if (jscan_key_is(k, kl, "size") || jscan_key_is(k, kl, "native")) {
             if (!jscan_u64(&v, &u) || v.type != JSCAN_NUM)
                 return corrupt(x, c, v.s, "size must be an unsigned number");
@@ -357,10 +344,10 @@ static lr_status edge_rec(gctx *x, jscan *c, const jscan_val *first)
     }
     if (x->pass == 2) {
         uint64_t i = x->i_edge;
-        x->edge_from[i] = ends[0];
-        x->edge_to_id[i] = ends[1];
-        x->edge_nm[i] = nm;
-        x->edge_k[i] = GRAPH_EDGE_MAKE(kind, strength);
+        x->p.edge_from[i] = ends[0];
+        x->p.edge_to_id[i] = ends[1];
+        x->p.edge_nm[i] = nm;
+        x->p.edge_k[i] = GRAPH_EDGE_MAKE(kind, strength);
     }
     x->i_edge++;
     return LR_OK;
@@ -383,8 +370,8 @@ static lr_status root_rec(gctx *x, jscan *c, const jscan_val *first)
             LR_TRY(root_kind_of(x, c, &v, &kind));
     }
     if (x->pass == 2) {
-        x->root_id[x->i_root] = id;
-        x->root_k[x->i_root] = kind;
+        x->p.root_id[x->i_root] = id;
+        x->p.root_k[x->i_root] = kind;
     }
     x->i_root++;
     return LR_OK;
@@ -431,8 +418,8 @@ static lr_status pass(gctx *x, int which)
         if (q < e) {
             LR_TRY(line(x, q, e, first));
             first = 0;
-            if (which == 2 && (x->i_node > x->n_node || x->i_edge > x->n_edge ||
-                               x->i_class > x->n_class || x->i_root > x->n_root))
+            if (which == 2 && (x->i_node > x->p.n_node || x->i_edge > x->p.n_edge ||
+                               x->i_class > x->p.n_class || x->i_root > x->p.n_root))
                 return LR_CORRUPT(x->err, x->name, (uint64_t)(q - x->data),
                                   "input changed while read");
         }
@@ -441,8 +428,8 @@ static lr_status pass(gctx *x, int which)
     if (first)
         return LR_CORRUPT(x->err, x->name, 0, "empty file: no leakray_graph header");
     if (which == 1) {
-        x->n_class = x->i_class, x->n_node = x->i_node;
-        x->n_edge = x->i_edge, x->n_root = x->i_root;
+        x->p.n_class = x->i_class, x->p.n_node = x->i_node;
+        x->p.n_edge = x->i_edge, x->p.n_root = x->i_root;
     }
     return LR_OK;
 }
@@ -465,89 +452,88 @@ static uint32_t find_class(const idpair *v, uint64_t n, uint64_t id)
     return hit ? hit->ix : GRAPH_NONE;
 }
 
-static lr_status resolve(gctx *x)
+lr_status gtext_resolve(graph *g, gtext_pending *p, const char *name, lr_error *err)
 {
-    graph *g = x->g;
-    LR_TRY(graph_build_index(g, x->err));
-    idpair *cls = err_mallocarray(x->n_class ? x->n_class : 1, sizeof *cls);
-    uint32_t *from = err_mallocarray(x->n_edge ? x->n_edge : 1, sizeof *from);
+    LR_TRY(graph_build_index(g, err));
+    idpair *cls = err_mallocarray(p->n_class ? p->n_class : 1, sizeof *cls);
+    uint32_t *from = err_mallocarray(p->n_edge ? p->n_edge : 1, sizeof *from);
     if (!cls || !from) {
         free(cls);
         free(from);
-        return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
     }
-    for (uint64_t i = 0; i < x->n_class; i++)
-        cls[i] = (idpair){x->class_id[i], (uint32_t)i};
-    qsort(cls, x->n_class, sizeof *cls, cmp_idpair);
+    for (uint64_t i = 0; i < p->n_class; i++)
+        cls[i] = (idpair){p->class_id[i], (uint32_t)i};
+    qsort(cls, p->n_class, sizeof *cls, cmp_idpair);
     lr_status st = LR_OK;
-    for (uint64_t i = 1; i < x->n_class; i++)
+    for (uint64_t i = 1; i < p->n_class; i++)
         if (cls[i].id == cls[i - 1].id)
-            st = LR_CORRUPT(x->err, x->name, 0, "class id %llu defined twice",
+            st = LR_CORRUPT(err, name, 0, "class id %llu defined twice",
                             (unsigned long long)cls[i].id);
-    for (uint64_t i = 0; st == LR_OK && i < x->n_class; i++) {
+    for (uint64_t i = 0; st == LR_OK && i < p->n_class; i++) {
         graph_class *k = &g->classes[i];
-        if (x->class_has_super[i])
-            k->super = find_class(cls, x->n_class, x->class_super[i]);
-        if (x->class_has_node[i]) {
-            k->node = graph_find_id(g, x->class_node[i]);
-            k->id = x->class_node[i];
+        if (p->class_has_super[i])
+            k->super = find_class(cls, p->n_class, p->class_super[i]);
+        if (p->class_has_node[i]) {
+            k->node = graph_find_id(g, p->class_node[i]);
+            k->id = p->class_node[i];
         }
     }
-    for (uint64_t n = 0; st == LR_OK && n < x->n_node; n++) {
-        if (!x->node_has_class[n])
+    for (uint64_t n = 0; st == LR_OK && n < p->n_node; n++) {
+        if (!p->node_has_class[n])
             continue;
-        g->node_class[n] = find_class(cls, x->n_class, x->node_class_id[n]);
+        g->node_class[n] = find_class(cls, p->n_class, p->node_class_id[n]);
         if (g->node_class[n] == GRAPH_NONE)
             diag_count(&g->diag, DIAG_UNKNOWN_CLASS);
     }
     /* Edges: CSR by source, file order within a source (a counting sort). */
     uint64_t kept = 0;
-    for (uint64_t i = 0; st == LR_OK && i < x->n_edge; i++) {
-        node_ix f = graph_find_id(g, x->edge_from[i]), t = graph_find_id(g, x->edge_to_id[i]);
+    for (uint64_t i = 0; st == LR_OK && i < p->n_edge; i++) {
+        node_ix f = graph_find_id(g, p->edge_from[i]), t = graph_find_id(g, p->edge_to_id[i]);
         if (f == GRAPH_NONE || t == GRAPH_NONE) {
             diag_count(&g->diag, DIAG_DANGLING_REFERENCE);
             from[i] = GRAPH_NONE;
             continue;
         }
         from[i] = f;
-        x->edge_to_id[i] = t;
+        p->edge_to_id[i] = t;
         g->first_edge[f + 1]++;
         kept++;
     }
     if (st == LR_OK)
-        st = graph_alloc_edges(g, kept, x->err);
+        st = graph_alloc_edges(g, kept, err);
     if (st == LR_OK) {
         for (uint32_t n = 0; n < g->n_nodes; n++)
             g->first_edge[n + 1] += g->first_edge[n];
         edge_ix *pos = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *pos);
         if (!pos)
-            st = LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+            st = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
         for (uint32_t n = 0; pos && n < g->n_nodes; n++)
             pos[n] = g->first_edge[n];
-        for (uint64_t i = 0; pos && i < x->n_edge; i++) {
+        for (uint64_t i = 0; pos && i < p->n_edge; i++) {
             if (from[i] == GRAPH_NONE)
                 continue;
             edge_ix e = pos[from[i]]++;
-            g->edge_to[e] = (node_ix)x->edge_to_id[i];
-            g->edge_name[e] = x->edge_nm[i];
-            g->edge_kind[e] = x->edge_k[i];
+            g->edge_to[e] = (node_ix)p->edge_to_id[i];
+            g->edge_name[e] = p->edge_nm[i];
+            g->edge_kind[e] = p->edge_k[i];
         }
         free(pos);
     }
     uint32_t r = 0;
-    for (uint64_t i = 0; st == LR_OK && i < x->n_root; i++) {
-        node_ix t = graph_find_id(g, x->root_id[i]);
+    for (uint64_t i = 0; st == LR_OK && i < p->n_root; i++) {
+        node_ix t = graph_find_id(g, p->root_id[i]);
         if (t == GRAPH_NONE) {
             diag_count(&g->diag, DIAG_DANGLING_ROOT);
             continue;
         }
-        g->roots[r++] = (graph_root){.node = t, .kind = x->root_k[i], .frame = -1};
+        g->roots[r++] = (graph_root){.node = t, .kind = p->root_k[i], .frame = -1};
     }
     g->n_roots = r;
     free(cls);
     free(from);
     if (st == LR_OK)
-        st = graph_index_class_nodes(g, x->err);
+        st = graph_index_class_nodes(g, err);
     return st;
 }
 
@@ -564,61 +550,67 @@ static lr_status gtext_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
     g->type_names[0] = "object";
     g->n_types = 1;
     lr_status s = pass(&x, 1);
-    if (s == LR_OK && (x.n_node >= UINT32_MAX || x.n_edge >= UINT32_MAX ||
-                       x.n_class >= UINT32_MAX || x.n_root >= UINT32_MAX))
+    if (s == LR_OK && (x.p.n_node >= UINT32_MAX || x.p.n_edge >= UINT32_MAX ||
+                       x.p.n_class >= UINT32_MAX || x.p.n_root >= UINT32_MAX))
         s = LR_FAIL(err, LR_ERR_LIMIT, "%s: more than 2^32 records of one kind (the graph's "
                                        "indices are 32-bit)", x.name);
     if (s == LR_OK)
-        s = graph_alloc_nodes(g, x.n_node,
+        s = graph_alloc_nodes(g, x.p.n_node,
                               GRAPH_WANT_NATIVE | (x.n_label ? GRAPH_WANT_NAME : 0), err);
 #define ALLOC(p, n) ((p) = err_mallocarray((n) ? (n) : 1, sizeof *(p)))
     if (s == LR_OK) {
-        g->first_edge = err_calloc((size_t)x.n_node + 1, sizeof *g->first_edge);
-        g->classes = err_calloc(x.n_class ? x.n_class : 1, sizeof *g->classes);
-        g->roots = err_calloc(x.n_root ? x.n_root : 1, sizeof *g->roots);
-        ALLOC(x.class_id, x.n_class);
-        ALLOC(x.class_super, x.n_class);
-        ALLOC(x.class_node, x.n_class);
-        ALLOC(x.class_has_super, x.n_class);
-        ALLOC(x.class_has_node, x.n_class);
-        ALLOC(x.node_class_id, x.n_node);
-        ALLOC(x.node_has_class, x.n_node);
-        ALLOC(x.edge_from, x.n_edge);
-        ALLOC(x.edge_to_id, x.n_edge);
-        ALLOC(x.edge_nm, x.n_edge);
-        ALLOC(x.edge_k, x.n_edge);
-        ALLOC(x.root_id, x.n_root);
-        ALLOC(x.root_k, x.n_root);
-        if (!g->first_edge || !g->classes || !g->roots || !x.class_id || !x.class_super ||
-            !x.class_node || !x.class_has_super || !x.class_has_node || !x.node_class_id ||
-            !x.node_has_class || !x.edge_from || !x.edge_to_id || !x.edge_nm || !x.edge_k ||
-            !x.root_id || !x.root_k)
+        g->first_edge = err_calloc((size_t)x.p.n_node + 1, sizeof *g->first_edge);
+        g->classes = err_calloc(x.p.n_class ? x.p.n_class : 1, sizeof *g->classes);
+        g->roots = err_calloc(x.p.n_root ? x.p.n_root : 1, sizeof *g->roots);
+        ALLOC(x.p.class_id, x.p.n_class);
+        ALLOC(x.p.class_super, x.p.n_class);
+        ALLOC(x.p.class_node, x.p.n_class);
+        ALLOC(x.p.class_has_super, x.p.n_class);
+        ALLOC(x.p.class_has_node, x.p.n_class);
+        ALLOC(x.p.node_class_id, x.p.n_node);
+        ALLOC(x.p.node_has_class, x.p.n_node);
+        ALLOC(x.p.edge_from, x.p.n_edge);
+        ALLOC(x.p.edge_to_id, x.p.n_edge);
+        ALLOC(x.p.edge_nm, x.p.n_edge);
+        ALLOC(x.p.edge_k, x.p.n_edge);
+        ALLOC(x.p.root_id, x.p.n_root);
+        ALLOC(x.p.root_k, x.p.n_root);
+        if (!g->first_edge || !g->classes || !g->roots || !x.p.class_id || !x.p.class_super ||
+            !x.p.class_node || !x.p.class_has_super || !x.p.class_has_node || !x.p.node_class_id ||
+            !x.p.node_has_class || !x.p.edge_from || !x.p.edge_to_id || !x.p.edge_nm || !x.p.edge_k ||
+            !x.p.root_id || !x.p.root_k)
             s = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", x.name);
     }
 #undef ALLOC
     if (s == LR_OK) {
-        g->n_classes = (uint32_t)x.n_class;
+        g->n_classes = (uint32_t)x.p.n_class;
         s = pass(&x, 2);
     }
     if (s == LR_OK)
-        s = resolve(&x);
+        s = gtext_resolve(g, &x.p, x.name, err);
     if (x.saw_hex)
         g->hex_ids = 1;
-    free(x.class_id);
-    free(x.class_super);
-    free(x.class_node);
-    free(x.class_has_super);
-    free(x.class_has_node);
-    free(x.node_class_id);
-    free(x.node_has_class);
-    free(x.edge_from);
-    free(x.edge_to_id);
-    free(x.edge_nm);
-    free(x.edge_k);
-    free(x.root_id);
-    free(x.root_k);
+    gtext_pending_free(&x.p);
     free(x.sbuf);
     return s;
+}
+
+void gtext_pending_free(gtext_pending *p)
+{
+    free(p->class_id);
+    free(p->class_super);
+    free(p->class_node);
+    free(p->class_has_super);
+    free(p->class_has_node);
+    free(p->node_class_id);
+    free(p->node_has_class);
+    free(p->edge_from);
+    free(p->edge_to_id);
+    free(p->edge_nm);
+    free(p->edge_k);
+    free(p->root_id);
+    free(p->root_k);
+    memset(p, 0, sizeof *p);
 }
 
 const fmt_reader fmt_gtext_reader = {GTEXT_FORMAT, gtext_sniff, gtext_load};

@@ -5,7 +5,8 @@
 # (examples/CMakeLists.txt), then run on real dumps: top5 must list the objects and retained
 # sizes `leakray top` lists; leak_gate must find the dialer dump's leak, fail the gate at 0
 # allowed and pass at 1, and write the HTML page; diff must report the V8 growth `leakray
-# diff` reports. Also the ABI: the shared library exports lr_* names only, and every function
+# diff` reports; scan must build its graph with lr_builder and print the retained sizes and
+# the leak trace that graph has. Also the ABI: the shared library exports lr_* names only, and every function
 # the public headers declare.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
@@ -24,7 +25,7 @@ cfg=$(find "$root" -name leakrayConfig.cmake | head -1)
 [ -n "$pc" ] && [ -n "$cfg" ] || fail "no leakray.pc or leakrayConfig.cmake installed"
 libdir=$(dirname "$(dirname "$pc")")
 prefix=$(cd "$(dirname "$cfg")/../../.." && pwd)
-for h in leakray analysis report; do
+for h in leakray analysis report builder; do
     [ -f "$prefix/include/leakray/$h.h" ] || fail "header leakray/$h.h not installed"
 done
 
@@ -121,5 +122,23 @@ first = lines[1].split(" ", 4)
 assert int(first[0]) == rows[0]["size_delta"], (first, rows[0])
 assert first[4] == rows[0]["name"], (first, rows[0]["name"])
 PY
+
+    # scan: a heap built in process; its numbers follow from the graph it builds (observers
+    # array 32 B, block 40 B, dismissed screen 256 B, its image 300000 B, centre 48 B)
+    rc=0
+    "$bin/scan" >"$T/scan.$how" || rc=$?
+    [ "$rc" = 1 ] || fail "scan ($how) exited $rc, expected 1 (a leak)"
+    cat >"$T/scan.want" <<'EOF'
+builder heap, 9 objects, 8 references, 2 roots
+top 1. 0x1004 NotificationCenter 300376
+top 2. 0x1005 Array 300328
+top 3. 0x1006 Block 300296
+leak: CheckoutScreen, GC root System class
+  NotificationCenter 0x1004 -> observers
+  Array 0x1005 -> [0]
+  Block 0x1006 -> self
+  CheckoutScreen 0x1003 (leaking)
+EOF
+    diff -u "$T/scan.want" "$T/scan.$how" >&2 || fail "scan ($how): output differs"
 done
 echo "examples: ok (pkg-config and CMake builds; top5, leak_gate, diff; $(wc -l <"$T/declared") exported functions)"
