@@ -8,6 +8,7 @@
  * array elements are read from the mapped input with every offset checked against its end. */
 #include "analysis/devtools.h"
 #include "cli.h"
+#include "format/ruby.h"
 #include "format/v8.h"
 
 #include <inttypes.h>
@@ -660,6 +661,14 @@ static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
             if (seen[k])
                 jsonw_str(w, k < GRAPH_ROOT_KIND_COUNT ? graph_root_kind_name(k) : "other");
         jsonw_arr_end(w);
+        const ruby_site *site = ruby_site_get(g, ruby_site_of(g, n));
+        if (site) { /* Ruby with allocation tracing */
+            jsonw_kv_obj_begin(w, "allocation_site");
+            jsonw_kv_str(w, "file", graph_str(g, site->file));
+            jsonw_kv_uint(w, "line", site->line);
+            jsonw_kv_str(w, "method", graph_str(g, site->method));
+            jsonw_obj_end(w);
+        }
         if (node_name[0] && slen < 0)
             jsonw_kv_str(w, "name", node_name);
         if (slen >= 0) {
@@ -695,6 +704,9 @@ static lr_status show_node(show_ctx *x, graph *g, lr_error *err)
         }
         if (any)
             fputc('\n', stdout);
+        char site[600];
+        if (ruby_site_text(g, ruby_site_of(g, n), site, sizeof site))
+            printf("allocated at:  %s\n", site);
         if (slen >= 0) {
             printf("value:         \"");
             cli_put_text(stdout, sval, (size_t)slen > sshown ? (size_t)slen : sshown, sshown);

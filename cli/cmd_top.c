@@ -10,6 +10,7 @@
 #include "analysis/suspects.h"
 #include "cli.h"
 #include "cli_filter.h"
+#include "format/ruby.h"
 #include "format/v8.h"
 
 #include <inttypes.h>
@@ -533,6 +534,9 @@ int cmd_top(int argc, char **argv)
                 jsonw_kv_uint(&w, "retained", t.retained[x]);
                 if (g->node_native && g->node_native[x]) /* Android registry bytes */
                     jsonw_kv_uint(&w, "native", g->node_native[x]);
+                if (ruby_site_of(g, x)) /* Ruby with allocation tracing */
+                    jsonw_kv_str(&w, "allocated_at",
+                                 ruby_site_text(g, ruby_site_of(g, x), cname, sizeof cname));
             }
             jsonw_obj_end(&w);
         }
@@ -582,6 +586,8 @@ int cmd_top(int argc, char **argv)
                        d ? d : top_class_name(g, x));
                 if (g->node_native && g->node_native[x])
                     printf("  (+%s native)", cli_fmt_count(f4, g->node_native[x]));
+                if (ruby_site_text(g, ruby_site_of(g, x), cname, sizeof cname))
+                    printf("  at %s", cname);
                 putchar('\n');
             }
         }

@@ -8,16 +8,20 @@
  * ICLASS records ("name"); an object's class is the record its "class" address names, and
  * objects without one (IMEMO, NODE) get one class per Ruby type, "(IMEMO)". Shallow size is
  * memsize (the object's slot plus what it allocated); references are unnamed in the dump, so
- * edges are numbered elements. Format and mapping: docs/formats/ruby.md. */
+ * edges are numbered elements. With ObjectSpace.trace_object_allocations on, a line also
+ * carries its allocation site ("file", "line", "method"): sites are kept once each, and each
+ * object points at its own (ruby_site_of), for `show` and `top`. Format and mapping:
+ * docs/formats/ruby.md. */
 #define _GNU_SOURCE /* memmem */
 #include "format/ruby.h"
 
 #include "format/jscan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RUBY_FORMAT "ruby"
+static const char RUBY_FORMAT[] = "ruby"; /* g->format: compared by address */
 #define RUBY_MAX_TYPES 32
 
 /* Ruby's value types as dump_all names them, and the graph kind each maps to. */
@@ -59,6 +63,53 @@ int ruby_sniff(const uint8_t *p, uint64_t n)
            (len > 13 && memcmp(p, "{\"address\":\"0x", 14) == 0);
 }
 
+/* What the graph keeps beyond the generic arrays (g->fmt_state): allocation sites. */
+typedef struct ruby_state {
+    uint32_t *node_site; /* per node: site index + 1, 0 = none; NULL while no line has one */
+    ruby_site *sites;
+    uint32_t n_sites, cap_sites;
+    uint32_t *slot;      /* while loading: open-addressing table of site index + 1 */
+    uint32_t slot_cap;   /* power of two */
+} ruby_state;
+
+static void state_free(void *p)
+{
+    ruby_state *s = p;
+    if (!s)
+        return;
+    free(s->node_site);
+    free(s->sites);
+    free(s->slot);
+    free(s);
+}
+
+static const ruby_state *state_of(const graph *g)
+{
+    return g && g->format == RUBY_FORMAT ? g->fmt_state : NULL;
+}
+
+uint32_t ruby_site_of(const graph *g, node_ix n)
+{
+    const ruby_state *s = state_of(g);
+    return s && s->node_site && n < g->n_nodes ? s->node_site[n] : 0;
+}
+
+const ruby_site *ruby_site_get(const graph *g, uint32_t site)
+{
+    const ruby_state *s = state_of(g);
+    return s && site && site <= s->n_sites ? &s->sites[site - 1] : NULL;
+}
+
+const char *ruby_site_text(const graph *g, uint32_t site, char *buf, size_t cap)
+{
+    const ruby_site *r = ruby_site_get(g, site);
+    if (!r || !cap)
+        return NULL;
+    const char *m = graph_str(g, r->method);
+    snprintf(buf, cap, "%s:%u%s%s", graph_str(g, r->file), r->line, m[0] ? " in " : "", m);
+    return buf;
+}
+
 typedef struct rctx {
     graph *g;
     const uint8_t *data, *end;
@@ -77,6 +128,7 @@ typedef struct rctx {
     uint8_t *root_kind;
     char *sbuf;             /* unescape scratch */
     size_t scap;
+    ruby_state *st;         /* allocation sites, once a line has one */
 } rctx;
 
 static uint8_t type_of(const jscan_val *v)
@@ -121,8 +173,9 @@ static lr_status count_elems(const jscan *c, const jscan_val *arr, uint64_t *n, 
 
 typedef struct line_info {
     int is_root;
-    jscan_val type, address, klass, refs, memsize, name, root;
+    jscan_val type, address, klass, refs, memsize, name, root, file, line, method;
     int has_type, has_address, has_class, has_refs, has_memsize, has_name, has_root;
+    int has_file, has_line, has_method;
 } line_info;
 
 static lr_status read_line(rctx *x, const uint8_t *p, const uint8_t *e, jscan *c,
@@ -152,6 +205,12 @@ static lr_status read_line(rctx *x, const uint8_t *p, const uint8_t *e, jscan *c
             li->name = v, li->has_name = v.type == JSCAN_STR;
         else if (jscan_key_is(k, kl, "root"))
             li->root = v, li->has_root = v.type == JSCAN_STR;
+        else if (jscan_key_is(k, kl, "file"))
+            li->file = v, li->has_file = v.type == JSCAN_STR;
+        else if (jscan_key_is(k, kl, "line"))
+            li->line = v, li->has_line = v.type == JSCAN_NUM;
+        else if (jscan_key_is(k, kl, "method"))
+            li->method = v, li->has_method = v.type == JSCAN_STR;
     }
     li->is_root = li->has_root && li->has_type && li->type.e - li->type.s == 4 &&
                   memcmp(li->type.s, "ROOT", 4) == 0;
@@ -159,6 +218,87 @@ static lr_status read_line(rctx *x, const uint8_t *p, const uint8_t *e, jscan *c
         return LR_CORRUPT(x->err, x->name, jscan_off(c, p),
                           "object without \"address\" and \"type\"");
     return LR_OK;
+}
+
+static lr_status intern_str(rctx *x, const jscan *c, const jscan_val *v, str_ix *out)
+{
+    size_t len;
+    const char *s = jscan_str(c, v, &x->sbuf, &x->scap, &len, x->err);
+    if (!s)
+        return x->err->code;
+    return graph_intern(x->g, s, len, out, x->err);
+}
+
+/* The site index + 1 of (file, line, method), added when new. */
+static lr_status site_add(rctx *x, const ruby_site *r, uint32_t *out)
+{
+    ruby_state *s = x->st;
+    if (s->n_sites >= UINT32_MAX / 4)
+        return LR_FAIL(x->err, LR_ERR_LIMIT, "%s: too many allocation sites", x->name);
+    if (2 * (s->n_sites + 1) > s->slot_cap) { /* keep the table at most half full */
+        uint32_t nc = s->slot_cap ? s->slot_cap * 2 : 1024;
+        uint32_t *ns = err_calloc(nc, sizeof *ns);
+        if (!ns)
+            return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+        for (uint32_t i = 0; i < s->n_sites; i++) {
+            const ruby_site *q = &s->sites[i];
+            uint32_t h = (q->file * 2654435761u ^ q->line * 40503u ^ q->method) & (nc - 1);
+            while (ns[h])
+                h = (h + 1) & (nc - 1);
+            ns[h] = i + 1;
+        }
+        free(s->slot);
+        s->slot = ns;
+        s->slot_cap = nc;
+    }
+    uint32_t h = (r->file * 2654435761u ^ r->line * 40503u ^ r->method) & (s->slot_cap - 1);
+    for (; s->slot[h]; h = (h + 1) & (s->slot_cap - 1)) {
+        const ruby_site *q = &s->sites[s->slot[h] - 1];
+        if (q->file == r->file && q->line == r->line && q->method == r->method) {
+            *out = s->slot[h];
+            return LR_OK;
+        }
+    }
+    if (s->n_sites == s->cap_sites) {
+        uint32_t nc = s->cap_sites ? s->cap_sites * 2 : 256;
+        ruby_site *nv = err_reallocarray(s->sites, nc, sizeof *nv);
+        if (!nv)
+            return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+        s->sites = nv;
+        s->cap_sites = nc;
+    }
+    s->sites[s->n_sites++] = *r;
+    s->slot[h] = s->n_sites;
+    *out = s->n_sites;
+    return LR_OK;
+}
+
+/* Node n's allocation site from its line, when it has one. */
+static lr_status read_site(rctx *x, const jscan *c, const line_info *li, uint32_t n)
+{
+    if (!li->has_file)
+        return LR_OK;
+    if (!x->st) {
+        x->st = err_calloc(1, sizeof *x->st);
+        if (x->st) {
+            x->g->fmt_state = x->st;
+            x->g->fmt_free = state_free;
+            x->st->node_site = err_calloc(x->n_nodes ? x->n_nodes : 1, sizeof(uint32_t));
+        }
+        if (!x->st || !x->st->node_site)
+            return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+    }
+    ruby_site r = {GRAPH_NONE, 0, GRAPH_NONE};
+    uint64_t line = 0;
+    if (li->has_line && (!jscan_u64(&li->line, &line) || line > UINT32_MAX))
+        return LR_CORRUPT(x->err, x->name, jscan_off(c, li->line.s), "bad \"line\"");
+    r.line = (uint32_t)line;
+    LR_TRY(intern_str(x, c, &li->file, &r.file));
+    if (li->has_method)
+        LR_TRY(intern_str(x, c, &li->method, &r.method));
+    else
+        LR_TRY(graph_intern(x->g, "", 0, &r.method, x->err));
+    return site_add(x, &r, &x->st->node_site[n]);
 }
 
 /* Calls fn on every non-blank line. */
@@ -250,13 +390,9 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     g->node_len[n] = 0;
     x->class_addr[n] = cls;
     x->class_name[n] = GRAPH_NONE;
-    if (li.has_name && g->node_kind[n] == GRAPH_KIND_CLASS) {
-        size_t len;
-        const char *s = jscan_str(&c, &li.name, &x->sbuf, &x->scap, &len, x->err);
-        if (!s)
-            return x->err->code;
-        LR_TRY(graph_intern(g, s, len, &x->class_name[n], x->err));
-    }
+    if (li.has_name && g->node_kind[n] == GRAPH_KIND_CLASS)
+        LR_TRY(intern_str(x, &c, &li.name, &x->class_name[n]));
+    LR_TRY(read_site(x, &c, &li, n));
     uint64_t r = g->first_edge[n];
     if (li.has_refs) {
         jscan_arr(&a, &c, &li.refs);
@@ -421,6 +557,11 @@ static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error
     free(x.root_addr);
     free(x.root_kind);
     free(x.sbuf);
+    if (x.st) { /* the lookup table only served loading */
+        free(x.st->slot);
+        x.st->slot = NULL;
+        x.st->slot_cap = 0;
+    }
     return s;
 }
 
