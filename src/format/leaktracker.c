@@ -171,7 +171,8 @@ static lr_status parse(ltx *x, const mfile *m)
     return LR_OK;
 }
 
-lr_status lt_load(const graph *g, const char *path, lt_report *out, lr_error *err)
+static lr_status lt_load_x(const graph *g, const char *path, const uint8_t *data, size_t len,
+                           lt_report *out, lr_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!dart_has_identity_hashes(g))
@@ -194,7 +195,7 @@ lr_status lt_load(const graph *g, const char *path, lt_report *out, lr_error *er
     if (st == LR_OK && x.n_hashed)
         qsort(x.by_hash, x.n_hashed, sizeof *x.by_hash, cmp_u64);
     if (st == LR_OK)
-        st = mfile_open(&m, path, 0, err);
+        st = data ? mfile_from_memory(&m, data, len, 0, path, err) : mfile_open(&m, path, 0, err);
     if (st == LR_OK)
         st = parse(&x, &m);
     mfile_close(&m);
@@ -203,6 +204,18 @@ lr_status lt_load(const graph *g, const char *path, lt_report *out, lr_error *er
     if (st != LR_OK)
         lt_report_free(out);
     return st;
+}
+
+lr_status lt_load(const graph *g, const char *path, lt_report *out, lr_error *err)
+{
+    return lt_load_x(g, path, NULL, 0, out, err);
+}
+
+lr_status lt_load_memory(const graph *g, const uint8_t *data, size_t len, const char *name,
+                         lt_report *out, lr_error *err)
+{
+    static const uint8_t empty[1];
+    return lt_load_x(g, name, data ? data : empty, data ? len : 0, out, err);
 }
 
 void lt_report_free(lt_report *r)

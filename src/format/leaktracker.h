@@ -39,6 +39,9 @@ const char *lt_type_title(unsigned t);
  * LR_ERR_USAGE when g has no identity hashes, LR_ERR_FORMAT with the byte offset for a bad
  * report, LR_ERR_IO, LR_ERR_NOMEM. */
 lr_status lt_load(const graph *g, const char *path, lt_report *out, lr_error *err);
+/* The same over a report in memory (plain or gzip), named `name` in messages. */
+lr_status lt_load_memory(const graph *g, const uint8_t *data, size_t len, const char *name,
+                         lt_report *out, lr_error *err);
 void lt_report_free(lt_report *r);
 
 #endif
