@@ -5,13 +5,13 @@
  * header, classes (1-origin, with their fields: a field's index names that reference slot),
  * objects (1-origin: class, shallow size, a tagged data payload, references by object id),
  * external sizes, and the optional identity-hash section, kept per object: it is how Flutter's
- * leak_tracker names the objects it reports (format/leaktracker.c). Both layouts load: the current one
- * (three extra classes "Root", "Read-Only Pages", "Isolate" before the VM's, identity hashes
- * at the end) and the older one (root written with class 0, no hashes). Integers are
- * LEB128; every length and count is checked against the bytes left before it sizes anything.
- * Object 1 is the root; references to 0 are unboxed or omitted slots and make no edge. The
- * classes DevTools treats as weak (_WeakProperty, _WeakReferenceImpl, FinalizerEntry) hold
- * their references weakly. Format and its spec mismatches: docs/formats/dart.md. */
+ * leak_tracker names the objects it reports (format/leaktracker.c). Both layouts load: the
+ * current one (three extra classes "Root", "Read-Only Pages", "Isolate" before the VM's,
+ * identity hashes at the end) and the older one (root written with class 0, no hashes).
+ * Integers are LEB128; every length and count is checked against the bytes left before it sizes
+ * anything. Object 1 is the root; references to 0 are unboxed or omitted slots and make no
+ * edge. The classes DevTools treats as weak (_WeakProperty, _WeakReferenceImpl, FinalizerEntry)
+ * hold their references weakly. Format and its spec mismatches: docs/formats/dart.md. */
 #include "format/dart.h"
 
 #include <stdio.h>

@@ -152,176 +152,156 @@ static lr_status intern_val(gctx *x, const jscan *c, const jscan_val *v, str_ix 
 
 static lr_status header(gctx *x, jscan *c, const jscan_val *first)
 {
+    enum { H_MODEL, H_VERSION, H_TIME, H_HEX, H_N };
+    static const char *const keys[H_N] = {"size_model", "version", "timestamp_ms", "hex_ids"};
+    jscan_val v[H_N];
+    uint32_t seen;
     uint64_t ver;
     if (!jscan_u64(first, &ver) || ver != GTEXT_VERSION)
         return corrupt(x, c, first->s, "unsupported leakray_graph version (this build reads 1)");
-    for (;;) {
-        const uint8_t *k;
-        size_t kl;
-        jscan_val v;
-        int done;
-        LR_TRY(jscan_member(c, &k, &kl, &v, &done, x->err));
-        if (done)
-            return LR_OK;
-        if (x->pass == 1)
-            continue;
-        graph *g = x->g;
-        if (jscan_key_is(k, kl, "size_model")) {
-            /* DevTools' model needs a V8 snapshot's own tables: read it as recorded. */
-            g->size_model = str_is(&v, "visualvm") ? GRAPH_SIZES_VISUALVM
-                            : str_is(&v, "shark")  ? GRAPH_SIZES_SHARK
-                                                   : GRAPH_SIZES_RECORD;
-        } else if (jscan_key_is(k, kl, "version") && v.type == JSCAN_STR) {
-            size_t len;
-            const char *s = jscan_str(c, &v, &x->sbuf, &x->scap, &len, x->err);
-            if (!s)
-                return x->err->code;
-            snprintf(g->version, sizeof g->version, "%s", s);
-        } else if (jscan_key_is(k, kl, "timestamp_ms")) {
-            uint64_t t;
-            if (jscan_u64(&v, &t))
-                g->timestamp_ms = t;
-        } else if (jscan_key_is(k, kl, "hex_ids")) {
-            g->hex_ids = v.type == JSCAN_TRUE;
-        }
+    LR_TRY(jscan_fields(c, keys, H_N, v, &seen, x->err));
+    if (x->pass == 1)
+        return LR_OK;
+    graph *g = x->g;
+    /* DevTools' model needs a V8 snapshot's own tables: read it as recorded. */
+    if (JSCAN_HAS(seen, H_MODEL))
+        g->size_model = str_is(&v[H_MODEL], "visualvm") ? GRAPH_SIZES_VISUALVM
+                        : str_is(&v[H_MODEL], "shark")  ? GRAPH_SIZES_SHARK
+                                                        : GRAPH_SIZES_RECORD;
+    if (JSCAN_HAS(seen, H_VERSION) && v[H_VERSION].type == JSCAN_STR) {
+        size_t len;
+        const char *t = jscan_str(c, &v[H_VERSION], &x->sbuf, &x->scap, &len, x->err);
+        if (!t)
+            return x->err->code;
+        snprintf(g->version, sizeof g->version, "%s", t);
     }
+    uint64_t t;
+    if (JSCAN_HAS(seen, H_TIME) && jscan_u64(&v[H_TIME], &t))
+        g->timestamp_ms = t;
+    if (JSCAN_HAS(seen, H_HEX))
+        g->hex_ids = v[H_HEX].type == JSCAN_TRUE;
+    return LR_OK;
+}
+
+/* An id member that may be null or absent: *has = 0 then. */
+static lr_status opt_id(gctx *x, const jscan *c, uint32_t seen, unsigned i, const jscan_val *v,
+                        uint64_t *out, int *has)
+{
+    *has = JSCAN_HAS(seen, i) && v[i].type != JSCAN_NULL;
+    return *has ? get_id(x, c, &v[i], out) : LR_OK;
 }
 
 static lr_status class_rec(gctx *x, jscan *c, const jscan_val *first)
 {
-    uint64_t id;
+    enum { C_NAME, C_SUPER, C_NODE, C_N };
+    static const char *const keys[C_N] = {"name", "super", "node"};
+    jscan_val v[C_N];
+    uint32_t seen;
+    uint64_t id, sup = 0, node = 0;
+    int has_sup, has_node;
     LR_TRY(get_id(x, c, first, &id));
-    uint64_t i = x->i_class;
-    int has_name = 0;
-    if (x->pass == 2) {
-        x->p.class_id[i] = id;
-        x->p.class_has_super[i] = x->p.class_has_node[i] = 0;
-        x->g->classes[i] = (graph_class){.name = GRAPH_NONE, .super = GRAPH_NONE,
-                                         .node = GRAPH_NONE};
-    }
-    for (;;) {
-        const uint8_t *k;
-        size_t kl;
-        jscan_val v;
-        int done;
-        LR_TRY(jscan_member(c, &k, &kl, &v, &done, x->err));
-        if (done)
-            break;
-        if (jscan_key_is(k, kl, "name")) {
-            if (v.type != JSCAN_STR)
-                return corrupt(x, c, v.s, "class name must be a string");
-            has_name = 1;
-            if (x->pass == 2)
-                LR_TRY(intern_val(x, c, &v, &x->g->classes[i].name));
-        } else if (jscan_key_is(k, kl, "super") && v.type != JSCAN_NULL) {
-            uint64_t s;
-            LR_TRY(get_id(x, c, &v, &s));
-            if (x->pass == 2)
-                x->p.class_super[i] = s, x->p.class_has_super[i] = 1;
-        } else if (jscan_key_is(k, kl, "node") && v.type != JSCAN_NULL) {
-            uint64_t s;
-            LR_TRY(get_id(x, c, &v, &s));
-            if (x->pass == 2)
-                x->p.class_node[i] = s, x->p.class_has_node[i] = 1;
-        }
-    }
-    if (!has_name)
+    LR_TRY(jscan_fields(c, keys, C_N, v, &seen, x->err));
+    if (!JSCAN_HAS(seen, C_NAME))
         return corrupt(x, c, first->s, "class without \"name\"");
-    x->i_class++;
+    if (v[C_NAME].type != JSCAN_STR)
+        return corrupt(x, c, v[C_NAME].s, "class name must be a string");
+    LR_TRY(opt_id(x, c, seen, C_SUPER, v, &sup, &has_sup));
+    LR_TRY(opt_id(x, c, seen, C_NODE, v, &node, &has_node));
+    uint64_t i = x->i_class++;
+    if (x->pass == 1)
+        return LR_OK;
+    x->p.class_id[i] = id;
+    x->p.class_super[i] = sup;
+    x->p.class_has_super[i] = (uint8_t)has_sup;
+    x->p.class_node[i] = node;
+    x->p.class_has_node[i] = (uint8_t)has_node;
+    x->g->classes[i] = (graph_class){.name = GRAPH_NONE, .super = GRAPH_NONE,
+                                     .node = GRAPH_NONE};
+    return intern_val(x, c, &v[C_NAME], &x->g->classes[i].name);
+}
+
+/* A node's size or native bytes (saturated at 4 GiB - 1, counted). */
+static lr_status size_val(gctx *x, const jscan *c, const jscan_val *v, uint32_t *out)
+{
+    uint64_t u;
+    if (!jscan_u64(v, &u) || v->type != JSCAN_NUM)
+        return corrupt(x, c, v->s, "size must be an unsigned number");
+    if (u > UINT32_MAX) {
+        if (x->pass == 2)
+            diag_count(&x->g->diag, DIAG_SIZE_SATURATED);
+        u = UINT32_MAX;
+    }
+    *out = (uint32_t)u;
     return LR_OK;
 }
 
 static lr_status node_rec(gctx *x, jscan *c, const jscan_val *first)
 {
+    enum { N_CLASS, N_SIZE, N_NATIVE, N_KIND, N_LABEL, N_N };
+    static const char *const keys[N_N] = {"class", "size", "native", "kind", "label"};
+    jscan_val v[N_N];
+    uint32_t seen, size = 0, native = 0;
+    uint64_t id, cls = 0;
+    int has_cls;
+    uint8_t kind = GRAPH_KIND_INSTANCE;
     graph *g = x->g;
-    uint64_t id, i = x->i_node;
     LR_TRY(get_id(x, c, first, &id));
-    if (x->pass == 2) {
-        g->node_id[i] = id;
-        g->node_class[i] = GRAPH_NONE;
-        g->node_size[i] = 0;
-        g->node_kind[i] = GRAPH_KIND_INSTANCE;
-        g->node_type[i] = 0;
-        g->node_off[i] = UINT64_MAX;
-        g->node_len[i] = 0;
-        x->p.node_has_class[i] = 0;
-        if (g->node_name)
-            g->node_name[i] = GRAPH_NONE;
+    LR_TRY(jscan_fields(c, keys, N_N, v, &seen, x->err));
+    LR_TRY(opt_id(x, c, seen, N_CLASS, v, &cls, &has_cls));
+    if (JSCAN_HAS(seen, N_SIZE))
+        LR_TRY(size_val(x, c, &v[N_SIZE], &size));
+    if (JSCAN_HAS(seen, N_NATIVE))
+        LR_TRY(size_val(x, c, &v[N_NATIVE], &native));
+    if (JSCAN_HAS(seen, N_KIND))
+        LR_TRY(node_kind_of(x, c, &v[N_KIND], &kind));
+    int label = JSCAN_HAS(seen, N_LABEL) && v[N_LABEL].type == JSCAN_STR;
+    uint64_t i = x->i_node++;
+    if (x->pass == 1) {
+        x->n_label += (uint64_t)label;
+        return LR_OK;
     }
-    for (;;) {
-        const uint8_t *k;
-        size_t kl;
-        jscan_val v;
-        int done;
-        LR_TRY(jscan_member(c, &k, &kl, &v, &done, x->err));
-        if (done)
-            break;
-        uint64_t u;
-        if (jscan_key_is(k, kl, "class") && v.type != JSCAN_NULL) {
-            LR_TRY(get_id(x, c, &v, &u));
-            if (x->pass == 2)
-                x->p.node_class_id[i] = u, x->p.node_has_class[i] = 1;
-        } else if (jscan_key_is(k, kl, "size") || jscan_key_is(k, kl, "native")) {
-            if (!jscan_u64(&v, &u) || v.type != JSCAN_NUM)
-                return corrupt(x, c, v.s, "size must be an unsigned number");
-            if (u > UINT32_MAX) {
-                if (x->pass == 2)
-                    diag_count(&g->diag, DIAG_SIZE_SATURATED);
-                u = UINT32_MAX;
-            }
-            if (x->pass == 2 && k[0] == 's')
-                g->node_size[i] = (uint32_t)u;
-            else if (x->pass == 2)
-                g->node_native[i] = (uint32_t)u;
-        } else if (jscan_key_is(k, kl, "kind")) {
-            uint8_t kind = GRAPH_KIND_INSTANCE;
-            LR_TRY(node_kind_of(x, c, &v, &kind));
-            if (x->pass == 2)
-                g->node_kind[i] = kind;
-        } else if (jscan_key_is(k, kl, "label") && v.type == JSCAN_STR) {
-            if (x->pass == 1)
-                x->n_label++;
-            else
-                LR_TRY(intern_val(x, c, &v, &g->node_name[i]));
-        }
-    }
-    x->i_node++;
-    return LR_OK;
+    g->node_id[i] = id;
+    g->node_class[i] = GRAPH_NONE;
+    g->node_size[i] = size;
+    g->node_native[i] = native;
+    g->node_kind[i] = kind;
+    g->node_type[i] = 0;
+    g->node_off[i] = UINT64_MAX;
+    g->node_len[i] = 0;
+    x->p.node_class_id[i] = cls;
+    x->p.node_has_class[i] = (uint8_t)has_cls;
+    if (g->node_name)
+        g->node_name[i] = GRAPH_NONE;
+    return label ? intern_val(x, c, &v[N_LABEL], &g->node_name[i]) : LR_OK;
 }
 
 static lr_status edge_rec(gctx *x, jscan *c, const jscan_val *first)
 {
+    enum { E_NAME, E_KIND, E_STRENGTH, E_N };
+    static const char *const keys[E_N] = {"name", "kind", "strength"};
+    jscan_val v[E_N];
+    uint32_t seen;
     if (first->type != JSCAN_ARR)
         return corrupt(x, c, first->s, "\"edge\" must be [from, to]");
     jscan a;
     jscan_arr(&a, c, first);
     uint64_t ends[2];
     for (int k = 0; k < 3; k++) {
-        jscan_val v;
+        jscan_val e;
         int done;
-        LR_TRY(jscan_elem(&a, &v, &done, x->err));
+        LR_TRY(jscan_elem(&a, &e, &done, x->err));
         if (done != (k == 2))
             return corrupt(x, c, first->s, "\"edge\" must be [from, to]");
         if (k < 2)
-            LR_TRY(get_id(x, c, &v, &ends[k]));
+            LR_TRY(get_id(x, c, &e, &ends[k]));
     }
     unsigned kind = GRAPH_EDGE_FIELD, strength = GRAPH_STRONG;
-    jscan_val name = {.type = JSCAN_NULL};
-    for (;;) {
-        const uint8_t *k;
-        size_t kl;
-        jscan_val v;
-        int done;
-        LR_TRY(jscan_member(c, &k, &kl, &v, &done, x->err));
-        if (done)
-            break;
-        if (jscan_key_is(k, kl, "name"))
-            name = v;
-        else if (jscan_key_is(k, kl, "kind"))
-            LR_TRY(edge_kind_of(x, c, &v, &kind));
-        else if (jscan_key_is(k, kl, "strength"))
-            LR_TRY(strength_of(x, c, &v, &strength));
-    }
+    LR_TRY(jscan_fields(c, keys, E_N, v, &seen, x->err));
+    jscan_val name = JSCAN_HAS(seen, E_NAME) ? v[E_NAME] : (jscan_val){.type = JSCAN_NULL};
+    if (JSCAN_HAS(seen, E_KIND))
+        LR_TRY(edge_kind_of(x, c, &v[E_KIND], &kind));
+    if (JSCAN_HAS(seen, E_STRENGTH))
+        LR_TRY(strength_of(x, c, &v[E_STRENGTH], &strength));
     if (name.type == JSCAN_NUM && kind == GRAPH_EDGE_FIELD)
         kind = GRAPH_EDGE_ELEMENT; /* a numbered reference is an element unless told */
     uint32_t nm = 0;
@@ -355,20 +335,15 @@ static lr_status edge_rec(gctx *x, jscan *c, const jscan_val *first)
 
 static lr_status root_rec(gctx *x, jscan *c, const jscan_val *first)
 {
+    static const char *const keys[1] = {"kind"};
+    jscan_val v[1];
+    uint32_t seen;
     uint64_t id;
-    LR_TRY(get_id(x, c, first, &id));
     uint8_t kind = GRAPH_ROOT_UNKNOWN;
-    for (;;) {
-        const uint8_t *k;
-        size_t kl;
-        jscan_val v;
-        int done;
-        LR_TRY(jscan_member(c, &k, &kl, &v, &done, x->err));
-        if (done)
-            break;
-        if (jscan_key_is(k, kl, "kind"))
-            LR_TRY(root_kind_of(x, c, &v, &kind));
-    }
+    LR_TRY(get_id(x, c, first, &id));
+    LR_TRY(jscan_fields(c, keys, 1, v, &seen, x->err));
+    if (JSCAN_HAS(seen, 0))
+        LR_TRY(root_kind_of(x, c, &v[0], &kind));
     if (x->pass == 2) {
         x->p.root_id[x->i_root] = id;
         x->p.root_k[x->i_root] = kind;
@@ -575,10 +550,11 @@ static lr_status gtext_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
         ALLOC(x.p.edge_k, x.p.n_edge);
         ALLOC(x.p.root_id, x.p.n_root);
         ALLOC(x.p.root_k, x.p.n_root);
-        if (!g->first_edge || !g->classes || !g->roots || !x.p.class_id || !x.p.class_super ||
-            !x.p.class_node || !x.p.class_has_super || !x.p.class_has_node || !x.p.node_class_id ||
-            !x.p.node_has_class || !x.p.edge_from || !x.p.edge_to_id || !x.p.edge_nm || !x.p.edge_k ||
-            !x.p.root_id || !x.p.root_k)
+        const gtext_pending *p = &x.p;
+        if (!g->first_edge || !g->classes || !g->roots || !p->class_id || !p->class_super ||
+            !p->class_node || !p->class_has_super || !p->class_has_node || !p->node_class_id ||
+            !p->node_has_class || !p->edge_from || !p->edge_to_id || !p->edge_nm || !p->edge_k ||
+            !p->root_id || !p->root_k)
             s = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", x.name);
     }
 #undef ALLOC

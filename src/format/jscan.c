@@ -163,6 +163,32 @@ lr_status jscan_member(jscan *c, const uint8_t **key, size_t *klen, jscan_val *v
     return skip_value(c, v, err);
 }
 
+lr_status jscan_fields(jscan *c, const char *const *keys, unsigned n, jscan_val *vals,
+                       uint32_t *seen, lr_error *err)
+{
+    size_t len[JSCAN_MAX_KEYS];
+    if (n > JSCAN_MAX_KEYS)
+        n = JSCAN_MAX_KEYS;
+    for (unsigned i = 0; i < n; i++)
+        len[i] = strlen(keys[i]);
+    *seen = 0;
+    for (;;) {
+        const uint8_t *k;
+        size_t kl;
+        jscan_val v;
+        int done;
+        LR_TRY(jscan_member(c, &k, &kl, &v, &done, err));
+        if (done)
+            return LR_OK;
+        for (unsigned i = 0; i < n; i++)
+            if (len[i] == kl && memcmp(keys[i], k, kl) == 0) {
+                vals[i] = v;
+                *seen |= 1u << i;
+                break;
+            }
+    }
+}
+
 void jscan_arr(jscan *c, const jscan *parent, const jscan_val *arr)
 {
     c->base = parent->base;

@@ -52,6 +52,16 @@ lr_status jscan_obj(jscan *c, const uint8_t *base, const char *name, const uint8
  * key's escapes are not decoded: keys the readers look for have none). */
 lr_status jscan_member(jscan *c, const uint8_t **key, size_t *klen, jscan_val *v, int *done,
                        lr_error *err);
+/* The rest of an object's members into slots by key, for readers that take a record's members
+ * in any order: keys[i] (at most 32) names slot i, vals[i] receives the value of the last
+ * member with that key and bit i of *seen is set; other members are skipped. Returns LR_OK
+ * after the closing brace. */
+#define JSCAN_MAX_KEYS 32
+lr_status jscan_fields(jscan *c, const char *const *keys, unsigned n, jscan_val *vals,
+                       uint32_t *seen, lr_error *err);
+/* Whether slot i was seen by jscan_fields. */
+#define JSCAN_HAS(seen, i) (((seen) >> (i)) & 1u)
+
 /* Opens an array value for jscan_elem. */
 void jscan_arr(jscan *c, const jscan *parent, const jscan_val *arr);
 /* The next element of an array opened with jscan_arr: *done = 1 after the closing bracket. */

@@ -76,20 +76,12 @@ static lr_status report(ltx *x, const jscan *parent, const jscan_val *obj, uint8
                           "a leak report must be an object");
     jscan c;
     LR_TRY(jscan_obj(&c, parent->base, x->name, obj->s, obj->e, x->err));
-    jscan_val code = {.type = JSCAN_NULL}, rtype = {.type = JSCAN_NULL};
-    for (;;) {
-        const uint8_t *k;
-        size_t kl;
-        jscan_val v;
-        int done;
-        LR_TRY(jscan_member(&c, &k, &kl, &v, &done, x->err));
-        if (done)
-            break;
-        if (jscan_key_is(k, kl, "code"))
-            code = v;
-        else if (jscan_key_is(k, kl, "type"))
-            rtype = v;
-    }
+    static const char *const keys[2] = {"code", "type"};
+    jscan_val v[2];
+    uint32_t seen;
+    LR_TRY(jscan_fields(&c, keys, 2, v, &seen, x->err));
+    jscan_val code = JSCAN_HAS(seen, 0) ? v[0] : (jscan_val){.type = JSCAN_NULL};
+    jscan_val rtype = JSCAN_HAS(seen, 1) ? v[1] : (jscan_val){.type = JSCAN_NULL};
     uint64_t h;
     if (code.type != JSCAN_NUM || !jscan_u64(&code, &h) || h > UINT32_MAX)
         return LR_CORRUPT(x->err, x->name, jscan_off(&c, code.type == JSCAN_NULL ? obj->s

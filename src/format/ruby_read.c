@@ -171,50 +171,35 @@ static lr_status count_elems(const jscan *c, const jscan_val *arr, uint64_t *n, 
     }
 }
 
+/* A line's members (jscan_fields slots). */
+enum { L_TYPE, L_ADDRESS, L_CLASS, L_REFS, L_MEMSIZE, L_NAME, L_ROOT, L_FILE, L_LINE,
+       L_METHOD, L_N };
 typedef struct line_info {
     int is_root;
-    jscan_val type, address, klass, refs, memsize, name, root, file, line, method;
-    int has_type, has_address, has_class, has_refs, has_memsize, has_name, has_root;
-    int has_file, has_line, has_method;
+    uint32_t has;       /* bit per slot: present with a usable type */
+    jscan_val v[L_N];
 } line_info;
+#define LI_HAS(li, k) JSCAN_HAS((li)->has, k)
 
 static lr_status read_line(rctx *x, const uint8_t *p, const uint8_t *e, jscan *c,
                            line_info *li)
 {
-    memset(li, 0, sizeof *li);
+    static const char *const keys[L_N] = {"type", "address", "class", "references", "memsize",
+                                          "name", "root", "file", "line", "method"};
+    /* the type each slot must have to be used (JSCAN_NULL: any) */
+    static const jscan_type want[L_N] = {JSCAN_NULL, JSCAN_NULL, JSCAN_NULL, JSCAN_ARR,
+                                         JSCAN_NULL, JSCAN_STR,  JSCAN_STR,  JSCAN_STR,
+                                         JSCAN_NUM,  JSCAN_STR};
+    li->is_root = 0;
     LR_TRY(jscan_obj(c, x->data, x->name, p, e, x->err));
-    for (;;) {
-        const uint8_t *k;
-        size_t kl;
-        jscan_val v;
-        int done;
-        LR_TRY(jscan_member(c, &k, &kl, &v, &done, x->err));
-        if (done)
-            break;
-        if (jscan_key_is(k, kl, "type"))
-            li->type = v, li->has_type = 1;
-        else if (jscan_key_is(k, kl, "address"))
-            li->address = v, li->has_address = 1;
-        else if (jscan_key_is(k, kl, "class"))
-            li->klass = v, li->has_class = 1;
-        else if (jscan_key_is(k, kl, "references"))
-            li->refs = v, li->has_refs = v.type == JSCAN_ARR;
-        else if (jscan_key_is(k, kl, "memsize"))
-            li->memsize = v, li->has_memsize = 1;
-        else if (jscan_key_is(k, kl, "name"))
-            li->name = v, li->has_name = v.type == JSCAN_STR;
-        else if (jscan_key_is(k, kl, "root"))
-            li->root = v, li->has_root = v.type == JSCAN_STR;
-        else if (jscan_key_is(k, kl, "file"))
-            li->file = v, li->has_file = v.type == JSCAN_STR;
-        else if (jscan_key_is(k, kl, "line"))
-            li->line = v, li->has_line = v.type == JSCAN_NUM;
-        else if (jscan_key_is(k, kl, "method"))
-            li->method = v, li->has_method = v.type == JSCAN_STR;
-    }
-    li->is_root = li->has_root && li->has_type && li->type.e - li->type.s == 4 &&
-                  memcmp(li->type.s, "ROOT", 4) == 0;
-    if (!li->is_root && (!li->has_address || !li->has_type))
+    LR_TRY(jscan_fields(c, keys, L_N, li->v, &li->has, x->err));
+    for (unsigned k = 0; k < L_N; k++)
+        if (want[k] != JSCAN_NULL && LI_HAS(li, k) && li->v[k].type != want[k])
+            li->has &= ~(1u << k);
+    const jscan_val *t = &li->v[L_TYPE];
+    li->is_root = LI_HAS(li, L_ROOT) && LI_HAS(li, L_TYPE) && t->e - t->s == 4 &&
+                  memcmp(t->s, "ROOT", 4) == 0;
+    if (!li->is_root && (!LI_HAS(li, L_ADDRESS) || !LI_HAS(li, L_TYPE)))
         return LR_CORRUPT(x->err, x->name, jscan_off(c, p),
                           "object without \"address\" and \"type\"");
     return LR_OK;
@@ -276,7 +261,7 @@ static lr_status site_add(rctx *x, const ruby_site *r, uint32_t *out)
 /* Node n's allocation site from its line, when it has one. */
 static lr_status read_site(rctx *x, const jscan *c, const line_info *li, uint32_t n)
 {
-    if (!li->has_file)
+    if (!LI_HAS(li, L_FILE))
         return LR_OK;
     if (!x->st) {
         x->st = err_calloc(1, sizeof *x->st);
@@ -290,12 +275,12 @@ static lr_status read_site(rctx *x, const jscan *c, const line_info *li, uint32_
     }
     ruby_site r = {GRAPH_NONE, 0, GRAPH_NONE};
     uint64_t line = 0;
-    if (li->has_line && (!jscan_u64(&li->line, &line) || line > UINT32_MAX))
-        return LR_CORRUPT(x->err, x->name, jscan_off(c, li->line.s), "bad \"line\"");
+    if (LI_HAS(li, L_LINE) && (!jscan_u64(&li->v[L_LINE], &line) || line > UINT32_MAX))
+        return LR_CORRUPT(x->err, x->name, jscan_off(c, li->v[L_LINE].s), "bad \"line\"");
     r.line = (uint32_t)line;
-    LR_TRY(intern_str(x, c, &li->file, &r.file));
-    if (li->has_method)
-        LR_TRY(intern_str(x, c, &li->method, &r.method));
+    LR_TRY(intern_str(x, c, &li->v[L_FILE], &r.file));
+    if (LI_HAS(li, L_METHOD))
+        LR_TRY(intern_str(x, c, &li->v[L_METHOD], &r.method));
     else
         LR_TRY(graph_intern(x->g, "", 0, &r.method, x->err));
     return site_add(x, &r, &x->st->node_site[n]);
@@ -326,8 +311,8 @@ static lr_status pass1(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     line_info li;
     LR_TRY(read_line(x, p, e, &c, &li));
     uint64_t n = 0;
-    if (li.has_refs)
-        LR_TRY(count_elems(&c, &li.refs, &n, x->err));
+    if (LI_HAS(&li, L_REFS))
+        LR_TRY(count_elems(&c, &li.v[L_REFS], &n, x->err));
     if (li.is_root) {
         x->n_root_refs += n;
         return LR_OK;
@@ -347,10 +332,10 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     LR_TRY(read_line(x, p, e, &c, &li));
     jscan a;
     if (li.is_root) {
-        uint8_t kind = root_kind_of(&li.root);
-        if (!li.has_refs)
+        uint8_t kind = root_kind_of(&li.v[L_ROOT]);
+        if (!LI_HAS(&li, L_REFS))
             return LR_OK;
-        jscan_arr(&a, &c, &li.refs);
+        jscan_arr(&a, &c, &li.v[L_REFS]);
         for (;;) {
             jscan_val v;
             int done;
@@ -371,13 +356,14 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     if (n >= x->n_nodes)
         return LR_CORRUPT(x->err, x->name, jscan_off(&c, p), "file changed while read");
     uint64_t id, cls = 0, mem = 0;
-    if (!jscan_u64(&li.address, &id))
-        return LR_CORRUPT(x->err, x->name, jscan_off(&c, li.address.s), "bad \"address\"");
-    if (li.has_class && !jscan_u64(&li.klass, &cls))
-        return LR_CORRUPT(x->err, x->name, jscan_off(&c, li.klass.s), "bad \"class\"");
-    if (li.has_memsize && !jscan_u64(&li.memsize, &mem))
-        return LR_CORRUPT(x->err, x->name, jscan_off(&c, li.memsize.s), "bad \"memsize\"");
-    uint8_t t = type_of(&li.type);
+    const jscan_val *v = li.v;
+    if (!jscan_u64(&v[L_ADDRESS], &id))
+        return LR_CORRUPT(x->err, x->name, jscan_off(&c, v[L_ADDRESS].s), "bad \"address\"");
+    if (LI_HAS(&li, L_CLASS) && !jscan_u64(&v[L_CLASS], &cls))
+        return LR_CORRUPT(x->err, x->name, jscan_off(&c, v[L_CLASS].s), "bad \"class\"");
+    if (LI_HAS(&li, L_MEMSIZE) && !jscan_u64(&v[L_MEMSIZE], &mem))
+        return LR_CORRUPT(x->err, x->name, jscan_off(&c, v[L_MEMSIZE].s), "bad \"memsize\"");
+    uint8_t t = type_of(&li.v[L_TYPE]);
     g->node_id[n] = id;
     g->node_type[n] = t;
     g->node_kind[n] = t < N_TYPES ? TYPES[t].kind : GRAPH_KIND_OTHER;
@@ -390,12 +376,12 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     g->node_len[n] = 0;
     x->class_addr[n] = cls;
     x->class_name[n] = GRAPH_NONE;
-    if (li.has_name && g->node_kind[n] == GRAPH_KIND_CLASS)
-        LR_TRY(intern_str(x, &c, &li.name, &x->class_name[n]));
+    if (LI_HAS(&li, L_NAME) && g->node_kind[n] == GRAPH_KIND_CLASS)
+        LR_TRY(intern_str(x, &c, &li.v[L_NAME], &x->class_name[n]));
     LR_TRY(read_site(x, &c, &li, n));
     uint64_t r = g->first_edge[n];
-    if (li.has_refs) {
-        jscan_arr(&a, &c, &li.refs);
+    if (LI_HAS(&li, L_REFS)) {
+        jscan_arr(&a, &c, &li.v[L_REFS]);
         for (;;) {
             jscan_val v;
             int done;
