@@ -5,7 +5,8 @@
  * strengths, roots, retained sizes, dominators, paths and leak traces with their signature.
  * Also the failures: bad arguments are usage errors that leave the builder usable, a class id
  * added twice fails the finish, references to objects never added are dropped and counted, an
- * empty builder gives an empty heap. Only public headers are included here. */
+ * empty builder gives an empty heap. The histogram, the diff against the JSON-lines heap and
+ * the HTML and JSON reports take a built heap too. Only public headers are included here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include "leakray/analysis.h"
 #include "leakray/builder.h"
 #include "leakray/leakray.h"
+#include "leakray/report.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -172,6 +174,33 @@ static void same_as_jsonl(void **state)
     assert_string_equal(tb, tj);
     assert_non_null(strstr(tb, " System class: NotificationCenter#1003>observers "
                                "Array#1004>[0] Block#1005>self Screen#1002>"));
+    /* the other analyses and the reports take it too */
+    lr_histogram *hi = NULL;
+    assert_int_equal(lr_histogram_build(b, 1, &hi, &err), LR_OK);
+    assert_int_equal(lr_histogram_count(hi), 7);
+    assert_string_equal(lr_histogram_get(hi, 0)->name, "NotificationCenter");
+    assert_int_equal(lr_histogram_get(hi, 0)->retained, 48 + 32 + 40 + 256 + 300000);
+    lr_histogram_free(hi);
+    lr_diff *d = NULL;
+    assert_int_equal(lr_diff_build(j, b, 1, &d, &err), LR_OK);
+    assert_int_equal(lr_diff_count(d), 0);
+    lr_diff_free(d);
+    const char *watch[] = {"Screen"};
+    lr_analyze_opts ao = {0};
+    ao.watch = watch;
+    ao.n_watch = 1;
+    ao.no_shipped_rules = 1;
+    lr_analysis *an = NULL;
+    assert_int_equal(lr_analyze(b, &ao, &an, &err), LR_OK);
+    for (int f = 0; f < 2; f++) {
+        char *out = NULL;
+        size_t len = 0;
+        assert_int_equal(lr_render_buffer(an, f ? LR_RENDER_HTML : LR_RENDER_JSON, NULL, &out,
+                                          &len, &err), LR_OK);
+        assert_non_null(strstr(out, "NotificationCenter"));
+        lr_free(out);
+    }
+    lr_analysis_free(an);
     lr_close(b);
     lr_close(j);
 }
