@@ -4,11 +4,12 @@
 # (user + sys) and peak RSS of every run, MB/s and objects/s of CPU (the machine is shared:
 # wall time mostly measures the queue).
 # - JSON lines: the benchmark HPROF dump at JSONL_SCALE (scripts/gen-big-dump.sh; default 2,
-#   about 4.4 M objects) converted with `convert -o X.jsonl`, so both files hold the same
-#   objects: `histo` on each, and the ratio.
+#   4.5 M objects) converted with `convert -o X.jsonl` (690 MB), so both files hold the same
+#   objects: `histo` and `top` (full load + dominators) on each, and the ratio. HPROF's `histo`
+#   is a counting pass that builds no graph, so the readers compare on `top`.
 # - Dart: a snapshot of DART_MB (default 500) MB streamed by tests/programs/dart/dartheap.py
-#   (leaked checkout screens, 7 objects each, 128-unit titles): `histo` and `top`, against the
-#   HPROF reader's rates above (per object, as the counts differ).
+#   (leaked checkout screens, 7 objects each, 128-unit titles; 15 M objects): `histo` and
+#   `top`, against the HPROF dump's `top` above per object (the counts differ).
 # - Ruby: a dump_all of a heap of RUBY_OBJECTS objects (default 1,000,000) written by Ruby;
 #   `histo` and `top` (load + dominators) on it, time and memory against the dump's size,
 #   beside Ruby's own cost of the dump and of counting the heap with ObjectSpace in process.
@@ -44,11 +45,15 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for f in "$hprof" "$jsonl"; do cat "$f" >/dev/null; done
 bench_measure hp "$out/hp.json" nice "$lr" histo --json --no-timing "$hprof"
 bench_measure js "$out/js.json" nice "$lr" histo --json --no-timing "$jsonl"
+bench_measure hpt "$out/hpt.json" nice "$lr" top --json --no-timing "$hprof"
+bench_measure jst "$out/jst.json" nice "$lr" top --json --no-timing "$jsonl"
 hs=$(stat -c %s "$hprof") js=$(stat -c %s "$jsonl")
 hn=$(objs "$out/hp.json") jn=$(objs "$out/js.json")
 line hp HPROF "$hs" "$hn" histo
 line js JSONL "$js" "$jn" histo
-echo "JSONL / HPROF, same objects: time $(bench_ratio "$js_cpu" "$hp_cpu") (CPU), $(bench_ratio "$js_wall" "$hp_wall") (wall)"
+line hpt HPROF "$hs" "$hn" top
+line jst JSONL "$js" "$jn" top
+echo "JSONL / HPROF top, same objects: time $(bench_ratio "$jst_cpu" "$hpt_cpu") (CPU), $(bench_ratio "$jst_wall" "$hpt_wall") (wall); peak RSS $(bench_ratio "$jst_rss" "$hpt_rss")"
 
 dmb=${DART_MB:-500}
 screens=$((dmb * 1000000 / 229)) # 229 bytes per screen with 128-unit titles
@@ -60,21 +65,22 @@ bench_measure dtt "$out/dtt.json" nice "$lr" top --json --no-timing "$dart"
 ds=$(stat -c %s "$dart") dn=$(objs "$out/dt.json")
 line dt Dart "$ds" "$dn" histo
 line dtt Dart "$ds" "$dn" top
-echo "Dart / HPROF histo, per object: $(py "import sys; a=float(sys.argv[1])/int(sys.argv[2]); b=float(sys.argv[3])/int(sys.argv[4]); print('%.2f' % (a / b))" "$dt_cpu" "$dn" "$hp_cpu" "$hn") (CPU per object)"
+echo "Dart / HPROF top, CPU per object: $(py "import sys; a=float(sys.argv[1])/int(sys.argv[2]); b=float(sys.argv[3])/int(sys.argv[4]); print('%.2f' % (a / b))" "$dtt_cpu" "$dn" "$hpt_cpu" "$hn")"
 
 n=${RUBY_OBJECTS:-1000000}
 if command -v ruby >/dev/null; then
     rb="$dir/ruby-$n.json"
     # Ruby's own numbers: dump_all's CPU time, and counting the heap in process
     # (ObjectSpace.count_objects, and each_object(String) as a per-class count)
+    # (counted first: dumping allocates a few strings of its own)
     nice ruby -robjspace -rjson -e 'n = Integer(ARGV[1]); keep = Array.new(n / 2) { |i| "s#{i}" }
-        h = {}; (n / 4).times { |i| h[i] = [i] }; GC.start
+        h = {}; (n / 2).times { |i| h[i] = [i] }; GC.start
         cpu = -> { Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) }
-        t0 = cpu.(); File.open(ARGV[0], "w") { |f| ObjectSpace.dump_all(output: f) }; t1 = cpu.()
-        c = ObjectSpace.count_objects; t2 = cpu.()
-        s = ObjectSpace.each_object(String).count; t3 = cpu.()
-        File.write(ARGV[2], JSON.generate({dump: t1 - t0, count_objects: t2 - t1, total: c[:TOTAL] - c[:FREE],
-                                           each_string: t3 - t2, strings: s}))' "$rb" "$n" "$out/ruby.json"
+        t0 = cpu.(); c = ObjectSpace.count_objects; t1 = cpu.()
+        s = ObjectSpace.each_object(String).count; t2 = cpu.()
+        File.open(ARGV[0], "w") { |f| ObjectSpace.dump_all(output: f) }; t3 = cpu.()
+        File.write(ARGV[2], JSON.generate({dump: t3 - t2, count_objects: t1 - t0, total: c[:TOTAL] - c[:FREE],
+                                           each_string: t2 - t1, strings: s}))' "$rb" "$n" "$out/ruby.json"
     cat "$rb" >/dev/null
     bench_measure rh "$out/rh.json" nice "$lr" histo --json --no-timing "$rb"
     bench_measure rt "$out/rt.json" nice "$lr" top --json --no-timing "$rb"
