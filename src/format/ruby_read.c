@@ -15,6 +15,8 @@
 #define _GNU_SOURCE /* memmem */
 #include "format/ruby.h"
 
+#include "base/hash.h"
+#include "base/hmap.h"
 #include "format/jscan.h"
 
 #include <stdio.h>
@@ -68,8 +70,7 @@ typedef struct ruby_state {
     uint32_t *node_site; /* per node: site index + 1, 0 = none; NULL while no line has one */
     ruby_site *sites;
     uint32_t n_sites, cap_sites;
-    uint32_t *slot;      /* while loading: open-addressing table of site index + 1 */
-    uint32_t slot_cap;   /* power of two */
+    hmap lookup;         /* while loading: sites by hash of (file, line, method) */
 } ruby_state;
 
 static void state_free(void *p)
@@ -79,7 +80,7 @@ static void state_free(void *p)
         return;
     free(s->node_site);
     free(s->sites);
-    free(s->slot);
+    hmap_free(&s->lookup);
     free(s);
 }
 
@@ -218,32 +219,19 @@ static lr_status intern_str(rctx *x, const jscan *c, const jscan_val *v, str_ix 
 static lr_status site_add(rctx *x, const ruby_site *r, uint32_t *out)
 {
     ruby_state *s = x->st;
-    if (s->n_sites >= UINT32_MAX / 4)
-        return LR_FAIL(x->err, LR_ERR_LIMIT, "%s: too many allocation sites", x->name);
-    if (2 * (s->n_sites + 1) > s->slot_cap) { /* keep the table at most half full */
-        uint32_t nc = s->slot_cap ? s->slot_cap * 2 : 1024;
-        uint32_t *ns = err_calloc(nc, sizeof *ns);
-        if (!ns)
-            return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
-        for (uint32_t i = 0; i < s->n_sites; i++) {
-            const ruby_site *q = &s->sites[i];
-            uint32_t h = (q->file * 2654435761u ^ q->line * 40503u ^ q->method) & (nc - 1);
-            while (ns[h])
-                h = (h + 1) & (nc - 1);
-            ns[h] = i + 1;
-        }
-        free(s->slot);
-        s->slot = ns;
-        s->slot_cap = nc;
-    }
-    uint32_t h = (r->file * 2654435761u ^ r->line * 40503u ^ r->method) & (s->slot_cap - 1);
-    for (; s->slot[h]; h = (h + 1) & (s->slot_cap - 1)) {
-        const ruby_site *q = &s->sites[s->slot[h] - 1];
+    uint32_t key[3] = {r->file, r->line, r->method};
+    uint32_t h = hash_fnv32(key, sizeof key);
+    hmap_it it;
+    for (uint32_t e = hmap_first(&s->lookup, h, &it); e != HMAP_NONE;
+         e = hmap_next(&s->lookup, &it)) {
+        const ruby_site *q = &s->sites[e];
         if (q->file == r->file && q->line == r->line && q->method == r->method) {
-            *out = s->slot[h];
+            *out = e + 1;
             return LR_OK;
         }
     }
+    if (s->n_sites >= UINT32_MAX / 4)
+        return LR_FAIL(x->err, LR_ERR_LIMIT, "%s: too many allocation sites", x->name);
     if (s->n_sites == s->cap_sites) {
         uint32_t nc = s->cap_sites ? s->cap_sites * 2 : 256;
         ruby_site *nv = err_reallocarray(s->sites, nc, sizeof *nv);
@@ -252,8 +240,9 @@ static lr_status site_add(rctx *x, const ruby_site *r, uint32_t *out)
         s->sites = nv;
         s->cap_sites = nc;
     }
+    if (!hmap_add(&s->lookup, h, s->n_sites))
+        return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
     s->sites[s->n_sites++] = *r;
-    s->slot[h] = s->n_sites;
     *out = s->n_sites;
     return LR_OK;
 }
@@ -544,9 +533,7 @@ static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error
     free(x.root_kind);
     free(x.sbuf);
     if (x.st) { /* the lookup table only served loading */
-        free(x.st->slot);
-        x.st->slot = NULL;
-        x.st->slot_cap = 0;
+        hmap_free(&x.st->lookup);
     }
     return s;
 }
