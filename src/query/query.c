@@ -10,6 +10,7 @@
 
 #include "analysis/paths.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,50 @@ lr_status query_need_paths(query_db *q, lr_error *err)
     return st;
 }
 
+/* The path forest, built on a second thread while the first builds dominators. */
+typedef struct query_paths_job {
+    const graph *g;
+    paths_result *out;
+    lr_error err;
+    lr_status st;
+} query_paths_job;
+
+static void *query_paths_run(void *p)
+{
+    query_paths_job *j = p;
+    j->st = paths_find(j->g, NULL, NULL, 0, j->out, &j->err);
+    return NULL;
+}
+
+lr_status query_need_paths_retained(query_db *q, lr_error *err)
+{
+    lr_status st;
+    if (q->o.model == QUERY_MODEL_DEVTOOLS || q->have_paths || q->have_dom) {
+        if ((st = query_need_paths(q, err)) == LR_OK)
+            st = query_need_retained(q, err);
+        return st;
+    }
+    /* Both only read the graph (derived edge names keep a cursor per thread), and neither
+     * needs the other: side by side they take the longer of the two instead of the sum. */
+    query_paths_job j = {q->g, &q->paths, {.offset = LR_NO_OFFSET}, LR_OK};
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, query_paths_run, &j) == 0;
+    if (!threaded)
+        query_paths_run(&j);
+    st = query_need_dom(q);
+    if (threaded)
+        pthread_join(th, NULL);
+    if (j.st == LR_OK) {
+        q->have_paths = 1;
+    } else if (st == LR_OK) {
+        q->err = j.err;
+        st = j.st;
+    }
+    if (st != LR_OK && err)
+        *err = q->err;
+    return st;
+}
+
 int query_path_step(const query_db *q, node_ix x, node_ix *parent, edge_ix *edge)
 {
     if (q->o.model == QUERY_MODEL_DEVTOOLS) {
@@ -128,18 +173,13 @@ lr_status query_need_class_index(query_db *q)
     uint32_t nc = g->n_classes;
     uint32_t *first = err_calloc((size_t)nc + 2, sizeof *first);
     node_ix *nodes = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *nodes);
-    uint64_t *shallow = err_calloc((size_t)nc + 1, sizeof *shallow);
-    if (!first || !nodes || !shallow) {
+    if (!first || !nodes) {
         free(first);
         free(nodes);
-        free(shallow);
         return LR_FAIL(&q->err, LR_ERR_NOMEM, "sql: out of memory for the class index");
     }
-    for (node_ix x = 0; x < g->n_nodes; x++) {
-        class_ix c = g->node_class[x] < nc ? g->node_class[x] : nc;
-        first[c + 1]++;
-        shallow[c] += graph_node_size(g, x);
-    }
+    for (node_ix x = 0; x < g->n_nodes; x++)
+        first[(g->node_class[x] < nc ? g->node_class[x] : nc) + 1]++;
     for (uint32_t c = 0; c <= nc; c++)
         first[c + 1] += first[c];
     /* Fill with a moving cursor per class, then shift the starts back. */
@@ -152,6 +192,35 @@ lr_status query_need_class_index(query_db *q)
     first[0] = 0;
     q->cls_first = first;
     q->cls_nodes = nodes;
+    return LR_OK;
+}
+
+lr_status query_need_class_sizes(query_db *q)
+{
+    if (q->cls_size)
+        return LR_OK;
+    LR_TRY(query_need_class_index(q));
+    const graph *g = q->g;
+    uint32_t nc = g->n_classes;
+    uint32_t *size = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *size);
+    uint32_t *pos = err_mallocarray((size_t)nc + 1, sizeof *pos);
+    uint64_t *shallow = err_calloc((size_t)nc + 1, sizeof *shallow);
+    if (!size || !pos || !shallow) {
+        free(size);
+        free(pos);
+        free(shallow);
+        return LR_FAIL(&q->err, LR_ERR_NOMEM, "sql: out of memory for shallow sizes");
+    }
+    /* Node order, as the index was filled: each class's cursor meets its nodes ascending. */
+    memcpy(pos, q->cls_first, ((size_t)nc + 1) * sizeof *pos);
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        class_ix c = g->node_class[x] < nc ? g->node_class[x] : nc;
+        uint32_t s = graph_node_size(g, x);
+        size[pos[c]++] = s;
+        shallow[c] += s;
+    }
+    free(pos);
+    q->cls_size = size;
     q->cls_shallow = shallow;
     return LR_OK;
 }
@@ -468,6 +537,7 @@ void query_close(query_db *q)
     free(q->cls_first);
     free(q->cls_nodes);
     free(q->by_name);
+    free(q->cls_size);
     free(q->cls_shallow);
     free(q->cls_retained);
     free(q->is_string);

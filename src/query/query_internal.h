@@ -37,6 +37,9 @@ struct query_db {
                               * holds the nodes without a class */
     node_ix *cls_nodes;      /* node indices grouped by class, ascending within a class */
     class_ix *by_name;       /* every class, sorted by name (byte order), then index */
+    uint32_t *cls_size;      /* shallow bytes of cls_nodes[i], same positions: read once
+                              * in node order (sequential in the dump) so a by-class scan
+                              * does not go back to the dump for each array's length */
     uint64_t *cls_shallow;   /* summed shallow bytes of all instances, per class */
     uint64_t *cls_retained;  /* retained bytes without double counting, per class */
     uint8_t *is_string;      /* per class: 1 when instances are strings (java.lang.String) */
@@ -46,6 +49,7 @@ struct query_db {
 lr_status query_need_dom(query_db *q);
 lr_status query_need_depth(query_db *q);
 lr_status query_need_class_index(query_db *q);
+lr_status query_need_class_sizes(query_db *q); /* cls_size and cls_shallow (needs the index) */
 lr_status query_need_by_name(query_db *q);
 lr_status query_need_class_retained(query_db *q);
 lr_status query_need_strings(query_db *q);

@@ -38,6 +38,8 @@ typedef struct query_cur {
     uint32_t bucket;    /* objects by class: 0 = nodes without a class, b > 0 = the class
                          * at by_name[b - 1] */
     uint32_t bucket_end; /* one past the last bucket to visit */
+    const char *cname;  /* objects by class: the bucket's class name (NULL: no class), */
+    int cname_len;      /* and its length: every row of a bucket has this class */
     uint64_t rowid;     /* running row number */
     /* fields of one node, gathered at once (graph_fields_each calls back per field) */
     struct query_frow *frows;
@@ -158,6 +160,65 @@ static node_ix arg_node(const graph *g, sqlite3_value *v)
     return query_value_id(v, &id) ? graph_find_id(g, id) : GRAPH_NONE;
 }
 
+/* ---- tables whose rows come in groups, one group per node (strings: 0 or 1 row; fields:
+ * the node's fields; stacks: its allocation frames), by id lookup or a scan over the nodes.
+ * A loader fills the current node's group (c->n_frows rows) and returns 0, or -1 when out of
+ * memory. */
+typedef int (*group_load_fn)(query_cur *c);
+
+/* Moves to the first node at or after c->node with a nonempty group (the lookup's node only,
+ * under PLAN_ID). */
+static int group_settle(query_cur *c, group_load_fn load)
+{
+    const graph *g = c->q->g;
+    for (;;) {
+        if (c->node >= g->n_nodes) {
+            c->eof = 1;
+            return SQLITE_OK;
+        }
+        if (load(c))
+            return SQLITE_NOMEM;
+        if (c->n_frows) {
+            c->pos = 0;
+            return SQLITE_OK;
+        }
+        if (c->plan == PLAN_ID) {
+            c->eof = 1;
+            return SQLITE_OK;
+        }
+        c->node++;
+    }
+}
+
+static int group_filter(sqlite3_vtab_cursor *cur, int plan, sqlite3_value **argv,
+                        group_load_fn load)
+{
+    query_cur *c = (query_cur *)cur;
+    c->plan = plan;
+    c->rowid = 0;
+    c->eof = 0;
+    c->node = plan == PLAN_ID ? arg_node(c->q->g, argv[0]) : 0;
+    if (c->node == GRAPH_NONE) {
+        c->eof = 1;
+        return SQLITE_OK;
+    }
+    return group_settle(c, load);
+}
+
+static int group_next(sqlite3_vtab_cursor *cur, group_load_fn load)
+{
+    query_cur *c = (query_cur *)cur;
+    c->rowid++;
+    if (++c->pos < c->n_frows)
+        return SQLITE_OK;
+    if (c->plan == PLAN_ID) {
+        c->eof = 1;
+        return SQLITE_OK;
+    }
+    c->node++;
+    return group_settle(c, load);
+}
+
 /* ================================================================ objects */
 
 enum { OC_ID, OC_CLASS, OC_KIND, OC_SHALLOW, OC_RETAINED, OC_DOMINATOR, OC_DISTANCE, OC_HEAP,
@@ -185,12 +246,6 @@ static void result_location(sqlite3_context *ctx, const query_db *q, class_ix c)
         return;
     }
     sqlite3_result_text(ctx, k, (int)(p - 1 - k), SQLITE_TRANSIENT);
-}
-
-static int objects_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                           sqlite3_vtab **out, char **errmsg)
-{
-    return query_connect(db, aux, OBJECTS_SCHEMA, out, errmsg);
 }
 
 static int objects_best(sqlite3_vtab *t, sqlite3_index_info *info)
@@ -235,6 +290,8 @@ static void objects_load_bucket(query_cur *c)
         c->end = q->cls_first[k + 1];
         if (c->pos < c->end) {
             c->node = q->cls_nodes[c->pos];
+            c->cname = k < q->g->n_classes ? graph_str(q->g, q->g->classes[k].name) : NULL;
+            c->cname_len = c->cname ? (int)strlen(c->cname) : 0;
             return;
         }
     }
@@ -316,19 +373,30 @@ static int objects_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
     case OC_ID:
         result_id(ctx, g, x);
         break;
-    case OC_CLASS: {
-        const char *s = graph_class_name(g, x);
-        if (s[0] || (g->node_class[x] < g->n_classes))
-            result_str(ctx, s);
-        else
+    case OC_CLASS:
+        if (c->plan == PLAN_CLASS || c->plan == PLAN_BY_CLASS) {
+            if (c->cname)
+                sqlite3_result_text(ctx, c->cname, c->cname_len, SQLITE_STATIC);
+            else
+                sqlite3_result_null(ctx);
+        } else if (g->node_class[x] < g->n_classes) {
+            result_str(ctx, graph_class_name(g, x));
+        } else {
             sqlite3_result_null(ctx);
+        }
         break;
-    }
     case OC_KIND:
         result_str(ctx, graph_node_kind_name(g->node_kind[x]));
         break;
     case OC_SHALLOW:
-        sqlite3_result_int64(ctx, graph_node_size(g, x));
+        if (c->plan == PLAN_CLASS || c->plan == PLAN_BY_CLASS) {
+            /* a class plan reads many rows: the sizes in class order, read once */
+            if ((st = query_need_class_sizes(q)) != LR_OK)
+                return query_fail(cur, st);
+            sqlite3_result_int64(ctx, q->cls_size[c->pos]);
+        } else {
+            sqlite3_result_int64(ctx, graph_node_size(g, x));
+        }
         break;
     case OC_HEAP:
         if (g->node_heap && g->node_heap[x] < g->n_heaps)
@@ -377,12 +445,6 @@ enum { CC_ID, CC_NAME, CC_SUPER, CC_LOADER, CC_INSTANCES, CC_SHALLOW, CC_RETAINE
 #define CLASSES_SCHEMA                                                                     \
     "CREATE TABLE x(id INTEGER, name TEXT, super TEXT, loader INTEGER, instances INTEGER, " \
     "shallow INTEGER, retained INTEGER, location TEXT)"
-
-static int classes_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                           sqlite3_vtab **out, char **errmsg)
-{
-    return query_connect(db, aux, CLASSES_SCHEMA, out, errmsg);
-}
 
 static int classes_best(sqlite3_vtab *t, sqlite3_index_info *info)
 {
@@ -491,13 +553,14 @@ static int classes_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
             sqlite3_result_null(ctx);
         break;
     case CC_INSTANCES:
-    case CC_SHALLOW:
         if ((st = query_need_class_index(q)) != LR_OK)
             return query_fail(cur, st);
-        if (col == CC_INSTANCES)
-            sqlite3_result_int64(ctx, q->cls_first[k + 1] - q->cls_first[k]);
-        else
-            sqlite3_result_int64(ctx, (sqlite3_int64)q->cls_shallow[k]);
+        sqlite3_result_int64(ctx, q->cls_first[k + 1] - q->cls_first[k]);
+        break;
+    case CC_SHALLOW:
+        if ((st = query_need_class_sizes(q)) != LR_OK)
+            return query_fail(cur, st);
+        sqlite3_result_int64(ctx, (sqlite3_int64)q->cls_shallow[k]);
         break;
     case CC_LOCATION:
         result_location(ctx, q, k);
@@ -515,12 +578,6 @@ static int classes_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
 enum { EC_SRC, EC_DST, EC_NAME, EC_KIND, EC_STRENGTH };
 #define EDGES_SCHEMA "CREATE TABLE x(src INTEGER, dst INTEGER, name TEXT, kind TEXT, " \
                      "strength TEXT)"
-
-static int edges_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                         sqlite3_vtab **out, char **errmsg)
-{
-    return query_connect(db, aux, EDGES_SCHEMA, out, errmsg);
-}
 
 static int edges_best(sqlite3_vtab *t, sqlite3_index_info *info)
 {
@@ -662,12 +719,6 @@ static int edges_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 enum { RC_ID, RC_KIND, RC_THREAD, RC_FRAME };
 #define ROOTS_SCHEMA "CREATE TABLE x(id INTEGER, kind TEXT, thread INTEGER, frame TEXT)"
 
-static int roots_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                         sqlite3_vtab **out, char **errmsg)
-{
-    return query_connect(db, aux, ROOTS_SCHEMA, out, errmsg);
-}
-
 static int roots_best(sqlite3_vtab *t, sqlite3_index_info *info)
 {
     info->idxNum = PLAN_SCAN;
@@ -747,12 +798,6 @@ static int roots_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 enum { SC_ID, SC_VALUE };
 #define STRINGS_SCHEMA "CREATE TABLE x(id INTEGER, value TEXT)"
 
-static int strings_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                           sqlite3_vtab **out, char **errmsg)
-{
-    return query_connect(db, aux, STRINGS_SCHEMA, out, errmsg);
-}
-
 /* Shared by strings and fields: id lookup or a scan over the nodes. */
 static int node_best(sqlite3_vtab *t, sqlite3_index_info *info)
 {
@@ -775,49 +820,25 @@ static int is_string(const query_db *q, node_ix x)
     return g->node_class[x] < g->n_classes && q->is_string[g->node_class[x]];
 }
 
-static void strings_settle(query_cur *c)
+/* A string is a group of one row. */
+static int strings_load(query_cur *c)
 {
-    const graph *g = c->q->g;
-    while (c->node < g->n_nodes && !is_string(c->q, c->node)) {
-        if (c->plan == PLAN_ID) {
-            c->eof = 1;
-            return;
-        }
-        c->node++;
-    }
-    if (c->node >= g->n_nodes)
-        c->eof = 1;
+    c->n_frows = is_string(c->q, c->node);
+    return 0;
 }
 
 static int strings_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int argc,
                           sqlite3_value **argv)
 {
-    query_cur *c = (query_cur *)cur;
     lr_status st;
-    if ((st = query_need_strings(c->q)) != LR_OK)
+    if ((st = query_need_strings(vq(cur))) != LR_OK)
         return query_fail(cur, st);
-    c->plan = plan;
-    c->rowid = 0;
-    c->eof = 0;
-    c->node = plan == PLAN_ID ? arg_node(c->q->g, argv[0]) : 0;
-    if (c->node == GRAPH_NONE)
-        c->eof = 1;
-    else
-        strings_settle(c);
-    return SQLITE_OK;
+    return group_filter(cur, plan, argv, strings_load);
 }
 
 static int strings_next(sqlite3_vtab_cursor *cur)
 {
-    query_cur *c = (query_cur *)cur;
-    c->rowid++;
-    if (c->plan == PLAN_ID) {
-        c->eof = 1;
-        return SQLITE_OK;
-    }
-    c->node++;
-    strings_settle(c);
-    return SQLITE_OK;
+    return group_next(cur, strings_load);
 }
 
 static int strings_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
@@ -859,12 +880,6 @@ typedef struct query_frow {
     node_ix ref;    /* referenced node, GRAPH_NONE if none */
     edge_ix edge;   /* the edge this row stands for, GRAPH_NONE for a field */
 } query_frow;
-
-static int fields_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                          sqlite3_vtab **out, char **errmsg)
-{
-    return query_connect(db, aux, FIELDS_SCHEMA, out, errmsg);
-}
 
 static int frow_push(query_cur *c, const query_frow *r)
 {
@@ -918,56 +933,15 @@ static int fields_gather(query_cur *c)
     return 0;
 }
 
-/* Moves to the first node at or after c->node with at least one field. */
-static int fields_settle(query_cur *c)
-{
-    const graph *g = c->q->g;
-    for (;;) {
-        if (c->node >= g->n_nodes) {
-            c->eof = 1;
-            return 0;
-        }
-        if (fields_gather(c))
-            return -1;
-        if (c->n_frows) {
-            c->pos = 0;
-            return 0;
-        }
-        if (c->plan == PLAN_ID) {
-            c->eof = 1;
-            return 0;
-        }
-        c->node++;
-    }
-}
-
 static int fields_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int argc,
                          sqlite3_value **argv)
 {
-    query_cur *c = (query_cur *)cur;
-    c->plan = plan;
-    c->rowid = 0;
-    c->eof = 0;
-    c->node = plan == PLAN_ID ? arg_node(c->q->g, argv[0]) : 0;
-    if (c->node == GRAPH_NONE) {
-        c->eof = 1;
-        return SQLITE_OK;
-    }
-    return fields_settle(c) ? SQLITE_NOMEM : SQLITE_OK;
+    return group_filter(cur, plan, argv, fields_gather);
 }
 
 static int fields_next(sqlite3_vtab_cursor *cur)
 {
-    query_cur *c = (query_cur *)cur;
-    c->rowid++;
-    if (++c->pos < c->n_frows)
-        return SQLITE_OK;
-    if (c->plan == PLAN_ID) {
-        c->eof = 1;
-        return SQLITE_OK;
-    }
-    c->node++;
-    return fields_settle(c) ? SQLITE_NOMEM : SQLITE_OK;
+    return group_next(cur, fields_gather);
 }
 
 void query_result_value(sqlite3_context *ctx, const graph *g, const graph_value *v)
@@ -1089,12 +1063,6 @@ enum { KC_ID, KC_DEPTH, KC_FUNCTION, KC_SCRIPT, KC_LINE, KC_COLUMN };
                       "line INTEGER, column INTEGER)"
 #define STACKS_MAX_DEPTH 1024 /* frames kept per stack (V8 records at most a few hundred) */
 
-static int stacks_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                          sqlite3_vtab **out, char **errmsg)
-{
-    return query_connect(db, aux, STACKS_SCHEMA, out, errmsg);
-}
-
 /* Loads the stack of c->node into c->frows (reused as frame storage). 0, or -1 on failure. */
 static int stacks_load(query_cur *c)
 {
@@ -1114,55 +1082,21 @@ static int stacks_load(query_cur *c)
     return 0;
 }
 
-static int stacks_settle(query_cur *c)
-{
-    const graph *g = c->q->g;
-    for (;;) {
-        if (c->node >= g->n_nodes) {
-            c->eof = 1;
-            return 0;
-        }
-        if (stacks_load(c))
-            return -1;
-        if (c->n_frows) {
-            c->pos = 0;
-            return 0;
-        }
-        if (c->plan == PLAN_ID) {
-            c->eof = 1;
-            return 0;
-        }
-        c->node++;
-    }
-}
-
 static int stacks_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int argc,
                          sqlite3_value **argv)
 {
-    query_cur *c = (query_cur *)cur;
-    c->plan = plan;
-    c->rowid = 0;
-    c->eof = 0;
-    c->node = plan == PLAN_ID ? arg_node(c->q->g, argv[0]) : 0;
-    if (c->node == GRAPH_NONE || !c->q->o.stacks) {
+    if (!vq(cur)->o.stacks) { /* no graph without stacks is scanned for none */
+        query_cur *c = (query_cur *)cur;
+        c->rowid = 0;
         c->eof = 1;
         return SQLITE_OK;
     }
-    return stacks_settle(c) ? SQLITE_NOMEM : SQLITE_OK;
+    return group_filter(cur, plan, argv, stacks_load);
 }
 
 static int stacks_next(sqlite3_vtab_cursor *cur)
 {
-    query_cur *c = (query_cur *)cur;
-    c->rowid++;
-    if (++c->pos < c->n_frows)
-        return SQLITE_OK;
-    if (c->plan == PLAN_ID) {
-        c->eof = 1;
-        return SQLITE_OK;
-    }
-    c->node++;
-    return stacks_settle(c) ? SQLITE_NOMEM : SQLITE_OK;
+    return group_next(cur, stacks_load);
 }
 
 static int stacks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
@@ -1199,7 +1133,13 @@ static int stacks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col
 
 /* ================================================================ registration */
 
-#define QUERY_MODULE(pfx, best, filter, next, column)                                  \
+/* A table: its connect (declaring the schema) and its module. */
+#define QUERY_MODULE(pfx, schema, best, filter, next, column)                            \
+    static int pfx##_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, \
+                             sqlite3_vtab **out, char **errmsg)                         \
+    {                                                                                  \
+        return query_connect(db, aux, schema, out, errmsg);                            \
+    }                                                                                  \
     static const sqlite3_module pfx##_module = {                                       \
         .iVersion = 0,                                                                 \
         .xCreate = NULL, /* eponymous-only: the table exists under the module's name */ \
@@ -1216,13 +1156,15 @@ static int stacks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col
         .xRowid = query_rowid,                                                         \
     }
 
-QUERY_MODULE(objects, objects_best, objects_filter, objects_next, objects_column);
-QUERY_MODULE(classes, classes_best, classes_filter, classes_next, classes_column);
-QUERY_MODULE(edges, edges_best, edges_filter, edges_next, edges_column);
-QUERY_MODULE(roots, roots_best, roots_filter, classes_next, roots_column);
-QUERY_MODULE(strings, node_best, strings_filter, strings_next, strings_column);
-QUERY_MODULE(fields, node_best, fields_filter, fields_next, fields_column);
-QUERY_MODULE(stacks, node_best, stacks_filter, stacks_next, stacks_column);
+QUERY_MODULE(objects, OBJECTS_SCHEMA, objects_best, objects_filter, objects_next,
+             objects_column);
+QUERY_MODULE(classes, CLASSES_SCHEMA, classes_best, classes_filter, classes_next,
+             classes_column);
+QUERY_MODULE(edges, EDGES_SCHEMA, edges_best, edges_filter, edges_next, edges_column);
+QUERY_MODULE(roots, ROOTS_SCHEMA, roots_best, roots_filter, classes_next, roots_column);
+QUERY_MODULE(strings, STRINGS_SCHEMA, node_best, strings_filter, strings_next, strings_column);
+QUERY_MODULE(fields, FIELDS_SCHEMA, node_best, fields_filter, fields_next, fields_column);
+QUERY_MODULE(stacks, STACKS_SCHEMA, node_best, stacks_filter, stacks_next, stacks_column);
 
 int query_register_tables(query_db *q)
 {
