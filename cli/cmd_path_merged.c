@@ -61,8 +61,12 @@ static void pmerge_open(const cli_common *co, jsonw *w, const graph *g, const qu
     char b1[CLI_FMT_MAX], lab[512], ename[256];
     const char *kind = m->edge != GRAPH_NONE
                            ? graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[m->edge])) : NULL;
-    if (m->edge != GRAPH_NONE)
-        graph_edge_name_text(g, m->edge, ename, sizeof ename);
+    /* the name read while building: asked here, in child order, HPROF's derived names
+     * would walk a wide array's slots once per child */
+    if (m->edge != GRAPH_NONE && GRAPH_EDGE_NAME_IS_INDEX(GRAPH_EDGE_KIND(g->edge_kind[m->edge])))
+        snprintf(ename, sizeof ename, "[%u]", m->edge_name);
+    else if (m->edge != GRAPH_NONE)
+        snprintf(ename, sizeof ename, "%s", graph_str(g, m->edge_name));
     if (co->json) {
         jsonw_obj_begin(w);
         if (kind) {
@@ -183,7 +187,7 @@ int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit)
         LR_FAIL(&err, LR_ERR_NOMEM, "path: out of memory for %u instances", n);
         goto fail;
     }
-    if (query_need_paths(q, &err) != LR_OK || query_need_retained(q, &err) != LR_OK)
+    if (query_need_paths_retained(q, &err) != LR_OK)
         goto fail;
     for (uint32_t i = 0; i < n; i++)
         ret[i] = query_retained(q, inst[i]);

@@ -44,6 +44,29 @@ static int mpath_cmp(const void *pa, const void *pb)
     return a->node < b->node ? -1 : a->node > b->node;
 }
 
+static int mpath_cmp_edge(const void *pa, const void *pb)
+{
+    edge_ix a = mpath_v[*(const uint32_t *)pa].edge, b = mpath_v[*(const uint32_t *)pb].edge;
+    return a < b ? -1 : a > b;
+}
+
+/* Names every tree edge. By edge index, a parent's edges come together and ascending: the
+ * order in which HPROF's derived names resume their walk instead of starting it again (in
+ * child order, an array of N referenced elements cost O(N^2) slot reads). */
+static void mpath_names(const graph *g, mpath_tree *t, uint32_t *order)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->nodes[i].edge != GRAPH_NONE)
+            order[k++] = i;
+    mpath_v = t->nodes;
+    qsort(order, k, sizeof *order, mpath_cmp_edge);
+    for (uint32_t j = 0; j < k; j++) {
+        mpath_node *m = &t->nodes[order[j]];
+        m->edge_name = graph_edge_name_from(g, t->nodes[m->parent].node, m->edge);
+    }
+}
+
 lr_status mpath_build(const graph *g, const node_ix *targets, const uint64_t *retained,
                       uint32_t n, mpath_step_fn step, void *ctx, mpath_tree *t, lr_error *err)
 {
@@ -162,6 +185,7 @@ lr_status mpath_build(const graph *g, const node_ix *targets, const uint64_t *re
         m->next_sibling = *head;
         *head = order[i];
     }
+    mpath_names(g, t, order);
     free(order);
     free(tix);
     return LR_OK;

@@ -7,7 +7,9 @@
  * topmost of them (an object under another on the path is taken as inside it). The
  * paths are the caller's, so weak/soft/phantom exclusion is the path finder's (as `path`).
  * Cost: O(sum of the new part of each path) + O(T log T) for T tree nodes; one uint32 per
- * graph node of scratch while building. */
+ * graph node of scratch while building. Edge names are read in edge order, so a reader that
+ * derives them from the dump's records (HPROF) walks each object's slots once, however many
+ * of its references the tree holds. */
 #ifndef LR_ANALYSIS_MERGEPATHS_H
 #define LR_ANALYSIS_MERGEPATHS_H
 
@@ -25,6 +27,8 @@ typedef struct mpath_node {
                             * a top (where paths start) */
     edge_ix edge;          /* graph edge from the parent's object to this one, GRAPH_NONE at
                             * a top */
+    uint32_t edge_name;    /* that edge's name (graph_edge_name's value: a str_ix, or an
+                            * index when GRAPH_EDGE_NAME_IS_INDEX), read while building */
     uint32_t count;        /* objects of the set whose path runs through or ends here */
     uint64_t retained;     /* summed retained bytes (the caller's values) of the topmost of
                             * those objects: one below another on a path counts inside it */

@@ -87,6 +87,11 @@ lr_status query_class_nodes(query_db *q, class_ix c, const node_ix **nodes, uint
 /* The shortest paths `path` prints (Shark's BFS; DevTools' retaining path for DEVTOOLS),
  * computed once for every node. Returns LR_OK or the analysis' error. */
 lr_status query_need_paths(query_db *q, lr_error *err);
+/* query_need_paths and query_need_retained together: when both are still to be built (not
+ * DEVTOOLS, where one analysis gives both), the path forest is built on a second thread
+ * while this one builds the dominator tree. Same results; the scratch of both is live at
+ * once. Returns LR_OK or the first analysis' error. */
+lr_status query_need_paths_retained(query_db *q, lr_error *err);
 /* One step of x's path towards its GC root: 1 with *parent and *edge (the graph edge from
  * parent to x), 0 when x starts a path (a GC root), -1 when no path reaches x. Needs
  * query_need_paths. O(1) (DEVTOOLS: O(log N)). */
