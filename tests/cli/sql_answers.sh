@@ -59,6 +59,20 @@ run path --no-timing "$DUMP" --class "$P" --subclasses --merged --json
 json_eq "[d['instances'], d['reachable'], d['unreachable']]" '[19, 18, 1]'
 json_eq "sum(n['count'] for n in d['tree'])" 18
 
+# A wide merged tree: 200,000 leaves under one array, each edge named. Names are read in
+# edge order while the tree is built (0.2 s of CPU); read per child, in another order than
+# the slots, each walked the array's slots from the start (half a minute of CPU or more).
+# A CPU limit, not a wall clock: the machine may be busy.
+L='SqlTarget$Leaf'
+(ulimit -t 15 && exec "$LEAKRAY" path --no-timing --no-progress "$DUMP" --class "$L" --merged \
+    --limit 0 >"$T/wide") || fail "path --merged --limit 0 over $L: not done in 15 s of CPU"
+python3 - "$T/wide" <<'PY' || fail "merged tree of $L"
+import re, sys
+names = re.findall(r'--\[element \[(\d+)\]\]--> 0x[0-9a-f]+ SqlTarget\$Leaf  \*$',
+                   open(sys.argv[1]).read(), re.M)
+assert sorted(map(int, names)) == list(range(0, 400000, 2)), (len(names), names[:3])
+PY
+
 # Lookups are plans on the graph's indexes, not scans.
 run sql "$DUMP" "EXPLAIN QUERY PLAN SELECT * FROM objects WHERE id = 1;
                  EXPLAIN QUERY PLAN SELECT * FROM edges WHERE dst = 1;

@@ -3,6 +3,8 @@
 // (tests/cli/sql_*.sh). Pages (and SubPages) are kept by several chains: a static list, a
 // static map, a static array, a chain of pages, and one only through a SoftReference; some
 // are destroyed. Three copies of one 2 kB string and two of a 1.5 kB one are duplicates.
+// A static array holds 200,000 Leaf objects in every other slot, allocated out of slot order
+// (a wide merged tree whose children are not in edge order).
 // usage: java SqlTarget OUT.hprof
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
@@ -32,12 +34,15 @@ public class SqlTarget {
         }
     }
 
+    static class Leaf {}
+
     static final List<Page> LIST = new ArrayList<>();
     static final Map<String, Page> MAP = new HashMap<>();
     static final Page[] ARRAY = new Page[3];
     static Page CHAIN;
     static SoftReference<Page> SOFT;
     static String[] DUPES;
+    static final Object[] WIDE = new Object[400000];
 
     static String repeat(char c, int n) {
         char[] a = new char[n];
@@ -61,6 +66,10 @@ public class SqlTarget {
         SOFT = new SoftReference<>(new Page(40, true, 7000));
         DUPES = new String[] {repeat('x', 2048), repeat('x', 2048), repeat('x', 2048),
                               repeat('y', 1500), repeat('y', 1500), repeat('z', 3000)};
+        // Allocated out of slot order (7919 is prime to 200,000): the dump lists the leaves
+        // in another order than the array's slots.
+        for (int i = 0; i < WIDE.length / 2; i++)
+            WIDE[2 * (int) ((i * 7919L) % (WIDE.length / 2))] = new Leaf();
         HotSpotDiagnosticMXBean bean =
                 ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
         bean.dumpHeap(args[0], true);
