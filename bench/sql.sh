@@ -42,24 +42,50 @@ print(*[r["time_ms"] for r in json.load(open(sys.argv[1]))["results"]])' "$out/s
 "$lr" instances "$dump" "$cls" --no-progress --limit 20 >"$out/instances.txt"
 t_inst=$(sed -nE 's/^instances: ([0-9.]+) (m?s)$/\1 \2/p' "$out/instances.txt" |
          awk '{print $2 == "s" ? $1 * 1000 : $1}')
-"$lr" path "$dump" --class "$cls" --merged --no-progress >"$out/merged.txt"
-t_merged=$(sed -nE 's/^merged paths: ([0-9.]+) (m?s)$/\1 \2/p' "$out/merged.txt" |
-           awk '{print $2 == "s" ? $1 * 1000 : $1}')
 
 # CPU seconds of whole runs minus a run that only loads: steadier than wall time when the
-# machine is shared (the load itself runs on two threads).
-bench_measure base "$out/base.txt" "$lr" sql "$dump" --no-progress "SELECT 1"
+# machine is shared (the load itself runs on two threads). The two headline questions run
+# $runs times each and report medians: wall on leakray's own clock after load, CPU beyond
+# the median load-only run, and the whole run (load included) as the peer is measured.
+runs=${SQL_RUNS:-3}
+med() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+bases=()
+for ((i = 0; i < runs; i++)); do
+    bench_measure base "$out/base.txt" "$lr" sql "$dump" --no-progress "SELECT 1"
+    bases+=("$base_cpu")
+done
+base_cpu=$(med "${bases[@]}")
 cpu() { # NAME CMD...: CPU ms beyond the load
     local name=$1
     shift
     bench_measure one "$out/cpu-$name.txt" "$@"
     awk -v a="$one_cpu" -v b="$base_cpu" 'BEGIN { printf "%.0f", (a - b) * 1000 }'
 }
-c_group=$(cpu group "$lr" sql "$dump" --no-progress "$q_group")
+own=() ocpu=() wall=() wcpu=()
+for ((i = 0; i < runs; i++)); do
+    bench_measure one "$out/group.json" "$lr" sql "$dump" --no-progress --json --timing "$q_group"
+    own+=("$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["results"][0]["time_ms"])' \
+             "$out/group.json")")
+    ocpu+=("$(awk -v a="$one_cpu" -v b="$base_cpu" 'BEGIN { printf "%.0f", (a - b) * 1000 }')")
+    wall+=("$one_wall") wcpu+=("$one_cpu")
+done
+t_group=$(med "${own[@]}") c_group=$(med "${ocpu[@]}")
+g_runs="own clock ${own[*]} ms; CPU beyond load ${ocpu[*]} ms"
+lr_group_wall=$(med "${wall[@]}") lr_group_cpu=$(med "${wcpu[@]}")
+own=() ocpu=() wall=() wcpu=()
+for ((i = 0; i < runs; i++)); do
+    bench_measure one "$out/merged.txt" "$lr" path "$dump" --class "$cls" --merged --no-progress
+    own+=("$(sed -nE 's/^merged paths: ([0-9.]+) (m?s)$/\1 \2/p' "$out/merged.txt" |
+             awk '{print $2 == "s" ? $1 * 1000 : $1}')")
+    ocpu+=("$(awk -v a="$one_cpu" -v b="$base_cpu" 'BEGIN { printf "%.0f", (a - b) * 1000 }')")
+    wall+=("$one_wall") wcpu+=("$one_cpu")
+done
+t_merged=$(med "${own[@]}") c_merged=$(med "${ocpu[@]}")
+m_runs="own clock ${own[*]} ms; CPU beyond load ${ocpu[*]} ms"
+lr_merged_wall=$(med "${wall[@]}") lr_merged_cpu=$(med "${wcpu[@]}")
 c_point=$(cpu point "$lr" sql "$dump" --no-progress "$q_point")
 c_ref=$(cpu ref "$lr" sql "$dump" --no-progress "$q_ref1")
 c_inst=$(cpu inst "$lr" instances "$dump" "$cls" --no-progress)
-c_merged=$(cpu merged "$lr" path "$dump" --class "$cls" --merged --no-progress)
 
 target() { awk -v t="$1" -v lim="$2" 'BEGIN { print (lim == "-" ? "-" : t <= lim ? "ok" : "MISSED") }'; }
 printf '\n%-42s %11s %10s %9s %7s\n' question wall_ms cpu_ms target result
@@ -73,8 +99,12 @@ row "sql WHERE class = (120 k rows as JSON)" "$t_qinst" - -
 row "instances $cls (instances verb)" "$t_inst" "$c_inst" 300
 row "path --merged over $cls" "$t_merged" "$c_merged" 2000
 row "classes by retained (dominators)" "$t_ret" - -
-echo "wall_ms: leakray's own clock for the question after load; cpu_ms: CPU of the whole run"
-echo "minus a load-only run (small values are within noise)"
+echo "wall_ms: leakray's own clock for the question after load; cpu_ms: CPU (user+sys) of the"
+echo "whole run minus a load-only run (small values are within noise). GROUP BY and"
+echo "path --merged: medians of $runs runs:"
+echo "  GROUP BY:      $g_runs"
+echo "  path --merged: $m_runs"
+echo "load-only run: CPU ${bases[*]} s; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- peer: hprof-analyzer 0.3.2 (MAT's OQL) ----
 peer=${HPROF_ANALYZER:-}
