@@ -49,10 +49,10 @@ t_inst=$(sed -nE 's/^instances: ([0-9.]+) (m?s)$/\1 \2/p' "$out/instances.txt" |
 # the median load-only run, and the whole run (load included) as the peer is measured.
 runs=${SQL_RUNS:-3}
 med() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-bases=()
+bases=() bases_w=()
 for ((i = 0; i < runs; i++)); do
     bench_measure base "$out/base.txt" "$lr" sql "$dump" --no-progress "SELECT 1"
-    bases+=("$base_cpu")
+    bases+=("$base_cpu") bases_w+=("$base_wall")
 done
 base_cpu=$(med "${bases[@]}")
 cpu() { # NAME CMD...: CPU ms beyond the load
@@ -107,6 +107,11 @@ echo "  path --merged: $m_runs"
 echo "load-only run: CPU ${bases[*]} s; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- peer: hprof-analyzer 0.3.2 (MAT's OQL) ----
+# Its command lines (its README and `heap docs`): `query DUMP --query OQL` parses the dump
+# and answers without the dominator tree; `heap load DUMP` runs the full analysis once and
+# caches it beside the dump (DUMP.hprof-cache/), after which `heap query DUMP --oql OQL`
+# answers from the cache, @retainedHeapSize included. It has no merged paths to GC roots
+# (its leak suspects show one root path each), so that question has no peer.
 peer=${HPROF_ANALYZER:-}
 if [ -z "$peer" ] || [ ! -x "$peer" ]; then
     echo
@@ -114,13 +119,71 @@ if [ -z "$peer" ] || [ ! -x "$peer" ]; then
     exit 0
 fi
 echo
-echo "hprof-analyzer $("$peer" --version 2>/dev/null | head -1) (wall time of whole runs)"
-peer_q() { # NAME OQL
-    bench_measure peer "$out/peer-$1.txt" "$peer" oql "$dump" "$2"
-    printf '%-44s %12s  exit %s\n' "$1" "$(awk -v s="$peer_wall" 'BEGIN{printf "%.0f", s*1000}')" \
-        "$peer_rc"
+echo "$("$peer" --version 2>/dev/null | head -1): whole runs (load included), medians of $runs"
+one_hex=$(printf '0x%x' "$one")
+big_hex=$(printf '0x%x' "$big")
+peer_run() { # NAME CMD...: sets p_wall p_cpu (medians, s) and p_rc (last run)
+    local name=$1 w=() c=()
+    shift
+    for ((i = 0; i < runs; i++)); do
+        bench_measure peer "$out/peer-$name.txt" "$@"
+        w+=("$peer_wall") c+=("$peer_cpu")
+    done
+    p_wall=$(med "${w[@]}") p_cpu=$(med "${c[@]}") p_rc=$peer_rc
 }
-peer_q "load only (SELECT of one object)" "SELECT * FROM java.lang.Thread LIMIT 1"
-peer_q "instances $cls" "SELECT * FROM $cls"
-peer_q "GROUP BY class analogue (histogram)" "SELECT classof(s).@name FROM java.lang.Object s"
-peer_q "retained ordering" "SELECT s, s.@retainedHeapSize FROM $cls s ORDER BY s.@retainedHeapSize DESC"
+printf '%-40s %9s %8s %5s %9s %8s %11s\n' question peer_wall peer_cpu exit lr_wall lr_cpu \
+    cpu_peer/lr
+prow() { # QUESTION LR_WALL LR_CPU
+    printf '%-40s %9.2f %8.2f %5s %9s %8s %11s\n' "$1" "$p_wall" "$p_cpu" "$p_rc" "$2" "$3" \
+        "$( [ "$3" = - ] && echo - || bench_ratio "$p_cpu" "$3")"
+}
+lr_whole() { # CMD...: sets l_wall l_cpu (medians of whole leakray runs, s)
+    local w=() c=()
+    for ((i = 0; i < runs; i++)); do
+        bench_measure one "$out/lr-whole.txt" "$@"
+        w+=("$one_wall") c+=("$one_cpu")
+    done
+    l_wall=$(med "${w[@]}") l_cpu=$(med "${c[@]}")
+}
+p_group="SELECT classof(x) AS class, COUNT(*) AS n, SUM(@usedHeapSize) AS bytes FROM INSTANCEOF java.lang.Object x GROUP BY classof(x) ORDER BY bytes DESC LIMIT 20"
+peer_run load "$peer" query "$dump" --query "SELECT COUNT(*) FROM java.lang.Thread"
+prow "query: load + a one-class count" "$(med "${bases_w[@]}")" "$base_cpu"
+base_peer_cpu=$p_cpu
+peer_run group "$peer" query "$dump" --query "$p_group"
+prow "query: GROUP BY class" "$lr_group_wall" "$lr_group_cpu"
+echo "  after load, CPU: peer $(awk -v a="$p_cpu" -v b="$base_peer_cpu" 'BEGIN{printf "%.2f", a-b}') s," \
+    "leakray $(awk -v a="$c_group" 'BEGIN{printf "%.2f", a/1000}') s"
+peer_run point "$peer" query "$dump" --query "SELECT @objectAddress, @usedHeapSize FROM OBJECTS $one_hex"
+lr_whole "$lr" sql "$dump" --no-progress "$q_point"
+prow "query: point lookup by id" "$l_wall" "$l_cpu"
+peer_run ref "$peer" query "$dump" --query "SELECT @inbounds FROM OBJECTS $big_hex"
+lr_whole "$lr" sql "$dump" --no-progress "$q_ref1"
+prow "query: referrers of an object" "$l_wall" "$l_cpu"
+peer_run inst "$peer" query "$dump" --query "SELECT @objectAddress, @usedHeapSize FROM $cls"
+lr_whole "$lr" instances "$dump" "$cls" --no-progress --limit 0
+prow "query: instances of $cls" "$l_wall" "$l_cpu"
+
+# Retained sizes: the full analysis, cached, then questions answered from the cache.
+"$peer" heap cache-clear "$dump" >/dev/null 2>&1 || true
+bench_measure peer "$out/peer-heap-load.txt" "$peer" heap load "$dump"
+p_wall=$peer_wall p_cpu=$peer_cpu p_rc=$peer_rc
+lr_whole "$lr" sql "$dump" --no-progress "$q_ret"
+prow "heap load (full analysis) | sql retained" "$l_wall" "$l_cpu"
+peer_run hgroup "$peer" heap query "$dump" --oql "$p_group"
+prow "heap query (cached): GROUP BY class" "$lr_group_wall" "$lr_group_cpu"
+p_ret="SELECT @objectAddress, @retainedHeapSize AS ret_bytes FROM INSTANCEOF java.lang.Object x ORDER BY ret_bytes DESC"
+peer_run hret "$peer" heap query "$dump" --json --oql "$p_ret"
+prow "heap query (cached): every object by retained" - -
+rows=$(python3 -c '
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError:
+    print("unparsed"); sys.exit()
+rows = d.get("rows") if isinstance(d, dict) else d
+print(len(rows) if isinstance(rows, list) else "unparsed",
+      d.get("truncated", "-") if isinstance(d, dict) else "-")' "$out/peer-hret.txt")
+total=$("$lr" sql "$dump" --no-progress --csv "SELECT count(*) FROM objects" | tail -1)
+echo "  rows: peer $rows (rows, truncated flag) of $total objects; leakray's"
+echo "  \"SELECT id, retained FROM objects ORDER BY retained DESC\" returns all $total rows"
+echo "  (--max-rows 0) or fails with one line past --max-rows, never a silent cut"
