@@ -61,8 +61,8 @@ static void pmerge_open(const cli_common *co, jsonw *w, const graph *g, const qu
     char b1[CLI_FMT_MAX], lab[512], ename[256];
     const char *kind = m->edge != GRAPH_NONE
                            ? graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[m->edge])) : NULL;
-    /* the name read while building: asked here, in child order, HPROF's derived names
-     * would walk a wide array's slots once per child */
+    /* named when the parent was opened, in edge order: asked here, in child order,
+     * HPROF's derived names would walk a wide array's slots once per child */
     if (m->edge != GRAPH_NONE && GRAPH_EDGE_NAME_IS_INDEX(GRAPH_EDGE_KIND(g->edge_kind[m->edge])))
         snprintf(ename, sizeof ename, "[%u]", m->edge_name);
     else if (m->edge != GRAPH_NONE)
@@ -231,6 +231,8 @@ int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit)
             f->shown++;
             pmerge_open(co, &w, g, q, &t.nodes[c], sp - 1);
             fr[sp++] = (pmerge_frame){c, t.nodes[c].first_child, 0};
+            if (mpath_name_children(g, &t, c, limit, &err) != LR_OK)
+                goto fail;
         } else {
             pmerge_close(co, &w, &t, f->next, sp - 1, f->ix == MPATH_NONE);
             sp--;

@@ -50,21 +50,34 @@ static int mpath_cmp_edge(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-/* Names every tree edge. By edge index, a parent's edges come together and ascending: the
- * order in which HPROF's derived names resume their walk instead of starting it again (in
- * child order, an array of N referenced elements cost O(N^2) slot reads). */
-static void mpath_names(const graph *g, mpath_tree *t, uint32_t *order)
+lr_status mpath_name_children(const graph *g, mpath_tree *t, uint32_t ix, uint64_t limit,
+                              lr_error *err)
 {
+    if (ix == MPATH_NONE) /* the tops: where paths start, no edge into them */
+        return LR_OK;
     uint32_t k = 0;
-    for (uint32_t i = 0; i < t->n; i++)
-        if (t->nodes[i].edge != GRAPH_NONE)
-            order[k++] = i;
+    for (uint32_t c = t->nodes[ix].first_child; c != MPATH_NONE && (!limit || k < limit);
+         c = t->nodes[c].next_sibling)
+        k++;
+    if (k == 0)
+        return LR_OK;
+    uint32_t *v = err_mallocarray(k, sizeof *v);
+    if (!v)
+        return LR_FAIL(err, LR_ERR_NOMEM, "merged paths: out of memory for %u names", k);
+    k = 0;
+    for (uint32_t c = t->nodes[ix].first_child; c != MPATH_NONE && (!limit || k < limit);
+         c = t->nodes[c].next_sibling)
+        v[k++] = c;
+    /* By edge index, the parent's edges ascending: the order in which HPROF's derived names
+     * resume their walk of the parent's slots instead of starting it again (in child order,
+     * an array of N referenced elements cost O(N^2) slot reads). */
     mpath_v = t->nodes;
-    qsort(order, k, sizeof *order, mpath_cmp_edge);
-    for (uint32_t j = 0; j < k; j++) {
-        mpath_node *m = &t->nodes[order[j]];
-        m->edge_name = graph_edge_name_from(g, t->nodes[m->parent].node, m->edge);
-    }
+    qsort(v, k, sizeof *v, mpath_cmp_edge);
+    node_ix from = t->nodes[ix].node;
+    for (uint32_t j = 0; j < k; j++)
+        t->nodes[v[j]].edge_name = graph_edge_name_from(g, from, t->nodes[v[j]].edge);
+    free(v);
+    return LR_OK;
 }
 
 lr_status mpath_build(const graph *g, const node_ix *targets, const uint64_t *retained,
@@ -185,7 +198,6 @@ lr_status mpath_build(const graph *g, const node_ix *targets, const uint64_t *re
         m->next_sibling = *head;
         *head = order[i];
     }
-    mpath_names(g, t, order);
     free(order);
     free(tix);
     return LR_OK;

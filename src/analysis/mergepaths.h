@@ -7,9 +7,9 @@
  * topmost of them (an object under another on the path is taken as inside it). The
  * paths are the caller's, so weak/soft/phantom exclusion is the path finder's (as `path`).
  * Cost: O(sum of the new part of each path) + O(T log T) for T tree nodes; one uint32 per
- * graph node of scratch while building. Edge names are read in edge order, so a reader that
- * derives them from the dump's records (HPROF) walks each object's slots once, however many
- * of its references the tree holds. */
+ * graph node of scratch while building. Edge names are read for the children a caller shows,
+ * in edge order, so a reader that derives them from the dump's records (HPROF) walks each
+ * object's slots once, however many of its references the tree holds. */
 #ifndef LR_ANALYSIS_MERGEPATHS_H
 #define LR_ANALYSIS_MERGEPATHS_H
 
@@ -28,7 +28,8 @@ typedef struct mpath_node {
     edge_ix edge;          /* graph edge from the parent's object to this one, GRAPH_NONE at
                             * a top */
     uint32_t edge_name;    /* that edge's name (graph_edge_name's value: a str_ix, or an
-                            * index when GRAPH_EDGE_NAME_IS_INDEX), read while building */
+                            * index when GRAPH_EDGE_NAME_IS_INDEX); set by
+                            * mpath_name_children, 0 before */
     uint32_t count;        /* objects of the set whose path runs through or ends here */
     uint64_t retained;     /* summed retained bytes (the caller's values) of the topmost of
                             * those objects: one below another on a path counts inside it */
@@ -51,6 +52,11 @@ typedef struct mpath_tree {
  * fills *t (free: mpath_free), LR_ERR_NOMEM, or LR_ERR_INTERNAL if step loops. */
 lr_status mpath_build(const graph *g, const node_ix *targets, const uint64_t *retained,
                       uint32_t n, mpath_step_fn step, void *ctx, mpath_tree *t, lr_error *err);
+
+/* Sets edge_name on the first `limit` children (0 = all) of tree node ix, in their order;
+ * MPATH_NONE (the tops) has none to set. Returns LR_OK or LR_ERR_NOMEM. */
+lr_status mpath_name_children(const graph *g, mpath_tree *t, uint32_t ix, uint64_t limit,
+                              lr_error *err);
 
 /* Frees what mpath_build allocated and zeroes *t. Accepts a zeroed tree. */
 void mpath_free(mpath_tree *t);
