@@ -37,12 +37,22 @@ lr_status sqlite_open(const char *path, sqlite3 **out, lr_error *err)
      * next process must rebuild the WAL index by reading every frame, and that recovery
      * forgets which frames were checkpointed, so the WAL never restarts and every process
      * reads and copies all of it again (measured: 2 MB read per ingest, growing). */
-    /* journal_mode=WAL needs a moment of exclusive access the first time; the busy timeout
-     * covers other processes opening the same new file. */
+    /* journal_mode=WAL needs a moment of exclusive access the first time. SQLite answers
+     * SQLITE_BUSY there without calling the busy handler when several processes create the
+     * same new file at once (one of them would have to wait inside a read transaction, which
+     * could deadlock), so the setup is retried here, within the same time budget. */
     const char *setup = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
                         "PRAGMA foreign_keys=ON;";
     char *msg = NULL;
-    if (sqlite3_exec(db, setup, NULL, NULL, &msg) != SQLITE_OK) {
+    int waited = 0;
+    while ((rc = sqlite3_exec(db, setup, NULL, NULL, &msg)) == SQLITE_BUSY &&
+           waited < SQLITE_BUSY_MS) {
+        sqlite3_free(msg);
+        msg = NULL;
+        sqlite3_sleep(10);
+        waited += 10;
+    }
+    if (rc != SQLITE_OK) {
         lr_status st = LR_FAIL(err, LR_ERR_IO, "%s: not a usable SQLite store: %s", path,
                                msg ? msg : sqlite3_errmsg(db));
         sqlite3_free(msg);
