@@ -416,8 +416,11 @@ static void write_status(void)
     watch_stats_get(A.core, &st);
     uint64_t now = clock_ms();
     A.status_at = now;
+    /* text is this call's own (the agent thread and live_start both write); last is shared
+     * and read and written under the lock only */
     char next[160], tmp[160];
-    static char text[2 * PATH_MAX + 1024], last[sizeof text];
+    char text[2 * PATH_MAX + 1024];
+    static char last[sizeof text];
     watch_next_action(&st, &A.cfg, now, next, sizeof next);
     int n = snprintf(
         text, sizeof text,
@@ -437,12 +440,12 @@ static void write_status(void)
         A.dir, A.can_rules ? A.opts.n_watch : 0, A.n_rewritten, st.table_bytes);
     /* a new file per write (renamed over the old one, so readers never see half of it)
      * costs a file creation: skipped when nothing changed */
-    if (n <= 0 || (size_t)n >= sizeof text || strcmp(text, last) == 0)
+    if (n <= 0 || (size_t)n >= sizeof text)
         return;
     snprintf(tmp, sizeof tmp, "%s.tmp", A.status);
     /* under the executor's lock, so on_vm_death's unlink never races a rewrite */
     pthread_mutex_lock(&A.lock);
-    FILE *f = A.dying ? NULL : fopen(tmp, "w");
+    FILE *f = A.dying || strcmp(text, last) == 0 ? NULL : fopen(tmp, "w");
     if (!f) {
         pthread_mutex_unlock(&A.lock);
         return;
@@ -951,13 +954,15 @@ static void live_start(JNIEnv *env)
     watch_env we = {NULL, h_now, h_wake, h_alive, h_retained, h_release, h_gc, h_finalize,
                     h_dump};
     A.core = watch_new(&A.cfg, &we);
+    /* named before the agent thread starts, which writes it first thing */
+    snprintf(A.status, sizeof A.status, AGENT_STATUS_FMT, (long)getpid());
     if (!A.core || resolve(env) != 0 || start_thread(env) != 0) {
+        A.status[0] = 0;
         agent_disable(env, "cannot set up the watcher (is " AGENT_JAR
                            " beside the agent library?)");
         in_agent = 0;
         return;
     }
-    snprintf(A.status, sizeof A.status, AGENT_STATUS_FMT, (long)getpid());
     A.live = 1;
     (*env)->SetStaticBooleanField(env, A.watcher, A.watcher_installed, JNI_TRUE);
     if (A.can_rules && A.opts.n_watch > 0) {
@@ -991,6 +996,9 @@ static void live_start(JNIEnv *env)
         A.cfg.threshold, (unsigned long long)A.cfg.delay_ms, A.can_rules ? A.opts.n_watch : 0,
         A.opts.n_watch > 0 && !A.can_rules ? " unavailable" : "", A.n_rewritten,
         (unsigned long long)(clock_ms() - t0), A.dir);
+    /* the status file exists once the agent is set up: `leakray attach` returns after this,
+     * and `leakray watch status PID` right after it must find the agent */
+    write_status();
     in_agent = 0;
 }
 
