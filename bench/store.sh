@@ -134,7 +134,7 @@ CI= pg_start
 trap 'pg_stop; rm -rf "$W"' EXIT
 pg_psql "CREATE DATABASE bench" >/dev/null
 pg_psql "CREATE DATABASE par" >/dev/null
-purl="postgres:///bench?host=$PG_DIR&user=postgres"
+purl="postgres:///bench?host=$PG_DIR&port=$PG_PORT&user=postgres"
 pg_ingest=$(ingest_ms "$purl")
 chmod 755 "$W"
 chmod 644 "$W"/*.csv
@@ -147,7 +147,7 @@ pg_psql "VACUUM ANALYZE" bench
 "$LEAKRAY" store prune --db "$purl" --keep-days 36500 >/dev/null
 pg_leaks=$(leaks_ms "$purl")
 pg_dash=$(timed min 1 "$LEAKRAY" report --db "$purl" -o "$W/dash.html")
-pg_rate=$(parallel_rate "postgres:///par?host=$PG_DIR&user=postgres")
+pg_rate=$(parallel_rate "postgres:///par?host=$PG_DIR&port=$PG_PORT&user=postgres")
 echo "ingest one report: ${pg_ingest% *} ms wall, ${pg_ingest#* } ms CPU (median of 30; goal <= 50 ms)"
 pg_rows=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["leaks"]))' "$W/leaks.json")
 echo "store leaks over $N_REPORTS reports: ${pg_leaks% *} ms wall, ${pg_leaks#* } ms CPU, $pg_rows leaks (best of 5; goal <= 100 ms)"

@@ -106,10 +106,10 @@ rc=0
 . "$LEAKRAY_SRC/tests/e2e/pg_cluster.bash"
 pg_start
 pg_psql "CREATE DATABASE dash" >/dev/null
-purl="postgres://postgres:secret@/dash?host=$PG_DIR"
+purl="postgres://postgres:secret@127.0.0.1:$PG_PORT/dash"
 fill "$purl"
 page "$purl" postgres
-grep -q 'postgres://postgres:\*\*\*@/dash' "$W/postgres.json" || fail "password shown"
+grep -q 'postgres://postgres:\*\*\*@127.0.0.1:[0-9]*/dash' "$W/postgres.json" || fail "password shown"
 python3 - "$W/sqlite.json" "$W/postgres.json" <<'PY' || fail "PostgreSQL and SQLite models differ"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])

@@ -11,16 +11,16 @@ set -euo pipefail
 store_init store_postgres
 pg_start
 pg_psql "CREATE DATABASE leaks" >/dev/null
-url="postgres:///leaks?host=$PG_DIR&user=postgres"
+url="postgres://postgres@127.0.0.1:$PG_PORT/leaks"
 store_cases "$url"
 pg_psql "CREATE DATABASE fresh" >/dev/null
-store_fresh_concurrent "postgres:///fresh?host=$PG_DIR&user=postgres"
+store_fresh_concurrent "postgres:///fresh?host=$PG_DIR&port=$PG_PORT&user=postgres"
 [ "$(pg_psql "SELECT value FROM store_meta WHERE key = 'schema_version'" leaks)" = 2 ] ||
     fail "schema_version not 2 in PostgreSQL"
 [ "$(pg_psql "SELECT count(*) FROM report" leaks)" = 2 ] || fail "reports not in PostgreSQL"
 # A server that is not there: exit 4 with libpq's reason, not a crash.
 rc=0
-"$LEAKRAY" store leaks --db "postgres:///leaks?host=$PG_DIR/none&user=postgres" \
+"$LEAKRAY" store leaks --db "postgres:///leaks?host=$PG_DIR/none&port=$PG_PORT&user=postgres" \
     >/dev/null 2>"$W/err" || rc=$?
 [ "$rc" = 4 ] && grep -q "cannot connect to PostgreSQL" "$W/err" ||
     fail "unreachable server: exit $rc: $(cat "$W/err")"
