@@ -32,7 +32,8 @@ for i in 1 2 3; do
     bench_measure an "$out/analyze.txt" "$lr" analyze --no-progress --no-timing "$dump"
     [ "$an_rc" = 0 ] || { echo "leakray analyze failed: $(head -3 "$out/analyze.txt.err")"; exit 1; }
     aw+=("$an_wall") ac+=("$an_cpu")
-    bench_measure rp "$out/report.json" "$lr" report --json --no-progress "$dump" -o "$out/big.html"
+    bench_measure rp "$out/report.json" "$lr" report --json --timing --no-progress "$dump" \
+        -o "$out/big.html"
     [ "$rp_rc" = 0 ] || { echo "leakray report failed: $(head -3 "$out/report.json.err")"; exit 1; }
     rw+=("$rp_wall") rc+=("$rp_cpu")
     split+=("$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["analysis_timing"]["report_ms"])' "$out/report.json")")
