@@ -9,6 +9,7 @@
  * With a category set, a trace's runs of one category (analysis/collapse.c) print as one
  * step followed by the reference leaving the run's last object. */
 #include "report/text.h"
+#include "report/fmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,27 +122,13 @@ static void put_ref(FILE *out, const trace_elem *e)
     }
 }
 
-/* "1,234,567" into buf (32 bytes). */
-static const char *grouped(char *buf, uint64_t v)
-{
-    char d[24];
-    int n = snprintf(d, sizeof d, "%llu", (unsigned long long)v), o = 0;
-    for (int i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = d[i];
-    }
-    buf[o] = 0;
-    return buf;
-}
-
 /* The line standing for the path objects a trace left out (trace.h, trace_opts). */
 static void put_elided(FILE *out, const trace *t)
 {
     char b[32];
     fprintf(out, "\n\xe2\x94\x82\n\xe2\x94\x82    \xe2\x80\xa6 %s more reference%s "
                  "\xe2\x80\xa6 (--full shows them)\n\xe2\x94\x82",
-            grouped(b, t->elided), t->elided == 1 ? "" : "s");
+            rep_fmt_count(b, t->elided), t->elided == 1 ? "" : "s");
 }
 
 void rep_text_trace(FILE *out, const graph *g, const trace *t, int verbose)
@@ -240,7 +227,7 @@ static void put_more(FILE *out, uint32_t n, uint32_t shown)
     if (n > shown)
         fprintf(out, "%s\xe2\x80\xa6 %s more leak trace%s with other signatures \xe2\x80\xa6 "
                      "(--max-traces N or --full shows them)",
-                shown ? "\n\n" : "", grouped(b, n - shown), n - shown == 1 ? "" : "s");
+                shown ? "\n\n" : "", rep_fmt_count(b, n - shown), n - shown == 1 ? "" : "s");
 }
 
 /* ---- Android metadata, as LeakCanary's AndroidMetadataExtractor reads it ---- */
