@@ -39,7 +39,7 @@ static int hmap_rehash(hmap *m, uint32_t cap)
 
 int hmap_reserve(hmap *m, uint64_t n)
 {
-    if (n > HMAP_MAX_CAP / 2)
+    if (n > HMAP_MAX_RESERVE)
         return 0;
     uint64_t cap = HMAP_MIN_CAP;
     while (cap < 2 * n)

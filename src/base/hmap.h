@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #define HMAP_NONE UINT32_MAX
+#define HMAP_MAX_RESERVE (1u << 30) /* the most entries hmap_reserve accepts */
 
 typedef struct hmap {
     uint32_t *slot; /* entry + 1, 0 = empty */
@@ -34,7 +35,8 @@ typedef struct hmap_it {
 } hmap_it;
 
 /* Makes room for n entries in total, so that many adds never rehash. Returns 0 when out of
- * memory or n is beyond 2^30 (the table then is unchanged). A zeroed hmap is empty and valid. */
+ * memory or n is beyond HMAP_MAX_RESERVE (the table then is unchanged). A zeroed hmap is
+ * empty and valid. */
 int hmap_reserve(hmap *m, uint64_t n);
 
 /* Adds entry e under hash h (the caller has checked it is absent if keys are unique). Grows

@@ -128,7 +128,8 @@ lr_status graph_alloc_edges(graph *g, uint64_t n, lr_error *err)
 /* Rebuilds the table dropped by graph_drop_intern_table from the strings themselves. */
 static int strtab_rebuild(graph_strtab *t)
 {
-    if (!hmap_reserve(&t->index, (uint64_t)t->n + 1))
+    uint64_t want = (uint64_t)t->n + 1;
+    if (!hmap_reserve(&t->index, want < HMAP_MAX_RESERVE ? want : HMAP_MAX_RESERVE))
         return 0;
     for (uint32_t s = 0; s < t->n; s++) {
         const char *p = t->chars + t->offs[s];
@@ -144,7 +145,9 @@ lr_status graph_reserve_strings(graph *g, uint32_t n, lr_error *err)
     graph_strtab *t = &g->strings;
     if (t->index_dropped && !strtab_rebuild(t))
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
-    if (!hmap_reserve(&t->index, (uint64_t)n + t->n + 1))
+    /* a hint, not a promise: past the table's largest reservation it just grows on demand */
+    uint64_t want = (uint64_t)n + t->n + 1;
+    if (!hmap_reserve(&t->index, want < HMAP_MAX_RESERVE ? want : HMAP_MAX_RESERVE))
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory interning strings");
     return LR_OK;
 }
