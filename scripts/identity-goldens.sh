@@ -108,6 +108,27 @@ C leaks --baseline data/browser/browser-baseline.heapsnapshot.gz \
 C leaks --baseline fx/hprof/test-dump-base.hprof --target fx/hprof/test-dump.hprof \
     --final fx/hprof/test-dump.hprof
 
+# analyze beyond the defaults: watched classes (traces and groups), --collapse, Shark's sizes,
+# a mapping, an unknown watched class (its warning), the gates' exit codes.
+C analyze fx/hprof/RI.hprof --watch java.lang.Thread
+C analyze fx/hprof/RI.hprof --watch 'Main$StackSmasher' --max-traces 2
+C analyze fx/v8/test.heapsnapshot --watch Server --collapse
+C analyze fx/hprof/dialer.android-hprof --collapse --categories android-views
+C analyze fx/hprof/dialer.android-hprof --size-model shark
+C analyze fx/hprof/dialer.android-hprof --fail-on-leak
+C analyze fx/hprof/test-dump.hprof --mapping fx/hprof/test-dump.map
+C analyze fx/hprof/test-dump.hprof --watch no.such.Class
+C analyze fx/hprof/test-dump.hprof --fail-on-suspect 1 --suspect-share 5 --suspect-accumulation 50
+# native report over saved scans (tests/data/native: modules that exist on no machine, so
+# frames print as module+offset everywhere); a scan's timings come from the file, so the
+# timed forms are byte-stable too.
+for f in leaks threads clean truncated corrupt; do
+    C native report data/native/$f.lrn
+done
+C native report data/native/leaks.lrn --fail-on-leak
+echo "native report data/native/leaks.lrn" >>"$cmds"
+echo "native report data/native/threads.lrn --json" >>"$cmds"
+
 n=$(wc -l <"$cmds")
 echo "digesting $n commands (twice)..." >&2
 py=$src/tests/e2e/identity.py
