@@ -10,6 +10,7 @@
 
 #include "analysis/paths.h"
 #include "base/jsonw.h"
+#include "report/analyze_json.h"
 #include "report/png.h"
 #include "report/text.h"
 
@@ -101,16 +102,6 @@ static void kv_id(jsonw *w, const char *k, const graph *g, node_ix n)
     jsonw_kv_str(w, k, fmt_id(b, sizeof b, g, n));
 }
 
-static const char *status_key(unsigned s)
-{
-    return s == TRACE_YES ? "YES" : s == TRACE_NO ? "NO" : "UNKNOWN";
-}
-
-static const char *source_key(unsigned s)
-{
-    return s == LEAK_SRC_WATCHED ? "watched" : s == LEAK_SRC_RULE ? "rule" : "suspect";
-}
-
 /* ---- sections ---- */
 
 static void j_summary(jsonw *w, const rep_report *r)
@@ -144,34 +135,17 @@ static void j_summary(jsonw *w, const rep_report *r)
     jsonw_obj_end(w);
 }
 
-static void j_labels(jsonw *w, const char *labels)
-{
-    jsonw_kv_arr_begin(w, "labels");
-    for (const char *p = labels; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        /* as analyze without --verbose ("Also retains leaking object" lines left out) */
-        if (rep_label_shown(p, 0))
-            jsonw_strn(w, p, len);
-        p = nl ? nl + 1 : NULL;
-    }
-    jsonw_arr_end(w);
-}
-
 static void j_elem(jsonw *w, const graph *g, const trace_elem *e, int last)
 {
     jsonw_obj_begin(w);
     kv_id(w, "id", g, e->node);
     jsonw_kv_str(w, "class", e->class_name ? e->class_name : "");
     jsonw_kv_str(w, "kind", graph_node_kind_name(g->node_kind[e->node]));
-    unsigned k = g->node_kind[e->node];
-    jsonw_kv_str(w, "type", k == GRAPH_KIND_CLASS ? "class"
-                            : k == GRAPH_KIND_OBJ_ARRAY || k == GRAPH_KIND_PRIM_ARRAY
-                                ? "array"
-                                : "instance");
-    jsonw_kv_str(w, "leaking", status_key(e->status));
+    jsonw_kv_str(w, "type", rep_node_type_key(g, e->node));
+    jsonw_kv_str(w, "leaking", rep_trace_status_key(e->status));
     jsonw_kv_str(w, "reason", e->reason ? e->reason : "");
-    j_labels(w, e->labels);
+    /* as analyze without --verbose ("Also retains leaking object" lines left out) */
+    rep_analyze_labels_json(w, e->labels, 0);
     if (e->has_retained) {
         jsonw_kv_uint(w, "retained_bytes", e->retained);
         jsonw_kv_uint(w, "retained_objects", e->retained_count);
@@ -184,10 +158,7 @@ static void j_elem(jsonw *w, const graph *g, const trace_elem *e, int last)
         jsonw_kv_str(w, "display", disp);
         jsonw_kv_bool(w, "suspect", e->suspect);
         jsonw_kv_bool(w, "static", e->ref_type == TRACE_REF_STATIC);
-        jsonw_kv_str(w, "type", e->ref_type == TRACE_REF_STATIC  ? "static_field"
-                                : e->ref_type == TRACE_REF_ARRAY ? "array_entry"
-                                : e->ref_type == TRACE_REF_LOCAL ? "local"
-                                                                 : "instance_field");
+        jsonw_kv_str(w, "type", rep_trace_ref_key(e->ref_type));
         jsonw_obj_end(w);
     }
     jsonw_obj_end(w);
@@ -226,7 +197,7 @@ static void j_leaks(jsonw *w, const rep_report *r)
         jsonw_obj_begin(w);
         kv_id(w, "leaking_object", g, lo->node);
         jsonw_kv_str(w, "class", t->n ? t->el[t->n - 1].class_name : "");
-        jsonw_kv_str(w, "source", source_key(lo->source));
+        jsonw_kv_str(w, "source", rep_leak_source_key(lo->source));
         jsonw_kv_str(w, "reason", lo->reason);
         jsonw_kv_str(w, "signature", t->fingerprint);
         jsonw_kv_uint(w, "group", t->group);

@@ -9,6 +9,8 @@
  * With a category set, a trace's runs of one category (analysis/collapse.c) print as one
  * step followed by the reference leaving the run's last object. */
 #include "report/text.h"
+
+#include "report/analyze_json.h"
 #include "report/fmt.h"
 
 #include <stdlib.h>
@@ -47,16 +49,6 @@ static size_t columns(const char *s)
     return n;
 }
 
-static const char *type_name(const graph *g, node_ix n)
-{
-    switch (g->node_kind[n]) {
-    case GRAPH_KIND_CLASS: return "class";
-    case GRAPH_KIND_OBJ_ARRAY:
-    case GRAPH_KIND_PRIM_ARRAY: return "array";
-    default: return "instance";
-    }
-}
-
 /* Label lines LeakCanary never prints ("Also retains leaking object 0x..." names raw ids):
  * shown under --verbose only. */
 #define REP_ALSO "Also retains "
@@ -81,8 +73,9 @@ int rep_label_shown(const char *line, int verbose)
 static void put_object(FILE *out, const graph *g, const trace_elem *e, const char *first,
                        const char *more, int verbose)
 {
-    fprintf(out, "%s%s %s", first, e->class_name ? e->class_name : "", type_name(g, e->node));
-    const char *st = e->status == TRACE_YES ? "YES" : e->status == TRACE_NO ? "NO" : "UNKNOWN";
+    fprintf(out, "%s%s %s", first, e->class_name ? e->class_name : "",
+            rep_node_type_key(g, e->node));
+    const char *st = rep_trace_status_key(e->status);
     if (e->status != TRACE_UNKNOWN && e->reason && *e->reason)
         fprintf(out, "\n%sLeaking: %s (%s)", more, st, e->reason);
     else
@@ -183,8 +176,8 @@ void rep_text_trace_collapsed(FILE *out, const graph *g, const trace *t, const c
         } else {
             fprintf(out, "\xe2\x94\x9c\xe2\x94\x80 %u x %s: %s %s ... %s %s",
                     collapse_count(l), cat_name(cs, l->cat), a->class_name ? a->class_name : "",
-                    type_name(g, a->node), z->class_name ? z->class_name : "",
-                    type_name(g, z->node));
+                    rep_node_type_key(g, a->node), z->class_name ? z->class_name : "",
+                    rep_node_type_key(g, z->node));
             if (l->collections)
                 fprintf(out, " (through %u collection object%s)", l->collections,
                         l->collections == 1 ? "" : "s");
@@ -501,7 +494,7 @@ void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
         if (it->path_n == 0) {
             fprintf(out, "%s %s (no path from a GC root)\n",
                     rep_class_label(g, it->accumulation, cls, sizeof cls),
-                    type_name(g, it->accumulation));
+                    rep_node_type_key(g, it->accumulation));
             continue;
         }
         unsigned rk = it->path_root < g->n_roots ? g->roots[it->path_root].kind
@@ -535,7 +528,7 @@ void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
             int last = k + 1 == it->path_n;
             fprintf(out, "\n%s%s %s\n%s    Retaining ",
                     last ? "\xe2\x95\xb0\xe2\x86\x92 " : "\xe2\x94\x9c\xe2\x94\x80 ",
-                    rep_class_label(g, x, cls, sizeof cls), type_name(g, x),
+                    rep_class_label(g, x, cls, sizeof cls), rep_node_type_key(g, x),
                     last ? " " : "\xe2\x94\x82");
             put_share(out, it->path_retained[k], sr->total);
             if (x == it->node && it->node != it->accumulation)
