@@ -389,7 +389,6 @@ static void j_devtools(jsonw *w, const rep_report *r)
             best[c] = x;
     }
     jsonw_kv_arr_begin(w, "devtools_summary");
-    edge_ix path[REP_RETAINER_HOPS + 1];
     char nb[128], b[40];
     for (uint32_t i = 0; i < n; i++) {
         const devtools_class *dc = &dr->classes[rows[i]];
@@ -405,13 +404,18 @@ static void j_devtools(jsonw *w, const rep_report *r)
             jsonw_kv_str(w, "id", fmt_id(b, sizeof b, g, s));
             jsonw_kv_uint(w, "retained_bytes", dr->retained[s]);
             jsonw_kv_int(w, "distance", dr->distance[s]);
-            uint32_t len = devtools_path(g, dr, s, path, REP_RETAINER_HOPS);
             jsonw_kv_arr_begin(w, "retainers");
-            /* Closest retainer first, as DevTools' Retainers pane lists them. */
-            for (uint32_t k = len; k-- > 0;) {
-                node_ix from = graph_edge_from(g, path[k]);
+            /* Closest retainer first, as DevTools' Retainers pane lists them, up to
+             * REP_RETAINER_HOPS of them: a path can be far longer (devtools_path counts it
+             * whole but fills only the root end), so the walk goes up from the sample. */
+            node_ix x = s;
+            for (uint32_t k = 0; k < REP_RETAINER_HOPS && dr->parent_edge && x < dr->n &&
+                                 dr->parent_edge[x] != GRAPH_NONE; k++) {
+                edge_ix e = dr->parent_edge[x];
+                node_ix from = graph_edge_from(g, e);
+                x = from;
                 jsonw_obj_begin(w);
-                jsonw_kv_str(w, "edge", graph_edge_name_text(g, path[k], nb, sizeof nb));
+                jsonw_kv_str(w, "edge", graph_edge_name_text(g, e, nb, sizeof nb));
                 jsonw_kv_str(w, "from", node_label(g, from));
                 jsonw_kv_str(w, "id", fmt_id(b, sizeof b, g, from));
                 jsonw_obj_end(w);
