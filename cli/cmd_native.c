@@ -4,10 +4,12 @@
  * preloaded and configured through LEAKRAY_NATIVE_* variables, waits for it and renders its
  * at-exit scan; `check PID` asks a running monitored process for a scan over its abstract
  * socket (or sends it the scan signal with --signal) and renders the result; `report FILE`
- * renders a saved scan. Rendering (text like LeakSanitizer's, or --json per docs/json.md)
- * symbolises frames with nscan_symbolize (src/format/nscan.c). */
+ * renders a saved scan. Each parses the scan file and symbolises its frames (nscan_parse,
+ * nscan_symbolize: src/format/nscan.c), then hands it to the report layer (src/report/
+ * native.c: text like LeakSanitizer's, or --json per docs/json.md). */
 #include "cli.h"
 #include "format/nscan.h"
+#include "report/native.h"
 #include "store/store.h"
 
 #include <dirent.h>
@@ -25,197 +27,15 @@
 #define NATIVE_LIB "libleakray_native.so"
 #define NATIVE_MAX_ARGS 256 /* program arguments `run` passes on */
 
-/* ---- Rendering ---- */
-
-static void put_frame_text(FILE *out, uint32_t k, const nscan_frame *f)
-{
-    fprintf(out, "    #%u 0x%llx in %s", k, (unsigned long long)f->ip, f->func ? f->func : "??");
-    if (f->func)
-        fprintf(out, "+0x%llx", (unsigned long long)f->func_off);
-    if (f->file)
-        fprintf(out, " %s:%d", f->file, f->line);
-    if (f->module)
-        fprintf(out, " (%s+0x%llx)", f->module, (unsigned long long)f->rel);
-    fputc('\n', out);
-}
-
-static void put_trace_text(FILE *out, const nscan_report *r, uint32_t id)
-{
-    const nscan_trace *t = nscan_trace_find(r, id);
-    if (!t) {
-        fputs("    (no backtrace recorded for this block)\n", out);
-        return;
-    }
-    for (uint32_t k = 0; k < t->n_frames; k++)
-        put_frame_text(out, k, &t->frames[k]);
-}
-
-static void render_text(FILE *out, const cli_common *co, const nscan_report *r, int exit_code)
-{
-    char a[CLI_FMT_MAX], b[CLI_FMT_MAX];
-    fprintf(out, "leakray native: pid %llu (%s), scan on %s\n", (unsigned long long)r->pid,
-            r->exe ? r->exe : "?", r->reason ? r->reason : "?");
-    if (r->capture_ok)
-        fprintf(out, "threads: %llu, all stopped and captured\n",
-                (unsigned long long)r->threads);
-    else
-        fprintf(out, "threads: %llu captured, %llu NOT captured (%s): blocks held only by "
-                "those threads may be reported as leaks\n", (unsigned long long)r->threads,
-                (unsigned long long)r->threads_failed, r->capture_error ? r->capture_error : "");
-    fprintf(out, "heap: %s live blocks, %s\n", cli_fmt_count(a, r->heap_blocks),
-            cli_fmt_bytes(b, r->heap_bytes));
-    if (exit_code >= 0)
-        fprintf(out, "program exit status: %d\n", exit_code);
-    for (uint32_t i = 0; i < r->n_groups; i++) {
-        const nscan_group *g = &r->groups[i];
-        const nscan_trace *t = nscan_trace_find(r, g->trace);
-        fprintf(out, "\n%s leak of %s byte(s) in %s block(s), signature %016llx\n",
-                g->kind == NSCAN_DIRECT ? "Direct" : "Indirect", cli_fmt_count(a, g->bytes),
-                cli_fmt_count(b, g->count), (unsigned long long)(t ? t->signature : 0));
-        fprintf(out, "  one block at 0x%llx:", (unsigned long long)g->addr);
-        for (uint32_t k = 0; k < g->n_content; k++)
-            fprintf(out, " %02x", g->content[k]);
-        fputs(g->n_content ? "  |" : "\n", out);
-        for (uint32_t k = 0; k < g->n_content; k++)
-            fputc(g->content[k] >= 32 && g->content[k] < 127 ? g->content[k] : '.', out);
-        if (g->n_content)
-            fputs("|\n", out);
-        fputs("  allocated from:\n", out);
-        put_trace_text(out, r, g->trace);
-    }
-    for (uint32_t i = 0; i < r->n_threads_leaked; i++) {
-        const nscan_thread *t = &r->threads_leaked[i];
-        fprintf(out, "\nThread leak: thread %llu %s (age %llu ms), created at:\n",
-                (unsigned long long)t->tid,
-                t->kind == NSCAN_UNJOINED ? "ended but was never joined nor detached"
-                                          : "still running past the age limit",
-                (unsigned long long)t->age_ms);
-        put_trace_text(out, r, t->trace);
-    }
-    uint64_t db, dn, ib, in;
-    nscan_totals(r, NSCAN_DIRECT, &dn, &db);
-    nscan_totals(r, NSCAN_INDIRECT, &in, &ib);
-    fprintf(out, "\nSUMMARY: %llu byte(s) leaked in %llu block(s): direct %llu in %llu, "
-            "indirect %llu in %llu; %u thread leak(s)\n", (unsigned long long)(db + ib),
-            (unsigned long long)(dn + in), (unsigned long long)db, (unsigned long long)dn,
-            (unsigned long long)ib, (unsigned long long)in, r->n_threads_leaked);
-    cli_print_timing(co, out, "pause", (double)r->pause_us / 1000);
-    cli_print_timing(co, out, "scan (child)", (double)r->scan_us / 1000);
-}
-
-static void hex_str(char *buf, uint64_t v)
-{
-    snprintf(buf, CLI_FMT_MAX, "0x%llx", (unsigned long long)v);
-}
-
-static void json_frames(jsonw *w, const nscan_report *r, uint32_t id)
-{
-    const nscan_trace *t = nscan_trace_find(r, id);
-    char buf[CLI_FMT_MAX];
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)(t ? t->signature : 0));
-    jsonw_kv_str(w, "signature", t ? buf : NULL);
-    jsonw_kv_arr_begin(w, "frames");
-    for (uint32_t k = 0; t && k < t->n_frames; k++) {
-        const nscan_frame *f = &t->frames[k];
-        jsonw_obj_begin(w);
-        hex_str(buf, f->ip);
-        jsonw_kv_str(w, "ip", buf);
-        jsonw_kv_str(w, "module", f->module);
-        hex_str(buf, f->rel);
-        jsonw_kv_str(w, "offset", buf);
-        jsonw_kv_str(w, "function", f->func);
-        jsonw_kv_str(w, "file", f->file);
-        if (f->file)
-            jsonw_kv_int(w, "line", f->line);
-        else
-            jsonw_kv_null(w, "line");
-        jsonw_obj_end(w);
-    }
-    jsonw_arr_end(w);
-}
-
-static void json_totals(jsonw *w, const char *key, const nscan_report *r, int kind)
-{
-    uint64_t n, bytes;
-    nscan_totals(r, kind, &n, &bytes);
-    jsonw_kv_obj_begin(w, key);
-    jsonw_kv_uint(w, "blocks", n);
-    jsonw_kv_uint(w, "bytes", bytes);
-    jsonw_obj_end(w);
-}
-
-static void render_json(FILE *out, const cli_common *co, const nscan_report *r, int exit_code)
+/* The scan's --json document: the envelope (schema_version) around the report layer's keys.
+ * The store ingests this same document (with timings). */
+static void native_json(FILE *out, const nscan_report *r, int exit_code, int no_timing)
 {
     jsonw w;
-    char buf[CLI_FMT_MAX];
     jsonw_init(&w, out, 1);
     jsonw_obj_begin(&w);
     jsonw_kv_int(&w, "schema_version", CLI_SCHEMA_VERSION);
-    json_totals(&w, "direct", r, NSCAN_DIRECT);
-    json_totals(&w, "indirect", r, NSCAN_INDIRECT);
-    jsonw_kv_arr_begin(&w, "groups");
-    for (uint32_t i = 0; i < r->n_groups; i++) {
-        const nscan_group *g = &r->groups[i];
-        jsonw_obj_begin(&w);
-        jsonw_kv_str(&w, "kind", g->kind == NSCAN_DIRECT ? "direct" : "indirect");
-        jsonw_kv_uint(&w, "blocks", g->count);
-        jsonw_kv_uint(&w, "bytes", g->bytes);
-        hex_str(buf, g->addr);
-        jsonw_kv_str(&w, "address", buf);
-        char hex[2 * NSCAN_CONTENT_MAX + 1];
-        for (uint32_t k = 0; k < g->n_content; k++)
-            snprintf(hex + 2 * k, 3, "%02x", g->content[k]);
-        hex[2 * g->n_content] = 0;
-        jsonw_kv_str(&w, "first_bytes", hex);
-        json_frames(&w, r, g->trace);
-        jsonw_obj_end(&w);
-    }
-    jsonw_arr_end(&w);
-    jsonw_kv_arr_begin(&w, "threads");
-    for (uint32_t i = 0; i < r->n_threads_leaked; i++) {
-        const nscan_thread *t = &r->threads_leaked[i];
-        jsonw_obj_begin(&w);
-        jsonw_kv_str(&w, "kind", t->kind == NSCAN_UNJOINED ? "unjoined" : "running");
-        jsonw_kv_uint(&w, "tid", t->tid);
-        jsonw_kv_uint(&w, "age_ms", t->age_ms);
-        json_frames(&w, r, t->trace);
-        jsonw_obj_end(&w);
-    }
-    jsonw_arr_end(&w);
-    jsonw_kv_uint(&w, "pid", r->pid);
-    jsonw_kv_str(&w, "exe", r->exe);
-    jsonw_kv_str(&w, "reason", r->reason);
-    jsonw_kv_obj_begin(&w, "capture");
-    jsonw_kv_bool(&w, "ok", r->capture_ok);
-    jsonw_kv_uint(&w, "threads", r->threads);
-    jsonw_kv_uint(&w, "failed", r->threads_failed);
-    jsonw_kv_str(&w, "error", r->capture_ok ? NULL : r->capture_error);
-    jsonw_obj_end(&w);
-    jsonw_kv_obj_begin(&w, "heap");
-    jsonw_kv_uint(&w, "blocks", r->heap_blocks);
-    jsonw_kv_uint(&w, "bytes", r->heap_bytes);
-    jsonw_obj_end(&w);
-    jsonw_kv_obj_begin(&w, "backtrace");
-    jsonw_kv_str(&w, "mode", r->backtrace);
-    jsonw_kv_uint(&w, "depth", r->depth);
-    jsonw_kv_uint(&w, "sample_bytes", r->sample_bytes);
-    jsonw_obj_end(&w);
-    if (exit_code >= 0)
-        jsonw_kv_int(&w, "exit_code", exit_code);
-    if (!co->no_timing) {
-        jsonw_kv_obj_begin(&w, "timing");
-        jsonw_key(&w, "pause_ms");
-        jsonw_double(&w, (double)(r->pause_us / 100) / 10);
-        jsonw_key(&w, "stop_ms");
-        jsonw_double(&w, (double)(r->stop_us / 100) / 10);
-        jsonw_key(&w, "fork_ms");
-        jsonw_double(&w, (double)(r->fork_call_us / 100) / 10);
-        jsonw_key(&w, "scan_ms");
-        jsonw_double(&w, (double)(r->scan_us / 100) / 10);
-        jsonw_key(&w, "scan_cpu_ms");
-        jsonw_double(&w, (double)(r->scan_cpu_us / 100) / 10);
-        jsonw_obj_end(&w);
-    }
+    rep_native_json(&w, r, exit_code, no_timing);
     jsonw_obj_end(&w);
     jsonw_finish(&w);
 }
@@ -240,9 +60,7 @@ static int to_store(const cli_common *co, const native_store *ns, const char *pa
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return cli_fail(co, LR_ERR_NOMEM, "out of memory rendering %s for the store", path);
-    cli_common quiet_co = *co;
-    quiet_co.no_timing = 0;
-    render_json(f, &quiet_co, r, exit_code);
+    native_json(f, r, exit_code, 0);
     if (fclose(f) != 0) {
         free(text);
         return cli_fail(co, LR_ERR_NOMEM, "out of memory rendering %s for the store", path);
@@ -297,9 +115,9 @@ static int render_file(const cli_common *co, const char *path, int exit_code, in
         return cli_error(co, &err);
     nscan_symbolize(&r);
     if (co->json)
-        render_json(stdout, co, &r, exit_code);
+        native_json(stdout, &r, exit_code, co->no_timing);
     else
-        render_text(stdout, co, &r, exit_code);
+        rep_native_text(stdout, &r, exit_code, co->no_timing);
     int rc = CLI_EXIT_OK;
     if (ns && ns->url) {
         fflush(stdout);
@@ -655,12 +473,11 @@ static int native_check(int argc, char **argv)
         if (co.json) {
             jsonw w;
             cli_json_begin(&w);
-            jsonw_kv_uint(&w, "pid", (uint64_t)pid);
-            jsonw_kv_int(&w, "signal", (int64_t)signo);
+            rep_native_signal_json(&w, pid, (int)signo);
             jsonw_obj_end(&w);
             jsonw_finish(&w);
         } else {
-            printf("sent signal %d to %ld\n", (int)signo, pid);
+            rep_native_signal_text(stdout, pid, (int)signo);
         }
         return CLI_EXIT_OK;
     }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # check-layers.sh: fails when a source file includes a header from a layer above its own
 # (docs/style.md: graph -> base; format, rules -> graph; analysis -> graph, rules;
-# report, store, query -> analysis; cli/ may include anything), or when a C line is over
-# 100 columns.
+# report, store, query -> analysis, and report -> format/nscan.h alone; cli/ may include
+# anything), or when a C line is over 100 columns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 declare -A allowed=(
@@ -22,6 +22,9 @@ for layer in "${!allowed[@]}"; do
   while IFS= read -r line; do
     file=${line%%:*}
     inc=$(sed -E 's/.*#include "([a-z_]+)\/.*/\1/' <<<"$line")
+    # One header across: a native scan is analysed in the monitored process, so the parsed
+    # scan report is the result the report layer renders (src/report/native.c).
+    [ "$layer" = report ] && grep -q '#include "format/nscan.h"' <<<"$line" && continue
     case " ${allowed[$layer]} leakray " in
       *" $inc "*) ;;
       *) echo "check-layers: $file includes $inc/ (layer $layer may include: ${allowed[$layer]})" >&2; bad=1 ;;

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* native.c: a native leak scan as text and JSON (report layer), prefix rep_native_. Pure
+ * formatting of a parsed, symbolised nscan_report: frames as "#k 0x<ip> in func+0x<off>
+ * file:line (module+0x<rel>)", a group's first bytes in hex and as printable ASCII, totals
+ * per kind from nscan_totals. The text follows LeakSanitizer's layout so both read alike;
+ * the JSON (docs/json.md "native") is also what the leak store ingests, so its keys are
+ * append-only. Timings come from the scan file (the child measured them), not from a clock
+ * here, and are left out under no_timing. */
+#include "report/native.h"
+
+#include "report/fmt.h"
+
+#include <stdio.h>
+
+/* ---- text ---- */
+
+static void put_frame_text(FILE *out, uint32_t k, const nscan_frame *f)
+{
+    fprintf(out, "    #%u 0x%llx in %s", k, (unsigned long long)f->ip, f->func ? f->func : "??");
+    if (f->func)
+        fprintf(out, "+0x%llx", (unsigned long long)f->func_off);
+    if (f->file)
+        fprintf(out, " %s:%d", f->file, f->line);
+    if (f->module)
+        fprintf(out, " (%s+0x%llx)", f->module, (unsigned long long)f->rel);
+    fputc('\n', out);
+}
+
+static void put_trace_text(FILE *out, const nscan_report *r, uint32_t id)
+{
+    const nscan_trace *t = nscan_trace_find(r, id);
+    if (!t) {
+        fputs("    (no backtrace recorded for this block)\n", out);
+        return;
+    }
+    for (uint32_t k = 0; k < t->n_frames; k++)
+        put_frame_text(out, k, &t->frames[k]);
+}
+
+void rep_native_text(FILE *out, const nscan_report *r, int exit_code, int no_timing)
+{
+    char a[REP_FMT_MAX], b[REP_FMT_MAX];
+    fprintf(out, "leakray native: pid %llu (%s), scan on %s\n", (unsigned long long)r->pid,
+            r->exe ? r->exe : "?", r->reason ? r->reason : "?");
+    if (r->capture_ok)
+        fprintf(out, "threads: %llu, all stopped and captured\n",
+                (unsigned long long)r->threads);
+    else
+        fprintf(out, "threads: %llu captured, %llu NOT captured (%s): blocks held only by "
+                "those threads may be reported as leaks\n", (unsigned long long)r->threads,
+                (unsigned long long)r->threads_failed, r->capture_error ? r->capture_error : "");
+    fprintf(out, "heap: %s live blocks, %s\n", rep_fmt_count(a, r->heap_blocks),
+            rep_fmt_bytes(b, r->heap_bytes));
+    if (exit_code >= 0)
+        fprintf(out, "program exit status: %d\n", exit_code);
+    for (uint32_t i = 0; i < r->n_groups; i++) {
+        const nscan_group *g = &r->groups[i];
+        const nscan_trace *t = nscan_trace_find(r, g->trace);
+        fprintf(out, "\n%s leak of %s byte(s) in %s block(s), signature %016llx\n",
+                g->kind == NSCAN_DIRECT ? "Direct" : "Indirect", rep_fmt_count(a, g->bytes),
+                rep_fmt_count(b, g->count), (unsigned long long)(t ? t->signature : 0));
+        fprintf(out, "  one block at 0x%llx:", (unsigned long long)g->addr);
+        for (uint32_t k = 0; k < g->n_content; k++)
+            fprintf(out, " %02x", g->content[k]);
+        fputs(g->n_content ? "  |" : "\n", out);
+        for (uint32_t k = 0; k < g->n_content; k++)
+            fputc(g->content[k] >= 32 && g->content[k] < 127 ? g->content[k] : '.', out);
+        if (g->n_content)
+            fputs("|\n", out);
+        fputs("  allocated from:\n", out);
+        put_trace_text(out, r, g->trace);
+    }
+    for (uint32_t i = 0; i < r->n_threads_leaked; i++) {
+        const nscan_thread *t = &r->threads_leaked[i];
+        fprintf(out, "\nThread leak: thread %llu %s (age %llu ms), created at:\n",
+                (unsigned long long)t->tid,
+                t->kind == NSCAN_UNJOINED ? "ended but was never joined nor detached"
+                                          : "still running past the age limit",
+                (unsigned long long)t->age_ms);
+        put_trace_text(out, r, t->trace);
+    }
+    uint64_t db, dn, ib, in;
+    nscan_totals(r, NSCAN_DIRECT, &dn, &db);
+    nscan_totals(r, NSCAN_INDIRECT, &in, &ib);
+    fprintf(out, "\nSUMMARY: %llu byte(s) leaked in %llu block(s): direct %llu in %llu, "
+            "indirect %llu in %llu; %u thread leak(s)\n", (unsigned long long)(db + ib),
+            (unsigned long long)(dn + in), (unsigned long long)db, (unsigned long long)dn,
+            (unsigned long long)ib, (unsigned long long)in, r->n_threads_leaked);
+    rep_fmt_timing(out, no_timing, "pause", (double)r->pause_us / 1000);
+    rep_fmt_timing(out, no_timing, "scan (child)", (double)r->scan_us / 1000);
+}
+
+/* ---- JSON ---- */
+
+static void hex_str(char *buf, uint64_t v)
+{
+    snprintf(buf, REP_FMT_MAX, "0x%llx", (unsigned long long)v);
+}
+
+static void json_frames(jsonw *w, const nscan_report *r, uint32_t id)
+{
+    const nscan_trace *t = nscan_trace_find(r, id);
+    char buf[REP_FMT_MAX];
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)(t ? t->signature : 0));
+    jsonw_kv_str(w, "signature", t ? buf : NULL);
+    jsonw_kv_arr_begin(w, "frames");
+    for (uint32_t k = 0; t && k < t->n_frames; k++) {
+        const nscan_frame *f = &t->frames[k];
+        jsonw_obj_begin(w);
+        hex_str(buf, f->ip);
+        jsonw_kv_str(w, "ip", buf);
+        jsonw_kv_str(w, "module", f->module);
+        hex_str(buf, f->rel);
+        jsonw_kv_str(w, "offset", buf);
+        jsonw_kv_str(w, "function", f->func);
+        jsonw_kv_str(w, "file", f->file);
+        if (f->file)
+            jsonw_kv_int(w, "line", f->line);
+        else
+            jsonw_kv_null(w, "line");
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+static void json_totals(jsonw *w, const char *key, const nscan_report *r, int kind)
+{
+    uint64_t n, bytes;
+    nscan_totals(r, kind, &n, &bytes);
+    jsonw_kv_obj_begin(w, key);
+    jsonw_kv_uint(w, "blocks", n);
+    jsonw_kv_uint(w, "bytes", bytes);
+    jsonw_obj_end(w);
+}
+
+void rep_native_json(jsonw *w, const nscan_report *r, int exit_code, int no_timing)
+{
+    char buf[REP_FMT_MAX];
+    json_totals(w, "direct", r, NSCAN_DIRECT);
+    json_totals(w, "indirect", r, NSCAN_INDIRECT);
+    jsonw_kv_arr_begin(w, "groups");
+    for (uint32_t i = 0; i < r->n_groups; i++) {
+        const nscan_group *g = &r->groups[i];
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, "kind", g->kind == NSCAN_DIRECT ? "direct" : "indirect");
+        jsonw_kv_uint(w, "blocks", g->count);
+        jsonw_kv_uint(w, "bytes", g->bytes);
+        hex_str(buf, g->addr);
+        jsonw_kv_str(w, "address", buf);
+        char hex[2 * NSCAN_CONTENT_MAX + 1];
+        for (uint32_t k = 0; k < g->n_content; k++)
+            snprintf(hex + 2 * k, 3, "%02x", g->content[k]);
+        hex[2 * g->n_content] = 0;
+        jsonw_kv_str(w, "first_bytes", hex);
+        json_frames(w, r, g->trace);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_kv_arr_begin(w, "threads");
+    for (uint32_t i = 0; i < r->n_threads_leaked; i++) {
+        const nscan_thread *t = &r->threads_leaked[i];
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, "kind", t->kind == NSCAN_UNJOINED ? "unjoined" : "running");
+        jsonw_kv_uint(w, "tid", t->tid);
+        jsonw_kv_uint(w, "age_ms", t->age_ms);
+        json_frames(w, r, t->trace);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_kv_uint(w, "pid", r->pid);
+    jsonw_kv_str(w, "exe", r->exe);
+    jsonw_kv_str(w, "reason", r->reason);
+    jsonw_kv_obj_begin(w, "capture");
+    jsonw_kv_bool(w, "ok", r->capture_ok);
+    jsonw_kv_uint(w, "threads", r->threads);
+    jsonw_kv_uint(w, "failed", r->threads_failed);
+    jsonw_kv_str(w, "error", r->capture_ok ? NULL : r->capture_error);
+    jsonw_obj_end(w);
+    jsonw_kv_obj_begin(w, "heap");
+    jsonw_kv_uint(w, "blocks", r->heap_blocks);
+    jsonw_kv_uint(w, "bytes", r->heap_bytes);
+    jsonw_obj_end(w);
+    jsonw_kv_obj_begin(w, "backtrace");
+    jsonw_kv_str(w, "mode", r->backtrace);
+    jsonw_kv_uint(w, "depth", r->depth);
+    jsonw_kv_uint(w, "sample_bytes", r->sample_bytes);
+    jsonw_obj_end(w);
+    if (exit_code >= 0)
+        jsonw_kv_int(w, "exit_code", exit_code);
+    if (!no_timing) {
+        jsonw_kv_obj_begin(w, "timing");
+        jsonw_key(w, "pause_ms");
+        jsonw_double(w, (double)(r->pause_us / 100) / 10);
+        jsonw_key(w, "stop_ms");
+        jsonw_double(w, (double)(r->stop_us / 100) / 10);
+        jsonw_key(w, "fork_ms");
+        jsonw_double(w, (double)(r->fork_call_us / 100) / 10);
+        jsonw_key(w, "scan_ms");
+        jsonw_double(w, (double)(r->scan_us / 100) / 10);
+        jsonw_key(w, "scan_cpu_ms");
+        jsonw_double(w, (double)(r->scan_cpu_us / 100) / 10);
+        jsonw_obj_end(w);
+    }
+}
+
+/* ---- `native check --signal` ---- */
+
+void rep_native_signal_text(FILE *out, long pid, int signo)
+{
+    fprintf(out, "sent signal %d to %ld\n", signo, pid);
+}
+
+void rep_native_signal_json(jsonw *w, long pid, int signo)
+{
+    jsonw_kv_uint(w, "pid", (uint64_t)pid);
+    jsonw_kv_int(w, "signal", (int64_t)signo);
+}
