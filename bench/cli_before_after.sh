@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # cli_before_after.sh: the cost of the shared CLI plumbing (number formatting, tables with a
-# % column, --mapping in cli_open, the diff input check) measured side by side: the same
-# commands on the same dump with a reference build of leakray (BEFORE, e.g. the previous
-# release) and this one (AFTER), in one run. Dump: the ~120 MB HotSpot dump of
-# scripts/gen-big-dump.sh (cached in ${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}). Each command
-# runs 3 times per build, interleaved, page cache warm; medians of wall and CPU time, and the
-# ratio AFTER/BEFORE (1.00 = unchanged; CPU time is the steadier figure on a busy machine).
+# % column, --mapping in cli_open, the diff input check, analyze's text and JSON renderers)
+# measured side by side: the same commands on the same dump with a reference build of
+# leakray (BEFORE, e.g. the previous release) and this one (AFTER), in one run. Dump: the
+# ~120 MB HotSpot dump of scripts/gen-big-dump.sh (cached in
+# ${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}). Each command runs 3 times per build, interleaved,
+# page cache warm; medians of wall and CPU time, the ratio AFTER/BEFORE (1.00 = unchanged;
+# CPU time is the steadier figure on a busy machine) and each build's median own memory
+# (RssAnon + RssShmem, MB). BENCH_ONLY=REGEX keeps the commands it matches (BENCH_ONLY=analyze).
 # usage: bench/cli_before_after.sh BEFORE [AFTER]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,9 +23,12 @@ mkdir -p "$out"
 cat "$dump" >/dev/null
 
 median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
-printf '%-28s %9s %9s %9s %9s %8s %8s\n' command before_s after_s before_cpu after_cpu wall_x cpu_x
-for cmd in "histo" "histo --retained" "top --top 20" "top --by class --top 20" "diff"; do
-    bw=() aw=() bc=() ac=()
+printf '%-28s %9s %9s %9s %9s %8s %8s %9s %9s\n' command before_s after_s before_cpu after_cpu \
+    wall_x cpu_x before_MB after_MB
+for cmd in "histo" "histo --retained" "top --top 20" "top --by class --top 20" "diff" \
+           "analyze" "analyze --json"; do
+    [[ "$cmd" =~ ${BENCH_ONLY:-.} ]] || continue
+    bw=() aw=() bc=() ac=() bo=() ao=()
     args=($cmd)
     [ "$cmd" = diff ] && args+=("$dump") # a dump against itself: the input check included
     for i in 1 2 3; do
@@ -31,9 +36,11 @@ for cmd in "histo" "histo --retained" "top --top 20" "top --by class --top 20" "
         bench_measure a "$out/after.txt" "$after" "${args[@]}" --no-timing --no-progress "$dump"
         [ "$b_rc" = 0 ] && [ "$a_rc" = 0 ] || { echo "$cmd failed: $b_rc / $a_rc" >&2; exit 1; }
         bw+=("$b_wall") aw+=("$a_wall") bc+=("$b_cpu") ac+=("$a_cpu")
+        bo+=("$b_own") ao+=("$a_own")
     done
     B=$(median "${bw[@]}") A=$(median "${aw[@]}") BC=$(median "${bc[@]}") AC=$(median "${ac[@]}")
-    printf '%-28s %9s %9s %9s %9s %8s %8s\n' "$cmd" "$B" "$A" "$BC" "$AC" \
-        "$(bench_ratio "$A" "$B")" "$(bench_ratio "$AC" "$BC")"
+    printf '%-28s %9s %9s %9s %9s %8s %8s %9s %9s\n' "$cmd" "$B" "$A" "$BC" "$AC" \
+        "$(bench_ratio "$A" "$B")" "$(bench_ratio "$AC" "$BC")" \
+        "$(bench_mb "$(median "${bo[@]}")")" "$(bench_mb "$(median "${ao[@]}")")"
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
