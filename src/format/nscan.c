@@ -15,6 +15,7 @@
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Version 2 names the kind of root holding a block (block STATE 4..9); version 1 files
  * (STATE 3 for every root) still load. The two magics have one length. */
@@ -405,7 +406,10 @@ void nscan_symbolize(nscan_report *r)
             for (uint32_t k = 0; k < i && !seen; k++)
                 seen = r->maps[k].exec && !strcmp(r->maps[k].path, m->path);
             uint64_t base = module_base(r, m->path);
-            if (seen || base == UINT64_MAX)
+            /* The scan names the files; only regular ones are opened: libdw's open of a FIFO
+             * a hostile scan names would wait for a writer forever. */
+            struct stat sb;
+            if (seen || base == UINT64_MAX || stat(m->path, &sb) != 0 || !S_ISREG(sb.st_mode))
                 continue;
             dwfl_report_elf(d, base_name(m->path), m->path, -1, base, false);
         }

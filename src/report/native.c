@@ -10,19 +10,36 @@
 
 #include "report/fmt.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ---- text ---- */
 
+/* A string from the scan file (the executable, a mapped file's name, a capture error) or
+ * from the debug information of a file it names: control characters print escaped, so a
+ * hostile scan cannot drive the terminal. */
+static void put_str(FILE *out, const char *s)
+{
+    rep_fmt_text(out, s, strlen(s), SIZE_MAX);
+}
+
 static void put_frame_text(FILE *out, uint32_t k, const nscan_frame *f)
 {
-    fprintf(out, "    #%u 0x%llx in %s", k, (unsigned long long)f->ip, f->func ? f->func : "??");
+    fprintf(out, "    #%u 0x%llx in ", k, (unsigned long long)f->ip);
+    put_str(out, f->func ? f->func : "??");
     if (f->func)
         fprintf(out, "+0x%llx", (unsigned long long)f->func_off);
-    if (f->file)
-        fprintf(out, " %s:%d", f->file, f->line);
-    if (f->module)
-        fprintf(out, " (%s+0x%llx)", f->module, (unsigned long long)f->rel);
+    if (f->file) {
+        fputc(' ', out);
+        put_str(out, f->file);
+        fprintf(out, ":%d", f->line);
+    }
+    if (f->module) {
+        fputs(" (", out);
+        put_str(out, f->module);
+        fprintf(out, "+0x%llx)", (unsigned long long)f->rel);
+    }
     fputc('\n', out);
 }
 
@@ -40,15 +57,20 @@ static void put_trace_text(FILE *out, const nscan_report *r, uint32_t id)
 void rep_native_text(FILE *out, const nscan_report *r, int exit_code, int no_timing)
 {
     char a[REP_FMT_MAX], b[REP_FMT_MAX];
-    fprintf(out, "leakray native: pid %llu (%s), scan on %s\n", (unsigned long long)r->pid,
-            r->exe ? r->exe : "?", r->reason ? r->reason : "?");
-    if (r->capture_ok)
+    fprintf(out, "leakray native: pid %llu (", (unsigned long long)r->pid);
+    put_str(out, r->exe ? r->exe : "?");
+    fputs("), scan on ", out);
+    put_str(out, r->reason ? r->reason : "?");
+    fputc('\n', out);
+    if (r->capture_ok) {
         fprintf(out, "threads: %llu, all stopped and captured\n",
                 (unsigned long long)r->threads);
-    else
-        fprintf(out, "threads: %llu captured, %llu NOT captured (%s): blocks held only by "
-                "those threads may be reported as leaks\n", (unsigned long long)r->threads,
-                (unsigned long long)r->threads_failed, r->capture_error ? r->capture_error : "");
+    } else {
+        fprintf(out, "threads: %llu captured, %llu NOT captured (", (unsigned long long)r->threads,
+                (unsigned long long)r->threads_failed);
+        put_str(out, r->capture_error ? r->capture_error : "");
+        fputs("): blocks held only by those threads may be reported as leaks\n", out);
+    }
     fprintf(out, "heap: %s live blocks, %s\n", rep_fmt_count(a, r->heap_blocks),
             rep_fmt_bytes(b, r->heap_bytes));
     if (exit_code >= 0)
