@@ -93,7 +93,7 @@ static void json_elem(jsonw *w, const graph *g, const trace_elem *e, int last, i
 
 /* --collapse under --json: the trace's runs of one category, indexes into "elements"
  * (the leaking object, last, is never merged). */
-static void json_collapsed(jsonw *w, const graph *g, const trace *t, const cat_set *cs)
+static void json_collapsed(jsonw *w, const trace *t, const cat_set *cs)
 {
     uint32_t n = t->n ? t->n - 1 : 0;
     node_ix *nodes = err_mallocarray(n ? n : 1, sizeof *nodes);
@@ -126,7 +126,6 @@ static void json_collapsed(jsonw *w, const graph *g, const trace *t, const cat_s
     jsonw_arr_end(w);
     free(nodes);
     free(ln);
-    (void)g;
 }
 
 /* A percentage with two decimals (the text prints one). */
@@ -298,7 +297,7 @@ void rep_analyze_json(jsonw *w, const rep_analyze *v)
             json_elem(w, g, &t->el[j], j + 1 == t->n, verbose);
         jsonw_arr_end(w);
         if (cs)
-            json_collapsed(w, g, t, cs);
+            json_collapsed(w, t, cs);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
