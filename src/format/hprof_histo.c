@@ -25,36 +25,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-enum {
-    TAG_HEAP_DUMP = 0x0c,
-    TAG_HEAP_DUMP_SEGMENT = 0x1c,
-    SUB_CLASS_DUMP = 0x20,
-    SUB_INSTANCE_DUMP = 0x21,
-    SUB_OBJ_ARRAY_DUMP = 0x22,
-    SUB_PRIM_ARRAY_DUMP = 0x23,
-    SUB_PRIM_ARRAY_NODATA = 0xc3,
-    SUB_HEAP_DUMP_INFO = 0xfe,
-};
-
 /* Below this many heap-record bytes a second thread costs more than it saves. */
 #define SPLIT_MIN_BYTES (1u << 20)
-
-static inline uint32_t be32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return __builtin_bswap32(v);
-}
-static inline uint64_t be64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return __builtin_bswap64(v);
-}
-static inline uint64_t rd_id(const uint8_t *p, unsigned ids)
-{
-    return ids == 8 ? be64(p) : be32(p);
-}
 
 /* Model-independent sums for one class id (or one primitive element type). */
 typedef struct hstat {
@@ -150,14 +122,7 @@ typedef struct part {
     lr_error err;
 } part;
 
-#define NEED(pos, need, end, what)                                                             \
-    do {                                                                                       \
-        if ((uint64_t)(need) > (end) - (pos)) {                                                \
-            if ((end) >= w->n)                                                                 \
-                return LR_TRUNC(&w->err, w->name, (pos), "file ends inside " what);            \
-            return LR_CORRUPT(&w->err, w->name, (pos), what " runs past its heap dump segment"); \
-        }                                                                                      \
-    } while (0)
+#define NEED(pos, need, end, what) HPROF_NEED(&w->err, w->name, w->n, pos, need, end, what)
 
 static inline void add_arr(hstat *s, uint32_t len)
 {
@@ -177,7 +142,6 @@ static lr_status walk_nomem(part *w)
 static inline __attribute__((always_inline)) lr_status walk_seg(part *w, uint64_t p, uint64_t end,
                                                                 const unsigned ids)
 {
-    static const unsigned PSZ[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
     const uint8_t *d = w->d;
     while (p < end) {
         unsigned tag = d[p];
@@ -222,7 +186,7 @@ static inline __attribute__((always_inline)) lr_status walk_seg(part *w, uint64_
             NEED(p, ids + 9, end, "PRIMITIVE_ARRAY_DUMP");
             uint32_t len = be32(d + p + ids + 4);
             unsigned t = d[p + ids + 8];
-            unsigned sz = t < 12 ? PSZ[t] : 0;
+            unsigned sz = t == GRAPH_FT_OBJECT ? 0 : type_size(t, ids);
             if (!sz)
                 return LR_CORRUPT(&w->err, w->name, p + ids + 8,
                                   "primitive array of bad element type %u", t);
@@ -307,13 +271,8 @@ typedef struct hctx {
 
 static void root_sizes(uint8_t *rb, unsigned ids)
 {
-    memset(rb, 0, 256);
-    static const uint8_t ONE_ID[] = {0xff, 0x05, 0x07, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x90};
-    for (size_t i = 0; i < sizeof ONE_ID; i++)
-        rb[ONE_ID[i]] = (uint8_t)ids;
-    rb[0x01] = (uint8_t)(2 * ids); /* JNI global: object and global ref ids */
-    rb[0x04] = rb[0x06] = (uint8_t)(ids + 4);                 /* native stack, thread block */
-    rb[0x02] = rb[0x03] = rb[0x08] = rb[0x8e] = (uint8_t)(ids + 8); /* id, thread, frame */
+    for (unsigned tag = 0; tag < 256; tag++)
+        rb[tag] = (uint8_t)root_body(tag, ids);
 }
 
 /* The hprof_walk_fn: lists the dump's segments, splits them, walks both halves. */
@@ -501,7 +460,6 @@ static int add_id(const hprof_model *md, const idix *ix, uint32_t nc, uint64_t i
 static lr_status finish(hctx *c, const hprof_model *md, hprof_histo *h, const char *name,
                         lr_error *err)
 {
-    static const unsigned PSZ[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
     const graph *g = &h->g;
     uint32_t nc = g->n_classes;
     part *a = &c->parts[0];
@@ -562,7 +520,7 @@ static lr_status finish(hctx *c, const hprof_model *md, hprof_histo *h, const ch
         if (!a->prim[t].n_arr)
             continue;
         uint64_t ab;
-        ok = arr_bytes(md, &a->prim[t], PSZ[t], &ab);
+        ok = arr_bytes(md, &a->prim[t], type_size(t, md->ids), &ab);
         h->rows[prim_row[t]].count += a->prim[t].n_arr;
         h->rows[prim_row[t]].bytes += ab;
     }

@@ -1,13 +1,324 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* hprof_internal.h: HPROF reader internals shared inside the format layer, prefix hprof_.
- * Lets a second walker over the heap records (hprof_histo.c) reuse the reader's header and
- * top-level parsing, CLASS_DUMP validation, class building and size models instead of
- * copying them, so both produce the same classes, sizes and errors by construction. Not part
- * of any public surface; the implementations live at the end of hprof_read.c. */
+/* hprof_internal.h: what the parts of the HPROF reader share (format layer), prefix hprof_.
+ * The reader is four files over one load context `rd`: hprof_scan.c (header, top-level
+ * records, the STRING and LOAD_CLASS tables, names), hprof_class.c (CLASS_DUMP records into
+ * classes, the size models, reference layouts), hprof_read.c (passes 1 and 2 over the heap
+ * records, roots, threads, the load itself) and hprof_edges.c (references into CSR edges, and
+ * the values read back from the records afterwards, graph.derive). The record tags and the
+ * big-endian readers here are the only copies: hprof_histo.c (a second walker over the heap
+ * records, which reuses the header parsing, CLASS_DUMP checks, class building and size models
+ * through hprof_model_load so its classes, sizes and errors equal the reader's) and
+ * hprof_write.c read through them too. Never included outside src/format/hprof_*.c. */
 #ifndef LR_FORMAT_HPROF_INTERNAL_H
 #define LR_FORMAT_HPROF_INTERNAL_H
 
 #include "format/hprof.h"
+#include "base/hash.h"
+#include "base/hmap.h"
+#include "base/progress.h"
+
+#include <string.h>
+
+/* ---- record tags (docs/formats/hprof.md) ---- */
+
+/* Top-level record tags. */
+enum {
+    TAG_STRING = 0x01,
+    TAG_LOAD_CLASS = 0x02,
+    TAG_UNLOAD_CLASS = 0x03,
+    TAG_STACK_FRAME = 0x04,
+    TAG_STACK_TRACE = 0x05,
+    TAG_ALLOC_SITES = 0x06,
+    TAG_HEAP_SUMMARY = 0x07,
+    TAG_START_THREAD = 0x0a,
+    TAG_END_THREAD = 0x0b,
+    TAG_HEAP_DUMP = 0x0c,
+    TAG_CPU_SAMPLES = 0x0d,
+    TAG_CONTROL_SETTINGS = 0x0e,
+    TAG_HEAP_DUMP_SEGMENT = 0x1c,
+    TAG_HEAP_DUMP_END = 0x2c,
+};
+
+/* Heap-dump sub-record tags. */
+enum {
+    SUB_ROOT_UNKNOWN = 0xff,
+    SUB_ROOT_JNI_GLOBAL = 0x01,
+    SUB_ROOT_JNI_LOCAL = 0x02,
+    SUB_ROOT_JAVA_FRAME = 0x03,
+    SUB_ROOT_NATIVE_STACK = 0x04,
+    SUB_ROOT_STICKY_CLASS = 0x05,
+    SUB_ROOT_THREAD_BLOCK = 0x06,
+    SUB_ROOT_MONITOR_USED = 0x07,
+    SUB_ROOT_THREAD_OBJECT = 0x08,
+    SUB_ROOT_INTERNED_STRING = 0x89,
+    SUB_ROOT_FINALIZING = 0x8a,
+    SUB_ROOT_DEBUGGER = 0x8b,
+    SUB_ROOT_REFERENCE_CLEANUP = 0x8c,
+    SUB_ROOT_VM_INTERNAL = 0x8d,
+    SUB_ROOT_JNI_MONITOR = 0x8e,
+    SUB_ROOT_UNREACHABLE = 0x90,
+    SUB_PRIM_ARRAY_NODATA = 0xc3,
+    SUB_HEAP_DUMP_INFO = 0xfe,
+    SUB_CLASS_DUMP = 0x20,
+    SUB_INSTANCE_DUMP = 0x21,
+    SUB_OBJ_ARRAY_DUMP = 0x22,
+    SUB_PRIM_ARRAY_DUMP = 0x23,
+};
+
+#define NO_HEAP 0xffu /* cls_rec.heap of a class dumped before any HEAP_DUMP_INFO */
+/* Deepest superclass chain accepted. Real hierarchies are a few dozen deep; the cap keeps
+ * the per-class chain walks (layouts, sizes) linear in the class count. */
+#define HPROF_MAX_CLASS_DEPTH 1024u
+#define HPROF_DEPTH_BUSY UINT32_MAX
+/* Reference slots of all flattened class layouts (each class repeats its supers' slots):
+ * real dumps need a few million; the cap bounds the allocation a hostile hierarchy asks. */
+#define HPROF_MAX_LAYOUT_REFS (1u << 25)
+
+/* ---- big-endian readers and value sizes ---- */
+
+static inline uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint32_t be32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return __builtin_bswap32(v);
+}
+static inline uint64_t be64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+}
+static inline uint64_t rd_id(const uint8_t *p, unsigned ids)
+{
+    return ids == 8 ? be64(p) : be32(p);
+}
+
+/* Bytes of a value of basic type t with identifiers of ids bytes; 0 for an invalid type. */
+static inline unsigned type_size(unsigned t, unsigned ids)
+{
+    static const uint8_t SZ[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
+    if (t == GRAPH_FT_OBJECT)
+        return ids;
+    return t < 12 ? SZ[t] : 0;
+}
+
+/* Size of the fixed part of a root sub-record body (after the tag), or 0 if not a root. */
+static inline unsigned root_body(unsigned tag, unsigned ids)
+{
+    switch (tag) {
+    case SUB_ROOT_UNKNOWN:
+    case SUB_ROOT_STICKY_CLASS:
+    case SUB_ROOT_MONITOR_USED:
+    case SUB_ROOT_INTERNED_STRING:
+    case SUB_ROOT_FINALIZING:
+    case SUB_ROOT_DEBUGGER:
+    case SUB_ROOT_REFERENCE_CLEANUP:
+    case SUB_ROOT_VM_INTERNAL:
+    case SUB_ROOT_UNREACHABLE:
+        return ids;
+    case SUB_ROOT_JNI_GLOBAL:
+        return 2 * ids;
+    case SUB_ROOT_NATIVE_STACK:
+    case SUB_ROOT_THREAD_BLOCK:
+        return ids + 4;
+    case SUB_ROOT_JNI_LOCAL:
+    case SUB_ROOT_JAVA_FRAME:
+    case SUB_ROOT_THREAD_OBJECT:
+    case SUB_ROOT_JNI_MONITOR:
+        return ids + 8;
+    }
+    return 0;
+}
+
+/* Checks that `need` bytes are available at pos within [.., end) of a segment, or returns
+ * the error a cut file (end of the input) or an overlong record (end of its segment) gets. */
+#define HPROF_NEED(err, name, n, pos, need, end, what)                                        \
+    do {                                                                                     \
+        if ((uint64_t)(need) > (end) - (pos)) {                                              \
+            if ((end) >= (n))                                                                \
+                return LR_TRUNC((err), (name), (pos), "file ends inside " what);             \
+            return LR_CORRUPT((err), (name), (pos), what " runs past its heap dump segment"); \
+        }                                                                                    \
+    } while (0)
+
+/* ---- the load context ---- */
+
+typedef struct str_ent {
+    uint64_t id;
+    uint64_t off; /* offset of the UTF-8 bytes */
+    uint32_t len;
+} str_ent;
+
+typedef struct lc_ent {
+    uint64_t class_id;
+    uint64_t name_id;
+    uint32_t serial;
+} lc_ent;
+
+typedef struct frame_ent {
+    uint64_t id;
+    uint64_t off; /* body offset of the STACK_FRAME record */
+} frame_ent;
+
+typedef struct trace_ent {
+    uint32_t serial;
+    uint64_t off; /* body offset of the STACK_TRACE record */
+} trace_ent;
+
+typedef struct cls_rec {
+    uint64_t off; /* offset of the CLASS_DUMP body (after the sub-tag) */
+    uint64_t end; /* offset just past the record */
+    uint8_t heap;
+} cls_rec;
+
+typedef struct heap_map {
+    uint32_t heap_id;
+    uint8_t ix;
+} heap_map;
+
+/* Flattened reference-field layout of a class: every object field of the class and its
+ * supers in HPROF order (most-derived first), with its byte offset in the instance. */
+typedef struct ref_slot {
+    uint32_t off;
+    uint32_t field; /* index into graph.fields: the name follows a later rename (mapping) */
+    uint8_t kind;   /* GRAPH_EDGE_MAKE(FIELD, strength) */
+} ref_slot;
+
+typedef struct rd {
+    graph *g;
+    const uint8_t *d;
+    uint64_t n;
+    const char *name;
+    unsigned ids;
+    int android;
+    int no_edges;
+    lr_error *err;
+    progress prog;  /* bar over pass 1 + pass 2 (2 x dump bytes) */
+
+    str_ent *strs;
+    uint32_t n_strs, cap_strs;
+    lc_ent *lcs;
+    uint32_t n_lcs, cap_lcs;
+    frame_ent *frames;
+    uint32_t n_frames, cap_frames;
+    trace_ent *traces;
+    uint32_t n_traces, cap_traces;
+    hprof_dump *dumps;
+    uint32_t n_dumps, cap_dumps;
+
+    cls_rec *cls;
+    uint32_t n_cls, cap_cls;
+    heap_map heaps[GRAPH_MAX_HEAPS];
+    uint32_t n_heap_ids;
+    int have_heap_info;
+    uint8_t default_heap;
+
+    /* pass-1 counts */
+    uint64_t n_inst, n_oarr, n_parr, n_roots;
+    uint64_t n_fields, n_statics;
+    hmap chash; /* hash_mix64(class id) -> class_ix */
+
+    class_ix prim_class[12];  /* class of each primitive array type */
+    uint32_t *layout_bytes;   /* per class: instance field bytes over the hierarchy */
+    uint32_t *first_ref;      /* per class: index into refs (n_classes + 1 entries) */
+    ref_slot *refs;
+    uint32_t *vv_size;        /* per class: VisualVM instance size */
+    unsigned oop, min_inst;   /* VisualVM model */
+    uint32_t class_obj_size;  /* size of a class object */
+    str_ix inames[4];         /* names of the four class-internal references */
+
+    uint64_t *root_ids;       /* raw ids of roots, parallel to g->roots during pass 2 */
+    char *scratch;
+    size_t cap_scratch;
+} rd;
+
+/* ---- shared helpers (growable arrays: the ceiling is the file size) ---- */
+
+lr_status hprof_grow(void **p, uint32_t *cap, size_t elem, rd *r);
+#define PUSH(r, arr, n, cap)                                                    \
+    do {                                                                        \
+        if ((n) == (cap))                                                       \
+            LR_TRY(hprof_grow((void **)&(arr), &(cap), sizeof *(arr), (r)));    \
+    } while (0)
+lr_status hprof_nomem(rd *r);
+
+/* A size past 32 bits saturates, and is counted (DIAG_SIZE_SATURATED). */
+static inline uint32_t sat32(rd *r, uint64_t v)
+{
+    if (v > UINT32_MAX) {
+        diag_count(&r->g->diag, DIAG_SIZE_SATURATED);
+        return UINT32_MAX;
+    }
+    return (uint32_t)v;
+}
+
+/* ---- hprof_scan.c: header, top-level records, strings and names ---- */
+
+extern const char *const hprof_versions[4]; /* version strings, by hprof_parse_header's index */
+
+/* Checks the header: identifier size, where the records start, the version index, the
+ * timestamp (ts may be NULL). An error names the byte. */
+lr_status hprof_parse_header(const uint8_t *d, uint64_t n, const char *name, unsigned *ids,
+                             uint64_t *start, int *version, uint64_t *ts, lr_error *err);
+/* Walks the top-level records from pos, checking every record length; groups heap records
+ * into dumps (out, up to cap of them; *n_dumps counts all). With r, also fills r's STRING,
+ * LOAD_CLASS, STACK_FRAME, STACK_TRACE and dump tables and counts unknown records. */
+lr_status hprof_scan_top(const uint8_t *d, uint64_t n, uint64_t pos, unsigned ids,
+                         const char *name, rd *r, hprof_dump *out, uint32_t cap,
+                         uint32_t *n_dumps, lr_error *err);
+/* Sorts r's strings and LOAD_CLASS entries by id for the finds below, unless they already
+ * are; radix: a radix sort of the strings (stable) instead of qsort. */
+void hprof_sort_tables(rd *r, int radix);
+const str_ent *hprof_find_str(const rd *r, uint64_t id);
+const lc_ent *hprof_find_lc(const rd *r, uint64_t class_id);
+/* Interns the string with HPROF id `id` (control characters replaced); a missing one
+ * becomes "<missing string 0x..>" and is counted. */
+lr_status hprof_intern_id(rd *r, uint64_t id, str_ix *out);
+/* Interns a class name given by its STRING id, in Java form ("int[]", "a.B"). */
+lr_status hprof_intern_class_name(rd *r, uint64_t name_id, str_ix *out);
+
+/* ---- hprof_class.c: classes, size models, reference layouts ---- */
+
+/* Walks a CLASS_DUMP body at pos (after the sub-tag) within [pos, end); returns its end and
+ * counts its fields, or the error naming the bad byte. */
+lr_status hprof_class_dump_end(rd *r, uint64_t pos, uint64_t end, uint64_t *out_end,
+                               uint32_t *n_statics, uint32_t *n_fields);
+/* Fills g's classes, fields and statics from r->cls, the class-id hash, superclasses
+ * (refusing cycles and chains deeper than HPROF_MAX_CLASS_DEPTH) and r->prim_class. */
+lr_status hprof_build_classes(rd *r);
+/* The class of primitive arrays of type t: the dump's own, else a synthetic one (the graph
+ * has room for 8 more classes than the dump declares). */
+lr_status hprof_synth_prim_class(rd *r, unsigned t, class_ix *out);
+/* VisualVM 2.1.5's sizes: r->oop, r->min_inst, r->vv_size per class, r->class_obj_size. */
+void hprof_size_model_visualvm(rd *r);
+/* Each class's reference strength from its nearest java.lang.ref superclass. */
+void hprof_set_ref_strengths(graph *g);
+/* r->first_ref / r->refs: every class's flattened reference slots; r->layout_bytes. */
+lr_status hprof_build_layouts(rd *r);
+
+/* Class index of a class id, or GRAPH_NONE (the first CLASS_DUMP of an id wins). */
+static inline class_ix class_find(const rd *r, uint64_t id)
+{
+    hmap_it it;
+    for (uint32_t e = hmap_first(&r->chash, (uint32_t)hash_mix64(id), &it); e != HMAP_NONE;
+         e = hmap_next(&r->chash, &it))
+        if (r->g->classes[e].id == id)
+            return e;
+    return GRAPH_NONE;
+}
+
+static inline node_ix node_find(const rd *r, uint64_t id) { return graph_find_id(r->g, id); }
+
+/* ---- hprof_edges.c: edges, then the graph's read-back state ---- */
+
+/* Resolves every reference slot of every node into CSR edges, on two threads. */
+lr_status hprof_build_edges(rd *r);
+/* Hands the class tables to the graph (graph.derive) and drops the per-node ids and 64-bit
+ * record offsets: from here on ids, lengths, sizes and edge names are read back. */
+lr_status hprof_compact(rd *r);
+
+/* ---- walkers over the heap records other than the reader (hprof_histo.c) ---- */
 
 /* A CLASS_DUMP found by a walker: body offset (after the sub-tag), end, field counts. */
 typedef struct hprof_cls_pos {
@@ -48,8 +359,9 @@ typedef struct hprof_model {
 lr_status hprof_model_load(graph *g, const mfile *m, int dump_index, hprof_walk_fn walk,
                            void *ctx, hprof_model *out, lr_error *err);
 
-/* The reader's CLASS_DUMP walk: validates the body at pos (after the sub-tag) within
- * [pos, end) and returns its end and field counts, or the reader's error. */
+/* The reader's CLASS_DUMP walk (hprof_class.c) without a load context: validates the body
+ * at pos (after the sub-tag) within [pos, end) and returns its end and field counts, or the
+ * reader's error. */
 lr_status hprof_class_dump_skip(const uint8_t *d, uint64_t n, unsigned ids, const char *name,
                                 uint64_t pos, uint64_t end, uint64_t *out_end,
                                 uint32_t *n_statics, uint32_t *n_fields, lr_error *err);

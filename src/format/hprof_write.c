@@ -12,6 +12,7 @@
  * docs/formats/hprof-write.md. */
 #define _GNU_SOURCE
 #include "format/hprof_write.h"
+#include "format/hprof_internal.h"
 
 #include "base/hash.h"
 #include "base/hmap.h"
@@ -22,17 +23,7 @@
 
 /* ---- constants ---- */
 
-#define TAG_STRING 0x01
-#define TAG_LOAD_CLASS 0x02
-#define TAG_HEAP_DUMP 0x0c
-#define TAG_HEAP_DUMP_SEGMENT 0x1c
-
-#define SUB_CLASS_DUMP 0x20
-#define SUB_INSTANCE_DUMP 0x21
-#define SUB_OBJ_ARRAY_DUMP 0x22
-#define SUB_PRIM_ARRAY_DUMP 0x23
-#define SUB_PRIM_ARRAY_NODATA 0xc3
-
+/* Record tags and the big-endian readers: hprof_internal.h. */
 #define REC_HEADER 9u             /* u1 tag, u4 time, u4 length */
 #define MAX_NAME_IDS 16           /* STRING ids remembered per wanted name */
 #define MAX_TRACKED 64            /* classes tracked (same name under several loaders) */
@@ -166,35 +157,10 @@ typedef struct strip {
     hprof_strip_stats st;
 } strip;
 
-static inline uint32_t rd4(const uint8_t *p)
-{
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
-static inline uint64_t rdid(const strip *s, const uint8_t *p)
-{
-    if (s->ids == 4)
-        return rd4(p);
-    return ((uint64_t)rd4(p) << 32) | rd4(p + 4);
-}
-
 static void wrid(const strip *s, uint8_t *p, uint64_t v)
 {
     for (unsigned i = 0; i < s->ids; i++)
         p[i] = (uint8_t)(v >> (8 * (s->ids - 1 - i)));
-}
-
-/* Size of a basic type, 0 if the byte is not one. */
-static unsigned type_size(const strip *s, uint8_t t)
-{
-    switch (t) {
-    case 2: return s->ids;
-    case 4: case 8: return 1;
-    case 5: case 9: return 2;
-    case 6: case 10: return 4;
-    case 7: case 11: return 8;
-    default: return 0;
-    }
 }
 
 /* A name as written by HotSpot ("java/lang/Integer") or ART ("java.lang.Integer"). */
@@ -245,31 +211,31 @@ static lr_status class_layout(strip *s, tracked *t, uint64_t o, uint64_t end)
     uint64_t p = o + 1 + I + 4 + 6ull * I + 4; /* id, stack, super..reserved2, inst size */
     if (p + 2 > end)
         goto bad;
-    unsigned ncp = (unsigned)s->d[p] << 8 | s->d[p + 1];
+    unsigned ncp = be16(s->d + p);
     p += 2;
     for (unsigned i = 0; i < ncp; i++) {
         if (p + 3 > end)
             goto bad;
-        unsigned sz = type_size(s, s->d[p + 2]);
+        unsigned sz = type_size(s->d[p + 2], s->ids);
         if (!sz || p + 3 + sz > end)
             goto bad;
         p += 3 + sz;
     }
     if (p + 2 > end)
         goto bad;
-    unsigned nst = (unsigned)s->d[p] << 8 | s->d[p + 1];
+    unsigned nst = be16(s->d + p);
     p += 2;
     for (unsigned i = 0; i < nst; i++) {
         if (p + I + 1 > end)
             goto bad;
-        unsigned sz = type_size(s, s->d[p + I]);
+        unsigned sz = type_size(s->d[p + I], s->ids);
         if (!sz || p + I + 1 + sz > end)
             goto bad;
         p += I + 1 + sz;
     }
     if (p + 2 > end)
         goto bad;
-    unsigned nf = (unsigned)s->d[p] << 8 | s->d[p + 1];
+    unsigned nf = be16(s->d + p);
     p += 2;
     uint32_t off = 0;
     for (int f = 0; f < N_FIELDS; f++)
@@ -279,9 +245,9 @@ static lr_status class_layout(strip *s, tracked *t, uint64_t o, uint64_t end)
     for (unsigned i = 0; i < nf; i++) {
         if (p + I + 1 > end)
             goto bad;
-        uint64_t nm = rdid(s, s->d + p);
+        uint64_t nm = rd_id(s->d + p, s->ids);
         uint8_t ty = s->d[p + I];
-        unsigned sz = type_size(s, ty);
+        unsigned sz = type_size(ty, s->ids);
         if (!sz)
             goto bad;
         for (int f = 0; f < N_FIELDS; f++)
@@ -319,13 +285,13 @@ static lr_status class_len(strip *s, uint64_t o, uint64_t end, uint64_t *len)
     for (int part = 0; part < 3; part++) {
         if (p + 2 > end)
             goto bad;
-        unsigned cnt = (unsigned)s->d[p] << 8 | s->d[p + 1];
+        unsigned cnt = be16(s->d + p);
         p += 2;
         for (unsigned i = 0; i < cnt; i++) {
             unsigned head = part == 0 ? 3 : I + 1; /* cp: u2 index + type; statics/fields */
             if (p + head > end)
                 goto bad;
-            unsigned sz = type_size(s, s->d[p + head - 1]);
+            unsigned sz = type_size(s->d[p + head - 1], s->ids);
             if (!sz)
                 return LR_CORRUPT(s->err, s->name, p + head - 1, "CLASS_DUMP: bad type %u",
                                   s->d[p + head - 1]);
@@ -419,7 +385,7 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
         case SUB_CLASS_DUMP:
             LR_TRY(class_len(s, o, end, &len));
             if (ph == P_INFO && o + 1 + I <= end) {
-                tracked *t = find_tracked(s, rdid(s, d + o + 1));
+                tracked *t = find_tracked(s, rd_id(d + o + 1, s->ids));
                 if (t && !t->laid_out)
                     LR_TRY(class_layout(s, t, o, end));
             }
@@ -428,20 +394,20 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
             uint64_t h = 1 + I + 4 + I + 4;
             if (o + h > end)
                 goto past;
-            uint64_t n = rd4(d + o + 1 + I + 4 + I);
+            uint64_t n = be32(d + o + 1 + I + 4 + I);
             len = h + n;
             if (len > end - o)
                 goto past;
             if (ph == P_INFO || ph == P_BUFFERS || (ph == P_SIZE))
                 break;
-            tracked *t = find_tracked(s, rdid(s, d + o + 1 + I + 4));
+            tracked *t = find_tracked(s, rd_id(d + o + 1 + I + 4, s->ids));
             if (!t)
                 break;
             uint64_t data = o + h;
             if (t->target <= T_BOXED_LAST) {
                 int32_t fo = t->off[F_VALUE];
                 if (ph == P_WRITE && s->mode == HPROF_STRIP_SANITIZE && fo >= 0) {
-                    unsigned sz = type_size(s, t->type[F_VALUE]);
+                    unsigned sz = type_size(t->type[F_VALUE], s->ids);
                     if ((uint64_t)fo + sz <= n) {
                         copy_to(s, data + (uint64_t)fo);
                         outfile_zero(s->out, sz);
@@ -452,7 +418,7 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
             } else if (t->target == T_STRING && ph == P_COLLECT) {
                 int32_t fo = t->off[F_VALUE];
                 if (fo >= 0 && (uint64_t)fo + I <= n) {
-                    uint64_t v = rdid(s, d + data + (uint64_t)fo);
+                    uint64_t v = rd_id(d + data + (uint64_t)fo, s->ids);
                     if (v && keep_add(s, v) != 0)
                         return LR_FAIL(s->err, LR_ERR_NOMEM, "%s: out of memory", s->name);
                 }
@@ -460,7 +426,7 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                 int32_t fb = t->off[F_MBUFFER], fr = t->off[F_MRECYCLED];
                 if (fb < 0 || (uint64_t)fb + I > n)
                     break;
-                uint64_t buf = rdid(s, d + data + (uint64_t)fb);
+                uint64_t buf = rd_id(d + data + (uint64_t)fb, s->ids);
                 int recycled = fr >= 0 && (uint64_t)fr < n && d[data + (uint64_t)fr] != 0;
                 if (ph == P_COLLECT && buf && !recycled) {
                     s->st.bitmaps++;
@@ -484,7 +450,7 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
             uint64_t h = 1 + I + 4 + 4 + I;
             if (o + h > end)
                 goto past;
-            len = h + (uint64_t)rd4(d + o + 1 + I + 4) * I;
+            len = h + (uint64_t)be32(d + o + 1 + I + 4) * I;
             break;
         }
         case SUB_PRIM_ARRAY_DUMP: {
@@ -492,15 +458,15 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
             if (o + h > end)
                 goto past;
             uint8_t ty = d[o + h - 1];
-            unsigned es = type_size(s, ty);
+            unsigned es = type_size(ty, s->ids);
             if (!es || ty == 2)
                 return LR_CORRUPT(s->err, s->name, o + h - 1,
                                   "PRIMITIVE_ARRAY_DUMP: bad element type %u", ty);
-            uint64_t bytes = (uint64_t)rd4(d + o + 1 + I + 4) * es;
+            uint64_t bytes = (uint64_t)be32(d + o + 1 + I + 4) * es;
             len = h + bytes;
             if (len > end - o)
                 goto past;
-            uint64_t id = rdid(s, d + o + 1);
+            uint64_t id = rd_id(d + o + 1, s->ids);
             if (ph == P_INFO) {
                 if (id < s->a_min)
                     s->a_min = id;
@@ -579,7 +545,7 @@ static lr_status header_len(strip *s, uint64_t *hl)
         return LR_CORRUPT(s->err, s->name, 0, "not an HPROF file (no JAVA PROFILE header)");
     if (z + 1 + 12 > s->n)
         return LR_TRUNC(s->err, s->name, z + 1, "HPROF header cut short");
-    uint32_t ids = rd4(s->d + z + 1);
+    uint32_t ids = be32(s->d + z + 1);
     if (ids != 4 && ids != 8)
         return LR_CORRUPT(s->err, s->name, z + 1, "identifier size %u (expected 4 or 8)", ids);
     s->ids = ids;
@@ -591,7 +557,7 @@ static void note_string(strip *s, uint64_t o, uint32_t len)
 {
     if (len < s->ids)
         return;
-    uint64_t sid = rdid(s, s->d + o);
+    uint64_t sid = rd_id(s->d + o, s->ids);
     const uint8_t *p = s->d + o + s->ids;
     uint64_t n = len - s->ids;
     for (int t = 0; t < N_TARGETS; t++)
@@ -606,8 +572,8 @@ static void note_class(strip *s, uint64_t o, uint32_t len)
 {
     if (len < 4 + s->ids + 4 + s->ids || s->n_cls == MAX_TRACKED)
         return;
-    uint64_t cid = rdid(s, s->d + o + 4);
-    uint64_t nm = rdid(s, s->d + o + 4 + s->ids + 4);
+    uint64_t cid = rd_id(s->d + o + 4, s->ids);
+    uint64_t nm = rd_id(s->d + o + 4 + s->ids + 4, s->ids);
     for (int t = 0; t < N_TARGETS; t++)
         if (sid_in(s->class_sid[t], s->n_class_sid[t], nm)) {
             tracked *c = &s->cls[s->n_cls++];
@@ -632,7 +598,7 @@ static lr_status pass(strip *s, uint64_t start, enum phase ph)
         if (s->n - o < REC_HEADER)
             return LR_TRUNC(s->err, s->name, o, "record header cut short");
         uint8_t tag = s->d[o];
-        uint32_t len = rd4(s->d + o + 5);
+        uint32_t len = be32(s->d + o + 5);
         uint64_t body = o + REC_HEADER;
         if (len > s->n - body)
             return LR_TRUNC(s->err, s->name, o, "record 0x%02x length %u past end of file",

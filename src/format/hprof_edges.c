@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* hprof_edges.c: an HPROF graph's references and what it reads back later (format layer),
+ * prefix hprof_. Every reference slot (instance fields through the class layouts, array
+ * elements, a class's super/loader/signers/protection domain and static fields) becomes a CSR
+ * edge to the node its id names, on two threads over disjoint node ranges; nulls and dangling
+ * ids make no edge. Then the graph keeps only each node's record offset and the class tables:
+ * ids, payload lengths, shallow sizes and edge names are a pure function of the record, read
+ * back on demand (graph.derive), which halves the graph's memory. Edge names are found by
+ * walking the slots again in the same order as the edges were built. See hprof_internal.h. */
+#define _GNU_SOURCE /* qsort_r */
+#include "format/hprof_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a loaded HPROF graph keeps to read node ids, lengths, sizes and edge names back from
+ * the records instead of storing them per node and per edge (graph.derive): the offset of
+ * each node's record (just past its sub-tag; the id comes first in every kind), in 32 bits
+ * when the input allows, and the per-class tables the reader computed anyway. */
+typedef struct hp_state {
+    unsigned ids;             /* identifier size */
+    int shark;                /* Android size model */
+    uint32_t *rec32;          /* record offsets when the input is under 4 GB, else NULL */
+    uint64_t *rec64;          /* record offsets otherwise */
+    uint32_t *first_ref;      /* per class: index into refs (n_classes + 1 entries) */
+    ref_slot *refs;           /* reference slots of every class layout */
+    uint32_t *inst_size;      /* per class: instance size in the graph's size model */
+    uint32_t unknown_size;    /* instance of a class missing from the dump */
+    unsigned oop, min_inst;   /* VisualVM array model */
+    uint32_t class_obj_size;  /* VisualVM: size of a class object */
+    uint32_t *cls_len;        /* CLASS_DUMP body length per dumped class */
+    uint32_t n_cls;           /* dumped classes (the only ones with a class-object node) */
+    str_ix inames[4];         /* <super>, <classloader>, <signers>, <protection_domain> */
+    uint64_t serial;          /* unique per loaded graph (edge-name cursor key) */
+} hp_state;
+
+/* ---- edges ---- */
+
+static int cmp_by_node(const void *a, const void *b, void *ctx)
+{
+    const graph_class *cl = ctx;
+    node_ix x = cl[*(const class_ix *)a].node, y = cl[*(const class_ix *)b].node;
+    return x < y ? -1 : x > y;
+}
+
+/* One thread's share of hprof_build_edges: nodes [lo, hi), edges written from `at` on. */
+typedef struct edge_part {
+    rd *r;
+    const class_ix *by_node; /* classes ordered by their node */
+    node_ix lo, hi;
+    uint32_t next_class;     /* by_node index of the first class node in [lo, hi) */
+    edge_ix at;              /* first edge slot; then one past the last edge written */
+    uint64_t dangling;
+    int failed;              /* a class node out of order (a bug, not bad input) */
+} edge_part;
+
+static void *edge_part_run(void *arg)
+{
+    edge_part *ep = arg;
+    rd *r = ep->r;
+    graph *g = r->g;
+    const uint8_t *d = r->d;
+    const unsigned ids = r->ids;
+    node_ix *to = g->edge_to;
+    uint8_t *kd = g->edge_kind; /* names are read back from the records (hp_edge_name) */
+    const uint8_t k_elem = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
+    uint32_t e = ep->at, next_class = ep->next_class;
+    uint64_t dangling = 0;
+    for (node_ix i = ep->lo; i < ep->hi; i++) {
+        g->first_edge[i] = e;
+        switch (g->node_kind[i]) {
+        case GRAPH_KIND_INSTANCE: {
+            class_ix c = g->node_class[i];
+            if (c == GRAPH_NONE)
+                break;
+            const uint8_t *fb = d + g->node_off[i] + 2 * ids + 8;
+            uint32_t len = be32(d + g->node_off[i] + 2 * ids + 4);
+            for (uint32_t k = r->first_ref[c], ke = r->first_ref[c + 1]; k < ke; k++) {
+                const ref_slot *s = &r->refs[k];
+                if (s->off + ids > len)
+                    break; /* short instance: the missing fields read as absent */
+                uint64_t id = rd_id(fb + s->off, ids);
+                if (!id)
+                    continue;
+                node_ix t = node_find(r, id);
+                if (t == GRAPH_NONE) {
+                    dangling++;
+                    continue;
+                }
+                to[e] = t;
+                kd[e] = s->kind;
+                e++;
+            }
+            break;
+        }
+        case GRAPH_KIND_OBJ_ARRAY: {
+            const uint8_t *el = d + g->node_off[i] + 2 * ids + 8;
+            uint32_t len = be32(d + g->node_off[i] + ids + 4);
+            for (uint32_t k = 0; k < len; k++) {
+                uint64_t id = rd_id(el + (uint64_t)k * ids, ids);
+                if (!id)
+                    continue;
+                node_ix t = node_find(r, id);
+                if (t == GRAPH_NONE) {
+                    dangling++;
+                    continue;
+                }
+                to[e] = t;
+                kd[e] = k_elem;
+                e++;
+            }
+            break;
+        }
+        case GRAPH_KIND_CLASS: {
+            /* Class nodes appear in the order of by_node. */
+            class_ix ci = ep->by_node[next_class++];
+            if (g->classes[ci].node != i) {
+                ep->failed = 1;
+                return NULL;
+            }
+            const uint8_t *cb = d + g->node_off[i];
+            /* super, loader, signers, protection domain follow the id and stack serial */
+            for (int k = 0; k < 4; k++) {
+                uint64_t id = rd_id(cb + ids + 4 + (uint64_t)k * ids, ids);
+                if (!id)
+                    continue;
+                node_ix t = node_find(r, id);
+                if (t == GRAPH_NONE) {
+                    dangling++;
+                    continue;
+                }
+                to[e] = t;
+                kd[e] = GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG);
+                e++;
+            }
+            const graph_class *gc = &g->classes[ci];
+            for (uint32_t k = 0; k < gc->n_statics; k++) {
+                const graph_static *s = &g->statics[gc->first_static + k];
+                if (s->type != GRAPH_FT_OBJECT || !s->value)
+                    continue;
+                node_ix t = node_find(r, s->value);
+                if (t == GRAPH_NONE) {
+                    dangling++;
+                    continue;
+                }
+                to[e] = t;
+                kd[e] = GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG);
+                e++;
+            }
+            break;
+        }
+        }
+    }
+    ep->at = e;
+    ep->dangling = dangling;
+    return NULL;
+}
+
+/* Reference slots node i may turn into edges (nulls and dangling ids included). */
+static uint64_t edge_bound(const rd *r, node_ix i)
+{
+    const graph *g = r->g;
+    switch (g->node_kind[i]) {
+    case GRAPH_KIND_INSTANCE: {
+        class_ix c = g->node_class[i];
+        return c == GRAPH_NONE ? 0 : r->first_ref[c + 1] - r->first_ref[c];
+    }
+    case GRAPH_KIND_OBJ_ARRAY: return be32(r->d + g->node_off[i] + r->ids + 4);
+    case GRAPH_KIND_CLASS: return 0; /* counted per class below */
+    default: return 0;
+    }
+}
+
+/* Resolving every reference to a node index is most of the load time of a large dump (one
+ * id lookup each), so two threads take half the reference slots each, writing into disjoint
+ * ranges of the edge arrays sized for the worst case; the second range then moves down. */
+lr_status hprof_build_edges(rd *r)
+{
+    class_ix *by_node;
+    graph *g = r->g;
+    uint32_t n = g->n_nodes;
+    /* Upper bound: every reference slot, null or not. */
+    uint64_t bound = 0;
+    for (node_ix i = 0; i < n; i++)
+        bound += edge_bound(r, i);
+    for (class_ix c = 0; c < r->n_cls; c++)
+        bound += 4 + g->classes[c].n_statics;
+    LR_TRY(graph_check_size(g, 0, bound, "reference slots (null or not)", r->err));
+    g->first_edge = err_mallocarray((size_t)n + 1, sizeof *g->first_edge);
+    g->edge_to = err_mallocarray(bound ? bound : 1, sizeof *g->edge_to);
+    g->edge_kind = err_mallocarray(bound ? bound : 1, sizeof *g->edge_kind);
+    if (!g->first_edge || !g->edge_to || !g->edge_kind)
+        return hprof_nomem(r);
+    static const char *const INTERNAL[4] = {"<super>", "<classloader>", "<signers>",
+                                            "<protection_domain>"};
+    for (int k = 0; k < 4; k++)
+        LR_TRY(graph_intern(g, INTERNAL[k], strlen(INTERNAL[k]), &r->inames[k], r->err));
+    by_node = err_mallocarray(r->n_cls + 1, sizeof *by_node);
+    if (!by_node)
+        return hprof_nomem(r);
+    for (class_ix c = 0; c < r->n_cls; c++)
+        by_node[c] = c;
+    qsort_r(by_node, r->n_cls, sizeof *by_node, cmp_by_node, g->classes);
+
+    /* The split: the first node past half the slots (class slots counted where they are). */
+    edge_part parts[2] = {{r, by_node, 0, n, 0, 0, 0, 0}, {r, by_node, n, n, r->n_cls, 0, 0, 0}};
+    if (n > 100000) {
+        uint64_t acc = 0;
+        uint32_t cls_seen = 0;
+        for (node_ix i = 0; i < n; i++) {
+            if (acc >= bound / 2) {
+                parts[0].hi = parts[1].lo = i;
+                parts[1].next_class = cls_seen;
+                parts[1].at = (edge_ix)acc;
+                break;
+            }
+            if (g->node_kind[i] == GRAPH_KIND_CLASS) {
+                acc += 4 + g->classes[by_node[cls_seen]].n_statics;
+                cls_seen++;
+            } else {
+                acc += edge_bound(r, i);
+            }
+        }
+    }
+    pthread_t th;
+    int threaded = parts[1].lo < n && pthread_create(&th, NULL, edge_part_run, &parts[1]) == 0;
+    edge_part_run(&parts[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (parts[1].lo < n)
+        edge_part_run(&parts[1]);
+    free(by_node);
+    if (parts[0].failed || parts[1].failed)
+        return LR_FAIL(r->err, LR_ERR_INTERNAL, "%s: class nodes out of order", r->name);
+    uint32_t e = parts[0].at;
+    if (parts[1].lo < n) {
+        /* close the gap the first part's nulls and dangling ids left */
+        uint32_t from = (uint32_t)parts[1].lo < n ? g->first_edge[parts[1].lo] : e;
+        uint32_t cnt = parts[1].at - from, shift = from - e;
+        memmove(g->edge_to + e, g->edge_to + from, (size_t)cnt * sizeof *g->edge_to);
+        memmove(g->edge_kind + e, g->edge_kind + from, cnt);
+        for (node_ix i = parts[1].lo; i < n; i++)
+            g->first_edge[i] -= shift;
+        e += cnt;
+    }
+    g->first_edge[n] = e;
+    g->n_edges = e;
+    diag_add(&g->diag, DIAG_DANGLING_REFERENCE, parts[0].dangling + parts[1].dangling);
+    /* Give back what nulls and dangling references did not use. */
+    if (e < bound) {
+        size_t k = e ? e : 1;
+        void *p;
+        if ((p = realloc(g->edge_to, k * sizeof *g->edge_to)))
+            g->edge_to = p;
+        if ((p = realloc(g->edge_kind, k * sizeof *g->edge_kind)))
+            g->edge_kind = p;
+    }
+    return LR_OK;
+}
+
+/* ---- values read back from the records (graph.derive) ----
+ * Ids, payload lengths, shallow sizes and edge names are a pure function of a node's record
+ * and the class tables, so an HPROF graph stores only where each record starts: that halves
+ * the graph's memory, and every read below is a few loads from the mapped input. */
+
+static inline uint64_t hp_rec(const hp_state *st, node_ix n)
+{
+    return st->rec32 ? st->rec32[n] : st->rec64[n];
+}
+
+static uint64_t hp_node_id(const graph *g, node_ix n)
+{
+    const hp_state *st = g->fmt_state;
+    return rd_id(g->data + hp_rec(st, n), st->ids);
+}
+
+static uint32_t hp_node_len(const graph *g, node_ix n)
+{
+    const hp_state *st = g->fmt_state;
+    const uint8_t *p = g->data + hp_rec(st, n);
+    switch (g->node_kind[n]) {
+    case GRAPH_KIND_INSTANCE: return be32(p + 2 * st->ids + 4);
+    case GRAPH_KIND_OBJ_ARRAY:
+    case GRAPH_KIND_PRIM_ARRAY: return be32(p + st->ids + 4);
+    default: {
+        class_ix c = graph_class_of_node(g, n);
+        return c < st->n_cls ? st->cls_len[c] : 0;
+    }
+    }
+}
+
+static uint64_t hp_node_off(const graph *g, node_ix n)
+{
+    const hp_state *st = g->fmt_state;
+    uint64_t rec = hp_rec(st, n);
+    switch (g->node_kind[n]) {
+    case GRAPH_KIND_INSTANCE:
+    case GRAPH_KIND_OBJ_ARRAY: return rec + 2 * st->ids + 8;
+    case GRAPH_KIND_PRIM_ARRAY:
+        return g->data[rec - 1] == SUB_PRIM_ARRAY_NODATA ? UINT64_MAX : rec + st->ids + 9;
+    default: return rec; /* a class: its CLASS_DUMP body */
+    }
+}
+
+static uint32_t hp_sat(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+
+/* The same values pass 2 computes (it counts the saturations once, at load). */
+static uint32_t hp_node_size(const graph *g, node_ix n)
+{
+    const hp_state *st = g->fmt_state;
+    const uint8_t *p = g->data + hp_rec(st, n);
+    unsigned ids = st->ids;
+    switch (g->node_kind[n]) {
+    case GRAPH_KIND_INSTANCE: {
+        class_ix c = g->node_class[n];
+        return c == GRAPH_NONE ? st->unknown_size : st->inst_size[c];
+    }
+    case GRAPH_KIND_OBJ_ARRAY:
+    case GRAPH_KIND_PRIM_ARRAY: {
+        uint32_t len = be32(p + ids + 4);
+        unsigned el = g->node_kind[n] == GRAPH_KIND_OBJ_ARRAY ? (st->shark ? ids : st->oop)
+                                                               : type_size(p[ids + 8], ids);
+        if (st->shark)
+            return hp_sat((uint64_t)len * el);
+        return hp_sat(((uint64_t)st->min_inst + 4 + (uint64_t)el * len + 7) & ~7ull);
+    }
+    default: {
+        if (!st->shark)
+            return st->class_obj_size;
+        class_ix c = graph_class_of_node(g, n);
+        return c < st->n_cls ? hp_sat((uint64_t)st->cls_len[c] + 1) : 0;
+    }
+    }
+}
+
+/* Name of edge e out of `from`: its slots are walked again in hprof_build_edges' order, each
+ * non-null one matched against the next edge's target (a slot whose id names no object made
+ * no edge). Callers mostly ask for a node's edges one after another, so the walk resumes
+ * where the previous call stopped instead of starting over (one cursor per thread). */
+typedef struct hp_cursor {
+    uint64_t serial; /* hp_state.serial: a graph at a reused address is another graph */
+    node_ix from;
+    edge_ix next; /* the edge the walk reaches next */
+    uint32_t slot;  /* and the slot it resumes at */
+} hp_cursor;
+static _Thread_local hp_cursor hp_cur;
+
+static uint32_t hp_edge_name(const graph *g, node_ix from, edge_ix e)
+{
+    const hp_state *st = g->fmt_state;
+    const uint8_t *d = g->data;
+    unsigned ids = st->ids;
+    uint64_t rec = hp_rec(st, from);
+    hp_cursor c = {st->serial, from, g->first_edge[from], 0};
+    if (hp_cur.serial == st->serial && hp_cur.from == from && hp_cur.next <= e)
+        c = hp_cur;
+    unsigned kind = g->node_kind[from];
+    uint32_t n_slots;
+    class_ix cls = GRAPH_NONE;
+    const uint8_t *base;
+    switch (kind) {
+    case GRAPH_KIND_INSTANCE: {
+        cls = g->node_class[from];
+        if (cls == GRAPH_NONE)
+            return GRAPH_NONE;
+        n_slots = st->first_ref[cls + 1] - st->first_ref[cls];
+        base = d + rec + 2 * ids + 8;
+        break;
+    }
+    case GRAPH_KIND_OBJ_ARRAY:
+        n_slots = be32(d + rec + ids + 4);
+        base = d + rec + 2 * ids + 8;
+        break;
+    case GRAPH_KIND_CLASS:
+        cls = graph_class_of_node(g, from);
+        if (cls >= st->n_cls)
+            return GRAPH_NONE;
+        n_slots = 4 + g->classes[cls].n_statics;
+        base = d + rec;
+        break;
+    default: return GRAPH_NONE;
+    }
+    uint32_t len = kind == GRAPH_KIND_INSTANCE ? be32(d + rec + 2 * ids + 4) : 0;
+    for (; c.slot < n_slots && c.next < g->first_edge[from + 1]; c.slot++) {
+        uint64_t id;
+        uint32_t name;
+        if (kind == GRAPH_KIND_INSTANCE) {
+            const ref_slot *s = &st->refs[st->first_ref[cls] + c.slot];
+            if (s->off + ids > len)
+                break;
+            id = rd_id(base + s->off, ids);
+            name = g->fields[s->field].name;
+        } else if (kind == GRAPH_KIND_OBJ_ARRAY) {
+            id = rd_id(base + (uint64_t)c.slot * ids, ids);
+            name = c.slot;
+        } else if (c.slot < 4) {
+            id = rd_id(base + ids + 4 + (uint64_t)c.slot * ids, ids);
+            name = st->inames[c.slot];
+        } else {
+            const graph_static *sf = &g->statics[g->classes[cls].first_static + c.slot - 4];
+            id = sf->type == GRAPH_FT_OBJECT ? sf->value : 0;
+            name = sf->name;
+        }
+        if (!id || rd_id(d + hp_rec(st, g->edge_to[c.next]), ids) != id)
+            continue; /* null, or dangling: no edge */
+        if (c.next++ == e) {
+            c.slot++;
+            hp_cur = c;
+            return name;
+        }
+    }
+    return GRAPH_NONE;
+}
+
+static const graph_derive HP_DERIVE = {hp_node_id, hp_node_len, hp_node_size, hp_node_off,
+                                       hp_edge_name};
+
+static void hp_state_free(void *p)
+{
+    hp_state *st = p;
+    if (!st)
+        return;
+    free(st->rec32);
+    free(st->rec64);
+    free(st->first_ref);
+    free(st->refs);
+    free(st->inst_size);
+    free(st->cls_len);
+    free(st);
+}
+
+/* Hands the per-class tables over to the graph and drops the per-node ids and 64-bit record
+ * offsets that loading needed: from here on graph.derive reads them back. */
+lr_status hprof_compact(rd *r)
+{
+    graph *g = r->g;
+    uint32_t n = g->n_nodes, nc = g->n_classes;
+    hp_state *st = err_calloc(1, sizeof *st);
+    if (!st)
+        return hprof_nomem(r);
+    g->fmt_state = st;
+    g->fmt_free = hp_state_free;
+    static uint64_t serials;
+    st->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
+    st->ids = r->ids;
+    st->shark = r->android;
+    st->oop = r->oop;
+    st->min_inst = r->min_inst;
+    st->class_obj_size = r->class_obj_size;
+    st->unknown_size = r->android ? 0 : ((r->min_inst + 7u) & ~7u);
+    memcpy(st->inames, r->inames, sizeof st->inames);
+    st->first_ref = r->first_ref;
+    st->refs = r->refs;
+    r->first_ref = NULL;
+    r->refs = NULL;
+    if (!(st->inst_size = err_mallocarray(nc + 1, sizeof *st->inst_size)))
+        return hprof_nomem(r);
+    for (class_ix c = 0; c < nc; c++)
+        st->inst_size[c] = r->android ? g->classes[c].instance_size : r->vv_size[c];
+    st->n_cls = r->n_cls;
+    if (!(st->cls_len = err_mallocarray(r->n_cls ? r->n_cls : 1, sizeof *st->cls_len)))
+        return hprof_nomem(r);
+    for (class_ix c = 0; c < r->n_cls; c++)
+        st->cls_len[c] = sat32(r, r->cls[c].end - r->cls[c].off);
+    LR_TRY(graph_index_class_nodes(g, r->err));
+    free(g->node_id);
+    g->node_id = NULL;
+    if (r->n <= UINT32_MAX) {
+        /* narrowed in place: entry i is read at byte 8i before 4i is written, so no entry is
+         * overwritten before it is read, and the array never exists twice */
+        unsigned char *b = (unsigned char *)g->node_off;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t wide;
+            memcpy(&wide, b + 8 * (size_t)i, 8);
+            uint32_t v = (uint32_t)wide;
+            memcpy(b + 4 * (size_t)i, &v, 4);
+        }
+        void *p = realloc(b, (n ? n : 1) * sizeof *st->rec32);
+        st->rec32 = p ? p : (void *)b;
+    } else {
+        st->rec64 = g->node_off;
+    }
+    g->node_off = NULL;
+    g->derive = &HP_DERIVE;
+    return LR_OK;
+}
