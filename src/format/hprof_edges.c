@@ -74,8 +74,8 @@ static void *edge_part_run(void *arg)
             class_ix c = g->node_class[i];
             if (c == GRAPH_NONE)
                 break;
-            const uint8_t *fb = d + g->node_off[i] + 2 * ids + 8;
-            uint32_t len = be32(d + g->node_off[i] + 2 * ids + 4);
+            const uint8_t *fb = d + rec_get(r, i) + 2 * ids + 8;
+            uint32_t len = be32(d + rec_get(r, i) + 2 * ids + 4);
             for (uint32_t k = r->first_ref[c], ke = r->first_ref[c + 1]; k < ke; k++) {
                 const ref_slot *s = &r->refs[k];
                 if (s->off + ids > len)
@@ -95,8 +95,8 @@ static void *edge_part_run(void *arg)
             break;
         }
         case GRAPH_KIND_OBJ_ARRAY: {
-            const uint8_t *el = d + g->node_off[i] + 2 * ids + 8;
-            uint32_t len = be32(d + g->node_off[i] + ids + 4);
+            const uint8_t *el = d + rec_get(r, i) + 2 * ids + 8;
+            uint32_t len = be32(d + rec_get(r, i) + ids + 4);
             for (uint32_t k = 0; k < len; k++) {
                 uint64_t id = rd_id(el + (uint64_t)k * ids, ids);
                 if (!id)
@@ -119,7 +119,7 @@ static void *edge_part_run(void *arg)
                 ep->failed = 1;
                 return NULL;
             }
-            const uint8_t *cb = d + g->node_off[i];
+            const uint8_t *cb = d + rec_get(r, i);
             /* super, loader, signers, protection domain follow the id and stack serial */
             for (int k = 0; k < 4; k++) {
                 uint64_t id = rd_id(cb + ids + 4 + (uint64_t)k * ids, ids);
@@ -166,7 +166,7 @@ static uint64_t edge_bound(const rd *r, node_ix i)
         class_ix c = g->node_class[i];
         return c == GRAPH_NONE ? 0 : r->first_ref[c + 1] - r->first_ref[c];
     }
-    case GRAPH_KIND_OBJ_ARRAY: return be32(r->d + g->node_off[i] + r->ids + 4);
+    case GRAPH_KIND_OBJ_ARRAY: return be32(r->d + rec_get(r, i) + r->ids + 4);
     case GRAPH_KIND_CLASS: return 0; /* counted per class below */
     default: return 0;
     }
@@ -430,12 +430,12 @@ static void hp_state_free(void *p)
     free(st);
 }
 
-/* Hands the per-class tables over to the graph and drops the per-node ids and 64-bit record
- * offsets that loading needed: from here on graph.derive reads them back. */
+/* Hands the per-class tables and the record offsets over to the graph and drops the per-node
+ * ids that loading needed: from here on graph.derive reads them back. */
 lr_status hprof_compact(rd *r)
 {
     graph *g = r->g;
-    uint32_t n = g->n_nodes, nc = g->n_classes;
+    uint32_t nc = g->n_classes;
     hp_state *st = err_calloc(1, sizeof *st);
     if (!st)
         return hprof_nomem(r);
@@ -466,22 +466,10 @@ lr_status hprof_compact(rd *r)
     LR_TRY(graph_index_class_nodes(g, r->err));
     free(g->node_id);
     g->node_id = NULL;
-    if (r->n <= UINT32_MAX) {
-        /* narrowed in place: entry i is read at byte 8i before 4i is written, so no entry is
-         * overwritten before it is read, and the array never exists twice */
-        unsigned char *b = (unsigned char *)g->node_off;
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t wide;
-            memcpy(&wide, b + 8 * (size_t)i, 8);
-            uint32_t v = (uint32_t)wide;
-            memcpy(b + 4 * (size_t)i, &v, 4);
-        }
-        void *p = realloc(b, (n ? n : 1) * sizeof *st->rec32);
-        st->rec32 = p ? p : (void *)b;
-    } else {
-        st->rec64 = g->node_off;
-    }
-    g->node_off = NULL;
+    st->rec32 = r->rec32;
+    st->rec64 = r->rec64;
+    r->rec32 = NULL;
+    r->rec64 = NULL;
     g->derive = &HP_DERIVE;
     return LR_OK;
 }

@@ -229,6 +229,11 @@ typedef struct rd {
     str_ix inames[4];         /* names of the four class-internal references */
 
     uint64_t *root_ids;       /* raw ids of roots, parallel to g->roots during pass 2 */
+    /* Offset of each node's record, just past its sub-tag: 32 bits when the input is under
+     * 4 GB (rec32), else 64 (rec64); the other is NULL. Filled by pass 2 and handed to the
+     * graph's read-back state by hprof_compact; g->node_off is never allocated. */
+    uint32_t *rec32;
+    uint64_t *rec64;
     char *scratch;
     size_t cap_scratch;
 } rd;
@@ -310,12 +315,24 @@ static inline class_ix class_find(const rd *r, uint64_t id)
 
 static inline node_ix node_find(const rd *r, uint64_t id) { return graph_find_id(r->g, id); }
 
+static inline uint64_t rec_get(const rd *r, node_ix i)
+{
+    return r->rec32 ? r->rec32[i] : r->rec64[i];
+}
+static inline void rec_set(rd *r, node_ix i, uint64_t off)
+{
+    if (r->rec32)
+        r->rec32[i] = (uint32_t)off; /* rec32 only when the input is under 4 GB */
+    else
+        r->rec64[i] = off;
+}
+
 /* ---- hprof_edges.c: edges, then the graph's read-back state ---- */
 
 /* Resolves every reference slot of every node into CSR edges, on two threads. */
 lr_status hprof_build_edges(rd *r);
-/* Hands the class tables to the graph (graph.derive) and drops the per-node ids and 64-bit
- * record offsets: from here on ids, lengths, sizes and edge names are read back. */
+/* Hands the class tables and record offsets to the graph (graph.derive) and drops the
+ * per-node ids: from here on ids, lengths, sizes and edge names are read back. */
 lr_status hprof_compact(rd *r);
 
 /* ---- walkers over the heap records other than the reader (hprof_histo.c) ---- */

@@ -66,7 +66,7 @@ static lr_status merge_class_nodes(rd *r)
     if (!t)
         return hprof_nomem(r);
     for (uint32_t i = 0; i < c; i++)
-        t[i] = (cnode){g->node_id[i], g->node_off[i], g->node_heap ? g->node_heap[i] : 0, i};
+        t[i] = (cnode){g->node_id[i], rec_get(r, i), g->node_heap ? g->node_heap[i] : 0, i};
     qsort(t, c, sizeof *t, cmp_cnode);
     /* Forward merge: the write position never passes the next unread object (it trails it
      * by the number of classes not yet placed), so the object arrays merge in place. */
@@ -74,7 +74,7 @@ static lr_status merge_class_nodes(rd *r)
     for (; w < n; w++) {
         if (ci < c && (oi == n || t[ci].id < g->node_id[oi])) {
             g->node_id[w] = t[ci].id;
-            g->node_off[w] = t[ci].off;
+            rec_set(r, w, t[ci].off);
             g->node_class[w] = GRAPH_NONE;
             g->node_kind[w] = GRAPH_KIND_CLASS;
             g->node_type[w] = GRAPH_KIND_CLASS;
@@ -84,7 +84,7 @@ static lr_status merge_class_nodes(rd *r)
             ci++;
         } else {
             g->node_id[w] = g->node_id[oi];
-            g->node_off[w] = g->node_off[oi];
+            rec_set(r, w, rec_get(r, oi));
             g->node_class[w] = g->node_class[oi];
             g->node_kind[w] = g->node_kind[oi];
             g->node_type[w] = g->node_type[oi];
@@ -309,7 +309,7 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
     const unsigned ids = r->ids;
     const int shark = r->android;
     const int full = !r->no_edges;
-    uint64_t *nid = g->node_id, *noff = g->node_off; /* noff: record offsets, see hp_state */
+    uint64_t *nid = g->node_id;
     uint32_t *nsize = g->node_size; /* only without edges: otherwise read back (hp_node_size) */
     class_ix *ncls = g->node_class;
     uint8_t *nkind = g->node_kind, *ntype = g->node_type, *nheap = g->node_heap;
@@ -368,7 +368,7 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
                     diag_count(&g->diag, DIAG_UNKNOWN_CLASS);
                 if (full) {
                     nid[ni] = rd_id(d + p, ids);
-                    noff[ni] = p;
+                    rec_set(r, ni, p);
                 }
                 ncls[ni] = last_c;
                 if (nsize)
@@ -389,7 +389,7 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
                     diag_count(&g->diag, DIAG_UNKNOWN_CLASS);
                 if (full) {
                     nid[ni] = rd_id(d + p, ids);
-                    noff[ni] = p;
+                    rec_set(r, ni, p);
                 }
                 ncls[ni] = c;
                 uint32_t sz = shark ? sat32(r, (uint64_t)len * ids) : vv_array(r, r->oop, len);
@@ -411,7 +411,7 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
                 LR_TRY(hprof_synth_prim_class(r, t, &c));
                 if (full) {
                     nid[ni] = rd_id(d + p, ids);
-                    noff[ni] = p;
+                    rec_set(r, ni, p);
                 }
                 ncls[ni] = c;
                 uint32_t size = shark ? sat32(r, (uint64_t)len * sz) : vv_array(r, sz, len);
@@ -449,7 +449,7 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
         const graph_class *c = &g->classes[i];
         if (full) {
             nid[i] = c->id;
-            noff[i] = r->cls[i].off;
+            rec_set(r, i, r->cls[i].off);
         }
         ncls[i] = GRAPH_NONE;
         uint32_t sz = shark ? sat32(r, r->cls[i].end - r->cls[i].off + 1) : r->class_obj_size;
@@ -636,6 +636,8 @@ static void rd_free(rd *r)
     free(r->refs);
     free(r->vv_size);
     free(r->root_ids);
+    free(r->rec32);
+    free(r->rec64);
     free(r->scratch);
 }
 
@@ -733,10 +735,13 @@ static lr_status load(rd *r, const fmt_opts *o)
     } else {
         /* ids are needed while references resolve, then read back (hprof_compact) */
         g->node_id = err_mallocarray(m, sizeof *g->node_id);
-        g->node_off = err_mallocarray(m, sizeof *g->node_off);
+        if (r->n <= UINT32_MAX)
+            r->rec32 = err_mallocarray(m, sizeof *r->rec32);
+        else
+            r->rec64 = err_mallocarray(m, sizeof *r->rec64);
         g->roots = err_calloc(r->n_roots ? r->n_roots : 1, sizeof *g->roots);
         r->root_ids = err_mallocarray(r->n_roots ? r->n_roots : 1, sizeof *r->root_ids);
-        if (!g->node_id || !g->node_off || !g->roots || !r->root_ids)
+        if (!g->node_id || (!r->rec32 && !r->rec64) || !g->roots || !r->root_ids)
             return hprof_nomem(r);
     }
     phase_enter("hprof pass2");
