@@ -70,6 +70,8 @@ enum {
  * the per-class chain walks (layouts, sizes) linear in the class count. */
 #define HPROF_MAX_CLASS_DEPTH 1024u
 #define HPROF_DEPTH_BUSY UINT32_MAX
+/* Below this many bytes in a dump pass 2 runs on one thread: a second costs more. */
+#define HPROF_SPLIT_MIN_BYTES (4u << 20)
 /* Reference slots of all flattened class layouts (each class repeats its supers' slots):
  * real dumps need a few million; the cap bounds the allocation a hostile hierarchy asks. */
 #define HPROF_MAX_LAYOUT_REFS (1u << 25)
@@ -234,6 +236,19 @@ typedef struct rd {
      * graph's read-back state by hprof_compact; g->node_off is never allocated. */
     uint32_t *rec32;
     uint64_t *rec64;
+    /* Where pass 2's second thread starts (pass 1 notes it). */
+    struct {
+        uint64_t pos;     /* first heap sub-record of the second half (0: no split) */
+        uint64_t end;     /* end of its segment */
+        uint64_t top;     /* the top-level record after that segment */
+        node_ix node;     /* objects before it */
+        uint32_t root;    /* GC root records before it */
+        uint32_t cls;     /* CLASS_DUMPs before it */
+        uint8_t heap;     /* pass 1's heap there (NO_HEAP: the default heap) */
+    } split;
+    uint32_t prim_seen;      /* primitive array types met by pass 1 (bit per type) */
+    uint8_t prim_order[12];  /* those types in the order of their first array */
+    uint32_t n_prim_order;
     char *scratch;
     size_t cap_scratch;
 } rd;
@@ -326,6 +341,13 @@ static inline void rec_set(rd *r, node_ix i, uint64_t off)
     else
         r->rec64[i] = off;
 }
+
+/* ---- hprof_read.c: the load ---- */
+
+/* Dumps of at least this many bytes run pass 2 on two threads (default
+ * HPROF_SPLIT_MIN_BYTES; tests lower it to split small fixtures), and the loads that did. */
+extern uint64_t hprof_split_min_bytes;
+extern unsigned hprof_splits;
 
 /* ---- hprof_edges.c: edges, then the graph's read-back state ---- */
 

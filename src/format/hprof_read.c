@@ -13,6 +13,7 @@
 #include "format/hprof_internal.h"
 #include "base/phase.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,13 +153,13 @@ static lr_status default_heap(rd *r, uint8_t *out)
     return LR_OK;
 }
 
-/* Steps *top through the top-level records of dump dd; returns 1 with the body range of the
- * next HEAP_DUMP / HEAP_DUMP_SEGMENT record, 0 at the end of the dump. Record headers were
- * bounds-checked by the top-level scan. */
-static int next_segment(const rd *r, const hprof_dump *dd, uint64_t *top, uint64_t *seg,
+/* Steps *top through top-level records up to `stop`; returns 1 with the body range of the
+ * next HEAP_DUMP / HEAP_DUMP_SEGMENT record, 0 at stop. Record headers were bounds-checked
+ * by the top-level scan. */
+static int next_segment(const rd *r, uint64_t stop, uint64_t *top, uint64_t *seg,
                         uint64_t *end)
 {
-    while (*top < dd->offset + dd->length) {
+    while (*top < stop) {
         unsigned tag = r->d[*top];
         uint64_t body = *top + 9;
         *top = body + be32(r->d + *top + 5);
@@ -171,17 +172,42 @@ static int next_segment(const rd *r, const hprof_dump *dd, uint64_t *top, uint64
     return 0;
 }
 
+uint64_t hprof_split_min_bytes = HPROF_SPLIT_MIN_BYTES;
+unsigned hprof_splits;
+
+/* Pass 1 notes where pass 2's second thread starts: the first heap sub-record at or past half
+ * the dump's bytes (inside its segment), with the node, root and class counts before it and
+ * the heap its objects are in. */
+static void note_split(rd *r, uint64_t at, uint64_t end, uint64_t top, uint8_t heap)
+{
+    r->split.pos = at;
+    r->split.end = end;
+    r->split.top = top;
+    r->split.node = (node_ix)(r->n_inst + r->n_oarr + r->n_parr); /* before the class nodes */
+    r->split.root = (uint32_t)r->n_roots;
+    r->split.cls = r->n_cls;
+    r->split.heap = heap;
+}
+
 static lr_status pass1(rd *r, const hprof_dump *dd)
 {
     const uint8_t *d = r->d;
     unsigned ids = r->ids;
     uint8_t heap = NO_HEAP;
     int objects_before_info = 0;
+    /* the split point: half the dump, when the dump is big enough to gain from two threads */
+    uint64_t split_at = dd->length >= hprof_split_min_bytes && dd->length >= 2
+                            ? dd->offset + dd->length / 2
+                            : UINT64_MAX;
     uint64_t top = dd->offset, seg, end;
-    while (next_segment(r, dd, &top, &seg, &end)) {
+    while (next_segment(r, dd->offset + dd->length, &top, &seg, &end)) {
         uint64_t p = seg;
         while (p < end) {
             progress_update(&r->prog, p);
+            if (p >= split_at) {
+                note_split(r, p, end, top, heap);
+                split_at = UINT64_MAX;
+            }
             unsigned tag = d[p];
             uint64_t at = p++;
             unsigned rb = root_body(tag, ids);
@@ -229,6 +255,10 @@ static lr_status pass1(rd *r, const hprof_dump *dd)
                 } else {
                     diag_count(&r->g->diag, DIAG_PRIM_ARRAY_NODATA);
                 }
+                if (!(r->prim_seen & 1u << t)) {
+                    r->prim_seen |= 1u << t;
+                    r->prim_order[r->n_prim_order++] = (uint8_t)t;
+                }
                 r->n_parr++;
                 if (heap == NO_HEAP)
                     objects_before_info = 1;
@@ -275,9 +305,37 @@ static lr_status pass1(rd *r, const hprof_dump *dd)
 
 /* ---- pass 2: fill nodes and roots ---- */
 
-static inline uint32_t vv_array(rd *r, unsigned elsize, uint32_t len)
+/* One thread's share of pass 2: the heap records of top-level records [top, stop), filling
+ * nodes from ni and roots from root on. Diagnostics are counted here and added after the
+ * join, so the two threads share no counter. */
+typedef struct p2part {
+    rd *r;
+    uint64_t pos, end;     /* a first record range inside a segment, or 0, 0 */
+    uint64_t top, stop;    /* then the top-level records [top, stop) */
+    uint64_t cut;          /* stop at this heap sub-record (UINT64_MAX: none) */
+    node_ix ni;            /* next node */
+    uint32_t root;         /* next root */
+    uint32_t next_cls;     /* CLASS_DUMPs passed */
+    uint8_t heap;          /* heap of the objects until the next HEAP_DUMP_INFO */
+    int progress;          /* this part moves the progress bar */
+    uint64_t unknown_class; /* DIAG_UNKNOWN_CLASS */
+    uint64_t saturated;     /* DIAG_SIZE_SATURATED */
+    lr_error err;
+    lr_status st;
+} p2part;
+
+static inline uint32_t sat32_part(p2part *w, uint64_t v)
 {
-    return sat32(r, ((uint64_t)r->min_inst + 4 + (uint64_t)elsize * len + 7) & ~7ull);
+    if (v > UINT32_MAX) {
+        w->saturated++;
+        return UINT32_MAX;
+    }
+    return (uint32_t)v;
+}
+
+static inline uint32_t vv_array(p2part *w, unsigned elsize, uint32_t len)
+{
+    return sat32_part(w, ((uint64_t)w->r->min_inst + 4 + (uint64_t)elsize * len + 7) & ~7ull);
 }
 
 static uint8_t root_kind(unsigned tag)
@@ -302,8 +360,9 @@ static uint8_t root_kind(unsigned tag)
     return GRAPH_ROOT_UNKNOWN;
 }
 
-static lr_status pass2(rd *r, const hprof_dump *dd)
+static lr_status pass2_run(p2part *w)
 {
+    rd *r = w->r;
     graph *g = r->g;
     const uint8_t *d = r->d;
     const unsigned ids = r->ids;
@@ -313,18 +372,25 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
     uint32_t *nsize = g->node_size; /* only without edges: otherwise read back (hp_node_size) */
     class_ix *ncls = g->node_class;
     uint8_t *nkind = g->node_kind, *ntype = g->node_type, *nheap = g->node_heap;
-    uint8_t heap = r->default_heap; /* objects before the first HEAP_DUMP_INFO */
-    node_ix ni = r->n_cls; /* class nodes come first */
-    uint32_t nroot = 0, next_cls = 0;
+    uint8_t heap = w->heap;
+    node_ix ni = w->ni;
+    uint32_t nroot = w->root, next_cls = w->next_cls;
     uint64_t last_cid = 0;
     class_ix last_c = GRAPH_NONE;
     uint32_t last_size = 0;
     int have_last = 0;
-    uint64_t top = dd->offset, seg, end;
-    while (next_segment(r, dd, &top, &seg, &end)) {
+    uint64_t top = w->top, seg = w->pos, end = w->end;
+    for (int first = seg != 0;; first = 0) {
+        if (!first && !next_segment(r, w->stop, &top, &seg, &end))
+            break;
+        if (seg >= w->cut)
+            break;
+        if (end > w->cut)
+            end = w->cut; /* the first part ends inside this segment */
         uint64_t p = seg;
         while (p < end) {
-            progress_update(&r->prog, r->n + p);
+            if (w->progress)
+                progress_update(&r->prog, r->n + p);
             unsigned tag = d[p];
             p++;
             unsigned rb = root_body(tag, ids);
@@ -365,7 +431,7 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
                         last_size = shark ? g->classes[last_c].instance_size : r->vv_size[last_c];
                 }
                 if (last_c == GRAPH_NONE)
-                    diag_count(&g->diag, DIAG_UNKNOWN_CLASS);
+                    w->unknown_class++;
                 if (full) {
                     nid[ni] = rd_id(d + p, ids);
                     rec_set(r, ni, p);
@@ -386,13 +452,13 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
                 uint64_t cid = rd_id(d + p + ids + 8, ids);
                 class_ix c = class_find(r, cid);
                 if (c == GRAPH_NONE)
-                    diag_count(&g->diag, DIAG_UNKNOWN_CLASS);
+                    w->unknown_class++;
                 if (full) {
                     nid[ni] = rd_id(d + p, ids);
                     rec_set(r, ni, p);
                 }
                 ncls[ni] = c;
-                uint32_t sz = shark ? sat32(r, (uint64_t)len * ids) : vv_array(r, r->oop, len);
+                uint32_t sz = shark ? sat32_part(w, (uint64_t)len * ids) : vv_array(w, r->oop, len);
                 if (nsize)
                     nsize[ni] = sz;
                 nkind[ni] = GRAPH_KIND_OBJ_ARRAY;
@@ -407,14 +473,13 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
             case SUB_PRIM_ARRAY_NODATA: {
                 uint32_t len = be32(d + p + ids + 4);
                 unsigned t = d[p + ids + 8], sz = type_size(t, ids);
-                class_ix c;
-                LR_TRY(hprof_synth_prim_class(r, t, &c));
+                class_ix c = r->prim_class[t]; /* made before pass 2 (pass2) */
                 if (full) {
                     nid[ni] = rd_id(d + p, ids);
                     rec_set(r, ni, p);
                 }
                 ncls[ni] = c;
-                uint32_t size = shark ? sat32(r, (uint64_t)len * sz) : vv_array(r, sz, len);
+                uint32_t size = shark ? sat32_part(w, (uint64_t)len * sz) : vv_array(w, sz, len);
                 if (nsize)
                     nsize[ni] = size;
                 nkind[ni] = GRAPH_KIND_PRIM_ARRAY;
@@ -438,11 +503,75 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
                 p += 4 + ids;
                 break;
             default:
-                return LR_CORRUPT(r->err, r->name, p - 1, "unknown heap dump sub-record tag 0x%02x",
-                                  tag);
+                return LR_CORRUPT(&w->err, r->name, p - 1,
+                                  "unknown heap dump sub-record tag 0x%02x", tag);
             }
         }
     }
+    w->ni = ni;
+    w->root = nroot;
+    return LR_OK;
+}
+
+static void *pass2_thread(void *arg)
+{
+    p2part *w = arg;
+    w->st = pass2_run(w);
+    return NULL;
+}
+
+/* Fills nodes and roots. A large dump is split where pass 1 noted (note_split): the two
+ * halves start from known node, root and class positions and write disjoint ranges, on two
+ * threads; primitive array classes the dump lacks are made first, in the order of their first
+ * array, which is the order one sequential pass made them in. */
+static lr_status pass2(rd *r, const hprof_dump *dd)
+{
+    graph *g = r->g;
+    const int shark = r->android;
+    const int full = !r->no_edges;
+    for (uint32_t k = 0; k < r->n_prim_order; k++) {
+        class_ix c;
+        LR_TRY(hprof_synth_prim_class(r, r->prim_order[k], &c));
+    }
+    uint64_t stop = dd->offset + dd->length;
+    p2part parts[2];
+    memset(parts, 0, sizeof parts);
+    parts[0] = (p2part){.r = r, .top = dd->offset, .stop = stop, .cut = UINT64_MAX,
+                        .ni = r->n_cls, .heap = r->default_heap, .progress = 1};
+    uint32_t n_parts = 1;
+    if (r->split.pos) {
+        parts[0].cut = r->split.pos;
+        parts[1] = (p2part){.r = r, .pos = r->split.pos, .end = r->split.end,
+                            .top = r->split.top, .stop = stop, .cut = UINT64_MAX,
+                            .ni = r->n_cls + r->split.node, .root = r->split.root,
+                            .next_cls = r->split.cls,
+                            .heap = r->split.heap == NO_HEAP ? r->default_heap : r->split.heap};
+        n_parts = 2;
+        __atomic_add_fetch(&hprof_splits, 1, __ATOMIC_RELAXED);
+    }
+    pthread_t th;
+    int threaded = n_parts == 2 && pthread_create(&th, NULL, pass2_thread, &parts[1]) == 0;
+    pass2_thread(&parts[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (n_parts == 2)
+        pass2_thread(&parts[1]);
+    for (uint32_t k = 0; k < n_parts; k++) {
+        diag_add(&g->diag, DIAG_UNKNOWN_CLASS, parts[k].unknown_class);
+        diag_add(&g->diag, DIAG_SIZE_SATURATED, parts[k].saturated);
+    }
+    for (uint32_t k = 0; k < n_parts; k++)
+        if (parts[k].st != LR_OK) {
+            *r->err = parts[k].err;
+            return parts[k].st;
+        }
+    LR_ASSERT(n_parts == 1 || parts[0].ni == r->n_cls + r->split.node);
+    node_ix ni = parts[n_parts - 1].ni;
+    uint32_t nroot = parts[n_parts - 1].root;
+    uint64_t *nid = g->node_id;
+    uint32_t *nsize = g->node_size;
+    class_ix *ncls = g->node_class;
+    uint8_t *nkind = g->node_kind, *ntype = g->node_type, *nheap = g->node_heap;
     LR_ASSERT(ni == g->n_nodes);
     /* Class nodes. */
     for (uint32_t i = 0; i < r->n_cls; i++) {

@@ -22,6 +22,7 @@
 #include "base/mfile.h"
 #include "format/fmt.h"
 #include "format/hprof.h"
+#include "format/hprof_internal.h"
 #include "graph/graph.h"
 #include "leakray/leakray.h"
 #include "lr_internal.h"
@@ -562,6 +563,83 @@ static node_ix by_id(const graph *g, uint64_t want)
     return n;
 }
 
+/* ---- pass 2 on two threads ---- */
+
+/* Every field of two graphs of the same dump, the second loaded with pass 2 split. */
+static void same_graph(const char *name, const graph *a, const graph *b)
+{
+    assert_int_equal(a->n_nodes, b->n_nodes);
+    assert_int_equal(a->n_edges, b->n_edges);
+    assert_int_equal(a->n_roots, b->n_roots);
+    assert_int_equal(a->n_classes, b->n_classes);
+    assert_int_equal(a->n_threads, b->n_threads);
+    assert_int_equal(a->n_heaps, b->n_heaps);
+    for (unsigned k = 0; k < DIAG_COUNT; k++)
+        if (a->diag.n[k] != b->diag.n[k])
+            fail_msg("%s: diagnostic %u: %llu sequential, %llu split", name, k,
+                     (unsigned long long)a->diag.n[k], (unsigned long long)b->diag.n[k]);
+    for (class_ix c = 0; c < a->n_classes; c++) {
+        assert_string_equal(graph_str(a, a->classes[c].name), graph_str(b, b->classes[c].name));
+        assert_int_equal(a->classes[c].node, b->classes[c].node);
+    }
+    for (node_ix i = 0; i < a->n_nodes; i++) {
+        if (a->node_class[i] != b->node_class[i] || a->node_kind[i] != b->node_kind[i] ||
+            graph_node_id(a, i) != graph_node_id(b, i) ||
+            graph_node_size(a, i) != graph_node_size(b, i) ||
+            graph_node_off(a, i) != graph_node_off(b, i) ||
+            (a->node_heap && a->node_heap[i] != b->node_heap[i]) ||
+            a->first_edge[i] != b->first_edge[i])
+            fail_msg("%s: node %u differs", name, i);
+    }
+    for (edge_ix e = 0; e < a->n_edges; e++)
+        if (a->edge_to[e] != b->edge_to[e] || a->edge_kind[e] != b->edge_kind[e])
+            fail_msg("%s: edge %u differs", name, e);
+    assert_memory_equal(a->roots, b->roots, (size_t)a->n_roots * sizeof *a->roots);
+}
+
+/* Pass 2 split at half the dump (hprof_split_min_bytes lowered: the fixtures are smaller
+ * than the default) gives the graph one sequential pass gives, field for field, on dumps
+ * with one HEAP_DUMP record and with many segments, HotSpot and Android (heaps). */
+static void split_pass2(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    static const char *const names[] = {"sun_jdk6_18_x32.hprof", "oracle_jdk8_05_x64.hprof",
+                                        "test-dump.hprof", "dialer.android-hprof",
+                                        "oracle_jdk7_21_hprofagent.hprof",
+                                        "openjdk_jdk11_04_x64.hprof.gz"};
+    uint64_t saved = hprof_split_min_bytes;
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        hprof_split_min_bytes = UINT64_MAX;
+        unsigned before = hprof_splits;
+        lr_heap *seq = open_fixture(names[k], -1, 0);
+        assert_int_equal(hprof_splits, before);
+        hprof_split_min_bytes = 1;
+        lr_heap *two = open_fixture(names[k], -1, 0);
+        hprof_split_min_bytes = saved;
+        if (hprof_splits != before + 1)
+            fail_msg("%s: pass 2 did not split", names[k]);
+        same_graph(names[k], lr_heap_graph(seq), lr_heap_graph(two));
+        lr_close(seq);
+        lr_close(two);
+    }
+    /* The hand-built Android dump: the second half starts in another heap than the first. */
+    buf b = android_dump();
+    graph ga, gb;
+    lr_error e = {0};
+    hprof_split_min_bytes = UINT64_MAX;
+    assert_int_equal(load_mem(b.p, b.n, -1, 0, &ga, &e), LR_OK);
+    hprof_split_min_bytes = 1;
+    unsigned before = hprof_splits;
+    assert_int_equal(load_mem(b.p, b.n, -1, 0, &gb, &e), LR_OK);
+    hprof_split_min_bytes = saved;
+    assert_int_equal(hprof_splits, before + 1);
+    same_graph("android_dump", &ga, &gb);
+    graph_fini(&ga);
+    graph_fini(&gb);
+    free(b.p);
+}
+
 static void android_handmade(void **state)
 {
     (void)state;
@@ -849,6 +927,7 @@ int main(void)
         cmocka_unit_test(totals),
         cmocka_unit_test(android_sizes),
         cmocka_unit_test(hotspot_graph),
+        cmocka_unit_test(split_pass2),
         cmocka_unit_test(two_dumps),
         cmocka_unit_test(truncated_fixture),
         cmocka_unit_test(inflate_cap_fixture),
