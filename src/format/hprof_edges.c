@@ -21,8 +21,15 @@
 typedef struct hp_state {
     unsigned ids;             /* identifier size */
     int shark;                /* Android size model */
-    uint32_t *rec32;          /* record offsets when the input is under 4 GB, else NULL */
-    uint64_t *rec64;          /* record offsets otherwise */
+    /* Record offsets of an input under 4 GB, in blocks of HP_REC_BLOCK nodes: a block's
+     * smallest offset plus a 16-bit delta per node, 2.3 bytes a node instead of 4. A block
+     * whose offsets lie 64 kB or more apart (a large array, a class node merged among the
+     * objects) is wide: its offsets are kept whole in rec_wide from rec_base[block] on. */
+    uint32_t *rec_base;       /* per block: smallest offset, or first rec_wide index if wide */
+    uint16_t *rec_delta;      /* per node: offset - rec_base of its block (narrow blocks) */
+    uint64_t *rec_wide_bits;  /* bit per block: wide */
+    uint32_t *rec_wide;       /* offsets of the wide blocks' nodes */
+    uint64_t *rec64;          /* inputs of 4 GB or more: every offset, and the above NULL */
     uint32_t *first_ref;      /* per class: index into refs (n_classes + 1 entries) */
     ref_slot *refs;           /* reference slots of every class layout */
     uint32_t *inst_size;      /* per class: instance size in the graph's size model */
@@ -34,6 +41,10 @@ typedef struct hp_state {
     str_ix inames[4];         /* <super>, <classloader>, <signers>, <protection_domain> */
     uint64_t serial;          /* unique per loaded graph (edge-name cursor key) */
 } hp_state;
+
+/* Nodes per block of packed record offsets (hp_state): a 4-byte base per block beside 2
+ * bytes a node; small enough that few blocks hold a record of 64 kB or more. */
+#define HP_REC_BLOCK 16u
 
 /* ---- edges ---- */
 
@@ -266,7 +277,12 @@ lr_status hprof_build_edges(rd *r)
 
 static inline uint64_t hp_rec(const hp_state *st, node_ix n)
 {
-    return st->rec32 ? st->rec32[n] : st->rec64[n];
+    if (st->rec64)
+        return st->rec64[n];
+    uint32_t b = n / HP_REC_BLOCK;
+    if (st->rec_wide_bits[b / 64] >> (b % 64) & 1)
+        return st->rec_wide[st->rec_base[b] + n % HP_REC_BLOCK];
+    return (uint64_t)st->rec_base[b] + st->rec_delta[n];
 }
 
 static uint64_t hp_node_id(const graph *g, node_ix n)
@@ -421,13 +437,59 @@ static void hp_state_free(void *p)
     hp_state *st = p;
     if (!st)
         return;
-    free(st->rec32);
+    free(st->rec_base);
+    free(st->rec_delta);
+    free(st->rec_wide_bits);
+    free(st->rec_wide);
     free(st->rec64);
     free(st->first_ref);
     free(st->refs);
     free(st->inst_size);
     free(st->cls_len);
     free(st);
+}
+
+/* Packs r->rec32 into st's blocks (see hp_state) and frees it. Two passes over the offsets:
+ * the first finds the wide blocks, the second fills. */
+static lr_status pack_offsets(rd *r, hp_state *st)
+{
+    uint32_t n = r->g->n_nodes, nb = n / HP_REC_BLOCK + 1, n_wide = 0;
+    const uint32_t *off = r->rec32;
+    st->rec_base = err_mallocarray(nb, sizeof *st->rec_base);
+    st->rec_delta = err_mallocarray(n ? n : 1, sizeof *st->rec_delta);
+    st->rec_wide_bits = err_calloc(nb / 64 + 1, sizeof *st->rec_wide_bits);
+    if (!st->rec_base || !st->rec_delta || !st->rec_wide_bits)
+        return hprof_nomem(r);
+    for (uint32_t b = 0; b < nb; b++) {
+        uint32_t lo = b * HP_REC_BLOCK, hi = n - lo < HP_REC_BLOCK ? n : lo + HP_REC_BLOCK;
+        uint32_t min = UINT32_MAX, max = 0;
+        for (uint32_t i = lo; i < hi; i++) {
+            min = off[i] < min ? off[i] : min;
+            max = off[i] > max ? off[i] : max;
+        }
+        if (lo < hi && max - min > UINT16_MAX) {
+            st->rec_wide_bits[b / 64] |= 1ull << (b % 64);
+            st->rec_base[b] = n_wide * HP_REC_BLOCK;
+            n_wide++;
+        } else {
+            st->rec_base[b] = lo < hi ? min : 0;
+        }
+    }
+    st->rec_wide = err_mallocarray((size_t)n_wide * HP_REC_BLOCK + 1, sizeof *st->rec_wide);
+    if (!st->rec_wide)
+        return hprof_nomem(r);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = i / HP_REC_BLOCK;
+        if (st->rec_wide_bits[b / 64] >> (b % 64) & 1) {
+            st->rec_wide[st->rec_base[b] + i % HP_REC_BLOCK] = off[i];
+            st->rec_delta[i] = 0;
+        } else {
+            st->rec_delta[i] = (uint16_t)(off[i] - st->rec_base[b]);
+        }
+    }
+    free(r->rec32);
+    r->rec32 = NULL;
+    return LR_OK;
 }
 
 /* Hands the per-class tables and the record offsets over to the graph and drops the per-node
@@ -466,10 +528,10 @@ lr_status hprof_compact(rd *r)
     LR_TRY(graph_index_class_nodes(g, r->err));
     free(g->node_id);
     g->node_id = NULL;
-    st->rec32 = r->rec32;
     st->rec64 = r->rec64;
-    r->rec32 = NULL;
     r->rec64 = NULL;
+    if (r->rec32)
+        LR_TRY(pack_offsets(r, st));
     g->derive = &HP_DERIVE;
     return LR_OK;
 }
