@@ -66,6 +66,26 @@ typedef struct edge_part {
     int failed;              /* a class node out of order (a bug, not bad input) */
 } edge_part;
 
+/* One reference: an edge to the node id names (kind: GRAPH_EDGE_MAKE) written at o->e, or a
+ * dangling one counted. Edge names are read back from the records later (hp_edge_name). */
+typedef struct edge_out {
+    node_ix *to;       /* g->edge_to */
+    uint8_t *kind;     /* g->edge_kind */
+    edge_ix e;         /* next slot */
+    uint64_t dangling; /* references to no object */
+} edge_out;
+
+static inline void add_edge(const rd *r, edge_out *o, uint64_t id, uint8_t kind)
+{
+    node_ix t = node_find(r, id);
+    if (t == GRAPH_NONE) {
+        o->dangling++;
+        return;
+    }
+    o->to[o->e] = t;
+    o->kind[o->e++] = kind;
+}
+
 static void *edge_part_run(void *arg)
 {
     edge_part *ep = arg;
@@ -73,13 +93,13 @@ static void *edge_part_run(void *arg)
     graph *g = r->g;
     const uint8_t *d = r->d;
     const unsigned ids = r->ids;
-    node_ix *to = g->edge_to;
-    uint8_t *kd = g->edge_kind; /* names are read back from the records (hp_edge_name) */
     const uint8_t k_elem = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
-    uint32_t e = ep->at, next_class = ep->next_class;
-    uint64_t dangling = 0;
+    const uint8_t k_int = GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG);
+    const uint8_t k_static = GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG);
+    edge_out o = {g->edge_to, g->edge_kind, ep->at, 0};
+    uint32_t next_class = ep->next_class;
     for (node_ix i = ep->lo; i < ep->hi; i++) {
-        g->first_edge[i] = e;
+        g->first_edge[i] = o.e;
         switch (g->node_kind[i]) {
         case GRAPH_KIND_INSTANCE: {
             class_ix c = g->node_class[i];
@@ -92,16 +112,8 @@ static void *edge_part_run(void *arg)
                 if (s->off + ids > len)
                     break; /* short instance: the missing fields read as absent */
                 uint64_t id = rd_id(fb + s->off, ids);
-                if (!id)
-                    continue;
-                node_ix t = node_find(r, id);
-                if (t == GRAPH_NONE) {
-                    dangling++;
-                    continue;
-                }
-                to[e] = t;
-                kd[e] = s->kind;
-                e++;
+                if (id)
+                    add_edge(r, &o, id, s->kind);
             }
             break;
         }
@@ -110,16 +122,8 @@ static void *edge_part_run(void *arg)
             uint32_t len = be32(d + rec_get(r, i) + ids + 4);
             for (uint32_t k = 0; k < len; k++) {
                 uint64_t id = rd_id(el + (uint64_t)k * ids, ids);
-                if (!id)
-                    continue;
-                node_ix t = node_find(r, id);
-                if (t == GRAPH_NONE) {
-                    dangling++;
-                    continue;
-                }
-                to[e] = t;
-                kd[e] = k_elem;
-                e++;
+                if (id)
+                    add_edge(r, &o, id, k_elem);
             }
             break;
         }
@@ -134,37 +138,21 @@ static void *edge_part_run(void *arg)
             /* super, loader, signers, protection domain follow the id and stack serial */
             for (int k = 0; k < 4; k++) {
                 uint64_t id = rd_id(cb + ids + 4 + (uint64_t)k * ids, ids);
-                if (!id)
-                    continue;
-                node_ix t = node_find(r, id);
-                if (t == GRAPH_NONE) {
-                    dangling++;
-                    continue;
-                }
-                to[e] = t;
-                kd[e] = GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG);
-                e++;
+                if (id)
+                    add_edge(r, &o, id, k_int);
             }
             const graph_class *gc = &g->classes[ci];
             for (uint32_t k = 0; k < gc->n_statics; k++) {
                 const graph_static *s = &g->statics[gc->first_static + k];
-                if (s->type != GRAPH_FT_OBJECT || !s->value)
-                    continue;
-                node_ix t = node_find(r, s->value);
-                if (t == GRAPH_NONE) {
-                    dangling++;
-                    continue;
-                }
-                to[e] = t;
-                kd[e] = GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG);
-                e++;
+                if (s->type == GRAPH_FT_OBJECT && s->value)
+                    add_edge(r, &o, s->value, k_static);
             }
             break;
         }
         }
     }
-    ep->at = e;
-    ep->dangling = dangling;
+    ep->at = o.e;
+    ep->dangling = o.dangling;
     return NULL;
 }
 
