@@ -7,7 +7,8 @@
 # (SCALE 10, written once and cached in ${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}). Each
 # command runs 3 times, page cache warm; medians. With BEFORE=path/to/old/leakray the same
 # commands run with that build too (totals only when it has no phases), the ratio
-# AFTER/BEFORE is printed, and the outputs (--no-timing) must be byte-identical.
+# AFTER/BEFORE is printed with both builds' phases side by side, and the outputs (--no-timing)
+# must be byte-identical.
 # usage: [BEFORE=...] [BENCH_BIG=1] bench/phases.sh [path/to/leakray]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,7 +47,7 @@ PY
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for dump in "${dumps[@]}"; do
     cat "$dump" >/dev/null
-    size=$(stat -c %s "$dump")
+    size=$(stat -L -c %s "$dump") # -L: the dump may be reached through a link
     for verb in analyze top; do
         echo "== $verb $(basename "$dump") ($(bench_mb $((size / 1024))) MB)"
         run_one after "$lr" "$verb" "$dump"
@@ -59,6 +60,11 @@ for dump in "${dumps[@]}"; do
             "$(bench_mb "$after_own")" "$(bench_ratio "$((after_own * 1024))" "$size")"
         if [ -n "${BEFORE:-}" ]; then
             run_one before "$BEFORE" "$verb" "$dump"
+            printf '  %-16s %9s %9s %9s %9s\n' phase wall_ms cpu_ms before_w before_c
+            while IFS=$'\t' read -r name wall cpu; do
+                IFS=$'\t' read -r _ bw bc < <(grep -P "^\Q$name\E\t" "$out/before.phases" || printf 'x\t-\t-\n')
+                printf '  %-16s %9s %9s %9s %9s\n' "$name" "$wall" "$cpu" "$bw" "$bc"
+            done <"$out/after.phases"
             printf '  before: %.2f s wall, %.2f s CPU, own %s MB; after/before: wall %s, CPU %s\n' \
                 "$before_wall" "$before_cpu" "$(bench_mb "$before_own")" \
                 "$(bench_ratio "$after_wall" "$before_wall")" "$(bench_ratio "$after_cpu" "$before_cpu")"
