@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* top.c: the biggest objects or classes by retained size (analysis layer), prefix top_. Objects:
+ * a bounded min-heap of k node indexes keyed by (retained, -id) over every candidate node, then
+ * heap sort, O(N log k) time and 4 bytes per row. Classes of an exact tree: an instance counts
+ * only when no dominator ancestor has its class (dom_class_retained), so no byte is counted
+ * twice; DevTools' classes are its Summary rows. Ties are broken by id (objects) or by name
+ * then index (classes), so the order never depends on load order. Prints nothing. */
+#include "analysis/top.h"
+
+#include "analysis/suspects.h"
+#include "base/err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- top-N selection: a min-heap of k node indexes keyed by (retained, -id) ---- */
+
+/* Which nodes are candidates. */
+enum { SEL_EXACT, SEL_DEVTOOLS };
+
+typedef struct sel_ctx {
+    const graph *g;
+    const uint64_t *ret;   /* per node */
+    const node_ix *idom;   /* SEL_EXACT: reachable when != GRAPH_NONE */
+    node_ix root;          /* SEL_DEVTOOLS: the synthetic root */
+    const uint8_t *keep;   /* per class, or NULL */
+    int keep_none;         /* classless nodes kept (with keep) */
+    int detached;          /* SEL_DEVTOOLS: detached DOM nodes only */
+    int mode;              /* SEL_EXACT or SEL_DEVTOOLS */
+} sel_ctx;
+
+/* Whether a ranks before b: larger retained first, then smaller id. */
+static int before(const graph *g, const uint64_t *ret, node_ix a, node_ix b)
+{
+    if (ret[a] != ret[b])
+        return ret[a] > ret[b];
+    return graph_node_id(g, a) < graph_node_id(g, b);
+}
+
+static void sift_down(const graph *g, const uint64_t *ret, node_ix *h, uint32_t n, uint32_t i)
+{
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && before(g, ret, h[m], h[l]))
+            m = l;
+        if (r < n && before(g, ret, h[m], h[r]))
+            m = r;
+        if (m == i)
+            return;
+        node_ix t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+static int candidate(const sel_ctx *s, node_ix x)
+{
+    const graph *g = s->g;
+    if (s->mode == SEL_EXACT) {
+        if (s->idom[x] == GRAPH_NONE)
+            return 0;
+    } else {
+        if (g->node_kind[x] == GRAPH_KIND_SYNTHETIC || x == s->root)
+            return 0;
+    }
+    if (s->keep) {
+        class_ix c = g->node_class[x];
+        if (!(c < g->n_classes ? s->keep[c] : s->keep_none))
+            return 0;
+    }
+    return !s->detached || graph_node_dom(g, x) == GRAPH_DOM_DETACHED;
+}
+
+/* Fills out with the k first candidates in rank order; returns how many. O(N log k). */
+static uint32_t select_k(const sel_ctx *s, node_ix *out, uint32_t k)
+{
+    const graph *g = s->g;
+    const uint64_t *ret = s->ret;
+    uint32_t n = 0;
+    if (k == 0)
+        return 0;
+    /* The heap root is the worst of the kept nodes (the one ranked last). */
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        if (!candidate(s, x))
+            continue;
+        if (n < k) {
+            out[n++] = x;
+            for (uint32_t i = n - 1; i > 0;) {
+                uint32_t p = (i - 1) / 2;
+                if (!before(g, ret, out[p], out[i]))
+                    break;
+                node_ix tmp = out[p];
+                out[p] = out[i];
+                out[i] = tmp;
+                i = p;
+            }
+        } else if (before(g, ret, x, out[0])) {
+            out[0] = x;
+            sift_down(g, ret, out, n, 0);
+        }
+    }
+    /* Heap sort in place: repeatedly move the worst to the end. */
+    for (uint32_t m = n; m > 1; m--) {
+        node_ix tmp = out[0];
+        out[0] = out[m - 1];
+        out[m - 1] = tmp;
+        sift_down(g, ret, out, m - 1, 0);
+    }
+    return n;
+}
+
+uint32_t top_select(const graph *g, const node_ix *idom, const uint64_t *retained,
+                    const uint8_t *keep, int keep_none, node_ix *out, uint32_t k)
+{
+    sel_ctx s = {g, retained, idom, GRAPH_NONE, keep, keep_none, 0, SEL_EXACT};
+    return select_k(&s, out, k);
+}
+
+/* ---- the exact models ---- */
+
+lr_status top_tree_build(const graph *g, int vvm, int artifact, dom_tree *t, lr_error *err)
+{
+    dom_opts dopts = {0};
+    edge_ix skip = GRAPH_NONE;
+    if (vvm) {
+        dom_opts_visualvm(&dopts);
+    } else if (artifact && (skip = susp_artifact_edge(g)) != GRAPH_NONE) {
+        /* as analysis/retained.c: Bitmap.dumpData is the dumper's copy, no reference */
+        dopts.reach = susp_filter_strong;
+        dopts.reach_ctx = &skip;
+    }
+    /* skip is read only while the tree is built */
+    return dom_build_ex(g, &dopts, t, err);
+}
+
+static int cmp_class(const void *pa, const void *pb)
+{
+    const top_class *a = pa, *b = pb;
+    if (a->retained != b->retained)
+        return a->retained > b->retained ? -1 : 1;
+    int c = strcmp(a->name, b->name);
+    if (c)
+        return c;
+    return a->cls < b->cls ? -1 : a->cls > b->cls;
+}
+
+/* The class rows (classes with reachable kept instances), sorted; *n_out of them. */
+static lr_status build_classes(const graph *g, const dom_tree *t, const uint8_t *keep,
+                               top_class **out, uint32_t *n_out, lr_error *err)
+{
+    uint32_t nc = g->n_classes;
+    uint64_t *ret = err_calloc(nc ? nc : 1, sizeof *ret);
+    uint32_t *cnt = err_calloc(nc ? nc : 1, sizeof *cnt);
+    top_class *rows = err_calloc(nc ? nc : 1, sizeof *rows);
+    lr_status st = LR_OK;
+    if (!ret || !cnt || !rows) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "top: out of memory for %u classes", nc);
+        goto done;
+    }
+    if ((st = dom_class_retained(g, t, ret, cnt, err)) != LR_OK)
+        goto done;
+    for (class_ix c = 0; c < nc; c++)
+        rows[c].cls = c;
+    for (node_ix x = 0; x < g->n_nodes; x++)
+        if (t->idom[x] != GRAPH_NONE && g->node_class[x] < nc)
+            rows[g->node_class[x]].shallow += graph_node_size(g, x);
+    uint32_t k = 0;
+    for (class_ix c = 0; c < nc; c++) {
+        if (!cnt[c] || (keep && !keep[c]))
+            continue;
+        rows[k] = rows[c];
+        rows[k].count = cnt[c];
+        rows[k].retained = ret[c];
+        rows[k].name = graph_str(g, g->classes[c].name);
+        if (!rows[k].name[0])
+            rows[k].name = TOP_UNNAMED_CLASS_NAME;
+        k++;
+    }
+    qsort(rows, k, sizeof *rows, cmp_class);
+    *out = rows;
+    *n_out = k;
+    rows = NULL;
+done:
+    free(ret);
+    free(cnt);
+    free(rows);
+    return st;
+}
+
+static int cmp_cnode(const void *pa, const void *pb)
+{
+    const top_cnode *a = pa, *b = pb;
+    return a->node < b->node ? -1 : a->node > b->node;
+}
+
+lr_status top_build(const graph *g, const dom_tree *t, enum top_model model, const top_opts *o,
+                    top_result *out, lr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->g = g;
+    out->model = model;
+    out->by_class = o->by_class;
+    out->reachable_objects = t->n_reachable;
+    out->reachable_bytes = t->total_reachable;
+    out->heap_total = t->total_reachable;
+    out->retained = t->retained;
+    out->site_of = o->site_of;
+    lr_status st = LR_OK;
+    if (o->by_class) {
+        if ((st = build_classes(g, t, o->keep, &out->classes, &out->n, err)) != LR_OK)
+            goto fail;
+        if (o->limit && o->limit < out->n)
+            out->n = (uint32_t)o->limit;
+    } else {
+        uint32_t k = o->limit && o->limit < t->n_reachable ? (uint32_t)o->limit : t->n_reachable;
+        out->sel = err_mallocarray(k ? k : 1, sizeof *out->sel);
+        if (!out->sel) {
+            st = LR_FAIL(err, LR_ERR_NOMEM, "top: out of memory for %u rows", k);
+            goto fail;
+        }
+        sel_ctx s = {g, t->retained, t->idom, GRAPH_NONE, o->keep, o->keep_none, 0, SEL_EXACT};
+        out->n = select_k(&s, out->sel, k);
+    }
+    /* a class object is shown as "class NAME", as show and path name it */
+    out->cnodes = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *out->cnodes);
+    if (!out->cnodes) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "top: out of memory for %u classes", g->n_classes);
+        goto fail;
+    }
+    for (class_ix c = 0; c < g->n_classes; c++)
+        if (g->classes[c].node < g->n_nodes)
+            out->cnodes[out->n_cnodes++] = (top_cnode){g->classes[c].node, c};
+    qsort(out->cnodes, out->n_cnodes, sizeof *out->cnodes, cmp_cnode);
+    return LR_OK;
+fail:
+    top_free(out);
+    return st;
+}
+
+/* ---- DevTools ---- */
+
+/* qsort has no context argument; top_dt_build is not reentrant for this one sort. */
+static const devtools_result *dt_sort_r;
+static const graph *dt_sort_g;
+
+static int cmp_dt_class(const void *pa, const void *pb)
+{
+    const devtools_class *a = &dt_sort_r->classes[*(const uint32_t *)pa];
+    const devtools_class *b = &dt_sort_r->classes[*(const uint32_t *)pb];
+    if (a->retained != b->retained)
+        return a->retained > b->retained ? -1 : 1;
+    const graph *g = dt_sort_g;
+    int c = strcmp(graph_str(g, g->classes[a->cls].name), graph_str(g, g->classes[b->cls].name));
+    if (c)
+        return c;
+    c = strcmp(graph_str(g, a->key), graph_str(g, b->key));
+    return c ? c : (a->cls < b->cls ? -1 : a->cls > b->cls);
+}
+
+lr_status top_dt_build(const graph *g, const devtools_result *r, const top_opts *o,
+                       top_result *out, lr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->g = g;
+    out->model = TOP_MODEL_DEVTOOLS;
+    out->by_class = o->by_class;
+    out->reachable_objects = g->n_nodes - r->n_unreachable;
+    out->reachable_bytes = r->total;
+    out->heap_total = r->total;
+    out->retained = r->retained;
+    out->distance = r->distance;
+    out->dt = r;
+    uint64_t top = o->limit;
+    uint32_t cap = o->by_class ? r->n_classes
+                               : (top && top < g->n_nodes ? (uint32_t)top : g->n_nodes);
+    out->sel = err_mallocarray(cap ? cap : 1, sizeof *out->sel);
+    if (!out->sel)
+        return LR_FAIL(err, LR_ERR_NOMEM, "top: out of memory for %u rows", cap);
+    if (!o->by_class) {
+        sel_ctx s = {g, r->retained, NULL, r->root, o->keep, o->keep_none, o->detached,
+                     SEL_DEVTOOLS};
+        out->n = select_k(&s, out->sel, cap);
+        return LR_OK;
+    }
+    uint8_t *cls_det = NULL;
+    if (o->detached) {
+        /* Detached DOM nodes are all renamed "Detached ...": a class is detached as a whole. */
+        if (!(cls_det = err_calloc(g->n_classes ? g->n_classes : 1, 1))) {
+            top_free(out);
+            return LR_FAIL(err, LR_ERR_NOMEM, "top: out of memory");
+        }
+        for (node_ix x = 0; x < g->n_nodes; x++)
+            if (graph_node_dom(g, x) == GRAPH_DOM_DETACHED && g->node_class[x] < g->n_classes)
+                cls_det[g->node_class[x]] = 1;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->n_classes; i++)
+        if (!r->classes[i].shadowed && (!cls_det || cls_det[r->classes[i].cls]) &&
+            (!o->keep || o->keep[r->classes[i].cls]))
+            out->sel[n++] = i;
+    free(cls_det);
+    dt_sort_r = r;
+    dt_sort_g = g;
+    qsort(out->sel, n, sizeof *out->sel, cmp_dt_class);
+    if (top && top < n)
+        n = (uint32_t)top;
+    out->n = n;
+    return LR_OK;
+}
+
+/* ---- rows ---- */
+
+/* Name of the class that class object x describes, or NULL when x is no class object. */
+static const char *describes(const top_result *r, node_ix x)
+{
+    const top_cnode *cn = r->cnodes;
+    uint32_t lo = 0, hi = r->n_cnodes;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (cn[mid].node < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const graph *g = r->g;
+    return lo < r->n_cnodes && cn[lo].node == x ? graph_str(g, g->classes[cn[lo].cls].name)
+                                                 : NULL;
+}
+
+void top_row_get(const top_result *r, uint32_t i, top_row *row)
+{
+    const graph *g = r->g;
+    memset(row, 0, sizeof *row);
+    row->node = GRAPH_NONE;
+    if (r->by_class && r->dt) {
+        const devtools_class *c = &r->dt->classes[r->sel[i]];
+        row->name = graph_str(g, g->classes[c->cls].name);
+        row->key = graph_str(g, c->key);
+        row->count = c->count;
+        row->shallow = c->self;
+        row->retained = c->retained;
+        row->distance = c->distance;
+        return;
+    }
+    if (r->by_class) {
+        const top_class *c = &r->classes[i];
+        row->name = c->name;
+        row->count = c->count;
+        row->shallow = c->shallow;
+        row->retained = c->retained;
+        return;
+    }
+    node_ix x = r->sel[i];
+    const char *s = graph_class_name(g, x);
+    row->node = x;
+    row->name = s && s[0] ? s : TOP_NO_CLASS_NAME;
+    row->shallow = graph_node_size(g, x);
+    row->retained = r->retained[x];
+    if (r->dt) {
+        row->distance = r->distance[x];
+        return;
+    }
+    row->describes = describes(r, x);
+    row->native = g->node_native ? g->node_native[x] : 0;
+    if (r->site_of)
+        row->has_site = r->site_of(g, x, &row->site);
+}
+
+void top_free(top_result *r)
+{
+    if (!r)
+        return;
+    free(r->sel);
+    free(r->classes);
+    free(r->cnodes);
+    memset(r, 0, sizeof *r);
+}
