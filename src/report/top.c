@@ -79,12 +79,12 @@ void rep_top_csv(FILE *out, const top_result *r)
     const graph *g = r->g;
     int dev = r->model == TOP_MODEL_DEVTOOLS;
     char id[REP_FMT_MAX];
-    if (dev)
-        fputs(r->by_class ? "num,count,shallow,retained,distance,class\n"
-                          : "num,id,retained,shallow,distance,class\n",
+    if (r->by_class)
+        fputs(dev ? "num,count,shallow,retained,distance,class\n"
+                  : "num,count,shallow,retained,class\n",
               out);
     else
-        fputs(r->by_class ? "num,count,shallow,retained,class\n" : "num,id,retained,shallow,class\n",
+        fputs(dev ? "num,id,retained,shallow,distance,class\n" : "num,id,retained,shallow,class\n",
               out);
     for (uint32_t i = 0; i < r->n; i++) {
         top_row row;
