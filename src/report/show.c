@@ -155,7 +155,8 @@ static void ref_json(jsonw *w, const graph *g, show_value v)
         jsonw_kv_null(w, "value");
         return;
     }
-    jsonw_kv_str(w, "value", rep_fmt_id(id, g, v.ref < g->n_nodes ? graph_node_id(g, v.ref) : v.raw));
+    uint64_t shown_id = v.ref < g->n_nodes ? graph_node_id(g, v.ref) : v.raw;
+    jsonw_kv_str(w, "value", rep_fmt_id(id, g, shown_id));
     if (v.ref == GRAPH_NONE || v.ref >= g->n_nodes) {
         jsonw_kv_bool(w, "missing", 1);
         return;
