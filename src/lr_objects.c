@@ -6,8 +6,8 @@
  * and single-target paths. Every accessor is O(1) unless its header comment says otherwise. */
 #include "lr_internal.h"
 
-#include "analysis/domagg.h"
 #include "analysis/paths.h"
+#include "analysis/top.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -241,7 +241,9 @@ lr_status lr_top_objects(lr_heap *h, uint32_t n, lr_object *out, uint32_t *found
     if (!found || (n && !out))
         return LR_FAIL(err, LR_ERR_USAGE, "lr_top_objects: out and found are required");
     LR_TRY(lr_dominators(h, err));
-    *found = domagg_top(&h->g, h->dom.retained, n, out);
+    /* the rows `leakray top` prints: ties by id, V8's synthetic nodes left out */
+    *found = top_select(&h->g, h->dom.idom, h->dom.retained, h->g.synthetic_root, NULL, 0, out,
+                        n);
     return LR_OK;
 }
 

@@ -42,7 +42,9 @@ LR_API uint64_t lr_reachable_bytes(const lr_heap *h);
 LR_API uint32_t lr_reachable_count(const lr_heap *h);
 
 /* The n biggest objects by retained size into out (caller array of n), largest first, ties
- * by object index; *found says how many were filled. Computes the dominators if needed.
+ * by object id: the rows `leakray top` prints. Only objects the tree reaches count, and in a
+ * V8 snapshot not its synthetic nodes (the root, "(GC roots)" and its sub-roots), which
+ * retain everything. *found says how many were filled. Computes the dominators if needed.
  * Returns LR_OK or an error of lr_dominators. */
 LR_API lr_status lr_top_objects(lr_heap *h, uint32_t n, lr_object *out, uint32_t *found,
                                 lr_error *err);

@@ -21,7 +21,7 @@ enum { SEL_EXACT, SEL_DEVTOOLS };
 typedef struct sel_ctx {
     const graph *g;
     const uint64_t *ret;   /* per node */
-    const node_ix *idom;   /* SEL_EXACT: reachable when != GRAPH_NONE */
+    const node_ix *idom;   /* in the tree when != GRAPH_NONE; NULL: every node */
     node_ix root;          /* SEL_DEVTOOLS: the synthetic root */
     const uint8_t *keep;   /* per class, or NULL */
     int keep_none;         /* classless nodes kept (with keep) */
@@ -57,13 +57,10 @@ static void sift_down(const graph *g, const uint64_t *ret, node_ix *h, uint32_t 
 static int candidate(const sel_ctx *s, node_ix x)
 {
     const graph *g = s->g;
-    if (s->mode == SEL_EXACT) {
-        if (s->idom[x] == GRAPH_NONE)
-            return 0;
-    } else {
-        if (g->node_kind[x] == GRAPH_KIND_SYNTHETIC || x == s->root)
-            return 0;
-    }
+    if (s->idom && s->idom[x] == GRAPH_NONE)
+        return 0;
+    if (s->mode == SEL_DEVTOOLS && (g->node_kind[x] == GRAPH_KIND_SYNTHETIC || x == s->root))
+        return 0;
     if (s->keep) {
         class_ix c = g->node_class[x];
         if (!(c < g->n_classes ? s->keep[c] : s->keep_none))
@@ -111,9 +108,10 @@ static uint32_t select_k(const sel_ctx *s, node_ix *out, uint32_t k)
 }
 
 uint32_t top_select(const graph *g, const node_ix *idom, const uint64_t *retained,
-                    const uint8_t *keep, int keep_none, node_ix *out, uint32_t k)
+                    node_ix root, const uint8_t *keep, int keep_none, node_ix *out, uint32_t k)
 {
-    sel_ctx s = {g, retained, idom, GRAPH_NONE, keep, keep_none, 0, SEL_EXACT};
+    sel_ctx s = {g, retained, idom, root, keep, keep_none, 0,
+                 root == GRAPH_NONE ? SEL_EXACT : SEL_DEVTOOLS};
     return select_k(&s, out, k);
 }
 

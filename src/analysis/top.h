@@ -119,10 +119,12 @@ void top_row_get(const top_result *r, uint32_t i, top_row *row);
 
 void top_free(top_result *r);
 
-/* The k first reachable nodes of retained (idom[x] != GRAPH_NONE) in rank order: retained
- * descending, then object id ascending; returns how many. keep (NULL: all) filters by class,
- * keep_none decides classless nodes. O(N log k). */
+/* The k first nodes of a tree in rank order: retained descending, then object id ascending;
+ * returns how many. Nodes outside the tree (idom[x] == GRAPH_NONE) are left out, and with a
+ * synthetic root (V8-like snapshots, root != GRAPH_NONE) so are it and every synthetic node,
+ * as DevTools ranks them. keep (NULL: all) filters by class, keep_none decides classless
+ * nodes. The rows of `top` and the library's lr_top_objects. O(N log k). */
 uint32_t top_select(const graph *g, const node_ix *idom, const uint64_t *retained,
-                    const uint8_t *keep, int keep_none, node_ix *out, uint32_t k);
+                    node_ix root, const uint8_t *keep, int keep_none, node_ix *out, uint32_t k);
 
 #endif

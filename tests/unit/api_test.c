@@ -194,6 +194,19 @@ static void dominators_histogram_paths(void **state)
     assert_true(len >= 1 && len <= 32);
     assert_int_equal(path[len - 1], target);
     lr_close(h);
+
+    /* V8: the rows `leakray top --top 5` prints (DevTools' tree), never the synthetic root
+     * or "(GC roots)", which retain everything */
+    h = open_fix("v8/heap-1.heapsnapshot");
+    assert_int_equal(lr_top_objects(h, 5, top, &n, &err), LR_OK);
+    assert_int_equal(n, 5);
+    static const uint64_t v8_top[5] = {7271, 22167, 22403, 7643, 22159};
+    static const uint64_t v8_ret[5] = {23724, 5776, 4116, 2900, 2576};
+    for (uint32_t i = 0; i < 5; i++) {
+        assert_int_equal(lr_object_id(h, top[i]), v8_top[i]);
+        assert_int_equal(lr_object_retained(h, top[i]), v8_ret[i]);
+    }
+    lr_close(h);
 }
 
 static void analysis_and_render(void **state)
