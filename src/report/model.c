@@ -9,6 +9,7 @@
 #include "report/model.h"
 
 #include "analysis/paths.h"
+#include "analysis/top.h"
 #include "base/jsonw.h"
 #include "report/analyze_json.h"
 #include "report/png.h"
@@ -36,7 +37,9 @@ lr_status rep_report_build(rep_report *r, lr_error *err)
         if (!r->top)
             st = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory (top objects)", r->g->path);
         else
-            r->n_top = domagg_top(r->g, r->dom.retained, REP_TOP_OBJECTS, r->top);
+            /* the rows `leakray top` prints: ties by id, V8's synthetic nodes left out */
+            r->n_top = top_select(r->g, r->dom.idom, r->dom.retained, r->g->synthetic_root,
+                                  NULL, 0, r->top, REP_TOP_OBJECTS);
     }
     if (st != LR_OK)
         rep_report_fini(r);

@@ -119,6 +119,22 @@ assert len(rows) > 10 and all(a["retained_bytes"] >= b["retained_bytes"]
 assert rows[0]["sample"]["retainers"], rows[0]
 assert d["clusters"] and d["tree"]["objects"][1][1] == "(GC roots)", d["tree"]["objects"][:2]
 PY
+# Biggest objects are the rows `top` prints (never the synthetic root or "(GC roots)"), and a
+# Summary sample whose retaining path is longer than the pane shows lists its nearest hops.
+for snap in heap-3 small; do
+    "$LEAKRAY" report "$fix/v8/$snap.heapsnapshot" --no-timing --format json \
+        -o "$work/v8-$snap.json" >/dev/null || fail "report $snap.heapsnapshot failed"
+    "$LEAKRAY" top "$fix/v8/$snap.heapsnapshot" --no-timing --json --top 10 >"$work/v8-top.json"
+    python3 - "$work/v8-$snap.json" "$work/v8-top.json" <<'PY' || fail "report $snap: top objects"
+import json, sys
+d = json.load(open(sys.argv[1]))
+top = json.load(open(sys.argv[2]))["objects"]
+got = [(o["id"], o["retained_bytes"]) for o in d["top_objects"][:10]]
+assert got == [(o["id"], o["retained"]) for o in top], (got, top)
+hops = [len(r["sample"]["retainers"]) for r in d["devtools_summary"] if "sample" in r]
+assert hops and max(hops) <= 12, hops
+PY
+done
 pw_node "$LEAKRAY_SRC/tests/e2e/html_report.js" "$work" "$art"
 ls "$art"/*.png >/dev/null || fail "no screenshots"
 echo "html_report: ok"
