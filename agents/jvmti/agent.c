@@ -59,6 +59,8 @@ static struct {
     char leakray[PATH_MAX];   /* the CLI that analyses dumps */
     char status[128];         /* status file path */
     int can_rules;            /* watch rules on: retransformation capability obtained */
+    int can_tag;              /* object tags and heap iteration obtained (stamps) */
+    int attached;             /* loaded into a running JVM (leakray attach) */
     volatile int live;        /* live phase reached, classes and ids resolved */
     volatile int dying;       /* VMDeath seen */
     volatile int disabled;    /* an agent error happened */
@@ -94,6 +96,52 @@ static struct {
        .cond = PTHREAD_COND_INITIALIZER}; /* re-initialised on the monotonic clock at load */
 
 static __thread int in_agent; /* re-entrancy guard: our own Java calls may close streams */
+
+/* ---- stamps: state ----
+ * Application classes loaded while the agent runs (started with the JVM) get their watched
+ * methods' hook at load time, where a field can still be added: each class that declares a
+ * watched method gets an int field STAMP_FIELD, and each return stores AppWatcher's epoch
+ * there (AppWatcher.stamp). The object itself is the record: no handle, no table entry, no
+ * native call per return. The agent's thread advances the epoch every AGENT_SEAL_MS; when a
+ * class reported activity, once its epoch is delay_ms old it runs a GC, tags the instances
+ * of stamped classes through a JVMTI heap walk, reads their stamps, and watches only those
+ * stamped in the window that is now due, through the core as any rule-watched object (a
+ * JNI weak reference, a KeyedWeakReference once retained). Classes loaded before that, the
+ * boot loader's (layouts the VM may know), interfaces, and all classes when attached keep
+ * the call hook (AppWatcher.returned), as no field can be added to them. */
+
+#define STAMP_FIELD "leakray$stamp"
+#define STAMP_SLOTS 4096   /* = AppWatcher.STAMP_SLOTS: classes given a stamp field */
+#define STAMP_CLASSES 8192 /* classes whose instances carry stamps (subclasses included) */
+#define STAMP_FIELDS 4     /* stamp fields one object reads (overrides calling super) */
+#define STAMP_RING 1024    /* epochs whose start is remembered: 102 s at AGENT_SEAL_MS */
+#define STAMP_TAG_INSTANCE ((jlong)1 << 40) /* an instance's tag: this | its class's tag */
+
+typedef struct stamped {   /* a class whose instances carry stamps; its JVMTI tag indexes */
+    jfieldID f[STAMP_FIELDS]; /* its own field, then its superclasses' */
+    int n_f;
+    int rule;
+} stamped;
+
+static struct {
+    volatile int on;         /* classes loaded from now on are stamped */
+    pthread_mutex_t lock;    /* slots and classes (class-loading and preparing threads) */
+    volatile int n_slots;
+    char *slot_name[STAMP_SLOTS];        /* internal name of the class given each slot */
+    unsigned char verified[STAMP_SLOTS]; /* its class has a rule's type among its supertypes */
+    stamped cls[STAMP_CLASSES + 1];      /* by class tag, 1.. */
+    volatile int n_cls;
+    jfieldID epoch_f;
+    jobject active;          /* AppWatcher.ACTIVE (global) */
+    /* the agent thread's own: */
+    jint cur;                /* the epoch AppWatcher hands out */
+    uint64_t at[STAMP_RING]; /* clock when epoch e began, at [e % STAMP_RING] */
+    jint scanned;            /* stamps <= scanned are dealt with (watched, or cleared) */
+    int dirty;               /* stamps in [dirty_lo, dirty_hi] may wait for a scan */
+    jint dirty_lo, dirty_hi;
+    jint dump_epoch;         /* epoch when the last successful dump began, 0 = none new */
+    unsigned long long scans, found;
+} S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -372,6 +420,7 @@ static uint64_t h_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     snprintf(tmp, sizeof tmp, "%s/.%s.part.hprof", A.dir, name);
     snprintf(fin, sizeof fin, "%s/%s.hprof", A.dir, name);
     say("%u retained objects, dumping the heap to %s", n_retained, fin);
+    jint epoch_at_start = S.cur;
     jstring jpath = (*env)->NewStringUTF(env, tmp);
     if (!jpath) {
         (*env)->ExceptionClear(env);
@@ -400,6 +449,7 @@ static uint64_t h_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     }
     snprintf(A.last_dump, sizeof A.last_dump, "%s", fin);
     A.last_pause_ms = pause;
+    S.dump_epoch = epoch_at_start;
     say("heap dump %s: %.1f MB, pause %.0f ms; analysing in a separate process", fin,
         (double)sb.st_size / 1e6, pause); /* SI, as the CLI prints sizes */
     spawn_analysis(fin, pause, n_retained);
@@ -428,7 +478,8 @@ static void write_status(void)
         "threshold: %u\ndelay_ms: %llu\ntotal_watched: %llu\ncollected: %llu\n"
         "dropped: %llu\ndumps: %llu\nfailed_dumps: %llu\nlast_dump: %s\n"
         "last_dump_bytes: %llu\nlast_pause_ms: %.0f\nanalysis: %s\ndump_dir: %s\n"
-        "rules: %d\nrewritten_methods: %u\ntable_bytes: %zu\n",
+        "rules: %d\nrewritten_methods: %u\ntable_bytes: %zu\nstamped_classes: %d\n"
+        "stamp_scans: %llu\nstamp_found: %llu\n",
         (long)getpid(), watch_state_name(st.state), next, (unsigned long long)st.retained,
         (unsigned long long)st.watched, A.cfg.threshold, (unsigned long long)A.cfg.delay_ms,
         (unsigned long long)st.total_watched, (unsigned long long)st.collected,
@@ -437,7 +488,8 @@ static void write_status(void)
         (unsigned long long)st.last_dump_bytes, A.last_pause_ms,
         A.analysing ? "running"
                     : (st.dumps == 0 ? "-" : (A.analysis_rc == 0 ? "done" : "failed")),
-        A.dir, A.can_rules ? A.opts.n_watch : 0, A.n_rewritten, st.table_bytes);
+        A.dir, A.can_rules ? A.opts.n_watch : 0, A.n_rewritten, st.table_bytes, S.n_cls,
+        S.scans, S.found);
     /* a new file per write (renamed over the old one, so readers never see half of it)
      * costs a file creation: skipped when nothing changed */
     if (n <= 0 || (size_t)n >= sizeof text)
@@ -467,6 +519,161 @@ static void seal_rules(JNIEnv *env)
     (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_seal, (jlong)clock_ms());
     if ((*env)->ExceptionCheck(env))
         agent_disable(env, "AppWatcher.seal failed");
+}
+
+/* ---- stamps: the agent thread's side ---- */
+
+/* A clock value by which every object stamped e had returned: when epoch e + 1 began (the
+ * epoch is read before ACTIVE is set, and AppWatcher gets e + 1 after the clock is read), or
+ * the oldest start remembered, which is later still. Never early, at most AGENT_SEAL_MS
+ * late (more when the thread is starved). */
+static uint64_t stamp_upper(jint e)
+{
+    jint nx = e + 1;
+    if (nx > S.cur)
+        return clock_ms();
+    if (S.cur - nx > STAMP_RING - 2)
+        nx = S.cur - (STAMP_RING - 2);
+    return S.at[nx % STAMP_RING];
+}
+
+/* Starts the next epoch and hands it to AppWatcher. */
+static void stamp_advance(JNIEnv *env, uint64_t now)
+{
+    S.cur++;
+    S.at[S.cur % STAMP_RING] = now;
+    (*env)->SetStaticIntField(env, A.watcher, S.epoch_f, S.cur);
+}
+
+/* The heap walk's callback (VM thread, at a safepoint: no JNI): tags each instance of a
+ * stamped class with its class's tag, and notes which classes have instances. */
+static jint JNICALL scan_cb(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *ud)
+{
+    unsigned char *seen = ud;
+    if (class_tag > 0 && class_tag <= STAMP_CLASSES && S.cls[class_tag].n_f > 0 && !*tag_ptr) {
+        *tag_ptr = STAMP_TAG_INSTANCE | class_tag;
+        seen[class_tag] = 1;
+    }
+    return JVMTI_VISIT_OBJECTS;
+}
+
+/* Watches the objects whose stamp is in (S.scanned, hi]: a GC (what is garbage now never is
+ * watched), one walk of the heap tagging the instances of stamped classes, then their stamps
+ * read through JNI and the tags cleared. O(heap) for the walk, O(live stamped instances)
+ * after it; runs only when a class reported activity, at most once per AGENT_SEAL_MS. */
+static void stamp_scan(JNIEnv *env, jint hi)
+{
+    S.scans++;
+    (*A.ti)->ForceGarbageCollection(A.ti);
+    int n_cls = S.n_cls;
+    unsigned char *seen = calloc((size_t)n_cls + 1, 1);
+    jlong *tags = calloc((size_t)n_cls + 1, sizeof *tags);
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_iteration_callback = scan_cb;
+    if (!seen || !tags ||
+        (*A.ti)->IterateThroughHeap(A.ti, JVMTI_HEAP_FILTER_CLASS_UNTAGGED, NULL, &cb, seen) !=
+            JVMTI_ERROR_NONE) {
+        free(seen);
+        free(tags);
+        return;
+    }
+    /* only the classes with instances: GetObjectsWithTags compares every tagged object with
+     * every tag asked for */
+    jint n_tags = 0;
+    for (int c = 1; c <= n_cls; c++)
+        if (seen[c])
+            tags[n_tags++] = STAMP_TAG_INSTANCE | c;
+    jint n = 0;
+    jobject *objs = NULL;
+    jlong *ot = NULL;
+    if (n_tags > 0 &&
+        (*A.ti)->GetObjectsWithTags(A.ti, n_tags, tags, &n, &objs, &ot) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < n; i++) {
+            const stamped *sc = &S.cls[ot[i] & 0xffffffff];
+            jint st = 0;
+            for (int f = 0; f < sc->n_f; f++) {
+                jint v = (*env)->GetIntField(env, objs[i], sc->f[f]);
+                if (v > st)
+                    st = v;
+            }
+            (*A.ti)->SetTag(A.ti, objs[i], 0);
+            if (st > S.scanned && st <= hi && !A.disabled) {
+                jweak w = (*env)->NewWeakGlobalRef(env, objs[i]);
+                if (w && watch_add(A.core, w, stamp_upper(st),
+                                   AGENT_TAG_WEAK | (uint32_t)(sc->rule & 0x7f)) != 0)
+                    (*env)->DeleteWeakGlobalRef(env, w);
+                S.found++;
+            }
+            (*env)->DeleteLocalRef(env, objs[i]);
+        }
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)objs);
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)ot);
+    }
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+    free(seen);
+    free(tags);
+}
+
+/* Every AGENT_SEAL_MS: collects the classes' activity (ACTIVE, cleared before the epoch
+ * moves on), starts the next epoch, and scans the stamps that came due. */
+static void stamp_tick(JNIEnv *env)
+{
+    if (!S.on || A.disabled)
+        return;
+    uint64_t now = clock_ms();
+    if (now - S.at[S.cur % STAMP_RING] >= AGENT_SEAL_MS) {
+        int n = S.n_slots, any = 0;
+        jbyte act[STAMP_SLOTS];
+        static const jbyte zero = 0;
+        if (n > 0) {
+            (*env)->GetByteArrayRegion(env, S.active, 0, n, act);
+            for (int i = 0; i < n; i++)
+                if (act[i] && S.verified[i]) {
+                    any = 1;
+                    (*env)->SetByteArrayRegion(env, S.active, i, 1, &zero);
+                }
+        }
+        if (any) {
+            if (!S.dirty) {
+                S.dirty = 1;
+                /* a return seen now read this epoch or, just before it began, the last */
+                S.dirty_lo = S.cur - 1 > S.scanned ? S.cur - 1 : S.scanned + 1;
+            }
+            S.dirty_hi = S.cur;
+        }
+        stamp_advance(env, now);
+    }
+    if (!S.dirty)
+        return;
+    jint e = S.dirty_hi;
+    while (e >= S.dirty_lo && stamp_upper(e) + A.cfg.delay_ms > now)
+        e--;
+    if (e < S.dirty_lo)
+        return;
+    stamp_scan(env, e);
+    S.scanned = e;
+    if (S.dirty_hi > e)
+        S.dirty_lo = e + 1;
+    else
+        S.dirty = 0;
+}
+
+/* After a successful dump: stamps from before it began are cleared, as LeakCanary clears
+ * the objects watched before a dump. */
+static void stamp_after_dump(void)
+{
+    if (!S.dump_epoch)
+        return;
+    jint floor = S.dump_epoch - 1;
+    S.dump_epoch = 0;
+    if (floor > S.scanned)
+        S.scanned = floor;
+    if (S.dirty && S.dirty_hi <= S.scanned)
+        S.dirty = 0;
+    else if (S.dirty && S.dirty_lo <= S.scanned)
+        S.dirty_lo = S.scanned + 1;
 }
 
 static void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
@@ -499,9 +706,11 @@ static void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         if (A.dying || A.disabled)
             break;
         seal_rules(env);
+        stamp_tick(env);
         if (A.disabled)
             break;
         next = watch_run(A.core);
+        stamp_after_dump();
         if ((*env)->ExceptionCheck(env)) {
             agent_disable(env, "unexpected Java exception in the watcher thread");
             break;
@@ -748,7 +957,7 @@ static void retransform(JNIEnv *env, pending **pds, int n)
         pthread_mutex_unlock(&A.hook_lock);
         jvmtiError e = (*A.ti)->RetransformClasses(A.ti, n, ks);
         pthread_mutex_lock(&A.hook_lock);
-        if (--A.hook_users == 0)
+        if (--A.hook_users == 0 && !S.on)
             (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_DISABLE,
                                               JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
         pthread_mutex_unlock(&A.hook_lock);
@@ -764,14 +973,152 @@ static void retransform(JNIEnv *env, pending **pds, int n)
         (*env)->ExceptionClear(env);
 }
 
-/* The retransformation asked for by rules_for_class, on the same thread. */
+/* ---- stamps: class loading and preparation ---- */
+
+/* A class being defined (not redefined) by a class loader other than the boot loader:
+ * if it declares a method a rule names (any descriptor; whether the rule's type is among its
+ * supertypes is only known once it is prepared), it gets a slot, the stamp field and the
+ * stamp hook. Under S.lock: the slot is taken only if the rewrite succeeded. */
+static void stamp_load(jvmtiEnv *ti, const char *name, const unsigned char *data, jint len,
+                       jint *new_len, unsigned char **new_data)
+{
+    if (!name || strncmp(name, "leakray/", 8) == 0 || strncmp(name, "leakcanary/", 11) == 0)
+        return;
+    rw_target t[WATCH_OPTS_MAX_RULES];
+    int nt = 0;
+    for (int r = 0; r < A.opts.n_watch; r++) {
+        /* most classes name no watched method at all: a byte search rules them out */
+        const char *m = A.opts.watch[r].method;
+        if (!memmem(data, (size_t)len, m, strlen(m)))
+            continue;
+        t[nt].name = m;
+        t[nt].desc = NULL;
+        t[nt].rule = r;
+        nt++;
+    }
+    if (nt == 0 || S.n_slots >= STAMP_SLOTS)
+        return;
+    unsigned char *out = NULL;
+    size_t out_len = 0;
+    pthread_mutex_lock(&S.lock);
+    int slot = S.n_slots;
+    rw_stamp st = {STAMP_FIELD, slot};
+    int rc = slot < STAMP_SLOTS
+                 ? rw_rewrite_stamp(data, (size_t)len, t, nt, "leakray/AppWatcher", "stamp", &st,
+                                    &out, &out_len)
+                 : 0;
+    unsigned char *jd = NULL;
+    if (rc > 0 && out_len <= 0x7fffffff && (S.slot_name[slot] = strdup(name)) &&
+        (*ti)->Allocate(ti, (jlong)out_len, &jd) == JVMTI_ERROR_NONE) {
+        memcpy(jd, out, out_len);
+        *new_data = jd;
+        *new_len = (jint)out_len;
+        S.n_slots = slot + 1;
+        __atomic_add_fetch(&A.n_rewritten, (unsigned)rc, __ATOMIC_RELAXED);
+    } else if (rc > 0) {
+        free(S.slot_name[slot]);
+        S.slot_name[slot] = NULL;
+    }
+    pthread_mutex_unlock(&S.lock);
+    free(out);
+}
+
+/* k's own stamp field, or NULL. */
+static jfieldID own_stamp_field(jclass k)
+{
+    jint nf = 0;
+    jfieldID *fs = NULL, found = NULL;
+    if ((*A.ti)->GetClassFields(A.ti, k, &nf, &fs) != JVMTI_ERROR_NONE)
+        return NULL;
+    for (jint i = 0; i < nf && !found; i++) {
+        char *fname = NULL;
+        if ((*A.ti)->GetFieldName(A.ti, k, fs[i], &fname, NULL, NULL) == JVMTI_ERROR_NONE &&
+            strcmp(fname, STAMP_FIELD) == 0)
+            found = fs[i];
+        if (fname)
+            (*A.ti)->Deallocate(A.ti, (unsigned char *)fname);
+    }
+    (*A.ti)->Deallocate(A.ti, (unsigned char *)fs);
+    return found;
+}
+
+/* A class was prepared (before any of its code runs). If it carries a stamp field, its
+ * module is made to read the hook's, and, if pd says a rule's type is among its supertypes,
+ * it becomes a stamped class; a subclass of a stamped class is one too, with its parent's
+ * fields. Returns 1 when the class must not be retransformed (it has a field: rewriting it
+ * again without would be a schema change), else 0. */
+static int stamp_prepare(JNIEnv *env, jclass k, const pending *pd)
+{
+    jlong sup_tag = 0;
+    jclass sup = (*env)->GetSuperclass(env, k);
+    if (sup) {
+        (*A.ti)->GetTag(A.ti, sup, &sup_tag);
+        (*env)->DeleteLocalRef(env, sup);
+    }
+    jfieldID own = NULL;
+    char *sig = NULL;
+    if (S.n_slots > 0 && (*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) == JVMTI_ERROR_NONE) {
+        size_t l = strlen(sig);
+        int named = 0;
+        for (int i = 0; i < S.n_slots && !named && l > 2; i++)
+            named = S.slot_name[i] && strlen(S.slot_name[i]) == l - 2 &&
+                    memcmp(S.slot_name[i], sig + 1, l - 2) == 0;
+        if (named)
+            own = own_stamp_field(k);
+    }
+    if (own && A.hook_module) { /* a named module must be allowed to read the hook's */
+        jobject mod = (*env)->GetModule(env, k);
+        if (mod) {
+            (*A.ti)->AddModuleReads(A.ti, mod, A.hook_module);
+            (*env)->DeleteLocalRef(env, mod);
+        }
+    }
+    int verified = own && pd;
+    if (sup_tag <= 0 || sup_tag > STAMP_CLASSES)
+        sup_tag = 0;
+    if (verified || sup_tag) {
+        pthread_mutex_lock(&S.lock);
+        if (S.n_cls < STAMP_CLASSES) {
+            stamped *c = &S.cls[S.n_cls + 1];
+            memset(c, 0, sizeof *c);
+            if (verified) {
+                c->f[c->n_f++] = own;
+                c->rule = pd->t[0].rule;
+            }
+            const stamped *p = sup_tag ? &S.cls[sup_tag] : NULL;
+            for (int i = 0; p && i < p->n_f && c->n_f < STAMP_FIELDS; i++)
+                c->f[c->n_f++] = p->f[i];
+            if (!verified && p)
+                c->rule = p->rule;
+            if ((*A.ti)->SetTag(A.ti, k, S.n_cls + 1) == JVMTI_ERROR_NONE) {
+                S.n_cls++;
+                for (int i = 0; verified && i < S.n_slots; i++)
+                    if (S.slot_name[i] && strlen(S.slot_name[i]) == strlen(sig) - 2 &&
+                        memcmp(S.slot_name[i], sig + 1, strlen(sig) - 2) == 0)
+                        S.verified[i] = 1;
+            }
+        }
+        pthread_mutex_unlock(&S.lock);
+    }
+    if (sig)
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+    return own != NULL;
+}
+
+/* The retransformation asked for by rules_for_class, on the same thread; or, while stamps
+ * are on, a class being loaded. */
 static void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_redefined,
                                        jobject loader, const char *name, jobject pd,
                                        jint len, const unsigned char *data, jint *new_len,
                                        unsigned char **new_data)
 {
+    if (!being_redefined) {
+        if (S.on && loader && len > 0 && !A.disabled && !A.dying)
+            stamp_load(ti, name, data, len, new_len, new_data);
+        return;
+    }
     batch *b = cur_batch;
-    if (!b || !being_redefined || len <= 0)
+    if (!b || len <= 0)
         return;
     pending *p = NULL;
     for (int i = 0; i < b->n && !p; i++)
@@ -800,6 +1147,10 @@ static void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jcla
         return;
     in_agent = 1;
     pending *pd = rules_for_class(env, k);
+    if (S.on && stamp_prepare(env, k, pd)) {
+        free(pd);
+        pd = NULL;
+    }
     if (pd)
         retransform(env, &pd, 1);
     in_agent = 0;
@@ -947,6 +1298,33 @@ static int start_thread(JNIEnv *env)
     return 0;
 }
 
+/* Turns stamps on for the classes loaded from now on (after the batch above: a class with a
+ * field must never be in a retransformation batch). Started with the JVM only: attached,
+ * the application's classes are loaded already. */
+static void stamp_start(JNIEnv *env)
+{
+    if (!A.can_tag || A.attached || A.hook_loader)
+        return;
+    S.epoch_f = (*env)->GetStaticFieldID(env, A.watcher, "epoch", "I");
+    jfieldID af = S.epoch_f ? (*env)->GetStaticFieldID(env, A.watcher, "ACTIVE", "[B") : NULL;
+    jobject arr = af ? (*env)->GetStaticObjectField(env, A.watcher, af) : NULL;
+    if (arr && (*env)->GetArrayLength(env, arr) == STAMP_SLOTS)
+        S.active = (*env)->NewGlobalRef(env, arr);
+    if (arr)
+        (*env)->DeleteLocalRef(env, arr);
+    if (!S.active) { /* an older jar: the call hook does the job */
+        (*env)->ExceptionClear(env);
+        return;
+    }
+    stamp_advance(env, clock_ms());
+    pthread_mutex_lock(&A.hook_lock);
+    S.on = 1;
+    if (A.hook_users == 0)
+        (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK,
+                                          NULL);
+    pthread_mutex_unlock(&A.hook_lock);
+}
+
 static void live_start(JNIEnv *env)
 {
     in_agent = 1;
@@ -990,6 +1368,7 @@ static void live_start(JNIEnv *env)
         }
         if (cs)
             (*A.ti)->Deallocate(A.ti, (unsigned char *)cs);
+        stamp_start(env);
     }
     say("watching (threshold %u, delay %llu ms, %d watch rules%s, %u methods hooked, set up "
         "in %llu ms), reports in %s",
@@ -1139,9 +1518,17 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     jvmtiCapabilities want;
     memset(&want, 0, sizeof want);
     want.can_retransform_classes = 1;
+    /* stamps (started with the JVM only) find their objects with tags and a heap walk */
+    want.can_tag_objects = !live;
+    A.attached = live;
     /* rules rewrite classes already loaded too (attached, or the JDK's own at start) */
     A.can_rules = A.opts.n_watch > 0 &&
                   (*A.ti)->AddCapabilities(A.ti, &want) == JVMTI_ERROR_NONE;
+    A.can_tag = A.can_rules && !live;
+    if (A.opts.n_watch > 0 && !A.can_rules && !live) {
+        want.can_tag_objects = 0;
+        A.can_rules = (*A.ti)->AddCapabilities(A.ti, &want) == JVMTI_ERROR_NONE;
+    }
     if (A.opts.n_watch > 0 && !A.can_rules)
         say("watch rules are off (class retransformation unavailable)");
     /* The jar goes on the boot class path, so every loader, the JDK's included, sees one

@@ -2,7 +2,7 @@
 /* rewrite.c: inserts the watch hook before the returns of chosen methods of a class file
  * (agents layer), prefix rw_. Two passes per method: the first decodes the instructions and
  * lists the returns, the second emits the code with the hook before each return; every old
- * code offset o becomes M(o) = o + RW_INSERT * (returns before o), so a branch to a return
+ * code offset o becomes M(o) = o + INSERT * (returns before o), so a branch to a return
  * lands on its hook. Class-file layout: JVMS chapter 4 (4.4 constant pool, 4.7.3 Code, 4.7.4
  * StackMapTable); opcode lengths: JVMS chapter 6. All reads are bounds-checked: the bytes
  * come from the JVM, but a malformed class must never crash the process it runs in. */
@@ -12,7 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RW_INSERT 8 /* bytes inserted per return: a multiple of 4 keeps switch alignment */
+/* Bytes inserted per return: multiples of 4 keep switch alignment. The call hook is
+ * `aload_0; bipush RULE; invokestatic; nop; nop`, the stamp hook `aload_0; sipush SLOT;
+ * invokestatic STAMP(I)I; putfield FIELD; nop; nop`. */
+#define RW_INSERT 8
+#define RW_INSERT_STAMP 12
+#define RW_STAMP_ACC 0x1082 /* private transient synthetic: not serialized, no serialVersionUID
+                             * change (its computation skips private transient fields) */
 
 typedef struct buf {
     unsigned char *p;
@@ -112,6 +118,7 @@ static int is_return(unsigned op) { return op >= 0xac && op <= 0xb1; }
 typedef struct map {
     const uint32_t *rets; /* sorted offsets of the returns */
     size_t n;
+    uint32_t ins;         /* bytes inserted before each return */
 } map;
 
 /* M(o): where old offset o moves (a return's hook goes where the return was). */
@@ -125,7 +132,7 @@ static uint32_t M(const map *m, uint32_t o)
         else
             hi = mid;
     }
-    return o + (uint32_t)(RW_INSERT * lo);
+    return o + (uint32_t)(m->ins * lo);
 }
 
 /* One verification_type_info; returns bytes read or 0. */
@@ -223,10 +230,10 @@ static int stack_map(buf *o, const map *m, const unsigned char *p, const unsigne
     return p == end ? 0 : -1;
 }
 
-/* Rewrites one Code attribute body a[0..alen) into o. Returns 0, or -1 to keep the method
- * as it was (o is then rewound by the caller). */
-static int rewrite_code(const cls *c, const unsigned char *a, uint32_t alen, int rule,
-                        unsigned mref, buf *o)
+/* Rewrites one Code attribute body a[0..alen) into o, hook[0..ins) before each return.
+ * Returns 0, or -1 to keep the method as it was (o is then rewound by the caller). */
+static int rewrite_code(const cls *c, const unsigned char *a, uint32_t alen,
+                        const unsigned char *hook, uint32_t ins, buf *o)
 {
     if (alen < 12)
         return -1;
@@ -248,21 +255,18 @@ static int rewrite_code(const cls *c, const unsigned char *a, uint32_t alen, int
             rets[nret++] = (uint32_t)pc;
         pc += l;
     }
-    if (nret == 0 || clen + RW_INSERT * nret > 65535)
+    if (nret == 0 || clen + ins * nret > 65535)
         goto out;
-    map m = {rets, nret};
-    put2(o, max_stack + 2 > 65535 ? 65535 : max_stack + 2);
+    map m = {rets, nret, ins};
+    put2(o, max_stack + 2 > 65535 ? 65535 : max_stack + 2); /* both hooks push two words */
     put2(o, max_locals);
-    put4(o, (uint32_t)(clen + RW_INSERT * nret));
+    put4(o, (uint32_t)(clen + ins * nret));
     for (size_t pc = 0; pc < clen;) {
         size_t l = insn_len(code, clen, pc);
         unsigned op = code[pc];
         int64_t np = M(&m, (uint32_t)pc);
         if (is_return(op)) {
-            const unsigned char hook[RW_INSERT] = {0x2a, 0x10, (unsigned char)rule, 0xb8,
-                                                   (unsigned char)(mref >> 8),
-                                                   (unsigned char)(mref & 0xff), 0, 0};
-            put(o, hook, sizeof hook);
+            put(o, hook, ins);
             put1(o, op);
         } else if ((op >= 0x99 && op <= 0xa8) || op == 0xc6 || op == 0xc7) {
             int64_t t = (int64_t)pc + (int16_t)u2(code + pc + 1);
@@ -391,15 +395,20 @@ static int skip_attrs(const unsigned char *in, size_t n, size_t *pos)
     return 0;
 }
 
-int rw_rewrite(const unsigned char *in, size_t n, const rw_target *targets, int n_targets,
-               const char *hook_class, const char *hook_name, unsigned char **out,
-               size_t *out_len)
+/* Both rewrites. stamp NULL: the call hook (rule per target); else the stamp hook and the
+ * field. */
+static int rewrite(const unsigned char *in, size_t n, const rw_target *targets, int n_targets,
+                   const char *hook_class, const char *hook_name, const rw_stamp *stamp,
+                   unsigned char **out, size_t *out_len)
 {
-    static const char hook_desc[] = "(Ljava/lang/Object;I)V";
+    const char *hook_desc = stamp ? "(I)I" : "(Ljava/lang/Object;I)V";
     if (n < 10 || u4(in) != 0xCAFEBABEu)
         return -1;
+    if (stamp && (stamp->slot < 0 || stamp->slot > 32767))
+        return -1;
     cls c = {in, n, NULL, u2(in + 8)};
-    if (c.cp_count == 0 || c.cp_count + 6 > 65535)
+    unsigned n_new = stamp ? 10 : 6; /* constant-pool entries added */
+    if (c.cp_count == 0 || c.cp_count + n_new > 65535)
         return -1;
     c.cp_off = calloc(c.cp_count, sizeof *c.cp_off);
     if (!c.cp_off)
@@ -429,26 +438,36 @@ int rw_rewrite(const unsigned char *in, size_t n, const rw_target *targets, int 
     size_t cp_end = pos;
     if (pos + 8 > n)
         goto out;
+    unsigned acc_class = u2(in + pos), this_class = u2(in + pos + 2);
+    /* a field cannot go into an interface (a default close()), an annotation or a module */
+    if (stamp && (acc_class & (0x0200 | 0x2000 | 0x8000)))
+        goto out;
     pos += 6;
     pos += 2 + 2 * (size_t)u2(in + pos);
     if (pos + 2 > n)
         goto out;
+    size_t fields_at = pos;
     unsigned nf = u2(in + pos);
     pos += 2;
     for (unsigned i = 0; i < nf; i++) {
+        if (pos + 6 > n)
+            goto out;
+        if (stamp && utf8_is(&c, u2(in + pos + 2), stamp->field))
+            goto out; /* stamped already */
         pos += 6;
-        if (pos > n || skip_attrs(in, n, &pos) != 0)
+        if (skip_attrs(in, n, &pos) != 0)
             goto out;
     }
     size_t methods_at = pos;
-    if (pos + 2 > n)
+    if (pos + 2 > n || (stamp && nf == 65535))
         goto out;
 
     /* the new constant-pool entries, after the old ones: Utf8 class, Class, Utf8 name,
-     * Utf8 descriptor, NameAndType, Methodref (its index is the hook's) */
-    unsigned base = c.cp_count, mref = base + 5;
+     * Utf8 descriptor, NameAndType, Methodref (its index is the hook's); with a stamp also
+     * Utf8 field name, Utf8 "I", NameAndType, Fieldref (this class's new field) */
+    unsigned base = c.cp_count, mref = base + 5, fref = base + 9;
     put(&o, in, 8);
-    put2(&o, c.cp_count + 6);
+    put2(&o, c.cp_count + n_new);
     put(&o, in + 10, cp_end - 10);
     put1(&o, 1);
     put2(&o, (unsigned)strlen(hook_class));
@@ -467,7 +486,29 @@ int rw_rewrite(const unsigned char *in, size_t n, const rw_target *targets, int 
     put1(&o, 10);
     put2(&o, base + 1);
     put2(&o, base + 4);
-    put(&o, in + cp_end, methods_at - cp_end);
+    if (stamp) {
+        put1(&o, 1);
+        put2(&o, (unsigned)strlen(stamp->field));
+        put(&o, stamp->field, strlen(stamp->field));
+        put1(&o, 1);
+        put2(&o, 1);
+        put1(&o, 'I');
+        put1(&o, 12);
+        put2(&o, base + 6);
+        put2(&o, base + 7);
+        put1(&o, 9);
+        put2(&o, this_class);
+        put2(&o, base + 8);
+        put(&o, in + cp_end, fields_at - cp_end);
+        put2(&o, nf + 1);
+        put(&o, in + fields_at + 2, methods_at - fields_at - 2);
+        put2(&o, RW_STAMP_ACC);
+        put2(&o, base + 6);
+        put2(&o, base + 7);
+        put2(&o, 0);
+    } else {
+        put(&o, in + cp_end, methods_at - cp_end);
+    }
 
     unsigned nm = u2(in + pos);
     put2(&o, nm);
@@ -479,8 +520,30 @@ int rw_rewrite(const unsigned char *in, size_t n, const rw_target *targets, int 
         int rule = -1;
         if (!(acc & (0x0008 | 0x0100 | 0x0400))) /* not static, native or abstract */
             for (int t = 0; t < n_targets && rule < 0; t++)
-                if (utf8_is(&c, name, targets[t].name) && utf8_is(&c, desc, targets[t].desc))
+                if (utf8_is(&c, name, targets[t].name) &&
+                    (!targets[t].desc || utf8_is(&c, desc, targets[t].desc)))
                     rule = targets[t].rule;
+        unsigned char hook[RW_INSERT_STAMP] = {0};
+        uint32_t ins = RW_INSERT;
+        hook[0] = 0x2a; /* aload_0 */
+        if (stamp) {
+            ins = RW_INSERT_STAMP;
+            hook[1] = 0x11; /* sipush */
+            hook[2] = (unsigned char)(stamp->slot >> 8);
+            hook[3] = (unsigned char)(stamp->slot & 0xff);
+            hook[4] = 0xb8; /* invokestatic */
+            hook[5] = (unsigned char)(mref >> 8);
+            hook[6] = (unsigned char)(mref & 0xff);
+            hook[7] = 0xb5; /* putfield */
+            hook[8] = (unsigned char)(fref >> 8);
+            hook[9] = (unsigned char)(fref & 0xff);
+        } else {
+            hook[1] = 0x10; /* bipush */
+            hook[2] = (unsigned char)(rule & 0x7f);
+            hook[3] = 0xb8;
+            hook[4] = (unsigned char)(mref >> 8);
+            hook[5] = (unsigned char)(mref & 0xff);
+        }
         put(&o, in + pos, 6);
         unsigned na = u2(in + pos + 6);
         put2(&o, na);
@@ -496,7 +559,7 @@ int rw_rewrite(const unsigned char *in, size_t n, const rw_target *targets, int 
             if (rule >= 0 && utf8_is(&c, an, "Code")) {
                 put2(&o, an);
                 put4(&o, 0);
-                if (rewrite_code(&c, in + pos + 6, al, rule, mref, &o) == 0 && !o.err) {
+                if (rewrite_code(&c, in + pos + 6, al, hook, ins, &o) == 0 && !o.err) {
                     uint32_t nl = (uint32_t)(o.n - mark - 6);
                     o.p[mark + 2] = (unsigned char)(nl >> 24);
                     o.p[mark + 3] = (unsigned char)(nl >> 16);
@@ -532,4 +595,20 @@ out:
     free(o.p);
     free(c.cp_off);
     return rc;
+}
+
+int rw_rewrite(const unsigned char *in, size_t n, const rw_target *targets, int n_targets,
+               const char *hook_class, const char *hook_name, unsigned char **out,
+               size_t *out_len)
+{
+    return rewrite(in, n, targets, n_targets, hook_class, hook_name, NULL, out, out_len);
+}
+
+int rw_rewrite_stamp(const unsigned char *in, size_t n, const rw_target *targets,
+                     int n_targets, const char *hook_class, const char *hook_name,
+                     const rw_stamp *stamp, unsigned char **out, size_t *out_len)
+{
+    if (!stamp || !stamp->field)
+        return -1;
+    return rewrite(in, n, targets, n_targets, hook_class, hook_name, stamp, out, out_len);
 }
