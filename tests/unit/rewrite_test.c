@@ -11,7 +11,12 @@
  *  - with a JDK installed: a class compiled at test time (returns in loops, both switch
  *    kinds at every padding, try/catch/finally, a constructor call in a branch, a value
  *    returning method), rewritten here, is loaded by a JVM under -Xverify:all, computes the
- *    same results as the original, and calls the hook once per return executed. */
+ *    same results as the original, and calls the hook once per return executed;
+ *  - the stamp variant (a field added, its hook stores into it): the same classes, cuts and
+ *    byte changes; a class stamped once is refused a second field; with a JDK, stamped
+ *    classes verify and run as the originals, a subclass's override calling super stores
+ *    into both classes' fields in return order, and the field is private transient
+ *    synthetic, so a Serializable class keeps its serialVersionUID. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,6 +36,8 @@ static const rw_target TARGETS[] = {{"close", "()V", 0}, {"dispose", "()V", 1},
                                     {"pick", "(I)I", 2}};
 #define HOOK_CLASS "leakray/AppWatcher"
 #define HOOK_NAME "returned"
+#define STAMP_NAME "stamp"
+static const rw_stamp STAMP = {"leakray$stamp", 300};
 
 static unsigned char *slurp(const char *path, size_t *n)
 {
@@ -161,6 +168,79 @@ static void hostile_bytes(void **state)
     }
 }
 
+static void stamp_javac_classes(void **state)
+{
+    static const char *names[] = {"connection.class", "dialog.class", "switches.class"};
+    for (size_t k = 0; k < 3; k++) {
+        size_t n = 0, m = 0;
+        unsigned char *in = corpus(names[k], &n), *out = NULL;
+        int rc = rw_rewrite_stamp(in, n, TARGETS, 3, HOOK_CLASS, STAMP_NAME, &STAMP, &out, &m);
+        assert_true(rc >= 1);
+        /* 12 bytes per return: aload_0; sipush 300; invokestatic; putfield; nop; nop */
+        static const unsigned char head[] = {0x2a, 0x11, 0x01, 0x2c, 0xb8};
+        size_t n_hooks = 0;
+        for (size_t i = 0; i + 12 <= m; i++)
+            if (memcmp(out + i, head, sizeof head) == 0 && out[i + 7] == 0xb5 &&
+                out[i + 10] == 0 && out[i + 11] == 0 && is_return(out[i + 12]))
+                n_hooks++;
+        assert_true(n_hooks >= (size_t)rc);
+        assert_true(m - n > 12 * n_hooks + 8); /* and the field's entry */
+        assert_int_equal(count(out, m, "leakray$stamp"), 1);
+        assert_int_equal(count(out, m, "(I)I"), count(in, n, "(I)I") + 1);
+        /* a second field of the same name is refused; the call hook still parses it */
+        unsigned char *again = NULL;
+        size_t m2 = 0;
+        assert_int_equal(rw_rewrite_stamp(out, m, TARGETS, 3, HOOK_CLASS, STAMP_NAME, &STAMP,
+                                          &again, &m2),
+                         -1);
+        assert_null(again);
+        assert_int_equal(rw_rewrite(out, m, TARGETS, 3, HOOK_CLASS, HOOK_NAME, &again, &m2), rc);
+        free(again);
+        /* any descriptor: the rule's method name is enough */
+        static const rw_target any[] = {{"close", NULL, 0}};
+        if (k == 0) {
+            assert_int_equal(rw_rewrite_stamp(in, n, any, 1, HOOK_CLASS, STAMP_NAME, &STAMP,
+                                              &again, &m2),
+                             1);
+            free(again);
+        }
+        /* an out-of-range slot is refused */
+        rw_stamp bad = {"leakray$stamp", 40000};
+        assert_int_equal(rw_rewrite_stamp(in, n, TARGETS, 3, HOOK_CLASS, STAMP_NAME, &bad,
+                                          &again, &m2),
+                         -1);
+        free(out);
+        free(in);
+    }
+}
+
+/* The stamp variant on every prefix and every changed byte of a real class. */
+static void stamp_hostile_bytes(void **state)
+{
+    size_t n = 0;
+    unsigned char *in = corpus("connection.class", &n);
+    for (size_t cut = 0; cut < n; cut++) {
+        unsigned char *cp = malloc(cut ? cut : 1), *out = NULL;
+        memcpy(cp, in, cut);
+        size_t m = 0;
+        assert_int_equal(
+            rw_rewrite_stamp(cp, cut, TARGETS, 3, HOOK_CLASS, STAMP_NAME, &STAMP, &out, &m), -1);
+        free(cp);
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *cp = malloc(n), *out = NULL, *again = NULL;
+        memcpy(cp, in, n);
+        cp[i] ^= 0xff;
+        size_t m = 0, m2 = 0;
+        if (rw_rewrite_stamp(cp, n, TARGETS, 3, HOOK_CLASS, STAMP_NAME, &STAMP, &out, &m) > 0)
+            assert_true(rw_rewrite(out, m, TARGETS, 3, HOOK_CLASS, HOOK_NAME, &again, &m2) >= 0);
+        free(again);
+        free(out);
+        free(cp);
+    }
+    free(in);
+}
+
 static void hostile_headers(void **state)
 {
     unsigned char *out = NULL;
@@ -280,6 +360,39 @@ static const char MAIN_JAVA[] =
     "  }\n"
     "}\n";
 
+/* The stamp hook: counts per slot, hands out a sequence number. */
+static const char STAMP_HOOK_JAVA[] =
+    "package leakray;\n"
+    "public final class AppWatcher {\n"
+    "  public static final int[] CALLS = new int[3];\n"
+    "  public static int seq;\n"
+    "  public static int stamp(int slot) { CALLS[slot]++; return ++seq; }\n"
+    "}\n";
+
+/* Reads the stamp fields by reflection after a subclass's dispose() (which calls super's)
+ * and prints a Serializable class's serialVersionUID. */
+static const char PROBE_JAVA[] =
+    "package rw;\n"
+    "import java.lang.reflect.*;\n"
+    "public class Probe {\n"
+    "  public static class Ser implements java.io.Serializable, java.io.Closeable {\n"
+    "    int a; String b; public void close() { a++; } }\n"
+    "  public static void main(String[] x) throws Exception {\n"
+    "    System.out.println(\"suid \" + java.io.ObjectStreamClass.lookup(Ser.class)\n"
+    "        .getSerialVersionUID());\n"
+    "    Pad p = new Pad(); p.dispose(); new Ser().close();\n"
+    "    try {\n"
+    "      Field t = Target.class.getDeclaredField(\"leakray$stamp\");\n"
+    "      Field d = Pad.class.getDeclaredField(\"leakray$stamp\");\n"
+    "      t.setAccessible(true); d.setAccessible(true);\n"
+    "      int m = t.getModifiers();\n"
+    "      System.out.println(\"fields \" + (t.getInt(p) - leakray.AppWatcher.seq) + \" \"\n"
+    "          + (d.getInt(p) - leakray.AppWatcher.seq) + \" \" + Modifier.isPrivate(m)\n"
+    "          + Modifier.isTransient(m) + t.isSynthetic() + t.getType());\n"
+    "    } catch (NoSuchFieldException e) { System.out.println(\"fields none\"); }\n"
+    "  }\n"
+    "}\n";
+
 static void put_file(const char *dir, const char *name, const char *text)
 {
     char p[4096];
@@ -383,6 +496,88 @@ static void rewritten_class_verifies_and_runs(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static void stamp_file(const char *path, int slot, int want)
+{
+    size_t n = 0, m = 0;
+    unsigned char *in = slurp(path, &n), *out = NULL;
+    assert_non_null(in);
+    rw_stamp st = {"leakray$stamp", slot};
+    assert_int_equal(
+        rw_rewrite_stamp(in, n, TARGETS, 3, HOOK_CLASS, STAMP_NAME, &st, &out, &m), want);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(out, 1, m, f), m);
+    fclose(f);
+    free(out);
+    free(in);
+}
+
+static void stamped_class_verifies_and_runs(void **state)
+{
+    if (system("command -v javac >/dev/null 2>&1 && command -v java >/dev/null 2>&1") != 0)
+        skip();
+    char dir[] = "/tmp/rewrite_test_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cmd[8192];
+    put_file(dir, "Target.java", TARGET_JAVA);
+    put_file(dir, "Pad.java", PAD_JAVA);
+    put_file(dir, "AppWatcher.java", STAMP_HOOK_JAVA);
+    put_file(dir, "Main.java", MAIN_JAVA);
+    put_file(dir, "Probe.java", PROBE_JAVA);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && javac -nowarn -d orig Target.java Pad.java AppWatcher.java Main.java "
+             "Probe.java 2>&1 && cp -r orig hooked",
+             dir);
+    free(run(cmd));
+    snprintf(cmd, sizeof cmd, "java -Xverify:all -Xint -cp %s/orig rw.Main 2>&1", dir);
+    char *want = run(cmd);
+    snprintf(cmd, sizeof cmd, "java -Xverify:all -Xint -cp %s/orig rw.Probe 2>&1", dir);
+    char *probe_want = run(cmd);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/hooked/rw/Target.class", dir);
+    stamp_file(path, 0, 3);
+    snprintf(path, sizeof path, "%s/hooked/rw/Pad.class", dir);
+    stamp_file(path, 1, 2);
+    snprintf(path, sizeof path, "%s/hooked/rw/Probe$Ser.class", dir);
+    stamp_file(path, 2, 1);
+    snprintf(cmd, sizeof cmd, "java -Xverify:all -Xint -cp %s/hooked rw.Main 2>&1", dir);
+    char *got = run(cmd);
+    snprintf(cmd, sizeof cmd,
+             "java -Xverify:all -Xbatch -XX:CompileThreshold=20 -XX:-BackgroundCompilation "
+             "-cp %s/hooked rw.Main 2>&1",
+             dir);
+    char *got_jit = run(cmd);
+    snprintf(cmd, sizeof cmd, "java -Xverify:all -cp %s/hooked rw.Probe 2>&1", dir);
+    char *probe = run(cmd);
+    char *wh = strstr(want, "hooks "), *gh = strstr(got, "hooks ");
+    assert_non_null(wh);
+    assert_non_null(gh);
+    assert_int_equal(wh - want, gh - got);
+    assert_memory_equal(want, got, (size_t)(wh - want)); /* the same results */
+    assert_string_equal(got, got_jit);
+    assert_true(strncmp(wh, "hooks 0 0 0\n", 12) == 0);
+    /* per class now (Target: slot 0, Pad: slot 1): one stamp per method execution */
+    int h0, h1, h2, c0, c1, c2;
+    assert_int_equal(sscanf(gh, "hooks %d %d %d\ncalls %d %d %d", &h0, &h1, &h2, &c0, &c1, &c2),
+                     6);
+    assert_true(h0 > 0 && h1 > 0);
+    assert_int_equal(h2, 0);
+    assert_int_equal(h0 + h1, c0 + c1 + c2);
+    assert_string_equal(strstr(wh, "calls "), strstr(gh, "calls "));
+    /* super.dispose() returned first, then the override: -1 and 0 from the last stamp
+     * (then Ser's close took one more); the field as declared; serialVersionUID unchanged */
+    assert_non_null(strstr(probe_want, "fields none"));
+    assert_non_null(strstr(probe, "fields -2 -1 truetruetrueint"));
+    assert_memory_equal(probe, probe_want, (size_t)(strchr(probe_want, '\n') - probe_want));
+    free(want);
+    free(got);
+    free(got_jit);
+    free(probe);
+    free(probe_want);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +587,9 @@ int main(void)
         cmocka_unit_test(hostile_headers),
         cmocka_unit_test(huge_lengths),
         cmocka_unit_test(rewritten_class_verifies_and_runs),
+        cmocka_unit_test(stamp_javac_classes),
+        cmocka_unit_test(stamp_hostile_bytes),
+        cmocka_unit_test(stamped_class_verifies_and_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# agent_stamps.sh: application classes loaded after the JVM agent started are watched through
+# the stamp field their watched method sets (no handle per close()). A JVM closes 100,000
+# connections it drops at once, 5 it keeps (Connection; SubConnection, whose close() overrides
+# and calls super.close(); Plain, which inherits close()) and 5 it releases before the delay.
+# The report must name exactly the 5 kept, each once, with LeakCanary's description; the
+# status file must say the stamp scan found exactly 5 objects (the collected and the
+# released ones were never watched) in 3 stamped classes at least.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+work="$LEAKRAY_BUILD/tmp/agent_stamps"
+# shellcheck source=agent_lib.bash
+. "$LEAKRAY_SRC/tests/e2e/agent_lib.bash"
+agent_setup
+javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/agent/StampLeaks.java"
+
+java -Xmx128m "-agentpath:$agent_so=dump-dir=$work/d,delay-ms=300,quiet" \
+    -cp "$agent_jar:$work/classes" agent.StampLeaks 5 100000 2500 > "$work/status" \
+    2> "$work/err" || fail "the JVM failed: $(cat "$work/err")"
+agent_wait "$work/d"
+json=$(ls "$work"/d/leakray-*.json)
+python3 - "$json" "$work/status" <<'PY' || fail "stamps: wrong report or status"
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = dict(l.split(": ", 1) for l in open(sys.argv[2]).read().splitlines() if ": " in l)
+S = "agent.StampLeaks$"
+got = sorted(t["class"] for t in d["traces"])
+want = sorted([S + "Connection"] * 2 + [S + "SubConnection"] * 2 + [S + "Plain"])
+assert got == want, (got, want)
+assert d["leaking_objects"] == 5 and d["unreachable_objects"] == [], d["leaking_objects"]
+for t in d["traces"]:
+    why = "because %s received java.io.Closeable#close() callback" % t["class"]
+    assert t["source"] == "watched" and why in t["elements"][-1]["reason"], t["elements"][-1]
+assert int(st["stamp_found"]) == 5, st
+assert int(st["stamped_classes"]) >= 3 and int(st["stamp_scans"]) >= 1, st
+assert int(st["dumps"]) == 1, st
+print("stamps: 5 leaks named (%s), %s scans, %s stamped classes, %s watched in all" %
+      (", ".join(sorted(set(c[len(S):] for c in got))), st["stamp_scans"],
+       st["stamped_classes"], st["total_watched"]))
+PY
+echo "agent_stamps: ok"
