@@ -979,8 +979,8 @@ static void retransform(JNIEnv *env, pending **pds, int n)
  * if it declares a method a rule names (any descriptor; whether the rule's type is among its
  * supertypes is only known once it is prepared), it gets a slot, the stamp field and the
  * stamp hook. Under S.lock: the slot is taken only if the rewrite succeeded. */
-static void stamp_load(jvmtiEnv *ti, const char *name, const unsigned char *data, jint len,
-                       jint *new_len, unsigned char **new_data)
+static void stamp_load(jvmtiEnv *ti, const char *name, int again, const unsigned char *data,
+                       jint len, jint *new_len, unsigned char **new_data)
 {
     if (!name || strncmp(name, "leakray/", 8) == 0 || strncmp(name, "leakcanary/", 11) == 0)
         return;
@@ -996,20 +996,27 @@ static void stamp_load(jvmtiEnv *ti, const char *name, const unsigned char *data
         t[nt].rule = r;
         nt++;
     }
-    if (nt == 0 || S.n_slots >= STAMP_SLOTS)
+    if (nt == 0 || (S.n_slots >= STAMP_SLOTS && again < 0))
         return;
     unsigned char *out = NULL;
     size_t out_len = 0;
     pthread_mutex_lock(&S.lock);
-    int slot = S.n_slots;
+    int slot = again >= 0 ? again : S.n_slots;
     rw_stamp st = {STAMP_FIELD, slot};
     int rc = slot < STAMP_SLOTS
                  ? rw_rewrite_stamp(data, (size_t)len, t, nt, "leakray/AppWatcher", "stamp", &st,
                                     &out, &out_len)
                  : 0;
     unsigned char *jd = NULL;
-    if (rc > 0 && out_len <= 0x7fffffff && (S.slot_name[slot] = strdup(name)) &&
-        (*ti)->Allocate(ti, (jlong)out_len, &jd) == JVMTI_ERROR_NONE) {
+    if (again >= 0) { /* the same bytes as at load, or the redefinition fails */
+        if (rc > 0 && out_len <= 0x7fffffff &&
+            (*ti)->Allocate(ti, (jlong)out_len, &jd) == JVMTI_ERROR_NONE) {
+            memcpy(jd, out, out_len);
+            *new_data = jd;
+            *new_len = (jint)out_len;
+        }
+    } else if (rc > 0 && out_len <= 0x7fffffff && (S.slot_name[slot] = strdup(name)) &&
+               (*ti)->Allocate(ti, (jlong)out_len, &jd) == JVMTI_ERROR_NONE) {
         memcpy(jd, out, out_len);
         *new_data = jd;
         *new_len = (jint)out_len;
@@ -1114,10 +1121,21 @@ static void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_r
 {
     if (!being_redefined) {
         if (S.on && loader && len > 0 && !A.disabled && !A.dying)
-            stamp_load(ti, name, data, len, new_len, new_data);
+            stamp_load(ti, name, -1, data, len, new_len, new_data);
         return;
     }
     batch *b = cur_batch;
+    if (!b && S.on && name && len > 0) {
+        /* another agent retransforms a class: one with a stamp field must get it again (the
+         * bytes given here are the class's original ones), or its redefinition would fail */
+        int slot = -1;
+        for (int i = 0; i < S.n_slots && slot < 0; i++)
+            if (S.slot_name[i] && strcmp(S.slot_name[i], name) == 0)
+                slot = i;
+        if (slot >= 0 && own_stamp_field(being_redefined))
+            stamp_load(ti, name, slot, data, len, new_len, new_data);
+        return;
+    }
     if (!b || len <= 0)
         return;
     pending *p = NULL;
@@ -1350,19 +1368,44 @@ static void live_start(JNIEnv *env)
         int np = 0;
         if ((*A.ti)->GetLoadedClasses(A.ti, &nc, &cs) == JVMTI_ERROR_NONE &&
             (pds = calloc((size_t)nc + 1, sizeof *pds))) {
-            /* the classes loaded before now, retransformed in one batch */
-            for (jint i = 0; i < nc; i++) {
+            /* the classes loaded before now, retransformed in one batch. Only subtypes of
+             * the rules' own classes (found by name among them, whatever their loader) can
+             * need the hook: IsAssignableFrom rules the others out without listing their
+             * methods (most of the start-up cost when hundreds of classes are loaded) */
+            unsigned char *ok = calloc((size_t)nc + 1, 1);
+            jint *rcs = calloc((size_t)nc + 1, sizeof *rcs), nrc = 0;
+            for (jint i = 0; ok && rcs && i < nc; i++) {
                 jint st = 0;
+                char *sig = NULL;
                 (*A.ti)->GetClassStatus(A.ti, cs[i], &st);
-                pending *pd = NULL;
-                if ((st & JVMTI_CLASS_STATUS_PREPARED) && !(st & JVMTI_CLASS_STATUS_ARRAY) &&
-                    !(st & JVMTI_CLASS_STATUS_PRIMITIVE))
-                    pd = rules_for_class(env, cs[i]);
+                ok[i] = (st & JVMTI_CLASS_STATUS_PREPARED) && !(st & JVMTI_CLASS_STATUS_ARRAY) &&
+                        !(st & JVMTI_CLASS_STATUS_PRIMITIVE);
+                if (!ok[i] ||
+                    (*A.ti)->GetClassSignature(A.ti, cs[i], &sig, NULL) != JVMTI_ERROR_NONE)
+                    continue;
+                sig_to_name(sig);
+                for (int r = 0; r < A.opts.n_watch; r++)
+                    if (strcmp(sig, A.opts.watch[r].cls) == 0) {
+                        rcs[nrc++] = i;
+                        break;
+                    }
+                (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+            }
+            for (jint i = 0; ok && rcs && i < nc; i++) {
+                int sub = 0;
+                for (jint j = 0; ok[i] && j < nrc && !sub; j++)
+                    sub = (*env)->IsAssignableFrom(env, cs[i], cs[rcs[j]]);
+                pending *pd = sub ? rules_for_class(env, cs[i]) : NULL;
                 if (pd)
                     pds[np++] = pd;
                 else
-                    (*env)->DeleteLocalRef(env, cs[i]);
+                    ok[i] = 0;
             }
+            for (jint i = 0; i < nc; i++) /* the batch's classes are freed with this frame */
+                if (!ok || !ok[i])
+                    (*env)->DeleteLocalRef(env, cs[i]);
+            free(ok);
+            free(rcs);
             retransform(env, pds, np); /* frees each pending; class refs die with this frame */
             free(pds);
         }

@@ -82,7 +82,11 @@ void watch_free(watch *w)
 
 /* ---- the table ---- */
 
-/* Grows the ring (unwrapping it to start at 0). Returns 0, or -1 at the cap / no memory. */
+/* Grows the ring in place (realloc: a large table is moved by remapping its pages, so the
+ * old and new tables are never both resident, which would double the peak per-object
+ * memory), then moves the wrapped front part [0, head) behind the old end. The ring is full
+ * when called (n == cap), so after the move the entries are contiguous from head. Returns 0,
+ * or -1 at the cap / no memory. */
 static int grow(watch *w)
 {
     if (w->cap >= w->cfg.max_watched)
@@ -90,15 +94,17 @@ static int grow(watch *w)
     size_t ncap = w->cap ? w->cap * 2 : TABLE_MIN;
     if (ncap > w->cfg.max_watched)
         ncap = w->cfg.max_watched;
-    entry *r = malloc(ncap * sizeof *r);
+    entry *r = realloc(w->ring, ncap * sizeof *r);
     if (!r)
         return -1;
-    for (size_t i = 0; i < w->n; i++)
-        r[i] = *at(w, i);
-    free(w->ring);
+    size_t old = w->cap, wrapped = w->head + w->n > old ? w->head + w->n - old : 0;
+    /* entries at [head, old) then [0, wrapped): move the second run behind the first, as far
+     * as the new room allows, and slide what is left to the start */
+    size_t room = ncap - old, first = wrapped < room ? wrapped : room;
+    memcpy(r + old, r, first * sizeof *r);
+    memmove(r, r + first, (wrapped - first) * sizeof *r);
     w->ring = r;
     w->cap = ncap;
-    w->head = 0;
     w->st.table_bytes = ncap * sizeof *r;
     return 0;
 }

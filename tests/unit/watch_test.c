@@ -384,6 +384,40 @@ static void ring_wraps_many_objects(void **state)
     watch_free(w);
 }
 
+/* The table grows while its ring is wrapped (the front was popped): every entry survives
+ * the move once, in order. */
+static void ring_grows_wrapped(void **state)
+{
+    fake f;
+    watch *w = make(&f, 100, 200);
+    for (int i = 1; i <= 10; i++)
+        add(w, &f, i);
+    for (int i = 1; i <= 10; i++)
+        f.alive[i] = 0;
+    f.now = WATCH_DELAY_MS;
+    tick(w, &f); /* 1..10 collected: tombstones at the front of the 64-entry ring */
+    for (int i = 11; i <= 64; i++)
+        add(w, &f, i); /* pops them: the ring starts at 10 */
+    for (int i = 1; i <= 10; i++)
+        add(w, &f, i); /* wraps to 0..9: the ring is full */
+    assert_int_equal(stats(w).table_bytes, 64 * WATCH_ENTRY_BYTES);
+    add(w, &f, 1);     /* grows with 10 entries wrapped */
+    assert_int_equal(stats(w).table_bytes, 128 * WATCH_ENTRY_BYTES);
+    for (int i = 1; i <= MAXO; i++)
+        f.alive[i] = 0;
+    run_until(w, &f, 4 * WATCH_DELAY_MS);
+    watch_stats st = stats(w);
+    assert_int_equal(st.watched, 0);
+    assert_int_equal(st.collected, 75);
+    assert_int_equal(st.total_watched, 75);
+    assert_int_equal(f.released[1], 3);
+    for (int i = 2; i <= 10; i++)
+        assert_int_equal(f.released[i], 2);
+    for (int i = 11; i <= 64; i++)
+        assert_int_equal(f.released[i], 1);
+    watch_free(w);
+}
+
 /* ---- options and rules ---- */
 
 static void options_parse(void **state)
@@ -475,6 +509,7 @@ int main(void)
         cmocka_unit_test(cap_drops_oldest_with_a_count),
         cmocka_unit_test(disabled_refuses),
         cmocka_unit_test(ring_wraps_many_objects),
+        cmocka_unit_test(ring_grows_wrapped),
         cmocka_unit_test(options_parse),
         cmocka_unit_test(rules_file),
     };
