@@ -1132,7 +1132,11 @@ static void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_r
         for (int i = 0; i < S.n_slots && slot < 0; i++)
             if (S.slot_name[i] && strcmp(S.slot_name[i], name) == 0)
                 slot = i;
-        if (slot >= 0 && own_stamp_field(being_redefined))
+        jint st = 0;
+        (*ti)->GetClassStatus(ti, being_redefined, &st);
+        /* a class loaded but not yet prepared cannot list its fields: its name's slot says */
+        if (slot >= 0 &&
+            (!(st & JVMTI_CLASS_STATUS_PREPARED) || own_stamp_field(being_redefined)))
             stamp_load(ti, name, slot, data, len, new_len, new_data);
         return;
     }

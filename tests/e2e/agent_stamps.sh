@@ -6,21 +6,35 @@
 # and calls super.close(); Plain, which inherits close()) and 5 it releases before the delay.
 # The report must name exactly the 5 kept, each once, with LeakCanary's description; the
 # status file must say the stamp scan found exactly 5 objects (the collected and the
-# released ones were never watched) in 3 stamped classes at least.
+# released ones were never watched) in 3 stamped classes at least. Then the same with a
+# second (java.lang.instrument) agent retransforming the three classes first, as profilers
+# do: the redefinition must keep the field (or it fails) and the hook.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 work="$LEAKRAY_BUILD/tmp/agent_stamps"
 # shellcheck source=agent_lib.bash
 . "$LEAKRAY_SRC/tests/e2e/agent_lib.bash"
 agent_setup
-javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/agent/StampLeaks.java"
+javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/agent/StampLeaks.java" \
+    "$LEAKRAY_SRC/tests/programs/agent/Retransformer.java"
+printf 'Premain-Class: agent.Retransformer\nCan-Retransform-Classes: true\n' > "$work/manifest"
+(cd "$work/classes" && jar cfm "$work/retransformer.jar" "$work/manifest" \
+    agent/Retransformer.class)
 
-java -Xmx128m "-agentpath:$agent_so=dump-dir=$work/d,delay-ms=300,quiet" \
-    -cp "$agent_jar:$work/classes" agent.StampLeaks 5 100000 2500 > "$work/status" \
-    2> "$work/err" || fail "the JVM failed: $(cat "$work/err")"
-agent_wait "$work/d"
-json=$(ls "$work"/d/leakray-*.json)
-python3 - "$json" "$work/status" <<'PY' || fail "stamps: wrong report or status"
+for how in plain retransform; do
+if [ "$how" = plain ]; then
+    java -Xmx128m "-agentpath:$agent_so=dump-dir=$work/$how,delay-ms=300,quiet" \
+        -cp "$agent_jar:$work/classes" agent.StampLeaks 5 100000 2500 > "$work/status" \
+        2> "$work/err" || fail "the JVM failed: $(cat "$work/err")"
+else
+    java -Xmx128m "-agentpath:$agent_so=dump-dir=$work/$how,delay-ms=300,quiet" \
+        "-javaagent:$work/retransformer.jar" -cp "$agent_jar:$work/classes" \
+        agent.StampLeaks 5 100000 2500 retransform > "$work/status" 2> "$work/err" ||
+        fail "$how: the JVM failed: $(cat "$work/err")"
+fi
+agent_wait "$work/$how"
+json=$(ls "$work/$how"/leakray-*.json)
+python3 - "$json" "$work/status" <<'PY' || fail "stamps ($how): wrong report or status"
 import json, sys
 d = json.load(open(sys.argv[1]))
 st = dict(l.split(": ", 1) for l in open(sys.argv[2]).read().splitlines() if ": " in l)
@@ -39,4 +53,5 @@ print("stamps: 5 leaks named (%s), %s scans, %s stamped classes, %s watched in a
       (", ".join(sorted(set(c[len(S):] for c in got))), st["stamp_scans"],
        st["stamped_classes"], st["total_watched"]))
 PY
+done
 echo "agent_stamps: ok"

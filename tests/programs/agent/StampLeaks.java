@@ -2,10 +2,13 @@
 // StampLeaks: rule-watched application classes the leakray agent finds through the stamp
 // field it adds when they are loaded (java.io.Closeable#close of jvm.rules).
 // usage: java -agentpath:...=delay-ms=D -cp leakray-watcher.jar:. agent.StampLeaks N M RUN_MS
+//        [retransform]
 //   M connections closed and dropped at once (collected: never reported), N closed and kept
 //   in a static list (the leaks: Connection, SubConnection whose close() overrides and calls
 //   super.close(), Plain which inherits close()), N closed and released 100 ms later (before
 //   the delay: never reported); then sleeps RUN_MS and prints the agent's status file.
+//   With "retransform" (and -javaagent:retransformer.jar), the three classes are retransformed
+//   by that second agent first: their stamp field must survive it.
 package agent;
 
 import java.io.Closeable;
@@ -34,6 +37,11 @@ public class StampLeaks {
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]), m = Integer.parseInt(args[1]);
         long runMs = Long.parseLong(args[2]);
+        if (args.length > 3 && args[3].equals("retransform")) {
+            new Plain().close(); // loaded and prepared, as the other two are
+            Retransformer.inst.retransformClasses(Connection.class, SubConnection.class,
+                    Plain.class);
+        }
         for (int i = 0; i < m; i++) {
             Connection c = (i & 1) == 0 ? new Connection() : new SubConnection();
             c.close();
