@@ -510,12 +510,10 @@ static void write_status(void)
 
 /* ---- the agent thread: the core's executor ---- */
 
-/* Has AppWatcher hand over the rule-watched objects of its current batch (a full batch is
+/* Has AppWatcher hand over the objects of its current batch (a full batch is
  * handed over by the thread that fills it). */
 static void seal_rules(JNIEnv *env)
 {
-    if (!A.can_rules || A.opts.n_watch == 0)
-        return;
     (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_seal, (jlong)clock_ms());
     if ((*env)->ExceptionCheck(env))
         agent_disable(env, "AppWatcher.seal failed");
@@ -686,11 +684,11 @@ static void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         uint64_t at = next;
         if (A.wake_at && (!at || A.wake_at < at))
             at = A.wake_at;
-        /* wake at least every second to keep the status file's countdown fresh, and every
-         * AGENT_SEAL_MS while watch rules are on: the batch AppWatcher fills is stamped with
-         * the clock when sealed, so this bounds how late a rule-watched object is checked */
+        /* wake every AGENT_SEAL_MS: the batch AppWatcher fills (rule-watched objects, and
+         * explicitly watched ones) is stamped with the clock when sealed, so this bounds how
+         * late such an object is checked; the stamps' epoch advances at the same pace */
         uint64_t now = clock_ms();
-        uint64_t tick = A.can_rules && A.opts.n_watch > 0 ? AGENT_SEAL_MS : 1000;
+        uint64_t tick = AGENT_SEAL_MS;
         uint64_t until = (!at || at > now + tick) ? now + tick : at;
         if (until > now && !A.dying) {
             struct timespec ts;
@@ -735,9 +733,11 @@ static void JNICALL native_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms
         (*env)->DeleteGlobalRef(env, g);
 }
 
-/* leakray.AppWatcher.flush0: a batch of objects whose watched method returned, with their
- * rules, watched at ms. Each is held by a JNI weak reference until found retained. One call
- * per batch: the methods that return pay no JNI transition. */
+/* leakray.AppWatcher.flush0: a batch of objects whose watched method returned, or watched
+ * through the API with a numbered description, with their rules (descriptions: from
+ * AppWatcher.API_RULE), watched at ms. Each is held by a JNI weak reference until found
+ * retained, when AppWatcher builds its KeyedWeakReference. One call per batch: the
+ * watching threads pay no JNI transition. */
 static void JNICALL native_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArray rules,
                                   jint n, jlong ms)
 {
@@ -760,7 +760,8 @@ static void JNICALL native_flush0(JNIEnv *env, jclass cls, jobjectArray objs, ji
             agent_disable(env, "out of JNI weak global references");
             break;
         }
-        if (watch_add(A.core, w, (uint64_t)ms, AGENT_TAG_WEAK | (uint32_t)(rs[i] & 0x7f)) != 0)
+        uint32_t tag = AGENT_TAG_WEAK | ((uint32_t)rs[i] & ~AGENT_TAG_WEAK);
+        if (watch_add(A.core, w, (uint64_t)ms, tag) != 0)
             (*env)->DeleteWeakGlobalRef(env, w);
     }
     (*env)->PopLocalFrame(env, NULL);
@@ -1258,7 +1259,7 @@ static int resolve(JNIEnv *env)
         (*env)->ExceptionClear(env);
     A.kwr_retained = (*env)->GetFieldID(env, A.kwr, "retainedUptimeMillis", "J");
     A.kwr_dump_ms = (*env)->GetStaticFieldID(env, A.kwr, "heapDumpUptimeMillis", "J");
-    A.watcher_watch = (*env)->GetStaticMethodID(env, A.watcher, "expectWeaklyReachable",
+    A.watcher_watch = (*env)->GetStaticMethodID(env, A.watcher, "watchNow",
                                                 "(Ljava/lang/Object;Ljava/lang/String;)V");
     A.watcher_installed = (*env)->GetStaticFieldID(env, A.watcher, "installed", "Z");
     A.watcher_seal = (*env)->GetStaticMethodID(env, A.watcher, "seal", "(J)V");

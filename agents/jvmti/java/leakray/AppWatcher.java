@@ -6,6 +6,7 @@
 // loaded every call returns at once: the jar may ship with an application permanently.
 package leakray;
 
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -69,7 +70,7 @@ public final class AppWatcher {
 
     private static final class Batch {
         final AtomicReferenceArray<Object> objs = new AtomicReferenceArray<Object>(BATCH);
-        final byte[] rules = new byte[BATCH];
+        final int[] rules = new int[BATCH];
         final AtomicInteger claimed = new AtomicInteger();
     }
 
@@ -81,8 +82,59 @@ public final class AppWatcher {
         return installed;
     }
 
+    // ---- explicitly watched objects ----
+    //
+    // An object watched with a description seen before goes into the same batch as the
+    // rule-watched ones, with its description's number: no reference object, no key, no
+    // native call per object. The agent holds it through a JNI weak reference, and builds its
+    // KeyedWeakReference (key, description, watch time) only if it is found retained, so the
+    // dump is marked as before. Past DESCRIPTIONS distinct descriptions (descriptions built
+    // per object), objects are watched through their own KeyedWeakReference at once.
+
+    /** Distinct descriptions numbered; the number is the batch's rule minus API_RULE. */
+    private static final int DESCRIPTIONS = 4096;
+    /** Rules of explicitly watched objects start here (watch rules are 0..127). */
+    private static final int API_RULE = 1 << 16;
+    private static final ConcurrentHashMap<String, Integer> DESC_IDS =
+            new ConcurrentHashMap<String, Integer>();
+    private static final String[] DESCS = new String[DESCRIPTIONS];
+
+    /** The number of description d, or -1 when all are taken. */
+    private static int number(String d) {
+        Integer id = DESC_IDS.get(d);
+        if (id != null) {
+            return id;
+        }
+        synchronized (DESC_IDS) {
+            id = DESC_IDS.get(d);
+            if (id != null) {
+                return id;
+            }
+            int n = DESC_IDS.size();
+            if (n >= DESCRIPTIONS) {
+                return -1;
+            }
+            DESCS[n] = d; // published to other threads by the map's put
+            DESC_IDS.put(d, n);
+            return n;
+        }
+    }
+
     /** Watches obj: it is expected to become weakly reachable within the agent's delay. */
     public static void expectWeaklyReachable(Object obj, String description) {
+        if (!installed || obj == null) {
+            return;
+        }
+        int id = number(description == null ? "" : description);
+        if (id >= 0) {
+            add(obj, API_RULE + id);
+            return;
+        }
+        watchNow(obj, description);
+    }
+
+    /** Watches obj through its own KeyedWeakReference, at once (the agent's ThreadEnd). */
+    static void watchNow(Object obj, String description) {
         if (!installed || obj == null) {
             return;
         }
@@ -101,10 +153,15 @@ public final class AppWatcher {
         if (!installed || self == null) {
             return;
         }
+        add(self, rule);
+    }
+
+    /** Puts self into the current batch (one atomic increment and one release store). */
+    private static void add(Object self, int rule) {
         Batch b = current;
         int i = b.claimed.getAndIncrement();
         if (i < BATCH) {
-            b.rules[i] = (byte) rule;
+                b.rules[i] = rule;
             b.objs.lazySet(i, self);
         } else {
             overflow(self, rule);
@@ -124,7 +181,7 @@ public final class AppWatcher {
             }
             int i = b.claimed.getAndIncrement();
             if (i < BATCH) {
-                b.rules[i] = (byte) rule;
+                b.rules[i] = rule;
                 b.objs.lazySet(i, self);
                 return;
             }
@@ -172,6 +229,10 @@ public final class AppWatcher {
 
     /** "Foo received java.io.Closeable#close() callback", LeakCanary's wording. */
     private static String describe(Object self, int rule) {
+        if (rule >= API_RULE) {
+            String d = rule - API_RULE < DESCRIPTIONS ? DESCS[rule - API_RULE] : null;
+            return d == null ? "" : d;
+        }
         String[] rs = rules;
         if (rule < 0 || rule >= rs.length) {
             return "";
@@ -179,7 +240,10 @@ public final class AppWatcher {
         return self.getClass().getName() + " received " + rs[rule] + " callback";
     }
 
-    /** Called by the agent when a rule-watched object is found retained: its reference. */
+    /**
+     * Called by the agent when an object of a batch (rule-watched, or watched with a numbered
+     * description) is found retained: its reference.
+     */
     static KeyedWeakReference retainedByRule(Object self, int rule, long watchUptimeMillis,
                                              long retainedUptimeMillis) {
         String key = "lr-" + Long.toHexString(KEYS.incrementAndGet());
