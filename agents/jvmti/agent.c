@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* agent.c: libleakray_agent.so, the JVMTI agent that runs LeakCanary's loop in any HotSpot JVM
  * (agents layer), prefix agent_. It fills the watcher core's callbacks (src/watch/watch.h)
- * with JNI: an object watched through the API is the referent of a
- * leakcanary.KeyedWeakReference held through a JNI global reference, one watched by a rule is
- * held by a JNI weak reference until found retained, when its KeyedWeakReference is built;
+ * with JNI: an object watched by a rule, or through the API with a numbered description
+ * (AppWatcher's batch), or found by its stamp past the delay, is held by a JNI weak reference
+ * until found retained, when its leakcanary.KeyedWeakReference is built; any other watched
+ * object is the referent of a KeyedWeakReference held through a JNI global reference;
  * "alive" asks the reference; GC is JVMTI ForceGarbageCollection;
  * finalization is Runtime.runFinalization; the dump is HotSpotDiagnosticMXBean.dumpHeap to a
  * temporary name renamed when complete. Analysis never runs in the watched JVM: a separate
  * `leakray watch analyze` process writes NAME.txt / NAME.json beside the dump.
  * Objects come from leakray.AppWatcher (the jar, put on the boot class path), from watch
- * rules (a hook inserted before the returns of the named methods only, rewrite.c), and from
+ * rules (a hook inserted before the returns of the named methods only, rewrite.c; in the
+ * application classes loaded after start, a stamp the objects keep themselves), and from
  * ThreadEnd (a Thread object once its thread ended). Safety: no ObjectFree or GC callbacks at
  * all; one agent thread does the checks; an agent error logs one line and disables the agent,
  * it never stops the JVM (only bad options at start do). Docs: docs/agent.md. */

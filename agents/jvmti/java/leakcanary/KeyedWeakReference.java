@@ -3,8 +3,9 @@
 // Same package, class and field names as LeakCanary's, so `leakray analyze` and Shark find the
 // watched objects in the agent's heap dumps with no option: retained when retainedUptimeMillis
 // is not -1 and the referent is still set; heapDumpUptimeMillis (set just before a dump) says
-// for how long. The agent holds each instance through a JNI global reference until it is
-// collected, dropped or cleared after a dump.
+// for how long. The agent builds one when a watched object is found retained (or, for an
+// object watched without a numbered description, when it is watched), and holds it through
+// a JNI global reference until it is collected, dropped or cleared after a dump.
 package leakcanary;
 
 import java.lang.ref.ReferenceQueue;
