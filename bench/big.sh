@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# big.sh: how leakray scales on HotSpot dumps written by real JVMs, from 115 MB to 20 GiB:
+#   small  ~120 MB, 2.3 M objects   scripts/gen-big-dump.sh (BigDump, SCALE 1)
+#   1g     ~1.0 GB, 22 M objects    scripts/gen-big-dump.sh OUT 10
+#   huge   ~21 GB, 430 M objects    scripts/gen-huge-dump.sh (HugeDump, 20 GiB; only when the
+#                                   file exists or BENCH_HUGE=1 asks to write it: ~10.5 GiB
+#                                   of JVM heap, see that script's guards)
+# For each dump, `info`, `histo`, `top` and `analyze` (--json, output discarded after the
+# object count is read) with wall time, CPU (user+sys), own memory (peak of RssAnon +
+# RssShmem sampled every 10 ms, bench/lib.sh; the mapped dump's page cache is not counted),
+# and whether the machine swapped during the run (pswpin/pswpout of /proc/vmstat; a machine
+# without swap says "no swap" and cannot swap). Each verb runs with --max-memory 0.5x the
+# file, the own-memory goal: a run that needs more exits 5 with one line, reported as "over
+# the 0.5x budget", instead of pushing a shared machine into the OOM killer.
+# Per dump: CPU seconds and own memory per GB of file, CPU ns and own bytes per object.
+# The small and 1 GB dumps run RUNS times (default 3; medians), the huge one RUNS_HUGE times
+# (default 1). On the huge dump `top` and `analyze` run only while MemAvailable is at least
+# HUGE_MIN_AVAIL_GIB (default 14), and are skipped with a line saying so otherwise; `info`
+# and `histo` stream and always run. The page cache is warmed only for dumps that fit in
+# half of MemAvailable (the huge one is read from disk as much as from the cache).
+# usage: [RUNS=3] [RUNS_HUGE=1] [BENCH_HUGE=1] [DUMPS="small 1g huge"] bench/big.sh [leakray]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/bench/lib.sh"
+lr=$(cd "$(dirname "${1:-$src/build/leakray}")" && pwd)/$(basename "${1:-$src/build/leakray}")
+[ -x "$lr" ] || { echo "big: no leakray at $lr" >&2; exit 2; }
+dir=$(bench_cache_dir)
+out=$dir/big
+mkdir -p "$out"
+med() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
+avail_kib() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
+swapped() { awk '/^pswp(in|out) / {s += $2} END {print s + 0}' /proc/vmstat; }
+swap_total=$(awk '/^SwapTotal:/ {print $2}' /proc/meminfo)
+status=0
+
+dump_of() { # NAME: prints the dump's path, writing it first when needed; nothing to skip
+    case $1 in
+        small) "$src/scripts/gen-big-dump.sh" "$dir/big.hprof" ;;
+        1g) "$src/scripts/gen-big-dump.sh" "$dir/big-x10.hprof" 10 ;;
+        huge)
+            if [ -s "$dir/huge.hprof" ] || [ "${BENCH_HUGE:-}" = 1 ]; then
+                "$src/scripts/gen-huge-dump.sh" "$dir/huge.hprof" 20
+            fi ;;
+        *) echo "big: unknown dump $1 (small, 1g, huge)" >&2; exit 2 ;;
+    esac
+}
+
+printf 'leakray %s; machine: %s CPUs, %s GiB RAM, %s; load average %s\n' \
+    "$("$lr" --version 2>/dev/null | head -1 || echo '?')" "$(nproc)" \
+    "$(awk '/^MemTotal:/ {print int($2 / 1048576 + 0.5)}' /proc/meminfo)" \
+    "$( [ "$swap_total" = 0 ] && echo 'no swap' || echo "swap $((swap_total / 1024)) MB")" \
+    "$(cut -d' ' -f1-3 /proc/loadavg)"
+hdr='%-6s %8s %8s %-8s %4s %8s %8s %9s %6s %8s %8s %9s %8s %s\n'
+printf "$hdr" dump size_GB objs_M verb exit wall_s cpu_s own_MB own/f cpu_s/GB own_MB/GB \
+    cpu_ns/obj own_B/obj swapped
+for name in ${DUMPS:-small 1g huge}; do
+    dump=$(dump_of "$name")
+    if [ -z "$dump" ]; then
+        echo "$name: no dump (write it with scripts/gen-huge-dump.sh or BENCH_HUGE=1): skipped"
+        continue
+    fi
+    size=$(stat -c %s "$dump")
+    size_kb=$((size / 1024))
+    cap=$((size / 2))
+    gb=$(python3 -c 'import sys; print(f"{int(sys.argv[1]) / 1e9:.2f}")' "$size")
+    runs=${RUNS:-3}
+    [ "$name" = huge ] && runs=${RUNS_HUGE:-1}
+    [ $((size / 1024)) -lt $(($(avail_kib) / 2)) ] && cat "$dump" >/dev/null
+    objs=
+    for verb in info histo top analyze; do
+        if [ "$name" = huge ] && { [ "$verb" = top ] || [ "$verb" = analyze ]; }; then
+            min=${HUGE_MIN_AVAIL_GIB:-14}
+            if [ "$(avail_kib)" -lt $((min * 1048576)) ]; then
+                printf '%-6s %8s %8s %-8s skipped: %s GiB available, below %s GiB\n' "$name" \
+                    "$gb" "${objs:-?}" "$verb" "$(($(avail_kib) / 1048576))" "$min"
+                continue
+            fi
+        fi
+        w=() c=() o=() sw=0
+        for ((i = 0; i < runs; i++)); do
+            s0=$(swapped)
+            bench_measure m "$out/$name-$verb.json" "$lr" "$verb" --json --no-progress \
+                --max-memory "$cap" "$dump"
+            sw=$((sw + $(swapped) - s0))
+            w+=("$m_wall") c+=("$m_cpu") o+=("$m_own")
+            [ "$m_rc" = 0 ] || break
+        done
+        wall=$(med "${w[@]}") cpu=$(med "${c[@]}") own=$(med "${o[@]}")
+        if [ "$verb" = info ] && [ "$m_rc" = 0 ]; then
+            objs=$(python3 -c 'import json, sys
+print(f"{json.load(open(sys.argv[1]))["objects"]["count"] / 1e6:.1f}")' "$out/$name-$verb.json")
+        fi
+        swap_txt=$( [ "$swap_total" = 0 ] && echo "no (no swap)" || \
+            { [ "$sw" = 0 ] && echo no || echo "YES ($sw pages)"; })
+        if [ "$m_rc" = 5 ] && grep -q 'memory limit' "$out/$name-$verb.json.err"; then
+            printf '%-6s %8s %8s %-8s %4s %8s %8s %9s  over the 0.5x budget: %s\n' "$name" \
+                "$gb" "${objs:-?}" "$verb" "$m_rc" "$wall" "$cpu" "$(bench_mb "$own")" \
+                "$(sed -n 1p "$out/$name-$verb.json.err" | cut -c1-160)"
+            continue
+        elif [ "$m_rc" != 0 ]; then
+            printf '%-6s %8s %8s %-8s %4s FAILED: %s\n' "$name" "$gb" "${objs:-?}" "$verb" \
+                "$m_rc" "$(head -2 "$out/$name-$verb.json.err" | tr '\n' ' ' | cut -c1-200)"
+            status=1
+            continue
+        fi
+        read -r ownf cpugb owngb nsobj bobj < <(python3 -c '
+import sys
+size, own, cpu, objs = (float(v) for v in sys.argv[1:5])
+objs = objs * 1e6 if objs > 0 else float("nan")
+print(f"{own * 1024 / size:.2f} {cpu / (size / 1e9):.2f} {own / 1024 / (size / 1e9):.0f}"
+      f" {cpu * 1e9 / objs:.0f} {own * 1024 / objs:.1f}")' "$size" "$own" "$cpu" "${objs:-0}")
+        printf "$hdr" "$name" "$gb" "${objs:-?}" "$verb" "$m_rc" "$wall" "$cpu" \
+            "$(bench_mb "$own")" "$ownf" "$cpugb" "$owngb" "$nsobj" "$bobj" "$swap_txt"
+    done
+done
+echo "wall and CPU are medians of RUNS runs (the huge dump: RUNS_HUGE); CPU is the figure to"
+echo "read on a loaded machine. Linear scaling = the same cpu_s/GB and own_MB/GB on every row."
+exit "$status"
