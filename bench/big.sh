@@ -12,7 +12,11 @@
 # and whether the machine swapped during the run (pswpin/pswpout of /proc/vmstat; a machine
 # without swap says "no swap" and cannot swap). Each verb runs with --max-memory 0.5x the
 # file, the own-memory goal: a run that needs more exits 5 with one line, reported as "over
-# the 0.5x budget", instead of pushing a shared machine into the OOM killer.
+# the 0.5x budget", instead of pushing a shared machine into the OOM killer. Such a verb then
+# runs again under a cap of RETRY_X (default 2) x the file, lowered so that HEADROOM_GIB
+# (default 4) of the memory available at that moment stays free, to measure what it needs
+# (the cap column says which cap a row ran under). On the huge dump only with HUGE_RETRY=1:
+# that cap is most of the machine.
 # Per dump: CPU seconds and own memory per GB of file, CPU ns and own bytes per object.
 # The small and 1 GB dumps run RUNS times (default 3; medians), the huge one RUNS_HUGE times
 # (default 1). On the huge dump `top` and `analyze` run only while MemAvailable is at least
@@ -51,9 +55,61 @@ printf 'leakray %s; machine: %s CPUs, %s GiB RAM, %s; load average %s\n' \
     "$(awk '/^MemTotal:/ {print int($2 / 1048576 + 0.5)}' /proc/meminfo)" \
     "$( [ "$swap_total" = 0 ] && echo 'no swap' || echo "swap $((swap_total / 1024)) MB")" \
     "$(cut -d' ' -f1-3 /proc/loadavg)"
-hdr='%-6s %8s %8s %-8s %4s %8s %8s %9s %6s %8s %8s %9s %8s %s\n'
-printf "$hdr" dump size_GB objs_M verb exit wall_s cpu_s own_MB own/f cpu_s/GB own_MB/GB \
+hdr='%-6s %8s %7s %-8s %6s %4s %8s %8s %9s %6s %8s %9s %10s %9s %s\n'
+printf "$hdr" dump size_GB objs_M verb cap exit wall_s cpu_s own_MB own/f cpu_s/GB own_MB/GB \
     cpu_ns/obj own_B/obj swapped
+
+# run_verb NAME DUMP VERB CAP_BYTES: runs the verb RUNS times under --max-memory CAP_BYTES and
+# prints one row; returns 0 when it ran, 5 when it went over the cap, 1 on any other failure.
+run_verb() {
+    local name=$1 dump=$2 verb=$3 cap=$4 w=() c=() o=() sw=0 i s0 msg
+    local capf
+    capf=$(python3 -c 'import sys; print(f"{int(sys.argv[1]) / int(sys.argv[2]):.2f}x")' \
+        "$cap" "$size")
+    for ((i = 0; i < runs; i++)); do
+        s0=$(swapped)
+        bench_measure m "$out/$name-$verb.json" "$lr" "$verb" --json --no-progress \
+            --max-memory "$cap" "$dump"
+        sw=$((sw + $(swapped) - s0))
+        w+=("$m_wall") c+=("$m_cpu") o+=("$m_own")
+        [ "$m_rc" = 0 ] || break
+    done
+    local wall cpu own swap_txt
+    wall=$(med "${w[@]}") cpu=$(med "${c[@]}") own=$(med "${o[@]}")
+    if [ "$verb" = info ] && [ "$m_rc" = 0 ]; then
+        objs=$(python3 -c 'import json, sys
+print(round(json.load(open(sys.argv[1]))["objects"]["count"] / 1e6, 1))' "$out/$name-$verb.json")
+    fi
+    swap_txt=$( [ "$swap_total" = 0 ] && echo "no (no swap)" || \
+        { [ "$sw" = 0 ] && echo no || echo "YES ($sw pages)"; })
+    if [ "$m_rc" != 0 ]; then
+        # --json puts the error on stdout ({"error": {"message": ...}}).
+        msg=$(python3 -c 'import json, sys
+try:
+    print(json.load(open(sys.argv[1]))["error"]["message"])
+except Exception:
+    print(open(sys.argv[1] + ".err").read().strip().replace("\n", " "))' "$out/$name-$verb.json")
+        if [ "$m_rc" = 5 ] && grep -q '^memory limit' <<<"$msg"; then
+            printf '%-6s %8s %7s %-8s %6s %4s %8s %8s %9s  over the %s budget: %s\n' "$name" \
+                "$gb" "${objs:-?}" "$verb" "$capf" "$m_rc" "$wall" "$cpu" "$(bench_mb "$own")" \
+                "$capf" "$(cut -c1-150 <<<"$msg")"
+            return 5
+        fi
+        printf '%-6s %8s %7s %-8s %6s %4s FAILED: %s\n' "$name" "$gb" "${objs:-?}" "$verb" \
+            "$capf" "$m_rc" "$(cut -c1-200 <<<"$msg")"
+        return 1
+    fi
+    local ownf cpugb owngb nsobj bobj
+    read -r ownf cpugb owngb nsobj bobj < <(python3 -c '
+import sys
+size, own, cpu, objs = (float(v) for v in sys.argv[1:5])
+objs = objs * 1e6 if objs > 0 else float("nan")
+print(f"{own * 1024 / size:.2f} {cpu / (size / 1e9):.2f} {own / 1024 / (size / 1e9):.0f}"
+      f" {cpu * 1e9 / objs:.0f} {own * 1024 / objs:.1f}")' "$size" "$own" "$cpu" "${objs:-0}")
+    printf "$hdr" "$name" "$gb" "${objs:-?}" "$verb" "$capf" "$m_rc" "$wall" "$cpu" \
+        "$(bench_mb "$own")" "$ownf" "$cpugb" "$owngb" "$nsobj" "$bobj" "$swap_txt"
+}
+
 for name in ${DUMPS:-small 1g huge}; do
     dump=$(dump_of "$name")
     if [ -z "$dump" ]; then
@@ -61,8 +117,6 @@ for name in ${DUMPS:-small 1g huge}; do
         continue
     fi
     size=$(stat -c %s "$dump")
-    size_kb=$((size / 1024))
-    cap=$((size / 2))
     gb=$(python3 -c 'import sys; print(f"{int(sys.argv[1]) / 1e9:.2f}")' "$size")
     runs=${RUNS:-3}
     [ "$name" = huge ] && runs=${RUNS_HUGE:-1}
@@ -72,46 +126,31 @@ for name in ${DUMPS:-small 1g huge}; do
         if [ "$name" = huge ] && { [ "$verb" = top ] || [ "$verb" = analyze ]; }; then
             min=${HUGE_MIN_AVAIL_GIB:-14}
             if [ "$(avail_kib)" -lt $((min * 1048576)) ]; then
-                printf '%-6s %8s %8s %-8s skipped: %s GiB available, below %s GiB\n' "$name" \
+                printf '%-6s %8s %7s %-8s skipped: %s GiB available, below %s GiB\n' "$name" \
                     "$gb" "${objs:-?}" "$verb" "$(($(avail_kib) / 1048576))" "$min"
                 continue
             fi
         fi
-        w=() c=() o=() sw=0
-        for ((i = 0; i < runs; i++)); do
-            s0=$(swapped)
-            bench_measure m "$out/$name-$verb.json" "$lr" "$verb" --json --no-progress \
-                --max-memory "$cap" "$dump"
-            sw=$((sw + $(swapped) - s0))
-            w+=("$m_wall") c+=("$m_cpu") o+=("$m_own")
-            [ "$m_rc" = 0 ] || break
-        done
-        wall=$(med "${w[@]}") cpu=$(med "${c[@]}") own=$(med "${o[@]}")
-        if [ "$verb" = info ] && [ "$m_rc" = 0 ]; then
-            objs=$(python3 -c 'import json, sys
-print(f"{json.load(open(sys.argv[1]))["objects"]["count"] / 1e6:.1f}")' "$out/$name-$verb.json")
-        fi
-        swap_txt=$( [ "$swap_total" = 0 ] && echo "no (no swap)" || \
-            { [ "$sw" = 0 ] && echo no || echo "YES ($sw pages)"; })
-        if [ "$m_rc" = 5 ] && grep -q 'memory limit' "$out/$name-$verb.json.err"; then
-            printf '%-6s %8s %8s %-8s %4s %8s %8s %9s  over the 0.5x budget: %s\n' "$name" \
-                "$gb" "${objs:-?}" "$verb" "$m_rc" "$wall" "$cpu" "$(bench_mb "$own")" \
-                "$(sed -n 1p "$out/$name-$verb.json.err" | cut -c1-160)"
-            continue
-        elif [ "$m_rc" != 0 ]; then
-            printf '%-6s %8s %8s %-8s %4s FAILED: %s\n' "$name" "$gb" "${objs:-?}" "$verb" \
-                "$m_rc" "$(head -2 "$out/$name-$verb.json.err" | tr '\n' ' ' | cut -c1-200)"
-            status=1
+        rc=0
+        run_verb "$name" "$dump" "$verb" $((size / 2)) || rc=$?
+        [ "$rc" = 1 ] && status=1
+        [ "$rc" = 5 ] || continue
+        [ "$name" = huge ] && [ "${HUGE_RETRY:-}" != 1 ] && continue
+        # Over the goal: measure what it needs under a cap that still leaves the machine
+        # HEADROOM_GIB (default 4) of what is available now, at most RETRY_X (default 2) x file.
+        retry=$(python3 -c 'import sys
+size, avail, head, x = int(sys.argv[1]), int(sys.argv[2]) * 1024, float(sys.argv[3]), \
+    float(sys.argv[4])
+print(int(min(size * x, avail - head * 2**30)))' "$size" "$(avail_kib)" "${HEADROOM_GIB:-4}" \
+            "${RETRY_X:-2}")
+        if [ "$retry" -le $((size / 2)) ]; then
+            printf '%-6s %8s %7s %-8s no retry above 0.5x: %s GiB available\n' "$name" "$gb" \
+                "${objs:-?}" "$verb" "$(($(avail_kib) / 1048576))"
             continue
         fi
-        read -r ownf cpugb owngb nsobj bobj < <(python3 -c '
-import sys
-size, own, cpu, objs = (float(v) for v in sys.argv[1:5])
-objs = objs * 1e6 if objs > 0 else float("nan")
-print(f"{own * 1024 / size:.2f} {cpu / (size / 1e9):.2f} {own / 1024 / (size / 1e9):.0f}"
-      f" {cpu * 1e9 / objs:.0f} {own * 1024 / objs:.1f}")' "$size" "$own" "$cpu" "${objs:-0}")
-        printf "$hdr" "$name" "$gb" "${objs:-?}" "$verb" "$m_rc" "$wall" "$cpu" \
-            "$(bench_mb "$own")" "$ownf" "$cpugb" "$owngb" "$nsobj" "$bobj" "$swap_txt"
+        rc=0
+        run_verb "$name" "$dump" "$verb" "$retry" || rc=$?
+        [ "$rc" = 1 ] && status=1
     done
 done
 echo "wall and CPU are medians of RUNS runs (the huge dump: RUNS_HUGE); CPU is the figure to"
