@@ -79,6 +79,9 @@ run_verb() {
     if [ "$verb" = info ] && [ "$m_rc" = 0 ]; then
         objs=$(python3 -c 'import json, sys
 print(round(json.load(open(sys.argv[1]))["objects"]["count"] / 1e6, 1))' "$out/$name-$verb.json")
+    elif [ "$verb" = histo ] && [ "$m_rc" = 0 ] && [ -z "$objs" ]; then
+        objs=$(python3 -c 'import json, sys
+print(round(json.load(open(sys.argv[1]))["total"]["count"] / 1e6, 1))' "$out/$name-$verb.json")
     fi
     swap_txt=$( [ "$swap_total" = 0 ] && echo "no (no swap)" || \
         { [ "$sw" = 0 ] && echo no || echo "YES ($sw pages)"; })

@@ -7,8 +7,9 @@
 # only when the Java sources are newer than it.
 # usage: scripts/gen-huge-dump.sh [OUT.hprof [GIB]]
 #   default OUT: ${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}/huge.hprof, GIB 20 (any decimal).
-# The heap is about 0.52x the dump (10.5 GiB for 20 GiB), written in about 4 minutes on an
-# idle 2-core machine; JVM start to dump. Guards, because the machine may be shared:
+# The heap is about 0.52x the dump (10.5 GiB for 20 GiB: 21.6 GB, 421.9 M objects), and the
+# JVM takes about 3 min of CPU, start to dump written (9.5 min of wall time on a 2-core
+# machine at load average 10-14). Guards, because the machine may be shared:
 #   - free disk in OUT's folder must exceed 1.1x GIB (checked before the JVM starts);
 #   - MemAvailable must be at least the JVM's heap cap + HUGE_MEM_MARGIN_GIB (default 2):
 #     the script waits (rechecking every 30 s, up to HUGE_WAIT_S, default 1800 s) and exits 5
