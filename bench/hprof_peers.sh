@@ -125,6 +125,11 @@ fi
 # ---- retained sizes: hprof-analyzer ----
 measure lt "$lr" top --json --no-timing --no-progress "$dump"
 row "leakray top" lt
+leakray_sum() {
+    python3 -c 'import json, sys
+print(format(json.load(open(sys.argv[1]))["reachable_objects"], ","))' "$out/leakray-top.json"
+}
+cp "$out/lt.out" "$out/leakray-top.json"
 measure la "$lr" analyze --json --no-timing --no-progress "$dump"
 row "leakray analyze" la
 ha=$(find_peer HPROF_ANALYZER hprof-analyzer)
@@ -138,37 +143,52 @@ measure pa "$ha" "$dump" "$out/analyzer.json" -f json
 row "hprof-analyzer $("$ha" --version | awk '{print $2}') (report)" pa
 ratio "hprof-analyzer / leakray top" pa lt
 ratio "hprof-analyzer / leakray analyze" pa la
-"$lr" top --json --no-timing --no-progress --top 100000 "$dump" >"$out/leakray-top.json"
-python3 - "$out/leakray-top.json" "$out/analyzer.json" <<'PY' || status=1
-import json, sys
-lr = {}
-for o in json.load(open(sys.argv[1]))["objects"]:
-    lr.setdefault(o["class"], set()).add(o["retained"])
-rep = json.load(open(sys.argv[2]))
+# leakray's side of the comparison: every object whose retained size is one of the peer's
+# values (SQL over the same dominator tree as `top`), and the class objects of the peer's
+# class names (a class object shows in the peer's report under the name of the class).
+python3 - "$lr" "$dump" "$out/analyzer.json" "$(leakray_sum)" <<'PY' || status=1
+import csv, io, json, subprocess, sys
+lr, dump, rep_path, reachable = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+rep = json.load(open(rep_path))
 rows = [(r["display_class"], r["retained"]) for r in rep["top"]["biggest_objects"]]
 for r in rep["dominator_analysis"]["big_drops"]["rows"]:
     rows.append((r["display_class"], r["retained"]))
     rows.append((r["largest_child_class"], r["largest_child_retained"]))
 rows = sorted({r for r in rows if r[0] and r[1] > 0}, key=lambda r: -r[1])
+
+def sql(q):
+    out = subprocess.run([lr, "sql", dump, "--no-progress", "--csv", "--max-rows", "0", q],
+                         check=True, capture_output=True, text=True).stdout
+    return list(csv.reader(io.StringIO(out)))[1:]
+
+values = ",".join(str(v) for v in sorted({r[1] for r in rows}))
+names = ",".join("'" + c.replace("'", "''") + "'" for c in sorted({r[0] for r in rows}))
+have = {(c, int(v)) for c, v in sql(
+    "SELECT coalesce(o.class, 'class ' || c.name), o.retained FROM objects o "
+    "LEFT JOIN classes c ON o.kind = 'class' AND c.id = o.id "
+    f"WHERE o.retained IN ({values})")}
+class_obj = {c: int(v) for c, v in sql(
+    "SELECT c.name, o.retained FROM classes c JOIN objects o ON o.id = c.id "
+    f"WHERE c.name IN ({names})")}
 agree, apart, differ = [], [], []
 for cls, ret in rows:
-    if ret in lr.get(cls, ()):
+    if (cls, ret) in have or ("class " + cls, ret) in have:
         agree.append((cls, ret))
-    elif cls == "java.lang.Class" or cls == "java.lang.Thread" or ("class " + cls) in lr:
+    elif cls in ("java.lang.Class", "java.lang.Thread") or cls in class_obj:
         apart.append((cls, ret))
     else:
         differ.append((cls, ret))
-print(f"  retained sizes: {len(agree)} of hprof-analyzer's {len(rows)} objects found with "
-      f"the same retained size in leakray's top -> {'agree' if not differ else 'DIFFER'}")
+print(f"  retained sizes: {len(agree)} of hprof-analyzer's {len(rows)} objects have an object "
+      f"of the same class and retained size in leakray -> {'agree' if not differ else 'DIFFER'}")
+why = {"java.lang.Class": "a class object, named by its class in another row",
+       "java.lang.Thread": "MAT counts the thread's stack-frame locals as retained by it"}
 for cls, ret in apart:
-    near = sorted(lr.get(cls, set()) | lr.get("class " + cls, set()), key=lambda v: abs(v - ret))
-    print(f"    apart (class object or thread): {cls} {ret:,}, leakray's nearest {near[0]:,}"
-          if near else f"    apart (class object or thread): {cls} {ret:,}, not in leakray's top")
+    mine = why.get(cls) or f"its class object retains {class_obj[cls]:,}"
+    print(f"    apart (class object or thread): {cls} {ret:,}; leakray: {mine}")
 for cls, ret in differ:
-    print(f"    DIFFER: {cls} retained {ret:,} not among leakray's {cls} objects")
+    print(f"    DIFFER: {cls} retained {ret:,}: no {cls} object of that size in leakray")
 print(f"  objects: hprof-analyzer {rep['overview']['total_objects']:,} "
-      f"({rep['overview']['unreachable_count']:,} unreachable); leakray's reachable "
-      f"{json.load(open(sys.argv[1]))['reachable_objects']:,}")
+      f"({rep['overview']['unreachable_count']:,} unreachable); leakray: {reachable} reachable")
 sys.exit(1 if differ else 0)
 PY
 exit "$status"
