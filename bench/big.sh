@@ -3,7 +3,7 @@
 # big.sh: how leakray scales on HotSpot dumps written by real JVMs, from 115 MB to 20 GiB:
 #   small  ~120 MB, 2.3 M objects   scripts/gen-big-dump.sh (BigDump, SCALE 1)
 #   1g     ~1.0 GB, 22 M objects    scripts/gen-big-dump.sh OUT 10
-#   huge   ~21 GB, 430 M objects    scripts/gen-huge-dump.sh (HugeDump, 20 GiB; only when the
+#   huge   21.6 GB, 422 M objects   scripts/gen-huge-dump.sh (HugeDump, 20 GiB; only when the
 #                                   file exists or BENCH_HUGE=1 asks to write it: ~10.5 GiB
 #                                   of JVM heap, see that script's guards)
 # For each dump, `info`, `histo`, `top` and `analyze` (--json, output discarded after the
@@ -21,7 +21,8 @@
 # The small and 1 GB dumps run RUNS times (default 3; medians), the huge one RUNS_HUGE times
 # (default 1). On the huge dump `top` and `analyze` run only while MemAvailable is at least
 # HUGE_MIN_AVAIL_GIB (default 14), and are skipped with a line saying so otherwise; `info`
-# and `histo` stream and always run. The page cache is warmed only for dumps that fit in
+# and `histo` always run (`histo` streams in a few MB; `info` loads the whole graph and so
+# goes over the budget as `top` does, exiting 5). The page cache is warmed only for dumps that fit in
 # half of MemAvailable (the huge one is read from disk as much as from the cache).
 # usage: [RUNS=3] [RUNS_HUGE=1] [BENCH_HUGE=1] [DUMPS="small 1g huge"] bench/big.sh [leakray]
 set -euo pipefail
@@ -50,7 +51,7 @@ dump_of() { # NAME: prints the dump's path, writing it first when needed; nothin
     esac
 }
 
-printf 'leakray %s; machine: %s CPUs, %s GiB RAM, %s; load average %s\n' \
+printf '%s; machine: %s CPUs, %s GiB RAM, %s; load average %s\n' \
     "$("$lr" --version 2>/dev/null | head -1 || echo '?')" "$(nproc)" \
     "$(awk '/^MemTotal:/ {print int($2 / 1048576 + 0.5)}' /proc/meminfo)" \
     "$( [ "$swap_total" = 0 ] && echo 'no swap' || echo "swap $((swap_total / 1024)) MB")" \

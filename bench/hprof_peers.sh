@@ -14,14 +14,15 @@
 #     object-array bytes are not compared: hprof-slurp sizes objects with 16-byte headers
 #     and 8-byte references, leakray with VisualVM's compressed-oops model;
 #   - retained sizes: every object of hprof-analyzer's "biggest objects" and "big drops"
-#     (class and retained bytes) must be found with the same retained size among leakray's
-#     top objects. Class objects and Thread objects are listed apart, with leakray's nearest
-#     value: the two size models give a class object a different own size, and MAT counts a
+#     (class and retained bytes) must have an object of that class with the same retained
+#     size in leakray (`leakray sql` over the same dominator tree as `top`). Class objects
+#     and Thread objects are listed apart, with the class object's retained size in leakray:
+#     the two size models give a class object a different own size, and MAT counts a
 #     thread's stack-frame locals as retained by the thread (VisualVM: roots of their own).
 # Dump: the ~120 MB, 2.3 M object dump of scripts/gen-big-dump.sh (cached in
 # ${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}); BENCH_BIG=1 uses the ~1 GB one (SCALE 10) instead,
 # DUMP=path any other dump.
-# Peers, built outside the repository (any build of these versions works):
+# Peers, built outside the repository (measured: hprof-slurp 0.10.0, hprof-analyzer 0.3.2):
 #   cargo install --locked hprof-slurp --root DIR          then HPROF_SLURP=DIR/bin/hprof-slurp
 #   cargo install --locked --version 0.3.2 hprof-analyzer --root DIR
 #                                                          then HPROF_ANALYZER=DIR/bin/...
