@@ -22,8 +22,8 @@
 # (default 1). On the huge dump `top` and `analyze` run only while MemAvailable is at least
 # HUGE_MIN_AVAIL_GIB (default 14), and are skipped with a line saying so otherwise; `info`
 # and `histo` always run (`histo` streams in a few MB; `info` loads the whole graph and so
-# goes over the budget as `top` does, exiting 5). The page cache is warmed only for dumps that fit in
-# half of MemAvailable (the huge one is read from disk as much as from the cache).
+# goes over the budget as `top` does, exiting 5). The page cache is warmed only for dumps
+# that fit in half of MemAvailable (the huge one is read from disk as much as from the cache).
 # usage: [RUNS=3] [RUNS_HUGE=1] [BENCH_HUGE=1] [DUMPS="small 1g huge"] bench/big.sh [leakray]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
