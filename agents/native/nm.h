@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* nm.h: internals shared by the files of libleakray_native.so (agents layer), prefix nm_.
  * The library is an LD_PRELOAD malloc monitor: nm_alloc.c interposes the malloc family and
- * keeps one record per live block (size, backtrace id) in mmap'd tables keyed by the
- * bit-inverted address, so the monitor's own memory never looks like a pointer into the heap;
- * nm_scan.c stops the threads with ptrace, forks, and marks from the roots in the child;
+ * keeps each live block's record (size, backtrace id) in a header in front of the block,
+ * holding no pointer, so the monitor's memory never looks like a pointer into the heap;
+ * nm_scan.c stops the threads with ptrace, forks, finds the blocks by their headers and
+ * marks from the roots in the child;
  * nm_ctl.c reads the configuration, owns the monitor thread (signal, socket, timer), the
  * at-exit scan, fork and dlopen handling, and the thread registry. Nothing here may call the
- * application's malloc while a table lock is held; the scanning child calls no libc function
+ * application's malloc while the depot lock is held; the scanning child calls no libc function
  * that may allocate or lock. The report format written by nm_scan.c is docs/native.md. */
 #ifndef LR_NM_H
 #define LR_NM_H
@@ -21,7 +22,7 @@
 
 #define NM_MAX_DEPTH 64     /* frames a backtrace may hold */
 #define NM_MAX_THREADS 4096 /* threads the registry tracks at once */
-#define NM_MAX_OWN_MAPS 1024 /* own mappings: NM_N_STRIPES tables, depot, scan arrays */
+#define NM_MAX_OWN_MAPS 1024 /* own mappings: depot, realloc flags, scan arrays */
 
 enum nm_bt_mode { NM_BT_NONE, NM_BT_FP, NM_BT_LIBUNWIND };
 
@@ -46,7 +47,7 @@ typedef struct nm_config {
 
 extern nm_config nm_cfg;
 
-/* One live block, as the scanning child collects it from the tables. */
+/* One live block, as the scanning child collects it from the heap. */
 typedef struct nm_block {
     uintptr_t addr;   /* first byte of the block */
     uint64_t size;    /* bytes requested */
@@ -59,20 +60,19 @@ void nm_alloc_init(void);
 /* Sets or clears the calling thread's guard: while set, the hooks pass straight to libc and
  * record nothing (the monitor's own allocations). Returns the previous value. */
 int nm_guard_set(int on);
-/* The calling thread ends: its table stays (its blocks live on) for others to change and a
- * new thread to adopt. */
+/* The calling thread ends (its realloc flag goes back to the pool). */
 void nm_alloc_thread_exit(void);
-/* Freezes every table (no thread inside an update, every queue lock and the depot lock
- * held) / thaws them. Used around fork and scans. */
+/* Freezes the blocks (no thread inside realloc's window, where a block has no valid header;
+ * the depot lock held) / thaws them. Used around fork and scans. */
 void nm_tables_lock(void);
 void nm_tables_unlock(void);
 /* After fork in the child: locks reinitialised (held ones belong to threads now gone). */
 void nm_tables_reinit_child(void);
-/* Calls fn(addr, size, trace, flags, arg) for every live block; tables must be locked or
- * frozen. flags: NM_E_*. */
-void nm_tables_each(void (*fn)(uintptr_t, uint64_t, uint32_t, uint32_t, void *), void *arg);
+/* In the scanning child: calls fn(addr, size, trace, flags, arg) for every live block whose
+ * header lies in the readable range [lo, hi), in address order. flags: NM_E_*. */
+void nm_blocks_in(uintptr_t lo, uintptr_t hi,
+                  void (*fn)(uintptr_t, uint64_t, uint32_t, uint32_t, void *), void *arg);
 #define NM_E_LDSO 1u /* allocated by the dynamic linker: reachable by definition */
-uint64_t nm_tables_count(void);
 /* Records the calling thread's backtrace in the depot and returns its id (0 if none). */
 uint32_t nm_trace_here(int skip);
 /* Frames of depot entry id: returns depth and points *frames at them (read-only). */

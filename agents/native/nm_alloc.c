@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* nm_alloc.c: the malloc-family hooks and the live-block tables (agents layer), prefix nm_.
+/* nm_alloc.c: the malloc-family hooks and the block headers (agents layer), prefix nm_.
  * Every hook calls glibc's __libc_* entry points directly, so no dlsym runs on the allocation
- * path and nothing recurses through a bootstrap allocator. Each live block is one 24-byte
- * record in one of NM_N_STRIPES open-addressing tables (linear probing, backward-shift
- * delete), keyed by the bit-inverted address so that no word of the monitor's memory equals
- * a heap address; all tables and the stack depot live in mmap'd memory registered with
- * nm_map so the scan skips it. A stripe is guarded by a spinlock held only for one probe
- * sequence (no allocation inside). Backtraces: frame-pointer walk bounded by the thread's
- * stack (one frame when the bounds are unknown), or libunwind's unw_backtrace when asked,
- * interned in a lock-free-read depot (id = word offset in its pool). Costs: O(1) per call,
- * a depot lookup per traced block. glibc's rules for replacing malloc: see docs/native.md. */
+ * path and nothing recurses through a bootstrap allocator. Each live block carries its
+ * record in a 16-byte header in front of it (size, backtrace id, flags, a check word); the
+ * scanning child finds the blocks by their headers (nm_blocks_in), so malloc and free touch
+ * no shared state: no lock, no atomic, no table. The stack depot and the realloc flags live
+ * in mmap'd memory registered with nm_map so the scan skips it. Backtraces: frame-pointer
+ * walk bounded by the thread's stack (one frame when the bounds are unknown), or libunwind's
+ * unw_backtrace when asked, interned in a lock-free-read depot (id = word offset in its
+ * pool). Costs: O(1) per call, a depot lookup per traced block. glibc's rules for replacing
+ * malloc: see docs/native.md. */
 #define _GNU_SOURCE
 #include "nm.h"
 
@@ -40,7 +40,7 @@ nm_config nm_cfg = {
 /* ---- Per-thread state (initial-exec TLS: no allocation on first touch) ---- */
 
 static __thread int t_guard NM_TLS;         /* inside the monitor: record nothing */
-static __thread int t_holding NM_TLS;       /* this thread holds every table lock */
+static __thread int t_holding NM_TLS;       /* this thread froze the blocks */
 static __thread uintptr_t t_stack_hi NM_TLS; /* stack top for FP walks; 1 = unknown */
 static __thread uint64_t t_sampled NM_TLS;  /* bytes since the last traced block */
 
@@ -129,20 +129,28 @@ static uint32_t depot_used = 1; /* words used; id 0 means "no trace" */
 static uint32_t depot_n;       /* entries */
 static spin depot_lock;
 
-/* Each frame is multiplied on its own (the products pipeline; a chained hash waits for each
- * step) and rotated by its position, so order counts; one final mix. Entries are compared
- * frame by frame anyway: the hash only picks buckets. */
+/* The hash of a backtrace, frame by frame: one multiply per frame, so the frame-pointer walk
+ * can compute it as it goes (the multiply overlaps the load of the next frame); order counts.
+ * Entries are compared frame by frame anyway: the hash only picks buckets and cache slots. */
+static inline uint64_t hash_step(uint64_t h, uintptr_t f)
+{
+    return (h ^ f) * 0xff51afd7ed558ccdull;
+}
+
+static inline uint64_t hash_end(uint64_t h, int n)
+{
+    h ^= (uint64_t)n;
+    return h ^ h >> 29;
+}
+
+#define HASH_SEED 0xcbf29ce484222325ull
+
 static uint64_t hash_frames(const uintptr_t *f, int n)
 {
-    uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)n;
-    for (int i = 0; i < n; i++) {
-        uint64_t x = (f[i] ^ 0x9E3779B97F4A7C15ull) * 0xff51afd7ed558ccdull;
-        h += x << (i & 31) | x >> (64 - (i & 31)) % 64;
-    }
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 29;
-    return h;
+    uint64_t h = HASH_SEED;
+    for (int i = 0; i < n; i++)
+        h = hash_step(h, f[i]);
+    return hash_end(h, n);
 }
 
 static inline int frames_equal(const uint64_t *a, const uintptr_t *b, int n)
@@ -158,33 +166,40 @@ static __thread uint32_t t_trace_cache[NM_TRACE_CACHE] NM_TLS; /* depot ids by h
 
 static uint32_t depot_find_or_add(const uintptr_t *f, int n, uint64_t h);
 
-static uint32_t depot_put(const uintptr_t *f, int n)
+static __attribute__((noinline)) int depot_init(void)
 {
-    if (n <= 0)
+    spin_lock(&depot_lock);
+    if (!depot_pool)
+        depot_pool = nm_map(DEPOT_RESERVE);
+    if (!depot_heads && depot_pool)
+        __atomic_store_n(&depot_heads, nm_map(sizeof(uint32_t) << DEPOT_BITS),
+                         __ATOMIC_RELEASE);
+    spin_unlock(&depot_lock);
+    return depot_heads != NULL;
+}
+
+/* The id of frames f[0..n) whose hash is h. */
+static inline uint32_t depot_put_hashed(const uintptr_t *f, int n, uint64_t h)
+{
+    if (n <= 0 || (__builtin_expect(!depot_heads, 0) && !depot_init()))
         return 0;
-    if (!depot_heads) {
-        spin_lock(&depot_lock);
-        if (!depot_pool)
-            depot_pool = nm_map(DEPOT_RESERVE);
-        if (!depot_heads && depot_pool)
-            __atomic_store_n(&depot_heads, nm_map(sizeof(uint32_t) << DEPOT_BITS),
-                             __ATOMIC_RELEASE);
-        spin_unlock(&depot_lock);
-        if (!depot_heads)
-            return 0;
-    }
-    uint64_t h = hash_frames(f, n);
     /* The thread's recent traces first: a hit reads one entry this thread touched lately
      * instead of the shared bucket array. */
     uint32_t *slot = &t_trace_cache[h & (NM_TRACE_CACHE - 1)];
-    if (*slot) {
-        const uint64_t *e = depot_pool + *slot;
+    uint32_t id = *slot;
+    if (id) {
+        const uint64_t *e = depot_pool + id;
         if (e[0] == h && (int)(e[1] >> 32) == n && frames_equal(e + 2, f, n))
-            return *slot;
+            return id;
     }
-    uint32_t id = depot_find_or_add(f, n, h);
+    id = depot_find_or_add(f, n, h);
     *slot = id;
     return id;
+}
+
+static uint32_t depot_put(const uintptr_t *f, int n)
+{
+    return depot_put_hashed(f, n, hash_frames(f, n));
 }
 
 static uint32_t depot_find_or_add(const uintptr_t *f, int n, uint64_t h)
@@ -321,85 +336,79 @@ __attribute__((noinline)) uint32_t nm_trace_here(int skip)
     }
     return depot_put(f, n);
 }
+/* The frame-pointer backtrace from frame fp (a hook's own frame: its return address is the
+ * program's call site), hashed during the walk. Same bounds as nm_trace_here. */
+static __attribute__((noinline)) uint32_t trace_fp(const uintptr_t *fp)
+{
+    uintptr_t f[NM_MAX_DEPTH];
+    uintptr_t hi = t_stack_hi;
+    if (__builtin_expect(hi <= 1, 0)) {
+        hi = stack_hi();
+        if (hi <= 1) {
+            f[0] = fp[1];
+            return depot_put(f, 1);
+        }
+    }
+    int depth = nm_cfg.depth, n = 0;
+    uint64_t h = HASH_SEED;
+    while (n < depth) {
+        if ((uintptr_t)fp & 7 || (uintptr_t)fp + 16 > hi)
+            break;
+        uintptr_t ret = fp[1];
+        const uintptr_t *next = (const uintptr_t *)fp[0];
+        if (ret < 4096)
+            break;
+        f[n++] = ret;
+        h = hash_step(h, ret);
+        if (next <= fp)
+            break;
+        fp = next;
+    }
+    return depot_put_hashed(f, n, hash_end(h, n));
+}
 
-/* ---- Live blocks: a list per thread, written by that thread alone ---- */
+/* ---- Live blocks: a header in front of each, found by the scan in the heap itself ----
+ *
+ * Every block the hooks return has a 16-byte header in front of it holding its record (size,
+ * backtrace id, flags) and a check word. Nothing else records a live block: no list, no
+ * table, no lock and no atomic on the malloc and free paths, and a free from any thread is
+ * the same two stores. The scanning child finds the blocks by searching the process's
+ * anonymous memory (nm_blocks_in) for headers whose check word matches their address, then
+ * confirms each against the size libc keeps in its chunk; a free clears the check word
+ * before libc gets the block back, so freed memory holds no valid header. The check word
+ * comes from the address and a per-process secret with its top bit set: it sits where libc
+ * keeps the high half of a chunk's size, so a pointer the hooks did not make (never with
+ * that bit) goes to libc untouched, and libc's chunk headers never pass for one of ours.
+ * The only window where a live block has no valid header is realloc handing it to libc,
+ * which may move it: a scan or fork waits for it (the gate below), so a block is never
+ * missing while its contents hold the only pointers to others. */
 
-/* Every block the hooks return has a 32-byte header in front of it holding its record (size,
- * backtrace id, flags) and its links in the list of the thread that allocated it. A thread
- * links and unlinks its own blocks with plain loads and stores: no lock, no atomic
- * read-modify-write and no hash table on the allocation path. A free on another thread
- * cannot touch the owner's list: it queues the block there (under that list's queue lock,
- * the only locked path) and the owner unlinks and frees it at its next call, so an address
- * is never reused while a list still holds it. Lists of threads that ended become "locked":
- * everyone changes them under the lock, and a new thread may adopt one. Whoever needs every
- * list consistent (a scan, the program's fork) freezes them: it raises g_freeze, makes every
- * running thread see it (membarrier: an owner's store to its busy flag and its load of
- * g_freeze then need no fence of their own), waits until no owner is inside an update, and
- * takes every queue lock. Links are stored bit-inverted, so no header word is ever a pointer
- * into the heap for the scan. */
-
-/* The header. meta: size (44 bits) | owner (13) | NM_E_LDSO (1) | log2 of the offset from
- * what libc returned to the block (6). check: derived from the block's address and a
- * per-process secret, top bit set; it sits where libc keeps a chunk's size for a pointer
- * that did not come from these hooks (high half zero), which is then passed to libc as is. */
+/* The header. meta: size (44 bits) | NM_QUIET_BIT | NM_LDSO_BIT | log2 of the offset from
+ * what libc returned to the block (6). check: see above. */
 typedef struct hdr {
-    uint64_t next;  /* ~(next header in the list); ~0 = none */
-    uint64_t prev;  /* ~(previous header); ~0 = none (the list head) */
     uint64_t meta;
     uint32_t trace; /* depot id, 0 = not traced */
     uint32_t check;
 } hdr;
 #define NM_HDR ((size_t)sizeof(hdr))
+#define NM_HDR_LOG 4 /* log2(NM_HDR) */
+_Static_assert(sizeof(hdr) == 1u << NM_HDR_LOG, "header size");
 #define NM_SIZE_BITS 44
 #define NM_SIZE_MASK ((1ull << NM_SIZE_BITS) - 1)
-#define NM_OWNER_SHIFT NM_SIZE_BITS
-#define NM_MAX_TABLES 4096u
-#define NM_NO_OWNER 8191u /* 13 bits: a block the monitor does not record */
+#define NM_QUIET_BIT (1ull << 56) /* allocated by the monitor itself: not a program block */
 #define NM_LDSO_BIT (1ull << 57)
 #define NM_OFF_SHIFT 58
-
-static inline uint32_t meta_owner(uint64_t m)
-{
-    return (uint32_t)(m >> NM_OWNER_SHIFT) & 8191u;
-}
 
 static inline size_t meta_offset(uint64_t m)
 {
     return (size_t)1 << (m >> NM_OFF_SHIFT);
 }
 
-enum { TAB_OWNED, TAB_LOCKED };
-
-typedef struct table {
-    /* The owner's cache line. */
-    volatile int busy; /* the owner is inside an update (written by the owner only) */
-    int mode;          /* TAB_OWNED or TAB_LOCKED (changed under qlock) */
-    uint32_t idx;      /* index in tabs[] (what block headers hold) */
-    pid_t tid;         /* owner thread (0: none, the list is adoptable when locked) */
-    uint64_t n;        /* blocks in the list */
-    hdr *head;
-    char pad1[64 - 4 * sizeof(int) - sizeof(uint64_t) - sizeof(hdr *)];
-    /* Other threads' cache line: their frees of the owner's blocks wait here. */
-    spin qlock;        /* guards the queue, and the list when TAB_LOCKED */
-    uint32_t q_n;      /* queued blocks (read by the owner without the lock) */
-    uint32_t q_cap;
-    uintptr_t *q;      /* nm_map'd, bit-inverted block addresses */
-    char pad2[64 - sizeof(spin) - 2 * sizeof(uint32_t) - sizeof(uintptr_t *)];
-} table;
-
-static table *tabs[NM_MAX_TABLES]; /* tabs[0]: shared, TAB_LOCKED, for when tabs[] is full */
-static table shared_tab = {.mode = TAB_LOCKED};
-static table *tab_pool; /* NM_MAX_TABLES tables, one mapping, pages touched as used */
-static uint32_t n_tabs = 1;
-static spin tabs_lock;
-static volatile int g_freeze;
-static int membarrier_ok;
 static uint32_t hdr_secret;
-static __thread table *t_tab NM_TLS;
 
-static inline uint32_t hdr_check(const void *p)
+static inline uint32_t hdr_check(uintptr_t p)
 {
-    uint64_t x = ((uint64_t)(uintptr_t)p ^ hdr_secret) * 0x9E3779B97F4A7C15ull;
+    uint64_t x = ((uint64_t)p ^ hdr_secret) * 0x9E3779B97F4A7C15ull;
     return (uint32_t)(x >> 32) | 0x80000000u;
 }
 
@@ -408,98 +417,91 @@ static inline hdr *hdr_of(void *p)
     return (hdr *)((char *)p - NM_HDR);
 }
 
-#define LINK(h) (~(uint64_t)(uintptr_t)(h))
-#define UNLINK(w) ((hdr *)(uintptr_t)~(w))
+/* glibc's chunk layout, used by the scan to confirm a header: the word before what libc
+ * returns holds the chunk size, its low bits flags (IS_MMAPPED = 2); a chunk in an arena has
+ * 8 bytes of overhead and at most MINSIZE + 15 spare bytes, an mmapped one 16 and whole
+ * pages. */
+#define CHUNK_MMAPPED 2u
+#define CHUNK_SLACK 64u
 
-static inline void list_add(table *t, hdr *h)
+/* Calls fn for every program block whose header lies in [lo, hi), in address order: each
+ * 16-byte slot whose check word matches is confirmed against libc's chunk size, and the
+ * search resumes after the chunk. Runs in the scanning child; lo and hi are 16-aligned. */
+void nm_blocks_in(uintptr_t lo, uintptr_t hi,
+                  void (*fn)(uintptr_t, uint64_t, uint32_t, uint32_t, void *), void *arg)
 {
-    h->next = LINK(t->head);
-    h->prev = LINK(NULL);
-    if (t->head)
-        t->head->prev = LINK(h);
-    t->head = h;
-    t->n++;
+    uintptr_t q = (lo + 15) & ~(uintptr_t)15;
+    while (q + NM_HDR <= hi) {
+        const hdr *h = (const hdr *)q;
+        uint32_t ck = h->check;
+        if (__builtin_expect(!(ck & 0x80000000u), 1) || ck != hdr_check(q + NM_HDR)) {
+            q += 16;
+            continue;
+        }
+        uint64_t meta = h->meta, size = meta & NM_SIZE_MASK;
+        unsigned lg = (unsigned)(meta >> NM_OFF_SHIFT);
+        uintptr_t p = q + NM_HDR, off = lg < 40 ? (uintptr_t)1 << lg : 0;
+        if (lg < NM_HDR_LOG || !off || p - lo < off + 8 || size > hi - p) {
+            q += 16;
+            continue;
+        }
+        uintptr_t b = p - off;
+        uint64_t cs = *(const uint64_t *)(b - 8), csize = cs & ~(uint64_t)7;
+        uint64_t over = cs & CHUNK_MMAPPED ? 16 : 8, need = size + off;
+        uintptr_t chunk = b - 16;
+        if (csize < 32 || csize - over < need || csize > hi - chunk ||
+            (!(cs & CHUNK_MMAPPED) && csize - over - need >= CHUNK_SLACK)) {
+            q += 16;
+            continue;
+        }
+        if (!(meta & NM_QUIET_BIT))
+            fn(p, size, h->trace, meta & NM_LDSO_BIT ? NM_E_LDSO : 0, arg);
+        q = chunk + csize;
+    }
 }
 
-static inline void list_del(table *t, hdr *h)
+/* ---- The realloc gate ----
+ * A thread raises its own busy flag around realloc's window (plain stores); whoever needs
+ * every block visible (a scan, the program's fork) raises g_freeze, makes every running
+ * thread see it (membarrier: the owner's store to busy and its load of g_freeze then need no
+ * fence of their own), and waits until no flag is up. Flags are per thread, padded to a
+ * cache line, reused after a thread ends; past NM_MAX_THREADS threads share one counter
+ * changed with atomics. */
+
+typedef struct gate {
+    volatile int busy; /* inside realloc's window (a counter for shared_gate) */
+    int used;          /* a live thread owns it */
+    char pad[64 - 2 * sizeof(int)];
+} gate;
+
+static gate *gates; /* NM_MAX_THREADS, one mapping, pages touched as used */
+static uint32_t n_gates;
+static gate shared_gate;
+static spin gates_lock;
+static volatile int g_freeze;
+static int membarrier_ok;
+static __thread gate *t_gate NM_TLS;
+
+static __attribute__((noinline)) gate *gate_attach(void)
 {
-    hdr *n = UNLINK(h->next), *p = UNLINK(h->prev);
-    if (n)
-        n->prev = h->prev;
-    if (p)
-        p->next = h->next;
+    spin_lock(&gates_lock);
+    gate *g = NULL;
+    if (!gates)
+        gates = nm_map(sizeof(gate) * NM_MAX_THREADS);
+    for (uint32_t i = 0; gates && i < n_gates && !g; i++)
+        if (!gates[i].used)
+            g = &gates[i];
+    if (!g && gates && n_gates < NM_MAX_THREADS) {
+        g = &gates[n_gates];
+        __atomic_store_n(&n_gates, n_gates + 1, __ATOMIC_RELEASE);
+    }
+    if (g)
+        g->used = 1;
     else
-        t->head = n;
-    t->n--;
-}
-
-/* Unlinks the queued blocks and, unless in the scanning child (where a stopped thread's
- * libc lock may be held forever), gives them back to libc. qlock held or frozen. */
-static void queue_apply(table *t, int give_back)
-{
-    uint32_t n = t->q_n;
-    for (uint32_t i = 0; i < n; i++) {
-        void *p = (void *)~t->q[i];
-        hdr *h = hdr_of(p);
-        list_del(t, h);
-        if (give_back) {
-            size_t off = meta_offset(h->meta);
-            h->check = 0;
-            __libc_free((char *)p - off);
-        }
-    }
-    __atomic_store_n(&t->q_n, 0, __ATOMIC_RELAXED);
-}
-
-/* 0 when the queue cannot grow (no memory): the caller then frees the block itself and the
- * list keeps a dangling entry, a lesser evil than failing the program's free. */
-static int queue_push(table *t, void *p)
-{
-    if (t->q_n == t->q_cap) {
-        uint32_t cap = t->q_cap ? t->q_cap * 2 : 512;
-        uintptr_t *q = nm_map((size_t)cap * sizeof *q);
-        if (!q)
-            return 0;
-        if (t->q_cap) {
-            memcpy(q, t->q, (size_t)t->q_n * sizeof *q);
-            nm_unmap(t->q, (size_t)t->q_cap * sizeof *q);
-        }
-        t->q = q;
-        t->q_cap = cap;
-    }
-    t->q[t->q_n] = ~(uintptr_t)p;
-    __atomic_store_n(&t->q_n, t->q_n + 1, __ATOMIC_RELEASE);
-    return 1;
-}
-
-/* The calling thread's list: its own, an adopted one whose thread ended, or the shared one
- * when NM_MAX_TABLES are in use. */
-static __attribute__((noinline)) table *tab_attach(void)
-{
-    spin_lock(&tabs_lock);
-    table *t = NULL;
-    for (uint32_t i = 1; i < n_tabs && !t; i++)
-        if (tabs[i]->mode == TAB_LOCKED && !tabs[i]->tid)
-            t = tabs[i];
-    if (t) {
-        spin_lock(&t->qlock);
-        t->mode = TAB_OWNED;
-        t->tid = (pid_t)syscall(SYS_gettid);
-        spin_unlock(&t->qlock);
-    } else if (n_tabs < NM_MAX_TABLES &&
-               (tab_pool || (tab_pool = nm_map(sizeof(table) * NM_MAX_TABLES)))) {
-        t = &tab_pool[n_tabs];
-        t->idx = n_tabs;
-        t->mode = TAB_OWNED;
-        t->tid = (pid_t)syscall(SYS_gettid);
-        __atomic_store_n(&tabs[n_tabs], t, __ATOMIC_RELEASE);
-        __atomic_store_n(&n_tabs, n_tabs + 1, __ATOMIC_RELEASE);
-    } else {
-        t = &shared_tab;
-    }
-    spin_unlock(&tabs_lock);
-    t_tab = t;
-    return t;
+        g = &shared_gate;
+    spin_unlock(&gates_lock);
+    t_gate = g;
+    return g;
 }
 
 static __attribute__((noinline)) void freeze_wait(void)
@@ -508,202 +510,101 @@ static __attribute__((noinline)) void freeze_wait(void)
         sched_yield();
 }
 
-static __attribute__((noinline)) void tab_drain(table *t)
+static inline void gate_leave(gate *g)
 {
-    if (!t_holding)
-        spin_lock(&t->qlock);
-    queue_apply(t, 1);
-    if (!t_holding)
-        spin_unlock(&t->qlock);
-}
-
-/* Starts an update of the calling thread's list. Owned: the busy flag, then a look at
- * g_freeze (a freezer that raised it waits for busy to drop), then the queue. Locked: its
- * queue lock. */
-static inline table *tab_enter(void)
-{
-    table *t = t_tab;
-    if (__builtin_expect(!t, 0))
-        t = tab_attach();
-    if (__builtin_expect(t->mode == TAB_LOCKED, 0)) {
-        if (!t_holding)
-            spin_lock(&t->qlock);
-        return t;
-    }
-    for (;;) {
-        t->busy = 1;
-        __asm__ __volatile__("" ::: "memory");
-        if (__builtin_expect(!g_freeze, 1) || t_holding)
-            break;
-        t->busy = 0;
-        freeze_wait();
-    }
-    if (__builtin_expect(__atomic_load_n(&t->q_n, __ATOMIC_ACQUIRE) != 0, 0))
-        tab_drain(t);
-    return t;
-}
-
-static inline void tab_leave(table *t)
-{
-    if (__builtin_expect(t->mode == TAB_LOCKED, 0)) {
-        if (!t_holding)
-            spin_unlock(&t->qlock);
+    if (t_holding)
+        return;
+    if (__builtin_expect(g == &shared_gate, 0)) {
+        __atomic_sub_fetch(&g->busy, 1, __ATOMIC_RELEASE);
         return;
     }
     __asm__ __volatile__("" ::: "memory");
-    t->busy = 0;
+    g->busy = 0;
 }
 
-static inline table *tab_at(uint32_t idx)
+static inline gate *gate_enter(void)
 {
-    if (idx == 0)
-        return &shared_tab;
-    if (idx >= __atomic_load_n(&n_tabs, __ATOMIC_ACQUIRE))
-        return NULL;
-    return __atomic_load_n(&tabs[idx], __ATOMIC_ACQUIRE);
-}
-
-/* Unlinks block p (header h, owner in its meta) and gives it back to libc: at once when
- * the calling thread owns its list or the list is locked, else through the owner's queue. */
-static void release(void *p, hdr *h)
-{
-    uint64_t meta = h->meta;
-    uint32_t owner = meta_owner(meta);
-    size_t off = meta_offset(meta);
-    if (owner != NM_NO_OWNER) {
-        table *me = tab_enter();
-        if (owner == me->idx) {
-            list_del(me, h);
-        } else {
-            table *o = tab_at(owner);
-            int queued = 0;
-            if (o) {
-                if (!t_holding)
-                    spin_lock(&o->qlock);
-                if (o->mode == TAB_LOCKED)
-                    list_del(o, h);
-                else
-                    queued = queue_push(o, p);
-                if (!t_holding)
-                    spin_unlock(&o->qlock);
-            }
-            if (queued) {
-                tab_leave(me);
-                return;
-            }
-        }
-        tab_leave(me);
+    gate *g = t_gate;
+    if (__builtin_expect(!g, 0))
+        g = gate_attach();
+    if (t_holding)
+        return g;
+    for (;;) {
+        if (__builtin_expect(g == &shared_gate, 0))
+            __atomic_add_fetch(&g->busy, 1, __ATOMIC_SEQ_CST);
+        else
+            g->busy = 1;
+        __asm__ __volatile__("" ::: "memory");
+        if (__builtin_expect(!g_freeze, 1))
+            return g;
+        gate_leave(g);
+        freeze_wait();
     }
-    h->check = 0; /* a second free of p is libc's to catch, on its own pointer */
-    __libc_free((char *)p - off);
 }
 
-/* The calling thread ends: its list stays (its blocks live on) for others to change under
- * the lock and for a new thread to adopt. */
+/* The calling thread ends: its flag is free for a new thread. */
 void nm_alloc_thread_exit(void)
 {
-    table *t = t_tab;
-    if (!t || t == &shared_tab)
-        return;
-    spin_lock(&tabs_lock);
-    spin_lock(&t->qlock);
-    queue_apply(t, 1);
-    t->mode = TAB_LOCKED;
-    t->tid = 0;
-    spin_unlock(&t->qlock);
-    spin_unlock(&tabs_lock);
-    /* What this thread frees from now on (TLS destructors) is another thread's free. */
-    t_tab = &shared_tab;
+    gate *g = t_gate;
+    if (g && g != &shared_gate) {
+        spin_lock(&gates_lock);
+        g->used = 0;
+        spin_unlock(&gates_lock);
+    }
+    /* TLS destructors that realloc after this use the shared counter. */
+    t_gate = &shared_gate;
+}
+
+static void wait_flag(volatile int *f)
+{
+    /* A thread stopped inside realloc (a debugger's stop) is waited for 2 s at most. */
+    for (int k = 0; *f && k < 20000; k++)
+        if (k > 100) {
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        } else {
+            sched_yield();
+        }
 }
 
 void nm_tables_lock(void)
 {
-    spin_lock(&tabs_lock);
+    spin_lock(&gates_lock);
     spin_lock(&depot_lock);
     __atomic_store_n(&g_freeze, 1, __ATOMIC_SEQ_CST);
-    /* Every thread running now executes a full barrier: an owner that read g_freeze as 0
-     * has its busy flag visible here, and every later look sees the freeze. */
     if (!membarrier_ok || syscall(SYS_membarrier, 1 << 3 /* PRIVATE_EXPEDITED */, 0, 0) != 0) {
         struct timespec ts = {0, 2000000};
         nanosleep(&ts, NULL);
     }
-    uint32_t n = n_tabs;
-    table *mine = t_tab;
-    for (uint32_t i = 1; i < n; i++) {
-        /* An owner stopped inside an update (a debugger's stop) is waited for 2 s at most. */
-        for (int k = 0; tabs[i] != mine && tabs[i]->busy && k < 20000; k++)
-            if (k > 100) {
-                struct timespec ts = {0, 100000};
-                nanosleep(&ts, NULL);
-            } else {
-                sched_yield();
-            }
-    }
-    spin_lock(&shared_tab.qlock);
-    for (uint32_t i = 1; i < n; i++)
-        spin_lock(&tabs[i]->qlock);
+    for (uint32_t i = 0; i < n_gates; i++)
+        if (&gates[i] != t_gate)
+            wait_flag(&gates[i].busy);
+    wait_flag(&shared_gate.busy);
     t_holding = 1;
 }
 
 void nm_tables_unlock(void)
 {
     t_holding = 0;
-    uint32_t n = n_tabs;
-    for (uint32_t i = 1; i < n; i++)
-        spin_unlock(&tabs[i]->qlock);
-    spin_unlock(&shared_tab.qlock);
     __atomic_store_n(&g_freeze, 0, __ATOMIC_RELEASE);
     spin_unlock(&depot_lock);
-    spin_unlock(&tabs_lock);
+    spin_unlock(&gates_lock);
 }
 
 void nm_tables_reinit_child(void)
 {
-    pid_t self = (pid_t)syscall(SYS_gettid);
     t_holding = 0;
     g_freeze = 0;
-    tabs_lock.v = 0;
+    gates_lock.v = 0;
     depot_lock.v = 0;
     own_lock.v = 0;
-    shared_tab.qlock.v = 0;
-    for (uint32_t i = 1; i < n_tabs; i++) {
-        table *t = tabs[i];
-        t->qlock.v = 0;
-        t->busy = 0;
-        queue_apply(t, 1); /* glibc's fork left its malloc usable in the child */
-        /* The other threads do not exist here: their lists become adoptable. */
-        if (t != t_tab) {
-            t->mode = TAB_LOCKED;
-            t->tid = 0;
-        } else {
-            t->tid = self;
+    shared_gate.busy = 0;
+    /* The other threads do not exist here: their flags are free. */
+    for (uint32_t i = 0; i < n_gates; i++)
+        if (&gates[i] != t_gate) {
+            gates[i].busy = 0;
+            gates[i].used = 0;
         }
-    }
-}
-
-static void each_table(table *t, void (*fn)(uintptr_t, uint64_t, uint32_t, uint32_t, void *),
-                       void *arg)
-{
-    queue_apply(t, 0);
-    for (hdr *h = t->head; h; h = UNLINK(h->next))
-        fn((uintptr_t)h + NM_HDR, h->meta & NM_SIZE_MASK, h->trace,
-           h->meta & NM_LDSO_BIT ? NM_E_LDSO : 0, arg);
-}
-
-/* In the scanning child only: queued frees are unlinked first (and not given back). */
-void nm_tables_each(void (*fn)(uintptr_t, uint64_t, uint32_t, uint32_t, void *), void *arg)
-{
-    each_table(&shared_tab, fn, arg);
-    for (uint32_t i = 1; i < n_tabs; i++)
-        each_table(tabs[i], fn, arg);
-}
-
-uint64_t nm_tables_count(void)
-{
-    uint64_t n = shared_tab.n;
-    for (uint32_t i = 1; i < n_tabs; i++)
-        n += tabs[i]->n;
-    return n;
 }
 
 /* ---- Recording ---- */
@@ -711,58 +612,42 @@ uint64_t nm_tables_count(void)
 /* Text of the dynamic linker, from its program headers at AT_BASE (no allocation). Blocks
  * it allocates (DTVs, dlopen bookkeeping) hang off its private state, which is no root the
  * scan can see: like LeakSanitizer's use_ld_allocations they count as reachable. */
-static uintptr_t ld_lo, ld_hi;
+static uintptr_t ld_lo, ld_span;
 static int ld_known;
 
-static void ld_range(void)
+static __attribute__((noinline)) void ld_range(void)
 {
     uintptr_t base = (uintptr_t)getauxval(AT_BASE);
-    ld_known = 1;
-    if (!base)
-        return;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
-    const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff);
-    for (int i = 0; i < eh->e_phnum; i++)
-        if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
-            ld_lo = base + ph[i].p_vaddr;
-            ld_hi = ld_lo + ph[i].p_memsz;
-        }
-}
-
-static inline uint32_t caller_flags(uintptr_t ret)
-{
-    if (!ld_known)
-        ld_range();
-    return ret >= ld_lo && ret < ld_hi ? NM_E_LDSO : 0;
-}
-
-/* Records block p (header already written by the hook, owner none) in the calling thread's
- * list. */
-__attribute__((noinline)) static void record(void *p, uintptr_t ret)
-{
-    hdr *h = hdr_of(p);
-    uint64_t flags = caller_flags(ret) ? NM_LDSO_BIT : 0;
-    t_guard = 1;
-    uint32_t trace = 0;
-    if (nm_cfg.bt_mode != NM_BT_NONE) {
-        uint64_t every = nm_cfg.sample_bytes, size = h->meta & NM_SIZE_MASK;
-        if (!every || size >= every) {
-            trace = nm_trace_here(2);
-        } else {
-            t_sampled += size;
-            if (t_sampled >= every) {
-                t_sampled -= every;
-                trace = nm_trace_here(2);
+    if (base) {
+        const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+        const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff);
+        for (int i = 0; i < eh->e_phnum; i++)
+            if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+                ld_lo = base + ph[i].p_vaddr;
+                ld_span = ph[i].p_memsz;
             }
-        }
     }
-    table *t = tab_enter();
-    h->trace = trace;
-    h->meta = (h->meta & ~((uint64_t)8191u << NM_OWNER_SHIFT)) |
-              ((uint64_t)t->idx << NM_OWNER_SHIFT) | flags;
-    list_add(t, h);
-    tab_leave(t);
+    ld_known = 1;
+}
+
+/* The backtrace of a block of size bytes, when this one is to be traced; fp: the hook's
+ * frame. */
+__attribute__((noinline)) static uint32_t trace_block(uint64_t size, const uintptr_t *fp)
+{
+    uint64_t every = nm_cfg.sample_bytes;
+    if (every && size < every) {
+        t_sampled += size;
+        if (t_sampled < every)
+            return 0;
+        t_sampled -= every;
+    }
+    if (nm_cfg.bt_mode == NM_BT_FP)
+        return trace_fp(fp);
+    /* libunwind may allocate: those blocks are the monitor's own. */
+    t_guard = 1;
+    uint32_t trace = nm_trace_here(2);
     t_guard = 0;
+    return trace;
 }
 
 void nm_alloc_init(void)
@@ -771,6 +656,8 @@ void nm_alloc_init(void)
     const uint64_t *rnd = (const uint64_t *)getauxval(AT_RANDOM);
     hdr_secret = (uint32_t)((rnd ? rnd[0] ^ rnd[1] : 0x6a09e667f3bcc908ull) ^ (uint64_t)getpid());
     membarrier_ok = syscall(SYS_membarrier, 1 << 4 /* REGISTER_PRIVATE_EXPEDITED */, 0, 0) == 0;
+    if (!ld_known)
+        ld_range();
     if (nm_cfg.bt_mode == NM_BT_LIBUNWIND) {
         int g = nm_guard_set(1);
         libunwind_load();
@@ -782,22 +669,33 @@ void nm_alloc_init(void)
 
 /* ---- The hooks ---- */
 
-/* Writes the header of block p (offset 1 << offlog from libc's pointer) and records it
- * unless the thread is inside the monitor. */
+/* Writes the header of block p (offset 1 << offlog from libc's pointer): the record first,
+ * the check word last, so that a thread stopped in between leaves a block the scan skips
+ * (it holds nothing yet) rather than a half-written one. The monitor's own blocks (guard
+ * set) are marked quiet. */
 #define TRACK(p, offlog, size)                                                              \
     do {                                                                                    \
         hdr *h_ = hdr_of(p);                                                                \
         uint64_t sz_ = (uint64_t)(size);                                                    \
-        h_->meta = (sz_ > NM_SIZE_MASK ? NM_SIZE_MASK : sz_) |                              \
-                   ((uint64_t)NM_NO_OWNER << NM_OWNER_SHIFT) |                              \
-                   ((uint64_t)(offlog) << NM_OFF_SHIFT);                                    \
-        h_->trace = 0;                                                                      \
-        h_->check = hdr_check(p);                                                           \
-        if (!t_guard)                                                                       \
-            record((p), (uintptr_t)__builtin_return_address(0));                            \
+        uint64_t m_ = (sz_ > NM_SIZE_MASK ? NM_SIZE_MASK : sz_) |                           \
+                      ((uint64_t)(offlog) << NM_OFF_SHIFT);                                 \
+        uint32_t tr_ = 0;                                                                   \
+        if (__builtin_expect(!t_guard, 1)) {                                                \
+            uintptr_t ra_ = (uintptr_t)__builtin_return_address(0);                         \
+            if (__builtin_expect(!ld_known, 0))                                             \
+                ld_range();                                                                 \
+            if (ra_ - ld_lo < ld_span)                                                      \
+                m_ |= NM_LDSO_BIT;                                                          \
+            if (nm_cfg.bt_mode != NM_BT_NONE)                                               \
+                tr_ = trace_block(sz_, __builtin_frame_address(0));                         \
+        } else {                                                                            \
+            m_ |= NM_QUIET_BIT;                                                             \
+        }                                                                                   \
+        h_->meta = m_;                                                                      \
+        h_->trace = tr_;                                                                    \
+        __asm__ __volatile__("" ::: "memory");                                              \
+        h_->check = hdr_check((uintptr_t)(p));                                              \
     } while (0)
-#define NM_HDR_LOG 5 /* log2(NM_HDR) */
-_Static_assert(sizeof(hdr) == 1u << NM_HDR_LOG, "header size");
 
 /* glibc exports no __libc_ alias of malloc_usable_size; dlsym may allocate, which the hooks
  * serve through __libc_* without coming back here. */
@@ -818,17 +716,17 @@ static size_t libc_usable(void *b)
 static inline hdr *ours(void *p)
 {
     hdr *h = hdr_of(p);
-    return h->check == hdr_check(p) ? h : NULL;
+    return h->check == hdr_check((uintptr_t)p) ? h : NULL;
 }
 
 NM_API void *malloc(size_t n)
 {
-    if (n > SIZE_MAX / 2) {
+    if (__builtin_expect(n > SIZE_MAX / 2, 0)) {
         errno = ENOMEM;
         return NULL;
     }
     char *b = __libc_malloc(n + NM_HDR);
-    if (!b)
+    if (__builtin_expect(!b, 0))
         return NULL;
     void *p = b + NM_HDR;
     TRACK(p, NM_HDR_LOG, n);
@@ -850,17 +748,19 @@ NM_API void *calloc(size_t n, size_t size)
     return p;
 }
 
+/* errno: glibc's free keeps it (since 2.33), and nothing here sets it. */
 NM_API void free(void *p)
 {
-    if (!p)
+    if (__builtin_expect(!p, 0))
         return;
-    int e = errno;
-    hdr *h = ours(p);
-    if (h)
-        release(p, h);
-    else
-        __libc_free(p);
-    errno = e;
+    hdr *h = hdr_of(p);
+    if (__builtin_expect(h->check == hdr_check((uintptr_t)p), 1)) {
+        /* A second free of p is libc's to catch, on its own pointer. */
+        h->check = 0;
+        __libc_free((char *)p - meta_offset(h->meta));
+        return;
+    }
+    __libc_free(p);
 }
 
 NM_API void cfree(void *p)
@@ -884,11 +784,8 @@ NM_API void *realloc(void *p, size_t n)
         return NULL;
     }
     uint64_t meta = h->meta;
-    uint32_t owner = meta_owner(meta);
-    table *me = owner == NM_NO_OWNER || t_guard ? NULL : t_tab;
-    if (meta_offset(meta) != NM_HDR || owner == NM_NO_OWNER || !me || owner != me->idx) {
-        /* Over-aligned (libc would not keep the alignment), untracked, or another thread's
-         * (only the owner may unlink it): a new block and a copy. */
+    if (meta_offset(meta) != NM_HDR) {
+        /* Over-aligned: libc would not keep the alignment. A new block and a copy. */
         size_t have = libc_usable((char *)p - meta_offset(meta)) - meta_offset(meta);
         void *q = malloc(n);
         if (!q)
@@ -897,9 +794,10 @@ NM_API void *realloc(void *p, size_t n)
         free(p);
         return q;
     }
-    /* This thread's block: out of its list while libc moves it, back in at its new place. */
-    table *t = tab_enter();
-    list_del(t, h);
+    /* libc may move the block and free the old chunk: the check word is cleared first (no
+     * valid header may stay in freed memory) and set again at the new place; the gate keeps
+     * a scan from seeing the block in between. */
+    gate *g = gate_enter();
     h->check = 0;
     char *b = __libc_realloc((char *)p - NM_HDR, n + NM_HDR);
     hdr *nh = b ? (hdr *)b : h;
@@ -907,9 +805,9 @@ NM_API void *realloc(void *p, size_t n)
         uint64_t sz = n > NM_SIZE_MASK ? NM_SIZE_MASK : n;
         nh->meta = (nh->meta & ~NM_SIZE_MASK) | sz;
     }
-    nh->check = hdr_check((char *)nh + NM_HDR);
-    list_add(t, nh);
-    tab_leave(t);
+    __asm__ __volatile__("" ::: "memory");
+    nh->check = hdr_check((uintptr_t)nh + NM_HDR);
+    gate_leave(g);
     return b ? b + NM_HDR : NULL;
 }
 
@@ -923,7 +821,7 @@ NM_API void *reallocarray(void *p, size_t n, size_t size)
     return realloc(p, total);
 }
 
-/* Alignments up to 32 come from malloc (its blocks are 16-aligned, the header 32 bytes);
+/* Alignments up to 16 come from malloc (its blocks are 16-aligned, the header 16 bytes);
  * larger ones put the block `align` bytes into an aligned allocation, the header just
  * below it. */
 __attribute__((always_inline)) static inline void *aligned_block(size_t align, size_t n)
@@ -937,8 +835,7 @@ __attribute__((always_inline)) static inline void *aligned_block(size_t align, s
     while (((size_t)1 << lg) < align)
         lg++;
     size_t off = (size_t)1 << lg;
-    char *b = lg == NM_HDR_LOG && align <= 16 ? __libc_malloc(n + off)
-                                              : __libc_memalign(off, n + off);
+    char *b = lg == NM_HDR_LOG ? __libc_malloc(n + off) : __libc_memalign(off, n + off);
     if (!b)
         return NULL;
     void *p = b + off;

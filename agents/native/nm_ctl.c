@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* nm_ctl.c: configuration, triggers and process events of the native monitor (agents layer),
  * prefix nm_. At load it reads LEAKRAY_NATIVE_* (docs/native.md), removes itself from
- * LD_PRELOAD unless children are to be traced, registers atfork handlers (tables locked
+ * LD_PRELOAD unless children are to be traced, registers atfork handlers (blocks frozen
  * across fork, locks reset in the child, which never scans unless asked) and the at-exit
  * scan, and starts one monitor thread, with every signal blocked, that waits in poll() on
  * the signal pipe (the handler only writes a byte), the abstract unix socket
  * "leakray-native.PID" and the timer. It also wraps dlopen (RTLD_DEEPBIND dropped: a
- * library bound to libc's malloc would free blocks behind the tables' back) and the pthread
+ * library bound to libc's malloc would hand libc pointers it did not make) and the pthread
  * lifecycle calls, keeping a registry of threads with their creation backtrace and stack
  * mapping for thread-leak reports and for the scan (stacks of dead threads are no roots). */
 #define _GNU_SOURCE

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* nm_scan.c: one leak scan of the running process (agents layer), prefix nm_scan_. The
- * scanning thread takes every table lock (so no thread is inside a table update), starts a
+ * scanning thread freezes the blocks (no thread inside realloc's window), starts a
  * tracer task (clone(CLONE_VM), no libc: raw system calls only) that PTRACE_SEIZEs and
  * PTRACE_INTERRUPTs every other thread and copies its registers, then forks the process with
  * a raw clone (no atfork handlers, no malloc locks taken), lets the tracer detach and
- * releases the locks: the pause is that window. The child marks conservatively (aligned
+ * thaws the blocks: the pause is that window. The child collects the blocks by searching
+ * the anonymous mappings for their headers (nm_blocks_in), then marks conservatively (aligned
  * words, interior pointers accepted) from the roots: writable mappings that hold no block
  * (module data and bss, anonymous memory), live thread stacks from their SP, registers, and
  * the TLS around each thread pointer; stacks of threads that are gone are not roots. It then
@@ -12,7 +13,8 @@
  * unreachable block; direct: the rest), groups them by (kind, backtrace) and writes the
  * report (docs/native.md) with write(2) only; the parent appends the pause and renames the
  * file into place. The child never calls the application's malloc nor takes a libc lock
- * that a stopped thread might hold. Cost: O(B log B) for B blocks plus the words scanned. */
+ * that a stopped thread might hold. Cost: O(B) for B blocks plus the words searched and
+ * scanned. */
 #define _GNU_SOURCE
 #include "nm.h"
 
@@ -327,6 +329,7 @@ typedef struct child {
     scan_state *st;     /* captured threads */
     nm_block *b;        /* blocks sorted by address */
     uint64_t n;         /* blocks */
+    uint64_t cap;       /* capacity of b */
     uintptr_t lo, hi;   /* [first block, end of last block) */
     uint32_t *stack;    /* mark stack (block indexes), capacity n */
     uint64_t sp;        /* mark stack depth */
@@ -349,6 +352,17 @@ static void on_fault(int sig)
 static void collect(uintptr_t addr, uint64_t size, uint32_t trace, uint32_t flags, void *arg)
 {
     child *c = arg;
+    if (c->n == c->cap) {
+        /* Doubled into a fresh own mapping (registered, so never taken for a root). */
+        uint64_t cap = c->cap * 2;
+        nm_block *b = nm_map(cap * sizeof *b);
+        if (!b)
+            _exit(5);
+        memcpy(b, c->b, c->n * sizeof *b);
+        nm_unmap(c->b, c->cap * sizeof *b);
+        c->b = b;
+        c->cap = cap;
+    }
     nm_block *b = &c->b[c->n++];
     b->addr = addr;
     b->size = size;
@@ -843,6 +857,34 @@ static void write_graph(wbuf *w, child *c)
     }
 }
 
+/* The blocks: every private anonymous writable mapping (the brk heap, arenas, mmapped
+ * chunks) is searched for block headers, except the monitor's own mappings and thread
+ * stacks. Mappings come in address order, and so do the blocks of each. */
+static void collect_blocks(child *c)
+{
+    static uintptr_t own[NM_MAX_OWN_MAPS][2], stacks[NM_MAX_THREADS][2];
+    int n_own = nm_own_maps(own, NM_MAX_OWN_MAPS);
+    int n_stacks = nm_thread_stacks(stacks, NM_MAX_THREADS);
+    for (int i = 0; i < c->n_maps; i++) {
+        const mapping *m = &c->maps[i];
+        const char *name = map_name(c, m);
+        if (m->perms[0] != 'r' || m->perms[1] != 'w' || m->perms[3] != 'p')
+            continue;
+        if (name[0] && strcmp(name, "[heap]"))
+            continue;
+        int skip = 0;
+        for (int k = 0; k < n_own && !skip; k++)
+            skip = overlaps(m->lo, m->hi, own[k][0], own[k][1]);
+        for (int k = 0; k < n_stacks && !skip; k++)
+            skip = overlaps(m->lo, m->hi, stacks[k][0], stacks[k][1]);
+        if (skip)
+            continue;
+        if (sigsetjmp(fault_jmp, 1))
+            continue; /* unreadable after all: its blocks are not there to find */
+        nm_blocks_in(m->lo, m->hi, collect, c);
+    }
+}
+
 static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t self_sp,
                        uintptr_t self_tp, uint64_t t0_us)
 {
@@ -864,26 +906,32 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
 
     static child c;
     c.st = st;
-    uint64_t cap = nm_tables_count() + 1;
-    c.b = nm_map(cap * sizeof(nm_block));
-    nm_block *tmpb = nm_map(cap * sizeof(nm_block));
-    uint32_t *count = nm_map(sizeof(uint32_t) << 16);
-    c.stack = nm_map(cap * sizeof(uint32_t));
+    c.cap = 1u << 16;
+    c.b = nm_map(c.cap * sizeof(nm_block));
     c.maps = nm_map(MAX_MAPS * sizeof(mapping));
     c.names = nm_map((size_t)MAX_MAPS * 64);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     static wbuf w;
     w.fd = fd;
-    if (fd < 0 || !c.b || !tmpb || !count || !c.stack || !c.maps || !c.names)
+    if (fd < 0 || !c.b || !c.maps || !c.names || read_maps(&c) < 0)
         _exit(3);
-    nm_tables_each(collect, &c);
+    collect_blocks(&c);
+    uint64_t cap = c.n + 1;
+    nm_block *tmpb = nm_map(cap * sizeof(nm_block));
+    uint32_t *count = nm_map(sizeof(uint32_t) << 16);
+    c.stack = nm_map(cap * sizeof(uint32_t));
+    if (!tmpb || !count || !c.stack)
+        _exit(3);
     if (c.n) {
-        sort_blocks(c.b, tmpb, c.n, count);
+        int sorted = 1;
+        for (uint64_t i = 1; i < c.n && sorted; i++)
+            sorted = c.b[i - 1].addr < c.b[i].addr;
+        if (!sorted)
+            sort_blocks(c.b, tmpb, c.n, count);
         c.lo = c.b[0].addr;
         c.hi = c.b[c.n - 1].addr + c.b[c.n - 1].size + 1;
         regions_build(&c);
     }
-    read_maps(&c);
     scan_roots(&c, self_sp, self_tp);
     mark_indirect(&c);
 
@@ -1126,7 +1174,7 @@ int nm_scan_run(int reason, char *path, size_t n)
         child_main(st, reason, tmp, sp, (uintptr_t)__builtin_thread_pointer(), t0);
     uint64_t t_forked = now_us();
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-    /* The threads run again once the tracer detaches them; the tables open right away. */
+    /* The threads run again once the tracer detaches them; realloc opens right away. */
     fx_set(&st->release);
     nm_tables_unlock();
     uint64_t pause = now_us() - t0;
