@@ -13,7 +13,7 @@
 #   nat_fail MSG / nat_skip MSG
 # Every program is run with the plugin path as its one argument (dlopen.c uses it; the
 # others ignore it).
-NAT_NAMES="lost list cycle interior regs stack tls threads handoff aligned forks dlopen noleak"
+NAT_NAMES="lost list cycle interior regs stack tls threads handoff aligned reuse forks dlopen noleak"
 
 nat_fail() {
     echo "FAIL: $*" >&2

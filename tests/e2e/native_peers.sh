@@ -4,7 +4,9 @@
 # tests/programs/native, built at test time, each with a known outcome (lost pointers, a
 # leaked list = 1 direct + 9 indirect, a leaked ring, interior pointers, pointers held only
 # in another thread's register, stack or TLS, leaks from joined threads, aligned
-# allocations, a forking program, a RTLD_DEEPBIND plugin, a program without leaks):
+# allocations, heap memory reused in every shape (blocks moved by realloc, aligned and
+# mmapped blocks, freed memory handed out again: no stale record may pass for a block), a
+# forking program, a RTLD_DEEPBIND plugin, a program without leaks):
 #   - leakray finds exactly the direct and indirect blocks and bytes of
 #     tests/e2e/expected/native/peers.txt;
 #   - LeakSanitizer (clang-14 -fsanitize=leak) finds the same four numbers, run live when
