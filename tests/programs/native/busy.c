@@ -2,7 +2,10 @@
  * blocks (7 direct leaks, 693 bytes), writes its pid to argv[1] and starts two workers that
  * replace blocks in their own table of 512 slots; each worker prints a checksum of its first
  * 200,000 rounds (seeded, so the output never depends on timing), then keeps churning until
- * the file argv[2] exists. Everything the workers allocate stays reachable. */
+ * the file argv[2] exists. Each round a worker also reallocs its holder block (up to 64 KiB,
+ * so libc moves it and copies often), whose contents hold the only pointer to a child block:
+ * a scan that caught a holder inside realloc and lost sight of it would call the child a
+ * leak. Everything the workers allocate stays reachable. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +23,8 @@ static void *work(void *arg)
 {
     uint64_t seed = (uint64_t)(uintptr_t)arg, sum = 0;
     char **slot = calloc(SLOTS, sizeof *slot);
+    void **holder = calloc(1, 64);
+    holder[0] = calloc(1, 48);
     for (uint64_t round = 0;; round++) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         unsigned i = (unsigned)(seed >> 33) % SLOTS;
@@ -27,6 +32,7 @@ static void *work(void *arg)
         free(slot[i]);
         slot[i] = malloc(n);
         memset(slot[i], (int)(round & 0xff), n);
+        holder = realloc(holder, 64 + (size_t)(seed >> 16) % 65536);
         if (round < COUNTED)
             sum += n * (i + 1);
         if (round == COUNTED)
@@ -38,6 +44,8 @@ static void *work(void *arg)
     for (unsigned i = 0; i < SLOTS; i++)
         free(slot[i]);
     free(slot);
+    free(holder[0]);
+    free(holder);
     return NULL;
 }
 
