@@ -10,9 +10,11 @@
 #  3. Pause and scan: a heap of HEAP_MB MiB (default 256) in 1 KiB blocks with a thread
 #     allocating beside it (bench/micro/native_heap_bench.c), scanned SCANS times (default 3)
 #     by `leakray native check`; pause (stop + fork), scan time in the child, both per GiB,
-#     and extra memory (RssAnon with the monitor minus without). Also with glibc's
-#     transparent huge pages for the heap (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), which
-#     shrinks the page tables fork copies.
+#     and extra memory (RssAnon with the monitor minus without). Three ways: 4 KiB pages left
+#     alone (LEAKRAY_NATIVE_HUGE_PAGES=0), plain LD_PRELOAD (the monitor collapses glibc's
+#     heap into transparent huge pages before each scan) and glibc's own transparent huge
+#     pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, what `native run` sets); huge pages
+#     shrink the page tables fork copies.
 #  4. Accuracy against LeakSanitizer and valgrind on every test program of
 #     tests/programs/native (scripts/golden-native.sh, run live).
 # Ratios are of CPU time (user + system, steadier than wall time on a shared machine); wall
@@ -135,14 +137,21 @@ scan_run() { # LABEL ENV...
     pid=$(cat "$dir/pid")
     local rss
     rss=$(awk '/RssAnon/ {print $2}' "/proc/$pid/status")
+    # The program's own CPU time (ticks) across the scans: the monitor's work before each
+    # stop (collapsing the heap into huge pages) is the program's, not the child's.
+    local t0 t1 rss1
+    t0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
     for i in $(seq "$scans"); do
         "$lr" native check "$pid" --json --timing >"$dir/scan$i.json"
     done
+    t1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+    rss1=$(awk '/RssAnon/ {print $2}' "/proc/$pid/status")
     touch "$dir/stop"
     wait $bg
-    python3 - "$dir" "$scans" "$heap_mb" "$label" "$rss" <<'PY'
+    python3 - "$dir" "$scans" "$heap_mb" "$label" "$rss" "$rss1" "$(((t1 - t0) * 1000 / $(getconf CLK_TCK)))" <<'PY'
 import json, statistics, sys
 d, n, mb, label, rss = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+rss1, prog_ms = int(sys.argv[6]), int(sys.argv[7])
 ts = [json.load(open(f"{d}/scan{i}.json"))["timing"] for i in range(1, n + 1)]
 gib = mb / 1024
 med = lambda k: statistics.median(t[k] for t in ts)
@@ -150,10 +159,12 @@ print(f"  {label}: pause median {med('pause_ms'):.1f} ms (min {min(t['pause_ms']
       f" stop {med('stop_ms'):.1f}, fork {med('fork_ms'):.1f}) = {med('pause_ms') / gib:.0f} ms/GiB;"
       f" child scan {med('scan_ms') / 1000:.2f} s wall, {med('scan_cpu_ms') / 1000:.2f} s CPU"
       f" = {med('scan_cpu_ms') / 1000 / gib:.2f} s CPU/GiB;"
-      f" RssAnon {rss / 1024:.0f} MB")
+      f" RssAnon {rss / 1024:.0f} MB, {rss1 / 1024:.0f} MB after the scans;"
+      f" program CPU during the scans {prog_ms} ms")
 PY
 }
-scan_run "4 KiB pages" LEAKRAY_NATIVE_GRAPH=0
+scan_run "4 KiB pages, left alone" LEAKRAY_NATIVE_HUGE_PAGES=0
+scan_run "plain LD_PRELOAD (heap collapsed)" LEAKRAY_NATIVE_GRAPH=0
 scan_run "glibc THP heap" GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 rm -f "$dir/pid" "$dir/stop"
 "$dir/heap" "$heap_mb" 1024 "$dir/pid" "$dir/stop" &

@@ -36,6 +36,7 @@ typedef struct nm_config {
     int interval_s;           /* scan every this many seconds (0 = never) */
     int children;             /* keep the monitor in exec'd children */
     int graph;                /* also write every block and pointer (heap graph) */
+    int huge_pages;           /* put glibc's heap on transparent huge pages before a scan */
     uint64_t thread_age_ms;   /* report threads running longer than this (0 = never) */
     char out[512];            /* report path template: %p pid, %n scan number */
     char socket_name[108];    /* abstract unix socket name ("" = none) */

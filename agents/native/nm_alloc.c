@@ -612,12 +612,15 @@ void nm_tables_reinit_child(void)
 /* Text of the dynamic linker, from its program headers at AT_BASE (no allocation). Blocks
  * it allocates (DTVs, dlopen bookkeeping) hang off its private state, which is no root the
  * scan can see: like LeakSanitizer's use_ld_allocations they count as reachable. */
-static uintptr_t ld_lo, ld_span;
+/* Until ld_range has run, [ld_lo, ld_lo + ld_span) is the whole address space, so that every
+ * call takes the slow path, which runs it. */
+static uintptr_t ld_lo, ld_span = UINTPTR_MAX;
 static int ld_known;
 
 static __attribute__((noinline)) void ld_range(void)
 {
     uintptr_t base = (uintptr_t)getauxval(AT_BASE);
+    ld_span = 0;
     if (base) {
         const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
         const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff);
@@ -669,33 +672,54 @@ void nm_alloc_init(void)
 
 /* ---- The hooks ---- */
 
-/* Writes the header of block p (offset 1 << offlog from libc's pointer): the record first,
- * the check word last, so that a thread stopped in between leaves a block the scan skips
- * (it holds nothing yet) rather than a half-written one. The monitor's own blocks (guard
- * set) are marked quiet. */
+/* The header of block p once its record is known: the record first, the check word last,
+ * so that a thread stopped in between leaves a block the scan skips (it holds nothing yet)
+ * rather than a half-written one. */
+static inline void hdr_write(void *p, uint64_t meta, uint32_t trace)
+{
+    hdr *h = hdr_of(p);
+    h->meta = meta;
+    h->trace = trace;
+    __asm__ __volatile__("" ::: "memory");
+    h->check = hdr_check((uintptr_t)p);
+}
+
+/* Everything but the plain record: the monitor's own blocks (guard set: quiet), blocks the
+ * dynamic linker allocates, and backtraces. ra: the hook's return address; fp: its frame. */
+static __attribute__((noinline)) void *track_slow(void *p, uint64_t meta, uintptr_t ra,
+                                                 const uintptr_t *fp)
+{
+    uint32_t trace = 0;
+    if (t_guard) {
+        meta |= NM_QUIET_BIT;
+    } else {
+        if (!ld_known)
+            ld_range();
+        if (ra - ld_lo < ld_span)
+            meta |= NM_LDSO_BIT;
+        if (nm_cfg.bt_mode != NM_BT_NONE)
+            trace = trace_block(meta & NM_SIZE_MASK, fp);
+    }
+    hdr_write(p, meta, trace);
+    return p;
+}
+
+/* Writes the header of block p (offset 1 << offlog from libc's pointer) and evaluates to p.
+ * The common case without backtraces is a few stores; the rest goes to track_slow. */
 #define TRACK(p, offlog, size)                                                              \
-    do {                                                                                    \
-        hdr *h_ = hdr_of(p);                                                                \
+    ({                                                                                      \
         uint64_t sz_ = (uint64_t)(size);                                                    \
         uint64_t m_ = (sz_ > NM_SIZE_MASK ? NM_SIZE_MASK : sz_) |                           \
                       ((uint64_t)(offlog) << NM_OFF_SHIFT);                                 \
-        uint32_t tr_ = 0;                                                                   \
-        if (__builtin_expect(!t_guard, 1)) {                                                \
-            uintptr_t ra_ = (uintptr_t)__builtin_return_address(0);                         \
-            if (__builtin_expect(!ld_known, 0))                                             \
-                ld_range();                                                                 \
-            if (ra_ - ld_lo < ld_span)                                                      \
-                m_ |= NM_LDSO_BIT;                                                          \
-            if (nm_cfg.bt_mode != NM_BT_NONE)                                               \
-                tr_ = trace_block(sz_, __builtin_frame_address(0));                         \
-        } else {                                                                            \
-            m_ |= NM_QUIET_BIT;                                                             \
-        }                                                                                   \
-        h_->meta = m_;                                                                      \
-        h_->trace = tr_;                                                                    \
-        __asm__ __volatile__("" ::: "memory");                                              \
-        h_->check = hdr_check((uintptr_t)(p));                                              \
-    } while (0)
+        uintptr_t ra_ = (uintptr_t)__builtin_return_address(0);                             \
+        void *r_ = (p);                                                                     \
+        if (__builtin_expect(t_guard | (nm_cfg.bt_mode != NM_BT_NONE) |                     \
+                                 (ra_ - ld_lo < ld_span), 0))                               \
+            r_ = track_slow(r_, m_, ra_, __builtin_frame_address(0));                       \
+        else                                                                                \
+            hdr_write(r_, m_, 0);                                                           \
+        r_;                                                                                 \
+    })
 
 /* glibc exports no __libc_ alias of malloc_usable_size; dlsym may allocate, which the hooks
  * serve through __libc_* without coming back here. */
@@ -728,9 +752,7 @@ NM_API void *malloc(size_t n)
     char *b = __libc_malloc(n + NM_HDR);
     if (__builtin_expect(!b, 0))
         return NULL;
-    void *p = b + NM_HDR;
-    TRACK(p, NM_HDR_LOG, n);
-    return p;
+    return TRACK(b + NM_HDR, NM_HDR_LOG, n);
 }
 
 NM_API void *calloc(size_t n, size_t size)
@@ -743,9 +765,7 @@ NM_API void *calloc(size_t n, size_t size)
     char *b = __libc_calloc(1, total + NM_HDR);
     if (!b)
         return NULL;
-    void *p = b + NM_HDR;
-    TRACK(p, NM_HDR_LOG, total);
-    return p;
+    return TRACK(b + NM_HDR, NM_HDR_LOG, total);
 }
 
 /* errno: glibc's free keeps it (since 2.33), and nothing here sets it. */
@@ -838,9 +858,7 @@ __attribute__((always_inline)) static inline void *aligned_block(size_t align, s
     char *b = lg == NM_HDR_LOG ? __libc_malloc(n + off) : __libc_memalign(off, n + off);
     if (!b)
         return NULL;
-    void *p = b + off;
-    TRACK(p, lg, n);
-    return p;
+    return TRACK(b + off, lg, n);
 }
 
 NM_API void *memalign(size_t align, size_t n)
