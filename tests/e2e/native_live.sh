@@ -9,13 +9,17 @@
 # again through `native report`. Also: thread leaks (threadleak.c) with their creation
 # frames, backtrace modes and sampling, LD_PRELOAD dropped for exec'd children (bash), and
 # a thread another tracer holds (the scan says its capture failed), and `check` on a process
-# without the monitor (exit 2, one line).
+# without the monitor (exit 2, one line). Huge pages: under plain LD_PRELOAD a scan of
+# bigheap.c (48 MiB of heap) first puts glibc's heap on transparent huge pages (when the
+# kernel offers them: THP not "never", MADV_COLLAPSE from Linux 6.1), and still finds its 3
+# leaks; with LEAKRAY_NATIVE_HUGE_PAGES=0 (and THP in "madvise" mode) the heap stays on 4 KiB
+# pages.
 set -euo pipefail
 . "$(dirname "$0")/native_lib.bash"
 nat_init native_live
 B=$NAT_TMP/bin
 mkdir -p "$B"
-for p in busy threadleak list; do
+for p in busy threadleak list bigheap; do
     gcc -O0 -g -fno-omit-frame-pointer -pthread -o "$B/$p" "$NAT_PROGS/$p.c" ||
         nat_fail "gcc could not build $p.c"
 done
@@ -89,6 +93,56 @@ for mode in "--backtrace libunwind" "--sample 1M" "--backtrace none" "--depth 1"
     (cd "$B" && "$LEAKRAY" native run --json --no-timing $mode -- ./list) \
         >"$NAT_TMP/list-${mode// /}.json" || nat_fail "list run with $mode failed"
 done
+
+# Huge pages: AnonHugePages of bigheap before and after one scan, with the step on and off.
+thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo "[never]")
+kver=$(uname -r | awk -F'[.-]' '{print $1 * 1000 + $2}')
+huge_run() { # TAG ENV...: one scan of bigheap; writes TAG.json and TAG.huge (kB before, after)
+    local tag=$1
+    shift
+    rm -f "$NAT_TMP/$tag.pid" "$NAT_TMP/$tag.stop"
+    env "$@" LD_PRELOAD="$NAT_LIB" LEAKRAY_NATIVE_AT_EXIT=0 \
+        LEAKRAY_NATIVE_OUT="$NAT_TMP/$tag.%n.lrn" "$B/bigheap" "$NAT_TMP/$tag.pid" \
+        "$NAT_TMP/$tag.stop" >"$NAT_TMP/$tag.out" &
+    local bg=$! hp
+    for _ in $(seq 400); do [ -s "$NAT_TMP/$tag.pid" ] && break; sleep 0.05; done
+    [ -s "$NAT_TMP/$tag.pid" ] || { kill $bg; nat_fail "bigheap never wrote its pid"; }
+    hp=$(cat "$NAT_TMP/$tag.pid")
+    awk '/^AnonHugePages/ {print $2}' "/proc/$hp/smaps_rollup" >"$NAT_TMP/$tag.huge"
+    "$LEAKRAY" native check "$hp" --json --no-timing >"$NAT_TMP/$tag.json" ||
+        { touch "$NAT_TMP/$tag.stop"; nat_fail "native check of bigheap ($tag) failed"; }
+    awk '/^AnonHugePages/ {print $2}' "/proc/$hp/smaps_rollup" >>"$NAT_TMP/$tag.huge"
+    touch "$NAT_TMP/$tag.stop"
+    wait $bg || nat_fail "bigheap ($tag) exited $?"
+}
+huge_run huge
+huge_run small LEAKRAY_NATIVE_HUGE_PAGES=0
+python3 - "$NAT_TMP" "$thp" "$kver" <<'PY' || nat_fail "huge page checks"
+import json, sys
+t, thp, kver = sys.argv[1], sys.argv[2], int(sys.argv[3])
+fails = 0
+for tag in ("huge", "small"):
+    d = json.load(open(f"{t}/{tag}.json"))
+    ok = d["capture"]["ok"] and d["direct"] == {"blocks": 3, "bytes": 600}
+    print(("ok: " if ok else "FAIL: ") + f"bigheap {tag}: 3 direct leaks of 600 bytes: "
+          f"{d['direct']}", file=sys.stderr)
+    fails += not ok
+before, after = (int(x) for x in open(f"{t}/huge.huge").read().split())
+if "[never]" in thp or kver < 6001:
+    print(f"SKIP: huge pages (THP {thp.strip()!r}, kernel {kver})", file=sys.stderr)
+else:
+    ok = after >= 32 * 1024
+    print(("ok: " if ok else "FAIL: ") + f"a scan put the 48 MiB heap on huge pages: "
+          f"AnonHugePages {before} kB before, {after} kB after", file=sys.stderr)
+    fails += not ok
+    s_before, s_after = (int(x) for x in open(f"{t}/small.huge").read().split())
+    if "[madvise]" in thp:
+        ok = s_after < 8 * 1024
+        print(("ok: " if ok else "FAIL: ") + f"LEAKRAY_NATIVE_HUGE_PAGES=0 left it alone: "
+              f"AnonHugePages {s_after} kB after", file=sys.stderr)
+        fails += not ok
+sys.exit(1 if fails else 0)
+PY
 
 python3 - "$NAT_TMP" <<'PY' || nat_fail "checks above"
 import json, sys
