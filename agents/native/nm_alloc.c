@@ -612,13 +612,20 @@ void nm_tables_reinit_child(void)
 /* Text of the dynamic linker, from its program headers at AT_BASE (no allocation). Blocks
  * it allocates (DTVs, dlopen bookkeeping) hang off its private state, which is no root the
  * scan can see: like LeakSanitizer's use_ld_allocations they count as reachable. */
-/* Until ld_range has run, [ld_lo, ld_lo + ld_span) is the whole address space, so that every
- * call takes the slow path, which runs it. */
+/* Until first_use has run, [ld_lo, ld_lo + ld_span) is the whole address space, so that
+ * every call takes the slow path, which runs it. */
 static uintptr_t ld_lo, ld_span = UINTPTR_MAX;
 static int ld_known;
 
-static __attribute__((noinline)) void ld_range(void)
+/* At the first block the hooks make, which may come before this library's constructor (a
+ * constructor of another library that ran first): the header secret, fixed for the life of
+ * the process (a block made with one secret must be recognised by free ever after), and the
+ * dynamic linker's text, from its program headers at AT_BASE (no allocation). */
+static __attribute__((noinline)) void first_use(void)
 {
+    /* AT_RANDOM: 16 random bytes the kernel gives every process. */
+    const uint64_t *rnd = (const uint64_t *)getauxval(AT_RANDOM);
+    hdr_secret = (uint32_t)((rnd ? rnd[0] ^ rnd[1] : 0x6a09e667f3bcc908ull) ^ (uint64_t)getpid());
     uintptr_t base = (uintptr_t)getauxval(AT_BASE);
     ld_span = 0;
     if (base) {
@@ -655,12 +662,9 @@ __attribute__((noinline)) static uint32_t trace_block(uint64_t size, const uintp
 
 void nm_alloc_init(void)
 {
-    /* AT_RANDOM: 16 random bytes the kernel gives every process. */
-    const uint64_t *rnd = (const uint64_t *)getauxval(AT_RANDOM);
-    hdr_secret = (uint32_t)((rnd ? rnd[0] ^ rnd[1] : 0x6a09e667f3bcc908ull) ^ (uint64_t)getpid());
     membarrier_ok = syscall(SYS_membarrier, 1 << 4 /* REGISTER_PRIVATE_EXPEDITED */, 0, 0) == 0;
     if (!ld_known)
-        ld_range();
+        first_use();
     if (nm_cfg.bt_mode == NM_BT_LIBUNWIND) {
         int g = nm_guard_set(1);
         libunwind_load();
@@ -690,11 +694,11 @@ static __attribute__((noinline)) void *track_slow(void *p, uint64_t meta, uintpt
                                                  const uintptr_t *fp)
 {
     uint32_t trace = 0;
+    if (!ld_known)
+        first_use();
     if (t_guard) {
         meta |= NM_QUIET_BIT;
     } else {
-        if (!ld_known)
-            ld_range();
         if (ra - ld_lo < ld_span)
             meta |= NM_LDSO_BIT;
         if (nm_cfg.bt_mode != NM_BT_NONE)
