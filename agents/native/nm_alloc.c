@@ -338,7 +338,7 @@ __attribute__((noinline)) uint32_t nm_trace_here(int skip)
 }
 /* The frame-pointer backtrace from frame fp (a hook's own frame: its return address is the
  * program's call site), hashed during the walk. Same bounds as nm_trace_here. */
-static __attribute__((noinline)) uint32_t trace_fp(const uintptr_t *fp)
+static inline __attribute__((always_inline)) uint32_t trace_fp(const uintptr_t *fp)
 {
     uintptr_t f[NM_MAX_DEPTH];
     uintptr_t hi = t_stack_hi;
@@ -640,9 +640,28 @@ static __attribute__((noinline)) void first_use(void)
     ld_known = 1;
 }
 
+/* libunwind's backtrace from the program's call site: the frames above the first whose
+ * address is ra, the hook's return address (whether or not the hook's own frame is still on
+ * the stack). */
+static __attribute__((noinline)) uint32_t trace_unwind(uintptr_t ra)
+{
+    void *buf[NM_MAX_DEPTH + 8];
+    uintptr_t f[NM_MAX_DEPTH];
+    int got = unw_bt(buf, nm_cfg.depth + 8), k = 0, n = 0;
+    while (k < got && k < 8 && (uintptr_t)buf[k] != ra)
+        k++;
+    if (k == got || k == 8)
+        return 0;
+    for (; k < got && n < nm_cfg.depth; k++)
+        f[n++] = (uintptr_t)buf[k];
+    return depot_put(f, n);
+}
+
 /* The backtrace of a block of size bytes, when this one is to be traced; fp: the hook's
- * frame. */
-__attribute__((noinline)) static uint32_t trace_block(uint64_t size, const uintptr_t *fp)
+ * frame, ra: its return address. */
+static inline __attribute__((always_inline)) uint32_t trace_block(uint64_t size,
+                                                                  const uintptr_t *fp,
+                                                                  uintptr_t ra)
 {
     uint64_t every = nm_cfg.sample_bytes;
     if (every && size < every) {
@@ -651,11 +670,11 @@ __attribute__((noinline)) static uint32_t trace_block(uint64_t size, const uintp
             return 0;
         t_sampled -= every;
     }
-    if (nm_cfg.bt_mode == NM_BT_FP)
+    if (__builtin_expect(nm_cfg.bt_mode == NM_BT_FP || !unw_bt, 1))
         return trace_fp(fp);
     /* libunwind may allocate: those blocks are the monitor's own. */
     t_guard = 1;
-    uint32_t trace = nm_trace_here(2);
+    uint32_t trace = trace_unwind(ra);
     t_guard = 0;
     return trace;
 }
@@ -702,7 +721,7 @@ static __attribute__((noinline)) void *track_slow(void *p, uint64_t meta, uintpt
         if (ra - ld_lo < ld_span)
             meta |= NM_LDSO_BIT;
         if (nm_cfg.bt_mode != NM_BT_NONE)
-            trace = trace_block(meta & NM_SIZE_MASK, fp);
+            trace = trace_block(meta & NM_SIZE_MASK, fp, ra);
     }
     hdr_write(p, meta, trace);
     return p;
