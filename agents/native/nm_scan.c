@@ -612,6 +612,10 @@ static int holds_block(const child *c, uintptr_t lo, uintptr_t hi)
         else
             z = mid;
     }
+    /* A block that starts below lo may run into [lo, hi): one heap can span several
+     * mappings (brk growth after madvise, an arena's heap split by its flags). */
+    if (a > 0 && c->b[a - 1].addr + c->b[a - 1].size > lo)
+        return 1;
     return a < c->n && c->b[a].addr < hi;
 }
 
@@ -858,32 +862,44 @@ static void write_graph(wbuf *w, child *c)
     }
 }
 
+static void search_range(child *c, uintptr_t lo, uintptr_t hi)
+{
+    if (sigsetjmp(fault_jmp, 1))
+        return; /* unreadable after all: the rest of its blocks are not there to find */
+    nm_blocks_in(lo, hi, collect, c);
+}
+
 /* The blocks: every private anonymous writable mapping (the brk heap, arenas, mmapped
  * chunks) is searched for block headers, except the monitor's own mappings and thread
- * stacks. Mappings come in address order, and so do the blocks of each. */
+ * stacks. Adjacent mappings are searched as one range: one heap can span several (brk
+ * growth after madvise, a heap split by its flags), and a block may cross the line.
+ * Mappings come in address order, and so do the blocks of each. */
 static void collect_blocks(child *c)
 {
     static uintptr_t own[NM_MAX_OWN_MAPS][2], stacks[NM_MAX_THREADS][2];
     int n_own = nm_own_maps(own, NM_MAX_OWN_MAPS);
     int n_stacks = nm_thread_stacks(stacks, NM_MAX_THREADS);
+    uintptr_t run_lo = 0, run_hi = 0;
     for (int i = 0; i < c->n_maps; i++) {
         const mapping *m = &c->maps[i];
         const char *name = map_name(c, m);
-        if (m->perms[0] != 'r' || m->perms[1] != 'w' || m->perms[3] != 'p')
-            continue;
-        if (name[0] && strcmp(name, "[heap]"))
-            continue;
-        int skip = 0;
+        int skip = m->perms[0] != 'r' || m->perms[1] != 'w' || m->perms[3] != 'p' ||
+                   (name[0] && strcmp(name, "[heap]"));
         for (int k = 0; k < n_own && !skip; k++)
             skip = overlaps(m->lo, m->hi, own[k][0], own[k][1]);
         for (int k = 0; k < n_stacks && !skip; k++)
             skip = overlaps(m->lo, m->hi, stacks[k][0], stacks[k][1]);
-        if (skip)
+        if (!skip && run_hi == m->lo && run_hi) {
+            run_hi = m->hi;
             continue;
-        if (sigsetjmp(fault_jmp, 1))
-            continue; /* unreadable after all: its blocks are not there to find */
-        nm_blocks_in(m->lo, m->hi, collect, c);
+        }
+        if (run_hi)
+            search_range(c, run_lo, run_hi);
+        run_lo = skip ? 0 : m->lo;
+        run_hi = skip ? 0 : m->hi;
     }
+    if (run_hi)
+        search_range(c, run_lo, run_hi);
 }
 
 static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t self_sp,

@@ -3,11 +3,14 @@
  * allocations (64 to 4096 bytes) and frees over 256 slots, all freed at the end; 100 blocks of
  * 1000 bytes freed and their memory reused by 20 blocks of 4000 that stay reachable; a block
  * grown by realloc past the mmap threshold (moved into its own mapping, then grown in place)
- * that holds the only pointers to 10 children; and a 300,000-byte mmapped block kept and grown.
+ * that holds the only pointers to 10 children; a 300,000-byte mmapped block kept and grown; and
+ * a 100,000-byte block whose middle page is locked (mlock), so that its heap mapping is split
+ * in three and the block crosses two of the lines: it holds the only pointer to a child.
  * Leaks: a 300,000-byte mmapped block, a memalign(4096) block of 5000 bytes and a block grown
  * by realloc to 1000 bytes (direct, 306,000 bytes) whose only pointer is to a calloc'd block
  * of 100 bytes (indirect). */
 #include <malloc.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@
 static void *keep[32];
 static void **parent;
 static char *big;
+static void **straddle;
 
 __attribute__((noinline)) static void churn(void)
 {
@@ -84,6 +88,10 @@ int main(void)
     big = malloc(300000);
     big = realloc(big, 900000);
     memset(big, 0, 900000);
+    straddle = calloc(1, 100000);
+    straddle[0] = calloc(1, 24);
+    if (mlock((void *)(((uintptr_t)straddle + 50000) & ~(uintptr_t)4095), 4096) != 0)
+        perror("reuse: mlock");
     leak();
     scrub();
     unsigned long sum = 0;
