@@ -1165,7 +1165,11 @@ static void heap_huge(void)
             const mapping *mp = &m.maps[i];
             if (strcmp(mp->perms, "rw-p") || !glibc_heap(mp, map_name(&m, mp)))
                 continue;
-            if (madvise((void *)mp->lo, mp->hi - mp->lo, MADV_HUGEPAGE) != 0)
+            /* An arena's heap is advised whole, its reserved (PROT_NONE) part included, so
+             * that what glibc opens later comes huge and stays one mapping. */
+            const char *name = map_name(&m, mp);
+            size_t span = !name[0] && mp->lo % ARENA_HEAP == 0 ? ARENA_HEAP : mp->hi - mp->lo;
+            if (madvise((void *)mp->lo, span, MADV_HUGEPAGE) != 0 && errno != ENOMEM)
                 continue;
             uintptr_t lo = (mp->lo + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
             for (uintptr_t a = lo; a + HUGE_BYTES <= mp->hi; a += HUGE_BYTES) {
