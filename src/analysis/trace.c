@@ -896,7 +896,8 @@ static inline void bit_set(uint8_t *m, node_ix x)
  * traversal from S; then the nodes of R \ S kept alive are those rooted, or referenced
  * from a reachable node outside R, and what they reach inside R \ S; the rest of R is
  * retained. The outside references are found by one scan of the edges that only tests a
- * bit per target, which costs far less than a traversal from the roots. Same answer as
+ * bit per target (the rules are asked only about references into R \ S), which costs far
+ * less than a traversal from the roots. Same answer as
  * "total reachable minus a traversal from the roots that never enters S". inr and live are
  * bitmaps of N bits; queue has N entries (it holds R, then the live part of R \ S). */
 /* The reachability and weights the dominator tree was built with (NULL: strong references
@@ -1004,16 +1005,27 @@ static void together(const graph *g, const rules_set *rs, const dom_opts *o, con
         bit_set(live, x);
         queue[qt++] = x;
     }
+    /* The scan reads every reference of the heap: the target's bits come first, so the
+     * rules (tog_follow) are asked only about the few references into R \ S. */
     for (node_ix x = 0; x < n; x++) {
         if (bit_get(inr, x) || x >= dt->n || dt->idom[x] == GRAPH_NONE)
             continue;
-        node_ix y;
-        for (uint32_t cur = 0; tog_next(&tc, x, &cur, &y);) {
-            if (!bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
+        for (edge_ix e = g->first_edge[x], end = g->first_edge[x + 1]; e < end; e++) {
+            node_ix y = g->edge_to[e];
+            if (y >= n || !bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y) ||
+                !tog_follow(g, rs, o, x, e))
                 continue;
             bit_set(live, y);
             queue[qt++] = y;
         }
+    }
+    for (uint32_t i = 0; o && i < o->n_extra; i++) {
+        node_ix x = o->extra_from[i], y = o->extra_to[i];
+        if (x >= n || y >= n || bit_get(inr, x) || x >= dt->n || dt->idom[x] == GRAPH_NONE ||
+            !bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
+            continue;
+        bit_set(live, y);
+        queue[qt++] = y;
     }
     for (uint32_t qh = 0; qh < qt; qh++) {
         node_ix x = queue[qh], y;
