@@ -19,6 +19,7 @@
 #include "analysis/retained.h"
 #include "analysis/suspects.h"
 #include "analysis/trace.h"
+#include "base/phase.h"
 #include "format/leaktracker.h"
 #include "format/v8.h"
 #include "report/analyze_json.h"
@@ -251,7 +252,10 @@ int cmd_analyze(int argc, char **argv)
     analyze_phase("rules", &tp);
     /* Paths first when something is watched: trace_paths frees its per-node forest before the
      * dominator scratch is allocated, so the two never add up. Suspects need the dominator
-     * tree to be found, so their paths come after it. */
+     * tree to be found, so their paths come after it. --timing names each step (the
+     * suspects' thread adds its CPU to the steps it runs beside). */
+    const char *verb_phase = phase_current();
+    phase_enter("leak finding");
     if (st == LR_OK)
         st = leak_find(g, &rs, &ls, &err);
     if (st == LR_OK && leak_tracker)
@@ -260,9 +264,11 @@ int cmd_analyze(int argc, char **argv)
     /* --collapse folds long runs itself: it gets paths up to TRACE_COLLAPSE_STEPS whole */
     trace_opts topts = {full ? 0 : collapse ? TRACE_COLLAPSE_STEPS : TRACE_DEFAULT_STEPS,
                         full || max_traces > UINT32_MAX ? 0 : (uint32_t)max_traces};
-    if (st == LR_OK && !no_suspects)
-        st = ret_suspects(g, v8_class_keys(g), share, accum, &sr, &err);
-    analyze_phase("suspects", &tp);
+    /* the suspects' tree (top's model) on the other core while the traces' is built */
+    ret_job sj;
+    int sj_on = st == LR_OK && !no_suspects;
+    if (sj_on)
+        ret_suspects_start(&sj, g, v8_class_keys(g), share, accum, RET_SPLIT_MIN, &sr);
     suspects = ls.n == 0;
     if (st == LR_OK && ls.n > 0)
         st = trace_paths_opts(g, &rs, &ls, &topts, &tr, &err);
@@ -292,11 +298,23 @@ int cmd_analyze(int argc, char **argv)
             st = dom_build_ex(g, &dopts, &dt, &err);
     }
     analyze_phase("dominators", &tp);
+    phase_enter("traces");
     if (st == LR_OK && ls.n > 0)
         st = trace_finish_ex(g, &rs, &ls, &dt, &dopts, &tr, &err);
     free(lfrom);
     free(lto);
     analyze_phase("traces", &tp);
+    /* its error first, as when it ran first: what the traces met after it is a consequence */
+    lr_error serr;
+    memset(&serr, 0, sizeof serr);
+    phase_enter("suspects");
+    lr_status sst = sj_on ? ret_suspects_join(&sj, &serr) : LR_OK;
+    if (sst != LR_OK) {
+        err = serr;
+        st = sst;
+    }
+    phase_enter(verb_phase);
+    analyze_phase("suspects", &tp);
     double ms = cli_now_ms() - t0;
     if (st != LR_OK) {
         rc = cli_error(&co, &err);

@@ -608,6 +608,13 @@ void dom_opts_visualvm(dom_opts *o)
     o->flags = DOM_UNREACHED_AS_ROOTS | DOM_VISUALVM_SUMS;
 }
 
+uint64_t dom_scratch_bytes(const graph *g)
+{
+    /* during the DFS: dfnum and four vertex arrays (K <= N, about 60 % of N in Java heaps,
+     * counted whole), the mask, about one predecessor pair per 8 edges and the edge bits */
+    return (uint64_t)g->n_nodes * 21 + (uint64_t)g->n_edges * 9 / 8;
+}
+
 lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree *t,
                     lr_error *err)
 {

@@ -74,6 +74,11 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
  * dominance away; VisualVM's tree-object sums. */
 void dom_opts_visualvm(dom_opts *o);
 
+/* What one dom_build_ex on g typically holds at its peak, in bytes (its scratch and
+ * results; long reference chains may need more): for callers deciding whether two builds
+ * may run at once. */
+uint64_t dom_scratch_bytes(const graph *g);
+
 /* Frees what dom_build allocated and zeroes *t. Accepts a zeroed tree. */
 void dom_free(dom_tree *t);
 

@@ -10,6 +10,8 @@
 #include "analysis/dominators.h"
 #include "analysis/paths.h"
 #include "base/err.h"
+#include "base/mem.h"
+#include "base/phase.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,4 +157,43 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
     if (st != LR_OK)
         susp_free(out);
     return st;
+}
+
+static void *ret_job_run(void *arg)
+{
+    ret_job *j = arg;
+    phase_worker("suspects");
+    j->st = ret_suspects(j->g, j->v8_keys, j->share, j->accum, j->out, &j->err);
+    return NULL;
+}
+
+void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, double share,
+                        double accum, uint32_t split_min, susp_result *out)
+{
+    memset(j, 0, sizeof *j);
+    j->g = g;
+    j->v8_keys = v8_keys;
+    j->share = share;
+    j->accum = accum;
+    j->out = out;
+    memset(out, 0, sizeof *out);
+    /* below split_min a thread costs more than it saves; without room for both trees'
+     * scratch the second tree waits for the first one's to be freed, as before */
+    uint64_t lim = mem_limit(), use = mem_in_use(), need = dom_scratch_bytes(g);
+    int room = !lim || (use < lim && lim - use >= 2 * need);
+    j->threaded = g->n_nodes >= split_min && room &&
+                  pthread_create(&j->th, NULL, ret_job_run, j) == 0;
+    if (!j->threaded)
+        j->st = ret_suspects(g, v8_keys, share, accum, out, &j->err);
+}
+
+lr_status ret_suspects_join(ret_job *j, lr_error *err)
+{
+    if (j->threaded) {
+        pthread_join(j->th, NULL);
+        j->threaded = 0;
+    }
+    if (j->st != LR_OK && err)
+        *err = j->err;
+    return j->st;
 }

@@ -11,6 +11,8 @@
 #include "analysis/suspects.h"
 #include "graph/graph.h"
 
+#include <pthread.h>
+
 typedef struct ret_model {
     const char *model;  /* "devtools", "visualvm" or "strong" */
     uint32_t n;         /* = g->n_nodes */
@@ -35,5 +37,30 @@ void ret_free(ret_model *r);
  * *out (free: susp_free) or err. */
 lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
                        susp_result *out, lr_error *err);
+
+/* ret_suspects beside other work: on a graph of split_min nodes or more (RET_SPLIT_MIN
+ * below which a thread costs more than it saves) it runs on a second thread from
+ * ret_suspects_start until ret_suspects_join (the graph must not change meanwhile; other
+ * analyses may read it), on smaller ones at once on the caller's thread. The suspects' tree
+ * is independent of the other tree analyze builds, so the two cores build one each, at the
+ * cost of both trees' scratch at once: when the memory limit (base/mem) leaves no room for
+ * a second one (dom_scratch_bytes), the job runs at once too. */
+#define RET_SPLIT_MIN 200000
+typedef struct ret_job {
+    const graph *g;
+    const str_ix *v8_keys;
+    double share, accum;
+    susp_result *out;
+    lr_error err;
+    lr_status st;
+    int threaded;
+    pthread_t th;
+} ret_job;
+
+/* Starts the job; *out is filled by ret_suspects_join. */
+void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, double share,
+                        double accum, uint32_t split_min, susp_result *out);
+/* Waits for the job: ret_suspects' status, its error copied into err. */
+lr_status ret_suspects_join(ret_job *j, lr_error *err);
 
 #endif

@@ -13,6 +13,8 @@ static phase_stat table[PHASE_MAX];
 static unsigned n_table;
 static const char *cur = "start";
 static double cur_wall, cur_cpu;
+/* A worker thread's own current phase (phase_worker); NULL in the main thread. */
+static _Thread_local const char *worker_cur;
 
 static double now_ms(clockid_t c)
 {
@@ -42,11 +44,21 @@ static void close_current(void)
 
 void phase_enter(const char *name)
 {
+    if (worker_cur) {
+        worker_cur = name;
+        return;
+    }
     close_current();
-    cur = name;
+    /* other threads read it (a refused allocation in a parallel section): never torn */
+    __atomic_store_n(&cur, name, __ATOMIC_RELAXED);
 }
 
-const char *phase_current(void) { return cur; }
+const char *phase_current(void)
+{
+    return worker_cur ? worker_cur : __atomic_load_n(&cur, __ATOMIC_RELAXED);
+}
+
+void phase_worker(const char *name) { worker_cur = name ? name : "worker"; }
 
 unsigned phase_stats(phase_stat *out, unsigned cap)
 {

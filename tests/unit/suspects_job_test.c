@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* suspects_job_test.c: ret_suspects_start/ret_suspects_join (src/analysis/retained.c), the
+ * LARGEST RETAINERS computed on a second thread while the caller builds another dominator
+ * tree over the same graph, as `analyze` does. On real fixtures of each retained-size model
+ * (VisualVM's on HotSpot, strong less Bitmap.dumpData on Android, DevTools' on V8) the
+ * threaded job must give exactly what ret_suspects gives on one thread, with the traces'
+ * kind of tree built meanwhile equal to one built alone; a memory limit without room for two
+ * trees' scratch runs the job on the caller's thread, with the same result. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/dominators.h"
+#include "analysis/retained.h"
+#include "base/mem.h"
+#include "format/v8.h"
+#include "graph/graph.h"
+#include "leakray/leakray.h"
+#include "lr_internal.h"
+
+#include "test_fixtures.h"
+
+static lr_heap *open_fix(const char *rel)
+{
+    char p[4400];
+    snprintf(p, sizeof p, "%s/%s", fixdir, rel);
+    lr_heap *h = NULL;
+    lr_error err = {0};
+    if (lr_open(p, NULL, &h, &err) != LR_OK)
+        fail_msg("lr_open %s: %s", rel, err.msg);
+    return h;
+}
+
+static void same_suspects(const susp_result *a, const susp_result *b)
+{
+    assert_int_equal(a->n, b->n);
+    assert_int_equal(a->total, b->total);
+    assert_string_equal(a->model, b->model);
+    for (uint32_t i = 0; i < a->n; i++) {
+        const susp_item *x = &a->v[i], *y = &b->v[i];
+        assert_int_equal(x->kind, y->kind);
+        assert_int_equal(x->node, y->node);
+        assert_int_equal(x->retained, y->retained);
+        assert_int_equal(x->count, y->count);
+        assert_int_equal(x->accumulation, y->accumulation);
+        assert_string_equal(x->text, y->text);
+        assert_string_equal(x->root_name, y->root_name);
+        assert_int_equal(x->path_n, y->path_n);
+        assert_int_equal(x->path_root, y->path_root);
+        for (uint32_t k = 0; k < x->path_n; k++) {
+            assert_int_equal(x->path[k], y->path[k]);
+            assert_int_equal(x->path_retained[k], y->path_retained[k]);
+            if (k + 1 < x->path_n)
+                assert_int_equal(x->path_edges[k], y->path_edges[k]);
+        }
+    }
+}
+
+/* One fixture: the suspects alone, then the job with a plain strong tree built meanwhile
+ * on this thread (compared with the same tree built alone). */
+static void check(const char *rel, uint32_t want_suspects)
+{
+    lr_heap *h = open_fix(rel);
+    const graph *g = lr_heap_graph(h);
+    const str_ix *keys = v8_class_keys(g);
+    lr_error err = {0};
+    susp_result alone, job;
+    assert_int_equal(ret_suspects(g, keys, SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT,
+                                  &alone, &err), LR_OK);
+    assert_true(alone.n >= want_suspects);
+    dom_tree t0, t1;
+    assert_int_equal(dom_build(g, NULL, NULL, &t0, &err), LR_OK);
+
+    ret_job j;
+    ret_suspects_start(&j, g, keys, SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT, 1, &job);
+    assert_true(j.threaded); /* split_min 1 and no memory limit: a second thread */
+    assert_int_equal(dom_build(g, NULL, NULL, &t1, &err), LR_OK);
+    assert_int_equal(ret_suspects_join(&j, &err), LR_OK);
+    same_suspects(&alone, &job);
+    assert_int_equal(t0.n_reachable, t1.n_reachable);
+    assert_int_equal(t0.total_reachable, t1.total_reachable);
+    assert_memory_equal(t0.idom, t1.idom, (size_t)t0.n * sizeof *t0.idom);
+    assert_memory_equal(t0.retained, t1.retained, (size_t)t0.n * sizeof *t0.retained);
+    susp_free(&job);
+    dom_free(&t1);
+
+    /* a limit that leaves no room for a second tree's scratch: run at once, same answer */
+    uint64_t lim = mem_limit();
+    mem_set_limit(dom_scratch_bytes(g));
+    ret_suspects_start(&j, g, keys, SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT, 1, &job);
+    assert_false(j.threaded);
+    mem_set_limit(lim);
+    assert_int_equal(ret_suspects_join(&j, &err), LR_OK);
+    same_suspects(&alone, &job);
+    susp_free(&job);
+
+    /* below split_min: at once as well */
+    ret_suspects_start(&j, g, keys, SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT,
+                       g->n_nodes + 1, &job);
+    assert_false(j.threaded);
+    assert_int_equal(ret_suspects_join(&j, &err), LR_OK);
+    same_suspects(&alone, &job);
+    susp_free(&job);
+
+    dom_free(&t0);
+    susp_free(&alone);
+    lr_close(h);
+}
+
+static void hotspot_visualvm(void **state)
+{
+    (void)state;
+    if (!tf_have("hprof", "HPROF"))
+        skip();
+    check("hprof/openjdk_jdk11_04_x64.hprof.gz", 1);
+    check("hprof/oracle_jdk8_05_x64.hprof", 0);
+}
+
+static void android_strong(void **state)
+{
+    (void)state;
+    if (!tf_have("hprof", "HPROF"))
+        skip();
+    check("hprof/dialer.android-hprof", 2);
+}
+
+static void v8_devtools(void **state)
+{
+    (void)state;
+    if (!tf_have("v8", "V8"))
+        skip();
+    check("v8/test.heapsnapshot", 1);
+}
+
+int main(void)
+{
+    tf_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hotspot_visualvm),
+        cmocka_unit_test(android_strong),
+        cmocka_unit_test(v8_devtools),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
