@@ -251,24 +251,24 @@ int cmd_analyze(int argc, char **argv)
         st = cat_bind(&cs, g, &err);
     analyze_phase("rules", &tp);
     /* Paths first when something is watched: trace_paths frees its per-node forest before the
-     * dominator scratch is allocated, so the two never add up. Suspects need the dominator
-     * tree to be found, so their paths come after it. --timing names each step (the
-     * suspects' thread adds its CPU to the steps it runs beside). */
+     * traces' dominator scratch is allocated. The suspects (their tree in top's model, then
+     * their paths) need none of it: on a big heap they run beside all of it on the other
+     * core. --timing names each step (the suspects' CPU adds to the steps it runs beside). */
     const char *verb_phase = phase_current();
+    ret_job sj;
+    int sj_on = st == LR_OK && !no_suspects;
+    if (sj_on)
+        ret_suspects_start(&sj, g, v8_class_keys(g), share, accum, RET_SPLIT_MIN, &sr);
     phase_enter("leak finding");
     if (st == LR_OK)
         st = leak_find(g, &rs, &ls, &err);
     if (st == LR_OK && leak_tracker)
         st = analyze_leak_tracker(&co, g, leak_tracker, &ls, &err);
     analyze_phase("leakfind", &tp);
+    lr_status found_st = st;
     /* --collapse folds long runs itself: it gets paths up to TRACE_COLLAPSE_STEPS whole */
     trace_opts topts = {full ? 0 : collapse ? TRACE_COLLAPSE_STEPS : TRACE_DEFAULT_STEPS,
                         full || max_traces > UINT32_MAX ? 0 : (uint32_t)max_traces};
-    /* the suspects' tree (top's model) on the other core while the traces' is built */
-    ret_job sj;
-    int sj_on = st == LR_OK && !no_suspects;
-    if (sj_on)
-        ret_suspects_start(&sj, g, v8_class_keys(g), share, accum, RET_SPLIT_MIN, &sr);
     suspects = ls.n == 0;
     if (st == LR_OK && ls.n > 0)
         st = trace_paths_opts(g, &rs, &ls, &topts, &tr, &err);
@@ -304,12 +304,12 @@ int cmd_analyze(int argc, char **argv)
     free(lfrom);
     free(lto);
     analyze_phase("traces", &tp);
-    /* its error first, as when it ran first: what the traces met after it is a consequence */
+    /* errors in the order the steps ran on one core: leak finding, suspects, the traces */
     lr_error serr;
     memset(&serr, 0, sizeof serr);
     phase_enter("suspects");
     lr_status sst = sj_on ? ret_suspects_join(&sj, &serr) : LR_OK;
-    if (sst != LR_OK) {
+    if (sst != LR_OK && found_st == LR_OK) {
         err = serr;
         st = sst;
     }
