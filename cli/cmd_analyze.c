@@ -4,7 +4,7 @@
  * shipped rules (jdk.rules, plus android.rules for Android dumps), user rules and --watch /
  * --leaking-if pairs, find leaking objects (watched by KeyedWeakReference, or declared by
  * rules), find MAT-style leak suspects in `top`'s retained-size tree (the LARGEST RETAINERS
- * section; that tree is freed before the traces' own), build the traces' dominator tree with
+ * section; on a big heap built on a second thread meanwhile), build the traces' tree with
  * the path search's edges and roots, build and group traces in Shark's order, and hand the
  * results to the report layer: the LeakCanary 2.14 text (report/text.c) or, under --json,
  * every trace and suspect (report/analyze_json.c, docs/json.md "analyze"). */
