@@ -5,11 +5,12 @@
  * agent never wrap their host's allocator), and forward to glibc's own entry points
  * (__libc_malloc, ...), so the heap itself is glibc's. Bytes are counted as
  * malloc_usable_size reports them, at allocation and at free alike, so the count returns to
- * where it was. Under AddressSanitizer the sanitizer owns these symbols: nothing is wrapped
- * and --max-memory is not enforced (mem_active() stays 0). */
+ * where it was. Under AddressSanitizer or ThreadSanitizer the sanitizer owns these symbols
+ * (TSan tracks frees and reuse through its own allocator): nothing is wrapped and
+ * --max-memory is not enforced (mem_active() stays 0). */
 #include "base/mem.h"
 
-#if !defined(__SANITIZE_ADDRESS__) && defined(__GLIBC__)
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && defined(__GLIBC__)
 
 #include <errno.h>
 #include <malloc.h>

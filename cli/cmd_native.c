@@ -342,6 +342,8 @@ static int native_run(int argc, char **argv)
         set_env_u64("LEAKRAY_NATIVE_THREAD_AGE_MS", thread_age);
         set_env_u64("LEAKRAY_NATIVE_CHILDREN", (uint64_t)children);
         set_env_u64("LEAKRAY_NATIVE_GRAPH", (uint64_t)graph);
+        if (small_pages) /* the library would otherwise advise huge pages before a scan */
+            set_env_u64("LEAKRAY_NATIVE_HUGE_PAGES", 0);
         /* fork copies the page tables while the threads are stopped: ~8 bytes per 4 KiB
          * page, 300 ms per GiB of heap on a loaded machine. glibc's transparent huge pages
          * for its heap make that one entry per 2 MiB. A tunable the user set stays. */
