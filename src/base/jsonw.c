@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* jsonw.c: streaming JSON writer (base layer), prefix jsonw_. Separators are decided when
- * the next item starts, from the per-level item flag, so callers never track commas. The
- * UTF-8 validator follows RFC 3629 (no overlongs, no surrogates, max U+10FFFF): every byte
- * that does not start a valid sequence is replaced by U+FFFD, one replacement per byte. */
+ * the next item starts, from the per-level item flag, so callers never track commas. Every
+ * byte that does not start a valid UTF-8 sequence (base/utf8.h) is replaced by U+FFFD, one
+ * replacement per byte. */
 #include "base/jsonw.h"
 
 #include "base/err.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -77,39 +78,6 @@ void jsonw_obj_end(jsonw *w) { close_(w, 1); }
 void jsonw_arr_begin(jsonw *w) { open_(w, 0); }
 void jsonw_arr_end(jsonw *w) { close_(w, 0); }
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), or 0 if p[0] starts none. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-    unsigned char c = p[0];
-    if (c < 0x80)
-        return 1;
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        if (c == 0xe0)
-            lo = 0xa0; /* overlong */
-        if (c == 0xed)
-            hi = 0x9f; /* surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        if (c == 0xf0)
-            lo = 0x90; /* overlong */
-        if (c == 0xf4)
-            hi = 0x8f; /* above U+10FFFF */
-    } else {
-        return 0;
-    }
-    if (n < len || p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    return len;
-}
-
 static void write_string(FILE *out, const char *s, size_t len)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -132,7 +100,7 @@ static void write_string(FILE *out, const char *s, size_t len)
             i++;
             continue;
         }
-        size_t k = utf8_len(p + i, len - i);
+        size_t k = utf8_seq_len(p + i, len - i);
         if (k == 0) {
             fputs("\\ufffd", out);
             i++;

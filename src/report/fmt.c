@@ -4,6 +4,8 @@
  * (rep_human_bytes), so a size reads the same in a table, a sentence and a leak trace. */
 #include "report/fmt.h"
 
+#include "base/utf8.h"
+
 #include "analysis/devtools.h"
 #include "report/text.h"
 
@@ -73,18 +75,31 @@ void rep_fmt_text(FILE *out, const char *s, size_t len, size_t max_bytes)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t n = len < max_bytes ? len : max_bytes;
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    while (i < n) {
         unsigned char c = p[i];
         switch (c) {
-        case '\n': fputs("\\n", out); continue;
-        case '\t': fputs("\\t", out); continue;
-        case '\r': fputs("\\r", out); continue;
+        case '\n': fputs("\\n", out); i++; continue;
+        case '\t': fputs("\\t", out); i++; continue;
+        case '\r': fputs("\\r", out); i++; continue;
         default: break;
         }
-        if (c < 0x20 || c == 0x7f)
-            fprintf(out, "\\x%02x", c);
-        else
-            fputc(c, out); /* UTF-8 passes through; a cut sequence at the end is harmless */
+        /* the whole string decides validity: a character cut by max_bytes is left out, not
+         * escaped */
+        size_t k = utf8_seq_len(p + i, len - i);
+        if (k > 1 && i + k > n)
+            break;
+        /* C0, DEL and C1 (U+0080-U+009F, which some terminals take as CSI and OSC) would
+         * let a hostile dump drive the terminal: shown as the bytes they are */
+        int control = c < 0x20 || c == 0x7f || (k == 2 && c == 0xc2 && p[i + 1] < 0xa0);
+        if (k == 0 || control) {
+            for (size_t j = 0; j < (k ? k : 1); j++)
+                fprintf(out, "\\x%02x", p[i + j]);
+            i += k ? k : 1;
+            continue;
+        }
+        fwrite(p + i, 1, k, out);
+        i += k;
     }
     if (len > n)
         fputs("...", out);

@@ -31,8 +31,9 @@ const char *rep_fmt_distance(char *buf, int32_t distance);
 /* An object id as users type it back to `show`: "0x7f00ab" for HPROF (id_size != 0),
  * "@1234" for V8-like graphs whose ids are node numbers. */
 const char *rep_fmt_id(char *buf, const graph *g, uint64_t id);
-/* Writes s for a terminal: printable ASCII and valid UTF-8 as is, control characters and
- * stray bytes as \n, \t, \xNN. At most max_bytes of s are shown, then "..." is added. */
+/* Writes s for a terminal: printable ASCII and valid UTF-8 as is; control characters (C0,
+ * DEL, C1) and bytes of invalid UTF-8 as \n, \t, \r or \xNN per byte. At most max_bytes of s
+ * are shown (a character cut there is left out), then "..." is added. */
 void rep_fmt_text(FILE *out, const char *s, size_t len, size_t max_bytes);
 /* Writes a name as one CSV field (quoted when it holds , " or a line break). */
 void rep_fmt_csv(FILE *out, const char *s);
