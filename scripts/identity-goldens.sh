@@ -129,6 +129,46 @@ C native report data/native/leaks.lrn --fail-on-leak
 echo "native report data/native/leaks.lrn" >>"$cmds"
 echo "native report data/native/threads.lrn --json" >>"$cmds"
 
+# sql in every output mode (tests/data/sql: statements in files, as no argument holds a space):
+# tab-separated (stdout is no terminal here), --csv, --json, streamed (--max-rows 0), a cap
+# exceeded after a first result, SQL errors before and after rows, a model; convert and strip
+# status lines, each command writing its own output file.
+for f in fx/hprof/RI.hprof fx/v8/test.heapsnapshot fx/hprof/dialer.android-hprof; do
+    for q in top classes strings many; do
+        C sql "$f" --sql-file data/sql/$q.sql
+        C sql "$f" --sql-file data/sql/$q.sql --csv
+    done
+    C sql "$f" --sql-file data/sql/many.sql --max-rows 0
+    C sql "$f" --sql-file data/sql/many.sql --max-rows 0 --csv
+    C sql "$f" --sql-file data/sql/many.sql --max-rows 100
+done
+for m in "" "--csv" "--max-rows 0" "--max-rows 0 --csv" "--max-rows 2"; do
+    for q in values bad runtime empty; do
+        # shellcheck disable=SC2086 # $m is zero or more arguments
+        C sql fx/hprof/RI.hprof --sql-file data/sql/$q.sql $m
+    done
+done
+C sql fx/v8/test.heapsnapshot --sql-file data/sql/top.sql --model strong
+C sql fx/hprof/RI.hprof --sql-file data/sql/top.sql --model strong
+C sql fx/hprof/RI.hprof --sql-file data/sql/top.sql --model devtools
+C sql fx/hprof/RI.hprof --sql-file data/sql/no-such-file.sql
+for f in fx/hprof/RI.hprof fx/v8/test.heapsnapshot fx/hprof/dialer.android-hprof; do
+    n=$(basename "$f" | tr -c 'a-zA-Z0-9\n' _)
+    for ext in heapsnapshot jsonl; do
+        echo "convert $f -o conv-$n.$ext --no-timing" >>"$cmds"
+        echo "convert $f -o conv-$n-j.$ext --json --no-timing" >>"$cmds"
+    done
+done
+for f in fx/hprof/RI.hprof fx/hprof/dialer.android-hprof fx/hprof/sun_jdk6_18_x32.hprof; do
+    n=$(basename "$f" | tr -c 'a-zA-Z0-9\n' _)
+    for mode in sanitize shrink; do
+        echo "strip $f -o strip-$n-$mode.hprof --mode $mode --no-timing" >>"$cmds"
+        echo "strip $f -o strip-$n-$mode-j.hprof --mode $mode --json --no-timing" >>"$cmds"
+    done
+done
+echo "strip fx/v8/test.heapsnapshot -o strip-v8.hprof --no-timing" >>"$cmds"
+echo "strip fx/v8/test.heapsnapshot -o strip-v8-j.hprof --json --no-timing" >>"$cmds"
+
 n=$(wc -l <"$cmds")
 echo "digesting $n commands (twice)..." >&2
 py=$src/tests/e2e/identity.py

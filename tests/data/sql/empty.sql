@@ -1,0 +1,2 @@
+-- empty.sql: comments only, no statement
+/* nothing here */
