@@ -6,6 +6,7 @@
  * in this terminal rather than in the target's stderr; relative paths in them are made
  * absolute against this shell's directory, not the target's. Docs: docs/agent.md. */
 #include "cli.h"
+#include "report/status.h"
 #include "watch/watch_opts.h"
 
 #include <errno.h>
@@ -192,20 +193,17 @@ int cmd_attach(int argc, char **argv)
         return cli_fail(&co, LR_ERR_IO, "attaching to %s failed (jcmd exit %d): %s", pid, jrc,
                         n ? out : "no output");
     }
+    char sp[96];
+    snprintf(sp, sizeof sp, "/tmp/leakray-watch-%s.status", pid);
+    rep_attach res = {pid, so_abs, abs_opts, sp};
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_str(&w, "pid", pid);
-        jsonw_kv_str(&w, "agent", so_abs);
-        jsonw_kv_str(&w, "options", abs_opts);
-        char sp[96];
-        snprintf(sp, sizeof sp, "/tmp/leakray-watch-%s.status", pid);
-        jsonw_kv_str(&w, "status_file", sp);
+        rep_status_attach_json(&w, &res);
         jsonw_obj_end(&w);
         jsonw_finish(&w);
     } else {
-        printf("leakray: agent loaded into %s; `leakray watch status %s` shows its state\n",
-               pid, pid);
+        rep_status_attach_text(stdout, &res);
     }
     return CLI_EXIT_OK;
 }

@@ -3,10 +3,12 @@
  * reads (HPROF included) and writes it as a V8 heap snapshot through v8w_write
  * (src/format/v8_write.c), so Chrome DevTools' Memory panel and memlab open Java heaps with
  * the per-class counts and retained sizes `leakray top --by class --model strong` prints.
- * OUT is written beside its final name and renamed only when complete. */
+ * OUT is written beside its final name and renamed only when complete; what was written is
+ * reported by report/status.h. */
 #include "cli.h"
 #include "format/gtext.h"
 #include "format/v8_write.h"
+#include "report/status.h"
 
 #include <string.h>
 
@@ -22,23 +24,22 @@ static int convert_jsonl(cli_common *co, lr_heap *lh, const char *out)
     lr_close(lh);
     if (s != LR_OK)
         return cli_error(co, &err);
+    rep_convert r = {.input = co->pos[0],
+                     .output = out,
+                     .jsonl = 1,
+                     .nodes = st.nodes,
+                     .classes = st.classes,
+                     .edges = st.edges,
+                     .roots = st.roots,
+                     .out_bytes = st.out_bytes};
     if (co->json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_str(&w, "output", out);
-        jsonw_kv_str(&w, "format", "jsonl");
-        jsonw_kv_uint(&w, "nodes", st.nodes);
-        jsonw_kv_uint(&w, "classes", st.classes);
-        jsonw_kv_uint(&w, "edges", st.edges);
-        jsonw_kv_uint(&w, "roots", st.roots);
-        jsonw_kv_uint(&w, "out_bytes", st.out_bytes);
+        rep_status_convert_json(&w, &r);
         cli_json_end(co, &w);
         return CLI_EXIT_OK;
     }
-    char a[CLI_FMT_MAX], b[CLI_FMT_MAX], c[CLI_FMT_MAX], d[CLI_FMT_MAX];
-    printf("%s -> %s (%s)\n", co->pos[0], out, cli_fmt_bytes(a, st.out_bytes));
-    printf("objects: %s, classes: %s, references: %s, roots: %s\n", cli_fmt_count(a, st.nodes),
-           cli_fmt_count(b, st.classes), cli_fmt_count(c, st.edges), cli_fmt_count(d, st.roots));
+    rep_status_convert_text(stdout, &r);
     cli_print_timing(co, stdout, "load time", co->load_ms);
     cli_print_timing(co, stdout, "convert", ms);
     return CLI_EXIT_OK;
@@ -87,34 +88,27 @@ int cmd_convert(int argc, char **argv)
     uint32_t in_nodes = g->n_nodes;
     lr_close(lh);
 
+    rep_convert r = {.input = co.pos[0],
+                     .output = out,
+                     .in_nodes = in_nodes,
+                     .nodes = st.nodes,
+                     .synthetic = st.synthetic,
+                     .edges = st.edges,
+                     .weak_edges = st.weak_edges,
+                     .dropped_nodes = st.dropped_nodes,
+                     .dropped_edges = st.dropped_edges,
+                     .strings = st.strings,
+                     .self_bytes = st.self_bytes,
+                     .out_bytes = st.out_bytes,
+                     .kept_ids = st.kept_ids};
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_str(&w, "output", out);
-        jsonw_kv_uint(&w, "nodes", st.nodes);
-        jsonw_kv_uint(&w, "synthetic_nodes", st.synthetic);
-        jsonw_kv_uint(&w, "edges", st.edges);
-        jsonw_kv_uint(&w, "weak_edges", st.weak_edges);
-        jsonw_kv_uint(&w, "dropped_objects", st.dropped_nodes);
-        jsonw_kv_uint(&w, "dropped_edges", st.dropped_edges);
-        jsonw_kv_uint(&w, "strings", st.strings);
-        jsonw_kv_uint(&w, "self_bytes", st.self_bytes);
-        jsonw_kv_uint(&w, "out_bytes", st.out_bytes);
-        jsonw_kv_str(&w, "ids", st.kept_ids ? "dump" : "ordinal");
+        rep_status_convert_json(&w, &r);
         cli_json_end_phase(&co, &w, "convert_ms", ms);
         return CLI_EXIT_OK;
     }
-    char a[CLI_FMT_MAX], b[CLI_FMT_MAX], c[CLI_FMT_MAX], d[CLI_FMT_MAX];
-    printf("%s -> %s (%s)\n", co.pos[0], out, cli_fmt_bytes(a, st.out_bytes));
-    printf("objects: %s written of %s (%s not strongly reachable, omitted), %s synthetic\n",
-           cli_fmt_count(a, st.nodes - st.synthetic), cli_fmt_count(b, in_nodes),
-           cli_fmt_count(c, st.dropped_nodes), cli_fmt_count(d, st.synthetic));
-    printf("edges: %s written (%s weak), %s to omitted objects dropped\n",
-           cli_fmt_count(a, st.edges), cli_fmt_count(b, st.weak_edges),
-           cli_fmt_count(c, st.dropped_edges));
-    printf("self bytes: %s; strings: %s; ids: %s\n", cli_fmt_bytes(a, st.self_bytes),
-           cli_fmt_count(b, st.strings),
-           st.kept_ids ? "the dump's" : "renumbered (the dump's do not fit 32 bits)");
+    rep_status_convert_text(stdout, &r);
     cli_print_timing(&co, stdout, "load time", co.load_ms);
     cli_print_timing(&co, stdout, "convert", ms);
     return CLI_EXIT_OK;

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "format/nscan.h"
 #include "report/native.h"
+#include "report/status.h"
 #include "store/store.h"
 
 #include <dirent.h>
@@ -89,13 +90,10 @@ static int to_store(const cli_common *co, const native_store *ns, const char *pa
         fprintf(stderr, "leakray: storing %s in %s: %s\n", path, url, err.msg);
         return lr_exit_code(st);
     }
-    if (!ns->quiet && res.duplicate)
-        fprintf(stderr, "leakray: %s already stored in %s (report #%lld)\n", path, url,
-                (long long)res.report_id);
-    else if (!ns->quiet)
-        fprintf(stderr, "leakray: scan stored in %s (report #%lld, %d leak group%s, %d new)\n",
-                url, (long long)res.report_id, res.n_leaks, res.n_leaks == 1 ? "" : "s",
-                res.n_new);
+    rep_stored sr = {1, path, url, (long long)res.report_id, res.n_leaks, res.n_new,
+                     res.duplicate};
+    if (!ns->quiet)
+        rep_status_stored_text(stderr, &sr);
     return CLI_EXIT_OK;
 }
 

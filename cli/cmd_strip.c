@@ -2,10 +2,12 @@
 /* cmd_strip.c: `leakray strip FILE -o OUT [--mode sanitize|shrink]` (cli). Maps the input
  * (gzip/bzip2 inflated by mfile) and hands it to hprof_strip (src/format/hprof_write.c),
  * which writes OUT atomically; this file only parses options, refuses inputs the reader
- * rejects (loaded once first, without references) and prints what was done. */
+ * rejects (loaded once first, without references) and hands what was done to
+ * report/status.h. */
 #include "cli.h"
 #include "base/mfile.h"
 #include "format/hprof_write.h"
+#include "report/status.h"
 
 #include <string.h>
 
@@ -52,46 +54,29 @@ int cmd_strip(int argc, char **argv)
         return cli_error(&co, &err);
     double ms = cli_now_ms() - t0;
 
+    rep_strip r = {.mode = mode,
+                   .input = co.pos[0],
+                   .output = out,
+                   .shrink = shrink,
+                   .in_bytes = st.in_bytes,
+                   .out_bytes = st.out_bytes,
+                   .arrays = st.arrays,
+                   .arrays_zeroed = st.arrays_zeroed,
+                   .boxed_zeroed = st.boxed_zeroed,
+                   .arrays_kept = st.arrays_kept,
+                   .arrays_dropped = st.arrays_dropped,
+                   .string_arrays = st.string_arrays,
+                   .bitmaps = st.bitmaps,
+                   .bitmap_groups = st.bitmap_groups,
+                   .bitmaps_redirected = st.bitmaps_redirected};
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_str(&w, "mode", mode);
-        jsonw_kv_str(&w, "output", out);
-        jsonw_kv_uint(&w, "in_bytes", st.in_bytes);
-        jsonw_kv_uint(&w, "out_bytes", st.out_bytes);
-        jsonw_kv_uint(&w, "primitive_arrays", st.arrays);
-        if (shrink) {
-            jsonw_kv_uint(&w, "arrays_kept", st.arrays_kept);
-            jsonw_kv_uint(&w, "arrays_dropped", st.arrays_dropped);
-            jsonw_kv_uint(&w, "string_arrays", st.string_arrays);
-            jsonw_kv_uint(&w, "bitmaps", st.bitmaps);
-            jsonw_kv_uint(&w, "bitmap_groups", st.bitmap_groups);
-            jsonw_kv_uint(&w, "bitmaps_redirected", st.bitmaps_redirected);
-        } else {
-            jsonw_kv_uint(&w, "arrays_zeroed", st.arrays_zeroed);
-            jsonw_kv_uint(&w, "boxed_zeroed", st.boxed_zeroed);
-        }
+        rep_status_strip_json(&w, &r);
         cli_json_end_phase(&co, &w, "strip_ms", ms);
         return CLI_EXIT_OK;
     }
-    char a[CLI_FMT_MAX], b[CLI_FMT_MAX], c[CLI_FMT_MAX], d[CLI_FMT_MAX];
-    printf("%s: %s -> %s\n", mode, co.pos[0], out);
-    printf("bytes: %s -> %s", cli_fmt_bytes(a, st.in_bytes), cli_fmt_bytes(b, st.out_bytes));
-    if (st.in_bytes)
-        printf(" (%.1f%%)", 100.0 * (double)st.out_bytes / (double)st.in_bytes);
-    printf("\n");
-    if (shrink) {
-        printf("primitive arrays: %s kept (%s String values), %s dropped\n",
-               cli_fmt_count(a, st.arrays_kept), cli_fmt_count(b, st.string_arrays),
-               cli_fmt_count(c, st.arrays_dropped));
-        printf("bitmaps: %s with buffers, %s duplicate groups, %s redirected to a kept copy\n",
-               cli_fmt_count(a, st.bitmaps), cli_fmt_count(b, st.bitmap_groups),
-               cli_fmt_count(d, st.bitmaps_redirected));
-    } else {
-        printf("primitive arrays zeroed: %s of %s; boxed values zeroed: %s\n",
-               cli_fmt_count(a, st.arrays_zeroed), cli_fmt_count(b, st.arrays),
-               cli_fmt_count(c, st.boxed_zeroed));
-    }
+    rep_status_strip_text(stdout, &r);
     cli_print_timing(&co, stdout, "strip", ms);
     return CLI_EXIT_OK;
 }

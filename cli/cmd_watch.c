@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_watch.c: `leakray watch status PID` and `leakray watch analyze DUMP` (cli), the JVM
  * agent's two helpers. `status` reads the file the agent keeps (/tmp/leakray-watch-PID.status,
- * key: value lines) and prints it, or as JSON. `analyze` is what the agent starts, in its own
- * process, after each dump: it runs `leakray analyze --json` and `leakray analyze` on the dump
- * side by side (two child processes of this binary), renames NAME.json / NAME.txt into place
- * only when complete, prints the one-line summary, and keeps at most --max-dumps dumps (with
- * their reports) in the dump's folder. Docs: docs/agent.md. */
+ * key: value lines) and hands each line to report/status.h (text or JSON). `analyze` is what
+ * the agent starts, in its own process, after each dump: it runs `leakray analyze --json` and
+ * `leakray analyze` on the dump side by side (two child processes of this binary), renames
+ * NAME.json / NAME.txt into place only when complete, has report/status.h print the one-line
+ * summary, and keeps at most --max-dumps dumps (with their reports) in the dump's folder.
+ * Docs: docs/agent.md. */
 #include "cli.h"
 
+#include "report/status.h"
 #include "store/store.h"
 
 #include <dirent.h>
@@ -66,14 +68,10 @@ static int watch_status(cli_common *co, const char *pid)
             continue;
         *sep = 0;
         const char *v = sep + 2;
-        if (co->json) {
-            if (all_digits(v) && strlen(v) < 19)
-                jsonw_kv_uint(&w, line, strtoull(v, NULL, 10));
-            else
-                jsonw_kv_str(&w, line, v);
-        } else {
-            printf("%-20s %s\n", line, v);
-        }
+        if (co->json)
+            rep_status_pair_json(&w, line, v);
+        else
+            rep_status_pair_text(stdout, line, v);
     }
     fclose(f);
     if (co->json) {
@@ -247,9 +245,9 @@ static void to_store(const char *url, const char *dump, const char *json_path, i
         snprintf(err.msg, sizeof err.msg, "%.400s: cannot read the report", json_path);
     else if (store_open(url, &s, &err) == LR_OK &&
              store_ingest_json(s, json_path, text, strlen(text), &m, &r, &err) == LR_OK) {
+        rep_stored sr = {.url = url, .report_id = (long long)r.report_id, .n_new = r.n_new};
         if (!quiet)
-            fprintf(stderr, "leakray: report stored in %s (report #%lld, %d new leaks)\n", url,
-                    (long long)r.report_id, r.n_new);
+            rep_status_stored_text(stderr, &sr);
     }
     if (err.msg[0])
         fprintf(stderr, "leakray: storing the report in %s: %s\n", url, err.msg);
@@ -307,31 +305,25 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
     if (store_url)
         to_store(store_url, dump, jfin, quiet);
     unsigned pruned = prune(dir, (unsigned)max_dumps);
-    char hb[CLI_FMT_MAX], db[CLI_FMT_MAX];
-    uint64_t leaks = n_app + n_lib;
+    rep_watch_report r = {.dump = dump,
+                          .dump_bytes = (uint64_t)sb.st_size,
+                          .report_text = tfin,
+                          .report_json = jfin,
+                          .retained_objects = retained,
+                          .application_leaks = n_app,
+                          .library_leaks = n_lib,
+                          .retained_bytes = bytes,
+                          .pruned_dumps = pruned,
+                          .pause_ms = pause_ms,
+                          .analysis_ms = ms};
     if (co->json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_str(&w, "dump", dump);
-        jsonw_kv_uint(&w, "dump_bytes", (uint64_t)sb.st_size);
-        jsonw_kv_str(&w, "report_text", tfin);
-        jsonw_kv_str(&w, "report_json", jfin);
-        jsonw_kv_uint(&w, "retained_objects", retained);
-        jsonw_kv_uint(&w, "leaks", leaks);
-        jsonw_kv_uint(&w, "application_leaks", n_app);
-        jsonw_kv_uint(&w, "library_leaks", n_lib);
-        jsonw_kv_uint(&w, "retained_bytes", bytes);
-        jsonw_kv_uint(&w, "pruned_dumps", pruned);
-        jsonw_kv_uint(&w, "pause_ms", pause_ms); /* as passed: input, not a clock reading */
+        rep_status_watch_json(&w, &r);
         cli_json_end_phase(co, &w, "analysis_ms", ms);
     }
-    if (!quiet)
-        fprintf(stderr,
-                "leakray: %llu leak%s, %s retained, report at %s (dump %s, pause %llu ms, "
-                "analysis %.1f s)\n",
-                (unsigned long long)leaks, leaks == 1 ? "" : "s", cli_fmt_human(hb, bytes), tfin,
-                cli_fmt_human(db, (uint64_t)sb.st_size), (unsigned long long)pause_ms,
-                ms / 1000.0);
+    if (!quiet) /* the summary line, on stderr: the agent forwards it to the JVM's */
+        rep_status_watch_text(stderr, &r);
     return CLI_EXIT_OK;
 }
 
