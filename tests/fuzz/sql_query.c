@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sql_query.c: libFuzzer target for the SQL virtual tables (src/query/). The input bytes are
  * SQL text run against the small hand-built graph of tests/unit/mapping_graph.h (two classes,
- * an instance, an object array, a static; one GC root): every statement is prepared, stepped
- * for at most FUZZ_MAX_ROWS rows with every column read, and interrupted after a bounded
- * number of VM steps, so recursive queries end. Any text must run or fail with an SQLite
- * error, never crash, hang or leak. */
+ * an instance, an object array, a static; one GC root): every statement is prepared, its rows
+ * read as `leakray sql` reads them (src/query/result.c: kept up to FUZZ_MAX_ROWS, or streamed
+ * for at most that many) and rendered in one of the four layouts (src/report/table.c, the
+ * input's length picks which) to /dev/null, and interrupted after a bounded number of VM
+ * steps, so recursive queries end. Any text must run or fail with an SQLite error, never
+ * crash, hang or leak. */
 #include "graph/graph.h"
 #include "query/query.h"
+#include "query/result.h"
+#include "report/table.h"
 #include "../unit/mapping_graph.h"
 
 #include <sqlite3.h>
@@ -32,6 +36,31 @@ static void fuzz_graph(graph *g)
         abort();
 }
 
+/* One statement's rows into t, kept or streamed (as `sql --max-rows 0`). */
+static void fuzz_rows(rep_table *t, sqlite3_stmt *st, int keep)
+{
+    query_result r;
+    int rc;
+    if (query_result_init(&r, st) != 0)
+        return;
+    if (keep) {
+        if (query_collect(&r, st, FUZZ_MAX_ROWS, &rc) == QUERY_STEP_DONE)
+            rep_table_result(t, &r, 0);
+    } else {
+        query_cell *row = calloc(r.n_cols, sizeof *row);
+        if (row) {
+            int how = QUERY_STEP_DONE;
+            rep_table_begin(t, &r);
+            while (r.n_rows < FUZZ_MAX_ROWS &&
+                   (how = query_next(&r, st, row, &rc)) == QUERY_STEP_ROW)
+                rep_table_row(t, &r, row);
+            rep_table_end(t, &r, how == QUERY_STEP_DONE, 0);
+            free(row);
+        }
+    }
+    query_result_free(&r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *sql = malloc(size + 1);
@@ -49,6 +78,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     query_db *q = NULL;
     if (query_open(&g, &o, &q, &err) != LR_OK)
         __builtin_trap();
+    static FILE *sink;
+    if (!sink && !(sink = fopen("/dev/null", "w")))
+        __builtin_trap();
+    int keep = (size / 4) % 2;
+    jsonw w;
+    jsonw_init(&w, sink, 1);
+    jsonw_obj_begin(&w);
+    rep_table t = {.mode = (enum rep_table_mode)(size % 4), .out = sink, .w = &w,
+                   .no_timing = 1};
+    if (!keep && t.mode == REP_TABLE_ALIGNED) /* as the CLI: widths need every row */
+        t.mode = REP_TABLE_TSV;
     const char *p = sql;
     while (p && *p) {
         sqlite3 *db = query_sqlite(q);
@@ -59,12 +99,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         p = tail;
-        for (int rows = 0; st && rows < FUZZ_MAX_ROWS && sqlite3_step(st) == SQLITE_ROW;
-             rows++)
-            for (int j = 0; j < sqlite3_column_count(st); j++)
-                (void)sqlite3_column_text(st, j);
+        if (st && sqlite3_column_count(st) > 0)
+            fuzz_rows(&t, st, keep);
+        else
+            for (int rows = 0; st && rows < FUZZ_MAX_ROWS && sqlite3_step(st) == SQLITE_ROW;
+                 rows++)
+                ;
         sqlite3_finalize(st);
     }
+    if (t.mode == REP_TABLE_JSON)
+        rep_table_json_close(&t);
+    jsonw_obj_end(&w);
+    jsonw_finish(&w);
     query_close(q);
     graph_fini(&g);
     free(sql);

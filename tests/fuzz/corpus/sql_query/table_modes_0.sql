@@ -1,0 +1,1 @@
+SELECT 1, -2.5, NULL, x'00ff', 'a,b "c"' || char(10, 9, 27), printf('%.300c', 'y'); SELECT id, class FROM objects; VALUES (1), (2);
