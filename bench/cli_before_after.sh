@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # cli_before_after.sh: the cost of the shared CLI plumbing (number formatting, tables with a
-# % column, --mapping in cli_open, the diff input check, analyze's text and JSON renderers)
+# % column, --mapping in cli_open, the diff input check, analyze's text and JSON renderers,
+# sql's result tables: 100,000 rows kept and rendered as TSV or JSON, or streamed)
 # measured side by side: the same commands on the same dump with a reference build of
 # leakray (BEFORE, e.g. the previous release) and this one (AFTER), in one run. Dump: the
 # ~120 MB HotSpot dump of scripts/gen-big-dump.sh (cached in
@@ -21,16 +22,19 @@ dump=$("$src/scripts/gen-big-dump.sh" "$dir/big.hprof")
 out=$dir/cli_before_after
 mkdir -p "$out"
 cat "$dump" >/dev/null
+# sql's statement (arguments cannot hold spaces here): 100,000 rows with a retained column
+echo "SELECT id, class, shallow, retained FROM objects ORDER BY id LIMIT 100000;" >"$out/q.sql"
 
 median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 printf '%-28s %9s %9s %9s %9s %8s %8s %9s %9s\n' command before_s after_s before_cpu after_cpu \
     wall_x cpu_x before_MB after_MB
 for cmd in "histo" "histo --retained" "top --top 20" "top --by class --top 20" "diff" \
-           "analyze" "analyze --json"; do
+           "analyze" "analyze --json" "sql" "sql --json" "sql --max-rows 0"; do
     [[ "$cmd" =~ ${BENCH_ONLY:-.} ]] || continue
     bw=() aw=() bc=() ac=() bo=() ao=()
     args=($cmd)
     [ "$cmd" = diff ] && args+=("$dump") # a dump against itself: the input check included
+    [ "${cmd%% *}" = sql ] && args+=(--sql-file "$out/q.sql")
     for i in 1 2 3; do
         bench_measure b "$out/before.txt" "$before" "${args[@]}" --no-timing --no-progress "$dump"
         bench_measure a "$out/after.txt" "$after" "${args[@]}" --no-timing --no-progress "$dump"
