@@ -93,9 +93,10 @@ json_eq "d['results'][0]['columns']" '["a", "b", "c", "d"]'
 run sql "$D" "SELECT 1 AS a, 'x' AS b"
 [ "$(cat "$T/out")" = $'a\tb\n1\tx' ] || fail "TSV off a terminal"
 if command -v script >/dev/null; then
-    # On a terminal: an aligned table (numbers right-aligned) and a row count.
+    # On a terminal: an aligned table (numbers right-aligned) and a row count. The terminal
+    # is stderr too, where a slow load (ASan, a busy machine) would draw its progress bar.
     q="SELECT name, instances, shallow FROM classes ORDER BY shallow DESC LIMIT 3"
-    script -qec "'$LEAKRAY' sql '$D' --no-timing \"$q\"" /dev/null </dev/null |
+    script -qec "'$LEAKRAY' sql '$D' --no-timing --no-progress \"$q\"" /dev/null </dev/null |
         tr -d '\r' >"$T/out"
     [ "$(cat "$T/out")" = $'name    instances  shallow\n------  ---------  -------
 byte[]       1272  1201675\no           20000   240000\nlong[]        758    73824
