@@ -53,25 +53,6 @@ int cli_store_parse_time(const char *s, int64_t *ms)
     return 1;
 }
 
-static const char *utc(char *buf, int64_t ms, const char *fmt)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, CLI_FMT_MAX, fmt, &tm);
-    return buf;
-}
-
-const char *cli_store_time(char *buf, int64_t ms)
-{
-    return utc(buf, ms, "%Y-%m-%d %H:%M");
-}
-
-const char *cli_store_time_iso(char *buf, int64_t ms)
-{
-    return utc(buf, ms, "%Y-%m-%dT%H:%M:%SZ");
-}
-
 /* ---- opening ---- */
 
 const char *cli_store_default(char *buf, size_t cap)
@@ -136,21 +117,4 @@ int cli_store_fail(const cli_common *co, store *s, const lr_error *err)
 {
     store_close(s);
     return cli_error(co, err);
-}
-
-void cli_store_leak_json(jsonw *w, const store_leak *l)
-{
-    char t[CLI_FMT_MAX];
-    jsonw_kv_str(w, "signature", l->signature);
-    jsonw_kv_str(w, "kind", l->kind);
-    jsonw_kv_str(w, "short_description", l->description);
-    jsonw_kv_str(w, "first_seen", cli_store_time_iso(t, l->first_ms));
-    jsonw_kv_str(w, "last_seen", cli_store_time_iso(t, l->last_ms));
-    jsonw_kv_int(w, "occurrences", l->occurrences);
-    jsonw_kv_int(w, "dumps", l->dumps);
-    jsonw_kv_int(w, "instances", l->instances);
-    jsonw_kv_int(w, "apps", l->apps);
-    jsonw_kv_int(w, "versions", l->versions);
-    jsonw_kv_int(w, "retained_median", l->retained_median);
-    jsonw_kv_int(w, "retained_max", l->retained_max);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cli_store.h: what the leak store's verbs share (cli), prefix cli_store_: the --db and
- * filter options, times as the store prints and parses them, and one start for every verb
- * (parse the options, build the filter, open the store). Used by cmd_store.c (`leakray store
- * ...`) and cmd_dashboard.c (`leakray report --db`). */
+ * filter options, times as the store parses them, and one start for every verb (parse the
+ * options, build the filter, open the store). Used by cmd_store.c (`leakray store ...`) and
+ * cmd_dashboard.c (`leakray report --db`); what they print is src/report/store.c's and
+ * dashboard.c's. */
 #ifndef LR_CLI_STORE_H
 #define LR_CLI_STORE_H
 
@@ -35,10 +36,6 @@ typedef struct store_opts {
 /* "2026-12-01", "2026-12-01T10:20[:30][Z]" (UTC), "@1764584400" or "1764584400" (Unix
  * seconds). Returns 1 and *ms, or 0. */
 int cli_store_parse_time(const char *s, int64_t *ms);
-/* "2026-12-01 10:20" (UTC) into buf (CLI_FMT_MAX). */
-const char *cli_store_time(char *buf, int64_t ms);
-/* "2026-12-01T10:20:30Z" into buf (CLI_FMT_MAX). */
-const char *cli_store_time_iso(char *buf, int64_t ms);
 
 /* Parses argv by spec (with out: cli_parse_output, so -o OUT is required) and builds *f
  * from o when f is not NULL. Returns CLI_CONTINUE, or the exit code after printing why. */
@@ -49,8 +46,5 @@ int cli_store_parse(int argc, char **argv, const cli_spec *spec, const char *con
 int cli_store_open(const cli_common *co, const store_opts *o, store **s);
 /* Closes s and prints err: the exit code of a verb whose store call failed. */
 int cli_store_fail(const cli_common *co, store *s, const lr_error *err);
-
-/* The keys of one leak row (docs/json.md "store"), inside an open object. */
-void cli_store_leak_json(jsonw *w, const store_leak *l);
 
 #endif

@@ -7,9 +7,10 @@
  * $XDG_DATA_HOME/leakray/store.db (~/.local/share/leakray/store.db). */
 #include "cli_store.h"
 
+#include "report/store.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -25,7 +26,6 @@ extern char **environ;
 /* Reports larger than this are refused: an analyze document holds every trace, and a million
  * traces stay far below it. */
 #define STORE_MAX_REPORT (1ULL << 30)
-#define SIG_SHORT 12 /* signature digits shown in tables (show takes any unique prefix) */
 
 /* ---- ingest ---- */
 
@@ -191,27 +191,6 @@ static int read_file(const char *path, char **doc, size_t *len, char *msg, size_
     return 0;
 }
 
-static void ingest_json_out(jsonw *w, const char *path, const store_ingest_result *r,
-                            const char *error)
-{
-    jsonw_obj_begin(w);
-    jsonw_kv_str(w, "input", path);
-    jsonw_kv_str(w, "status", error && !r->failed ? "refused"
-                              : r->failed         ? "failed"
-                              : r->duplicate      ? "duplicate"
-                                                  : "stored");
-    if (r->report_id)
-        jsonw_kv_int(w, "report", r->report_id);
-    else
-        jsonw_kv_null(w, "report");
-    jsonw_kv_str(w, "kind", r->kind[0] ? r->kind : NULL);
-    jsonw_kv_int(w, "leaks", r->n_leaks);
-    jsonw_kv_int(w, "new_leaks", r->n_new);
-    jsonw_kv_int(w, "retained_bytes", r->retained);
-    jsonw_kv_str(w, "error", error);
-    jsonw_obj_end(w);
-}
-
 static int cmd_store_ingest(int argc, char **argv)
 {
     store_opts o = {0};
@@ -244,7 +223,7 @@ static int cmd_store_ingest(int argc, char **argv)
     jsonw w;
     if (co.json) {
         cli_json_begin(&w);
-        jsonw_kv_arr_begin(&w, "ingested");
+        rep_store_ingested_begin(&w);
     }
     int worst = CLI_EXIT_OK;
     for (int i = 0; i < co.n_pos; i++) {
@@ -286,24 +265,15 @@ static int cmd_store_ingest(int argc, char **argv)
         free(doc);
         if (code > worst)
             worst = code;
-        if (co.json) {
-            ingest_json_out(&w, path, &r, error);
-            continue;
-        }
-        char h[CLI_FMT_MAX];
-        if (r.failed)
-            printf("failed: %s (recorded as report #%" PRId64 ")\n", error, r.report_id);
-        else if (error)
-            fprintf(stderr, "leakray: %s\n", error);
-        else if (r.duplicate)
-            printf("already stored: %s (report #%" PRId64 ")\n", path, r.report_id);
+        if (co.json)
+            rep_store_ingest_json(&w, path, &r, error);
+        else if (error && !r.failed)
+            fprintf(stderr, "leakray: %s\n", error); /* refused: nothing was stored */
         else
-            printf("stored %s: report #%" PRId64 ", %d leak%s (%d new), %s retained\n", path,
-                   r.report_id, r.n_leaks, r.n_leaks == 1 ? "" : "s", r.n_new,
-                   cli_fmt_human(h, (uint64_t)r.retained));
+            rep_store_ingest_text(stdout, path, &r, error);
     }
     if (co.json) {
-        jsonw_arr_end(&w);
+        rep_store_ingested_end(&w);
         cli_json_end(&co, &w);
     }
     store_close(s);
@@ -335,34 +305,10 @@ static int cmd_store_leaks(int argc, char **argv)
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_arr_begin(&w, "leaks");
-        for (size_t i = 0; i < n; i++) {
-            jsonw_obj_begin(&w);
-            cli_store_leak_json(&w, &v[i]);
-            jsonw_obj_end(&w);
-        }
-        jsonw_arr_end(&w);
+        rep_store_leaks_json(&w, v, n);
         cli_json_end(&co, &w);
     } else {
-        printf("%zu distinct leak%s\n", n, n == 1 ? "" : "s");
-        if (n)
-            printf("%-12s  %-11s  %11s  %5s  %9s  %-16s  %-16s  %8s  %10s  %10s  %s\n",
-                   "signature", "kind", "occurrences", "dumps", "instances", "first seen",
-                   "last seen", "versions", "median", "max", "description");
-        for (size_t i = 0; i < n; i++) {
-            char a[CLI_FMT_MAX], b[CLI_FMT_MAX], c[CLI_FMT_MAX], d[CLI_FMT_MAX];
-            char e[CLI_FMT_MAX], g[CLI_FMT_MAX], h[CLI_FMT_MAX];
-            printf("%-12.*s  %-11s  %11s  %5s  %9s  %-16s  %-16s  %8" PRId64 "  %10s  %10s  ",
-                   SIG_SHORT, v[i].signature, v[i].kind,
-                   cli_fmt_count(a, (uint64_t)v[i].occurrences),
-                   cli_fmt_count(b, (uint64_t)v[i].dumps),
-                   cli_fmt_count(c, (uint64_t)v[i].instances), cli_store_time(d, v[i].first_ms),
-                   cli_store_time(e, v[i].last_ms), v[i].versions,
-                   cli_fmt_human(g, (uint64_t)v[i].retained_median),
-                   cli_fmt_human(h, (uint64_t)v[i].retained_max));
-            cli_put_text(stdout, v[i].description, strlen(v[i].description), 200);
-            putchar('\n');
-        }
+        rep_store_leaks_text(stdout, v, n);
     }
     store_leaks_free(v, n);
     store_close(s);
@@ -370,44 +316,6 @@ static int cmd_store_leaks(int argc, char **argv)
 }
 
 /* ---- show ---- */
-
-/* The trace in LeakCanary's layout (root at the top, leaking object last). */
-static void print_trace(const store_trace *t)
-{
-    printf("┬───\n│ GC Root: %s\n│\n", t->root);
-    for (size_t i = 0; i < t->n; i++) {
-        const store_trace_elem *e = &t->v[i];
-        int last = i + 1 == t->n;
-        const char *bar = last ? " " : "│";
-        printf("%s %s %s\n", last ? "╰→" : "├─", e->cls,
-               strcmp(e->type, "class") == 0 ? "class" : e->type);
-        printf("%s    Leaking: %s%s%s%s\n", bar, e->leaking, e->reason[0] ? " (" : "",
-               e->reason, e->reason[0] ? ")" : "");
-        if (e->retained >= 0 && e->objects >= 0) {
-            char h[CLI_FMT_MAX];
-            printf("%s    Retaining %s in %" PRId64 " objects\n", bar,
-                   cli_fmt_human(h, (uint64_t)e->retained), e->objects);
-        }
-        if (last)
-            break;
-        const char *owner = e->ref_owner;
-        int is_array = strcmp(e->ref_type, "array_entry") == 0;
-        int is_static = strcmp(e->ref_type, "static_field") == 0;
-        int n_pre = printf("%s    ↓ %s%s%s", bar, is_static ? "static " : "", owner,
-                           is_array ? "" : ".");
-        printf("%s\n", e->ref_display);
-        if (e->suspect) {
-            /* "↓" and "│" are three bytes each but one column wide. */
-            int cols = n_pre - 4;
-            printf("%s", bar);
-            for (int k = 1; k < cols; k++)
-                putchar(' ');
-            for (size_t k = 0; k < strlen(e->ref_display); k++)
-                putchar('~');
-            putchar('\n');
-        }
-    }
-}
 
 static int cmd_store_show(int argc, char **argv)
 {
@@ -431,58 +339,13 @@ static int cmd_store_show(int argc, char **argv)
         store_close(s);
         return cli_error(&co, &err);
     }
-    char a[CLI_FMT_MAX], b[CLI_FMT_MAX];
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_obj_begin(&w, "leak");
-        cli_store_leak_json(&w, &d.leak);
-        jsonw_kv_str(&w, "pattern", d.pattern);
-        jsonw_kv_str(&w, "description", d.explanation);
-        jsonw_obj_end(&w);
-        jsonw_kv_arr_begin(&w, "occurrences");
-        for (size_t i = 0; i < d.n_seen; i++) {
-            const store_seen *x = &d.seen[i];
-            jsonw_obj_begin(&w);
-            jsonw_kv_int(&w, "report", x->report_id);
-            jsonw_kv_str(&w, "at", cli_store_time_iso(a, x->at_ms));
-            jsonw_kv_str(&w, "app", x->app);
-            jsonw_kv_str(&w, "version", x->version);
-            jsonw_kv_str(&w, "device", x->device);
-            jsonw_kv_str(&w, "source", x->source);
-            jsonw_kv_int(&w, "instances", x->instances);
-            jsonw_kv_int(&w, "retained_bytes", x->retained);
-            jsonw_obj_end(&w);
-        }
-        jsonw_arr_end(&w);
-        /* The trace exactly as the newest report stored it. */
-        jsonw_kv_str(&w, "trace_json", d.trace_json);
+        rep_store_show_json(&w, &d);
         cli_json_end(&co, &w);
     } else {
-        printf("Leak %s (%s)\n", d.leak.signature, d.leak.kind);
-        printf("  %s\n", d.leak.description);
-        if (d.pattern)
-            printf("  library leak pattern: %s\n  %s\n", d.pattern,
-                   d.explanation ? d.explanation : "");
-        printf("  seen in %" PRId64 " report%s (%" PRId64 " distinct dump%s), %" PRId64
-               " leaking object%s, from %s to %s\n",
-               d.leak.occurrences, d.leak.occurrences == 1 ? "" : "s", d.leak.dumps,
-               d.leak.dumps == 1 ? "" : "s", d.leak.instances,
-               d.leak.instances == 1 ? "" : "s", cli_store_time(a, d.leak.first_ms),
-               cli_store_time(b, d.leak.last_ms));
-        if (t.n) {
-            printf("\nNewest trace:\n");
-            print_trace(&t);
-        }
-        printf("\n%-8s  %-16s  %-12s  %-10s  %-12s  %9s  %12s  %s\n", "report", "taken",
-               "app", "version", "device", "instances", "retained", "source");
-        for (size_t i = 0; i < d.n_seen; i++) {
-            const store_seen *x = &d.seen[i];
-            char c[CLI_FMT_MAX];
-            printf("#%-7" PRId64 "  %-16s  %-12s  %-10s  %-12s  %9" PRId64 "  %12s  %s\n",
-                   x->report_id, cli_store_time(a, x->at_ms), x->app, x->version, x->device,
-                   x->instances, cli_fmt_human(c, (uint64_t)x->retained), x->source);
-        }
+        rep_store_show_text(stdout, &d, &t);
     }
     store_trace_fini(&t);
     store_detail_fini(&d);
@@ -520,33 +383,10 @@ static int cmd_store_trend(int argc, char **argv)
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_str(&w, "by", by);
-        jsonw_kv_arr_begin(&w, "buckets");
-        for (size_t i = 0; i < n; i++) {
-            jsonw_obj_begin(&w);
-            jsonw_kv_str(&w, tb == STORE_BY_DAY ? "day" : "version", v[i].label);
-            jsonw_kv_int(&w, "reports", v[i].reports);
-            jsonw_kv_int(&w, "failed", v[i].failed);
-            jsonw_kv_int(&w, "leaks", v[i].leaks);
-            jsonw_kv_int(&w, "new", v[i].new_leaks);
-            jsonw_kv_int(&w, "recurring", v[i].recurring);
-            jsonw_kv_int(&w, "fixed", v[i].fixed);
-            jsonw_kv_int(&w, "retained_bytes", v[i].retained);
-            jsonw_obj_end(&w);
-        }
-        jsonw_arr_end(&w);
+        rep_store_trend_json(&w, v, n, tb, by);
         cli_json_end(&co, &w);
     } else {
-        printf("%-12s  %7s  %6s  %5s  %5s  %9s  %5s  %12s\n",
-               tb == STORE_BY_DAY ? "day" : "version", "reports", "failed", "leaks", "new",
-               "recurring", "fixed", "retained");
-        for (size_t i = 0; i < n; i++) {
-            char h[CLI_FMT_MAX];
-            printf("%-12s  %7" PRId64 "  %6" PRId64 "  %5" PRId64 "  %5" PRId64 "  %9" PRId64
-                   "  %5" PRId64 "  %12s\n",
-                   v[i].label, v[i].reports, v[i].failed, v[i].leaks, v[i].new_leaks,
-                   v[i].recurring, v[i].fixed, cli_fmt_human(h, (uint64_t)v[i].retained));
-        }
+        rep_store_trend_text(stdout, v, n, tb);
     }
     free(v);
     store_close(s);
@@ -554,10 +394,6 @@ static int cmd_store_trend(int argc, char **argv)
 }
 
 /* ---- diff ---- */
-
-static const char *const CHANGE[] = {[STORE_NEW] = "new", [STORE_FIXED] = "fixed",
-                                     [STORE_GROWN] = "grown", [STORE_SHRUNK] = "shrunk",
-                                     [STORE_SAME] = "same"};
 
 static int cmd_store_diff(int argc, char **argv)
 {
@@ -591,51 +427,20 @@ static int cmd_store_diff(int argc, char **argv)
     lr_error err = {0};
     if (store_diff(s, &f, from, to, (double)threshold, &v, &n, &err) != LR_OK)
         return cli_store_fail(&co, s, &err);
-    int64_t count[STORE_SAME + 1] = {0};
+    int any_new = 0;
     for (size_t i = 0; i < n; i++)
-        count[v[i].change]++;
+        any_new |= v[i].change == STORE_NEW;
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_str(&w, "from", from);
-        jsonw_kv_str(&w, "to", to);
-        jsonw_kv_obj_begin(&w, "counts");
-        for (int c = 0; c <= STORE_SAME; c++)
-            jsonw_kv_int(&w, CHANGE[c], count[c]);
-        jsonw_obj_end(&w);
-        jsonw_kv_arr_begin(&w, "leaks");
-        for (size_t i = 0; i < n; i++) {
-            jsonw_obj_begin(&w);
-            jsonw_kv_str(&w, "signature", v[i].signature);
-            jsonw_kv_str(&w, "kind", v[i].kind);
-            jsonw_kv_str(&w, "short_description", v[i].description);
-            jsonw_kv_str(&w, "change", CHANGE[v[i].change]);
-            jsonw_kv_int(&w, "from_reports", v[i].from_reports);
-            jsonw_kv_int(&w, "to_reports", v[i].to_reports);
-            jsonw_kv_int(&w, "from_retained_median", v[i].from_median);
-            jsonw_kv_int(&w, "to_retained_median", v[i].to_median);
-            jsonw_obj_end(&w);
-        }
-        jsonw_arr_end(&w);
+        rep_store_diff_json(&w, from, to, v, n);
         cli_json_end(&co, &w);
     } else {
-        printf("Leaks from version %s to %s: %" PRId64 " new, %" PRId64 " fixed, %" PRId64
-               " grown, %" PRId64 " shrunk, %" PRId64 " unchanged\n",
-               from, to, count[STORE_NEW], count[STORE_FIXED], count[STORE_GROWN],
-               count[STORE_SHRUNK], count[STORE_SAME]);
-        for (size_t i = 0; i < n; i++) {
-            char a[CLI_FMT_MAX], b[CLI_FMT_MAX];
-            printf("  %-7s %-12.*s  %-11s  %10s -> %-10s  ", CHANGE[v[i].change], SIG_SHORT,
-                   v[i].signature, v[i].kind,
-                   v[i].from_reports ? cli_fmt_human(a, (uint64_t)v[i].from_median) : "-",
-                   v[i].to_reports ? cli_fmt_human(b, (uint64_t)v[i].to_median) : "-");
-            cli_put_text(stdout, v[i].description, strlen(v[i].description), 200);
-            putchar('\n');
-        }
+        rep_store_diff_text(stdout, from, to, v, n);
     }
     store_deltas_free(v, n);
     store_close(s);
-    return fail_on_new && count[STORE_NEW] ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
+    return fail_on_new && any_new ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
 }
 
 /* ---- prune ---- */
@@ -669,53 +474,16 @@ static int cmd_store_prune(int argc, char **argv)
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        jsonw_kv_int(&w, "removed_reports", rr);
-        jsonw_kv_int(&w, "removed_leaks", rl);
+        rep_store_prune_json(&w, rr, rl);
         cli_json_end(&co, &w);
     } else {
-        printf("removed %" PRId64 " report%s and %" PRId64 " leak%s\n", rr, rr == 1 ? "" : "s",
-               rl, rl == 1 ? "" : "s");
+        rep_store_prune_text(stdout, rr, rl);
     }
     store_close(s);
     return CLI_EXIT_OK;
 }
 
 /* ---- export ---- */
-
-typedef struct export_ctx {
-    jsonw *w;
-    const char *const *cols;
-} export_ctx;
-
-/* Columns written as JSON numbers; the rest are strings (or null). */
-static int numeric_col(const char *c)
-{
-    static const char *const nums[] = {"id", "at", "ingested_at", "leak_count",
-                                       "retained_bytes", "report_id", "instances",
-                                       "retained_objects", "occurrences", "dumps", "apps",
-                                       "versions", "first_at", "last_at", "retained_max",
-                                       NULL};
-    for (int i = 0; nums[i]; i++)
-        if (strcmp(c, nums[i]) == 0)
-            return 1;
-    return 0;
-}
-
-static int export_row(void *ctx, int n, const char *const *vals)
-{
-    export_ctx *x = ctx;
-    jsonw_obj_begin(x->w);
-    for (int i = 0; i < n && x->cols[i]; i++) {
-        if (!vals[i])
-            jsonw_kv_null(x->w, x->cols[i]);
-        else if (numeric_col(x->cols[i]))
-            jsonw_kv_int(x->w, x->cols[i], strtoll(vals[i], NULL, 10));
-        else
-            jsonw_kv_str(x->w, x->cols[i], vals[i]);
-    }
-    jsonw_obj_end(x->w);
-    return 0;
-}
 
 static int cmd_store_export(int argc, char **argv)
 {
@@ -740,20 +508,17 @@ static int cmd_store_export(int argc, char **argv)
     }
     jsonw w;
     jsonw_init(&w, mem, 1);
-    jsonw_obj_begin(&w);
-    jsonw_kv_int(&w, "schema_version", CLI_SCHEMA_VERSION);
-    jsonw_kv_int(&w, "store_schema_version", store_schema_version(s));
+    rep_store_export_begin(&w, CLI_SCHEMA_VERSION, store_schema_version(s));
     static const char *const tables[] = {"report", "leak", "occurrence"};
-    static const char *const keys[] = {"reports", "leaks", "occurrences"};
     lr_error err = {0};
     lr_status st = LR_OK;
     for (int t = 0; t < 3 && st == LR_OK; t++) {
-        export_ctx x = {&w, store_export_columns(tables[t])};
-        jsonw_kv_arr_begin(&w, keys[t]);
-        st = store_export(s, tables[t], export_row, &x, &err);
-        jsonw_arr_end(&w);
+        rep_store_export x;
+        rep_store_export_table(&x, &w, tables[t], store_export_columns(tables[t]));
+        st = store_export(s, tables[t], rep_store_export_row, &x, &err);
+        rep_store_export_table_end(&x);
     }
-    jsonw_obj_end(&w);
+    rep_store_export_end(&w);
     jsonw_finish(&w);
     fclose(mem);
     store_close(s);

@@ -15,12 +15,14 @@
  * either whole or absent. The schema is versioned (store_meta.schema_version) and upgraded in
  * place by the steps in store.c, under a lock, when a store is opened.
  *
- * Results are plain arrays owned by the caller (free with the matching _free). Not
- * thread-safe: one store per thread. */
+ * Results are plain arrays owned by the caller (free with the matching _free), of the types
+ * in store_result.h, which the report layer renders. Not thread-safe: one store per
+ * thread. */
 #ifndef LR_STORE_H
 #define LR_STORE_H
 
 #include "leakray/leakray.h"
+#include "store/store_result.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -55,16 +57,6 @@ typedef struct store_meta {
     int64_t at_ms;       /* when the dump was taken, Unix milliseconds */
 } store_meta;
 
-typedef struct store_ingest_result {
-    int64_t report_id; /* the stored report (the existing one when duplicate) */
-    int duplicate;     /* 1: an identical ingest was already stored, nothing written */
-    int failed;        /* 1: stored as a failed ingest (store_ingest_failure) */
-    char kind[16];     /* "analyze", "native" or "failed" */
-    int n_leaks;       /* leak groups in the report */
-    int n_new;         /* of which seen for the first time in this store */
-    int64_t retained;  /* bytes the report's leaks retain together */
-} store_ingest_result;
-
 /* Stores one JSON report (len bytes, need not be NUL-terminated). Refuses (LR_ERR_FORMAT,
  * nothing written) text that is not JSON, a report whose schema_version is newer than
  * STORE_REPORT_SCHEMA_MAX, and JSON that is no leakray report. `name` labels errors. */
@@ -88,45 +80,11 @@ typedef struct store_filter {
 
 void store_filter_init(store_filter *f);
 
-/* One leak (signature) over the filtered reports. */
-typedef struct store_leak {
-    char signature[48];     /* SHA-1 hex (or the native monitor's frame hash) */
-    char kind[16];          /* application, library, suspect, native */
-    char *description;      /* short description: the suspect reference (owned) */
-    int64_t first_ms;       /* earliest report time */
-    int64_t last_ms;        /* latest report time */
-    int64_t occurrences;    /* reports it appears in (one per ingest) */
-    int64_t dumps;          /* distinct analyses among those (same dump ingested twice = 1) */
-    int64_t instances;      /* leaking objects over all those reports */
-    int64_t apps;           /* distinct apps */
-    int64_t versions;       /* distinct versions */
-    int64_t retained_median; /* median over reports of the bytes the leak retained */
-    int64_t retained_max;   /* largest such value */
-} store_leak;
-
 /* All leaks of the filtered reports, most occurrences first (then latest, then signature).
  * *out is an array of *n (free: store_leaks_free). */
 lr_status store_leaks(store *s, const store_filter *f, store_leak **out, size_t *n,
                       lr_error *err);
 void store_leaks_free(store_leak *v, size_t n);
-
-/* One report a leak appeared in, newest first. */
-typedef struct store_seen {
-    int64_t report_id;
-    int64_t at_ms;
-    char *app, *version, *device, *source; /* owned */
-    int64_t instances;
-    int64_t retained;
-} store_seen;
-
-typedef struct store_detail {
-    store_leak leak;     /* the leak over all reports */
-    char *pattern;       /* library leaks: the matched pattern, else NULL */
-    char *explanation;   /* library leaks: its description, else NULL */
-    char *trace_json;    /* the newest occurrence's representative trace (report JSON form) */
-    store_seen *seen;    /* every occurrence, newest first */
-    size_t n_seen;
-} store_detail;
 
 /* The leak whose signature starts with `prefix` (at least 4 hex digits). LR_ERR_NOT_FOUND
  * when none or several match (the message says which). Free with store_detail_fini. */
@@ -139,74 +97,21 @@ lr_status store_show(store *s, const char *prefix, store_detail *out, lr_error *
 lr_status store_history(store *s, const char *signature, size_t max_seen, store_detail *out,
                         int64_t *n_total, lr_error *err);
 
-/* One leak on one UTC day: how often it was seen and how much it retained. */
-typedef struct store_point {
-    char signature[48];
-    int64_t day;         /* days since 1970-01-01 (UTC) */
-    int64_t occurrences; /* reports of that day it appears in */
-    int64_t retained;    /* bytes it retained, summed over those reports */
-} store_point;
-
 /* Every leak's days over the filtered reports, by signature then day: the sparklines of the
  * dashboard. *out is an array of *n (free: free()). One grouped scan of the occurrences. */
 lr_status store_series(store *s, const store_filter *f, store_point **out, size_t *n,
                        lr_error *err);
 void store_detail_fini(store_detail *d);
 
-/* A stored representative trace, read back for display (the report's traces[] form). */
-typedef struct store_trace_elem {
-    char *cls;          /* class of the object (owned) */
-    char *type;         /* instance, class, array */
-    char *leaking;      /* YES, NO, UNKNOWN */
-    char *reason;       /* why, or "" */
-    char *ref_owner;    /* reference to the next element: declaring class ("" on the last) */
-    char *ref_display;  /* field name, [i] or <Java Local> ("" on the last) */
-    char *ref_type;     /* instance_field, static_field, array_entry, local ("" on the last) */
-    int suspect;        /* reference underlined as a likely cause */
-    int64_t retained;   /* bytes retained by the object, -1 unknown */
-    int64_t objects;    /* objects retained, -1 unknown */
-} store_trace_elem;
-
-typedef struct store_trace {
-    char *root;              /* GC root description (owned), "" if absent */
-    store_trace_elem *v;     /* root first, leaking object last */
-    size_t n;
-} store_trace;
-
 /* Reads a trace JSON (store_detail.trace_json) into *t (free: store_trace_fini). A text that
  * has no elements[] gives n == 0 (e.g. a native scan group). */
 lr_status store_trace_parse(store *s, const char *json, store_trace *t, lr_error *err);
 void store_trace_fini(store_trace *t);
 
-/* One bucket of `store trend`: a day (UTC) or a version, in order. */
-typedef struct store_bucket {
-    char label[64];       /* "2026-12-01" or the version string */
-    int64_t reports;      /* reports in the bucket (ok ones) */
-    int64_t failed;       /* failed ingests in the bucket */
-    int64_t leaks;        /* distinct leaks seen in it */
-    int64_t new_leaks;    /* seen for the first time (no earlier bucket has them) */
-    int64_t recurring;    /* seen in an earlier bucket too */
-    int64_t fixed;        /* seen in the previous bucket, not in this one */
-    int64_t retained;     /* bytes retained by leaks, summed over its reports */
-} store_bucket;
-
-typedef enum store_trend_by { STORE_BY_DAY, STORE_BY_VERSION } store_trend_by;
-
+/* Buckets of the filtered reports, oldest day or lowest version first. *out is an array of
+ * *n (free: free()). */
 lr_status store_trend(store *s, const store_filter *f, store_trend_by by, store_bucket **out,
                       size_t *n, lr_error *err);
-
-/* One leak's change between two versions. */
-typedef enum store_change { STORE_NEW, STORE_FIXED, STORE_GROWN, STORE_SHRUNK,
-                            STORE_SAME } store_change;
-
-typedef struct store_delta {
-    char signature[48];
-    char kind[16];
-    char *description;      /* owned */
-    store_change change;
-    int64_t from_reports, to_reports;     /* reports of each version it appears in */
-    int64_t from_median, to_median;       /* median retained bytes per report */
-} store_delta;
 
 /* Leaks of version `from` against `to`: new, fixed, grown or shrunk by more than
  * threshold_pct of the median retained size, or the same. Order: new, grown, shrunk, fixed,
@@ -214,6 +119,18 @@ typedef struct store_delta {
 lr_status store_diff(store *s, const store_filter *f, const char *from, const char *to,
                      double threshold_pct, store_delta **out, size_t *n, lr_error *err);
 void store_deltas_free(store_delta *v, size_t n);
+
+/* Reads what the dashboard shows over the filtered reports: every leak, every leak's days,
+ * the trends by day and by version, for the first max_detailed of the first max_listed leaks
+ * their pattern, newest trace and at most max_history occurrences (store_history), and the
+ * comparison of version from with to (both NULL: the two highest versions, when there are
+ * two; no comparison otherwise) at threshold_pct. from and to must outlive *out. Returns LR_OK
+ * and *out (free: store_dashboard_fini), or fills err with *out empty. */
+lr_status store_dashboard_build(store *s, const store_filter *f, size_t max_listed,
+                                size_t max_detailed, size_t max_history, const char *from,
+                                const char *to, double threshold_pct, store_dashboard *out,
+                                lr_error *err);
+void store_dashboard_fini(store_dashboard *d);
 
 /* Deletes reports older than keep_days (when >= 0, against now_ms) and all but the newest
  * keep_reports (when >= 0), then leaks no report mentions any more. *removed_reports and

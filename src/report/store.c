@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* store.c: the leak store's verbs as text and JSON (report layer), prefix rep_store_; see
+ * store.h. Tables cut signatures at SIG_SHORT digits (`store show` takes any unique prefix)
+ * and descriptions at DESC_MAX bytes; sizes are LeakCanary's SI units, times UTC to the
+ * minute in tables and to the second (ISO 8601) in JSON. */
+#include "report/store.h"
+
+#include "report/fmt.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SIG_SHORT 12  /* signature digits shown in tables */
+#define DESC_MAX 200  /* bytes of a description shown in a table row */
+
+/* ---- times ---- */
+
+static const char *utc(char *buf, int64_t ms, const char *fmt)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, REP_FMT_MAX, fmt, &tm);
+    return buf;
+}
+
+const char *rep_store_time(char *buf, int64_t ms)
+{
+    return utc(buf, ms, "%Y-%m-%d %H:%M");
+}
+
+const char *rep_store_time_iso(char *buf, int64_t ms)
+{
+    return utc(buf, ms, "%Y-%m-%dT%H:%M:%SZ");
+}
+
+/* ---- ingest ---- */
+
+void rep_store_ingest_text(FILE *out, const char *path, const store_ingest_result *r,
+                           const char *error)
+{
+    char h[REP_FMT_MAX];
+    if (r->failed)
+        fprintf(out, "failed: %s (recorded as report #%" PRId64 ")\n", error, r->report_id);
+    else if (error)
+        return;
+    else if (r->duplicate)
+        fprintf(out, "already stored: %s (report #%" PRId64 ")\n", path, r->report_id);
+    else
+        fprintf(out, "stored %s: report #%" PRId64 ", %d leak%s (%d new), %s retained\n", path,
+                r->report_id, r->n_leaks, r->n_leaks == 1 ? "" : "s", r->n_new,
+                rep_fmt_human(h, (uint64_t)r->retained));
+}
+
+void rep_store_ingested_begin(jsonw *w)
+{
+    jsonw_kv_arr_begin(w, "ingested");
+}
+
+void rep_store_ingested_end(jsonw *w)
+{
+    jsonw_arr_end(w);
+}
+
+void rep_store_ingest_json(jsonw *w, const char *path, const store_ingest_result *r,
+                           const char *error)
+{
+    jsonw_obj_begin(w);
+    jsonw_kv_str(w, "input", path);
+    jsonw_kv_str(w, "status", error && !r->failed ? "refused"
+                              : r->failed         ? "failed"
+                              : r->duplicate      ? "duplicate"
+                                                  : "stored");
+    if (r->report_id)
+        jsonw_kv_int(w, "report", r->report_id);
+    else
+        jsonw_kv_null(w, "report");
+    jsonw_kv_str(w, "kind", r->kind[0] ? r->kind : NULL);
+    jsonw_kv_int(w, "leaks", r->n_leaks);
+    jsonw_kv_int(w, "new_leaks", r->n_new);
+    jsonw_kv_int(w, "retained_bytes", r->retained);
+    jsonw_kv_str(w, "error", error);
+    jsonw_obj_end(w);
+}
+
+/* ---- leaks ---- */
+
+void rep_store_leak_json(jsonw *w, const store_leak *l)
+{
+    char t[REP_FMT_MAX];
+    jsonw_kv_str(w, "signature", l->signature);
+    jsonw_kv_str(w, "kind", l->kind);
+    jsonw_kv_str(w, "short_description", l->description);
+    jsonw_kv_str(w, "first_seen", rep_store_time_iso(t, l->first_ms));
+    jsonw_kv_str(w, "last_seen", rep_store_time_iso(t, l->last_ms));
+    jsonw_kv_int(w, "occurrences", l->occurrences);
+    jsonw_kv_int(w, "dumps", l->dumps);
+    jsonw_kv_int(w, "instances", l->instances);
+    jsonw_kv_int(w, "apps", l->apps);
+    jsonw_kv_int(w, "versions", l->versions);
+    jsonw_kv_int(w, "retained_median", l->retained_median);
+    jsonw_kv_int(w, "retained_max", l->retained_max);
+}
+
+void rep_store_leaks_text(FILE *out, const store_leak *v, size_t n)
+{
+    fprintf(out, "%zu distinct leak%s\n", n, n == 1 ? "" : "s");
+    if (n)
+        fprintf(out, "%-12s  %-11s  %11s  %5s  %9s  %-16s  %-16s  %8s  %10s  %10s  %s\n",
+                "signature", "kind", "occurrences", "dumps", "instances", "first seen",
+                "last seen", "versions", "median", "max", "description");
+    for (size_t i = 0; i < n; i++) {
+        char a[REP_FMT_MAX], b[REP_FMT_MAX], c[REP_FMT_MAX], d[REP_FMT_MAX];
+        char e[REP_FMT_MAX], g[REP_FMT_MAX], h[REP_FMT_MAX];
+        fprintf(out, "%-12.*s  %-11s  %11s  %5s  %9s  %-16s  %-16s  %8" PRId64 "  %10s  %10s  ",
+                SIG_SHORT, v[i].signature, v[i].kind,
+                rep_fmt_count(a, (uint64_t)v[i].occurrences),
+                rep_fmt_count(b, (uint64_t)v[i].dumps),
+                rep_fmt_count(c, (uint64_t)v[i].instances), rep_store_time(d, v[i].first_ms),
+                rep_store_time(e, v[i].last_ms), v[i].versions,
+                rep_fmt_human(g, (uint64_t)v[i].retained_median),
+                rep_fmt_human(h, (uint64_t)v[i].retained_max));
+        rep_fmt_text(out, v[i].description, strlen(v[i].description), DESC_MAX);
+        fputc('\n', out);
+    }
+}
+
+void rep_store_leaks_json(jsonw *w, const store_leak *v, size_t n)
+{
+    jsonw_kv_arr_begin(w, "leaks");
+    for (size_t i = 0; i < n; i++) {
+        jsonw_obj_begin(w);
+        rep_store_leak_json(w, &v[i]);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+/* ---- show ---- */
+
+void rep_store_trace_text(FILE *out, const store_trace *t)
+{
+    fprintf(out, "┬───\n│ GC Root: %s\n│\n", t->root);
+    for (size_t i = 0; i < t->n; i++) {
+        const store_trace_elem *e = &t->v[i];
+        int last = i + 1 == t->n;
+        const char *bar = last ? " " : "│";
+        fprintf(out, "%s %s %s\n", last ? "╰→" : "├─", e->cls,
+                strcmp(e->type, "class") == 0 ? "class" : e->type);
+        fprintf(out, "%s    Leaking: %s%s%s%s\n", bar, e->leaking, e->reason[0] ? " (" : "",
+                e->reason, e->reason[0] ? ")" : "");
+        if (e->retained >= 0 && e->objects >= 0) {
+            char h[REP_FMT_MAX];
+            fprintf(out, "%s    Retaining %s in %" PRId64 " objects\n", bar,
+                    rep_fmt_human(h, (uint64_t)e->retained), e->objects);
+        }
+        if (last)
+            break;
+        int is_array = strcmp(e->ref_type, "array_entry") == 0;
+        int is_static = strcmp(e->ref_type, "static_field") == 0;
+        int n_pre = fprintf(out, "%s    ↓ %s%s%s", bar, is_static ? "static " : "",
+                            e->ref_owner, is_array ? "" : ".");
+        fprintf(out, "%s\n", e->ref_display);
+        if (e->suspect) {
+            /* "↓" and "│" are three bytes each but one column wide. */
+            int cols = n_pre - 4;
+            fputs(bar, out);
+            for (int k = 1; k < cols; k++)
+                fputc(' ', out);
+            for (size_t k = 0; k < strlen(e->ref_display); k++)
+                fputc('~', out);
+            fputc('\n', out);
+        }
+    }
+}
+
+void rep_store_show_text(FILE *out, const store_detail *d, const store_trace *t)
+{
+    char a[REP_FMT_MAX], b[REP_FMT_MAX];
+    const store_leak *l = &d->leak;
+    fprintf(out, "Leak %s (%s)\n", l->signature, l->kind);
+    fprintf(out, "  %s\n", l->description);
+    if (d->pattern)
+        fprintf(out, "  library leak pattern: %s\n  %s\n", d->pattern,
+                d->explanation ? d->explanation : "");
+    fprintf(out,
+            "  seen in %" PRId64 " report%s (%" PRId64 " distinct dump%s), %" PRId64
+            " leaking object%s, from %s to %s\n",
+            l->occurrences, l->occurrences == 1 ? "" : "s", l->dumps, l->dumps == 1 ? "" : "s",
+            l->instances, l->instances == 1 ? "" : "s", rep_store_time(a, l->first_ms),
+            rep_store_time(b, l->last_ms));
+    if (t->n) {
+        fputs("\nNewest trace:\n", out);
+        rep_store_trace_text(out, t);
+    }
+    fprintf(out, "\n%-8s  %-16s  %-12s  %-10s  %-12s  %9s  %12s  %s\n", "report", "taken", "app",
+            "version", "device", "instances", "retained", "source");
+    for (size_t i = 0; i < d->n_seen; i++) {
+        const store_seen *x = &d->seen[i];
+        char c[REP_FMT_MAX];
+        fprintf(out, "#%-7" PRId64 "  %-16s  %-12s  %-10s  %-12s  %9" PRId64 "  %12s  %s\n",
+                x->report_id, rep_store_time(a, x->at_ms), x->app, x->version, x->device,
+                x->instances, rep_fmt_human(c, (uint64_t)x->retained), x->source);
+    }
+}
+
+void rep_store_show_json(jsonw *w, const store_detail *d)
+{
+    char a[REP_FMT_MAX];
+    jsonw_kv_obj_begin(w, "leak");
+    rep_store_leak_json(w, &d->leak);
+    jsonw_kv_str(w, "pattern", d->pattern);
+    jsonw_kv_str(w, "description", d->explanation);
+    jsonw_obj_end(w);
+    jsonw_kv_arr_begin(w, "occurrences");
+    for (size_t i = 0; i < d->n_seen; i++) {
+        const store_seen *x = &d->seen[i];
+        jsonw_obj_begin(w);
+        jsonw_kv_int(w, "report", x->report_id);
+        jsonw_kv_str(w, "at", rep_store_time_iso(a, x->at_ms));
+        jsonw_kv_str(w, "app", x->app);
+        jsonw_kv_str(w, "version", x->version);
+        jsonw_kv_str(w, "device", x->device);
+        jsonw_kv_str(w, "source", x->source);
+        jsonw_kv_int(w, "instances", x->instances);
+        jsonw_kv_int(w, "retained_bytes", x->retained);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    /* The trace exactly as the newest report stored it. */
+    jsonw_kv_str(w, "trace_json", d->trace_json);
+}
+
+/* ---- trend ---- */
+
+void rep_store_trend_text(FILE *out, const store_bucket *v, size_t n, store_trend_by by)
+{
+    fprintf(out, "%-12s  %7s  %6s  %5s  %5s  %9s  %5s  %12s\n",
+            by == STORE_BY_DAY ? "day" : "version", "reports", "failed", "leaks", "new",
+            "recurring", "fixed", "retained");
+    for (size_t i = 0; i < n; i++) {
+        char h[REP_FMT_MAX];
+        fprintf(out,
+                "%-12s  %7" PRId64 "  %6" PRId64 "  %5" PRId64 "  %5" PRId64 "  %9" PRId64
+                "  %5" PRId64 "  %12s\n",
+                v[i].label, v[i].reports, v[i].failed, v[i].leaks, v[i].new_leaks,
+                v[i].recurring, v[i].fixed, rep_fmt_human(h, (uint64_t)v[i].retained));
+    }
+}
+
+void rep_store_trend_json(jsonw *w, const store_bucket *v, size_t n, store_trend_by by,
+                          const char *by_name)
+{
+    jsonw_kv_str(w, "by", by_name);
+    jsonw_kv_arr_begin(w, "buckets");
+    for (size_t i = 0; i < n; i++) {
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, by == STORE_BY_DAY ? "day" : "version", v[i].label);
+        jsonw_kv_int(w, "reports", v[i].reports);
+        jsonw_kv_int(w, "failed", v[i].failed);
+        jsonw_kv_int(w, "leaks", v[i].leaks);
+        jsonw_kv_int(w, "new", v[i].new_leaks);
+        jsonw_kv_int(w, "recurring", v[i].recurring);
+        jsonw_kv_int(w, "fixed", v[i].fixed);
+        jsonw_kv_int(w, "retained_bytes", v[i].retained);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+/* ---- diff ---- */
+
+static const char *const CHANGE[] = {[STORE_NEW] = "new", [STORE_FIXED] = "fixed",
+                                     [STORE_GROWN] = "grown", [STORE_SHRUNK] = "shrunk",
+                                     [STORE_SAME] = "same"};
+
+const char *rep_store_change(store_change c)
+{
+    return CHANGE[c];
+}
+
+static void count_changes(const store_delta *v, size_t n, int64_t count[STORE_SAME + 1])
+{
+    memset(count, 0, (STORE_SAME + 1) * sizeof *count);
+    for (size_t i = 0; i < n; i++)
+        count[v[i].change]++;
+}
+
+void rep_store_diff_json(jsonw *w, const char *from, const char *to, const store_delta *v,
+                         size_t n)
+{
+    int64_t count[STORE_SAME + 1];
+    count_changes(v, n, count);
+    jsonw_kv_str(w, "from", from);
+    jsonw_kv_str(w, "to", to);
+    jsonw_kv_obj_begin(w, "counts");
+    for (int c = 0; c <= STORE_SAME; c++)
+        jsonw_kv_int(w, CHANGE[c], count[c]);
+    jsonw_obj_end(w);
+    jsonw_kv_arr_begin(w, "leaks");
+    for (size_t i = 0; i < n; i++) {
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, "signature", v[i].signature);
+        jsonw_kv_str(w, "kind", v[i].kind);
+        jsonw_kv_str(w, "short_description", v[i].description);
+        jsonw_kv_str(w, "change", CHANGE[v[i].change]);
+        jsonw_kv_int(w, "from_reports", v[i].from_reports);
+        jsonw_kv_int(w, "to_reports", v[i].to_reports);
+        jsonw_kv_int(w, "from_retained_median", v[i].from_median);
+        jsonw_kv_int(w, "to_retained_median", v[i].to_median);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+void rep_store_diff_text(FILE *out, const char *from, const char *to, const store_delta *v,
+                         size_t n)
+{
+    int64_t count[STORE_SAME + 1];
+    count_changes(v, n, count);
+    fprintf(out,
+            "Leaks from version %s to %s: %" PRId64 " new, %" PRId64 " fixed, %" PRId64
+            " grown, %" PRId64 " shrunk, %" PRId64 " unchanged\n",
+            from, to, count[STORE_NEW], count[STORE_FIXED], count[STORE_GROWN],
+            count[STORE_SHRUNK], count[STORE_SAME]);
+    for (size_t i = 0; i < n; i++) {
+        char a[REP_FMT_MAX], b[REP_FMT_MAX];
+        fprintf(out, "  %-7s %-12.*s  %-11s  %10s -> %-10s  ", CHANGE[v[i].change], SIG_SHORT,
+                v[i].signature, v[i].kind,
+                v[i].from_reports ? rep_fmt_human(a, (uint64_t)v[i].from_median) : "-",
+                v[i].to_reports ? rep_fmt_human(b, (uint64_t)v[i].to_median) : "-");
+        rep_fmt_text(out, v[i].description, strlen(v[i].description), DESC_MAX);
+        fputc('\n', out);
+    }
+}
+
+/* ---- prune ---- */
+
+void rep_store_prune_text(FILE *out, int64_t reports, int64_t leaks)
+{
+    fprintf(out, "removed %" PRId64 " report%s and %" PRId64 " leak%s\n", reports,
+            reports == 1 ? "" : "s", leaks, leaks == 1 ? "" : "s");
+}
+
+void rep_store_prune_json(jsonw *w, int64_t reports, int64_t leaks)
+{
+    jsonw_kv_int(w, "removed_reports", reports);
+    jsonw_kv_int(w, "removed_leaks", leaks);
+}
+
+/* ---- export ---- */
+
+/* Columns written as JSON numbers; the rest are strings (or null). */
+static int numeric_col(const char *c)
+{
+    static const char *const nums[] = {"id", "at", "ingested_at", "leak_count",
+                                       "retained_bytes", "report_id", "instances",
+                                       "retained_objects", "occurrences", "dumps", "apps",
+                                       "versions", "first_at", "last_at", "retained_max",
+                                       NULL};
+    for (int i = 0; nums[i]; i++)
+        if (strcmp(c, nums[i]) == 0)
+            return 1;
+    return 0;
+}
+
+void rep_store_export_begin(jsonw *w, int schema_version, int store_schema_version)
+{
+    jsonw_obj_begin(w);
+    jsonw_kv_int(w, "schema_version", schema_version);
+    jsonw_kv_int(w, "store_schema_version", store_schema_version);
+}
+
+void rep_store_export_table(rep_store_export *x, jsonw *w, const char *table,
+                            const char *const *cols)
+{
+    x->w = w;
+    x->cols = cols;
+    jsonw_kv_arr_begin(w, strcmp(table, "report") == 0  ? "reports"
+                          : strcmp(table, "leak") == 0 ? "leaks"
+                                                       : "occurrences");
+}
+
+int rep_store_export_row(void *ctx, int n, const char *const *vals)
+{
+    rep_store_export *x = ctx;
+    jsonw_obj_begin(x->w);
+    for (int i = 0; i < n && x->cols[i]; i++) {
+        if (!vals[i])
+            jsonw_kv_null(x->w, x->cols[i]);
+        else if (numeric_col(x->cols[i]))
+            jsonw_kv_int(x->w, x->cols[i], strtoll(vals[i], NULL, 10));
+        else
+            jsonw_kv_str(x->w, x->cols[i], vals[i]);
+    }
+    jsonw_obj_end(x->w);
+    return 0;
+}
+
+void rep_store_export_table_end(rep_store_export *x)
+{
+    jsonw_arr_end(x->w);
+}
+
+void rep_store_export_end(jsonw *w)
+{
+    jsonw_obj_end(w);
+}
