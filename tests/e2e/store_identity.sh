@@ -57,6 +57,10 @@ t = d["traces"][g["traces"][0]]
 t["signature"] = g["signature"]
 t["elements"][-1]["class"] = MARK
 t["elements"][0]["reason"] = "\x1b]0;title\x07"
+r = t["elements"][1]["reference"]
+r["owner"] = "\u00dcberCache\x1b[2J"
+r["display"] = "f\u00efeld\u00e9"
+r["suspect"] = True
 json.dump(d, open("evil.json", "w"))
 PY
 
@@ -96,6 +100,7 @@ run $I --json --no-timing --app svc --version 2.1 --device host1 --at 2026-11-04
     --rules watch.rules --rules lib.rules svc.hprof
 run $I --app nat --version 7 --at @1762300800 native-leaks.json native-threads.json
 run $I --app evil --version 9.9 --device 'dev "x"' --at 2026-11-05T23:59 evil.json
+run $I --app $'caf\xc3\xa9\x1b[1m' --version 9.9 --device $'\xc3\xa9t\xc3\xa9' --at 2026-11-06 evil.json
 run $I --app dialer --version 1.1 --at 2026-11-04 truncated.hprof
 run $I --json --no-timing --app dialer --version 1.1 --at 2026-11-04 truncated.hprof \
     page.heapsnapshot missing.hprof dialer-1.1.json
