@@ -140,17 +140,56 @@ void rep_store_leaks_json(jsonw *w, const store_leak *v, size_t n)
 
 /* ---- show ---- */
 
+/* Writes s escaped for a terminal (rep_fmt_text: a stored name came from a dump), then spaces
+ * up to pad columns; returns the columns written before the padding. Columns are code
+ * points: the underline below a reference must line up under names that are not ASCII. */
+static size_t put_text(FILE *out, const char *s, size_t pad)
+{
+    char *b = NULL;
+    size_t n = 0, cols = 0;
+    FILE *m = open_memstream(&b, &n);
+    if (m) {
+        rep_fmt_text(m, s, strlen(s), strlen(s));
+        if (fclose(m) != 0) {
+            free(b);
+            b = NULL;
+        }
+    }
+    if (!b) { /* no memory for the copy: the same bytes, counted as bytes */
+        rep_fmt_text(out, s, strlen(s), strlen(s));
+        cols = strlen(s);
+    } else {
+        fwrite(b, 1, n, out);
+        for (size_t i = 0; i < n; i++)
+            cols += ((unsigned char)b[i] & 0xc0) != 0x80;
+        free(b);
+    }
+    for (size_t k = cols; k < pad; k++)
+        fputc(' ', out);
+    return cols;
+}
+
 void rep_store_trace_text(FILE *out, const store_trace *t)
 {
-    fprintf(out, "┬───\n│ GC Root: %s\n│\n", t->root);
+    fputs("┬───\n│ GC Root: ", out);
+    put_text(out, t->root, 0);
+    fputs("\n│\n", out);
     for (size_t i = 0; i < t->n; i++) {
         const store_trace_elem *e = &t->v[i];
         int last = i + 1 == t->n;
         const char *bar = last ? " " : "│";
-        fprintf(out, "%s %s %s\n", last ? "╰→" : "├─", e->cls,
-                strcmp(e->type, "class") == 0 ? "class" : e->type);
-        fprintf(out, "%s    Leaking: %s%s%s%s\n", bar, e->leaking, e->reason[0] ? " (" : "",
-                e->reason, e->reason[0] ? ")" : "");
+        fprintf(out, "%s ", last ? "╰→" : "├─");
+        put_text(out, e->cls, 0);
+        fputc(' ', out);
+        put_text(out, strcmp(e->type, "class") == 0 ? "class" : e->type, 0);
+        fprintf(out, "\n%s    Leaking: ", bar);
+        put_text(out, e->leaking, 0);
+        if (e->reason[0]) {
+            fputs(" (", out);
+            put_text(out, e->reason, 0);
+            fputc(')', out);
+        }
+        fputc('\n', out);
         if (e->retained >= 0 && e->objects >= 0) {
             char h[REP_FMT_MAX];
             fprintf(out, "%s    Retaining %s in %" PRId64 " objects\n", bar,
@@ -160,16 +199,21 @@ void rep_store_trace_text(FILE *out, const store_trace *t)
             break;
         int is_array = strcmp(e->ref_type, "array_entry") == 0;
         int is_static = strcmp(e->ref_type, "static_field") == 0;
-        int n_pre = fprintf(out, "%s    ↓ %s%s%s", bar, is_static ? "static " : "",
-                            e->ref_owner, is_array ? "" : ".");
-        fprintf(out, "%s\n", e->ref_display);
+        /* the display starts after "│    ↓ " (7 columns), "static ", the owner and "." */
+        size_t col = 7 + (is_static ? 7 : 0);
+        fprintf(out, "%s    ↓ %s", bar, is_static ? "static " : "");
+        col += put_text(out, e->ref_owner, 0);
+        if (!is_array) {
+            fputc('.', out);
+            col++;
+        }
+        size_t width = put_text(out, e->ref_display, 0);
+        fputc('\n', out);
         if (e->suspect) {
-            /* "↓" and "│" are three bytes each but one column wide. */
-            int cols = n_pre - 4;
             fputs(bar, out);
-            for (int k = 1; k < cols; k++)
+            for (size_t k = 1; k < col; k++)
                 fputc(' ', out);
-            for (size_t k = 0; k < strlen(e->ref_display); k++)
+            for (size_t k = 0; k < width; k++)
                 fputc('~', out);
             fputc('\n', out);
         }
@@ -180,11 +224,18 @@ void rep_store_show_text(FILE *out, const store_detail *d, const store_trace *t)
 {
     char a[REP_FMT_MAX], b[REP_FMT_MAX];
     const store_leak *l = &d->leak;
-    fprintf(out, "Leak %s (%s)\n", l->signature, l->kind);
-    fprintf(out, "  %s\n", l->description);
-    if (d->pattern)
-        fprintf(out, "  library leak pattern: %s\n  %s\n", d->pattern,
-                d->explanation ? d->explanation : "");
+    fputs("Leak ", out);
+    put_text(out, l->signature, 0);
+    fprintf(out, " (%s)\n  ", l->kind);
+    put_text(out, l->description, 0);
+    fputc('\n', out);
+    if (d->pattern) {
+        fputs("  library leak pattern: ", out);
+        put_text(out, d->pattern, 0);
+        fputs("\n  ", out);
+        put_text(out, d->explanation ? d->explanation : "", 0);
+        fputc('\n', out);
+    }
     fprintf(out,
             "  seen in %" PRId64 " report%s (%" PRId64 " distinct dump%s), %" PRId64
             " leaking object%s, from %s to %s\n",
@@ -200,9 +251,16 @@ void rep_store_show_text(FILE *out, const store_detail *d, const store_trace *t)
     for (size_t i = 0; i < d->n_seen; i++) {
         const store_seen *x = &d->seen[i];
         char c[REP_FMT_MAX];
-        fprintf(out, "#%-7" PRId64 "  %-16s  %-12s  %-10s  %-12s  %9" PRId64 "  %12s  %s\n",
-                x->report_id, rep_store_time(a, x->at_ms), x->app, x->version, x->device,
-                x->instances, rep_fmt_human(c, (uint64_t)x->retained), x->source);
+        fprintf(out, "#%-7" PRId64 "  %-16s  ", x->report_id, rep_store_time(a, x->at_ms));
+        put_text(out, x->app, 12);
+        fputs("  ", out);
+        put_text(out, x->version, 10);
+        fputs("  ", out);
+        put_text(out, x->device, 12);
+        fprintf(out, "  %9" PRId64 "  %12s  ", x->instances,
+                rep_fmt_human(c, (uint64_t)x->retained));
+        put_text(out, x->source, 0);
+        fputc('\n', out);
     }
 }
 
@@ -242,10 +300,11 @@ void rep_store_trend_text(FILE *out, const store_bucket *v, size_t n, store_tren
             "recurring", "fixed", "retained");
     for (size_t i = 0; i < n; i++) {
         char h[REP_FMT_MAX];
+        put_text(out, v[i].label, 12);
         fprintf(out,
-                "%-12s  %7" PRId64 "  %6" PRId64 "  %5" PRId64 "  %5" PRId64 "  %9" PRId64
+                "  %7" PRId64 "  %6" PRId64 "  %5" PRId64 "  %5" PRId64 "  %9" PRId64
                 "  %5" PRId64 "  %12s\n",
-                v[i].label, v[i].reports, v[i].failed, v[i].leaks, v[i].new_leaks,
+                v[i].reports, v[i].failed, v[i].leaks, v[i].new_leaks,
                 v[i].recurring, v[i].fixed, rep_fmt_human(h, (uint64_t)v[i].retained));
     }
 }
