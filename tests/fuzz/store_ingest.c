@@ -2,11 +2,16 @@
 /* store_ingest.c: libFuzzer target for the leak store's report reader (src/store/store.c):
  * any bytes given as a report must be stored or refused (format, limit or memory error),
  * never crash, leak or leave a half report. A stored report is read back the way the verbs and
- * the dashboard read it: the leak list, each leak's days, history and trace. One in-memory
- * SQLite store lives across inputs, so inputs also meet the leaks earlier ones stored. */
+ * the dashboard read it (the leak list, each leak's days, history and trace:
+ * store_dashboard_build) and rendered as they render it (the dashboard's model, `store show`
+ * and `store leaks` text). One in-memory SQLite store lives across inputs, so inputs also meet
+ * the leaks earlier ones stored. */
+#include "report/dashboard.h"
+#include "report/store.h"
 #include "store/store.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,23 +32,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     store_filter f;
     store_filter_init(&f);
-    store_leak *lv = NULL;
-    store_point *pv = NULL;
-    size_t nl = 0, np = 0;
-    if (store_leaks(s, &f, &lv, &nl, &err) != LR_OK ||
-        store_series(s, &f, &pv, &np, &err) != LR_OK)
+    store_dashboard d;
+    if (store_dashboard_build(s, &f, 8, 8, 4, NULL, NULL, 10, &d, &err) != LR_OK)
         __builtin_trap();
-    for (size_t i = 0; i < nl && i < 8; i++) {
-        store_detail d;
-        int64_t total = 0;
-        if (store_history(s, lv[i].signature, 4, &d, &total, &err) != LR_OK)
-            __builtin_trap();
-        store_trace t;
-        if (d.trace_json && store_trace_parse(s, d.trace_json, &t, &err) == LR_OK)
-            store_trace_fini(&t);
-        store_detail_fini(&d);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    if (out) {
+        jsonw w;
+        jsonw_init(&w, out, 0);
+        rep_dash_view v = {"fuzz.db", NULL, NULL, NULL, NULL, -1};
+        rep_dashboard_json(&w, &d, &v);
+        jsonw_finish(&w);
+        rep_store_leaks_text(out, d.leaks, d.n_leaks);
+        for (size_t i = 0; i < d.n_listed; i++)
+            if (d.listed[i].detailed)
+                rep_store_show_text(out, &d.listed[i].detail, &d.listed[i].trace);
+        fclose(out);
     }
-    store_leaks_free(lv, nl);
-    free(pv);
+    free(buf);
+    store_dashboard_fini(&d);
     return 0;
 }

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* store_test.c: unit tests of the leak store's results and their renderers: what
+ * store_dashboard_build (src/store/store_dash.c) gathers within its bounds from a store
+ * holding a real report (tests/fuzz/corpus/store_ingest/analyze-two-groups.json, two leak
+ * groups) ingested as three versions; the store's address with its password hidden
+ * (rep_dashboard_url); and a stored trace in LeakCanary's layout (rep_store_trace_text),
+ * whose suspect underline must sit under the reference's name when names carry non-ASCII
+ * characters or escape sequences. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report/dashboard.h"
+#include "report/store.h"
+#include "store/store.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *buf = malloc(1 << 20);
+    assert_non_null(buf);
+    *len = fread(buf, 1, 1 << 20, f);
+    fclose(f);
+    return buf;
+}
+
+/* One day apart: 1.0, 1.0 again (another device), then 1.1. */
+static store *filled(void)
+{
+    char path[4096];
+    const char *src = getenv("LEAKRAY_SRC");
+    snprintf(path, sizeof path, "%s/tests/fuzz/corpus/store_ingest/analyze-two-groups.json",
+             src ? src : ".");
+    size_t len;
+    char *doc = slurp(path, &len);
+    store *s;
+    lr_error err = {0};
+    assert_int_equal(store_open(":memory:", &s, &err), LR_OK);
+    static const char *const ver[] = {"1.0", "1.0", "1.1"};
+    static const char *const dev[] = {"a", "b", "a"};
+    for (int i = 0; i < 3; i++) {
+        store_meta m = {"two.json", "app", ver[i], dev[i], 1764547200000 + i * 86400000LL};
+        store_ingest_result r;
+        assert_int_equal(store_ingest_json(s, "two.json", doc, len, &m, &r, &err), LR_OK);
+        assert_int_equal(r.n_leaks, 2);
+    }
+    free(doc);
+    return s;
+}
+
+static void dashboard_within_bounds(void **state)
+{
+    (void)state;
+    store *s = filled();
+    store_filter f;
+    store_filter_init(&f);
+    store_dashboard d;
+    lr_error err = {0};
+    /* two leaks, one listed, none detailed: the second is only counted */
+    assert_int_equal(store_dashboard_build(s, &f, 1, 0, 5, NULL, NULL, 10, &d, &err), LR_OK);
+    assert_int_equal(d.n_leaks, 2);
+    assert_int_equal(d.n_listed, 1);
+    assert_false(d.listed[0].detailed);
+    assert_int_equal(d.listed[0].n_points, 3); /* seen on three days */
+    for (size_t k = 0; k < 3; k++)
+        assert_string_equal(d.points[d.listed[0].first_point + k].signature,
+                            d.leaks[0].signature);
+    assert_int_equal(d.reports, 3);
+    assert_int_equal(d.failed, 0);
+    assert_true(d.has_days);
+    assert_int_equal(d.last_day - d.first_day, 2);
+    /* no versions named: the two highest are compared; both leaks stayed */
+    assert_string_equal(d.from, "1.0");
+    assert_string_equal(d.to, "1.1");
+    assert_int_equal(d.n_deltas, 2);
+    assert_int_equal(d.deltas[0].change, STORE_SAME);
+    store_dashboard_fini(&d);
+
+    /* all listed and detailed, at most two occurrences each, versions as asked */
+    assert_int_equal(store_dashboard_build(s, &f, 10, 10, 2, "1.1", "1.0", 10, &d, &err),
+                     LR_OK);
+    assert_int_equal(d.n_listed, 2);
+    for (size_t i = 0; i < 2; i++) {
+        assert_true(d.listed[i].detailed);
+        assert_int_equal(d.listed[i].detail.n_seen, 2);
+        assert_int_equal(d.listed[i].history_total, 3);
+        assert_int_equal(d.listed[i].trace.n, 3); /* the corpus traces are three long */
+        assert_int_equal(d.listed[i].detail.seen[0].at_ms, 1764547200000 + 2 * 86400000LL);
+    }
+    assert_string_equal(d.from, "1.1");
+    store_dashboard_fini(&d);
+
+    /* a filter that matches nothing: no leaks, no days, no comparison */
+    f.app = "nosuch";
+    assert_int_equal(store_dashboard_build(s, &f, 10, 10, 2, NULL, NULL, 10, &d, &err), LR_OK);
+    assert_int_equal(d.n_leaks, 0);
+    assert_int_equal(d.n_listed, 0);
+    assert_false(d.has_days);
+    assert_null(d.from);
+    store_dashboard_fini(&d);
+    store_close(s);
+}
+
+static void url_password_hidden(void **state)
+{
+    (void)state;
+    char out[256];
+    rep_dashboard_url("postgres://leak:s3cret@db.example/leaks", out, sizeof out);
+    assert_string_equal(out, "postgres://leak:***@db.example/leaks");
+    rep_dashboard_url("postgres:///leaks?host=/run/pg&password=s3cret&user=x", out, sizeof out);
+    assert_string_equal(out, "postgres:///leaks?host=/run/pg&password=***&user=x");
+    rep_dashboard_url("/var/lib/leaks:1/store.db", out, sizeof out);
+    assert_string_equal(out, "/var/lib/leaks:1/store.db");
+}
+
+static char *trace_text(const store_trace *t)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    assert_non_null(f);
+    rep_store_trace_text(f, t);
+    fclose(f);
+    return buf;
+}
+
+static void underline_under_name(void **state)
+{
+    (void)state;
+    store_trace_elem e[2] = {
+        {"Holder", "class", "NO", "", "\xc3\x9c" "ber\x1b", "f\xc3\xaf" "eld", "static_field", 1,
+         -1, -1},
+        {"Leaked\x1b[2J", "instance", "YES", "", "", "", "", 0, -1, -1},
+    };
+    store_trace t = {"System class", e, 2};
+    char *got = trace_text(&t);
+    /* "│    ↓ static " is 14 columns, "Über\x1b" 8 (the ESC shown as \x1b), "." 1: the name
+     * starts at column 23, so "│" and 22 spaces come before the underline */
+    assert_string_equal(got, "┬───\n"
+                             "│ GC Root: System class\n"
+                             "│\n"
+                             "├─ Holder class\n"
+                             "│    Leaking: NO\n"
+                             "│    ↓ static Über\\x1b.fïeld\n"
+                             "│                      ~~~~~\n"
+                             "╰→ Leaked\\x1b[2J instance\n"
+                             "     Leaking: YES\n");
+    free(got);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(dashboard_within_bounds),
+        cmocka_unit_test(url_password_hidden),
+        cmocka_unit_test(underline_under_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
