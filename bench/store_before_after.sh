@@ -7,8 +7,9 @@
 # signatures, three leaks a report, bulk-loaded as bench/store.sh does) `store leaks` in text
 # and JSON, `store show`, `store trend --by version`, `store diff` and the dashboard
 # (`report --db`). Runs are interleaved (before, after, before, ...); the figures are medians of
-# wall and CPU time (user + system of the leakray process, from getrusage) and the ratio
-# AFTER/BEFORE of the CPU time (1.00 = unchanged; the steadier figure on a busy machine). No
+# wall and CPU time (user + system of the leakray process, from wait4) and the ratio
+# AFTER/BEFORE of the CPU time (1.00 = unchanged; the steadier figure on a busy machine), and
+# each build's peak resident memory (MB, GNU time's maximum RSS). No
 # peer: LeakCanary's leaks.db lives on a device. Not a test.
 # usage: bench/store_before_after.sh BEFORE [AFTER]
 set -euo pipefail
@@ -58,7 +59,7 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores; $N_REPOR
 # One line per command: medians of BEFORE and AFTER, wall and CPU, CPU ratio. In the
 # arguments, {db} is the store and {i} the run's number (so each ingest is a new report).
 python3 - "$before" "$after" "$db" "$W" "$RUNS" "$sig" <<'PY'
-import resource, statistics, subprocess, sys, time
+import os, statistics, subprocess, sys, time
 before, after, db, w, runs, sig = sys.argv[1:7]
 runs = int(runs)
 cmds = [
@@ -72,24 +73,30 @@ cmds = [
     ("report --db (dashboard)", ["report", "--db", db, "-o", w + "/dash-{b}.html"]),
 ]
 def run(binary, tag, args, i):
-    c = [binary] + [a.replace("{i}", "%02d" % i).replace("{b}", tag) for a in args]
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # GNU time reports the peak of leakray alone (a child forked from this script would
+    # start with the script's own memory as its high-water mark); wait4 counts both.
+    c = ["/usr/bin/time", "-f", "%M", binary] + [
+        a.replace("{i}", "%02d" % i).replace("{b}", tag) for a in args]
     t0 = time.perf_counter()
-    subprocess.run(c, stdout=subprocess.DEVNULL, check=True)
+    p = subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
     t1 = time.perf_counter()
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (t1 - t0) * 1000, (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000
-print("%-28s %10s %10s %10s %10s %7s" % ("command", "before_ms", "after_ms", "before_cpu",
-                                         "after_cpu", "cpu_x"))
+    if status != 0:
+        sys.exit("store_before_after: %s failed: %s" % (" ".join(c), err.decode()))
+    kb = int(err.decode().strip().splitlines()[-1])
+    return (t1 - t0) * 1000, (ru.ru_utime + ru.ru_stime) * 1000, kb / 1024
+print("%-26s %9s %9s %10s %9s %6s %9s %8s" % ("command", "before_ms", "after_ms", "before_cpu",
+                                              "after_cpu", "cpu_x", "before_MB", "after_MB"))
 for name, args in cmds:
     res = {"before": [], "after": []}
     for i in range(runs):
         res["before"].append(run(before, "before", args, i))
         res["after"].append(run(after, "after", args, i))
-    med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v))
-           for k, v in res.items()}
+    med = {k: [statistics.median(x[j] for x in v) for j in range(3)] for k, v in res.items()}
     ratio = med["after"][1] / med["before"][1] if med["before"][1] else float("nan")
-    print("%-28s %10.1f %10.1f %10.1f %10.1f %7.2f" % (name, med["before"][0], med["after"][0],
-                                                      med["before"][1], med["after"][1], ratio))
+    print("%-26s %9.1f %9.1f %10.1f %9.1f %6.2f %9.1f %8.1f" % (
+        name, med["before"][0], med["after"][0], med["before"][1], med["after"][1], ratio,
+        med["before"][2], med["after"][2]))
 PY
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
