@@ -145,6 +145,15 @@ void rep_store_leaks_json(jsonw *w, const store_leak *v, size_t n)
  * points: the underline below a reference must line up under names that are not ASCII. */
 static size_t put_text(FILE *out, const char *s, size_t pad)
 {
+    size_t ascii = 0; /* printable ASCII, the common case, goes out as it is */
+    while (s[ascii] >= 0x20 && s[ascii] < 0x7f)
+        ascii++;
+    if (!s[ascii]) {
+        fputs(s, out);
+        for (size_t k = ascii; k < pad; k++)
+            fputc(' ', out);
+        return ascii;
+    }
     char *b = NULL;
     size_t n = 0, cols = 0;
     FILE *m = open_memstream(&b, &n);
