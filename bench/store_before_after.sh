@@ -9,7 +9,9 @@
 # (`report --db`). Runs are interleaved (before, after, before, ...); the figures are medians of
 # wall and CPU time (user + system of the leakray process, from wait4) and the ratio
 # AFTER/BEFORE of the CPU time (1.00 = unchanged; the steadier figure on a busy machine), and
-# each build's peak resident memory (MB, GNU time's maximum RSS). No
+# each build's peak resident memory (MB, GNU time's maximum RSS). With STORE_BENCH_CALLGRIND=1
+# each command also runs once per build under valgrind's callgrind, whose instruction counts
+# do not move with the machine's load. No
 # peer: LeakCanary's leaks.db lives on a device. Not a test.
 # usage: bench/store_before_after.sh BEFORE [AFTER]
 set -euo pipefail
@@ -99,4 +101,30 @@ for name, args in cmds:
         name, med["before"][0], med["after"][0], med["before"][1], med["after"][1], ratio,
         med["before"][2], med["after"][2]))
 PY
+if [ -n "${STORE_BENCH_CALLGRIND:-}" ]; then
+    echo "instructions (callgrind, one run each):"
+    printf '%-32s %14s %14s %7s\n' command before after ratio
+    ir=()
+    for bin in "$before" "$after"; do # ingest: each build into a store of its own
+        "$after" store ingest --db "$W/cg-ingest-${#ir[@]}.db" --at @1600000000 "$W/report.json" \
+            >/dev/null
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" store ingest \
+            --db "$W/cg-ingest-${#ir[@]}.db" --at @1600000001 "$W/report.json" >/dev/null 2>"$W/cg.txt"
+        ir+=("$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$W/cg.txt")")
+    done
+    printf '%-32s %14s %14s %7s\n' "store ingest (one report)" "${ir[0]}" "${ir[1]}" \
+        "$(python3 -c "print('%.4f' % (${ir[1]} / ${ir[0]}))")"
+    for cmd in "store leaks" "store leaks --json" "store show $sig" "store trend --by version" \
+               "store diff --from 1.1 --to 5.9" "report -o $W/dash-cg.html"; do
+        ir=()
+        for bin in "$before" "$after"; do
+            # shellcheck disable=SC2086 # the command's words
+            valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" $cmd --db "$db" \
+                >/dev/null 2>"$W/cg.txt"
+            ir+=("$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$W/cg.txt")")
+        done
+        printf '%-32s %14s %14s %7s\n' "${cmd%% -o *}" "${ir[0]}" "${ir[1]}" \
+            "$(python3 -c "print('%.4f' % (${ir[1]} / ${ir[0]}))")"
+    done
+fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
