@@ -109,7 +109,8 @@ if [ -n "${STORE_BENCH_CALLGRIND:-}" ]; then
         "$after" store ingest --db "$W/cg-ingest-${#ir[@]}.db" --at @1600000000 "$W/report.json" \
             >/dev/null
         valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" store ingest \
-            --db "$W/cg-ingest-${#ir[@]}.db" --at @1600000001 "$W/report.json" >/dev/null 2>"$W/cg.txt"
+            --db "$W/cg-ingest-${#ir[@]}.db" --at @1600000001 "$W/report.json" \
+            >/dev/null 2>"$W/cg.txt"
         ir+=("$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$W/cg.txt")")
     done
     printf '%-32s %14s %14s %7s\n' "store ingest (one report)" "${ir[0]}" "${ir[1]}" \

@@ -35,8 +35,8 @@ cp "$fx/hprof/test-dump.hprof" svc.hprof
 head -c 4000 dialer.hprof >truncated.hprof
 cp "$fx/v8/small.heapsnapshot" page.heapsnapshot
 printf 'watch java.lang.Thread\nwatch java.util.HashMap$TreeNode\n' >watch.rules
-printf '%s\n' 'library-leak static java.lang.invoke.MethodHandles$Lookup#STRING_TO_STRING_FACTORY description "Lookup caches its <b>factory</b>"' \
-    >lib.rules
+lib='library-leak static java.lang.invoke.MethodHandles$Lookup#STRING_TO_STRING_FACTORY'
+printf '%s description "Lookup caches its <b>factory</b>"\n' "$lib" >lib.rules
 "$LEAKRAY" native report --json --no-timing "$LEAKRAY_SRC/tests/data/native/leaks.lrn" \
     >native-leaks.json
 "$LEAKRAY" native report --json --no-timing "$LEAKRAY_SRC/tests/data/native/threads.lrn" \
@@ -100,7 +100,8 @@ run $I --json --no-timing --app svc --version 2.1 --device host1 --at 2026-11-04
     --rules watch.rules --rules lib.rules svc.hprof
 run $I --app nat --version 7 --at @1762300800 native-leaks.json native-threads.json
 run $I --app evil --version 9.9 --device 'dev "x"' --at 2026-11-05T23:59 evil.json
-run $I --app $'caf\xc3\xa9\x1b[1m' --version 9.9 --device $'\xc3\xa9t\xc3\xa9' --at 2026-11-06 evil.json
+run $I --app $'caf\xc3\xa9\x1b[1m' --version 9.9 --device $'\xc3\xa9t\xc3\xa9' --at 2026-11-06 \
+    evil.json
 run $I --app dialer --version 1.1 --at 2026-11-04 truncated.hprof
 run $I --json --no-timing --app dialer --version 1.1 --at 2026-11-04 truncated.hprof \
     page.heapsnapshot missing.hprof dialer-1.1.json
@@ -121,8 +122,9 @@ run store leaks --db "$db" --since soon
 
 # show: every leak by a 6-digit prefix, then the refusals.
 "$LEAKRAY" store leaks --db "$db" --json --no-timing |
-    python3 -c 'import json,sys; [print(l["signature"][:6]) for l in json.load(sys.stdin)["leaks"]]' \
-        >sigs
+    python3 -c 'import json, sys
+for l in json.load(sys.stdin)["leaks"]:
+    print(l["signature"][:6])' >sigs
 while read -r sig; do
     C store show --db "$db" "$sig"
 done <sigs
