@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_store.c: `leakray store ingest|leaks|show|trend|diff|prune|export` (cli), the leak
- * store's verbs over src/store/store.h. A dump given to `ingest` is analysed on the way in by
- * running this same program's `analyze --json` in a child process: the analysis then never
- * shares an address space (or a crash) with the database writer, and the stored document is
- * exactly what `analyze --json` prints. The store is `--db URL`, else $LEAKRAY_DB, else
- * $XDG_DATA_HOME/leakray/store.db (~/.local/share/leakray/store.db). */
+ * store's verbs: options, calls into src/store/store.h, and the results handed to
+ * src/report/store.c, which writes every line and key. A dump given to `ingest` is analysed
+ * on the way in by running this same program's `analyze --json` in a child process: the
+ * analysis then never shares an address space (or a crash) with the database writer, and the
+ * stored document is exactly what `analyze --json` prints. The store is `--db URL`, else
+ * $LEAKRAY_DB, else $XDG_DATA_HOME/leakray/store.db (~/.local/share/leakray/store.db). */
 #include "cli_store.h"
 
 #include "report/store.h"
