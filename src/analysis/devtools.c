@@ -206,8 +206,8 @@ typedef struct work {
     node_ix root;
     uint8_t *page;       /* page-owned flag per node */
     uint8_t *essential;  /* bit per edge */
-    uint32_t *rfirst;    /* reverse CSR of essential edges: n+1 */
-    uint32_t *rsrc;      /* source ordinal per essential retainer */
+    uint8_t *held;       /* bit per node: it has an essential retainer */
+    uint32_t *rsrc;      /* retainers by later DFS number (dominators) */
     uint32_t *dom_first; /* dominated nodes CSR: n+1 */
     uint32_t *dom_list;  /* children in the dominator tree */
     uint8_t *wm;         /* per string: 0 not tested, 1 no ephemeron name, 2 one (or NULL) */
@@ -278,19 +278,17 @@ static lr_status mark_page_owned(work *w)
     return LR_OK;
 }
 
-/* computeIsEssentialEdge for the edges of nodes [v0, v1): sets their bits and counts the
- * essential retainers of each target in cnt[t + 1]. The byte holding edge `shared` (the
- * first edge of the range when another thread owns the byte's lower bits) is collected in
- * *head instead, for the caller to merge. */
+/* computeIsEssentialEdge for the edges of nodes [v0, v1): sets their bits, and for each
+ * target the bit in `held` that says it has an essential retainer. The byte holding edge
+ * `shared` (the first edge of the range when another thread owns the byte's lower bits) is
+ * collected in *head instead, for the caller to merge. */
 typedef struct ess_part {
     work w; /* own wm cache when run beside another part */
     uint32_t v0, v1;
-    uint32_t *cnt;
+    uint8_t *held;  /* bit per node; the second part's own, ORed in after the join */
     pthread_t th;
-    int second;     /* the part after another one */
     edge_ix shared; /* GRAPH_NONE: no shared byte */
     uint8_t head;
-    uint64_t n_ess;
 } ess_part;
 
 static void *ess_mark(void *vp)
@@ -298,7 +296,7 @@ static void *ess_mark(void *vp)
     ess_part *p = vp;
     work *w = &p->w;
     const graph *g = w->g;
-    uint64_t n_ess = 0;
+    uint8_t *held = p->held;
     edge_ix hb = p->shared == GRAPH_NONE ? GRAPH_NONE : p->shared >> 3;
     for (node_ix v = p->v0; v < p->v1; v++) {
         for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
@@ -323,44 +321,26 @@ static void *ess_mark(void *vp)
                 p->head |= (uint8_t)(1u << (e & 7));
             else
                 w->essential[e >> 3] |= (uint8_t)(1u << (e & 7));
-            p->cnt[t + 1]++;
-            n_ess++;
+            held[t >> 3] |= (uint8_t)(1u << (t & 7));
         }
     }
-    p->n_ess = n_ess;
     return NULL;
 }
 
-/* Fills the reverse lists with the essential edges of nodes [v0, v1), each target's next
- * slot taken from cnt[t] (first part) or cnt[t + 1] (second part). */
-static void *ess_fill(void *vp)
-{
-    ess_part *p = vp;
-    const work *w = &p->w;
-    const graph *g = w->g;
-    uint32_t *cur = p->second ? p->cnt + 1 : p->cnt;
-    for (node_ix v = p->v0; v < p->v1; v++)
-        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++)
-            if (ess(w, e))
-                w->rsrc[cur[g->edge_to[e]]++] = v;
-    return NULL;
-}
-
-/* computeIsEssentialEdge for every edge, then the reverse lists of the essential ones. The
- * marking runs on two threads over halves of the edges, when a second count array fits. */
+/* computeIsEssentialEdge for every edge, on two threads over halves of the edges when a
+ * second `held` bitmap fits. The reverse lists are built after the DFS (dominators). */
 static lr_status essential_edges(work *w)
 {
     const graph *g = w->g;
     uint32_t n = g->n_nodes, m = g->n_edges;
     w->essential = calloc((size_t)m / 8 + 1, 1);
-    w->rfirst = dense(calloc((size_t)n + 1, sizeof *w->rfirst), (size_t)n * 4);
-    if (!w->essential || !w->rfirst)
+    w->held = calloc((size_t)n / 8 + 1, 1);
+    if (!w->essential || !w->held)
         return nomem(w);
-    ess_part pa = {.w = *w, .v0 = 0, .v1 = n, .cnt = w->rfirst, .shared = GRAPH_NONE};
+    ess_part pa = {.w = *w, .v0 = 0, .v1 = n, .held = w->held, .shared = GRAPH_NONE};
     ess_part pb = pa;
-    pb.cnt = NULL; /* pb owns only what it allocates below */
+    pb.held = NULL; /* pb owns only what it allocates below */
     pb.w.wm = NULL;
-    pb.second = 1;
     int threaded = 0;
     if (m >= (1u << 14)) { /* small graphs too, so that every test covers the split */
         /* the first node whose edges start at or after the middle edge */
@@ -373,64 +353,25 @@ static lr_status essential_edges(work *w)
                 hi = mid;
         }
         pb.v0 = pa.v1 = lo;
-        pb.cnt = dense(calloc((size_t)n + 1, sizeof *pb.cnt), (size_t)n * 4);
+        pb.held = calloc((size_t)n / 8 + 1, 1);
         pb.w.wm = calloc((size_t)w->n_wm + 1, 1);
         edge_ix e0 = g->first_edge[lo];
         pb.shared = (e0 & 7) ? e0 : GRAPH_NONE;
-        if (pb.cnt && pb.w.wm && pthread_create(&pb.th, NULL, ess_mark, &pb) == 0)
+        if (pb.held && pb.w.wm && pthread_create(&pb.th, NULL, ess_mark, &pb) == 0)
             threaded = 1;
     }
-    if (!threaded) {
-        free(pb.cnt);
-        free(pb.w.wm);
+    if (!threaded)
         pa.v1 = n;
-    }
     ess_mark(&pa);
-    uint64_t n_ess = pa.n_ess;
     if (threaded) {
         pthread_join(pb.th, NULL);
-        n_ess += pb.n_ess;
         if (pb.shared != GRAPH_NONE)
             w->essential[pb.shared >> 3] |= pb.head;
-        for (uint32_t i = 1; i <= n; i++)
-            w->rfirst[i] += pb.cnt[i];
-        free(pb.w.wm);
-        pb.w.wm = NULL;
+        for (size_t i = 0; i <= (size_t)n / 8; i++)
+            w->held[i] |= pb.held[i];
     }
-    for (uint32_t i = 0; i < n; i++)
-        w->rfirst[i + 1] += w->rfirst[i];
-    w->rsrc = dense(malloc((size_t)n_ess * sizeof *w->rsrc + sizeof *w->rsrc),
-                    (size_t)n_ess * sizeof *w->rsrc);
-    if (!w->rsrc) {
-        if (threaded)
-            free(pb.cnt);
-        return nomem(w);
-    }
-    /* Each target's retainers are listed in source order. rfirst[t] serves as t's fill
-     * cursor for the first part; the second part's retainers of t take the last cnt slots,
-     * so its cursors start at t's end minus its count and stop at t's end = (t+1)'s start.
-     * One shift of those ends restores the starts; saves a copy of N entries. */
-    if (threaded) {
-        for (uint32_t t = 0; t < n; t++)
-            pb.cnt[t + 1] = w->rfirst[t + 1] - pb.cnt[t + 1];
-        pb.w.rsrc = w->rsrc;
-        if (pthread_create(&pb.th, NULL, ess_fill, &pb) != 0)
-            ess_fill(&pb);
-        else
-            threaded = 2;
-    }
-    pa.cnt = w->rfirst;
-    pa.w.rsrc = w->rsrc;
-    ess_fill(&pa);
-    if (threaded) {
-        if (threaded == 2)
-            pthread_join(pb.th, NULL);
-        memcpy(w->rfirst + 1, pb.cnt + 1, (size_t)n * sizeof *w->rfirst);
-        free(pb.cnt);
-    } else {
-        memmove(w->rfirst + 1, w->rfirst, (size_t)n * sizeof *w->rfirst);
-    }
-    w->rfirst[0] = 0;
+    free(pb.held);
+    free(pb.w.wm);
     return LR_OK;
 }
 
@@ -478,17 +419,25 @@ static lr_status dominators(work *w, devtools_result *res)
     lr_status s = LR_OK;
     uint32_t *anc = dense(calloc(al, 4), al * 4), *vertex = dense(calloc(al, 4), al * 4);
     uint32_t *semi = dense(calloc(al, 4), al * 4), *nexte = dense(calloc(al, 4), al * 4);
-    uint32_t *label = NULL, *dom = NULL;
-    if (!anc || !vertex || !semi || !nexte) {
+    /* Until the semidominator pass, label holds each vertex's smallest earlier-numbered
+     * retainer (0: none) and dom its count of later-numbered ones. */
+    uint32_t *label = dense(calloc(al, 4), al * 4), *dom = dense(calloc(al, 4), al * 4);
+    uint32_t *minf = label, *nlater = dom;
+    if (!anc || !vertex || !semi || !nexte || !label || !dom) {
         s = nomem(w);
         goto out;
     }
     uint32_t cnt = 0;
     const uint32_t *fe = g->first_edge;
     const uint8_t *ess_ = w->essential;
+    const uint8_t *held = w->held;
     const node_ix *to_ = g->edge_to;
 
-    /* Iterative DFS over essential edges (DevTools' dfs(root)); parents go into anc. */
+    /* Iterative DFS over essential edges (DevTools' dfs(root)); parents go into anc. Every
+     * essential edge is met once (a tree edge twice), so each target's retainers are sorted
+     * here by DFS number against the target's: the earlier ones matter to the semidominator
+     * only through their smallest number (they are not linked yet, so EVAL gives them back
+     * unchanged), and only the later ones need listing. */
 #define DFS(start)                                                                             \
     do {                                                                                       \
         uint32_t v_ = (start);                                                                 \
@@ -498,18 +447,23 @@ static lr_status dominators(work *w, devtools_result *res)
                 semi[v_] = ++cnt;                                                              \
                 vertex[cnt] = v_;                                                              \
             }                                                                                  \
-            uint32_t vn_ = anc[v_] & ~LT_UNLINKED, vo_ = v_ - 1;                               \
+            uint32_t vn_ = anc[v_] & ~LT_UNLINKED, vo_ = v_ - 1, pv_ = semi[v_];               \
             edge_ix e_ = nexte[vo_], end_ = fe[vo_ + 1]; /* a local cursor: no reloads */      \
             for (; e_ < end_; e_++) {                                                          \
                 if (!((ess_[e_ >> 3] >> (e_ & 7)) & 1))                                        \
                     continue;                                                                  \
-                uint32_t wv_ = to_[e_] + 1;                                                    \
-                if (semi[wv_] == 0) {                                                          \
+                uint32_t wv_ = to_[e_] + 1, pt_ = semi[wv_];                                   \
+                if (pt_ == 0) {                                                                \
                     anc[wv_] = v_ | LT_UNLINKED;                                               \
+                    minf[wv_] = pv_;                                                           \
                     nexte[wv_ - 1] = fe[wv_ - 1];                                              \
                     vn_ = wv_;                                                                 \
                     break;                                                                     \
                 }                                                                              \
+                if (pt_ < pv_)                                                                 \
+                    nlater[wv_]++;                                                             \
+                else if (pt_ > pv_ && (minf[wv_] == 0 || pv_ < minf[wv_]))                     \
+                    minf[wv_] = pv_;                                                           \
             }                                                                                  \
             nexte[vo_] = e_;                                                                   \
             v_ = vn_;                                                                          \
@@ -517,19 +471,23 @@ static lr_status dominators(work *w, devtools_result *res)
     } while (0)
 
     uint32_t r = w->root + 1;
+    int cliques = 0;
     DFS(r);
     res->n_unreachable = n - cnt;
     if (cnt < n) {
         /* Orphans: nodes with no essential retainer hang under the root, DFS from each. */
         for (uint32_t v = 1; v <= n; v++) {
-            if (semi[v] == 0 && w->rfirst[v] == w->rfirst[v - 1]) {
+            if (semi[v] == 0 && !((held[(v - 1) >> 3] >> ((v - 1) & 7)) & 1)) {
                 anc[v] = r | LT_UNLINKED;
                 DFS(v);
             }
         }
     }
     if (cnt < n) {
-        /* Cliques retained only by each other: attached to the root one by one. */
+        /* Cliques retained only by each other: attached to the root one by one, their edges
+         * sorted as the DFS sorts them (nothing numbered earlier retains a clique member). */
+        uint32_t first = cnt + 1;
+        cliques = 1;
         for (uint32_t v = 1; v <= n; v++) {
             if (semi[v] == 0) {
                 anc[v] = r | LT_UNLINKED;
@@ -537,33 +495,71 @@ static lr_status dominators(work *w, devtools_result *res)
                 vertex[cnt] = v;
             }
         }
+        for (uint32_t pv = first; pv <= cnt; pv++) {
+            uint32_t vo = vertex[pv] - 1;
+            for (edge_ix e = fe[vo]; e < fe[vo + 1]; e++) {
+                if (!((ess_[e >> 3] >> (e & 7)) & 1))
+                    continue;
+                uint32_t wv = to_[e] + 1, pt = semi[wv];
+                if (pt < pv)
+                    nlater[wv]++;
+                else if (pt > pv && (minf[wv] == 0 || pv < minf[wv]))
+                    minf[wv] = pv;
+            }
+        }
     }
 #undef DFS
-    /* Every vertex was numbered, so every label starts as the vertex itself. */
-    uint32_t *bhead = nexte; /* the DFS cursors are dead */
-    memset(bhead, 0, al * 4);
-    label = dense(malloc(al * 4), al * 4);
-    dom = dense(calloc(al, 4), al * 4);
-    if (!label || !dom) {
+    /* The later-numbered retainers, listed target after target in the order the
+     * semidominator pass takes the targets (decreasing DFS number), so that pass reads them
+     * front to back and needs no index; the DFS cursors are dead and become fill cursors.
+     * The root is never taken: its retainers are left out. */
+    size_t n_later = 0;
+    for (uint32_t i = cnt; i >= 2; i--) {
+        uint32_t v = vertex[i];
+        nexte[v] = (uint32_t)n_later;
+        n_later += nlater[v];
+    }
+    w->rsrc = dense(malloc(n_later * sizeof *w->rsrc + sizeof *w->rsrc),
+                    n_later * sizeof *w->rsrc);
+    if (!w->rsrc) {
         s = nomem(w);
         goto out;
     }
-    for (uint32_t v = 0; v <= n; v++)
+    for (uint32_t v = 1; v <= n; v++) {
+        uint32_t pv = semi[v];
+        for (edge_ix e = fe[v - 1]; e < fe[v]; e++) {
+            if (!((ess_[e >> 3] >> (e & 7)) & 1))
+                continue;
+            uint32_t wv = to_[e] + 1;
+            if (wv != r && semi[wv] < pv)
+                w->rsrc[nexte[wv]++] = v;
+        }
+    }
+    free(w->essential);
+    w->essential = NULL;
+    /* The earlier retainers' part of each semidominator is known now; every label then
+     * starts as the vertex itself. */
+    for (uint32_t v = 1; v <= n; v++) {
+        if (minf[v] && minf[v] < semi[v])
+            semi[v] = minf[v];
         label[v] = v;
+    }
+    label[0] = 0;
+    uint32_t *bhead = nexte; /* the fill cursors are dead */
+    memset(bhead, 0, al * 4);
 
+    size_t k = 0;
     for (uint32_t i = cnt; i >= 2; i--) {
         uint32_t wv = vertex[i], wo = wv - 1;
-        int orphan = 1;
-        for (uint32_t k = w->rfirst[wo]; k < w->rfirst[wo + 1]; k++) {
-            orphan = 0;
-            uint32_t u = lt_eval(anc, label, semi, w->rsrc[k] + 1);
+        for (uint32_t j = nlater[wv]; j > 0; j--) {
+            uint32_t u = lt_eval(anc, label, semi, w->rsrc[k++]);
             if (semi[u] < semi[wv])
                 semi[wv] = semi[u];
         }
-        if (orphan)
+        if (!((held[wo >> 3] >> (wo & 7)) & 1)) /* an orphan */
             semi[wv] = semi[r];
         uint32_t b = vertex[semi[wv]];
-        dom[wv] = bhead[b]; /* bucket link until wv's dom is known */
+        dom[wv] = bhead[b]; /* bucket link until wv's dom is known (its count is read) */
         bhead[b] = wv;
         uint32_t pw = anc[wv] & ~LT_UNLINKED;
         anc[wv] = pw; /* link(parent, wv) */
@@ -574,15 +570,25 @@ static lr_status dominators(work *w, devtools_result *res)
         }
         bhead[pw] = 0;
     }
+    if (cliques) {
+        /* A bucket no link emptied (a clique member's semidominator has no tree children)
+         * leaves its chain in dom. DevTools keeps buckets apart and leaves such a dom at 0,
+         * which the last pass turns into the root; the chain would hand a member another
+         * member's unfinished dom instead, or none at all. */
+        for (uint32_t b = 1; b <= n; b++)
+            for (uint32_t v = bhead[b], nx; v; v = nx) {
+                nx = dom[v];
+                dom[v] = 0;
+            }
+    }
     free(anc);
     free(label);
     free(nexte);
     anc = label = nexte = NULL;
-    free(w->essential);
-    free(w->rfirst);
+    free(w->held);
     free(w->rsrc);
-    w->essential = NULL;
-    w->rfirst = w->rsrc = NULL;
+    w->held = NULL;
+    w->rsrc = NULL;
     dom[0] = dom[r] = r;
     for (uint32_t i = 2; i <= cnt; i++) {
         uint32_t wv = vertex[i];
@@ -894,10 +900,11 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     if ((s = dominators(&w, r)))
         goto out;
     free(w.essential);
-    free(w.rfirst);
+    free(w.held);
     free(w.rsrc);
     w.essential = NULL;
-    w.rfirst = w.rsrc = NULL;
+    w.held = NULL;
+    w.rsrc = NULL;
     /* The distances need only the graph: a second thread computes them (with its own cache
      * of ephemeron names and its own error) while this one lists the dominated nodes. Not
      * earlier: beside Lengauer-Tarjan, their three arrays of N would add to the peak. */
@@ -926,7 +933,7 @@ out:
     free(dj.w.wm);
     free(w.page);
     free(w.essential);
-    free(w.rfirst);
+    free(w.held);
     free(w.rsrc);
     free(w.dom_first);
     free(w.dom_list);

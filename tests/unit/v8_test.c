@@ -533,6 +533,228 @@ static void test_bit_flips(void **state)
     free(t);
 }
 
+/* ---- DevTools dominators against a plain Lengauer-Tarjan ---- */
+
+/* Random snapshot text: node 0 is the synthetic root, node i has id 2i+1 and a size of
+ * 8 + i % 50; edges are properties or (one in five) weak. Nodes [c0, n) keep their strong
+ * edges among themselves and are held from outside only weakly, so besides orphans (no
+ * strong retainer) they form cliques no DFS from the root or an orphan reaches. */
+static char *random_snapshot(uint32_t n, uint32_t deg, uint32_t c0, uint32_t *seed,
+                             uint32_t **src_out, uint32_t **dst_out, uint8_t **weak_out,
+                             uint32_t *m_out)
+{
+    uint32_t cap = n * (deg + 1) + 16, m = 0;
+    uint32_t *src = malloc(cap * sizeof *src), *dst = malloc(cap * sizeof *dst);
+    uint8_t *weak = malloc(cap);
+#define RND() (*seed = *seed * 1103515245u + 12345u, *seed >> 8)
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t k = v == 0 ? 1 + n / 8 : RND() % (deg + 1);
+        for (uint32_t j = 0; j < k; j++) {
+            uint32_t t = 1 + RND() % (n - 1);
+            int wk = RND() % 5 == 0;
+            if (v < c0 && t >= c0)
+                wk = 1;
+            if (v >= c0 && t < c0 && RND() % 2)
+                t = c0 + RND() % (n - c0);
+            src[m] = v;
+            dst[m] = t;
+            weak[m++] = (uint8_t)wk;
+        }
+    }
+#undef RND
+    size_t tcap = 1024 + (size_t)n * 40 + (size_t)m * 24, len = 0;
+    char *t = malloc(tcap);
+    len += (size_t)snprintf(t + len, tcap - len,
+        "{\"snapshot\":{\"meta\":{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\","
+        "\"edge_count\",\"trace_node_id\",\"detachedness\"],\"node_types\":[[\"hidden\","
+        "\"array\",\"string\",\"object\",\"code\",\"closure\",\"regexp\",\"number\",\"native\","
+        "\"synthetic\"],\"string\",\"number\",\"number\",\"number\",\"number\",\"number\"],"
+        "\"edge_fields\":[\"type\",\"name_or_index\",\"to_node\"],\"edge_types\":[["
+        "\"context\",\"element\",\"property\",\"internal\",\"hidden\",\"shortcut\",\"weak\"],"
+        "\"string_or_number\",\"node\"]},\"node_count\":%u,\"edge_count\":%u},\"nodes\":[",
+        n, m);
+    for (uint32_t v = 0, e = 0; v < n; v++) {
+        uint32_t k = 0;
+        while (e + k < m && src[e + k] == v)
+            k++;
+        e += k;
+        len += (size_t)snprintf(t + len, tcap - len, "%s%d,%d,%u,%u,%u,0,0", v ? "," : "",
+                                v ? 3 : 9, v ? 2 : 1, 2 * v + 1, v ? 8 + v % 50 : 0, k);
+    }
+    len += (size_t)snprintf(t + len, tcap - len, "],\"edges\":[");
+    for (uint32_t e = 0; e < m; e++)
+        len += (size_t)snprintf(t + len, tcap - len, "%s%d,3,%u", e ? "," : "",
+                                weak[e] ? 6 : 2, dst[e] * 7);
+    snprintf(t + len, tcap - len, "],\"strings\":[\"\",\"(root)\",\"Obj\",\"p\"]}");
+    *src_out = src;
+    *dst_out = dst;
+    *weak_out = weak;
+    *m_out = m;
+    return t;
+}
+
+/* DevTools' calculateDominatorsAndRetainedSizes written out plainly (every retainer listed,
+ * a separate parent, bucket head and bucket link per vertex, dom 0 until a bucket sets it),
+ * for graphs whose essential edges are the strong non-self ones (no shortcuts, so nothing
+ * is page-owned). 1-based. */
+static uint32_t ref_eval(uint32_t *anc, uint32_t *label, const uint32_t *semi, uint32_t v)
+{
+    if (!anc[v])
+        return v;
+    uint32_t path[4096 * 4], k = 0;
+    for (uint32_t x = v; anc[anc[x]]; x = anc[x])
+        path[k++] = x;
+    while (k--) {
+        uint32_t x = path[k];
+        if (semi[label[anc[x]]] < semi[label[x]])
+            label[x] = label[anc[x]];
+        anc[x] = anc[anc[x]];
+    }
+    return label[v];
+}
+
+static void ref_idom(uint32_t n, uint32_t m, const uint32_t *src, const uint32_t *dst,
+                     const uint8_t *weak, uint32_t *idom_out)
+{
+    size_t al = (size_t)n + 1;
+    uint32_t *semi = calloc(al, 4), *vertex = calloc(al, 4), *parent = calloc(al, 4);
+    uint32_t *anc = calloc(al, 4), *label = calloc(al, 4), *dom = calloc(al, 4);
+    uint32_t *bucket = calloc(al, 4), *blink = calloc(al, 4), *next = calloc(al, 4);
+    uint32_t *first = calloc(al + 1, 4), *rfirst = calloc(al + 1, 4), *rsrc = calloc(m + 1, 4);
+    for (uint32_t e = 0; e < m; e++)
+        first[src[e] + 2]++;
+    for (uint32_t v = 1; v <= n + 1; v++)
+        first[v] += first[v - 1]; /* edges of vertex v: first[v] .. first[v + 1] */
+    for (uint32_t e = 0; e < m; e++)
+        if (!weak[e] && src[e] != dst[e])
+            rfirst[dst[e] + 2]++;
+    for (uint32_t v = 1; v <= n + 1; v++)
+        rfirst[v] += rfirst[v - 1];
+    uint32_t *cur = calloc(al + 1, 4);
+    memcpy(cur, rfirst, (al + 1) * 4);
+    for (uint32_t e = 0; e < m; e++)
+        if (!weak[e] && src[e] != dst[e])
+            rsrc[cur[dst[e] + 1]++] = src[e] + 1;
+    free(cur);
+    uint32_t cnt = 0, *stack = calloc(al, 4);
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        for (uint32_t s = 1; s <= n; s++) {
+            if (semi[s] || (pass == 0 && s != 1 && rfirst[s] != rfirst[s + 1]))
+                continue;
+            if (pass == 1) { /* a clique member: numbered, not searched */
+                parent[s] = 1;
+                semi[s] = ++cnt;
+                vertex[cnt] = s;
+                continue;
+            }
+            if (s != 1)
+                parent[s] = 1;
+            uint32_t sp = 0;
+            stack[sp++] = s;
+            next[s] = first[s];
+            semi[s] = ++cnt;
+            vertex[cnt] = s;
+            while (sp) {
+                uint32_t v = stack[sp - 1];
+                if (next[v] == first[v + 1]) {
+                    sp--;
+                    continue;
+                }
+                uint32_t e = next[v]++;
+                uint32_t t = dst[e] + 1;
+                if (weak[e] || t == v || semi[t])
+                    continue;
+                parent[t] = v;
+                semi[t] = ++cnt;
+                vertex[cnt] = t;
+                next[t] = first[t];
+                stack[sp++] = t;
+            }
+            if (s == 1)
+                s = 0; /* then the orphans, from the first vertex */
+        }
+    }
+    for (uint32_t v = 0; v <= n; v++)
+        label[v] = v;
+    for (uint32_t i = cnt; i >= 2; i--) {
+        uint32_t w = vertex[i];
+        if (rfirst[w] == rfirst[w + 1])
+            semi[w] = semi[1];
+        for (uint32_t k = rfirst[w]; k < rfirst[w + 1]; k++) {
+            uint32_t u = ref_eval(anc, label, semi, rsrc[k]);
+            if (semi[u] < semi[w])
+                semi[w] = semi[u];
+        }
+        uint32_t b = vertex[semi[w]];
+        blink[w] = bucket[b];
+        bucket[b] = w;
+        uint32_t p = parent[w];
+        anc[w] = p;
+        for (uint32_t v = bucket[p]; v; v = blink[v]) {
+            uint32_t u = ref_eval(anc, label, semi, v);
+            dom[v] = semi[u] < semi[v] ? u : p;
+        }
+        bucket[p] = 0;
+    }
+    dom[0] = dom[1] = 1;
+    for (uint32_t i = 2; i <= cnt; i++) {
+        uint32_t w = vertex[i];
+        if (dom[w] != vertex[semi[w]])
+            dom[w] = dom[dom[w]];
+    }
+    for (uint32_t v = 0; v < n; v++)
+        idom_out[v] = dom[v + 1] - 1;
+    free(semi); free(vertex); free(parent); free(anc); free(label); free(dom);
+    free(bucket); free(blink); free(next); free(first); free(rfirst); free(rsrc); free(stack);
+}
+
+static void test_dominators_random(void **state)
+{
+    (void)state;
+    uint32_t seed = 4242, clique_runs = 0;
+    for (int round = 0; round < 120; round++) {
+        uint32_t n = round < 100 ? 3 + round * 7 % 300 : 4000 + round * 13;
+        uint32_t deg = 1 + round % 5, c0 = n - n / (2 + round % 4);
+        uint32_t *src, *dst, m;
+        uint8_t *weak;
+        char *text = random_snapshot(n, deg, c0, &seed, &src, &dst, &weak, &m);
+        graph g;
+        load_ok(text, &g);
+        assert_int_equal(g.n_nodes, n);
+        assert_int_equal(g.n_edges, m);
+        devtools_result r;
+        lr_error e = {0};
+        assert_int_equal(devtools_build(&g, v8_class_keys(&g), &r, &e), LR_OK);
+        uint32_t *idom = malloc((size_t)n * sizeof *idom);
+        ref_idom(n, m, src, dst, weak, idom);
+        uint64_t *ret = calloc(n, sizeof *ret);
+        for (uint32_t v = 0; v < n; v++) {
+            if (idom[v] != r.idom[v])
+                fail_msg("round %d (n %u, m %u): idom of %u is %u, want %u", round, n, m, v,
+                         r.idom[v], idom[v]);
+            uint32_t x = v, hops = 0;
+            for (;;) { /* the size counts in every dominator up to the root */
+                ret[x] += graph_node_size(&g, v);
+                if (x == 0 || ++hops > n)
+                    break;
+                x = idom[x];
+            }
+        }
+        for (uint32_t v = 0; v < n; v++)
+            assert_int_equal(r.retained[v], ret[v]);
+        clique_runs += r.n_unreachable > 0;
+        free(ret);
+        free(idom);
+        devtools_free(&r);
+        graph_fini(&g);
+        free(text);
+        free(src);
+        free(dst);
+        free(weak);
+    }
+    assert_true(clique_runs > 60); /* the orphan and clique paths were taken */
+}
+
 static void test_sniff(void **state)
 {
     (void)state;
@@ -556,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_bad_counts_and_strings),
         cmocka_unit_test(test_bit_flips),
+        cmocka_unit_test(test_dominators_random),
         cmocka_unit_test(test_fixtures_match_devtools),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
