@@ -420,7 +420,8 @@ static lr_status dominators(work *w, devtools_result *res)
     uint32_t *anc = dense(calloc(al, 4), al * 4), *vertex = dense(calloc(al, 4), al * 4);
     uint32_t *semi = dense(calloc(al, 4), al * 4), *nexte = dense(calloc(al, 4), al * 4);
     /* Until the semidominator pass, label holds each vertex's smallest earlier-numbered
-     * retainer (0: none) and dom its count of later-numbered ones. */
+     * retainer (0: none) and dom its count of later-numbered ones, then where their list
+     * ends. */
     uint32_t *label = dense(calloc(al, 4), al * 4), *dom = dense(calloc(al, 4), al * 4);
     uint32_t *minf = label, *nlater = dom;
     if (!anc || !vertex || !semi || !nexte || !label || !dom) {
@@ -471,7 +472,7 @@ static lr_status dominators(work *w, devtools_result *res)
     } while (0)
 
     uint32_t r = w->root + 1;
-    int cliques = 0;
+    uint32_t first = n + 1; /* DFS number of the first clique member */
     DFS(r);
     res->n_unreachable = n - cnt;
     if (cnt < n) {
@@ -486,8 +487,7 @@ static lr_status dominators(work *w, devtools_result *res)
     if (cnt < n) {
         /* Cliques retained only by each other: attached to the root one by one, their edges
          * sorted as the DFS sorts them (nothing numbered earlier retains a clique member). */
-        uint32_t first = cnt + 1;
-        cliques = 1;
+        first = cnt + 1;
         for (uint32_t v = 1; v <= n; v++) {
             if (semi[v] == 0) {
                 anc[v] = r | LT_UNLINKED;
@@ -509,15 +509,17 @@ static lr_status dominators(work *w, devtools_result *res)
         }
     }
 #undef DFS
+    free(nexte);
+    nexte = NULL;
     /* The later-numbered retainers, listed target after target in the order the
      * semidominator pass takes the targets (decreasing DFS number), so that pass reads them
-     * front to back and needs no index; the DFS cursors are dead and become fill cursors.
-     * The root is never taken: its retainers are left out. */
+     * front to back; each target's count becomes its fill cursor, which ends where its list
+     * does. The root is never taken: its retainers are left out. */
     size_t n_later = 0;
     for (uint32_t i = cnt; i >= 2; i--) {
-        uint32_t v = vertex[i];
-        nexte[v] = (uint32_t)n_later;
-        n_later += nlater[v];
+        uint32_t v = vertex[i], c = nlater[v];
+        nlater[v] = (uint32_t)n_later;
+        n_later += c;
     }
     w->rsrc = dense(malloc(n_later * sizeof *w->rsrc + sizeof *w->rsrc),
                     n_later * sizeof *w->rsrc);
@@ -532,54 +534,60 @@ static lr_status dominators(work *w, devtools_result *res)
                 continue;
             uint32_t wv = to_[e] + 1;
             if (wv != r && semi[wv] < pv)
-                w->rsrc[nexte[wv]++] = v;
+                w->rsrc[nlater[wv]++] = v;
         }
     }
     free(w->essential);
     w->essential = NULL;
-    /* The earlier retainers' part of each semidominator is known now; every label then
-     * starts as the vertex itself. */
+    /* The earlier retainers' part of each semidominator is known now. Labels start as the
+     * vertex itself, and a vertex not linked yet keeps the head of its bucket in its label
+     * (EVAL never reads an unlinked vertex's label): a label equal to its vertex is an
+     * empty bucket. A bucket is emptied before its vertex is taken, since its vertex's
+     * first child is taken just before it; DevTools leaves a clique member's dom at 0 (its
+     * semidominator, another member, has no tree children to empty its bucket), which the
+     * last pass turns into the root, so members go in no bucket. */
     for (uint32_t v = 1; v <= n; v++) {
         if (minf[v] && minf[v] < semi[v])
             semi[v] = minf[v];
         label[v] = v;
     }
     label[0] = 0;
-    uint32_t *bhead = nexte; /* the fill cursors are dead */
-    memset(bhead, 0, al * 4);
+    uint32_t *lend = nlater;
 
     size_t k = 0;
     for (uint32_t i = cnt; i >= 2; i--) {
         uint32_t wv = vertex[i], wo = wv - 1;
-        for (uint32_t j = nlater[wv]; j > 0; j--) {
-            uint32_t u = lt_eval(anc, label, semi, w->rsrc[k++]);
+        for (size_t end = lend[wv]; k < end; k++) {
+            uint32_t u = lt_eval(anc, label, semi, w->rsrc[k]);
             if (semi[u] < semi[wv])
                 semi[wv] = semi[u];
         }
         if (!((held[wo >> 3] >> (wo & 7)) & 1)) /* an orphan */
             semi[wv] = semi[r];
-        uint32_t b = vertex[semi[wv]];
-        dom[wv] = bhead[b]; /* bucket link until wv's dom is known (its count is read) */
-        bhead[b] = wv;
-        uint32_t pw = anc[wv] & ~LT_UNLINKED;
-        anc[wv] = pw; /* link(parent, wv) */
-        for (uint32_t v = bhead[pw], nx; v; v = nx) {
-            nx = dom[v];
-            uint32_t u = lt_eval(anc, label, semi, v);
-            dom[v] = semi[u] < semi[v] ? u : pw;
+        if (i >= first) {
+            dom[wv] = 0;
+        } else {
+            uint32_t b = vertex[semi[wv]];
+            dom[wv] = label[b] == b ? 0 : label[b]; /* bucket link until its dom is known */
+            label[b] = wv;
         }
-        bhead[pw] = 0;
-    }
-    if (cliques) {
-        /* A bucket no link emptied (a clique member's semidominator has no tree children)
-         * leaves its chain in dom. DevTools keeps buckets apart and leaves such a dom at 0,
-         * which the last pass turns into the root; the chain would hand a member another
-         * member's unfinished dom instead, or none at all. */
-        for (uint32_t b = 1; b <= n; b++)
-            for (uint32_t v = bhead[b], nx; v; v = nx) {
+        if (label[wv] != wv) { /* not met (see above); DevTools would leave these doms 0 */
+            for (uint32_t v = label[wv], nx; v; v = nx) {
                 nx = dom[v];
                 dom[v] = 0;
             }
+            label[wv] = wv;
+        }
+        uint32_t pw = anc[wv] & ~LT_UNLINKED;
+        anc[wv] = pw; /* link(parent, wv) */
+        if (label[pw] != pw) {
+            for (uint32_t v = label[pw], nx; v; v = nx) {
+                nx = dom[v];
+                uint32_t u = lt_eval(anc, label, semi, v);
+                dom[v] = semi[u] < semi[v] ? u : pw;
+            }
+            label[pw] = pw;
+        }
     }
     free(anc);
     free(label);
@@ -687,13 +695,71 @@ static int distance_filter(work *w, pset *pending, node_ix v, edge_ix e, int *oo
     return 1;
 }
 
-static lr_status bfs(work *w, int32_t *dist, edge_ix *pe, uint32_t *queue, uint32_t len,
-                     pset *pending)
+/* The BFS queue: a FIFO of fixed-size blocks, each freed once read. On V8 heaps the part
+ * waiting at once stays well under the node count (about 40% at its widest), so this holds
+ * less than one array of N would. */
+#define FIFO_BLOCK 65536u
+typedef struct fblock {
+    struct fblock *next;
+    uint32_t v[FIFO_BLOCK];
+} fblock;
+
+typedef struct fifo {
+    fblock *head, *tail, *spare;
+    uint32_t hi, ti; /* next read in head, next write in tail */
+} fifo;
+
+static int fifo_push(fifo *q, uint32_t x)
+{
+    if (!q->tail || q->ti == FIFO_BLOCK) {
+        fblock *b = q->spare ? q->spare : malloc(sizeof *b);
+        if (!b)
+            return 0;
+        q->spare = NULL;
+        b->next = NULL;
+        if (q->tail)
+            q->tail->next = b;
+        else
+            q->head = b;
+        q->tail = b;
+        q->ti = 0;
+    }
+    q->tail->v[q->ti++] = x;
+    return 1;
+}
+
+/* Takes the next entry into *x; 0 when empty. */
+static int fifo_pop(fifo *q, uint32_t *x)
+{
+    if (q->head == q->tail && q->hi == q->ti)
+        return 0;
+    if (q->hi == FIFO_BLOCK) {
+        fblock *b = q->head;
+        q->head = b->next;
+        q->hi = 0;
+        free(q->spare);
+        q->spare = b;
+    }
+    *x = q->head->v[q->hi++];
+    return 1;
+}
+
+static void fifo_free(fifo *q)
+{
+    for (fblock *b = q->head, *nx; b; b = nx) {
+        nx = b->next;
+        free(b);
+    }
+    free(q->spare);
+    memset(q, 0, sizeof *q);
+}
+
+static lr_status bfs(work *w, int32_t *dist, edge_ix *pe, fifo *queue, pset *pending)
 {
     const graph *g = w->g;
     int oom = 0;
-    for (uint32_t head = 0; head < len; head++) {
-        node_ix v = queue[head];
+    node_ix v;
+    while (fifo_pop(queue, &v)) {
         int32_t d = dist[v] + 1;
         for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
             if (kind_of(g, e) == GRAPH_EDGE_WEAK)
@@ -708,7 +774,8 @@ static lr_status bfs(work *w, int32_t *dist, edge_ix *pe, uint32_t *queue, uint3
             }
             dist[t] = d;
             pe[t] = e;
-            queue[len++] = t;
+            if (!fifo_push(queue, t))
+                return nomem(w);
         }
     }
     return LR_OK;
@@ -720,14 +787,12 @@ static lr_status distances(work *w, devtools_result *res)
     const graph *g = w->g;
     uint32_t n = g->n_nodes;
     node_ix root = w->root;
-    uint32_t n_root_edges = g->first_edge[root + 1] - g->first_edge[root];
     res->distance = dense(malloc((size_t)n * sizeof *res->distance + 1), (size_t)n * 4);
     res->parent_edge = dense(malloc((size_t)n * sizeof *res->parent_edge + 1), (size_t)n * 4);
-    uint32_t *queue =
-        dense(malloc(((size_t)n + n_root_edges + 1) * sizeof *queue), (size_t)n * sizeof *queue);
+    fifo queue = {0};
     pset pending = {0};
     lr_status s = LR_OK;
-    if (!res->distance || !res->parent_edge || !queue) {
+    if (!res->distance || !res->parent_edge) {
         s = nomem(w);
         goto out;
     }
@@ -742,17 +807,24 @@ static lr_status distances(work *w, devtools_result *res)
             if (res->distance[t] != 1)
                 res->parent_edge[t] = e;
             res->distance[t] = 1;
-            queue[len++] = t;
+            if (!fifo_push(&queue, t)) {
+                s = nomem(w);
+                goto out;
+            }
+            len++;
         }
     }
-    if ((s = bfs(w, res->distance, res->parent_edge, queue, len, &pending)))
+    if ((s = bfs(w, res->distance, res->parent_edge, &queue, &pending)))
         goto out;
     res->distance[root] = len > 0 ? DEVTOOLS_SYSTEM_DISTANCE : 0;
     res->parent_edge[root] = GRAPH_NONE;
-    queue[0] = root;
-    s = bfs(w, res->distance, res->parent_edge, queue, 1, &pending);
+    if (!fifo_push(&queue, root)) {
+        s = nomem(w);
+        goto out;
+    }
+    s = bfs(w, res->distance, res->parent_edge, &queue, &pending);
 out:
-    free(queue);
+    fifo_free(&queue);
     pset_free(&pending);
     return s;
 }
