@@ -48,10 +48,12 @@ typedef struct devtools_result {
 
 /* Computes DevTools' dominators, retained sizes, distances and per-class aggregates for g.
  * class_keys (NULL allowed, then the key is "," + class name) gives each class's public key,
- * e.g. v8_class_keys(g). O((N+E) log N) time; at most seven uint32 arrays of N plus one uint32
- * per essential edge at once, 20 bytes per node kept in the result. Returns LR_OK and fills
- * *r (free: devtools_free), LR_ERR_USAGE if g has no synthetic root, LR_ERR_LIMIT for 2^31 or
- * more nodes, or LR_ERR_NOMEM. g is not modified. */
+ * e.g. v8_class_keys(g). O((N+E) log N) time. Memory at once: six uint32 arrays of N in the
+ * DFS; then five plus one uint32 per essential edge from a later DFS number to an earlier
+ * one; then 28 bytes per node while the distances run; 20 bytes per node kept in the
+ * result. Returns LR_OK and fills *r (free: devtools_free), LR_ERR_USAGE if g has no
+ * synthetic root, LR_ERR_LIMIT for 2^31 or more nodes, or LR_ERR_NOMEM. g is not modified.
+ * Members of a clique no root reaches are dominated by the root, as in DevTools. */
 /* The retaining path of node v by r->parent_edge: fills up to cap edges root-first and returns
  * how many edges the path has (0 for the root or an unreached node). O(path * log N). */
 uint32_t devtools_path(const graph *g, const devtools_result *r, node_ix v, edge_ix *edges,
