@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # v8_cli.sh: the generic verbs show Chrome DevTools' numbers on V8 snapshots.
-# - `histo --retained --json` of every fixture in ../shared/fixtures/v8 equals, class key by
-#   class key, the Summary DevTools computes (count, distance, shallow, retained; golden files
+# - `histo --retained --json` of every fixture in ../shared/fixtures/v8 and of
+#   tests/data/v8/cliques.heapsnapshot (orphans and cliques no root reaches, written by
+#   scripts/gen-v8-cliques.py 23 164) equals, class key by class key, the Summary DevTools
+#   computes (count, distance, shallow, retained; golden files
 #   tests/e2e/expected/devtools/*.classes.tsv from heap-snapshot-toolkit 1.1.3 written by
 #   scripts/golden-devtools.sh), and its heap_total equals DevTools' total;
 # - `top` ranks by DevTools' retained sizes: the per-class view repeats histo's numbers;
@@ -28,7 +30,8 @@ gold="$LEAKRAY_SRC/tests/e2e/expected/devtools"
 
 # 1. histo --retained --json against DevTools, every fixture, every class.
 n=0
-for f in "$fx"/*.heapsnapshot "$fx"/*.heapsnapshot.gz; do
+for f in "$fx"/*.heapsnapshot "$fx"/*.heapsnapshot.gz \
+    "$LEAKRAY_SRC"/tests/data/v8/*.heapsnapshot; do
     b=$(basename "$f")
     [ -f "$gold/$b.classes.tsv" ] || fail "no golden for $b"
     "$LEAKRAY" histo --retained --json --no-timing "$f" > "$work/$b.json" || fail "histo $b"
