@@ -77,6 +77,31 @@ void ret_free(ret_model *r)
     memset(r, 0, sizeof *r);
 }
 
+/* After the suspects are found in a dom_tree model: frees its idom array and, when every
+ * retained size fits 32 bits, returns them as a uint32 array (caller frees) and frees the
+ * 64-bit one (rt->retained is then NULL). Returns NULL and keeps rt->retained otherwise,
+ * including when out of memory (the 64-bit array still answers). */
+static uint32_t *compact_model(ret_model *rt)
+{
+    dom_tree *t = rt->impl;
+    free(t->idom);
+    t->idom = NULL;
+    rt->idom = NULL;
+    uint64_t most = 0;
+    for (uint32_t x = 0; x < rt->n; x++)
+        if (rt->retained[x] > most)
+            most = rt->retained[x];
+    uint32_t *r32 = most <= UINT32_MAX ? err_mallocarray(rt->n ? rt->n : 1, sizeof *r32) : NULL;
+    if (!r32)
+        return NULL;
+    for (uint32_t x = 0; x < rt->n; x++)
+        r32[x] = (uint32_t)rt->retained[x];
+    free(t->retained);
+    t->retained = NULL;
+    rt->retained = NULL;
+    return r32;
+}
+
 lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
                        susp_result *out, lr_error *err)
 {
@@ -89,6 +114,12 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
     st = susp_find(g, &t, share, accum, out, err);
     out->model = rt.model;
     int dev = strcmp(rt.model, "devtools") == 0;
+    /* The paths need no tree, only the retained sizes of the objects they pass: the idom
+     * array goes, and the sizes shrink to 32 bits when they fit, before the path search's
+     * own arrays are allocated (this job runs beside the traces' tree in analyze). */
+    uint32_t *ret32 = NULL;
+    if (st == LR_OK && !dev)
+        ret32 = compact_model(&rt);
     paths_result pr;
     memset(&pr, 0, sizeof pr);
     node_ix *targets = NULL;
@@ -149,8 +180,9 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
         }
         it->path_n = len;
         for (uint32_t k = 0; k < len; k++)
-            it->path_retained[k] = rt.retained[it->path[k]];
+            it->path_retained[k] = ret32 ? ret32[it->path[k]] : rt.retained[it->path[k]];
     }
+    free(ret32);
     free(targets);
     paths_free(&pr);
     ret_free(&rt);

@@ -134,29 +134,76 @@ static void mark_synthetic(scan *s)
 }
 
 /* Frame-rooted top-level nodes: every root entry naming them is a Java frame. The thread
- * serial of the first such entry goes to *serial, its frame to *frame. */
-static void mark_locals(scan *s, uint32_t *serial, int32_t *frame)
+ * serial of the first such entry and its frame are kept in a list sorted by node, one entry
+ * per such node: roots are few next to nodes, so two arrays of N (18 MB on a 2.3 M-object
+ * heap, while the tree is held) would cost more than a sort of the roots. */
+typedef struct local {
+    node_ix node;    /* a top-level node held only by Java-frame roots */
+    uint32_t serial; /* thread serial of its first frame root; 0 once counted */
+    int32_t frame;   /* that root's frame */
+} local;
+
+typedef struct locals {
+    local *v;
+    uint32_t n;
+} locals;
+
+static int cmp_local(const void *pa, const void *pb)
+{
+    const local *a = pa, *b = pb;
+    if (a->node != b->node)
+        return a->node < b->node ? -1 : 1;
+    /* the root index, kept in serial until the group is read: the first entry first */
+    return a->serial < b->serial ? -1 : a->serial > b->serial;
+}
+
+static local *local_find(const locals *l, node_ix x)
+{
+    uint32_t a = 0, b = l->n;
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (l->v[mid].node < x)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a < l->n && l->v[a].node == x ? &l->v[a] : NULL;
+}
+
+/* Fills *l and sets F_LOCAL. Returns 0, or -1 when out of memory. */
+static int mark_locals(scan *s, locals *l)
 {
     const graph *g = s->g;
+    uint32_t m = 0;
     for (uint32_t r = 0; r < g->n_roots; r++) {
         node_ix x = g->roots[r].node;
-        if (x >= g->n_nodes || !(s->fl[x] & F_TOP))
-            continue;
-        if (g->roots[r].kind == GRAPH_ROOT_JAVA_FRAME && g->roots[r].thread != 0) {
-            if (serial[x] == 0) {
-                serial[x] = g->roots[r].thread;
-                frame[x] = g->roots[r].frame;
-                s->fl[x] |= F_LOCAL;
-            }
-        } else {
-            serial[x] = UINT32_MAX; /* held by something else too */
-        }
+        m += x < g->n_nodes && (s->fl[x] & F_TOP);
     }
-    for (node_ix x = 0; x < g->n_nodes; x++)
-        if (serial[x] == UINT32_MAX) {
-            serial[x] = 0;
-            s->fl[x] &= (uint8_t)~F_LOCAL;
+    l->n = 0;
+    l->v = err_mallocarray(m ? m : 1, sizeof *l->v);
+    if (!l->v)
+        return -1;
+    for (uint32_t r = 0; r < g->n_roots; r++) {
+        node_ix x = g->roots[r].node;
+        if (x < g->n_nodes && (s->fl[x] & F_TOP))
+            l->v[l->n++] = (local){x, r, 0};
+    }
+    qsort(l->v, l->n, sizeof *l->v, cmp_local);
+    uint32_t out = 0;
+    for (uint32_t i = 0, j; i < l->n; i = j) {
+        int frames = 1;
+        for (j = i; j < l->n && l->v[j].node == l->v[i].node; j++) {
+            const graph_root *rt = &g->roots[l->v[j].serial];
+            frames &= rt->kind == GRAPH_ROOT_JAVA_FRAME && rt->thread != 0;
         }
+        if (!frames)
+            continue;
+        const graph_root *first = &g->roots[l->v[i].serial];
+        l->v[out++] = (local){l->v[i].node, first->thread, first->frame};
+        s->fl[l->v[i].node] |= F_LOCAL;
+    }
+    l->n = out;
+    return 0;
 }
 
 static int push(susp_result *out, uint32_t *cap, const susp_item *it)
@@ -254,16 +301,14 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         return LR_OK;
     scan s = {g, t, NULL, GRAPH_NONE, 0, NULL};
     node_ix *big = NULL;
-    uint32_t *serial = NULL, cap = 0;
-    int32_t *frame = NULL;
+    uint32_t cap = 0;
+    locals loc = {NULL, 0};
     uint64_t *per_class = NULL;
     uint32_t *cls_count = NULL;
     node_ix *cls_big = NULL;
     s.fl = err_calloc(n, 1);
     big = err_mallocarray(n, sizeof *big);
-    serial = err_calloc(n, sizeof *serial);
-    frame = err_mallocarray(n, sizeof *frame);
-    if (!s.fl || !big || !serial || !frame)
+    if (!s.fl || !big)
         goto nomem;
 
     /* the artifact and what it costs its dominators */
@@ -293,7 +338,8 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         if (d < n && (big[d] == GRAPH_NONE || weight(&s, x) > weight(&s, big[d])))
             big[d] = x;
     }
-    mark_locals(&s, serial, frame);
+    if (mark_locals(&s, &loc))
+        goto nomem;
 
     double limit = share * (double)t->total;
     uint32_t nc = g->n_classes;
@@ -356,9 +402,12 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         for (uint32_t r = 0; r < g->n_roots; r++) {
             node_ix x = g->roots[r].node;
             if (g->roots[r].kind != GRAPH_ROOT_JAVA_FRAME || g->roots[r].thread != ser ||
-                x >= n || !(s.fl[x] & F_LOCAL) || serial[x] != ser)
+                x >= n || !(s.fl[x] & F_LOCAL))
                 continue;
-            serial[x] = 0; /* count each local once (several frames may hold it) */
+            local *lx = local_find(&loc, x);
+            if (!lx || lx->serial != ser)
+                continue;
+            lx->serial = 0; /* count each local once (several frames may hold it) */
             sum += weight(&s, x);
             cnt++;
             if (best == GRAPH_NONE || weight(&s, x) > weight(&s, best))
@@ -379,7 +428,7 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         it.retained = sum;
         it.thread = tn;
         it.thread_serial = ser;
-        it.frame = frame[best];
+        it.frame = local_find(&loc, best)->frame;
         if (push(out, &cap, &it))
             goto nomem;
     }
@@ -405,8 +454,7 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
     free(s.fl);
     free(s.art_anc);
     free(big);
-    free(serial);
-    free(frame);
+    free(loc.v);
     free(per_class);
     free(cls_count);
     free(cls_big);
@@ -415,8 +463,7 @@ nomem:
     free(s.fl);
     free(s.art_anc);
     free(big);
-    free(serial);
-    free(frame);
+    free(loc.v);
     free(per_class);
     free(cls_count);
     free(cls_big);
