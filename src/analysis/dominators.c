@@ -116,6 +116,7 @@ void dom_free(dom_tree *t)
         return;
     free(t->idom);
     free(t->retained);
+    free(t->retained32);
     memset(t, 0, sizeof *t);
 }
 
@@ -520,6 +521,31 @@ enum {
     M_SUMMED = 16, /* already added into its single referrer's tree sum */
 };
 
+/* The retained array being filled: 64-bit, or 32-bit when the caller asked for it
+ * (DOM_RETAINED32). A 32-bit store that would overflow saturates and sets *over; the build
+ * then sums again in 64 bits. */
+typedef struct rets {
+    uint64_t *w64;
+    uint32_t *w32;
+} rets;
+
+static inline uint64_t rget(const rets *r, node_ix x)
+{
+    return r->w32 ? r->w32[x] : r->w64[x];
+}
+
+static inline void rset(const rets *r, node_ix x, uint64_t v, int *over)
+{
+    if (!r->w32) {
+        r->w64[x] = v;
+    } else if (v <= UINT32_MAX) {
+        r->w32[x] = (uint32_t)v;
+    } else {
+        r->w32[x] = UINT32_MAX;
+        *over = 1;
+    }
+}
+
 /* ---- VisualVM's tree objects (DOM_VISUALVM_SUMS) ----
  * VisualVM adds a class object's own size only when the class is a "tree object": reached,
  * and every distinct object its link edges point to has exactly one referrer (counted over
@@ -532,7 +558,7 @@ enum {
  * set); idom[] in node space. Out: M_TREE marks; slot[x] = the sum of reported tree
  * objects, 0 elsewhere. O(N+E), one uint32 array of N. */
 static uint64_t tree_sum(const graph *g, node_ix x, const uint32_t *ref, uint8_t *mk,
-                         const uint64_t *slot)
+                         const rets *slot)
 {
     uint64_t sum = graph_node_size(g, x);
     if (mk[x] & M_NOREACH)
@@ -542,14 +568,15 @@ static uint64_t tree_sum(const graph *g, node_ix x, const uint32_t *ref, uint8_t
         node_ix y = g->edge_to[e];
         if (y < n && ref[y] == x && (mk[y] & (M_REACHED | M_SUMMED)) == M_REACHED) {
             mk[y] |= M_SUMMED;
-            sum += slot[y];
+            sum += rget(slot, y);
         }
     }
     return sum;
 }
 
 static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *fol, int unr,
-                            const uint32_t *idom, uint8_t *mk, uint64_t *slot, lr_error *err)
+                            const uint32_t *idom, uint8_t *mk, const rets *slot, int *over,
+                            lr_error *err)
 {
     uint32_t n = g->n_nodes;
     uint32_t *ref = err_mallocarray((size_t)n + 1, sizeof *ref);
@@ -569,7 +596,7 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
         }
     for (node_ix y = 0; y < n; y++)
         if ((mk[y] & M_REACHED) && ref[y] < n)
-            slot[ref[y]]++;
+            rset(slot, ref[y], rget(slot, ref[y]) + 1, over);
     for (node_ix x = 0; x < n; x++) {
         if (!(mk[x] & M_REACHED) || (mk[x] & M_NOREACH))
             continue;
@@ -592,15 +619,17 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
         uint8_t k = mk[x];
         if ((k & (M_REACHED | M_TREE)) != M_REACHED)
             continue;
-        if (!(k & M_NOREACH) && ((k & M_BLOCKED) || slot[x] != 0))
+        if (!(k & M_NOREACH) && ((k & M_BLOCKED) || rget(slot, x) != 0))
             continue;
         for (node_ix y = x;;) {
-            slot[y] = tree_sum(g, y, ref, mk, slot);
+            rset(slot, y, tree_sum(g, y, ref, mk, slot), over);
             mk[y] |= M_TREE;
             node_ix p = ref[y];
             if (p >= n || (mk[p] & (M_REACHED | M_TREE | M_BLOCKED | M_NOREACH)) != M_REACHED)
                 break; /* no single referrer, or one that qualifies (or not) by itself */
-            if (--slot[p] != 0)
+            uint64_t left = rget(slot, p) - 1;
+            rset(slot, p, left, over);
+            if (left != 0)
                 break;
             y = p;
         }
@@ -608,7 +637,7 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
     /* A tree object the dominance DFS never met is not reported (idom[x] is GRAPH_NONE). */
     for (node_ix x = 0; x < n; x++)
         if (!(mk[x] & M_TREE) || idom[x] == GRAPH_NONE)
-            slot[x] = 0;
+            rset(slot, x, 0, over);
     free(ref);
     return LR_OK;
 }
@@ -664,6 +693,8 @@ typedef struct sums {
     int class_free;
     uint64_t total;
     const dom_opts *o; /* its weight callback, if any */
+    rets r;            /* the retained array */
+    int over;          /* a 32-bit size overflowed */
 } sums;
 
 /* What x passes to its idom, given its final retained size. VisualVM: a tree object's size
@@ -672,22 +703,21 @@ typedef struct sums {
  * tree objects. */
 static void sum_up(sums *s, node_ix x)
 {
-    uint64_t *ret = s->t->retained;
     node_ix p = s->t->idom[x];
     if (p == DOM_SUPER_ROOT)
         return;
     if (!s->mk) {
-        ret[p] += ret[x];
+        rset(&s->r, p, rget(&s->r, p) + rget(&s->r, x), &s->over);
     } else if (!(s->mk[p] & M_TREE)) {
         int is_class = s->g->node_kind[x] == GRAPH_KIND_CLASS;
-        ret[p] += is_class && (s->mk[x] & M_TREE) ? 0 : ret[x];
+        if (!(is_class && (s->mk[x] & M_TREE)))
+            rset(&s->r, p, rget(&s->r, p) + rget(&s->r, x), &s->over);
     }
 }
 
 static void sum_own(sums *s, node_ix x)
 {
     const graph *g = s->g;
-    uint64_t *ret = s->t->retained;
     uint64_t own = s->o->weight ? s->o->weight(g, x, s->o->weight_ctx)
                                 : graph_node_size(g, x) +
                                       (g->node_native ? (uint64_t)g->node_native[x] : 0);
@@ -695,13 +725,13 @@ static void sum_own(sums *s, node_ix x)
     if (s->mk) {
         int tree = (s->mk[x] & M_TREE) != 0;
         if (!tree && !is_class)
-            ret[x] += own;
+            rset(&s->r, x, rget(&s->r, x) + own, &s->over);
         s->total += is_class && !tree ? 0 : own;
         return;
     }
     if (is_class && s->class_free)
         own = 0;
-    ret[x] += own;
+    rset(&s->r, x, rget(&s->r, x) + own, &s->over);
     s->total += own;
 }
 
@@ -727,6 +757,60 @@ static void *own_run(void *arg)
 static inline int bit_get(const uint64_t *b, uint32_t i)
 {
     return (int)(b[i >> 6] >> (i & 63) & 1);
+}
+
+/* The close: retained sizes into a fresh array of 32 bits (narrow) or 64, and the total.
+ * In: t->idom, the reach mask (or NULL), the link bits (VisualVM sums), isv (nodes with a
+ * DFS number) and vert (number -> node). *over is set when a 32-bit size overflowed (the
+ * array is then wrong, and the caller starts again in 64 bits). */
+static lr_status close_sums(const graph *g, const dom_opts *o, dom_tree *t, uint8_t *mask,
+                            const uint64_t *fol, const uint64_t *isv, const uint32_t *vert,
+                            uint32_t nv, int narrow, int *over, lr_error *err)
+{
+    uint32_t n = g->n_nodes;
+    size_t m = (size_t)n + 2;
+    int vvm = o->link && (o->flags & DOM_VISUALVM_SUMS);
+    rets r = {NULL, NULL};
+    if (narrow)
+        r.w32 = t->retained32 = err_calloc(m, sizeof *t->retained32);
+    else
+        r.w64 = t->retained = err_calloc(m, sizeof *t->retained);
+    if (!r.w32 && !r.w64)
+        return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
+    *over = 0;
+    if (vvm) {
+        int unr = (o->flags & DOM_UNREACHED_AS_ROOTS) != 0;
+        lr_status st = tree_marks(g, o, fol, unr, t->idom, mask, &r, over, err);
+        if (st != LR_OK)
+            return st;
+    }
+    sums su = {g, t, vvm ? mask : NULL, (o->flags & DOM_CLASS_OBJECTS_FREE) != 0, 0, o, r, 0};
+    /* Own sizes first, on both cores (each node's slot is its own, totals are summed after),
+     * then the leaves pass theirs up: leaves dominate nothing, so their slots are final. */
+    own_part parts[2] = {{su, 0, n / 2}, {su, n / 2, n}};
+    pthread_t th;
+    int threaded = n >= OWN_SPLIT_MIN && pthread_create(&th, NULL, own_run, &parts[1]) == 0;
+    if (!threaded)
+        parts[0].hi = n;
+    own_run(&parts[0]);
+    su.total = parts[0].s.total;
+    su.over = parts[0].s.over;
+    if (threaded) {
+        pthread_join(th, NULL);
+        su.total += parts[1].s.total;
+        su.over |= parts[1].s.over;
+    }
+    for (node_ix x = 0; x < n; x++)
+        if (t->idom[x] != GRAPH_NONE && !bit_get(isv, x))
+            sum_up(&su, x);
+    for (uint32_t v = nv; v >= 1; v--) {
+        node_ix x = vert[v];
+        if (!mask || mask[x])
+            sum_up(&su, x);
+    }
+    t->total_reachable = su.total;
+    *over |= su.over;
+    return LR_OK;
 }
 
 static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err);
@@ -883,39 +967,18 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     s.dfnum = NULL;
     free(s.cur);
     s.cur = NULL;
-    t->retained = err_calloc(m, sizeof *t->retained);
-    if (!t->retained)
-        goto nomem;
-    if (vvm) {
-        int unr = (o->flags & DOM_UNREACHED_AS_ROOTS) != 0;
-        if ((st = tree_marks(g, o, fol, unr, t->idom, mask, t->retained, err)) != LR_OK)
-            goto done;
-        free(fol);
-        fol = NULL;
+    int over = 0;
+    st = close_sums(g, o, t, mask, fol, isv, vert, nv, (o->flags & DOM_RETAINED32) != 0,
+                    &over, err);
+    if (st == LR_OK && over) {
+        /* a size past 32 bits: the close again in 64 (tree_marks starts from the reach
+         * marks alone) */
+        free(t->retained32);
+        t->retained32 = NULL;
+        for (node_ix x = 0; mask && x < n; x++)
+            mask[x] &= M_REACHED | M_NOREACH;
+        st = close_sums(g, o, t, mask, fol, isv, vert, nv, 0, &over, err);
     }
-    sums su = {g, t, vvm ? mask : NULL, (o->flags & DOM_CLASS_OBJECTS_FREE) != 0, 0, o};
-    /* Own sizes first, on both cores (each node's slot is its own, totals are summed after),
-     * then the leaves pass theirs up: leaves dominate nothing, so their slots are final. */
-    own_part parts[2] = {{su, 0, n / 2}, {su, n / 2, n}};
-    pthread_t th;
-    int threaded = n >= OWN_SPLIT_MIN && pthread_create(&th, NULL, own_run, &parts[1]) == 0;
-    if (!threaded)
-        parts[0].hi = n;
-    own_run(&parts[0]);
-    su.total = parts[0].s.total;
-    if (threaded) {
-        pthread_join(th, NULL);
-        su.total += parts[1].s.total;
-    }
-    for (node_ix x = 0; x < n; x++)
-        if (t->idom[x] != GRAPH_NONE && !bit_get(isv, x))
-            sum_up(&su, x);
-    for (uint32_t v = nv; v >= 1; v--) {
-        node_ix x = vert[v];
-        if (!mask || mask[x])
-            sum_up(&su, x);
-    }
-    t->total_reachable = su.total;
     goto done;
 nomem:
     st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
@@ -1013,9 +1076,9 @@ static lr_status class_walk(const graph *g, const dom_tree *t, uint64_t *retaine
                 count[c]++;
             if (open[c] == 0) {
                 if (retained)
-                    retained[c] += t->retained[x];
+                    retained[c] += dom_retained(t, x);
                 if (per_node)
-                    per_node[x] = t->retained[x];
+                    per_node[x] = dom_retained(t, x);
             }
             open[c]++;
         }

@@ -22,7 +22,15 @@ typedef struct dom_tree {
     uint64_t *retained;  /* retained bytes per node (0 if unreachable) */
     uint64_t total_reachable; /* sum of shallow (+native) over reachable nodes */
     uint32_t n_reachable;     /* reachable nodes */
+    uint32_t *retained32;     /* DOM_RETAINED32: the retained bytes in 32 bits, retained
+                               * NULL (when every size fits; else this is NULL) */
 } dom_tree;
+
+/* Retained bytes of x, whichever array holds them. */
+static inline uint64_t dom_retained(const dom_tree *t, node_ix x)
+{
+    return t->retained ? t->retained[x] : t->retained32[x];
+}
 
 /* Computes the dominator tree and retained sizes. O((N+E) log N) worst case, iterative.
  * Returns LR_OK and fills *t (free: dom_free), LR_ERR_NOMEM, or LR_ERR_LIMIT (2^31 - 17
@@ -38,6 +46,9 @@ enum {
                                  * "tree objects" (every referenced object has one referrer
                                  * and is a tree object) carry their tree sum; class objects
                                  * weigh nothing unless tree objects and pass nothing up */
+    DOM_RETAINED32 = 8,         /* retained sizes in t->retained32 (4 bytes per node, not
+                                 * 8) when they all fit 32 bits; a heap where one does not
+                                 * costs a second pass of the sums, into t->retained */
 };
 typedef struct dom_opts {
     dom_edge_filter reach; /* edges that make an object reachable; NULL = strong edges */

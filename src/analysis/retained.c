@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-lr_status ret_build(const graph *g, const str_ix *v8_keys, ret_model *r, lr_error *err)
+/* ret_build; narrow: the retained sizes in 32 bits when they fit (r->retained32). */
+static lr_status model_build(const graph *g, const str_ix *v8_keys, int narrow, ret_model *r,
+                             lr_error *err)
 {
     memset(r, 0, sizeof *r);
     r->n = g->n_nodes;
@@ -51,6 +53,8 @@ lr_status ret_build(const graph *g, const str_ix *v8_keys, ret_model *r, lr_erro
         o.reach = susp_filter_strong;
         o.reach_ctx = &r->artifact;
     }
+    if (narrow)
+        o.flags |= DOM_RETAINED32;
     lr_status st = dom_build_ex(g, &o, t, err);
     if (st != LR_OK) {
         free(t);
@@ -65,6 +69,11 @@ lr_status ret_build(const graph *g, const str_ix *v8_keys, ret_model *r, lr_erro
     return LR_OK;
 }
 
+lr_status ret_build(const graph *g, const str_ix *v8_keys, ret_model *r, lr_error *err)
+{
+    return model_build(g, v8_keys, 0, r, err);
+}
+
 void ret_free(ret_model *r)
 {
     if (!r || !r->impl)
@@ -77,29 +86,36 @@ void ret_free(ret_model *r)
     memset(r, 0, sizeof *r);
 }
 
-/* After the suspects are found in a dom_tree model: frees its idom array and, when every
- * retained size fits 32 bits, returns them as a uint32 array (caller frees) and frees the
- * 64-bit one (rt->retained is then NULL). Returns NULL and keeps rt->retained otherwise,
- * including when out of memory (the 64-bit array still answers). */
-static uint32_t *compact_model(ret_model *rt)
+/* The 32-bit retained sizes of a model built narrow (dom_tree.retained32), NULL when they
+ * are 64-bit (rt->retained) or the model is DevTools'. */
+static const uint32_t *narrow_sizes(const ret_model *rt)
+{
+    return rt->retained ? NULL : ((const dom_tree *)rt->impl)->retained32;
+}
+
+/* After the suspects are found in a dom_tree model: frees its idom array and, when the
+ * retained sizes are still 64-bit and all fit 32 bits, narrows them to the tree's
+ * retained32. Out of memory keeps the 64-bit array, which answers as well. */
+static void compact_model(ret_model *rt)
 {
     dom_tree *t = rt->impl;
     free(t->idom);
     t->idom = NULL;
     rt->idom = NULL;
+    if (!rt->retained)
+        return;
     uint64_t most = 0;
     for (uint32_t x = 0; x < rt->n; x++)
         if (rt->retained[x] > most)
             most = rt->retained[x];
     uint32_t *r32 = most <= UINT32_MAX ? err_mallocarray(rt->n ? rt->n : 1, sizeof *r32) : NULL;
     if (!r32)
-        return NULL;
+        return;
     for (uint32_t x = 0; x < rt->n; x++)
         r32[x] = (uint32_t)rt->retained[x];
     free(t->retained);
-    t->retained = NULL;
-    rt->retained = NULL;
-    return r32;
+    t->retained = rt->retained = NULL;
+    t->retained32 = r32;
 }
 
 lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
@@ -107,19 +123,19 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
 {
     ret_model rt;
     memset(out, 0, sizeof *out);
-    lr_status st = ret_build(g, v8_keys, &rt, err);
+    /* the tree is only read here: its retained sizes in 32 bits when they fit */
+    lr_status st = model_build(g, v8_keys, 1, &rt, err);
     if (st != LR_OK)
         return st;
-    susp_tree t = {rt.n, rt.idom, rt.top, rt.retained, rt.total};
+    susp_tree t = {rt.n, rt.idom, rt.top, rt.retained, rt.total, narrow_sizes(&rt)};
     st = susp_find(g, &t, share, accum, out, err);
     out->model = rt.model;
     int dev = strcmp(rt.model, "devtools") == 0;
     /* The paths need no tree, only the retained sizes of the objects they pass: the idom
      * array goes, and the sizes shrink to 32 bits when they fit, before the path search's
      * own arrays are allocated (this job runs beside the traces' tree in analyze). */
-    uint32_t *ret32 = NULL;
     if (st == LR_OK && !dev)
-        ret32 = compact_model(&rt);
+        compact_model(&rt);
     paths_result pr;
     memset(&pr, 0, sizeof pr);
     node_ix *targets = NULL;
@@ -180,9 +196,9 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
         }
         it->path_n = len;
         for (uint32_t k = 0; k < len; k++)
-            it->path_retained[k] = ret32 ? ret32[it->path[k]] : rt.retained[it->path[k]];
+            it->path_retained[k] = rt.retained ? rt.retained[it->path[k]]
+                                               : narrow_sizes(&rt)[it->path[k]];
     }
-    free(ret32);
     free(targets);
     paths_free(&pr);
     ret_free(&rt);

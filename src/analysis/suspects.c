@@ -89,7 +89,7 @@ typedef struct scan {
 /* Retained bytes of x without the artifact. */
 static uint64_t weight(const scan *s, node_ix x)
 {
-    uint64_t r = s->t->retained[x];
+    uint64_t r = s->t->retained ? s->t->retained[x] : s->t->retained32[x];
     if (s->art_anc && s->art_anc[x])
         r = r > s->art_bytes ? r - s->art_bytes : 0;
     return r;
@@ -317,7 +317,7 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         s.art_anc = err_calloc(n, 1);
         if (!s.art_anc)
             goto nomem;
-        s.art_bytes = t->retained[s.artifact];
+        s.art_bytes = t->retained ? t->retained[s.artifact] : t->retained32[s.artifact];
         s.fl[s.artifact] |= F_ARTIFACT;
         node_ix d = t->idom[s.artifact];
         for (uint32_t k = 0; d < n && k < n; k++, d = t->idom[d])

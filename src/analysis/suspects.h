@@ -26,8 +26,9 @@ typedef struct susp_tree {
     const node_ix *idom;      /* immediate dominator; GRAPH_NONE if unreachable */
     node_ix top;              /* idom value of the tree's top-level nodes (DOM_SUPER_ROOT, or
                                * the synthetic root of a DevTools tree) */
-    const uint64_t *retained; /* retained bytes per node */
+    const uint64_t *retained; /* retained bytes per node, or NULL: */
     uint64_t total;           /* bytes the shares are of (the root's retained size) */
+    const uint32_t *retained32; /* ... then these (every size fits 32 bits) */
 } susp_tree;
 
 enum susp_kind {
