@@ -3,10 +3,12 @@
  * lr_. lr_analyze runs the pipeline `leakray analyze` runs -- shipped + user rules, leak
  * finding, paths, the dominator tree over the traces' own edges and roots, trace completion
  * -- plus the leak suspects (analyze's LARGEST RETAINERS, never traces) in the dump's
- * retained-size model, and keeps the results behind an opaque handle with accessors. The
- * suspects' tree is freed before the paths run, and paths come before the traces' dominator
- * tree, so each phase's scratch is freed before the next one's exists (analyze's memory
- * peak is one phase's, not the sum). */
+ * retained-size model, and keeps the results behind an opaque handle with accessors. As in
+ * analyze, the suspects (their own tree, then their paths) run on a second thread beside
+ * leak finding, the paths and the traces' tree on heaps of RET_SPLIT_MIN objects or more
+ * when the memory limit leaves room for both trees (retained.h), else first and alone;
+ * paths come before the traces' dominator tree, so their scratch is freed before the
+ * tree's exists. */
 #define _POSIX_C_SOURCE 200809L
 #include "lr_internal.h"
 
@@ -67,12 +69,16 @@ lr_status lr_analyze(lr_heap *h, const lr_analyze_opts *o, lr_analysis **out, lr
                              err);
     if (st == LR_OK)
         st = rules_bind(&an->own_rs, g, err);
+    /* the same suspects, in the same tree, as `leakray analyze`, on the other core when the
+     * heap is big and memory allows */
+    ret_job sj;
+    int sj_on = st == LR_OK && !o->no_suspects;
+    if (sj_on)
+        ret_suspects_start(&sj, g, v8_class_keys(g), SUSP_SHARE_DEFAULT,
+                           SUSP_ACCUMULATION_DEFAULT, ret_split_min, &an->own_sr);
     if (st == LR_OK)
         st = leak_find(g, &an->own_rs, &an->own_ls, err);
-    /* the same suspects, in the same tree, as `leakray analyze` */
-    if (st == LR_OK && !o->no_suspects)
-        st = ret_suspects(g, v8_class_keys(g), SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT,
-                          &an->own_sr, err);
+    lr_status found_st = st;
     an->sr = o->no_suspects ? NULL : &an->own_sr;
     an->suspects = an->own_ls.n == 0;
     if (st == LR_OK && an->own_ls.n > 0)
@@ -97,6 +103,15 @@ lr_status lr_analyze(lr_heap *h, const lr_analyze_opts *o, lr_analysis **out, lr
     }
     free(lfrom);
     free(lto);
+    /* errors in the order the steps run on one core: leak finding, suspects, the traces */
+    lr_error serr;
+    memset(&serr, 0, sizeof serr);
+    lr_status sst = sj_on ? ret_suspects_join(&sj, &serr) : LR_OK;
+    if (sst != LR_OK && found_st == LR_OK) {
+        if (err)
+            *err = serr;
+        st = sst;
+    }
     an->rs = &an->own_rs, an->ls = &an->own_ls, an->tr = &an->own_tr, an->dt = &an->own_dt;
     an->ms = now_ms() - t0;
     if (st != LR_OK) {

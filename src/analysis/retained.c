@@ -69,6 +69,8 @@ static lr_status model_build(const graph *g, const str_ix *v8_keys, int narrow, 
     return LR_OK;
 }
 
+uint32_t ret_split_min = RET_SPLIT_MIN;
+
 lr_status ret_build(const graph *g, const str_ix *v8_keys, ret_model *r, lr_error *err)
 {
     return model_build(g, v8_keys, 0, r, err);

@@ -46,6 +46,9 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
  * cost of both trees' scratch at once: when the memory limit (base/mem) leaves no room for
  * a second one (dom_scratch_bytes), the job runs at once too. */
 #define RET_SPLIT_MIN 200000
+/* The split_min lr_analyze passes: RET_SPLIT_MIN (tests lower it to run the library's job
+ * threaded on small fixtures). */
+extern uint32_t ret_split_min;
 typedef struct ret_job {
     const graph *g;
     const str_ix *v8_keys;

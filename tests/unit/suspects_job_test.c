@@ -5,7 +5,10 @@
  * (VisualVM's on HotSpot, strong less Bitmap.dumpData on Android, DevTools' on V8) the
  * threaded job must give exactly what ret_suspects gives on one thread, with the traces'
  * kind of tree built meanwhile equal to one built alone; a memory limit without room for two
- * trees' scratch runs the job on the caller's thread, with the same result. */
+ * trees' scratch runs the job on the caller's thread, with the same result. The library's
+ * lr_analyze, threaded the same way, must answer as it does sequentially; and the suspects'
+ * tree, whose retained sizes are kept in 32 bits (DOM_RETAINED32), must equal the 64-bit
+ * one, also when a size overflows 32 bits and the sums run again. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +24,7 @@
 #include "base/mem.h"
 #include "format/v8.h"
 #include "graph/graph.h"
+#include "leakray/analysis.h"
 #include "leakray/leakray.h"
 #include "lr_internal.h"
 
@@ -138,6 +142,132 @@ static void v8_devtools(void **state)
     check("v8/test.heapsnapshot", 1);
 }
 
+/* ---- the library: lr_analyze threaded and sequential ---- */
+
+static void same_analysis(const lr_analysis *a, const lr_analysis *b)
+{
+    lr_error err = {0};
+    assert_int_equal(lr_analysis_suspects(a), lr_analysis_suspects(b));
+    assert_int_equal(lr_analysis_trace_count(a), lr_analysis_trace_count(b));
+    assert_int_equal(lr_analysis_unreachable_count(a), lr_analysis_unreachable_count(b));
+    assert_int_equal(lr_analysis_group_count(a), lr_analysis_group_count(b));
+    for (uint32_t i = 0; i < lr_analysis_group_count(a); i++) {
+        lr_leak_group x, y;
+        assert_int_equal(lr_analysis_group(a, i, &x, &err), LR_OK);
+        assert_int_equal(lr_analysis_group(b, i, &y, &err), LR_OK);
+        assert_string_equal(x.signature, y.signature);
+        assert_int_equal(x.retained, y.retained);
+        assert_int_equal(x.retained_objects, y.retained_objects);
+    }
+    assert_int_equal(lr_analysis_suspect_count(a), lr_analysis_suspect_count(b));
+    assert_int_equal(lr_analysis_suspect_heap(a), lr_analysis_suspect_heap(b));
+    for (uint32_t i = 0; i < lr_analysis_suspect_count(a); i++) {
+        lr_suspect x, y;
+        assert_int_equal(lr_analysis_suspect(a, i, &x, &err), LR_OK);
+        assert_int_equal(lr_analysis_suspect(b, i, &y, &err), LR_OK);
+        assert_string_equal(x.description, y.description);
+        assert_int_equal(x.object, y.object);
+        assert_int_equal(x.retained, y.retained);
+        assert_int_equal(x.accumulation, y.accumulation);
+        assert_int_equal(x.accumulation_retained, y.accumulation_retained);
+        assert_int_equal(x.path_length, y.path_length);
+        for (uint32_t k = 0; k < x.path_length; k++)
+            assert_int_equal(lr_analysis_suspect_path(a, i, k),
+                             lr_analysis_suspect_path(b, i, k));
+    }
+}
+
+/* want_traces and want_suspects: at least this many (so the comparison covers both). */
+static void check_library(const char *rel, uint32_t want_traces, uint32_t want_suspects)
+{
+    lr_heap *h = open_fix(rel);
+    lr_error err = {0};
+    lr_analysis *seq = NULL, *thr = NULL;
+    uint32_t old = ret_split_min;
+    ret_split_min = UINT32_MAX; /* one thread */
+    assert_int_equal(lr_analyze(h, NULL, &seq, &err), LR_OK);
+    ret_split_min = 1; /* the suspects on a second thread beside the traces' tree */
+    assert_int_equal(lr_analyze(h, NULL, &thr, &err), LR_OK);
+    ret_split_min = old;
+    assert_true(lr_analysis_trace_count(seq) >= want_traces);
+    assert_true(lr_analysis_suspect_count(seq) >= want_suspects);
+    same_analysis(seq, thr);
+    lr_analysis_free(seq);
+    lr_analysis_free(thr);
+    lr_close(h);
+}
+
+static void library_job(void **state)
+{
+    (void)state;
+    if (!tf_have("hprof", "HPROF"))
+        skip();
+    check_library("hprof/dialer.android-hprof", 1, 2);
+    check_library("hprof/openjdk_jdk11_04_x64.hprof.gz", 0, 1);
+}
+
+/* ---- retained sizes in 32 bits ---- */
+
+/* 2^31 bytes per object: two of them overflow a 32-bit size. */
+static uint64_t huge_weight(const graph *g, node_ix x, void *ctx)
+{
+    (void)g, (void)x, (void)ctx;
+    return (uint64_t)1 << 31;
+}
+
+/* The same tree built with and without DOM_RETAINED32: same idoms and totals, the narrow
+ * sizes equal to the wide ones (or absent after an overflow, the wide ones then equal). */
+static void check_narrow(const graph *g, const dom_opts *o, int overflows)
+{
+    lr_error err = {0};
+    dom_opts wide = *o, narrow = *o;
+    narrow.flags |= DOM_RETAINED32;
+    dom_tree a, b;
+    assert_int_equal(dom_build_ex(g, &wide, &a, &err), LR_OK);
+    assert_int_equal(dom_build_ex(g, &narrow, &b, &err), LR_OK);
+    assert_non_null(a.retained);
+    assert_null(a.retained32);
+    assert_int_equal(a.total_reachable, b.total_reachable);
+    assert_int_equal(a.n_reachable, b.n_reachable);
+    assert_memory_equal(a.idom, b.idom, (size_t)a.n * sizeof *a.idom);
+    if (overflows) {
+        assert_null(b.retained32);
+        assert_non_null(b.retained);
+        assert_memory_equal(a.retained, b.retained, (size_t)a.n * sizeof *a.retained);
+    } else {
+        assert_null(b.retained);
+        assert_non_null(b.retained32);
+        for (uint32_t x = 0; x < a.n; x++) {
+            assert_int_equal(a.retained[x], b.retained32[x]);
+            assert_int_equal(dom_retained(&a, x), dom_retained(&b, x));
+        }
+    }
+    dom_free(&a);
+    dom_free(&b);
+}
+
+static void narrow_sizes(void **state)
+{
+    (void)state;
+    if (!tf_have("hprof", "HPROF"))
+        skip();
+    const char *fix[] = {"hprof/openjdk_jdk11_04_x64.hprof.gz", "hprof/dialer.android-hprof"};
+    for (size_t i = 0; i < sizeof fix / sizeof *fix; i++) {
+        lr_heap *h = open_fix(fix[i]);
+        const graph *g = lr_heap_graph(h);
+        dom_opts o;
+        memset(&o, 0, sizeof o);
+        check_narrow(g, &o, 0); /* strong references */
+        o.weight = huge_weight;
+        check_narrow(g, &o, 1);
+        dom_opts_visualvm(&o); /* VisualVM's tree objects keep their sums in the array */
+        check_narrow(g, &o, 0);
+        o.weight = huge_weight;
+        check_narrow(g, &o, 1);
+        lr_close(h);
+    }
+}
+
 int main(void)
 {
     tf_init();
@@ -145,6 +275,8 @@ int main(void)
         cmocka_unit_test(hotspot_visualvm),
         cmocka_unit_test(android_strong),
         cmocka_unit_test(v8_devtools),
+        cmocka_unit_test(library_job),
+        cmocka_unit_test(narrow_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
