@@ -18,9 +18,9 @@
  * Nothing recurses (the DFS keeps an explicit stack, eval reverses pointers), so a 5 M-node
  * chain is fine.
  * Memory, K vertices with a number, B edges from a larger number: the node-indexed uint32
- * array that ends as the idom result carries the DFS state from the start; the DFS adds two
- * uint32 arrays of K, a stack of 8 bytes per open vertex and at most 16 bytes per B edge;
- * Lengauer-Tarjan two more arrays of K and 4 bytes per B edge; the close
+ * array that ends as the idom result carries the DFS state from the start; the DFS and
+ * Lengauer-Tarjan add four uint32 arrays of K (two of them touched by the DFS only as deep
+ * as its path goes) and at most 8 bytes per B edge; the close
  * holds the results (idom uint32, retained uint64 per node), one uint32 array of K and a
  * bit per node. The dominance options add one byte per node (reach set and marks), and the
  * VisualVM sums one uint32 per node (single referrers) at the close, with the tree sums
@@ -240,24 +240,18 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
 /* ---- Step 1: iterative DFS from the super-root, collecting predecessors ----
  * Vertices get numbers 1..nv in dfnum[] (node space) and par[] (parent number), semi[]
  * (smallest predecessor number seen so far: the parent, lowered by forward edges and
- * super-root entries). The open vertices, each with its edge cursor, are an explicit stack
- * as deep as the DFS path, not two arrays over every vertex: the number -> node map is
- * rebuilt from dfnum[] after Lengauer-Tarjan, and in analyze this DFS runs beside another
- * tree's. Trivial leaves get LEAF | parent instead. An edge x -> w with a larger number on x
- * is a cross or back edge, appended to pairs as (w, x); every other edge ends here. */
-typedef struct dfs_frame {
-    node_ix x; /* an open vertex */
-    edge_ix e; /* its cursor (dfs_next) */
-} dfs_frame;
-
+ * super-root entries). The open vertices are a stack indexed by depth, the node in vert[]
+ * and its edge cursor in cur[]: those two arrays of K (Lengauer-Tarjan's label and idom
+ * afterwards, the number -> node map being rebuilt from dfnum[]) are then only touched, and
+ * resident, as deep as the DFS path goes while the DFS runs, which in analyze is beside
+ * another tree's. Trivial leaves get LEAF | parent instead. An edge x -> w with a larger
+ * number on x is a cross or back edge, appended to pairs as (w, x); every other edge ends
+ * here. */
 typedef struct dfs_state {
     uint32_t *dfnum, *vert, *par, *cur, *semi;
     uint32_t *pairs; /* (w, x) */
     size_t n_pairs, cap_pairs;
     uint32_t nv, n_leaves;
-    dfs_frame *stk; /* open vertices, the deepest last */
-    size_t cap_stk; /* entries allocated */
-    size_t max_stk; /* the vertex bound: no path holds more */
 } dfs_state;
 
 static lr_status pair_push(dfs_state *s, uint32_t w, uint32_t x, lr_error *err)
@@ -298,27 +292,15 @@ static node_ix dfs_next(const graph *g, const uint64_t *fol, const xedges *xe, n
     return GRAPH_NONE;
 }
 
-static lr_status stk_grow(dfs_state *s, lr_error *err)
-{
-    size_t cap = s->cap_stk ? s->cap_stk * 2 : (size_t)1 << 12;
-    if (cap > s->max_stk)
-        cap = s->max_stk;
-    dfs_frame *p = cap > s->cap_stk ? err_reallocarray(s->stk, cap, sizeof *p) : NULL;
-    if (!p)
-        return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (DFS %zu deep)", cap);
-    s->stk = p;
-    s->cap_stk = cap;
-    return LR_OK;
-}
-
 static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, const xedges *xe,
                      dfs_state *s, lr_error *err)
 {
-    uint32_t *dfnum = s->dfnum, *par = s->par;
-    uint32_t *semi = s->semi;
+    uint32_t *dfnum = s->dfnum, *par = s->par, *semi = s->semi;
+    node_ix *stk_x = s->vert;   /* open vertices, the deepest last */
+    edge_ix *stk_e = s->cur;    /* their cursors (dfs_next) */
     uint64_t nr = sroots_count(sr), root_cur = 0;
     uint32_t v = 0, nv = 0, leaves = 0;
-    size_t sp = 0; /* open vertices; v is stk[sp - 1]'s number, 0 when none is open */
+    uint32_t sp = 0; /* open vertices; v is stk_x[sp - 1]'s number, 0 when none is open */
     par[0] = 0;
     semi[0] = 0;
     for (;;) {
@@ -342,9 +324,8 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
             if (y == GRAPH_NONE)
                 break;
         } else {
-            dfs_frame *f = &s->stk[sp - 1];
-            node_ix x = f->x;
-            edge_ix e = f->e;
+            node_ix x = stk_x[sp - 1];
+            edge_ix e = stk_e[sp - 1];
             for (node_ix z; (z = dfs_next(g, fol, xe, x, &e)) != GRAPH_NONE;) {
                 uint32_t d = dfnum[z];
                 if (is_unseen(d)) {
@@ -368,18 +349,14 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                 sp--;
                 continue;
             }
-            f->e = e;
-        }
-        if (sp == s->cap_stk) {
-            lr_status st = stk_grow(s, err);
-            if (st != LR_OK)
-                return st;
+            stk_e[sp - 1] = e;
         }
         nv++;
         dfnum[y] = nv;
         par[nv] = v;
         semi[nv] = v;
-        s->stk[sp++] = (dfs_frame){y, g->first_edge[y]};
+        stk_x[sp] = y; /* sp < nv <= the arrays' K entries */
+        stk_e[sp++] = g->first_edge[y];
         v = nv;
     }
     s->nv = nv;
@@ -900,11 +877,12 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     size_t k = 2;
     for (node_ix x = 0; x < n; x++)
         k += !is_leaf_class(s.dfnum[x]);
+    s.vert = err_mallocarray(k, sizeof *s.vert);
     s.par = err_mallocarray(k, sizeof *s.par);
+    s.cur = err_mallocarray(k, sizeof *s.cur);
     s.semi = err_mallocarray(k, sizeof *s.semi);
-    if (!s.par || !s.semi)
+    if (!s.vert || !s.par || !s.cur || !s.semi)
         goto nomem;
-    s.max_stk = k;
     int vvm = o->link && (o->flags & DOM_VISUALVM_SUMS);
     if ((st = dfs(g, &sr, fol, xe.has ? &xe : NULL, &s, err)) != LR_OK)
         goto done;
@@ -912,22 +890,14 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         free(fol); /* else the link edges again for tree_marks */
         fol = NULL;
     }
-    free(s.stk);
-    s.stk = NULL;
     uint32_t nv = s.nv;
     if (!o->link)
         t->n_reachable = nv + s.n_leaves;
-    /* Lengauer-Tarjan's two other arrays, once the DFS's stack is gone (cur counts the
-     * pairs per target first) and the pairs are packed */
-    if (!(s.cur = err_mallocarray((size_t)nv + 1, sizeof *s.cur)))
-        goto nomem;
     st = preds_pack(s.pairs, s.n_pairs, nv, s.cur, &psrc, &n_psrc, err);
     free(s.pairs);
     s.pairs = NULL;
     if (st != LR_OK)
         goto done;
-    if (!(s.vert = err_mallocarray((size_t)nv + 1, sizeof *s.vert)))
-        goto nomem;
     /* vert is rebuilt from dfnum afterwards: its array serves as label meanwhile, and the
      * cursors' as the buckets, then idom. */
     uint32_t *anc = s.par, *label = s.vert, *idom = s.cur;
@@ -994,7 +964,6 @@ done:
     free(s.cur);
     free(s.semi);
     free(s.pairs);
-    free(s.stk);
     if (st != LR_OK)
         dom_free(t);
     return st;
