@@ -4,12 +4,13 @@
 # benchmark dump of scripts/gen-big-dump.sh (~120 MB, 2.3 M objects, watched leaks), runs
 # `analyze --json --no-timing` with and without --no-suspects, 3 times each (page cache warm),
 # and prints the medians of CPU time (user + system), wall time, peak RSS and own memory
-# (RssAnon + RssShmem), and the ratios with/without (target: at most 5 % more; on a 2.3 M-object
+# (RssAnon + RssShmem), the ratios with/without (target: at most 5 % more; on a 2.3 M-object
 # heap the suspects' tree is built on the second core, so wall time is the figure that can
-# meet it, while CPU and own memory show what the second tree costs). With a second leakray (BASE, e.g.
-# a build of an older commit) it measures that one too and checks that both print the same
-# bytes (JSON and text). Shark 2.14 (scripts/shark-peer.sh, fetched from Maven Central on first
-# use; skipped when it cannot be) analyses the same dump once, side by side.
+# meet it, while CPU and own memory show what the second tree costs), and own memory with
+# and without side by side. With a second leakray (BASE, e.g. a build of an older commit) it
+# measures that one too and checks that both print the same bytes (JSON and text). Shark
+# 2.14 (scripts/shark-peer.sh, fetched from Maven Central on first use; skipped when it
+# cannot be) analyses the same dump once, side by side.
 # usage: bench/analyze_suspects.sh [LEAKRAY [BASE]]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,6 +55,11 @@ echo "suspects / no-suspects CPU: ${ratio}x (target <= 1.05: $verdict)"
 echo "suspects / no-suspects wall: ${wratio}x (target <= 1.05: $wverdict)"
 echo "suspects / no-suspects own memory: $(bench_ratio "$suspects_own" "$nosuspects_own")x," \
     "peak RSS: $(bench_ratio "$suspects_rss" "$nosuspects_rss")x"
+# the second tree's cost in memory: both trees' scratch may coexist (two cores), so the
+# figure to watch is own memory with suspects against without (goal: at most 90 MB on the
+# 2.3 M-object dump, 1.1x the run without suspects)
+echo "own memory: with suspects $(bench_mb "$suspects_own") MB," \
+    "without $(bench_mb "$nosuspects_own") MB (+$(bench_mb $((suspects_own - nosuspects_own))) MB)"
 if [ -n "$base" ]; then
     run base_suspects "$base"
     run base_nosuspects "$base" --no-suspects
