@@ -303,6 +303,12 @@ int cmd_analyze(int argc, char **argv)
         st = trace_finish_ex(g, &rs, &ls, &dt, &dopts, &tr, &err);
     free(lfrom);
     free(lto);
+    /* the text and the JSON read no idom from here on (the JSON reads retained sizes), and
+     * the suspects' job may still be running on the other core: its memory goes first */
+    if (!html) {
+        free(dt.idom);
+        dt.idom = NULL;
+    }
     analyze_phase("traces", &tp);
     /* errors in the order the steps ran on one core: leak finding, suspects, the traces */
     lr_error serr;
