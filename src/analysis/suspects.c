@@ -6,7 +6,9 @@
  * whose remaining top-level instances together pass it, then threads; (4) each descends to
  * its accumulation point. The Bitmap.dumpData object (an artifact of `am dumpheap -b`, not
  * app memory) is subtracted from its dominators and never descended into. Arrays of N: one
- * flag byte per node, one biggest-child index per node, one sum per class. */
+ * flag byte per node and one sum per class; the biggest dominated children are found only
+ * for the nodes the suspects descend through, a level per pass over the tree (an index per
+ * node only past SUSP_DESCENT_PASSES levels). */
 #include "analysis/suspects.h"
 
 #include "analysis/dominators.h"
@@ -20,6 +22,10 @@
 #define F_TOP 2u       /* top-level: candidate suspect */
 #define F_LOCAL 4u     /* top-level node held only by Java-frame roots */
 #define F_ARTIFACT 8u  /* the dump artifact */
+#define F_FRONT 16u    /* a node some suspect's descent has reached, in this pass */
+
+/* Levels of descent found by passes over the tree before one array of N takes over. */
+#define SUSP_DESCENT_PASSES 8
 
 const char *susp_kind_name(unsigned kind)
 {
@@ -288,6 +294,99 @@ static void describe(const graph *g, const susp_tree *t, susp_item *it)
                  class_label(g, it->accumulation, acc, sizeof acc));
 }
 
+/* Whether x counts as a dominated child of its idom for the descent (the artifact and the
+ * tree's top never do). */
+static int descent_child(const scan *s, node_ix x)
+{
+    node_ix d = s->t->idom[x];
+    return d != GRAPH_NONE && d < s->t->n && x != s->t->top && !(s->fl[x] & F_ARTIFACT);
+}
+
+/* Each suspect's accumulation point: down its biggest dominated child (the first in node
+ * order among equals) while that child keeps more than accum of its parent, at most n steps.
+ * The suspects are few, so each pass over the tree finds the biggest children of the nodes
+ * their descents stand on, one level; past SUSP_DESCENT_PASSES levels (long chains) one
+ * array of N gives every node's biggest child at once. Returns 0, or -1 when out of memory. */
+static int descend(scan *s, susp_result *out, double accum)
+{
+    const susp_tree *t = s->t;
+    uint32_t n = t->n, m = out->n, n_live = m;
+    node_ix *at = err_mallocarray(m ? m : 1, sizeof *at);
+    node_ix *best = err_mallocarray(m ? m : 1, sizeof *best);
+    uint32_t *steps = err_calloc(m ? m : 1, sizeof *steps);
+    node_ix *big = NULL;
+    int rc = -1;
+    if (!at || !best || !steps)
+        goto done;
+    for (uint32_t i = 0; i < m; i++)
+        at[i] = out->v[i].node;
+    for (uint32_t pass = 0; n_live && pass < SUSP_DESCENT_PASSES; pass++) {
+        for (uint32_t i = 0; i < m; i++) {
+            best[i] = GRAPH_NONE;
+            if (at[i] != GRAPH_NONE)
+                s->fl[at[i]] |= F_FRONT;
+        }
+        for (node_ix x = 0; x < n; x++) {
+            node_ix d = t->idom[x];
+            if (d >= n || !(s->fl[d] & F_FRONT) || !descent_child(s, x))
+                continue;
+            for (uint32_t i = 0; i < m; i++)
+                if (at[i] == d && (best[i] == GRAPH_NONE || weight(s, x) > weight(s, best[i])))
+                    best[i] = x;
+        }
+        for (uint32_t i = 0; i < m; i++)
+            if (at[i] != GRAPH_NONE)
+                s->fl[at[i]] &= (uint8_t)~F_FRONT;
+        for (uint32_t i = 0; i < m; i++) {
+            if (at[i] == GRAPH_NONE)
+                continue;
+            node_ix c = best[i];
+            if (steps[i] < n && c != GRAPH_NONE &&
+                (double)weight(s, c) > accum * (double)weight(s, at[i])) {
+                at[i] = c;
+                steps[i]++;
+                continue;
+            }
+            out->v[i].accumulation = at[i];
+            at[i] = GRAPH_NONE;
+            n_live--;
+        }
+    }
+    if (n_live) {
+        big = err_mallocarray(n ? n : 1, sizeof *big);
+        if (!big)
+            goto done;
+        for (node_ix x = 0; x < n; x++)
+            big[x] = GRAPH_NONE;
+        for (node_ix x = 0; x < n; x++) {
+            node_ix d = t->idom[x];
+            if (descent_child(s, x) && (big[d] == GRAPH_NONE || weight(s, x) > weight(s, big[d])))
+                big[d] = x;
+        }
+        for (uint32_t i = 0; i < m; i++) {
+            if (at[i] == GRAPH_NONE)
+                continue;
+            node_ix a = at[i];
+            for (uint32_t k = steps[i]; k < n; k++) {
+                node_ix c = big[a];
+                if (c == GRAPH_NONE || (double)weight(s, c) <= accum * (double)weight(s, a))
+                    break;
+                a = c;
+            }
+            out->v[i].accumulation = a;
+        }
+    }
+    for (uint32_t i = 0; i < m; i++)
+        out->v[i].path_root = UINT32_MAX;
+    rc = 0;
+done:
+    free(at);
+    free(best);
+    free(steps);
+    free(big);
+    return rc;
+}
+
 lr_status susp_find(const graph *g, const susp_tree *t, double share, double accum,
                     susp_result *out, lr_error *err)
 {
@@ -300,15 +399,13 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
     if (n == 0 || t->total == 0)
         return LR_OK;
     scan s = {g, t, NULL, GRAPH_NONE, 0, NULL};
-    node_ix *big = NULL;
     uint32_t cap = 0;
     locals loc = {NULL, 0};
     uint64_t *per_class = NULL;
     uint32_t *cls_count = NULL;
     node_ix *cls_big = NULL;
     s.fl = err_calloc(n, 1);
-    big = err_mallocarray(n, sizeof *big);
-    if (!s.fl || !big)
+    if (!s.fl)
         goto nomem;
 
     /* the artifact and what it costs its dominators */
@@ -326,17 +423,13 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
     }
 
     mark_synthetic(&s);
-    /* biggest dominated child (artifact excluded) and the top-level nodes */
-    for (uint32_t i = 0; i < n; i++)
-        big[i] = GRAPH_NONE;
+    /* the top-level nodes */
     for (node_ix x = 0; x < n; x++) {
         node_ix d = t->idom[x];
         if (d == GRAPH_NONE || x == t->top || (s.fl[x] & F_ARTIFACT))
             continue;
         if (!is_synthetic(g, x) && under_top(&s, x))
             s.fl[x] |= F_TOP;
-        if (d < n && (big[d] == GRAPH_NONE || weight(&s, x) > weight(&s, big[d])))
-            big[d] = x;
     }
     if (mark_locals(&s, &loc))
         goto nomem;
@@ -433,19 +526,8 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
             goto nomem;
     }
 
-    /* accumulation points */
-    for (uint32_t i = 0; i < out->n; i++) {
-        susp_item *it = &out->v[i];
-        node_ix a = it->node;
-        for (uint32_t guard = 0; guard < n; guard++) {
-            node_ix c = big[a];
-            if (c == GRAPH_NONE || (double)weight(&s, c) <= accum * (double)weight(&s, a))
-                break;
-            a = c;
-        }
-        it->accumulation = a;
-        it->path_root = UINT32_MAX;
-    }
+    if (descend(&s, out, accum))
+        goto nomem;
     if (out->n) /* v is NULL when nothing passes: qsort takes no null pointer, even for 0 */
         qsort(out->v, out->n, sizeof *out->v, cmp_item);
     for (uint32_t i = 0; i < out->n; i++)
@@ -453,7 +535,6 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
 
     free(s.fl);
     free(s.art_anc);
-    free(big);
     free(loc.v);
     free(per_class);
     free(cls_count);
@@ -462,7 +543,6 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
 nomem:
     free(s.fl);
     free(s.art_anc);
-    free(big);
     free(loc.v);
     free(per_class);
     free(cls_count);
