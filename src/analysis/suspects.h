@@ -9,7 +9,9 @@
  * their children are. Objects held only by Java-frame roots are attributed to their thread
  * ("thread main keeps local variables ..."), as MAT's thread overview does. Dump artifacts
  * (Android's Bitmap.dumpData buffers, written by `am dumpheap -b`) are left out. Cost: O(N)
- * over the tree plus O(roots). Paths to the suspects are the caller's (paths.h/devtools.h). */
+ * over the tree per level the suspects descend (at most 8 passes, then one more with an
+ * index per node), plus O(roots log roots); one byte per node of scratch beside the tree.
+ * Paths to the suspects are the caller's (paths.h/devtools.h). */
 #ifndef LR_ANALYSIS_SUSPECTS_H
 #define LR_ANALYSIS_SUSPECTS_H
 
