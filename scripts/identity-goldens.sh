@@ -169,6 +169,41 @@ done
 echo "strip fx/v8/test.heapsnapshot -o strip-v8.hprof --no-timing" >>"$cmds"
 echo "strip fx/v8/test.heapsnapshot -o strip-v8-j.hprof --json --no-timing" >>"$cmds"
 
+# path --merged and instances over every dump (java.lang.String in Java dumps, Object in V8
+# ones), option variants on one dump per format, their errors, and dupes --export-png (into
+# the run folder: the listing names the files written).
+for f in "${hprof[@]}" "${v8[@]}"; do
+    [ "$f" = fx/hprof/java_pid1884.0001.hprof.gz ] && continue
+    case $f in fx/hprof/*) k=java.lang.String ;; *) k=Object ;; esac
+    C path "$f" --class "$k" --merged
+    C instances "$f" "$k" --sort retained --limit 5
+done
+for f in fx/hprof/RI.hprof fx/hprof/dialer.android-hprof fx/v8/test.heapsnapshot \
+         data/browser/browser-final.heapsnapshot.gz fx/hprof/sun_jdk6_18_x32.hprof; do
+    case $f in fx/hprof/*) k=java.lang.String ;; *) k=Object ;; esac
+    C path "$f" --class "$k" --merged --limit 0
+    C path "$f" --class "$k" --merged --limit 1
+    C instances "$f" "$k"
+    C instances "$f" "$k" --sort shallow --limit 0
+    C instances "$f" "$k" --sort retained --model strong --limit 3
+    C instances "$f" "$k" --where '@size>20'
+done
+C path fx/hprof/RI.hprof --class java.lang.Number --subclasses --merged --limit 2
+C path fx/hprof/dialer.android-hprof --class java.util.AbstractMap --subclasses --merged
+C path fx/v8/test.heapsnapshot --class Server --merged
+C path fx/hprof/RI.hprof --class no.such.Class --merged
+C instances fx/hprof/RI.hprof java.lang.Number --subclasses --sort retained
+C instances fx/hprof/dialer.android-hprof java.util.ArrayList --where 'size>10' --limit 3
+C instances fx/hprof/dialer.android-hprof android.content.Context --subclasses --model visualvm
+C instances fx/hprof/RI.hprof java.lang.Thread --model devtools
+C instances fx/hprof/RI.hprof java.lang.Thread --where 'size>'
+C instances fx/hprof/RI.hprof no.such.Class
+C instances fx/v8/test.heapsnapshot Server --model devtools --sort retained
+echo "dupes fx/hprof/test-dump.hprof --mapping fx/hprof/test-dump.map --export-png . --no-timing" \
+    >>"$cmds"
+echo "dupes fx/hprof/test-dump.hprof --mapping fx/hprof/test-dump.map --export-png ./. --json" \
+    "--no-timing" >>"$cmds"
+
 n=$(wc -l <"$cmds")
 echo "digesting $n commands (twice)..." >&2
 py=$src/tests/e2e/identity.py
