@@ -7,83 +7,20 @@
  * --export-png writes one image per duplicate bitmap group with libpng: raw pixels are
  * ARGB_8888 (bytes R, G, B, A in memory) or RGB_565 (16-bit little-endian), told apart by
  * the bytes per pixel; a dumped buffer that already is a PNG/JPEG/WebP file is written as
- * is. The listing itself is report/dupes.h's. */
+ * is (report/export.h writes them). The listing itself is report/dupes.h's. */
 #include "cli.h"
 #include "analysis/dupes.h"
-#include "base/outfile.h"
 #include "report/dupes.h"
-#include "report/png.h"
+#include "report/export.h"
 
-#include <errno.h>
-#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-
-/* ---- bitmap export ---- */
-
-/* Encodes raw pixels as PNG (the report layer's encoder) and writes them through outfile: a
- * temporary renamed over the target once complete, so a failed or interrupted export never
- * leaves a partial or empty PNG. Returns 0 or -1 with a message in why. */
-static int write_png(const char *path, const uint8_t *pix, const dupes_pixels *px, unsigned bpp,
-                     char *why, size_t cap)
+/* A group whose pixels cannot be written is named on stderr; the export goes on. */
+static void dupes_skipped(void *ctx, uint32_t group, const char *why)
 {
-    uint8_t *png = NULL;
-    size_t len = 0;
-    if (rep_png_encode(pix, px->width, px->height, bpp, &png, &len) != 0) {
-        snprintf(why, cap, "%s: cannot encode the PNG (out of memory or libpng error)", path);
-        return -1;
-    }
-    lr_error err = {0};
-    outfile *of = NULL;
-    if (outfile_open(path, &of, &err) != LR_OK) {
-        free(png);
-        snprintf(why, cap, "%s", err.msg);
-        return -1;
-    }
-    outfile_write(of, png, len);
-    free(png);
-    if (outfile_commit(of, &err) != LR_OK) {
-        snprintf(why, cap, "%s", err.msg);
-        return -1;
-    }
-    return 0;
-}
-
-/* Writes the first member of bitmap group i into dir. Returns 0 and the file's path in out,
- * 1 when the group's pixels cannot be shown (why says so), or -1 on an I/O error. */
-static int export_group(const graph *g, const dupes_result *r, uint32_t i, const char *dir,
-                        char *out, size_t cap, char *why, size_t wcap)
-{
-    const dupes_group *gr = &r->bitmaps[i];
-    node_ix m = r->members[gr->first_member];
-    dupes_pixels px;
-    if (!dupes_bitmap_pixels(g, m, &px) || px.source == DUPES_PIX_NONE) {
-        snprintf(why, wcap, "no pixels in the dump");
-        return 1;
-    }
-    const uint8_t *p = g->data + px.off;
-    const char *ext = px.source == DUPES_PIX_DUMPDATA ? rep_dupes_image_ext(p, px.len) : NULL;
-    snprintf(out, cap, "%s/bitmap-%u-%ux%u-%" PRIx64 ".%s", dir, i + 1, px.width, px.height,
-             graph_node_id(g, m), ext ? ext : "png");
-    if (ext) { /* already an image file: write it unchanged */
-        lr_error err = {0};
-        outfile *of;
-        if (outfile_open(out, &of, &err) == LR_OK) {
-            outfile_write(of, p, px.len);
-            if (outfile_commit(of, &err) == LR_OK)
-                return 0;
-        }
-        snprintf(why, wcap, "%s", err.msg);
-        return -1;
-    }
-    unsigned bpp = rep_dupes_raw_bpp(&px);
-    if (!bpp) {
-        snprintf(why, wcap, "%" PRIu64 " bytes do not hold %ux%u pixels", px.len, px.width,
-                 px.height);
-        return 1;
-    }
-    return write_png(out, p, &px, bpp, why, wcap);
+    (void)ctx;
+    fprintf(stderr, "leakray: bitmap group #%u not exported: %s\n", group + 1, why);
 }
 
 int cmd_dupes(int argc, char **argv)
@@ -132,29 +69,13 @@ int cmd_dupes(int argc, char **argv)
     rep_dupes_exports ex = {NULL, 0}, *exp = NULL;
     if (png_dir) {
         uint32_t n = r.n_bitmaps < top ? r.n_bitmaps : (uint32_t)top;
-        ex.path = calloc(n ? n : 1, sizeof *ex.path);
-        if (!ex.path) {
+        if (rep_export_bitmaps(g, &r, n, png_dir, dupes_skipped, NULL, &ex, &err) != LR_OK) {
+            rc = cli_error(&co, &err);
             dupes_free(&r);
             lr_close(h);
-            return cli_fail(&co, LR_ERR_NOMEM, "out of memory");
+            return rc;
         }
-        ex.n = n;
         exp = &ex;
-        for (uint32_t i = 0; i < n; i++) {
-            char why[600];
-            int e = export_group(g, &r, i, png_dir, ex.path[i], sizeof ex.path[i], why,
-                                 sizeof why);
-            if (e != 0)
-                ex.path[i][0] = '\0';
-            if (e < 0) {
-                free(ex.path);
-                dupes_free(&r);
-                lr_close(h);
-                return cli_fail(&co, LR_ERR_IO, "%s", why);
-            }
-            if (e > 0)
-                fprintf(stderr, "leakray: bitmap group #%u not exported: %s\n", i + 1, why);
-        }
     }
     if (co.json) {
         jsonw w;

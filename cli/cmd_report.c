@@ -2,12 +2,14 @@
 /* cmd_report.c: `leakray report FILE -o OUT.html` (cli), prefix report_. Runs the leak
  * analysis `analyze` runs (same rules options) through the public API (lr_analyze) and
  * writes its self-contained HTML page, or with --format json the report model the page
- * embeds (docs/json.md "report"). The page needs no network and opens from file://. */
+ * embeds (docs/json.md "report"). The page needs no network and opens from file://. The
+ * line (or JSON) saying what was written is report/export.h's. */
 #include "cmd_report.h"
 
 #include "cmd_dashboard.h"
 
 #include "base/outfile.h"
+#include "report/export.h"
 #include "rules/mapping.h"
 
 #include <limits.h>
@@ -110,23 +112,15 @@ int cmd_report(int argc, char **argv)
     rc = report_write_file(&co, an, fmt, out, shown, &bytes);
     double t2 = cli_now_ms();
     if (rc == 0) {
+        rep_export_file f = {co.pos[0], out, format, bytes, lr_analysis_group_count(an),
+                             !co.no_timing, t1 - t0, t2 - t1};
         if (co.json) {
             jsonw w;
             cli_json_begin(&w);
-            jsonw_kv_str(&w, "output", out);
-            jsonw_kv_str(&w, "format", format);
-            jsonw_kv_uint(&w, "bytes", bytes);
-            jsonw_kv_uint(&w, "leak_groups", lr_analysis_group_count(an));
-            if (!co.no_timing) {
-                jsonw_kv_obj_begin(&w, "analysis_timing");
-                jsonw_kv_uint(&w, "analyze_ms", (uint64_t)(t1 - t0 + 0.5));
-                jsonw_kv_uint(&w, "report_ms", (uint64_t)(t2 - t1 + 0.5));
-                jsonw_obj_end(&w);
-            }
+            rep_export_file_json(&w, &f);
             cli_json_end(&co, &w);
         } else {
-            char a[CLI_FMT_MAX];
-            printf("%s -> %s (%s)\n", co.pos[0], out, cli_fmt_bytes(a, bytes));
+            rep_export_file_text(stdout, &f);
             cli_print_timing(&co, stdout, "analysis", t1 - t0);
             cli_print_timing(&co, stdout, "report", t2 - t1);
         }
