@@ -29,7 +29,8 @@ median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 printf '%-28s %9s %9s %9s %9s %8s %8s %9s %9s\n' command before_s after_s before_cpu after_cpu \
     wall_x cpu_x before_MB after_MB
 for cmd in "histo" "histo --retained" "top --top 20" "top --by class --top 20" "diff" \
-           "analyze" "analyze --json" "sql" "sql --json" "sql --max-rows 0"; do
+           "analyze" "analyze --json" "sql" "sql --json" "sql --max-rows 0" \
+           "path --merged --class java.lang.String"; do
     [[ "$cmd" =~ ${BENCH_ONLY:-.} ]] || continue
     bw=() aw=() bc=() ac=() bo=() ao=()
     args=($cmd)
