@@ -48,7 +48,10 @@ lr_status merged_build(const inst_result *sel, enum top_model model, uint64_t li
     merged_walk_start(r, &w);
     int ev;
     while ((ev = merged_walk_next(r, &w)) != MERGED_END) {
-        if (ev == MERGED_OPEN && (st = mpath_name_children(g, &r->tree, w.node, limit, err))) {
+        if (ev != MERGED_OPEN)
+            continue;
+        st = mpath_name_children(g, &r->tree, w.node, limit, err);
+        if (st != LR_OK) {
             merged_free(r);
             return st;
         }
