@@ -8,8 +8,10 @@
  * in mmap'd memory registered with nm_map so the scan skips it. Backtraces: frame-pointer
  * walk bounded by the thread's stack (one frame when the bounds are unknown), or libunwind's
  * unw_backtrace when asked, interned in a lock-free-read depot (id = word offset in its
- * pool). Costs: O(1) per call, a depot lookup per traced block. glibc's rules for replacing
- * malloc: see docs/native.md. */
+ * pool). Costs: O(1) per call, a depot lookup per traced block; without backtraces the
+ * hooks are a dozen instructions around libc's call (this file is built without frame
+ * pointers: the functions a backtrace starts from ask for a frame with
+ * __builtin_frame_address). glibc's rules for replacing malloc: see docs/native.md. */
 #define _GNU_SOURCE
 #include "nm.h"
 
@@ -43,11 +45,22 @@ static __thread int t_guard NM_TLS;         /* inside the monitor: record nothin
 static __thread int t_holding NM_TLS;       /* this thread froze the blocks */
 static __thread uintptr_t t_stack_hi NM_TLS; /* stack top for FP walks; 1 = unknown */
 static __thread uint64_t t_sampled NM_TLS;  /* bytes since the last traced block */
+/* The hooks' one test for "not the plain record": a call whose return address lies in
+ * [lo, lo + span) takes the slow path. span is UINTPTR_MAX (every call) while the guard is
+ * set, while backtraces are on and until the slow path first runs on this thread; after that
+ * the range is ld.so's text (its blocks are marked). The slow path refreshes it from
+ * slow_lo/slow_span whenever the guard is off. */
+typedef struct slow_range {
+    uintptr_t lo, span;
+} slow_range;
+static __thread slow_range t_slow NM_TLS = {0, UINTPTR_MAX};
 
 int nm_guard_set(int on)
 {
     int old = t_guard;
     t_guard = on;
+    if (on)
+        t_slow.span = UINTPTR_MAX;
     return old;
 }
 
@@ -372,7 +385,7 @@ static inline __attribute__((always_inline)) uint32_t trace_fp(const uintptr_t *
  * Every block the hooks return has a 16-byte header in front of it holding its record (size,
  * backtrace id, flags) and a check word. Nothing else records a live block: no list, no
  * table, no lock and no atomic on the malloc and free paths, and a free from any thread is
- * the same two stores. The scanning child finds the blocks by searching the process's
+ * the same compare and store. The scanning child finds the blocks by searching the process's
  * anonymous memory (nm_blocks_in) for headers whose check word matches their address, then
  * confirms each against the size libc keeps in its chunk; a free clears the check word
  * before libc gets the block back, so freed memory holds no valid header. The check word
@@ -384,11 +397,19 @@ static inline __attribute__((always_inline)) uint32_t trace_fp(const uintptr_t *
  * missing while its contents hold the only pointers to others. */
 
 /* The header. meta: size (44 bits) | NM_QUIET_BIT | NM_LDSO_BIT | log2 of the offset from
- * what libc returned to the block (6). check: see above. */
+ * what libc returned to the block (6). check: see above. trace and check share one word
+ * (tail), written and cleared with one 8-byte store: glibc's free reads that word whole (its
+ * tcache double-free key), and a load that spans a narrower store still in flight waits for
+ * that store to reach the cache (a store-forwarding stall, ~15 cycles per free). */
 typedef struct hdr {
     uint64_t meta;
-    uint32_t trace; /* depot id, 0 = not traced */
-    uint32_t check;
+    union {
+        struct {
+            uint32_t trace; /* depot id, 0 = not traced */
+            uint32_t check;
+        };
+        uint64_t tail;
+    };
 } hdr;
 #define NM_HDR ((size_t)sizeof(hdr))
 #define NM_HDR_LOG 4 /* log2(NM_HDR) */
@@ -405,11 +426,31 @@ static inline size_t meta_offset(uint64_t m)
 }
 
 static uint32_t hdr_secret;
+static uint64_t hdr_secret_hi; /* hdr_secret << 32 */
 
+/* Bits 4..30 of the block's address (blocks are 16-aligned) under the secret: an xor and an
+ * or, cheap enough for every free. A copy of a header elsewhere (up to 2 GiB away) does not
+ * match its new address; the top bit keeps libc's own size words from ever matching. */
 static inline uint32_t hdr_check(uintptr_t p)
 {
-    uint64_t x = ((uint64_t)p ^ hdr_secret) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(x >> 32) | 0x80000000u;
+    return ((uint32_t)p ^ hdr_secret) | 0x80000000u;
+}
+
+/* Flipped in the check word of a block placed further than NM_HDR into libc's allocation
+ * (over-aligned): free recognises the usual block by its check word alone and hands libc
+ * p - NM_HDR without reading meta. */
+#define NM_CHECK_ALIGNED 0x40000000u
+
+/* The tail word holding trace and check (little-endian: check in the high half). */
+static inline uint64_t hdr_tail(uint32_t trace, uint32_t check)
+{
+    return (uint64_t)trace | (uint64_t)check << 32;
+}
+
+/* hdr_tail(0, hdr_check(p)) in three operations. */
+static inline uint64_t hdr_tail_untraced(uintptr_t p)
+{
+    return ((uint64_t)p << 32 ^ hdr_secret_hi) | 1ull << 63;
 }
 
 static inline hdr *hdr_of(void *p)
@@ -433,13 +474,18 @@ void nm_blocks_in(uintptr_t lo, uintptr_t hi,
     uintptr_t q = (lo + 15) & ~(uintptr_t)15;
     while (q + NM_HDR <= hi) {
         const hdr *h = (const hdr *)q;
-        uint32_t ck = h->check;
-        if (__builtin_expect(!(ck & 0x80000000u), 1) || ck != hdr_check(q + NM_HDR)) {
+        uint32_t ck = h->check, diff;
+        if (__builtin_expect(!(ck & 0x80000000u), 1) ||
+            ((diff = ck ^ hdr_check(q + NM_HDR)) & ~NM_CHECK_ALIGNED)) {
             q += 16;
             continue;
         }
         uint64_t meta = h->meta, size = meta & NM_SIZE_MASK;
         unsigned lg = (unsigned)(meta >> NM_OFF_SHIFT);
+        if ((lg != NM_HDR_LOG) != (diff != 0)) { /* the flip must match the offset */
+            q += 16;
+            continue;
+        }
         uintptr_t p = q + NM_HDR, off = lg < 40 ? (uintptr_t)1 << lg : 0;
         if (lg < NM_HDR_LOG || !off || p - lo < off + 8 || size > hi - p) {
             q += 16;
@@ -616,6 +662,15 @@ void nm_tables_reinit_child(void)
  * every call takes the slow path, which runs it. */
 static uintptr_t ld_lo, ld_span = UINTPTR_MAX;
 static int ld_known;
+/* What t_slow becomes on a thread whose guard is off: ld.so's text, or everything until
+ * first_use has run or while backtraces are on. */
+static uintptr_t slow_lo, slow_span = UINTPTR_MAX;
+
+static void slow_range_set(void)
+{
+    slow_lo = ld_lo;
+    slow_span = nm_cfg.bt_mode != NM_BT_NONE ? UINTPTR_MAX : ld_span;
+}
 
 /* At the first block the hooks make, which may come before this library's constructor (a
  * constructor of another library that ran first): the header secret, fixed for the life of
@@ -626,6 +681,7 @@ static __attribute__((noinline)) void first_use(void)
     /* AT_RANDOM: 16 random bytes the kernel gives every process. */
     const uint64_t *rnd = (const uint64_t *)getauxval(AT_RANDOM);
     hdr_secret = (uint32_t)((rnd ? rnd[0] ^ rnd[1] : 0x6a09e667f3bcc908ull) ^ (uint64_t)getpid());
+    hdr_secret_hi = (uint64_t)hdr_secret << 32;
     uintptr_t base = (uintptr_t)getauxval(AT_BASE);
     ld_span = 0;
     if (base) {
@@ -638,6 +694,7 @@ static __attribute__((noinline)) void first_use(void)
             }
     }
     ld_known = 1;
+    slow_range_set();
 }
 
 /* libunwind's backtrace from the program's call site: the frames above the first whose
@@ -673,9 +730,9 @@ static inline __attribute__((always_inline)) uint32_t trace_block(uint64_t size,
     if (__builtin_expect(nm_cfg.bt_mode == NM_BT_FP || !unw_bt, 1))
         return trace_fp(fp);
     /* libunwind may allocate: those blocks are the monitor's own. */
-    t_guard = 1;
+    nm_guard_set(1);
     uint32_t trace = trace_unwind(ra);
-    t_guard = 0;
+    nm_guard_set(0);
     return trace;
 }
 
@@ -691,6 +748,7 @@ void nm_alloc_init(void)
         if (!unw_bt)
             nm_cfg.bt_mode = NM_BT_FP;
     }
+    slow_range_set();
 }
 
 /* ---- The hooks ---- */
@@ -698,19 +756,19 @@ void nm_alloc_init(void)
 /* The header of block p once its record is known: the record first, the check word last,
  * so that a thread stopped in between leaves a block the scan skips (it holds nothing yet)
  * rather than a half-written one. */
-static inline void hdr_write(void *p, uint64_t meta, uint32_t trace)
+static inline void hdr_write(void *p, uint64_t meta, uint32_t trace, int aligned)
 {
     hdr *h = hdr_of(p);
     h->meta = meta;
-    h->trace = trace;
     __asm__ __volatile__("" ::: "memory");
-    h->check = hdr_check((uintptr_t)p);
+    h->tail = (hdr_tail_untraced((uintptr_t)p) | trace) ^
+              (aligned ? (uint64_t)NM_CHECK_ALIGNED << 32 : 0);
 }
 
 /* Everything but the plain record: the monitor's own blocks (guard set: quiet), blocks the
  * dynamic linker allocates, and backtraces. ra: the hook's return address; fp: its frame. */
-static __attribute__((noinline)) void *track_slow(void *p, uint64_t meta, uintptr_t ra,
-                                                 const uintptr_t *fp)
+static inline __attribute__((always_inline)) void *track_rec(void *p, uint64_t meta,
+                                                             uintptr_t ra, const uintptr_t *fp)
 {
     uint32_t trace = 0;
     if (!ld_known)
@@ -718,31 +776,57 @@ static __attribute__((noinline)) void *track_slow(void *p, uint64_t meta, uintpt
     if (t_guard) {
         meta |= NM_QUIET_BIT;
     } else {
+        t_slow.lo = slow_lo;
+        t_slow.span = slow_span;
         if (ra - ld_lo < ld_span)
             meta |= NM_LDSO_BIT;
         if (nm_cfg.bt_mode != NM_BT_NONE)
             trace = trace_block(meta & NM_SIZE_MASK, fp, ra);
     }
-    hdr_write(p, meta, trace);
+    hdr_write(p, meta, trace, meta >> NM_OFF_SHIFT != NM_HDR_LOG);
     return p;
 }
 
-/* Writes the header of block p (offset 1 << offlog from libc's pointer) and evaluates to p.
- * The common case without backtraces is a few stores; the rest goes to track_slow. */
-#define TRACK(p, offlog, size)                                                              \
+/* The slow path of a hook with a frame (the aligned ones): ra is its return address, up the
+ * saved frame pointer in its frame. Both come by value, because the hook's frame is gone
+ * when this is reached by a tail call; the walk starts from a copy of them. */
+static __attribute__((noinline)) void *track_slow(void *p, uint64_t meta, uintptr_t ra,
+                                                 uintptr_t up)
+{
+    const uintptr_t frame[2] = {up, ra};
+    return track_rec(p, meta, ra, frame);
+}
+
+/* The slow path of a hook that returns the block at once: reached by a tail call from a hook
+ * without a frame of its own (nm_alloc.c is built with -fomit-frame-pointer), so this
+ * function's frame stands where the hook's would: its return address is the program's call
+ * site and its saved frame pointer the program's frame. e2e/native_live checks that the
+ * innermost frame of a traced block is the program's function. */
+static __attribute__((noinline)) void *track_tail(void *p, uint64_t meta)
+{
+    return track_rec(p, meta, (uintptr_t)__builtin_return_address(0),
+                     __builtin_frame_address(0));
+}
+
+/* Writes the header of block p (offset 1 << offlog from libc's pointer, size at most
+ * NM_SIZE_MASK) and evaluates to p; slow: the call that records it otherwise. The common
+ * case without backtraces is one test of the return address and two stores. */
+#define TRACK_WITH(p, offlog, size, slow)                                                   \
     ({                                                                                      \
-        uint64_t sz_ = (uint64_t)(size);                                                    \
-        uint64_t m_ = (sz_ > NM_SIZE_MASK ? NM_SIZE_MASK : sz_) |                           \
-                      ((uint64_t)(offlog) << NM_OFF_SHIFT);                                 \
+        uint64_t m_ = (uint64_t)(size) | ((uint64_t)(offlog) << NM_OFF_SHIFT);              \
         uintptr_t ra_ = (uintptr_t)__builtin_return_address(0);                             \
         void *r_ = (p);                                                                     \
-        if (__builtin_expect(t_guard | (nm_cfg.bt_mode != NM_BT_NONE) |                     \
-                                 (ra_ - ld_lo < ld_span), 0))                               \
-            r_ = track_slow(r_, m_, ra_, __builtin_frame_address(0));                       \
+        if (__builtin_expect(ra_ - t_slow.lo < t_slow.span, 0))                             \
+            r_ = slow;                                                                      \
         else                                                                                \
-            hdr_write(r_, m_, 0);                                                           \
+            hdr_write(r_, m_, 0, (offlog) != NM_HDR_LOG);                                   \
         r_;                                                                                 \
     })
+/* In `return TRACK_TAIL(...)` only: the slow path must be a tail call. */
+#define TRACK_TAIL(p, offlog, size) TRACK_WITH(p, offlog, size, track_tail(r_, m_))
+#define TRACK(p, offlog, size)                                                              \
+    TRACK_WITH(p, offlog, size,                                                             \
+               track_slow(r_, m_, ra_, *(const uintptr_t *)__builtin_frame_address(0)))
 
 /* glibc exports no __libc_ alias of malloc_usable_size; dlsym may allocate, which the hooks
  * serve through __libc_* without coming back here. */
@@ -763,32 +847,61 @@ static size_t libc_usable(void *b)
 static inline hdr *ours(void *p)
 {
     hdr *h = hdr_of(p);
-    return h->check == hdr_check((uintptr_t)p) ? h : NULL;
+    return (h->check | NM_CHECK_ALIGNED) == (hdr_check((uintptr_t)p) | NM_CHECK_ALIGNED) ? h
+                                                                                        : NULL;
+}
+
+/* free of anything but the usual block: an over-aligned one, or a pointer from elsewhere. */
+static __attribute__((noinline, cold)) void free_other(void *p)
+{
+    hdr *h = ours(p);
+    if (!h) {
+        __libc_free(p);
+        return;
+    }
+    size_t off = meta_offset(h->meta);
+    h->tail = 0;
+    __libc_free((char *)p - off);
+}
+
+/* malloc and calloc of more than NM_SIZE_MASK bytes (16 TiB), out of the hooks' way: the
+ * size is recorded as NM_SIZE_MASK, and past SIZE_MAX / 2 the call fails. Reached by a tail
+ * call, so its return address is still the program's. */
+static __attribute__((noinline, cold)) void *huge_block(size_t n, int zero)
+{
+    if (n > SIZE_MAX / 2) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    char *b = zero ? __libc_calloc(1, n + NM_HDR) : __libc_malloc(n + NM_HDR);
+    if (!b)
+        return NULL;
+    return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, NM_SIZE_MASK);
 }
 
 NM_API void *malloc(size_t n)
 {
-    if (__builtin_expect(n > SIZE_MAX / 2, 0)) {
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (__builtin_expect(n > NM_SIZE_MASK, 0))
+        return huge_block(n, 0);
     char *b = __libc_malloc(n + NM_HDR);
     if (__builtin_expect(!b, 0))
         return NULL;
-    return TRACK(b + NM_HDR, NM_HDR_LOG, n);
+    return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, n);
 }
 
 NM_API void *calloc(size_t n, size_t size)
 {
     size_t total;
-    if (__builtin_mul_overflow(n, size, &total) || total > SIZE_MAX / 2) {
+    if (__builtin_mul_overflow(n, size, &total)) {
         errno = ENOMEM;
         return NULL;
     }
+    if (__builtin_expect(total > NM_SIZE_MASK, 0))
+        return huge_block(total, 1);
     char *b = __libc_calloc(1, total + NM_HDR);
     if (!b)
         return NULL;
-    return TRACK(b + NM_HDR, NM_HDR_LOG, total);
+    return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, total);
 }
 
 /* errno: glibc's free keeps it (since 2.33), and nothing here sets it. */
@@ -798,12 +911,13 @@ NM_API void free(void *p)
         return;
     hdr *h = hdr_of(p);
     if (__builtin_expect(h->check == hdr_check((uintptr_t)p), 1)) {
-        /* A second free of p is libc's to catch, on its own pointer. */
-        h->check = 0;
-        __libc_free((char *)p - meta_offset(h->meta));
+        /* A second free of p is libc's to catch, on its own pointer. The check word alone
+         * says the offset is NM_HDR: libc's work on the chunk waits for no load of ours. */
+        h->tail = 0;
+        __libc_free((char *)p - NM_HDR);
         return;
     }
-    __libc_free(p);
+    free_other(p);
 }
 
 NM_API void cfree(void *p)
@@ -841,7 +955,8 @@ NM_API void *realloc(void *p, size_t n)
      * valid header may stay in freed memory) and set again at the new place; the gate keeps
      * a scan from seeing the block in between. */
     gate *g = gate_enter();
-    h->check = 0;
+    uint32_t trace = h->trace;
+    h->tail = 0;
     char *b = __libc_realloc((char *)p - NM_HDR, n + NM_HDR);
     hdr *nh = b ? (hdr *)b : h;
     if (b) {
@@ -849,7 +964,7 @@ NM_API void *realloc(void *p, size_t n)
         nh->meta = (nh->meta & ~NM_SIZE_MASK) | sz;
     }
     __asm__ __volatile__("" ::: "memory");
-    nh->check = hdr_check((uintptr_t)nh + NM_HDR);
+    nh->tail = hdr_tail(trace, hdr_check((uintptr_t)nh + NM_HDR));
     gate_leave(g);
     return b ? b + NM_HDR : NULL;
 }
@@ -881,7 +996,7 @@ __attribute__((always_inline)) static inline void *aligned_block(size_t align, s
     char *b = lg == NM_HDR_LOG ? __libc_malloc(n + off) : __libc_memalign(off, n + off);
     if (!b)
         return NULL;
-    return TRACK(b + off, lg, n);
+    return TRACK(b + off, lg, n > NM_SIZE_MASK ? NM_SIZE_MASK : n);
 }
 
 NM_API void *memalign(size_t align, size_t n)

@@ -7,7 +7,8 @@
 # Every scan must capture all threads and report exactly the 7 direct leaks; the program's
 # output must equal its output without the monitor; the at-exit scan saved with -o renders
 # again through `native report`. Also: thread leaks (threadleak.c) with their creation
-# frames, backtrace modes and sampling, LD_PRELOAD dropped for exec'd children (bash), and
+# frames, backtrace modes and sampling, the innermost frames of blocks from every allocating
+# hook, LD_PRELOAD dropped for exec'd children (bash), and
 # a thread another tracer holds (the scan says its capture failed), and `check` on a process
 # without the monitor (exit 2, one line). Huge pages: under plain LD_PRELOAD a scan of
 # bigheap.c (48 MiB of heap) first puts glibc's heap on transparent huge pages (when the
@@ -20,7 +21,7 @@ set -euo pipefail
 nat_init native_live
 B=$NAT_TMP/bin
 mkdir -p "$B"
-for p in busy threadleak list bigheap; do
+for p in busy threadleak list bigheap lost aligned; do
     gcc -O0 -g -fno-omit-frame-pointer -pthread -o "$B/$p" "$NAT_PROGS/$p.c" ||
         nat_fail "gcc could not build $p.c"
 done
@@ -111,6 +112,30 @@ ok = d["direct"] == {"blocks": 1, "bytes": 40} and d["indirect"]["blocks"] == 0
 print(("ok: " if ok else "FAIL: ") + f"ctor: the constructor's 40-byte leak: {d['direct']}",
       file=sys.stderr)
 sys.exit(0 if ok else 1)
+PY
+
+# Backtraces start at the program's call site whichever hook made the block: malloc and calloc
+# (lost.c), posix_memalign, aligned_alloc, memalign and valloc (aligned.c), by frame pointers
+# and by libunwind. The hooks have no frame of their own; their slow path must stand in the
+# hook's place, so the two innermost frames are lose() and main().
+for p in lost aligned; do
+    for mode in fp libunwind; do
+        (cd "$B" && "$LEAKRAY" native run --json --no-timing --backtrace "$mode" -- "./$p") \
+            >"$NAT_TMP/frames-$p-$mode.json" || nat_fail "$p with --backtrace $mode failed"
+    done
+done
+python3 - "$NAT_TMP" <<'PY' || nat_fail "innermost frames"
+import json, sys
+fails = 0
+for p, groups in [("lost", 2), ("aligned", 4)]:
+    for mode in ["fp", "libunwind"]:
+        d = json.load(open(f"{sys.argv[1]}/frames-{p}-{mode}.json"))
+        got = [[f["function"] for f in g["frames"][:2]] for g in d["groups"]]
+        ok = len(got) == groups and all(f == ["lose", "main"] for f in got)
+        print(("ok: " if ok else "FAIL: ") + f"{p} {mode}: innermost frames {got}",
+              file=sys.stderr)
+        fails += not ok
+sys.exit(1 if fails else 0)
 PY
 
 # Huge pages: AnonHugePages of bigheap before and after one scan, with the step on and off.
