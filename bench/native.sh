@@ -18,7 +18,10 @@
 #  4. Accuracy against LeakSanitizer and valgrind on every test program of
 #     tests/programs/native (scripts/golden-native.sh, run live).
 # Ratios are of CPU time (user + system, steadier than wall time on a shared machine); wall
-# times are printed too. Sections 1 and 2 print the median of RUNS runs each (default 3).
+# times are printed too. Sections 1 and 2 print medians of RUNS (default 3) and MB_RUNS
+# (default 9) rounds, each round running every configuration once.
+# BASE_LIB=path/to/another/libleakray_native.so adds it to sections 1 and 2 (in section 2 in
+# the same rounds): an older build, to compare two versions of the monitor under one load.
 # SECTIONS (default "1 2 3 4") picks sections. usage: bench/native.sh [path/to/leakray]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +36,8 @@ rows=${ROWS:-300000}
 heap_mb=${HEAP_MB:-256}
 scans=${SCANS:-3}
 runs=${RUNS:-3}
+mb_runs=${MB_RUNS:-9}
+base_lib=${BASE_LIB:-}
 sections=" ${SECTIONS:-1 2 3 4} "
 median() {
     python3 -c 'import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))' "$@"
@@ -51,6 +56,35 @@ measure() {
     eval "${name}_cpu=$(median $cs)"
     eval "${name}_wall=$(median $ws)"
     eval "${name}_own=$(median $os | cut -d. -f1)"
+}
+# interleaved PREFIX ROUNDS NAME=CMD...: runs every CMD (a string split on spaces) once per
+# round, ROUNDS rounds, stdout to $dir/ilv.out, and sets PREFIX_NAME_cpu and PREFIX_NAME_wall to
+# the medians. Each round runs every configuration, so a change of load falls on all of them
+# alike; CPU time is the child's rusage (user + system, microseconds: /usr/bin/time's 10 ms
+# steps are a tenth of a 0.1 s run).
+interleaved() {
+    local out
+    out=$(python3 - "$dir/ilv.out" "$@" <<'PY'
+import os, statistics, sys, time
+out, prefix, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+confs = [c.split("=", 1) for c in sys.argv[4:]]
+res = {n: [] for n, _ in confs}
+for _ in range(rounds):
+    for n, cmd in confs:
+        argv = cmd.split()
+        t0 = time.monotonic()
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=[
+            (os.POSIX_SPAWN_OPEN, 1, out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)])
+        _, st, ru = os.wait4(pid, 0)
+        if st:
+            sys.exit(f"native: {n} run failed ({st})")
+        res[n].append((ru.ru_utime + ru.ru_stime, time.monotonic() - t0))
+for n, v in res.items():
+    print(f"{prefix}_{n}_cpu={statistics.median(x[0] for x in v):.4f}"
+          f" {prefix}_{n}_wall={statistics.median(x[1] for x in v):.4f}")
+PY
+    )
+    eval "$out"
 }
 dir=$(bench_cache_dir)/native
 rm -rf "$dir"
@@ -78,20 +112,27 @@ rm -f "$dir/db.sqlite"
 exec "$@" sqlite3 "$dir/db.sqlite" <"$dir/build.sql"
 SH
 MON="env LD_PRELOAD=$lib LEAKRAY_NATIVE_AT_EXIT=0 LEAKRAY_NATIVE_SOCKET=0"
+BMON="env LD_PRELOAD=$base_lib LEAKRAY_NATIVE_AT_EXIT=0 LEAKRAY_NATIVE_SOCKET=0"
 row() { # NAME LABEL BASE
     local n=$1 label=$2 base=$3 c w
     c=$(eval echo "\$${n}_cpu")
     w=$(eval echo "\$${n}_wall")
-    printf '  %-34s cpu %7.2f s  wall %7.2f s  x%s\n' "$label" "$c" "$w" \
+    printf '  %-34s cpu %7.3f s  wall %7.3f s  x%s\n' "$label" "$c" "$w" \
         "$(bench_ratio "$c" "$(eval echo "\$${base}_cpu")")"
 }
 
 if [[ $sections == *" 1 "* ]]; then
-echo "== 1. sqlite3 building a $rows-row database (median of $runs; valgrind: one run)"
-measure sq_plain "$dir/sq.out" bash "$dir/sq.sh"
-measure sq_fp "$dir/sq.out" bash "$dir/sq.sh" $MON
-measure sq_unw "$dir/sq.out" bash "$dir/sq.sh" $MON LEAKRAY_NATIVE_BACKTRACE=libunwind
-measure sq_none "$dir/sq.out" bash "$dir/sq.sh" $MON LEAKRAY_NATIVE_BACKTRACE=none
+echo "== 1. sqlite3 building a $rows-row database (medians of $runs interleaved rounds;" \
+    "heaptrack: median of $runs; valgrind: one run)"
+SQ="bash $dir/sq.sh"
+sq_confs=("plain=$SQ" "fp=$SQ $MON" "unw=$SQ $MON LEAKRAY_NATIVE_BACKTRACE=libunwind"
+          "none=$SQ $MON LEAKRAY_NATIVE_BACKTRACE=none")
+[ -n "$base_lib" ] && sq_confs+=("bfp=$SQ $BMON" "bnone=$SQ $BMON LEAKRAY_NATIVE_BACKTRACE=none")
+interleaved sq "$runs" "${sq_confs[@]}"
+grep -q '^[0-9]' "$dir/ilv.out" || { echo "native: sqlite3 run failed" >&2; exit 1; }
+# Own memory (peak RssAnon + RssShmem) from one run each.
+bench_measure sq_mplain "$dir/sq.out" bash "$dir/sq.sh"
+bench_measure sq_mfp "$dir/sq.out" bash "$dir/sq.sh" $MON
 measure sq_ht "$dir/sq.out" bash "$dir/sq.sh" heaptrack -o "$dir/sq.heaptrack"
 bench_measure sq_vg "$dir/sq.out" bash "$dir/sq.sh" valgrind -q --leak-check=full
 grep -q '^300000\|^[0-9]' "$dir/sq.out" || { echo "native: sqlite3 run failed" >&2; exit 1; }
@@ -99,18 +140,25 @@ row sq_plain "plain" sq_plain
 row sq_fp "leakray, frame-pointer backtraces" sq_plain
 row sq_unw "leakray, libunwind backtraces" sq_plain
 row sq_none "leakray, no backtraces" sq_plain
+if [ -n "$base_lib" ]; then
+    row sq_bfp "BASE_LIB, frame-pointer backtraces" sq_plain
+    row sq_bnone "BASE_LIB, no backtraces" sq_plain
+fi
 row sq_ht "heaptrack" sq_plain
 row sq_vg "valgrind memcheck" sq_plain
-echo "  extra memory (own, peak): leakray fp $(bench_mb $((sq_fp_own - sq_plain_own))) MB," \
-    "heaptrack $(bench_mb $((sq_ht_own - sq_plain_own))) MB," \
-    "valgrind $(bench_mb $((sq_vg_own - sq_plain_own))) MB (plain $(bench_mb "$sq_plain_own") MB)"
+echo "  extra memory (own, peak): leakray fp $(bench_mb $((sq_mfp_own - sq_mplain_own))) MB," \
+    "heaptrack $(bench_mb $((sq_ht_own - sq_mplain_own))) MB," \
+    "valgrind $(bench_mb $((sq_vg_own - sq_mplain_own))) MB (plain $(bench_mb "$sq_mplain_own") MB)"
 fi
 
 if [[ $sections == *" 2 "* ]]; then
-echo "== 2. 10 M malloc/free pairs on 2 threads (median of $runs; valgrind: one run)"
-measure mb_plain "$dir/mb.out" "$dir/mallocs" 10000000 2
-measure mb_fp "$dir/mb.out" $MON "$dir/mallocs"
-measure mb_none "$dir/mb.out" $MON LEAKRAY_NATIVE_BACKTRACE=none "$dir/mallocs"
+echo "== 2. 10 M malloc/free pairs on 2 threads (medians of $mb_runs interleaved runs;" \
+    "heaptrack: median of $runs; valgrind: one run)"
+MB="$dir/mallocs 10000000 2"
+mb_confs=("plain=$MB" "fp=$MON $MB" "none=$MON LEAKRAY_NATIVE_BACKTRACE=none $MB")
+[ -n "$base_lib" ] &&
+    mb_confs+=("basefp=$BMON $MB" "basenone=$BMON LEAKRAY_NATIVE_BACKTRACE=none $MB")
+interleaved mb "$mb_runs" "${mb_confs[@]}"
 measure mb_ht "$dir/mb.out" heaptrack -o "$dir/mb.heaptrack" "$dir/mallocs"
 bench_measure mb_vg "$dir/mb.out" valgrind -q "$dir/mallocs" 1000000 2
 mb_vg_cpu=$(python3 -c "print($mb_vg_cpu * 10)")
@@ -118,6 +166,10 @@ mb_vg_wall=$(python3 -c "print($mb_vg_wall * 10)")
 row mb_plain "plain" mb_plain
 row mb_fp "leakray, frame-pointer backtraces" mb_plain
 row mb_none "leakray, no backtraces" mb_plain
+if [ -n "$base_lib" ]; then
+    row mb_basefp "BASE_LIB, frame-pointer backtraces" mb_plain
+    row mb_basenone "BASE_LIB, no backtraces" mb_plain
+fi
 row mb_ht "heaptrack" mb_plain
 row mb_vg "valgrind (1 M pairs x 10)" mb_plain
 fi
