@@ -145,6 +145,71 @@ static struct {
     unsigned long long scans, found;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* ---- call slots: state ----
+ * A class loaded while stamps are on that cannot take a stamp field (the boot loader's, an
+ * interface, a class past the stamp slots) gets the call hook as its bytes pass by at load,
+ * rather than a retransformation once prepared: RetransformClasses is a VM operation that
+ * visits every loaded class (a few milliseconds each time, once per JDK Closeable the
+ * program loads). Its supertypes are not known yet, so each hooked method name gets a call
+ * slot, passed to AppWatcher.returned as CALL_RULE + slot; at ClassPrepare the agent picks
+ * the rule (the first of that name whose type is a supertype) and writes it to
+ * AppWatcher.CALLED[slot]; until then, or if none, the hook returns at once. Guarded by
+ * S.lock, like the stamp slots. */
+
+#define CALL_SLOTS 8192 /* = AppWatcher.CALL_SLOTS */
+#define CALL_RULE 128   /* = AppWatcher.CALL_RULE: hook arguments from here are call slots */
+#define HOOKED_INDEX 16384 /* open-addressing index of hooked class names (power of 2) */
+
+static struct {
+    char *cls[CALL_SLOTS];           /* internal name of the class given each slot */
+    const char *method[CALL_SLOTS];  /* the method name it hooks (a rule's, A.opts) */
+    unsigned char settled[CALL_SLOTS]; /* its class was prepared and the slot decided */
+    volatile int n;
+    jobject called;                  /* AppWatcher.CALLED (global) */
+    /* hooked class names: 0 empty, s + 1 a stamp slot, -(c + 1) a class's first call slot */
+    int index[HOOKED_INDEX];
+    jobject read_by[8];              /* named modules made to read the hook's (globals) */
+    int n_read_by;
+} C;
+
+static uint32_t name_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/* Records that class `name` was hooked at load (under S.lock): e as in C.index. */
+static void hooked_add(const char *name, int e)
+{
+    uint32_t m = HOOKED_INDEX - 1, i = name_hash(name, strlen(name)) & m;
+    for (uint32_t k = 0; k < HOOKED_INDEX; k++, i = (i + 1) & m)
+        if (C.index[i] == 0) {
+            C.index[i] = e;
+            return;
+        }
+}
+
+/* The entry of a class hooked at load named name[0..n), preferring a call entry not yet
+ * settled (two loaders may define the same name), or 0. Under S.lock. */
+static int hooked_find(const char *name, size_t n)
+{
+    uint32_t m = HOOKED_INDEX - 1, i = name_hash(name, n) & m;
+    int found = 0;
+    for (uint32_t k = 0; k < HOOKED_INDEX && C.index[i]; k++, i = (i + 1) & m) {
+        int e = C.index[i];
+        const char *nm = e > 0 ? S.slot_name[e - 1] : C.cls[-e - 1];
+        if (!nm || strlen(nm) != n || memcmp(nm, name, n) != 0)
+            continue;
+        if (e < 0 && !C.settled[-e - 1])
+            return e;
+        if (!found)
+            found = e;
+    }
+    return found;
+}
+
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
@@ -976,23 +1041,52 @@ static void retransform(JNIEnv *env, pending **pds, int n)
         (*env)->ExceptionClear(env);
 }
 
+/* ---- the load hook's filter ---- */
+
+/* Which rules' method names class-file bytes define as constant-pool strings (Utf8 entries
+ * are tag 1, a big-endian length and the bytes: the exact entry, so "closed" or "isClosed"
+ * do not match), as a bit per rule; one search per distinct name. Most classes name no
+ * watched method: this is all they cost at load. */
+static uint64_t names_in(const unsigned char *data, jint len)
+{
+    uint64_t found = 0;
+    for (int r = 0; r < A.opts.n_watch && r < 64; r++) {
+        int f = r;
+        for (int q = 0; q < r && f == r; q++)
+            if (strcmp(A.opts.watch[q].method, A.opts.watch[r].method) == 0)
+                f = q;
+        if (f < r) {
+            found |= (found >> f & 1) << r;
+            continue;
+        }
+        char pat[3 + sizeof A.opts.watch[r].method];
+        size_t n = strlen(A.opts.watch[r].method);
+        pat[0] = 1;
+        pat[1] = (char)(n >> 8);
+        pat[2] = (char)(n & 0xff);
+        memcpy(pat + 3, A.opts.watch[r].method, n);
+        if (memmem(data, (size_t)len, pat, n + 3))
+            found |= (uint64_t)1 << r;
+    }
+    return found;
+}
+
 /* ---- stamps: class loading and preparation ---- */
 
 /* A class being defined (not redefined) by a class loader other than the boot loader:
  * if it declares a method a rule names (any descriptor; whether the rule's type is among its
  * supertypes is only known once it is prepared), it gets a slot, the stamp field and the
  * stamp hook. Under S.lock: the slot is taken only if the rewrite succeeded. */
-static void stamp_load(jvmtiEnv *ti, const char *name, int again, const unsigned char *data,
-                       jint len, jint *new_len, unsigned char **new_data)
+static int stamp_load(jvmtiEnv *ti, const char *name, int again, const unsigned char *data,
+                      jint len, uint64_t found, jint *new_len, unsigned char **new_data)
 {
     if (!name || strncmp(name, "leakray/", 8) == 0 || strncmp(name, "leakcanary/", 11) == 0)
-        return;
+        return 0;
     rw_target t[WATCH_OPTS_MAX_RULES];
     int nt = 0;
-    for (int r = 0; r < A.opts.n_watch; r++) {
-        /* most classes name no watched method at all: a byte search rules them out */
+    for (int r = 0; r < A.opts.n_watch && r < 64; r++) {
         const char *m = A.opts.watch[r].method;
-        if (!memmem(data, (size_t)len, m, strlen(m)))
+        if (!(found >> r & 1))
             continue;
         t[nt].name = m;
         t[nt].desc = NULL;
@@ -1000,7 +1094,7 @@ static void stamp_load(jvmtiEnv *ti, const char *name, int again, const unsigned
         nt++;
     }
     if (nt == 0 || (S.n_slots >= STAMP_SLOTS && again < 0))
-        return;
+        return 0;
     unsigned char *out = NULL;
     size_t out_len = 0;
     pthread_mutex_lock(&S.lock);
@@ -1011,12 +1105,14 @@ static void stamp_load(jvmtiEnv *ti, const char *name, int again, const unsigned
                                     &out, &out_len)
                  : 0;
     unsigned char *jd = NULL;
+    int done = 0;
     if (again >= 0) { /* the same bytes as at load, or the redefinition fails */
         if (rc > 0 && out_len <= 0x7fffffff &&
             (*ti)->Allocate(ti, (jlong)out_len, &jd) == JVMTI_ERROR_NONE) {
             memcpy(jd, out, out_len);
             *new_data = jd;
             *new_len = (jint)out_len;
+            done = 1;
         }
     } else if (rc > 0 && out_len <= 0x7fffffff && (S.slot_name[slot] = strdup(name)) &&
                (*ti)->Allocate(ti, (jlong)out_len, &jd) == JVMTI_ERROR_NONE) {
@@ -1024,13 +1120,185 @@ static void stamp_load(jvmtiEnv *ti, const char *name, int again, const unsigned
         *new_data = jd;
         *new_len = (jint)out_len;
         S.n_slots = slot + 1;
+        hooked_add(name, slot + 1);
         __atomic_add_fetch(&A.n_rewritten, (unsigned)rc, __ATOMIC_RELAXED);
+        done = 1;
     } else if (rc > 0) {
         free(S.slot_name[slot]);
         S.slot_name[slot] = NULL;
     }
     pthread_mutex_unlock(&S.lock);
     free(out);
+    return done;
+}
+
+/* ---- call slots: class loading and preparation ---- */
+
+/* Classes loaded before stamps were on but not yet prepared then (their bytes never passed
+ * the load hook), and classes whose watched methods found no slot left: at their
+ * ClassPrepare they take the old path (methods listed, call hook by retransformation). Any
+ * other class has been seen at load, so one that got no hook then declares no watched
+ * method. A full table (LEGACY_NAMES) sends every class the old way. Under S.lock. */
+#define LEGACY_NAMES 2048 /* open-addressing table, power of 2 */
+static struct {
+    char *name[LEGACY_NAMES]; /* internal names, owned */
+    int n;
+    int overflow;
+} L;
+
+static void legacy_add(const char *name)
+{
+    if (L.n >= LEGACY_NAMES / 2) {
+        L.overflow = 1;
+        return;
+    }
+    uint32_t m = LEGACY_NAMES - 1, i = name_hash(name, strlen(name)) & m;
+    while (L.name[i])
+        i = (i + 1) & m;
+    if ((L.name[i] = strdup(name)))
+        L.n++;
+    else
+        L.overflow = 1;
+}
+
+static int legacy_has(const char *name, size_t n)
+{
+    if (L.overflow)
+        return 1;
+    uint32_t m = LEGACY_NAMES - 1, i = name_hash(name, n) & m;
+    for (; L.name[i]; i = (i + 1) & m)
+        if (strlen(L.name[i]) == n && memcmp(L.name[i], name, n) == 0)
+            return 1;
+    return 0;
+}
+
+
+/* A class being defined that no stamp was given (see C): each method name of a rule that
+ * its bytes contain gets a call slot and the call hook. again >= 0: another agent
+ * retransforms a class hooked at load from slot `again` on; its original bytes get the same
+ * hooks, so its methods stay as they were. Returns 1 when *new_data was set. */
+static int call_load(jvmtiEnv *ti, const char *name, int again, const unsigned char *data,
+                     jint len, uint64_t found, jint *new_len, unsigned char **new_data)
+{
+    if (!name || strncmp(name, "leakray/", 8) == 0 || strncmp(name, "leakcanary/", 11) == 0)
+        return 0;
+    const char *ms[WATCH_OPTS_MAX_RULES];
+    int nm = 0;
+    for (int r = 0; r < A.opts.n_watch && r < 64; r++) {
+        const char *m = A.opts.watch[r].method;
+        int dup = 0;
+        for (int i = 0; i < nm && !dup; i++)
+            dup = strcmp(ms[i], m) == 0;
+        if (!dup && (found >> r & 1))
+            ms[nm++] = m;
+    }
+    if (nm == 0)
+        return 0;
+    pthread_mutex_lock(&S.lock);
+    int first = again >= 0 ? again : C.n;
+    if (again >= 0) { /* the slots given at load, in the same order */
+        nm = 0;
+        for (int i = again; i < C.n && C.cls[i] && strcmp(C.cls[i], name) == 0 &&
+                            nm < WATCH_OPTS_MAX_RULES;
+             i++)
+            ms[nm++] = C.method[i];
+    }
+    rw_target t[WATCH_OPTS_MAX_RULES];
+    for (int i = 0; i < nm; i++) {
+        t[i].name = ms[i];
+        t[i].desc = NULL;
+        t[i].rule = CALL_RULE + first + i;
+    }
+    unsigned char *out = NULL, *jd = NULL;
+    size_t out_len = 0;
+    int rc = nm > 0 && first + nm <= CALL_SLOTS
+                 ? rw_rewrite(data, (size_t)len, t, nm, "leakray/AppWatcher", "returned", &out,
+                              &out_len)
+                 : 0;
+    if (again < 0 && first + nm > CALL_SLOTS)
+        legacy_add(name); /* no slot left: retransformed once prepared, as before */
+    int done = 0;
+    if (rc > 0 && out_len <= 0x7fffffff &&
+        (*ti)->Allocate(ti, (jlong)out_len, &jd) == JVMTI_ERROR_NONE) {
+        int ok = 1;
+        for (int i = 0; again < 0 && i < nm && ok; i++)
+            ok = (C.cls[first + i] = strdup(name)) != NULL;
+        if (ok) {
+            memcpy(jd, out, out_len);
+            *new_data = jd;
+            *new_len = (jint)out_len;
+            done = 1;
+            if (again < 0) {
+                for (int i = 0; i < nm; i++)
+                    C.method[first + i] = ms[i];
+                C.n = first + nm;
+                hooked_add(name, -(first + 1));
+                __atomic_add_fetch(&A.n_rewritten, (unsigned)rc, __ATOMIC_RELAXED);
+            }
+        } else {
+            for (int i = 0; i < nm; i++) {
+                free(C.cls[first + i]);
+                C.cls[first + i] = NULL;
+            }
+            (*ti)->Deallocate(ti, jd);
+        }
+    }
+    pthread_mutex_unlock(&S.lock);
+    free(out);
+    return done;
+}
+
+/* k's module is made to read the hook's (AppWatcher's, the boot loader's unnamed module):
+ * a named module (java.base) must, or its rewritten code fails to link. Each named module
+ * once (the first few remembered); an unnamed module reads every module already. */
+static void module_reads(JNIEnv *env, jclass k)
+{
+    if (!A.hook_module)
+        return;
+    jobject mod = (*env)->GetModule(env, k);
+    if (!mod)
+        return;
+    int seen = 0;
+    for (int i = 0; i < C.n_read_by && !seen; i++)
+        seen = (*env)->IsSameObject(env, mod, C.read_by[i]);
+    if (!seen) {
+        (*A.ti)->AddModuleReads(A.ti, mod, A.hook_module);
+        if (C.n_read_by < (int)(sizeof C.read_by / sizeof C.read_by[0]) &&
+            (C.read_by[C.n_read_by] = (*env)->NewGlobalRef(env, mod)))
+            C.n_read_by++;
+    }
+    (*env)->DeleteLocalRef(env, mod);
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+}
+
+/* A class hooked at load from call slot `first` on was prepared: each slot gets its rule,
+ * the first rule naming its method whose class or interface is among k's supertypes, or
+ * none (the hook stays inert). JVMTI and JNI only, no Java: safe on any thread, the agent's
+ * own included. */
+static void call_prepare(JNIEnv *env, jclass k, int first)
+{
+    jint rules[WATCH_OPTS_MAX_RULES];
+    int n = 0;
+    pthread_mutex_lock(&S.lock);
+    const char *cls = C.cls[first];
+    while (first + n < C.n && n < WATCH_OPTS_MAX_RULES && C.cls[first + n] &&
+           strcmp(C.cls[first + n], cls) == 0 && !C.settled[first + n]) {
+        C.settled[first + n] = 1;
+        n++;
+    }
+    pthread_mutex_unlock(&S.lock);
+    for (int i = 0; i < n; i++) {
+        rules[i] = 0;
+        for (int r = 0; r < A.opts.n_watch && !rules[i]; r++)
+            if (strcmp(A.opts.watch[r].method, C.method[first + i]) == 0 &&
+                has_supertype(env, k, A.opts.watch[r].cls, 0))
+                rules[i] = r + 1;
+    }
+    if (n > 0 && C.called)
+        (*env)->SetIntArrayRegion(env, C.called, first, n, rules);
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
 }
 
 /* k's own stamp field, or NULL. */
@@ -1052,12 +1320,12 @@ static jfieldID own_stamp_field(jclass k)
     return found;
 }
 
-/* A class was prepared (before any of its code runs). If it carries a stamp field, its
- * module is made to read the hook's, and, if pd says a rule's type is among its supertypes,
- * it becomes a stamped class; a subclass of a stamped class is one too, with its parent's
+/* A class was prepared (before any of its code runs; its module reads the hook's). If it
+ * was given a stamp field at load (named: its signature sig is a stamp slot's) and pd says
+ * a rule's type is among its supertypes, it becomes a stamped class; a subclass of a stamped class is one too, with its parent's
  * fields. Returns 1 when the class must not be retransformed (it has a field: rewriting it
  * again without would be a schema change), else 0. */
-static int stamp_prepare(JNIEnv *env, jclass k, const pending *pd)
+static int stamp_prepare(JNIEnv *env, jclass k, const char *sig, int named, const pending *pd)
 {
     jlong sup_tag = 0;
     jclass sup = (*env)->GetSuperclass(env, k);
@@ -1065,24 +1333,7 @@ static int stamp_prepare(JNIEnv *env, jclass k, const pending *pd)
         (*A.ti)->GetTag(A.ti, sup, &sup_tag);
         (*env)->DeleteLocalRef(env, sup);
     }
-    jfieldID own = NULL;
-    char *sig = NULL;
-    if (S.n_slots > 0 && (*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) == JVMTI_ERROR_NONE) {
-        size_t l = strlen(sig);
-        int named = 0;
-        for (int i = 0; i < S.n_slots && !named && l > 2; i++)
-            named = S.slot_name[i] && strlen(S.slot_name[i]) == l - 2 &&
-                    memcmp(S.slot_name[i], sig + 1, l - 2) == 0;
-        if (named)
-            own = own_stamp_field(k);
-    }
-    if (own && A.hook_module) { /* a named module must be allowed to read the hook's */
-        jobject mod = (*env)->GetModule(env, k);
-        if (mod) {
-            (*A.ti)->AddModuleReads(A.ti, mod, A.hook_module);
-            (*env)->DeleteLocalRef(env, mod);
-        }
-    }
+    jfieldID own = named && sig ? own_stamp_field(k) : NULL;
     int verified = own && pd;
     if (sup_tag <= 0 || sup_tag > STAMP_CLASSES)
         sup_tag = 0;
@@ -1110,8 +1361,6 @@ static int stamp_prepare(JNIEnv *env, jclass k, const pending *pd)
         }
         pthread_mutex_unlock(&S.lock);
     }
-    if (sig)
-        (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
     return own != NULL;
 }
 
@@ -1123,14 +1372,16 @@ static void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_r
                                        unsigned char **new_data)
 {
     if (!being_redefined) {
-        if (S.on && loader && len > 0 && !A.disabled && !A.dying)
-            stamp_load(ti, name, -1, data, len, new_len, new_data);
+        uint64_t found = S.on && len > 0 && !A.disabled && !A.dying ? names_in(data, len) : 0;
+        if (found && !(loader && stamp_load(ti, name, -1, data, len, found, new_len, new_data)))
+            call_load(ti, name, -1, data, len, found, new_len, new_data);
         return;
     }
     batch *b = cur_batch;
     if (!b && S.on && name && len > 0) {
         /* another agent retransforms a class: one with a stamp field must get it again (the
-         * bytes given here are the class's original ones), or its redefinition would fail */
+         * bytes given here are the class's original ones), or its redefinition would fail;
+         * one hooked at load keeps its hooks */
         int slot = -1;
         for (int i = 0; i < S.n_slots && slot < 0; i++)
             if (S.slot_name[i] && strcmp(S.slot_name[i], name) == 0)
@@ -1139,8 +1390,15 @@ static void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_r
         (*ti)->GetClassStatus(ti, being_redefined, &st);
         /* a class loaded but not yet prepared cannot list its fields: its name's slot says */
         if (slot >= 0 &&
-            (!(st & JVMTI_CLASS_STATUS_PREPARED) || own_stamp_field(being_redefined)))
-            stamp_load(ti, name, slot, data, len, new_len, new_data);
+            (!(st & JVMTI_CLASS_STATUS_PREPARED) || own_stamp_field(being_redefined))) {
+            stamp_load(ti, name, slot, data, len, names_in(data, len), new_len, new_data);
+            return;
+        }
+        pthread_mutex_lock(&S.lock);
+        int e = hooked_find(name, strlen(name));
+        pthread_mutex_unlock(&S.lock);
+        if (e < 0) /* the slots given at load say which names */
+            call_load(ti, name, -e - 1, data, len, 0, new_len, new_data);
         return;
     }
     if (!b || len <= 0)
@@ -1166,19 +1424,46 @@ static void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_r
     free(out);
 }
 
+/* ---- class preparation: which hook a class gets ---- */
+
+/* A class became usable. While stamps are on, a class hooked at load first gets its module
+ * made to read the hook's and its call slots decided, on any thread (the agent's own too:
+ * its code may run on the next call, whoever prepared it); JVMTI and JNI only. Then, not on
+ * the agent's own calls: a stamped class's supertypes are checked, and a class never seen at
+ * load (or every class, when stamps are off) is listed for methods a rule names, which get
+ * the call hook by retransformation. */
 static void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
 {
-    if (!A.live || A.disabled || A.dying || !A.can_rules || A.opts.n_watch == 0 || in_agent)
+    if (!A.live || A.disabled || A.dying || !A.can_rules || A.opts.n_watch == 0)
         return;
-    in_agent = 1;
-    pending *pd = rules_for_class(env, k);
-    if (S.on && stamp_prepare(env, k, pd)) {
-        free(pd);
-        pd = NULL;
+    char *sig = NULL;
+    int e = 0, legacy = 1;
+    if (S.on && (*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) == JVMTI_ERROR_NONE) {
+        size_t l = strlen(sig);
+        if (l > 2 && sig[0] == 'L') {
+            pthread_mutex_lock(&S.lock);
+            e = hooked_find(sig + 1, l - 2);
+            legacy = !e && legacy_has(sig + 1, l - 2);
+            pthread_mutex_unlock(&S.lock);
+        }
+        if (e)
+            module_reads(env, k);
+        if (e < 0)
+            call_prepare(env, k, -e - 1);
     }
-    if (pd)
-        retransform(env, &pd, 1);
-    in_agent = 0;
+    if (e >= 0 && !in_agent) {
+        in_agent = 1;
+        pending *pd = legacy || e > 0 ? rules_for_class(env, k) : NULL;
+        if (S.on && stamp_prepare(env, k, sig, e > 0, pd)) {
+            free(pd);
+            pd = NULL;
+        }
+        if (pd)
+            retransform(env, &pd, 1);
+        in_agent = 0;
+    }
+    if (sig)
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
 }
 
 /* ---- built in: a Thread object once its thread ended ---- */
@@ -1323,7 +1608,8 @@ static int start_thread(JNIEnv *env)
     return 0;
 }
 
-/* Turns stamps on for the classes loaded from now on (after the batch above: a class with a
+/* Turns stamps and load-time call hooks on for the classes loaded from now on (before the
+ * batch of classes loaded earlier, which leaves out any class hooked at load: a class with a
  * field must never be in a retransformation batch). Started with the JVM only: attached,
  * the application's classes are loaded already. */
 static void stamp_start(JNIEnv *env)
@@ -1337,7 +1623,13 @@ static void stamp_start(JNIEnv *env)
         S.active = (*env)->NewGlobalRef(env, arr);
     if (arr)
         (*env)->DeleteLocalRef(env, arr);
-    if (!S.active) { /* an older jar: the call hook does the job */
+    jfieldID cf = S.active ? (*env)->GetStaticFieldID(env, A.watcher, "CALLED", "[I") : NULL;
+    jobject ca = cf ? (*env)->GetStaticObjectField(env, A.watcher, cf) : NULL;
+    if (ca && (*env)->GetArrayLength(env, ca) == CALL_SLOTS)
+        C.called = (*env)->NewGlobalRef(env, ca);
+    if (ca)
+        (*env)->DeleteLocalRef(env, ca);
+    if (!S.active || !C.called) { /* an older jar: the call hook does the job */
         (*env)->ExceptionClear(env);
         return;
     }
@@ -1373,6 +1665,10 @@ static void live_start(JNIEnv *env)
         jclass *cs = NULL;
         pending **pds = NULL;
         int np = 0;
+        /* stamps and load-time hooks first: every class loaded from now on passes the load
+         * hook, and every class loaded before is in the list below (a class hooked at load
+         * must stay out of the batch: its own ClassPrepare deals with it) */
+        stamp_start(env);
         if ((*A.ti)->GetLoadedClasses(A.ti, &nc, &cs) == JVMTI_ERROR_NONE &&
             (pds = calloc((size_t)nc + 1, sizeof *pds))) {
             /* the classes loaded before now, retransformed in one batch. Only subtypes of
@@ -1387,9 +1683,24 @@ static void live_start(JNIEnv *env)
                 (*A.ti)->GetClassStatus(A.ti, cs[i], &st);
                 ok[i] = (st & JVMTI_CLASS_STATUS_PREPARED) && !(st & JVMTI_CLASS_STATUS_ARRAY) &&
                         !(st & JVMTI_CLASS_STATUS_PRIMITIVE);
-                if (!ok[i] ||
+                if ((st & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) ||
                     (*A.ti)->GetClassSignature(A.ti, cs[i], &sig, NULL) != JVMTI_ERROR_NONE)
                     continue;
+                size_t l = strlen(sig);
+                if (S.on && l > 2 && sig[0] == 'L') {
+                    pthread_mutex_lock(&S.lock);
+                    if (hooked_find(sig + 1, l - 2))
+                        ok[i] = 0; /* hooked at load, prepared on its own */
+                    else if (!ok[i]) {
+                        sig[l - 1] = 0;
+                        legacy_add(sig + 1); /* never seen by the load hook */
+                    }
+                    pthread_mutex_unlock(&S.lock);
+                }
+                if (!ok[i]) {
+                    (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+                    continue;
+                }
                 sig_to_name(sig);
                 for (int r = 0; r < A.opts.n_watch; r++)
                     if (strcmp(sig, A.opts.watch[r].cls) == 0) {
@@ -1418,7 +1729,6 @@ static void live_start(JNIEnv *env)
         }
         if (cs)
             (*A.ti)->Deallocate(A.ti, (unsigned char *)cs);
-        stamp_start(env);
     }
     say("watching (threshold %u, delay %llu ms, %d watch rules%s, %u methods hooked, set up "
         "in %llu ms), reports in %s",

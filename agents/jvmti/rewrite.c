@@ -13,7 +13,8 @@
 #include <string.h>
 
 /* Bytes inserted per return: multiples of 4 keep switch alignment. The call hook is
- * `aload_0; bipush RULE; invokestatic; nop; nop`, the stamp hook `aload_0; sipush SLOT;
+ * `aload_0; bipush RULE; invokestatic; nop; nop` (`sipush RULE` and one nop above 127), the
+ * stamp hook `aload_0; sipush SLOT;
  * invokestatic STAMP(I)I; putfield FIELD; nop; nop`. */
 #define RW_INSERT 8
 #define RW_INSERT_STAMP 12
@@ -537,6 +538,13 @@ static int rewrite(const unsigned char *in, size_t n, const rw_target *targets, 
             hook[7] = 0xb5; /* putfield */
             hook[8] = (unsigned char)(fref >> 8);
             hook[9] = (unsigned char)(fref & 0xff);
+        } else if (rule > 127) { /* same 8 bytes: one nop instead of two */
+            hook[1] = 0x11; /* sipush */
+            hook[2] = (unsigned char)((rule >> 8) & 0x7f);
+            hook[3] = (unsigned char)(rule & 0xff);
+            hook[4] = 0xb8;
+            hook[5] = (unsigned char)(mref >> 8);
+            hook[6] = (unsigned char)(mref & 0xff);
         } else {
             hook[1] = 0x10; /* bipush */
             hook[2] = (unsigned char)(rule & 0x7f);

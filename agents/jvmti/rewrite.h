@@ -2,7 +2,7 @@
 /* rewrite.h: class-file rewriting for watch rules (agents layer), prefix rw_. Before every
  * return instruction of the chosen methods it inserts `aload_0; bipush RULE; invokestatic
  * HOOK(Ljava/lang/Object;I)V; nop; nop` (8 bytes, so tableswitch/lookupswitch padding keeps
- * its alignment), appends the hook's constant-pool entries, and moves every code offset the
+ * its alignment; `sipush RULE` and one nop for a RULE above 127), appends the hook's constant-pool entries, and moves every code offset the
  * class file holds: branches, switch tables, the exception table, StackMapTable frames
  * (re-encoded; `uninitialized` offsets too), LineNumberTable and LocalVariable(Type)Table.
  * The result changes method bodies and the constant pool only, as JVMTI RetransformClasses
@@ -20,7 +20,7 @@
 typedef struct rw_target {
     const char *name; /* method name, "close" */
     const char *desc; /* method descriptor, "()V"; NULL: any */
-    int rule;         /* 0..127, passed to the hook */
+    int rule;         /* 0..32767, passed to the hook (bipush up to 127, then sipush) */
 } rw_target;
 
 typedef struct rw_stamp {

@@ -9,7 +9,6 @@ package leakray;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import leakcanary.KeyedWeakReference;
 
 public final class AppWatcher {
@@ -56,26 +55,48 @@ public final class AppWatcher {
     //
     // A rewritten close() calls returned() on every return, so it must cost about what the
     // store of one reference costs: no JNI transition, no lock, no clock read, no allocation.
-    // returned() claims a slot of the current Batch with one atomic increment and publishes
-    // the object with a release store. The batch is handed to the agent in one native call
-    // (flush0) when full, or by the agent's thread every 100 ms (seal), stamped with the clock
-    // at hand-over: never before any of its objects returned, so none is checked early. The
-    // agent keeps each object through a JNI weak reference, which the GC clears like any
-    // other (a Java WeakReference promoted to the old generation would keep its young
-    // referent alive until an old collection). The batch holds its objects strongly only
-    // until the hand-over, which changes nothing for a check 5 seconds later.
+    // returned() claims a slot of the current Batch with one atomic increment, stores the
+    // object and its rule in plain arrays, and counts the slot filled with a second atomic
+    // increment, which publishes both stores to the thread that hands the batch over (no
+    // VarHandle: the JIT compiles the whole path in a few nodes). The batch is handed to the
+    // agent in one native call (flush0) when full, or by the agent's thread every 100 ms
+    // (seal), stamped with the clock at hand-over: never before any of its objects returned,
+    // so none is checked early. The agent keeps each object through a JNI weak reference,
+    // which the GC clears like any other (a Java WeakReference promoted to the old generation
+    // would keep its young referent alive until an old collection). The batch holds its
+    // objects strongly only until the hand-over, which changes nothing for a check 5 seconds
+    // later.
 
     /** Objects per batch: one native call per this many returns at full speed. */
     private static final int BATCH = 512;
 
     private static final class Batch {
-        final AtomicReferenceArray<Object> objs = new AtomicReferenceArray<Object>(BATCH);
+        final Object[] objs = new Object[BATCH];
         final int[] rules = new int[BATCH];
         final AtomicInteger claimed = new AtomicInteger();
+        final AtomicInteger filled = new AtomicInteger();
     }
+
+    // ---- rule-watched classes hooked when loaded: call slots ----
+    //
+    // A class that cannot take a stamp field (the boot loader's, an interface, past the stamp
+    // slots) but is loaded while the agent runs gets the call hook when it is loaded, as its
+    // bytes pass by, instead of a retransformation later (a VM operation that visits every
+    // loaded class). Whether a rule's type is among its supertypes is only known once it is
+    // prepared, so its hook passes CALL_RULE + its call slot, and CALLED[slot] (the rule + 1,
+    // set by the agent then) says whether the return is watched at all.
+
+    /** Call-hooked methods the agent may number: the length of CALLED. */
+    private static final int CALL_SLOTS = 8192;
+    /** Hook arguments from here on are call slots (watch rules are 0..127). */
+    private static final int CALL_RULE = 128;
+    /** Per call slot: its rule + 1 once the class is known to be a rule's subtype, else 0. */
+    private static final int[] CALLED = new int[CALL_SLOTS];
 
     private static final Object LOCK = new Object();
     private static volatile Batch current = new Batch();
+    /** A handed-over batch, emptied, for the next hand-over (under LOCK). */
+    private static Batch spare = new Batch();
 
     /** Whether the leakray agent is loaded and watching. */
     public static boolean isInstalled() {
@@ -99,25 +120,47 @@ public final class AppWatcher {
             new ConcurrentHashMap<String, Integer>();
     private static final String[] DESCS = new String[DESCRIPTIONS];
 
+    /** A description and its number; final fields, so any thread may read one it sees. */
+    private static final class Numbered {
+        final String d;
+        final int id;
+
+        Numbered(String d, int id) {
+            this.d = d;
+            this.id = id;
+        }
+    }
+
+    /** The description numbered last: a program watches with a few literals, over and over. */
+    private static volatile Numbered last = new Numbered(null, -1);
+
     /** The number of description d, or -1 when all are taken. */
     private static int number(String d) {
+        Numbered l = last;
+        if (l.d == d) {
+            return l.id;
+        }
+        return numberSlow(d);
+    }
+
+    private static int numberSlow(String d) {
         Integer id = DESC_IDS.get(d);
-        if (id != null) {
-            return id;
-        }
-        synchronized (DESC_IDS) {
-            id = DESC_IDS.get(d);
-            if (id != null) {
-                return id;
+        if (id == null) {
+            synchronized (DESC_IDS) {
+                id = DESC_IDS.get(d);
+                if (id == null) {
+                    int n = DESC_IDS.size();
+                    if (n >= DESCRIPTIONS) {
+                        return -1;
+                    }
+                    DESCS[n] = d; // published to other threads by the map's put
+                    DESC_IDS.put(d, n);
+                    id = n;
+                }
             }
-            int n = DESC_IDS.size();
-            if (n >= DESCRIPTIONS) {
-                return -1;
-            }
-            DESCS[n] = d; // published to other threads by the map's put
-            DESC_IDS.put(d, n);
-            return n;
         }
+        last = new Numbered(d, id);
+        return id;
     }
 
     /** Watches obj: it is expected to become weakly reachable within the agent's delay. */
@@ -147,22 +190,31 @@ public final class AppWatcher {
 
     /**
      * Called by the agent's rewritten methods just before they return (watch rules such as
-     * java.io.Closeable#close): watches self.
+     * java.io.Closeable#close): watches self. rule is the watch rule, or CALL_RULE + the
+     * call slot of a class hooked when it was loaded.
      */
     public static void returned(Object self, int rule) {
         if (!installed || self == null) {
             return;
         }
+        if (rule >= CALL_RULE) {
+            int slot = rule - CALL_RULE;
+            rule = slot < CALL_SLOTS ? CALLED[slot] - 1 : -1;
+            if (rule < 0) {
+                return;
+            }
+        }
         add(self, rule);
     }
 
-    /** Puts self into the current batch (one atomic increment and one release store). */
+    /** Puts self into the current batch (two atomic increments and two plain stores). */
     private static void add(Object self, int rule) {
         Batch b = current;
         int i = b.claimed.getAndIncrement();
         if (i < BATCH) {
-                b.rules[i] = rule;
-            b.objs.lazySet(i, self);
+            b.objs[i] = self;
+            b.rules[i] = rule;
+            b.filled.incrementAndGet();
         } else {
             overflow(self, rule);
         }
@@ -181,8 +233,9 @@ public final class AppWatcher {
             }
             int i = b.claimed.getAndIncrement();
             if (i < BATCH) {
+                b.objs[i] = self;
                 b.rules[i] = rule;
-                b.objs.lazySet(i, self);
+                b.filled.incrementAndGet();
                 return;
             }
         }
@@ -198,33 +251,46 @@ public final class AppWatcher {
     }
 
     /**
-     * Replaces the current batch and gives its objects to the agent, watched at nowMs. A slot
-     * claimed but not yet written is waited for briefly (its writer is between two
-     * instructions), then skipped. An object equal to the one before it is an override's
-     * super.close() returning just before the override itself: watched once. Under LOCK.
+     * Replaces the current batch and gives its objects to the agent, watched at nowMs. The
+     * batch is closed first (its count pushed past BATCH), so a thread that read it as the
+     * current one just before claims no slot in it and goes to the new one (overflow). A slot
+     * claimed but not yet filled is waited for briefly (its writer is between two
+     * instructions); past that wait the batch is dropped rather than read half-written. An
+     * object equal to the one before it is an override's super.close() returning just before
+     * the override itself: watched once. The batch is emptied and kept as the next spare
+     * (its count reset last, so no slot is claimed before it is clean). Under LOCK.
      */
     private static void handOver(long nowMs) {
         Batch b = current;
-        current = new Batch();
-        int n = Math.min(b.claimed.get(), BATCH);
-        Object[] objs = new Object[n];
-        int[] rs = new int[n];
+        Batch next = spare;
+        spare = null;
+        current = next != null ? next : new Batch();
+        int n = Math.min(b.claimed.getAndAdd(BATCH), BATCH);
+        for (int spin = 0; b.filled.get() < n && spin < 100_000; spin++) {
+            Thread.yield();
+        }
+        if (b.filled.get() < n) {
+            return; // a writer stalled mid-store: this batch is not reused either
+        }
+        Object[] objs = b.objs;
+        int[] rs = b.rules;
         int m = 0;
         for (int i = 0; i < n; i++) {
-            Object o = b.objs.get(i);
-            for (int spin = 0; o == null && spin < 1000; spin++) {
-                Thread.yield();
-                o = b.objs.get(i);
-            }
+            Object o = objs[i];
+            objs[i] = null;
             if (o == null || (m > 0 && objs[m - 1] == o)) {
                 continue;
             }
             objs[m] = o;
-            rs[m++] = b.rules[i];
+            rs[m++] = rs[i];
         }
         if (m > 0) {
             flush0(objs, rs, m, nowMs);
         }
+        java.util.Arrays.fill(objs, 0, m, null);
+        b.filled.set(0);
+        b.claimed.set(0);
+        spare = b;
     }
 
     /** "Foo received java.io.Closeable#close() callback", LeakCanary's wording. */
