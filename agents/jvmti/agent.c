@@ -83,6 +83,7 @@ static struct {
     jobject hook_loader;     /* attached: the loader of the application's own AppWatcher
                               * (global), NULL when the agent's copy is the boot loader's */
     unsigned n_rewritten;    /* methods given the watch hook */
+    unsigned n_retransforms; /* RetransformClasses calls (VM operations) made */
     pthread_mutex_t hook_lock; /* guards hook_users */
     int hook_users;          /* threads inside RetransformClasses (ClassFileLoadHook on) */
     /* dumps and analysis */
@@ -546,7 +547,7 @@ static void write_status(void)
         "dropped: %llu\ndumps: %llu\nfailed_dumps: %llu\nlast_dump: %s\n"
         "last_dump_bytes: %llu\nlast_pause_ms: %.0f\nanalysis: %s\ndump_dir: %s\n"
         "rules: %d\nrewritten_methods: %u\ntable_bytes: %zu\nstamped_classes: %d\n"
-        "stamp_scans: %llu\nstamp_found: %llu\n",
+        "stamp_scans: %llu\nstamp_found: %llu\ncall_slots: %d\nretransforms: %u\n",
         (long)getpid(), watch_state_name(st.state), next, (unsigned long long)st.retained,
         (unsigned long long)st.watched, A.cfg.threshold, (unsigned long long)A.cfg.delay_ms,
         (unsigned long long)st.total_watched, (unsigned long long)st.collected,
@@ -556,7 +557,7 @@ static void write_status(void)
         A.analysing ? "running"
                     : (st.dumps == 0 ? "-" : (A.analysis_rc == 0 ? "done" : "failed")),
         A.dir, A.can_rules ? A.opts.n_watch : 0, A.n_rewritten, st.table_bytes, S.n_cls,
-        S.scans, S.found);
+        S.scans, S.found, C.n, A.n_retransforms);
     /* a new file per write (renamed over the old one, so readers never see half of it)
      * costs a file creation: skipped when nothing changed */
     if (n <= 0 || (size_t)n >= sizeof text)
@@ -1024,6 +1025,7 @@ static void retransform(JNIEnv *env, pending **pds, int n)
                                               JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
         pthread_mutex_unlock(&A.hook_lock);
         jvmtiError e = (*A.ti)->RetransformClasses(A.ti, n, ks);
+        __atomic_add_fetch(&A.n_retransforms, 1u, __ATOMIC_RELAXED);
         pthread_mutex_lock(&A.hook_lock);
         if (--A.hook_users == 0 && !S.on)
             (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_DISABLE,
@@ -1192,7 +1194,7 @@ static int call_load(jvmtiEnv *ti, const char *name, int again, const unsigned c
         if (!dup && (found >> r & 1))
             ms[nm++] = m;
     }
-    if (nm == 0)
+    if (nm == 0 && again < 0)
         return 0;
     pthread_mutex_lock(&S.lock);
     int first = again >= 0 ? again : C.n;

@@ -88,6 +88,47 @@ static size_t hooks(const unsigned char *d, size_t n, int rule)
     return c;
 }
 
+/* The same 8 bytes for a rule above 127: aload_0, sipush RULE, invokestatic #i, nop. */
+static size_t wide_hooks(const unsigned char *d, size_t n, int rule)
+{
+    size_t c = 0;
+    for (size_t i = 0; i + 8 <= n; i++)
+        if (d[i] == 0x2a && d[i + 1] == 0x11 && d[i + 2] == (rule >> 8) &&
+            d[i + 3] == (rule & 0xff) && d[i + 4] == 0xb8 && d[i + 7] == 0x00 &&
+            is_return(d[i + 8]))
+            c++;
+    return c;
+}
+
+static const rw_target WIDE[] = {{"close", "()V", 128}, {"dispose", "()V", 300},
+                                 {"pick", "(I)I", 32767}};
+
+/* Rules past 127 (the agent's call slots) take sipush in the same 8 bytes: the class has
+ * the same size and layout as with small rules, one wide hook where each narrow one was. */
+static void wide_rules(void **state)
+{
+    static const char *names[] = {"connection.class", "dialog.class", "switches.class"};
+    for (size_t k = 0; k < 3; k++) {
+        size_t n = 0, m = 0, mw = 0;
+        unsigned char *in = corpus(names[k], &n), *out = NULL, *wide = NULL;
+        int rc = rw_rewrite(in, n, TARGETS, 3, HOOK_CLASS, HOOK_NAME, &out, &m);
+        assert_true(rc >= 1);
+        assert_int_equal(rw_rewrite(in, n, WIDE, 3, HOOK_CLASS, HOOK_NAME, &wide, &mw), rc);
+        assert_int_equal(mw, m);
+        for (int t = 0; t < 3; t++)
+            assert_int_equal(wide_hooks(wide, mw, WIDE[t].rule),
+                             hooks(out, m, TARGETS[t].rule));
+        assert_int_equal(hooks(wide, mw, 0) + hooks(wide, mw, 1) + hooks(wide, mw, 2), 0);
+        unsigned char *again = NULL;
+        size_t m2 = 0;
+        assert_int_equal(rw_rewrite(wide, mw, WIDE, 3, HOOK_CLASS, HOOK_NAME, &again, &m2), rc);
+        free(again);
+        free(wide);
+        free(out);
+        free(in);
+    }
+}
+
 static void javac_classes_rewritten(void **state)
 {
     static const char *names[] = {"connection.class", "dialog.class", "switches.class"};
@@ -338,6 +379,17 @@ static const char HOOK_JAVA[] =
     "  }\n"
     "}\n";
 
+/* The hook for WIDE's rules (the agent's call slots start at 128). */
+static const char HOOK_WIDE_JAVA[] =
+    "package leakray;\n"
+    "public final class AppWatcher {\n"
+    "  public static final int[] CALLS = new int[3];\n"
+    "  public static void returned(Object self, int rule) {\n"
+    "    if (self == null) throw new AssertionError(\"null self\");\n"
+    "    CALLS[rule == 128 ? 0 : rule == 300 ? 1 : rule == 32767 ? 2 : 99]++;\n"
+    "  }\n"
+    "}\n";
+
 static const char MAIN_JAVA[] =
     "package rw;\n"
     "public class Main {\n"
@@ -424,12 +476,12 @@ static char *run(const char *cmd)
     return s;
 }
 
-static void rewrite_file(const char *path, int want)
+static void rewrite_file(const char *path, const rw_target *targets, int want)
 {
     size_t n = 0, m = 0;
     unsigned char *in = slurp(path, &n), *out = NULL;
     assert_non_null(in);
-    assert_int_equal(rw_rewrite(in, n, TARGETS, 3, HOOK_CLASS, HOOK_NAME, &out, &m), want);
+    assert_int_equal(rw_rewrite(in, n, targets, 3, HOOK_CLASS, HOOK_NAME, &out, &m), want);
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(out, 1, m, f), m);
@@ -438,7 +490,9 @@ static void rewrite_file(const char *path, int want)
     free(in);
 }
 
-static void rewritten_class_verifies_and_runs(void **state)
+/* Rewrites Target and Pad with targets (the hook: hook_java) and runs them, interpreted and
+ * JIT-compiled under the full verifier, against the originals. */
+static void run_rewritten(const rw_target *targets, const char *hook_java)
 {
     if (system("command -v javac >/dev/null 2>&1 && command -v java >/dev/null 2>&1") != 0)
         skip();
@@ -447,7 +501,7 @@ static void rewritten_class_verifies_and_runs(void **state)
     char cmd[8192];
     put_file(dir, "Target.java", TARGET_JAVA);
     put_file(dir, "Pad.java", PAD_JAVA);
-    put_file(dir, "AppWatcher.java", HOOK_JAVA);
+    put_file(dir, "AppWatcher.java", hook_java);
     put_file(dir, "Main.java", MAIN_JAVA);
     snprintf(cmd, sizeof cmd,
              "cd %s && javac -nowarn -d orig Target.java Pad.java AppWatcher.java Main.java 2>&1"
@@ -458,9 +512,9 @@ static void rewritten_class_verifies_and_runs(void **state)
     char *want = run(cmd);
     char path[4096];
     snprintf(path, sizeof path, "%s/hooked/rw/Target.class", dir);
-    rewrite_file(path, 3); /* close, pick, dispose */
+    rewrite_file(path, targets, 3); /* close, pick, dispose */
     snprintf(path, sizeof path, "%s/hooked/rw/Pad.class", dir);
-    rewrite_file(path, 2); /* pick, dispose */
+    rewrite_file(path, targets, 2); /* pick, dispose */
     /* interpreted and compiled (C1/C2 at low thresholds), both under the full verifier */
     snprintf(cmd, sizeof cmd, "java -Xverify:all -Xint -cp %s/hooked rw.Main 2>&1", dir);
     char *got = run(cmd);
@@ -494,6 +548,16 @@ static void rewritten_class_verifies_and_runs(void **state)
     free(got_jit);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
+}
+
+static void rewritten_class_verifies_and_runs(void **state)
+{
+    run_rewritten(TARGETS, HOOK_JAVA);
+}
+
+static void wide_rules_verify_and_run(void **state)
+{
+    run_rewritten(WIDE, HOOK_WIDE_JAVA);
 }
 
 static void stamp_file(const char *path, int slot, int want)
@@ -587,6 +651,8 @@ int main(void)
         cmocka_unit_test(hostile_headers),
         cmocka_unit_test(huge_lengths),
         cmocka_unit_test(rewritten_class_verifies_and_runs),
+        cmocka_unit_test(wide_rules),
+        cmocka_unit_test(wide_rules_verify_and_run),
         cmocka_unit_test(stamp_javac_classes),
         cmocka_unit_test(stamp_hostile_bytes),
         cmocka_unit_test(stamped_class_verifies_and_runs),

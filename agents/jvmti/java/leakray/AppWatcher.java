@@ -95,8 +95,6 @@ public final class AppWatcher {
 
     private static final Object LOCK = new Object();
     private static volatile Batch current = new Batch();
-    /** A handed-over batch, emptied, for the next hand-over (under LOCK). */
-    private static Batch spare = new Batch();
 
     /** Whether the leakray agent is loaded and watching. */
     public static boolean isInstalled() {
@@ -257,20 +255,20 @@ public final class AppWatcher {
      * claimed but not yet filled is waited for briefly (its writer is between two
      * instructions); past that wait the batch is dropped rather than read half-written. An
      * object equal to the one before it is an override's super.close() returning just before
-     * the override itself: watched once. The batch is emptied and kept as the next spare
-     * (its count reset last, so no slot is claimed before it is clean). Under LOCK.
+     * the override itself: watched once. Each batch is new, never reused: filled in a few
+     * hundred microseconds, it dies young with the objects it held, where a reused one
+     * would be promoted and every store of a young object into it would pay the collector's
+     * old-to-young card marking. Under LOCK.
      */
     private static void handOver(long nowMs) {
         Batch b = current;
-        Batch next = spare;
-        spare = null;
-        current = next != null ? next : new Batch();
+        current = new Batch();
         int n = Math.min(b.claimed.getAndAdd(BATCH), BATCH);
         for (int spin = 0; b.filled.get() < n && spin < 100_000; spin++) {
             Thread.yield();
         }
         if (b.filled.get() < n) {
-            return; // a writer stalled mid-store: this batch is not reused either
+            return; // a writer stalled mid-store
         }
         Object[] objs = b.objs;
         int[] rs = b.rules;
@@ -287,10 +285,6 @@ public final class AppWatcher {
         if (m > 0) {
             flush0(objs, rs, m, nowMs);
         }
-        java.util.Arrays.fill(objs, 0, m, null);
-        b.filled.set(0);
-        b.claimed.set(0);
-        spare = b;
     }
 
     /** "Foo received java.io.Closeable#close() callback", LeakCanary's wording. */

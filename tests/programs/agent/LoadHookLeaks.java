@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// LoadHookLeaks: rule-watched classes the leakray agent hooks as they are loaded without a
+// stamp field: the JDK's own (the boot loader's) and an application interface whose default
+// method is the watched one (java.io.Closeable#close of jvm.rules).
+// usage: java -agentpath:...=delay-ms=D -cp leakray-watcher.jar:. agent.LoadHookLeaks M RUN_MS
+//        [retransform]
+//   M java.io.StringReader closed and dropped at once (collected: never reported); then kept
+//   in a static list after close(): 2 StringReader, 1 PipedInputStream (JDK classes loaded
+//   after the agent started) and 2 Resource objects (close() is the interface's default
+//   method): the 5 leaks; and 3 java.util.logging.StreamHandler closed and kept (it declares a
+//   close() but is no Closeable: never watched, although its close() gets the hook at load,
+//   in a module other than java.base). Then sleeps RUN_MS and prints the agent's status file.
+//   With "retransform" (and -javaagent:retransformer.jar), StringReader and Resource are
+//   retransformed by that second agent once used: their hooks must survive it.
+package agent;
+
+import java.io.Closeable;
+import java.io.PipedInputStream;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.StreamHandler;
+
+public class LoadHookLeaks {
+    interface Resource extends Closeable {
+        @Override default void close() { }
+    }
+
+    static final class Res implements Resource { }
+
+    static final List<Object> KEPT = new ArrayList<>();
+    static long sink;
+
+    public static void main(String[] args) throws Exception {
+        int m = Integer.parseInt(args[0]);
+        long runMs = Long.parseLong(args[1]);
+        if (args.length > 2 && args[2].equals("retransform")) {
+            new StringReader("x").close();
+            new Res().close();
+            Retransformer.inst.retransformClasses(StringReader.class, Resource.class);
+        }
+        for (int i = 0; i < m; i++) {
+            StringReader r = new StringReader("line " + i);
+            sink += r.read();
+            r.close();
+        }
+        for (int i = 0; i < 2; i++) {
+            StringReader r = new StringReader("kept");
+            KEPT.add(r);
+            r.close();
+            Res s = new Res();
+            KEPT.add(s);
+            s.close();
+        }
+        PipedInputStream p = new PipedInputStream();
+        KEPT.add(p);
+        p.close();
+        for (int i = 0; i < 3; i++) {
+            StreamHandler h = new StreamHandler();
+            KEPT.add(h);
+            h.close();
+        }
+        Thread.sleep(runMs);
+        String status = "/tmp/leakray-watch-" + ProcessHandle.current().pid() + ".status";
+        for (String l : Files.readAllLines(Paths.get(status))) {
+            System.out.println(l);
+        }
+        System.out.println("sink " + (sink & 1));
+        System.exit(0);
+    }
+}
