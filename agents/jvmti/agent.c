@@ -1324,9 +1324,10 @@ static jfieldID own_stamp_field(jclass k)
 
 /* A class was prepared (before any of its code runs; its module reads the hook's). If it
  * was given a stamp field at load (named: its signature sig is a stamp slot's) and pd says
- * a rule's type is among its supertypes, it becomes a stamped class; a subclass of a stamped class is one too, with its parent's
- * fields. Returns 1 when the class must not be retransformed (it has a field: rewriting it
- * again without would be a schema change), else 0. */
+ * a rule's type is among its supertypes, it becomes a stamped class; a subclass of a
+ * stamped class is one too, with its parent's fields. Returns 1 when the class must not be
+ * retransformed (it has a field: rewriting it again without would be a schema change),
+ * else 0. */
 static int stamp_prepare(JNIEnv *env, jclass k, const char *sig, int named, const pending *pd)
 {
     jlong sup_tag = 0;

@@ -2,8 +2,9 @@
 /* rewrite.h: class-file rewriting for watch rules (agents layer), prefix rw_. Before every
  * return instruction of the chosen methods it inserts `aload_0; bipush RULE; invokestatic
  * HOOK(Ljava/lang/Object;I)V; nop; nop` (8 bytes, so tableswitch/lookupswitch padding keeps
- * its alignment; `sipush RULE` and one nop for a RULE above 127), appends the hook's constant-pool entries, and moves every code offset the
- * class file holds: branches, switch tables, the exception table, StackMapTable frames
+ * its alignment; `sipush RULE` and one nop for a RULE above 127), appends the hook's
+ * constant-pool entries, and moves every code offset the class file holds: branches, switch
+ * tables, the exception table, StackMapTable frames
  * (re-encoded; `uninitialized` offsets too), LineNumberTable and LocalVariable(Type)Table.
  * The result changes method bodies and the constant pool only, as JVMTI RetransformClasses
  * allows. The stamp variant (rw_rewrite_stamp, for a class being loaded, where a new field is

@@ -34,7 +34,7 @@ for how in plain retransform; do
     [ -s "$work/err" ] && fail "$how: the JVM printed errors: $(cat "$work/err")"
     agent_wait "$work/$how"
     json=$(ls "$work/$how"/leakray-*.json)
-    python3 - "$json" "$work/status" "$how" <<'PY' || fail "load hooks ($how): wrong report or status"
+    python3 - "$json" "$work/status" "$how" <<'PY' || fail "$how: wrong report or status"
 import json, sys
 d = json.load(open(sys.argv[1]))
 st = dict(l.split(": ", 1) for l in open(sys.argv[2]).read().splitlines() if ": " in l)
