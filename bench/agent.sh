@@ -7,14 +7,18 @@
 #     (AGENT_BENCH_CLOSES to change), on connections the JIT keeps out of the heap without
 #     the agent (close) and on connections handed through a queue first (queue); target for
 #     both: <= 5 % wall time. Wall and CPU (user + sys of the whole JVM) are both printed:
-#     on a loaded machine the wall time multiplies the CPU time by the load;
+#     on a loaded machine the wall time multiplies the CPU time by the load. The same three
+#     workloads then run 2-3 s of CPU each (3,000,000 watches, 100,000,000 closes; the same
+#     work per object, AGENT_BENCH_LONG=0 skips them): a fixed cost of the agent (its set-up,
+#     the JDK classes it hooks at start) weighs less there than on a 0.2 s program;
 #  3. time from the 5th retained object to the report on disk on a 100 MB heap (target <= 3 s),
 #     with the dump's pause, size and the analysis time, and Shark's analysis of the same dump
 #     beside leakray's when its jars are fetched (scripts/shark-peer.sh);
 #  4. memory the agent adds: RSS of 100,000 watched live objects minus the same without the
 #     agent (heap pre-touched, so the Java heap is the same size), per object (target <= 64 B),
 #     and the agent's fixed RSS (target <= 4 MB).
-# Times are medians of 5 (workload 1) or 3 runs (2 and 4) on a machine shared with others.
+# Times are medians of AGENT_BENCH_RUNS (5) interleaved runs (without, with, without, ...) for
+# workloads 1 and 2, of 3 for 4, on a machine shared with others.
 # usage: bench/agent.sh [path/to/leakray]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +34,7 @@ mkdir -p "$out/classes"
 javac -d "$out/classes" -cp "$jar" "$src/tests/programs/bench/AgentBench.java"
 cp="$jar:$out/classes"
 closes=${AGENT_BENCH_CLOSES:-1000000}
+runs=${AGENT_BENCH_RUNS:-5}
 verdict() { python3 -c 'import sys; print("met" if eval(sys.argv[1]) else "MISSED")' "$1"; }
 median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 
@@ -71,9 +76,15 @@ echo "== 1-2. overhead (the whole JVM, median of runs)"
 echo "  per watched object the program does: watch: a request (a map of 8 headers, a 2 KB body)"
 echo "  built, read and watched; close: a connection (a 256-byte buffer) allocated, one send,"
 echo "  close(); queue: the same, the connection passed through a 64-slot queue first"
-overhead watch 100000 5
-overhead close "$closes" 3
-overhead queue "$closes" 3
+overhead watch 100000 "$runs"
+overhead close "$closes" "$runs"
+overhead queue "$closes" "$runs"
+if [ "${AGENT_BENCH_LONG:-1}" != 0 ]; then
+    echo "  the same, 2-3 s of CPU per run:"
+    overhead watch 3000000 "$runs"
+    overhead close 100000000 "$runs"
+    overhead queue 100000000 "$runs"
+fi
 
 echo "== 3. 5th retained object -> report on disk, 100 MB heap"
 rm -rf "$out/heap"
