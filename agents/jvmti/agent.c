@@ -1738,9 +1738,12 @@ static void live_start(JNIEnv *env)
         A.cfg.threshold, (unsigned long long)A.cfg.delay_ms, A.can_rules ? A.opts.n_watch : 0,
         A.opts.n_watch > 0 && !A.can_rules ? " unavailable" : "", A.n_rewritten,
         (unsigned long long)(clock_ms() - t0), A.dir);
-    /* the status file exists once the agent is set up: `leakray attach` returns after this,
-     * and `leakray watch status PID` right after it must find the agent */
-    write_status();
+    /* attached, the status file exists once the agent is set up: `leakray attach` returns
+     * after this, and `leakray watch status PID` right after it must find the agent. At
+     * start the agent's thread writes it first thing (a file creation less on the path to
+     * main) */
+    if (A.attached)
+        write_status();
     in_agent = 0;
 }
 
