@@ -119,6 +119,12 @@ static __thread int in_agent; /* re-entrancy guard: our own Java calls may close
 #define STAMP_FIELDS 4     /* stamp fields one object reads (overrides calling super) */
 #define STAMP_RING 1024    /* epochs whose start is remembered: 102 s at AGENT_SEAL_MS */
 #define STAMP_TAG_INSTANCE ((jlong)1 << 40) /* an instance's tag: this | its class's tag */
+/* A scan (a full GC and a heap walk) starts this many times its own last duration after it
+ * (about 1 % of the time while stamped objects are closed without a pause), or a delay
+ * after it if sooner, and never sooner than AGENT_SEAL_MS. Stamps wait in their objects
+ * meanwhile; a later scan watches them at their own epoch's time, so they are retained when
+ * due, only found up to that much later. */
+#define STAMP_SCAN_SHARE 100
 
 typedef struct stamped {   /* a class whose instances carry stamps; its JVMTI tag indexes */
     jfieldID f[STAMP_FIELDS]; /* its own field, then its superclasses' */
@@ -143,6 +149,7 @@ static struct {
     int dirty;               /* stamps in [dirty_lo, dirty_hi] may wait for a scan */
     jint dirty_lo, dirty_hi;
     jint dump_epoch;         /* epoch when the last successful dump began, 0 = none new */
+    uint64_t next_scan;      /* clock before which no scan starts (STAMP_SCAN_SHARE) */
     unsigned long long scans, found;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -711,7 +718,7 @@ static void stamp_tick(JNIEnv *env)
         }
         stamp_advance(env, now);
     }
-    if (!S.dirty)
+    if (!S.dirty || now < S.next_scan)
         return;
     jint e = S.dirty_hi;
     while (e >= S.dirty_lo && stamp_upper(e) + A.cfg.delay_ms > now)
@@ -719,6 +726,8 @@ static void stamp_tick(JNIEnv *env)
     if (e < S.dirty_lo)
         return;
     stamp_scan(env, e);
+    uint64_t gap = (clock_ms() - now) * STAMP_SCAN_SHARE;
+    S.next_scan = now + (gap < A.cfg.delay_ms ? gap : A.cfg.delay_ms);
     S.scanned = e;
     if (S.dirty_hi > e)
         S.dirty_lo = e + 1;
@@ -776,6 +785,9 @@ static void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         if (A.disabled)
             break;
         next = watch_run(A.core);
+        /* objects watched a tick ago and collected since are let go now, not 5 s later:
+         * the GC visits every JNI weak reference on each collection */
+        watch_sweep(A.core, clock_ms() - AGENT_SEAL_MS);
         stamp_after_dump();
         if ((*env)->ExceptionCheck(env)) {
             agent_disable(env, "unexpected Java exception in the watcher thread");

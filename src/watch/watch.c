@@ -15,11 +15,14 @@
 #include <string.h>
 
 typedef struct entry {
-    void *obj;            /* the env's handle; NULL marks a tombstone */
-    uint64_t watch_ms;    /* clock when watched */
-    uint32_t retained_ms; /* 1 once found retained, 0 while waiting */
-    uint32_t tag;         /* the caller's tag (watch_add), passed to env->retained */
+    void *obj;         /* the env's handle; NULL marks a tombstone */
+    uint64_t watch_ms; /* clock when watched */
+    uint32_t flags;    /* ENTRY_RETAINED once found retained; ENTRY_SWEPT once swept */
+    uint32_t tag;      /* the caller's tag (watch_add), passed to env->retained */
 } entry;
+
+#define ENTRY_RETAINED 1u /* past its delay and still there */
+#define ENTRY_SWEPT 2u    /* a sweep found it alive before its delay: not asked again early */
 
 _Static_assert(sizeof(entry) == WATCH_ENTRY_BYTES, "WATCH_ENTRY_BYTES is the entry size");
 
@@ -141,7 +144,7 @@ static void compact(watch *w)
 /* Releases e's object and tombstones it; collected says why (collected vs dropped/cleared). */
 static void forget(watch *w, entry *e)
 {
-    if (e->retained_ms)
+    if (e->flags & ENTRY_RETAINED)
         w->st.retained--;
     w->st.watched--;
     w->env.release(w->env.ctx, e->obj, e->tag);
@@ -174,7 +177,7 @@ int watch_add(watch *w, void *obj, uint64_t watch_ms, uint32_t tag)
     entry *e = &w->ring[(w->head + w->n) % w->cap];
     e->obj = obj;
     e->watch_ms = watch_ms;
-    e->retained_ms = 0;
+    e->flags = 0;
     e->tag = tag;
     w->n++;
     w->st.watched++;
@@ -206,11 +209,15 @@ static void process_due(watch *w, uint64_t now)
         entry *e = at(w, w->n_done);
         if (e->watch_ms + w->cfg.delay_ms > now)
             break;
+        if (!e->obj) { /* released by a sweep, awaiting compaction */
+            w->n_done++;
+            continue;
+        }
         if (w->env.alive(w->env.ctx, e->obj, e->tag)) {
             void *kept = w->env.retained(w->env.ctx, e->obj, &e->tag, e->watch_ms, now);
             if (kept) {
                 e->obj = kept;
-                e->retained_ms = 1;
+                e->flags |= ENTRY_RETAINED;
                 w->st.retained++;
                 any = 1;
             } else { /* gone meanwhile; the env released the handle */
@@ -235,13 +242,40 @@ static uint64_t recount(watch *w)
 {
     for (size_t i = 0; i < w->n_done; i++) {
         entry *e = at(w, i);
-        if (e->obj && e->retained_ms && !w->env.alive(w->env.ctx, e->obj, e->tag)) {
+        if (e->obj && (e->flags & ENTRY_RETAINED) &&
+            !w->env.alive(w->env.ctx, e->obj, e->tag)) {
             w->st.collected++;
             forget(w, e);
         }
     }
     compact(w);
     return w->st.retained;
+}
+
+/* LeakCanary's removeWeaklyReachableObjects, ahead of the delay: each waiting entry watched
+ * before `before` is asked once whether its referent is still there; gone ones are released
+ * (collected) and the ring compacted. Most watched objects die young: releasing them early
+ * keeps the env's handles few (a JVM's collector visits every weak handle on each GC) and
+ * the table under its cap. O(waiting entries) per call, one env->alive per entry in all. */
+size_t watch_sweep(watch *w, uint64_t before)
+{
+    size_t released = 0;
+    pthread_mutex_lock(&w->lock);
+    for (size_t i = w->n_done; i < w->n && !w->disabled; i++) {
+        entry *e = at(w, i);
+        if (!e->obj || (e->flags & ENTRY_SWEPT) || e->watch_ms >= before)
+            continue;
+        e->flags |= ENTRY_SWEPT;
+        if (!w->env.alive(w->env.ctx, e->obj, e->tag)) {
+            w->st.collected++;
+            forget(w, e);
+            released++;
+        }
+    }
+    if (released)
+        compact(w);
+    pthread_mutex_unlock(&w->lock);
+    return released;
 }
 
 /* After a dump: everything watched before it started goes (clearObjectsWatchedBefore). */

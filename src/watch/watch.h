@@ -46,7 +46,8 @@ typedef enum watch_state {
 /* The injected runtime. Every callback gets ctx. Which thread calls what:
  *  - now_ms and wake may be called from any thread (watch_add's and watch_run's);
  *  - alive, retained and release are called with the core's lock held, from watch_run's
- *    thread, and from watch_add's thread when the table is full (to drop the oldest);
+ *    (and watch_sweep's) thread, and from watch_add's thread when the table is full (to
+ *    drop the oldest);
  *  - gc, finalize and dump are called from watch_run's thread without the lock, so watching
  *    goes on while they run. */
 typedef struct watch_env {
@@ -117,6 +118,12 @@ int watch_add(watch *w, void *obj, uint64_t watch_ms, uint32_t tag);
  * the GC step. Call it from one thread only (the executor's). Returns the clock value at
  * which it wants to run next, 0 when nothing is scheduled (watch_add will call env->wake). */
 uint64_t watch_run(watch *w);
+
+/* LeakCanary's removeWeaklyReachableObjects ahead of the delay: asks each waiting object
+ * watched before clock value `before`, once, whether its referent is still there, and
+ * releases those gone (counted as collected), so a runtime that keeps a handle per watched
+ * object keeps few. Call it from watch_run's thread. Returns how many were released. */
+size_t watch_sweep(watch *w, uint64_t before);
 
 /* Copies the counters and schedule into *st. Thread-safe. */
 void watch_stats_get(watch *w, watch_stats *st);

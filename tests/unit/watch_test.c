@@ -206,6 +206,42 @@ static void collected_before_due_is_never_retained(void **state)
     watch_free(w);
 }
 
+/* A sweep releases what was collected before its delay (counted collected), asks each
+ * object once, leaves younger objects alone, and frees table room: no drop at the cap. */
+static void sweep_releases_collected_early(void **state)
+{
+    fake f;
+    watch *w = make(&f, 1, 8);
+    for (int id = 1; id <= 6; id++)
+        add(w, &f, id);
+    f.alive[2] = f.alive[4] = 0;
+    f.now = 50;
+    assert_int_equal(watch_sweep(w, 50), 2);
+    assert_int_equal(f.released[2], 1);
+    assert_int_equal(f.released[4], 1);
+    watch_stats st = stats(w);
+    assert_int_equal(st.collected, 2);
+    assert_int_equal(st.watched, 4);
+    f.alive[1] = 0; /* swept once already: found at its delay, not by this sweep */
+    f.now = 60;
+    add(w, &f, 7);
+    f.alive[7] = 0; /* watched at 60: too young for a sweep before 60 */
+    assert_int_equal(watch_sweep(w, 60), 0);
+    assert_int_equal(f.released[1] + f.released[7], 0);
+    for (int id = 8; id <= 10; id++) /* 8 entries again: fits after the compaction */
+        add(w, &f, id);
+    assert_int_equal(stats(w).dropped, 0);
+    run_until(w, &f, 5100);
+    assert_int_equal(f.retained_at[3], 5000);
+    assert_int_equal(f.retained_at[1], 0);
+    assert_int_equal(f.retained_at[7], 0);
+    assert_int_equal(f.retained_at[8], 5060);
+    st = stats(w);
+    assert_int_equal(st.collected, 4);
+    assert_int_equal(st.dropped, 0);
+    watch_free(w);
+}
+
 static void gc_before_counting_collects_garbage(void **state)
 {
     fake f;
@@ -501,6 +537,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(retained_exactly_at_delay),
         cmocka_unit_test(collected_before_due_is_never_retained),
+        cmocka_unit_test(sweep_releases_collected_early),
         cmocka_unit_test(gc_before_counting_collects_garbage),
         cmocka_unit_test(threshold_rechecks_every_two_seconds),
         cmocka_unit_test(dumps_at_threshold_and_clears_watched_before),
