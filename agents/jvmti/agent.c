@@ -1273,13 +1273,20 @@ static void module_reads(JNIEnv *env, jclass k)
     if (!mod)
         return;
     int seen = 0;
+    pthread_mutex_lock(&S.lock); /* classes are prepared on many threads */
     for (int i = 0; i < C.n_read_by && !seen; i++)
         seen = (*env)->IsSameObject(env, mod, C.read_by[i]);
+    pthread_mutex_unlock(&S.lock);
     if (!seen) {
+        /* Java code runs in there (Module.addReads): not under the lock. Recorded only once
+         * done, so no thread skips it for a module that does not read the hook's yet (two
+         * threads may both add it: harmless) */
         (*A.ti)->AddModuleReads(A.ti, mod, A.hook_module);
+        pthread_mutex_lock(&S.lock);
         if (C.n_read_by < (int)(sizeof C.read_by / sizeof C.read_by[0]) &&
             (C.read_by[C.n_read_by] = (*env)->NewGlobalRef(env, mod)))
             C.n_read_by++;
+        pthread_mutex_unlock(&S.lock);
     }
     (*env)->DeleteLocalRef(env, mod);
     if ((*env)->ExceptionCheck(env))
