@@ -15,7 +15,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define JSONW_MAX_DEPTH 32 /* deepest nesting any report needs, with margin */
+/* Deepest nesting: the merged-paths tree nests two levels per reference and stops at
+ * REP_MERGED_JSON_DEPTH (report/merged.c); every other report stays under 16. */
+#define JSONW_MAX_DEPTH 512
 
 typedef struct jsonw {
     FILE *out;                        /* destination; not owned */

@@ -71,6 +71,12 @@ const char *rep_fmt_id(char *buf, const graph *g, uint64_t id)
     return buf;
 }
 
+void rep_fmt_name(FILE *out, const char *s)
+{
+    if (s)
+        rep_fmt_text(out, s, strlen(s), SIZE_MAX);
+}
+
 void rep_fmt_text(FILE *out, const char *s, size_t len, size_t max_bytes)
 {
     const unsigned char *p = (const unsigned char *)s;

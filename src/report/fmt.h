@@ -35,6 +35,9 @@ const char *rep_fmt_id(char *buf, const graph *g, uint64_t id);
  * DEL, C1) and bytes of invalid UTF-8 as \n, \t, \r or \xNN per byte. At most max_bytes of s
  * are shown (a character cut there is left out), then "..." is added. */
 void rep_fmt_text(FILE *out, const char *s, size_t len, size_t max_bytes);
+/* A name from a dump (class, field, frame, description) whole, escaped as rep_fmt_text does;
+ * NULL writes nothing. */
+void rep_fmt_name(FILE *out, const char *s);
 /* Writes a name as one CSV field (quoted when it holds , " or a line break). */
 void rep_fmt_csv(FILE *out, const char *s);
 /* "<what>: 1.2 ms" or "<what>: 1.23 s" on its own line, unless no_timing (byte-stable

@@ -36,7 +36,9 @@ static void line(FILE *out, uint32_t num, uint64_t count, uint64_t shallow, int 
         fprintf(out, " %14s %7s", rep_fmt_count(r, retained), rep_fmt_pct(p, retained, heap));
     if (ret && dist)
         fprintf(out, " %9s", rep_fmt_distance(d, distance));
-    fprintf(out, "  %s\n", name);
+    fputs("  ", out);
+    rep_fmt_name(out, name);
+    fputc('\n', out);
 }
 
 static void total(FILE *out, uint64_t count, uint64_t shallow, int ret, uint64_t heap,

@@ -19,8 +19,9 @@ void rep_inst_text(FILE *out, const inst_result *r)
     const inst_opts *o = &r->o;
     int with_retained = o->sort == INST_BY_RETAINED;
     char b1[REP_FMT_MAX], b2[REP_FMT_MAX];
-    fprintf(out, "%s instance%s of %s%s%s%s, %s shallow\n", rep_fmt_count(b1, r->n),
-            r->n == 1 ? "" : "s", o->cls, o->subclasses ? " and subclasses" : "",
+    fprintf(out, "%s instance%s of ", rep_fmt_count(b1, r->n), r->n == 1 ? "" : "s");
+    rep_fmt_name(out, o->cls);
+    fprintf(out, "%s%s%s, %s shallow\n", o->subclasses ? " and subclasses" : "",
             o->where_text ? " where " : "", o->where_text ? o->where_text : "",
             rep_fmt_bytes(b2, r->shallow));
     if (r->shown) {
@@ -35,7 +36,9 @@ void rep_inst_text(FILE *out, const inst_result *r)
                 rep_fmt_count(b2, graph_node_size(g, x)));
         if (with_retained)
             fprintf(out, " %14s", rep_fmt_count(b2, r->retained[i]));
-        fprintf(out, "  %s\n", graph_class_name(g, x));
+        fputs("  ", out);
+        rep_fmt_name(out, graph_class_name(g, x));
+        fputc('\n', out);
     }
     if (r->shown < r->n)
         fprintf(out, "... %s more not shown (--limit %" PRIu64 "; --limit 0 shows all)\n",

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 
 #define REP_MERGED_MAX_INDENT 40 /* levels indented; deeper lines say their depth instead */
+#define REP_MERGED_JSON_DEPTH 200 /* levels nested in JSON; deeper nodes are counted, not shown */
 
 /* Class name of x; a class object shows the class it describes ("class Foo"). */
 static const char *node_label(const graph *g, node_ix x, char *buf, size_t cap)
@@ -74,10 +75,11 @@ void rep_merged_text(FILE *out, const merged_result *r)
     const graph *g = r->g;
     const mpath_tree *t = &r->tree;
     char b1[REP_FMT_MAX], b2[REP_FMT_MAX], b3[REP_FMT_MAX], lab[512], ename[256];
-    fprintf(out, "Merged shortest paths from GC roots to %s instance%s of %s%s: %s reached, %s "
-            "unreachable\n", rep_fmt_count(b1, r->n_instances), r->n_instances == 1 ? "" : "s",
-            r->cls, r->subclasses ? " and subclasses" : "", rep_fmt_count(b2, t->n_reached),
-            rep_fmt_count(b3, t->n_unreached));
+    fprintf(out, "Merged shortest paths from GC roots to %s instance%s of ",
+            rep_fmt_count(b1, r->n_instances), r->n_instances == 1 ? "" : "s");
+    rep_fmt_name(out, r->cls);
+    fprintf(out, "%s: %s reached, %s unreachable\n", r->subclasses ? " and subclasses" : "",
+            rep_fmt_count(b2, t->n_reached), rep_fmt_count(b3, t->n_unreached));
     fprintf(out, "%9s %14s  %s\n", "count", "retained", "reference chain (* = instance)");
     merged_walk w;
     merged_walk_start(r, &w);
@@ -101,8 +103,8 @@ void rep_merged_text(FILE *out, const merged_result *r)
             fprintf(out, "%*s", 2 * (int)w.depth, "");
         if (kind)
             fprintf(out, "--[%s %s]--> ", kind, ename);
-        fprintf(out, "%s %s", rep_fmt_id(b1, g, graph_node_id(g, m->node)),
-                node_label(g, m->node, lab, sizeof lab));
+        fprintf(out, "%s ", rep_fmt_id(b1, g, graph_node_id(g, m->node)));
+        rep_fmt_name(out, node_label(g, m->node, lab, sizeof lab));
         if (!kind)
             fprintf(out, "  (GC root: %s)", root_label(r, w.top_pos, 1));
         if (m->is_target)
@@ -128,7 +130,22 @@ void rep_merged_json(jsonw *w, const merged_result *r)
     merged_walk mw;
     merged_walk_start(r, &mw);
     int ev;
+    /* Nodes deeper than REP_MERGED_JSON_DEPTH are left out (a chain of a million references
+     * cannot nest in JSON); the node at that depth says so with "children_cut". */
+    uint64_t cut_below = 0;
     while ((ev = merged_walk_next(r, &mw)) != MERGED_END) {
+        if (!mw.top && mw.depth > REP_MERGED_JSON_DEPTH + (ev == MERGED_CLOSE)) {
+            cut_below += ev == MERGED_OPEN;
+            continue;
+        }
+        if (ev == MERGED_CLOSE && !mw.top && mw.depth == REP_MERGED_JSON_DEPTH + 1) {
+            jsonw_arr_end(w);
+            if (cut_below)
+                jsonw_kv_uint(w, "children_cut", cut_below);
+            cut_below = 0;
+            jsonw_obj_end(w);
+            continue;
+        }
         if (ev == MERGED_CLOSE) {
             uint64_t cnt, ret, k = cut_sum(t, mw.node, &cnt, &ret);
             jsonw_arr_end(w);

@@ -73,8 +73,9 @@ int rep_label_shown(const char *line, int verbose)
 static void put_object(FILE *out, const graph *g, const trace_elem *e, const char *first,
                        const char *more, int verbose)
 {
-    fprintf(out, "%s%s %s", first, e->class_name ? e->class_name : "",
-            rep_node_type_key(g, e->node));
+    fputs(first, out);
+    rep_fmt_name(out, e->class_name);
+    fprintf(out, " %s", rep_node_type_key(g, e->node));
     const char *st = rep_trace_status_key(e->status);
     if (e->status != TRACE_UNKNOWN && e->reason && *e->reason)
         fprintf(out, "\n%sLeaking: %s (%s)", more, st, e->reason);
@@ -105,7 +106,9 @@ static void put_ref(FILE *out, const trace_elem *e)
              e->ref_type == TRACE_REF_STATIC ? " static" : "", e->owner ? e->owner : "",
              field ? "." : "");
     trace_ref_display(e, name, sizeof name);
-    fprintf(out, "\n\xe2\x94\x82%s%s", prefix, name);
+    fputs("\n\xe2\x94\x82", out);
+    rep_fmt_name(out, prefix);
+    rep_fmt_name(out, name);
     if (e->suspect) {
         fputs("\n\xe2\x94\x82", out);
         for (size_t k = columns(prefix); k > 0; k--)
@@ -468,12 +471,16 @@ static void put_suspect_ref(FILE *out, const graph *g, node_ix x, edge_ix e)
     simple = simple && simple[1] ? simple + 1 : cls;
     unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
     if (k == GRAPH_EDGE_LOCAL) {
-        fprintf(out, "\n\xe2\x94\x82    \xe2\x86\x93 %s<Java Local>", simple);
+        fputs("\n\xe2\x94\x82    \xe2\x86\x93 ", out);
+        rep_fmt_name(out, simple);
+        fputs("<Java Local>", out);
         return;
     }
     graph_edge_name_text(g, e, name, sizeof name);
-    fprintf(out, "\n\xe2\x94\x82    \xe2\x86\x93 %s%s%s%s",
-            k == GRAPH_EDGE_STATIC ? "static " : "", simple, name[0] == '[' ? "" : ".", name);
+    fprintf(out, "\n\xe2\x94\x82    \xe2\x86\x93 %s", k == GRAPH_EDGE_STATIC ? "static " : "");
+    rep_fmt_name(out, simple);
+    fputs(name[0] == '[' ? "" : ".", out);
+    rep_fmt_name(out, name);
 }
 
 void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
@@ -487,14 +494,19 @@ void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
             sr->model ? sr->model : "", 100.0 * sr->accum);
     for (uint32_t i = 0; i < sr->n; i++) {
         const susp_item *it = &sr->v[i];
-        fprintf(out, "\nSuspect %u: %s\n", i + 1, it->text);
+        fprintf(out, "\nSuspect %u: ", i + 1);
+        rep_fmt_name(out, it->text);
+        fputc('\n', out);
         if (it->kind == SUSP_THREAD_LOCALS &&
             *rep_frame_text(g, it->thread_serial, it->frame, fr, sizeof fr))
-            fprintf(out, "Biggest local held in frame: %s\n", fr);
+        {
+            fputs("Biggest local held in frame: ", out);
+            rep_fmt_name(out, fr);
+            fputc('\n', out);
+        }
         if (it->path_n == 0) {
-            fprintf(out, "%s %s (no path from a GC root)\n",
-                    rep_class_label(g, it->accumulation, cls, sizeof cls),
-                    rep_node_type_key(g, it->accumulation));
+            rep_fmt_name(out, rep_class_label(g, it->accumulation, cls, sizeof cls));
+            fprintf(out, " %s (no path from a GC root)\n", rep_node_type_key(g, it->accumulation));
             continue;
         }
         unsigned rk = it->path_root < g->n_roots ? g->roots[it->path_root].kind
@@ -509,8 +521,11 @@ void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
             char tn[200];
             const char *nm = rules_thread_name(
                 g, rules_thread_of_serial(g, g->roots[it->path_root].thread), tn, sizeof tn);
-            if (*nm)
-                fprintf(out, " (thread %s)", nm);
+            if (*nm) {
+                fputs(" (thread ", out);
+                rep_fmt_name(out, nm);
+                fputc(')', out);
+            }
         }
         fputs("\n\xe2\x94\x82", out);
         uint32_t cut = it->path_n > 2 * SUSP_PATH_ENDS ? SUSP_PATH_ENDS : UINT32_MAX;
@@ -526,9 +541,10 @@ void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
             }
             node_ix x = it->path[k];
             int last = k + 1 == it->path_n;
-            fprintf(out, "\n%s%s %s\n%s    Retaining ",
-                    last ? "\xe2\x95\xb0\xe2\x86\x92 " : "\xe2\x94\x9c\xe2\x94\x80 ",
-                    rep_class_label(g, x, cls, sizeof cls), rep_node_type_key(g, x),
+            fprintf(out, "\n%s",
+                    last ? "\xe2\x95\xb0\xe2\x86\x92 " : "\xe2\x94\x9c\xe2\x94\x80 ");
+            rep_fmt_name(out, rep_class_label(g, x, cls, sizeof cls));
+            fprintf(out, " %s\n%s    Retaining ", rep_node_type_key(g, x),
                     last ? " " : "\xe2\x94\x82");
             put_share(out, it->path_retained[k], sr->total);
             if (x == it->node && it->node != it->accumulation)

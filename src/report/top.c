@@ -126,17 +126,19 @@ static void text_devtools(FILE *out, const top_result *r)
         top_row row;
         top_row_get(r, i, &row);
         if (r->by_class)
-            fprintf(out, "%4" PRIu32 ": %12s %14s %14s %7s %9s  %s\n", i + 1,
+            fprintf(out, "%4" PRIu32 ": %12s %14s %14s %7s %9s  ", i + 1,
                     rep_fmt_count(f1, row.count), rep_fmt_count(f2, row.shallow),
                     rep_fmt_count(f3, row.retained),
                     rep_fmt_pct(f4, row.retained, r->reachable_bytes),
-                    rep_fmt_distance(f5, row.distance), row.name);
+                    rep_fmt_distance(f5, row.distance));
         else
-            fprintf(out, "%4" PRIu32 ": %-18s %14s %12s %7s %9s  %s\n", i + 1,
+            fprintf(out, "%4" PRIu32 ": %-18s %14s %12s %7s %9s  ", i + 1,
                     rep_fmt_id(b1, g, graph_node_id(g, row.node)), rep_fmt_count(f1, row.retained),
                     rep_fmt_count(f2, row.shallow),
                     rep_fmt_pct(f3, row.retained, r->reachable_bytes),
-                    rep_fmt_distance(f4, row.distance), row.name);
+                    rep_fmt_distance(f4, row.distance));
+        rep_fmt_name(out, row.name);
+        fputc('\n', out);
     }
 }
 
@@ -162,16 +164,19 @@ void rep_top_text(FILE *out, const top_result *r)
         top_row row;
         top_row_get(r, i, &row);
         if (r->by_class) {
-            fprintf(out, "%4" PRIu32 ": %12s %14s %14s %7s  %s\n", i + 1,
+            fprintf(out, "%4" PRIu32 ": %12s %14s %14s %7s  ", i + 1,
                     rep_fmt_count(f1, row.count), rep_fmt_count(f2, row.shallow),
                     rep_fmt_count(f3, row.retained),
-                    rep_fmt_pct(f4, row.retained, r->reachable_bytes), row.name);
+                    rep_fmt_pct(f4, row.retained, r->reachable_bytes));
+            rep_fmt_name(out, row.name);
+            fputc('\n', out);
             continue;
         }
-        fprintf(out, "%4" PRIu32 ": %-18s %14s %12s %7s  %s%s", i + 1,
+        fprintf(out, "%4" PRIu32 ": %-18s %14s %12s %7s  %s", i + 1,
                 rep_fmt_id(b1, g, graph_node_id(g, row.node)), rep_fmt_count(f1, row.retained),
                 rep_fmt_count(f2, row.shallow), rep_fmt_pct(f3, row.retained, r->reachable_bytes),
-                row.describes ? "class " : "", row.describes ? row.describes : row.name);
+                row.describes ? "class " : "");
+        rep_fmt_name(out, row.describes ? row.describes : row.name);
         if (row.native)
             fprintf(out, "  (+%s native)", rep_fmt_count(f4, row.native));
         if (row.has_site)

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# hostile_names.sh: names from a dump never drive the terminal. A V8 snapshot whose class
+# names hold an OSC title sequence, a CSI screen clear and a C1 CSI (U+009B) goes through the
+# verbs that print class names in text (histo, top, analyze's traces and LARGEST RETAINERS,
+# instances, path --merged): no ESC, BEL or C1 byte reaches stdout, the names show escaped
+# (\x1b...), and the JSON keeps the exact names.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+work="$LEAKRAY_BUILD/tmp/hostile_names"
+rm -rf "$work"
+mkdir -p "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+snap="$work/hostile.heapsnapshot"
+python3 - "${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/v8/globals.heapsnapshot" "$snap" <<'PY'
+import json, sys
+src = sys.argv[1]
+try:
+    d = json.load(open(src))
+except OSError:
+    sys.exit(3)
+s = d["strings"]
+# rename the two most common object classes of this snapshot
+s[s.index("Object")] = "Obj\x1b]0;pwn\x07ect\u009b31m"
+s[s.index("TypedArray")] = "Typed\x1b[2JArray"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+check() { # check NAME FILE: no ESC, BEL or C1 (UTF-8 C2 80..9F) byte in FILE
+    if LC_ALL=C grep -q $'[\x1b\x07]' "$2"; then fail "$1: raw control byte on stdout"; fi
+    if LC_ALL=C grep -qP '\xc2[\x80-\x9f]' "$2"; then fail "$1: raw C1 control on stdout"; fi
+}
+n=0
+for cmd in "histo" "histo --retained" "top" "top --by class" "analyze" \
+           "instances Typed\x1b[2JArray" "path --class Typed\x1b[2JArray --merged"; do
+    read -r -a args <<<"$cmd"
+    # the class argument holds the real ESC byte, as a user pasting the name would
+    for i in "${!args[@]}"; do args[$i]=$(printf '%b' "${args[$i]}"); done
+    out="$work/out.$n"
+    "$LEAKRAY" "${args[0]}" "$snap" "${args[@]:1}" >"$out" 2>"$work/err.$n" ||
+        fail "$cmd: exit $? ($(head -c 300 "$work/err.$n"))"
+    check "$cmd" "$out"
+    n=$((n + 1))
+done
+grep -qF 'Typed\x1b[2JArray' "$work/out.0" || fail "histo: the name is not shown escaped"
+grep -qF 'Obj\x1b]0;pwn\x07ect\xc2\x9b31m' "$work/out.4" || fail "analyze: the name is not shown escaped"
+"$LEAKRAY" histo "$snap" --json >"$work/histo.json"
+python3 - "$work/histo.json" <<'PY' || fail "histo --json lost the exact names"
+import json, sys
+names = {r.get("name") for r in json.load(open(sys.argv[1]))["classes"]}
+sys.exit(0 if "Typed\x1b[2JArray" in names else 1)
+PY
+echo "ok: $n commands, no control byte from the dump reached the terminal"
