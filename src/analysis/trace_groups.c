@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* trace_groups.c: exact group sizes (analysis layer), prefix trace_. What a group's leaking
+ * objects retain together, never double counted: what they reach minus what stays alive
+ * without them, in the view the dominator tree was built with (trace_together). Cost: one
+ * traversal from the group plus one scan of the edges per group, O(N+E), so trace_finish
+ * sizes this way only the groups the dominator tree cannot answer, up to a fixed number. */
+#include "analysis/trace_internal.h"
+
+#include <string.h>
+
+static inline int bit_get(const uint8_t *m, node_ix x)
+{
+    return m[x / 8] >> (x % 8) & 1;
+}
+
+static inline void bit_set(uint8_t *m, node_ix x)
+{
+    m[x / 8] |= (uint8_t)(1u << (x % 8));
+}
+
+/* Bytes and objects the reachable nodes marked in `stop` (S) retain together: what the roots
+ * no longer reach once S is gone. Only nodes S reaches (R, S included) can be lost, and a
+ * reachable node outside R never is (a path to it through S would put it in R). So: R by a
+ * traversal from S; then the nodes of R \ S kept alive are those rooted, or referenced
+ * from a reachable node outside R, and what they reach inside R \ S; the rest of R is
+ * retained. The outside references are found by one scan of the edges that only tests a
+ * bit per target (the rules are asked only about references into R \ S), which costs far
+ * less than a traversal from the roots. Same answer as
+ * "total reachable minus a traversal from the roots that never enters S". inr and live are
+ * bitmaps of N bits; queue has N entries (it holds R, then the live part of R \ S). */
+/* The reachability and weights the dominator tree was built with (NULL: strong references
+ * the rules follow, every root, shallow + native sizes), so group totals agree with it. */
+static int tog_follow(const graph *g, const rules_set *rs, const dom_opts *o, node_ix x,
+                      edge_ix e)
+{
+    if (o && o->reach)
+        return o->reach(g, e, o->reach_ctx);
+    return GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG && follow(rs, x, e);
+}
+
+static uint64_t tog_weight(const graph *g, const dom_opts *o, node_ix x)
+{
+    if (o && o->weight)
+        return o->weight(g, x, o->weight_ctx);
+    return graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);
+}
+
+/* Extra references out of x (dom_opts.extra_*, sorted by source): [*lo, *hi). */
+static void tog_extras(const dom_opts *o, node_ix x, uint32_t *lo, uint32_t *hi)
+{
+    uint32_t a = 0, b = o ? o->n_extra : 0;
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (o->extra_from[mid] < x)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *lo = a;
+    while (o && a < o->n_extra && o->extra_from[a] == x)
+        a++;
+    *hi = a;
+}
+
+/* Targets of x's references in the tree's view: graph edges it follows, then extras. Calls
+ * visit(y) for each; a macro-free loop through a small callback keeps the three walks of
+ * together() identical. */
+typedef struct tog_ctx {
+    const graph *g;
+    const rules_set *rs;
+    const dom_opts *o;
+} tog_ctx;
+
+static uint32_t tog_next(const tog_ctx *c, node_ix x, uint32_t *cur, node_ix *y)
+{
+    const graph *g = c->g;
+    edge_ix e0 = g->first_edge[x], e1 = g->first_edge[x + 1];
+    for (; e0 + *cur < e1; (*cur)++) {
+        edge_ix e = e0 + *cur;
+        if (g->edge_to[e] < g->n_nodes && tog_follow(g, c->rs, c->o, x, e)) {
+            *y = g->edge_to[e];
+            (*cur)++;
+            return 1;
+        }
+    }
+    uint32_t lo, hi;
+    tog_extras(c->o, x, &lo, &hi);
+    uint32_t k = *cur - (e1 - e0);
+    if (lo + k < hi) {
+        *y = c->o->extra_to[lo + k];
+        (*cur)++;
+        return *y < g->n_nodes;
+    }
+    return 0;
+}
+
+void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, const dom_tree *dt,
+                     const uint8_t *stop, uint8_t *inr, uint8_t *live, uint32_t *queue,
+                     uint64_t *bytes, uint64_t *count)
+{
+    tog_ctx tc = {g, rs, o};
+    uint32_t n = g->n_nodes, qt = 0;
+    memset(inr, 0, n / 8 + 1);
+    memset(live, 0, n / 8 + 1);
+    /* R: everything S reaches (S itself included), over the followed edges */
+    for (node_ix x = 0; x < n; x++)
+        if (bit_get(stop, x) && x < dt->n && dt->idom[x] != GRAPH_NONE) {
+            bit_set(inr, x);
+            queue[qt++] = x;
+        }
+    for (uint32_t qh = 0; qh < qt; qh++) {
+        node_ix x = queue[qh], y;
+        for (uint32_t cur = 0; tog_next(&tc, x, &cur, &y);) {
+            if (bit_get(inr, y))
+                continue;
+            bit_set(inr, y);
+            queue[qt++] = y;
+        }
+    }
+    uint64_t rb = 0, rc = qt;
+    for (uint32_t i = 0; i < qt; i++)
+        rb += tog_weight(g, o, queue[i]);
+    /* seeds: rooted nodes of R \ S, and targets of references from reachable nodes
+     * outside R; then what they keep alive inside R \ S. The queue starts over: R is
+     * still marked in inr. */
+    qt = 0;
+    for (uint32_t r = 0; r <= g->n_roots; r++) {
+        node_ix x = r < g->n_roots ? g->roots[r].node : g->synthetic_root;
+        if (x >= n || !bit_get(inr, x) || bit_get(stop, x) || bit_get(live, x))
+            continue;
+        if (o && o->root && r < g->n_roots && !o->root(g, r, o->root_ctx))
+            continue;
+        bit_set(live, x);
+        queue[qt++] = x;
+    }
+    /* The scan reads every reference of the heap: the target's bits come first, so the
+     * rules (tog_follow) are asked only about the few references into R \ S. */
+    for (node_ix x = 0; x < n; x++) {
+        if (bit_get(inr, x) || x >= dt->n || dt->idom[x] == GRAPH_NONE)
+            continue;
+        for (edge_ix e = g->first_edge[x], end = g->first_edge[x + 1]; e < end; e++) {
+            node_ix y = g->edge_to[e];
+            if (y >= n || !bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y) ||
+                !tog_follow(g, rs, o, x, e))
+                continue;
+            bit_set(live, y);
+            queue[qt++] = y;
+        }
+    }
+    for (uint32_t i = 0; o && i < o->n_extra; i++) {
+        node_ix x = o->extra_from[i], y = o->extra_to[i];
+        if (x >= n || y >= n || bit_get(inr, x) || x >= dt->n || dt->idom[x] == GRAPH_NONE ||
+            !bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
+            continue;
+        bit_set(live, y);
+        queue[qt++] = y;
+    }
+    for (uint32_t qh = 0; qh < qt; qh++) {
+        node_ix x = queue[qh], y;
+        for (uint32_t cur = 0; tog_next(&tc, x, &cur, &y);) {
+            if (!bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
+                continue;
+            bit_set(live, y);
+            queue[qt++] = y;
+        }
+    }
+    for (uint32_t i = 0; i < qt; i++)
+        rb -= tog_weight(g, o, queue[i]);
+    rc -= qt;
+    *bytes = rb;
+    *count = rc;
+}

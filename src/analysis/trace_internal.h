@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* trace_internal.h: what the parts of the leak traces share (analysis layer), prefix trace_.
+ * The traces are four files: trace_status.c (Shark's status propagation, the suspect window,
+ * SHA-1 signatures, reference display), trace_policy.c (the rules as path-search policy and
+ * as the dominator tree's edges, roots and Shark's weights), trace_groups.c (the exact
+ * retained size of a group's leaking objects taken together) and trace.c (the path tree, its
+ * walk into traces, grouping, trace_paths and trace_finish). The string helpers and the one
+ * rule test below are the only copies. Never included outside src/analysis/trace*.c. */
+#ifndef LR_ANALYSIS_TRACE_INTERNAL_H
+#define LR_ANALYSIS_TRACE_INTERNAL_H
+
+#include "analysis/paths.h"
+#include "analysis/trace.h"
+#include "analysis/virtual.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- strings (NULL when out of memory) ---- */
+
+static inline char *sdup(const char *s)
+{
+    size_t n = strlen(s);
+    char *p = err_malloc(n + 1);
+    if (p)
+        memcpy(p, s, n + 1);
+    return p;
+}
+
+static inline char *joinf(const char *a, const char *mid, const char *b)
+{
+    size_t n = strlen(a) + strlen(mid) + strlen(b) + 1;
+    char *p = err_malloc(n);
+    if (p)
+        snprintf(p, n, "%s%s%s", a, mid, b);
+    return p;
+}
+
+/* ---- the rules as the path search's policy (trace_policy.c) ---- */
+
+static inline int follow(const rules_set *rs, node_ix from, edge_ix e)
+{
+    int32_t lib;
+    return rules_edge_class(rs, from, e, &lib) != RULES_DROP;
+}
+
+/* The path search walks Shark's reference view (virtual.h), one node's list at a time: rules
+ * judge the real edge behind an entry; collection entries have none and are followed, as
+ * Shark matches no pattern on them; the few entries whose priority a Shark reader fixes keep
+ * it. */
+typedef struct vpol_ctx {
+    const rules_set *rs;
+    virt_gen *vg;
+} vpol_ctx;
+
+/* paths_policy callbacks over the graph's own edges (ctx: the rules_set)... */
+enum paths_edge_class trace_pol_edge(const graph *g, node_ix from, edge_ix e, void *ctx);
+enum paths_edge_class trace_pol_root(const graph *g, uint32_t r, void *ctx);
+/* ...and over Shark's reference view (ctx: a vpol_ctx; trace_vsource is its paths_source) */
+int trace_vsource(void *ctx, node_ix x, paths_list *out);
+enum paths_edge_class trace_pol_vedge(const graph *g, node_ix from, edge_ix pos, void *ctx);
+enum paths_edge_class trace_pol_vroot(const graph *g, uint32_t r, void *ctx);
+
+/* ---- trace_groups.c ---- */
+
+/* Bytes and objects the reachable nodes marked in `stop` retain together, in the view the
+ * dominator tree was built with (o; NULL: strong references the rules follow). inr and live
+ * are bitmaps of N bits; queue has N entries. */
+void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, const dom_tree *dt,
+                    const uint8_t *stop, uint8_t *inr, uint8_t *live, uint32_t *queue,
+                    uint64_t *bytes, uint64_t *count);
+
+#endif

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* trace_policy.c: the rules as the traces' view of the heap (analysis layer), prefix trace_.
+ * The path search's policy (which references are dropped or visited last, over the graph's
+ * edges or Shark's reference view, virtual.h), and the same view for the dominator tree the
+ * retained sizes come from: its edge filter (trace_dom_filter), roots (trace_dom_root: a
+ * Java-frame root of a thread with a thread object is no root, its locals become references
+ * of the thread, trace_dom_locals) and Shark's own weights and roots (trace_shark_*), so
+ * "Retaining" lines equal Shark's. docs/design.md, "Retained sizes in analyze". */
+#include "analysis/trace_internal.h"
+
+#include <stdlib.h>
+
+/* ---------------------------------------------------------------- policy */
+
+enum paths_edge_class trace_pol_edge(const graph *g, node_ix from, edge_ix e, void *ctx)
+{
+    int32_t lib;
+    (void)g;
+    return (enum paths_edge_class)rules_edge_class(ctx, from, e, &lib);
+}
+
+int trace_vsource(void *ctx, node_ix x, paths_list *out)
+{
+    const virt_list *l = virt_edges(((vpol_ctx *)ctx)->vg, x);
+    if (!l)
+        return -1;
+    *out = (paths_list){l->n, l->to, l->kind, l->real};
+    return 0;
+}
+
+enum paths_edge_class trace_pol_vedge(const graph *g, node_ix from, edge_ix pos, void *ctx)
+{
+    const vpol_ctx *c = ctx;
+    int prio = virt_edge_priority(c->vg, from, pos);
+    if (prio == VIRT_PRIO_LOW)
+        return PATHS_VISIT_LAST;
+    edge_ix re = virt_real_edge(c->vg, from, pos);
+    if (re == GRAPH_NONE)
+        return PATHS_FOLLOW;
+    enum paths_edge_class k = trace_pol_edge(g, from, re, (void *)c->rs);
+    return prio == VIRT_PRIO_NORMAL && k == PATHS_VISIT_LAST ? PATHS_FOLLOW : k;
+}
+
+enum paths_edge_class trace_pol_root(const graph *g, uint32_t r, void *ctx)
+{
+    int32_t lib;
+    (void)g;
+    if (r >= g->n_roots)
+        return PATHS_FOLLOW;
+    return (enum paths_edge_class)rules_root_class(ctx, r, &lib);
+}
+
+enum paths_edge_class trace_pol_vroot(const graph *g, uint32_t r, void *ctx)
+{
+    return trace_pol_root(g, r, (void *)((const vpol_ctx *)ctx)->rs);
+}
+
+/* Source node of edge e (binary search over first_edge). */
+static node_ix edge_source(const graph *g, edge_ix e)
+{
+    uint32_t lo = 0, hi = g->n_nodes;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->first_edge[mid + 1] <= e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int trace_dom_filter(const graph *g, edge_ix e, void *ctx)
+{
+    /* Callers ask edge after edge in CSR order (dom_build does), so the source of the
+     * previous edge almost always answers without a search. */
+    static _Thread_local const graph *last_g;
+    static _Thread_local node_ix last_src;
+    int32_t lib;
+    uint8_t k = g->edge_kind[e];
+    if (GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG)
+        return 0;
+    node_ix x = last_src;
+    if (last_g != g || x >= g->n_nodes || e < g->first_edge[x] || e >= g->first_edge[x + 1]) {
+        /* a few steps forward (nodes without edges in between), else a search */
+        int steps = 0;
+        if (last_g == g && x < g->n_nodes && e >= g->first_edge[x])
+            while (++steps < 32 && x + 1 < g->n_nodes && e >= g->first_edge[x + 1])
+                x++;
+        if (steps == 0 || steps >= 32 || e < g->first_edge[x] || e >= g->first_edge[x + 1])
+            x = edge_source(g, e);
+        last_g = g;
+        last_src = x;
+    }
+    return rules_edge_class(ctx, x, e, &lib) != RULES_DROP;
+}
+
+/* Shark's shallow size of node x, without native bytes. */
+static uint64_t shark_shallow(const graph *g, node_ix x)
+{
+    switch (g->node_kind[x]) {
+    case GRAPH_KIND_OBJ_ARRAY:
+        return (uint64_t)graph_node_len(g, x) * (g->id_size ? g->id_size : 4);
+    case GRAPH_KIND_PRIM_ARRAY: {
+        class_ix c = g->node_class[x];
+        unsigned es = c < g->n_classes ? graph_ftype_size(g, g->classes[c].elem_type) : 1;
+        return (uint64_t)graph_node_len(g, x) * (es ? es : 1);
+    }
+    case GRAPH_KIND_INSTANCE: {
+        /* the instance size the class record declares (Shark's HeapInstance.byteSize): the
+         * field bytes on HotSpot, the object with its header and padding on ART */
+        class_ix c = g->node_class[x];
+        if (c < g->n_classes && g->classes[c].instance_size)
+            return g->classes[c].instance_size;
+        return graph_node_len(g, x);
+    }
+    default:
+        return graph_node_size(g, x);
+    }
+}
+
+uint64_t trace_shark_weight(const graph *g, node_ix x, void *ctx)
+{
+    class_ix sc = *(const class_ix *)ctx;
+    uint64_t w = shark_shallow(g, x) + (g->node_native ? g->node_native[x] : 0);
+    graph_value v;
+    if (sc != GRAPH_NONE && g->node_class[x] == sc && g->node_kind[x] == GRAPH_KIND_INSTANCE &&
+        graph_field_find(g, x, "value", &v) && v.type == GRAPH_FT_OBJECT &&
+        v.ref < g->n_nodes && g->node_kind[v.ref] == GRAPH_KIND_PRIM_ARRAY)
+        w += shark_shallow(g, v.ref);
+    return w;
+}
+
+int trace_shark_filter(const graph *g, edge_ix e, void *ctx)
+{
+    const trace_shark_ctx *c = ctx;
+    if (!trace_dom_filter(g, e, (void *)c->rs))
+        return 0;
+    if (c->string_class == GRAPH_NONE)
+        return 1;
+    node_ix from = graph_edge_from(g, e);
+    return g->node_class[from] != c->string_class || g->node_kind[from] != GRAPH_KIND_INSTANCE;
+}
+
+/* The thread object of a frame root's thread, GRAPH_NONE if it has none. */
+static node_ix frame_thread(const graph *g, uint32_t r)
+{
+    if (g->roots[r].kind != GRAPH_ROOT_JAVA_FRAME)
+        return GRAPH_NONE;
+    return rules_thread_of_serial(g, g->roots[r].thread);
+}
+
+int trace_dom_root(const graph *g, uint32_t r, void *ctx)
+{
+    int32_t lib;
+    if (frame_thread(g, r) != GRAPH_NONE)
+        return 0;
+    return rules_root_class(ctx, r, &lib) != RULES_DROP;
+}
+
+int trace_shark_root(const graph *g, uint32_t r, void *ctx)
+{
+    const trace_shark_ctx *c = ctx;
+    switch (g->roots[r].kind) {
+    case GRAPH_ROOT_JNI_GLOBAL:
+    case GRAPH_ROOT_JNI_LOCAL:
+    case GRAPH_ROOT_JAVA_FRAME:
+    case GRAPH_ROOT_NATIVE_STACK:
+    case GRAPH_ROOT_STICKY_CLASS:
+    case GRAPH_ROOT_THREAD_BLOCK:
+    case GRAPH_ROOT_MONITOR_USED:
+    case GRAPH_ROOT_THREAD_OBJECT:
+    case GRAPH_ROOT_JNI_MONITOR:
+        return trace_dom_root(g, r, (void *)c->rs);
+    default:
+        return 0;
+    }
+}
+
+typedef struct xpair {
+    node_ix from, to;
+} xpair;
+
+static int cmp_xpair(const void *a, const void *b)
+{
+    const xpair *x = a, *y = b;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    return x->to < y->to ? -1 : x->to > y->to;
+}
+
+lr_status trace_dom_locals(const graph *g, const rules_set *rs, node_ix **from, node_ix **to,
+                           uint32_t *n, lr_error *err)
+{
+    uint32_t k = 0;
+    int32_t lib;
+    *from = *to = NULL;
+    *n = 0;
+    xpair *v = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *v);
+    if (!v)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for thread locals");
+    for (uint32_t r = 0; r < g->n_roots; r++) {
+        node_ix t = frame_thread(g, r), x = g->roots[r].node;
+        /* rules_root_class drops a frame root whose thread's locals the rules ignore */
+        if (t != GRAPH_NONE && x < g->n_nodes && rules_root_class(rs, r, &lib) != RULES_DROP)
+            v[k++] = (xpair){t, x};
+    }
+    qsort(v, k, sizeof *v, cmp_xpair);
+    *from = err_mallocarray(k ? k : 1, sizeof **from);
+    *to = err_mallocarray(k ? k : 1, sizeof **to);
+    if (!*from || !*to) {
+        free(v);
+        free(*from);
+        free(*to);
+        *from = *to = NULL;
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for thread locals");
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        (*from)[i] = v[i].from;
+        (*to)[i] = v[i].to;
+    }
+    *n = k;
+    free(v);
+    return LR_OK;
+}

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* trace_status.c: statuses, suspects and signatures of one trace (analysis layer), prefix
+ * trace_. Shark's status propagation over a trace's inspector verdicts (section 8.1:
+ * everything above the last NO is NO, everything between the first YES after it and the
+ * leaking object is YES), the suspect references between them (section 9), and the SHA-1
+ * over className + generic reference name of the suspects (section 10); plus how a reference
+ * and a root kind are displayed. Each works on one trace_elem array in one pass. Debug builds
+ * check the path tree's walk (trace.c) against these on every trace kept whole. */
+#include "analysis/trace_internal.h"
+
+/* SHA1_Init & co. are deprecated in OpenSSL 3 but kept; see trace_sha1_hex. */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
+#include <stdlib.h>
+
+void trace_sha1_hex(const char *s, size_t len, char *out)
+{
+    unsigned char md[SHA_DIGEST_LENGTH];
+    /* The one-shot SHA1() of OpenSSL 3 loads the default provider and registers every
+     * cipher first (~1.2 ms of CPU, more than a store ingest's own work); the low-level
+     * functions hash the same bytes directly. */
+    SHA_CTX x;
+    SHA1_Init(&x);
+    SHA1_Update(&x, s, len);
+    SHA1_Final(md, &x);
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < SHA_DIGEST_LENGTH; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
+    }
+    out[40] = 0;
+}
+
+const char *trace_root_description(unsigned kind)
+{
+    /* The synthetic root is no HPROF root kind; Shark has no name for it. */
+    return kind == GRAPH_ROOT_SYNTHETIC ? "Unknown GC root type" : graph_root_kind_title(kind);
+}
+
+void trace_ref_display(const trace_elem *el, char *buf, size_t cap)
+{
+    switch (el->ref_type) {
+    case TRACE_REF_ARRAY: snprintf(buf, cap, "[%s]", el->ref_name ? el->ref_name : ""); break;
+    case TRACE_REF_LOCAL: snprintf(buf, cap, "<Java Local>"); break;
+    default: snprintf(buf, cap, "%s", el->ref_name ? el->ref_name : ""); break;
+    }
+}
+
+void trace_ref_generic(const trace_elem *el, char *buf, size_t cap)
+{
+    switch (el->ref_type) {
+    case TRACE_REF_ARRAY: snprintf(buf, cap, "[x]"); break;
+    case TRACE_REF_LOCAL: snprintf(buf, cap, "<Java Local>"); break;
+    default: snprintf(buf, cap, "%s", el->ref_name ? el->ref_name : ""); break;
+    }
+}
+
+void trace_fingerprint(const trace_elem *el, uint32_t n, char *out)
+{
+    size_t cap = 1024, len = 0;
+    char *s = err_malloc(cap);
+    char gen[512];
+    for (uint32_t i = 0; s && i + 1 < n; i++) {
+        if (!el[i].suspect)
+            continue;
+        trace_ref_generic(&el[i], gen, sizeof gen);
+        const char *cn = el[i].class_name ? el[i].class_name : "";
+        size_t need = len + strlen(cn) + strlen(gen) + 1;
+        if (need > cap) {
+            while (cap < need)
+                cap *= 2;
+            char *t = realloc(s, cap);
+            if (!t) {
+                free(s);
+                s = NULL;
+                break;
+            }
+            s = t;
+        }
+        memcpy(s + len, cn, strlen(cn));
+        len += strlen(cn);
+        memcpy(s + len, gen, strlen(gen));
+        len += strlen(gen);
+    }
+    trace_sha1_hex(s ? s : "", s ? len : 0, out);
+    free(s);
+}
+
+/* ---------------------------------------------------------------- statuses (8.1, 9) */
+
+/* Simple name used in propagated reasons. */
+static const char *simple_of(const trace_elem *e)
+{
+    return rules_simple_name(e->class_name ? e->class_name : "");
+}
+
+lr_status trace_statuses(trace_elem *el, uint32_t n, char *const *leaking,
+                         char *const *not_leaking, lr_error *err)
+{
+    if (n == 0)
+        return LR_OK;
+    uint32_t last = n - 1;
+    int32_t last_no = -1;
+    uint32_t first_yes = last;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *lk = leaking[i] ? leaking[i] : "", *nl = not_leaking[i] ? not_leaking[i] : "";
+        uint8_t st = TRACE_UNKNOWN;
+        char *reason = NULL;
+        if (*nl) {
+            st = TRACE_NO;
+            reason = sdup(nl);
+        }
+        if (*lk) {
+            if (st == TRACE_NO) {
+                char *r2;
+                if (i == last) {
+                    st = TRACE_YES;
+                    r2 = joinf(lk, ". Conflicts with ", reason ? reason : "");
+                } else {
+                    r2 = joinf(reason ? reason : "", ". Conflicts with ", lk);
+                }
+                free(reason);
+                reason = r2;
+            } else {
+                st = TRACE_YES;
+                reason = sdup(lk);
+            }
+        }
+        if (i == last) {
+            if (st == TRACE_UNKNOWN) {
+                free(reason);
+                reason = sdup("This is the leaking object");
+            } else if (st == TRACE_NO) {
+                char *r2 = joinf("This is the leaking object. Conflicts with ", "",
+                                 reason ? reason : "");
+                free(reason);
+                reason = r2;
+            }
+            st = TRACE_YES;
+        }
+        if (!reason)
+            reason = sdup("");
+        if (!reason)
+            return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+        free(el[i].reason);
+        el[i].reason = reason;
+        el[i].status = st;
+        if (st == TRACE_NO) {
+            last_no = (int32_t)i;
+            first_yes = last;
+        } else if (st == TRACE_YES && first_yes == last) {
+            first_yes = i;
+        }
+    }
+    /* everything above the last NO is NO */
+    for (int32_t i = 0; i < last_no; i++) {
+        int32_t nx = i + 1;
+        while (nx < last_no && el[nx].status != TRACE_NO)
+            nx++;
+        char head[600];
+        snprintf(head, sizeof head, "%s\xe2\x86\x93 is not leaking", simple_of(&el[nx]));
+        char *r;
+        if (el[i].status == TRACE_UNKNOWN)
+            r = sdup(head);
+        else if (el[i].status == TRACE_NO)
+            r = joinf(head, " and ", el[i].reason);
+        else
+            r = joinf(head, ". Conflicts with ", el[i].reason);
+        if (!r)
+            return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+        free(el[i].reason);
+        el[i].reason = r;
+        el[i].status = TRACE_NO;
+    }
+    /* everything between the first YES and the leaking object is YES */
+    if (first_yes + 1 < last) {
+        for (uint32_t i = last - 1; i > first_yes; i--) {
+            uint32_t pv = i - 1;
+            while (pv > first_yes && el[pv].status != TRACE_YES)
+                pv--;
+            char head[600];
+            snprintf(head, sizeof head, "%s\xe2\x86\x91 is leaking", simple_of(&el[pv]));
+            char *r = el[i].status == TRACE_UNKNOWN ? sdup(head)
+                                                    : joinf(head, " and ", el[i].reason);
+            if (!r)
+                return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+            free(el[i].reason);
+            el[i].reason = r;
+            el[i].status = TRACE_YES;
+        }
+    }
+    for (uint32_t i = 0; i + 1 < n; i++)
+        el[i].suspect = (uint8_t)(el[i].status == TRACE_UNKNOWN ||
+                                  (el[i].status == TRACE_NO &&
+                                   (i + 2 == n || el[i + 1].status != TRACE_NO)));
+    el[last].suspect = 0;
+    return LR_OK;
+}
