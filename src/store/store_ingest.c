@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* store_ingest.c: reports into the leak store (store layer), prefix store_. Reports are read
+ * with SQLite's JSON functions on a private in-memory connection, whatever the backend: no
+ * JSON tree is built here, and the same code parses for SQLite and PostgreSQL stores. A
+ * report's groups of one signature are merged first, then written in chunks of STORE_CHUNK.
+ * Costs: an ingest is one transaction of 2 + 2 x (leak groups) statements. */
+#define _GNU_SOURCE
+#include "store/store_internal.h"
+
+#include "analysis/trace.h"
+#include "base/err.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- reading reports (SQLite JSON functions on the private connection) ---- */
+
+/* Runs sql with the report bound as ?1 (and an optional text ?2); rows to fn. */
+lr_status store_json_query(store *s, const char *sql, const char *json, size_t len,
+                           const char *arg2, sdb_row_fn fn, void *ctx, lr_error *err)
+{
+    sqlite3_stmt *stmt = NULL;
+    if (sqlite3_prepare_v2(s->json, sql, -1, &stmt, NULL) != SQLITE_OK)
+        return LR_FAIL(err, LR_ERR_INTERNAL, "store: %s", sqlite3_errmsg(s->json));
+    sqlite3_bind_text(stmt, 1, json, (int)len, SQLITE_STATIC);
+    if (arg2)
+        sqlite3_bind_text(stmt, 2, arg2, -1, SQLITE_STATIC);
+    int rc;
+    const char *vals[16];
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        int nc = sqlite3_column_count(stmt);
+        if (nc > 16)
+            nc = 16;
+        for (int c = 0; c < nc; c++)
+            vals[c] = (const char *)sqlite3_column_text(stmt, c);
+        if (fn && fn(ctx, nc, vals))
+            break;
+    }
+    lr_status st = LR_OK;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        st = LR_FAIL(err, LR_ERR_FORMAT, "store: reading report: %s", sqlite3_errmsg(s->json));
+    sqlite3_finalize(stmt);
+    return st;
+}
+
+typedef struct report_head {
+    int valid;            /* json_valid */
+    int64_t schema;       /* schema_version, or -1 when absent */
+    int has_traces;       /* analyze report */
+    int has_native;       /* native scan report */
+    char mode[16];        /* analyze: "leaks" / "suspects" */
+    char canon_sha[41];   /* SHA-1 of the report without file path and timings */
+} report_head;
+
+static int read_head(void *ctx, int n, const char *const *v)
+{
+    report_head *h = ctx;
+    h->valid = n > 0 && v[0] && strcmp(v[0], "1") == 0;
+    if (!h->valid)
+        return 1;
+    h->schema = v[1] ? strtoll(v[1], NULL, 10) : -1;
+    h->has_traces = v[2] && strcmp(v[2], "array") == 0;
+    h->has_native = v[3] && strcmp(v[3], "object") == 0 && v[4] && strcmp(v[4], "array") == 0;
+    snprintf(h->mode, sizeof h->mode, "%s", v[5] ? v[5] : "");
+    if (v[6])
+        trace_sha1_hex(v[6], strlen(v[6]), h->canon_sha);
+    return 1;
+}
+
+/* One leak group read out of a report. */
+typedef struct group {
+    char kind[16];
+    char *signature, *description, *pattern, *explanation, *trace;
+    int64_t instances, retained, objects;
+} group;
+
+typedef struct group_list {
+    group *v;
+    size_t n, cap;
+    const char *kind; /* kind of the groups being read */
+    int oom;
+} group_list;
+
+static int read_group(void *ctx, int n, const char *const *v)
+{
+    group_list *l = ctx;
+    if (n < 8 || !v[0] || !*v[0])
+        return 0; /* a group without a signature cannot be deduplicated: skip it */
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 16;
+        group *nv = err_reallocarray(l->v, nc, sizeof *nv);
+        if (!nv) {
+            l->oom = 1;
+            return 1;
+        }
+        l->v = nv;
+        l->cap = nc;
+    }
+    group *g = &l->v[l->n++];
+    memset(g, 0, sizeof *g);
+    snprintf(g->kind, sizeof g->kind, "%s", l->kind);
+    g->signature = dup_or_null(v[0]);
+    g->description = strdup(v[1] ? v[1] : "");
+    g->retained = v[2] ? strtoll(v[2], NULL, 10) : 0;
+    g->objects = v[3] ? strtoll(v[3], NULL, 10) : 0;
+    g->instances = v[4] ? strtoll(v[4], NULL, 10) : 1;
+    g->trace = dup_or_null(v[5]);
+    g->pattern = dup_or_null(v[6]);
+    g->explanation = dup_or_null(v[7]);
+    if (!g->signature || !g->description)
+        l->oom = 1;
+    return 0;
+}
+
+static void groups_free(group_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].signature);
+        free(l->v[i].description);
+        free(l->v[i].pattern);
+        free(l->v[i].explanation);
+        free(l->v[i].trace);
+    }
+    free(l->v);
+}
+
+/* Groups of an `analyze --json` report (application_leaks[], library_leaks[], and leak
+ * suspects when the report has them), each with its first trace as the representative. */
+static const char SQL_ANALYZE_GROUPS[] =
+    "SELECT json_extract(g.value, '$.signature'), json_extract(g.value, '$.short_description'),"
+    " json_extract(g.value, '$.retained_bytes'), json_extract(g.value, '$.retained_objects'),"
+    " json_array_length(g.value, '$.traces'),"
+    " json_extract(?1, '$.traces[' || json_extract(g.value, '$.traces[0]') || ']'),"
+    " json_extract(g.value, '$.pattern'), json_extract(g.value, '$.description')"
+    " FROM json_each(?1, ?2) AS g";
+
+/* Groups of a native scan report: groups[] keyed by their frame signature; bytes and blocks
+ * stand for retained bytes and instances, the top frame for the description. */
+static const char SQL_NATIVE_GROUPS[] =
+    "SELECT json_extract(g.value, '$.signature'),"
+    " coalesce(json_extract(g.value, '$.short_description'),"
+    "          json_extract(g.value, '$.frames[0].function'),"
+    "          json_extract(g.value, '$.frames[0].symbol'), json_extract(g.value, '$.frames[0]'),"
+    "          ''),"
+    " coalesce(json_extract(g.value, '$.bytes'), json_extract(g.value, '$.total_bytes')),"
+    " coalesce(json_extract(g.value, '$.blocks'), json_extract(g.value, '$.count')),"
+    " coalesce(json_extract(g.value, '$.blocks'), json_extract(g.value, '$.count')),"
+    " g.value, json_extract(g.value, '$.kind'), NULL"
+    " FROM json_each(?1, ?2) AS g";
+
+static lr_status read_groups(store *s, const char *json, size_t len, const char *sql,
+                             const char *path, const char *kind, group_list *l, lr_error *err)
+{
+    l->kind = kind;
+    LR_TRY(store_json_query(s, sql, json, len, path, read_group, l, err));
+    if (l->oom)
+        return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory reading a report");
+    return LR_OK;
+}
+
+/* ---- ingest ---- */
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* SHA-1 over the analysis hash and who/when: the identity of one ingest. */
+void store_ingest_hash(const char *content, const store_meta *m, char out[41])
+{
+    char buf[2048];
+    int k = snprintf(buf, sizeof buf, "%s\x1f%s\x1f%s\x1f%s\x1f%" PRId64, content,
+                     m->app ? m->app : "", m->version ? m->version : "",
+                     m->device ? m->device : "", m->at_ms);
+    if (k < 0)
+        k = 0;
+    if ((size_t)k >= sizeof buf)
+        k = (int)sizeof buf - 1;
+    trace_sha1_hex(buf, (size_t)k, out);
+}
+
+/* Inserts the report row; *id = 0 when the same ingest is already stored (then *existing
+ * holds its id). */
+static lr_status insert_report(store *s, const char *ihash, const char *chash,
+                               const char *kind, const char *status, const char *error,
+                               const store_meta *m, int64_t leaks, int64_t retained,
+                               int64_t *id, int64_t *existing, lr_error *err)
+{
+    sdb_val p[13] = {SDB_TEXT(ihash),
+                     SDB_TEXT(chash),
+                     SDB_TEXT(kind),
+                     SDB_TEXT(status),
+                     SDB_TEXT(error),
+                     SDB_TEXT(m->source ? m->source : ""),
+                     SDB_TEXT(m->app ? m->app : ""),
+                     SDB_TEXT(m->version ? m->version : ""),
+                     SDB_TEXT(m->device ? m->device : ""),
+                     SDB_INT(m->at_ms),
+                     SDB_INT(now_ms()),
+                     SDB_INT(leaks),
+                     SDB_INT(retained)};
+    *id = 0;
+    *existing = 0;
+    LR_TRY(sdb_exec(s->db,
+                    "INSERT INTO report(ingest_hash, content_hash, kind, status, error, source,"
+                    " app, version, device, at, ingested_at, leak_count, retained_bytes,"
+                    " tool_version)"
+                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, '"
+                    LR_VERSION_STRING "')"
+                    " ON CONFLICT (ingest_hash) DO NOTHING RETURNING id",
+                    13, p, read_id, id, err));
+    if (*id == 0)
+        LR_TRY(sdb_exec(s->db, "SELECT id FROM report WHERE ingest_hash = $1", 1, p, read_id,
+                        existing, err));
+    return LR_OK;
+}
+
+/* Groups written per statement: an ingest is 4 statements per STORE_CHUNK groups (plus the
+ * report row and the transaction), not 4 per group, which over PostgreSQL is a round trip
+ * each. 6 parameters a group keeps a chunk far below both databases' parameter limits. */
+#define STORE_CHUNK 64
+
+/* A growable SQL text; on allocation failure it stays NULL and the caller fails. */
+typedef struct sqlbuf {
+    char *s;
+    size_t n, cap;
+} sqlbuf;
+
+static void sql_add(sqlbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void sql_add(sqlbuf *b, const char *fmt, ...)
+{
+    if (b->cap && !b->s)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            free(b->s);
+            b->s = NULL;
+            b->cap = 1;
+            return;
+        }
+        if (b->s && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t nc = (b->cap ? b->cap * 2 : 1024) + (size_t)k;
+        char *ns = realloc(b->s, nc);
+        if (!ns) {
+            free(b->s);
+            b->s = NULL;
+            b->cap = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = nc;
+    }
+}
+
+/* What the chunk's statements return: which leaks are new, and which (leak, app / version /
+ * dump) pairs were seen for the first time. */
+typedef struct chunk_seen {
+    const group *g;  /* the chunk's groups */
+    size_t n;
+    int *is_new;     /* per group */
+    int (*dims)[3];  /* per group: app, version, dump first seen */
+} chunk_seen;
+
+static size_t chunk_find(const chunk_seen *c, const char *sig)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->g[i].signature, sig) == 0)
+            return i;
+    return c->n;
+}
+
+static int read_new_leak(void *ctx, int n, const char *const *v)
+{
+    chunk_seen *c = ctx;
+    size_t i = n > 0 && v[0] ? chunk_find(c, v[0]) : c->n;
+    if (i < c->n)
+        c->is_new[i] = 1;
+    return 0;
+}
+
+static int read_dims(void *ctx, int n, const char *const *v)
+{
+    chunk_seen *c = ctx;
+    size_t i = n > 1 && v[0] && v[1] ? chunk_find(c, v[0]) : c->n;
+    if (i < c->n)
+        c->dims[i][v[1][0] == 'a' ? 0 : v[1][0] == 'v' ? 1 : 2] = 1;
+    return 0;
+}
+
+/* Stores n (<= STORE_CHUNK) groups of a report and moves their leaks' running totals (schema
+ * step 2), inside the caller's transaction; *n_new counts leaks this store had not seen. */
+static lr_status insert_chunk(store *s, int64_t report_id, const group *g, size_t n,
+                              const store_meta *m, const char *content_hash, int *n_new,
+                              lr_error *err)
+{
+    sdb_val p[1 + 6 * STORE_CHUNK];
+    int is_new[STORE_CHUNK] = {0}, dims[STORE_CHUNK][3];
+    memset(dims, 0, sizeof dims);
+    chunk_seen c = {g, n, is_new, dims};
+    sqlbuf q = {0};
+    lr_status st = LR_OK;
+    /* 1. the leaks; RETURNING yields the rows this ingest created: those are "new" */
+    sql_add(&q, "INSERT INTO leak(signature, kind, short_description, pattern, description)"
+                " VALUES");
+    for (size_t i = 0; i < n; i++) {
+        sql_add(&q, "%s($%zu, $%zu, $%zu, $%zu, $%zu)", i ? ", " : " ", 5 * i + 1, 5 * i + 2,
+                5 * i + 3, 5 * i + 4, 5 * i + 5);
+        p[5 * i] = SDB_TEXT(g[i].signature);
+        p[5 * i + 1] = SDB_TEXT(g[i].kind);
+        p[5 * i + 2] = SDB_TEXT(g[i].description);
+        p[5 * i + 3] = SDB_TEXT(g[i].pattern);
+        p[5 * i + 4] = SDB_TEXT(g[i].explanation);
+    }
+    sql_add(&q, " ON CONFLICT (signature) DO NOTHING RETURNING signature");
+    if (!q.s)
+        return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
+    st = sdb_exec(s->db, q.s, (int)(5 * n), p, read_new_leak, &c, err);
+    /* 2. the occurrences */
+    q.n = 0;
+    sql_add(&q, "INSERT INTO occurrence(report_id, signature, instances, retained_bytes,"
+                " retained_objects, trace) VALUES");
+    p[0] = SDB_INT(report_id);
+    for (size_t i = 0; i < n; i++) {
+        sql_add(&q, "%s($1, $%zu, $%zu, $%zu, $%zu, $%zu)", i ? ", " : " ", 5 * i + 2,
+                5 * i + 3, 5 * i + 4, 5 * i + 5, 5 * i + 6);
+        p[5 * i + 1] = SDB_TEXT(g[i].signature);
+        p[5 * i + 2] = SDB_INT(g[i].instances);
+        p[5 * i + 3] = SDB_INT(g[i].retained);
+        p[5 * i + 4] = SDB_INT(g[i].objects);
+        p[5 * i + 5] = SDB_TEXT(g[i].trace);
+    }
+    if (st == LR_OK && q.s)
+        st = sdb_exec(s->db, q.s, (int)(1 + 5 * n), p, NULL, NULL, err);
+    /* 3. the distinct apps, versions and dumps each leak was seen in */
+    q.n = 0;
+    sql_add(&q, "INSERT INTO leak_seen(signature, dim, value) VALUES");
+    p[0] = SDB_TEXT(m->app ? m->app : "");
+    p[1] = SDB_TEXT(m->version ? m->version : "");
+    p[2] = SDB_TEXT(content_hash);
+    for (size_t i = 0; i < n; i++) {
+        sql_add(&q, "%s($%zu, 'app', $1), ($%zu, 'version', $2), ($%zu, 'dump', $3)",
+                i ? ", " : " ", i + 4, i + 4, i + 4);
+        p[3 + i] = SDB_TEXT(g[i].signature);
+    }
+    sql_add(&q, " ON CONFLICT DO NOTHING RETURNING signature, dim");
+    if (st == LR_OK && q.s)
+        st = sdb_exec(s->db, q.s, (int)(3 + n), p, read_dims, &c, err);
+    /* 4. the running totals. Every SET expression sees the row before the update, so
+     * "occurrences = 0" is the first occurrence. CASE rather than MIN/MAX: the dialects name
+     * those differently; SELECT ... UNION ALL rather than VALUES: SQLite cannot name the
+     * columns of a VALUES list. */
+    q.n = 0;
+    sql_add(&q, "UPDATE leak SET occurrences = leak.occurrences + 1,"
+                " instances = leak.instances + v.i,"
+                " retained_max = CASE WHEN v.r > leak.retained_max THEN v.r"
+                "  ELSE leak.retained_max END,"
+                " first_at = CASE WHEN leak.occurrences = 0 OR $1 < leak.first_at THEN $1"
+                "  ELSE leak.first_at END,"
+                " last_at = CASE WHEN leak.occurrences = 0 OR $1 > leak.last_at THEN $1"
+                "  ELSE leak.last_at END,"
+                " apps = leak.apps + v.a, versions = leak.versions + v.vs,"
+                " dumps = leak.dumps + v.d FROM (");
+    p[0] = SDB_INT(m->at_ms);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 6 * i + 2;
+        sql_add(&q, "%sSELECT CAST($%zu AS TEXT) AS sig, CAST($%zu AS BIGINT) AS i,"
+                    " CAST($%zu AS BIGINT) AS r, CAST($%zu AS BIGINT) AS a,"
+                    " CAST($%zu AS BIGINT) AS vs, CAST($%zu AS BIGINT) AS d",
+                i ? " UNION ALL " : "", k, k + 1, k + 2, k + 3, k + 4, k + 5);
+        p[k - 1] = SDB_TEXT(g[i].signature);
+        p[k] = SDB_INT(g[i].instances);
+        p[k + 1] = SDB_INT(g[i].retained);
+        p[k + 2] = SDB_INT(dims[i][0]);
+        p[k + 3] = SDB_INT(dims[i][1]);
+        p[k + 4] = SDB_INT(dims[i][2]);
+    }
+    sql_add(&q, ") AS v WHERE leak.signature = v.sig");
+    if (st == LR_OK && q.s)
+        st = sdb_exec(s->db, q.s, (int)(1 + 6 * n), p, NULL, NULL, err);
+    if (st == LR_OK && !q.s)
+        st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
+    free(q.s);
+    for (size_t i = 0; i < n; i++)
+        *n_new += is_new[i];
+    return st;
+}
+
+/* One group per signature: a report may list a signature twice (an application and a
+ * library group can share a path); their sizes add up. */
+static void merge_same_signature(group_list *l)
+{
+    size_t out = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        size_t j = 0;
+        while (j < out && strcmp(l->v[j].signature, l->v[i].signature) != 0)
+            j++;
+        if (j == out) {
+            l->v[out++] = l->v[i];
+            continue;
+        }
+        l->v[j].instances += l->v[i].instances;
+        l->v[j].retained += l->v[i].retained;
+        l->v[j].objects += l->v[i].objects;
+        free(l->v[i].signature);
+        free(l->v[i].description);
+        free(l->v[i].pattern);
+        free(l->v[i].explanation);
+        free(l->v[i].trace);
+    }
+    l->n = out;
+}
+
+static const char SQL_HEAD[] =
+    "SELECT 1, json_extract(?1, '$.schema_version'), json_type(?1, '$.traces'),"
+    " json_type(?1, '$.direct'), json_type(?1, '$.groups'), json_extract(?1, '$.mode'),"
+    " json(json_remove(?1, '$.timing', '$.analysis_ms', '$.file', '$.elapsed_ms'))";
+
+static int read_valid(void *ctx, int n, const char *const *v)
+{
+    *(int *)ctx = n > 0 && v[0] && strcmp(v[0], "1") == 0;
+    return 1;
+}
+
+lr_status store_ingest_json(store *s, const char *name, const char *json, size_t len,
+                            const store_meta *m, store_ingest_result *r, lr_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (len > (size_t)INT32_MAX)
+        return LR_FAIL(err, LR_ERR_LIMIT, "%s: report of %zu bytes is too large", name, len);
+    int valid = 0;
+    LR_TRY(store_json_query(s, "SELECT json_valid(?1)", json, len, NULL, read_valid, &valid, err));
+    if (!valid)
+        return LR_FAIL(err, LR_ERR_FORMAT,
+                       "%s: not a complete JSON document (truncated or malformed report)", name);
+    report_head h = {0};
+    LR_TRY(store_json_query(s, SQL_HEAD, json, len, NULL, read_head, &h, err));
+    if (h.schema < 1)
+        return LR_FAIL(err, LR_ERR_FORMAT, "%s: no schema_version: not a leakray report", name);
+    if (h.schema > STORE_REPORT_SCHEMA_MAX)
+        return LR_FAIL(err, LR_ERR_FORMAT,
+                       "%s: report schema_version %" PRId64 " is newer than this leakray "
+                       "understands (%d); upgrade leakray",
+                       name, h.schema, STORE_REPORT_SCHEMA_MAX);
+    group_list l = {0};
+    lr_status st;
+    const char *kind;
+    if (h.has_traces) {
+        kind = "analyze";
+        int suspects = strcmp(h.mode, "suspects") == 0;
+        st = read_groups(s, json, len, SQL_ANALYZE_GROUPS, "$.application_leaks",
+                         suspects ? "suspect" : "application", &l, err);
+        if (st == LR_OK)
+            st = read_groups(s, json, len, SQL_ANALYZE_GROUPS, "$.library_leaks", "library",
+                             &l, err);
+        if (st == LR_OK)
+            st = read_groups(s, json, len, SQL_ANALYZE_GROUPS, "$.leak_suspects", "suspect",
+                             &l, err);
+    } else if (h.has_native) {
+        kind = "native";
+        st = read_groups(s, json, len, SQL_NATIVE_GROUPS, "$.groups", "native", &l, err);
+    } else {
+        return LR_FAIL(err, LR_ERR_FORMAT,
+                       "%s: JSON but not a leakray leak report (analyze or native scan)", name);
+    }
+    if (st != LR_OK) {
+        groups_free(&l);
+        return st;
+    }
+    merge_same_signature(&l);
+    int64_t retained = 0;
+    for (size_t i = 0; i < l.n; i++)
+        retained += l.v[i].retained;
+    char ihash[41];
+    store_ingest_hash(h.canon_sha, m, ihash);
+    snprintf(r->kind, sizeof r->kind, "%s", kind);
+    r->n_leaks = (int)l.n;
+    r->retained = retained;
+
+    st = sdb_begin(s->db, err);
+    int64_t id = 0, existing = 0;
+    if (st == LR_OK)
+        st = insert_report(s, ihash, h.canon_sha, kind, "ok", NULL, m, (int64_t)l.n, retained,
+                           &id, &existing, err);
+    if (st == LR_OK && id == 0) {
+        r->duplicate = 1;
+        r->report_id = existing;
+        sdb_rollback(s->db);
+        groups_free(&l);
+        return LR_OK;
+    }
+    for (size_t i = 0; st == LR_OK && i < l.n; i += STORE_CHUNK)
+        st = insert_chunk(s, id, l.v + i, l.n - i < STORE_CHUNK ? l.n - i : STORE_CHUNK, m,
+                          h.canon_sha, &r->n_new, err);
+    if (st == LR_OK)
+        st = sdb_commit(s->db, err);
+    else
+        sdb_rollback(s->db);
+    groups_free(&l);
+    if (st == LR_OK)
+        r->report_id = id;
+    return st;
+}
+
+lr_status store_ingest_failure(store *s, const store_meta *m, const char *error,
+                               store_ingest_result *r, lr_error *err)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->kind, sizeof r->kind, "failed");
+    r->failed = 1;
+    char chash[41], ihash[41];
+    char buf[1024];
+    int k = snprintf(buf, sizeof buf, "failed\x1f%s\x1f%s", m->source ? m->source : "",
+                     error ? error : "");
+    if (k < 0)
+        k = 0;
+    if ((size_t)k >= sizeof buf)
+        k = (int)sizeof buf - 1;
+    trace_sha1_hex(buf, (size_t)k, chash);
+    store_ingest_hash(chash, m, ihash);
+    LR_TRY(sdb_begin(s->db, err));
+    int64_t id = 0, existing = 0;
+    lr_status st = insert_report(s, ihash, chash, "failed", "failed", error, m, 0, 0, &id,
+                                 &existing, err);
+    if (st != LR_OK || id == 0) {
+        sdb_rollback(s->db);
+        r->duplicate = st == LR_OK;
+        r->report_id = existing;
+        return st;
+    }
+    LR_TRY(sdb_commit(s->db, err));
+    r->report_id = id;
+    return LR_OK;
+}
