@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* trace_internal.h: what the parts of the leak traces share (analysis layer), prefix trace_.
- * The traces are four files: trace_status.c (Shark's status propagation, the suspect window,
- * SHA-1 signatures, reference display), trace_policy.c (the rules as path-search policy and
- * as the dominator tree's edges, roots and Shark's weights), trace_groups.c (the exact
- * retained size of a group's leaking objects taken together) and trace.c (the path tree, its
- * walk into traces, grouping, trace_paths and trace_finish). The string helpers and the one
- * rule test below are the only copies. Never included outside src/analysis/trace*.c. */
+ * The traces are five files: trace_status.c (Shark's status propagation, the suspect window, SHA-1
+ * signatures, reference display), trace_elems.c (a trace's objects: class names, inspectors,
+ * references; dominator subtree counts; Shark's trace order), trace_policy.c (the rules as
+ * path-search policy and as the dominator tree's edges, roots and Shark's weights), trace_groups.c
+ * (the exact retained size of a group's leaking objects taken together) and trace.c (the path
+ * tree, its walk into traces, grouping, trace_paths and trace_finish). The string helpers and the
+ * one rule test below are the only copies. Never included outside src/analysis/trace*.c. */
 #ifndef LR_ANALYSIS_TRACE_INTERNAL_H
 #define LR_ANALYSIS_TRACE_INTERNAL_H
 
@@ -35,6 +36,38 @@ static inline char *joinf(const char *a, const char *mid, const char *b)
         snprintf(p, n, "%s%s%s", a, mid, b);
     return p;
 }
+
+/* ---- trace_elems.c: a trace's objects ---- */
+
+/* Class name a trace shows for node n (a class object's own name; "Foo[]" arrays). */
+char *trace_node_class_name(const graph *g, const rules_set *rs, node_ix n);
+/* Simple name of class cls (strip_array: less one trailing "[]"); NULL when out of memory. */
+char *trace_owner_simple(const char *cls, int strip_array);
+/* Appends to a '\n'-separated label list (realloc'd). */
+int trace_add_label(char **labels, const char *s);
+/* Inspector verdicts plus the KeyedWeakReference inspector for node n. */
+int trace_inspect(const graph *g, const rules_set *rs, const leak_set *ls, node_ix n,
+                  char **leaking, char **not_leaking, char **labels);
+/* The reference leaving el: an edge of kind k named `name` in the view the paths walked. */
+lr_status trace_build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint32_t name);
+
+/* Dominator subtree object counts of the nodes of `want` (sorted, distinct) into cnt, one per
+ * entry; 0, or -1 when out of memory. trace_want_index: x's entry, UINT32_MAX if none. */
+int trace_subtree_counts(const dom_tree *t, const node_ix *want, uint32_t nw, uint32_t *cnt);
+uint32_t trace_want_index(const node_ix *want, uint32_t nw, node_ix x);
+/* qsort comparators: node_ix ascending; order_key (found in order, then depth, then leak) */
+int trace_cmp_node(const void *a, const void *b);
+int trace_cmp_order(const void *a, const void *b);
+
+typedef struct order_key {
+    uint32_t leak;
+    uint8_t via_last;
+    uint32_t depth;
+} order_key;
+
+/* Reorders ord[0..n) into Shark's trace order (trace_elems.c, "Shark's trace order"). */
+lr_status trace_shark_order(const graph *g, const paths_result *pr, const leak_set *ls,
+                            order_key *ord, uint32_t n, lr_error *err);
 
 /* ---- the rules as the path search's policy (trace_policy.c) ---- */
 
