@@ -4,7 +4,7 @@
  * JSON tree is built here, and the same code parses for SQLite and PostgreSQL stores. A
  * report's groups of one signature are merged first, then written in chunks of STORE_CHUNK.
  * Costs: an ingest is one transaction of 2 + 2 x (leak groups) statements. */
-#define _GNU_SOURCE
+#define _GNU_SOURCE /* strdup, clock_gettime */
 #include "store/store_internal.h"
 
 #include "analysis/trace.h"
