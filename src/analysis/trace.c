@@ -376,50 +376,6 @@ static uint32_t first_above(const uint32_t *v, uint32_t n, uint32_t x)
     return lo; /* index of the first entry > x, n when none */
 }
 
-/* Status and reason of a path object from its inspectors alone (the first loop of
- * trace_statuses); NULL when out of memory. */
-static char *raw_status(const char *lk, const char *nl, int last, uint8_t *st_out)
-{
-    uint8_t st = TRACE_UNKNOWN;
-    char *reason = NULL;
-    if (*nl) {
-        st = TRACE_NO;
-        reason = sdup(nl);
-    }
-    if (*lk) {
-        if (st == TRACE_NO) {
-            char *r2;
-            if (last) {
-                st = TRACE_YES;
-                r2 = joinf(lk, ". Conflicts with ", reason ? reason : "");
-            } else {
-                r2 = joinf(reason ? reason : "", ". Conflicts with ", lk);
-            }
-            free(reason);
-            reason = r2;
-        } else {
-            st = TRACE_YES;
-            reason = sdup(lk);
-        }
-    }
-    if (last) {
-        if (st == TRACE_UNKNOWN) {
-            free(reason);
-            reason = sdup("This is the leaking object");
-        } else if (st == TRACE_NO) {
-            char *r2 = joinf("This is the leaking object. Conflicts with ", "",
-                             reason ? reason : "");
-            free(reason);
-            reason = r2;
-        }
-        st = TRACE_YES;
-    }
-    if (!reason)
-        reason = sdup("");
-    *st_out = st;
-    return reason;
-}
-
 /* Makes trace tp's elements from the path p[0..d] (d = the leaking object): all of them, or
  * the first `head` and last `tail` with the middle counted in tr->elided. Statuses follow
  * trace_statuses over the whole path, worked out from the positions of the path's NO and YES
@@ -519,7 +475,7 @@ static lr_status make_elems(walker *w, uint32_t tp, uint32_t d)
             uint32_t i = k < head ? k : n - (m - k);
             trace_elem *el = &tr->el[k];
             uint8_t rst;
-            char *reason = raw_status(lk[k], nlk[k], i == d, &rst), *r = reason;
+            char *reason = trace_raw_status(lk[k], nlk[k], i == d, &rst), *r = reason;
             char hd[600];
             if (reason && (int64_t)i < L) {
                 uint32_t nx = w->nos[first_above(w->nos, w->n_no, i)];

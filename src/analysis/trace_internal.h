@@ -40,6 +40,10 @@ static inline char *joinf(const char *a, const char *mid, const char *b)
 /* ---- trace_elems.c: a trace's objects ---- */
 
 /* Class name a trace shows for node n (a class object's own name; "Foo[]" arrays). */
+/* Status and reason of a path object from its inspectors alone (lk: why it leaks, nl: why
+ * not; last: it is the leaking object), before Shark's propagation along the path; NULL when
+ * out of memory. trace_statuses and the trace tree's walker share it. */
+char *trace_raw_status(const char *lk, const char *nl, int last, uint8_t *st_out);
 char *trace_node_class_name(const graph *g, const rules_set *rs, node_ix n);
 /* Simple name of class cls (strip_array: less one trailing "[]"); NULL when out of memory. */
 char *trace_owner_simple(const char *cls, int strip_array);

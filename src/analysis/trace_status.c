@@ -94,6 +94,48 @@ static const char *simple_of(const trace_elem *e)
     return rules_simple_name(e->class_name ? e->class_name : "");
 }
 
+char *trace_raw_status(const char *lk, const char *nl, int last, uint8_t *st_out)
+{
+    uint8_t st = TRACE_UNKNOWN;
+    char *reason = NULL;
+    if (*nl) {
+        st = TRACE_NO;
+        reason = sdup(nl);
+    }
+    if (*lk) {
+        if (st == TRACE_NO) {
+            char *r2;
+            if (last) {
+                st = TRACE_YES;
+                r2 = joinf(lk, ". Conflicts with ", reason ? reason : "");
+            } else {
+                r2 = joinf(reason ? reason : "", ". Conflicts with ", lk);
+            }
+            free(reason);
+            reason = r2;
+        } else {
+            st = TRACE_YES;
+            reason = sdup(lk);
+        }
+    }
+    if (last) {
+        if (st == TRACE_UNKNOWN) {
+            free(reason);
+            reason = sdup("This is the leaking object");
+        } else if (st == TRACE_NO) {
+            char *r2 = joinf("This is the leaking object. Conflicts with ", "",
+                             reason ? reason : "");
+            free(reason);
+            reason = r2;
+        }
+        st = TRACE_YES;
+    }
+    if (!reason)
+        reason = sdup("");
+    *st_out = st;
+    return reason;
+}
+
 lr_status trace_statuses(trace_elem *el, uint32_t n, char *const *leaking,
                          char *const *not_leaking, lr_error *err)
 {
@@ -104,42 +146,8 @@ lr_status trace_statuses(trace_elem *el, uint32_t n, char *const *leaking,
     uint32_t first_yes = last;
     for (uint32_t i = 0; i < n; i++) {
         const char *lk = leaking[i] ? leaking[i] : "", *nl = not_leaking[i] ? not_leaking[i] : "";
-        uint8_t st = TRACE_UNKNOWN;
-        char *reason = NULL;
-        if (*nl) {
-            st = TRACE_NO;
-            reason = sdup(nl);
-        }
-        if (*lk) {
-            if (st == TRACE_NO) {
-                char *r2;
-                if (i == last) {
-                    st = TRACE_YES;
-                    r2 = joinf(lk, ". Conflicts with ", reason ? reason : "");
-                } else {
-                    r2 = joinf(reason ? reason : "", ". Conflicts with ", lk);
-                }
-                free(reason);
-                reason = r2;
-            } else {
-                st = TRACE_YES;
-                reason = sdup(lk);
-            }
-        }
-        if (i == last) {
-            if (st == TRACE_UNKNOWN) {
-                free(reason);
-                reason = sdup("This is the leaking object");
-            } else if (st == TRACE_NO) {
-                char *r2 = joinf("This is the leaking object. Conflicts with ", "",
-                                 reason ? reason : "");
-                free(reason);
-                reason = r2;
-            }
-            st = TRACE_YES;
-        }
-        if (!reason)
-            reason = sdup("");
+        uint8_t st;
+        char *reason = trace_raw_status(lk, nl, i == last, &st);
         if (!reason)
             return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         free(el[i].reason);

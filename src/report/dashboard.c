@@ -94,28 +94,13 @@ static void trace_json(jsonw *w, const store_trace *t)
 /* Pattern, trace and the newest occurrences of one leak. */
 static void detail_json(jsonw *w, const store_dash_leak *x)
 {
-    char a[REP_FMT_MAX];
     const store_detail *d = &x->detail;
     jsonw_kv_str(w, "pattern", d->pattern);
     jsonw_kv_str(w, "description", d->explanation);
     if (x->trace.n)
         trace_json(w, &x->trace);
     jsonw_kv_int(w, "history_total", x->history_total);
-    jsonw_kv_arr_begin(w, "history");
-    for (size_t i = 0; i < d->n_seen; i++) {
-        const store_seen *s = &d->seen[i];
-        jsonw_obj_begin(w);
-        jsonw_kv_int(w, "report", s->report_id);
-        jsonw_kv_str(w, "at", rep_store_time_iso(a, s->at_ms));
-        jsonw_kv_str(w, "app", s->app);
-        jsonw_kv_str(w, "version", s->version);
-        jsonw_kv_str(w, "device", s->device);
-        jsonw_kv_str(w, "source", s->source);
-        jsonw_kv_int(w, "instances", s->instances);
-        jsonw_kv_int(w, "retained_bytes", s->retained);
-        jsonw_obj_end(w);
-    }
-    jsonw_arr_end(w);
+    rep_store_seen_json(w, "history", d);
 }
 
 void rep_dashboard_json(jsonw *w, const store_dashboard *d, const rep_dash_view *v)

@@ -273,15 +273,10 @@ void rep_store_show_text(FILE *out, const store_detail *d, const store_trace *t)
     }
 }
 
-void rep_store_show_json(jsonw *w, const store_detail *d)
+void rep_store_seen_json(jsonw *w, const char *key, const store_detail *d)
 {
     char a[REP_FMT_MAX];
-    jsonw_kv_obj_begin(w, "leak");
-    rep_store_leak_json(w, &d->leak);
-    jsonw_kv_str(w, "pattern", d->pattern);
-    jsonw_kv_str(w, "description", d->explanation);
-    jsonw_obj_end(w);
-    jsonw_kv_arr_begin(w, "occurrences");
+    jsonw_kv_arr_begin(w, key);
     for (size_t i = 0; i < d->n_seen; i++) {
         const store_seen *x = &d->seen[i];
         jsonw_obj_begin(w);
@@ -296,6 +291,16 @@ void rep_store_show_json(jsonw *w, const store_detail *d)
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
+}
+
+void rep_store_show_json(jsonw *w, const store_detail *d)
+{
+    jsonw_kv_obj_begin(w, "leak");
+    rep_store_leak_json(w, &d->leak);
+    jsonw_kv_str(w, "pattern", d->pattern);
+    jsonw_kv_str(w, "description", d->explanation);
+    jsonw_obj_end(w);
+    rep_store_seen_json(w, "occurrences", d);
     /* The trace exactly as the newest report stored it. */
     jsonw_kv_str(w, "trace_json", d->trace_json);
 }

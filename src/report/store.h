@@ -44,6 +44,9 @@ void rep_store_trace_text(FILE *out, const store_trace *t);
 /* `store show`: the leak, its pattern, its newest trace (t, n == 0: none) and every
  * occurrence; JSON "leak", "occurrences" and "trace_json" (the trace as stored). */
 void rep_store_show_text(FILE *out, const store_detail *d, const store_trace *t);
+/* The occurrences of one leak as a JSON array under key (newest first, as stored): store show
+ * calls it "occurrences", the dashboard "history". */
+void rep_store_seen_json(jsonw *w, const char *key, const store_detail *d);
 void rep_store_show_json(jsonw *w, const store_detail *d);
 
 /* `store trend`: one row per bucket; by_name is --by as given (the JSON's "by"). */
