@@ -11,7 +11,7 @@
 //   hold N    N objects watched and kept alive (the agent's memory per watched object)
 //   heap N MB an MB-megabyte live heap, then 5 watched objects leaked; prints the clock
 //             (epoch ms) of the watch so the script can time retained -> report on disk
-// Prints "elapsed_ms N" for the timed loop and then sleeps as asked by the mode.
+// Prints "elapsed_us N" (microseconds) for the timed loop and then sleeps as asked by the mode.
 import java.io.Closeable;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -112,7 +112,7 @@ public class AgentBench {
             default:
                 throw new IllegalArgumentException(mode);
         }
-        System.out.println("elapsed_ms " + (System.nanoTime() - t0) / 1_000_000);
+        System.out.println("elapsed_us " + (System.nanoTime() - t0) / 1_000);
         System.out.println("sink " + (sink & 1));
         System.out.flush();
         long stay = args.length > 3 ? Long.parseLong(args[3]) : 0;
