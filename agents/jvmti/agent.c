@@ -86,6 +86,11 @@ static struct {
     unsigned n_retransforms; /* RetransformClasses calls (VM operations) made */
     pthread_mutex_t hook_lock; /* guards hook_users */
     int hook_users;          /* threads inside RetransformClasses (ClassFileLoadHook on) */
+    /* started with the JVM: the classes loaded before the agent that need the call hook,
+     * retransformed by the agent's thread (class references global), off the path to main */
+    struct pending **early;
+    int n_early;
+    int early_ready;         /* live_start has set early (under lock) */
     /* dumps and analysis */
     unsigned seq;
     char last_dump[PATH_MAX + 80];
@@ -751,11 +756,14 @@ static void stamp_after_dump(void)
         S.dirty_lo = S.scanned + 1;
 }
 
+static void early_retransform(JNIEnv *env); /* below, with the call hook */
+
 static void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
 {
     in_agent = 1;
     uint64_t next = 0;
     write_status();
+    early_retransform(env);
     while (!A.dying) {
         pthread_mutex_lock(&A.lock);
         uint64_t at = next;
@@ -1053,6 +1061,38 @@ static void retransform(JNIEnv *env, pending **pds, int n)
         free(pds[i]);
     if ((*env)->ExceptionCheck(env))
         (*env)->ExceptionClear(env);
+}
+
+/* Started with the JVM, the JDK classes loaded before the agent (its Closeables: the
+ * standard streams and what opened them) get the call hook here, in one retransformation on
+ * this thread once live_start has listed them, rather than on the thread that goes on to run
+ * main: RetransformClasses rewrites and parses each class again and its VM operation visits
+ * every loaded class, most of the agent's set-up time. Until it is done (a few milliseconds
+ * after main starts) a close() of such a class is not watched. */
+static void early_retransform(JNIEnv *env)
+{
+    pthread_mutex_lock(&A.lock);
+    while (!A.early_ready && !A.dying)
+        pthread_cond_wait(&A.cond, &A.lock);
+    pending **pds = A.early;
+    int n = A.n_early;
+    A.early = NULL;
+    A.n_early = 0;
+    pthread_mutex_unlock(&A.lock);
+    if (!pds)
+        return;
+    jclass *ks = malloc((size_t)n * sizeof *ks + 1);
+    for (int i = 0; ks && i < n; i++)
+        ks[i] = pds[i]->k;
+    if (!A.dying && !A.disabled)
+        retransform(env, pds, n); /* frees each pending */
+    else
+        for (int i = 0; i < n; i++)
+            free(pds[i]);
+    for (int i = 0; ks && i < n; i++)
+        (*env)->DeleteGlobalRef(env, ks[i]);
+    free(ks);
+    free(pds);
 }
 
 /* ---- the load hook's filter ---- */
@@ -1746,12 +1786,25 @@ static void live_start(JNIEnv *env)
                     (*env)->DeleteLocalRef(env, cs[i]);
             free(ok);
             free(rcs);
-            retransform(env, pds, np); /* frees each pending; class refs die with this frame */
-            free(pds);
+            if (A.attached) {
+                retransform(env, pds, np); /* frees each pending; refs die with this frame */
+                free(pds);
+            } else { /* the agent's thread does it (early_retransform), main goes on */
+                for (int i = 0; i < np; i++)
+                    pds[i]->k = (*env)->NewGlobalRef(env, pds[i]->k);
+                pthread_mutex_lock(&A.lock);
+                A.early = pds;
+                A.n_early = np;
+                pthread_mutex_unlock(&A.lock);
+            }
         }
         if (cs)
             (*A.ti)->Deallocate(A.ti, (unsigned char *)cs);
     }
+    pthread_mutex_lock(&A.lock);
+    A.early_ready = 1;
+    pthread_cond_broadcast(&A.cond);
+    pthread_mutex_unlock(&A.lock);
     say("watching (threshold %u, delay %llu ms, %d watch rules%s, %u methods hooked, set up "
         "in %llu ms), reports in %s",
         A.cfg.threshold, (unsigned long long)A.cfg.delay_ms, A.can_rules ? A.opts.n_watch : 0,

@@ -6,8 +6,9 @@
 //        [retransform]
 //   M java.io.StringReader closed and dropped at once (collected: never reported); then kept
 //   in a static list after close(): 2 StringReader, 1 PipedInputStream (JDK classes loaded
-//   after the agent started) and 2 Resource objects (close() is the interface's default
-//   method): the 5 leaks; and 3 java.util.logging.StreamHandler closed and kept (it declares a
+//   after the agent started), 2 Resource objects (close() is the interface's default
+//   method) and, once the agent's status file shows its retransformation of the JDK classes
+//   loaded before it, 1 FileInputStream (one of those): the 6 leaks; and 3 java.util.logging.StreamHandler closed and kept (it declares a
 //   close() but is no Closeable: never watched, although its close() gets the hook at load,
 //   in a module other than java.base). Then sleeps RUN_MS and prints the agent's status file.
 //   With "retransform" (and -javaagent:retransformer.jar), StringReader and Resource are
@@ -15,6 +16,7 @@
 package agent;
 
 import java.io.Closeable;
+import java.io.FileInputStream;
 import java.io.PipedInputStream;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -32,6 +34,17 @@ public class LoadHookLeaks {
 
     static final List<Object> KEPT = new ArrayList<>();
     static long sink;
+
+    static boolean retransformed(String status) {
+        try {
+            for (String l : Files.readAllLines(Paths.get(status))) {
+                if (l.startsWith("retransforms:") && !l.endsWith(" 0")) return true;
+            }
+        } catch (Exception e) {
+            // not written yet
+        }
+        return false;
+    }
 
     public static void main(String[] args) throws Exception {
         int m = Integer.parseInt(args[0]);
@@ -54,6 +67,13 @@ public class LoadHookLeaks {
             KEPT.add(s);
             s.close();
         }
+        // the JDK classes loaded before the agent get their hook on the agent's thread, a
+        // few milliseconds after main starts: the status file says when
+        String status = "/tmp/leakray-watch-" + ProcessHandle.current().pid() + ".status";
+        for (int i = 0; i < 1000 && !retransformed(status); i++) Thread.sleep(10);
+        FileInputStream f = new FileInputStream("/dev/null");
+        KEPT.add(f);
+        f.close();
         PipedInputStream p = new PipedInputStream();
         KEPT.add(p);
         p.close();
@@ -63,7 +83,6 @@ public class LoadHookLeaks {
             h.close();
         }
         Thread.sleep(runMs);
-        String status = "/tmp/leakray-watch-" + ProcessHandle.current().pid() + ".status";
         for (String l : Files.readAllLines(Paths.get(status))) {
             System.out.println(l);
         }
