@@ -756,14 +756,15 @@ static void stamp_after_dump(void)
         S.dirty_lo = S.scanned + 1;
 }
 
-static void early_retransform(JNIEnv *env); /* below, with the call hook */
+static int early_retransform(JNIEnv *env); /* below, with the call hook */
 
 static void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
 {
     in_agent = 1;
     uint64_t next = 0;
     write_status();
-    early_retransform(env);
+    if (early_retransform(env))
+        write_status(); /* its retransforms key, at once */
     while (!A.dying) {
         pthread_mutex_lock(&A.lock);
         uint64_t at = next;
@@ -1068,8 +1069,9 @@ static void retransform(JNIEnv *env, pending **pds, int n)
  * this thread once live_start has listed them, rather than on the thread that goes on to run
  * main: RetransformClasses rewrites and parses each class again and its VM operation visits
  * every loaded class, most of the agent's set-up time. Until it is done (a few milliseconds
- * after main starts) a close() of such a class is not watched. */
-static void early_retransform(JNIEnv *env)
+ * after main starts) a close() of such a class is not watched. Returns 1 when it
+ * retransformed. */
+static int early_retransform(JNIEnv *env)
 {
     pthread_mutex_lock(&A.lock);
     while (!A.early_ready && !A.dying)
@@ -1080,7 +1082,7 @@ static void early_retransform(JNIEnv *env)
     A.n_early = 0;
     pthread_mutex_unlock(&A.lock);
     if (!pds)
-        return;
+        return 0;
     jclass *ks = malloc((size_t)n * sizeof *ks + 1);
     for (int i = 0; ks && i < n; i++)
         ks[i] = pds[i]->k;
@@ -1093,6 +1095,7 @@ static void early_retransform(JNIEnv *env)
         (*env)->DeleteGlobalRef(env, ks[i]);
     free(ks);
     free(pds);
+    return n > 0;
 }
 
 /* ---- the load hook's filter ---- */

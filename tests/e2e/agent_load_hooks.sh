@@ -30,7 +30,7 @@ for how in plain retransform; do
     [ "$how" = retransform ] && extra=("-javaagent:$work/retransformer.jar" )
     java -Xmx128m -XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationLocal \
         "-agentpath:$agent_so=dump-dir=$work/$how,delay-ms=300,quiet" "${extra[@]}" \
-        -cp "$agent_jar:$work/classes" agent.LoadHookLeaks 100000 2500 \
+        -cp "$agent_jar:$work/classes" agent.LoadHookLeaks 100000 4000 \
         $([ "$how" = retransform ] && echo retransform) > "$work/status" 2> "$work/err" ||
         fail "$how: the JVM failed: $(cat "$work/err")"
     [ -s "$work/err" ] && fail "$how: the JVM printed errors: $(cat "$work/err")"
