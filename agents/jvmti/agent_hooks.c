@@ -1,0 +1,581 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* agent_hooks.c: the JVM agent's call hook (agents layer): which classes get
+ * AppWatcher.returned before the returns of a rule's methods, and when. Classes loaded after
+ * the agent started with the JVM that take no stamp get it as their bytes pass the class-file
+ * load hook (call slots, decided at ClassPrepare); the classes loaded before, and every class
+ * when attached, by retransformation (rules_for_class lists the methods, retransform makes
+ * one VM operation of a batch). The load hook's filter (a rule's method name among the
+ * constant-pool strings) is all most classes cost. State C in agent_internal.h; the rewrite
+ * is rewrite.c's, the stamps agent_stamp.c's. */
+#define _GNU_SOURCE
+#include "agent_internal.h"
+
+call_state C;
+
+static uint32_t name_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/* Records that class `name` was hooked at load (under S.lock): e as in C.index. */
+void hooked_add(const char *name, int e)
+{
+    uint32_t m = HOOKED_INDEX - 1, i = name_hash(name, strlen(name)) & m;
+    for (uint32_t k = 0; k < HOOKED_INDEX; k++, i = (i + 1) & m)
+        if (C.index[i] == 0) {
+            C.index[i] = e;
+            return;
+        }
+}
+
+/* The entry of a class hooked at load named name[0..n), preferring a call entry not yet
+ * settled (two loaders may define the same name), or 0. Under S.lock. */
+int hooked_find(const char *name, size_t n)
+{
+    uint32_t m = HOOKED_INDEX - 1, i = name_hash(name, n) & m;
+    int found = 0;
+    for (uint32_t k = 0; k < HOOKED_INDEX && C.index[i]; k++, i = (i + 1) & m) {
+        int e = C.index[i];
+        const char *nm = e > 0 ? S.slot_name[e - 1] : C.cls[-e - 1];
+        if (!nm || strlen(nm) != n || memcmp(nm, name, n) != 0)
+            continue;
+        if (e < 0 && !C.settled[-e - 1])
+            return e;
+        if (!found)
+            found = e;
+    }
+    return found;
+}
+
+/* ---- watch rules: the hook inserted before the returns of the named methods ---- */
+
+typedef struct batch {
+    pending **p;
+    int n;
+} batch;
+static __thread batch *cur_batch;
+
+/* "Ljava/io/Closeable;" -> "java.io.Closeable" in place. */
+void sig_to_name(char *s)
+{
+    size_t n = strlen(s);
+    if (n >= 2 && s[0] == 'L' && s[n - 1] == ';') {
+        memmove(s, s + 1, n - 2);
+        s[n - 2] = 0;
+    }
+    for (char *p = s; *p; p++)
+        if (*p == '/')
+            *p = '.';
+}
+
+static int class_is(jclass k, const char *name)
+{
+    char *sig = NULL;
+    if ((*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) != JVMTI_ERROR_NONE)
+        return 0;
+    sig_to_name(sig);
+    int eq = strcmp(sig, name) == 0;
+    (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+    return eq;
+}
+
+/* Whether k, a superclass or any interface of theirs is named `name`. Bounded walk. */
+int has_supertype(JNIEnv *env, jclass k, const char *name, int depth)
+{
+    if (!k || depth > 32)
+        return 0;
+    if (class_is(k, name))
+        return 1;
+    jint ni = 0;
+    jclass *ifs = NULL;
+    int found = 0;
+    if ((*A.ti)->GetImplementedInterfaces(A.ti, k, &ni, &ifs) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < ni; i++) {
+            if (!found && has_supertype(env, ifs[i], name, depth + 1))
+                found = 1;
+            (*env)->DeleteLocalRef(env, ifs[i]);
+        }
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)ifs);
+    }
+    if (found)
+        return 1;
+    jclass sup = (*env)->GetSuperclass(env, k);
+    if (sup) {
+        found = has_supertype(env, sup, name, depth + 1);
+        (*env)->DeleteLocalRef(env, sup);
+    }
+    return found;
+}
+
+/* A class became usable: if it declares a method a rule names (instance, with code) and has
+ * the rule's class among its supertypes, retransform it with the hook before that method's
+ * returns. Classes without a method of a watched name cost one GetClassMethods and a few
+ * name compares; nothing is done to any other method. */
+/* Whether the rewritten k can link to the hook: always when the hook class is the boot
+ * loader's; when attached to a JVM whose application loaded its own AppWatcher, only if k's
+ * loader resolves leakray.AppWatcher to that same class (the JDK's classes cannot). */
+static int hook_visible(JNIEnv *env, jclass k)
+{
+    if (!A.hook_loader)
+        return 1;
+    jobject ld = NULL;
+    if ((*A.ti)->GetClassLoader(A.ti, k, &ld) != JVMTI_ERROR_NONE || !ld)
+        return 0;
+    int same = (*env)->IsSameObject(env, ld, A.hook_loader);
+    if (!same) {
+        jclass cc = (*env)->FindClass(env, "java/lang/Class");
+        jmethodID fn = cc ? (*env)->GetStaticMethodID(env, cc, "forName",
+                                                      "(Ljava/lang/String;ZLjava/lang/"
+                                                      "ClassLoader;)Ljava/lang/Class;")
+                          : NULL;
+        jstring js = fn ? (*env)->NewStringUTF(env, "leakray.AppWatcher") : NULL;
+        jobject c = js ? (*env)->CallStaticObjectMethod(env, cc, fn, js, JNI_FALSE, ld) : NULL;
+        if ((*env)->ExceptionCheck(env))
+            (*env)->ExceptionClear(env);
+        same = c && (*env)->IsSameObject(env, c, A.watcher);
+        if (c)
+            (*env)->DeleteLocalRef(env, c);
+        if (js)
+            (*env)->DeleteLocalRef(env, js);
+        if (cc)
+            (*env)->DeleteLocalRef(env, cc);
+    }
+    (*env)->DeleteLocalRef(env, ld);
+    return same;
+}
+
+pending *rules_for_class(JNIEnv *env, jclass k)
+{
+    jint nm = 0;
+    jmethodID *ms = NULL;
+    if ((*A.ti)->GetClassMethods(A.ti, k, &nm, &ms) != JVMTI_ERROR_NONE)
+        return NULL;
+    pending *pd = NULL;
+    for (jint i = 0; i < nm; i++) {
+        char *mn = NULL, *msig = NULL;
+        if ((*A.ti)->GetMethodName(A.ti, ms[i], &mn, &msig, NULL) != JVMTI_ERROR_NONE)
+            continue;
+        for (int r = 0; r < A.opts.n_watch; r++) {
+            const watch_rule *ru = &A.opts.watch[r];
+            if (strcmp(mn, ru->method) != 0)
+                continue;
+            jint mod = 0;
+            (*A.ti)->GetMethodModifiers(A.ti, ms[i], &mod);
+            if (mod & (0x0008 | 0x0100 | 0x0400)) /* static, native, abstract */
+                continue;
+            if (!has_supertype(env, k, ru->cls, 0) || !hook_visible(env, k))
+                continue;
+            if (!pd && !(pd = calloc(1, sizeof *pd)))
+                break;
+            if (pd->n < MAX_RULE_METHODS && strlen(mn) < 128 && strlen(msig) < 256) {
+                snprintf(pd->names[pd->n], 128, "%s", mn);
+                snprintf(pd->descs[pd->n], 256, "%s", msig);
+                pd->t[pd->n].name = pd->names[pd->n];
+                pd->t[pd->n].desc = pd->descs[pd->n];
+                pd->t[pd->n].rule = r;
+                pd->n++;
+            }
+            break;
+        }
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)mn);
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)msig);
+    }
+    (*A.ti)->Deallocate(A.ti, (unsigned char *)ms);
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+    if (pd)
+        pd->k = k;
+    return pd;
+}
+
+/* Retransforms the n classes of pds (one VM operation for all) and frees pds. */
+void retransform(JNIEnv *env, pending **pds, int n)
+{
+    if (n == 0)
+        return;
+    jclass *ks = calloc((size_t)n, sizeof *ks);
+    if (ks) {
+        for (int i = 0; i < n; i++) {
+            ks[i] = pds[i]->k;
+            /* the rewritten code calls leakray.AppWatcher, in the boot loader's unnamed
+             * module, which a named module (java.base's streams) must be allowed to read */
+            jobject mod = A.hook_module ? (*env)->GetModule(env, ks[i]) : NULL;
+            if (mod) {
+                (*A.ti)->AddModuleReads(A.ti, mod, A.hook_module);
+                (*env)->DeleteLocalRef(env, mod);
+            }
+        }
+        batch b = {pds, n};
+        cur_batch = &b;
+        /* the hook is enabled for this thread and this call only: enabled for good, every
+         * class the JVM loads (CDS-archived ones included) would be handed to it as bytes */
+        /* the hook is enabled only while some thread retransforms (JVMTI does not filter
+         * it by thread): enabled for good, every class the JVM loads, CDS-archived ones
+         * included, would be handed to it as bytes */
+        pthread_mutex_lock(&A.hook_lock);
+        if (A.hook_users++ == 0)
+            (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE,
+                                              JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+        pthread_mutex_unlock(&A.hook_lock);
+        jvmtiError e = (*A.ti)->RetransformClasses(A.ti, n, ks);
+        __atomic_add_fetch(&A.n_retransforms, 1u, __ATOMIC_RELAXED);
+        pthread_mutex_lock(&A.hook_lock);
+        if (--A.hook_users == 0 && !S.on)
+            (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_DISABLE,
+                                              JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+        pthread_mutex_unlock(&A.hook_lock);
+        cur_batch = NULL;
+        if (e == JVMTI_ERROR_NONE)
+            for (int i = 0; i < n; i++)
+                __atomic_add_fetch(&A.n_rewritten, (unsigned)pds[i]->n, __ATOMIC_RELAXED);
+        free(ks);
+    }
+    for (int i = 0; i < n; i++)
+        free(pds[i]);
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+}
+
+/* Started with the JVM, the JDK classes loaded before the agent (its Closeables: the
+ * standard streams and what opened them) get the call hook here, in one retransformation on
+ * this thread once live_start has listed them, rather than on the thread that goes on to run
+ * main: RetransformClasses rewrites and parses each class again and its VM operation visits
+ * every loaded class, most of the agent's set-up time. Until it is done (a few milliseconds
+ * after main starts) a close() of such a class is not watched. Returns 1 when it
+ * retransformed. */
+int early_retransform(JNIEnv *env)
+{
+    pthread_mutex_lock(&A.lock);
+    while (!A.early_ready && !A.dying)
+        pthread_cond_wait(&A.cond, &A.lock);
+    pending **pds = A.early;
+    int n = A.n_early;
+    A.early = NULL;
+    A.n_early = 0;
+    pthread_mutex_unlock(&A.lock);
+    if (!pds)
+        return 0;
+    jclass *ks = malloc((size_t)n * sizeof *ks + 1);
+    for (int i = 0; ks && i < n; i++)
+        ks[i] = pds[i]->k;
+    if (!A.dying && !A.disabled)
+        retransform(env, pds, n); /* frees each pending */
+    else
+        for (int i = 0; i < n; i++)
+            free(pds[i]);
+    for (int i = 0; ks && i < n; i++)
+        (*env)->DeleteGlobalRef(env, ks[i]);
+    free(ks);
+    free(pds);
+    return n > 0;
+}
+
+/* ---- the load hook's filter ---- */
+
+/* Which rules' method names class-file bytes define as constant-pool strings (Utf8 entries
+ * are tag 1, a big-endian length and the bytes: the exact entry, so "closed" or "isClosed"
+ * do not match), as a bit per rule; one search per distinct name. Most classes name no
+ * watched method: this is all they cost at load. */
+static uint64_t names_in(const unsigned char *data, jint len)
+{
+    uint64_t found = 0;
+    for (int r = 0; r < A.opts.n_watch && r < 64; r++) {
+        int f = r;
+        for (int q = 0; q < r && f == r; q++)
+            if (strcmp(A.opts.watch[q].method, A.opts.watch[r].method) == 0)
+                f = q;
+        if (f < r) {
+            found |= (found >> f & 1) << r;
+            continue;
+        }
+        char pat[3 + sizeof A.opts.watch[r].method];
+        size_t n = strlen(A.opts.watch[r].method);
+        pat[0] = 1;
+        pat[1] = (char)(n >> 8);
+        pat[2] = (char)(n & 0xff);
+        memcpy(pat + 3, A.opts.watch[r].method, n);
+        if (memmem(data, (size_t)len, pat, n + 3))
+            found |= (uint64_t)1 << r;
+    }
+    return found;
+}
+
+/* ---- call slots: class loading and preparation ---- */
+
+/* Classes loaded before stamps were on but not yet prepared then (their bytes never passed
+ * the load hook), and classes whose watched methods found no slot left: at their
+ * ClassPrepare they take the old path (methods listed, call hook by retransformation). Any
+ * other class has been seen at load, so one that got no hook then declares no watched
+ * method. A full table (LEGACY_NAMES) sends every class the old way. Under S.lock. */
+#define LEGACY_NAMES 2048 /* open-addressing table, power of 2 */
+static struct {
+    char *name[LEGACY_NAMES]; /* internal names, owned */
+    int n;
+    int overflow;
+} L;
+
+void legacy_add(const char *name)
+{
+    if (L.n >= LEGACY_NAMES / 2) {
+        L.overflow = 1;
+        return;
+    }
+    uint32_t m = LEGACY_NAMES - 1, i = name_hash(name, strlen(name)) & m;
+    while (L.name[i])
+        i = (i + 1) & m;
+    if ((L.name[i] = strdup(name)))
+        L.n++;
+    else
+        L.overflow = 1;
+}
+
+static int legacy_has(const char *name, size_t n)
+{
+    if (L.overflow)
+        return 1;
+    uint32_t m = LEGACY_NAMES - 1, i = name_hash(name, n) & m;
+    for (; L.name[i]; i = (i + 1) & m)
+        if (strlen(L.name[i]) == n && memcmp(L.name[i], name, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* A class being defined that no stamp was given (see C): each method name of a rule that
+ * its bytes contain gets a call slot and the call hook. again >= 0: another agent
+ * retransforms a class hooked at load from slot `again` on; its original bytes get the same
+ * hooks, so its methods stay as they were. Returns 1 when *new_data was set. */
+static int call_load(jvmtiEnv *ti, const char *name, int again, const unsigned char *data,
+                     jint len, uint64_t found, jint *new_len, unsigned char **new_data)
+{
+    if (!name || strncmp(name, "leakray/", 8) == 0 || strncmp(name, "leakcanary/", 11) == 0)
+        return 0;
+    const char *ms[WATCH_OPTS_MAX_RULES];
+    int nm = 0;
+    for (int r = 0; r < A.opts.n_watch && r < 64; r++) {
+        const char *m = A.opts.watch[r].method;
+        int dup = 0;
+        for (int i = 0; i < nm && !dup; i++)
+            dup = strcmp(ms[i], m) == 0;
+        if (!dup && (found >> r & 1))
+            ms[nm++] = m;
+    }
+    if (nm == 0 && again < 0)
+        return 0;
+    pthread_mutex_lock(&S.lock);
+    int first = again >= 0 ? again : C.n;
+    if (again >= 0) { /* the slots given at load, in the same order */
+        nm = 0;
+        for (int i = again; i < C.n && C.cls[i] && strcmp(C.cls[i], name) == 0 &&
+                            nm < WATCH_OPTS_MAX_RULES;
+             i++)
+            ms[nm++] = C.method[i];
+    }
+    rw_target t[WATCH_OPTS_MAX_RULES];
+    for (int i = 0; i < nm; i++) {
+        t[i].name = ms[i];
+        t[i].desc = NULL;
+        t[i].rule = CALL_RULE + first + i;
+    }
+    unsigned char *out = NULL, *jd = NULL;
+    size_t out_len = 0;
+    int rc = nm > 0 && first + nm <= CALL_SLOTS
+                 ? rw_rewrite(data, (size_t)len, t, nm, "leakray/AppWatcher", "returned", &out,
+                              &out_len)
+                 : 0;
+    if (again < 0 && first + nm > CALL_SLOTS)
+        legacy_add(name); /* no slot left: retransformed once prepared, as before */
+    int done = 0;
+    if (rc > 0 && out_len <= 0x7fffffff &&
+        (*ti)->Allocate(ti, (jlong)out_len, &jd) == JVMTI_ERROR_NONE) {
+        int ok = 1;
+        for (int i = 0; again < 0 && i < nm && ok; i++)
+            ok = (C.cls[first + i] = strdup(name)) != NULL;
+        if (ok) {
+            memcpy(jd, out, out_len);
+            *new_data = jd;
+            *new_len = (jint)out_len;
+            done = 1;
+            if (again < 0) {
+                for (int i = 0; i < nm; i++)
+                    C.method[first + i] = ms[i];
+                C.n = first + nm;
+                hooked_add(name, -(first + 1));
+                __atomic_add_fetch(&A.n_rewritten, (unsigned)rc, __ATOMIC_RELAXED);
+            }
+        } else {
+            for (int i = 0; i < nm; i++) {
+                free(C.cls[first + i]);
+                C.cls[first + i] = NULL;
+            }
+            (*ti)->Deallocate(ti, jd);
+        }
+    }
+    pthread_mutex_unlock(&S.lock);
+    free(out);
+    return done;
+}
+
+/* k's module is made to read the hook's (AppWatcher's, the boot loader's unnamed module):
+ * a named module (java.base) must, or its rewritten code fails to link. Each named module
+ * once (the first few remembered); an unnamed module reads every module already. */
+static void module_reads(JNIEnv *env, jclass k)
+{
+    if (!A.hook_module)
+        return;
+    jobject mod = (*env)->GetModule(env, k);
+    if (!mod)
+        return;
+    int seen = 0;
+    pthread_mutex_lock(&S.lock); /* classes are prepared on many threads */
+    for (int i = 0; i < C.n_read_by && !seen; i++)
+        seen = (*env)->IsSameObject(env, mod, C.read_by[i]);
+    pthread_mutex_unlock(&S.lock);
+    if (!seen) {
+        /* Java code runs in there (Module.addReads): not under the lock. Recorded only once
+         * done, so no thread skips it for a module that does not read the hook's yet (two
+         * threads may both add it: harmless) */
+        (*A.ti)->AddModuleReads(A.ti, mod, A.hook_module);
+        pthread_mutex_lock(&S.lock);
+        if (C.n_read_by < (int)(sizeof C.read_by / sizeof C.read_by[0]) &&
+            (C.read_by[C.n_read_by] = (*env)->NewGlobalRef(env, mod)))
+            C.n_read_by++;
+        pthread_mutex_unlock(&S.lock);
+    }
+    (*env)->DeleteLocalRef(env, mod);
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+}
+
+/* A class hooked at load from call slot `first` on was prepared: each slot gets its rule,
+ * the first rule naming its method whose class or interface is among k's supertypes, or
+ * none (the hook stays inert). JVMTI and JNI only, no Java: safe on any thread, the agent's
+ * own included. */
+static void call_prepare(JNIEnv *env, jclass k, int first)
+{
+    jint rules[WATCH_OPTS_MAX_RULES];
+    int n = 0;
+    pthread_mutex_lock(&S.lock);
+    const char *cls = C.cls[first];
+    while (first + n < C.n && n < WATCH_OPTS_MAX_RULES && C.cls[first + n] &&
+           strcmp(C.cls[first + n], cls) == 0 && !C.settled[first + n]) {
+        C.settled[first + n] = 1;
+        n++;
+    }
+    pthread_mutex_unlock(&S.lock);
+    for (int i = 0; i < n; i++) {
+        rules[i] = 0;
+        for (int r = 0; r < A.opts.n_watch && !rules[i]; r++)
+            if (strcmp(A.opts.watch[r].method, C.method[first + i]) == 0 &&
+                has_supertype(env, k, A.opts.watch[r].cls, 0))
+                rules[i] = r + 1;
+    }
+    if (n > 0 && C.called)
+        (*env)->SetIntArrayRegion(env, C.called, first, n, rules);
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+}
+
+/* The retransformation asked for by rules_for_class, on the same thread; or, while stamps
+ * are on, a class being loaded. */
+void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_redefined,
+                                       jobject loader, const char *name, jobject pd,
+                                       jint len, const unsigned char *data, jint *new_len,
+                                       unsigned char **new_data)
+{
+    if (!being_redefined) {
+        uint64_t found = S.on && len > 0 && !A.disabled && !A.dying ? names_in(data, len) : 0;
+        if (found && !(loader && stamp_load(ti, name, -1, data, len, found, new_len, new_data)))
+            call_load(ti, name, -1, data, len, found, new_len, new_data);
+        return;
+    }
+    batch *b = cur_batch;
+    if (!b && S.on && name && len > 0) {
+        /* another agent retransforms a class: one with a stamp field must get it again (the
+         * bytes given here are the class's original ones), or its redefinition would fail;
+         * one hooked at load keeps its hooks */
+        int slot = -1;
+        for (int i = 0; i < S.n_slots && slot < 0; i++)
+            if (S.slot_name[i] && strcmp(S.slot_name[i], name) == 0)
+                slot = i;
+        jint st = 0;
+        (*ti)->GetClassStatus(ti, being_redefined, &st);
+        /* a class loaded but not yet prepared cannot list its fields: its name's slot says */
+        if (slot >= 0 &&
+            (!(st & JVMTI_CLASS_STATUS_PREPARED) || own_stamp_field(being_redefined))) {
+            stamp_load(ti, name, slot, data, len, names_in(data, len), new_len, new_data);
+            return;
+        }
+        pthread_mutex_lock(&S.lock);
+        int e = hooked_find(name, strlen(name));
+        pthread_mutex_unlock(&S.lock);
+        if (e < 0) /* the slots given at load say which names */
+            call_load(ti, name, -e - 1, data, len, 0, new_len, new_data);
+        return;
+    }
+    if (!b || len <= 0)
+        return;
+    pending *p = NULL;
+    for (int i = 0; i < b->n && !p; i++)
+        if ((*env)->IsSameObject(env, being_redefined, b->p[i]->k))
+            p = b->p[i];
+    if (!p)
+        return;
+    unsigned char *out = NULL;
+    size_t out_len = 0;
+    if (rw_rewrite(data, (size_t)len, p->t, p->n, "leakray/AppWatcher", "returned", &out,
+                   &out_len) <= 0)
+        return;
+    unsigned char *jd = NULL;
+    if (out_len <= 0x7fffffff &&
+        (*ti)->Allocate(ti, (jlong)out_len, &jd) == JVMTI_ERROR_NONE) {
+        memcpy(jd, out, out_len);
+        *new_data = jd;
+        *new_len = (jint)out_len;
+    }
+    free(out);
+}
+
+/* ---- class preparation: which hook a class gets ---- */
+
+/* A class became usable. While stamps are on, a class hooked at load first gets its module
+ * made to read the hook's and its call slots decided, on any thread (the agent's own too:
+ * its code may run on the next call, whoever prepared it); JVMTI and JNI only. Then, not on
+ * the agent's own calls: a stamped class's supertypes are checked, and a class never seen at
+ * load (or every class, when stamps are off) is listed for methods a rule names, which get
+ * the call hook by retransformation. */
+void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
+{
+    if (!A.live || A.disabled || A.dying || !A.can_rules || A.opts.n_watch == 0)
+        return;
+    char *sig = NULL;
+    int e = 0, legacy = 1;
+    if (S.on && (*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) == JVMTI_ERROR_NONE) {
+        size_t l = strlen(sig);
+        if (l > 2 && sig[0] == 'L') {
+            pthread_mutex_lock(&S.lock);
+            e = hooked_find(sig + 1, l - 2);
+            legacy = !e && legacy_has(sig + 1, l - 2);
+            pthread_mutex_unlock(&S.lock);
+        }
+        if (e)
+            module_reads(env, k);
+        if (e < 0)
+            call_prepare(env, k, -e - 1);
+    }
+    if (e >= 0 && !in_agent) {
+        in_agent = 1;
+        pending *pd = legacy || e > 0 ? rules_for_class(env, k) : NULL;
+        if (S.on && stamp_prepare(env, k, sig, e > 0, pd)) {
+            free(pd);
+            pd = NULL;
+        }
+        if (pd)
+            retransform(env, &pd, 1);
+        in_agent = 0;
+    }
+    if (sig)
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+}

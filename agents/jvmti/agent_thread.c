@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* agent_thread.c: the JVM agent's watcher (agents layer): the callbacks that fill the
+ * watcher core's environment (src/watch/watch.h) with JNI (alive, retained, release, GC,
+ * finalization, the dump), the dump itself (HotSpotDiagnosticMXBean.dumpHeap to a temporary
+ * name) and the separate `leakray watch analyze` process, the status file, the agent's own
+ * thread (the core's executor, a tick every AGENT_SEAL_MS), AppWatcher's native methods
+ * (explicit watching) and finished threads (ThreadEnd). JNI runs only on the agent's thread,
+ * in ThreadEnd and in AppWatcher's native calls. State in agent_internal.h. */
+#define _GNU_SOURCE
+#include "agent_internal.h"
+
+extern char **environ;
+
+/* ---- the core's callbacks ---- */
+
+uint64_t h_now(void *ctx) { return clock_ms(); }
+
+void h_wake(void *ctx, uint64_t at)
+{
+    pthread_mutex_lock(&A.lock);
+    if (!A.wake_at || at < A.wake_at) {
+        A.wake_at = at;
+        pthread_cond_signal(&A.cond);
+    }
+    pthread_mutex_unlock(&A.lock);
+}
+
+static int is_weak(uint32_t tag) { return (tag & AGENT_TAG_WEAK) != 0; }
+
+/* Two kinds of handle: a JNI weak reference to an object watched by a rule (cheap: no Java
+ * object until it is retained, and cleared by any GC that finds its referent dead), or a
+ * global reference to a KeyedWeakReference made by the explicit API. For the latter,
+ * refersTo(null) (JDK 16+) does not make the referent strongly reachable even briefly;
+ * older JDKs fall back to get(). */
+int h_alive(void *ctx, void *obj, uint32_t tag)
+{
+    JNIEnv *env = cur_env();
+    if (!env)
+        return 1;
+    if (is_weak(tag))
+        return !(*env)->IsSameObject(env, (jobject)obj, NULL);
+    int alive;
+    if (A.kwr_refers_to) {
+        alive = !(*env)->CallBooleanMethod(env, (jobject)obj, A.kwr_refers_to, NULL);
+    } else {
+        jobject r = (*env)->CallObjectMethod(env, (jobject)obj, A.kwr_get);
+        alive = r != NULL;
+        if (r)
+            (*env)->DeleteLocalRef(env, r);
+    }
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        return 1;
+    }
+    return alive;
+}
+
+/* Retained: mark the KeyedWeakReference, or build it now for a rule-watched object (with the
+ * watch time and the rule it would have had), so the dump carries LeakCanary's markers. */
+void *h_retained(void *ctx, void *obj, uint32_t *tag, uint64_t watch_ms, uint64_t at)
+{
+    JNIEnv *env = cur_env();
+    if (!env)
+        return obj;
+    if (!is_weak(*tag)) {
+        (*env)->SetLongField(env, (jobject)obj, A.kwr_retained, (jlong)at);
+        return obj;
+    }
+    jobject self = (*env)->NewLocalRef(env, (jobject)obj);
+    (*env)->DeleteWeakGlobalRef(env, (jobject)obj);
+    if (!self)
+        return NULL;
+    jobject ref = (*env)->CallStaticObjectMethod(env, A.watcher, A.watcher_retained, self,
+                                                 (jint)(*tag & ~AGENT_TAG_WEAK),
+                                                 (jlong)watch_ms, (jlong)at);
+    (*env)->DeleteLocalRef(env, self);
+    if ((*env)->ExceptionCheck(env) || !ref) {
+        (*env)->ExceptionClear(env);
+        return NULL;
+    }
+    jobject g = (*env)->NewGlobalRef(env, ref);
+    (*env)->DeleteLocalRef(env, ref);
+    if (g)
+        *tag = 0; /* a global reference to a KeyedWeakReference from now on */
+    return g;
+}
+
+void h_release(void *ctx, void *obj, uint32_t tag)
+{
+    JNIEnv *env = cur_env();
+    if (!env)
+        return;
+    if (is_weak(tag))
+        (*env)->DeleteWeakGlobalRef(env, (jobject)obj);
+    else
+        (*env)->DeleteGlobalRef(env, (jobject)obj);
+}
+
+void h_gc(void *ctx) { (*A.ti)->ForceGarbageCollection(A.ti); }
+
+void h_finalize(void *ctx)
+{
+    JNIEnv *env = cur_env();
+    if (!env)
+        return;
+    jobject rt = (*env)->CallStaticObjectMethod(env, A.runtime, A.runtime_get);
+    if (rt) {
+        (*env)->CallVoidMethod(env, rt, A.runtime_finalize);
+        (*env)->DeleteLocalRef(env, rt);
+    }
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+}
+
+/* ---- analysis, in a separate process ---- */
+
+static void *reap(void *arg)
+{
+    pid_t pid = (pid_t)(intptr_t)arg;
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    A.analysis_rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    A.analysing = 0;
+    return NULL;
+}
+
+/* Starts `leakray watch analyze DUMP ...` in its own session, so it finishes (and writes the
+ * report) even when the JVM exits first. posix_spawn is vfork-based in glibc: no copy of the
+ * JVM's address space, no atfork handlers. */
+static void spawn_analysis(const char *dump, double pause_ms, unsigned retained)
+{
+    char max[32], pause[32], ret[32];
+    snprintf(max, sizeof max, "%u", A.opts.max_dumps);
+    snprintf(pause, sizeof pause, "%.0f", pause_ms);
+    snprintf(ret, sizeof ret, "%u", retained);
+    char *argv[16];
+    int n = 0;
+    argv[n++] = A.leakray;
+    argv[n++] = "watch";
+    argv[n++] = "analyze";
+    argv[n++] = (char *)dump;
+    argv[n++] = "--max-dumps";
+    argv[n++] = max;
+    argv[n++] = "--pause-ms";
+    argv[n++] = pause;
+    argv[n++] = "--retained";
+    argv[n++] = ret;
+    if (A.opts.quiet)
+        argv[n++] = "--quiet";
+    if (A.opts.report == WATCH_REPORT_DB) {
+        argv[n++] = "--store";
+        argv[n++] = A.opts.store[0] ? A.opts.store : "default";
+    }
+    argv[n] = NULL;
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, A.leakray, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (rc != 0) {
+        complain("cannot start %s to analyse %s: %s", A.leakray, dump, strerror(rc));
+        return;
+    }
+    A.analysing = 1;
+    pthread_t t;
+    pthread_attr_t pa;
+    pthread_attr_init(&pa);
+    pthread_attr_setdetachstate(&pa, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &pa, reap, (void *)(intptr_t)pid) != 0)
+        A.analysing = 0; /* the child still runs; it is reaped when the JVM exits */
+    pthread_attr_destroy(&pa);
+}
+
+/* HotSpotDiagnosticMXBean through ManagementFactory.getPlatformMXBean(Class), resolved at the
+ * first dump: starting the management classes costs tens of milliseconds nobody should pay
+ * at JVM start. Returns 0, or -1 (no dump possible on this JVM). */
+static int resolve_dumper(JNIEnv *env)
+{
+    if (A.diag_bean)
+        return 0;
+    jclass mf = (*env)->FindClass(env, "java/lang/management/ManagementFactory");
+    jclass bc = mf ? (*env)->FindClass(env, "com/sun/management/HotSpotDiagnosticMXBean") : NULL;
+    if (!mf || !bc) {
+        (*env)->ExceptionClear(env);
+        return -1;
+    }
+    jmethodID gp = (*env)->GetStaticMethodID(env, mf, "getPlatformMXBean",
+                                             "(Ljava/lang/Class;)Ljava/lang/management/"
+                                             "PlatformManagedObject;");
+    A.dump_heap = (*env)->GetMethodID(env, bc, "dumpHeap", "(Ljava/lang/String;Z)V");
+    jobject bean = gp && A.dump_heap ? (*env)->CallStaticObjectMethod(env, mf, gp, bc) : NULL;
+    if (!bean || (*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        return -1;
+    }
+    A.diag_bean = (*env)->NewGlobalRef(env, bean);
+    (*env)->DeleteLocalRef(env, bean);
+    (*env)->DeleteLocalRef(env, mf);
+    (*env)->DeleteLocalRef(env, bc);
+    return A.diag_bean ? 0 : -1;
+}
+
+/* ---- the dump ---- */
+
+uint64_t h_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
+{
+    JNIEnv *env = cur_env();
+    if (!env)
+        return 0;
+    if (resolve_dumper(env) != 0) {
+        agent_disable(env, "HotSpotDiagnosticMXBean unavailable: this JVM cannot dump its heap");
+        return 0;
+    }
+    (*env)->SetStaticLongField(env, A.kwr, A.kwr_dump_ms, (jlong)started_ms);
+    char stamp[32], name[64], tmp[PATH_MAX + 80], fin[PATH_MAX + 80];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    snprintf(name, sizeof name, "leakray-%s-%ld-%u", stamp, (long)getpid(), ++A.seq);
+    snprintf(tmp, sizeof tmp, "%s/.%s.part.hprof", A.dir, name);
+    snprintf(fin, sizeof fin, "%s/%s.hprof", A.dir, name);
+    say("%u retained objects, dumping the heap to %s", n_retained, fin);
+    jint epoch_at_start = S.cur;
+    jstring jpath = (*env)->NewStringUTF(env, tmp);
+    if (!jpath) {
+        (*env)->ExceptionClear(env);
+        return 0;
+    }
+    uint64_t t0 = clock_ms();
+    (*env)->CallVoidMethod(env, A.diag_bean, A.dump_heap, jpath, JNI_TRUE);
+    double pause = (double)(clock_ms() - t0);
+    (*env)->DeleteLocalRef(env, jpath);
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        complain("heap dump to %s failed; retrying in %d s", tmp, WATCH_DUMP_RETRY_MS / 1000);
+        unlink(tmp);
+        return 0;
+    }
+    struct stat sb;
+    if (stat(tmp, &sb) != 0 || sb.st_size == 0) {
+        complain("heap dump %s is empty; retrying in %d s", tmp, WATCH_DUMP_RETRY_MS / 1000);
+        unlink(tmp);
+        return 0;
+    }
+    if (rename(tmp, fin) != 0) {
+        complain("renaming %s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return 0;
+    }
+    snprintf(A.last_dump, sizeof A.last_dump, "%s", fin);
+    A.last_pause_ms = pause;
+    S.dump_epoch = epoch_at_start;
+    say("heap dump %s: %.1f MB, pause %.0f ms; analysing in a separate process", fin,
+        (double)sb.st_size / 1e6, pause); /* SI, as the CLI prints sizes */
+    spawn_analysis(fin, pause, n_retained);
+    return (uint64_t)sb.st_size;
+}
+
+/* ---- the status file (`leakray watch status PID`) ---- */
+
+void write_status(void)
+{
+    if (!A.core || !A.status[0])
+        return;
+    watch_stats st;
+    watch_stats_get(A.core, &st);
+    uint64_t now = clock_ms();
+    A.status_at = now;
+    /* text is this call's own (the agent thread and live_start both write); last is shared
+     * and read and written under the lock only */
+    char next[160], tmp[160];
+    char text[2 * PATH_MAX + 1024];
+    static char last[sizeof text];
+    watch_next_action(&st, &A.cfg, now, next, sizeof next);
+    int n = snprintf(
+        text, sizeof text,
+        "pid: %ld\nstate: %s\nnext: %s\nretained: %llu\nwatched: %llu\n"
+        "threshold: %u\ndelay_ms: %llu\ntotal_watched: %llu\ncollected: %llu\n"
+        "dropped: %llu\ndumps: %llu\nfailed_dumps: %llu\nlast_dump: %s\n"
+        "last_dump_bytes: %llu\nlast_pause_ms: %.0f\nanalysis: %s\ndump_dir: %s\n"
+        "rules: %d\nrewritten_methods: %u\ntable_bytes: %zu\nstamped_classes: %d\n"
+        "stamp_scans: %llu\nstamp_found: %llu\ncall_slots: %d\nretransforms: %u\n",
+        (long)getpid(), watch_state_name(st.state), next, (unsigned long long)st.retained,
+        (unsigned long long)st.watched, A.cfg.threshold, (unsigned long long)A.cfg.delay_ms,
+        (unsigned long long)st.total_watched, (unsigned long long)st.collected,
+        (unsigned long long)st.dropped, (unsigned long long)st.dumps,
+        (unsigned long long)st.failed_dumps, A.last_dump[0] ? A.last_dump : "-",
+        (unsigned long long)st.last_dump_bytes, A.last_pause_ms,
+        A.analysing ? "running"
+                    : (st.dumps == 0 ? "-" : (A.analysis_rc == 0 ? "done" : "failed")),
+        A.dir, A.can_rules ? A.opts.n_watch : 0, A.n_rewritten, st.table_bytes, S.n_cls,
+        S.scans, S.found, C.n, A.n_retransforms);
+    /* a new file per write (renamed over the old one, so readers never see half of it)
+     * costs a file creation: skipped when nothing changed */
+    if (n <= 0 || (size_t)n >= sizeof text)
+        return;
+    snprintf(tmp, sizeof tmp, "%s.tmp", A.status);
+    /* under the executor's lock, so on_vm_death's unlink never races a rewrite */
+    pthread_mutex_lock(&A.lock);
+    FILE *f = A.dying || strcmp(text, last) == 0 ? NULL : fopen(tmp, "w");
+    if (!f) {
+        pthread_mutex_unlock(&A.lock);
+        return;
+    }
+    int ok = fputs(text, f) >= 0;
+    if (fclose(f) == 0 && ok && rename(tmp, A.status) == 0)
+        memcpy(last, text, (size_t)n + 1);
+    pthread_mutex_unlock(&A.lock);
+}
+
+/* ---- the agent thread: the core's executor ---- */
+
+/* Has AppWatcher hand over the objects of its current batch (a full batch is
+ * handed over by the thread that fills it). */
+static void seal_rules(JNIEnv *env)
+{
+    (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_seal, (jlong)clock_ms());
+    if ((*env)->ExceptionCheck(env))
+        agent_disable(env, "AppWatcher.seal failed");
+}
+
+void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
+{
+    in_agent = 1;
+    uint64_t next = 0;
+    write_status();
+    if (early_retransform(env))
+        write_status(); /* its retransforms key, at once */
+    while (!A.dying) {
+        pthread_mutex_lock(&A.lock);
+        uint64_t at = next;
+        if (A.wake_at && (!at || A.wake_at < at))
+            at = A.wake_at;
+        /* wake every AGENT_SEAL_MS: the batch AppWatcher fills (rule-watched objects, and
+         * explicitly watched ones) is stamped with the clock when sealed, so this bounds how
+         * late such an object is checked; the stamps' epoch advances at the same pace */
+        uint64_t now = clock_ms();
+        uint64_t tick = AGENT_SEAL_MS;
+        uint64_t until = (!at || at > now + tick) ? now + tick : at;
+        if (until > now && !A.dying) {
+            struct timespec ts;
+            ts.tv_sec = (time_t)(until / 1000);
+            ts.tv_nsec = (long)(until % 1000) * 1000000L;
+            while (!A.dying && (!A.wake_at || A.wake_at > until) &&
+                   pthread_cond_timedwait(&A.cond, &A.lock, &ts) == 0)
+                ;
+        }
+        if (A.wake_at && A.wake_at <= clock_ms())
+            A.wake_at = 0;
+        pthread_mutex_unlock(&A.lock);
+        if (A.dying || A.disabled)
+            break;
+        seal_rules(env);
+        stamp_tick(env);
+        if (A.disabled)
+            break;
+        next = watch_run(A.core);
+        /* objects watched a tick ago and collected since are let go now, not 5 s later:
+         * the GC visits every JNI weak reference on each collection */
+        watch_sweep(A.core, clock_ms() - AGENT_SEAL_MS);
+        stamp_after_dump();
+        if ((*env)->ExceptionCheck(env)) {
+            agent_disable(env, "unexpected Java exception in the watcher thread");
+            break;
+        }
+        if (clock_ms() - A.status_at >= 900 || next == 0 || A.analysing)
+            write_status();
+    }
+}
+
+/* ---- explicit watching: leakray.AppWatcher.watch0 ---- */
+
+void JNICALL native_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms)
+{
+    if (A.disabled || A.dying || !ref)
+        return;
+    jobject g = (*env)->NewGlobalRef(env, ref);
+    if (!g) {
+        agent_disable(env, "out of JNI global references");
+        return;
+    }
+    if (watch_add(A.core, g, (uint64_t)ms, 0) != 0)
+        (*env)->DeleteGlobalRef(env, g);
+}
+
+/* leakray.AppWatcher.flush0: a batch of objects whose watched method returned, or watched
+ * through the API with a numbered description, with their rules (descriptions: from
+ * AppWatcher.API_RULE), watched at ms. Each is held by a JNI weak reference until found
+ * retained, when AppWatcher builds its KeyedWeakReference. One call per batch: the
+ * watching threads pay no JNI transition. */
+void JNICALL native_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArray rules,
+                                  jint n, jlong ms)
+{
+    if (A.disabled || A.dying || !objs || !rules || n <= 0 ||
+        n > (*env)->GetArrayLength(env, objs) || n > (*env)->GetArrayLength(env, rules))
+        return;
+    jint *rs = (*env)->GetIntArrayElements(env, rules, NULL);
+    if (!rs || (*env)->PushLocalFrame(env, n) != 0) { /* one frame, no DeleteLocalRef each */
+        (*env)->ExceptionClear(env);
+        if (rs)
+            (*env)->ReleaseIntArrayElements(env, rules, rs, JNI_ABORT);
+        return;
+    }
+    for (jint i = 0; i < n && !A.disabled; i++) {
+        jobject o = (*env)->GetObjectArrayElement(env, objs, i);
+        if (!o)
+            continue;
+        jweak w = (*env)->NewWeakGlobalRef(env, o);
+        if (!w) {
+            agent_disable(env, "out of JNI weak global references");
+            break;
+        }
+        uint32_t tag = AGENT_TAG_WEAK | ((uint32_t)rs[i] & ~AGENT_TAG_WEAK);
+        if (watch_add(A.core, w, (uint64_t)ms, tag) != 0)
+            (*env)->DeleteWeakGlobalRef(env, w);
+    }
+    (*env)->PopLocalFrame(env, NULL);
+    (*env)->ReleaseIntArrayElements(env, rules, rs, JNI_ABORT);
+}
+
+/* Watches obj through AppWatcher, so the reference is built by JIT-compiled Java code. */
+static void watch_object(JNIEnv *env, jobject obj, jstring desc)
+{
+    in_agent = 1;
+    (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_watch, obj, desc);
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+    in_agent = 0;
+}
+
+/* ---- built in: a Thread object once its thread ended ---- */
+
+void JNICALL on_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th)
+{
+    if (in_agent || !A.live || A.disabled || A.dying || !th)
+        return;
+    if (A.agent_thread && (*env)->IsSameObject(env, th, A.agent_thread))
+        return;
+    jvmtiThreadInfo info;
+    memset(&info, 0, sizeof info);
+    char d[300];
+    if ((*ti)->GetThreadInfo(ti, th, &info) == JVMTI_ERROR_NONE && info.name) {
+        snprintf(d, sizeof d, "java.lang.Thread \"%s\" ended", info.name);
+        (*ti)->Deallocate(ti, (unsigned char *)info.name);
+    } else {
+        snprintf(d, sizeof d, "java.lang.Thread ended");
+    }
+    if (info.thread_group)
+        (*env)->DeleteLocalRef(env, info.thread_group);
+    if (info.context_class_loader)
+        (*env)->DeleteLocalRef(env, info.context_class_loader);
+    jstring js = (*env)->NewStringUTF(env, d);
+    if (!js) {
+        (*env)->ExceptionClear(env);
+        return;
+    }
+    watch_object(env, th, js);
+    (*env)->DeleteLocalRef(env, js);
+}
