@@ -277,9 +277,9 @@ int early_retransform(JNIEnv *env)
 
 /* Which rules' method names class-file bytes define as constant-pool strings (Utf8 entries
  * are tag 1, a big-endian length and the bytes: the exact entry, so "closed" or "isClosed"
- * do not match), as a bit per rule; one search per distinct name. Most classes name no
- * watched method: this is all they cost at load. */
-static uint64_t names_in(const unsigned char *data, jint len)
+ * do not match), as a bit per rule; one search per distinct name. The slow path: bytes that
+ * are no class file cp_names understands. */
+static uint64_t names_in_bytes(const unsigned char *data, jint len)
 {
     uint64_t found = 0;
     for (int r = 0; r < A.opts.n_watch && r < 64; r++) {
@@ -301,6 +301,97 @@ static uint64_t names_in(const unsigned char *data, jint len)
             found |= (uint64_t)1 << r;
     }
     return found;
+}
+
+/* The rules' method names by length, for cp_names: set once by hooks_names_init before
+ * stamp_start turns the load hook on, then only read (by any class-loading thread). */
+static struct {
+    size_t len[64];        /* strlen of rule r's method name */
+    uint64_t by_len[64];   /* rules whose name is that long (lengths 1..63) */
+    int ready;
+} N;
+
+void hooks_names_init(void)
+{
+    int ok = 1;
+    for (int r = 0; r < A.opts.n_watch && r < 64; r++) {
+        N.len[r] = strlen(A.opts.watch[r].method);
+        if (N.len[r] > 0 && N.len[r] < 64)
+            N.by_len[N.len[r]] |= (uint64_t)1 << r;
+        else
+            ok = 0; /* a name cp_names cannot index: every class takes the slow path */
+    }
+    N.ready = ok;
+}
+
+/* Bytes a constant-pool entry of tag t takes after its tag (Utf8 aside), 0 if unknown
+ * (JVMS 4.4); *slots: the pool indexes it fills (Long and Double take two). */
+static unsigned cp_size(unsigned t, int *slots)
+{
+    *slots = t == 5 || t == 6 ? 2 : 1;
+    switch (t) {
+    case 7: case 8: case 16: case 19: case 20: /* Class String MethodType Module Package */
+        return 2;
+    case 15: /* MethodHandle */
+        return 3;
+    case 3: case 4: case 9: case 10: case 11: case 12: case 17: case 18:
+        return 4;
+    case 5: case 6: /* Long Double */
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+/* names_in_bytes's answer from one walk over the constant pool, comparing only the Utf8
+ * entries as long as a rule's method name: what most classes cost at load (the JVM hands
+ * every class defined while the hook is on to it, CDS-archived ones included). -1 when the
+ * bytes are not a constant pool it can walk to its end. */
+static int cp_names(const unsigned char *d, size_t n, uint64_t *found)
+{
+    if (!N.ready || n < 10 || d[0] != 0xca || d[1] != 0xfe || d[2] != 0xba || d[3] != 0xbe)
+        return -1;
+    unsigned count = (unsigned)d[8] << 8 | d[9];
+    size_t at = 10;
+    uint64_t f = 0;
+    for (unsigned i = 1; i < count;) {
+        if (at >= n)
+            return -1;
+        unsigned t = d[at++];
+        if (t == 1) {
+            if (n - at < 2)
+                return -1;
+            size_t l = (size_t)d[at] << 8 | d[at + 1];
+            at += 2;
+            if (l > n - at)
+                return -1;
+            uint64_t c = l < 64 ? N.by_len[l] : 0;
+            for (int r = 0; c; r++, c >>= 1)
+                if ((c & 1) && memcmp(d + at, A.opts.watch[r].method, l) == 0)
+                    f |= (uint64_t)1 << r;
+            at += l;
+            i++;
+            continue;
+        }
+        int slots;
+        unsigned sz = cp_size(t, &slots);
+        if (sz == 0 || sz > n - at)
+            return -1;
+        at += sz;
+        i += (unsigned)slots;
+    }
+    *found = f;
+    return 0;
+}
+
+/* Which rules' method names class-file bytes define as constant-pool strings, as a bit per
+ * rule. Most classes name no watched method: this is all they cost at load. */
+static uint64_t names_in(const unsigned char *data, jint len)
+{
+    uint64_t found = 0;
+    if (cp_names(data, (size_t)len, &found) == 0)
+        return found;
+    return names_in_bytes(data, len);
 }
 
 /* ---- call slots: class loading and preparation ---- */

@@ -230,6 +230,7 @@ void stamp_start(JNIEnv *env);
 
 /* ---- agent_hooks.c ---- */
 
+void hooks_names_init(void);
 void hooked_add(const char *name, int e);
 int hooked_find(const char *name, size_t n);
 void legacy_add(const char *name);

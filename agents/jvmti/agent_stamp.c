@@ -319,6 +319,7 @@ void stamp_start(JNIEnv *env)
         return;
     }
     stamp_advance(env, clock_ms());
+    hooks_names_init();
     pthread_mutex_lock(&A.hook_lock);
     S.on = 1;
     if (A.hook_users == 0)
