@@ -4,9 +4,10 @@
 # without the agent (tests/programs/bench/AgentBench.java), in one run:
 #  1. overhead of watching 100,000 short-lived objects (AppWatcher.expectWeaklyReachable);
 #  2. overhead of 1,000,000 calls of a close() watched by the Closeable#close rule
-#     (AGENT_BENCH_CLOSES to change), on connections the JIT keeps out of the heap without
-#     the agent (close) and on connections handed through a queue first (queue); target for
-#     both: <= 5 % wall time. Wall and CPU (user + sys of the whole JVM) are both printed:
+#     (AGENT_BENCH_CLOSES to change), on connections that die at once (close: JDK 17 still
+#     allocates each, with or without the agent) and on connections handed through a queue
+#     first (queue); target for both: <= 5 % wall time. Wall and CPU (user + sys of the
+#     whole JVM) are both printed:
 #     on a loaded machine the wall time multiplies the CPU time by the load. The same three
 #     workloads then run 2-3 s of CPU each (3,000,000 watches, 100,000,000 closes; the same
 #     work per object, AGENT_BENCH_LONG=0 skips them): a fixed cost of the agent (its set-up,
