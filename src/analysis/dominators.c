@@ -496,6 +496,8 @@ enum {
     M_BLOCKED = 4, /* refers to a target with several referrers, or an unreached one */
     M_NOREACH = 8, /* no reach edges: a tree object weighing itself only */
     M_SUMMED = 16, /* already added into its single referrer's tree sum */
+    M_REF_IDOM = 32,  /* has a link referrer that is its immediate dominator */
+    M_REF_OTHER = 64, /* has a link referrer that is not */
 };
 
 /* The retained array being filled: 64-bit, or 32-bit when the caller asked for it
@@ -528,13 +530,57 @@ static inline void rset(const rets *r, node_ix x, uint64_t v, int *over)
  * and every distinct object its link edges point to has exactly one referrer (counted over
  * all objects, reached or not) and is itself a tree object; objects with no reach edges are
  * tree objects (leaves). A tree object's sum is its size plus its targets' sums (its size
- * alone without reach edges). Computed bottom-up from the leaves: ref[y] names y's single
+ * alone without reach edges). Computed bottom-up from the leaves: ref(y) names y's single
  * referrer, slot[x] counts x's targets not yet known as tree objects and is replaced by x's
  * sum once x qualifies, so cycles never do. In: mk[] with M_REACHED and M_NOREACH; fol =
  * the link bits of the DFS (link edges to reached objects, and to all objects when unr is
  * set); idom[] in node space. Out: M_TREE marks; slot[x] = the sum of reported tree
- * objects, 0 elsewhere. O(N+E), one uint32 array of N. */
-static uint64_t tree_sum(const graph *g, node_ix x, const uint32_t *ref, uint8_t *mk,
+ * objects, 0 elsewhere. O(N+E).
+ * The single referrers take no array of N: an object's only referrer is a predecessor in
+ * the dominance graph, so it is its immediate dominator unless the object also hangs under
+ * the super-root (a GC root) or refers to itself. Two mask bits say whether some referrer
+ * is the idom and whether some is not; only objects with referrers none of which is their
+ * idom (roots, and objects held by several objects without their idom among them) are
+ * listed, by node, with their referrer found by a second pass over the edges. */
+typedef struct refs {
+    const uint8_t *mk;
+    const node_ix *idom;
+    uint32_t n_other;       /* objects listed */
+    node_ix *other;         /* their nodes, increasing; NULL: ref is indexed by node */
+    uint32_t *ref;          /* their single referrer, REF_NONE or REF_MULTI */
+} refs;
+
+static uint32_t ref_slot(const refs *r, node_ix y)
+{
+    if (!r->other)
+        return y;
+    uint32_t lo = 0, hi = r->n_other;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->other[mid] < y)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo; /* always found: callers ask only about listed objects */
+}
+
+/* y's single link referrer (a reached y), REF_NONE or REF_MULTI. */
+static inline node_ix ref_get(const refs *r, node_ix y)
+{
+    switch (r->mk[y] & (M_REF_IDOM | M_REF_OTHER)) {
+    case 0:
+        return REF_NONE;
+    case M_REF_IDOM:
+        return r->idom[y];
+    case M_REF_OTHER:
+        return r->ref[ref_slot(r, y)];
+    default:
+        return REF_MULTI;
+    }
+}
+
+static uint64_t tree_sum(const graph *g, node_ix x, const refs *ref, uint8_t *mk,
                          const rets *slot)
 {
     uint64_t sum = graph_node_size(g, x);
@@ -543,7 +589,7 @@ static uint64_t tree_sum(const graph *g, node_ix x, const uint32_t *ref, uint8_t
     uint32_t n = g->n_nodes;
     for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
         node_ix y = g->edge_to[e];
-        if (y < n && ref[y] == x && (mk[y] & (M_REACHED | M_SUMMED)) == M_REACHED) {
+        if (y < n && (mk[y] & (M_REACHED | M_SUMMED)) == M_REACHED && ref_get(ref, y) == x) {
             mk[y] |= M_SUMMED;
             sum += rget(slot, y);
         }
@@ -551,29 +597,65 @@ static uint64_t tree_sum(const graph *g, node_ix x, const uint32_t *ref, uint8_t
     return sum;
 }
 
+/* Fills the single referrers (see refs). Returns 0, or -1 out of memory. */
+static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, uint8_t *mk,
+                      refs *r)
+{
+    uint32_t n = g->n_nodes;
+    *r = (refs){mk, idom, 0, NULL, NULL};
+    /* Only reached objects' referrers matter: an unreached target blocks its referrer
+     * whatever its count. */
+    for (node_ix x = 0; x < n; x++)
+        for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
+            node_ix y = g->edge_to[e];
+            if (fbit(fol, e) && (mk[y] & M_REACHED))
+                mk[y] |= idom[y] == x ? M_REF_IDOM : M_REF_OTHER;
+        }
+    for (node_ix y = 0; y < n; y++)
+        r->n_other += (mk[y] & (M_REF_IDOM | M_REF_OTHER)) == M_REF_OTHER;
+    if (r->n_other == 0)
+        return 0;
+    /* a list costs 8 bytes an object, an array of N 4 bytes a node */
+    int listed = r->n_other < n / 2;
+    r->ref = err_mallocarray(listed ? r->n_other : (size_t)n + 1, sizeof *r->ref);
+    if (listed)
+        r->other = err_mallocarray(r->n_other, sizeof *r->other);
+    if (!r->ref || (listed && !r->other))
+        return -1;
+    for (node_ix y = 0, k = 0; listed && y < n; y++)
+        if ((mk[y] & (M_REF_IDOM | M_REF_OTHER)) == M_REF_OTHER)
+            r->other[k++] = y;
+    for (uint32_t k = 0, m = listed ? r->n_other : n; k < m; k++)
+        r->ref[k] = REF_NONE;
+    for (node_ix x = 0; x < n; x++)
+        for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
+            node_ix y = g->edge_to[e];
+            if (!fbit(fol, e) || (mk[y] & (M_REACHED | M_REF_IDOM | M_REF_OTHER)) !=
+                                     (M_REACHED | M_REF_OTHER))
+                continue;
+            uint32_t *ry = &r->ref[ref_slot(r, y)];
+            if (*ry != x && *ry != REF_MULTI)
+                *ry = *ry == REF_NONE ? x : REF_MULTI;
+        }
+    return 0;
+}
+
 static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *fol, int unr,
                             const uint32_t *idom, uint8_t *mk, const rets *slot, int *over,
                             lr_error *err)
 {
     uint32_t n = g->n_nodes;
-    uint32_t *ref = err_mallocarray((size_t)n + 1, sizeof *ref);
-    if (!ref)
+    refs ref;
+    if (refs_build(g, fol, idom, mk, &ref) != 0) {
+        free(ref.ref);
+        free(ref.other);
         return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
-    /* Only reached objects' referrers matter: an unreached target blocks its referrer
-     * whatever its count. */
-    for (node_ix x = 0; x < n; x++)
-        ref[x] = REF_NONE;
-    for (node_ix x = 0; x < n; x++)
-        for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
-            if (!fbit(fol, e))
-                continue;
-            node_ix y = g->edge_to[e];
-            if ((mk[y] & M_REACHED) && ref[y] != x && ref[y] != REF_MULTI)
-                ref[y] = ref[y] == REF_NONE ? x : REF_MULTI;
-        }
-    for (node_ix y = 0; y < n; y++)
-        if ((mk[y] & M_REACHED) && ref[y] < n)
-            rset(slot, ref[y], rget(slot, ref[y]) + 1, over);
+    }
+    for (node_ix y = 0; y < n; y++) {
+        node_ix p = (mk[y] & M_REACHED) ? ref_get(&ref, y) : REF_NONE;
+        if (p < n)
+            rset(slot, p, rget(slot, p) + 1, over);
+    }
     for (node_ix x = 0; x < n; x++) {
         if (!(mk[x] & M_REACHED) || (mk[x] & M_NOREACH))
             continue;
@@ -581,7 +663,7 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
             node_ix y = g->edge_to[e];
             if (y >= n)
                 continue;
-            int blocks = (mk[y] & M_REACHED) ? fbit(fol, e) && ref[y] >= n
+            int blocks = (mk[y] & M_REACHED) ? fbit(fol, e) && ref_get(&ref, y) >= n
                          : unr                ? fbit(fol, e)
                                               : o->link(g, e, o->link_ctx);
             if (blocks) {
@@ -599,9 +681,9 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
         if (!(k & M_NOREACH) && ((k & M_BLOCKED) || rget(slot, x) != 0))
             continue;
         for (node_ix y = x;;) {
-            rset(slot, y, tree_sum(g, y, ref, mk, slot), over);
+            rset(slot, y, tree_sum(g, y, &ref, mk, slot), over);
             mk[y] |= M_TREE;
-            node_ix p = ref[y];
+            node_ix p = ref_get(&ref, y);
             if (p >= n || (mk[p] & (M_REACHED | M_TREE | M_BLOCKED | M_NOREACH)) != M_REACHED)
                 break; /* no single referrer, or one that qualifies (or not) by itself */
             uint64_t left = rget(slot, p) - 1;
@@ -615,7 +697,8 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
     for (node_ix x = 0; x < n; x++)
         if (!(mk[x] & M_TREE) || idom[x] == GRAPH_NONE)
             rset(slot, x, 0, over);
-    free(ref);
+    free(ref.ref);
+    free(ref.other);
     return LR_OK;
 }
 
