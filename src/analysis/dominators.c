@@ -23,8 +23,8 @@
  * as its path goes) and at most 8 bytes per B edge; the close
  * holds the results (idom uint32, retained uint64 per node), one uint32 array of K and a
  * bit per node. The dominance options add one byte per node (reach set and marks), and the
- * VisualVM sums one uint32 per node (single referrers) at the close, with the tree sums
- * kept in the retained array. Plus one bit per edge (which edges count) until the close.
+ * VisualVM sums 8 bytes per object whose single referrer the tree does not give at the
+ * close (about a tenth of a Java heap), with the tree sums kept in the retained array. Plus one bit per edge (which edges count) until the close.
  * No per-node malloc; big arrays are freed as soon as they die (the CLI's fixed mmap
  * threshold then hands them back to the system). Over 2^31 - 17 nodes is refused.
  * Retained size = shallow + native, accumulated in reverse DFS order. docs/design.md says
@@ -542,6 +542,8 @@ static inline void rset(const rets *r, node_ix x, uint64_t v, int *over)
  * is the idom and whether some is not; only objects with referrers none of which is their
  * idom (roots, and objects held by several objects without their idom among them) are
  * listed, by node, with their referrer found by a second pass over the edges. */
+uint32_t dom_refs_list_div = DOM_REFS_LIST_DIV;
+
 typedef struct refs {
     const uint8_t *mk;
     const node_ix *idom;
@@ -616,7 +618,7 @@ static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, 
     if (r->n_other == 0)
         return 0;
     /* a list costs 8 bytes an object, an array of N 4 bytes a node */
-    int listed = r->n_other < n / 2;
+    int listed = r->n_other < n / dom_refs_list_div;
     r->ref = err_mallocarray(listed ? r->n_other : (size_t)n + 1, sizeof *r->ref);
     if (listed)
         r->other = err_mallocarray(r->n_other, sizeof *r->other);

@@ -76,7 +76,8 @@ typedef struct dom_opts {
 
 /* dom_build with separate reachability and dominance edges (see dom_opts). Same cost plus
  * one more pass over the edges and one byte per node when link is set; the VisualVM sums
- * add one uint32 per node at the end. */
+ * add two more passes and 8 bytes per object whose referrers do not include its immediate
+ * dominator (GC roots, objects held from several places) at the end. */
 lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err);
 
 /* Fills o with VisualVM 2.1.5's conventions for HotSpot dumps (docs/design.md, "Dominators
@@ -84,6 +85,12 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
  * over those plus weak/soft/phantom/finalizer referents, with unreached referrers taking
  * dominance away; VisualVM's tree-object sums. */
 void dom_opts_visualvm(dom_opts *o);
+
+/* VisualVM's sums list the objects whose single referrer is not their immediate dominator
+ * while fewer than n / dom_refs_list_div (a listed object costs 8 bytes, a node of the
+ * array that replaces the list past that share 4). Tests raise it to take the array. */
+#define DOM_REFS_LIST_DIV 2
+extern uint32_t dom_refs_list_div;
 
 /* What one dom_build_ex on g typically holds at its peak, in bytes (its scratch and
  * results; long reference chains may need more): for callers deciding whether two builds
