@@ -283,6 +283,8 @@ int cmd_analyze(int argc, char **argv)
         dopts.reach_ctx = &rs;
         dopts.root = trace_dom_root;
         dopts.root_ctx = &rs;
+        /* a second tree may be in its close on the other core: 4 bytes a node here */
+        dopts.flags = DOM_RETAINED32;
         if (shark_sizes) {
             dopts.reach = trace_shark_filter;
             dopts.reach_ctx = &sctx;

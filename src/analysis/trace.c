@@ -1237,7 +1237,7 @@ lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *l
             trace_elem *el = &out->traces[t].el[j];
             if (el->node < dt->n) {
                 el->has_retained = 1;
-                el->retained = dt->retained[el->node];
+                el->retained = dom_retained(dt, el->node);
                 el->retained_count = cnt[trace_want_index(want, nw, el->node)];
             }
         }
@@ -1272,7 +1272,7 @@ lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *l
                     d = dt->idom[d];
                 }
                 if (!nested && x < dt->n) {
-                    gr->retained += dt->retained[x];
+                    gr->retained += dom_retained(dt, x);
                     gr->retained_count += cnt[trace_want_index(want, nw, x)];
                 }
             }

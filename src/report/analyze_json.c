@@ -277,8 +277,8 @@ void rep_analyze_json(jsonw *w, const rep_analyze *v)
             jsonw_kv_obj_begin(w, "suspect");
             jsonw_kv_str(w, "id", rep_fmt_id(id, g, graph_node_id(g, lo->top)));
             jsonw_kv_str(w, "class", graph_class_name(g, lo->top));
-            if (v->dt && v->dt->retained)
-                jsonw_kv_uint(w, "retained_bytes", v->dt->retained[lo->top]);
+            if (v->dt && (v->dt->retained || v->dt->retained32))
+                jsonw_kv_uint(w, "retained_bytes", dom_retained(v->dt, lo->top));
             jsonw_kv_str(w, "reason", lo->reason);
             jsonw_obj_end(w);
         }
