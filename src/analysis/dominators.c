@@ -496,8 +496,12 @@ enum {
     M_BLOCKED = 4, /* refers to a target with several referrers, or an unreached one */
     M_NOREACH = 8, /* no reach edges: a tree object weighing itself only */
     M_SUMMED = 16, /* already added into its single referrer's tree sum */
-    M_REF_IDOM = 32,  /* has a link referrer that is its immediate dominator */
-    M_REF_OTHER = 64, /* has a link referrer that is not */
+    /* tree_marks' single referrers: M_REF_IDOM alone, the idom is the one referrer;
+     * M_REF_OTHER alone, one referrer that is not the idom; both, several referrers */
+    M_REF_IDOM = 32,
+    M_REF_OTHER = 64,
+    M_REF_MULTI = M_REF_IDOM | M_REF_OTHER,
+    M_REF_CUR = 128, /* counted for the referrer whose edges are being read */
 };
 
 /* The retained array being filled: 64-bit, or 32-bit when the caller asked for it
@@ -538,10 +542,10 @@ static inline void rset(const rets *r, node_ix x, uint64_t v, int *over)
  * objects, 0 elsewhere. O(N+E).
  * The single referrers take no array of N: an object's only referrer is a predecessor in
  * the dominance graph, so it is its immediate dominator unless the object also hangs under
- * the super-root (a GC root) or refers to itself. Two mask bits say whether some referrer
- * is the idom and whether some is not; only objects with referrers none of which is their
- * idom (roots, and objects held by several objects without their idom among them) are
- * listed, by node, with their referrer found by a second pass over the edges. */
+ * the super-root (a GC root) or refers to itself. Two mask bits count an object's distinct
+ * referrers (none, the idom, one other, several); only the objects with one other referrer
+ * (about a hundredth of a Java heap) are listed, by node, their referrer found by a second
+ * pass over the edges. */
 uint32_t dom_refs_list_div = DOM_REFS_LIST_DIV;
 
 typedef struct refs {
@@ -570,7 +574,7 @@ static uint32_t ref_slot(const refs *r, node_ix y)
 /* y's single link referrer (a reached y), REF_NONE or REF_MULTI. */
 static inline node_ix ref_get(const refs *r, node_ix y)
 {
-    switch (r->mk[y] & (M_REF_IDOM | M_REF_OTHER)) {
+    switch (r->mk[y] & M_REF_MULTI) {
     case 0:
         return REF_NONE;
     case M_REF_IDOM:
@@ -606,15 +610,27 @@ static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, 
     uint32_t n = g->n_nodes;
     *r = (refs){mk, idom, 0, NULL, NULL};
     /* Only reached objects' referrers matter: an unreached target blocks its referrer
-     * whatever its count. */
-    for (node_ix x = 0; x < n; x++)
-        for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
+     * whatever its count. M_REF_CUR makes x count once per target however many edges it
+     * has to it; a second walk over x's edges clears it. */
+    for (node_ix x = 0; x < n; x++) {
+        edge_ix e0 = g->first_edge[x], end = edges_end(g, x);
+        for (edge_ix e = e0; e < end; e++) {
+            if (!fbit(fol, e))
+                continue;
             node_ix y = g->edge_to[e];
-            if (fbit(fol, e) && (mk[y] & M_REACHED))
-                mk[y] |= idom[y] == x ? M_REF_IDOM : M_REF_OTHER;
+            uint8_t k = mk[y];
+            if ((k & (M_REACHED | M_REF_CUR)) != M_REACHED)
+                continue;
+            uint8_t ref = k & M_REF_MULTI;
+            ref = ref ? M_REF_MULTI : idom[y] == x ? M_REF_IDOM : M_REF_OTHER;
+            mk[y] = (uint8_t)((k & ~M_REF_MULTI) | ref | M_REF_CUR);
         }
+        for (edge_ix e = e0; e < end; e++)
+            if (fbit(fol, e))
+                mk[g->edge_to[e]] &= (uint8_t)~M_REF_CUR;
+    }
     for (node_ix y = 0; y < n; y++)
-        r->n_other += (mk[y] & (M_REF_IDOM | M_REF_OTHER)) == M_REF_OTHER;
+        r->n_other += (mk[y] & M_REF_MULTI) == M_REF_OTHER;
     if (r->n_other == 0)
         return 0;
     /* a list costs 8 bytes an object, an array of N 4 bytes a node */
@@ -625,19 +641,14 @@ static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, 
     if (!r->ref || (listed && !r->other))
         return -1;
     for (node_ix y = 0, k = 0; listed && y < n; y++)
-        if ((mk[y] & (M_REF_IDOM | M_REF_OTHER)) == M_REF_OTHER)
+        if ((mk[y] & M_REF_MULTI) == M_REF_OTHER)
             r->other[k++] = y;
-    for (uint32_t k = 0, m = listed ? r->n_other : n; k < m; k++)
-        r->ref[k] = REF_NONE;
     for (node_ix x = 0; x < n; x++)
         for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
             node_ix y = g->edge_to[e];
-            if (!fbit(fol, e) || (mk[y] & (M_REACHED | M_REF_IDOM | M_REF_OTHER)) !=
-                                     (M_REACHED | M_REF_OTHER))
-                continue;
-            uint32_t *ry = &r->ref[ref_slot(r, y)];
-            if (*ry != x && *ry != REF_MULTI)
-                *ry = *ry == REF_NONE ? x : REF_MULTI;
+            if ((mk[y] & (M_REACHED | M_REF_MULTI)) == (M_REACHED | M_REF_OTHER) &&
+                fbit(fol, e))
+                r->ref[ref_slot(r, y)] = x;
         }
     return 0;
 }
