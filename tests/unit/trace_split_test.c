@@ -7,7 +7,9 @@
  * only through others and unreachable ones), test-dump.hprof with its mapping and RI.hprof,
  * where no rule finds a leak and the suspects come from the dominator tree before trace_paths
  * runs. trace_paths leaves the
- * retained sizes unset, and (glibc) holds nothing but its result once it returns. */
+ * retained sizes unset, and (glibc) holds nothing but its result once it returns. A tree
+ * keeping its retained sizes in 32 bits (DOM_RETAINED32, as analyze builds it) gives the
+ * same traces, also when a size past 32 bits makes it sum again in 64. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -131,6 +133,53 @@ static size_t result_bytes(const trace_result *r)
     return n;
 }
 
+/* 2^31 bytes per object: two of them overflow a 32-bit size. */
+static uint64_t huge_weight(const graph *g, node_ix x, void *ctx)
+{
+    (void)g, (void)x, (void)ctx;
+    return (uint64_t)1 << 31;
+}
+
+/* trace_finish over the trace tree built with 64-bit and with 32-bit sizes (weight: NULL or
+ * huge_weight, which overflows): the same traces, group totals included. */
+static void check_narrow(const graph *g, const rules_set *rs, const leak_set *ls,
+                         uint64_t (*weight)(const graph *, node_ix, void *))
+{
+    lr_error err = {.offset = LR_NO_OFFSET};
+    dom_opts wide = {0};
+    wide.reach = trace_dom_filter;
+    wide.reach_ctx = (void *)rs;
+    wide.weight = weight;
+    dom_opts narrow = wide;
+    narrow.flags = DOM_RETAINED32;
+    dom_tree a, b;
+    trace_result ra, rb;
+    assert_int_equal(dom_build_ex(g, &wide, &a, &err), LR_OK);
+    assert_int_equal(dom_build_ex(g, &narrow, &b, &err), LR_OK);
+    /* the narrow tree really is narrow, or fell back to 64 bits after an overflow */
+    if (weight) {
+        assert_non_null(b.retained);
+        assert_null(b.retained32);
+    } else {
+        assert_null(b.retained);
+        assert_non_null(b.retained32);
+    }
+    assert_int_equal(trace_paths(g, rs, ls, &ra, &err), LR_OK);
+    assert_int_equal(trace_paths(g, rs, ls, &rb, &err), LR_OK);
+    assert_int_equal(trace_finish_ex(g, rs, ls, &a, &wide, &ra, &err), LR_OK);
+    assert_int_equal(trace_finish_ex(g, rs, ls, &b, &narrow, &rb, &err), LR_OK);
+    same_result(&ra, &rb);
+    assert_true(rb.traces[0].el[rb.traces[0].n - 1].has_retained);
+    assert_true(rb.traces[0].el[rb.traces[0].n - 1].retained > 0);
+    if (weight) /* past 32 bits */
+        assert_true(rb.groups[0].retained > UINT32_MAX || rb.traces[0].el[0].retained >
+                                                             UINT32_MAX);
+    trace_result_free(&ra);
+    trace_result_free(&rb);
+    dom_free(&a);
+    dom_free(&b);
+}
+
 static void check_dump(const char *file, const char *map, const char *watch, int want_suspects)
 {
     char path[4300], mpath[4300];
@@ -203,6 +252,8 @@ static void check_dump(const char *file, const char *map, const char *watch, int
     assert_int_equal(trace_finish(&g, &rs, &ls, &dt, &split, &err), LR_OK);
     same_result(&one, &split);
     assert_true(split.traces[0].el[0].has_retained);
+    check_narrow(&g, &rs, &ls, NULL);
+    check_narrow(&g, &rs, &ls, huge_weight);
 
     trace_result_free(&one);
     trace_result_free(&split);
