@@ -76,8 +76,8 @@ typedef struct dom_opts {
 
 /* dom_build with separate reachability and dominance edges (see dom_opts). Same cost plus
  * one more pass over the edges and one byte per node when link is set; the VisualVM sums
- * add two more passes and 8 bytes per object whose referrers do not include its immediate
- * dominator (GC roots, objects held from several places) at the end. */
+ * add a pass or two over the edges and 8 bytes per object whose one referrer is not its
+ * immediate dominator (a GC root held by one object) at the end. */
 lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err);
 
 /* Fills o with VisualVM 2.1.5's conventions for HotSpot dumps (docs/design.md, "Dominators
@@ -86,7 +86,7 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
  * dominance away; VisualVM's tree-object sums. */
 void dom_opts_visualvm(dom_opts *o);
 
-/* VisualVM's sums list the objects whose single referrer is not their immediate dominator
+/* VisualVM's sums list the objects whose one referrer is not their immediate dominator
  * while fewer than n / dom_refs_list_div (a listed object costs 8 bytes, a node of the
  * array that replaces the list past that share 4). Tests raise it to take the array. */
 #define DOM_REFS_LIST_DIV 2
