@@ -545,8 +545,7 @@ static inline void rset(const rets *r, node_ix x, uint64_t v, int *over)
  * the dominance graph, so it is its immediate dominator unless the object also hangs under
  * the super-root (a GC root) or refers to itself. Two mask bits count an object's distinct
  * referrers (none, the idom, one other, several); only the objects with one other referrer
- * (GC roots, a few dozen in a Java heap) are listed, by node, their referrer found by a
- * second pass over the edges. */
+ * (GC roots, a few dozen in a Java heap) are listed, by node, with that referrer. */
 uint32_t dom_refs_list_div = DOM_REFS_LIST_DIV;
 
 typedef struct refs {
@@ -606,13 +605,15 @@ static uint64_t tree_sum(const graph *g, node_ix x, const refs *ref, uint8_t *mk
 
 /* Fills the single referrers (see refs). Returns 0, or -1 out of memory. */
 static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, uint8_t *mk,
-                      refs *r)
+                      const rets *slot, refs *r)
 {
     uint32_t n = g->n_nodes;
+    int over = 0; /* node numbers fit 32 bits */
     *r = (refs){mk, idom, 0, NULL, NULL};
     /* Only reached objects' referrers matter: an unreached target blocks its referrer
      * whatever its count. M_REF_CUR makes x count once per target however many edges it
-     * has to it; a second walk over x's edges clears it. */
+     * has to it; a second walk over x's edges clears it. The zeroed slots hold the first
+     * referrer that is not the idom meanwhile. */
     for (node_ix x = 0; x < n; x++) {
         edge_ix e0 = g->first_edge[x], end = edges_end(g, x);
         for (edge_ix e = e0; e < end; e++) {
@@ -624,6 +625,8 @@ static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, 
                 continue;
             uint8_t ref = k & M_REF_MULTI;
             ref = ref ? M_REF_MULTI : idom[y] == x ? M_REF_IDOM : M_REF_OTHER;
+            if (ref == M_REF_OTHER)
+                rset(slot, y, x, &over);
             mk[y] = (uint8_t)((k & ~M_REF_MULTI) | ref | M_REF_CUR);
         }
         for (edge_ix e = e0; e < end; e++)
@@ -632,25 +635,25 @@ static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, 
     }
     for (node_ix y = 0; y < n; y++)
         r->n_other += (mk[y] & M_REF_MULTI) == M_REF_OTHER;
-    if (r->n_other == 0)
-        return 0;
     /* a list costs 8 bytes an object, an array of N 4 bytes a node */
     int listed = r->n_other < n / dom_refs_list_div;
-    r->ref = err_mallocarray(listed ? r->n_other : (size_t)n + 1, sizeof *r->ref);
-    if (listed)
-        r->other = err_mallocarray(r->n_other, sizeof *r->other);
-    if (!r->ref || (listed && !r->other))
-        return -1;
-    for (node_ix y = 0, k = 0; listed && y < n; y++)
-        if ((mk[y] & M_REF_MULTI) == M_REF_OTHER)
-            r->other[k++] = y;
-    for (node_ix x = 0; x < n; x++)
-        for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
-            node_ix y = g->edge_to[e];
-            if ((mk[y] & (M_REACHED | M_REF_MULTI)) == (M_REACHED | M_REF_OTHER) &&
-                fbit(fol, e))
-                r->ref[ref_slot(r, y)] = x;
+    if (r->n_other) {
+        r->ref = err_mallocarray(listed ? r->n_other : (size_t)n + 1, sizeof *r->ref);
+        if (listed)
+            r->other = err_mallocarray(r->n_other, sizeof *r->other);
+        if (!r->ref || (listed && !r->other))
+            return -1;
+    }
+    for (node_ix y = 0, k = 0; y < n; y++) {
+        if (!(mk[y] & M_REF_OTHER))
+            continue;
+        if ((mk[y] & M_REF_MULTI) == M_REF_OTHER) {
+            if (listed)
+                r->other[k] = y;
+            r->ref[listed ? k++ : y] = (uint32_t)rget(slot, y);
         }
+        rset(slot, y, 0, &over);
+    }
     return 0;
 }
 
@@ -660,7 +663,7 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
 {
     uint32_t n = g->n_nodes;
     refs ref;
-    if (refs_build(g, fol, idom, mk, &ref) != 0) {
+    if (refs_build(g, fol, idom, mk, slot, &ref) != 0) {
         free(ref.ref);
         free(ref.other);
         return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
