@@ -156,7 +156,9 @@ int cli_parse_output(int argc, char **argv, const cli_spec *spec, cli_common *co
                      const char *const *out);
 
 /* Flags for cli_open. */
-enum { CLI_OPEN_NO_EDGES = 1 }; /* nodes and classes only (fast path for histo-like verbs) */
+/* NO_EDGES: nodes and classes only (fast path for histo-like verbs); COUNT_EDGES: references
+ * counted and checked, not kept (info) */
+enum { CLI_OPEN_NO_EDGES = 1, CLI_OPEN_COUNT_EDGES = 2 };
 
 /* Loads path with the common options (--max-inflate, --dump, --mapping, progress when stderr
  * is a TTY and neither --json nor --no-progress). On success returns 0 and *out (free:

@@ -465,6 +465,7 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
         .dump_index = (int)co->dump_index,
         .progress = !co->json && !co->no_progress && isatty(STDERR_FILENO),
         .no_edges = (flags & CLI_OPEN_NO_EDGES) != 0,
+        .count_edges = (flags & CLI_OPEN_COUNT_EDGES) != 0,
     };
     lr_error err = {.code = LR_OK, .offset = LR_NO_OFFSET};
     double t0 = cli_now_ms();

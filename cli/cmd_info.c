@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_info.c: `leakray info FILE` (cli), prefix info_cmd_. What a dump is and what it holds. The
- * counts come from one pass over the loaded graph (analysis/info.h); this file adds what only
- * the input tells (size and compression on disk, the heap dumps of a multi-dump HPROF file)
- * and hands the result to report/info.h for text or JSON. */
+ * counts come from one pass over the loaded graph (analysis/info.h), loaded without its edges
+ * (an HPROF reader resolves and counts every reference but keeps none: the edge count and the
+ * dangling references are all info shows of them, at about half the memory of a full load);
+ * this file adds what only the input tells (size and compression on disk, the heap dumps of a
+ * multi-dump HPROF file) and hands the result to report/info.h for text or JSON. */
 #include "analysis/info.h"
 #include "cli.h"
 #include "format/hprof.h"
@@ -71,7 +73,7 @@ int cmd_info(int argc, char **argv)
         return rc;
     const char *path = co.pos[0];
     lr_heap *lh;
-    if ((rc = cli_open(&co, path, 0, &lh)) != 0)
+    if ((rc = cli_open(&co, path, CLI_OPEN_COUNT_EDGES, &lh)) != 0)
         return rc;
     const graph *g = lr_heap_graph(lh);
 

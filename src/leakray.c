@@ -25,7 +25,8 @@ static lr_status load(lr_heap *h, const char *name, const lr_open_opts *opts, lr
                           h->input.len == 0 ? " (empty file)" : "");
     fmt_opts fo = {.dump_index = opts ? opts->dump_index : -1,
                    .no_edges = opts ? opts->no_edges : 0,
-                   .progress = opts ? opts->progress : 0};
+                   .progress = opts ? opts->progress : 0,
+                   .count_edges = opts ? opts->count_edges : 0};
     return h->reader->load(&h->g, &h->input, &fo, err);
 }
 

@@ -77,7 +77,11 @@ typedef struct lr_open_opts {
     uint64_t max_inflate;  /* cap on decompressed bytes for gzip/bzip2 input; 0 = default */
     int dump_index;        /* which heap dump of a multi-dump HPROF file; -1 = default (last) */
     int progress;          /* nonzero: draw a progress bar on stderr (callers check isatty) */
-    int no_edges;          /* nonzero: nodes and classes only (histo, info) */
+    int no_edges;          /* nonzero: nodes and classes only (histo) */
+    /* nonzero: references are resolved and counted (the edge count, dangling references) but
+     * not kept, so the heap has no edges: what `info` needs, at a fraction of the memory.
+     * HPROF only; other formats load their edges as usual. */
+    int count_edges;
 } lr_open_opts;
 
 #define LR_DEFAULT_MAX_INFLATE (64ULL << 30) /* 64 GiB: larger than any sane dump */

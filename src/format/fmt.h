@@ -12,6 +12,7 @@ typedef struct fmt_opts {
     int dump_index;   /* HPROF: which heap dump (0-based) of a multi-dump file; -1 = default */
     int no_edges;     /* nonzero: skip edges (histo/info need nodes and classes only) */
     int progress;     /* nonzero: draw progress on stderr */
+    int count_edges;  /* nonzero: count references, keep no edges (lr_open_opts.count_edges) */
 } fmt_opts;
 
 typedef struct fmt_reader {

@@ -82,8 +82,11 @@ static inline void add_edge(const rd *r, edge_out *o, uint64_t id, uint8_t kind)
         o->dangling++;
         return;
     }
-    o->to[o->e] = t;
-    o->kind[o->e++] = kind;
+    if (o->to) {
+        o->to[o->e] = t;
+        o->kind[o->e] = kind;
+    }
+    o->e++; /* counted only when the graph keeps no edges (rd.count_edges) */
 }
 
 static void *edge_part_run(void *arg)
@@ -99,7 +102,8 @@ static void *edge_part_run(void *arg)
     edge_out o = {g->edge_to, g->edge_kind, ep->at, 0};
     uint32_t next_class = ep->next_class;
     for (node_ix i = ep->lo; i < ep->hi; i++) {
-        g->first_edge[i] = o.e;
+        if (g->first_edge)
+            g->first_edge[i] = o.e;
         switch (g->node_kind[i]) {
         case GRAPH_KIND_INSTANCE: {
             class_ix c = g->node_class[i];
@@ -186,11 +190,15 @@ lr_status hprof_build_edges(rd *r)
     for (class_ix c = 0; c < r->n_cls; c++)
         bound += 4 + g->classes[c].n_statics;
     LR_TRY(graph_check_size(g, 0, bound, "reference slots (null or not)", r->err));
-    g->first_edge = err_mallocarray((size_t)n + 1, sizeof *g->first_edge);
-    g->edge_to = err_mallocarray(bound ? bound : 1, sizeof *g->edge_to);
-    g->edge_kind = err_mallocarray(bound ? bound : 1, sizeof *g->edge_kind);
-    if (!g->first_edge || !g->edge_to || !g->edge_kind)
-        return hprof_nomem(r);
+    /* Counting only (info): every reference is resolved as below, nothing is stored, and the
+     * graph is left without edges (first_edge NULL), 9 bytes per edge and 4 per node less. */
+    if (!r->count_edges) {
+        g->first_edge = err_mallocarray((size_t)n + 1, sizeof *g->first_edge);
+        g->edge_to = err_mallocarray(bound ? bound : 1, sizeof *g->edge_to);
+        g->edge_kind = err_mallocarray(bound ? bound : 1, sizeof *g->edge_kind);
+        if (!g->first_edge || !g->edge_to || !g->edge_kind)
+            return hprof_nomem(r);
+    }
     static const char *const INTERNAL[4] = {"<super>", "<classloader>", "<signers>",
                                             "<protection_domain>"};
     for (int k = 0; k < 4; k++)
@@ -222,6 +230,7 @@ lr_status hprof_build_edges(rd *r)
             }
         }
     }
+    edge_ix start1 = parts[1].at; /* the second part's first slot */
     pthread_t th;
     int threaded = parts[1].lo < n && pthread_create(&th, NULL, edge_part_run, &parts[1]) == 0;
     edge_part_run(&parts[0]);
@@ -233,6 +242,11 @@ lr_status hprof_build_edges(rd *r)
     if (parts[0].failed || parts[1].failed)
         return LR_FAIL(r->err, LR_ERR_INTERNAL, "%s: class nodes out of order", r->name);
     uint32_t e = parts[0].at;
+    if (r->count_edges) {
+        g->n_edges = e + (parts[1].at - start1);
+        diag_add(&g->diag, DIAG_DANGLING_REFERENCE, parts[0].dangling + parts[1].dangling);
+        return LR_OK;
+    }
     if (parts[1].lo < n) {
         /* close the gap the first part's nulls and dangling ids left */
         uint32_t from = (uint32_t)parts[1].lo < n ? g->first_edge[parts[1].lo] : e;

@@ -195,6 +195,7 @@ typedef struct rd {
     unsigned ids;
     int android;
     int no_edges;
+    int count_edges; /* resolve and count references, store no edges (fmt_opts) */
     lr_error *err;
     progress prog;  /* bar over pass 1 + pass 2 (2 x dump bytes) */
 

@@ -858,6 +858,7 @@ static lr_status load(rd *r, const fmt_opts *o)
     if (r->have_heap_info && !(g->node_heap = err_mallocarray(m, 1)))
         return hprof_nomem(r);
     r->no_edges = o && o->no_edges;
+    r->count_edges = o && o->count_edges;
     if (r->no_edges) {
         /* no records to read back from later: sizes are kept */
         if (!(g->node_size = err_mallocarray(m, sizeof *g->node_size)))

@@ -77,10 +77,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         graph g;
         graph_init(&g);
         fmt_opts o = {.dump_index = -1, .no_edges = 0, .progress = 0};
-        if (r->load(&g, &m, &o, &err) == LR_OK) {
+        lr_status full = r->load(&g, &m, &o, &err);
+        if (full == LR_OK) {
             walk(&g);
             fuzz_analyses(&g);
         }
+        /* Counting references (info's load) must accept and count exactly what the full
+         * load does. */
+        graph c;
+        graph_init(&c);
+        fmt_opts oc = {.dump_index = -1, .count_edges = 1};
+        lr_status counted = r->load(&c, &m, &oc, &err);
+        if (counted != full || (full == LR_OK && c.n_edges != g.n_edges))
+            abort();
+        graph_fini(&c);
         graph_fini(&g);
     }
     mfile_close(&m);

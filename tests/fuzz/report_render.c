@@ -26,7 +26,7 @@ static unsigned scripts(const char *buf, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    lr_open_opts o = {FUZZ_MAX_INFLATE, -1, 0, 0};
+    lr_open_opts o = {.max_inflate = FUZZ_MAX_INFLATE, .dump_index = -1};
     lr_heap *h = NULL;
     lr_error err = {0};
     if (lr_open_memory(data, size, "fuzz", &o, &h, &err) != LR_OK)

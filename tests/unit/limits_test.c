@@ -39,7 +39,7 @@ static lr_status load(const char *sub, const char *file, uint64_t max_nodes,
         g->max_edges = max_edges;
     const fmt_reader *r = fmt_find(m->data, m->len);
     assert_non_null(r);
-    fmt_opts o = {-1, 0, 0};
+    fmt_opts o = {.dump_index = -1};
     memset(e, 0, sizeof *e);
     lr_status st = r->load(g, m, &o, e);
     graph_fini(g);
