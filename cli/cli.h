@@ -111,6 +111,7 @@ typedef struct cli_common {
     uint64_t max_inflate;       /* --max-inflate N: cap on decompressed bytes (0 = default) */
     const char *tmpdir;         /* --tmpdir DIR: folder for inflated gzip/bzip2 input */
     uint64_t max_memory;        /* --max-memory N: bound on allocated bytes (0 = default) */
+    int no_spill;               /* --no-spill: no large array spills past --max-memory */
     int64_t dump_index;         /* --dump N: heap dump of a multi-dump HPROF (-1 = default) */
     const char *mapping;        /* --mapping FILE: ProGuard/R8 mapping cli_open applies */
     unsigned mapping_flags;     /* MAPPING_* flags for it (analyze: MAPPING_KEEP_ARRAYS) */

@@ -11,6 +11,7 @@
 #include "base/mem.h"
 #include "base/mfile.h"
 #include "base/phase.h"
+#include "base/spill.h"
 #include "rules/categories.h"
 #include "report/fmt.h"
 #include "rules/mapping.h"
@@ -71,11 +72,19 @@ static int mem_reported; /* the --max-memory refusal was printed */
 /* "memory limit: ..." for the first refused allocation into buf; 0 when none was refused. */
 static int mem_message(char *buf, size_t cap, const char *cause)
 {
-    const char *phase;
+    const char *phase, *dir;
     uint64_t asked, in_use;
+    char a[CLI_FMT_MAX], u[CLI_FMT_MAX], l[CLI_FMT_MAX], t[CLI_FMT_MAX];
+    int e;
+    /* A block past the limit found no disk room to spill to: that is what to fix. */
+    if (spill_failed(&dir, &asked, &e)) {
+        snprintf(buf, cap, "no room in %s to spill %s past --max-memory %s (%s); --tmpdir "
+                 "chooses another folder", dir, cli_fmt_human(a, asked),
+                 cli_fmt_human(l, mem_limit()), strerror(e));
+        return 1;
+    }
     if (!mem_refused(&phase, &asked, &in_use))
         return 0;
-    char a[CLI_FMT_MAX], u[CLI_FMT_MAX], l[CLI_FMT_MAX], t[CLI_FMT_MAX];
     snprintf(buf, cap, "memory limit: phase \"%s\" needed %s more with %s in use (%s in all), "
              "over --max-memory %s; raise --max-memory or free memory%s%s", phase,
              cli_fmt_human(a, asked), cli_fmt_human(u, in_use),
@@ -90,8 +99,13 @@ static int timing_text; /* --timing without --json: phase table on stderr at the
 
 int cli_mem_finish(int rc)
 {
-    if (timing_text)
+    if (timing_text) {
         phase_print(stderr);
+        char pk[CLI_FMT_MAX], sp[CLI_FMT_MAX], lim[CLI_FMT_MAX];
+        fprintf(stderr, "memory: peak %s allocated (--max-memory %s), %s spilled to files in "
+                "%llu blocks\n", cli_fmt_human(pk, mem_peak()), cli_fmt_human(lim, mem_limit()),
+                cli_fmt_human(sp, spill_peak()), (unsigned long long)spill_blocks());
+    }
     char msg[LR_ERROR_MSG_MAX];
     if (mem_reported || !mem_message(msg, sizeof msg, NULL))
         return rc;
@@ -163,10 +177,14 @@ void cli_usage(const cli_spec *spec, FILE *out)
               "cap decompressed gzip/bzip2 input at N bytes (K/M/G suffixes; default: the "
               "free space of --tmpdir, at most 64G)");
     print_opt(out, "--max-memory", "N",
-              "stop with exit 5 before allocating more than N bytes (K/M/G suffixes; "
-              "default: 90% of the memory available)");
+              "allocate at most N bytes (K/M/G suffixes; default: 90% of the memory "
+              "available); past it, large arrays spill to files in --tmpdir, and what "
+              "cannot stops with exit 5");
     print_opt(out, "--tmpdir", "DIR",
-              "inflate gzip/bzip2 input into an unnamed file there (default: $TMPDIR or /tmp)");
+              "inflate gzip/bzip2 input into an unnamed file there (default: $TMPDIR or /tmp); "
+              "large arrays past --max-memory spill into unnamed files there too");
+    print_opt(out, "--no-spill", NULL,
+              "never spill: past --max-memory, stop with exit 5 instead");
     print_opt(out, "--dump", "N", "heap dump to load from a multi-dump HPROF (0-based; "
                                   "default: the last)");
     print_opt(out, "--mapping", "FILE",
@@ -349,6 +367,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
         {"--no-progress", CLI_OPT_FLAG, &co->no_progress, NULL, NULL, NULL},
         {"--max-inflate", CLI_OPT_SIZE, &co->max_inflate, "N", NULL, NULL},
         {"--tmpdir", CLI_OPT_STR, &co->tmpdir, "DIR", NULL, NULL},
+        {"--no-spill", CLI_OPT_FLAG, &co->no_spill, NULL, NULL, NULL},
         {"--max-memory", CLI_OPT_SIZE, &co->max_memory, "N", NULL, NULL},
         {"--dump", CLI_OPT_UINT, &dump, "N", NULL, NULL},
         {"--mapping", CLI_OPT_STR, &co->mapping, "FILE", NULL, NULL},
@@ -436,6 +455,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
         co->no_timing = 1;
     timing_text = co->timing && !co->json;
     mfile_set_tmpdir(co->tmpdir);
+    spill_set_dir(co->no_spill ? NULL : mfile_tmpdir());
     mem_set_limit(co->max_memory ? co->max_memory : mem_default_limit());
     if (dump != UINT64_MAX) {
         if (dump > INT32_MAX)
@@ -551,6 +571,13 @@ static void json_timing(const cli_common *co, jsonw *w, const char *phase_key, d
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
+    /* Allocated bytes as --max-memory counts them, and what spilled past it to files. */
+    jsonw_kv_obj_begin(w, "memory");
+    jsonw_kv_uint(w, "limit", mem_limit());
+    jsonw_kv_uint(w, "peak", mem_peak());
+    jsonw_kv_uint(w, "spilled_peak", spill_peak());
+    jsonw_kv_uint(w, "spilled_blocks", spill_blocks());
+    jsonw_obj_end(w);
     jsonw_obj_end(w);
 }
 

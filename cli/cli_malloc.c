@@ -5,10 +5,14 @@
  * agent never wrap their host's allocator), and forward to glibc's own entry points
  * (__libc_malloc, ...), so the heap itself is glibc's. Bytes are counted as
  * malloc_usable_size reports them, at allocation and at free alike, so the count returns to
- * where it was. Under AddressSanitizer or ThreadSanitizer the sanitizer owns these symbols
+ * where it was. A large block that would take the process past the limit (less an eighth kept
+ * for the small allocations that follow) is a spilled block instead (base/spill: a shared
+ * mapping of an unnamed file in --tmpdir), not counted: free and realloc recognise it by its
+ * address. Under AddressSanitizer or ThreadSanitizer the sanitizer owns these symbols
  * (TSan tracks frees and reuse through its own allocator): nothing is wrapped and
  * --max-memory is not enforced (mem_active() stays 0). */
 #include "base/mem.h"
+#include "base/spill.h"
 
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && defined(__GLIBC__)
 
@@ -16,6 +20,7 @@
 #include <malloc.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 extern void *__libc_malloc(size_t n);
@@ -33,59 +38,113 @@ static void *counted(void *p)
     return p;
 }
 
+/* A spilled block of n bytes when n is large and would take the process past the limit
+ * (drop: bytes freed at once, realloc), else NULL with *room_err telling whether the folder
+ * was full (recorded only if the ordinary allocation is refused too). */
+static void *spilled(size_t n, uint64_t drop, int *room_err)
+{
+    *room_err = 0;
+    if (n < SPILL_MIN_BYTES || !spill_dir() || mem_fits(n, drop, mem_limit() / 8))
+        return NULL;
+    return spill_alloc(n, room_err);
+}
+
+/* mem_charge, recording a spill that found no room when the charge is refused too. */
+static int charge(size_t n, uint64_t drop, int room_err)
+{
+    if (mem_charge(n, drop))
+        return 1;
+    if (room_err)
+        spill_note_failure(n, room_err);
+    errno = ENOMEM;
+    return 0;
+}
+
 void *malloc(size_t n)
 {
-    if (!mem_charge(n, 0)) {
-        errno = ENOMEM;
+    int re;
+    void *q = spilled(n, 0, &re);
+    if (q)
+        return q;
+    if (!charge(n, 0, re))
         return NULL;
-    }
     return counted(__libc_malloc(n));
 }
 
 void *calloc(size_t n, size_t sz)
 {
     size_t t;
-    if (!__builtin_mul_overflow(n, sz, &t) && !mem_charge(t, 0)) {
-        errno = ENOMEM;
-        return NULL;
+    if (!__builtin_mul_overflow(n, sz, &t)) {
+        int re;
+        void *q = spilled(t, 0, &re); /* a new file reads as zeros */
+        if (q)
+            return q;
+        if (!charge(t, 0, re))
+            return NULL;
     }
     return counted(__libc_calloc(n, sz));
-}
-
-void *realloc(void *p, size_t n)
-{
-    if (!p)
-        return malloc(n);
-    size_t old = malloc_usable_size(p);
-    if (n == 0) {
-        mem_account(-(int64_t)old);
-        __libc_free(p);
-        return NULL;
-    }
-    if (!mem_charge(n, old)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    void *q = __libc_realloc(p, n);
-    if (q)
-        mem_account((int64_t)malloc_usable_size(q) - (int64_t)old);
-    return q;
 }
 
 void free(void *p)
 {
     if (!p)
         return;
+    if (spill_owns(p, NULL)) {
+        spill_free(p);
+        return;
+    }
     mem_account(-(int64_t)malloc_usable_size(p));
     __libc_free(p);
 }
 
-static void *aligned(size_t align, size_t n)
+void *realloc(void *p, size_t n)
 {
-    if (!mem_charge(n, 0)) {
-        errno = ENOMEM;
+    if (!p)
+        return malloc(n);
+    size_t len;
+    if (spill_owns(p, &len)) {
+        if (n == 0) {
+            spill_free(p);
+            return NULL;
+        }
+        if (n <= len)
+            return p; /* shrinking keeps the file's blocks: they are disk, not memory */
+        void *q = malloc(n);
+        if (q) {
+            memcpy(q, p, len);
+            spill_free(p);
+        }
+        return q;
+    }
+    size_t old = malloc_usable_size(p);
+    if (n == 0) {
+        mem_account(-(int64_t)old);
+        __libc_free(p);
         return NULL;
     }
+    int re;
+    void *s = spilled(n, old, &re);
+    if (s) {
+        memcpy(s, p, old < n ? old : n);
+        free(p);
+        return s;
+    }
+    if (!charge(n, old, re))
+        return NULL;
+    void *q = __libc_realloc(p, n);
+    if (q)
+        mem_account((int64_t)malloc_usable_size(q) - (int64_t)old);
+    return q;
+}
+
+static void *aligned(size_t align, size_t n)
+{
+    int re = 0;
+    void *q = align <= 4096 ? spilled(n, 0, &re) : NULL; /* spilled blocks are page-aligned */
+    if (q)
+        return q;
+    if (!charge(n, 0, re))
+        return NULL;
     return counted(__libc_memalign(align, n));
 }
 

@@ -54,6 +54,19 @@ int mem_charge(uint64_t add, uint64_t drop)
     return 0;
 }
 
+int mem_fits(uint64_t add, uint64_t drop, uint64_t reserve)
+{
+    uint64_t lim = __atomic_load_n(&limit_b, __ATOMIC_RELAXED);
+    if (!lim || add <= drop)
+        return 1;
+    if (reserve >= lim)
+        return 0;
+    lim -= reserve;
+    uint64_t use = mem_in_use();
+    uint64_t kept = use > drop ? use - drop : 0;
+    return add <= lim && kept <= lim - add;
+}
+
 void mem_account(int64_t delta)
 {
     int64_t v = __atomic_add_fetch(&in_use_b, delta, __ATOMIC_RELAXED);

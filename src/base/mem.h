@@ -25,6 +25,9 @@ uint64_t mem_default_limit(void);
  * (realloc)? 1 yes; 0 no, and the refusal is recorded. mem_account adds the bytes actually
  * taken (signed), mem_active marks the wrappers present. */
 int mem_charge(uint64_t add, uint64_t drop);
+/* Would `add` more bytes (`drop` freed) leave at least `reserve` bytes of the limit unused?
+ * Asks only: nothing is recorded. 1 when there is no limit. */
+int mem_fits(uint64_t add, uint64_t drop, uint64_t reserve);
 void mem_account(int64_t delta);
 void mem_set_active(void);
 int mem_active(void);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# max_memory.sh: --max-memory bounds what leakray allocates. On a real JVM dump (CliTarget):
+# max_memory.sh: --max-memory bounds what leakray allocates. On a real JVM dump (CliTarget),
+# with --no-spill (large arrays past the limit would otherwise spill to files: spill.sh):
 #   - a limit below what loading needs: exit 5, one line naming the phase, the bytes asked
 #     for and in use, and the limit; never a crash or a signal;
 #   - limits bisected down to the smallest analyze fits in: below it always exit 5 with the
@@ -31,7 +32,7 @@ if [[ $(ldd "$LEAKRAY" 2>/dev/null) == *libasan* ]]; then
 fi
 phase_re='memory limit: phase "[a-z0-9 ]+" needed [0-9.]+ [kMG]?B more with [0-9.]+ [kMG]?B in use'
 for lim in 64K 1M; do
-    run analyze --no-progress --max-memory $lim "$DUMP"
+    run analyze --no-progress --no-spill --max-memory $lim "$DUMP"
     expect_rc 5
     expect_err "^leakray: $phase_re .* over --max-memory "
     [ "$(wc -l <"$T/err")" = 1 ] || fail "--max-memory $lim: more than one line on stderr"
@@ -40,12 +41,12 @@ done
 # cleanly with the message, the limit itself gives the unlimited output; on the way, the
 # refusals name more than one phase (the load's and a later one).
 lo=1024 hi=$((64 * 1024)) # KB: lo fails, hi passes
-run analyze --no-progress --no-timing --max-memory ${hi}K "$DUMP"
+run analyze --no-progress --no-timing --no-spill --max-memory ${hi}K "$DUMP"
 expect_rc 0
 : >"$T/phases"
 while [ $((hi - lo)) -gt 16 ]; do
     mid=$(((lo + hi) / 2))
-    run analyze --no-progress --no-timing --max-memory ${mid}K "$DUMP"
+    run analyze --no-progress --no-timing --no-spill --max-memory ${mid}K "$DUMP"
     if [ "$RC" = 0 ]; then
         hi=$mid
         diff -u "$T/plain" "$T/out" >/dev/null || fail "output under --max-memory ${mid}K differs"
@@ -56,12 +57,12 @@ while [ $((hi - lo)) -gt 16 ]; do
         sed -n 's/.*phase "\([^"]*\)".*/\1/p' "$T/err" >>"$T/phases"
     fi
 done
-run analyze --no-progress --no-timing --max-memory ${lo}K "$DUMP"
+run analyze --no-progress --no-timing --no-spill --max-memory ${lo}K "$DUMP"
 expect_rc 5
 phases=$(sort -u "$T/phases" | tr '\n' ',')
 [ "$(sort -u "$T/phases" | wc -l)" -ge 2 ] || fail "refusals name one phase only: $phases"
 echo "ok: analyze fits in ${hi} KB, not in ${lo} KB; phases met: $phases" >&2
-run analyze --json --max-memory 1M "$DUMP"
+run analyze --json --no-spill --max-memory 1M "$DUMP"
 expect_rc 5
 json_eq 'd["error"]["code"]' limit
 json_eq 'd["error"]["exit"]' 5

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spill.h: large blocks past the memory limit, backed by unnamed files (base layer), prefix
+ * spill_. The program's allocator wrappers (cli/cli_malloc.c) hand out ordinary anonymous
+ * memory while the process is under --max-memory; a large block (the per-object and per-edge
+ * arrays of a big dump) that would take it past the limit is instead a shared mapping of an
+ * unlinked file in the temporary folder. Its pages are page cache: the kernel writes them back
+ * and reclaims them under pressure instead of swapping or killing the process, and they are
+ * not the process's own memory (RssAnon + RssShmem). The file has no name from the start
+ * (O_TMPFILE, else unlinked at once), so nothing is left behind by an exit, an error, a crash
+ * or a signal. Its blocks are reserved when the block is made (posix_fallocate): a full disk
+ * is a refusal then ("no room in DIR", exit 5), never a SIGBUS on a later write. A library
+ * user's process has no wrappers and never spills. */
+#ifndef LR_BASE_SPILL_H
+#define LR_BASE_SPILL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Smallest block that may spill: smaller ones are not worth a file and a mapping each. */
+#define SPILL_MIN_BYTES (256u << 10)
+
+/* Sets the folder spill files go to (NULL: spilling off). Call before allocating. */
+void spill_set_dir(const char *dir);
+const char *spill_dir(void);
+
+/* Wrappers only. A zero-filled, page-aligned block of n bytes backed by a new unnamed file,
+ * or NULL (off, too many blocks, no room) with *room_err set to ENOSPC, EDQUOT or EFBIG when
+ * the folder had no room, else 0. */
+void *spill_alloc(size_t n, int *room_err);
+/* Records that n bytes could be had neither under the limit nor in the folder (errnum from
+ * spill_alloc); the first such failure is what spill_failed reports. */
+void spill_note_failure(size_t n, int errnum);
+/* Nonzero when p is a live spilled block; *len gets its size. Cheap for other pointers. */
+int spill_owns(const void *p, size_t *len);
+/* Unmaps a spilled block (spill_owns(p) must hold); its file goes with it. */
+void spill_free(void *p);
+
+/* Bytes in spilled blocks now, the most at any time, and how many blocks were spilled. */
+uint64_t spill_in_use(void);
+uint64_t spill_peak(void);
+uint64_t spill_blocks(void);
+
+/* The first failure to spill for want of room: 1 with the folder and the bytes asked for. */
+int spill_failed(const char **dir, uint64_t *asked, int *errnum);
+
+#endif

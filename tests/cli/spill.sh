@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# spill.sh: past --max-memory, large arrays spill into unnamed files in --tmpdir instead of
+# failing. A real JVM writes a dump of 540,000 small objects (tests/programs/scale/
+# ManyObjects.java, 24 MB), whose per-object and per-reference arrays run to megabytes:
+#   - analyze, top, info and histo --retained under --max-memory 8M (half of what analyze
+#     allocates unlimited): exit 0 and output identical to the unlimited run; the JSON
+#     timing block counts the spilled arrays and a peak within the limit; own memory
+#     (RssAnon + RssShmem, sampled) stays under the limit plus the program's fixed part,
+#     below the unlimited run's; nothing is left in --tmpdir;
+#   - a limit too small even so (1M): exit 5 with the memory-limit line, --tmpdir empty, as
+#     after a run killed by SIGKILL in the middle;
+#   - --no-spill under 8M: exit 5 (the limit as before spilling existed);
+#   - no room in --tmpdir (a file-size limit, ulimit -f): exit 5, "no room in DIR to spill".
+# Under AddressSanitizer the sanitizer owns the allocator: nothing is counted or spilled, and
+# only the unlimited runs are checked.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.bash"
+cli_init spill
+cli_need_java
+javac -d "$T/classes" "$LEAKRAY_SRC/tests/programs/scale/ManyObjects.java"
+java -Xmx256m -XX:+UseSerialGC -cp "$T/classes" ManyObjects "$T/m.hprof" 150000 >/dev/null
+D=$T/m.hprof
+mkdir -p "$T/td"
+verbs=("analyze" "top" "info" "histo --retained")
+for v in "${verbs[@]}"; do
+    # shellcheck disable=SC2086
+    run $v --no-progress --no-timing --tmpdir "$T/td" "$D"
+    expect_rc 0
+    cp "$T/out" "$T/plain.${v%% *}"
+done
+if [[ $(ldd "$LEAKRAY" 2>/dev/null) == *libasan* ]]; then
+    echo "spill: ok (nothing spills under AddressSanitizer)"
+    exit 0
+fi
+own() { "$LEAKRAY_SRC/scripts/own-memory.py" "$T/peak" "$LEAKRAY" "$@" >"$T/out" 2>"$T/err"; }
+own analyze --no-progress --no-timing "$D" || fail "analyze: exit $?"
+unlimited_kb=$(cat "$T/peak")
+
+limit=$((8 << 20))
+for v in "${verbs[@]}"; do
+    name=${v%% *}
+    # shellcheck disable=SC2086
+    own $v --no-progress --no-timing --max-memory $limit --tmpdir "$T/td" "$D" ||
+        fail "$v under --max-memory 8M: exit $? ($(head -c 300 "$T/err"))"
+    diff -u "$T/plain.$name" "$T/out" >/dev/null || fail "$v: output differs when spilling"
+    peak=$(cat "$T/peak")
+    # the limit counts allocations; the process also holds its stacks, libc's state and
+    # the pages malloc keeps: a few MB that do not grow with the dump
+    [ "$peak" -lt $(((limit >> 10) + 6144)) ] ||
+        fail "$v: own memory $peak KB under a 8 MB limit"
+    [ -z "$(ls -A "$T/td")" ] || fail "$v: files left in --tmpdir: $(ls -A "$T/td")"
+    # shellcheck disable=SC2086
+    run $v --json --timing --no-progress --max-memory $limit --tmpdir "$T/td" "$D"
+    expect_rc 0
+    json_eq 'd["timing"]["memory"]["limit"]' $limit
+    blocks=$(json_get 'd["timing"]["memory"]["spilled_blocks"]')
+    spilled=$(json_get 'd["timing"]["memory"]["spilled_peak"]')
+    mpeak=$(json_get 'd["timing"]["memory"]["peak"]')
+    [ "$blocks" -gt 0 ] && [ "$spilled" -ge $((256 << 10)) ] ||
+        fail "$v: nothing spilled under 8M ($blocks blocks, $spilled bytes)"
+    [ "$mpeak" -le $limit ] || fail "$v: allocated peak $mpeak over the limit $limit"
+    echo "ok: $v under 8M: own $peak KB (analyze unlimited: $unlimited_kb KB), spilled" \
+        "$spilled bytes in $blocks arrays" >&2
+done
+[ "$unlimited_kb" -gt $(((limit >> 10) + 6144)) ] ||
+    fail "analyze unlimited owns only $unlimited_kb KB: the dump does not test spilling"
+
+run analyze --no-progress --max-memory 1M --tmpdir "$T/td" "$D"
+expect_rc 5
+expect_err '^leakray: memory limit: phase "[a-z0-9 ]+" needed'
+[ -z "$(ls -A "$T/td")" ] || fail "files left in --tmpdir after exit 5"
+
+"$LEAKRAY" analyze --no-progress --max-memory $limit --tmpdir "$T/td" "$D" >/dev/null 2>&1 &
+pid=$!
+sleep 0.3
+kill -KILL $pid 2>/dev/null || true
+wait $pid 2>/dev/null || true
+[ -z "$(ls -A "$T/td")" ] || fail "files left in --tmpdir after SIGKILL"
+
+run analyze --no-progress --no-spill --max-memory $limit --tmpdir "$T/td" "$D"
+expect_rc 5
+expect_err '^leakray: memory limit: phase'
+
+set +e
+(ulimit -f 64; exec "$LEAKRAY" analyze --no-progress --max-memory $limit --tmpdir "$T/td" "$D") \
+    >"$T/out" 2>"$T/err"
+RC=$?
+set -e
+expect_rc 5
+expect_err "^leakray: no room in $T/td to spill [0-9.]+ [kMG]?B past --max-memory 8.4 MB"
+[ "$(wc -l <"$T/err")" = 1 ] || fail "no room: more than one line on stderr"
+[ -z "$(ls -A "$T/td")" ] || fail "files left in --tmpdir after no room"
+echo "spill: ok"
