@@ -107,8 +107,10 @@ void *realloc(void *p, size_t n)
             spill_free(p);
             return NULL;
         }
-        if (n <= len)
-            return p; /* shrinking keeps the file's blocks: they are disk, not memory */
+        if (n <= len) {
+            spill_shrink(p, n);
+            return p;
+        }
         void *q = malloc(n);
         if (q) {
             memcpy(q, p, len);

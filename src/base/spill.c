@@ -165,6 +165,24 @@ void spill_free(void *p)
         munmap(p, len);
 }
 
+void spill_shrink(void *p, size_t n)
+{
+    size_t keep = (n + SPILL_PAGE - 1) & ~(size_t)(SPILL_PAGE - 1);
+    if (!keep)
+        keep = SPILL_PAGE; /* the block keeps its address: free() must still find it */
+    pthread_mutex_lock(&lock);
+    int i = find((uintptr_t)p);
+    size_t cut = i >= 0 && keep < blocks[i].len ? blocks[i].len - keep : 0;
+    if (cut) {
+        /* MADV_REMOVE frees the file's blocks too (a hole); munmap alone would not */
+        madvise((char *)p + keep, cut, MADV_REMOVE);
+        munmap((char *)p + keep, cut);
+        blocks[i].len = keep;
+        in_use_b -= cut;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 static uint64_t locked_read(const uint64_t *v)
 {
     pthread_mutex_lock(&lock);

@@ -34,6 +34,9 @@ void spill_note_failure(size_t n, int errnum);
 int spill_owns(const void *p, size_t *len);
 /* Unmaps a spilled block (spill_owns(p) must hold); its file goes with it. */
 void spill_free(void *p);
+/* Gives back the pages of a spilled block past its first n bytes (n no more than its size),
+ * the file's blocks under them included: realloc to a smaller size. */
+void spill_shrink(void *p, size_t n);
 
 /* Bytes in spilled blocks now, the most at any time, and how many blocks were spilled. */
 uint64_t spill_in_use(void);

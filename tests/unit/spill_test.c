@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* spill_test.c: unit tests of src/base/spill.c, the file-backed blocks large arrays spill to
  * past --max-memory: a block is zero-filled, page-aligned, writable end to end and owned until
- * freed; nothing appears in the folder while it lives or after; small sizes and a folder that
+ * freed, and keeps its head when shrunk; nothing appears in the folder while it lives or after; small sizes and a folder that
  * is off are declined; a file-size limit is reported as no room (EFBIG), not a SIGXFSZ, and
  * recorded only when the caller notes it; the counters track live and peak bytes. Runs under
  * AddressSanitizer too: the module does not need the allocator wrappers. */
@@ -80,6 +80,10 @@ static void blocks(void **state)
     assert_true(peak >= spill_in_use());
     assert_int_equal(spill_blocks(), before + 2);
     assert_int_equal(p[n - 1], 0xab);
+    spill_shrink(p, (1u << 20) + 1); /* rounded up to a page */
+    assert_true(spill_owns(p, &len));
+    assert_int_equal(len, (1u << 20) + 4096);
+    assert_int_equal(p[(1u << 20)], 0xab);
     spill_free(p);
     assert_false(spill_owns(p, NULL));
     spill_free(q);
