@@ -11,11 +11,13 @@
  * address. Under AddressSanitizer or ThreadSanitizer the sanitizer owns these symbols
  * (TSan tracks frees and reuse through its own allocator): nothing is wrapped and
  * --max-memory is not enforced (mem_active() stays 0). */
+#define _GNU_SOURCE /* RTLD_NEXT */
 #include "base/mem.h"
 #include "base/spill.h"
 
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && defined(__GLIBC__)
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stddef.h>
@@ -29,12 +31,32 @@ extern void *__libc_realloc(void *p, size_t n);
 extern void __libc_free(void *p);
 extern void *__libc_memalign(size_t align, size_t n);
 
-static __attribute__((constructor)) void cli_malloc_init(void) { mem_set_active(); }
+/* glibc's malloc_usable_size: ours (below) answers for spilled blocks too, because libraries
+ * ask it about blocks they got from malloc (SQLite sizes its allocations that way). Found once,
+ * at start; NULL only while dlsym itself runs, when the few bytes it might allocate go
+ * uncounted. */
+static size_t (*libc_usable)(void *);
+
+static __attribute__((constructor)) void cli_malloc_init(void)
+{
+    libc_usable = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+    mem_set_active();
+}
+
+static size_t usable(void *p) { return libc_usable ? libc_usable(p) : 0; }
+
+size_t malloc_usable_size(void *p)
+{
+    size_t len;
+    if (p && spill_owns(p, &len))
+        return len;
+    return p ? usable(p) : 0;
+}
 
 static void *counted(void *p)
 {
     if (p)
-        mem_account((int64_t)malloc_usable_size(p));
+        mem_account((int64_t)usable(p));
     return p;
 }
 
@@ -93,7 +115,7 @@ void free(void *p)
         spill_free(p);
         return;
     }
-    mem_account(-(int64_t)malloc_usable_size(p));
+    mem_account(-(int64_t)usable(p));
     __libc_free(p);
 }
 
@@ -118,7 +140,7 @@ void *realloc(void *p, size_t n)
         }
         return q;
     }
-    size_t old = malloc_usable_size(p);
+    size_t old = usable(p);
     if (n == 0) {
         mem_account(-(int64_t)old);
         __libc_free(p);
@@ -135,7 +157,7 @@ void *realloc(void *p, size_t n)
         return NULL;
     void *q = __libc_realloc(p, n);
     if (q)
-        mem_account((int64_t)malloc_usable_size(q) - (int64_t)old);
+        mem_account((int64_t)usable(q) - (int64_t)old);
     return q;
 }
 

@@ -4,7 +4,8 @@
 # failing. A real JVM writes a dump of 540,000 small objects (tests/programs/scale/
 # ManyObjects.java, 24 MB), whose per-object and per-reference arrays run to megabytes:
 #   - analyze, top, info and histo --retained under --max-memory 8M (half of what analyze
-#     allocates unlimited): exit 0 and output identical to the unlimited run; the JSON
+#     allocates unlimited), and sql (SQLite sizes its blocks with malloc_usable_size, which
+#     answers for spilled blocks): exit 0 and output identical to the unlimited run; the JSON
 #     timing block counts the spilled arrays and a peak within the limit; own memory
 #     (RssAnon + RssShmem, sampled) stays under the limit plus the program's fixed part,
 #     below the unlimited run's; nothing is left in --tmpdir;
@@ -63,6 +64,16 @@ for v in "${verbs[@]}"; do
     echo "ok: $v under 8M: own $peak KB (analyze unlimited: $unlimited_kb KB), spilled" \
         "$spilled bytes in $blocks arrays" >&2
 done
+# SQLite asks malloc_usable_size about the blocks it gets, spilled ones included
+q="select o.class, count(*) c, sum(o.shallow) s from objects o group by o.class order by s desc"
+run sql --no-progress --no-timing "$D" "$q, o.class"
+expect_rc 0
+cp "$T/out" "$T/plain.sql"
+run sql --no-progress --no-timing --max-memory $limit --tmpdir "$T/td" "$D" "$q, o.class"
+expect_rc 0
+diff -u "$T/plain.sql" "$T/out" >/dev/null || fail "sql: output differs when spilling"
+[ -z "$(ls -A "$T/td")" ] || fail "sql: files left in --tmpdir"
+
 [ "$unlimited_kb" -gt $(((limit >> 10) + 6144)) ] ||
     fail "analyze unlimited owns only $unlimited_kb KB: the dump does not test spilling"
 
