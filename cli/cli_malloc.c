@@ -31,19 +31,29 @@ extern void *__libc_realloc(void *p, size_t n);
 extern void __libc_free(void *p);
 extern void *__libc_memalign(size_t align, size_t n);
 
+static __attribute__((constructor)) void cli_malloc_init(void) { mem_set_active(); }
+
 /* glibc's malloc_usable_size: ours (below) answers for spilled blocks too, because libraries
- * ask it about blocks they got from malloc (SQLite sizes its allocations that way). Found once,
- * at start; NULL only while dlsym itself runs, when the few bytes it might allocate go
- * uncounted. */
+ * ask it about blocks they got from malloc (SQLite sizes its allocations that way). Looked up
+ * at the first allocation; what dlsym itself might allocate meanwhile goes uncounted. */
 static size_t (*libc_usable)(void *);
 
-static __attribute__((constructor)) void cli_malloc_init(void)
+static size_t usable(void *p)
 {
-    libc_usable = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
-    mem_set_active();
+    size_t (*f)(void *) = __atomic_load_n(&libc_usable, __ATOMIC_ACQUIRE);
+    if (!f) {
+        static _Thread_local int looking;
+        if (looking)
+            return 0;
+        looking = 1;
+        f = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+        looking = 0;
+        if (!f)
+            return 0;
+        __atomic_store_n(&libc_usable, f, __ATOMIC_RELEASE);
+    }
+    return f(p);
 }
-
-static size_t usable(void *p) { return libc_usable ? libc_usable(p) : 0; }
 
 size_t malloc_usable_size(void *p)
 {
