@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* spill_test.c: unit tests of src/base/spill.c, the file-backed blocks large arrays spill to
- * past --max-memory: a block is zero-filled, page-aligned, writable end to end and owned until
- * freed, and keeps its head when shrunk; nothing appears in the folder while it lives or after; small sizes and a folder that
- * is off are declined; a file-size limit is reported as no room (EFBIG), not a SIGXFSZ, and
- * recorded only when the caller notes it; the counters track live and peak bytes. Runs under
- * AddressSanitizer too: the module does not need the allocator wrappers. */
+ * past --max-memory: a block is zero-filled, page-aligned, writable end to end, owned until
+ * freed, and keeps its head when shrunk; nothing appears in the folder while it lives or
+ * after; small sizes and a folder that is off are declined; a file-size limit is reported as
+ * no room (EFBIG), not a SIGXFSZ, and recorded only when the caller notes it; the counters
+ * track live and peak bytes. Runs under AddressSanitizer too: the module does not need the
+ * allocator wrappers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
