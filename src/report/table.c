@@ -2,11 +2,15 @@
 /* table.c: SQL results as an aligned table, TSV, CSV and JSON (report layer), prefix
  * rep_table_. Reads query_result cells (query/result.h) and writes them in one of four
  * layouts. Text and TSV cells show at most REP_TABLE_CELL_SHOW bytes of a value (then
- * "..."), control characters escaped (\n, \t, \xNN) and blobs in hex, so one cell stays on
- * one line; CSV and JSON carry every byte (blobs in hex). The aligned table measures every
- * kept row twice (widths, then output): O(rows x cols) and no copy. Layouts and JSON keys
- * only ever grow (docs/sql.md, docs/json.md "sql"). */
+ * "..."), escaped as every verb escapes names from a dump (rep_fmt_text: C0, DEL, C1 and
+ * invalid UTF-8 as \xNN), blobs in hex, so one cell stays on one line and a hostile string
+ * cannot drive the terminal; CSV carries every byte (RFC 4180, as histo and top --csv) and
+ * JSON every character (jsonw: U+FFFD for invalid UTF-8, so the document stays valid).
+ * The aligned table measures every kept row twice (widths, then output): O(rows x cols) and
+ * no copy. Layouts and JSON keys only ever grow (docs/sql.md, docs/json.md "sql"). */
 #include "report/table.h"
+
+#include "report/fmt.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -35,38 +39,55 @@ static const char *scalar(const query_cell *c, int csv, char *buf, size_t cap)
     }
 }
 
-/* A text or blob cell for the table and TSV into buf (REP_TABLE_CELL_BUF bytes): blobs in
- * hex, control characters escaped, at most REP_TABLE_CELL_SHOW bytes then "...". Returns
- * the display width (UTF-8 lead bytes count one column each). */
-static size_t escape(const query_cell *c, char *buf, size_t cap)
+/* Display columns of escaped text: one per character (escapes are ASCII). */
+static size_t columns(const char *s, size_t n)
 {
-    int hex = c->type == QUERY_CELL_BLOB;
-    size_t k = 0, width = 0;
-    for (size_t i = 0; i < c->v.len && k + 8 < cap; i++) {
-        unsigned char ch = (unsigned char)c->s[i];
-        if (i >= REP_TABLE_CELL_SHOW) {
-            memcpy(buf + k, "...", 3);
-            k += 3;
-            width += 3;
-            break;
-        }
-        if (hex) {
-            k += (size_t)snprintf(buf + k, cap - k, "%02x", ch);
-            width += 2;
-        } else if (ch == '\n' || ch == '\t') {
-            k += (size_t)snprintf(buf + k, cap - k, ch == '\n' ? "\\n" : "\\t");
-            width += 2;
-        } else if (ch < 0x20 || ch == 0x7f) {
-            k += (size_t)snprintf(buf + k, cap - k, "\\x%02x", ch);
-            width += 4;
-        } else {
-            buf[k++] = (char)ch;
-            if ((ch & 0xc0) != 0x80)
-                width++;
-        }
+    size_t cols = 0;
+    for (size_t i = 0; i < n; i++)
+        cols += ((unsigned char)s[i] & 0xc0) != 0x80;
+    return cols;
+}
+
+/* Text from a dump or a statement into buf (REP_TABLE_CELL_BUF bytes) as every verb shows
+ * names on a terminal (rep_fmt_text: C0, DEL, C1 and invalid UTF-8 as \xNN, a character
+ * cut at the limit left out), at most REP_TABLE_CELL_SHOW bytes then "...". Printable ASCII,
+ * the common case, is copied as it is. Returns the display width. */
+static size_t escape_text(const char *s, size_t len, char *buf, size_t cap)
+{
+    size_t n = len < REP_TABLE_CELL_SHOW ? len : REP_TABLE_CELL_SHOW;
+    size_t ascii = 0;
+    while (ascii < n && s[ascii] >= 0x20 && s[ascii] < 0x7f)
+        ascii++;
+    if (ascii == n) {
+        memcpy(buf, s, n);
+        memcpy(buf + n, len > n ? "..." : "", len > n ? 4 : 1);
+        return n + (len > n ? 3 : 0);
+    }
+    /* the escaped form fits: 4 bytes per byte of s at worst, "..." and the NUL */
+    size_t k = 0;
+    FILE *m = fmemopen(buf, cap, "w");
+    if (m) {
+        rep_fmt_text(m, s, len, n);
+        long pos = ftell(m);
+        k = fclose(m) == 0 && pos > 0 ? (size_t)pos : 0;
     }
     buf[k] = 0;
-    return width;
+    return columns(buf, k);
+}
+
+/* A text or blob cell for the table and TSV into buf (REP_TABLE_CELL_BUF bytes): blobs in
+ * hex, text as escape_text. Returns the display width. */
+static size_t escape(const query_cell *c, char *buf, size_t cap)
+{
+    if (c->type != QUERY_CELL_BLOB)
+        return escape_text(c->s, c->v.len, buf, cap);
+    size_t k = 0, n = c->v.len < REP_TABLE_CELL_SHOW ? c->v.len : REP_TABLE_CELL_SHOW;
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)snprintf(buf + k, cap - k, "%02x", (unsigned char)c->s[i]);
+    if (c->v.len > n)
+        k += (size_t)snprintf(buf + k, cap - k, "...");
+    buf[k] = 0;
+    return k;
 }
 
 /* Any cell as the table and TSV show it, into buf; returns its display width. */
