@@ -177,6 +177,9 @@ int cmd_analyze(int argc, char **argv)
         return rc;
     if (ifs.n > watches.n)
         return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
+    if (html && report_to_stdout(html)) /* the page would be mixed into the report */
+        return cli_usage_error(&co, "--html - would mix the page with the report on stdout: "
+                                    "use `leakray report FILE -o -`");
     /* Shark leaves array classes obfuscated ("l[]"): so do traces and signatures */
     co.mapping_flags = MAPPING_KEEP_ARRAYS;
     int shark_sizes = 0;

@@ -4,12 +4,13 @@
  * trends by day and by version, the comparison of two versions, the first leaks' newest trace
  * and history, within src/report/dashboard.h's bounds), and has the report layer write the
  * model (docs/json.md "dashboard") and the page around it (src/report/dashboard.c), or with
- * --format json the model itself. The output file is replaced atomically. */
+ * --format json the model itself. The output file is replaced atomically (-o - writes the
+ * page to stdout: cmd_report.h). */
 #include "cmd_dashboard.h"
 
 #include "cli_store.h"
+#include "cmd_report.h"
 
-#include "base/outfile.h"
 #include "report/dashboard.h"
 
 #include <stdlib.h>
@@ -53,7 +54,7 @@ int cmd_dashboard(int argc, char **argv)
     uint64_t threshold = 10;
     const cli_optdef opts[] = {
         STORE_DB_OPT(&o),
-        CLI_OPTS_OUTPUT(&out, "output file (.html)"),
+        CLI_OPTS_OUTPUT(&out, "output file (.html); - writes to stdout"),
         {"--format", CLI_OPT_STR, &format, "html|json",
          "html (default): the page; json: the dashboard model it embeds", NULL},
         STORE_FILTER_OPTS(&o),
@@ -73,6 +74,7 @@ int cmd_dashboard(int argc, char **argv)
         "Versions tab compares two versions (new, fixed, grown, shrunk leaks) and lists\n"
         "new / recurring / fixed leaks per version; Trend does the same per day.\n"
         "Without --db and without a dump, $LEAKRAY_DB names the store.\n" CLI_OUTPUT_NOTE
+        REPORT_STDOUT_NOTE
         "Example: leakray report --db leaks.db -o leaks.html"};
     cli_common co;
     store_filter f;
@@ -106,7 +108,6 @@ int cmd_dashboard(int argc, char **argv)
     }
     char *model = NULL, *page = NULL;
     size_t model_len = 0, page_len = 0;
-    outfile *of = NULL;
     FILE *mem = open_memstream(&model, &model_len);
     if (!mem) {
         store_dashboard_fini(&d);
@@ -133,17 +134,14 @@ int cmd_dashboard(int argc, char **argv)
         body = page;
         len = page_len;
     }
-    if (outfile_open(out, &of, &err) == LR_OK) {
-        outfile_write(of, body, len);
-        st = outfile_commit(of, &err);
-    } else {
-        st = err.code;
-    }
+    rc = report_write(&co, out, body, len);
     free(model);
     free(page);
-    if (st != LR_OK)
-        return cli_error(&co, &err);
+    if (rc != 0)
+        return rc;
     double t1 = cli_now_ms();
+    if (report_to_stdout(out)) /* stdout holds the page alone */
+        return CLI_EXIT_OK;
     if (co.json) {
         cli_json_begin(&w);
         rep_dashboard_written_json(&w, out, format, len);

@@ -3,7 +3,8 @@
  * analysis `analyze` runs (same rules options) through the public API (lr_analyze) and
  * writes its self-contained HTML page, or with --format json the report model the page
  * embeds (docs/json.md "report"). The page needs no network and opens from file://. The
- * line (or JSON) saying what was written is report/export.h's. */
+ * line (or JSON) saying what was written is report/export.h's; with -o - the page goes to
+ * stdout and that line is left out, so the output can be piped. */
 #include "cmd_report.h"
 
 #include "cmd_dashboard.h"
@@ -16,6 +17,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+int report_to_stdout(const char *path)
+{
+    return strcmp(path, REPORT_STDOUT) == 0;
+}
+
+int report_write(const cli_common *co, const char *path, const char *buf, size_t len)
+{
+    lr_error err = {.offset = LR_NO_OFFSET};
+    if (report_to_stdout(path)) {
+        /* a full disk or a closed pipe is reported (exit 4) by main's check of stdout */
+        fwrite(buf, 1, len, stdout);
+        return 0;
+    }
+    outfile *of = NULL;
+    if (outfile_open(path, &of, &err) != LR_OK)
+        return cli_error(co, &err);
+    outfile_write(of, buf, len);
+    if (outfile_commit(of, &err) != LR_OK) /* commit releases it, failed or not */
+        return cli_error(co, &err);
+    return 0;
+}
+
 int report_write_file(const cli_common *co, lr_analysis *an, lr_render_format fmt,
                       const char *path, const char *dump_path, uint64_t *bytes)
 {
@@ -23,23 +46,14 @@ int report_write_file(const cli_common *co, lr_analysis *an, lr_render_format fm
     lr_render_opts ro = {co->no_timing, dump_path};
     char *buf = NULL;
     size_t len = 0;
-    outfile *of = NULL;
-    if (lr_render_buffer(an, fmt, &ro, &buf, &len, &err) != LR_OK ||
-        outfile_open(path, &of, &err) != LR_OK)
-        goto fail;
-    outfile_write(of, buf, len);
-    if (outfile_commit(of, &err) != LR_OK) {
-        of = NULL; /* commit releases it, failed or not */
-        goto fail;
+    if (lr_render_buffer(an, fmt, &ro, &buf, &len, &err) != LR_OK) {
+        free(buf);
+        return cli_error(co, &err);
     }
+    int rc = report_write(co, path, buf, len);
     free(buf);
     *bytes = len;
-    return 0;
-fail:
-    if (of)
-        outfile_abort(of);
-    free(buf);
-    return cli_error(co, &err);
+    return rc;
 }
 
 int cmd_report(int argc, char **argv)
@@ -50,7 +64,7 @@ int cmd_report(int argc, char **argv)
     cli_strlist rules_files = {{0}, 0}, watches = {{0}, 0}, ifs = {{0}, 0};
     int no_shipped = 0, no_suspects = 0;
     const cli_optdef opts[] = {
-        CLI_OPTS_OUTPUT(&out, "output file (.html)"),
+        CLI_OPTS_OUTPUT(&out, "output file (.html); - writes to stdout"),
         {"--format", CLI_OPT_STR, &format, "html|json",
          "html (default): the page; json: the report model it embeds", NULL},
         {"--rules", CLI_OPT_LIST, &rules_files, "FILE", "extra rules file (repeatable)", NULL},
@@ -75,7 +89,7 @@ int cmd_report(int argc, char **argv)
         "duplicate arrays and strings, threads (HPROF). Large heaps stay small: the page holds\n"
         "the biggest subtrees only, the rest folded into \"(other)\".\n"
         "With --db URL instead of FILE: the leak store's dashboard (report --db URL --help).\n"
-        CLI_OUTPUT_NOTE
+        CLI_OUTPUT_NOTE REPORT_STDOUT_NOTE
         "Example: leakray report app.hprof -o app.html"};
     cli_common co;
     int rc = cli_parse_output(argc, argv, &spec, &co, &out);
@@ -111,7 +125,7 @@ int cmd_report(int argc, char **argv)
     uint64_t bytes = 0;
     rc = report_write_file(&co, an, fmt, out, shown, &bytes);
     double t2 = cli_now_ms();
-    if (rc == 0) {
+    if (rc == 0 && !report_to_stdout(out)) { /* stdout holds the page alone */
         rep_export_file f = {co.pos[0], out, format, bytes, lr_analysis_group_count(an),
                              !co.no_timing, t1 - t0, t2 - t1};
         if (co.json) {
