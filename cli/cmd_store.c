@@ -8,6 +8,7 @@
  * $LEAKRAY_DB, else $XDG_DATA_HOME/leakray/store.db (~/.local/share/leakray/store.db). */
 #include "cli_store.h"
 
+#include "format/fmt.h"
 #include "report/store.h"
 
 #include <errno.h>
@@ -27,6 +28,8 @@ extern char **environ;
 /* Reports larger than this are refused: an analyze document holds every trace, and a million
  * traces stay far below it. */
 #define STORE_MAX_REPORT (1ULL << 30)
+/* Bytes of an input the dump readers' sniffs see (they read the first line at most). */
+#define STORE_SNIFF_BYTES 4096
 
 /* ---- ingest ---- */
 
@@ -158,16 +161,21 @@ static int analyze_dump(const char *path, const cli_strlist *rules, const char *
     return code ? code : CLI_EXIT_LIMIT;
 }
 
-static int looks_like_json(const char *path)
+/* A leakray report (analyze --json, a native scan's JSON) is a JSON document; so are V8
+ * snapshots, Ruby heap dumps and JSON-lines graphs, which the readers' sniffs recognise on
+ * their first bytes: those are dumps, analysed like any other. */
+static int looks_like_report(const char *path)
 {
+    uint8_t head[STORE_SNIFF_BYTES];
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
-    int c;
-    while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\r' || c == '\t')
-        ;
+    size_t n = fread(head, 1, sizeof head, f);
     fclose(f);
-    return c == '{';
+    size_t i = 0;
+    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+        i++;
+    return i < n && head[i] == '{' && !fmt_find(head, n);
 }
 
 static int read_file(const char *path, char **doc, size_t *len, char *msg, size_t cap)
@@ -209,6 +217,8 @@ static int cmd_store_ingest(int argc, char **argv)
         "store ingest", "INPUT...",
         "store dumps (analysed on the way in), analyze --json reports and native scan reports",
         opts, 1, CLI_MAX_POS,
+        "A dump is any file leakray reads (HPROF, .heapsnapshot, ...); a JSON file no\n"
+        "dump reader recognises is taken for a report.\n"
         "The same input with the same --app/--version/--device/--at is stored once.\n"
         "A dump that cannot be analysed is recorded as a failed ingest (exit 3).\n"
         "TIME: YYYY-MM-DD[THH:MM[:SS]] (UTC) or @unix-seconds.\n"};
@@ -239,7 +249,7 @@ static int cmd_store_ingest(int argc, char **argv)
         store_ingest_result r = {0};
         lr_error err = {0};
         int code;
-        int is_report = looks_like_json(path);
+        int is_report = looks_like_report(path);
         if (is_report)
             code = read_file(path, &doc, &len, msg, sizeof msg);
         else

@@ -54,6 +54,7 @@ typedef struct report_head {
     int has_native;       /* native scan report */
     char mode[16];        /* analyze: "leaks" / "suspects" */
     char canon_sha[41];   /* SHA-1 of the report without file path and timings */
+    int v8_snapshot;      /* a V8 heap snapshot (snapshot.meta), a dump and not a report */
 } report_head;
 
 static int read_head(void *ctx, int n, const char *const *v)
@@ -68,6 +69,7 @@ static int read_head(void *ctx, int n, const char *const *v)
     snprintf(h->mode, sizeof h->mode, "%s", v[5] ? v[5] : "");
     if (v[6])
         trace_sha1_hex(v[6], strlen(v[6]), h->canon_sha);
+    h->v8_snapshot = n > 7 && v[7] && strcmp(v[7], "object") == 0;
     return 1;
 }
 
@@ -427,7 +429,8 @@ static void merge_same_signature(group_list *l)
 static const char SQL_HEAD[] =
     "SELECT 1, json_extract(?1, '$.schema_version'), json_type(?1, '$.traces'),"
     " json_type(?1, '$.direct'), json_type(?1, '$.groups'), json_extract(?1, '$.mode'),"
-    " json(json_remove(?1, '$.timing', '$.analysis_ms', '$.file', '$.elapsed_ms'))";
+    " json(json_remove(?1, '$.timing', '$.analysis_ms', '$.file', '$.elapsed_ms')),"
+    " json_type(?1, '$.snapshot.meta')";
 
 static int read_valid(void *ctx, int n, const char *const *v)
 {
@@ -448,6 +451,10 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
                        "%s: not a complete JSON document (truncated or malformed report)", name);
     report_head h = {0};
     LR_TRY(store_json_query(s, SQL_HEAD, json, len, NULL, read_head, &h, err));
+    if (h.schema < 1 && h.v8_snapshot) /* a dump handed over as a report: say what to do */
+        return LR_FAIL(err, LR_ERR_FORMAT,
+                       "%s: a V8 heap snapshot, not a leakray report: store the file itself "
+                       "(leakray store ingest FILE analyses it)", name);
     if (h.schema < 1)
         return LR_FAIL(err, LR_ERR_FORMAT, "%s: no schema_version: not a leakray report", name);
     if (h.schema > STORE_REPORT_SCHEMA_MAX)

@@ -3,8 +3,8 @@
 # store_identity.sh: every leak store verb prints byte for byte what it printed before. A
 # SQLite store is filled from fixture dumps with `store ingest` itself (dumps analysed on the
 # way in, with watch and library-leak rules; reports of native scans; a report with markup and
-# terminal escapes planted in its names; a version whose leak grew; a truncated dump, a file
-# that is no report, a missing file), then every verb runs in text and --json: ingest, leaks,
+# terminal escapes planted in its names; a version whose leak grew; a V8 snapshot, analysed
+# as the dump it is; a truncated dump, a file that is no report, a missing file), then every verb runs in text and --json: ingest, leaks,
 # show, trend, diff, prune, export, and the dashboard (`report --db`) as its model and as
 # HTML, over filters and the error cases. The transcript (command, stdout, stderr, exit code)
 # must equal tests/e2e/expected/store/identity.txt, and the page (styles, script and its hash
@@ -34,6 +34,7 @@ cp "$fx/hprof/dialer.android-hprof" dialer.hprof
 cp "$fx/hprof/test-dump.hprof" svc.hprof
 head -c 4000 dialer.hprof >truncated.hprof
 cp "$fx/v8/small.heapsnapshot" page.heapsnapshot
+echo '{"page": "not a report"}' >other.json
 printf 'watch java.lang.Thread\nwatch java.util.HashMap$TreeNode\n' >watch.rules
 lib='library-leak static java.lang.invoke.MethodHandles$Lookup#STRING_TO_STRING_FACTORY'
 printf '%s description "Lookup caches its <b>factory</b>"\n' "$lib" >lib.rules
@@ -107,6 +108,7 @@ run $I --json --no-timing --app dialer --version 1.1 --at 2026-11-04 truncated.h
     page.heapsnapshot missing.hprof dialer-1.1.json
 run $I --app web --at 2026-11-04 page.heapsnapshot
 run $I --at 2026-11-04 missing.hprof
+run $I --at 2026-11-04 other.json
 run $I --at yesterday dialer.hprof
 run store ingest --db "$db"
 

@@ -5,7 +5,7 @@
  * groups) ingested as three versions; the store's address with its password hidden
  * (rep_dashboard_url); and a stored trace in LeakCanary's layout (rep_store_trace_text),
  * whose suspect underline must sit under the reference's name when names carry non-ASCII
- * characters or escape sequences. */
+ * characters or escape sequences; and a V8 snapshot given as a report, refused by name. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,12 +155,36 @@ static void underline_under_name(void **state)
     free(got);
 }
 
+/* A V8 snapshot handed to the store as a report is refused with what it is and what to run,
+ * not "not a leakray report" (tests/data/v8/cliques.heapsnapshot, in DevTools' layout). */
+static void snapshot_named(void **state)
+{
+    (void)state;
+    const char *src = getenv("LEAKRAY_SRC");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/data/v8/cliques.heapsnapshot", src ? src : ".");
+    size_t len;
+    char *doc = slurp(path, &len);
+    store *s;
+    lr_error err = {0};
+    assert_int_equal(store_open(":memory:", &s, &err), LR_OK);
+    store_meta m = {"g.heapsnapshot", "app", "1", "a", 1764547200000};
+    store_ingest_result r;
+    assert_int_equal(store_ingest_json(s, "g.heapsnapshot", doc, len, &m, &r, &err),
+                     LR_ERR_FORMAT);
+    assert_non_null(strstr(err.msg, "g.heapsnapshot: a V8 heap snapshot, not a leakray report"));
+    assert_non_null(strstr(err.msg, "leakray store ingest FILE"));
+    free(doc);
+    store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dashboard_within_bounds),
         cmocka_unit_test(url_password_hidden),
         cmocka_unit_test(underline_under_name),
+        cmocka_unit_test(snapshot_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# store_snapshot.sh: `leakray store ingest` takes a .heapsnapshot (and a JSON-lines graph,
+# also a JSON file) as the dump it is: analysed on the way in as an HPROF dump is, the stored
+# report being the one `analyze --json` prints for it. A report written by `analyze --json`
+# is still stored as a report, and JSON that is neither is refused as before.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.bash"
+cli_init store-snapshot
+command -v python3 >/dev/null || skip "no python3"
+db=$T/store.db
+snaps=("$LEAKRAY_SRC/tests/data/v8/cliques.heapsnapshot")
+fx=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/v8/globals.heapsnapshot
+if [ -f "$fx" ]; then snaps+=("$fx"); fi
+
+for snap in "${snaps[@]}"; do
+    name=$(basename "$snap")
+    run store ingest --db "$db" --app web --version 1 --at 2026-11-30 --json "$snap"
+    expect_rc 0
+    json_eq "d['ingested'][0]['error']" null
+    json_eq "d['ingested'][0]['status']" stored
+    json_eq "d['ingested'][0]['kind']" analyze
+    got=$(json_get "d['ingested'][0]['leaks']")
+    # what was stored is analyze's report of the snapshot: the same leak groups
+    run analyze --json --no-timing "$snap"
+    want=$(json_get "len(d['application_leaks']) + len(d['library_leaks'])")
+    [ "$got" = "$want" ] || fail "$name: $got leaks stored, analyze reports $want"
+done
+
+# the same snapshot again: stored once
+run store ingest --db "$db" --app web --version 1 --at 2026-11-30 "${snaps[0]}"
+expect_rc 0
+
+# a JSON-lines graph written by convert is a dump too
+run convert --no-timing "${snaps[0]}" -o "$T/g.jsonl"
+expect_rc 0
+run store ingest --db "$db" --app web --version 2 --at 2026-12-01 --json "$T/g.jsonl"
+expect_rc 0
+json_eq "d['ingested'][0]['error']" null
+
+# analyze's report is still a report; other JSON is still refused
+run analyze --json --no-timing "${snaps[0]}"
+cp "$T/out" "$T/report.json"
+run store ingest --db "$db" --app web --version 3 --at 2026-12-02 --json "$T/report.json"
+expect_rc 0
+json_eq "d['ingested'][0]['error']" null
+echo '{"hello": 1}' >"$T/other.json"
+run store ingest --db "$db" --app web --version 3 "$T/other.json"
+expect_rc 3
+expect_err 'other.json: no schema_version: not a leakray report'
+echo "ok: store ingest analyses snapshots and JSON-lines graphs, keeps reports as reports"
