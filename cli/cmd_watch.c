@@ -279,9 +279,11 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
         return cli_fail(co, LR_ERR_IO, "%s: %s", dump, strerror(errno));
 
     double t0 = cli_now_ms();
-    char a0[] = "leakray", an[] = "analyze", js[] = "--json", np[] = "--no-progress";
-    char *jargs[] = {a0, an, (char *)dump, js, np, NULL};
-    char *targs[] = {a0, an, (char *)dump, np, NULL};
+    char a0[] = "leakray", an[] = "analyze", js[] = "--json", np[] = "--no-progress",
+         nt[] = "--no-timing";
+    /* --no-timing reaches the reports too: then no clock reading is written anywhere */
+    char *jargs[] = {a0, an, (char *)dump, js, np, co->no_timing ? nt : NULL, NULL};
+    char *targs[] = {a0, an, (char *)dump, np, co->no_timing ? nt : NULL, NULL};
     pid_t pj = run_self(jargs, jpart);
     pid_t pt = run_self(targs, tpart);
     int rj = pj > 0 ? wait_exit(pj) : 127;
@@ -315,7 +317,8 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
                           .retained_bytes = bytes,
                           .pruned_dumps = pruned,
                           .pause_ms = pause_ms,
-                          .analysis_ms = ms};
+                          .analysis_ms = ms,
+                          .no_timing = co->no_timing};
     if (co->json) {
         jsonw w;
         cli_json_begin(&w);

@@ -137,13 +137,13 @@ void rep_status_watch_text(FILE *out, const rep_watch_report *r)
 {
     char hb[REP_FMT_MAX], db[REP_FMT_MAX];
     uint64_t leaks = r->application_leaks + r->library_leaks;
-    fprintf(out,
-            "leakray: %llu leak%s, %s retained, report at %s (dump %s, pause %llu ms, "
-            "analysis %.1f s)\n",
+    fprintf(out, "leakray: %llu leak%s, %s retained, report at %s (dump %s, pause %llu ms",
             (unsigned long long)leaks, leaks == 1 ? "" : "s",
             rep_fmt_human(hb, r->retained_bytes), r->report_text,
-            rep_fmt_human(db, r->dump_bytes), (unsigned long long)r->pause_ms,
-            r->analysis_ms / 1000.0);
+            rep_fmt_human(db, r->dump_bytes), (unsigned long long)r->pause_ms);
+    if (!r->no_timing)
+        fprintf(out, ", analysis %.1f s", r->analysis_ms / 1000.0);
+    fputs(")\n", out);
 }
 
 void rep_status_stored_text(FILE *out, const rep_stored *s)
