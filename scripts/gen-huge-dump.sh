@@ -4,7 +4,8 @@
 # from a real JVM (tests/programs/bench/HugeDump.java: shards of small three-reference nodes,
 # index arrays and long[]s, plus watched and listener leaks), and prints its path. The JVM
 # exits before anything reads the dump. Like gen-big-dump.sh the file is cached and rebuilt
-# only when the Java sources are newer than it.
+# only when the Java sources or GIB differ from those it was written from (OUT.stamp holds
+# their hash: scripts/dump-stamp.bash).
 # usage: scripts/gen-huge-dump.sh [OUT.hprof [GIB]]
 #   default OUT: ${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}/huge.hprof, GIB 20 (any decimal).
 # The heap is about 0.52x the dump (10.5 GiB for 20 GiB: 21.6 GB, 421.9 M objects), and the
@@ -25,10 +26,13 @@ case $gib in '' | *[!0-9.]* | *.*.*) echo "gen-huge-dump: GIB must be a number" 
 mkdir -p "$(dirname "$out")"
 progs=("$src/tests/programs/bench/HugeDump.java"
        "$src/tests/programs/demo/KeyedWeakReference.java")
-if [ -s "$out" ]; then
-    fresh=0
-    for p in "${progs[@]}"; do [ "$p" -nt "$out" ] && fresh=1; done
-    [ "$fresh" = 0 ] && { printf '%s\n' "$out"; exit 0; }
+. "$src/scripts/dump-stamp.bash"
+# "20" and "20.0" ask for the same dump
+stamp=$(dump_stamp "HugeDump GiB $(python3 -c 'import sys; print(float(sys.argv[1]))' "$gib")" \
+    "${progs[@]}")
+if dump_cached gen-huge-dump "$out" "$stamp"; then
+    printf '%s\n' "$out"
+    exit 0
 fi
 command -v javac >/dev/null || {
     echo "gen-huge-dump: javac not found (scripts/deps.sh bench)" >&2; exit 2; }
@@ -59,7 +63,7 @@ done
 cls=$(mktemp -d "${TMPDIR:-/tmp}/lr-hugedump.XXXXXX")
 trap 'rm -rf "$cls"; rm -f "$out.tmp.hprof"' EXIT
 javac -d "$cls" "${progs[@]}"
-rm -f "$out" "$out.tmp.hprof"
+rm -f "$out" "$out.stamp" "$out.tmp.hprof"
 echo "gen-huge-dump: writing $out ($gib GiB, JVM -Xmx${xmx}g)" >&2
 # A small young generation leaves the old one room for the whole live heap. -Xms = -Xmx: a
 # growing old generation costs one full GC (marking the whole live heap) per step; a fixed
@@ -68,4 +72,5 @@ echo "gen-huge-dump: writing $out ($gib GiB, JVM -Xmx${xmx}g)" >&2
 java -Xmx"${xmx}"g -Xms"${xmx}"g -Xmn1g -XX:+UseParallelGC -cp "$cls" \
     HugeDump "$out.tmp.hprof" "$gib" >&2
 mv "$out.tmp.hprof" "$out"
+dump_stamp_write "$out" "$stamp"
 printf '%s\n' "$out"
