@@ -30,11 +30,12 @@ check_leaks() {
 import json, sys
 r = json.load(open(sys.argv[1]))
 watched = [t for t in r["traces"] if t["source"] == "watched"]
-screens = [t for t in watched if t["class"] == "BigDump$Screen"]
+# PlantedLeaks$Screen; BigDump$Screen in dumps written before the leaks moved to PlantedLeaks
+screens = [t for t in watched if t["class"] in ("PlantedLeaks$Screen", "BigDump$Screen")]
 groups = len(r["application_leaks"]) + len(r["library_leaks"])
 ok = r["keyed_weak_references"] >= 10 and len(screens) == 10
 print(f"leaks: {r['keyed_weak_references']} KeyedWeakReferences, {len(watched)} watched traces "
-      f"({len(screens)} BigDump$Screen), {groups} groups -> {'FOUND' if ok else 'MISSING'}")
+      f"({len(screens)} watched screens), {groups} groups -> {'FOUND' if ok else 'MISSING'}")
 sys.exit(0 if ok else 1)
 PY
 }

@@ -18,7 +18,8 @@ scale=${2:-1}
 case $scale in '' | *[!0-9]*) echo "gen-big-dump: SCALE must be a number" >&2; exit 2 ;; esac
 scale=$((10#$scale)) # "01" and "1" ask for the same dump
 mkdir -p "$(dirname "$out")"
-progs=("$src/tests/programs/bench/BigDump.java" "$src/tests/programs/demo/KeyedWeakReference.java")
+progs=("$src/tests/programs/bench/BigDump.java" "$src/tests/programs/bench/PlantedLeaks.java"
+       "$src/tests/programs/demo/KeyedWeakReference.java")
 . "$src/scripts/dump-stamp.bash"
 stamp=$(dump_stamp "BigDump scale $scale" "${progs[@]}")
 if ! dump_cached gen-big-dump "$out" "$stamp"; then

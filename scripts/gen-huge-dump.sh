@@ -24,7 +24,7 @@ out=${1:-$dir/huge.hprof}
 gib=${2:-20}
 case $gib in '' | *[!0-9.]* | *.*.*) echo "gen-huge-dump: GIB must be a number" >&2; exit 2 ;; esac
 mkdir -p "$(dirname "$out")"
-progs=("$src/tests/programs/bench/HugeDump.java"
+progs=("$src/tests/programs/bench/HugeDump.java" "$src/tests/programs/bench/PlantedLeaks.java"
        "$src/tests/programs/demo/KeyedWeakReference.java")
 . "$src/scripts/dump-stamp.bash"
 # "20" and "20.0" ask for the same dump

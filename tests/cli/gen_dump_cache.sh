@@ -29,7 +29,7 @@ wrote || fail "first run: no dump written"
 grep -q ' BigDump scale 0$' "$out.stamp" || fail "stamp does not name the parameters"
 run histo --no-timing "$out"
 expect_rc 0
-expect_out 'BigDump\$Listener'
+expect_out 'PlantedLeaks\$Listener'
 
 # a checkout newer than the dump: reused, not rewritten
 touch -d '2001-01-01' "$out"

@@ -4,22 +4,21 @@
 // usage: java -Xmx2g BigDump OUT.hprof [SCALE]
 // The mix: a session cache (HashMap of String -> Session with byte[] payloads, ArrayLists of
 // tags and per-session attribute maps), a long linked chain, boxed numbers, char/int/long
-// arrays, and planted leaks of the usual shapes:
-//   - a static listener list that only grows (BigDump$Listener -> BigDump$Screen, 2000 each),
+// arrays, and planted leaks of the usual shapes (the first three are PlantedLeaks', shared
+// with HugeDump):
+//   - a static listener list that only grows (PlantedLeaks$Listener -> PlantedLeaks$Screen,
+//     2000 each, plus one more listener on a watched screen),
 //   - Screens watched by leakcanary.KeyedWeakReference after being "destroyed" (10 retained),
-//   - a ThreadLocal-like map on a parked worker thread holding buffers,
+//   - a parked worker thread whose frame holds buffers,
 //   - a self-referencing cycle of caches that is reachable only from a static.
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.ReferenceQueue;
-import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.locks.LockSupport;
 
 public class BigDump {
     static final class Session {
@@ -37,26 +36,13 @@ public class BigDump {
         int serial;
     }
 
-    static final class Screen {
-        String title;
-        byte[] bitmap;
-        boolean destroyed;
-        List<Object> views = new ArrayList<>();
-    }
-
-    static final class Listener {
-        final Screen owner;
-        final int id;
-        Listener(Screen owner, int id) { this.owner = owner; this.id = id; }
-    }
-
     static final class Cache {
         Cache peer;
         HashMap<Integer, String> entries = new HashMap<>();
     }
 
     static final Map<String, Session> SESSIONS = new HashMap<>();
-    static final List<Listener> LISTENERS = new ArrayList<>();
+    static final List<PlantedLeaks.Listener> LISTENERS = new ArrayList<>();
     static final List<Object> WATCHED = new ArrayList<>();
     static final ReferenceQueue<Object> QUEUE = new ReferenceQueue<>();
     static ChainNode CHAIN;
@@ -105,31 +91,12 @@ public class BigDump {
         CHAIN = head;
 
         // Leak 1: listeners registered by screens and never removed.
-        for (int i = 0; i < 2000; i++) {
-            Screen sc = new Screen();
-            sc.title = "Screen #" + i;
-            sc.bitmap = new byte[4096];
-            for (int v = 0; v < 8; v++) sc.views.add("view-" + i + "-" + v);
-            sc.destroyed = true;
-            LISTENERS.add(new Listener(sc, i));
-        }
+        PlantedLeaks.listeners(LISTENERS, 2000);
 
-        // Leak 2: destroyed screens watched after destruction, still strongly held.
-        List<Screen> retained = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            Screen sc = new Screen();
-            sc.title = "Watched screen " + i;
-            sc.bitmap = new byte[65536];
-            sc.destroyed = true;
-            retained.add(sc);
-            leakcanary.KeyedWeakReference ref = new leakcanary.KeyedWeakReference(
-                sc, "key-" + i, "BigDump$Screen received onDestroy()", 1000L + i, QUEUE);
-            ref.retainedUptimeMillis = 6000L + i;
-            WATCHED.add(ref);
-        }
-        leakcanary.KeyedWeakReference.heapDumpUptimeMillis = 20_000L;
-        LISTENERS.add(new Listener(retained.get(0), -1));
-        holdRetained(retained);
+        // Leak 2: destroyed screens watched after destruction, still strongly held; one of
+        // them is also registered as a listener.
+        List<PlantedLeaks.Screen> retained = PlantedLeaks.watched(WATCHED, HOLD, QUEUE, 10);
+        LISTENERS.add(new PlantedLeaks.Listener(retained.get(0), -1));
 
         // Leak 3: a cycle of caches reachable from one static.
         Cache a = new Cache();
@@ -147,30 +114,16 @@ public class BigDump {
         }
 
         // Leak 4: a worker thread parked while its frame holds buffers.
-        CountDownLatch ready = new CountDownLatch(1);
-        Thread worker = new Thread(() -> {
-            List<byte[]> buffers = new ArrayList<>();
-            for (int i = 0; i < 256; i++) buffers.add(new byte[8192]);
-            ready.countDown();
-            while (true) {
-                LockSupport.park();
-                if (buffers.isEmpty()) break;
-            }
-        }, "bench-worker");
-        worker.setDaemon(true);
-        worker.start();
-        ready.await();
+        PlantedLeaks.parkedWorker();
         Thread.sleep(50);
 
         HotSpotDiagnosticMXBean bean =
             ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
         bean.dumpHeap(args[0], true);
-        System.out.println("sessions=" + SESSIONS.size() + " listeners=" + LISTENERS.size());
+        // retained is used after the dump, so the frame holds it in any JIT state
+        System.out.println("sessions=" + SESSIONS.size() + " listeners=" + LISTENERS.size()
+            + " watched=" + retained.size());
     }
 
     static final List<Object> HOLD = new ArrayList<>();
-
-    static void holdRetained(List<Screen> screens) {
-        HOLD.add(screens);
-    }
 }

@@ -8,8 +8,10 @@
 // and one long[32768]. With 8-byte ids a reference-only object is about twice as large in the
 // dump as in a compressed-oops heap, so a shard is about 5.2 MB of dump for 2.7 MB of heap:
 // 20 GiB of dump needs about 10.5 GiB of heap, 4,200 shards and 430 million objects, close
-// to the density of BigDump (20 M objects per GB). Planted leaks, as in BigDump:
-//   - a static listener list that only grows (HugeDump$Listener -> HugeDump$Screen, 2000),
+// to the density of BigDump (20 M objects per GB). Planted leaks, the first three as in
+// BigDump (PlantedLeaks):
+//   - a static listener list that only grows (PlantedLeaks$Listener -> PlantedLeaks$Screen,
+//     2000),
 //   - 10 Screens watched by leakcanary.KeyedWeakReference after "destroy", still held,
 //   - a worker thread parked while its frame holds buffers,
 //   - a few large primitive arrays (bitmaps) held by a static cache.
@@ -19,8 +21,6 @@ import java.lang.ref.ReferenceQueue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.locks.LockSupport;
 
 public class HugeDump {
     static final int TREE_DEPTH = 16;              // 2^16 - 1 nodes per shard
@@ -50,21 +50,8 @@ public class HugeDump {
         long[] series;
     }
 
-    static final class Screen {
-        String title;
-        byte[] bitmap;
-        boolean destroyed;
-        List<Object> views = new ArrayList<>();
-    }
-
-    static final class Listener {
-        final Screen owner;
-        final int id;
-        Listener(Screen owner, int id) { this.owner = owner; this.id = id; }
-    }
-
     static final List<Shard> SHARDS = new ArrayList<>();
-    static final List<Listener> LISTENERS = new ArrayList<>();
+    static final List<PlantedLeaks.Listener> LISTENERS = new ArrayList<>();
     static final List<Object> WATCHED = new ArrayList<>();
     static final List<Object> HOLD = new ArrayList<>();
     static final List<byte[]> BITMAP_CACHE = new ArrayList<>();
@@ -113,48 +100,17 @@ public class HugeDump {
         scratch = null;
 
         // Leak 1: listeners registered by screens and never removed.
-        for (int i = 0; i < 2000; i++) {
-            Screen sc = new Screen();
-            sc.title = "Screen #" + i;
-            sc.bitmap = new byte[4096];
-            for (int v = 0; v < 8; v++) sc.views.add("view-" + i + "-" + v);
-            sc.destroyed = true;
-            LISTENERS.add(new Listener(sc, i));
-        }
+        PlantedLeaks.listeners(LISTENERS, 2000);
 
-        // Leak 2: destroyed screens watched after destruction, still strongly held.
-        List<Screen> retained = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            Screen sc = new Screen();
-            sc.title = "Watched screen " + i;
-            sc.bitmap = new byte[65536];
-            sc.destroyed = true;
-            retained.add(sc);
-            leakcanary.KeyedWeakReference ref = new leakcanary.KeyedWeakReference(
-                sc, "key-" + i, "HugeDump$Screen received onDestroy()", 1000L + i, QUEUE);
-            ref.retainedUptimeMillis = 6000L + i;
-            WATCHED.add(ref);
-        }
-        leakcanary.KeyedWeakReference.heapDumpUptimeMillis = 20_000L;
-        HOLD.add(retained);
+        // Leak 2: destroyed screens watched after destruction, still strongly held (by HOLD
+        // and by this frame's local).
+        List<PlantedLeaks.Screen> retained = PlantedLeaks.watched(WATCHED, HOLD, QUEUE, 10);
 
         // Leak 3: decoded bitmaps kept by a static cache (large primitive arrays).
         for (int i = 0; i < 16; i++) BITMAP_CACHE.add(new byte[8 << 20]);
 
         // Leak 4: a worker thread parked while its frame holds buffers.
-        CountDownLatch ready = new CountDownLatch(1);
-        Thread worker = new Thread(() -> {
-            List<byte[]> buffers = new ArrayList<>();
-            for (int i = 0; i < 256; i++) buffers.add(new byte[8192]);
-            ready.countDown();
-            while (true) {
-                LockSupport.park();
-                if (buffers.isEmpty()) break;
-            }
-        }, "bench-worker");
-        worker.setDaemon(true);
-        worker.start();
-        ready.await();
+        PlantedLeaks.parkedWorker();
 
         long objects = shards * ((1L << TREE_DEPTH) - 1 + (1L << (TREE_DEPTH - 1))
             + (1L << (TREE_DEPTH - 4)) + 3);
@@ -163,6 +119,8 @@ public class HugeDump {
         HotSpotDiagnosticMXBean bean =
             ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
         bean.dumpHeap(args[0], true);
-        System.out.println("shards=" + SHARDS.size() + " listeners=" + LISTENERS.size());
+        // retained is used after the dump, so the frame holds it in any JIT state
+        System.out.println("shards=" + SHARDS.size() + " listeners=" + LISTENERS.size()
+            + " watched=" + retained.size());
     }
 }
