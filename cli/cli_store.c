@@ -113,6 +113,13 @@ int cli_store_open(const cli_common *co, const store_opts *o, store **s)
     return CLI_CONTINUE;
 }
 
+int cli_store_begin(int argc, char **argv, const cli_spec *spec, store_opts *o, cli_common *co,
+                    store_filter *f, store **s)
+{
+    int rc = cli_store_parse(argc, argv, spec, NULL, o, co, f);
+    return rc != CLI_CONTINUE ? rc : cli_store_open(co, o, s);
+}
+
 int cli_store_fail(const cli_common *co, store *s, const lr_error *err)
 {
     store_close(s);

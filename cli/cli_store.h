@@ -44,6 +44,12 @@ int cli_store_parse(int argc, char **argv, const cli_spec *spec, const char *con
 /* Opens the store (--db, $LEAKRAY_DB or the default). Returns CLI_CONTINUE with *s open
  * (free: store_close), or the exit code after printing why. */
 int cli_store_open(const cli_common *co, const store_opts *o, store **s);
+/* The start of a store verb without usage checks of its own: cli_store_parse (no -o; f may
+ * be NULL), then cli_store_open. Returns CLI_CONTINUE with *s open (free: store_close), or
+ * the exit code after printing why. A verb that checks its options runs cli_store_parse,
+ * its checks, then cli_store_open, so a usage mistake never creates a store. */
+int cli_store_begin(int argc, char **argv, const cli_spec *spec, store_opts *o, cli_common *co,
+                    store_filter *f, store **s);
 /* Closes s and prints err: the exit code of a verb whose store call failed. */
 int cli_store_fail(const cli_common *co, store *s, const lr_error *err);
 

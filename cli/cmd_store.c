@@ -305,8 +305,8 @@ static int cmd_store_leaks(int argc, char **argv)
     cli_common co;
     store_filter f;
     store *s;
-    int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, &f);
-    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
+    int rc = cli_store_begin(argc, argv, &spec, &o, &co, &f, &s);
+    if (rc != CLI_CONTINUE)
         return rc;
     store_leak *v = NULL;
     size_t n = 0;
@@ -337,8 +337,8 @@ static int cmd_store_show(int argc, char **argv)
                            opts, 1, 1, "SIGNATURE may be any unique prefix (4+ hex digits).\n"};
     cli_common co;
     store *s;
-    int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, NULL);
-    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
+    int rc = cli_store_begin(argc, argv, &spec, &o, &co, NULL, &s);
+    if (rc != CLI_CONTINUE)
         return rc;
     store_detail d;
     lr_error err = {0};
@@ -382,8 +382,8 @@ static int cmd_store_trend(int argc, char **argv)
     cli_common co;
     store_filter f;
     store *s;
-    int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, &f);
-    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
+    int rc = cli_store_begin(argc, argv, &spec, &o, &co, &f, &s);
+    if (rc != CLI_CONTINUE)
         return rc;
     store_bucket *v = NULL;
     size_t n = 0;
