@@ -77,38 +77,74 @@ void rep_fmt_name(FILE *out, const char *s)
         rep_fmt_text(out, s, strlen(s), SIZE_MAX);
 }
 
+/* The one escaping rule of rep_fmt_text and rep_fmt_text_buf: the character of p (len bytes)
+ * at i as shown, written to piece (REP_FMT_CHAR_MAX bytes, not terminated), its length in
+ * *piece_len. Returns the bytes of p it stands for, or 0 when a character cut at n (the shown
+ * limit, n <= len) is left out. */
+static size_t text_char(const unsigned char *p, size_t i, size_t n, size_t len, char *piece,
+                        size_t *piece_len)
+{
+    unsigned char c = p[i];
+    switch (c) {
+    case '\n': memcpy(piece, "\\n", 2); *piece_len = 2; return 1;
+    case '\t': memcpy(piece, "\\t", 2); *piece_len = 2; return 1;
+    case '\r': memcpy(piece, "\\r", 2); *piece_len = 2; return 1;
+    default: break;
+    }
+    /* the whole string decides validity: a character cut by max_bytes is left out, not
+     * escaped */
+    size_t k = utf8_seq_len(p + i, len - i);
+    if (k > 1 && i + k > n)
+        return 0;
+    /* C0, DEL and C1 (U+0080-U+009F, which some terminals take as CSI and OSC) would
+     * let a hostile dump drive the terminal: shown as the bytes they are */
+    int control = c < 0x20 || c == 0x7f || (k == 2 && c == 0xc2 && p[i + 1] < 0xa0);
+    if (k == 0 || control) {
+        size_t m = k ? k : 1;
+        for (size_t j = 0; j < m; j++)
+            snprintf(piece + 4 * j, 5, "\\x%02x", p[i + j]);
+        *piece_len = 4 * m;
+        return m;
+    }
+    memcpy(piece, p + i, k);
+    *piece_len = k;
+    return k;
+}
+
 void rep_fmt_text(FILE *out, const char *s, size_t len, size_t max_bytes)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t n = len < max_bytes ? len : max_bytes;
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = p[i];
-        switch (c) {
-        case '\n': fputs("\\n", out); i++; continue;
-        case '\t': fputs("\\t", out); i++; continue;
-        case '\r': fputs("\\r", out); i++; continue;
-        default: break;
-        }
-        /* the whole string decides validity: a character cut by max_bytes is left out, not
-         * escaped */
-        size_t k = utf8_seq_len(p + i, len - i);
-        if (k > 1 && i + k > n)
-            break;
-        /* C0, DEL and C1 (U+0080-U+009F, which some terminals take as CSI and OSC) would
-         * let a hostile dump drive the terminal: shown as the bytes they are */
-        int control = c < 0x20 || c == 0x7f || (k == 2 && c == 0xc2 && p[i + 1] < 0xa0);
-        if (k == 0 || control) {
-            for (size_t j = 0; j < (k ? k : 1); j++)
-                fprintf(out, "\\x%02x", p[i + j]);
-            i += k ? k : 1;
-            continue;
-        }
-        fwrite(p + i, 1, k, out);
-        i += k;
+    char piece[REP_FMT_CHAR_MAX + 1];
+    size_t i = 0, k, used;
+    while (i < n && (used = text_char(p, i, n, len, piece, &k)) != 0) {
+        fwrite(piece, 1, k, out);
+        i += used;
     }
     if (len > n)
         fputs("...", out);
+}
+
+size_t rep_fmt_text_buf(char *buf, size_t cap, const char *s, size_t len, size_t max_bytes)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = len < max_bytes ? len : max_bytes;
+    char piece[REP_FMT_CHAR_MAX + 1];
+    size_t o = 0, i = 0, k, used;
+    if (!cap)
+        return 0;
+    /* room for the piece, a "..." and the NUL: a buffer too small cuts the text short */
+    while (i < n && (used = text_char(p, i, n, len, piece, &k)) != 0 && o + k + 4 <= cap) {
+        memcpy(buf + o, piece, k);
+        o += k;
+        i += used;
+    }
+    if (len > n && o + 4 <= cap) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+    return o;
 }
 
 void rep_fmt_csv(FILE *out, const char *s)

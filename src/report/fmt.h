@@ -35,6 +35,12 @@ const char *rep_fmt_id(char *buf, const graph *g, uint64_t id);
  * DEL, C1) and bytes of invalid UTF-8 as \n, \t, \r or \xNN per byte. At most max_bytes of s
  * are shown (a character cut there is left out), then "..." is added. */
 void rep_fmt_text(FILE *out, const char *s, size_t len, size_t max_bytes);
+/* The longest form rep_fmt_text gives one character: a C1 control, two bytes as \xNN each. */
+#define REP_FMT_CHAR_MAX 8
+/* rep_fmt_text into buf (cap bytes, NUL-terminated) instead of a FILE: the same bytes, whole
+ * when cap >= 4 x min(len, max_bytes) + 4 (an escape is 4 bytes per byte of s at most), else
+ * cut at a character. Returns the bytes written, the NUL left out. */
+size_t rep_fmt_text_buf(char *buf, size_t cap, const char *s, size_t len, size_t max_bytes);
 /* A name from a dump (class, field, frame, description) whole, escaped as rep_fmt_text does;
  * NULL writes nothing. */
 void rep_fmt_name(FILE *out, const char *s);

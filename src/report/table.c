@@ -63,16 +63,8 @@ static size_t escape_text(const char *s, size_t len, char *buf, size_t cap)
         memcpy(buf + n, len > n ? "..." : "", len > n ? 4 : 1);
         return n + (len > n ? 3 : 0);
     }
-    /* the escaped form fits: 4 bytes per byte of s at worst, "..." and the NUL */
-    size_t k = 0;
-    FILE *m = fmemopen(buf, cap, "w");
-    if (m) {
-        rep_fmt_text(m, s, len, n);
-        long pos = ftell(m);
-        k = fclose(m) == 0 && pos > 0 ? (size_t)pos : 0;
-    }
-    buf[k] = 0;
-    return columns(buf, k);
+    /* whole: cap is REP_TABLE_CELL_BUF, 4 bytes per byte shown at worst, "..." and the NUL */
+    return columns(buf, rep_fmt_text_buf(buf, cap, s, len, n));
 }
 
 /* A text or blob cell for the table and TSV into buf (REP_TABLE_CELL_BUF bytes): blobs in
