@@ -212,23 +212,22 @@ typedef struct work {
     uint32_t *rsrc;      /* retainers by later DFS number (dominators) */
     uint32_t *dom_first; /* dominated nodes CSR: n+1 */
     uint32_t *dom_list;  /* children in the dominator tree */
-    uint8_t *wm;         /* per string: 0 not tested, 1 no ephemeron name, 2 one (or NULL) */
+    uint8_t *wm;         /* per string: 1 no ephemeron name, 2 one (read-only once built) */
     uint32_t n_wm;       /* entries in wm */
+    int any_wm;          /* some string has the ephemeron form */
     lr_error *err;
 } work;
 
-/* weakmap_edge for the name of edge e. Names repeat across millions of internal edges, so the
- * negative answer is remembered per string. */
-static int weakmap_name(work *w, edge_ix e, const char **dup, uint64_t *table)
+/* weakmap_edge for the name of edge e out of v. Every string was tested once up front (wm),
+ * so when none has the ephemeron form no name is read at all: V8 graphs read edge names
+ * back from the input (graph.derive), and internal edges are the most numerous. */
+static int weakmap_name(const work *w, node_ix v, edge_ix e, const char **dup, uint64_t *table)
 {
-    str_ix s = graph_edge_name(w->g, e);
-    if (w->wm && s < w->n_wm) {
-        if (w->wm[s] == 1)
-            return 0;
-        int r = weakmap_edge(graph_str(w->g, s), dup, table);
-        w->wm[s] = r ? 2 : 1;
-        return r;
-    }
+    if (!w->any_wm)
+        return 0;
+    str_ix s = graph_edge_name_from(w->g, v, e);
+    if (s < w->n_wm && w->wm[s] == 1)
+        return 0;
     return weakmap_edge(graph_str(w->g, s), dup, table);
 }
 
@@ -285,7 +284,7 @@ static lr_status mark_page_owned(work *w)
  * `shared` (the first edge of the range when another thread owns the byte's lower bits) is
  * collected in *head instead, for the caller to merge. */
 typedef struct ess_part {
-    work w; /* own wm cache when run beside another part */
+    work w; /* a copy per part (the wm table is shared read-only) */
     uint32_t v0, v1;
     uint8_t *held;  /* bit per node; the second part's own, ORed in after the join */
     pthread_t th;
@@ -307,7 +306,7 @@ static void *ess_mark(void *vp)
             if (k == GRAPH_EDGE_INTERNAL) {
                 const char *dup;
                 uint64_t table;
-                if (weakmap_name(w, e, &dup, &table) &&
+                if (weakmap_name(w, v, e, &dup, &table) &&
                     table == graph_node_id(g, v))
                     continue;
             }
@@ -342,7 +341,6 @@ static lr_status essential_edges(work *w)
     ess_part pa = {.w = *w, .v0 = 0, .v1 = n, .held = w->held, .shared = GRAPH_NONE};
     ess_part pb = pa;
     pb.held = NULL; /* pb owns only what it allocates below */
-    pb.w.wm = NULL;
     int threaded = 0;
     if (m >= (1u << 14)) { /* small graphs too, so that every test covers the split */
         /* the first node whose edges start at or after the middle edge */
@@ -356,10 +354,9 @@ static lr_status essential_edges(work *w)
         }
         pb.v0 = pa.v1 = lo;
         pb.held = calloc((size_t)n / 8 + 1, 1);
-        pb.w.wm = calloc((size_t)w->n_wm + 1, 1);
         edge_ix e0 = g->first_edge[lo];
         pb.shared = (e0 & 7) ? e0 : GRAPH_NONE;
-        if (pb.held && pb.w.wm && pthread_create(&pb.th, NULL, ess_mark, &pb) == 0)
+        if (pb.held && pthread_create(&pb.th, NULL, ess_mark, &pb) == 0)
             threaded = 1;
     }
     if (!threaded)
@@ -373,7 +370,6 @@ static lr_status essential_edges(work *w)
             w->held[i] |= pb.held[i];
     }
     free(pb.held);
-    free(pb.w.wm);
     return LR_OK;
 }
 
@@ -666,7 +662,7 @@ static int distance_filter(work *w, pset *pending, node_ix v, edge_ix e, int *oo
     int k = kind_of(g, e);
     int numeric = GRAPH_EDGE_NAME_IS_INDEX(k);
     if (w->r.hidden >= 0 && g->node_type[v] == w->r.hidden && !numeric &&
-        strcmp(graph_str(g, graph_edge_name(g, e)), "sloppy_function_map") == 0 &&
+        strcmp(graph_str(g, graph_edge_name_from(g, v, e)), "sloppy_function_map") == 0 &&
         strcmp(graph_str(g, g->node_name[v]), "system / NativeContext") == 0)
         return 0;
     if (w->r.array >= 0 && g->node_type[v] == w->r.array &&
@@ -674,10 +670,10 @@ static int distance_filter(work *w, pset *pending, node_ix v, edge_ix e, int *oo
         int64_t ix;
         int ok;
         if (numeric) {
-            ix = graph_edge_name(g, e);
+            ix = graph_edge_name_from(g, v, e);
             ok = 1;
         } else {
-            ok = js_parseint(graph_str(g, graph_edge_name(g, e)), &ix);
+            ok = js_parseint(graph_str(g, graph_edge_name_from(g, v, e)), &ix);
         }
         if (!ok)
             return 1; /* NaN < 2 is false, NaN % 3 !== 1 is true */
@@ -686,7 +682,7 @@ static int distance_filter(work *w, pset *pending, node_ix v, edge_ix e, int *oo
     if (k == GRAPH_EDGE_INTERNAL) {
         const char *dup;
         uint64_t table;
-        if (weakmap_name(w, e, &dup, &table)) {
+        if (weakmap_name(w, v, e, &dup, &table)) {
             int t = pset_toggle(pending, dup);
             if (t < 0) {
                 *oom = 1;
@@ -936,7 +932,7 @@ out:
 }
 
 typedef struct dist_job {
-    work w; /* a copy: own wm cache and error */
+    work w; /* a copy: own error */
     devtools_result *res;
     pthread_t th;
     lr_status s;
@@ -962,8 +958,17 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     w.r.synthetic = type_index(g, "synthetic");
     r->n = g->n_nodes;
     r->root = g->synthetic_root;
+    /* Which strings have the ephemeron form: most fail at their first bytes. */
     w.n_wm = g->strings.n;
-    w.wm = calloc((size_t)w.n_wm + 1, 1); /* a cache only: NULL just means slower */
+    w.wm = malloc((size_t)w.n_wm + 1);
+    if (!w.wm)
+        return nomem(&w);
+    for (str_ix i = 0; i < w.n_wm; i++) {
+        const char *dup;
+        uint64_t table;
+        w.wm[i] = weakmap_edge(graph_str(g, i), &dup, &table) ? 2 : 1;
+        w.any_wm |= w.wm[i] == 2;
+    }
     dist_job dj = {.s = LR_OK};
     int threaded = 0;
     lr_status s;
@@ -987,7 +992,6 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
     dj.w = w;
     dj.res = r;
     dj.w.err = &dj.err;
-    dj.w.wm = calloc((size_t)w.n_wm + 1, 1);
     threaded = pthread_create(&dj.th, NULL, dist_main, &dj) == 0;
     if ((s = dominated_nodes(&w, r)))
         goto out;
@@ -1006,7 +1010,6 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
 out:
     if (threaded)
         pthread_join(dj.th, NULL);
-    free(dj.w.wm);
     free(w.page);
     free(w.essential);
     free(w.held);

@@ -113,7 +113,26 @@ typedef struct v8_state {
     str_ix *iface_names;         /* "{a, b}" per definition */
     uint32_t *iface_off;         /* n_ifaces + 1 offsets into iface_props */
     str_ix *iface_props;
+    /* Edge names are read back from the input (graph.derive), not kept: 4 bytes per edge.
+     * ecks[k] is where the record of graph edge k * V8_ECK_STRIDE starts, as an offset from
+     * the edges array's '['; the name is its name_or_index, through smap for string names.
+     * Records whose target is no node made no edge and are skipped again on the way. */
+    uint64_t serial;             /* unique per loaded graph: the decode cursor's key */
+    const uint8_t *e_open;       /* the edges array's '[' and ']' in g->data */
+    const uint8_t *e_close;
+    uint32_t *ecks32;            /* checkpoint offsets when the array is under 4 GiB */
+    uint64_t *ecks64;            /* else these */
+    uint32_t e_nf, e_ef;         /* node and edge field counts */
+    uint32_t e_to, e_name;       /* edge field offsets of to_node and name_or_index */
+    uint64_t e_span;             /* node_count * node fields: to_node values below it */
+    str_ix *smap;                /* snapshot string index -> graph string; NULL: identity but */
+    uint32_t n_smap;             /* for the pairs in smap_exc; strings in the snapshot */
+    uint32_t *smap_exc;          /* (index, string) pairs, ascending, where smap is NULL */
+    uint32_t n_smap_exc;
+    str_ix empty_str;            /* "", for names past the string table */
 } v8_state;
+
+#define V8_ECK_STRIDE 32u /* edges per name checkpoint: 4 bytes per 32 edges */
 
 /* A top-level numeric array located but not yet parsed: '[' at open, ']' at close. */
 typedef struct span {
@@ -166,6 +185,7 @@ typedef struct ctx {
     uint64_t own_saturated;   /* sizes v8p_reattribute_sizes saturated */
     uint64_t e_bad;      /* edges with a target that is no node (dropped) */
     uint64_t e_unknown;  /* edges with an undeclared type */
+    uint64_t e_max_sname; /* largest string index an edge names (anomaly check after load) */
     pthread_t th;        /* helper thread: edges + locations, later the sizes */
     int th_running;      /* th started and not joined */
     lr_status th_status; /* its result */

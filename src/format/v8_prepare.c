@@ -364,9 +364,12 @@ static lr_status iface_text(ctx *x, node_ix v, str_ix s_proto, size_t *out, uint
     LR_TRY(v8j_scratch_fit(&x->sc, 8, x->c.err));
     x->sc.buf[0] = '{';
     for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
-        if (!edge_kind_is(g, e, GRAPH_EDGE_PROPERTY) || g->edge_name[e] == s_proto)
+        if (!edge_kind_is(g, e, GRAPH_EDGE_PROPERTY))
             continue;
-        const char *nm = graph_str(g, g->edge_name[e]);
+        str_ix pn = graph_edge_name_from(g, v, e);
+        if (pn == s_proto)
+            continue;
+        const char *nm = graph_str(g, pn);
         size_t before = len;
         LR_TRY(append_prop(x, &len, nm));
         x->sc.buf[len] = 0;
@@ -512,11 +515,12 @@ static lr_status sorted_props(ctx *x, node_ix v, int as_def, str_ix s_proto, str
     for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
         if (!edge_kind_is(g, e, GRAPH_EDGE_PROPERTY))
             continue;
+        str_ix pn = graph_edge_name_from(g, v, e);
         if (as_def) {
-            if (g->edge_name[e] == s_proto)
+            if (pn == s_proto)
                 continue;
             size_t len = 0;
-            LR_TRY(append_prop(x, &len, graph_str(g, g->edge_name[e])));
+            LR_TRY(append_prop(x, &len, graph_str(g, pn)));
             x->sc.buf[len] = 0;
             size_t fu = u16len((const char *)x->sc.buf);
             if (ulen > 1 && ulen + fu > 120)
@@ -531,7 +535,7 @@ static lr_status sorted_props(ctx *x, node_ix v, int as_def, str_ix s_proto, str
             *buf = b2;
             *cap = nc;
         }
-        (*buf)[k++] = g->edge_name[e];
+        (*buf)[k++] = pn;
     }
     if (k > 1)
         qsort_r(*buf, k, sizeof **buf, prop_cmp, g);

@@ -43,6 +43,10 @@ static void state_free(void *p)
     free(s->iface_props);
     free(s->trace_node);
     free(s->trace_funcs);
+    free(s->ecks32);
+    free(s->ecks64);
+    free(s->smap);
+    free(s->smap_exc);
     free(s);
 }
 
@@ -588,8 +592,12 @@ static inline __attribute__((always_inline)) lr_status edges_loop(ctx *x, cur *c
     uint64_t f[V8_MAX_FIELDS];
     uint32_t n_et = x->n_edge_types;
     uint64_t node_span = x->h.node_count * nf;
-    uint64_t bad = 0, unknown = 0;
+    uint64_t bad = 0, unknown = 0, max_sname = 0;
+    const uint8_t *const open = x->edges.open;
+    uint32_t *const ck32 = x->st->ecks32;
+    uint64_t *const ck64 = x->st->ecks64;
     for (uint32_t k = 0; k < m; k++) {
+        const uint8_t *rec = r.p;
         for (uint32_t j = 0; j < ef; j++) {
             int rc = numrd_next(&r, &f[j]);
             if (rc <= 0)
@@ -611,10 +619,19 @@ static inline __attribute__((always_inline)) lr_status edges_loop(ctx *x, cur *c
         }
         g->edge_kind[k] = kind;
         g->edge_to[k] = (node_ix)(to / nf);
-        g->edge_name[k] = raw_ix(f[x->eo_name]);
+        if (!GRAPH_EDGE_NAME_IS_INDEX(GRAPH_EDGE_KIND(kind)) && f[x->eo_name] > max_sname)
+            max_sname = f[x->eo_name];
+        uint64_t ge = k - bad; /* this edge's index once the bad ones are dropped */
+        if (ge % V8_ECK_STRIDE == 0) {
+            if (ck32)
+                ck32[ge / V8_ECK_STRIDE] = (uint32_t)(rec - open);
+            else
+                ck64[ge / V8_ECK_STRIDE] = (uint64_t)(rec - open);
+        }
     }
     x->e_bad = bad;
     x->e_unknown = unknown;
+    x->e_max_sname = max_sname;
     return numrd_end(c, &r, "edges");
 }
 
@@ -627,13 +644,20 @@ static lr_status parse_edges_raw(ctx *x, cur *c)
     graph *g = x->g;
     uint32_t m = (uint32_t)x->h.edge_count; /* check_counts bounded it */
     g->edge_to = err_mallocarray(m ? m : 1, sizeof *g->edge_to);
-    g->edge_name = err_mallocarray(m ? m : 1, sizeof *g->edge_name);
     g->edge_kind = err_mallocarray(m ? m : 1, 1);
-    if (!g->edge_to || !g->edge_name || !g->edge_kind)
+    if (!g->edge_to || !g->edge_kind)
         return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %u edges", c->name, m);
     graph_hint_huge(g->edge_to, (size_t)m * sizeof *g->edge_to);
-    graph_hint_huge(g->edge_name, (size_t)m * sizeof *g->edge_name);
     graph_hint_huge(g->edge_kind, (size_t)m);
+    /* No names: v8_edge_name reads them back from the records, found from a checkpoint every
+     * V8_ECK_STRIDE edges (offsets in 32 bits while the array is under 4 GiB). */
+    size_t nck = (size_t)m / V8_ECK_STRIDE + 1;
+    if ((uint64_t)(x->edges.close - x->edges.open) <= UINT32_MAX)
+        x->st->ecks32 = err_mallocarray(nck, sizeof *x->st->ecks32);
+    else
+        x->st->ecks64 = err_mallocarray(nck, sizeof *x->st->ecks64);
+    if (!x->st->ecks32 && !x->st->ecks64)
+        return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %u edges", c->name, m);
     /* V8 writes 7 node fields (6 before detachedness, 5 in old versions) and 3 edge fields. */
     if (x->ef == 3) {
         if (x->nf == 7)
@@ -667,7 +691,6 @@ static void finish_edges(ctx *x)
                 continue;
             g->edge_to[w] = g->edge_to[k];
             g->edge_kind[w] = g->edge_kind[k];
-            g->edge_name[w] = g->edge_name[k];
             w++;
         }
     }
@@ -675,15 +698,170 @@ static void finish_edges(ctx *x)
     g->n_edges = w;
 }
 
-/* Turns the raw string indexes of node and edge names into graph strings. */
+/* ---- edge names, read back from the input ---- */
+
+/* Graph string of snapshot string s (edge names after loading), "" past the table. */
+static inline str_ix st_map_str(const v8_state *st, uint64_t s)
+{
+    if (s >= st->n_smap)
+        return st->empty_str;
+    if (st->smap)
+        return st->smap[s];
+    if (st->n_smap_exc && s <= st->smap_exc[2 * (st->n_smap_exc - 1)]) {
+        uint32_t lo = 0, hi = st->n_smap_exc;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (st->smap_exc[2 * mid] < s)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < st->n_smap_exc && st->smap_exc[2 * lo] == s)
+            return st->smap_exc[2 * lo + 1];
+    }
+    return (str_ix)s;
+}
+
+/* Where the last read-back stopped, per thread: callers mostly ask for a node's edges in
+ * order, and then each name costs one record's parse instead of a walk from a checkpoint. */
+typedef struct v8_cursor {
+    uint64_t serial;     /* v8_state.serial of the graph it belongs to */
+    edge_ix next;        /* the graph edge whose record starts at p */
+    const uint8_t *p;
+} v8_cursor;
+static _Thread_local v8_cursor v8_cur;
+
+static uint32_t v8_edge_name(const graph *g, node_ix from, edge_ix e)
+{
+    (void)from;
+    const v8_state *st = g->fmt_state;
+    if (e >= g->n_edges)
+        return GRAPH_NONE;
+    edge_ix at = e - e % V8_ECK_STRIDE;
+    numrd r;
+    r.close = st->e_close;
+    if (v8_cur.serial == st->serial && v8_cur.next <= e && v8_cur.next >= at) {
+        at = v8_cur.next;
+        r.p = v8_cur.p;
+    } else {
+        size_t ck = e / V8_ECK_STRIDE;
+        r.p = st->e_open + (st->ecks32 ? st->ecks32[ck] : st->ecks64[ck]);
+    }
+    r.first = r.p == st->e_open + 1;
+    uint64_t f[V8_MAX_FIELDS];
+    uint32_t ef = st->e_ef;
+    for (;;) {
+        for (uint32_t j = 0; j < ef; j++)
+            if (numrd_next(&r, &f[j]) <= 0)
+                return GRAPH_NONE; /* cannot happen: the load parsed these bytes */
+        uint64_t to = f[st->e_to];
+        if (to >= st->e_span || to % st->e_nf != 0)
+            continue; /* made no edge */
+        if (at++ == e)
+            break;
+    }
+    v8_cur = (v8_cursor){st->serial, e + 1, r.p};
+    uint64_t v = f[st->e_name];
+    if (GRAPH_EDGE_NAME_IS_INDEX(GRAPH_EDGE_KIND(g->edge_kind[e])))
+        return raw_ix(v);
+    return st_map_str(st, v);
+}
+
+static uint64_t v8_node_id(const graph *g, node_ix n)
+{
+    return g->node_id ? g->node_id[n] : g->node_id32[n];
+}
+
+static uint32_t v8_node_len(const graph *g, node_ix n)
+{
+    (void)g;
+    (void)n;
+    return 0;
+}
+
+static uint32_t v8_node_size(const graph *g, node_ix n) { return g->node_size[n]; }
+
+static uint64_t v8_node_off(const graph *g, node_ix n)
+{
+    (void)g;
+    (void)n;
+    return UINT64_MAX; /* V8 nodes have no payload */
+}
+
+static const graph_derive V8_DERIVE = {v8_node_id, v8_node_len, v8_node_size, v8_node_off,
+                                       v8_edge_name};
+
+/* Edges whose string name is past the string table. */
+static uint64_t count_missing_edge_names(ctx *x)
+{
+    graph *g = x->g;
+    numrd r;
+    numrd_init(&r, &x->edges);
+    uint64_t f[V8_MAX_FIELDS], missing = 0, span = x->h.node_count * x->nf;
+    for (edge_ix e = 0; e < g->n_edges;) {
+        for (uint32_t j = 0; j < x->ef; j++)
+            if (numrd_next(&r, &f[j]) <= 0)
+                return missing;
+        uint64_t to = f[x->eo_to];
+        if (to >= span || to % x->nf != 0)
+            continue;
+        if (!GRAPH_EDGE_NAME_IS_INDEX(GRAPH_EDGE_KIND(g->edge_kind[e])) &&
+            f[x->eo_name] >= x->n_smap)
+            missing++;
+        e++;
+    }
+    return missing;
+}
+
+/* Hands the string map and the edges' place to the graph's state, so edge names can be read
+ * back: the map shrinks to its exceptions when it is the identity but for a few (V8 writes
+ * each string once, so only "" and the strings before it move). */
+static lr_status keep_edge_names(ctx *x)
+{
+    static uint64_t serials;
+    graph *g = x->g;
+    v8_state *st = x->st;
+    st->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
+    st->e_open = x->edges.open;
+    st->e_close = x->edges.close;
+    st->e_nf = x->nf;
+    st->e_ef = x->ef;
+    st->e_to = (uint32_t)x->eo_to;
+    st->e_name = (uint32_t)x->eo_name;
+    st->e_span = x->h.node_count * x->nf;
+    st->empty_str = x->empty_str;
+    st->n_smap = x->n_smap;
+    uint32_t n_exc = 0;
+    for (uint32_t i = 0; i < x->n_smap && n_exc <= 4096; i++)
+        n_exc += x->smap[i] != i;
+    if (n_exc <= 4096) {
+        st->smap_exc = err_mallocarray(2 * (size_t)n_exc + 1, sizeof *st->smap_exc);
+        if (!st->smap_exc)
+            return LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
+        for (uint32_t i = 0, k = 0; i < x->n_smap; i++)
+            if (x->smap[i] != i) {
+                st->smap_exc[k++] = i;
+                st->smap_exc[k++] = x->smap[i];
+            }
+        st->n_smap_exc = n_exc;
+    } else {
+        st->smap = x->smap;
+        x->smap = NULL;
+    }
+    /* An edge naming a string past the table reads as "": counted here, in one more pass
+     * over the records, only when the parse saw such an index (corrupt input). */
+    if (x->e_max_sname >= x->n_smap)
+        diag_add(&g->diag, DIAG_MISSING_STRING, count_missing_edge_names(x));
+    g->derive = &V8_DERIVE;
+    return LR_OK;
+}
+
+/* Turns the raw string indexes of node names into graph strings. */
 static void remap_names(ctx *x)
 {
     graph *g = x->g;
     for (uint32_t i = 0; i < g->n_nodes; i++)
         g->node_name[i] = map_str(x, g->node_name[i]);
-    for (uint32_t e = 0; e < g->n_edges; e++)
-        if (!GRAPH_EDGE_NAME_IS_INDEX(GRAPH_EDGE_KIND(g->edge_kind[e])))
-            g->edge_name[e] = map_str(x, g->edge_name[e]);
 }
 
 /* ---- locations ---- */
@@ -1170,6 +1348,7 @@ static lr_status load(ctx *x)
     diag_add(&g->diag, DIAG_SIZE_SATURATED, x->n_size_saturated);
     finish_edges(x);
     remap_names(x);
+    LR_TRY(keep_edge_names(x));
     if (!x->locs_done)
         LR_TRY(parse_locations(x, c));
     LR_TRY(parse_traces(x));

@@ -517,15 +517,15 @@ static lr_status write_graph_edges(conv *c, node_ix x, int *first)
         uint64_t name;
         if (t == E_ELEMENT || t == E_HIDDEN) {
             /* An index; a string-named root edge gets its position. */
-            name = named ? (uint64_t)(e - g->first_edge[x]) : graph_edge_name(g, e);
+            name = named ? (uint64_t)(e - g->first_edge[x]) : graph_edge_name_from(g, x, e);
         } else if (named) {
             uint32_t s;
-            LR_TRY(stab_graph(&c->st, g, graph_edge_name(g, e), &s, c->err));
+            LR_TRY(stab_graph(&c->st, g, graph_edge_name_from(g, x, e), &s, c->err));
             name = s;
         } else {
             /* A weak element: weak edges carry string names in DevTools. */
             char b[16];
-            int l = snprintf(b, sizeof b, "%u", graph_edge_name(g, e));
+            int l = snprintf(b, sizeof b, "%u", graph_edge_name_from(g, x, e));
             uint32_t s;
             LR_TRY(stab_add(&c->st, b, (size_t)l, 1, &s, c->err));
             name = s;
