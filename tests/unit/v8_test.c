@@ -338,6 +338,66 @@ static void test_layout_old(void **state)
     graph_fini(&g);
 }
 
+/* Edge names are read back from the input: over many checkpoints, with dropped edges (targets
+ * that are no node) before and across them, index names, string names and one string index
+ * past the table (read as "", counted once), asked in order, backwards and by stride. */
+static void test_edge_names_read_back(void **state)
+{
+    (void)state;
+    enum { M = 700 };
+    static char text[64 * M + 4096];
+    static uint32_t want[M];
+    static const char *const names[] = {"", "alpha", "beta", "gamma", "delta"};
+    size_t len = (size_t)snprintf(text, sizeof text,
+        "{\"snapshot\":{\"meta\":{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\","
+        "\"edge_count\"],\"node_types\":[[\"hidden\",\"array\",\"string\",\"object\","
+        "\"code\",\"closure\",\"regexp\",\"number\",\"native\",\"synthetic\"],\"string\","
+        "\"number\",\"number\",\"number\"],\"edge_fields\":[\"type\",\"name_or_index\","
+        "\"to_node\"],\"edge_types\":[[\"context\",\"element\",\"property\",\"internal\","
+        "\"hidden\",\"shortcut\",\"weak\"],\"string_or_number\",\"node\"]},"
+        "\"node_count\":2,\"edge_count\":%d},\"nodes\":[9,1,1,0,%d, 3,2,3,16,0],\n\"edges\":[",
+        M, M);
+    uint32_t n_good = 0, missing = 0;
+    for (uint32_t i = 0; i < M; i++) {
+        int bad = i % 13 == 5 || (i >= 60 && i < 70); /* a run of dropped edges, too */
+        unsigned type = i % 3 == 0 ? 1 : i % 3 == 1 ? 2 : 3;
+        unsigned name = type == 1 ? i * 7 : i == 400 ? 99 : 1 + i % 4;
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s%u,%u,%u", i ? ",\n" : "",
+                                type, name, bad ? 9999u : 5u);
+        if (bad)
+            continue;
+        want[n_good++] = type == 1 ? name : name == 99 ? 0 : name;
+        missing += name == 99 && type != 1;
+    }
+    len += (size_t)snprintf(text + len, sizeof text - len,
+                            "],\n\"strings\":[\"\",\"alpha\",\"beta\",\"gamma\",\"delta\"]}");
+    graph g;
+    load_ok(text, &g);
+    assert_int_equal(g.n_edges, n_good);
+    assert_int_equal(g.diag.n[DIAG_MISSING_STRING], missing);
+    assert_null(g.edge_name);
+    for (uint32_t e = 0; e < n_good; e++) {
+        unsigned k = GRAPH_EDGE_KIND(g.edge_kind[e]);
+        uint32_t got = graph_edge_name_from(&g, 0, e);
+        if (GRAPH_EDGE_NAME_IS_INDEX(k))
+            assert_int_equal(got, want[e]);
+        else
+            assert_string_equal(graph_str(&g, got), names[want[e]]);
+    }
+    for (uint32_t e = n_good; e-- > 0;)
+        assert_int_equal(graph_edge_name(&g, e), graph_edge_name_from(&g, 0, e));
+    for (uint32_t step = 31; step < 40; step++)
+        for (uint32_t e = step % n_good; e < n_good; e += step) {
+            unsigned k = GRAPH_EDGE_KIND(g.edge_kind[e]);
+            uint32_t got = graph_edge_name(&g, e);
+            if (GRAPH_EDGE_NAME_IS_INDEX(k))
+                assert_int_equal(got, want[e]);
+            else
+                assert_string_equal(graph_str(&g, got), names[want[e]]);
+        }
+    graph_fini(&g);
+}
+
 /* Node ids are kept in 32 bits until one does not fit: the ids read before it move to 64
  * bits, and every id reads back and is found exactly (the 2017 layout with a wide id in the
  * middle and after it). */
@@ -774,6 +834,7 @@ int main(void)
         cmocka_unit_test(test_layout_v8),
         cmocka_unit_test(test_layout_old),
         cmocka_unit_test(test_wide_ids),
+        cmocka_unit_test(test_edge_names_read_back),
         cmocka_unit_test(test_layout_arkts),
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_bad_counts_and_strings),
