@@ -209,7 +209,6 @@ typedef struct work {
     uint8_t *page;       /* page-owned flag per node */
     uint8_t *essential;  /* bit per edge */
     uint8_t *held;       /* bit per node: it has an essential retainer */
-    uint32_t *rsrc;      /* retainers by later DFS number (dominators) */
     uint32_t *dom_first; /* dominated nodes CSR: n+1 */
     uint32_t *dom_list;  /* children in the dominator tree */
     uint8_t *wm;         /* per string: 1 no ephemeron name, 2 one (read-only once built) */
@@ -374,13 +373,16 @@ static lr_status essential_edges(work *w)
 }
 
 /* calculateDominatorsAndRetainedSizes. Vertices are ordinal + 1; 0 means none.
- * Memory is a peak of the whole DevTools pass, so the Lengauer-Tarjan state is packed into
- * five arrays of N (six during the DFS, whose edge cursors are freed after it): a vertex's
- * DFS parent waits in its ancestor slot, tagged LT_UNLINKED, until the vertex is linked;
- * bucket lists are chained through dom (a vertex's dom is only written when it is taken)
- * with their heads in the labels of vertices not linked yet; path compression reverses the
- * ancestor pointers on the way up instead of using a stack. Only the retainers with a later
- * DFS number are listed, and the semidominator pass reads them in order. */
+ * Memory is a peak of the whole DevTools pass, so the Lengauer-Tarjan state is five arrays of
+ * N and one byte stream: a vertex's DFS parent waits in its ancestor slot, tagged LT_UNLINKED,
+ * until the vertex is linked; bucket lists are chained through dom (a vertex's dom is only
+ * written when it is taken) with their heads in the labels of vertices not linked yet; path
+ * compression reverses the ancestor pointers on the way up instead of using a stack. The DFS
+ * keeps edge cursors only for the vertices on its path. Each vertex's essential retainers
+ * but its DFS parent (whose number starts its semidominator) are listed once, in the order
+ * the semidominator pass takes the vertices, as LEB128 numbers: the first retainer's distance
+ * from the vertex (zigzag), then the growth from the previous one (retainers come in node
+ * order). On V8 heaps that is about 1.2 bytes per retainer instead of 4. */
 #define LT_UNLINKED 0x80000000u
 
 static inline int lt_linked(uint32_t a) { return a != 0 && !(a & LT_UNLINKED); }
@@ -409,6 +411,85 @@ static inline uint32_t lt_eval(uint32_t *anc, uint32_t *label, const uint32_t *s
     return label[x];
 }
 
+static inline unsigned leb_len(uint32_t x)
+{
+    return x < (1u << 7) ? 1 : x < (1u << 14) ? 2 : x < (1u << 21) ? 3 : x < (1u << 28) ? 4 : 5;
+}
+
+static inline uint8_t *leb_put(uint8_t *p, uint32_t x)
+{
+    while (x >= 0x80) {
+        *p++ = (uint8_t)(x | 0x80);
+        x >>= 7;
+    }
+    *p++ = (uint8_t)x;
+    return p;
+}
+
+static inline uint32_t leb_get(const uint8_t **pp)
+{
+    const uint8_t *p = *pp;
+    uint32_t x = *p & 0x7f;
+    for (unsigned sh = 7; *p++ & 0x80; sh += 7)
+        x |= (uint32_t)(*p & 0x7f) << sh;
+    *pp = p;
+    return x;
+}
+
+/* The code of retainer v in the list of t: its distance from the previous one (last), or
+ * for the first (last 0) its signed distance from t, zigzagged. Neither is ever 0. */
+static inline uint32_t lt_code(uint32_t v, uint32_t t, uint32_t last)
+{
+    if (last)
+        return v - last;
+    return v > t ? 2 * (v - t) : 2 * (t - v) - 1;
+}
+
+/* DevTools' iterative DFS over essential edges from `start`, numbering vertices in semi and
+ * vertex and leaving each one's parent in anc. Edge cursors live on a stack of the path only
+ * (*stk, grown as needed). Returns 0, or -1 when out of memory. */
+static int lt_dfs(const graph *g, const uint8_t *ess_, uint32_t start, uint32_t *anc,
+                  uint32_t *semi, uint32_t *vertex, uint32_t *cnt, edge_ix **stk, size_t *cap)
+{
+    const uint32_t *fe = g->first_edge;
+    const node_ix *to_ = g->edge_to;
+    size_t depth = 0;
+    uint32_t v = start;
+    semi[v] = ++*cnt;
+    vertex[*cnt] = v;
+    edge_ix e = fe[v - 1];
+    for (;;) {
+        edge_ix end = fe[v];
+        for (; e < end; e++) {
+            if (!((ess_[e >> 3] >> (e & 7)) & 1))
+                continue;
+            uint32_t wv = to_[e] + 1;
+            if (semi[wv] != 0)
+                continue;
+            if (depth == *cap) {
+                size_t nc = *cap ? *cap * 2 : 4096;
+                edge_ix *ns = realloc(*stk, nc * sizeof *ns);
+                if (!ns)
+                    return -1;
+                *stk = ns;
+                *cap = nc;
+            }
+            (*stk)[depth++] = e + 1; /* where v resumes */
+            anc[wv] = v | LT_UNLINKED;
+            semi[wv] = ++*cnt;
+            vertex[*cnt] = wv;
+            v = wv;
+            e = fe[v - 1];
+            end = fe[v];
+            e--; /* the loop's e++ */
+        }
+        if (depth == 0)
+            return 0;
+        e = (*stk)[--depth];
+        v = anc[v] & ~LT_UNLINKED;
+    }
+}
+
 static lr_status dominators(work *w, devtools_result *res)
 {
     const graph *g = w->g;
@@ -418,13 +499,12 @@ static lr_status dominators(work *w, devtools_result *res)
     size_t al = (size_t)n + 1;
     lr_status s = LR_OK;
     uint32_t *anc = dense(calloc(al, 4), al * 4), *vertex = dense(calloc(al, 4), al * 4);
-    uint32_t *semi = dense(calloc(al, 4), al * 4), *nexte = dense(calloc(al, 4), al * 4);
-    /* Until the semidominator pass, label holds each vertex's smallest earlier-numbered
-     * retainer (0: none) and dom its count of later-numbered ones, then where their list
-     * ends. */
-    uint32_t *label = dense(calloc(al, 4), al * 4), *dom = dense(calloc(al, 4), al * 4);
-    uint32_t *minf = label, *nlater = dom;
-    if (!anc || !vertex || !semi || !nexte || !label || !dom) {
+    uint32_t *semi = dense(calloc(al, 4), al * 4);
+    uint32_t *label = NULL, *dom = NULL;
+    uint8_t *rs = NULL;
+    edge_ix *stk = NULL;
+    size_t stk_cap = 0;
+    if (!anc || !vertex || !semi) {
         s = nomem(w);
         goto out;
     }
@@ -434,59 +514,30 @@ static lr_status dominators(work *w, devtools_result *res)
     const uint8_t *held = w->held;
     const node_ix *to_ = g->edge_to;
 
-    /* Iterative DFS over essential edges (DevTools' dfs(root)); parents go into anc. Every
-     * essential edge is met once (a tree edge twice), so each target's retainers are sorted
-     * here by DFS number against the target's: the earlier ones matter to the semidominator
-     * only through their smallest number (they are not linked yet, so EVAL gives them back
-     * unchanged), and only the later ones need listing. */
-#define DFS(start)                                                                             \
-    do {                                                                                       \
-        uint32_t v_ = (start);                                                                 \
-        nexte[v_ - 1] = fe[v_ - 1];                                                            \
-        while (v_ != 0) {                                                                      \
-            if (semi[v_] == 0) {                                                               \
-                semi[v_] = ++cnt;                                                              \
-                vertex[cnt] = v_;                                                              \
-            }                                                                                  \
-            uint32_t vn_ = anc[v_] & ~LT_UNLINKED, vo_ = v_ - 1, pv_ = semi[v_];               \
-            edge_ix e_ = nexte[vo_], end_ = fe[vo_ + 1]; /* a local cursor: no reloads */      \
-            for (; e_ < end_; e_++) {                                                          \
-                if (!((ess_[e_ >> 3] >> (e_ & 7)) & 1))                                        \
-                    continue;                                                                  \
-                uint32_t wv_ = to_[e_] + 1, pt_ = semi[wv_];                                   \
-                if (pt_ == 0) {                                                                \
-                    anc[wv_] = v_ | LT_UNLINKED;                                               \
-                    minf[wv_] = pv_;                                                           \
-                    nexte[wv_ - 1] = fe[wv_ - 1];                                              \
-                    vn_ = wv_;                                                                 \
-                    break;                                                                     \
-                }                                                                              \
-                if (pt_ < pv_)                                                                 \
-                    nlater[wv_]++;                                                             \
-                else if (pt_ > pv_ && (minf[wv_] == 0 || pv_ < minf[wv_]))                     \
-                    minf[wv_] = pv_;                                                           \
-            }                                                                                  \
-            nexte[vo_] = e_;                                                                   \
-            v_ = vn_;                                                                          \
-        }                                                                                      \
-    } while (0)
-
     uint32_t r = w->root + 1;
     uint32_t first = n + 1; /* DFS number of the first clique member */
-    DFS(r);
+    if (lt_dfs(g, ess_, r, anc, semi, vertex, &cnt, &stk, &stk_cap)) {
+        s = nomem(w);
+        goto out;
+    }
     res->n_unreachable = n - cnt;
     if (cnt < n) {
         /* Orphans: nodes with no essential retainer hang under the root, DFS from each. */
         for (uint32_t v = 1; v <= n; v++) {
             if (semi[v] == 0 && !((held[(v - 1) >> 3] >> ((v - 1) & 7)) & 1)) {
                 anc[v] = r | LT_UNLINKED;
-                DFS(v);
+                if (lt_dfs(g, ess_, v, anc, semi, vertex, &cnt, &stk, &stk_cap)) {
+                    s = nomem(w);
+                    goto out;
+                }
             }
         }
     }
+    free(stk);
+    stk = NULL;
     if (cnt < n) {
-        /* Cliques retained only by each other: attached to the root one by one, their edges
-         * sorted as the DFS sorts them (nothing numbered earlier retains a clique member). */
+        /* Cliques retained only by each other: attached to the root one by one (nothing
+         * numbered earlier retains a clique member). */
         first = cnt + 1;
         for (uint32_t v = 1; v <= n; v++) {
             if (semi[v] == 0) {
@@ -495,75 +546,92 @@ static lr_status dominators(work *w, devtools_result *res)
                 vertex[cnt] = v;
             }
         }
-        for (uint32_t pv = first; pv <= cnt; pv++) {
-            uint32_t vo = vertex[pv] - 1;
-            for (edge_ix e = fe[vo]; e < fe[vo + 1]; e++) {
-                if (!((ess_[e >> 3] >> (e & 7)) & 1))
-                    continue;
-                uint32_t wv = to_[e] + 1, pt = semi[wv];
-                if (pt < pv)
-                    nlater[wv]++;
-                else if (pt > pv && (minf[wv] == 0 || pv < minf[wv]))
-                    minf[wv] = pv;
-            }
-        }
     }
-#undef DFS
-    free(nexte);
-    nexte = NULL;
-    /* The later-numbered retainers, listed target after target in the order the
-     * semidominator pass takes the targets (decreasing DFS number), so that pass reads them
-     * front to back; each target's count becomes its fill cursor, which ends where its list
-     * does. The root is never taken: its retainers are left out. */
-    size_t n_later = 0;
-    for (uint32_t i = cnt; i >= 2; i--) {
-        uint32_t v = vertex[i], c = nlater[v];
-        nlater[v] = (uint32_t)n_later;
-        n_later += c;
-    }
-    w->rsrc = dense(malloc(n_later * sizeof *w->rsrc + sizeof *w->rsrc),
-                    n_later * sizeof *w->rsrc);
-    if (!w->rsrc) {
+    free(w->held);
+    w->held = NULL;
+
+    /* The retainer lists: bytes per vertex (dom), then where each list starts in the order
+     * the semidominator pass takes the vertices (decreasing DFS number), then the lists. The
+     * root is never taken: its retainers are left out. label holds the last retainer listed
+     * per vertex; a retainer with several edges to one vertex is listed once. */
+    label = dense(calloc(al, 4), al * 4);
+    dom = dense(calloc(al, 4), al * 4);
+    if (!label || !dom) {
         s = nomem(w);
         goto out;
     }
     for (uint32_t v = 1; v <= n; v++) {
-        uint32_t pv = semi[v];
         for (edge_ix e = fe[v - 1]; e < fe[v]; e++) {
             if (!((ess_[e >> 3] >> (e & 7)) & 1))
                 continue;
-            uint32_t wv = to_[e] + 1;
-            if (wv != r && semi[wv] < pv)
-                w->rsrc[nlater[wv]++] = v;
+            uint32_t t = to_[e] + 1;
+            if (t == r || (anc[t] & ~LT_UNLINKED) == v || label[t] == v)
+                continue;
+            dom[t] += leb_len(lt_code(v, t, label[t]));
+            label[t] = v;
+        }
+    }
+    uint64_t total = 0;
+    for (uint32_t i = cnt; i >= 2; i--) {
+        uint32_t t = vertex[i], c = dom[t];
+        dom[t] = (uint32_t)total;
+        total += c;
+        if (total > UINT32_MAX) {
+            s = LR_FAIL(w->err, LR_ERR_LIMIT, "too many retainers for DevTools dominators");
+            goto out;
+        }
+    }
+    rs = dense(malloc((size_t)total + 8), (size_t)total);
+    if (!rs) {
+        s = nomem(w);
+        goto out;
+    }
+    memset(label, 0, al * 4);
+    for (uint32_t v = 1; v <= n; v++) {
+        for (edge_ix e = fe[v - 1]; e < fe[v]; e++) {
+            if (!((ess_[e >> 3] >> (e & 7)) & 1))
+                continue;
+            uint32_t t = to_[e] + 1;
+            if (t == r || (anc[t] & ~LT_UNLINKED) == v || label[t] == v)
+                continue;
+            dom[t] = (uint32_t)(leb_put(rs + dom[t], lt_code(v, t, label[t])) - rs);
+            label[t] = v;
         }
     }
     free(w->essential);
     w->essential = NULL;
-    /* The earlier retainers' part of each semidominator is known now. Labels start as the
-     * vertex itself, and a vertex not linked yet keeps the head of its bucket in its label
-     * (EVAL never reads an unlinked vertex's label): a label equal to its vertex is an
-     * empty bucket. A bucket is emptied before its vertex is taken, since its vertex's
-     * first child is taken just before it; DevTools leaves a clique member's dom at 0 (its
-     * semidominator, another member, has no tree children to empty its bucket), which the
-     * last pass turns into the root, so members go in no bucket. */
-    for (uint32_t v = 1; v <= n; v++) {
-        if (minf[v] && minf[v] < semi[v])
-            semi[v] = minf[v];
+    /* Labels start as the vertex itself, and a vertex not linked yet keeps the head of its
+     * bucket in its label (EVAL never reads an unlinked vertex's label): a label equal to its
+     * vertex is an empty bucket. A bucket is emptied before its vertex is taken, since its
+     * vertex's first child is taken just before it; DevTools leaves a clique member's dom at
+     * 0 (its semidominator, another member, has no tree children to empty its bucket), which
+     * the last pass turns into the root, so members go in no bucket. A vertex's semi is its
+     * DFS number until it is taken, so an earlier retainer (EVAL gives it back) offers its
+     * number; the DFS parent's number starts the minimum, except for the vertices the DFS
+     * started from: an orphan's is the root's (as DevTools sets it), a clique member's its
+     * own. */
+    for (uint32_t v = 0; v <= n; v++)
         label[v] = v;
-    }
-    label[0] = 0;
-    uint32_t *lend = nlater;
+    uint32_t *lend = dom;
 
-    size_t k = 0;
+    const uint8_t *k = rs;
     for (uint32_t i = cnt; i >= 2; i--) {
-        uint32_t wv = vertex[i], wo = wv - 1;
-        for (size_t end = lend[wv]; k < end; k++) {
-            uint32_t u = lt_eval(anc, label, semi, w->rsrc[k]);
+        uint32_t wv = vertex[i];
+        uint32_t pw = anc[wv] & ~LT_UNLINKED;
+        if (i < first)
+            semi[wv] = semi[pw];
+        uint32_t last = 0;
+        for (const uint8_t *end = rs + lend[wv]; k < end;) {
+            uint32_t c = leb_get(&k), v;
+            if (last)
+                v = last + c;
+            else
+                v = (c & 1) ? wv - (c + 1) / 2 : wv + c / 2;
+            last = v;
+            uint32_t u = lt_eval(anc, label, semi, v);
             if (semi[u] < semi[wv])
                 semi[wv] = semi[u];
         }
-        if (!((held[wo >> 3] >> (wo & 7)) & 1)) /* an orphan */
-            semi[wv] = semi[r];
         if (i >= first) {
             dom[wv] = 0;
         } else {
@@ -578,7 +646,6 @@ static lr_status dominators(work *w, devtools_result *res)
             }
             label[wv] = wv;
         }
-        uint32_t pw = anc[wv] & ~LT_UNLINKED;
         anc[wv] = pw; /* link(parent, wv) */
         if (label[pw] != pw) {
             for (uint32_t v = label[pw], nx; v; v = nx) {
@@ -591,12 +658,9 @@ static lr_status dominators(work *w, devtools_result *res)
     }
     free(anc);
     free(label);
-    free(nexte);
-    anc = label = nexte = NULL;
-    free(w->held);
-    free(w->rsrc);
-    w->held = NULL;
-    w->rsrc = NULL;
+    free(rs);
+    anc = label = NULL;
+    rs = NULL;
     dom[0] = dom[r] = r;
     for (uint32_t i = 2; i <= cnt; i++) {
         uint32_t wv = vertex[i];
@@ -627,9 +691,10 @@ out:
     free(anc);
     free(vertex);
     free(semi);
-    free(nexte);
     free(label);
     free(dom);
+    free(rs);
+    free(stk);
     return s;
 }
 
@@ -829,7 +894,8 @@ out:
     return s;
 }
 
-/* buildAggregates + calculateClassesRetainedSize + the public-key map. */
+/* buildAggregates + calculateClassesRetainedSize + the public-key map; the distances come
+ * after (class_distances), once the dominated-nodes listing is freed. */
 static lr_status aggregates(work *w, const str_ix *class_keys, devtools_result *res)
 {
     const graph *g = w->g;
@@ -859,11 +925,8 @@ static lr_status aggregates(work *w, const str_ix *class_keys, devtools_result *
             a = &res->classes[row[c]];
             a->cls = c;
             a->key = class_keys ? class_keys[c] : g->classes[c].name;
-            a->distance = res->distance[v];
         } else {
             a = &res->classes[row[c]];
-            if (res->distance[v] < a->distance)
-                a->distance = res->distance[v];
         }
         a->count++;
         a->self += sz;
@@ -931,19 +994,30 @@ out:
     return s;
 }
 
-typedef struct dist_job {
-    work w; /* a copy: own error */
-    devtools_result *res;
-    pthread_t th;
-    lr_status s;
-    lr_error err;
-} dist_job;
-
-static void *dist_main(void *p)
+/* Each row's smallest distance among its counted instances. */
+static lr_status class_distances(work *w, devtools_result *res)
 {
-    dist_job *j = p;
-    j->s = distances(&j->w, j->res);
-    return NULL;
+    const graph *g = w->g;
+    uint32_t nc = g->n_classes;
+    uint32_t *row = malloc(((size_t)nc + 1) * sizeof *row);
+    if (!row)
+        return nomem(w);
+    for (uint32_t c = 0; c < nc; c++)
+        row[c] = UINT32_MAX;
+    for (uint32_t i = 0; i < res->n_classes; i++) {
+        row[res->classes[i].cls] = i;
+        res->classes[i].distance = INT32_MAX;
+    }
+    for (node_ix v = 0; v < g->n_nodes; v++) {
+        class_ix c = g->node_class[v];
+        if (c >= nc || row[c] == UINT32_MAX || !graph_node_size(g, v))
+            continue;
+        devtools_class *a = &res->classes[row[c]];
+        if (res->distance[v] < a->distance)
+            a->distance = res->distance[v];
+    }
+    free(row);
+    return LR_OK;
 }
 
 lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_result *r,
@@ -969,8 +1043,10 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
         w.wm[i] = weakmap_edge(graph_str(g, i), &dup, &table) ? 2 : 1;
         w.any_wm |= w.wm[i] == 2;
     }
-    dist_job dj = {.s = LR_OK};
-    int threaded = 0;
+    if (!w.any_wm) { /* weakmap_name answers without it */
+        free(w.wm);
+        w.wm = NULL;
+    }
     lr_status s;
     if ((s = mark_page_owned(&w)))
         goto out;
@@ -982,38 +1058,27 @@ lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_resu
         goto out;
     free(w.essential);
     free(w.held);
-    free(w.rsrc);
     w.essential = NULL;
     w.held = NULL;
-    w.rsrc = NULL;
-    /* The distances need only the graph: a second thread computes them (with its own cache
-     * of ephemeron names and its own error) while this one lists the dominated nodes. Not
-     * earlier: beside Lengauer-Tarjan, their three arrays of N would add to the peak. */
-    dj.w = w;
-    dj.res = r;
-    dj.w.err = &dj.err;
-    threaded = pthread_create(&dj.th, NULL, dist_main, &dj) == 0;
+    /* One phase after another, each array freed when its phase ends, so no phase holds more
+     * than Lengauer-Tarjan did: idom and retained (12 bytes per node), with the dominated-nodes
+     * listing (8) for the class walk, then with the distances (8, and the BFS queue's waiting
+     * part). The distances could run beside the listing on a second core, but the two
+     * together would set a new peak. */
     if ((s = dominated_nodes(&w, r)))
         goto out;
-    if (threaded) {
-        pthread_join(dj.th, NULL);
-        threaded = 0;
-    } else {
-        dj.s = distances(&dj.w, r);
-    }
-    if ((s = dj.s)) {
-        *err = dj.err;
-        goto out;
-    }
     if ((s = aggregates(&w, class_keys, r)))
         goto out;
+    free(w.dom_first);
+    free(w.dom_list);
+    w.dom_first = w.dom_list = NULL;
+    if ((s = distances(&w, r)))
+        goto out;
+    s = class_distances(&w, r);
 out:
-    if (threaded)
-        pthread_join(dj.th, NULL);
     free(w.page);
     free(w.essential);
     free(w.held);
-    free(w.rsrc);
     free(w.dom_first);
     free(w.dom_list);
     free(w.wm);

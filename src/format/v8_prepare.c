@@ -681,7 +681,7 @@ lr_status v8p_assign_classes(ctx *x)
     str_ix *keys = NULL;
     str_ix *name_cn = NULL; /* per node name: its class name, GRAPH_NONE until seen */
     uint8_t *name_added = NULL; /* per node name: NS_ADDED rather than NS_RAW */
-    uint32_t *node_ns = err_mallocarray(n, sizeof *node_ns);
+    uint8_t *node_ns = err_mallocarray(n, sizeof *node_ns); /* NS_* per node */
     str_ix *node_cn = err_mallocarray(n, sizeof *node_cn);
     if (!node_ns || !node_cn) {
         s = LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
@@ -761,7 +761,7 @@ lr_status v8p_assign_classes(ctx *x)
             name_cn[g->node_name[i]] = cn;
             name_added[g->node_name[i]] = ns == NS_ADDED;
         }
-        node_ns[i] = ns;
+        node_ns[i] = (uint8_t)ns;
         node_cn[i] = cn;
     }
 
@@ -871,7 +871,7 @@ lr_status v8p_assign_classes(ctx *x)
             key[2] = l->line;
             key[3] = l->col;
         } else {
-            key[0] = node_ns[i] | (node_cn[i] << 2);
+            key[0] = (uint32_t)node_ns[i] | (node_cn[i] << 2);
             key[1] = node_cn[i] >> 30;
             key[2] = 0;
             key[3] = 0;

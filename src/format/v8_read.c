@@ -269,8 +269,12 @@ static uint64_t span_capacity(const span *sp) { return (uint64_t)(sp->close - sp
 
 static inline uint32_t raw_ix(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
 
+static inline str_ix st_map_str(const v8_state *st, uint64_t s);
+
 static inline str_ix map_str(ctx *x, uint64_t s)
 {
+    if (!x->smap && s < x->n_smap) /* handed to the state (keep_edge_names) */
+        return st_map_str(x->st, s);
     if (s < x->n_smap)
         return x->smap[s];
     diag_count(&x->g->diag, DIAG_MISSING_STRING);
@@ -844,6 +848,8 @@ static lr_status keep_edge_names(ctx *x)
                 st->smap_exc[k++] = x->smap[i];
             }
         st->n_smap_exc = n_exc;
+        free(x->smap); /* 4 bytes per string less during the naming passes */
+        x->smap = NULL;
     } else {
         st->smap = x->smap;
         x->smap = NULL;
@@ -1348,10 +1354,10 @@ static lr_status load(ctx *x)
     diag_add(&g->diag, DIAG_SIZE_SATURATED, x->n_size_saturated);
     finish_edges(x);
     remap_names(x);
-    LR_TRY(keep_edge_names(x));
     if (!x->locs_done)
         LR_TRY(parse_locations(x, c));
     LR_TRY(parse_traces(x));
+    LR_TRY(keep_edge_names(x)); /* the last use of the string map while loading */
     uint64_t root = 0;
     if (x->h.has_root_index) {
         if (x->h.root_index % x->nf || x->h.root_index / x->nf >= g->n_nodes)
