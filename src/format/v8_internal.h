@@ -130,9 +130,20 @@ typedef struct v8_state {
     uint32_t *smap_exc;          /* (index, string) pairs, ascending, where smap is NULL */
     uint32_t n_smap_exc;
     str_ix empty_str;            /* "", for names past the string table */
+    /* Node ids without an array while they mostly step by V8_ID_STEP (V8 numbers objects
+     * 1, 3, 5, ...): per block of 64 nodes the first id, a bit per node whose id does not
+     * follow its predecessor's, and where the block's such ids start in id_exc. About 0.3
+     * bytes per node instead of 4 (g->node_id32) or 8; ids that do not follow the pattern
+     * often enough go to those arrays instead (ids_widen). */
+    uint64_t *id_base;           /* per block, NULL when the ids are in an array */
+    uint64_t *id_mask;
+    uint32_t *id_exc_first;
+    uint64_t *id_exc;            /* the ids that do not follow, in node order */
+    uint32_t n_id_exc, cap_id_exc;
 } v8_state;
 
 #define V8_ECK_STRIDE 32u /* edges per name checkpoint: 4 bytes per 32 edges */
+#define V8_ID_STEP 2u      /* the usual distance between consecutive node ids */
 
 /* A top-level numeric array located but not yet parsed: '[' at open, ']' at close. */
 typedef struct span {

@@ -47,6 +47,10 @@ static void state_free(void *p)
     free(s->ecks64);
     free(s->smap);
     free(s->smap_exc);
+    free(s->id_base);
+    free(s->id_mask);
+    free(s->id_exc_first);
+    free(s->id_exc);
     free(s);
 }
 
@@ -426,6 +430,83 @@ static inline uint32_t nsat32(ctx *x, uint64_t v)
     return (uint32_t)v;
 }
 
+static lr_status widen_ids(ctx *x, cur *c, uint32_t n);
+
+/* Node n's id from the blocks of v8_state (see there). */
+static inline uint64_t compact_id(const v8_state *st, uint32_t n)
+{
+    uint32_t b = n >> 6, j = n & 63;
+    uint64_t m = st->id_mask[b] & (j == 63 ? ~0ull : (2ull << j) - 1);
+    if (!m)
+        return st->id_base[b] + (uint64_t)V8_ID_STEP * j;
+    unsigned hb = 63u - (unsigned)__builtin_clzll(m);
+    uint32_t k = st->id_exc_first[b] + (uint32_t)__builtin_popcountll(m) - 1;
+    return st->id_exc[k] + (uint64_t)V8_ID_STEP * (j - hb);
+}
+
+/* The first n ids (kept in blocks so far) into an array, 32-bit when they fit: too many do
+ * not follow the pattern for the blocks to be smaller. */
+static lr_status ids_widen(ctx *x, cur *c, uint32_t n)
+{
+    graph *g = x->g;
+    v8_state *st = x->st;
+    uint64_t most = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (compact_id(st, i) > most)
+            most = compact_id(st, i);
+    if (most <= UINT32_MAX) {
+        g->node_id32 = err_mallocarray(g->n_nodes, sizeof *g->node_id32);
+        if (g->node_id32)
+            for (uint32_t i = 0; i < n; i++)
+                g->node_id32[i] = (uint32_t)compact_id(st, i);
+    } else {
+        g->node_id = err_mallocarray(g->n_nodes, sizeof *g->node_id);
+        if (g->node_id)
+            for (uint32_t i = 0; i < n; i++)
+                g->node_id[i] = compact_id(st, i);
+    }
+    if (!g->node_id32 && !g->node_id)
+        return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %u node ids", c->name,
+                       g->n_nodes);
+    free(st->id_base);
+    free(st->id_mask);
+    free(st->id_exc_first);
+    free(st->id_exc);
+    st->id_base = st->id_mask = st->id_exc = NULL;
+    st->id_exc_first = NULL;
+    st->n_id_exc = st->cap_id_exc = 0;
+    return LR_OK;
+}
+
+/* Records node i's id, which does not follow its predecessor's, in the blocks; moves the ids
+ * to an array when such ids pass an eighth of the nodes. */
+static lr_status id_exception(ctx *x, cur *c, uint32_t i, uint64_t id)
+{
+    v8_state *st = x->st;
+    if (st->n_id_exc >= x->g->n_nodes / 8 + 1024) {
+        LR_TRY(ids_widen(x, c, i));
+        if (x->g->node_id32 && id <= UINT32_MAX) {
+            x->g->node_id32[i] = (uint32_t)id;
+            return LR_OK;
+        }
+        if (x->g->node_id32)
+            LR_TRY(widen_ids(x, c, i));
+        x->g->node_id[i] = id;
+        return LR_OK;
+    }
+    if (st->n_id_exc == st->cap_id_exc) {
+        uint32_t nc = st->cap_id_exc ? st->cap_id_exc * 2 : 1024;
+        uint64_t *e2 = err_reallocarray(st->id_exc, nc, sizeof *e2);
+        if (!e2)
+            return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for node ids", c->name);
+        st->id_exc = e2;
+        st->cap_id_exc = nc;
+    }
+    st->id_mask[i >> 6] |= 1ull << (i & 63);
+    st->id_exc[st->n_id_exc++] = id;
+    return LR_OK;
+}
+
 /* Moves the first n ids from node_id32 to a 64-bit node_id: an id past 32 bits was met. */
 static lr_status widen_ids(ctx *x, cur *c, uint32_t n)
 {
@@ -464,6 +545,8 @@ static inline __attribute__((always_inline)) lr_status nodes_loop(ctx *x, cur *c
     str_ix *const node_name = g->node_name;
     uint32_t *id32 = g->node_id32;
     uint64_t *id64 = g->node_id;
+    v8_state *const st = x->st;
+    uint64_t prev_id = 0;
     uint32_t *const node_size = g->node_size;
     class_ix *const node_class = g->node_class;
     edge_ix *const first_edge = g->first_edge;
@@ -486,7 +569,18 @@ static inline __attribute__((always_inline)) lr_status nodes_loop(ctx *x, cur *c
         node_kind[i] = kind_of[ty];
         node_name[i] = raw_ix(f[fo_name]);
         uint64_t id = f[fo_id];
-        if (id64) {
+        if (st->id_base) {
+            if ((i & 63) == 0) {
+                st->id_base[i >> 6] = id;
+                st->id_mask[i >> 6] = 0;
+                st->id_exc_first[i >> 6] = st->n_id_exc;
+            } else if (id != prev_id + V8_ID_STEP) {
+                LR_TRY(id_exception(x, c, i, id));
+                id32 = g->node_id32;
+                id64 = g->node_id;
+            }
+            prev_id = id;
+        } else if (id64) {
             id64[i] = id;
         } else if (id <= UINT32_MAX) {
             id32[i] = (uint32_t)id;
@@ -535,12 +629,14 @@ static lr_status parse_nodes(ctx *x, cur *c)
     g->node_off = NULL;
     free(g->node_id);
     g->node_id = NULL;
-    g->node_id32 = err_mallocarray((size_t)n, sizeof *g->node_id32);
-    if (!g->node_id32)
+    size_t nb = (size_t)n / 64 + 1;
+    x->st->id_base = err_mallocarray(nb, sizeof *x->st->id_base);
+    x->st->id_mask = err_mallocarray(nb, sizeof *x->st->id_mask);
+    x->st->id_exc_first = err_mallocarray(nb, sizeof *x->st->id_exc_first);
+    if (!x->st->id_base || !x->st->id_mask || !x->st->id_exc_first)
         return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory for %llu nodes", c->name,
                        (unsigned long long)n);
     /* The arrays written for every node; the sparse ones below stay on small pages. */
-    graph_hint_huge(g->node_id32, (size_t)n * sizeof *g->node_id32);
     graph_hint_huge(g->node_class, (size_t)n * sizeof *g->node_class);
     graph_hint_huge(g->node_size, (size_t)n * sizeof *g->node_size);
     graph_hint_huge(g->node_name, (size_t)n * sizeof *g->node_name);
@@ -773,7 +869,8 @@ static uint32_t v8_edge_name(const graph *g, node_ix from, edge_ix e)
 
 static uint64_t v8_node_id(const graph *g, node_ix n)
 {
-    return g->node_id ? g->node_id[n] : g->node_id32[n];
+    const v8_state *st = g->fmt_state;
+    return g->node_id ? g->node_id[n] : g->node_id32 ? g->node_id32[n] : compact_id(st, n);
 }
 
 static uint32_t v8_node_len(const graph *g, node_ix n)

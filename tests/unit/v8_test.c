@@ -338,6 +338,46 @@ static void test_layout_old(void **state)
     graph_fini(&g);
 }
 
+/* Node ids that do not step by 2 often enough move from the blocks to an array, 32-bit
+ * while they fit and 64-bit after a wide one: every id reads back and is found, across the
+ * point where the blocks are given up and across block boundaries. */
+static void test_ids_irregular(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static char text[40 * N + 2048];
+    static uint64_t ids[N];
+    for (int wide = 0; wide < 2; wide++) {
+        size_t len = (size_t)snprintf(text, sizeof text,
+            "{\"snapshot\":{\"meta\":{\"node_fields\":[\"type\",\"name\",\"id\","
+            "\"self_size\",\"edge_count\"],\"node_types\":[[\"hidden\",\"array\",\"string\","
+            "\"object\",\"code\",\"closure\",\"regexp\",\"number\",\"native\",\"synthetic\"],"
+            "\"string\",\"number\",\"number\",\"number\"],\"edge_fields\":[\"type\","
+            "\"name_or_index\",\"to_node\"],\"edge_types\":[[\"context\",\"element\","
+            "\"property\",\"internal\",\"hidden\",\"shortcut\",\"weak\"],\"string_or_number\","
+            "\"node\"]},\"node_count\":%d,\"edge_count\":0},\"nodes\":[", N);
+        uint64_t x = 12345;
+        for (uint32_t i = 0; i < N; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            /* a regular stretch first (the blocks hold it), then ids in no order */
+            ids[i] = i < 700 ? 1 + 2 * (uint64_t)i : (x >> 40) | 1;
+            if (wide && i == 2500)
+                ids[i] = 7000000001ull;
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s9,0,%llu,0,0",
+                                    i ? "," : "", (unsigned long long)ids[i]);
+        }
+        snprintf(text + len, sizeof text - len, "],\"edges\":[],\"strings\":[\"\"]}");
+        graph g;
+        load_ok(text, &g);
+        assert_true(wide ? g.node_id != NULL : g.node_id32 != NULL);
+        for (uint32_t i = 0; i < N; i++)
+            assert_true(graph_node_id(&g, i) == ids[i]);
+        assert_int_equal(graph_find_id(&g, ids[2999]), 2999);
+        assert_int_equal(graph_find_id(&g, ids[63]), 63);
+        graph_fini(&g);
+    }
+}
+
 /* Edge names are read back from the input: over many checkpoints, with dropped edges (targets
  * that are no node) before and across them, index names, string names and one string index
  * past the table (read as "", counted once), asked in order, backwards and by stride. */
@@ -411,8 +451,8 @@ static void test_wide_ids(void **state)
              at + strlen("12,1,3,32"));
     graph g;
     load_ok(text, &g);
-    assert_null(g.node_id32);
-    assert_non_null(g.node_id);
+    assert_null(g.node_id32); /* kept in blocks: a base per 64 nodes and the exceptions */
+    assert_null(g.node_id);
     assert_true(graph_node_id(&g, 0) == 1);
     assert_true(graph_node_id(&g, 1) == 5000000003ull);
     assert_true(graph_node_id(&g, 2) == 5);
@@ -420,11 +460,11 @@ static void test_wide_ids(void **state)
     assert_int_equal(graph_find_id(&g, 5), 2);
     assert_int_equal(graph_find_id(&g, 3), GRAPH_NONE);
     graph_fini(&g);
-    /* the usual case: 32-bit ids, no payload offsets */
+    /* the usual case: no id array, no payload offsets */
     load_ok(SNAP6, &g);
     assert_null(g.node_id);
     assert_null(g.node_off);
-    assert_non_null(g.node_id32);
+    assert_null(g.node_id32);
     assert_true(graph_node_id(&g, 1) == 3);
     assert_true(graph_node_off(&g, 1) == UINT64_MAX);
     assert_int_equal(graph_find_id(&g, 3), 1);
@@ -835,6 +875,7 @@ int main(void)
         cmocka_unit_test(test_layout_old),
         cmocka_unit_test(test_wide_ids),
         cmocka_unit_test(test_edge_names_read_back),
+        cmocka_unit_test(test_ids_irregular),
         cmocka_unit_test(test_layout_arkts),
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_bad_counts_and_strings),
