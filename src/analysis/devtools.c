@@ -6,16 +6,15 @@
  * vertex numbers with 0 as "none"), buildDominatedNodes, calculateDistances (two BFS passes
  * with the JS filter) and getAggregatesByClassKey. The port keeps DevTools' visiting orders,
  * including how orphans and unreachable cliques are attached to the root, because those
- * choices change the numbers. Cost: O((N+E) log N). Two threads: the distances (which need
- * only the graph) run beside the listing of dominated nodes, and the essential edges are
- * marked by halves of the edge range; each thread has its own cache of ephemeron names, and
- * the results do not depend on the split. Memory has two equal peaks: Lengauer-Tarjan at five
- * uint32 arrays of N plus one uint32 per essential edge that runs from a later DFS number to
- * an earlier one (on V8 heaps about 70% of them: the rest are tree and forward edges, which
- * the DFS folds into one number per node), and afterwards idom, retained, the distances and
- * the dominated-nodes listing side by side (28 bytes per node, plus the BFS queue's waiting
- * part in blocks). Every array is freed as soon as its phase ends, so idom and retained never
- * coexist with the Lengauer-Tarjan state.
+ * choices change the numbers. Cost: O((N+E) log N). Two threads mark the essential edges,
+ * by halves of the edge range (the results do not depend on the split); the strings are
+ * tested once for the ephemeron form, so no edge name is read back from the input when none
+ * has it. Memory peaks in Lengauer-Tarjan at five uint32 arrays of N plus the retainer lists
+ * as LEB128 deltas (about 1.2 bytes per essential retainer on V8 heaps, where the retainers
+ * of one node are mostly neighbours in node order); afterwards idom and retained are held
+ * with either the dominated-nodes listing or the distances, one after the other (20 bytes
+ * per node, plus the BFS queue's waiting part in blocks). Every array is freed as soon as
+ * its phase ends, so idom and retained never coexist with the Lengauer-Tarjan state.
  * Spec: docs/formats/v8.md. */
 #include "analysis/devtools.h"
 #include "base/hash.h"

@@ -48,10 +48,10 @@ typedef struct devtools_result {
 
 /* Computes DevTools' dominators, retained sizes, distances and per-class aggregates for g.
  * class_keys (NULL allowed, then the key is "," + class name) gives each class's public key,
- * e.g. v8_class_keys(g). O((N+E) log N) time. Memory at once: six uint32 arrays of N in the
- * DFS; then five plus one uint32 per essential edge from a later DFS number to an earlier
- * one; then 28 bytes per node while the distances run; 20 bytes per node kept in the
- * result. Returns LR_OK and fills *r (free: devtools_free), LR_ERR_USAGE if g has no
+ * e.g. v8_class_keys(g). O((N+E) log N) time. Memory at once: three uint32 arrays of N and
+ * the DFS path's edge cursors in the DFS; then five, plus about 1.2 bytes per essential
+ * retainer (LEB128 deltas); then 20 bytes per node (idom, retained, and either the
+ * dominated-nodes listing or the distances); 20 bytes per node kept in the result. Returns LR_OK and fills *r (free: devtools_free), LR_ERR_USAGE if g has no
  * synthetic root, LR_ERR_LIMIT for 2^31 or more nodes, or LR_ERR_NOMEM. g is not modified.
  * Members of a clique no root reaches are dominated by the root, as in DevTools. */
 /* The retaining path of node v by r->parent_edge: fills up to cap edges root-first and returns
