@@ -160,7 +160,7 @@ lr_status v8p_reattribute_prepare(ctx *x)
     if (!has_user_roots(x))
         return LR_OK;
     uint32_t *owners = err_mallocarray(n, sizeof *owners);
-    uint32_t cap = n < 1024 ? 1024 : n, len = 0;
+    uint32_t cap = 1024;
     uint32_t *work = err_mallocarray(cap, sizeof *work);
     if (!owners || !work) {
         free(owners);
@@ -168,21 +168,15 @@ lr_status v8p_reattribute_prepare(ctx *x)
         return LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory", x->c.name);
     }
     graph_hint_huge(owners, (size_t)n * sizeof *owners);
-    graph_hint_huge(work, (size_t)cap * sizeof *work);
     for (uint32_t i = 0; i < n; i++) {
         int unowned = is_type(g, i, x->r.hidden) || is_type(g, i, x->r.array) ||
                       (is_type(g, i, x->r.native) &&
                        strcmp(graph_str(g, g->node_name[i]), "system / ExternalStringData") == 0);
-        if (unowned) {
-            owners[i] = OWN_UNVISITED;
-        } else {
-            owners[i] = i;
-            work[len++] = i;
-        }
+        owners[i] = unowned ? OWN_UNVISITED : i;
     }
     x->own = owners;
     x->own_work = work;
-    x->own_len = len;
+    x->own_len = 0;
     x->own_cap = cap;
     return LR_OK;
 }
@@ -198,37 +192,48 @@ lr_status v8p_reattribute_sizes(ctx *x, cur *c)
     x->own = x->own_work = NULL;
     if (!owners)
         return LR_OK;
-    while (len) {
-        uint32_t id = work[--len];
-        uint32_t owner = owners[id];
-        for (edge_ix e = g->first_edge[id]; e < g->first_edge[id + 1]; e++) {
-            if (edge_kind_is(g, e, GRAPH_EDGE_WEAK))
-                continue;
-            uint32_t t = g->edge_to[e];
-            uint32_t o = owners[t];
-            if (o == OWN_UNVISITED) {
-                owners[t] = owner;
-            } else if (o == t || o == owner || o == OWN_MULTIPLE) {
-                continue;
-            } else {
-                owners[t] = OWN_MULTIPLE;
-            }
-            if (len == cap) {
-                /* Each node enters at most twice (unvisited -> owner -> multiple). */
-                uint64_t nc = (uint64_t)cap * 2;
-                if (nc > 2ull * n + 1024)
-                    nc = 2ull * n + 1024;
-                uint32_t *w2 = err_reallocarray(work, nc, sizeof *w2);
-                if (!w2) {
-                    s = LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory", c->name);
-                    goto out;
+    /* DevTools pushes every owner node in order, then pops: the last one first, each drained
+     * before the one below it is popped. Pushing them one at a time from the last down gives
+     * the same order with only the drain on the stack (not an entry per node). An owner
+     * keeps owners[i] == i: no pass overwrites it. */
+    for (uint32_t i0 = n; i0-- > 0;) {
+        if (owners[i0] != i0)
+            continue;
+        work[len++] = i0; /* len is 0 here: the stack has room */
+        while (len) {
+            uint32_t id = work[--len];
+            uint32_t owner = owners[id];
+            for (edge_ix e = g->first_edge[id]; e < g->first_edge[id + 1]; e++) {
+                if (edge_kind_is(g, e, GRAPH_EDGE_WEAK))
+                    continue;
+                uint32_t t = g->edge_to[e];
+                uint32_t o = owners[t];
+                if (o == OWN_UNVISITED) {
+                    owners[t] = owner;
+                } else if (o == t || o == owner || o == OWN_MULTIPLE) {
+                    continue;
+                } else {
+                    owners[t] = OWN_MULTIPLE;
                 }
-                work = w2;
-                cap = (uint32_t)nc;
+                if (len == cap) {
+                    /* Each node enters at most twice (unvisited -> owner -> multiple). */
+                    uint64_t nc = (uint64_t)cap * 2;
+                    if (nc > 2ull * n + 1024)
+                        nc = 2ull * n + 1024;
+                    uint32_t *w2 = err_reallocarray(work, nc, sizeof *w2);
+                    if (!w2) {
+                        s = LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory", c->name);
+                        goto out;
+                    }
+                    work = w2;
+                    cap = (uint32_t)nc;
+                }
+                work[len++] = t;
             }
-            work[len++] = t;
         }
     }
+    free(work);
+    work = NULL;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t o = owners[i];
         if (o == OWN_UNVISITED || o == OWN_MULTIPLE || o == i)
