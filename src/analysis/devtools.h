@@ -51,8 +51,10 @@ typedef struct devtools_result {
  * e.g. v8_class_keys(g). O((N+E) log N) time. Memory at once: three uint32 arrays of N and
  * the DFS path's edge cursors in the DFS; then five, plus about 1.2 bytes per essential
  * retainer (LEB128 deltas); then 20 bytes per node (idom, retained, and either the
- * dominated-nodes listing or the distances); 20 bytes per node kept in the result. Returns LR_OK and fills *r (free: devtools_free), LR_ERR_USAGE if g has no
- * synthetic root, LR_ERR_LIMIT for 2^31 or more nodes, or LR_ERR_NOMEM. g is not modified.
+ * dominated-nodes listing or the distances); 20 bytes per node kept in the result. Returns
+ * LR_OK and fills *r (free: devtools_free), LR_ERR_USAGE if g has no synthetic root,
+ * LR_ERR_LIMIT for 2^31 or more nodes or more than 4 GiB of retainer lists, or LR_ERR_NOMEM.
+ * g is not modified.
  * Members of a clique no root reaches are dominated by the root, as in DevTools. */
 /* The retaining path of node v by r->parent_edge: fills up to cap edges root-first and returns
  * how many edges the path has (0 for the root or an unreached node). O(path * log N). */
