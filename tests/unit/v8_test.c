@@ -378,6 +378,41 @@ static void test_ids_irregular(void **state)
     }
 }
 
+/* A WeakMap ephemeron (Chrome 120+ names both internal edges to the value, from the table and
+ * from the key, "N / part of key (...) -> value (...) pair in WeakMap (table @id)"): the
+ * table's edge is not essential, so the key dominates the value; and the BFS takes the value
+ * only at its second such edge (the key's, at distance 3), not at the table's (distance 2). */
+static const char SNAP_WEAKMAP[] =
+    "{\"snapshot\":{\"meta\":{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\","
+    "\"edge_count\"],\"node_types\":[[\"hidden\",\"array\",\"string\",\"object\",\"code\","
+    "\"closure\",\"regexp\",\"number\",\"native\",\"synthetic\"],\"string\",\"number\","
+    "\"number\",\"number\"],\"edge_fields\":[\"type\",\"name_or_index\",\"to_node\"],"
+    "\"edge_types\":[[\"context\",\"element\",\"property\",\"internal\",\"hidden\",\"shortcut\","
+    "\"weak\"],\"string_or_number\",\"node\"]},\"node_count\":5,\"edge_count\":5},"
+    "\"nodes\":[9,0,1,0,2, 3,1,3,10,1, 3,3,5,20,1, 3,5,7,30,1, 3,6,9,40,0],"
+    "\"edges\":[1,0,10, 1,1,5, 2,2,15, 3,4,20, 3,4,20],"
+    "\"strings\":[\"\",\"Global\",\"k\",\"T\",\"1 / part of key (K @7) -> value (V @9) pair "
+    "in WeakMap (table @5)\",\"K\",\"V\"]}";
+
+static void test_weakmap_ephemeron(void **state)
+{
+    (void)state;
+    graph g;
+    load_ok(SNAP_WEAKMAP, &g);
+    devtools_result r;
+    lr_error e = {0};
+    assert_int_equal(devtools_build(&g, v8_class_keys(&g), &r, &e), LR_OK);
+    assert_int_equal(r.idom[4], 3);
+    assert_int_equal(r.idom[3], 1);
+    assert_int_equal(r.idom[2], 0);
+    assert_int_equal(r.retained[3], 70);
+    assert_int_equal(r.distance[2], 1);
+    assert_int_equal(r.distance[3], 2);
+    assert_int_equal(r.distance[4], 3);
+    devtools_free(&r);
+    graph_fini(&g);
+}
+
 /* Edge names are read back from the input: over many checkpoints, with dropped edges (targets
  * that are no node) before and across them, index names, string names and one string index
  * past the table (read as "", counted once), asked in order, backwards and by stride. */
@@ -876,6 +911,7 @@ int main(void)
         cmocka_unit_test(test_wide_ids),
         cmocka_unit_test(test_edge_names_read_back),
         cmocka_unit_test(test_ids_irregular),
+        cmocka_unit_test(test_weakmap_ephemeron),
         cmocka_unit_test(test_layout_arkts),
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_bad_counts_and_strings),
