@@ -333,14 +333,15 @@ static void default_cap(outbuf *o)
 }
 
 /* An unnamed temporary file in dir: O_TMPFILE where the filesystem has it, else a named one
- * unlinked at once. Either way nothing is left behind by a crash or a signal. */
-static int open_tmp(const char *dir)
+ * (dir/leakray-STEM-XXXXXX) unlinked at once. Either way nothing is left behind by a crash
+ * or a signal. */
+int mfile_open_unnamed(const char *dir, const char *stem)
 {
     int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
         return fd;
     char path[4096];
-    if (snprintf(path, sizeof path, "%s/leakray-inflate-XXXXXX", dir) >= (int)sizeof path) {
+    if (snprintf(path, sizeof path, "%s/leakray-%s-XXXXXX", dir, stem) >= (int)sizeof path) {
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -362,7 +363,7 @@ static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t
     memset(&o, 0, sizeof o);
     o.fd = -1;
     o.dir = mfile_tmpdir();
-    if (to_file && (o.fd = open_tmp(o.dir)) < 0)
+    if (to_file && (o.fd = mfile_open_unnamed(o.dir, "inflate")) < 0)
         return LR_FAIL(err, LR_ERR_IO, "%s: cannot create a temporary file in %s for the "
                        "inflated dump: %s (--tmpdir chooses another folder)", name, o.dir,
                        strerror(errno));

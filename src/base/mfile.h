@@ -54,6 +54,10 @@ void mfile_set_tmpdir(const char *dir);
 /* The folder inflated input goes to: mfile_set_tmpdir's, else $TMPDIR, else /tmp. */
 const char *mfile_tmpdir(void);
 
+/* An unnamed read-write file in dir, gone when its last descriptor closes (inflated input,
+ * spilled arrays): an fd, or -1 with errno set. stem names the fallback file while it lives. */
+int mfile_open_unnamed(const char *dir, const char *stem);
+
 /* "plain", "gzip", "bzip2". */
 const char *mfile_compression_name(unsigned c);
 

@@ -7,6 +7,7 @@
  * malloc: it runs inside the allocator wrappers. */
 #define _GNU_SOURCE /* O_TMPFILE */
 #include "base/spill.h"
+#include "base/mfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,24 +39,6 @@ static int failed_errno;
 
 void spill_set_dir(const char *dir) { dir_opt = dir && *dir ? dir : NULL; }
 const char *spill_dir(void) { return dir_opt; }
-
-/* An unnamed file in dir: O_TMPFILE where the filesystem has it, else a named one unlinked
- * at once. */
-static int open_unnamed(const char *dir)
-{
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
-        return fd;
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/leakray-spill-XXXXXX", dir) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    fd = mkostemp(path, O_CLOEXEC);
-    if (fd >= 0)
-        unlink(path);
-    return fd;
-}
 
 static int is_room(int e) { return e == ENOSPC || e == EDQUOT || e == EFBIG; }
 
@@ -93,7 +76,7 @@ void *spill_alloc(size_t n, int *room_err)
         *room_err = EFBIG;
         return NULL;
     }
-    int fd = open_unnamed(dir);
+    int fd = mfile_open_unnamed(dir, "spill");
     if (fd < 0) {
         *room_err = is_room(errno) ? errno : 0;
         return NULL;
