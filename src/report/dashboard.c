@@ -41,24 +41,6 @@ int rep_dashboard_html(FILE *out, const char *model, size_t len)
 
 /* ---- the model ---- */
 
-static void bucket_json(jsonw *w, const char *key, const store_bucket *v, size_t n)
-{
-    jsonw_kv_arr_begin(w, key);
-    for (size_t i = 0; i < n; i++) {
-        jsonw_obj_begin(w);
-        jsonw_kv_str(w, "label", v[i].label);
-        jsonw_kv_int(w, "reports", v[i].reports);
-        jsonw_kv_int(w, "failed", v[i].failed);
-        jsonw_kv_int(w, "leaks", v[i].leaks);
-        jsonw_kv_int(w, "new", v[i].new_leaks);
-        jsonw_kv_int(w, "recurring", v[i].recurring);
-        jsonw_kv_int(w, "fixed", v[i].fixed);
-        jsonw_kv_int(w, "retained_bytes", v[i].retained);
-        jsonw_obj_end(w);
-    }
-    jsonw_arr_end(w);
-}
-
 /* The newest trace in the heap report's trace form (report.js and dashboard.js draw it). */
 static void trace_json(jsonw *w, const store_trace *t)
 {
@@ -149,8 +131,9 @@ void rep_dashboard_json(jsonw *w, const store_dashboard *d, const rep_dash_view 
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
-    bucket_json(w, "trend_by_day", d->days, d->n_days);
-    bucket_json(w, "trend_by_version", d->versions, d->n_versions);
+    rep_store_buckets_json(w, "trend_by_day", "label", d->days, d->n_days);
+    rep_store_buckets_json(w, "trend_by_version", "label", d->versions,
+                           d->n_versions);
     if (d->from && d->to) {
         jsonw_kv_obj_begin(w, "comparison");
         rep_store_diff_json(w, d->from, d->to, d->deltas, d->n_deltas);

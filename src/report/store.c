@@ -323,14 +323,13 @@ void rep_store_trend_text(FILE *out, const store_bucket *v, size_t n, store_tren
     }
 }
 
-void rep_store_trend_json(jsonw *w, const store_bucket *v, size_t n, store_trend_by by,
-                          const char *by_name)
+void rep_store_buckets_json(jsonw *w, const char *key, const char *label_key,
+                            const store_bucket *v, size_t n)
 {
-    jsonw_kv_str(w, "by", by_name);
-    jsonw_kv_arr_begin(w, "buckets");
+    jsonw_kv_arr_begin(w, key);
     for (size_t i = 0; i < n; i++) {
         jsonw_obj_begin(w);
-        jsonw_kv_str(w, by == STORE_BY_DAY ? "day" : "version", v[i].label);
+        jsonw_kv_str(w, label_key, v[i].label);
         jsonw_kv_int(w, "reports", v[i].reports);
         jsonw_kv_int(w, "failed", v[i].failed);
         jsonw_kv_int(w, "leaks", v[i].leaks);
@@ -341,6 +340,13 @@ void rep_store_trend_json(jsonw *w, const store_bucket *v, size_t n, store_trend
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
+}
+
+void rep_store_trend_json(jsonw *w, const store_bucket *v, size_t n, store_trend_by by,
+                          const char *by_name)
+{
+    jsonw_kv_str(w, "by", by_name);
+    rep_store_buckets_json(w, "buckets", by == STORE_BY_DAY ? "day" : "version", v, n);
 }
 
 /* ---- diff ---- */

@@ -51,6 +51,10 @@ void rep_store_show_json(jsonw *w, const store_detail *d);
 
 /* `store trend`: one row per bucket; by_name is --by as given (the JSON's "by"). */
 void rep_store_trend_text(FILE *out, const store_bucket *v, size_t n, store_trend_by by);
+/* Trend buckets as the array `key`, each labelled under label_key (the dashboard's model and
+ * `store trend --json` share the form). */
+void rep_store_buckets_json(jsonw *w, const char *key, const char *label_key,
+                            const store_bucket *v, size_t n);
 void rep_store_trend_json(jsonw *w, const store_bucket *v, size_t n, store_trend_by by,
                           const char *by_name);
 
