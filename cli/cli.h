@@ -155,6 +155,10 @@ int cli_usage_error(const cli_common *co, const char *fmt, ...)
     "OUT is written to a temporary file beside it and renamed only on success.\n"
 int cli_parse_output(int argc, char **argv, const cli_spec *spec, cli_common *co,
                      const char *const *out);
+/* -o - means standard output (base/outfile.h): the written data is then the verb's only
+ * output, and the line (or JSON) saying what was written is left out. */
+#define CLI_STDOUT_NOTE "OUT - writes it to stdout instead, and nothing else goes there.\n"
+int cli_out_stdout(const char *out);
 
 /* Flags for cli_open. */
 /* NO_EDGES: nodes and classes only (fast path for histo-like verbs); COUNT_EDGES: references

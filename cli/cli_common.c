@@ -10,6 +10,7 @@
 #include "analysis/native.h"
 #include "base/mem.h"
 #include "base/mfile.h"
+#include "base/outfile.h"
 #include "base/phase.h"
 #include "base/spill.h"
 #include "rules/categories.h"
@@ -228,6 +229,11 @@ int cli_usage_error(const cli_common *co, const char *fmt, ...)
     return rc;
 }
 
+int cli_out_stdout(const char *out)
+{
+    return strcmp(out, OUTFILE_STDOUT) == 0;
+}
+
 int cli_parse_output(int argc, char **argv, const cli_spec *spec, cli_common *co,
                      const char *const *out)
 {
@@ -236,8 +242,8 @@ int cli_parse_output(int argc, char **argv, const cli_spec *spec, cli_common *co
         return cli_usage_error(co, "missing -o OUT");
     /* the output replaces its target at the end: naming the input would destroy it */
     struct stat a, b;
-    if (rc == CLI_CONTINUE && co->n_pos > 0 && stat(*out, &a) == 0 &&
-        stat(co->pos[0], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+    if (rc == CLI_CONTINUE && co->n_pos > 0 && !cli_out_stdout(*out) &&
+        stat(*out, &a) == 0 && stat(co->pos[0], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
         return cli_usage_error(co, "-o %s is the input file; write to another path", *out);
     return rc;
 }

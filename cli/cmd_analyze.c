@@ -177,7 +177,7 @@ int cmd_analyze(int argc, char **argv)
         return rc;
     if (ifs.n > watches.n)
         return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
-    if (html && report_to_stdout(html)) /* the page would be mixed into the report */
+    if (html && cli_out_stdout(html)) /* the page would be mixed into the report */
         return cli_usage_error(&co, "--html - would mix the page with the report on stdout: "
                                     "use `leakray report FILE -o -`");
     /* Shark leaves array classes obfuscated ("l[]"): so do traces and signatures */

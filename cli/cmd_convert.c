@@ -24,6 +24,8 @@ static int convert_jsonl(cli_common *co, lr_heap *lh, const char *out)
     lr_close(lh);
     if (s != LR_OK)
         return cli_error(co, &err);
+    if (cli_out_stdout(out)) /* stdout holds the graph alone */
+        return CLI_EXIT_OK;
     rep_convert r = {.input = co->pos[0],
                      .output = out,
                      .jsonl = 1,
@@ -59,7 +61,7 @@ int cmd_convert(int argc, char **argv)
         "their class (class objects \"class Foo\"), fields and statics are properties, array\n"
         "slots elements; GC roots hang under \"(GC roots)\" by root kind. DevTools' Summary\n"
         "then shows the counts and retained sizes of `leakray top --by class --model strong`.\n"
-        CLI_OUTPUT_NOTE
+        CLI_OUTPUT_NOTE CLI_STDOUT_NOTE
         "OUT ending in .jsonl (or .jsonl.gz) is written as leakray's generic graph format\n"
         "instead (docs/formats/jsonl.md): every object, class, reference and root.\n"
         "Example: leakray convert app.hprof -o app.heapsnapshot"};
@@ -87,6 +89,8 @@ int cmd_convert(int argc, char **argv)
     double ms = cli_now_ms() - t0;
     uint32_t in_nodes = g->n_nodes;
     lr_close(lh);
+    if (cli_out_stdout(out)) /* stdout holds the snapshot alone */
+        return CLI_EXIT_OK;
 
     rep_convert r = {.input = co.pos[0],
                      .output = out,

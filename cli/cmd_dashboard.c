@@ -74,7 +74,7 @@ int cmd_dashboard(int argc, char **argv)
         "Versions tab compares two versions (new, fixed, grown, shrunk leaks) and lists\n"
         "new / recurring / fixed leaks per version; Trend does the same per day.\n"
         "Without --db and without a dump, $LEAKRAY_DB names the store.\n" CLI_OUTPUT_NOTE
-        REPORT_STDOUT_NOTE
+        CLI_STDOUT_NOTE
         "Example: leakray report --db leaks.db -o leaks.html"};
     cli_common co;
     store_filter f;
@@ -140,7 +140,7 @@ int cmd_dashboard(int argc, char **argv)
     if (rc != 0)
         return rc;
     double t1 = cli_now_ms();
-    if (report_to_stdout(out)) /* stdout holds the page alone */
+    if (cli_out_stdout(out)) /* stdout holds the page alone */
         return CLI_EXIT_OK;
     if (co.json) {
         cli_json_begin(&w);

@@ -17,19 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int report_to_stdout(const char *path)
-{
-    return strcmp(path, REPORT_STDOUT) == 0;
-}
-
 int report_write(const cli_common *co, const char *path, const char *buf, size_t len)
 {
     lr_error err = {.offset = LR_NO_OFFSET};
-    if (report_to_stdout(path)) {
-        /* a full disk or a closed pipe is reported (exit 4) by main's check of stdout */
-        fwrite(buf, 1, len, stdout);
-        return 0;
-    }
     outfile *of = NULL;
     if (outfile_open(path, &of, &err) != LR_OK)
         return cli_error(co, &err);
@@ -89,7 +79,7 @@ int cmd_report(int argc, char **argv)
         "duplicate arrays and strings, threads (HPROF). Large heaps stay small: the page holds\n"
         "the biggest subtrees only, the rest folded into \"(other)\".\n"
         "With --db URL instead of FILE: the leak store's dashboard (report --db URL --help).\n"
-        CLI_OUTPUT_NOTE REPORT_STDOUT_NOTE
+        CLI_OUTPUT_NOTE CLI_STDOUT_NOTE
         "Example: leakray report app.hprof -o app.html"};
     cli_common co;
     int rc = cli_parse_output(argc, argv, &spec, &co, &out);
@@ -125,7 +115,7 @@ int cmd_report(int argc, char **argv)
     uint64_t bytes = 0;
     rc = report_write_file(&co, an, fmt, out, shown, &bytes);
     double t2 = cli_now_ms();
-    if (rc == 0 && !report_to_stdout(out)) { /* stdout holds the page alone */
+    if (rc == 0 && !cli_out_stdout(out)) { /* stdout holds the page alone */
         rep_export_file f = {co.pos[0], out, format, bytes, lr_analysis_group_count(an),
                              !co.no_timing, t1 - t0, t2 - t1};
         if (co.json) {

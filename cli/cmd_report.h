@@ -6,13 +6,7 @@
 
 #include "cli.h"
 
-/* The -o value that means standard output: the page (or model) is then the verb's only
- * output, and the line saying what was written is left out. */
-#define REPORT_STDOUT "-"
-#define REPORT_STDOUT_NOTE "OUT - writes it to stdout instead, and nothing else goes there.\n"
-int report_to_stdout(const char *path);
-
-/* Writes len bytes of buf to path: REPORT_STDOUT to stdout (a failed write is reported
+/* Writes len bytes of buf to path: "-" to stdout (a failed write is reported
  * with exit 4 when main flushes it), any other path atomically (a temporary file beside it,
  * renamed on success). Returns 0, or the exit code after printing the error. */
 int report_write(const cli_common *co, const char *path, const char *buf, size_t len);

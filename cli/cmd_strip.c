@@ -10,6 +10,7 @@
 #include "report/status.h"
 
 #include <string.h>
+#include <unistd.h>
 
 int cmd_strip(int argc, char **argv)
 {
@@ -23,7 +24,7 @@ int cmd_strip(int argc, char **argv)
         {0}};
     const cli_spec spec = {
         "strip", "FILE", "remove array contents from an HPROF dump (privacy, size)", opts, 1, 1,
-        CLI_OUTPUT_NOTE
+        CLI_OUTPUT_NOTE CLI_STDOUT_NOTE
         "sanitize follows LeakCanary's stripper; shrink follows Matrix's HprofBufferShrinker\n"
         "(references to dropped arrays dangle). Both outputs load in leakray and VisualVM."};
     cli_common co;
@@ -32,6 +33,9 @@ int cmd_strip(int argc, char **argv)
         return rc;
     if (co.mapping) /* records are copied, never named: a mapping would change nothing */
         return cli_usage_error(&co, "strip writes records as they are; --mapping has no effect");
+    if (cli_out_stdout(out) && isatty(STDOUT_FILENO))
+        return cli_usage_error(&co, "-o - would write a binary dump to the terminal; "
+                                    "redirect stdout or name a file");
 
     double t0 = cli_now_ms();
     /* What the reader rejects is not stripped either: the writer walks records with fewer
@@ -53,6 +57,8 @@ int cmd_strip(int argc, char **argv)
     if (s != LR_OK)
         return cli_error(&co, &err);
     double ms = cli_now_ms() - t0;
+    if (cli_out_stdout(out)) /* stdout holds the dump alone */
+        return CLI_EXIT_OK;
 
     rep_strip r = {.mode = mode,
                    .input = co.pos[0],

@@ -197,7 +197,8 @@ static void live_remove(const char *tmp)
 
 static void release(outfile *of)
 {
-    live_remove(of->tmp);
+    if (of->tmp)
+        live_remove(of->tmp);
     if (of->z) {
         deflateEnd(of->z);
         free(of->z);
@@ -211,6 +212,33 @@ static void release(outfile *of)
     free(of);
 }
 
+/* "-": a stream, so there is no temporary and no rename; a copy of fd 1 keeps close() at
+ * commit from closing stdout itself. Bytes stdio still buffers go out first. */
+static lr_status open_stdout(outfile **out, lr_error *err)
+{
+    static const char name[] = "(stdout)";
+    outfile *of = err_calloc(1, sizeof *of);
+    if (!of)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
+    of->fd = -1;
+    of->buf = err_malloc(OUTFILE_BUF);
+    of->path = err_malloc(sizeof name);
+    if (!of->buf || !of->path) {
+        release(of);
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
+    }
+    memcpy(of->path, name, sizeof name);
+    fflush(stdout);
+    of->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (of->fd < 0) {
+        lr_status s = LR_FAIL(err, LR_ERR_IO, "%s: %s", name, strerror(errno));
+        release(of);
+        return s;
+    }
+    *out = of;
+    return LR_OK;
+}
+
 lr_status outfile_open(const char *path, outfile **out, lr_error *err)
 {
     *out = NULL;
@@ -220,6 +248,8 @@ lr_status outfile_open(const char *path, outfile **out, lr_error *err)
     if (stat(path, &tsb) == 0 && !S_ISREG(tsb.st_mode))
         return LR_FAIL(err, LR_ERR_IO, "%s: exists and is not a regular file; not replaced",
                        path);
+    if (strcmp(path, OUTFILE_STDOUT) == 0)
+        return open_stdout(out, err);
     size_t pl = strlen(path);
     outfile *of = err_calloc(1, sizeof *of);
     if (!of)
@@ -322,12 +352,15 @@ lr_status outfile_commit(outfile *of, lr_error *err)
     lr_status rc = LR_OK;
     if (of->failed)
         rc = LR_FAIL(err, LR_ERR_IO, "%s: write failed: %s", of->path, strerror(of->failed));
+    else if (!of->tmp)
+        ; /* a stream: nothing to rename */
     else if (rename(of->tmp, of->path) != 0)
         rc = LR_FAIL(err, LR_ERR_IO, "%s: cannot rename %s into place: %s", of->path, of->tmp,
                      strerror(errno));
     if (rc != LR_OK) {
-        unlink(of->tmp);
-    } else if (of->durable) {
+        if (of->tmp)
+            unlink(of->tmp);
+    } else if (of->durable && of->tmp) {
         int e = sync_dir(of->path);
         if (e)
             rc = LR_FAIL(err, LR_ERR_IO, "%s: written, but its folder cannot be synced: %s",
@@ -345,6 +378,7 @@ void outfile_abort(outfile *of)
         close(of->fd);
         of->fd = -1;
     }
-    unlink(of->tmp);
+    if (of->tmp)
+        unlink(of->tmp);
     release(of);
 }

@@ -14,6 +14,8 @@
  *   never partial: it is the old file (or absent) until the rename, the complete new one
  *   after it.
  * - a target that exists and is not a regular file (FIFO, device, folder) is refused;
+ * - the target "-" (OUTFILE_STDOUT) is standard output: written in place, as a stream can
+ *   only be, so a failure leaves what was sent (commit still reports it);
  * - the temporary is unlinked if SIGINT, SIGTERM, SIGHUP or SIGXFSZ ends the process first.
  * Write errors are sticky (the first errno is kept, later writes are dropped) and reported
  * once, by outfile_commit, as LR_ERR_IO naming the target and the errno text; writers that
@@ -28,6 +30,7 @@
 #include <string.h>
 
 #define OUTFILE_BUF (1u << 20) /* buffer bytes; writes this long or longer bypass it */
+#define OUTFILE_STDOUT "-"     /* the target name meaning standard output */
 
 /* Fields are public only so the byte-at-a-time helpers below can be inline; use the
  * functions. */
@@ -42,7 +45,7 @@ typedef struct outfile {
     uint64_t since_sync; /* bytes written to fd since writeback was last started */
     int durable;         /* LEAKRAY_FSYNC=1: fsync file and folder at commit */
     char *path;     /* target, for messages and the rename */
-    char *tmp;      /* temporary file name */
+    char *tmp;      /* temporary file name; NULL for standard output */
 } outfile;
 
 /* Creates the temporary file for target `path` and returns the handle in *of. gzip level 6

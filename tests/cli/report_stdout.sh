@@ -44,7 +44,7 @@ if [ -w /dev/full ]; then
     RC=$?
     set -e
     expect_rc 4
-    expect_err 'writing output'
+    expect_err 'No space left'
 fi
 
 run report --help
