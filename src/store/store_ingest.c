@@ -473,9 +473,6 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
         if (st == LR_OK)
             st = read_groups(s, json, len, SQL_ANALYZE_GROUPS, "$.library_leaks", "library",
                              &l, err);
-        if (st == LR_OK)
-            st = read_groups(s, json, len, SQL_ANALYZE_GROUPS, "$.leak_suspects", "suspect",
-                             &l, err);
     } else if (h.has_native) {
         kind = "native";
         st = read_groups(s, json, len, SQL_NATIVE_GROUPS, "$.groups", "native", &l, err);
