@@ -196,8 +196,12 @@ lr_status cat_load(cat_set *cs, const char *what, lr_error *err)
                        what);
     char file[80], path[4096];
     snprintf(file, sizeof file, "%s.rules", what);
+    const char *name, *text;
+    size_t n;
     if (lex_find_rules(file, path, sizeof path))
         return cat_load_file(cs, path, err);
+    if (lex_builtin_rules_file(file, &name, &text, &n))
+        return cat_parse(cs, name, text, n, err);
     return LR_FAIL(err, LR_ERR_NOT_FOUND,
                    "categories: no shipped set '%s' (rules/%s.rules; set LEAKRAY_RULES_DIR)",
                    what, what);

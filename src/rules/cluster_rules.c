@@ -239,8 +239,12 @@ lr_status crules_load_file(crules_set *rs, const char *path, lr_error *err)
 lr_status crules_load_shipped(crules_set *rs, lr_error *err)
 {
     char path[4096];
+    const char *name, *text;
+    size_t n;
     if (lex_find_rules(CRULES_FILE, path, sizeof path))
         return crules_load_file(rs, path, err);
+    if (lex_builtin_rules_file(CRULES_FILE, &name, &text, &n))
+        return crules_parse(rs, name, text, n, err);
     return LR_FAIL(err, LR_ERR_IO, "shipped rules file %s not found (set LEAKRAY_RULES_DIR)",
                    CRULES_FILE);
 }

@@ -229,3 +229,22 @@ int lex_find_rules(const char *file, char *path, size_t cap)
     }
     return 0;
 }
+
+/* builtin_rules.c, generated from the rules folder by scripts/embed-assets.cmake */
+typedef struct lr_embedded {
+    const char *name, *label, *text;
+    size_t len;
+} lr_embedded;
+extern const lr_embedded lex_builtin_rules[];
+
+int lex_builtin_rules_file(const char *file, const char **name, const char **text, size_t *len)
+{
+    for (const lr_embedded *e = lex_builtin_rules; e->name; e++)
+        if (strcmp(e->name, file) == 0) {
+            *name = e->label; /* "built-in/jdk.rules" */
+            *text = e->text;
+            *len = e->len;
+            return 1;
+        }
+    return 0;
+}

@@ -65,4 +65,9 @@ lr_status lex_read_file(const char *path, const char *what, unsigned max_mib, ch
  * returns 0 when none does. */
 int lex_find_rules(const char *file, char *path, size_t cap);
 
+/* The copy of shipped rules file `file` compiled into the binary (NUL-terminated), the last
+ * place the loaders look when lex_find_rules finds none on disk: *name says where it came
+ * from in messages. Returns 0 for a file that is not shipped. */
+int lex_builtin_rules_file(const char *file, const char **name, const char **text, size_t *len);
+
 #endif

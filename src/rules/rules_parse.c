@@ -636,8 +636,12 @@ lr_status rules_load_file(rules_set *rs, const char *path, lr_error *err)
 lr_status rules_load_shipped(rules_set *rs, const char *file, lr_error *err)
 {
     char path[4096];
+    const char *name, *text;
+    size_t n;
     if (lex_find_rules(file, path, sizeof path))
         return rules_load_file(rs, path, err);
+    if (lex_builtin_rules_file(file, &name, &text, &n))
+        return rules_parse(rs, name, text, n, err);
     return LR_FAIL(err, LR_ERR_IO, "shipped rules file %s not found (set LEAKRAY_RULES_DIR)",
                    file);
 }
