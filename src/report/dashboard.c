@@ -33,9 +33,7 @@ int rep_dashboard_html(FILE *out, const char *model, size_t len)
           out);
     if (rep_json_copy(out, model, len, 1) != 0)
         return -1;
-    fputs("</script>\n<script>", out);
-    fwrite(rep_asset_dashboard_js, 1, rep_asset_dashboard_js_len, out);
-    fputs("</script>\n</body>\n</html>\n", out);
+    rep_html_scripts(out, rep_asset_dashboard_js, rep_asset_dashboard_js_len);
     return ferror(out) ? -1 : 0;
 }
 

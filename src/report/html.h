@@ -13,9 +13,13 @@
 int rep_html(FILE *out, const rep_report *r);
 
 /* A page's head up to its open <style> element: the Content-Security-Policy (no fetch of
- * any kind, inline styles, and only the script js of js_len bytes, by its hash) and the
- * title (plain text, not escaped: a constant). The caller writes the styles, closes the head
- * and writes the body with js as its one inline script. */
+ * any kind, inline styles, and only kit.js and the page's script js of js_len bytes, by
+ * their hashes) and the title (plain text, not escaped: a constant). The caller writes the
+ * styles, closes the head, writes the body up to its inert JSON element's content and ends
+ * the page with rep_html_scripts. */
 void rep_html_head(FILE *out, const char *title, const char *js, size_t js_len);
+
+/* Closes the open JSON <script> element and ends the page: kit.js, then js. */
+void rep_html_scripts(FILE *out, const char *js, size_t js_len);
 
 #endif

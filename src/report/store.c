@@ -193,26 +193,28 @@ void rep_store_trace_text(FILE *out, const store_trace *t)
         put_text(out, strcmp(e->type, "class") == 0 ? "class" : e->type, 0);
         fprintf(out, "\n%s    Leaking: ", bar);
         put_text(out, e->leaking, 0);
-        if (e->reason[0]) {
+        /* as analyze prints a trace (report/text.c): no reason for UNKNOWN, no size for NO,
+         * a '.' only before a field */
+        if (e->reason[0] && strcmp(e->leaking, "UNKNOWN") != 0) {
             fputs(" (", out);
             put_text(out, e->reason, 0);
             fputc(')', out);
         }
         fputc('\n', out);
-        if (e->retained >= 0 && e->objects >= 0) {
+        if (e->retained >= 0 && e->objects >= 0 && strcmp(e->leaking, "NO") != 0) {
             char h[REP_FMT_MAX];
             fprintf(out, "%s    Retaining %s in %" PRId64 " objects\n", bar,
                     rep_fmt_human(h, (uint64_t)e->retained), e->objects);
         }
         if (last)
             break;
-        int is_array = strcmp(e->ref_type, "array_entry") == 0;
         int is_static = strcmp(e->ref_type, "static_field") == 0;
+        int is_field = is_static || strcmp(e->ref_type, "instance_field") == 0;
         /* the display starts after "│    ↓ " (7 columns), "static ", the owner and "." */
         size_t col = 7 + (is_static ? 7 : 0);
         fprintf(out, "%s    ↓ %s", bar, is_static ? "static " : "");
         col += put_text(out, e->ref_owner, 0);
-        if (!is_array) {
+        if (is_field) {
             fputc('.', out);
             col++;
         }

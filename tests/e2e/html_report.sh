@@ -45,12 +45,12 @@ PY
 "$LEAKRAY" report "$LEAKRAY_SRC/tests/fuzz/corpus/report_render/v8-markup-names.heapsnapshot" \
     -o "$work/markup.html" >/dev/null
 
-# The files: bounded, two script elements, markup from the dump only in escaped form.
+# The files: bounded, three script elements (data, kit.js, report.js), markup from the dump only in escaped form.
 for f in java v8 android dialer markup; do
     h=$work/$f.html
     size=$(stat -c %s "$h")
     [ "$size" -lt $((5 << 20)) ] || fail "$f.html is $size bytes"
-    [ "$(grep -o '<script' "$h" | wc -l)" = 2 ] || fail "$f.html: not exactly two <script"
+    [ "$(grep -o '<script' "$h" | wc -l)" = 3 ] || fail "$f.html: not exactly three <script"
     ! grep -q 'alert(' "$h" || ! grep -aq '<img src=x' "$h" || fail "$f.html: raw markup"
 done
 grep -q 'u003csvg onload=alert(1)\\u003e\\u003cimg' "$work/java.html" ||

@@ -104,7 +104,7 @@ async function dashboard(ctx, name) {
     name + ': network requests ' + JSON.stringify(log.requests));
   check(log.dialogs.length === 0, name + ': dialogs ' + JSON.stringify(log.dialogs));
   check(log.errors.length === 0, name + ': page errors ' + JSON.stringify(log.errors));
-  check(facts.scripts === 2, name + ': ' + facts.scripts + ' script elements, expected 2');
+  check(facts.scripts === 3, name + ': ' + facts.scripts + ' script elements, expected 3');
   check(facts.ran.length === 0, name + ': injected script ran ' + JSON.stringify(facts.ran));
   check(facts.images === 0, name + ': ' + facts.images + ' images');
   check(facts.handlers === 0, name + ': elements with on* attributes');

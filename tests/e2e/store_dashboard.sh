@@ -46,14 +46,14 @@ fill() {
         >/dev/null
 }
 
-# The page: self-contained, two scripts (the data island and ours), markup only escaped.
+# The page: self-contained, three scripts (the data island, kit.js and the dashboard), markup only escaped.
 page() {
     local db=$1 name=$2
     "$LEAKRAY" report --db "$db" --no-timing -o "$W/$name.html" >/dev/null ||
         fail "$name: report --db failed"
     "$LEAKRAY" report --db "$db" --no-timing --format json -o "$W/$name.json" >/dev/null ||
         fail "$name: report --db --format json failed"
-    [ "$(grep -o '<script' "$W/$name.html" | wc -l)" = 2 ] || fail "$name: not two <script"
+    [ "$(grep -o '<script' "$W/$name.html" | wc -l)" = 3 ] || fail "$name: not three <script"
     ! grep -q '<img src=x' "$W/$name.html" || fail "$name: raw markup in the page"
     grep -q 'u003c/script\\u003e\\u003cscript\\u003ealert(1)' "$W/$name.html" ||
         fail "$name: the planted description is not in the data, escaped"

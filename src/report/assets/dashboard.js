@@ -11,90 +11,15 @@
   const DAY_MS = 86400000;
   const MAX_BINS = 60; /* sparkline points: longer ranges are binned */
 
-  /* ---- small DOM helpers (as report.js) ---- */
-  function el(tag, props, kids) {
-    const e = document.createElement(tag);
-    for (const k of Object.keys(props || {})) {
-      if (k === 'text') e.textContent = props[k];
-      else if (k === 'cls') e.className = props[k];
-      else if (k === 'on') e.addEventListener('click', props[k]);
-      else e.setAttribute(k, String(props[k]));
-    }
-    for (const c of kids || []) {
-      if (c === null || c === undefined) continue;
-      e.appendChild(typeof c === 'string' || typeof c === 'number' ?
-        document.createTextNode(String(c)) : c);
-    }
-    return e;
-  }
+  const {el, bytes, num, traceView} = LRKIT;
+  const table = (id, cols, rows, onRow) => LRKIT.table(cols, rows, onRow, id);
   function svg(tag, attrs) {
     const e = document.createElementNS(SVG, tag);
     for (const k of Object.keys(attrs || {})) e.setAttribute(k, String(attrs[k]));
     return e;
   }
-  /* The CLI's sizes: "232 B", "15.3 kB" (src/report/text.c rep_human_bytes). */
-  function bytes(n) {
-    if (n === undefined || n === null) return '';
-    const u = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
-    let i = 0, v = n;
-    while (v >= 1000 && i < u.length - 1) { v /= 1000; i++; }
-    return i === 0 ? v + ' B' : v.toFixed(1) + ' ' + u[i];
-  }
-  function num(n) { return n === undefined || n === null ? '' : Number(n).toLocaleString('en-US'); }
   function when(iso) { return iso ? iso.replace('T', ' ').slice(0, 16) : ''; }
   function dayLabel(d) { return new Date(d * DAY_MS).toISOString().slice(0, 10); }
-
-  /* ---- sortable table: cols [{key, label, num, name, fmt, cell}] ---- */
-  function table(id, cols, rows, onRow) {
-    const t = el('table', {cls: 'sortable', id: id});
-    const head = el('tr');
-    const body = el('tbody');
-    let sortKey = null, desc = true;
-    cols.forEach((c) => {
-      c.th = el('th', {cls: c.num ? 'num' : '', text: c.label, on: () => {
-        if (c.cell) return;
-        desc = sortKey === c.key ? !desc : !!c.num;
-        sortKey = c.key;
-        draw();
-      }});
-      head.appendChild(c.th);
-    });
-    t.appendChild(el('thead', null, [head]));
-    t.appendChild(body);
-    function draw() {
-      const r = rows.slice();
-      if (sortKey) {
-        const c = cols.find((x) => x.key === sortKey);
-        r.sort((a, b) => {
-          const x = a[sortKey], y = b[sortKey];
-          const v = c.num ? (x || 0) - (y || 0) : String(x).localeCompare(String(y));
-          return desc ? -v : v;
-        });
-      }
-      cols.forEach((c) => { c.th.className = (c.num ? 'num ' : '') +
-        (c.key === sortKey ? (desc ? 'sorted-desc' : 'sorted-asc') : ''); });
-      body.textContent = '';
-      for (const row of r) {
-        const tr = el('tr', onRow ? {cls: 'clickable'} : null);
-        if (row.signature) tr.setAttribute('data-signature', row.signature);
-        for (const c of cols) {
-          const v = row[c.key];
-          const td = el('td', {cls: c.num ? 'num' : (c.name ? 'name' : (c.cell ? 'spark-cell' : ''))});
-          if (c.cell) td.appendChild(c.cell(row));
-          else td.textContent = c.fmt ? c.fmt(v, row) : (v === undefined || v === null ? '' : String(v));
-          tr.appendChild(td);
-        }
-        if (onRow) tr.addEventListener('click', () => {
-          for (const o of body.children) o.classList.remove('selected');
-          tr.classList.add('selected');
-          onRow(row, tr);
-        });
-        body.appendChild(tr);
-      }
-    }
-    draw();
-    return t;
-  }
 
   /* ---- sparklines: occurrences per day (or per bin of days) over the store's range ---- */
   const FIRST = S.first_day, LAST = S.last_day;
@@ -150,33 +75,6 @@
   }
   const BIN_LABELS = Array.from({length: NBINS}, (_, i) => SPAN ? dayLabel(FIRST + i * BIN) : '');
 
-  /* ---- the newest trace, in `leakray store show`'s LeakCanary layout ---- */
-  function traceView(t) {
-    const box = el('div', {cls: 'trace', id: 'leak-trace'});
-    const line = (kids) => box.appendChild(el('span', {cls: 'line'}, kids));
-    line(['\u252c\u2500\u2500\u2500']);
-    line(['\u2502 GC Root: ' + t.gc_root]);
-    line(['\u2502']);
-    const n = t.elements.length;
-    t.elements.forEach((e, i) => {
-      const last = i === n - 1;
-      const bar = last ? ' ' : '\u2502';
-      line([(last ? '\u2570\u2192 ' : '\u251c\u2500 ') + e.class + ' ' + e.type]);
-      line([bar + '    Leaking: ', el('span', {cls: 'leak-' + e.leaking, text: e.leaking}),
-        e.reason ? ' (' + e.reason + ')' : '']);
-      if (e.retained_bytes !== undefined)
-        line([bar + '    Retaining ' + bytes(e.retained_bytes) + ' in ' +
-          e.retained_objects + ' objects']);
-      if (!last && e.reference) {
-        const r = e.reference;
-        line([bar + '    \u2193 ' + (r.static ? 'static ' : '') + r.owner +
-          (r.type === 'array_entry' ? '' : '.'),
-          el('span', {cls: r.suspect ? 'suspect' : '', text: r.display})]);
-      }
-    });
-    return box;
-  }
-
   /* ---- page frame ---- */
   const app = document.getElementById('app');
   const nav = el('nav', {role: 'tablist'});
@@ -193,22 +91,7 @@
       (SPAN ? ', ' + dayLabel(FIRST) + ' to ' + dayLabel(LAST) : '')})]));
   app.appendChild(nav);
   app.appendChild(main);
-  const tabs = [];
-  function addTab(id, label, build) {
-    const sec = el('section', {id: 'sec-' + id});
-    const btn = el('button', {id: 'tab-' + id, role: 'tab', text: label, on: () => show(id)});
-    nav.appendChild(btn);
-    main.appendChild(sec);
-    tabs.push({id, btn, sec, build, built: false});
-  }
-  function show(id) {
-    for (const t of tabs) {
-      const on = t.id === id;
-      t.btn.classList.toggle('active', on);
-      t.sec.classList.toggle('active', on);
-      if (on && !t.built) { t.built = true; t.build(t.sec); }
-    }
-  }
+  const {addTab, show} = LRKIT.tabs(nav, main);
   const bySig = new Map((D.leaks || []).map((l) => [l.signature, l]));
 
   /* ---- Leaks: one row per signature, a click shows the detail below ---- */
@@ -240,7 +123,7 @@
       return;
     }
     detailBox.appendChild(el('h3', {text: 'Newest trace'}));
-    if (l.trace) detailBox.appendChild(traceView(l.trace));
+    if (l.trace) detailBox.appendChild(traceView(l.trace, 'leak-trace'));
     else detailBox.appendChild(el('p', {cls: 'note', text: 'This leak has no trace (native ' +
       'groups and suspects are sizes only).'}));
     detailBox.appendChild(el('h3', {text: 'Latest reports (' + num(l.history.length) + ' of ' +

@@ -9,34 +9,8 @@
   const S = D.summary || {};
   const TOTAL = S.reachable_bytes || 1;
 
-  /* ---- small DOM helpers ---- */
-  function el(tag, props, kids) {
-    const e = document.createElement(tag);
-    if (props) {
-      for (const k of Object.keys(props)) {
-        if (k === 'text') e.textContent = props[k];
-        else if (k === 'cls') e.className = props[k];
-        else if (k === 'on') e.addEventListener('click', props[k]);
-        else if (k === 'style') Object.assign(e.style, props[k]);
-        else e.setAttribute(k, String(props[k]));
-      }
-    }
-    for (const c of kids || []) {
-      if (c === null || c === undefined) continue;
-      e.appendChild(typeof c === 'string' || typeof c === 'number' ?
-        document.createTextNode(String(c)) : c);
-    }
-    return e;
-  }
-  function bytes(n) {
-    if (n === undefined || n === null) return '';
-    const u = ['B', 'kB', 'MB', 'GB', 'TB'];
-    let i = 0, v = n;
-    while (v >= 1000 && i < u.length - 1) { v /= 1000; i++; }
-    return i === 0 ? v + ' B' : v.toFixed(1) + ' ' + u[i];
-  }
+  const {el, bytes, num, table, traceView} = LRKIT;
   function pct(n) { return (100 * n / TOTAL).toFixed(2) + '%'; }
-  function num(n) { return n === undefined || n === null ? '' : Number(n).toLocaleString('en-US'); }
 
   /* ---- page frame: header, tabs, sections ---- */
   document.title = 'leakray: ' + (D.file || '').split('/').pop();
@@ -49,68 +23,7 @@
   const main = el('main');
   app.appendChild(nav);
   app.appendChild(main);
-  const tabs = [];
-  function addTab(id, label, build) {
-    const sec = el('section', {id: 'sec-' + id});
-    const btn = el('button', {id: 'tab-' + id, role: 'tab', text: label, on: () => show(id)});
-    nav.appendChild(btn);
-    main.appendChild(sec);
-    tabs.push({id, btn, sec, build, built: false});
-  }
-  function show(id) {
-    for (const t of tabs) {
-      const on = t.id === id;
-      t.btn.classList.toggle('active', on);
-      t.sec.classList.toggle('active', on);
-      if (on && !t.built) { t.built = true; t.build(t.sec); }
-    }
-  }
-
-  /* ---- sortable tables ---- */
-  function table(cols, rows, onRow) {
-    const t = el('table', {cls: 'sortable'});
-    const head = el('tr');
-    const body = el('tbody');
-    let sortKey = null, desc = true;
-    cols.forEach((c) => {
-      const th = el('th', {cls: c.num ? 'num' : '', text: c.label,
-        on: () => { desc = sortKey === c.key ? !desc : !!c.num; sortKey = c.key; draw(); }});
-      c.th = th;
-      head.appendChild(th);
-    });
-    t.appendChild(el('thead', null, [head]));
-    t.appendChild(body);
-    function draw() {
-      const r = rows.slice();
-      if (sortKey) {
-        const c = cols.find((x) => x.key === sortKey);
-        r.sort((a, b) => {
-          const x = a[sortKey], y = b[sortKey];
-          const v = c.num ? (x || 0) - (y || 0) : String(x).localeCompare(String(y));
-          return desc ? -v : v;
-        });
-      }
-      cols.forEach((c) => { c.th.className = (c.num ? 'num ' : '') +
-        (c.key === sortKey ? (desc ? 'sorted-desc' : 'sorted-asc') : ''); });
-      body.textContent = '';
-      for (const row of r) {
-        const tr = el('tr', onRow ? {cls: 'clickable'} : null);
-        for (const c of cols) {
-          const v = row[c.key];
-          tr.appendChild(el('td', {cls: c.num ? 'num' : (c.name ? 'name' : ''),
-            text: c.fmt ? c.fmt(v, row) : (v === undefined ? '' : String(v))}));
-        }
-        if (onRow) tr.addEventListener('click', () => {
-          for (const o of body.children) o.classList.remove('selected');
-          tr.classList.add('selected');
-          onRow(row, tr);
-        });
-        body.appendChild(tr);
-      }
-    }
-    draw();
-    return t;
-  }
+  const {addTab, show, list: tabs} = LRKIT.tabs(nav, main);
 
   /* ---- Summary ---- */
   addTab('summary', 'Summary', (sec) => {
@@ -145,33 +58,6 @@
   });
 
   /* ---- Leaks ---- */
-  function traceView(t) {
-    const box = el('div', {cls: 'trace'});
-    const line = (kids) => box.appendChild(el('span', {cls: 'line'}, kids));
-    line(['\u252c\u2500\u2500\u2500']);
-    line(['\u2502 GC Root: ' + t.gc_root]);
-    line(['\u2502']);
-    const n = t.elements.length;
-    t.elements.forEach((e, i) => {
-      const last = i === n - 1;
-      const bar = last ? '     ' : '\u2502    '; /* as analyze's text (no U+200B off a terminal) */
-      line([(last ? '\u2570\u2192 ' : '\u251c\u2500 ') + e.class + ' ' + e.type]);
-      line([bar + 'Leaking: ', el('span', {cls: 'leak-' + e.leaking, text: e.leaking}),
-        e.reason && e.leaking !== 'UNKNOWN' ? ' (' + e.reason + ')' : '']);
-      if (e.retained_bytes !== undefined && e.leaking !== 'NO')
-        line([bar + 'Retaining ' + bytes(e.retained_bytes) + ' in ' +
-          num(e.retained_objects) + ' objects']);
-      for (const l of e.labels || []) line([bar + l]);
-      if (!last && e.reference) {
-        /* LeakCanary's "static Owner.field", "Owner.field", "Owner[3]", "Owner <Java Local>" */
-        const r = e.reference;
-        const field = r.type === 'instance_field' || r.type === 'static_field';
-        line(['\u2502    \u2193 ' + (r.static ? 'static ' : '') + r.owner + (field ? '.' : ''),
-          el('span', {cls: r.suspect ? 'suspect' : '', text: r.display})]);
-      }
-    });
-    return box;
-  }
   if ((D.groups || []).length || (D.unreachable || []).length) {
     addTab('leaks', 'Leaks', (sec) => {
       (D.groups || []).forEach((g, gi) => {
