@@ -243,7 +243,8 @@ int cli_parse_output(int argc, char **argv, const cli_spec *spec, cli_common *co
     /* the output replaces its target at the end: naming the input would destroy it */
     struct stat a, b;
     if (rc == CLI_CONTINUE && co->n_pos > 0 && !cli_out_stdout(*out) &&
-        stat(*out, &a) == 0 && stat(co->pos[0], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        stat(*out, &a) == 0 && stat(co->pos[0], &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
         return cli_usage_error(co, "-o %s is the input file; write to another path", *out);
     return rc;
 }

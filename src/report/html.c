@@ -2,10 +2,11 @@
 /* html.c: the self-contained HTML report (report layer), prefix rep_. The page is a fixed
  * frame around four inline parts: report.css, the report model as JSON (model.c, written in
  * its HTML-safe form inside an inert application/json element), kit.js (what this page and
- * the store dashboard draw alike) and report.js, which builds everything with textContent. The assets live in src/report/assets/ and are compiled in by
- * the build (scripts/embed-assets.cmake). The Content-Security-Policy allows no fetch of any
- * kind and only the page's own two scripts, named by their SHA-256, so even a string that got past
- * the escaping could not run. Output size is the model's (bounded) plus ~25 kB. */
+ * the store dashboard draw alike) and report.js, which builds everything with textContent.
+ * The assets live in src/report/assets/ and are compiled in by the build
+ * (scripts/embed-assets.cmake). The Content-Security-Policy allows no fetch of any kind and
+ * only the page's own two scripts, named by their SHA-256, so even a string that got past
+ * the escaping could not run. Output size is the model's (bounded) plus ~30 kB. */
 #include "report/html.h"
 
 #include <openssl/sha.h>
