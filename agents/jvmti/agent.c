@@ -215,10 +215,11 @@ static void live_start(JNIEnv *env)
         jclass *cs = NULL;
         pending **pds = NULL;
         int np = 0;
-        /* stamps and load-time hooks first: every class loaded from now on passes the load
-         * hook, and every class loaded before is in the list below (a class hooked at load
-         * must stay out of the batch: its own ClassPrepare deals with it) */
-        stamp_start(env);
+        /* stamps and load-time hooks are set up; they are turned on when the application
+         * loads its first class (window_close). Until then a class prepared is checked
+         * against the rules' classes (window), and every class loaded before is in the
+         * list below */
+        int stamps = stamp_start(env);
         if ((*A.ti)->GetLoadedClasses(A.ti, &nc, &cs) == JVMTI_ERROR_NONE &&
             (pds = calloc((size_t)nc + 1, sizeof *pds))) {
             /* the classes loaded before now, retransformed in one batch. Only subtypes of
@@ -252,13 +253,21 @@ static void live_start(JNIEnv *env)
                     continue;
                 }
                 sig_to_name(sig);
+                int rule_cls = 0;
                 for (int r = 0; r < A.opts.n_watch; r++)
                     if (strcmp(sig, A.opts.watch[r].cls) == 0) {
-                        rcs[nrc++] = i;
-                        break;
+                        if (!rule_cls)
+                            rcs[nrc++] = i;
+                        rule_cls = 1;
+                        if (stamps && !A.rule_cls[r])
+                            A.rule_cls[r] = (*env)->NewGlobalRef(env, cs[i]);
                     }
                 (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
             }
+            /* from here on a class prepared is one the list may have missed (or loaded but
+             * not prepared yet): checked by on_class_prepare against the rules' classes */
+            if (stamps)
+                window_open();
             for (jint i = 0; ok && rcs && i < nc; i++) {
                 int sub = 0;
                 for (jint j = 0; ok[i] && j < nrc && !sub; j++)
@@ -288,6 +297,8 @@ static void live_start(JNIEnv *env)
         }
         if (cs)
             (*A.ti)->Deallocate(A.ti, (unsigned char *)cs);
+        if (stamps && !A.window)
+            stamp_on(); /* no class list: the load hook at once, as before */
     }
     pthread_mutex_lock(&A.lock);
     A.early_ready = 1;
@@ -475,6 +486,7 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     cb.VMInit = on_vm_init;
     cb.VMDeath = on_vm_death;
     cb.ClassPrepare = on_class_prepare;
+    cb.ClassLoad = on_class_load;
     cb.ClassFileLoadHook = on_class_file_load;
     cb.ThreadEnd = on_thread_end;
     (*A.ti)->SetEventCallbacks(A.ti, &cb, sizeof cb);

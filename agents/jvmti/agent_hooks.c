@@ -12,6 +12,8 @@
 
 call_state C;
 
+static int legacy_has(const char *name, size_t n);
+
 static uint32_t name_hash(const char *s, size_t n)
 {
     uint32_t h = 2166136261u; /* FNV-1a */
@@ -240,37 +242,180 @@ void retransform(JNIEnv *env, pending **pds, int n)
 }
 
 /* Started with the JVM, the JDK classes loaded before the agent (its Closeables: the
- * standard streams and what opened them) get the call hook here, in one retransformation on
- * this thread once live_start has listed them, rather than on the thread that goes on to run
- * main: RetransformClasses rewrites and parses each class again and its VM operation visits
- * every loaded class, most of the agent's set-up time. Until it is done (a few milliseconds
- * after main starts) a close() of such a class is not watched. Returns 1 when it
- * retransformed. */
+ * standard streams and what opened them) and those the launcher loads before the
+ * application's first class (the class path's jar and zip readers: the window) get the call
+ * hook here, in one retransformation on this thread, rather than on the thread that goes on
+ * to run main: RetransformClasses rewrites and parses each class again and its VM operation
+ * visits every loaded class, most of the agent's set-up time. It runs once the window is
+ * closed (closed here if the application loaded no class within WINDOW_MAX_MS); until it is
+ * done (a few milliseconds after main starts) a close() of such a class is not watched.
+ * Returns 1 when it retransformed. */
+#define WINDOW_MAX_MS 2000
+
 int early_retransform(JNIEnv *env)
 {
+    uint64_t until = clock_ms() + WINDOW_MAX_MS;
     pthread_mutex_lock(&A.lock);
-    while (!A.early_ready && !A.dying)
-        pthread_cond_wait(&A.cond, &A.lock);
-    pending **pds = A.early;
-    int n = A.n_early;
-    A.early = NULL;
-    A.n_early = 0;
+    while ((!A.early_ready || A.window) && !A.dying) {
+        uint64_t now = clock_ms();
+        if (A.early_ready && now >= until) {
+            pthread_mutex_unlock(&A.lock);
+            window_close(env, NULL);
+            pthread_mutex_lock(&A.lock);
+            continue;
+        }
+        struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
+        pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+    }
+    pending **early = A.early, **def = A.deferred;
+    int ne = A.n_early, nd = A.n_deferred;
+    A.early = A.deferred = NULL;
+    A.n_early = A.n_deferred = A.cap_deferred = 0;
+    A.early_taken = 1;
     pthread_mutex_unlock(&A.lock);
-    if (!pds)
-        return 0;
-    jclass *ks = malloc((size_t)n * sizeof *ks + 1);
-    for (int i = 0; ks && i < n; i++)
+    int n = ne + nd;
+    pending **pds = n > 0 ? malloc((size_t)n * sizeof *pds) : NULL;
+    jclass *ks = n > 0 ? malloc((size_t)n * sizeof *ks) : NULL;
+    for (int i = 0; pds && i < n; i++)
+        pds[i] = i < ne ? early[i] : def[i - ne];
+    for (int i = 0; pds && ks && i < n; i++)
         ks[i] = pds[i]->k;
-    if (!A.dying && !A.disabled)
+    if (pds && ks && !A.dying && !A.disabled) {
         retransform(env, pds, n); /* frees each pending */
-    else
+    } else {
         for (int i = 0; i < n; i++)
-            free(pds[i]);
-    for (int i = 0; ks && i < n; i++)
+            free(i < ne ? early[i] : def[i - ne]);
+        n = 0;
+    }
+    for (int i = 0; ks && i < ne + nd; i++)
         (*env)->DeleteGlobalRef(env, ks[i]);
     free(ks);
     free(pds);
+    free(early);
+    free(def);
     return n > 0;
+}
+
+/* ---- the window: from VMInit to the application's first class ---- */
+
+/* Opens the window (live_start, after listing the classes loaded before): the load hook
+ * stays off, ClassLoad tells when a class loader other than the boot loader defines its
+ * first class. */
+void window_open(void)
+{
+    pthread_mutex_lock(&S.lock);
+    A.window = 1;
+    pthread_mutex_unlock(&S.lock);
+    (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD, NULL);
+}
+
+/* Closes the window: the load hook goes on (stamps, call slots); then every class loaded but
+ * not yet prepared whose bytes may not have passed the hook (trigger among them: ClassLoad
+ * comes before its preparation) is named for the old path at its ClassPrepare (listed
+ * methods, a retransformation of its own). Only then is the window marked closed, so a
+ * class is either prepared in the window or found here. Any thread; the first call only. */
+void window_close(JNIEnv *env, jclass trigger)
+{
+    static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&once);
+    if (!A.window) {
+        pthread_mutex_unlock(&once);
+        return;
+    }
+    (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_DISABLE, JVMTI_EVENT_CLASS_LOAD, NULL);
+    stamp_on();
+    jint nc = 0;
+    jclass *cs = NULL;
+    if ((*A.ti)->GetLoadedClasses(A.ti, &nc, &cs) != JVMTI_ERROR_NONE)
+        nc = 0;
+    for (jint i = 0; i <= nc; i++) {
+        jclass k = i < nc ? cs[i] : trigger;
+        jint st = 0;
+        char *sig = NULL;
+        if (k && (*A.ti)->GetClassStatus(A.ti, k, &st) == JVMTI_ERROR_NONE &&
+            !(st & (JVMTI_CLASS_STATUS_PREPARED | JVMTI_CLASS_STATUS_ARRAY |
+                    JVMTI_CLASS_STATUS_PRIMITIVE)) &&
+            (*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) == JVMTI_ERROR_NONE) {
+            size_t l = strlen(sig);
+            if (l > 2 && sig[0] == 'L') {
+                pthread_mutex_lock(&S.lock);
+                if (!hooked_find(sig + 1, l - 2) && !legacy_has(sig + 1, l - 2)) {
+                    sig[l - 1] = 0;
+                    legacy_add(sig + 1);
+                }
+                pthread_mutex_unlock(&S.lock);
+            }
+        }
+        if (sig)
+            (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+        if (i < nc)
+            (*env)->DeleteLocalRef(env, cs[i]);
+    }
+    if (cs)
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)cs);
+    pthread_mutex_lock(&S.lock);
+    A.window = 0;
+    pthread_mutex_unlock(&S.lock);
+    pthread_mutex_unlock(&once);
+    pthread_mutex_lock(&A.lock); /* the agent's thread waits for it (early_retransform) */
+    pthread_cond_broadcast(&A.cond);
+    pthread_mutex_unlock(&A.lock);
+}
+
+/* ClassLoad, during the window only: a class defined by a class loader other than the boot
+ * loader closes it. */
+void JNICALL on_class_load(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
+{
+    if (!A.window)
+        return;
+    jobject ld = NULL;
+    if ((*ti)->GetClassLoader(ti, k, &ld) != JVMTI_ERROR_NONE || !ld)
+        return;
+    (*env)->DeleteLocalRef(env, ld);
+    window_close(env, k);
+}
+
+/* A class prepared during the window (a JDK class, from the list's time or loaded since,
+ * its bytes never passed the load hook): a subtype of a rule's class joins the early batch;
+ * a rule's class itself is remembered for the classes after it (a class is prepared after
+ * its supertypes). Once the agent's thread took the batch, it is retransformed at once. */
+static void window_prepare(JNIEnv *env, jclass k, const char *sig)
+{
+    char name[256];
+    snprintf(name, sizeof name, "%s", sig);
+    sig_to_name(name);
+    int sub = 0;
+    for (int r = 0; r < A.opts.n_watch; r++) {
+        if (!A.rule_cls[r] && strcmp(name, A.opts.watch[r].cls) == 0) {
+            pthread_mutex_lock(&A.lock);
+            if (!A.rule_cls[r])
+                A.rule_cls[r] = (*env)->NewGlobalRef(env, k);
+            pthread_mutex_unlock(&A.lock);
+        }
+        if (!sub && A.rule_cls[r])
+            sub = (*env)->IsAssignableFrom(env, k, A.rule_cls[r]);
+    }
+    pending *pd = sub ? rules_for_class(env, k) : NULL;
+    if (!pd)
+        return;
+    pthread_mutex_lock(&A.lock);
+    if (!A.early_taken && A.n_deferred == A.cap_deferred) {
+        int cap = A.cap_deferred ? 2 * A.cap_deferred : 16;
+        pending **p = realloc(A.deferred, (size_t)cap * sizeof *p);
+        if (p) {
+            A.deferred = p;
+            A.cap_deferred = cap;
+        }
+    }
+    jclass g = !A.early_taken && A.n_deferred < A.cap_deferred ? (*env)->NewGlobalRef(env, k)
+                                                              : NULL;
+    if (g) {
+        pd->k = g;
+        A.deferred[A.n_deferred++] = pd;
+    }
+    pthread_mutex_unlock(&A.lock);
+    if (!g)
+        retransform(env, &pd, 1); /* frees pd */
 }
 
 /* ---- the load hook's filter ---- */
@@ -642,14 +787,21 @@ void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
     if (!A.live || A.disabled || A.dying || !A.can_rules || A.opts.n_watch == 0)
         return;
     char *sig = NULL;
-    int e = 0, legacy = 1;
-    if (S.on && (*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) == JVMTI_ERROR_NONE) {
+    int e = 0, legacy = 1, window = 0;
+    if ((S.on || A.window) &&
+        (*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) == JVMTI_ERROR_NONE) {
         size_t l = strlen(sig);
         if (l > 2 && sig[0] == 'L') {
             pthread_mutex_lock(&S.lock);
             e = hooked_find(sig + 1, l - 2);
+            window = !e && A.window;
             legacy = !e && legacy_has(sig + 1, l - 2);
             pthread_mutex_unlock(&S.lock);
+        }
+        if (window) {
+            window_prepare(env, k, sig);
+            (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+            return;
         }
         if (e)
             module_reads(env, k);

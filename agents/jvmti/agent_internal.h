@@ -88,6 +88,18 @@ typedef struct agent_state {
     struct pending **early;
     int n_early;
     int early_ready;         /* live_start has set early (under lock) */
+    /* Started with the JVM, from VMInit until the first class of a class loader other than
+     * the boot loader is loaded (the application's main class, mostly), the load hook stays
+     * off: the JDK classes the launcher loads keep their class data sharing (with the hook
+     * on, the JVM reads each archived class's bytes again to hand them over, and a class
+     * hooked at load is parsed and linked from bytes), and those that need the call hook
+     * join the early batch instead (deferred, global class references). Guarded by S.lock;
+     * the deferred list by lock. */
+    volatile int window;
+    jclass rule_cls[WATCH_OPTS_MAX_RULES]; /* each rule's class once loaded (globals) */
+    struct pending **deferred;
+    int n_deferred, cap_deferred;
+    int early_taken;         /* the agent's thread took the early batch (under lock) */
     /* dumps and analysis */
     unsigned seq;
     char last_dump[PATH_MAX + 80];
@@ -226,7 +238,8 @@ int stamp_load(jvmtiEnv *ti, const char *name, int again, const unsigned char *d
                uint64_t found, jint *new_len, unsigned char **new_data);
 jfieldID own_stamp_field(jclass k);
 int stamp_prepare(JNIEnv *env, jclass k, const char *sig, int named, const pending *pd);
-void stamp_start(JNIEnv *env);
+int stamp_start(JNIEnv *env);
+void stamp_on(void);
 
 /* ---- agent_hooks.c ---- */
 
@@ -239,6 +252,9 @@ int has_supertype(JNIEnv *env, jclass k, const char *name, int depth);
 pending *rules_for_class(JNIEnv *env, jclass k);
 void retransform(JNIEnv *env, pending **pds, int n);
 int early_retransform(JNIEnv *env);
+void window_open(void);
+void window_close(JNIEnv *env, jclass trigger);
+void JNICALL on_class_load(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k);
 void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_redefined,
                                 jobject loader, const char *name, jobject pd, jint len,
                                 const unsigned char *data, jint *new_len,

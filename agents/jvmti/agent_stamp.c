@@ -293,14 +293,13 @@ int stamp_prepare(JNIEnv *env, jclass k, const char *sig, int named, const pendi
     return own != NULL;
 }
 
-/* Turns stamps and load-time call hooks on for the classes loaded from now on (before the
- * batch of classes loaded earlier, which leaves out any class hooked at load: a class with a
- * field must never be in a retransformation batch). Started with the JVM only: attached,
- * the application's classes are loaded already. */
-void stamp_start(JNIEnv *env)
+/* Sets stamps and load-time call hooks up (AppWatcher's epoch and arrays, the rules' names
+ * for the load hook's filter); stamp_on turns them on. Started with the JVM only: attached,
+ * the application's classes are loaded already. Returns 1 when they can be turned on. */
+int stamp_start(JNIEnv *env)
 {
     if (!A.can_tag || A.attached || A.hook_loader)
-        return;
+        return 0;
     S.epoch_f = (*env)->GetStaticFieldID(env, A.watcher, "epoch", "I");
     jfieldID af = S.epoch_f ? (*env)->GetStaticFieldID(env, A.watcher, "ACTIVE", "[B") : NULL;
     jobject arr = af ? (*env)->GetStaticObjectField(env, A.watcher, af) : NULL;
@@ -316,10 +315,18 @@ void stamp_start(JNIEnv *env)
         (*env)->DeleteLocalRef(env, ca);
     if (!S.active || !C.called) { /* an older jar: the call hook does the job */
         (*env)->ExceptionClear(env);
-        return;
+        return 0;
     }
     stamp_advance(env, clock_ms());
     hooks_names_init();
+    return 1;
+}
+
+/* Turns stamps and load-time call hooks on for the classes loaded from now on (the load
+ * hook: every class the JVM defines, CDS-archived ones included, is handed to it as bytes).
+ * Any thread; once. */
+void stamp_on(void)
+{
     pthread_mutex_lock(&A.hook_lock);
     S.on = 1;
     if (A.hook_users == 0)
