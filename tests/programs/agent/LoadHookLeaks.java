@@ -8,9 +8,12 @@
 //   in a static list after close(): 2 StringReader, 1 PipedInputStream (JDK classes loaded
 //   after the agent started), 2 Resource objects (close() is the interface's default
 //   method) and, once the agent's status file shows its retransformation of the JDK classes
-//   loaded before it, 1 FileInputStream (one of those): the 6 leaks; and 3 java.util.logging.StreamHandler closed and kept (it declares a
-//   close() but is no Closeable: never watched, although its close() gets the hook at load,
-//   in a module other than java.base). Then sleeps RUN_MS and prints the agent's status file.
+//   loaded before it, 1 FileInputStream (one of those) and 1 java.util.zip.ZipFile of the
+//   class path's jar (loaded by the launcher before the application's first class, while the
+//   load hook is off: hooked by that same retransformation): the 7 leaks; and 3
+//   java.util.logging.StreamHandler closed and kept (it declares a close() but is no
+//   Closeable: never watched, although its close() gets the hook at load, in a module other
+//   than java.base). Then sleeps RUN_MS and prints the agent's status file.
 //   With "retransform" (and -javaagent:retransformer.jar), StringReader and Resource are
 //   retransformed by that second agent once used: their hooks must survive it.
 package agent;
@@ -23,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.ZipFile;
 import java.util.logging.StreamHandler;
 
 public class LoadHookLeaks {
@@ -74,6 +78,10 @@ public class LoadHookLeaks {
         FileInputStream f = new FileInputStream("/dev/null");
         KEPT.add(f);
         f.close();
+        String jar = System.getProperty("java.class.path").split(":")[0];
+        ZipFile z = new ZipFile(jar);
+        KEPT.add(z);
+        z.close();
         PipedInputStream p = new PipedInputStream();
         KEPT.add(p);
         p.close();
