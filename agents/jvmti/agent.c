@@ -28,7 +28,7 @@ agent_state A = {.lock = PTHREAD_MUTEX_INITIALIZER,
 
 __thread int in_agent; /* re-entrancy guard: our own Java calls may close streams */
 
-void say(const char *fmt, ...)
+void agent_say(const char *fmt, ...)
 {
     if (A.opts.quiet)
         return;
@@ -40,7 +40,7 @@ void say(const char *fmt, ...)
     va_end(ap);
 }
 
-void complain(const char *fmt, ...)
+void agent_complain(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -58,21 +58,21 @@ void agent_disable(JNIEnv *env, const char *what)
     if (A.disabled)
         return;
     A.disabled = 1;
-    complain("agent error: %s; watching disabled", what);
+    agent_complain("agent error: %s; watching disabled", what);
     if (A.core)
         watch_disable(A.core);
     if (env && A.watcher && A.watcher_installed)
         (*env)->SetStaticBooleanField(env, A.watcher, A.watcher_installed, JNI_FALSE);
 }
 
-uint64_t clock_ms(void)
+uint64_t agent_clock_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-JNIEnv *cur_env(void)
+JNIEnv *agent_env(void)
 {
     JNIEnv *env = NULL;
     if ((*A.vm)->GetEnv(A.vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK)
@@ -166,8 +166,8 @@ static int resolve(JNIEnv *env)
             A.hook_module = (*env)->NewGlobalRef(env, mod);
     }
     JNINativeMethod nm[2] = {
-        {"watch0", "(Lleakcanary/KeyedWeakReference;J)V", (void *)native_watch0},
-        {"flush0", "([Ljava/lang/Object;[IIJ)V", (void *)native_flush0}};
+        {"watch0", "(Lleakcanary/KeyedWeakReference;J)V", (void *)watcher_watch0},
+        {"flush0", "([Ljava/lang/Object;[IIJ)V", (void *)watcher_flush0}};
     if ((*env)->RegisterNatives(env, A.watcher, nm, 2) != 0)
         return -1;
     return 0;
@@ -186,7 +186,7 @@ static int start_thread(JNIEnv *env)
     if (!t)
         return -1;
     A.agent_thread = (*env)->NewGlobalRef(env, t);
-    if ((*A.ti)->RunAgentThread(A.ti, t, agent_main, NULL, JVMTI_THREAD_NORM_PRIORITY) !=
+    if ((*A.ti)->RunAgentThread(A.ti, t, watcher_main, NULL, JVMTI_THREAD_NORM_PRIORITY) !=
         JVMTI_ERROR_NONE)
         return -1;
     return 0;
@@ -195,9 +195,9 @@ static int start_thread(JNIEnv *env)
 static void live_start(JNIEnv *env)
 {
     in_agent = 1;
-    uint64_t t0 = clock_ms();
-    watch_env we = {NULL, h_now, h_wake, h_alive, h_retained, h_release, h_gc, h_finalize,
-                    h_dump};
+    uint64_t t0 = agent_clock_ms();
+    watch_env we = {NULL, watcher_now, watcher_wake, watcher_alive, watcher_retained,
+                    watcher_release, watcher_gc, watcher_finalize, watcher_dump};
     A.core = watch_new(&A.cfg, &we);
     /* named before the agent thread starts, which writes it first thing */
     snprintf(A.status, sizeof A.status, AGENT_STATUS_FMT, (long)getpid());
@@ -240,11 +240,11 @@ static void live_start(JNIEnv *env)
                 size_t l = strlen(sig);
                 if (S.on && l > 2 && sig[0] == 'L') {
                     pthread_mutex_lock(&S.lock);
-                    if (hooked_find(sig + 1, l - 2))
+                    if (hooks_index_find(sig + 1, l - 2))
                         ok[i] = 0; /* hooked at load, prepared on its own */
                     else if (!ok[i]) {
                         sig[l - 1] = 0;
-                        legacy_add(sig + 1); /* never seen by the load hook */
+                        hooks_legacy_add(sig + 1); /* never seen by the load hook */
                     }
                     pthread_mutex_unlock(&S.lock);
                 }
@@ -252,7 +252,7 @@ static void live_start(JNIEnv *env)
                     (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
                     continue;
                 }
-                sig_to_name(sig);
+                hooks_sig_to_name(sig);
                 int rule_cls = 0;
                 for (int r = 0; r < A.opts.n_watch; r++)
                     if (strcmp(sig, A.opts.watch[r].cls) == 0) {
@@ -265,14 +265,14 @@ static void live_start(JNIEnv *env)
                 (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
             }
             /* from here on a class prepared is one the list may have missed (or loaded but
-             * not prepared yet): checked by on_class_prepare against the rules' classes */
+             * not prepared yet): checked by hooks_class_prepare against the rules' classes */
             if (stamps)
-                window_open();
+                hooks_window_open();
             for (jint i = 0; ok && rcs && i < nc; i++) {
                 int sub = 0;
                 for (jint j = 0; ok[i] && j < nrc && !sub; j++)
                     sub = (*env)->IsAssignableFrom(env, cs[i], cs[rcs[j]]);
-                pending *pd = sub ? rules_for_class(env, cs[i]) : NULL;
+                pending *pd = sub ? hooks_rules_for_class(env, cs[i]) : NULL;
                 if (pd)
                     pds[np++] = pd;
                 else
@@ -284,9 +284,9 @@ static void live_start(JNIEnv *env)
             free(ok);
             free(rcs);
             if (A.attached) {
-                retransform(env, pds, np); /* frees each pending; refs die with this frame */
+                hooks_retransform(env, pds, np); /* frees each pending; refs die with this frame */
                 free(pds);
-            } else { /* the agent's thread does it (early_retransform), main goes on */
+            } else { /* the agent's thread does it (hooks_early_retransform), main goes on */
                 for (int i = 0; i < np; i++)
                     pds[i]->k = (*env)->NewGlobalRef(env, pds[i]->k);
                 pthread_mutex_lock(&A.lock);
@@ -304,17 +304,17 @@ static void live_start(JNIEnv *env)
     A.early_ready = 1;
     pthread_cond_broadcast(&A.cond);
     pthread_mutex_unlock(&A.lock);
-    say("watching (threshold %u, delay %llu ms, %d watch rules%s, %u methods hooked, set up "
-        "in %llu ms), reports in %s",
-        A.cfg.threshold, (unsigned long long)A.cfg.delay_ms, A.can_rules ? A.opts.n_watch : 0,
-        A.opts.n_watch > 0 && !A.can_rules ? " unavailable" : "", A.n_rewritten,
-        (unsigned long long)(clock_ms() - t0), A.dir);
+    agent_say("watching (threshold %u, delay %llu ms, %d watch rules%s, %u methods hooked, set up "
+              "in %llu ms), reports in %s",
+              A.cfg.threshold, (unsigned long long)A.cfg.delay_ms, A.can_rules ? A.opts.n_watch : 0,
+              A.opts.n_watch > 0 && !A.can_rules ? " unavailable" : "", A.n_rewritten,
+              (unsigned long long)(agent_clock_ms() - t0), A.dir);
     /* attached, the status file exists once the agent is set up: `leakray attach` returns
      * after this, and `leakray watch status PID` right after it must find the agent. At
      * start the agent's thread writes it first thing (a file creation less on the path to
      * main) */
     if (A.attached)
-        write_status();
+        watcher_write_status();
     in_agent = 0;
 }
 
@@ -384,7 +384,7 @@ static jint agent_init(JavaVM *vm, char *options, int live)
 {
     char err[300];
     A.vm = vm;
-    /* the executor waits for clock_ms() deadlines: its condition must run on the same
+    /* the executor waits for agent_clock_ms() deadlines: its condition must run on the same
      * (monotonic) clock, else every timed wait ends at once and the thread spins */
     pthread_condattr_t ca;
     if (pthread_condattr_init(&ca) == 0) {
@@ -393,7 +393,7 @@ static jint agent_init(JavaVM *vm, char *options, int live)
         pthread_condattr_destroy(&ca);
     }
     if (watch_opts_parse(options, &A.opts, err, sizeof err) != 0) {
-        complain("%s", err);
+        agent_complain("%s", err);
         return JNI_ERR;
     }
     Dl_info di;
@@ -417,7 +417,7 @@ static jint agent_init(JavaVM *vm, char *options, int live)
         watch_opts rules;
         watch_opts_default(&rules);
         if (watch_rules_load(path, &rules, err, sizeof err) != 0) {
-            complain("%s", err);
+            agent_complain("%s", err);
             return JNI_ERR;
         }
         for (int i = 0; i < rules.n_watch && A.opts.n_watch < WATCH_OPTS_MAX_RULES; i++)
@@ -431,11 +431,11 @@ static jint agent_init(JavaVM *vm, char *options, int live)
      * which can change meaning for the separate analysis process) */
     const char *d = A.opts.dump_dir[0] ? A.opts.dump_dir : ".";
     if (mkdir(d, 0777) != 0 && errno != EEXIST) {
-        complain("dump-dir=%s: %s", d, strerror(errno));
+        agent_complain("dump-dir=%s: %s", d, strerror(errno));
         return JNI_ERR;
     }
     if (!realpath(d, A.dir)) {
-        complain("dump-dir=%s: %s", d, strerror(errno));
+        agent_complain("dump-dir=%s: %s", d, strerror(errno));
         return JNI_ERR;
     }
     if (A.opts.leakray[0])
@@ -444,12 +444,12 @@ static jint agent_init(JavaVM *vm, char *options, int live)
         snprintf(A.leakray, sizeof A.leakray, "leakray"); /* from PATH */
     char jar[PATH_MAX + 64];
     if (find_beside(AGENT_JAR, jar, sizeof jar) != 0) {
-        complain("%s not found beside %s/libleakray_agent.so; agent not started", AGENT_JAR,
-                 A.self_dir);
+        agent_complain("%s not found beside %s/libleakray_agent.so; agent not started", AGENT_JAR,
+                       A.self_dir);
         return live ? JNI_ERR : JNI_OK; /* never stop a JVM for a broken install */
     }
     if ((*vm)->GetEnv(vm, (void **)&A.ti, JVMTI_VERSION_1_2) != JNI_OK) {
-        complain("JVMTI 1.2 not available; agent not started");
+        agent_complain("JVMTI 1.2 not available; agent not started");
         return live ? JNI_ERR : JNI_OK;
     }
     jvmtiCapabilities want;
@@ -467,7 +467,7 @@ static jint agent_init(JavaVM *vm, char *options, int live)
         A.can_rules = (*A.ti)->AddCapabilities(A.ti, &want) == JVMTI_ERROR_NONE;
     }
     if (A.opts.n_watch > 0 && !A.can_rules)
-        say("watch rules are off (class retransformation unavailable)");
+        agent_say("watch rules are off (class retransformation unavailable)");
     /* The jar goes on the boot class path, so every loader, the JDK's included, sees one
      * copy of the hook. Attached to a JVM whose application already loaded its own copy
      * (it calls the API), that copy is the one installed, and rules apply to the classes
@@ -478,17 +478,17 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     if (!A.hook_loader)
         je = (*A.ti)->AddToBootstrapClassLoaderSearch(A.ti, jar);
     if (je != JVMTI_ERROR_NONE) {
-        complain("cannot add %s to the class path; agent not started", jar);
+        agent_complain("cannot add %s to the class path; agent not started", jar);
         return live ? JNI_ERR : JNI_OK;
     }
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.VMInit = on_vm_init;
     cb.VMDeath = on_vm_death;
-    cb.ClassPrepare = on_class_prepare;
-    cb.ClassLoad = on_class_load;
-    cb.ClassFileLoadHook = on_class_file_load;
-    cb.ThreadEnd = on_thread_end;
+    cb.ClassPrepare = hooks_class_prepare;
+    cb.ClassLoad = hooks_class_load;
+    cb.ClassFileLoadHook = hooks_class_file_load;
+    cb.ThreadEnd = watcher_thread_end;
     (*A.ti)->SetEventCallbacks(A.ti, &cb, sizeof cb);
     (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
     (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
@@ -497,7 +497,7 @@ static jint agent_init(JavaVM *vm, char *options, int live)
         (*A.ti)->SetEventNotificationMode(A.ti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
     }
     if (live) {
-        JNIEnv *env = cur_env();
+        JNIEnv *env = agent_env();
         if (!env)
             return JNI_ERR;
         live_start(env);
@@ -515,7 +515,7 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *rese
 EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
     if (A.vm) {
-        complain("agent already loaded in this JVM");
+        agent_complain("agent already loaded in this JVM");
         return JNI_ERR;
     }
     return agent_init(vm, options, 1);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* agent_hooks.c: the JVM agent's call hook (agents layer): which classes get
+/* agent_hooks.c: the JVM agent's call hook (agents layer), prefix hooks_: which classes get
  * AppWatcher.returned before the returns of a rule's methods, and when. Classes loaded after
  * the agent started with the JVM that take no stamp get it as their bytes pass the class-file
- * load hook (call slots, decided at ClassPrepare); the classes loaded before, and every class
- * when attached, by retransformation (rules_for_class lists the methods, retransform makes
- * one VM operation of a batch). The load hook's filter (a rule's method name among the
+ * load hook (call slots, decided at ClassPrepare); the classes loaded before the
+ * application's first class (the window), and every class when attached, by
+ * retransformation (hooks_rules_for_class lists the methods, hooks_retransform makes one VM
+ * operation of a batch). The load hook's filter (a rule's method name among the
  * constant-pool strings) is all most classes cost. State C in agent_internal.h; the rewrite
  * is rewrite.c's, the stamps agent_stamp.c's. */
 #define _GNU_SOURCE
@@ -23,7 +24,7 @@ static uint32_t name_hash(const char *s, size_t n)
 }
 
 /* Records that class `name` was hooked at load (under S.lock): e as in C.index. */
-void hooked_add(const char *name, int e)
+void hooks_index_add(const char *name, int e)
 {
     uint32_t m = HOOKED_INDEX - 1, i = name_hash(name, strlen(name)) & m;
     for (uint32_t k = 0; k < HOOKED_INDEX; k++, i = (i + 1) & m)
@@ -35,7 +36,7 @@ void hooked_add(const char *name, int e)
 
 /* The entry of a class hooked at load named name[0..n), preferring a call entry not yet
  * settled (two loaders may define the same name), or 0. Under S.lock. */
-int hooked_find(const char *name, size_t n)
+int hooks_index_find(const char *name, size_t n)
 {
     uint32_t m = HOOKED_INDEX - 1, i = name_hash(name, n) & m;
     int found = 0;
@@ -61,7 +62,7 @@ typedef struct batch {
 static __thread batch *cur_batch;
 
 /* "Ljava/io/Closeable;" -> "java.io.Closeable" in place. */
-void sig_to_name(char *s)
+void hooks_sig_to_name(char *s)
 {
     size_t n = strlen(s);
     if (n >= 2 && s[0] == 'L' && s[n - 1] == ';') {
@@ -78,14 +79,14 @@ static int class_is(jclass k, const char *name)
     char *sig = NULL;
     if ((*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) != JVMTI_ERROR_NONE)
         return 0;
-    sig_to_name(sig);
+    hooks_sig_to_name(sig);
     int eq = strcmp(sig, name) == 0;
     (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
     return eq;
 }
 
 /* Whether k, a superclass or any interface of theirs is named `name`. Bounded walk. */
-int has_supertype(JNIEnv *env, jclass k, const char *name, int depth)
+int hooks_has_supertype(JNIEnv *env, jclass k, const char *name, int depth)
 {
     if (!k || depth > 32)
         return 0;
@@ -96,7 +97,7 @@ int has_supertype(JNIEnv *env, jclass k, const char *name, int depth)
     int found = 0;
     if ((*A.ti)->GetImplementedInterfaces(A.ti, k, &ni, &ifs) == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < ni; i++) {
-            if (!found && has_supertype(env, ifs[i], name, depth + 1))
+            if (!found && hooks_has_supertype(env, ifs[i], name, depth + 1))
                 found = 1;
             (*env)->DeleteLocalRef(env, ifs[i]);
         }
@@ -106,14 +107,14 @@ int has_supertype(JNIEnv *env, jclass k, const char *name, int depth)
         return 1;
     jclass sup = (*env)->GetSuperclass(env, k);
     if (sup) {
-        found = has_supertype(env, sup, name, depth + 1);
+        found = hooks_has_supertype(env, sup, name, depth + 1);
         (*env)->DeleteLocalRef(env, sup);
     }
     return found;
 }
 
 /* A class became usable: if it declares a method a rule names (instance, with code) and has
- * the rule's class among its supertypes, retransform it with the hook before that method's
+ * the rule's class among its supertypes, hooks_retransform it with the hook before that method's
  * returns. Classes without a method of a watched name cost one GetClassMethods and a few
  * name compares; nothing is done to any other method. */
 /* Whether the rewritten k can link to the hook: always when the hook class is the boot
@@ -149,7 +150,7 @@ static int hook_visible(JNIEnv *env, jclass k)
     return same;
 }
 
-pending *rules_for_class(JNIEnv *env, jclass k)
+pending *hooks_rules_for_class(JNIEnv *env, jclass k)
 {
     jint nm = 0;
     jmethodID *ms = NULL;
@@ -168,7 +169,7 @@ pending *rules_for_class(JNIEnv *env, jclass k)
             (*A.ti)->GetMethodModifiers(A.ti, ms[i], &mod);
             if (mod & (0x0008 | 0x0100 | 0x0400)) /* static, native, abstract */
                 continue;
-            if (!has_supertype(env, k, ru->cls, 0) || !hook_visible(env, k))
+            if (!hooks_has_supertype(env, k, ru->cls, 0) || !hook_visible(env, k))
                 continue;
             if (!pd && !(pd = calloc(1, sizeof *pd)))
                 break;
@@ -194,7 +195,7 @@ pending *rules_for_class(JNIEnv *env, jclass k)
 }
 
 /* Retransforms the n classes of pds (one VM operation for all) and frees pds. */
-void retransform(JNIEnv *env, pending **pds, int n)
+void hooks_retransform(JNIEnv *env, pending **pds, int n)
 {
     if (n == 0)
         return;
@@ -252,15 +253,15 @@ void retransform(JNIEnv *env, pending **pds, int n)
  * Returns 1 when it retransformed. */
 #define WINDOW_MAX_MS 2000
 
-int early_retransform(JNIEnv *env)
+int hooks_early_retransform(JNIEnv *env)
 {
-    uint64_t until = clock_ms() + WINDOW_MAX_MS;
+    uint64_t until = agent_clock_ms() + WINDOW_MAX_MS;
     pthread_mutex_lock(&A.lock);
     while ((!A.early_ready || A.window) && !A.dying) {
-        uint64_t now = clock_ms();
+        uint64_t now = agent_clock_ms();
         if (A.early_ready && now >= until) {
             pthread_mutex_unlock(&A.lock);
-            window_close(env, NULL);
+            hooks_window_close(env, NULL);
             pthread_mutex_lock(&A.lock);
             continue;
         }
@@ -281,7 +282,7 @@ int early_retransform(JNIEnv *env)
     for (int i = 0; pds && ks && i < n; i++)
         ks[i] = pds[i]->k;
     if (pds && ks && !A.dying && !A.disabled) {
-        retransform(env, pds, n); /* frees each pending */
+        hooks_retransform(env, pds, n); /* frees each pending */
     } else {
         for (int i = 0; i < n; i++)
             free(i < ne ? early[i] : def[i - ne]);
@@ -301,7 +302,7 @@ int early_retransform(JNIEnv *env)
 /* Opens the window (live_start, after listing the classes loaded before): the load hook
  * stays off, ClassLoad tells when a class loader other than the boot loader defines its
  * first class. */
-void window_open(void)
+void hooks_window_open(void)
 {
     pthread_mutex_lock(&S.lock);
     A.window = 1;
@@ -314,7 +315,7 @@ void window_open(void)
  * comes before its preparation) is named for the old path at its ClassPrepare (listed
  * methods, a retransformation of its own). Only then is the window marked closed, so a
  * class is either prepared in the window or found here. Any thread; the first call only. */
-void window_close(JNIEnv *env, jclass trigger)
+void hooks_window_close(JNIEnv *env, jclass trigger)
 {
     static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&once);
@@ -339,9 +340,9 @@ void window_close(JNIEnv *env, jclass trigger)
             size_t l = strlen(sig);
             if (l > 2 && sig[0] == 'L') {
                 pthread_mutex_lock(&S.lock);
-                if (!hooked_find(sig + 1, l - 2) && !legacy_has(sig + 1, l - 2)) {
+                if (!hooks_index_find(sig + 1, l - 2) && !legacy_has(sig + 1, l - 2)) {
                     sig[l - 1] = 0;
-                    legacy_add(sig + 1);
+                    hooks_legacy_add(sig + 1);
                 }
                 pthread_mutex_unlock(&S.lock);
             }
@@ -357,14 +358,14 @@ void window_close(JNIEnv *env, jclass trigger)
     A.window = 0;
     pthread_mutex_unlock(&S.lock);
     pthread_mutex_unlock(&once);
-    pthread_mutex_lock(&A.lock); /* the agent's thread waits for it (early_retransform) */
+    pthread_mutex_lock(&A.lock); /* the agent's thread waits for it (hooks_early_retransform) */
     pthread_cond_broadcast(&A.cond);
     pthread_mutex_unlock(&A.lock);
 }
 
 /* ClassLoad, during the window only: a class defined by a class loader other than the boot
  * loader closes it. */
-void JNICALL on_class_load(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
+void JNICALL hooks_class_load(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
 {
     if (!A.window)
         return;
@@ -372,7 +373,7 @@ void JNICALL on_class_load(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
     if ((*ti)->GetClassLoader(ti, k, &ld) != JVMTI_ERROR_NONE || !ld)
         return;
     (*env)->DeleteLocalRef(env, ld);
-    window_close(env, k);
+    hooks_window_close(env, k);
 }
 
 /* A class prepared during the window (a JDK class, from the list's time or loaded since,
@@ -383,7 +384,7 @@ static void window_prepare(JNIEnv *env, jclass k, const char *sig)
 {
     char name[256];
     snprintf(name, sizeof name, "%s", sig);
-    sig_to_name(name);
+    hooks_sig_to_name(name);
     int sub = 0;
     for (int r = 0; r < A.opts.n_watch; r++) {
         if (!A.rule_cls[r] && strcmp(name, A.opts.watch[r].cls) == 0) {
@@ -395,7 +396,7 @@ static void window_prepare(JNIEnv *env, jclass k, const char *sig)
         if (!sub && A.rule_cls[r])
             sub = (*env)->IsAssignableFrom(env, k, A.rule_cls[r]);
     }
-    pending *pd = sub ? rules_for_class(env, k) : NULL;
+    pending *pd = sub ? hooks_rules_for_class(env, k) : NULL;
     if (!pd)
         return;
     pthread_mutex_lock(&A.lock);
@@ -415,7 +416,7 @@ static void window_prepare(JNIEnv *env, jclass k, const char *sig)
     }
     pthread_mutex_unlock(&A.lock);
     if (!g)
-        retransform(env, &pd, 1); /* frees pd */
+        hooks_retransform(env, &pd, 1); /* frees pd */
 }
 
 /* ---- the load hook's filter ---- */
@@ -553,7 +554,7 @@ static struct {
     int overflow;
 } L;
 
-void legacy_add(const char *name)
+void hooks_legacy_add(const char *name)
 {
     if (L.n >= LEGACY_NAMES / 2) {
         L.overflow = 1;
@@ -622,7 +623,7 @@ static int call_load(jvmtiEnv *ti, const char *name, int again, const unsigned c
                               &out_len)
                  : 0;
     if (again < 0 && first + nm > CALL_SLOTS)
-        legacy_add(name); /* no slot left: retransformed once prepared, as before */
+        hooks_legacy_add(name); /* no slot left: retransformed once prepared, as before */
     int done = 0;
     if (rc > 0 && out_len <= 0x7fffffff &&
         (*ti)->Allocate(ti, (jlong)out_len, &jd) == JVMTI_ERROR_NONE) {
@@ -638,7 +639,7 @@ static int call_load(jvmtiEnv *ti, const char *name, int again, const unsigned c
                 for (int i = 0; i < nm; i++)
                     C.method[first + i] = ms[i];
                 C.n = first + nm;
-                hooked_add(name, -(first + 1));
+                hooks_index_add(name, -(first + 1));
                 __atomic_add_fetch(&A.n_rewritten, (unsigned)rc, __ATOMIC_RELAXED);
             }
         } else {
@@ -705,7 +706,7 @@ static void call_prepare(JNIEnv *env, jclass k, int first)
         rules[i] = 0;
         for (int r = 0; r < A.opts.n_watch && !rules[i]; r++)
             if (strcmp(A.opts.watch[r].method, C.method[first + i]) == 0 &&
-                has_supertype(env, k, A.opts.watch[r].cls, 0))
+                hooks_has_supertype(env, k, A.opts.watch[r].cls, 0))
                 rules[i] = r + 1;
     }
     if (n > 0 && C.called)
@@ -714,12 +715,12 @@ static void call_prepare(JNIEnv *env, jclass k, int first)
         (*env)->ExceptionClear(env);
 }
 
-/* The retransformation asked for by rules_for_class, on the same thread; or, while stamps
+/* The retransformation asked for by hooks_rules_for_class, on the same thread; or, while stamps
  * are on, a class being loaded. */
-void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_redefined,
-                                       jobject loader, const char *name, jobject pd,
-                                       jint len, const unsigned char *data, jint *new_len,
-                                       unsigned char **new_data)
+void JNICALL hooks_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_redefined,
+                                   jobject loader, const char *name, jobject pd,
+                                   jint len, const unsigned char *data, jint *new_len,
+                                   unsigned char **new_data)
 {
     if (!being_redefined) {
         uint64_t found = S.on && len > 0 && !A.disabled && !A.dying ? names_in(data, len) : 0;
@@ -740,12 +741,12 @@ void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_redefine
         (*ti)->GetClassStatus(ti, being_redefined, &st);
         /* a class loaded but not yet prepared cannot list its fields: its name's slot says */
         if (slot >= 0 &&
-            (!(st & JVMTI_CLASS_STATUS_PREPARED) || own_stamp_field(being_redefined))) {
+            (!(st & JVMTI_CLASS_STATUS_PREPARED) || stamp_own_field(being_redefined))) {
             stamp_load(ti, name, slot, data, len, names_in(data, len), new_len, new_data);
             return;
         }
         pthread_mutex_lock(&S.lock);
-        int e = hooked_find(name, strlen(name));
+        int e = hooks_index_find(name, strlen(name));
         pthread_mutex_unlock(&S.lock);
         if (e < 0) /* the slots given at load say which names */
             call_load(ti, name, -e - 1, data, len, 0, new_len, new_data);
@@ -782,7 +783,7 @@ void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_redefine
  * the agent's own calls: a stamped class's supertypes are checked, and a class never seen at
  * load (or every class, when stamps are off) is listed for methods a rule names, which get
  * the call hook by retransformation. */
-void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
+void JNICALL hooks_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
 {
     if (!A.live || A.disabled || A.dying || !A.can_rules || A.opts.n_watch == 0)
         return;
@@ -793,7 +794,7 @@ void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
         size_t l = strlen(sig);
         if (l > 2 && sig[0] == 'L') {
             pthread_mutex_lock(&S.lock);
-            e = hooked_find(sig + 1, l - 2);
+            e = hooks_index_find(sig + 1, l - 2);
             window = !e && A.window;
             legacy = !e && legacy_has(sig + 1, l - 2);
             pthread_mutex_unlock(&S.lock);
@@ -810,13 +811,13 @@ void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
     }
     if (e >= 0 && !in_agent) {
         in_agent = 1;
-        pending *pd = legacy || e > 0 ? rules_for_class(env, k) : NULL;
+        pending *pd = legacy || e > 0 ? hooks_rules_for_class(env, k) : NULL;
         if (S.on && stamp_prepare(env, k, sig, e > 0, pd)) {
             free(pd);
             pd = NULL;
         }
         if (pd)
-            retransform(env, &pd, 1);
+            hooks_retransform(env, &pd, 1);
         in_agent = 0;
     }
     if (sig)

@@ -195,7 +195,7 @@ typedef struct call_state {
 } call_state;
 extern call_state C;
 
-/* The methods of the class being retransformed on this thread, for on_class_file_load. */
+/* The methods of the class being retransformed on this thread, for hooks_class_file_load. */
 typedef struct pending {
     jclass k;   /* the class (a local reference of the retransforming thread) */
     rw_target t[MAX_RULE_METHODS];
@@ -206,28 +206,28 @@ typedef struct pending {
 
 /* ---- agent.c ---- */
 
-void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void agent_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void agent_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void agent_disable(JNIEnv *env, const char *what);
-uint64_t clock_ms(void);
-JNIEnv *cur_env(void);
+uint64_t agent_clock_ms(void);
+JNIEnv *agent_env(void);
 
 /* ---- agent_thread.c ---- */
 
-uint64_t h_now(void *ctx);
-void h_wake(void *ctx, uint64_t at);
-int h_alive(void *ctx, void *obj, uint32_t tag);
-void *h_retained(void *ctx, void *obj, uint32_t *tag, uint64_t watch_ms, uint64_t at);
-void h_release(void *ctx, void *obj, uint32_t tag);
-void h_gc(void *ctx);
-void h_finalize(void *ctx);
-uint64_t h_dump(void *ctx, unsigned n_retained, uint64_t started_ms);
-void write_status(void);
-void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg);
-void JNICALL native_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms);
-void JNICALL native_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArray rules,
-                           jint n, jlong ms);
-void JNICALL on_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th);
+uint64_t watcher_now(void *ctx);
+void watcher_wake(void *ctx, uint64_t at);
+int watcher_alive(void *ctx, void *obj, uint32_t tag);
+void *watcher_retained(void *ctx, void *obj, uint32_t *tag, uint64_t watch_ms, uint64_t at);
+void watcher_release(void *ctx, void *obj, uint32_t tag);
+void watcher_gc(void *ctx);
+void watcher_finalize(void *ctx);
+uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms);
+void watcher_write_status(void);
+void JNICALL watcher_main(jvmtiEnv *ti, JNIEnv *env, void *arg);
+void JNICALL watcher_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms);
+void JNICALL watcher_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArray rules,
+                            jint n, jlong ms);
+void JNICALL watcher_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th);
 
 /* ---- agent_stamp.c ---- */
 
@@ -236,7 +236,7 @@ void stamp_tick(JNIEnv *env);
 void stamp_after_dump(void);
 int stamp_load(jvmtiEnv *ti, const char *name, int again, const unsigned char *data, jint len,
                uint64_t found, jint *new_len, unsigned char **new_data);
-jfieldID own_stamp_field(jclass k);
+jfieldID stamp_own_field(jclass k);
 int stamp_prepare(JNIEnv *env, jclass k, const char *sig, int named, const pending *pd);
 int stamp_start(JNIEnv *env);
 void stamp_on(void);
@@ -244,21 +244,21 @@ void stamp_on(void);
 /* ---- agent_hooks.c ---- */
 
 void hooks_names_init(void);
-void hooked_add(const char *name, int e);
-int hooked_find(const char *name, size_t n);
-void legacy_add(const char *name);
-void sig_to_name(char *s);
-int has_supertype(JNIEnv *env, jclass k, const char *name, int depth);
-pending *rules_for_class(JNIEnv *env, jclass k);
-void retransform(JNIEnv *env, pending **pds, int n);
-int early_retransform(JNIEnv *env);
-void window_open(void);
-void window_close(JNIEnv *env, jclass trigger);
-void JNICALL on_class_load(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k);
-void JNICALL on_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_redefined,
-                                jobject loader, const char *name, jobject pd, jint len,
-                                const unsigned char *data, jint *new_len,
-                                unsigned char **new_data);
-void JNICALL on_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k);
+void hooks_index_add(const char *name, int e);
+int hooks_index_find(const char *name, size_t n);
+void hooks_legacy_add(const char *name);
+void hooks_sig_to_name(char *s);
+int hooks_has_supertype(JNIEnv *env, jclass k, const char *name, int depth);
+pending *hooks_rules_for_class(JNIEnv *env, jclass k);
+void hooks_retransform(JNIEnv *env, pending **pds, int n);
+int hooks_early_retransform(JNIEnv *env);
+void hooks_window_open(void);
+void hooks_window_close(JNIEnv *env, jclass trigger);
+void JNICALL hooks_class_load(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k);
+void JNICALL hooks_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_redefined,
+                                   jobject loader, const char *name, jobject pd, jint len,
+                                   const unsigned char *data, jint *new_len,
+                                   unsigned char **new_data);
+void JNICALL hooks_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k);
 
 #endif

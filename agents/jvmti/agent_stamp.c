@@ -21,7 +21,7 @@ static uint64_t stamp_upper(jint e)
 {
     jint nx = e + 1;
     if (nx > S.cur)
-        return clock_ms();
+        return agent_clock_ms();
     if (S.cur - nx > STAMP_RING - 2)
         nx = S.cur - (STAMP_RING - 2);
     return S.at[nx % STAMP_RING];
@@ -112,7 +112,7 @@ void stamp_tick(JNIEnv *env)
 {
     if (!S.on || A.disabled)
         return;
-    uint64_t now = clock_ms();
+    uint64_t now = agent_clock_ms();
     if (now - S.at[S.cur % STAMP_RING] >= AGENT_SEAL_MS) {
         int n = S.n_slots, any = 0;
         jbyte act[STAMP_SLOTS];
@@ -143,7 +143,7 @@ void stamp_tick(JNIEnv *env)
     if (e < S.dirty_lo)
         return;
     stamp_scan(env, e);
-    uint64_t gap = (clock_ms() - now) * STAMP_SCAN_SHARE;
+    uint64_t gap = (agent_clock_ms() - now) * STAMP_SCAN_SHARE;
     S.next_scan = now + (gap < A.cfg.delay_ms ? gap : A.cfg.delay_ms);
     S.scanned = e;
     if (S.dirty_hi > e)
@@ -217,7 +217,7 @@ int stamp_load(jvmtiEnv *ti, const char *name, int again, const unsigned char *d
         *new_data = jd;
         *new_len = (jint)out_len;
         S.n_slots = slot + 1;
-        hooked_add(name, slot + 1);
+        hooks_index_add(name, slot + 1);
         __atomic_add_fetch(&A.n_rewritten, (unsigned)rc, __ATOMIC_RELAXED);
         done = 1;
     } else if (rc > 0) {
@@ -230,7 +230,7 @@ int stamp_load(jvmtiEnv *ti, const char *name, int again, const unsigned char *d
 }
 
 /* k's own stamp field, or NULL. */
-jfieldID own_stamp_field(jclass k)
+jfieldID stamp_own_field(jclass k)
 {
     jint nf = 0;
     jfieldID *fs = NULL, found = NULL;
@@ -262,7 +262,7 @@ int stamp_prepare(JNIEnv *env, jclass k, const char *sig, int named, const pendi
         (*A.ti)->GetTag(A.ti, sup, &sup_tag);
         (*env)->DeleteLocalRef(env, sup);
     }
-    jfieldID own = named && sig ? own_stamp_field(k) : NULL;
+    jfieldID own = named && sig ? stamp_own_field(k) : NULL;
     int verified = own && pd;
     if (sup_tag <= 0 || sup_tag > STAMP_CLASSES)
         sup_tag = 0;
@@ -317,7 +317,7 @@ int stamp_start(JNIEnv *env)
         (*env)->ExceptionClear(env);
         return 0;
     }
-    stamp_advance(env, clock_ms());
+    stamp_advance(env, agent_clock_ms());
     hooks_names_init();
     return 1;
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* agent_thread.c: the JVM agent's watcher (agents layer): the callbacks that fill the
- * watcher core's environment (src/watch/watch.h) with JNI (alive, retained, release, GC,
- * finalization, the dump), the dump itself (HotSpotDiagnosticMXBean.dumpHeap to a temporary
- * name) and the separate `leakray watch analyze` process, the status file, the agent's own
- * thread (the core's executor, a tick every AGENT_SEAL_MS), AppWatcher's native methods
- * (explicit watching) and finished threads (ThreadEnd). JNI runs only on the agent's thread,
- * in ThreadEnd and in AppWatcher's native calls. State in agent_internal.h. */
+/* agent_thread.c: the JVM agent's watcher (agents layer), prefix watcher_: the callbacks
+ * that fill the watcher core's environment (src/watch/watch.h) with JNI (alive, retained,
+ * release, GC, finalization, the dump), the dump itself (HotSpotDiagnosticMXBean.dumpHeap to
+ * a temporary name) and the separate `leakray watch analyze` process, the status file, the
+ * agent's own thread (the core's executor, a tick every AGENT_SEAL_MS), AppWatcher's native
+ * methods (explicit watching) and finished threads (ThreadEnd). JNI runs only on the agent's
+ * thread, in ThreadEnd and in AppWatcher's native calls. State in agent_internal.h. */
 #define _GNU_SOURCE
 #include "agent_internal.h"
 
@@ -13,9 +13,9 @@ extern char **environ;
 
 /* ---- the core's callbacks ---- */
 
-uint64_t h_now(void *ctx) { return clock_ms(); }
+uint64_t watcher_now(void *ctx) { return agent_clock_ms(); }
 
-void h_wake(void *ctx, uint64_t at)
+void watcher_wake(void *ctx, uint64_t at)
 {
     pthread_mutex_lock(&A.lock);
     if (!A.wake_at || at < A.wake_at) {
@@ -32,9 +32,9 @@ static int is_weak(uint32_t tag) { return (tag & AGENT_TAG_WEAK) != 0; }
  * global reference to a KeyedWeakReference made by the explicit API. For the latter,
  * refersTo(null) (JDK 16+) does not make the referent strongly reachable even briefly;
  * older JDKs fall back to get(). */
-int h_alive(void *ctx, void *obj, uint32_t tag)
+int watcher_alive(void *ctx, void *obj, uint32_t tag)
 {
-    JNIEnv *env = cur_env();
+    JNIEnv *env = agent_env();
     if (!env)
         return 1;
     if (is_weak(tag))
@@ -57,9 +57,9 @@ int h_alive(void *ctx, void *obj, uint32_t tag)
 
 /* Retained: mark the KeyedWeakReference, or build it now for a rule-watched object (with the
  * watch time and the rule it would have had), so the dump carries LeakCanary's markers. */
-void *h_retained(void *ctx, void *obj, uint32_t *tag, uint64_t watch_ms, uint64_t at)
+void *watcher_retained(void *ctx, void *obj, uint32_t *tag, uint64_t watch_ms, uint64_t at)
 {
-    JNIEnv *env = cur_env();
+    JNIEnv *env = agent_env();
     if (!env)
         return obj;
     if (!is_weak(*tag)) {
@@ -85,9 +85,9 @@ void *h_retained(void *ctx, void *obj, uint32_t *tag, uint64_t watch_ms, uint64_
     return g;
 }
 
-void h_release(void *ctx, void *obj, uint32_t tag)
+void watcher_release(void *ctx, void *obj, uint32_t tag)
 {
-    JNIEnv *env = cur_env();
+    JNIEnv *env = agent_env();
     if (!env)
         return;
     if (is_weak(tag))
@@ -96,11 +96,11 @@ void h_release(void *ctx, void *obj, uint32_t tag)
         (*env)->DeleteGlobalRef(env, (jobject)obj);
 }
 
-void h_gc(void *ctx) { (*A.ti)->ForceGarbageCollection(A.ti); }
+void watcher_gc(void *ctx) { (*A.ti)->ForceGarbageCollection(A.ti); }
 
-void h_finalize(void *ctx)
+void watcher_finalize(void *ctx)
 {
-    JNIEnv *env = cur_env();
+    JNIEnv *env = agent_env();
     if (!env)
         return;
     jobject rt = (*env)->CallStaticObjectMethod(env, A.runtime, A.runtime_get);
@@ -167,7 +167,7 @@ static void spawn_analysis(const char *dump, double pause_ms, unsigned retained)
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     if (rc != 0) {
-        complain("cannot start %s to analyse %s: %s", A.leakray, dump, strerror(rc));
+        agent_complain("cannot start %s to analyse %s: %s", A.leakray, dump, strerror(rc));
         return;
     }
     A.analysing = 1;
@@ -211,9 +211,9 @@ static int resolve_dumper(JNIEnv *env)
 
 /* ---- the dump ---- */
 
-uint64_t h_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
+uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
 {
-    JNIEnv *env = cur_env();
+    JNIEnv *env = agent_env();
     if (!env)
         return 0;
     if (resolve_dumper(env) != 0) {
@@ -229,52 +229,52 @@ uint64_t h_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     snprintf(name, sizeof name, "leakray-%s-%ld-%u", stamp, (long)getpid(), ++A.seq);
     snprintf(tmp, sizeof tmp, "%s/.%s.part.hprof", A.dir, name);
     snprintf(fin, sizeof fin, "%s/%s.hprof", A.dir, name);
-    say("%u retained objects, dumping the heap to %s", n_retained, fin);
+    agent_say("%u retained objects, dumping the heap to %s", n_retained, fin);
     jint epoch_at_start = S.cur;
     jstring jpath = (*env)->NewStringUTF(env, tmp);
     if (!jpath) {
         (*env)->ExceptionClear(env);
         return 0;
     }
-    uint64_t t0 = clock_ms();
+    uint64_t t0 = agent_clock_ms();
     (*env)->CallVoidMethod(env, A.diag_bean, A.dump_heap, jpath, JNI_TRUE);
-    double pause = (double)(clock_ms() - t0);
+    double pause = (double)(agent_clock_ms() - t0);
     (*env)->DeleteLocalRef(env, jpath);
     if ((*env)->ExceptionCheck(env)) {
         (*env)->ExceptionClear(env);
-        complain("heap dump to %s failed; retrying in %d s", tmp, WATCH_DUMP_RETRY_MS / 1000);
+        agent_complain("heap dump to %s failed; retrying in %d s", tmp, WATCH_DUMP_RETRY_MS / 1000);
         unlink(tmp);
         return 0;
     }
     struct stat sb;
     if (stat(tmp, &sb) != 0 || sb.st_size == 0) {
-        complain("heap dump %s is empty; retrying in %d s", tmp, WATCH_DUMP_RETRY_MS / 1000);
+        agent_complain("heap dump %s is empty; retrying in %d s", tmp, WATCH_DUMP_RETRY_MS / 1000);
         unlink(tmp);
         return 0;
     }
     if (rename(tmp, fin) != 0) {
-        complain("renaming %s: %s", tmp, strerror(errno));
+        agent_complain("renaming %s: %s", tmp, strerror(errno));
         unlink(tmp);
         return 0;
     }
     snprintf(A.last_dump, sizeof A.last_dump, "%s", fin);
     A.last_pause_ms = pause;
     S.dump_epoch = epoch_at_start;
-    say("heap dump %s: %.1f MB, pause %.0f ms; analysing in a separate process", fin,
-        (double)sb.st_size / 1e6, pause); /* SI, as the CLI prints sizes */
+    agent_say("heap dump %s: %.1f MB, pause %.0f ms; analysing in a separate process", fin,
+              (double)sb.st_size / 1e6, pause); /* SI, as the CLI prints sizes */
     spawn_analysis(fin, pause, n_retained);
     return (uint64_t)sb.st_size;
 }
 
 /* ---- the status file (`leakray watch status PID`) ---- */
 
-void write_status(void)
+void watcher_write_status(void)
 {
     if (!A.core || !A.status[0])
         return;
     watch_stats st;
     watch_stats_get(A.core, &st);
-    uint64_t now = clock_ms();
+    uint64_t now = agent_clock_ms();
     A.status_at = now;
     /* text is this call's own (the agent thread and live_start both write); last is shared
      * and read and written under the lock only */
@@ -324,18 +324,18 @@ void write_status(void)
  * handed over by the thread that fills it). */
 static void seal_rules(JNIEnv *env)
 {
-    (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_seal, (jlong)clock_ms());
+    (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_seal, (jlong)agent_clock_ms());
     if ((*env)->ExceptionCheck(env))
         agent_disable(env, "AppWatcher.seal failed");
 }
 
-void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
+void JNICALL watcher_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
 {
     in_agent = 1;
     uint64_t next = 0;
-    write_status();
-    if (early_retransform(env))
-        write_status(); /* its retransforms key, at once */
+    watcher_write_status();
+    if (hooks_early_retransform(env))
+        watcher_write_status(); /* its retransforms key, at once */
     while (!A.dying) {
         pthread_mutex_lock(&A.lock);
         uint64_t at = next;
@@ -344,7 +344,7 @@ void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         /* wake every AGENT_SEAL_MS: the batch AppWatcher fills (rule-watched objects, and
          * explicitly watched ones) is stamped with the clock when sealed, so this bounds how
          * late such an object is checked; the stamps' epoch advances at the same pace */
-        uint64_t now = clock_ms();
+        uint64_t now = agent_clock_ms();
         uint64_t tick = AGENT_SEAL_MS;
         uint64_t until = (!at || at > now + tick) ? now + tick : at;
         if (until > now && !A.dying) {
@@ -355,7 +355,7 @@ void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
                    pthread_cond_timedwait(&A.cond, &A.lock, &ts) == 0)
                 ;
         }
-        if (A.wake_at && A.wake_at <= clock_ms())
+        if (A.wake_at && A.wake_at <= agent_clock_ms())
             A.wake_at = 0;
         pthread_mutex_unlock(&A.lock);
         if (A.dying || A.disabled)
@@ -367,20 +367,20 @@ void JNICALL agent_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         next = watch_run(A.core);
         /* objects watched a tick ago and collected since are let go now, not 5 s later:
          * the GC visits every JNI weak reference on each collection */
-        watch_sweep(A.core, clock_ms() - AGENT_SEAL_MS);
+        watch_sweep(A.core, agent_clock_ms() - AGENT_SEAL_MS);
         stamp_after_dump();
         if ((*env)->ExceptionCheck(env)) {
             agent_disable(env, "unexpected Java exception in the watcher thread");
             break;
         }
-        if (clock_ms() - A.status_at >= 900 || next == 0 || A.analysing)
-            write_status();
+        if (agent_clock_ms() - A.status_at >= 900 || next == 0 || A.analysing)
+            watcher_write_status();
     }
 }
 
 /* ---- explicit watching: leakray.AppWatcher.watch0 ---- */
 
-void JNICALL native_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms)
+void JNICALL watcher_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms)
 {
     if (A.disabled || A.dying || !ref)
         return;
@@ -398,8 +398,8 @@ void JNICALL native_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms)
  * AppWatcher.API_RULE), watched at ms. Each is held by a JNI weak reference until found
  * retained, when AppWatcher builds its KeyedWeakReference. One call per batch: the
  * watching threads pay no JNI transition. */
-void JNICALL native_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArray rules,
-                                  jint n, jlong ms)
+void JNICALL watcher_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArray rules,
+                            jint n, jlong ms)
 {
     if (A.disabled || A.dying || !objs || !rules || n <= 0 ||
         n > (*env)->GetArrayLength(env, objs) || n > (*env)->GetArrayLength(env, rules))
@@ -440,7 +440,7 @@ static void watch_object(JNIEnv *env, jobject obj, jstring desc)
 
 /* ---- built in: a Thread object once its thread ended ---- */
 
-void JNICALL on_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th)
+void JNICALL watcher_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th)
 {
     if (in_agent || !A.live || A.disabled || A.dying || !th)
         return;
