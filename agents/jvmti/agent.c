@@ -211,94 +211,21 @@ static void live_start(JNIEnv *env)
     A.live = 1;
     (*env)->SetStaticBooleanField(env, A.watcher, A.watcher_installed, JNI_TRUE);
     if (A.can_rules && A.opts.n_watch > 0) {
-        jint nc = 0;
-        jclass *cs = NULL;
-        pending **pds = NULL;
-        int np = 0;
         /* stamps and load-time hooks are set up; they are turned on when the application
-         * loads its first class (window_close). Until then a class prepared is checked
-         * against the rules' classes (window), and every class loaded before is in the
-         * list below */
-        int stamps = stamp_start(env);
-        if ((*A.ti)->GetLoadedClasses(A.ti, &nc, &cs) == JVMTI_ERROR_NONE &&
-            (pds = calloc((size_t)nc + 1, sizeof *pds))) {
-            /* the classes loaded before now, retransformed in one batch. Only subtypes of
-             * the rules' own classes (found by name among them, whatever their loader) can
-             * need the hook: IsAssignableFrom rules the others out without listing their
-             * methods (most of the start-up cost when hundreds of classes are loaded) */
-            unsigned char *ok = calloc((size_t)nc + 1, 1);
-            jint *rcs = calloc((size_t)nc + 1, sizeof *rcs), nrc = 0;
-            for (jint i = 0; ok && rcs && i < nc; i++) {
-                jint st = 0;
-                char *sig = NULL;
-                (*A.ti)->GetClassStatus(A.ti, cs[i], &st);
-                ok[i] = (st & JVMTI_CLASS_STATUS_PREPARED) && !(st & JVMTI_CLASS_STATUS_ARRAY) &&
-                        !(st & JVMTI_CLASS_STATUS_PRIMITIVE);
-                if ((st & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) ||
-                    (*A.ti)->GetClassSignature(A.ti, cs[i], &sig, NULL) != JVMTI_ERROR_NONE)
-                    continue;
-                size_t l = strlen(sig);
-                if (S.on && l > 2 && sig[0] == 'L') {
-                    pthread_mutex_lock(&S.lock);
-                    if (hooks_index_find(sig + 1, l - 2))
-                        ok[i] = 0; /* hooked at load, prepared on its own */
-                    else if (!ok[i]) {
-                        sig[l - 1] = 0;
-                        hooks_legacy_add(sig + 1); /* never seen by the load hook */
-                    }
-                    pthread_mutex_unlock(&S.lock);
-                }
-                if (!ok[i]) {
-                    (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
-                    continue;
-                }
-                hooks_sig_to_name(sig);
-                int rule_cls = 0;
-                for (int r = 0; r < A.opts.n_watch; r++)
-                    if (strcmp(sig, A.opts.watch[r].cls) == 0) {
-                        if (!rule_cls)
-                            rcs[nrc++] = i;
-                        rule_cls = 1;
-                        if (stamps && !A.rule_cls[r])
-                            A.rule_cls[r] = (*env)->NewGlobalRef(env, cs[i]);
-                    }
-                (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
-            }
-            /* from here on a class prepared is one the list may have missed (or loaded but
-             * not prepared yet): checked by hooks_class_prepare against the rules' classes */
-            if (stamps)
-                hooks_window_open();
-            for (jint i = 0; ok && rcs && i < nc; i++) {
-                int sub = 0;
-                for (jint j = 0; ok[i] && j < nrc && !sub; j++)
-                    sub = (*env)->IsAssignableFrom(env, cs[i], cs[rcs[j]]);
-                pending *pd = sub ? hooks_rules_for_class(env, cs[i]) : NULL;
-                if (pd)
-                    pds[np++] = pd;
-                else
-                    ok[i] = 0;
-            }
-            for (jint i = 0; i < nc; i++) /* the batch's classes are freed with this frame */
-                if (!ok || !ok[i])
-                    (*env)->DeleteLocalRef(env, cs[i]);
-            free(ok);
-            free(rcs);
-            if (A.attached) {
-                hooks_retransform(env, pds, np); /* frees each pending; refs die with this frame */
-                free(pds);
-            } else { /* the agent's thread does it (hooks_early_retransform), main goes on */
-                for (int i = 0; i < np; i++)
-                    pds[i]->k = (*env)->NewGlobalRef(env, pds[i]->k);
-                pthread_mutex_lock(&A.lock);
-                A.early = pds;
-                A.n_early = np;
-                pthread_mutex_unlock(&A.lock);
-            }
+         * loads its first class (hooks_window_close). Until then a class prepared is
+         * checked against the rules' classes (the window), and the classes loaded before
+         * are listed (hooks_list_loaded): at once when attached, else by the agent's thread
+         * (hooks_early_retransform), off the path to main */
+        if (stamp_start(env) && !A.attached)
+            hooks_window_open();
+        if (A.attached) {
+            pending **pds = NULL;
+            int np = hooks_list_loaded(env, &pds);
+            hooks_retransform(env, pds, np); /* frees each pending; refs die with this frame */
+            free(pds);
+        } else {
+            A.list_loaded = 1;
         }
-        if (cs)
-            (*A.ti)->Deallocate(A.ti, (unsigned char *)cs);
-        if (stamps && !A.window)
-            stamp_on(); /* no class list: the load hook at once, as before */
     }
     pthread_mutex_lock(&A.lock);
     A.early_ready = 1;

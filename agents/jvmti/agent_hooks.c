@@ -242,6 +242,81 @@ void hooks_retransform(JNIEnv *env, pending **pds, int n)
         (*env)->ExceptionClear(env);
 }
 
+/* The classes loaded before now that need the call hook, as pendings in *out (their
+ * classes local references of this frame), and each rule's class among them in A.rule_cls.
+ * Only subtypes of the rules' own classes (found by name among them, whatever their loader)
+ * can need the hook: IsAssignableFrom rules the others out without listing their methods
+ * (most of the cost when hundreds of classes are loaded). Returns how many. */
+int hooks_list_loaded(JNIEnv *env, pending ***out)
+{
+    jint nc = 0;
+    jclass *cs = NULL;
+    pending **pds = NULL;
+    int np = 0;
+    *out = NULL;
+    if ((*A.ti)->GetLoadedClasses(A.ti, &nc, &cs) != JVMTI_ERROR_NONE)
+        return 0;
+    pds = calloc((size_t)nc + 1, sizeof *pds);
+    unsigned char *ok = calloc((size_t)nc + 1, 1);
+    jint *rcs = calloc((size_t)nc + 1, sizeof *rcs), nrc = 0;
+    for (jint i = 0; pds && ok && rcs && i < nc; i++) {
+        jint st = 0;
+        char *sig = NULL;
+        (*A.ti)->GetClassStatus(A.ti, cs[i], &st);
+        ok[i] = (st & JVMTI_CLASS_STATUS_PREPARED) && !(st & JVMTI_CLASS_STATUS_ARRAY) &&
+                !(st & JVMTI_CLASS_STATUS_PRIMITIVE);
+        if ((st & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) ||
+            (*A.ti)->GetClassSignature(A.ti, cs[i], &sig, NULL) != JVMTI_ERROR_NONE)
+            continue;
+        size_t l = strlen(sig);
+        if (S.on && l > 2 && sig[0] == 'L') {
+            pthread_mutex_lock(&S.lock);
+            if (hooks_index_find(sig + 1, l - 2))
+                ok[i] = 0; /* hooked at load, prepared on its own */
+            else if (!ok[i]) {
+                sig[l - 1] = 0;
+                hooks_legacy_add(sig + 1); /* never seen by the load hook */
+            }
+            pthread_mutex_unlock(&S.lock);
+        }
+        if (!ok[i]) {
+            (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+            continue;
+        }
+        hooks_sig_to_name(sig);
+        int rule_cls = 0;
+        for (int r = 0; r < A.opts.n_watch; r++)
+            if (strcmp(sig, A.opts.watch[r].cls) == 0) {
+                if (!rule_cls)
+                    rcs[nrc++] = i;
+                rule_cls = 1;
+                pthread_mutex_lock(&A.lock);
+                if (!A.rule_cls[r])
+                    A.rule_cls[r] = (*env)->NewGlobalRef(env, cs[i]);
+                pthread_mutex_unlock(&A.lock);
+            }
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+    }
+    for (jint i = 0; pds && ok && rcs && i < nc; i++) {
+        int sub = 0;
+        for (jint j = 0; ok[i] && j < nrc && !sub; j++)
+            sub = (*env)->IsAssignableFrom(env, cs[i], cs[rcs[j]]);
+        pending *pd = sub ? hooks_rules_for_class(env, cs[i]) : NULL;
+        if (pd)
+            pds[np++] = pd;
+        else
+            ok[i] = 0;
+    }
+    for (jint i = 0; i < nc; i++) /* the batch's classes are freed with the caller's frame */
+        if (!pds || !ok || !ok[i])
+            (*env)->DeleteLocalRef(env, cs[i]);
+    free(ok);
+    free(rcs);
+    (*A.ti)->Deallocate(A.ti, (unsigned char *)cs);
+    *out = pds;
+    return pds ? np : 0;
+}
+
 /* Started with the JVM, the JDK classes loaded before the agent (its Closeables: the
  * standard streams and what opened them) and those the launcher loads before the
  * application's first class (the class path's jar and zip readers: the window) get the call
@@ -253,13 +328,30 @@ void hooks_retransform(JNIEnv *env, pending **pds, int n)
  * Returns 1 when it retransformed. */
 #define WINDOW_MAX_MS 2000
 
+static int window_sub(JNIEnv *env, jclass k, const char *sig);
+
 int hooks_early_retransform(JNIEnv *env)
 {
     uint64_t until = agent_clock_ms() + WINDOW_MAX_MS;
     pthread_mutex_lock(&A.lock);
-    while ((!A.early_ready || A.window) && !A.dying) {
+    while (!A.early_ready && !A.dying)
+        pthread_cond_wait(&A.cond, &A.lock);
+    int list = A.list_loaded;
+    pthread_mutex_unlock(&A.lock);
+    pending **pds = NULL;
+    int n = 0, cap = 0;
+    if (list && (*env)->PushLocalFrame(env, 64) == 0) {
+        n = hooks_list_loaded(env, &pds);
+        for (int i = 0; i < n; i++)
+            pds[i]->k = (*env)->NewGlobalRef(env, pds[i]->k);
+        (*env)->PopLocalFrame(env, NULL);
+        cap = n;
+    }
+    pthread_mutex_lock(&A.lock);
+    A.rules_known = 1; /* the window's classes are checked where they are prepared now */
+    while (A.window && !A.dying) {
         uint64_t now = agent_clock_ms();
-        if (A.early_ready && now >= until) {
+        if (now >= until) {
             pthread_mutex_unlock(&A.lock);
             hooks_window_close(env, NULL);
             pthread_mutex_lock(&A.lock);
@@ -268,33 +360,58 @@ int hooks_early_retransform(JNIEnv *env)
         struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
         pthread_cond_timedwait(&A.cond, &A.lock, &ts);
     }
-    pending **early = A.early, **def = A.deferred;
-    int ne = A.n_early, nd = A.n_deferred;
-    A.early = A.deferred = NULL;
-    A.n_early = A.n_deferred = A.cap_deferred = 0;
+    jclass *wc = A.window_cls;
+    int nw = A.n_window_cls;
+    A.window_cls = NULL;
+    A.n_window_cls = A.cap_window_cls = 0;
     A.early_taken = 1;
     pthread_mutex_unlock(&A.lock);
-    int n = ne + nd;
-    pending **pds = n > 0 ? malloc((size_t)n * sizeof *pds) : NULL;
+    /* the classes prepared in the window, in their order (a rule's class before its
+     * subtypes), each once (one prepared before the list above is in it too) */
+    for (int i = 0; i < nw; i++) {
+        char *sig = NULL;
+        int dup = 0;
+        for (int j = 0; j < n && !dup; j++)
+            dup = (*env)->IsSameObject(env, pds[j]->k, wc[i]);
+        pending *pd = NULL;
+        if (!dup && (*A.ti)->GetClassSignature(A.ti, wc[i], &sig, NULL) == JVMTI_ERROR_NONE &&
+            window_sub(env, wc[i], sig))
+            pd = hooks_rules_for_class(env, wc[i]);
+        if (sig)
+            (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+        if (pd && n == cap) {
+            pending **p = realloc(pds, (size_t)(cap = 2 * cap + 16) * sizeof *p);
+            if (!p) {
+                free(pd);
+                pd = NULL;
+            } else {
+                pds = p;
+            }
+        }
+        if (pd) {
+            pd->k = wc[i]; /* the global reference, deleted below with the others */
+            pds[n++] = pd;
+        } else {
+            (*env)->DeleteGlobalRef(env, wc[i]);
+        }
+    }
+    free(wc);
     jclass *ks = n > 0 ? malloc((size_t)n * sizeof *ks) : NULL;
-    for (int i = 0; pds && i < n; i++)
-        pds[i] = i < ne ? early[i] : def[i - ne];
-    for (int i = 0; pds && ks && i < n; i++)
+    for (int i = 0; ks && i < n; i++)
         ks[i] = pds[i]->k;
-    if (pds && ks && !A.dying && !A.disabled) {
+    int done = 0;
+    if (ks && !A.dying && !A.disabled) {
         hooks_retransform(env, pds, n); /* frees each pending */
+        done = 1;
     } else {
         for (int i = 0; i < n; i++)
-            free(i < ne ? early[i] : def[i - ne]);
-        n = 0;
+            free(pds[i]);
     }
-    for (int i = 0; ks && i < ne + nd; i++)
+    for (int i = 0; ks && i < n; i++)
         (*env)->DeleteGlobalRef(env, ks[i]);
     free(ks);
     free(pds);
-    free(early);
-    free(def);
-    return n > 0;
+    return done && n > 0;
 }
 
 /* ---- the window: from VMInit to the application's first class ---- */
@@ -376,11 +493,10 @@ void JNICALL hooks_class_load(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k)
     hooks_window_close(env, k);
 }
 
-/* A class prepared during the window (a JDK class, from the list's time or loaded since,
- * its bytes never passed the load hook): a subtype of a rule's class joins the early batch;
- * a rule's class itself is remembered for the classes after it (a class is prepared after
- * its supertypes). Once the agent's thread took the batch, it is retransformed at once. */
-static void window_prepare(JNIEnv *env, jclass k, const char *sig)
+/* Whether k (signature sig), prepared during the window, is a subtype of a rule's class; a
+ * rule's class itself is remembered for the classes after it (a class is prepared after its
+ * supertypes). */
+static int window_sub(JNIEnv *env, jclass k, const char *sig)
 {
     char name[256];
     snprintf(name, sizeof name, "%s", sig);
@@ -396,26 +512,40 @@ static void window_prepare(JNIEnv *env, jclass k, const char *sig)
         if (!sub && A.rule_cls[r])
             sub = (*env)->IsAssignableFrom(env, k, A.rule_cls[r]);
     }
-    pending *pd = sub ? hooks_rules_for_class(env, k) : NULL;
-    if (!pd)
+    return sub;
+}
+
+/* A class prepared during the window (a JDK class, its bytes never passed the load hook):
+ * a subtype of a rule's class, or any class while the agent's thread has not yet listed the
+ * classes loaded before (the rules' classes are not all known), is handed to that thread,
+ * which lists its methods and adds it to the start-up retransformation. Once the thread took
+ * that batch, the class is retransformed here. */
+static void window_prepare(JNIEnv *env, jclass k, const char *sig)
+{
+    pthread_mutex_lock(&A.lock);
+    int known = A.rules_known;
+    pthread_mutex_unlock(&A.lock);
+    if (known && !window_sub(env, k, sig))
         return;
     pthread_mutex_lock(&A.lock);
-    if (!A.early_taken && A.n_deferred == A.cap_deferred) {
-        int cap = A.cap_deferred ? 2 * A.cap_deferred : 16;
-        pending **p = realloc(A.deferred, (size_t)cap * sizeof *p);
+    if (!A.early_taken && A.n_window_cls == A.cap_window_cls) {
+        int cap = A.cap_window_cls ? 2 * A.cap_window_cls : 64;
+        jclass *p = realloc(A.window_cls, (size_t)cap * sizeof *p);
         if (p) {
-            A.deferred = p;
-            A.cap_deferred = cap;
+            A.window_cls = p;
+            A.cap_window_cls = cap;
         }
     }
-    jclass g = !A.early_taken && A.n_deferred < A.cap_deferred ? (*env)->NewGlobalRef(env, k)
-                                                              : NULL;
-    if (g) {
-        pd->k = g;
-        A.deferred[A.n_deferred++] = pd;
-    }
+    jclass g = !A.early_taken && A.n_window_cls < A.cap_window_cls
+                   ? (*env)->NewGlobalRef(env, k)
+                   : NULL;
+    if (g)
+        A.window_cls[A.n_window_cls++] = g;
     pthread_mutex_unlock(&A.lock);
-    if (!g)
+    if (g)
+        return;
+    pending *pd = window_sub(env, k, sig) ? hooks_rules_for_class(env, k) : NULL;
+    if (pd)
         hooks_retransform(env, &pd, 1); /* frees pd */
 }
 

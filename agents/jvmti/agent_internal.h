@@ -83,23 +83,23 @@ typedef struct agent_state {
     unsigned n_retransforms; /* RetransformClasses calls (VM operations) made */
     pthread_mutex_t hook_lock; /* guards hook_users */
     int hook_users;          /* threads inside RetransformClasses (ClassFileLoadHook on) */
-    /* started with the JVM: the classes loaded before the agent that need the call hook,
-     * retransformed by the agent's thread (class references global), off the path to main */
-    struct pending **early;
-    int n_early;
-    int early_ready;         /* live_start has set early (under lock) */
+    /* started with the JVM: the classes loaded before the agent that need the call hook
+     * are listed and retransformed by the agent's thread, off the path to main */
+    int early_ready;         /* live_start is done (under lock) */
     /* Started with the JVM, from VMInit until the first class of a class loader other than
      * the boot loader is loaded (the application's main class, mostly), the load hook stays
      * off: the JDK classes the launcher loads keep their class data sharing (with the hook
      * on, the JVM reads each archived class's bytes again to hand them over, and a class
      * hooked at load is parsed and linked from bytes), and those that need the call hook
-     * join the early batch instead (deferred, global class references). Guarded by S.lock;
-     * the deferred list by lock. */
+     * join the early batch instead (window_cls, global class references, checked by the
+     * agent's thread). window is guarded by S.lock; the rest by lock. */
     volatile int window;
+    int list_loaded;         /* the agent's thread lists the classes loaded before VMInit */
+    int rules_known;         /* it did: rule_cls has the rules' classes loaded then */
     jclass rule_cls[WATCH_OPTS_MAX_RULES]; /* each rule's class once loaded (globals) */
-    struct pending **deferred;
-    int n_deferred, cap_deferred;
-    int early_taken;         /* the agent's thread took the early batch (under lock) */
+    jclass *window_cls;
+    int n_window_cls, cap_window_cls;
+    int early_taken;         /* the agent's thread took the early batch */
     /* dumps and analysis */
     unsigned seq;
     char last_dump[PATH_MAX + 80];
@@ -251,6 +251,7 @@ void hooks_sig_to_name(char *s);
 int hooks_has_supertype(JNIEnv *env, jclass k, const char *name, int depth);
 pending *hooks_rules_for_class(JNIEnv *env, jclass k);
 void hooks_retransform(JNIEnv *env, pending **pds, int n);
+int hooks_list_loaded(JNIEnv *env, pending ***out);
 int hooks_early_retransform(JNIEnv *env);
 void hooks_window_open(void);
 void hooks_window_close(JNIEnv *env, jclass trigger);
