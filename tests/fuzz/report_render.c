@@ -4,8 +4,8 @@
  * three renderings (text, the report model's JSON, the HTML page) into memory. Whatever a
  * reader accepts must render without a crash or a leak, and the HTML must keep exactly the
  * page's three script elements (data, kit.js, report.js) whatever names the dump holds.
- * Built with tests/fuzz/replay_main.c it replays the corpus (hand-made HPROF and V8 inputs, some of them
- * hostile) in `make test`. */
+ * Built with tests/fuzz/replay_main.c it replays the corpus (hand-made HPROF and V8 inputs,
+ * some of them hostile) in `make test`. */
 #define _GNU_SOURCE /* memmem */
 #include "leakray/report.h"
 
