@@ -98,7 +98,7 @@ static uint64_t sroots_count(const sroots *s)
 }
 
 /* Child i of the super-root, or GRAPH_NONE when that entry names no (extra) node. */
-static node_ix sroots_get(const sroots *s, uint64_t i)
+static inline node_ix sroots_get(const sroots *s, uint64_t i)
 {
     const graph *g = s->g;
     if (i >= s->n_entries) {
@@ -209,10 +209,12 @@ static inline edge_ix edges_end(const graph *g, node_ix x)
 }
 
 /* Reach set for the dominance options: mask[x] = 1 for every node reachable from the
- * super-root's children over followed edges (any order will do: only the set matters).
- * stk is scratch of n entries (each node is pushed once). Returns the number of nodes. */
+ * super-root's children over followed edges (any order will do: only the set matters),
+ * | leaf for those without a followed edge (each node's edges are read here anyway, so the
+ * VisualVM sums' leaf mark costs no pass of its own). stk is scratch of n entries (each node
+ * is pushed once). Returns the number of nodes. */
 static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol,
-                           uint8_t *mask, uint32_t *stk)
+                           uint8_t *mask, uint8_t leaf, uint32_t *stk)
 {
     uint64_t nr = sroots_count(sr);
     uint32_t sp = 0, cnt = 0;
@@ -225,14 +227,20 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
         stk[sp++] = r;
         while (sp > 0) {
             node_ix x = stk[--sp];
+            int any = 0;
             for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
+                if (!fbit(fol, e))
+                    continue;
+                any = 1;
                 node_ix y = g->edge_to[e];
-                if (fbit(fol, e) && !mask[y]) {
+                if (!mask[y]) {
                     mask[y] = 1;
                     cnt++;
                     stk[sp++] = y;
                 }
             }
+            if (!any)
+                mask[x] |= leaf;
         }
     }
     return cnt;
@@ -942,17 +950,9 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         mask = err_calloc(m, 1);
         if (!mask || !(fol = follow_bits(g, o->reach, o->reach_ctx, NULL, NULL, NULL)))
             goto nomem;
-        t->n_reachable = reach_mark(g, &sr, fol, mask, s.dfnum);
-        if (o->flags & DOM_VISUALVM_SUMS)
-            for (node_ix x = 0; x < n; x++) {
-                if (!mask[x])
-                    continue;
-                edge_ix e = g->first_edge[x], end = edges_end(g, x);
-                while (e < end && !fbit(fol, e))
-                    e++;
-                if (e == end)
-                    mask[x] |= M_NOREACH; /* nonzero either way for link_follow */
-            }
+        /* M_NOREACH leaves mask[x] nonzero either way for link_follow */
+        t->n_reachable = reach_mark(g, &sr, fol, mask,
+                                    o->flags & DOM_VISUALVM_SUMS ? M_NOREACH : 0, s.dfnum);
         free(fol);
         fol = NULL;
         /* Unreached referrers as super-root children: their references still take
@@ -967,16 +967,20 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     }
     if (!(fol = follow_bits(g, filter, ctx, s.dfnum, lc.mask, xe.has ? &xe : NULL)))
         goto nomem;
-    for (uint64_t i = 0, nr = sroots_count(&sr); i < nr; i++) {
+    for (uint32_t i = 0; i < sr.n_entries; i++) {
         node_ix r = sroots_get(&sr, i);
         if (r != GRAPH_NONE)
             s.dfnum[r] |= C_ROOT;
     }
     /* Vertex arrays sized by the nodes that may get a number (pages never touched stay
-     * unallocated when fewer are reached). */
+     * unallocated when fewer are reached); the outside nodes (sroots_get's) are marked in
+     * the same pass. */
     size_t k = 2;
-    for (node_ix x = 0; x < n; x++)
+    for (node_ix x = 0; x < n; x++) {
+        if (sr.outside && !sr.outside[x])
+            s.dfnum[x] |= C_ROOT;
         k += !is_leaf_class(s.dfnum[x]);
+    }
     s.vert = err_mallocarray(k, sizeof *s.vert);
     s.par = err_mallocarray(k, sizeof *s.par);
     s.cur = err_mallocarray(k, sizeof *s.cur);
