@@ -25,7 +25,8 @@
  * bit per node. The dominance options add one byte per node (reach set and marks), and the
  * VisualVM sums 8 bytes per object whose one referrer is not its idom at the close (GC
  * roots with one referrer: 59 of 2.3 M objects on the benchmark dump), with the tree sums
- * kept in the retained array. Plus one bit per edge (which edges count) until the close.
+ * kept in the retained array. Plus one bit per edge (which edges count) until the close, two
+ * while the dominance options' reach pass asks the reach and the link filters together.
  * No per-node malloc; big arrays are freed as soon as they die (the CLI's fixed mmap
  * threshold then hands them back to the system). Over 2^31 - 17 nodes is refused.
  * Retained size = shallow + native, accumulated in reverse DFS order. docs/design.md says
@@ -156,12 +157,25 @@ static void x_range(const xedges *xe, node_ix x, uint32_t *lo, uint32_t *hi)
  * node can cache it), so the DFS is plain bit tests. Edges to out-of-range targets are never
  * followed. With cls, the same pass prepares the leaf test: cls[x] = UNSEEN_BASE plus C_OUT
  * and C_INS, in-edges counted from the sources the DFS may reach (src[x] != 0; all when src
- * is NULL). Counting an edge the DFS never follows only keeps a leaf a vertex. */
-static uint64_t *follow_bits(const graph *g, dom_edge_filter filter, void *ctx, uint32_t *cls,
-                             const uint8_t *src, const xedges *xe)
+ * is NULL). Counting an edge the DFS never follows only keeps a leaf a vertex.
+ * An etest says which edges count: the filter's answers (and, in the same pass, a second
+ * filter's into more bits, asked about the same edge right after), or bits given, kept in
+ * place less the edges into a node tmask has 0 for. */
+typedef struct etest {
+    dom_edge_filter f; /* NULL with pre NULL: follow_default */
+    void *ctx;
+    uint64_t *pre;        /* the bits to keep, instead of a filter */
+    const uint8_t *tmask; /* with pre: targets that count (nonzero), NULL = all */
+    dom_edge_filter f2;   /* also f2's answers into bits2 */
+    void *ctx2;
+    uint64_t *bits2;
+} etest;
+
+static uint64_t *follow_bits(const graph *g, const etest *et, uint32_t *cls, const uint8_t *src,
+                             const xedges *xe)
 {
     uint32_t ne = g->n_edges, n = g->n_nodes;
-    uint64_t *bits = err_calloc((size_t)ne / 64 + 1, sizeof *bits);
+    uint64_t *bits = et->pre ? et->pre : err_calloc((size_t)ne / 64 + 1, sizeof *bits);
     if (!bits)
         return NULL;
     if (cls)
@@ -172,9 +186,24 @@ static uint64_t *follow_bits(const graph *g, dom_edge_filter filter, void *ctx, 
         int out = 0, counted = cls && (!src || src[x]);
         for (edge_ix e = g->first_edge[x]; e < end && e < ne; e++) {
             node_ix y = g->edge_to[e];
-            if (y >= n || !follows(g, filter, ctx, e))
+            if (y >= n)
                 continue;
-            bits[e >> 6] |= 1ull << (e & 63);
+            uint64_t b = 1ull << (e & 63);
+            if (et->pre) {
+                if (!(bits[e >> 6] & b))
+                    continue;
+                if (et->tmask && !et->tmask[y]) {
+                    bits[e >> 6] &= ~b;
+                    continue;
+                }
+            } else {
+                int f = follows(g, et->f, et->ctx, e);
+                if (et->bits2 && et->f2(g, e, et->ctx2))
+                    et->bits2[e >> 6] |= b;
+                if (!f)
+                    continue;
+                bits[e >> 6] |= b;
+            }
             out = 1;
             if (counted && (cls[y] & C_INS) < 2)
                 cls[y]++;
@@ -484,21 +513,9 @@ static void lt_run(uint32_t nv, uint32_t *anc, uint32_t *semi, uint32_t *label,
             idom[w] = idom[idom[w]];
 }
 
-/* Link filter restricted to the objects the reach pass found (mask[x] != 0). */
-typedef struct link_ctx {
-    const dom_opts *o;
-    const uint8_t *mask;
-} link_ctx;
-
-static int link_follow(const graph *g, edge_ix e, void *c)
-{
-    const link_ctx *l = c;
-    return (!l->mask || l->mask[g->edge_to[e]]) && l->o->link(g, e, l->o->link_ctx);
-}
-
 /* Per-node bits of the dominance options' mask. Only reached nodes carry any, so the mask
- * stays a set for link_follow and sroots; M_NOREACH comes with the reach pass, the others
- * are tree_marks' state. */
+ * stays a set for the link edges' targets and sroots; M_NOREACH comes with the reach pass,
+ * the others are tree_marks' state. */
 enum {
     M_REACHED = 1,
     M_TREE = 2,    /* a VisualVM tree object; its retained slot holds its tree sum */
@@ -919,7 +936,6 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     size_t n_psrc = 0;
     dfs_state s;
     memset(&s, 0, sizeof s);
-    link_ctx lc = {o, NULL};
     uint32_t n = g->n_nodes;
     if (n >= MAX_NODES)
         return LR_FAIL(err, LR_ERR_LIMIT, "dominators: %u nodes is too many", n);
@@ -942,15 +958,19 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
                 xe.has[xe.from[i] >> 6] |= 1ull << (xe.from[i] & 63);
     }
     sroots sr = sroots_make(g, NULL, o);
-    dom_edge_filter filter = o->reach;
-    void *ctx = o->reach_ctx;
+    etest et = {o->reach, o->reach_ctx, NULL, NULL, NULL, NULL, NULL};
+    const uint8_t *src = NULL; /* sources the DFS may reach, NULL = all */
     if (o->link) {
-        /* Reachability first; the dominance graph is then every link edge among reached
-         * objects, numbered by a DFS of its own. */
+        /* Reachability first, the link edges asked in the same pass; the dominance graph is
+         * then every link edge among reached objects, numbered by a DFS of its own. */
         mask = err_calloc(m, 1);
-        if (!mask || !(fol = follow_bits(g, o->reach, o->reach_ctx, NULL, NULL, NULL)))
+        uint64_t *lbits = err_calloc((size_t)g->n_edges / 64 + 1, sizeof *lbits);
+        et = (etest){o->reach, o->reach_ctx, NULL, NULL, o->link, o->link_ctx, lbits};
+        if (!mask || !lbits || !(fol = follow_bits(g, &et, NULL, NULL, NULL))) {
+            free(lbits);
             goto nomem;
-        /* M_NOREACH leaves mask[x] nonzero either way for link_follow */
+        }
+        /* M_NOREACH leaves mask[x] nonzero either way for the targets' test */
         t->n_reachable = reach_mark(g, &sr, fol, mask,
                                     o->flags & DOM_VISUALVM_SUMS ? M_NOREACH : 0, s.dfnum);
         free(fol);
@@ -961,12 +981,14 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         if (o->flags & DOM_UNREACHED_AS_ROOTS)
             sr = sroots_make(g, mask, o);
         else
-            lc.mask = mask;
-        filter = link_follow;
-        ctx = &lc;
+            src = mask;
+        /* the link edges, into reached objects only unless unreached ones refer */
+        et = (etest){NULL, NULL, lbits, src, NULL, NULL, NULL};
     }
-    if (!(fol = follow_bits(g, filter, ctx, s.dfnum, lc.mask, xe.has ? &xe : NULL)))
+    if (!(fol = follow_bits(g, &et, s.dfnum, src, xe.has ? &xe : NULL))) {
+        free(et.pre);
         goto nomem;
+    }
     for (uint32_t i = 0; i < sr.n_entries; i++) {
         node_ix r = sroots_get(&sr, i);
         if (r != GRAPH_NONE)
@@ -1025,14 +1047,13 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
             isv[x >> 6] |= 1ull << (x & 63);
         }
     }
-    for (uint32_t v = 1; v <= nv; v++)
-        idom[v] = idom[v] == 0 ? DOM_SUPER_ROOT : vert[idom[v]];
+    /* idom[] stays in DFS numbers: each is read once, here */
     for (node_ix x = 0; x < n; x++) {
         uint32_t d = dfnum[x], p;
         if ((mask && !mask[x]) || is_unseen(d))
             p = GRAPH_NONE; /* an unreached referrer, or unreachable */
         else if (d < LEAF)
-            p = idom[d];
+            p = idom[d] == 0 ? DOM_SUPER_ROOT : vert[idom[d]];
         else
             p = d == LEAF ? DOM_SUPER_ROOT : vert[d & ~LEAF];
         dfnum[x] = p;
