@@ -8,11 +8,13 @@
  * the first discovery wins; ties follow root order (Shark's GC-root sort) then edge order.
  * Weak/soft/phantom/finalizer and V8 weak edges are never followed, nor PATHS_IGNORE ones.
  * A node's edges come from the graph's CSR or, one node at a time, from an edge source.
- * Cost O(N+E) time; memory: 9 bytes per node (parent, edge code, a byte of flags that also
- * holds the traversal state), written only where reached, plus two growable ring-buffer
- * queues holding the frontier (never more than N each) and the root entry of each rooted
- * node. Depths and root entries of other nodes are found by walking up the parents: no
- * ordering decision needs them (FIFO order keeps each queue in depth order by itself).
+ * Cost O(N+E) time; memory: 5 bytes per node (edge code, a byte of flags that also holds the
+ * traversal state), written only where reached, plus two growable ring-buffer queues holding
+ * the frontier (never more than N each) and the root entry of each rooted node. A graph edge
+ * names its parent, so parents are kept only for nodes reached by a virtual entry (12 bytes
+ * each, an array of N past N/8 of them); nothing reads a parent during the traversal. Depths
+ * and root entries of other nodes are found by walking up the parents: no ordering decision
+ * needs them (FIFO order keeps each queue in depth order by itself).
  * paths_find_targets stops once no target's path can change: a target reached at normal
  * priority is final (first discovery wins and only visit-last discoveries get promoted), one
  * reached at visit-last priority is final once that phase begins. */
@@ -25,6 +27,13 @@
 /* Per-node traversal state, in the low bits of the flags byte. */
 enum { ST_UNSEEN = 0, ST_NORMAL = 1, ST_LAST = 2, ST_DONE = 3, ST_MASK = PATHS_F_STATE };
 #define ST_TARGET PATHS_F_TARGET
+
+/* A stored parent (PATHS_F_UP), appended at each enqueue that sets one: the last counts. */
+struct paths_up {
+    node_ix node;
+    node_ix parent;
+    uint32_t seq; /* order of the enqueue */
+};
 
 /* The root entry a rooted node's path starts from. */
 struct paths_rooted {
@@ -204,6 +213,8 @@ void paths_free(paths_result *r)
     free(r->parent);
     free(r->edge);
     free(r->flags);
+    free(r->eblock);
+    free(r->up);
     free(r->rooted);
     free(r->order);
     memset(r, 0, sizeof *r);
@@ -256,7 +267,8 @@ typedef struct bfs {
     paths_result *r;
     uint8_t *flags;       /* = r->flags */
     queue qn, ql;         /* normal and visit-last queues (each node enters each once) */
-    int nomem;            /* a queue could not grow */
+    int nomem;            /* a queue or the stored parents could not grow */
+    int src;              /* edges come from a source: parents may need storing */
     int visiting_last;    /* the normal queue ran dry once: everything is "last" now */
     uint32_t open;        /* targets whose path may still change */
     uint32_t open_last;   /* of those, targets first seen at visit-last priority */
@@ -272,6 +284,9 @@ static inline int worth_asking(const bfs *b, uint8_t k, node_ix y, uint32_t n)
     uint8_t s = b->flags[y] & ST_MASK;
     return !(s == ST_DONE || s == ST_NORMAL || (s == ST_LAST && b->visiting_last));
 }
+
+static inline int names_parent(const graph *g, node_ix from, uint32_t code);
+static int store_parent(paths_result *r, node_ix x, node_ix from);
 
 /* Shark's enqueue: first discovery wins, except that a node waiting in the last queue is
  * promoted when reached at normal priority before the visit-last phase. Returns whether x
@@ -296,15 +311,87 @@ static int enqueue(bfs *b, node_ix x, node_ix from, uint32_t code, int low, int 
             b->open--;
         }
     }
-    b->r->parent[x] = from;
     b->r->edge[x] = code;
     f = (uint8_t)(f & ST_TARGET);
+    if (b->src && from != GRAPH_NONE && !names_parent(b->r->g, from, code)) {
+        f |= PATHS_F_UP;
+        if (store_parent(b->r, x, from))
+            b->nomem = 1;
+    }
     if (via_last || low)
         f |= PATHS_F_VIA_LAST;
     b->flags[x] = (uint8_t)(f | (last ? ST_LAST : ST_NORMAL));
     if (q_push(last ? &b->ql : &b->qn, x))
         b->nomem = 1;
     return 1;
+}
+
+/* Whether code is a graph edge out of from (its parent can be found from the code). */
+static inline int names_parent(const graph *g, node_ix from, uint32_t code)
+{
+    return !(code & PATHS_VIRTUAL) && code >= g->first_edge[from] &&
+           code < g->first_edge[from + 1];
+}
+
+/* Keeps x's parent: appended to up, or into the array of N parents once up would pass N/8
+ * entries (it then costs less). Returns -1 when out of memory. */
+static int store_parent(paths_result *r, node_ix x, node_ix from)
+{
+    if (r->parent) {
+        r->parent[x] = from;
+        return 0;
+    }
+    uint32_t most = r->n / 8 + 64;
+    if (r->n_up == r->cap_up) {
+        if (r->n_up >= most) {
+            r->parent = err_mallocarray(r->n, sizeof *r->parent);
+            if (!r->parent)
+                return -1;
+            for (uint32_t i = 0; i < r->n_up; i++)
+                r->parent[r->up[i].node] = r->up[i].parent;
+            free(r->up);
+            r->up = NULL;
+            r->n_up = r->cap_up = 0;
+            r->parent[x] = from;
+            return 0;
+        }
+        uint32_t nc = r->cap_up ? r->cap_up * 2 : 64;
+        if (nc > most)
+            nc = most;
+        struct paths_up *u = err_reallocarray(r->up, nc, sizeof *u);
+        if (!u)
+            return -1;
+        r->up = u;
+        r->cap_up = nc;
+    }
+    r->up[r->n_up] = (struct paths_up){x, from, r->n_up};
+    r->n_up++;
+    return 0;
+}
+
+static int cmp_up(const void *pa, const void *pb)
+{
+    const struct paths_up *a = pa, *b = pb;
+    if (a->node != b->node)
+        return a->node < b->node ? -1 : 1;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* The block index of the edges: eblock[b] is the node whose range holds edge
+ * b * PATHS_EBLOCK. Returns -1 when out of memory. O(N + E / PATHS_EBLOCK). */
+static int build_eblock(paths_result *r)
+{
+    const graph *g = r->g;
+    uint32_t nb = (uint32_t)(((uint64_t)g->n_edges + PATHS_EBLOCK - 1) / PATHS_EBLOCK);
+    r->eblock = err_mallocarray(nb ? nb : 1, sizeof *r->eblock);
+    if (!r->eblock)
+        return -1;
+    r->n_eblock = nb;
+    uint32_t b = 0;
+    for (node_ix x = 0; x < g->n_nodes && b < nb; x++)
+        while (b < nb && (uint64_t)b * PATHS_EBLOCK < g->first_edge[x + 1])
+            r->eblock[b++] = x;
+    return 0;
 }
 
 static int cmp_rooted(const void *pa, const void *pb)
@@ -363,15 +450,16 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
         return LR_FAIL(err, LR_ERR_LIMIT, "paths: too many edges (%u) for an edge source",
                        g->n_edges);
     r->n = n;
-    /* parent and edge are written only where a node is reached: pages of nodes never
-     * reached are never touched */
-    r->parent = err_mallocarray(m, sizeof *r->parent);
+    r->g = g;
+    b.src = src != NULL;
+    /* edge codes are written only where a node is reached: pages of nodes never reached
+     * are never touched */
     r->edge = err_mallocarray(m, sizeof *r->edge);
     r->flags = b.flags = err_calloc(m, 1);
     b.qn.max = b.ql.max = n;
     keys = err_mallocarray((size_t)g->n_roots + 1, sizeof *keys);
     r->rooted = err_mallocarray((size_t)g->n_roots + 1, sizeof *r->rooted);
-    if (!r->parent || !r->edge || !r->flags || !keys || !r->rooted) {
+    if (!r->edge || !r->flags || !keys || !r->rooted) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u nodes)", n);
         goto done;
     }
@@ -507,6 +595,19 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
             }
         }
     }
+    /* the last stored parent of each node counts, the others go */
+    if (r->n_up) {
+        qsort(r->up, r->n_up, sizeof *r->up, cmp_up);
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < r->n_up; i++) {
+            if (k && r->up[k - 1].node == r->up[i].node)
+                k--;
+            r->up[k++] = r->up[i];
+        }
+        r->n_up = k;
+    }
+    if (build_eblock(r))
+        st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u edges)", g->n_edges);
 done:
     free(b.qn.v);
     free(b.ql.v);
@@ -526,9 +627,62 @@ int paths_via_last(const paths_result *r, node_ix n)
     return paths_reached(r, n) && (r->flags[n] & PATHS_F_VIA_LAST);
 }
 
+/* The node whose CSR range holds edge e: a search among the nodes of e's block. */
+static node_ix edge_source(const paths_result *r, edge_ix e)
+{
+    const edge_ix *fe = r->g->first_edge;
+    uint32_t b = e / PATHS_EBLOCK;
+    uint32_t lo = r->eblock[b];
+    uint32_t hi = b + 1 < r->n_eblock ? r->eblock[b + 1] : r->n - 1;
+    /* the last node in [lo, hi] whose first edge is <= e */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (fe[mid] <= e)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* n's parent; n is reached. */
+static node_ix parent_of(const paths_result *r, node_ix n)
+{
+    uint32_t code = r->edge[n];
+    if (r->flags[n] & PATHS_F_UP) {
+        if (r->parent)
+            return r->parent[n];
+        uint32_t lo = 0, hi = r->n_up;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (r->up[mid].node < n)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo < r->n_up && r->up[lo].node == n ? r->up[lo].parent : GRAPH_NONE;
+    }
+    return code == PATHS_FROM_ROOT ? GRAPH_NONE : edge_source(r, code);
+}
+
 node_ix paths_parent(const paths_result *r, node_ix n)
 {
-    return paths_reached(r, n) ? r->parent[n] : GRAPH_NONE;
+    return paths_reached(r, n) ? parent_of(r, n) : GRAPH_NONE;
+}
+
+void paths_parents(const paths_result *r, node_ix *out)
+{
+    const graph *g = r->g;
+    for (node_ix x = 0; x < r->n; x++)
+        out[x] = paths_reached(r, x) && (r->flags[x] & PATHS_F_UP) ? parent_of(r, x)
+                                                                      : GRAPH_NONE;
+    for (node_ix x = 0; x < r->n; x++)
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (y < r->n && paths_reached(r, y) && !(r->flags[y] & PATHS_F_UP) &&
+                r->edge[y] == e)
+                out[y] = x;
+        }
 }
 
 uint32_t paths_edge(const paths_result *r, node_ix n)
@@ -545,10 +699,8 @@ static node_ix walk_up(const paths_result *r, node_ix n, uint32_t *depth)
     if (!paths_reached(r, n))
         return GRAPH_NONE;
     uint32_t d = 0;
-    while (r->parent[n] != GRAPH_NONE && d < r->n) {
-        n = r->parent[n];
+    for (node_ix p; (p = parent_of(r, n)) != GRAPH_NONE && d < r->n; n = p)
         d++;
-    }
     *depth = d;
     return n;
 }
@@ -592,7 +744,7 @@ uint32_t paths_get(const paths_result *r, node_ix n, node_ix *nodes, edge_ix *ed
             nodes[i] = x;
         if (edges && i > 0 && i - 1 < cap)
             edges[i - 1] = r->edge[x];
-        x = r->parent[x];
+        x = parent_of(r, x);
     }
     return len;
 }

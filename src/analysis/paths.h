@@ -52,22 +52,32 @@ enum paths_edge_class paths_default_root(const graph *g, uint32_t r, void *ctx);
 /* Java locals (GRAPH_EDGE_LOCAL) are PATHS_VISIT_LAST, everything else PATHS_FOLLOW. */
 enum paths_edge_class paths_default_edge(const graph *g, node_ix from, edge_ix e, void *ctx);
 
-/* Result: a shortest-path forest, 9 bytes per node. For a reached node: its parent node and
- * the code of the edge that reached it: a graph edge index, PATHS_VIRTUAL | position for a
- * source's virtual entry (its position in the parent's list), PATHS_FROM_ROOT for roots.
- * Depths and root entries are not stored: paths_depth and paths_root_of walk up the parent
- * chain (the root entry of each rooted node is kept, O(roots)). Read it through the
- * functions below. */
+/* Result: a shortest-path forest, 5 bytes per node. For a reached node: the code of the edge
+ * that reached it: a graph edge index, PATHS_VIRTUAL | position for a source's virtual entry
+ * (its position in the parent's list), PATHS_FROM_ROOT for roots. A graph edge names its
+ * parent (the node whose CSR range holds it, found in O(1) through a block index of the
+ * edges, 1/16 byte per edge), so parents are stored only where the code cannot say: virtual
+ * entries (and a source's real entry out of another node's range), PATHS_F_UP set, in a
+ * list sorted by node, or in an array of N parents once such nodes pass N/8. Depths and
+ * root entries are not stored: paths_depth and paths_root_of walk up the parent chain (the
+ * root entry of each rooted node is kept, O(roots)). Read it through the functions below. */
 #define PATHS_FROM_ROOT (UINT32_MAX - 1)
 #define PATHS_VIRTUAL 0x80000000u
 #define PATHS_F_STATE 0x03u    /* traversal state; nonzero once reached */
 #define PATHS_F_TARGET 0x04u   /* a target (a leaf) */
 #define PATHS_F_VIA_LAST 0x08u /* the path uses a visit-last edge or root */
+#define PATHS_F_UP 0x10u       /* the parent is stored (up or parent), not named by edge */
 typedef struct paths_result {
     uint32_t n;            /* = g->n_nodes */
-    node_ix *parent;       /* parent node (GRAPH_NONE for roots); set only where reached */
     uint32_t *edge;        /* edge code (above); set only where reached */
     uint8_t *flags;        /* PATHS_F_* */
+    const graph *g;        /* the graph searched: edge -> parent (must outlive the result) */
+    uint32_t *eblock;      /* node holding edge b * PATHS_EBLOCK, for b < n_eblock */
+    uint32_t n_eblock;
+    struct paths_up *up;   /* stored parents of PATHS_F_UP nodes, by node, n_up of them */
+    uint32_t n_up;
+    uint32_t cap_up;
+    node_ix *parent;       /* instead of up once it would pass N/8 entries; else NULL */
     uint32_t n_rooted;     /* entries of rooted */
     struct paths_rooted *rooted; /* node -> root entry its path starts from, by node */
     node_ix *order;        /* reached targets in the order the traversal takes them out of its
@@ -76,6 +86,7 @@ typedef struct paths_result {
                             * order, normal queue first */
     uint32_t n_order;
 } paths_result;
+#define PATHS_EBLOCK 64 /* edges per entry of the edge block index */
 
 /* One traversal. Roots start in Shark's order: entries naming no node are dropped, as are
  * Java-frame roots that their thread object carries as local edges; then thread objects first, then
@@ -101,7 +112,9 @@ void paths_free(paths_result *r);
 int paths_reached(const paths_result *r, node_ix n);
 /* Whether n's path uses a visit-last edge or root (0 when unreached). */
 int paths_via_last(const paths_result *r, node_ix n);
-/* Parent node of n on its path; GRAPH_NONE for roots and unreached nodes. O(1). */
+/* Parent node of n on its path; GRAPH_NONE for roots and unreached nodes. O(1) for a node
+ * reached through a graph edge (a search among the few nodes of one edge block), O(log) for
+ * one with a stored parent. */
 node_ix paths_parent(const paths_result *r, node_ix n);
 /* Code of the edge into n (see paths_result); PATHS_FROM_ROOT for roots, GRAPH_NONE when
  * unreached. */
@@ -116,5 +129,9 @@ uint32_t paths_root_of(const paths_result *r, node_ix n);
  * nodes[i+1]). Returns the number of nodes (0 if unreached); fills up to cap entries. */
 uint32_t paths_get(const paths_result *r, node_ix n, node_ix *nodes, edge_ix *edges,
                    uint32_t cap);
+
+/* Every node's parent (GRAPH_NONE for roots and unreached nodes) into out (r->n entries),
+ * in one pass over the edges: O(N + E), for callers that visit the whole forest. */
+void paths_parents(const paths_result *r, node_ix *out);
 
 #endif

@@ -48,11 +48,15 @@ lr_status query_need_depth(query_db *q)
     const paths_result *r = &q->paths;
     uint32_t *d = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *d);
     node_ix *stack = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *stack);
-    if (!d || !stack) {
+    node_ix *up = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *up);
+    if (!d || !stack || !up) {
         free(d);
         free(stack);
+        free(up);
         return LR_FAIL(&q->err, LR_ERR_NOMEM, "sql: out of memory for distances");
     }
+    /* every parent at once, one pass over the edges (the forest keeps few of them) */
+    paths_parents(r, up);
     /* UINT32_MAX - 1 marks "not yet known"; each node's chain is walked only up to the
      * first known ancestor, so the whole pass is O(N). */
     for (node_ix x = 0; x < g->n_nodes; x++)
@@ -62,7 +66,7 @@ lr_status query_need_depth(query_db *q)
         node_ix y = x;
         while (d[y] == UINT32_MAX - 1) {
             stack[k++] = y;
-            node_ix p = paths_parent(r, y);
+            node_ix p = up[y];
             if (p == GRAPH_NONE) {
                 d[stack[--k]] = 0;
                 break;
@@ -71,9 +75,10 @@ lr_status query_need_depth(query_db *q)
         }
         while (k > 0) {
             node_ix z = stack[--k];
-            d[z] = d[paths_parent(r, z)] + 1;
+            d[z] = d[up[z]] + 1;
         }
     }
+    free(up);
     free(stack);
     q->depth = d;
     return LR_OK;

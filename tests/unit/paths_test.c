@@ -4,7 +4,9 @@
  * first seen through a visit-last edge, ignored edges, weak/soft/phantom/finalizer edges never
  * followed, targets as leaves, Shark's root order (thread objects first, root kind name
  * descending, class name), dropped Java-frame roots, edge-order ties, paths_get, the root
- * entry of a node rooted twice, and an edge source listing virtual entries. */
+ * entry of a node rooted twice, an edge source listing virtual entries, and parents on
+ * random graphs: named by the edge that reached a node, or kept where no edge names them
+ * (a list, or an array past N/8 of them), always the node whose entry reached it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -503,6 +505,156 @@ static void test_edge_source(void **state)
     graph_fini(&g);
 }
 
+/* ---- parents on random graphs ---- */
+
+static uint32_t rnd_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return (uint32_t)(*s >> 11);
+}
+
+/* A source over a random graph: each node lists its real edges, then (for some nodes)
+ * virtual entries to pseudo-random nodes, and (for others) a real edge of the next node,
+ * out of its own range, as a collection view may list an inner object's field. */
+typedef struct rsrc {
+    const graph *g;
+    uint32_t virt_every; /* nodes x with x % virt_every == 0 list virtual entries */
+    node_ix to[600];
+    uint8_t kind[600];
+    edge_ix real[600];
+} rsrc;
+
+static uint32_t mix(uint32_t a, uint32_t b)
+{
+    uint32_t h = a * 2654435761u ^ (b + 0x9e3779b9u + (a << 6) + (a >> 2));
+    h ^= h >> 15;
+    return h * 2246822519u;
+}
+
+static int rsrc_edges(void *ctx, node_ix x, paths_list *out)
+{
+    rsrc *c = ctx;
+    const graph *g = c->g;
+    uint32_t n = 0;
+    for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1] && n < 500; e++) {
+        c->to[n] = g->edge_to[e];
+        c->kind[n] = g->edge_kind[e];
+        c->real[n++] = e;
+    }
+    if (x % c->virt_every == 0)
+        for (uint32_t k = 0; k < 1 + mix(x, 7) % 6; k++) {
+            c->to[n] = mix(x, k) % g->n_nodes;
+            c->kind[n] = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
+            c->real[n++] = GRAPH_NONE;
+        }
+    if (x % 5 == 1 && x + 1 < g->n_nodes && g->first_edge[x + 1] < g->first_edge[x + 2]) {
+        edge_ix e = g->first_edge[x + 1];
+        c->to[n] = g->edge_to[e];
+        c->kind[n] = g->edge_kind[e];
+        c->real[n++] = e;
+    }
+    *out = (paths_list){n, c->to, c->kind, c->real};
+    return 0;
+}
+
+/* Some entries visit last, so nodes get promoted (a new parent after a first one). */
+static enum paths_edge_class rsrc_policy(const graph *g, node_ix from, edge_ix pos, void *ctx)
+{
+    (void)g;
+    (void)ctx;
+    return mix(from, pos) % 4 == 0 ? PATHS_VISIT_LAST : PATHS_FOLLOW;
+}
+
+/* Every reached node's parent is the node whose entry (or graph edge, without a source)
+ * reached it, whatever keeps it; roots have none; paths_parents agrees; depths add up. */
+static void check_parents(const graph *g, const paths_result *r, rsrc *c)
+{
+    node_ix *all = malloc((size_t)g->n_nodes * sizeof *all);
+    assert_non_null(all);
+    paths_parents(r, all);
+    for (node_ix y = 0; y < g->n_nodes; y++) {
+        node_ix p = paths_parent(r, y);
+        assert_int_equal(all[y], p);
+        if (!paths_reached(r, y)) {
+            assert_int_equal(p, GRAPH_NONE);
+            continue;
+        }
+        uint32_t code = paths_edge(r, y);
+        if (code == PATHS_FROM_ROOT) {
+            assert_int_equal(p, GRAPH_NONE);
+            assert_int_equal(paths_depth(r, y), 0);
+            continue;
+        }
+        assert_int_not_equal(p, GRAPH_NONE);
+        assert_int_equal(paths_depth(r, y), paths_depth(r, p) + 1);
+        if (!c) {
+            assert_true(code >= g->first_edge[p] && code < g->first_edge[p + 1]);
+            assert_int_equal(g->edge_to[code], y);
+            continue;
+        }
+        paths_list l;
+        assert_int_equal(rsrc_edges(c, p, &l), 0);
+        int found = 0;
+        for (uint32_t i = 0; i < l.n; i++)
+            if (l.to[i] == y && ((code & PATHS_VIRTUAL) && l.real[i] == GRAPH_NONE
+                                     ? (code & ~PATHS_VIRTUAL) == i
+                                     : l.real[i] == code))
+                found = 1;
+        assert_true(found);
+    }
+    free(all);
+}
+
+static void test_parents_random(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x5eed1234abcdULL;
+    for (int round = 0; round < 60; round++) {
+        uint32_t n = 2 + rnd_next(&seed) % 3000;
+        uint32_t cap = n * 20 + 1000, ne = 0;
+        tedge *es = malloc(cap * sizeof *es);
+        assert_non_null(es);
+        for (uint32_t x = 0; x < n; x++) {
+            uint32_t kind = rnd_next(&seed) % 20, deg = 0;
+            /* many nodes without edges, a few with hundreds (an edge block spans both) */
+            if (kind >= 19)
+                deg = 100 + rnd_next(&seed) % 300;
+            else if (kind >= 8)
+                deg = 1 + rnd_next(&seed) % 3;
+            for (uint32_t k = 0; k < deg && ne < cap; k++)
+                es[ne++] = (tedge){x, rnd_next(&seed) % n, STRONG};
+        }
+        uint32_t nr = 1 + rnd_next(&seed) % 8;
+        troot rs[8];
+        for (uint32_t i = 0; i < nr; i++)
+            rs[i] = (troot){rnd_next(&seed) % n, GRAPH_ROOT_JNI_GLOBAL, 0};
+        graph g;
+        build(&g, n, es, ne, rs, nr, NULL);
+        paths_result r;
+        /* the graph's own edges: no parent is kept */
+        find(&g, NULL, NULL, 0, &r);
+        assert_null(r.parent);
+        assert_int_equal(r.n_up, 0);
+        check_parents(&g, &r, NULL);
+        paths_free(&r);
+        /* a source: few virtual entries stay a list, many become an array */
+        for (uint32_t every = 1; every <= 64; every *= 8) {
+            rsrc c = {.g = &g, .virt_every = every};
+            paths_source src = {rsrc_edges, &c};
+            paths_policy pol = {rsrc_policy, NULL, &c, &src};
+            find(&g, &pol, NULL, 0, &r);
+            if (every == 1 && n > 1000)
+                assert_non_null(r.parent);
+            check_parents(&g, &r, &c);
+            paths_free(&r);
+        }
+        graph_fini(&g);
+        free(es);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_wide_frontier),
         cmocka_unit_test(test_root_entry_promoted),
         cmocka_unit_test(test_edge_source),
+        cmocka_unit_test(test_parents_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
