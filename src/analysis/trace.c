@@ -31,8 +31,9 @@
  * references, the first library match) is carried from parent to child during a depth-first
  * walk. So N traces along one chain of N objects cost O(N), not O(N^2), and a trace of a
  * million steps costs its length once. Only the objects a trace keeps (both ends, see
- * trace_opts) are turned into trace_elem. Budget: about 40 bytes per tree node plus one
- * uint32_t per graph node (slot_of); the walk's stacks hold one path. */
+ * trace_opts) are turned into trace_elem. Budget: about 44 bytes per tree node plus 3 bits
+ * per graph node (which nodes the tree holds, and a rank directory that numbers them); the
+ * walk's stacks hold one path. */
 
 #define SLOT_MARK (GRAPH_NONE - 1) /* counted, not yet numbered */
 #define ELEM_THREAD GRAPH_NONE     /* a path element standing for a Java-frame root's thread */
@@ -49,8 +50,29 @@ typedef struct ptree {
     uint32_t *in_name; /* its name (string id or position) */
     edge_ix *in_real;  /* the real edge behind it, GRAPH_NONE for virtual entries and roots */
     char **in_label;   /* a virtual entry's label (malloc'd), NULL when none */
-    uint32_t *slot_of; /* graph node -> slot, GRAPH_NONE outside the tree (n_nodes entries) */
+    uint64_t *in_tree; /* bit per graph node: the tree holds it */
+    uint32_t *rank;    /* tree nodes below graph node 64 * w, for each word w of in_tree */
+    uint32_t *slot_at; /* slot of the tree node of each rank, SLOT_MARK until numbered */
 } ptree;
+
+/* Whether graph node x is in the tree. */
+static inline int ptree_has(const ptree *t, node_ix x)
+{
+    return (t->in_tree[x / 64] >> (x % 64)) & 1;
+}
+
+/* Where the slot of tree node x is kept. */
+static inline uint32_t *ptree_slot_ref(const ptree *t, node_ix x)
+{
+    uint64_t below = t->in_tree[x / 64] & ((UINT64_C(1) << (x % 64)) - 1);
+    return &t->slot_at[t->rank[x / 64] + (uint32_t)__builtin_popcountll(below)];
+}
+
+/* Slot of graph node x, GRAPH_NONE outside the tree. */
+static inline uint32_t ptree_slot(const ptree *t, node_ix x)
+{
+    return x != GRAPH_NONE && ptree_has(t, x) ? *ptree_slot_ref(t, x) : GRAPH_NONE;
+}
 
 static void ptree_free(ptree *t)
 {
@@ -67,7 +89,9 @@ static void ptree_free(ptree *t)
     free(t->in_name);
     free(t->in_real);
     free(t->in_label);
-    free(t->slot_of);
+    free(t->in_tree);
+    free(t->rank);
+    free(t->slot_at);
     memset(t, 0, sizeof *t);
 }
 
@@ -102,23 +126,31 @@ static int cmp_vref(const void *pa, const void *pb)
 static lr_status ptree_build(const graph *g, const rules_set *rs, const leak_set *ls,
                              const paths_result *pr, virt_gen *vg, ptree *t, lr_error *err)
 {
-    uint32_t nn = g->n_nodes, n = 0;
+    uint32_t nn = g->n_nodes, n = 0, nw = nn / 64 + 1;
     memset(t, 0, sizeof *t);
-    t->slot_of = err_mallocarray(nn ? nn : 1, sizeof *t->slot_of);
-    if (!t->slot_of)
+    t->in_tree = err_calloc(nw, sizeof *t->in_tree);
+    t->rank = err_mallocarray(nw, sizeof *t->rank);
+    if (!t->in_tree || !t->rank)
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-    for (uint32_t x = 0; x < nn; x++)
-        t->slot_of[x] = GRAPH_NONE;
     /* count: climb from each target until the tree already holds the node */
     for (uint32_t i = 0; i < ls->n; i++) {
         node_ix y = ls->v[i].node;
         if (y >= nn || !paths_reached(pr, y))
             continue;
-        for (; y != GRAPH_NONE && t->slot_of[y] == GRAPH_NONE; y = paths_parent(pr, y)) {
-            t->slot_of[y] = SLOT_MARK;
+        for (; y != GRAPH_NONE && !ptree_has(t, y); y = paths_parent(pr, y)) {
+            t->in_tree[y / 64] |= UINT64_C(1) << (y % 64);
             n++;
         }
     }
+    for (uint32_t w = 0, below = 0; w < nw; w++) {
+        t->rank[w] = below;
+        below += (uint32_t)__builtin_popcountll(t->in_tree[w]);
+    }
+    t->slot_at = err_mallocarray(n ? n : 1, sizeof *t->slot_at);
+    if (!t->slot_at)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+    for (uint32_t k = 0; k < n; k++)
+        t->slot_at[k] = SLOT_MARK;
     t->node = err_mallocarray(n ? n : 1, sizeof *t->node);
     t->parent = err_mallocarray(n ? n : 1, sizeof *t->parent);
     t->depth = err_mallocarray(n ? n : 1, sizeof *t->depth);
@@ -138,22 +170,21 @@ static lr_status ptree_build(const graph *g, const rules_set *rs, const leak_set
     /* number each new chain top-down: slots [base, base + k) from its top to the target */
     for (uint32_t i = 0; i < ls->n; i++) {
         node_ix y = ls->v[i].node;
-        if (y >= nn || t->slot_of[y] != SLOT_MARK)
+        if (y >= nn || ptree_slot(t, y) != SLOT_MARK)
             continue;
         uint32_t k = 0;
         node_ix top = y;
-        for (node_ix z = y; z != GRAPH_NONE && t->slot_of[z] == SLOT_MARK;
-             z = paths_parent(pr, z)) {
+        for (node_ix z = y; ptree_slot(t, z) == SLOT_MARK; z = paths_parent(pr, z)) {
             k++;
             top = z;
         }
         node_ix above = paths_parent(pr, top);
-        uint32_t base = t->n, ps = above == GRAPH_NONE ? GRAPH_NONE : t->slot_of[above];
+        uint32_t base = t->n, ps = ptree_slot(t, above);
         uint32_t d0 = ps == GRAPH_NONE ? 0 : t->depth[ps] + 1;
         uint32_t s = base + k;
         for (node_ix z = y; s > base; z = paths_parent(pr, z)) {
             s--;
-            t->slot_of[z] = s;
+            *ptree_slot_ref(t, z) = s;
             t->node[s] = z;
             t->depth[s] = d0 + (s - base);
             t->parent[s] = s == base ? ps : s - 1;
@@ -888,7 +919,7 @@ static lr_status traces_from_tree(const graph *g, const rules_set *rs, const lea
         if (x < g->n_nodes && paths_reached(pr, x)) {
             ord[n_found].leak = i;
             ord[n_found].via_last = paths_via_last(pr, x) ? 1 : 0;
-            ord[n_found].depth = t.depth[t.slot_of[x]];
+            ord[n_found].depth = t.depth[ptree_slot(&t, x)];
             n_found++;
             reached[i] = 1;
         }
@@ -932,7 +963,7 @@ static lr_status traces_from_tree(const graph *g, const rules_set *rs, const lea
         trace *tr = &out->traces[tp];
         tr->leak = ord[tp].leak;
         tr->lib = -1;
-        tk[tp] = (tkey){t.slot_of[ls->v[ord[tp].leak].node], tp};
+        tk[tp] = (tkey){ptree_slot(&t, ls->v[ord[tp].leak].node), tp};
     }
     out->n_traces = n_found;
     qsort(tk, n_found, sizeof *tk, cmp_tkey);
