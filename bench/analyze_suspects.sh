@@ -10,8 +10,10 @@
 # and without side by side. With a second leakray (BASE, e.g. a build of an older commit) it
 # measures that one too and checks that both print the same bytes (JSON and text). Shark
 # 2.14 (scripts/shark-peer.sh, fetched from Maven Central on first use; skipped when it
-# cannot be) analyses the same dump once, side by side.
-# usage: bench/analyze_suspects.sh [LEAKRAY [BASE]]
+# cannot be) analyses the same dump once, side by side. `top` (the same tree as the suspects)
+# is measured too. With BENCH_BIG=1 the ~1 GB dump (SCALE 10, 22 M objects) is used instead,
+# one run per command (each takes seconds and ~1 GB), and Shark is skipped.
+# usage: [BENCH_BIG=1] bench/analyze_suspects.sh [LEAKRAY [BASE]]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/lib.sh"
@@ -21,16 +23,26 @@ base=${2:-}
 dir=$(bench_cache_dir)
 out=$dir/analyze_suspects
 mkdir -p "$out"
-dump=$("$src/scripts/gen-big-dump.sh" "$dir/big.hprof")
+big=${BENCH_BIG:-0}
+if [ "$big" = 1 ]; then
+    dump=$("$src/scripts/gen-big-dump.sh" "$dir/big-x10.hprof" 10)
+    runs=1
+else
+    dump=$("$src/scripts/gen-big-dump.sh" "$dir/big.hprof")
+    runs=3
+fi
 cat "$dump" > /dev/null
 
-med() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
-# run NAME BINARY [analyze options...]: 3 runs; NAME_cpu/_wall/_rss medians
+# the median of 3 runs, or the one run
+med() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+# run NAME BINARY [verb options...]: $runs runs of analyze (top when the first option is
+# "top"); NAME_cpu/_wall/_rss/_own medians
 run() {
-    local name=$1 bin=$2 cpus=() walls=() rsss=() owns=() i
+    local name=$1 bin=$2 cpus=() walls=() rsss=() owns=() i verb=analyze
     shift 2
-    for i in 1 2 3; do
-        bench_measure m "$out/$name.json" "$bin" analyze --json --no-timing --no-progress \
+    if [ "${1:-}" = top ]; then verb=top; shift; fi
+    for i in $(seq "$runs"); do
+        bench_measure m "$out/$name.json" "$bin" "$verb" --json --no-timing --no-progress \
             "$@" "$dump"
         [ "$m_rc" = 0 ] || { echo "$name: exit $m_rc: $(head -3 "$out/$name.json.err")"; exit 1; }
         cpus+=("$m_cpu") walls+=("$m_wall") rsss+=("$m_rss") owns+=("$m_own")
@@ -47,6 +59,7 @@ run() {
 echo "dump: $dump ($(($(stat -c %s "$dump") / 1048576)) MB); machine load: $(cut -d' ' -f1-3 /proc/loadavg)"
 run suspects "$lr"
 run nosuspects "$lr" --no-suspects
+run top "$lr" top
 ratio=$(bench_ratio "$suspects_cpu" "$nosuspects_cpu")
 verdict=$(python3 -c "import sys; print('met' if float(sys.argv[1]) <= 1.05 else 'MISSED')" "$ratio")
 wratio=$(bench_ratio "$suspects_wall" "$nosuspects_wall")
@@ -63,6 +76,7 @@ echo "own memory: with suspects $(bench_mb "$suspects_own") MB," \
 if [ -n "$base" ]; then
     run base_suspects "$base"
     run base_nosuspects "$base" --no-suspects
+    run base_top "$base" top
     echo "base suspects / no-suspects CPU: $(bench_ratio "$base_suspects_cpu" "$base_nosuspects_cpu")x;" \
         "this build / base with suspects: CPU $(bench_ratio "$suspects_cpu" "$base_suspects_cpu")x," \
         "wall $(bench_ratio "$suspects_wall" "$base_suspects_wall")x"
@@ -75,7 +89,9 @@ if [ -n "$base" ]; then
 fi
 
 peer=$src/scripts/shark-peer.sh
-if "$peer" --fetch > /dev/null 2>&1; then
+if [ "$big" = 1 ]; then
+    echo "Shark not run on the 1 GB dump (it needs several GB)"
+elif "$peer" --fetch > /dev/null 2>&1; then
     bench_measure shark "$out/shark.txt" "$peer" --hprof "$dump" analyze
     if [ "$shark_rc" = 0 ]; then
         printf '%-16s cpu %s s  wall %s s  peak RSS %s MB\n' "shark 2.14" "$shark_cpu" \
