@@ -355,9 +355,9 @@ static int store_parent(paths_result *r, node_ix x, node_ix from)
             r->parent[x] = from;
             return 0;
         }
-        uint32_t nc = r->cap_up ? r->cap_up * 2 : 64;
-        if (nc > most)
-            nc = most;
+        /* room for the most at once: pages never written are never touched, and no
+         * smaller blocks are left behind in the heap by growing */
+        uint32_t nc = most;
         struct paths_up *u = err_reallocarray(r->up, nc, sizeof *u);
         if (!u)
             return -1;
