@@ -11,7 +11,7 @@
  * Cost O(N+E) time; memory: 5 bytes per node (edge code, a byte of flags that also holds the
  * traversal state), written only where reached, plus two growable ring-buffer queues holding
  * the frontier (never more than N each) and the root entry of each rooted node. A graph edge
- * names its parent, so parents are kept only for nodes reached by a virtual entry (12 bytes
+ * names its parent, so parents are kept only for nodes reached by a virtual entry (8 bytes
  * each, an array of N past N/8 of them); nothing reads a parent during the traversal. Depths
  * and root entries of other nodes are found by walking up the parents: no ordering decision
  * needs them (FIFO order keeps each queue in depth order by itself).
@@ -28,11 +28,11 @@
 enum { ST_UNSEEN = 0, ST_NORMAL = 1, ST_LAST = 2, ST_DONE = 3, ST_MASK = PATHS_F_STATE };
 #define ST_TARGET PATHS_F_TARGET
 
-/* A stored parent (PATHS_F_UP), appended at each enqueue that sets one: the last counts. */
+/* A stored parent (PATHS_F_UP), appended at each enqueue that sets one: the last counts
+ * (a stable sort by node keeps them in that order). */
 struct paths_up {
     node_ix node;
     node_ix parent;
-    uint32_t seq; /* order of the enqueue */
 };
 
 /* The root entry a rooted node's path starts from. */
@@ -364,17 +364,52 @@ static int store_parent(paths_result *r, node_ix x, node_ix from)
         r->up = u;
         r->cap_up = nc;
     }
-    r->up[r->n_up] = (struct paths_up){x, from, r->n_up};
+    r->up[r->n_up] = (struct paths_up){x, from};
     r->n_up++;
     return 0;
 }
 
-static int cmp_up(const void *pa, const void *pb)
+#define UP_DIGIT 11 /* bits of a node index sorted per pass */
+
+/* Sorts r->up by node, stably (equal nodes stay in enqueue order), and keeps the last entry
+ * of each node. LSD radix sort: O(n_up) per pass, a pass per UP_DIGIT bits of the largest
+ * node index, with a scratch copy of the list. Returns -1 when out of memory. */
+static int sort_up(paths_result *r)
 {
-    const struct paths_up *a = pa, *b = pb;
-    if (a->node != b->node)
-        return a->node < b->node ? -1 : 1;
-    return (a->seq > b->seq) - (a->seq < b->seq);
+    uint32_t n = r->n_up;
+    struct paths_up *a = r->up, *tmp = err_mallocarray(n, sizeof *tmp);
+    uint32_t *count = err_calloc((size_t)1 << UP_DIGIT, sizeof *count);
+    if (!tmp || !count) {
+        free(tmp);
+        free(count);
+        return -1;
+    }
+    for (uint32_t shift = 0; shift < 32 && ((uint64_t)(r->n - 1) >> shift); shift += UP_DIGIT) {
+        memset(count, 0, ((size_t)1 << UP_DIGIT) * sizeof *count);
+        for (uint32_t i = 0; i < n; i++)
+            count[(a[i].node >> shift) & ((1u << UP_DIGIT) - 1)]++;
+        for (uint32_t d = 0, at = 0; d < (1u << UP_DIGIT); d++) {
+            uint32_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            tmp[count[(a[i].node >> shift) & ((1u << UP_DIGIT) - 1)]++] = a[i];
+        struct paths_up *t = a;
+        a = tmp;
+        tmp = t;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (k && a[k - 1].node == a[i].node)
+            k--;
+        a[k++] = a[i];
+    }
+    free(tmp);
+    free(count);
+    r->up = a;
+    r->n_up = k;
+    return 0;
 }
 
 /* The block index of the edges: eblock[b] is the node whose range holds edge
@@ -595,16 +630,13 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
             }
         }
     }
-    /* the last stored parent of each node counts, the others go */
-    if (r->n_up) {
-        qsort(r->up, r->n_up, sizeof *r->up, cmp_up);
-        uint32_t k = 0;
-        for (uint32_t i = 0; i < r->n_up; i++) {
-            if (k && r->up[k - 1].node == r->up[i].node)
-                k--;
-            r->up[k++] = r->up[i];
-        }
-        r->n_up = k;
+    /* the last stored parent of each node counts, the others go; the queues go first */
+    free(b.qn.v);
+    free(b.ql.v);
+    b.qn.v = b.ql.v = NULL;
+    if (r->n_up && sort_up(r)) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u parents)", r->n_up);
+        goto done;
     }
     if (build_eblock(r))
         st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u edges)", g->n_edges);
