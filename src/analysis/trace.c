@@ -914,16 +914,28 @@ static lr_status traces_from_tree(const graph *g, const rules_set *rs, const lea
         st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         goto done;
     }
+    /* each slot's ancestor at depth TRACE_ORDER_DEPTH (itself when shallower): a parent's
+     * slot is below its child's, so one pass in slot order */
+    uint32_t *cut = err_mallocarray(t.n ? t.n : 1, sizeof *cut);
+    if (!cut) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+        goto done;
+    }
+    for (uint32_t s = 0; s < t.n; s++)
+        cut[s] = t.depth[s] <= TRACE_ORDER_DEPTH ? s : cut[t.parent[s]];
     for (uint32_t i = 0; i < ls->n; i++) {
         node_ix x = ls->v[i].node;
         if (x < g->n_nodes && paths_reached(pr, x)) {
+            uint32_t s = ptree_slot(&t, x);
             ord[n_found].leak = i;
             ord[n_found].via_last = paths_via_last(pr, x) ? 1 : 0;
-            ord[n_found].depth = t.depth[ptree_slot(&t, x)];
+            ord[n_found].depth = t.depth[s];
+            ord[n_found].top = t.node[cut[s]];
             n_found++;
             reached[i] = 1;
         }
     }
+    free(cut);
     qsort(ord, n_found, sizeof *ord, trace_cmp_order);
     if ((st = trace_shark_order(g, pr, ls, ord, n_found, err)) != LR_OK)
         goto done;

@@ -276,9 +276,6 @@ static int cmp_shark(const void *pa, const void *pb)
     return (a > b) - (a < b); /* same prefix as far as compared: dequeue order */
 }
 
-/* Path nodes compared from the root: deeper divergences keep the dequeue order (bounds the
- * work on million-node chains). */
-#define SHARK_ORDER_DEPTH 1024
 
 lr_status trace_shark_order(const graph *g, const paths_result *pr, const leak_set *ls,
                             order_key *ord, uint32_t n, lr_error *err)
@@ -327,8 +324,8 @@ lr_status trace_shark_order(const graph *g, const paths_result *pr, const leak_s
     qsort(idx, n, sizeof *idx, cmp_shark);
     size_t total = 0;
     for (uint32_t t = 0; t < n; t++) {
-        uint32_t d = paths_depth(pr, ls->v[ord[idx[t]].leak].node);
-        total += (d < SHARK_ORDER_DEPTH ? d : SHARK_ORDER_DEPTH) + 1;
+        uint32_t d = ord[idx[t]].depth;
+        total += (d < TRACE_ORDER_DEPTH ? d : TRACE_ORDER_DEPTH) + 1;
     }
     nodes = err_mallocarray(total ? total : 1, sizeof *nodes);
     keys = err_mallocarray(total ? total : 1, sizeof *keys);
@@ -338,10 +335,11 @@ lr_status trace_shark_order(const graph *g, const paths_result *pr, const leak_s
     size_t at = 0;
     for (uint32_t t = 0; t < n; t++) {
         first[t] = (uint32_t)at;
-        uint32_t len = paths_get(pr, ls->v[ord[idx[t]].leak].node, nodes + at, NULL,
-                                 SHARK_ORDER_DEPTH + 1);
-        if (len > SHARK_ORDER_DEPTH + 1)
-            len = SHARK_ORDER_DEPTH + 1;
+        /* walked from the deepest node compared, not from the leaking object: a path's
+         * length is walked once per trace only up to TRACE_ORDER_DEPTH */
+        uint32_t len = paths_get(pr, ord[idx[t]].top, nodes + at, NULL, TRACE_ORDER_DEPTH + 1);
+        if (len > TRACE_ORDER_DEPTH + 1)
+            len = TRACE_ORDER_DEPTH + 1;
         for (uint32_t i = 0; i < len; i++)
             rp[at + i] = (rank_pair){nodes[at + i], t};
         at += len;

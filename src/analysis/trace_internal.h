@@ -63,10 +63,15 @@ uint32_t trace_want_index(const node_ix *want, uint32_t nw, node_ix x);
 int trace_cmp_node(const void *a, const void *b);
 int trace_cmp_order(const void *a, const void *b);
 
+/* Path nodes Shark's trace order compares, from the root: deeper divergences keep the
+ * dequeue order (bounds the work on million-node chains). */
+#define TRACE_ORDER_DEPTH 1024
+
 typedef struct order_key {
     uint32_t leak;
     uint8_t via_last;
     uint32_t depth;
+    node_ix top; /* the path's node at depth min(depth, TRACE_ORDER_DEPTH) */
 } order_key;
 
 /* Reorders ord[0..n) into Shark's trace order (trace_elems.c, "Shark's trace order"). */
