@@ -2,8 +2,9 @@
 /* cmd_leaks.c: `leakray leaks --baseline A --target B --final C` (cli), prefix leaks_cmd_.
  * memlab's three-snapshot method on V8, Node and ArkTS heaps: the leaked set is the objects
  * whose node id is in the target but not in the baseline (allocated during the action) and
- * still present in the final snapshot (survived the cleanup). Only ids are read from the
- * baseline and target (loaded without edges); the final snapshot is analysed in full.
+ * still present in the final snapshot (survived the cleanup). Only fingerprints (ids and
+ * class hashes, analysis/kinship.h) are kept of the baseline and target (loaded without
+ * edges, one at a time); the final snapshot is analysed in full.
  * Filters (documented in docs/rules.md): objects unreachable in the final snapshot, VM
  * internals (cluster rule `internal`/`none` directories) and `leak-ignore` directories
  * (strings, backing stores, numbers) are dropped. The rest are clustered with the ArkTS
@@ -18,30 +19,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int leaks_cmd_u64cmp(const void *pa, const void *pb)
+/* Index of the first object of p whose id is id, or p->n_objs (p->objs is sorted by id). */
+static uint64_t leaks_cmd_find(const kin_print *p, uint64_t id)
 {
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
-}
-
-static int leaks_cmd_has(const uint64_t *ids, uint64_t n, uint64_t id)
-{
-    uint64_t lo = 0, hi = n;
+    uint64_t lo = 0, hi = p->n_objs;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (ids[mid] < id)
+        if (p->objs[mid].id < id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < n && ids[lo] == id;
+    return lo < p->n_objs && p->objs[lo].id == id ? lo : p->n_objs;
 }
 
-/* Sorted ids of the nodes of path (loaded without edges) that are not in excl[0..n_excl),
- * and the snapshot's fingerprint in *kp (free: kin_print_free). Returns 0 or the exit code
- * (error printed). */
-static int leaks_cmd_ids(cli_common *co, const char *path, const uint64_t *excl, uint64_t n_excl,
-                         uint64_t **out, uint64_t *n_out, kin_print *kp)
+/* The fingerprint of path in *kp (free: kin_print_free): its objects sorted by id are all the
+ * ids the comparison needs, so no graph outlives this call. Returns 0 or the exit code (error
+ * printed). */
+static int leaks_cmd_print(cli_common *co, const char *path, kin_print *kp)
 {
     lr_heap *h;
     int rc = cli_open(co, path, CLI_OPEN_NO_EDGES, &h);
@@ -56,24 +51,35 @@ static int leaks_cmd_ids(cli_common *co, const char *path, const uint64_t *excl,
         g = lr_heap_graph(h);
     }
     lr_error err = {.offset = LR_NO_OFFSET};
-    if (kin_print_build(g, lr_heap_format(h), kp, &err) != LR_OK) {
-        lr_close(h);
-        return cli_error(co, &err);
-    }
-    uint64_t *ids = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *ids);
-    if (!ids) {
-        lr_close(h);
-        return cli_fail(co, LR_ERR_NOMEM, "out of memory reading ids of %s", path);
-    }
-    uint64_t n = 0;
-    for (node_ix v = 0; v < g->n_nodes; v++)
-        if (!excl || !leaks_cmd_has(excl, n_excl, graph_node_id(g, v)))
-            ids[n++] = graph_node_id(g, v);
+    lr_status s = kin_print_build(g, lr_heap_format(h), kp, &err);
     lr_close(h);
-    qsort(ids, n, sizeof *ids, leaks_cmd_u64cmp);
-    *out = ids;
-    *n_out = n;
-    return 0;
+    return s == LR_OK ? 0 : cli_error(co, &err);
+}
+
+/* The target's new objects, a bit per object of kt (whose id the baseline kb lacks), and
+ * their count in *n_new. A bit per object instead of a sorted copy of the new ids: 8 bytes
+ * per object less while the final snapshot loads. NULL when out of memory. */
+static uint64_t *leaks_cmd_new(const kin_print *kb, const kin_print *kt, uint64_t *n_new)
+{
+    uint64_t *bits = err_calloc(kt->n_objs / 64 + 1, sizeof *bits);
+    if (!bits)
+        return NULL;
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < kt->n_objs; i++)
+        if (leaks_cmd_find(kb, kt->objs[i].id) == kb->n_objs) {
+            bits[i / 64] |= 1ull << (i % 64);
+            n++;
+        }
+    *n_new = n;
+    return bits;
+}
+
+/* Whether id is one of the target's new objects (leaks_cmd_new). Equal ids share the bit
+ * value (it depends on the id only), so the first object with the id answers. */
+static int leaks_cmd_is_new(const kin_print *kt, const uint64_t *bits, uint64_t id)
+{
+    uint64_t i = leaks_cmd_find(kt, id);
+    return i < kt->n_objs && (bits[i / 64] >> (i % 64) & 1);
 }
 
 int cmd_leaks(int argc, char **argv)
@@ -125,7 +131,7 @@ int cmd_leaks(int argc, char **argv)
     crules_set rs;
     if ((rc = clu_load_rules(&co, &rules, &rs)) != 0)
         return rc;
-    uint64_t *base_ids = NULL, *new_ids = NULL, n_base = 0, n_new = 0;
+    uint64_t *fresh = NULL, n_new = 0;
     lr_heap *lh = NULL;
     uint8_t *sel = NULL;
     dom_tree t = {0};
@@ -135,12 +141,17 @@ int cmd_leaks(int argc, char **argv)
     kin_print kb = {0}, kt = {0}, kf = {0};
     kin_stats ks = {0}, ks2;
     int related = 1, related2 = 1;
-    if ((rc = leaks_cmd_ids(&co, base, NULL, 0, &base_ids, &n_base, &kb)) != 0 ||
-        (rc = leaks_cmd_ids(&co, target, base_ids, n_base, &new_ids, &n_new, &kt)) != 0 ||
+    /* One snapshot loaded at a time, and what was compared is freed before the next load:
+     * the final snapshot's analysis is the peak. */
+    if ((rc = leaks_cmd_print(&co, base, &kb)) != 0 ||
+        (rc = leaks_cmd_print(&co, target, &kt)) != 0 ||
         (rc = cli_check_related(&co, base, &kb, target, &kt, force, &ks, &related)) != 0)
         goto out;
-    free(base_ids);
-    base_ids = NULL;
+    if (!(fresh = leaks_cmd_new(&kb, &kt, &n_new))) {
+        rc = cli_fail(&co, LR_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    kin_print_free(&kb);
     if ((rc = cli_open(&co, final, 0, &lh)) != 0)
         goto out;
     const graph *g = lr_heap_graph(lh);
@@ -151,6 +162,7 @@ int cmd_leaks(int argc, char **argv)
         }
         if ((rc = cli_check_related(&co, target, &kt, final, &kf, force, &ks2, &related2)) != 0)
             goto out;
+        kin_print_free(&kf);
     }
     double t0 = cli_now_ms();
     sel = err_calloc(g->n_nodes ? g->n_nodes : 1, 1);
@@ -160,11 +172,14 @@ int cmd_leaks(int argc, char **argv)
     }
     uint64_t n_alive = 0;
     for (node_ix v = 0; v < g->n_nodes; v++)
-        if (leaks_cmd_has(new_ids, n_new, graph_node_id(g, v)) &&
+        if (leaks_cmd_is_new(&kt, fresh, graph_node_id(g, v)) &&
             (!detached || graph_node_dom(g, v) == GRAPH_DOM_DETACHED)) {
             sel[v] = 1;
             n_alive++;
         }
+    kin_print_free(&kt); /* sel holds what the target told */
+    free(fresh);
+    fresh = NULL;
     if (cluster_dom_build(g, &t, &err) != LR_OK || cluster_bind(&c, g, &rs, &t, &err) != LR_OK ||
         cluster_run(&c, sel, strcmp(sort, "count") == 0 ? CLUSTER_SORT_COUNT : CLUSTER_SORT_SIZE,
                     &r, &err) != LR_OK) {
@@ -194,8 +209,7 @@ out:
     cluster_fini(&c);
     dom_free(&t);
     free(sel);
-    free(base_ids);
-    free(new_ids);
+    free(fresh);
     lr_close(lh);
     crules_fini(&rs);
     return rc;
