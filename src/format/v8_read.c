@@ -21,6 +21,7 @@
  * heap-snapshot-toolkit 1.1.3. */
 #define _GNU_SOURCE /* qsort_r */
 #include "format/v8_internal.h"
+#include "base/hash.h"
 #include "base/phase.h"
 
 #ifdef __GLIBC__
@@ -77,6 +78,38 @@ static lr_status intern_bytes(ctx *x, const uint8_t *s, size_t len, str_ix *out)
     return graph_intern(x->g, (const char *)s, len, out, x->c.err);
 }
 
+/* One string found by the look-ahead of parse_strings: its opening quote (NULL when the
+ * look-ahead stopped there), its raw content and whether that needs no decoding. */
+typedef struct str_ahead {
+    const uint8_t *q;
+    const uint8_t *s, *e;
+    int plain;
+} str_ahead;
+
+#define STR_AHEAD 16u /* strings scanned ahead of the one interned */
+
+/* Scans the string at la's position into *a and prefetches its intern slot; moves la past
+ * the comma after it. 0 when the look-ahead stops (a->q NULL if no string was taken). */
+static int strings_ahead(cur *la, str_ahead *a, const hmap *index)
+{
+    a->q = NULL;
+    skip_ws(la);
+    if (la->p >= la->end || *la->p != '"')
+        return 0;
+    const uint8_t *q = la->p;
+    if (v8j_scan_string(la, &a->s, &a->e, &a->plain) != LR_OK)
+        return 0;
+    a->q = q;
+    if (a->plain) /* graph_intern's hash: escaped strings are rare enough to go unhinted */
+        hmap_prefetch(index, hash_fnv32(a->s, (size_t)(a->e - a->s)));
+    skip_ws(la);
+    if (la->p < la->end && *la->p == ',') {
+        la->p++;
+        return 1;
+    }
+    return 0; /* the end of the array (or an error the loop will find): the last one taken */
+}
+
 static lr_status parse_strings(ctx *x)
 {
     cur *c = &x->c;
@@ -119,7 +152,22 @@ static lr_status parse_strings(ctx *x)
         c->p++;
         return LR_OK;
     }
+    /* The look-ahead: strings scanned STR_AHEAD ahead of the one interned, with the intern
+     * table's slot of each prefetched, so the two cache misses of each insertion overlap
+     * instead of following one another. It reports nothing: at anything unexpected it
+     * stops, and the loop below finds the error in order. */
+    str_ahead ring[STR_AHEAD];
+    unsigned head = 0, tail = 0;
+    cur la = *c;
+    lr_error la_err = {0};
+    la.err = &la_err;
+    int la_on = 1;
     for (;;) {
+        while (la_on && tail - head < STR_AHEAD) {
+            str_ahead *a = &ring[tail % STR_AHEAD];
+            la_on = strings_ahead(&la, a, &t->index);
+            tail += a->q != NULL;
+        }
         skip_ws(c);
         if (c->p >= c->end)
             return v8j_trunc_at(c, "strings");
@@ -127,7 +175,17 @@ static lr_status parse_strings(ctx *x)
             return LR_CORRUPT(c->err, c->name, off_of(c, c->p), "expected a string in strings");
         const uint8_t *s, *e;
         int plain;
-        LR_TRY(v8j_scan_string(c, &s, &e, &plain));
+        if (head != tail && ring[head % STR_AHEAD].q == c->p) {
+            const str_ahead *a = &ring[head++ % STR_AHEAD];
+            s = a->s;
+            e = a->e;
+            plain = a->plain;
+            c->p = e + 1;
+        } else {
+            head = tail = 0; /* out of step (cannot happen): scan here */
+            la_on = 0;
+            LR_TRY(v8j_scan_string(c, &s, &e, &plain));
+        }
         str_ix ix;
         if (plain) {
             LR_TRY(intern_bytes(x, s, (size_t)(e - s), &ix));

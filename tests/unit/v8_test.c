@@ -639,6 +639,59 @@ static void test_bad_counts_and_strings(void **state)
     expect_bad_edit("\"strings\"", "\"strxngs\"", LR_ERR_FORMAT);
 }
 
+/* SNAP7 with 100 strings more after its last ("b"), the k-th written by fill(k): enough for
+ * the reader's look-ahead over the strings to run well ahead of the one it interns. */
+static char *more_strings(void (*fill)(char *out, size_t cap, int k))
+{
+    char tail[8192] = "\"b\"";
+    size_t n = strlen(tail);
+    for (int k = 0; k < 100; k++) {
+        char one[64];
+        fill(one, sizeof one, k);
+        n += (size_t)snprintf(tail + n, sizeof tail - n, ",%s", one);
+    }
+    snprintf(tail + n, sizeof tail - n, "]}");
+    return replace(SNAP7, "\"b\"]}", tail);
+}
+
+static void fill_plain(char *out, size_t cap, int k)
+{
+    snprintf(out, cap, k % 7 == 3 ? "\"s%d\\n\"" : "\"s%d\"", k); /* some escaped */
+}
+
+static void fill_bad(char *out, size_t cap, int k)
+{
+    /* a bad escape in string 30, then a string that never ends at 40: the first one found in
+     * file order is the one reported, however far ahead the strings were scanned */
+    snprintf(out, cap, k == 30 ? "\"s\\q\"" : k == 40 ? "\"s40\" x" : "\"s%d\"", k);
+}
+
+static void test_strings_ahead(void **state)
+{
+    (void)state;
+    char *t = more_strings(fill_plain);
+    graph g;
+    load_ok(t, &g);
+    char want[32];
+    for (int k = 0; k < 100; k++) {
+        snprintf(want, sizeof want, k % 7 == 3 ? "s%d\n" : "s%d", k);
+        uint32_t found = 0;
+        for (str_ix i = 0; i < g.strings.n && !found; i++)
+            found = strcmp(graph_str(&g, i), want) == 0;
+        if (!found)
+            fail_msg("string %s not loaded", want);
+    }
+    graph_fini(&g);
+    free(t);
+    t = more_strings(fill_bad);
+    lr_error e;
+    assert_int_equal(load_mem(t, strlen(t), &g, &e), LR_ERR_FORMAT);
+    assert_int_equal(e.offset, (uint64_t)(strstr(t, "\\q") - t));
+    assert_non_null(strstr(e.msg, "bad escape"));
+    graph_fini(&g);
+    free(t);
+}
+
 static void test_bit_flips(void **state)
 {
     (void)state;
@@ -915,6 +968,7 @@ int main(void)
         cmocka_unit_test(test_layout_arkts),
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_bad_counts_and_strings),
+        cmocka_unit_test(test_strings_ahead),
         cmocka_unit_test(test_bit_flips),
         cmocka_unit_test(test_dominators_random),
         cmocka_unit_test(test_fixtures_match_devtools),
