@@ -779,7 +779,9 @@ uint64_t dom_scratch_bytes(const graph *g)
 lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree *t,
                     lr_error *err)
 {
-    dom_opts o = {filter, ctx, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL};
+    dom_opts o = {0};
+    o.reach = filter;
+    o.reach_ctx = ctx;
     return dom_build_ex(g, &o, t, err);
 }
 
@@ -928,6 +930,7 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
 
 static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err)
 {
+    int gated = 0;
     memset(t, 0, sizeof *t);
     xedges xe = {0, NULL, NULL, NULL};
     uint8_t *mask = NULL;
@@ -1002,6 +1005,10 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         if (sr.outside && !sr.outside[x])
             s.dfnum[x] |= C_ROOT;
         k += !is_leaf_class(s.dfnum[x]);
+    }
+    if (o->gate) {
+        pthread_mutex_lock(o->gate);
+        gated = 1;
     }
     s.vert = err_mallocarray(k, sizeof *s.vert);
     s.par = err_mallocarray(k, sizeof *s.par);
@@ -1089,6 +1096,8 @@ done:
     free(s.cur);
     free(s.semi);
     free(s.pairs);
+    if (gated)
+        pthread_mutex_unlock(o->gate);
     if (st != LR_OK)
         dom_free(t);
     return st;
