@@ -161,7 +161,7 @@ static void *edge_part_run(void *arg)
 }
 
 /* Reference slots node i may turn into edges (nulls and dangling ids included). */
-static uint64_t edge_bound(const rd *r, node_ix i)
+static inline uint64_t edge_bound(const rd *r, node_ix i)
 {
     const graph *g = r->g;
     switch (g->node_kind[i]) {
@@ -170,65 +170,109 @@ static uint64_t edge_bound(const rd *r, node_ix i)
         return c == GRAPH_NONE ? 0 : r->first_ref[c + 1] - r->first_ref[c];
     }
     case GRAPH_KIND_OBJ_ARRAY: return be32(r->d + rec_get(r, i) + r->ids + 4);
-    case GRAPH_KIND_CLASS: return 0; /* counted per class below */
-    default: return 0;
+    default: return 0; /* a class: counted per class (its statics), see slot_census */
     }
+}
+
+/* Nodes per block of the reference-slot census: the edge split falls on a block boundary. */
+#define HP_SLOT_BLOCK 65536u
+
+/* The reference-slot census of nodes [lo, hi) (lo on a block boundary): per block, the slots
+ * of its instances and object arrays and the number of its class nodes. */
+typedef struct slot_census {
+    const rd *r;
+    node_ix lo, hi;
+    uint64_t *slots;   /* per block */
+    uint32_t *classes; /* per block */
+} slot_census;
+
+static void *census_run(void *arg)
+{
+    slot_census *sc = arg;
+    const graph *g = sc->r->g;
+    for (node_ix i = sc->lo; i < sc->hi; i++) {
+        uint32_t b = i / HP_SLOT_BLOCK;
+        if (g->node_kind[i] == GRAPH_KIND_CLASS)
+            sc->classes[b]++;
+        else
+            sc->slots[b] += edge_bound(sc->r, i);
+    }
+    return NULL;
 }
 
 /* Resolving every reference to a node index is most of the load time of a large dump (one
  * id lookup each), so two threads take half the reference slots each, writing into disjoint
- * ranges of the edge arrays sized for the worst case; the second range then moves down. */
+ * ranges of the edge arrays sized for the worst case; the second range then moves down. The
+ * worst case comes from a census of the slots per block of nodes, on two threads too. */
 lr_status hprof_build_edges(rd *r)
 {
-    class_ix *by_node;
     graph *g = r->g;
-    uint32_t n = g->n_nodes;
-    /* Upper bound: every reference slot, null or not. */
-    uint64_t bound = 0;
-    for (node_ix i = 0; i < n; i++)
-        bound += edge_bound(r, i);
+    uint32_t n = g->n_nodes, nb = n / HP_SLOT_BLOCK + 1;
+    class_ix *by_node = err_mallocarray(r->n_cls + 1, sizeof *by_node);
+    uint64_t *blk_slots = err_calloc(nb, sizeof *blk_slots);
+    uint32_t *blk_cls = err_calloc(nb, sizeof *blk_cls);
+    if (!by_node || !blk_slots || !blk_cls) {
+        free(by_node);
+        free(blk_slots);
+        free(blk_cls);
+        return hprof_nomem(r);
+    }
     for (class_ix c = 0; c < r->n_cls; c++)
-        bound += 4 + g->classes[c].n_statics;
-    LR_TRY(graph_check_size(g, 0, bound, "reference slots (null or not)", r->err));
+        by_node[c] = c;
+    qsort_r(by_node, r->n_cls, sizeof *by_node, cmp_by_node, g->classes);
+    node_ix mid = n > 100000 ? (nb / 2) * HP_SLOT_BLOCK : n;
+    slot_census sc[2] = {{r, 0, mid, blk_slots, blk_cls}, {r, mid, n, blk_slots, blk_cls}};
+    pthread_t cth;
+    int cthreaded = mid < n && pthread_create(&cth, NULL, census_run, &sc[1]) == 0;
+    census_run(&sc[0]);
+    if (cthreaded)
+        pthread_join(cth, NULL);
+    else if (mid < n)
+        census_run(&sc[1]);
+    /* Upper bound: every reference slot, null or not; a class adds its four internal
+     * references and its statics, in the order of its node. */
+    uint64_t bound = 0;
+    for (uint32_t b = 0, j = 0; b < nb; b++) {
+        for (uint32_t e = j + blk_cls[b]; j < e; j++)
+            blk_slots[b] += 4 + g->classes[by_node[j]].n_statics;
+        bound += blk_slots[b];
+    }
+    lr_status st = graph_check_size(g, 0, bound, "reference slots (null or not)", r->err);
     /* Counting only (info): every reference is resolved as below, nothing is stored, and the
      * graph is left without edges (first_edge NULL), 9 bytes per edge and 4 per node less. */
-    if (!r->count_edges) {
+    if (st == LR_OK && !r->count_edges) {
         g->first_edge = err_mallocarray((size_t)n + 1, sizeof *g->first_edge);
         g->edge_to = err_mallocarray(bound ? bound : 1, sizeof *g->edge_to);
         g->edge_kind = err_mallocarray(bound ? bound : 1, sizeof *g->edge_kind);
         if (!g->first_edge || !g->edge_to || !g->edge_kind)
-            return hprof_nomem(r);
+            st = hprof_nomem(r);
     }
     static const char *const INTERNAL[4] = {"<super>", "<classloader>", "<signers>",
                                             "<protection_domain>"};
-    for (int k = 0; k < 4; k++)
-        LR_TRY(graph_intern(g, INTERNAL[k], strlen(INTERNAL[k]), &r->inames[k], r->err));
-    by_node = err_mallocarray(r->n_cls + 1, sizeof *by_node);
-    if (!by_node)
-        return hprof_nomem(r);
-    for (class_ix c = 0; c < r->n_cls; c++)
-        by_node[c] = c;
-    qsort_r(by_node, r->n_cls, sizeof *by_node, cmp_by_node, g->classes);
+    for (int k = 0; k < 4 && st == LR_OK; k++)
+        st = graph_intern(g, INTERNAL[k], strlen(INTERNAL[k]), &r->inames[k], r->err);
 
-    /* The split: the first node past half the slots (class slots counted where they are). */
+    /* The split: the first block boundary past half the slots. */
     edge_part parts[2] = {{r, by_node, 0, n, 0, 0, 0, 0}, {r, by_node, n, n, r->n_cls, 0, 0, 0}};
     if (n > 100000) {
         uint64_t acc = 0;
         uint32_t cls_seen = 0;
-        for (node_ix i = 0; i < n; i++) {
+        for (uint32_t b = 0; b + 1 < nb; b++) {
+            acc += blk_slots[b];
+            cls_seen += blk_cls[b];
             if (acc >= bound / 2) {
-                parts[0].hi = parts[1].lo = i;
+                parts[0].hi = parts[1].lo = (b + 1) * HP_SLOT_BLOCK;
                 parts[1].next_class = cls_seen;
                 parts[1].at = (edge_ix)acc;
                 break;
             }
-            if (g->node_kind[i] == GRAPH_KIND_CLASS) {
-                acc += 4 + g->classes[by_node[cls_seen]].n_statics;
-                cls_seen++;
-            } else {
-                acc += edge_bound(r, i);
-            }
         }
+    }
+    free(blk_slots);
+    free(blk_cls);
+    if (st != LR_OK) {
+        free(by_node);
+        return st;
     }
     edge_ix start1 = parts[1].at; /* the second part's first slot */
     pthread_t th;

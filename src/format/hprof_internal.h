@@ -329,7 +329,12 @@ static inline class_ix class_find(const rd *r, uint64_t id)
     return GRAPH_NONE;
 }
 
-static inline node_ix node_find(const rd *r, uint64_t id) { return graph_find_id(r->g, id); }
+/* Node of an object id: the rank index inline when the ids allow one (every reference is
+ * resolved through here), else the graph's directory. */
+static inline node_ix node_find(const rd *r, uint64_t id)
+{
+    return r->g->id_blk ? graph_find_id_rank(r->g, id) : graph_find_id(r->g, id);
+}
 
 static inline uint64_t rec_get(const rd *r, node_ix i)
 {

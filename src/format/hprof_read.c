@@ -774,6 +774,8 @@ static void rd_free(rd *r)
 /* Ids repeated by two object records: lookups find one of them. */
 static void count_duplicate_ids(graph *g)
 {
+    if (g->ids_strict)
+        return;
     for (uint32_t k = 1; k < g->n_nodes; k++) {
         uint64_t a = g->ids_sorted ? g->node_id[k - 1] : g->node_id[g->id_sorted[k - 1]];
         uint64_t b = g->ids_sorted ? g->node_id[k] : g->node_id[g->id_sorted[k]];
@@ -887,6 +889,11 @@ static lr_status load(rd *r, const fmt_opts *o)
     LR_TRY(merge_class_nodes(r));
     LR_TRY(graph_build_index(g, r->err));
     count_duplicate_ids(g);
+    if (g->id_blk) {
+        /* the rank index resolves every id without them; hprof_compact reads ids back */
+        free(g->node_id);
+        g->node_id = NULL;
+    }
     phase_enter("hprof roots");
     LR_TRY(resolve_roots(r));
     LR_TRY(hprof_build_layouts(r));

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* graph.c: storage and queries of the heap graph (graph layer), prefix graph_. Holds the exact-size
- * allocation of node and edge arrays for readers, the string table, the id -> node index (a sorted
- * permutation, by run merge or radix sort, plus a bucket directory, O(1) expected per lookup, which
- * readers lean on for every reference), reverse edges in CSR form, and the lazy decoding of field
+ * allocation of node and edge arrays for readers, the string table, the id -> node index (a rank
+ * bitmap over the id positions when the ids are unique and dense, else a sorted permutation, by
+ * run merge or radix sort, plus a bucket directory; O(1) per lookup, which readers lean on for
+ * every reference), reverse edges in CSR form, and the lazy decoding of field
  * values and strings from the mapped input. Every read of input bytes is bounds-checked against
  * data_len: the payload offsets come from a reader, but the bytes remain hostile. */
 #include "graph/graph.h"
@@ -76,6 +77,8 @@ void graph_fini(graph *g)
     hmap_free(&g->strings.index);
     free(g->id_sorted);
     free(g->id_dir);
+    free(g->id_blk);
+    free(g->id_chunk);
     if (g->fmt_free)
         g->fmt_free(g->fmt_state);
     graph_init(g);
@@ -344,27 +347,117 @@ static inline uint64_t sorted_id(const graph *g, uint32_t pos)
     return g->ids_sorted ? graph_node_id(g, pos) : graph_node_id(g, g->id_sorted[pos]);
 }
 
+/* The rank index (graph.h, graph_id_blk) over ids in [lo, hi] whose differences are all
+ * multiples of 2^align, when it fits in GRAPH_ID_RANK_MAX_BYTES per node and no id repeats;
+ * returns 0 (nothing kept) to leave the lookup to the sorted directory. Only chunks of
+ * positions that hold an id get blocks (a heap's unused regions cost 4 bytes per chunk). With
+ * the ids out of node order, the ranks also give id_sorted directly, one scatter instead of
+ * a sort. Passes over the ids: chunks, bits (finding repeats), scatter; O(N + blocks). */
+static int build_rank(graph *g, uint64_t lo, uint64_t hi, unsigned align)
+{
+    uint32_t n = g->n_nodes;
+    const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
+    uint64_t pos = ((hi - lo) >> align) + 1, nch = (pos + chunk - 1) / chunk;
+    uint64_t budget = (uint64_t)n * GRAPH_ID_RANK_MAX_BYTES + 4096;
+    if (nch * sizeof(uint32_t) > budget)
+        return 0;
+    uint32_t *ch = err_calloc(nch, sizeof *ch);
+    if (!ch)
+        return 0; /* the directory may need less */
+    for (uint32_t i = 0; i < n; i++)
+        ch[((graph_node_id(g, i) - lo) >> align) / chunk] = 1;
+    uint64_t nblk = 0;
+    for (uint64_t c = 0; c < nch; c++) {
+        uint32_t used = ch[c];
+        ch[c] = used ? (uint32_t)nblk : GRAPH_NONE;
+        nblk += used ? GRAPH_ID_CHUNK_BLKS : 0;
+        if (nblk * sizeof(graph_id_blk) + nch * sizeof *ch > budget || nblk >= UINT32_MAX) {
+            free(ch);
+            return 0;
+        }
+    }
+    graph_id_blk *b = aligned_alloc(64, nblk * sizeof *b);
+    uint32_t *perm = g->ids_sorted ? NULL : err_mallocarray(n, sizeof *perm);
+    if (!b || (!g->ids_sorted && !perm))
+        goto fail;
+    memset(b, 0, nblk * sizeof *b);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t p = (graph_node_id(g, i) - lo) >> align;
+        uint64_t bi = ch[p / chunk] + p % chunk / GRAPH_ID_BLK_BITS;
+        uint64_t *w = &b[bi].w[p % GRAPH_ID_BLK_BITS / 64];
+        if (*w >> (p % 64) & 1)
+            goto fail; /* a repeated id: the directory answers the first in node order */
+        *w |= 1ull << (p % 64);
+    }
+    uint32_t rank = 0;
+    for (uint64_t k = 0; k < nblk; k++) {
+        b[k].rank = rank;
+        uint16_t in = 0;
+        for (unsigned j = 0; j < GRAPH_ID_BLK_WORDS; j++) {
+            b[k].sub[j] = in;
+            in = (uint16_t)(in + graph_popcount64(b[k].w[j]));
+        }
+        rank += in;
+    }
+    g->id_blk = b;
+    g->id_chunk = ch;
+    g->id_min = lo;
+    g->id_align = align;
+    g->id_pos = pos;
+    if (perm) {
+        g->id_sorted = NULL; /* graph_id_rank gives positions in id order */
+        for (uint32_t i = 0; i < n; i++)
+            perm[graph_id_rank(g, graph_node_id(g, i))] = i;
+        g->id_sorted = perm;
+    }
+    return 1;
+fail:
+    free(ch);
+    free(b);
+    free(perm);
+    return 0;
+}
+
 lr_status graph_build_index(graph *g, lr_error *err)
 {
     free(g->id_sorted);
     free(g->id_dir);
+    free(g->id_blk);
+    free(g->id_chunk);
     g->id_sorted = NULL;
     g->id_dir = NULL;
+    g->id_blk = NULL;
+    g->id_chunk = NULL;
     g->ids_sorted = 1;
+    g->ids_strict = 1;
+    if (g->n_nodes == 0)
+        return LR_OK;
+    /* One pass: order, range, and the spacing all ids share (the lowest set bit of every
+     * id - first ORed together; a difference that wraps below zero keeps its low bits). */
+    uint64_t first = graph_node_id(g, 0), prev = first, lo = first, hi = first, spread = 0;
     for (uint32_t i = 1; i < g->n_nodes; i++) {
-        if (graph_node_id(g, i) < graph_node_id(g, i - 1)) {
-            g->ids_sorted = 0;
-            break;
+        uint64_t id = graph_node_id(g, i);
+        if (id <= prev) {
+            g->ids_strict = 0;
+            g->ids_sorted &= id == prev;
         }
+        lo = id < lo ? id : lo;
+        hi = id > hi ? id : hi;
+        spread |= id - first;
+        prev = id;
+    }
+    unsigned align = spread ? (unsigned)__builtin_ctzll(spread) : 0;
+    if (build_rank(g, lo, hi, align)) {
+        g->ids_strict = g->ids_sorted; /* a rank index holds no repeated id */
+        return LR_OK;
     }
     if (!g->ids_sorted)
         LR_TRY(sort_ids(g, err));
-    if (g->n_nodes == 0)
-        return LR_OK;
     /* Bucket directory over [min, max]: about four ids per bucket (1 byte of directory per
      * node), so a lookup is one bucket read and a binary search over a few neighbouring ids;
      * skewed id ranges just make that search longer. */
-    uint64_t lo = sorted_id(g, 0), hi = sorted_id(g, g->n_nodes - 1);
+    lo = sorted_id(g, 0);
+    hi = sorted_id(g, g->n_nodes - 1);
     uint64_t range = hi - lo;
     unsigned shift = 0;
     while (shift < 63 && (range >> shift) > (uint64_t)g->n_nodes / 4)
@@ -389,6 +482,8 @@ lr_status graph_build_index(graph *g, lr_error *err)
 
 node_ix graph_find_id(const graph *g, uint64_t id)
 {
+    if (g->id_blk)
+        return graph_find_id_rank(g, id);
     if (!g->id_dir) {
         /* No index: the reader left it out (V8, whose verbs look up an id or two, so one
          * scan costs less than sorting every id up front). The first match in node order

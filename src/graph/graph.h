@@ -282,7 +282,67 @@ typedef struct graph {
 
     /* ---- presentation ---- */
     int hex_ids;               /* ids are addresses (Ruby): shown 0x.. though id_size is 0 */
+
+    /* ---- id lookup by rank (built by graph_build_index instead of id_dir, see below) ---- */
+    struct graph_id_blk *id_blk; /* blocks of the rank index, NULL when id_dir serves */
+    uint32_t *id_chunk;        /* per chunk of positions: its first block, GRAPH_NONE if empty */
+    uint64_t id_pos;           /* positions the rank index covers (max - min) >> id_align, + 1 */
+    unsigned id_align;         /* log2 of the spacing every id - id_min is a multiple of */
+    int ids_strict;            /* node ids strictly ascending: node order is id order, no id
+                                * repeats (set by graph_build_index) */
 } graph;
+
+/* The rank index (graph_build_index): when the ids are strictly ascending in node order and
+ * lie densely (HotSpot: object addresses after a full GC, 8-byte aligned), node n is the
+ * number of ids below its own, so a bit per possible id position and a running count answer
+ * a lookup with one 64-byte block read and one popcount, without reading any id back. Only
+ * chunks of GRAPH_ID_CHUNK_BLKS blocks that hold an id are stored (id_chunk). */
+#define GRAPH_ID_BLK_WORDS 6u
+#define GRAPH_ID_BLK_BITS (64u * GRAPH_ID_BLK_WORDS) /* positions per block */
+#define GRAPH_ID_CHUNK_BLKS 16u /* blocks per chunk: a chunk holding no id has none */
+typedef struct graph_id_blk {
+    uint32_t rank;                    /* ids at positions before this block */
+    uint16_t sub[GRAPH_ID_BLK_WORDS]; /* ids in this block before word k */
+    uint64_t w[GRAPH_ID_BLK_WORDS];   /* bit p % 64 of word k: position p holds an id */
+} graph_id_blk;
+
+/* Set bits of x without a library call (the build targets baseline x86-64, which has no
+ * popcount instruction; __builtin_popcountll would call libgcc on every lookup). */
+static inline unsigned graph_popcount64(uint64_t x)
+{
+    x = x - (x >> 1 & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + (x >> 2 & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+/* Position of `id` among the sorted ids through the rank index (g->id_blk must be set), or
+ * GRAPH_NONE when no node has it. O(1). */
+static inline uint32_t graph_id_rank(const graph *g, uint64_t id)
+{
+    uint64_t x = id - g->id_min;
+    if (id < g->id_min || (x & ((1ull << g->id_align) - 1)) != 0)
+        return GRAPH_NONE;
+    uint64_t p = x >> g->id_align;
+    if (p >= g->id_pos)
+        return GRAPH_NONE;
+    uint32_t c = g->id_chunk[p / (GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS)];
+    if (c == GRAPH_NONE)
+        return GRAPH_NONE;
+    const graph_id_blk *b = &g->id_blk[c + p % (GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS) /
+                                               GRAPH_ID_BLK_BITS];
+    unsigned o = (unsigned)(p % GRAPH_ID_BLK_BITS), k = o / 64, bit = o % 64;
+    uint64_t w = b->w[k];
+    if (!(w >> bit & 1))
+        return GRAPH_NONE;
+    return b->rank + b->sub[k] + graph_popcount64(w & ((1ull << bit) - 1));
+}
+/* Node with id `id` through the rank index (g->id_blk must be set), or GRAPH_NONE. O(1): the
+ * node is the rank itself when node order is id order, else one id_sorted read. */
+static inline node_ix graph_find_id_rank(const graph *g, uint64_t id)
+{
+    uint32_t r = graph_id_rank(g, id);
+    return r == GRAPH_NONE || g->ids_sorted ? r : g->id_sorted[r];
+}
 
 /* DOM link state of a node, what DevTools calls its detachedness: the snapshot's
  * `detachedness` field spread over the native DOM graph, or the "Detached " name prefix of
@@ -412,7 +472,11 @@ const char *graph_str(const graph *g, str_ix s);
 
 /* ---- lookups ---- */
 
-/* Builds the id -> node index (call after the nodes are filled). */
+/* Builds the id -> node index (call after the nodes are filled): the rank index (id_blk)
+ * when the ids are strictly ascending and it takes at most GRAPH_ID_RANK_MAX_BYTES per node,
+ * else the sorted permutation and bucket directory (id_sorted, id_dir). Either way a lookup
+ * never changes its answer. */
+#define GRAPH_ID_RANK_MAX_BYTES 2u
 lr_status graph_build_index(graph *g, lr_error *err);
 /* Node with original id, or GRAPH_NONE. O(1) expected (bucket directory), O(log n) worst;
  * O(n), a scan, when the reader built no index (V8). */

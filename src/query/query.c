@@ -486,7 +486,7 @@ lr_status query_open(graph *g, const query_opts *o, query_db **out, lr_error *er
 {
     /* Ids are looked up row by row (joins, `id = ...`): a reader that left the id index out
      * (V8, whose other verbs look up one id) gets it built here, or each lookup would scan. */
-    if (!g->id_dir && graph_has_ids(g))
+    if (!g->id_dir && !g->id_blk && graph_has_ids(g))
         LR_TRY(graph_build_index(g, err));
     query_db *q = err_calloc(1, sizeof *q);
     if (!q)
