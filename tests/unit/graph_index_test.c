@@ -2,7 +2,10 @@
 /* graph_index_test.c: unit tests of the id -> node index of src/graph/graph.c: ascending ids
  * (no permutation), a few descending-interleaved runs (heap merge of runs), more runs than the
  * merge takes (radix sort fallback), repeated ids answering with the first node in node
- * order, and misses below, between and above the ids, checked against a brute-force scan. */
+ * order, and misses below, between and above the ids, checked against a brute-force scan.
+ * The rank index: dense unique ids in order (node = rank) and in regions written out of
+ * order (the permutation by scatter, empty chunks left out), every id and every position
+ * around it looked up; repeated or far-apart ids fall back to the directory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,6 +126,137 @@ static void test_duplicates(void **state)
     graph_fini(&g);
 }
 
+/* (id, node) pairs sorted by id then node: the expected answers of a bigger graph. */
+typedef struct pair {
+    uint64_t id;
+    node_ix node;
+} pair;
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const pair *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* First node with id, by binary search over the sorted pairs. */
+static node_ix expect(const pair *p, uint32_t n, uint64_t id)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && p[lo].id == id ? p[lo].node : GRAPH_NONE;
+}
+
+/* Every id, the positions next to it (misaligned or free) and ids past both ends. */
+static void check_around(graph *g)
+{
+    lr_error err = {0};
+    uint32_t n = g->n_nodes;
+    pair *p = malloc(n * sizeof *p);
+    assert_non_null(p);
+    for (node_ix i = 0; i < n; i++)
+        p[i] = (pair){graph_node_id(g, i), i};
+    qsort(p, n, sizeof *p, cmp_pair);
+    assert_int_equal(graph_build_index(g, &err), LR_OK);
+    for (node_ix i = 0; i < n; i++) {
+        uint64_t id = graph_node_id(g, i);
+        for (uint64_t d = 0; d <= 16; d++)
+            assert_int_equal(graph_find_id(g, id + d), expect(p, n, id + d));
+        assert_int_equal(graph_find_id(g, id - 1), expect(p, n, id - 1));
+    }
+    assert_int_equal(graph_find_id(g, p[0].id - 8), GRAPH_NONE);
+    assert_int_equal(graph_find_id(g, p[n - 1].id + 8), GRAPH_NONE);
+    assert_int_equal(graph_find_id(g, p[n - 1].id + 8 * 100000), GRAPH_NONE);
+    assert_int_equal(graph_find_id(g, 0), expect(p, n, 0));
+    assert_int_equal(graph_find_id(g, UINT64_MAX), GRAPH_NONE);
+    free(p);
+}
+
+/* HotSpot after a full GC: addresses in order, 8-byte aligned, 1-6 words apart, over many
+ * blocks and chunks. The rank index serves and node order is id order. */
+static void test_rank_dense(void **state)
+{
+    (void)state;
+    graph g;
+    make(&g, 50000);
+    uint64_t a = 0x7c0000010ull;
+    for (uint32_t i = 0; i < g.n_nodes; i++) {
+        g.node_id[i] = a;
+        a += 8 * (1 + (i * 2654435761u >> 7) % 6);
+    }
+    check_around(&g);
+    assert_non_null(g.id_blk);
+    assert_null(g.id_dir);
+    assert_null(g.id_sorted);
+    assert_true(g.ids_sorted);
+    assert_true(g.ids_strict);
+    assert_int_equal(g.id_align, 3);
+    for (uint32_t i = 0; i < g.n_nodes; i++)
+        assert_int_equal(graph_id_rank(&g, g.node_id[i]), i);
+    graph_fini(&g);
+}
+
+/* Regions of the heap written out of address order (parallel dump threads), with unused
+ * regions between them: the chunks without ids get no blocks, the permutation is the id
+ * order, and 4-byte spacing (32-bit ids) is found. */
+static void test_rank_regions(void **state)
+{
+    (void)state;
+    graph g;
+    make(&g, 40000);
+    uint32_t regions = 10, per = g.n_nodes / regions;
+    for (uint32_t i = 0; i < g.n_nodes; i++) {
+        uint32_t r = (i / per * 7) % regions, k = i % per;
+        g.node_id[i] = 0x20000000ull + (uint64_t)r * 0x100000 + 4 * (uint64_t)k * 3;
+    }
+    check_around(&g);
+    assert_non_null(g.id_blk);
+    assert_false(g.ids_sorted);
+    assert_false(g.ids_strict);
+    assert_int_equal(g.id_align, 2);
+    for (uint32_t p = 1; p < g.n_nodes; p++)
+        assert_true(graph_node_id(&g, g.id_sorted[p - 1]) < graph_node_id(&g, g.id_sorted[p]));
+    uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
+    uint64_t nch = (g.id_pos + chunk - 1) / chunk, empty = 0;
+    for (uint64_t c = 0; c < nch; c++)
+        empty += g.id_chunk[c] == GRAPH_NONE;
+    assert_true(empty > nch / 2);
+    graph_fini(&g);
+}
+
+/* The directory, not the rank index, when an id repeats (its first node answers) or when
+ * the ids lie too far apart for GRAPH_ID_RANK_MAX_BYTES per node. */
+static void test_rank_fallback(void **state)
+{
+    (void)state;
+    graph g;
+    make(&g, 5000);
+    for (uint32_t i = 0; i < g.n_nodes; i++)
+        g.node_id[i] = 0x1000 + 8 * (uint64_t)i;
+    g.node_id[4000] = g.node_id[3999];
+    check_around(&g);
+    assert_null(g.id_blk);
+    assert_non_null(g.id_dir);
+    assert_false(g.ids_strict);
+    assert_int_equal(graph_find_id(&g, g.node_id[4000]), 3999);
+    graph_fini(&g);
+    make(&g, 5000);
+    for (uint32_t i = 0; i < g.n_nodes; i++)
+        g.node_id[i] = 0x1000 + ((uint64_t)i << 20) + 8 * (i % 2);
+    check_all(&g);
+    assert_null(g.id_blk);
+    assert_non_null(g.id_dir);
+    assert_true(g.ids_strict);
+    graph_fini(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +264,9 @@ int main(void)
         cmocka_unit_test(test_runs),
         cmocka_unit_test(test_many_runs),
         cmocka_unit_test(test_duplicates),
+        cmocka_unit_test(test_rank_dense),
+        cmocka_unit_test(test_rank_regions),
+        cmocka_unit_test(test_rank_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,11 +4,15 @@
  * by id (not by load order), unreachable objects left out, the row limit, the class filter,
  * class rows counted without double counting, the class an object describes, allocation
  * sites from the caller's hook; and for show the roots, the dominator in each case, and the
- * edge and referrer lists cut at the limit with their totals kept. */
+ * edge and referrer lists cut at the limit with their totals kept. Ties among many objects:
+ * the same rows as a full sort whatever the id index (in node order, a rank index out of node
+ * order, a directory), with ids read back only for the rows themselves. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -194,12 +198,94 @@ static void show(void **state)
     graph_fini(&g);
 }
 
+/* ---- ties: ids read back through graph.derive, and counted ---- */
+
+static const uint64_t *tie_id;
+static const uint64_t *tie_ret;
+static unsigned long id_reads;
+
+static uint64_t tie_node_id(const graph *g, node_ix n)
+{
+    (void)g;
+    id_reads++;
+    return tie_id[n];
+}
+static const graph_derive TIE_DERIVE = {tie_node_id, NULL, NULL, NULL, NULL};
+
+/* Retained descending, then id ascending: the order of top_select's rows. */
+static int cmp_rank(const void *a, const void *b)
+{
+    node_ix x = *(const node_ix *)a, y = *(const node_ix *)b;
+    if (tie_ret[x] != tie_ret[y])
+        return tie_ret[x] > tie_ret[y] ? -1 : 1;
+    return tie_id[x] < tie_id[y] ? -1 : tie_id[x] > tie_id[y];
+}
+
+/* 20,000 objects with 13 distinct retained sizes (about 1,540 at each), ids laid out as
+ * `layout` says; every k gives the rows of a full sort. */
+static void check_ties(int layout)
+{
+    enum { N = 20000 };
+    graph g;
+    lr_error err = {0};
+    graph_init(&g);
+    assert_int_equal(graph_alloc_nodes(&g, N, 0, &err), LR_OK);
+    uint64_t *ids = malloc(N * sizeof *ids), *ret = malloc(N * sizeof *ret);
+    node_ix *want = malloc(N * sizeof *want), *got = malloc((N + 10) * sizeof *got);
+    assert_true(ids && ret && want && got);
+    for (uint32_t i = 0; i < N; i++) {
+        if (layout == 0) /* ascending, dense: node order is id order */
+            ids[i] = 0x10000 + 16 * (uint64_t)i;
+        else if (layout == 1) /* dense regions written out of order: the rank index */
+            ids[i] = 0x10000 + 0x40000 * (uint64_t)(i / 1000 * 7 % 20) + 8 * (i % 1000);
+        else /* far apart, out of order: the directory */
+            ids[i] = 0x10000 + ((uint64_t)((i * 7919u) % N) << 24) + 8 * (i % 3);
+        ret[i] = (uint64_t)((i * 7919u) % 13) * 100;
+    }
+    memcpy(g.node_id, ids, N * sizeof *ids);
+    assert_int_equal(graph_build_index(&g, &err), LR_OK);
+    assert_int_equal(g.id_blk != NULL, layout < 2);
+    free(g.node_id);
+    g.node_id = NULL;
+    g.derive = &TIE_DERIVE;
+    tie_id = ids;
+    tie_ret = ret;
+    for (uint32_t i = 0; i < N; i++)
+        want[i] = i;
+    qsort(want, N, sizeof *want, cmp_rank);
+    static const uint32_t ks[] = {1, 5, 20, 100, 1537, 1540, 19999, 20000, 20010};
+    for (uint32_t j = 0; j < sizeof ks / sizeof *ks; j++) {
+        id_reads = 0;
+        uint32_t n = top_select(&g, NULL, ret, GRAPH_NONE, NULL, 1, got, ks[j]);
+        assert_int_equal(n, ks[j] < N ? ks[j] : N);
+        for (uint32_t i = 0; i < n; i++)
+            assert_int_equal(got[i], want[i]);
+        if (layout == 0)
+            assert_int_equal(id_reads, 0);
+        else if (layout == 1 && ks[j] == 20)
+            assert_true(id_reads < 400); /* not one per tied object (about 1,540) */
+    }
+    free(ids);
+    free(ret);
+    free(want);
+    free(got);
+    graph_fini(&g);
+}
+
+static void ties(void **state)
+{
+    (void)state;
+    for (int layout = 0; layout < 3; layout++)
+        check_ties(layout);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(objects),
         cmocka_unit_test(classes),
         cmocka_unit_test(show),
+        cmocka_unit_test(ties),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
