@@ -21,15 +21,18 @@
 typedef struct hp_state {
     unsigned ids;             /* identifier size */
     int shark;                /* Android size model */
-    /* Record offsets of an input under 4 GB, in blocks of HP_REC_BLOCK nodes: a block's
-     * smallest offset plus a 16-bit delta per node, 2.3 bytes a node instead of 4. A block
-     * whose offsets lie 64 kB or more apart (a large array, a class node merged among the
-     * objects) is wide: its offsets are kept whole in rec_wide from rec_base[block] on. */
+    /* Record offsets in blocks of HP_REC_BLOCK nodes: a block's smallest offset plus a
+     * 16-bit delta per node, 2.3 bytes a node instead of 4 (2.6 instead of 8 for an input of
+     * 4 GB or more, whose bases and wide offsets are 64-bit: rec_base64, rec_wide64 in place
+     * of rec_base, rec_wide). A block whose offsets lie 64 kB or more apart (a large array,
+     * a class node merged among the objects) is wide: its offsets are kept whole in rec_wide
+     * from rec_base[block] on. */
     uint32_t *rec_base;       /* per block: smallest offset, or first rec_wide index if wide */
     uint16_t *rec_delta;      /* per node: offset - rec_base of its block (narrow blocks) */
     uint64_t *rec_wide_bits;  /* bit per block: wide */
     uint32_t *rec_wide;       /* offsets of the wide blocks' nodes */
-    uint64_t *rec64;          /* inputs of 4 GB or more: every offset, and the above NULL */
+    uint64_t *rec_base64;     /* inputs of 4 GB or more: rec_base, 64-bit (else NULL) */
+    uint64_t *rec_wide64;     /* inputs of 4 GB or more: rec_wide, 64-bit (else NULL) */
     uint32_t *first_ref;      /* per class: index into refs (n_classes + 1 entries) */
     ref_slot *refs;           /* reference slots of every class layout */
     uint32_t *inst_size;      /* per class: instance size in the graph's size model */
@@ -323,10 +326,12 @@ lr_status hprof_build_edges(rd *r)
 
 static inline uint64_t hp_rec(const hp_state *st, node_ix n)
 {
-    if (st->rec64)
-        return st->rec64[n];
     uint32_t b = n / HP_REC_BLOCK;
-    if (st->rec_wide_bits[b / 64] >> (b % 64) & 1)
+    int wide = st->rec_wide_bits[b / 64] >> (b % 64) & 1;
+    if (st->rec_base64)
+        return wide ? st->rec_wide64[st->rec_base64[b] + n % HP_REC_BLOCK]
+                    : st->rec_base64[b] + st->rec_delta[n];
+    if (wide)
         return st->rec_wide[st->rec_base[b] + n % HP_REC_BLOCK];
     return (uint64_t)st->rec_base[b] + st->rec_delta[n];
 }
@@ -487,7 +492,8 @@ static void hp_state_free(void *p)
     free(st->rec_delta);
     free(st->rec_wide_bits);
     free(st->rec_wide);
-    free(st->rec64);
+    free(st->rec_base64);
+    free(st->rec_wide64);
     free(st->first_ref);
     free(st->refs);
     free(st->inst_size);
@@ -495,46 +501,64 @@ static void hp_state_free(void *p)
     free(st);
 }
 
-/* Packs r->rec32 into st's blocks (see hp_state) and frees it. Two passes over the offsets:
- * the first finds the wide blocks, the second fills. */
+/* Packs r->rec32 (or r->rec64) into st's blocks (see hp_state) and frees it. Two passes
+ * over the offsets: the first finds the wide blocks, the second fills. */
 static lr_status pack_offsets(rd *r, hp_state *st)
 {
     uint32_t n = r->g->n_nodes, nb = n / HP_REC_BLOCK + 1, n_wide = 0;
-    const uint32_t *off = r->rec32;
-    st->rec_base = err_mallocarray(nb, sizeof *st->rec_base);
+    const int big = r->rec64 != NULL;
+    if (big)
+        st->rec_base64 = err_mallocarray(nb, sizeof *st->rec_base64);
+    else
+        st->rec_base = err_mallocarray(nb, sizeof *st->rec_base);
     st->rec_delta = err_mallocarray(n ? n : 1, sizeof *st->rec_delta);
     st->rec_wide_bits = err_calloc(nb / 64 + 1, sizeof *st->rec_wide_bits);
-    if (!st->rec_base || !st->rec_delta || !st->rec_wide_bits)
+    if ((!st->rec_base && !st->rec_base64) || !st->rec_delta || !st->rec_wide_bits)
         return hprof_nomem(r);
     for (uint32_t b = 0; b < nb; b++) {
         uint32_t lo = b * HP_REC_BLOCK, hi = n - lo < HP_REC_BLOCK ? n : lo + HP_REC_BLOCK;
-        uint32_t min = UINT32_MAX, max = 0;
+        uint64_t min = UINT64_MAX, max = 0, base;
         for (uint32_t i = lo; i < hi; i++) {
-            min = off[i] < min ? off[i] : min;
-            max = off[i] > max ? off[i] : max;
+            uint64_t o = rec_get(r, i);
+            min = o < min ? o : min;
+            max = o > max ? o : max;
         }
         if (lo < hi && max - min > UINT16_MAX) {
             st->rec_wide_bits[b / 64] |= 1ull << (b % 64);
-            st->rec_base[b] = n_wide * HP_REC_BLOCK;
+            base = (uint64_t)n_wide * HP_REC_BLOCK;
             n_wide++;
         } else {
-            st->rec_base[b] = lo < hi ? min : 0;
+            base = lo < hi ? min : 0;
         }
+        if (big)
+            st->rec_base64[b] = base;
+        else
+            st->rec_base[b] = (uint32_t)base; /* offsets of an input under 4 GB */
     }
-    st->rec_wide = err_mallocarray((size_t)n_wide * HP_REC_BLOCK + 1, sizeof *st->rec_wide);
-    if (!st->rec_wide)
+    size_t nw = (size_t)n_wide * HP_REC_BLOCK + 1;
+    if (big)
+        st->rec_wide64 = err_mallocarray(nw, sizeof *st->rec_wide64);
+    else
+        st->rec_wide = err_mallocarray(nw, sizeof *st->rec_wide);
+    if (!st->rec_wide && !st->rec_wide64)
         return hprof_nomem(r);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t b = i / HP_REC_BLOCK;
+        uint64_t o = rec_get(r, i), base = big ? st->rec_base64[b] : st->rec_base[b];
         if (st->rec_wide_bits[b / 64] >> (b % 64) & 1) {
-            st->rec_wide[st->rec_base[b] + i % HP_REC_BLOCK] = off[i];
+            if (big)
+                st->rec_wide64[base + i % HP_REC_BLOCK] = o;
+            else
+                st->rec_wide[base + i % HP_REC_BLOCK] = (uint32_t)o;
             st->rec_delta[i] = 0;
         } else {
-            st->rec_delta[i] = (uint16_t)(off[i] - st->rec_base[b]);
+            st->rec_delta[i] = (uint16_t)(o - base);
         }
     }
     free(r->rec32);
+    free(r->rec64);
     r->rec32 = NULL;
+    r->rec64 = NULL;
     return LR_OK;
 }
 
@@ -574,10 +598,7 @@ lr_status hprof_compact(rd *r)
     LR_TRY(graph_index_class_nodes(g, r->err));
     free(g->node_id);
     g->node_id = NULL;
-    st->rec64 = r->rec64;
-    r->rec64 = NULL;
-    if (r->rec32)
-        LR_TRY(pack_offsets(r, st));
+    LR_TRY(pack_offsets(r, st));
     g->derive = &HP_DERIVE;
     return LR_OK;
 }
