@@ -69,27 +69,128 @@ typedef struct edge_part {
     int failed;              /* a class node out of order (a bug, not bad input) */
 } edge_part;
 
-/* One reference: an edge to the node id names (kind: GRAPH_EDGE_MAKE) written at o->e, or a
- * dangling one counted. Edge names are read back from the records later (hp_edge_name). */
+/* Lookups in flight per stage of the rank-index pipeline (edge_out). */
+#define HP_PIPE 16u
+
+/* Where one thread's references go. A reference becomes an edge to the node its id names
+ * (kind: GRAPH_EDGE_MAKE) written at e, or a dangling one counted; edge names are read back
+ * from the records later (hp_edge_name). With the rank index, lookups are pipelined so the
+ * memory reads of several overlap: stage a holds references whose index block is being
+ * fetched, stage b those whose id_sorted entry is (ids out of node order); both are FIFO,
+ * so edges come out in slot order, as one lookup at a time writes them. first_edge is
+ * written as edges come out: a node's entry is the edge count when its first edge (or a
+ * later node's) comes out. */
 typedef struct edge_out {
-    node_ix *to;       /* g->edge_to */
+    const graph *g;
+    node_ix *to;       /* g->edge_to, NULL when only counting */
     uint8_t *kind;     /* g->edge_kind */
+    edge_ix *first;    /* g->first_edge, NULL when only counting */
     edge_ix e;         /* next slot */
+    node_ix unset;     /* first node whose first_edge is not written yet */
+    node_ix cur;       /* node whose slots are being read */
     uint64_t dangling; /* references to no object */
+    uint32_t ha, na, hb, nb; /* ring heads and fills */
+    struct {
+        const graph_id_blk *blk; /* NULL: no such id */
+        uint32_t at;             /* position in the block */
+        node_ix from;
+        uint8_t kind;
+    } a[HP_PIPE];
+    struct {
+        uint32_t rank; /* GRAPH_NONE: no such id */
+        node_ix from;
+        uint8_t kind;
+    } b[HP_PIPE];
 } edge_out;
 
-static inline void add_edge(const rd *r, edge_out *o, uint64_t id, uint8_t kind)
+static inline void emit(edge_out *o, node_ix from, node_ix t, uint8_t kind)
 {
-    node_ix t = node_find(r, id);
     if (t == GRAPH_NONE) {
         o->dangling++;
         return;
     }
+    if (o->first)
+        while (o->unset <= from)
+            o->first[o->unset++] = o->e;
     if (o->to) {
         o->to[o->e] = t;
         o->kind[o->e] = kind;
     }
     o->e++; /* counted only when the graph keeps no edges (rd.count_edges) */
+}
+
+static inline void pop_b(edge_out *o)
+{
+    const graph *g = o->g;
+    uint32_t h = o->hb;
+    uint32_t rank = o->b[h].rank;
+    o->hb = (h + 1) % HP_PIPE;
+    o->nb--;
+    emit(o, o->b[h].from, rank == GRAPH_NONE || g->ids_sorted ? rank : g->id_sorted[rank],
+         o->b[h].kind);
+}
+
+static inline void pop_a(edge_out *o)
+{
+    const graph *g = o->g;
+    uint32_t h = o->ha, rank = GRAPH_NONE;
+    const graph_id_blk *blk = o->a[h].blk;
+    o->ha = (h + 1) % HP_PIPE;
+    o->na--;
+    if (blk) {
+        unsigned k = o->a[h].at / 64, bit = o->a[h].at % 64;
+        uint64_t w = blk->w[k];
+        if (w >> bit & 1)
+            rank = blk->rank + blk->sub[k] + graph_popcount64(w & ((1ull << bit) - 1));
+    }
+    if (o->nb == HP_PIPE)
+        pop_b(o);
+    uint32_t t = (o->hb + o->nb++) % HP_PIPE;
+    o->b[t].rank = rank;
+    o->b[t].from = o->a[h].from;
+    o->b[t].kind = o->a[h].kind;
+    if (rank != GRAPH_NONE && !g->ids_sorted)
+        __builtin_prefetch(&g->id_sorted[rank]);
+}
+
+/* One reference slot's id (non-zero) of node o->cur. */
+static inline void add_edge(edge_out *o, uint64_t id, uint8_t kind)
+{
+    const graph *g = o->g;
+    if (!g->id_blk) {
+        emit(o, o->cur, graph_find_id(g, id), kind);
+        return;
+    }
+    /* graph_id_rank in two halves: the block here, the bits when it has arrived */
+    const graph_id_blk *blk = NULL;
+    uint64_t x = id - g->id_min, p = x >> g->id_align;
+    if (id >= g->id_min && (x & ((1ull << g->id_align) - 1)) == 0 && p < g->id_pos) {
+        uint32_t c = g->id_chunk[p / (GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS)];
+        if (c != GRAPH_NONE) {
+            blk = &g->id_blk[c + p % (GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS) /
+                                     GRAPH_ID_BLK_BITS];
+            __builtin_prefetch(blk);
+        }
+    }
+    if (o->na == HP_PIPE)
+        pop_a(o);
+    uint32_t t = (o->ha + o->na++) % HP_PIPE;
+    o->a[t].blk = blk;
+    o->a[t].at = (uint32_t)(p % GRAPH_ID_BLK_BITS);
+    o->a[t].from = o->cur;
+    o->a[t].kind = kind;
+}
+
+/* Every reference in flight out, and first_edge up to node hi. */
+static void drain(edge_out *o, node_ix hi)
+{
+    while (o->na)
+        pop_a(o);
+    while (o->nb)
+        pop_b(o);
+    if (o->first)
+        while (o->unset < hi)
+            o->first[o->unset++] = o->e;
 }
 
 static void *edge_part_run(void *arg)
@@ -102,11 +203,11 @@ static void *edge_part_run(void *arg)
     const uint8_t k_elem = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
     const uint8_t k_int = GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG);
     const uint8_t k_static = GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG);
-    edge_out o = {g->edge_to, g->edge_kind, ep->at, 0};
+    edge_out o = {.g = g, .to = g->edge_to, .kind = g->edge_kind, .first = g->first_edge,
+                  .e = ep->at, .unset = ep->lo};
     uint32_t next_class = ep->next_class;
     for (node_ix i = ep->lo; i < ep->hi; i++) {
-        if (g->first_edge)
-            g->first_edge[i] = o.e;
+        o.cur = i;
         switch (g->node_kind[i]) {
         case GRAPH_KIND_INSTANCE: {
             class_ix c = g->node_class[i];
@@ -120,7 +221,7 @@ static void *edge_part_run(void *arg)
                     break; /* short instance: the missing fields read as absent */
                 uint64_t id = rd_id(fb + s->off, ids);
                 if (id)
-                    add_edge(r, &o, id, s->kind);
+                    add_edge(&o, id, s->kind);
             }
             break;
         }
@@ -130,7 +231,7 @@ static void *edge_part_run(void *arg)
             for (uint32_t k = 0; k < len; k++) {
                 uint64_t id = rd_id(el + (uint64_t)k * ids, ids);
                 if (id)
-                    add_edge(r, &o, id, k_elem);
+                    add_edge(&o, id, k_elem);
             }
             break;
         }
@@ -146,18 +247,19 @@ static void *edge_part_run(void *arg)
             for (int k = 0; k < 4; k++) {
                 uint64_t id = rd_id(cb + ids + 4 + (uint64_t)k * ids, ids);
                 if (id)
-                    add_edge(r, &o, id, k_int);
+                    add_edge(&o, id, k_int);
             }
             const graph_class *gc = &g->classes[ci];
             for (uint32_t k = 0; k < gc->n_statics; k++) {
                 const graph_static *s = &g->statics[gc->first_static + k];
                 if (s->type == GRAPH_FT_OBJECT && s->value)
-                    add_edge(r, &o, s->value, k_static);
+                    add_edge(&o, s->value, k_static);
             }
             break;
         }
         }
     }
+    drain(&o, ep->hi);
     ep->at = o.e;
     ep->dangling = o.dangling;
     return NULL;

@@ -11,6 +11,7 @@
 
 #include "base/hash.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,13 +348,109 @@ static inline uint64_t sorted_id(const graph *g, uint32_t pos)
     return g->ids_sorted ? graph_node_id(g, pos) : graph_node_id(g, g->id_sorted[pos]);
 }
 
+/* ---- the rank index, built on two threads ---- */
+
+/* Below this many nodes the index passes run on one thread. */
+#define RANK_SPLIT_MIN 1000000u
+
+/* One pass of the rank index over nodes [lo, hi): what it reads and what it found. */
+typedef struct rank_pass {
+    graph *g;
+    uint32_t lo, hi;
+    int pass;          /* RANK_SCAN, RANK_CHUNKS, RANK_BITS, RANK_SCATTER */
+    uint64_t base;     /* smallest id */
+    unsigned align;    /* log2 of the spacing */
+    uint32_t *ch;      /* per chunk: 1 if used, then its first block */
+    graph_id_blk *blk; /* blocks */
+    uint32_t *perm;    /* id_sorted being filled */
+    /* RANK_SCAN results */
+    uint64_t first, last, min, max, spread;
+    int sorted, strict, repeat; /* repeat: RANK_BITS met an id twice */
+} rank_pass;
+enum { RANK_SCAN, RANK_CHUNKS, RANK_BITS, RANK_SCATTER };
+
+static void *rank_run(void *arg)
+{
+    rank_pass *w = arg;
+    graph *g = w->g;
+    const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
+    switch (w->pass) {
+    case RANK_SCAN: {
+        /* order, range, and the spacing all ids share (the lowest set bit of every id -
+         * first ORed together; a difference that wraps below zero keeps its low bits) */
+        uint64_t first = graph_node_id(g, w->lo), prev = first, lo = first, hi = first;
+        uint64_t spread = 0;
+        int sorted = 1, strict = 1;
+        for (uint32_t i = w->lo + 1; i < w->hi; i++) {
+            uint64_t id = graph_node_id(g, i);
+            if (id <= prev) {
+                strict = 0;
+                sorted &= id == prev;
+            }
+            lo = id < lo ? id : lo;
+            hi = id > hi ? id : hi;
+            spread |= id - first;
+            prev = id;
+        }
+        w->first = first;
+        w->last = prev;
+        w->min = lo;
+        w->max = hi;
+        w->spread = spread;
+        w->sorted = sorted;
+        w->strict = strict;
+        break;
+    }
+    case RANK_CHUNKS:
+        for (uint32_t i = w->lo; i < w->hi; i++)
+            __atomic_store_n(&w->ch[((graph_node_id(g, i) - w->base) >> w->align) / chunk], 1,
+                             __ATOMIC_RELAXED);
+        break;
+    case RANK_BITS:
+        for (uint32_t i = w->lo; i < w->hi; i++) {
+            uint64_t p = (graph_node_id(g, i) - w->base) >> w->align;
+            uint64_t *word = &w->blk[w->ch[p / chunk] + p % chunk / GRAPH_ID_BLK_BITS]
+                                  .w[p % GRAPH_ID_BLK_BITS / 64];
+            uint64_t bit = 1ull << (p % 64);
+            if (__atomic_fetch_or(word, bit, __ATOMIC_RELAXED) & bit) {
+                w->repeat = 1;
+                break;
+            }
+        }
+        break;
+    case RANK_SCATTER:
+        for (uint32_t i = w->lo; i < w->hi; i++)
+            w->perm[graph_id_rank(g, graph_node_id(g, i))] = i;
+        break;
+    }
+    return NULL;
+}
+
+/* Runs one pass over all nodes, on two threads (halves) from RANK_SPLIT_MIN nodes on. */
+static void rank_both(rank_pass w[2], int pass)
+{
+    uint32_t n = w[0].g->n_nodes, mid = n >= RANK_SPLIT_MIN ? n / 2 : n;
+    w[0].pass = w[1].pass = pass;
+    w[0].lo = 0;
+    w[0].hi = w[1].lo = mid;
+    w[1].hi = n;
+    pthread_t th;
+    int threaded = mid < n && pthread_create(&th, NULL, rank_run, &w[1]) == 0;
+    rank_run(&w[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (mid < n)
+        rank_run(&w[1]);
+}
+
 /* The rank index (graph.h, graph_id_blk) over ids in [lo, hi] whose differences are all
  * multiples of 2^align, when it fits in GRAPH_ID_RANK_MAX_BYTES per node and no id repeats;
  * returns 0 (nothing kept) to leave the lookup to the sorted directory. Only chunks of
  * positions that hold an id get blocks (a heap's unused regions cost 4 bytes per chunk). With
  * the ids out of node order, the ranks also give id_sorted directly, one scatter instead of
- * a sort. Passes over the ids: chunks, bits (finding repeats), scatter; O(N + blocks). */
-static int build_rank(graph *g, uint64_t lo, uint64_t hi, unsigned align)
+ * a sort. Passes over the ids: chunks, bits (finding repeats), scatter, each on two threads;
+ * O(N + blocks). */
+static int build_rank(graph *g, rank_pass w[2], uint64_t lo, uint64_t hi, unsigned align)
 {
     uint32_t n = g->n_nodes;
     const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
@@ -364,8 +461,12 @@ static int build_rank(graph *g, uint64_t lo, uint64_t hi, unsigned align)
     uint32_t *ch = err_calloc(nch, sizeof *ch);
     if (!ch)
         return 0; /* the directory may need less */
-    for (uint32_t i = 0; i < n; i++)
-        ch[((graph_node_id(g, i) - lo) >> align) / chunk] = 1;
+    for (int k = 0; k < 2; k++) {
+        w[k].base = lo;
+        w[k].align = align;
+        w[k].ch = ch;
+    }
+    rank_both(w, RANK_CHUNKS);
     uint64_t nblk = 0;
     for (uint64_t c = 0; c < nch; c++) {
         uint32_t used = ch[c];
@@ -381,14 +482,11 @@ static int build_rank(graph *g, uint64_t lo, uint64_t hi, unsigned align)
     if (!b || (!g->ids_sorted && !perm))
         goto fail;
     memset(b, 0, nblk * sizeof *b);
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t p = (graph_node_id(g, i) - lo) >> align;
-        uint64_t bi = ch[p / chunk] + p % chunk / GRAPH_ID_BLK_BITS;
-        uint64_t *w = &b[bi].w[p % GRAPH_ID_BLK_BITS / 64];
-        if (*w >> (p % 64) & 1)
-            goto fail; /* a repeated id: the directory answers the first in node order */
-        *w |= 1ull << (p % 64);
-    }
+    for (int k = 0; k < 2; k++)
+        w[k].blk = b;
+    rank_both(w, RANK_BITS);
+    if (w[0].repeat || w[1].repeat)
+        goto fail; /* a repeated id: the directory answers the first in node order */
     uint32_t rank = 0;
     for (uint64_t k = 0; k < nblk; k++) {
         b[k].rank = rank;
@@ -405,9 +503,9 @@ static int build_rank(graph *g, uint64_t lo, uint64_t hi, unsigned align)
     g->id_align = align;
     g->id_pos = pos;
     if (perm) {
-        g->id_sorted = NULL; /* graph_id_rank gives positions in id order */
-        for (uint32_t i = 0; i < n; i++)
-            perm[graph_id_rank(g, graph_node_id(g, i))] = i;
+        for (int k = 0; k < 2; k++)
+            w[k].perm = perm;
+        rank_both(w, RANK_SCATTER);
         g->id_sorted = perm;
     }
     return 1;
@@ -432,22 +530,23 @@ lr_status graph_build_index(graph *g, lr_error *err)
     g->ids_strict = 1;
     if (g->n_nodes == 0)
         return LR_OK;
-    /* One pass: order, range, and the spacing all ids share (the lowest set bit of every
-     * id - first ORed together; a difference that wraps below zero keeps its low bits). */
-    uint64_t first = graph_node_id(g, 0), prev = first, lo = first, hi = first, spread = 0;
-    for (uint32_t i = 1; i < g->n_nodes; i++) {
-        uint64_t id = graph_node_id(g, i);
-        if (id <= prev) {
-            g->ids_strict = 0;
-            g->ids_sorted &= id == prev;
-        }
-        lo = id < lo ? id : lo;
-        hi = id > hi ? id : hi;
-        spread |= id - first;
-        prev = id;
+    rank_pass w[2];
+    memset(w, 0, sizeof w);
+    w[0].g = w[1].g = g;
+    rank_both(w, RANK_SCAN);
+    uint64_t lo = w[0].min, hi = w[0].max, spread = w[0].spread;
+    g->ids_sorted = w[0].sorted;
+    g->ids_strict = w[0].strict;
+    if (w[1].lo < w[1].hi) {
+        /* the second half joins the first: its own order and the step between them */
+        g->ids_sorted &= w[1].sorted && w[1].first >= w[0].last;
+        g->ids_strict &= w[1].strict && w[1].first > w[0].last;
+        lo = w[1].min < lo ? w[1].min : lo;
+        hi = w[1].max > hi ? w[1].max : hi;
+        spread |= w[1].spread | (w[1].first - w[0].first);
     }
     unsigned align = spread ? (unsigned)__builtin_ctzll(spread) : 0;
-    if (build_rank(g, lo, hi, align)) {
+    if (build_rank(g, w, lo, hi, align)) {
         g->ids_strict = g->ids_sorted; /* a rank index holds no repeated id */
         return LR_OK;
     }

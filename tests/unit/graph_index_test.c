@@ -257,6 +257,41 @@ static void test_rank_fallback(void **state)
     graph_fini(&g);
 }
 
+/* Over a million nodes the index is built by two threads, each over half the nodes: the
+ * halves' orders and spacings are joined (each half ascending but the second starting below
+ * the end of the first is not ascending; a half spaced 16 and one spaced 8 apart make 8). */
+static void test_rank_halves(void **state)
+{
+    (void)state;
+    enum { N = 1100000 };
+    graph g;
+    for (int c = 0; c < 3; c++) {
+        make(&g, N);
+        for (uint32_t i = 0; i < N; i++) {
+            uint64_t k = i < N / 2 ? i : i - N / 2;
+            if (c == 0) /* one ascending run, 16 apart, then 8 apart in the second half */
+                g.node_id[i] = i < N / 2 ? 0x100000 + 16 * k : 0x100000 + 8 * N + 8 * k;
+            else if (c == 1) /* two ascending runs, the second interleaved with the first */
+                g.node_id[i] = 0x100000 + 16 * k + (i < N / 2 ? 0 : 8);
+            else /* ascending, but the second half starts on the first's last id */
+                g.node_id[i] = 0x100000 + 16 * (i < N / 2 ? k : k + N / 2 - 1);
+        }
+        lr_error err = {0};
+        assert_int_equal(graph_build_index(&g, &err), LR_OK);
+        assert_int_equal(g.ids_sorted, c != 1);
+        assert_int_equal(g.ids_strict, c == 0);
+        assert_int_equal(g.id_blk != NULL, c != 2); /* a repeated id: the directory */
+        if (c == 0)
+            assert_int_equal(g.id_align, 3);
+        for (uint32_t i = 0; i < N; i++) {
+            node_ix want = c == 2 && i == N / 2 ? N / 2 - 1 : i;
+            assert_int_equal(graph_find_id(&g, g.node_id[i]), want);
+            assert_int_equal(graph_find_id(&g, g.node_id[i] + 4), GRAPH_NONE);
+        }
+        graph_fini(&g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_rank_dense),
         cmocka_unit_test(test_rank_regions),
         cmocka_unit_test(test_rank_fallback),
+        cmocka_unit_test(test_rank_halves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
