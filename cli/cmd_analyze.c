@@ -288,7 +288,6 @@ int cmd_analyze(int argc, char **argv)
         dopts.root_ctx = &rs;
         /* a second tree may be in its close on the other core: 4 bytes a node here */
         dopts.flags = DOM_RETAINED32;
-        dopts.gate = sj_on ? ret_job_gate(&sj) : NULL;
         if (shark_sizes) {
             dopts.reach = trace_shark_filter;
             dopts.reach_ctx = &sctx;

@@ -93,7 +93,6 @@ lr_status lr_analyze(lr_heap *h, const lr_analyze_opts *o, lr_analysis **out, lr
         dopts.root = trace_dom_root;
         dopts.root_ctx = &an->own_rs;
         dopts.flags = DOM_RETAINED32; /* as analyze: beside the suspects' tree */
-        dopts.gate = sj_on ? ret_job_gate(&sj) : NULL;
         st = trace_dom_locals(g, &an->own_rs, &lfrom, &lto, &dopts.n_extra, err);
         dopts.extra_from = lfrom;
         dopts.extra_to = lto;

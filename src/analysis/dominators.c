@@ -779,9 +779,7 @@ uint64_t dom_scratch_bytes(const graph *g)
 lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree *t,
                     lr_error *err)
 {
-    dom_opts o = {0};
-    o.reach = filter;
-    o.reach_ctx = ctx;
+    dom_opts o = {filter, ctx, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL};
     return dom_build_ex(g, &o, t, err);
 }
 
@@ -930,7 +928,6 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
 
 static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err)
 {
-    int gated = 0;
     memset(t, 0, sizeof *t);
     xedges xe = {0, NULL, NULL, NULL};
     uint8_t *mask = NULL;
@@ -1005,10 +1002,6 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         if (sr.outside && !sr.outside[x])
             s.dfnum[x] |= C_ROOT;
         k += !is_leaf_class(s.dfnum[x]);
-    }
-    if (o->gate) {
-        pthread_mutex_lock(o->gate);
-        gated = 1;
     }
     s.vert = err_mallocarray(k, sizeof *s.vert);
     s.par = err_mallocarray(k, sizeof *s.par);
@@ -1096,8 +1089,6 @@ done:
     free(s.cur);
     free(s.semi);
     free(s.pairs);
-    if (gated)
-        pthread_mutex_unlock(o->gate);
     if (st != LR_OK)
         dom_free(t);
     return st;

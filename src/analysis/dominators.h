@@ -9,8 +9,6 @@
 
 #include "graph/graph.h"
 
-#include <pthread.h>
-
 #define DOM_SUPER_ROOT (UINT32_MAX - 1) /* idom of nodes directly under the super-root */
 
 /* Which edges count for dominators: nonzero to follow edge e. NULL = all strong edges. */
@@ -74,10 +72,6 @@ typedef struct dom_opts {
     /* Own weight of node x in retained sums; NULL = shallow + native size. */
     uint64_t (*weight)(const graph *g, node_ix x, void *ctx);
     void *weight_ctx;          /* passed to weight */
-    /* If set: held from the allocation of the Lengauer-Tarjan arrays to their release, so
-     * two trees built at once on one graph (analyze's traces and suspects) overlap their
-     * light passes but never their heaviest phase: the peak is one tree's scratch, not two. */
-    pthread_mutex_t *gate;
 } dom_opts;
 
 /* dom_build with separate reachability and dominance edges (see dom_opts). Same cost plus

@@ -18,8 +18,8 @@
 #include <string.h>
 
 /* ret_build; narrow: the retained sizes in 32 bits when they fit (r->retained32). */
-static lr_status model_build(const graph *g, const str_ix *v8_keys, int narrow,
-                             pthread_mutex_t *gate, ret_model *r, lr_error *err)
+static lr_status model_build(const graph *g, const str_ix *v8_keys, int narrow, ret_model *r,
+                             lr_error *err)
 {
     memset(r, 0, sizeof *r);
     r->n = g->n_nodes;
@@ -55,7 +55,6 @@ static lr_status model_build(const graph *g, const str_ix *v8_keys, int narrow,
     }
     if (narrow)
         o.flags |= DOM_RETAINED32;
-    o.gate = gate;
     lr_status st = dom_build_ex(g, &o, t, err);
     if (st != LR_OK) {
         free(t);
@@ -74,7 +73,7 @@ uint32_t ret_split_min = RET_SPLIT_MIN;
 
 lr_status ret_build(const graph *g, const str_ix *v8_keys, ret_model *r, lr_error *err)
 {
-    return model_build(g, v8_keys, 0, NULL, r, err);
+    return model_build(g, v8_keys, 0, r, err);
 }
 
 void ret_free(ret_model *r)
@@ -121,14 +120,13 @@ static void compact_model(ret_model *rt)
     t->retained32 = r32;
 }
 
-/* ret_suspects; gate: dom_opts.gate of the suspects' tree. */
-static lr_status suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
-                          pthread_mutex_t *gate, susp_result *out, lr_error *err)
+lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
+                       susp_result *out, lr_error *err)
 {
     ret_model rt;
     memset(out, 0, sizeof *out);
     /* the tree is only read here: its retained sizes in 32 bits when they fit */
-    lr_status st = model_build(g, v8_keys, 1, gate, &rt, err);
+    lr_status st = model_build(g, v8_keys, 1, &rt, err);
     if (st != LR_OK)
         return st;
     susp_tree t = {rt.n, rt.idom, rt.top, rt.retained, rt.total, narrow_sizes(&rt)};
@@ -211,23 +209,12 @@ static lr_status suspects(const graph *g, const str_ix *v8_keys, double share, d
     return st;
 }
 
-lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
-                       susp_result *out, lr_error *err)
-{
-    return suspects(g, v8_keys, share, accum, NULL, out, err);
-}
-
 static void *ret_job_run(void *arg)
 {
     ret_job *j = arg;
     phase_worker("suspects");
-    j->st = suspects(j->g, j->v8_keys, j->share, j->accum, &j->gate, j->out, &j->err);
+    j->st = ret_suspects(j->g, j->v8_keys, j->share, j->accum, j->out, &j->err);
     return NULL;
-}
-
-pthread_mutex_t *ret_job_gate(ret_job *j)
-{
-    return j->threaded ? &j->gate : NULL;
 }
 
 void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, double share,
@@ -244,7 +231,6 @@ void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, doubl
      * scratch the second tree waits for the first one's to be freed, as before */
     uint64_t lim = mem_limit(), use = mem_in_use(), need = dom_scratch_bytes(g);
     int room = !lim || (use < lim && lim - use >= 2 * need);
-    pthread_mutex_init(&j->gate, NULL);
     j->threaded = g->n_nodes >= split_min && room &&
                   pthread_create(&j->th, NULL, ret_job_run, j) == 0;
     if (!j->threaded)
@@ -257,7 +243,6 @@ lr_status ret_suspects_join(ret_job *j, lr_error *err)
         pthread_join(j->th, NULL);
         j->threaded = 0;
     }
-    pthread_mutex_destroy(&j->gate);
     if (j->st != LR_OK && err)
         *err = j->err;
     return j->st;

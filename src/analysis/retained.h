@@ -58,15 +58,11 @@ typedef struct ret_job {
     lr_status st;
     int threaded;
     pthread_t th;
-    pthread_mutex_t gate; /* the suspects' tree's dom_opts.gate, for the caller's tree too */
 } ret_job;
 
 /* Starts the job; *out is filled by ret_suspects_join. */
 void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, double share,
                         double accum, uint32_t split_min, susp_result *out);
-/* The gate (dom_opts.gate) a tree built beside a threaded job passes, so the two trees
- * never hold their heaviest scratch at once; NULL when the job ran at once. */
-pthread_mutex_t *ret_job_gate(ret_job *j);
 /* Waits for the job: ret_suspects' status, its error copied into err. */
 lr_status ret_suspects_join(ret_job *j, lr_error *err);
 
