@@ -12,6 +12,7 @@
  * and the total, count each byte once (members dominated by other members add nothing).
  * report/leaks.h renders the result. */
 #include "cmd_clusters.h"
+#include "base/search.h"
 #include "report/leaks.h"
 
 #include "analysis/kinship.h"
@@ -22,14 +23,8 @@
 /* Index of the first object of p whose id is id, or p->n_objs (p->objs is sorted by id). */
 static uint64_t leaks_cmd_find(const kin_print *p, uint64_t id)
 {
-    uint64_t lo = 0, hi = p->n_objs;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (p->objs[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint64_t lo;
+    SEARCH_LOWER_BOUND(uint64_t, 0, p->n_objs, p->objs[search_mid].id < id, lo);
     return lo < p->n_objs && p->objs[lo].id == id ? lo : p->n_objs;
 }
 

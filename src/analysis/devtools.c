@@ -19,6 +19,7 @@
 #include "analysis/devtools.h"
 #include "base/hash.h"
 #include "base/hmap.h"
+#include "base/search.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -342,14 +343,8 @@ static lr_status essential_edges(work *w)
     int threaded = 0;
     if (m >= (1u << 14)) { /* small graphs too, so that every test covers the split */
         /* the first node whose edges start at or after the middle edge */
-        uint32_t lo = 0, hi = n;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (g->first_edge[mid] < m / 2)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        uint32_t lo;
+        SEARCH_LOWER_BOUND(uint32_t, 0, n, g->first_edge[search_mid] < m / 2, lo);
         pb.v0 = pa.v1 = lo;
         pb.held = calloc((size_t)n / 8 + 1, 1);
         edge_ix e0 = g->first_edge[lo];

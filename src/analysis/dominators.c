@@ -33,6 +33,7 @@
  * which peer the numbers must equal (VisualVM for HotSpot, DevTools for V8). */
 #include "analysis/dominators.h"
 #include "base/phase.h"
+#include "base/search.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -138,14 +139,8 @@ static inline int x_has(const xedges *xe, node_ix x)
 /* Extras of x: [*lo, *hi) into from/to. */
 static void x_range(const xedges *xe, node_ix x, uint32_t *lo, uint32_t *hi)
 {
-    uint32_t a = 0, b = xe->n;
-    while (a < b) {
-        uint32_t mid = a + (b - a) / 2;
-        if (xe->from[mid] < x)
-            a = mid + 1;
-        else
-            b = mid;
-    }
+    uint32_t a;
+    SEARCH_LOWER_BOUND(uint32_t, 0, xe->n, xe->from[search_mid] < x, a);
     *lo = a;
     while (a < xe->n && xe->from[a] == x)
         a++;
@@ -585,14 +580,8 @@ static uint32_t ref_slot(const refs *r, node_ix y)
 {
     if (!r->other)
         return y;
-    uint32_t lo = 0, hi = r->n_other;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->other[mid] < y)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, r->n_other, r->other[search_mid] < y, lo);
     return lo; /* always found: callers ask only about listed objects */
 }
 

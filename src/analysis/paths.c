@@ -20,6 +20,7 @@
  * reached at visit-last priority is final once that phase begins. */
 #include "analysis/paths.h"
 #include "base/phase.h"
+#include "base/search.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -138,14 +139,8 @@ static int cmp_pair(const void *pa, const void *pb)
 
 static const pair *pair_find(const pair *p, uint32_t n, uint32_t key)
 {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (p[mid].key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, n, p[search_mid].key < key, lo);
     return lo < n && p[lo].key == key ? &p[lo] : NULL;
 }
 
@@ -684,14 +679,8 @@ static node_ix parent_of(const paths_result *r, node_ix n)
     if (r->flags[n] & PATHS_F_UP) {
         if (r->parent)
             return r->parent[n];
-        uint32_t lo = 0, hi = r->n_up;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (r->up[mid].node < n)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        uint32_t lo;
+        SEARCH_LOWER_BOUND(uint32_t, 0, r->n_up, r->up[search_mid].node < n, lo);
         return lo < r->n_up && r->up[lo].node == n ? r->up[lo].parent : GRAPH_NONE;
     }
     return code == PATHS_FROM_ROOT ? GRAPH_NONE : edge_source(r, code);
@@ -750,14 +739,8 @@ uint32_t paths_root_of(const paths_result *r, node_ix n)
     node_ix x = walk_up(r, n, &d);
     if (x == GRAPH_NONE)
         return GRAPH_NONE;
-    uint32_t lo = 0, hi = r->n_rooted;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->rooted[mid].node < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, r->n_rooted, r->rooted[search_mid].node < x, lo);
     return lo < r->n_rooted && r->rooted[lo].node == x ? r->rooted[lo].entry : GRAPH_NONE;
 }
 

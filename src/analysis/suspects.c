@@ -13,6 +13,7 @@
 
 #include "analysis/dominators.h"
 #include "base/err.h"
+#include "base/search.h"
 #include "rules/rules.h"
 
 #include <stdlib.h>
@@ -165,14 +166,8 @@ static int cmp_local(const void *pa, const void *pb)
 
 static local *local_find(const locals *l, node_ix x)
 {
-    uint32_t a = 0, b = l->n;
-    while (a < b) {
-        uint32_t mid = a + (b - a) / 2;
-        if (l->v[mid].node < x)
-            a = mid + 1;
-        else
-            b = mid;
-    }
+    uint32_t a;
+    SEARCH_LOWER_BOUND(uint32_t, 0, l->n, l->v[search_mid].node < x, a);
     return a < l->n && l->v[a].node == x ? &l->v[a] : NULL;
 }
 

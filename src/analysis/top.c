@@ -10,6 +10,7 @@
 
 #include "analysis/suspects.h"
 #include "base/err.h"
+#include "base/search.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -394,14 +395,8 @@ lr_status top_dt_build(const graph *g, const devtools_result *r, const top_opts 
 static const char *describes(const top_result *r, node_ix x)
 {
     const top_cnode *cn = r->cnodes;
-    uint32_t lo = 0, hi = r->n_cnodes;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (cn[mid].node < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, r->n_cnodes, cn[search_mid].node < x, lo);
     const graph *g = r->g;
     return lo < r->n_cnodes && cn[lo].node == x ? graph_str(g, g->classes[cn[lo].cls].name)
                                                  : NULL;

@@ -14,6 +14,7 @@
  * and order in trace_elems.c, the rules as policy in trace_policy.c, group sizes in
  * trace_groups.c (shared: trace_internal.h). */
 #include "analysis/trace_internal.h"
+#include "base/search.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -396,14 +397,8 @@ typedef struct walker {
 
 static uint32_t first_above(const uint32_t *v, uint32_t n, uint32_t x)
 {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (v[mid] <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, n, v[search_mid] <= x, lo);
     return lo; /* index of the first entry > x, n when none */
 }
 
@@ -1111,14 +1106,8 @@ lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *
             while (qh < qt) {
                 node_ix x = queue[qh++];
                 if (x != s0 && (stop[x / 8] >> (x % 8) & 1)) {
-                    uint32_t lo = 0, hi = n_lk;
-                    while (lo < hi) {
-                        uint32_t mid = lo + (hi - lo) / 2;
-                        if (lk[mid].node < x)
-                            lo = mid + 1;
-                        else
-                            hi = mid;
-                    }
+                    uint32_t lo;
+                    SEARCH_LOWER_BOUND(uint32_t, 0, n_lk, lk[search_mid].node < x, lo);
                     for (uint32_t k = lo; k < n_lk && lk[k].node == x; k++)
                         if (!reached[lk[k].leak]) {
                             uint32_t i = lk[k].leak;

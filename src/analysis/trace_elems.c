@@ -7,6 +7,7 @@
  * nearest shown ancestor (one array of N). trace.c calls these while it walks the path tree
  * and completes the traces. */
 #include "analysis/trace_internal.h"
+#include "base/search.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -151,14 +152,8 @@ int trace_inspect(const graph *g, const rules_set *rs, const leak_set *ls, node_
 
 uint32_t trace_want_index(const node_ix *want, uint32_t nw, node_ix x)
 {
-    uint32_t lo = 0, hi = nw;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (want[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, nw, want[search_mid] < x, lo);
     return lo < nw && want[lo] == x ? lo : UINT32_MAX;
 }
 
@@ -299,14 +294,8 @@ lr_status trace_shark_order(const graph *g, const paths_result *pr, const leak_s
     qsort(dq, pr->n_order, sizeof *dq, cmp_rank_pair);
     for (uint32_t t = 0; t < n; t++) {
         node_ix x = ls->v[ord[t].leak].node;
-        uint32_t lo = 0, hi = pr->n_order;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (dq[mid].node < x)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        uint32_t lo;
+        SEARCH_LOWER_BOUND(uint32_t, 0, pr->n_order, dq[search_mid].node < x, lo);
         pos[t] = lo < pr->n_order && dq[lo].node == x ? dq[lo].rank : UINT32_MAX;
     }
     free(dq);
@@ -348,14 +337,8 @@ lr_status trace_shark_order(const graph *g, const paths_result *pr, const leak_s
     qsort(rp, at, sizeof *rp, cmp_rank_pair);
     for (uint32_t t = 0; t < n; t++)
         for (uint32_t i = first[t]; i < first[t + 1]; i++) {
-            uint32_t lo = 0, hi = (uint32_t)at;
-            while (lo < hi) {
-                uint32_t mid = lo + (hi - lo) / 2;
-                if (rp[mid].node < nodes[i])
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
+            uint32_t lo;
+            SEARCH_LOWER_BOUND(uint32_t, 0, (uint32_t)at, rp[search_mid].node < nodes[i], lo);
             keys[i] = rp[lo].rank; /* the smallest: pairs sort by rank within a node */
         }
     /* the trie order over the dequeue-ordered traces */

@@ -5,6 +5,7 @@
  * traversal from the group plus one scan of the edges per group, O(N+E), so trace_finish
  * sizes this way only the groups the dominator tree cannot answer, up to a fixed number. */
 #include "analysis/trace_internal.h"
+#include "base/search.h"
 
 #include <string.h>
 
@@ -48,14 +49,8 @@ static uint64_t tog_weight(const graph *g, const dom_opts *o, node_ix x)
 /* Extra references out of x (dom_opts.extra_*, sorted by source): [*lo, *hi). */
 static void tog_extras(const dom_opts *o, node_ix x, uint32_t *lo, uint32_t *hi)
 {
-    uint32_t a = 0, b = o ? o->n_extra : 0;
-    while (a < b) {
-        uint32_t mid = a + (b - a) / 2;
-        if (o->extra_from[mid] < x)
-            a = mid + 1;
-        else
-            b = mid;
-    }
+    uint32_t a;
+    SEARCH_LOWER_BOUND(uint32_t, 0, o ? o->n_extra : 0, o->extra_from[search_mid] < x, a);
     *lo = a;
     while (o && a < o->n_extra && o->extra_from[a] == x)
         a++;

@@ -7,6 +7,7 @@
  * of the thread, trace_dom_locals) and Shark's own weights and roots (trace_shark_*), so
  * "Retaining" lines equal Shark's. docs/design.md, "Retained sizes in analyze". */
 #include "analysis/trace_internal.h"
+#include "base/search.h"
 
 #include <stdlib.h>
 
@@ -58,14 +59,8 @@ enum paths_edge_class trace_pol_vroot(const graph *g, uint32_t r, void *ctx)
 /* Source node of edge e (binary search over first_edge). */
 static node_ix edge_source(const graph *g, edge_ix e)
 {
-    uint32_t lo = 0, hi = g->n_nodes;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (g->first_edge[mid + 1] <= e)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, g->n_nodes, g->first_edge[search_mid + 1] <= e, lo);
     return lo;
 }
 

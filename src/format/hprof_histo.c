@@ -19,6 +19,7 @@
 #include "format/hprof_internal.h"
 #include "base/hash.h"
 #include "base/hmap.h"
+#include "base/search.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -409,14 +410,8 @@ static int cmp_idix(const void *pa, const void *pb)
 /* The class a class id resolves to: its first CLASS_DUMP, as the reader's lookup. */
 static class_ix find_class(const idix *v, uint32_t n, uint64_t id)
 {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (v[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, n, v[search_mid].id < id, lo);
     return lo < n && v[lo].id == id ? v[lo].ix : GRAPH_NONE;
 }
 

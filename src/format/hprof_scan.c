@@ -8,6 +8,7 @@
  * file is not already in id order. Shared with the rest of the reader through
  * hprof_internal.h; the record layout is in docs/formats/hprof.md. */
 #include "format/hprof_internal.h"
+#include "base/search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,27 +190,15 @@ static int cmp_lc(const void *a, const void *b)
 }
 const str_ent *hprof_find_str(const rd *r, uint64_t id)
 {
-    uint32_t lo = 0, hi = r->n_strs;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->strs[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, r->n_strs, r->strs[search_mid].id < id, lo);
     return lo < r->n_strs && r->strs[lo].id == id ? &r->strs[lo] : NULL;
 }
 
 const lc_ent *hprof_find_lc(const rd *r, uint64_t class_id)
 {
-    uint32_t lo = 0, hi = r->n_lcs;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->lcs[mid].class_id < class_id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, r->n_lcs, r->lcs[search_mid].class_id < class_id, lo);
     return lo < r->n_lcs && r->lcs[lo].class_id == class_id ? &r->lcs[lo] : NULL;
 }
 

@@ -23,6 +23,7 @@
 #include "format/v8_internal.h"
 #include "base/hash.h"
 #include "base/phase.h"
+#include "base/search.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -866,14 +867,8 @@ static inline str_ix st_map_str(const v8_state *st, uint64_t s)
     if (st->smap)
         return st->smap[s];
     if (st->n_smap_exc && s <= st->smap_exc[2 * (st->n_smap_exc - 1)]) {
-        uint32_t lo = 0, hi = st->n_smap_exc;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (st->smap_exc[2 * mid] < s)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        uint32_t lo;
+        SEARCH_LOWER_BOUND(uint32_t, 0, st->n_smap_exc, st->smap_exc[2 * search_mid] < s, lo);
         if (lo < st->n_smap_exc && st->smap_exc[2 * lo] == s)
             return st->smap_exc[2 * lo + 1];
     }

@@ -10,6 +10,7 @@
 #include "base/phase.h"
 
 #include "base/hash.h"
+#include "base/search.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -601,14 +602,9 @@ node_ix graph_find_id(const graph *g, uint64_t id)
         return GRAPH_NONE;
     /* Lower bound: of repeated ids (corrupt dumps) the first in node order answers, whatever
      * the bucket size. */
-    uint32_t lo = g->id_dir[bk], hi = g->id_dir[bk + 1];
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (sorted_id(g, mid) < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, g->id_dir[bk], g->id_dir[bk + 1],
+                       sorted_id(g, search_mid) < id, lo);
     if (lo >= g->id_dir[bk + 1] || sorted_id(g, lo) != id)
         return GRAPH_NONE;
     return g->ids_sorted ? lo : g->id_sorted[lo];
@@ -644,14 +640,8 @@ class_ix graph_class_of_node(const graph *g, node_ix n)
                 return c;
         return GRAPH_NONE;
     }
-    uint32_t lo = 0, hi = g->n_class_nodes;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (g->class_nodes[mid] >> 32 < n)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, g->n_class_nodes, g->class_nodes[search_mid] >> 32 < n, lo);
     if (lo < g->n_class_nodes && g->class_nodes[lo] >> 32 == n)
         return (class_ix)g->class_nodes[lo];
     return GRAPH_NONE;

@@ -8,6 +8,7 @@
  * kept in q->err with leakray's own message because SQLite would only say "out of memory". */
 #include "query/query_internal.h"
 
+#include "base/search.h"
 #include "analysis/paths.h"
 
 #include <pthread.h>
@@ -259,14 +260,9 @@ lr_status query_need_by_name(query_db *q)
 void query_name_range(const query_db *q, const char *name, uint32_t *lo_out, uint32_t *hi_out)
 {
     const graph *g = q->g;
-    uint32_t lo = 0, hi = g->n_classes;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (strcmp(graph_str(g, g->classes[q->by_name[mid]].name), name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, g->n_classes,
+                       strcmp(graph_str(g, g->classes[q->by_name[search_mid]].name), name) < 0, lo);
     uint32_t end = lo;
     while (end < g->n_classes && strcmp(graph_str(g, g->classes[q->by_name[end]].name), name) == 0)
         end++;
