@@ -70,7 +70,7 @@ enum {
  * the per-class chain walks (layouts, sizes) linear in the class count. */
 #define HPROF_MAX_CLASS_DEPTH 1024u
 #define HPROF_DEPTH_BUSY UINT32_MAX
-/* Below this many bytes in a dump pass 2 runs on one thread: a second costs more. */
+/* Below this many bytes in a dump passes 1 and 2 run on one thread: a second costs more. */
 #define HPROF_SPLIT_MIN_BYTES (4u << 20)
 /* Reference slots of all flattened class layouts (each class repeats its supers' slots):
  * real dumps need a few million; the cap bounds the allocation a hostile hierarchy asks. */
@@ -350,10 +350,12 @@ static inline void rec_set(rd *r, node_ix i, uint64_t off)
 
 /* ---- hprof_read.c: the load ---- */
 
-/* Dumps of at least this many bytes run pass 2 on two threads (default
- * HPROF_SPLIT_MIN_BYTES; tests lower it to split small fixtures), and the loads that did. */
+/* Dumps of at least this many bytes run passes 1 and 2 on two threads (default
+ * HPROF_SPLIT_MIN_BYTES; tests lower it to split small fixtures), and the loads whose pass 2
+ * did; hprof_pass1_splits counts those whose pass 1 did (a dump of several segments). */
 extern uint64_t hprof_split_min_bytes;
 extern unsigned hprof_splits;
+extern unsigned hprof_pass1_splits;
 
 /* ---- hprof_edges.c: edges, then the graph's read-back state ---- */
 

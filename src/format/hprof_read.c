@@ -190,24 +190,34 @@ static void note_split(rd *r, uint64_t at, uint64_t end, uint64_t top, uint8_t h
     r->split.heap = heap;
 }
 
-static lr_status pass1(rd *r, const hprof_dump *dd)
+/* One walk of pass 1 over the heap records of the top-level records [top, stop) with the
+ * load context r, which it counts into. The walk's state is kept here so that the second half
+ * of a split pass 1 can run on a copy of r and be added to the first half's after the join. */
+typedef struct p1walk {
+    uint64_t top, stop;     /* top-level records to walk */
+    uint64_t split_at;      /* note pass 2's split at the first sub-record at or past it */
+    uint8_t heap;           /* heap of the objects until the next HEAP_DUMP_INFO (in and out) */
+    int objects_before_info; /* an object or class dump met while heap was NO_HEAP */
+    int stop_at_info;       /* second half: give up at a HEAP_DUMP_INFO (heap names are shared) */
+    int met_info;           /* gave up there: the first half's context walks the rest */
+    progress *prog;         /* NULL: the other thread moves the bar */
+    uint64_t nodata;        /* DIAG_PRIM_ARRAY_NODATA */
+} p1walk;
+
+static lr_status pass1_walk(rd *r, p1walk *w)
 {
     const uint8_t *d = r->d;
     unsigned ids = r->ids;
-    uint8_t heap = NO_HEAP;
-    int objects_before_info = 0;
-    /* the split point: half the dump, when the dump is big enough to gain from two threads */
-    uint64_t split_at = dd->length >= hprof_split_min_bytes && dd->length >= 2
-                            ? dd->offset + dd->length / 2
-                            : UINT64_MAX;
-    uint64_t top = dd->offset, seg, end;
-    while (next_segment(r, dd->offset + dd->length, &top, &seg, &end)) {
+    uint8_t heap = w->heap;
+    uint64_t top = w->top, seg, end;
+    while (next_segment(r, w->stop, &top, &seg, &end)) {
         uint64_t p = seg;
         while (p < end) {
-            progress_update(&r->prog, p);
-            if (p >= split_at) {
+            if (w->prog)
+                progress_update(w->prog, p);
+            if (p >= w->split_at) {
                 note_split(r, p, end, top, heap);
-                split_at = UINT64_MAX;
+                w->split_at = UINT64_MAX;
             }
             unsigned tag = d[p];
             uint64_t at = p++;
@@ -227,7 +237,7 @@ static lr_status pass1(rd *r, const hprof_dump *dd)
                 p += nb;
                 r->n_inst++;
                 if (heap == NO_HEAP)
-                    objects_before_info = 1;
+                    w->objects_before_info = 1;
                 break;
             }
             case SUB_OBJ_ARRAY_DUMP: {
@@ -238,7 +248,7 @@ static lr_status pass1(rd *r, const hprof_dump *dd)
                 p += (uint64_t)len * ids;
                 r->n_oarr++;
                 if (heap == NO_HEAP)
-                    objects_before_info = 1;
+                    w->objects_before_info = 1;
                 break;
             }
             case SUB_PRIM_ARRAY_DUMP:
@@ -254,7 +264,7 @@ static lr_status pass1(rd *r, const hprof_dump *dd)
                     NEED(p, (uint64_t)len * sz, end, "PRIMITIVE_ARRAY_DUMP elements");
                     p += (uint64_t)len * sz;
                 } else {
-                    diag_count(&r->g->diag, DIAG_PRIM_ARRAY_NODATA);
+                    w->nodata++;
                 }
                 if (!(r->prim_seen & 1u << t)) {
                     r->prim_seen |= 1u << t;
@@ -262,7 +272,7 @@ static lr_status pass1(rd *r, const hprof_dump *dd)
                 }
                 r->n_parr++;
                 if (heap == NO_HEAP)
-                    objects_before_info = 1;
+                    w->objects_before_info = 1;
                 break;
             }
             case SUB_CLASS_DUMP: {
@@ -274,11 +284,15 @@ static lr_status pass1(rd *r, const hprof_dump *dd)
                 r->n_statics += nst;
                 r->n_fields += nf;
                 if (heap == NO_HEAP)
-                    objects_before_info = 1;
+                    w->objects_before_info = 1;
                 p = ce;
                 break;
             }
             case SUB_HEAP_DUMP_INFO: {
+                if (w->stop_at_info) {
+                    w->met_info = 1;
+                    return LR_OK;
+                }
                 NEED(p, 4 + ids, end, "HEAP_DUMP_INFO");
                 uint32_t hid = be32(d + p);
                 LR_TRY(heap_index(r, hid, rd_id(d + p + 4, ids), at));
@@ -293,7 +307,140 @@ static lr_status pass1(rd *r, const hprof_dump *dd)
             }
         }
     }
-    if (r->have_heap_info && objects_before_info) {
+    w->heap = heap;
+    return LR_OK;
+}
+
+unsigned hprof_pass1_splits;
+
+/* The top-level record where a split pass 1's second half starts: the first HEAP_DUMP or
+ * HEAP_DUMP_SEGMENT at or past half the dump's bytes, if one is and it is not the first;
+ * else 0. HotSpot writes segments of about 1 MB, so the halves differ by about that much.
+ * Record headers were bounds-checked by the top-level scan. */
+static uint64_t pass1_split_top(const rd *r, const hprof_dump *dd)
+{
+    if (dd->length < hprof_split_min_bytes || dd->length < 2)
+        return 0;
+    uint64_t mid = dd->offset + dd->length / 2, stop = dd->offset + dd->length;
+    int first = 1;
+    for (uint64_t t = dd->offset; t < stop; t += 9 + (uint64_t)be32(r->d + t + 5)) {
+        if (r->d[t] != TAG_HEAP_DUMP && r->d[t] != TAG_HEAP_DUMP_SEGMENT)
+            continue;
+        if (t >= mid)
+            return first ? 0 : t;
+        first = 0;
+    }
+    return 0;
+}
+
+typedef struct p1half {
+    rd r;        /* a copy of the load context with its own counters, classes and error */
+    p1walk w;
+    lr_error err;
+    lr_status st;
+} p1half;
+
+static void *pass1_thread(void *arg)
+{
+    p1half *h = arg;
+    h->st = pass1_walk(&h->r, &h->w);
+    return NULL;
+}
+
+/* Adds the second half's counts, classes and primitive array types to r's, as one walk over
+ * both halves would have counted them. The second half met no HEAP_DUMP_INFO, so its
+ * objects are in the heap the first half ended in. */
+static lr_status pass1_merge(rd *r, const p1half *h, p1walk *w)
+{
+    const rd *b = &h->r;
+    r->n_roots += b->n_roots;
+    r->n_inst += b->n_inst;
+    r->n_oarr += b->n_oarr;
+    r->n_parr += b->n_parr;
+    r->n_statics += b->n_statics;
+    r->n_fields += b->n_fields;
+    w->nodata += h->w.nodata;
+    if (w->heap == NO_HEAP && h->w.objects_before_info)
+        w->objects_before_info = 1;
+    for (uint32_t i = 0; i < b->n_cls; i++) {
+        PUSH(r, r->cls, r->n_cls, r->cap_cls);
+        r->cls[r->n_cls++] = (cls_rec){b->cls[i].off, b->cls[i].end, w->heap};
+    }
+    for (uint32_t k = 0; k < b->n_prim_order; k++) {
+        unsigned t = b->prim_order[k];
+        if (!(r->prim_seen & 1u << t)) {
+            r->prim_seen |= 1u << t;
+            r->prim_order[r->n_prim_order++] = (uint8_t)t;
+        }
+    }
+    return LR_OK;
+}
+
+/* Counts objects, roots and class dumps of the chosen dump. A dump of
+ * HPROF_SPLIT_MIN_BYTES or more with several segments is walked on two threads, split
+ * at a segment boundary (pass1_split_top), where pass 2 then splits too. The second half runs
+ * on a copy of the load context and is added after the join; its first error counts only if
+ * the first half has none, so errors are the ones one walk in file order reports. A second
+ * half that meets a HEAP_DUMP_INFO (Android) stops there and the first half's context walks
+ * it again after the first half. */
+static lr_status pass1(rd *r, const hprof_dump *dd)
+{
+    uint64_t stop = dd->offset + dd->length;
+    /* pass 2's split point: half the dump, when the dump is big enough to gain from two
+     * threads; noted by the walk when pass 1 runs whole */
+    uint64_t split_at = dd->length >= hprof_split_min_bytes && dd->length >= 2
+                            ? dd->offset + dd->length / 2
+                            : UINT64_MAX;
+    p1walk w = {.top = dd->offset, .stop = stop, .split_at = split_at, .heap = NO_HEAP,
+                .prog = &r->prog};
+    uint64_t bt = pass1_split_top(r, dd);
+    p1half *h = bt ? err_calloc(1, sizeof *h) : NULL;
+    pthread_t th;
+    int threaded = 0;
+    if (h) {
+        h->r = *r;
+        h->r.cls = NULL;
+        h->r.n_cls = h->r.cap_cls = 0;
+        h->r.n_roots = h->r.n_inst = h->r.n_oarr = h->r.n_parr = 0;
+        h->r.n_statics = h->r.n_fields = 0;
+        h->r.prim_seen = 0;
+        h->r.n_prim_order = 0;
+        h->r.err = &h->err;
+        h->w = (p1walk){.top = bt, .stop = stop, .split_at = UINT64_MAX, .heap = NO_HEAP,
+                        .stop_at_info = 1};
+        threaded = pthread_create(&th, NULL, pass1_thread, h) == 0;
+        if (threaded) {
+            w.stop = bt;
+            w.split_at = UINT64_MAX;
+        }
+    }
+    lr_status st = pass1_walk(r, &w);
+    if (threaded) {
+        pthread_join(th, NULL);
+        __atomic_add_fetch(&hprof_pass1_splits, 1, __ATOMIC_RELAXED);
+        if (st == LR_OK && h->st != LR_OK) {
+            *r->err = h->err;
+            st = h->st;
+        }
+        if (st == LR_OK && h->w.met_info) {
+            w.top = bt; /* walk the second half again, in order, with the heap names */
+            w.stop = stop;
+            w.split_at = split_at;
+            st = pass1_walk(r, &w);
+        } else if (st == LR_OK) {
+            /* pass 2 splits where pass 1 did: the counts before bt are the first half's */
+            uint64_t seg = bt + 9, end = seg + be32(r->d + bt + 5);
+            if (split_at != UINT64_MAX)
+                note_split(r, seg, end, end, w.heap);
+            st = pass1_merge(r, h, &w);
+        }
+    }
+    if (h)
+        free(h->r.cls);
+    free(h);
+    LR_TRY(st);
+    diag_add(&r->g->diag, DIAG_PRIM_ARRAY_NODATA, w.nodata);
+    if (r->have_heap_info && w.objects_before_info) {
         uint8_t dh = 0;
         LR_TRY(default_heap(r, &dh));
         r->default_heap = dh;
