@@ -650,9 +650,10 @@ static void same_graph(const char *name, const graph *a, const graph *b)
     assert_memory_equal(a->roots, b->roots, (size_t)a->n_roots * sizeof *a->roots);
 }
 
-/* Pass 2 split at half the dump (hprof_split_min_bytes lowered: the fixtures are smaller
- * than the default) gives the graph one sequential pass gives, field for field, on dumps
- * with one HEAP_DUMP record and with many segments, HotSpot and Android (heaps). */
+/* Passes 1 and 2 split at half the dump (hprof_split_min_bytes lowered: the fixtures are
+ * smaller than the default) give the graph one sequential pass gives, field for field, on
+ * dumps with one HEAP_DUMP record (pass 1 whole) and with many segments (pass 1 split too),
+ * HotSpot and Android (heaps: the second half meets a HEAP_DUMP_INFO and is walked again). */
 static void split_pass2(void **state)
 {
     (void)state;
@@ -661,17 +662,22 @@ static void split_pass2(void **state)
                                         "test-dump.hprof", "dialer.android-hprof",
                                         "oracle_jdk7_21_hprofagent.hprof",
                                         "openjdk_jdk11_04_x64.hprof.gz"};
+    /* several heap dump records, one starting past half the dump */
+    static const unsigned segmented[] = {0, 0, 1, 1, 0, 0};
     uint64_t saved = hprof_split_min_bytes;
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
         hprof_split_min_bytes = UINT64_MAX;
-        unsigned before = hprof_splits;
+        unsigned before = hprof_splits, before1 = hprof_pass1_splits;
         lr_heap *seq = open_fixture(names[k], -1, 0);
         assert_int_equal(hprof_splits, before);
+        assert_int_equal(hprof_pass1_splits, before1);
         hprof_split_min_bytes = 1;
         lr_heap *two = open_fixture(names[k], -1, 0);
         hprof_split_min_bytes = saved;
         if (hprof_splits != before + 1)
             fail_msg("%s: pass 2 did not split", names[k]);
+        if (hprof_pass1_splits != before1 + segmented[k])
+            fail_msg("%s: pass 1 split %u times", names[k], hprof_pass1_splits - before1);
         same_graph(names[k], lr_heap_graph(seq), lr_heap_graph(two));
         lr_close(seq);
         lr_close(two);
@@ -691,6 +697,67 @@ static void split_pass2(void **state)
     graph_fini(&ga);
     graph_fini(&gb);
     free(b.p);
+}
+
+/* Offsets of the first byte of every non-empty HEAP_DUMP / HEAP_DUMP_SEGMENT body. */
+static size_t segment_bodies(const uint8_t *d, size_t n, uint64_t *out, size_t cap)
+{
+    size_t pos = strlen((const char *)d) + 1 + 12, k = 0;
+    while (pos + 9 <= n) {
+        uint32_t len = (uint32_t)d[pos + 5] << 24 | (uint32_t)d[pos + 6] << 16 |
+                       (uint32_t)d[pos + 7] << 8 | d[pos + 8];
+        if ((d[pos] == 0x0c || d[pos] == 0x1c) && len && k < cap)
+            out[k++] = pos + 9;
+        pos += 9 + (size_t)len;
+    }
+    return k;
+}
+
+/* A bad sub-record in the second half of a split pass 1 is reported as one walk reports it
+ * (same status, offset and message); with a bad one in the first half too, the first half's
+ * wins, as in file order. */
+static void split_pass1_errors(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    char p[4200];
+    snprintf(p, sizeof p, "%s/hprof/test-dump.hprof", fixdir);
+    mfile m;
+    lr_error e = {0};
+    assert_int_equal(mfile_open(&m, p, 0, &e), LR_OK);
+    uint8_t *b = malloc(m.len);
+    assert_non_null(b);
+    memcpy(b, m.data, m.len);
+    static uint64_t segs[4096];
+    size_t ns = segment_bodies(b, m.len, segs, 4096);
+    assert_true(ns > 100);
+    uint64_t late = segs[ns - 2], early = segs[1];
+    assert_true(late > m.len / 2 && early < m.len / 2);
+    uint64_t saved = hprof_split_min_bytes;
+    for (int both = 0; both < 2; both++) {
+        b[late] = 0x77;
+        if (both)
+            b[early] = 0x77;
+        graph ga, gb;
+        lr_error ea = {0}, eb = {0};
+        hprof_split_min_bytes = UINT64_MAX;
+        lr_status sa = load_mem(b, m.len, -1, 0, &ga, &ea);
+        hprof_split_min_bytes = 1;
+        unsigned before1 = hprof_pass1_splits;
+        lr_status sb = load_mem(b, m.len, -1, 0, &gb, &eb);
+        hprof_split_min_bytes = saved;
+        assert_int_equal(hprof_pass1_splits, before1 + 1);
+        assert_int_equal(sa, LR_ERR_FORMAT);
+        assert_int_equal(sb, sa);
+        assert_int_equal(ea.offset, both ? early : late);
+        assert_int_equal(eb.offset, ea.offset);
+        assert_string_equal(eb.msg, ea.msg);
+        assert_non_null(strstr(eb.msg, "unknown heap dump sub-record tag 0x77"));
+        graph_fini(&ga);
+        graph_fini(&gb);
+    }
+    free(b);
+    mfile_close(&m);
 }
 
 static void android_handmade(void **state)
@@ -982,6 +1049,7 @@ int main(void)
         cmocka_unit_test(android_sizes),
         cmocka_unit_test(hotspot_graph),
         cmocka_unit_test(split_pass2),
+        cmocka_unit_test(split_pass1_errors),
         cmocka_unit_test(two_dumps),
         cmocka_unit_test(truncated_fixture),
         cmocka_unit_test(inflate_cap_fixture),
