@@ -343,11 +343,24 @@ lr_status hprof_build_edges(rd *r)
         bound += blk_slots[b];
     }
     lr_status st = graph_check_size(g, 0, bound, "reference slots (null or not)", r->err);
+    if (r->count_edges || st != LR_OK) {
+        free(r->spare); /* no edge array takes its pages over */
+        r->spare = NULL;
+    }
     /* Counting only (info): every reference is resolved as below, nothing is stored, and the
      * graph is left without edges (first_edge NULL), 9 bytes per edge and 4 per node less. */
     if (st == LR_OK && !r->count_edges) {
+        /* The edge targets reuse the id array's pages when there is one (r->spare): shrunk
+         * (or grown) first, so no more is held at once than with a fresh array, and the
+         * pages are not zeroed again by the kernel. Every slot up to the count is written. */
+        if (r->spare) {
+            g->edge_to = err_reallocarray(r->spare, bound ? bound : 1, sizeof *g->edge_to);
+            if (g->edge_to)
+                r->spare = NULL;
+        } else {
+            g->edge_to = err_mallocarray(bound ? bound : 1, sizeof *g->edge_to);
+        }
         g->first_edge = err_mallocarray((size_t)n + 1, sizeof *g->first_edge);
-        g->edge_to = err_mallocarray(bound ? bound : 1, sizeof *g->edge_to);
         g->edge_kind = err_mallocarray(bound ? bound : 1, sizeof *g->edge_kind);
         if (!g->first_edge || !g->edge_to || !g->edge_kind)
             st = hprof_nomem(r);
@@ -603,8 +616,12 @@ static void hp_state_free(void *p)
     free(st);
 }
 
-/* Packs r->rec32 (or r->rec64) into st's blocks (see hp_state) and frees it. Two passes
- * over the offsets: the first finds the wide blocks, the second fills. */
+/* Packs r->rec32 (or r->rec64) into st's blocks (see hp_state). Two passes over the
+ * offsets: the first finds the wide blocks, the second fills. The deltas take the offsets'
+ * own array over: delta i (2 bytes at byte 2i) is written after offset i (at 4i or 8i) and
+ * every earlier one were read, so packing in node order overwrites only offsets already
+ * packed (stored through bytes, which may alias them); the array then shrinks to 2 bytes a
+ * node, with no fresh pages for the kernel to zero. */
 static lr_status pack_offsets(rd *r, hp_state *st)
 {
     uint32_t n = r->g->n_nodes, nb = n / HP_REC_BLOCK + 1, n_wide = 0;
@@ -613,9 +630,8 @@ static lr_status pack_offsets(rd *r, hp_state *st)
         st->rec_base64 = err_mallocarray(nb, sizeof *st->rec_base64);
     else
         st->rec_base = err_mallocarray(nb, sizeof *st->rec_base);
-    st->rec_delta = err_mallocarray(n ? n : 1, sizeof *st->rec_delta);
     st->rec_wide_bits = err_calloc(nb / 64 + 1, sizeof *st->rec_wide_bits);
-    if ((!st->rec_base && !st->rec_base64) || !st->rec_delta || !st->rec_wide_bits)
+    if ((!st->rec_base && !st->rec_base64) || !st->rec_wide_bits)
         return hprof_nomem(r);
     for (uint32_t b = 0; b < nb; b++) {
         uint32_t lo = b * HP_REC_BLOCK, hi = n - lo < HP_REC_BLOCK ? n : lo + HP_REC_BLOCK;
@@ -644,23 +660,26 @@ static lr_status pack_offsets(rd *r, hp_state *st)
         st->rec_wide = err_mallocarray(nw, sizeof *st->rec_wide);
     if (!st->rec_wide && !st->rec_wide64)
         return hprof_nomem(r);
+    unsigned char *delta = big ? (unsigned char *)r->rec64 : (unsigned char *)r->rec32;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t b = i / HP_REC_BLOCK;
         uint64_t o = rec_get(r, i), base = big ? st->rec_base64[b] : st->rec_base[b];
+        uint16_t v = 0;
         if (st->rec_wide_bits[b / 64] >> (b % 64) & 1) {
             if (big)
                 st->rec_wide64[base + i % HP_REC_BLOCK] = o;
             else
                 st->rec_wide[base + i % HP_REC_BLOCK] = (uint32_t)o;
-            st->rec_delta[i] = 0;
         } else {
-            st->rec_delta[i] = (uint16_t)(o - base);
+            v = (uint16_t)(o - base);
         }
+        memcpy(delta + 2 * (size_t)i, &v, sizeof v);
     }
-    free(r->rec32);
-    free(r->rec64);
     r->rec32 = NULL;
     r->rec64 = NULL;
+    /* a smaller size: a failed realloc leaves the larger block, as good */
+    void *q = err_reallocarray(delta, n ? n : 1, sizeof *st->rec_delta);
+    st->rec_delta = q ? q : (void *)delta;
     return LR_OK;
 }
 

@@ -252,6 +252,9 @@ typedef struct rd {
     uint32_t n_prim_order;
     char *scratch;
     size_t cap_scratch;
+    /* The id array (8 bytes a node) once the rank index no longer needs it: the edge targets
+     * take its pages over (hprof_build_edges) instead of first-touching fresh zeroed ones. */
+    void *spare;
 } rd;
 
 /* ---- shared helpers (growable arrays: the ceiling is the file size) ---- */

@@ -916,6 +916,7 @@ static void rd_free(rd *r)
     free(r->rec32);
     free(r->rec64);
     free(r->scratch);
+    free(r->spare);
 }
 
 /* Ids repeated by two object records: lookups find one of them. */
@@ -1038,7 +1039,7 @@ static lr_status load(rd *r, const fmt_opts *o)
     count_duplicate_ids(g);
     if (g->id_blk) {
         /* the rank index resolves every id without them; hprof_compact reads ids back */
-        free(g->node_id);
+        r->spare = g->node_id;
         g->node_id = NULL;
     }
     phase_enter("hprof roots");
