@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* hprof_read.c: HPROF reader (format layer), prefix hprof_: the load itself. After the
  * top-level scan (hprof_scan.c), two passes over the chosen dump: pass 1 counts objects, roots
- * and class dumps and sizes every graph array exactly, the classes are built
- * (hprof_class.c), pass 2 fills nodes and roots (two threads over the two halves of a dump of
+ * and class dumps and sizes every graph array exactly (two threads over the segments of the
+ * two halves of a dump of several segments), the classes are built (hprof_class.c), pass 2
+ * fills nodes and roots (two threads over the two halves of a dump of
  * HPROF_SPLIT_MIN_BYTES or more); then the id index, roots resolved to nodes,
  * threads with their stack frames, edges and the compact read-back form (hprof_edges.c). No
  * per-object malloc: nodes point at their records in the mapped input. Knows 1.0-1.0.3,
