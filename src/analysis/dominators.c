@@ -49,6 +49,9 @@
 #define LEAF 0x80000000u
 /* Keeps LEAF | number below UNSEEN_BASE. */
 #define MAX_NODES (UNSEEN_BASE - LEAF - 1u)
+/* On the DFS stack: the open vertex keeps a number (something below it does, or it has more
+ * than one way in). Node indices stay below it. */
+#define OPEN_HELD 0x80000000u
 /* Closes each target's block in the packed predecessor list (numbers stay below 2^31). */
 #define HDR 0x80000000u
 #define EMPTY UINT32_MAX
@@ -285,6 +288,8 @@ typedef struct dfs_state {
     uint32_t *pairs; /* (w, x) */
     size_t n_pairs, cap_pairs;
     uint32_t nv, n_leaves;
+    node_ix *hung;   /* vertices that became leaves, each after those below it */
+    uint32_t n_hung;
 } dfs_state;
 
 static lr_status pair_push(dfs_state *s, uint32_t w, uint32_t x, lr_error *err)
@@ -329,7 +334,7 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                      dfs_state *s, lr_error *err)
 {
     uint32_t *dfnum = s->dfnum, *par = s->par, *semi = s->semi;
-    node_ix *stk_x = s->vert;   /* open vertices, the deepest last */
+    node_ix *stk_x = s->vert;   /* open vertices, the deepest last, | OPEN_HELD */
     edge_ix *stk_e = s->cur;    /* their cursors (dfs_next) */
     uint64_t nr = sroots_count(sr), root_cur = 0;
     uint32_t v = 0, nv = 0, leaves = 0;
@@ -338,6 +343,7 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
     semi[0] = 0;
     for (;;) {
         node_ix y = GRAPH_NONE;
+        uint32_t yc = 0; /* y's class bits */
         if (v == 0) {
             while (root_cur < nr && y == GRAPH_NONE) {
                 node_ix r = sroots_get(sr, root_cur++);
@@ -352,34 +358,55 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                     leaves++;
                 } else {
                     y = r;
+                    yc = d;
                 }
             }
             if (y == GRAPH_NONE)
                 break;
         } else {
-            node_ix x = stk_x[sp - 1];
+            node_ix x = stk_x[sp - 1] & ~OPEN_HELD;
             edge_ix e = stk_e[sp - 1];
+            uint32_t held = 0;
             for (node_ix z; (z = dfs_next(g, fol, xe, x, &e)) != GRAPH_NONE;) {
                 uint32_t d = dfnum[z];
                 if (is_unseen(d)) {
                     if (!is_leaf_class(d)) {
                         y = z;
+                        yc = d;
                         break;
                     }
                     /* its one way in: this edge, or its entry under the super-root */
-                    dfnum[z] = LEAF | (d & C_ROOT ? 0 : v);
+                    dfnum[z] = LEAF | (d & C_ROOT ? 0 : x + 1);
                     leaves++;
-                } else if (d < v) {
+                    continue;
+                }
+                if (d >= LEAF)
+                    continue; /* a leaf leads nowhere */
+                held = OPEN_HELD;
+                if (d < v) {
                     lr_status st = pair_push(s, d, v, err);
                     if (st != LR_OK)
                         return st;
-                } else if (d > v && d < LEAF && v < semi[d]) {
+                } else if (d > v && v < semi[d]) {
                     semi[d] = v; /* forward edge: v is an ancestor of d */
                 }
             }
+            stk_x[sp - 1] |= held;
             if (y == GRAPH_NONE) {
-                v = par[v];
+                /* Done with x. When x has one way in and everything below it was a leaf or
+                 * became one, nothing outside x's subtree is reached through it: x becomes a
+                 * leaf too (its number was the last given), its parent in dfnum. */
+                uint32_t p = par[v];
                 sp--;
+                if (!(stk_x[sp] & OPEN_HELD) && v == nv) {
+                    dfnum[x] = LEAF | (p == 0 ? 0 : (stk_x[sp - 1] & ~OPEN_HELD) + 1);
+                    s->hung[s->n_hung++] = x;
+                    leaves++;
+                    nv--;
+                } else if (sp > 0) {
+                    stk_x[sp - 1] |= OPEN_HELD; /* a vertex stays below it */
+                }
+                v = p;
                 continue;
             }
             stk_e[sp - 1] = e;
@@ -388,8 +415,11 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
         dfnum[y] = nv;
         par[nv] = v;
         semi[nv] = v;
-        stk_x[sp] = y; /* sp < nv <= the arrays' K entries */
-        stk_e[sp++] = g->first_edge[y];
+        /* only a vertex with one way in may become a leaf: its referrer's edge, or its
+         * entry under the super-root when the DFS came from there */
+        int one = (yc & C_ROOT) ? v == 0 : (yc & C_INS) == 1;
+        stk_x[sp] = y | (one ? 0 : OPEN_HELD);
+        stk_e[sp++] = g->first_edge[y]; /* sp < nv <= the arrays' K entries */
         v = nv;
     }
     s->nv = nv;
@@ -856,7 +886,8 @@ static inline int bit_get(const uint64_t *b, uint32_t i)
  * array is then wrong, and the caller starts again in 64 bits). */
 static lr_status close_sums(const graph *g, const dom_opts *o, dom_tree *t, uint8_t *mask,
                             const uint64_t *fol, const uint64_t *isv, const uint32_t *vert,
-                            uint32_t nv, int narrow, int *over, lr_error *err)
+                            uint32_t nv, const node_ix *hung, uint32_t n_hung, int narrow,
+                            int *over, lr_error *err)
 {
     uint32_t n = g->n_nodes;
     size_t m = (size_t)n + 2;
@@ -894,6 +925,10 @@ static lr_status close_sums(const graph *g, const dom_opts *o, dom_tree *t, uint
     for (node_ix x = 0; x < n; x++)
         if (t->idom[x] != GRAPH_NONE && !bit_get(isv, x))
             sum_up(&su, x);
+    /* the vertices that became leaves, each after those below it */
+    for (uint32_t i = 0; i < n_hung; i++)
+        if (t->idom[hung[i]] != GRAPH_NONE)
+            sum_up(&su, hung[i]);
     for (uint32_t v = nv; v >= 1; v--) {
         node_ix x = vert[v];
         if (!mask || mask[x])
@@ -993,10 +1028,11 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         k += !is_leaf_class(s.dfnum[x]);
     }
     s.vert = err_mallocarray(k, sizeof *s.vert);
+    s.hung = err_mallocarray(k, sizeof *s.hung);
     s.par = err_mallocarray(k, sizeof *s.par);
     s.cur = err_mallocarray(k, sizeof *s.cur);
     s.semi = err_mallocarray(k, sizeof *s.semi);
-    if (!s.vert || !s.par || !s.cur || !s.semi)
+    if (!s.vert || !s.hung || !s.par || !s.cur || !s.semi)
         goto nomem;
     int vvm = o->link && (o->flags & DOM_VISUALVM_SUMS);
     if ((st = dfs(g, &sr, fol, xe.has ? &xe : NULL, &s, err)) != LR_OK)
@@ -1036,6 +1072,8 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
             isv[x >> 6] |= 1ull << (x & 63);
         }
     }
+    for (uint32_t i = 0; i < s.n_hung; i++)
+        isv[s.hung[i] >> 6] |= 1ull << (s.hung[i] & 63);
     /* idom[] stays in DFS numbers: each is read once, here */
     for (node_ix x = 0; x < n; x++) {
         uint32_t d = dfnum[x], p;
@@ -1044,7 +1082,7 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         else if (d < LEAF)
             p = idom[d] == 0 ? DOM_SUPER_ROOT : vert[idom[d]];
         else
-            p = d == LEAF ? DOM_SUPER_ROOT : vert[d & ~LEAF];
+            p = d == LEAF ? DOM_SUPER_ROOT : (d & ~LEAF) - 1;
         dfnum[x] = p;
     }
     t->idom = dfnum;
@@ -1052,8 +1090,9 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     free(s.cur);
     s.cur = NULL;
     int over = 0;
-    st = close_sums(g, o, t, mask, fol, isv, vert, nv, (o->flags & DOM_RETAINED32) != 0,
-                    &over, err);
+    const node_ix *hung = s.hung;
+    st = close_sums(g, o, t, mask, fol, isv, vert, nv, hung, s.n_hung,
+                    (o->flags & DOM_RETAINED32) != 0, &over, err);
     if (st == LR_OK && over) {
         /* a size past 32 bits: the close again in 64 (tree_marks starts from the reach
          * marks alone) */
@@ -1061,7 +1100,7 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         t->retained32 = NULL;
         for (node_ix x = 0; mask && x < n; x++)
             mask[x] &= M_REACHED | M_NOREACH;
-        st = close_sums(g, o, t, mask, fol, isv, vert, nv, 0, &over, err);
+        st = close_sums(g, o, t, mask, fol, isv, vert, nv, hung, s.n_hung, 0, &over, err);
     }
     goto done;
 nomem:
@@ -1078,6 +1117,7 @@ done:
     free(s.cur);
     free(s.semi);
     free(s.pairs);
+    free(s.hung);
     if (st != LR_OK)
         dom_free(t);
     return st;
