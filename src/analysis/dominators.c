@@ -11,20 +11,28 @@
  * single followed in-edge, or an entry under the super-root) is dominated by that way in
  * and lies inside no path to another node, so the DFS records its parent and moves on. In
  * Java heaps about 40% of the nodes are such leaves (a String's byte[], boxed values), and
- * every array indexed by DFS number shrinks by as much.
+ * every array indexed by DFS number shrinks by as much. A vertex with one way in whose
+ * followed references all end in such leaves (or in vertices that became leaves) is a leaf
+ * of the same kind once the DFS leaves it: nothing outside its subtree is reached through
+ * it, so it changes no other node's dominator. It gives its number back (the last one
+ * given) and joins a list in the order the DFS finished them, the order in which their
+ * sizes pass up. That takes another 30 % of the nodes out of Lengauer-Tarjan on the
+ * benchmark dump (a String held by one field, whole chains and bushes of one referrer).
  * Predecessors come from the DFS itself, which meets every followed edge once: an edge from
  * a smaller number (tree or forward edge) only lowers the starting semidominator, so only
  * edges from larger numbers are kept, packed by target for the semidominator pass.
  * Nothing recurses (the DFS keeps an explicit stack, eval reverses pointers), so a 5 M-node
  * chain is fine.
- * Memory, K vertices with a number, B edges from a larger number: the node-indexed uint32
- * array that ends as the idom result carries the DFS state from the start; the DFS and
- * Lengauer-Tarjan add four uint32 arrays of K (two of them touched by the DFS only as deep
- * as its path goes) and at most 8 bytes per B edge; the close
- * holds the results (idom uint32, retained uint64 per node), one uint32 array of K and a
- * bit per node. The dominance options add one byte per node (reach set and marks), and the
- * VisualVM sums 8 bytes per object whose one referrer is not its idom at the close (GC
- * roots with one referrer: 59 of 2.3 M objects on the benchmark dump), with the tree sums
+ * Memory, K vertices with a number at the end, H that gave theirs back, B edges from a
+ * larger number: the node-indexed uint32 array that ends as the idom result carries the DFS
+ * state from the start; the DFS and Lengauer-Tarjan add four uint32 arrays touched up to
+ * the most numbers held at once (K, or deeper while a long single-referrer chain is open;
+ * two of them touched by the DFS only as deep as its path goes), 4 bytes per H and at most
+ * 8 bytes per B edge; the close holds the results (idom uint32, retained uint64 or uint32
+ * per node), one uint32 array of K, the H list and a bit per node. The dominance options
+ * add one byte per node (reach set and marks), and the VisualVM sums 8 bytes per object
+ * whose one referrer is not its idom at the close (GC roots with one referrer: 59 of 2.3 M
+ * objects on the benchmark dump), with the tree sums
  * kept in the retained array. Plus one bit per edge (which edges count) until the close, two
  * while the dominance options' reach pass asks the reach and the link filters together.
  * No per-node malloc; big arrays are freed as soon as they die (the CLI's fixed mmap
@@ -41,13 +49,13 @@
 
 /* A node's dfnum[] entry goes through three forms: before the DFS, UNSEEN_BASE plus the C_*
  * bits gathered while filtering edges; then a DFS number 1..K (< LEAF) for a vertex, or
- * LEAF | its parent's DFS number (0 = the super-root) for a trivial leaf. */
+ * LEAF | its parent's node index + 1 (LEAF alone: the super-root) for a trivial leaf. */
 #define UNSEEN_BASE 0xFFFFFFF0u
 #define C_INS 3u  /* followed in-edges counted: 0, 1 or 2 (= several) */
 #define C_OUT 4u  /* has a followed out-edge */
 #define C_ROOT 8u /* a child of the super-root */
 #define LEAF 0x80000000u
-/* Keeps LEAF | number below UNSEEN_BASE. */
+/* Keeps LEAF | number and LEAF | node + 1 below UNSEEN_BASE. */
 #define MAX_NODES (UNSEEN_BASE - LEAF - 1u)
 /* On the DFS stack: the open vertex keeps a number (something below it does, or it has more
  * than one way in). Node indices stay below it. */
@@ -280,9 +288,10 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
  * and its edge cursor in cur[]: those two arrays of K (Lengauer-Tarjan's label and idom
  * afterwards, the number -> node map being rebuilt from dfnum[]) are then only touched, and
  * resident, as deep as the DFS path goes while the DFS runs, which in analyze is beside
- * another tree's. Trivial leaves get LEAF | parent instead. An edge x -> w with a larger
- * number on x is a cross or back edge, appended to pairs as (w, x); every other edge ends
- * here. */
+ * another tree's. Trivial leaves get LEAF | parent instead, and so does a vertex that turns
+ * out to be one when the DFS leaves it (OPEN_HELD says it may not). An edge x -> w with a
+ * larger number on x is a cross or back edge, appended to pairs as (w, x); every other edge
+ * ends here (an edge into a vertex that later gives its number back is a tree edge). */
 typedef struct dfs_state {
     uint32_t *dfnum, *vert, *par, *cur, *semi;
     uint32_t *pairs; /* (w, x) */
@@ -398,13 +407,11 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                  * leaf too (its number was the last given), its parent in dfnum. */
                 uint32_t p = par[v];
                 sp--;
-                if (!(stk_x[sp] & OPEN_HELD) && v == nv) {
+                if (!(stk_x[sp] & OPEN_HELD) && v == nv) { /* else a vertex stays below */
                     dfnum[x] = LEAF | (p == 0 ? 0 : (stk_x[sp - 1] & ~OPEN_HELD) + 1);
                     s->hung[s->n_hung++] = x;
                     leaves++;
                     nv--;
-                } else if (sp > 0) {
-                    stk_x[sp - 1] |= OPEN_HELD; /* a vertex stays below it */
                 }
                 v = p;
                 continue;

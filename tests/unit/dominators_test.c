@@ -611,25 +611,13 @@ static int strong_any(const graph *g, edge_ix e, void *ctx)
     return GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG;
 }
 
-/* Random graphs rich in leaves: most edges leave the first third of the nodes, so the
- * rest are mostly leaves with one referrer, several, a root entry or weak referrers only;
- * some duplicate edges, self loops, class objects, native bytes, a synthetic root, and
- * root entries out of range. Every option combination must match the reference. */
-static void test_options_vs_brute_force(void **state)
+/* The option combinations the brute-force tests run. */
+enum { NM = 11 };
+static void opt_modes(dom_opts *modes)
 {
-    (void)state;
-    static const uint8_t kinds[] = {
-        STRONG, STRONG, STRONG, STRONG, WEAKREF, V8WEAK,
-        GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_SOFT),
-        GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG),
-        GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG),
-        GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG),
-        GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_PHANTOM),
-    };
-    enum { NG = 400, NM = 11 };
-    dom_opts vvm, modes[NM];
+    dom_opts vvm;
     dom_opts_visualvm(&vvm);
-    memset(modes, 0, sizeof modes);
+    memset(modes, 0, NM * sizeof *modes);
     modes[1].flags = DOM_CLASS_OBJECTS_FREE;
     modes[2].reach = follow_every;
     for (int i = 3; i < NM; i++)
@@ -646,6 +634,57 @@ static void test_options_vs_brute_force(void **state)
     modes[9].flags |= DOM_CLASS_OBJECTS_FREE;
     modes[10].reach = strong_any;
     modes[10].link = strong_any;
+}
+
+/* Every mode against the reference; modes NM.. are the VisualVM modes again with their
+ * single referrers in an array of N rather than listed. */
+static void check_modes(const graph *g, const dom_opts *modes, int round)
+{
+    uint32_t n = g->n_nodes;
+    for (int m = 0; m < 2 * NM; m++) {
+        if (m >= NM && !(modes[m - NM].flags & DOM_VISUALVM_SUMS))
+            continue;
+        const dom_opts *mo = &modes[m % NM];
+        bf_out want_t;
+        dom_tree t;
+        lr_error err = {0};
+        bf_dom(g, mo, &want_t);
+        dom_refs_list_div = m < NM ? DOM_REFS_LIST_DIV : UINT32_MAX;
+        assert_int_equal(dom_build_ex(g, mo, &t, &err), LR_OK);
+        dom_refs_list_div = DOM_REFS_LIST_DIV;
+        for (uint32_t v = 0; v < n; v++) {
+            if (t.idom[v] != want_t.idom[v] || t.retained[v] != want_t.ret[v])
+                print_message("round %d mode %d node %u: idom %u want %u, retained %llu "
+                              "want %llu\n", round, m, v, t.idom[v], want_t.idom[v],
+                              (unsigned long long)t.retained[v],
+                              (unsigned long long)want_t.ret[v]);
+            assert_int_equal(t.idom[v], want_t.idom[v]);
+            assert_int_equal(t.retained[v], want_t.ret[v]);
+        }
+        assert_int_equal(t.n_reachable, want_t.n_reach);
+        assert_int_equal(t.total_reachable, want_t.total);
+        dom_free(&t);
+    }
+}
+
+/* Random graphs rich in leaves: most edges leave the first third of the nodes, so the
+ * rest are mostly leaves with one referrer, several, a root entry or weak referrers only;
+ * some duplicate edges, self loops, class objects, native bytes, a synthetic root, and
+ * root entries out of range. Every option combination must match the reference. */
+static void test_options_vs_brute_force(void **state)
+{
+    (void)state;
+    static const uint8_t kinds[] = {
+        STRONG, STRONG, STRONG, STRONG, WEAKREF, V8WEAK,
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_SOFT),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_PHANTOM),
+    };
+    enum { NG = 400 };
+    dom_opts modes[NM];
+    opt_modes(modes);
     uint32_t shapes[4] = {0}; /* strong leaves with 1 and 2+ referrers, rooted, weak-only */
     for (int round = 0; round < NG; round++) {
         uint32_t n = 2 + rnd() % (BF_MAX - 1), inner = 1 + n / 3, ne = 0, nr = 1 + rnd() % 4;
@@ -707,37 +746,108 @@ static void test_options_vs_brute_force(void **state)
             else if (weak_in[v])
                 shapes[3]++;
         }
-        /* modes NM.. are the VisualVM modes again with their single referrers in an array
-         * of N rather than listed */
-        for (int m = 0; m < 2 * NM; m++) {
-            if (m >= NM && !(modes[m - NM].flags & DOM_VISUALVM_SUMS))
-                continue;
-            const dom_opts *mo = &modes[m % NM];
-            bf_out want_t;
-            dom_tree t;
-            lr_error err = {0};
-            bf_dom(&g, mo, &want_t);
-            dom_refs_list_div = m < NM ? DOM_REFS_LIST_DIV : UINT32_MAX;
-            assert_int_equal(dom_build_ex(&g, mo, &t, &err), LR_OK);
-            dom_refs_list_div = DOM_REFS_LIST_DIV;
-            for (uint32_t v = 0; v < n; v++) {
-                if (t.idom[v] != want_t.idom[v] || t.retained[v] != want_t.ret[v])
-                    print_message("round %d mode %d node %u: idom %u want %u, retained %llu "
-                                  "want %llu\n", round, m, v, t.idom[v], want_t.idom[v],
-                                  (unsigned long long)t.retained[v],
-                                  (unsigned long long)want_t.ret[v]);
-                assert_int_equal(t.idom[v], want_t.idom[v]);
-                assert_int_equal(t.retained[v], want_t.ret[v]);
-            }
-            assert_int_equal(t.n_reachable, want_t.n_reach);
-            assert_int_equal(t.total_reachable, want_t.total);
-            dom_free(&t);
-        }
+        check_modes(&g, modes, round);
         graph_fini(&g);
     }
     /* the generator really produces every leaf shape, many times */
     for (int i = 0; i < 4; i++)
         assert_true(shapes[i] >= 100);
+}
+
+/* Random forests: most nodes hang from one earlier node by one strong reference, so whole
+ * subtrees have one way in and end in leaves (the DFS gives their numbers back); a few more
+ * references make some of them referred to twice, refer back up or across, or loop on
+ * themselves; root entries land inside subtrees, and some subtrees hang under unreached
+ * nodes. Every mode must match the reference, and a tree built with extra references
+ * (dom_opts.extra_*, the traces' Java locals) must equal one built over the same references
+ * as edges. */
+static void test_hanging_vs_brute_force(void **state)
+{
+    (void)state;
+    static const uint8_t kinds[] = {
+        STRONG, STRONG, STRONG, WEAKREF, GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG),
+    };
+    enum { NG = 400, NX = 6 };
+    dom_opts modes[NM];
+    opt_modes(modes);
+    uint32_t deep = 0; /* graphs with a subtree of one way in at least 4 levels deep */
+    for (int round = 0; round < NG; round++) {
+        uint32_t n = 2 + rnd() % (BF_MAX - 1), ne = 0, nr = 1 + rnd() % 3;
+        tedge es[BF_EMAX + NX];
+        uint32_t depth[BF_MAX] = {0}, more = rnd() % 6;
+        for (uint32_t i = 1; i < n && ne + 2 + more <= BF_EMAX; i++) {
+            if (rnd() % 8 == 0)
+                continue; /* a node nothing refers to: some subtrees hang under it */
+            /* mostly the previous node or a recent one: deep chains and bushes */
+            uint32_t p = rnd() % 3 ? i - 1 - rnd() % (i < 3 ? i : 3) : rnd() % i;
+            es[ne++] = (tedge){p, i, rnd() % 6 ? STRONG : kinds[rnd() % sizeof kinds]};
+            depth[i] = depth[p] + 1;
+            deep += depth[i] == 4;
+        }
+        for (uint32_t i = 0; i < more; i++) {
+            es[ne] = (tedge){rnd() % n, rnd() % n, kinds[rnd() % sizeof kinds]};
+            ne++;
+            if (rnd() % 4 == 0 && ne < BF_EMAX) {
+                es[ne] = es[ne - 1];
+                ne++;
+            }
+        }
+        uint32_t roots[3], sizes[BF_MAX];
+        roots[0] = 0;
+        for (uint32_t i = 1; i < nr; i++)
+            roots[i] = rnd() % n;
+        for (uint32_t i = 0; i < n; i++)
+            sizes[i] = 1 + rnd() % 1000;
+        graph g;
+        build(&g, n, es, ne, roots, nr, sizes);
+        for (uint32_t i = 0; i < n; i++)
+            if (rnd() % 7 == 0)
+                g.node_kind[i] = GRAPH_KIND_CLASS;
+        check_modes(&g, modes, round);
+        /* extra references, sorted by source, against the same references as edges */
+        node_ix xf[NX], xt[NX];
+        uint32_t nx = rnd() % (NX + 1);
+        for (uint32_t i = 0; i < nx; i++) {
+            xf[i] = rnd() % n;
+            xt[i] = rnd() % n;
+        }
+        for (uint32_t i = 1; i < nx; i++)
+            for (uint32_t j = i; j > 0 && xf[j - 1] > xf[j]; j--) {
+                node_ix a = xf[j], b = xt[j];
+                xf[j] = xf[j - 1];
+                xt[j] = xt[j - 1];
+                xf[j - 1] = a;
+                xt[j - 1] = b;
+            }
+        graph g2;
+        for (uint32_t i = 0; i < nx; i++)
+            es[ne + i] = (tedge){xf[i], xt[i], STRONG};
+        build(&g2, n, es, ne + nx, roots, nr, sizes);
+        memcpy(g2.node_kind, g.node_kind, n * sizeof *g.node_kind);
+        for (int m = 0; m < 3; m++) {
+            dom_opts with = modes[m];
+            with.n_extra = nx;
+            with.extra_from = xf;
+            with.extra_to = xt;
+            dom_tree t, t2;
+            lr_error err = {0};
+            assert_int_equal(dom_build_ex(&g, &with, &t, &err), LR_OK);
+            assert_int_equal(dom_build_ex(&g2, &modes[m], &t2, &err), LR_OK);
+            for (uint32_t v = 0; v < n; v++) {
+                assert_int_equal(t.idom[v], t2.idom[v]);
+                assert_int_equal(t.retained[v], t2.retained[v]);
+            }
+            assert_int_equal(t.n_reachable, t2.n_reachable);
+            assert_int_equal(t.total_reachable, t2.total_reachable);
+            dom_free(&t);
+            dom_free(&t2);
+        }
+        graph_fini(&g2);
+        graph_fini(&g);
+    }
+    assert_true(deep >= 100);
 }
 
 /* ---- per-class retained ---- */
@@ -881,6 +991,7 @@ int main(void)
         cmocka_unit_test(test_random_vs_brute_force),
         cmocka_unit_test(test_leaves),
         cmocka_unit_test(test_options_vs_brute_force),
+        cmocka_unit_test(test_hanging_vs_brute_force),
         cmocka_unit_test(test_class_retained),
         cmocka_unit_test(test_visualvm_model),
         cmocka_unit_test(test_long_chain),
