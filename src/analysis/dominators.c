@@ -889,8 +889,9 @@ static inline int bit_get(const uint64_t *b, uint32_t i)
 
 /* The close: retained sizes into a fresh array of 32 bits (narrow) or 64, and the total.
  * In: t->idom, the reach mask (or NULL), the link bits (VisualVM sums), isv (nodes with a
- * DFS number) and vert (number -> node). *over is set when a 32-bit size overflowed (the
- * array is then wrong, and the caller starts again in 64 bits). */
+ * DFS number at the end or given back), vert (number -> node) and the hung list (those
+ * given back, in the order the DFS left them). *over is set when a 32-bit size overflowed
+ * (the array is then wrong, and the caller starts again in 64 bits). */
 static lr_status close_sums(const graph *g, const dom_opts *o, dom_tree *t, uint8_t *mask,
                             const uint64_t *fol, const uint64_t *isv, const uint32_t *vert,
                             uint32_t nv, const node_ix *hung, uint32_t n_hung, int narrow,
@@ -1068,7 +1069,7 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     s.semi = NULL;
     free(s.par);
     s.par = NULL;
-    isv = err_calloc((size_t)n / 64 + 1, sizeof *isv); /* nodes with a DFS number */
+    isv = err_calloc((size_t)n / 64 + 1, sizeof *isv); /* nodes that had a DFS number */
     if (!isv)
         goto nomem;
     uint32_t *vert = s.vert, *dfnum = s.dfnum;
