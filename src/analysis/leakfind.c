@@ -118,7 +118,9 @@ lr_status leak_find(const graph *g, const rules_set *rs, leak_set *out, lr_error
             k->watch_ms = out->heap_dump_uptime - watch_up;
         if (out->heap_dump_uptime >= 0 && has_ret && retained_up != -1)
             k->retain_ms = out->heap_dump_uptime - retained_up;
-        if (k->referent == GRAPH_NONE)
+        /* Shark's "retained yet cleared": only references the watcher had found retained;
+         * one cleared before that is an object collected as expected */
+        if (k->referent == GRAPH_NONE && k->retained)
             out->n_cleared++;
     }
     free(is_kwr);

@@ -43,7 +43,7 @@ typedef struct leak_set {
     uint32_t n, cap;
     leak_kwr *kwrs;     /* every KeyedWeakReference, sorted by referent */
     uint32_t n_kwrs;
-    uint32_t n_cleared; /* KeyedWeakReferences whose referent was cleared */
+    uint32_t n_cleared; /* retained KeyedWeakReferences whose referent was cleared */
     int64_t heap_dump_uptime; /* KeyedWeakReference.heapDumpUptimeMillis, -1 if absent */
 } leak_set;
 

@@ -390,7 +390,8 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
         /* Shark's heap total counts a class by its record without the sub-record tag */
         bytes -= bytes >= cls ? cls : bytes;
     }
-    if (ls->n_kwrs)
+    /* as Shark: the line only when some retained reference was cleared */
+    if (ls->n_cleared)
         fprintf(out, "Count of retained yet cleared: %u KeyedWeakReference instances\n",
                 ls->n_cleared);
     fprintf(out, "Class count: %llu\nInstance count: %llu\nPrimitive array count: %llu\n"
