@@ -463,23 +463,56 @@ static void put_share(FILE *out, uint64_t bytes, uint64_t total)
             total ? 100.0 * (double)bytes / (double)total : 0.0);
 }
 
-/* The reference from path node x along edge e, as a trace prints one. */
+/* The class declaring instance field `name` of node x (the first in the hierarchy, most
+ * derived first, as graph_fields_each lays them out); GRAPH_NONE when none does. */
+typedef struct field_decl {
+    const graph *g;
+    const char *name; /* field looked for */
+    class_ix decl;    /* its declaring class, once found */
+} field_decl;
+
+static int find_decl(void *ctx, class_ix decl, const graph_field *f, const graph_value *v)
+{
+    (void)v;
+    field_decl *d = ctx;
+    if (strcmp(graph_str(d->g, f->name), d->name))
+        return 0;
+    d->decl = decl;
+    return 1;
+}
+
+/* The reference from path node x along edge e, as a trace prints one: a field under the
+ * simple name of the class declaring it (`ThreadPoolExecutor.workQueue` on a
+ * ScheduledThreadPoolExecutor), an element under the array's simple name less its `[]`
+ * (`Object[3]`), a static under its class. */
 static void put_suspect_ref(FILE *out, const graph *g, node_ix x, edge_ix e)
 {
     char cls[300], name[300];
     rep_class_label(g, x, cls, sizeof cls);
+    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    graph_edge_name_text(g, e, name, sizeof name);
+    if (k == GRAPH_EDGE_FIELD && g->node_kind[x] != GRAPH_KIND_CLASS) {
+        field_decl d = {g, name, GRAPH_NONE};
+        graph_fields_each(g, x, find_decl, &d);
+        if (d.decl != GRAPH_NONE && d.decl < g->n_classes)
+            snprintf(cls, sizeof cls, "%s", graph_str(g, g->classes[d.decl].name));
+    }
     const char *simple = strrchr(cls, '.');
     simple = simple && simple[1] ? simple + 1 : cls;
-    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
-    if (k == GRAPH_EDGE_LOCAL) {
-        fputs("\n\xe2\x94\x82    \xe2\x86\x93 ", out);
+    size_t sl = strlen(simple);
+    int strip = k == GRAPH_EDGE_ELEMENT && sl >= 2 && !strcmp(simple + sl - 2, "[]");
+    fprintf(out, "\n\xe2\x94\x82    \xe2\x86\x93 %s", k == GRAPH_EDGE_STATIC ? "static " : "");
+    if (strip) {
+        char own[300];
+        snprintf(own, sizeof own, "%.*s", (int)(sl - 2), simple);
+        rep_fmt_name(out, own);
+    } else {
         rep_fmt_name(out, simple);
+    }
+    if (k == GRAPH_EDGE_LOCAL) {
         fputs("<Java Local>", out);
         return;
     }
-    graph_edge_name_text(g, e, name, sizeof name);
-    fprintf(out, "\n\xe2\x94\x82    \xe2\x86\x93 %s", k == GRAPH_EDGE_STATIC ? "static " : "");
-    rep_fmt_name(out, simple);
     fputs(name[0] == '[' ? "" : ".", out);
     rep_fmt_name(out, name);
 }
