@@ -120,7 +120,74 @@ static int class_has_field(const graph *g, class_ix c, const char *name)
     return 0;
 }
 
-/* Field paths of expression e whose first field class c lacks: reported once each. */
+/* Instances of class c (or a subclass) looked at by path_rest_missing. */
+#define RULES_CHECK_SAMPLE 1000
+
+/* The first field of dotted path `path` after its first one (that one is checked against the
+ * class) that no sampled instance of c could read where the path reached an object: the walk
+ * follows each step as the evaluator does (statics of class objects, fields, V8 properties,
+ * an array's `length`) and stops at null, at a value that is no object, and at '@' names, which
+ * are no fields. Returns 1 with that field in *bad and the class of an object that lacks it in
+ * *owner, or 0 when every step was read at least once (or never reached). */
+static int path_rest_missing(const graph *g, class_ix c, const char *path, char *bad,
+                             size_t cap, class_ix *owner)
+{
+    enum { MAX_STEPS = 32 };
+    char comp[MAX_STEPS][128];
+    uint32_t nc = 0;
+    for (const char *p = path; *p && nc < MAX_STEPS;) {
+        size_t len = strcspn(p, ".");
+        if (len == 0 || len >= sizeof comp[0])
+            return 0;
+        memcpy(comp[nc], p, len);
+        comp[nc++][len] = 0;
+        p += len + (p[len] == '.');
+    }
+    uint32_t start = nc && !strcmp(comp[0], "this") ? 1 : 0;
+    uint8_t read[MAX_STEPS] = {0}, lacked[MAX_STEPS] = {0};
+    class_ix lacked_by[MAX_STEPS];
+    uint32_t seen = 0;
+    for (node_ix v = 0; v < g->n_nodes && seen < RULES_CHECK_SAMPLE; v++) {
+        class_ix vc = g->node_class[v];
+        if (vc >= g->n_classes || (vc != c && !graph_class_is(g, vc, c)))
+            continue;
+        seen++;
+        node_ix cur = v;
+        for (uint32_t k = start; k < nc && comp[k][0] != '@'; k++) {
+            graph_value gv;
+            int64_t len;
+            int found = 0;
+            if (g->node_kind[cur] == GRAPH_KIND_CLASS) {
+                class_ix cc = graph_class_of_node(g, cur);
+                found = cc != GRAPH_NONE && graph_static_find(g, cc, comp[k], &gv);
+            }
+            if (!found && rules_array_length(g, cur, comp[k], &len)) {
+                read[k] = 1;
+                break; /* a number: nothing further to follow */
+            }
+            if (!found && !graph_field_find(g, cur, comp[k], &gv)) {
+                if (!lacked[k])
+                    lacked_by[k] = g->node_class[cur];
+                lacked[k] = 1;
+                break;
+            }
+            read[k] = 1;
+            if (gv.type != GRAPH_FT_OBJECT || gv.ref >= g->n_nodes)
+                break;
+            cur = gv.ref;
+        }
+    }
+    for (uint32_t k = start + 1; k < nc; k++)
+        if (lacked[k] && !read[k]) {
+            snprintf(bad, cap, "%s", comp[k]);
+            *owner = lacked_by[k];
+            return 1;
+        }
+    return 0;
+}
+
+/* Field paths of expression e whose first field class c lacks, or whose later fields no
+ * object the path reaches has: reported once each. */
 static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, class_ix c,
                             const char *cls, void (*report)(void *, const char *), void *ctx,
                             int depth)
@@ -148,9 +215,19 @@ static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, clas
             !strcmp(first, "sdk") || !strcmp(first, "manufacturer") ||
             !strcmp(first, "build_id"))
             continue;
-        if (class_has_field(g, c, first))
-            continue;
         char msg[700];
+        if (class_has_field(g, c, first)) {
+            char bad[128];
+            class_ix owner = GRAPH_NONE;
+            if (!strchr(o->s, '.') || !path_rest_missing(g, c, o->s, bad, sizeof bad, &owner))
+                continue;
+            snprintf(msg, sizeof msg, "--leaking-if: %s has no field '%s' (in '%s')",
+                     owner < g->n_classes ? graph_str(g, g->classes[owner].name) : "?", bad,
+                     o->s);
+            report(ctx, msg);
+            n++;
+            continue;
+        }
         if (strchr(o->s, '.'))
             snprintf(msg, sizeof msg, "--leaking-if: %s has no field '%s' (in '%s')", cls,
                      first, o->s);

@@ -32,6 +32,15 @@ const char *rules_simple_name(const char *cls)
     return d ? d + 1 : cls;
 }
 
+int rules_array_length(const graph *g, node_ix n, const char *name, int64_t *out)
+{
+    if (!g->id_size || n >= g->n_nodes || strcmp(name, "length") ||
+        (g->node_kind[n] != GRAPH_KIND_OBJ_ARRAY && g->node_kind[n] != GRAPH_KIND_PRIM_ARRAY))
+        return 0;
+    *out = graph_node_len(g, n);
+    return 1;
+}
+
 /* Decodes a String (or a char[] / byte[] of old JDKs' Thread.name) into buf. */
 static long obj_string(const graph *g, node_ix n, char *buf, size_t cap)
 {
@@ -294,9 +303,13 @@ static void resolve(const rules_set *rs, node_ix n, const char *fld, const char 
             }
             if (!found)
                 found = graph_field_find(g, cur, comp, &gv);
-            if (!found)
-                return;
-            from_field(g, &gv, out);
+            if (!found && rules_array_length(g, cur, comp, &out->i)) {
+                out->k = V_INT;
+            } else {
+                if (!found)
+                    return;
+                from_field(g, &gv, out);
+            }
         }
         if (!dot)
             return;

@@ -46,6 +46,11 @@ char *rules_dupn(const char *s, size_t n);
 /* Grows *p (elements of elem bytes) to hold need, doubling; 0, or -1 when out of memory. */
 int rules_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
 
+/* `length` of a Java array, as Java spells it: when node n of an HPROF graph is an array and
+ * name is "length", sets *out to its element count and returns 1; 0 otherwise (arrays have no
+ * fields, so no field is hidden by it). */
+int rules_array_length(const graph *g, node_ix n, const char *name, int64_t *out);
+
 /* Parses one expression (a --leaking-if or --where text) into rs's pool: LR_OK and *out, or
  * the parse error (file "<expr>"). */
 lr_status rules_parse_expr(rules_set *rs, const char *expr, int32_t *out, lr_error *err);

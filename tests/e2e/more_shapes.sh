@@ -13,7 +13,9 @@
 #    dump's GC left the entry on its pending list, linked by another reference's
 #    `discovered` field, which is no ownership (Shark's sizes say 408 B there);
 #  - the LARGEST RETAINERS path names references as the traces do: `BaseQueue.items` (the
-#    declaring class), `Object[0]` (not `Object[][0]`).
+#    declaring class), `Object[0]` (not `Object[][0]`);
+#  - `--leaking-if 'pixels.length > N'` reads the array's length, and a misspelt field later
+#    in a path (`pixels.lenght`) is a warning, exit 2 under --strict.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 if ! command -v javac >/dev/null || ! command -v java >/dev/null || ! command -v python3 >/dev/null; then
@@ -91,4 +93,17 @@ grep -q '↓ Object\[0\]$' "$work/suspects.txt" || fail "suspect path: no Object
 if grep -q '\[\]\[[0-9]' "$work/suspects.txt"; then
     fail "suspect path: array element named with the array type: $(grep '\[\]\[' "$work/suspects.txt")"
 fi
+# --leaking-if as a user writes it: an array's length reads as in Java, and a misspelt field
+# further along a path is a warning (exit 2 under --strict), not a silent "no match"
+"$LEAKRAY" analyze "$work/m.hprof" --no-timing --no-suspects --watch com.example.more.Page \
+    --leaking-if 'pixels.length > 100000' > "$work/len.txt"
+[ "$(grep -c 'Page matches pixels.length > 100000)$' "$work/len.txt")" = 2 ] ||
+    fail "pixels.length > 100000 should match the 300 kB and 4 MB pages: $(grep -c matches "$work/len.txt")"
+rc=0
+"$LEAKRAY" analyze "$work/m.hprof" --no-timing --no-suspects --strict \
+    --watch com.example.more.Page --leaking-if 'pixels.lenght > 100000' \
+    > /dev/null 2> "$work/typo.err" || rc=$?
+[ "$rc" = 2 ] || fail "a misspelt path field under --strict: exit $rc"
+grep -q "byte\[\] has no field 'lenght' (in 'pixels.lenght')" "$work/typo.err" ||
+    fail "misspelt path field: $(cat "$work/typo.err")"
 echo "more_shapes: ok"
