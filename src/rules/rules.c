@@ -357,6 +357,10 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
     case GRAPH_EDGE_LOCAL:
         return local_verdict(rs, from, lib);
     case GRAPH_EDGE_INTERNAL:
+        /* a class's internals (super class, loader, signers, protection domain) are no
+         * references to Shark; a V8 object's internal edges (a closure's context, a Map's
+         * table) are how it holds what it holds */
+        return g->node_kind[from] == GRAPH_KIND_CLASS ? RULES_DROP : RULES_FOLLOW;
     case GRAPH_EDGE_WEAK:
         return RULES_DROP;
     default:
