@@ -481,18 +481,13 @@ static int find_decl(void *ctx, class_ix decl, const graph_field *f, const graph
     return 1;
 }
 
-/* The reference from path node x along edge e, as a trace prints one: a field under the
- * simple name of the class declaring it (`ThreadPoolExecutor.workQueue` on a
- * ScheduledThreadPoolExecutor), an element under the array's simple name less its `[]`
- * (`Object[3]`), a static under its class. */
-static void put_suspect_ref(FILE *out, const graph *g, node_ix x, edge_ix e)
+const char *rep_ref_owner(const graph *g, node_ix x, edge_ix e, char *buf, size_t cap)
 {
     char cls[300], name[300];
     rep_class_label(g, x, cls, sizeof cls);
     unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
-    graph_edge_name_text(g, e, name, sizeof name);
     if (k == GRAPH_EDGE_FIELD && g->node_kind[x] != GRAPH_KIND_CLASS) {
-        field_decl d = {g, name, GRAPH_NONE};
+        field_decl d = {g, graph_edge_name_text(g, e, name, sizeof name), GRAPH_NONE};
         graph_fields_each(g, x, find_decl, &d);
         if (d.decl != GRAPH_NONE && d.decl < g->n_classes)
             snprintf(cls, sizeof cls, "%s", graph_str(g, g->classes[d.decl].name));
@@ -500,19 +495,24 @@ static void put_suspect_ref(FILE *out, const graph *g, node_ix x, edge_ix e)
     const char *simple = strrchr(cls, '.');
     simple = simple && simple[1] ? simple + 1 : cls;
     size_t sl = strlen(simple);
-    int strip = k == GRAPH_EDGE_ELEMENT && sl >= 2 && !strcmp(simple + sl - 2, "[]");
+    if (k == GRAPH_EDGE_ELEMENT && sl >= 2 && !strcmp(simple + sl - 2, "[]"))
+        sl -= 2;
+    snprintf(buf, cap, "%.*s", (int)sl, simple);
+    return buf;
+}
+
+/* The reference from path node x along edge e, as a trace prints one (rep_ref_owner). */
+static void put_suspect_ref(FILE *out, const graph *g, node_ix x, edge_ix e)
+{
+    char own[300], name[300];
+    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
     fprintf(out, "\n\xe2\x94\x82    \xe2\x86\x93 %s", k == GRAPH_EDGE_STATIC ? "static " : "");
-    if (strip) {
-        char own[300];
-        snprintf(own, sizeof own, "%.*s", (int)(sl - 2), simple);
-        rep_fmt_name(out, own);
-    } else {
-        rep_fmt_name(out, simple);
-    }
+    rep_fmt_name(out, rep_ref_owner(g, x, e, own, sizeof own));
     if (k == GRAPH_EDGE_LOCAL) {
         fputs("<Java Local>", out);
         return;
     }
+    graph_edge_name_text(g, e, name, sizeof name);
     fputs(name[0] == '[' ? "" : ".", out);
     rep_fmt_name(out, name);
 }

@@ -46,6 +46,11 @@ int rep_label_shown(const char *line, int verbose);
 void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr);
 /* Display class of x: a class object's own name, else its class ("<no class>"). */
 const char *rep_class_label(const graph *g, node_ix x, char *buf, size_t cap);
+/* Simple name of the class a suspect path's reference from x along e is shown under, as
+ * the traces show it: a field under the class declaring it (`ThreadPoolExecutor.workQueue`
+ * on a ScheduledThreadPoolExecutor), an element under the array's name less its `[]`
+ * (`Object` for `Object[3]`), anything else under x's class. Returns buf. */
+const char *rep_ref_owner(const graph *g, node_ix x, edge_ix e, char *buf, size_t cap);
 /* "Foo.bar(Foo.java:12)" of frame `frame` of the thread with that serial, "" if unknown. */
 const char *rep_frame_text(const graph *g, uint32_t serial, int32_t frame, char *buf,
                            size_t cap);

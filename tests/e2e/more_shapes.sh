@@ -77,6 +77,10 @@ for e in els[:-1]:
     if "retained_bytes" in e and e["leaking"] != "NO":
         assert e["retained_bytes"] >= leak, (e["class"], e["retained_bytes"], leak)
 assert els[0]["class"] == "java.lang.Thread", els[0]["class"]
+# the largest retainer's path in JSON names each reference's owner as the text does
+refs = [p["reference"] for p in d["suspects"][0]["path"] if "reference" in p]
+assert {"kind": "field", "name": "items", "owner": "BaseQueue"} in refs, refs
+assert {"kind": "element", "name": "[0]", "owner": "Object"} in refs, refs
 print([e["id"] for e in els if e["class"].endswith("ThreadLocal$ThreadLocalMap$Entry")][0])
 PY
 # the case above is the one asked for: the entry is also linked from the pending list
