@@ -19,11 +19,16 @@
 #     agent (heap pre-touched, so the Java heap is the same size), per object (target <= 64 B),
 #     and the agent's fixed RSS (target <= 4 MB).
 #  0. (first) the set-up alone: the close workload with no closes (JVM start, agent start).
-# Times are medians of AGENT_BENCH_RUNS (5) interleaved runs (without, with, without, ...) for
-# workloads 0-2, of 3 for 4, on a machine shared with others. Wall times are taken from a
-# monotonic clock around each JVM (ms with decimals), CPU times from the JVM's rusage (us).
-# AGENT_BENCH_SECTIONS=012 runs only those sections (default 01234); AGENT_BENCH_OLD=PATH
-# to another libleakray_agent.so adds it to the same interleaved runs (before / after).
+# Workloads 0-2 run as AGENT_BENCH_RUNS (25) strictly interleaved pairs (without, with; the
+# order inside a pair alternates), after one uncounted warm-up run. Each pair gives one
+# difference; printed per workload: the median difference in % of the median without, its
+# interquartile range, a 95 % bootstrap confidence interval of that median, and whether the
+# 5 % bound holds (upper end <= 5 %), is exceeded (lower end > 5 %) or is undecided (the
+# machine too noisy for the number of pairs). Wall times from a monotonic clock around each
+# JVM, CPU times (user + sys) from its rusage, "loop" the program's own timed loop (after
+# the JVM and the agent started). Memory (4): medians of 3 runs. AGENT_BENCH_SECTIONS=012
+# runs only those sections (default 01234); AGENT_BENCH_OLD=PATH to another
+# libleakray_agent.so adds it to the same pairs (before / after).
 # usage: bench/agent.sh [path/to/leakray]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,61 +44,97 @@ mkdir -p "$out/classes"
 javac -d "$out/classes" -cp "$jar" "$src/tests/programs/bench/AgentBench.java"
 cp="$jar:$out/classes"
 closes=${AGENT_BENCH_CLOSES:-1000000}
-runs=${AGENT_BENCH_RUNS:-5}
+runs=${AGENT_BENCH_RUNS:-25}
 verdict() { python3 -c 'import sys; print("met" if eval(sys.argv[1]) else "MISSED")' "$1"; }
 median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 
-# Runs one workload RUNS times interleaved (without the agent, with it, then with
-# AGENT_BENCH_OLD's agent when set, again without, ...) in one python3 process: wall time from
-# a monotonic clock around each JVM (ns), CPU (user + sys, us) from its rusage, and the
-# program's own timed loop ("elapsed_us"); prints medians, and the lowest wall times (least
-# disturbed by other load).
+# Runs one workload as RUNS strictly interleaved pairs (without the agent, with it, and
+# AGENT_BENCH_OLD's agent when set), in one python3 process: the order inside a pair turns
+# round from pair to pair (A B C, then C B A, ...), so a drift of the machine's load weighs on
+# both sides alike. Wall time from a monotonic clock around each JVM, CPU (user + sys) from
+# its rusage, the program's own timed loop ("elapsed_us"). Each pair gives one difference
+# (with - without, in % of the median without); printed: the median difference, its
+# interquartile range, and a 95 % confidence interval of that median (bootstrap, 4000
+# resamples of the pairs, fixed seed). The 5 % bound "holds" when the interval's upper end is
+# <= 5 %, is "exceeded" when its lower end is > 5 %, else "undecided" (more pairs needed, or
+# a quieter machine). One line per side: wall, CPU, timed loop.
 overhead() { # NAME N RUNS
     python3 - "$@" "$so" "${AGENT_BENCH_OLD:-}" "$out" "$cp" <<'PY'
-import os, statistics, subprocess, sys, time
+import os, random, statistics, subprocess, sys, time
 name, n, runs, so, old, out, cp = sys.argv[1:8]
 n, runs = int(n), int(runs)
 confs = [("without", None), ("with agent", so)] + ([("old agent", old)] if old else [])
-res = {c: ([], [], []) for c, _ in confs}
+res = {c: {"wall": [], "cpu": [], "loop": []} for c, _ in confs}
+
+def run(c, lib):
+    cmd = ["java", "-Xmx512m"]
+    if lib:
+        cmd.append("-agentpath:%s=quiet,dump-dir=%s/d-%s" % (lib, out, name))
+    cmd += ["-cp", cp, "AgentBench", name, str(n)]
+    with open(out + "/run.out", "wb") as f:
+        t0 = time.monotonic_ns()
+        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.DEVNULL)
+        _, st, ru = os.wait4(p.pid, 0)
+        t1 = time.monotonic_ns()
+    if st != 0:
+        sys.exit("agent bench: %s exited with status %d" % (" ".join(cmd), st))
+    loop = 0.0
+    for l in open(out + "/run.out"):
+        if l.startswith("elapsed_us "):
+            loop = int(l.split()[1]) / 1000.0
+    r = res[c]
+    r["wall"].append((t1 - t0) / 1e6)
+    r["cpu"].append((ru.ru_utime + ru.ru_stime) * 1000.0)
+    r["loop"].append(loop)
+
+run(*confs[0])  # warm-up (page cache, CDS archive), not counted
+for c in res:
+    for v in res[c].values():
+        v.clear()
 for i in range(runs):
-    for c, lib in confs:
-        cmd = ["java", "-Xmx512m"]
-        if lib:
-            cmd.append("-agentpath:%s=quiet,dump-dir=%s/d-%s" % (lib, out, name))
-        cmd += ["-cp", cp, "AgentBench", name, str(n)]
-        with open(out + "/run.out", "wb") as f:
-            t0 = time.monotonic_ns()
-            p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.DEVNULL)
-            _, st, ru = os.wait4(p.pid, 0)
-            t1 = time.monotonic_ns()
-        if st != 0:
-            sys.exit("agent bench: %s exited with status %d" % (" ".join(cmd), st))
-        loop = 0.0
-        for l in open(out + "/run.out"):
-            if l.startswith("elapsed_us "):
-                loop = int(l.split()[1]) / 1000.0
-        w, l, cpu = res[c]
-        w.append((t1 - t0) / 1e6)
-        l.append(loop)
-        cpu.append((ru.ru_utime + ru.ru_stime) * 1000.0)
-med = {c: [statistics.median(v) for v in res[c]] for c, _ in confs}
-low = {c: min(res[c][0]) for c, _ in confs}
-def pct(a, b):
-    return 100.0 * (a - b) / b if b else 0.0
-b = med["without"]
+    for c, lib in (confs if i % 2 == 0 else confs[::-1]):
+        run(c, lib)
+
+rng = random.Random(1)
+
+def quartiles(v):
+    q = statistics.quantiles(v, n=4, method="inclusive") if len(v) > 1 else [v[0]] * 3
+    return q[0], q[2]
+
+def stats(key, c):
+    """median of per-pair differences in % of the median without; IQR; bootstrap 95 % CI"""
+    a, b = res[c][key], res["without"][key]
+    base = statistics.median(b)
+    if base <= 0:
+        return None
+    d = [100.0 * (x - y) / base for x, y in zip(a, b)]
+    meds = sorted(statistics.median(rng.choices(d, k=len(d))) for _ in range(4000))
+    ci = (meds[int(0.025 * len(meds))], meds[int(0.975 * len(meds)) - 1])
+    return statistics.median(d), quartiles(d), ci, base, statistics.median(a)
+
+def verdict(lo, hi, bound=5.0):
+    if hi <= bound:
+        return "holds"
+    if lo > bound:
+        return "exceeded"
+    return "undecided"
+
 label = "%s x %d" % (name, n)
+print("%s: %d interleaved pairs; per-pair differences in %% of the median without"
+      % (label, runs))
 for c, _ in confs[1:]:
-    a = med[c]
-    p = pct(a[0], b[0])
-    print("%-18s JVM wall: without %7.1f ms, %s %7.1f ms, %+.1f %% (<= 5 %%: %s)"
-          % (label, b[0], c, a[0], p, "met" if p <= 5 else "MISSED"))
-    print(("%-18s JVM CPU:  without %7.1f ms, %s %7.1f ms, %+.1f %%"
-           + ("; %.2f us of CPU per object" if n else "%.0s"))
-          % ("", b[2], c, a[2], pct(a[2], b[2]), (a[2] - b[2]) * 1000.0 / max(n, 1)))
-    print("%-18s timed loop: without %7.2f ms, %s %7.2f ms, %+.1f %%; lowest wall: "
-          "without %.1f ms, %s %.1f ms, %+.1f %%"
-          % ("", b[1], c, a[1], pct(a[1], b[1]), low["without"], c, low[c],
-             pct(low[c], low["without"])))
+    for key, what in (("wall", "wall"), ("cpu", "CPU"), ("loop", "loop")):
+        s = stats(key, c) if key != "loop" or n else None
+        if s is None:
+            continue
+        med, (q1, q3), (lo, hi), base, side = s
+        tail = ""
+        if key == "wall":
+            tail = "  <= 5 %%: %s" % verdict(lo, hi)
+        elif key == "cpu" and n:
+            tail = "  %.2f us/object" % ((side - base) * 1000.0 / n)
+        print("  %-10s %-4s %7.1f -> %7.1f ms %+6.1f %%  IQR %+.1f..%+.1f  CI95 %+.1f..%+.1f%s"
+              % (c, what, base, side, med, q1, q3, lo, hi, tail))
 PY
 }
 
@@ -103,7 +144,8 @@ sections=${AGENT_BENCH_SECTIONS:-01234}
 on() { [[ $sections == *"$1"* ]]; }
 
 echo "machine: load average $(cut -d" " -f1-3 /proc/loadavg) on $(nproc) cores, shared"
-echo "== 0-2. overhead (the whole JVM, median of $runs runs; wall in ms from a monotonic clock)"
+echo "== 0-2. overhead (the whole JVM; wall from a monotonic clock, CPU = user + sys; loop = the
+  program's own timed loop)"
 [ -n "${AGENT_BENCH_OLD:-}" ] && echo "  old agent (AGENT_BENCH_OLD): $AGENT_BENCH_OLD"
 echo "  per watched object the program does: watch: a request (a map of 8 headers, a 2 KB body)"
 echo "  built, read and watched; close: a connection (a 256-byte buffer) allocated, one send,"
