@@ -117,12 +117,14 @@ static jclass global_class(JNIEnv *env, const char *name)
     return g;
 }
 
-static int resolve(JNIEnv *env)
+/* leakcanary.KeyedWeakReference and its members, on the agent's thread before its first
+ * check: only that thread asks, marks or stamps a reference, and the class is not loaded on
+ * the path to main (AppWatcher names it in signatures only, which loads nothing). Returns
+ * 0, -1 when it cannot be resolved. */
+int agent_resolve_kwr(JNIEnv *env)
 {
     A.kwr = global_class(env, "leakcanary/KeyedWeakReference");
-    A.watcher = global_class(env, "leakray/AppWatcher");
-    A.runtime = global_class(env, "java/lang/Runtime");
-    if (!A.kwr || !A.watcher || !A.runtime)
+    if (!A.kwr)
         return -1;
     A.kwr_get = (*env)->GetMethodID(env, A.kwr, "get", "()Ljava/lang/Object;");
     A.kwr_refers_to = (*env)->GetMethodID(env, A.kwr, "refersTo", "(Ljava/lang/Object;)Z");
@@ -130,6 +132,19 @@ static int resolve(JNIEnv *env)
         (*env)->ExceptionClear(env);
     A.kwr_retained = (*env)->GetFieldID(env, A.kwr, "retainedUptimeMillis", "J");
     A.kwr_dump_ms = (*env)->GetStaticFieldID(env, A.kwr, "heapDumpUptimeMillis", "J");
+    if (!A.kwr_get || !A.kwr_retained || !A.kwr_dump_ms) {
+        (*env)->ExceptionClear(env);
+        return -1;
+    }
+    return 0;
+}
+
+static int resolve(JNIEnv *env)
+{
+    A.watcher = global_class(env, "leakray/AppWatcher");
+    A.runtime = global_class(env, "java/lang/Runtime");
+    if (!A.watcher || !A.runtime)
+        return -1;
     A.watcher_watch = (*env)->GetStaticMethodID(env, A.watcher, "watchNow",
                                                 "(Ljava/lang/Object;Ljava/lang/String;)V");
     A.watcher_installed = (*env)->GetStaticFieldID(env, A.watcher, "installed", "Z");
@@ -140,8 +155,7 @@ static int resolve(JNIEnv *env)
     A.runtime_get = (*env)->GetStaticMethodID(env, A.runtime, "getRuntime",
                                               "()Ljava/lang/Runtime;");
     A.runtime_finalize = (*env)->GetMethodID(env, A.runtime, "runFinalization", "()V");
-    if (!A.kwr_get || !A.kwr_retained || !A.kwr_dump_ms || !A.watcher_watch ||
-        !A.watcher_installed || !A.watcher_seal || !A.watcher_retained || !A.runtime_get ||
+    if (!A.watcher_watch || !A.watcher_installed || !A.watcher_seal || !A.watcher_retained || !A.runtime_get ||
         !A.runtime_finalize)
         return -1;
     /* the rules' names for AppWatcher.returned's descriptions, and its module */

@@ -63,7 +63,7 @@ typedef struct agent_state {
     volatile int live;        /* live phase reached, classes and ids resolved */
     volatile int dying;       /* VMDeath seen */
     volatile int disabled;    /* an agent error happened */
-    /* resolved at live start (global refs) */
+    /* resolved at live start (global refs); kwr and its ids by the agent's thread */
     jclass kwr, watcher, runtime;
     jmethodID kwr_get, kwr_refers_to, watcher_watch, watcher_seal, watcher_retained,
         runtime_get, runtime_finalize;
@@ -209,6 +209,7 @@ typedef struct pending {
 void agent_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void agent_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void agent_disable(JNIEnv *env, const char *what);
+int agent_resolve_kwr(JNIEnv *env);
 uint64_t agent_clock_ms(void);
 JNIEnv *agent_env(void);
 

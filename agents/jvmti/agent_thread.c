@@ -333,6 +333,11 @@ void JNICALL watcher_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
 {
     in_agent = 1;
     uint64_t next = 0;
+    if (agent_resolve_kwr(env) != 0) {
+        agent_disable(env, "cannot resolve leakcanary.KeyedWeakReference (is " AGENT_JAR
+                           " beside the agent library?)");
+        return;
+    }
     watcher_write_status();
     if (hooks_early_retransform(env))
         watcher_write_status(); /* its retransforms key, at once */
