@@ -187,23 +187,32 @@ static int resolve(JNIEnv *env)
     return 0;
 }
 
-static int start_thread(JNIEnv *env)
+/* Starts an agent thread (a daemon Java thread running fn) named name; its Thread object
+ * in *keep as a global reference when keep is not NULL. Returns 0, -1 on error. */
+int agent_run_thread(JNIEnv *env, const char *name, jvmtiStartFunction fn, jthread *keep)
 {
     jclass tc = (*env)->FindClass(env, "java/lang/Thread");
     if (!tc)
         return -1;
     jmethodID ctor = (*env)->GetMethodID(env, tc, "<init>", "(Ljava/lang/String;)V");
-    jstring name = (*env)->NewStringUTF(env, "leakray watcher");
-    if (!ctor || !name)
+    jstring js = (*env)->NewStringUTF(env, name);
+    if (!ctor || !js)
         return -1;
-    jthread t = (*env)->NewObject(env, tc, ctor, name);
+    jthread t = (*env)->NewObject(env, tc, ctor, js);
     if (!t)
         return -1;
-    A.agent_thread = (*env)->NewGlobalRef(env, t);
-    if ((*A.ti)->RunAgentThread(A.ti, t, watcher_main, NULL, JVMTI_THREAD_NORM_PRIORITY) !=
-        JVMTI_ERROR_NONE)
-        return -1;
-    return 0;
+    if (keep)
+        *keep = (*env)->NewGlobalRef(env, t);
+    jvmtiError e = (*A.ti)->RunAgentThread(A.ti, t, fn, NULL, JVMTI_THREAD_NORM_PRIORITY);
+    (*env)->DeleteLocalRef(env, t);
+    (*env)->DeleteLocalRef(env, js);
+    (*env)->DeleteLocalRef(env, tc);
+    return e == JVMTI_ERROR_NONE ? 0 : -1;
+}
+
+static int start_thread(JNIEnv *env)
+{
+    return agent_run_thread(env, "leakray watcher", watcher_main, &A.agent_thread);
 }
 
 static void live_start(JNIEnv *env)

@@ -28,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +41,8 @@
 #define AGENT_STATUS_FMT "/tmp/leakray-watch-%ld.status" /* `leakray watch status PID` */
 #define MAX_RULE_METHODS 16 /* methods of one class given the watch hook */
 #define AGENT_SEAL_MS 100   /* AppWatcher's rule-watched batch is sealed this often */
+/* the start-up thread's nice value (the thread alone): about a tenth of a busy core's share */
+#define AGENT_STARTUP_NICE 10
 
 /* The core's tag of a rule-watched object: its rule, with this bit saying the handle is a JNI
  * weak reference (GetObjectRefType would tell too, but it searches the JVM's handle blocks:
@@ -210,6 +214,7 @@ void agent_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void agent_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void agent_disable(JNIEnv *env, const char *what);
 int agent_resolve_kwr(JNIEnv *env);
+int agent_run_thread(JNIEnv *env, const char *name, jvmtiStartFunction fn, jthread *keep);
 uint64_t agent_clock_ms(void);
 JNIEnv *agent_env(void);
 
