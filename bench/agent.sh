@@ -101,9 +101,9 @@ def quartiles(v):
     q = statistics.quantiles(v, n=4, method="inclusive") if len(v) > 1 else [v[0]] * 3
     return q[0], q[2]
 
-def stats(key, c):
-    """median of per-pair differences in % of the median without; IQR; bootstrap 95 % CI"""
-    a, b = res[c][key], res["without"][key]
+def stats(key, c, ref="without"):
+    """median of per-pair differences in % of ref's median; IQR; bootstrap 95 % CI"""
+    a, b = res[c][key], res[ref][key]
     base = statistics.median(b)
     if base <= 0:
         return None
@@ -135,6 +135,11 @@ for c, _ in confs[1:]:
             tail = "  %.2f us/object" % ((side - base) * 1000.0 / n)
         print("  %-10s %-4s %7.1f -> %7.1f ms %+6.1f %%  IQR %+.1f..%+.1f  CI95 %+.1f..%+.1f%s"
               % (c, what, base, side, med, q1, q3, lo, hi, tail))
+if old:  # the same pairs, this build against the old one directly
+    for key, what in (("wall", "wall"), ("cpu", "CPU")):
+        med, (q1, q3), (lo, hi), base, side = stats(key, "with agent", "old agent")
+        print("  new - old  %-4s %7.1f -> %7.1f ms %+6.1f %%  IQR %+.1f..%+.1f  CI95 %+.1f..%+.1f"
+              % (what, base, side, med, q1, q3, lo, hi))
 PY
 }
 
