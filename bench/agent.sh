@@ -27,7 +27,8 @@
 # machine too noisy for the number of pairs). Wall times from a monotonic clock around each
 # JVM, CPU times (user + sys) from its rusage, "loop" the program's own timed loop (after
 # the JVM and the agent started). Memory (4): medians of 3 runs. AGENT_BENCH_SECTIONS=012
-# runs only those sections (default 01234); AGENT_BENCH_OLD=PATH to another
+# runs only those sections (default 01234; 5, the hook's shape, only when named);
+# AGENT_BENCH_OLD=PATH to another
 # libleakray_agent.so adds it to the same pairs (before / after).
 # usage: bench/agent.sh [path/to/leakray]
 set -euo pipefail
@@ -149,12 +150,14 @@ sections=${AGENT_BENCH_SECTIONS:-01234}
 on() { [[ $sections == *"$1"* ]]; }
 
 echo "machine: load average $(cut -d" " -f1-3 /proc/loadavg) on $(nproc) cores, shared"
-echo "== 0-2. overhead (the whole JVM; wall from a monotonic clock, CPU = user + sys; loop = the
-  program's own timed loop)"
-[ -n "${AGENT_BENCH_OLD:-}" ] && echo "  old agent (AGENT_BENCH_OLD): $AGENT_BENCH_OLD"
-echo "  per watched object the program does: watch: a request (a map of 8 headers, a 2 KB body)"
-echo "  built, read and watched; close: a connection (a 256-byte buffer) allocated, one send,"
-echo "  close(); queue: the same, the connection passed through a 64-slot queue first"
+if on 0 || on 1 || on 2; then
+    echo "== 0-2. overhead (the whole JVM; wall from a monotonic clock, CPU = user + sys; loop = the
+      program's own timed loop)"
+    [ -n "${AGENT_BENCH_OLD:-}" ] && echo "  old agent (AGENT_BENCH_OLD): $AGENT_BENCH_OLD"
+    echo "  per watched object the program does: watch: a request (a map of 8 headers, a 2 KB body)"
+    echo "  built, read and watched; close: a connection (a 256-byte buffer) allocated, one send,"
+    echo "  close(); queue: the same, the connection passed through a 64-slot queue first"
+fi
 if on 0; then overhead close 0 "$runs"; fi
 if on 1; then overhead watch 100000 "$runs"; fi
 if on 2; then
@@ -168,6 +171,34 @@ if [ "${AGENT_BENCH_LONG:-1}" != 0 ] && { on 1 || on 2; }; then
         overhead close 100000000 "$runs"
         overhead queue 100000000 "$runs"
     fi
+fi
+
+# 5 (only when asked: AGENT_BENCH_SECTIONS=5): the hook's own cost in close(), without the
+# agent: tests/programs/bench/AgentHookShapes.java, close() as the program has it, as the
+# agent's rewrite leaves it, and two alternatives; one JVM per run (the warm-up counts),
+# interleaved, each shape's per-run difference to the plain close() as above.
+if on 5; then
+    echo "== 5. the stamp hook's shape, without the agent (1,000,000 closes, timed loop)"
+    javac -d "$out/classes" "$src/tests/programs/bench/AgentHookShapes.java"
+    python3 - "$closes" "$runs" "$out" <<'PY'
+import random, statistics, subprocess, sys
+n, runs, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+shapes = ["plain", "stamp", "field", "nonvol"]
+res = {s: [] for s in shapes}
+for i in range(runs):
+    for s in (shapes if i % 2 == 0 else shapes[::-1]):
+        p = subprocess.run(["java", "-Xmx512m", "-cp", out + "/classes", "AgentHookShapes", s, n],
+                           capture_output=True, text=True, check=True)
+        res[s].append(int(p.stdout.split()[1]) / 1000.0)
+rng = random.Random(1)
+base = statistics.median(res["plain"])
+print("  plain close(): %.1f ms (median of %d)" % (base, runs))
+for s in shapes[1:]:
+    d = [a - b for a, b in zip(res[s], res["plain"])]
+    meds = sorted(statistics.median(rng.choices(d, k=len(d))) for _ in range(4000))
+    print("  %-7s %+6.2f ms per %s closes (CI95 %+.2f..%+.2f), %+.1f %%"
+          % (s, statistics.median(d), n, meds[100], meds[3899], 100 * statistics.median(d) / base))
+PY
 fi
 
 on 3 || on 4 || exit 0
