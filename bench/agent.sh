@@ -151,8 +151,8 @@ on() { [[ $sections == *"$1"* ]]; }
 
 echo "machine: load average $(cut -d" " -f1-3 /proc/loadavg) on $(nproc) cores, shared"
 if on 0 || on 1 || on 2; then
-    echo "== 0-2. overhead (the whole JVM; wall from a monotonic clock, CPU = user + sys; loop = the
-      program's own timed loop)"
+    echo "== 0-2. overhead (the whole JVM; wall from a monotonic clock, CPU = user + sys;"
+    echo "  loop = the program's own timed loop)"
     [ -n "${AGENT_BENCH_OLD:-}" ] && echo "  old agent (AGENT_BENCH_OLD): $AGENT_BENCH_OLD"
     echo "  per watched object the program does: watch: a request (a map of 8 headers, a 2 KB body)"
     echo "  built, read and watched; close: a connection (a 256-byte buffer) allocated, one send,"
