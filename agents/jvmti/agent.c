@@ -155,8 +155,8 @@ static int resolve(JNIEnv *env)
     A.runtime_get = (*env)->GetStaticMethodID(env, A.runtime, "getRuntime",
                                               "()Ljava/lang/Runtime;");
     A.runtime_finalize = (*env)->GetMethodID(env, A.runtime, "runFinalization", "()V");
-    if (!A.watcher_watch || !A.watcher_installed || !A.watcher_seal || !A.watcher_retained || !A.runtime_get ||
-        !A.runtime_finalize)
+    if (!A.watcher_watch || !A.watcher_installed || !A.watcher_seal || !A.watcher_retained ||
+        !A.runtime_get || !A.runtime_finalize)
         return -1;
     /* the rules' names for AppWatcher.returned's descriptions, and its module */
     jclass sc = (*env)->FindClass(env, "java/lang/String");
