@@ -258,6 +258,54 @@ static uint32_t q_pop(queue *q)
     return x;
 }
 
+/* The node i places behind the head of q; q->len > i. */
+static inline uint32_t q_peek(const queue *q, uint32_t i)
+{
+    uint32_t at = q->head + i;
+    return q->v[at >= q->cap ? at - q->cap : at];
+}
+
+/* How far ahead of the node being expanded its successors' data is fetched: the CSR bounds
+ * PF_BOUNDS nodes ahead, their edges PF_EDGES ahead, the state of the nodes those edges lead
+ * to PF_TARGETS ahead (at most PF_FANOUT edges per node), so that each of the three
+ * dependent misses of a visit has been waited for by the time the node is taken out. */
+#define PF_BOUNDS 24
+#define PF_EDGES 12
+#define PF_TARGETS 4
+#define PF_FANOUT 8
+#define PF_LIST 16 /* entries ahead within one long list (a collection's elements) */
+
+/* Prefetches for the nodes that follow the head of the queue the traversal takes from. */
+static inline void prefetch_ahead(const graph *g, const uint8_t *flags, const uint32_t *code,
+                                  const queue *q)
+{
+    uint32_t n = g->n_nodes;
+    if (q->len > PF_BOUNDS) {
+        node_ix z = q_peek(q, PF_BOUNDS);
+        __builtin_prefetch(&g->first_edge[z]);
+        __builtin_prefetch(&g->node_kind[z]);
+    }
+    if (q->len > PF_EDGES) {
+        node_ix z = q_peek(q, PF_EDGES);
+        edge_ix e = g->first_edge[z];
+        __builtin_prefetch(&g->edge_to[e]);
+        __builtin_prefetch(&g->edge_kind[e]);
+    }
+    if (q->len > PF_TARGETS) {
+        node_ix z = q_peek(q, PF_TARGETS);
+        edge_ix e = g->first_edge[z], e1 = g->first_edge[z + 1];
+        if (e1 - e > PF_FANOUT)
+            e1 = e + PF_FANOUT;
+        for (; e < e1; e++) {
+            node_ix y = g->edge_to[e];
+            if (y < n) {
+                __builtin_prefetch(&flags[y]);
+                __builtin_prefetch(&code[y], 1);
+            }
+        }
+    }
+}
+
 typedef struct bfs {
     paths_result *r;
     uint8_t *flags;       /* = r->flags */
@@ -550,8 +598,10 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
         if (early && n_distinct > 0 && b.open == 0)
             break; /* every target's path is final */
         if (b.qn.len) {
+            prefetch_ahead(g, b.flags, r->edge, &b.qn);
             x = q_pop(&b.qn);
         } else if (b.ql.len) {
+            prefetch_ahead(g, b.flags, r->edge, &b.ql);
             if (!b.visiting_last) {
                 /* no promotion any more: targets waiting at visit-last priority are final */
                 b.open -= b.open_last;
@@ -582,6 +632,10 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
                 goto done;
             }
             for (uint32_t i = 0; i < l.n; i++) {
+                if (i + PF_LIST < l.n && l.to[i + PF_LIST] < n) {
+                    __builtin_prefetch(&b.flags[l.to[i + PF_LIST]]);
+                    __builtin_prefetch(&r->edge[l.to[i + PF_LIST]], 1);
+                }
                 uint8_t k = l.kind[i];
                 node_ix y = l.to[i];
                 if (!worth_asking(&b, k, y, n))

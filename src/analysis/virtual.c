@@ -138,6 +138,9 @@ struct virt_gen {
     uint64_t *layout[VF_COUNT]; /* per field, per class: VF_KNOWN..., made on first use */
     ref_offs **refs;     /* per class: its object fields' offsets, made on first use */
     node_ix trust_node;  /* the instance whose edges resolve() last checked */
+    node_ix at_node;     /* the instance field_get last read (a map entry's key, value and
+                          * next come one after the other): its payload's place */
+    uint64_t at_pos, at_end;
     int trust_ok;        /* whether they are its non-null fields, one each, in order */
     uint32_t *rank;      /* per string: 1 + rank of a field name in strcmp order, 0 if none */
     uint32_t n_rank;
@@ -392,11 +395,19 @@ static int field_get(virt_gen *v, node_ix n, unsigned f, graph_value *out)
     const graph *g = v->g;
     if (n >= g->n_nodes)
         return 0;
-    if (graph_node_off(g, n) == UINT64_MAX || g->node_kind[n] != GRAPH_KIND_INSTANCE || !g->id_size)
+    if (g->node_kind[n] != GRAPH_KIND_INSTANCE || !g->id_size)
+        return graph_field_find(g, n, virt_field_names[f], out);
+    /* a derived offset costs a few dependent loads: read once per instance */
+    if (v->at_node != n) {
+        v->at_pos = graph_node_off(g, n);
+        v->at_end = v->at_pos == UINT64_MAX ? 0 : v->at_pos + graph_node_len(g, n);
+        v->at_node = n;
+    }
+    if (v->at_pos == UINT64_MAX)
         return graph_field_find(g, n, virt_field_names[f], out);
     if (!g->data)
         return 0;
-    uint64_t pos = graph_node_off(g, n), end = pos + graph_node_len(g, n);
+    uint64_t pos = v->at_pos, end = v->at_end;
     class_ix c = g->node_class[n];
     if (end > g->data_len || end < pos || c >= g->n_classes)
         return 0;
@@ -516,6 +527,8 @@ static void key_name(const graph *g, node_ix key, char *buf, size_t cap)
     }
 }
 
+#define MAP_AHEAD 8 /* buckets ahead */
+
 /* HashMap-like table walk: every bucket's chain through `next`; per entry a key() reference
  * (or element() when keys_only) and, unless keys_only, the value named by its key. */
 static void map_entries(virt_gen *v, node_ix table, unsigned val_field, int keys_only)
@@ -524,7 +537,24 @@ static void map_entries(virt_gen *v, node_ix table, unsigned val_field, int keys
     if (table >= g->n_nodes || g->node_kind[table] != GRAPH_KIND_OBJ_ARRAY)
         return;
     uint32_t index = 0;
-    for (edge_ix e = g->first_edge[table]; e < g->first_edge[table + 1] && !v->failed; e++) {
+    edge_ix e1 = g->first_edge[table + 1];
+    for (edge_ix e = g->first_edge[table]; e < e1 && !v->failed; e++) {
+        /* a big table's entries lie all over the dump: their records are fetched a few
+         * buckets ahead of the walk (most chains are one entry long) */
+        if (e + 2 * MAP_AHEAD < e1 && g->edge_to[e + 2 * MAP_AHEAD] < g->n_nodes)
+            __builtin_prefetch(&g->first_edge[g->edge_to[e + 2 * MAP_AHEAD]]);
+        if (e + MAP_AHEAD < e1 && g->edge_to[e + MAP_AHEAD] < g->n_nodes) {
+            node_ix m = g->edge_to[e + MAP_AHEAD];
+            edge_ix me = g->first_edge[m];
+            __builtin_prefetch(&g->edge_to[me]);
+            __builtin_prefetch(&g->edge_kind[me]);
+            uint64_t o = graph_node_off(g, m);
+            if (o >= 8 && o < g->data_len) {
+                __builtin_prefetch(g->data + o - 8);
+                if (o + 56 < g->data_len)
+                    __builtin_prefetch(g->data + o + 56);
+            }
+        }
         if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT)
             continue;
         for (node_ix n = g->edge_to[e]; !v->failed && step(v, n);
@@ -955,6 +985,7 @@ lr_status virt_gen_new(const graph *g, virt_gen **out, lr_error *err)
     v->budget_full = v->budget = 4 * ((uint64_t)g->n_edges + g->n_nodes) + 1024;
     v->list.node = GRAPH_NONE;
     v->trust_node = GRAPH_NONE;
+    v->at_node = GRAPH_NONE;
     v->reader = err_calloc(g->n_classes ? g->n_classes : 1, 1);
     v->seen = err_calloc(g->n_nodes / 8 + 1, 1);
     if (!v->reader || !v->seen || reserve(v, 64))
