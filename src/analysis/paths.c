@@ -220,6 +220,7 @@ void paths_free(paths_result *r)
 typedef struct queue {
     uint32_t *v;
     uint32_t cap, head, len, max;
+    uint64_t pushed; /* pushes so far: the next push's sequence number */
 } queue;
 
 static int q_push(queue *q, uint32_t x)
@@ -247,6 +248,7 @@ static int q_push(queue *q, uint32_t x)
     uint32_t at = q->head + q->len;
     q->v[at >= q->cap ? at - q->cap : at] = x;
     q->len++;
+    q->pushed++;
     return 0;
 }
 
@@ -306,6 +308,21 @@ static inline void prefetch_ahead(const graph *g, const uint8_t *flags, const ui
     }
 }
 
+/* A target's place in a queue: which queue (0 normal, 1 last) and its push's number. */
+typedef struct queued {
+    node_ix x;
+    uint32_t last;
+    uint64_t seq;
+} queued;
+
+static int cmp_queued(const void *pa, const void *pb)
+{
+    const queued *a = pa, *b = pb;
+    if (a->last != b->last)
+        return a->last < b->last ? -1 : 1;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
 typedef struct bfs {
     paths_result *r;
     uint8_t *flags;       /* = r->flags */
@@ -314,6 +331,8 @@ typedef struct bfs {
     int src;              /* edges come from a source: parents may need storing */
     int visiting_last;    /* the normal queue ran dry once: everything is "last" now */
     uint32_t open;        /* targets whose path may still change */
+    queued *tq;           /* every push of a target (at most two per target: a promotion) */
+    uint32_t n_tq;
     uint32_t open_last;   /* of those, targets first seen at visit-last priority */
 } bfs;
 
@@ -341,6 +360,8 @@ static int enqueue(bfs *b, node_ix x, node_ix from, uint32_t code, int low, int 
     if (s != ST_UNSEEN && (s != ST_LAST || last))
         return 0;
     if (f & ST_TARGET) {
+        queue *q = last ? &b->ql : &b->qn;
+        b->tq[b->n_tq++] = (queued){x, (uint32_t)last, q->pushed};
         /* a target's path is final once it is reached normally; one reached at
          * visit-last priority may still be promoted until that phase starts */
         if (s == ST_LAST) {
@@ -412,32 +433,37 @@ static int store_parent(paths_result *r, node_ix x, node_ix from)
     return 0;
 }
 
-#define UP_DIGIT 11 /* bits of a node index sorted per pass */
+#define UP_DIGIT_MAX 13 /* most bits of a node index sorted per pass (a 32 KB count) */
 
 /* Sorts r->up by node, stably (equal nodes stay in enqueue order), and keeps the last entry
- * of each node. LSD radix sort: O(n_up) per pass, a pass per UP_DIGIT bits of the largest
- * node index, with a scratch copy of the list. Returns -1 when out of memory. */
+ * of each node. LSD radix sort: O(n_up) per pass, as few passes of at most UP_DIGIT_MAX bits
+ * as the largest node index needs (two up to 2^26 nodes), with a scratch copy of the list.
+ * Returns -1 when out of memory. */
 static int sort_up(paths_result *r)
 {
-    uint32_t n = r->n_up;
+    uint32_t n = r->n_up, bits = 0;
+    while (bits < 32 && ((uint64_t)(r->n - 1) >> bits))
+        bits++;
+    uint32_t passes = (bits + UP_DIGIT_MAX - 1) / UP_DIGIT_MAX;
+    uint32_t digit = passes ? (bits + passes - 1) / passes : 1, mask = (1u << digit) - 1;
     struct paths_up *a = r->up, *tmp = err_mallocarray(n, sizeof *tmp);
-    uint32_t *count = err_calloc((size_t)1 << UP_DIGIT, sizeof *count);
+    uint32_t *count = err_calloc((size_t)1 << digit, sizeof *count);
     if (!tmp || !count) {
         free(tmp);
         free(count);
         return -1;
     }
-    for (uint32_t shift = 0; shift < 32 && ((uint64_t)(r->n - 1) >> shift); shift += UP_DIGIT) {
-        memset(count, 0, ((size_t)1 << UP_DIGIT) * sizeof *count);
+    for (uint32_t shift = 0; shift < bits; shift += digit) {
+        memset(count, 0, ((size_t)1 << digit) * sizeof *count);
         for (uint32_t i = 0; i < n; i++)
-            count[(a[i].node >> shift) & ((1u << UP_DIGIT) - 1)]++;
-        for (uint32_t d = 0, at = 0; d < (1u << UP_DIGIT); d++) {
+            count[(a[i].node >> shift) & mask]++;
+        for (uint32_t d = 0, at = 0; d <= mask; d++) {
             uint32_t c = count[d];
             count[d] = at;
             at += c;
         }
         for (uint32_t i = 0; i < n; i++)
-            tmp[count[(a[i].node >> shift) & ((1u << UP_DIGIT) - 1)]++] = a[i];
+            tmp[count[(a[i].node >> shift) & mask]++] = a[i];
         struct paths_up *t = a;
         a = tmp;
         tmp = t;
@@ -456,19 +482,42 @@ static int sort_up(paths_result *r)
 }
 
 /* The block index of the edges: eblock[b] is the node whose range holds edge
- * b * PATHS_EBLOCK. Returns -1 when out of memory. O(N + E / PATHS_EBLOCK). */
+ * b * PATHS_EBLOCK (the last node whose first edge is at or before it). Each block's node
+ * is found from the previous one by a galloping search, so nodes without edges between
+ * them cost nothing each. Returns -1 when out of memory. O(E / PATHS_EBLOCK * log N). */
 static int build_eblock(paths_result *r)
 {
     const graph *g = r->g;
+    const edge_ix *fe = g->first_edge;
     uint32_t nb = (uint32_t)(((uint64_t)g->n_edges + PATHS_EBLOCK - 1) / PATHS_EBLOCK);
     r->eblock = err_mallocarray(nb ? nb : 1, sizeof *r->eblock);
     if (!r->eblock)
         return -1;
     r->n_eblock = nb;
-    uint32_t b = 0;
-    for (node_ix x = 0; x < g->n_nodes && b < nb; x++)
-        while (b < nb && (uint64_t)b * PATHS_EBLOCK < g->first_edge[x + 1])
-            r->eblock[b++] = x;
+    node_ix x = 0; /* fe[x] <= the block's first edge (fe[0] = 0) */
+    for (uint32_t b = 0; b < nb; b++) {
+        uint64_t t = (uint64_t)b * PATHS_EBLOCK;
+        /* gallop: the first step that passes the edge bounds the search */
+        uint32_t lo = x, step = 1;
+        uint64_t hi = (uint64_t)g->n_nodes;
+        while ((uint64_t)lo + step < g->n_nodes) {
+            if (fe[lo + step] > t) {
+                hi = (uint64_t)lo + step;
+                break;
+            }
+            lo += step;
+            step *= 2;
+        }
+        /* the last node in [lo, hi) whose first edge is <= t */
+        while (hi - lo > 1) {
+            uint32_t mid = lo + (uint32_t)((hi - lo) / 2);
+            if (fe[mid] <= t)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        r->eblock[b] = x = lo;
+    }
     return 0;
 }
 
@@ -548,7 +597,8 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
         }
     uint32_t n_distinct = b.open;
     r->order = err_mallocarray(n_distinct ? n_distinct : 1, sizeof *r->order);
-    if (!r->order) {
+    b.tq = err_mallocarray(n_distinct ? 2 * (size_t)n_distinct : 1, sizeof *b.tq);
+    if (!r->order || !b.tq) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u targets)", n_distinct);
         goto done;
     }
@@ -666,17 +716,21 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
         }
     }
     *all_found = b.open == 0;
-    /* targets still queued (early stop): in the order they would have been taken out */
-    for (int k = 0; k < 2; k++) {
-        queue *q = k ? &b.ql : &b.qn;
-        for (uint32_t i = 0; i < q->len; i++) {
-            uint32_t at = q->head + i;
-            node_ix x = q->v[at >= q->cap ? at - q->cap : at];
-            if ((b.flags[x] & ST_TARGET) && (b.flags[x] & ST_MASK) != ST_DONE &&
-                r->n_order < n_distinct) {
-                r->order[r->n_order++] = x;
-                b.flags[x] = (uint8_t)(b.flags[x] | ST_DONE);
-            }
+    /* targets still queued (early stop): in the order they would have been taken out,
+     * normal queue first. The queues may hold millions of nodes: the targets' pushes say
+     * where they are (those from the last len pushes of a queue are still in it) */
+    uint32_t nq = 0;
+    for (uint32_t i = 0; i < b.n_tq; i++) {
+        const queue *q = b.tq[i].last ? &b.ql : &b.qn;
+        if (b.tq[i].seq >= q->pushed - q->len)
+            b.tq[nq++] = b.tq[i];
+    }
+    qsort(b.tq, nq, sizeof *b.tq, cmp_queued);
+    for (uint32_t i = 0; i < nq; i++) {
+        node_ix x = b.tq[i].x;
+        if ((b.flags[x] & ST_MASK) != ST_DONE && r->n_order < n_distinct) {
+            r->order[r->n_order++] = x;
+            b.flags[x] = (uint8_t)(b.flags[x] | ST_DONE);
         }
     }
     /* the last stored parent of each node counts, the others go; the queues go first */
@@ -690,6 +744,7 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
     if (build_eblock(r))
         st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u edges)", g->n_edges);
 done:
+    free(b.tq);
     free(b.qn.v);
     free(b.ql.v);
     free(keys);

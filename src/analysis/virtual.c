@@ -541,8 +541,12 @@ static void map_entries(virt_gen *v, node_ix table, unsigned val_field, int keys
     for (edge_ix e = g->first_edge[table]; e < e1 && !v->failed; e++) {
         /* a big table's entries lie all over the dump: their records are fetched a few
          * buckets ahead of the walk (most chains are one entry long) */
-        if (e + 2 * MAP_AHEAD < e1 && g->edge_to[e + 2 * MAP_AHEAD] < g->n_nodes)
-            __builtin_prefetch(&g->first_edge[g->edge_to[e + 2 * MAP_AHEAD]]);
+        if (e + 2 * MAP_AHEAD < e1 && g->edge_to[e + 2 * MAP_AHEAD] < g->n_nodes) {
+            node_ix m = g->edge_to[e + 2 * MAP_AHEAD];
+            __builtin_prefetch(&g->first_edge[m]);
+            __builtin_prefetch(&g->node_kind[m]);
+            __builtin_prefetch(&g->node_class[m]);
+        }
         if (e + MAP_AHEAD < e1 && g->edge_to[e + MAP_AHEAD] < g->n_nodes) {
             node_ix m = g->edge_to[e + MAP_AHEAD];
             edge_ix me = g->first_edge[m];

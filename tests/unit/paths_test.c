@@ -6,7 +6,9 @@
  * descending, class name), dropped Java-frame roots, edge-order ties, paths_get, the root
  * entry of a node rooted twice, an edge source listing virtual entries, and parents on
  * random graphs: named by the edge that reached a node, or kept where no edge names them
- * (a list, or an array past N/8 of them), always the node whose entry reached it. */
+ * (a list, or an array past N/8 of them), always the node whose entry reached it; and the
+ * whole result (codes, parents, visit-last marks, the targets' order, early stops) equal to
+ * a plain two-queue search written out in the test, on random graphs up to 400,000 nodes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -655,6 +657,305 @@ static void test_parents_random(void **state)
     }
 }
 
+/* ---- the traversal against a plain reference on random graphs ---- */
+
+/* The search written out the plainest way: two queues as arrays of every push, a parent and
+ * an edge code per node, the targets still queued found by reading both queues whole. What
+ * paths.c does faster (prefetching, stored parents, a block index of the edges, the queued
+ * targets found from their pushes) must give exactly this. */
+typedef struct ref {
+    uint32_t n;
+    node_ix *parent;
+    uint32_t *code;
+    uint8_t *state, *via, *target;
+    node_ix *qn, *ql, *order;
+    uint32_t hn, tn, hl, tl, n_order;
+    int visiting_last;
+    uint32_t open, open_last;
+} ref;
+
+enum { R_UNSEEN, R_NORMAL, R_LAST, R_DONE };
+
+static void ref_enqueue(ref *f, node_ix x, node_ix from, uint32_t code, int low, int via)
+{
+    int last = f->visiting_last || low;
+    uint8_t s = f->state[x];
+    if (s != R_UNSEEN && (s != R_LAST || last))
+        return;
+    if (f->target[x]) {
+        if (s == R_LAST) {
+            f->open_last--;
+            f->open--;
+        } else if (!last) {
+            f->open--;
+        } else if (!f->visiting_last) {
+            f->open_last++;
+        } else {
+            f->open--;
+        }
+    }
+    f->parent[x] = from;
+    f->code[x] = code;
+    f->via[x] = (uint8_t)(via || low);
+    f->state[x] = last ? R_LAST : R_NORMAL;
+    if (last)
+        f->ql[f->tl++] = x;
+    else
+        f->qn[f->tn++] = x;
+}
+
+/* Roots: every entry in dump order (the test's roots share one kind and one class name). */
+static void ref_run(ref *f, const graph *g, const paths_policy *pol, const node_ix *t,
+                    uint32_t nt, int early)
+{
+    uint32_t n = g->n_nodes;
+    memset(f, 0, sizeof *f);
+    f->n = n;
+    f->parent = malloc(n * sizeof *f->parent);
+    f->code = malloc(n * sizeof *f->code);
+    f->state = calloc(n, 1);
+    f->via = calloc(n, 1);
+    f->target = calloc(n, 1);
+    f->qn = malloc(2 * (size_t)n * sizeof *f->qn);
+    f->ql = malloc(2 * (size_t)n * sizeof *f->ql);
+    f->order = malloc((nt + 1) * sizeof *f->order);
+    assert_true(f->parent && f->code && f->state && f->via && f->target && f->qn && f->ql &&
+                f->order);
+    uint32_t n_distinct = 0;
+    for (uint32_t i = 0; i < nt; i++)
+        if (!f->target[t[i]]) {
+            f->target[t[i]] = 1;
+            n_distinct++;
+        }
+    f->open = n_distinct;
+    for (uint32_t r = 0; r < g->n_roots; r++) {
+        enum paths_edge_class c = pol->root(g, r, pol->ctx);
+        if (c != PATHS_IGNORE)
+            ref_enqueue(f, g->roots[r].node, GRAPH_NONE, PATHS_FROM_ROOT,
+                        c == PATHS_VISIT_LAST, 0);
+    }
+    for (;;) {
+        node_ix x;
+        if (early && n_distinct > 0 && f->open == 0)
+            break;
+        if (f->hn < f->tn) {
+            x = f->qn[f->hn++];
+        } else if (f->hl < f->tl) {
+            if (!f->visiting_last) {
+                f->open -= f->open_last;
+                f->open_last = 0;
+            }
+            f->visiting_last = 1;
+            x = f->ql[f->hl++];
+            if (f->state[x] != R_LAST)
+                continue;
+        } else {
+            break;
+        }
+        f->state[x] = R_DONE;
+        if (f->target[x]) {
+            f->order[f->n_order++] = x;
+            continue;
+        }
+        paths_list l;
+        assert_int_equal(pol->source->edges(pol->source->ctx, x, &l), 0);
+        for (uint32_t i = 0; i < l.n; i++) {
+            node_ix y = l.to[i];
+            uint8_t k = l.kind[i];
+            if (y >= n || GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG ||
+                GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK)
+                continue;
+            enum paths_edge_class c = pol->edge(g, x, i, pol->ctx);
+            if (c == PATHS_IGNORE)
+                continue;
+            ref_enqueue(f, y, x, l.real[i] != GRAPH_NONE ? l.real[i] : PATHS_VIRTUAL | i,
+                        c == PATHS_VISIT_LAST, f->via[x]);
+        }
+    }
+    for (uint32_t i = f->hn; i < f->tn; i++)
+        if (f->target[f->qn[i]] && f->state[f->qn[i]] != R_DONE) {
+            f->order[f->n_order++] = f->qn[i];
+            f->state[f->qn[i]] = R_DONE;
+        }
+    for (uint32_t i = f->hl; i < f->tl; i++)
+        if (f->target[f->ql[i]] && f->state[f->ql[i]] != R_DONE) {
+            f->order[f->n_order++] = f->ql[i];
+            f->state[f->ql[i]] = R_DONE;
+        }
+}
+
+static void ref_free(ref *f)
+{
+    free(f->parent);
+    free(f->code);
+    free(f->state);
+    free(f->via);
+    free(f->target);
+    free(f->qn);
+    free(f->ql);
+    free(f->order);
+}
+
+/* A random graph's view: its real edges (some weak, some Java locals), and at some nodes a
+ * run of virtual entries as long as a collection's. */
+typedef struct vsrc {
+    const graph *g;
+    uint32_t virt_every, virt_len;
+    node_ix *to;
+    uint8_t *kind;
+    edge_ix *real;
+} vsrc;
+
+static int vsrc_edges(void *ctx, node_ix x, paths_list *out)
+{
+    vsrc *c = ctx;
+    const graph *g = c->g;
+    uint32_t n = 0;
+    if (c->virt_every && x % c->virt_every == 3)
+        for (uint32_t k = 0; k < c->virt_len; k++) {
+            c->to[n] = mix(x, k) % g->n_nodes;
+            c->kind[n] = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
+            c->real[n++] = GRAPH_NONE;
+        }
+    for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+        c->to[n] = g->edge_to[e];
+        c->kind[n] = g->edge_kind[e];
+        c->real[n++] = e;
+    }
+    *out = (paths_list){n, c->to, c->kind, c->real};
+    return 0;
+}
+
+static enum paths_edge_class vsrc_policy(const graph *g, node_ix from, edge_ix pos, void *ctx)
+{
+    (void)g;
+    (void)ctx;
+    uint32_t h = mix(from, pos) % 16;
+    return h == 0 ? PATHS_IGNORE : h < 4 ? PATHS_VISIT_LAST : PATHS_FOLLOW;
+}
+
+static enum paths_edge_class vsrc_root(const graph *g, uint32_t r, void *ctx)
+{
+    (void)g;
+    (void)ctx;
+    return r % 3 == 1 ? PATHS_VISIT_LAST : PATHS_FOLLOW;
+}
+
+/* Plain graph edges through the same reference: a source that lists the CSR. */
+static int csr_edges(void *ctx, node_ix x, paths_list *out)
+{
+    vsrc *c = ctx;
+    uint32_t keep = c->virt_every;
+    c->virt_every = 0;
+    int rc = vsrc_edges(ctx, x, out);
+    c->virt_every = keep;
+    return rc;
+}
+
+static enum paths_edge_class csr_policy(const graph *g, node_ix from, edge_ix e, void *ctx)
+{
+    return vsrc_policy(g, from, e - g->first_edge[from], ctx);
+}
+
+static enum paths_edge_class csr_ref_policy(const graph *g, node_ix from, edge_ix pos, void *ctx)
+{
+    return vsrc_policy(g, from, pos, ctx);
+}
+
+static void same_as_ref(const graph *g, const paths_result *r, const ref *f, int all_found,
+                        int early, uint32_t n_targets)
+{
+    for (node_ix y = 0; y < g->n_nodes; y++) {
+        assert_int_equal(paths_reached(r, y), f->state[y] != R_UNSEEN);
+        if (f->state[y] == R_UNSEEN)
+            continue;
+        assert_int_equal(paths_edge(r, y), f->code[y]);
+        assert_int_equal(paths_parent(r, y), f->parent[y]);
+        assert_int_equal(paths_via_last(r, y) != 0, f->via[y]);
+    }
+    assert_int_equal(r->n_order, f->n_order);
+    for (uint32_t i = 0; i < f->n_order; i++)
+        assert_int_equal(r->order[i], f->order[i]);
+    if (early && n_targets)
+        assert_int_equal(all_found, f->open == 0);
+}
+
+static void test_reference_random(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x0dd5eed5ULL;
+    for (int round = 0; round < 48; round++) {
+        /* the last rounds are big and sparse: edge blocks far apart, two-pass sorts */
+        int big = round >= 44;
+        uint32_t n = big ? 150000 + rnd_next(&seed) % 250000 : 2 + rnd_next(&seed) % 4000;
+        uint32_t cap = n * 4 + 2000, ne = 0;
+        tedge *es = malloc(cap * sizeof *es);
+        const char **names = malloc(n * sizeof *names);
+        assert_true(es && names);
+        for (uint32_t x = 0; x < n; x++) {
+            names[x] = "C";
+            uint32_t kind = rnd_next(&seed) % 40, deg = 0;
+            if (kind == 39)
+                deg = 50 + rnd_next(&seed) % 200;
+            else if (kind >= (big ? 30u : 12u))
+                deg = 1 + rnd_next(&seed) % 3;
+            for (uint32_t k = 0; k < deg && ne < cap; k++) {
+                uint32_t w = rnd_next(&seed) % 32;
+                uint8_t ek = w == 0   ? GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_WEAK)
+                             : w == 1 ? GRAPH_EDGE_MAKE(GRAPH_EDGE_WEAK, GRAPH_STRONG)
+                             : w == 2 ? LOCAL
+                                      : STRONG;
+                es[ne++] = (tedge){x, rnd_next(&seed) % n, ek};
+            }
+        }
+        uint32_t nr = 1 + rnd_next(&seed) % 12;
+        troot rs[12];
+        for (uint32_t i = 0; i < nr; i++)
+            rs[i] = (troot){rnd_next(&seed) % n, GRAPH_ROOT_JNI_GLOBAL, 0};
+        graph g;
+        build(&g, n, es, ne, rs, nr, names);
+        node_ix tg[40];
+        uint32_t nt = rnd_next(&seed) % 40;
+        for (uint32_t i = 0; i < nt; i++)
+            tg[i] = rnd_next(&seed) % n; /* repeats allowed */
+        uint32_t vlen = big ? 20000 : 1 + rnd_next(&seed) % 600;
+        vsrc c = {&g, big ? 50000 : 1 + rnd_next(&seed) % 40, vlen, NULL, NULL, NULL};
+        size_t most = (size_t)vlen + 260;
+        c.to = malloc(most * sizeof *c.to);
+        c.kind = malloc(most);
+        c.real = malloc(most * sizeof *c.real);
+        assert_true(c.to && c.kind && c.real);
+        paths_source src = {vsrc_edges, &c}, csr = {csr_edges, &c};
+        for (int early = 0; early < 2; early++) {
+            for (int with_src = 0; with_src < 2; with_src++) {
+                paths_policy pol = {with_src ? vsrc_policy : csr_policy, vsrc_root, &c,
+                                    with_src ? &src : NULL};
+                paths_policy rpol = {with_src ? vsrc_policy : csr_ref_policy, vsrc_root, &c,
+                                     with_src ? &src : &csr};
+                paths_result r;
+                lr_error err = {0};
+                int all = 0;
+                if (early)
+                    assert_int_equal(paths_find_targets(&g, &pol, tg, nt, &r, &all, &err),
+                                     LR_OK);
+                else
+                    assert_int_equal(paths_find(&g, &pol, tg, nt, &r, &err), LR_OK);
+                ref f;
+                ref_run(&f, &g, &rpol, tg, nt, early);
+                same_as_ref(&g, &r, &f, all, early, nt);
+                ref_free(&f);
+                paths_free(&r);
+            }
+        }
+        free(c.to);
+        free(c.kind);
+        free(c.real);
+        graph_fini(&g);
+        free(es);
+        free(names);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -671,6 +972,7 @@ int main(void)
         cmocka_unit_test(test_root_entry_promoted),
         cmocka_unit_test(test_edge_source),
         cmocka_unit_test(test_parents_random),
+        cmocka_unit_test(test_reference_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
