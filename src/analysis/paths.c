@@ -275,7 +275,7 @@ static inline uint32_t q_peek(const queue *q, uint32_t i)
 #define PF_EDGES 12
 #define PF_TARGETS 4
 #define PF_FANOUT 8
-#define PF_LIST 16 /* entries ahead within one long list (a collection's elements) */
+#define PF_LIST 32 /* entries ahead within one long list (a collection's elements) */
 
 /* Prefetches for the nodes that follow the head of the queue the traversal takes from. */
 static inline void prefetch_ahead(const graph *g, const uint8_t *flags, const uint32_t *code,

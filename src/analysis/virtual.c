@@ -527,7 +527,7 @@ static void key_name(const graph *g, node_ix key, char *buf, size_t cap)
     }
 }
 
-#define MAP_AHEAD 8 /* buckets ahead */
+#define MAP_AHEAD 16 /* buckets ahead */
 
 /* HashMap-like table walk: every bucket's chain through `next`; per entry a key() reference
  * (or element() when keys_only) and, unless keys_only, the value named by its key. */
