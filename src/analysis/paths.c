@@ -17,7 +17,10 @@
  * needs them (FIFO order keeps each queue in depth order by itself).
  * paths_find_targets stops once no target's path can change: a target reached at normal
  * priority is final (first discovery wins and only visit-last discoveries get promoted), one
- * reached at visit-last priority is final once that phase begins. */
+ * reached at visit-last priority is final once that phase begins. Nearly every visit misses
+ * the cache on a per-node array, so the traversal fetches the arrays of the nodes a few
+ * places behind the queue's head ahead of time (prefetch_ahead): the order of the work, and
+ * so every result, is that of the plain traversal. */
 #include "analysis/paths.h"
 #include "base/phase.h"
 #include "base/search.h"
