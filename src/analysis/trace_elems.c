@@ -142,13 +142,14 @@ int trace_inspect(const graph *g, const rules_set *rs, const leak_set *ls, node_
 /* Dominator subtree object counts of the nodes of `want` (sorted, distinct), into cnt (one
  * per entry of want; uint32: a subtree never holds more than N nodes). Only these few nodes
  * need a count, so instead of counting every subtree (two arrays of N) each node is charged to
- * its nearest ancestor-or-self in `want` (one array of N: near[x], the nearest proper
- * ancestor of x in want, found by climbing until a known answer and then writing it along
- * the climbed chain, so every node is climbed over once), and the counts then pass up the
- * small forest that `want` forms under near[]. O(N + |want| log |want|). Returns 0, or -1 when
- * out of memory. */
+ * its nearest ancestor-or-self in `want` (one array of N: near[x], the position in want of the
+ * nearest proper ancestor of x in want, found by climbing until a known answer and then
+ * writing it along the climbed chain, so every node is climbed over once; positions, not
+ * nodes, so charging a node costs no search in want), and the counts then pass up the small
+ * forest that `want` forms under near[]. O(N + |want| log |want|). Returns 0, or -1 when out
+ * of memory. */
 #define NEAR_UNKNOWN UINT32_MAX
-#define NEAR_NONE (UINT32_MAX - 2) /* no ancestor in want (DOM_SUPER_ROOT is UINT32_MAX - 1) */
+#define NEAR_NONE (UINT32_MAX - 2) /* no ancestor in want */
 
 uint32_t trace_want_index(const node_ix *want, uint32_t nw, node_ix x)
 {
@@ -175,38 +176,39 @@ int trace_subtree_counts(const dom_tree *t, const node_ix *want, uint32_t nw, ui
         in[want[k] / 8] |= (uint8_t)(1u << (want[k] % 8));
         cnt[k] = 0;
     }
-    for (uint32_t x = 0; x < n; x++)
-        near[x] = NEAR_UNKNOWN;
+    memset(near, 0xff, (size_t)n * sizeof *near); /* NEAR_UNKNOWN */
     for (uint32_t x = 0; x < n; x++) {
         if (near[x] != NEAR_UNKNOWN || t->idom[x] == GRAPH_NONE)
             continue;
         node_ix y = t->idom[x];
         while (y < n && !(in[y / 8] >> (y % 8) & 1) && near[y] == NEAR_UNKNOWN)
             y = t->idom[y];
-        uint32_t r = y >= n ? NEAR_NONE : (in[y / 8] >> (y % 8) & 1) ? y : near[y];
+        uint32_t r = y >= n                      ? NEAR_NONE
+                     : (in[y / 8] >> (y % 8) & 1) ? trace_want_index(want, nw, y)
+                                                  : near[y];
         for (node_ix z = x; z != y; z = t->idom[z])
             near[z] = r;
     }
     for (uint32_t x = 0; x < n; x++) {
         if (t->idom[x] == GRAPH_NONE)
             continue;
-        node_ix a = (in[x / 8] >> (x % 8) & 1) ? x : near[x];
-        if (a < n)
-            cnt[trace_want_index(want, nw, a)]++;
+        uint32_t a = (in[x / 8] >> (x % 8) & 1) ? trace_want_index(want, nw, x) : near[x];
+        if (a < nw)
+            cnt[a]++;
     }
     /* pass the counts up the forest of want: children first, by pending-children counts */
     uint32_t qn = 0;
     for (uint32_t k = 0; k < nw; k++)
-        if (near[want[k]] < n)
-            pend[trace_want_index(want, nw, near[want[k]])]++;
+        if (near[want[k]] < nw)
+            pend[near[want[k]]]++;
     for (uint32_t k = 0; k < nw; k++)
         if (!pend[k])
             queue[qn++] = k;
     for (uint32_t q = 0; q < qn; q++) {
         uint32_t k = queue[q];
-        if (near[want[k]] >= n)
+        uint32_t p = near[want[k]];
+        if (p >= nw)
             continue;
-        uint32_t p = trace_want_index(want, nw, near[want[k]]);
         cnt[p] += cnt[k];
         if (--pend[p] == 0)
             queue[qn++] = p;
