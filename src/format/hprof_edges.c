@@ -9,8 +9,8 @@
  * walking the slots again in the same order as the edges were built. See hprof_internal.h. */
 #define _GNU_SOURCE /* qsort_r */
 #include "format/hprof_internal.h"
+#include "base/par.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,13 +327,7 @@ lr_status hprof_build_edges(rd *r)
     qsort_r(by_node, r->n_cls, sizeof *by_node, cmp_by_node, g->classes);
     node_ix mid = n > 100000 ? (nb / 2) * HP_SLOT_BLOCK : n;
     slot_census sc[2] = {{r, 0, mid, blk_slots, blk_cls}, {r, mid, n, blk_slots, blk_cls}};
-    pthread_t cth;
-    int cthreaded = mid < n && pthread_create(&cth, NULL, census_run, &sc[1]) == 0;
-    census_run(&sc[0]);
-    if (cthreaded)
-        pthread_join(cth, NULL);
-    else if (mid < n)
-        census_run(&sc[1]);
+    par_two(census_run, &sc[0], &sc[1], mid < n);
     /* Upper bound: every reference slot, null or not; a class adds its four internal
      * references and its statics, in the order of its node. */
     uint64_t bound = 0;
@@ -393,13 +387,7 @@ lr_status hprof_build_edges(rd *r)
         return st;
     }
     edge_ix start1 = parts[1].at; /* the second part's first slot */
-    pthread_t th;
-    int threaded = parts[1].lo < n && pthread_create(&th, NULL, edge_part_run, &parts[1]) == 0;
-    edge_part_run(&parts[0]);
-    if (threaded)
-        pthread_join(th, NULL);
-    else if (parts[1].lo < n)
-        edge_part_run(&parts[1]);
+    par_two(edge_part_run, &parts[0], &parts[1], parts[1].lo < n);
     free(by_node);
     if (parts[0].failed || parts[1].failed)
         return LR_FAIL(r->err, LR_ERR_INTERNAL, "%s: class nodes out of order", r->name);

@@ -17,11 +17,11 @@
  * LR_ERR_LIMIT (callers fall back to the graph). Memory: a few hundred bytes per class. */
 #define _GNU_SOURCE
 #include "format/hprof_internal.h"
+#include "base/par.h"
 #include "base/hash.h"
 #include "base/hmap.h"
 #include "base/search.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -321,13 +321,7 @@ static lr_status histo_walk(void *ctx, hprof_walk *hw, lr_error *err)
         w->root_body = c->root_body;
         w->err.offset = LR_NO_OFFSET;
     }
-    pthread_t th;
-    int threaded = c->n_parts == 2 && pthread_create(&th, NULL, walk_thread, &c->parts[1]) == 0;
-    c->parts[0].st = walk_part(&c->parts[0]);
-    if (threaded)
-        pthread_join(th, NULL);
-    else if (c->n_parts == 2)
-        c->parts[1].st = walk_part(&c->parts[1]);
+    par_two(walk_thread, &c->parts[0], &c->parts[1], c->n_parts == 2);
     free(segs);
     for (uint32_t i = 0; i < c->n_parts; i++) {
         c->parts[i].segs = NULL;

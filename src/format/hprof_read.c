@@ -13,6 +13,7 @@
  * VisualVM 2.1.5 (HotSpot) and Shark (Android) size models. */
 #define _GNU_SOURCE /* qsort_r */
 #include "format/hprof_internal.h"
+#include "base/par.h"
 #include "base/phase.h"
 
 #include <pthread.h>
@@ -698,13 +699,7 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
         n_parts = 2;
         __atomic_add_fetch(&hprof_splits, 1, __ATOMIC_RELAXED);
     }
-    pthread_t th;
-    int threaded = n_parts == 2 && pthread_create(&th, NULL, pass2_thread, &parts[1]) == 0;
-    pass2_thread(&parts[0]);
-    if (threaded)
-        pthread_join(th, NULL);
-    else if (n_parts == 2)
-        pass2_thread(&parts[1]);
+    par_two(pass2_thread, &parts[0], &parts[1], n_parts == 2);
     for (uint32_t k = 0; k < n_parts; k++) {
         diag_add(&g->diag, DIAG_UNKNOWN_CLASS, parts[k].unknown_class);
         diag_add(&g->diag, DIAG_SIZE_SATURATED, parts[k].saturated);

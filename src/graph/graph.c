@@ -7,12 +7,12 @@
  * values and strings from the mapped input. Every read of input bytes is bounds-checked against
  * data_len: the payload offsets come from a reader, but the bytes remain hostile. */
 #include "graph/graph.h"
+#include "base/par.h"
 #include "base/phase.h"
 
 #include "base/hash.h"
 #include "base/search.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,13 +435,7 @@ static void rank_both(rank_pass w[2], int pass)
     w[0].lo = 0;
     w[0].hi = w[1].lo = mid;
     w[1].hi = n;
-    pthread_t th;
-    int threaded = mid < n && pthread_create(&th, NULL, rank_run, &w[1]) == 0;
-    rank_run(&w[0]);
-    if (threaded)
-        pthread_join(th, NULL);
-    else if (mid < n)
-        rank_run(&w[1]);
+    par_two(rank_run, &w[0], &w[1], mid < n);
 }
 
 /* The rank index (graph.h, graph_id_blk) over ids in [lo, hi] whose differences are all
