@@ -43,6 +43,7 @@
 #define AGENT_SEAL_MS 100   /* AppWatcher's rule-watched batch is sealed this often */
 /* the start-up thread's nice value (the thread alone): about a tenth of a busy core's share */
 #define AGENT_STARTUP_NICE 10
+#define AGENT_STARTUP_NAME "leakray start-up"
 
 /* The core's tag of a rule-watched object: its rule, with this bit saying the handle is a JNI
  * weak reference (GetObjectRefType would tell too, but it searches the JVM's handle blocks:
@@ -214,7 +215,6 @@ void agent_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void agent_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void agent_disable(JNIEnv *env, const char *what);
 int agent_resolve_kwr(JNIEnv *env);
-int agent_run_thread(JNIEnv *env, const char *name, jvmtiStartFunction fn, jthread *keep);
 uint64_t agent_clock_ms(void);
 JNIEnv *agent_env(void);
 
@@ -230,6 +230,7 @@ void watcher_finalize(void *ctx);
 uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms);
 void watcher_write_status(void);
 void JNICALL watcher_main(jvmtiEnv *ti, JNIEnv *env, void *arg);
+void watcher_startup(JNIEnv *env);
 void JNICALL watcher_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms);
 void JNICALL watcher_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArray rules,
                             jint n, jlong ms);

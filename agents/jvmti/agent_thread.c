@@ -330,25 +330,18 @@ static void seal_rules(JNIEnv *env)
         agent_disable(env, "AppWatcher.seal failed");
 }
 
-/* The start-up retransformation (hooks_early_retransform) and the status it changes. */
-static void startup_work(JNIEnv *env)
+/* The start-up work: the listing of the classes loaded before the agent and the one
+ * start-up retransformation (hooks_early_retransform), and the status it changes. Started
+ * with the JVM it runs on the start-up thread (agent.c), a few milliseconds of CPU that would
+ * otherwise run beside the application's own start (its main thread and the JIT's threads,
+ * the busiest moment of a small machine), at a lower scheduling priority (Linux nice
+ * AGENT_STARTUP_NICE, that thread only): it takes the CPU the application leaves, while the
+ * watcher keeps its own priority for LeakCanary's timings. The retransformation's VM
+ * operation still stops the application once. Attached, on the watcher (nothing to do). */
+void watcher_startup(JNIEnv *env)
 {
     if (hooks_early_retransform(env))
         watcher_write_status(); /* its retransforms key, at once */
-}
-
-/* The start-up thread: the listing of the classes loaded before the agent and the one
- * start-up retransformation, a few milliseconds of CPU that would otherwise run beside the
- * application's own start (its main thread and the JIT's threads, the busiest moment of a
- * small machine), at a lower scheduling priority (Linux nice AGENT_STARTUP_NICE, this thread
- * only): it takes the CPU the application leaves, while the watcher keeps its own priority
- * for LeakCanary's timings. The retransformation's VM operation still stops the application
- * once. Ends when done. */
-static void JNICALL startup_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
-{
-    in_agent = 1; /* also keeps this Thread out of the ThreadEnd watch */
-    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), AGENT_STARTUP_NICE);
-    startup_work(env);
 }
 
 void JNICALL watcher_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
@@ -361,10 +354,8 @@ void JNICALL watcher_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         return;
     }
     watcher_write_status();
-    if (agent_run_thread(env, "leakray start-up", startup_main, NULL) != 0) {
-        (*env)->ExceptionClear(env);
-        startup_work(env); /* no second thread: here, as the watcher's first task */
-    }
+    if (A.attached)
+        watcher_startup(env);
     while (!A.dying) {
         pthread_mutex_lock(&A.lock);
         uint64_t at = next;
