@@ -26,7 +26,11 @@
 # 5 % bound holds (upper end <= 5 %), is exceeded (lower end > 5 %) or is undecided (the
 # machine too noisy for the number of pairs). Wall times from a monotonic clock around each
 # JVM, CPU times (user + sys) from its rusage, "loop" the program's own timed loop (after
-# the JVM and the agent started). Memory (4): medians of 3 runs. AGENT_BENCH_SECTIONS=012
+# the JVM and the agent started). A third side, the floor, runs in the same pairs: an agent
+# that asks for the same capabilities and events at the same moments and does nothing with
+# them (tests/programs/bench/agent_floor.c, built here with cc): what the JVM charges any such
+# agent; "over floor" is the agent's own cost (agent - floor), pair by pair.
+# Memory (4): medians of 3 runs. AGENT_BENCH_SECTIONS=012
 # runs only those sections (default 01234; 5, the hook's shape, only when named);
 # AGENT_BENCH_OLD=PATH to another
 # libleakray_agent.so adds it to the same pairs (before / after).
@@ -60,16 +64,19 @@ median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 # <= 5 %, is "exceeded" when its lower end is > 5 %, else "undecided" (more pairs needed, or
 # a quieter machine). One line per side: wall, CPU, timed loop.
 overhead() { # NAME N RUNS
-    python3 - "$@" "$so" "${AGENT_BENCH_OLD:-}" "$out" "$cp" <<'PY'
+    python3 - "$@" "$so" "${AGENT_BENCH_OLD:-}" "$out" "$cp" "$floor" <<'PY'
 import os, random, statistics, subprocess, sys, time
-name, n, runs, so, old, out, cp = sys.argv[1:8]
+name, n, runs, so, old, out, cp, floor = sys.argv[1:9]
 n, runs = int(n), int(runs)
-confs = [("without", None), ("with agent", so)] + ([("old agent", old)] if old else [])
+confs = ([("without", None), ("floor", floor), ("with agent", so)]
+         + ([("old agent", old)] if old else []))
 res = {c: {"wall": [], "cpu": [], "loop": []} for c, _ in confs}
 
 def run(c, lib):
     cmd = ["java", "-Xmx512m"]
-    if lib:
+    if lib == floor:
+        cmd.append("-agentpath:" + floor)
+    elif lib:
         cmd.append("-agentpath:%s=quiet,dump-dir=%s/d-%s" % (lib, out, name))
     cmd += ["-cp", cp, "AgentBench", name, str(n)]
     with open(out + "/run.out", "wb") as f:
@@ -136,11 +143,15 @@ for c, _ in confs[1:]:
             tail = "  %.2f us/object" % ((side - base) * 1000.0 / n)
         print("  %-10s %-4s %7.1f -> %7.1f ms %+6.1f %%  IQR %+.1f..%+.1f  CI95 %+.1f..%+.1f%s"
               % (c, what, base, side, med, q1, q3, lo, hi, tail))
-if old:  # the same pairs, this build against the old one directly
+# the same pairs: the agent against the floor (its own cost), in % of the median without the
+# agent, and this build against the old one directly
+for ref, label in (("floor", "over floor"),) + ((("old agent", "new - old"),) if old else ()):
     for key, what in (("wall", "wall"), ("cpu", "CPU")):
-        med, (q1, q3), (lo, hi), base, side = stats(key, "with agent", "old agent")
-        print("  new - old  %-4s %7.1f -> %7.1f ms %+6.1f %%  IQR %+.1f..%+.1f  CI95 %+.1f..%+.1f"
-              % (what, base, side, med, q1, q3, lo, hi))
+        med, (q1, q3), (lo, hi), base, side = stats(key, "with agent", ref)
+        scale = base / statistics.median(res["without"][key]) if ref == "floor" else 1.0
+        print("  %-10s %-4s %7.1f -> %7.1f ms %+6.1f %%  IQR %+.1f..%+.1f  CI95 %+.1f..%+.1f"
+              % (label, what, base, side, med * scale, q1 * scale, q3 * scale, lo * scale,
+                 hi * scale))
 PY
 }
 
@@ -150,10 +161,18 @@ sections=${AGENT_BENCH_SECTIONS:-01234}
 on() { [[ $sections == *"$1"* ]]; }
 
 echo "machine: load average $(cut -d" " -f1-3 /proc/loadavg) on $(nproc) cores, shared"
+floor=
 if on 0 || on 1 || on 2; then
+    jdk=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
+    floor=$out/libagent_floor.so
+    cc -O2 -shared -fPIC -I"$jdk/include" -I"$jdk/include/linux" -o "$floor" \
+        "$src/tests/programs/bench/agent_floor.c"
     echo "== 0-2. overhead (the whole JVM; wall from a monotonic clock, CPU = user + sys;"
     echo "  loop = the program's own timed loop)"
     [ -n "${AGENT_BENCH_OLD:-}" ] && echo "  old agent (AGENT_BENCH_OLD): $AGENT_BENCH_OLD"
+    echo "  floor: an agent with the same capabilities and events that does nothing"
+    echo "  (tests/programs/bench/agent_floor.c); over floor: the agent's own cost, in % of"
+    echo "  the median without"
     echo "  per watched object the program does: watch: a request (a map of 8 headers, a 2 KB body)"
     echo "  built, read and watched; close: a connection (a 256-byte buffer) allocated, one send,"
     echo "  close(); queue: the same, the connection passed through a 64-slot queue first"
