@@ -3,10 +3,10 @@
  * that fill the watcher core's environment (src/watch/watch.h) with JNI (alive, retained,
  * release, GC, finalization, the dump), the dump itself (HotSpotDiagnosticMXBean.dumpHeap to
  * a temporary name) and the separate `leakray watch analyze` process, the status file, the
- * agent's own thread (the core's executor, a tick every AGENT_SEAL_MS) and its short-lived
- * start-up thread, AppWatcher's native methods (explicit watching) and finished threads
- * (ThreadEnd). JNI runs only on the agent's
- * thread, in ThreadEnd and in AppWatcher's native calls. State in agent_internal.h. */
+ * agent's own thread (the core's executor, a tick every AGENT_SEAL_MS) and the start-up
+ * work (made by the short-lived start-up thread agent.c starts), AppWatcher's native methods
+ * (explicit watching) and finished threads (ThreadEnd). JNI runs only on the agent's
+ * threads, in ThreadEnd and in AppWatcher's native calls. State in agent_internal.h. */
 #define _GNU_SOURCE
 #include "agent_internal.h"
 
