@@ -770,26 +770,45 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
     return LR_OK;
 }
 
+int dom_gc_link(const graph *g, edge_ix e)
+{
+    if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_FIELD)
+        return 0;
+    /* both ends are references (ref_strength is set on every java.lang.ref class): one class
+     * read per field edge, the source and the name only for the few edges to a reference */
+    node_ix y = g->edge_to[e];
+    class_ix c = y < g->n_nodes ? g->node_class[y] : GRAPH_NONE;
+    if (c >= g->n_classes || g->classes[c].ref_strength == GRAPH_STRONG)
+        return 0;
+    node_ix x = graph_edge_from(g, e);
+    c = x < g->n_nodes ? g->node_class[x] : GRAPH_NONE;
+    if (c >= g->n_classes || g->classes[c].ref_strength == GRAPH_STRONG)
+        return 0;
+    return strcmp(graph_str(g, graph_edge_name_from(g, x, e)), "discovered") == 0;
+}
+
 /* VisualVM's references: instance fields (the referent of references too), array elements
  * and statics; not class internals (super, loader, signers, protection domain) nor Java
- * locals, which VisualVM has no edge for (their frames are roots themselves). */
+ * locals, which VisualVM has no edge for (their frames are roots themselves). Unlike
+ * VisualVM, not the GC's pending-list link either (dom_gc_link, docs/design.md). */
 static int vvm_link(const graph *g, edge_ix e, void *ctx)
 {
     (void)ctx;
     unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
-    return k == GRAPH_EDGE_FIELD || k == GRAPH_EDGE_ELEMENT || k == GRAPH_EDGE_STATIC;
+    return (k == GRAPH_EDGE_FIELD || k == GRAPH_EDGE_ELEMENT || k == GRAPH_EDGE_STATIC) &&
+           !dom_gc_link(g, e);
 }
 
 /* Reachability: the same minus weak/soft/phantom/finalizer referents. */
-static int vvm_reach(const graph *g, edge_ix e, void *ctx)
+int dom_visualvm_reach(const graph *g, edge_ix e, void *ctx)
 {
-    return vvm_link(g, e, ctx) && GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG;
+    return GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG && vvm_link(g, e, ctx);
 }
 
 void dom_opts_visualvm(dom_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->reach = vvm_reach;
+    o->reach = dom_visualvm_reach;
     o->link = vvm_link;
     o->flags = DOM_UNREACHED_AS_ROOTS | DOM_VISUALVM_SUMS;
 }

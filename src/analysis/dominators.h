@@ -85,6 +85,16 @@ lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
  * over those plus weak/soft/phantom/finalizer referents, with unreached referrers taking
  * dominance away; VisualVM's tree-object sums. */
 void dom_opts_visualvm(dom_opts *o);
+/* The reach filter dom_opts_visualvm sets (ctx unused): for other walks over the same
+ * references, such as the leak suspects' search for what non-frame roots hold. */
+int dom_visualvm_reach(const graph *g, edge_ix e, void *ctx);
+
+/* Whether e is a reference's `discovered` field pointing at another reference: the GC's
+ * link between the references it has discovered (the pending list, until the Reference
+ * Handler thread empties it), which a dump written right after a GC catches set. It owns
+ * nothing: the VisualVM model and the threads' tree skip it (VisualVM 2.1.5 follows it, so a
+ * pool thread's stale ThreadLocal entry on that list looked held by GC roots). */
+int dom_gc_link(const graph *g, edge_ix e);
 
 /* VisualVM's sums list the objects whose one referrer is not their immediate dominator
  * while fewer than n / dom_refs_list_div (a listed object costs 8 bytes, a node of the

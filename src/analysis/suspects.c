@@ -2,7 +2,7 @@
 /* suspects.c: MAT-style leak suspects over any dominator tree (analysis layer), prefix susp_.
  * Steps: (1) top-level nodes = nodes whose dominator is the tree's top or a synthetic node
  * whose own dominators up to the top are synthetic; (2) those held only by Java-frame roots
- * are summed per thread; (3) single objects and class objects over the share, then classes
+ * of one thread, and reached from no other root, are summed per thread; (3) single objects and class objects over the share, then classes
  * whose remaining top-level instances together pass it, then threads; (4) each descends to
  * its accumulation point. The Bitmap.dumpData object (an artifact of `am dumpheap -b`, not
  * app memory) is subtracted from its dominators and never descended into. Arrays of N: one
@@ -24,6 +24,7 @@
 #define F_LOCAL 4u     /* top-level node held only by Java-frame roots */
 #define F_ARTIFACT 8u  /* the dump artifact */
 #define F_FRONT 16u    /* a node some suspect's descent has reached, in this pass */
+#define F_HELD 32u     /* reached from a root other than a Java frame (mark_held) */
 
 /* Levels of descent found by passes over the tree before one array of N takes over. */
 #define SUSP_DESCENT_PASSES 8
@@ -171,7 +172,58 @@ static local *local_find(const locals *l, node_ix x)
     return a < l->n && l->v[a].node == x ? &l->v[a] : NULL;
 }
 
-/* Fills *l and sets F_LOCAL. Returns 0, or -1 when out of memory. */
+/* The references the tree's model follows, for mark_held: VisualVM's for HotSpot dumps,
+ * strong ones otherwise (the same choice as retained.c; a Java-local edge is a frame's hold,
+ * not one of another root). */
+static int held_edge(const graph *g, edge_ix e)
+{
+    if (g->size_model == GRAPH_SIZES_VISUALVM)
+        return dom_visualvm_reach(g, e, NULL);
+    uint8_t k = g->edge_kind[e];
+    return GRAPH_EDGE_STRENGTH(k) == GRAPH_STRONG && GRAPH_EDGE_KIND(k) != GRAPH_EDGE_WEAK &&
+           GRAPH_EDGE_KIND(k) != GRAPH_EDGE_LOCAL && !dom_gc_link(g, e);
+}
+
+/* Sets F_HELD on every node the roots other than Java frames reach through the model's
+ * references. A frame-held object that a static (or any other root) also reaches is no
+ * thread's local: in MAT's thread overview a thread keeps only what its object dominates
+ * once its frames are references of that object, and `threads` measures it so. Thread
+ * objects are followed too, so what is counted for a thread is never more than `threads`
+ * gives it. One DFS, a stack of up to N nodes. Returns 0, or -1 when out of memory. */
+static int mark_held(scan *s)
+{
+    const graph *g = s->g;
+    uint32_t n = s->t->n;
+    if (!g->first_edge)
+        return 0;
+    node_ix *stack = err_mallocarray(n ? n : 1, sizeof *stack);
+    if (!stack)
+        return -1;
+    uint32_t sp = 0;
+    for (uint32_t r = 0; r < g->n_roots; r++) {
+        node_ix x = g->roots[r].node;
+        if (g->roots[r].kind == GRAPH_ROOT_JAVA_FRAME || x >= n || (s->fl[x] & F_HELD))
+            continue;
+        s->fl[x] |= F_HELD;
+        stack[sp++] = x;
+    }
+    while (sp) {
+        node_ix x = stack[--sp];
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (y >= n || (s->fl[y] & F_HELD) || !held_edge(g, e))
+                continue;
+            s->fl[y] |= F_HELD;
+            stack[sp++] = y;
+        }
+    }
+    free(stack);
+    return 0;
+}
+
+/* Fills *l and sets F_LOCAL: top-level nodes whose root entries are all Java frames of one
+ * thread and that no other root reaches (mark_held, run only when there are such nodes).
+ * Returns 0, or -1 when out of memory. */
 static int mark_locals(scan *s, locals *l)
 {
     const graph *g = s->g;
@@ -192,15 +244,24 @@ static int mark_locals(scan *s, locals *l)
     qsort(l->v, l->n, sizeof *l->v, cmp_local);
     uint32_t out = 0;
     for (uint32_t i = 0, j; i < l->n; i = j) {
+        const graph_root *first = &g->roots[l->v[i].serial];
         int frames = 1;
         for (j = i; j < l->n && l->v[j].node == l->v[i].node; j++) {
             const graph_root *rt = &g->roots[l->v[j].serial];
-            frames &= rt->kind == GRAPH_ROOT_JAVA_FRAME && rt->thread != 0;
+            frames &= rt->kind == GRAPH_ROOT_JAVA_FRAME && rt->thread != 0 &&
+                      rt->thread == first->thread;
         }
-        if (!frames)
+        if (frames)
+            l->v[out++] = (local){l->v[i].node, first->thread, first->frame};
+    }
+    l->n = out;
+    if (out && mark_held(s))
+        return -1;
+    out = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        if (s->fl[l->v[i].node] & F_HELD)
             continue;
-        const graph_root *first = &g->roots[l->v[i].serial];
-        l->v[out++] = (local){l->v[i].node, first->thread, first->frame};
+        l->v[out++] = l->v[i];
         s->fl[l->v[i].node] |= F_LOCAL;
     }
     l->n = out;

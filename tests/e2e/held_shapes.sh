@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# held_shapes.sh: objects held in two ways at once (tests/programs/held/HeldShapes.java, one
+# dump per mode), where the retained-size verbs must say who really keeps them:
+#  - queue: a DelayedWorkQueue (4 MB) held by a static executor and by its worker's frame is
+#    an `object` suspect, not "thread pool-1-thread-1 keeps local variables" (Eclipse MAT
+#    says the same: the thread does not keep it alone); no thread_locals suspect says more
+#    than `threads` gives that thread, here and on openjdk_jdk11_04_x64.hprof.gz;
+#  - stale: 20 stale ThreadLocal entries on the GC's pending list (linked by
+#    Reference.discovered) are kept by the pool thread's map: `threads`, `top` and `show`
+#    give the thread their 400 kB, and no page is dominated by the GC roots.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+if ! command -v javac >/dev/null || ! command -v java >/dev/null || ! command -v python3 >/dev/null; then
+    if [ "${CI:-}" = true ]; then echo "FAIL: javac/java/python3 required under CI=true" >&2; exit 1; fi
+    echo "SKIP: javac/java/python3 not installed"
+    exit 77
+fi
+work="$LEAKRAY_BUILD/tmp/held_shapes"
+rm -rf "$work"
+mkdir -p "$work/classes" "$work/plugin"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+P=$LEAKRAY_SRC/tests/programs/held
+javac -d "$work/classes" "$LEAKRAY_SRC"/tests/programs/leaks/KeyedWeakReference.java \
+    "$P/HeldShapes.java"
+javac -d "$work/plugin" "$P/plugin/Plugin.java"
+for m in queue stale; do
+    java -cp "$work/classes" com.example.held.HeldShapes "$work/$m.hprof" "$m" > /dev/null
+done
+
+# every thread_locals suspect of A.json fits in what B.json (threads) gives its thread
+check_locals() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+t = {x["serial"]: x["retained_bytes"] for x in json.load(open(sys.argv[2]))["threads"]}
+for s in a["suspects"]:
+    if s["kind"] == "thread_locals":
+        ser = s["thread"]["serial"]
+        assert s["retained_bytes"] <= t[ser], (s["description"], t[ser])
+PY
+}
+
+# queue: held by a static too, so no thread's local
+"$LEAKRAY" analyze "$work/queue.hprof" --json --no-timing > "$work/queue.json"
+"$LEAKRAY" threads "$work/queue.hprof" --json --no-timing > "$work/queue.threads.json"
+python3 - "$work/queue.json" <<'PY' || fail "queue: the suspect is not the DelayedWorkQueue"
+import json, sys
+s = json.load(open(sys.argv[1]))["suspects"]
+assert s and s[0]["kind"] == "object", s[0]["description"]
+assert s[0]["class"].endswith("ScheduledThreadPoolExecutor$DelayedWorkQueue"), s[0]["class"]
+assert s[0]["retained_bytes"] > 4000000, s[0]["retained_bytes"]
+assert not [x for x in s if x["kind"] == "thread_locals"], [x["description"] for x in s]
+PY
+check_locals "$work/queue.json" "$work/queue.threads.json" ||
+    fail "queue: a thread_locals suspect above the thread's own figure"
+fx="${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/hprof/openjdk_jdk11_04_x64.hprof.gz"
+if [ -f "$fx" ]; then
+    "$LEAKRAY" analyze "$fx" --json --no-timing > "$work/jdk11.json"
+    "$LEAKRAY" threads "$fx" --json --no-timing > "$work/jdk11.threads.json"
+    grep -q '"kind": "thread_locals"' "$work/jdk11.json" || fail "jdk11: no thread_locals suspect"
+    check_locals "$work/jdk11.json" "$work/jdk11.threads.json" ||
+        fail "jdk11: main's locals suspect above what threads gives main"
+fi
+
+# stale: the entries are on the pending list in this dump (else the case is not tested)
+"$LEAKRAY" threads "$work/stale.hprof" --json --no-timing > "$work/stale.threads.json"
+"$LEAKRAY" sql "$work/stale.hprof" --json "SELECT
+    (SELECT count(*) FROM edges e JOIN objects o ON o.id = e.dst WHERE e.name = 'discovered'
+        AND o.class = 'java.lang.ThreadLocal\$ThreadLocalMap\$Entry'),
+    (SELECT count(*) FROM objects WHERE class = 'com.example.held.Page'),
+    (SELECT count(*) FROM objects WHERE class = 'com.example.held.Page' AND dominator IS NULL),
+    (SELECT min(id) FROM objects WHERE class = 'com.example.held.Page')" \
+    > "$work/stale.sql.json" || fail "sql on the stale dump"
+python3 - "$work/stale.sql.json" "$work/stale.threads.json" > "$work/page.txt" <<'PY' ||
+import json, sys
+linked, pages, top, first = json.load(open(sys.argv[1]))["results"][0]["rows"][0]
+assert linked >= 10, ("entries linked by discovered: the case is not in this dump", linked)
+assert pages == 20 and top == 0, ("pages, pages under the GC roots", pages, top)
+t = [x for x in json.load(open(sys.argv[2]))["threads"] if x["name"] == "pool-1-thread-1"]
+assert t and t[0]["retained_bytes"] >= 20 * 20000, t
+print("0x%x" % first)
+PY
+    fail "stale: $(cat "$work/stale.sql.json")"
+"$LEAKRAY" show "$work/stale.hprof" "$(cat "$work/page.txt")" --no-timing > "$work/page.show"
+grep -q '^dominator: .*ThreadLocal\$ThreadLocalMap\$Entry' "$work/page.show" ||
+    fail "stale: a page's dominator is not its entry: $(cat "$work/page.show")"
+"$LEAKRAY" analyze "$work/stale.hprof" --json --no-timing > "$work/stale.json"
+python3 - "$work/stale.json" <<'PY' || fail "stale: the pool thread is not the largest retainer"
+import json, sys
+s = json.load(open(sys.argv[1]))["suspects"]
+assert s[0]["class"] == "java.lang.Thread" and s[0]["retained_bytes"] >= 400000, s[0]
+PY
+echo "held_shapes: ok"

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// HeldShapes.java: objects held in two ways at once, where a retained-size answer must say
+// who really keeps them. One mode per run:
+//   queue   a ScheduledThreadPoolExecutor kept in a static runs 40 tasks, each capturing a
+//           100 kB page: its DelayedWorkQueue (4 MB) is held by the static executor and by
+//           the idle worker's frame (DelayedWorkQueue.take's `this`) at once;
+//   stale   a pool thread keeps 20 ThreadLocal values of 20 kB after the ThreadLocals
+//           themselves are gone: the dump's GC finds the stale entries and links them on its
+//           pending list (Reference.discovered) while the thread's map still holds them;
+//   loader  a closed URLClassLoader whose class Plugin (from the folder given) is a key of a
+//           static HashMap, watched by a leakcanary.KeyedWeakReference
+//           (tests/programs/leaks/KeyedWeakReference.java, compiled with it): the JVM keeps
+//           the loader through the class.
+// The program dumps its heap with HotSpotDiagnosticMXBean.dumpHeap(path, true).
+// Usage: java com.example.held.HeldShapes OUT.hprof queue|stale|loader [PLUGIN_DIR_URL]
+package com.example.held;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.ref.ReferenceQueue;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import leakcanary.KeyedWeakReference;
+
+class Page {
+    final String name;
+    final byte[] pixels;
+
+    Page(String name, int size) {
+        this.name = name;
+        this.pixels = new byte[size];
+    }
+}
+
+public class HeldShapes {
+    static final ReferenceQueue<Object> QUEUE = new ReferenceQueue<>();
+    static final List<KeyedWeakReference> WATCHED = new ArrayList<>();
+    static final Map<Class<?>, Object> BY_CLASS = new HashMap<>();
+    static ScheduledExecutorService scheduler;
+    static ExecutorService pool;
+
+    static void queue() {
+        scheduler = Executors.newScheduledThreadPool(1);
+        for (int i = 0; i < 40; i++) {
+            Page p = new Page("q" + i, 100_000);
+            scheduler.scheduleAtFixedRate(() -> p.name.length(), 1, 1, TimeUnit.HOURS);
+        }
+    }
+
+    /* The ThreadLocals live only in this frame: once it returns, the entries are stale. */
+    static void stale() throws Exception {
+        pool = Executors.newFixedThreadPool(1);
+        for (int i = 0; i < 20; i++) {
+            ThreadLocal<Page> tl = new ThreadLocal<>();
+            final int k = i;
+            pool.submit(() -> tl.set(new Page("t" + k, 20_000))).get();
+        }
+    }
+
+    static void loader(String dir) throws Exception {
+        URLClassLoader loader = new URLClassLoader(new URL[] { new URL(dir) },
+                HeldShapes.class.getClassLoader().getParent());
+        BY_CLASS.put(Class.forName("Plugin", true, loader), "meta");
+        loader.close();
+        KeyedWeakReference r = new KeyedWeakReference(loader, "loader-1", "plugin loader closed",
+                1000L, QUEUE);
+        r.retainedUptimeMillis = 2000L;
+        WATCHED.add(r);
+        KeyedWeakReference.heapDumpUptimeMillis = 5000L;
+    }
+
+    public static void main(String[] args) throws Exception {
+        switch (args[1]) {
+        case "queue": queue(); break;
+        case "stale": stale(); break;
+        case "loader": loader(args[2]); break;
+        default: throw new IllegalArgumentException(args[1]);
+        }
+        ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).dumpHeap(args[0], true);
+        if (scheduler != null)
+            scheduler.shutdownNow();
+        if (pool != null)
+            pool.shutdownNow();
+    }
+}
