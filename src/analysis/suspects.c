@@ -2,13 +2,15 @@
 /* suspects.c: MAT-style leak suspects over any dominator tree (analysis layer), prefix susp_.
  * Steps: (1) top-level nodes = nodes whose dominator is the tree's top or a synthetic node
  * whose own dominators up to the top are synthetic; (2) those held only by Java-frame roots
- * of one thread, and reached from no other root, are summed per thread; (3) single objects and class objects over the share, then classes
- * whose remaining top-level instances together pass it, then threads; (4) each descends to
- * its accumulation point. The Bitmap.dumpData object (an artifact of `am dumpheap -b`, not
- * app memory) is subtracted from its dominators and never descended into. Arrays of N: one
- * flag byte per node and one sum per class; the biggest dominated children are found only
- * for the nodes the suspects descend through, a level per pass over the tree (an index per
- * node only past SUSP_DESCENT_PASSES levels). */
+ * of one thread, and reached from no other root, are summed per thread; (3) single objects
+ * and class objects over the share, then classes whose remaining top-level instances
+ * together pass it, then threads; (4) each descends to its accumulation point. The
+ * Bitmap.dumpData object (an artifact of `am dumpheap -b`, not app memory) is subtracted
+ * from its dominators and never descended into. Arrays of N: one flag byte per node (and,
+ * when some node is held by frames alone, a stack of N for mark_held) and one sum per
+ * class; the biggest dominated children are found only for the nodes the suspects descend
+ * through, a level per pass over the tree (an index per node only past SUSP_DESCENT_PASSES
+ * levels). */
 #include "analysis/suspects.h"
 
 #include "analysis/dominators.h"
