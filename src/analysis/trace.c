@@ -1267,7 +1267,9 @@ lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *l
     for (uint32_t t = 0; t < out->n_traces; t++)
         for (uint32_t j = 0; j < out->traces[t].n; j++) {
             trace_elem *el = &out->traces[t].el[j];
-            if (el->node < dt->n) {
+            /* a path through a class's loader link (visited last) goes where the tree,
+             * which keeps Shark's references, does not: no size rather than a false 0 B */
+            if (el->node < dt->n && dt->idom[el->node] != GRAPH_NONE) {
                 el->has_retained = 1;
                 el->retained = dom_retained(dt, el->node);
                 el->retained_count = cnt[trace_want_index(want, nw, el->node)];

@@ -10,14 +10,29 @@
 #include "base/search.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* ---------------------------------------------------------------- policy */
 
+/* Whether e is a class object's link to its defining loader. */
+static int loader_link(const graph *g, node_ix from, edge_ix e)
+{
+    return GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_INTERNAL &&
+           GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG &&
+           g->node_kind[from] == GRAPH_KIND_CLASS &&
+           strcmp(graph_str(g, graph_edge_name_from(g, from, e)), "<classloader>") == 0;
+}
+
+/* The rules' verdict, except that a class's link to its loader, which the rules drop as
+ * Shark does, is visited last: the JVM keeps a loader as long as one of its classes lives,
+ * so a closed loader whose class a static map still holds is reachable (Shark calls it
+ * unreachable). Visited last, it gives a path only to what nothing else reaches: every path
+ * Shark finds stays Shark's. */
 enum paths_edge_class trace_pol_edge(const graph *g, node_ix from, edge_ix e, void *ctx)
 {
     int32_t lib;
-    (void)g;
-    return (enum paths_edge_class)rules_edge_class(ctx, from, e, &lib);
+    enum paths_edge_class k = (enum paths_edge_class)rules_edge_class(ctx, from, e, &lib);
+    return k == PATHS_IGNORE && loader_link(g, from, e) ? PATHS_VISIT_LAST : k;
 }
 
 int trace_vsource(void *ctx, node_ix x, paths_list *out)

@@ -8,7 +8,11 @@
 #    than `threads` gives that thread, here and on openjdk_jdk11_04_x64.hprof.gz;
 #  - stale: 20 stale ThreadLocal entries on the GC's pending list (linked by
 #    Reference.discovered) are kept by the pool thread's map: `threads`, `top` and `show`
-#    give the thread their 400 kB, and no page is dominated by the GC roots.
+#    give the thread their 400 kB, and no page is dominated by the GC roots;
+#  - loader: a closed URLClassLoader whose class Plugin is a key of a static HashMap is kept
+#    by the JVM through Plugin's link to its loader: `analyze` shows that chain, ending
+#    `Plugin.<classloader>` (visited last, so every path Shark finds stays Shark's), where
+#    Shark 2.14 lists the loader as unreachable.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 if ! command -v javac >/dev/null || ! command -v java >/dev/null || ! command -v python3 >/dev/null; then
@@ -27,6 +31,8 @@ javac -d "$work/plugin" "$P/plugin/Plugin.java"
 for m in queue stale; do
     java -cp "$work/classes" com.example.held.HeldShapes "$work/$m.hprof" "$m" > /dev/null
 done
+java -cp "$work/classes" com.example.held.HeldShapes "$work/loader.hprof" loader \
+    "file:$work/plugin/" > /dev/null
 
 # every thread_locals suspect of A.json fits in what B.json (threads) gives its thread
 check_locals() {
@@ -90,5 +96,24 @@ python3 - "$work/stale.json" <<'PY' || fail "stale: the pool thread is not the l
 import json, sys
 s = json.load(open(sys.argv[1]))["suspects"]
 assert s[0]["class"] == "java.lang.Thread" and s[0]["retained_bytes"] >= 400000, s[0]
+PY
+# loader: reachable through its class, and shown so
+"$LEAKRAY" analyze "$work/loader.hprof" --no-timing --no-suspects > "$work/loader.txt"
+"$LEAKRAY" analyze "$work/loader.hprof" --json --no-timing --no-suspects > "$work/loader.json"
+if grep -q '^[1-9][0-9]* UNREACHABLE OBJECTS' "$work/loader.txt"; then
+    fail "loader: listed as unreachable: $(cat "$work/loader.txt")"
+fi
+grep -q '^│    ↓ Plugin\.<classloader>$' "$work/loader.txt" ||
+    fail "loader: no Plugin.<classloader> step: $(cat "$work/loader.txt")"
+python3 - "$work/loader.json" <<'PY' || fail "loader: $(cat "$work/loader.txt")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["application_leaks"]) == 1 and not d["unreachable_objects"], d["unreachable_objects"]
+els = d["traces"][0]["elements"]
+assert els[-1]["class"] == "java.net.URLClassLoader", els[-1]["class"]
+assert els[-2]["class"] == "Plugin" and els[-2]["reference"]["name"] == "<classloader>", els[-2]
+assert any(e["class"] == "java.util.HashMap" for e in els), [e["class"] for e in els]
+# the tree behind the sizes keeps Shark's references: no false "0 B" for the loader
+assert "retained_bytes" not in els[-1], els[-1]
 PY
 echo "held_shapes: ok"
