@@ -6,8 +6,9 @@
  * share of the heap, each followed down its biggest dominated child while that child keeps
  * more than an accumulation share of its parent (MAT's FindLeaksQuery: threshold 10 %, big
  * drop ratio 70 %). Synthetic nodes (V8's root, "(GC roots)", sub-roots) are never suspects:
- * their children are. Objects held only by Java-frame roots are attributed to their thread
- * ("thread main keeps local variables ..."), as MAT's thread overview does. Dump artifacts
+ * their children are. Objects held only by Java-frame roots of one thread, and reached from
+ * no other root, are attributed to that thread ("thread main keeps local variables ..."), as
+ * MAT's thread overview does: never more than `threads` gives the thread. Dump artifacts
  * (Android's Bitmap.dumpData buffers, written by `am dumpheap -b`) are left out. Cost: O(N)
  * over the tree per level the suspects descend (at most 8 passes, then one more with an
  * index per node), plus O(roots log roots); one byte per node of scratch beside the tree.
