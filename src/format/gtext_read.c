@@ -427,6 +427,40 @@ static uint32_t find_class(const idpair *v, uint64_t n, uint64_t id)
     return hit ? hit->ix : GRAPH_NONE;
 }
 
+/* The strength of a Java reference class's `referent`, from the first java.lang.ref class on
+ * its super chain, as the HPROF reader sets it (hprof_set_ref_strengths): a graph written from
+ * a HotSpot dump reads back with the same classes marked, which the analyses ask (the GC's
+ * pending-list link, dom_gc_link). The chain is bounded: supers come from the file. */
+static void ref_strengths(graph *g)
+{
+    static const struct {
+        const char *name;
+        uint8_t strength;
+    } refs[] = {{"java.lang.ref.WeakReference", GRAPH_WEAK},
+                {"java.lang.ref.SoftReference", GRAPH_SOFT},
+                {"java.lang.ref.PhantomReference", GRAPH_PHANTOM},
+                {"jdk.internal.ref.Cleaner", GRAPH_PHANTOM},
+                {"sun.misc.Cleaner", GRAPH_PHANTOM},
+                {"java.lang.ref.Finalizer", GRAPH_FINALIZER},
+                {"java.lang.ref.FinalizerReference", GRAPH_FINALIZER}};
+    for (class_ix c = 0; c < g->n_classes; c++) {
+        class_ix k = c;
+        for (uint32_t depth = 0; k < g->n_classes && depth < 256; depth++) {
+            str_ix nm = g->classes[k].name;
+            const char *n = nm == GRAPH_NONE ? "" : graph_str(g, nm);
+            uint8_t st = GRAPH_STRONG;
+            for (size_t i = 0; i < sizeof refs / sizeof refs[0] && st == GRAPH_STRONG; i++)
+                if (!strcmp(n, refs[i].name))
+                    st = refs[i].strength;
+            if (st != GRAPH_STRONG) {
+                g->classes[c].ref_strength = st;
+                break;
+            }
+            k = g->classes[k].super;
+        }
+    }
+}
+
 lr_status gtext_resolve(graph *g, gtext_pending *p, const char *name, lr_error *err)
 {
     LR_TRY(graph_build_index(g, err));
@@ -454,6 +488,8 @@ lr_status gtext_resolve(graph *g, gtext_pending *p, const char *name, lr_error *
             k->id = p->class_node[i];
         }
     }
+    if (st == LR_OK)
+        ref_strengths(g);
     for (uint64_t n = 0; st == LR_OK && n < p->n_node; n++) {
         if (!p->node_has_class[n])
             continue;
