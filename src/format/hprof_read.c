@@ -470,6 +470,7 @@ typedef struct p2part {
     int progress;          /* this part moves the progress bar */
     uint64_t unknown_class; /* DIAG_UNKNOWN_CLASS */
     uint64_t saturated;     /* DIAG_SIZE_SATURATED */
+    uint64_t shallow;       /* sizes of the nodes filled (graph.shallow_total) */
     lr_error err;
     lr_status st;
 } p2part;
@@ -528,6 +529,7 @@ static lr_status pass2_run(p2part *w)
     uint64_t last_cid = 0;
     class_ix last_c = GRAPH_NONE;
     uint32_t last_size = 0;
+    uint64_t shallow = 0;
     int have_last = 0;
     uint64_t top = w->top, seg = w->pos, end = w->end;
     for (int first = seg != 0;; first = 0) {
@@ -589,6 +591,7 @@ static lr_status pass2_run(p2part *w)
                 ncls[ni] = last_c;
                 if (nsize)
                     nsize[ni] = last_size;
+                shallow += last_size;
                 nkind[ni] = GRAPH_KIND_INSTANCE;
                 ntype[ni] = GRAPH_KIND_INSTANCE;
                 if (nheap)
@@ -611,6 +614,7 @@ static lr_status pass2_run(p2part *w)
                 uint32_t sz = shark ? sat32_part(w, (uint64_t)len * ids) : vv_array(w, r->oop, len);
                 if (nsize)
                     nsize[ni] = sz;
+                shallow += sz;
                 nkind[ni] = GRAPH_KIND_OBJ_ARRAY;
                 ntype[ni] = GRAPH_KIND_OBJ_ARRAY;
                 if (nheap)
@@ -632,6 +636,7 @@ static lr_status pass2_run(p2part *w)
                 uint32_t size = shark ? sat32_part(w, (uint64_t)len * sz) : vv_array(w, sz, len);
                 if (nsize)
                     nsize[ni] = size;
+                shallow += size;
                 nkind[ni] = GRAPH_KIND_PRIM_ARRAY;
                 ntype[ni] = GRAPH_KIND_PRIM_ARRAY;
                 if (nheap)
@@ -660,6 +665,7 @@ static lr_status pass2_run(p2part *w)
     }
     w->ni = ni;
     w->root = nroot;
+    w->shallow = shallow;
     return LR_OK;
 }
 
@@ -700,9 +706,11 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
         __atomic_add_fetch(&hprof_splits, 1, __ATOMIC_RELAXED);
     }
     par_two(pass2_thread, &parts[0], &parts[1], n_parts == 2);
+    uint64_t shallow = 0;
     for (uint32_t k = 0; k < n_parts; k++) {
         diag_add(&g->diag, DIAG_UNKNOWN_CLASS, parts[k].unknown_class);
         diag_add(&g->diag, DIAG_SIZE_SATURATED, parts[k].saturated);
+        shallow += parts[k].shallow;
     }
     for (uint32_t k = 0; k < n_parts; k++)
         if (parts[k].st != LR_OK) {
@@ -728,6 +736,7 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
         uint32_t sz = shark ? sat32(r, r->cls[i].end - r->cls[i].off + 1) : r->class_obj_size;
         if (nsize)
             nsize[i] = sz;
+        shallow += sz;
         nkind[i] = GRAPH_KIND_CLASS;
         ntype[i] = GRAPH_KIND_CLASS;
         if (nheap)
@@ -735,6 +744,8 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
     }
     if (full)
         g->n_roots = nroot;
+    g->shallow_total = shallow;
+    g->shallow_known = 1;
     return LR_OK;
 }
 

@@ -721,6 +721,16 @@ static lr_status build_reverse(graph *g, lr_error *err)
     return LR_OK;
 }
 
+uint64_t graph_shallow_total(const graph *g)
+{
+    if (g->shallow_known)
+        return g->shallow_total;
+    uint64_t t = 0;
+    for (node_ix n = 0; n < g->n_nodes; n++)
+        t += graph_node_size(g, n);
+    return t;
+}
+
 node_ix graph_edge_from(const graph *g, edge_ix e)
 {
     /* Binary search in first_edge: the last node whose first edge is <= e. */

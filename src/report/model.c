@@ -116,9 +116,9 @@ static void j_summary(jsonw *w, const rep_report *r)
     jsonw_kv_uint(w, "classes", g->n_classes);
     jsonw_kv_uint(w, "roots", g->n_roots);
     jsonw_kv_uint(w, "threads", g->n_threads);
-    uint64_t shallow = 0;
-    for (node_ix n = 0; n < g->n_nodes; n++)
-        shallow += graph_node_size(g, n) + (g->node_native ? g->node_native[n] : 0);
+    uint64_t shallow = graph_shallow_total(g);
+    for (node_ix n = 0; g->node_native && n < g->n_nodes; n++)
+        shallow += g->node_native[n];
     jsonw_kv_uint(w, "shallow_bytes", shallow);
     jsonw_kv_uint(w, "reachable_objects", r->n_reachable);
     jsonw_kv_uint(w, "reachable_bytes", r->dom.total);

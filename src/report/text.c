@@ -368,7 +368,7 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
     fprintf(out, REP_LINE "\nMETADATA\n\nPlease include this in bug reports and Stack Overflow "
                  "questions.\n");
     /* metadata keys as Shark's metadata extractors name them */
-    uint64_t cls = 0, inst = 0, prim = 0, objarr = 0, bytes = 0;
+    uint64_t cls = 0, inst = 0, prim = 0, objarr = 0;
     for (uint32_t n = 0; n < g->n_nodes; n++) {
         switch (g->node_kind[n]) {
         case GRAPH_KIND_CLASS: cls++; break;
@@ -376,8 +376,8 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
         case GRAPH_KIND_PRIM_ARRAY: prim++; break;
         default: inst++; break;
         }
-        bytes += graph_node_size(g, n);
     }
+    uint64_t bytes = graph_shallow_total(g);
     fputc('\n', out);
     int android = rs && rs->build.is_android;
     if (android) {

@@ -265,6 +265,20 @@ static void totals(void **state)
         {"tokuhirom-heapdump_recursion_heapdump.hprof", -1, 16698, 718728},
     };
     for (size_t t = 0; t < sizeof T / sizeof T[0]; t++) {
+        /* the heap's total as pass 2 adds it up: every node's size as read back later
+         * (class objects included), with edges and without (sizes then stored) */
+        for (int mode = 1; mode <= 2; mode++) {
+            lr_heap *h = open_fixture(T[t].file, T[t].dump, mode == 1 ? 1 : 0);
+            const graph *g = lr_heap_graph(h);
+            uint64_t all = 0;
+            for (uint32_t i = 0; i < g->n_nodes; i++)
+                all += graph_node_size(g, i);
+            assert_true(g->shallow_known);
+            if (g->shallow_total != all || graph_shallow_total(g) != all)
+                fail_msg("%s: shallow total %llu, the nodes' sizes add up to %llu", T[t].file,
+                         (unsigned long long)g->shallow_total, (unsigned long long)all);
+            lr_close(h);
+        }
         lr_heap *h = open_fixture(T[t].file, T[t].dump, 0);
         const graph *g = lr_heap_graph(h);
         uint64_t n = 0, b = 0;
@@ -648,6 +662,8 @@ static void same_graph(const char *name, const graph *a, const graph *b)
         if (a->edge_to[e] != b->edge_to[e] || a->edge_kind[e] != b->edge_kind[e])
             fail_msg("%s: edge %u differs", name, e);
     assert_memory_equal(a->roots, b->roots, (size_t)a->n_roots * sizeof *a->roots);
+    assert_true(a->shallow_known && b->shallow_known);
+    assert_int_equal(a->shallow_total, b->shallow_total);
 }
 
 /* Passes 1 and 2 split at half the dump (hprof_split_min_bytes lowered: the fixtures are
