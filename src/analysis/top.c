@@ -138,9 +138,9 @@ static uint32_t select_k_sizes(const sel_ctx *s, node_ix *out, uint32_t k)
     for (node_ix x = 0; x < g->n_nodes; x++)
         if ((all || ret[x] > t) && candidate(s, x))
             out[rows++] = x;
-    const int by_node = g->ids_sorted || !g->id_sorted;
+    const int by_node = g->ids_sorted || (!g->id_sorted && !g->id_seg);
     for (uint32_t p = 0; !all && rows < k && p < g->n_nodes; p++) {
-        node_ix x = by_node ? p : g->id_sorted[p];
+        node_ix x = by_node ? p : graph_rank_node(g, p);
         if (ret[x] == t && candidate(s, x))
             out[rows++] = x;
     }

@@ -76,7 +76,8 @@ typedef struct edge_part {
  * (kind: GRAPH_EDGE_MAKE) written at e, or a dangling one counted; edge names are read back
  * from the records later (hp_edge_name). With the rank index, lookups are pipelined so the
  * memory reads of several overlap: stage a holds references whose index block is being
- * fetched, stage b those whose id_sorted entry is (ids out of node order); both are FIFO,
+ * fetched, stage b those whose id_sorted entry is (ids out of node order, when the index
+ * keeps the permutation rather than segments, graph_rank_node); both are FIFO,
  * so edges come out in slot order, as one lookup at a time writes them. first_edge is
  * written as edges come out: a node's entry is the edge count when its first edge (or a
  * later node's) comes out. */
@@ -126,8 +127,7 @@ static inline void pop_b(edge_out *o)
     uint32_t rank = o->b[h].rank;
     o->hb = (h + 1) % HP_PIPE;
     o->nb--;
-    emit(o, o->b[h].from, rank == GRAPH_NONE || g->ids_sorted ? rank : g->id_sorted[rank],
-         o->b[h].kind);
+    emit(o, o->b[h].from, rank == GRAPH_NONE ? rank : graph_rank_node(g, rank), o->b[h].kind);
 }
 
 static inline void pop_a(edge_out *o)
@@ -149,7 +149,7 @@ static inline void pop_a(edge_out *o)
     o->b[t].rank = rank;
     o->b[t].from = o->a[h].from;
     o->b[t].kind = o->a[h].kind;
-    if (rank != GRAPH_NONE && !g->ids_sorted)
+    if (rank != GRAPH_NONE && !g->ids_sorted && g->id_sorted)
         __builtin_prefetch(&g->id_sorted[rank]);
 }
 

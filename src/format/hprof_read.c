@@ -929,8 +929,8 @@ static void rd_free(rd *r)
 /* Ids repeated by two object records: lookups find one of them. */
 static void count_duplicate_ids(graph *g)
 {
-    if (g->ids_strict)
-        return;
+    if (g->ids_strict || g->id_blk)
+        return; /* the rank index is built only over unique ids */
     for (uint32_t k = 1; k < g->n_nodes; k++) {
         uint64_t a = g->ids_sorted ? g->node_id[k - 1] : g->node_id[g->id_sorted[k - 1]];
         uint64_t b = g->ids_sorted ? g->node_id[k] : g->node_id[g->id_sorted[k]];

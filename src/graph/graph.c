@@ -81,6 +81,8 @@ void graph_fini(graph *g)
     free(g->id_dir);
     free(g->id_blk);
     free(g->id_chunk);
+    free(g->id_seg);
+    free(g->id_seg_dir);
     if (g->fmt_free)
         g->fmt_free(g->fmt_state);
     graph_init(g);
@@ -367,6 +369,9 @@ typedef struct rank_pass {
     /* RANK_SCAN results */
     uint64_t first, last, min, max, spread;
     int sorted, strict, repeat; /* repeat: RANK_BITS met an id twice */
+    uint32_t *desc;    /* nodes whose id is below the previous node's (run starts) */
+    uint32_t n_desc;   /* ... how many; UINT32_MAX: more than cap_desc */
+    uint32_t cap_desc;
 } rank_pass;
 enum { RANK_SCAN, RANK_CHUNKS, RANK_BITS, RANK_SCATTER };
 
@@ -387,6 +392,10 @@ static void *rank_run(void *arg)
             if (id <= prev) {
                 strict = 0;
                 sorted &= id == prev;
+                if (id < prev && w->n_desc < w->cap_desc)
+                    w->desc[w->n_desc++] = i;
+                else if (id < prev)
+                    w->n_desc = UINT32_MAX;
             }
             lo = id < lo ? id : lo;
             hi = id > hi ? id : hi;
@@ -438,6 +447,124 @@ static void rank_both(rank_pass w[2], int pass)
     par_two(rank_run, &w[0], &w[1], mid < n);
 }
 
+/* Steps past the directory's segment a rank lookup may take (graph_rank_node). */
+#define SEG_STEPS_MAX 8u
+
+typedef struct seg_tmp {
+    uint32_t rank, node, len;
+} seg_tmp;
+
+static int cmp_seg(const void *a, const void *b)
+{
+    uint32_t x = ((const seg_tmp *)a)->rank, y = ((const seg_tmp *)b)->rank;
+    return x < y ? -1 : x > y;
+}
+
+/* Segments of id order over nodes [a, b), a run of strictly ascending ids: the run is one
+ * segment when no other id lies between its ends (their ranks are b - a - 1 apart), else
+ * its halves are tried. 0 when more than cap segments would be needed. */
+static int seg_run(const graph *g, uint32_t a, uint32_t b, seg_tmp *s, uint32_t *n,
+                   uint32_t cap)
+{
+    uint32_t ra = graph_id_rank(g, graph_node_id(g, a));
+    uint32_t rb = graph_id_rank(g, graph_node_id(g, b - 1));
+    if (rb - ra == b - 1 - a) {
+        if (*n == cap)
+            return 0;
+        s[(*n)++] = (seg_tmp){ra, a, b - a};
+        return 1;
+    }
+    uint32_t m = a + (b - a) / 2;
+    return seg_run(g, a, m, s, n, cap) && seg_run(g, m, b, s, n, cap);
+}
+
+/* id order as segments of node order (graph.id_seg) from the runs the scan found, with a
+ * directory over the ranks that leaves at most SEG_STEPS_MAX steps per lookup. Returns 0
+ * (nothing kept) when the runs were too many, interleave too finely or a directory of at
+ * most n / 8 entries cannot bound the steps: then the permutation is built instead. Costs
+ * two rank lookups per segment tried, not a pass over the nodes. */
+static int build_segments(graph *g, const rank_pass w[2])
+{
+    uint32_t n = g->n_nodes;
+    if (w[0].n_desc == UINT32_MAX || w[1].n_desc == UINT32_MAX)
+        return 0;
+    uint32_t cap = n / 64 + 64, nr = 0, ns = 0;
+    uint32_t *starts = err_mallocarray((size_t)w[0].n_desc + w[1].n_desc + 3, sizeof *starts);
+    seg_tmp *s = err_mallocarray(cap, sizeof *s);
+    graph_id_seg *seg = NULL;
+    uint32_t *dir = NULL;
+    if (!starts || !s)
+        goto fail;
+    starts[nr++] = 0;
+    for (uint32_t k = 0; k < w[0].n_desc; k++)
+        starts[nr++] = w[0].desc[k];
+    if (w[1].lo < w[1].hi && w[1].first < w[0].last)
+        starts[nr++] = w[1].lo; /* the second half starts below the first's end */
+    for (uint32_t k = 0; k < w[1].n_desc; k++)
+        starts[nr++] = w[1].desc[k];
+    starts[nr] = n;
+    for (uint32_t k = 0; k < nr; k++)
+        if (!seg_run(g, starts[k], starts[k + 1], s, &ns, cap))
+            goto fail;
+    qsort(s, ns, sizeof *s, cmp_seg);
+    /* ranks are a bijection onto [0, n): the segments tile them; neighbours in both orders
+     * (a run split in halves) join */
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < ns; k++) {
+        if (s[k].rank != (k ? s[k - 1].rank + s[k - 1].len : 0))
+            goto fail;
+        if (m && s[k].node == s[m - 1].node + s[m - 1].len &&
+            s[k].rank == s[m - 1].rank + s[m - 1].len)
+            s[m - 1].len += s[k].len;
+        else
+            s[m++] = s[k];
+    }
+    if (!ns || s[ns - 1].rank + s[ns - 1].len != n)
+        goto fail;
+    if (!(seg = err_mallocarray(m, sizeof *seg)))
+        goto fail;
+    for (uint32_t k = 0; k < m; k++)
+        seg[k] = (graph_id_seg){s[k].rank, s[k].node};
+    /* the directory: about two buckets per segment, finer while a bucket holds too many */
+    unsigned shift = 0;
+    while (shift < 31 && ((uint64_t)(n - 1) >> shift) + 1 > 2ull * m)
+        shift++;
+    for (;; shift--) {
+        uint32_t nb = ((n - 1) >> shift) + 1, steps = 0;
+        free(dir);
+        if (!(dir = err_mallocarray(nb, sizeof *dir)))
+            goto fail;
+        for (uint32_t b = 0, k = 0; b < nb; b++) {
+            uint32_t r = b << shift;
+            uint64_t e = (((uint64_t)b + 1) << shift) - 1;
+            while (k + 1 < m && seg[k + 1].rank <= r)
+                k++;
+            dir[b] = k;
+            uint32_t last = k; /* the segment of the bucket's last rank */
+            while (last + 1 < m && seg[last + 1].rank <= e)
+                last++;
+            steps = last - k > steps ? last - k : steps;
+        }
+        if (steps <= SEG_STEPS_MAX)
+            break;
+        if (shift == 0 || nb > n / 8)
+            goto fail;
+    }
+    g->id_seg = seg;
+    g->id_seg_n = m;
+    g->id_seg_dir = dir;
+    g->id_seg_shift = shift;
+    free(starts);
+    free(s);
+    return 1;
+fail:
+    free(starts);
+    free(s);
+    free(seg);
+    free(dir);
+    return 0;
+}
+
 /* The rank index (graph.h, graph_id_blk) over ids in [lo, hi] whose differences are all
  * multiples of 2^align, when it fits in GRAPH_ID_RANK_MAX_BYTES per node and no id repeats;
  * returns 0 (nothing kept) to leave the lookup to the sorted directory. Only chunks of
@@ -473,8 +600,8 @@ static int build_rank(graph *g, rank_pass w[2], uint64_t lo, uint64_t hi, unsign
         }
     }
     graph_id_blk *b = aligned_alloc(64, nblk * sizeof *b);
-    uint32_t *perm = g->ids_sorted ? NULL : err_mallocarray(n, sizeof *perm);
-    if (!b || (!g->ids_sorted && !perm))
+    uint32_t *perm = NULL;
+    if (!b)
         goto fail;
     memset(b, 0, nblk * sizeof *b);
     for (int k = 0; k < 2; k++)
@@ -497,7 +624,12 @@ static int build_rank(graph *g, rank_pass w[2], uint64_t lo, uint64_t hi, unsign
     g->id_min = lo;
     g->id_align = align;
     g->id_pos = pos;
-    if (perm) {
+    if (!g->ids_sorted && !build_segments(g, w)) {
+        if (!(perm = err_mallocarray(n, sizeof *perm))) {
+            g->id_blk = NULL;
+            g->id_chunk = NULL;
+            goto fail;
+        }
         for (int k = 0; k < 2; k++)
             w[k].perm = perm;
         rank_both(w, RANK_SCATTER);
@@ -517,10 +649,15 @@ lr_status graph_build_index(graph *g, lr_error *err)
     free(g->id_dir);
     free(g->id_blk);
     free(g->id_chunk);
+    free(g->id_seg);
+    free(g->id_seg_dir);
     g->id_sorted = NULL;
     g->id_dir = NULL;
     g->id_blk = NULL;
     g->id_chunk = NULL;
+    g->id_seg = NULL;
+    g->id_seg_dir = NULL;
+    g->id_seg_n = 0;
     g->ids_sorted = 1;
     g->ids_strict = 1;
     if (g->n_nodes == 0)
@@ -528,6 +665,13 @@ lr_status graph_build_index(graph *g, lr_error *err)
     rank_pass w[2];
     memset(w, 0, sizeof w);
     w[0].g = w[1].g = g;
+    /* run starts for build_segments: past n / 128 per half the segments would not pay */
+    uint32_t cap = g->n_nodes / 128 + 32;
+    uint32_t *desc = err_mallocarray(2 * (size_t)cap, sizeof *desc);
+    for (int k = 0; k < 2; k++) {
+        w[k].desc = desc ? desc + (size_t)k * cap : NULL;
+        w[k].cap_desc = desc ? cap : 0;
+    }
     rank_both(w, RANK_SCAN);
     uint64_t lo = w[0].min, hi = w[0].max, spread = w[0].spread;
     g->ids_sorted = w[0].sorted;
@@ -541,7 +685,9 @@ lr_status graph_build_index(graph *g, lr_error *err)
         spread |= w[1].spread | (w[1].first - w[0].first);
     }
     unsigned align = spread ? (unsigned)__builtin_ctzll(spread) : 0;
-    if (build_rank(g, w, lo, hi, align)) {
+    int ranked = build_rank(g, w, lo, hi, align);
+    free(desc);
+    if (ranked) {
         g->ids_strict = g->ids_sorted; /* a rank index holds no repeated id */
         return LR_OK;
     }

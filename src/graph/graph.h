@@ -296,6 +296,13 @@ typedef struct graph {
     unsigned id_align;         /* log2 of the spacing every id - id_min is a multiple of */
     int ids_strict;            /* node ids strictly ascending: node order is id order, no id
                                 * repeats (set by graph_build_index) */
+    /* id order as runs of node order, instead of id_sorted (graph_rank_node): ranks
+     * id_seg[k].rank up to the next segment's are nodes id_seg[k].node, node + 1, ...; the
+     * directory gives, per 2^id_seg_shift ranks, the last segment starting at or before */
+    struct graph_id_seg *id_seg;
+    uint32_t id_seg_n;
+    uint32_t *id_seg_dir;
+    unsigned id_seg_shift;
 } graph;
 
 /* The rank index (graph_build_index): when the ids are strictly ascending in node order and
@@ -342,12 +349,33 @@ static inline uint32_t graph_id_rank(const graph *g, uint64_t id)
         return GRAPH_NONE;
     return b->rank + b->sub[k] + graph_popcount64(w & ((1ull << bit) - 1));
 }
-/* Node with id `id` through the rank index (g->id_blk must be set), or GRAPH_NONE. O(1): the
- * node is the rank itself when node order is id order, else one id_sorted read. */
+/* Where id order runs along node order (graph_build_index): a heap dump writes its regions
+ * one after another, each in address order, so a 22 M-object HotSpot dump's id order is
+ * ~1,300 runs of consecutive nodes; a table of them answers what an array of 4 bytes per
+ * node (id_sorted) would, from memory that stays in cache. */
+typedef struct graph_id_seg {
+    uint32_t rank; /* first rank of the segment */
+    node_ix node;  /* its node; the next ranks are the next nodes */
+} graph_id_seg;
+/* The node whose id is the r-th smallest (r < n_nodes; the graph has an id index). O(1): the
+ * rank itself when node order is id order, an id_sorted read, or a segment found through
+ * the directory in a few steps (graph_build_index bounds them). */
+static inline node_ix graph_rank_node(const graph *g, uint32_t r)
+{
+    if (g->ids_sorted)
+        return r;
+    if (g->id_sorted)
+        return g->id_sorted[r];
+    uint32_t s = g->id_seg_dir[r >> g->id_seg_shift];
+    while (s + 1 < g->id_seg_n && g->id_seg[s + 1].rank <= r)
+        s++;
+    return g->id_seg[s].node + (r - g->id_seg[s].rank);
+}
+/* Node with id `id` through the rank index (g->id_blk must be set), or GRAPH_NONE. O(1). */
 static inline node_ix graph_find_id_rank(const graph *g, uint64_t id)
 {
     uint32_t r = graph_id_rank(g, id);
-    return r == GRAPH_NONE || g->ids_sorted ? r : g->id_sorted[r];
+    return r == GRAPH_NONE ? r : graph_rank_node(g, r);
 }
 
 /* DOM link state of a node, what DevTools calls its detachedness: the snapshot's
@@ -481,9 +509,10 @@ const char *graph_str(const graph *g, str_ix s);
 /* ---- lookups ---- */
 
 /* Builds the id -> node index (call after the nodes are filled): the rank index (id_blk)
- * when the ids are strictly ascending and it takes at most GRAPH_ID_RANK_MAX_BYTES per node,
- * else the sorted permutation and bucket directory (id_sorted, id_dir). Either way a lookup
- * never changes its answer. */
+ * when the ids are unique and it takes at most GRAPH_ID_RANK_MAX_BYTES per node (ranks to
+ * nodes: none needed in id order, else the runs of node order, id_seg, or when they are
+ * too many the permutation, id_sorted), else the sorted permutation and bucket directory
+ * (id_sorted, id_dir). Either way a lookup never changes its answer. */
 #define GRAPH_ID_RANK_MAX_BYTES 2u
 lr_status graph_build_index(graph *g, lr_error *err);
 /* Node with original id, or GRAPH_NONE. O(1) expected (bucket directory), O(log n) worst;

@@ -221,8 +221,12 @@ static void test_rank_regions(void **state)
     assert_false(g.ids_sorted);
     assert_false(g.ids_strict);
     assert_int_equal(g.id_align, 2);
+    /* ten regions, each a run of node order: ten segments, no permutation */
+    assert_null(g.id_sorted);
+    assert_int_equal(g.id_seg_n, regions);
     for (uint32_t p = 1; p < g.n_nodes; p++)
-        assert_true(graph_node_id(&g, g.id_sorted[p - 1]) < graph_node_id(&g, g.id_sorted[p]));
+        assert_true(graph_node_id(&g, graph_rank_node(&g, p - 1)) <
+                    graph_node_id(&g, graph_rank_node(&g, p)));
     uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
     uint64_t nch = (g.id_pos + chunk - 1) / chunk, empty = 0;
     for (uint64_t c = 0; c < nch; c++)
@@ -292,6 +296,104 @@ static void test_rank_halves(void **state)
     }
 }
 
+/* Places where id order, found by sorting, is not the next node, plus one. */
+static uint32_t min_segments(const graph *g)
+{
+    uint32_t n = g->n_nodes, k = 1;
+    pair *p = malloc(n * sizeof *p);
+    assert_non_null(p);
+    for (node_ix i = 0; i < n; i++)
+        p[i] = (pair){graph_node_id(g, i), i};
+    qsort(p, n, sizeof *p, cmp_pair);
+    for (uint32_t i = 1; i < n; i++)
+        k += p[i].node != p[i - 1].node + 1;
+    free(p);
+    return k;
+}
+
+/* Every rank's node through graph_rank_node: the ids in ascending order, each node once. */
+static void check_rank_order(const graph *g)
+{
+    uint8_t *seen = calloc(g->n_nodes, 1);
+    assert_non_null(seen);
+    for (uint32_t p = 0; p < g->n_nodes; p++) {
+        node_ix x = graph_rank_node(g, p);
+        assert_true(x < g->n_nodes && !seen[x]);
+        seen[x] = 1;
+        assert_int_equal(graph_id_rank(g, graph_node_id(g, x)), p);
+    }
+    free(seen);
+}
+
+/* A HotSpot dump's layout: class objects first (their ids inside the object regions), then
+ * regions in an order of their own, each ascending. id order is then a few runs of node
+ * order (segments) and no permutation is kept; one test over a million nodes (the scan in
+ * two halves: a run start at the second half's first node), one where the segments crowd
+ * the first ranks (the directory is made finer until a lookup takes a few steps), and one
+ * where two runs interleave id by id (too many segments: the permutation). */
+static void test_rank_segments(void **state)
+{
+    (void)state;
+    enum { N = 1100000, CLS = 304 };
+    graph g;
+    for (int c = 0; c < 3; c++) {
+        uint32_t n = c == 0 ? N : 100000;
+        make(&g, n);
+        /* 13 regions in the order 0, 5, 10, 2, ...: the seventh starts the second half */
+        uint32_t regions = 13, per = (n / 2 - CLS) / 6;
+        for (uint32_t i = 0; i < n; i++) {
+            if (c == 0) {
+                /* objects at positions 0 mod 3 (ids 24 apart), classes at 1 mod 3 */
+                uint64_t span = 3ull * regions * per;
+                if (i < CLS)
+                    g.node_id[i] = 0x30000000ull + 8 * (3 * ((uint64_t)i * span / 3 / CLS) + 1);
+                else {
+                    uint32_t k = i - CLS, r = (k / per * 5) % regions;
+                    g.node_id[i] = 0x30000000ull + 8 * 3 * ((uint64_t)r * per + k % per);
+                }
+            } else if (c == 1) {
+                /* CLS nodes of descending ids below the rest: one segment each */
+                g.node_id[i] = i < CLS ? 0x1000 + 8 * (uint64_t)(CLS - i)
+                                       : 0x1000 + 8 * (uint64_t)(CLS + 1 + i);
+            } else {
+                /* two runs interleaved id by id */
+                uint32_t h = n / 2, k = i < h ? i : i - h;
+                g.node_id[i] = 0x1000 + 16 * (uint64_t)k + (i < h ? 0 : 8);
+            }
+        }
+        if (c == 0) {
+            lr_error err = {0};
+            assert_int_equal(graph_build_index(&g, &err), LR_OK);
+            for (uint32_t i = 0; i < n; i++) {
+                assert_int_equal(graph_find_id(&g, g.node_id[i]), i);
+                /* position 2 mod 3 is free */
+                assert_int_equal(graph_find_id(&g, g.node_id[i] + (i < CLS ? 8 : 16)), GRAPH_NONE);
+            }
+        } else {
+            check_around(&g);
+        }
+        assert_non_null(g.id_blk);
+        assert_false(g.ids_sorted);
+        if (c < 2) {
+            assert_null(g.id_sorted);
+            assert_non_null(g.id_seg);
+            /* as few as can be: one per place where id order leaves node order */
+            assert_int_equal(g.id_seg_n, min_segments(&g));
+            /* the directory leaves a few steps per lookup */
+            uint32_t nb = ((n - 1) >> g.id_seg_shift) + 1;
+            for (uint32_t b = 0; b < nb; b++) {
+                uint32_t last = b + 1 < nb ? g.id_seg_dir[b + 1] : g.id_seg_n - 1;
+                assert_true(last - g.id_seg_dir[b] <= 8 + 1);
+            }
+        } else {
+            assert_non_null(g.id_sorted);
+            assert_null(g.id_seg);
+        }
+        check_rank_order(&g);
+        graph_fini(&g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_rank_regions),
         cmocka_unit_test(test_rank_fallback),
         cmocka_unit_test(test_rank_halves),
+        cmocka_unit_test(test_rank_segments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
