@@ -141,9 +141,17 @@ lr_status leak_find(const graph *g, const rules_set *rs, leak_set *out, lr_error
         if (push(out, r, LEAK_SRC_WATCHED, NULL))
             st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding leaking objects");
     }
-    if (rs && rs->g == g) {
+    uint8_t *may = rs && rs->g == g ? err_malloc((size_t)g->n_classes + 1) : NULL;
+    if (rs && rs->g == g && !may)
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding leaking objects");
+    if (may) {
+        /* most objects are of classes no leaking inspector applies to: one byte read each */
+        rules_leaking_classes(rs, may);
         char reason[256];
         for (node_ix n = 0; n < g->n_nodes && st == LR_OK; n++) {
+            class_ix c = g->node_class[n];
+            if (g->node_kind[n] != GRAPH_KIND_CLASS && !may[c < g->n_classes ? c : g->n_classes])
+                continue;
             if (seen[n / 8] >> (n % 8) & 1)
                 continue;
             if (rules_is_leaking_object(rs, n, reason, sizeof reason)) {
@@ -153,6 +161,7 @@ lr_status leak_find(const graph *g, const rules_set *rs, leak_set *out, lr_error
             }
         }
     }
+    free(may);
     free(seen);
     return st;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* graph.c: storage and queries of the heap graph (graph layer), prefix graph_. Holds the exact-size
  * allocation of node and edge arrays for readers, the string table, the id -> node index (a rank
- * bitmap over the id positions when the ids are unique and dense, else a sorted permutation, by
- * run merge or radix sort, plus a bucket directory; O(1) per lookup, which readers lean on for
+ * bitmap over the id positions when the ids are unique and dense, with ranks mapped to nodes
+ * by the runs of node order id order is made of, else a sorted permutation, by run merge or
+ * radix sort, plus a bucket directory; O(1) per lookup, which readers lean on for
  * every reference), reverse edges in CSR form, and the lazy decoding of field
  * values and strings from the mapped input. Every read of input bytes is bounds-checked against
  * data_len: the payload offsets come from a reader, but the bytes remain hostile. */

@@ -218,10 +218,10 @@ typedef struct graph {
      * read the values back from the input (HPROF: ids, lengths and field names are in the
      * records): then `derive` answers. Read them through graph_node_id() and friends below. */
     const struct graph_derive *derive;
-    /* Sum of every node's size (graph_node_size; native sizes apart), when the reader added it up while it filled
-     * the nodes (HPROF's pass 2 computes each size anyway); shallow_known 0: not known, and
-     * graph_shallow_total() sums the nodes (one derived size per node is a read of the
-     * node's record, ~0.1 s on 22 M objects). */
+    /* Sum of every node's size (graph_node_size; native sizes apart), when the reader added
+     * it up while it filled the nodes (HPROF's pass 2 computes each size anyway);
+     * shallow_known 0: not known, and graph_shallow_total() sums the nodes (one derived
+     * size per node is a read of the node's record, ~0.1 s on 22 M objects). */
     uint64_t shallow_total;
     uint8_t shallow_known;
 

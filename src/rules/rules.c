@@ -416,12 +416,11 @@ static void append(char *dst, size_t cap, const char *sep, const char *s)
 
 /* Inspector indices applying to n, in rule order: a merge of the generic inspectors and the
  * class's own, both already in rule order (this runs on every object of the dump). */
-static uint32_t node_inspectors(const rules_set *rs, node_ix n, uint32_t *out, uint32_t cap)
+static uint32_t kind_inspectors(const rules_set *rs, int is_class, class_ix c, uint32_t *out,
+                                uint32_t cap)
 {
     const graph *g = rs->g;
     uint32_t k = 0;
-    int is_class = g->node_kind[n] == GRAPH_KIND_CLASS;
-    class_ix c = g->node_class[n];
     uint32_t ci = 0, ce = 0;
     if (!is_class && c != GRAPH_NONE && c < g->n_classes && rs->cls_first) {
         ci = rs->cls_first[c];
@@ -446,6 +445,12 @@ static uint32_t node_inspectors(const rules_set *rs, node_ix n, uint32_t *out, u
         }
     }
     return k;
+}
+
+static uint32_t node_inspectors(const rules_set *rs, node_ix n, uint32_t *out, uint32_t cap)
+{
+    const graph *g = rs->g;
+    return kind_inspectors(rs, g->node_kind[n] == GRAPH_KIND_CLASS, g->node_class[n], out, cap);
 }
 
 typedef struct field_walk {
@@ -509,6 +514,17 @@ void rules_inspect_node(const rules_set *rs, node_ix n, rules_verdicts *v)
             append(v->leaking, sizeof v->leaking, " and ", text);
         else
             append(v->not_leaking, sizeof v->not_leaking, " and ", text);
+    }
+}
+
+void rules_leaking_classes(const rules_set *rs, uint8_t *out)
+{
+    uint32_t idx[256];
+    for (class_ix c = 0; c <= rs->g->n_classes; c++) {
+        uint32_t k = kind_inspectors(rs, 0, c < rs->g->n_classes ? c : GRAPH_NONE, idx, 256);
+        out[c] = 0;
+        for (uint32_t j = 0; j < k && !out[c]; j++)
+            out[c] = rs->insp[idx[j]].verdict == RULES_LEAKING && !rs->insp[idx[j]].fields_of;
     }
 }
 

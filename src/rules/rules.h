@@ -146,6 +146,11 @@ void rules_inspect_node(const rules_set *rs, node_ix n, rules_verdicts *v);
 /* Whether a finder (watch rule or leaking inspector) declares n a leaking object; writes the
  * reason into buf. */
 int rules_is_leaking_object(const rules_set *rs, node_ix n, char *buf, size_t cap);
+/* Per class (out[c], c < n_classes; out[n_classes] for objects of no known class): 1 when
+ * rules_is_leaking_object may say yes for an object of that class that is not a class
+ * object, 0 when it says no for all of them (no leaking inspector applies), so a caller
+ * asking about every object reads one byte for most. Needs rules_bind. */
+void rules_leaking_classes(const rules_set *rs, uint8_t *out);
 
 /* Members of a collection named by `in static C#f.path` (docs/rules.md, "Collections"):
  * every object held by the collection's internal structure, sorted. Returns the count
