@@ -91,6 +91,7 @@ typedef struct edge_out {
     node_ix cur;       /* node whose slots are being read */
     uint64_t dangling; /* references to no object */
     uint32_t ha, na, hb, nb; /* ring heads and fills */
+    uint32_t seg;            /* the id_seg segment of the last rank resolved */
     struct {
         const graph_id_blk *blk; /* NULL: no such id */
         uint32_t at;             /* position in the block */
@@ -120,6 +121,24 @@ static inline void emit(edge_out *o, node_ix from, node_ix t, uint8_t kind)
     o->e++; /* counted only when the graph keeps no edges (rd.count_edges) */
 }
 
+/* graph_rank_node, first trying the segment of the previous reference: an object's
+ * references mostly lead to the same region of the heap, so the directory is read for few. */
+static inline node_ix rank_node(edge_out *o, uint32_t rank)
+{
+    const graph *g = o->g;
+    const graph_id_seg *sg = g->id_seg;
+    if (!sg)
+        return graph_rank_node(g, rank);
+    uint32_t s = o->seg;
+    if (rank < sg[s].rank || rank >= sg[s + 1].rank) {
+        s = g->id_seg_dir[rank >> g->id_seg_shift];
+        while (sg[s + 1].rank <= rank)
+            s++;
+        o->seg = s;
+    }
+    return sg[s].node + (rank - sg[s].rank);
+}
+
 static inline void pop_b(edge_out *o)
 {
     const graph *g = o->g;
@@ -127,7 +146,8 @@ static inline void pop_b(edge_out *o)
     uint32_t rank = o->b[h].rank;
     o->hb = (h + 1) % HP_PIPE;
     o->nb--;
-    emit(o, o->b[h].from, rank == GRAPH_NONE ? rank : graph_rank_node(g, rank), o->b[h].kind);
+    emit(o, o->b[h].from, rank == GRAPH_NONE || g->ids_sorted ? rank : rank_node(o, rank),
+         o->b[h].kind);
 }
 
 static inline void pop_a(edge_out *o)

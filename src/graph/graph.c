@@ -448,8 +448,11 @@ static void rank_both(rank_pass w[2], int pass)
     par_two(rank_run, &w[0], &w[1], mid < n);
 }
 
-/* Steps past the directory's segment a rank lookup may take (graph_rank_node). */
+/* Steps past the directory's segment a rank lookup may take (graph_rank_node), and the
+ * number the directory is made finer for while it stays small (entries per segment). */
 #define SEG_STEPS_MAX 8u
+#define SEG_STEPS_GOOD 2u
+#define SEG_DIR_PER_SEG 64u
 
 typedef struct seg_tmp {
     uint32_t rank, node, len;
@@ -522,16 +525,21 @@ static int build_segments(graph *g, const rank_pass w[2])
     }
     if (!ns || s[ns - 1].rank + s[ns - 1].len != n)
         goto fail;
-    if (!(seg = err_mallocarray(m, sizeof *seg)))
+    if (!(seg = err_mallocarray((size_t)m + 1, sizeof *seg)))
         goto fail;
     for (uint32_t k = 0; k < m; k++)
         seg[k] = (graph_id_seg){s[k].rank, s[k].node};
-    /* the directory: about two buckets per segment, finer while a bucket holds too many */
+    seg[m] = (graph_id_seg){UINT32_MAX, 0}; /* ranks are below n <= 2^31 */
+    /* the directory: about four buckets per segment, finer while a lookup may take more
+     * than SEG_STEPS_GOOD steps and it stays within SEG_DIR_PER_SEG entries per segment (in
+     * cache), or more than SEG_STEPS_MAX while it stays within n / 8 */
     unsigned shift = 0;
-    while (shift < 31 && ((uint64_t)(n - 1) >> shift) + 1 > 2ull * m)
+    uint32_t steps;
+    while (shift < 31 && ((uint64_t)(n - 1) >> shift) + 1 > 4ull * m)
         shift++;
     for (;; shift--) {
-        uint32_t nb = ((n - 1) >> shift) + 1, steps = 0;
+        uint32_t nb = ((n - 1) >> shift) + 1;
+        steps = 0;
         free(dir);
         if (!(dir = err_mallocarray(nb, sizeof *dir)))
             goto fail;
@@ -546,15 +554,18 @@ static int build_segments(graph *g, const rank_pass w[2])
                 last++;
             steps = last - k > steps ? last - k : steps;
         }
-        if (steps <= SEG_STEPS_MAX)
+        uint64_t finer = shift ? ((uint64_t)(n - 1) >> (shift - 1)) + 1 : UINT64_MAX;
+        if (steps <= SEG_STEPS_GOOD ||
+            (steps <= SEG_STEPS_MAX && finer > (uint64_t)SEG_DIR_PER_SEG * m))
             break;
-        if (shift == 0 || nb > n / 8)
+        if (finer > n / 8 + 1)
             goto fail;
     }
     g->id_seg = seg;
     g->id_seg_n = m;
     g->id_seg_dir = dir;
     g->id_seg_shift = shift;
+    g->id_seg_steps = steps;
     free(starts);
     free(s);
     return 1;

@@ -298,11 +298,14 @@ typedef struct graph {
                                 * repeats (set by graph_build_index) */
     /* id order as runs of node order, instead of id_sorted (graph_rank_node): ranks
      * id_seg[k].rank up to the next segment's are nodes id_seg[k].node, node + 1, ...; the
-     * directory gives, per 2^id_seg_shift ranks, the last segment starting at or before */
+     * directory gives, per 2^id_seg_shift ranks, the last segment starting at or before;
+     * id_seg[id_seg_n] is a sentinel past every rank, and id_seg_steps steps forward from
+     * the directory's segment reach any rank's */
     struct graph_id_seg *id_seg;
     uint32_t id_seg_n;
     uint32_t *id_seg_dir;
     unsigned id_seg_shift;
+    unsigned id_seg_steps;
 } graph;
 
 /* The rank index (graph_build_index): when the ids are strictly ascending in node order and
@@ -359,7 +362,7 @@ typedef struct graph_id_seg {
 } graph_id_seg;
 /* The node whose id is the r-th smallest (r < n_nodes; the graph has an id index). O(1): the
  * rank itself when node order is id order, an id_sorted read, or a segment found through
- * the directory in a few steps (graph_build_index bounds them). */
+ * the directory in at most 8 steps (graph_build_index bounds them, most dumps need 1-2). */
 static inline node_ix graph_rank_node(const graph *g, uint32_t r)
 {
     if (g->ids_sorted)
@@ -367,7 +370,7 @@ static inline node_ix graph_rank_node(const graph *g, uint32_t r)
     if (g->id_sorted)
         return g->id_sorted[r];
     uint32_t s = g->id_seg_dir[r >> g->id_seg_shift];
-    while (s + 1 < g->id_seg_n && g->id_seg[s + 1].rank <= r)
+    while (g->id_seg[s + 1].rank <= r) /* at most id_seg_steps; the sentinel stops it */
         s++;
     return g->id_seg[s].node + (r - g->id_seg[s].rank);
 }

@@ -379,11 +379,17 @@ static void test_rank_segments(void **state)
             assert_non_null(g.id_seg);
             /* as few as can be: one per place where id order leaves node order */
             assert_int_equal(g.id_seg_n, min_segments(&g));
-            /* the directory leaves a few steps per lookup */
+            /* the directory leaves a few steps per lookup: from each bucket's segment,
+             * id_seg_steps reach the segment of the bucket's last rank */
             uint32_t nb = ((n - 1) >> g.id_seg_shift) + 1;
+            assert_true(g.id_seg_steps <= 8);
+            assert_int_equal(g.id_seg[g.id_seg_n].rank, UINT32_MAX);
             for (uint32_t b = 0; b < nb; b++) {
-                uint32_t last = b + 1 < nb ? g.id_seg_dir[b + 1] : g.id_seg_n - 1;
-                assert_true(last - g.id_seg_dir[b] <= 8 + 1);
+                uint64_t e = (((uint64_t)b + 1) << g.id_seg_shift) - 1;
+                uint32_t last = g.id_seg_dir[b];
+                while (last + 1 < g.id_seg_n && g.id_seg[last + 1].rank <= e)
+                    last++;
+                assert_true(last - g.id_seg_dir[b] <= g.id_seg_steps);
             }
         } else {
             assert_non_null(g.id_sorted);
