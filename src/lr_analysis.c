@@ -230,11 +230,10 @@ lr_status lr_analysis_trace(const lr_analysis *an, uint32_t t, lr_trace *out, lr
     const trace *tr = &an->tr->traces[t];
     const leak_object *lo = &an->ls->v[tr->leak];
     const graph *g = &an->h->g;
-    unsigned rk = tr->root < g->n_roots ? g->roots[tr->root].kind : GRAPH_ROOT_UNKNOWN;
     out->leaking = lo->node;
     out->signature = tr->fingerprint;
     out->group = tr->group;
-    out->gc_root = trace_root_description(rk);
+    out->gc_root = trace_root_text(g, tr);
     out->source = lo->source == LEAK_SRC_WATCHED ? "watched"
                   : lo->source == LEAK_SRC_RULE  ? "rule"
                                                  : "suspect";

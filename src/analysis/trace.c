@@ -280,8 +280,12 @@ static uint8_t ref_text(const graph *g, const ptree *t, const pelem *p, uint32_t
     }
     uint32_t s = p[i + 1].slot;
     unsigned k = GRAPH_EDGE_KIND(t->in_kind[s]);
-    uint32_t name = t->in_name[s];
+    uint32_t name = t->in_name[s], slot;
     uint8_t type = TRACE_REF_INSTANCE;
+    if (k != GRAPH_EDGE_ELEMENT && trace_ref_slot(g, k, name, &slot)) {
+        k = GRAPH_EDGE_ELEMENT;
+        name = slot;
+    }
     switch (k) {
     case GRAPH_EDGE_STATIC:
         type = TRACE_REF_STATIC;
@@ -299,10 +303,7 @@ static uint8_t ref_text(const graph *g, const ptree *t, const pelem *p, uint32_t
         snprintf(buf, cap, "%s", graph_str(g, name));
         break;
     default:
-        if (GRAPH_EDGE_NAME_IS_INDEX(k))
-            snprintf(buf, cap, "[%u]", name);
-        else
-            snprintf(buf, cap, "%s", graph_str(g, name));
+        snprintf(buf, cap, "%s", graph_str(g, name));
         break;
     }
     if (t->in_label[s])
@@ -321,6 +322,22 @@ static const char *class_text(const graph *g, const rules_set *rs, node_ix n)
     return graph_class_name(g, n);
 }
 
+/* ---- V8's synthetic roots ----
+ * A V8 (or Dart) snapshot has one root, a synthetic node, whose sub-roots ("(GC roots)", then
+ * "(Stack roots)", "(Global handles)" ...) are synthetic nodes too. As in DevTools' retainers
+ * view they name the root a path starts at, not objects of it: a trace whose root entry is
+ * synthetic starts at its first real object, the synthetic nodes before it give the GC Root
+ * line its name, and their references enter neither statuses nor the signature. */
+
+/* Whether p[0..i] are all synthetic nodes (p[i] first: a real object ends the test). */
+static int lead_synth(const graph *g, const pelem *p, uint32_t i)
+{
+    for (uint32_t j = i + 1; j-- > 0;)
+        if (p[j].slot == ELEM_THREAD || g->node_kind[p[j].node] != GRAPH_KIND_SYNTHETIC)
+            return 0;
+    return 1;
+}
+
 /* Fingerprint state at a path position: SHA-1 over className + generic reference name of
  * the suspects so far, and whether the suspect window is still open. */
 typedef struct fpstate {
@@ -331,7 +348,7 @@ typedef struct fpstate {
 /* Moves the state from element i to i + 1 (trace_statuses's window: it restarts at every NO,
  * and the first YES after the last NO closes it). */
 static void fp_step(const graph *g, const rules_set *rs, const ptree *t, const pelem *p,
-                    uint32_t i, fpstate *f)
+                    uint32_t i, int synth, fpstate *f)
 {
     char name[512], gen[520];
     if (p[i].verdict == TRACE_NO) {
@@ -341,6 +358,8 @@ static void fp_step(const graph *g, const rules_set *rs, const ptree *t, const p
         f->open = 0;
         return;
     }
+    if (synth && lead_synth(g, p, i))
+        return; /* a synthetic root's reference: left out of the trace */
     uint8_t type = ref_text(g, t, p, i, name, sizeof name);
     trace_elem e = {.ref_type = type, .ref_name = name};
     trace_ref_generic(&e, gen, sizeof gen);
@@ -390,10 +409,73 @@ typedef struct walker {
     uint32_t *yes, n_yes;  /* positions of YES objects on the path */
     int32_t *lib;          /* first library match of the path up to each position */
     uint32_t root;         /* root entry shown for the tree being walked */
+    int synth;             /* that root is a synthetic node (V8, Dart) */
+    node_ix rn_node;       /* last synthetic node named by rn_ix (a cache), GRAPH_NONE */
+    const char *rn_name;   /* its trace.root_name */
     EVP_MD_CTX *tmp;       /* scratch for finishing a fingerprint */
     rules_verdicts *rv;
     lr_error *err;
 } walker;
+
+/* Path positions before the first real object of the path p[0..d] (never d itself). */
+static uint32_t synth_lead(const walker *w, uint32_t d)
+{
+    uint32_t i = 0;
+    while (w->synth && i < d && w->p[i].slot != ELEM_THREAD &&
+           w->g->node_kind[w->p[i].node] == GRAPH_KIND_SYNTHETIC)
+        i++;
+    return i;
+}
+
+/* trace.root_name of a path whose first `lead` nodes are synthetic: their names joined by
+ * " / " (the unnamed snapshot root left out), kept once in out->root_names. */
+#define TRACE_ROOT_NAME_MAX 160
+#define TRACE_ROOT_GLOBAL "Global object"
+
+static lr_status root_name_of(walker *w, uint32_t lead, const char **out)
+{
+    const graph *g = w->g;
+    trace_result *r = w->out;
+    *out = NULL;
+    if (!lead || !g->node_name)
+        return LR_OK;
+    if (w->p[lead - 1].node == w->rn_node) {
+        *out = w->rn_name;
+        return LR_OK;
+    }
+    char buf[TRACE_ROOT_NAME_MAX];
+    size_t l = 0;
+    buf[0] = 0;
+    for (uint32_t i = 0; i < lead; i++) {
+        node_ix x = w->p[i].node;
+        const char *nm = g->node_name[x] != GRAPH_NONE ? graph_str(g, g->node_name[x]) : "";
+        if (x == g->synthetic_root || !*nm)
+            continue;
+        int n = snprintf(buf + l, sizeof buf - l, "%s%s", l ? " / " : "", nm);
+        if (n > 0 && (size_t)n < sizeof buf - l)
+            l += (size_t)n;
+    }
+    /* Straight from the unnamed snapshot root to an object: one of what DevTools calls user
+     * roots, which V8 makes of its global objects (Node's global, a page's Window). */
+    if (!l && w->p[lead - 1].node == g->synthetic_root)
+        l = (size_t)snprintf(buf, sizeof buf, "%s", TRACE_ROOT_GLOBAL);
+    uint32_t k = 0;
+    while (l && k < r->n_root_names && strcmp(r->root_names[k], buf))
+        k++;
+    if (l && k == r->n_root_names) {
+        char **v = realloc(r->root_names, (k + 1) * sizeof *v);
+        if (!v)
+            return LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+        r->root_names = v;
+        if (!(v[k] = sdup(buf)))
+            return LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
+        r->n_root_names = k + 1;
+    }
+    *out = l ? r->root_names[k] : NULL;
+    w->rn_node = w->p[lead - 1].node;
+    w->rn_name = *out;
+    return LR_OK;
+}
 
 static uint32_t first_above(const uint32_t *v, uint32_t n, uint32_t x)
 {
@@ -413,7 +495,8 @@ static lr_status make_elems(walker *w, uint32_t tp, uint32_t d)
     trace *tr = &w->out->traces[tp];
     const leak_object *lo = &w->ls->v[tr->leak];
     const pelem *p = w->p;
-    uint32_t n = d + 1, head = n, tail = 0;
+    uint32_t base = synth_lead(w, d); /* synthetic root nodes left out */
+    uint32_t n = d + 1 - base, head = n, tail = 0;
     if (!w->ti[tp].keep) {
         head = 0;
         tail = 1;
@@ -436,7 +519,7 @@ static lr_status make_elems(walker *w, uint32_t tp, uint32_t d)
     tr->elided = n - m;
     lr_status st = LR_OK;
     for (uint32_t k = 0; k < m && st == LR_OK; k++) {
-        uint32_t i = k < head ? k : n - (m - k);
+        uint32_t i = base + (k < head ? k : n - (m - k));
         trace_elem *el = &tr->el[k];
         el->node = p[i].node;
         el->edge = GRAPH_NONE;
@@ -498,7 +581,7 @@ static lr_status make_elems(walker *w, uint32_t tp, uint32_t d)
             fy = 0;
         uint32_t F = fy < w->n_yes ? w->yes[fy] : d;
         for (uint32_t k = 0; k < m && st == LR_OK; k++) {
-            uint32_t i = k < head ? k : n - (m - k);
+            uint32_t i = base + (k < head ? k : n - (m - k));
             trace_elem *el = &tr->el[k];
             uint8_t rst;
             char *reason = trace_raw_status(lk[k], nlk[k], i == d, &rst), *r = reason;
@@ -553,15 +636,17 @@ static lr_status at_targets(walker *w, uint32_t s, uint32_t d, fpstate *f)
         }
         tr->root = w->root;
         tr->lib = w->lib[d];
+        uint32_t lead = synth_lead(w, d);
+        LR_TRY(root_name_of(w, lead, &tr->root_name));
         if (!EVP_MD_CTX_copy_ex(w->tmp, f->md))
             return LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
         fp_hex(w->tmp, tr->fingerprint);
         tinfo *ti = &w->ti[tp];
-        ti->len = d + 1;
+        ti->len = d + 1 - lead;
         /* the first suspect reference: at the last NO (else the root), unless the window
          * is empty */
         int64_t L = w->n_no ? (int64_t)w->nos[w->n_no - 1] : -1;
-        uint32_t W = L < 0 ? 0 : (uint32_t)L;
+        uint32_t W = L < (int64_t)lead ? lead : (uint32_t)L;
         uint32_t fy = first_above(w->yes, w->n_yes, W);
         if (L < 0 && w->n_yes && w->yes[0] == 0)
             fy = 0;
@@ -644,6 +729,8 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
     if (root < g->n_roots)
         rules_root_class(w->rs, root, &lib0);
     w->root = root;
+    w->synth = root < g->n_roots && g->roots[root].kind == GRAPH_ROOT_SYNTHETIC;
+    w->rn_node = GRAPH_NONE;
     if (root < g->n_roots && g->roots[root].kind == GRAPH_ROOT_JAVA_FRAME &&
         !w->rs->has_local_edges) {
         node_ix tn = rules_thread_of_serial(g, g->roots[root].thread);
@@ -652,7 +739,8 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
             w->lib[0] = lib0;
             walk_mark(w, 0);
             if (fp)
-                fp_step(g, w->rs, t, (pelem[]){w->p[0], {x0, r0, t->verdict[r0]}}, 0, &cur);
+                fp_step(g, w->rs, t, (pelem[]){w->p[0], {x0, r0, t->verdict[r0]}}, 0, 0,
+                        &cur);
             for (uint32_t r = 0; r < g->n_roots; r++)
                 if (g->roots[r].node == tn && g->roots[r].kind == GRAPH_ROOT_THREAD_OBJECT) {
                     w->root = r;
@@ -689,7 +777,7 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
                     st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
                     break;
                 }
-                fp_step(g, w->rs, t, w->p, k, &lf);
+                fp_step(g, w->rs, t, w->p, k, w->synth, &lf);
             }
             st = at_targets(w, c, k + 1, &lf);
         }
@@ -737,7 +825,7 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
         f->first_done = 1;
         walk_push(w, k + 1, t->node[next], next, t->verdict[next]);
         if (fp)
-            fp_step(g, w->rs, t, w->p, k, &cur);
+            fp_step(g, w->rs, t, w->p, k, w->synth, &cur);
         k++;
         s = next;
     }

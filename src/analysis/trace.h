@@ -49,6 +49,9 @@ typedef struct trace {
     uint32_t n_head;      /* el[0 .. n_head) start at the root; el[n_head .. n) end at the
                            * leaking object; n_head == n when the whole path is kept */
     uint64_t elided;      /* path objects left out between the two (0: none) */
+    const char *root_name; /* the named synthetic nodes (V8's "(GC roots)", "(Stack roots)"
+                            * ...) the path starts with, left out of el; NULL: none. Owned
+                            * by trace_result.root_names */
 } trace;
 
 typedef struct trace_group {
@@ -77,6 +80,8 @@ typedef struct trace_result {
     trace_unreachable *unreachable;
     uint32_t n_unreachable;
     uint32_t n_also_retained; /* leaking objects reachable only through another one */
+    char **root_names;    /* distinct trace.root_name strings, each malloc'd */
+    uint32_t n_root_names;
 } trace_result;
 
 /* How much of each path a trace keeps. Paths can be a million objects long and thousands of
@@ -171,6 +176,10 @@ int trace_shark_root(const graph *g, uint32_t r, void *ctx);
 
 /* Shark's GC-root description ("System class", "Java local variable", ...). */
 const char *trace_root_description(unsigned kind);
+/* The GC root trace t starts at, as its text and JSON name it: the synthetic nodes a V8 or
+ * Dart path starts with, by their names ("(GC roots) / (Stack roots)"), else
+ * trace_root_description of its root entry's kind. Lives as long as t's trace_result. */
+const char *trace_root_text(const graph *g, const trace *t);
 /* Display name of the reference leaving el: "name" fields, "[3]" arrays, "<Java Local>". */
 void trace_ref_display(const trace_elem *el, char *buf, size_t cap);
 /* Generic name used in fingerprints: field name, "[x]", "<Java Local>". */

@@ -34,6 +34,9 @@ void trace_result_free(trace_result *r)
         free(r->groups[i].traces);
     for (uint32_t i = 0; i < r->n_unreachable; i++)
         elem_free(&r->unreachable[i].el);
+    for (uint32_t i = 0; i < r->n_root_names; i++)
+        free(r->root_names[i]);
+    free(r->root_names);
     free(r->traces);
     free(r->groups);
     free(r->unreachable);
@@ -370,12 +373,46 @@ done:
     return st;
 }
 
+/* Numbered slots: Shark names an array entry [x] in a signature, whatever its index, so that
+ * one array holding a thousand leaking objects is one leak. V8 numbers more than its
+ * elements: a hidden edge (a context's or a code object's slot) and an internal edge named by
+ * a number (a FixedArray's slot, such as the backing store of a Map or a Set, whose entries
+ * move as the table grows) are slots too. Digits only, up to TRACE_SLOT_DIGITS of them, so a
+ * name like "<super>" or "2nd" stays a name. */
+#define TRACE_SLOT_DIGITS 9
+
+int trace_ref_slot(const graph *g, unsigned k, uint32_t name, uint32_t *ix)
+{
+    if (GRAPH_EDGE_NAME_IS_INDEX(k)) {
+        *ix = name;
+        return 1;
+    }
+    if (k != GRAPH_EDGE_INTERNAL)
+        return 0;
+    const char *s = graph_str(g, name);
+    uint32_t v = 0, d = 0;
+    for (; s[d]; d++) {
+        if (d == TRACE_SLOT_DIGITS || s[d] < '0' || s[d] > '9')
+            return 0;
+        v = v * 10 + (uint32_t)(s[d] - '0');
+    }
+    if (!d)
+        return 0;
+    *ix = v;
+    return 1;
+}
+
 /* The reference leaving el: an edge of kind k named `name` in the view the paths walked. */
 lr_status trace_build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint32_t name)
 {
     char buf[256];
     unsigned k = GRAPH_EDGE_KIND(k8);
     node_ix n = el->node;
+    uint32_t slot;
+    if (k != GRAPH_EDGE_ELEMENT && trace_ref_slot(g, k, name, &slot)) {
+        k = GRAPH_EDGE_ELEMENT;
+        name = slot;
+    }
     switch (k) {
     case GRAPH_EDGE_STATIC:
         el->ref_type = TRACE_REF_STATIC;
@@ -401,11 +438,7 @@ lr_status trace_build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint3
         break;
     default:
         el->ref_type = TRACE_REF_INSTANCE;
-        if (GRAPH_EDGE_NAME_IS_INDEX(k))
-            snprintf(buf, sizeof buf, "[%u]", name);
-        else
-            snprintf(buf, sizeof buf, "%s", graph_str(g, name));
-        el->ref_name = sdup(buf);
+        el->ref_name = sdup(graph_str(g, name));
         el->owner = trace_owner_simple(el->class_name, 0);
         break;
     }

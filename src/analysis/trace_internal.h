@@ -52,6 +52,10 @@ int trace_add_label(char **labels, const char *s);
 /* Inspector verdicts plus the KeyedWeakReference inspector for node n. */
 int trace_inspect(const graph *g, const rules_set *rs, const leak_set *ls, node_ix n,
                   char **leaking, char **not_leaking, char **labels);
+/* Whether a reference of kind k (GRAPH_EDGE_KIND) named `name` is a numbered slot, an array
+ * entry in a trace (elements, V8 hidden edges, V8 internal edges named by a number); its
+ * index in *ix. trace_build_elem_ref and the path tree's walk (trace.c) name them alike. */
+int trace_ref_slot(const graph *g, unsigned k, uint32_t name, uint32_t *ix);
 /* The reference leaving el: an edge of kind k named `name` in the view the paths walked. */
 lr_status trace_build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint32_t name);
 

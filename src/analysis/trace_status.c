@@ -37,6 +37,14 @@ const char *trace_root_description(unsigned kind)
     return kind == GRAPH_ROOT_SYNTHETIC ? "Unknown GC root type" : graph_root_kind_title(kind);
 }
 
+const char *trace_root_text(const graph *g, const trace *t)
+{
+    if (t->root_name)
+        return t->root_name;
+    return trace_root_description(t->root < g->n_roots ? g->roots[t->root].kind
+                                                       : GRAPH_ROOT_UNKNOWN);
+}
+
 void trace_ref_display(const trace_elem *el, char *buf, size_t cap)
 {
     switch (el->ref_type) {

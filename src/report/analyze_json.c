@@ -286,7 +286,7 @@ void rep_analyze_json(jsonw *w, const rep_analyze *v)
         unsigned rk = t->root < g->n_roots ? g->roots[t->root].kind : GRAPH_ROOT_UNKNOWN;
         jsonw_kv_obj_begin(w, "gc_root");
         jsonw_kv_str(w, "kind", graph_root_kind_name(rk));
-        jsonw_kv_str(w, "description", trace_root_description(rk));
+        jsonw_kv_str(w, "description", trace_root_text(g, t));
         jsonw_obj_end(w);
         /* elements[0 .. elided_after) start at the root, the rest end at the leaking
          * object; elided_objects path objects between them are left out */

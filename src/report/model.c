@@ -204,8 +204,7 @@ static void j_leaks(jsonw *w, const rep_report *r)
         jsonw_kv_str(w, "reason", lo->reason);
         jsonw_kv_str(w, "signature", t->fingerprint);
         jsonw_kv_uint(w, "group", t->group);
-        unsigned rk = t->root < g->n_roots ? g->roots[t->root].kind : GRAPH_ROOT_UNKNOWN;
-        jsonw_kv_str(w, "gc_root", trace_root_description(rk));
+        jsonw_kv_str(w, "gc_root", trace_root_text(g, t));
         jsonw_kv_arr_begin(w, "elements");
         for (uint32_t j = 0; j < t->n; j++)
             j_elem(w, g, &t->el[j], j + 1 == t->n);

@@ -91,10 +91,9 @@ static void put_object(FILE *out, const graph *g, const trace_elem *e, const cha
 
 static void put_root(FILE *out, const graph *g, const trace *t)
 {
-    unsigned rk = t->root < g->n_roots ? g->roots[t->root].kind : GRAPH_ROOT_UNKNOWN;
     fprintf(out, "\xe2\x94\xac\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\n"
                  "\xe2\x94\x82 GC Root: %s\n\xe2\x94\x82",
-            trace_root_description(rk));
+            trace_root_text(g, t));
 }
 
 /* The "↓ owner.name" line (and its "~~~" underline) of the reference leaving e. */

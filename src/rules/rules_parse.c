@@ -478,7 +478,9 @@ static int add_inspect(parser *ps, int watch)
         in.subject = RULES_SUBJ_ANY;
     } else if (is_kw(lx, "class-object") && !watch) {
         in.subject = RULES_SUBJ_CLASS_OBJECT;
-    } else if (lx->tk == T_IDENT && valid_class_name(lx->text)) {
+    } else if ((lx->tk == T_IDENT && valid_class_name(lx->text)) ||
+               (lx->tk == T_STR && lx->text[0])) {
+        /* quoted: any class name a snapshot has, such as DevTools' `Detached <tr>` */
         in.subject = RULES_SUBJ_CLASS;
         in.cls = rules_dupn(lx->text, strlen(lx->text));
         if (!in.cls)
@@ -648,9 +650,28 @@ lr_status rules_load_shipped(rules_set *rs, const char *file, lr_error *err)
 
 lr_status rules_add_watch(rules_set *rs, const char *cls, const char *expr, lr_error *err)
 {
-    char line[2048];
+    char line[2048], qcls[600], shown[300];
     int n;
-    if (!valid_class_name(cls))
+    /* A name the rules grammar cannot take bare (V8 and DOM class names have spaces, angle
+     * brackets, slashes) is written quoted, its quotes and backslashes escaped; the reason
+     * then shows it whole, quotes made harmless. */
+    size_t qn = 0, sn = 0;
+    if (valid_class_name(cls)) {
+        qn = (size_t)snprintf(qcls, sizeof qcls, "%s", cls);
+        snprintf(shown, sizeof shown, "%s", rules_simple_name(cls));
+    } else if (*cls && !strchr(cls, '\n') && strlen(cls) < sizeof shown) {
+        qcls[qn++] = '"';
+        for (const char *p = cls; *p; p++) {
+            if (*p == '"' || *p == '\\')
+                qcls[qn++] = '\\';
+            qcls[qn++] = *p;
+            shown[sn++] = (*p == '"' || *p == '\\') ? '\'' : *p;
+        }
+        qcls[qn++] = '"';
+        qcls[qn] = 0;
+        shown[sn] = 0;
+    }
+    if (!qn || qn >= sizeof qcls)
         return LR_FAIL(err, LR_ERR_RULES, "--watch: bad class name '%s'", cls);
     if (expr && strchr(expr, '\n'))
         return LR_FAIL(err, LR_ERR_RULES, "--leaking-if: newline in expression");
@@ -663,13 +684,13 @@ lr_status rules_add_watch(rules_set *rs, const char *cls, const char *expr, lr_e
         line[k] = 0;
         char q[420];
         memcpy(q, line, k + 1);
-        if (snprintf(reason, sizeof reason, "%s matches %s", rules_simple_name(cls), q) < 0)
+        if (snprintf(reason, sizeof reason, "%s matches %s", shown, q) < 0)
             reason[0] = 0;
-        n = snprintf(line, sizeof line, "watch %s if %s -> \"%s\"", cls, expr, reason);
+        n = snprintf(line, sizeof line, "watch %s if %s -> \"%s\"", qcls, expr, reason);
     } else {
-        if (snprintf(reason, sizeof reason, "%s is watched", rules_simple_name(cls)) < 0)
+        if (snprintf(reason, sizeof reason, "%s is watched", shown) < 0)
             reason[0] = 0;
-        n = snprintf(line, sizeof line, "watch %s -> \"%s\"", cls, reason);
+        n = snprintf(line, sizeof line, "watch %s -> \"%s\"", qcls, reason);
     }
     if (n < 0 || (size_t)n >= sizeof line)
         return LR_FAIL(err, LR_ERR_RULES, "--leaking-if: expression too long");
