@@ -111,7 +111,7 @@ int cmd_analyze(int argc, char **argv)
 {
     cli_strlist rules_files = {{0}, 0}, watches = {{0}, 0}, ifs = {{0}, 0};
     int fail_on_leak = 0, no_shipped = 0, collapse = 0, full = 0, allow_truncated = 0;
-    int no_suspects = 0, verbose = 0, strict = 0;
+    int no_suspects = 0, verbose = 0, strict = 0, detached = 0, no_detached = 0;
     uint64_t max_traces = TRACE_DEFAULT_TRACES;
     const char *categories = NULL, *share_s = NULL, *accum_s = NULL, *fail_susp_s = NULL;
     const char *size_model = NULL, *html = NULL, *leak_tracker = NULL;
@@ -124,6 +124,11 @@ int cmd_analyze(int argc, char **argv)
         {"--leak-tracker", CLI_OPT_STR, &leak_tracker, "JSON",
          "Dart snapshots: trace the objects a Flutter leak_tracker report names (not disposed, "
          "not GCed, GCed late; by identity hash)", NULL},
+        {"--detached", CLI_OPT_FLAG, &detached, NULL,
+         "browser snapshots: detached DOM nodes still retained are leaking objects (the "
+         "default without --watch and --leak-tracker)", NULL},
+        {"--no-detached", CLI_OPT_FLAG, &no_detached, NULL,
+         "do not trace detached DOM nodes", NULL},
         {"--fail-on-leak", CLI_OPT_FLAG, &fail_on_leak, NULL,
          "exit 1 when a leak trace (application or library) or an unreachable leaking object "
          "is reported (3 on a truncated dump); suspects never count", NULL},
@@ -164,7 +169,9 @@ int cmd_analyze(int argc, char **argv)
         "analyze", "FILE", "LeakCanary-style leak traces of watched and rule-matched objects",
         opts, 1, 1,
         "Leaking objects: instances watched by leakcanary.KeyedWeakReference, objects a rule\n"
-        "declares leaking, and --watch CLASS [--leaking-if EXPR] pairs. After their traces, the\n"
+        "declares leaking, and --watch CLASS [--leaking-if EXPR] pairs; on a browser snapshot\n"
+        "without --watch, the detached DOM nodes still retained (--detached, --no-detached).\n"
+        "CLASS is any class name the dump has (`--watch 'Detached <tr>'`). After their traces, the\n"
         "LARGEST RETAINERS section lists leak suspects as Eclipse MAT finds them: objects,\n"
         "classes, groups of instances and threads' locals holding over 10% of the heap,\n"
         "followed down to their accumulation point, with retained sizes as `leakray top`\n"
@@ -177,6 +184,8 @@ int cmd_analyze(int argc, char **argv)
         return rc;
     if (ifs.n > watches.n)
         return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
+    if (detached && no_detached)
+        return cli_usage_error(&co, "--detached and --no-detached exclude each other");
     if (html && cli_out_stdout(html)) /* the page would be mixed into the report */
         return cli_usage_error(&co, "--html - would mix the page with the report on stdout: "
                                     "use `leakray report FILE -o -`");
@@ -267,6 +276,10 @@ int cmd_analyze(int argc, char **argv)
         st = leak_find(g, &rs, &ls, &err);
     if (st == LR_OK && leak_tracker)
         st = analyze_leak_tracker(&co, g, leak_tracker, &ls, &err);
+    /* memlab's question on a browser snapshot: which detached DOM nodes are still held */
+    uint32_t n_detached = 0;
+    if (st == LR_OK && !no_detached && (detached || (!watches.n && !leak_tracker)))
+        st = leak_find_detached(g, &ls, &n_detached, &err);
     analyze_phase("leakfind", &tp);
     lr_status found_st = st;
     /* --collapse folds long runs itself: it gets paths up to TRACE_COLLAPSE_STEPS whole */

@@ -176,6 +176,70 @@ lr_status leak_add(leak_set *s, node_ix n, uint8_t source, const char *reason, l
     return LR_OK;
 }
 
+/* A DOM node in DevTools' sense: its class is "Detached <tag>", "Detached Text" and the
+ * like, not one of Blink's internals hanging off a node ("Detached blink::NodeRareData",
+ * "Detached InternalNode"), which a node's own trace covers. */
+static int dom_node_name(const char *nm)
+{
+    if (!strncmp(nm, "Detached ", 9))
+        nm += 9;
+    return *nm && !strstr(nm, "::") && strcmp(nm, "InternalNode") != 0;
+}
+
+lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_error *err)
+{
+    *n_added = 0;
+    uint32_t n = g->n_nodes;
+    if (!g->node_dom || !n)
+        return LR_OK;
+    uint8_t *seen = err_calloc(n / 8 + 1, 1);
+    node_ix *queue = err_mallocarray(n, sizeof *queue);
+    lr_status st = LR_OK;
+    if (!seen || !queue) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding detached DOM nodes");
+        goto done;
+    }
+    /* strong reachability from the roots: a detached node nothing holds is garbage the
+     * snapshot caught, not a leak */
+    uint32_t qn = 0;
+    for (uint32_t r = 0; r < g->n_roots; r++) {
+        node_ix x = g->roots[r].node;
+        if (x < n && !(seen[x / 8] >> (x % 8) & 1)) {
+            seen[x / 8] |= (uint8_t)(1u << (x % 8));
+            queue[qn++] = x;
+        }
+    }
+    for (uint32_t q = 0; q < qn; q++) {
+        node_ix x = queue[q];
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (y >= n || GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG ||
+                (seen[y / 8] >> (y % 8) & 1))
+                continue;
+            seen[y / 8] |= (uint8_t)(1u << (y % 8));
+            queue[qn++] = y;
+        }
+    }
+    /* what s holds already is not added twice: cleared from the reachable set */
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->v[i].node < n)
+            seen[s->v[i].node / 8] &= (uint8_t) ~(1u << (s->v[i].node % 8));
+    for (node_ix x = 0; x < n; x++) {
+        if (!(seen[x / 8] >> (x % 8) & 1) || graph_node_dom(g, x) != GRAPH_DOM_DETACHED ||
+            !dom_node_name(graph_class_name(g, x)))
+            continue;
+        if (push(s, x, LEAK_SRC_RULE, LEAK_DETACHED_REASON)) {
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding detached DOM nodes");
+            break;
+        }
+        (*n_added)++;
+    }
+done:
+    free(seen);
+    free(queue);
+    return st;
+}
+
 uint32_t leak_kwrs_of(const leak_set *s, node_ix n, uint32_t *first)
 {
     uint32_t lo = 0, hi = s->n_kwrs;

@@ -62,6 +62,15 @@ lr_status leak_suspects(const graph *g, const dom_tree *t, double share, double 
  * LR_OK or LR_ERR_NOMEM. */
 lr_status leak_add(leak_set *s, node_ix n, uint8_t source, const char *reason, lr_error *err);
 
+/* Adds the detached DOM nodes still retained (browser snapshots: DevTools' detachedness,
+ * graph_node_dom): DOM nodes no document reaches but a strong path from a root does, as
+ * memlab's find-leaks reports them. Blink's internal objects of a node ("blink::..." and
+ * InternalNode) are not DOM nodes and are left out. Node order, after what s holds (never
+ * twice); *n_added counts them. O(N + E): one traversal of the strong edges from the roots.
+ * Returns LR_OK or LR_ERR_NOMEM. */
+#define LEAK_DETACHED_REASON "detached DOM node: no document holds it"
+lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_error *err);
+
 /* KeyedWeakReferences watching n (first index into s->kwrs, count), 0 if none. */
 uint32_t leak_kwrs_of(const leak_set *s, node_ix n, uint32_t *first);
 
