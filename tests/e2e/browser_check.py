@@ -5,6 +5,9 @@
 #   browser_check.py compare DIFF.json GOLDEN.diff.tsv       diff --json == DevTools' Comparison
 #   browser_check.py detached DIFF_TF.json HISTO_DET.json    the planted DOM became detached
 #   browser_check.py causes LEAKS.json                       one top-level group per cause
+#   browser_check.py traced ANALYZE.json HISTO_DET.json      analyze traces the 250 detached
+#                                                            panels, one group, every detached
+#                                                            byte retained by them
 # Exit 0 when the check holds; a line on stderr says what differs.
 import json
 import sys
@@ -106,6 +109,28 @@ def causes(doc):
             and len(other) <= 2)
 
 
+def traced(doc, det):
+    """`analyze` on the final snapshot (no --watch): the leaking objects are the detached DOM
+    nodes still retained, here the 250 panel roots (their <h2>, <ul>, <li> and text hang under
+    them), all reached through window.detachedPanels: one application group retaining every
+    detached byte, nothing unreachable."""
+    tr = doc['traces']
+    groups = doc['application_leaks']
+    classes = {t['elements'][-1]['class'] for t in tr}
+    why = {t['elements'][-1]['reason'] for t in tr}
+    ok = (len(tr) == 250 and len(groups) == 1 and classes == {'Detached <div>'}
+          and all('detached' in w for w in why) and not doc['unreachable_objects']
+          and groups[0]['retained_bytes'] == det['total']['detached_shallow']
+          and all(any(e.get('reference', {}).get('name') == 'detachedPanels'
+                      for e in t['elements']) for t in tr[:5]))
+    if not ok:
+        print('  %d traces, %d groups, classes %s, retained %s of %s detached bytes'
+              % (len(tr), len(groups), sorted(classes)[:3],
+                 groups[0]['retained_bytes'] if groups else None,
+                 det['total']['detached_shallow']), file=sys.stderr)
+    return ok
+
+
 def main():
     what = sys.argv[1]
     docs = [json.load(open(a)) for a in sys.argv[2:] if a.endswith('.json')]
@@ -117,6 +142,8 @@ def main():
         ok = detached(docs[0], docs[1])
     elif what == 'causes':
         ok = causes(docs[0])
+    elif what == 'traced':
+        ok = traced(docs[0], docs[1])
     else:
         sys.exit('unknown check ' + what)
     sys.exit(0 if ok else 1)

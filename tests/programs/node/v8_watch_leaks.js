@@ -3,8 +3,10 @@
 // hold things: a setInterval callback capturing a Poller, an EventEmitter listener capturing a
 // RequestContext, a module-level Map (not on globalThis) holding CacheEntry values, and a
 // memoizing closure's private Map holding Memo arrays wrapped in MemoEntry objects. A
-// Discarded object referenced only through a WeakRef is no leak. The snapshot is written from
-// a timer, once the module has returned, so no leak is held by a stack frame.
+// Discarded object referenced only through a WeakRef is no leak. Three GlobalHeld objects hang
+// off globalThis, so their paths leave the snapshot root straight for the global object. The
+// snapshot is written from a timer, once the module has returned, so no leak is held by a
+// stack frame.
 // usage: node v8_watch_leaks.js OUT.heapsnapshot
 'use strict';
 const v8 = require('v8');
@@ -37,6 +39,9 @@ function makeMemo() {
 }
 const lookup = makeMemo();
 for (let i = 0; i < N; i++) lookup('m' + i);
+
+class GlobalHeld { constructor(i) { this.i = i; } }
+globalThis.heldItems = [new GlobalHeld(0), new GlobalHeld(1), new GlobalHeld(2)];
 
 class Discarded { constructor() { this.x = 1; } }
 const weak = new WeakRef(new Discarded());
