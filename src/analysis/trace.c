@@ -323,7 +323,7 @@ static const char *class_text(const graph *g, const rules_set *rs, node_ix n)
 }
 
 /* ---- V8's synthetic roots ----
- * A V8 (or Dart) snapshot has one root, a synthetic node, whose sub-roots ("(GC roots)", then
+ * A V8 snapshot has one root, a synthetic node (graph.synthetic_root), whose sub-roots ("(GC roots)", then
  * "(Stack roots)", "(Global handles)" ...) are synthetic nodes too. As in DevTools' retainers
  * view they name the root a path starts at, not objects of it: a trace whose root entry is
  * synthetic starts at its first real object, the synthetic nodes before it give the GC Root
@@ -409,7 +409,7 @@ typedef struct walker {
     uint32_t *yes, n_yes;  /* positions of YES objects on the path */
     int32_t *lib;          /* first library match of the path up to each position */
     uint32_t root;         /* root entry shown for the tree being walked */
-    int synth;             /* that root is a synthetic node (V8, Dart) */
+    int synth;             /* that root is graph.synthetic_root (V8, ArkTS) */
     node_ix rn_node;       /* last synthetic node named by rn_ix (a cache), GRAPH_NONE */
     const char *rn_name;   /* its trace.root_name */
     EVP_MD_CTX *tmp;       /* scratch for finishing a fingerprint */
@@ -729,7 +729,10 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
     if (root < g->n_roots)
         rules_root_class(w->rs, root, &lib0);
     w->root = root;
-    w->synth = root < g->n_roots && g->roots[root].kind == GRAPH_ROOT_SYNTHETIC;
+    /* V8's root (a Dart snapshot's root node is no graph.synthetic_root: its Isolate holds
+     * the program's state by named fields, which a trace shows) */
+    w->synth = root < g->n_roots && g->roots[root].kind == GRAPH_ROOT_SYNTHETIC &&
+               g->synthetic_root != GRAPH_NONE && g->roots[root].node == g->synthetic_root;
     w->rn_node = GRAPH_NONE;
     if (root < g->n_roots && g->roots[root].kind == GRAPH_ROOT_JAVA_FRAME &&
         !w->rs->has_local_edges) {

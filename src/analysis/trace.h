@@ -176,8 +176,8 @@ int trace_shark_root(const graph *g, uint32_t r, void *ctx);
 
 /* Shark's GC-root description ("System class", "Java local variable", ...). */
 const char *trace_root_description(unsigned kind);
-/* The GC root trace t starts at, as its text and JSON name it: the synthetic nodes a V8 or
- * Dart path starts with, by their names ("(GC roots) / (Stack roots)"), else
+/* The GC root trace t starts at, as its text and JSON name it: the synthetic nodes a V8
+ * path starts with, by their names ("(GC roots) / (Stack roots)"), else
  * trace_root_description of its root entry's kind. Lives as long as t's trace_result. */
 const char *trace_root_text(const graph *g, const trace *t);
 /* Display name of the reference leaving el: "name" fields, "[3]" arrays, "<Java Local>". */
