@@ -430,7 +430,6 @@ static uint32_t synth_lead(const walker *w, uint32_t d)
 /* trace.root_name of a path whose first `lead` nodes are synthetic: their names joined by
  * " / " (the unnamed snapshot root left out), kept once in out->root_names. */
 #define TRACE_ROOT_NAME_MAX 160
-#define TRACE_ROOT_GLOBAL "Global object"
 
 static lr_status root_name_of(walker *w, uint32_t lead, const char **out)
 {

@@ -174,6 +174,9 @@ int trace_shark_filter(const graph *g, edge_ix e, void *ctx);
  * and unreachable roots hold nothing in its sizes. ctx: a trace_shark_ctx. */
 int trace_shark_root(const graph *g, uint32_t r, void *ctx);
 
+/* The GC root of a V8 path leaving the unnamed snapshot root straight for an object: one of
+ * what DevTools calls user roots, which V8 makes of its global objects. */
+#define TRACE_ROOT_GLOBAL "Global object"
 /* Shark's GC-root description ("System class", "Java local variable", ...). */
 const char *trace_root_description(unsigned kind);
 /* The GC root trace t starts at, as its text and JSON name it: the synthetic nodes a V8

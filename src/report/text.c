@@ -544,10 +544,11 @@ void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
         }
         unsigned rk = it->path_root < g->n_roots ? g->roots[it->path_root].kind
                                                  : GRAPH_ROOT_SYNTHETIC;
-        /* V8: the synthetic sub-roots the path leaves out ("(GC roots)") name the root */
+        /* V8: the synthetic sub-roots the path leaves out ("(GC roots)") name the root, as
+         * in the traces; none: the path leaves the snapshot root for a global object */
         const char *rd = rk != GRAPH_ROOT_SYNTHETIC ? trace_root_description(rk)
                          : it->root_name[0]         ? it->root_name
-                                                    : "synthetic root";
+                                                    : TRACE_ROOT_GLOBAL;
         fprintf(out, "\xe2\x94\xac\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\n"
                      "\xe2\x94\x82 GC Root: %s", rd);
         if (rk == GRAPH_ROOT_JAVA_FRAME) {
