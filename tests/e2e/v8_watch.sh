@@ -13,7 +13,8 @@
 # starts at its first real object, under a GC Root line naming V8's sub-roots ("(GC roots) /
 # (Stack roots)"), or "Global object" for the objects hanging off globalThis; never
 # "Unknown GC root type" nor a "(synthetic)" step. An object kept only by a WeakRef is no
-# leak. `--watch` takes V8 class names with spaces and slashes ('system / Context').
+# leak. `--watch` takes V8 class names with spaces and slashes ('system / Context'). The
+# global object's LARGEST RETAINERS entry names its root as the traces do (Global object).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 command -v node >/dev/null || { echo "SKIP: node not installed"; exit 77; }
@@ -69,6 +70,13 @@ python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(not d["traces"] or d["traces"][0]["elements"][-1]["class"] != "system / Context")' \
     "$work/ctx.json" || fail "--watch 'system / Context' found no context"
+
+# the LARGEST RETAINERS speak as the traces: the global object's suspect has the same root
+"$LEAKRAY" analyze "$snap" --json --no-timing > "$work/s.json"
+python3 -c 'import json, sys
+s = [x for x in json.load(open(sys.argv[1]))["suspects"] if x["path"][0]["class"] == "global"]
+sys.exit(not s or s[0]["gc_root"].get("description") != "Global object")' "$work/s.json" ||
+    fail "the global object suspect's root is not Global object"
 
 "$LEAKRAY" analyze "$snap" --watch Discarded --no-timing --no-suspects > "$work/d.txt" 2>&1
 grep -q '^0 APPLICATION LEAKS$' "$work/d.txt" || fail "a WeakRef-only object reported as a leak"
