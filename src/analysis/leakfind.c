@@ -176,14 +176,26 @@ lr_status leak_add(leak_set *s, node_ix n, uint8_t source, const char *reason, l
     return LR_OK;
 }
 
-/* A DOM node in DevTools' sense: its class is "Detached <tag>", "Detached Text" and the
- * like, not one of Blink's internals hanging off a node ("Detached blink::NodeRareData",
- * "Detached InternalNode"), which a node's own trace covers. */
+/* A DOM node in DevTools' sense: an element ("Detached <div>", older snapshots
+ * "Detached HTMLDivElement", "SVG...Element") or one of the other kinds of DOM node. Not
+ * Blink's internals hanging off a node ("Detached blink::NodeRareData", "Detached
+ * InternalNode"), which a node's own trace covers, nor the embedder objects Node marks
+ * detached ("Detached Node / BindingData"): no document ever held those. */
 static int dom_node_name(const char *nm)
 {
+    static const char *const kinds[] = {"Text", "Comment", "CDATASection", "DocumentFragment",
+                                        "ShadowRoot", "DocumentType", "Attr",
+                                        "ProcessingInstruction"};
     if (!strncmp(nm, "Detached ", 9))
         nm += 9;
-    return *nm && !strstr(nm, "::") && strcmp(nm, "InternalNode") != 0;
+    size_t l = strlen(nm);
+    if (nm[0] == '<' || ((!strncmp(nm, "HTML", 4) || !strncmp(nm, "SVG", 3)) && l > 7 &&
+                         !strcmp(nm + l - 7, "Element")))
+        return 1;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (!strcmp(nm, kinds[i]))
+            return 1;
+    return 0;
 }
 
 lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_error *err)
