@@ -171,11 +171,11 @@ int cmd_analyze(int argc, char **argv)
         "Leaking objects: instances watched by leakcanary.KeyedWeakReference, objects a rule\n"
         "declares leaking, and --watch CLASS [--leaking-if EXPR] pairs; on a browser snapshot\n"
         "without --watch, the detached DOM nodes still retained (--detached, --no-detached).\n"
-        "CLASS is any class name the dump has (`--watch 'Detached <tr>'`). After their traces, the\n"
-        "LARGEST RETAINERS section lists leak suspects as Eclipse MAT finds them: objects,\n"
-        "classes, groups of instances and threads' locals holding over 10% of the heap,\n"
-        "followed down to their accumulation point, with retained sizes as `leakray top`\n"
-        "shows them. Suspects are not leak traces: --fail-on-leak ignores them,\n"
+        "CLASS is any class name the dump has (`--watch 'Detached <tr>'`). After their\n"
+        "traces, the LARGEST RETAINERS section lists leak suspects as Eclipse MAT finds them:\n"
+        "objects, classes, groups of instances and threads' locals holding over 10% of the\n"
+        "heap, followed down to their accumulation point, with retained sizes as `leakray\n"
+        "top` shows them. Suspects are not leak traces: --fail-on-leak ignores them,\n"
         "--fail-on-suspect PCT gates on them. Rules language: docs/rules.md.\n"
         "Example: leakray analyze app.hprof --watch com.example.Page --leaking-if 'destroyed'\n"};
     cli_common co;

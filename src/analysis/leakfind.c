@@ -201,8 +201,14 @@ static int dom_node_name(const char *nm)
 lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_error *err)
 {
     *n_added = 0;
-    uint32_t n = g->n_nodes;
+    uint32_t n = g->n_nodes, cand = 0;
     if (!g->node_dom || !n)
+        return LR_OK;
+    /* the traversal only for a snapshot with detached DOM nodes (Node marks none) */
+    for (node_ix x = 0; x < n && !cand; x++)
+        cand = graph_node_dom(g, x) == GRAPH_DOM_DETACHED &&
+               dom_node_name(graph_class_name(g, x));
+    if (!cand)
         return LR_OK;
     uint8_t *seen = err_calloc(n / 8 + 1, 1);
     node_ix *queue = err_mallocarray(n, sizeof *queue);

@@ -66,9 +66,9 @@ lr_status leak_add(leak_set *s, node_ix n, uint8_t source, const char *reason, l
  * graph_node_dom): DOM nodes no document reaches but a strong path from a root does, as
  * memlab's find-leaks reports them: elements and the other kinds of DOM node (Text,
  * Comment, ShadowRoot ...), not Blink's internal objects of a node ("blink::...",
- * InternalNode) nor the embedder objects Node.js marks detached. Node order, after what s holds (never
- * twice); *n_added counts them. O(N + E): one traversal of the strong edges from the roots.
- * Returns LR_OK or LR_ERR_NOMEM. */
+ * InternalNode) nor the embedder objects Node.js marks detached. Node order, after what s
+ * holds (never twice); *n_added counts them. O(N + E): one traversal of the strong edges
+ * from the roots, only when some DOM node is detached. Returns LR_OK or LR_ERR_NOMEM. */
 #define LEAK_DETACHED_REASON "detached DOM node: no document holds it"
 lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_error *err);
 

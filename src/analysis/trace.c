@@ -323,11 +323,12 @@ static const char *class_text(const graph *g, const rules_set *rs, node_ix n)
 }
 
 /* ---- V8's synthetic roots ----
- * A V8 snapshot has one root, a synthetic node (graph.synthetic_root), whose sub-roots ("(GC roots)", then
- * "(Stack roots)", "(Global handles)" ...) are synthetic nodes too. As in DevTools' retainers
- * view they name the root a path starts at, not objects of it: a trace whose root entry is
- * synthetic starts at its first real object, the synthetic nodes before it give the GC Root
- * line its name, and their references enter neither statuses nor the signature. */
+ * A V8 snapshot has one root, a synthetic node (graph.synthetic_root), whose sub-roots
+ * ("(GC roots)", then "(Stack roots)", "(Global handles)" ...) are synthetic nodes too. As
+ * in DevTools' retainers view they name the root a path starts at, not objects of it: a
+ * trace whose root entry is synthetic starts at its first real object, the synthetic nodes
+ * before it give the GC Root line its name, and their references enter neither statuses
+ * nor the signature. */
 
 /* Whether p[0..i] are all synthetic nodes (p[i] first: a real object ends the test). */
 static int lead_synth(const graph *g, const pelem *p, uint32_t i)
