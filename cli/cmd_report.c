@@ -52,7 +52,7 @@ int cmd_report(int argc, char **argv)
         return cmd_dashboard(argc, argv);
     const char *out = NULL, *format = "html";
     cli_strlist rules_files = {{0}, 0}, watches = {{0}, 0}, ifs = {{0}, 0};
-    int no_shipped = 0, no_suspects = 0;
+    int no_shipped = 0, no_suspects = 0, detached = 0, no_detached = 0;
     const cli_optdef opts[] = {
         CLI_OPTS_OUTPUT(&out, "output file (.html); - writes to stdout"),
         {"--format", CLI_OPT_STR, &format, "html|json",
@@ -66,6 +66,11 @@ int cmd_report(int argc, char **argv)
          "do not load jdk.rules / android.rules", NULL},
         {"--no-suspects", CLI_OPT_FLAG, &no_suspects, NULL,
          "leave out the LARGEST RETAINERS (leak suspects as `analyze` finds them)", NULL},
+        {"--detached", CLI_OPT_FLAG, &detached, NULL,
+         "browser snapshots: detached DOM nodes still retained are leaks (default without "
+         "--watch), as `analyze`", NULL},
+        {"--no-detached", CLI_OPT_FLAG, &no_detached, NULL, "do not trace detached DOM nodes",
+         NULL},
         {0}};
     const cli_spec spec = {
         "report", "FILE", "self-contained HTML report: leaks, dominator treemap, tables", opts, 1,
@@ -94,6 +99,8 @@ int cmd_report(int argc, char **argv)
         return cli_usage_error(&co, "--format must be html or json, not '%s'", format);
     if (ifs.n > watches.n)
         return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
+    if (detached && no_detached)
+        return cli_usage_error(&co, "--detached and --no-detached exclude each other");
     double t0 = cli_now_ms();
     lr_heap *h;
     /* as analyze: with --mapping, array classes keep their obfuscated names (Shark's traces) */
@@ -102,7 +109,7 @@ int cmd_report(int argc, char **argv)
         return rc;
     lr_error err = {.offset = LR_NO_OFFSET};
     lr_analyze_opts ao = {rules_files.v, rules_files.n, watches.v, ifs.v, watches.n, no_shipped,
-                          no_suspects};
+                          no_suspects, detached ? 1 : no_detached ? -1 : 0};
     lr_analysis *an = NULL;
     if (lr_analyze(h, &ao, &an, &err) != LR_OK) {
         rc = cli_error(&co, &err);

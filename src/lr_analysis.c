@@ -78,6 +78,9 @@ lr_status lr_analyze(lr_heap *h, const lr_analyze_opts *o, lr_analysis **out, lr
                            SUSP_ACCUMULATION_DEFAULT, ret_split_min, &an->own_sr);
     if (st == LR_OK)
         st = leak_find(g, &an->own_rs, &an->own_ls, err);
+    uint32_t n_detached;
+    if (st == LR_OK && (o->detached > 0 || (o->detached == 0 && !o->n_watch)))
+        st = leak_find_detached(g, &an->own_ls, &n_detached, err);
     lr_status found_st = st;
     an->sr = o->no_suspects ? NULL : &an->own_sr;
     an->suspects = an->own_ls.n == 0;

@@ -98,6 +98,9 @@ typedef struct lr_analyze_opts {
     int no_shipped_rules;           /* nonzero: skip jdk.rules / android.rules */
     int no_suspects;                /* nonzero: skip the leak suspects (`leakray analyze`'s
                                      * LARGEST RETAINERS, never traces) and their tree */
+    int detached;                   /* browser snapshots: the detached DOM nodes still
+                                     * retained are leaking objects. 0: when n_watch is 0
+                                     * (`leakray analyze`'s default), 1: always, -1: never */
 } lr_analyze_opts;
 
 /* Finds leaking objects (watched by LeakCanary's KeyedWeakReference, declared by rules or

@@ -101,4 +101,8 @@ grep -q '^0 APPLICATION LEAKS$' "$work/an0.txt" && ok "analyze --no-detached: no
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d['traces']; sys.exit(0 if len(t) + d['also_retained'] == 1250 and all(x['elements'][-1]['class'] == 'Detached <li>' for x in t) else 1)" \
     "$work/anli.json" && ok "analyze --watch 'Detached <li>': the 1,250 items, traced or also retained" \
     || bad "analyze --watch 'Detached <li>' ($(cat "$work/anli.err"))"
+"$LEAKRAY" report "$F" --format json -o "$work/rep.json" --no-timing
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); g=d['groups']; sys.exit(0 if len(g) == 1 and g[0]['count'] == 250 and d['summary']['traces'] == 250 else 1)" \
+    "$work/rep.json" && ok "report: the same detached-panel leak as analyze" \
+    || bad "report detached DOM"
 [ "$fails" -eq 0 ] || { echo "$fails checks failed"; exit 1; }
