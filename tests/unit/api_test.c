@@ -258,7 +258,7 @@ static void analysis_and_render(void **state)
     lr_analysis_free(an);
     /* A bad rules file is LR_ERR_RULES and no handle. */
     const char *rules[] = {"/nonexistent/x.rules"};
-    lr_analyze_opts o = {rules, 1, NULL, NULL, 0, 0, 0};
+    lr_analyze_opts o = {.rules_files = rules, .n_rules_files = 1};
     lr_error e3 = {0};
     an = (lr_analysis *)1;
     assert_int_not_equal(lr_analyze(h, &o, &an, &e3), LR_OK);
@@ -307,7 +307,7 @@ static void suspects_api(void **state)
     assert_non_null(strstr(buf, "thread main keeps local variables with total size 5,393,920"));
     lr_free(buf);
     lr_analysis_free(an);
-    lr_analyze_opts o = {NULL, 0, NULL, NULL, 0, 0, 1};
+    lr_analyze_opts o = {.no_suspects = 1};
     assert_int_equal(lr_analyze(h, &o, &an, &err), LR_OK);
     assert_int_equal(lr_analysis_suspect_count(an), 0);
     assert_int_equal(lr_render_buffer(an, LR_RENDER_TEXT, &ro, &buf, &len, &err), LR_OK);
