@@ -233,8 +233,16 @@ static void test_watch(void **state)
      * expression is wrapped in) */
     assert_string_equal(err.msg, "--leaking-if 'destroyed ==': expected a field path or a "
                                  "value, got the end of the expression");
+    /* any class name a snapshot has: written quoted, shown whole in the reason */
     memset(&err, 0, sizeof err);
-    assert_int_equal(rules_add_watch(&rs, "bad#name", NULL, &err), LR_ERR_RULES);
+    assert_int_equal(rules_add_watch(&rs, "Detached <tr>", NULL, &err), LR_OK);
+    assert_string_equal(rs.insp[rs.n_insp - 1].cls, "Detached <tr>");
+    assert_string_equal(rs.insp[rs.n_insp - 1].text, "Detached <tr> is watched");
+    assert_int_equal(rules_add_watch(&rs, "a \"b\" \\ #c", NULL, &err), LR_OK);
+    assert_string_equal(rs.insp[rs.n_insp - 1].cls, "a \"b\" \\ #c");
+    /* refused: no name, or one that would end the rule's line */
+    assert_int_equal(rules_add_watch(&rs, "", NULL, &err), LR_ERR_RULES);
+    assert_int_equal(rules_add_watch(&rs, "bad\nname", NULL, &err), LR_ERR_RULES);
     rules_fini(&rs);
 }
 
