@@ -27,13 +27,13 @@
  * larger number: the node-indexed uint32 array that ends as the idom result carries the DFS
  * state from the start; the DFS and Lengauer-Tarjan add four uint32 arrays touched up to
  * the most numbers held at once (K, or deeper while a long single-referrer chain is open;
- * two of them touched by the DFS only as deep as its path goes), 4 bytes per H and at most
- * 8 bytes per B edge; the close holds the results (idom uint32, retained uint64 or uint32
- * per node), one uint32 array of K, the H list and a bit per node. The dominance options
- * add one byte per node (reach set and marks), and the VisualVM sums 8 bytes per object
- * whose one referrer is not its idom at the close (GC roots with one referrer: 59 of 2.3 M
- * objects on the benchmark dump), with the tree sums
- * kept in the retained array. Plus one bit per edge (which edges count) until the close, two
+ * two of them touched by the DFS only as deep as its path goes; the H list fills the top of
+ * one of them), and at most 8 bytes per B edge; the close holds the results (idom uint32,
+ * retained uint64 or uint32 per node), that array of K with the H list, and a bit per node.
+ * The dominance options add one byte per node (reach set and marks), and the VisualVM sums
+ * 8 bytes per object whose one referrer is not its idom at the close (GC roots with one
+ * referrer: 59 of 2.3 M objects on the benchmark dump), with the tree sums kept in the
+ * retained array. Plus one bit per edge (which edges count) until the close, two
  * while the dominance options' reach pass asks the reach and the link filters together.
  * No per-node malloc; big arrays are freed as soon as they die (the CLI's fixed mmap
  * threshold then hands them back to the system). Over 2^31 - 17 nodes is refused.
@@ -60,6 +60,8 @@
 /* On the DFS stack: the open vertex keeps a number (something below it does, or it has more
  * than one way in). Node indices stay below it. */
 #define OPEN_HELD 0x80000000u
+/* In vert[] after Lengauer-Tarjan: the vertex is an unreached referrer (no result). */
+#define V_OUT 0x80000000u
 /* Closes each target's block in the packed predecessor list (numbers stay below 2^31). */
 #define HDR 0x80000000u
 #define EMPTY UINT32_MAX
@@ -166,7 +168,8 @@ static void x_range(const xedges *xe, node_ix x, uint32_t *lo, uint32_t *hi)
  * is NULL). Counting an edge the DFS never follows only keeps a leaf a vertex.
  * An etest says which edges count: the filter's answers (and, in the same pass, a second
  * filter's into more bits, asked about the same edge right after), or bits given, kept in
- * place less the edges into a node tmask has 0 for. */
+ * place less the edges into a node tmask has 0 for. With count2, cls counts the second
+ * filter's edges (the dominance graph's, when every source counts: one pass fewer). */
 typedef struct etest {
     dom_edge_filter f; /* NULL with pre NULL: follow_default */
     void *ctx;
@@ -175,6 +178,7 @@ typedef struct etest {
     dom_edge_filter f2;   /* also f2's answers into bits2 */
     void *ctx2;
     uint64_t *bits2;
+    int count2;           /* cls from f2's answers, not f's */
 } etest;
 
 static uint64_t *follow_bits(const graph *g, const etest *et, uint32_t *cls, const uint8_t *src,
@@ -204,11 +208,13 @@ static uint64_t *follow_bits(const graph *g, const etest *et, uint32_t *cls, con
                 }
             } else {
                 int f = follows(g, et->f, et->ctx, e);
-                if (et->bits2 && et->f2(g, e, et->ctx2))
+                int f2 = et->bits2 && et->f2(g, e, et->ctx2);
+                if (f2)
                     et->bits2[e >> 6] |= b;
-                if (!f)
+                if (f)
+                    bits[e >> 6] |= b;
+                if (!(et->count2 ? f2 : f))
                     continue;
-                bits[e >> 6] |= b;
             }
             out = 1;
             if (counted && (cls[y] & C_INS) < 2)
@@ -246,13 +252,17 @@ static inline edge_ix edges_end(const graph *g, node_ix x)
 /* Reach set for the dominance options: mask[x] = 1 for every node reachable from the
  * super-root's children over followed edges (any order will do: only the set matters),
  * | leaf for those without a followed edge (each node's edges are read here anyway, so the
- * VisualVM sums' leaf mark costs no pass of its own). stk is scratch of n entries (each node
- * is pushed once). Returns the number of nodes. */
+ * VisualVM sums' leaf mark costs no pass of its own). Its stack grows as needed (each node
+ * is pushed once), so dfnum may already hold the edge counts. Returns the number of nodes,
+ * or UINT32_MAX out of memory. */
 static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol,
-                           uint8_t *mask, uint8_t leaf, uint32_t *stk)
+                           uint8_t *mask, uint8_t leaf)
 {
     uint64_t nr = sroots_count(sr);
-    uint32_t sp = 0, cnt = 0;
+    uint32_t sp = 0, cnt = 0, cap = 1u << 16;
+    uint32_t *stk = err_mallocarray(cap, sizeof *stk);
+    if (!stk)
+        return UINT32_MAX;
     for (uint64_t i = 0; i < nr; i++) {
         node_ix r = sroots_get(sr, i);
         if (r == GRAPH_NONE || mask[r])
@@ -269,6 +279,15 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
                 any = 1;
                 node_ix y = g->edge_to[e];
                 if (!mask[y]) {
+                    if (sp == cap) {
+                        uint32_t *p = err_reallocarray(stk, (size_t)cap * 2, sizeof *stk);
+                        if (!p) {
+                            free(stk);
+                            return UINT32_MAX;
+                        }
+                        stk = p;
+                        cap *= 2;
+                    }
                     mask[y] = 1;
                     cnt++;
                     stk[sp++] = y;
@@ -278,6 +297,7 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
                 mask[x] |= leaf;
         }
     }
+    free(stk);
     return cnt;
 }
 
@@ -297,7 +317,8 @@ typedef struct dfs_state {
     uint32_t *pairs; /* (w, x) */
     size_t n_pairs, cap_pairs;
     uint32_t nv, n_leaves;
-    node_ix *hung;   /* vertices that became leaves, each after those below it */
+    node_ix *hung;   /* the end of vert: the vertices that became leaves go below it, each
+                      * before those below it in the DFS (hung[-1] is the first one) */
     uint32_t n_hung;
 } dfs_state;
 
@@ -409,7 +430,7 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                 sp--;
                 if (!(stk_x[sp] & OPEN_HELD) && v == nv) { /* else a vertex stays below */
                     dfnum[x] = LEAF | (p == 0 ? 0 : (stk_x[sp - 1] & ~OPEN_HELD) + 1);
-                    s->hung[s->n_hung++] = x;
+                    s->hung[-(int64_t)++s->n_hung] = x;
                     leaves++;
                     nv--;
                 }
@@ -637,7 +658,15 @@ static inline node_ix ref_get(const refs *r, node_ix y)
     }
 }
 
-static uint64_t tree_sum(const graph *g, node_ix x, const refs *ref, uint8_t *mk,
+/* Whether reached y has one link referrer (whichever): an edge followed into y then comes
+ * from it, so callers holding such an edge need not ask ref_get which node that is. */
+static inline int ref_single(uint8_t k)
+{
+    uint8_t r = k & M_REF_MULTI;
+    return r == M_REF_IDOM || r == M_REF_OTHER;
+}
+
+static uint64_t tree_sum(const graph *g, const uint64_t *fol, node_ix x, uint8_t *mk,
                          const rets *slot)
 {
     uint64_t sum = graph_node_size(g, x);
@@ -646,7 +675,8 @@ static uint64_t tree_sum(const graph *g, node_ix x, const refs *ref, uint8_t *mk
     uint32_t n = g->n_nodes;
     for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
         node_ix y = g->edge_to[e];
-        if (y < n && (mk[y] & (M_REACHED | M_SUMMED)) == M_REACHED && ref_get(ref, y) == x) {
+        if (y < n && fbit(fol, e) && (mk[y] & (M_REACHED | M_SUMMED)) == M_REACHED &&
+            ref_single(mk[y])) {
             mk[y] |= M_SUMMED;
             sum += rget(slot, y);
         }
@@ -664,7 +694,8 @@ static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, 
     /* Only reached objects' referrers matter: an unreached target blocks its referrer
      * whatever its count. M_REF_CUR makes x count once per target however many edges it
      * has to it; a second walk over x's edges clears it. The zeroed slots hold the first
-     * referrer that is not the idom meanwhile. */
+     * referrer meanwhile, compared with the idom in node order afterwards (asking the idom
+     * here was a cache miss the walk waited on for every target). */
     for (node_ix x = 0; x < n; x++) {
         edge_ix e0 = g->first_edge[x], end = edges_end(g, x);
         for (edge_ix e = e0; e < end; e++) {
@@ -674,8 +705,7 @@ static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, 
             uint8_t k = mk[y];
             if ((k & (M_REACHED | M_REF_CUR)) != M_REACHED)
                 continue;
-            uint8_t ref = k & M_REF_MULTI;
-            ref = ref ? M_REF_MULTI : idom[y] == x ? M_REF_IDOM : M_REF_OTHER;
+            uint8_t ref = k & M_REF_MULTI ? M_REF_MULTI : M_REF_OTHER;
             if (ref == M_REF_OTHER)
                 rset(slot, y, x, &over);
             mk[y] = (uint8_t)((k & ~M_REF_MULTI) | ref | M_REF_CUR);
@@ -684,8 +714,16 @@ static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, 
             if (fbit(fol, e))
                 mk[g->edge_to[e]] &= (uint8_t)~M_REF_CUR;
     }
-    for (node_ix y = 0; y < n; y++)
-        r->n_other += (mk[y] & M_REF_MULTI) == M_REF_OTHER;
+    for (node_ix y = 0; y < n; y++) {
+        if ((mk[y] & M_REF_MULTI) != M_REF_OTHER)
+            continue;
+        if (idom[y] == rget(slot, y)) {
+            mk[y] = (uint8_t)((mk[y] & ~M_REF_MULTI) | M_REF_IDOM);
+            rset(slot, y, 0, &over);
+        } else {
+            r->n_other++;
+        }
+    }
     /* a list costs 8 bytes an object, an array of N 4 bytes a node */
     int listed = r->n_other < n / dom_refs_list_div;
     if (r->n_other) {
@@ -731,7 +769,7 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
             node_ix y = g->edge_to[e];
             if (y >= n)
                 continue;
-            int blocks = (mk[y] & M_REACHED) ? fbit(fol, e) && ref_get(&ref, y) >= n
+            int blocks = (mk[y] & M_REACHED) ? fbit(fol, e) && !ref_single(mk[y])
                          : unr                ? fbit(fol, e)
                                               : o->link(g, e, o->link_ctx);
             if (blocks) {
@@ -749,7 +787,7 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
         if (!(k & M_NOREACH) && ((k & M_BLOCKED) || rget(slot, x) != 0))
             continue;
         for (node_ix y = x;;) {
-            rset(slot, y, tree_sum(g, y, &ref, mk, slot), over);
+            rset(slot, y, tree_sum(g, fol, y, mk, slot), over);
             mk[y] |= M_TREE;
             node_ix p = ref_get(&ref, y);
             if (p >= n || (mk[p] & (M_REACHED | M_TREE | M_BLOCKED | M_NOREACH)) != M_REACHED)
@@ -908,9 +946,10 @@ static inline int bit_get(const uint64_t *b, uint32_t i)
 
 /* The close: retained sizes into a fresh array of 32 bits (narrow) or 64, and the total.
  * In: t->idom, the reach mask (or NULL), the link bits (VisualVM sums), isv (nodes with a
- * DFS number at the end or given back), vert (number -> node) and the hung list (those
- * given back, in the order the DFS left them). *over is set when a 32-bit size overflowed
- * (the array is then wrong, and the caller starts again in 64 bits). */
+ * DFS number at the end or given back), vert (number -> node, V_OUT on unreached referrers)
+ * and the end of the hung list (those given back, hung[-1] the first the DFS left). *over
+ * is set when a 32-bit size overflowed (the array is then wrong, and the caller starts
+ * again in 64 bits). */
 static lr_status close_sums(const graph *g, const dom_opts *o, dom_tree *t, uint8_t *mask,
                             const uint64_t *fol, const uint64_t *isv, const uint32_t *vert,
                             uint32_t nv, const node_ix *hung, uint32_t n_hung, int narrow,
@@ -953,12 +992,12 @@ static lr_status close_sums(const graph *g, const dom_opts *o, dom_tree *t, uint
         if (t->idom[x] != GRAPH_NONE && !bit_get(isv, x))
             sum_up(&su, x);
     /* the vertices that became leaves, each after those below it */
-    for (uint32_t i = 0; i < n_hung; i++)
-        if (t->idom[hung[i]] != GRAPH_NONE)
-            sum_up(&su, hung[i]);
+    for (uint32_t i = 1; i <= n_hung; i++)
+        if (t->idom[hung[-(int64_t)i]] != GRAPH_NONE)
+            sum_up(&su, hung[-(int64_t)i]);
     for (uint32_t v = nv; v >= 1; v--) {
         node_ix x = vert[v];
-        if (!mask || mask[x])
+        if (!(x & V_OUT))
             sum_up(&su, x);
     }
     t->total_reachable = su.total;
@@ -1009,34 +1048,45 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
                 xe.has[xe.from[i] >> 6] |= 1ull << (xe.from[i] & 63);
     }
     sroots sr = sroots_make(g, NULL, o);
-    etest et = {o->reach, o->reach_ctx, NULL, NULL, NULL, NULL, NULL};
+    etest et = {o->reach, o->reach_ctx, NULL, NULL, NULL, NULL, NULL, 0};
     const uint8_t *src = NULL; /* sources the DFS may reach, NULL = all */
+    int counted = 0; /* the edge counts are in dfnum */
     if (o->link) {
         /* Reachability first, the link edges asked in the same pass; the dominance graph is
-         * then every link edge among reached objects, numbered by a DFS of its own. */
+         * then every link edge among reached objects, numbered by a DFS of its own. Unreached
+         * referrers as super-root children (VisualVM's convention): their references still
+         * take dominance away from reached objects, every link edge is one of the dominance
+         * graph, and the same pass counts them. Otherwise only reached objects are ever
+         * met, so only they count as referrers, and a second pass counts once the reach set
+         * is known. */
+        int unr = (o->flags & DOM_UNREACHED_AS_ROOTS) != 0;
         mask = err_calloc(m, 1);
         uint64_t *lbits = err_calloc((size_t)g->n_edges / 64 + 1, sizeof *lbits);
-        et = (etest){o->reach, o->reach_ctx, NULL, NULL, o->link, o->link_ctx, lbits};
-        if (!mask || !lbits || !(fol = follow_bits(g, &et, NULL, NULL, NULL))) {
+        et = (etest){o->reach, o->reach_ctx, NULL, NULL, o->link, o->link_ctx, lbits, unr};
+        if (!mask || !lbits || !(fol = follow_bits(g, &et, unr ? s.dfnum : NULL, NULL, NULL))) {
             free(lbits);
             goto nomem;
         }
         /* M_NOREACH leaves mask[x] nonzero either way for the targets' test */
         t->n_reachable = reach_mark(g, &sr, fol, mask,
-                                    o->flags & DOM_VISUALVM_SUMS ? M_NOREACH : 0, s.dfnum);
+                                    o->flags & DOM_VISUALVM_SUMS ? M_NOREACH : 0);
         free(fol);
         fol = NULL;
-        /* Unreached referrers as super-root children: their references still take
-         * dominance away from reached objects (VisualVM's convention). Otherwise only
-         * reached objects are ever met, so only they count as referrers. */
-        if (o->flags & DOM_UNREACHED_AS_ROOTS)
+        if (t->n_reachable == UINT32_MAX) {
+            free(lbits);
+            goto nomem;
+        }
+        if (unr) {
             sr = sroots_make(g, mask, o);
-        else
+            fol = lbits;
+            counted = 1;
+        } else {
             src = mask;
+        }
         /* the link edges, into reached objects only unless unreached ones refer */
-        et = (etest){NULL, NULL, lbits, src, NULL, NULL, NULL};
+        et = (etest){NULL, NULL, lbits, src, NULL, NULL, NULL, 0};
     }
-    if (!(fol = follow_bits(g, &et, s.dfnum, src, xe.has ? &xe : NULL))) {
+    if (!counted && !(fol = follow_bits(g, &et, s.dfnum, src, xe.has ? &xe : NULL))) {
         free(et.pre);
         goto nomem;
     }
@@ -1055,12 +1105,16 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         k += !is_leaf_class(s.dfnum[x]);
     }
     s.vert = err_mallocarray(k, sizeof *s.vert);
-    s.hung = err_mallocarray(k, sizeof *s.hung);
     s.par = err_mallocarray(k, sizeof *s.par);
     s.cur = err_mallocarray(k, sizeof *s.cur);
     s.semi = err_mallocarray(k, sizeof *s.semi);
-    if (!s.vert || !s.hung || !s.par || !s.cur || !s.semi)
+    if (!s.vert || !s.par || !s.cur || !s.semi)
         goto nomem;
+    /* The hung list fills vert from its top down: the open vertices (the DFS stack, from
+     * the bottom) and later the numbers still held (label, then number -> node) are all
+     * numbered, and the numbers held plus those given back never exceed the k - 2 nodes
+     * that may get one, so the two ends never meet. */
+    s.hung = s.vert + k;
     int vvm = o->link && (o->flags & DOM_VISUALVM_SUMS);
     if ((st = dfs(g, &sr, fol, xe.has ? &xe : NULL, &s, err)) != LR_OK)
         goto done;
@@ -1091,26 +1145,33 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     isv = err_calloc((size_t)n / 64 + 1, sizeof *isv); /* nodes that had a DFS number */
     if (!isv)
         goto nomem;
+    /* Leaves and unreachable nodes take their result in a pass over the nodes, which also
+     * rebuilds vert (an unreached referrer's entry marked V_OUT); the vertices take theirs
+     * in a pass over the numbers, where the loads of one vertex do not wait on those of the
+     * previous one (in node order each vertex's idom number, then that number's node, were
+     * two dependent cache misses). */
     uint32_t *vert = s.vert, *dfnum = s.dfnum;
     for (node_ix x = 0; x < n; x++) {
         uint32_t d = dfnum[x];
         if (d < LEAF) {
-            vert[d] = x;
+            vert[d] = x | (mask && !mask[x] ? V_OUT : 0);
             isv[x >> 6] |= 1ull << (x & 63);
+        } else if ((mask && !mask[x]) || is_unseen(d)) {
+            dfnum[x] = GRAPH_NONE; /* an unreached referrer, or unreachable */
+        } else {
+            dfnum[x] = d == LEAF ? DOM_SUPER_ROOT : (d & ~LEAF) - 1;
         }
     }
-    for (uint32_t i = 0; i < s.n_hung; i++)
-        isv[s.hung[i] >> 6] |= 1ull << (s.hung[i] & 63);
+    for (uint32_t i = 1; i <= s.n_hung; i++)
+        isv[s.hung[-(int64_t)i] >> 6] |= 1ull << (s.hung[-(int64_t)i] & 63);
     /* idom[] stays in DFS numbers: each is read once, here */
-    for (node_ix x = 0; x < n; x++) {
-        uint32_t d = dfnum[x], p;
-        if ((mask && !mask[x]) || is_unseen(d))
-            p = GRAPH_NONE; /* an unreached referrer, or unreachable */
-        else if (d < LEAF)
-            p = idom[d] == 0 ? DOM_SUPER_ROOT : vert[idom[d]];
+    for (uint32_t v = 1; v <= nv; v++) {
+        node_ix x = vert[v];
+        uint32_t p = idom[v];
+        if (x & V_OUT)
+            dfnum[x & ~V_OUT] = GRAPH_NONE;
         else
-            p = d == LEAF ? DOM_SUPER_ROOT : (d & ~LEAF) - 1;
-        dfnum[x] = p;
+            dfnum[x] = p == 0 ? DOM_SUPER_ROOT : vert[p] & ~V_OUT;
     }
     t->idom = dfnum;
     s.dfnum = NULL;
@@ -1144,7 +1205,6 @@ done:
     free(s.cur);
     free(s.semi);
     free(s.pairs);
-    free(s.hung);
     if (st != LR_OK)
         dom_free(t);
     return st;
