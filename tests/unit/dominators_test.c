@@ -5,8 +5,8 @@
  * sizes without double counting, random graphs checked against a brute-force definition
  * (d dominates v iff v is unreachable once d is removed), the leaves that skip the DFS
  * numbering and every dominance option (VisualVM's conventions included) against a
- * reference taken from the definitions, and a 5 M-node chain that would overflow any
- * recursive implementation. */
+ * reference taken from the definitions, one array holding 200,000 objects (a wide reach
+ * set) and a 5 M-node chain that would overflow any recursive implementation. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -931,6 +931,59 @@ static void test_visualvm_model(void **state)
     graph_fini(&g);
 }
 
+/* ---- scale: one array holding 200,000 objects (a wide reach set) ---- */
+
+/* 0 (root) -> array 1 -> objects 2..W+1 (elements); each object at an even position also
+ * refers to the next one, which so has two referrers. The reach pass holds all W objects
+ * on its stack at once (its stack grows past its first block); both VisualVM modes, with
+ * and without unreached referrers as roots, give every object the array as idom, the odd
+ * ones their own tree sum and the array and root everything. */
+static void test_wide_reach(void **state)
+{
+    (void)state;
+    enum { W = 200000, N = W + 2 };
+    tedge *es = calloc(2 * W + 1, sizeof *es);
+    uint32_t *sizes = calloc(N, sizeof *sizes);
+    assert_non_null(es);
+    assert_non_null(sizes);
+    uint32_t ne = 0;
+    es[ne++] = (tedge){0, 1, STRONG};
+    for (uint32_t j = 0; j < W; j++)
+        es[ne++] = (tedge){1, 2 + j, GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG)};
+    for (uint32_t j = 0; j + 1 < W; j += 2)
+        es[ne++] = (tedge){2 + j, 3 + j, STRONG};
+    sizes[0] = 1;
+    sizes[1] = 2;
+    for (uint32_t j = 0; j < W; j++)
+        sizes[2 + j] = 4;
+    const uint32_t roots[] = {0};
+    graph g;
+    build(&g, N, es, ne, roots, 1, sizes);
+    for (int m = 0; m < 2; m++) {
+        dom_opts o;
+        dom_opts_visualvm(&o);
+        if (m == 1)
+            o.flags = DOM_VISUALVM_SUMS;
+        dom_tree t;
+        lr_error err = {0};
+        assert_int_equal(dom_build_ex(&g, &o, &t, &err), LR_OK);
+        assert_int_equal(t.n_reachable, N);
+        assert_int_equal(t.idom[0], SUP);
+        assert_int_equal(t.idom[1], 0);
+        for (uint32_t j = 0; j < W; j++) {
+            assert_int_equal(t.idom[2 + j], 1);
+            assert_int_equal(t.retained[2 + j], 4);
+        }
+        assert_true(t.retained[1] == 2 + 4ull * W);
+        assert_true(t.retained[0] == 3 + 4ull * W);
+        assert_true(t.total_reachable == 3 + 4ull * W);
+        dom_free(&t);
+    }
+    graph_fini(&g);
+    free(es);
+    free(sizes);
+}
+
 /* ---- scale: a 5,000,000-node chain (deep DFS, deep dominator tree) ---- */
 
 static void test_long_chain(void **state)
@@ -994,6 +1047,7 @@ int main(void)
         cmocka_unit_test(test_hanging_vs_brute_force),
         cmocka_unit_test(test_class_retained),
         cmocka_unit_test(test_visualvm_model),
+        cmocka_unit_test(test_wide_reach),
         cmocka_unit_test(test_long_chain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
