@@ -18,6 +18,7 @@
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+. "$LEAKRAY_SRC/tests/e2e/browser_lib.bash"
 data="$LEAKRAY_SRC/tests/data/browser"
 gold="$LEAKRAY_SRC/tests/e2e/expected/devtools"
 work="$LEAKRAY_BUILD/tmp/browser_devtools"
@@ -86,21 +87,8 @@ id=$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print([c['repr
 grep -q '(GC roots)' "$work/path.txt" && ! grep -q '(synthetic)' "$work/path.txt" \
     && ok "path names the roots (GC roots)" || bad "path root names"
 
-# 6. analyze without --watch: the detached DOM nodes still retained are the leaks (memlab's
-# find-leaks); --no-detached turns that off; --watch takes DevTools' class names as they are.
-"$LEAKRAY" analyze "$F" --json --no-timing --no-suspects >"$work/an.json"
-"$LEAKRAY" histo --detached --json --no-timing "$F" >"$work/andet.json"
-chk traced "$work/an.json" "$work/andet.json" \
-    && ok "analyze: 250 detached panels traced, one group, all detached bytes" \
-    || bad "analyze detached DOM"
-"$LEAKRAY" analyze "$F" --no-detached --no-timing --no-suspects >"$work/an0.txt"
-grep -q '^0 APPLICATION LEAKS$' "$work/an0.txt" && ok "analyze --no-detached: no leak" \
-    || bad "analyze --no-detached"
-"$LEAKRAY" analyze "$F" --watch 'Detached <li>' --json --no-timing --no-suspects \
-    >"$work/anli.json" 2>"$work/anli.err" || true
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d['traces']; sys.exit(0 if len(t) + d['also_retained'] == 1250 and all(x['elements'][-1]['class'] == 'Detached <li>' for x in t) else 1)" \
-    "$work/anli.json" && ok "analyze --watch 'Detached <li>': the 1,250 items, traced or also retained" \
-    || bad "analyze --watch 'Detached <li>' ($(cat "$work/anli.err"))"
+# 6. analyze without --watch: the detached DOM nodes still retained are the leaks.
+browser_analyze_detached "$F" "$work"
 "$LEAKRAY" report "$F" --format json -o "$work/rep.json" --no-timing
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); g=d['groups']; sys.exit(0 if len(g) == 1 and g[0]['count'] == 250 and d['summary']['traces'] == 250 else 1)" \
     "$work/rep.json" && ok "report: the same detached-panel leak as analyze" \

@@ -21,3 +21,24 @@ browser_need_chromium() {
 browser_npm() {
     pw_npm "$1"
 }
+
+# browser_analyze_detached F WORK: `analyze` with no --watch on the final page snapshot traces
+# the detached DOM nodes still retained (memlab's find-leaks): one group of the 250 panels, all
+# detached bytes; --no-detached turns that off; --watch takes DevTools' class names as they
+# are. Uses the caller's ok, bad and chk.
+browser_analyze_detached() {
+    local F=$1 work=$2
+    "$LEAKRAY" analyze "$F" --json --no-timing --no-suspects >"$work/an.json"
+    "$LEAKRAY" histo --detached --json --no-timing "$F" >"$work/andet.json"
+    chk traced "$work/an.json" "$work/andet.json" \
+        && ok "analyze: 250 detached panels traced, one group, all detached bytes" \
+        || bad "analyze detached DOM"
+    "$LEAKRAY" analyze "$F" --no-detached --no-timing --no-suspects >"$work/an0.txt"
+    grep -q '^0 APPLICATION LEAKS$' "$work/an0.txt" && ok "analyze --no-detached: no leak" \
+        || bad "analyze --no-detached"
+    "$LEAKRAY" analyze "$F" --watch 'Detached <li>' --json --no-timing --no-suspects \
+        >"$work/anli.json" 2>"$work/anli.err" || true
+    chk watched "$work/anli.json" \
+        && ok "analyze --watch 'Detached <li>': the 1,250 items, traced or also retained" \
+        || bad "analyze --watch 'Detached <li>' ($(cat "$work/anli.err"))"
+}

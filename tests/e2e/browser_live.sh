@@ -48,19 +48,5 @@ chk summary "$work/histo.json" "$gold/final.heapsnapshot.classes.tsv" \
 chk compare "$work/tf.json" "$gold/target--final.diff.tsv" \
     && ok "diff target -> final equals DevTools' Comparison" || bad "diff target -> final"
 
-# analyze without --watch: the detached DOM nodes still retained are the leaks (memlab's
-# find-leaks); --no-detached turns that off; --watch takes DevTools' class names as they are.
-"$LEAKRAY" analyze "$F" --json --no-timing --no-suspects >"$work/an.json"
-"$LEAKRAY" histo --detached --json --no-timing "$F" >"$work/andet.json"
-chk traced "$work/an.json" "$work/andet.json" \
-    && ok "analyze: 250 detached panels traced, one group, all detached bytes" \
-    || bad "analyze detached DOM"
-"$LEAKRAY" analyze "$F" --no-detached --no-timing --no-suspects >"$work/an0.txt"
-grep -q '^0 APPLICATION LEAKS$' "$work/an0.txt" && ok "analyze --no-detached: no leak" \
-    || bad "analyze --no-detached"
-"$LEAKRAY" analyze "$F" --watch 'Detached <li>' --json --no-timing --no-suspects \
-    >"$work/anli.json" 2>"$work/anli.err" || true
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d['traces']; sys.exit(0 if len(t) + d['also_retained'] == 1250 and all(x['elements'][-1]['class'] == 'Detached <li>' for x in t) else 1)" \
-    "$work/anli.json" && ok "analyze --watch 'Detached <li>': the 1,250 items, traced or also retained" \
-    || bad "analyze --watch 'Detached <li>' ($(cat "$work/anli.err"))"
+browser_analyze_detached "$F" "$work"
 [ "$fails" -eq 0 ] || { echo "$fails checks failed"; exit 1; }
