@@ -270,17 +270,30 @@ static inline edge_ix edges_end(const graph *g, node_ix x)
  * super-root's children over followed edges (any order will do: only the set matters),
  * | leaf for those without a followed edge (each node's edges are read here anyway, so the
  * VisualVM sums' leaf mark costs no pass of its own). Its stack grows as needed (each node
- * is pushed once), so dfnum may already hold the edge counts. Returns the number of nodes,
- * or UINT32_MAX out of memory. */
+ * is pushed once), so dfnum may already hold the edge counts. With held (dom_opts.held),
+ * a first round walks from the root entries other than Java frames and copies the set into
+ * held before the second walks from the rest. Returns the number of nodes, or UINT32_MAX
+ * out of memory. */
 static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol,
-                           uint8_t *mask, uint8_t leaf)
+                           uint8_t *mask, uint8_t leaf, uint64_t *held)
 {
     uint64_t nr = sroots_count(sr);
     uint32_t sp = 0, cnt = 0, cap = 1u << 16;
     uint32_t *stk = err_mallocarray(cap, sizeof *stk);
     if (!stk)
         return UINT32_MAX;
-    for (uint64_t i = 0; i < nr; i++) {
+    for (uint64_t i = 0, round = held ? 0 : 1;; i++) {
+        if (round == 0 && i == g->n_roots) {
+            for (node_ix x = 0; x < g->n_nodes; x++)
+                if (mask[x])
+                    held[x >> 6] |= 1ull << (x & 63);
+            round = 1;
+            i = 0;
+        }
+        if (i >= nr)
+            break;
+        if (round == 0 && g->roots[i].kind == GRAPH_ROOT_JAVA_FRAME)
+            continue;
         node_ix r = sroots_get(sr, i);
         if (r == GRAPH_NONE || mask[r])
             continue;
@@ -892,7 +905,7 @@ uint64_t dom_scratch_bytes(const graph *g)
 lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree *t,
                     lr_error *err)
 {
-    dom_opts o = {filter, ctx, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL};
+    dom_opts o = {filter, ctx, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL};
     return dom_build_ex(g, &o, t, err);
 }
 
@@ -1099,7 +1112,7 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         }
         /* M_NOREACH leaves mask[x] nonzero either way for the targets' test */
         t->n_reachable = reach_mark(g, &sr, fol, mask,
-                                    o->flags & DOM_VISUALVM_SUMS ? M_NOREACH : 0);
+                                    o->flags & DOM_VISUALVM_SUMS ? M_NOREACH : 0, o->held);
         free(fol);
         fol = NULL;
         if (t->n_reachable == UINT32_MAX) {

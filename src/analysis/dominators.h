@@ -72,6 +72,10 @@ typedef struct dom_opts {
     /* Own weight of node x in retained sums; NULL = shallow + native size. */
     uint64_t (*weight)(const graph *g, node_ix x, void *ctx);
     void *weight_ctx;          /* passed to weight */
+    /* With link: if set (a zeroed bit per node), the reach pass walks from the root entries
+     * other than Java frames first and sets here every node they reach, before the frames'
+     * (what a thread's locals hold alone is outside this set; suspects.c's thread locals). */
+    uint64_t *held;
 } dom_opts;
 
 /* dom_build with separate reachability and dominance edges (see dom_opts). Same cost plus

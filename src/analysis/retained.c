@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ret_build; narrow: the retained sizes in 32 bits when they fit (r->retained32). */
-static lr_status model_build(const graph *g, const str_ix *v8_keys, int narrow, ret_model *r,
-                             lr_error *err)
+/* ret_build; narrow: the retained sizes in 32 bits when they fit (r->retained32); held: a
+ * zeroed bit per node for dom_opts.held, filled when the model is VisualVM's, or NULL. */
+static lr_status model_build(const graph *g, const str_ix *v8_keys, int narrow,
+                             uint64_t *held, ret_model *r, lr_error *err)
 {
     memset(r, 0, sizeof *r);
     r->n = g->n_nodes;
@@ -49,6 +50,7 @@ static lr_status model_build(const graph *g, const str_ix *v8_keys, int narrow, 
     int vvm = g->size_model == GRAPH_SIZES_VISUALVM;
     if (vvm) {
         dom_opts_visualvm(&o);
+        o.held = held;
     } else if ((r->artifact = susp_artifact_edge(g)) != GRAPH_NONE) {
         o.reach = susp_filter_strong;
         o.reach_ctx = &r->artifact;
@@ -73,7 +75,7 @@ uint32_t ret_split_min = RET_SPLIT_MIN;
 
 lr_status ret_build(const graph *g, const str_ix *v8_keys, ret_model *r, lr_error *err)
 {
-    return model_build(g, v8_keys, 0, r, err);
+    return model_build(g, v8_keys, 0, NULL, r, err);
 }
 
 void ret_free(ret_model *r)
@@ -126,11 +128,19 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
     ret_model rt;
     memset(out, 0, sizeof *out);
     /* the tree is only read here: its retained sizes in 32 bits when they fit */
-    lr_status st = model_build(g, v8_keys, 1, &rt, err);
-    if (st != LR_OK)
+    /* what roots other than Java frames reach comes with the VisualVM tree's reach pass
+     * (a bit per node); without it susp_find walks the graph itself when it needs it */
+    uint64_t *held = NULL;
+    if (g->size_model == GRAPH_SIZES_VISUALVM && !(v8_keys && g->synthetic_root != GRAPH_NONE))
+        held = err_calloc((size_t)g->n_nodes / 64 + 1, sizeof *held);
+    lr_status st = model_build(g, v8_keys, 1, held, &rt, err);
+    if (st != LR_OK) {
+        free(held);
         return st;
-    susp_tree t = {rt.n, rt.idom, rt.top, rt.retained, rt.total, narrow_sizes(&rt)};
+    }
+    susp_tree t = {rt.n, rt.idom, rt.top, rt.retained, rt.total, narrow_sizes(&rt), held};
     st = susp_find(g, &t, share, accum, out, err);
+    free(held);
     out->model = rt.model;
     int dev = strcmp(rt.model, "devtools") == 0;
     /* The paths need no tree, only the retained sizes of the objects they pass: the idom

@@ -7,10 +7,10 @@
  * together pass it, then threads; (4) each descends to its accumulation point. The
  * Bitmap.dumpData object (an artifact of `am dumpheap -b`, not app memory) is subtracted
  * from its dominators and never descended into. Arrays of N: one flag byte per node (and,
- * when some node is held by frames alone, a stack of N for mark_held) and one sum per
- * class; the biggest dominated children are found only for the nodes the suspects descend
- * through, a level per pass over the tree (an index per node only past SUSP_DESCENT_PASSES
- * levels). */
+ * when some node is held by frames alone and the tree's reach pass gave no held set, a
+ * stack of N for mark_held's walk) and one sum per class; the biggest dominated children
+ * are found only for the nodes the suspects descend through, a level per pass over the tree
+ * (an index per node only past SUSP_DESCENT_PASSES levels). */
 #include "analysis/suspects.h"
 
 #include "analysis/dominators.h"
@@ -191,11 +191,19 @@ static int held_edge(const graph *g, edge_ix e)
  * thread's local: in MAT's thread overview a thread keeps only what its object dominates
  * once its frames are references of that object, and `threads` measures it so. Thread
  * objects are followed too, so what is counted for a thread is never more than `threads`
- * gives it. One DFS, a stack of up to N nodes. Returns 0, or -1 when out of memory. */
+ * gives it. The VisualVM tree's reach pass gives that set (susp_tree.held, a bit per node,
+ * at no walk of its own); otherwise one DFS, a stack of up to N nodes. Returns 0, or -1
+ * when out of memory. */
 static int mark_held(scan *s)
 {
     const graph *g = s->g;
     uint32_t n = s->t->n;
+    if (s->t->held) {
+        for (node_ix x = 0; x < n; x++)
+            if (s->t->held[x >> 6] >> (x & 63) & 1)
+                s->fl[x] |= F_HELD;
+        return 0;
+    }
     if (!g->first_edge)
         return 0;
     node_ix *stack = err_mallocarray(n ? n : 1, sizeof *stack);

@@ -32,6 +32,9 @@ typedef struct susp_tree {
     const uint64_t *retained; /* retained bytes per node, or NULL: */
     uint64_t total;           /* bytes the shares are of (the root's retained size) */
     const uint32_t *retained32; /* ... then these (every size fits 32 bits) */
+    const uint64_t *held;     /* a bit per node the roots other than Java frames reach over
+                               * the model's references (dom_opts.held), or NULL: then
+                               * susp_find walks the graph for it when it needs it */
 } susp_tree;
 
 enum susp_kind {

@@ -754,6 +754,63 @@ static void test_options_vs_brute_force(void **state)
         assert_true(shapes[i] >= 100);
 }
 
+/* dom_opts.held: with root entries of Java frames and others mixed, the reach pass's first
+ * round must set exactly the nodes the non-frame entries reach over the reach edges (the
+ * leak suspects' test for a thread's locals), and the tree must not change with it. */
+static void test_held_vs_brute_force(void **state)
+{
+    (void)state;
+    static const uint8_t kinds[] = {
+        STRONG, STRONG, STRONG, WEAKREF,
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_LOCAL, GRAPH_STRONG),
+    };
+    uint32_t split = 0; /* graphs where the frames reach nodes the other roots do not */
+    for (int round = 0; round < 300; round++) {
+        uint32_t n = 2 + rnd() % (BF_MAX - 1), ne = 0, nr = 1 + rnd() % 4;
+        uint32_t want = rnd() % (2 * n + 1);
+        tedge es[BF_EMAX];
+        while (ne < want && ne < BF_EMAX)
+            es[ne++] = (tedge){rnd() % n, rnd() % n, kinds[rnd() % sizeof kinds]};
+        uint32_t roots[4];
+        for (uint32_t i = 0; i < nr; i++)
+            roots[i] = rnd() % 16 ? rnd() % n : n + 3;
+        graph g;
+        build(&g, n, es, ne, roots, nr, NULL);
+        uint8_t from[BF_MAX] = {0}, ok[BF_EMAX], seen[BF_MAX];
+        for (uint32_t i = 0; i < nr; i++) {
+            if (rnd() % 2)
+                g.roots[i].kind = GRAPH_ROOT_JAVA_FRAME;
+            else if (roots[i] < n)
+                from[roots[i]] = 1;
+        }
+        dom_opts o, plain;
+        dom_opts_visualvm(&o);
+        plain = o;
+        for (uint32_t e = 0; e < ne; e++)
+            ok[e] = bf_reach_edge(&g, &o, e);
+        bf_walk(&g, from, ok, UINT32_MAX, seen);
+        uint64_t held[BF_MAX / 64 + 1] = {0};
+        o.held = held;
+        dom_tree t, t0;
+        lr_error err = {0};
+        assert_int_equal(dom_build_ex(&g, &o, &t, &err), LR_OK);
+        assert_int_equal(dom_build_ex(&g, &plain, &t0, &err), LR_OK);
+        for (uint32_t x = 0; x < n; x++) {
+            assert_int_equal((int)(held[x >> 6] >> (x & 63) & 1), seen[x]);
+            assert_int_equal(t.idom[x], t0.idom[x]);
+            assert_int_equal(t.retained[x], t0.retained[x]);
+            split += t.idom[x] != GRAPH_NONE && !seen[x];
+        }
+        assert_int_equal(t.n_reachable, t0.n_reachable);
+        dom_free(&t);
+        dom_free(&t0);
+        graph_fini(&g);
+    }
+    assert_true(split >= 100);
+}
+
 /* Random forests: most nodes hang from one earlier node by one strong reference, so whole
  * subtrees have one way in and end in leaves (the DFS gives their numbers back); a few more
  * references make some of them referred to twice, refer back up or across, or loop on
@@ -1045,6 +1102,7 @@ int main(void)
         cmocka_unit_test(test_leaves),
         cmocka_unit_test(test_options_vs_brute_force),
         cmocka_unit_test(test_hanging_vs_brute_force),
+        cmocka_unit_test(test_held_vs_brute_force),
         cmocka_unit_test(test_class_retained),
         cmocka_unit_test(test_visualvm_model),
         cmocka_unit_test(test_wide_reach),
