@@ -576,6 +576,16 @@ void mfile_close(mfile *m)
     memset(m, 0, sizeof *m);
 }
 
+void mfile_advise(const void *p, uint64_t n, int random)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (!p || !n || page <= 0)
+        return;
+    uintptr_t a = (uintptr_t)p & ~((uintptr_t)page - 1);
+    uintptr_t b = (uintptr_t)p + n;
+    (void)madvise((void *)a, b - a, random ? MADV_RANDOM : MADV_SEQUENTIAL);
+}
+
 const char *mfile_compression_name(unsigned c)
 {
     switch (c) {

@@ -58,6 +58,13 @@ const char *mfile_tmpdir(void);
  * spilled arrays): an fd, or -1 with errno set. stem names the fallback file while it lives. */
 int mfile_open_unnamed(const char *dir, const char *stem);
 
+/* Tells the kernel how [p, p + n) of a mapped input is about to be read: random (1) turns
+ * readahead off, so a walk that touches one header per megabyte reads those pages only and
+ * not the bodies between them (a dump larger than the page cache is otherwise read whole
+ * once per such walk); 0 restores sequential readahead. Advisory: any memory is accepted,
+ * errors are ignored. */
+void mfile_advise(const void *p, uint64_t n, int random);
+
 /* "plain", "gzip", "bzip2". */
 const char *mfile_compression_name(unsigned c);
 

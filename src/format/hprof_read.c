@@ -953,7 +953,14 @@ static lr_status open_dump(rd *r, int dump_index, int radix, hprof_dump *dd, int
     g->size_model = r->android ? GRAPH_SIZES_SHARK : GRAPH_SIZES_VISUALVM;
     uint32_t nd;
     phase_enter("hprof scan");
-    LR_TRY(hprof_scan_top(r->d, r->n, start, r->ids, r->name, r, NULL, 0, &nd, r->err));
+    /* The scan reads one header per heap-dump segment (about one per megabyte): with
+     * sequential readahead each of those faults reads far ahead, and on a dump larger than
+     * the page cache the scan alone read the whole file from disk (189 s of 1,043 on a
+     * 21.6 GB dump; 4 s with readahead off). The passes after it read every byte in order. */
+    mfile_advise(r->d, r->n, 1);
+    lr_status sc = hprof_scan_top(r->d, r->n, start, r->ids, r->name, r, NULL, 0, &nd, r->err);
+    mfile_advise(r->d, r->n, 0);
+    LR_TRY(sc);
     hprof_sort_tables(r, radix);
     *dd = (hprof_dump){start, 0, 0};
     if (r->n_dumps) {
