@@ -238,9 +238,7 @@ static void *startup_native(void *arg)
         pthread_mutex_unlock(&A.lock);
         agent_disable(env, "cannot start the watcher thread");
     } else {
-        /* after the watcher's start: a new thread inherits its creator's nice value */
-        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), AGENT_STARTUP_NICE);
-        watcher_startup(env);
+        watcher_startup(env); /* goes to a lower priority once the batch is listed */
     }
     if ((*env)->ExceptionCheck(env))
         (*env)->ExceptionClear(env);
@@ -455,6 +453,8 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     jvmtiCapabilities want;
     memset(&want, 0, sizeof want);
     want.can_retransform_classes = 1;
+    /* the constant pool of a class whose bytes the load hook did not see (hooks_early_*) */
+    want.can_get_constant_pool = 1;
     /* stamps (started with the JVM only) find their objects with tags and a heap walk */
     want.can_tag_objects = !live;
     A.attached = live;

@@ -329,6 +329,8 @@ int hooks_list_loaded(JNIEnv *env, pending ***out)
 #define WINDOW_MAX_MS 2000
 
 static int window_sub(JNIEnv *env, jclass k, const char *sig);
+static int early_wait(JNIEnv *env, pending **pds, int n);
+static unsigned cp_size(unsigned t, int *slots);
 
 int hooks_early_retransform(JNIEnv *env)
 {
@@ -396,12 +398,163 @@ int hooks_early_retransform(JNIEnv *env)
         }
     }
     free(wc);
-    jclass *ks = n > 0 ? malloc((size_t)n * sizeof *ks) : NULL;
-    for (int i = 0; ks && i < n; i++)
-        ks[i] = pds[i]->k;
-    int done = 0;
+    return early_wait(env, pds, n);
+}
+
+/* ---- the early batch, deferred ----
+ * Retransforming the JDK classes loaded before main costs a few milliseconds of CPU (HotSpot
+ * rebuilds, parses and links each class again, ~0.3 ms a class) and makes the JIT compile
+ * their methods again, at the application's busiest moment; most programs never close one
+ * of them (the standard streams, the launcher's class path jars) or not at once. So the
+ * batch waits: a class loaded later that constructs one of its classes or extends one (a
+ * Methodref to its <init> in the constant pool) has it retransformed before its own code
+ * runs, at its ClassPrepare, on its own thread; else the start-up thread does it
+ * EARLY_DEFER_MS after main's first class, at a low priority. A program that ends before
+ * that and constructs none never pays it. Until then, a close() of such an object made by
+ * code loaded before main (the JDK's own) is not watched. */
+
+static int early_has(uint32_t h)
+{
+    uint32_t m = EARLY_HASHES - 1, i = h & m;
+    for (uint32_t k = 0; k < EARLY_HASHES && A.early_hash[i]; k++, i = (i + 1) & m)
+        if (A.early_hash[i] == h)
+            return 1;
+    return 0;
+}
+
+static void early_add(uint32_t h)
+{
+    uint32_t m = EARLY_HASHES - 1, i = h & m;
+    while (A.early_hash[i] && A.early_hash[i] != h)
+        i = (i + 1) & m;
+    A.early_hash[i] = h;
+}
+
+static uint32_t early_key(const char *s, size_t n)
+{
+    uint32_t h = name_hash(s, n);
+    return h ? h : 1; /* 0 marks an empty slot */
+}
+
+/* The owner classes of the <init> Methodrefs of a constant pool: its count entries + 1
+ * (count as in the class file) from d[0..n). Each owner's name hash: a batch class (the
+ * names published) sets early_trigger; before they are published it is kept in unsure_h.
+ * Returns -1 when the pool cannot be walked (the caller then assumes the worst). */
+static int early_pool(const unsigned char *d, size_t n, unsigned count)
+{
+    if (count < 2)
+        return 0;
+    uint32_t *off = malloc((size_t)count * sizeof *off);
+    if (!off)
+        return -1;
+    size_t at = 0;
+    int init = 0; /* the pool index of the Utf8 "<init>" */
+    for (unsigned i = 1; i < count;) {
+        if (at >= n)
+            goto bad;
+        unsigned t = d[at];
+        off[i] = (uint32_t)at++;
+        if (t == 1) {
+            if (n - at < 2)
+                goto bad;
+            size_t l = (size_t)d[at] << 8 | d[at + 1];
+            if (l > n - at - 2)
+                goto bad;
+            if (l == 6 && memcmp(d + at + 2, "<init>", 6) == 0)
+                init = (int)i;
+            at += 2 + l;
+            i++;
+            continue;
+        }
+        int slots;
+        unsigned sz = cp_size(t, &slots);
+        if (sz == 0 || sz > n - at)
+            goto bad;
+        if (slots == 2 && i + 1 < count)
+            off[i + 1] = off[i];
+        at += sz;
+        i += (unsigned)slots;
+    }
+    for (unsigned i = 1; init && i < count; i++) {
+        const unsigned char *e = d + off[i];
+        if (e[0] != 10) /* Methodref: class_index, name_and_type_index */
+            continue;
+        unsigned ci = (unsigned)e[1] << 8 | e[2], ni = (unsigned)e[3] << 8 | e[4];
+        if (ci == 0 || ci >= count || ni == 0 || ni >= count || d[off[ni]] != 12 ||
+            d[off[ci]] != 7)
+            continue;
+        const unsigned char *nt = d + off[ni], *c = d + off[ci];
+        if (((unsigned)nt[1] << 8 | nt[2]) != (unsigned)init)
+            continue;
+        unsigned ui = (unsigned)c[1] << 8 | c[2];
+        if (ui == 0 || ui >= count || d[off[ui]] != 1)
+            continue;
+        const unsigned char *u = d + off[ui];
+        uint32_t h = early_key((const char *)u + 3, (size_t)u[1] << 8 | u[2]);
+        if (__atomic_load_n(&A.early_state, __ATOMIC_ACQUIRE) != EARLY_LISTING) {
+            if (early_has(h))
+                A.early_trigger = 1;
+            continue;
+        }
+        pthread_mutex_lock(&A.lock);
+        if (A.early_state != EARLY_LISTING) {
+            if (early_has(h))
+                A.early_trigger = 1;
+        } else if (A.n_unsure < EARLY_UNSURE) {
+            A.unsure_h[A.n_unsure++] = h;
+            A.early_unsure = 1;
+        } else {
+            A.early_trigger = 1; /* too many to remember: assume one of them is */
+        }
+        pthread_mutex_unlock(&A.lock);
+    }
+    free(off);
+    return 0;
+bad:
+    free(off);
+    return -1;
+}
+
+/* The load hook: the bytes of a class being defined, while the early batch waits. */
+void hooks_early_bytes(const char *name, const unsigned char *data, jint len)
+{
+    if (!name || strncmp(name, "leakray/", 8) == 0 || strncmp(name, "leakcanary/", 11) == 0)
+        return;
+    if (len < 10 || data[0] != 0xca || data[1] != 0xfe || data[2] != 0xba || data[3] != 0xbe ||
+        early_pool(data + 10, (size_t)len - 10, (unsigned)data[8] << 8 | data[9]) != 0)
+        A.early_trigger = 1;
+}
+
+/* Retransforms the early batch on this thread unless another thread has; returns once it
+ * is done, whoever did it (a class that needs it must not run before). 1 when this call
+ * retransformed. */
+static int early_run(JNIEnv *env)
+{
+    pthread_mutex_lock(&A.lock);
+    while (A.early_state == EARLY_RUNNING && !A.dying)
+        pthread_cond_wait(&A.cond, &A.lock);
+    if (A.early_state != EARLY_PUBLISHED) {
+        pthread_mutex_unlock(&A.lock);
+        return 0;
+    }
+    pending **pds = A.early_pds;
+    int n = A.n_early;
+    A.early_pds = NULL;
+    A.n_early = 0;
+    A.early_state = EARLY_RUNNING;
+    pthread_mutex_unlock(&A.lock);
+    jclass *ks = malloc((size_t)n * sizeof *ks);
+    for (int i = 0; i < n; i++) {
+        if (ks)
+            ks[i] = pds[i]->k;
+        else
+            (*env)->DeleteGlobalRef(env, pds[i]->k);
+    }
+    int done = 0, was = in_agent;
     if (ks && !A.dying && !A.disabled) {
+        in_agent = 1; /* classes this prepares come back here: they must not wait for it */
         hooks_retransform(env, pds, n); /* frees each pending */
+        in_agent = was;
         done = 1;
     } else {
         for (int i = 0; i < n; i++)
@@ -411,7 +564,87 @@ int hooks_early_retransform(JNIEnv *env)
         (*env)->DeleteGlobalRef(env, ks[i]);
     free(ks);
     free(pds);
-    return done && n > 0;
+    pthread_mutex_lock(&A.lock);
+    A.early_state = EARLY_DONE;
+    pthread_cond_broadcast(&A.cond);
+    pthread_mutex_unlock(&A.lock);
+    return done;
+}
+
+/* The start-up thread, once the batch is complete: publishes its names, then waits until
+ * EARLY_DEFER_MS have passed (or a class's thread did it) and retransforms. */
+static int early_wait(JNIEnv *env, pending **pds, int n)
+{
+    pthread_mutex_lock(&A.lock);
+    A.early_pds = pds;
+    A.n_early = n;
+    if (n > EARLY_HASHES / 2)
+        A.early_trigger = 1; /* names not all kept: the first class prepared takes it */
+    for (int i = 0; i < n && i < EARLY_HASHES / 2; i++) {
+        char *sig = NULL;
+        if ((*A.ti)->GetClassSignature(A.ti, pds[i]->k, &sig, NULL) != JVMTI_ERROR_NONE) {
+            A.early_trigger = 1;
+            continue;
+        }
+        size_t l = strlen(sig);
+        if (l > 2 && sig[0] == 'L')
+            early_add(early_key(sig + 1, l - 2));
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+    }
+    for (int i = 0; i < A.n_unsure; i++)
+        if (early_has(A.unsure_h[i]))
+            A.early_trigger = 1;
+    __atomic_store_n(&A.early_state, n > 0 ? EARLY_PUBLISHED : EARLY_DONE, __ATOMIC_RELEASE);
+    if (n == 0) {
+        free(pds);
+        A.early_pds = NULL;
+    }
+    pthread_cond_broadcast(&A.cond);
+    pthread_mutex_unlock(&A.lock);
+    if (n == 0)
+        return 0;
+    if (!A.attached) /* the CPU the application leaves; the watcher keeps its priority */
+        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), AGENT_STARTUP_NICE);
+    uint64_t until = agent_clock_ms() + EARLY_DEFER_MS;
+    pthread_mutex_lock(&A.lock);
+    for (uint64_t now; A.early_state == EARLY_PUBLISHED && !A.dying &&
+                       (now = agent_clock_ms()) < until;) {
+        struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
+        pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+    }
+    pthread_mutex_unlock(&A.lock);
+    return early_run(env);
+}
+
+/* ClassPrepare of a class loaded after main's first class, while the batch waits: its
+ * constant pool is read here when its bytes did not pass the load hook (seen 0); a class
+ * seen before the names were published waits for them (EARLY_WAIT_MS at most); a class that
+ * constructs a batch class has the batch retransformed before it runs. */
+#define EARLY_WAIT_MS 200
+
+static void early_prepare(JNIEnv *env, jclass k, int seen)
+{
+    if (!seen) {
+        jint count = 0, nb = 0;
+        unsigned char *cp = NULL;
+        if ((*A.ti)->GetConstantPool(A.ti, k, &count, &nb, &cp) != JVMTI_ERROR_NONE ||
+            early_pool(cp, (size_t)nb, (unsigned)count) != 0)
+            A.early_trigger = 1;
+        if (cp)
+            (*A.ti)->Deallocate(A.ti, cp);
+    }
+    if (A.early_unsure && A.early_state == EARLY_LISTING) {
+        uint64_t until = agent_clock_ms() + EARLY_WAIT_MS;
+        pthread_mutex_lock(&A.lock);
+        for (uint64_t now; A.early_state == EARLY_LISTING && !A.dying &&
+                           (now = agent_clock_ms()) < until;) {
+            struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
+            pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+        }
+        pthread_mutex_unlock(&A.lock);
+    }
+    if (A.early_trigger && A.early_state != EARLY_LISTING)
+        early_run(env);
 }
 
 /* ---- the window: from VMInit to the application's first class ---- */
@@ -853,6 +1086,8 @@ void JNICALL hooks_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_redef
                                    unsigned char **new_data)
 {
     if (!being_redefined) {
+        if (S.on && len > 0 && A.early_state != EARLY_DONE && !A.dying)
+            hooks_early_bytes(name, data, len);
         uint64_t found = S.on && len > 0 && !A.disabled && !A.dying ? names_in(data, len) : 0;
         if (found && !(loader && stamp_load(ti, name, -1, data, len, found, new_len, new_data)))
             call_load(ti, name, -1, data, len, found, new_len, new_data);
@@ -939,6 +1174,9 @@ void JNICALL hooks_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k
         if (e < 0)
             call_prepare(env, k, -e - 1);
     }
+    /* the call slots above first: the early batch's classes may call this one's code */
+    if (A.early_state != EARLY_DONE && !in_agent && !A.window && !A.attached)
+        early_prepare(env, k, S.on && sig && (e != 0 || !legacy));
     if (e >= 0 && !in_agent) {
         in_agent = 1;
         pending *pd = legacy || e > 0 ? hooks_rules_for_class(env, k) : NULL;

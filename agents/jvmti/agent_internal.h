@@ -50,6 +50,13 @@
  * its cost grows with the number of handles). */
 #define AGENT_TAG_WEAK 0x80000000u
 
+/* The start-up retransformation (the JDK classes loaded before main that need the call
+ * hook) waits this long after main's first class unless a class constructs one first. */
+#define EARLY_DEFER_MS 1000
+#define EARLY_HASHES 1024 /* open addressing, power of 2; more classes: every <init> triggers */
+#define EARLY_UNSURE 1024
+enum { EARLY_LISTING, EARLY_PUBLISHED, EARLY_RUNNING, EARLY_DONE };
+
 /* ---- state ---- */
 
 typedef struct agent_state {
@@ -105,6 +112,18 @@ typedef struct agent_state {
     jclass *window_cls;
     int n_window_cls, cap_window_cls;
     int early_taken;         /* the agent's thread took the early batch */
+    /* The early batch is not retransformed at once (hooks_early_*): it waits, its classes'
+     * names published as hashes, until a class loaded later constructs one of them or
+     * extends one (an <init> of theirs in its constant pool), or EARLY_DEFER_MS have passed.
+     * Under lock, but early_state and early_hash are read by the load hook without it. */
+    volatile int early_state; /* EARLY_LISTING, EARLY_PUBLISHED, EARLY_RUNNING, EARLY_DONE */
+    volatile int early_trigger; /* a class needs the batch before its code runs */
+    volatile int early_unsure;  /* a class was loaded before the names were published */
+    struct pending **early_pds; /* the batch (global class references) */
+    int n_early;
+    uint32_t early_hash[EARLY_HASHES]; /* the batch's class names' hashes, 0 = empty */
+    uint32_t unsure_h[EARLY_UNSURE];   /* <init> owners seen before the names were known */
+    int n_unsure;
     /* dumps and analysis */
     unsigned seq;
     char last_dump[PATH_MAX + 80];
@@ -260,6 +279,7 @@ pending *hooks_rules_for_class(JNIEnv *env, jclass k);
 void hooks_retransform(JNIEnv *env, pending **pds, int n);
 int hooks_list_loaded(JNIEnv *env, pending ***out);
 int hooks_early_retransform(JNIEnv *env);
+void hooks_early_bytes(const char *name, const unsigned char *data, jint len);
 void hooks_window_open(void);
 void hooks_window_close(JNIEnv *env, jclass trigger);
 void JNICALL hooks_class_load(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k);
