@@ -490,7 +490,10 @@ static int early_pool(const unsigned char *d, size_t n, unsigned count)
         if (ui == 0 || ui >= count || d[off[ui]] != 1)
             continue;
         const unsigned char *u = d + off[ui];
-        uint32_t h = early_key((const char *)u + 3, (size_t)u[1] << 8 | u[2]);
+        size_t ul = (size_t)u[1] << 8 | u[2];
+        if (ul == 16 && memcmp(u + 3, "java/lang/Object", 16) == 0)
+            continue; /* every constructor's super(): never one of the batch */
+        uint32_t h = early_key((const char *)u + 3, ul);
         if (__atomic_load_n(&A.early_state, __ATOMIC_ACQUIRE) != EARLY_LISTING) {
             if (early_has(h))
                 A.early_trigger = 1;
@@ -633,7 +636,7 @@ static void early_prepare(JNIEnv *env, jclass k, int seen)
         if (cp)
             (*A.ti)->Deallocate(A.ti, cp);
     }
-    if (A.early_unsure && A.early_state == EARLY_LISTING) {
+    if ((A.early_unsure || A.early_trigger) && A.early_state == EARLY_LISTING) {
         uint64_t until = agent_clock_ms() + EARLY_WAIT_MS;
         pthread_mutex_lock(&A.lock);
         for (uint64_t now; A.early_state == EARLY_LISTING && !A.dying &&
