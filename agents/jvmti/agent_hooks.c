@@ -330,6 +330,8 @@ int hooks_list_loaded(JNIEnv *env, pending ***out)
 
 static int window_sub(JNIEnv *env, jclass k, const char *sig);
 static int early_wait(JNIEnv *env, pending **pds, int n);
+static void early_name(jclass k, const char *sig);
+static void early_names_done(void);
 static unsigned cp_size(unsigned t, int *slots);
 
 int hooks_early_retransform(JNIEnv *env)
@@ -350,7 +352,10 @@ int hooks_early_retransform(JNIEnv *env)
         cap = n;
     }
     pthread_mutex_lock(&A.lock);
+    for (int i = 0; i < n; i++)
+        early_name(pds[i]->k, NULL);
     A.rules_known = 1; /* the window's classes are checked where they are prepared now */
+    early_names_done();
     while (A.window && !A.dying) {
         uint64_t now = agent_clock_ms();
         if (now >= until) {
@@ -436,6 +441,36 @@ static uint32_t early_key(const char *s, size_t n)
     return h ? h : 1; /* 0 marks an empty slot */
 }
 
+/* Adds class k's name (or its signature sig) to early_hash. Under lock. */
+static void early_name(jclass k, const char *sig)
+{
+    char *own = NULL;
+    if (!sig && (*A.ti)->GetClassSignature(A.ti, k, &own, NULL) == JVMTI_ERROR_NONE)
+        sig = own;
+    size_t l = sig ? strlen(sig) : 0;
+    static int n_names;
+    if (l <= 2 || sig[0] != 'L' || ++n_names > EARLY_HASHES / 2)
+        A.early_trigger = 1; /* a name not kept: the first class prepared takes the batch */
+    else
+        early_add(early_key(sig + 1, l - 2));
+    if (own)
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)own);
+}
+
+/* early_hash is complete once the classes loaded before the agent were listed and the
+ * window closed (or never opened): the <init> owners seen before then are checked, and the
+ * load hook checks its own from now on. Under lock. */
+static void early_names_done(void)
+{
+    if (A.early_names || !A.rules_known || A.window)
+        return;
+    for (int i = 0; i < A.n_unsure; i++)
+        if (early_has(A.unsure_h[i]))
+            A.early_trigger = 1;
+    __atomic_store_n(&A.early_names, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&A.cond);
+}
+
 /* The owner classes of the <init> Methodrefs of a constant pool: its count entries + 1
  * (count as in the class file) from d[0..n). Each owner's name hash: a batch class (the
  * names published) sets early_trigger; before they are published it is kept in unsure_h.
@@ -494,13 +529,13 @@ static int early_pool(const unsigned char *d, size_t n, unsigned count)
         if (ul == 16 && memcmp(u + 3, "java/lang/Object", 16) == 0)
             continue; /* every constructor's super(): never one of the batch */
         uint32_t h = early_key((const char *)u + 3, ul);
-        if (__atomic_load_n(&A.early_state, __ATOMIC_ACQUIRE) != EARLY_LISTING) {
+        if (__atomic_load_n(&A.early_names, __ATOMIC_ACQUIRE)) {
             if (early_has(h))
                 A.early_trigger = 1;
             continue;
         }
         pthread_mutex_lock(&A.lock);
-        if (A.early_state != EARLY_LISTING) {
+        if (A.early_names) {
             if (early_has(h))
                 A.early_trigger = 1;
         } else if (A.n_unsure < EARLY_UNSURE) {
@@ -533,7 +568,14 @@ void hooks_early_bytes(const char *name, const unsigned char *data, jint len)
  * retransformed. */
 static int early_run(JNIEnv *env)
 {
+    uint64_t until = agent_clock_ms() + EARLY_WAIT_MS;
     pthread_mutex_lock(&A.lock);
+    /* the batch's last classes (the window's) are being listed: a moment */
+    for (uint64_t now; A.early_state == EARLY_LISTING && !A.dying &&
+                       (now = agent_clock_ms()) < until;) {
+        struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
+        pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+    }
     while (A.early_state == EARLY_RUNNING && !A.dying)
         pthread_cond_wait(&A.cond, &A.lock);
     if (A.early_state != EARLY_PUBLISHED) {
@@ -581,22 +623,7 @@ static int early_wait(JNIEnv *env, pending **pds, int n)
     pthread_mutex_lock(&A.lock);
     A.early_pds = pds;
     A.n_early = n;
-    if (n > EARLY_HASHES / 2)
-        A.early_trigger = 1; /* names not all kept: the first class prepared takes it */
-    for (int i = 0; i < n && i < EARLY_HASHES / 2; i++) {
-        char *sig = NULL;
-        if ((*A.ti)->GetClassSignature(A.ti, pds[i]->k, &sig, NULL) != JVMTI_ERROR_NONE) {
-            A.early_trigger = 1;
-            continue;
-        }
-        size_t l = strlen(sig);
-        if (l > 2 && sig[0] == 'L')
-            early_add(early_key(sig + 1, l - 2));
-        (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
-    }
-    for (int i = 0; i < A.n_unsure; i++)
-        if (early_has(A.unsure_h[i]))
-            A.early_trigger = 1;
+    early_names_done(); /* in case the window never opened */
     __atomic_store_n(&A.early_state, n > 0 ? EARLY_PUBLISHED : EARLY_DONE, __ATOMIC_RELEASE);
     if (n == 0) {
         free(pds);
@@ -621,9 +648,8 @@ static int early_wait(JNIEnv *env, pending **pds, int n)
 
 /* ClassPrepare of a class loaded after main's first class, while the batch waits: its
  * constant pool is read here when its bytes did not pass the load hook (seen 0); a class
- * seen before the names were published waits for them (EARLY_WAIT_MS at most); a class that
+ * seen before the names were complete waits for them (EARLY_WAIT_MS at most); a class that
  * constructs a batch class has the batch retransformed before it runs. */
-#define EARLY_WAIT_MS 200
 
 static void early_prepare(JNIEnv *env, jclass k, int seen)
 {
@@ -636,17 +662,17 @@ static void early_prepare(JNIEnv *env, jclass k, int seen)
         if (cp)
             (*A.ti)->Deallocate(A.ti, cp);
     }
-    if ((A.early_unsure || A.early_trigger) && A.early_state == EARLY_LISTING) {
+    if ((A.early_unsure || A.early_trigger) && !A.early_names) {
         uint64_t until = agent_clock_ms() + EARLY_WAIT_MS;
         pthread_mutex_lock(&A.lock);
-        for (uint64_t now; A.early_state == EARLY_LISTING && !A.dying &&
+        for (uint64_t now; !A.early_names && !A.dying &&
                            (now = agent_clock_ms()) < until;) {
             struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
             pthread_cond_timedwait(&A.cond, &A.lock, &ts);
         }
         pthread_mutex_unlock(&A.lock);
     }
-    if (A.early_trigger && A.early_state != EARLY_LISTING)
+    if (A.early_trigger && A.early_names)
         early_run(env);
 }
 
@@ -712,6 +738,7 @@ void hooks_window_close(JNIEnv *env, jclass trigger)
     pthread_mutex_unlock(&S.lock);
     pthread_mutex_unlock(&once);
     pthread_mutex_lock(&A.lock); /* the agent's thread waits for it (hooks_early_retransform) */
+    early_names_done();
     pthread_cond_broadcast(&A.cond);
     pthread_mutex_unlock(&A.lock);
 }
@@ -775,8 +802,10 @@ static void window_prepare(JNIEnv *env, jclass k, const char *sig)
     jclass g = !A.early_taken && A.n_window_cls < A.cap_window_cls
                    ? (*env)->NewGlobalRef(env, k)
                    : NULL;
-    if (g)
+    if (g) {
         A.window_cls[A.n_window_cls++] = g;
+        early_name(k, sig); /* it may join the batch */
+    }
     pthread_mutex_unlock(&A.lock);
     if (g)
         return;

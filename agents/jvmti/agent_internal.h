@@ -53,6 +53,8 @@
 /* The start-up retransformation (the JDK classes loaded before main that need the call
  * hook) waits this long after main's first class unless a class constructs one first. */
 #define EARLY_DEFER_MS 1000
+/* A class that may need it waits at most this long for the names or the batch to be known */
+#define EARLY_WAIT_MS 200
 #define EARLY_HASHES 1024 /* open addressing, power of 2; more classes: every <init> triggers */
 #define EARLY_UNSURE 1024
 enum { EARLY_LISTING, EARLY_PUBLISHED, EARLY_RUNNING, EARLY_DONE };
@@ -115,13 +117,16 @@ typedef struct agent_state {
     /* The early batch is not retransformed at once (hooks_early_*): it waits, its classes'
      * names published as hashes, until a class loaded later constructs one of them or
      * extends one (an <init> of theirs in its constant pool), or EARLY_DEFER_MS have passed.
-     * Under lock, but early_state and early_hash are read by the load hook without it. */
+     * early_hash holds the names of the classes listed before main and of those prepared in
+     * the window (all of the batch's, and more); once early_names is set it is complete and
+     * read by the load hook without the lock. The rest under lock. */
     volatile int early_state; /* EARLY_LISTING, EARLY_PUBLISHED, EARLY_RUNNING, EARLY_DONE */
+    volatile int early_names; /* early_hash is complete */
     volatile int early_trigger; /* a class needs the batch before its code runs */
     volatile int early_unsure;  /* a class was loaded before the names were published */
     struct pending **early_pds; /* the batch (global class references) */
     int n_early;
-    uint32_t early_hash[EARLY_HASHES]; /* the batch's class names' hashes, 0 = empty */
+    uint32_t early_hash[EARLY_HASHES]; /* class names' hashes (early_key), 0 = empty */
     uint32_t unsure_h[EARLY_UNSURE];   /* <init> owners seen before the names were known */
     int n_unsure;
     /* dumps and analysis */
