@@ -5,7 +5,8 @@
  * load hook (call slots, decided at ClassPrepare); the classes loaded before the
  * application's first class (the window), and every class when attached, by
  * retransformation (hooks_rules_for_class lists the methods, hooks_retransform makes one VM
- * operation of a batch). The load hook's filter (a rule's method name among the
+ * operation of a batch); the window's batch only once a class constructs one of its classes,
+ * or late (early_*). The load hook's filter (a rule's method name among the
  * constant-pool strings) is all most classes cost. State C in agent_internal.h; the rewrite
  * is rewrite.c's, the stamps agent_stamp.c's. */
 #define _GNU_SOURCE
@@ -319,13 +320,14 @@ int hooks_list_loaded(JNIEnv *env, pending ***out)
 
 /* Started with the JVM, the JDK classes loaded before the agent (its Closeables: the
  * standard streams and what opened them) and those the launcher loads before the
- * application's first class (the class path's jar and zip readers: the window) get the call
- * hook here, in one retransformation on this thread, rather than on the thread that goes on
- * to run main: RetransformClasses rewrites and parses each class again and its VM operation
- * visits every loaded class, most of the agent's set-up time. It runs once the window is
- * closed (closed here if the application loaded no class within WINDOW_MAX_MS); until it is
- * done (a few milliseconds after main starts) a close() of such a class is not watched.
- * Returns 1 when it retransformed. */
+ * application's first class (the class path's jar and zip readers: the window) are listed
+ * here, on this thread, rather than on the thread that goes on to run main, as one batch
+ * for the call hook: RetransformClasses rewrites and parses each class again and its VM
+ * operation visits every loaded class, most of the agent's set-up time. The batch is
+ * complete once the window is closed (closed here if the application loaded no class
+ * within WINDOW_MAX_MS); it is retransformed when a class needs it, or late (see the early
+ * batch below); until then a close() of such a class is not watched. Returns 1 when this
+ * thread retransformed. */
 #define WINDOW_MAX_MS 2000
 
 static int window_sub(JNIEnv *env, jclass k, const char *sig);

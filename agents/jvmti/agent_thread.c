@@ -332,12 +332,12 @@ static void seal_rules(JNIEnv *env)
 
 /* The start-up work: the listing of the classes loaded before the agent and the one
  * start-up retransformation (hooks_early_retransform), and the status it changes. Started
- * with the JVM it runs on the start-up thread (agent.c), a few milliseconds of CPU that would
- * otherwise run beside the application's own start (its main thread and the JIT's threads,
- * the busiest moment of a small machine), at a lower scheduling priority (Linux nice
- * AGENT_STARTUP_NICE, that thread only): it takes the CPU the application leaves, while the
- * watcher keeps its own priority for LeakCanary's timings. The retransformation's VM
- * operation still stops the application once. Attached, on the watcher (nothing to do). */
+ * with the JVM it runs on the start-up thread (agent.c), off the thread that runs main; the
+ * retransformation, a few milliseconds of CPU, waits until a class needs it or EARLY_DEFER_MS
+ * have passed, then runs at a lower scheduling priority (Linux nice AGENT_STARTUP_NICE, that
+ * thread only): it takes the CPU the application leaves, while the watcher keeps its own
+ * priority for LeakCanary's timings. The retransformation's VM operation still stops the
+ * application once. Attached, on the watcher (nothing to do). */
 void watcher_startup(JNIEnv *env)
 {
     if (hooks_early_retransform(env))

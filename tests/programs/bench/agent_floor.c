@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* agent_floor.c: the floor of bench/agent.sh's overhead figures, prefix floor_: a JVMTI agent
  * that asks the JVM for what libleakray_agent.so asks for when it starts with the JVM, at the
- * same moments, and does nothing with it: the capabilities can_retransform_classes and
- * can_tag_objects; the events VMInit, VMDeath, ThreadEnd, ClassPrepare and, until the first
- * class of a class loader other than the boot loader, ClassLoad; from that class on the
- * class-file load hook, under which the JVM reads every class it takes from its class data
- * sharing archive again to hand its bytes over. Every callback returns at once. What the
- * JVM charges for this is what any agent doing the same work pays; the agent's own cost is
- * what it adds above. Built by bench/agent.sh (cc, the JDK's jvmti.h); no part of leakray. */
+ * same moments, and does nothing with it: the capabilities can_retransform_classes,
+ * can_tag_objects and can_get_constant_pool; the events VMInit, VMDeath, ThreadEnd,
+ * ClassPrepare and, until the first class of a class loader other than the boot loader,
+ * ClassLoad; from that class on the class-file load hook, under which the JVM reads every
+ * class it takes from its class data sharing archive again to hand its bytes over. Every
+ * callback returns at once. What the JVM charges for this is what any agent doing the same
+ * work pays; the agent's own cost is what it adds above. Built by bench/agent.sh (cc, the
+ * JDK's jvmti.h); no part of leakray. */
 #include <jvmti.h>
 #include <string.h>
 
@@ -51,6 +52,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     memset(&want, 0, sizeof want);
     want.can_retransform_classes = 1;
     want.can_tag_objects = 1;
+    want.can_get_constant_pool = 1;
     if ((*floor_ti)->AddCapabilities(floor_ti, &want) != JVMTI_ERROR_NONE)
         return JNI_ERR;
     jvmtiEventCallbacks cb;
