@@ -455,6 +455,10 @@ static void early_name(jclass k, const char *sig)
         A.early_trigger = 1; /* a name not kept: the first class prepared takes the batch */
     else
         early_add(early_key(sig + 1, l - 2));
+    if (l > 2 && l - 2 < 256)
+        A.early_lens[(l - 2) >> 6] |= (uint64_t)1 << ((l - 2) & 63);
+    else
+        A.early_long = 1;
     if (own)
         (*A.ti)->Deallocate(A.ti, (unsigned char *)own);
 }
@@ -556,12 +560,53 @@ bad:
 }
 
 /* The load hook: the bytes of a class being defined, while the early batch waits. */
+/* Whether a constant pool (as early_pool's) has a string that is the name of a class of
+ * early_hash (complete): most classes name none, and cost this one walk and no allocation.
+ * 1 also when it cannot be walked. */
+static int early_named(const unsigned char *d, size_t n, unsigned count)
+{
+    size_t at = 0;
+    for (unsigned i = 1; i < count;) {
+        if (at >= n)
+            return 1;
+        unsigned t = d[at++];
+        if (t == 1) {
+            if (n - at < 2)
+                return 1;
+            size_t l = (size_t)d[at] << 8 | d[at + 1];
+            at += 2;
+            if (l > n - at)
+                return 1;
+            if ((l < 256 ? (int)(A.early_lens[l >> 6] >> (l & 63) & 1) : A.early_long) &&
+                early_has(early_key((const char *)d + at, l)))
+                return 1;
+            at += l;
+            i++;
+            continue;
+        }
+        int slots;
+        unsigned sz = cp_size(t, &slots);
+        if (sz == 0 || sz > n - at)
+            return 1;
+        at += sz;
+        i += (unsigned)slots;
+    }
+    return 0;
+}
+
 void hooks_early_bytes(const char *name, const unsigned char *data, jint len)
 {
     if (!name || strncmp(name, "leakray/", 8) == 0 || strncmp(name, "leakcanary/", 11) == 0)
         return;
-    if (len < 10 || data[0] != 0xca || data[1] != 0xfe || data[2] != 0xba || data[3] != 0xbe ||
-        early_pool(data + 10, (size_t)len - 10, (unsigned)data[8] << 8 | data[9]) != 0)
+    if (len < 10 || data[0] != 0xca || data[1] != 0xfe || data[2] != 0xba || data[3] != 0xbe) {
+        A.early_trigger = 1;
+        return;
+    }
+    unsigned count = (unsigned)data[8] << 8 | data[9];
+    if (__atomic_load_n(&A.early_names, __ATOMIC_ACQUIRE) &&
+        !early_named(data + 10, (size_t)len - 10, count))
+        return;
+    if (early_pool(data + 10, (size_t)len - 10, count) != 0)
         A.early_trigger = 1;
 }
 

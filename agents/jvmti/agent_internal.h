@@ -127,6 +127,8 @@ typedef struct agent_state {
     struct pending **early_pds; /* the batch (global class references) */
     int n_early;
     uint32_t early_hash[EARLY_HASHES]; /* class names' hashes (early_key), 0 = empty */
+    uint64_t early_lens[4];  /* their lengths below 256, a bit each */
+    int early_long;          /* one is 256 bytes long or more */
     uint32_t unsure_h[EARLY_UNSURE];   /* <init> owners seen before the names were known */
     int n_unsure;
     /* dumps and analysis */
