@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # agent_early.sh: the JDK Closeables loaded before main get the agent's hook only when needed.
-# A JVM whose main class constructs none of them shows no retransformation 300 ms in
-# (status key retransforms 0, when the machine lets it look in time); then a class loaded only
-# then closes and keeps a
-# FileInputStream, and another a FileInputStream subclass that inherits close(): both are
-# watched at once (the retransformation ran before those classes did) and reported. A second
-# JVM's main class closes and keeps a FileInputStream as its first statement: watched and
-# reported too. Each status ends with exactly one retransformation.
+# A JVM whose main class constructs none of them shows no retransformation 300 ms in (status
+# key retransforms 0, when the machine lets it look in time); then a class loaded only then
+# closes and keeps a FileInputStream, and another a FileInputStream subclass that inherits
+# close(): both are watched at once (the retransformation ran before those classes did) and
+# reported. A second JVM's main class closes and keeps a FileInputStream as its first
+# statement: watched and reported too. Each status ends with exactly one retransformation.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 work="$LEAKRAY_BUILD/tmp/agent_early"
