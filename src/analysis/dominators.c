@@ -33,8 +33,9 @@
  * The dominance options add one byte per node (reach set and marks), and the VisualVM sums
  * 8 bytes per object whose one referrer is not its idom at the close (GC roots with one
  * referrer: 59 of 2.3 M objects on the benchmark dump), with the tree sums kept in the
- * retained array. Plus one bit per edge (which edges count) until the close, two
- * while the dominance options' reach pass asks the reach and the link filters together.
+ * retained array, and a bit per node from the DFS on (which nodes' referrers it counts).
+ * Plus one bit per edge (which edges count) until the close, two while the dominance
+ * options' reach pass asks the reach and the link filters together.
  * No per-node malloc; big arrays are freed as soon as they die (the CLI's fixed mmap
  * threshold then hands them back to the system). Over 2^31 - 17 nodes is refused.
  * Retained size = shallow + native, accumulated in reverse DFS order. docs/design.md says
@@ -350,6 +351,8 @@ typedef struct dfs_state {
     node_ix *hung;   /* the end of vert: the vertices that became leaves go below it, each
                       * before those below it in the DFS (hung[-1] is the first one) */
     uint32_t n_hung;
+    uint64_t *amb;   /* if set, a bit per vertex with a followed edge to a node that is not
+                      * a first visit of one way in (refs_build reads only their edges) */
 } dfs_state;
 
 static lr_status pair_push(dfs_state *s, uint32_t w, uint32_t x, lr_error *err)
@@ -426,9 +429,12 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
         } else {
             node_ix x = stk_x[sp - 1] & ~OPEN_HELD;
             edge_ix e = stk_e[sp - 1];
-            uint32_t held = 0;
+            uint32_t held = 0, amb = 0;
             for (node_ix z; (z = dfs_next(g, fol, xe, x, &e)) != GRAPH_NONE;) {
                 uint32_t d = dfnum[z];
+                /* z is seen a second time (it has two ways in), or its first way in is not
+                 * its only one: its referrers need counting */
+                amb |= !is_unseen(d) || (d & (C_ROOT | C_INS)) != 1;
                 if (is_unseen(d)) {
                     if (!is_leaf_class(d)) {
                         y = z;
@@ -452,6 +458,8 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                 }
             }
             stk_x[sp - 1] |= held;
+            if (amb && s->amb)
+                s->amb[x >> 6] |= 1ull << (x & 63);
             if (y == GRAPH_NONE) {
                 /* Done with x. When x has one way in and everything below it was a leaf or
                  * became one, nothing outside x's subtree is reached through it: x becomes a
@@ -605,6 +613,7 @@ enum {
     M_BLOCKED = 4, /* refers to a target with several referrers, or an unreached one */
     M_NOREACH = 8, /* no reach edges: a tree object weighing itself only */
     M_SUMMED = 16, /* already added into its single referrer's tree sum */
+    M_PRE = 16,    /* until refs_build ends: M_REF_IDOM known before it (see there) */
     /* tree_marks' single referrers: M_REF_IDOM alone, the idom is the one referrer;
      * M_REF_OTHER alone, one referrer that is not the idom; both, several referrers */
     M_REF_IDOM = 32,
@@ -722,9 +731,18 @@ static uint64_t tree_sum(const graph *g, const uint64_t *fol, node_ix x, uint8_t
     return sum;
 }
 
-/* Fills the single referrers (see refs). Returns 0, or -1 out of memory. */
-static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, uint8_t *mk,
-                      const rets *slot, refs *r)
+/* Whether amb (NULL: every node) names x. */
+static inline int amb_has(const uint64_t *amb, node_ix x)
+{
+    return !amb || (int)(amb[x >> 6] >> (x & 63) & 1);
+}
+
+/* Fills the single referrers (see refs). With amb, only the edges of the nodes it names are
+ * read: every other node's link edges all lead to objects of one way in met first from it
+ * (the DFS's children of that node), already marked M_REF_IDOM | M_PRE, and every referrer
+ * of an object not so marked is named. Returns 0, or -1 out of memory. */
+static int refs_build(const graph *g, const uint64_t *fol, const uint64_t *amb,
+                      const node_ix *idom, uint8_t *mk, const rets *slot, refs *r)
 {
     uint32_t n = g->n_nodes;
     int over = 0; /* node numbers fit 32 bits */
@@ -735,6 +753,8 @@ static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, 
      * referrer meanwhile, compared with the idom in node order afterwards (asking the idom
      * here was a cache miss the walk waited on for every target). */
     for (node_ix x = 0; x < n; x++) {
+        if (!amb_has(amb, x))
+            continue;
         edge_ix e0 = g->first_edge[x], end = edges_end(g, x);
         for (edge_ix e = e0; e < end; e++) {
             ahead_edge(g, mk, 1, e);
@@ -742,7 +762,7 @@ static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, 
                 continue;
             node_ix y = g->edge_to[e];
             uint8_t k = mk[y];
-            if ((k & (M_REACHED | M_REF_CUR)) != M_REACHED)
+            if ((k & (M_REACHED | M_REF_CUR | M_PRE)) != M_REACHED)
                 continue;
             uint8_t ref = k & M_REF_MULTI ? M_REF_MULTI : M_REF_OTHER;
             if (ref == M_REF_OTHER)
@@ -754,6 +774,8 @@ static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, 
                 mk[g->edge_to[e]] &= (uint8_t)~M_REF_CUR;
     }
     for (node_ix y = 0; y < n; y++) {
+        if (mk[y] & M_PRE)
+            mk[y] &= (uint8_t)~M_PRE; /* M_SUMMED's bit, free again for tree_sum */
         if ((mk[y] & M_REF_MULTI) != M_REF_OTHER)
             continue;
         if (idom[y] == rget(slot, y)) {
@@ -785,13 +807,13 @@ static int refs_build(const graph *g, const uint64_t *fol, const node_ix *idom, 
     return 0;
 }
 
-static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *fol, int unr,
-                            const uint32_t *idom, uint8_t *mk, const rets *slot, int *over,
-                            lr_error *err)
+static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *fol,
+                            const uint64_t *amb, int unr, const uint32_t *idom, uint8_t *mk,
+                            const rets *slot, int *over, lr_error *err)
 {
     uint32_t n = g->n_nodes;
     refs ref;
-    if (refs_build(g, fol, idom, mk, slot, &ref) != 0) {
+    if (refs_build(g, fol, amb, idom, mk, slot, &ref) != 0) {
         free(ref.ref);
         free(ref.other);
         return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
@@ -804,8 +826,9 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
         if (p < n)
             rset(slot, p, rget(slot, p) + 1, over);
     }
+    /* a node amb leaves out refers only to reached objects with one referrer: not blocked */
     for (node_ix x = 0; x < n; x++) {
-        if (!(mk[x] & M_REACHED) || (mk[x] & M_NOREACH))
+        if (!(mk[x] & M_REACHED) || (mk[x] & M_NOREACH) || !amb_has(amb, x))
             continue;
         for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
             ahead_edge(g, mk, 1, e);
@@ -994,9 +1017,9 @@ static inline int bit_get(const uint64_t *b, uint32_t i)
  * is set when a 32-bit size overflowed (the array is then wrong, and the caller starts
  * again in 64 bits). */
 static lr_status close_sums(const graph *g, const dom_opts *o, dom_tree *t, uint8_t *mask,
-                            const uint64_t *fol, const uint64_t *isv, const uint32_t *vert,
-                            uint32_t nv, const node_ix *hung, uint32_t n_hung, int narrow,
-                            int *over, lr_error *err)
+                            const uint64_t *fol, const uint64_t *amb, const uint64_t *isv,
+                            const uint32_t *vert, uint32_t nv, const node_ix *hung,
+                            uint32_t n_hung, int narrow, int *over, lr_error *err)
 {
     uint32_t n = g->n_nodes;
     size_t m = (size_t)n + 2;
@@ -1011,7 +1034,7 @@ static lr_status close_sums(const graph *g, const dom_opts *o, dom_tree *t, uint
     *over = 0;
     if (vvm) {
         int unr = (o->flags & DOM_UNREACHED_AS_ROOTS) != 0;
-        lr_status st = tree_marks(g, o, fol, unr, t->idom, mask, &r, over, err);
+        lr_status st = tree_marks(g, o, fol, amb, unr, t->idom, mask, &r, over, err);
         if (st != LR_OK)
             return st;
     }
@@ -1141,10 +1164,22 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     /* Vertex arrays sized by the nodes that may get a number (pages never touched stay
      * unallocated when fewer are reached); the outside nodes (sroots_get's) are marked in
      * the same pass. */
+    int vvm = o->link && (o->flags & DOM_VISUALVM_SUMS);
+    if (vvm && sr.outside) {
+        /* VisualVM's sums with unreached referrers: every link edge is counted in C_INS and
+         * every node outside the reach set is a C_ROOT, so an object without C_ROOT and with
+         * one link edge in is reached, and its one referrer will be its idom (refs_build;
+         * undone in the node pass below for an object the DFS never meets) */
+        s.amb = err_calloc((size_t)n / 64 + 1, sizeof *s.amb);
+        if (!s.amb)
+            goto nomem;
+    }
     size_t k = 2;
     for (node_ix x = 0; x < n; x++) {
         if (sr.outside && !sr.outside[x])
             s.dfnum[x] |= C_ROOT;
+        if (s.amb && (s.dfnum[x] & (C_ROOT | C_INS)) == 1)
+            mask[x] |= M_REF_IDOM | M_PRE;
         k += !is_leaf_class(s.dfnum[x]);
     }
     s.vert = err_mallocarray(k, sizeof *s.vert);
@@ -1158,7 +1193,6 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
      * numbered, and the numbers held plus those given back never exceed the k - 2 nodes
      * that may get one, so the two ends never meet. */
     s.hung = s.vert + k;
-    int vvm = o->link && (o->flags & DOM_VISUALVM_SUMS);
     if ((st = dfs(g, &sr, fol, xe.has ? &xe : NULL, &s, err)) != LR_OK)
         goto done;
     if (!vvm) {
@@ -1199,8 +1233,14 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         if (d < LEAF) {
             vert[d] = x | (mask && !mask[x] ? V_OUT : 0);
             isv[x >> 6] |= 1ull << (x & 63);
-        } else if ((mask && !mask[x]) || is_unseen(d)) {
-            dfnum[x] = GRAPH_NONE; /* an unreached referrer, or unreachable */
+        } else if (is_unseen(d)) {
+            dfnum[x] = GRAPH_NONE; /* unreachable, or reached over edges the DFS skips */
+            if (s.amb) { /* whose edges the DFS never read: refs_build reads them */
+                s.amb[x >> 6] |= 1ull << (x & 63);
+                mask[x] &= (uint8_t)~(M_REF_IDOM | M_PRE);
+            }
+        } else if (mask && !mask[x]) {
+            dfnum[x] = GRAPH_NONE; /* an unreached referrer */
         } else {
             dfnum[x] = d == LEAF ? DOM_SUPER_ROOT : (d & ~LEAF) - 1;
         }
@@ -1226,16 +1266,17 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     s.cur = NULL;
     int over = 0;
     const node_ix *hung = s.hung;
-    st = close_sums(g, o, t, mask, fol, isv, vert, nv, hung, s.n_hung,
+    st = close_sums(g, o, t, mask, fol, s.amb, isv, vert, nv, hung, s.n_hung,
                     (o->flags & DOM_RETAINED32) != 0, &over, err);
     if (st == LR_OK && over) {
         /* a size past 32 bits: the close again in 64 (tree_marks starts from the reach
-         * marks alone) */
+         * marks alone, so it reads every node's edges) */
         free(t->retained32);
         t->retained32 = NULL;
         for (node_ix x = 0; mask && x < n; x++)
             mask[x] &= M_REACHED | M_NOREACH;
-        st = close_sums(g, o, t, mask, fol, isv, vert, nv, hung, s.n_hung, 0, &over, err);
+        st = close_sums(g, o, t, mask, fol, NULL, isv, vert, nv, hung, s.n_hung, 0, &over,
+                        err);
     }
     goto done;
 nomem:
@@ -1252,6 +1293,7 @@ done:
     free(s.cur);
     free(s.semi);
     free(s.pairs);
+    free(s.amb);
     if (st != LR_OK)
         dom_free(t);
     return st;

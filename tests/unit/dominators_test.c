@@ -988,6 +988,47 @@ static void test_visualvm_model(void **state)
     graph_fini(&g);
 }
 
+/* The VisualVM sums read the referrers only of objects that are not met first through
+ * their one way in. 1 refers to 3 twice (one referrer, two edges) and to 9 once; 5 is a GC
+ * root whose one referrer is 2; 8 is also held by 6, which is unreached. Tree objects: 1,
+ * 2, 3, 4, 5, 8, 9 (a GC root held by one object still counts into its referrer's tree
+ * sum); 0 refers to 8, which has two referrers, so 0 sums over its dominator subtree. Both
+ * widths of the retained array. */
+static void test_visualvm_referrers(void **state)
+{
+    (void)state;
+    const tedge es[] = {
+        {0, 1, STRONG}, {0, 2, STRONG}, {0, 8, STRONG}, {1, 3, STRONG}, {1, 3, STRONG},
+        {1, 9, STRONG}, {2, 5, STRONG}, {3, 4, STRONG}, {6, 8, STRONG},
+    };
+    const uint32_t roots[] = {0, 5};
+    uint32_t sizes[10];
+    for (uint32_t i = 0; i < 10; i++)
+        sizes[i] = 1u << i;
+    const uint32_t idom[] = {SUP, 0, 0, 1, 3, SUP, NO, NO, SUP, 1};
+    const uint64_t want[] = {1 + 538 + 36, 2 + 24 + 512, 4 + 32, 8 + 16, 16, 32, 0, 0, 256,
+                             512};
+    graph g;
+    build(&g, 10, es, sizeof es / sizeof *es, roots, 2, sizes);
+    for (int narrow = 0; narrow < 2; narrow++) {
+        dom_opts o;
+        dom_opts_visualvm(&o);
+        if (narrow)
+            o.flags |= DOM_RETAINED32;
+        dom_tree t;
+        lr_error err = {0};
+        assert_int_equal(dom_build_ex(&g, &o, &t, &err), LR_OK);
+        for (uint32_t x = 0; x < 10; x++) {
+            assert_int_equal(t.idom[x], idom[x]);
+            assert_int_equal(dom_retained(&t, x), want[x]);
+        }
+        assert_int_equal(t.n_reachable, 8);
+        assert_int_equal(t.total_reachable, 1 + 2 + 4 + 8 + 16 + 32 + 256 + 512);
+        dom_free(&t);
+    }
+    graph_fini(&g);
+}
+
 /* ---- scale: one array holding 200,000 objects (a wide reach set) ---- */
 
 /* 0 (root) -> array 1 -> objects 2..W+1 (elements); each object at an even position also
@@ -1105,6 +1146,7 @@ int main(void)
         cmocka_unit_test(test_held_vs_brute_force),
         cmocka_unit_test(test_class_retained),
         cmocka_unit_test(test_visualvm_model),
+        cmocka_unit_test(test_visualvm_referrers),
         cmocka_unit_test(test_wide_reach),
         cmocka_unit_test(test_long_chain),
     };
