@@ -76,8 +76,8 @@ typedef struct edge_part {
  * (kind: GRAPH_EDGE_MAKE) written at e, or a dangling one counted; edge names are read back
  * from the records later (hp_edge_name). With the rank index, lookups are pipelined so the
  * memory reads of several overlap: stage a holds references whose index block is being
- * fetched, stage b those whose id_sorted entry is (ids out of node order, when the index
- * keeps the permutation rather than segments, graph_rank_node); both are FIFO,
+ * fetched, stage b those whose id_sorted entry, or segment directory entry, is (ids out of
+ * node order, graph_rank_node); both are FIFO,
  * so edges come out in slot order, as one lookup at a time writes them. first_edge is
  * written as edges come out: a node's entry is the edge count when its first edge (or a
  * later node's) comes out. */
@@ -169,8 +169,12 @@ static inline void pop_a(edge_out *o)
     o->b[t].rank = rank;
     o->b[t].from = o->a[h].from;
     o->b[t].kind = o->a[h].kind;
-    if (rank != GRAPH_NONE && !g->ids_sorted && g->id_sorted)
+    if (rank == GRAPH_NONE || g->ids_sorted)
+        return;
+    if (g->id_sorted)
         __builtin_prefetch(&g->id_sorted[rank]);
+    else if (g->id_seg_dir) /* up to n / 8 entries (11 MB on 22 M objects): a miss */
+        __builtin_prefetch(&g->id_seg_dir[rank >> g->id_seg_shift]);
 }
 
 /* One reference slot's id (non-zero) of node o->cur. */
@@ -499,15 +503,16 @@ static uint32_t hp_sat(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint3
 static uint32_t hp_node_size(const graph *g, node_ix n)
 {
     const hp_state *st = g->fmt_state;
-    const uint8_t *p = g->data + hp_rec(st, n);
     unsigned ids = st->ids;
     switch (g->node_kind[n]) {
     case GRAPH_KIND_INSTANCE: {
+        /* the class alone: no record offset to unpack (most nodes are instances) */
         class_ix c = g->node_class[n];
         return c == GRAPH_NONE ? st->unknown_size : st->inst_size[c];
     }
     case GRAPH_KIND_OBJ_ARRAY:
     case GRAPH_KIND_PRIM_ARRAY: {
+        const uint8_t *p = g->data + hp_rec(st, n);
         uint32_t len = be32(p + ids + 4);
         unsigned el = g->node_kind[n] == GRAPH_KIND_OBJ_ARRAY ? (st->shark ? ids : st->oop)
                                                                : type_size(p[ids + 8], ids);
