@@ -132,8 +132,11 @@ static inline node_ix rank_node(edge_out *o, uint32_t rank)
     uint32_t s = o->seg;
     if (rank < sg[s].rank || rank >= sg[s + 1].rank) {
         s = g->id_seg_dir[rank >> g->id_seg_shift];
-        while (sg[s + 1].rank <= rank)
-            s++;
+        if (s & GRAPH_SEG_SEARCH)
+            s = graph_rank_seg_search(g, rank);
+        else
+            while (sg[s + 1].rank <= rank)
+                s++;
         o->seg = s;
     }
     return sg[s].node + (rank - sg[s].rank);
@@ -173,7 +176,7 @@ static inline void pop_a(edge_out *o)
         return;
     if (g->id_sorted)
         __builtin_prefetch(&g->id_sorted[rank]);
-    else if (g->id_seg_dir) /* up to n / 8 entries (11 MB on 22 M objects): a miss */
+    else if (g->id_seg_dir) /* ~64 entries per segment (330 kB on 22 M objects) */
         __builtin_prefetch(&g->id_seg_dir[rank >> g->id_seg_shift]);
 }
 

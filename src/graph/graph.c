@@ -482,11 +482,27 @@ static int seg_run(const graph *g, uint32_t a, uint32_t b, seg_tmp *s, uint32_t 
     return seg_run(g, a, m, s, n, cap) && seg_run(g, m, b, s, n, cap);
 }
 
+uint32_t graph_rank_seg_search(const graph *g, uint32_t r)
+{
+    uint32_t b = r >> g->id_seg_shift, nb = ((g->n_nodes - 1) >> g->id_seg_shift) + 1;
+    uint32_t lo = g->id_seg_dir[b] & ~GRAPH_SEG_SEARCH;
+    uint32_t hi = b + 1 < nb ? g->id_seg_dir[b + 1] & ~GRAPH_SEG_SEARCH : g->id_seg_n - 1;
+    while (lo < hi) { /* the last segment starting at or before r: seg[lo].rank <= r */
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (g->id_seg[mid].rank <= r)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 /* id order as segments of node order (graph.id_seg) from the runs the scan found, with a
- * directory over the ranks that leaves at most SEG_STEPS_MAX steps per lookup. Returns 0
- * (nothing kept) when the runs were too many, interleave too finely or a directory of at
- * most n / 8 entries cannot bound the steps: then the permutation is built instead. Costs
- * two rank lookups per segment tried, not a pass over the nodes. */
+ * directory over the ranks that leaves at most SEG_STEPS_MAX steps per lookup, or a binary
+ * search in the buckets it marks GRAPH_SEG_SEARCH. Returns 0 (nothing kept) when the runs
+ * were too many or interleave too finely (more than an eighth of the buckets searched):
+ * then the permutation is built instead. Costs two rank lookups per segment tried, not a
+ * pass over the nodes. */
 static int build_segments(graph *g, const rank_pass w[2])
 {
     uint32_t n = g->n_nodes;
@@ -531,14 +547,18 @@ static int build_segments(graph *g, const rank_pass w[2])
         seg[k] = (graph_id_seg){s[k].rank, s[k].node};
     seg[m] = (graph_id_seg){UINT32_MAX, 0}; /* ranks are below n <= 2^31 */
     /* the directory: about four buckets per segment, finer while a lookup may take more
-     * than SEG_STEPS_GOOD steps and it stays within SEG_DIR_PER_SEG entries per segment (in
-     * cache), or more than SEG_STEPS_MAX while it stays within n / 8 */
+     * than SEG_STEPS_GOOD steps and it stays within SEG_DIR_PER_SEG entries per segment and
+     * n / 8 (in cache, and no more than an eighth of the permutation's bytes); then the few
+     * buckets that still span more than SEG_STEPS_MAX segments (class objects among a
+     * region's instances: a segment each) are marked GRAPH_SEG_SEARCH and searched */
     unsigned shift = 0;
-    uint32_t steps;
+    uint32_t steps, nb, n_search;
     while (shift < 31 && ((uint64_t)(n - 1) >> shift) + 1 > 4ull * m)
         shift++;
+    uint64_t most = (uint64_t)SEG_DIR_PER_SEG * m < n / 8 + 1 ? (uint64_t)SEG_DIR_PER_SEG * m
+                                                                : n / 8 + 1;
     for (;; shift--) {
-        uint32_t nb = ((n - 1) >> shift) + 1;
+        nb = ((n - 1) >> shift) + 1;
         steps = 0;
         free(dir);
         if (!(dir = err_mallocarray(nb, sizeof *dir)))
@@ -555,12 +575,24 @@ static int build_segments(graph *g, const rank_pass w[2])
             steps = last - k > steps ? last - k : steps;
         }
         uint64_t finer = shift ? ((uint64_t)(n - 1) >> (shift - 1)) + 1 : UINT64_MAX;
-        if (steps <= SEG_STEPS_GOOD ||
-            (steps <= SEG_STEPS_MAX && finer > (uint64_t)SEG_DIR_PER_SEG * m))
+        if (steps <= SEG_STEPS_GOOD || finer > most)
             break;
-        if (finer > n / 8 + 1)
-            goto fail;
     }
+    steps = 0;
+    n_search = 0;
+    for (uint32_t b = nb; b-- > 0;) {
+        uint32_t last = b + 1 < nb ? dir[b + 1] & ~GRAPH_SEG_SEARCH : m - 1;
+        if (seg[last].rank > (((uint64_t)b + 1) << shift) - 1)
+            last--; /* the next bucket's first rank starts a segment */
+        if (last - dir[b] > SEG_STEPS_MAX) {
+            dir[b] |= GRAPH_SEG_SEARCH;
+            n_search++;
+        } else if (last - dir[b] > steps) {
+            steps = last - dir[b];
+        }
+    }
+    if (n_search > nb / 8)
+        goto fail; /* runs interleave too finely: the permutation serves better */
     g->id_seg = seg;
     g->id_seg_n = m;
     g->id_seg_dir = dir;

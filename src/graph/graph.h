@@ -362,7 +362,14 @@ typedef struct graph_id_seg {
 } graph_id_seg;
 /* The node whose id is the r-th smallest (r < n_nodes; the graph has an id index). O(1): the
  * rank itself when node order is id order, an id_sorted read, or a segment found through
- * the directory in at most 8 steps (graph_build_index bounds them, most dumps need 1-2). */
+ * the directory in at most 8 steps (graph_build_index bounds them, most dumps need 1-2), or
+ * a binary search in the few buckets marked GRAPH_SEG_SEARCH. */
+/* An id_seg_dir entry with this bit: the bucket spans more than id_seg_steps segments (class
+ * objects among a region's objects, a segment each), whose ranks graph_rank_seg_search
+ * searches; a few buckets at most, so the directory stays coarse elsewhere. */
+#define GRAPH_SEG_SEARCH 0x80000000u
+/* The segment holding rank r, by binary search within r's bucket (marked GRAPH_SEG_SEARCH). */
+uint32_t graph_rank_seg_search(const graph *g, uint32_t r);
 static inline node_ix graph_rank_node(const graph *g, uint32_t r)
 {
     if (g->ids_sorted)
@@ -370,8 +377,11 @@ static inline node_ix graph_rank_node(const graph *g, uint32_t r)
     if (g->id_sorted)
         return g->id_sorted[r];
     uint32_t s = g->id_seg_dir[r >> g->id_seg_shift];
-    while (g->id_seg[s + 1].rank <= r) /* at most id_seg_steps; the sentinel stops it */
-        s++;
+    if (s & GRAPH_SEG_SEARCH)
+        s = graph_rank_seg_search(g, r);
+    else
+        while (g->id_seg[s + 1].rank <= r) /* at most id_seg_steps; the sentinel stops it */
+            s++;
     return g->id_seg[s].node + (r - g->id_seg[s].rank);
 }
 /* Node with id `id` through the rank index (g->id_blk must be set), or GRAPH_NONE. O(1). */

@@ -329,15 +329,17 @@ static void check_rank_order(const graph *g)
  * regions in an order of their own, each ascending. id order is then a few runs of node
  * order (segments) and no permutation is kept; one test over a million nodes (the scan in
  * two halves: a run start at the second half's first node), one where the segments crowd
- * the first ranks (the directory is made finer until a lookup takes a few steps), and one
- * where two runs interleave id by id (too many segments: the permutation). */
+ * the first ranks (the directory is made finer until a lookup takes a few steps), one
+ * where two runs interleave id by id (too many segments: the permutation), and one where
+ * 600 class objects sit between the first 600 objects of a million (a segment each, 16 in
+ * a bucket of the finest directory allowed: those buckets are searched). */
 static void test_rank_segments(void **state)
 {
     (void)state;
     enum { N = 1100000, CLS = 304 };
     graph g;
-    for (int c = 0; c < 3; c++) {
-        uint32_t n = c == 0 ? N : 100000;
+    for (int c = 0; c < 4; c++) {
+        uint32_t n = c == 0 || c == 3 ? N : 100000;
         make(&g, n);
         /* 13 regions in the order 0, 5, 10, 2, ...: the seventh starts the second half */
         uint32_t regions = 13, per = (n / 2 - CLS) / 6;
@@ -355,6 +357,10 @@ static void test_rank_segments(void **state)
                 /* CLS nodes of descending ids below the rest: one segment each */
                 g.node_id[i] = i < CLS ? 0x1000 + 8 * (uint64_t)(CLS - i)
                                        : 0x1000 + 8 * (uint64_t)(CLS + 1 + i);
+            } else if (c == 3) {
+                /* classes j < 600 just above object j: ids 8 apart, then objects 16 apart */
+                g.node_id[i] = i < 600 ? 0x1000 + 16 * (uint64_t)i + 8
+                                       : 0x1000 + 16 * (uint64_t)(i - 600);
             } else {
                 /* two runs interleaved id by id */
                 uint32_t h = n / 2, k = i < h ? i : i - h;
@@ -369,28 +375,46 @@ static void test_rank_segments(void **state)
                 /* position 2 mod 3 is free */
                 assert_int_equal(graph_find_id(&g, g.node_id[i] + (i < CLS ? 8 : 16)), GRAPH_NONE);
             }
+        } else if (c == 3) {
+            lr_error err = {0};
+            assert_int_equal(graph_build_index(&g, &err), LR_OK);
+            for (uint32_t i = 0; i < n; i++)
+                assert_int_equal(graph_find_id(&g, g.node_id[i]), i);
         } else {
             check_around(&g);
         }
         assert_non_null(g.id_blk);
         assert_false(g.ids_sorted);
-        if (c < 2) {
+        if (c != 2) {
             assert_null(g.id_sorted);
             assert_non_null(g.id_seg);
             /* as few as can be: one per place where id order leaves node order */
             assert_int_equal(g.id_seg_n, min_segments(&g));
             /* the directory leaves a few steps per lookup: from each bucket's segment,
              * id_seg_steps reach the segment of the bucket's last rank */
-            uint32_t nb = ((n - 1) >> g.id_seg_shift) + 1;
+            uint32_t nb = ((n - 1) >> g.id_seg_shift) + 1, searched = 0;
             assert_true(g.id_seg_steps <= 8);
             assert_int_equal(g.id_seg[g.id_seg_n].rank, UINT32_MAX);
+            /* at most 64 entries per segment */
+            assert_true(nb <= 64 * g.id_seg_n || g.id_seg_shift == 0);
             for (uint32_t b = 0; b < nb; b++) {
                 uint64_t e = (((uint64_t)b + 1) << g.id_seg_shift) - 1;
-                uint32_t last = g.id_seg_dir[b];
+                uint32_t first = g.id_seg_dir[b] & ~GRAPH_SEG_SEARCH, last = first;
+                assert_true(g.id_seg[first].rank <= (uint64_t)b << g.id_seg_shift);
                 while (last + 1 < g.id_seg_n && g.id_seg[last + 1].rank <= e)
                     last++;
-                assert_true(last - g.id_seg_dir[b] <= g.id_seg_steps);
+                /* searched where the steps would pass the bound, and only there */
+                if (g.id_seg_dir[b] & GRAPH_SEG_SEARCH) {
+                    assert_true(last - first > 8);
+                    searched++;
+                } else {
+                    assert_true(last - first <= g.id_seg_steps);
+                }
             }
+            if (c == 3)
+                assert_true(searched >= 60);
+            else
+                assert_int_equal(searched, 0);
         } else {
             assert_non_null(g.id_sorted);
             assert_null(g.id_seg);
