@@ -198,10 +198,121 @@ static int dom_node_name(const char *nm)
     return 0;
 }
 
+/* A node's own name (V8 keeps one per node: `<div class="row">`, `Window / file://`),
+ * the class name when the format has none. */
+static const char *node_text(const graph *g, node_ix x)
+{
+    return g->node_name ? graph_str(g, g->node_name[x]) : graph_class_name(g, x);
+}
+
+static int type_is(const graph *g, node_ix x, const char *type)
+{
+    return g->node_type && g->node_type[x] < g->n_types && g->type_names[g->node_type[x]] &&
+           !strcmp(g->type_names[g->node_type[x]], type);
+}
+
+/* What memlab counts as a DOM node on a trace (a native element, Text, InternalNode, the
+ * document, a CSS or style-sheet object, a collection, a token list, a shadow root), and the
+ * roots and synthetic holders its trace filters look through (Window natives, Blink roots,
+ * pending activities, C++ roots): a detached node they alone hold is the browser's own
+ * retention, not the page's. */
+static int browser_holder(const graph *g, node_ix x)
+{
+    static const char *const synth[] = {"(GC roots)", "Blink roots", "Blink cross-thread roots",
+                                        "Pending activities", "C++ roots"};
+    static const char *const dom[] = {"Text", "InternalNode", "HTMLDocument", "XMLDocument",
+                                      "DOMTokenList", "ShadowRoot", "StyleEngine"};
+    const char *nm = node_text(g, x);
+    if (x == g->synthetic_root)
+        return 1;
+    if (type_is(g, x, "synthetic")) {
+        for (size_t i = 0; i < sizeof synth / sizeof *synth; i++)
+            if (!strcmp(nm, synth[i]))
+                return 1;
+        return 0;
+    }
+    if (!type_is(g, x, "native"))
+        return 0;
+    if (!strncmp(nm, "Detached ", 9))
+        nm += 9;
+    size_t l = strlen(nm);
+    if (!strncmp(nm, "Window", 6) || (nm[0] == '<' && l > 2 && nm[l - 1] == '>') ||
+        !strncmp(nm, "CSS", 3) || strstr(nm, "StyleSheet") ||
+        (!strncmp(nm, "HTML", 4) && l > 7 && !strcmp(nm + l - 7, "Element")) ||
+        (!strncmp(nm, "SVG", 3) && l > 7 && !strcmp(nm + l - 7, "Element")) ||
+        (!strncmp(nm, "HTML", 4) && l > 10 && !strcmp(nm + l - 10, "Collection")))
+        return 1;
+    for (size_t i = 0; i < sizeof dom / sizeof *dom; i++)
+        if (!strcmp(nm, dom[i]))
+            return 1;
+    return 0;
+}
+
+/* React's fibers: JS objects made by `function FiberNode`, the tree's top a HostRoot fiber
+ * whose stateNode is a FiberRootNode (memlab's isFiberNode, isHostRoot). */
+enum { FIB_NONE, FIB_UNKNOWN, FIB_MOUNTED, FIB_UNMOUNTED, FIB_WALK };
+
+static int is_fiber(const graph *g, node_ix x)
+{
+    return type_is(g, x, "object") && !strcmp(node_text(g, x), "FiberNode");
+}
+
+/* The target of x's property edge `name`, GRAPH_NONE if x has none. */
+static node_ix prop_of(const graph *g, node_ix x, const char *name)
+{
+    for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++)
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_PROPERTY &&
+            !strcmp(graph_str(g, graph_edge_name_from(g, x, e)), name))
+            return g->edge_to[e];
+    return GRAPH_NONE;
+}
+
+static int is_prop(const graph *g, node_ix x, edge_ix e, const char *name)
+{
+    return GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_PROPERTY &&
+           !strcmp(graph_str(g, graph_edge_name_from(g, x, e)), name);
+}
+
+/* Marks every fiber mounted or unmounted: mounted when its `return` chain reaches a HostRoot
+ * (React clears `return` when it unmounts a fiber). Each chain is walked once: a walk stops
+ * at a fiber already decided, and what it passed takes that answer. O(fibers). */
+static void mark_fibers(const graph *g, uint8_t *fib, node_ix *chain)
+{
+    uint32_t n = g->n_nodes;
+    for (node_ix x = 0; x < n; x++) {
+        if (fib[x] != FIB_UNKNOWN)
+            continue;
+        uint32_t k = 0;
+        uint8_t ans = FIB_UNMOUNTED;
+        for (node_ix c = x; c != GRAPH_NONE && c < n;) {
+            if (fib[c] == FIB_MOUNTED || fib[c] == FIB_UNMOUNTED) {
+                ans = fib[c];
+                break;
+            }
+            if (fib[c] != FIB_UNKNOWN) /* not a fiber, or a cycle of `return` links */
+                break;
+            fib[c] = FIB_WALK;
+            chain[k++] = c;
+            node_ix sn = prop_of(g, c, "stateNode");
+            if (sn != GRAPH_NONE && sn < n && type_is(g, sn, "object") &&
+                !strcmp(node_text(g, sn), "FiberRootNode")) {
+                ans = FIB_MOUNTED;
+                break;
+            }
+            c = prop_of(g, c, "return");
+        }
+        while (k)
+            fib[chain[--k]] = ans;
+    }
+}
+
+#define BIT(a, x) ((a)[(x) / 8] >> ((x) % 8) & 1)
+#define SET(a, x) ((a)[(x) / 8] |= (uint8_t)(1u << ((x) % 8)))
+
 lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_error *err)
 {
     *n_added = 0;
-    uint32_t n = g->n_nodes, cand = 0;
+    uint32_t n = g->n_nodes, cand = 0, fibers = 0;
     if (!g->node_dom || !n)
         return LR_OK;
     /* the traversal only for a snapshot with detached DOM nodes (Node marks none) */
@@ -210,31 +321,69 @@ lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_
                dom_node_name(graph_class_name(g, x));
     if (!cand)
         return LR_OK;
-    uint8_t *seen = err_calloc(n / 8 + 1, 1);
+    uint8_t *seen = err_calloc(n / 8 + 1, 1), *held = err_calloc(n / 8 + 1, 1);
+    uint8_t *fib = err_calloc(n, 1);
     node_ix *queue = err_mallocarray(n, sizeof *queue);
     lr_status st = LR_OK;
-    if (!seen || !queue) {
+    if (!seen || !held || !fib || !queue) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding detached DOM nodes");
         goto done;
     }
+    for (node_ix x = 0; x < n; x++)
+        if (is_fiber(g, x)) {
+            fib[x] = FIB_UNKNOWN;
+            fibers++;
+        }
+    if (fibers)
+        mark_fibers(g, fib, queue);
     /* strong reachability from the roots: a detached node nothing holds is garbage the
-     * snapshot caught, not a leak */
+     * snapshot caught, not a leak. An unmounted fiber is a leak of its own (memlab's
+     * unmounted-Fiber rule): what it holds (its child fibers, its detached host element) is
+     * its leak, so the walk stops there; fibers listed in a parent's `deletions` are a commit
+     * in progress, not followed. A detached node counts when something else than the
+     * browser's DOM and roots holds it (memlab's trace filters), or a detached node that
+     * counts holds it (its subtree); a fiber's `stateNode` is the fiber's leak. */
     uint32_t qn = 0;
     for (uint32_t r = 0; r < g->n_roots; r++) {
         node_ix x = g->roots[r].node;
-        if (x < n && !(seen[x / 8] >> (x % 8) & 1)) {
-            seen[x / 8] |= (uint8_t)(1u << (x % 8));
+        if (x < n && !BIT(seen, x)) {
+            SET(seen, x);
             queue[qn++] = x;
         }
     }
     for (uint32_t q = 0; q < qn; q++) {
         node_ix x = queue[q];
+        if (fib[x] == FIB_UNMOUNTED)
+            continue;
+        int page = !browser_holder(g, x);
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (y >= n || GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG)
+                continue;
+            if (fib[x] && is_prop(g, x, e, "deletions"))
+                continue;
+            if (page && graph_node_dom(g, y) == GRAPH_DOM_DETACHED &&
+                !(fib[x] && is_prop(g, x, e, "stateNode")))
+                SET(held, y);
+            if (BIT(seen, y))
+                continue;
+            SET(seen, y);
+            queue[qn++] = y;
+        }
+    }
+    /* a detached node that counts holds its subtree: the detached nodes it reaches */
+    qn = 0;
+    for (node_ix x = 0; x < n; x++)
+        if (BIT(held, x) && BIT(seen, x))
+            queue[qn++] = x;
+    for (uint32_t q = 0; q < qn; q++) {
+        node_ix x = queue[q];
         for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
             node_ix y = g->edge_to[e];
             if (y >= n || GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG ||
-                (seen[y / 8] >> (y % 8) & 1))
+                graph_node_dom(g, y) != GRAPH_DOM_DETACHED || !BIT(seen, y) || BIT(held, y))
                 continue;
-            seen[y / 8] |= (uint8_t)(1u << (y % 8));
+            SET(held, y);
             queue[qn++] = y;
         }
     }
@@ -243,10 +392,17 @@ lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_
         if (s->v[i].node < n)
             seen[s->v[i].node / 8] &= (uint8_t) ~(1u << (s->v[i].node % 8));
     for (node_ix x = 0; x < n; x++) {
-        if (!(seen[x / 8] >> (x % 8) & 1) || graph_node_dom(g, x) != GRAPH_DOM_DETACHED ||
-            !dom_node_name(graph_class_name(g, x)))
+        if (!BIT(seen, x))
             continue;
-        if (push(s, x, LEAK_SRC_RULE, LEAK_DETACHED_REASON)) {
+        const char *why;
+        if (fib[x] == FIB_UNMOUNTED)
+            why = LEAK_FIBER_REASON;
+        else if (BIT(held, x) && graph_node_dom(g, x) == GRAPH_DOM_DETACHED &&
+                 dom_node_name(graph_class_name(g, x)))
+            why = LEAK_DETACHED_REASON;
+        else
+            continue;
+        if (push(s, x, LEAK_SRC_RULE, why)) {
             st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding detached DOM nodes");
             break;
         }
@@ -254,6 +410,8 @@ lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_
     }
 done:
     free(seen);
+    free(held);
+    free(fib);
     free(queue);
     return st;
 }

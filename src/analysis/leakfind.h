@@ -70,6 +70,7 @@ lr_status leak_add(leak_set *s, node_ix n, uint8_t source, const char *reason, l
  * holds (never twice); *n_added counts them. O(N + E): one traversal of the strong edges
  * from the roots, only when some DOM node is detached. Returns LR_OK or LR_ERR_NOMEM. */
 #define LEAK_DETACHED_REASON "detached DOM node: no document holds it"
+#define LEAK_FIBER_REASON "unmounted React fiber: no HostRoot above it"
 lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_error *err);
 
 /* KeyedWeakReferences watching n (first index into s->kwrs, count), 0 if none. */

@@ -5,7 +5,8 @@
 // written as they arrive.
 //   node snap.mjs PLAYWRIGHT_CORE_DIR OUTDIR
 // Writes OUTDIR/baseline.heapsnapshot (page loaded), target.heapsnapshot (after leak()) and
-// final.heapsnapshot (after settle()). CHROMIUM overrides the browser path.
+// final.heapsnapshot (after settle()). CHROMIUM overrides the browser path; PAGE names another
+// page of this folder (fiber.html) with the same leak() and settle().
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -21,7 +22,7 @@ const { chromium } = require('playwright-core');
 fs.mkdirSync(outDir, { recursive: true });
 const profile = fs.mkdtempSync(path.join(path.resolve(outDir), 'profile-'));
 const page_url = pathToFileURL(path.join(path.dirname(new URL(import.meta.url).pathname),
-                                         'page.html')).href;
+                                         process.env.PAGE || 'page.html')).href;
 
 const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
