@@ -342,7 +342,9 @@ lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_
      * its leak, so the walk stops there; fibers listed in a parent's `deletions` are a commit
      * in progress, not followed. A detached node counts when something else than the
      * browser's DOM and roots holds it (memlab's trace filters), or a detached node that
-     * counts holds it (its subtree); a fiber's `stateNode` is the fiber's leak. */
+     * counts holds it (its subtree); a fiber's `stateNode` is the fiber's leak. Unlike
+     * memlab, a page's expando on an attached element (`nav.lastTip = tip`) counts: the
+     * page wrote that reference, Blink did not. */
     uint32_t qn = 0;
     for (uint32_t r = 0; r < g->n_roots; r++) {
         node_ix x = g->roots[r].node;
@@ -362,7 +364,9 @@ lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_
                 continue;
             if (fib[x] && is_prop(g, x, e, "deletions"))
                 continue;
-            if (page && graph_node_dom(g, y) == GRAPH_DOM_DETACHED &&
+            /* a named property of a DOM node is the page's own (an expando), not Blink's */
+            if ((page || GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_PROPERTY) &&
+                graph_node_dom(g, y) == GRAPH_DOM_DETACHED &&
                 !(fib[x] && is_prop(g, x, e, "stateNode")))
                 SET(held, y);
             if (BIT(seen, y))
