@@ -170,7 +170,8 @@ int cmd_analyze(int argc, char **argv)
         opts, 1, 1,
         "Leaking objects: instances watched by leakcanary.KeyedWeakReference, objects a rule\n"
         "declares leaking, and --watch CLASS [--leaking-if EXPR] pairs; on a browser snapshot\n"
-        "without --watch, the detached DOM nodes still retained (--detached, --no-detached).\n"
+        "without --watch, the detached DOM nodes the page still holds and unmounted React\n"
+        "fibers (--detached, --no-detached).\n"
         "CLASS is any class name the dump has (`--watch 'Detached <tr>'`). After their\n"
         "traces, the LARGEST RETAINERS section lists leak suspects as Eclipse MAT finds them:\n"
         "objects, classes, groups of instances and threads' locals holding over 10% of the\n"

@@ -66,9 +66,11 @@ lr_status leak_add(leak_set *s, node_ix n, uint8_t source, const char *reason, l
  * graph_node_dom): DOM nodes no document reaches but a strong path from a root does, as
  * memlab's find-leaks reports them: elements and the other kinds of DOM node (Text,
  * Comment, ShadowRoot ...), not Blink's internal objects of a node ("blink::...",
- * InternalNode) nor the embedder objects Node.js marks detached. Node order, after what s
- * holds (never twice); *n_added counts them. O(N + E): one traversal of the strong edges
- * from the roots, only when some DOM node is detached. Returns LR_OK or LR_ERR_NOMEM. */
+ * InternalNode) nor the embedder objects Node.js marks detached; only those the page holds
+ * (not the browser's DOM links and roots alone), and the unmounted React fibers in their
+ * place (LEAK_FIBER_REASON), fibers in a `deletions` array left alone. Node order, after
+ * what s holds (never twice); *n_added counts them. O(N + E): two traversals of the strong
+ * edges, only when some DOM node is detached. Returns LR_OK or LR_ERR_NOMEM. */
 #define LEAK_DETACHED_REASON "detached DOM node: no document holds it"
 #define LEAK_FIBER_REASON "unmounted React fiber: no HostRoot above it"
 lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_error *err);
