@@ -205,8 +205,11 @@ lr_status top_tree_build(const graph *g, int vvm, int artifact, dom_tree *t, lr_
     edge_ix skip = GRAPH_NONE;
     if (vvm) {
         dom_opts_visualvm(&dopts);
-    } else if (artifact && (skip = susp_artifact_edge(g)) != GRAPH_NONE) {
-        /* as analysis/retained.c: Bitmap.dumpData is the dumper's copy, no reference */
+    } else {
+        /* as analysis/retained.c: Bitmap.dumpData is the dumper's copy, no reference; the
+         * GC's list of cleared references owns nothing in either model (susp_gc_link) */
+        if (artifact)
+            skip = susp_artifact_edge(g);
         dopts.reach = susp_filter_strong;
         dopts.reach_ctx = &skip;
     }

@@ -7,8 +7,9 @@
 #    says the same: the thread does not keep it alone); no thread_locals suspect says more
 #    than `threads` gives that thread, here and on openjdk_jdk11_04_x64.hprof.gz;
 #  - stale: 20 stale ThreadLocal entries on the GC's pending list (linked by
-#    Reference.discovered) are kept by the pool thread's map: `threads`, `top` and `show`
-#    give the thread their 400 kB, and no page is dominated by the GC roots;
+#    Reference.discovered) are kept by the pool thread's map: `threads`, `top` (also with
+#    --model strong) and `show` give the thread their 400 kB, and no page is dominated by the
+#    GC roots;
 #  - loader: a closed URLClassLoader whose class Plugin is a key of a static HashMap is kept
 #    by the JVM through Plugin's link to its loader: `analyze` shows that chain, ending
 #    `Plugin.<classloader>` (visited last, so every path Shark finds stays Shark's), where
@@ -91,6 +92,13 @@ PY
 "$LEAKRAY" show "$work/stale.hprof" "$(cat "$work/page.txt")" --no-timing > "$work/page.show"
 grep -q '^dominator: .*ThreadLocal\$ThreadLocalMap\$Entry' "$work/page.show" ||
     fail "stale: a page's dominator is not its entry: $(cat "$work/page.show")"
+# the textbook model skips the link too: the thread is the biggest object there as well
+"$LEAKRAY" top "$work/stale.hprof" --model strong --top 1 --json --no-timing > "$work/strong.json"
+python3 - "$work/strong.json" <<'PY' || fail "stale: top --model strong: $(cat "$work/strong.json")"
+import json, sys
+o = json.load(open(sys.argv[1]))["objects"][0]
+assert o["class"] == "java.lang.Thread" and o["retained"] >= 400000, o
+PY
 "$LEAKRAY" analyze "$work/stale.hprof" --json --no-timing > "$work/stale.json"
 python3 - "$work/stale.json" <<'PY' || fail "stale: the pool thread is not the largest retainer"
 import json, sys
