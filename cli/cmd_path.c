@@ -12,6 +12,7 @@
 #include "analysis/collapse.h"
 #include "analysis/devtools.h"
 #include "analysis/paths.h"
+#include "analysis/trace.h"
 #include "cli.h"
 #include "format/v8.h"
 #include "report/path.h"
@@ -67,6 +68,16 @@ static int path_devtools(const cli_common *co, const graph *g, node_ix target)
 
 int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit);
 
+/* The rules `analyze` loads by default (jdk.rules; android.rules on Android dumps), bound to
+ * g: the path is then the one analyze's traces take (trace_path_policy). */
+static lr_status path_rules(const graph *g, rules_set *rs, lr_error *err)
+{
+    lr_status st = rules_load_shipped(rs, "jdk.rules", err);
+    if (st == LR_OK && graph_find_class(g, "android.os.Build") != GRAPH_NONE)
+        st = rules_load_shipped(rs, "android.rules", err);
+    return st == LR_OK ? rules_bind(rs, g, err) : st;
+}
+
 int cmd_path(int argc, char **argv)
 {
     int collapse = 0, merged = 0, subclasses = 0;
@@ -88,9 +99,11 @@ int cmd_path(int argc, char **argv)
     const cli_spec spec = {
         "path", "FILE 0xID | FILE --class CLASS --merged",
         "Shortest strong reference path from a GC root to an object.", opts, 1, 2,
-        "Breadth-first from all GC roots in Shark's root order; Java locals and unusual root\n"
-        "kinds are used only when no other path exists. Weak, soft, phantom and finalizer\n"
-        "references are never followed. Example: leakray path app.hprof 0x7f00ab10\n"
+        "Breadth-first from all GC roots in Shark's root order, as analyze's leak traces: Java\n"
+        "locals, unusual root kinds, known library leaks, a class's link to its loader and\n"
+        "the references the rules ignore are used only when no other path exists. Weak,\n"
+        "soft, phantom and finalizer references are never followed.\n"
+        "Example: leakray path app.hprof 0x7f00ab10\n"
         "--collapse: consecutive objects of one category (a class or any superclass matches a\n"
         "`category` rule, docs/rules.md) print as one line with their count; a collection\n"
         "between two runs of one category merges into them. Objects of no category keep their\n"
@@ -143,14 +156,19 @@ int cmd_path(int argc, char **argv)
     }
     lr_error err = {.offset = LR_NO_OFFSET};
     paths_result r;
+    rules_set rs;
+    rules_init(&rs);
     double t0 = cli_now_ms();
-    if ((collapse && cat_bind(&cs, g, &err) != LR_OK) ||
-        paths_find(g, NULL, &target, 1, &r, &err) != LR_OK) {
+    paths_policy pol = trace_path_policy(&rs);
+    if ((collapse && cat_bind(&cs, g, &err) != LR_OK) || path_rules(g, &rs, &err) != LR_OK ||
+        paths_find(g, &pol, &target, 1, &r, &err) != LR_OK) {
         rc = cli_error(&co, &err);
+        rules_fini(&rs);
         cat_fini(&cs);
         lr_close(lh);
         return rc;
     }
+    rules_fini(&rs);
     double path_ms = cli_now_ms() - t0;
     uint32_t len = paths_get(&r, target, NULL, NULL, 0);
     node_ix *nodes = err_mallocarray(len ? len : 1, sizeof *nodes);

@@ -13,6 +13,7 @@
 
 #include "analysis/dominators.h"
 #include "analysis/leakfind.h"
+#include "analysis/paths.h"
 #include "graph/graph.h"
 #include "rules/rules.h"
 
@@ -135,6 +136,14 @@ void trace_sha1_hex(const char *s, size_t len, char *out);
  * (malloc'd) and suspect of el[0..n). */
 lr_status trace_statuses(trace_elem *el, uint32_t n, char *const *leaking,
                          char *const *not_leaking, lr_error *err);
+
+/* The traces' path search over the graph's own references, for the `path` verb (rs bound
+ * to g; it must outlive the search): the same root order and priorities (library leaks,
+ * Java locals, a class's link to its loader visited last), except that what the rules
+ * ignore is visited last instead of dropped, so a strongly reachable object always has a
+ * path. Where the traces find a path, the objects on it are the same; the traces show
+ * collections as Shark reads them (HashMap[key()]), `path` their real references. */
+paths_policy trace_path_policy(const rules_set *rs);
 
 /* dom_edge_filter matching the traversal: strong edges the rules (ctx: bound rules_set) do
  * not drop. Pass it to dom_build so retained sizes agree with the paths. */

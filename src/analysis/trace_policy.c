@@ -35,6 +35,26 @@ enum paths_edge_class trace_pol_edge(const graph *g, node_ix from, edge_ix e, vo
     return k == PATHS_IGNORE && loader_link(g, from, e) ? PATHS_VISIT_LAST : k;
 }
 
+/* The `path` verb's view: the traces' order, with nothing dropped (what the rules ignore is
+ * visited last too), so an object strongly reachable only through an ignored reference still
+ * gets a path, and every other object gets the path the traces' search takes. */
+static enum paths_edge_class path_pol_edge(const graph *g, node_ix from, edge_ix e, void *ctx)
+{
+    enum paths_edge_class k = trace_pol_edge(g, from, e, ctx);
+    return k == PATHS_IGNORE ? PATHS_VISIT_LAST : k;
+}
+
+static enum paths_edge_class path_pol_root(const graph *g, uint32_t r, void *ctx)
+{
+    enum paths_edge_class k = trace_pol_root(g, r, ctx);
+    return k == PATHS_IGNORE ? PATHS_VISIT_LAST : k;
+}
+
+paths_policy trace_path_policy(const rules_set *rs)
+{
+    return (paths_policy){path_pol_edge, path_pol_root, (void *)rs, NULL};
+}
+
 int trace_vsource(void *ctx, node_ix x, paths_list *out)
 {
     const virt_list *l = virt_edges(((vpol_ctx *)ctx)->vg, x);

@@ -8,8 +8,8 @@
 #    than `threads` gives that thread, here and on openjdk_jdk11_04_x64.hprof.gz;
 #  - stale: 20 stale ThreadLocal entries on the GC's pending list (linked by
 #    Reference.discovered) are kept by the pool thread's map: `threads`, `top` (also with
-#    --model strong) and `show` give the thread their 400 kB, and no page is dominated by the
-#    GC roots;
+#    --model strong) and `show` give the thread their 400 kB, no page is dominated by the GC
+#    roots, and `path` to a reference on that list ends at its `show` dominator;
 #  - loader: a closed URLClassLoader whose class Plugin is a key of a static HashMap is kept
 #    by the JVM through Plugin's link to its loader: `analyze` shows that chain, ending
 #    `Plugin.<classloader>` (visited last, so every path Shark finds stays Shark's), where
@@ -92,6 +92,26 @@ PY
 "$LEAKRAY" show "$work/stale.hprof" "$(cat "$work/page.txt")" --no-timing > "$work/page.show"
 grep -q '^dominator: .*ThreadLocal\$ThreadLocalMap\$Entry' "$work/page.show" ||
     fail "stale: a page's dominator is not its entry: $(cat "$work/page.show")"
+# `path` takes the traces' view: no path through the link, and for the entries of
+# MethodType's intern set on the list the object before each one is its dominator (`sql`,
+# as `show`), if it has one (on the old search, some were reached through another entry's
+# discovered)
+"$LEAKRAY" sql "$work/stale.hprof" "SELECT DISTINCT o.id, o.dominator FROM edges e
+    JOIN objects o ON o.id = e.dst WHERE e.name = 'discovered'
+    AND o.class = 'java.lang.invoke.MethodType\$ConcurrentWeakInternSet\$WeakEntry'
+    ORDER BY 1" > "$work/listed.txt"
+n=0
+while read -r id dom; do
+    "$LEAKRAY" path "$work/stale.hprof" "$id" --json --no-timing > "$work/p.json"
+    python3 - "$work/p.json" "$dom" <<'PY' || fail "stale: path to $id (dominator $dom)"
+import json, sys
+p, dom = json.load(open(sys.argv[1]))["path"], sys.argv[2]
+assert not [h for h in p if h.get("name") == "discovered"], p
+assert len(p) >= 2 and (dom == "NULL" or int(p[-2]["id"], 16) == int(dom)), p[-2:]
+PY
+    n=$((n + 1))
+done < <(tail -n +2 "$work/listed.txt")
+[ "$n" -ge 10 ] || fail "stale: only $n intern-set entries on the list"
 # the textbook model skips the link too: the thread is the biggest object there as well
 "$LEAKRAY" top "$work/stale.hprof" --model strong --top 1 --json --no-timing > "$work/strong.json"
 python3 - "$work/strong.json" <<'PY' || fail "stale: top --model strong: $(cat "$work/strong.json")"
