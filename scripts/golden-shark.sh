@@ -5,7 +5,8 @@
 # tests/e2e/shark_parity.py to what is stable across runs: leaking objects, trace nodes,
 # statuses, suspects, signatures. Inputs: the Android fixtures dialer.android-hprof and
 # test-dump.hprof (with its R8 mapping), and fresh dumps of the two Java leak programs
-# (tests/programs/leaks, tests/programs/demo, tests/programs/shark2, tests/programs/shark3),
+# (tests/programs/leaks, tests/programs/demo, tests/programs/shark2, tests/programs/shark3,
+# tests/programs/shapes4),
 # whose ids and timings change per run but whose
 # paths and signatures do not. tests/e2e/shark_parity.sh checks leakray against these.
 # Needs network on first use (Maven Central), java, javac, python3.
@@ -61,3 +62,10 @@ javac -d "$work/sizes" "$src"/tests/programs/leaks/KeyedWeakReference.java \
     "$src"/tests/programs/shark3/MoreShapes.java
 java -cp "$work/sizes" com.example.more.MoreShapes "$work/more.hprof" > /dev/null
 golden more --hprof "$work/more.hprof"
+mkdir -p "$work/four" "$work/driver"
+javac -d "$work/four" "$src"/tests/programs/leaks/KeyedWeakReference.java \
+    "$src"/tests/programs/shapes4/FourShapes.java
+javac -d "$work/driver" "$src"/tests/programs/shapes4/driver/FakeDriver.java
+java -cp "$work/four" com.example.four.FourShapes "$work/four.hprof" "file:$work/driver/" \
+    > /dev/null
+golden four --hprof "$work/four.hprof"
