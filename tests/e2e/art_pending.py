@@ -31,7 +31,8 @@ def main():
     strings, class_name = {}, {}
     for off, tag, ln in w.top:
         if tag == 0x01:
-            strings[rid(off + 9)] = bytes(data[off + 9 + ids:off + 9 + ln]).decode("utf-8", "replace")
+            text = bytes(data[off + 9 + ids:off + 9 + ln])
+            strings[rid(off + 9)] = text.decode("utf-8", "replace")
         elif tag == 0x02:
             class_name[rid(off + 9 + 4)] = rid(off + 9 + 4 + ids + 4)
     classes = {}  # class id -> (super id, [(field name, type)], {static name: (type, offset)})
