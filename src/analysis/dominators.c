@@ -97,10 +97,13 @@ static inline int is_leaf_class(uint32_t c)
     return !(c & C_OUT) && ((c & C_ROOT) || (c & C_INS) == 1);
 }
 
+/* Strong references, less the GC's list links (dom_gc_link), so the strong model of `show`,
+ * SQL and the library answers as `top` and `threads` do. */
 static int follow_default(const graph *g, edge_ix e)
 {
     uint8_t k = g->edge_kind[e];
-    return GRAPH_EDGE_STRENGTH(k) == GRAPH_STRONG && GRAPH_EDGE_KIND(k) != GRAPH_EDGE_WEAK;
+    return GRAPH_EDGE_STRENGTH(k) == GRAPH_STRONG && GRAPH_EDGE_KIND(k) != GRAPH_EDGE_WEAK &&
+           !dom_gc_link(g, e);
 }
 
 static inline int follows(const graph *g, dom_edge_filter f, void *ctx, edge_ix e)
@@ -878,19 +881,28 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
 
 int dom_gc_link(const graph *g, edge_ix e)
 {
-    if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_FIELD)
+    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    if (k != GRAPH_EDGE_FIELD && k != GRAPH_EDGE_STATIC)
         return 0;
-    /* both ends are references (ref_strength is set on every java.lang.ref class): one class
-     * read per field edge, the source and the name only for the few edges to a reference */
+    /* the target is a reference (ref_strength is set on every java.lang.ref class): one
+     * class read per field or static edge, the source and the name only past that test */
     node_ix y = g->edge_to[e];
     class_ix c = y < g->n_nodes ? g->node_class[y] : GRAPH_NONE;
     if (c >= g->n_classes || g->classes[c].ref_strength == GRAPH_STRONG)
         return 0;
     node_ix x = graph_edge_from(g, e);
-    c = x < g->n_nodes ? g->node_class[x] : GRAPH_NONE;
+    if (x >= g->n_nodes)
+        return 0;
+    const char *name = graph_str(g, graph_edge_name_from(g, x, e));
+    if (k == GRAPH_EDGE_STATIC) {
+        c = graph_class_of_node(g, x);
+        return c < g->n_classes && !strcmp(name, "unenqueued") &&
+               !strcmp(graph_str(g, g->classes[c].name), "java.lang.ref.ReferenceQueue");
+    }
+    c = g->node_class[x];
     if (c >= g->n_classes || g->classes[c].ref_strength == GRAPH_STRONG)
         return 0;
-    return strcmp(graph_str(g, graph_edge_name_from(g, x, e)), "discovered") == 0;
+    return !strcmp(name, "discovered") || !strcmp(name, "pendingNext");
 }
 
 /* VisualVM's references: instance fields (the referent of references too), array elements

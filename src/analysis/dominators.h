@@ -11,7 +11,8 @@
 
 #define DOM_SUPER_ROOT (UINT32_MAX - 1) /* idom of nodes directly under the super-root */
 
-/* Which edges count for dominators: nonzero to follow edge e. NULL = all strong edges. */
+/* Which edges count for dominators: nonzero to follow edge e. NULL = all strong edges
+ * but the GC's list links (dom_gc_link). */
 typedef int (*dom_edge_filter)(const graph *g, edge_ix e, void *ctx);
 /* Whether root entry r (index into g->roots) is a child of the super-root: nonzero = yes. */
 typedef int (*dom_root_filter)(const graph *g, uint32_t r, void *ctx);
@@ -93,11 +94,13 @@ void dom_opts_visualvm(dom_opts *o);
  * references, such as the leak suspects' search for what non-frame roots hold. */
 int dom_visualvm_reach(const graph *g, edge_ix e, void *ctx);
 
-/* Whether e is a reference's `discovered` field pointing at another reference: the GC's
- * link between the references it has discovered (the pending list, until the Reference
- * Handler thread empties it), which a dump written right after a GC catches set. It owns
- * nothing: the VisualVM model and the threads' tree skip it (VisualVM 2.1.5 follows it, so a
- * pool thread's stale ThreadLocal entry on that list looked held by GC roots). */
+/* Whether e is a link of the GC's list of references it has cleared, which owns nothing:
+ * HotSpot's Reference.discovered from a reference to a reference, ART's Reference.pendingNext
+ * likewise (a self-loop once the daemon has enqueued it), and the head of ART's list, the
+ * static java.lang.ref.ReferenceQueue.unenqueued. A dump written right after a GC catches the
+ * list set, and each reference on it then looked held by the one before it rather than by
+ * its owner (a map's stale entry, a thread's ThreadLocal). Every model skips it (VisualVM
+ * 2.1.5 follows it, docs/design.md). */
 int dom_gc_link(const graph *g, edge_ix e);
 
 /* VisualVM's sums list the objects whose one referrer is not their immediate dominator

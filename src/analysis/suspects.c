@@ -68,37 +68,11 @@ edge_ix susp_artifact_edge(const graph *g)
     return GRAPH_NONE;
 }
 
-int susp_gc_link(const graph *g, edge_ix e)
-{
-    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
-    if (k != GRAPH_EDGE_FIELD && k != GRAPH_EDGE_STATIC)
-        return 0;
-    /* the target is a reference (ref_strength is set on every java.lang.ref class): one
-     * class read per field or static edge, the source and the name only past that test */
-    node_ix y = g->edge_to[e];
-    class_ix c = y < g->n_nodes ? g->node_class[y] : GRAPH_NONE;
-    if (c >= g->n_classes || g->classes[c].ref_strength == GRAPH_STRONG)
-        return 0;
-    node_ix x = graph_edge_from(g, e);
-    if (x >= g->n_nodes)
-        return 0;
-    const char *name = graph_str(g, graph_edge_name_from(g, x, e));
-    if (k == GRAPH_EDGE_STATIC) {
-        c = graph_class_of_node(g, x);
-        return c < g->n_classes && !strcmp(name, "unenqueued") &&
-               !strcmp(graph_str(g, g->classes[c].name), "java.lang.ref.ReferenceQueue");
-    }
-    c = g->node_class[x];
-    if (c >= g->n_classes || g->classes[c].ref_strength == GRAPH_STRONG)
-        return 0;
-    return !strcmp(name, "discovered") || !strcmp(name, "pendingNext");
-}
-
 int susp_filter_strong(const graph *g, edge_ix e, void *ctx)
 {
     uint8_t k = g->edge_kind[e];
     return (!ctx || e != *(const edge_ix *)ctx) && GRAPH_EDGE_STRENGTH(k) == GRAPH_STRONG &&
-           GRAPH_EDGE_KIND(k) != GRAPH_EDGE_WEAK && !susp_gc_link(g, e);
+           GRAPH_EDGE_KIND(k) != GRAPH_EDGE_WEAK && !dom_gc_link(g, e);
 }
 
 /* Android's `am dumpheap -b` keeps every bitmap's pixels in the static
@@ -209,7 +183,7 @@ static int held_edge(const graph *g, edge_ix e)
         return dom_visualvm_reach(g, e, NULL);
     uint8_t k = g->edge_kind[e];
     return GRAPH_EDGE_STRENGTH(k) == GRAPH_STRONG && GRAPH_EDGE_KIND(k) != GRAPH_EDGE_WEAK &&
-           GRAPH_EDGE_KIND(k) != GRAPH_EDGE_LOCAL && !susp_gc_link(g, e);
+           GRAPH_EDGE_KIND(k) != GRAPH_EDGE_LOCAL && !dom_gc_link(g, e);
 }
 
 /* Sets F_HELD on every node the roots other than Java frames reach through the model's

@@ -88,15 +88,8 @@ void susp_free(susp_result *r);
  * the dumper's copies of every bitmap's pixels), GRAPH_NONE when the dump has none. Retained
  * sizes leave it out (retained.h), so those buffers never make a suspect. */
 edge_ix susp_artifact_edge(const graph *g);
-/* Whether e is a link of the GC's list of references it has cleared, which owns nothing:
- * HotSpot's Reference.discovered from a reference to a reference (dom_gc_link), ART's
- * Reference.pendingNext likewise (a self-loop once the daemon has enqueued it), and the
- * head of ART's list, the static java.lang.ref.ReferenceQueue.unenqueued. A dump written
- * right after a GC catches the list set, and each reference on it then looked held by the
- * one before it rather than by its owner (a map's stale entry, a thread's ThreadLocal). */
-int susp_gc_link(const graph *g, edge_ix e);
 /* dom_edge_filter: strong references except the edge *(const edge_ix *)ctx (ctx NULL: no
- * edge) and the GC's list links (susp_gc_link). */
+ * edge) and the GC's list links (dom_gc_link). */
 int susp_filter_strong(const graph *g, edge_ix e, void *ctx);
 
 /* Lowercase kind name for JSON: "object", "class", "instances", "thread_locals". */

@@ -3,7 +3,7 @@
  * threads_. State and daemon flag are read from the Thread object (directly or through its
  * JDK 19+ FieldHolder); the retained size comes from one extra dominator tree in which a
  * thread's frame roots are references of its object, over strong references less the GC's
- * pending-list link (susp_gc_link). */
+ * pending-list link (dom_gc_link). */
 #include "analysis/threads.h"
 
 #include "analysis/dominators.h"
@@ -80,13 +80,13 @@ static int threads_root(const graph *g, uint32_t r, void *ctx)
     return bsearch(&s, c->serials, c->n, sizeof s, cmp_u32) == NULL;
 }
 
-/* The tree's references: strong ones, minus the GC's pending-list link (susp_gc_link). */
+/* The tree's references: strong ones, minus the GC's pending-list link (dom_gc_link). */
 static int threads_edge(const graph *g, edge_ix e, void *ctx)
 {
     (void)ctx;
     uint8_t k = g->edge_kind[e];
     return GRAPH_EDGE_STRENGTH(k) == GRAPH_STRONG && GRAPH_EDGE_KIND(k) != GRAPH_EDGE_WEAK &&
-           !susp_gc_link(g, e);
+           !dom_gc_link(g, e);
 }
 
 #define OWN_NONE UINT32_MAX
@@ -142,7 +142,7 @@ static lr_status with_locals(const graph *g, uint64_t *with, lr_error *err)
                 uint8_t k = g->edge_kind[e];
                 if (y >= g->n_nodes || dt.idom[y] != GRAPH_NONE ||
                     GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG ||
-                    GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK || susp_gc_link(g, e))
+                    GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK || dom_gc_link(g, e))
                     continue;
                 uint32_t want = own[x] == OWN_MANY ? OWN_MANY : t;
                 if (own[y] == want || own[y] == OWN_MANY)

@@ -207,7 +207,7 @@ lr_status top_tree_build(const graph *g, int vvm, int artifact, dom_tree *t, lr_
         dom_opts_visualvm(&dopts);
     } else {
         /* as analysis/retained.c: Bitmap.dumpData is the dumper's copy, no reference; the
-         * GC's list of cleared references owns nothing in either model (susp_gc_link) */
+         * GC's list of cleared references owns nothing in either model (dom_gc_link) */
         if (artifact)
             skip = susp_artifact_edge(g);
         dopts.reach = susp_filter_strong;

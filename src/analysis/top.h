@@ -97,7 +97,7 @@ typedef struct top_result {
 } top_result;
 
 /* The exact tree `top` ranks by: VisualVM's conventions when vvm, else strong references
- * less the GC's list links (susp_gc_link); artifact leaves out the Android dumper's own
+ * less the GC's list links (dom_gc_link); artifact leaves out the Android dumper's own
  * Bitmap.dumpData reference (the default model of an Android dump, as analysis/retained.c).
  * Returns LR_OK (free: dom_free) or fills err. */
 lr_status top_tree_build(const graph *g, int vvm, int artifact, dom_tree *t, lr_error *err);

@@ -5,10 +5,10 @@
 # Reference.pendingNext from each to the next, circular) until the ReferenceQueue daemon
 # queues them. art_pending.py puts the fixture test-dump.hprof's 14 queueable references on
 # that list, as ART would, and changes nothing else: `top` (objects and classes, default and
-# --model strong) and `threads` must give every object the same retained size and rank on
-# both files. Following pendingNext, each reference on the list looked held by the one
-# before it (the WeakHashMap entries, the Cleaners, the finalizer references moved to the
-# top level, their owners retaining less).
+# --model strong), `threads`, `show` and `sql` must give every object the same retained size
+# and rank on both files. Following pendingNext, each reference on the list looked held by
+# the one before it (the WeakHashMap entries, the Cleaners, the finalizer references moved
+# to the top level, their owners retaining less).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 fx="${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/hprof/test-dump.hprof"
@@ -54,4 +54,19 @@ same top --top 100000
 same top --by class --top 100000
 same top --model strong --top 100000
 same threads
+# the other verbs' trees (show, SQL over the heap) hold the same rule: each listed
+# reference keeps its retained size and dominator
+for id in $(cat "$work/ids.txt"); do
+    for f in "$fx" "$work/pending.hprof"; do
+        "$LEAKRAY" show "$f" "$id" --json --no-timing | python3 -c 'import json, sys
+o = json.load(sys.stdin)["object"]
+print(o["retained"], o["dominator"])'
+    done > "$work/show.txt"
+    [ "$(sed -n 1p "$work/show.txt")" = "$(sed -n 2p "$work/show.txt")" ] ||
+        fail "show $id: retained and dominator differ once the list is set: $(cat "$work/show.txt")"
+done
+sqlq="SELECT id, retained, dominator FROM objects WHERE retained > 0 ORDER BY id"
+"$LEAKRAY" sql "$fx" "$sqlq" > "$work/sql-a.txt"
+"$LEAKRAY" sql "$work/pending.hprof" "$sqlq" > "$work/sql-b.txt"
+cmp -s "$work/sql-a.txt" "$work/sql-b.txt" || fail "sql retained sizes differ once the list is set"
 echo "ok: $(wc -l < "$work/ids.txt") references on ART's list change no retained size"
