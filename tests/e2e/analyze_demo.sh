@@ -7,10 +7,8 @@
 # a user library-leak rule, --fail-on-leak, a bad rules file, and `leakray threads`.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
-if ! command -v javac >/dev/null || ! command -v java >/dev/null || ! command -v python3 >/dev/null; then
-    echo "SKIP: javac/java/python3 not installed"
-    exit 77
-fi
+. "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
+need_tools javac java python3
 work="$LEAKRAY_BUILD/tmp/analyze_demo"
 rm -rf "$work"
 mkdir -p "$work/classes"

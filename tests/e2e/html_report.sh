@@ -11,11 +11,8 @@ set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/lib/playwright.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
-    [ "${CI:-}" = true ] && fail "javac/java not installed (required under CI=true)"
-    echo "SKIP: javac/java not installed"
-    exit 77
-fi
+. "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
+need_tools javac java
 pw_setup || fail "Chromium + playwright-core unavailable"
 fix=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}
 [ -d "$fix/hprof" ] || fail "no fixtures at $fix"

@@ -10,11 +10,8 @@
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-if ! command -v javac >/dev/null || ! command -v java >/dev/null || ! command -v python3 >/dev/null; then
-    [ "${CI:-}" = true ] && fail "javac/java/python3 required under CI=true"
-    echo "SKIP: javac/java/python3 not installed"
-    exit 77
-fi
+. "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
+need_tools javac java python3
 W="$LEAKRAY_BUILD/tmp/jsonl_graph"
 rm -rf "$W"
 mkdir -p "$W/classes"

@@ -13,10 +13,8 @@
 #   reasons, suspects, references), signatures and groups equal.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
-if ! command -v javac >/dev/null || ! command -v java >/dev/null || ! command -v python3 >/dev/null; then
-    echo "SKIP: javac/java/python3 not installed"
-    exit 77
-fi
+. "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
+need_tools javac java python3
 [ -x /usr/bin/time ] || { echo "FAIL: /usr/bin/time is needed (apt-get install time)"; exit 1; }
 work="$LEAKRAY_BUILD/tmp/long_chain"
 rm -rf "$work"

@@ -18,10 +18,8 @@
 #    in a path (`pixels.lenght`) is a warning, exit 2 under --strict.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
-if ! command -v javac >/dev/null || ! command -v java >/dev/null || ! command -v python3 >/dev/null; then
-    echo "SKIP: javac/java/python3 not installed"
-    exit 77
-fi
+. "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
+need_tools javac java python3
 work="$LEAKRAY_BUILD/tmp/more_shapes"
 rm -rf "$work"
 mkdir -p "$work/classes"

@@ -10,11 +10,8 @@
 # leaves an existing OUT untouched and no temporary file beside it.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
-if ! command -v javac >/dev/null || ! command -v java >/dev/null || ! command -v python3 >/dev/null; then
-    if [ "${CI:-}" = true ]; then echo "FAIL: javac/java/python3 required under CI=true" >&2; exit 1; fi
-    echo "SKIP: javac/java/python3 not installed"
-    exit 77
-fi
+. "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
+need_tools javac java python3
 fail() { echo "FAIL: $*" >&2; exit 1; }
 work=$LEAKRAY_BUILD/tmp/strip_analyze
 rm -rf "$work"

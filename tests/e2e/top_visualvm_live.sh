@@ -21,11 +21,8 @@ if [ ! -f "$peer" ] || [ ! -f /usr/share/visualvm/visualvm/modules/org-graalvm-v
     echo "SKIP: VisualVM (Debian package visualvm) or its peer script not installed"
     exit 77
 fi
-if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
-    if [ "${CI:-}" = true ]; then echo "FAIL: javac/java required under CI=true" >&2; exit 1; fi
-    echo "SKIP: javac/java not installed"
-    exit 77
-fi
+. "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
+need_tools javac java
 fail() { echo "FAIL: $*" >&2; exit 1; }
 work=$LEAKRAY_BUILD/tmp/top_visualvm_live
 rm -rf "$work"
