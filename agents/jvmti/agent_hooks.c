@@ -334,7 +334,13 @@ static int window_sub(JNIEnv *env, jclass k, const char *sig);
 static int early_wait(JNIEnv *env, pending **pds, int n);
 static void early_name(jclass k, const char *sig);
 static void early_names_done(void);
-static unsigned cp_size(unsigned t, int *slots);
+/* A walk over a constant pool's entries: count as in the class file, d[0..n) the bytes. */
+typedef struct cp_walk {
+    const unsigned char *d;
+    size_t n, at;      /* the bytes; the next entry's offset */
+    unsigned i, count; /* the next entry's pool index (from 1); the pool's count */
+} cp_walk;
+static int cp_next(cp_walk *w, size_t *e, int *slots, const unsigned char **s, size_t *l);
 
 int hooks_early_retransform(JNIEnv *env)
 {
@@ -488,34 +494,21 @@ static int early_pool(const unsigned char *d, size_t n, unsigned count)
     uint32_t *off = malloc((size_t)count * sizeof *off);
     if (!off)
         return -1;
-    size_t at = 0;
     int init = 0; /* the pool index of the Utf8 "<init>" */
-    for (unsigned i = 1; i < count;) {
-        if (at >= n)
-            goto bad;
-        unsigned t = d[at];
-        off[i] = (uint32_t)at++;
-        if (t == 1) {
-            if (n - at < 2)
-                goto bad;
-            size_t l = (size_t)d[at] << 8 | d[at + 1];
-            if (l > n - at - 2)
-                goto bad;
-            if (l == 6 && memcmp(d + at + 2, "<init>", 6) == 0)
-                init = (int)i;
-            at += 2 + l;
-            i++;
-            continue;
-        }
-        int slots;
-        unsigned sz = cp_size(t, &slots);
-        if (sz == 0 || sz > n - at)
-            goto bad;
+    cp_walk w = {d, n, 0, 1, count};
+    size_t e, l;
+    int slots, k;
+    const unsigned char *u8;
+    while ((k = cp_next(&w, &e, &slots, &u8, &l)) > 0) {
+        unsigned i = w.i - (unsigned)slots;
+        off[i] = (uint32_t)e;
+        if (u8 && l == 6 && memcmp(u8, "<init>", 6) == 0)
+            init = (int)i;
         if (slots == 2 && i + 1 < count)
             off[i + 1] = off[i];
-        at += sz;
-        i += (unsigned)slots;
     }
+    if (k < 0)
+        goto bad;
     for (unsigned i = 1; init && i < count; i++) {
         const unsigned char *e = d + off[i];
         if (e[0] != 10) /* Methodref: class_index, name_and_type_index */
@@ -565,33 +558,15 @@ bad:
  * 1 also when it cannot be walked. */
 static int early_named(const unsigned char *d, size_t n, unsigned count)
 {
-    size_t at = 0;
-    for (unsigned i = 1; i < count;) {
-        if (at >= n)
+    cp_walk w = {d, n, 0, 1, count};
+    size_t e, l;
+    int slots, k;
+    const unsigned char *u8;
+    while ((k = cp_next(&w, &e, &slots, &u8, &l)) > 0)
+        if (u8 && (l < 256 ? (int)(A.early_lens[l >> 6] >> (l & 63) & 1) : A.early_long) &&
+            early_has(early_key((const char *)u8, l)))
             return 1;
-        unsigned t = d[at++];
-        if (t == 1) {
-            if (n - at < 2)
-                return 1;
-            size_t l = (size_t)d[at] << 8 | d[at + 1];
-            at += 2;
-            if (l > n - at)
-                return 1;
-            if ((l < 256 ? (int)(A.early_lens[l >> 6] >> (l & 63) & 1) : A.early_long) &&
-                early_has(early_key((const char *)d + at, l)))
-                return 1;
-            at += l;
-            i++;
-            continue;
-        }
-        int slots;
-        unsigned sz = cp_size(t, &slots);
-        if (sz == 0 || sz > n - at)
-            return 1;
-        at += sz;
-        i += (unsigned)slots;
-    }
-    return 0;
+    return k < 0;
 }
 
 void hooks_early_bytes(const char *name, const unsigned char *data, jint len)
@@ -939,37 +914,56 @@ static int cp_names(const unsigned char *d, size_t n, uint64_t *found)
 {
     if (!N.ready || n < 10 || d[0] != 0xca || d[1] != 0xfe || d[2] != 0xba || d[3] != 0xbe)
         return -1;
-    unsigned count = (unsigned)d[8] << 8 | d[9];
-    size_t at = 10;
+    cp_walk w = {d, n, 10, 1, (unsigned)d[8] << 8 | d[9]};
     uint64_t f = 0;
-    for (unsigned i = 1; i < count;) {
-        if (at >= n)
-            return -1;
-        unsigned t = d[at++];
-        if (t == 1) {
-            if (n - at < 2)
-                return -1;
-            size_t l = (size_t)d[at] << 8 | d[at + 1];
-            at += 2;
-            if (l > n - at)
-                return -1;
-            uint64_t c = l < 64 ? N.by_len[l] : 0;
-            for (int r = 0; c; r++, c >>= 1)
-                if ((c & 1) && memcmp(d + at, A.opts.watch[r].method, l) == 0)
-                    f |= (uint64_t)1 << r;
-            at += l;
-            i++;
-            continue;
-        }
-        int slots;
-        unsigned sz = cp_size(t, &slots);
-        if (sz == 0 || sz > n - at)
-            return -1;
-        at += sz;
-        i += (unsigned)slots;
+    size_t e, l;
+    int slots, k;
+    const unsigned char *u8;
+    while ((k = cp_next(&w, &e, &slots, &u8, &l)) > 0) {
+        uint64_t c = u8 && l < 64 ? N.by_len[l] : 0;
+        for (int r = 0; c; r++, c >>= 1)
+            if ((c & 1) && memcmp(u8, A.opts.watch[r].method, l) == 0)
+                f |= (uint64_t)1 << r;
     }
+    if (k < 0)
+        return -1;
     *found = f;
     return 0;
+}
+
+/* Steps over the walk's next entry: its offset *e (its tag is d[*e]) and slots (2 for a Long
+ * or a Double); a Utf8's bytes in *s and *l, else *s NULL. 1 for an entry, 0 past the last,
+ * -1 when the bytes are not a constant pool. The one place that knows the pool's layout, so
+ * the load hook's walks cannot disagree on where an entry starts. */
+static int cp_next(cp_walk *w, size_t *e, int *slots, const unsigned char **s, size_t *l)
+{
+    if (w->i >= w->count)
+        return 0;
+    if (w->at >= w->n)
+        return -1;
+    *e = w->at;
+    *s = NULL;
+    unsigned t = w->d[w->at++];
+    if (t == 1) {
+        if (w->n - w->at < 2)
+            return -1;
+        size_t len = (size_t)w->d[w->at] << 8 | w->d[w->at + 1];
+        w->at += 2;
+        if (len > w->n - w->at)
+            return -1;
+        *s = w->d + w->at;
+        *l = len;
+        w->at += len;
+        *slots = 1;
+        w->i++;
+        return 1;
+    }
+    unsigned sz = cp_size(t, slots);
+    if (sz == 0 || sz > w->n - w->at)
+        return -1;
+    w->at += sz;
+    w->i += (unsigned)*slots;
+    return 1;
 }
 
 /* Which rules' method names class-file bytes define as constant-pool strings, as a bit per
