@@ -417,7 +417,13 @@ void JNICALL watcher_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms)
  * through the API with a numbered description, with their rules (descriptions: from
  * AppWatcher.API_RULE), watched at ms. Each is held by a JNI weak reference until found
  * retained, when AppWatcher builds its KeyedWeakReference. One call per batch: the
- * watching threads pay no JNI transition. */
+ * watching threads pay no JNI transition, and the core's lock is taken once per
+ * FLUSH_CHUNK objects. An object equal to the one kept before it (an override's
+ * super.close() returning just before the override itself) is watched once; this loop,
+ * compiled, makes that check, where AppWatcher's would run interpreted while a short
+ * program starts. */
+#define FLUSH_CHUNK 256
+
 void JNICALL watcher_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArray rules,
                             jint n, jlong ms)
 {
@@ -431,19 +437,33 @@ void JNICALL watcher_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArra
             (*env)->ReleaseIntArrayElements(env, rules, rs, JNI_ABORT);
         return;
     }
-    for (jint i = 0; i < n && !A.disabled; i++) {
+    void *ws[FLUSH_CHUNK];
+    uint32_t tags[FLUSH_CHUNK];
+    size_t m = 0;
+    jobject prev = NULL;
+    for (jint i = 0; i <= n && !A.disabled; i++) {
+        if (i == n || m == FLUSH_CHUNK) { /* hand the chunk to the core */
+            size_t took = watch_add_n(A.core, ws, tags, m, (uint64_t)ms);
+            for (size_t j = took; j < m; j++)
+                (*env)->DeleteWeakGlobalRef(env, (jweak)ws[j]);
+            m = 0;
+            if (i == n)
+                break;
+        }
         jobject o = (*env)->GetObjectArrayElement(env, objs, i);
-        if (!o)
+        if (!o || (prev && (*env)->IsSameObject(env, prev, o)))
             continue;
+        prev = o;
         jweak w = (*env)->NewWeakGlobalRef(env, o);
         if (!w) {
             agent_disable(env, "out of JNI weak global references");
             break;
         }
-        uint32_t tag = AGENT_TAG_WEAK | ((uint32_t)rs[i] & ~AGENT_TAG_WEAK);
-        if (watch_add(A.core, w, (uint64_t)ms, tag) != 0)
-            (*env)->DeleteWeakGlobalRef(env, w);
+        ws[m] = w;
+        tags[m++] = AGENT_TAG_WEAK | ((uint32_t)rs[i] & ~AGENT_TAG_WEAK);
     }
+    for (size_t j = 0; j < m; j++) /* disabled midway: the rest is not watched */
+        (*env)->DeleteWeakGlobalRef(env, (jweak)ws[j]);
     (*env)->PopLocalFrame(env, NULL);
     (*env)->ReleaseIntArrayElements(env, rules, rs, JNI_ABORT);
 }

@@ -151,20 +151,14 @@ static void forget(watch *w, entry *e)
     e->obj = NULL;
 }
 
-int watch_add(watch *w, void *obj, uint64_t watch_ms, uint32_t tag)
+/* Appends one entry; the lock is held and the core is not disabled. *first_waiting tells
+ * whether it is the only waiting entry (the executor must be woken for it). Returns 0, or -1
+ * when even the first table cannot be allocated (obj not taken). */
+static int add_locked(watch *w, void *obj, uint64_t watch_ms, uint32_t tag, int *first_waiting)
 {
-    pthread_mutex_lock(&w->lock);
-    if (w->disabled) {
-        pthread_mutex_unlock(&w->lock);
-        return -1;
-    }
-    while (w->n > 0 && !at(w, 0)->obj)
-        pop_front(w);
     if (w->n == w->cap && grow(w) != 0) {
-        if (w->cap == 0) { /* not even the first table: refuse rather than lose track */
-            pthread_mutex_unlock(&w->lock);
+        if (w->cap == 0) /* not even the first table: refuse rather than lose track */
             return -1;
-        }
         entry *old = at(w, 0);
         if (w->env.alive(w->env.ctx, old->obj, old->tag))
             w->st.dropped++;
@@ -173,7 +167,7 @@ int watch_add(watch *w, void *obj, uint64_t watch_ms, uint32_t tag)
         forget(w, old);
         pop_front(w);
     }
-    int first_waiting = w->n == w->n_done;
+    *first_waiting = w->n == w->n_done;
     entry *e = &w->ring[(w->head + w->n) % w->cap];
     e->obj = obj;
     e->watch_ms = watch_ms;
@@ -182,11 +176,35 @@ int watch_add(watch *w, void *obj, uint64_t watch_ms, uint32_t tag)
     w->n++;
     w->st.watched++;
     w->st.total_watched++;
-    uint64_t due = watch_ms + w->cfg.delay_ms;
-    pthread_mutex_unlock(&w->lock);
-    if (first_waiting)
-        w->env.wake(w->env.ctx, due);
     return 0;
+}
+
+size_t watch_add_n(watch *w, void *const *objs, const uint32_t *tags, size_t n,
+                   uint64_t watch_ms)
+{
+    pthread_mutex_lock(&w->lock);
+    if (w->disabled) {
+        pthread_mutex_unlock(&w->lock);
+        return 0;
+    }
+    while (w->n > 0 && !at(w, 0)->obj)
+        pop_front(w);
+    int first_waiting = 0, first;
+    size_t i = 0;
+    while (i < n && add_locked(w, objs[i], watch_ms, tags[i], &first) == 0)
+        if (i++ == 0)
+            first_waiting = first;
+    pthread_mutex_unlock(&w->lock);
+    /* the executor is woken when these are the only waiting entries: otherwise an older
+     * waiting entry, due first, already has it scheduled */
+    if (first_waiting && i > 0)
+        w->env.wake(w->env.ctx, watch_ms + w->cfg.delay_ms);
+    return i;
+}
+
+int watch_add(watch *w, void *obj, uint64_t watch_ms, uint32_t tag)
+{
+    return watch_add_n(w, &obj, &tag, 1, watch_ms) == 1 ? 0 : -1;
 }
 
 /* ---- the trigger ---- */

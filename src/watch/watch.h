@@ -114,6 +114,12 @@ void watch_free(watch *w);
  * caller frees it). */
 int watch_add(watch *w, void *obj, uint64_t watch_ms, uint32_t tag);
 
+/* watch_add for n objects watched at the same clock value, objs[i] with tags[i], under one
+ * taking of the lock (a runtime hands its watched objects over in batches). Returns how many
+ * were taken, from the front: n, or fewer when disabled (the caller frees objs[ret..n)). */
+size_t watch_add_n(watch *w, void *const *objs, const uint32_t *tags, size_t n,
+                   uint64_t watch_ms);
+
 /* Runs whatever is due at the current clock: objects past their delay, a scheduled check,
  * the GC step. Call it from one thread only (the executor's). Returns the clock value at
  * which it wants to run next, 0 when nothing is scheduled (watch_add will call env->wake). */

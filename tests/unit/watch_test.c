@@ -397,6 +397,40 @@ static void disabled_refuses(void **state)
     watch_free(w);
 }
 
+/* A batch is the same as its objects added one by one at its clock value: in order, with
+ * their tags, one wake-up when it is the only thing waiting, the oldest dropped at the cap
+ * (this batch's own first ones included), and nothing taken once disabled. */
+static void batch_adds_in_order(void **state)
+{
+    fake f;
+    watch *w = make(&f, 100, 6);
+    void *objs[8];
+    uint32_t tags[8];
+    for (int i = 0; i < 8; i++) {
+        objs[i] = (void *)(uintptr_t)(i + 1);
+        tags[i] = (uint32_t)(i + 1) * 10;
+        f.alive[i + 1] = 1;
+    }
+    f.now = 300;
+    assert_int_equal(watch_add_n(w, (void *const *)objs, tags, 4, f.now), 4);
+    assert_int_equal(f.sched, 300 + WATCH_DELAY_MS);
+    f.sched = 0;
+    f.now = 400; /* waiting entries already have a wake-up: none asked again */
+    assert_int_equal(watch_add_n(w, (void *const *)objs + 4, tags + 4, 4, f.now), 4);
+    assert_int_equal(f.sched, 0);
+    watch_stats st = stats(w);
+    assert_int_equal(st.watched, 6);
+    assert_int_equal(st.dropped, 2); /* 1 and 2, the oldest, at the 6-entry cap */
+    assert_int_equal(f.released[1] + f.released[2], 2);
+    f.sched = 300 + WATCH_DELAY_MS;
+    run_until(w, &f, 400 + WATCH_DELAY_MS);
+    assert_int_equal(f.retained_at[3], 300 + WATCH_DELAY_MS);
+    assert_int_equal(f.retained_at[5], 400 + WATCH_DELAY_MS);
+    watch_disable(w);
+    assert_int_equal(watch_add_n(w, (void *const *)objs, tags, 2, f.now), 0);
+    watch_free(w);
+}
+
 static void ring_wraps_many_objects(void **state)
 {
     fake f;
@@ -545,6 +579,7 @@ int main(void)
         cmocka_unit_test(failed_and_empty_dumps_retry_after_five_seconds),
         cmocka_unit_test(cap_drops_oldest_with_a_count),
         cmocka_unit_test(disabled_refuses),
+        cmocka_unit_test(batch_adds_in_order),
         cmocka_unit_test(ring_wraps_many_objects),
         cmocka_unit_test(ring_grows_wrapped),
         cmocka_unit_test(options_parse),

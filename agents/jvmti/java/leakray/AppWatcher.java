@@ -253,12 +253,13 @@ public final class AppWatcher {
      * batch is closed first (its count pushed past BATCH), so a thread that read it as the
      * current one just before claims no slot in it and goes to the new one (overflow). A slot
      * claimed but not yet filled is waited for briefly (its writer is between two
-     * instructions); past that wait the batch is dropped rather than read half-written. An
-     * object equal to the one before it is an override's super.close() returning just before
-     * the override itself: watched once. Each batch is new, never reused: filled in a few
-     * hundred microseconds, it dies young with the objects it held, where a reused one
-     * would be promoted and every store of a young object into it would pay the collector's
-     * old-to-young card marking. Under LOCK.
+     * instructions); past that wait the batch is dropped rather than read half-written. The
+     * agent skips the empty slots and watches an object equal to the one before it once (an
+     * override's super.close() returning just before the override itself): no loop here,
+     * which a short program would run interpreted. Each batch is new, never reused: filled
+     * in a few hundred microseconds, it dies young with the objects it held, where a reused
+     * one would be promoted and every store of a young object into it would pay the
+     * collector's old-to-young card marking. Under LOCK.
      */
     private static void handOver(long nowMs) {
         Batch b = current;
@@ -267,24 +268,10 @@ public final class AppWatcher {
         for (int spin = 0; b.filled.get() < n && spin < 100_000; spin++) {
             Thread.yield();
         }
-        if (b.filled.get() < n) {
+        if (b.filled.get() < n || n == 0) {
             return; // a writer stalled mid-store
         }
-        Object[] objs = b.objs;
-        int[] rs = b.rules;
-        int m = 0;
-        for (int i = 0; i < n; i++) {
-            Object o = objs[i];
-            objs[i] = null;
-            if (o == null || (m > 0 && objs[m - 1] == o)) {
-                continue;
-            }
-            objs[m] = o;
-            rs[m++] = rs[i];
-        }
-        if (m > 0) {
-            flush0(objs, rs, m, nowMs);
-        }
+        flush0(b.objs, b.rules, n, nowMs);
     }
 
     /** "Foo received java.io.Closeable#close() callback", LeakCanary's wording. */
