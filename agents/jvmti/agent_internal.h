@@ -95,6 +95,7 @@ typedef struct agent_state {
                               * (global), NULL when the agent's copy is the boot loader's */
     unsigned n_rewritten;    /* methods given the watch hook */
     unsigned n_retransforms; /* RetransformClasses calls (VM operations) made */
+    unsigned n_pool_reads;   /* constant pools read through JVMTI GetConstantPool */
     pthread_mutex_t hook_lock; /* guards hook_users */
     int hook_users;          /* threads inside RetransformClasses (ClassFileLoadHook on) */
     /* started with the JVM: the classes loaded before the agent that need the call hook

@@ -290,7 +290,8 @@ void watcher_write_status(void)
         "dropped: %llu\ndumps: %llu\nfailed_dumps: %llu\nlast_dump: %s\n"
         "last_dump_bytes: %llu\nlast_pause_ms: %.0f\nanalysis: %s\ndump_dir: %s\n"
         "rules: %d\nrewritten_methods: %u\ntable_bytes: %zu\nstamped_classes: %d\n"
-        "stamp_scans: %llu\nstamp_found: %llu\ncall_slots: %d\nretransforms: %u\n",
+        "stamp_scans: %llu\nstamp_found: %llu\ncall_slots: %d\nretransforms: %u\n"
+        "pool_reads: %u\n",
         (long)getpid(), watch_state_name(st.state), next, (unsigned long long)st.retained,
         (unsigned long long)st.watched, A.cfg.threshold, (unsigned long long)A.cfg.delay_ms,
         (unsigned long long)st.total_watched, (unsigned long long)st.collected,
@@ -300,7 +301,8 @@ void watcher_write_status(void)
         A.analysing ? "running"
                     : (st.dumps == 0 ? "-" : (A.analysis_rc == 0 ? "done" : "failed")),
         A.dir, A.can_rules ? A.opts.n_watch : 0, A.n_rewritten, st.table_bytes, S.n_cls,
-        S.scans, S.found, C.n, A.n_retransforms);
+        S.scans, S.found, C.n, A.n_retransforms,
+        __atomic_load_n(&A.n_pool_reads, __ATOMIC_RELAXED));
     /* a new file per write (renamed over the old one, so readers never see half of it)
      * costs a file creation: skipped when nothing changed */
     if (n <= 0 || (size_t)n >= sizeof text)

@@ -6,7 +6,9 @@
 # closes and keeps a FileInputStream, and another a FileInputStream subclass that inherits
 # close(): both are watched at once (the retransformation ran before those classes did) and
 # reported. A second JVM's main class closes and keeps a FileInputStream as its first
-# statement: watched and reported too. Each status ends with exactly one retransformation.
+# statement: watched and reported too. Each status ends with exactly one retransformation,
+# and one constant pool read through JVMTI (main's class: the JDK classes loaded before it and
+# linked after it are not read).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 work="$LEAKRAY_BUILD/tmp/agent_early"
@@ -45,6 +47,7 @@ for t in d["traces"]:
     why = "because %s received java.io.Closeable#close() callback" % t["class"]
     assert t["source"] == "watched" and why in t["elements"][-1]["reason"], t["elements"][-1]
 assert st["retransforms"] == "1", st
+assert st["pool_reads"] == "1", st
 print("%s: %d leaks named (%s), %s retransformation" % (main, len(got), ", ".join(got),
       st["retransforms"]))
 PY
