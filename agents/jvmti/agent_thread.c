@@ -420,10 +420,7 @@ void JNICALL watcher_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms)
  * AppWatcher.API_RULE), watched at ms. Each is held by a JNI weak reference until found
  * retained, when AppWatcher builds its KeyedWeakReference. One call per batch: the
  * watching threads pay no JNI transition, and the core's lock is taken once per
- * FLUSH_CHUNK objects. An object equal to the one kept before it (an override's
- * super.close() returning just before the override itself) is watched once; this loop,
- * compiled, makes that check, where AppWatcher's would run interpreted while a short
- * program starts. */
+ * FLUSH_CHUNK objects. Empty slots (AppWatcher.add's duplicates) are skipped. */
 #define FLUSH_CHUNK 256
 
 void JNICALL watcher_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArray rules,
@@ -442,7 +439,6 @@ void JNICALL watcher_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArra
     void *ws[FLUSH_CHUNK];
     uint32_t tags[FLUSH_CHUNK];
     size_t m = 0;
-    jobject prev = NULL;
     for (jint i = 0; i <= n && !A.disabled; i++) {
         if (i == n || m == FLUSH_CHUNK) { /* hand the chunk to the core */
             size_t took = watch_add_n(A.core, ws, tags, m, (uint64_t)ms);
@@ -453,9 +449,8 @@ void JNICALL watcher_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArra
                 break;
         }
         jobject o = (*env)->GetObjectArrayElement(env, objs, i);
-        if (!o || (prev && (*env)->IsSameObject(env, prev, o)))
+        if (!o)
             continue;
-        prev = o;
         jweak w = (*env)->NewWeakGlobalRef(env, o);
         if (!w) {
             agent_disable(env, "out of JNI weak global references");

@@ -205,13 +205,19 @@ public final class AppWatcher {
         add(self, rule);
     }
 
-    /** Puts self into the current batch (two atomic increments and two plain stores). */
+    /**
+     * Puts self into the current batch (two atomic increments and two plain stores). An
+     * object equal to the one in the slot before (an override's super.close() returning just
+     * before the override itself, on the same thread) leaves its slot empty: watched once.
+     */
     private static void add(Object self, int rule) {
         Batch b = current;
         int i = b.claimed.getAndIncrement();
         if (i < BATCH) {
-            b.objs[i] = self;
-            b.rules[i] = rule;
+            if (i == 0 || b.objs[i - 1] != self) {
+                b.objs[i] = self;
+                b.rules[i] = rule;
+            }
             b.filled.incrementAndGet();
         } else {
             overflow(self, rule);
@@ -231,8 +237,10 @@ public final class AppWatcher {
             }
             int i = b.claimed.getAndIncrement();
             if (i < BATCH) {
-                b.objs[i] = self;
-                b.rules[i] = rule;
+                if (i == 0 || b.objs[i - 1] != self) {
+                    b.objs[i] = self;
+                    b.rules[i] = rule;
+                }
                 b.filled.incrementAndGet();
                 return;
             }
@@ -254,9 +262,8 @@ public final class AppWatcher {
      * current one just before claims no slot in it and goes to the new one (overflow). A slot
      * claimed but not yet filled is waited for briefly (its writer is between two
      * instructions); past that wait the batch is dropped rather than read half-written. The
-     * agent skips the empty slots and watches an object equal to the one before it once (an
-     * override's super.close() returning just before the override itself): no loop here,
-     * which a short program would run interpreted. Each batch is new, never reused: filled
+     * agent skips the empty slots (add's duplicates): no loop here, which a short program
+     * would run interpreted. Each batch is new, never reused: filled
      * in a few hundred microseconds, it dies young with the objects it held, where a reused
      * one would be promoted and every store of a young object into it would pay the
      * collector's old-to-young card marking. Under LOCK.
