@@ -16,6 +16,7 @@
 #include "report/leaks.h"
 
 #include "analysis/kinship.h"
+#include "analysis/leakfind.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,11 +78,94 @@ static int leaks_cmd_is_new(const kin_print *kt, const uint64_t *bits, uint64_t 
     return i < kt->n_objs && (bits[i / 64] >> (i % 64) & 1);
 }
 
+#define LEAKS_CMD_UNSET (GRAPH_NONE - 1) /* head[] not computed yet */
+
+/* memlab's trace clustering ends each leaked object's trace at its first detached node or
+ * unmounted fiber from the root (stop[]), so every object under a leaked detached tree shares
+ * the tree root's trace: here each leaked object whose shortest chain (c->parent) passes
+ * through another leaked stop node is folded into the first such node (head[v] = that node,
+ * sel[v] cleared); the rest keep head[v] = v or GRAPH_NONE. head and stack have g->n_nodes
+ * entries.
+ * The chains are walked once each (memo in head, explicit stack): O(N). */
+static void leaks_cmd_fold(const cluster_ctx *c, const uint8_t *stop, const uint8_t *leak,
+                           uint8_t *sel, node_ix *head, node_ix *stack)
+{
+    const graph *g = c->g;
+    uint32_t n = g->n_nodes;
+    /* first pass: head[x] = the first leaked stop node on x's chain, GRAPH_NONE if none */
+    for (node_ix x = 0; x < n; x++)
+        head[x] = LEAKS_CMD_UNSET;
+    for (node_ix v = 0; v < n; v++) {
+        if (!leak[v] || head[v] != LEAKS_CMD_UNSET)
+            continue;
+        uint32_t k = 0;
+        node_ix x = v;
+        while (x != GRAPH_NONE && head[x] == LEAKS_CMD_UNSET) {
+            stack[k++] = x;
+            x = c->parent[x];
+        }
+        node_ix h = x == GRAPH_NONE ? GRAPH_NONE : head[x];
+        while (k) {
+            node_ix y = stack[--k];
+            if (h == GRAPH_NONE && stop[y] && leak[y])
+                h = y;
+            head[y] = h;
+        }
+    }
+    for (node_ix v = 0; v < n; v++)
+        if (leak[v] && head[v] != GRAPH_NONE && head[v] != v)
+            sel[v] = 0;
+}
+
+/* memlab's retained size of a cluster: the retained sizes of its leaked objects (folded ones
+ * included) that no other of them dominates. item[v] is v's cluster (CLUSTER_NONE) for the
+ * leaked v; near (g->n_nodes entries, scratch) memoises each node's nearest leaked dominator,
+ * so the dominator tree is walked once; a leaked object then looks past the leaked
+ * dominators of other clusters only. Overwrites r's retained sizes. */
+static void leaks_cmd_memlab_sizes(const graph *g, const dom_tree *t, const uint8_t *leak,
+                                   const uint32_t *item, node_ix *near, cluster_result *r)
+{
+    uint32_t n = g->n_nodes;
+    for (node_ix x = 0; x < n; x++)
+        near[x] = LEAKS_CMD_UNSET;
+    /* near[x]: x itself when leaked, else its nearest leaked dominator (GRAPH_NONE) */
+    for (node_ix x = 0; x < n; x++) {
+        node_ix y = x, top = GRAPH_NONE;
+        while (y < n && near[y] == LEAKS_CMD_UNSET && !leak[y])
+            y = t->idom[y];
+        top = y < n ? (leak[y] ? y : near[y]) : GRAPH_NONE;
+        for (y = x; y < n && near[y] == LEAKS_CMD_UNSET && !leak[y]; y = t->idom[y])
+            near[y] = top;
+        if (leak[x])
+            near[x] = x;
+    }
+    for (uint32_t i = 0; i < r->n; i++)
+        r->items[i].retained = 0;
+    r->members_retained = 0;
+    for (node_ix v = 0; v < n; v++) {
+        if (!leak[v] || item[v] == CLUSTER_NONE)
+            continue;
+        node_ix d = t->idom[v] < n ? near[t->idom[v]] : GRAPH_NONE;
+        int inside = 0, any = 0;
+        for (; d != GRAPH_NONE && d < n; d = t->idom[d] < n ? near[t->idom[d]] : GRAPH_NONE) {
+            any |= item[d] != CLUSTER_NONE;
+            if (item[d] == item[v]) {
+                inside = 1;
+                break;
+            }
+        }
+        if (!inside)
+            r->items[item[v]].retained += t->retained[v];
+        if (!any)
+            r->members_retained += t->retained[v];
+    }
+}
+
 int cmd_leaks(int argc, char **argv)
 {
     const char *base = NULL, *target = NULL, *final = NULL, *sort = "size";
     uint64_t top = 20;
-    int fail_on_leak = 0, detached = 0, force = 0;
+    int fail_on_leak = 0, detached = 0, force = 0, all = 0;
     cli_strlist rules = {0};
     const cli_optdef opts[] = {
         {"--baseline", CLI_OPT_STR, &base, "FILE", "snapshot before the action (required)",
@@ -97,6 +181,8 @@ int cmd_leaks(int argc, char **argv)
          NULL},
         {"--detached", CLI_OPT_FLAG, &detached, NULL,
          "only detached DOM nodes (V8 browser snapshots)", NULL},
+        {"--trace-all-objects", CLI_OPT_FLAG, &all, NULL,
+         "every new object alive in final, not memlab's leak filter (browser snapshots)", NULL},
         {"--force", CLI_OPT_FLAG, &force, NULL,
          "compare snapshots that look like two processes (formats must still match)", NULL},
         {"--rules", CLI_OPT_LIST, &rules, "FILE",
@@ -106,13 +192,17 @@ int cmd_leaks(int argc, char **argv)
     const cli_spec spec = {
         "leaks", "", "Objects allocated in the target and still alive in the final snapshot.",
         opts, 0, 0,
-        "memlab's method: leaked = ids(target) - ids(baseline), present in final. Objects\n"
-        "unreachable in the final snapshot, VM internals, strings, backing stores and\n"
-        "numbers are not reported (see docs/rules.md). Leaks are grouped by origin with the\n"
-        "ArkTS clustering rules; counts and retained sizes are exact (no sampling, no byte\n"
-        "counted twice). Clusters whose objects are held by another cluster's objects are\n"
-        "marked \"nested in #N\". The three snapshots must have one format and come from\n"
-        "one process (shared classes, ids that keep their class); else exit 2.\n"
+        "memlab's method: leaked = ids(target) - ids(baseline), present in final. On a\n"
+        "browser page's snapshots memlab's default leak filter then applies: detached DOM\n"
+        "the page holds, unmounted React fibers, stack trace frames; each object under a\n"
+        "leaked detached tree counts on its tree root's trace, and the roots are clustered\n"
+        "(memlab's \"similar leaks\"). Elsewhere (Node.js, ArkTS, HPROF), or with\n"
+        "--trace-all-objects, every new object is reported but those unreachable in the\n"
+        "final snapshot, VM internals, strings, backing stores and numbers (docs/rules.md).\n"
+        "Leaks are grouped by origin with the ArkTS clustering rules; counts and retained\n"
+        "sizes are exact (no sampling, no byte counted twice). Clusters whose objects are\n"
+        "held by another cluster's objects are marked \"nested in #N\". The three snapshots\n"
+        "must have one format and come from one process; else exit 2.\n"
         "Example: leakray leaks --baseline s1.heapsnapshot --target s2.heapsnapshot \\\n"
         "             --final s3.heapsnapshot --fail-on-leak"};
     cli_common co;
@@ -128,7 +218,9 @@ int cmd_leaks(int argc, char **argv)
         return rc;
     uint64_t *fresh = NULL, n_new = 0;
     lr_heap *lh = NULL;
-    uint8_t *sel = NULL;
+    uint8_t *sel = NULL, *stop = NULL, *leak = NULL;
+    node_ix *head = NULL, *stack = NULL;
+    uint64_t *similar = NULL, n_leaked = 0;
     dom_tree t = {0};
     cluster_ctx c = {0};
     cluster_result r = {0};
@@ -175,15 +267,52 @@ int cmd_leaks(int argc, char **argv)
     kin_print_free(&kt); /* sel holds what the target told */
     free(fresh);
     fresh = NULL;
-    if (cluster_dom_build(g, &t, &err) != LR_OK || cluster_bind(&c, g, &rs, &t, &err) != LR_OK ||
-        cluster_run(&c, sel, strcmp(sort, "count") == 0 ? CLUSTER_SORT_COUNT : CLUSTER_SORT_SIZE,
-                    &r, &err) != LR_OK) {
+    int memlab = !all && leak_is_browser(g);
+    if (memlab && (!(stop = err_malloc(g->n_nodes ? g->n_nodes : 1)) ||
+                   !(head = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *head)) ||
+                   !(stack = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *stack)))) {
+        rc = cli_fail(&co, LR_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    if (cluster_dom_build(g, &t, &err) != LR_OK ||
+        (memlab && leak_memlab_filter(g, &t, sel, stop, &n_leaked, &err) != LR_OK) ||
+        cluster_bind(&c, g, &rs, &t, &err) != LR_OK) {
         rc = cli_error(&co, &err);
         goto out;
     }
+    if (memlab) {
+        if (!(leak = err_malloc(g->n_nodes ? g->n_nodes : 1))) {
+            rc = cli_fail(&co, LR_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+        memcpy(leak, sel, g->n_nodes);
+        leaks_cmd_fold(&c, stop, leak, sel, head, stack);
+    }
+    if (cluster_run_keep(&c, sel,
+                         strcmp(sort, "count") == 0 ? CLUSTER_SORT_COUNT : CLUSTER_SORT_SIZE,
+                         memlab, &r, &err) != LR_OK) {
+        rc = cli_error(&co, &err);
+        goto out;
+    }
+    if (memlab) {
+        /* memlab's "similar leaks": every leaked object counts in its trace head's cluster */
+        if (!(similar = err_calloc(r.n ? r.n : 1, sizeof *similar))) {
+            rc = cli_fail(&co, LR_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+        for (node_ix v = 0; v < g->n_nodes; v++) {
+            if (!leak[v])
+                continue;
+            node_ix h = head[v] != GRAPH_NONE && head[v] != v ? head[v] : v;
+            head[v] = r.node_item[h]; /* from here on: v's cluster */
+            if (head[v] != CLUSTER_NONE)
+                similar[head[v]]++;
+        }
+        leaks_cmd_memlab_sizes(g, &t, leak, head, stack, &r);
+    }
     double ms = cli_now_ms() - t0;
-    rep_leaks v = {base, target, final, n_new, n_alive, &c, &r, top, &ks,
-                   related && related2, force};
+    rep_leaks v = {base,  target, final, n_new,    n_alive, &c,     &r,
+                   top,   &ks,    related && related2, force, memlab, n_leaked, similar};
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
@@ -194,7 +323,7 @@ int cmd_leaks(int argc, char **argv)
         cli_print_timing(&co, stdout, "load", co.load_ms_total);
         cli_print_timing(&co, stdout, "analysis", ms);
     }
-    if (fail_on_leak && r.n_members > 0)
+    if (fail_on_leak && r.n > 0)
         rc = CLI_EXIT_FINDINGS;
 out:
     kin_print_free(&kb);
@@ -204,6 +333,11 @@ out:
     cluster_fini(&c);
     dom_free(&t);
     free(sel);
+    free(stop);
+    free(leak);
+    free(head);
+    free(stack);
+    free(similar);
     free(fresh);
     lr_close(lh);
     crules_fini(&rs);

@@ -1001,6 +1001,7 @@ void cluster_result_free(cluster_result *r)
         return;
     free(r->items);
     free(r->anchors);
+    free(r->node_item);
     memset(r, 0, sizeof *r);
 }
 
@@ -1067,6 +1068,12 @@ out:
 
 lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_sort sort,
                       cluster_result *r, lr_error *err)
+{
+    return cluster_run_keep(c, select, sort, 0, r, err);
+}
+
+lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum cluster_sort sort,
+                           int keep, cluster_result *r, lr_error *err)
 {
     const graph *g = c->g;
     uint32_t n = g->n_nodes;
@@ -1213,6 +1220,14 @@ lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_
             r->items[i].nested_in = ntop[r->items[i].nested_in];
     }
     r->n = n_items;
+    if (keep) {
+        /* member[] in the sorted order: the caller's map from a node to its cluster */
+        for (node_ix v = 0; v < n; v++)
+            if (member[v] != CLUSTER_NONE)
+                member[v] = ntop[member[v]];
+        r->node_item = member;
+        member = NULL;
+    }
     goto out;
 nomem:
     st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory clustering");

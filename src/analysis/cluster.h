@@ -85,6 +85,8 @@ typedef struct cluster_result {
     uint32_t n_anchors;       /* anchors (0 when a selection was given) */
     cluster_anchor *anchors;  /* sorted by retained size, descending */
     uint32_t n_skipped;       /* selected objects dropped (internal/none/leak-ignore/unreached) */
+    uint32_t *node_item;      /* per node: its cluster (items index), CLUSTER_NONE; only when
+                               * cluster_run_keep was asked to keep it, else NULL */
 } cluster_result;
 
 /* The dominator tree clustering uses for g: for V8/ArkTS graphs DevTools' own (essential
@@ -107,6 +109,9 @@ void cluster_fini(cluster_ctx *c);
  * O(N). */
 lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_sort sort,
                       cluster_result *r, lr_error *err);
+/* cluster_run, and with keep != 0 also r->node_item (g->n_nodes entries, freed with r). */
+lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum cluster_sort sort,
+                           int keep, cluster_result *r, lr_error *err);
 void cluster_result_free(cluster_result *r);
 
 /* The chain of node n as root-first arrays: nodes[0] is the root, edges[i] leads from

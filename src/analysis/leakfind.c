@@ -250,7 +250,7 @@ static int browser_holder(const graph *g, node_ix x)
 
 /* React's fibers: JS objects made by `function FiberNode`, the tree's top a HostRoot fiber
  * whose stateNode is a FiberRootNode (memlab's isFiberNode, isHostRoot). */
-enum { FIB_NONE, FIB_UNKNOWN, FIB_MOUNTED, FIB_UNMOUNTED, FIB_WALK };
+enum { FIB_NONE, FIB_UNKNOWN, FIB_MOUNTED, FIB_UNMOUNTED, FIB_WALK, FIB_HOST /* memlab's */ };
 
 static int is_fiber(const graph *g, node_ix x)
 {
@@ -309,26 +309,47 @@ static void mark_fibers(const graph *g, uint8_t *fib, node_ix *chain)
 #define BIT(a, x) ((a)[(x) / 8] >> ((x) % 8) & 1)
 #define SET(a, x) ((a)[(x) / 8] |= (uint8_t)(1u << ((x) % 8)))
 
-lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_error *err)
+/* What the walk of the strong edges from the roots leaves for memlab's rules: seen (a bit per
+ * node reached; the walk stops at unmounted fibers and never follows a fiber's `deletions`),
+ * held (a bit per detached node the page holds, or that such a node holds) and fib (a byte
+ * per node: FIB_NONE, or the fiber's state). Buffers owned by the caller (free each). */
+typedef struct dwalk {
+    uint8_t *seen, *held, *fib;
+    node_ix *queue; /* n_nodes entries, scratch */
+} dwalk;
+
+static void dwalk_free(dwalk *w)
 {
-    *n_added = 0;
-    uint32_t n = g->n_nodes, cand = 0, fibers = 0;
-    if (!g->node_dom || !n)
-        return LR_OK;
-    /* the traversal only for a snapshot with detached DOM nodes (Node marks none) */
-    for (node_ix x = 0; x < n && !cand; x++)
-        cand = graph_node_dom(g, x) == GRAPH_DOM_DETACHED &&
-               dom_node_name(graph_class_name(g, x));
-    if (!cand)
-        return LR_OK;
-    uint8_t *seen = err_calloc(n / 8 + 1, 1), *held = err_calloc(n / 8 + 1, 1);
-    uint8_t *fib = err_calloc(n, 1);
-    node_ix *queue = err_mallocarray(n, sizeof *queue);
-    lr_status st = LR_OK;
-    if (!seen || !held || !fib || !queue) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding detached DOM nodes");
-        goto done;
+    free(w->seen);
+    free(w->held);
+    free(w->fib);
+    free(w->queue);
+    memset(w, 0, sizeof *w);
+}
+
+/* Strong reachability from the roots: a detached node nothing holds is garbage the snapshot
+ * caught, not a leak. An unmounted fiber is a leak of its own (memlab's unmounted-Fiber
+ * rule): what it holds (its child fibers, its detached host element) is its leak, so the
+ * walk stops there; fibers listed in a parent's `deletions` are a commit in progress, not
+ * followed. A detached node counts when something else than the browser's DOM and roots
+ * holds it (memlab's trace filters), or a detached node that counts holds it (its subtree);
+ * a fiber's `stateNode` is the fiber's leak. Unlike memlab, a page's expando on an attached
+ * element (`nav.lastTip = tip`) counts: the page wrote that reference, Blink did not.
+ * O(N + E); LR_ERR_NOMEM leaves w freed. */
+static lr_status dwalk_run(const graph *g, dwalk *w, lr_error *err)
+{
+    uint32_t n = g->n_nodes, fibers = 0;
+    memset(w, 0, sizeof *w);
+    w->seen = err_calloc(n / 8 + 1, 1);
+    w->held = err_calloc(n / 8 + 1, 1);
+    w->fib = err_calloc(n ? n : 1, 1);
+    w->queue = err_mallocarray(n ? n : 1, sizeof *w->queue);
+    if (!w->seen || !w->held || !w->fib || !w->queue) {
+        dwalk_free(w);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding detached DOM nodes");
     }
+    uint8_t *seen = w->seen, *held = w->held, *fib = w->fib;
+    node_ix *queue = w->queue;
     for (node_ix x = 0; x < n; x++)
         if (is_fiber(g, x)) {
             fib[x] = FIB_UNKNOWN;
@@ -336,15 +357,6 @@ lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_
         }
     if (fibers)
         mark_fibers(g, fib, queue);
-    /* strong reachability from the roots: a detached node nothing holds is garbage the
-     * snapshot caught, not a leak. An unmounted fiber is a leak of its own (memlab's
-     * unmounted-Fiber rule): what it holds (its child fibers, its detached host element) is
-     * its leak, so the walk stops there; fibers listed in a parent's `deletions` are a commit
-     * in progress, not followed. A detached node counts when something else than the
-     * browser's DOM and roots holds it (memlab's trace filters), or a detached node that
-     * counts holds it (its subtree); a fiber's `stateNode` is the fiber's leak. Unlike
-     * memlab, a page's expando on an attached element (`nav.lastTip = tip`) counts: the
-     * page wrote that reference, Blink did not. */
     uint32_t qn = 0;
     for (uint32_t r = 0; r < g->n_roots; r++) {
         node_ix x = g->roots[r].node;
@@ -391,17 +403,36 @@ lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_
             queue[qn++] = y;
         }
     }
+    return LR_OK;
+}
+
+lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_error *err)
+{
+    *n_added = 0;
+    uint32_t n = g->n_nodes, cand = 0;
+    if (!g->node_dom || !n)
+        return LR_OK;
+    /* the traversal only for a snapshot with detached DOM nodes (Node marks none) */
+    for (node_ix x = 0; x < n && !cand; x++)
+        cand = graph_node_dom(g, x) == GRAPH_DOM_DETACHED &&
+               dom_node_name(graph_class_name(g, x));
+    if (!cand)
+        return LR_OK;
+    dwalk w;
+    lr_status st = dwalk_run(g, &w, err);
+    if (st != LR_OK)
+        return st;
     /* what s holds already is not added twice: cleared from the reachable set */
     for (uint32_t i = 0; i < s->n; i++)
         if (s->v[i].node < n)
-            seen[s->v[i].node / 8] &= (uint8_t) ~(1u << (s->v[i].node % 8));
+            w.seen[s->v[i].node / 8] &= (uint8_t) ~(1u << (s->v[i].node % 8));
     for (node_ix x = 0; x < n; x++) {
-        if (!BIT(seen, x))
+        if (!BIT(w.seen, x))
             continue;
         const char *why;
-        if (fib[x] == FIB_UNMOUNTED)
+        if (w.fib[x] == FIB_UNMOUNTED)
             why = LEAK_FIBER_REASON;
-        else if (BIT(held, x) && graph_node_dom(g, x) == GRAPH_DOM_DETACHED &&
+        else if (BIT(w.held, x) && graph_node_dom(g, x) == GRAPH_DOM_DETACHED &&
                  dom_node_name(graph_class_name(g, x)))
             why = LEAK_DETACHED_REASON;
         else
@@ -412,12 +443,94 @@ lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_
         }
         (*n_added)++;
     }
-done:
-    free(seen);
-    free(held);
-    free(fib);
-    free(queue);
+    dwalk_free(&w);
     return st;
+}
+
+int leak_is_browser(const graph *g)
+{
+    for (node_ix x = 0; g->node_dom && x < g->n_nodes; x++)
+        if (graph_node_dom(g, x) == GRAPH_DOM_ATTACHED)
+            return 1;
+    return 0;
+}
+
+/* memlab's finished-XMLHttpRequest rule: a native XMLHttpRequest holding the response text
+ * `{"status":"ok"}`. */
+static int finished_xhr(const graph *g, node_ix x)
+{
+    if (!type_is(g, x, "native") || strcmp(node_text(g, x), "XMLHttpRequest"))
+        return 0;
+    for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+        node_ix y = g->edge_to[e];
+        if (y < g->n_nodes && !strcmp(node_text(g, y), "{\"status\":\"ok\"}"))
+            return 1;
+    }
+    return 0;
+}
+
+lr_status leak_memlab_filter(const graph *g, const dom_tree *t, uint8_t *sel, uint8_t *stop,
+                             uint64_t *n_kept, lr_error *err)
+{
+    uint32_t n = g->n_nodes;
+    uint64_t kept = 0;
+    dwalk w = {0};
+    lr_status st = n ? dwalk_run(g, &w, err) : LR_OK;
+    if (st != LR_OK)
+        return st;
+    /* memlab reports what an unmounted fiber holds too (its child fibers, the DOM under its
+     * host element), each on the fiber's trace; only the node a fiber's `stateNode` names
+     * is the fiber's own (FilterDetachedDOMElementRule). So the walk goes on below them. */
+    uint32_t qn = 0;
+    for (node_ix x = 0; x < n; x++)
+        if (w.fib[x] == FIB_UNMOUNTED && BIT(w.seen, x))
+            w.queue[qn++] = x;
+    for (uint32_t q = 0; q < qn; q++) {
+        node_ix x = w.queue[q];
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (y >= n || GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG ||
+                (w.fib[x] && is_prop(g, x, e, "deletions")))
+                continue;
+            if (graph_node_dom(g, y) == GRAPH_DOM_DETACHED &&
+                !(w.fib[x] && is_prop(g, x, e, "stateNode")))
+                SET(w.held, y);
+            if (BIT(w.seen, y))
+                continue;
+            SET(w.seen, y);
+            w.queue[qn++] = y;
+        }
+    }
+    /* a host element its fiber's `stateNode` dominates is the fiber's leak, not its own
+     * (marked FIB_HOST: from here on fib[] only tells fibers and such hosts apart from the
+     * rest) */
+    for (node_ix x = 0; t && x < n; x++) {
+        node_ix y = w.fib[x] == FIB_MOUNTED || w.fib[x] == FIB_UNMOUNTED
+                        ? prop_of(g, x, "stateNode")
+                        : GRAPH_NONE;
+        if (y < n && y < t->n && t->idom[y] == x && !w.fib[y])
+            w.fib[y] = FIB_HOST;
+    }
+    for (node_ix x = 0; x < n; x++) {
+        const char *nm = node_text(g, x);
+        /* memlab spreads detachedness over native nodes only, as V8 marks embedder nodes */
+        int detached = graph_node_dom(g, x) == GRAPH_DOM_DETACHED && !w.fib[x] &&
+                       type_is(g, x, "native") && strcmp(nm, "InternalNode") &&
+                       strcmp(nm, "Detached InternalNode");
+        if (stop)
+            stop[x] = (uint8_t)(detached || w.fib[x] == FIB_UNMOUNTED);
+        if (!sel[x])
+            continue;
+        int leak = BIT(w.seen, x) &&
+                   (w.fib[x] == FIB_UNMOUNTED || (detached && BIT(w.held, x)) ||
+                    (type_is(g, x, "hidden") && !strcmp(nm, "system / StackTraceFrame")) ||
+                    finished_xhr(g, x));
+        sel[x] = (uint8_t)leak;
+        kept += (uint64_t)leak;
+    }
+    dwalk_free(&w);
+    *n_kept = kept;
+    return LR_OK;
 }
 
 uint32_t leak_kwrs_of(const leak_set *s, node_ix n, uint32_t *first)

@@ -75,6 +75,24 @@ lr_status leak_add(leak_set *s, node_ix n, uint8_t source, const char *reason, l
 #define LEAK_FIBER_REASON "unmounted React fiber: no HostRoot above it"
 lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_error *err);
 
+/* Whether g is a browser page's snapshot: some node is attached to a document (Node.js marks
+ * a few embedder objects detached, never one attached). */
+int leak_is_browser(const graph *g);
+
+/* memlab's default leak filter (find-leaks without --trace-all-objects) over the selected
+ * nodes: sel[n] stays 1 only for a detached DOM node in memlab's sense (a native node the
+ * snapshot marks detached, InternalNode and fibers excepted) that the page holds as
+ * leak_find_detached says (memlab's trace filters: the browser's own DOM links, roots, shadow
+ * roots, style engine and pending activities alone do not count), or that an unmounted fiber
+ * holds, but not a host element its fiber's `stateNode` dominates (t: the dominators of g,
+ * NULL to skip that rule); an unmounted React fiber outside `deletions`; a `system /
+ * StackTraceFrame`; a finished XMLHttpRequest. *n_kept counts them. stop, when not NULL
+ * (g->n_nodes bytes), gets 1 for the nodes where memlab ends a trace before clustering it
+ * (the first detached node or unmounted fiber from the root). O(N + E). Returns LR_OK or
+ * LR_ERR_NOMEM. */
+lr_status leak_memlab_filter(const graph *g, const dom_tree *t, uint8_t *sel, uint8_t *stop,
+                             uint64_t *n_kept, lr_error *err);
+
 /* KeyedWeakReferences watching n (first index into s->kwrs, count), 0 if none. */
 uint32_t leak_kwrs_of(const leak_set *s, node_ix n, uint32_t *first);
 

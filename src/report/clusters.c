@@ -41,7 +41,8 @@ static void print_chain_text(FILE *out, const cluster_ctx *c, node_ix rep)
         fprintf(out, "        ... %u more\n", len - shown);
 }
 
-void rep_clusters_rows_text(FILE *out, const cluster_ctx *c, const cluster_result *r, uint64_t top)
+void rep_clusters_rows_text(FILE *out, const cluster_ctx *c, const cluster_result *r, uint64_t top,
+                            const uint64_t *similar)
 {
     const graph *g = c->g;
     char a[REP_FMT_MAX], b[REP_FMT_MAX], d[REP_FMT_MAX], title[512];
@@ -56,6 +57,8 @@ void rep_clusters_rows_text(FILE *out, const cluster_ctx *c, const cluster_resul
                 rep_fmt_human(b, it->shallow), rep_fmt_human(d, it->retained));
         if (it->nested_in != CLUSTER_NONE)
             fprintf(out, ", nested in #%u", it->nested_in + 1);
+        if (similar)
+            fprintf(out, ", %s leaked objects on its traces", rep_fmt_count(a, similar[i]));
         fprintf(out, "\n    representative %s, chain:\n",
                 rep_fmt_id(a, g, graph_node_id(g, it->rep)));
         print_chain_text(out, c, it->rep);
@@ -65,7 +68,8 @@ void rep_clusters_rows_text(FILE *out, const cluster_ctx *c, const cluster_resul
                 rep_fmt_count((char[REP_FMT_MAX]){0}, r->n - n));
 }
 
-void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result *r, uint64_t top)
+void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result *r, uint64_t top,
+                            const uint64_t *similar)
 {
     const graph *g = c->g;
     char title[512], nb[128];
@@ -84,6 +88,8 @@ void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result
         jsonw_kv_uint(w, "shallow", it->shallow);
         jsonw_kv_uint(w, "retained", it->retained);
         jsonw_kv_uint(w, "top_level", it->n_top);
+        if (similar)
+            jsonw_kv_uint(w, "similar_leaks", similar[i]);
         if (it->nested_in != CLUSTER_NONE)
             jsonw_kv_uint(w, "nested_in", it->nested_in + 1);
         else
@@ -137,7 +143,7 @@ void rep_clusters_text(FILE *out, const char *path, const cluster_ctx *c,
                 crules_by_name(c->dir_by[r->anchors[i].dir]));
     }
     fprintf(out, "\n");
-    rep_clusters_rows_text(out, c, r, top);
+    rep_clusters_rows_text(out, c, r, top, NULL);
 }
 
 void rep_clusters_json(jsonw *w, const char *path, const char *sort, const cluster_ctx *c,
@@ -160,5 +166,5 @@ void rep_clusters_json(jsonw *w, const char *path, const char *sort, const clust
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
-    rep_clusters_rows_json(w, c, r, top);
+    rep_clusters_rows_json(w, c, r, top, NULL);
 }

@@ -17,11 +17,13 @@ void rep_clusters_text(FILE *out, const char *path, const cluster_ctx *c,
 /* "file", "sort", totals, "anchors", "clusters". */
 void rep_clusters_json(jsonw *w, const char *path, const char *sort, const cluster_ctx *c,
                        const cluster_result *r, uint64_t top);
-/* The rows alone (also `leakray leaks`): each cluster with its chain, then how many more. */
+/* The rows alone (also `leakray leaks`): each cluster with its chain, then how many more.
+ * similar (NULL: none) gives per cluster the leaked objects whose memlab trace ends in one of
+ * its members (`leaks` under memlab's rules). */
 void rep_clusters_rows_text(FILE *out, const cluster_ctx *c, const cluster_result *r,
-                            uint64_t top);
-/* The array "clusters". */
+                            uint64_t top, const uint64_t *similar);
+/* The array "clusters"; with similar, each row's "similar_leaks". */
 void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result *r,
-                            uint64_t top);
+                            uint64_t top, const uint64_t *similar);
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* leaks.c: `leakray leaks` as text and JSON (report layer), prefix rep_leaks_. Two summary
- * lines (what was new, alive, filtered; what leaked and in how many clusters) then the
- * cluster rows of report/clusters.h. */
+ * lines (what was new, alive, filtered or what memlab's rules keep; what leaked and in how
+ * many clusters) then the cluster rows of report/clusters.h, with memlab's "similar leaks"
+ * per cluster when its rules were applied. */
 #include "report/leaks.h"
 
 #include "report/clusters.h"
@@ -37,20 +38,38 @@ void rep_leaks_json(jsonw *w, const rep_leaks *v)
     jsonw_kv_uint(w, "new_in_target", v->n_new);
     jsonw_kv_uint(w, "alive_in_final", v->n_alive);
     jsonw_kv_uint(w, "filtered", r->n_skipped);
-    jsonw_kv_uint(w, "leaked_objects", r->n_members);
+    jsonw_kv_str(w, "leak_filter", v->memlab ? "memlab" : "all-objects");
+    jsonw_kv_uint(w, "leaked_objects", v->memlab ? v->n_leaked : r->n_members);
     jsonw_kv_uint(w, "leaked_shallow", r->members_shallow);
     jsonw_kv_uint(w, "leaked_retained", r->members_retained);
     jsonw_kv_uint(w, "heap_retained", r->heap_total);
     jsonw_kv_uint(w, "total_clusters", r->n);
     jsonw_kv_uint(w, "top_level_clusters", top_level(r));
     rep_leaks_inputs_json(w, v->ks, v->related, v->force);
-    rep_clusters_rows_json(w, v->c, r, v->top);
+    if (v->memlab)
+        jsonw_kv_uint(w, "memlab_leaks", v->n_leaked);
+    rep_clusters_rows_json(w, v->c, r, v->top, v->memlab ? v->similar : NULL);
 }
 
 void rep_leaks_text(FILE *out, const rep_leaks *v)
 {
     const cluster_result *r = v->r;
     char a[REP_FMT_MAX], b[REP_FMT_MAX], d[REP_FMT_MAX];
+    if (v->memlab) {
+        fprintf(out, "%s objects new in target, %s still alive in final, %s leaked by memlab's "
+                     "rules (detached DOM the page holds, unmounted React fibers; "
+                     "--trace-all-objects lists every object)\n",
+                rep_fmt_count(a, v->n_new), rep_fmt_count(b, v->n_alive),
+                rep_fmt_count(d, v->n_leaked));
+        fprintf(out, "leaked: %s objects, retained %s, in %s cluster%s of similar traces "
+                     "(memlab's)\n",
+                rep_fmt_count(a, v->n_leaked), rep_fmt_bytes(b, r->members_retained),
+                rep_fmt_count(d, r->n), r->n == 1 ? "" : "s");
+        if (r->n)
+            fprintf(out, "\n");
+        rep_clusters_rows_text(out, v->c, r, v->top, v->similar);
+        return;
+    }
     fprintf(out, "%s objects new in target, %s still alive in final, %s filtered "
                  "(unreachable, internal, strings, backing stores)\n",
             rep_fmt_count(a, v->n_new), rep_fmt_count(b, v->n_alive),
@@ -60,5 +79,5 @@ void rep_leaks_text(FILE *out, const rep_leaks *v)
             rep_fmt_human(d, r->members_shallow), r->n, top_level(r));
     if (r->n)
         fprintf(out, "\n");
-    rep_clusters_rows_text(out, v->c, r, v->top);
+    rep_clusters_rows_text(out, v->c, r, v->top, NULL);
 }

@@ -24,6 +24,9 @@ typedef struct rep_leaks {
     const kin_stats *ks;      /* baseline/target kinship */
     int related;              /* every pair passed the process check */
     int force;                /* --force was given */
+    int memlab;               /* memlab's leak filter and trace clustering were applied */
+    uint64_t n_leaked;        /* memlab mode: objects its leak filter reports */
+    const uint64_t *similar;  /* memlab mode: per cluster, leaked objects on its traces */
 } rep_leaks;
 
 void rep_leaks_text(FILE *out, const rep_leaks *v);

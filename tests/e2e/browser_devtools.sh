@@ -10,9 +10,9 @@
 #   id but became detached between target and final (`Detached <div>` +250, `<div>` -250);
 # - detachedness: `histo --detached` lists only detached classes, with the planted counts;
 #   `info` counts them, `top`, `diff` and `clusters --detached` list only them;
-# - `leaks` groups the planted causes, one top-level group each: the 250 detached panel
-#   roots (`<div class="panel" id="panel-N">`) are one group, their <h2>/<ul>/<li> nested in
-#   it, the 300 resize listeners under one group, the 5,000 Map values one group; Chrome's
+# - `leaks --trace-all-objects` groups the planted causes, one top-level group each: the 250
+#   detached panel roots (`<div class="panel" id="panel-N">`) are one group, their
+#   <h2>/<ul>/<li> nested in it, the 300 resize listeners under one group, the 5,000 Map values one group; Chrome's
 #   `system / ...` internals are never a group;
 # - text output shows names unescaped and `path` names the roots `(root)`, `(GC roots)`.
 set -euo pipefail
@@ -74,7 +74,7 @@ python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['clusters']; sys.exi
 
 # 4. leaks: one top-level group per planted cause.
 "$LEAKRAY" leaks --baseline "$B" --target "$T" --final "$F" --json --no-timing --top 0 \
-    >"$work/leaks.json"
+    --trace-all-objects >"$work/leaks.json"
 chk causes "$work/leaks.json" && ok "leaks: one top-level group per planted cause" \
     || bad "leaks groups"
 

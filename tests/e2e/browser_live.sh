@@ -5,8 +5,9 @@
 # three heap snapshots (HeapProfiler.collectGarbage, then HeapProfiler.takeHeapSnapshot):
 # baseline, target after the leaks are planted, final after the panels left the document.
 # Then, on these fresh snapshots:
-# - `leaks` gives one top-level group per planted cause (250 detached panel roots, 300 resize
-#   listeners, 5,000 Map entries) and nothing from Chrome's `system / ...` internals;
+# - `leaks --trace-all-objects` gives one top-level group per planted cause (250 detached panel
+#   roots, 300 resize listeners, 5,000 Map entries) and nothing from Chrome's `system / ...`
+#   internals;
 # - `diff target final` shows the planted DOM nodes turned detached, `histo --detached` lists
 #   only detached classes;
 # - DevTools' own code (heap-snapshot-toolkit from npm) computes the Summary of the final
@@ -30,7 +31,7 @@ bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 chk() { python3 "$LEAKRAY_SRC/tests/e2e/browser_check.py" "$@"; }
 
 "$LEAKRAY" leaks --baseline "$B" --target "$T" --final "$F" --json --no-timing --top 0 \
-    >"$work/leaks.json"
+    --trace-all-objects >"$work/leaks.json"
 chk causes "$work/leaks.json" && ok "leaks: one top-level group per planted cause" \
     || bad "leaks groups"
 "$LEAKRAY" diff "$T" "$F" --json --no-timing >"$work/tf.json"

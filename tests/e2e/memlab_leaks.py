@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: Apache-2.0
+"""memlab_leaks.py: `leakray leaks --json` against memlab's find-leaks text on the same three
+snapshots (as scripts/golden-memlab-churn.sh stores it). Equal when both give the same number
+of leak clusters and, cluster by cluster in memlab's order (retained size, descending), the
+same count of similar leaks, the same retained size as memlab prints it (truncated to one
+decimal, SI units) and the same first detached node on the trace (memlab ends a trace there
+before clustering; leakray's cluster title names that node).
+usage: memlab_leaks.py LEAKS.json MEMLAB.txt [N_CLUSTERS]   exit 0 when equal"""
+import json
+import re
+import sys
+
+
+def readable(b):
+    """memlab's Utils.getReadableBytes."""
+    for lim, div, suf in ((1e12, 1e11, 'TB'), (1e9, 1e8, 'GB'), (1e6, 1e5, 'MB'), (1e3, 1e2, 'KB')):
+        if b >= lim:
+            n = int(b / div) / 10
+            return ('%d' % n if n == int(n) else '%.1f' % n) + suf
+    return '%d bytes' % b
+
+
+def memlab_clusters(path):
+    out, cur = [], None
+    for line in open(path, encoding='utf-8'):
+        m = re.match(r'--Similar leaks in this run: (\d+)--', line)
+        if m:
+            cur = {'similar': int(m.group(1)), 'retained': None, 'head': None}
+            out.append(cur)
+            continue
+        m = re.match(r'--Retained size of leaked objects: (.*)--', line.strip())
+        if m and cur:
+            cur['retained'] = m.group(1)
+            continue
+        # memlab drops the closing bracket after a name ending in '>'
+        m = re.search(r'\[(Detached .+?)\]? \(\w+\) @\d+', line)
+        if m and cur and cur['head'] is None and m.group(1) != 'Detached InternalNode':
+            cur['head'] = m.group(1)
+    return out
+
+
+def tag(title):
+    """'Detached <div class="dialog"> (detached tree roots)' -> 'Detached <div class="dialog">'"""
+    return title.split(' (')[0] if '>' not in title else title[:title.index('>') + 1]
+
+
+def main():
+    doc = json.load(open(sys.argv[1]))
+    ml = memlab_clusters(sys.argv[2])
+    ours = [{'similar': c.get('similar_leaks'), 'retained': readable(c['retained']),
+             'head': tag(c['title'])} for c in doc['clusters']]
+    print('  memlab:  %s' % ml)
+    print('  leakray: %s' % ours)
+    same = ours == ml and doc.get('leak_filter') == 'memlab'
+    if len(sys.argv) > 3:
+        same = same and len(ours) == int(sys.argv[3])
+    return 0 if same else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
