@@ -102,10 +102,10 @@ int cli_mem_finish(int rc)
 {
     if (timing_text) {
         phase_print(stderr);
-        char pk[CLI_FMT_MAX], sp[CLI_FMT_MAX], lim[CLI_FMT_MAX];
+        char pk[CLI_FMT_MAX], sp[CLI_FMT_MAX], lim[CLI_FMT_MAX], nb[CLI_FMT_MAX];
         fprintf(stderr, "memory: peak %s allocated (--max-memory %s), %s spilled to files in "
-                "%llu blocks\n", cli_fmt_human(pk, mem_peak()), cli_fmt_human(lim, mem_limit()),
-                cli_fmt_human(sp, spill_peak()), (unsigned long long)spill_blocks());
+                "%s blocks\n", cli_fmt_human(pk, mem_peak()), cli_fmt_human(lim, mem_limit()),
+                cli_fmt_human(sp, spill_peak()), cli_fmt_count(nb, spill_blocks()));
     }
     char msg[LR_ERROR_MSG_MAX];
     if (mem_reported || !mem_message(msg, sizeof msg, NULL))

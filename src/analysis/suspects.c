@@ -330,7 +330,7 @@ static const char *grouped(char *buf, uint64_t v)
 
 static void describe(const graph *g, const susp_tree *t, susp_item *it)
 {
-    char cls[256], name[256], acc[256], b[32];
+    char cls[256], name[256], acc[256], b[32], nb[32];
     double pct = t->total ? 100.0 * (double)it->retained / (double)t->total : 0.0;
     grouped(b, it->retained);
     int n = 0;
@@ -340,8 +340,8 @@ static void describe(const graph *g, const susp_tree *t, susp_item *it)
                      class_label(g, it->node, cls, sizeof cls), b, pct);
         break;
     case SUSP_INSTANCES:
-        n = snprintf(it->text, sizeof it->text, "%u instances of %s occupy %s bytes (%.1f %%)",
-                     it->count, graph_str(g, g->classes[it->cls].name), b, pct);
+        n = snprintf(it->text, sizeof it->text, "%s instances of %s occupy %s bytes (%.1f %%)",
+                     grouped(nb, it->count), graph_str(g, g->classes[it->cls].name), b, pct);
         break;
     case SUSP_THREAD_LOCALS:
         rules_thread_name(g, it->thread, name, sizeof name);

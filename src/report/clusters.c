@@ -38,7 +38,7 @@ static void print_chain_text(FILE *out, const cluster_ctx *c, node_ix rep)
         fputc('\n', out);
     }
     if (shown < len)
-        fprintf(out, "        ... %u more\n", len - shown);
+        fprintf(out, "        ... %s more\n", rep_fmt_count(nb, len - shown));
 }
 
 void rep_clusters_rows_text(FILE *out, const cluster_ctx *c, const cluster_result *r, uint64_t top,
@@ -65,7 +65,7 @@ void rep_clusters_rows_text(FILE *out, const cluster_ctx *c, const cluster_resul
     }
     if (n < r->n)
         fprintf(out, "(%s more clusters; --top 0 shows all)\n",
-                rep_fmt_count((char[REP_FMT_MAX]){0}, r->n - n));
+                REP_FMT_COUNT(r->n - n));
 }
 
 void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result *r, uint64_t top,
@@ -129,8 +129,9 @@ void rep_clusters_text(FILE *out, const char *path, const cluster_ctx *c,
                 rep_fmt_count(a, r->n), rep_fmt_count(b, r->n_members),
                 rep_fmt_human(d, r->heap_total));
     else
-        fprintf(out, "%s: %s clusters over %s objects in %u anchor directories (heap %s)\n",
-                path, rep_fmt_count(a, r->n), rep_fmt_count(b, r->n_members), r->n_anchors,
+        fprintf(out, "%s: %s clusters over %s objects in %s anchor directories (heap %s)\n",
+                path, rep_fmt_count(a, r->n), rep_fmt_count(b, r->n_members),
+                REP_FMT_COUNT(r->n_anchors),
                 rep_fmt_human(d, r->heap_total));
     if (!detached)
         fprintf(out, "anchors:\n");

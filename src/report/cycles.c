@@ -123,17 +123,18 @@ void rep_cycles_text(FILE *out, const rep_cycles *v)
                     rep_fmt_count(a, r->n_scope), rep_fmt_count(b, v->n_starts), v->cls);
         fprintf(out, "Strongly connected components: %s (%s objects)\n",
                 rep_fmt_count(a, r->n_sccs), rep_fmt_count(b, r->scc_nodes));
-        fprintf(out, "Retain cycles up to length %u: %u distinct%s, %s found%s\n",
-                (unsigned)v->max_len, n_new, v->old ? " not in the baseline" : "",
-                rep_fmt_count(a, r->n_found),
+        fprintf(out, "Retain cycles up to length %u: %s distinct%s, %s found%s\n",
+                (unsigned)v->max_len, rep_fmt_count(b, n_new),
+                v->old ? " not in the baseline" : "", rep_fmt_count(a, r->n_found),
                 r->truncated ? " (enumeration stopped at its cap; more may exist)" : "");
         for (uint32_t i = 0; i < r->n_cycles && shown < v->top; i++) {
             const cycles_cycle *c = &r->cycles[i];
             if (v->old && sig_seen(v->old, c->signature))
                 continue;
             shown++;
-            fprintf(out, "  #%u x%u, length %u, retained %s%s\n", shown, c->count, c->length,
-                    rep_fmt_bytes(a, c->retained), c->singleton ? ", held by singleton" : "");
+            fprintf(out, "  #%u x%s, length %u, retained %s%s\n", shown,
+                    rep_fmt_count(b, c->count), c->length, rep_fmt_bytes(a, c->retained),
+                    c->singleton ? ", held by singleton" : "");
             fprintf(out, "     %s\n", c->signature);
             fprintf(out, "     e.g.");
             for (uint32_t k = 0; k < c->length; k++)
@@ -143,6 +144,6 @@ void rep_cycles_text(FILE *out, const rep_cycles *v)
             fprintf(out, " (back)\n");
         }
         if (n_new > shown)
-            fprintf(out, "  ... %u more (--top N)\n", n_new - shown);
+            fprintf(out, "  ... %s more (--top N)\n", rep_fmt_count(a, n_new - shown));
     }
 }

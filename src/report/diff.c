@@ -84,8 +84,8 @@ void rep_diff_text(FILE *out, const rep_diff *v)
     const diff_result *r = v->r;
     char s1[REP_FMT_MAX], s2[REP_FMT_MAX], s3[REP_FMT_MAX], s4[REP_FMT_MAX],
         s5[REP_FMT_MAX], s6[REP_FMT_MAX];
-    fprintf(out, "base %s -> %s, matched by %s, %u classes changed\n", v->a, v->b,
-            v->by_id ? "node id" : "class (counts and shallow bytes)", r->n);
+    fprintf(out, "base %s -> %s, matched by %s, %s classes changed\n", v->a, v->b,
+            v->by_id ? "node id" : "class (counts and shallow bytes)", rep_fmt_count(s1, r->n));
     if (v->by_id)
         fprintf(out, "%10s %10s %10s %14s %14s %14s  ", "# New", "# Deleted", "# Delta",
                 "Alloc. size", "Freed size", "Size delta");
@@ -98,7 +98,7 @@ void rep_diff_text(FILE *out, const rep_diff *v)
     for (uint32_t i = 0; i <= v->n; i++) {
         const diff_row *x = i < v->n ? &r->rows[i] : &r->total;
         if (i == v->n && v->n < r->n)
-            fprintf(out, "(%u more classes; --top 0 shows all)\n", r->n - v->n);
+            fprintf(out, "(%s more classes; --top 0 shows all)\n", rep_fmt_count(s1, r->n - v->n));
         if (v->by_id)
             fprintf(out, "%10s %10s %10s %14s %14s %14s  ", rep_fmt_count(s1, x->n_new),
                     rep_fmt_count(s2, x->n_deleted),

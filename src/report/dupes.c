@@ -177,16 +177,17 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
             rep_fmt_bytes(c, r->wasted_arrays));
     for (uint32_t i = 0; i < r->n_arrays && i < top; i++) {
         const dupes_group *gr = &r->arrays[i];
-        fprintf(out, "  #%u %s x%u: %s each, %s wasted\n", i + 1, array_title(g, gr, t, sizeof t),
-                gr->count, rep_fmt_count(a, gr->bytes), rep_fmt_count(b, gr->wasted));
+        fprintf(out, "  #%u %s x%s: %s each, %s wasted\n", i + 1, array_title(g, gr, t, sizeof t),
+                rep_fmt_count(c, gr->count), rep_fmt_count(a, gr->bytes),
+                rep_fmt_count(b, gr->wasted));
         owner_kind ok[DUPES_OWNER_KINDS];
         uint32_t others;
         int nk = owner_kinds(g, r, gr, ok, DUPES_OWNER_KINDS, &others);
         fprintf(out, "     owners:");
         for (int k = 0; k < nk; k++)
-            fprintf(out, "%s %s x%u", k ? "," : "", ok[k].text, ok[k].n);
+            fprintf(out, "%s %s x%s", k ? "," : "", ok[k].text, rep_fmt_count(a, ok[k].n));
         if (others)
-            fprintf(out, ", %u others", others);
+            fprintf(out, ", %s others", rep_fmt_count(a, others));
         fprintf(out, "\n");
         for (uint32_t k = 0; k < gr->count && k < DUPES_PATHS_TEXT; k++) {
             uint32_t m = gr->first_member + k;
@@ -198,11 +199,11 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
                 fprintf(out, "       (no referrer)\n");
         }
         if (gr->count > DUPES_PATHS_TEXT)
-            fprintf(out, "     ... %u more (--json lists every path)\n",
-                    gr->count - DUPES_PATHS_TEXT);
+            fprintf(out, "     ... %s more (--json lists every path)\n",
+                    rep_fmt_count(a, gr->count - DUPES_PATHS_TEXT));
     }
     if (r->n_arrays > top)
-        fprintf(out, "  ... %u more groups (--top N)\n", (unsigned)(r->n_arrays - top));
+        fprintf(out, "  ... %s more groups (--top N)\n", rep_fmt_count(a, r->n_arrays - top));
 
     fprintf(out, "\nDuplicate bitmaps (android.graphics.Bitmap mBuffer >= %s bytes): %s groups, %s "
             "wasted\n",
@@ -210,8 +211,8 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
             rep_fmt_bytes(c, r->wasted_bitmaps));
     for (uint32_t i = 0; i < r->n_bitmaps && i < top; i++) {
         const dupes_group *gr = &r->bitmaps[i];
-        fprintf(out, "  #%u %ux%u, buffer %s x%u: %s bytes each, %s wasted\n", i + 1, gr->width,
-                gr->height, array_title(g, gr, t, sizeof t), gr->count,
+        fprintf(out, "  #%u %ux%u, buffer %s x%s: %s bytes each, %s wasted\n", i + 1, gr->width,
+                gr->height, array_title(g, gr, t, sizeof t), rep_fmt_count(c, gr->count),
                 rep_fmt_count(a, gr->bytes), rep_fmt_count(b, gr->wasted));
         if (gr->pix_source == DUPES_PIX_DUMPDATA) {
             dupes_pixels px;
@@ -226,8 +227,8 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
             path_text(out, g, &r->paths, m, "       ");
         }
         if (gr->count > DUPES_PATHS_TEXT)
-            fprintf(out, "     ... %u more (--json lists every path)\n",
-                    gr->count - DUPES_PATHS_TEXT);
+            fprintf(out, "     ... %s more (--json lists every path)\n",
+                    rep_fmt_count(a, gr->count - DUPES_PATHS_TEXT));
     }
 
     if (r->n_large) {
@@ -247,7 +248,7 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
                 path_text(out, g, &r->paths, m, "       ");
         }
         if (r->n_large > top)
-            fprintf(out, "  ... %u more (--top N)\n", (unsigned)(r->n_large - top));
+            fprintf(out, "  ... %s more (--top N)\n", rep_fmt_count(a, r->n_large - top));
     }
 
     fprintf(out, "\nDuplicate strings: %s groups, %s wasted\n", rep_fmt_count(a, r->n_strings),
@@ -256,12 +257,13 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
         const dupes_group *gr = &r->strings[i];
         char s[96];
         graph_string_value(g, r->members[gr->first_member], s, sizeof s);
-        fprintf(out, "  #%u x%u %s wasted: \"", i + 1, gr->count, rep_fmt_count(a, gr->wasted));
+        fprintf(out, "  #%u x%s %s wasted: \"", i + 1, rep_fmt_count(b, gr->count),
+                rep_fmt_count(a, gr->wasted));
         rep_fmt_text(out, s, strlen(s), 80);
         fprintf(out, "\"\n");
     }
     if (r->n_strings > top)
-        fprintf(out, "  ... %u more groups (--top N)\n", (unsigned)(r->n_strings - top));
+        fprintf(out, "  ... %s more groups (--top N)\n", rep_fmt_count(a, r->n_strings - top));
 }
 
 static void json_members(jsonw *w, const graph *g, const dupes_result *r, const dupes_group *gr,

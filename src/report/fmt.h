@@ -18,6 +18,10 @@
 
 /* 1234567 -> "1,234,567". */
 const char *rep_fmt_count(char *buf, uint64_t n);
+/* rep_fmt_count into a buffer of its own that lives to the end of the enclosing block (a
+ * compound literal), for a count printed once: fprintf(out, "%s rows", REP_FMT_COUNT(n)).
+ * n must not be negative. */
+#define REP_FMT_COUNT(n) rep_fmt_count((char[REP_FMT_MAX]){0}, (uint64_t)(n))
 /* Bytes for people: below 1 kB "512 B", else one decimal with SI units: "1.2 kB",
  * "3.4 MB", "5.6 GB" (1 kB = 1000 B). */
 const char *rep_fmt_human(char *buf, uint64_t bytes);

@@ -88,19 +88,19 @@ void rep_info_text(FILE *out, const info_result *c)
         fprintf(out, "threads:       %s (%s stack frames)\n", rep_fmt_count(a, g->n_threads),
                 rep_fmt_count(b, g->n_frames));
     if (g->node_heap && g->n_heaps) {
-        fprintf(out, "heaps:         %u\n", g->n_heaps);
+        fprintf(out, "heaps:         %s\n", rep_fmt_count(a, g->n_heaps));
         for (uint32_t h = 0; h < g->n_heaps && h < GRAPH_MAX_HEAPS; h++)
             fprintf(out, "  %-18s %14s  %s\n", graph_str(g, g->heap_names[h]),
                     rep_fmt_count(a, c->heap_count[h]), rep_fmt_bytes(b, c->heap_shallow[h]));
     }
     if (c->n_dumps > 1) {
         int64_t cur = c->loaded;
-        fprintf(out, "heap dumps:    %u in the file (--dump N picks one; default: the last)\n",
-                c->n_dumps);
+        fprintf(out, "heap dumps:    %s in the file (--dump N picks one; default: the last)\n",
+                rep_fmt_count(a, c->n_dumps));
         for (uint32_t d = 0; d < c->n_dumps && d < INFO_MAX_DUMPS; d++)
-            fprintf(out, "  %c %-3u at 0x%-10" PRIx64 " %s, %u records\n",
+            fprintf(out, "  %c %-3u at 0x%-10" PRIx64 " %s, %s records\n",
                     (int64_t)d == cur ? '*' : ' ', d, c->dumps[d].offset,
-                    rep_fmt_bytes(a, c->dumps[d].length), c->dumps[d].n_records);
+                    rep_fmt_bytes(a, c->dumps[d].length), rep_fmt_count(b, c->dumps[d].n_records));
     }
     int any = 0;
     for (unsigned d = 0; d < DIAG_COUNT; d++) {

@@ -74,9 +74,10 @@ void rep_leaks_text(FILE *out, const rep_leaks *v)
                  "(unreachable, internal, strings, backing stores)\n",
             rep_fmt_count(a, v->n_new), rep_fmt_count(b, v->n_alive),
             rep_fmt_count(d, r->n_skipped));
-    fprintf(out, "leaked: %s objects, retained %s (shallow %s), in %u clusters (%u not nested)\n",
-            rep_fmt_count(a, r->n_members), rep_fmt_bytes(b, r->members_retained),
-            rep_fmt_human(d, r->members_shallow), r->n, top_level(r));
+    fprintf(out, "leaked: %s objects, retained %s (shallow %s), ", rep_fmt_count(a, r->n_members),
+            rep_fmt_bytes(b, r->members_retained), rep_fmt_human(d, r->members_shallow));
+    fprintf(out, "in %s clusters (%s not nested)\n", rep_fmt_count(a, r->n),
+            rep_fmt_count(b, top_level(r)));
     if (r->n)
         fprintf(out, "\n");
     rep_clusters_rows_text(out, v->c, r, v->top, NULL);

@@ -89,9 +89,9 @@ void rep_merged_text(FILE *out, const merged_result *r)
             uint64_t cnt, ret, k = cut_sum(t, w.node, &cnt, &ret);
             uint32_t d = w.depth > REP_MERGED_MAX_INDENT ? REP_MERGED_MAX_INDENT : w.depth;
             if (k)
-                fprintf(out, "%9s %14s  %*s... %" PRIu64 " more branch%s (--limit)\n",
-                        rep_fmt_count(b1, cnt), rep_fmt_count(b2, ret), 2 * (int)d, "", k,
-                        k == 1 ? "" : "es");
+                fprintf(out, "%9s %14s  %*s... %s more branch%s (--limit)\n",
+                        rep_fmt_count(b1, cnt), rep_fmt_count(b2, ret), 2 * (int)d, "",
+                        REP_FMT_COUNT(k), k == 1 ? "" : "es");
             continue;
         }
         const mpath_node *m = &t->nodes[w.node];

@@ -63,11 +63,10 @@ void rep_native_text(FILE *out, const nscan_report *r, int exit_code, int no_tim
     put_str(out, r->reason ? r->reason : "?");
     fputc('\n', out);
     if (r->capture_ok) {
-        fprintf(out, "threads: %llu, all stopped and captured\n",
-                (unsigned long long)r->threads);
+        fprintf(out, "threads: %s, all stopped and captured\n", REP_FMT_COUNT(r->threads));
     } else {
-        fprintf(out, "threads: %llu captured, %llu NOT captured (", (unsigned long long)r->threads,
-                (unsigned long long)r->threads_failed);
+        fprintf(out, "threads: %s captured, %s NOT captured (", REP_FMT_COUNT(r->threads),
+                REP_FMT_COUNT(r->threads_failed));
         put_str(out, r->capture_error ? r->capture_error : "");
         fputs("): blocks held only by those threads may be reported as leaks\n", out);
     }
@@ -94,20 +93,20 @@ void rep_native_text(FILE *out, const nscan_report *r, int exit_code, int no_tim
     }
     for (uint32_t i = 0; i < r->n_threads_leaked; i++) {
         const nscan_thread *t = &r->threads_leaked[i];
-        fprintf(out, "\nThread leak: thread %llu %s (age %llu ms), created at:\n",
+        fprintf(out, "\nThread leak: thread %llu %s (age %s ms), created at:\n",
                 (unsigned long long)t->tid,
                 t->kind == NSCAN_UNJOINED ? "ended but was never joined nor detached"
                                           : "still running past the age limit",
-                (unsigned long long)t->age_ms);
+                REP_FMT_COUNT(t->age_ms));
         put_trace_text(out, r, t->trace);
     }
     uint64_t db, dn, ib, in;
     nscan_totals(r, NSCAN_DIRECT, &dn, &db);
     nscan_totals(r, NSCAN_INDIRECT, &in, &ib);
-    fprintf(out, "\nSUMMARY: %llu byte(s) leaked in %llu block(s): direct %llu in %llu, "
-            "indirect %llu in %llu; %u thread leak(s)\n", (unsigned long long)(db + ib),
-            (unsigned long long)(dn + in), (unsigned long long)db, (unsigned long long)dn,
-            (unsigned long long)ib, (unsigned long long)in, r->n_threads_leaked);
+    fprintf(out, "\nSUMMARY: %s byte(s) leaked in %s block(s): direct %s in %s, "
+            "indirect %s in %s; %s thread leak(s)\n", REP_FMT_COUNT(db + ib),
+            REP_FMT_COUNT(dn + in), REP_FMT_COUNT(db), REP_FMT_COUNT(dn), REP_FMT_COUNT(ib),
+            REP_FMT_COUNT(in), REP_FMT_COUNT(r->n_threads_leaked));
     rep_fmt_timing(out, no_timing, "pause", (double)r->pause_us / 1000);
     rep_fmt_timing(out, no_timing, "scan (child)", (double)r->scan_us / 1000);
 }

@@ -55,12 +55,12 @@ static void print_collapsed(FILE *out, const graph *g, const cat_set *cs, const 
             fprintf(out, "\n");
             continue;
         }
-        fprintf(out, "  %u x %s: %s %s", collapse_count(l), cat_name(cs, l->cat),
+        fprintf(out, "  %s x %s: %s %s", REP_FMT_COUNT(collapse_count(l)), cat_name(cs, l->cat),
                 rep_fmt_id(b1, g, graph_node_id(g, a)), label(g, a, lab, sizeof lab));
         fprintf(out, " ... %s %s", rep_fmt_id(b1, g, graph_node_id(g, z)),
                 label(g, z, lab, sizeof lab));
         if (l->collections)
-            fprintf(out, " (through %u collection node%s)", l->collections,
+            fprintf(out, " (through %s collection node%s)", REP_FMT_COUNT(l->collections),
                     l->collections == 1 ? "" : "s");
         fprintf(out, "\n");
     }

@@ -454,10 +454,10 @@ static void text_class(FILE *out, const show_result *r)
     fprintf(out, "class:         %s\n", graph_str(g, k->name));
     fprintf(out, "super:         %s\n", super ? super : "(none)");
     if (g->id_size)
-        fprintf(out, "instance size: %s (field bytes, %u own fields)\n",
-                rep_fmt_bytes(a, k->instance_size), k->n_fields);
+        fprintf(out, "instance size: %s (field bytes, %s own fields)\n",
+                rep_fmt_bytes(a, k->instance_size), REP_FMT_COUNT(k->n_fields));
     if (k->n_statics) {
-        fprintf(out, "statics (%u):\n", k->n_statics);
+        fprintf(out, "statics (%s):\n", rep_fmt_count(a, k->n_statics));
         for (uint32_t i = 0; i < r->n_statics; i++) {
             const graph_static *s = &g->statics[k->first_static + i];
             fprintf(out, "  %-8s %s = ", graph_ftype_name(s->type), graph_str(g, s->name));
@@ -469,7 +469,7 @@ static void text_class(FILE *out, const show_result *r)
         }
     }
     if (k->n_fields) {
-        fprintf(out, "instance fields (%u, own):\n", k->n_fields);
+        fprintf(out, "instance fields (%s, own):\n", rep_fmt_count(a, k->n_fields));
         for (uint32_t i = 0; i < k->n_fields && (uint64_t)k->first_field + i < g->n_fields; i++) {
             const graph_field *f = &g->fields[k->first_field + i];
             fprintf(out, "  %-8s %s\n", graph_ftype_name(f->type), graph_str(g, f->name));
@@ -483,7 +483,7 @@ static void text_fields(FILE *out, const show_result *r)
     char buf[64];
     if (!r->n_fields)
         return;
-    fprintf(out, "fields (%u):\n", r->n_fields);
+    fprintf(out, "fields (%s):\n", REP_FMT_COUNT(r->n_fields));
     class_ix last = GRAPH_NONE;
     for (uint32_t i = 0; i < r->n_fields; i++) {
         const show_field *f = &r->fields[i];
@@ -528,26 +528,26 @@ static void text_lists(FILE *out, const show_result *r)
 {
     const graph *g = r->g;
     if (r->has_edges && r->edges_total) {
-        fprintf(out, "edges (%" PRIu64 "):\n", r->edges_total);
+        fprintf(out, "edges (%s):\n", REP_FMT_COUNT(r->edges_total));
         for (uint64_t i = 0; i < r->n_edges; i++) {
             edge_ix e = r->first_edge + (edge_ix)i;
             edge_text(out, g, e, g->edge_to[e]);
         }
         if (r->n_edges < r->edges_total)
-            fprintf(out, "  ... %" PRIu64 " more (--limit 0 shows all)\n",
-                    r->edges_total - r->n_edges);
+            fprintf(out, "  ... %s more (--limit 0 shows all)\n",
+                    REP_FMT_COUNT(r->edges_total - r->n_edges));
     }
     if (!r->has_referrers)
         return;
-    fprintf(out, "referrers (%" PRIu64 "):%s\n", r->referrers_total,
+    fprintf(out, "referrers (%s):%s\n", REP_FMT_COUNT(r->referrers_total),
             r->referrers_total ? "" : " none");
     for (uint64_t i = 0; i < r->n_referrers; i++) {
         edge_ix e = r->referrers[i];
         edge_text(out, g, e, graph_edge_from(g, e));
     }
     if (r->n_referrers < r->referrers_total)
-        fprintf(out, "  ... %" PRIu64 " more (--limit 0 shows all)\n",
-                r->referrers_total - r->n_referrers);
+        fprintf(out, "  ... %s more (--limit 0 shows all)\n",
+                REP_FMT_COUNT(r->referrers_total - r->n_referrers));
 }
 
 void rep_show_text(FILE *out, const show_result *r)

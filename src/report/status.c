@@ -137,10 +137,9 @@ void rep_status_watch_text(FILE *out, const rep_watch_report *r)
 {
     char hb[REP_FMT_MAX], db[REP_FMT_MAX];
     uint64_t leaks = r->application_leaks + r->library_leaks;
-    fprintf(out, "leakray: %llu leak%s, %s retained, report at %s (dump %s, pause %llu ms",
-            (unsigned long long)leaks, leaks == 1 ? "" : "s",
-            rep_fmt_human(hb, r->retained_bytes), r->report_text,
-            rep_fmt_human(db, r->dump_bytes), (unsigned long long)r->pause_ms);
+    fprintf(out, "leakray: %s leak%s, %s retained, report at %s (dump %s, pause %s ms",
+            REP_FMT_COUNT(leaks), leaks == 1 ? "" : "s", rep_fmt_human(hb, r->retained_bytes),
+            r->report_text, rep_fmt_human(db, r->dump_bytes), REP_FMT_COUNT(r->pause_ms));
     if (!r->no_timing)
         fprintf(out, ", analysis %.1f s", r->analysis_ms / 1000.0);
     fputs(")\n", out);
@@ -149,14 +148,15 @@ void rep_status_watch_text(FILE *out, const rep_watch_report *r)
 void rep_status_stored_text(FILE *out, const rep_stored *s)
 {
     if (!s->scan)
-        fprintf(out, "leakray: report stored in %s (report #%lld, %d new leaks)\n", s->url,
-                s->report_id, s->n_new);
+        fprintf(out, "leakray: report stored in %s (report #%lld, %s new leaks)\n", s->url,
+                s->report_id, REP_FMT_COUNT(s->n_new));
     else if (s->duplicate)
         fprintf(out, "leakray: %s already stored in %s (report #%lld)\n", s->path, s->url,
                 s->report_id);
     else
-        fprintf(out, "leakray: scan stored in %s (report #%lld, %d leak group%s, %d new)\n",
-                s->url, s->report_id, s->n_leaks, s->n_leaks == 1 ? "" : "s", s->n_new);
+        fprintf(out, "leakray: scan stored in %s (report #%lld, %s leak group%s, %s new)\n",
+                s->url, s->report_id, REP_FMT_COUNT(s->n_leaks), s->n_leaks == 1 ? "" : "s",
+                REP_FMT_COUNT(s->n_new));
 }
 
 void rep_status_watch_json(jsonw *w, const rep_watch_report *r)

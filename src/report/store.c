@@ -49,9 +49,9 @@ void rep_store_ingest_text(FILE *out, const char *path, const store_ingest_resul
     else if (r->duplicate)
         fprintf(out, "already stored: %s (report #%" PRId64 ")\n", path, r->report_id);
     else
-        fprintf(out, "stored %s: report #%" PRId64 ", %d leak%s (%d new), %s retained\n", path,
-                r->report_id, r->n_leaks, r->n_leaks == 1 ? "" : "s", r->n_new,
-                rep_fmt_human(h, (uint64_t)r->retained));
+        fprintf(out, "stored %s: report #%" PRId64 ", %s leak%s (%s new), %s retained\n", path,
+                r->report_id, REP_FMT_COUNT(r->n_leaks), r->n_leaks == 1 ? "" : "s",
+                REP_FMT_COUNT(r->n_new), rep_fmt_human(h, (uint64_t)r->retained));
 }
 
 void rep_store_ingested_begin(jsonw *w)
@@ -106,7 +106,7 @@ void rep_store_leak_json(jsonw *w, const store_leak *l)
 
 void rep_store_leaks_text(FILE *out, const store_leak *v, size_t n)
 {
-    fprintf(out, "%zu distinct leak%s\n", n, n == 1 ? "" : "s");
+    fprintf(out, "%s distinct leak%s\n", REP_FMT_COUNT(n), n == 1 ? "" : "s");
     if (n)
         fprintf(out, "%-12s  %-11s  %11s  %5s  %9s  %-16s  %-16s  %8s  %10s  %10s  %s\n",
                 "signature", "kind", "occurrences", "dumps", "instances", "first seen",
@@ -114,12 +114,12 @@ void rep_store_leaks_text(FILE *out, const store_leak *v, size_t n)
     for (size_t i = 0; i < n; i++) {
         char a[REP_FMT_MAX], b[REP_FMT_MAX], c[REP_FMT_MAX], d[REP_FMT_MAX];
         char e[REP_FMT_MAX], g[REP_FMT_MAX], h[REP_FMT_MAX];
-        fprintf(out, "%-12.*s  %-11s  %11s  %5s  %9s  %-16s  %-16s  %8" PRId64 "  %10s  %10s  ",
+        fprintf(out, "%-12.*s  %-11s  %11s  %5s  %9s  %-16s  %-16s  %8s  %10s  %10s  ",
                 SIG_SHORT, v[i].signature, v[i].kind,
                 rep_fmt_count(a, (uint64_t)v[i].occurrences),
                 rep_fmt_count(b, (uint64_t)v[i].dumps),
                 rep_fmt_count(c, (uint64_t)v[i].instances), rep_store_time(d, v[i].first_ms),
-                rep_store_time(e, v[i].last_ms), v[i].versions,
+                rep_store_time(e, v[i].last_ms), REP_FMT_COUNT(v[i].versions),
                 rep_fmt_human(g, (uint64_t)v[i].retained_median),
                 rep_fmt_human(h, (uint64_t)v[i].retained_max));
         rep_fmt_text(out, v[i].description, strlen(v[i].description), DESC_MAX);
@@ -203,8 +203,8 @@ void rep_store_trace_text(FILE *out, const store_trace *t)
         fputc('\n', out);
         if (e->retained >= 0 && e->objects >= 0 && strcmp(e->leaking, "NO") != 0) {
             char h[REP_FMT_MAX];
-            fprintf(out, "%s    Retaining %s in %" PRId64 " objects\n", bar,
-                    rep_fmt_human(h, (uint64_t)e->retained), e->objects);
+            fprintf(out, "%s    Retaining %s in %s objects\n", bar,
+                    rep_fmt_human(h, (uint64_t)e->retained), REP_FMT_COUNT(e->objects));
         }
         if (last)
             break;
@@ -248,10 +248,10 @@ void rep_store_show_text(FILE *out, const store_detail *d, const store_trace *t)
         fputc('\n', out);
     }
     fprintf(out,
-            "  seen in %" PRId64 " report%s (%" PRId64 " distinct dump%s), %" PRId64
-            " leaking object%s, from %s to %s\n",
-            l->occurrences, l->occurrences == 1 ? "" : "s", l->dumps, l->dumps == 1 ? "" : "s",
-            l->instances, l->instances == 1 ? "" : "s", rep_store_time(a, l->first_ms),
+            "  seen in %s report%s (%s distinct dump%s), %s leaking object%s, from %s to %s\n",
+            REP_FMT_COUNT(l->occurrences), l->occurrences == 1 ? "" : "s",
+            REP_FMT_COUNT(l->dumps), l->dumps == 1 ? "" : "s", REP_FMT_COUNT(l->instances),
+            l->instances == 1 ? "" : "s", rep_store_time(a, l->first_ms),
             rep_store_time(b, l->last_ms));
     if (t->n) {
         fputs("\nNewest trace:\n", out);
@@ -268,7 +268,7 @@ void rep_store_show_text(FILE *out, const store_detail *d, const store_trace *t)
         put_text(out, x->version, 10);
         fputs("  ", out);
         put_text(out, x->device, 12);
-        fprintf(out, "  %9" PRId64 "  %12s  ", x->instances,
+        fprintf(out, "  %9s  %12s  ", REP_FMT_COUNT(x->instances),
                 rep_fmt_human(c, (uint64_t)x->retained));
         put_text(out, x->source, 0);
         fputc('\n', out);
@@ -318,10 +318,10 @@ void rep_store_trend_text(FILE *out, const store_bucket *v, size_t n, store_tren
         char h[REP_FMT_MAX];
         put_text(out, v[i].label, 12);
         fprintf(out,
-                "  %7" PRId64 "  %6" PRId64 "  %5" PRId64 "  %5" PRId64 "  %9" PRId64
-                "  %5" PRId64 "  %12s\n",
-                v[i].reports, v[i].failed, v[i].leaks, v[i].new_leaks,
-                v[i].recurring, v[i].fixed, rep_fmt_human(h, (uint64_t)v[i].retained));
+                "  %7s  %6s  %5s  %5s  %9s  %5s  %12s\n", REP_FMT_COUNT(v[i].reports),
+                REP_FMT_COUNT(v[i].failed), REP_FMT_COUNT(v[i].leaks),
+                REP_FMT_COUNT(v[i].new_leaks), REP_FMT_COUNT(v[i].recurring),
+                REP_FMT_COUNT(v[i].fixed), rep_fmt_human(h, (uint64_t)v[i].retained));
     }
 }
 
@@ -402,10 +402,10 @@ void rep_store_diff_text(FILE *out, const char *from, const char *to, const stor
     int64_t count[STORE_SAME + 1];
     count_changes(v, n, count);
     fprintf(out,
-            "Leaks from version %s to %s: %" PRId64 " new, %" PRId64 " fixed, %" PRId64
-            " grown, %" PRId64 " shrunk, %" PRId64 " unchanged\n",
-            from, to, count[STORE_NEW], count[STORE_FIXED], count[STORE_GROWN],
-            count[STORE_SHRUNK], count[STORE_SAME]);
+            "Leaks from version %s to %s: %s new, %s fixed, %s grown, %s shrunk, %s unchanged\n",
+            from, to, REP_FMT_COUNT(count[STORE_NEW]), REP_FMT_COUNT(count[STORE_FIXED]),
+            REP_FMT_COUNT(count[STORE_GROWN]), REP_FMT_COUNT(count[STORE_SHRUNK]),
+            REP_FMT_COUNT(count[STORE_SAME]));
     for (size_t i = 0; i < n; i++) {
         char a[REP_FMT_MAX], b[REP_FMT_MAX];
         fprintf(out, "  %-7s %-12.*s  %-11s  %10s -> %-10s  ", CHANGE[v[i].change], SIG_SHORT,
@@ -421,8 +421,8 @@ void rep_store_diff_text(FILE *out, const char *from, const char *to, const stor
 
 void rep_store_prune_text(FILE *out, int64_t reports, int64_t leaks)
 {
-    fprintf(out, "removed %" PRId64 " report%s and %" PRId64 " leak%s\n", reports,
-            reports == 1 ? "" : "s", leaks, leaks == 1 ? "" : "s");
+    fprintf(out, "removed %s report%s and %s leak%s\n", REP_FMT_COUNT(reports),
+            reports == 1 ? "" : "s", REP_FMT_COUNT(leaks), leaks == 1 ? "" : "s");
 }
 
 void rep_store_prune_json(jsonw *w, int64_t reports, int64_t leaks)

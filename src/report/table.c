@@ -290,7 +290,7 @@ static void aligned(rep_table *t, const query_result *r)
         }
         fputc('\n', out);
     }
-    fprintf(out, "(%" PRIu64 " row%s)\n", r->n_rows, r->n_rows == 1 ? "" : "s");
+    fprintf(out, "(%s row%s)\n", REP_FMT_COUNT(r->n_rows), r->n_rows == 1 ? "" : "s");
     free(width);
 }
 

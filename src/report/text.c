@@ -565,9 +565,9 @@ void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
         uint32_t cut = it->path_n > 2 * SUSP_PATH_ENDS ? SUSP_PATH_ENDS : UINT32_MAX;
         for (uint32_t k = 0; k < it->path_n; k++) {
             if (k == cut) {
-                char b[32];
+                char b[REP_FMT_MAX];
                 uint32_t left = it->path_n - 2 * SUSP_PATH_ENDS;
-                snprintf(b, sizeof b, "%u", left);
+                rep_fmt_count(b, left);
                 fprintf(out, "\n\xe2\x94\x82\n\xe2\x94\x82    \xe2\x80\xa6 %s more reference%s "
                              "\xe2\x80\xa6\n\xe2\x94\x82", b, left == 1 ? "" : "s");
                 k = it->path_n - SUSP_PATH_ENDS - 1;

@@ -43,7 +43,7 @@ expect_err "hostile\.lrn: offset 0x17: bad 'heap' line"
 run native report "$C/threads.lrn" --no-timing
 expect_rc 0
 expect_out "^Direct leak of 1,280 byte\(s\) in 20 block\(s\)"
-expect_out "^SUMMARY: 1280 byte\(s\) leaked in 20 block\(s\)"
+expect_out "^SUMMARY: 1,280 byte\(s\) leaked in 20 block\(s\)"
 run native report "$C/list-graph.lrn" --json --no-timing --fail-on-leak
 expect_rc 1
 json_eq 'd["direct"] == {"blocks": 1, "bytes": 32} and d["indirect"] == {"blocks": 9, "bytes": 288}' \

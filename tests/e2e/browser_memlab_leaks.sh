@@ -38,7 +38,8 @@ grep -q "^leaked: 1,542 objects, retained .*, in 2 clusters of similar traces (m
     "$work/committed.txt" && grep -q ', 1,361 leaked objects on its traces$' "$work/committed.txt" \
     && ok "text: memlab's totals" || bad "text totals"
 leaks "$D" churn- .gz --json --no-timing --top 0 --trace-all-objects >"$work/all.json"
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['leak_filter'] == 'all-objects' and d['total_clusters'] > 100 else 1)" \
+python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+sys.exit(0 if d['leak_filter'] == 'all-objects' and d['total_clusters'] > 100 else 1)" \
     "$work/all.json" && ok "--trace-all-objects: every new object, the churn included" \
     || bad "--trace-all-objects"
 [ "$fails" -eq 0 ] || { echo "$fails checks failed"; exit 1; }
