@@ -501,7 +501,9 @@ int cmd_native(int argc, char **argv)
         "\n"
         "`leakray native <command> --help` describes each command.\n";
     if (argc < 2) {
-        fputs(usage, stderr);
+        /* a usage error is one line, as every verb's (the commands: --help) */
+        fputs("leakray native: missing command (expected run, check or report) "
+              "(see leakray native --help)\n", stderr);
         return CLI_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "run"))
@@ -516,7 +518,7 @@ int cmd_native(int argc, char **argv)
             fputs(usage, stdout);
             return CLI_EXIT_OK;
         }
-    fprintf(stderr, "leakray native: unknown command '%s'\n", argv[1]);
-    fputs(usage, stderr);
+    fprintf(stderr, "leakray native: unknown command '%s' (see leakray native --help)\n",
+            argv[1]);
     return CLI_EXIT_USAGE;
 }

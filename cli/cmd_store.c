@@ -575,7 +575,9 @@ static void store_usage(FILE *out)
 int cmd_store(int argc, char **argv)
 {
     if (argc < 2) {
-        store_usage(stderr);
+        /* a usage error is one line, as every verb's (the commands: --help) */
+        fputs("leakray store: missing command (expected ingest, leaks, show, trend, diff, prune "
+              "or export) (see leakray store --help)\n", stderr);
         return CLI_EXIT_USAGE;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -585,6 +587,6 @@ int cmd_store(int argc, char **argv)
     for (size_t i = 0; i < sizeof SUBS / sizeof SUBS[0]; i++)
         if (strcmp(argv[1], SUBS[i].name) == 0)
             return SUBS[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "leakray store: unknown command '%s'; see leakray store --help\n", argv[1]);
+    fprintf(stderr, "leakray store: unknown command '%s' (see leakray store --help)\n", argv[1]);
     return CLI_EXIT_USAGE;
 }

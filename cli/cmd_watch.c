@@ -388,7 +388,9 @@ static void watch_usage(FILE *out)
 int cmd_watch(int argc, char **argv)
 {
     if (argc < 2) {
-        watch_usage(stderr);
+        /* a usage error is one line, as every verb's (the commands: --help) */
+        fputs("leakray watch: missing command (expected status or analyze) "
+              "(see leakray watch --help)\n", stderr);
         return CLI_EXIT_USAGE;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -399,6 +401,6 @@ int cmd_watch(int argc, char **argv)
         return watch_status_cmd(argc - 1, argv + 1);
     if (strcmp(argv[1], "analyze") == 0)
         return watch_analyze_cmd(argc - 1, argv + 1);
-    fprintf(stderr, "leakray watch: unknown command '%s'; see leakray watch --help\n", argv[1]);
+    fprintf(stderr, "leakray watch: unknown command '%s' (see leakray watch --help)\n", argv[1]);
     return CLI_EXIT_USAGE;
 }
