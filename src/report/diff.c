@@ -89,12 +89,12 @@ void rep_diff_text(FILE *out, const rep_diff *v)
     if (v->by_id)
         fprintf(out, "%10s %10s %10s %14s %14s %14s  ", "# New", "# Deleted", "# Delta",
                 "Alloc. size", "Freed size", "Size delta");
-    else
-        fprintf(out, "%10s %10s %10s %14s %14s %14s  ", "# A", "# B", "# Delta", "Size A",
-                "Size B", "Size delta");
+    else /* the column names of histo and top: count, shallow, retained, class name */
+        fprintf(out, "%11s %11s %11s %14s %14s %14s  ", "count A", "count B", "count delta",
+                "shallow A", "shallow B", "shallow delta");
     if (r->retained)
-        fprintf(out, "%14s %14s %14s  ", "Retained A", "Retained B", "Retained delta");
-    fprintf(out, "%s\n", v->by_id ? "Constructor" : "Class");
+        fprintf(out, "%14s %14s %14s  ", "retained A", "retained B", "retained delta");
+    fprintf(out, "%s\n", v->by_id ? "Constructor" : "class name");
     for (uint32_t i = 0; i <= v->n; i++) {
         const diff_row *x = i < v->n ? &r->rows[i] : &r->total;
         if (i == v->n && v->n < r->n)
@@ -105,7 +105,7 @@ void rep_diff_text(FILE *out, const rep_diff *v)
                     fmt_signed(s3, x->count_delta), rep_fmt_count(s4, x->alloc_size),
                     rep_fmt_count(s5, x->freed_size), fmt_signed(s6, x->size_delta));
         else
-            fprintf(out, "%10s %10s %10s %14s %14s %14s  ", rep_fmt_count(s1, x->count_a),
+            fprintf(out, "%11s %11s %11s %14s %14s %14s  ", rep_fmt_count(s1, x->count_a),
                     rep_fmt_count(s2, x->count_b), fmt_signed(s3, x->count_delta),
                     rep_fmt_count(s4, x->size_a), rep_fmt_count(s5, x->size_b),
                     fmt_signed(s6, x->size_delta));
