@@ -220,7 +220,7 @@ int cmd_leaks(int argc, char **argv)
     lr_heap *lh = NULL;
     uint8_t *sel = NULL, *stop = NULL, *leak = NULL;
     node_ix *head = NULL, *stack = NULL;
-    uint64_t *similar = NULL, n_leaked = 0;
+    uint64_t *similar = NULL, n_leaked = 0, n_reported = 0;
     dom_tree t = {0};
     cluster_ctx c = {0};
     cluster_result r = {0};
@@ -305,14 +305,17 @@ int cmd_leaks(int argc, char **argv)
                 continue;
             node_ix h = head[v] != GRAPH_NONE && head[v] != v ? head[v] : v;
             head[v] = r.node_item[h]; /* from here on: v's cluster */
-            if (head[v] != CLUSTER_NONE)
+            if (head[v] != CLUSTER_NONE) {
                 similar[head[v]]++;
+                n_reported++;
+            }
         }
         leaks_cmd_memlab_sizes(g, &t, leak, head, stack, &r);
     }
     double ms = cli_now_ms() - t0;
     rep_leaks v = {base,  target, final, n_new,    n_alive, &c,     &r,
-                   top,   &ks,    related && related2, force, memlab, n_leaked, similar};
+                   top,   &ks,    related && related2, force, memlab, n_leaked, similar,
+                   n_reported};
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);

@@ -39,7 +39,7 @@ void rep_leaks_json(jsonw *w, const rep_leaks *v)
     jsonw_kv_uint(w, "alive_in_final", v->n_alive);
     jsonw_kv_uint(w, "filtered", r->n_skipped);
     jsonw_kv_str(w, "leak_filter", v->memlab ? "memlab" : "all-objects");
-    jsonw_kv_uint(w, "leaked_objects", v->memlab ? v->n_leaked : r->n_members);
+    jsonw_kv_uint(w, "leaked_objects", v->memlab ? v->n_reported : r->n_members);
     jsonw_kv_uint(w, "leaked_shallow", r->members_shallow);
     jsonw_kv_uint(w, "leaked_retained", r->members_retained);
     jsonw_kv_uint(w, "heap_retained", r->heap_total);
@@ -63,7 +63,7 @@ void rep_leaks_text(FILE *out, const rep_leaks *v)
                 rep_fmt_count(d, v->n_leaked));
         fprintf(out, "leaked: %s objects, retained %s, in %s cluster%s of similar traces "
                      "(memlab's)\n",
-                rep_fmt_count(a, v->n_leaked), rep_fmt_bytes(b, r->members_retained),
+                rep_fmt_count(a, v->n_reported), rep_fmt_bytes(b, r->members_retained),
                 rep_fmt_count(d, r->n), r->n == 1 ? "" : "s");
         if (r->n)
             fprintf(out, "\n");

@@ -27,6 +27,7 @@ typedef struct rep_leaks {
     int memlab;               /* memlab's leak filter and trace clustering were applied */
     uint64_t n_leaked;        /* memlab mode: objects its leak filter reports */
     const uint64_t *similar;  /* memlab mode: per cluster, leaked objects on its traces */
+    uint64_t n_reported;      /* memlab mode: the sum of similar (objects in the clusters) */
 } rep_leaks;
 
 void rep_leaks_text(FILE *out, const rep_leaks *v);
