@@ -3,9 +3,10 @@
 # browser.sh: a real Chromium page with three planted leaks (tests/programs/browser/page.html:
 # 250 detached DOM panels kept in an array, 300 `resize` listeners holding closures, a
 # 5,000-entry Map), three heap snapshots, and side by side on the same files:
-#   - groups per planted cause: `leakray leaks` (top-level groups) vs memlab 2.0.5's
-#     `find-leaks` (default rules, and --trace-all-objects), plus every other top-level group
-#     above 1 % of the heap;
+#   - groups per planted cause: `leakray leaks --trace-all-objects` (top-level groups) vs
+#     memlab 2.0.5's `find-leaks` (default rules, and --trace-all-objects), plus every other
+#     top-level group above 1 % of the heap; and `leakray leaks` (memlab's default rules)
+#     cluster by cluster against memlab's default (tests/e2e/memlab_leaks.py);
 #   - the Comparison-view equality table: for each pair, the classes DevTools' own code
 #     (heap-snapshot-toolkit 1.1.3, scripts/golden-devtools-diff.sh) shows as changed, the
 #     classes `leakray diff` shows, and how many rows are equal (new, deleted, both sizes);
@@ -48,6 +49,8 @@ echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 # ---- leak groups ----
 bench_measure lk "$out/leaks.json" "$lr" leaks --baseline "$B" --target "$T" --final "$F" \
     --json --no-timing --top 0
+bench_measure lka "$out/leaks-all.json" "$lr" leaks --baseline "$B" --target "$T" \
+    --final "$F" --json --no-timing --top 0 --trace-all-objects
 ml() { # ml NAME ARGS...: memlab find-leaks with its own work dir
     local name=$1
     shift
@@ -58,7 +61,7 @@ ml() { # ml NAME ARGS...: memlab find-leaks with its own work dir
 }
 ml default
 ml all --trace-all-objects
-python3 - "$out/leaks.json" "$out/memlab-default.txt" "$out/memlab-all.txt" <<'PY'
+python3 - "$out/leaks-all.json" "$out/memlab-default.txt" "$out/memlab-all.txt" <<'PY'
 import json, re, sys
 CAUSES = ['detached DOM', 'resize listeners', 'Map entries']
 
@@ -115,7 +118,8 @@ other = [c for c in cl if c['nested_in'] is None and c['rank'] not in planted
          and c['retained'] * 100 > heap]
 mld, mla = memlab_clusters(sys.argv[2]), memlab_clusters(sys.argv[3])
 print()
-print('groups per planted cause (leakray: top-level groups of `leaks`; memlab: leak clusters)')
+print('groups per planted cause (leakray: top-level groups of `leaks --trace-all-objects`;'
+      ' memlab: leak clusters)')
 print('%-22s %10s %16s %28s' % ('cause', 'leakray', 'memlab default', 'memlab --trace-all-objects'))
 for k in CAUSES:
     ret = sum(cl[r - 1]['retained'] for r in tops.get(k, ()))
@@ -133,11 +137,17 @@ for c in other:
 print('leakray: %d groups, %d top-level; memlab: %d clusters default, %d with --trace-all-objects'
       % (j['total_clusters'], j['top_level_clusters'], len(mld), len(mla)))
 PY
+sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$out/memlab-default.txt.err" | tr '\r' '\n' |
+    sed -n '/^MemLab found/,$p' >"$out/memlab-default.clean.txt"
+echo "leakray leaks (memlab's rules) against memlab default, cluster by cluster:"
+python3 "$src/tests/e2e/memlab_leaks.py" "$out/leaks.json" "$out/memlab-default.clean.txt" \
+    && echo "  equal" || echo "  different"
 echo "leaks wall: leakray ${lk_wall} s (peak RSS $(bench_mb "$lk_rss") MB), memlab default" \
-    "${ml_default_wall} s ($(bench_mb "$ml_default_rss") MB), --trace-all-objects" \
-    "${ml_all_wall} s ($(bench_mb "$ml_all_rss") MB)"
+    "${ml_default_wall} s ($(bench_mb "$ml_default_rss") MB); --trace-all-objects: leakray" \
+    "${lka_wall} s ($(bench_mb "$lka_rss") MB), memlab ${ml_all_wall} s" \
+    "($(bench_mb "$ml_all_rss") MB)"
 echo "ratio memlab/leakray wall: $(bench_ratio "$ml_default_wall" "$lk_wall")x default," \
-    "$(bench_ratio "$ml_all_wall" "$lk_wall")x --trace-all-objects"
+    "$(bench_ratio "$ml_all_wall" "$lka_wall")x --trace-all-objects"
 
 # ---- Comparison view equality ----
 echo

@@ -4,7 +4,7 @@ snapshots (as scripts/golden-memlab-churn.sh stores it). Equal when both give th
 of leak clusters and, cluster by cluster in memlab's order (retained size, descending), the
 same count of similar leaks, the same retained size as memlab prints it (truncated to one
 decimal, SI units) and the same first detached node on the trace (memlab ends a trace there
-before clustering; leakray's cluster title names that node).
+before clustering; leakray's cluster title names that node by tag and class, head_key).
 usage: memlab_leaks.py LEAKS.json MEMLAB.txt [N_CLUSTERS]   exit 0 when equal"""
 import json
 import re
@@ -39,16 +39,28 @@ def memlab_clusters(path):
     return out
 
 
-def tag(title):
-    """'Detached <div class="dialog"> (detached tree roots)' -> 'Detached <div class="dialog">'"""
-    return title.split(' (')[0] if '>' not in title else title[:title.index('>') + 1]
+def head_key(name):
+    """What both name of a trace head: its tag and class attribute for an element
+    ('Detached <div id="panel-3" class="panel">' and leakray's cluster title 'Detached <div
+    class="panel"> (detached tree roots)' both give '<div class="panel">'), else the first word
+    after 'Detached ' ('Detached FiberNode FunctionComponent' and 'FiberNode': 'FiberNode')."""
+    if name is None:
+        return None
+    name = name[9:] if name.startswith('Detached ') else name
+    m = re.match(r'<([\w-]+)([^>]*)>', name)
+    if m:
+        cls = re.search(r'class="([^"]*)"', m.group(2))
+        return '<%s%s>' % (m.group(1), ' class="%s"' % cls.group(1) if cls else '')
+    return name.split(' ')[0]
 
 
 def main():
     doc = json.load(open(sys.argv[1]))
     ml = memlab_clusters(sys.argv[2])
+    for c in ml:
+        c['head'] = head_key(c['head'])
     ours = [{'similar': c.get('similar_leaks'), 'retained': readable(c['retained']),
-             'head': tag(c['title'])} for c in doc['clusters']]
+             'head': head_key(c['title'])} for c in doc['clusters']]
     print('  memlab:  %s' % ml)
     print('  leakray: %s' % ours)
     same = ours == ml and doc.get('leak_filter') == 'memlab'
