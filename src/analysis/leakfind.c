@@ -513,10 +513,10 @@ lr_status leak_memlab_filter(const graph *g, const dom_tree *t, uint8_t *sel, ui
     }
     for (node_ix x = 0; x < n; x++) {
         const char *nm = node_text(g, x);
-        /* memlab spreads detachedness over native nodes only, as V8 marks embedder nodes */
+        /* memlab's isDetachedDOMNode with ignoreInternalNode: marked detached (only native
+         * nodes are), neither a fiber nor an InternalNode */
         int detached = graph_node_dom(g, x) == GRAPH_DOM_DETACHED && !w.fib[x] &&
-                       type_is(g, x, "native") && strcmp(nm, "InternalNode") &&
-                       strcmp(nm, "Detached InternalNode");
+                       strcmp(nm, "InternalNode") && strcmp(nm, "Detached InternalNode");
         if (stop)
             stop[x] = (uint8_t)(detached || w.fib[x] == FIB_UNMOUNTED);
         if (!sel[x])

@@ -80,8 +80,8 @@ lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_
 int leak_is_browser(const graph *g);
 
 /* memlab's default leak filter (find-leaks without --trace-all-objects) over the selected
- * nodes: sel[n] stays 1 only for a detached DOM node in memlab's sense (a native node the
- * snapshot marks detached, InternalNode and fibers excepted) that the page holds as
+ * nodes: sel[n] stays 1 only for a detached DOM node in memlab's sense (a node the snapshot
+ * marks detached, InternalNode and fibers excepted) that the page holds as
  * leak_find_detached says (memlab's trace filters: the browser's own DOM links, roots, shadow
  * roots, style engine and pending activities alone do not count), or that an unmounted fiber
  * holds, but not a host element its fiber's `stateNode` dominates (t: the dominators of g,
