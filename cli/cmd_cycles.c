@@ -25,14 +25,14 @@ static node_ix *instances_of(const graph *g, const char *name, uint32_t *n)
             want[c] = 1;
     uint32_t k = 0;
     for (node_ix i = 0; i < g->n_nodes; i++)
-        if (g->node_class[i] != GRAPH_NONE && want[g->node_class[i]] &&
+        if (graph_node_class(g, i) != GRAPH_NONE && want[graph_node_class(g, i)] &&
             g->node_kind[i] != GRAPH_KIND_CLASS)
             k++;
     node_ix *out = malloc((k ? k : 1) * sizeof *out);
     if (out) {
         k = 0;
         for (node_ix i = 0; i < g->n_nodes; i++)
-            if (g->node_class[i] != GRAPH_NONE && want[g->node_class[i]] &&
+            if (graph_node_class(g, i) != GRAPH_NONE && want[graph_node_class(g, i)] &&
                 g->node_kind[i] != GRAPH_KIND_CLASS)
                 out[k++] = i;
     }

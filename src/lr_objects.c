@@ -42,9 +42,9 @@ const char *lr_kind_name(lr_kind k) { return graph_node_kind_name((unsigned)k); 
 
 lr_class lr_object_class(const lr_heap *h, lr_object o)
 {
-    if (!ok_obj(h, o) || !h->g.node_class)
+    if (!ok_obj(h, o) || !graph_has_node_classes(&h->g))
         return LR_NONE;
-    class_ix c = h->g.node_class[o];
+    class_ix c = graph_node_class(&h->g, o);
     return c < h->g.n_classes ? c : LR_NONE;
 }
 
@@ -287,7 +287,7 @@ lr_status lr_histogram_build(lr_heap *h, int with_retained, lr_histogram **out, 
     if (with_retained && (st = dom_class_retained(g, &h->dom, ret, cnt, err)) != LR_OK)
         goto fail;
     for (node_ix x = 0; x < g->n_nodes; x++) {
-        class_ix c = g->node_class ? g->node_class[x] : GRAPH_NONE;
+        class_ix c = graph_node_class(g, x);
         if (c >= nc)
             continue;
         rows[c].count++;

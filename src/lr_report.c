@@ -46,7 +46,7 @@ static lr_status class_rows(lr_analysis *an, const dom_tree *t, lr_error *err)
     for (uint32_t c = 0; c < nc; c++)
         rows[c].cls = c, rows[c].retained = ret[c];
     for (node_ix x = 0; x < g->n_nodes; x++) {
-        class_ix c = g->node_class ? g->node_class[x] : GRAPH_NONE;
+        class_ix c = graph_node_class(g, x);
         if (c < nc) {
             rows[c].count++;
             rows[c].shallow += graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);

@@ -91,8 +91,8 @@ static const char *node_name(const graph *g, node_ix n)
 /* Identity of a node's class for chains and keys: the class index, else its name. */
 static uint32_t class_key(const graph *g, node_ix n)
 {
-    if (g->node_class && g->node_class[n] != GRAPH_NONE)
-        return g->node_class[n];
+    if (graph_node_class(g, n) != GRAPH_NONE)
+        return graph_node_class(g, n);
     if (g->node_name)
         return g->node_name[n] | KEY_CLASS_FLAG;
     return CLUSTER_NONE;
@@ -342,7 +342,7 @@ static lr_status bind_dirs(cluster_ctx *c, lr_error *err)
             }
         }
         if (d == CLUSTER_NONE || d == CLUSTER_NAME_ANY) {
-            class_ix ci = g->node_class ? g->node_class[n] : GRAPH_NONE;
+            class_ix ci = graph_node_class(g, n);
             if (ci != GRAPH_NONE && ci < g->n_classes && class_dir[ci] != CLUSTER_NONE) {
                 d = class_dir[ci];
             } else {

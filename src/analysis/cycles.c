@@ -220,7 +220,7 @@ static lr_status tarjan(cst *s)
                     goto out;
                 }
                 for (uint32_t i = 0; i < size; i++)
-                    tmp[i] = g->node_class[stk[start + i]];
+                    tmp[i] = graph_node_class(g, stk[start + i]);
                 qsort(tmp, size, sizeof *tmp, class_cmp);
                 uint32_t best = tmp[0], bc = 0;
                 for (uint32_t i = 0; i < size;) {

@@ -910,7 +910,7 @@ static lr_status aggregates(work *w, const str_ix *class_keys, devtools_result *
         row[c] = UINT32_MAX;
     for (node_ix v = 0; v < n; v++) {
         uint32_t sz = graph_node_size(g, v);
-        class_ix c = g->node_class[v];
+        class_ix c = graph_node_class(g, v);
         if (!sz || c >= nc)
             continue;
         devtools_class *a;
@@ -933,7 +933,7 @@ static lr_status aggregates(work *w, const str_ix *class_keys, devtools_result *
     uint32_t nk = 0;
     while (len) {
         node_ix v = list[--len];
-        class_ix c = g->node_class[v];
+        class_ix c = graph_node_class(g, v);
         uint32_t from = w->dom_first[v], to = w->dom_first[v + 1];
         if (c < nc && !seen[c] && graph_node_size(g, v)) {
             res->classes[row[c]].retained += res->retained[v];
@@ -1003,7 +1003,7 @@ static lr_status class_distances(work *w, devtools_result *res)
         res->classes[i].distance = INT32_MAX;
     }
     for (node_ix v = 0; v < g->n_nodes; v++) {
-        class_ix c = g->node_class[v];
+        class_ix c = graph_node_class(g, v);
         if (c >= nc || row[c] == UINT32_MAX || !graph_node_size(g, v))
             continue;
         devtools_class *a = &res->classes[row[c]];

@@ -94,7 +94,7 @@ static lr_status collect(rowmap *m, const graph *g, const uint32_t *cls_row, int
         uint32_t sz = graph_node_size(g, v);
         if (sz == 0)
             continue;
-        class_ix c = g->node_class ? g->node_class[v] : GRAPH_NONE;
+        class_ix c = graph_node_class(g, v);
         uint32_t row;
         if (c != GRAPH_NONE && c < g->n_classes) {
             row = cls_row[c];

@@ -290,7 +290,7 @@ nomem:
 /* Grouping key of node x: its class, or one pseudo-class per kind for class-less nodes. */
 static uint32_t class_key(const graph *g, node_ix x)
 {
-    class_ix c = g->node_class ? g->node_class[x] : GRAPH_NONE;
+    class_ix c = graph_node_class(g, x);
     return c < g->n_classes ? c : g->n_classes + (g->node_kind[x] % GRAPH_KIND_COUNT);
 }
 

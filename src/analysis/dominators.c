@@ -887,7 +887,7 @@ int dom_gc_link(const graph *g, edge_ix e)
     /* the target is a reference (ref_strength is set on every java.lang.ref class): one
      * class read per field or static edge, the source and the name only past that test */
     node_ix y = g->edge_to[e];
-    class_ix c = y < g->n_nodes ? g->node_class[y] : GRAPH_NONE;
+    class_ix c = y < g->n_nodes ? graph_node_class(g, y) : GRAPH_NONE;
     if (c >= g->n_classes || g->classes[c].ref_strength == GRAPH_STRONG)
         return 0;
     node_ix x = graph_edge_from(g, e);
@@ -899,7 +899,7 @@ int dom_gc_link(const graph *g, edge_ix e)
         return c < g->n_classes && !strcmp(name, "unenqueued") &&
                !strcmp(graph_str(g, g->classes[c].name), "java.lang.ref.ReferenceQueue");
     }
-    c = g->node_class[x];
+    c = graph_node_class(g, x);
     if (c >= g->n_classes || g->classes[c].ref_strength == GRAPH_STRONG)
         return 0;
     return !strcmp(name, "discovered") || !strcmp(name, "pendingNext");
@@ -1378,12 +1378,12 @@ static lr_status class_walk(const graph *g, const dom_tree *t, uint64_t *retaine
     while (sp > 0) {
         uint32_t x = stk[--sp];
         if (x >= 0x80000000u) {
-            class_ix c = g->node_class[~x];
+            class_ix c = graph_node_class(g, ~x);
             if (c < nc)
                 open[c]--;
             continue;
         }
-        class_ix c = g->node_class[x];
+        class_ix c = graph_node_class(g, x);
         if (c < nc) {
             if (count)
                 count[c]++;

@@ -60,9 +60,9 @@ static int cand_cmp(const void *a, const void *b)
 static int array_bytes(const graph *g, node_ix a, uint64_t *off, uint64_t *nbytes, uint8_t *et)
 {
     if (a >= g->n_nodes || g->node_kind[a] != GRAPH_KIND_PRIM_ARRAY ||
-        graph_node_off(g, a) == UINT64_MAX || g->node_class[a] == GRAPH_NONE)
+        graph_node_off(g, a) == UINT64_MAX || graph_node_class(g, a) == GRAPH_NONE)
         return 0;
-    uint8_t t = g->classes[g->node_class[a]].elem_type;
+    uint8_t t = g->classes[graph_node_class(g, a)].elem_type;
     unsigned es = graph_ftype_size(g, t);
     uint64_t nb = (uint64_t)graph_node_len(g, a) * es;
     if (!es || graph_node_off(g, a) > g->data_len || nb > g->data_len - graph_node_off(g, a))
@@ -127,8 +127,8 @@ int dupes_bitmap_pixels(const graph *g, node_ix bm, dupes_pixels *px)
     px->array = GRAPH_NONE;
     px->format = DUPES_FMT_RAW;
     if (bm >= g->n_nodes || g->node_kind[bm] != GRAPH_KIND_INSTANCE ||
-        g->node_class[bm] >= g->n_classes ||
-        !graph_class_is_named(g, g->node_class[bm], "android.graphics.Bitmap"))
+        graph_node_class(g, bm) >= g->n_classes ||
+        !graph_class_is_named(g, graph_node_class(g, bm), "android.graphics.Bitmap"))
         return 0;
     px->width = int_field(g, bm, "mWidth");
     px->height = int_field(g, bm, "mHeight");
@@ -144,7 +144,7 @@ int dupes_bitmap_pixels(const graph *g, node_ix bm, dupes_pixels *px)
      * native bitmap in the static dumpData, keyed by the native pointer. */
     if (!graph_field_find(g, bm, "mNativePtr", &ptr) || ptr.type != GRAPH_FT_LONG)
         return 1;
-    node_ix dd = dump_data_of(g, g->node_class[bm]);
+    node_ix dd = dump_data_of(g, graph_node_class(g, bm));
     if (dd == GRAPH_NONE)
         return 1;
     graph_value nat, bufs, fmt;
@@ -424,7 +424,7 @@ static lr_status bitmap_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_er
         return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
     lr_status rc = LR_OK;
     for (node_ix n = 0; n < g->n_nodes && rc == LR_OK; n++) {
-        if (g->node_class[n] != bc || g->node_kind[n] != GRAPH_KIND_INSTANCE)
+        if (graph_node_class(g, n) != bc || g->node_kind[n] != GRAPH_KIND_INSTANCE)
             continue;
         graph_value rec;
         dupes_pixels px;
@@ -432,7 +432,7 @@ static lr_status bitmap_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_er
             continue;
         if (!dupes_bitmap_pixels(g, n, &px) || px.source == DUPES_PIX_NONE || px.len == 0)
             continue;
-        uint8_t et = g->classes[g->node_class[px.array]].elem_type;
+        uint8_t et = g->classes[graph_node_class(g, px.array)].elem_type;
         if (px.source == DUPES_PIX_BUFFER) {
             if (seen[px.array] || px.len < min_bytes)
                 continue;
@@ -459,7 +459,7 @@ static lr_status string_cands(const graph *g, cvec *c, lr_error *err)
     if (sc == GRAPH_NONE)
         return LR_OK;
     for (node_ix n = 0; n < g->n_nodes; n++) {
-        if (g->node_class[n] != sc || g->node_kind[n] != GRAPH_KIND_INSTANCE)
+        if (graph_node_class(g, n) != sc || g->node_kind[n] != GRAPH_KIND_INSTANCE)
             continue;
         graph_value v, so, sn, coder;
         if (!graph_field_find(g, n, "value", &v) || v.ref == GRAPH_NONE)
@@ -514,7 +514,7 @@ static lr_status large_bitmaps(const graph *g, uint64_t min_pixels, dupes_result
     large_key *v = NULL;
     uint32_t n = 0, cap = 0;
     for (node_ix x = 0; x < g->n_nodes; x++) {
-        if (g->node_class[x] != bc || g->node_kind[x] != GRAPH_KIND_INSTANCE)
+        if (graph_node_class(g, x) != bc || g->node_kind[x] != GRAPH_KIND_INSTANCE)
             continue;
         graph_value rec;
         if (graph_field_find(g, x, "mRecycled", &rec) && rec.raw != 0)

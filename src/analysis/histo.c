@@ -79,7 +79,7 @@ lr_status histo_build(const graph *g, const uint64_t *retained, int heap, enum h
     for (uint32_t n = 0; n < g->n_nodes; n++) {
         if (heap >= 0 && (!g->node_heap || g->node_heap[n] != heap))
             continue;
-        class_ix c = g->node_class[n];
+        class_ix c = graph_node_class(g, n);
         if (c >= g->n_classes)
             c = g->node_kind[n] == GRAPH_KIND_CLASS ? g->n_classes : g->n_classes + 1;
         histo_row *r = &all[c];
@@ -132,8 +132,8 @@ static uint8_t *detached_classes(const graph *g)
         return NULL;
     uint8_t *d = err_calloc(g->n_classes ? g->n_classes : 1, 1);
     for (node_ix v = 0; d && v < g->n_nodes; v++)
-        if (graph_node_dom(g, v) == GRAPH_DOM_DETACHED && g->node_class[v] < g->n_classes)
-            d[g->node_class[v]] = 1;
+        if (graph_node_dom(g, v) == GRAPH_DOM_DETACHED && graph_node_class(g, v) < g->n_classes)
+            d[graph_node_class(g, v)] = 1;
     return d;
 }
 

@@ -32,7 +32,7 @@ void info_count(const graph *g, const char *path, info_result *c)
             c->heap_count[g->node_heap[n]]++;
             c->heap_shallow[g->node_heap[n]] += graph_node_size(g, n);
         }
-        class_ix cl = g->node_class[n];
+        class_ix cl = graph_node_class(g, n);
         if (k == GRAPH_KIND_STRING || (is_string && cl < g->n_classes && is_string[cl]))
             c->strings++;
     }

@@ -53,7 +53,7 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
             p->cls[p->n_cls++] = p->cls[i];
     if (graph_has_ids(g)) {
         for (node_ix v = 0; v < g->n_nodes; v++) {
-            class_ix c = g->node_class ? g->node_class[v] : GRAPH_NONE;
+            class_ix c = graph_node_class(g, v);
             uint32_t h = c < g->n_classes ? hc[c] : (uint32_t)g->node_kind[v] + 1;
             p->objs[p->n_objs++] = (kin_obj){graph_node_id(g, v), h};
         }

@@ -84,7 +84,7 @@ lr_status leak_find(const graph *g, const rules_set *rs, leak_set *out, lr_error
     }
     uint32_t cap = 0;
     for (node_ix n = 0; any && n < g->n_nodes; n++) {
-        class_ix c = g->node_class[n];
+        class_ix c = graph_node_class(g, n);
         if (g->node_kind[n] != GRAPH_KIND_INSTANCE || c >= g->n_classes || !is_kwr[c])
             continue;
         if (out->n_kwrs == cap) {
@@ -149,7 +149,7 @@ lr_status leak_find(const graph *g, const rules_set *rs, leak_set *out, lr_error
         rules_leaking_classes(rs, may);
         char reason[256];
         for (node_ix n = 0; n < g->n_nodes && st == LR_OK; n++) {
-            class_ix c = g->node_class[n];
+            class_ix c = graph_node_class(g, n);
             if (g->node_kind[n] != GRAPH_KIND_CLASS && !may[c < g->n_classes ? c : g->n_classes])
                 continue;
             if (seen[n / 8] >> (n % 8) & 1)

@@ -34,7 +34,7 @@ lr_status native_assign(graph *g, native_stats *stats, lr_error *err)
     native_stats st = {0};
     if (stats)
         *stats = st;
-    if (!g->node_kind || !g->node_class || g->n_classes == 0)
+    if (!g->node_kind || !graph_has_node_classes(g) || g->n_classes == 0)
         return LR_OK;
     int has_thunk = 0;
     for (class_ix c = 0; c < g->n_classes && !has_thunk; c++)
@@ -49,16 +49,16 @@ lr_status native_assign(graph *g, native_stats *stats, lr_error *err)
         any |= cleaner[c] = (uint8_t)is_cleaner_class(g, c);
     lr_status rs = LR_OK;
     for (node_ix n = 0; any && n < g->n_nodes; n++) {
-        class_ix c = g->node_class[n];
+        class_ix c = graph_node_class(g, n);
         if (g->node_kind[n] != GRAPH_KIND_INSTANCE || c >= g->n_classes || !cleaner[c])
             continue;
         node_ix thunk = ref_field(g, n, "thunk");
-        if (thunk == GRAPH_NONE || g->node_class[thunk] >= g->n_classes ||
-            !graph_class_is_named(g, g->node_class[thunk], THUNK_CLASS))
+        if (thunk == GRAPH_NONE || graph_node_class(g, thunk) >= g->n_classes ||
+            !graph_class_is_named(g, graph_node_class(g, thunk), THUNK_CLASS))
             continue;
         node_ix reg = ref_field(g, thunk, "this$0");
-        if (reg == GRAPH_NONE || g->node_class[reg] >= g->n_classes ||
-            !graph_class_is_named(g, g->node_class[reg], REGISTRY_CLASS))
+        if (reg == GRAPH_NONE || graph_node_class(g, reg) >= g->n_classes ||
+            !graph_class_is_named(g, graph_node_class(g, reg), REGISTRY_CLASS))
             continue;
         graph_value size;
         if (!graph_field_find(g, reg, "size", &size) || size.type != GRAPH_FT_LONG)

@@ -101,7 +101,7 @@ static uint64_t read_be(const uint8_t *p, unsigned size)
 static int array_payload(const graph *g, node_ix n, uint8_t *type, unsigned *esz,
                          const uint8_t **p)
 {
-    class_ix c = g->node_class[n];
+    class_ix c = graph_node_class(g, n);
     if (!g->id_size || graph_node_off(g, n) == UINT64_MAX || !g->data)
         return 0;
     *type = g->node_kind[n] == GRAPH_KIND_OBJ_ARRAY ? GRAPH_FT_OBJECT

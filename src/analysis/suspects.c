@@ -527,7 +527,7 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
                 goto nomem;
             continue;
         }
-        class_ix c = g->node_class[x];
+        class_ix c = graph_node_class(g, x);
         /* DevTools' "(system)", "(compiled code)", "(array)"... are VM internals of every
          * kind, not one type the program allocates: never grouped */
         if (c < nc && g->node_kind[x] != GRAPH_KIND_CLASS &&

@@ -68,7 +68,7 @@ static int candidate(const sel_ctx *s, node_ix x)
     if (s->mode == SEL_DEVTOOLS && (g->node_kind[x] == GRAPH_KIND_SYNTHETIC || x == s->root))
         return 0;
     if (s->keep) {
-        class_ix c = g->node_class[x];
+        class_ix c = graph_node_class(g, x);
         if (!(c < g->n_classes ? s->keep[c] : s->keep_none))
             return 0;
     }
@@ -246,8 +246,8 @@ static lr_status build_classes(const graph *g, const dom_tree *t, const uint8_t 
     for (class_ix c = 0; c < nc; c++)
         rows[c].cls = c;
     for (node_ix x = 0; x < g->n_nodes; x++)
-        if (t->idom[x] != GRAPH_NONE && g->node_class[x] < nc)
-            rows[g->node_class[x]].shallow += graph_node_size(g, x);
+        if (t->idom[x] != GRAPH_NONE && graph_node_class(g, x) < nc)
+            rows[graph_node_class(g, x)].shallow += graph_node_size(g, x);
     uint32_t k = 0;
     for (class_ix c = 0; c < nc; c++) {
         if (!cnt[c] || (keep && !keep[c]))
@@ -374,8 +374,8 @@ lr_status top_dt_build(const graph *g, const devtools_result *r, const top_opts 
             return LR_FAIL(err, LR_ERR_NOMEM, "top: out of memory");
         }
         for (node_ix x = 0; x < g->n_nodes; x++)
-            if (graph_node_dom(g, x) == GRAPH_DOM_DETACHED && g->node_class[x] < g->n_classes)
-                cls_det[g->node_class[x]] = 1;
+            if (graph_node_dom(g, x) == GRAPH_DOM_DETACHED && graph_node_class(g, x) < g->n_classes)
+                cls_det[graph_node_class(g, x)] = 1;
     }
     uint32_t n = 0;
     for (uint32_t i = 0; i < r->n_classes; i++)

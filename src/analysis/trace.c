@@ -1205,8 +1205,8 @@ lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *
                             reached[i] = 2;
                             if (first_leak == GRAPH_NONE)
                                 first_leak = i;
-                            else if (g->node_class[ls->v[i].node] !=
-                                     g->node_class[ls->v[first_leak].node])
+                            else if (graph_node_class(g, ls->v[i].node) !=
+                                     graph_node_class(g, ls->v[first_leak].node))
                                 same_class = 0;
                             found++;
                         }

@@ -56,7 +56,7 @@ char *trace_node_class_name(const graph *g, const rules_set *rs, node_ix n)
 /* Declaring class of instance field `name` seen from node n (most-derived first). */
 static const char *declaring_class(const graph *g, node_ix n, const char *name)
 {
-    class_ix c = g->node_class[n];
+    class_ix c = graph_node_class(g, n);
     for (int d = 0; d < 64 && c != GRAPH_NONE && c < g->n_classes; d++) {
         const graph_class *k = &g->classes[c];
         for (uint32_t f = 0; f < k->n_fields && k->first_field + f < g->n_fields; f++)

@@ -131,14 +131,14 @@ static uint64_t shark_shallow(const graph *g, node_ix x)
     case GRAPH_KIND_OBJ_ARRAY:
         return (uint64_t)graph_node_len(g, x) * (g->id_size ? g->id_size : 4);
     case GRAPH_KIND_PRIM_ARRAY: {
-        class_ix c = g->node_class[x];
+        class_ix c = graph_node_class(g, x);
         unsigned es = c < g->n_classes ? graph_ftype_size(g, g->classes[c].elem_type) : 1;
         return (uint64_t)graph_node_len(g, x) * (es ? es : 1);
     }
     case GRAPH_KIND_INSTANCE: {
         /* the instance size the class record declares (Shark's HeapInstance.byteSize): the
          * field bytes on HotSpot, the object with its header and padding on ART */
-        class_ix c = g->node_class[x];
+        class_ix c = graph_node_class(g, x);
         if (c < g->n_classes && g->classes[c].instance_size)
             return g->classes[c].instance_size;
         return graph_node_len(g, x);
@@ -153,7 +153,8 @@ uint64_t trace_shark_weight(const graph *g, node_ix x, void *ctx)
     class_ix sc = *(const class_ix *)ctx;
     uint64_t w = shark_shallow(g, x) + (g->node_native ? g->node_native[x] : 0);
     graph_value v;
-    if (sc != GRAPH_NONE && g->node_class[x] == sc && g->node_kind[x] == GRAPH_KIND_INSTANCE &&
+    if (sc != GRAPH_NONE && graph_node_class(g, x) == sc &&
+        g->node_kind[x] == GRAPH_KIND_INSTANCE &&
         graph_field_find(g, x, "value", &v) && v.type == GRAPH_FT_OBJECT &&
         v.ref < g->n_nodes && g->node_kind[v.ref] == GRAPH_KIND_PRIM_ARRAY)
         w += shark_shallow(g, v.ref);
@@ -168,7 +169,8 @@ int trace_shark_filter(const graph *g, edge_ix e, void *ctx)
     if (c->string_class == GRAPH_NONE)
         return 1;
     node_ix from = graph_edge_from(g, e);
-    return g->node_class[from] != c->string_class || g->node_kind[from] != GRAPH_KIND_INSTANCE;
+    return graph_node_class(g, from) != c->string_class ||
+           g->node_kind[from] != GRAPH_KIND_INSTANCE;
 }
 
 /* The thread object of a frame root's thread, GRAPH_NONE if it has none. */

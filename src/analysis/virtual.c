@@ -358,7 +358,7 @@ static node_ix resolve(virt_gen *v, node_ix n, const uint8_t *fields, uint32_t l
                        uint32_t slot, uint64_t id, unsigned sz)
 {
     const graph *g = v->g;
-    const ref_offs *r = class_refs(v, g->node_class[n]);
+    const ref_offs *r = class_refs(v, graph_node_class(g, n));
     if (!r || slot >= r->n)
         return graph_find_id(g, id);
     edge_ix e0 = g->first_edge[n], e1 = g->first_edge[n + 1], e = e0;
@@ -408,7 +408,7 @@ static int field_get(virt_gen *v, node_ix n, unsigned f, graph_value *out)
     if (!g->data)
         return 0;
     uint64_t pos = v->at_pos, end = v->at_end;
-    class_ix c = g->node_class[n];
+    class_ix c = graph_node_class(g, n);
     if (end > g->data_len || end < pos || c >= g->n_classes)
         return 0;
     if (!v->layout[f]) {
@@ -545,7 +545,10 @@ static void map_entries(virt_gen *v, node_ix table, unsigned val_field, int keys
             node_ix m = g->edge_to[e + 2 * MAP_AHEAD];
             __builtin_prefetch(&g->first_edge[m]);
             __builtin_prefetch(&g->node_kind[m]);
-            __builtin_prefetch(&g->node_class[m]);
+            if (g->node_class16)
+                __builtin_prefetch(&g->node_class16[m]);
+            else
+                __builtin_prefetch(&g->node_class[m]);
         }
         if (e + MAP_AHEAD < e1 && g->edge_to[e + MAP_AHEAD] < g->n_nodes) {
             node_ix m = g->edge_to[e + MAP_AHEAD];
@@ -701,7 +704,7 @@ static edge_ix expand(virt_gen *v, node_ix x, unsigned r)
         if (te == GRAPH_NONE)
             break;
         node_ix w = g->edge_to[te];
-        class_ix wc = g->node_class[w];
+        class_ix wc = graph_node_class(g, w);
         if (g->node_kind[w] != GRAPH_KIND_INSTANCE || wc >= g->n_classes ||
             v->reader[wc] != VR_WEAK_REF_CLASS)
             break;
@@ -771,7 +774,7 @@ static int find_heads(virt_gen *v)
     for (class_ix c = 0; c < g->n_classes && !any; c++)
         any = v->reader[c] == VR_ACTIVITY_THREAD;
     for (node_ix x = 0; any && x < g->n_nodes; x++) {
-        class_ix c = g->node_class[x];
+        class_ix c = graph_node_class(g, x);
         if (g->node_kind[x] != GRAPH_KIND_INSTANCE || c >= g->n_classes ||
             v->reader[c] != VR_ACTIVITY_THREAD)
             continue;
@@ -1025,7 +1028,7 @@ const virt_list *virt_edges(virt_gen *v, node_ix x)
     v->failed = 0;
     uint32_t lead = 0;
     if (x < g->n_nodes) {
-        class_ix c = g->node_class[x];
+        class_ix c = graph_node_class(g, x);
         unsigned r = c < g->n_classes ? v->reader[c] : VR_NONE;
         edge_ix given = GRAPH_NONE;
         if (g->node_kind[x] == GRAPH_KIND_INSTANCE && r >= VR_ARRAY_LIST) {

@@ -494,7 +494,7 @@ lr_status gtext_resolve(graph *g, gtext_pending *p, const char *name, lr_error *
         if (!p->node_has_class[n])
             continue;
         g->node_class[n] = find_class(cls, p->n_class, p->node_class_id[n]);
-        if (g->node_class[n] == GRAPH_NONE)
+        if (graph_node_class(g, n) == GRAPH_NONE)
             diag_count(&g->diag, DIAG_UNKNOWN_CLASS);
     }
     /* Edges: CSR by source, file order within a source (a counting sort). */

@@ -108,8 +108,8 @@ lr_status gtext_write(const graph *g, const char *out_path, gtext_stats *st, lr_
         uint64_t id = graph_node_id(g, n);
         put(&w, "{\"node\": ");
         put_id(&w, g, id);
-        if (g->node_class[n] != GRAPH_NONE) {
-            snprintf(b, sizeof b, ", \"class\": %u", g->node_class[n]);
+        if (graph_node_class(g, n) != GRAPH_NONE) {
+            snprintf(b, sizeof b, ", \"class\": %u", graph_node_class(g, n));
             put(&w, b);
         }
         snprintf(b, sizeof b, ", \"kind\": \"%s\", \"size\": %u",

@@ -256,7 +256,7 @@ static void *edge_part_run(void *arg)
         rec_fetch(r, i + HP_REC_AHEAD, ep->hi);
         switch (g->node_kind[i]) {
         case GRAPH_KIND_INSTANCE: {
-            class_ix c = g->node_class[i];
+            class_ix c = graph_node_class(g, i);
             if (c == GRAPH_NONE)
                 break;
             const uint8_t *fb = d + rec_get(r, i) + 2 * ids + 8;
@@ -317,7 +317,7 @@ static inline uint64_t edge_bound(const rd *r, node_ix i)
     const graph *g = r->g;
     switch (g->node_kind[i]) {
     case GRAPH_KIND_INSTANCE: {
-        class_ix c = g->node_class[i];
+        class_ix c = graph_node_class(g, i);
         return c == GRAPH_NONE ? 0 : r->first_ref[c + 1] - r->first_ref[c];
     }
     case GRAPH_KIND_OBJ_ARRAY: return be32(r->d + rec_get(r, i) + r->ids + 4);
@@ -532,7 +532,7 @@ static uint32_t hp_node_size(const graph *g, node_ix n)
     switch (g->node_kind[n]) {
     case GRAPH_KIND_INSTANCE: {
         /* the class alone: no record offset to unpack (most nodes are instances) */
-        class_ix c = g->node_class[n];
+        class_ix c = graph_node_class(g, n);
         return c == GRAPH_NONE ? st->unknown_size : st->inst_size[c];
     }
     case GRAPH_KIND_OBJ_ARRAY:
@@ -581,7 +581,7 @@ static uint32_t hp_edge_name(const graph *g, node_ix from, edge_ix e)
     const uint8_t *base;
     switch (kind) {
     case GRAPH_KIND_INSTANCE: {
-        cls = g->node_class[from];
+        cls = graph_node_class(g, from);
         if (cls == GRAPH_NONE)
             return GRAPH_NONE;
         n_slots = st->first_ref[cls + 1] - st->first_ref[cls];

@@ -351,6 +351,16 @@ static inline void rec_set(rd *r, node_ix i, uint64_t off)
         r->rec64[i] = off;
 }
 
+/* Node i's class, in the width the graph keeps: node_class16 when every class index fits
+ * (hprof_load chooses), else node_class. w and w16 are those arrays, one of them NULL. */
+static inline void cls_put(class_ix *w, uint16_t *w16, node_ix i, class_ix c)
+{
+    if (w16)
+        w16[i] = c == GRAPH_NONE ? GRAPH_CLASS16_NONE : (uint16_t)c;
+    else
+        w[i] = c;
+}
+
 /* ---- hprof_read.c: the load ---- */
 
 /* Dumps of at least this many bytes run passes 1 and 2 on two threads (default

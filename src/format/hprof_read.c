@@ -79,7 +79,7 @@ static lr_status merge_class_nodes(rd *r)
         if (ci < c && (oi == n || t[ci].id < g->node_id[oi])) {
             g->node_id[w] = t[ci].id;
             rec_set(r, w, t[ci].off);
-            g->node_class[w] = GRAPH_NONE;
+            cls_put(g->node_class, g->node_class16, w, GRAPH_NONE);
             g->node_kind[w] = GRAPH_KIND_CLASS;
             g->node_type[w] = GRAPH_KIND_CLASS;
             if (g->node_heap)
@@ -89,7 +89,7 @@ static lr_status merge_class_nodes(rd *r)
         } else {
             g->node_id[w] = g->node_id[oi];
             rec_set(r, w, rec_get(r, oi));
-            g->node_class[w] = g->node_class[oi];
+            cls_put(g->node_class, g->node_class16, w, graph_node_class(g, oi));
             g->node_kind[w] = g->node_kind[oi];
             g->node_type[w] = g->node_type[oi];
             if (g->node_heap)
@@ -522,6 +522,7 @@ static lr_status pass2_run(p2part *w)
     uint64_t *nid = g->node_id;
     uint32_t *nsize = g->node_size; /* only without edges: otherwise read back (hp_node_size) */
     class_ix *ncls = g->node_class;
+    uint16_t *ncls16 = g->node_class16;
     uint8_t *nkind = g->node_kind, *ntype = g->node_type, *nheap = g->node_heap;
     uint8_t heap = w->heap;
     node_ix ni = w->ni;
@@ -588,7 +589,7 @@ static lr_status pass2_run(p2part *w)
                     nid[ni] = rd_id(d + p, ids);
                     rec_set(r, ni, p);
                 }
-                ncls[ni] = last_c;
+                cls_put(ncls, ncls16, ni, last_c);
                 if (nsize)
                     nsize[ni] = last_size;
                 shallow += last_size;
@@ -610,7 +611,7 @@ static lr_status pass2_run(p2part *w)
                     nid[ni] = rd_id(d + p, ids);
                     rec_set(r, ni, p);
                 }
-                ncls[ni] = c;
+                cls_put(ncls, ncls16, ni, c);
                 uint32_t sz = shark ? sat32_part(w, (uint64_t)len * ids) : vv_array(w, r->oop, len);
                 if (nsize)
                     nsize[ni] = sz;
@@ -632,7 +633,7 @@ static lr_status pass2_run(p2part *w)
                     nid[ni] = rd_id(d + p, ids);
                     rec_set(r, ni, p);
                 }
-                ncls[ni] = c;
+                cls_put(ncls, ncls16, ni, c);
                 uint32_t size = shark ? sat32_part(w, (uint64_t)len * sz) : vv_array(w, sz, len);
                 if (nsize)
                     nsize[ni] = size;
@@ -723,6 +724,7 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
     uint64_t *nid = g->node_id;
     uint32_t *nsize = g->node_size;
     class_ix *ncls = g->node_class;
+    uint16_t *ncls16 = g->node_class16;
     uint8_t *nkind = g->node_kind, *ntype = g->node_type, *nheap = g->node_heap;
     LR_ASSERT(ni == g->n_nodes);
     /* Class nodes. */
@@ -732,7 +734,7 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
             nid[i] = c->id;
             rec_set(r, i, r->cls[i].off);
         }
-        ncls[i] = GRAPH_NONE;
+        cls_put(ncls, ncls16, i, GRAPH_NONE);
         uint32_t sz = shark ? sat32(r, r->cls[i].end - r->cls[i].off + 1) : r->class_obj_size;
         if (nsize)
             nsize[i] = sz;
@@ -1014,10 +1016,15 @@ static lr_status load(rd *r, const fmt_opts *o)
     uint32_t n = (uint32_t)nn;
     g->n_nodes = n;
     size_t m = n ? n : 1;
-    g->node_class = err_mallocarray(m, sizeof *g->node_class);
+    /* Class indices in 16 bits when they fit, the primitive-array classes pass 2 may still
+     * add (at most 8) included: 2 bytes per node instead of 4. */
+    if (g->n_classes <= GRAPH_CLASS16_NONE - 8u)
+        g->node_class16 = err_mallocarray(m, sizeof *g->node_class16);
+    else
+        g->node_class = err_mallocarray(m, sizeof *g->node_class);
     g->node_kind = err_mallocarray(m, 1);
     g->node_type = g->node_kind; /* HPROF types are the kinds: one shared array */
-    if (!g->node_class || !g->node_kind || !g->node_type)
+    if (!graph_has_node_classes(g) || !g->node_kind || !g->node_type)
         return hprof_nomem(r);
     if (r->have_heap_info && !(g->node_heap = err_mallocarray(m, 1)))
         return hprof_nomem(r);

@@ -1008,7 +1008,7 @@ lr_status v8_apply_interfaces(graph *g, const graph *from, lr_error *err)
     for (uint32_t i = 0; i < n; i++) {
         if (!is_type(g, i, y.r.object) || g->node_name[i] != s_object)
             continue;
-        class_ix c = g->node_class[i];
+        class_ix c = graph_node_class(g, i);
         str_ix nm = best[i] ? names[best[i] - 1] : s_object;
         if (c >= g->n_classes || g->classes[c].name == nm)
             continue;

@@ -379,7 +379,7 @@ static lr_status node_name(conv *c, node_ix x, uint32_t *out)
             return LR_OK;
         }
     }
-    class_ix k = g->node_class[x];
+    class_ix k = graph_node_class(g, x);
     if (k < g->n_classes)
         return stab_graph(&c->st, g, g->classes[k].name, out, c->err);
     return stab_add(&c->st, "(no class)", 10, 0, out, c->err);

@@ -52,6 +52,7 @@ void graph_fini(graph *g)
     free(g->node_id);
     free(g->node_id32);
     free(g->node_class);
+    free(g->node_class16);
     free(g->node_size);
     free(g->node_native);
     free(g->node_dom);
@@ -862,9 +863,9 @@ int graph_class_is_named(const graph *g, class_ix c, const char *name)
 
 const char *graph_class_name(const graph *g, node_ix n)
 {
-    if (n >= g->n_nodes || g->node_class[n] == GRAPH_NONE || g->node_class[n] >= g->n_classes)
+    if (n >= g->n_nodes || graph_node_class(g, n) >= g->n_classes) /* GRAPH_NONE too */
         return "";
-    return graph_str(g, g->classes[g->node_class[n]].name);
+    return graph_str(g, g->classes[graph_node_class(g, n)].name);
 }
 
 /* ---- reverse edges ---- */
@@ -977,7 +978,7 @@ void graph_fields_each(const graph *g, node_ix n, graph_field_fn fn, void *ctx)
     uint64_t end = pos + graph_node_len(g, n);
     if (end > g->data_len || end < pos)
         return;
-    class_ix c = g->node_class[n];
+    class_ix c = graph_node_class(g, n);
     for (uint32_t hops = 0; c != GRAPH_NONE && c < g->n_classes && hops <= g->n_classes; hops++) {
         const graph_class *k = &g->classes[c];
         for (uint32_t i = 0; i < k->n_fields; i++) {
@@ -1122,9 +1123,9 @@ long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
     node_ix a = v.ref;
     if (g->node_kind[a] != GRAPH_KIND_PRIM_ARRAY || graph_node_off(g, a) == UINT64_MAX)
         return 0;
-    if (g->node_class[a] >= g->n_classes)
+    if (graph_node_class(g, a) >= g->n_classes)
         return 0;
-    uint8_t et = g->classes[g->node_class[a]].elem_type;
+    uint8_t et = g->classes[graph_node_class(g, a)].elem_type;
     unsigned esz = graph_ftype_size(g, et);
     uint64_t alen = graph_node_len(g, a);
     if (esz == 0 || graph_node_off(g, a) + alen * esz > g->data_len)

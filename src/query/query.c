@@ -185,12 +185,12 @@ lr_status query_need_class_index(query_db *q)
         return LR_FAIL(&q->err, LR_ERR_NOMEM, "sql: out of memory for the class index");
     }
     for (node_ix x = 0; x < g->n_nodes; x++)
-        first[(g->node_class[x] < nc ? g->node_class[x] : nc) + 1]++;
+        first[(graph_node_class(g, x) < nc ? graph_node_class(g, x) : nc) + 1]++;
     for (uint32_t c = 0; c <= nc; c++)
         first[c + 1] += first[c];
     /* Fill with a moving cursor per class, then shift the starts back. */
     for (node_ix x = 0; x < g->n_nodes; x++) {
-        class_ix c = g->node_class[x] < nc ? g->node_class[x] : nc;
+        class_ix c = graph_node_class(g, x) < nc ? graph_node_class(g, x) : nc;
         nodes[first[c]++] = x;
     }
     for (uint32_t c = nc + 1; c > 0; c--)
@@ -220,7 +220,7 @@ lr_status query_need_class_sizes(query_db *q)
     /* Node order, as the index was filled: each class's cursor meets its nodes ascending. */
     memcpy(pos, q->cls_first, ((size_t)nc + 1) * sizeof *pos);
     for (node_ix x = 0; x < g->n_nodes; x++) {
-        class_ix c = g->node_class[x] < nc ? g->node_class[x] : nc;
+        class_ix c = graph_node_class(g, x) < nc ? graph_node_class(g, x) : nc;
         uint32_t s = graph_node_size(g, x);
         size[pos[c]++] = s;
         shallow[c] += s;

@@ -379,7 +379,7 @@ static int objects_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
                 sqlite3_result_text(ctx, c->cname, c->cname_len, SQLITE_STATIC);
             else
                 sqlite3_result_null(ctx);
-        } else if (g->node_class[x] < g->n_classes) {
+        } else if (graph_node_class(g, x) < g->n_classes) {
             result_str(ctx, graph_class_name(g, x));
         } else {
             sqlite3_result_null(ctx);
@@ -405,7 +405,7 @@ static int objects_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
             sqlite3_result_null(ctx);
         break;
     case OC_LOCATION:
-        result_location(ctx, q, g->node_class[x]);
+        result_location(ctx, q, graph_node_class(g, x));
         break;
     case OC_DOM: {
         unsigned d = graph_node_dom(g, x);
@@ -817,7 +817,7 @@ static int is_string(const query_db *q, node_ix x)
     const graph *g = q->g;
     if (g->node_kind[x] == GRAPH_KIND_STRING)
         return 1;
-    return g->node_class[x] < g->n_classes && q->is_string[g->node_class[x]];
+    return graph_node_class(g, x) < g->n_classes && q->is_string[graph_node_class(g, x)];
 }
 
 /* A string is a group of one row. */

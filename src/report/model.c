@@ -386,7 +386,7 @@ static void j_devtools(jsonw *w, const rep_report *r)
         n = m;
     memset(best, 0xff, (size_t)g->n_classes * sizeof *best);
     for (node_ix x = 0; x < g->n_nodes; x++) {
-        class_ix c = g->node_class ? g->node_class[x] : GRAPH_NONE;
+        class_ix c = graph_node_class(g, x);
         if (c < g->n_classes && (best[c] == GRAPH_NONE || dr->retained[x] > dr->retained[best[c]]))
             best[c] = x;
     }

@@ -283,16 +283,16 @@ static void put_bitmaps(FILE *out, const graph *g)
     class_ix dc = graph_find_class(g, "android.util.DisplayMetrics");
     int64_t maxpx = 0;
     for (node_ix x = 0; dc != GRAPH_NONE && x < g->n_nodes; x++)
-        if (g->node_class[x] == dc && g->node_kind[x] == GRAPH_KIND_INSTANCE) {
+        if (graph_node_class(g, x) == dc && g->node_kind[x] == GRAPH_KIND_INSTANCE) {
             int64_t px = int_field(g, x, "widthPixels") * int_field(g, x, "heightPixels");
             maxpx = px > maxpx ? px : maxpx;
         }
     int64_t large = (int64_t)((double)maxpx * 1.1);
     uint64_t n = 0, bytes = 0, n_large = 0, large_bytes = 0;
     for (node_ix x = 0; x < g->n_nodes; x++) {
-        if (g->node_kind[x] != GRAPH_KIND_INSTANCE || g->node_class[x] >= g->n_classes)
+        if (g->node_kind[x] != GRAPH_KIND_INSTANCE || graph_node_class(g, x) >= g->n_classes)
             continue;
-        class_ix c = g->node_class[x];
+        class_ix c = graph_node_class(g, x);
         for (uint32_t k = 0; c != GRAPH_NONE && c != bc && k < 64; k++)
             c = g->classes[c].super;
         if (c != bc)

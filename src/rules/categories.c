@@ -250,7 +250,7 @@ uint32_t cat_of_node(const cat_set *cs, node_ix n)
     const graph *g = cs->g;
     if (!g || !cs->of_class || n >= g->n_nodes)
         return CAT_NONE;
-    class_ix c = g->node_class[n];
+    class_ix c = graph_node_class(g, n);
     if (c >= g->n_classes || g->node_kind[n] == GRAPH_KIND_CLASS)
         return CAT_NONE;
     return cs->of_class[c];

@@ -413,7 +413,7 @@ lr_status mapping_apply_text_ex(graph *g, const char *name, const char *text, si
             const char *orig = NULL;
             if (k == GRAPH_EDGE_FIELD) {
                 const char *fname = graph_str(g, graph_edge_name_from(g, n, e));
-                class_ix c = g->node_class[n];
+                class_ix c = graph_node_class(g, n);
                 for (int d = 0; d < 64 && c < g->n_classes && !orig; d++) {
                     const graph_class *gc = &g->classes[c];
                     for (uint32_t f = 0; f < gc->n_fields && gc->first_field + f < g->n_fields;

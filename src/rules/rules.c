@@ -111,7 +111,7 @@ static int class_has_field(const graph *g, class_ix c, const char *name)
     uint32_t seen = 0;
     graph_value gv;
     for (node_ix v = 0; v < g->n_nodes && seen < 1000; v++) {
-        if (g->node_class[v] != c)
+        if (graph_node_class(g, v) != c)
             continue;
         seen++;
         if (graph_field_find(g, v, name, &gv))
@@ -148,7 +148,7 @@ static int path_rest_missing(const graph *g, class_ix c, const char *path, char 
     class_ix lacked_by[MAX_STEPS];
     uint32_t seen = 0;
     for (node_ix v = 0; v < g->n_nodes && seen < RULES_CHECK_SAMPLE; v++) {
-        class_ix vc = g->node_class[v];
+        class_ix vc = graph_node_class(g, v);
         if (vc >= g->n_classes || (vc != c && !graph_class_is(g, vc, c)))
             continue;
         seen++;
@@ -167,7 +167,7 @@ static int path_rest_missing(const graph *g, class_ix c, const char *path, char 
             }
             if (!found && !graph_field_find(g, cur, comp[k], &gv)) {
                 if (!lacked[k])
-                    lacked_by[k] = g->node_class[cur];
+                    lacked_by[k] = graph_node_class(g, cur);
                 lacked[k] = 1;
                 break;
             }
@@ -322,7 +322,7 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
         return RULES_DROP;
     switch (kind) {
     case GRAPH_EDGE_FIELD: {
-        class_ix c = g->node_class[from];
+        class_ix c = graph_node_class(g, from);
         if (c == GRAPH_NONE || c >= g->n_classes || !rs->cls_first)
             return RULES_FOLLOW;
         const char *fname = NULL; /* read back from the record only when a rule asks */
@@ -450,7 +450,8 @@ static uint32_t kind_inspectors(const rules_set *rs, int is_class, class_ix c, u
 static uint32_t node_inspectors(const rules_set *rs, node_ix n, uint32_t *out, uint32_t cap)
 {
     const graph *g = rs->g;
-    return kind_inspectors(rs, g->node_kind[n] == GRAPH_KIND_CLASS, g->node_class[n], out, cap);
+    return kind_inspectors(rs, g->node_kind[n] == GRAPH_KIND_CLASS, graph_node_class(g, n), out,
+                           cap);
 }
 
 typedef struct field_walk {
@@ -467,13 +468,13 @@ static int field_labels(void *ctx, class_ix decl, const graph_field *f, const gr
     const graph *g = w->rs->g;
     (void)decl;
     if (f->type != GRAPH_FT_OBJECT || gv->ref >= g->n_nodes ||
-        g->node_kind[gv->ref] != GRAPH_KIND_INSTANCE || g->node_class[gv->ref] == GRAPH_NONE)
+        g->node_kind[gv->ref] != GRAPH_KIND_INSTANCE || graph_node_class(g, gv->ref) == GRAPH_NONE)
         return 0;
     const char *fname = graph_str(g, f->name);
     char text[1024];
     for (uint32_t j = 0; j < w->k; j++) {
         const rules_inspect *in = &w->rs->insp[w->idx[j]];
-        if (!graph_class_is_named(g, g->node_class[gv->ref], in->fields_of) ||
+        if (!graph_class_is_named(g, graph_node_class(g, gv->ref), in->fields_of) ||
             !rules_eval_expr(w->rs, in->cond, gv->ref, fname, 0) ||
             !rules_render(w->rs, gv->ref, fname, in->text, text, sizeof text))
             continue;

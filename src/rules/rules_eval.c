@@ -49,10 +49,10 @@ static long obj_string(const graph *g, node_ix n, char *buf, size_t cap)
     long r = graph_string_value(g, n, buf, cap);
     if (r >= 0)
         return r;
-    if (g->node_kind[n] != GRAPH_KIND_PRIM_ARRAY || g->node_class[n] == GRAPH_NONE ||
-        g->node_class[n] >= g->n_classes)
+    if (g->node_kind[n] != GRAPH_KIND_PRIM_ARRAY || graph_node_class(g, n) == GRAPH_NONE ||
+        graph_node_class(g, n) >= g->n_classes)
         return -1;
-    const graph_class *c = &g->classes[g->node_class[n]];
+    const graph_class *c = &g->classes[graph_node_class(g, n)];
     uint64_t off = graph_node_off(g, n);
     uint64_t cnt = g->node_len || g->derive ? graph_node_len(g, n) : 0;
     unsigned es = c->elem_type == GRAPH_FT_CHAR ? 2 : c->elem_type == GRAPH_FT_BYTE ? 1 : 0;
@@ -149,7 +149,7 @@ static int context_kind(const graph *g, node_ix n)
 {
     if (n == GRAPH_NONE || n >= g->n_nodes || g->node_kind[n] != GRAPH_KIND_INSTANCE)
         return CTX_NONE;
-    class_ix c = g->node_class[n];
+    class_ix c = graph_node_class(g, n);
     for (int depth = 0; depth < 64 && c != GRAPH_NONE && c < g->n_classes; depth++) {
         const char *cn = graph_str(g, g->classes[c].name);
         if (!strcmp(cn, "android.content.ContextWrapper"))
@@ -187,8 +187,8 @@ static node_ix component_context(const graph *g, node_ix n)
         if (bk == CTX_ACTIVITY)
             return base;
         int wrapper = bk == CTX_WRAPPER;
-        if (g->node_class[cur] != GRAPH_NONE &&
-            graph_class_is_named(g, g->node_class[cur],
+        if (graph_node_class(g, cur) != GRAPH_NONE &&
+            graph_class_is_named(g, graph_node_class(g, cur),
                                  "com.android.internal.policy.DecorContext")) {
             node_ix window = obj_field(g, cur, "mPhoneWindow");
             if (window != GRAPH_NONE) {
@@ -216,7 +216,7 @@ static node_ix component_context(const graph *g, node_ix n)
 static void special(const rules_set *rs, node_ix n, const char *fld, const char *name, val *out)
 {
     const graph *g = rs->g;
-    class_ix c = g->node_class[n];
+    class_ix c = graph_node_class(g, n);
     const char *cn = graph_class_name(g, n);
     if (!strcmp(name, "@class")) {
         out->k = V_STR;
@@ -443,7 +443,7 @@ static lr_status coll_members(const graph *g, node_ix c, node_ix **out, uint32_t
 {
     const char *hier[64];
     uint32_t nh = 0;
-    for (class_ix k = g->node_class[c]; k != GRAPH_NONE && k < g->n_classes && nh < 64;
+    for (class_ix k = graph_node_class(g, c); k != GRAPH_NONE && k < g->n_classes && nh < 64;
          k = g->classes[k].super)
         if (strcmp(graph_str(g, g->classes[k].name), "java.lang.Object"))
             hier[nh++] = graph_str(g, g->classes[k].name);
@@ -600,8 +600,8 @@ int rules_eval_expr(const rules_set *rs, int32_t e, node_ix n, const char *fld, 
         return a.k == V_OBJ || a.k == V_STR;
     case EX_INSTANCEOF:
         opnd_val(rs, n, fld, &x->l, &a);
-        return a.k == V_OBJ && rs->g && rs->g->node_class[a.n] != GRAPH_NONE &&
-               graph_class_is_named(rs->g, rs->g->node_class[a.n], x->r.s);
+        return a.k == V_OBJ && rs->g && graph_node_class(rs->g, a.n) != GRAPH_NONE &&
+               graph_class_is_named(rs->g, graph_node_class(rs->g, a.n), x->r.s);
     case EX_TRUTHY:
         opnd_val(rs, n, fld, &x->l, &a);
         return (a.k == V_BOOL || a.k == V_INT) ? a.i != 0 : (a.k == V_OBJ || a.k == V_STR);

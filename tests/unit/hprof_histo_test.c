@@ -49,7 +49,7 @@ static uint32_t compare(const char *what, const graph *g, const hprof_histo *h)
     assert_non_null(cnt);
     assert_non_null(by);
     for (uint32_t i = 0; i < g->n_nodes; i++) {
-        class_ix c = g->node_class[i];
+        class_ix c = graph_node_class(g, i);
         if (c >= nc)
             c = g->node_kind[i] == GRAPH_KIND_CLASS ? nc : nc + 1;
         cnt[c]++;

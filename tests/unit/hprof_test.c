@@ -78,9 +78,9 @@ static char **histo_lines(const graph *g, size_t *n_out)
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         if (g->node_kind[i] == GRAPH_KIND_CLASS)
             continue;
-        assert_int_not_equal(g->node_class[i], GRAPH_NONE);
-        cnt[g->node_class[i]]++;
-        by[g->node_class[i]] += graph_node_size(g, i);
+        assert_int_not_equal(graph_node_class(g, i), GRAPH_NONE);
+        cnt[graph_node_class(g, i)]++;
+        by[graph_node_class(g, i)] += graph_node_size(g, i);
     }
     char **lines = calloc(g->n_classes + 1, sizeof *lines);
     size_t n = 0;
@@ -193,7 +193,7 @@ static void count_edges_equal(void **state)
         dangling += a->diag.n[DIAG_DANGLING_REFERENCE];
         for (uint32_t n = 0; n < a->n_nodes; n++) {
             assert_int_equal(a->node_kind[n], b->node_kind[n]);
-            assert_int_equal(a->node_class[n], b->node_class[n]);
+            assert_int_equal(graph_node_class(a, n), graph_node_class(b, n));
             assert_int_equal(graph_node_size(a, n), graph_node_size(b, n));
         }
         for (uint32_t r = 0; r < a->n_roots; r++) {
@@ -317,7 +317,7 @@ static void android_sizes(void **state)
     assert_int_not_equal(ba, GRAPH_NONE);
     uint32_t biggest = 0;
     for (uint32_t i = 0; i < g->n_nodes; i++)
-        if (g->node_class[i] == ba && graph_node_size(g, i) > biggest) {
+        if (graph_node_class(g, i) == ba && graph_node_size(g, i) > biggest) {
             biggest = graph_node_size(g, i);
             assert_int_equal(graph_node_size(g, i), graph_node_len(g, i));
         }
@@ -325,7 +325,7 @@ static void android_sizes(void **state)
     class_ix ds = graph_find_class(g, "DumpedStuff");
     assert_int_not_equal(ds, GRAPH_NONE);
     for (uint32_t i = 0; i < g->n_nodes; i++)
-        if (g->node_class[i] == ds)
+        if (graph_node_class(g, i) == ds)
             assert_int_equal(graph_node_size(g, i), g->classes[ds].instance_size);
     assert_true(g->n_heaps >= 1);
     assert_non_null(g->node_heap);
@@ -357,7 +357,8 @@ static void hotspot_graph(void **state)
     /* Every referent edge out of a WeakReference subclass is weak; other fields strong. */
     unsigned weak_edges = 0;
     for (uint32_t i = 0; i < g->n_nodes; i++) {
-        if (g->node_kind[i] != GRAPH_KIND_INSTANCE || !graph_class_is(g, g->node_class[i], wr))
+        if (g->node_kind[i] != GRAPH_KIND_INSTANCE ||
+            !graph_class_is(g, graph_node_class(g, i), wr))
             continue;
         for (uint32_t e = g->first_edge[i]; e < g->first_edge[i + 1]; e++) {
             const char *nm = graph_str(g, graph_edge_name(g, e));
@@ -387,7 +388,7 @@ static void hotspot_graph(void **state)
     class_ix oa = graph_find_class(g, "java.lang.Object[]");
     int saw_elem = 0;
     for (uint32_t i = 0; i < g->n_nodes && !saw_elem; i++) {
-        if (g->node_class[i] != oa)
+        if (graph_node_class(g, i) != oa)
             continue;
         for (uint32_t e = g->first_edge[i]; e < g->first_edge[i + 1]; e++) {
             assert_int_equal(GRAPH_EDGE_KIND(g->edge_kind[e]), GRAPH_EDGE_ELEMENT);
@@ -602,6 +603,126 @@ static buf android_dump(void)
 }
 
 static lr_status load_mem(const uint8_t *p, size_t n, int dump, int no_edges, graph *g,
+                          lr_error *e);
+
+/* ---- class indices past 16 bits ---- */
+
+#define MANY_CID(k) (0x100000ull + 16ull * (k))
+#define MANY_OID(k) (0x10000000ull + 32ull * (k))
+#define MANY_PID(t) (0x20000000ull + 64ull * (t))
+
+/* A HotSpot dump of nc classes C0..C<nc-1>, one instance of each whose `next` field holds the
+ * previous class's instance, and one array of each of the 8 primitive types, whose classes
+ * the dump lacks, so the reader makes them (indices nc..nc+7). */
+static buf many_classes_dump(uint32_t nc)
+{
+    IDS = 8;
+    buf b = {0};
+    put(&b, "JAVA PROFILE 1.0.2", 19);
+    u4(&b, 8);
+    u8(&b, 1700000000000ull);
+    str_rec(&b, 1, "next");
+    for (uint32_t k = 0; k < nc; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "C%u", k);
+        str_rec(&b, 100 + k, name);
+        load_class(&b, k + 1, MANY_CID(k), 100 + k);
+    }
+    buf s = {0};
+    for (uint32_t k = 0; k < nc; k++)
+        class_dump(&s, MANY_CID(k), 0, 8, 1);
+    for (uint32_t k = 0; k < nc; k++)
+        instance(&s, MANY_OID(k), MANY_CID(k), k ? MANY_OID(k - 1) : 0);
+    static const uint8_t prims[8] = {GRAPH_FT_BOOLEAN, GRAPH_FT_CHAR, GRAPH_FT_FLOAT,
+                                     GRAPH_FT_DOUBLE, GRAPH_FT_BYTE, GRAPH_FT_SHORT,
+                                     GRAPH_FT_INT, GRAPH_FT_LONG};
+    for (unsigned t = 0; t < 8; t++) {
+        u1(&s, 0x23); /* an empty primitive array */
+        id(&s, MANY_PID(t));
+        u4(&s, 0);
+        u4(&s, 0);
+        u1(&s, prims[t]);
+    }
+    rec(&b, 0x1c, &s);
+    buf e = {0};
+    rec(&b, 0x2c, &e);
+    free(s.p);
+    return b;
+}
+
+/* Checks every node's class in a many_classes_dump graph, loaded with or without edges: each
+ * instance's class is the one named for it, class objects have none, each primitive array
+ * has its made class. A class index cut to 16 bits would name the wrong class (or none). */
+static void many_classes_check(const graph *g, uint32_t nc, int edges)
+{
+    assert_int_equal(g->n_classes, nc + 8);
+    assert_int_equal(g->n_nodes, 2 * nc + 8);
+    uint32_t *seen = calloc(g->n_classes, sizeof *seen);
+    assert_non_null(seen);
+    for (node_ix n = 0; n < g->n_nodes; n++) {
+        class_ix c = graph_node_class(g, n);
+        if (g->node_kind[n] == GRAPH_KIND_CLASS) {
+            assert_int_equal(c, GRAPH_NONE);
+            continue;
+        }
+        assert_true(c < g->n_classes);
+        seen[c]++;
+        if (g->node_kind[n] == GRAPH_KIND_PRIM_ARRAY) {
+            assert_true(c >= nc);
+            assert_int_equal(g->classes[c].node, GRAPH_NONE);
+            continue;
+        }
+        assert_int_equal(g->node_kind[n], GRAPH_KIND_INSTANCE);
+        assert_true(c < nc);
+        if (edges) {
+            uint32_t k = (uint32_t)((graph_node_id(g, n) - MANY_OID(0)) / 32);
+            char want[24];
+            snprintf(want, sizeof want, "C%u", k);
+            assert_string_equal(graph_class_name(g, n), want);
+            assert_int_equal(g->classes[c].id, MANY_CID(k));
+        }
+    }
+    for (class_ix c = 0; c < g->n_classes; c++)
+        assert_int_equal(seen[c], 1);
+    free(seen);
+    if (edges) { /* the last instance's `next` reaches the one of C<nc-2> */
+        node_ix last = graph_find_id(g, MANY_OID(nc - 1));
+        assert_int_not_equal(last, GRAPH_NONE);
+        assert_int_equal(g->first_edge[last + 1] - g->first_edge[last], 1);
+        node_ix to = g->edge_to[g->first_edge[last]];
+        assert_int_equal(graph_node_id(g, to), MANY_OID(nc - 2));
+        assert_int_equal(graph_node_class(g, to), graph_node_class(g, last) - 1);
+    }
+}
+
+/* The 16-bit class array holds indices up to 65,534 (65,535 is its "none"): a dump whose
+ * classes, the 8 made for primitive arrays included, number 65,535 keeps it; one more class
+ * and the reader keeps 32-bit classes, as for 70,000. */
+static void many_classes(void **state)
+{
+    (void)state;
+    static const uint32_t ncs[3] = {65527, 65528, 70000};
+    for (unsigned i = 0; i < 3; i++) {
+        buf b = many_classes_dump(ncs[i]);
+        for (int edges = 0; edges < 2; edges++) {
+            graph g;
+            lr_error e = {0};
+            assert_int_equal(load_mem(b.p, b.n, -1, !edges, &g, &e), LR_OK);
+            if (i == 0) {
+                assert_non_null(g.node_class16);
+                assert_null(g.node_class);
+            } else {
+                assert_null(g.node_class16);
+                assert_non_null(g.node_class);
+            }
+            many_classes_check(&g, ncs[i], edges);
+            graph_fini(&g);
+        }
+        free(b.p);
+    }
+}
+
+static lr_status load_mem(const uint8_t *p, size_t n, int dump, int no_edges, graph *g,
                           lr_error *e)
 {
     mfile m;
@@ -650,7 +771,8 @@ static void same_graph(const char *name, const graph *a, const graph *b)
         assert_int_equal(a->classes[c].node, b->classes[c].node);
     }
     for (node_ix i = 0; i < a->n_nodes; i++) {
-        if (a->node_class[i] != b->node_class[i] || a->node_kind[i] != b->node_kind[i] ||
+        if (graph_node_class(a, i) != graph_node_class(b, i) ||
+            a->node_kind[i] != b->node_kind[i] ||
             graph_node_id(a, i) != graph_node_id(b, i) ||
             graph_node_size(a, i) != graph_node_size(b, i) ||
             graph_node_off(a, i) != graph_node_off(b, i) ||
@@ -799,7 +921,7 @@ static void android_handmade(void **state)
     assert_string_equal(graph_class_name(&g, nodata), "int[]");
     assert_string_equal(graph_class_name(&g, bytes), "byte[]");
     assert_string_equal(graph_class_name(&g, arr), "com.example.Foo[]");
-    assert_int_equal(g.classes[g.node_class[nodata]].node, GRAPH_NONE);
+    assert_int_equal(g.classes[graph_node_class(&g, nodata)].node, GRAPH_NONE);
     assert_int_equal(g.node_kind[nodata], GRAPH_KIND_PRIM_ARRAY);
     assert_int_equal(graph_node_len(&g, nodata), 100);
     assert_true(graph_node_off(&g, nodata) == UINT64_MAX);
@@ -836,7 +958,7 @@ static void android_handmade(void **state)
     assert_int_equal(g.roots[2].kind, GRAPH_ROOT_INTERNED_STRING);
     assert_int_equal(g.roots[3].kind, GRAPH_ROOT_STICKY_CLASS);
     assert_int_equal(g.roots[3].node, foocls);
-    assert_int_equal(g.classes[g.node_class[wr]].ref_strength, GRAPH_WEAK);
+    assert_int_equal(g.classes[graph_node_class(&g, wr)].ref_strength, GRAPH_WEAK);
     graph_fini(&g);
 
     /* no_edges: same sizes and classes, no edges. */
@@ -1043,6 +1165,7 @@ int main(void)
     snprintf(golddir, sizeof golddir, "%s/tests/e2e/expected/visualvm", src ? src : ".");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(android_handmade),
+        cmocka_unit_test(many_classes),
         cmocka_unit_test(gzip_bzip2_memory),
         cmocka_unit_test(not_hprof),
         cmocka_unit_test(histo_ri),

@@ -412,13 +412,13 @@ static void test_dialer(void **state)
     uint32_t kept = 0;
     for (class_ix c = 0; c <= g.n_classes; c++)
         kept += may[c];
-    assert_true(may[g.node_class[svc]]);
+    assert_true(may[graph_node_class(&g, svc)]);
     assert_true(kept > 0 && kept < g.n_classes / 4);
     uint32_t leaking = 0;
     for (node_ix n = 0; n < g.n_nodes; n++) {
         if (g.node_kind[n] == GRAPH_KIND_CLASS)
             continue;
-        class_ix c = g.node_class[n];
+        class_ix c = graph_node_class(&g, n);
         int full = rules_is_leaking_object(&rs, n, reason, sizeof reason);
         leaking += (uint32_t)full;
         if (full && !may[c < g.n_classes ? c : g.n_classes])

@@ -268,9 +268,9 @@ static void test_layout_v8(void **state)
     /* classes: located Array keyed by script/line/col; two {a, b} objects share an interface */
     const str_ix *keys = v8_class_keys(&g);
     assert_non_null(keys);
-    assert_string_equal(graph_str(&g, keys[g.node_class[by_id(&g, 7)]]), "3,10,4,Array");
+    assert_string_equal(graph_str(&g, keys[graph_node_class(&g, by_id(&g, 7))]), "3,10,4,Array");
     assert_string_equal(graph_class_name(&g, by_id(&g, 11)), "{a, b}");
-    assert_int_equal(g.node_class[by_id(&g, 11)], g.node_class[by_id(&g, 13)]);
+    assert_int_equal(graph_node_class(&g, by_id(&g, 11)), graph_node_class(&g, by_id(&g, 13)));
     assert_string_equal(graph_class_name(&g, by_id(&g, 15)), "(string)");
     assert_string_equal(graph_class_name(&g, 0), "(synthetic)");
     /* DevTools numbers: the weakly held object is not page-owned and hangs under the root;
