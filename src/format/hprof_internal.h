@@ -356,7 +356,7 @@ static inline void rec_set(rd *r, node_ix i, uint64_t off)
 static inline void cls_put(class_ix *w, uint16_t *w16, node_ix i, class_ix c)
 {
     if (w16)
-        w16[i] = c == GRAPH_NONE ? GRAPH_CLASS16_NONE : (uint16_t)c;
+        w16[i] = (uint16_t)(c + 1u); /* GRAPH_NONE + 1 wraps to 0, node_class16's none */
     else
         w[i] = c;
 }

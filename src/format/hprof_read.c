@@ -1018,7 +1018,7 @@ static lr_status load(rd *r, const fmt_opts *o)
     size_t m = n ? n : 1;
     /* Class indices in 16 bits when they fit, the primitive-array classes pass 2 may still
      * add (at most 8) included: 2 bytes per node instead of 4. */
-    if (g->n_classes <= GRAPH_CLASS16_NONE - 8u)
+    if (g->n_classes <= GRAPH_CLASS16_MAX - 8u)
         g->node_class16 = err_mallocarray(m, sizeof *g->node_class16);
     else
         g->node_class = err_mallocarray(m, sizeof *g->node_class);

@@ -695,7 +695,7 @@ static void many_classes_check(const graph *g, uint32_t nc, int edges)
     }
 }
 
-/* The 16-bit class array holds indices up to 65,534 (65,535 is its "none"): a dump whose
+/* The 16-bit class array holds indices up to 65,534 (stored plus one, 0 is "none"): a dump whose
  * classes, the 8 made for primitive arrays included, number 65,535 keeps it; one more class
  * and the reader keeps 32-bit classes, as for 70,000. */
 static void many_classes(void **state)
