@@ -690,6 +690,8 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
         class_ix c;
         LR_TRY(hprof_synth_prim_class(r, r->prim_order[k], &c));
     }
+    /* load's choice of 16-bit classes left room for these (at most 8: types 4..11) */
+    LR_ASSERT(!g->node_class16 || g->n_classes <= GRAPH_CLASS16_MAX);
     uint64_t stop = dd->offset + dd->length;
     p2part parts[2];
     memset(parts, 0, sizeof parts);
