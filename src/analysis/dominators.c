@@ -181,6 +181,129 @@ static void x_range(const xedges *xe, node_ix x, uint32_t *lo, uint32_t *hi)
     *hi = a;
 }
 
+static inline int fbit(const uint64_t *bits, edge_ix e)
+{
+    return (int)(bits[e >> 6] >> (e & 63) & 1);
+}
+
+static inline edge_ix edges_end(const graph *g, node_ix x)
+{
+    edge_ix end = g->first_edge[x + 1];
+    return end < g->n_edges ? end : g->n_edges;
+}
+
+/* ---- Implicit references: an object's class, a class's loader ----
+ * An HPROF instance or array record names its class by id, and a class names its loader in
+ * its record: the JVM keeps both alive through them (a loader is collected only once no
+ * class it defined and no instance of those is reachable), so every walk here treats them
+ * as references without storing them as edges (22 M edges on a 22 M-object dump). The
+ * class hop goes from any object whose class has a node to that node, except when the node
+ * is a child of the super-root (the bootstrap classes' sticky roots): the hop cannot change
+ * its dominator, and most objects' classes are such (their objects stay trivial leaves).
+ * The loader hop goes from a class object to its loader when the filters do not follow its
+ * <classloader> edge themselves (VisualVM's references). Hop targets count as having
+ * several ways in, so none is a trivial leaf and the VisualVM sums read their referrers'
+ * edges; those sums count graph edges only (a class is not its objects' tree child). */
+typedef struct hops {
+    const graph *g;
+    node_ix *cls; /* per class: the node an object's hop goes to, GRAPH_NONE for none */
+    node_ix *ldr; /* per class: the loader its class object's hop goes to, or GRAPH_NONE */
+} hops;
+
+/* Object x's hop to its class's node, or GRAPH_NONE. */
+static inline node_ix hop_class(const hops *h, node_ix x)
+{
+    if (!h)
+        return GRAPH_NONE;
+    class_ix c = h->g->node_class[x];
+    return c < h->g->n_classes ? h->cls[c] : GRAPH_NONE;
+}
+
+/* Class object x's hop to its loader, or GRAPH_NONE (class objects have no class index). */
+static inline node_ix hop_loader(const hops *h, node_ix x)
+{
+    const graph *g = h ? h->g : NULL;
+    if (!g || !h->ldr || g->node_class[x] != GRAPH_NONE || g->node_kind[x] != GRAPH_KIND_CLASS)
+        return GRAPH_NONE;
+    class_ix c = graph_class_of_node(g, x);
+    return c < g->n_classes ? h->ldr[c] : GRAPH_NONE;
+}
+
+/* Hop i (0: class, 1: loader) of x, or GRAPH_NONE. */
+static inline node_ix hop_get(const hops *h, node_ix x, uint32_t i)
+{
+    return i == 0 ? hop_class(h, x) : i == 1 ? hop_loader(h, x) : GRAPH_NONE;
+}
+#define N_HOPS 2u
+
+/* The loader edge of class object x: its <classloader> internal edge, or GRAPH_NONE. */
+static edge_ix loader_edge(const graph *g, node_ix x)
+{
+    for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_INTERNAL || g->edge_to[e] >= g->n_nodes)
+            continue;
+        if (!strcmp(graph_str(g, graph_edge_name_from(g, x, e)), "<classloader>"))
+            return e;
+    }
+    return GRAPH_NONE;
+}
+
+/* Fills h for o on g (h->g NULL when no hop applies: other formats, DOM_NO_CLASS_HOPS).
+ * The super-root's entries are those of sr before the reach set adds its outside nodes.
+ * O(classes + roots) plus a bit per node while it runs. Returns 0 or -1 out of memory. */
+static int hops_init(hops *h, const graph *g, const dom_opts *o, const sroots *sr)
+{
+    memset(h, 0, sizeof *h);
+    if ((o->flags & DOM_NO_CLASS_HOPS) || !g->format || strcmp(g->format, "hprof") != 0 ||
+        !g->n_classes)
+        return 0;
+    uint32_t n = g->n_nodes, nc = g->n_classes;
+    uint64_t *root = err_calloc((size_t)n / 64 + 1, sizeof *root);
+    h->cls = err_mallocarray(nc, sizeof *h->cls);
+    h->ldr = err_mallocarray(nc, sizeof *h->ldr);
+    if (!root || !h->cls || !h->ldr) {
+        free(root);
+        free(h->cls);
+        free(h->ldr);
+        return -1;
+    }
+    for (uint64_t i = 0; i < sr->n_entries; i++) {
+        node_ix r = sroots_get(sr, i);
+        if (r != GRAPH_NONE)
+            root[r >> 6] |= 1ull << (r & 63);
+    }
+    int any_ldr = 0;
+    for (class_ix c = 0; c < nc; c++) {
+        node_ix y = g->classes[c].node;
+        int ok = y < n && g->node_kind[y] == GRAPH_KIND_CLASS;
+        h->cls[c] = ok && !(root[y >> 6] >> (y & 63) & 1) ? y : GRAPH_NONE;
+        h->ldr[c] = GRAPH_NONE;
+        edge_ix e = ok ? loader_edge(g, y) : GRAPH_NONE;
+        if (e == GRAPH_NONE)
+            continue;
+        int fr = follows(g, o->reach, o->reach_ctx, e);
+        int fl = o->link ? o->link(g, e, o->link_ctx) : fr;
+        if (!fr || !fl) {
+            h->ldr[c] = g->edge_to[e];
+            any_ldr = 1;
+        }
+    }
+    free(root);
+    if (!any_ldr) {
+        free(h->ldr);
+        h->ldr = NULL;
+    }
+    h->g = g;
+    return 0;
+}
+
+static void hops_fini(hops *h)
+{
+    free(h->cls);
+    free(h->ldr);
+    memset(h, 0, sizeof *h);
+}
+
 /* ---- Step 0: which edges count, one bit per edge ----
  * The filter is asked exactly once per edge, in CSR order (filters that look up the source
  * node can cache it), so the DFS is plain bit tests. Edges to out-of-range targets are never
@@ -203,7 +326,7 @@ typedef struct etest {
 } etest;
 
 static uint64_t *follow_bits(const graph *g, const etest *et, uint32_t *cls, const uint8_t *src,
-                             const xedges *xe)
+                             const xedges *xe, const hops *hp)
 {
     uint32_t ne = g->n_edges, n = g->n_nodes;
     uint64_t *bits = et->pre ? et->pre : err_calloc((size_t)ne / 64 + 1, sizeof *bits);
@@ -255,21 +378,16 @@ static uint64_t *follow_bits(const graph *g, const etest *et, uint32_t *cls, con
                     cls[y]++;
             }
         }
+        /* a hop's source keeps its leaf test (the DFS carries the hop, see dfs) */
+        for (uint32_t i = 0; counted && hp && i < N_HOPS; i++) {
+            node_ix y = hop_get(hp, x, i);
+            if (y < n)
+                cls[y] = (cls[y] & ~C_INS) | 2u; /* several ways in (see hops) */
+        }
         if (cls && out)
             cls[x] |= C_OUT;
     }
     return bits;
-}
-
-static inline int fbit(const uint64_t *bits, edge_ix e)
-{
-    return (int)(bits[e >> 6] >> (e & 63) & 1);
-}
-
-static inline edge_ix edges_end(const graph *g, node_ix x)
-{
-    edge_ix end = g->first_edge[x + 1];
-    return end < g->n_edges ? end : g->n_edges;
 }
 
 /* Reach set for the dominance options: mask[x] = 1 for every node reachable from the
@@ -280,8 +398,22 @@ static inline edge_ix edges_end(const graph *g, node_ix x)
  * a first round walks from the root entries other than Java frames and copies the set into
  * held before the second walks from the rest. Returns the number of nodes, or UINT32_MAX
  * out of memory. */
+/* Pushes y on the reach stack, growing it. Returns 0, or -1 out of memory. */
+static int reach_push(uint32_t **stk, uint32_t *cap, uint32_t *sp, node_ix y)
+{
+    if (*sp == *cap) {
+        uint32_t *p = err_reallocarray(*stk, (size_t)*cap * 2, sizeof **stk);
+        if (!p)
+            return -1;
+        *stk = p;
+        *cap *= 2;
+    }
+    (*stk)[(*sp)++] = y;
+    return 0;
+}
+
 static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol,
-                           uint8_t *mask, uint8_t leaf, uint64_t *held)
+                           const hops *hp, uint8_t *mask, uint8_t leaf, uint64_t *held)
 {
     uint64_t nr = sroots_count(sr);
     uint32_t sp = 0, cnt = 0, cap = 1u << 16;
@@ -315,18 +447,26 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
                 any = 1;
                 node_ix y = g->edge_to[e];
                 if (!mask[y]) {
-                    if (sp == cap) {
-                        uint32_t *p = err_reallocarray(stk, (size_t)cap * 2, sizeof *stk);
-                        if (!p) {
-                            free(stk);
-                            return UINT32_MAX;
-                        }
-                        stk = p;
-                        cap *= 2;
+                    if (reach_push(&stk, &cap, &sp, y) != 0) {
+                        free(stk);
+                        return UINT32_MAX;
                     }
                     mask[y] = 1;
                     cnt++;
-                    stk[sp++] = y;
+                }
+            }
+            /* the class hop makes no object a referrer in the VisualVM sums (`any` stays);
+             * a class's loader is one of its references there (tree_marks) */
+            for (uint32_t i = 0; hp && i < N_HOPS; i++) {
+                node_ix y = hop_get(hp, x, i);
+                any |= i == 1 && y < g->n_nodes;
+                if (y < g->n_nodes && !mask[y]) {
+                    if (reach_push(&stk, &cap, &sp, y) != 0) {
+                        free(stk);
+                        return UINT32_MAX;
+                    }
+                    mask[y] = 1;
+                    cnt++;
                 }
             }
             if (!any)
@@ -358,7 +498,82 @@ typedef struct dfs_state {
     uint32_t n_hung;
     uint64_t *amb;   /* if set, a bit per vertex with a followed edge to a node that is not
                       * a first visit of one way in (refs_build reads only their edges) */
+    node_ix *carry;  /* hop targets carried up (see dfs), the open vertices' in stack order */
+    size_t n_carry, cap_carry;
+    uint32_t *cbase; /* per open vertex (by depth): where its carried targets start */
 } dfs_state;
+
+static lr_status pair_push(dfs_state *s, uint32_t w, uint32_t x, lr_error *err);
+
+/* Carries hop target c for the open vertex whose carried targets start at base (a target
+ * already carried last is not carried twice: a chain of one class carries one). */
+static lr_status carry_push(dfs_state *s, node_ix c, size_t base, lr_error *err)
+{
+    if (s->n_carry > base && s->carry[s->n_carry - 1] == c)
+        return LR_OK;
+    if (s->n_carry == s->cap_carry) {
+        size_t cap = s->cap_carry ? s->cap_carry * 2 : (size_t)1 << 12;
+        node_ix *p = err_reallocarray(s->carry, cap, sizeof *p);
+        if (!p)
+            return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%zu hops)", cap);
+        s->carry = p;
+        s->cap_carry = cap;
+    }
+    s->carry[s->n_carry++] = c;
+    return LR_OK;
+}
+
+/* The carried targets from base on become edges from vertex v (0: the super-root). */
+static lr_status carry_flush(dfs_state *s, size_t base, uint32_t v, lr_error *err)
+{
+    for (size_t i = base; i < s->n_carry; i++) {
+        uint32_t d = s->dfnum[s->carry[i]];
+        if (d >= LEAF)
+            continue; /* carried targets are numbered (or super-root leaves) */
+        if (d < v) {
+            lr_status st = pair_push(s, d, v, err);
+            if (st != LR_OK)
+                return st;
+        } else if (d > v && v < s->semi[d]) {
+            s->semi[d] = v;
+        }
+    }
+    s->n_carry = base;
+    return LR_OK;
+}
+
+/* Whether some hop of z leads to a node the DFS has not met and must number (z then cannot
+ * be a trivial leaf: it may dominate that node). */
+static int hops_open(const hops *hp, const uint32_t *dfnum, node_ix z)
+{
+    for (uint32_t i = 0; hp && i < N_HOPS; i++) {
+        node_ix c = hop_get(hp, z, i);
+        if (c < hp->g->n_nodes && is_unseen(dfnum[c]) && !is_leaf_class(dfnum[c]))
+            return 1;
+    }
+    return 0;
+}
+
+/* Trivial leaf z's hops, all to numbered nodes or super-root leaves (hops_open was 0): carried
+ * for the open vertex whose targets start at base, or edges from the super-root when z is
+ * one of its children. */
+static lr_status carry_leaf(dfs_state *s, const hops *hp, node_ix z, int root, size_t base,
+                            lr_error *err)
+{
+    for (uint32_t i = 0; hp && i < N_HOPS; i++) {
+        node_ix c = hop_get(hp, z, i);
+        if (c >= hp->g->n_nodes || s->dfnum[c] >= LEAF)
+            continue;
+        if (root) {
+            s->semi[s->dfnum[c]] = 0;
+        } else {
+            lr_status st = carry_push(s, c, base, err);
+            if (st != LR_OK)
+                return st;
+        }
+    }
+    return LR_OK;
+}
 
 static lr_status pair_push(dfs_state *s, uint32_t w, uint32_t x, lr_error *err)
 {
@@ -376,35 +591,49 @@ static lr_status pair_push(dfs_state *s, uint32_t w, uint32_t x, lr_error *err)
     return LR_OK;
 }
 
-/* One step of a vertex's cursor over its followed edges then its extras: cursor values from
- * the edge range's end on index the extras. Returns the next target, or GRAPH_NONE when the
- * vertex is done; *e is the cursor after that target. */
-static node_ix dfs_next(const graph *g, const uint64_t *fol, const xedges *xe, node_ix x,
-                        edge_ix *e)
+/* One step of a vertex's cursor over its followed edges, then its extras, then its hops:
+ * cursor values from the edge range's end on index the extras, then the hops. Returns the
+ * next target, or GRAPH_NONE when the vertex is done; *e is the cursor after that target,
+ * *hop is set when it is a hop. */
+static node_ix dfs_next(const graph *g, const uint64_t *fol, const xedges *xe, const hops *hp,
+                        node_ix x, edge_ix *e, int *hop)
 {
     edge_ix end = edges_end(g, x);
     for (; *e < end; (*e)++)
         if (fbit(fol, *e))
             return g->edge_to[(*e)++];
-    if (!x_has(xe, x))
-        return GRAPH_NONE;
-    uint32_t lo, hi;
-    x_range(xe, x, &lo, &hi);
-    for (uint32_t i = lo + (*e - end); i < hi; i++) {
+    uint32_t nx = 0;
+    if (x_has(xe, x)) {
+        uint32_t lo, hi;
+        x_range(xe, x, &lo, &hi);
+        for (uint32_t i = lo + (*e - end); i < hi; i++) {
+            (*e)++;
+            if (xe->to[i] < g->n_nodes)
+                return xe->to[i];
+        }
+        nx = hi - lo;
+    }
+    for (uint32_t i = *e - end - nx; hp && i < N_HOPS; i++) {
         (*e)++;
-        if (xe->to[i] < g->n_nodes)
-            return xe->to[i];
+        node_ix y = hop_get(hp, x, i);
+        if (y < g->n_nodes) {
+            *hop = 1;
+            return y;
+        }
     }
     return GRAPH_NONE;
 }
 
 static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, const xedges *xe,
-                     dfs_state *s, lr_error *err)
+                     const hops *hp, dfs_state *s, lr_error *err)
 {
     uint32_t *dfnum = s->dfnum, *par = s->par, *semi = s->semi;
     node_ix *stk_x = s->vert;   /* open vertices, the deepest last, | OPEN_HELD */
     edge_ix *stk_e = s->cur;    /* their cursors (dfs_next) */
     uint64_t nr = sroots_count(sr), root_cur = 0;
+    /* With hops, the class roots go first: their statics and loaders number most classes
+     * before any object's hop meets them, so chains of objects become leaves (dfs) */
+    int round = hp ? 0 : 1;
     uint32_t v = 0, nv = 0, leaves = 0;
     uint32_t sp = 0; /* open vertices; v is stk_x[sp - 1]'s number, 0 when none is open */
     par[0] = 0;
@@ -413,17 +642,26 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
         node_ix y = GRAPH_NONE;
         uint32_t yc = 0; /* y's class bits */
         if (v == 0) {
-            while (root_cur < nr && y == GRAPH_NONE) {
+            while (y == GRAPH_NONE) {
+                if (round == 0 && root_cur >= sr->n_entries) {
+                    round = 1;
+                    root_cur = 0;
+                }
+                if (root_cur >= nr)
+                    break;
                 node_ix r = sroots_get(sr, root_cur++);
-                if (r == GRAPH_NONE)
+                if (r == GRAPH_NONE || (round == 0 && g->node_kind[r] != GRAPH_KIND_CLASS))
                     continue;
                 uint32_t d = dfnum[r];
                 if (!is_unseen(d)) {
                     if (d < LEAF)
                         semi[d] = 0;
-                } else if (is_leaf_class(d)) {
+                } else if (is_leaf_class(d) && !hops_open(hp, dfnum, r)) {
                     dfnum[r] = LEAF;
                     leaves++;
+                    lr_status st = carry_leaf(s, hp, r, 1, 0, err);
+                    if (st != LR_OK)
+                        return st;
                 } else {
                     y = r;
                     yc = d;
@@ -435,13 +673,14 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
             node_ix x = stk_x[sp - 1] & ~OPEN_HELD;
             edge_ix e = stk_e[sp - 1];
             uint32_t held = 0, amb = 0;
-            for (node_ix z; (z = dfs_next(g, fol, xe, x, &e)) != GRAPH_NONE;) {
+            int hop = 0;
+            for (node_ix z; (z = dfs_next(g, fol, xe, hp, x, &e, &hop)) != GRAPH_NONE;) {
                 uint32_t d = dfnum[z];
                 /* z is seen a second time (it has two ways in), or its first way in is not
-                 * its only one: its referrers need counting */
-                amb |= !is_unseen(d) || (d & (C_ROOT | C_INS)) != 1;
+                 * its only one: its referrers need counting (a hop is no referrer there) */
+                amb |= !hop && (!is_unseen(d) || (d & (C_ROOT | C_INS)) != 1);
                 if (is_unseen(d)) {
-                    if (!is_leaf_class(d)) {
+                    if (!is_leaf_class(d) || hops_open(hp, dfnum, z)) {
                         y = z;
                         yc = d;
                         break;
@@ -449,10 +688,22 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                     /* its one way in: this edge, or its entry under the super-root */
                     dfnum[z] = LEAF | (d & C_ROOT ? 0 : x + 1);
                     leaves++;
+                    if (hp) {
+                        lr_status st = carry_leaf(s, hp, z, (d & C_ROOT) != 0,
+                                                  s->cbase[sp - 1], err);
+                        if (st != LR_OK)
+                            return st;
+                    }
                     continue;
                 }
                 if (d >= LEAF)
                     continue; /* a leaf leads nowhere */
+                if (hop) { /* a numbered target: carried (x may still become a leaf) */
+                    lr_status st = carry_push(s, z, s->cbase[sp - 1], err);
+                    if (st != LR_OK)
+                        return st;
+                    continue;
+                }
                 held = OPEN_HELD;
                 if (d < v) {
                     lr_status st = pair_push(s, d, v, err);
@@ -470,13 +721,22 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                  * became one, nothing outside x's subtree is reached through it: x becomes a
                  * leaf too (its number was the last given), its parent in dfnum. */
                 uint32_t p = par[v];
+                size_t base = hp ? s->cbase[sp - 1] : 0;
                 sp--;
+                lr_status st = LR_OK;
                 if (!(stk_x[sp] & OPEN_HELD) && v == nv) { /* else a vertex stays below */
                     dfnum[x] = LEAF | (p == 0 ? 0 : (stk_x[sp - 1] & ~OPEN_HELD) + 1);
                     s->hung[-(int64_t)++s->n_hung] = x;
                     leaves++;
                     nv--;
+                    /* its carried targets go on up with it, from the super-root at the top */
+                    if (sp == 0 && s->n_carry > 0)
+                        st = carry_flush(s, 0, 0, err);
+                } else if (s->n_carry > base) {
+                    st = carry_flush(s, base, v, err);
                 }
+                if (st != LR_OK)
+                    return st;
                 v = p;
                 continue;
             }
@@ -490,6 +750,8 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
          * entry under the super-root when the DFS came from there */
         int one = (yc & C_ROOT) ? v == 0 : (yc & C_INS) == 1;
         stk_x[sp] = y | (one ? 0 : OPEN_HELD);
+        if (hp)
+            s->cbase[sp] = s->n_carry;
         stk_e[sp++] = g->first_edge[y]; /* sp < nv <= the arrays' K entries */
         v = nv;
     }
@@ -813,8 +1075,8 @@ static int refs_build(const graph *g, const uint64_t *fol, const uint64_t *amb,
 }
 
 static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *fol,
-                            const uint64_t *amb, int unr, const uint32_t *idom, uint8_t *mk,
-                            const rets *slot, int *over, lr_error *err)
+                            const uint64_t *amb, const hops *hp, int unr, const uint32_t *idom,
+                            uint8_t *mk, const rets *slot, int *over, lr_error *err)
 {
     uint32_t n = g->n_nodes;
     refs ref;
@@ -833,7 +1095,16 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
     }
     /* a node amb leaves out refers only to reached objects with one referrer: not blocked */
     for (node_ix x = 0; x < n; x++) {
-        if (!(mk[x] & M_REACHED) || (mk[x] & M_NOREACH) || !amb_has(amb, x))
+        if (!(mk[x] & M_REACHED) || (mk[x] & M_NOREACH))
+            continue;
+        /* VisualVM counts a class's loader among its references, and a loader (its parent,
+         * its class lists) is never one of its tree objects: a class with a loader is none
+         * either (class FakeDriver: 2,000,416 bytes, its statics without its own 72) */
+        if (hp && hp->ldr && g->node_kind[x] == GRAPH_KIND_CLASS && hop_loader(hp, x) < n) {
+            mk[x] |= M_BLOCKED;
+            continue;
+        }
+        if (!amb_has(amb, x))
             continue;
         for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
             ahead_edge(g, mk, 1, e);
@@ -1030,10 +1301,11 @@ static inline int bit_get(const uint64_t *b, uint32_t i)
  * and the end of the hung list (those given back, hung[-1] the first the DFS left). *over
  * is set when a 32-bit size overflowed (the array is then wrong, and the caller starts
  * again in 64 bits). */
-static lr_status close_sums(const graph *g, const dom_opts *o, dom_tree *t, uint8_t *mask,
-                            const uint64_t *fol, const uint64_t *amb, const uint64_t *isv,
-                            const uint32_t *vert, uint32_t nv, const node_ix *hung,
-                            uint32_t n_hung, int narrow, int *over, lr_error *err)
+static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, dom_tree *t,
+                            uint8_t *mask, const uint64_t *fol, const uint64_t *amb,
+                            const uint64_t *isv, const uint32_t *vert, uint32_t nv,
+                            const node_ix *hung, uint32_t n_hung, int narrow, int *over,
+                            lr_error *err)
 {
     uint32_t n = g->n_nodes;
     size_t m = (size_t)n + 2;
@@ -1048,7 +1320,7 @@ static lr_status close_sums(const graph *g, const dom_opts *o, dom_tree *t, uint
     *over = 0;
     if (vvm) {
         int unr = (o->flags & DOM_UNREACHED_AS_ROOTS) != 0;
-        lr_status st = tree_marks(g, o, fol, amb, unr, t->idom, mask, &r, over, err);
+        lr_status st = tree_marks(g, o, fol, amb, hp, unr, t->idom, mask, &r, over, err);
         if (st != LR_OK)
             return st;
     }
@@ -1100,6 +1372,7 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
 {
     memset(t, 0, sizeof *t);
     xedges xe = {0, NULL, NULL, NULL};
+    hops hp = {NULL, NULL, NULL};
     uint8_t *mask = NULL;
     uint64_t *fol = NULL, *isv = NULL;
     uint32_t *psrc = NULL;
@@ -1128,6 +1401,9 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
                 xe.has[xe.from[i] >> 6] |= 1ull << (xe.from[i] & 63);
     }
     sroots sr = sroots_make(g, NULL, o);
+    if (hops_init(&hp, g, o, &sr) != 0)
+        goto nomem;
+    const hops *hpp = hp.g ? &hp : NULL;
     etest et = {o->reach, o->reach_ctx, NULL, NULL, NULL, NULL, NULL, 0};
     const uint8_t *src = NULL; /* sources the DFS may reach, NULL = all */
     int counted = 0; /* the edge counts are in dfnum */
@@ -1143,12 +1419,13 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         mask = err_calloc(m, 1);
         uint64_t *lbits = err_calloc((size_t)g->n_edges / 64 + 1, sizeof *lbits);
         et = (etest){o->reach, o->reach_ctx, NULL, NULL, o->link, o->link_ctx, lbits, unr};
-        if (!mask || !lbits || !(fol = follow_bits(g, &et, unr ? s.dfnum : NULL, NULL, NULL))) {
+        if (!mask || !lbits ||
+            !(fol = follow_bits(g, &et, unr ? s.dfnum : NULL, NULL, NULL, hpp))) {
             free(lbits);
             goto nomem;
         }
         /* M_NOREACH leaves mask[x] nonzero either way for the targets' test */
-        t->n_reachable = reach_mark(g, &sr, fol, mask,
+        t->n_reachable = reach_mark(g, &sr, fol, hpp, mask,
                                     o->flags & DOM_VISUALVM_SUMS ? M_NOREACH : 0, o->held);
         free(fol);
         fol = NULL;
@@ -1166,7 +1443,7 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         /* the link edges, into reached objects only unless unreached ones refer */
         et = (etest){NULL, NULL, lbits, src, NULL, NULL, NULL, 0};
     }
-    if (!counted && !(fol = follow_bits(g, &et, s.dfnum, src, xe.has ? &xe : NULL))) {
+    if (!counted && !(fol = follow_bits(g, &et, s.dfnum, src, xe.has ? &xe : NULL, hpp))) {
         free(et.pre);
         goto nomem;
     }
@@ -1196,9 +1473,15 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
             mask[x] |= M_REF_IDOM | M_PRE;
         k += !is_leaf_class(s.dfnum[x]);
     }
+    /* a leaf by its edges is numbered when its hop is the first way to its target (dfs):
+     * once per target at most */
+    if (hpp)
+        k += 2 * (size_t)g->n_classes;
     s.vert = err_mallocarray(k, sizeof *s.vert);
     s.par = err_mallocarray(k, sizeof *s.par);
     s.cur = err_mallocarray(k, sizeof *s.cur);
+    if (hpp && !(s.cbase = err_mallocarray(k, sizeof *s.cbase)))
+        goto nomem;
     s.semi = err_mallocarray(k, sizeof *s.semi);
     if (!s.vert || !s.par || !s.cur || !s.semi)
         goto nomem;
@@ -1207,8 +1490,12 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
      * numbered, and the numbers held plus those given back never exceed the k - 2 nodes
      * that may get one, so the two ends never meet. */
     s.hung = s.vert + k;
-    if ((st = dfs(g, &sr, fol, xe.has ? &xe : NULL, &s, err)) != LR_OK)
+    if ((st = dfs(g, &sr, fol, xe.has ? &xe : NULL, hpp, &s, err)) != LR_OK)
         goto done;
+    free(s.cbase);
+    free(s.carry);
+    s.cbase = NULL;
+    s.carry = NULL;
     if (!vvm) {
         free(fol); /* else the link edges again for tree_marks */
         fol = NULL;
@@ -1280,7 +1567,7 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     s.cur = NULL;
     int over = 0;
     const node_ix *hung = s.hung;
-    st = close_sums(g, o, t, mask, fol, s.amb, isv, vert, nv, hung, s.n_hung,
+    st = close_sums(g, o, hpp, t, mask, fol, s.amb, isv, vert, nv, hung, s.n_hung,
                     (o->flags & DOM_RETAINED32) != 0, &over, err);
     if (st == LR_OK && over) {
         /* a size past 32 bits: the close again in 64 (tree_marks starts from the reach
@@ -1289,13 +1576,14 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         t->retained32 = NULL;
         for (node_ix x = 0; mask && x < n; x++)
             mask[x] &= M_REACHED | M_NOREACH;
-        st = close_sums(g, o, t, mask, fol, NULL, isv, vert, nv, hung, s.n_hung, 0, &over,
-                        err);
+        st = close_sums(g, o, hpp, t, mask, fol, NULL, isv, vert, nv, hung, s.n_hung, 0,
+                        &over, err);
     }
     goto done;
 nomem:
     st = LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
 done:
+    hops_fini(&hp);
     free(xe.has);
     free(fol);
     free(mask);
@@ -1308,6 +1596,8 @@ done:
     free(s.semi);
     free(s.pairs);
     free(s.amb);
+    free(s.cbase);
+    free(s.carry);
     if (st != LR_OK)
         dom_free(t);
     return st;

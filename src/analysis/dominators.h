@@ -2,8 +2,10 @@
 /* dominators.h: exact dominator tree and retained sizes (analysis layer), prefix dom_.
  * Iterative Lengauer-Tarjan (or semi-NCA) from a virtual super-root whose children are the
  * GC roots (HPROF) or the synthetic root (V8), over strong edges only: weak/soft/phantom/
- * finalizer edges are skipped (caller may pass a filter). Unreachable nodes get no dominator
- * and retained size 0. Retained = shallow + native, summed over the dominator subtree. */
+ * finalizer edges are skipped (caller may pass a filter). On HPROF an object also refers to
+ * its class object and a class to its loader, as the JVM keeps them (no stored edge: see
+ * DOM_NO_CLASS_HOPS). Unreachable nodes get no dominator and retained size 0.
+ * Retained = shallow + native, summed over the dominator subtree. */
 #ifndef LR_ANALYSIS_DOMINATORS_H
 #define LR_ANALYSIS_DOMINATORS_H
 
@@ -50,6 +52,9 @@ enum {
     DOM_RETAINED32 = 8,         /* retained sizes in t->retained32 (4 bytes per node, not
                                  * 8) when they all fit 32 bits; a heap where one does not
                                  * costs a second pass of the sums, into t->retained */
+    DOM_NO_CLASS_HOPS = 16,     /* HPROF: an object does not keep its class object, nor a
+                                 * class its loader unless the filters follow that edge
+                                 * (Shark's references); by default both do, as in the JVM */
 };
 typedef struct dom_opts {
     dom_edge_filter reach; /* edges that make an object reachable; NULL = strong edges */

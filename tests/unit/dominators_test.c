@@ -6,7 +6,8 @@
  * (d dominates v iff v is unreachable once d is removed), the leaves that skip the DFS
  * numbering and every dominance option (VisualVM's conventions included) against a
  * reference taken from the definitions, one array holding 200,000 objects (a wide reach
- * set) and a 5 M-node chain that would overflow any recursive implementation. */
+ * set), a 5 M-node chain that would overflow any recursive implementation, and an object's
+ * class as an implicit reference against the same reference written as an edge. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -907,6 +908,107 @@ static void test_hanging_vs_brute_force(void **state)
     assert_true(deep >= 100);
 }
 
+/* ---- an object's class as an implicit reference (HPROF) ----
+ * Random graphs of one-referrer chains and bushes (where the DFS carries hops up through the
+ * vertices that become leaves) with a few class objects, every other node an instance of one
+ * of them: the dominators with the hops equal those with each hop written as an edge. */
+static void test_class_hops_vs_edges(void **state)
+{
+    (void)state;
+    enum { NG = 400, NC = 4, MAXE = BF_EMAX + BF_MAX };
+    dom_opts modes[NM];
+    opt_modes(modes);
+    uint32_t carried = 0; /* graphs where a class is reached through an object first */
+    for (int round = 0; round < NG; round++) {
+        uint32_t n = NC + 2 + rnd() % (BF_MAX - NC - 1), ne = 0, nr = 1 + rnd() % 3;
+        tedge es[MAXE], es2[MAXE];
+        for (uint32_t i = 1; i < n && ne + 8 <= BF_EMAX; i++) {
+            if (rnd() % 8 == 0)
+                continue;
+            uint32_t p = rnd() % 3 ? i - 1 - rnd() % (i < 3 ? i : 3) : rnd() % i;
+            es[ne++] = (tedge){p, i, rnd() % 7 ? STRONG : WEAKREF};
+        }
+        for (uint32_t i = rnd() % 4; i > 0; i--)
+            es[ne++] = (tedge){rnd() % n, rnd() % n, STRONG};
+        uint32_t roots[3] = {0, rnd() % n, rnd() % n}, sizes[BF_MAX];
+        for (uint32_t i = 0; i < n; i++)
+            sizes[i] = 1 + rnd() % 1000;
+        /* classes: NC nodes at random (not node 0), the others their instances or none */
+        uint32_t cnode[NC], cls[BF_MAX];
+        for (uint32_t c = 0; c < NC; c++)
+            cnode[c] = 1 + rnd() % (n - 1);
+        for (uint32_t i = 0; i < n; i++) {
+            cls[i] = rnd() % 6 ? rnd() % NC : GRAPH_NONE;
+            for (uint32_t c = 0; c < NC; c++)
+                if (cnode[c] == i)
+                    cls[i] = GRAPH_NONE;
+        }
+        /* the same references with each hop as an edge after the source's own */
+        uint32_t ne2 = 0;
+        for (uint32_t x = 0; x < n; x++) {
+            for (uint32_t i = 0; i < ne; i++)
+                if (es[i].from == x)
+                    es2[ne2++] = es[i];
+            if (cls[x] != GRAPH_NONE)
+                es2[ne2++] = (tedge){x, cnode[cls[x]], STRONG};
+        }
+        graph g, g2;
+        build(&g, n, es, ne, roots, nr, sizes);
+        build(&g2, n, es2, ne2, roots, nr, sizes);
+        g.format = "hprof";
+        g.classes = calloc(NC, sizeof *g.classes);
+        assert_non_null(g.classes);
+        g.n_classes = NC;
+        for (uint32_t c = 0; c < NC; c++) {
+            g.classes[c].node = cnode[c];
+            g.classes[c].super = GRAPH_NONE;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            g.node_class[i] = cls[i];
+            g2.node_class[i] = GRAPH_NONE;
+            if (cls[i] == GRAPH_NONE && i != 0) {
+                g.node_kind[i] = g2.node_kind[i] = GRAPH_KIND_CLASS;
+            }
+        }
+        for (int m = 0; m < NM; m++) {
+            dom_tree t, t2;
+            lr_error err = {0};
+            assert_int_equal(dom_build_ex(&g, &modes[m], &t, &err), LR_OK);
+            assert_int_equal(dom_build_ex(&g2, &modes[m], &t2, &err), LR_OK);
+            /* the VisualVM sums count graph edges only: a class is no tree child */
+            int sums = (modes[m].flags & DOM_VISUALVM_SUMS) != 0;
+            for (uint32_t v = 0; v < n; v++) {
+                if (t.idom[v] != t2.idom[v] || (!sums && t.retained[v] != t2.retained[v]))
+                    print_message("round %d mode %d node %u: idom %u want %u, retained %llu "
+                                  "want %llu\n", round, m, v, t.idom[v], t2.idom[v],
+                                  (unsigned long long)t.retained[v],
+                                  (unsigned long long)t2.retained[v]);
+                assert_int_equal(t.idom[v], t2.idom[v]);
+                if (!sums)
+                    assert_int_equal(t.retained[v], t2.retained[v]);
+            }
+            assert_int_equal(t.n_reachable, t2.n_reachable);
+            if (!sums)
+                assert_int_equal(t.total_reachable, t2.total_reachable);
+            dom_free(&t);
+            dom_free(&t2);
+        }
+        /* without the hops the classes reached only through objects are unreachable */
+        dom_opts off = modes[0];
+        off.flags |= DOM_NO_CLASS_HOPS;
+        dom_tree t0, t1;
+        lr_error err = {0};
+        assert_int_equal(dom_build_ex(&g, &off, &t0, &err), LR_OK);
+        assert_int_equal(dom_build_ex(&g, &modes[0], &t1, &err), LR_OK);
+        carried += t1.n_reachable > t0.n_reachable;
+        dom_free(&t0);
+        dom_free(&t1);
+        graph_fini(&g2);
+        graph_fini(&g);
+    }
+    assert_true(carried >= 20);
+}
+
 /* ---- per-class retained ---- */
 
 static void test_class_retained(void **state)
@@ -1144,6 +1246,7 @@ int main(void)
         cmocka_unit_test(test_options_vs_brute_force),
         cmocka_unit_test(test_hanging_vs_brute_force),
         cmocka_unit_test(test_held_vs_brute_force),
+        cmocka_unit_test(test_class_hops_vs_edges),
         cmocka_unit_test(test_class_retained),
         cmocka_unit_test(test_visualvm_model),
         cmocka_unit_test(test_visualvm_referrers),
