@@ -285,7 +285,8 @@ int cmd_analyze(int argc, char **argv)
     lr_status found_st = st;
     /* --collapse folds long runs itself: it gets paths up to TRACE_COLLAPSE_STEPS whole */
     trace_opts topts = {full ? 0 : collapse ? TRACE_COLLAPSE_STEPS : TRACE_DEFAULT_STEPS,
-                        full || max_traces > UINT32_MAX ? 0 : (uint32_t)max_traces};
+                        full || max_traces > UINT32_MAX ? 0 : (uint32_t)max_traces,
+                        shark_sizes};
     suspects = ls.n == 0;
     if (st == LR_OK && ls.n > 0)
         st = trace_paths_opts(g, &rs, &ls, &topts, &tr, &err);
@@ -303,6 +304,7 @@ int cmd_analyze(int argc, char **argv)
         /* a second tree may be in its close on the other core: 4 bytes a node here */
         dopts.flags = DOM_RETAINED32;
         if (shark_sizes) {
+            dopts.flags |= DOM_NO_CLASS_HOPS; /* Shark's references (docs/design.md) */
             dopts.reach = trace_shark_filter;
             dopts.reach_ctx = &sctx;
             dopts.weight = trace_shark_weight;

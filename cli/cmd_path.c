@@ -160,6 +160,7 @@ int cmd_path(int argc, char **argv)
     rules_init(&rs);
     double t0 = cli_now_ms();
     paths_policy pol = trace_path_policy(&rs);
+    pol.class_hops = 1; /* a class and its loader kept through an instance have a path */
     if ((collapse && cat_bind(&cs, g, &err) != LR_OK) || path_rules(g, &rs, &err) != LR_OK ||
         paths_find(g, &pol, &target, 1, &r, &err) != LR_OK) {
         rc = cli_error(&co, &err);

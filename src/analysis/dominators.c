@@ -197,11 +197,12 @@ static inline edge_ix edges_end(const graph *g, node_ix x)
  * its record: the JVM keeps both alive through them (a loader is collected only once no
  * class it defined and no instance of those is reachable), so every walk here treats them
  * as references without storing them as edges (22 M edges on a 22 M-object dump). The
- * class hop goes from any object whose class has a node to that node, except when the node
- * is a child of the super-root (the bootstrap classes' sticky roots): the hop cannot change
- * its dominator, and most objects' classes are such (their objects stay trivial leaves).
- * The loader hop goes from a class object to its loader when the filters do not follow its
- * <classloader> edge themselves (VisualVM's references). Hop targets count as having
+ * class hop goes from any object to its class's node when that class has a loader (the boot
+ * loader's classes are never unloaded, so no object keeps them) and is not a child of the
+ * super-root (the hop cannot change its dominator): most objects' classes are neither, and
+ * those objects stay trivial leaves.
+ * The loader hop (DOM_LOADER_HOPS, VisualVM's view) goes from a class object to its loader
+ * when the filters do not follow its <classloader> edge themselves. Hop targets count as having
  * several ways in, so none is a trivial leaf and the VisualVM sums read their referrers'
  * edges; those sums count graph edges only (a class is not its objects' tree child). */
 typedef struct hops {
@@ -276,10 +277,12 @@ static int hops_init(hops *h, const graph *g, const dom_opts *o, const sroots *s
     for (class_ix c = 0; c < nc; c++) {
         node_ix y = g->classes[c].node;
         int ok = y < n && g->node_kind[y] == GRAPH_KIND_CLASS;
-        h->cls[c] = ok && !(root[y >> 6] >> (y & 63) & 1) ? y : GRAPH_NONE;
-        h->ldr[c] = GRAPH_NONE;
         edge_ix e = ok ? loader_edge(g, y) : GRAPH_NONE;
-        if (e == GRAPH_NONE)
+        /* the boot loader's classes (no loader edge) are never unloaded: no object keeps
+         * them, and whatever reaches them (a sticky root) is the dump's to say */
+        h->cls[c] = e != GRAPH_NONE && !(root[y >> 6] >> (y & 63) & 1) ? y : GRAPH_NONE;
+        h->ldr[c] = GRAPH_NONE;
+        if (e == GRAPH_NONE || !(o->flags & DOM_LOADER_HOPS))
             continue;
         int fr = follows(g, o->reach, o->reach_ctx, e);
         int fl = o->link ? o->link(g, e, o->link_ctx) : fr;
@@ -1199,7 +1202,7 @@ void dom_opts_visualvm(dom_opts *o)
     memset(o, 0, sizeof *o);
     o->reach = dom_visualvm_reach;
     o->link = vvm_link;
-    o->flags = DOM_UNREACHED_AS_ROOTS | DOM_VISUALVM_SUMS;
+    o->flags = DOM_UNREACHED_AS_ROOTS | DOM_VISUALVM_SUMS | DOM_LOADER_HOPS;
 }
 
 uint64_t dom_scratch_bytes(const graph *g)

@@ -52,9 +52,11 @@ enum {
     DOM_RETAINED32 = 8,         /* retained sizes in t->retained32 (4 bytes per node, not
                                  * 8) when they all fit 32 bits; a heap where one does not
                                  * costs a second pass of the sums, into t->retained */
-    DOM_NO_CLASS_HOPS = 16,     /* HPROF: an object does not keep its class object, nor a
-                                 * class its loader unless the filters follow that edge
-                                 * (Shark's references); by default both do, as in the JVM */
+    DOM_NO_CLASS_HOPS = 16,     /* HPROF: an object does not keep its class object
+                                 * (Shark's references); by default it does, as in the JVM */
+    DOM_LOADER_HOPS = 32,       /* HPROF: a class keeps its loader even when the filters
+                                 * do not follow its <classloader> edge (VisualVM's view,
+                                 * dom_opts_visualvm; the rules' views keep their own) */
 };
 typedef struct dom_opts {
     dom_edge_filter reach; /* edges that make an object reachable; NULL = strong edges */

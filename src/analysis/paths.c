@@ -562,6 +562,23 @@ lr_status paths_find_targets(const graph *g, const paths_policy *pol, const node
     return find_phase(g, pol, targets, n_targets, r, 1, all_found, err);
 }
 
+/* The class hop out of x (paths_policy.class_hops): x's class object, queued at visit-last
+ * priority with its parent stored (the code names no edge). Class objects have no class. */
+static void class_hop(bfs *b, const graph *g, node_ix x, int via_last)
+{
+    class_ix c = g->node_class[x];
+    node_ix y = c < g->n_classes ? g->classes[c].node : GRAPH_NONE;
+    if (y >= g->n_nodes || y == x || g->node_kind[y] != GRAPH_KIND_CLASS)
+        return;
+    if (worth_asking(b, GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG), y, g->n_nodes) &&
+        (b->flags[y] & ST_MASK) == ST_UNSEEN) {
+        int src = b->src;
+        b->src = 1; /* the parent is stored whatever the edges come from */
+        enqueue(b, y, x, PATHS_CLASS_HOP, 1, via_last);
+        b->src = src;
+    }
+}
+
 static lr_status find(const graph *g, const paths_policy *pol, const node_ix *targets,
                       uint32_t n_targets, paths_result *r, int early, int *all_found,
                       lr_error *err)
@@ -611,6 +628,7 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
     enum paths_edge_class (*edge_cls)(const graph *, node_ix, edge_ix, void *) =
         pol ? pol->edge : NULL;
     void *ctx = pol ? pol->ctx : NULL;
+    int hops = pol && pol->class_hops && g->format && !strcmp(g->format, "hprof");
 
     uint32_t nk = order_roots(g, keys);
     if (nk == UINT32_MAX) {
@@ -703,6 +721,8 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
                 enqueue(&b, y, x, re != GRAPH_NONE ? re : PATHS_VIRTUAL | i,
                         c == PATHS_VISIT_LAST, vl);
             }
+            if (hops)
+                class_hop(&b, g, x, vl);
             continue;
         }
         if (!edge_cls)
@@ -717,6 +737,8 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
                 continue;
             enqueue(&b, y, x, e, c == PATHS_VISIT_LAST, vl);
         }
+        if (hops)
+            class_hop(&b, g, x, vl);
     }
     *all_found = b.open == 0;
     /* targets still queued (early stop): in the order they would have been taken out,

@@ -43,6 +43,11 @@ typedef struct paths_policy {
     void *ctx;
     /* NULL: the graph's own edges. */
     const paths_source *source;
+    /* Nonzero (HPROF): an object also refers to its class object, as the JVM keeps it (the
+     * record names the class by id; no edge holds it), at visit-last priority, so a class
+     * and its loader kept only through an instance have a path (code PATHS_CLASS_HOP).
+     * Shark follows no such reference. */
+    int class_hops;
 } paths_policy;
 
 /* Shark's root priority: Java-frame roots left after dropping those carried as local edges
@@ -62,6 +67,7 @@ enum paths_edge_class paths_default_edge(const graph *g, node_ix from, edge_ix e
  * root entries are not stored: paths_depth and paths_root_of walk up the parent chain (the
  * root entry of each rooted node is kept, O(roots)). Read it through the functions below. */
 #define PATHS_FROM_ROOT (UINT32_MAX - 1)
+#define PATHS_CLASS_HOP (UINT32_MAX - 2) /* reached as its parent's class (class_hops) */
 #define PATHS_VIRTUAL 0x80000000u
 #define PATHS_F_STATE 0x03u    /* traversal state; nonzero once reached */
 #define PATHS_F_TARGET 0x04u   /* a target (a leaf) */

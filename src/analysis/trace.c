@@ -211,6 +211,14 @@ static lr_status ptree_build(const graph *g, const rules_set *rs, const leak_set
         t->in_real[s] = GRAPH_NONE;
         if (code == PATHS_FROM_ROOT || code == GRAPH_NONE || t->parent[s] == GRAPH_NONE)
             continue;
+        if (code == PATHS_CLASS_HOP) { /* an object's class: no edge, a label */
+            t->in_kind[s] = GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG);
+            if (!(t->in_label[s] = sdup("<class>"))) {
+                free(rv);
+                return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+            }
+            continue;
+        }
         if (vg && (code & PATHS_VIRTUAL)) {
             n_v++;
             continue;
@@ -230,7 +238,7 @@ static lr_status ptree_build(const graph *g, const rules_set *rs, const leak_set
     for (uint32_t s = 0; s < n; s++) {
         uint32_t code = paths_edge(pr, t->node[s]);
         if (t->parent[s] != GRAPH_NONE && code != PATHS_FROM_ROOT && code != GRAPH_NONE &&
-            (code & PATHS_VIRTUAL))
+            code != PATHS_CLASS_HOP && (code & PATHS_VIRTUAL))
             v[n_v++] = (vref){t->node[t->parent[s]], code & ~PATHS_VIRTUAL, s};
     }
     /* every list a step needs was made during the traversal under what was left of the
@@ -1129,7 +1137,7 @@ lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *
                            const trace_opts *opts, trace_result *out, lr_error *err)
 {
     memset(out, 0, sizeof *out);
-    trace_opts o = opts ? *opts : (trace_opts){TRACE_DEFAULT_STEPS, TRACE_DEFAULT_TRACES};
+    trace_opts o = opts ? *opts : (trace_opts){TRACE_DEFAULT_STEPS, TRACE_DEFAULT_TRACES, 0};
     lr_status st = LR_OK;
     uint32_t nl = ls->n, nn = g->n_nodes;
     node_ix *targets = err_mallocarray(nl ? nl : 1, sizeof *targets);
@@ -1150,8 +1158,9 @@ lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *
         goto done;
     vpol_ctx vctx = {rs, vg};
     paths_source src = {trace_vsource, &vctx};
-    paths_policy pol = vg ? (paths_policy){trace_pol_vedge, trace_pol_vroot, &vctx, &src}
-                          : (paths_policy){trace_pol_edge, trace_pol_root, (void *)rs, NULL};
+    int hops = !o.shark_refs;
+    paths_policy pol = vg ? (paths_policy){trace_pol_vedge, trace_pol_vroot, &vctx, &src, hops}
+                          : (paths_policy){trace_pol_edge, trace_pol_root, (void *)rs, NULL, hops};
     /* Stops once every leaking object's path is final; when one is never reached the
      * traversal runs to the end, which phase 2 below needs (it searches the unreached part) */
     int all_found = 0;

@@ -94,6 +94,9 @@ typedef struct trace_result {
 typedef struct trace_opts {
     uint32_t max_steps;  /* path objects kept per trace, half at each end; 0 = all */
     uint32_t max_traces; /* traces (and groups' first traces) given their path; 0 = all */
+    int shark_refs;      /* Shark's references only: no object -> class object hop
+                          * (paths_policy.class_hops), so what only an instance keeps through
+                          * its class is unreachable, as in Shark */
 } trace_opts;
 #define TRACE_DEFAULT_STEPS 50
 #define TRACE_DEFAULT_TRACES 100

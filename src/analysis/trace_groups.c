@@ -57,14 +57,24 @@ static void tog_extras(const dom_opts *o, node_ix x, uint32_t *lo, uint32_t *hi)
     *hi = a;
 }
 
-/* Targets of x's references in the tree's view: graph edges it follows, then extras. Calls
+/* Targets of x's references in the tree's view: graph edges it follows, extras, its class. Calls
  * visit(y) for each; a macro-free loop through a small callback keeps the three walks of
  * together() identical. */
 typedef struct tog_ctx {
     const graph *g;
     const rules_set *rs;
     const dom_opts *o;
+    int hops; /* an object refers to its class object, as in the tree (dominators.h) */
 } tog_ctx;
+
+/* x's class object when the tree's view has that reference, else GRAPH_NONE. */
+static node_ix tog_class(const tog_ctx *c, node_ix x)
+{
+    const graph *g = c->g;
+    class_ix k = c->hops ? g->node_class[x] : GRAPH_NONE;
+    node_ix y = k < g->n_classes ? g->classes[k].node : GRAPH_NONE;
+    return y < g->n_nodes && g->node_kind[y] == GRAPH_KIND_CLASS ? y : GRAPH_NONE;
+}
 
 static uint32_t tog_next(const tog_ctx *c, node_ix x, uint32_t *cur, node_ix *y)
 {
@@ -86,6 +96,10 @@ static uint32_t tog_next(const tog_ctx *c, node_ix x, uint32_t *cur, node_ix *y)
         (*cur)++;
         return *y < g->n_nodes;
     }
+    if (lo + k == hi) { /* then its class */
+        (*cur)++;
+        return (*y = tog_class(c, x)) != GRAPH_NONE;
+    }
     return 0;
 }
 
@@ -93,7 +107,9 @@ void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, cons
                      const uint8_t *stop, uint8_t *inr, uint8_t *live, uint32_t *queue,
                      uint64_t *bytes, uint64_t *count)
 {
-    tog_ctx tc = {g, rs, o};
+    tog_ctx tc = {g, rs, o,
+                  !(o && (o->flags & DOM_NO_CLASS_HOPS)) && g->format &&
+                      !strcmp(g->format, "hprof")};
     uint32_t n = g->n_nodes, qt = 0;
     memset(inr, 0, n / 8 + 1);
     memset(live, 0, n / 8 + 1);
@@ -133,6 +149,11 @@ void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, cons
     for (node_ix x = 0; x < n; x++) {
         if (bit_get(inr, x) || x >= dt->n || dt->idom[x] == GRAPH_NONE)
             continue;
+        node_ix k = tog_class(&tc, x);
+        if (k != GRAPH_NONE && bit_get(inr, k) && !bit_get(stop, k) && !bit_get(live, k)) {
+            bit_set(live, k);
+            queue[qt++] = k;
+        }
         for (edge_ix e = g->first_edge[x], end = g->first_edge[x + 1]; e < end; e++) {
             node_ix y = g->edge_to[e];
             if (y >= n || !bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y) ||

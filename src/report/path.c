@@ -6,6 +6,7 @@
  * one line saying so, or "reachable": false. */
 #include "report/path.h"
 
+#include "analysis/paths.h"
 #include "report/fmt.h"
 
 #include <inttypes.h>
@@ -33,6 +34,19 @@ static const char *label(const graph *g, node_ix x, char *buf, size_t cap)
     return s && s[0] ? s : "<no class>";
 }
 
+/* The reference kind and name of path edge code e: a graph edge, or the implicit reference
+ * from an object to its class object (PATHS_CLASS_HOP: "implicit", "<class>"). */
+static const char *ref_kind(const graph *g, edge_ix e)
+{
+    return e == PATHS_CLASS_HOP ? "implicit"
+                                : graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e]));
+}
+
+static const char *ref_name(const graph *g, edge_ix e, char *buf, size_t cap)
+{
+    return e == PATHS_CLASS_HOP ? "<class>" : graph_edge_name_text(g, e, buf, cap);
+}
+
 /* --collapse: the reference into a line and its ends ("N x category: first ... last"). */
 static void print_collapsed(FILE *out, const graph *g, const cat_set *cs, const node_ix *nodes,
                                  const edge_ix *edges, const collapse_line *ln, uint32_t n_ln)
@@ -42,9 +56,8 @@ static void print_collapsed(FILE *out, const graph *g, const cat_set *cs, const 
         const collapse_line *l = &ln[i];
         if (l->first > 0) {
             edge_ix e = edges[l->first - 1];
-            fprintf(out, "      --[%s %s]-->\n",
-                    graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])),
-                    graph_edge_name_text(g, e, ename, sizeof ename));
+            fprintf(out, "      --[%s %s]-->\n", ref_kind(g, e),
+                    ref_name(g, e, ename, sizeof ename));
         }
         node_ix a = nodes[l->first], z = nodes[l->last];
         if (l->first == l->last) {
@@ -86,10 +99,8 @@ void rep_path_json(jsonw *w, const rep_path *v)
         for (uint32_t i = 0; i < v->len; i++) {
             jsonw_obj_begin(w);
             if (i > 0) {
-                unsigned k = GRAPH_EDGE_KIND(g->edge_kind[v->edges[i - 1]]);
-                jsonw_kv_str(w, "reference", graph_edge_kind_name(k));
-                jsonw_kv_str(w, "name",
-                             graph_edge_name_text(g, v->edges[i - 1], ename, sizeof ename));
+                jsonw_kv_str(w, "reference", ref_kind(g, v->edges[i - 1]));
+                jsonw_kv_str(w, "name", ref_name(g, v->edges[i - 1], ename, sizeof ename));
             }
             jsonw_kv_str(w, "id", rep_fmt_id(b1, g, graph_node_id(g, v->nodes[i])));
             jsonw_kv_str(w, "class", label(g, v->nodes[i], lab, sizeof lab));
@@ -109,9 +120,8 @@ void rep_path_json(jsonw *w, const rep_path *v)
             jsonw_kv_uint(w, "to", l->last);
             if (l->first > 0) {
                 edge_ix e = v->edges[l->first - 1];
-                jsonw_kv_str(w, "reference",
-                             graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
-                jsonw_kv_str(w, "name", graph_edge_name_text(g, e, ename, sizeof ename));
+                jsonw_kv_str(w, "reference", ref_kind(g, e));
+                jsonw_kv_str(w, "name", ref_name(g, e, ename, sizeof ename));
             }
             jsonw_kv_str(w, "first_class", label(g, v->nodes[l->first], lab, sizeof lab));
             jsonw_kv_str(w, "last_class", label(g, v->nodes[l->last], lab, sizeof lab));
@@ -137,11 +147,9 @@ void rep_path_text(FILE *out, const rep_path *v)
         if (v->collapse)
             print_collapsed(out, g, v->cs, v->nodes, v->edges, v->ln, v->n_ln);
         for (uint32_t i = 0; !v->collapse && i < v->len; i++) {
-            if (i > 0) {
-                unsigned k = GRAPH_EDGE_KIND(g->edge_kind[v->edges[i - 1]]);
-                fprintf(out, "      --[%s %s]-->\n", graph_edge_kind_name(k),
-                        graph_edge_name_text(g, v->edges[i - 1], ename, sizeof ename));
-            }
+            if (i > 0)
+                fprintf(out, "      --[%s %s]-->\n", ref_kind(g, v->edges[i - 1]),
+                        ref_name(g, v->edges[i - 1], ename, sizeof ename));
             fprintf(out, "  %s %s\n", rep_fmt_id(b1, g, graph_node_id(g, v->nodes[i])),
                     label(g, v->nodes[i], lab, sizeof lab));
         }

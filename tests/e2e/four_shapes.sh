@@ -5,9 +5,14 @@
 # java.util.Timer task, a listener list in a pool thread's ThreadLocal, a driver registered
 # from its own class loader):
 #  - analyze finds Shark's three traces, nodes, statuses and signatures
-#    (expected/shark/four.json, scripts/golden-shark.sh) and, as Shark, lists the closed
-#    loader as unreachable (the dump has no reference from an object to its class;
-#    docs/design.md, "Parity with Shark");
+#    (expected/shark/four.json, scripts/golden-shark.sh) and a fourth one Shark lacks: the
+#    closed driver loader is kept by the JVM through the registered driver (registry ->
+#    driver -> <class> -> <classloader>), which Shark lists as unreachable (it follows no
+#    object -> class reference; `--size-model shark` does the same; docs/design.md, "Parity
+#    with Shark");
+#  - top and show give class FakeDriver its statics, 2,000,416 bytes (VisualVM 2.1.5's
+#    figure) and the loader 3,336 (VisualVM's) where both were unreachable, and `path` to
+#    the loader runs through the driver instance with an implicit <class> hop;
 #  - `path` to each leaking object runs through the objects its trace shows (and an
 #    ArrayList's array, which the trace reads through as Shark does);
 #  - sizes are exact dominators over the trace's references: the timer thread does not
@@ -41,10 +46,17 @@ python3 - "$work/four.json" "$work/threads.json" > "$work/targets.txt" <<'PY' ||
 import json, sys
 d = json.load(open(sys.argv[1]))
 th = {t["name"]: t["retained_bytes"] for t in json.load(open(sys.argv[2]))["threads"]}
-assert len(d["traces"]) == 3 and len(d["unreachable_objects"]) == 1, d["unreachable_objects"]
+assert len(d["traces"]) == 4 and len(d["unreachable_objects"]) == 0, d["unreachable_objects"]
 for t in d["traces"]:
     el = t["elements"]
     first = el[0]
+    if el[-1]["class"] == "java.net.URLClassLoader":
+        # the driver instance, its class, then the loader; the instance holds the 2 MB
+        drv, cls = el[-3], el[-2]
+        assert drv["class"] == "FakeDriver" and drv["type"] == "instance", drv
+        assert drv["reference"]["name"] == "<class>", drv
+        assert cls["type"] == "class" and cls["reference"]["name"] == "<classloader>", cls
+        assert drv["retained_bytes"] > 2000000, el
     if first["class"] == "java.util.TimerThread":
         # exact: the static Timer holds the queue too, so the thread keeps no task
         assert first["retained_bytes"] < 1000 and el[-2]["retained_bytes"] > 60000, el
@@ -69,4 +81,40 @@ extra = [h["class"] for h in path if h["id"] not in t]
 assert all(c == "java.lang.Object[]" for c in extra), extra
 PY
 done < "$work/targets.txt"
+
+# Shark's references: the loader unreachable, as Shark has it
+"$LEAKRAY" analyze "$work/four.hprof" --json --no-timing --no-suspects --size-model shark \
+    > "$work/shark.json"
+python3 - "$work/shark.json" <<'PY' || fail "--size-model shark: $(head -c 2000 "$work/shark.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["traces"]) == 3 and len(d["unreachable_objects"]) == 1, d["unreachable_objects"]
+assert d["unreachable_objects"][0]["class"] == "java.net.URLClassLoader", d
+PY
+
+# top, show and path: the class keeps its statics, the loader is reachable through the driver
+"$LEAKRAY" top "$work/four.hprof" --json --no-timing > "$work/top.json"
+"$LEAKRAY" path "$work/four.hprof" "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print([x for x in d["traces"] if x["elements"][-1]["class"] == "java.net.URLClassLoader"]
+      [0]["elements"][-1]["id"])' "$work/four.json")" --json --no-timing > "$work/lpath.json"
+python3 - "$work/top.json" "$work/lpath.json" <<'PY' || fail "top/path: see $work"
+import json, sys
+top = json.load(open(sys.argv[1]))
+objs = top["objects"]
+cls = [o for o in objs if o["class"] == "class FakeDriver"]
+assert cls and cls[0]["retained"] == 2000416, cls  # VisualVM 2.1.5: 2,000,416
+p = json.load(open(sys.argv[2]))
+assert p["reachable"], p
+hops = [(h.get("reference"), h.get("name"), h["class"]) for h in p["path"]]
+assert ("implicit", "<class>", "class FakeDriver") in hops, hops
+i = hops.index(("implicit", "<class>", "class FakeDriver"))
+assert hops[i - 1][2] == "FakeDriver" and hops[i + 1][1] == "<classloader>", hops
+assert hops[-1][2] == "java.net.URLClassLoader", hops
+PY
+loader=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["path"][-1]["id"])' \
+    "$work/lpath.json")
+"$LEAKRAY" show "$work/four.hprof" "$loader" --no-timing > "$work/show.txt"
+grep -q "^retained size: 3,336 bytes" "$work/show.txt" || fail "show loader: $(head "$work/show.txt")"
+grep -q "^dominator: .*unreachable" "$work/show.txt" && fail "show: loader unreachable"
 echo "four_shapes: ok"

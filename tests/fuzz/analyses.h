@@ -24,7 +24,7 @@ static void fuzz_traces(const graph *g, rules_set *rs, const leak_set *ls)
     trace_result tr;
     dom_tree dt;
     memset(&dt, 0, sizeof dt);
-    trace_opts o = {4, 3}; /* two objects at each end, three traces in full */
+    trace_opts o = {4, 3, 0}; /* two objects at each end, three traces in full */
     if (trace_paths_opts(g, rs, ls, &o, &tr, &err) != LR_OK)
         return;
     if (dom_build(g, trace_dom_filter, rs, &dt, &err) == LR_OK)
