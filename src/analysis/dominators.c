@@ -1170,8 +1170,9 @@ int dom_gc_link(const graph *g, edge_ix e)
     const char *name = graph_str(g, graph_edge_name_from(g, x, e));
     if (k == GRAPH_EDGE_STATIC) {
         c = graph_class_of_node(g, x);
-        return c < g->n_classes && !strcmp(name, "unenqueued") &&
-               !strcmp(graph_str(g, g->classes[c].name), "java.lang.ref.ReferenceQueue");
+        const char *cn = c < g->n_classes ? graph_str(g, g->classes[c].name) : "";
+        return (!strcmp(name, "unenqueued") && !strcmp(cn, "java.lang.ref.ReferenceQueue")) ||
+               (!strcmp(name, "pending") && !strcmp(cn, "java.lang.ref.Reference"));
     }
     c = graph_node_class(g, x);
     if (c >= g->n_classes || g->classes[c].ref_strength == GRAPH_STRONG)

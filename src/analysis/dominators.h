@@ -103,8 +103,11 @@ int dom_visualvm_reach(const graph *g, edge_ix e, void *ctx);
 
 /* Whether e is a link of the GC's list of references it has cleared, which owns nothing:
  * HotSpot's Reference.discovered from a reference to a reference, ART's Reference.pendingNext
- * likewise (a self-loop once the daemon has enqueued it), and the head of ART's list, the
- * static java.lang.ref.ReferenceQueue.unenqueued. A dump written right after a GC catches the
+ * likewise (a self-loop once the daemon has enqueued it), and the heads of the lists: ART's
+ * static java.lang.ref.ReferenceQueue.unenqueued, and HotSpot's static
+ * java.lang.ref.Reference.pending up to JDK 8 (JDK 9+ keeps the head in the VM). JDK 5 and
+ * 6 link their pending list through Reference.next, which their queues also use: only the
+ * head is known there. A dump written right after a GC catches the
  * list set, and each reference on it then looked held by the one before it rather than by
  * its owner (a map's stale entry, a thread's ThreadLocal). Every model skips it (VisualVM
  * 2.1.5 follows it, docs/design.md). */
