@@ -249,14 +249,21 @@ static edge_ix loader_edge(const graph *g, node_ix x)
     return GRAPH_NONE;
 }
 
-/* Fills h for o on g (h->g NULL when no hop applies: other formats, DOM_NO_CLASS_HOPS).
+static void hops_fini(hops *h)
+{
+    free(h->cls);
+    free(h->ldr);
+    memset(h, 0, sizeof *h);
+}
+
+/* Fills h for o on g (h->g NULL when no hop applies: DOM_NO_CLASS_HOPS, or no class object
+ * has a <classloader> edge, as in every format but HPROF and its generic-graph copies).
  * The super-root's entries are those of sr before the reach set adds its outside nodes.
  * O(classes + roots) plus a bit per node while it runs. Returns 0 or -1 out of memory. */
 static int hops_init(hops *h, const graph *g, const dom_opts *o, const sroots *sr)
 {
     memset(h, 0, sizeof *h);
-    if ((o->flags & DOM_NO_CLASS_HOPS) || !g->format || strcmp(g->format, "hprof") != 0 ||
-        !g->n_classes)
+    if ((o->flags & DOM_NO_CLASS_HOPS) || !g->n_classes)
         return 0;
     uint32_t n = g->n_nodes, nc = g->n_classes;
     uint64_t *root = err_calloc((size_t)n / 64 + 1, sizeof *root);
@@ -264,8 +271,7 @@ static int hops_init(hops *h, const graph *g, const dom_opts *o, const sroots *s
     h->ldr = err_mallocarray(nc, sizeof *h->ldr);
     if (!root || !h->cls || !h->ldr) {
         free(root);
-        free(h->cls);
-        free(h->ldr);
+        hops_fini(h);
         return -1;
     }
     for (uint64_t i = 0; i < sr->n_entries; i++) {
@@ -296,15 +302,15 @@ static int hops_init(hops *h, const graph *g, const dom_opts *o, const sroots *s
         free(h->ldr);
         h->ldr = NULL;
     }
+    int any = 0;
+    for (class_ix c = 0; c < nc && !any; c++)
+        any = h->cls[c] != GRAPH_NONE;
+    if (!any && !h->ldr) {
+        hops_fini(h);
+        return 0;
+    }
     h->g = g;
     return 0;
-}
-
-static void hops_fini(hops *h)
-{
-    free(h->cls);
-    free(h->ldr);
-    memset(h, 0, sizeof *h);
 }
 
 /* ---- Step 0: which edges count, one bit per edge ----

@@ -215,6 +215,10 @@ typedef struct conv {
     uint32_t kind_n[GRAPH_ROOT_KIND_COUNT]; /* extra root entries per kind */
     uint32_t n_kinds;    /* kinds with entries (= sub-roots) */
     uint32_t *cls_name;  /* per class: string index of "class <name>", V8W_NO until used */
+    node_ix *hop;        /* HPROF, per class: its class object, which each instance refers
+                          * to as in the JVM (an internal edge "<class>"; the analyses' hop,
+                          * analysis/dominators.h), or GRAPH_NONE: a class of the boot loader
+                          * or a root entry, which no instance keeps; NULL when none */
     int v8_types[32];    /* graph node_type -> T_*, -1 when the type is not a V8 one */
     int kept_ids;
     stab st;
@@ -232,6 +236,49 @@ static int is_extra_root(const graph *g, uint32_t r)
 {
     node_ix x = g->roots[r].node;
     return x < g->n_nodes && x != g->synthetic_root && g->roots[r].kind < GRAPH_ROOT_KIND_COUNT;
+}
+
+/* Whether class object y has a loader (its internal <classloader> edge). */
+static int has_loader(const graph *g, node_ix y)
+{
+    for (edge_ix e = g->first_edge[y]; e < g->first_edge[y + 1]; e++)
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_INTERNAL && g->edge_to[e] < g->n_nodes &&
+            !strcmp(graph_str(g, graph_edge_name_from(g, y, e)), "<classloader>"))
+            return 1;
+    return 0;
+}
+
+/* Fills c->hop (HPROF dumps; the classes whose instances keep them). */
+static lr_status hops(conv *c)
+{
+    const graph *g = c->g;
+    uint32_t n = g->n_nodes;
+    if (!g->format || strcmp(g->format, "hprof") != 0 || !g->n_classes)
+        return LR_OK;
+    c->hop = err_mallocarray(g->n_classes, sizeof *c->hop);
+    uint8_t *root = err_calloc(n / 8 + 1, 1);
+    if (!c->hop || !root) {
+        free(root);
+        return LR_FAIL(c->err, LR_ERR_NOMEM, "v8 write: out of memory (%u classes)",
+                       g->n_classes);
+    }
+    for (uint32_t r = 0; r < g->n_roots; r++)
+        if (g->roots[r].node < n)
+            root[g->roots[r].node / 8] |= (uint8_t)(1u << (g->roots[r].node % 8));
+    for (class_ix k = 0; k < g->n_classes; k++) {
+        node_ix y = g->classes[k].node;
+        int ok = y < n && g->node_kind[y] == GRAPH_KIND_CLASS && !(root[y / 8] >> (y % 8) & 1);
+        c->hop[k] = ok && has_loader(g, y) ? y : GRAPH_NONE;
+    }
+    free(root);
+    return LR_OK;
+}
+
+/* x's class object when x refers to it (c->hop), else GRAPH_NONE. */
+static inline node_ix hop_of(const conv *c, node_ix x)
+{
+    class_ix k = c->hop ? c->g->node_class[x] : GRAPH_NONE;
+    return k < c->g->n_classes ? c->hop[k] : GRAPH_NONE;
 }
 
 /* Marks everything strongly reachable from the roots (ord[x] = 0 marks, numbering follows). */
@@ -257,6 +304,11 @@ static lr_status mark(conv *c)
                     c->ord[y] = 0;
                     stk[sp++] = y;
                 }
+            }
+            node_ix y = hop_of(c, x);
+            if (y != GRAPH_NONE && c->ord[y] == V8W_NO) {
+                c->ord[y] = 0;
+                stk[sp++] = y;
             }
         }
     }
@@ -427,7 +479,8 @@ static uint64_t out_degree(const conv *c, node_ix x)
     for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++)
         if (g->edge_to[e] < g->n_nodes && c->ord[g->edge_to[e]] != V8W_NO)
             k++;
-    return k;
+    node_ix y = hop_of(c, x);
+    return k + (y != GRAPH_NONE && c->ord[y] != V8W_NO);
 }
 
 static const char *sub_root_name(unsigned kind, char *buf, size_t cap)
@@ -531,6 +584,12 @@ static lr_status write_graph_edges(conv *c, node_ix x, int *first)
             name = s;
         }
         w_edge(c, t, name, c->ord[y], first);
+    }
+    node_ix y = hop_of(c, x);
+    if (y != GRAPH_NONE && c->ord[y] != V8W_NO) {
+        uint32_t s;
+        LR_TRY(stab_add(&c->st, "<class>", 7, 0, &s, c->err));
+        w_edge(c, E_INTERNAL, s, c->ord[y], first);
     }
     return LR_OK;
 }
@@ -651,7 +710,8 @@ lr_status v8w_write(const graph *g, const char *out_path, v8w_stats *st, lr_erro
     for (node_ix x = 0; x < g->n_nodes; x++)
         c->ord[x] = V8W_NO;
     type_table(c);
-    if ((rc = mark(c)) != LR_OK || (rc = number(c)) != LR_OK || (rc = class_nodes(c)) != LR_OK)
+    if ((rc = hops(c)) != LR_OK || (rc = mark(c)) != LR_OK || (rc = number(c)) != LR_OK ||
+        (rc = class_nodes(c)) != LR_OK)
         goto done;
 
     if ((rc = outfile_open(out_path, &c->w, err)) != LR_OK)
@@ -670,6 +730,7 @@ done:
     stab_free(&c->st);
     free(c->ord);
     free(c->cls_name);
+    free(c->hop);
     free(c);
     return rc;
 }
