@@ -878,10 +878,50 @@ uint32_t paths_root_of(const paths_result *r, node_ix n)
     return lo < r->n_rooted && r->rooted[lo].node == x ? r->rooted[lo].entry : GRAPH_NONE;
 }
 
+/* The path of reached node n in one walk, written child first then turned round, when it
+ * fits cap entries; returns its length, or 0 when it does not fit (nodes and edges are then
+ * scratch). Each hop of a walk is a few cache misses, and a suspect's path on a big heap
+ * can be millions of hops long: one walk instead of a walk for the length and one to fill. */
+static uint32_t get_one_walk(const paths_result *r, node_ix n, node_ix *nodes, edge_ix *edges,
+                             uint32_t cap)
+{
+    uint32_t k = 0;
+    node_ix x = n;
+    while (x != GRAPH_NONE && k < cap && k <= r->n) {
+        node_ix p = parent_of(r, x);
+        if (nodes)
+            nodes[k] = x;
+        if (edges && p != GRAPH_NONE)
+            edges[k] = r->edge[x];
+        k++;
+        x = p;
+    }
+    if (x != GRAPH_NONE)
+        return 0;
+    for (uint32_t i = 0, j = k - 1; nodes && i < j; i++, j--) {
+        node_ix t = nodes[i];
+        nodes[i] = nodes[j];
+        nodes[j] = t;
+    }
+    for (uint32_t i = 0, j = k - 2; edges && k >= 2 && i < j; i++, j--) {
+        edge_ix t = edges[i];
+        edges[i] = edges[j];
+        edges[j] = t;
+    }
+    return k;
+}
+
 uint32_t paths_get(const paths_result *r, node_ix n, node_ix *nodes, edge_ix *edges,
                    uint32_t cap)
 {
     uint32_t depth;
+    if (!paths_reached(r, n))
+        return 0;
+    if (nodes || edges) {
+        uint32_t k = get_one_walk(r, n, nodes, edges, cap);
+        if (k)
+            return k;
+    }
     if (walk_up(r, n, &depth) == GRAPH_NONE)
         return 0;
     uint32_t len = depth + 1, i = len;

@@ -569,8 +569,47 @@ static enum paths_edge_class rsrc_policy(const graph *g, node_ix from, edge_ix p
     return mix(from, pos) % 4 == 0 ? PATHS_VISIT_LAST : PATHS_FOLLOW;
 }
 
+/* paths_get of reached y against its parents walked one by one, with room for the whole
+ * path, for more, and for less (the first cap entries, root first, and the full length). */
+static void check_get(const paths_result *r, node_ix y)
+{
+    uint32_t len = paths_depth(r, y) + 1;
+    node_ix *want = malloc((size_t)len * sizeof *want);
+    edge_ix *want_e = malloc((size_t)len * sizeof *want_e);
+    node_ix *got = malloc((size_t)(len + 2) * sizeof *got);
+    edge_ix *got_e = malloc((size_t)(len + 2) * sizeof *got_e);
+    assert_true(want && want_e && got && got_e);
+    node_ix x = y;
+    for (uint32_t i = len; i-- > 0; x = paths_parent(r, x)) {
+        want[i] = x;
+        if (i)
+            want_e[i - 1] = paths_edge(r, x);
+    }
+    assert_int_equal(x, GRAPH_NONE);
+    uint32_t caps[4] = {len, len + 2, len - 1, 1};
+    for (int k = 0; k < 4; k++) {
+        uint32_t cap = caps[k];
+        if (!cap)
+            continue;
+        memset(got, 0xff, (size_t)(len + 2) * sizeof *got);
+        memset(got_e, 0xff, (size_t)(len + 2) * sizeof *got_e);
+        assert_int_equal(paths_get(r, y, got, got_e, cap), len);
+        for (uint32_t i = 0; i < len && i < cap; i++)
+            assert_int_equal(got[i], want[i]);
+        for (uint32_t i = 0; i + 1 < len && i < cap; i++)
+            assert_int_equal(got_e[i], want_e[i]);
+        assert_int_equal(paths_get(r, y, got, NULL, cap), len);
+        assert_int_equal(got[cap < len ? cap - 1 : len - 1], want[cap < len ? cap - 1 : len - 1]);
+    }
+    free(want);
+    free(want_e);
+    free(got);
+    free(got_e);
+}
+
 /* Every reached node's parent is the node whose entry (or graph edge, without a source)
- * reached it, whatever keeps it; roots have none; paths_parents agrees; depths add up. */
+ * reached it, whatever keeps it; roots have none; paths_parents agrees; depths add up;
+ * paths_get gives the parents' chain. */
 static void check_parents(const graph *g, const paths_result *r, rsrc *c)
 {
     node_ix *all = malloc((size_t)g->n_nodes * sizeof *all);
@@ -591,6 +630,7 @@ static void check_parents(const graph *g, const paths_result *r, rsrc *c)
         }
         assert_int_not_equal(p, GRAPH_NONE);
         assert_int_equal(paths_depth(r, y), paths_depth(r, p) + 1);
+        check_get(r, y);
         if (!c) {
             assert_true(code >= g->first_edge[p] && code < g->first_edge[p + 1]);
             assert_int_equal(g->edge_to[code], y);
