@@ -27,6 +27,7 @@
 #define F_ARTIFACT 8u  /* the dump artifact */
 #define F_FRONT 16u    /* a node some suspect's descent has reached, in this pass */
 #define F_HELD 32u     /* reached from a root other than a Java frame (mark_held) */
+#define F_SYN_SEEN 64u /* F_SYN_CHAIN is known (syn_chain) */
 
 /* Levels of descent found by passes over the tree before one array of N takes over. */
 #define SUSP_DESCENT_PASSES 8
@@ -110,24 +111,17 @@ static int is_synthetic(const graph *g, node_ix x)
     return x < g->n_nodes && g->node_kind[x] == GRAPH_KIND_SYNTHETIC;
 }
 
-/* Whether x's dominator is the top, or a synthetic node chained to it. */
-static int under_top(const scan *s, node_ix x)
-{
-    node_ix d = s->t->idom[x];
-    if (d == s->t->top)
-        return 1;
-    return d < s->t->n && (s->fl[d] & F_SYN_CHAIN);
-}
-
-/* Marks the synthetic chain (bounded walks: sub-root chains are a few nodes deep). */
-static void mark_synthetic(scan *s)
+/* Whether synthetic node x hangs under the top through synthetic nodes only (bounded walk:
+ * sub-root chains are a few nodes deep), found the first time a node below it asks and kept
+ * in its flags: HPROF dumps have no synthetic node, so no pass over N looks for them. */
+static int syn_chain(scan *s, node_ix x)
 {
     const susp_tree *t = s->t;
-    for (node_ix x = 0; x < t->n; x++) {
-        if (!is_synthetic(s->g, x) || t->idom[x] == GRAPH_NONE || x == t->top)
-            continue;
+    if (s->fl[x] & F_SYN_SEEN)
+        return (s->fl[x] & F_SYN_CHAIN) != 0;
+    int ok = 0;
+    if (t->idom[x] != GRAPH_NONE && x != t->top) {
         node_ix y = x;
-        int ok = 0;
         for (int k = 0; k < 64; k++) {
             node_ix d = t->idom[y];
             if (d == t->top) {
@@ -138,9 +132,18 @@ static void mark_synthetic(scan *s)
                 break;
             y = d;
         }
-        if (ok)
-            s->fl[x] |= F_SYN_CHAIN;
     }
+    s->fl[x] |= (uint8_t)(F_SYN_SEEN | (ok ? F_SYN_CHAIN : 0));
+    return ok;
+}
+
+/* Whether x's dominator is the top, or a synthetic node chained to it. */
+static int under_top(scan *s, node_ix x)
+{
+    node_ix d = s->t->idom[x];
+    if (d == s->t->top)
+        return 1;
+    return d < s->t->n && is_synthetic(s->g, d) && syn_chain(s, d);
 }
 
 /* Frame-rooted top-level nodes: every root entry naming them is a Java frame. The thread
@@ -192,18 +195,14 @@ static int held_edge(const graph *g, edge_ix e)
  * once its frames are references of that object, and `threads` measures it so. Thread
  * objects are followed too, so what is counted for a thread is never more than `threads`
  * gives it. The VisualVM tree's reach pass gives that set (susp_tree.held, a bit per node,
- * at no walk of its own); otherwise one DFS, a stack of up to N nodes. Returns 0, or -1
- * when out of memory. */
+ * at no walk of its own: is_held reads it); otherwise one DFS, a stack of up to N nodes.
+ * Returns 0, or -1 when out of memory. */
 static int mark_held(scan *s)
 {
     const graph *g = s->g;
     uint32_t n = s->t->n;
-    if (s->t->held) {
-        for (node_ix x = 0; x < n; x++)
-            if (s->t->held[x >> 6] >> (x & 63) & 1)
-                s->fl[x] |= F_HELD;
+    if (s->t->held)
         return 0;
-    }
     if (!g->first_edge)
         return 0;
     node_ix *stack = err_mallocarray(n ? n : 1, sizeof *stack);
@@ -229,6 +228,14 @@ static int mark_held(scan *s)
     }
     free(stack);
     return 0;
+}
+
+/* Whether a root other than a Java frame reaches x (after mark_held). */
+static int is_held(const scan *s, node_ix x)
+{
+    if (s->t->held)
+        return s->t->held[x >> 6] >> (x & 63) & 1;
+    return (s->fl[x] & F_HELD) != 0;
 }
 
 /* Fills *l and sets F_LOCAL: top-level nodes whose root entries are all Java frames of one
@@ -269,7 +276,7 @@ static int mark_locals(scan *s, locals *l)
         return -1;
     out = 0;
     for (uint32_t i = 0; i < l->n; i++) {
-        if (s->fl[l->v[i].node] & F_HELD)
+        if (is_held(s, l->v[i].node))
             continue;
         l->v[out++] = l->v[i];
         s->fl[l->v[i].node] |= F_LOCAL;
@@ -419,23 +426,22 @@ static int descend(scan *s, susp_result *out, double accum)
         }
     }
     if (n_live) {
-        big = err_mallocarray(n ? n : 1, sizeof *big);
+        /* child + 1, 0 for none: zeroed pages come from the system, no pass writes them */
+        big = err_calloc(n ? n : 1, sizeof *big);
         if (!big)
             goto done;
-        for (node_ix x = 0; x < n; x++)
-            big[x] = GRAPH_NONE;
         for (node_ix x = 0; x < n; x++) {
             node_ix d = t->idom[x];
-            if (descent_child(s, x) && (big[d] == GRAPH_NONE || weight(s, x) > weight(s, big[d])))
-                big[d] = x;
+            if (descent_child(s, x) && (!big[d] || weight(s, x) > weight(s, big[d] - 1)))
+                big[d] = x + 1;
         }
         for (uint32_t i = 0; i < m; i++) {
             if (at[i] == GRAPH_NONE)
                 continue;
             node_ix a = at[i];
             for (uint32_t k = steps[i]; k < n; k++) {
-                node_ix c = big[a];
-                if (c == GRAPH_NONE || (double)weight(s, c) <= accum * (double)weight(s, a))
+                node_ix c = big[a] - 1;
+                if (!big[a] || (double)weight(s, c) <= accum * (double)weight(s, a))
                     break;
                 a = c;
             }
@@ -488,7 +494,6 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         out->artifact = s.artifact;
     }
 
-    mark_synthetic(&s);
     /* the top-level nodes */
     for (node_ix x = 0; x < n; x++) {
         node_ix d = t->idom[x];
