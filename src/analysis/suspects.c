@@ -9,8 +9,10 @@
  * from its dominators and never descended into. Arrays of N: one flag byte per node (and,
  * when some node is held by frames alone and the tree's reach pass gave no held set, a
  * stack of N for mark_held's walk) and one sum per class; the biggest dominated children
- * are found only for the nodes the suspects descend through, a level per pass over the tree
- * (an index per node only past SUSP_DESCENT_PASSES levels). */
+ * are found only for the nodes the suspects descend through: the first SUSP_GATHER_LEVELS
+ * levels from one pass listing the children heavy enough to matter, then a level per pass
+ * over the tree (an index per node only past SUSP_DESCENT_PASSES more levels, or at once
+ * when the heavy children are too many to list: a long chain below). */
 #include "analysis/suspects.h"
 
 #include "analysis/dominators.h"
@@ -31,6 +33,10 @@
 
 /* Levels of descent found by passes over the tree before one array of N takes over. */
 #define SUSP_DESCENT_PASSES 8
+/* Levels of descent decided by the one pass that lists the heavy children first, and the
+ * most children that list holds (8 bytes each: 512 kB). */
+#define SUSP_GATHER_LEVELS 8
+#define SUSP_GATHER_MAX 65536u
 
 const char *susp_kind_name(unsigned kind)
 {
@@ -375,11 +381,74 @@ static int descent_child(const scan *s, node_ix x)
     return d != GRAPH_NONE && d < s->t->n && x != s->t->top && !(s->fl[x] & F_ARTIFACT);
 }
 
+/* A dominated child heavy enough for gather's list: the node and its dominator. */
+typedef struct kid {
+    node_ix parent; /* its idom */
+    node_ix x;      /* the child */
+} kid;
+
+static int cmp_kid(const void *pa, const void *pb)
+{
+    const kid *a = pa, *b = pb;
+    if (a->parent != b->parent)
+        return a->parent < b->parent ? -1 : 1;
+    return a->x < b->x ? -1 : a->x > b->x;
+}
+
+/* One pass over the tree: every descent child weighing thr or more, into k (room for
+ * SUSP_GATHER_MAX), sorted by dominator then node. Returns how many, or UINT32_MAX when
+ * there are more (a deep heavy structure: a chain's every link keeps most of the next). */
+static uint32_t gather(const scan *s, double thr, kid *k)
+{
+    uint32_t c = 0;
+    for (node_ix x = 0; x < s->t->n; x++) {
+        if ((double)weight(s, x) < thr || !descent_child(s, x))
+            continue;
+        if (c == SUSP_GATHER_MAX)
+            return UINT32_MAX;
+        k[c++] = (kid){s->t->idom[x], x};
+    }
+    qsort(k, c, sizeof *k, cmp_kid);
+    return c;
+}
+
+/* Steps descent i from at[i] down the gathered children while the list decides: a child
+ * that keeps more than accum of a is in it whenever thr <= accum * weight(a), and so is
+ * every child as big (the first in node order wins, as in a pass). Returns whether the
+ * descent ended (its accumulation point set). */
+static int descend_gathered(const scan *s, const kid *k, uint32_t nk, double thr,
+                            double accum, node_ix *at, uint32_t *steps, susp_item *it)
+{
+    for (;;) {
+        node_ix a = *at;
+        if (!(thr <= accum * (double)weight(s, a)))
+            return 0;
+        uint32_t lo;
+        SEARCH_LOWER_BOUND(uint32_t, 0, nk, k[search_mid].parent < a, lo);
+        node_ix c = GRAPH_NONE;
+        for (uint32_t j = lo; j < nk && k[j].parent == a; j++)
+            if (c == GRAPH_NONE || weight(s, k[j].x) > weight(s, c))
+                c = k[j].x;
+        if (*steps < s->t->n && c != GRAPH_NONE &&
+            (double)weight(s, c) > accum * (double)weight(s, a)) {
+            *at = c;
+            (*steps)++;
+            continue;
+        }
+        it->accumulation = a;
+        return 1;
+    }
+}
+
 /* Each suspect's accumulation point: down its biggest dominated child (the first in node
  * order among equals) while that child keeps more than accum of its parent, at most n steps.
- * The suspects are few, so each pass over the tree finds the biggest children of the nodes
- * their descents stand on, one level; past SUSP_DESCENT_PASSES levels (long chains) one
- * array of N gives every node's biggest child at once. Returns 0, or -1 when out of memory. */
+ * Each step keeps more than accum of the last, so SUSP_GATHER_LEVELS levels stay above
+ * thr = accum^levels of the lightest suspect: one pass lists the children that heavy
+ * (gather), and those levels are decided from the list. Descents still going then take a
+ * pass over the tree per level, for the biggest children of the nodes they stand on; past
+ * SUSP_DESCENT_PASSES levels, or at once when the heavy children are too many for the list
+ * (a long chain below), one array of N gives every node's biggest child. Returns 0, or -1
+ * when out of memory. */
 static int descend(scan *s, susp_result *out, double accum)
 {
     const susp_tree *t = s->t;
@@ -387,13 +456,27 @@ static int descend(scan *s, susp_result *out, double accum)
     node_ix *at = err_mallocarray(m ? m : 1, sizeof *at);
     node_ix *best = err_mallocarray(m ? m : 1, sizeof *best);
     uint32_t *steps = err_calloc(m ? m : 1, sizeof *steps);
+    kid *kids = m ? err_mallocarray(SUSP_GATHER_MAX, sizeof *kids) : NULL;
     node_ix *big = NULL;
-    int rc = -1;
-    if (!at || !best || !steps)
+    int rc = -1, deep = 0;
+    if (!at || !best || !steps || (m && !kids))
         goto done;
-    for (uint32_t i = 0; i < m; i++)
+    double thr = 0;
+    for (uint32_t i = 0; i < m; i++) {
         at[i] = out->v[i].node;
-    for (uint32_t pass = 0; n_live && pass < SUSP_DESCENT_PASSES; pass++) {
+        if (i == 0 || (double)weight(s, at[i]) < thr)
+            thr = (double)weight(s, at[i]);
+    }
+    for (int l = 0; l < SUSP_GATHER_LEVELS; l++)
+        thr *= accum;
+    uint32_t nk = m ? gather(s, thr, kids) : 0;
+    deep = nk == UINT32_MAX;
+    for (uint32_t i = 0; !deep && i < m; i++)
+        if (descend_gathered(s, kids, nk, thr, accum, &at[i], &steps[i], &out->v[i])) {
+            at[i] = GRAPH_NONE;
+            n_live--;
+        }
+    for (uint32_t pass = 0; n_live && !deep && pass < SUSP_DESCENT_PASSES; pass++) {
         for (uint32_t i = 0; i < m; i++) {
             best[i] = GRAPH_NONE;
             if (at[i] != GRAPH_NONE)
@@ -455,6 +538,7 @@ done:
     free(at);
     free(best);
     free(steps);
+    free(kids);
     free(big);
     return rc;
 }
