@@ -216,7 +216,7 @@ static inline node_ix hop_class(const hops *h, node_ix x)
 {
     if (!h)
         return GRAPH_NONE;
-    class_ix c = h->g->node_class[x];
+    class_ix c = graph_node_class(h->g, x);
     return c < h->g->n_classes ? h->cls[c] : GRAPH_NONE;
 }
 
@@ -224,7 +224,8 @@ static inline node_ix hop_class(const hops *h, node_ix x)
 static inline node_ix hop_loader(const hops *h, node_ix x)
 {
     const graph *g = h ? h->g : NULL;
-    if (!g || !h->ldr || g->node_class[x] != GRAPH_NONE || g->node_kind[x] != GRAPH_KIND_CLASS)
+    if (!g || !h->ldr || graph_node_class(g, x) != GRAPH_NONE ||
+        g->node_kind[x] != GRAPH_KIND_CLASS)
         return GRAPH_NONE;
     class_ix c = graph_class_of_node(g, x);
     return c < g->n_classes ? h->ldr[c] : GRAPH_NONE;

@@ -566,7 +566,7 @@ lr_status paths_find_targets(const graph *g, const paths_policy *pol, const node
  * priority with its parent stored (the code names no edge). Class objects have no class. */
 static void class_hop(bfs *b, const graph *g, node_ix x, int via_last)
 {
-    class_ix c = g->node_class[x];
+    class_ix c = graph_node_class(g, x);
     node_ix y = c < g->n_classes ? g->classes[c].node : GRAPH_NONE;
     if (y >= g->n_nodes || y == x || g->node_kind[y] != GRAPH_KIND_CLASS)
         return;

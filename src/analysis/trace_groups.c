@@ -71,7 +71,7 @@ typedef struct tog_ctx {
 static node_ix tog_class(const tog_ctx *c, node_ix x)
 {
     const graph *g = c->g;
-    class_ix k = c->hops ? g->node_class[x] : GRAPH_NONE;
+    class_ix k = c->hops ? graph_node_class(g, x) : GRAPH_NONE;
     node_ix y = k < g->n_classes ? g->classes[k].node : GRAPH_NONE;
     return y < g->n_nodes && g->node_kind[y] == GRAPH_KIND_CLASS ? y : GRAPH_NONE;
 }

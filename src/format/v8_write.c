@@ -277,7 +277,7 @@ static lr_status hops(conv *c)
 /* x's class object when x refers to it (c->hop), else GRAPH_NONE. */
 static inline node_ix hop_of(const conv *c, node_ix x)
 {
-    class_ix k = c->hop ? c->g->node_class[x] : GRAPH_NONE;
+    class_ix k = c->hop ? graph_node_class(c->g, x) : GRAPH_NONE;
     return k < c->g->n_classes ? c->hop[k] : GRAPH_NONE;
 }
 
