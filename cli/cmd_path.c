@@ -245,7 +245,7 @@ int cmd_path(int argc, char **argv)
         "the references the rules ignore are used only when no other path exists. Weak,\n"
         "soft, phantom and finalizer references are never followed.\n"
         "Example: leakray path app.hprof 0x7f00ab10\n"
-        "Several ids (up to 7 after FILE, any number with --ids) load the dump and search\n"
+        "Several ids (up to 63 after FILE, any number with --ids) load the dump and search\n"
         "once; each path is the one `path FILE ID` prints alone, in the order given, a blank\n"
         "line between them (--json: an array \"paths\" of the objects one id gives).\n"
         "--collapse: consecutive objects of one category (a class or any superclass matches a\n"

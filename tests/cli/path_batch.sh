@@ -82,6 +82,16 @@ run path "$dump" --ids - --no-timing < "$T/c.ids"
 expect_rc 0
 cmp -s "$T/out" "$T/args.txt" || fail "ids on stdin differ from ids after FILE"
 
+# 20 ids after FILE (up to 63 fit) = the same ids with --ids
+mapfile -t many < <(head -20 "$T/all.ids")
+run path "$FIX/test-dump.hprof" "${many[@]}" --no-timing
+expect_rc 0
+cp "$T/out" "$T/many.txt"
+printf '%s\n' "${many[@]}" > "$T/many.ids"
+run path "$FIX/test-dump.hprof" --ids "$T/many.ids" --no-timing
+expect_rc 0
+cmp -s "$T/out" "$T/many.txt" || fail "20 ids after FILE differ from the same ids in a file"
+
 # errors: before any search, nothing on stdout
 run path "$dump" "${some[0]}" 0x7fffffff01 --json
 expect_rc 2

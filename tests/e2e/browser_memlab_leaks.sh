@@ -53,7 +53,7 @@ leaks "$work" "" "" --json --no-timing --top 0 >"$work/live.json"
 cmp_memlab "$work/live.json" "$golden" 2 && ok "fresh snapshots: memlab's clusters (golden)" \
     || bad "fresh snapshots against the golden"
 # memlab's package pulls puppeteer, whose browser download is not wanted (Debian's chromium)
-ml=$(PUPPETEER_SKIP_DOWNLOAD=1 browser_npm memlab@2.0.5) || browser_skip "npm cannot install memlab"
+ml=$(browser_npm memlab@2.0.5) || browser_skip "npm cannot install memlab"
 node --expose-gc --max-old-space-size=4096 "$ml/node_modules/@memlab/cli/bin/memlab.js" \
     find-leaks --baseline "$work/baseline.heapsnapshot" --target "$work/target.heapsnapshot" \
     --final "$work/final.heapsnapshot" --work-dir "$work/memlab" >"$work/ml.out" 2>"$work/ml.err" \

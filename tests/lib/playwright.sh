@@ -31,7 +31,7 @@ pw_npm() {
             if [ ! -f "$dir/node_modules/${spec%@*}/package.json" ]; then
                 tmp=$(mktemp -d "$base/.install.XXXXXX") || exit 1
                 echo '{"private":true}' >"$tmp/package.json"
-                if ! PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$tmp" \
+                if ! PUPPETEER_SKIP_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$tmp" \
                         --no-audit --no-fund --no-save --silent "$spec" \
                         >"$tmp/npm.log" 2>&1; then
                     cat "$tmp/npm.log" >&2
