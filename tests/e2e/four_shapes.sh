@@ -11,8 +11,8 @@
 #    object -> class reference; `--size-model shark` does the same; docs/design.md, "Parity
 #    with Shark");
 #  - top and show give class FakeDriver its statics, 2,000,416 bytes (VisualVM 2.1.5's
-#    figure) and the loader 3,336 (VisualVM's) where both were unreachable, and `path` to
-#    the loader runs through the driver instance with an implicit <class> hop;
+#    figure) and the loader about 3.3 kB (VisualVM's 3,336) where both were unreachable,
+#    and `path` to the loader runs through the driver instance with an implicit <class> hop;
 #  - `path` to each leaking object runs through the objects its trace shows (and an
 #    ArrayList's array, which the trace reads through as Shark does);
 #  - sizes are exact dominators over the trace's references: the timer thread does not
@@ -115,6 +115,10 @@ PY
 loader=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["path"][-1]["id"])' \
     "$work/lpath.json")
 "$LEAKRAY" show "$work/four.hprof" "$loader" --no-timing > "$work/show.txt"
-grep -q "^retained size: 3,336 bytes" "$work/show.txt" || fail "show loader: $(head "$work/show.txt")"
+# VisualVM gives 3,336 bytes; a JVM may add an object to the loader's tables (3,352 seen), so
+# the check is a range that 0 (unreachable) and the whole driver (2 MB) both miss
+ls=$(sed -n 's/^retained size: \([0-9,]*\) bytes.*/\1/p' "$work/show.txt" | tr -d ,)
+[ -n "$ls" ] && [ "$ls" -ge 3000 ] && [ "$ls" -le 4000 ] ||
+    fail "show loader: $(head "$work/show.txt")"
 grep -q "^dominator: .*unreachable" "$work/show.txt" && fail "show: loader unreachable"
 echo "four_shapes: ok"
