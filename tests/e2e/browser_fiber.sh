@@ -6,7 +6,7 @@
 # detached <aside> an attached <nav> keeps in an expando property).
 # 1. The committed final snapshot (tests/data/browser/fiber-final.heapsnapshot.gz) against
 #    memlab 2.0.5's find-leaks on the same page run (golden tests/e2e/expected/browser/
-#    fiber-memlab.txt, both from scripts/golden-memlab-fiber.sh): the leaks are the unmounted
+#    fiber-memlab.txt, both from scripts/golden-memlab.sh fiber): the leaks are the unmounted
 #    fibers (their detached host elements come with them, as memlab's stateNode rule says) and
 #    the <section>, each group retaining what memlab prints for its cluster; memlab's two
 #    misreadings (the DOM of fibers in `deletions`, mounted host fibers) are not ours, and the

@@ -6,7 +6,7 @@
 # LRU, parsed responses, a log ring alive but no leak).
 # 1. The committed snapshots (tests/data/browser/churn-*.heapsnapshot.gz) against memlab
 #    2.0.5's answer on them (tests/e2e/expected/browser/churn-memlab.txt, both from
-#    scripts/golden-memlab-churn.sh): the same 2 clusters, each with memlab's count of similar
+#    scripts/golden-memlab.sh churn): the same 2 clusters, each with memlab's count of similar
 #    leaks, retained size and trace head; before memlab's filter leakray listed 378.
 # 2. Fresh snapshots of the same page from headless Chromium: the same 2 clusters, and
 #    memlab's own find-leaks on these snapshots (npm memlab@2.0.5) gives the same answer;

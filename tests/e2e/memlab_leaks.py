@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """memlab_leaks.py: `leakray leaks --json` against memlab's find-leaks text on the same three
-snapshots (as scripts/golden-memlab-churn.sh stores it). Equal when both give the same number
+snapshots (as scripts/golden-memlab.sh churn stores it). Equal when both give the same number
 of leak clusters and, cluster by cluster in memlab's order (retained size, descending), the
 same count of similar leaks, the same retained size as memlab prints it (truncated to one
 decimal, SI units) and the same first detached node on the trace (memlab ends a trace there
