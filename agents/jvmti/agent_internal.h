@@ -77,7 +77,7 @@ typedef struct agent_state {
     volatile int live;        /* live phase reached, classes and ids resolved */
     volatile int dying;       /* VMDeath seen */
     volatile int disabled;    /* an agent error happened */
-    /* resolved at live start (global refs); kwr and its ids by the agent's thread */
+    /* resolved at live start (global refs); kwr and its ids on first use (agent_resolve_kwr) */
     jclass kwr, watcher, runtime;
     jmethodID kwr_get, kwr_refers_to, watcher_watch, watcher_seal, watcher_retained,
         runtime_get, runtime_finalize;
