@@ -552,37 +552,60 @@ bad:
     return -1;
 }
 
-/* The load hook: the bytes of a class being defined, while the early batch waits. */
+static int cp_names_in(const unsigned char *u8, size_t l, uint64_t *f);
+
 /* Whether a constant pool (as early_pool's) has a string that is the name of a class of
  * early_hash (complete): most classes name none, and cost this one walk and no allocation.
- * 1 also when it cannot be walked. */
-static int early_named(const unsigned char *d, size_t n, unsigned count)
+ * 1 also when it cannot be walked. The same walk answers names_in (the rules' method names
+ * it defines, into *found, *named set) when the rules' names are indexed: the load hook asks
+ * both of every class, and a walk over a pool is most of what either costs. */
+static int early_named(const unsigned char *d, size_t n, unsigned count, uint64_t *found,
+                       int *named)
 {
     cp_walk w = {d, n, 0, 1, count};
     size_t e, l;
-    int slots, k;
+    int slots, k, hit = 0, names = cp_names_in(NULL, 0, NULL);
+    uint64_t f = 0;
     const unsigned char *u8;
-    while ((k = cp_next(&w, &e, &slots, &u8, &l)) > 0)
-        if (u8 && (l < 256 ? (int)(A.early_lens[l >> 6] >> (l & 63) & 1) : A.early_long) &&
-            early_has(early_key((const char *)u8, l)))
-            return 1;
-    return k < 0;
+    while ((k = cp_next(&w, &e, &slots, &u8, &l)) > 0) {
+        if (!u8)
+            continue;
+        if (!hit && (l < 256 ? (int)(A.early_lens[l >> 6] >> (l & 63) & 1) : A.early_long) &&
+            early_has(early_key((const char *)u8, l))) {
+            hit = 1;
+            if (!names)
+                return 1;
+        }
+        if (names)
+            cp_names_in(u8, l, &f);
+    }
+    if (k < 0)
+        return 1;
+    if (names) {
+        *found = f;
+        *named = 1;
+    }
+    return hit;
 }
 
-void hooks_early_bytes(const char *name, const unsigned char *data, jint len)
+/* The bytes of a class being loaded, while the early batch waits. Returns 1 when *found
+ * holds names_in's answer for them, from the same walk (else the caller asks names_in). */
+int hooks_early_bytes(const char *name, const unsigned char *data, jint len, uint64_t *found)
 {
+    int named = 0;
     if (!name || strncmp(name, "leakray/", 8) == 0 || strncmp(name, "leakcanary/", 11) == 0)
-        return;
+        return 0;
     if (len < 10 || data[0] != 0xca || data[1] != 0xfe || data[2] != 0xba || data[3] != 0xbe) {
         A.early_trigger = 1;
-        return;
+        return 0;
     }
     unsigned count = (unsigned)data[8] << 8 | data[9];
     if (__atomic_load_n(&A.early_names, __ATOMIC_ACQUIRE) &&
-        !early_named(data + 10, (size_t)len - 10, count))
-        return;
+        !early_named(data + 10, (size_t)len - 10, count, found, &named))
+        return named;
     if (early_pool(data + 10, (size_t)len - 10, count) != 0)
         A.early_trigger = 1;
+    return named;
 }
 
 /* Retransforms the early batch on this thread unless another thread has; returns once it
@@ -917,6 +940,20 @@ static unsigned cp_size(unsigned t, int *slots)
     }
 }
 
+/* One Utf8 entry (u8, l bytes) of a walk that answers names_in: adds to *f the rules whose
+ * method name it is. Asked with u8 NULL: 1 when the rules' names are indexed (N.ready), so
+ * that a walk can answer, else 0 (names_in_bytes must). */
+static int cp_names_in(const unsigned char *u8, size_t l, uint64_t *f)
+{
+    if (!u8)
+        return N.ready;
+    uint64_t c = l < 64 ? N.by_len[l] : 0;
+    for (int r = 0; c; r++, c >>= 1)
+        if ((c & 1) && memcmp(u8, A.opts.watch[r].method, l) == 0)
+            *f |= (uint64_t)1 << r;
+    return 1;
+}
+
 /* names_in_bytes's answer from one walk over the constant pool, comparing only the Utf8
  * entries as long as a rule's method name: what most classes cost at load (the JVM hands
  * every class defined while the hook is on to it, CDS-archived ones included). -1 when the
@@ -930,12 +967,9 @@ static int cp_names(const unsigned char *d, size_t n, uint64_t *found)
     size_t e, l;
     int slots, k;
     const unsigned char *u8;
-    while ((k = cp_next(&w, &e, &slots, &u8, &l)) > 0) {
-        uint64_t c = u8 && l < 64 ? N.by_len[l] : 0;
-        for (int r = 0; c; r++, c >>= 1)
-            if ((c & 1) && memcmp(u8, A.opts.watch[r].method, l) == 0)
-                f |= (uint64_t)1 << r;
-    }
+    while ((k = cp_next(&w, &e, &slots, &u8, &l)) > 0)
+        if (u8)
+            cp_names_in(u8, l, &f);
     if (k < 0)
         return -1;
     *found = f;
@@ -1170,9 +1204,14 @@ void JNICALL hooks_class_file_load(jvmtiEnv *ti, JNIEnv *env, jclass being_redef
                                    unsigned char **new_data)
 {
     if (!being_redefined) {
+        uint64_t found = 0;
+        int named = 0; /* found answered by the early batch's walk */
         if (S.on && len > 0 && A.early_state != EARLY_DONE && !A.dying)
-            hooks_early_bytes(name, data, len);
-        uint64_t found = S.on && len > 0 && !A.disabled && !A.dying ? names_in(data, len) : 0;
+            named = hooks_early_bytes(name, data, len, &found);
+        if (!named)
+            found = S.on && len > 0 && !A.disabled && !A.dying ? names_in(data, len) : 0;
+        else if (A.disabled || A.dying)
+            found = 0;
         if (found && !(loader && stamp_load(ti, name, -1, data, len, found, new_len, new_data)))
             call_load(ti, name, -1, data, len, found, new_len, new_data);
         return;

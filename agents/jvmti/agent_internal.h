@@ -287,7 +287,7 @@ pending *hooks_rules_for_class(JNIEnv *env, jclass k);
 void hooks_retransform(JNIEnv *env, pending **pds, int n);
 int hooks_list_loaded(JNIEnv *env, pending ***out);
 int hooks_early_retransform(JNIEnv *env);
-void hooks_early_bytes(const char *name, const unsigned char *data, jint len);
+int hooks_early_bytes(const char *name, const unsigned char *data, jint len, uint64_t *found);
 void hooks_window_open(void);
 void hooks_window_close(JNIEnv *env, jclass trigger);
 void JNICALL hooks_class_load(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k);
