@@ -44,6 +44,8 @@
 /* the start-up thread's nice value (the thread alone): about a tenth of a busy core's share */
 #define AGENT_STARTUP_NICE 10
 #define AGENT_STARTUP_NAME "leakray start-up"
+/* the thread Runtime.runFinalization starts (java.lang.ref.Finalizer, JDK 9+) */
+#define FINALIZER_THREAD "Secondary finalizer"
 
 /* The core's tag of a rule-watched object: its rule, with this bit saying the handle is a JNI
  * weak reference (GetObjectRefType would tell too, but it searches the JVM's handle blocks:
@@ -77,6 +79,7 @@ typedef struct agent_state {
     volatile int live;        /* live phase reached, classes and ids resolved */
     volatile int dying;       /* VMDeath seen */
     volatile int disabled;    /* an agent error happened */
+    volatile int finalizing;  /* the agent's thread is in Runtime.runFinalization */
     /* resolved at live start (global refs); kwr and its ids on first use (agent_resolve_kwr) */
     jclass kwr, watcher, runtime;
     jmethodID kwr_get, kwr_refers_to, watcher_watch, watcher_seal, watcher_retained,

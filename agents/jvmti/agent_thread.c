@@ -109,7 +109,9 @@ void watcher_finalize(void *ctx)
         return;
     jobject rt = (*env)->CallStaticObjectMethod(env, A.runtime, A.runtime_get);
     if (rt) {
+        A.finalizing = 1; /* the thread it starts is not the application's: not watched */
         (*env)->CallVoidMethod(env, rt, A.runtime_finalize);
+        A.finalizing = 0;
         (*env)->DeleteLocalRef(env, rt);
     }
     if ((*env)->ExceptionCheck(env))
@@ -492,7 +494,18 @@ void JNICALL watcher_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th)
     jvmtiThreadInfo info;
     memset(&info, 0, sizeof info);
     char d[300];
-    if ((*ti)->GetThreadInfo(ti, th, &info) == JVMTI_ERROR_NONE && info.name) {
+    if ((*ti)->GetThreadInfo(ti, th, &info) == JVMTI_ERROR_NONE && info.name && A.finalizing &&
+        strcmp(info.name, FINALIZER_THREAD) == 0) {
+        /* started by the check's Runtime.runFinalization (JDK 17 forks it and waits for
+         * it): the agent's own, one per check, never the application's */
+        (*ti)->Deallocate(ti, (unsigned char *)info.name);
+        if (info.thread_group)
+            (*env)->DeleteLocalRef(env, info.thread_group);
+        if (info.context_class_loader)
+            (*env)->DeleteLocalRef(env, info.context_class_loader);
+        return;
+    }
+    if (info.name) {
         snprintf(d, sizeof d, "java.lang.Thread \"%s\" ended", info.name);
         (*ti)->Deallocate(ti, (unsigned char *)info.name);
     } else {
