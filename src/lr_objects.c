@@ -335,7 +335,12 @@ lr_status lr_path_to(lr_heap *h, lr_object target, lr_object *objs, uint32_t cap
     if (!ok_obj(h, target) || !len || (cap && !objs))
         return LR_FAIL(err, LR_ERR_USAGE, "lr_path_to: a valid target and len are required");
     paths_result r;
-    LR_TRY(paths_find(&h->g, NULL, &target, 1, &r, err));
+    /* Shark's priorities, plus the JVM's hold of a class through its instances (HPROF names
+     * the class by id, no reference holds it): as `leakray path` and the dominators, a class
+     * and its loader kept only through an instance have a path */
+    paths_policy pol = {0};
+    pol.class_hops = 1;
+    LR_TRY(paths_find(&h->g, &pol, &target, 1, &r, err));
     lr_status st = LR_OK;
     if (!paths_reached(&r, target)) {
         st = LR_FAIL(err, LR_ERR_NOT_FOUND, "%s: object %u is reachable from no GC root",
