@@ -17,6 +17,7 @@
 
 #include "analysis/dominators.h"
 #include "base/err.h"
+#include "base/numfmt.h"
 #include "base/search.h"
 #include "rules/rules.h"
 
@@ -327,25 +328,11 @@ static const char *class_label(const graph *g, node_ix x, char *buf, size_t cap)
     return buf;
 }
 
-/* 1234567 -> "1,234,567" (buf: 32 bytes), as MAT prints sizes in its sentences. */
-static const char *grouped(char *buf, uint64_t v)
-{
-    char tmp[32];
-    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v), o = 0;
-    for (int i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = tmp[i];
-    }
-    buf[o] = 0;
-    return buf;
-}
-
 static void describe(const graph *g, const susp_tree *t, susp_item *it)
 {
-    char cls[256], name[256], acc[256], b[32], nb[32];
+    char cls[256], name[256], acc[256], b[NUMFMT_GROUP_MAX], nb[NUMFMT_GROUP_MAX];
     double pct = t->total ? 100.0 * (double)it->retained / (double)t->total : 0.0;
-    grouped(b, it->retained);
+    numfmt_group(b, it->retained);
     int n = 0;
     switch (it->kind) {
     case SUSP_CLASS:
@@ -354,7 +341,8 @@ static void describe(const graph *g, const susp_tree *t, susp_item *it)
         break;
     case SUSP_INSTANCES:
         n = snprintf(it->text, sizeof it->text, "%s instances of %s occupy %s bytes (%.1f %%)",
-                     grouped(nb, it->count), graph_str(g, g->classes[it->cls].name), b, pct);
+                     numfmt_group(nb, it->count), graph_str(g, g->classes[it->cls].name), b,
+                     pct);
         break;
     case SUSP_THREAD_LOCALS:
         rules_thread_name(g, it->thread, name, sizeof name);

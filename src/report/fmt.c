@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fmt.c: the text formatters every rendering shares (report layer), prefix rep_fmt_; what
- * each prints is in fmt.h. Sizes use the report's one base-1000 unit function
+ * each prints is in fmt.h. Counts are grouped by base/numfmt.c, which the analysis layer's
+ * own sentences use too. Sizes use the report's one base-1000 unit function
  * (rep_human_bytes), so a size reads the same in a table, a sentence and a leak trace. */
 #include "report/fmt.h"
 
+#include "base/numfmt.h"
 #include "base/utf8.h"
 
 #include "analysis/devtools.h"
@@ -12,19 +14,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-const char *rep_fmt_count(char *buf, uint64_t n)
-{
-    char digits[24];
-    int len = snprintf(digits, sizeof digits, "%" PRIu64, n);
-    int o = 0;
-    for (int i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-    return buf;
-}
+const char *rep_fmt_count(char *buf, uint64_t n) { return numfmt_group(buf, n); }
 
 const char *rep_fmt_human(char *buf, uint64_t bytes)
 {

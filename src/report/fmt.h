@@ -16,7 +16,7 @@
 
 #define REP_FMT_MAX 64
 
-/* 1234567 -> "1,234,567". */
+/* 1234567 -> "1,234,567" (base/numfmt.h's grouping, the one every verb uses). */
 const char *rep_fmt_count(char *buf, uint64_t n);
 /* rep_fmt_count into a buffer of its own that lives to the end of the enclosing block (a
  * compound literal), for a count printed once: fprintf(out, "%s rows", REP_FMT_COUNT(n)).
