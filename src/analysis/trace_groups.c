@@ -5,8 +5,10 @@
  * traversal from the group plus one scan of the edges per group, O(N+E), so trace_finish
  * sizes this way only the groups the dominator tree cannot answer, up to a fixed number. */
 #include "analysis/trace_internal.h"
+#include "base/err.h"
 #include "base/search.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static inline int bit_get(const uint8_t *m, node_ix x)
@@ -64,19 +66,47 @@ typedef struct tog_ctx {
     const graph *g;
     const rules_set *rs;
     const dom_opts *o;
-    int hops; /* an object refers to its class object, as in the tree (dominators.h) */
+    int hops;        /* an object refers to its class object, as in the tree (dominators.h) */
+    uint8_t *loaded; /* per class: TOG_UNKNOWN, TOG_LOADER, TOG_BOOT; NULL: asked each time */
 } tog_ctx;
 
-/* x's class object when the tree's view has that reference, else GRAPH_NONE. */
-static node_ix tog_class(const tog_ctx *c, node_ix x)
+enum { TOG_UNKNOWN, TOG_LOADER, TOG_BOOT };
+
+/* Whether class object y names a loader: an internal <classloader> edge, the test the tree's
+ * class hops use (dominators.c, hops_init). */
+static int tog_has_loader(const graph *g, node_ix y)
+{
+    edge_ix end = g->first_edge[y + 1] < g->n_edges ? g->first_edge[y + 1] : g->n_edges;
+    for (edge_ix e = g->first_edge[y]; e < end; e++)
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_INTERNAL &&
+            g->edge_to[e] < g->n_nodes &&
+            !strcmp(graph_str(g, graph_edge_name_from(g, y, e)), "<classloader>"))
+            return 1;
+    return 0;
+}
+
+/* x's class object when the tree's view has that reference, else GRAPH_NONE. As in the tree,
+ * the boot loader's classes (no loader) are never a hop's target: they are never unloaded, so
+ * no object keeps them, and a group holding their instances does not retain their statics.
+ * (The tree also skips classes that are roots; a rooted class is live here anyway, so the
+ * hop into it changes no sum.) */
+static node_ix tog_class(tog_ctx *c, node_ix x)
 {
     const graph *g = c->g;
     class_ix k = c->hops ? graph_node_class(g, x) : GRAPH_NONE;
     node_ix y = k < g->n_classes ? g->classes[k].node : GRAPH_NONE;
-    return y < g->n_nodes && g->node_kind[y] == GRAPH_KIND_CLASS ? y : GRAPH_NONE;
+    if (y >= g->n_nodes || g->node_kind[y] != GRAPH_KIND_CLASS)
+        return GRAPH_NONE;
+    uint8_t l = c->loaded ? c->loaded[k] : TOG_UNKNOWN;
+    if (l == TOG_UNKNOWN) {
+        l = tog_has_loader(g, y) ? TOG_LOADER : TOG_BOOT;
+        if (c->loaded)
+            c->loaded[k] = l;
+    }
+    return l == TOG_LOADER ? y : GRAPH_NONE;
 }
 
-static uint32_t tog_next(const tog_ctx *c, node_ix x, uint32_t *cur, node_ix *y)
+static uint32_t tog_next(tog_ctx *c, node_ix x, uint32_t *cur, node_ix *y)
 {
     const graph *g = c->g;
     edge_ix e0 = g->first_edge[x], e1 = g->first_edge[x + 1];
@@ -109,7 +139,12 @@ void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, cons
 {
     tog_ctx tc = {g, rs, o,
                   !(o && (o->flags & DOM_NO_CLASS_HOPS)) && g->format &&
-                      !strcmp(g->format, "hprof")};
+                      !strcmp(g->format, "hprof"),
+                  NULL};
+    /* a byte per class, filled as classes are met; without it each hop reads its class's
+     * edges again (same answer, slower) */
+    if (tc.hops)
+        tc.loaded = err_calloc(g->n_classes ? g->n_classes : 1, 1);
     uint32_t n = g->n_nodes, qt = 0;
     memset(inr, 0, n / 8 + 1);
     memset(live, 0, n / 8 + 1);
@@ -185,4 +220,5 @@ void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, cons
     rc -= qt;
     *bytes = rb;
     *count = rc;
+    free(tc.loaded);
 }
