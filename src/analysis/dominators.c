@@ -1172,6 +1172,52 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
     return LR_OK;
 }
 
+/* java.lang.ref.Reference's own next and queue of a reference, and whether a field of a
+ * subclass also named next (jdk.internal.ref.PhantomCleanable's list) holds `to` too. */
+typedef struct ref_fields {
+    const graph *g;
+    node_ix to, next, queue;
+    int other_next_to; /* another field named next holds `to`: the edge cannot be told apart */
+} ref_fields;
+
+static int ref_field(void *ctx, class_ix decl, const graph_field *f, const graph_value *v)
+{
+    ref_fields *r = ctx;
+    const graph *g = r->g;
+    const char *name = graph_str(g, f->name);
+    int own = decl < g->n_classes &&
+              !strcmp(graph_str(g, g->classes[decl].name), "java.lang.ref.Reference");
+    if (!strcmp(name, "next")) {
+        if (own)
+            r->next = v->ref;
+        else if (v->ref == r->to)
+            r->other_next_to = 1;
+    } else if (own && !strcmp(name, "queue")) {
+        r->queue = v->ref;
+    }
+    return 0;
+}
+
+/* Whether edge x -> y named next is Reference.next of a reference on the GC's pending list:
+ * JDK 5 and 6 chain that list through next, and their queues chain enqueued references
+ * through it too, with queue = ReferenceQueue.ENQUEUED (JDK 7+ set next to another reference
+ * only then). So it is a GC link when x's queue is not ENQUEUED (found as a static of the
+ * queue's class or a superclass). An unknown queue, or a subclass's own next (a cleaner's
+ * list) holding y as well, keeps the link. */
+static int ref_pending_next(const graph *g, node_ix x, node_ix y)
+{
+    ref_fields r = {g, y, GRAPH_NONE, GRAPH_NONE, 0};
+    graph_fields_each(g, x, ref_field, &r);
+    if (r.next != y || r.other_next_to || r.queue >= g->n_nodes)
+        return 0;
+    graph_value enq;
+    class_ix c = graph_node_class(g, r.queue);
+    for (int depth = 0; c < g->n_classes && depth < 64; depth++, c = g->classes[c].super)
+        if (graph_static_find(g, c, "ENQUEUED", &enq))
+            return enq.ref != r.queue;
+    return 0;
+}
+
 int dom_gc_link(const graph *g, edge_ix e)
 {
     unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
@@ -1196,7 +1242,8 @@ int dom_gc_link(const graph *g, edge_ix e)
     c = graph_node_class(g, x);
     if (c >= g->n_classes || g->classes[c].ref_strength == GRAPH_STRONG)
         return 0;
-    return !strcmp(name, "discovered") || !strcmp(name, "pendingNext");
+    return !strcmp(name, "discovered") || !strcmp(name, "pendingNext") ||
+           (!strcmp(name, "next") && ref_pending_next(g, x, y));
 }
 
 /* VisualVM's references: instance fields (the referent of references too), array elements

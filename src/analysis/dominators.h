@@ -106,8 +106,9 @@ int dom_visualvm_reach(const graph *g, edge_ix e, void *ctx);
  * likewise (a self-loop once the daemon has enqueued it), and the heads of the lists: ART's
  * static java.lang.ref.ReferenceQueue.unenqueued, and HotSpot's static
  * java.lang.ref.Reference.pending up to JDK 8 (JDK 9+ keeps the head in the VM). JDK 5 and
- * 6 link their pending list through Reference.next, which their queues also use: only the
- * head is known there. A dump written right after a GC catches the
+ * 6 link their pending list through Reference.next, which their queues also use: there next
+ * is a GC link unless the source's queue is ReferenceQueue.ENQUEUED (then it is the queue's
+ * chain, which the queue does own). A dump written right after a GC catches the
  * list set, and each reference on it then looked held by the one before it rather than by
  * its owner (a map's stale entry, a thread's ThreadLocal). Every model skips it (VisualVM
  * 2.1.5 follows it, docs/design.md). */
