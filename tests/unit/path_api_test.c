@@ -25,6 +25,8 @@ typedef struct out {
 
 static void put(out *b, const void *s, size_t n)
 {
+    if (n == 0) /* an empty record body has no bytes (and may be a NULL pointer) */
+        return;
     if (b->n + n > b->cap) {
         b->cap = (b->n + n) * 2 + 64;
         b->p = realloc(b->p, b->cap);
