@@ -337,6 +337,7 @@ typedef struct bfs {
     queued *tq;           /* every push of a target (at most two per target: a promotion) */
     uint32_t n_tq;
     uint32_t open_last;   /* of those, targets first seen at visit-last priority */
+    uint8_t *loader;      /* class_hops: per class, 0 not asked yet, 1 a loader's, 2 boot */
 } bfs;
 
 /* Whether an edge of kind k to y could still change y's path: weak edges are never followed,
@@ -562,8 +563,23 @@ lr_status paths_find_targets(const graph *g, const paths_policy *pol, const node
     return find_phase(g, pol, targets, n_targets, r, 1, all_found, err);
 }
 
+int paths_class_has_loader(const graph *g, node_ix y)
+{
+    if (y >= g->n_nodes)
+        return 0;
+    edge_ix end = g->first_edge[y + 1] < g->n_edges ? g->first_edge[y + 1] : g->n_edges;
+    for (edge_ix e = g->first_edge[y]; e < end; e++)
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_INTERNAL &&
+            g->edge_to[e] < g->n_nodes &&
+            !strcmp(graph_str(g, graph_edge_name_from(g, y, e)), "<classloader>"))
+            return 1;
+    return 0;
+}
+
 /* The class hop out of x (paths_policy.class_hops): x's class object, queued at visit-last
- * priority with its parent stored (the code names no edge). Class objects have no class. */
+ * priority with its parent stored (the code names no edge). Class objects have no class.
+ * As in the dominators, only into a class a loader defined: the boot loader's classes are
+ * never unloaded, so no instance keeps them (a rooted class is reached as a root first). */
 static void class_hop(bfs *b, const graph *g, node_ix x, int via_last)
 {
     class_ix c = graph_node_class(g, x);
@@ -572,6 +588,10 @@ static void class_hop(bfs *b, const graph *g, node_ix x, int via_last)
         return;
     if (worth_asking(b, GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG), y, g->n_nodes) &&
         (b->flags[y] & ST_MASK) == ST_UNSEEN) {
+        if (!b->loader[c])
+            b->loader[c] = paths_class_has_loader(g, y) ? 1 : 2;
+        if (b->loader[c] != 1)
+            return;
         int src = b->src;
         b->src = 1; /* the parent is stored whatever the edges come from */
         enqueue(b, y, x, PATHS_CLASS_HOP, 1, via_last);
@@ -629,6 +649,10 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
         pol ? pol->edge : NULL;
     void *ctx = pol ? pol->ctx : NULL;
     int hops = pol && pol->class_hops && g->format && !strcmp(g->format, "hprof");
+    if (hops && !(b.loader = err_calloc(g->n_classes ? g->n_classes : 1, 1))) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u classes)", g->n_classes);
+        goto done;
+    }
 
     uint32_t nk = order_roots(g, keys);
     if (nk == UINT32_MAX) {
@@ -769,6 +793,7 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
     if (build_eblock(r))
         st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u edges)", g->n_edges);
 done:
+    free(b.loader);
     free(b.tq);
     free(b.qn.v);
     free(b.ql.v);

@@ -46,9 +46,14 @@ typedef struct paths_policy {
     /* Nonzero (HPROF): an object also refers to its class object, as the JVM keeps it (the
      * record names the class by id; no edge holds it), at visit-last priority, so a class
      * and its loader kept only through an instance have a path (code PATHS_CLASS_HOP).
+     * Only classes a loader defined (paths_class_has_loader), as the dominators' hops.
      * Shark follows no such reference. */
     int class_hops;
 } paths_policy;
+
+/* Whether class object y names a loader (an internal <classloader> edge): the classes an
+ * instance keeps alive (class_hops, and the dominators' hops); the boot loader's never. */
+int paths_class_has_loader(const graph *g, node_ix y);
 
 /* Shark's root priority: Java-frame roots left after dropping those carried as local edges
  * of their thread, unknown, interned string, finalizing, debugger, reference cleanup, VM

@@ -72,19 +72,6 @@ typedef struct tog_ctx {
 
 enum { TOG_UNKNOWN, TOG_LOADER, TOG_BOOT };
 
-/* Whether class object y names a loader: an internal <classloader> edge, the test the tree's
- * class hops use (dominators.c, hops_init). */
-static int tog_has_loader(const graph *g, node_ix y)
-{
-    edge_ix end = g->first_edge[y + 1] < g->n_edges ? g->first_edge[y + 1] : g->n_edges;
-    for (edge_ix e = g->first_edge[y]; e < end; e++)
-        if (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_INTERNAL &&
-            g->edge_to[e] < g->n_nodes &&
-            !strcmp(graph_str(g, graph_edge_name_from(g, y, e)), "<classloader>"))
-            return 1;
-    return 0;
-}
-
 /* x's class object when the tree's view has that reference, else GRAPH_NONE. As in the tree,
  * the boot loader's classes (no loader) are never a hop's target: they are never unloaded, so
  * no object keeps them, and a group holding their instances does not retain their statics.
@@ -99,7 +86,7 @@ static node_ix tog_class(tog_ctx *c, node_ix x)
         return GRAPH_NONE;
     uint8_t l = c->loaded ? c->loaded[k] : TOG_UNKNOWN;
     if (l == TOG_UNKNOWN) {
-        l = tog_has_loader(g, y) ? TOG_LOADER : TOG_BOOT;
+        l = paths_class_has_loader(g, y) ? TOG_LOADER : TOG_BOOT;
         if (c->loaded)
             c->loaded[k] = l;
     }

@@ -9,7 +9,9 @@
 # static holds a 100,000-byte array) and a Plugin (defined by a loader object, whose static
 # holds a 50,000-byte array). Leaky's group must not count the boot class's array (it did:
 # 100,040 against the object's 16 bytes); Plugin's must count its class, array and loader,
-# as its object's size does.
+# as its object's size does. `path` agrees with `show`: class Leaky is unreachable in both
+# (path went through the instance's implicit <class> hop, while show said unreachable),
+# class Plugin is reached through its instance in both.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -76,4 +78,13 @@ for leak in d["application_leaks"]:
 assert seen["Leaky"] < 1000, seen
 assert seen["Plugin"] > 50000, seen
 PY
+dom() { "$LEAKRAY" show "$work/boot.hprof" "$1" --no-timing | sed -n 's/^dominator: *//p'; }
+[ "$(dom 0x200)" = "none (unreachable)" ] || fail "show class Leaky: $(dom 0x200)"
+"$LEAKRAY" path "$work/boot.hprof" 0x200 --no-timing > "$work/leaky.path"
+grep -q '^0x200 class Leaky is unreachable' "$work/leaky.path" ||
+    fail "path to the boot class Leaky: $(cat "$work/leaky.path")"
+[ "$(dom 0x400)" = "0x3000 Plugin" ] || fail "show class Plugin: $(dom 0x400)"
+"$LEAKRAY" path "$work/boot.hprof" 0x400 --no-timing > "$work/plugin.path"
+grep -q -- '--\[implicit <class>\]-->' "$work/plugin.path" ||
+    fail "path to class Plugin: $(cat "$work/plugin.path")"
 echo "group_sizes: ok"
