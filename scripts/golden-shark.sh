@@ -6,9 +6,9 @@
 # statuses, suspects, signatures. Inputs: the Android fixtures dialer.android-hprof and
 # test-dump.hprof (with its R8 mapping), and fresh dumps of the two Java leak programs
 # (tests/programs/leaks, tests/programs/demo, tests/programs/shark2, tests/programs/shark3,
-# tests/programs/shapes4),
-# whose ids and timings change per run but whose
-# paths and signatures do not. tests/e2e/shark_parity.sh checks leakray against these.
+# tests/programs/shapes4, tests/programs/shark4), whose ids and timings change per run but
+# whose paths and signatures do not; for sizes, shark2 and shark4, Shark's size lines
+# (NAME.retaining.txt). tests/e2e/shark_parity.sh checks leakray against these.
 # Needs network on first use (Maven Central), java, javac, python3.
 # usage: scripts/golden-shark.sh [FIXTURES_DIR]
 set -euo pipefail
@@ -69,3 +69,14 @@ javac -d "$work/driver" "$src"/tests/programs/shapes4/driver/FakeDriver.java
 java -cp "$work/four" com.example.four.FourShapes "$work/four.hprof" "file:$work/driver/" \
     > /dev/null
 golden four --hprof "$work/four.hprof"
+mkdir -p "$work/shark4"
+javac -d "$work/shark4" "$src"/tests/programs/leaks/KeyedWeakReference.java \
+    "$src"/tests/programs/shark4/*.java
+for prog in fresh:com.example.fresh.FreshShapes edge:com.example.edge.EdgeShapes; do
+    name=${prog%%:*}
+    java -cp "$work/shark4" "${prog#*:}" "$work/$name.hprof" > /dev/null
+    golden "$name" --hprof "$work/$name.hprof"
+    # Shark's size lines, which `leakray analyze --size-model shark` must print
+    "$peer" --hprof "$work/$name.hprof" analyze | grep 'Retaining\|bytes retained' \
+        > "$out/$name.retaining.txt"
+done

@@ -558,7 +558,8 @@ static lr_status make_elems(walker *w, uint32_t tp, uint32_t d)
         }
         uint32_t s = p[i + 1].slot;
         const char *vl = w->t->in_label[s];
-        if (trace_build_elem_ref(g, el, w->t->in_kind[s], w->t->in_name[s]) != LR_OK ||
+        if (trace_build_elem_ref(g, el, w->t->in_kind[s], w->t->in_name[s],
+                                 p[i + 1].node) != LR_OK ||
             (vl && (free(el->ref_name), !(el->ref_name = sdup(vl))))) {
             st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
             break;

@@ -53,9 +53,35 @@ char *trace_node_class_name(const graph *g, const rules_set *rs, node_ix n)
     return sdup(graph_class_name(g, n));
 }
 
-/* Declaring class of instance field `name` seen from node n (most-derived first). */
-static const char *declaring_class(const graph *g, node_ix n, const char *name)
+/* The field of node n a reference to `to` named `name` reads, for declaring_class. */
+typedef struct field_hit {
+    const graph *g;
+    const char *name;
+    node_ix to;
+    class_ix decl;
+} field_hit;
+
+static int field_hit_fn(void *ctx, class_ix decl, const graph_field *f, const graph_value *v)
 {
+    field_hit *h = ctx;
+    if (v->type != GRAPH_FT_OBJECT || v->ref != h->to ||
+        strcmp(graph_str(h->g, f->name), h->name))
+        return 0;
+    h->decl = decl;
+    return 1;
+}
+
+/* Declaring class of instance field `name` of node n that holds `to`: a subclass may declare
+ * a field of the name again (it hides the superclass's, and both are in the object), so the
+ * field is the one whose value is `to`, as Shark names it. Without field bytes (V8) or a
+ * match, the first field of the name, most-derived first. */
+static const char *declaring_class(const graph *g, node_ix n, const char *name, node_ix to)
+{
+    field_hit h = {g, name, to, GRAPH_NONE};
+    if (to != GRAPH_NONE && g->node_kind[n] == GRAPH_KIND_INSTANCE)
+        graph_fields_each(g, n, field_hit_fn, &h);
+    if (h.decl != GRAPH_NONE && h.decl < g->n_classes)
+        return graph_str(g, g->classes[h.decl].name);
     class_ix c = graph_node_class(g, n);
     for (int d = 0; d < 64 && c != GRAPH_NONE && c < g->n_classes; d++) {
         const graph_class *k = &g->classes[c];
@@ -403,7 +429,8 @@ int trace_ref_slot(const graph *g, unsigned k, uint32_t name, uint32_t *ix)
 }
 
 /* The reference leaving el: an edge of kind k named `name` in the view the paths walked. */
-lr_status trace_build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint32_t name)
+lr_status trace_build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint32_t name,
+                               node_ix to)
 {
     char buf[256];
     unsigned k = GRAPH_EDGE_KIND(k8);
@@ -434,7 +461,7 @@ lr_status trace_build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint3
         el->ref_type = TRACE_REF_INSTANCE;
         el->ref_name = sdup(graph_str(g, name));
         el->owner =
-            el->ref_name ? trace_owner_simple(declaring_class(g, n, el->ref_name), 0) : NULL;
+            el->ref_name ? trace_owner_simple(declaring_class(g, n, el->ref_name, to), 0) : NULL;
         break;
     default:
         el->ref_type = TRACE_REF_INSTANCE;

@@ -56,8 +56,10 @@ int trace_inspect(const graph *g, const rules_set *rs, const leak_set *ls, node_
  * entry in a trace (elements, V8 hidden edges, V8 internal edges named by a number); its
  * index in *ix. trace_build_elem_ref and the path tree's walk (trace.c) name them alike. */
 int trace_ref_slot(const graph *g, unsigned k, uint32_t name, uint32_t *ix);
-/* The reference leaving el: an edge of kind k named `name` in the view the paths walked. */
-lr_status trace_build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint32_t name);
+/* The reference leaving el for node `to` (GRAPH_NONE if unknown): an edge of kind k named
+ * `name` in the view the paths walked. */
+lr_status trace_build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint32_t name,
+                               node_ix to);
 
 /* Dominator subtree object counts of the nodes of `want` (sorted, distinct) into cnt, one per
  * entry; 0, or -1 when out of memory. trace_want_index: x's entry, UINT32_MAX if none. */

@@ -143,6 +143,21 @@ static uint64_t shark_shallow(const graph *g, node_ix x)
             return g->classes[c].instance_size;
         return graph_node_len(g, x);
     }
+    case GRAPH_KIND_CLASS: {
+        /* Shark weighs a class by its CLASS_DUMP record after the tag byte (HeapClass's
+         * recordSize): class id, stack serial, six ids, instance size, no constant pool
+         * entries (HotSpot and ART write none), its statics with their values and its
+         * instance field descriptors */
+        class_ix c = graph_class_of_node(g, x);
+        uint64_t ids = g->id_size;
+        if (c == GRAPH_NONE || c >= g->n_classes || !ids)
+            return graph_node_size(g, x);
+        const graph_class *k = &g->classes[c];
+        uint64_t s = 7 * ids + 4 + 4 + 2 + 2 + 2 + (uint64_t)k->n_fields * (ids + 1);
+        for (uint32_t i = 0; i < k->n_statics && k->first_static + i < g->n_statics; i++)
+            s += ids + 1 + graph_ftype_size(g, g->statics[k->first_static + i].type);
+        return s;
+    }
     default:
         return graph_node_size(g, x);
     }

@@ -5,11 +5,17 @@
 # The canonical form keeps what is stable across runs of the same program: leaking objects
 # (named by their KeyedWeakReference key, else by class), each trace's nodes (class, type,
 # Leaking status, reference kind and name, `~~~` suspect flag), the leaking object's reason and
-# watch labels, GC root, signature, and leak/unreachable counts. Ids, sizes and timings go.
+# watch labels, GC root, signature, and leak/unreachable counts, and apart from the nodes (so
+# reductions of the nodes alone, tests/e2e/agent_golden.py, keep their form) the simple name of
+# the class declaring each field reference ("owners": `BaseHolder.slot` where a subclass
+# declares a `slot` of its own). Ids, sizes and timings go.
 #   shark_parity.py norm-shark SHARK.json > CANON.json
 #   shark_parity.py norm-leakray LEAKRAY.json > CANON.json
 #   shark_parity.py compare NAME GOLDEN.json LEAKRAY_CANON.json [KNOWN.txt]
-# compare prints one line per difference, prefixed NAME; lines listed in KNOWN.txt (documented
+#   shark_parity.py sizes NAME SHARK.txt LEAKRAY.txt [KNOWN.txt]
+# sizes compares the "Retaining" and "bytes retained" lines of Shark's text report with those
+# of `leakray analyze --size-model shark --no-suspects`, one by one in order.
+# compare and sizes print one line per difference, prefixed NAME; lines listed in KNOWN.txt (documented
 # in docs/design.md, "Parity with Shark") are expected, any other line fails (exit 1). A known
 # line that no longer occurs is reported as fixed, so the list can be trimmed.
 import json
@@ -20,6 +26,8 @@ UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 
 STATUS = {"LEAKING": "YES", "NOT_LEAKING": "NO", "UNKNOWN": "UNKNOWN",
           "YES": "YES", "NO": "NO"}
+# references whose owner is a declaring class (Shark's owningClassSimpleName)
+FIELD_REFS = ("instance_field", "static_field")
 # labels of the leaking object that are facts of the dump, not of the analyzer
 LABEL_PREFIXES = ("key = ", "watchDurationMillis = ", "retainedDurationMillis = ")
 
@@ -56,13 +64,17 @@ def keep_labels(last):
     return labels
 
 
+def simple(cls):
+    return cls.rsplit(".", 1)[-1] if cls else None
+
+
 def norm_shark(d):
     traces = []
     counts = {"application": 0, "library": 0, "unreachable": d["unreachable"]}
     for leak in d["leaks"]:
         counts[leak["kind"]] += 1
         for t in leak["traces"]:
-            nodes = []
+            nodes, owners = [], []
             for e in t["elements"]:
                 ref = None
                 if "reference" in e:
@@ -70,11 +82,13 @@ def norm_shark(d):
                     ref = {"type": r["type"].lower(), "name": r["name"] if r["type"] != "LOCAL" else "",
                            "suspect": r["suspect"]}
                 nodes.append(node(e["class"], e["type"], e["leaking"], e["reason"], ref))
+                owners.append(simple(e["reference"].get("owning_class"))
+                              if ref and ref["type"] in FIELD_REFS else None)
             last = t["elements"][-1]
             traces.append({"_key": trace_key(last), "gc_root": t["gc_root"],
                            "signature": t["signature"], "library": leak["kind"] == "library",
                            "labels": keep_labels(last),
-                           "nodes": nodes})
+                           "nodes": nodes, "owners": owners})
     meta = {k: v for k, v in d["metadata"].items()
             if k in ("Build.VERSION.SDK_INT", "Build.MANUFACTURER")}
     return finish(traces, counts, meta)
@@ -85,18 +99,20 @@ def norm_leakray(d):
     counts = {"application": len(d["application_leaks"]), "library": len(d["library_leaks"]),
               "unreachable": len(d["unreachable_objects"])}
     for t in d["traces"]:
-        nodes = []
+        nodes, owners = [], []
         for e in t["elements"]:
             ref = None
             if "reference" in e:
                 r = e["reference"]
                 ref = {"type": r["type"], "name": r["name"], "suspect": r["suspect"]}
             nodes.append(node(e["class"], e["type"], e["leaking"], e["reason"], ref))
+            owners.append(simple(e["reference"].get("owner"))
+                          if ref and ref["type"] in FIELD_REFS else None)
         last = t["elements"][-1]
         traces.append({"_key": trace_key(last), "gc_root": t["gc_root"]["description"],
                        "signature": t["signature"], "library": t["library_leak"],
                        "labels": keep_labels(last),
-                       "nodes": nodes})
+                       "nodes": nodes, "owners": owners})
     meta = {}
     b = d.get("build") or {}
     if b.get("android"):
@@ -152,7 +168,49 @@ def compare(name, gold, lr):
             if ref_str(gn["ref"]) != ref_str(ln["ref"]):
                 diffs.append("%s reference: shark=%s leakray=%s" % (where, ref_str(gn["ref"]).strip(),
                                                                    ref_str(ln["ref"]).strip()))
+        # goldens written before the owners were kept have none: nothing to compare
+        for i, (go, lo) in enumerate(zip(g.get("owners") or [], l.get("owners") or [])):
+            if go != lo:
+                diffs.append("trace %s: node %d (%s) owner: shark=%s leakray=%s"
+                             % (k, i, g["nodes"][i]["class"], go, lo))
     return ["%s: %s" % (name, d) for d in diffs]
+
+
+def size_lines(path):
+    # Shark writes U+200B before the leaking object's lines (a terminal trick): left out
+    with open(path, encoding="utf-8") as f:
+        return [l.rstrip("\n").replace("\u200b", "") for l in f
+                if "Retaining" in l or "bytes retained" in l]
+
+
+def sizes(name, shark_txt, leakray_txt):
+    g, l = size_lines(shark_txt), size_lines(leakray_txt)
+    diffs = []
+    for i in range(max(len(g), len(l))):
+        a = g[i].strip() if i < len(g) else "(none)"
+        b = l[i].strip() if i < len(l) else "(none)"
+        if a != b:
+            diffs.append("%s: size line %d: shark=%s leakray=%s" % (name, i + 1, a, b))
+    return diffs, len(g)
+
+
+def report(name, diffs, known, what):
+    new = [d for d in diffs if d not in known]
+    for d in diffs:
+        print(("NEW  " if d in new else "known ") + d)
+    for d in sorted(known - set(diffs)):
+        print("fixed (drop from the known list) " + d)
+    print("%s: %s, %d differences (%d new)" % (name, what, len(diffs), len(new)))
+    return 1 if new else 0
+
+
+def known_lines(argv, i, name, kind):
+    if len(argv) <= i:
+        return set()
+    with open(argv[i], encoding="utf-8") as f:
+        lines = {l.rstrip("\n") for l in f if l.startswith(name + ": ")}
+    sized = {l for l in lines if l.startswith(name + ": size line ")}
+    return sized if kind == "sizes" else lines - sized
 
 
 def main(argv):
@@ -164,19 +222,12 @@ def main(argv):
         return 0
     if len(argv) in (5, 6) and argv[1] == "compare":
         name, gold, lr = argv[2], json.load(open(argv[3])), json.load(open(argv[4]))
-        known = set()
-        if len(argv) == 6:
-            known = {l.rstrip("\n") for l in open(argv[5], encoding="utf-8")
-                     if l.startswith(name + ": ")}
-        diffs = compare(name, gold, lr)
-        new = [d for d in diffs if d not in known]
-        for d in diffs:
-            print(("NEW  " if d in new else "known ") + d)
-        for d in sorted(known - set(diffs)):
-            print("fixed (drop from the known list) " + d)
-        print("%s: %d traces in shark, %d in leakray, %d differences (%d new)"
-              % (name, len(gold["traces"]), len(lr["traces"]), len(diffs), len(new)))
-        return 1 if new else 0
+        return report(name, compare(name, gold, lr), known_lines(argv, 5, name, "compare"),
+                      "%d traces in shark, %d in leakray" % (len(gold["traces"]), len(lr["traces"])))
+    if len(argv) in (5, 6) and argv[1] == "sizes":
+        name = argv[2]
+        diffs, n = sizes(name, argv[3], argv[4])
+        return report(name, diffs, known_lines(argv, 5, name, "sizes"), "%d size lines in shark" % n)
     sys.stderr.write(__doc__ if __doc__ else "usage: see the header of shark_parity.py\n")
     return 2
 

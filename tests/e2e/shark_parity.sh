@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # shark_parity.sh: `leakray analyze` against Shark, LeakCanary's analyzer. The goldens in
 # tests/e2e/expected/shark/ are Shark's own analysis (scripts/golden-shark.sh) of the Android
-# fixtures dialer.android-hprof and test-dump.hprof and of fresh dumps of the three Java leak
-# programs (tests/programs/leaks, demo, shark2), reduced by shark_parity.py to leaking objects, trace nodes (class, reference,
-# Leaking status, `~~~` suspects), reasons, watch labels and signatures, plus Shark's size
-# lines on the dialer, which `--size-model shark` must print. Every point where
+# fixtures dialer.android-hprof and test-dump.hprof and of fresh dumps of the Java leak
+# programs (tests/programs/leaks, demo, shark2, shark4), reduced by shark_parity.py to leaking
+# objects, trace nodes (class, reference and its declaring class, Leaking status, `~~~`
+# suspects), reasons, watch labels and signatures, plus Shark's size lines on the dialer and
+# the two shark4 dumps, which `--size-model shark` must print. Every point where
 # leakray and Shark differ is listed in expected/shark/known-differences.txt and explained in
 # docs/design.md ("Parity with Shark"); any other difference fails. When the Shark jars are
 # already fetched (scripts/shark-peer.sh --check; never fetched here) the same fresh dumps are
@@ -67,13 +68,32 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
     javac -d "$work/sizes" "$LEAKRAY_SRC"/tests/programs/leaks/KeyedWeakReference.java \
         "$LEAKRAY_SRC"/tests/programs/shark2/ShapesDemo.java
     java -cp "$work/sizes" com.example.shapes.ShapesDemo "$work/shapes.hprof" > /dev/null
+    # tests/programs/shark4: shapes no other program has (an executor's queue, an ArrayDeque,
+    # an LRU map's key, an enum constant's body, a shutdown hook, the default uncaught
+    # exception handler, an interface constant, an AtomicReference, a SoftReference only, a
+    # control that dies) and watched objects at the edges (nested, a class, a loader, a
+    # thread, a field a subclass hides, an array, a proxy's handler)
+    mkdir -p "$work/shark4"
+    javac -d "$work/shark4" "$LEAKRAY_SRC"/tests/programs/leaks/KeyedWeakReference.java \
+        "$LEAKRAY_SRC"/tests/programs/shark4/*.java
+    java -cp "$work/shark4" com.example.fresh.FreshShapes "$work/fresh.hprof" > /dev/null
+    java -cp "$work/shark4" com.example.edge.EdgeShapes "$work/edge.hprof" > /dev/null
+    for name in fresh edge; do
+        check "$name" "$work/$name.hprof"
+        "$LEAKRAY" analyze "$work/$name.hprof" --no-timing --no-suspects --size-model shark \
+            > "$work/$name.shark-sizes.out"
+        python3 "$py" sizes "$name" "$exp/$name.retaining.txt" "$work/$name.shark-sizes.out" \
+            "$known" > "$work/$name.sizes.diff" ||
+            { status=1; echo "FAIL: $name --size-model shark figures differ from Shark's" >&2; }
+        grep -v '^known ' "$work/$name.sizes.diff" || true
+    done
     check leaks "$work/leaks.hprof"
     check demo "$work/demo.hprof"
     check sizes "$work/sizes.hprof"
     check zero "$work/zero.hprof"
     check shapes "$work/shapes.hprof"
     if [ "$live" = 1 ]; then
-        for name in leaks demo sizes zero shapes; do
+        for name in leaks demo sizes zero shapes fresh edge; do
             "$LEAKRAY_SRC/scripts/shark-peer.sh" --hprof "$work/$name.hprof" analyze --json \
                 > "$work/$name.shark.json"
             python3 "$py" norm-shark "$work/$name.shark.json" > "$work/$name.shark.canon"
@@ -84,6 +104,14 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
             python3 "$py" compare "$name" "$work/$name.shark.canon" "$work/$name.lr.canon" \
                 "$known" > "$work/$name.live" || { status=1; cat "$work/$name.live" >&2; }
             tail -1 "$work/$name.live" | sed 's/^/live: /'
+        done
+        for name in fresh edge; do
+            "$LEAKRAY_SRC/scripts/shark-peer.sh" --hprof "$work/$name.hprof" analyze \
+                > "$work/$name.shark.txt"
+            python3 "$py" sizes "$name" "$work/$name.shark.txt" "$work/$name.shark-sizes.out" \
+                "$known" > "$work/$name.live-sizes" ||
+                { status=1; cat "$work/$name.live-sizes" >&2; }
+            tail -1 "$work/$name.live-sizes" | sed 's/^/live: /'
         done
     else
         echo "note: Shark jars not fetched (scripts/shark-peer.sh --fetch); live check skipped"
