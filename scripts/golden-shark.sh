@@ -72,7 +72,8 @@ golden four --hprof "$work/four.hprof"
 mkdir -p "$work/shark4"
 javac -d "$work/shark4" "$src"/tests/programs/leaks/KeyedWeakReference.java \
     "$src"/tests/programs/shark4/*.java
-for prog in fresh:com.example.fresh.FreshShapes edge:com.example.edge.EdgeShapes; do
+for prog in fresh:com.example.fresh.FreshShapes edge:com.example.edge.EdgeShapes \
+        box:com.example.box.BoxShapes; do
     name=${prog%%:*}
     java -cp "$work/shark4" "${prog#*:}" "$work/$name.hprof" > /dev/null
     golden "$name" --hprof "$work/$name.hprof"

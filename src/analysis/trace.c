@@ -1389,6 +1389,23 @@ lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *l
     for (uint32_t gi = 0; gi < out->n_groups; gi++) {
         trace_group *gr = &out->groups[gi];
         gr->retained = gr->retained_count = 0;
+        if (o && o->weight == trace_shark_weight) {
+            /* Shark's group total: per trace the most any of its leaking objects retains
+             * (LeakTrace.retainedHeapByteSize), summed over the group's traces, so what two
+             * leaking objects share and neither dominates counts in neither */
+            for (uint32_t k = 0; k < gr->n; k++) {
+                const trace *t = &out->traces[gr->traces[k]];
+                uint64_t b = 0, c = 0;
+                for (uint32_t j = 0; j < t->n; j++)
+                    if (t->el[j].status == TRACE_YES && t->el[j].has_retained) {
+                        b = t->el[j].retained > b ? t->el[j].retained : b;
+                        c = t->el[j].retained_count > c ? t->el[j].retained_count : c;
+                    }
+                gr->retained += b;
+                gr->retained_count += c;
+            }
+            continue;
+        }
         if (gi >= TRACE_EXACT_GROUPS) {
             /* many groups: sum the dominator sizes of leaking objects no other leaking
              * object of the group dominates (a lower bound of the exact value) */

@@ -124,11 +124,52 @@ int trace_dom_filter(const graph *g, edge_ix e, void *ctx)
     return rules_edge_class(ctx, x, e, &lib) != RULES_DROP;
 }
 
+/* Whether x is an array of boxed primitives (java.lang.Integer[] and the seven others), whose
+ * references Shark 2.14 never follows (ObjectArrayReferenceReader's skippable wrapper
+ * arrays): it weighs them into the array instead. */
+static int shark_wrapper_array(const graph *g, node_ix x)
+{
+    static const char *const boxes[] = {"Boolean[]", "Character[]", "Float[]", "Double[]",
+                                        "Byte[]",    "Short[]",     "Integer[]", "Long[]"};
+    if (g->node_kind[x] != GRAPH_KIND_OBJ_ARRAY)
+        return 0;
+    class_ix c = graph_node_class(g, x);
+    if (c >= g->n_classes)
+        return 0;
+    const char *n = graph_str(g, g->classes[c].name);
+    if (strncmp(n, "java.lang.", 10))
+        return 0;
+    for (size_t i = 0; i < sizeof boxes / sizeof *boxes; i++)
+        if (!strcmp(n + 10, boxes[i]))
+            return 1;
+    return 0;
+}
+
+static uint64_t shark_shallow(const graph *g, node_ix x);
+
+/* A wrapper array as Shark weighs it: its elements, plus the first non-null element's weight
+ * once per non-null element (the graph's edges out of an array are its non-null elements). */
+static uint64_t shark_wrapper_weight(const graph *g, node_ix x)
+{
+    uint64_t s = (uint64_t)graph_node_len(g, x) * (g->id_size ? g->id_size : 4);
+    uint64_t n = 0, one = 0;
+    for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT)
+            continue;
+        node_ix y = g->edge_to[e];
+        if (!n++ && y < g->n_nodes && g->node_kind[y] == GRAPH_KIND_INSTANCE)
+            one = shark_shallow(g, y);
+    }
+    return s + n * one;
+}
+
 /* Shark's shallow size of node x, without native bytes. */
 static uint64_t shark_shallow(const graph *g, node_ix x)
 {
     switch (g->node_kind[x]) {
     case GRAPH_KIND_OBJ_ARRAY:
+        if (shark_wrapper_array(g, x))
+            return shark_wrapper_weight(g, x);
         return (uint64_t)graph_node_len(g, x) * (g->id_size ? g->id_size : 4);
     case GRAPH_KIND_PRIM_ARRAY: {
         class_ix c = graph_node_class(g, x);
@@ -181,9 +222,11 @@ int trace_shark_filter(const graph *g, edge_ix e, void *ctx)
     const trace_shark_ctx *c = ctx;
     if (!trace_dom_filter(g, e, (void *)c->rs))
         return 0;
+    node_ix from = graph_edge_from(g, e);
+    if (from < g->n_nodes && shark_wrapper_array(g, from))
+        return 0;
     if (c->string_class == GRAPH_NONE)
         return 1;
-    node_ix from = graph_edge_from(g, e);
     return graph_node_class(g, from) != c->string_class ||
            g->node_kind[from] != GRAPH_KIND_INSTANCE;
 }

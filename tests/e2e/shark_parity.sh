@@ -72,13 +72,16 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
     # an LRU map's key, an enum constant's body, a shutdown hook, the default uncaught
     # exception handler, an interface constant, an AtomicReference, a SoftReference only, a
     # control that dies) and watched objects at the edges (nested, a class, a loader, a
-    # thread, a field a subclass hides, an array, a proxy's handler)
+    # thread, a field a subclass hides, an array, a proxy's handler) and what sizes weigh
+    # (boxed-value arrays, strings, a buffer two leaking objects share, a cycle, a main-thread
+    # local)
     mkdir -p "$work/shark4"
     javac -d "$work/shark4" "$LEAKRAY_SRC"/tests/programs/leaks/KeyedWeakReference.java \
         "$LEAKRAY_SRC"/tests/programs/shark4/*.java
     java -cp "$work/shark4" com.example.fresh.FreshShapes "$work/fresh.hprof" > /dev/null
     java -cp "$work/shark4" com.example.edge.EdgeShapes "$work/edge.hprof" > /dev/null
-    for name in fresh edge; do
+    java -cp "$work/shark4" com.example.box.BoxShapes "$work/box.hprof" > /dev/null
+    for name in fresh edge box; do
         check "$name" "$work/$name.hprof"
         "$LEAKRAY" analyze "$work/$name.hprof" --no-timing --no-suspects --size-model shark \
             > "$work/$name.shark-sizes.out"
@@ -93,7 +96,7 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
     check zero "$work/zero.hprof"
     check shapes "$work/shapes.hprof"
     if [ "$live" = 1 ]; then
-        for name in leaks demo sizes zero shapes fresh edge; do
+        for name in leaks demo sizes zero shapes fresh edge box; do
             "$LEAKRAY_SRC/scripts/shark-peer.sh" --hprof "$work/$name.hprof" analyze --json \
                 > "$work/$name.shark.json"
             python3 "$py" norm-shark "$work/$name.shark.json" > "$work/$name.shark.canon"
@@ -105,7 +108,7 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
                 "$known" > "$work/$name.live" || { status=1; cat "$work/$name.live" >&2; }
             tail -1 "$work/$name.live" | sed 's/^/live: /'
         done
-        for name in fresh edge; do
+        for name in fresh edge box; do
             "$LEAKRAY_SRC/scripts/shark-peer.sh" --hprof "$work/$name.hprof" analyze \
                 > "$work/$name.shark.txt"
             python3 "$py" sizes "$name" "$work/$name.shark.txt" "$work/$name.shark-sizes.out" \
