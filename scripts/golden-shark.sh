@@ -73,7 +73,7 @@ mkdir -p "$work/shark4"
 javac -d "$work/shark4" "$src"/tests/programs/leaks/KeyedWeakReference.java \
     "$src"/tests/programs/shark4/*.java
 for prog in fresh:com.example.fresh.FreshShapes edge:com.example.edge.EdgeShapes \
-        box:com.example.box.BoxShapes; do
+        box:com.example.box.BoxShapes keys:com.example.keys.KeyShapes; do
     name=${prog%%:*}
     java -cp "$work/shark4" "${prog#*:}" "$work/$name.hprof" > /dev/null
     golden "$name" --hprof "$work/$name.hprof"

@@ -8,7 +8,8 @@
 # watch labels, GC root, signature, and leak/unreachable counts, and apart from the nodes (so
 # reductions of the nodes alone, tests/e2e/agent_golden.py, keep their form) the simple name of
 # the class declaring each field reference ("owners": `BaseHolder.slot` where a subclass
-# declares a `slot` of its own). Ids, sizes and timings go.
+# declares a `slot` of its own). Ids (also in the names of map entries under keys that are no
+# strings), sizes and timings go.
 #   shark_parity.py norm-shark SHARK.json > CANON.json
 #   shark_parity.py norm-leakray LEAKRAY.json > CANON.json
 #   shark_parity.py compare NAME GOLDEN.json LEAKRAY_CANON.json [KNOWN.txt]
@@ -22,6 +23,9 @@ import json
 import re
 import sys
 
+# a map entry under a key that is no string is named after the key object's id
+# ("HashMap[instance @28039014616 of java.lang.Integer]"), which changes per run
+OBJECT_ID = re.compile(r"instance @[0-9]+ of ")
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 STATUS = {"LEAKING": "YES", "NOT_LEAKING": "NO", "UNKNOWN": "UNKNOWN",
@@ -64,6 +68,10 @@ def keep_labels(last):
     return labels
 
 
+def stable_name(name):
+    return OBJECT_ID.sub("instance @N of ", name)
+
+
 def simple(cls):
     return cls.rsplit(".", 1)[-1] if cls else None
 
@@ -79,7 +87,8 @@ def norm_shark(d):
                 ref = None
                 if "reference" in e:
                     r = e["reference"]
-                    ref = {"type": r["type"].lower(), "name": r["name"] if r["type"] != "LOCAL" else "",
+                    ref = {"type": r["type"].lower(),
+                           "name": stable_name(r["name"]) if r["type"] != "LOCAL" else "",
                            "suspect": r["suspect"]}
                 nodes.append(node(e["class"], e["type"], e["leaking"], e["reason"], ref))
                 owners.append(simple(e["reference"].get("owning_class"))
@@ -104,7 +113,7 @@ def norm_leakray(d):
             ref = None
             if "reference" in e:
                 r = e["reference"]
-                ref = {"type": r["type"], "name": r["name"], "suspect": r["suspect"]}
+                ref = {"type": r["type"], "name": stable_name(r["name"]), "suspect": r["suspect"]}
             nodes.append(node(e["class"], e["type"], e["leaking"], e["reason"], ref))
             owners.append(simple(e["reference"].get("owner"))
                           if ref and ref["type"] in FIELD_REFS else None)

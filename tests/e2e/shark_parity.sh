@@ -74,14 +74,15 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
     # control that dies) and watched objects at the edges (nested, a class, a loader, a
     # thread, a field a subclass hides, an array, a proxy's handler) and what sizes weigh
     # (boxed-value arrays, strings, a buffer two leaking objects share, a cycle, a main-thread
-    # local)
+    # local) and how map entries are named and ties between equally short paths broken
     mkdir -p "$work/shark4"
     javac -d "$work/shark4" "$LEAKRAY_SRC"/tests/programs/leaks/KeyedWeakReference.java \
         "$LEAKRAY_SRC"/tests/programs/shark4/*.java
     java -cp "$work/shark4" com.example.fresh.FreshShapes "$work/fresh.hprof" > /dev/null
     java -cp "$work/shark4" com.example.edge.EdgeShapes "$work/edge.hprof" > /dev/null
     java -cp "$work/shark4" com.example.box.BoxShapes "$work/box.hprof" > /dev/null
-    for name in fresh edge box; do
+    java -cp "$work/shark4" com.example.keys.KeyShapes "$work/keys.hprof" > /dev/null
+    for name in fresh edge box keys; do
         check "$name" "$work/$name.hprof"
         "$LEAKRAY" analyze "$work/$name.hprof" --no-timing --no-suspects --size-model shark \
             > "$work/$name.shark-sizes.out"
@@ -96,7 +97,7 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
     check zero "$work/zero.hprof"
     check shapes "$work/shapes.hprof"
     if [ "$live" = 1 ]; then
-        for name in leaks demo sizes zero shapes fresh edge box; do
+        for name in leaks demo sizes zero shapes fresh edge box keys; do
             "$LEAKRAY_SRC/scripts/shark-peer.sh" --hprof "$work/$name.hprof" analyze --json \
                 > "$work/$name.shark.json"
             python3 "$py" norm-shark "$work/$name.shark.json" > "$work/$name.shark.canon"
@@ -108,7 +109,7 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
                 "$known" > "$work/$name.live" || { status=1; cat "$work/$name.live" >&2; }
             tail -1 "$work/$name.live" | sed 's/^/live: /'
         done
-        for name in fresh edge box; do
+        for name in fresh edge box keys; do
             "$LEAKRAY_SRC/scripts/shark-peer.sh" --hprof "$work/$name.hprof" analyze \
                 > "$work/$name.shark.txt"
             python3 "$py" sizes "$name" "$work/$name.shark.txt" "$work/$name.shark-sizes.out" \
