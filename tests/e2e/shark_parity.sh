@@ -74,7 +74,9 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
     # control that dies) and watched objects at the edges (nested, a class, a loader, a
     # thread, a field a subclass hides, an array, a proxy's handler) and what sizes weigh
     # (boxed-value arrays, strings, a buffer two leaking objects share, a cycle, a main-thread
-    # local) and how map entries are named and ties between equally short paths broken
+    # local), how map entries are named and ties between equally short paths broken, and JDK
+    # machinery (a Cleaner action, an inherited ThreadLocal, Hashtable, a synchronized list,
+    # List.of, the system properties)
     mkdir -p "$work/shark4"
     javac -d "$work/shark4" "$LEAKRAY_SRC"/tests/programs/leaks/KeyedWeakReference.java \
         "$LEAKRAY_SRC"/tests/programs/shark4/*.java
@@ -82,11 +84,13 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
     java -cp "$work/shark4" com.example.edge.EdgeShapes "$work/edge.hprof" > /dev/null
     java -cp "$work/shark4" com.example.box.BoxShapes "$work/box.hprof" > /dev/null
     java -cp "$work/shark4" com.example.keys.KeyShapes "$work/keys.hprof" > /dev/null
-    for name in fresh edge box keys; do
+    java -cp "$work/shark4" com.example.jdk.JdkShapes "$work/jdk.hprof" > /dev/null
+    for name in fresh edge box keys jdk; do
         check "$name" "$work/$name.hprof"
         "$LEAKRAY" analyze "$work/$name.hprof" --no-timing --no-suspects --size-model shark \
             > "$work/$name.shark-sizes.out"
-        python3 "$py" sizes "$name" "$exp/$name.retaining.txt" "$work/$name.shark-sizes.out" \
+        python3 "$py" sizes-no-threads "$name" "$exp/$name.retaining.txt" \
+            "$work/$name.shark-sizes.out" \
             "$known" > "$work/$name.sizes.diff" ||
             { status=1; echo "FAIL: $name --size-model shark figures differ from Shark's" >&2; }
         grep -v '^known ' "$work/$name.sizes.diff" || true
@@ -97,7 +101,7 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
     check zero "$work/zero.hprof"
     check shapes "$work/shapes.hprof"
     if [ "$live" = 1 ]; then
-        for name in leaks demo sizes zero shapes fresh edge box keys; do
+        for name in leaks demo sizes zero shapes fresh edge box keys jdk; do
             "$LEAKRAY_SRC/scripts/shark-peer.sh" --hprof "$work/$name.hprof" analyze --json \
                 > "$work/$name.shark.json"
             python3 "$py" norm-shark "$work/$name.shark.json" > "$work/$name.shark.canon"
@@ -109,10 +113,11 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
                 "$known" > "$work/$name.live" || { status=1; cat "$work/$name.live" >&2; }
             tail -1 "$work/$name.live" | sed 's/^/live: /'
         done
-        for name in fresh edge box keys; do
+        for name in fresh edge box keys jdk; do
             "$LEAKRAY_SRC/scripts/shark-peer.sh" --hprof "$work/$name.hprof" analyze \
                 > "$work/$name.shark.txt"
-            python3 "$py" sizes "$name" "$work/$name.shark.txt" "$work/$name.shark-sizes.out" \
+            python3 "$py" sizes-no-threads "$name" "$work/$name.shark.txt" \
+                "$work/$name.shark-sizes.out" \
                 "$known" > "$work/$name.live-sizes" ||
                 { status=1; cat "$work/$name.live-sizes" >&2; }
             tail -1 "$work/$name.live-sizes" | sed 's/^/live: /'

@@ -98,6 +98,22 @@ public class EdgeShapes {
         return o;
     }
 
+    // waits (up to 5 s) until the named threads are parked, so their frames, and what their
+    // locals and parkBlocker hold, are the same in every dump
+    static void settle(String... names) throws InterruptedException {
+        for (int i = 0; i < 500; i++) {
+            boolean parked = true;
+            for (Thread t : Thread.getAllStackTraces().keySet())
+                for (String n : names)
+                    if (t.getName().startsWith(n) && t.getState() != Thread.State.WAITING
+                            && t.getState() != Thread.State.TIMED_WAITING)
+                        parked = false;
+            if (parked)
+                return;
+            Thread.sleep(10);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         outer = watch(new Screen("nested-outer", 21_000), "nested-outer");
         outer.child = watch(new Screen("nested-inner", 22_000), "nested-inner");
@@ -120,6 +136,7 @@ public class EdgeShapes {
                 new Class<?>[] {Greeter.class},
                 new ScreenHandler(watch(new Screen("proxy", 24_000), "proxy")));
 
+        settle("edge-parker");
         KeyedWeakReference.heapDumpUptimeMillis = 30000L;
         ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).dumpHeap(args[0], true);
     }

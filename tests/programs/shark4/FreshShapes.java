@@ -136,6 +136,22 @@ public class FreshShapes {
         return s;
     }
 
+    // waits (up to 5 s) until the named threads are parked, so their frames, and what their
+    // locals and parkBlocker hold, are the same in every dump
+    static void settle(String... names) throws InterruptedException {
+        for (int i = 0; i < 500; i++) {
+            boolean parked = true;
+            for (Thread t : Thread.getAllStackTraces().keySet())
+                for (String n : names)
+                    if (t.getName().startsWith(n) && t.getState() != Thread.State.WAITING
+                            && t.getState() != Thread.State.TIMED_WAITING)
+                        parked = false;
+            if (parked)
+                return;
+            Thread.sleep(10);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         CountDownLatch busy = new CountDownLatch(1);
         WORKER.execute(new Runnable() {
@@ -166,6 +182,7 @@ public class FreshShapes {
         softScreen = new SoftReference<>(watched("soft-only", 19_000));
         watched("dies", 20_000);
 
+        settle("pool-1-thread-1");
         KeyedWeakReference.heapDumpUptimeMillis = 30000L;
         ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).dumpHeap(args[0], true);
         RELEASE.countDown();

@@ -117,6 +117,22 @@ public class KeyShapes {
         return s;
     }
 
+    // waits (up to 5 s) until the named threads are parked, so their frames, and what their
+    // locals and parkBlocker hold, are the same in every dump
+    static void settle(String... names) throws InterruptedException {
+        for (int i = 0; i < 500; i++) {
+            boolean parked = true;
+            for (Thread t : Thread.getAllStackTraces().keySet())
+                for (String n : names)
+                    if (t.getName().startsWith(n) && t.getState() != Thread.State.WAITING
+                            && t.getState() != Thread.State.TIMED_WAITING)
+                        parked = false;
+            if (parked)
+                return;
+            Thread.sleep(10);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         BY_INT.put(1, new Screen("alive", 10));
         BY_INT.put(70_000, watched("int-key", 31_000));
@@ -137,6 +153,7 @@ public class KeyShapes {
         h.start();
         h.started.await();
 
+        settle("key-holder");
         KeyedWeakReference.heapDumpUptimeMillis = 30000L;
         ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).dumpHeap(args[0], true);
     }
