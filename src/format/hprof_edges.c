@@ -386,23 +386,10 @@ lr_status hprof_build_edges(rd *r)
         bound += blk_slots[b];
     }
     lr_status st = graph_check_size(g, 0, bound, "reference slots (null or not)", r->err);
-    if (r->count_edges || st != LR_OK) {
-        free(r->spare); /* no edge array takes its pages over */
-        r->spare = NULL;
-    }
     /* Counting only (info): every reference is resolved as below, nothing is stored, and the
      * graph is left without edges (first_edge NULL), 9 bytes per edge and 4 per node less. */
     if (st == LR_OK && !r->count_edges) {
-        /* The edge targets reuse the id array's pages when there is one (r->spare): shrunk
-         * (or grown) first, so no more is held at once than with a fresh array, and the
-         * pages are not zeroed again by the kernel. Every slot up to the count is written. */
-        if (r->spare) {
-            g->edge_to = err_reallocarray(r->spare, bound ? bound : 1, sizeof *g->edge_to);
-            if (g->edge_to)
-                r->spare = NULL;
-        } else {
-            g->edge_to = err_mallocarray(bound ? bound : 1, sizeof *g->edge_to);
-        }
+        g->edge_to = err_mallocarray(bound ? bound : 1, sizeof *g->edge_to);
         g->first_edge = err_mallocarray((size_t)n + 1, sizeof *g->first_edge);
         g->edge_kind = err_mallocarray(bound ? bound : 1, sizeof *g->edge_kind);
         if (!g->first_edge || !g->edge_to || !g->edge_kind)
@@ -721,8 +708,8 @@ static lr_status pack_offsets(rd *r, hp_state *st)
     return LR_OK;
 }
 
-/* Hands the per-class tables and the record offsets over to the graph and drops the per-node
- * ids that loading needed: from here on graph.derive reads them back. */
+/* Hands the per-class tables and the record offsets over to the graph: from here on
+ * graph.derive reads ids, sizes and names back (while loading, hprof_read.c's reader did). */
 lr_status hprof_compact(rd *r)
 {
     graph *g = r->g;
@@ -730,6 +717,7 @@ lr_status hprof_compact(rd *r)
     hp_state *st = err_calloc(1, sizeof *st);
     if (!st)
         return hprof_nomem(r);
+    g->derive = NULL; /* the loader's id reader (hprof_read.c) ends here: fmt_state changes */
     g->fmt_state = st;
     g->fmt_free = hp_state_free;
     static uint64_t serials;
@@ -755,8 +743,6 @@ lr_status hprof_compact(rd *r)
     for (class_ix c = 0; c < r->n_cls; c++)
         st->cls_len[c] = sat32(r, r->cls[c].end - r->cls[c].off);
     LR_TRY(graph_index_class_nodes(g, r->err));
-    free(g->node_id);
-    g->node_id = NULL;
     LR_TRY(pack_offsets(r, st));
     g->derive = &HP_DERIVE;
     return LR_OK;

@@ -252,9 +252,9 @@ typedef struct rd {
     uint32_t n_prim_order;
     char *scratch;
     size_t cap_scratch;
-    /* The id array (8 bytes a node) once the rank index no longer needs it: the edge targets
-     * take its pages over (hprof_build_edges) instead of first-touching fresh zeroed ones. */
-    void *spare;
+    /* pass 2's scan of the objects' ids (nodes from n_cls on) for the index: no id is kept
+     * per node while loading, so the index's first pass is made while pass 2 reads them */
+    graph_id_scan obj_ids;
 } rd;
 
 /* ---- shared helpers (growable arrays: the ceiling is the file size) ---- */

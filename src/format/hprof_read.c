@@ -40,12 +40,26 @@ lr_status hprof_nomem(rd *r)
     return LR_FAIL(r->err, LR_ERR_NOMEM, "%s: out of memory", r->name);
 }
 
+/* ---- ids while loading ---- */
+
+/* While loading, a node's id is read back from its record (at the offset pass 2 stores; the
+ * id comes first in every kind) instead of kept 8 bytes a node: the id index, the class-node
+ * merge and the lookups of a dump without the rank index read ids through graph_node_id().
+ * g->fmt_state is the reader until hprof_compact hands the graph its read-back state. */
+static uint64_t load_node_id(const graph *g, node_ix n)
+{
+    const rd *r = g->fmt_state;
+    return rd_id(r->d + rec_get(r, n), r->ids);
+}
+static const graph_derive LOAD_DERIVE = {.node_id = load_node_id};
+
 /* ---- class nodes in id order ---- */
 
 typedef struct cnode {
     uint64_t id, off;
     uint8_t heap;
     class_ix cls;
+    node_ix at; /* the first object whose id is above this class's */
 } cnode;
 
 static int cmp_cnode(const void *a, const void *b)
@@ -54,49 +68,96 @@ static int cmp_cnode(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Moves the per-node arrays of nodes [src, src + len) down to dst (dst <= src). */
+static void move_nodes(rd *r, node_ix dst, node_ix src, uint32_t len)
+{
+    graph *g = r->g;
+    if (dst == src || len == 0)
+        return;
+    if (r->rec32)
+        memmove(r->rec32 + dst, r->rec32 + src, (size_t)len * sizeof *r->rec32);
+    else
+        memmove(r->rec64 + dst, r->rec64 + src, (size_t)len * sizeof *r->rec64);
+    if (g->node_class16)
+        memmove(g->node_class16 + dst, g->node_class16 + src, (size_t)len * 2);
+    else
+        memmove(g->node_class + dst, g->node_class + src, (size_t)len * sizeof *g->node_class);
+    memmove(g->node_kind + dst, g->node_kind + src, len); /* node_type is the same array */
+    if (g->node_heap)
+        memmove(g->node_heap + dst, g->node_heap + src, len);
+}
+
 /* HotSpot writes every CLASS_DUMP first and then the objects in address order, so with the
- * class nodes merged in by id the whole node_id array is ascending, graph_build_index needs
- * no sort and id lookups walk memory forwards. Done only when the objects are ascending. */
-static lr_status merge_class_nodes(rd *r)
+ * class nodes merged in by id the whole node order is id order, graph_build_index needs no
+ * sort and id lookups walk memory forwards. Done only when the objects are ascending (pass
+ * 2's scan of their ids, r->obj_ids, says so): a binary search over the objects' ids (read
+ * back from their records: no id is kept per node) places each class after the objects
+ * whose ids are not above its own, and the objects between two classes move down as one
+ * run. *out: the scan of every node's id in the final order, for graph_build_index. */
+static lr_status merge_class_nodes(rd *r, graph_id_scan *out)
 {
     graph *g = r->g;
     uint32_t c = r->n_cls, n = g->n_nodes;
-    for (uint32_t i = c + 1; i < n; i++)
-        if (g->node_id[i] < g->node_id[i - 1])
-            return LR_OK;
-    if (c == 0 || c == n)
+    graph_id_scan *obj = &r->obj_ids; /* nodes [c, n) */
+    LR_ASSERT(obj->lo == c && obj->hi == n);
+    if (c == 0 || c == n || !obj->sorted) {
+        /* node order stays: the class nodes' ids, then the objects' */
+        graph_id_scan_init(out, 0, n / 128 + 32);
+        for (uint32_t i = 0; i < c; i++)
+            graph_id_scan_add(out, g->classes[i].id);
+        graph_id_scan_join(out, obj);
         return LR_OK;
+    }
+    graph_id_scan_init(out, 0, 0);
+    LR_ASSERT(g->node_type == g->node_kind);
     cnode *t = err_mallocarray(c, sizeof *t);
     if (!t)
         return hprof_nomem(r);
     for (uint32_t i = 0; i < c; i++)
-        t[i] = (cnode){g->node_id[i], rec_get(r, i), g->node_heap ? g->node_heap[i] : 0, i};
+        t[i] = (cnode){g->classes[i].id, rec_get(r, i), g->node_heap ? g->node_heap[i] : 0, i,
+                       0};
     qsort(t, c, sizeof *t, cmp_cnode);
-    /* Forward merge: the write position never passes the next unread object (it trails it
-     * by the number of classes not yet placed), so the object arrays merge in place. */
-    uint32_t w = 0, oi = c, ci = 0;
-    for (; w < n; w++) {
-        if (ci < c && (oi == n || t[ci].id < g->node_id[oi])) {
-            g->node_id[w] = t[ci].id;
-            rec_set(r, w, t[ci].off);
-            cls_put(g->node_class, g->node_class16, w, GRAPH_NONE);
-            g->node_kind[w] = GRAPH_KIND_CLASS;
-            g->node_type[w] = GRAPH_KIND_CLASS;
-            if (g->node_heap)
-                g->node_heap[w] = t[ci].heap;
-            g->classes[t[ci].cls].node = w;
-            ci++;
-        } else {
-            g->node_id[w] = g->node_id[oi];
-            rec_set(r, w, rec_get(r, oi));
-            cls_put(g->node_class, g->node_class16, w, graph_node_class(g, oi));
-            g->node_kind[w] = g->node_kind[oi];
-            g->node_type[w] = g->node_type[oi];
-            if (g->node_heap)
-                g->node_heap[w] = g->node_heap[oi];
-            oi++;
+    int strict = obj->strict;
+    uint64_t spread = obj->spread | (t[0].id - obj->first);
+    for (uint32_t k = 0; k < c; k++) {
+        uint32_t lo = k ? t[k - 1].at : c, hi = n;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (load_node_id(g, mid) <= t[k].id)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
+        t[k].at = lo;
+        if ((k && t[k - 1].id == t[k].id) || (lo > c && load_node_id(g, lo - 1) == t[k].id))
+            strict = 0;
+        spread |= t[k].id - t[0].id;
     }
+    /* Objects [from, t[k].at) move down by the c - k classes not yet placed, class k follows
+     * them; every move goes to lower nodes whose old contents have moved already. */
+    uint32_t from = c;
+    for (uint32_t k = 0; k <= c; k++) {
+        uint32_t to = k < c ? t[k].at : n;
+        move_nodes(r, from - (c - k), from, to - from);
+        from = to;
+        if (k == c)
+            break;
+        node_ix w = to - (c - k);
+        rec_set(r, w, t[k].off);
+        cls_put(g->node_class, g->node_class16, w, GRAPH_NONE);
+        g->node_kind[w] = GRAPH_KIND_CLASS;
+        if (g->node_heap)
+            g->node_heap[w] = t[k].heap;
+        g->classes[t[k].cls].node = w;
+    }
+    out->hi = n;
+    out->sorted = 1;
+    out->strict = strict;
+    out->first = out->min = t[0].id < obj->min ? t[0].id : obj->min;
+    uint64_t omax = graph_id_scan_max(obj);
+    out->last = out->max = t[c - 1].id > omax ? t[c - 1].id : omax;
+    out->spread = spread;
+    graph_id_scan_free(obj);
     free(t);
     return LR_OK;
 }
@@ -471,6 +532,7 @@ typedef struct p2part {
     uint64_t unknown_class; /* DIAG_UNKNOWN_CLASS */
     uint64_t saturated;     /* DIAG_SIZE_SATURATED */
     uint64_t shallow;       /* sizes of the nodes filled (graph.shallow_total) */
+    graph_id_scan ids;      /* the ids of the nodes filled, with edges (rd.obj_ids) */
     lr_error err;
     lr_status st;
 } p2part;
@@ -519,7 +581,7 @@ static lr_status pass2_run(p2part *w)
     const unsigned ids = r->ids;
     const int shark = r->android;
     const int full = !r->no_edges;
-    uint64_t *nid = g->node_id;
+    graph_id_scan *sc = &w->ids;
     uint32_t *nsize = g->node_size; /* only without edges: otherwise read back (hp_node_size) */
     class_ix *ncls = g->node_class;
     uint16_t *ncls16 = g->node_class16;
@@ -586,8 +648,8 @@ static lr_status pass2_run(p2part *w)
                 if (last_c == GRAPH_NONE)
                     w->unknown_class++;
                 if (full) {
-                    nid[ni] = rd_id(d + p, ids);
                     rec_set(r, ni, p);
+                    graph_id_scan_add(sc, rd_id(d + p, ids));
                 }
                 cls_put(ncls, ncls16, ni, last_c);
                 if (nsize)
@@ -608,8 +670,8 @@ static lr_status pass2_run(p2part *w)
                 if (c == GRAPH_NONE)
                     w->unknown_class++;
                 if (full) {
-                    nid[ni] = rd_id(d + p, ids);
                     rec_set(r, ni, p);
+                    graph_id_scan_add(sc, rd_id(d + p, ids));
                 }
                 cls_put(ncls, ncls16, ni, c);
                 uint32_t sz = shark ? sat32_part(w, (uint64_t)len * ids) : vv_array(w, r->oop, len);
@@ -630,8 +692,8 @@ static lr_status pass2_run(p2part *w)
                 unsigned t = d[p + ids + 8], sz = type_size(t, ids);
                 class_ix c = r->prim_class[t]; /* made before pass 2 (pass2) */
                 if (full) {
-                    nid[ni] = rd_id(d + p, ids);
                     rec_set(r, ni, p);
+                    graph_id_scan_add(sc, rd_id(d + p, ids));
                 }
                 cls_put(ncls, ncls16, ni, c);
                 uint32_t size = shark ? sat32_part(w, (uint64_t)len * sz) : vv_array(w, sz, len);
@@ -664,6 +726,7 @@ static lr_status pass2_run(p2part *w)
             }
         }
     }
+    LR_ASSERT(!full || sc->hi == ni);
     w->ni = ni;
     w->root = nroot;
     w->shallow = shallow;
@@ -708,7 +771,15 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
         n_parts = 2;
         __atomic_add_fetch(&hprof_splits, 1, __ATOMIC_RELAXED);
     }
+    uint32_t cap = g->n_nodes / 128 + 32; /* run starts (graph_id_scan) */
+    for (uint32_t k = 0; k < 2; k++)
+        graph_id_scan_init(&parts[k].ids, parts[k].ni, cap);
     par_two(pass2_thread, &parts[0], &parts[1], n_parts == 2);
+    r->obj_ids = parts[0].ids;
+    if (n_parts == 2)
+        graph_id_scan_join(&r->obj_ids, &parts[1].ids);
+    else
+        graph_id_scan_free(&parts[1].ids);
     uint64_t shallow = 0;
     for (uint32_t k = 0; k < n_parts; k++) {
         diag_add(&g->diag, DIAG_UNKNOWN_CLASS, parts[k].unknown_class);
@@ -723,7 +794,6 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
     LR_ASSERT(n_parts == 1 || parts[0].ni == r->n_cls + r->split.node);
     node_ix ni = parts[n_parts - 1].ni;
     uint32_t nroot = parts[n_parts - 1].root;
-    uint64_t *nid = g->node_id;
     uint32_t *nsize = g->node_size;
     class_ix *ncls = g->node_class;
     uint16_t *ncls16 = g->node_class16;
@@ -731,11 +801,8 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
     LR_ASSERT(ni == g->n_nodes);
     /* Class nodes. */
     for (uint32_t i = 0; i < r->n_cls; i++) {
-        const graph_class *c = &g->classes[i];
-        if (full) {
-            nid[i] = c->id;
+        if (full)
             rec_set(r, i, r->cls[i].off);
-        }
         cls_put(ncls, ncls16, i, GRAPH_NONE);
         uint32_t sz = shark ? sat32(r, r->cls[i].end - r->cls[i].off + 1) : r->class_obj_size;
         if (nsize)
@@ -927,7 +994,7 @@ static void rd_free(rd *r)
     free(r->rec32);
     free(r->rec64);
     free(r->scratch);
-    free(r->spare);
+    graph_id_scan_free(&r->obj_ids);
 }
 
 /* Ids repeated by two object records: lookups find one of them. */
@@ -936,8 +1003,8 @@ static void count_duplicate_ids(graph *g)
     if (g->ids_strict || g->id_blk)
         return; /* the rank index is built only over unique ids */
     for (uint32_t k = 1; k < g->n_nodes; k++) {
-        uint64_t a = g->ids_sorted ? g->node_id[k - 1] : g->node_id[g->id_sorted[k - 1]];
-        uint64_t b = g->ids_sorted ? g->node_id[k] : g->node_id[g->id_sorted[k]];
+        uint64_t a = graph_node_id(g, g->ids_sorted ? k - 1 : g->id_sorted[k - 1]);
+        uint64_t b = graph_node_id(g, g->ids_sorted ? k : g->id_sorted[k]);
         if (a == b)
             diag_count(&g->diag, DIAG_DUPLICATE_ID);
     }
@@ -1037,15 +1104,17 @@ static lr_status load(rd *r, const fmt_opts *o)
         if (!(g->node_size = err_mallocarray(m, sizeof *g->node_size)))
             return hprof_nomem(r);
     } else {
-        /* ids are needed while references resolve, then read back (hprof_compact) */
-        g->node_id = err_mallocarray(m, sizeof *g->node_id);
+        /* ids are read back from the records while references resolve (load_node_id),
+         * then through the graph's read-back state (hprof_compact) */
+        g->fmt_state = r;
+        g->derive = &LOAD_DERIVE;
         if (r->n <= UINT32_MAX)
             r->rec32 = err_mallocarray(m, sizeof *r->rec32);
         else
             r->rec64 = err_mallocarray(m, sizeof *r->rec64);
         g->roots = err_calloc(r->n_roots ? r->n_roots : 1, sizeof *g->roots);
         r->root_ids = err_mallocarray(r->n_roots ? r->n_roots : 1, sizeof *r->root_ids);
-        if (!g->node_id || (!r->rec32 && !r->rec64) || !g->roots || !r->root_ids)
+        if ((!r->rec32 && !r->rec64) || !g->roots || !r->root_ids)
             return hprof_nomem(r);
     }
     phase_enter("hprof pass2");
@@ -1057,14 +1126,13 @@ static lr_status load(rd *r, const fmt_opts *o)
         return LR_OK;
 
     phase_enter("hprof index");
-    LR_TRY(merge_class_nodes(r));
-    LR_TRY(graph_build_index(g, r->err));
+    graph_id_scan all;
+    lr_status st = merge_class_nodes(r, &all);
+    if (st == LR_OK)
+        st = graph_build_index_scanned(g, &all, r->err);
+    graph_id_scan_free(&all);
+    LR_TRY(st);
     count_duplicate_ids(g);
-    if (g->id_blk) {
-        /* the rank index resolves every id without them; hprof_compact reads ids back */
-        r->spare = g->node_id;
-        g->node_id = NULL;
-    }
     phase_enter("hprof roots");
     LR_TRY(resolve_roots(r));
     LR_TRY(hprof_build_layouts(r));
@@ -1084,6 +1152,10 @@ static lr_status hprof_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
     r.name = g->path ? g->path : "<memory>";
     r.err = err;
     lr_status st = load(&r, o);
+    if (g->derive == &LOAD_DERIVE) { /* stopped before hprof_compact: r is going away */
+        g->derive = NULL;
+        g->fmt_state = NULL;
+    }
     progress_done(&r.prog);
     rd_free(&r);
     return st;

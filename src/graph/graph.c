@@ -368,12 +368,8 @@ typedef struct rank_pass {
     uint32_t *ch;      /* per chunk: 1 if used, then its first block */
     graph_id_blk *blk; /* blocks */
     uint32_t *perm;    /* id_sorted being filled */
-    /* RANK_SCAN results */
-    uint64_t first, last, min, max, spread;
-    int sorted, strict, repeat; /* repeat: RANK_BITS met an id twice */
-    uint32_t *desc;    /* nodes whose id is below the previous node's (run starts) */
-    uint32_t n_desc;   /* ... how many; UINT32_MAX: more than cap_desc */
-    uint32_t cap_desc;
+    graph_id_scan scan; /* RANK_SCAN's result */
+    int repeat;        /* RANK_BITS met an id twice */
 } rank_pass;
 enum { RANK_SCAN, RANK_CHUNKS, RANK_BITS, RANK_SCATTER };
 
@@ -384,33 +380,12 @@ static void *rank_run(void *arg)
     const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
     switch (w->pass) {
     case RANK_SCAN: {
-        /* order, range, and the spacing all ids share (the lowest set bit of every id -
-         * first ORed together; a difference that wraps below zero keeps its low bits) */
-        uint64_t first = graph_node_id(g, w->lo), prev = first, lo = first, hi = first;
-        uint64_t spread = 0;
-        int sorted = 1, strict = 1;
-        for (uint32_t i = w->lo + 1; i < w->hi; i++) {
-            uint64_t id = graph_node_id(g, i);
-            if (id <= prev) {
-                strict = 0;
-                sorted &= id == prev;
-                if (id < prev && w->n_desc < w->cap_desc)
-                    w->desc[w->n_desc++] = i;
-                else if (id < prev)
-                    w->n_desc = UINT32_MAX;
-            }
-            lo = id < lo ? id : lo;
-            hi = id > hi ? id : hi;
-            spread |= id - first;
-            prev = id;
-        }
-        w->first = first;
-        w->last = prev;
-        w->min = lo;
-        w->max = hi;
-        w->spread = spread;
-        w->sorted = sorted;
-        w->strict = strict;
+        /* order, range, and the spacing all ids share (graph_id_scan) */
+        graph_id_scan sc;
+        graph_id_scan_init(&sc, w->lo, w->scan.cap_desc);
+        for (uint32_t i = w->lo; i < w->hi; i++)
+            graph_id_scan_add(&sc, graph_node_id(g, i));
+        w->scan = sc;
         break;
     }
     case RANK_CHUNKS:
@@ -504,25 +479,21 @@ uint32_t graph_rank_seg_search(const graph *g, uint32_t r)
  * were too many or interleave too finely (more than an eighth of the buckets searched):
  * then the permutation is built instead. Costs two rank lookups per segment tried, not a
  * pass over the nodes. */
-static int build_segments(graph *g, const rank_pass w[2])
+static int build_segments(graph *g, const graph_id_scan *sc)
 {
     uint32_t n = g->n_nodes;
-    if (w[0].n_desc == UINT32_MAX || w[1].n_desc == UINT32_MAX)
+    if (sc->n_desc == UINT32_MAX)
         return 0;
     uint32_t cap = n / 64 + 64, nr = 0, ns = 0;
-    uint32_t *starts = err_mallocarray((size_t)w[0].n_desc + w[1].n_desc + 3, sizeof *starts);
+    uint32_t *starts = err_mallocarray((size_t)sc->n_desc + 2, sizeof *starts);
     seg_tmp *s = err_mallocarray(cap, sizeof *s);
     graph_id_seg *seg = NULL;
     uint32_t *dir = NULL;
     if (!starts || !s)
         goto fail;
     starts[nr++] = 0;
-    for (uint32_t k = 0; k < w[0].n_desc; k++)
-        starts[nr++] = w[0].desc[k];
-    if (w[1].lo < w[1].hi && w[1].first < w[0].last)
-        starts[nr++] = w[1].lo; /* the second half starts below the first's end */
-    for (uint32_t k = 0; k < w[1].n_desc; k++)
-        starts[nr++] = w[1].desc[k];
+    for (uint32_t k = 0; k < sc->n_desc; k++)
+        starts[nr++] = sc->desc[k];
     starts[nr] = n;
     for (uint32_t k = 0; k < nr; k++)
         if (!seg_run(g, starts[k], starts[k + 1], s, &ns, cap))
@@ -610,18 +581,48 @@ fail:
     return 0;
 }
 
+/* RANK_CHUNKS over nodes [i, e) whose ids ascend: the nodes of one chunk are consecutive,
+ * so a galloping search from a chunk's first node finds the next chunk's, reading about
+ * 2 log2(nodes per chunk) ids per chunk in use instead of every id (ids read back from the
+ * records cost a cache line of the dump each). */
+static void mark_chunks_run(const graph *g, uint64_t base, unsigned align, uint32_t *ch,
+                            uint32_t i, uint32_t e)
+{
+    const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
+    while (i < e) {
+        uint64_t c = ((graph_node_id(g, i) - base) >> align) / chunk;
+        ch[c] = 1;
+        /* the first node past chunk c: in (i + step / 2, i + step] once i + step is past */
+        uint64_t end = (c + 1) * chunk;
+        uint32_t step = 1;
+        while (step < e - i && ((graph_node_id(g, i + step) - base) >> align) < end)
+            step = step < (e - i) / 2 ? 2 * step : e - i;
+        uint32_t a = i + step / 2 + 1, b = i + step; /* node b is past, or b == e */
+        while (a < b) {
+            uint32_t m = a + (b - a) / 2;
+            if (((graph_node_id(g, m) - base) >> align) < end)
+                a = m + 1;
+            else
+                b = m;
+        }
+        i = a;
+    }
+}
+
 /* The rank index (graph.h, graph_id_blk) over ids in [lo, hi] whose differences are all
  * multiples of 2^align, when it fits in GRAPH_ID_RANK_MAX_BYTES per node and no id repeats;
  * returns 0 (nothing kept) to leave the lookup to the sorted directory. Only chunks of
  * positions that hold an id get blocks (a heap's unused regions cost 4 bytes per chunk). With
  * the ids out of node order, the ranks also give id_sorted directly, one scatter instead of
- * a sort. Passes over the ids: chunks, bits (finding repeats), scatter, each on two threads;
+ * a sort. Passes over the ids: chunks (instead a search per chunk of each run of ascending
+ * ids when the scan kept the runs), bits (finding repeats), scatter, each on two threads;
  * O(N + blocks). */
-static int build_rank(graph *g, rank_pass w[2], uint64_t lo, uint64_t hi, unsigned align)
+static int build_rank(graph *g, rank_pass w[2], const graph_id_scan *sc, unsigned align)
 {
     uint32_t n = g->n_nodes;
     const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
-    uint64_t pos = ((hi - lo) >> align) + 1, nch = (pos + chunk - 1) / chunk;
+    uint64_t lo = sc->min, pos = ((graph_id_scan_max(sc) - lo) >> align) + 1;
+    uint64_t nch = (pos + chunk - 1) / chunk;
     uint64_t budget = (uint64_t)n * GRAPH_ID_RANK_MAX_BYTES + 4096;
     if (nch * sizeof(uint32_t) > budget)
         return 0;
@@ -633,7 +634,14 @@ static int build_rank(graph *g, rank_pass w[2], uint64_t lo, uint64_t hi, unsign
         w[k].align = align;
         w[k].ch = ch;
     }
-    rank_both(w, RANK_CHUNKS);
+    if (sc->n_desc != UINT32_MAX) {
+        /* the runs of ascending ids the scan found */
+        for (uint32_t k = 0; k <= sc->n_desc; k++)
+            mark_chunks_run(g, lo, align, ch, k ? sc->desc[k - 1] : 0,
+                            k < sc->n_desc ? sc->desc[k] : n);
+    } else {
+        rank_both(w, RANK_CHUNKS);
+    }
     uint64_t nblk = 0;
     for (uint64_t c = 0; c < nch; c++) {
         uint32_t used = ch[c];
@@ -669,7 +677,7 @@ static int build_rank(graph *g, rank_pass w[2], uint64_t lo, uint64_t hi, unsign
     g->id_min = lo;
     g->id_align = align;
     g->id_pos = pos;
-    if (!g->ids_sorted && !build_segments(g, w)) {
+    if (!g->ids_sorted && !build_segments(g, sc)) {
         if (!(perm = err_mallocarray(n, sizeof *perm))) {
             g->id_blk = NULL;
             g->id_chunk = NULL;
@@ -688,7 +696,85 @@ fail:
     return 0;
 }
 
-lr_status graph_build_index(graph *g, lr_error *err)
+void graph_id_scan_init(graph_id_scan *s, uint32_t lo, uint32_t cap_desc)
+{
+    memset(s, 0, sizeof *s);
+    s->lo = s->hi = lo;
+    s->sorted = s->strict = 1;
+    s->cap_desc = cap_desc;
+}
+
+void graph_id_scan_free(graph_id_scan *s)
+{
+    free(s->desc);
+    s->desc = NULL;
+}
+
+void graph_id_scan_turn(graph_id_scan *s, uint64_t id)
+{
+    s->strict = 0;
+    if (id == s->last)
+        return;
+    s->sorted = 0;
+    s->min = id < s->min ? id : s->min;
+    s->max = s->last > s->max ? s->last : s->max; /* the run ending here */
+    if (s->n_desc == UINT32_MAX)
+        return;
+    if (s->n_desc == s->cap_desc) {
+        s->n_desc = UINT32_MAX;
+        return;
+    }
+    if (!s->desc && !(s->desc = err_mallocarray(s->cap_desc, sizeof *s->desc))) {
+        s->n_desc = UINT32_MAX; /* no run table: the permutation serves */
+        return;
+    }
+    s->desc[s->n_desc++] = s->hi;
+}
+
+void graph_id_scan_join(graph_id_scan *a, graph_id_scan *b)
+{
+    if (b->lo == b->hi) {
+        graph_id_scan_free(b);
+        return;
+    }
+    if (a->lo == a->hi) {
+        uint32_t lo = a->lo;
+        graph_id_scan_free(a);
+        *a = *b;
+        a->lo = lo;
+        b->desc = NULL;
+        return;
+    }
+    /* b's own order, and the step between a's last id and b's first */
+    int step = b->first < a->last; /* b starts a run */
+    a->sorted &= b->sorted && b->first >= a->last;
+    a->strict &= b->strict && b->first > a->last;
+    uint64_t amax = graph_id_scan_max(a), bmax = graph_id_scan_max(b);
+    a->min = b->min < a->min ? b->min : a->min;
+    a->max = bmax > amax ? bmax : amax;
+    a->spread |= b->spread | (b->first - a->first);
+    a->last = b->last;
+    uint64_t nd = (uint64_t)a->n_desc + step + b->n_desc;
+    if (a->n_desc == UINT32_MAX || b->n_desc == UINT32_MAX || nd > a->cap_desc + b->cap_desc) {
+        a->n_desc = UINT32_MAX;
+    } else if (nd) {
+        uint32_t *d = err_reallocarray(a->desc, nd, sizeof *d);
+        if (!d) {
+            a->n_desc = UINT32_MAX;
+        } else {
+            a->desc = d;
+            if (step)
+                d[a->n_desc++] = b->lo;
+            for (uint32_t k = 0; k < b->n_desc; k++)
+                d[a->n_desc++] = b->desc[k];
+        }
+    }
+    a->cap_desc += b->cap_desc;
+    a->hi = b->hi;
+    graph_id_scan_free(b);
+}
+
+static lr_status build_index(graph *g, const graph_id_scan *given, lr_error *err)
 {
     free(g->id_sorted);
     free(g->id_dir);
@@ -710,28 +796,24 @@ lr_status graph_build_index(graph *g, lr_error *err)
     rank_pass w[2];
     memset(w, 0, sizeof w);
     w[0].g = w[1].g = g;
-    /* run starts for build_segments: past n / 128 per half the segments would not pay */
-    uint32_t cap = g->n_nodes / 128 + 32;
-    uint32_t *desc = err_mallocarray(2 * (size_t)cap, sizeof *desc);
-    for (int k = 0; k < 2; k++) {
-        w[k].desc = desc ? desc + (size_t)k * cap : NULL;
-        w[k].cap_desc = desc ? cap : 0;
+    graph_id_scan own;
+    const graph_id_scan *sc = given;
+    if (!sc || sc->lo != 0 || sc->hi != g->n_nodes) {
+        /* run starts for build_segments: past n / 128 per half the segments would not pay */
+        w[0].scan.cap_desc = w[1].scan.cap_desc = g->n_nodes / 128 + 32;
+        rank_both(w, RANK_SCAN);
+        own = w[0].scan;
+        if (w[1].lo < w[1].hi)
+            graph_id_scan_join(&own, &w[1].scan);
+        sc = &own;
     }
-    rank_both(w, RANK_SCAN);
-    uint64_t lo = w[0].min, hi = w[0].max, spread = w[0].spread;
-    g->ids_sorted = w[0].sorted;
-    g->ids_strict = w[0].strict;
-    if (w[1].lo < w[1].hi) {
-        /* the second half joins the first: its own order and the step between them */
-        g->ids_sorted &= w[1].sorted && w[1].first >= w[0].last;
-        g->ids_strict &= w[1].strict && w[1].first > w[0].last;
-        lo = w[1].min < lo ? w[1].min : lo;
-        hi = w[1].max > hi ? w[1].max : hi;
-        spread |= w[1].spread | (w[1].first - w[0].first);
-    }
+    g->ids_sorted = sc->sorted;
+    g->ids_strict = sc->strict;
+    uint64_t spread = sc->spread;
     unsigned align = spread ? (unsigned)__builtin_ctzll(spread) : 0;
-    int ranked = build_rank(g, w, lo, hi, align);
-    free(desc);
+    int ranked = build_rank(g, w, sc, align);
+    if (sc == &own)
+        graph_id_scan_free(&own);
     if (ranked) {
         g->ids_strict = g->ids_sorted; /* a rank index holds no repeated id */
         return LR_OK;
@@ -741,8 +823,7 @@ lr_status graph_build_index(graph *g, lr_error *err)
     /* Bucket directory over [min, max]: about four ids per bucket (1 byte of directory per
      * node), so a lookup is one bucket read and a binary search over a few neighbouring ids;
      * skewed id ranges just make that search longer. */
-    lo = sorted_id(g, 0);
-    hi = sorted_id(g, g->n_nodes - 1);
+    uint64_t lo = sorted_id(g, 0), hi = sorted_id(g, g->n_nodes - 1);
     uint64_t range = hi - lo;
     unsigned shift = 0;
     while (shift < 63 && (range >> shift) > (uint64_t)g->n_nodes / 4)
@@ -763,6 +844,16 @@ lr_status graph_build_index(graph *g, lr_error *err)
     while (b < nb)
         g->id_dir[b++] = g->n_nodes;
     return LR_OK;
+}
+
+lr_status graph_build_index(graph *g, lr_error *err)
+{
+    return build_index(g, NULL, err);
+}
+
+lr_status graph_build_index_scanned(graph *g, const graph_id_scan *s, lr_error *err)
+{
+    return build_index(g, s, err);
 }
 
 node_ix graph_find_id(const graph *g, uint64_t id)

@@ -552,6 +552,49 @@ const char *graph_str(const graph *g, str_ix s);
  * (id_sorted, id_dir). Either way a lookup never changes its answer. */
 #define GRAPH_ID_RANK_MAX_BYTES 2u
 lr_status graph_build_index(graph *g, lr_error *err);
+
+/* What the index's first pass learns of the ids of nodes [lo, hi) in node order. A reader
+ * that holds each id while it fills the nodes (HPROF pass 2, which keeps no id per node)
+ * collects this there with graph_id_scan_add and hands it to graph_build_index_scanned, so
+ * the index reads the ids back two times fewer. */
+typedef struct graph_id_scan {
+    uint64_t first, last, min;
+    uint64_t max;      /* the largest id before the last run: graph_id_scan_max() for all */
+    uint64_t spread;   /* every id - first, ORed: its lowest set bit is the ids' spacing */
+    uint32_t lo, hi;   /* the nodes scanned (hi: the next one) */
+    int sorted;        /* ascending, repeats allowed */
+    int strict;        /* strictly ascending */
+    uint32_t *desc;    /* nodes whose id is below the previous node's (run starts), owned */
+    uint32_t n_desc;   /* ... how many; UINT32_MAX: more than cap_desc (no run table) */
+    uint32_t cap_desc;
+} graph_id_scan;
+/* An empty scan starting at node lo, keeping up to cap_desc run starts. */
+void graph_id_scan_init(graph_id_scan *s, uint32_t lo, uint32_t cap_desc);
+void graph_id_scan_free(graph_id_scan *s);
+/* The id of node s->hi is not above the previous one (graph_id_scan_add). */
+void graph_id_scan_turn(graph_id_scan *s, uint64_t id);
+/* Adds the id of node s->hi. Ascending ids (the common case) take the short path: a new
+ * minimum can only come after a step down, and the maximum is the end of some run. */
+static inline void graph_id_scan_add(graph_id_scan *s, uint64_t id)
+{
+    if (s->hi == s->lo)
+        s->first = s->last = s->min = s->max = id;
+    else if (id <= s->last)
+        graph_id_scan_turn(s, id);
+    s->spread |= id - s->first;
+    s->last = id;
+    s->hi++;
+}
+static inline uint64_t graph_id_scan_max(const graph_id_scan *s)
+{
+    return s->last > s->max ? s->last : s->max;
+}
+/* Appends b (nodes from a->hi on) to a and frees b. Out of memory for the run starts drops
+ * them (n_desc UINT32_MAX): the index then holds the permutation instead of a run table. */
+void graph_id_scan_join(graph_id_scan *a, graph_id_scan *b);
+/* graph_build_index with the first pass done by the caller: s covers nodes [0, n_nodes) in
+ * their final order (else the ids are scanned again). s stays the caller's. */
+lr_status graph_build_index_scanned(graph *g, const graph_id_scan *s, lr_error *err);
 /* Node with original id, or GRAPH_NONE. O(1) expected (bucket directory), O(log n) worst;
  * O(n), a scan, when the reader built no index (V8). */
 node_ix graph_find_id(const graph *g, uint64_t id);
