@@ -837,6 +837,191 @@ static void split_pass2(void **state)
     free(b.p);
 }
 
+/* ---- ids while loading: the scan in pass 2, the class-node merge, the index ---- */
+
+/* A HotSpot dump of classes cids[0..nc) (each with one object field `next`, written in that
+ * order) and instances oids[0..n) written in that order: instance k of class k % nc, whose
+ * `next` holds instance k - 1's id. One HEAP_DUMP_SEGMENT per `per` instances (0: one). */
+static buf ids_dump(const uint64_t *cids, uint32_t nc, const uint64_t *oids, uint32_t n,
+                    uint32_t per)
+{
+    IDS = 8;
+    buf b = {0};
+    put(&b, "JAVA PROFILE 1.0.2", 19);
+    u4(&b, 8);
+    u8(&b, 1700000000000ull);
+    str_rec(&b, 1, "next");
+    for (uint32_t k = 0; k < nc; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "K%u", k);
+        str_rec(&b, 100 + k, name);
+        load_class(&b, k + 1, cids[k], 100 + k);
+    }
+    buf s = {0};
+    for (uint32_t k = 0; k < nc; k++) {
+        class_dump(&s, cids[k], 0, 8, 1);
+        u1(&s, 0x05); /* ROOT_STICKY_CLASS */
+        id(&s, cids[k]);
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        instance(&s, oids[k], cids[k % nc], k ? oids[k - 1] : 0);
+        if (per && (k + 1) % per == 0 && k + 1 < n) {
+            rec(&b, 0x1c, &s);
+            s.n = 0;
+        }
+    }
+    rec(&b, 0x1c, &s);
+    buf e = {0};
+    rec(&b, 0x2c, &e);
+    free(s.p);
+    return b;
+}
+
+/* Every node of an ids_dump graph: class nodes hold their class's id (read back from the
+ * record the merge moved), instances their class and `next`; every id finds the first node
+ * in node order holding it; with sorted set, node order is id order. */
+static void ids_check(const char *what, const graph *g, const uint64_t *cids, uint32_t nc,
+                      const uint64_t *oids, uint32_t n, int sorted)
+{
+    assert_int_equal(g->n_nodes, nc + n);
+    for (class_ix c = 0; c < nc; c++) {
+        node_ix cn = g->classes[c].node;
+        assert_true(cn < g->n_nodes);
+        assert_int_equal(g->node_kind[cn], GRAPH_KIND_CLASS);
+        assert_int_equal(graph_node_class(g, cn), GRAPH_NONE);
+        if (graph_node_id(g, cn) != cids[c])
+            fail_msg("%s: class %u's node %u holds id 0x%llx", what, c, cn,
+                     (unsigned long long)graph_node_id(g, cn));
+    }
+    uint32_t inst = 0;
+    for (node_ix i = 0; i < g->n_nodes; i++) {
+        uint64_t v = graph_node_id(g, i);
+        if (sorted && i && v < graph_node_id(g, i - 1))
+            fail_msg("%s: node %u's id is below node %u's", what, i, i - 1);
+        node_ix f = graph_find_id(g, v);
+        if (f > i || graph_node_id(g, f) != v)
+            fail_msg("%s: id 0x%llx finds node %u, not the first of node %u", what,
+                     (unsigned long long)v, f, i);
+        for (node_ix j = 0; j < f; j++)
+            if (graph_node_id(g, j) == v)
+                fail_msg("%s: id 0x%llx finds node %u, not %u", what, (unsigned long long)v,
+                         f, j);
+        inst += g->node_kind[i] == GRAPH_KIND_INSTANCE;
+    }
+    assert_int_equal(inst, n);
+    for (uint32_t k = 0; k < n; k++) {
+        node_ix o = graph_find_id(g, oids[k]);
+        if (o == GRAPH_NONE || g->node_kind[o] != GRAPH_KIND_INSTANCE)
+            continue; /* an id a class object holds too, found first: checked above */
+        uint32_t j = 0;
+        while (j < k && oids[j] != oids[k])
+            j++;
+        if (j < k)
+            continue; /* a repeated object id finds the first */
+        char want[24];
+        snprintf(want, sizeof want, "K%u", k % nc);
+        assert_string_equal(graph_class_name(g, o), want);
+        uint32_t ne = g->first_edge[o + 1] - g->first_edge[o];
+        if (k == 0) {
+            assert_int_equal(ne, 0);
+            continue;
+        }
+        assert_int_equal(ne, 1);
+        assert_int_equal(g->edge_to[g->first_edge[o]], graph_find_id(g, oids[k - 1]));
+    }
+}
+
+/* Loads an ids_dump sequentially and with passes 1 and 2 split, checks both (ids_check) and
+ * that they are the same graph; returns the duplicate-id count. */
+static uint64_t ids_case(const char *what, const uint64_t *cids, uint32_t nc,
+                         const uint64_t *oids, uint32_t n, int sorted, graph *out, buf *keep)
+{
+    buf b = ids_dump(cids, nc, oids, n, n / 7 + 1);
+    *keep = b; /* ids are read back from it: it outlives the graph */
+    uint64_t saved = hprof_split_min_bytes;
+    graph g2;
+    lr_error e = {0};
+    hprof_split_min_bytes = UINT64_MAX;
+    assert_int_equal(load_mem(b.p, b.n, -1, 0, out, &e), LR_OK);
+    hprof_split_min_bytes = 1;
+    unsigned before = hprof_splits;
+    assert_int_equal(load_mem(b.p, b.n, -1, 0, &g2, &e), LR_OK);
+    hprof_split_min_bytes = saved;
+    assert_int_equal(hprof_splits, before + 1);
+    ids_check(what, out, cids, nc, oids, n, sorted);
+    ids_check(what, &g2, cids, nc, oids, n, sorted);
+    same_graph(what, out, &g2);
+    assert_int_equal(out->ids_sorted, sorted);
+    graph_fini(&g2);
+    return out->diag.n[DIAG_DUPLICATE_ID];
+}
+
+static void ids_done(graph *g, buf *keep)
+{
+    graph_fini(g);
+    free(keep->p);
+}
+
+/* Without an id kept per node while loading: class objects merged among ascending objects
+ * (below all, between two, equal to an object's id and so after it, above all, two in one
+ * gap), the index built from pass 2's scan; objects in runs of ascending ids (the run table),
+ * in descending order (too many runs: the permutation), and sparse (no rank index: the
+ * directory searches ids read back from the records). */
+static void load_ids(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static uint64_t oids[N];
+    for (uint32_t k = 0; k < N; k++)
+        oids[k] = 0x100000 + 16ull * k;
+    graph g;
+    buf kb;
+    /* merged: below, equal to instance 5's id, two between 9 and 10, above, past 700 */
+    const uint64_t cm[6] = {0x9000,           0x100000 + 16 * 5,          0x100000 + 16 * 9 + 8,
+                            0x100000 + 16 * 9 + 4, 0x100000 + 16ull * N + 64,
+                            0x100000 + 16 * 700 + 12};
+    assert_int_equal(ids_case("merged", cm, 6, oids, N, 1, &g, &kb), 1);
+    assert_null(g.id_blk); /* a repeated id: the directory answers */
+    assert_int_equal(g.node_kind[graph_find_id(&g, cm[1])], GRAPH_KIND_INSTANCE);
+    assert_int_equal(g.classes[1].node, graph_find_id(&g, cm[1]) + 1); /* after the object */
+    ids_done(&g, &kb);
+    const uint64_t cu[3] = {0x9000, 0x100000 + 16ull * N + 64, 0x100000 + 16 * 9 + 8};
+    assert_int_equal(ids_case("merged unique", cu, 3, oids, N, 1, &g, &kb), 0);
+    assert_non_null(g.id_blk);
+    assert_int_equal(g.classes[0].node, 0);
+    assert_int_equal(g.classes[1].node, N + 2);
+    assert_int_equal(g.classes[2].node, 11); /* after instances 0..9 and class 0 */
+    ids_done(&g, &kb);
+    /* runs: three regions written high, low, middle; classes first (not merged), the last
+     * one above the first object */
+    static uint64_t runs[N];
+    for (uint32_t k = 0; k < N; k++)
+        runs[k] = oids[(k + 2 * N / 3) % N];
+    const uint64_t cr[3] = {0x9000, 0x100000 + 16 * 9 + 8, 0x100000 + 16ull * N + 64};
+    assert_int_equal(ids_case("runs", cr, 3, runs, N, 0, &g, &kb), 0);
+    assert_non_null(g.id_blk);
+    assert_int_equal(g.id_seg_n, 6); /* K0, objects 0-9, K1, objects 10-1999, 2000-, K2 */
+    assert_null(g.id_sorted);
+    ids_done(&g, &kb);
+    /* descending: a run per object, more than the scan keeps */
+    static uint64_t down[N];
+    for (uint32_t k = 0; k < N; k++)
+        down[k] = oids[N - 1 - k];
+    assert_int_equal(ids_case("descending", cu, 3, down, N, 0, &g, &kb), 0);
+    assert_non_null(g.id_blk);
+    assert_non_null(g.id_sorted);
+    ids_done(&g, &kb);
+    /* sparse, with a repeated object id: the directory over ids read back */
+    static uint64_t sparse[N];
+    for (uint32_t k = 0; k < N; k++)
+        sparse[k] = 0x100000 + (k * k * 2654435761ull % 1000003ull) * 4096;
+    sparse[N / 2] = sparse[N / 3];
+    assert_int_equal(ids_case("sparse", cu, 3, sparse, N, 0, &g, &kb), 1);
+    assert_null(g.id_blk);
+    assert_non_null(g.id_dir);
+    ids_done(&g, &kb);
+}
+
 /* Offsets of the first byte of every non-empty HEAP_DUMP / HEAP_DUMP_SEGMENT body. */
 static size_t segment_bodies(const uint8_t *d, size_t n, uint64_t *out, size_t cap)
 {
@@ -1166,6 +1351,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(android_handmade),
         cmocka_unit_test(many_classes),
+        cmocka_unit_test(load_ids),
         cmocka_unit_test(gzip_bzip2_memory),
         cmocka_unit_test(not_hprof),
         cmocka_unit_test(histo_ri),
