@@ -31,19 +31,20 @@ if [[ $(ldd "$LEAKRAY" 2>/dev/null) == *libasan* ]]; then
     exit 0
 fi
 phase_re='memory limit: phase "[a-z0-9 ]+" needed [0-9.]+ [kMG]?B more with [0-9.]+ [kMG]?B in use'
+: >"$T/phases"
 for lim in 64K 1M; do
     run analyze --no-progress --no-spill --max-memory $lim "$DUMP"
     expect_rc 5
     expect_err "^leakray: $phase_re .* over --max-memory "
     [ "$(wc -l <"$T/err")" = 1 ] || fail "--max-memory $lim: more than one line on stderr"
+    sed -n 's/.*phase "\([^"]*\)".*/\1/p' "$T/err" >>"$T/phases"
 done
 # The smallest limit analyze fits in (bisection, 16 KB steps): every limit below it stops
-# cleanly with the message, the limit itself gives the unlimited output; on the way, the
-# refusals name more than one phase (the load's and a later one).
+# cleanly with the message, the limit itself gives the unlimited output; the refusals (the
+# small limits above and those on the way) name more than one phase.
 lo=1024 hi=$((64 * 1024)) # KB: lo fails, hi passes
 run analyze --no-progress --no-timing --no-spill --max-memory ${hi}K "$DUMP"
 expect_rc 0
-: >"$T/phases"
 while [ $((hi - lo)) -gt 16 ]; do
     mid=$(((lo + hi) / 2))
     run analyze --no-progress --no-timing --no-spill --max-memory ${mid}K "$DUMP"
