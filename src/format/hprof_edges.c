@@ -743,6 +743,8 @@ lr_status hprof_compact(rd *r)
     for (class_ix c = 0; c < r->n_cls; c++)
         st->cls_len[c] = sat32(r, r->cls[c].end - r->cls[c].off);
     LR_TRY(graph_index_class_nodes(g, r->err));
+    free(g->node_id); /* kept by a directory index (graph_build_index_scanned) */
+    g->node_id = NULL;
     LR_TRY(pack_offsets(r, st));
     g->derive = &HP_DERIVE;
     return LR_OK;

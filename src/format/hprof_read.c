@@ -1129,7 +1129,7 @@ static lr_status load(rd *r, const fmt_opts *o)
     graph_id_scan all;
     lr_status st = merge_class_nodes(r, &all);
     if (st == LR_OK)
-        st = graph_build_index_scanned(g, &all, r->err);
+        st = graph_build_index_scanned(g, &all, 1, r->err); /* node_id: hprof_compact */
     graph_id_scan_free(&all);
     LR_TRY(st);
     count_duplicate_ids(g);

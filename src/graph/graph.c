@@ -791,7 +791,7 @@ void graph_id_scan_join(graph_id_scan *a, graph_id_scan *b)
     graph_id_scan_free(b);
 }
 
-static lr_status build_index(graph *g, const graph_id_scan *given, lr_error *err)
+static lr_status build_index(graph *g, const graph_id_scan *given, int keep_ids, lr_error *err)
 {
     free(g->id_sorted);
     free(g->id_dir);
@@ -835,6 +835,16 @@ static lr_status build_index(graph *g, const graph_id_scan *given, lr_error *err
         g->ids_strict = g->ids_sorted; /* a rank index holds no repeated id */
         return LR_OK;
     }
+    if (keep_ids && !g->node_id && !g->node_id32 && graph_has_ids(g)) {
+        /* the directory's sort and searches read ids many times: one read back each, kept
+         * (graph_build_index_scanned); without the memory they are read back each time */
+        uint64_t *ids = err_mallocarray(g->n_nodes, sizeof *ids);
+        if (ids) {
+            for (node_ix i = 0; i < g->n_nodes; i++)
+                ids[i] = graph_node_id(g, i);
+            g->node_id = ids;
+        }
+    }
     if (!g->ids_sorted)
         LR_TRY(sort_ids(g, err));
     /* Bucket directory over [min, max]: about four ids per bucket (1 byte of directory per
@@ -865,12 +875,13 @@ static lr_status build_index(graph *g, const graph_id_scan *given, lr_error *err
 
 lr_status graph_build_index(graph *g, lr_error *err)
 {
-    return build_index(g, NULL, err);
+    return build_index(g, NULL, 0, err);
 }
 
-lr_status graph_build_index_scanned(graph *g, const graph_id_scan *s, lr_error *err)
+lr_status graph_build_index_scanned(graph *g, const graph_id_scan *s, int keep_ids,
+                                    lr_error *err)
 {
-    return build_index(g, s, err);
+    return build_index(g, s, keep_ids, err);
 }
 
 node_ix graph_find_id(const graph *g, uint64_t id)

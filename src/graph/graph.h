@@ -593,8 +593,12 @@ static inline uint64_t graph_id_scan_max(const graph_id_scan *s)
  * them (n_desc UINT32_MAX): the index then holds the permutation instead of a run table. */
 void graph_id_scan_join(graph_id_scan *a, graph_id_scan *b);
 /* graph_build_index with the first pass done by the caller: s covers nodes [0, n_nodes) in
- * their final order (else the ids are scanned again). s stays the caller's. */
-lr_status graph_build_index_scanned(graph *g, const graph_id_scan *s, lr_error *err);
+ * their final order (else the ids are scanned again). s stays the caller's. keep_ids, for a
+ * reader that stores no ids (graph.derive reads them back): when the directory serves (no
+ * rank index), its sort and every lookup's search read ids, so they are first copied into
+ * node_id (8 bytes a node), which the caller frees when it no longer looks ids up. */
+lr_status graph_build_index_scanned(graph *g, const graph_id_scan *s, int keep_ids,
+                                    lr_error *err);
 /* Node with original id, or GRAPH_NONE. O(1) expected (bucket directory), O(log n) worst;
  * O(n), a scan, when the reader built no index (V8). */
 node_ix graph_find_id(const graph *g, uint64_t id);
