@@ -122,6 +122,38 @@ static void compact_model(ret_model *rt)
     t->retained32 = r32;
 }
 
+/* The path of a into it->path and it->path_edges in one walk up the search's forest, and
+ * its length (0: a has none). A suspect's path on a big heap can be millions of hops long,
+ * each a few cache misses: asking its length first walked it twice. The buffers are sized
+ * for the longest path there can be and shrunk to the path's length after; only the pages
+ * the walk writes are ever touched (the CLI maps arrays this large). When they cannot be
+ * had (near --max-memory), it->path stays NULL and the length comes from a walk of its own,
+ * as before. */
+static uint32_t one_walk_path(const paths_result *pr, node_ix a, susp_item *it)
+{
+    if (!paths_reached(pr, a))
+        return 0;
+    size_t cap = (size_t)pr->n + 1;
+    /* below a limit, only while they leave an eighth of it free (nothing spilled to disk) */
+    if (!mem_fits(cap * (sizeof(node_ix) + sizeof(edge_ix)), 0, mem_limit() / 8))
+        return paths_get(pr, a, NULL, NULL, 0);
+    node_ix *nodes = err_mallocarray(cap, sizeof *nodes);
+    edge_ix *edges = nodes ? err_mallocarray(cap, sizeof *edges) : NULL;
+    uint32_t len = edges ? paths_get(pr, a, nodes, edges, (uint32_t)cap) : 0;
+    if (len == 0) {
+        free(nodes);
+        free(edges);
+        return paths_get(pr, a, NULL, NULL, 0);
+    }
+    /* shrinking keeps the contents; a failed shrink leaves the larger block, as good */
+    node_ix *pn = err_reallocarray(nodes, len, sizeof *pn);
+    edge_ix *pe = err_reallocarray(edges, len, sizeof *pe);
+    it->path = pn ? pn : nodes;
+    it->path_edges = pe ? pe : edges;
+    it->path_n = len; /* filled: ret_suspects sets it again once the sizes are in */
+    return len;
+}
+
 lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
                        susp_result *out, lr_error *err)
 {
@@ -167,11 +199,13 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
         susp_item *it = &out->v[i];
         node_ix a = it->accumulation;
         uint32_t len = dev ? devtools_path(g, rt.impl, a, NULL, 0) + 1
-                           : paths_get(&pr, a, NULL, NULL, 0);
+                           : one_walk_path(&pr, a, it);
         if (len == 0)
             continue;
-        it->path = err_mallocarray(len, sizeof *it->path);
-        it->path_edges = err_mallocarray(len, sizeof *it->path_edges);
+        if (!it->path)
+            it->path = err_mallocarray(len, sizeof *it->path);
+        if (!it->path_edges)
+            it->path_edges = err_mallocarray(len, sizeof *it->path_edges);
         it->path_retained = err_mallocarray(len, sizeof *it->path_retained);
         if (!it->path || !it->path_edges || !it->path_retained) {
             st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory for suspect paths");
@@ -203,7 +237,8 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
             }
             it->path_root = g->n_roots;
         } else {
-            paths_get(&pr, a, it->path, it->path_edges, len);
+            if (!it->path_n) /* one_walk_path's buffers did not come */
+                paths_get(&pr, a, it->path, it->path_edges, len);
             it->path_root = paths_root_of(&pr, it->path[0]);
         }
         it->path_n = len;
