@@ -335,10 +335,15 @@ typedef struct etest {
     int count2;           /* cls from f2's answers, not f's */
 } etest;
 
+static int vvm_link(const graph *g, edge_ix e, void *ctx);
+
 static uint64_t *follow_bits(const graph *g, const etest *et, uint32_t *cls, const uint8_t *src,
                              const xedges *xe, const hops *hp)
 {
     uint32_t ne = g->n_edges, n = g->n_nodes;
+    /* VisualVM's reach edges are its link edges that are strong: asked together (its tree
+     * for the suspects), one filter call answers both, its class read and names once */
+    int vvm = et->f == dom_visualvm_reach && et->bits2 && et->f2 == vvm_link;
     uint64_t *bits = et->pre ? et->pre : err_calloc((size_t)ne / 64 + 1, sizeof *bits);
     if (!bits)
         return NULL;
@@ -363,8 +368,9 @@ static uint64_t *follow_bits(const graph *g, const etest *et, uint32_t *cls, con
                     continue;
                 }
             } else {
-                int f = follows(g, et->f, et->ctx, e);
-                int f2 = et->bits2 && et->f2(g, e, et->ctx2);
+                int f2 = vvm ? vvm_link(g, e, NULL) : et->bits2 && et->f2(g, e, et->ctx2);
+                int f = vvm ? f2 && GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG
+                            : follows(g, et->f, et->ctx, e);
                 if (f2)
                     et->bits2[e >> 6] |= b;
                 if (f)
