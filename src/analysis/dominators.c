@@ -74,6 +74,8 @@
  * will update: the loop bodies (a filter call, a few branches) leave the core too small a
  * window to overlap those misses by itself. */
 #define AHEAD 32
+/* How many of a vertex's first targets the DFS fetches when it enters the vertex. */
+#define DFS_AHEAD 16
 
 /* Fetches the slot of a[] that the edge AHEAD of e points to, for writing. Always inlined:
  * gcc 12 takes a void function that only prefetches for pure and drops its calls. */
@@ -774,6 +776,12 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
         dfnum[y] = nv;
         par[nv] = v;
         semi[nv] = v;
+        /* y's targets' entries are each a cache miss the loop above would wait on one after
+         * the other (and in between on the vertices it enters): fetched at once here */
+        for (edge_ix k = g->first_edge[y], end = edges_end(g, y), m = 0; k < end && m < DFS_AHEAD;
+             k++, m++)
+            if (g->edge_to[k] < g->n_nodes)
+                __builtin_prefetch(&dfnum[g->edge_to[k]]);
         /* only a vertex with one way in may become a leaf: its referrer's edge, or its
          * entry under the super-root when the DFS came from there */
         int one = (yc & C_ROOT) ? v == 0 : (yc & C_INS) == 1;
