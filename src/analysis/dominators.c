@@ -1335,6 +1335,28 @@ static void sum_up(sums *s, node_ix x)
     }
 }
 
+/* Fetches the slots sum_up(s, x) will add into (its idom's), for writing. */
+static inline __attribute__((always_inline)) void sum_ahead(const sums *s, node_ix x)
+{
+    node_ix p = s->t->idom[x];
+    if (p < s->g->n_nodes) {
+        rahead(&s->r, p);
+        if (s->mk)
+            __builtin_prefetch(&s->mk[p]);
+    }
+}
+
+/* Fetches x's own entries that sum_ahead and sum_up will read. */
+static inline __attribute__((always_inline)) void node_ahead(const sums *s, node_ix x)
+{
+    __builtin_prefetch(&s->t->idom[x]);
+    rahead(&s->r, x);
+    if (s->mk) {
+        __builtin_prefetch(&s->mk[x]);
+        __builtin_prefetch(&s->g->node_kind[x]);
+    }
+}
+
 static void sum_own(sums *s, node_ix x)
 {
     const graph *g = s->g;
@@ -1424,14 +1446,28 @@ static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, d
         su.total += parts[1].s.total;
         su.over |= parts[1].s.over;
     }
-    for (node_ix x = 0; x < n; x++)
+    /* each pass fetches ahead the idom slots it will add into, and in the two passes that
+     * go in random node order first the nodes' own entries */
+    for (node_ix x = 0; x < n; x++) {
+        if (x + AHEAD < n)
+            sum_ahead(&su, x + AHEAD);
         if (t->idom[x] != GRAPH_NONE && !bit_get(isv, x))
             sum_up(&su, x);
+    }
     /* the vertices that became leaves, each after those below it */
-    for (uint32_t i = 1; i <= n_hung; i++)
+    for (uint32_t i = 1; i <= n_hung; i++) {
+        if (i + 2 * AHEAD <= n_hung)
+            node_ahead(&su, hung[-(int64_t)(i + 2 * AHEAD)]);
+        if (i + AHEAD <= n_hung)
+            sum_ahead(&su, hung[-(int64_t)(i + AHEAD)]);
         if (t->idom[hung[-(int64_t)i]] != GRAPH_NONE)
             sum_up(&su, hung[-(int64_t)i]);
+    }
     for (uint32_t v = nv; v >= 1; v--) {
+        if (v > 2 * AHEAD)
+            node_ahead(&su, vert[v - 2 * AHEAD] & ~V_OUT);
+        if (v > AHEAD)
+            sum_ahead(&su, vert[v - AHEAD] & ~V_OUT);
         node_ix x = vert[v];
         if (!(x & V_OUT))
             sum_up(&su, x);
