@@ -469,6 +469,8 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
                         free(stk);
                         return UINT32_MAX;
                     }
+                    /* its edges are read when it is popped: fetched meanwhile */
+                    __builtin_prefetch(&g->first_edge[y]);
                     mask[y] = 1;
                     cnt++;
                 }
