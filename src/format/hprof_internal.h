@@ -144,6 +144,23 @@ static inline unsigned root_body(unsigned tag, unsigned ids)
         }                                                                                    \
     } while (0)
 
+/* Walks over the heap records are chains of dependent loads: a record's position is known
+ * only once the length before it is read, so without help each record's first cache line is
+ * a miss the walk waits for (perf: ~40 % of pass 1's and pass 2's samples on the tag load).
+ * Asking for the bytes HPROF_PREFETCH_AHEAD past the position at each record keeps the
+ * misses in flight ahead of the walk; on the 1 GB bench dump 4 KB did best of 0.5-16 KB
+ * (pass 2 CPU ~430 -> ~205 ms). Walks in node order over the records' offsets (the index
+ * reading ids back) ask for the record HPROF_PREFETCH_NODES nodes ahead the same way. */
+#define HPROF_PREFETCH_AHEAD 4096u
+#define HPROF_PREFETCH_NODES 96u
+/* Prefetches d[p + HPROF_PREFETCH_AHEAD], clamped to the last byte of d's n (n > 0). A
+ * prefetch never faults, nor changes what the walk reads. */
+static inline void hprof_prefetch(const uint8_t *d, uint64_t n, uint64_t p)
+{
+    uint64_t a = p + HPROF_PREFETCH_AHEAD;
+    __builtin_prefetch(d + (a < n ? a : n - 1));
+}
+
 /* ---- the load context ---- */
 
 typedef struct str_ent {
