@@ -170,6 +170,11 @@ static int resolve(JNIEnv *env)
         return -1;
     A.watcher_watch = (*env)->GetStaticMethodID(env, A.watcher, "watchNow",
                                                 "(Ljava/lang/Object;Ljava/lang/String;)V");
+    /* an application's own older copy of the jar (attached) may not have it */
+    A.watcher_watch_at = (*env)->GetStaticMethodID(env, A.watcher, "watchAt",
+                                                   "(Ljava/lang/Object;Ljava/lang/String;J)V");
+    if (!A.watcher_watch_at)
+        (*env)->ExceptionClear(env);
     A.watcher_installed = (*env)->GetStaticFieldID(env, A.watcher, "installed", "Z");
     A.watcher_seal = (*env)->GetStaticMethodID(env, A.watcher, "seal", "(J)V");
     A.watcher_retained = (*env)->GetStaticMethodID(env, A.watcher, "retainedByRule",

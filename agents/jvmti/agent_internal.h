@@ -84,6 +84,7 @@ typedef struct agent_state {
     jclass kwr, watcher, runtime;
     jmethodID kwr_get, kwr_refers_to, watcher_watch, watcher_seal, watcher_retained,
         runtime_get, runtime_finalize;
+    jmethodID watcher_watch_at; /* AppWatcher.watchAt, NULL in an older jar (watchNow) */
     jfieldID kwr_retained, kwr_dump_ms, watcher_installed;
     uint64_t status_at;      /* when the status file was last written */
     jobject diag_bean;       /* HotSpotDiagnosticMXBean, global */
@@ -265,6 +266,7 @@ void JNICALL watcher_watch0(JNIEnv *env, jclass cls, jobject ref, jlong ms);
 void JNICALL watcher_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArray rules,
                             jint n, jlong ms);
 void JNICALL watcher_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th);
+void watcher_watch_ended(JNIEnv *env);
 
 /* ---- agent_stamp.c ---- */
 

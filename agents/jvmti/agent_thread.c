@@ -391,6 +391,7 @@ void JNICALL watcher_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         if (A.dying || A.disabled)
             break;
         seal_rules(env);
+        watcher_watch_ended(env);
         stamp_tick(env);
         if (A.disabled)
             break;
@@ -473,17 +474,66 @@ void JNICALL watcher_flush0(JNIEnv *env, jclass cls, jobjectArray objs, jintArra
     (*env)->ReleaseIntArrayElements(env, rules, rs, JNI_ABORT);
 }
 
-/* Watches obj through AppWatcher, so the reference is built by JIT-compiled Java code. */
-static void watch_object(JNIEnv *env, jobject obj, jstring desc)
+/* Watches obj through AppWatcher, watched at ms, so the reference is built by JIT-compiled
+ * Java code. */
+static void watch_object(JNIEnv *env, jobject obj, jstring desc, uint64_t ms)
 {
+    int was = in_agent;
     in_agent = 1;
-    (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_watch, obj, desc);
+    if (A.watcher_watch_at)
+        (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_watch_at, obj, desc, (jlong)ms);
+    else
+        (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_watch, obj, desc);
     if ((*env)->ExceptionCheck(env))
         (*env)->ExceptionClear(env);
-    in_agent = 0;
+    in_agent = was;
 }
 
 /* ---- built in: a Thread object once its thread ended ---- */
+
+/* A thread that ended waits here, its Thread object held by a global reference, until a tick
+ * of the agent's at least AGENT_SEAL_MS later watches it, at the time it ended
+ * (watcher_watch_ended): the thread that ends the JVM (System.exit's caller, or DestroyJavaVM
+ * once main returned) gets its ThreadEnd just before VMDeath, and watching it there built a
+ * KeyedWeakReference (its class loaded from the jar: 0.15 ms of that thread's CPU on the way
+ * out of every JVM) for an object no check could ever look at; the wait keeps a tick that
+ * falls between the two from doing it. The thread that ends pays a global reference and a
+ * lock; with the list full it is watched at once, on its own thread, as before. */
+#define ENDED_MAX 64
+typedef struct ended_thread {
+    jobject t;       /* the Thread (global) */
+    uint64_t ms;     /* when it ended */
+    char d[300];     /* its description */
+} ended_thread;
+static ended_thread ended[ENDED_MAX], ended_taken[ENDED_MAX];
+static int n_ended;
+static pthread_mutex_t ended_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The agent's thread, each tick: watches the threads that ended AGENT_SEAL_MS ago or more. */
+void watcher_watch_ended(JNIEnv *env)
+{
+    uint64_t now = agent_clock_ms();
+    int n = 0, kept = 0;
+    pthread_mutex_lock(&ended_lock);
+    for (int i = 0; i < n_ended; i++) {
+        if (ended[i].ms + AGENT_SEAL_MS <= now)
+            ended_taken[n++] = ended[i];
+        else
+            ended[kept++] = ended[i];
+    }
+    n_ended = kept;
+    pthread_mutex_unlock(&ended_lock);
+    for (int i = 0; i < n; i++) {
+        jstring js = A.disabled || A.dying ? NULL : (*env)->NewStringUTF(env, ended_taken[i].d);
+        if (js) {
+            watch_object(env, ended_taken[i].t, js, ended_taken[i].ms);
+            (*env)->DeleteLocalRef(env, js);
+        }
+        (*env)->ExceptionClear(env);
+        (*env)->DeleteGlobalRef(env, ended_taken[i].t);
+    }
+}
+
 
 void JNICALL watcher_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th)
 {
@@ -515,11 +565,23 @@ void JNICALL watcher_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th)
         (*env)->DeleteLocalRef(env, info.thread_group);
     if (info.context_class_loader)
         (*env)->DeleteLocalRef(env, info.context_class_loader);
+    uint64_t now = agent_clock_ms();
+    jobject g = NULL;
+    pthread_mutex_lock(&ended_lock);
+    if (n_ended < ENDED_MAX && (g = (*env)->NewGlobalRef(env, th))) {
+        ended[n_ended].t = g;
+        ended[n_ended].ms = now;
+        memcpy(ended[n_ended].d, d, sizeof d);
+        n_ended++;
+    }
+    pthread_mutex_unlock(&ended_lock);
+    if (g)
+        return;
     jstring js = (*env)->NewStringUTF(env, d);
     if (!js) {
         (*env)->ExceptionClear(env);
         return;
     }
-    watch_object(env, th, js);
+    watch_object(env, th, js, now);
     (*env)->DeleteLocalRef(env, js);
 }

@@ -174,16 +174,23 @@ public final class AppWatcher {
         watchNow(obj, description);
     }
 
-    /** Watches obj through its own KeyedWeakReference, at once (the agent's ThreadEnd). */
+    /** Watches obj through its own KeyedWeakReference, at once. */
     static void watchNow(Object obj, String description) {
+        watchAt(obj, description, System.nanoTime() / 1_000_000L);
+    }
+
+    /**
+     * Watches obj through its own KeyedWeakReference, watched at watchUptimeMillis (the
+     * agent's thread, for a thread that ended since its last tick).
+     */
+    static void watchAt(Object obj, String description, long watchUptimeMillis) {
         if (!installed || obj == null) {
             return;
         }
-        long now = System.nanoTime() / 1_000_000L;
         String key = "lr-" + Long.toHexString(KEYS.incrementAndGet());
         KeyedWeakReference ref = new KeyedWeakReference(obj, key,
-                description == null ? "" : description, now, null);
-        watch0(ref, now);
+                description == null ? "" : description, watchUptimeMillis, null);
+        watch0(ref, watchUptimeMillis);
     }
 
     /**
