@@ -753,6 +753,11 @@ void hooks_window_open(void)
 void hooks_window_close(JNIEnv *env, jclass trigger)
 {
     static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+    if (!A.window)
+        return;
+    /* the classes loaded from now on call AppWatcher, and their preparation writes to its
+     * arrays: resolved first (by the start-up thread, mostly done by now) */
+    agent_resolve_live(env);
     pthread_mutex_lock(&once);
     if (!A.window) {
         pthread_mutex_unlock(&once);
@@ -1288,7 +1293,8 @@ void JNICALL hooks_class_prepare(jvmtiEnv *ti, JNIEnv *env, jthread th, jclass k
             pthread_mutex_unlock(&S.lock);
         }
         if (window) {
-            window_prepare(env, k, sig);
+            if (!in_agent) /* not AppWatcher's own classes, loaded by its resolution */
+                window_prepare(env, k, sig);
             (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
             return;
         }

@@ -246,6 +246,7 @@ void agent_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void agent_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void agent_disable(JNIEnv *env, const char *what);
 int agent_resolve_kwr(JNIEnv *env);
+int agent_resolve_live(JNIEnv *env);
 uint64_t agent_clock_ms(void);
 JNIEnv *agent_env(void);
 

@@ -327,6 +327,8 @@ int stamp_start(JNIEnv *env)
  * Any thread; once. */
 void stamp_on(void)
 {
+    if (!S.active || !C.called) /* stamp_start found no arrays, or never ran */
+        return;
     pthread_mutex_lock(&A.hook_lock);
     S.on = 1;
     if (A.hook_users == 0)

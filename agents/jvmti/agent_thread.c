@@ -575,7 +575,7 @@ void JNICALL watcher_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th)
         n_ended++;
     }
     pthread_mutex_unlock(&ended_lock);
-    if (g)
+    if (g || agent_resolve_live(env) != 0)
         return;
     jstring js = (*env)->NewStringUTF(env, d);
     if (!js) {
