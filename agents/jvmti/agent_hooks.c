@@ -449,6 +449,15 @@ static uint32_t early_key(const char *s, size_t n)
     return h ? h : 1; /* 0 marks an empty slot */
 }
 
+/* The bit of early_bloom a name s[0..l) (l >= 1) sets: from its length, last and middle
+ * bytes, a few loads and multiplies where early_key hashes every byte. */
+static uint32_t early_bit(const unsigned char *s, size_t l)
+{
+    uint32_t h = (uint32_t)l * 0x9e3779b1u ^ (uint32_t)s[l - 1] * 0x85ebca6bu ^
+                 (uint32_t)s[l / 2] * 0xc2b2ae35u;
+    return h >> (32 - EARLY_BLOOM_BITS);
+}
+
 /* Adds class k's name (or its signature sig) to early_hash. Under lock. */
 static void early_name(jclass k, const char *sig)
 {
@@ -461,10 +470,10 @@ static void early_name(jclass k, const char *sig)
         A.early_trigger = 1; /* a name not kept: the first class prepared takes the batch */
     else
         early_add(early_key(sig + 1, l - 2));
-    if (l > 2 && l - 2 < 256)
-        A.early_lens[(l - 2) >> 6] |= (uint64_t)1 << ((l - 2) & 63);
-    else
-        A.early_long = 1;
+    if (l > 2) {
+        uint32_t b = early_bit((const unsigned char *)sig + 1, l - 2);
+        A.early_bloom[b >> 6] |= (uint64_t)1 << (b & 63);
+    }
     if (own)
         (*A.ti)->Deallocate(A.ti, (unsigned char *)own);
 }
@@ -570,7 +579,8 @@ static int early_named(const unsigned char *d, size_t n, unsigned count, uint64_
     while ((k = cp_next(&w, &e, &slots, &u8, &l)) > 0) {
         if (!u8)
             continue;
-        if (!hit && (l < 256 ? (int)(A.early_lens[l >> 6] >> (l & 63) & 1) : A.early_long) &&
+        uint32_t b = l ? early_bit(u8, l) : 0;
+        if (!hit && l && (A.early_bloom[b >> 6] >> (b & 63) & 1) &&
             early_has(early_key((const char *)u8, l))) {
             hit = 1;
             if (!names)

@@ -59,6 +59,7 @@
 #define EARLY_WAIT_MS 200
 #define EARLY_HASHES 1024 /* open addressing, power of 2; more classes: every <init> triggers */
 #define EARLY_UNSURE 1024
+#define EARLY_BLOOM_BITS 12 /* early_bloom: 4096 bits */
 enum { EARLY_LISTING, EARLY_PUBLISHED, EARLY_RUNNING, EARLY_DONE };
 
 /* ---- state ---- */
@@ -132,8 +133,10 @@ typedef struct agent_state {
     struct pending **early_pds; /* the batch (global class references) */
     int n_early;
     uint32_t early_hash[EARLY_HASHES]; /* class names' hashes (early_key), 0 = empty */
-    uint64_t early_lens[4];  /* their lengths below 256, a bit each */
-    int early_long;          /* one is 256 bytes long or more */
+    /* a bit per name (early_bit: its length, last and middle bytes), so that most strings of
+     * a constant pool are ruled out without hashing them (a bit per length let most of them
+     * through: about a quarter of the load hook's time went to hashing them) */
+    uint64_t early_bloom[(1u << EARLY_BLOOM_BITS) / 64];
     uint32_t unsure_h[EARLY_UNSURE];   /* <init> owners seen before the names were known */
     int n_unsure;
     /* dumps and analysis */
