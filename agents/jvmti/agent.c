@@ -289,6 +289,49 @@ static int start_thread(JNIEnv *env)
     return agent_run_thread(env, "leakray watcher", watcher_main, &A.agent_thread);
 }
 
+/* Started with the JVM, the watcher is started AGENT_SEAL_MS after VMInit, by the start-up
+ * thread, and ticks at once: its first tick falls when it did when the watcher was started
+ * with the start-up thread (and waited a tick), and a JVM that ends sooner never pays for a
+ * second thread (its Thread object built by Java code, the thread's own start: 0.2-0.4 ms of
+ * CPU at the JVM's busiest moment). The start-up thread waits for it at its own priority
+ * (a new thread inherits it): before it lowers it, and in its other waits until then. */
+static int watcher_started; /* under A.lock */
+
+/* When the watcher is due (a clock value), or 0 once it was started or when it is not late
+ * (attached). */
+uint64_t agent_watcher_due(void)
+{
+    pthread_mutex_lock(&A.lock);
+    uint64_t at = watcher_started || A.attached ? 0 : A.live_at + AGENT_SEAL_MS;
+    pthread_mutex_unlock(&A.lock);
+    return at;
+}
+
+/* The start-up thread: waits until the watcher is due and starts it (once; not when the JVM
+ * is dying). Returns 0, -1 when it could not be started (the agent is disabled). */
+int agent_start_watcher(JNIEnv *env)
+{
+    uint64_t at = agent_watcher_due();
+    pthread_mutex_lock(&A.lock);
+    for (uint64_t now; at && !A.dying && (now = agent_clock_ms()) < at;) {
+        struct timespec ts = {(time_t)(at / 1000), (long)(at % 1000) * 1000000L};
+        pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+    }
+    int go = at && !A.dying && !watcher_started;
+    watcher_started = 1;
+    pthread_mutex_unlock(&A.lock);
+    if (!go)
+        return 0;
+    if (start_thread(env) != 0) {
+        pthread_mutex_lock(&A.lock);
+        A.status[0] = 0;
+        pthread_mutex_unlock(&A.lock);
+        agent_disable(env, "cannot start the watcher thread");
+        return -1;
+    }
+    return 0;
+}
+
 /* Started with the JVM, the agent's threads are not started by the thread that is about to
  * run main: creating a Java thread there (its Thread object built by interpreted code, then
  * a wait until the new thread has started) took 0.5 to 2.6 ms of main's start. A native
@@ -309,14 +352,8 @@ static void *startup_native(void *arg)
         (*A.vm)->DetachCurrentThread(A.vm);
         return NULL;
     }
-    if (start_thread(env) != 0) {
-        pthread_mutex_lock(&A.lock);
-        A.status[0] = 0;
-        pthread_mutex_unlock(&A.lock);
-        agent_disable(env, "cannot start the watcher thread");
-    } else {
-        watcher_startup(env); /* goes to a lower priority once the batch is listed */
-    }
+    watcher_startup(env); /* starts the watcher when due, then goes to a lower priority */
+    agent_start_watcher(env); /* no batch to make: it is due still */
     if ((*env)->ExceptionCheck(env))
         (*env)->ExceptionClear(env);
     (*A.vm)->DetachCurrentThread(A.vm);
@@ -344,6 +381,7 @@ static void live_start(JNIEnv *env)
 {
     in_agent = 1;
     uint64_t t0 = agent_clock_ms();
+    A.live_at = t0;
     watch_env we = {NULL, watcher_now, watcher_wake, watcher_alive, watcher_retained,
                     watcher_release, watcher_gc, watcher_finalize, watcher_dump};
     A.core = watch_new(&A.cfg, &we);

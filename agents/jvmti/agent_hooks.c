@@ -366,13 +366,19 @@ int hooks_early_retransform(JNIEnv *env)
     early_names_done();
     while (A.window && !A.dying) {
         uint64_t now = agent_clock_ms();
-        if (now >= until) {
-            pthread_mutex_unlock(&A.lock);
-            hooks_window_close(env, NULL);
+        pthread_mutex_unlock(&A.lock);
+        uint64_t w = agent_watcher_due(); /* the watcher may be due before the window ends */
+        if (now >= until || (w && now >= w)) {
+            if (now >= until)
+                hooks_window_close(env, NULL);
+            else
+                agent_start_watcher(env);
             pthread_mutex_lock(&A.lock);
             continue;
         }
-        struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
+        pthread_mutex_lock(&A.lock);
+        uint64_t to = w && w < until ? w : until;
+        struct timespec ts = {(time_t)(to / 1000), (long)(to % 1000) * 1000000L};
         pthread_cond_timedwait(&A.cond, &A.lock, &ts);
     }
     jclass *wc = A.window_cls;
@@ -688,9 +694,10 @@ static int early_wait(JNIEnv *env, pending **pds, int n)
     pthread_mutex_unlock(&A.lock);
     if (n == 0)
         return 0;
+    uint64_t until = agent_clock_ms() + EARLY_DEFER_MS;
+    agent_start_watcher(env); /* at this thread's priority, which it inherits */
     if (!A.attached) /* the CPU the application leaves; the watcher keeps its priority */
         setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), AGENT_STARTUP_NICE);
-    uint64_t until = agent_clock_ms() + EARLY_DEFER_MS;
     pthread_mutex_lock(&A.lock);
     for (uint64_t now; A.early_state == EARLY_PUBLISHED && !A.dying &&
                        (now = agent_clock_ms()) < until;) {

@@ -81,6 +81,7 @@ typedef struct agent_state {
     volatile int dying;       /* VMDeath seen */
     volatile int disabled;    /* an agent error happened */
     volatile int finalizing;  /* the agent's thread is in Runtime.runFinalization */
+    uint64_t live_at;         /* clock at VMInit (or attach) */
     /* resolved at live start (global refs); kwr and its ids on first use (agent_resolve_kwr) */
     jclass kwr, watcher, runtime;
     jmethodID kwr_get, kwr_refers_to, watcher_watch, watcher_seal, watcher_retained,
@@ -250,6 +251,8 @@ void agent_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void agent_disable(JNIEnv *env, const char *what);
 int agent_resolve_kwr(JNIEnv *env);
 int agent_resolve_live(JNIEnv *env);
+uint64_t agent_watcher_due(void);
+int agent_start_watcher(JNIEnv *env);
 uint64_t agent_clock_ms(void);
 JNIEnv *agent_env(void);
 

@@ -366,6 +366,7 @@ void JNICALL watcher_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
      * live_start wrote it already. */
     if (A.attached)
         watcher_startup(env);
+    int first = !A.attached; /* started a tick late (agent_start_watcher): ticks at once */
     while (!A.dying) {
         pthread_mutex_lock(&A.lock);
         uint64_t at = next;
@@ -377,6 +378,9 @@ void JNICALL watcher_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         uint64_t now = agent_clock_ms();
         uint64_t tick = AGENT_SEAL_MS;
         uint64_t until = (!at || at > now + tick) ? now + tick : at;
+        if (first)
+            until = now;
+        first = 0;
         if (until > now && !A.dying) {
             struct timespec ts;
             ts.tv_sec = (time_t)(until / 1000);

@@ -109,4 +109,50 @@ grep -q ' Lazy\$Done ' "$work/keep0.main" || fail "no end of main in the class l
     fail "KeyedWeakReference loaded at the JVM's exit (the exiting thread watched)"
 grep -q " leakcanary.KeyedWeakReference " "$work/keep5.classes" ||
     fail "KeyedWeakReference not loaded for 5 retained objects"
+
+# The watcher thread starts 100 ms after the agent (its first tick, as before): a program's
+# main that begins sooner finds no "leakray watcher" thread among its own (/proc), and one
+# once 100 ms have passed. Main's start is measured from the process's start, before the
+# agent's (10 ms resolution, rounded up): on a machine too busy to reach main within 100 ms
+# only the second is checked.
+mkdir -p "$work/late"
+cat > "$work/late/Late.java" <<'EOF'
+import java.io.File;
+import java.nio.file.Files;
+
+// Late: prints "early MS WATCHER" at main's first statement (ms since the process started,
+// whether a leakray watcher thread runs), then "late WATCHER" once one runs (5 s at most).
+public class Late {
+    static boolean watcher() throws Exception {
+        for (File t : new File("/proc/self/task").listFiles()) {
+            try {
+                String c = new String(Files.readAllBytes(new File(t, "comm").toPath()));
+                if (c.trim().equals("leakray watcher")) return true;
+            } catch (java.io.IOException e) {
+                // the thread ended meanwhile
+            }
+        }
+        return false;
+    }
+
+    public static void main(String[] args) throws Exception {
+        long now = System.currentTimeMillis();
+        boolean w = watcher();
+        long ms = now - ProcessHandle.current().info().startInstant().get().toEpochMilli();
+        System.out.println("early " + ms + " " + w);
+        for (int i = 0; i < 50 && !watcher(); i++) Thread.sleep(100);
+        System.out.println("late " + watcher());
+    }
+}
+EOF
+javac -d "$work/late" "$work/late/Late.java"
+java -Xmx64m "-agentpath:$agent_so=dump-dir=$work/dl,quiet" -cp "$work/late" Late \
+    > "$work/late.out" 2> "$work/late.err" || fail "Late: the JVM failed: $(cat "$work/late.err")"
+read -r _ ms early < <(grep '^early ' "$work/late.out")
+grep -q '^late true$' "$work/late.out" || fail "no leakray watcher thread within 5 s"
+if (( ms < 100 )); then
+    [ "$early" = false ] || fail "a leakray watcher thread runs $ms ms after the JVM started"
+else
+    echo "agent_lazy: main began $ms ms in (a busy machine): its start not checked"
+fi
 echo "agent_lazy: ok"
