@@ -25,11 +25,13 @@
  * chain is fine.
  * Memory, K vertices with a number at the end, H that gave theirs back, B edges from a
  * larger number: the node-indexed uint32 array that ends as the idom result carries the DFS
- * state from the start; the DFS and Lengauer-Tarjan add four uint32 arrays touched up to
- * the most numbers held at once (K, or deeper while a long single-referrer chain is open;
- * two of them touched by the DFS only as deep as its path goes; the H list fills the top of
- * one of them), and at most 8 bytes per B edge; the close holds the results (idom uint32,
- * retained uint64 or uint32 per node), that array of K with the H list, and a bit per node.
+ * state from the start; the DFS adds three uint32 arrays touched up to the most numbers
+ * held at once (K, or deeper while a long single-referrer chain is open; one of them, vert,
+ * touched only as deep as the DFS path goes, the H list filling its top), a byte per level
+ * of that path, and at most 8 bytes per B edge; their packing counts in vert, and
+ * Lengauer-Tarjan adds a fourth array of K only once the packed copy is the only one;
+ * the close holds the results (idom uint32, retained uint64 or uint32 per node), that
+ * array of K with the H list, and a bit per node.
  * The dominance options add one byte per node (reach set and marks), and the VisualVM sums
  * 8 bytes per object whose one referrer is not its idom at the close (GC roots with one
  * referrer: 59 of 2.3 M objects on the benchmark dump), with the tree sums kept in the
@@ -500,14 +502,41 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
 /* ---- Step 1: iterative DFS from the super-root, collecting predecessors ----
  * Vertices get numbers 1..nv in dfnum[] (node space) and par[] (parent number), semi[]
  * (smallest predecessor number seen so far: the parent, lowered by forward edges and
- * super-root entries). The open vertices are a stack indexed by depth, the node in vert[]
- * and its edge cursor in cur[]: those two arrays of K (Lengauer-Tarjan's label and idom
- * afterwards, the number -> node map being rebuilt from dfnum[]) are then only touched, and
- * resident, as deep as the DFS path goes while the DFS runs, which in analyze is beside
- * another tree's. Trivial leaves get LEAF | parent instead, and so does a vertex that turns
- * out to be one when the DFS leaves it (OPEN_HELD says it may not). An edge x -> w with a
- * larger number on x is a cross or back edge, appended to pairs as (w, x); every other edge
- * ends here (an edge into a vertex that later gives its number back is a tree edge). */
+ * super-root entries). The open vertices are a stack indexed by depth: the node in vert[]
+ * (Lengauer-Tarjan's label afterwards, the number -> node map being rebuilt from dfnum[]),
+ * only touched, and resident, as deep as the DFS path goes while the DFS runs, which in
+ * analyze is beside another tree's; and a byte (sb[]) with the edge cursor and the carried
+ * hops' state, whose rare larger values sit on two small side stacks. A linked list of
+ * millions of objects is a DFS path that deep (5 bytes a level, not the 16 of a cursor, a
+ * carry base and a carried class per level). Trivial leaves get LEAF | parent instead, and
+ * so does a vertex that turns out to be one when the DFS leaves it (OPEN_HELD says it may
+ * not). An edge x -> w with a larger number on x is a cross or back edge, appended to pairs
+ * as (w, x); every other edge ends here (an edge into a vertex that later gives its number
+ * back is a tree edge). */
+#define SB_CUR 63u      /* the cursor (dfs_next's); SB_CUR itself: on the esc stack */
+#define SB_IMPLIED 64u  /* also carries carry[its base - 1] (see carry_push) */
+#define SB_RUN 128u     /* its carry base is above its parent's: on the runs stack */
+
+/* A growable stack of sizes (the DFS's side entries, a few per open vertex at most). */
+typedef struct zstack {
+    size_t *v;
+    size_t n, cap;
+} zstack;
+
+static int zs_push(zstack *z, size_t x)
+{
+    if (z->n == z->cap) {
+        size_t cap = z->cap ? z->cap * 2 : 64;
+        size_t *p = err_reallocarray(z->v, cap, sizeof *p);
+        if (!p)
+            return -1;
+        z->v = p;
+        z->cap = cap;
+    }
+    z->v[z->n++] = x;
+    return 0;
+}
+
 typedef struct dfs_state {
     uint32_t *dfnum, *vert, *par, *cur, *semi;
     uint32_t *pairs; /* (w, x) */
@@ -520,17 +549,33 @@ typedef struct dfs_state {
                       * a first visit of one way in (refs_build reads only their edges) */
     node_ix *carry;  /* hop targets carried up (see dfs), the open vertices' in stack order */
     size_t n_carry, cap_carry;
-    uint32_t *cbase; /* per open vertex (by depth): where its carried targets start */
+    uint8_t *sb;     /* per open vertex (by depth): cursor and SB_* flags */
+    zstack esc;      /* the cursors of the open vertices whose sb says SB_CUR, deepest last */
+    zstack runs;     /* the carry bases of those whose sb says SB_RUN, deepest last: the
+                      * bases never decrease with depth, so few differ */
 } dfs_state;
+
+/* Where the deepest open vertex's carried targets start. */
+static inline size_t carry_base(const dfs_state *s)
+{
+    return s->runs.n ? s->runs.v[s->runs.n - 1] : 0;
+}
 
 static lr_status pair_push(dfs_state *s, uint32_t w, uint32_t x, lr_error *err);
 
-/* Carries hop target c for the open vertex whose carried targets start at base (a target
- * already carried last is not carried twice: a chain of one class carries one). */
-static lr_status carry_push(dfs_state *s, node_ix c, size_t base, lr_error *err)
+/* Carries hop target c for the deepest open vertex (a target already carried last is not
+ * carried twice). When its own list is still empty and c is the last target carried by a
+ * vertex above it, it only notes that it carries that entry too (SB_IMPLIED): every link of
+ * a linked list carries its class, and the entry stays in place while the vertex is open. */
+static lr_status carry_push(dfs_state *s, node_ix c, uint8_t *top, lr_error *err)
 {
+    size_t base = carry_base(s);
     if (s->n_carry > base && s->carry[s->n_carry - 1] == c)
         return LR_OK;
+    if (s->n_carry == base && base > 0 && s->carry[base - 1] == c) {
+        *top |= SB_IMPLIED;
+        return LR_OK;
+    }
     if (s->n_carry == s->cap_carry) {
         size_t cap = s->cap_carry ? s->cap_carry * 2 : (size_t)1 << 12;
         node_ix *p = err_reallocarray(s->carry, cap, sizeof *p);
@@ -543,10 +588,11 @@ static lr_status carry_push(dfs_state *s, node_ix c, size_t base, lr_error *err)
     return LR_OK;
 }
 
-/* The carried targets from base on become edges from vertex v (0: the super-root). */
-static lr_status carry_flush(dfs_state *s, size_t base, uint32_t v, lr_error *err)
+/* The carried targets from base on (and carry[base - 1] when implied) become edges from
+ * vertex v (0: the super-root). */
+static lr_status carry_flush(dfs_state *s, size_t base, int implied, uint32_t v, lr_error *err)
 {
-    for (size_t i = base; i < s->n_carry; i++) {
+    for (size_t i = implied ? base - 1 : base; i < s->n_carry; i++) {
         uint32_t d = s->dfnum[s->carry[i]];
         if (d >= LEAF)
             continue; /* carried targets are numbered (or super-root leaves) */
@@ -575,9 +621,9 @@ static int hops_open(const hops *hp, const uint32_t *dfnum, node_ix z)
 }
 
 /* Trivial leaf z's hops, all to numbered nodes or super-root leaves (hops_open was 0): carried
- * for the open vertex whose targets start at base, or edges from the super-root when z is
- * one of its children. */
-static lr_status carry_leaf(dfs_state *s, const hops *hp, node_ix z, int root, size_t base,
+ * for the deepest open vertex (its sb entry top), or edges from the super-root when z is one
+ * of its children. */
+static lr_status carry_leaf(dfs_state *s, const hops *hp, node_ix z, int root, uint8_t *top,
                             lr_error *err)
 {
     for (uint32_t i = 0; hp && i < N_HOPS; i++) {
@@ -587,7 +633,7 @@ static lr_status carry_leaf(dfs_state *s, const hops *hp, node_ix z, int root, s
         if (root) {
             s->semi[s->dfnum[c]] = 0;
         } else {
-            lr_status st = carry_push(s, c, base, err);
+            lr_status st = carry_push(s, c, top, err);
             if (st != LR_OK)
                 return st;
         }
@@ -661,7 +707,6 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
 {
     uint32_t *dfnum = s->dfnum, *par = s->par, *semi = s->semi;
     node_ix *stk_x = s->vert;   /* open vertices, the deepest last, | OPEN_HELD */
-    edge_ix *stk_e = s->cur;    /* their cursors (dfs_next) */
     uint64_t nr = sroots_count(sr), root_cur = 0;
     /* With hops, the class roots go first: their statics and loaders number most classes
      * before any object's hop meets them, so chains of objects become leaves (dfs) */
@@ -691,7 +736,7 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                 } else if (is_leaf_class(d) && !hops_open(hp, dfnum, r)) {
                     dfnum[r] = LEAF;
                     leaves++;
-                    lr_status st = carry_leaf(s, hp, r, 1, 0, err);
+                    lr_status st = carry_leaf(s, hp, r, 1, NULL, err);
                     if (st != LR_OK)
                         return st;
                 } else {
@@ -703,7 +748,9 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                 break;
         } else {
             node_ix x = stk_x[sp - 1] & ~OPEN_HELD;
-            edge_ix e = stk_e[sp - 1];
+            uint8_t *top = &s->sb[sp - 1];
+            edge_ix e = (*top & SB_CUR) == SB_CUR ? (edge_ix)s->esc.v[s->esc.n - 1]
+                                                  : *top & SB_CUR;
             uint32_t held = 0, amb = 0;
             int hop = 0;
             for (node_ix z; (z = dfs_next(g, fol, xe, hp, x, &e, &hop)) != GRAPH_NONE;) {
@@ -721,8 +768,7 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                     dfnum[z] = LEAF | (d & C_ROOT ? 0 : x + 1);
                     leaves++;
                     if (hp) {
-                        lr_status st = carry_leaf(s, hp, z, (d & C_ROOT) != 0,
-                                                  s->cbase[sp - 1], err);
+                        lr_status st = carry_leaf(s, hp, z, (d & C_ROOT) != 0, top, err);
                         if (st != LR_OK)
                             return st;
                     }
@@ -731,7 +777,7 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                 if (d >= LEAF)
                     continue; /* a leaf leads nowhere */
                 if (hop) { /* a numbered target: carried (x may still become a leaf) */
-                    lr_status st = carry_push(s, z, s->cbase[sp - 1], err);
+                    lr_status st = carry_push(s, z, top, err);
                     if (st != LR_OK)
                         return st;
                     continue;
@@ -753,7 +799,10 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                  * became one, nothing outside x's subtree is reached through it: x becomes a
                  * leaf too (its number was the last given), its parent in dfnum. */
                 uint32_t p = par[v];
-                size_t base = hp ? s->cbase[sp - 1] : 0;
+                size_t base = carry_base(s);
+                int implied = (*top & SB_IMPLIED) != 0;
+                s->runs.n -= (*top & SB_RUN) != 0;
+                s->esc.n -= (*top & SB_CUR) == SB_CUR;
                 sp--;
                 lr_status st = LR_OK;
                 if (!(stk_x[sp] & OPEN_HELD) && v == nv) { /* else a vertex stays below */
@@ -761,18 +810,30 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                     s->hung[-(int64_t)++s->n_hung] = x;
                     leaves++;
                     nv--;
-                    /* its carried targets go on up with it, from the super-root at the top */
+                    /* its carried targets go on up with it, from the super-root at the top
+                     * (where nothing is implied: the bottom vertex's base is 0); the one it
+                     * implied is the parent's own last one, or implied by the parent too when
+                     * the parent has none of its own */
                     if (sp == 0 && s->n_carry > 0)
-                        st = carry_flush(s, 0, 0, err);
-                } else if (s->n_carry > base) {
-                    st = carry_flush(s, base, v, err);
+                        st = carry_flush(s, 0, 0, 0, err);
+                    else if (implied && sp > 0 && base == carry_base(s))
+                        s->sb[sp - 1] |= SB_IMPLIED;
+                } else if (s->n_carry > base || implied) {
+                    st = carry_flush(s, base, implied, v, err);
                 }
                 if (st != LR_OK)
                     return st;
                 v = p;
                 continue;
             }
-            stk_e[sp - 1] = e;
+            if ((*top & SB_CUR) == SB_CUR)
+                s->esc.v[s->esc.n - 1] = e;
+            else if (e < SB_CUR)
+                *top = (uint8_t)((*top & ~SB_CUR) | e);
+            else if (zs_push(&s->esc, e) == 0)
+                *top |= SB_CUR;
+            else
+                return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (DFS stack)");
         }
         nv++;
         dfnum[y] = nv;
@@ -788,9 +849,13 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
          * entry under the super-root when the DFS came from there */
         int one = (yc & C_ROOT) ? v == 0 : (yc & C_INS) == 1;
         stk_x[sp] = y | (one ? 0 : OPEN_HELD);
-        if (hp)
-            s->cbase[sp] = s->n_carry;
-        stk_e[sp++] = 0; /* dfs_next's cursor; sp < nv <= the arrays' K entries */
+        uint8_t b = 0; /* dfs_next's cursor at 0; sp < nv <= the arrays' K entries */
+        if (s->n_carry != carry_base(s)) {
+            if (zs_push(&s->runs, s->n_carry) != 0)
+                return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (DFS stack)");
+            b = SB_RUN;
+        }
+        s->sb[sp++] = b;
         v = nv;
     }
     s->nv = nv;
@@ -1601,11 +1666,9 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         k += 2 * (size_t)g->n_classes;
     s.vert = err_mallocarray(k, sizeof *s.vert);
     s.par = err_mallocarray(k, sizeof *s.par);
-    s.cur = err_mallocarray(k, sizeof *s.cur);
-    if (hpp && !(s.cbase = err_mallocarray(k, sizeof *s.cbase)))
-        goto nomem;
+    s.sb = err_malloc(k);
     s.semi = err_mallocarray(k, sizeof *s.semi);
-    if (!s.vert || !s.par || !s.cur || !s.semi)
+    if (!s.vert || !s.par || !s.sb || !s.semi)
         goto nomem;
     /* The hung list fills vert from its top down: the open vertices (the DFS stack, from
      * the bottom) and later the numbers still held (label, then number -> node) are all
@@ -1614,9 +1677,12 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     s.hung = s.vert + k;
     if ((st = dfs(g, &sr, fol, xe.has ? &xe : NULL, hpp, &s, err)) != LR_OK)
         goto done;
-    free(s.cbase);
+    free(s.sb);
+    free(s.esc.v);
+    free(s.runs.v);
     free(s.carry);
-    s.cbase = NULL;
+    s.sb = NULL;
+    s.esc.v = s.runs.v = NULL;
     s.carry = NULL;
     if (!vvm) {
         free(fol); /* else the link edges again for tree_marks */
@@ -1625,13 +1691,16 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     uint32_t nv = s.nv;
     if (!o->link)
         t->n_reachable = nv + s.n_leaves;
-    st = preds_pack(s.pairs, s.n_pairs, nv, s.cur, &psrc, &n_psrc, err);
+    /* the counts go where label will be: vert below the hung list is free until then */
+    st = preds_pack(s.pairs, s.n_pairs, nv, s.vert, &psrc, &n_psrc, err);
     free(s.pairs);
     s.pairs = NULL;
     if (st != LR_OK)
         goto done;
-    /* vert is rebuilt from dfnum afterwards: its array serves as label meanwhile, and the
-     * cursors' as the buckets, then idom. */
+    if (!(s.cur = err_mallocarray((size_t)nv + 2, sizeof *s.cur)))
+        goto nomem;
+    /* vert is rebuilt from dfnum afterwards: its array serves as label meanwhile, and cur
+     * (the packing's counts) as the buckets, then idom. */
     uint32_t *anc = s.par, *label = s.vert, *idom = s.cur;
     lt_run(nv, anc, s.semi, label, idom, psrc, n_psrc);
 
@@ -1718,7 +1787,9 @@ done:
     free(s.semi);
     free(s.pairs);
     free(s.amb);
-    free(s.cbase);
+    free(s.sb);
+    free(s.esc.v);
+    free(s.runs.v);
     free(s.carry);
     if (st != LR_OK)
         dom_free(t);
