@@ -191,7 +191,9 @@ typedef struct lr_suspect {
     const char *description;      /* MAT's sentence ("One instance of X occupies ...") */
     lr_object object;             /* the suspect (instances: the biggest; thread_locals: the
                                    * biggest local) */
-    uint64_t retained;            /* bytes it holds (instances, thread_locals: the sum) */
+    uint64_t retained;            /* bytes it holds (instances: the sum; thread_locals: the
+                                   * thread's retained size with its locals, as `leakray
+                                   * threads` prints it) */
     uint32_t count;               /* instances / locals counted, 0 for other kinds */
     lr_class instances_of;        /* "instances": their class, else LR_NONE */
     lr_object thread;             /* "thread_locals": the thread object, else LR_NONE */

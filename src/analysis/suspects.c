@@ -2,13 +2,17 @@
 /* suspects.c: MAT-style leak suspects over any dominator tree (analysis layer), prefix susp_.
  * Steps: (1) top-level nodes = nodes whose dominator is the tree's top or a synthetic node
  * whose own dominators up to the top are synthetic; (2) those held only by Java-frame roots
- * of one thread, and reached from no other root, are summed per thread; (3) single objects
- * and class objects over the share, then classes whose remaining top-level instances
- * together pass it, then threads; (4) each descends to its accumulation point. The
+ * of one thread, and reached from no other root, make that thread a candidate; (3) threads
+ * whose figure (threads_with_locals, `threads`' "retained with locals") passes the share,
+ * then single objects and class objects over it, then classes whose remaining top-level
+ * instances together pass it, none of them counted in a printed thread's figure; (4) each
+ * descends to its accumulation point. The
  * Bitmap.dumpData object (an artifact of `am dumpheap -b`, not app memory) is subtracted
  * from its dominators and never descended into. Arrays of N: one flag byte per node (and,
  * when some node is held by frames alone and the tree's reach pass gave no held set, a
- * stack of N for mark_held's walk) and one sum per class; the biggest dominated children
+ * stack of N for mark_held's walk) and one sum per class; a thread's figure costs one more
+ * tree (and 4 bytes per node) only when threads_within cannot bound it below the share; the
+ * biggest dominated children
  * are found only for the nodes the suspects descend through: the first SUSP_GATHER_LEVELS
  * levels from one pass listing the children heavy enough to matter, then a level per pass
  * over the tree (an index per node only past SUSP_DESCENT_PASSES more levels, or at once
@@ -16,6 +20,7 @@
 #include "analysis/suspects.h"
 
 #include "analysis/dominators.h"
+#include "analysis/threads.h"
 #include "base/err.h"
 #include "base/numfmt.h"
 #include "base/search.h"
@@ -31,6 +36,7 @@
 #define F_FRONT 16u    /* a node some suspect's descent has reached, in this pass */
 #define F_HELD 32u     /* reached from a root other than a Java frame (mark_held) */
 #define F_SYN_SEEN 64u /* F_SYN_CHAIN is known (syn_chain) */
+#define F_THREAD 128u  /* a thread object whose thread is a suspect */
 
 /* Levels of descent found by passes over the tree before one array of N takes over. */
 #define SUSP_DESCENT_PASSES 8
@@ -199,11 +205,10 @@ static int held_edge(const graph *g, edge_ix e)
 /* Sets F_HELD on every node the roots other than Java frames reach through the model's
  * references. A frame-held object that a static (or any other root) also reaches is no
  * thread's local: in MAT's thread overview a thread keeps only what its object dominates
- * once its frames are references of that object, and `threads` measures it so. Thread
- * objects are followed too, so what is counted for a thread is never more than `threads`
- * gives it. The VisualVM tree's reach pass gives that set (susp_tree.held, a bit per node,
- * at no walk of its own: is_held reads it); otherwise one DFS, a stack of up to N nodes.
- * Returns 0, or -1 when out of memory. */
+ * once its frames are references of that object, and `threads` measures it so. The
+ * VisualVM tree's reach pass gives that set (susp_tree.held, a bit per node, at no walk of
+ * its own: is_held reads it); otherwise one DFS, a stack of up to N nodes. Returns 0, or -1
+ * when out of memory. */
 static int mark_held(scan *s)
 {
     const graph *g = s->g;
@@ -289,6 +294,23 @@ static int mark_locals(scan *s, locals *l)
         s->fl[l->v[i].node] |= F_LOCAL;
     }
     l->n = out;
+    return 0;
+}
+
+/* Whether a thread whose sentence is printed (F_THREAD) counts x in its figure: one of the
+ * thread objects dominating x in threads_with_locals' tree (under). At most one step per
+ * thread. */
+static int in_thread(const graph *g, const scan *s, const uint32_t *under, node_ix x)
+{
+    uint32_t ti = under[x];
+    for (uint32_t k = 0; k < g->n_threads && ti < g->n_threads; k++) {
+        node_ix tn = g->threads[ti].node;
+        if (tn >= s->t->n)
+            break;
+        if (s->fl[tn] & F_THREAD)
+            return 1;
+        ti = under[tn];
+    }
     return 0;
 }
 
@@ -548,6 +570,9 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
     uint64_t *per_class = NULL;
     uint32_t *cls_count = NULL;
     node_ix *cls_big = NULL;
+    uint64_t *with = NULL;  /* threads_with_locals, once some thread needs it */
+    uint32_t *under = NULL; /* its nearest thread above each node */
+    lr_status st = LR_OK;
     s.fl = err_calloc(n, 1);
     if (!s.fl)
         goto nomem;
@@ -587,9 +612,67 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
     for (uint32_t c = 0; c < nc; c++)
         cls_big[c] = GRAPH_NONE;
 
+    /* threads first: a thread whose sentence is printed is no object suspect, nor one of
+     * its class's instances (its figure holds its own retained size) */
+    for (uint32_t ti = 0; ti < g->n_threads; ti++) {
+        uint32_t ser = g->threads[ti].serial;
+        uint64_t sum = 0;
+        uint32_t cnt = 0;
+        node_ix best = GRAPH_NONE;
+        for (uint32_t r = 0; r < g->n_roots; r++) {
+            node_ix x = g->roots[r].node;
+            if (g->roots[r].kind != GRAPH_ROOT_JAVA_FRAME || g->roots[r].thread != ser ||
+                x >= n || !(s.fl[x] & F_LOCAL))
+                continue;
+            local *lx = local_find(&loc, x);
+            if (!lx || lx->serial != ser)
+                continue;
+            lx->serial = 0; /* count each local once (several frames may hold it) */
+            sum += weight(&s, x);
+            cnt++;
+            if (best == GRAPH_NONE || weight(&s, x) > weight(&s, best))
+                best = x;
+        }
+        if (best == GRAPH_NONE)
+            continue;
+        node_ix tn = g->threads[ti].node < n ? g->threads[ti].node : GRAPH_NONE;
+        if (tn != GRAPH_NONE && threads_within(g, ti, (uint64_t)limit))
+            continue; /* its figure cannot pass the share: no tree for it */
+        if (tn != GRAPH_NONE) {
+            /* MAT's thread overview: the thread object's retained size once its locals are
+             * its references, the figure `threads` prints (one tree, built once, only when
+             * some thread holds a top-level object in its frames alone) */
+            if (!with) {
+                with = err_calloc(g->n_threads, sizeof *with);
+                under = err_mallocarray(n, sizeof *under);
+                if (!with || !under)
+                    goto nomem;
+                if ((st = threads_with_locals(g, with, under, err)) != LR_OK)
+                    goto fail;
+            }
+            sum = with[ti];
+        }
+        if ((double)sum <= limit)
+            continue;
+        susp_item it = {0};
+        it.kind = SUSP_THREAD_LOCALS;
+        it.node = best;
+        it.cls = GRAPH_NONE;
+        it.count = cnt;
+        it.retained = sum;
+        it.thread = tn;
+        it.thread_serial = ser;
+        it.frame = local_find(&loc, best)->frame;
+        if (push(out, &cap, &it))
+            goto nomem;
+        if (tn != GRAPH_NONE)
+            s.fl[tn] |= F_THREAD;
+    }
+
     /* single objects and classes; the rest summed per class */
     for (node_ix x = 0; x < n; x++) {
-        if (!(s.fl[x] & F_TOP) || (s.fl[x] & F_LOCAL))
+        if (!(s.fl[x] & F_TOP) || (s.fl[x] & (F_LOCAL | F_THREAD)) ||
+            (under && in_thread(g, &s, under, x)))
             continue;
         uint64_t w = weight(&s, x);
         if ((double)w > limit) {
@@ -629,46 +712,6 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
                 goto nomem;
         }
 
-    /* threads: their frame-held top-level nodes together */
-    for (uint32_t ti = 0; ti < g->n_threads; ti++) {
-        uint32_t ser = g->threads[ti].serial;
-        uint64_t sum = 0;
-        uint32_t cnt = 0;
-        node_ix best = GRAPH_NONE;
-        for (uint32_t r = 0; r < g->n_roots; r++) {
-            node_ix x = g->roots[r].node;
-            if (g->roots[r].kind != GRAPH_ROOT_JAVA_FRAME || g->roots[r].thread != ser ||
-                x >= n || !(s.fl[x] & F_LOCAL))
-                continue;
-            local *lx = local_find(&loc, x);
-            if (!lx || lx->serial != ser)
-                continue;
-            lx->serial = 0; /* count each local once (several frames may hold it) */
-            sum += weight(&s, x);
-            cnt++;
-            if (best == GRAPH_NONE || weight(&s, x) > weight(&s, best))
-                best = x;
-        }
-        node_ix tn = g->threads[ti].node < n ? g->threads[ti].node : GRAPH_NONE;
-        /* MAT's thread overview counts the thread object with its locals */
-        if (best != GRAPH_NONE && tn != GRAPH_NONE && (s.fl[tn] & F_TOP) &&
-            (double)weight(&s, tn) <= limit)
-            sum += weight(&s, tn);
-        if (best == GRAPH_NONE || (double)sum <= limit)
-            continue;
-        susp_item it = {0};
-        it.kind = SUSP_THREAD_LOCALS;
-        it.node = best;
-        it.cls = GRAPH_NONE;
-        it.count = cnt;
-        it.retained = sum;
-        it.thread = tn;
-        it.thread_serial = ser;
-        it.frame = local_find(&loc, best)->frame;
-        if (push(out, &cap, &it))
-            goto nomem;
-    }
-
     if (descend(&s, out, accum))
         goto nomem;
     if (out->n) /* v is NULL when nothing passes: qsort takes no null pointer, even for 0 */
@@ -676,20 +719,19 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
     for (uint32_t i = 0; i < out->n; i++)
         describe(g, t, &out->v[i]);
 
-    free(s.fl);
-    free(s.art_anc);
-    free(loc.v);
-    free(per_class);
-    free(cls_count);
-    free(cls_big);
-    return LR_OK;
+    goto done;
 nomem:
+    st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding leak suspects");
+fail:
+    susp_free(out);
+done:
     free(s.fl);
     free(s.art_anc);
     free(loc.v);
     free(per_class);
     free(cls_count);
     free(cls_big);
-    susp_free(out);
-    return LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding leak suspects");
+    free(with);
+    free(under);
+    return st;
 }

@@ -8,7 +8,10 @@
  * drop ratio 70 %). Synthetic nodes (V8's root, "(GC roots)", sub-roots) are never suspects:
  * their children are. Objects held only by Java-frame roots of one thread, and reached from
  * no other root, are attributed to that thread ("thread main keeps local variables ..."), as
- * MAT's thread overview does: never more than `threads` gives the thread. Dump artifacts
+ * MAT's thread overview does, with `threads`' figure (threads_with_locals: the thread
+ * object's retained size once its locals are its references; one more tree, only when a
+ * quick bound cannot keep it under the share), and what that figure counts is no other
+ * suspect. Dump artifacts
  * (Android's Bitmap.dumpData buffers, written by `am dumpheap -b`) are left out. Cost: O(N)
  * over the tree per level the suspects descend (at most 8 passes, then one more with an
  * index per node), plus O(roots log roots); one byte per node of scratch beside the tree.
@@ -50,7 +53,9 @@ typedef struct susp_item {
                             * the biggest local) */
     class_ix cls;          /* INSTANCES: their class, else GRAPH_NONE */
     uint32_t count;        /* INSTANCES: instances; THREAD_LOCALS: top-level locals */
-    uint64_t retained;     /* bytes the suspect holds (INSTANCES, THREAD_LOCALS: the sum) */
+    uint64_t retained;     /* bytes the suspect holds (INSTANCES: the sum; THREAD_LOCALS:
+                            * threads_with_locals' figure, else the locals' sum when the
+                            * thread has no object) */
     node_ix thread;        /* THREAD_LOCALS: the thread object (GRAPH_NONE if absent) */
     uint32_t thread_serial; /* THREAD_LOCALS: HPROF thread serial */
     int32_t frame;         /* THREAD_LOCALS: frame of the biggest local, -1 unknown */

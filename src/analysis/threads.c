@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* threads.c: thread names, states and MAT's thread retained size (analysis layer), prefix
  * threads_. State and daemon flag are read from the Thread object (directly or through its
- * JDK 19+ FieldHolder); the retained size comes from one extra dominator tree in which a
- * thread's frame roots are references of its object, over strong references less the GC's
- * pending-list link (dom_gc_link). */
+ * JDK 19+ FieldHolder); the retained size (threads_with_locals, which the leak suspects'
+ * thread sentence uses too) comes from one extra dominator tree in which a thread's frame
+ * roots are references of its object, over strong references less the GC's pending-list
+ * link (dom_gc_link). */
 #include "analysis/threads.h"
 
 #include "analysis/dominators.h"
-#include "analysis/suspects.h"
 #include "base/err.h"
+#include "base/search.h"
 #include "rules/rules.h"
 
 #include <stdlib.h>
@@ -58,26 +59,47 @@ static int thread_daemon(const graph *g, node_ix t)
 
 /* ---- MAT's thread retained size ---- */
 
+/* A thread that has an object: its serial and its node. */
+typedef struct tnode {
+    uint32_t serial; /* HPROF thread serial */
+    node_ix node;    /* its thread object */
+} tnode;
+
 typedef struct threads_ctx {
-    const graph *g;
-    uint32_t *serials; /* sorted serials of threads with a thread object */
-    uint32_t n;
+    tnode *v;   /* threads with a thread object, sorted by serial */
+    uint32_t n; /* entries of v */
 } threads_ctx;
 
-static int cmp_u32(const void *a, const void *b)
+static int cmp_tnode(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
+    const tnode *x = a, *y = b;
+    if (x->serial != y->serial)
+        return x->serial < y->serial ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int cmp_tnode_node(const void *a, const void *b)
+{
+    const tnode *x = a, *y = b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return x->serial < y->serial ? -1 : x->serial > y->serial;
+}
+
+/* The object of the thread of serial s (the first in node order when a dump repeats a
+ * serial), GRAPH_NONE when that thread has none. */
+static node_ix thread_node(const threads_ctx *c, uint32_t s)
+{
+    uint32_t a;
+    SEARCH_LOWER_BOUND(uint32_t, 0, c->n, c->v[search_mid].serial < s, a);
+    return a < c->n && c->v[a].serial == s ? c->v[a].node : GRAPH_NONE;
 }
 
 /* dom_root_filter: a frame root of a thread that has an object is that thread's reference. */
 static int threads_root(const graph *g, uint32_t r, void *ctx)
 {
-    const threads_ctx *c = ctx;
-    if (g->roots[r].kind != GRAPH_ROOT_JAVA_FRAME)
-        return 1;
-    uint32_t s = g->roots[r].thread;
-    return bsearch(&s, c->serials, c->n, sizeof s, cmp_u32) == NULL;
+    return g->roots[r].kind != GRAPH_ROOT_JAVA_FRAME ||
+           thread_node(ctx, g->roots[r].thread) == GRAPH_NONE;
 }
 
 /* The tree's references: strong ones, minus the GC's pending-list link (dom_gc_link). */
@@ -89,78 +111,228 @@ static int threads_edge(const graph *g, edge_ix e, void *ctx)
            !dom_gc_link(g, e);
 }
 
-#define OWN_NONE UINT32_MAX
-#define OWN_MANY (UINT32_MAX - 1)
+/* A local of a thread with an object: the extra reference thread -> object (dom_opts). */
+typedef struct xref {
+    node_ix from; /* the thread object */
+    node_ix to;   /* what one of its frames holds */
+} xref;
 
-/* with[t] = thread t's object retained in the tree whose frame roots are references of their
- * thread, plus the bytes only t's locals reach (objects that tree leaves unreachable, reached
- * from the locals of exactly one thread). One tree and one pass over the unreached part. */
-static lr_status with_locals(const graph *g, uint64_t *with, lr_error *err)
+static int cmp_xref(const void *a, const void *b)
 {
-    threads_ctx c = {g, err_mallocarray(g->n_threads ? g->n_threads : 1, sizeof(uint32_t)), 0};
-    uint32_t *own = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *own);
-    node_ix *stack = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *stack);
+    const xref *x = a, *y = b;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    return x->to < y->to ? -1 : x->to > y->to;
+}
+
+#define UNDER_UNSET (THREADS_NONE - 1)
+
+/* The index in g->threads of the thread whose object is x, THREADS_NONE if none; by node is
+ * threads sorted by node. */
+static uint32_t thread_of_node(const tnode *by_node, uint32_t n, node_ix x)
+{
+    uint32_t a;
+    SEARCH_LOWER_BOUND(uint32_t, 0, n, by_node[search_mid].node < x, a);
+    return a < n && by_node[a].node == x ? by_node[a].serial : THREADS_NONE;
+}
+
+/* under[x] for every node (threads_with_locals). by_node lists the threads that have an
+ * object, by node, each with its index in g->threads in place of its serial. A node's answer
+ * is found by one walk up the tree to the first thread object or node already answered,
+ * then written along that walk: every node is written once, O(N log threads). */
+static void fill_under(const graph *g, const dom_tree *dt, const tnode *by_node, uint32_t nb,
+                       uint32_t *under)
+{
+    uint32_t n = g->n_nodes;
+    for (node_ix x = 0; x < n; x++)
+        under[x] = UNDER_UNSET;
+    for (node_ix x = 0; x < n; x++) {
+        if (under[x] != UNDER_UNSET)
+            continue;
+        uint32_t ans = THREADS_NONE;
+        node_ix y = dt->idom[x];
+        for (uint32_t k = 0; k < n && y < n; k++, y = dt->idom[y]) {
+            uint32_t ti = thread_of_node(by_node, nb, y);
+            if (ti != THREADS_NONE) {
+                ans = ti;
+                break;
+            }
+            if (under[y] != UNDER_UNSET) {
+                ans = under[y];
+                break;
+            }
+        }
+        /* the nodes from x up to that stop (y, excluded) have no thread object between them
+         * and it: the same answer */
+        node_ix stop = y;
+        for (node_ix z = x; z < n && z != stop; z = dt->idom[z])
+            under[z] = ans;
+    }
+}
+
+lr_status threads_with_locals(const graph *g, uint64_t *with, uint32_t *under, lr_error *err)
+{
+    for (uint32_t t = 0; t < g->n_threads; t++)
+        with[t] = 0;
+    if (!g->first_edge)
+        return LR_OK;
+    threads_ctx c = {err_mallocarray(g->n_threads ? g->n_threads : 1, sizeof *c.v), 0};
+    xref *v = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *v);
+    node_ix *from = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *from);
+    node_ix *to = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *to);
     dom_tree dt;
     memset(&dt, 0, sizeof dt);
     lr_status st = LR_OK;
-    if (!c.serials || !own || !stack) {
+    if (!c.v || !v || !from || !to) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "threads: out of memory");
         goto out;
     }
     for (uint32_t t = 0; t < g->n_threads; t++)
         if (g->threads[t].node < g->n_nodes)
-            c.serials[c.n++] = g->threads[t].serial;
-    qsort(c.serials, c.n, sizeof *c.serials, cmp_u32);
+            c.v[c.n++] = (tnode){g->threads[t].serial, g->threads[t].node};
+    qsort(c.v, c.n, sizeof *c.v, cmp_tnode);
+    /* the frame roots threads_root drops become references of their thread */
+    uint32_t k = 0;
+    for (uint32_t r = 0; r < g->n_roots; r++) {
+        node_ix x = g->roots[r].node;
+        if (x < g->n_nodes && !threads_root(g, r, &c))
+            v[k++] = (xref){thread_node(&c, g->roots[r].thread), x};
+    }
+    qsort(v, k, sizeof *v, cmp_xref);
+    for (uint32_t i = 0; i < k; i++) {
+        from[i] = v[i].from;
+        to[i] = v[i].to;
+    }
     dom_opts o = {0};
     o.reach = threads_edge;
     o.root = threads_root;
     o.root_ctx = &c;
+    o.n_extra = k;
+    o.extra_from = from;
+    o.extra_to = to;
     if ((st = dom_build_ex(g, &o, &dt, err)) != LR_OK)
         goto out;
-    for (node_ix x = 0; x < g->n_nodes; x++)
-        own[x] = OWN_NONE;
-    for (uint32_t t = 0; t < g->n_threads; t++) {
-        node_ix tn = g->threads[t].node;
-        with[t] = tn < g->n_nodes ? dt.retained[tn] : 0;
-        if (tn >= g->n_nodes)
-            continue;
-        uint32_t sp = 0;
-        for (uint32_t r = 0; r < g->n_roots; r++) {
-            node_ix x = g->roots[r].node;
-            if (g->roots[r].kind != GRAPH_ROOT_JAVA_FRAME ||
-                g->roots[r].thread != g->threads[t].serial || x >= g->n_nodes ||
-                dt.idom[x] != GRAPH_NONE || own[x] == t || own[x] == OWN_MANY)
-                continue;
-            own[x] = own[x] == OWN_NONE ? t : OWN_MANY;
-            stack[sp++] = x;
-        }
-        /* each node is pushed at most twice: once owned, once when it becomes shared */
-        while (sp) {
-            node_ix x = stack[--sp];
-            for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
-                node_ix y = g->edge_to[e];
-                uint8_t k = g->edge_kind[e];
-                if (y >= g->n_nodes || dt.idom[y] != GRAPH_NONE ||
-                    GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG ||
-                    GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK || dom_gc_link(g, e))
-                    continue;
-                uint32_t want = own[x] == OWN_MANY ? OWN_MANY : t;
-                if (own[y] == want || own[y] == OWN_MANY)
-                    continue;
-                own[y] = own[y] == OWN_NONE ? want : OWN_MANY;
-                stack[sp++] = y;
-            }
-        }
+    for (uint32_t t = 0; t < g->n_threads; t++)
+        if (g->threads[t].node < g->n_nodes)
+            with[t] = dom_retained(&dt, g->threads[t].node);
+    if (under) {
+        /* c.v becomes the list by node, each with its index in g->threads */
+        c.n = 0;
+        for (uint32_t t = 0; t < g->n_threads; t++)
+            if (g->threads[t].node < g->n_nodes)
+                c.v[c.n++] = (tnode){t, g->threads[t].node};
+        qsort(c.v, c.n, sizeof *c.v, cmp_tnode_node);
+        fill_under(g, &dt, c.v, c.n, under);
     }
-    for (node_ix x = 0; x < g->n_nodes; x++)
-        if (own[x] < g->n_threads)
-            with[own[x]] += graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);
 out:
     dom_free(&dt);
-    free(c.serials);
-    free(own);
-    free(stack);
+    free(c.v);
+    free(v);
+    free(from);
+    free(to);
     return st;
+}
+
+/* ---- a bound without a tree ---- */
+
+static int cmp_node(const void *a, const void *b)
+{
+    node_ix x = *(const node_ix *)a, y = *(const node_ix *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether sorted list r (k entries) holds x. */
+static int has_node(const node_ix *r, uint32_t k, node_ix x)
+{
+    uint32_t a;
+    SEARCH_LOWER_BOUND(uint32_t, 0, k, r[search_mid] < x, a);
+    return a < k && r[a] == x;
+}
+
+/* Everything thread t's object dominates in threads_with_locals' tree is reached from that
+ * object along paths that meet no root (a root on the way reaches the rest without the
+ * thread), so the bytes of that set bound the figure from above. The walk follows more
+ * than the tree does (every class hop, every thread's locals it meets as that thread's
+ * references) and stops past THREADS_BOUND_NODES nodes or past limit: a bound, not the
+ * figure. */
+int threads_within(const graph *g, uint32_t t, uint64_t limit)
+{
+    uint32_t n = g->n_nodes;
+    if (t >= g->n_threads || g->threads[t].node >= n)
+        return 1;
+    if (!g->first_edge)
+        return 0;
+    int ok = 0;
+    threads_ctx c = {err_mallocarray(g->n_threads, sizeof *c.v), 0};
+    node_ix *roots = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *roots);
+    xref *loc = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *loc);
+    uint64_t *seen = err_calloc((size_t)n / 64 + 1, sizeof *seen);
+    node_ix *stack = err_mallocarray(THREADS_BOUND_NODES + 1, sizeof *stack);
+    if (!c.v || !roots || !loc || !seen || !stack)
+        goto out;
+    for (uint32_t i = 0; i < g->n_threads; i++)
+        if (g->threads[i].node < n)
+            c.v[c.n++] = (tnode){g->threads[i].serial, g->threads[i].node};
+    qsort(c.v, c.n, sizeof *c.v, cmp_tnode);
+    uint32_t nr = 0, nl = 0;
+    for (uint32_t r = 0; r < g->n_roots; r++) {
+        node_ix x = g->roots[r].node;
+        if (x >= n)
+            continue;
+        if (threads_root(g, r, &c))
+            roots[nr++] = x;
+        else
+            loc[nl++] = (xref){thread_node(&c, g->roots[r].thread), x};
+    }
+    qsort(roots, nr, sizeof *roots, cmp_node);
+    qsort(loc, nl, sizeof *loc, cmp_xref);
+    node_ix tn = g->threads[t].node;
+    uint64_t sum = 0;
+    uint32_t sp = 0, count = 1;
+    seen[tn >> 6] |= 1ull << (tn & 63);
+    stack[sp++] = tn;
+    while (sp) {
+        node_ix x = stack[--sp];
+        sum += graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);
+        if (sum > limit)
+            goto out;
+        /* successors: edges, then the class hop, then x's locals if x is a thread */
+        edge_ix e = g->first_edge[x], end = g->first_edge[x + 1];
+        class_ix cl = graph_node_class(g, x);
+        uint32_t li;
+        SEARCH_LOWER_BOUND(uint32_t, 0, nl, loc[search_mid].from < x, li);
+        for (;;) {
+            node_ix y;
+            if (e < end) {
+                if (!threads_edge(g, e, NULL)) {
+                    e++;
+                    continue;
+                }
+                y = g->edge_to[e++];
+            } else if (cl < g->n_classes) {
+                y = g->classes[cl].node;
+                cl = GRAPH_NONE;
+            } else if (li < nl && loc[li].from == x) {
+                y = loc[li++].to;
+            } else {
+                break;
+            }
+            if (y >= n || (seen[y >> 6] >> (y & 63) & 1) || has_node(roots, nr, y))
+                continue;
+            seen[y >> 6] |= 1ull << (y & 63);
+            if (++count > THREADS_BOUND_NODES)
+                goto out;
+            stack[sp++] = y;
+        }
+    }
+    ok = 1;
+out:
+    free(c.v);
+    free(roots);
+    free(loc);
+    free(seen);
+    free(stack);
+    return ok;
 }
 
 lr_status threads_build(const graph *g, const uint64_t *retained, uint32_t n,
@@ -177,7 +349,7 @@ lr_status threads_build(const graph *g, const uint64_t *retained, uint32_t n,
     if (!r->rows || !with)
         st = LR_FAIL(err, LR_ERR_NOMEM, "threads: out of memory");
     else if (g->first_edge)
-        st = with_locals(g, with, err);
+        st = threads_with_locals(g, with, NULL, err);
     if (st != LR_OK) {
         free(with);
         threads_free(r);

@@ -3,15 +3,17 @@
  * Every thread of g->threads (THREAD_OBJECT roots and STACK_TRACE records): its name, state
  * and daemon flag where the dump has them, and MAT's Thread Overview retained size -- what
  * its object retains once its locals count as its references (frames of a thread with a
- * thread object are not roots of their own), plus what only its locals reach. Frames and
- * locals stay in the graph (g->frames, JAVA_FRAME roots); the renderings (report/threads.h)
- * read them there, with each local's retained size from the caller's per-node sizes. */
+ * thread object are not roots of their own; threads_with_locals, shared with suspects.c).
+ * Frames and locals stay in the graph (g->frames, JAVA_FRAME roots); the renderings
+ * (report/threads.h) read them there, with each local's retained size from the caller's
+ * per-node sizes. */
 #ifndef LR_ANALYSIS_THREADS_H
 #define LR_ANALYSIS_THREADS_H
 
 #include "graph/graph.h"
 
 #define THREADS_NAME_MAX 256
+#define THREADS_NONE UINT32_MAX /* no thread (threads_with_locals' under) */
 
 typedef struct threads_row {
     node_ix node;           /* the thread object, or GRAPH_NONE */
@@ -28,10 +30,29 @@ typedef struct threads_result {
     uint32_t n_retained;        /* entries of retained */
 } threads_result;
 
+/* MAT's Thread Overview figure, the one `threads` and the leak suspects of `analyze` both
+ * print: with[t] (g->n_threads entries, in g->threads order) = what thread t's object
+ * retains in a dominator tree over strong references (less the GC's pending-list link,
+ * dom_gc_link) whose Java-frame roots of threads that have an object are references of
+ * that object instead (dom_opts.extra_*), so a thread keeps what it alone reaches, through
+ * its fields or its locals. 0 for a thread without an object or an unreachable one. One
+ * dominator tree (dom_scratch_bytes); reads no other model. under, if not NULL (g->n_nodes
+ * entries), receives for each node the index in g->threads of the thread whose object is
+ * its nearest strict dominator among thread objects, THREADS_NONE if none: what a thread's
+ * figure counts is what has it up that chain (the leak suspects leave those objects to a
+ * thread they print). Returns LR_OK, LR_ERR_NOMEM or LR_ERR_LIMIT. */
+lr_status threads_with_locals(const graph *g, uint64_t *with, uint32_t *under, lr_error *err);
+
+/* 1 when threads_with_locals' figure for thread t (index in g->threads) is surely at most
+ * limit, found without a tree: a walk from the thread's object that stops at roots, over at
+ * most THREADS_BOUND_NODES nodes (a bitset of N, zeroed pages). 0 when it may be more, the
+ * walk is too long, or out of memory: then only the tree tells. */
+#define THREADS_BOUND_NODES 65536u
+int threads_within(const graph *g, uint32_t t, uint64_t limit);
+
 /* Fills r for every thread of g; retained (n entries) gives each local's and each thread
- * object's own retained size. One dominator tree whose frame roots are references of their
- * thread, one pass over what it leaves unreachable. Returns LR_OK (free: threads_free),
- * LR_ERR_NOMEM. */
+ * object's own retained size; with_locals comes from threads_with_locals. Returns LR_OK
+ * (free: threads_free), LR_ERR_NOMEM. */
 lr_status threads_build(const graph *g, const uint64_t *retained, uint32_t n,
                         threads_result *r, lr_error *err);
 void threads_free(threads_result *r);
