@@ -462,19 +462,28 @@ static void put_share(FILE *out, uint64_t bytes, uint64_t total)
             total ? 100.0 * (double)bytes / (double)total : 0.0);
 }
 
-/* The class declaring instance field `name` of node x (the first in the hierarchy, most
- * derived first, as graph_fields_each lays them out); GRAPH_NONE when none does. */
+/* The class declaring the instance field of node x that a reference named `name` to `to`
+ * reads. A subclass may declare a field of the name again (it hides the superclass's, and
+ * both are in the object): the field is the one whose value is `to`, as the traces name it
+ * (trace_elems.c) and Shark does; without field values (V8) or a match, the first field of
+ * the name, most derived first, as graph_fields_each lays them out. GRAPH_NONE when no
+ * field has the name. */
 typedef struct field_decl {
     const graph *g;
     const char *name; /* field looked for */
-    class_ix decl;    /* its declaring class, once found */
+    node_ix to;       /* the node the reference leads to */
+    class_ix first;   /* the first class declaring the name, once found */
+    class_ix decl;    /* the class whose field of the name holds `to`, once found */
 } field_decl;
 
 static int find_decl(void *ctx, class_ix decl, const graph_field *f, const graph_value *v)
 {
-    (void)v;
     field_decl *d = ctx;
     if (strcmp(graph_str(d->g, f->name), d->name))
+        return 0;
+    if (d->first == GRAPH_NONE)
+        d->first = decl;
+    if (v->type != GRAPH_FT_OBJECT || v->ref != d->to)
         return 0;
     d->decl = decl;
     return 1;
@@ -486,10 +495,12 @@ const char *rep_ref_owner(const graph *g, node_ix x, edge_ix e, char *buf, size_
     rep_class_label(g, x, cls, sizeof cls);
     unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
     if (k == GRAPH_EDGE_FIELD && g->node_kind[x] != GRAPH_KIND_CLASS) {
-        field_decl d = {g, graph_edge_name_text(g, e, name, sizeof name), GRAPH_NONE};
+        field_decl d = {g, graph_edge_name_text(g, e, name, sizeof name), g->edge_to[e],
+                        GRAPH_NONE, GRAPH_NONE};
         graph_fields_each(g, x, find_decl, &d);
-        if (d.decl != GRAPH_NONE && d.decl < g->n_classes)
-            snprintf(cls, sizeof cls, "%s", graph_str(g, g->classes[d.decl].name));
+        class_ix c = d.decl != GRAPH_NONE ? d.decl : d.first;
+        if (c != GRAPH_NONE && c < g->n_classes)
+            snprintf(cls, sizeof cls, "%s", graph_str(g, g->classes[c].name));
     }
     const char *simple = strrchr(cls, '.');
     simple = simple && simple[1] ? simple + 1 : cls;

@@ -48,7 +48,8 @@ void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr);
 const char *rep_class_label(const graph *g, node_ix x, char *buf, size_t cap);
 /* Simple name of the class a suspect path's reference from x along e is shown under, as
  * the traces show it: a field under the class declaring it (`ThreadPoolExecutor.workQueue`
- * on a ScheduledThreadPoolExecutor), an element under the array's name less its `[]`
+ * on a ScheduledThreadPoolExecutor; of two fields of one name, a subclass's hiding its
+ * superclass's, the one holding e's target), an element under the array's name less its `[]`
  * (`Object` for `Object[3]`), anything else under x's class. Returns buf. */
 const char *rep_ref_owner(const graph *g, node_ix x, edge_ix e, char *buf, size_t cap);
 /* "Foo.bar(Foo.java:12)" of frame `frame` of the thread with that serial, "" if unknown. */
