@@ -174,6 +174,8 @@ lr_status threads_with_locals(const graph *g, uint64_t *with, uint32_t *under, l
 {
     for (uint32_t t = 0; t < g->n_threads; t++)
         with[t] = 0;
+    for (node_ix x = 0; under && x < g->n_nodes; x++)
+        under[x] = THREADS_NONE;
     if (!g->first_edge)
         return LR_OK;
     threads_ctx c = {err_mallocarray(g->n_threads ? g->n_threads : 1, sizeof *c.v), 0};
@@ -210,6 +212,7 @@ lr_status threads_with_locals(const graph *g, uint64_t *with, uint32_t *under, l
     o.n_extra = k;
     o.extra_from = from;
     o.extra_to = to;
+    o.flags = DOM_RETAINED32; /* 4 bytes per node when every size fits, as most do */
     if ((st = dom_build_ex(g, &o, &dt, err)) != LR_OK)
         goto out;
     for (uint32_t t = 0; t < g->n_threads; t++)
