@@ -314,6 +314,17 @@ static int in_thread(const graph *g, const scan *s, const uint32_t *under, node_
     return 0;
 }
 
+/* threads_stop_fn for threads_within: a top-level object that a root other than a Java
+ * frame also reaches is reached without the thread, unless that root's way goes through
+ * the thread's own fields: a worker's field and its frame both holding a queue that nothing
+ * else holds. Such a thread's locals' estimate (the old sentence) already leaves the queue
+ * out, so it keeps the old answer: the queue is an object suspect, no thread sentence. */
+static int shared_top(void *ctx, node_ix x)
+{
+    const scan *s = ctx;
+    return (s->fl[x] & F_TOP) && is_held(s, x);
+}
+
 static int push(susp_result *out, uint32_t *cap, const susp_item *it)
 {
     if (out->n == *cap) {
@@ -636,8 +647,13 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         if (best == GRAPH_NONE)
             continue;
         node_ix tn = g->threads[ti].node < n ? g->threads[ti].node : GRAPH_NONE;
-        if (tn != GRAPH_NONE && threads_within(g, ti, (uint64_t)limit))
-            continue; /* its figure cannot pass the share: no tree for it */
+        /* no tree for a thread whose old estimate (its locals' and its object's own sizes
+         * in this tree) and threads_within's walk both keep it under the share */
+        if (tn != GRAPH_NONE && (s.fl[tn] & F_TOP) && (double)weight(&s, tn) <= limit)
+            sum += weight(&s, tn);
+        if (tn != GRAPH_NONE && (double)sum <= limit &&
+            threads_within(g, ti, (uint64_t)limit, shared_top, &s))
+            continue;
         if (tn != GRAPH_NONE) {
             /* MAT's thread overview: the thread object's retained size once its locals are
              * its references, the figure `threads` prints (one tree, built once, only when

@@ -256,9 +256,10 @@ static int has_node(const node_ix *r, uint32_t k, node_ix x)
  * object along paths that meet no root (a root on the way reaches the rest without the
  * thread), so the bytes of that set bound the figure from above. The walk follows more
  * than the tree does (every class hop, every thread's locals it meets as that thread's
- * references) and stops past THREADS_BOUND_NODES nodes or past limit: a bound, not the
- * figure. */
-int threads_within(const graph *g, uint32_t t, uint64_t limit)
+ * references) and stops past its budget of nodes (threads.h) or past limit: a bound, not
+ * the figure. */
+int threads_within(const graph *g, uint32_t t, uint64_t limit, threads_stop_fn stop,
+                   void *ctx)
 {
     uint32_t n = g->n_nodes;
     if (t >= g->n_threads || g->threads[t].node >= n)
@@ -270,7 +271,9 @@ int threads_within(const graph *g, uint32_t t, uint64_t limit)
     node_ix *roots = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *roots);
     xref *loc = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *loc);
     uint64_t *seen = err_calloc((size_t)n / 64 + 1, sizeof *seen);
-    node_ix *stack = err_mallocarray(THREADS_BOUND_NODES + 1, sizeof *stack);
+    uint32_t budget = n / THREADS_BOUND_DIV > THREADS_BOUND_NODES ? n / THREADS_BOUND_DIV
+                                                                  : THREADS_BOUND_NODES;
+    node_ix *stack = err_mallocarray((size_t)budget + 1, sizeof *stack);
     if (!c.v || !roots || !loc || !seen || !stack)
         goto out;
     for (uint32_t i = 0; i < g->n_threads; i++)
@@ -320,10 +323,11 @@ int threads_within(const graph *g, uint32_t t, uint64_t limit)
             } else {
                 break;
             }
-            if (y >= n || (seen[y >> 6] >> (y & 63) & 1) || has_node(roots, nr, y))
+            if (y >= n || (seen[y >> 6] >> (y & 63) & 1) || has_node(roots, nr, y) ||
+                (stop && stop(ctx, y)))
                 continue;
             seen[y >> 6] |= 1ull << (y & 63);
-            if (++count > THREADS_BOUND_NODES)
+            if (++count > budget)
                 goto out;
             stack[sp++] = y;
         }

@@ -43,12 +43,21 @@ typedef struct threads_result {
  * thread they print). Returns LR_OK, LR_ERR_NOMEM or LR_ERR_LIMIT. */
 lr_status threads_with_locals(const graph *g, uint64_t *with, uint32_t *under, lr_error *err);
 
-/* 1 when threads_with_locals' figure for thread t (index in g->threads) is surely at most
- * limit, found without a tree: a walk from the thread's object that stops at roots, over at
- * most THREADS_BOUND_NODES nodes (a bitset of N, zeroed pages). 0 when it may be more, the
- * walk is too long, or out of memory: then only the tree tells. */
+/* A node threads_within may take as reached without the thread (the walk goes no further
+ * there): nonzero = yes. */
+typedef int (*threads_stop_fn)(void *ctx, node_ix x);
+
+/* 1 when threads_with_locals' figure for thread t (index in g->threads) is at most limit,
+ * found without a tree: a walk from the thread's object that stops at roots, over at
+ * most THREADS_BOUND_NODES or N / THREADS_BOUND_DIV nodes, whichever is more (a bitset of
+ * N, zeroed pages, and a stack of that many nodes): a small share of a tree's cost. 0 when it
+ * may be more, the walk is too long, or out of memory: then only the tree tells. With stop
+ * NULL the answer is sure; a stop function's nodes are taken on its word (the leak suspects
+ * pass the top-level objects other roots also reach, suspects.c). */
 #define THREADS_BOUND_NODES 65536u
-int threads_within(const graph *g, uint32_t t, uint64_t limit);
+#define THREADS_BOUND_DIV 16u
+int threads_within(const graph *g, uint32_t t, uint64_t limit, threads_stop_fn stop,
+                   void *ctx);
 
 /* Fills r for every thread of g; retained (n entries) gives each local's and each thread
  * object's own retained size; with_locals comes from threads_with_locals. Returns LR_OK

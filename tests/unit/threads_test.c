@@ -76,10 +76,10 @@ static void check(const char *rel, uint32_t *n_small)
         if (sum != with[t])
             fail_msg("%s thread %u: under counts %llu, figure %llu", rel, t,
                      (unsigned long long)sum, (unsigned long long)with[t]);
-        if (with[t] > 0 && threads_within(g, t, with[t] - 1))
+        if (with[t] > 0 && threads_within(g, t, with[t] - 1, NULL, NULL))
             fail_msg("%s thread %u: bound below the figure %llu", rel, t,
                      (unsigned long long)with[t]);
-        *n_small += threads_within(g, t, 2 * with[t] + 4096);
+        *n_small += threads_within(g, t, 2 * with[t] + 4096, NULL, NULL);
     }
     free(with);
     free(under);
