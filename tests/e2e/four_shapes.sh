@@ -18,7 +18,9 @@
 #  - sizes are exact dominators over the trace's references: the timer thread does not
 #    retain the task's screen (a static Timer holds the same queue), where Shark, whose
 #    dominators are updated while its search runs, gives the thread 60.3 kB;
-#  - `threads` gives the pool thread at least what its trace says it retains.
+#  - `threads` (MAT's Thread Overview: main's locals are main's references) gives neither
+#    the pool thread nor main the screen both hold, which the pool thread's trace (main's
+#    locals ignored, as in Shark) says the pool thread retains.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -62,7 +64,10 @@ for t in d["traces"]:
         assert first["retained_bytes"] < 1000 and el[-2]["retained_bytes"] > 60000, el
     if first["class"] == "java.lang.Thread":
         assert first["retained_bytes"] >= 120000, first
-        assert th["pool-1-thread-1"] >= first["retained_bytes"], (th, first)
+        # `threads` is MAT's Thread Overview, where main's locals are main's references:
+        # main's frame still holds `listening` (the lambda captures it), so the screen is
+        # neither thread's alone; the trace ignores main's locals as Shark does
+        assert th["pool-1-thread-1"] < 100000 and th["main"] < 100000, (th, first)
     print(el[-1]["id"], " ".join(e["id"] for e in el))
 PY
     fail "traces: $(head -c 2000 "$work/four.json")"
