@@ -179,6 +179,7 @@ int trace_inspect(const graph *g, const rules_set *rs, const leak_set *ls, node_
  * of memory. */
 #define NEAR_UNKNOWN UINT32_MAX
 #define NEAR_NONE (UINT32_MAX - 2) /* no ancestor in want */
+#define SUB_AHEAD 16 /* nodes between a fetch and its use */
 
 uint32_t trace_want_index(const node_ix *want, uint32_t nw, node_ix x)
 {
@@ -207,20 +208,29 @@ int trace_subtree_counts(const dom_tree *t, const node_ix *want, uint32_t nw, ui
     }
     memset(near, 0xff, (size_t)n * sizeof *near); /* NEAR_UNKNOWN */
     for (uint32_t x = 0; x < n; x++) {
-        if (near[x] != NEAR_UNKNOWN || t->idom[x] == GRAPH_NONE)
-            continue;
-        node_ix y = t->idom[x];
-        while (y < n && !(in[y / 8] >> (y % 8) & 1) && near[y] == NEAR_UNKNOWN)
-            y = t->idom[y];
-        uint32_t r = y >= n                      ? NEAR_NONE
-                     : (in[y / 8] >> (y % 8) & 1) ? trace_want_index(want, nw, y)
-                                                  : near[y];
-        for (node_ix z = x; z != y; z = t->idom[z])
-            near[z] = r;
-    }
-    for (uint32_t x = 0; x < n; x++) {
+        /* x's idom is anywhere in the tree: the first step up of the node SUB_AHEAD on is
+         * fetched now so its misses overlap this one's walk (the order is unchanged) */
+        if (n - x > SUB_AHEAD) {
+            node_ix a = t->idom[x + SUB_AHEAD];
+            if (a < n) {
+                __builtin_prefetch(&near[a]);
+                __builtin_prefetch(&in[a / 8]);
+                __builtin_prefetch(&t->idom[a]);
+            }
+        }
         if (t->idom[x] == GRAPH_NONE)
             continue;
+        if (near[x] == NEAR_UNKNOWN) {
+            node_ix y = t->idom[x];
+            while (y < n && !(in[y / 8] >> (y % 8) & 1) && near[y] == NEAR_UNKNOWN)
+                y = t->idom[y];
+            uint32_t r = y >= n                      ? NEAR_NONE
+                         : (in[y / 8] >> (y % 8) & 1) ? trace_want_index(want, nw, y)
+                                                      : near[y];
+            for (node_ix z = x; z != y; z = t->idom[z])
+                near[z] = r;
+        }
+        /* near[x] is final now (each entry is written once): x is charged in this pass */
         uint32_t a = (in[x / 8] >> (x % 8) & 1) ? trace_want_index(want, nw, x) : near[x];
         if (a < nw)
             cnt[a]++;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define TOG_AHEAD 32 /* references between a target bit's fetch and its test */
+
 static inline int bit_get(const uint8_t *m, node_ix x)
 {
     return m[x / 8] >> (x % 8) & 1;
@@ -68,7 +70,11 @@ typedef struct tog_ctx {
     const dom_opts *o;
     int hops;        /* an object refers to its class object, as in the tree (dominators.h) */
     uint8_t *loaded; /* per class: TOG_UNKNOWN, TOG_LOADER, TOG_BOOT; NULL: asked each time */
+    node_ix *hop;    /* per class: its answer below once known, else TOG_HOP_UNKNOWN; NULL:
+                      * worked out each time (the scan asks once per node of the heap) */
 } tog_ctx;
+
+#define TOG_HOP_UNKNOWN (GRAPH_NONE - 1) /* no node index: graphs hold fewer nodes */
 
 enum { TOG_UNKNOWN, TOG_LOADER, TOG_BOOT };
 
@@ -77,11 +83,10 @@ enum { TOG_UNKNOWN, TOG_LOADER, TOG_BOOT };
  * no object keeps them, and a group holding their instances does not retain their statics.
  * (The tree also skips classes that are roots; a rooted class is live here anyway, so the
  * hop into it changes no sum.) */
-static node_ix tog_class(tog_ctx *c, node_ix x)
+static node_ix class_hop(tog_ctx *c, class_ix k)
 {
     const graph *g = c->g;
-    class_ix k = c->hops ? graph_node_class(g, x) : GRAPH_NONE;
-    node_ix y = k < g->n_classes ? g->classes[k].node : GRAPH_NONE;
+    node_ix y = g->classes[k].node;
     if (y >= g->n_nodes || g->node_kind[y] != GRAPH_KIND_CLASS)
         return GRAPH_NONE;
     uint8_t l = c->loaded ? c->loaded[k] : TOG_UNKNOWN;
@@ -91,6 +96,19 @@ static node_ix tog_class(tog_ctx *c, node_ix x)
             c->loaded[k] = l;
     }
     return l == TOG_LOADER ? y : GRAPH_NONE;
+}
+
+static inline node_ix tog_class(tog_ctx *c, node_ix x)
+{
+    const graph *g = c->g;
+    class_ix k = c->hops ? graph_node_class(g, x) : GRAPH_NONE;
+    if (k >= g->n_classes)
+        return GRAPH_NONE;
+    if (!c->hop)
+        return class_hop(c, k);
+    if (c->hop[k] == TOG_HOP_UNKNOWN)
+        c->hop[k] = class_hop(c, k);
+    return c->hop[k];
 }
 
 static uint32_t tog_next(tog_ctx *c, node_ix x, uint32_t *cur, node_ix *y)
@@ -127,11 +145,15 @@ void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, cons
     tog_ctx tc = {g, rs, o,
                   !(o && (o->flags & DOM_NO_CLASS_HOPS)) && g->format &&
                       !strcmp(g->format, "hprof"),
-                  NULL};
-    /* a byte per class, filled as classes are met; without it each hop reads its class's
-     * edges again (same answer, slower) */
-    if (tc.hops)
+                  NULL, NULL};
+    /* a byte and an answer per class, filled as classes are met; without them each hop
+     * reads its class's edges again (same answer, slower) */
+    if (tc.hops) {
         tc.loaded = err_calloc(g->n_classes ? g->n_classes : 1, 1);
+        tc.hop = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *tc.hop);
+        for (class_ix k = 0; tc.hop && k < g->n_classes; k++)
+            tc.hop[k] = TOG_HOP_UNKNOWN;
+    }
     uint32_t n = g->n_nodes, qt = 0;
     memset(inr, 0, n / 8 + 1);
     memset(live, 0, n / 8 + 1);
@@ -167,7 +189,9 @@ void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, cons
         queue[qt++] = x;
     }
     /* The scan reads every reference of the heap: the target's bits come first, so the
-     * rules (tog_follow) are asked only about the few references into R \ S. */
+     * rules (tog_follow) are asked only about the few references into R \ S. Targets are
+     * anywhere in the bitmap: the bit of the reference TOG_AHEAD places on is fetched now
+     * (edges of consecutive nodes are consecutive), so its miss is not waited for. */
     for (node_ix x = 0; x < n; x++) {
         if (bit_get(inr, x) || x >= dt->n || dt->idom[x] == GRAPH_NONE)
             continue;
@@ -177,6 +201,11 @@ void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, cons
             queue[qt++] = k;
         }
         for (edge_ix e = g->first_edge[x], end = g->first_edge[x + 1]; e < end; e++) {
+            if (g->n_edges - e > TOG_AHEAD) {
+                node_ix z = g->edge_to[e + TOG_AHEAD];
+                if (z < n)
+                    __builtin_prefetch(&inr[z / 8]);
+            }
             node_ix y = g->edge_to[e];
             if (y >= n || !bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y) ||
                 !tog_follow(g, rs, o, x, e))
@@ -208,4 +237,5 @@ void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, cons
     *bytes = rb;
     *count = rc;
     free(tc.loaded);
+    free(tc.hop);
 }
