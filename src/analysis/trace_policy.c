@@ -186,9 +186,13 @@ static uint64_t shark_shallow(const graph *g, node_ix x)
     }
     case GRAPH_KIND_CLASS: {
         /* Shark weighs a class by its CLASS_DUMP record after the tag byte (HeapClass's
-         * recordSize): class id, stack serial, six ids, instance size, no constant pool
-         * entries (HotSpot and ART write none), its statics with their values and its
-         * instance field descriptors */
+         * recordSize): class id, stack serial, six ids, instance size, constant pool entries
+         * (the old hprof agent writes them; HotSpot and ART write none), its statics with
+         * their values and its instance field descriptors. The reader keeps that length as
+         * the class node's payload; the sum below stands in where a graph has none. */
+        uint32_t len = graph_node_len(g, x);
+        if (len)
+            return len;
         class_ix c = graph_class_of_node(g, x);
         uint64_t ids = g->id_size;
         if (c == GRAPH_NONE || c >= g->n_classes || !ids)
