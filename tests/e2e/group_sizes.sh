@@ -21,31 +21,16 @@ rm -rf "$work"
 mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-python3 - "$work/boot.hprof" <<'PY'
-import struct, sys
-def u1(v): return struct.pack(">B", v)
-def u2(v): return struct.pack(">H", v)
-def u4(v): return struct.pack(">I", v)
-def i8(v): return struct.pack(">Q", v)
-def rec(tag, body): return u1(tag) + u4(0) + u4(len(body)) + body
-def utf8(sid, s): return rec(0x01, i8(sid) + s.encode())
-def load(serial, cid, name): return rec(0x02, u4(serial) + i8(cid) + u4(0) + i8(name))
-def class_dump(cid, sup, size, loader=0, fields=(), statics=()):
-    # super, then loader, signers, protection domain and two reserved ids
-    b = u1(0x20) + i8(cid) + u4(0) + i8(sup) + i8(loader) + i8(0) * 4 + u4(size) + u2(0)
-    b += u2(len(statics)) + b"".join(i8(n) + u1(2) + i8(v) for n, v in statics)
-    return b + u2(len(fields)) + b"".join(i8(n) + u1(2) for n in fields)
-def instance(oid, cid, refs):
-    return u1(0x21) + i8(oid) + u4(0) + i8(cid) + u4(8 * len(refs)) + b"".join(map(i8, refs))
-def byte_array(oid, n): return u1(0x23) + i8(oid) + u4(0) + u4(n) + u1(8) + bytes(n)
+PYTHONPATH="$LEAKRAY_SRC/tests/lib" python3 - "$work/boot.hprof" <<'PY'
+import sys
+from hprofgen import (byte_array, class_dump, dump, instance, jni_global, load,
+                      sticky_class, utf8)
 OBJECT, LEAKY, HOLDER, PLUGIN, LOADER = 0x100, 0x200, 0x300, 0x400, 0x500
-out = b"JAVA PROFILE 1.0.2\0" + u4(8) + i8(1700000000000)
 names = ["java/lang/Object", "Leaky", "Holder", "Plugin", "java/lang/ClassLoader",
          "item", "plugin", "cache"]
-for sid, s in enumerate(names, 1):
-    out += utf8(sid, s)
-for serial, cid in enumerate([OBJECT, LEAKY, HOLDER, PLUGIN, LOADER], 1):
-    out += load(serial, cid, serial)
+strings = b"".join(utf8(sid, s) for sid, s in enumerate(names, 1))
+loads = b"".join(load(serial, cid, serial)
+                 for serial, cid in enumerate([OBJECT, LEAKY, HOLDER, PLUGIN, LOADER], 1))
 seg = class_dump(OBJECT, 0, 0) + class_dump(LOADER, OBJECT, 0)
 seg += class_dump(LEAKY, OBJECT, 0, statics=[(8, 0x5000)])
 seg += class_dump(PLUGIN, OBJECT, 0, loader=0x6000, statics=[(8, 0x7000)])
@@ -54,10 +39,9 @@ seg += instance(0x1000, HOLDER, [0x2000, 0x3000]) + instance(0x2000, LEAKY, [])
 seg += instance(0x3000, PLUGIN, []) + instance(0x6000, LOADER, [])
 seg += byte_array(0x5000, 100000) + byte_array(0x7000, 50000)
 for sticky in (OBJECT, HOLDER, LOADER):  # Leaky (boot, unrooted) and Plugin are not
-    seg += u1(0x05) + i8(sticky)
-seg += u1(0x01) + i8(0x1000) + i8(0x77)  # JNI global: the holder
-out += rec(0x0C, seg) + rec(0x2C, b"")
-open(sys.argv[1], "wb").write(out)
+    seg += sticky_class(sticky)
+seg += jni_global(0x1000, 0x77)  # the holder
+open(sys.argv[1], "wb").write(dump(strings, loads, seg))
 PY
 
 "$LEAKRAY" analyze "$work/boot.hprof" --watch Leaky --watch Plugin --json --no-timing \

@@ -19,22 +19,10 @@ rm -rf "$work"
 mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-python3 - "$work/jdk6.hprof" <<'PY'
-import struct, sys
-def u1(v): return struct.pack(">B", v)
-def u2(v): return struct.pack(">H", v)
-def u4(v): return struct.pack(">I", v)
-def i8(v): return struct.pack(">Q", v)
-def rec(tag, body): return u1(tag) + u4(0) + u4(len(body)) + body
-sids = {}
-def sid(s):
-    return sids.setdefault(s, len(sids) + 1)
-def class_dump(cid, sup, fields=(), statics=()):
-    b = u1(0x20) + i8(cid) + u4(0) + i8(sup) + i8(0) * 5 + u4(8 * len(fields)) + u2(0)
-    b += u2(len(statics)) + b"".join(i8(sid(n)) + u1(2) + i8(v) for n, v in statics)
-    return b + u2(len(fields)) + b"".join(i8(sid(n)) + u1(2) for n in fields)
-def instance(oid, cid, refs):
-    return u1(0x21) + i8(oid) + u4(0) + i8(cid) + u4(8 * len(refs)) + b"".join(map(i8, refs))
+PYTHONPATH="$LEAKRAY_SRC/tests/lib" python3 - "$work/jdk6.hprof" <<'PY'
+import sys
+from hprofgen import Strings, class_dump, dump, instance, jni_global, load, sticky_class
+st = Strings()
 OBJ, REF, WEAK, QUEUE, NULLC, OWNER, CLEAN = 0x100, 0x110, 0x120, 0x130, 0x140, 0x150, 0x160
 NULLQ, ENQ, Q = 0x1000, 0x1001, 0x1002
 P1, P2, P3, E1, E2, C1, C2 = 0x2001, 0x2002, 0x2003, 0x2101, 0x2102, 0x2201, 0x2202
@@ -50,7 +38,9 @@ classes = [(OBJ, "java/lang/Object", 0, [], []),
            (CLEAN, "Cleanable", WEAK, ["next"], [])]
 seg = b""
 for cid, name, sup, fields, statics in classes:
-    seg += class_dump(cid, sup, fields, statics)
+    seg += class_dump(cid, sup, 8 * len(fields),
+                      statics=[(st.sid(n), v) for n, v in statics],
+                      fields=[st.sid(f) for f in fields])
 def weak(oid, queue, nxt): return instance(oid, WEAK, [0, queue, nxt, 0])
 seg += instance(NULLQ, NULLC, [0]) + instance(ENQ, NULLC, [0]) + instance(Q, QUEUE, [E1])
 seg += weak(P1, NULLQ, P2) + weak(P2, NULLQ, P3) + weak(P3, NULLQ, P3)
@@ -58,18 +48,12 @@ seg += weak(E1, ENQ, E2) + weak(E2, ENQ, E2)
 # a subclass's own next comes first (most-derived class first), then Reference's fields
 seg += instance(C1, CLEAN, [C2, 0, NULLQ, 0, 0]) + instance(C2, CLEAN, [0, 0, NULLQ, 0, 0])
 seg += instance(O1, OWNER, [P1]) + instance(O2, OWNER, [P2]) + instance(OC, OWNER, [C1])
-for cid, *_ in classes:
-    seg += u1(0x05) + i8(cid)
+seg += b"".join(sticky_class(cid) for cid, *_ in classes)
 for k, obj in enumerate([O1, O2, Q, OC]):
-    seg += u1(0x01) + i8(obj) + i8(0x70 + k)
-loads = b"".join(rec(0x02, u4(serial) + i8(cid) + u4(0) + i8(sid(name)))
+    seg += jni_global(obj, 0x70 + k)
+loads = b"".join(load(serial, cid, st.sid(name))
                  for serial, (cid, name, *_) in enumerate(classes, 1))
-out = b"JAVA PROFILE 1.0.2\0" + u4(8) + i8(1700000000000)
-for s, i in sids.items():
-    out += rec(0x01, i8(i) + s.encode())
-out += loads
-out += rec(0x0C, seg) + rec(0x2C, b"")
-open(sys.argv[1], "wb").write(out)
+open(sys.argv[1], "wb").write(dump(st.records(), loads, seg))
 PY
 
 dom() { "$LEAKRAY" show "$work/jdk6.hprof" "$1" --no-timing | sed -n 's/^dominator: *//p'; }

@@ -15,41 +15,25 @@ rm -rf "$work"
 mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-python3 - "$work/cpool.hprof" <<'PY'
-import struct, sys
-def u1(v): return struct.pack(">B", v)
-def u2(v): return struct.pack(">H", v)
-def u4(v): return struct.pack(">I", v)
-def i8(v): return struct.pack(">Q", v)
-def rec(tag, body): return u1(tag) + u4(0) + u4(len(body)) + body
-sids = {}
-def sid(s):
-    return sids.setdefault(s, len(sids) + 1)
-def class_dump(cid, sup, fields=(), statics=(), cpool=b""):
-    b = u1(0x20) + i8(cid) + u4(0) + i8(sup) + i8(0) * 5 + u4(8 * len(fields))
-    b += u2(cpool.count(b"\xca") and 2 or 0) + cpool.replace(b"\xca", b"")
-    b += u2(len(statics)) + b"".join(i8(sid(n)) + u1(2) + i8(v) for n, v in statics)
-    return b + u2(len(fields)) + b"".join(i8(sid(n)) + u1(2) for n in fields)
+PYTHONPATH="$LEAKRAY_SRC/tests/lib" python3 - "$work/cpool.hprof" <<'PY'
+import sys
+from hprofgen import Strings, class_dump, dump, i8, instance, load, sticky_class, u4
+st = Strings()
 OBJ, HOLD, LEAK, KEPT, W = 0x100, 0x200, 0x300, 0x500, 0x400
-# two pool entries, each marked with 0xca (removed) so class_dump counts them
-pool = b"\xca" + u2(1) + u1(10) + u4(7) + b"\xca" + u2(2) + u1(11) + i8(9)
-classes = [(OBJ, "java/lang/Object", 0, [], [], b""),
-           (HOLD, "Holder", OBJ, [], [("leak", W)], b""),
-           (LEAK, "Leak", OBJ, ["cls"], [], b""),
+pool = [(1, 10, u4(7)), (2, 11, i8(9))]  # an int and a long
+classes = [(OBJ, "java/lang/Object", 0, [], [], []),
+           (HOLD, "Holder", OBJ, [], [("leak", W)], []),
+           (LEAK, "Leak", OBJ, ["cls"], [], []),
            (KEPT, "Kept", OBJ, [], [], pool)]
 seg = b""
 for cid, name, sup, fields, statics, cp in classes:
-    seg += class_dump(cid, sup, fields, statics, cp)
-seg += u1(0x21) + i8(W) + u4(0) + i8(LEAK) + u4(8) + i8(KEPT)
-for cid in (OBJ, HOLD, LEAK):
-    seg += u1(0x05) + i8(cid)
-loads = b"".join(rec(0x02, u4(serial) + i8(c[0]) + u4(0) + i8(sid(c[1])))
-                 for serial, c in enumerate(classes, 1))
-out = b"JAVA PROFILE 1.0.2\0" + u4(8) + i8(1700000000000)
-for s, i in sids.items():
-    out += rec(0x01, i8(i) + s.encode())
-out += loads + rec(0x0C, seg) + rec(0x2C, b"")
-open(sys.argv[1], "wb").write(out)
+    seg += class_dump(cid, sup, 8 * len(fields),
+                      statics=[(st.sid(n), v) for n, v in statics],
+                      fields=[st.sid(f) for f in fields], cpool=cp)
+seg += instance(W, LEAK, [KEPT])
+seg += b"".join(sticky_class(cid) for cid in (OBJ, HOLD, LEAK))
+loads = b"".join(load(serial, c[0], st.sid(c[1])) for serial, c in enumerate(classes, 1))
+open(sys.argv[1], "wb").write(dump(st.records(), loads, seg))
 PY
 
 "$LEAKRAY" analyze "$work/cpool.hprof" --watch Leak --size-model shark --no-timing \
