@@ -4,8 +4,8 @@
  * KeyedWeakReference inspector), the reference leaving it with its owner's simple name; the
  * order the traces come out in (Shark's: its trie of paths read depth first); and the
  * dominator subtree object counts of the few nodes the traces show, charged each to its
- * nearest shown ancestor (one array of N). trace.c calls these while it walks the path tree
- * and completes the traces. */
+ * nearest shown ancestor (one array of N, a byte a node when they are few). trace.c calls
+ * these while it walks the path tree and completes the traces. */
 #include "analysis/trace_internal.h"
 #include "base/search.h"
 
@@ -176,10 +176,18 @@ int trace_inspect(const graph *g, const rules_set *rs, const leak_set *ls, node_
  * writing it along the climbed chain, so every node is climbed over once; positions, not
  * nodes, so charging a node costs no search in want), and the counts then pass up the small
  * forest that `want` forms under near[]. O(N + |want| log |want|). Returns 0, or -1 when out
- * of memory. */
+ * of memory.
+ * near[] is the one array of N here, and it is allocated while the traces' dominator tree is
+ * still whole and the suspects' tree may be at its peak on the other core: its entries take
+ * the fewest bytes that hold a position in want plus the two marks (a byte for up to
+ * NEAR_MAX(1) positions: the traces show a few dozen nodes), a quarter of 4 bytes a node. */
 #define NEAR_UNKNOWN UINT32_MAX
 #define NEAR_NONE (UINT32_MAX - 2) /* no ancestor in want */
 #define SUB_AHEAD 16 /* nodes between a fetch and its use */
+/* Entries of w bytes: all ones is NEAR_UNKNOWN (memset 0xff), all ones - 2 NEAR_NONE, the
+ * values below NEAR_MAX(w) positions in want. */
+#define NEAR_TOP(w) ((uint32_t)((UINT64_C(1) << (8 * (w))) - 1))
+#define NEAR_MAX(w) (NEAR_TOP(w) - 2)
 
 uint32_t trace_want_index(const node_ix *want, uint32_t nw, node_ix x)
 {
@@ -188,10 +196,69 @@ uint32_t trace_want_index(const node_ix *want, uint32_t nw, node_ix x)
     return lo < nw && want[lo] == x ? lo : UINT32_MAX;
 }
 
+static inline uint32_t near_get(const void *near, unsigned w, node_ix x)
+{
+    uint32_t v = w == 1   ? ((const uint8_t *)near)[x]
+                 : w == 2 ? ((const uint16_t *)near)[x]
+                          : ((const uint32_t *)near)[x];
+    /* the marks are the top values of each width */
+    return v > NEAR_MAX(w) ? v + (UINT32_MAX - NEAR_TOP(w)) : v;
+}
+
+static inline void near_set(void *near, unsigned w, node_ix x, uint32_t r)
+{
+    uint32_t v = r > NEAR_MAX(w) ? r - (UINT32_MAX - NEAR_TOP(w)) : r;
+    if (w == 1)
+        ((uint8_t *)near)[x] = (uint8_t)v;
+    else if (w == 2)
+        ((uint16_t *)near)[x] = (uint16_t)v;
+    else
+        ((uint32_t *)near)[x] = v;
+}
+
+/* The charging pass of trace_subtree_counts over entries of w bytes (a constant where it is
+ * called, so each width gets its own loop). */
+static inline __attribute__((always_inline)) void
+charge_nodes(const dom_tree *t, const node_ix *want, uint32_t nw, const uint8_t *in,
+             void *near, unsigned w, uint32_t *cnt)
+{
+    uint32_t n = t->n;
+    for (uint32_t x = 0; x < n; x++) {
+        /* x's idom is anywhere in the tree: the first step up of the node SUB_AHEAD on is
+         * fetched now so its misses overlap this one's walk (the order is unchanged) */
+        if (n - x > SUB_AHEAD) {
+            node_ix a = t->idom[x + SUB_AHEAD];
+            if (a < n) {
+                __builtin_prefetch((const uint8_t *)near + (size_t)a * w);
+                __builtin_prefetch(&in[a / 8]);
+                __builtin_prefetch(&t->idom[a]);
+            }
+        }
+        if (t->idom[x] == GRAPH_NONE)
+            continue;
+        if (near_get(near, w, x) == NEAR_UNKNOWN) {
+            node_ix y = t->idom[x];
+            while (y < n && !(in[y / 8] >> (y % 8) & 1) && near_get(near, w, y) == NEAR_UNKNOWN)
+                y = t->idom[y];
+            uint32_t r = y >= n                      ? NEAR_NONE
+                         : (in[y / 8] >> (y % 8) & 1) ? trace_want_index(want, nw, y)
+                                                      : near_get(near, w, y);
+            for (node_ix z = x; z != y; z = t->idom[z])
+                near_set(near, w, z, r);
+        }
+        /* near[x] is final now (each entry is written once): x is charged in this pass */
+        uint32_t a = (in[x / 8] >> (x % 8) & 1) ? trace_want_index(want, nw, x)
+                                                 : near_get(near, w, x);
+        if (a < nw)
+            cnt[a]++;
+    }
+}
+
 int trace_subtree_counts(const dom_tree *t, const node_ix *want, uint32_t nw, uint32_t *cnt)
 {
     uint32_t n = t->n;
-    uint32_t *near = err_mallocarray(n ? n : 1, sizeof *near);
+    unsigned w = nw <= NEAR_MAX(1) ? 1 : nw <= NEAR_MAX(2) ? 2 : 4;
+    void *near = err_mallocarray(n ? n : 1, w);
     uint8_t *in = err_calloc(n / 8 + 1, 1);
     uint32_t *pend = err_calloc(nw ? nw : 1, sizeof *pend);
     uint32_t *queue = err_mallocarray(nw ? nw : 1, sizeof *queue);
@@ -206,46 +273,24 @@ int trace_subtree_counts(const dom_tree *t, const node_ix *want, uint32_t nw, ui
         in[want[k] / 8] |= (uint8_t)(1u << (want[k] % 8));
         cnt[k] = 0;
     }
-    memset(near, 0xff, (size_t)n * sizeof *near); /* NEAR_UNKNOWN */
-    for (uint32_t x = 0; x < n; x++) {
-        /* x's idom is anywhere in the tree: the first step up of the node SUB_AHEAD on is
-         * fetched now so its misses overlap this one's walk (the order is unchanged) */
-        if (n - x > SUB_AHEAD) {
-            node_ix a = t->idom[x + SUB_AHEAD];
-            if (a < n) {
-                __builtin_prefetch(&near[a]);
-                __builtin_prefetch(&in[a / 8]);
-                __builtin_prefetch(&t->idom[a]);
-            }
-        }
-        if (t->idom[x] == GRAPH_NONE)
-            continue;
-        if (near[x] == NEAR_UNKNOWN) {
-            node_ix y = t->idom[x];
-            while (y < n && !(in[y / 8] >> (y % 8) & 1) && near[y] == NEAR_UNKNOWN)
-                y = t->idom[y];
-            uint32_t r = y >= n                      ? NEAR_NONE
-                         : (in[y / 8] >> (y % 8) & 1) ? trace_want_index(want, nw, y)
-                                                      : near[y];
-            for (node_ix z = x; z != y; z = t->idom[z])
-                near[z] = r;
-        }
-        /* near[x] is final now (each entry is written once): x is charged in this pass */
-        uint32_t a = (in[x / 8] >> (x % 8) & 1) ? trace_want_index(want, nw, x) : near[x];
-        if (a < nw)
-            cnt[a]++;
-    }
+    memset(near, 0xff, (size_t)n * w); /* NEAR_UNKNOWN */
+    if (w == 1)
+        charge_nodes(t, want, nw, in, near, 1, cnt);
+    else if (w == 2)
+        charge_nodes(t, want, nw, in, near, 2, cnt);
+    else
+        charge_nodes(t, want, nw, in, near, 4, cnt);
     /* pass the counts up the forest of want: children first, by pending-children counts */
     uint32_t qn = 0;
     for (uint32_t k = 0; k < nw; k++)
-        if (near[want[k]] < nw)
-            pend[near[want[k]]]++;
+        if (near_get(near, w, want[k]) < nw)
+            pend[near_get(near, w, want[k])]++;
     for (uint32_t k = 0; k < nw; k++)
         if (!pend[k])
             queue[qn++] = k;
     for (uint32_t q = 0; q < qn; q++) {
         uint32_t k = queue[q];
-        uint32_t p = near[want[k]];
+        uint32_t p = near_get(near, w, want[k]);
         if (p >= nw)
             continue;
         cnt[p] += cnt[k];
