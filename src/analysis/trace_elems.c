@@ -185,7 +185,7 @@ int trace_inspect(const graph *g, const rules_set *rs, const leak_set *ls, node_
 #define NEAR_NONE (UINT32_MAX - 2) /* no ancestor in want */
 #define SUB_AHEAD 16 /* nodes between a fetch and its use */
 /* Entries of w bytes: all ones is NEAR_UNKNOWN (memset 0xff), all ones - 2 NEAR_NONE, the
- * values below NEAR_MAX(w) positions in want. */
+ * values below them (NEAR_MAX(w) of them) positions in want. */
 #define NEAR_TOP(w) ((uint32_t)((UINT64_C(1) << (8 * (w))) - 1))
 #define NEAR_MAX(w) (NEAR_TOP(w) - 2)
 
@@ -202,12 +202,12 @@ static inline uint32_t near_get(const void *near, unsigned w, node_ix x)
                  : w == 2 ? ((const uint16_t *)near)[x]
                           : ((const uint32_t *)near)[x];
     /* the marks are the top values of each width */
-    return v > NEAR_MAX(w) ? v + (UINT32_MAX - NEAR_TOP(w)) : v;
+    return v >= NEAR_MAX(w) ? v + (UINT32_MAX - NEAR_TOP(w)) : v;
 }
 
 static inline void near_set(void *near, unsigned w, node_ix x, uint32_t r)
 {
-    uint32_t v = r > NEAR_MAX(w) ? r - (UINT32_MAX - NEAR_TOP(w)) : r;
+    uint32_t v = r >= NEAR_MAX(w) ? r - (UINT32_MAX - NEAR_TOP(w)) : r;
     if (w == 1)
         ((uint8_t *)near)[x] = (uint8_t)v;
     else if (w == 2)

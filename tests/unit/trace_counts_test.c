@@ -2,10 +2,11 @@
 /* trace_counts_test.c: unit tests of the dominator subtree object counts the traces show
  * (trace_subtree_counts, src/analysis/trace_elems.c): on random dominator forests with long
  * chains, unreachable nodes and super-root children, the counts of 12, 600 and 70,000 wanted
- * nodes (a byte, two and four bytes per node of scratch) equal a brute-force climb from every
- * node; and with the program's allocator wrappers linked in (cli/cli_malloc.c, as the CLI
- * counts its memory), the scratch for a few wanted nodes stays near a byte per node, which
- * `analyze` relies on: it runs while both dominator trees may be at their peak. */
+ * nodes (a byte, two and four bytes per node of scratch), and at each width's last and the
+ * next one's first, equal a brute-force climb from every node; and with the program's
+ * allocator wrappers linked in (cli/cli_malloc.c, as the CLI counts its memory), the scratch
+ * for a few wanted nodes stays near a byte per node, which `analyze` relies on: it runs while
+ * both dominator trees may be at their peak. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -143,6 +144,16 @@ static void test_many(void **state)
     check_counts(200000, 70000);
 }
 
+/* the last count of each width and the first of the next */
+static void test_width_edges(void **state)
+{
+    (void)state;
+    check_counts(20000, 253);
+    check_counts(20000, 254);
+    check_counts(100000, 65533);
+    check_counts(100000, 65534);
+}
+
 /* The scratch of a count over N nodes for a few wanted ones: N bytes plus a bit per node
  * (the wanted set), not 4 bytes per node. */
 static void test_scratch_bytes(void **state)
@@ -175,6 +186,7 @@ int main(void)
         cmocka_unit_test(test_few),
         cmocka_unit_test(test_hundreds),
         cmocka_unit_test(test_many),
+        cmocka_unit_test(test_width_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
