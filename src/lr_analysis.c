@@ -6,9 +6,9 @@
  * retained-size model, and keeps the results behind an opaque handle with accessors. As in
  * analyze, the suspects (their own tree, then their paths) run on a second thread beside
  * leak finding, the paths and the traces' tree on heaps of RET_SPLIT_MIN objects or more
- * when the memory limit leaves room for both trees (retained.h), else first and alone;
- * paths come before the traces' dominator tree, so their scratch is freed before the
- * tree's exists. */
+ * when the memory limit leaves room for both trees and there are two CPUs to run on
+ * (retained.h), else first and alone; paths come before the traces' dominator tree, so
+ * their scratch is freed before the tree's exists. */
 #define _POSIX_C_SOURCE 200809L
 #include "lr_internal.h"
 

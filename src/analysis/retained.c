@@ -4,6 +4,7 @@
  * snapshots, VisualVM's conventions for HotSpot dumps, plain strong references otherwise)
  * and exposes its dominator tree as idom/retained arrays, so every verb and the library print
  * the same number for the same node; then finds MAT's leak suspects in it with their paths. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT (ret_suspects_start) */
 #include "analysis/retained.h"
 
 #include "analysis/devtools.h"
@@ -13,6 +14,7 @@
 #include "base/mem.h"
 #include "base/phase.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +264,18 @@ static void *ret_job_run(void *arg)
     return NULL;
 }
 
+/* Whether this process may run on two CPUs or more (its affinity mask; a taskset or a
+ * container's cpuset narrows it). Unknown counts as yes, as before. */
+static int two_cpus(void)
+{
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set) >= 2;
+#endif
+    return 1;
+}
+
 void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, double share,
                         double accum, uint32_t split_min, susp_result *out)
 {
@@ -273,10 +287,12 @@ void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, doubl
     j->out = out;
     memset(out, 0, sizeof *out);
     /* below split_min a thread costs more than it saves; without room for both trees'
-     * scratch the second tree waits for the first one's to be freed, as before */
+     * scratch the second tree waits for the first one's to be freed, as before; on one CPU
+     * the two threads would only take turns, for no time saved, with both trees alive at
+     * once (on big.hprof under taskset -c 0: the same wall, a third more memory) */
     uint64_t lim = mem_limit(), use = mem_in_use(), need = dom_scratch_bytes(g);
     int room = !lim || (use < lim && lim - use >= 2 * need);
-    j->threaded = g->n_nodes >= split_min && room &&
+    j->threaded = g->n_nodes >= split_min && room && two_cpus() &&
                   pthread_create(&j->th, NULL, ret_job_run, j) == 0;
     if (!j->threaded)
         j->st = ret_suspects(g, v8_keys, share, accum, out, &j->err);

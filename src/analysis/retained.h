@@ -44,7 +44,8 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
  * analyses may read it), on smaller ones at once on the caller's thread. The suspects' tree
  * is independent of the other tree analyze builds, so the two cores build one each, at the
  * cost of both trees' scratch at once: when the memory limit (base/mem) leaves no room for
- * a second one (dom_scratch_bytes), the job runs at once too. */
+ * a second one (dom_scratch_bytes), or the process may run on one CPU only (its affinity
+ * mask: the threads would take turns), the job runs at once too. */
 #define RET_SPLIT_MIN 200000
 /* The split_min lr_analyze passes: RET_SPLIT_MIN (tests lower it to run the library's job
  * threaded on small fixtures). */

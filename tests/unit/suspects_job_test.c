@@ -5,10 +5,13 @@
  * (VisualVM's on HotSpot, strong less Bitmap.dumpData on Android, DevTools' on V8) the
  * threaded job must give exactly what ret_suspects gives on one thread, with the traces'
  * kind of tree built meanwhile equal to one built alone; a memory limit without room for two
- * trees' scratch runs the job on the caller's thread, with the same result. The library's
+ * trees' scratch, or one CPU to run on, runs the job on the caller's thread, with the same
+ * result. The library's
  * lr_analyze, threaded the same way, must answer as it does sequentially; and the suspects'
  * tree, whose retained sizes are kept in 32 bits (DOM_RETAINED32), must equal the 64-bit
  * one, also when a size overflows 32 bits and the sums run again. */
+#define _GNU_SOURCE /* sched_getaffinity, sched_setaffinity */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,6 +71,13 @@ static void same_suspects(const susp_result *a, const susp_result *b)
 
 /* One fixture: the suspects alone, then the job with a plain strong tree built meanwhile
  * on this thread (compared with the same tree built alone). */
+/* CPUs this process may run on (2 when unknown). */
+static int cpus(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 2;
+}
+
 static void check(const char *rel, uint32_t want_suspects)
 {
     lr_heap *h = open_fix(rel);
@@ -83,7 +93,8 @@ static void check(const char *rel, uint32_t want_suspects)
 
     ret_job j;
     ret_suspects_start(&j, g, keys, SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT, 1, &job);
-    assert_true(j.threaded); /* split_min 1 and no memory limit: a second thread */
+    /* split_min 1 and no memory limit: a second thread, given a second CPU */
+    assert_int_equal(j.threaded, cpus() >= 2);
     assert_int_equal(dom_build(g, NULL, NULL, &t1, &err), LR_OK);
     assert_int_equal(ret_suspects_join(&j, &err), LR_OK);
     same_suspects(&alone, &job);
@@ -100,6 +111,25 @@ static void check(const char *rel, uint32_t want_suspects)
     ret_suspects_start(&j, g, keys, SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT, 1, &job);
     assert_false(j.threaded);
     mem_set_limit(lim);
+    assert_int_equal(ret_suspects_join(&j, &err), LR_OK);
+    same_suspects(&alone, &job);
+    susp_free(&job);
+
+    /* one CPU to run on: the two threads would take turns for no time saved, with both
+     * trees' scratch alive at once, so at once as well */
+    cpu_set_t was, one;
+    assert_int_equal(sched_getaffinity(0, sizeof was, &was), 0);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &was)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    ret_suspects_start(&j, g, keys, SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT, 1, &job);
+    int threaded = j.threaded;
+    assert_int_equal(sched_setaffinity(0, sizeof was, &was), 0);
+    assert_false(threaded);
     assert_int_equal(ret_suspects_join(&j, &err), LR_OK);
     same_suspects(&alone, &job);
     susp_free(&job);
