@@ -220,7 +220,7 @@ static void drain(edge_out *o, node_ix hi)
             o->first[o->unset++] = o->e;
 }
 
-/* Nodes ahead whose record the census and the edge walk fetch: the records lie in node
+/* Nodes ahead whose record the edge walk fetches: the records lie in node
  * order but scattered over the file (~45 bytes apart on average, arrays far more), so
  * without it each node's first read of its record waits for memory. Always inlined: gcc
  * finds a void function that only reads and prefetches pure and drops the call as dead. */
@@ -311,80 +311,31 @@ static void *edge_part_run(void *arg)
     return NULL;
 }
 
-/* Reference slots node i may turn into edges (nulls and dangling ids included). */
-static inline uint64_t edge_bound(const rd *r, node_ix i)
-{
-    const graph *g = r->g;
-    switch (g->node_kind[i]) {
-    case GRAPH_KIND_INSTANCE: {
-        class_ix c = graph_node_class(g, i);
-        return c == GRAPH_NONE ? 0 : r->first_ref[c + 1] - r->first_ref[c];
-    }
-    case GRAPH_KIND_OBJ_ARRAY: return be32(r->d + rec_get(r, i) + r->ids + 4);
-    default: return 0; /* a class: counted per class (its statics), see slot_census */
-    }
-}
-
-/* Nodes per block of the reference-slot census: the edge split falls on a block boundary. */
-#define HP_SLOT_BLOCK 65536u
-
-/* The reference-slot census of nodes [lo, hi) (lo on a block boundary): per block, the slots
- * of its instances and object arrays and the number of its class nodes. */
-typedef struct slot_census {
-    const rd *r;
-    node_ix lo, hi;
-    uint64_t *slots;   /* per block */
-    uint32_t *classes; /* per block */
-} slot_census;
-
-static void *census_run(void *arg)
-{
-    slot_census *sc = arg;
-    const graph *g = sc->r->g;
-    for (node_ix i = sc->lo; i < sc->hi; i++) {
-        uint32_t b = i / HP_SLOT_BLOCK;
-        if (g->node_kind[i + HP_REC_AHEAD < sc->hi ? i + HP_REC_AHEAD : i] ==
-            GRAPH_KIND_OBJ_ARRAY)
-            rec_fetch(sc->r, i + HP_REC_AHEAD, sc->hi); /* only arrays' records are read */
-        if (g->node_kind[i] == GRAPH_KIND_CLASS)
-            sc->classes[b]++;
-        else
-            sc->slots[b] += edge_bound(sc->r, i);
-    }
-    return NULL;
-}
-
 /* Resolving every reference to a node index is most of the load time of a large dump (one
  * id lookup each), so two threads take half the reference slots each, writing into disjoint
  * ranges of the edge arrays sized for the worst case; the second range then moves down. The
- * worst case comes from a census of the slots per block of nodes, on two threads too. */
+ * worst case comes from pass 2's census of the slots per block of its nodes (rd.blk_slots)
+ * and the class nodes' own (four internal references and the statics). Where the class nodes
+ * went is known from their nodes: class k in node order came right before the object pass 2
+ * numbered g->classes[..].node - k + n_cls (hprof_read.c, merge_class_nodes), so a block
+ * boundary J of pass 2's order is node J - n_cls + (classes before it) now. */
 lr_status hprof_build_edges(rd *r)
 {
     graph *g = r->g;
-    uint32_t n = g->n_nodes, nb = n / HP_SLOT_BLOCK + 1;
-    class_ix *by_node = err_mallocarray(r->n_cls + 1, sizeof *by_node);
-    uint64_t *blk_slots = err_calloc(nb, sizeof *blk_slots);
-    uint32_t *blk_cls = err_calloc(nb, sizeof *blk_cls);
-    if (!by_node || !blk_slots || !blk_cls) {
-        free(by_node);
-        free(blk_slots);
-        free(blk_cls);
+    uint32_t n = g->n_nodes, nb = n / HP_SLOT_BLOCK + 1, nc = r->n_cls;
+    class_ix *by_node = err_mallocarray(nc + 1, sizeof *by_node);
+    if (!by_node)
         return hprof_nomem(r);
-    }
-    for (class_ix c = 0; c < r->n_cls; c++)
+    for (class_ix c = 0; c < nc; c++)
         by_node[c] = c;
-    qsort_r(by_node, r->n_cls, sizeof *by_node, cmp_by_node, g->classes);
-    node_ix mid = n > 100000 ? (nb / 2) * HP_SLOT_BLOCK : n;
-    slot_census sc[2] = {{r, 0, mid, blk_slots, blk_cls}, {r, mid, n, blk_slots, blk_cls}};
-    par_two(census_run, &sc[0], &sc[1], mid < n);
+    qsort_r(by_node, nc, sizeof *by_node, cmp_by_node, g->classes);
     /* Upper bound: every reference slot, null or not; a class adds its four internal
      * references and its statics, in the order of its node. */
     uint64_t bound = 0;
-    for (uint32_t b = 0, j = 0; b < nb; b++) {
-        for (uint32_t e = j + blk_cls[b]; j < e; j++)
-            blk_slots[b] += 4 + g->classes[by_node[j]].n_statics;
-        bound += blk_slots[b];
-    }
+    for (uint32_t b = 0; b < nb; b++)
+        bound += r->blk_slots[b];
+    for (uint32_t j = 0; j < nc; j++)
+        bound += 4 + g->classes[by_node[j]].n_statics;
     lr_status st = graph_check_size(g, 0, bound, "reference slots (null or not)", r->err);
     /* Counting only (info): every reference is resolved as below, nothing is stored, and the
      * graph is left without edges (first_edge NULL), 9 bytes per edge and 4 per node less. */
@@ -400,24 +351,26 @@ lr_status hprof_build_edges(rd *r)
     for (int k = 0; k < 4 && st == LR_OK; k++)
         st = graph_intern(g, INTERNAL[k], strlen(INTERNAL[k]), &r->inames[k], r->err);
 
-    /* The split: the first block boundary past half the slots. */
-    edge_part parts[2] = {{r, by_node, 0, n, 0, 0, 0, 0}, {r, by_node, n, n, r->n_cls, 0, 0, 0}};
+    /* The split: the first block boundary of pass 2's order past half the slots. */
+    edge_part parts[2] = {{r, by_node, 0, n, 0, 0, 0, 0}, {r, by_node, n, n, nc, 0, 0, 0}};
     if (n > 100000) {
         uint64_t acc = 0;
-        uint32_t cls_seen = 0;
+        uint32_t k = 0; /* class nodes before the boundary */
         for (uint32_t b = 0; b + 1 < nb; b++) {
-            acc += blk_slots[b];
-            cls_seen += blk_cls[b];
+            uint32_t at = (b + 1) * HP_SLOT_BLOCK; /* pass 2's number of the next object */
+            acc += r->blk_slots[b];
+            if (at <= nc)
+                continue; /* class nodes only, in pass 2's order */
+            while (k < nc && g->classes[by_node[k]].node - k <= at - nc)
+                acc += 4 + g->classes[by_node[k++]].n_statics;
             if (acc >= bound / 2) {
-                parts[0].hi = parts[1].lo = (b + 1) * HP_SLOT_BLOCK;
-                parts[1].next_class = cls_seen;
+                parts[0].hi = parts[1].lo = at - nc + k;
+                parts[1].next_class = k;
                 parts[1].at = (edge_ix)acc;
                 break;
             }
         }
     }
-    free(blk_slots);
-    free(blk_cls);
     if (st != LR_OK) {
         free(by_node);
         return st;
@@ -427,6 +380,8 @@ lr_status hprof_build_edges(rd *r)
     free(by_node);
     if (parts[0].failed || parts[1].failed)
         return LR_FAIL(r->err, LR_ERR_INTERNAL, "%s: class nodes out of order", r->name);
+    if (parts[1].lo < n && parts[0].at > start1) /* the census undercounted (a bug) */
+        return LR_FAIL(r->err, LR_ERR_INTERNAL, "%s: reference census too small", r->name);
     uint32_t e = parts[0].at;
     if (r->count_edges) {
         g->n_edges = e + (parts[1].at - start1);

@@ -272,7 +272,18 @@ typedef struct rd {
     /* pass 2's scan of the objects' ids (nodes from n_cls on) for the index: no id is kept
      * per node while loading, so the index's first pass is made while pass 2 reads them */
     graph_id_scan obj_ids;
+    /* The edges' census, taken by pass 2 as it reads each object (hprof_build_edges sizes
+     * the edge arrays and splits the work with it, with no pass over the nodes of its own):
+     * per class, the reference slots of its layout (object fields over the hierarchy,
+     * saturated); per HP_SLOT_BLOCK nodes in pass 2's order (before the class nodes merge
+     * in), the slots of its instances and object arrays. */
+    uint32_t *cls_slots;
+    uint64_t *blk_slots;
 } rd;
+
+/* Nodes per block of the reference-slot census (rd.blk_slots): the edge split falls on a
+ * block boundary of pass 2's order. */
+#define HP_SLOT_BLOCK 65536u
 
 /* ---- shared helpers (growable arrays: the ceiling is the file size) ---- */
 

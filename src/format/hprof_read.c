@@ -578,6 +578,21 @@ static uint8_t root_kind(unsigned tag)
     return GRAPH_ROOT_UNKNOWN;
 }
 
+/* The census (rd.blk_slots) of one thread: slots add up in *acc while the nodes stay in
+ * block *blk and reach the shared table once per block; the two threads may share the block
+ * their ranges meet in, hence the atomic add. */
+static inline void slots_add(rd *r, uint32_t *blk, uint64_t *acc, node_ix ni, uint64_t k)
+{
+    uint32_t b = ni / HP_SLOT_BLOCK;
+    if (b != *blk) {
+        if (*acc)
+            __atomic_add_fetch(&r->blk_slots[*blk], *acc, __ATOMIC_RELAXED);
+        *blk = b;
+        *acc = 0;
+    }
+    *acc += k;
+}
+
 static lr_status pass2_run(p2part *w)
 {
     rd *r = w->r;
@@ -596,9 +611,12 @@ static lr_status pass2_run(p2part *w)
     uint32_t nroot = w->root, next_cls = w->next_cls;
     uint64_t last_cid = 0;
     class_ix last_c = GRAPH_NONE;
-    uint32_t last_size = 0;
+    uint32_t last_size = 0, last_slots = 0;
     uint64_t shallow = 0;
     int have_last = 0;
+    const uint32_t *cls_slots = r->cls_slots;
+    uint32_t sblk = w->ni / HP_SLOT_BLOCK;
+    uint64_t sacc = 0;
     uint64_t top = w->top, seg = w->pos, end = w->end;
     for (int first = seg != 0;; first = 0) {
         if (!first && !next_segment(r, w->stop, &top, &seg, &end))
@@ -650,12 +668,14 @@ static lr_status pass2_run(p2part *w)
                         last_size = shark ? 0 : ((r->min_inst + 7u) & ~7u);
                     else
                         last_size = shark ? g->classes[last_c].instance_size : r->vv_size[last_c];
+                    last_slots = full && last_c != GRAPH_NONE ? cls_slots[last_c] : 0;
                 }
                 if (last_c == GRAPH_NONE)
                     w->unknown_class++;
                 if (full) {
                     rec_set(r, ni, p);
                     graph_id_scan_add(sc, rd_id(d + p, ids));
+                    slots_add(r, &sblk, &sacc, ni, last_slots);
                 }
                 cls_put(ncls, ncls16, ni, last_c);
                 if (nsize)
@@ -678,6 +698,7 @@ static lr_status pass2_run(p2part *w)
                 if (full) {
                     rec_set(r, ni, p);
                     graph_id_scan_add(sc, rd_id(d + p, ids));
+                    slots_add(r, &sblk, &sacc, ni, len);
                 }
                 cls_put(ncls, ncls16, ni, c);
                 uint32_t sz = shark ? sat32_part(w, (uint64_t)len * ids) : vv_array(w, r->oop, len);
@@ -733,6 +754,8 @@ static lr_status pass2_run(p2part *w)
         }
     }
     LR_ASSERT(!full || sc->hi == ni);
+    if (sacc)
+        __atomic_add_fetch(&r->blk_slots[sblk], sacc, __ATOMIC_RELAXED);
     w->ni = ni;
     w->root = nroot;
     w->shallow = shallow;
@@ -744,6 +767,27 @@ static void *pass2_thread(void *arg)
     p2part *w = arg;
     w->st = pass2_run(w);
     return NULL;
+}
+
+/* The tables of pass 2's census (rd.cls_slots, rd.blk_slots): each class's reference slots
+ * counted as hprof_build_layouts lays them out (object fields of the class and its supers),
+ * and the per-block sums zeroed. */
+static lr_status slot_tables(rd *r)
+{
+    graph *g = r->g;
+    uint32_t nc = g->n_classes;
+    r->cls_slots = err_mallocarray(nc + 1, sizeof *r->cls_slots);
+    r->blk_slots = err_calloc(g->n_nodes / HP_SLOT_BLOCK + 1, sizeof *r->blk_slots);
+    if (!r->cls_slots || !r->blk_slots)
+        return hprof_nomem(r);
+    for (class_ix c = 0; c < nc; c++) {
+        uint64_t nref = 0;
+        for (class_ix k = c; k != GRAPH_NONE; k = g->classes[k].super)
+            for (uint32_t f = 0; f < g->classes[k].n_fields; f++)
+                nref += g->fields[g->classes[k].first_field + f].type == GRAPH_FT_OBJECT;
+        r->cls_slots[c] = nref > UINT32_MAX ? UINT32_MAX : (uint32_t)nref;
+    }
+    return LR_OK;
 }
 
 /* Fills nodes and roots. A large dump is split where pass 1 noted (note_split): the two
@@ -761,6 +805,8 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
     }
     /* load's choice of 16-bit classes left room for these (at most 8: types 4..11) */
     LR_ASSERT(!g->node_class16 || g->n_classes <= GRAPH_CLASS16_MAX);
+    if (full)
+        LR_TRY(slot_tables(r));
     uint64_t stop = dd->offset + dd->length;
     p2part parts[2];
     memset(parts, 0, sizeof parts);
@@ -1000,6 +1046,8 @@ static void rd_free(rd *r)
     free(r->rec32);
     free(r->rec64);
     free(r->scratch);
+    free(r->cls_slots);
+    free(r->blk_slots);
     graph_id_scan_free(&r->obj_ids);
 }
 
