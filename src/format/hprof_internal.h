@@ -279,6 +279,12 @@ typedef struct rd {
      * in), the slots of its instances and object arrays. */
     uint32_t *cls_slots;
     uint64_t *blk_slots;
+    /* The objects' ids as pass 1 met them (first, smallest, largest, every id - first ORed,
+     * how many), then the rank index's bits pass 2 sets for that range (graph_id_bits). */
+    struct {
+        uint64_t first, min, max, spread, n;
+    } oid;
+    graph_id_bits bits;
 } rd;
 
 /* Nodes per block of the reference-slot census (rd.blk_slots): the edge split falls on a

@@ -271,6 +271,16 @@ typedef struct p1walk {
     uint64_t nodata;        /* DIAG_PRIM_ARRAY_NODATA */
 } p1walk;
 
+/* An object's id met by pass 1 (rd.oid). */
+static inline void oid_note(rd *r, uint64_t id)
+{
+    if (!r->oid.n++)
+        r->oid.first = r->oid.min = r->oid.max = id;
+    r->oid.min = id < r->oid.min ? id : r->oid.min;
+    r->oid.max = id > r->oid.max ? id : r->oid.max;
+    r->oid.spread |= id - r->oid.first;
+}
+
 static lr_status pass1_walk(rd *r, p1walk *w)
 {
     const uint8_t *d = r->d;
@@ -299,6 +309,7 @@ static lr_status pass1_walk(rd *r, p1walk *w)
             switch (tag) {
             case SUB_INSTANCE_DUMP: {
                 NEED(p, 2 * ids + 8, end, "INSTANCE_DUMP");
+                oid_note(r, rd_id(d + p, ids));
                 uint32_t nb = be32(d + p + 2 * ids + 4);
                 p += 2 * ids + 8;
                 NEED(p, nb, end, "INSTANCE_DUMP field bytes");
@@ -310,6 +321,7 @@ static lr_status pass1_walk(rd *r, p1walk *w)
             }
             case SUB_OBJ_ARRAY_DUMP: {
                 NEED(p, 2 * ids + 8, end, "OBJECT_ARRAY_DUMP");
+                oid_note(r, rd_id(d + p, ids));
                 uint32_t len = be32(d + p + ids + 4);
                 p += 2 * ids + 8;
                 NEED(p, (uint64_t)len * ids, end, "OBJECT_ARRAY_DUMP elements");
@@ -322,6 +334,7 @@ static lr_status pass1_walk(rd *r, p1walk *w)
             case SUB_PRIM_ARRAY_DUMP:
             case SUB_PRIM_ARRAY_NODATA: {
                 NEED(p, ids + 9, end, "PRIMITIVE_ARRAY_DUMP");
+                oid_note(r, rd_id(d + p, ids));
                 uint32_t len = be32(d + p + ids + 4);
                 unsigned t = d[p + ids + 8], sz = type_size(t, ids);
                 if (!sz || t == GRAPH_FT_OBJECT)
@@ -427,6 +440,14 @@ static lr_status pass1_merge(rd *r, const p1half *h, p1walk *w)
     r->n_parr += b->n_parr;
     r->n_statics += b->n_statics;
     r->n_fields += b->n_fields;
+    if (!r->oid.n) {
+        r->oid = b->oid;
+    } else if (b->oid.n) {
+        r->oid.min = b->oid.min < r->oid.min ? b->oid.min : r->oid.min;
+        r->oid.max = b->oid.max > r->oid.max ? b->oid.max : r->oid.max;
+        r->oid.spread |= b->oid.spread | (b->oid.first - r->oid.first);
+        r->oid.n += b->oid.n;
+    }
     w->nodata += h->w.nodata;
     if (w->heap == NO_HEAP && h->w.objects_before_info)
         w->objects_before_info = 1;
@@ -471,6 +492,7 @@ static lr_status pass1(rd *r, const hprof_dump *dd)
         h->r.n_cls = h->r.cap_cls = 0;
         h->r.n_roots = h->r.n_inst = h->r.n_oarr = h->r.n_parr = 0;
         h->r.n_statics = h->r.n_fields = 0;
+        memset(&h->r.oid, 0, sizeof h->r.oid);
         h->r.prim_seen = 0;
         h->r.n_prim_order = 0;
         h->r.err = &h->err;
@@ -534,6 +556,7 @@ typedef struct p2part {
     uint32_t next_cls;     /* CLASS_DUMPs passed */
     uint8_t heap;          /* heap of the objects until the next HEAP_DUMP_INFO */
     int progress;          /* this part moves the progress bar */
+    unsigned lane;         /* its lane of the rank index's bits (graph_id_bits) */
     uint64_t unknown_class; /* DIAG_UNKNOWN_CLASS */
     uint64_t saturated;     /* DIAG_SIZE_SATURATED */
     uint64_t shallow;       /* sizes of the nodes filled (graph.shallow_total) */
@@ -617,6 +640,8 @@ static lr_status pass2_run(p2part *w)
     const uint32_t *cls_slots = r->cls_slots;
     uint32_t sblk = w->ni / HP_SLOT_BLOCK;
     uint64_t sacc = 0;
+    graph_id_bits *bits = r->bits.blk ? &r->bits : NULL;
+    graph_id_bits_cur bcur = GRAPH_ID_BITS_CUR(w->lane);
     uint64_t top = w->top, seg = w->pos, end = w->end;
     for (int first = seg != 0;; first = 0) {
         if (!first && !next_segment(r, w->stop, &top, &seg, &end))
@@ -673,8 +698,11 @@ static lr_status pass2_run(p2part *w)
                 if (last_c == GRAPH_NONE)
                     w->unknown_class++;
                 if (full) {
+                    uint64_t id = rd_id(d + p, ids);
                     rec_set(r, ni, p);
-                    graph_id_scan_add(sc, rd_id(d + p, ids));
+                    graph_id_scan_add(sc, id);
+                    if (bits)
+                        graph_id_bits_add(bits, &bcur, id);
                     slots_add(r, &sblk, &sacc, ni, last_slots);
                 }
                 cls_put(ncls, ncls16, ni, last_c);
@@ -696,8 +724,11 @@ static lr_status pass2_run(p2part *w)
                 if (c == GRAPH_NONE)
                     w->unknown_class++;
                 if (full) {
+                    uint64_t id = rd_id(d + p, ids);
                     rec_set(r, ni, p);
-                    graph_id_scan_add(sc, rd_id(d + p, ids));
+                    graph_id_scan_add(sc, id);
+                    if (bits)
+                        graph_id_bits_add(bits, &bcur, id);
                     slots_add(r, &sblk, &sacc, ni, len);
                 }
                 cls_put(ncls, ncls16, ni, c);
@@ -719,8 +750,11 @@ static lr_status pass2_run(p2part *w)
                 unsigned t = d[p + ids + 8], sz = type_size(t, ids);
                 class_ix c = r->prim_class[t]; /* made before pass 2 (pass2) */
                 if (full) {
+                    uint64_t id = rd_id(d + p, ids);
                     rec_set(r, ni, p);
-                    graph_id_scan_add(sc, rd_id(d + p, ids));
+                    graph_id_scan_add(sc, id);
+                    if (bits)
+                        graph_id_bits_add(bits, &bcur, id);
                 }
                 cls_put(ncls, ncls16, ni, c);
                 uint32_t size = shark ? sat32_part(w, (uint64_t)len * sz) : vv_array(w, sz, len);
@@ -756,6 +790,8 @@ static lr_status pass2_run(p2part *w)
     LR_ASSERT(!full || sc->hi == ni);
     if (sacc)
         __atomic_add_fetch(&r->blk_slots[sblk], sacc, __ATOMIC_RELAXED);
+    if (bits)
+        graph_id_bits_flush(bits, &bcur);
     w->ni = ni;
     w->root = nroot;
     w->shallow = shallow;
@@ -790,6 +826,29 @@ static lr_status slot_tables(rd *r)
     return LR_OK;
 }
 
+/* The rank index's bits for pass 2 to set (rd.bits): the range and spacing of the ids pass 1
+ * met, the class nodes' included, whose bits are set here. */
+static void id_bits_init(rd *r)
+{
+    const graph *g = r->g;
+    uint64_t first = r->oid.n ? r->oid.first : r->n_cls ? g->classes[0].id : 0;
+    uint64_t min = r->oid.n ? r->oid.min : UINT64_MAX, max = r->oid.n ? r->oid.max : 0;
+    uint64_t spread = r->oid.n ? r->oid.spread : 0;
+    for (uint32_t i = 0; i < r->n_cls; i++) {
+        uint64_t id = g->classes[i].id;
+        min = id < min ? id : min;
+        max = id > max ? id : max;
+        spread |= id - first;
+    }
+    graph_id_bits_init(&r->bits, g->n_nodes, min, max, spread);
+    if (!r->bits.blk)
+        return;
+    graph_id_bits_cur c = GRAPH_ID_BITS_CUR(0);
+    for (uint32_t i = 0; i < r->n_cls; i++)
+        graph_id_bits_add(&r->bits, &c, g->classes[i].id);
+    graph_id_bits_flush(&r->bits, &c);
+}
+
 /* Fills nodes and roots. A large dump is split where pass 1 noted (note_split): the two
  * halves start from known node, root and class positions and write disjoint ranges, on two
  * threads; primitive array classes the dump lacks are made first, in the order of their first
@@ -805,8 +864,10 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
     }
     /* load's choice of 16-bit classes left room for these (at most 8: types 4..11) */
     LR_ASSERT(!g->node_class16 || g->n_classes <= GRAPH_CLASS16_MAX);
-    if (full)
+    if (full) {
         LR_TRY(slot_tables(r));
+        id_bits_init(r);
+    }
     uint64_t stop = dd->offset + dd->length;
     p2part parts[2];
     memset(parts, 0, sizeof parts);
@@ -815,7 +876,7 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
     uint32_t n_parts = 1;
     if (r->split.pos) {
         parts[0].cut = r->split.pos;
-        parts[1] = (p2part){.r = r, .pos = r->split.pos, .end = r->split.end,
+        parts[1] = (p2part){.r = r, .lane = 1, .pos = r->split.pos, .end = r->split.end,
                             .top = r->split.top, .stop = stop, .cut = UINT64_MAX,
                             .ni = r->n_cls + r->split.node, .root = r->split.root,
                             .next_cls = r->split.cls,
@@ -1048,6 +1109,7 @@ static void rd_free(rd *r)
     free(r->scratch);
     free(r->cls_slots);
     free(r->blk_slots);
+    graph_id_bits_free(&r->bits);
     graph_id_scan_free(&r->obj_ids);
 }
 
@@ -1183,7 +1245,7 @@ static lr_status load(rd *r, const fmt_opts *o)
     graph_id_scan all;
     lr_status st = merge_class_nodes(r, &all);
     if (st == LR_OK)
-        st = graph_build_index_scanned(g, &all, 1, r->err); /* node_id: hprof_compact */
+        st = graph_build_index_bits(g, &all, &r->bits, 1, r->err); /* node_id: compact */
     graph_id_scan_free(&all);
     LR_TRY(st);
     count_duplicate_ids(g);

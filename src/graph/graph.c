@@ -18,8 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* ---- lifecycle ---- */
+
+/* Blocks of the rank index: malloc'd, or mapped (mapped bytes, graph_id_bits). */
+static void blk_free(graph_id_blk *b, size_t mapped)
+{
+    if (mapped)
+        munmap(b, mapped);
+    else
+        free(b);
+}
 
 void graph_init(graph *g)
 {
@@ -81,7 +91,7 @@ void graph_fini(graph *g)
     hmap_free(&g->strings.index);
     free(g->id_sorted);
     free(g->id_dir);
-    free(g->id_blk);
+    blk_free(g->id_blk, g->id_blk_mapped);
     free(g->id_chunk);
     free(g->id_seg);
     free(g->id_seg_dir);
@@ -626,6 +636,11 @@ static void mark_chunks_run(const graph *g, uint64_t base, unsigned align, uint3
     }
 }
 
+static int rank_finish(graph *g, rank_pass w[2], const graph_id_scan *sc, graph_id_blk *b,
+                       uint32_t *ch, size_t mapped);
+static int rank_from_bits(graph *g, rank_pass w[2], const graph_id_scan *sc,
+                          graph_id_bits *bits);
+
 /* The rank index (graph.h, graph_id_blk) over ids in [lo, hi] whose differences are all
  * multiples of 2^align, when it fits in GRAPH_ID_RANK_MAX_BYTES per node and no id repeats;
  * returns 0 (nothing kept) to leave the lookup to the sorted directory. Only chunks of
@@ -633,8 +648,10 @@ static void mark_chunks_run(const graph *g, uint64_t base, unsigned align, uint3
  * the ids out of node order, the ranks also give id_sorted directly, one scatter instead of
  * a sort. Passes over the ids: chunks (instead a search per chunk of each run of ascending
  * ids when the scan kept the runs), bits (finding repeats), scatter, each on two threads;
- * O(N + blocks). */
-static int build_rank(graph *g, rank_pass w[2], const graph_id_scan *sc, unsigned align)
+ * O(N + blocks). The first two are skipped when a reader set the bits while reading the ids
+ * (graph_id_bits for the same range and spacing, rank_from_bits). */
+static int build_rank(graph *g, rank_pass w[2], const graph_id_scan *sc, unsigned align,
+                      graph_id_bits *bits)
 {
     uint32_t n = g->n_nodes;
     const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
@@ -643,6 +660,9 @@ static int build_rank(graph *g, rank_pass w[2], const graph_id_scan *sc, unsigne
     uint64_t budget = (uint64_t)n * GRAPH_ID_RANK_MAX_BYTES + 4096;
     if (nch * sizeof(uint32_t) > budget)
         return 0;
+    if (bits->blk && !bits->bad && bits->base == lo && bits->align == align &&
+        bits->pos == pos)
+        return rank_from_bits(g, w, sc, bits);
     uint32_t *ch = err_calloc(nch, sizeof *ch);
     if (!ch)
         return 0; /* the directory may need less */
@@ -670,26 +690,56 @@ static int build_rank(graph *g, rank_pass w[2], const graph_id_scan *sc, unsigne
         }
     }
     graph_id_blk *b = aligned_alloc(64, nblk * sizeof *b);
-    uint32_t *perm = NULL;
-    if (!b)
-        goto fail;
+    if (!b) {
+        free(ch);
+        return 0;
+    }
     memset(b, 0, nblk * sizeof *b);
     for (int k = 0; k < 2; k++)
         w[k].blk = b;
     rank_both(w, RANK_BITS);
-    if (w[0].repeat || w[1].repeat)
-        goto fail; /* a repeated id: the directory answers the first in node order */
+    if (w[0].repeat || w[1].repeat) { /* a repeated id: the directory answers the first */
+        free(ch);
+        free(b);
+        return 0;
+    }
+    return rank_finish(g, w, sc, b, ch, 0);
+}
+
+/* build_rank's end: the running counts of the blocks b (set bits, chunks ch: the blocks of
+ * the chunks in use, wherever they lie in b) and the ranks-to-nodes table; takes b and ch
+ * over (b mapped: its bytes, else 0). */
+static int rank_finish(graph *g, rank_pass w[2], const graph_id_scan *sc, graph_id_blk *b,
+                       uint32_t *ch, size_t mapped)
+{
+    const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
+    uint32_t n = g->n_nodes;
+    uint64_t lo = sc->min;
+    unsigned align = w[0].align;
+    uint64_t pos = ((graph_id_scan_max(sc) - lo) >> align) + 1;
+    uint64_t nch = (pos + chunk - 1) / chunk;
+    uint32_t *perm = NULL;
     uint32_t rank = 0;
-    for (uint64_t k = 0; k < nblk; k++) {
-        b[k].rank = rank;
-        uint16_t in = 0;
-        for (unsigned j = 0; j < GRAPH_ID_BLK_WORDS; j++) {
-            b[k].sub[j] = in;
-            in = (uint16_t)(in + graph_popcount64(b[k].w[j]));
+    for (uint64_t c = 0; c < nch; c++) {
+        if (ch[c] == GRAPH_NONE)
+            continue;
+        for (uint32_t k = ch[c]; k < ch[c] + GRAPH_ID_CHUNK_BLKS; k++) {
+            b[k].rank = rank;
+            uint16_t in = 0;
+            for (unsigned j = 0; j < GRAPH_ID_BLK_WORDS; j++) {
+                b[k].sub[j] = in;
+                in = (uint16_t)(in + graph_popcount64(b[k].w[j]));
+            }
+            rank += in;
         }
-        rank += in;
+    }
+    if (rank != n) { /* bits a reader set for other ids than its nodes' (a bug) */
+        free(ch);
+        blk_free(b, mapped);
+        return 0;
     }
     g->id_blk = b;
+    g->id_blk_mapped = mapped;
     g->id_chunk = ch;
     g->id_min = lo;
     g->id_align = align;
@@ -697,8 +747,11 @@ static int build_rank(graph *g, rank_pass w[2], const graph_id_scan *sc, unsigne
     if (!g->ids_sorted && !build_segments(g, sc)) {
         if (!(perm = err_mallocarray(n, sizeof *perm))) {
             g->id_blk = NULL;
+            g->id_blk_mapped = 0;
             g->id_chunk = NULL;
-            goto fail;
+            free(ch);
+            blk_free(b, mapped);
+            return 0;
         }
         for (int k = 0; k < 2; k++)
             w[k].perm = perm;
@@ -706,11 +759,112 @@ static int build_rank(graph *g, rank_pass w[2], const graph_id_scan *sc, unsigne
         g->id_sorted = perm;
     }
     return 1;
-fail:
-    free(ch);
-    free(b);
-    free(perm);
-    return 0;
+}
+
+/* build_rank over the bits the reader set (graph_id_bits, matching sc's range): lane 0's
+ * chunk table becomes the index's, a chunk both lanes used gets lane 1's bits ORed into lane
+ * 0's blocks (a bit in both is a repeated id: no rank index), and the mapping is cut to the
+ * blocks handed out (the pages past them were never touched). */
+static int rank_from_bits(graph *g, rank_pass w[2], const graph_id_scan *sc,
+                          graph_id_bits *bits)
+{
+    graph_id_blk *b = bits->blk;
+    uint32_t *ch = bits->ch[0];
+    for (uint64_t c = 0; c < bits->n_chunks; c++) {
+        uint32_t o = bits->ch[1][c];
+        if (o == GRAPH_NONE)
+            continue;
+        if (ch[c] == GRAPH_NONE) {
+            ch[c] = o;
+            continue;
+        }
+        for (uint32_t k = 0; k < GRAPH_ID_CHUNK_BLKS; k++)
+            for (unsigned j = 0; j < GRAPH_ID_BLK_WORDS; j++) {
+                uint64_t *x = &b[ch[c] + k].w[j], y = b[o + k].w[j];
+                if (*x & y)
+                    return 0; /* graph_id_bits_free unmaps */
+                *x |= y;
+            }
+    }
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t all = (size_t)bits->cap * sizeof(graph_id_blk);
+    size_t keep = ((size_t)bits->used * sizeof(graph_id_blk) + page - 1) / page * page;
+    if (keep < all) {
+        munmap((char *)b + keep, all - keep);
+        all = keep;
+    }
+    bits->blk = NULL;
+    bits->ch[0] = NULL;
+    for (int k = 0; k < 2; k++) {
+        w[k].base = bits->base;
+        w[k].align = bits->align;
+        w[k].ch = ch;
+        w[k].blk = b;
+    }
+    return rank_finish(g, w, sc, b, ch, all);
+}
+
+void graph_id_bits_init(graph_id_bits *b, uint32_t n_nodes, uint64_t min, uint64_t max,
+                        uint64_t spread)
+{
+    const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
+    memset(b, 0, sizeof *b);
+    if (min > max || n_nodes == 0)
+        return;
+    b->base = min;
+    b->align = spread ? (unsigned)__builtin_ctzll(spread) : 0;
+    b->pos = ((max - min) >> b->align) + 1;
+    b->n_chunks = (b->pos + chunk - 1) / chunk;
+    /* build_rank's budget: the chunk tables and the blocks of the chunks in use */
+    uint64_t budget = (uint64_t)n_nodes * GRAPH_ID_RANK_MAX_BYTES + 4096;
+    uint64_t tables = b->n_chunks * GRAPH_ID_BITS_LANES * sizeof(uint32_t);
+    if (tables >= budget)
+        return;
+    uint64_t cap = (budget - tables) / sizeof(graph_id_blk);
+    cap -= cap % GRAPH_ID_CHUNK_BLKS;
+    if (cap > (uint64_t)UINT32_MAX - 2 * GRAPH_ID_CHUNK_BLKS)
+        cap = ((uint64_t)UINT32_MAX - 2 * GRAPH_ID_CHUNK_BLKS) / GRAPH_ID_CHUNK_BLKS *
+              GRAPH_ID_CHUNK_BLKS;
+    if (!cap)
+        return;
+    for (unsigned l = 0; l < GRAPH_ID_BITS_LANES; l++) {
+        if (!(b->ch[l] = err_mallocarray(b->n_chunks, sizeof *b->ch[l]))) {
+            graph_id_bits_free(b);
+            return;
+        }
+        memset(b->ch[l], 0xff, b->n_chunks * sizeof *b->ch[l]); /* GRAPH_NONE */
+    }
+    /* zero pages, taken only where a chunk's blocks are written */
+    void *m = mmap(NULL, cap * sizeof(graph_id_blk), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+        graph_id_bits_free(b);
+        return;
+    }
+    b->blk = m;
+    b->cap = cap;
+}
+
+void graph_id_bits_free(graph_id_bits *b)
+{
+    if (b->blk)
+        munmap(b->blk, b->cap * sizeof(graph_id_blk));
+    for (unsigned l = 0; l < GRAPH_ID_BITS_LANES; l++) {
+        free(b->ch[l]);
+        b->ch[l] = NULL;
+    }
+    b->blk = NULL;
+}
+
+uint32_t graph_id_bits_chunk(graph_id_bits *b, unsigned lane, uint64_t k)
+{
+    uint64_t at = __atomic_fetch_add(&b->used, GRAPH_ID_CHUNK_BLKS, __ATOMIC_RELAXED);
+    if (at + GRAPH_ID_CHUNK_BLKS > b->cap) {
+        __atomic_store_n(&b->bad, 1, __ATOMIC_RELAXED);
+        return GRAPH_NONE;
+    }
+    b->ch[lane][k] = (uint32_t)at;
+    return (uint32_t)at;
 }
 
 void graph_id_scan_init(graph_id_scan *s, uint32_t lo, uint32_t cap_desc)
@@ -791,17 +945,19 @@ void graph_id_scan_join(graph_id_scan *a, graph_id_scan *b)
     graph_id_scan_free(b);
 }
 
-static lr_status build_index(graph *g, const graph_id_scan *given, int keep_ids, lr_error *err)
+static lr_status build_index(graph *g, const graph_id_scan *given, graph_id_bits *bits,
+                             int keep_ids, lr_error *err)
 {
     free(g->id_sorted);
     free(g->id_dir);
-    free(g->id_blk);
+    blk_free(g->id_blk, g->id_blk_mapped);
     free(g->id_chunk);
     free(g->id_seg);
     free(g->id_seg_dir);
     g->id_sorted = NULL;
     g->id_dir = NULL;
     g->id_blk = NULL;
+    g->id_blk_mapped = 0;
     g->id_chunk = NULL;
     g->id_seg = NULL;
     g->id_seg_dir = NULL;
@@ -828,7 +984,7 @@ static lr_status build_index(graph *g, const graph_id_scan *given, int keep_ids,
     g->ids_strict = sc->strict;
     uint64_t spread = sc->spread;
     unsigned align = spread ? (unsigned)__builtin_ctzll(spread) : 0;
-    int ranked = build_rank(g, w, sc, align);
+    int ranked = build_rank(g, w, sc, align, bits);
     if (sc == &own)
         graph_id_scan_free(&own);
     if (ranked) {
@@ -875,13 +1031,23 @@ static lr_status build_index(graph *g, const graph_id_scan *given, int keep_ids,
 
 lr_status graph_build_index(graph *g, lr_error *err)
 {
-    return build_index(g, NULL, 0, err);
+    graph_id_bits none = {0};
+    return build_index(g, NULL, &none, 0, err);
 }
 
 lr_status graph_build_index_scanned(graph *g, const graph_id_scan *s, int keep_ids,
                                     lr_error *err)
 {
-    return build_index(g, s, keep_ids, err);
+    graph_id_bits none = {0};
+    return build_index(g, s, &none, keep_ids, err);
+}
+
+lr_status graph_build_index_bits(graph *g, const graph_id_scan *s, graph_id_bits *bits,
+                                 int keep_ids, lr_error *err)
+{
+    lr_status st = build_index(g, s, bits, keep_ids, err);
+    graph_id_bits_free(bits);
+    return st;
 }
 
 node_ix graph_find_id(const graph *g, uint64_t id)

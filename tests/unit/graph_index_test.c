@@ -5,7 +5,10 @@
  * order, and misses below, between and above the ids, checked against a brute-force scan.
  * The rank index: dense unique ids in order (node = rank) and in regions written out of
  * order (the permutation by scatter, empty chunks left out), every id and every position
- * around it looked up; repeated or far-apart ids fall back to the directory. */
+ * around it looked up; repeated or far-apart ids fall back to the directory. The rank
+ * index's bits set by a reader in two lanes (graph_id_bits): adopted as the index, the
+ * lanes' common chunks ORed; a repeat across the lanes gives the directory, bits for
+ * another range are dropped and the ids read back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -154,8 +157,9 @@ static node_ix expect(const pair *p, uint32_t n, uint64_t id)
     return lo < n && p[lo].id == id ? p[lo].node : GRAPH_NONE;
 }
 
-/* Every id, the positions next to it (misaligned or free) and ids past both ends. */
-static void check_around(graph *g)
+/* Every id, the positions next to it (misaligned or free) and ids past both ends, looked up
+ * in the index built (built: 1) or built here. */
+static void check_index(graph *g, int built)
 {
     lr_error err = {0};
     uint32_t n = g->n_nodes;
@@ -164,7 +168,8 @@ static void check_around(graph *g)
     for (node_ix i = 0; i < n; i++)
         p[i] = (pair){graph_node_id(g, i), i};
     qsort(p, n, sizeof *p, cmp_pair);
-    assert_int_equal(graph_build_index(g, &err), LR_OK);
+    if (!built)
+        assert_int_equal(graph_build_index(g, &err), LR_OK);
     for (node_ix i = 0; i < n; i++) {
         uint64_t id = graph_node_id(g, i);
         for (uint64_t d = 0; d <= 16; d++)
@@ -177,6 +182,93 @@ static void check_around(graph *g)
     assert_int_equal(graph_find_id(g, 0), expect(p, n, 0));
     assert_int_equal(graph_find_id(g, UINT64_MAX), GRAPH_NONE);
     free(p);
+}
+
+static void check_around(graph *g) { check_index(g, 0); }
+
+/* graph_build_index_bits as HPROF pass 2 calls it: the scan and the bits of nodes [0, split)
+ * in lane 0, the rest in lane 1; the bits are made for the range starting at min + bias. */
+static void build_with_bits(graph *g, uint32_t split, uint64_t bias)
+{
+    lr_error err = {0};
+    uint32_t n = g->n_nodes;
+    graph_id_scan sc;
+    graph_id_scan_init(&sc, 0, n / 128 + 32);
+    uint64_t min = UINT64_MAX, max = 0, spread = 0;
+    for (node_ix i = 0; i < n; i++) {
+        uint64_t id = graph_node_id(g, i);
+        graph_id_scan_add(&sc, id);
+        min = id < min ? id : min;
+        max = id > max ? id : max;
+        spread |= id - graph_node_id(g, 0);
+    }
+    graph_id_bits b;
+    graph_id_bits_init(&b, n, min + bias, max, spread);
+    assert_non_null(b.blk);
+    graph_id_bits_cur c0 = GRAPH_ID_BITS_CUR(0), c1 = GRAPH_ID_BITS_CUR(1);
+    for (node_ix i = 0; i < n; i++)
+        graph_id_bits_add(&b, i < split ? &c0 : &c1, graph_node_id(g, i));
+    graph_id_bits_flush(&b, &c0);
+    graph_id_bits_flush(&b, &c1);
+    assert_int_equal(graph_build_index_bits(g, &sc, &b, 0, &err), LR_OK);
+    assert_null(b.blk);
+    graph_id_scan_free(&sc);
+}
+
+/* Regions out of address order with unused regions between, some regions' ids in both
+ * lanes (the lanes share chunks): the reader's bits become the index (mapped), and it
+ * answers every lookup as the index built from the ids read back does. */
+static void fill_regions(graph *g)
+{
+    uint32_t regions = 10, per = g->n_nodes / regions;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        uint32_t r = (i / per * 7) % regions, k = i % per;
+        /* region 5 (lane 1 in a split at half) starts in region 0's chunk (lane 0) */
+        g->node_id[i] = 0x20000000ull + (r == 5 ? 0x8000 : (uint64_t)r * 0x100000) +
+                        8 * (uint64_t)k;
+    }
+}
+
+static void test_rank_bits(void **state)
+{
+    (void)state;
+    for (uint32_t split = 0; split <= 40000; split += 13333) {
+        graph g;
+        make(&g, 40000);
+        fill_regions(&g);
+        build_with_bits(&g, split, 0);
+        assert_non_null(g.id_blk);
+        assert_true(g.id_blk_mapped > 0);
+        assert_int_equal(g.id_align, 3);
+        check_index(&g, 1);
+        graph_fini(&g);
+    }
+}
+
+/* A repeated id whose two nodes are in different lanes: no rank index, the directory
+ * answers the first node. Bits made for another range are dropped: the rank index is built
+ * from the ids read back. */
+static void test_rank_bits_fallback(void **state)
+{
+    (void)state;
+    graph g;
+    make(&g, 40000);
+    fill_regions(&g);
+    g.node_id[39999] = g.node_id[5];
+    build_with_bits(&g, 20000, 0);
+    assert_null(g.id_blk);
+    assert_non_null(g.id_dir);
+    assert_int_equal(graph_find_id(&g, g.node_id[5]), 5);
+    check_index(&g, 1);
+    graph_fini(&g);
+
+    make(&g, 40000);
+    fill_regions(&g);
+    build_with_bits(&g, 20000, (uint64_t)-8);
+    assert_non_null(g.id_blk);
+    assert_int_equal(g.id_blk_mapped, 0);
+    check_index(&g, 1);
+    graph_fini(&g);
 }
 
 /* HotSpot after a full GC: addresses in order, 8-byte aligned, 1-6 words apart, over many
@@ -436,6 +528,8 @@ int main(void)
         cmocka_unit_test(test_rank_fallback),
         cmocka_unit_test(test_rank_halves),
         cmocka_unit_test(test_rank_segments),
+        cmocka_unit_test(test_rank_bits),
+        cmocka_unit_test(test_rank_bits_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
