@@ -596,15 +596,18 @@ static void hp_state_free(void *p)
     free(st);
 }
 
-/* Packs r->rec32 (or r->rec64) into st's blocks (see hp_state). Two passes over the
- * offsets: the first finds the wide blocks, the second fills. The deltas take the offsets'
- * own array over: delta i (2 bytes at byte 2i) is written after offset i (at 4i or 8i) and
- * every earlier one were read, so packing in node order overwrites only offsets already
- * packed (stored through bytes, which may alias them); the array then shrinks to 2 bytes a
- * node, with no fresh pages for the kernel to zero. */
+/* Packs r->rec32 (or r->rec64) into st's blocks (see hp_state), in one pass over the
+ * offsets: a block's offsets are read into registers, its kind (narrow or wide) and base
+ * decided, and its deltas written. The deltas take the offsets' own array over: delta i (2
+ * bytes at byte 2i) is written after every offset of its block (at 4i or 8i and below) was
+ * read, so packing in node order overwrites only offsets already packed (stored through
+ * bytes, which may alias them); the array then shrinks to 2 bytes a node, with no fresh pages
+ * for the kernel to zero. The wide blocks' offsets go to rec_wide as they come (it grows by
+ * doubling, then shrinks to its size; few blocks are wide). */
 static lr_status pack_offsets(rd *r, hp_state *st)
 {
     uint32_t n = r->g->n_nodes, nb = n / HP_REC_BLOCK + 1, n_wide = 0;
+    size_t cap_wide = 0;
     const int big = r->rec64 != NULL;
     if (big)
         st->rec_base64 = err_mallocarray(nb, sizeof *st->rec_base64);
@@ -613,17 +616,38 @@ static lr_status pack_offsets(rd *r, hp_state *st)
     st->rec_wide_bits = err_calloc(nb / 64 + 1, sizeof *st->rec_wide_bits);
     if ((!st->rec_base && !st->rec_base64) || !st->rec_wide_bits)
         return hprof_nomem(r);
+    unsigned char *delta = big ? (unsigned char *)r->rec64 : (unsigned char *)r->rec32;
     for (uint32_t b = 0; b < nb; b++) {
         uint32_t lo = b * HP_REC_BLOCK, hi = n - lo < HP_REC_BLOCK ? n : lo + HP_REC_BLOCK;
-        uint64_t min = UINT64_MAX, max = 0, base;
+        uint64_t o[HP_REC_BLOCK], min = UINT64_MAX, max = 0, base;
         for (uint32_t i = lo; i < hi; i++) {
-            uint64_t o = rec_get(r, i);
-            min = o < min ? o : min;
-            max = o > max ? o : max;
+            o[i - lo] = rec_get(r, i);
+            min = o[i - lo] < min ? o[i - lo] : min;
+            max = o[i - lo] > max ? o[i - lo] : max;
         }
-        if (lo < hi && max - min > UINT16_MAX) {
-            st->rec_wide_bits[b / 64] |= 1ull << (b % 64);
+        int wide = lo < hi && max - min > UINT16_MAX;
+        if (wide) {
+            size_t need = ((size_t)n_wide + 1) * HP_REC_BLOCK;
+            if (need > cap_wide) {
+                size_t nc = cap_wide ? 2 * cap_wide : 64 * HP_REC_BLOCK;
+                void *q = big ? err_reallocarray(st->rec_wide64, nc, sizeof *st->rec_wide64)
+                              : err_reallocarray(st->rec_wide, nc, sizeof *st->rec_wide);
+                if (!q)
+                    return hprof_nomem(r);
+                if (big)
+                    st->rec_wide64 = q;
+                else
+                    st->rec_wide = q;
+                cap_wide = nc;
+            }
             base = (uint64_t)n_wide * HP_REC_BLOCK;
+            for (uint32_t i = lo; i < hi; i++) {
+                if (big)
+                    st->rec_wide64[base + i - lo] = o[i - lo];
+                else
+                    st->rec_wide[base + i - lo] = (uint32_t)o[i - lo];
+            }
+            st->rec_wide_bits[b / 64] |= 1ull << (b % 64);
             n_wide++;
         } else {
             base = lo < hi ? min : 0;
@@ -632,33 +656,25 @@ static lr_status pack_offsets(rd *r, hp_state *st)
             st->rec_base64[b] = base;
         else
             st->rec_base[b] = (uint32_t)base; /* offsets of an input under 4 GB */
-    }
-    size_t nw = (size_t)n_wide * HP_REC_BLOCK + 1;
-    if (big)
-        st->rec_wide64 = err_mallocarray(nw, sizeof *st->rec_wide64);
-    else
-        st->rec_wide = err_mallocarray(nw, sizeof *st->rec_wide);
-    if (!st->rec_wide && !st->rec_wide64)
-        return hprof_nomem(r);
-    unsigned char *delta = big ? (unsigned char *)r->rec64 : (unsigned char *)r->rec32;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t b = i / HP_REC_BLOCK;
-        uint64_t o = rec_get(r, i), base = big ? st->rec_base64[b] : st->rec_base[b];
-        uint16_t v = 0;
-        if (st->rec_wide_bits[b / 64] >> (b % 64) & 1) {
-            if (big)
-                st->rec_wide64[base + i % HP_REC_BLOCK] = o;
-            else
-                st->rec_wide[base + i % HP_REC_BLOCK] = (uint32_t)o;
-        } else {
-            v = (uint16_t)(o - base);
+        for (uint32_t i = lo; i < hi; i++) {
+            uint16_t v = wide ? 0 : (uint16_t)(o[i - lo] - base);
+            memcpy(delta + 2 * (size_t)i, &v, sizeof v);
         }
-        memcpy(delta + 2 * (size_t)i, &v, sizeof v);
     }
+    /* the wide offsets' array at its size (one entry when no block is wide) */
+    size_t nw = (size_t)n_wide * HP_REC_BLOCK + 1;
+    void *q = big ? err_reallocarray(st->rec_wide64, nw, sizeof *st->rec_wide64)
+                  : err_reallocarray(st->rec_wide, nw, sizeof *st->rec_wide);
+    if (!q && nw > cap_wide)
+        return hprof_nomem(r);
+    if (q && big)
+        st->rec_wide64 = q;
+    else if (q)
+        st->rec_wide = q;
     r->rec32 = NULL;
     r->rec64 = NULL;
     /* a smaller size: a failed realloc leaves the larger block, as good */
-    void *q = err_reallocarray(delta, n ? n : 1, sizeof *st->rec_delta);
+    q = err_reallocarray(delta, n ? n : 1, sizeof *st->rec_delta);
     st->rec_delta = q ? q : (void *)delta;
     return LR_OK;
 }
