@@ -21,6 +21,7 @@
 typedef struct hp_state {
     unsigned ids;             /* identifier size */
     int shark;                /* Android size model */
+    int nodata;               /* the dump has PRIMITIVE_ARRAY_NODATA records */
     /* Record offsets in blocks of HP_REC_BLOCK nodes: a block's smallest offset plus a
      * 16-bit delta per node, 2.3 bytes a node instead of 4 (2.6 instead of 8 for an input of
      * 4 GB or more, whose bases and wide offsets are 64-bit: rec_base64, rec_wide64 in place
@@ -465,7 +466,12 @@ static uint64_t hp_node_off(const graph *g, node_ix n)
     case GRAPH_KIND_INSTANCE:
     case GRAPH_KIND_OBJ_ARRAY: return rec + 2 * st->ids + 8;
     case GRAPH_KIND_PRIM_ARRAY:
-        return g->data[rec - 1] == SUB_PRIM_ARRAY_NODATA ? UINT64_MAX : rec + st->ids + 9;
+        /* only a dump that has arrays without data reads the tag: elsewhere the answer
+         * needs no byte of the record, so a caller fetching the record ahead by its offset
+         * (info) waits for nothing */
+        if (st->nodata && g->data[rec - 1] == SUB_PRIM_ARRAY_NODATA)
+            return UINT64_MAX;
+        return rec + st->ids + 9;
     default: return rec; /* a class: its CLASS_DUMP body */
     }
 }
@@ -701,6 +707,7 @@ lr_status hprof_compact(rd *r)
     st->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
     st->ids = r->ids;
     st->shark = r->android;
+    st->nodata = g->diag.n[DIAG_PRIM_ARRAY_NODATA] != 0; /* pass 1 counts them */
     st->oop = r->oop;
     st->min_inst = r->min_inst;
     st->class_obj_size = r->class_obj_size;
