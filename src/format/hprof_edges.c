@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* What a loaded HPROF graph keeps to read node ids, lengths, sizes and edge names back from
  * the records instead of storing them per node and per edge (graph.derive): the offset of
@@ -608,28 +609,38 @@ static void hp_state_free(void *p)
     free(st);
 }
 
-/* Packs r->rec32 (or r->rec64) into st's blocks (see hp_state), in one pass over the
- * offsets: a block's offsets are read into registers, its kind (narrow or wide) and base
- * decided, and its deltas written. The deltas take the offsets' own array over: delta i (2
- * bytes at byte 2i) is written after every offset of its block (at 4i or 8i and below) was
- * read, so packing in node order overwrites only offsets already packed (stored through
- * bytes, which may alias them); the array then shrinks to 2 bytes a node, with no fresh pages
- * for the kernel to zero. The wide blocks' offsets go to rec_wide as they come (it grows by
- * doubling, then shrinks to its size; few blocks are wide). */
-static lr_status pack_offsets(rd *r, hp_state *st)
+uint32_t hprof_pack_split_min = HPROF_PACK_SPLIT_MIN;
+
+/* One thread's share of pack_offsets: blocks [b_lo, b_hi). The forward part packs in block
+ * order and writes delta i at byte 2i of the offsets' array (delta's), which lies in offsets
+ * at or below i: all read already. The backward part packs the last blocks, last first, and
+ * writes delta i at byte w(n) - 2(n - i) (w: bytes of an offset), which lies in offsets at or
+ * above i: read already too, and above the forward part's nodes, so neither part writes what
+ * the other reads; its deltas move down after the join. Each part keeps its wide blocks'
+ * offsets in a mapping of its own, numbered as found (the backward part's are renumbered
+ * after the forward part's when they join, into one array of their size): room for every
+ * block of the part, of which only the pages written are taken (few blocks are wide; an
+ * array grown by doubling left its old copies in the heap, 2 MB on the 115 MB dump). */
+typedef struct pack_part {
+    rd *r;
+    hp_state *st;
+    unsigned char *delta; /* the offsets' array */
+    uint32_t b_lo, b_hi;
+    int backward;
+    void *wide;           /* uint32_t or uint64_t (input of 4 GB or more) offsets, mapped */
+    size_t n_wide;        /* blocks */
+} pack_part;
+
+static void *pack_run(void *arg)
 {
-    uint32_t n = r->g->n_nodes, nb = n / HP_REC_BLOCK + 1, n_wide = 0;
-    size_t cap_wide = 0;
+    pack_part *pp = arg;
+    rd *r = pp->r;
+    hp_state *st = pp->st;
+    uint32_t n = r->g->n_nodes;
     const int big = r->rec64 != NULL;
-    if (big)
-        st->rec_base64 = err_mallocarray(nb, sizeof *st->rec_base64);
-    else
-        st->rec_base = err_mallocarray(nb, sizeof *st->rec_base);
-    st->rec_wide_bits = err_calloc(nb / 64 + 1, sizeof *st->rec_wide_bits);
-    if ((!st->rec_base && !st->rec_base64) || !st->rec_wide_bits)
-        return hprof_nomem(r);
-    unsigned char *delta = big ? (unsigned char *)r->rec64 : (unsigned char *)r->rec32;
-    for (uint32_t b = 0; b < nb; b++) {
+    uint64_t top = (uint64_t)n * (big ? 8 : 4); /* bytes of the offsets' array */
+    for (uint32_t k = 0; k < pp->b_hi - pp->b_lo; k++) {
+        uint32_t b = pp->backward ? pp->b_hi - 1 - k : pp->b_lo + k;
         uint32_t lo = b * HP_REC_BLOCK, hi = n - lo < HP_REC_BLOCK ? n : lo + HP_REC_BLOCK;
         uint64_t o[HP_REC_BLOCK], min = UINT64_MAX, max = 0, base;
         for (uint32_t i = lo; i < hi; i++) {
@@ -639,28 +650,14 @@ static lr_status pack_offsets(rd *r, hp_state *st)
         }
         int wide = lo < hi && max - min > UINT16_MAX;
         if (wide) {
-            size_t need = ((size_t)n_wide + 1) * HP_REC_BLOCK;
-            if (need > cap_wide) {
-                size_t nc = cap_wide ? 2 * cap_wide : 64 * HP_REC_BLOCK;
-                void *q = big ? err_reallocarray(st->rec_wide64, nc, sizeof *st->rec_wide64)
-                              : err_reallocarray(st->rec_wide, nc, sizeof *st->rec_wide);
-                if (!q)
-                    return hprof_nomem(r);
-                if (big)
-                    st->rec_wide64 = q;
-                else
-                    st->rec_wide = q;
-                cap_wide = nc;
-            }
-            base = (uint64_t)n_wide * HP_REC_BLOCK;
+            base = (uint64_t)pp->n_wide++ * HP_REC_BLOCK;
             for (uint32_t i = lo; i < hi; i++) {
                 if (big)
-                    st->rec_wide64[base + i - lo] = o[i - lo];
+                    ((uint64_t *)pp->wide)[base + i - lo] = o[i - lo];
                 else
-                    st->rec_wide[base + i - lo] = (uint32_t)o[i - lo];
+                    ((uint32_t *)pp->wide)[base + i - lo] = (uint32_t)o[i - lo];
             }
-            st->rec_wide_bits[b / 64] |= 1ull << (b % 64);
-            n_wide++;
+            st->rec_wide_bits[b / 64] |= 1ull << (b % 64); /* parts split on a word */
         } else {
             base = lo < hi ? min : 0;
         }
@@ -670,19 +667,74 @@ static lr_status pack_offsets(rd *r, hp_state *st)
             st->rec_base[b] = (uint32_t)base; /* offsets of an input under 4 GB */
         for (uint32_t i = lo; i < hi; i++) {
             uint16_t v = wide ? 0 : (uint16_t)(o[i - lo] - base);
-            memcpy(delta + 2 * (size_t)i, &v, sizeof v);
+            uint64_t at = pp->backward ? top - 2 * ((uint64_t)n - i) : 2 * (uint64_t)i;
+            memcpy(pp->delta + at, &v, sizeof v);
         }
     }
-    /* the wide offsets' array at its size (one entry when no block is wide) */
-    size_t nw = (size_t)n_wide * HP_REC_BLOCK + 1;
-    void *q = big ? err_reallocarray(st->rec_wide64, nw, sizeof *st->rec_wide64)
-                  : err_reallocarray(st->rec_wide, nw, sizeof *st->rec_wide);
-    if (!q && nw > cap_wide)
+    return NULL;
+}
+
+/* Packs r->rec32 (or r->rec64) into st's blocks (see hp_state), in one pass over the
+ * offsets, on two threads for a large graph (pack_part): a block's offsets are read into
+ * registers, its kind (narrow or wide) and base decided, and its deltas written. The deltas
+ * take the offsets' own array over, so it then shrinks to 2 bytes a node, with no fresh
+ * pages for the kernel to zero. */
+static lr_status pack_offsets(rd *r, hp_state *st)
+{
+    uint32_t n = r->g->n_nodes, nb = n / HP_REC_BLOCK + 1;
+    const int big = r->rec64 != NULL;
+    if (big)
+        st->rec_base64 = err_mallocarray(nb, sizeof *st->rec_base64);
+    else
+        st->rec_base = err_mallocarray(nb, sizeof *st->rec_base);
+    st->rec_wide_bits = err_calloc(nb / 64 + 1, sizeof *st->rec_wide_bits);
+    if ((!st->rec_base && !st->rec_base64) || !st->rec_wide_bits)
         return hprof_nomem(r);
-    if (q && big)
+    unsigned char *delta = big ? (unsigned char *)r->rec64 : (unsigned char *)r->rec32;
+    /* the backward part starts on a word of rec_wide_bits */
+    uint32_t mid = n >= hprof_pack_split_min ? nb / 2 / 64 * 64 : nb;
+    pack_part pp[2] = {{r, st, delta, 0, mid, 0, NULL, 0}, {r, st, delta, mid, nb, 1, NULL, 0}};
+    size_t wsz = big ? 8 : 4, room[2];
+    for (int k = 0; k < 2; k++) {
+        room[k] = ((size_t)(pp[k].b_hi - pp[k].b_lo) * HP_REC_BLOCK + 1) * wsz;
+        void *m = mmap(NULL, room[k], PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        pp[k].wide = m == MAP_FAILED ? NULL : m;
+    }
+    /* the wide offsets: the forward part's, then the backward part's (renumbered), and one
+     * entry more (one entry when no block is wide) */
+    size_t nw = 0, shift = 0;
+    void *q = NULL;
+    if (pp[0].wide && pp[1].wide) {
+        par_two(pack_run, &pp[0], &pp[1], mid < nb);
+        nw = (pp[0].n_wide + pp[1].n_wide) * HP_REC_BLOCK + 1;
+        shift = pp[0].n_wide * HP_REC_BLOCK;
+        if ((q = err_mallocarray(nw, wsz))) {
+            memcpy(q, pp[0].wide, shift * wsz);
+            memcpy((char *)q + shift * wsz, pp[1].wide, pp[1].n_wide * HP_REC_BLOCK * wsz);
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        if (pp[k].wide)
+            munmap(pp[k].wide, room[k]);
+    if (!q)
+        return hprof_nomem(r);
+    if (big)
         st->rec_wide64 = q;
-    else if (q)
+    else
         st->rec_wide = q;
+    for (uint32_t b = mid; shift && b < nb; b++)
+        if (st->rec_wide_bits[b / 64] >> (b % 64) & 1) {
+            if (big)
+                st->rec_base64[b] += shift;
+            else
+                st->rec_base[b] += (uint32_t)shift;
+        }
+    if (mid < nb) { /* the backward part's deltas down after the forward part's */
+        uint64_t lo = (uint64_t)mid * HP_REC_BLOCK < n ? (uint64_t)mid * HP_REC_BLOCK : n;
+        uint64_t top = (uint64_t)n * (big ? 8 : 4);
+        memmove(delta + 2 * lo, delta + top - 2 * (n - lo), 2 * (n - lo));
+    }
     r->rec32 = NULL;
     r->rec64 = NULL;
     /* a smaller size: a failed realloc leaves the larger block, as good */

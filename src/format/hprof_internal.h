@@ -406,6 +406,10 @@ extern unsigned hprof_pass1_splits;
 
 /* ---- hprof_edges.c: edges, then the graph's read-back state ---- */
 
+/* Graphs of at least this many nodes have their record offsets packed on two threads
+ * (default HPROF_PACK_SPLIT_MIN; tests lower it to split small fixtures). */
+#define HPROF_PACK_SPLIT_MIN 1000000u
+extern uint32_t hprof_pack_split_min;
 /* Resolves every reference slot of every node into CSR edges, on two threads. */
 lr_status hprof_build_edges(rd *r);
 /* Hands the class tables and record offsets to the graph (graph.derive) and drops the

@@ -791,7 +791,8 @@ static void same_graph(const char *name, const graph *a, const graph *b)
 /* Passes 1 and 2 split at half the dump (hprof_split_min_bytes lowered: the fixtures are
  * smaller than the default) give the graph one sequential pass gives, field for field, on
  * dumps with one HEAP_DUMP record (pass 1 whole) and with many segments (pass 1 split too),
- * HotSpot and Android (heaps: the second half meets a HEAP_DUMP_INFO and is walked again). */
+ * HotSpot and Android (heaps: the second half meets a HEAP_DUMP_INFO and is walked again).
+ * The split load packs its record offsets on two threads too (hprof_pack_split_min). */
 static void split_pass2(void **state)
 {
     (void)state;
@@ -810,8 +811,10 @@ static void split_pass2(void **state)
         assert_int_equal(hprof_splits, before);
         assert_int_equal(hprof_pass1_splits, before1);
         hprof_split_min_bytes = 1;
+        hprof_pack_split_min = 1;
         lr_heap *two = open_fixture(names[k], -1, 0);
         hprof_split_min_bytes = saved;
+        hprof_pack_split_min = HPROF_PACK_SPLIT_MIN;
         if (hprof_splits != before + 1)
             fail_msg("%s: pass 2 did not split", names[k]);
         if (hprof_pass1_splits != before1 + segmented[k])
