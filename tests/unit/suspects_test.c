@@ -58,8 +58,58 @@ static node_ix ref_descend_kids(const susp_tree *t, const uint32_t *first, const
     return x;
 }
 
-/* Runs susp_find on tree (idom, retained) and checks every suspect's accumulation point;
- * returns how many steps below their suspects those points are. */
+/* susp_find on g and t gives what r holds: the same suspects, sizes and accumulation
+ * points. */
+static void same_result(const graph *g, const susp_tree *t, double share, double accum,
+                        const susp_result *r)
+{
+    susp_result r2;
+    lr_error err = {0};
+    assert_int_equal(susp_find(g, t, share, accum, &r2, &err), LR_OK);
+    assert_int_equal(r2.n, r->n);
+    for (uint32_t i = 0; i < r->n; i++) {
+        assert_int_equal(r2.v[i].node, r->v[i].node);
+        assert_int_equal(r2.v[i].kind, r->v[i].kind);
+        assert_int_equal(r2.v[i].retained, r->v[i].retained);
+        assert_int_equal(r2.v[i].accumulation, r->v[i].accumulation);
+    }
+    susp_free(&r2);
+}
+
+/* The other ways susp_find reads a tree must agree with its 64-bit reading (r): the sizes
+ * in 32 bits when they fit (the trees retained.c builds), and a graph holding a synthetic
+ * node (an unreachable one, which changes no answer) so that the top-level nodes are found
+ * by their dominators' kinds rather than by the dominator alone. */
+static void check_variants(graph *g, const susp_tree *t, double share, double accum,
+                           const susp_result *r)
+{
+    uint32_t n = t->n;
+    int fits = 1;
+    for (node_ix x = 0; x < n; x++)
+        fits &= t->retained[x] <= UINT32_MAX;
+    if (fits) {
+        uint32_t *r32 = malloc((size_t)(n ? n : 1) * sizeof *r32);
+        assert_non_null(r32);
+        for (node_ix x = 0; x < n; x++)
+            r32[x] = (uint32_t)t->retained[x];
+        susp_tree t32 = *t;
+        t32.retained = NULL;
+        t32.retained32 = r32;
+        same_result(g, &t32, share, accum, r);
+        free(r32);
+    }
+    for (node_ix x = 0; x < n; x++)
+        if (t->idom[x] == GRAPH_NONE) {
+            uint8_t kind = g->node_kind[x];
+            g->node_kind[x] = GRAPH_KIND_SYNTHETIC;
+            same_result(g, t, share, accum, r);
+            g->node_kind[x] = kind;
+            break;
+        }
+}
+
+/* Runs susp_find on tree (idom, retained) and checks every suspect's accumulation point
+ * (and check_variants); returns how many steps below their suspects those points are. */
 static uint32_t check(uint32_t n, node_ix *idom, uint64_t *retained, double share,
                       double accum)
 {
@@ -85,6 +135,7 @@ static uint32_t check(uint32_t n, node_ix *idom, uint64_t *retained, double shar
     susp_result r;
     lr_error err = {0};
     assert_int_equal(susp_find(&g, &t, share, accum, &r, &err), LR_OK);
+    check_variants(&g, &t, share, accum, &r);
     uint32_t steps = 0;
     for (uint32_t i = 0; i < r.n; i++) {
         node_ix want = n <= 5000 ? ref_descend(&t, r.v[i].node, accum)
@@ -151,30 +202,43 @@ static void test_random_trees(void **state)
     assert_true(steps > 200); /* the descents did go down */
 }
 
-/* A chain of len links under one top-level node, each keeping keep ppm of the one before
- * (every tenth link also holding a small leaf), beside a random tree of other nodes; the
- * descent from the chain's head must go at least min_steps down. */
-static void chain_case(uint64_t *seed, uint32_t other, uint32_t len, uint32_t keep,
-                       double accum, uint32_t min_steps)
+/* A chain of len links under one top-level node, the head weighing w, each link keeping
+ * keep ppm of the one before (keep 0: w / len less than the one before, sizes that fit 32
+ * bits, and every hundredth link from the 90th also holding a twin of its next link, later
+ * in node order, which the descent must pass by), every tenth link also holding a small
+ * leaf, beside a random tree of other nodes; the descent from the chain's head must go at
+ * least min_steps down. */
+static void chain_case_w(uint64_t *seed, uint32_t other, uint32_t len, uint32_t keep,
+                         uint64_t w, double accum, uint32_t min_steps)
 {
-    uint32_t n = other + 2 * len;
+    uint32_t n = other + 3 * len;
     node_ix *idom = malloc((size_t)n * sizeof *idom);
     uint64_t *ret = malloc((size_t)n * sizeof *ret);
     assert_true(idom && ret);
     random_tree(seed, other, idom, ret);
-    uint64_t w = (uint64_t)1 << 50;
+    uint64_t step = w / len;
     for (uint32_t i = 0; i < len; i++) {
         node_ix x = other + i;
         idom[x] = i == 0 ? DOM_SUPER_ROOT : x - 1;
         ret[x] = w;
-        w = w / 1000000 * keep + 1;
+        w = keep ? w / 1000000 * keep + 1 : w - step;
         node_ix leaf = other + len + i;
         idom[leaf] = i % 10 ? GRAPH_NONE : x;
         ret[leaf] = 1 + rnd_next(seed) % 64;
+        node_ix twin = other + 2 * len + i;
+        idom[twin] = !keep && i % 100 == 90 && i + 1 < len ? x : GRAPH_NONE;
+        ret[twin] = w;
     }
     assert_true(check(n, idom, ret, 0.1, accum) >= min_steps);
     free(idom);
     free(ret);
+}
+
+/* chain_case_w with a head of 2^50 bytes. */
+static void chain_case(uint64_t *seed, uint32_t other, uint32_t len, uint32_t keep,
+                       double accum, uint32_t min_steps)
+{
+    chain_case_w(seed, other, len, keep, (uint64_t)1 << 50, accum, min_steps);
 }
 
 static void test_chains(void **state)
@@ -194,6 +258,9 @@ static void test_chains(void **state)
     /* more heavy links than the list holds: the array of N at once */
     chain_case(&seed, 1000, 70000, 999990, 0.7, 69999);
     chain_case(&seed, 1000, 70000, 999990, 0.5, 69999);
+    /* the same in sizes that fit 32 bits (the 32-bit index of biggest children) */
+    chain_case_w(&seed, 1000, 80000, 0, (uint64_t)80000 << 14, 0.7, 79990);
+    chain_case_w(&seed, 2000, 300, 0, (uint64_t)300 << 20, 0.7, 290);
 }
 
 int main(void)
