@@ -657,6 +657,44 @@ static lr_status pair_push(dfs_state *s, uint32_t w, uint32_t x, lr_error *err)
     return LR_OK;
 }
 
+/* Fetches, in stages, what the DFS will read about the targets of edges k + SIB_FAR, k +
+ * SIB_MID and k + SIB_NEAR of the vertex it is in (edges end at end): their dfnum[] entries;
+ * once those are in, for a target the DFS will enter (unseen, not a trivial leaf by its
+ * edges), its edge range and class; once that is in, its first edges and their bits. The DFS
+ * comes back to the vertex after each child's subtree, so each stage has had a subtree's
+ * time to arrive: entering a child (the slots of a hash table, a node of its own each) was
+ * three cache misses one after the other. */
+#define SIB_FAR 16
+#define SIB_MID 8
+#define SIB_NEAR 4
+static inline __attribute__((always_inline)) void sib_ahead(const graph *g, const uint32_t *dfnum,
+                                                           const uint64_t *fol, const hops *hp,
+                                                           edge_ix k, edge_ix end)
+{
+    uint32_t n = g->n_nodes;
+    if (k + SIB_FAR < end && g->edge_to[k + SIB_FAR] < n)
+        __builtin_prefetch(&dfnum[g->edge_to[k + SIB_FAR]]);
+    if (k + SIB_MID < end) {
+        node_ix z = g->edge_to[k + SIB_MID];
+        if (z < n && is_unseen(dfnum[z])) {
+            if (!is_leaf_class(dfnum[z]))
+                __builtin_prefetch(&g->first_edge[z]);
+            if (hp && g->node_class16)
+                __builtin_prefetch(&g->node_class16[z]);
+        }
+    }
+    if (k + SIB_NEAR < end) {
+        node_ix z = g->edge_to[k + SIB_NEAR];
+        if (z < n && is_unseen(dfnum[z]) && !is_leaf_class(dfnum[z])) {
+            edge_ix f = g->first_edge[z];
+            if (f < g->n_edges) {
+                __builtin_prefetch(&g->edge_to[f]);
+                __builtin_prefetch(&fol[f >> 6]);
+            }
+        }
+    }
+}
+
 /* One step of a vertex's cursor over its hops, then its followed edges, then its extras. The
  * cursor counts from 0: N_HOPS hop slots, then the edges from first_edge on, then the extras.
  * Hops go first so that a class no root numbered is entered from the first of its objects
@@ -665,8 +703,8 @@ static lr_status pair_push(dfs_state *s, uint32_t w, uint32_t x, lr_error *err)
  * instead of becoming a leaf. The order changes no dominator, only the DFS's work. Returns
  * the next target, or GRAPH_NONE when the vertex is done; *e is the cursor after that
  * target, *hop says whether it is a hop. */
-static node_ix dfs_next(const graph *g, const uint64_t *fol, const xedges *xe, const hops *hp,
-                        node_ix x, edge_ix *e, int *hop)
+static node_ix dfs_next(const graph *g, const uint32_t *dfnum, const uint64_t *fol,
+                        const xedges *xe, const hops *hp, node_ix x, edge_ix *e, int *hop)
 {
     edge_ix c = *e;
     for (; hp && c < N_HOPS; c++) {
@@ -685,6 +723,7 @@ static node_ix dfs_next(const graph *g, const uint64_t *fol, const xedges *xe, c
     for (; k < end; k++)
         if (fbit(fol, k)) {
             *e = k + 1 - first + N_HOPS;
+            sib_ahead(g, dfnum, fol, hp, k, end);
             return g->edge_to[k];
         }
     if (x_has(xe, x)) {
@@ -753,7 +792,7 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                                                   : *top & SB_CUR;
             uint32_t held = 0, amb = 0;
             int hop = 0;
-            for (node_ix z; (z = dfs_next(g, fol, xe, hp, x, &e, &hop)) != GRAPH_NONE;) {
+            for (node_ix z; (z = dfs_next(g, dfnum, fol, xe, hp, x, &e, &hop)) != GRAPH_NONE;) {
                 uint32_t d = dfnum[z];
                 /* z is seen a second time (it has two ways in), or its first way in is not
                  * its only one: its referrers need counting (a hop is no referrer there) */
@@ -871,8 +910,13 @@ static lr_status preds_pack(const uint32_t *pairs, size_t np, uint32_t nv, uint3
                             uint32_t **out, size_t *n_out, lr_error *err)
 {
     memset(cnt, 0, ((size_t)nv + 1) * sizeof *cnt);
-    for (size_t i = 0; i < np; i++)
+    /* the targets' counters are random slots: fetched AHEAD pairs on (and in the scatter
+     * below, the slot a counter names once the counter is in) */
+    for (size_t i = 0; i < np; i++) {
+        if (i + AHEAD < np)
+            __builtin_prefetch(&cnt[pairs[2 * (i + AHEAD)]], 1);
         cnt[pairs[2 * i]]++;
+    }
     size_t total = np;
     for (uint32_t w = 1; w <= nv; w++)
         total += cnt[w] != 0;
@@ -890,8 +934,13 @@ static lr_status preds_pack(const uint32_t *pairs, size_t np, uint32_t nv, uint3
             p[pos++] = HDR | w;
         }
     }
-    for (size_t i = 0; i < np; i++)
+    for (size_t i = 0; i < np; i++) {
+        if (i + 2 * AHEAD < np)
+            __builtin_prefetch(&cnt[pairs[2 * (i + 2 * AHEAD)]], 1);
+        if (i + AHEAD < np)
+            __builtin_prefetch(&p[cnt[pairs[2 * (i + AHEAD)]]], 1);
         p[cnt[pairs[2 * i]]++] = pairs[2 * i + 1];
+    }
     *out = p;
     *n_out = total;
     return LR_OK;
@@ -929,6 +978,25 @@ static uint32_t eval(uint32_t v, uint32_t last, uint32_t *anc, uint32_t *label,
     return label[v];
 }
 
+/* Fetches what eval will first read for the predecessors AHEAD and AHEAD / 2 entries below
+ * pos in the packed list (block headers are skipped over: their vertex is the loop's own,
+ * read in order): anc and label, then the label's semi once the label is in. */
+static inline __attribute__((always_inline)) void lt_ahead(const uint32_t *psrc, size_t pos,
+                                                          const uint32_t *anc,
+                                                          const uint32_t *label,
+                                                          const uint32_t *semi)
+{
+    if (pos > AHEAD && !(psrc[pos - 1 - AHEAD] & HDR)) {
+        __builtin_prefetch(&anc[psrc[pos - 1 - AHEAD]]);
+        __builtin_prefetch(&label[psrc[pos - 1 - AHEAD]]);
+    }
+    if (pos > AHEAD / 2 && !(psrc[pos - 1 - AHEAD / 2] & HDR)) {
+        uint32_t l = label[psrc[pos - 1 - AHEAD / 2]];
+        if (l != EMPTY)
+            __builtin_prefetch(&semi[l]);
+    }
+}
+
 /* Lengauer-Tarjan over vertices 1..nv. In: anc = DFS parents, semi = smallest number among
  * the smaller-numbered predecessors, psrc = the packed larger-numbered ones. Out: idom[] in
  * DFS numbers. label[] and idom[] are scratch of nv + 1 entries.
@@ -954,6 +1022,7 @@ static void lt_run(uint32_t nv, uint32_t *anc, uint32_t *semi, uint32_t *label,
         if (pos > 0 && psrc[pos - 1] == (HDR | w)) {
             pos--;
             while (pos > 0 && !(psrc[pos - 1] & HDR)) {
+                lt_ahead(psrc, pos, anc, label, semi);
                 uint32_t su = semi[eval(psrc[--pos], w + 1, anc, label, semi)];
                 if (su < s)
                     s = su;
