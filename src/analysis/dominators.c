@@ -360,6 +360,9 @@ static uint64_t *follow_bits(const graph *g, const etest *et, uint32_t *cls, con
         for (edge_ix e = g->first_edge[x]; e < end && e < ne; e++) {
             if (counted)
                 ahead_edge(g, cls, sizeof *cls, e);
+            /* VisualVM's filter asks the target's class (dom_gc_link): a random slot too */
+            if (vvm && g->node_class16 && e + AHEAD < ne && g->edge_to[e + AHEAD] < n)
+                __builtin_prefetch(&g->node_class16[g->edge_to[e + AHEAD]]);
             node_ix y = g->edge_to[e];
             if (y >= n)
                 continue;
