@@ -607,6 +607,65 @@ static void check_get(const paths_result *r, node_ix y)
     free(got_e);
 }
 
+/* A long path walked up in one step per hop: a linked list whose links lie in node order
+ * (the walk guesses each parent from the last step) with steps of 1 to 3 nodes, up then
+ * down the node order, chain edges first or second in a link's range, and nodes without
+ * edges between: every wrong guess (a neighbour whose range is empty, or ends at or starts
+ * after the chain edge) must fall back to the search. */
+static void test_long_chain_layout(void **state)
+{
+    (void)state;
+    enum { N = 6000 };
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    node_ix *chain = calloc(N, sizeof *chain);
+    uint8_t *on = calloc(N, 1);
+    tedge *es = calloc(3 * N, sizeof *es);
+    assert_true(chain && on && es);
+    uint32_t k = 0, ne = 0;
+    for (uint32_t x = 0; x < N / 2; x += 1 + rnd_next(&seed) % 3)
+        chain[k++] = x;
+    for (uint32_t x = N - 1; x >= N / 2; x -= 1 + rnd_next(&seed) % 3)
+        chain[k++] = x;
+    for (uint32_t i = 0; i < k; i++)
+        on[chain[i]] = 1;
+    node_ix spare = 0; /* the first node off the chain: a leaf */
+    while (on[spare])
+        spare++;
+    for (uint32_t i = 0; i + 1 < k; i++) {
+        uint32_t how = rnd_next(&seed) % 3; /* 0: chain edge alone, 1: second, 2: first */
+        if (how == 1)
+            es[ne++] = (tedge){chain[i], spare, STRONG};
+        es[ne++] = (tedge){chain[i], chain[i + 1], STRONG};
+        if (how == 2)
+            es[ne++] = (tedge){chain[i], spare, STRONG};
+    }
+    for (node_ix x = 0; x < N; x++) /* off the chain: edges to the leaf, or none */
+        if (!on[x] && x != spare && rnd_next(&seed) % 2)
+            es[ne++] = (tedge){x, spare, STRONG};
+    const troot rs[] = {{chain[0], GRAPH_ROOT_JNI_GLOBAL, 0}};
+    graph g;
+    paths_result r;
+    build(&g, N, es, ne, rs, 1, NULL);
+    find(&g, NULL, NULL, 0, &r);
+    node_ix *got = calloc(k, sizeof *got);
+    assert_non_null(got);
+    assert_int_equal(paths_get(&r, chain[k - 1], got, NULL, k), k);
+    for (uint32_t i = 0; i < k; i++)
+        assert_int_equal(got[i], chain[i]);
+    assert_int_equal(paths_get(&r, chain[k - 1], NULL, NULL, 0), k);
+    assert_int_equal(paths_depth(&r, chain[k - 1]), k - 1);
+    assert_int_equal(paths_root_of(&r, chain[k - 1]), 0);
+    check_get(&r, chain[k - 1]);
+    check_get(&r, chain[k / 2]);
+    check_get(&r, chain[k / 3]);
+    free(got);
+    paths_free(&r);
+    graph_fini(&g);
+    free(es);
+    free(on);
+    free(chain);
+}
+
 /* Every reached node's parent is the node whose entry (or graph edge, without a source)
  * reached it, whatever keeps it; roots have none; paths_parents agrees; depths add up;
  * paths_get gives the parents' chain. */
@@ -1012,6 +1071,7 @@ int main(void)
         cmocka_unit_test(test_root_entry_promoted),
         cmocka_unit_test(test_edge_source),
         cmocka_unit_test(test_parents_random),
+        cmocka_unit_test(test_long_chain_layout),
         cmocka_unit_test(test_reference_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
