@@ -1202,8 +1202,11 @@ uint64_t graph_shallow_total(const graph *g)
     if (g->shallow_known)
         return g->shallow_total;
     uint64_t t = 0;
-    for (node_ix n = 0; n < g->n_nodes; n++)
+    for (node_ix n = 0; n < g->n_nodes; n++) {
+        if (g->n_nodes - n > GRAPH_SIZE_AHEAD)
+            graph_node_size_ahead(g, n + GRAPH_SIZE_AHEAD);
         t += graph_node_size(g, n);
+    }
     return t;
 }
 

@@ -219,6 +219,10 @@ typedef struct graph {
      * read the values back from the input (HPROF: ids, lengths and field names are in the
      * records): then `derive` answers. Read them through graph_node_id() and friends below. */
     const struct graph_derive *derive;
+    /* Node kinds (bit 1u << kind) whose derived size reads the input, and what asks for those
+     * bytes ahead (graph_node_size_ahead); 0 and NULL when no size read waits on the input. */
+    uint32_t size_read_kinds;
+    void (*size_ahead)(const struct graph *g, node_ix n);
     /* Sum of every node's size (graph_node_size; native sizes apart), when the reader added
      * it up while it filled the nodes (HPROF's pass 2 computes each size anyway);
      * shallow_known 0: not known, and graph_shallow_total() sums the nodes (one derived
@@ -463,6 +467,17 @@ static inline uint64_t graph_node_id(const graph *g, node_ix n)
 static inline uint32_t graph_node_size(const graph *g, node_ix n)
 {
     return g->node_size ? g->node_size[n] : g->derive->node_size(g, n);
+}
+/* Asks for what graph_node_size(g, n) will read from the input (an HPROF array's record)
+ * without waiting for it: a walk over many nodes that calls this some nodes before it asks
+ * their sizes overlaps the misses instead of waiting on each in turn. A few loads and no call
+ * when the size is stored or derived without the input. Never changes a result. */
+#define GRAPH_SIZE_AHEAD 32u /* how many nodes ahead a node-order walk asks it */
+static inline void graph_node_size_ahead(const graph *g, node_ix n)
+{
+    unsigned k = g->node_kind[n];
+    if (k < 32 && (g->size_read_kinds >> k & 1) && !g->node_size)
+        g->size_ahead(g, n);
 }
 /* Payload length of node n: field bytes, or array element count. */
 static inline uint32_t graph_node_len(const graph *g, node_ix n)

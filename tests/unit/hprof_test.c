@@ -237,6 +237,55 @@ static void histo_pid1884_gz(void **state)
 
 /* ---- totals (peers/README.md; Android bytes are Shark's model, see docs/formats/hprof.md) ---- */
 
+/* graph_node_size_ahead: on a graph whose sizes are read back (HPROF with edges) it asks the
+ * reader to fetch exactly the array nodes' records, the only sizes that read the dump; with
+ * sizes stored (no edges) it asks for nothing. The reader's fetch is counted through a copy of
+ * the graph whose size_ahead forwards to it; sizes are unchanged by the fetches. */
+static const graph *ahead_g;
+static uint32_t ahead_calls, ahead_wrong;
+static void count_ahead(const graph *g, node_ix n)
+{
+    ahead_calls++;
+    if (g->node_kind[n] != GRAPH_KIND_OBJ_ARRAY && g->node_kind[n] != GRAPH_KIND_PRIM_ARRAY)
+        ahead_wrong++;
+    ahead_g->size_ahead(ahead_g, n);
+}
+
+static void size_ahead(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    static const char *const F[] = {"RI.hprof", "hprof-32.bin", "dialer.android-hprof",
+                                    "sun_jdk6_30_x64_compressedOops.hprof"};
+    for (size_t t = 0; t < sizeof F / sizeof F[0]; t++) {
+        for (int mode = 0; mode <= 1; mode++) {
+            lr_heap *h = open_fixture(F[t], -1, mode);
+            const graph *g = lr_heap_graph(h);
+            graph c = *g;
+            if (mode == 0) {
+                assert_null(g->node_size);
+                assert_non_null(g->size_ahead);
+            }
+            ahead_g = g;
+            c.size_ahead = count_ahead;
+            ahead_calls = ahead_wrong = 0;
+            uint32_t arrays = 0;
+            for (node_ix i = 0; i < g->n_nodes; i++) {
+                uint32_t before = graph_node_size(g, i);
+                graph_node_size_ahead(&c, i);
+                assert_int_equal(graph_node_size(g, i), before);
+                arrays += g->node_kind[i] == GRAPH_KIND_OBJ_ARRAY ||
+                          g->node_kind[i] == GRAPH_KIND_PRIM_ARRAY;
+            }
+            if (ahead_wrong || ahead_calls != (mode == 0 ? arrays : 0))
+                fail_msg("%s mode %d: %u fetches (%u not arrays), %u arrays", F[t], mode,
+                         ahead_calls, ahead_wrong, arrays);
+            assert_true(arrays > 0);
+            lr_close(h);
+        }
+    }
+}
+
 static void totals(void **state)
 {
     (void)state;
@@ -1377,6 +1426,7 @@ int main(void)
         cmocka_unit_test(histo_pid1884_gz),
         cmocka_unit_test(count_edges_equal),
         cmocka_unit_test(totals),
+        cmocka_unit_test(size_ahead),
         cmocka_unit_test(android_sizes),
         cmocka_unit_test(hotspot_graph),
         cmocka_unit_test(split_pass2),
