@@ -540,14 +540,68 @@ static int zs_push(zstack *z, size_t x)
     return 0;
 }
 
+/* The vertices that gave their number back, in the order the DFS left them (each after
+ * those below it): idle from the DFS to the close, which reads them once or twice in that
+ * order, so they are kept as a byte stream, each node's difference from the previous one
+ * zigzagged into 7-bit groups (low first, the high bit set on all but the last). Those left
+ * together are mostly objects written together, so most take 1 or 2 bytes instead of 4. */
+typedef struct hlist {
+    uint8_t *b;
+    size_t n, cap;
+    uint32_t count;
+    node_ix last;
+} hlist;
+
+static int hl_push(hlist *h, node_ix x)
+{
+    if (h->cap - h->n < 5) {
+        size_t cap = h->cap ? h->cap + h->cap / 2 : 4096;
+        uint8_t *p = err_reallocarray(h->b, cap, 1);
+        if (!p)
+            return -1;
+        h->b = p;
+        h->cap = cap;
+    }
+    uint32_t d = x - h->last;
+    uint32_t z = (d << 1) ^ (0u - (d >> 31));
+    h->last = x;
+    h->count++;
+    uint8_t *q = h->b + h->n;
+    while (z >= 0x80) {
+        *q++ = (uint8_t)(z | 0x80);
+        z >>= 7;
+    }
+    *q++ = (uint8_t)z;
+    h->n = (size_t)(q - h->b);
+    return 0;
+}
+
+/* A reader of an hlist from its start. */
+typedef struct hread {
+    const uint8_t *p;
+    node_ix last;
+} hread;
+
+static inline node_ix hr_next(hread *r)
+{
+    uint32_t z = 0;
+    unsigned sh = 0;
+    uint8_t c;
+    do {
+        c = *r->p++;
+        z |= (uint32_t)(c & 0x7f) << sh;
+        sh += 7;
+    } while (c & 0x80);
+    r->last += (z >> 1) ^ (0u - (z & 1));
+    return r->last;
+}
+
 typedef struct dfs_state {
     uint32_t *dfnum, *vert, *par, *cur, *semi;
     uint32_t *pairs; /* (w, x) */
     size_t n_pairs, cap_pairs;
     uint32_t nv, n_leaves;
-    node_ix *hung;   /* the end of vert: the vertices that became leaves go below it, each
-                      * before those below it in the DFS (hung[-1] is the first one) */
-    uint32_t n_hung;
+    hlist hung;      /* the vertices that became leaves */
     uint64_t *amb;   /* if set, a bit per vertex with a followed edge to a node that is not
                       * a first visit of one way in (refs_build reads only their edges) */
     node_ix *carry;  /* hop targets carried up (see dfs), the open vertices' in stack order */
@@ -849,7 +903,8 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
                 lr_status st = LR_OK;
                 if (!(stk_x[sp] & OPEN_HELD) && v == nv) { /* else a vertex stays below */
                     dfnum[x] = LEAF | (p == 0 ? 0 : (stk_x[sp - 1] & ~OPEN_HELD) + 1);
-                    s->hung[-(int64_t)++s->n_hung] = x;
+                    if (hl_push(&s->hung, x) != 0)
+                        return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (DFS)");
                     leaves++;
                     nv--;
                     /* its carried targets go on up with it, from the super-root at the top
@@ -1549,13 +1604,17 @@ static inline int bit_get(const uint64_t *b, uint32_t i)
 /* The close: retained sizes into a fresh array of 32 bits (narrow) or 64, and the total.
  * In: t->idom, the reach mask (or NULL), the link bits (VisualVM sums), isv (nodes with a
  * DFS number at the end or given back), vert (number -> node, V_OUT on unreached referrers)
- * and the end of the hung list (those given back, hung[-1] the first the DFS left). *over
+ * and the hung list (those given back, in the order the DFS left them). *over
  * is set when a 32-bit size overflowed (the array is then wrong, and the caller starts
  * again in 64 bits). */
+/* The ring of the hung list's decoded nodes: a power of two above 2 * AHEAD. */
+#define HRING 128
+_Static_assert(HRING > 2 * AHEAD && (HRING & (HRING - 1)) == 0, "HRING");
+
 static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, dom_tree *t,
                             uint8_t *mask, const uint64_t *fol, const uint64_t *amb,
                             const uint64_t *isv, const uint32_t *vert, uint32_t nv,
-                            const node_ix *hung, uint32_t n_hung, int narrow, int *over,
+                            const hlist *hung, int narrow, int *over,
                             lr_error *err)
 {
     uint32_t n = g->n_nodes;
@@ -1599,14 +1658,20 @@ static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, d
         if (t->idom[x] != GRAPH_NONE && !bit_get(isv, x))
             sum_up(&su, x);
     }
-    /* the vertices that became leaves, each after those below it */
-    for (uint32_t i = 1; i <= n_hung; i++) {
-        if (i + 2 * AHEAD <= n_hung)
-            node_ahead(&su, hung[-(int64_t)(i + 2 * AHEAD)]);
-        if (i + AHEAD <= n_hung)
-            sum_ahead(&su, hung[-(int64_t)(i + AHEAD)]);
-        if (t->idom[hung[-(int64_t)i]] != GRAPH_NONE)
-            sum_up(&su, hung[-(int64_t)i]);
+    /* the vertices that became leaves, each after those below it: decoded 2 * AHEAD ahead
+     * into a ring, for the fetches */
+    node_ix ring[HRING];
+    hread rd = {hung->b, 0};
+    for (uint32_t i = 0, got = 0, nh = hung->count; i < nh; i++) {
+        for (uint32_t want = i + 2 * AHEAD < nh ? i + 2 * AHEAD + 1 : nh; got < want; got++)
+            ring[got & (HRING - 1)] = hr_next(&rd);
+        if (i + 2 * AHEAD < nh)
+            node_ahead(&su, ring[(i + 2 * AHEAD) & (HRING - 1)]);
+        if (i + AHEAD < nh)
+            sum_ahead(&su, ring[(i + AHEAD) & (HRING - 1)]);
+        node_ix x = ring[i & (HRING - 1)];
+        if (t->idom[x] != GRAPH_NONE)
+            sum_up(&su, x);
     }
     for (uint32_t v = nv; v >= 1; v--) {
         if (v > 2 * AHEAD)
@@ -1748,13 +1813,16 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     s.semi = err_mallocarray(k, sizeof *s.semi);
     if (!s.vert || !s.par || !s.sb || !s.semi)
         goto nomem;
-    /* The hung list fills vert from its top down: the open vertices (the DFS stack, from
-     * the bottom) and later the numbers still held (label, then number -> node) are all
-     * numbered, and the numbers held plus those given back never exceed the k - 2 nodes
-     * that may get one, so the two ends never meet. */
-    s.hung = s.vert + k;
     if ((st = dfs(g, &sr, fol, xe.has ? &xe : NULL, hpp, &s, err)) != LR_OK)
         goto done;
+    /* vert held the DFS stack (as deep as its path went: a long single-referrer chain is
+     * open to its end before it gives its numbers back); from here on only the numbers
+     * still held, so its tail is handed back (kept as it is if that fails) */
+    if (s.nv + (size_t)2 < k) {
+        uint32_t *vv = err_reallocarray(s.vert, (size_t)s.nv + 2, sizeof *s.vert);
+        if (vv)
+            s.vert = vv;
+    }
     free(s.sb);
     free(s.esc.v);
     free(s.runs.v);
@@ -1815,8 +1883,11 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
             dfnum[x] = d == LEAF ? DOM_SUPER_ROOT : (d & ~LEAF) - 1;
         }
     }
-    for (uint32_t i = 1; i <= s.n_hung; i++)
-        isv[s.hung[-(int64_t)i] >> 6] |= 1ull << (s.hung[-(int64_t)i] & 63);
+    hread rd = {s.hung.b, 0};
+    for (uint32_t i = 0; i < s.hung.count; i++) {
+        node_ix x = hr_next(&rd);
+        isv[x >> 6] |= 1ull << (x & 63);
+    }
     /* idom[] stays in DFS numbers: each is read once, here */
     for (uint32_t v = 1; v <= nv; v++) {
         if (v + AHEAD <= nv) {
@@ -1835,8 +1906,7 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     free(s.cur);
     s.cur = NULL;
     int over = 0;
-    const node_ix *hung = s.hung;
-    st = close_sums(g, o, hpp, t, mask, fol, s.amb, isv, vert, nv, hung, s.n_hung,
+    st = close_sums(g, o, hpp, t, mask, fol, s.amb, isv, vert, nv, &s.hung,
                     (o->flags & DOM_RETAINED32) != 0, &over, err);
     if (st == LR_OK && over) {
         /* a size past 32 bits: the close again in 64 (tree_marks starts from the reach
@@ -1845,7 +1915,7 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         t->retained32 = NULL;
         for (node_ix x = 0; mask && x < n; x++)
             mask[x] &= M_REACHED | M_NOREACH;
-        st = close_sums(g, o, hpp, t, mask, fol, NULL, isv, vert, nv, hung, s.n_hung, 0,
+        st = close_sums(g, o, hpp, t, mask, fol, NULL, isv, vert, nv, &s.hung, 0,
                         &over, err);
     }
     goto done;
@@ -1864,6 +1934,7 @@ done:
     free(s.cur);
     free(s.semi);
     free(s.pairs);
+    free(s.hung.b);
     free(s.amb);
     free(s.sb);
     free(s.esc.v);
