@@ -27,11 +27,12 @@
  * larger number: the node-indexed uint32 array that ends as the idom result carries the DFS
  * state from the start; the DFS adds three uint32 arrays touched up to the most numbers
  * held at once (K, or deeper while a long single-referrer chain is open; one of them, vert,
- * touched only as deep as the DFS path goes, the H list filling its top), a byte per level
- * of that path, and at most 8 bytes per B edge; their packing counts in vert, and
- * Lengauer-Tarjan adds a fourth array of K only once the packed copy is the only one;
- * the close holds the results (idom uint32, retained uint64 or uint32 per node), that
- * array of K with the H list, and a bit per node.
+ * touched only as deep as the DFS path goes and cut to K after it), a byte per level of
+ * that path, the H list as a delta stream (1 or 2 bytes a node on Java heaps, 5 at most)
+ * and at most 8 bytes per B edge; their packing counts in vert, and Lengauer-Tarjan adds
+ * a fourth array of K only once the packed copy is the only one; the close holds the
+ * results (idom uint32, retained uint64 or uint32 per node), that array of K, the H stream
+ * and a bit per node.
  * The dominance options add one byte per node (reach set and marks), and the VisualVM sums
  * 8 bytes per object whose one referrer is not its idom at the close (GC roots with one
  * referrer: 59 of 2.3 M objects on the benchmark dump), with the tree sums kept in the
@@ -555,7 +556,7 @@ typedef struct hlist {
 static int hl_push(hlist *h, node_ix x)
 {
     if (h->cap - h->n < 5) {
-        size_t cap = h->cap ? h->cap + h->cap / 2 : 4096;
+        size_t cap = h->cap + h->cap / 2;
         uint8_t *p = err_reallocarray(h->b, cap, 1);
         if (!p)
             return -1;
@@ -1812,6 +1813,13 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     s.sb = err_malloc(k);
     s.semi = err_mallocarray(k, sizeof *s.semi);
     if (!s.vert || !s.par || !s.sb || !s.semi)
+        goto nomem;
+    /* A byte per vertex that may give its number back, about twice what the hung list
+     * takes on Java heaps: one block from the start, so that no outgrown copies are left
+     * behind where an adaptive mmap threshold puts blocks this size on the heap (pages
+     * never written cost nothing) */
+    s.hung.cap = k + 5;
+    if (!(s.hung.b = err_malloc(s.hung.cap)))
         goto nomem;
     if ((st = dfs(g, &sr, fol, xe.has ? &xe : NULL, hpp, &s, err)) != LR_OK)
         goto done;
