@@ -19,6 +19,7 @@
 #include "base/mfile.h"
 #include "format/fmt.h"
 #include "rules/rules.h"
+#include "test_graph.h"
 
 static lr_status parse(rules_set *rs, const char *text, lr_error *err)
 {
@@ -431,13 +432,43 @@ static void test_dialer(void **state)
     mfile_close(&m);
 }
 
+/* Local-variable edges (thread -> object) come only from readers that can carry them, such
+ * as the JSON-lines graph: rules_bind looks for one there. An HPROF graph never has one (its
+ * locals are JAVA_FRAME roots), and rules_bind decides so from the format without reading
+ * every edge's kind: the same edges under the "hprof" format count as none. */
+static void test_local_edges(void **state)
+{
+    (void)state;
+    const tedge es[] = {{0, 1, GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_STRONG)},
+                        {1, 2, GRAPH_EDGE_MAKE(GRAPH_EDGE_LOCAL, GRAPH_STRONG)}};
+    graph g;
+    tg_nodes(&g, 3, NULL, 16);
+    tg_edges(&g, es, 2, 0);
+    rules_set rs;
+    rules_init(&rs);
+    lr_error err;
+    assert_int_equal(parse(&rs, "ignore java-local \"main\"\n", &err), LR_OK);
+    g.format = "graph"; /* the JSON-lines reader's */
+    assert_int_equal(rules_bind(&rs, &g, &err), LR_OK);
+    assert_int_equal(rs.has_local_edges, 1);
+    g.edge_kind[1] = GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_STRONG);
+    assert_int_equal(rules_bind(&rs, &g, &err), LR_OK);
+    assert_int_equal(rs.has_local_edges, 0);
+    g.edge_kind[1] = GRAPH_EDGE_MAKE(GRAPH_EDGE_LOCAL, GRAPH_STRONG);
+    g.format = "hprof";
+    assert_int_equal(rules_bind(&rs, &g, &err), LR_OK);
+    assert_int_equal(rs.has_local_edges, 0);
+    rules_fini(&rs);
+    graph_fini(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grammar),         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_build_conditions), cmocka_unit_test(test_shipped),
         cmocka_unit_test(test_watch),           cmocka_unit_test(test_dialer),
-        cmocka_unit_test(test_deep_expressions),
+        cmocka_unit_test(test_deep_expressions), cmocka_unit_test(test_local_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
