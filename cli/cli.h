@@ -202,6 +202,12 @@ void cli_json_end_phase(const cli_common *co, jsonw *w, const char *phase_key, d
 /* ---- timing ---- */
 
 /* Monotonic milliseconds, for measuring phases. */
+/* Nonzero when a verb about to return its exit code may leave its big arrays and the input's
+ * mapping to the process's exit, which takes them back anyway and sooner (freeing them first
+ * is an munmap per array). 0 under AddressSanitizer or ThreadSanitizer (LeakSanitizer reports
+ * whatever is not freed) and when LEAKRAY_EXIT_FREES is set (valgrind, heap profilers). The
+ * library (lr_close) frees everything in any build. */
+int cli_exit_keeps_heap(void);
 double cli_now_ms(void);
 /* Prints "<what>: 1.234 s" (or ms below 1 s) on its own line to out, unless --no-timing. */
 void cli_print_timing(const cli_common *co, FILE *out, const char *what, double ms);

@@ -477,6 +477,16 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
 
 /* ---- opening inputs ---- */
 
+int cli_exit_keeps_heap(void)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return 0;
+#else
+    const char *e = getenv("LEAKRAY_EXIT_FREES");
+    return !(e && *e && strcmp(e, "0") != 0);
+#endif
+}
+
 double cli_now_ms(void)
 {
     struct timespec ts;
