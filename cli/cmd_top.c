@@ -12,6 +12,9 @@
 #include "format/v8.h"
 #include "report/top.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +109,11 @@ int cmd_top(int argc, char **argv)
         top = UINT32_MAX;
     int by_class = strcmp(by, "class") == 0;
 
+#ifdef __GLIBC__
+    /* as in analyze: each phase's freed arrays go back to the system, so the peak is one
+     * phase's scratch on top of the graph, not what the heap kept from earlier phases */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
     lr_heap *lh;
     if ((rc = cli_open(&co, co.pos[0], 0, &lh)) != 0)
         return rc;
