@@ -601,6 +601,21 @@ static uint8_t root_kind(unsigned tag)
     return GRAPH_ROOT_UNKNOWN;
 }
 
+/* What pass 2 notes of each object record when it fills the nodes' identities (full): its
+ * offset, and its id (read by the caller) for the scan and, when pass 1 set them up, the
+ * rank index's bits. */
+static inline __attribute__((always_inline)) void obj_note(rd *r, graph_id_scan *sc,
+                                                           graph_id_bits *bits,
+                                                           graph_id_bits_cur *bcur,
+                                                           node_ix ni, uint64_t p,
+                                                           uint64_t id)
+{
+    rec_set(r, ni, p);
+    graph_id_scan_add(sc, id);
+    if (bits)
+        graph_id_bits_add(bits, bcur, id);
+}
+
 /* The census (rd.blk_slots) of one thread: slots add up in *acc while the nodes stay in
  * block *blk and reach the shared table once per block; the two threads may share the block
  * their ranges meet in, hence the atomic add. */
@@ -698,11 +713,7 @@ static lr_status pass2_run(p2part *w)
                 if (last_c == GRAPH_NONE)
                     w->unknown_class++;
                 if (full) {
-                    uint64_t id = rd_id(d + p, ids);
-                    rec_set(r, ni, p);
-                    graph_id_scan_add(sc, id);
-                    if (bits)
-                        graph_id_bits_add(bits, &bcur, id);
+                    obj_note(r, sc, bits, &bcur, ni, p, rd_id(d + p, ids));
                     slots_add(r, &sblk, &sacc, ni, last_slots);
                 }
                 cls_put(ncls, ncls16, ni, last_c);
@@ -724,11 +735,7 @@ static lr_status pass2_run(p2part *w)
                 if (c == GRAPH_NONE)
                     w->unknown_class++;
                 if (full) {
-                    uint64_t id = rd_id(d + p, ids);
-                    rec_set(r, ni, p);
-                    graph_id_scan_add(sc, id);
-                    if (bits)
-                        graph_id_bits_add(bits, &bcur, id);
+                    obj_note(r, sc, bits, &bcur, ni, p, rd_id(d + p, ids));
                     slots_add(r, &sblk, &sacc, ni, len);
                 }
                 cls_put(ncls, ncls16, ni, c);
@@ -750,11 +757,7 @@ static lr_status pass2_run(p2part *w)
                 unsigned t = d[p + ids + 8], sz = type_size(t, ids);
                 class_ix c = r->prim_class[t]; /* made before pass 2 (pass2) */
                 if (full) {
-                    uint64_t id = rd_id(d + p, ids);
-                    rec_set(r, ni, p);
-                    graph_id_scan_add(sc, id);
-                    if (bits)
-                        graph_id_bits_add(bits, &bcur, id);
+                    obj_note(r, sc, bits, &bcur, ni, p, rd_id(d + p, ids));
                 }
                 cls_put(ncls, ncls16, ni, c);
                 uint32_t size = shark ? sat32_part(w, (uint64_t)len * sz) : vv_array(w, sz, len);
