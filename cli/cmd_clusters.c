@@ -98,6 +98,9 @@ int cmd_clusters(int argc, char **argv)
         cli_print_timing(&co, stdout, "clustering", ms);
     }
 out:
+    /* the process exits with rc next and takes all this back sooner than freeing would */
+    if (cli_exit_keeps_heap())
+        return rc;
     free(sel);
     cluster_result_free(&r);
     cluster_fini(&c);

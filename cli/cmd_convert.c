@@ -21,7 +21,9 @@ static int convert_jsonl(cli_common *co, lr_heap *lh, const char *out)
     double t0 = cli_now_ms();
     lr_status s = gtext_write(g, out, &st, &err);
     double ms = cli_now_ms() - t0;
-    lr_close(lh);
+    /* the process exits next and takes the graph back sooner than freeing would */
+    if (s != LR_OK || !cli_exit_keeps_heap())
+        lr_close(lh);
     if (s != LR_OK)
         return cli_error(co, &err);
     if (cli_out_stdout(out)) /* stdout holds the graph alone */
@@ -88,7 +90,8 @@ int cmd_convert(int argc, char **argv)
     }
     double ms = cli_now_ms() - t0;
     uint32_t in_nodes = g->n_nodes;
-    lr_close(lh);
+    if (!cli_exit_keeps_heap())
+        lr_close(lh);
     if (cli_out_stdout(out)) /* stdout holds the snapshot alone */
         return CLI_EXIT_OK;
 

@@ -153,6 +153,9 @@ int cmd_cycles(int argc, char **argv)
     }
     rc = CLI_EXIT_OK;
 done:
+    /* the process exits with rc next and takes all this back sooner than freeing would */
+    if (cli_exit_keeps_heap())
+        return rc;
     cycles_free(&r);
     cycles_free(&old);
     dom_free(&dom);

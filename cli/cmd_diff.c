@@ -187,12 +187,16 @@ int cmd_diff(int argc, char **argv)
         cli_print_timing(&co, stdout, "load", co.load_ms_total);
         cli_print_timing(&co, stdout, "diff", ms);
     }
-    diff_free(&r);
+    if (!cli_exit_keeps_heap())
+        diff_free(&r);
     if (unknown && strict)
         rc = CLI_EXIT_USAGE;
     else if (failed)
         rc = CLI_EXIT_FINDINGS;
 out:
+    /* the process exits with rc next and takes all this back sooner than freeing would */
+    if (cli_exit_keeps_heap())
+        return rc;
     free(cr_a);
     free(cr_b);
     lr_close(ha);

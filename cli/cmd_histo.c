@@ -73,6 +73,8 @@ static int histo_cmd_devtools(const cli_common *co, const graph *g, enum histo_s
         cli_print_timing(co, stdout, "load time", co->load_ms);
         cli_print_timing(co, stdout, "devtools", dt_ms);
     }
+    if (cli_exit_keeps_heap())
+        return CLI_EXIT_OK;
     histo_dt_free(&h);
     devtools_free(&r);
     return CLI_EXIT_OK;
@@ -120,6 +122,9 @@ static int histo_cmd_stream(cli_common *co, enum histo_sort sort, const char *so
         }
         histo_rank(all, hh.n_classes, sort, HISTO_CMD_KEEP, &h);
         histo_cmd_emit(co, &h, top, NULL, sort_name);
+        /* the verb returns rc next: the mapping goes at the process's exit */
+        if (cli_exit_keeps_heap())
+            return rc;
         histo_free(&h);
     }
     hprof_histo_free(&hh);
@@ -186,6 +191,8 @@ int cmd_histo(int argc, char **argv)
                              : strcmp(sort, "name") == 0   ? HISTO_BY_NAME
                                                            : HISTO_BY_SHALLOW;
         rc = histo_cmd_devtools(&co, g, hs, sort, top, want_retained, detached);
+        if (cli_exit_keeps_heap())
+            return rc;
         lr_close(lh);
         return rc;
     }
@@ -256,6 +263,9 @@ int cmd_histo(int argc, char **argv)
     }
     h.heap_bytes = heap_bytes;
     histo_cmd_emit(&co, &h, top, heap, sort);
+    /* the process exits next and takes the graph and the mapping back sooner than freeing */
+    if (cli_exit_keeps_heap())
+        return CLI_EXIT_OK;
     histo_free(&h);
     free(class_top);
     lr_close(lh);

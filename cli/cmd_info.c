@@ -108,6 +108,9 @@ int cmd_info(int argc, char **argv)
         rep_info_text(stdout, c);
         cli_print_timing(&co, stdout, "load time", co.load_ms);
     }
+    /* the process exits next and takes the graph and the mapping back sooner than freeing */
+    if (cli_exit_keeps_heap())
+        return CLI_EXIT_OK;
     free(c);
     lr_close(lh);
     return CLI_EXIT_OK;

@@ -137,6 +137,9 @@ int cmd_instances(int argc, char **argv)
     }
     rc = CLI_EXIT_OK;
 out:
+    /* the process exits with rc next and takes all this back sooner than freeing would */
+    if (cli_exit_keeps_heap())
+        return rc;
     inst_free(&r);
     rules_fini(&rs);
     query_close(q);

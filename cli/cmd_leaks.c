@@ -329,6 +329,9 @@ int cmd_leaks(int argc, char **argv)
     if (fail_on_leak && r.n > 0)
         rc = CLI_EXIT_FINDINGS;
 out:
+    /* the process exits with rc next and takes all this back sooner than freeing would */
+    if (cli_exit_keeps_heap())
+        return rc;
     kin_print_free(&kb);
     kin_print_free(&kt);
     kin_print_free(&kf);

@@ -163,6 +163,8 @@ static int path_devtools(const cli_common *co, const graph *g, const node_ix *ta
         cli_print_timing(co, stdout, "load time", co->load_ms);
         cli_print_timing(co, stdout, "path", path_ms);
     }
+    if (cli_exit_keeps_heap())
+        return rc;
     devtools_free(&r);
     return rc;
 }
@@ -359,6 +361,9 @@ int cmd_path(int argc, char **argv)
         cli_print_timing(&co, stdout, "path", path_ms);
     }
 done:
+    /* the process exits with rc next and takes all this back sooner than freeing would */
+    if (cli_exit_keeps_heap())
+        return rc;
     free(targets);
     free(ids.v);
     rules_fini(&rs);

@@ -92,6 +92,9 @@ int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit)
 fail:
     rc = cli_error(co, &err);
 out:
+    /* the process exits with rc next and takes all this back sooner than freeing would */
+    if (cli_exit_keeps_heap())
+        return rc;
     merged_free(&r);
     inst_free(&sel);
     query_close(q);

@@ -136,6 +136,9 @@ int cmd_report(int argc, char **argv)
             cli_print_timing(&co, stdout, "report", t2 - t1);
         }
     }
+    /* the process exits with rc next and takes all this back sooner than freeing would */
+    if (cli_exit_keeps_heap())
+        return rc;
     lr_analysis_free(an);
     lr_close(h);
     return rc;

@@ -121,6 +121,9 @@ int cmd_show(int argc, char **argv)
         show_free(r);
     }
     rc = s == LR_OK ? CLI_EXIT_OK : cli_error(&co, &err);
+    /* the process exits with rc next and takes all this back sooner than freeing would */
+    if (cli_exit_keeps_heap())
+        return rc;
     free(r);
     devtools_free(&dt);
     cli_retained_free(&rt);

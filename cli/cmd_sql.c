@@ -310,6 +310,9 @@ int cmd_sql(int argc, char **argv)
     }
     rc = CLI_EXIT_OK;
 out:
+    /* the process exits with rc next and takes all this back sooner than freeing would */
+    if (cli_exit_keeps_heap())
+        return rc;
     sqlite3_finalize(st);
     query_close(q);
     lr_close(lh);

@@ -48,6 +48,9 @@ int cmd_threads(int argc, char **argv)
     } else {
         rep_threads_text(stdout, &tr);
     }
+    /* the process exits with rc next and takes all this back sooner than freeing would */
+    if (cli_exit_keeps_heap())
+        return CLI_EXIT_OK;
     threads_free(&tr);
     cli_retained_free(&dt);
     lr_close(h);

@@ -61,6 +61,8 @@ static int top_cmd_devtools(const cli_common *co, const graph *g, const top_opts
     } else {
         tr.heap_total = r.total + v8_extra_native_bytes(g);
         rc = top_cmd_emit(co, &tr, csv, dt_ms);
+        if (cli_exit_keeps_heap())
+            return rc;
         top_free(&tr);
     }
     devtools_free(&r);
@@ -142,6 +144,8 @@ int cmd_top(int argc, char **argv)
     }
     if (is_v8 && (!model || strcmp(model, "devtools") == 0)) {
         rc = top_cmd_devtools(&co, g, &o, csv);
+        if (cli_exit_keeps_heap())
+            return rc;
         free(keep);
         lr_close(lh);
         return rc;
@@ -165,6 +169,9 @@ int cmd_top(int argc, char **argv)
         rc = cli_error(&co, &err);
     } else {
         rc = top_cmd_emit(&co, &tr, csv, dom_ms);
+        /* the process exits next and takes all this back sooner than freeing would */
+        if (cli_exit_keeps_heap())
+            return rc;
         top_free(&tr);
     }
     dom_free(&t);
