@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* info.c: one pass over a loaded graph counting what `leakray info` shows (analysis layer),
  * prefix info_. Nothing here interprets the format beyond what the graph records. A graph
- * that reads sizes back from its input (graph.derive) reads an array's record for its size:
- * one read per node, and the record of the array INFO_AHEAD nodes on is fetched ahead so its
- * cache miss is under way instead of waited for (nodes are in record order). */
+ * that reads sizes back from its input (graph.derive) reads an array's record for its size, a
+ * cache miss per node: the kind with the most such nodes is not read at all (its bytes are
+ * the shallow total the reader added up, less the other kinds'), and the records of the
+ * others are fetched INFO_AHEAD nodes ahead so their misses overlap (nodes are in record
+ * order). O(N + R), one core. */
 #include "analysis/info.h"
 
 #include "base/err.h"
@@ -11,22 +13,104 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define INFO_AHEAD 16 /* nodes between an array record's fetch and its read */
+#define INFO_AHEAD GRAPH_SIZE_AHEAD /* nodes between a record's fetch and its size read */
 
-/* Starts fetching the record of node z when its size is read from it (an array's length and
- * element type sit just before its payload: a line before the payload's first byte). The
- * offset of a primitive array is itself read back from its record's tag: that read starts
- * the same miss, INFO_AHEAD nodes before the size needs it. */
-static inline void fetch_record(const graph *g, node_ix z)
+/* Nodes per kind (kinds past GRAPH_KIND_COUNT as GRAPH_KIND_OTHER). Four tables bumped in
+ * turn: with one, a run of one kind waits on its counter's last store at every node. No table
+ * counts more than a quarter of the nodes plus three, so 32 bits hold it. */
+static void kind_census(const graph *g, uint64_t out[GRAPH_KIND_COUNT])
 {
-    uint8_t k = g->node_kind[z];
-    if (k != GRAPH_KIND_OBJ_ARRAY && k != GRAPH_KIND_PRIM_ARRAY)
-        return;
-    uint64_t off = graph_node_off(g, z);
-    if (off >= 16 && off <= g->data_len) {
-        __builtin_prefetch(g->data + off - 16);
-        __builtin_prefetch(g->data + off - 1);
+    uint32_t t[4][256];
+    memset(t, 0, sizeof t);
+    const uint8_t *k = g->node_kind;
+    uint32_t n = g->n_nodes, i = 0;
+    for (; n - i >= 4; i += 4) {
+        t[0][k[i]]++;
+        t[1][k[i + 1]]++;
+        t[2][k[i + 2]]++;
+        t[3][k[i + 3]]++;
     }
+    for (; i < n; i++)
+        t[0][k[i]]++;
+    for (unsigned v = 0; v < 256; v++)
+        out[v < GRAPH_KIND_COUNT ? v : GRAPH_KIND_OTHER] +=
+            (uint64_t)t[0][v] + t[1][v] + t[2][v] + t[3][v];
+}
+
+/* The kind whose shallow bytes are the shallow total less every other kind's, so that none of
+ * its sizes is read: the size-reading kind (graph.size_read_kinds: an HPROF array's size is
+ * in its record, a cache miss each) with the most nodes. Only when the total is known without
+ * a pass of its own (graph.shallow_known) and no other count needs each node's size (heaps,
+ * detached DOM nodes). GRAPH_KIND_COUNT: every size is read. */
+static unsigned rest_kind(const graph *g, const uint64_t count[GRAPH_KIND_COUNT])
+{
+    unsigned best = GRAPH_KIND_COUNT;
+    if (g->node_size || !g->shallow_known || g->node_heap || g->node_dom)
+        return best;
+    for (unsigned k = 0; k < GRAPH_KIND_COUNT; k++)
+        if ((g->size_read_kinds >> k & 1) && count[k] &&
+            (best == GRAPH_KIND_COUNT || count[k] > count[best]))
+            best = k;
+    return best;
+}
+
+/* The per-node counts, apart from the result so that their sums stay in registers. */
+typedef struct info_part {
+    const graph *g;
+    const uint8_t *is_string; /* per class: java.lang.String, or NULL */
+    unsigned rest;            /* rest_kind: its sizes are not read */
+    uint32_t ahead_kinds;     /* kinds (bits) whose records are fetched ahead */
+    uint64_t kind_shallow[GRAPH_KIND_COUNT];
+    uint64_t heap_count[GRAPH_MAX_HEAPS];
+    uint64_t heap_shallow[GRAPH_MAX_HEAPS];
+    uint64_t native, strings, dom[3], detached_shallow;
+} info_part;
+
+/* The counts of p's nodes. The sums live in locals (sums in the result, which the graph's
+ * pointers might alias, made each node wait on the previous one's store) and the per-node
+ * extras (native bytes, DOM state, heaps) are tested once, so a node costs its kind, its
+ * class when some class is a string's, and its size unless its kind is the rest. */
+static void count_nodes(info_part *p)
+{
+    const graph *g = p->g;
+    const uint8_t *kinds = g->node_kind, *is_string = p->is_string;
+    const unsigned rest = p->rest;
+    const uint32_t ahead_kinds = p->ahead_kinds, n_nodes = g->n_nodes;
+    const int extras = g->node_native || g->node_dom || g->node_heap;
+    uint64_t sh[GRAPH_KIND_COUNT] = {0}, strings = 0;
+    for (node_ix n = 0; n < n_nodes; n++) {
+        if (ahead_kinds && n_nodes - n > INFO_AHEAD) {
+            unsigned z = kinds[n + INFO_AHEAD];
+            if (z < 32 && (ahead_kinds >> z & 1))
+                g->size_ahead(g, n + INFO_AHEAD);
+        }
+        unsigned k = kinds[n] < GRAPH_KIND_COUNT ? kinds[n] : GRAPH_KIND_OTHER;
+        if (k == GRAPH_KIND_STRING) {
+            strings++;
+        } else if (is_string) {
+            class_ix cl = graph_node_class(g, n);
+            strings += cl < g->n_classes && is_string[cl];
+        }
+        uint32_t size = k == rest ? 0 : graph_node_size(g, n);
+        sh[k] += size;
+        if (!extras)
+            continue;
+        if (g->node_native)
+            p->native += g->node_native[n];
+        unsigned dom = graph_node_dom(g, n);
+        p->dom[dom < 3 ? dom : 0]++;
+        if (dom == GRAPH_DOM_DETACHED)
+            p->detached_shallow += size;
+        if (g->node_heap && g->node_heap[n] < GRAPH_MAX_HEAPS) {
+            p->heap_count[g->node_heap[n]]++;
+            p->heap_shallow[g->node_heap[n]] += size;
+        }
+    }
+    if (!extras)
+        p->dom[GRAPH_DOM_UNKNOWN] = n_nodes;
+    for (unsigned k = 0; k < GRAPH_KIND_COUNT; k++)
+        p->kind_shallow[k] = sh[k];
+    p->strings = strings;
 }
 
 void info_count(const graph *g, const char *path, info_result *c)
@@ -35,33 +119,39 @@ void info_count(const graph *g, const char *path, info_result *c)
     c->g = g;
     c->path = path;
     uint8_t *is_string = err_calloc(g->n_classes ? g->n_classes : 1, 1);
+    int any_string = 0;
     if (is_string)
         for (class_ix k = 0; k < g->n_classes; k++)
-            is_string[k] = strcmp(graph_str(g, g->classes[k].name), "java.lang.String") == 0;
-    int ahead = !g->node_size && g->derive && g->data;
-    for (uint32_t n = 0; n < g->n_nodes; n++) {
-        if (ahead && g->n_nodes - n > INFO_AHEAD)
-            fetch_record(g, n + INFO_AHEAD);
-        unsigned k = g->node_kind[n] < GRAPH_KIND_COUNT ? g->node_kind[n] : GRAPH_KIND_OTHER;
-        uint32_t size = graph_node_size(g, n);
-        c->kind_count[k]++;
-        c->kind_shallow[k] += size;
-        c->shallow += size;
-        if (g->node_native)
-            c->native += g->node_native[n];
-        unsigned dom = graph_node_dom(g, n);
-        c->dom[dom < 3 ? dom : 0]++;
-        if (dom == GRAPH_DOM_DETACHED)
-            c->detached_shallow += size;
-        if (g->node_heap && g->node_heap[n] < GRAPH_MAX_HEAPS) {
-            c->heap_count[g->node_heap[n]]++;
-            c->heap_shallow[g->node_heap[n]] += size;
-        }
-        class_ix cl = graph_node_class(g, n);
-        if (k == GRAPH_KIND_STRING || (is_string && cl < g->n_classes && is_string[cl]))
-            c->strings++;
-    }
+            any_string |= is_string[k] =
+                strcmp(graph_str(g, g->classes[k].name), "java.lang.String") == 0;
+    kind_census(g, c->kind_count);
+    /* One pass on one core: halves on two cores cost more in all (1 GB dump: 86 -> 124 ms
+     * CPU, and no less wall), their size reads contending for the mapped records. */
+    info_part p;
+    memset(&p, 0, sizeof p);
+    p.g = g;
+    p.is_string = any_string ? is_string : NULL;
+    p.rest = rest_kind(g, c->kind_count);
+    /* fetch ahead the records whose sizes are read: never those of the kind left to the end */
+    p.ahead_kinds = g->node_size ? 0 : g->size_read_kinds & ~(1u << p.rest);
+    count_nodes(&p);
     free(is_string);
+    for (unsigned k = 0; k < GRAPH_KIND_COUNT; k++) {
+        c->kind_shallow[k] = p.kind_shallow[k];
+        c->shallow += p.kind_shallow[k];
+    }
+    memcpy(c->heap_count, p.heap_count, sizeof c->heap_count);
+    memcpy(c->heap_shallow, p.heap_shallow, sizeof c->heap_shallow);
+    c->native = p.native;
+    c->strings = p.strings;
+    memcpy(c->dom, p.dom, sizeof c->dom);
+    c->detached_shallow = p.detached_shallow;
+    unsigned rest = p.rest;
+    if (rest < GRAPH_KIND_COUNT) {
+        /* graph_shallow_total is the sum of every node's graph_node_size (graph.h) */
+        c->kind_shallow[rest] = graph_shallow_total(g) - c->shallow;
+        c->shallow += c->kind_shallow[rest];
+    }
     for (uint32_t r = 0; r < g->n_roots; r++) {
         unsigned k = g->roots[r].kind;
         c->root_count[k < GRAPH_ROOT_KIND_COUNT ? k : GRAPH_ROOT_KIND_COUNT]++;
