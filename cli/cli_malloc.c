@@ -8,11 +8,15 @@
  * where it was. A large block that would take the process past the limit (less an eighth kept
  * for the small allocations that follow) is a spilled block instead (base/spill: a shared
  * mapping of an unnamed file in --tmpdir), not counted: free and realloc recognise it by its
- * address. Under AddressSanitizer or ThreadSanitizer the sanitizer owns these symbols
- * (TSan tracks frees and reuse through its own allocator): nothing is wrapped and
- * --max-memory is not enforced (mem_active() stays 0). */
+ * address. A large block glibc mapped on its own is, when freed, kept (base/reuse) for the
+ * next large allocation, which gets its pages back instead of faulting fresh zeroed ones in;
+ * kept bytes are not counted, and leave before any allocation that takes fresh memory or that
+ * would come near the limit. Under AddressSanitizer or ThreadSanitizer the sanitizer owns
+ * these symbols (TSan tracks frees and reuse through its own allocator): nothing is wrapped,
+ * nothing is kept and --max-memory is not enforced (mem_active() stays 0). */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include "base/mem.h"
+#include "base/reuse.h"
 #include "base/spill.h"
 
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && defined(__GLIBC__)
@@ -63,6 +67,83 @@ size_t malloc_usable_size(void *p)
     return p ? usable(p) : 0;
 }
 
+/* ---- Reuse of large freed blocks (base/reuse) ---- */
+
+/* Did glibc map this block on its own (IS_MMAPPED, bit 1 of the size word before the
+ * block)? Only such blocks are kept: a heap block goes back to glibc's heap for the next
+ * allocation anyway, and keeping it would stop the heap's top from being trimmed. */
+static int mapped_alone(void *p) { return (((const size_t *)p)[-1] & 2) != 0; }
+
+/* Gives every kept block back to glibc. */
+static void drain(void)
+{
+    void *out[REUSE_SLOTS];
+    size_t n = reuse_drain(out);
+    for (size_t i = 0; i < n; i++)
+        __libc_free(out[i]);
+}
+
+/* Gives every kept block back to glibc when an allocation of add bytes (drop freed) would
+ * come near the limit with the kept bytes counted: kept blocks are not counted as allocated,
+ * so --max-memory and the choice to spill see the same bytes as before, and the kept ones
+ * leave before either refuses or spills. */
+static void room(uint64_t add, uint64_t drop)
+{
+    size_t kept = reuse_bytes();
+    if (kept && !mem_fits(add + kept, drop, mem_limit() / 8))
+        drain();
+}
+
+/* An allocation is about to take n fresh bytes from the system (grow: by growing a block):
+ * the kept blocks, none of which served it, go first, so that the process never holds them
+ * and new pages at once; blocks are kept only from one free to the next allocation. */
+static void fresh(size_t n)
+{
+    if (n >= REUSE_MIN_BYTES && reuse_bytes())
+        drain();
+}
+
+/* Keeps a block being freed (len: its usable size, already uncounted) for reuse: 1 when
+ * kept. The blocks that leave to make room go back to glibc. */
+static int keep(void *p, size_t len)
+{
+    if (len < REUSE_MIN_BYTES || !mapped_alone(p))
+        return 0;
+    void *gone[REUSE_SLOTS];
+    size_t n_gone;
+    int kept = reuse_put(p, len, gone, &n_gone);
+    for (size_t i = 0; i < n_gone; i++)
+        __libc_free(gone[i]);
+    return kept;
+}
+
+/* A kept block resized to n bytes and counted, zero-filled if zero is set, or NULL (none,
+ * no room under the limit: the caller goes the ordinary way). A calloc takes only a block
+ * at least n long: glibc's grown block may come from a copy whose tail is not zero. Resizing
+ * a mapped block is an mremap: its pages move with it, none is copied or faulted. */
+static void *reused(size_t n, int zero)
+{
+    if (n < REUSE_MIN_BYTES || !reuse_bytes())
+        return NULL;
+    size_t len;
+    void *p = reuse_take(n, !zero, &len);
+    if (!p)
+        return NULL;
+    if (!mem_fits(n, 0, mem_limit() / 8) || !mem_charge(n, 0)) {
+        __libc_free(p);
+        return NULL;
+    }
+    void *q = len == n ? p : __libc_realloc(p, n);
+    if (!q) {
+        __libc_free(p);
+        return NULL;
+    }
+    mem_account((int64_t)usable(q));
+    if (zero)
+        memset(q, 0, n);
+    return q;
+}
+
 static void *counted(void *p)
 {
     if (p)
@@ -95,11 +176,16 @@ static int charge(size_t n, uint64_t drop, int room_err)
 void *malloc(size_t n)
 {
     int re;
-    void *q = spilled(n, 0, &re);
+    room(n, 0);
+    void *q = reused(n, 0);
+    if (q)
+        return q;
+    q = spilled(n, 0, &re);
     if (q)
         return q;
     if (!charge(n, 0, re))
         return NULL;
+    fresh(n);
     return counted(__libc_malloc(n));
 }
 
@@ -108,11 +194,16 @@ void *calloc(size_t n, size_t sz)
     size_t t;
     if (!__builtin_mul_overflow(n, sz, &t)) {
         int re;
-        void *q = spilled(t, 0, &re); /* a new file reads as zeros */
+        room(t, 0);
+        void *q = reused(t, 1);
+        if (q)
+            return q;
+        q = spilled(t, 0, &re); /* a new file reads as zeros */
         if (q)
             return q;
         if (!charge(t, 0, re))
             return NULL;
+        fresh(t);
     }
     return counted(__libc_calloc(n, sz));
 }
@@ -125,8 +216,10 @@ void free(void *p)
         spill_free(p);
         return;
     }
-    mem_account(-(int64_t)usable(p));
-    __libc_free(p);
+    size_t len = usable(p);
+    mem_account(-(int64_t)len);
+    if (!keep(p, len))
+        __libc_free(p);
 }
 
 void *realloc(void *p, size_t n)
@@ -151,6 +244,7 @@ void *realloc(void *p, size_t n)
         return q;
     }
     size_t old = usable(p);
+    room(n, old);
     if (n == 0) {
         mem_account(-(int64_t)old);
         __libc_free(p);
@@ -165,6 +259,8 @@ void *realloc(void *p, size_t n)
     }
     if (!charge(n, old, re))
         return NULL;
+    if (n > old)
+        fresh(n - old);
     void *q = __libc_realloc(p, n);
     if (q)
         mem_account((int64_t)usable(q) - (int64_t)old);
@@ -174,11 +270,13 @@ void *realloc(void *p, size_t n)
 static void *aligned(size_t align, size_t n)
 {
     int re = 0;
+    room(n, 0);
     void *q = align <= 4096 ? spilled(n, 0, &re) : NULL; /* spilled blocks are page-aligned */
     if (q)
         return q;
     if (!charge(n, 0, re))
         return NULL;
+    fresh(n);
     return counted(__libc_memalign(align, n));
 }
 
