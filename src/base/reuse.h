@@ -23,7 +23,7 @@
  * allocation (a phase's array freed, the next phase's array of the same count allocated),
  * and every block kept past its reuse is memory the process would not hold otherwise (on
  * the 1 GB dump, 2 and 4 slots cut a few more page faults but raised analyze's own memory
- * by 25 and 34 MB, one slot by none measurable). */
+ * by 25 and 34 MB, one slot by none measurable; 2 interleaved pairs). */
 #define REUSE_SLOTS 1
 /* Largest block kept: the bound on the memory kept for reuse (a 1 GB dump of 22 M objects
  * has per-object arrays of 89 MB). */
