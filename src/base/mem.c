@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* mem.c: accounting of allocated bytes against a limit (base layer), prefix mem_. Relaxed
+/* mem.c: accounting of allocated bytes against a limit, and the pre-fault of arrays about to
+ * be written (base layer), prefix mem_. Relaxed
  * atomics: the counters need to be exact, not ordered with other memory. The check in
  * mem_charge and the later mem_account are not one atomic step, so threads allocating at
  * once may pass the limit by one allocation each: the limit is a bound to stop at cleanly,
@@ -9,6 +10,12 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older headers lack it, older kernels say EINVAL */
+#endif
 
 static uint64_t limit_b;
 static int64_t in_use_b;
@@ -145,4 +152,14 @@ uint64_t mem_default_limit(void)
             avail = left;
     }
     return avail / 10 * 9;
+}
+
+void mem_populate(void *p, size_t n)
+{
+    if (!p || !n)
+        return;
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = (uintptr_t)p & ~(pg - 1);
+    uintptr_t b = ((uintptr_t)p + n - 1) | (pg - 1);
+    (void)madvise((void *)a, b - a + 1, MADV_POPULATE_WRITE);
 }

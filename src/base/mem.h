@@ -7,10 +7,12 @@
  * memory runs out) and the refusal is recorded with the phase (base/phase) and the size
  * asked for, so the error printed at exit can say what needed how much, instead of the
  * process meeting the OOM killer. A library user's process has no wrappers: nothing is
- * counted and mem_active() is 0. Counters are atomic (allocations happen on worker threads). */
+ * counted and mem_active() is 0. Counters are atomic (allocations happen on worker threads).
+ * mem_populate pre-faults an array its caller is about to write across its length. */
 #ifndef LR_BASE_MEM_H
 #define LR_BASE_MEM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Sets the limit in bytes (0: none). */
@@ -39,5 +41,17 @@ uint64_t mem_peak(void);
 /* The first refusal: 1 and its details (phase name, bytes asked for, bytes in use then), or
  * 0 when none happened. */
 int mem_refused(const char **phase, uint64_t *asked, uint64_t *in_use);
+
+/* The caller is about to write all of [p, p + n): a calloc'd per-object array summed or filled
+ * across its length. Faults its pages in with one call (MADV_POPULATE_WRITE, Linux 5.14)
+ * instead of one page fault per 4 KiB page, or two when the first access is a read (the
+ * shared zero page is mapped, then copied on the write, with a TLB flush on every CPU the
+ * process runs on). On the 1 GB dump the three 89 MB arrays read before written (the two
+ * trees' retained sums, the suspects' biggest children) cost 117 k faults, ~0.2 s of system
+ * time. Never for an array that may stay sparse: its untouched pages would become memory.
+ * Contents are unchanged; whole pages around the range are populated (they are mapped: they
+ * hold the range's first and last bytes). Advisory: a kernel without it, a NULL p or n 0 do
+ * nothing; errors are ignored. Thread-safe. */
+void mem_populate(void *p, size_t n);
 
 #endif
