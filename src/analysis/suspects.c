@@ -22,6 +22,7 @@
 #include "analysis/dominators.h"
 #include "analysis/threads.h"
 #include "base/err.h"
+#include "base/mem.h"
 #include "base/numfmt.h"
 #include "base/search.h"
 #include "rules/rules.h"
@@ -557,10 +558,12 @@ static int descend(scan *s, susp_result *out, double accum)
         }
     }
     if (n_live) {
-        /* child + 1, 0 for none: zeroed pages come from the system, no pass writes them */
+        /* child + 1, 0 for none: zeroed pages come from the system, no pass writes them. The
+         * pass reads each slot before it writes it: faulted in at once, not twice a page */
         big = err_calloc(n ? n : 1, sizeof *big);
         if (!big)
             goto done;
+        mem_populate(big, (size_t)n * sizeof *big);
         biggest_children(s, big);
         for (uint32_t i = 0; i < m; i++) {
             if (at[i] == GRAPH_NONE)
