@@ -92,6 +92,19 @@ static inline __attribute__((always_inline)) void ahead_edge(const graph *g, con
     }
 }
 
+/* A zeroed array whose pages are first touched by writes, for arrays whose first access to a
+ * page may be a read. Fresh pages from calloc are mapped to the shared zero page on a read;
+ * the write that follows then has to flush that mapping from every core the process runs
+ * on, an interrupt to the other core for each page while the other tree is built there
+ * (analyze on the 1 GB benchmark dump: 37,000 such faults). Writing the zeros costs a pass. */
+static void *zalloc_w(size_t count, size_t size)
+{
+    void *p = err_mallocarray(count, size);
+    if (p)
+        memset(p, 0, count * size);
+    return p;
+}
+
 static inline int is_unseen(uint32_t d)
 {
     return d >= UNSEEN_BASE;
@@ -1568,7 +1581,7 @@ static void sum_own(sums *s, node_ix x)
     }
     if (is_class && s->class_free)
         own = 0;
-    rset(&s->r, x, rget(&s->r, x) + own, &s->over);
+    rset(&s->r, x, own, &s->over); /* the slot's first write (see close_sums) */
     s->total += own;
 }
 
@@ -1593,6 +1606,8 @@ static void *own_run(void *arg)
             graph_node_size_ahead(p->s.g, x + GRAPH_SIZE_AHEAD);
         if (p->s.t->idom[x] != GRAPH_NONE)
             sum_own(&p->s, x);
+        else if (!p->s.mk)
+            rset(&p->s.r, x, 0, &p->s.over);
     }
     return NULL;
 }
@@ -1622,12 +1637,16 @@ static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, d
     size_t m = (size_t)n + 2;
     int vvm = o->link && (o->flags & DOM_VISUALVM_SUMS);
     rets r = {NULL, NULL};
+    /* Zeroed by writes where tree_marks comes first (it reads slots before writing them, see
+     * zalloc_w); else the own weights' pass writes every node's slot first, in order. */
     if (narrow)
-        r.w32 = t->retained32 = err_calloc(m, sizeof *t->retained32);
+        r.w32 = t->retained32 = vvm ? zalloc_w(m, sizeof *r.w32) : err_mallocarray(m, 4);
     else
-        r.w64 = t->retained = err_calloc(m, sizeof *t->retained);
+        r.w64 = t->retained = vvm ? zalloc_w(m, sizeof *r.w64) : err_mallocarray(m, 8);
     if (!r.w32 && !r.w64)
         return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
+    for (node_ix x = n; !vvm && x < m; x++)
+        rset(&r, x, 0, over);
     *over = 0;
     if (vvm) {
         int unr = (o->flags & DOM_UNREACHED_AS_ROOTS) != 0;
@@ -1747,7 +1766,7 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
          * met, so only they count as referrers, and a second pass counts once the reach set
          * is known. */
         int unr = (o->flags & DOM_UNREACHED_AS_ROOTS) != 0;
-        mask = err_calloc(m, 1);
+        mask = zalloc_w(m, 1); /* reach_mark reads a target's byte before setting it */
         uint64_t *lbits = err_calloc((size_t)g->n_edges / 64 + 1, sizeof *lbits);
         et = (etest){o->reach, o->reach_ctx, NULL, NULL, o->link, o->link_ctx, lbits, unr};
         if (!mask || !lbits ||
