@@ -1365,8 +1365,21 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
         }
     }
     /* A new tree object unblocks its single referrer: walking up from each one that
-     * qualifies by itself visits every node at most once. */
+     * qualifies by itself visits every node at most once. Most walks start and end at a
+     * leaf (a String's array, a boxed value), whose size tree_sum reads from its record in
+     * the input, and whose referrer's slot and mark come next: both asked some nodes ahead. */
     for (node_ix x = 0; x < n; x++) {
+        if (x + GRAPH_SIZE_AHEAD < n && (mk[x + GRAPH_SIZE_AHEAD] & (M_REACHED | M_TREE)) ==
+                                            M_REACHED)
+            graph_node_size_ahead(g, x + GRAPH_SIZE_AHEAD);
+        if (x + AHEAD / 2 < n && (mk[x + AHEAD / 2] & (M_REACHED | M_TREE | M_REF_MULTI)) ==
+                                     (M_REACHED | M_REF_IDOM)) {
+            node_ix p = idom[x + AHEAD / 2];
+            if (p < n) {
+                rahead(slot, p);
+                __builtin_prefetch(&mk[p], 1);
+            }
+        }
         uint8_t k = mk[x];
         if ((k & (M_REACHED | M_TREE)) != M_REACHED)
             continue;
