@@ -1175,8 +1175,8 @@ static inline void rset(const rets *r, node_ix x, uint64_t v, int *over)
  * referrer, slot[x] counts x's targets not yet known as tree objects and is replaced by x's
  * sum once x qualifies, so cycles never do. In: mk[] with M_REACHED and M_NOREACH; fol =
  * the link bits of the DFS (link edges to reached objects, and to all objects when unr is
- * set); idom[] in node space. Out: M_TREE marks; slot[x] = the sum of reported tree
- * objects, 0 elsewhere. O(N+E).
+ * set); idom[] in node space. Out: M_TREE marks; slot[x] = the sum of a tree object x,
+ * scratch elsewhere (the close's own-size pass writes those slots). O(N+E).
  * The single referrers take no array of N: an object's only referrer is a predecessor in
  * the dominance graph, so it is its immediate dominator unless the object also hangs under
  * the super-root (a GC root) or refers to itself. Two mask bits count an object's distinct
@@ -1398,10 +1398,8 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
             y = p;
         }
     }
-    /* A tree object the dominance DFS never met is not reported (idom[x] is GRAPH_NONE). */
-    for (node_ix x = 0; x < n; x++)
-        if (!(mk[x] & M_TREE) || idom[x] == GRAPH_NONE)
-            rset(slot, x, 0, over);
+    /* The other slots still hold counts and referrers: the own-size pass writes them (and
+     * 0 for a tree object the dominance DFS never met, idom[x] GRAPH_NONE: not reported). */
     free(ref.ref);
     free(ref.other);
     return LR_OK;
@@ -1586,9 +1584,11 @@ static void sum_own(sums *s, node_ix x)
                                       (g->node_native ? (uint64_t)g->node_native[x] : 0);
     int is_class = g->node_kind[x] == GRAPH_KIND_CLASS;
     if (s->mk) {
+        /* a tree object's slot holds its tree sum; every other slot is written here first
+         * (tree_marks leaves its scratch in them) */
         int tree = (s->mk[x] & M_TREE) != 0;
-        if (!tree && !is_class)
-            rset(&s->r, x, rget(&s->r, x) + own, &s->over);
+        if (!tree)
+            rset(&s->r, x, is_class ? 0 : own, &s->over);
         s->total += is_class && !tree ? 0 : own;
         return;
     }
@@ -1598,9 +1598,9 @@ static void sum_own(sums *s, node_ix x)
     s->total += own;
 }
 
-/* sum_own over the reached nodes of [lo, hi), on one thread. The weights read records
- * through graph_node_size / the weight callback, which keep no shared state (the readers'
- * cursors are thread-local). */
+/* sum_own over the reached nodes of [lo, hi) (0 in the others' slots), on one thread. The
+ * weights read records through graph_node_size / the weight callback, which keep no shared
+ * state (the readers' cursors are thread-local). */
 typedef struct own_part {
     sums s;
     node_ix lo, hi;
@@ -1619,7 +1619,7 @@ static void *own_run(void *arg)
             graph_node_size_ahead(p->s.g, x + GRAPH_SIZE_AHEAD);
         if (p->s.t->idom[x] != GRAPH_NONE)
             sum_own(&p->s, x);
-        else if (!p->s.mk)
+        else
             rset(&p->s.r, x, 0, &p->s.over);
     }
     return NULL;
