@@ -22,7 +22,8 @@ enum { SEL_EXACT, SEL_DEVTOOLS };
 
 typedef struct sel_ctx {
     const graph *g;
-    const uint64_t *ret;   /* per node */
+    const uint64_t *ret;   /* per node, or NULL: ... */
+    const uint32_t *ret32; /* ... these (a tree with DOM_RETAINED32) */
     const node_ix *idom;   /* in the tree when != GRAPH_NONE; NULL: every node */
     node_ix root;          /* SEL_DEVTOOLS: the synthetic root */
     const uint8_t *keep;   /* per class, or NULL */
@@ -31,25 +32,32 @@ typedef struct sel_ctx {
     int mode;              /* SEL_EXACT or SEL_DEVTOOLS */
 } sel_ctx;
 
-/* Whether a ranks before b: larger retained first, then smaller id. */
-static int before(const graph *g, const uint64_t *ret, node_ix a, node_ix b)
+/* Retained bytes of x, whichever array holds them. */
+static inline uint64_t sel_ret(const sel_ctx *s, node_ix x)
 {
-    if (ret[a] != ret[b])
-        return ret[a] > ret[b];
-    /* Node order is id order there: no id is read back from the dump (on a large HPROF
-     * dump, ties among small objects would read most of its records again). */
-    if (g->ids_strict)
-        return a < b;
-    return graph_node_id(g, a) < graph_node_id(g, b);
+    return s->ret ? s->ret[x] : s->ret32[x];
 }
 
-static void sift_down(const graph *g, const uint64_t *ret, node_ix *h, uint32_t n, uint32_t i)
+/* Whether a ranks before b: larger retained first, then smaller id. */
+static int before(const sel_ctx *s, node_ix a, node_ix b)
+{
+    uint64_t ra = sel_ret(s, a), rb = sel_ret(s, b);
+    if (ra != rb)
+        return ra > rb;
+    /* Node order is id order there: no id is read back from the dump (on a large HPROF
+     * dump, ties among small objects would read most of its records again). */
+    if (s->g->ids_strict)
+        return a < b;
+    return graph_node_id(s->g, a) < graph_node_id(s->g, b);
+}
+
+static void sift_down(const sel_ctx *s, node_ix *h, uint32_t n, uint32_t i)
 {
     for (;;) {
         uint32_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && before(g, ret, h[m], h[l]))
+        if (l < n && before(s, h[m], h[l]))
             m = l;
-        if (r < n && before(g, ret, h[m], h[r]))
+        if (r < n && before(s, h[m], h[r]))
             m = r;
         if (m == i)
             return;
@@ -76,38 +84,65 @@ static int candidate(const sel_ctx *s, node_ix x)
 }
 
 /* Sorts out[0..n) in rank order (a heap whose root ranks last, then heap sort). */
-static void rank_sort(const graph *g, const uint64_t *ret, node_ix *out, uint32_t n)
+static void rank_sort(const sel_ctx *s, node_ix *out, uint32_t n)
 {
     for (uint32_t i = n / 2; i-- > 0;)
-        sift_down(g, ret, out, n, i);
+        sift_down(s, out, n, i);
     for (uint32_t m = n; m > 1; m--) {
         node_ix tmp = out[0];
         out[0] = out[m - 1];
         out[m - 1] = tmp;
-        sift_down(g, ret, out, m - 1, 0);
+        sift_down(s, out, m - 1, 0);
     }
 }
 
+/* Candidates select_k_sizes keeps beside its heap of k sizes: SEL_KEEP_MUL * k + SEL_KEEP_ADD
+ * nodes. When the list is full, those now below the heap's root are dropped; when that frees
+ * less than half of it (a million nodes tied at the threshold), the list is given up and a
+ * second pass over the nodes collects the rows instead. */
+#define SEL_KEEP_MUL 4
+#define SEL_KEEP_ADD 4096
+
 /* select_k for a graph whose ids are unique and indexed (ids_strict, or the rank index),
- * without reading ids back from the input: the k-th largest retained size t is found first
- * (a min-heap of sizes); every candidate above t is a row, and the rest are the candidates
- * at t met first in id order, walking the index's positions (node order when that is id
- * order). Comparing candidates tied with the heap's root by id, as select_k does, reads the
- * id of each tied node from the dump: on a heap with a million equal arrays, much of it again.
- * Same rows in the same order as select_k (unique ids: a total order). O(N log k) time, 8k
- * bytes; UINT32_MAX when out of memory. */
+ * without reading ids back from the input: the k-th largest retained size t is found (a
+ * min-heap of sizes) while every candidate at or above the heap's root so far is listed (the
+ * root only grows, so the list holds every candidate >= t); every listed node above t is a
+ * row, and the rest are the candidates at t met first in id order (node order when that is
+ * id order, else walking the index's positions). A node below the full heap's root is
+ * passed on its size alone, so the one pass reads 4 or 8 bytes of most nodes and nothing
+ * else. Comparing candidates tied with the heap's root by id, as select_k does, reads the id
+ * of each tied node from the dump: on a heap with a million equal arrays, much of it again.
+ * Same rows in the same order as select_k (unique ids: a total order). O(N log k) time,
+ * 8k + 4 (SEL_KEEP_MUL k + SEL_KEEP_ADD) bytes; UINT32_MAX when out of memory. */
 static uint32_t select_k_sizes(const sel_ctx *s, node_ix *out, uint32_t k)
 {
     const graph *g = s->g;
-    const uint64_t *ret = s->ret;
     uint64_t *h = malloc((size_t)k * sizeof *h);
-    if (!h)
+    uint64_t cap = (uint64_t)SEL_KEEP_MUL * k + SEL_KEEP_ADD;
+    if (cap > g->n_nodes)
+        cap = g->n_nodes ? g->n_nodes : 1;
+    node_ix *list = malloc((size_t)cap * sizeof *list);
+    if (!h || !list) {
+        free(h);
+        free(list);
         return UINT32_MAX;
-    uint32_t n = 0;
+    }
+    uint32_t n = 0, n_list = 0;
+    int listing = 1;
     for (node_ix x = 0; x < g->n_nodes; x++) {
-        if (!candidate(s, x))
+        uint64_t v = sel_ret(s, x);
+        if ((n == k && v < h[0]) || !candidate(s, x))
             continue;
-        uint64_t v = ret[x];
+        if (listing && n_list == cap) {
+            uint32_t m = 0;
+            for (uint32_t i = 0; i < n_list; i++)
+                if (sel_ret(s, list[i]) >= h[0])
+                    list[m++] = list[i];
+            n_list = m;
+            listing = n_list <= cap / 2;
+        }
+        if (listing)
+            list[n_list++] = x;
         uint32_t i;
         if (n < k) {
             for (i = n++; i > 0 && h[(i - 1) / 2] > v; i = (i - 1) / 2)
@@ -135,16 +170,30 @@ static uint32_t select_k_sizes(const sel_ctx *s, node_ix *out, uint32_t k)
     uint64_t t = all ? 0 : h[0];
     free(h);
     uint32_t rows = 0;
-    for (node_ix x = 0; x < g->n_nodes; x++)
-        if ((all || ret[x] > t) && candidate(s, x))
-            out[rows++] = x;
-    const int by_node = g->ids_sorted || (!g->id_sorted && !g->id_seg);
-    for (uint32_t p = 0; !all && rows < k && p < g->n_nodes; p++) {
-        node_ix x = by_node ? p : graph_rank_node(g, p);
-        if (ret[x] == t && candidate(s, x))
-            out[rows++] = x;
+    if (listing) {
+        for (uint32_t i = 0; i < n_list; i++)
+            if (all || sel_ret(s, list[i]) > t)
+                out[rows++] = list[i];
+    } else {
+        for (node_ix x = 0; x < g->n_nodes; x++)
+            if ((all || sel_ret(s, x) > t) && candidate(s, x))
+                out[rows++] = x;
     }
-    rank_sort(g, ret, out, rows);
+    const int by_node = g->ids_sorted || (!g->id_sorted && !g->id_seg);
+    if (listing && by_node) {
+        /* the list is in node order, which is id order here */
+        for (uint32_t i = 0; !all && rows < k && i < n_list; i++)
+            if (sel_ret(s, list[i]) == t)
+                out[rows++] = list[i];
+    } else {
+        for (uint32_t p = 0; !all && rows < k && p < g->n_nodes; p++) {
+            node_ix x = by_node ? p : graph_rank_node(g, p);
+            if (sel_ret(s, x) == t && candidate(s, x))
+                out[rows++] = x;
+        }
+    }
+    free(list);
+    rank_sort(s, out, rows);
     return rows;
 }
 
@@ -152,7 +201,6 @@ static uint32_t select_k_sizes(const sel_ctx *s, node_ix *out, uint32_t k)
 static uint32_t select_k(const sel_ctx *s, node_ix *out, uint32_t k)
 {
     const graph *g = s->g;
-    const uint64_t *ret = s->ret;
     uint32_t n = 0;
     if (k == 0)
         return 0;
@@ -167,16 +215,16 @@ static uint32_t select_k(const sel_ctx *s, node_ix *out, uint32_t k)
             out[n++] = x;
             for (uint32_t i = n - 1; i > 0;) {
                 uint32_t p = (i - 1) / 2;
-                if (!before(g, ret, out[p], out[i]))
+                if (!before(s, out[p], out[i]))
                     break;
                 node_ix tmp = out[p];
                 out[p] = out[i];
                 out[i] = tmp;
                 i = p;
             }
-        } else if (before(g, ret, x, out[0])) {
+        } else if (before(s, x, out[0])) {
             out[0] = x;
-            sift_down(g, ret, out, n, 0);
+            sift_down(s, out, n, 0);
         }
     }
     /* Heap sort in place: repeatedly move the worst to the end. */
@@ -184,7 +232,7 @@ static uint32_t select_k(const sel_ctx *s, node_ix *out, uint32_t k)
         node_ix tmp = out[0];
         out[0] = out[m - 1];
         out[m - 1] = tmp;
-        sift_down(g, ret, out, m - 1, 0);
+        sift_down(s, out, m - 1, 0);
     }
     return n;
 }
@@ -192,7 +240,7 @@ static uint32_t select_k(const sel_ctx *s, node_ix *out, uint32_t k)
 uint32_t top_select(const graph *g, const node_ix *idom, const uint64_t *retained,
                     node_ix root, const uint8_t *keep, int keep_none, node_ix *out, uint32_t k)
 {
-    sel_ctx s = {g, retained, idom, root, keep, keep_none, 0,
+    sel_ctx s = {g, retained, NULL, idom, root, keep, keep_none, 0,
                  root == GRAPH_NONE ? SEL_EXACT : SEL_DEVTOOLS};
     return select_k(&s, out, k);
 }
@@ -213,6 +261,9 @@ lr_status top_tree_build(const graph *g, int vvm, int artifact, dom_tree *t, lr_
         dopts.reach = susp_filter_strong;
         dopts.reach_ctx = &skip;
     }
+    /* as analyze: 4 bytes per node for the retained sizes when they all fit (a heap where one
+     * does not takes a second pass of the sums into t->retained) */
+    dopts.flags |= DOM_RETAINED32;
     /* skip is read only while the tree is built */
     return dom_build_ex(g, &dopts, t, err);
 }
@@ -288,6 +339,7 @@ lr_status top_build(const graph *g, const dom_tree *t, enum top_model model, con
     out->reachable_bytes = t->total_reachable;
     out->heap_total = t->total_reachable;
     out->retained = t->retained;
+    out->retained32 = t->retained32;
     out->site_of = o->site_of;
     lr_status st = LR_OK;
     if (o->by_class) {
@@ -302,7 +354,8 @@ lr_status top_build(const graph *g, const dom_tree *t, enum top_model model, con
             st = LR_FAIL(err, LR_ERR_NOMEM, "top: out of memory for %u rows", k);
             goto fail;
         }
-        sel_ctx s = {g, t->retained, t->idom, GRAPH_NONE, o->keep, o->keep_none, 0, SEL_EXACT};
+        sel_ctx s = {g, t->retained, t->retained32, t->idom, GRAPH_NONE, o->keep,
+                     o->keep_none, 0, SEL_EXACT};
         out->n = select_k(&s, out->sel, k);
     }
     /* a class object is shown as "class NAME", as show and path name it */
@@ -361,7 +414,7 @@ lr_status top_dt_build(const graph *g, const devtools_result *r, const top_opts 
     if (!out->sel)
         return LR_FAIL(err, LR_ERR_NOMEM, "top: out of memory for %u rows", cap);
     if (!o->by_class) {
-        sel_ctx s = {g, r->retained, NULL, r->root, o->keep, o->keep_none, o->detached,
+        sel_ctx s = {g, r->retained, NULL, NULL, r->root, o->keep, o->keep_none, o->detached,
                      SEL_DEVTOOLS};
         out->n = select_k(&s, out->sel, cap);
         return LR_OK;
@@ -433,7 +486,7 @@ void top_row_get(const top_result *r, uint32_t i, top_row *row)
     row->node = x;
     row->name = s && s[0] ? s : TOP_NO_CLASS_NAME;
     row->shallow = graph_node_size(g, x);
-    row->retained = r->retained[x];
+    row->retained = r->retained ? r->retained[x] : r->retained32[x];
     if (r->dt) {
         row->distance = r->distance[x];
         return;

@@ -90,7 +90,8 @@ typedef struct top_result {
     top_class *classes;        /* class rows of the exact models */
     top_cnode *cnodes;         /* exact object rows: class objects sorted by node */
     uint32_t n_cnodes;
-    const uint64_t *retained;  /* per node (the tree's; not owned) */
+    const uint64_t *retained;  /* per node (the tree's; not owned), or NULL: ... */
+    const uint32_t *retained32; /* ... these (a tree built with DOM_RETAINED32; not owned) */
     const int32_t *distance;   /* DevTools: per node (not owned) */
     const devtools_result *dt; /* DevTools: the Summary rows (not owned) */
     top_site_fn site_of;       /* allocation sites, or NULL */
