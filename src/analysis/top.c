@@ -129,9 +129,20 @@ static uint32_t select_k_sizes(const sel_ctx *s, node_ix *out, uint32_t k)
     }
     uint32_t n = 0, n_list = 0;
     int listing = 1;
-    for (node_ix x = 0; x < g->n_nodes; x++) {
-        uint64_t v = sel_ret(s, x);
-        if ((n == k && v < h[0]) || !candidate(s, x))
+    const uint64_t *r64 = s->ret;
+    const uint32_t *r32 = s->ret32;
+    const node_ix nn = g->n_nodes;
+    uint64_t low = 0; /* the heap's root once it holds k sizes: nodes below it are passed */
+    for (node_ix x = 0; x < nn; x++) {
+        if (!r64) {
+            /* most nodes lie below low: a tight scan of the 32-bit sizes alone */
+            while (x < nn && r32[x] < low)
+                x++;
+            if (x == nn)
+                break;
+        }
+        uint64_t v = r64 ? r64[x] : r32[x];
+        if (v < low || !candidate(s, x))
             continue;
         if (listing && n_list == cap) {
             uint32_t m = 0;
@@ -164,6 +175,8 @@ static uint32_t select_k_sizes(const sel_ctx *s, node_ix *out, uint32_t k)
             continue;
         }
         h[i] = v;
+        if (n == k)
+            low = h[0];
     }
     /* Fewer than k candidates: every one is a row. */
     int all = n < k;
@@ -180,8 +193,12 @@ static uint32_t select_k_sizes(const sel_ctx *s, node_ix *out, uint32_t k)
                 out[rows++] = x;
     }
     const int by_node = g->ids_sorted || (!g->id_sorted && !g->id_seg);
-    if (listing && by_node) {
-        /* the list is in node order, which is id order here */
+    uint32_t n_tied = 0;
+    for (uint32_t i = 0; listing && !all && i < n_list; i++)
+        n_tied += sel_ret(s, list[i]) == t;
+    if (listing && (by_node || n_tied == k - rows)) {
+        /* the list is in node order, which is id order when by_node; else every listed node
+         * at t is a row, and rank_sort orders them (no walk over the index's positions) */
         for (uint32_t i = 0; !all && rows < k && i < n_list; i++)
             if (sel_ret(s, list[i]) == t)
                 out[rows++] = list[i];
