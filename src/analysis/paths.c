@@ -326,9 +326,17 @@ static int cmp_queued(const void *pa, const void *pb)
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
+/* Pages are tracked at this size; bigger hardware pages only make some first writes
+ * unneeded. */
+#define PAGE_BYTES 4096u
+
 typedef struct bfs {
     paths_result *r;
     uint8_t *flags;       /* = r->flags */
+    /* a bit per page of flags (PAGE_BYTES, from the array's page-aligned start below it): set
+     * at the first access to the page, which is then a write (flag_at) */
+    uint64_t *page_seen;
+    uintptr_t page_off;   /* flags' offset in its first page */
     queue qn, ql;         /* normal and visit-last queues (each node enters each once) */
     int nomem;            /* a queue or the stored parents could not grow */
     int src;              /* edges come from a source: parents may need storing */
@@ -340,14 +348,29 @@ typedef struct bfs {
     uint8_t *loader;      /* class_hops: per class, 0 not asked yet, 1 a loader's, 2 boot */
 } bfs;
 
+/* The flags byte of node x. The array is calloc'd and mostly read before it is written (a
+ * node's flags are read for every edge into it): a fresh page read first maps the shared
+ * zero page and its first write faults again, copy-on-write with a TLB flush on the other
+ * core. So the first access to each page writes the zero it holds (no write goes around
+ * flag_at, so a page not seen yet holds only zeros); pages never accessed stay unbacked. */
+static inline uint8_t *flag_at(bfs *b, node_ix x)
+{
+    uintptr_t pg = ((uintptr_t)x + b->page_off) / PAGE_BYTES;
+    if (!(b->page_seen[pg / 64] >> (pg % 64) & 1)) {
+        b->page_seen[pg / 64] |= 1ull << (pg % 64);
+        b->flags[x] = 0;
+    }
+    return &b->flags[x];
+}
+
 /* Whether an edge of kind k to y could still change y's path: weak edges are never followed,
  * and a node already final (or reached at the priority this edge would give) cannot improve,
  * so the policy is not even asked. */
-static inline int worth_asking(const bfs *b, uint8_t k, node_ix y, uint32_t n)
+static inline int worth_asking(bfs *b, uint8_t k, node_ix y, uint32_t n)
 {
     if (y >= n || GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG || GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK)
         return 0;
-    uint8_t s = b->flags[y] & ST_MASK;
+    uint8_t s = *flag_at(b, y) & ST_MASK;
     return !(s == ST_DONE || s == ST_NORMAL || (s == ST_LAST && b->visiting_last));
 }
 
@@ -360,7 +383,7 @@ static int store_parent(paths_result *r, node_ix x, node_ix from);
 static int enqueue(bfs *b, node_ix x, node_ix from, uint32_t code, int low, int via_last)
 {
     int last = b->visiting_last || low;
-    uint8_t f = b->flags[x], s = f & ST_MASK;
+    uint8_t f = *flag_at(b, x), s = f & ST_MASK;
     if (s != ST_UNSEEN && (s != ST_LAST || last))
         return 0;
     if (f & ST_TARGET) {
@@ -623,15 +646,17 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
      * are never touched */
     r->edge = err_mallocarray(m, sizeof *r->edge);
     r->flags = b.flags = err_calloc(m, 1);
+    b.page_off = (uintptr_t)b.flags % PAGE_BYTES;
+    b.page_seen = err_calloc((m + b.page_off) / PAGE_BYTES / 64 + 1, sizeof *b.page_seen);
     b.qn.max = b.ql.max = n;
     keys = err_mallocarray((size_t)g->n_roots + 1, sizeof *keys);
     r->rooted = err_mallocarray((size_t)g->n_roots + 1, sizeof *r->rooted);
-    if (!r->edge || !r->flags || !keys || !r->rooted) {
+    if (!r->edge || !r->flags || !b.page_seen || !keys || !r->rooted) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u nodes)", n);
         goto done;
     }
     for (uint32_t i = 0; i < n_targets; i++)
-        if (targets[i] < n && !b.flags[targets[i]]) {
+        if (targets[i] < n && !*flag_at(&b, targets[i])) {
             b.flags[targets[i]] = ST_TARGET;
             b.open++;
         }
@@ -793,6 +818,7 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
     if (build_eblock(r))
         st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u edges)", g->n_edges);
 done:
+    free(b.page_seen);
     free(b.loader);
     free(b.tq);
     free(b.qn.v);

@@ -863,6 +863,11 @@ uint32_t graph_id_bits_chunk(graph_id_bits *b, unsigned lane, uint64_t k)
         __atomic_store_n(&b->bad, 1, __ATOMIC_RELAXED);
         return GRAPH_NONE;
     }
+    /* Writes the chunk's zeros before its words are read (graph_id_bits_flush tests a word
+     * before ORing into it): a page of the mapping read first would take the shared zero
+     * page and then fault again, copy-on-write with a TLB flush on the other core, at the
+     * write. Blocks are never shared between chunks, so the lanes write disjoint bytes. */
+    memset(&b->blk[at], 0, GRAPH_ID_CHUNK_BLKS * sizeof *b->blk);
     b->ch[lane][k] = (uint32_t)at;
     return (uint32_t)at;
 }
