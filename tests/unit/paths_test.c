@@ -1113,8 +1113,8 @@ static long spread_faults(uint32_t pages)
 /* The flags of a node are read (is it seen?) before they are written: each page of the
  * calloc'd array must be taken by a write, one fault, not the shared zero page at the read
  * and a copy-on-write fault at the write. Per reached node here: its flags page and its
- * edge code page, so 2 faults (3 when flags pages are read first). The fixed costs cancel
- * out in the difference of two runs. */
+ * edge code page, so 2 faults (3 when flags pages are read first; AddressSanitizer's shadow
+ * pages, read first, add 5/8). The fixed costs cancel out in the difference of two runs. */
 static void test_flags_written_first(void **state)
 {
     (void)state;
@@ -1122,7 +1122,7 @@ static void test_flags_written_first(void **state)
     double per = (double)(b - a) / 1200;
     if (per < 1.5)
         skip(); /* pages not faulted one at a time (huge pages) */
-    assert_true(per < 2.5);
+    assert_true(per < 2.8);
 }
 
 int main(void)
