@@ -129,8 +129,6 @@ struct virt_gen {
     uint8_t *reader;     /* per class: enum virt_reader */
     uint8_t *seen;       /* per node bit: walked by the current collection */
     node_ix *walked;     /* the nodes whose seen bit is set, to clear them after it */
-    uint64_t *seen_page; /* a bit per 4 KiB page of seen: accessed yet (seen_byte) */
-    uintptr_t seen_off;  /* seen's offset in its first page */
     uint32_t n_walked, cap_walked;
     uint64_t budget;     /* chain/array steps left for all collections */
     uint64_t budget_full;
@@ -456,21 +454,6 @@ static node_ix ref_field(virt_gen *v, node_ix n, unsigned f, int *present)
     return val.ref < v->g->n_nodes ? val.ref : GRAPH_NONE;
 }
 
-/* The byte of seen holding x's bit. seen is calloc'd and a walk reads a node's bit before
- * setting it: a fresh page read first maps the shared zero page and its first write faults
- * again (copy-on-write, a TLB flush on the other core). So the first access to each page
- * writes the zero it holds (every access goes through here, so a page not accessed yet holds
- * only zeros); pages no walk reaches stay unbacked. */
-static inline uint8_t *seen_byte(virt_gen *v, node_ix x)
-{
-    uintptr_t pg = ((uintptr_t)x / 8 + v->seen_off) / 4096;
-    if (!(v->seen_page[pg / 64] >> (pg % 64) & 1)) {
-        v->seen_page[pg / 64] |= 1ull << (pg % 64);
-        v->seen[x / 8] = 0;
-    }
-    return &v->seen[x / 8];
-}
-
 static void mark(virt_gen *v, node_ix x)
 {
     if (grow_array((void **)&v->walked, &v->cap_walked, v->n_walked + 1, sizeof *v->walked)) {
@@ -478,13 +461,13 @@ static void mark(virt_gen *v, node_ix x)
         return;
     }
     v->walked[v->n_walked++] = x;
-    *seen_byte(v, x) |= (uint8_t)(1u << (x % 8));
+    v->seen[x / 8] |= (uint8_t)(1u << (x % 8));
 }
 
 /* Whether the walk may step on node x (not yet seen in this collection, budget left). */
 static int step(virt_gen *v, node_ix x)
 {
-    if (x >= v->g->n_nodes || (*seen_byte(v, x) >> (x % 8) & 1) || v->budget == 0 || v->failed)
+    if (x >= v->g->n_nodes || (v->seen[x / 8] >> (x % 8) & 1) || v->budget == 0 || v->failed)
         return 0;
     mark(v, x);
     v->budget--;
@@ -710,7 +693,7 @@ static edge_ix expand(virt_gen *v, node_ix x, unsigned r)
         return given;
     case VR_CLIENT_RECORD:
         if (is_head(v, x)) {
-            *seen_byte(v, x) &= (uint8_t)~(1u << (x % 8));
+            v->seen[x / 8] &= (uint8_t)~(1u << (x % 8));
             new_activities(v, x);
         }
         break;
@@ -976,7 +959,6 @@ void virt_gen_free(virt_gen *v)
         return;
     free(v->reader);
     free(v->seen);
-    free(v->seen_page);
     free(v->walked);
     free(v->heads);
     free(v->rank);
@@ -1013,10 +995,7 @@ lr_status virt_gen_new(const graph *g, virt_gen **out, lr_error *err)
     v->at_node = GRAPH_NONE;
     v->reader = err_calloc(g->n_classes ? g->n_classes : 1, 1);
     v->seen = err_calloc(g->n_nodes / 8 + 1, 1);
-    v->seen_off = (uintptr_t)v->seen % 4096;
-    v->seen_page = err_calloc((g->n_nodes / 8 + 1 + v->seen_off) / 4096 / 64 + 1,
-                              sizeof *v->seen_page);
-    if (!v->reader || !v->seen || !v->seen_page || reserve(v, 64))
+    if (!v->reader || !v->seen || reserve(v, 64))
         goto nomem;
     set_readers(v);
     if (find_heads(v) || rank_names(v))
