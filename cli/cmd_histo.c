@@ -204,31 +204,6 @@ int cmd_histo(int argc, char **argv)
         lr_close(lh);
         return cli_usage_error(&co, "--sort retained needs --retained");
     }
-    /* --retained: an instance's retained size counts for its class only when no dominator
-     * ancestor has the same class (dom_class_top); VisualVM's model for HotSpot dumps. */
-    uint64_t *class_top = NULL, heap_bytes = 0;
-    if (want_retained) {
-        lr_error derr = {.offset = LR_NO_OFFSET};
-        dom_opts dopts = {0};
-        dom_tree dt;
-        if (g->size_model == GRAPH_SIZES_VISUALVM)
-            dom_opts_visualvm(&dopts);
-        class_top = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *class_top);
-        if (!class_top)
-            LR_FAIL(&derr, LR_ERR_NOMEM, "histo: out of memory for %u nodes", g->n_nodes);
-        else if (dom_build_ex(g, &dopts, &dt, &derr) == LR_OK) {
-            dom_class_top(g, &dt, class_top, &derr);
-            heap_bytes = dt.total_reachable;
-            dom_free(&dt);
-        }
-        if (derr.code != LR_OK) {
-            free(class_top);
-            rc = cli_error(&co, &derr);
-            lr_close(lh);
-            return rc;
-        }
-    }
-
     int heap_ix = -1;
     enum histo_sort hsort = strcmp(sort, "retained") == 0 ? HISTO_BY_RETAINED
              : strcmp(sort, "count") == 0 ? HISTO_BY_COUNT
@@ -248,26 +223,27 @@ int cmd_histo(int argc, char **argv)
             }
             rc = cli_fail(&co, LR_ERR_NOT_FOUND, "%s: no heap named '%s' (heaps: %s)", co.pos[0],
                           heap, used ? names : "none, the dump has no heap tags");
-            free(class_top);
             lr_close(lh);
             return rc;
         }
     }
     lr_error err = {.offset = LR_NO_OFFSET};
     histo_result h;
-    if (histo_build(g, class_top, heap_ix, hsort, HISTO_CMD_KEEP, &h, &err) != LR_OK) {
+    /* --retained: an instance's retained size counts for its class only when no dominator
+     * ancestor has the same class (dom_class_top); VisualVM's model for HotSpot dumps. */
+    lr_status st = want_retained
+                       ? histo_build_retained(g, heap_ix, hsort, HISTO_CMD_KEEP, &h, &err)
+                       : histo_build(g, NULL, heap_ix, hsort, HISTO_CMD_KEEP, &h, &err);
+    if (st != LR_OK) {
         rc = cli_error(&co, &err);
-        free(class_top);
         lr_close(lh);
         return rc;
     }
-    h.heap_bytes = heap_bytes;
     histo_cmd_emit(&co, &h, top, heap, sort);
     /* the process exits next and takes the graph and the mapping back sooner than freeing */
     if (cli_exit_keeps_heap())
         return CLI_EXIT_OK;
     histo_free(&h);
-    free(class_top);
     lr_close(lh);
     return CLI_EXIT_OK;
 }

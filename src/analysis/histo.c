@@ -64,11 +64,13 @@ void histo_rank(histo_row *all, uint32_t nc, enum histo_sort sort, histo_keep_fn
     out->n_rows = k;
 }
 
-lr_status histo_build(const graph *g, const uint64_t *retained, int heap, enum histo_sort sort,
-                      histo_keep_fn keep, void *keep_arg, histo_result *out, lr_error *err)
+/* histo_build's rows; retained sums per node (retained) or per class (class_ret), or none. */
+static lr_status build_rows(const graph *g, const uint64_t *retained, const uint64_t *class_ret,
+                            int heap, enum histo_sort sort, histo_keep_fn keep, void *keep_arg,
+                            histo_result *out, lr_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->has_retained = retained != NULL;
+    out->has_retained = retained || class_ret;
     /* Row n_classes collects class objects the reader left without a class (HPROF: jmap
      * files them under java.lang.Class, VisualVM leaves them out; a row of their own keeps
      * every real class row equal to VisualVM's), row n_classes + 1 any other classless
@@ -88,10 +90,63 @@ lr_status histo_build(const graph *g, const uint64_t *retained, int heap, enum h
         if (retained)
             r->retained += retained[n];
     }
-    for (uint32_t c = 0; c < g->n_classes; c++)
+    for (uint32_t c = 0; c < g->n_classes; c++) {
         all[c].name = graph_str(g, g->classes[c].name);
+        if (class_ret)
+            all[c].retained = class_ret[c];
+    }
     histo_rank(all, g->n_classes, sort, keep, keep_arg, out);
     return LR_OK;
+}
+
+lr_status histo_build(const graph *g, const uint64_t *retained, int heap, enum histo_sort sort,
+                      histo_keep_fn keep, void *keep_arg, histo_result *out, lr_error *err)
+{
+    return build_rows(g, retained, NULL, heap, sort, keep, keep_arg, out, err);
+}
+
+lr_status histo_tree_build(const graph *g, dom_tree *t, lr_error *err)
+{
+    dom_opts dopts = {0};
+    if (g->size_model == GRAPH_SIZES_VISUALVM)
+        dom_opts_visualvm(&dopts);
+    /* as analyze and top: 4 bytes per node for the retained sizes when they all fit (a heap
+     * where one does not takes a second pass of the sums into t->retained) */
+    dopts.flags |= DOM_RETAINED32;
+    return dom_build_ex(g, &dopts, t, err);
+}
+
+lr_status histo_build_retained(const graph *g, int heap, enum histo_sort sort,
+                               histo_keep_fn keep, void *keep_arg, histo_result *out,
+                               lr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    /* Without a heap filter every instance counts, so the sums per class are the column: no
+     * per-node array of 8 bytes beside the tree. A heap filter needs them per node. */
+    size_t n_sums = heap >= 0 ? (g->n_nodes ? g->n_nodes : 1) : (g->n_classes ? g->n_classes : 1);
+    uint64_t *sums = err_mallocarray(n_sums, sizeof *sums);
+    uint32_t *count = heap >= 0 ? NULL : err_mallocarray(n_sums, sizeof *count);
+    if (!sums || (heap < 0 && !count)) {
+        free(sums);
+        free(count);
+        return LR_FAIL(err, LR_ERR_NOMEM, "histo: out of memory for %u nodes", g->n_nodes);
+    }
+    dom_tree t;
+    lr_status st = histo_tree_build(g, &t, err);
+    uint64_t heap_bytes = 0;
+    if (st == LR_OK) {
+        st = heap >= 0 ? dom_class_top(g, &t, sums, err)
+                       : dom_class_retained(g, &t, sums, count, err);
+        heap_bytes = t.total_reachable;
+        dom_free(&t);
+    }
+    free(count);
+    if (st == LR_OK)
+        st = build_rows(g, heap >= 0 ? sums : NULL, heap >= 0 ? NULL : sums, heap, sort, keep,
+                        keep_arg, out, err);
+    free(sums);
+    out->heap_bytes = heap_bytes;
+    return st;
 }
 
 void histo_free(histo_result *h)

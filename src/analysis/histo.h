@@ -9,6 +9,7 @@
 #define LR_ANALYSIS_HISTO_H
 
 #include "analysis/devtools.h"
+#include "analysis/dominators.h"
 #include "graph/graph.h"
 
 enum histo_sort { HISTO_BY_SHALLOW, HISTO_BY_COUNT, HISTO_BY_NAME, HISTO_BY_RETAINED };
@@ -41,6 +42,17 @@ typedef struct histo_result {
  * histo_free) or LR_ERR_NOMEM. */
 lr_status histo_build(const graph *g, const uint64_t *retained, int heap, enum histo_sort sort,
                       histo_keep_fn keep, void *keep_arg, histo_result *out, lr_error *err);
+/* The tree --retained sums: VisualVM's dominators on HotSpot dumps with its sizes, else every
+ * strong edge; retained sizes in 32 bits when they all fit (DOM_RETAINED32: 4 bytes per node,
+ * not 8). Returns LR_OK and fills *t (free: dom_free), or dom_build_ex's errors. */
+lr_status histo_tree_build(const graph *g, dom_tree *t, lr_error *err);
+/* histo_build with the retained column from histo_tree_build's tree: per class, an instance
+ * counted only when no dominator has its class (dom_class_retained's sums; per node through
+ * dom_class_top when heap >= 0, as only that heap's instances count), and heap_bytes set to
+ * the reachable bytes. Returns LR_OK (free: histo_free), LR_ERR_NOMEM or LR_ERR_LIMIT. */
+lr_status histo_build_retained(const graph *g, int heap, enum histo_sort sort,
+                               histo_keep_fn keep, void *keep_arg, histo_result *out,
+                               lr_error *err);
 /* The same from rows summed elsewhere (the streaming HPROF histogram): all has nc + 2 rows,
  * names set for the first nc; all[nc] are class objects without a class, all[nc + 1] other
  * classless nodes. Takes all over (freed by histo_free). */
