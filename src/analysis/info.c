@@ -15,26 +15,13 @@
 
 #define INFO_AHEAD GRAPH_SIZE_AHEAD /* nodes between a record's fetch and its size read */
 
-/* Nodes per kind (kinds past GRAPH_KIND_COUNT as GRAPH_KIND_OTHER). Four tables bumped in
- * turn: with one, a run of one kind waits on its counter's last store at every node. No table
- * counts more than a quarter of the nodes plus three, so 32 bits hold it. */
+/* Nodes per kind (kinds past GRAPH_KIND_COUNT as GRAPH_KIND_OTHER). */
 static void kind_census(const graph *g, uint64_t out[GRAPH_KIND_COUNT])
 {
-    uint32_t t[4][256];
-    memset(t, 0, sizeof t);
-    const uint8_t *k = g->node_kind;
-    uint32_t n = g->n_nodes, i = 0;
-    for (; n - i >= 4; i += 4) {
-        t[0][k[i]]++;
-        t[1][k[i + 1]]++;
-        t[2][k[i + 2]]++;
-        t[3][k[i + 3]]++;
-    }
-    for (; i < n; i++)
-        t[0][k[i]]++;
+    uint64_t t[256];
+    graph_kind_census(g, t);
     for (unsigned v = 0; v < 256; v++)
-        out[v < GRAPH_KIND_COUNT ? v : GRAPH_KIND_OTHER] +=
-            (uint64_t)t[0][v] + t[1][v] + t[2][v] + t[3][v];
+        out[v < GRAPH_KIND_COUNT ? v : GRAPH_KIND_OTHER] += t[v];
 }
 
 /* The kind whose shallow bytes are the shallow total less every other kind's, so that none of

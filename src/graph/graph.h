@@ -491,6 +491,8 @@ static inline uint64_t graph_node_off(const graph *g, node_ix n)
 }
 /* Sum over all nodes of graph_node_size (the heap's shallow total, native sizes apart). */
 uint64_t graph_shallow_total(const graph *g);
+/* Nodes per node_kind byte value: out[v] = how many nodes have kind v (every entry set). */
+void graph_kind_census(const graph *g, uint64_t out[256]);
 node_ix graph_edge_from(const graph *g, edge_ix e);
 /* Name of edge e (str_ix, or an index when GRAPH_EDGE_NAME_IS_INDEX) whose source is known
  * to be `from`: cheaper than graph_edge_name when names are derived. */

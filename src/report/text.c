@@ -311,28 +311,6 @@ static void put_bitmaps(FILE *out, const graph *g)
             (unsigned long long)large_bytes);
 }
 
-/* Nodes per node_kind value, for the metadata's counts. Four tables bumped in turn: with
- * one, a run of one kind waits on its counter's last store at every node; a switch on the
- * kind mispredicts on a mixed heap. No table counts more than a quarter of the nodes plus
- * three, so 32 bits hold it. */
-static void kind_census(const graph *g, uint64_t out[256])
-{
-    uint32_t t[4][256];
-    memset(t, 0, sizeof t);
-    const uint8_t *k = g->node_kind;
-    uint32_t n = g->n_nodes, i = 0;
-    for (; n - i >= 4; i += 4) {
-        t[0][k[i]]++;
-        t[1][k[i + 1]]++;
-        t[2][k[i + 2]]++;
-        t[3][k[i + 3]]++;
-    }
-    for (; i < n; i++)
-        t[0][k[i]]++;
-    for (int v = 0; v < 256; v++)
-        out[v] = (uint64_t)t[0][v] + t[1][v] + t[2][v] + t[3][v];
-}
-
 void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const leak_set *ls,
                        const trace_result *tr, const rep_text_opts *o)
 {
@@ -390,7 +368,7 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
                  "questions.\n");
     /* metadata keys as Shark's metadata extractors name them */
     uint64_t kinds[256];
-    kind_census(g, kinds);
+    graph_kind_census(g, kinds);
     uint64_t cls = kinds[GRAPH_KIND_CLASS], objarr = kinds[GRAPH_KIND_OBJ_ARRAY];
     uint64_t prim = kinds[GRAPH_KIND_PRIM_ARRAY];
     uint64_t inst = g->n_nodes - cls - objarr - prim;
