@@ -72,6 +72,50 @@ uint64_t agent_clock_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* Every wait of the agent's on the executor's condition: called with A.lock held, returns
+ * with it held, after a wake-up (agent_notify), at the clock value at (0: no limit) or
+ * earlier: the caller checks its condition again. The thread blocks on a JVMTI raw monitor,
+ * not in pthread_cond_wait: to HotSpot a thread in a raw monitor wait is blocked, one in a
+ * pthread wait is running native code, and the JVM's exit (its last safepoint) waits in
+ * 10 ms steps, up to 300 ms, until no thread runs native code. The agent's threads idle in
+ * a wait at most of a JVM's ends: woken by VMDeath they had to be scheduled and enter the
+ * JVM before its check, else the exit waited 10 ms more (on a busy machine, most ends).
+ * Waits on threads the JVM does not know, or after a raw monitor error, use the condition
+ * (agent_notify signals both). */
+void agent_wait(uint64_t at)
+{
+    uint64_t now = at ? agent_clock_ms() : 0;
+    if (at && now >= at)
+        return;
+    jrawMonitorID m = A.wait_mon;
+    if (m && (*A.ti)->RawMonitorEnter(A.ti, m) == JVMTI_ERROR_NONE) {
+        pthread_mutex_unlock(&A.lock); /* a notifier holds it: none is lost in between */
+        jvmtiError e = (*A.ti)->RawMonitorWait(A.ti, m, at ? (jlong)(at - now) : 0);
+        (*A.ti)->RawMonitorExit(A.ti, m);
+        pthread_mutex_lock(&A.lock);
+        if (e != JVMTI_ERROR_NONE && e != JVMTI_ERROR_INTERRUPT)
+            A.wait_mon = NULL; /* returned at once: the condition from the next wait on */
+        return;
+    }
+    if (!at) {
+        pthread_cond_wait(&A.cond, &A.lock);
+        return;
+    }
+    struct timespec ts = {(time_t)(at / 1000), (long)(at % 1000) * 1000000L};
+    pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+}
+
+/* Wakes every agent_wait (A.lock held). */
+void agent_notify(void)
+{
+    pthread_cond_broadcast(&A.cond);
+    jrawMonitorID m = A.wait_mon;
+    if (m && (*A.ti)->RawMonitorEnter(A.ti, m) == JVMTI_ERROR_NONE) {
+        (*A.ti)->RawMonitorNotifyAll(A.ti, m);
+        (*A.ti)->RawMonitorExit(A.ti, m);
+    }
+}
+
 JNIEnv *agent_env(void)
 {
     JNIEnv *env = NULL;
@@ -231,7 +275,7 @@ int agent_resolve_live(JNIEnv *env)
 {
     pthread_mutex_lock(&A.lock);
     while (resolved == 1 && !A.dying)
-        pthread_cond_wait(&A.cond, &A.lock);
+        agent_wait(0);
     if (resolved != 0 || A.disabled || A.dying) {
         int st = resolved;
         pthread_mutex_unlock(&A.lock);
@@ -252,7 +296,7 @@ int agent_resolve_live(JNIEnv *env)
     resolved = ok ? 2 : -1;
     if (!ok)
         A.status[0] = 0;
-    pthread_cond_broadcast(&A.cond);
+    agent_notify();
     pthread_mutex_unlock(&A.lock);
     if (!ok)
         agent_disable(env, "cannot set up the watcher (is " AGENT_JAR
@@ -313,10 +357,8 @@ int agent_start_watcher(JNIEnv *env)
 {
     uint64_t at = agent_watcher_due();
     pthread_mutex_lock(&A.lock);
-    for (uint64_t now; at && !A.dying && (now = agent_clock_ms()) < at;) {
-        struct timespec ts = {(time_t)(at / 1000), (long)(at % 1000) * 1000000L};
-        pthread_cond_timedwait(&A.cond, &A.lock, &ts);
-    }
+    while (at && !A.dying && agent_clock_ms() < at)
+        agent_wait(at);
     int go = at && !A.dying && !watcher_started;
     watcher_started = 1;
     pthread_mutex_unlock(&A.lock);
@@ -420,7 +462,7 @@ static void live_start(JNIEnv *env)
     }
     pthread_mutex_lock(&A.lock);
     A.early_ready = 1;
-    pthread_cond_broadcast(&A.cond);
+    agent_notify();
     pthread_mutex_unlock(&A.lock);
     agent_say("watching (threshold %u, delay %llu ms, %d watch rules%s, %u methods hooked, set up "
               "in %llu ms), reports in %s",
@@ -440,6 +482,9 @@ static void JNICALL on_vm_init(jvmtiEnv *ti, JNIEnv *env, jthread th) { live_sta
 
 static void JNICALL on_vm_death(jvmtiEnv *ti, JNIEnv *env)
 {
+    /* the agent's threads waiting on the raw monitor are left blocked: woken, they would run
+     * native code while the JVM's exit waits for none to (agent_wait); the JVM ends with
+     * them. Waits on the condition (no raw monitor) still end. */
     pthread_mutex_lock(&A.lock);
     A.dying = 1;
     pthread_cond_broadcast(&A.cond);
@@ -570,6 +615,8 @@ static jint agent_init(JavaVM *vm, char *options, int live)
         agent_complain("JVMTI 1.2 not available; agent not started");
         return live ? JNI_ERR : JNI_OK;
     }
+    if ((*A.ti)->CreateRawMonitor(A.ti, "leakray wait", &A.wait_mon) != JVMTI_ERROR_NONE)
+        A.wait_mon = NULL; /* the waits use the condition */
     jvmtiCapabilities want;
     memset(&want, 0, sizeof want);
     want.can_retransform_classes = 1;

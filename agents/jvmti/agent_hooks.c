@@ -347,7 +347,7 @@ int hooks_early_retransform(JNIEnv *env)
     uint64_t until = agent_clock_ms() + WINDOW_MAX_MS;
     pthread_mutex_lock(&A.lock);
     while (!A.early_ready && !A.dying)
-        pthread_cond_wait(&A.cond, &A.lock);
+        agent_wait(0);
     int list = A.list_loaded;
     pthread_mutex_unlock(&A.lock);
     pending **pds = NULL;
@@ -377,9 +377,7 @@ int hooks_early_retransform(JNIEnv *env)
             continue;
         }
         pthread_mutex_lock(&A.lock);
-        uint64_t to = w && w < until ? w : until;
-        struct timespec ts = {(time_t)(to / 1000), (long)(to % 1000) * 1000000L};
-        pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+        agent_wait(w && w < until ? w : until);
     }
     jclass *wc = A.window_cls;
     int nw = A.n_window_cls;
@@ -495,7 +493,7 @@ static void early_names_done(void)
         if (early_has(A.unsure_h[i]))
             A.early_trigger = 1;
     __atomic_store_n(&A.early_names, 1, __ATOMIC_RELEASE);
-    pthread_cond_broadcast(&A.cond);
+    agent_notify();
 }
 
 /* The owner classes of the <init> Methodrefs of a constant pool: its count entries + 1
@@ -632,13 +630,10 @@ static int early_run(JNIEnv *env)
     uint64_t until = agent_clock_ms() + EARLY_WAIT_MS;
     pthread_mutex_lock(&A.lock);
     /* the batch's last classes (the window's) are being listed: a moment */
-    for (uint64_t now; A.early_state == EARLY_LISTING && !A.dying &&
-                       (now = agent_clock_ms()) < until;) {
-        struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
-        pthread_cond_timedwait(&A.cond, &A.lock, &ts);
-    }
+    while (A.early_state == EARLY_LISTING && !A.dying && agent_clock_ms() < until)
+        agent_wait(until);
     while (A.early_state == EARLY_RUNNING && !A.dying)
-        pthread_cond_wait(&A.cond, &A.lock);
+        agent_wait(0);
     if (A.early_state != EARLY_PUBLISHED) {
         pthread_mutex_unlock(&A.lock);
         return 0;
@@ -672,7 +667,7 @@ static int early_run(JNIEnv *env)
     free(pds);
     pthread_mutex_lock(&A.lock);
     A.early_state = EARLY_DONE;
-    pthread_cond_broadcast(&A.cond);
+    agent_notify();
     pthread_mutex_unlock(&A.lock);
     return done;
 }
@@ -690,7 +685,7 @@ static int early_wait(JNIEnv *env, pending **pds, int n)
         free(pds);
         A.early_pds = NULL;
     }
-    pthread_cond_broadcast(&A.cond);
+    agent_notify();
     pthread_mutex_unlock(&A.lock);
     if (n == 0)
         return 0;
@@ -699,11 +694,8 @@ static int early_wait(JNIEnv *env, pending **pds, int n)
     if (!A.attached) /* the CPU the application leaves; the watcher keeps its priority */
         setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), AGENT_STARTUP_NICE);
     pthread_mutex_lock(&A.lock);
-    for (uint64_t now; A.early_state == EARLY_PUBLISHED && !A.dying &&
-                       (now = agent_clock_ms()) < until;) {
-        struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
-        pthread_cond_timedwait(&A.cond, &A.lock, &ts);
-    }
+    while (A.early_state == EARLY_PUBLISHED && !A.dying && agent_clock_ms() < until)
+        agent_wait(until);
     pthread_mutex_unlock(&A.lock);
     return early_run(env);
 }
@@ -738,11 +730,8 @@ static void early_prepare(JNIEnv *env, jclass k, int seen)
     if ((A.early_unsure || A.early_trigger) && !A.early_names) {
         uint64_t until = agent_clock_ms() + EARLY_WAIT_MS;
         pthread_mutex_lock(&A.lock);
-        for (uint64_t now; !A.early_names && !A.dying &&
-                           (now = agent_clock_ms()) < until;) {
-            struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
-            pthread_cond_timedwait(&A.cond, &A.lock, &ts);
-        }
+        while (!A.early_names && !A.dying && agent_clock_ms() < until)
+            agent_wait(until);
         pthread_mutex_unlock(&A.lock);
     }
     if (A.early_trigger && A.early_names)
@@ -817,7 +806,7 @@ void hooks_window_close(JNIEnv *env, jclass trigger)
     pthread_mutex_unlock(&once);
     pthread_mutex_lock(&A.lock); /* the agent's thread waits for it (hooks_early_retransform) */
     early_names_done();
-    pthread_cond_broadcast(&A.cond);
+    agent_notify();
     pthread_mutex_unlock(&A.lock);
 }
 

@@ -92,9 +92,10 @@ typedef struct agent_state {
     jobject diag_bean;       /* HotSpotDiagnosticMXBean, global */
     jmethodID dump_heap;
     jthread agent_thread;    /* global */
-    /* the executor */
+    /* the executor; its waits go through agent_wait, its wake-ups through agent_notify */
     pthread_mutex_t lock;
-    pthread_cond_t cond;
+    pthread_cond_t cond;     /* the waits when wait_mon is unavailable */
+    jrawMonitorID wait_mon;  /* JVMTI raw monitor the waits block on (see agent_wait) */
     uint64_t wake_at;        /* earliest wake() request not yet served, 0 = none */
     jobject hook_module;     /* AppWatcher's module (global): rewritten classes read it */
     jobject hook_loader;     /* attached: the loader of the application's own AppWatcher
@@ -254,6 +255,8 @@ int agent_resolve_live(JNIEnv *env);
 uint64_t agent_watcher_due(void);
 int agent_start_watcher(JNIEnv *env);
 uint64_t agent_clock_ms(void);
+void agent_wait(uint64_t at);
+void agent_notify(void);
 JNIEnv *agent_env(void);
 
 /* ---- agent_thread.c ---- */

@@ -21,7 +21,7 @@ void watcher_wake(void *ctx, uint64_t at)
     pthread_mutex_lock(&A.lock);
     if (!A.wake_at || at < A.wake_at) {
         A.wake_at = at;
-        pthread_cond_signal(&A.cond);
+        agent_notify();
     }
     pthread_mutex_unlock(&A.lock);
 }
@@ -381,14 +381,8 @@ void JNICALL watcher_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         if (first)
             until = now;
         first = 0;
-        if (until > now && !A.dying) {
-            struct timespec ts;
-            ts.tv_sec = (time_t)(until / 1000);
-            ts.tv_nsec = (long)(until % 1000) * 1000000L;
-            while (!A.dying && (!A.wake_at || A.wake_at > until) &&
-                   pthread_cond_timedwait(&A.cond, &A.lock, &ts) == 0)
-                ;
-        }
+        while (!A.dying && (!A.wake_at || A.wake_at > until) && agent_clock_ms() < until)
+            agent_wait(until);
         if (A.wake_at && A.wake_at <= agent_clock_ms())
             A.wake_at = 0;
         pthread_mutex_unlock(&A.lock);
