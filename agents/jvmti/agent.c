@@ -82,19 +82,21 @@ uint64_t agent_clock_ms(void)
  * JVM before its check, else the exit waited 10 ms more (on a busy machine, most ends).
  * Waits on threads the JVM does not know, or after a raw monitor error, use the condition
  * (agent_notify signals both). */
+static __thread int wait_on_cond; /* a raw monitor wait failed on this thread */
+
 void agent_wait(uint64_t at)
 {
     uint64_t now = at ? agent_clock_ms() : 0;
     if (at && now >= at)
         return;
-    jrawMonitorID m = A.wait_mon;
+    jrawMonitorID m = wait_on_cond ? NULL : A.wait_mon;
     if (m && (*A.ti)->RawMonitorEnter(A.ti, m) == JVMTI_ERROR_NONE) {
         pthread_mutex_unlock(&A.lock); /* a notifier holds it: none is lost in between */
         jvmtiError e = (*A.ti)->RawMonitorWait(A.ti, m, at ? (jlong)(at - now) : 0);
         (*A.ti)->RawMonitorExit(A.ti, m);
         pthread_mutex_lock(&A.lock);
         if (e != JVMTI_ERROR_NONE && e != JVMTI_ERROR_INTERRUPT)
-            A.wait_mon = NULL; /* returned at once: the condition from the next wait on */
+            wait_on_cond = 1; /* returned at once: this thread's next waits on the condition */
         return;
     }
     if (!at) {
