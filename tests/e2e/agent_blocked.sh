@@ -4,11 +4,12 @@
 # last safepoint) waits in 10 ms steps, up to 300 ms, until no thread runs native code; a
 # thread sleeping in pthread_cond_wait runs native code to the JVM, one in a JVMTI raw
 # monitor wait is blocked. A program written here samples, 40 times over 0.8 s from 150 ms
-# on (the "leakray watcher" thread runs from 100 ms), whether each of the agent's threads
-# ("leakray watcher", "leakray start-up" while it lives) is in native code
-# (ThreadInfo.isInNative): between its ticks (microseconds every 100 ms) each waits, so it
-# must be found in native code in at most a fifth of the samples (all of them when the waits
-# were on a pthread condition). The JVM must end normally.
+# on (the "leakray watcher" thread runs from 100 ms), whether the agent's threads are in
+# native code (ThreadInfo.isInNative). Between its ticks (microseconds every 100 ms) the
+# watcher waits, so it must be found in native code in at most a fifth of the samples (all
+# of them when its waits were on a pthread condition). The "leakray start-up" thread waits in
+# the same way but may be at work (its start-up retransformation, at nice 10, 1 s in, later
+# on a busy machine): its count is printed, not checked. The JVM must end normally.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 work="$LEAKRAY_BUILD/tmp/agent_blocked"
@@ -56,8 +57,7 @@ java -Xmx64m "-agentpath:$agent_so=dump-dir=$work/d,quiet" -cp "$agent_jar:$work
     AgentBlocked > "$work/out" 2> "$work/err" || fail "the JVM failed: $(cat "$work/err")"
 cat "$work/out"
 grep -q '^leakray watcher native ' "$work/out" || fail "no leakray watcher thread sampled"
-while read -r name1 name2 _ n _ m; do
-    (( m >= 5 )) || continue # the start-up thread may end within the first samples
-    (( n * 5 <= m )) || fail "$name1 $name2 ran native code in $n of $m samples"
-done < "$work/out"
+read -r _ _ _ n _ m < <(grep '^leakray watcher native ' "$work/out")
+(( m >= 20 )) || fail "the leakray watcher thread was sampled $m times only"
+(( n * 5 <= m )) || fail "the idle leakray watcher ran native code in $n of $m samples"
 echo "agent_blocked: ok"
