@@ -79,6 +79,9 @@
 #define AHEAD 32
 /* How many of a vertex's first targets the DFS fetches when it enters the vertex. */
 #define DFS_AHEAD 16
+/* And for how many of them it also fetches their edge range, before it knows whether it will
+ * enter them: the first child it enters is seldom far enough down the edges for sib_ahead. */
+#define DFS_SPEC 4
 
 /* Fetches the slot of a[] that the edge AHEAD of e points to, for writing. Always inlined:
  * gcc 12 takes a void function that only prefetches for pure and drops its calls. */
@@ -954,8 +957,11 @@ static lr_status dfs(const graph *g, const sroots *sr, const uint64_t *fol, cons
          * the other (and in between on the vertices it enters): fetched at once here */
         for (edge_ix k = g->first_edge[y], end = edges_end(g, y), m = 0; k < end && m < DFS_AHEAD;
              k++, m++)
-            if (g->edge_to[k] < g->n_nodes)
+            if (g->edge_to[k] < g->n_nodes) {
                 __builtin_prefetch(&dfnum[g->edge_to[k]]);
+                if (m < DFS_SPEC)
+                    __builtin_prefetch(&g->first_edge[g->edge_to[k]]);
+            }
         /* only a vertex with one way in may become a leaf: its referrer's edge, or its
          * entry under the super-root when the DFS came from there */
         int one = (yc & C_ROOT) ? v == 0 : (yc & C_INS) == 1;
@@ -1176,7 +1182,8 @@ static inline void rset(const rets *r, node_ix x, uint64_t v, int *over)
  * sum once x qualifies, so cycles never do. In: mk[] with M_REACHED and M_NOREACH; fol =
  * the link bits of the DFS (link edges to reached objects, and to all objects when unr is
  * set); idom[] in node space. Out: M_TREE marks; slot[x] = the sum of a tree object x,
- * scratch elsewhere (the close's own-size pass writes those slots). O(N+E).
+ * scratch elsewhere (the close's own-size pass writes those slots), and *own += the tree
+ * objects' shallow sizes (read there once: the own-size pass then skips them). O(N+E).
  * The single referrers take no array of N: an object's only referrer is a predecessor in
  * the dominance graph, so it is its immediate dominator unless the object also hangs under
  * the super-root (a GC root) or refers to itself. Two mask bits count an object's distinct
@@ -1225,9 +1232,10 @@ static inline int ref_single(uint8_t k)
 }
 
 static uint64_t tree_sum(const graph *g, const uint64_t *fol, node_ix x, uint8_t *mk,
-                         const rets *slot)
+                         const rets *slot, uint64_t *own)
 {
     uint64_t sum = graph_node_size(g, x);
+    *own += sum;
     if (mk[x] & M_NOREACH)
         return sum;
     uint32_t n = g->n_nodes;
@@ -1242,6 +1250,12 @@ static uint64_t tree_sum(const graph *g, const uint64_t *fol, node_ix x, uint8_t
     return sum;
 }
 
+/* Whether mask byte k is that of an object M_BLOCKED applies to (reached, with reach edges). */
+static inline int blockable(uint8_t k)
+{
+    return (k & (M_REACHED | M_NOREACH)) == M_REACHED;
+}
+
 /* Whether amb (NULL: every node) names x. */
 static inline int amb_has(const uint64_t *amb, node_ix x)
 {
@@ -1251,9 +1265,12 @@ static inline int amb_has(const uint64_t *amb, node_ix x)
 /* Fills the single referrers (see refs). With amb, only the edges of the nodes it names are
  * read: every other node's link edges all lead to objects of one way in met first from it
  * (the DFS's children of that node), already marked M_REF_IDOM | M_PRE, and every referrer
- * of an object not so marked is named. Returns 0, or -1 out of memory. */
+ * of an object not so marked is named. With block (every link edge in fol: unreached
+ * referrers), it also marks M_BLOCKED every referrer that blocks (a link edge to an unreached
+ * object or to one of several referrers), which tree_marks then need not find by reading
+ * those edges again. Returns 0, or -1 out of memory. */
 static int refs_build(const graph *g, const uint64_t *fol, const uint64_t *amb,
-                      const node_ix *idom, uint8_t *mk, const rets *slot, refs *r)
+                      const node_ix *idom, uint8_t *mk, const rets *slot, int block, refs *r)
 {
     uint32_t n = g->n_nodes;
     int over = 0; /* node numbers fit 32 bits */
@@ -1267,19 +1284,25 @@ static int refs_build(const graph *g, const uint64_t *fol, const uint64_t *amb,
         if (!amb_has(amb, x))
             continue;
         edge_ix e0 = g->first_edge[x], end = edges_end(g, x);
+        int blocked = 0;
         for (edge_ix e = e0; e < end; e++) {
             ahead_edge(g, mk, 1, e);
             if (!fbit(fol, e))
                 continue;
             node_ix y = g->edge_to[e];
             uint8_t k = mk[y];
-            if ((k & (M_REACHED | M_REF_CUR | M_PRE)) != M_REACHED)
+            if ((k & (M_REACHED | M_REF_CUR | M_PRE)) != M_REACHED) {
+                blocked |= !(k & M_REACHED);
                 continue;
+            }
             uint8_t ref = k & M_REF_MULTI ? M_REF_MULTI : M_REF_OTHER;
             if (ref == M_REF_OTHER)
                 rset(slot, y, x, &over);
             mk[y] = (uint8_t)((k & ~M_REF_MULTI) | ref | M_REF_CUR);
+            blocked |= ref == M_REF_MULTI; /* y's first referrer: below */
         }
+        if (block && blocked && blockable(mk[x]))
+            mk[x] |= M_BLOCKED;
         for (edge_ix e = e0; e < end; e++)
             if (fbit(fol, e))
                 mk[g->edge_to[e]] &= (uint8_t)~M_REF_CUR;
@@ -1305,13 +1328,24 @@ static int refs_build(const graph *g, const uint64_t *fol, const uint64_t *amb,
         if (!r->ref || (listed && !r->other))
             return -1;
     }
+    /* with block, an object of several referrers blocks its first one, still in its slot
+     * (the others were blocked when they came): fetched AHEAD objects on */
     for (node_ix y = 0, k = 0; y < n; y++) {
+        if (block && y + AHEAD < n && (mk[y + AHEAD] & M_REF_MULTI) == M_REF_MULTI) {
+            node_ix f = (node_ix)rget(slot, y + AHEAD);
+            if (f < n)
+                __builtin_prefetch(&mk[f], 1);
+        }
         if (!(mk[y] & M_REF_OTHER))
             continue;
         if ((mk[y] & M_REF_MULTI) == M_REF_OTHER) {
             if (listed)
                 r->other[k] = y;
             r->ref[listed ? k++ : y] = (uint32_t)rget(slot, y);
+        } else if (block) {
+            node_ix f = (node_ix)rget(slot, y);
+            if (f < n && blockable(mk[f]))
+                mk[f] |= M_BLOCKED;
         }
         rset(slot, y, 0, &over);
     }
@@ -1320,11 +1354,15 @@ static int refs_build(const graph *g, const uint64_t *fol, const uint64_t *amb,
 
 static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *fol,
                             const uint64_t *amb, const hops *hp, int unr, const uint32_t *idom,
-                            uint8_t *mk, const rets *slot, int *over, lr_error *err)
+                            uint8_t *mk, const rets *slot, uint64_t *own, int *over,
+                            lr_error *err)
 {
     uint32_t n = g->n_nodes;
     refs ref;
-    if (refs_build(g, fol, amb, idom, mk, slot, &ref) != 0) {
+    /* with unreached referrers every link edge is one of fol's: refs_build sees each edge
+     * that blocks its source (into an unreached object, or one with several referrers) */
+    int fused = unr;
+    if (refs_build(g, fol, amb, idom, mk, slot, fused, &ref) != 0) {
         free(ref.ref);
         free(ref.other);
         return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
@@ -1337,18 +1375,19 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
         if (p < n)
             rset(slot, p, rget(slot, p) + 1, over);
     }
-    /* a node amb leaves out refers only to reached objects with one referrer: not blocked */
-    for (node_ix x = 0; x < n; x++) {
-        if (!(mk[x] & M_REACHED) || (mk[x] & M_NOREACH))
-            continue;
-        /* VisualVM counts a class's loader among its references, and a loader (its parent,
-         * its class lists) is never one of its tree objects: a class with a loader is none
-         * either (class FakeDriver: 2,000,416 bytes, its statics without its own 72) */
-        if (hp && hp->ldr && g->node_kind[x] == GRAPH_KIND_CLASS && hop_loader(hp, x) < n) {
+    /* VisualVM counts a class's loader among its references, and a loader (its parent, its
+     * class lists) is never one of its tree objects: a class with a loader is none either
+     * (class FakeDriver: 2,000,416 bytes, its statics without its own 72). Every class
+     * object with a loader hop is a class's node. */
+    for (class_ix c = 0; hp && hp->ldr && c < g->n_classes; c++) {
+        node_ix x = g->classes[c].node;
+        if (x < n && blockable(mk[x]) && g->node_kind[x] == GRAPH_KIND_CLASS &&
+            hop_loader(hp, x) < n)
             mk[x] |= M_BLOCKED;
-            continue;
-        }
-        if (!amb_has(amb, x))
+    }
+    /* a node amb leaves out refers only to reached objects with one referrer: not blocked */
+    for (node_ix x = 0; !fused && x < n; x++) {
+        if (!blockable(mk[x]) || (mk[x] & M_BLOCKED) || !amb_has(amb, x))
             continue;
         for (edge_ix e = g->first_edge[x], end = edges_end(g, x); e < end; e++) {
             ahead_edge(g, mk, 1, e);
@@ -1386,7 +1425,7 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
         if (!(k & M_NOREACH) && ((k & M_BLOCKED) || rget(slot, x) != 0))
             continue;
         for (node_ix y = x;;) {
-            rset(slot, y, tree_sum(g, fol, y, mk, slot), over);
+            rset(slot, y, tree_sum(g, fol, y, mk, slot, own), over);
             mk[y] |= M_TREE;
             node_ix p = ref_get(&ref, y);
             if (p >= n || (mk[p] & (M_REACHED | M_TREE | M_BLOCKED | M_NOREACH)) != M_REACHED)
@@ -1608,15 +1647,37 @@ typedef struct own_part {
 
 #define OWN_SPLIT_MIN 200000 /* below this a thread costs more than it saves */
 
+/* Whether the tree objects' own sizes come from tree_marks' sum (VisualVM sums, weights
+ * that are the shallow sizes); see own_run. */
+static int own_tree(const sums *s)
+{
+    return s->mk && !s->o->weight;
+}
+
 static void *own_run(void *arg)
 {
     own_part *p = arg;
     /* a size read back from the dump (HPROF arrays) is a miss per record: asked for some
      * nodes on, the misses overlap */
     int ahead = !p->s.o->weight;
+    /* a tree object's size was read by tree_sum, which summed it (own_tree): only its
+     * native size is added here, or its size taken back when it is not reported; most of
+     * the arrays of a Java heap are tree objects, so this pass then reads no record */
+    const uint8_t *mk = own_tree(&p->s) ? p->s.mk : NULL;
+    const graph *g = p->s.g;
     for (node_ix x = p->lo; x < p->hi; x++) {
-        if (ahead && p->hi - x > GRAPH_SIZE_AHEAD)
-            graph_node_size_ahead(p->s.g, x + GRAPH_SIZE_AHEAD);
+        if (ahead && p->hi - x > GRAPH_SIZE_AHEAD &&
+            !(mk && (mk[x + GRAPH_SIZE_AHEAD] & M_TREE)))
+            graph_node_size_ahead(g, x + GRAPH_SIZE_AHEAD);
+        if (mk && (mk[x] & M_TREE)) {
+            if (p->s.t->idom[x] != GRAPH_NONE) {
+                p->s.total += g->node_native ? (uint64_t)g->node_native[x] : 0;
+            } else {
+                p->s.total -= graph_node_size(g, x); /* wraps back once tree_own is in */
+                rset(&p->s.r, x, 0, &p->s.over);
+            }
+            continue;
+        }
         if (p->s.t->idom[x] != GRAPH_NONE)
             sum_own(&p->s, x);
         else
@@ -1650,6 +1711,7 @@ static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, d
     size_t m = (size_t)n + 2;
     int vvm = o->link && (o->flags & DOM_VISUALVM_SUMS);
     rets r = {NULL, NULL};
+    uint64_t tree_own = 0; /* the tree objects' shallow sizes (tree_sum) */
     /* Zeroed by writes where tree_marks comes first (it reads slots before writing them, see
      * zalloc_w); else the own weights' pass writes every node's slot first, in order. */
     if (narrow)
@@ -1663,7 +1725,8 @@ static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, d
     *over = 0;
     if (vvm) {
         int unr = (o->flags & DOM_UNREACHED_AS_ROOTS) != 0;
-        lr_status st = tree_marks(g, o, fol, amb, hp, unr, t->idom, mask, &r, over, err);
+        lr_status st = tree_marks(g, o, fol, amb, hp, unr, t->idom, mask, &r, &tree_own, over,
+                                  err);
         if (st != LR_OK)
             return st;
     }
@@ -1683,6 +1746,8 @@ static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, d
         su.total += parts[1].s.total;
         su.over |= parts[1].s.over;
     }
+    if (own_tree(&su))
+        su.total += tree_own;
     /* each pass fetches ahead the idom slots it will add into, and in the two passes that
      * go in random node order first the nodes' own entries */
     for (node_ix x = 0; x < n; x++) {
