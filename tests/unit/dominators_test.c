@@ -5,8 +5,9 @@
  * sizes without double counting, random graphs checked against a brute-force definition
  * (d dominates v iff v is unreachable once d is removed), the leaves that skip the DFS
  * numbering and every dominance option (VisualVM's conventions included) against a
- * reference taken from the definitions, one array holding 200,000 objects (a wide reach
- * set), a 5 M-node chain that would overflow any recursive implementation, and an object's
+ * reference taken from the definitions (also with 32-bit retained sizes that overflow), one
+ * array holding 200,000 objects (a wide reach set), a 5 M-node chain that would overflow
+ * any recursive implementation, and an object's
  * class as an implicit reference against the same reference written as an edge, and the
  * build's peak resident memory when most vertices give their number back. */
 #include <setjmp.h>
@@ -640,29 +641,36 @@ static void opt_modes(dom_opts *modes)
 }
 
 /* Every mode against the reference; modes NM.. are the VisualVM modes again with their
- * single referrers in an array of N rather than listed. */
-static void check_modes(const graph *g, const dom_opts *modes, int round)
+ * single referrers in an array of N rather than listed. With narrow, every mode also asks
+ * for 32-bit retained sizes (DOM_RETAINED32); *reruns counts the VisualVM builds whose sizes
+ * overflowed them, so that the close ran again in 64 bits. */
+static void check_modes(const graph *g, const dom_opts *modes, int round, int narrow,
+                        uint32_t *reruns)
 {
     uint32_t n = g->n_nodes;
     for (int m = 0; m < 2 * NM; m++) {
         if (m >= NM && !(modes[m - NM].flags & DOM_VISUALVM_SUMS))
             continue;
-        const dom_opts *mo = &modes[m % NM];
+        dom_opts mo = modes[m % NM];
+        if (narrow)
+            mo.flags |= DOM_RETAINED32;
         bf_out want_t;
         dom_tree t;
         lr_error err = {0};
-        bf_dom(g, mo, &want_t);
+        bf_dom(g, &mo, &want_t);
         dom_refs_list_div = m < NM ? DOM_REFS_LIST_DIV : UINT32_MAX;
-        assert_int_equal(dom_build_ex(g, mo, &t, &err), LR_OK);
+        assert_int_equal(dom_build_ex(g, &mo, &t, &err), LR_OK);
         dom_refs_list_div = DOM_REFS_LIST_DIV;
+        if (reruns && (mo.flags & DOM_VISUALVM_SUMS) && t.retained)
+            (*reruns)++;
         for (uint32_t v = 0; v < n; v++) {
-            if (t.idom[v] != want_t.idom[v] || t.retained[v] != want_t.ret[v])
+            if (t.idom[v] != want_t.idom[v] || dom_retained(&t, v) != want_t.ret[v])
                 print_message("round %d mode %d node %u: idom %u want %u, retained %llu "
                               "want %llu\n", round, m, v, t.idom[v], want_t.idom[v],
-                              (unsigned long long)t.retained[v],
+                              (unsigned long long)dom_retained(&t, v),
                               (unsigned long long)want_t.ret[v]);
             assert_int_equal(t.idom[v], want_t.idom[v]);
-            assert_int_equal(t.retained[v], want_t.ret[v]);
+            assert_int_equal(dom_retained(&t, v), want_t.ret[v]);
         }
         assert_int_equal(t.n_reachable, want_t.n_reach);
         assert_int_equal(t.total_reachable, want_t.total);
@@ -673,10 +681,11 @@ static void check_modes(const graph *g, const dom_opts *modes, int round)
 /* Random graphs rich in leaves: most edges leave the first third of the nodes, so the
  * rest are mostly leaves with one referrer, several, a root entry or weak referrers only;
  * some duplicate edges, self loops, class objects, native bytes, a synthetic root, and
- * root entries out of range. Every option combination must match the reference. */
-static void test_options_vs_brute_force(void **state)
+ * root entries out of range. Every option combination must match the reference. With big,
+ * sizes near 2^30 and 32-bit retained sizes asked: most VisualVM trees overflow them and
+ * close again in 64 bits (reading every node's edges, not only the DFS's ambiguous ones). */
+static void options_rounds(int big)
 {
-    (void)state;
     static const uint8_t kinds[] = {
         STRONG, STRONG, STRONG, STRONG, WEAKREF, V8WEAK,
         GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_SOFT),
@@ -686,6 +695,7 @@ static void test_options_vs_brute_force(void **state)
         GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_PHANTOM),
     };
     enum { NG = 400 };
+    uint32_t reruns = 0;
     dom_opts modes[NM];
     opt_modes(modes);
     uint32_t shapes[4] = {0}; /* strong leaves with 1 and 2+ referrers, rooted, weak-only */
@@ -706,7 +716,7 @@ static void test_options_vs_brute_force(void **state)
         for (uint32_t i = 0; i < nr; i++)
             roots[i] = rnd() % 16 ? rnd() % n : n + 3;
         for (uint32_t i = 0; i < n; i++)
-            sizes[i] = 1 + rnd() % 1000;
+            sizes[i] = (big ? 1u << 30 : 0) + 1 + rnd() % 1000;
         graph g;
         build(&g, n, es, ne, roots, nr, sizes);
         for (uint32_t i = 0; i < n; i++)
@@ -749,12 +759,27 @@ static void test_options_vs_brute_force(void **state)
             else if (weak_in[v])
                 shapes[3]++;
         }
-        check_modes(&g, modes, round);
+        check_modes(&g, modes, round, big, &reruns);
         graph_fini(&g);
     }
-    /* the generator really produces every leaf shape, many times */
-    for (int i = 0; i < 4; i++)
+    /* the generator really produces every leaf shape, many times (checked once: the big
+     * rounds draw other graphs from the same generator) */
+    for (int i = 0; !big && i < 4; i++)
         assert_true(shapes[i] >= 100);
+    if (big)
+        assert_true(reruns >= NG);
+}
+
+static void test_options_vs_brute_force(void **state)
+{
+    (void)state;
+    options_rounds(0);
+}
+
+static void test_narrow_overflow_vs_brute_force(void **state)
+{
+    (void)state;
+    options_rounds(1);
 }
 
 /* dom_opts.held: with root entries of Java frames and others mixed, the reach pass's first
@@ -865,7 +890,7 @@ static void test_hanging_vs_brute_force(void **state)
         for (uint32_t i = 0; i < n; i++)
             if (rnd() % 7 == 0)
                 g.node_kind[i] = GRAPH_KIND_CLASS;
-        check_modes(&g, modes, round);
+        check_modes(&g, modes, round, 0, NULL);
         /* extra references, sorted by source, against the same references as edges */
         node_ix xf[NX], xt[NX];
         uint32_t nx = rnd() % (NX + 1);
@@ -1371,6 +1396,7 @@ int main(void)
         cmocka_unit_test(test_random_vs_brute_force),
         cmocka_unit_test(test_leaves),
         cmocka_unit_test(test_options_vs_brute_force),
+        cmocka_unit_test(test_narrow_overflow_vs_brute_force),
         cmocka_unit_test(test_hanging_vs_brute_force),
         cmocka_unit_test(test_held_vs_brute_force),
         cmocka_unit_test(test_class_hops_vs_edges),
