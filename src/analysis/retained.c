@@ -12,6 +12,7 @@
 #include "analysis/paths.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "base/par.h"
 #include "base/phase.h"
 
 #include <sched.h>
@@ -74,6 +75,7 @@ static lr_status model_build(const graph *g, const str_ix *v8_keys, int narrow,
 }
 
 uint32_t ret_split_min = RET_SPLIT_MIN;
+uint32_t ret_par_min = RET_PAR_MIN;
 
 lr_status ret_build(const graph *g, const str_ix *v8_keys, ret_model *r, lr_error *err)
 {
@@ -156,6 +158,29 @@ static uint32_t one_walk_path(const paths_result *pr, node_ix a, susp_item *it)
     return len;
 }
 
+/* Part [lo, hi) of a suspect's path_retained, read from the model's sizes. */
+typedef struct fill {
+    const ret_model *rt;
+    susp_item *it;
+    uint32_t lo, hi;
+} fill;
+
+/* A path millions of hops long reads as many sizes, in the order of its nodes (mostly
+ * ascending: a list the heap laid out), and faults in the pages they go to; in two halves
+ * when the other core is idle. */
+static void *fill_half(void *arg)
+{
+    const fill *f = arg;
+    const node_ix *p = f->it->path;
+    uint64_t *out = f->it->path_retained;
+    const uint32_t *r32 = narrow_sizes(f->rt);
+    for (uint32_t k = f->lo; k < f->hi; k++)
+        out[k] = f->rt->retained ? f->rt->retained[p[k]] : r32[p[k]];
+    return NULL;
+}
+
+static int two_cpus(void);
+
 lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
                        susp_result *out, lr_error *err)
 {
@@ -172,7 +197,11 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
         free(held);
         return st;
     }
-    susp_tree t = {rt.n, rt.idom, rt.top, rt.retained, rt.total, narrow_sizes(&rt), held};
+    /* the tree is built: whether on the job's thread or the caller's, the other core is
+     * idle from here on (analyze's other steps end first on big heaps) */
+    uint32_t par = two_cpus() ? ret_par_min : 0;
+    susp_tree t = {rt.n,     rt.idom,           rt.top, rt.retained,
+                   rt.total, narrow_sizes(&rt), held,   par};
     st = susp_find(g, &t, share, accum, out, err);
     free(held);
     out->model = rt.model;
@@ -244,9 +273,11 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
             it->path_root = paths_root_of(&pr, it->path[0]);
         }
         it->path_n = len;
-        for (uint32_t k = 0; k < len; k++)
-            it->path_retained[k] = rt.retained ? rt.retained[it->path[k]]
-                                               : narrow_sizes(&rt)[it->path[k]];
+        fill r[2] = {{&rt, it, 0, len / 2}, {&rt, it, len / 2, len}};
+        if (par && len >= par)
+            par_two(fill_half, &r[0], &r[1], 1);
+        else
+            fill_half(&(fill){&rt, it, 0, len});
     }
     free(targets);
     paths_free(&pr);

@@ -16,7 +16,9 @@
  * are found only for the nodes the suspects descend through: the first SUSP_GATHER_LEVELS
  * levels from one pass listing the children heavy enough to matter, then a level per pass
  * over the tree (an index per node only past SUSP_DESCENT_PASSES more levels, or at once
- * when the heavy children are too many to list: a long chain below). */
+ * when the heavy children are too many to list: a long chain below). The pass over N that
+ * finds the top-level nodes, and the faulting-in of that index, run in two halves on two
+ * threads when the caller says its other core is idle (susp_tree.split_min). */
 #include "analysis/suspects.h"
 
 #include "analysis/dominators.h"
@@ -24,6 +26,7 @@
 #include "base/err.h"
 #include "base/mem.h"
 #include "base/numfmt.h"
+#include "base/par.h"
 #include "base/search.h"
 #include "rules/rules.h"
 
@@ -110,6 +113,20 @@ typedef struct scan {
     uint64_t art_bytes;   /* retained by the artifact */
     uint8_t *art_anc;     /* dominators of the artifact (bit per node via fl would clash) */
 } scan;
+
+/* Whether the passes over the nodes run in two halves (susp_tree.split_min). */
+static int split(const susp_tree *t)
+{
+    return t->split_min && t->n >= t->split_min;
+}
+
+/* One half of a pass over the nodes: [lo, hi) of the tree in s (populate_half: the bytes
+ * [lo, hi) of big), and the array it fills. */
+typedef struct half {
+    const scan *s;
+    size_t lo, hi;
+    node_ix *big;
+} half;
 
 /* Retained bytes of x without the artifact. */
 static uint64_t weight(const scan *s, node_ix x)
@@ -326,6 +343,23 @@ static int shared_top(void *ctx, node_ix x)
     return (s->fl[x] & F_TOP) && is_held(s, x);
 }
 
+/* The top-level nodes of a heap without synthetic nodes over [lo, hi): those whose
+ * dominator is the top, with no look at each dominator's kind (a read out of order per
+ * node: half of this pass's time on a big heap). Each half sets the flags of its own
+ * nodes only. */
+static void *top_half(void *arg)
+{
+    const half *h = arg;
+    const susp_tree *t = h->s->t;
+    uint8_t *fl = h->s->fl;
+    if (t->top == GRAPH_NONE)
+        return NULL;
+    for (node_ix x = (node_ix)h->lo; x < h->hi; x++)
+        if (t->idom[x] == t->top && x != t->top && !(fl[x] & F_ARTIFACT))
+            fl[x] |= F_TOP;
+    return NULL;
+}
+
 static int push(susp_result *out, uint32_t *cap, const susp_item *it)
 {
     if (out->n == *cap) {
@@ -462,13 +496,30 @@ static int descend_gathered(const scan *s, const kid *k, uint32_t nk, double thr
     }
 }
 
+/* Faults in one half of big (the bytes [lo, hi) of it). */
+static void *populate_half(void *arg)
+{
+    const half *h = arg;
+    mem_populate((char *)h->big + h->lo, h->hi - h->lo);
+    return NULL;
+}
+
 /* big[d] = d's biggest dominated child + 1 (the first in node order among equals), 0 for
- * none: one pass over the tree. The common case (32-bit sizes, no artifact) reads the sizes
- * directly, and the top and the artifact are no child (descent_child) by their index, not
- * the flags: one array less to stream through. */
+ * none: one pass over the tree. big is zeroed pages from the system: the pass reads each
+ * slot before it writes it, so they are faulted in first (at once, not twice a page), in
+ * two halves when split. The pass itself stays on one thread: in halves by child the
+ * slots both write need a locked instruction per child, which stops the loads overlapping
+ * (twice the time on the 1 GB bench dump); in halves by dominator each half streams every
+ * child past a test it cannot predict, and the heavier half alone costs what the whole
+ * pass did. The common case (32-bit sizes, no artifact) reads the sizes directly, and the
+ * top and the artifact are no child (descent_child) by their index, not the flags: one
+ * array less to stream through. */
 static void biggest_children(const scan *s, node_ix *big)
 {
     const susp_tree *t = s->t;
+    size_t bytes = (size_t)t->n * sizeof *big, bmid = split(t) ? bytes / 2 : bytes;
+    half p[2] = {{s, 0, bmid, big}, {s, bmid, bytes, big}};
+    par_two(populate_half, &p[0], &p[1], bmid < bytes);
     const node_ix *idom = t->idom;
     const uint32_t *w = t->retained32;
     if (t->retained || s->art_anc) {
@@ -558,12 +609,10 @@ static int descend(scan *s, susp_result *out, double accum)
         }
     }
     if (n_live) {
-        /* child + 1, 0 for none: zeroed pages come from the system, no pass writes them. The
-         * pass reads each slot before it writes it: faulted in at once, not twice a page */
+        /* child + 1, 0 for none: zeroed pages come from the system, no pass writes them */
         big = err_calloc(n ? n : 1, sizeof *big);
         if (!big)
             goto done;
-        mem_populate(big, (size_t)n * sizeof *big);
         biggest_children(s, big);
         for (uint32_t i = 0; i < m; i++) {
             if (at[i] == GRAPH_NONE)
@@ -629,13 +678,11 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
     }
 
     /* the top-level nodes; without a synthetic node (every HPROF dump: memchr finds none
-     * at a glance) those whose dominator is the top, with no look at each dominator's kind
-     * (a read out of order per node: half of this pass's time on a big heap) */
+     * at a glance) top_half's plain test, in two halves when split */
     if (!memchr(g->node_kind, GRAPH_KIND_SYNTHETIC, n)) {
-        for (node_ix x = 0; x < n; x++)
-            if (t->idom[x] == t->top && t->top != GRAPH_NONE && x != t->top &&
-                !(s.fl[x] & F_ARTIFACT))
-                s.fl[x] |= F_TOP;
+        node_ix mid = split(t) ? n / 2 : n;
+        half h[2] = {{&s, 0, mid, NULL}, {&s, mid, n, NULL}};
+        par_two(top_half, &h[0], &h[1], mid < n);
     } else {
         for (node_ix x = 0; x < n; x++) {
             node_ix d = t->idom[x];

@@ -38,6 +38,9 @@ typedef struct susp_tree {
     const uint64_t *held;     /* a bit per node the roots other than Java frames reach over
                                * the model's references (dom_opts.held), or NULL: then
                                * susp_find walks the graph for it when it needs it */
+    uint32_t split_min;       /* n from which the long passes over the nodes run in two
+                               * halves on two threads (0: never): a caller whose other
+                               * core is idle sets it, the answer is the same either way */
 } susp_tree;
 
 enum susp_kind {

@@ -79,7 +79,8 @@ static void same_result(const graph *g, const susp_tree *t, double share, double
 /* The other ways susp_find reads a tree must agree with its 64-bit reading (r): the sizes
  * in 32 bits when they fit (the trees retained.c builds), and a graph holding a synthetic
  * node (an unreachable one, which changes no answer) so that the top-level nodes are found
- * by their dominators' kinds rather than by the dominator alone. */
+ * by their dominators' kinds rather than by the dominator alone; and the passes over the
+ * nodes in two halves on two threads (susp_tree.split_min). */
 static void check_variants(graph *g, const susp_tree *t, double share, double accum,
                            const susp_result *r)
 {
@@ -96,8 +97,13 @@ static void check_variants(graph *g, const susp_tree *t, double share, double ac
         t32.retained = NULL;
         t32.retained32 = r32;
         same_result(g, &t32, share, accum, r);
+        t32.split_min = 1; /* the passes in halves on two threads: the same answer */
+        same_result(g, &t32, share, accum, r);
         free(r32);
     }
+    susp_tree split = *t;
+    split.split_min = 1;
+    same_result(g, &split, share, accum, r);
     for (node_ix x = 0; x < n; x++)
         if (t->idom[x] == GRAPH_NONE) {
             uint8_t kind = g->node_kind[x];
@@ -120,7 +126,7 @@ static uint32_t check(uint32_t n, node_ix *idom, uint64_t *retained, double shar
     for (node_ix x = 0; x < n; x++)
         if (idom[x] == DOM_SUPER_ROOT)
             total += retained[x];
-    susp_tree t = {n, idom, DOM_SUPER_ROOT, retained, total, NULL, NULL};
+    susp_tree t = {n, idom, DOM_SUPER_ROOT, retained, total, NULL, NULL, 0};
     uint32_t *first = calloc((size_t)n + 2, sizeof *first);
     node_ix *kids = malloc((size_t)(n ? n : 1) * sizeof *kids);
     assert_true(first && kids);
