@@ -117,6 +117,13 @@ lr_status paths_find(const graph *g, const paths_policy *pol, const node_ix *tar
 lr_status paths_find_targets(const graph *g, const paths_policy *pol, const node_ix *targets,
                              uint32_t n_targets, paths_result *r, int *all_found,
                              lr_error *err);
+/* paths_find_targets for a caller whose other core is idle: on a graph of split_min nodes or
+ * more (0: never) the edge block index a path's walk up reads, which needs the graph only,
+ * is built on a thread of its own beside the traversal. The result is the same. */
+lr_status paths_find_targets_split(const graph *g, const paths_policy *pol,
+                                   const node_ix *targets, uint32_t n_targets,
+                                   uint32_t split_min, paths_result *r, int *all_found,
+                                   lr_error *err);
 void paths_free(paths_result *r);
 
 /* Whether n has a path. */

@@ -224,7 +224,7 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
         /* stops once every accumulation point's path is final (they are big objects, most
          * near the roots); unreached ones leave the search to run to its end */
         if (st == LR_OK)
-            st = paths_find_targets(g, NULL, targets, out->n, &pr, &all, err);
+            st = paths_find_targets_split(g, NULL, targets, out->n, par, &pr, &all, err);
     }
     for (uint32_t i = 0; st == LR_OK && i < out->n; i++) {
         susp_item *it = &out->v[i];

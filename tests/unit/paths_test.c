@@ -1035,7 +1035,9 @@ static void test_reference_random(void **state)
         c.real = malloc(most * sizeof *c.real);
         assert_true(c.to && c.kind && c.real);
         paths_source src = {vsrc_edges, &c}, csr = {csr_edges, &c};
-        for (int early = 0; early < 2; early++) {
+        /* mode 2: the targets' search with the edge block index built beside it */
+        for (int mode = 0; mode < 3; mode++) {
+            int early = mode != 0;
             for (int with_src = 0; with_src < 2; with_src++) {
                 paths_policy pol = {with_src ? vsrc_policy : csr_policy, vsrc_root, &c,
                                     with_src ? &src : NULL, 0};
@@ -1044,7 +1046,10 @@ static void test_reference_random(void **state)
                 paths_result r;
                 lr_error err = {0};
                 int all = 0;
-                if (early)
+                if (mode == 2)
+                    assert_int_equal(
+                        paths_find_targets_split(&g, &pol, tg, nt, 1, &r, &all, &err), LR_OK);
+                else if (early)
                     assert_int_equal(paths_find_targets(&g, &pol, tg, nt, &r, &all, &err),
                                      LR_OK);
                 else
