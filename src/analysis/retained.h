@@ -50,10 +50,11 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
 /* The split_min lr_analyze passes: RET_SPLIT_MIN (tests lower it to run the library's job
  * threaded on small fixtures). */
 extern uint32_t ret_split_min;
-/* ret_suspects' passes over the nodes after its tree is built, and its walks along one
- * suspect's path, run in two halves from this many nodes (or hops) on, when the process may
- * run on two CPUs: the other core is idle by then. Tests lower it to split on small
- * fixtures; the answer is the same. */
+/* After its tree is built, ret_suspects' passes over the nodes (susp_tree.split_min) and
+ * the fill of a suspect's path sizes run in two halves, and its path search's edge index is
+ * built beside the search (paths_find_targets_split), from this many nodes (or hops) on,
+ * when the process may run on two CPUs: the other core is idle by then. Tests lower it to
+ * split on small fixtures; the answer is the same. */
 #define RET_PAR_MIN 1000000
 extern uint32_t ret_par_min;
 typedef struct ret_job {
