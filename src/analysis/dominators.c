@@ -38,12 +38,14 @@
  * referrer: 59 of 2.3 M objects on the benchmark dump), with the tree sums kept in the
  * retained array, and a bit per node from the DFS on (which nodes' referrers it counts).
  * Plus one bit per edge (which edges count) until the close, two while the dominance
- * options' reach pass asks the reach and the link filters together.
+ * options' reach pass asks the reach and the link filters together, and half a byte per node
+ * while that pass runs in two halves (dom_split_min).
  * No per-node malloc; big arrays are freed as soon as they die (the CLI's fixed mmap
  * threshold then hands them back to the system). Over 2^31 - 17 nodes is refused.
  * Retained size = shallow + native, accumulated in reverse DFS order. docs/design.md says
  * which peer the numbers must equal (VisualVM for HotSpot, DevTools for V8). */
 #include "analysis/dominators.h"
+#include "base/par.h"
 #include "base/phase.h"
 #include "base/search.h"
 
@@ -358,25 +360,76 @@ typedef struct etest {
 
 static int vvm_link(const graph *g, edge_ix e, void *ctx);
 
-static uint64_t *follow_bits(const graph *g, const etest *et, uint32_t *cls, const uint8_t *src,
-                             const xedges *xe, const hops *hp)
+/* One half of follow_bits: the nodes [lo, hi). The first half counts into cls itself; the
+ * second (nib set) counts into a nibble of its own per node (C_INS in the low two bits,
+ * C_OUT above), as the first half's increments may land on any node, and keeps the bits of
+ * its edges in the word it shares with the first half (wb) aside in shared[] until both are
+ * done. */
+typedef struct fb_part {
+    const graph *g;
+    const etest *et;
+    uint32_t *cls;
+    const uint8_t *src;
+    const xedges *xe;
+    const hops *hp;
+    uint64_t *bits;
+    node_ix lo, hi;
+    uint8_t *nib;      /* NULL: counts into cls */
+    uint64_t wb;       /* the shared word, UINT64_MAX: none */
+    uint64_t shared[2]; /* its bits of bits and et->bits2 */
+} fb_part;
+
+/* Adds to node y's in-count (saturating at 2 = several) or, with force, makes it several. */
+static inline void fb_count(fb_part *p, node_ix y, int force)
 {
+    if (!p->nib) {
+        uint32_t *c = &p->cls[y];
+        if (force)
+            *c = (*c & ~C_INS) | 2u;
+        else if ((*c & C_INS) < 2)
+            (*c)++;
+        return;
+    }
+    uint8_t *q = &p->nib[y >> 1];
+    unsigned sh = (y & 1) * 4, v = *q >> sh & 3u;
+    unsigned nv = force ? 2u : v < 2 ? v + 1 : 2u;
+    *q = (uint8_t)((*q & ~(3u << sh)) | nv << sh);
+}
+
+static inline void fb_set(fb_part *p, uint64_t *bits, int which, edge_ix e)
+{
+    uint64_t b = 1ull << (e & 63);
+    if (e >> 6 == p->wb)
+        p->shared[which] |= b;
+    else
+        bits[e >> 6] |= b;
+}
+
+static void *fb_run(void *arg)
+{
+    fb_part *p = arg;
+    const graph *g = p->g;
+    const etest *et = p->et;
+    uint32_t *cls = p->cls;
+    const uint8_t *src = p->src;
+    uint64_t *bits = p->bits;
     uint32_t ne = g->n_edges, n = g->n_nodes;
     /* VisualVM's reach edges are its link edges that are strong: asked together (its tree
      * for the suspects), one filter call answers both, its class read and names once */
     int vvm = et->f == dom_visualvm_reach && et->bits2 && et->f2 == vvm_link;
-    uint64_t *bits = et->pre ? et->pre : err_calloc((size_t)ne / 64 + 1, sizeof *bits);
-    if (!bits)
-        return NULL;
-    if (cls)
-        for (node_ix x = 0; x < n; x++)
-            cls[x] = UNSEEN_BASE;
-    for (node_ix x = 0; x < n; x++) {
+    /* the in-counts' slots, fetched ahead: cls's, or the nibbles' */
+    const void *cnt = p->nib ? (const void *)p->nib : (const void *)cls;
+    size_t cw = p->nib ? 0 : sizeof *cls;
+    for (node_ix x = p->lo; x < p->hi; x++) {
         edge_ix end = g->first_edge[x + 1];
         int out = 0, counted = cls && (!src || src[x]);
         for (edge_ix e = g->first_edge[x]; e < end && e < ne; e++) {
-            if (counted)
-                ahead_edge(g, cls, sizeof *cls, e);
+            if (counted) {
+                if (cw)
+                    ahead_edge(g, cnt, cw, e);
+                else if (e + AHEAD < ne && g->edge_to[e + AHEAD] < n)
+                    __builtin_prefetch(&p->nib[g->edge_to[e + AHEAD] >> 1], 1);
+            }
             /* VisualVM's filter asks the target's class (dom_gc_link): a random slot too */
             if (vvm && g->node_class16 && e + AHEAD < ne && g->edge_to[e + AHEAD] < n)
                 __builtin_prefetch(&g->node_class16[g->edge_to[e + AHEAD]]);
@@ -388,7 +441,7 @@ static uint64_t *follow_bits(const graph *g, const etest *et, uint32_t *cls, con
                 if (!(bits[e >> 6] & b))
                     continue;
                 if (et->tmask && !et->tmask[y]) {
-                    bits[e >> 6] &= ~b;
+                    bits[e >> 6] &= ~b; /* never split: no shared word */
                     continue;
                 }
             } else {
@@ -396,37 +449,138 @@ static uint64_t *follow_bits(const graph *g, const etest *et, uint32_t *cls, con
                 int f = vvm ? f2 && GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG
                             : follows(g, et->f, et->ctx, e);
                 if (f2)
-                    et->bits2[e >> 6] |= b;
+                    fb_set(p, et->bits2, 1, e);
                 if (f)
-                    bits[e >> 6] |= b;
+                    fb_set(p, bits, 0, e);
                 if (!(et->count2 ? f2 : f))
                     continue;
             }
             out = 1;
-            if (counted && (cls[y] & C_INS) < 2)
-                cls[y]++;
+            if (counted)
+                fb_count(p, y, 0);
         }
-        if (x_has(xe, x)) {
+        if (x_has(p->xe, x)) {
             uint32_t lo, hi;
-            x_range(xe, x, &lo, &hi);
+            x_range(p->xe, x, &lo, &hi);
             for (uint32_t i = lo; i < hi; i++) {
-                node_ix y = xe->to[i];
+                node_ix y = p->xe->to[i];
                 if (y >= n)
                     continue;
                 out = 1;
-                if (counted && (cls[y] & C_INS) < 2)
-                    cls[y]++;
+                if (counted)
+                    fb_count(p, y, 0);
             }
         }
         /* a hop's source keeps its leaf test (the DFS carries the hop, see dfs) */
-        for (uint32_t i = 0; counted && hp && i < N_HOPS; i++) {
-            node_ix y = hop_get(hp, x, i);
+        for (uint32_t i = 0; counted && p->hp && i < N_HOPS; i++) {
+            node_ix y = hop_get(p->hp, x, i);
             if (y < n)
-                cls[y] = (cls[y] & ~C_INS) | 2u; /* several ways in (see hops) */
+                fb_count(p, y, 1); /* several ways in (see hops) */
         }
-        if (cls && out)
-            cls[x] |= C_OUT;
+        if (cls && out) {
+            if (p->nib)
+                p->nib[x >> 1] |= (uint8_t)(4u << (x & 1) * 4);
+            else
+                cls[x] |= C_OUT;
+        }
     }
+    return NULL;
+}
+
+/* Merges the second half's nibbles into cls over [lo, hi) (even bounds). */
+typedef struct fb_merge {
+    uint32_t *cls;
+    const uint8_t *nib;
+    node_ix lo, hi;
+} fb_merge;
+
+static void *fb_merge_run(void *arg)
+{
+    fb_merge *m = arg;
+    for (node_ix x = m->lo; x < m->hi; x++) {
+        unsigned v = m->nib[x >> 1] >> (x & 1) * 4 & 15u;
+        if (!v)
+            continue;
+        uint32_t c = m->cls[x], ins = (c & C_INS) + (v & 3u);
+        m->cls[x] = (c & ~C_INS) | (ins < 2 ? ins : 2u) | (v & 4u ? C_OUT : 0);
+    }
+    return NULL;
+}
+
+uint32_t dom_split_min = DOM_SPLIT_MIN;
+
+/* Builds in progress in this process: a build alone may take the other core for its passes
+ * that split (analyze builds two trees at once, one on each core). */
+static unsigned dom_building;
+
+/* Whether passes of a build of n nodes split in two now (see dom_building). */
+static int dom_split(uint32_t n)
+{
+    return n >= dom_split_min && __atomic_load_n(&dom_building, __ATOMIC_RELAXED) == 1;
+}
+
+/* cls[lo, hi) = UNSEEN_BASE. */
+typedef struct fill_part {
+    uint32_t *cls;
+    node_ix lo, hi;
+} fill_part;
+
+static void *fill_run(void *arg)
+{
+    fill_part *p = arg;
+    for (node_ix x = p->lo; x < p->hi; x++)
+        p->cls[x] = UNSEEN_BASE;
+    return NULL;
+}
+
+static uint64_t *follow_bits(const graph *g, const etest *et, uint32_t *cls, const uint8_t *src,
+                             const xedges *xe, const hops *hp)
+{
+    uint32_t ne = g->n_edges, n = g->n_nodes;
+    uint64_t *bits = et->pre ? et->pre : err_calloc((size_t)ne / 64 + 1, sizeof *bits);
+    if (!bits)
+        return NULL;
+    /* Two halves when the other core is free and the filters keep no state (VisualVM's, or
+     * the default), split where the edges and nodes before are 9/20 of all (the second
+     * half's counts cost less) at an even node */
+    int vvm = et->f == dom_visualvm_reach && et->bits2 && et->f2 == vvm_link;
+    int split = !et->pre && (vvm || (!et->f && !et->bits2)) && dom_split(n);
+    if (cls) {
+        fill_part fp[2] = {{cls, 0, split ? n / 2 : n}, {cls, split ? n / 2 : n, n}};
+        par_two(fill_run, &fp[0], &fp[1], split);
+    }
+    fb_part parts[2] = {{g, et, cls, src, xe, hp, bits, 0, n, NULL, UINT64_MAX, {0, 0}},
+                        {g, et, cls, src, xe, hp, bits, n, n, NULL, UINT64_MAX, {0, 0}}};
+    uint8_t *nib = NULL;
+    if (split && cls && !(nib = err_calloc((size_t)n / 2 + 1, 1)))
+        split = 0; /* one half after all */
+    if (split) {
+        uint64_t half = ((uint64_t)ne + n) * 9 / 20;
+        node_ix mid;
+        SEARCH_LOWER_BOUND(node_ix, 0, n,
+                           (uint64_t)(g->first_edge[search_mid] < ne ? g->first_edge[search_mid]
+                                                                     : ne) +
+                                   search_mid < half,
+                           mid);
+        mid &= ~1u;
+        edge_ix e0 = g->first_edge[mid] < ne ? g->first_edge[mid] : ne;
+        parts[0].hi = parts[1].lo = mid;
+        parts[1].nib = nib;
+        parts[1].wb = e0 & 63 ? e0 >> 6 : UINT64_MAX;
+    }
+    par_two(fb_run, &parts[0], &parts[1], split);
+    if (split) {
+        if (parts[1].wb != UINT64_MAX) {
+            bits[parts[1].wb] |= parts[1].shared[0];
+            if (et->bits2)
+                et->bits2[parts[1].wb] |= parts[1].shared[1];
+        }
+        if (nib) {
+            fb_merge mg[2] = {{cls, nib, 0, n / 2 & ~1u}, {cls, nib, n / 2 & ~1u, n}};
+            par_two(fb_merge_run, &mg[0], &mg[1], 1);
+        }
+    }
+    free(nib);
     return bits;
 }
 
@@ -1644,15 +1798,18 @@ static void sum_own(sums *s, node_ix x)
     s->total += own;
 }
 
-/* sum_own over the reached nodes of [lo, hi) (0 in the others' slots), on one thread. The
+/* sum_own over the reached nodes (0 in the others' slots), on one thread of two. The
  * weights read records through graph_node_size / the weight callback, which keep no shared
- * state (the readers' cursors are thread-local). */
+ * state (the readers' cursors are thread-local). The threads take OWN_CHUNK nodes at a time
+ * from a shared cursor rather than half each: the nodes whose size is read back from the
+ * dump bunch up (arrays that are no tree objects), and a thread held up (another process on
+ * its core) no longer keeps the other waiting at the join with half the nodes left. */
 typedef struct own_part {
     sums s;
-    node_ix lo, hi;
+    uint32_t *next; /* the first node no thread has taken yet (shared) */
 } own_part;
 
-#define OWN_SPLIT_MIN 200000 /* below this a thread costs more than it saves */
+#define OWN_CHUNK 65536u     /* nodes a thread takes at once */
 
 /* Whether the tree objects' own sizes come from tree_marks' sum (VisualVM sums, weights
  * that are the shallow sizes); see own_run. */
@@ -1661,9 +1818,8 @@ static int own_tree(const sums *s)
     return s->mk && !s->o->weight;
 }
 
-static void *own_run(void *arg)
+static void own_range(own_part *p, node_ix lo, node_ix hi)
 {
-    own_part *p = arg;
     /* a size read back from the dump (HPROF arrays) is a miss per record: asked for some
      * nodes on, the misses overlap */
     int ahead = !p->s.o->weight;
@@ -1672,8 +1828,8 @@ static void *own_run(void *arg)
      * the arrays of a Java heap are tree objects, so this pass then reads no record */
     const uint8_t *mk = own_tree(&p->s) ? p->s.mk : NULL;
     const graph *g = p->s.g;
-    for (node_ix x = p->lo; x < p->hi; x++) {
-        if (ahead && p->hi - x > GRAPH_SIZE_AHEAD &&
+    for (node_ix x = lo; x < hi; x++) {
+        if (ahead && hi - x > GRAPH_SIZE_AHEAD &&
             !(mk && (mk[x + GRAPH_SIZE_AHEAD] & M_TREE)))
             graph_node_size_ahead(g, x + GRAPH_SIZE_AHEAD);
         if (mk && (mk[x] & M_TREE)) {
@@ -1689,6 +1845,18 @@ static void *own_run(void *arg)
             sum_own(&p->s, x);
         else
             rset(&p->s.r, x, 0, &p->s.over);
+    }
+}
+
+static void *own_run(void *arg)
+{
+    own_part *p = arg;
+    uint32_t n = p->s.g->n_nodes;
+    for (;;) {
+        uint32_t lo = __atomic_fetch_add(p->next, OWN_CHUNK, __ATOMIC_RELAXED);
+        if (lo >= n)
+            break;
+        own_range(p, lo, n - lo > OWN_CHUNK ? lo + OWN_CHUNK : n);
     }
     return NULL;
 }
@@ -1740,11 +1908,10 @@ static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, d
     sums su = {g, t, vvm ? mask : NULL, (o->flags & DOM_CLASS_OBJECTS_FREE) != 0, 0, o, r, 0};
     /* Own sizes first, on both cores (each node's slot is its own, totals are summed after),
      * then the leaves pass theirs up: leaves dominate nothing, so their slots are final. */
-    own_part parts[2] = {{su, 0, n / 2}, {su, n / 2, n}};
+    uint32_t next = 0;
+    own_part parts[2] = {{su, &next}, {su, &next}};
     pthread_t th;
-    int threaded = n >= OWN_SPLIT_MIN && pthread_create(&th, NULL, own_run, &parts[1]) == 0;
-    if (!threaded)
-        parts[0].hi = n;
+    int threaded = n >= dom_split_min && pthread_create(&th, NULL, own_run, &parts[1]) == 0;
     own_run(&parts[0]);
     su.total = parts[0].s.total;
     su.over = parts[0].s.over;
@@ -1792,13 +1959,82 @@ static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, d
     return LR_OK;
 }
 
+/* The build's two passes over the nodes that split in two (dom_split): halves of whole
+ * 64-node words, as each writes bits of its nodes (isv, amb). */
+typedef struct node_part {
+    uint32_t *dfnum;
+    const uint8_t *outside; /* node_count: sroots' reach set, or NULL */
+    uint8_t *mask;          /* the reach set and marks, or NULL */
+    int amb;                /* node_count: s.amb is kept */
+    uint64_t *amb_bits;     /* node_result: s.amb, or NULL */
+    uint32_t *vert;
+    uint64_t *isv;
+    node_ix lo, hi;
+    size_t k;               /* node_count: the nodes that may get a number */
+} node_part;
+
+static void node_halves(node_part *p, uint32_t n, int two)
+{
+    node_ix mid = two ? (n / 2) & ~63u : n;
+    p[0].lo = 0;
+    p[0].hi = p[1].lo = mid;
+    p[1].hi = n;
+}
+
+/* Before the DFS: the outside nodes become super-root children, the objects of one way in
+ * are marked (s.amb, see build), and the nodes that may get a number are counted. */
+static void *node_count(void *arg)
+{
+    node_part *p = arg;
+    uint32_t *dfnum = p->dfnum;
+    size_t k = 0;
+    for (node_ix x = p->lo; x < p->hi; x++) {
+        if (p->outside && !p->outside[x])
+            dfnum[x] |= C_ROOT;
+        if (p->amb && (dfnum[x] & (C_ROOT | C_INS)) == 1)
+            p->mask[x] |= M_REF_IDOM | M_PRE;
+        k += !is_leaf_class(dfnum[x]);
+    }
+    p->k = k;
+    return NULL;
+}
+
+/* After Lengauer-Tarjan: leaves and unreachable nodes take their result and vert is
+ * rebuilt (see build). */
+static void *node_result(void *arg)
+{
+    node_part *p = arg;
+    uint32_t *dfnum = p->dfnum, *vert = p->vert;
+    uint8_t *mask = p->mask;
+    for (node_ix x = p->lo; x < p->hi; x++) {
+        uint32_t d = dfnum[x];
+        if (d < LEAF) {
+            vert[d] = x | (mask && !mask[x] ? V_OUT : 0);
+            p->isv[x >> 6] |= 1ull << (x & 63);
+        } else if (is_unseen(d)) {
+            dfnum[x] = GRAPH_NONE; /* unreachable, or reached over edges the DFS skips */
+            if (p->amb_bits) { /* whose edges the DFS never read: refs_build reads them */
+                p->amb_bits[x >> 6] |= 1ull << (x & 63);
+                mask[x] &= (uint8_t)~(M_REF_IDOM | M_PRE);
+            }
+        } else if (mask && !mask[x]) {
+            dfnum[x] = GRAPH_NONE; /* an unreached referrer */
+        } else {
+            dfnum[x] = d == LEAF ? DOM_SUPER_ROOT : (d & ~LEAF) - 1;
+        }
+    }
+    return NULL;
+}
+
 static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err);
 
 lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err)
 {
     const char *prev = phase_current();
     phase_enter("dominators");
+    __atomic_fetch_add(&dom_building, 1, __ATOMIC_RELAXED);
     lr_status st = build(g, o, t, err);
+    __atomic_fetch_sub(&dom_building, 1, __ATOMIC_RELAXED);
     phase_enter(prev);
     return st;
 }
@@ -1900,14 +2136,12 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         if (!s.amb)
             goto nomem;
     }
-    size_t k = 2;
-    for (node_ix x = 0; x < n; x++) {
-        if (sr.outside && !sr.outside[x])
-            s.dfnum[x] |= C_ROOT;
-        if (s.amb && (s.dfnum[x] & (C_ROOT | C_INS)) == 1)
-            mask[x] |= M_REF_IDOM | M_PRE;
-        k += !is_leaf_class(s.dfnum[x]);
-    }
+    node_part np[2] = {{s.dfnum, sr.outside, mask, s.amb != NULL, NULL, NULL, NULL, 0, 0, 0},
+                       {s.dfnum, sr.outside, mask, s.amb != NULL, NULL, NULL, NULL, 0, 0, 0}};
+    int two = dom_split(n);
+    node_halves(np, n, two);
+    par_two(node_count, &np[0], &np[1], two);
+    size_t k = 2 + np[0].k + np[1].k;
     /* a leaf by its edges is numbered when its hop is the first way to its target (dfs):
      * once per target at most */
     if (hpp)
@@ -1978,23 +2212,11 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
      * previous one (in node order each vertex's idom number, then that number's node, were
      * two dependent cache misses). */
     uint32_t *vert = s.vert, *dfnum = s.dfnum;
-    for (node_ix x = 0; x < n; x++) {
-        uint32_t d = dfnum[x];
-        if (d < LEAF) {
-            vert[d] = x | (mask && !mask[x] ? V_OUT : 0);
-            isv[x >> 6] |= 1ull << (x & 63);
-        } else if (is_unseen(d)) {
-            dfnum[x] = GRAPH_NONE; /* unreachable, or reached over edges the DFS skips */
-            if (s.amb) { /* whose edges the DFS never read: refs_build reads them */
-                s.amb[x >> 6] |= 1ull << (x & 63);
-                mask[x] &= (uint8_t)~(M_REF_IDOM | M_PRE);
-            }
-        } else if (mask && !mask[x]) {
-            dfnum[x] = GRAPH_NONE; /* an unreached referrer */
-        } else {
-            dfnum[x] = d == LEAF ? DOM_SUPER_ROOT : (d & ~LEAF) - 1;
-        }
-    }
+    node_part rp[2] = {{dfnum, NULL, mask, 0, s.amb, vert, isv, 0, 0, 0},
+                       {dfnum, NULL, mask, 0, s.amb, vert, isv, 0, 0, 0}};
+    two = dom_split(n);
+    node_halves(rp, n, two);
+    par_two(node_result, &rp[0], &rp[1], two);
     hread rd = {s.hung.b, 0};
     for (uint32_t i = 0; i < s.hung.count; i++) {
         node_ix x = hr_next(&rd);

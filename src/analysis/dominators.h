@@ -120,6 +120,14 @@ int dom_gc_link(const graph *g, edge_ix e);
 #define DOM_REFS_LIST_DIV 2
 extern uint32_t dom_refs_list_div;
 
+/* A build of this many nodes or more splits its passes over the nodes and edges that
+ * split (the edge filters' when they are VisualVM's or the default, the node passes, the
+ * own sizes) in two halves on two cores, when no other build runs in the process (analyze
+ * builds two trees at once, one on each core). Below it a thread costs more than it saves.
+ * Tests lower it to take the halves on small graphs. */
+#define DOM_SPLIT_MIN 200000
+extern uint32_t dom_split_min;
+
 /* What one dom_build_ex on g typically holds at its peak, in bytes (its scratch and
  * results; long reference chains may need more): for callers deciding whether two builds
  * may run at once. */

@@ -7,7 +7,8 @@
  * numbering and every dominance option (VisualVM's conventions included) against a
  * reference taken from the definitions (also with 32-bit retained sizes that overflow), one
  * array holding 200,000 objects (a wide reach set), a 5 M-node chain that would overflow
- * any recursive implementation, and an object's
+ * any recursive implementation, the passes that split in two halves on two cores (against
+ * the brute force and the unsplit build), and an object's
  * class as an implicit reference against the same reference written as an edge, and the
  * build's peak resident memory when most vertices give their number back. */
 #include <setjmp.h>
@@ -782,6 +783,81 @@ static void test_narrow_overflow_vs_brute_force(void **state)
     options_rounds(1);
 }
 
+/* The passes a build splits in two halves when it runs alone (dom_split_min): every option
+ * combination again with the halves taken on every graph, however small. Most of these
+ * graphs have all their edges in one 64-bit word of the edge bits, which both halves of the
+ * edge pass then share. */
+static void test_split_vs_brute_force(void **state)
+{
+    (void)state;
+    dom_split_min = 0;
+    options_rounds(0);
+    options_rounds(1);
+    dom_split_min = DOM_SPLIT_MIN;
+}
+
+/* The same split on graphs of thousands of nodes and edges (halves that meet inside the
+ * edges, in-counts from both halves into one node), against the same build in one piece:
+ * VisualVM's options and the default filter, with leaves, several referrers, weak
+ * referents, unreached referrers and class objects. */
+static void test_split_large(void **state)
+{
+    (void)state;
+    static const uint8_t kinds[] = {
+        STRONG, STRONG, STRONG, WEAKREF,
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG),
+    };
+    enum { N = 6000, EMAX = 4 * N };
+    tedge *es = malloc(EMAX * sizeof *es);
+    uint32_t *sizes = malloc(N * sizeof *sizes);
+    assert_non_null(es);
+    assert_non_null(sizes);
+    dom_opts modes[3];
+    memset(modes, 0, sizeof modes);
+    dom_opts_visualvm(&modes[1]);
+    dom_opts_visualvm(&modes[2]);
+    modes[2].flags |= DOM_RETAINED32;
+    for (int round = 0; round < 12; round++) {
+        uint32_t n = N - rnd() % 1000, ne = 0, inner = n / 2, want = n + rnd() % (2 * n);
+        while (ne < want) {
+            /* sources grouped: a third of the nodes have none, the rest a few each */
+            uint32_t a = rnd() % 4 ? rnd() % inner : rnd() % n;
+            uint32_t b = rnd() % 3 ? inner + rnd() % (n - inner) : rnd() % n;
+            es[ne++] = (tedge){a, b, kinds[rnd() % sizeof kinds]};
+        }
+        uint32_t roots[4] = {rnd() % inner, rnd() % inner, rnd() % n, 0};
+        for (uint32_t i = 0; i < n; i++)
+            sizes[i] = 1 + rnd() % 1000;
+        graph g;
+        build(&g, n, es, ne, roots, 4, sizes);
+        for (uint32_t i = 0; i < n; i++)
+            if (rnd() % 50 == 0)
+                g.node_kind[i] = GRAPH_KIND_CLASS;
+        for (int m = 0; m < 3; m++) {
+            dom_tree one, two;
+            lr_error err = {0};
+            dom_split_min = UINT32_MAX;
+            assert_int_equal(dom_build_ex(&g, &modes[m], &one, &err), LR_OK);
+            dom_split_min = 0;
+            assert_int_equal(dom_build_ex(&g, &modes[m], &two, &err), LR_OK);
+            dom_split_min = DOM_SPLIT_MIN;
+            assert_int_equal(one.n_reachable, two.n_reachable);
+            assert_int_equal(one.total_reachable, two.total_reachable);
+            uint32_t diff = 0;
+            for (uint32_t v = 0; v < n; v++)
+                diff += one.idom[v] != two.idom[v] ||
+                        dom_retained(&one, v) != dom_retained(&two, v);
+            assert_int_equal(diff, 0);
+            dom_free(&one);
+            dom_free(&two);
+        }
+        graph_fini(&g);
+    }
+    free(es);
+    free(sizes);
+}
+
 /* dom_opts.held: with root entries of Java frames and others mixed, the reach pass's first
  * round must set exactly the nodes the non-frame entries reach over the reach edges (the
  * leak suspects' test for a thread's locals), and the tree must not change with it. */
@@ -1397,6 +1473,8 @@ int main(void)
         cmocka_unit_test(test_leaves),
         cmocka_unit_test(test_options_vs_brute_force),
         cmocka_unit_test(test_narrow_overflow_vs_brute_force),
+        cmocka_unit_test(test_split_vs_brute_force),
+        cmocka_unit_test(test_split_large),
         cmocka_unit_test(test_hanging_vs_brute_force),
         cmocka_unit_test(test_held_vs_brute_force),
         cmocka_unit_test(test_class_hops_vs_edges),
