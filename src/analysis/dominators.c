@@ -44,6 +44,7 @@
  * threshold then hands them back to the system). Over 2^31 - 17 nodes is refused.
  * Retained size = shallow + native, accumulated in reverse DFS order. docs/design.md says
  * which peer the numbers must equal (VisualVM for HotSpot, DevTools for V8). */
+#define _GNU_SOURCE /* syscall (dom_split) */
 #include "analysis/dominators.h"
 #include "base/par.h"
 #include "base/phase.h"
@@ -52,6 +53,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* A node's dfnum[] entry goes through three forms: before the DFS, UNSEEN_BASE plus the C_*
  * bits gathered while filtering edges; then a DFS number 1..K (< LEAF) for a vertex, or
@@ -513,10 +516,23 @@ uint32_t dom_split_min = DOM_SPLIT_MIN;
  * that split (analyze builds two trees at once, one on each core). */
 static unsigned dom_building;
 
-/* Whether passes of a build of n nodes split in two now (see dom_building). */
+/* Whether the calling thread is the process's first. A build on another thread runs beside
+ * work of the first (analyze's suspects' tree starts while the main thread finds the leaks
+ * and builds the traces' tree): the other core is not free there. */
+static int main_thread(void)
+{
+#ifdef SYS_gettid
+    return (pid_t)syscall(SYS_gettid) == getpid();
+#else
+    return 1;
+#endif
+}
+
+/* Whether passes of a build of n nodes split in two now: alone on the main thread. */
 static int dom_split(uint32_t n)
 {
-    return n >= dom_split_min && __atomic_load_n(&dom_building, __ATOMIC_RELAXED) == 1;
+    return n >= dom_split_min && __atomic_load_n(&dom_building, __ATOMIC_RELAXED) == 1 &&
+           main_thread();
 }
 
 /* cls[lo, hi) = UNSEEN_BASE. */
@@ -2026,6 +2042,46 @@ static void *node_result(void *arg)
     return NULL;
 }
 
+/* The results' last two steps (see build): 0 sets isv's bits of the vertices that gave
+ * their number back, 1 gives each vertex its idom in node space. */
+typedef struct res_part {
+    const hlist *hung;
+    uint64_t *isv;
+    const uint32_t *vert, *idom;
+    uint32_t *dfnum;
+    uint32_t nv;
+    int step;
+} res_part;
+
+static void *res_run(void *arg)
+{
+    res_part *r = arg;
+    if (r->step == 0) {
+        hread rd = {r->hung->b, 0};
+        for (uint32_t i = 0; i < r->hung->count; i++) {
+            node_ix x = hr_next(&rd);
+            r->isv[x >> 6] |= 1ull << (x & 63);
+        }
+        return NULL;
+    }
+    const uint32_t *vert = r->vert, *idom = r->idom;
+    uint32_t *dfnum = r->dfnum, nv = r->nv;
+    /* idom[] stays in DFS numbers: each is read once, here */
+    for (uint32_t v = 1; v <= nv; v++) {
+        if (v + AHEAD <= nv) {
+            __builtin_prefetch(&vert[idom[v + AHEAD]]);
+            __builtin_prefetch(&dfnum[vert[v + AHEAD] & ~V_OUT], 1);
+        }
+        node_ix x = vert[v];
+        uint32_t p = idom[v];
+        if (x & V_OUT)
+            dfnum[x & ~V_OUT] = GRAPH_NONE;
+        else
+            dfnum[x] = p == 0 ? DOM_SUPER_ROOT : vert[p] & ~V_OUT;
+    }
+    return NULL;
+}
+
 static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err);
 
 lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err)
@@ -2217,23 +2273,15 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     two = dom_split(n);
     node_halves(rp, n, two);
     par_two(node_result, &rp[0], &rp[1], two);
-    hread rd = {s.hung.b, 0};
-    for (uint32_t i = 0; i < s.hung.count; i++) {
-        node_ix x = hr_next(&rd);
-        isv[x >> 6] |= 1ull << (x & 63);
-    }
-    /* idom[] stays in DFS numbers: each is read once, here */
-    for (uint32_t v = 1; v <= nv; v++) {
-        if (v + AHEAD <= nv) {
-            __builtin_prefetch(&vert[idom[v + AHEAD]]);
-            __builtin_prefetch(&dfnum[vert[v + AHEAD] & ~V_OUT], 1);
-        }
-        node_ix x = vert[v];
-        uint32_t p = idom[v];
-        if (x & V_OUT)
-            dfnum[x & ~V_OUT] = GRAPH_NONE;
-        else
-            dfnum[x] = p == 0 ? DOM_SUPER_ROOT : vert[p] & ~V_OUT;
+    /* the given-back vertices' bits beside the vertices' results (neither reads what the
+     * other writes) */
+    res_part rs[2] = {{&s.hung, isv, vert, s.cur, dfnum, nv, 0},
+                      {&s.hung, isv, vert, s.cur, dfnum, nv, 1}};
+    if (dom_split(n)) {
+        par_two(res_run, &rs[0], &rs[1], 1);
+    } else {
+        res_run(&rs[0]);
+        res_run(&rs[1]);
     }
     t->idom = dfnum;
     s.dfnum = NULL;

@@ -122,8 +122,9 @@ extern uint32_t dom_refs_list_div;
 
 /* A build of this many nodes or more splits its passes over the nodes and edges that
  * split (the edge filters' when they are VisualVM's or the default, the node passes, the
- * own sizes) in two halves on two cores, when no other build runs in the process (analyze
- * builds two trees at once, one on each core). Below it a thread costs more than it saves.
+ * own sizes) in two halves on two cores, when it runs on the process's main thread and no
+ * other build runs (analyze builds two trees at once, one on each core, the suspects' on a
+ * thread of its own). Below it a thread costs more than it saves.
  * Tests lower it to take the halves on small graphs. */
 #define DOM_SPLIT_MIN 200000
 extern uint32_t dom_split_min;
