@@ -44,14 +44,13 @@
  * threshold then hands them back to the system). Over 2^31 - 17 nodes is refused.
  * Retained size = shallow + native, accumulated in reverse DFS order. docs/design.md says
  * which peer the numbers must equal (VisualVM for HotSpot, DevTools for V8). */
-#define _GNU_SOURCE /* syscall, sched_getaffinity, CPU_COUNT (dom_split) */
+#define _GNU_SOURCE /* syscall (dom_split) */
 #include "analysis/dominators.h"
 #include "base/par.h"
 #include "base/phase.h"
 #include "base/search.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -529,24 +528,12 @@ static int main_thread(void)
 #endif
 }
 
-/* Whether this process may run on two CPUs or more (its affinity mask: on one, the halves
- * would only take turns, for the merge's cost). Unknown counts as yes. */
-static int two_cpus(void)
-{
-#ifdef __linux__
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        return CPU_COUNT(&set) >= 2;
-#endif
-    return 1;
-}
-
 /* Whether passes of a build of n nodes split in two now: alone on the main thread, with a
  * second CPU. */
 static int dom_split(uint32_t n)
 {
     return n >= dom_split_min && __atomic_load_n(&dom_building, __ATOMIC_RELAXED) == 1 &&
-           main_thread() && two_cpus();
+           main_thread() && par_two_cpus();
 }
 
 /* cls[lo, hi) = UNSEEN_BASE. */

@@ -4,7 +4,7 @@
  * snapshots, VisualVM's conventions for HotSpot dumps, plain strong references otherwise)
  * and exposes its dominator tree as idom/retained arrays, so every verb and the library print
  * the same number for the same node; then finds MAT's leak suspects in it with their paths. */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT (ret_suspects_start) */
+
 #include "analysis/retained.h"
 
 #include "analysis/devtools.h"
@@ -15,7 +15,6 @@
 #include "base/par.h"
 #include "base/phase.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,7 +178,6 @@ static void *fill_half(void *arg)
     return NULL;
 }
 
-static int two_cpus(void);
 
 lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
                        susp_result *out, lr_error *err)
@@ -199,7 +197,7 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
     }
     /* the tree is built: whether on the job's thread or the caller's, the other core is
      * idle from here on (analyze's other steps end first on big heaps) */
-    uint32_t par = two_cpus() ? ret_par_min : 0;
+    uint32_t par = par_two_cpus() ? ret_par_min : 0;
     susp_tree t = {rt.n,     rt.idom,           rt.top, rt.retained,
                    rt.total, narrow_sizes(&rt), held,   par};
     st = susp_find(g, &t, share, accum, out, err);
@@ -295,18 +293,6 @@ static void *ret_job_run(void *arg)
     return NULL;
 }
 
-/* Whether this process may run on two CPUs or more (its affinity mask; a taskset or a
- * container's cpuset narrows it). Unknown counts as yes, as before. */
-static int two_cpus(void)
-{
-#ifdef __linux__
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        return CPU_COUNT(&set) >= 2;
-#endif
-    return 1;
-}
-
 void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, double share,
                         double accum, uint32_t split_min, susp_result *out)
 {
@@ -323,7 +309,7 @@ void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, doubl
      * once (on big.hprof under taskset -c 0: the same wall, a third more memory) */
     uint64_t lim = mem_limit(), use = mem_in_use(), need = dom_scratch_bytes(g);
     int room = !lim || (use < lim && lim - use >= 2 * need);
-    j->threaded = g->n_nodes >= split_min && room && two_cpus() &&
+    j->threaded = g->n_nodes >= split_min && room && par_two_cpus() &&
                   pthread_create(&j->th, NULL, ret_job_run, j) == 0;
     if (!j->threaded)
         j->st = ret_suspects(g, v8_keys, share, accum, out, &j->err);

@@ -10,4 +10,9 @@
  * of its own (or after fn(a) if no thread can be made); returns when both are done. */
 void par_two(void *(*fn)(void *), void *a, void *b, int both);
 
+/* Whether this process may run on two CPUs or more (its affinity mask: a taskset or a
+ * container's cpuset narrows it; on one CPU two halves would only take turns, for the cost
+ * of their merge). Unknown counts as yes. */
+int par_two_cpus(void);
+
 #endif
