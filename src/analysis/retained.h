@@ -44,7 +44,8 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
  * analyses may read it), on smaller ones at once on the caller's thread. The suspects' tree
  * is independent of the other tree analyze builds, so the two cores build one each, at the
  * cost of both trees' scratch at once: when the memory limit (base/mem) leaves no room for
- * a second one (dom_scratch_bytes), or the process may run on one CPU only (its affinity
+ * a second one (dom_scratch_bytes) and what it cannot hold would not stay in memory as
+ * spilled page cache (ret_job_room), or the process may run on one CPU only (its affinity
  * mask: the threads would take turns), the job runs at once too. */
 #define RET_SPLIT_MIN 200000
 /* The split_min lr_analyze passes: RET_SPLIT_MIN (tests lower it to run the library's job
@@ -68,6 +69,12 @@ typedef struct ret_job {
     pthread_t th;
 } ret_job;
 
+/* Whether both trees' scratch may be alive at once: under memory limit lim (0: none) with
+ * use bytes allocated and need bytes (dom_scratch_bytes) per tree; past the limit only when
+ * spill (spilling on) and the spilled rest, twice over, fits in avail (mem_available_now)
+ * beside the dump's data_len bytes. 1 yes, 0 no. */
+int ret_job_room(uint64_t lim, uint64_t use, uint64_t need, int spill, uint64_t avail,
+                 uint64_t data_len);
 /* Starts the job; *out is filled by ret_suspects_join. */
 void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, double share,
                         double accum, uint32_t split_min, susp_result *out);

@@ -142,7 +142,7 @@ static uint64_t cgroup_value(const char *file)
     return out;
 }
 
-uint64_t mem_default_limit(void)
+uint64_t mem_available_now(void)
 {
     uint64_t avail = meminfo("MemAvailable");
     uint64_t max = cgroup_value("memory.max"), cur = cgroup_value("memory.current");
@@ -151,8 +151,10 @@ uint64_t mem_default_limit(void)
         if (!avail || left < avail)
             avail = left;
     }
-    return avail / 10 * 9;
+    return avail;
 }
+
+uint64_t mem_default_limit(void) { return mem_available_now() / 10 * 9; }
 
 void mem_populate(void *p, size_t n)
 {

@@ -22,6 +22,9 @@ uint64_t mem_limit(void);
 /* The default limit: 90 % of the memory available now (MemAvailable of /proc/meminfo), or of
  * what the process's cgroup still allows when that is less. 0 when neither is known. */
 uint64_t mem_default_limit(void);
+/* The memory available now, as mem_default_limit counts it (whole, not 90 %); 0 when not
+ * known. Page cache the process adds (spilled blocks) must fit in it to stay in memory. */
+uint64_t mem_available_now(void);
 
 /* Wrappers only. mem_charge: may `add` more bytes be allocated while `drop` bytes are freed
  * (realloc)? 1 yes; 0 no, and the refusal is recorded. mem_account adds the bytes actually

@@ -25,6 +25,7 @@
 #include "analysis/dominators.h"
 #include "analysis/retained.h"
 #include "base/mem.h"
+#include "base/spill.h"
 #include "format/v8.h"
 #include "graph/graph.h"
 #include "leakray/analysis.h"
@@ -102,6 +103,7 @@ static void check(const char *rel, uint32_t want_suspects)
     assert_int_equal(dom_build(g, NULL, NULL, &t0, &err), LR_OK);
 
     ret_job j;
+    int threaded;
     ret_suspects_start(&j, g, keys, SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT, 1, &job);
     /* split_min 1 and no memory limit: a second thread, given a second CPU */
     assert_int_equal(j.threaded, cpus() >= 2);
@@ -124,6 +126,20 @@ static void check(const char *rel, uint32_t want_suspects)
     assert_int_equal(ret_suspects_join(&j, &err), LR_OK);
     same_suspects(&alone, &job);
     susp_free(&job);
+    /* the same limit with spilling on: what it cannot hold is page cache, which the
+     * machine holds many times over beside this fixture, so a second thread after all */
+    uint64_t need = dom_scratch_bytes(g), avail = mem_available_now();
+    spill_set_dir("/tmp");
+    mem_set_limit(need);
+    ret_suspects_start(&j, g, keys, SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT, 1, &job);
+    threaded = j.threaded;
+    mem_set_limit(lim);
+    spill_set_dir(NULL);
+    if (avail >= g->data_len + 4 * need)
+        assert_int_equal(threaded, cpus() >= 2);
+    assert_int_equal(ret_suspects_join(&j, &err), LR_OK);
+    same_suspects(&alone, &job);
+    susp_free(&job);
 
     /* one CPU to run on: the two threads would take turns for no time saved, with both
      * trees' scratch alive at once, so at once as well */
@@ -137,7 +153,7 @@ static void check(const char *rel, uint32_t want_suspects)
         }
     assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
     ret_suspects_start(&j, g, keys, SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT, 1, &job);
-    int threaded = j.threaded;
+    threaded = j.threaded;
     assert_int_equal(sched_setaffinity(0, sizeof was, &was), 0);
     assert_false(threaded);
     assert_int_equal(ret_suspects_join(&j, &err), LR_OK);
@@ -180,6 +196,25 @@ static void v8_devtools(void **state)
     if (!tf_have("v8", "V8"))
         skip();
     check("v8/test.heapsnapshot", 1);
+}
+
+/* When both trees' scratch may be alive at once (ret_job_room), in the figures of the two
+ * bench dumps: the 1 GB one under a limit of half its size spills a few hundred MB that
+ * the page cache holds (both trees at once); the 21.6 GB one, past its limit by more than
+ * the machine holds beside the dump, builds them one after the other. */
+static void job_room(void **state)
+{
+    (void)state;
+    const uint64_t M = 1000000, G = 1000 * M;
+    assert_true(ret_job_room(0, 300 * M, 493 * M, 0, 0, G));          /* no limit */
+    assert_true(ret_job_room(2 * G, 300 * M, 493 * M, 0, 0, G));      /* room */
+    assert_false(ret_job_room(505 * M, 300 * M, 493 * M, 0, 20 * G, G)); /* spill off */
+    assert_true(ret_job_room(505 * M, 300 * M, 493 * M, 1, 20 * G, G));
+    assert_false(ret_job_room(505 * M, 300 * M, 493 * M, 1, 2 * G, G)); /* 2 x 781 MB */
+    assert_false(ret_job_room(505 * M, 600 * M, 493 * M, 1, 2 * G, G)); /* over already */
+    assert_true(ret_job_room(505 * M, 600 * M, 493 * M, 1, 3 * G, G));
+    assert_false(ret_job_room(10800 * M, 9 * G, 9800 * M, 1, 12 * G, 21600 * M));
+    assert_false(ret_job_room(10800 * M, 9 * G, 9800 * M, 1, 0, 21600 * M)); /* unknown */
 }
 
 /* ---- the library: lr_analyze threaded and sequential ---- */
@@ -312,6 +347,7 @@ int main(void)
 {
     tf_init();
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(job_room),
         cmocka_unit_test(hotspot_visualvm),
         cmocka_unit_test(android_strong),
         cmocka_unit_test(v8_devtools),
