@@ -71,9 +71,9 @@ typedef struct ret_job {
 
 /* Whether both trees' scratch may be alive at once: under memory limit lim (0: none) with
  * use bytes allocated and need bytes (dom_scratch_bytes) per tree; past the limit only when
- * spill (spilling on) and the spilled rest, twice over, fits in avail (mem_available_now)
- * beside the dump's data_len bytes. 1 yes, 0 no. */
-int ret_job_room(uint64_t lim, uint64_t use, uint64_t need, int spill, uint64_t avail,
+ * the spilled rest, twice over, fits both in disk (spill_room: 0 when spilling is off) and
+ * in avail (mem_available_now) beside the dump's data_len bytes. 1 yes, 0 no. */
+int ret_job_room(uint64_t lim, uint64_t use, uint64_t need, uint64_t disk, uint64_t avail,
                  uint64_t data_len);
 /* Starts the job; *out is filled by ret_suspects_join. */
 void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, double share,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 /* Live spilled blocks at once: the big arrays of a load and an analysis are a few dozen. */
@@ -39,6 +40,14 @@ static int failed_errno;
 
 void spill_set_dir(const char *dir) { dir_opt = dir && *dir ? dir : NULL; }
 const char *spill_dir(void) { return dir_opt; }
+
+uint64_t spill_room(void)
+{
+    struct statvfs v;
+    if (!dir_opt || statvfs(dir_opt, &v) != 0)
+        return 0;
+    return (uint64_t)v.f_bavail * (v.f_frsize ? v.f_frsize : v.f_bsize);
+}
 
 static int is_room(int e) { return e == ENOSPC || e == EDQUOT || e == EFBIG; }
 

@@ -23,6 +23,11 @@
 void spill_set_dir(const char *dir);
 const char *spill_dir(void);
 
+/* Bytes free for spilled blocks in the folder now (statvfs: blocks available to this user,
+ * within RLIMIT_FSIZE per block not counted); 0 when spilling is off or the folder cannot be
+ * asked. */
+uint64_t spill_room(void);
+
 /* Wrappers only. A zero-filled, page-aligned block of n bytes backed by a new unnamed file,
  * or NULL (off, too many blocks, no room) with *room_err set to ENOSPC, EDQUOT or EFBIG when
  * the folder had no room, else 0. */

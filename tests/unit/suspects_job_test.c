@@ -130,12 +130,13 @@ static void check(const char *rel, uint32_t want_suspects)
      * machine holds many times over beside this fixture, so a second thread after all */
     uint64_t need = dom_scratch_bytes(g), avail = mem_available_now();
     spill_set_dir("/tmp");
+    uint64_t disk = spill_room();
     mem_set_limit(need);
     ret_suspects_start(&j, g, keys, SUSP_SHARE_DEFAULT, SUSP_ACCUMULATION_DEFAULT, 1, &job);
     threaded = j.threaded;
     mem_set_limit(lim);
     spill_set_dir(NULL);
-    if (avail >= g->data_len + 4 * need)
+    if (avail >= g->data_len + 4 * need && disk >= 4 * need)
         assert_int_equal(threaded, cpus() >= 2);
     assert_int_equal(ret_suspects_join(&j, &err), LR_OK);
     same_suspects(&alone, &job);
@@ -205,16 +206,18 @@ static void v8_devtools(void **state)
 static void job_room(void **state)
 {
     (void)state;
-    const uint64_t M = 1000000, G = 1000 * M;
+    const uint64_t M = 1000000, G = 1000 * M, D = 50 * G; /* free in the spill folder */
     assert_true(ret_job_room(0, 300 * M, 493 * M, 0, 0, G));          /* no limit */
     assert_true(ret_job_room(2 * G, 300 * M, 493 * M, 0, 0, G));      /* room */
     assert_false(ret_job_room(505 * M, 300 * M, 493 * M, 0, 20 * G, G)); /* spill off */
-    assert_true(ret_job_room(505 * M, 300 * M, 493 * M, 1, 20 * G, G));
-    assert_false(ret_job_room(505 * M, 300 * M, 493 * M, 1, 2 * G, G)); /* 2 x 781 MB */
-    assert_false(ret_job_room(505 * M, 600 * M, 493 * M, 1, 2 * G, G)); /* over already */
-    assert_true(ret_job_room(505 * M, 600 * M, 493 * M, 1, 3 * G, G));
-    assert_false(ret_job_room(10800 * M, 9 * G, 9800 * M, 1, 12 * G, 21600 * M));
-    assert_false(ret_job_room(10800 * M, 9 * G, 9800 * M, 1, 0, 21600 * M)); /* unknown */
+    assert_true(ret_job_room(505 * M, 300 * M, 493 * M, D, 20 * G, G));
+    assert_false(ret_job_room(505 * M, 300 * M, 493 * M, D, 2 * G, G)); /* 2 x 781 MB */
+    assert_false(ret_job_room(505 * M, 300 * M, 493 * M, G, 20 * G, G)); /* disk */
+    assert_true(ret_job_room(505 * M, 300 * M, 493 * M, 2 * G, 20 * G, G));
+    assert_false(ret_job_room(505 * M, 600 * M, 493 * M, D, 2 * G, G)); /* over already */
+    assert_true(ret_job_room(505 * M, 600 * M, 493 * M, D, 3 * G, G));
+    assert_false(ret_job_room(10800 * M, 9 * G, 9800 * M, D, 12 * G, 21600 * M));
+    assert_false(ret_job_room(10800 * M, 9 * G, 9800 * M, D, 0, 21600 * M)); /* unknown */
 }
 
 /* ---- the library: lr_analyze threaded and sequential ---- */
