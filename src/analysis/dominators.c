@@ -36,7 +36,8 @@
  * The dominance options add one byte per node (reach set and marks), and the VisualVM sums
  * 8 bytes per object whose one referrer is not its idom at the close (GC roots with one
  * referrer: 59 of 2.3 M objects on the benchmark dump), with the tree sums kept in the
- * retained array, and a bit per node from the DFS on (which nodes' referrers it counts).
+ * retained array, and a bit per node from the DFS on (which nodes' referrers it counts);
+ * the subtrees of those objects, summed from their edges, a stack of at most their edges.
  * Plus one bit per edge (which edges count) until the close, two while the dominance
  * options' reach pass asks the reach and the link filters together, and half a byte per node
  * while that pass runs in two halves (dom_split_min).
@@ -1308,6 +1309,8 @@ enum {
     M_REF_OTHER = 64,
     M_REF_MULTI = M_REF_IDOM | M_REF_OTHER,
     M_REF_CUR = 128, /* counted for the referrer whose edges are being read */
+    M_FINAL = 128,   /* from refs_build's end: a tree object whose slot holds its tree sum,
+                      * summed from its edges (tree_walk), final before the close's sums */
 };
 
 /* The retained array being filled: 64-bit, or 32-bit when the caller asked for it
@@ -1402,11 +1405,11 @@ static inline int ref_single(uint8_t k)
     return r == M_REF_IDOM || r == M_REF_OTHER;
 }
 
+/* The tree sum of tree object x, from its tree children's slots (all M_FINAL). */
 static uint64_t tree_sum(const graph *g, const uint64_t *fol, node_ix x, uint8_t *mk,
-                         const rets *slot, uint64_t *own)
+                         const rets *slot)
 {
     uint64_t sum = graph_node_size(g, x);
-    *own += sum;
     if (mk[x] & M_NOREACH)
         return sum;
     uint32_t n = g->n_nodes;
@@ -1420,6 +1423,67 @@ static uint64_t tree_sum(const graph *g, const uint64_t *fol, node_ix x, uint8_t
     }
     return sum;
 }
+
+/* The explicit stack of tree_walk: nodes, WALK_DONE set once their children are pushed. */
+typedef struct wstack {
+    uint32_t *v;
+    size_t n, cap;
+} wstack;
+
+#define WALK_DONE 0x80000000u /* node indices stay below it (MAX_NODES) */
+
+static int ws_push(wstack *w, uint32_t x)
+{
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 256;
+        uint32_t *v = err_reallocarray(w->v, cap, sizeof *v);
+        if (!v)
+            return -1;
+        w->v = v;
+        w->cap = cap;
+    }
+    w->v[w->n++] = x;
+    return 0;
+}
+
+/* Sums tree object y and every tree object below it not summed yet by reading their edges,
+ * children first, each into its slot, marked M_FINAL. Tree objects form a forest (each has
+ * one referrer, and a cycle never qualifies), so each is summed once however many walks
+ * meet it: O(their edges). Returns 0, or -1 out of memory. */
+static int tree_walk(const graph *g, const uint64_t *fol, node_ix y, uint8_t *mk,
+                     const rets *slot, wstack *w, int *over)
+{
+    uint32_t n = g->n_nodes;
+    w->n = 0;
+    if (ws_push(w, y) != 0)
+        return -1;
+    while (w->n) {
+        uint32_t z = w->v[--w->n];
+        if (z & WALK_DONE) {
+            z &= ~WALK_DONE;
+            rset(slot, z, tree_sum(g, fol, z, mk, slot), over);
+            mk[z] |= M_FINAL;
+            continue;
+        }
+        if (mk[z] & M_FINAL)
+            continue; /* a second edge to it from its referrer */
+        if (ws_push(w, z | WALK_DONE) != 0)
+            return -1;
+        if (mk[z] & M_NOREACH)
+            continue;
+        for (edge_ix e = g->first_edge[z], end = edges_end(g, z); e < end; e++) {
+            node_ix t = g->edge_to[e];
+            if (t < n && fbit(fol, e) && (mk[t] & (M_REACHED | M_FINAL)) == M_REACHED &&
+                ref_single(mk[t]) && ws_push(w, t) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Tests set it nonzero: every tree object summed from its edges (tree_walk), the reference
+ * the sums in the dominator tree's order are checked against. */
+int dom_tree_sums_by_edges;
 
 /* Whether mask byte k is that of an object M_BLOCKED applies to (reached, with reach edges). */
 static inline int blockable(uint8_t k)
@@ -1525,8 +1589,7 @@ static int refs_build(const graph *g, const uint64_t *fol, const uint64_t *amb,
 
 static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *fol,
                             const uint64_t *amb, const hops *hp, int unr, const uint32_t *idom,
-                            uint8_t *mk, const rets *slot, uint64_t *own, int *over,
-                            lr_error *err)
+                            uint8_t *mk, const rets *slot, int *over, lr_error *err)
 {
     uint32_t n = g->n_nodes;
     refs ref;
@@ -1576,12 +1639,11 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
     }
     /* A new tree object unblocks its single referrer: walking up from each one that
      * qualifies by itself visits every node at most once. Most walks start and end at a
-     * leaf (a String's array, a boxed value), whose size tree_sum reads from its record in
-     * the input, and whose referrer's slot and mark come next: both asked some nodes ahead. */
+     * leaf (a String's array, a boxed value), whose referrer's slot and mark come next:
+     * asked some nodes ahead. The marks only: a tree object's sum is its dominator
+     * subtree's (close_sums), as its tree children are its dominator children but for the
+     * objects whose one referrer is not their idom, summed below. */
     for (node_ix x = 0; x < n; x++) {
-        if (x + GRAPH_SIZE_AHEAD < n && (mk[x + GRAPH_SIZE_AHEAD] & (M_REACHED | M_TREE)) ==
-                                            M_REACHED)
-            graph_node_size_ahead(g, x + GRAPH_SIZE_AHEAD);
         if (x + AHEAD / 2 < n && (mk[x + AHEAD / 2] & (M_REACHED | M_TREE | M_REF_MULTI)) ==
                                      (M_REACHED | M_REF_IDOM)) {
             node_ix p = idom[x + AHEAD / 2];
@@ -1596,7 +1658,6 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
         if (!(k & M_NOREACH) && ((k & M_BLOCKED) || rget(slot, x) != 0))
             continue;
         for (node_ix y = x;;) {
-            rset(slot, y, tree_sum(g, fol, y, mk, slot, own), over);
             mk[y] |= M_TREE;
             node_ix p = ref_get(&ref, y);
             if (p >= n || (mk[p] & (M_REACHED | M_TREE | M_BLOCKED | M_NOREACH)) != M_REACHED)
@@ -1608,10 +1669,38 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
             y = p;
         }
     }
-    /* The other slots still hold counts and referrers: the own-size pass writes them (and
-     * 0 for a tree object the dominance DFS never met, idom[x] GRAPH_NONE: not reported). */
+    /* Every slot of a tree object without M_NOREACH now holds 0 (its count), the others
+     * counts and referrers: the own-size pass writes them, adding a tree object's own size
+     * into its slot (0 for one the dominance DFS never met, idom[x] GRAPH_NONE: not
+     * reported). A tree object whose one referrer is not its idom (a GC root, a class its
+     * instances also keep, one the DFS never met) is summed here from its edges, and its sum
+     * added into its referrer's slot when that referrer's sum comes from the dominator tree
+     * (a tree object with reach edges, not itself summed here). */
+    wstack w = {NULL, 0, 0};
+    int fail = 0;
+    for (node_ix x = 0; dom_tree_sums_by_edges && !fail && x < n; x++)
+        if ((mk[x] & (M_TREE | M_FINAL)) == M_TREE)
+            fail = tree_walk(g, fol, x, mk, slot, &w, over);
+    uint32_t no = ref.other ? ref.n_other : ref.ref ? n : 0;
+    for (int pass = 0; pass < 2 && !fail; pass++) {
+        for (uint32_t i = 0; i < no && !fail; i++) {
+            node_ix y = ref.other ? ref.other[i] : i;
+            if ((mk[y] & (M_TREE | M_REF_MULTI)) != (M_TREE | M_REF_OTHER))
+                continue;
+            node_ix p = ref.ref[ref.other ? i : y];
+            if (p >= n || (mk[p] & (M_TREE | M_NOREACH | M_FINAL)) != M_TREE)
+                continue;
+            if (pass == 0 && !(mk[y] & M_FINAL))
+                fail = tree_walk(g, fol, y, mk, slot, &w, over);
+            else if (pass == 1)
+                rset(slot, p, rget(slot, p) + rget(slot, y), over);
+        }
+    }
+    free(w.v);
     free(ref.ref);
     free(ref.other);
+    if (fail)
+        return LR_FAIL(err, LR_ERR_NOMEM, "dominators: out of memory (%u nodes)", n);
     return LR_OK;
 }
 
@@ -1754,9 +1843,10 @@ typedef struct sums {
 } sums;
 
 /* What x passes to its idom, given its final retained size. VisualVM: a tree object's size
- * is its own tree sum (already in its slot) and stops what lies below it (the idom side
- * skips adding into tree objects); class objects pass nothing up and weigh nothing unless
- * tree objects. */
+ * is its own tree sum, which takes its tree children's (those of its dominator children
+ * whose one referrer it is: tree objects then) and nothing else; a tree object summed from
+ * its edges (M_FINAL) or without reach edges takes nothing more. Class objects pass nothing
+ * up to others and weigh nothing unless tree objects. */
 static void sum_up(sums *s, node_ix x)
 {
     node_ix p = s->t->idom[x];
@@ -1764,11 +1854,17 @@ static void sum_up(sums *s, node_ix x)
         return;
     if (!s->mk) {
         rset(&s->r, p, rget(&s->r, p) + rget(&s->r, x), &s->over);
-    } else if (!(s->mk[p] & M_TREE)) {
-        int is_class = s->g->node_kind[x] == GRAPH_KIND_CLASS;
-        if (!(is_class && (s->mk[x] & M_TREE)))
-            rset(&s->r, p, rget(&s->r, p) + rget(&s->r, x), &s->over);
+        return;
     }
+    uint8_t kp = s->mk[p], kx = s->mk[x];
+    int add;
+    if (!(kp & M_TREE))
+        add = !((kx & M_TREE) && s->g->node_kind[x] == GRAPH_KIND_CLASS);
+    else
+        add = !(kp & (M_FINAL | M_NOREACH)) &&
+              (kx & (M_TREE | M_REF_MULTI)) == (M_TREE | M_REF_IDOM);
+    if (add)
+        rset(&s->r, p, rget(&s->r, p) + rget(&s->r, x), &s->over);
 }
 
 /* Fetches the slots sum_up(s, x) will add into (its idom's), for writing. */
@@ -1801,12 +1897,10 @@ static void sum_own(sums *s, node_ix x)
                                       (g->node_native ? (uint64_t)g->node_native[x] : 0);
     int is_class = g->node_kind[x] == GRAPH_KIND_CLASS;
     if (s->mk) {
-        /* a tree object's slot holds its tree sum; every other slot is written here first
-         * (tree_marks leaves its scratch in them) */
-        int tree = (s->mk[x] & M_TREE) != 0;
-        if (!tree)
-            rset(&s->r, x, is_class ? 0 : own, &s->over);
-        s->total += is_class && !tree ? 0 : own;
+        /* no tree object (tree_own): every slot is written here first (tree_marks leaves
+         * its scratch in them) */
+        rset(&s->r, x, is_class ? 0 : own, &s->over);
+        s->total += is_class ? 0 : own;
         return;
     }
     if (is_class && s->class_free)
@@ -1815,12 +1909,27 @@ static void sum_own(sums *s, node_ix x)
     s->total += own;
 }
 
+/* sum_own of a reported VisualVM tree object: its weight into the total, and its shallow
+ * size (its tree sum's own part, whatever the weights) into its slot, which holds 0 or the
+ * sums of its tree children tree_marks added (a count without reach edges, dropped);
+ * the slot of one summed from its edges is final. */
+static void tree_own(sums *s, node_ix x)
+{
+    const graph *g = s->g;
+    uint64_t size = graph_node_size(g, x);
+    s->total += s->o->weight ? s->o->weight(g, x, s->o->weight_ctx)
+                             : size + (g->node_native ? (uint64_t)g->node_native[x] : 0);
+    uint8_t k = s->mk[x];
+    if (!(k & M_FINAL))
+        rset(&s->r, x, (k & M_NOREACH ? 0 : rget(&s->r, x)) + size, &s->over);
+}
+
 /* sum_own over the reached nodes (0 in the others' slots), on one thread of two. The
  * weights read records through graph_node_size / the weight callback, which keep no shared
  * state (the readers' cursors are thread-local). The threads take OWN_CHUNK nodes at a time
  * from a shared cursor rather than half each: the nodes whose size is read back from the
- * dump bunch up (arrays that are no tree objects), and a thread held up (another process on
- * its core) no longer keeps the other waiting at the join with half the nodes left. */
+ * dump bunch up (arrays), and a thread held up (another process on its core) no longer
+ * keeps the other waiting at the join with half the nodes left. */
 typedef struct own_part {
     sums s;
     uint32_t *next; /* the first node no thread has taken yet (shared) */
@@ -1828,40 +1937,22 @@ typedef struct own_part {
 
 #define OWN_CHUNK 65536u     /* nodes a thread takes at once */
 
-/* Whether the tree objects' own sizes come from tree_marks' sum (VisualVM sums, weights
- * that are the shallow sizes); see own_run. */
-static int own_tree(const sums *s)
-{
-    return s->mk && !s->o->weight;
-}
-
 static void own_range(own_part *p, node_ix lo, node_ix hi)
 {
     /* a size read back from the dump (HPROF arrays) is a miss per record: asked for some
      * nodes on, the misses overlap */
     int ahead = !p->s.o->weight;
-    /* a tree object's size was read by tree_sum, which summed it (own_tree): only its
-     * native size is added here, or its size taken back when it is not reported; most of
-     * the arrays of a Java heap are tree objects, so this pass then reads no record */
-    const uint8_t *mk = own_tree(&p->s) ? p->s.mk : NULL;
+    const uint8_t *mk = p->s.mk;
     const graph *g = p->s.g;
     for (node_ix x = lo; x < hi; x++) {
-        if (ahead && hi - x > GRAPH_SIZE_AHEAD &&
-            !(mk && (mk[x + GRAPH_SIZE_AHEAD] & M_TREE)))
+        if (ahead && hi - x > GRAPH_SIZE_AHEAD)
             graph_node_size_ahead(g, x + GRAPH_SIZE_AHEAD);
-        if (mk && (mk[x] & M_TREE)) {
-            if (p->s.t->idom[x] != GRAPH_NONE) {
-                p->s.total += g->node_native ? (uint64_t)g->node_native[x] : 0;
-            } else {
-                p->s.total -= graph_node_size(g, x); /* wraps back once tree_own is in */
-                rset(&p->s.r, x, 0, &p->s.over);
-            }
-            continue;
-        }
-        if (p->s.t->idom[x] != GRAPH_NONE)
-            sum_own(&p->s, x);
-        else
+        if (p->s.t->idom[x] == GRAPH_NONE)
             rset(&p->s.r, x, 0, &p->s.over);
+        else if (mk && (mk[x] & M_TREE))
+            tree_own(&p->s, x);
+        else
+            sum_own(&p->s, x);
     }
 }
 
@@ -1903,7 +1994,6 @@ static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, d
     size_t m = (size_t)n + 2;
     int vvm = o->link && (o->flags & DOM_VISUALVM_SUMS);
     rets r = {NULL, NULL};
-    uint64_t tree_own = 0; /* the tree objects' shallow sizes (tree_sum) */
     /* Zeroed by writes where tree_marks comes first (it reads slots before writing them, see
      * zalloc_w); else the own weights' pass writes every node's slot first, in order. */
     if (narrow)
@@ -1917,8 +2007,7 @@ static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, d
     *over = 0;
     if (vvm) {
         int unr = (o->flags & DOM_UNREACHED_AS_ROOTS) != 0;
-        lr_status st = tree_marks(g, o, fol, amb, hp, unr, t->idom, mask, &r, &tree_own, over,
-                                  err);
+        lr_status st = tree_marks(g, o, fol, amb, hp, unr, t->idom, mask, &r, over, err);
         if (st != LR_OK)
             return st;
     }
@@ -1937,8 +2026,6 @@ static lr_status close_sums(const graph *g, const dom_opts *o, const hops *hp, d
         su.total += parts[1].s.total;
         su.over |= parts[1].s.over;
     }
-    if (own_tree(&su))
-        su.total += tree_own;
     /* each pass fetches ahead the idom slots it will add into, and in the two passes that
      * go in random node order first the nodes' own entries */
     for (node_ix x = 0; x < n; x++) {

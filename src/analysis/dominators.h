@@ -120,6 +120,13 @@ int dom_gc_link(const graph *g, edge_ix e);
 #define DOM_REFS_LIST_DIV 2
 extern uint32_t dom_refs_list_div;
 
+/* VisualVM's sums take a tree object's sum from the dominator tree's sums: its tree
+ * children are its dominator children whose one referrer it is, plus the few objects whose
+ * one referrer is not their idom (GC roots, classes their instances also keep), whose
+ * subtrees alone are summed by reading their edges. Tests set this nonzero to sum every tree
+ * object by reading its edges, the reference the other way must equal. */
+extern int dom_tree_sums_by_edges;
+
 /* A build of this many nodes or more splits its passes over the nodes and edges that
  * split (the edge filters' when they are VisualVM's or the default, the node passes, the
  * own sizes) in two halves on two cores, when it runs on the process's main thread and no

@@ -1254,6 +1254,154 @@ static void test_visualvm_referrers(void **state)
     graph_fini(&g);
 }
 
+/* ---- VisualVM's tree sums: the dominator tree's order against the edges ----
+ * A tree object's sum is taken from the dominator tree's sums, with the few whose one
+ * referrer is not their idom summed from their edges (dom_tree_sums_by_edges documents
+ * it); the reference sums every tree object from its edges. Random HPROF-like graphs, many
+ * bigger than the brute force takes: forests of one-referrer subtrees (mostly tree objects)
+ * with class objects that have loaders and instances (a class hop makes a class's one
+ * referrer other than its idom), GC roots inside subtrees (held by one object), weak
+ * referents (objects without reach edges, referents reached otherwise or not at all),
+ * cycles, objects of several referrers (they block theirs), unreached referrers, native
+ * bytes, sizes near 2^30 with 32-bit results (the close again in 64 bits), a weight
+ * callback, and the single referrers listed or in an array. */
+static uint64_t odd_weight(const graph *g, node_ix x, void *ctx)
+{
+    (void)ctx;
+    return 3 * (uint64_t)g->node_size[x] + 1;
+}
+
+static void tree_sums_round(uint32_t n, int big, uint32_t *seen)
+{
+    static const uint8_t kinds[] = {
+        STRONG, STRONG, STRONG, STRONG, WEAKREF, WEAKREF,
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_STATIC, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG),
+        GRAPH_EDGE_MAKE(GRAPH_EDGE_FIELD, GRAPH_SOFT),
+    };
+    enum { NC = 6 };
+    uint32_t emax = 3 * n + 2 * NC + 8, ne = 0, nr = 1 + rnd() % 5;
+    tedge *es = malloc(emax * sizeof *es);
+    uint32_t *sizes = malloc(n * sizeof *sizes), *cls = malloc(n * sizeof *cls);
+    assert_non_null(es);
+    assert_non_null(sizes);
+    assert_non_null(cls);
+    uint32_t bushy = rnd() % 4, loose = rnd() % (1 + n / 8);
+    for (uint32_t i = 1; i < n; i++) {
+        if (rnd() % 10 == 0)
+            continue; /* nothing refers to it: its subtree hangs under an unreached node */
+        uint32_t p = bushy ? rnd() % i : i - 1 - rnd() % (i < 4 ? i : 4);
+        es[ne++] = (tedge){p, i, rnd() % 8 ? STRONG : kinds[rnd() % sizeof kinds]};
+    }
+    for (uint32_t i = 0; i < loose; i++) {
+        es[ne] = (tedge){rnd() % n, rnd() % n, kinds[rnd() % sizeof kinds]};
+        ne++;
+        if (rnd() % 4 == 0) {
+            es[ne] = es[ne - 1]; /* two edges, one referrer */
+            ne++;
+        }
+    }
+    /* classes at random nodes, each with a loader; instances of them, or none */
+    uint32_t cnode[NC];
+    for (uint32_t c = 0; c < NC; c++) {
+        cnode[c] = 1 + rnd() % (n - 1);
+        es[ne++] = (tedge){cnode[c], rnd() % n, LOADER};
+        if (rnd() % 3 == 0) { /* a static or field of a class type: a class's one referrer */
+            es[ne++] = (tedge){rnd() % n, cnode[c], kinds[rnd() % sizeof kinds]};
+            seen[1]++;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        cls[i] = rnd() % 3 ? GRAPH_NONE : rnd() % NC;
+        for (uint32_t c = 0; c < NC; c++)
+            if (cnode[c] == i)
+                cls[i] = GRAPH_NONE;
+    }
+    uint32_t roots[5] = {0};
+    for (uint32_t i = 1; i < nr; i++) {
+        roots[i] = rnd() % 8 ? rnd() % n : n + 1;
+        seen[0] += roots[i] != 0 && roots[i] < n; /* mostly inside a subtree */
+    }
+    for (uint32_t i = 0; i < n; i++)
+        sizes[i] = (big && rnd() % 2 ? 1u << 30 : 0) + 1 + rnd() % 1000;
+    graph g;
+    build(&g, n, es, ne, roots, nr, sizes);
+    name_loaders(&g);
+    g.format = "hprof";
+    g.classes = calloc(NC, sizeof *g.classes);
+    assert_non_null(g.classes);
+    g.n_classes = NC;
+    for (uint32_t c = 0; c < NC; c++) {
+        g.classes[c].node = cnode[c];
+        g.classes[c].super = GRAPH_NONE;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        g.node_class[i] = cls[i];
+        if (cls[i] == GRAPH_NONE && (i == 0 || rnd() % 4 == 0))
+            g.node_class[i] = 0;
+        if (cls[i] == GRAPH_NONE && g.node_class[i] == GRAPH_NONE)
+            g.node_kind[i] = GRAPH_KIND_CLASS;
+    }
+    for (uint32_t c = 0; c < NC; c++)
+        g.node_kind[cnode[c]] = GRAPH_KIND_CLASS;
+    if (rnd() % 4 == 0) {
+        g.node_native = calloc(n, sizeof *g.node_native);
+        assert_non_null(g.node_native);
+        for (uint32_t i = rnd() % 4; i > 0; i--)
+            g.node_native[rnd() % n] = 1 + rnd() % 5000;
+    }
+    dom_opts modes[5];
+    for (int m = 0; m < 5; m++)
+        dom_opts_visualvm(&modes[m]);
+    modes[1].flags = DOM_VISUALVM_SUMS | DOM_LOADER_HOPS; /* unreached referrers ignored */
+    modes[2].reach = strong_any; /* reached objects the dominance DFS never meets */
+    modes[2].flags |= DOM_RETAINED32;
+    modes[3].weight = odd_weight;
+    modes[4].flags |= DOM_RETAINED32;
+    for (int m = 0; m < 10; m++) {
+        dom_opts mo = modes[m % 5];
+        if (big)
+            mo.flags |= DOM_RETAINED32;
+        dom_tree want, got;
+        lr_error err = {0};
+        dom_refs_list_div = m < 5 ? DOM_REFS_LIST_DIV : UINT32_MAX;
+        dom_tree_sums_by_edges = 1;
+        assert_int_equal(dom_build_ex(&g, &mo, &want, &err), LR_OK);
+        dom_tree_sums_by_edges = 0;
+        assert_int_equal(dom_build_ex(&g, &mo, &got, &err), LR_OK);
+        dom_refs_list_div = DOM_REFS_LIST_DIV;
+        for (uint32_t v = 0; v < n; v++) {
+            if (got.idom[v] != want.idom[v] ||
+                dom_retained(&got, v) != dom_retained(&want, v))
+                print_message("n %u mode %d node %u: idom %u want %u, retained %llu want "
+                              "%llu\n", n, m, v, got.idom[v], want.idom[v],
+                              (unsigned long long)dom_retained(&got, v),
+                              (unsigned long long)dom_retained(&want, v));
+            assert_int_equal(got.idom[v], want.idom[v]);
+            assert_int_equal(dom_retained(&got, v), dom_retained(&want, v));
+        }
+        assert_int_equal(got.n_reachable, want.n_reachable);
+        assert_int_equal(got.total_reachable, want.total_reachable);
+        dom_free(&want);
+        dom_free(&got);
+    }
+    graph_fini(&g);
+    free(es);
+    free(sizes);
+    free(cls);
+}
+
+/* seen: root entries past the first (most inside a subtree), class objects given one more
+ * referrer; both many times over. */
+static void test_tree_sums_vs_edges(void **state)
+{
+    (void)state;
+    uint32_t seen[2] = {0};
+    for (int round = 0; round < 3000; round++)
+        tree_sums_round(8 + rnd() % (round % 10 ? 60 : 400), round % 7 == 0, seen);
+    assert_true(seen[0] >= 1000 && seen[1] >= 1000);
+}
+
 /* ---- scale: one array holding 200,000 objects (a wide reach set) ---- */
 
 /* 0 (root) -> array 1 -> objects 2..W+1 (elements); each object at an even position also
@@ -1481,6 +1629,7 @@ int main(void)
         cmocka_unit_test(test_class_retained),
         cmocka_unit_test(test_visualvm_model),
         cmocka_unit_test(test_visualvm_referrers),
+        cmocka_unit_test(test_tree_sums_vs_edges),
         cmocka_unit_test(test_wide_reach),
         cmocka_unit_test(test_long_chain),
         cmocka_unit_test(test_hung_memory),
