@@ -36,10 +36,13 @@ enum { ST_UNSEEN = 0, ST_NORMAL = 1, ST_LAST = 2, ST_DONE = 3, ST_MASK = PATHS_F
 #define ST_TARGET PATHS_F_TARGET
 
 /* A stored parent (PATHS_F_UP), appended at each enqueue that sets one: the last counts
- * (a stable sort by node keeps them in that order). */
+ * (a stable sort by node keeps them in that order). It holds the edge code too: such nodes
+ * are mostly a collection's entries, spread over the whole node range, whose codes in the
+ * per-node array would each fault a page in (22 k pages on the 1 GB bench dump). */
 struct paths_up {
     node_ix node;
     node_ix parent;
+    uint32_t code; /* edge code into node (paths_result.edge's, which stays unwritten) */
 };
 
 /* The root entry a rooted node's path starts from. */
@@ -378,7 +381,7 @@ static inline int worth_asking(bfs *b, uint8_t k, node_ix y, uint32_t n)
 }
 
 static inline int names_parent(const graph *g, node_ix from, uint32_t code);
-static int store_parent(paths_result *r, node_ix x, node_ix from);
+static int store_parent(paths_result *r, node_ix x, node_ix from, uint32_t code);
 
 /* Shark's enqueue: first discovery wins, except that a node waiting in the last queue is
  * promoted when reached at normal priority before the visit-last phase. Returns whether x
@@ -405,12 +408,13 @@ static int enqueue(bfs *b, node_ix x, node_ix from, uint32_t code, int low, int 
             b->open--;
         }
     }
-    b->r->edge[x] = code;
     f = (uint8_t)(f & ST_TARGET);
     if (b->src && from != GRAPH_NONE && !names_parent(b->r->g, from, code)) {
         f |= PATHS_F_UP;
-        if (store_parent(b->r, x, from))
+        if (store_parent(b->r, x, from, code))
             b->nomem = 1;
+    } else {
+        b->r->edge[x] = code;
     }
     if (via_last || low)
         f |= PATHS_F_VIA_LAST;
@@ -427,12 +431,14 @@ static inline int names_parent(const graph *g, node_ix from, uint32_t code)
            code < g->first_edge[from + 1];
 }
 
-/* Keeps x's parent: appended to up, or into the array of N parents once up would pass N/8
- * entries (it then costs less). Returns -1 when out of memory. */
-static int store_parent(paths_result *r, node_ix x, node_ix from)
+/* Keeps x's parent and edge code: appended to up, or into the array of N parents (the code
+ * into the per-node array) once up would pass N/8 entries (it then costs less). Returns -1
+ * when out of memory. */
+static int store_parent(paths_result *r, node_ix x, node_ix from, uint32_t code)
 {
     if (r->parent) {
         r->parent[x] = from;
+        r->edge[x] = code;
         return 0;
     }
     uint32_t most = r->n / 8 + 64;
@@ -441,12 +447,17 @@ static int store_parent(paths_result *r, node_ix x, node_ix from)
             r->parent = err_mallocarray(r->n, sizeof *r->parent);
             if (!r->parent)
                 return -1;
-            for (uint32_t i = 0; i < r->n_up; i++)
+            for (uint32_t i = 0; i < r->n_up; i++) {
+                /* a node promoted since through a graph edge has its code there */
                 r->parent[r->up[i].node] = r->up[i].parent;
+                if (r->flags[r->up[i].node] & PATHS_F_UP)
+                    r->edge[r->up[i].node] = r->up[i].code;
+            }
             free(r->up);
             r->up = NULL;
             r->n_up = r->cap_up = 0;
             r->parent[x] = from;
+            r->edge[x] = code;
             return 0;
         }
         /* room for the most at once: pages never written are never touched, and no
@@ -458,7 +469,7 @@ static int store_parent(paths_result *r, node_ix x, node_ix from)
         r->up = u;
         r->cap_up = nc;
     }
-    r->up[r->n_up] = (struct paths_up){x, from};
+    r->up[r->n_up] = (struct paths_up){x, from, code};
     r->n_up++;
     return 0;
 }
@@ -796,7 +807,9 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
             for (uint32_t i = 0; i < l.n; i++) {
                 if (i + PF_LIST < l.n && l.to[i + PF_LIST] < n) {
                     __builtin_prefetch(&b.flags[l.to[i + PF_LIST]]);
-                    __builtin_prefetch(&r->edge[l.to[i + PF_LIST]], 1);
+                    /* a virtual entry's code goes with its stored parent */
+                    if (l.real[i + PF_LIST] != GRAPH_NONE)
+                        __builtin_prefetch(&r->edge[l.to[i + PF_LIST]], 1);
                 }
                 uint8_t k = l.kind[i];
                 node_ix y = l.to[i];
@@ -901,18 +914,36 @@ static node_ix edge_source(const paths_result *r, edge_ix e)
     return lo;
 }
 
+/* The stored parent entry of reached node n with PATHS_F_UP while they are listed (no
+ * parent array); NULL if none. */
+static const struct paths_up *up_find(const paths_result *r, node_ix n)
+{
+    uint32_t lo;
+    SEARCH_LOWER_BOUND(uint32_t, 0, r->n_up, r->up[search_mid].node < n, lo);
+    return lo < r->n_up && r->up[lo].node == n ? &r->up[lo] : NULL;
+}
+
+/* The edge code into reached node n. */
+static uint32_t code_of(const paths_result *r, node_ix n)
+{
+    if ((r->flags[n] & PATHS_F_UP) && !r->parent) {
+        const struct paths_up *u = up_find(r, n);
+        return u ? u->code : GRAPH_NONE;
+    }
+    return r->edge[n];
+}
+
 /* n's parent; n is reached. guess is a node that may be it (GRAPH_NONE: none): the one
  * node whose edge range holds the code, so a right guess gives what the search would. */
 static node_ix parent_near(const paths_result *r, node_ix n, node_ix guess)
 {
-    uint32_t code = r->edge[n];
     if (r->flags[n] & PATHS_F_UP) {
         if (r->parent)
             return r->parent[n];
-        uint32_t lo;
-        SEARCH_LOWER_BOUND(uint32_t, 0, r->n_up, r->up[search_mid].node < n, lo);
-        return lo < r->n_up && r->up[lo].node == n ? r->up[lo].parent : GRAPH_NONE;
+        const struct paths_up *u = up_find(r, n);
+        return u ? u->parent : GRAPH_NONE;
     }
+    uint32_t code = r->edge[n];
     if (code == PATHS_FROM_ROOT)
         return GRAPH_NONE;
     const edge_ix *fe = r->g->first_edge;
@@ -958,7 +989,7 @@ void paths_parents(const paths_result *r, node_ix *out)
 
 uint32_t paths_edge(const paths_result *r, node_ix n)
 {
-    return paths_reached(r, n) ? r->edge[n] : GRAPH_NONE;
+    return paths_reached(r, n) ? code_of(r, n) : GRAPH_NONE;
 }
 
 /* The root node of n's path and its depth; GRAPH_NONE when unreached. A parent is always a
@@ -1012,7 +1043,7 @@ static uint32_t get_one_walk(const paths_result *r, node_ix n, node_ix *nodes, e
         if (nodes)
             nodes[k] = x;
         if (edges && p != GRAPH_NONE)
-            edges[k] = r->edge[x];
+            edges[k] = code_of(r, x);
         k++;
         x = p;
     }
@@ -1052,7 +1083,7 @@ uint32_t paths_get(const paths_result *r, node_ix n, node_ix *nodes, edge_ix *ed
         if (nodes && i < cap)
             nodes[i] = x;
         if (edges && i > 0 && i - 1 < cap)
-            edges[i - 1] = r->edge[x];
+            edges[i - 1] = code_of(r, x);
         node_ix p = parent_near(r, x, guess);
         guess = walk_guess(x, p);
         x = p;

@@ -68,7 +68,8 @@ enum paths_edge_class paths_default_edge(const graph *g, node_ix from, edge_ix e
  * parent (the node whose CSR range holds it, found in O(1) through a block index of the
  * edges, 1/16 byte per edge), so parents are stored only where the code cannot say: virtual
  * entries (and a source's real entry out of another node's range), PATHS_F_UP set, in a
- * list sorted by node, or in an array of N parents once such nodes pass N/8. Depths and
+ * list sorted by node that holds their edge codes too (edge[] is not written for them), or
+ * in an array of N parents (codes in edge[]) once such nodes pass N/8. Depths and
  * root entries are not stored: paths_depth and paths_root_of walk up the parent chain (the
  * root entry of each rooted node is kept, O(roots)). Read it through the functions below. */
 #define PATHS_FROM_ROOT (UINT32_MAX - 1)
@@ -80,7 +81,7 @@ enum paths_edge_class paths_default_edge(const graph *g, node_ix from, edge_ix e
 #define PATHS_F_UP 0x10u       /* the parent is stored (up or parent), not named by edge */
 typedef struct paths_result {
     uint32_t n;            /* = g->n_nodes */
-    uint32_t *edge;        /* edge code (above); set only where reached */
+    uint32_t *edge;        /* edge code (above) where reached; in up instead for its nodes */
     uint8_t *flags;        /* PATHS_F_* */
     const graph *g;        /* the graph searched: edge -> parent (must outlive the result) */
     uint32_t *eblock;      /* node holding edge b * PATHS_EBLOCK, for b < n_eblock */
