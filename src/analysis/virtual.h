@@ -63,6 +63,11 @@ const virt_list *virt_edges(virt_gen *vg, node_ix x);
 /* Gives the shared step budget back in full (say, before reading again lists a traversal
  * read, so the entries it used are there again). */
 void virt_budget_reset(virt_gen *vg);
+/* HashMap-like tables of at least `buckets` non-null buckets have their entries read in node
+ * order before they are listed (default: a size past which that is cheaper on the
+ * benchmark machine); the lists are the same whatever the size, which tests check by
+ * setting 1 (every table) against UINT32_MAX (none). */
+void virt_set_sorted_min(virt_gen *vg, uint32_t buckets);
 /* Collections expanded and reader entries made so far (each time a list is made). */
 void virt_stats(const virt_gen *vg, uint64_t *collections, uint64_t *entries);
 
