@@ -11,8 +11,10 @@
  * Cost O(N+E) time; memory: 5 bytes per node (edge code, a byte of flags that also holds the
  * traversal state), written only where reached, plus two growable ring-buffer queues holding
  * the frontier (never more than N each) and the root entry of each rooted node. A graph edge
- * names its parent, so parents are kept only for nodes reached by a virtual entry (8 bytes
- * each, an array of N past N/8 of them); nothing reads a parent during the traversal. Depths
+ * names its parent, so parents are kept only for nodes reached by a virtual entry (12 bytes
+ * each with the code, an array of N past N/8 of them); nothing reads a parent during the
+ * traversal, and after an early stop only those of the nodes taken out of a queue are sorted
+ * for lookups at once, the rest at the first lookup of one of them (up_split). Depths
  * and root entries of other nodes are found by walking up the parents: no ordering decision
  * needs them (FIFO order keeps each queue in depth order by itself).
  * paths_find_targets stops once no target's path can change: a target reached at normal
@@ -219,6 +221,7 @@ void paths_free(paths_result *r)
     free(r->flags);
     free(r->eblock);
     free(r->up);
+    free(r->hot);
     free(r->rooted);
     free(r->order);
     memset(r, 0, sizeof *r);
@@ -352,6 +355,9 @@ typedef struct bfs {
     uint32_t n_tq;
     uint32_t open_last;   /* of those, targets first seen at visit-last priority */
     uint8_t *loader;      /* class_hops: per class, 0 not asked yet, 1 a loader's, 2 boot */
+    node_ix *taken;       /* the nodes with a stored parent taken out of a queue (up_split) */
+    uint32_t n_taken, cap_taken;
+    int taken_off;        /* too many to note (TAKEN_MAX): up is sorted whole */
 } bfs;
 
 /* The flags byte of node x. The array is calloc'd and mostly read before it is written (a
@@ -519,6 +525,90 @@ static int sort_up(paths_result *r)
     free(count);
     r->up = a;
     r->n_up = k;
+    return 0;
+}
+
+#define TAKEN_MAX(n) ((n) / 64 + 1024) /* nodes noted at most (1/16 byte per node) */
+
+/* Notes node x, which has a stored parent, as taken out of a queue. -1 when out of memory. */
+static int taken_add(bfs *b, node_ix x)
+{
+    if (b->taken_off)
+        return 0;
+    if (b->n_taken >= TAKEN_MAX(b->r->n)) {
+        b->taken_off = 1;
+        return 0;
+    }
+    if (b->n_taken == b->cap_taken) {
+        uint32_t nc = b->cap_taken ? 2 * b->cap_taken : 1024;
+        node_ix *t = err_reallocarray(b->taken, nc, sizeof *t);
+        if (!t)
+            return -1;
+        b->taken = t;
+        b->cap_taken = nc;
+    }
+    b->taken[b->n_taken++] = x;
+    return 0;
+}
+
+static int cmp_up_node(const void *pa, const void *pb)
+{
+    const struct paths_up *a = pa, *b = pb;
+    return (a->node > b->node) - (a->node < b->node);
+}
+
+#define UP_SPLIT_MAX 8 /* the taken nodes' entries are split off below 1/UP_SPLIT_MAX of up */
+
+/* Readies the stored parents for lookups. A search that stopped early leaves most of them
+ * on nodes still queued (2.4 M keys and values of the 1 GB bench dump's session map), which
+ * no path of a target passes through: those paths run through nodes taken out of a queue,
+ * and end at targets. So when those nodes are few, their last entries are copied out of
+ * the list in one pass (a small hash of them) into `hot`, sorted by node, and the list is
+ * sorted (sort_up) only when a lookup first asks for another node; else it is sorted now.
+ * Returns -1 when out of memory. */
+static int up_split(paths_result *r, bfs *b)
+{
+    for (uint32_t i = 0; i < r->n_order; i++)
+        if ((r->flags[r->order[i]] & PATHS_F_UP) && taken_add(b, r->order[i]))
+            return -1;
+    uint32_t nt = b->n_taken;
+    if (b->taken_off || nt > r->n_up / UP_SPLIT_MAX)
+        return sort_up(r);
+    uint32_t cap = 16;
+    while (cap < 2 * (uint64_t)nt)
+        cap *= 2;
+    /* open addressing: slot -> 1 + index into hot, 0 empty */
+    uint32_t *slot = err_calloc(cap, sizeof *slot);
+    struct paths_up *hot = err_mallocarray(nt ? nt : 1, sizeof *hot);
+    if (!slot || !hot) {
+        free(slot);
+        free(hot);
+        return -1;
+    }
+    uint32_t nh = 0;
+    for (uint32_t i = 0; i < nt; i++) {
+        node_ix x = b->taken[i];
+        uint32_t h = (x * 2654435761u) & (cap - 1);
+        while (slot[h] && hot[slot[h] - 1].node != x)
+            h = (h + 1) & (cap - 1);
+        if (!slot[h]) {
+            hot[nh] = (struct paths_up){x, GRAPH_NONE, GRAPH_NONE};
+            slot[h] = ++nh;
+        }
+    }
+    for (uint32_t i = 0; i < r->n_up; i++) {
+        const struct paths_up *u = &r->up[i];
+        uint32_t h = (u->node * 2654435761u) & (cap - 1);
+        while (slot[h] && hot[slot[h] - 1].node != u->node)
+            h = (h + 1) & (cap - 1);
+        if (slot[h])
+            hot[slot[h] - 1] = *u; /* the last entry of the node counts */
+    }
+    free(slot);
+    qsort(hot, nh, sizeof *hot, cmp_up_node);
+    r->hot = hot;
+    r->n_hot = nh;
+    r->up_cold = 1;
     return 0;
 }
 
@@ -789,6 +879,8 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
         }
         uint8_t fx = b.flags[x];
         b.flags[x] = (uint8_t)(fx | ST_DONE);
+        if ((fx & PATHS_F_UP) && !r->parent && taken_add(&b, x))
+            b.nomem = 1;
         if (fx & ST_TARGET) {
             r->order[r->n_order++] = x;
             continue;
@@ -866,7 +958,7 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
     free(b.qn.v);
     free(b.ql.v);
     b.qn.v = b.ql.v = NULL;
-    if (r->n_up && sort_up(r)) {
+    if (r->n_up && up_split(r, &b)) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u parents)", r->n_up);
         goto done;
     }
@@ -878,6 +970,7 @@ done:
     free(b.page_seen);
     free(b.loader);
     free(b.tq);
+    free(b.taken);
     free(b.qn.v);
     free(b.ql.v);
     free(keys);
@@ -915,10 +1008,27 @@ static node_ix edge_source(const paths_result *r, edge_ix e)
 }
 
 /* The stored parent entry of reached node n with PATHS_F_UP while they are listed (no
- * parent array); NULL if none. */
+ * parent array); NULL if none. The first lookup of a node up_split left in the unsorted
+ * list sorts it (the result is written: see paths_result.up_cold); if that runs out of
+ * memory, the list is read backwards instead (the last entry counts). */
 static const struct paths_up *up_find(const paths_result *r, node_ix n)
 {
     uint32_t lo;
+    if (r->n_hot) {
+        SEARCH_LOWER_BOUND(uint32_t, 0, r->n_hot, r->hot[search_mid].node < n, lo);
+        if (lo < r->n_hot && r->hot[lo].node == n)
+            return &r->hot[lo];
+    }
+    if (r->up_cold) {
+        paths_result *w = (paths_result *)r; /* never a const object: paths_find made it */
+        if (sort_up(w)) {
+            for (uint32_t i = r->n_up; i-- > 0;)
+                if (r->up[i].node == n)
+                    return &r->up[i];
+            return NULL;
+        }
+        w->up_cold = 0;
+    }
     SEARCH_LOWER_BOUND(uint32_t, 0, r->n_up, r->up[search_mid].node < n, lo);
     return lo < r->n_up && r->up[lo].node == n ? &r->up[lo] : NULL;
 }

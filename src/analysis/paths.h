@@ -68,10 +68,13 @@ enum paths_edge_class paths_default_edge(const graph *g, node_ix from, edge_ix e
  * parent (the node whose CSR range holds it, found in O(1) through a block index of the
  * edges, 1/16 byte per edge), so parents are stored only where the code cannot say: virtual
  * entries (and a source's real entry out of another node's range), PATHS_F_UP set, in a
- * list sorted by node that holds their edge codes too (edge[] is not written for them), or
- * in an array of N parents (codes in edge[]) once such nodes pass N/8. Depths and
- * root entries are not stored: paths_depth and paths_root_of walk up the parent chain (the
- * root entry of each rooted node is kept, O(roots)). Read it through the functions below. */
+ * list that holds their edge codes too (edge[] is not written for them), sorted by node (a
+ * search that stopped early sorts at once only those of the nodes it took out of a queue,
+ * `hot`, and the list at the first lookup of another: until then lookups are not
+ * thread-safe), or in an array of N parents (codes in edge[]) once such nodes pass N/8.
+ * Depths and root entries are not stored: paths_depth and paths_root_of walk up the parent
+ * chain (the root entry of each rooted node is kept, O(roots)). Read it through the functions
+ * below. */
 #define PATHS_FROM_ROOT (UINT32_MAX - 1)
 #define PATHS_CLASS_HOP (UINT32_MAX - 2) /* reached as its parent's class (class_hops) */
 #define PATHS_VIRTUAL 0x80000000u
@@ -89,6 +92,10 @@ typedef struct paths_result {
     struct paths_up *up;   /* stored parents of PATHS_F_UP nodes, by node, n_up of them */
     uint32_t n_up;
     uint32_t cap_up;
+    struct paths_up *hot;  /* the last entries of the nodes taken out of a queue, by node */
+    uint32_t n_hot;
+    int up_cold;           /* up is in enqueue order yet: the first lookup of a node not in
+                            * hot sorts it, so until then lookups are not thread-safe */
     node_ix *parent;       /* instead of up once it would pass N/8 entries; else NULL */
     uint32_t n_rooted;     /* entries of rooted */
     struct paths_rooted *rooted; /* node -> root entry its path starts from, by node */

@@ -1120,6 +1120,93 @@ static long spread_faults(uint32_t pages)
  * and a copy-on-write fault at the write. Per reached node here: its flags page and its
  * edge code page, so 2 faults (3 when flags pages are read first; AddressSanitizer's shadow
  * pages, read first, add 5/8). The fixed costs cancel out in the difference of two runs. */
+/* ---- stored parents split when the search stops early ---- */
+
+/* A source of virtual entries only: 0 (the root) lists X at visit-last priority, then P,
+ * then M; P lists X (which promotes it: its second stored parent); M lists the SPLIT_K
+ * nodes E_i = SPLIT_E + i; X lists T, the target. */
+enum { SPLIT_P = 1, SPLIT_M = 2, SPLIT_X = 3, SPLIT_T = 4, SPLIT_E = 5, SPLIT_K = 1000 };
+
+typedef struct split_src {
+    node_ix to[SPLIT_K];
+    uint8_t kind[SPLIT_K];
+    edge_ix real[SPLIT_K];
+} split_src;
+
+static int split_edges(void *ctx, node_ix x, paths_list *out)
+{
+    split_src *c = ctx;
+    uint32_t n = 0;
+    if (x == 0) {
+        c->to[n++] = SPLIT_X;
+        c->to[n++] = SPLIT_P;
+        c->to[n++] = SPLIT_M;
+    } else if (x == SPLIT_P) {
+        c->to[n++] = SPLIT_X;
+    } else if (x == SPLIT_X) {
+        c->to[n++] = SPLIT_T;
+    } else if (x == SPLIT_M) {
+        for (uint32_t i = 0; i < SPLIT_K; i++)
+            c->to[n++] = SPLIT_E + i;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        c->kind[i] = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
+        c->real[i] = GRAPH_NONE;
+    }
+    *out = (paths_list){n, c->to, c->kind, c->real};
+    return 0;
+}
+
+static enum paths_edge_class split_policy(const graph *g, node_ix from, edge_ix pos, void *ctx)
+{
+    (void)g;
+    (void)ctx;
+    return from == 0 && pos == 0 ? PATHS_VISIT_LAST : PATHS_FOLLOW;
+}
+
+/* The search stops once T is reached, with M's entries still queued (n_up under N/8): the
+ * stored parents of the nodes taken out of the queues (P, M, X) and of the target are split
+ * off, the rest sorted at their first lookup. X's parent is its last stored one (P, the
+ * promotion), and each E_i still has M and its position. */
+static void test_stored_parents_split(void **state)
+{
+    (void)state;
+    const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
+    graph g;
+    /* nodes never reached after the E_i, so that their stored parents stay a list */
+    build(&g, SPLIT_E + 16 * SPLIT_K, NULL, 0, rs, 1, NULL);
+    split_src c;
+    paths_source src = {split_edges, &c};
+    paths_policy pol = {split_policy, NULL, NULL, &src, 0};
+    node_ix t = SPLIT_T;
+    paths_result r;
+    lr_error err = {0};
+    int all = 0;
+    assert_int_equal(paths_find_targets(&g, &pol, &t, 1, &r, &all, &err), LR_OK);
+    assert_true(all);
+    assert_int_equal(r.n_hot, 4); /* P, M, X, T */
+    assert_true(r.up_cold);
+    node_ix p[8];
+    edge_ix e[8];
+    assert_int_equal(paths_get(&r, SPLIT_T, p, e, 8), 4);
+    assert_int_equal(p[1], SPLIT_P);
+    assert_int_equal(p[2], SPLIT_X);
+    assert_int_equal(e[0], PATHS_VIRTUAL | 1);
+    assert_int_equal(e[1], PATHS_VIRTUAL | 0);
+    assert_int_equal(e[2], PATHS_VIRTUAL | 0);
+    assert_false(paths_via_last(&r, SPLIT_X));
+    assert_true(r.up_cold); /* no node outside the split asked yet */
+    for (uint32_t i = 0; i < SPLIT_K; i++) {
+        assert_int_equal(paths_parent(&r, SPLIT_E + i), SPLIT_M);
+        assert_int_equal(paths_edge(&r, SPLIT_E + i), PATHS_VIRTUAL | i);
+        assert_int_equal(paths_depth(&r, SPLIT_E + i), 2);
+    }
+    assert_false(r.up_cold);
+    assert_int_equal(paths_parent(&r, SPLIT_X), SPLIT_P);
+    paths_free(&r);
+    graph_fini(&g);
+}
+
 static void test_flags_written_first(void **state)
 {
     (void)state;
@@ -1149,6 +1236,7 @@ int main(void)
         cmocka_unit_test(test_long_chain_layout),
         cmocka_unit_test(test_reference_random),
         cmocka_unit_test(test_flags_written_first),
+        cmocka_unit_test(test_stored_parents_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
