@@ -138,6 +138,70 @@ static inline int follows(const graph *g, dom_edge_filter f, void *ctx, edge_ix 
     return f ? f(g, e, ctx) : follow_default(g, e);
 }
 
+/* ---- The reach filter's table (dom_reach_table) ----
+ * A source's facts as bits (the DOM_RT_ASK_* bits its class or class object has, RT_CLASS when
+ * it is a class object), computed once per source, and per kind byte and bits an answer: 0,
+ * 1, or RT_CALL (the filter answers). The edge pass reads one byte of an 8 x 256 table per
+ * edge, with no call for all but the edges the table leaves to the filter. */
+#define RT_CLASS 4u
+#define RT_CALL 2u
+
+/* Bits of source x: its class's DOM_RT_ASK_INSTANCE, its class object's DOM_RT_ASK_CLASS_OBJ
+ * (that bit for every source that is no class object when any class has it: such a source
+ * is the filter's to judge), RT_CLASS. */
+static inline unsigned rt_source(const graph *g, const dom_reach_table *t, node_ix x)
+{
+    unsigned b = 0;
+    class_ix c = graph_node_class(g, x);
+    if (t->cls && c < g->n_classes)
+        b |= t->cls[c] & DOM_RT_ASK_INSTANCE;
+    if (g->node_kind[x] == GRAPH_KIND_CLASS) {
+        b |= RT_CLASS;
+        if (t->any_class_obj && t->cls) {
+            class_ix k = graph_class_of_node(g, x);
+            b |= k < g->n_classes ? t->cls[k] & DOM_RT_ASK_CLASS_OBJ : 0;
+        }
+    } else if (t->any_class_obj) {
+        b |= DOM_RT_ASK_CLASS_OBJ;
+    }
+    return b;
+}
+
+/* The answer for an edge of table kind v out of a source with bits b: 0, 1 or RT_CALL. */
+static inline unsigned rt_answer(unsigned v, unsigned b)
+{
+    switch (v) {
+    case DOM_RT_DROP:
+        return 0;
+    case DOM_RT_FOLLOW:
+        return 1;
+    case DOM_RT_BY_CLASS:
+        return b & DOM_RT_ASK_INSTANCE ? RT_CALL : 1;
+    case DOM_RT_BY_CLASS_OBJ:
+        return b & DOM_RT_ASK_CLASS_OBJ ? RT_CALL : 1;
+    case DOM_RT_NOT_CLASS:
+        return b & RT_CLASS ? 0 : 1;
+    default:
+        return RT_CALL;
+    }
+}
+
+/* rows[b][k]: rt_answer(t->kind[k], b) for every bits b and kind byte k. */
+typedef uint8_t rt_rows[8][256];
+
+static void rt_fill(const dom_reach_table *t, rt_rows rows)
+{
+    for (unsigned b = 0; b < 8; b++)
+        for (unsigned k = 0; k < 256; k++)
+            rows[b][k] = (uint8_t)rt_answer(t->kind[k], b);
+}
+
+int dom_reach_table_answer(const graph *g, const dom_reach_table *t, node_ix x, edge_ix e)
+{
+    unsigned a = rt_answer(t->kind[g->edge_kind[e]], rt_source(g, t, x));
+    return a == RT_CALL ? -1 : (int)a;
+}
+
 /* The super-root's children: every root entry, the synthetic root, then (when `outside` is
  * set) every node outside the reach set, in index order. */
 typedef struct sroots {
@@ -342,8 +406,9 @@ static int hops_init(hops *h, const graph *g, const dom_opts *o, const sroots *s
 }
 
 /* ---- Step 0: which edges count, one bit per edge ----
- * The filter is asked exactly once per edge, in CSR order (filters that look up the source
- * node can cache it), so the DFS is plain bit tests. Edges to out-of-range targets are never
+ * The filter is asked at most once per edge, in CSR order (filters that look up the source
+ * node can cache it), and not at all where its table answers (dom_reach_table), so the DFS
+ * is plain bit tests. Edges to out-of-range targets are never
  * followed. With cls, the same pass prepares the leaf test: cls[x] = UNSEEN_BASE plus C_OUT
  * and C_INS, in-edges counted from the sources the DFS may reach (src[x] != 0; all when src
  * is NULL). Counting an edge the DFS never follows only keeps a leaf a vertex.
@@ -360,6 +425,8 @@ typedef struct etest {
     void *ctx2;
     uint64_t *bits2;
     int count2;           /* cls from f2's answers, not f's */
+    const dom_reach_table *tab; /* with f: its answers as data, rows their table */
+    const uint8_t (*rows)[256];
 } etest;
 
 static int vvm_link(const graph *g, edge_ix e, void *ctx);
@@ -427,6 +494,10 @@ static void *fb_run(void *arg)
     for (node_ix x = p->lo; x < p->hi; x++) {
         edge_ix end = g->first_edge[x + 1];
         int out = 0, counted = cls && (!src || src[x]);
+        /* the filter's table: this source's row of answers, by edge kind byte */
+        const uint8_t *row = et->rows && g->first_edge[x] < end && g->first_edge[x] < ne
+                                 ? et->rows[rt_source(g, et->tab, x)]
+                                 : NULL;
         for (edge_ix e = g->first_edge[x]; e < end && e < ne; e++) {
             if (counted) {
                 if (cw)
@@ -450,8 +521,10 @@ static void *fb_run(void *arg)
                 }
             } else {
                 int f2 = vvm ? vvm_link(g, e, NULL) : et->bits2 && et->f2(g, e, et->ctx2);
-                int f = vvm ? f2 && GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG
-                            : follows(g, et->f, et->ctx, e);
+                unsigned a = row ? row[g->edge_kind[e]] : RT_CALL;
+                int f = vvm        ? f2 && GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG
+                        : a < RT_CALL ? (int)a
+                                      : follows(g, et->f, et->ctx, e);
                 if (f2)
                     fb_set(p, et->bits2, 1, e);
                 if (f)
@@ -1840,7 +1913,7 @@ uint64_t dom_scratch_bytes(const graph *g)
 lr_status dom_build(const graph *g, dom_edge_filter filter, void *ctx, dom_tree *t,
                     lr_error *err)
 {
-    dom_opts o = {filter, ctx, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL};
+    dom_opts o = {filter, ctx, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     return dom_build_ex(g, &o, t, err);
 }
 
@@ -2233,7 +2306,13 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     if (hops_init(&hp, g, o, &sr) != 0)
         goto nomem;
     const hops *hpp = hp.g ? &hp : NULL;
-    etest et = {o->reach, o->reach_ctx, NULL, NULL, NULL, NULL, NULL, 0};
+    /* the reach filter's table, if any, read as rows of answers (rt_rows) */
+    rt_rows rows;
+    const dom_reach_table *tab = o->reach ? o->reach_table : NULL;
+    if (tab)
+        rt_fill(tab, rows);
+    const uint8_t(*rrows)[256] = tab ? (const uint8_t(*)[256])rows : NULL;
+    etest et = {o->reach, o->reach_ctx, NULL, NULL, NULL, NULL, NULL, 0, tab, rrows};
     const uint8_t *src = NULL; /* sources the DFS may reach, NULL = all */
     int counted = 0; /* the edge counts are in dfnum */
     if (o->link) {
@@ -2247,7 +2326,8 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
         int unr = (o->flags & DOM_UNREACHED_AS_ROOTS) != 0;
         mask = zalloc_w(m, 1); /* reach_mark reads a target's byte before setting it */
         uint64_t *lbits = err_calloc((size_t)g->n_edges / 64 + 1, sizeof *lbits);
-        et = (etest){o->reach, o->reach_ctx, NULL, NULL, o->link, o->link_ctx, lbits, unr};
+        et = (etest){o->reach, o->reach_ctx, NULL, NULL, o->link, o->link_ctx, lbits, unr,
+                     tab, rrows};
         if (!mask || !lbits ||
             !(fol = follow_bits(g, &et, unr ? s.dfnum : NULL, NULL, NULL, hpp))) {
             free(lbits);
@@ -2270,7 +2350,7 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
             src = mask;
         }
         /* the link edges, into reached objects only unless unreached ones refer */
-        et = (etest){NULL, NULL, lbits, src, NULL, NULL, NULL, 0};
+        et = (etest){NULL, NULL, lbits, src, NULL, NULL, NULL, 0, NULL, NULL};
     }
     if (!counted && !(fol = follow_bits(g, &et, s.dfnum, src, xe.has ? &xe : NULL, hpp))) {
         free(et.pre);

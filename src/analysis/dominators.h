@@ -58,6 +58,34 @@ enum {
                                  * do not follow its <classloader> edge (VisualVM's view,
                                  * dom_opts_visualvm; the rules' views keep their own) */
 };
+/* The reach filter's answers as data, for a filter whose answer for most edges follows from
+ * the edge's kind byte (graph edge_kind: kind and strength) and a few facts of its source:
+ * the build reads them here and calls the filter only for the edges the table leaves to it
+ * (the rules' filter: a field's name matters only for the few classes a rule names). */
+enum dom_rt {
+    DOM_RT_DROP = 0,        /* not followed */
+    DOM_RT_FOLLOW = 1,      /* followed */
+    DOM_RT_ASK = 2,         /* the filter answers */
+    DOM_RT_BY_CLASS = 3,    /* followed, unless the source's class (graph_node_class) has
+                             * DOM_RT_ASK_INSTANCE in cls: then the filter answers */
+    DOM_RT_BY_CLASS_OBJ = 4, /* followed, unless the source is the class object of a class
+                              * with DOM_RT_ASK_CLASS_OBJ in cls (graph_class_of_node), or any
+                              * class has it and the source is no class object: then the
+                              * filter answers */
+    DOM_RT_NOT_CLASS = 5,   /* followed, unless the source is a class object: dropped */
+};
+#define DOM_RT_ASK_INSTANCE 1u  /* cls bit: the filter answers DOM_RT_BY_CLASS edges */
+#define DOM_RT_ASK_CLASS_OBJ 2u /* cls bit: the filter answers DOM_RT_BY_CLASS_OBJ edges */
+typedef struct dom_reach_table {
+    uint8_t kind[256]; /* per edge kind byte: enum dom_rt */
+    uint8_t *cls;      /* per class (g->n_classes): DOM_RT_ASK_* bits; NULL = none set */
+    int any_class_obj; /* some class has DOM_RT_ASK_CLASS_OBJ */
+} dom_reach_table;
+
+/* The table's answer for edge e out of node x: 0 (dropped), 1 (followed), or -1 when the
+ * filter answers. The build reads the same answers. */
+int dom_reach_table_answer(const graph *g, const dom_reach_table *t, node_ix x, edge_ix e);
+
 typedef struct dom_opts {
     dom_edge_filter reach; /* edges that make an object reachable; NULL = strong edges */
     void *reach_ctx;       /* passed to reach */
@@ -84,6 +112,9 @@ typedef struct dom_opts {
      * other than Java frames first and sets here every node they reach, before the frames'
      * (what a thread's locals hold alone is outside this set; suspects.c's thread locals). */
     uint64_t *held;
+    /* With reach: its answers for most edges as data (dom_reach_table), which must equal
+     * reach's; reach is called for the rest. NULL = reach answers every edge. */
+    const dom_reach_table *reach_table;
 } dom_opts;
 
 /* dom_build with separate reachability and dominance edges (see dom_opts). Same cost plus

@@ -151,6 +151,14 @@ paths_policy trace_path_policy(const rules_set *rs);
 /* dom_edge_filter matching the traversal: strong edges the rules (ctx: bound rules_set) do
  * not drop. Pass it to dom_build so retained sizes agree with the paths. */
 int trace_dom_filter(const graph *g, edge_ix e, void *ctx);
+/* trace_dom_filter's answers as data (dom_opts.reach_table beside it, rs bound to g): every
+ * edge's but the strong field edges out of the few classes an `ignore instance` rule applies
+ * to, the static edges out of classes an `ignore static` rule names, and the Java locals
+ * when an `ignore java-local` rule is active, which trace_dom_filter answers. Fills t
+ * (free: trace_dom_table_free). Returns LR_OK or LR_ERR_NOMEM. O(classes). */
+lr_status trace_dom_table(const graph *g, const rules_set *rs, dom_reach_table *t,
+                          lr_error *err);
+void trace_dom_table_free(dom_reach_table *t);
 /* dom_root_filter matching the traversal's roots (ctx: bound rules_set): the root entries the
  * rules do not drop, less the Java-frame roots of threads that have a thread object: those
  * locals are references of their thread (trace_dom_locals), or nothing when the rules ignore

@@ -124,6 +124,58 @@ int trace_dom_filter(const graph *g, edge_ix e, void *ctx)
     return rules_edge_class(ctx, x, e, &lib) != RULES_DROP;
 }
 
+/* Mirrors trace_dom_filter over rules_edge_class: by kind and strength, with the classes a
+ * rule may drop a field or static edge of (rules_drop_classes) left to the filter. */
+lr_status trace_dom_table(const graph *g, const rules_set *rs, dom_reach_table *t,
+                          lr_error *err)
+{
+    memset(t, 0, sizeof *t);
+    if (rs->g != g) { /* rules bound elsewhere: the filter answers every edge */
+        memset(t->kind, DOM_RT_ASK, sizeof t->kind);
+        return LR_OK;
+    }
+    t->cls = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *t->cls);
+    if (!t->cls)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for the rules' edge table");
+    int locals = rules_drop_classes(rs, t->cls);
+    for (class_ix c = 0; c < g->n_classes; c++) {
+        uint8_t d = t->cls[c];
+        t->cls[c] = (uint8_t)((d & RULES_MAY_DROP_FIELD ? DOM_RT_ASK_INSTANCE : 0) |
+                              (d & RULES_MAY_DROP_STATIC ? DOM_RT_ASK_CLASS_OBJ : 0));
+        t->any_class_obj |= (t->cls[c] & DOM_RT_ASK_CLASS_OBJ) != 0;
+    }
+    for (unsigned k = 0; k < 256; k++) {
+        uint8_t v;
+        switch (GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG ? GRAPH_EDGE_WEAK : GRAPH_EDGE_KIND(k)) {
+        case GRAPH_EDGE_FIELD:
+            v = DOM_RT_BY_CLASS;
+            break;
+        case GRAPH_EDGE_STATIC:
+            v = DOM_RT_BY_CLASS_OBJ;
+            break;
+        case GRAPH_EDGE_LOCAL:
+            v = locals ? DOM_RT_ASK : DOM_RT_FOLLOW;
+            break;
+        case GRAPH_EDGE_INTERNAL: /* a class's internals are no references (rules_edge_class) */
+            v = DOM_RT_NOT_CLASS;
+            break;
+        case GRAPH_EDGE_WEAK:
+            v = DOM_RT_DROP;
+            break;
+        default:
+            v = DOM_RT_FOLLOW;
+        }
+        t->kind[k] = v;
+    }
+    return LR_OK;
+}
+
+void trace_dom_table_free(dom_reach_table *t)
+{
+    free(t->cls);
+    memset(t, 0, sizeof *t);
+}
+
 /* Whether x is an array of boxed primitives (java.lang.Integer[] and the seven others), whose
  * references Shark 2.14 never follows (ObjectArrayReferenceReader's skippable wrapper
  * arrays): it weighs them into the array instead. */

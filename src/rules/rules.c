@@ -368,6 +368,40 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
     }
 }
 
+/* Mirrors rules_edge_class: only an `ignore` rule's match gives RULES_DROP (a library leak's
+ * gives RULES_VISIT_LAST, no match RULES_FOLLOW), so a class no ignore rule can match keeps
+ * every such edge whatever its name. */
+int rules_drop_classes(const rules_set *rs, uint8_t *out)
+{
+    const graph *g = rs->g;
+    for (class_ix c = 0; c < g->n_classes; c++) {
+        out[c] = 0;
+        if (!rs->cls_first)
+            continue;
+        for (uint32_t k = rs->cls_first[c]; k < rs->cls_first[c + 1]; k++) {
+            uint32_t it = rs->cls_items[k];
+            if (it & RULES_ITEM_INSP)
+                break;
+            if (rs->refs[it].action == RULES_IGNORE)
+                out[c] |= RULES_MAY_DROP_FIELD;
+        }
+    }
+    int locals = 0;
+    for (uint32_t i = 0; i < rs->n_refs; i++) {
+        const rules_ref *r = &rs->refs[i];
+        if (!r->active || r->action != RULES_IGNORE)
+            continue;
+        if (r->kind == RULES_REF_JAVA_LOCAL)
+            locals = 1;
+        if (r->kind != RULES_REF_STATIC)
+            continue;
+        for (class_ix c = 0; c < g->n_classes; c++)
+            if (!strcmp(r->cls, graph_str(g, g->classes[c].name)))
+                out[c] |= RULES_MAY_DROP_STATIC;
+    }
+    return locals;
+}
+
 int rules_root_class(const rules_set *rs, uint32_t root, int32_t *lib)
 {
     const graph *g = rs->g;

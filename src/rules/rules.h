@@ -133,6 +133,17 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err);
 enum { RULES_FOLLOW = 0, RULES_VISIT_LAST = 1, RULES_DROP = 2 };
 int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib);
 int rules_root_class(const rules_set *rs, uint32_t root, int32_t *lib);
+/* Which edges rules_edge_class may drop for a rule (RULES_DROP for a reason beyond the edge's
+ * kind and strength and whether its source is a class object): per class c (out[c],
+ * c < n_classes), RULES_MAY_DROP_FIELD when an instance field edge out of an object of
+ * class c may be (an `ignore instance` rule applies to c), RULES_MAY_DROP_STATIC when a
+ * static edge out of c's class object may be (an active `ignore static` rule names c).
+ * Returns 1 when a local variable edge may be (an active `ignore java-local` rule), else 0.
+ * Every other strong field, static or local edge gets a verdict other than RULES_DROP.
+ * Needs rules_bind. O(classes x static rules). */
+#define RULES_MAY_DROP_FIELD 1u
+#define RULES_MAY_DROP_STATIC 2u
+int rules_drop_classes(const rules_set *rs, uint8_t *out);
 
 /* Inspection result for one object. Reasons are joined with " and ". */
 typedef struct rules_verdicts {
