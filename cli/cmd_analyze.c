@@ -294,11 +294,15 @@ int cmd_analyze(int argc, char **argv)
     /* the traces' own reachability: rules' edges, Java locals as their thread's; kept for
      * the group totals */
     dom_opts dopts = {0};
+    dom_reach_table dtab = {{0}, NULL, 0};
     node_ix *lfrom = NULL, *lto = NULL;
     trace_shark_ctx sctx = {&rs, graph_find_class(g, "java.lang.String")};
     if (st == LR_OK && ls.n > 0) {
         dopts.reach = trace_dom_filter;
         dopts.reach_ctx = &rs;
+        /* the filter's answers as data: it is called only for the edges a rule may drop */
+        st = trace_dom_table(g, &rs, &dtab, &err);
+        dopts.reach_table = &dtab;
         dopts.root = trace_dom_root;
         dopts.root_ctx = &rs;
         /* a second tree may be in its close on the other core: 4 bytes a node here */
@@ -307,12 +311,14 @@ int cmd_analyze(int argc, char **argv)
             dopts.flags |= DOM_NO_CLASS_HOPS; /* Shark's references (docs/design.md) */
             dopts.reach = trace_shark_filter;
             dopts.reach_ctx = &sctx;
+            dopts.reach_table = NULL; /* the table is trace_dom_filter's */
             dopts.weight = trace_shark_weight;
             dopts.weight_ctx = &sctx.string_class;
             dopts.root = trace_shark_root;
             dopts.root_ctx = &sctx;
         }
-        st = trace_dom_locals(g, &rs, &lfrom, &lto, &dopts.n_extra, &err);
+        if (st == LR_OK)
+            st = trace_dom_locals(g, &rs, &lfrom, &lto, &dopts.n_extra, &err);
         dopts.extra_from = lfrom;
         dopts.extra_to = lto;
         if (st == LR_OK)
@@ -324,6 +330,7 @@ int cmd_analyze(int argc, char **argv)
         st = trace_finish_ex(g, &rs, &ls, &dt, &dopts, &tr, &err);
     free(lfrom);
     free(lto);
+    trace_dom_table_free(&dtab);
     /* the text and the JSON read no idom from here on (the JSON reads retained sizes), and
      * the suspects' job may still be running on the other core: its memory goes first */
     if (!html) {
