@@ -351,6 +351,27 @@ static const ref_offs *class_refs(virt_gen *v, class_ix c)
     return v->refs[c] = r;
 }
 
+/* resolve's answer once it knows the edge e of n that would hold the field (all: n's
+ * non-null object fields within its bytes): that edge's target when n's edges can be trusted
+ * to be its fields in layout order, or when the target has this id; else the search's. */
+static inline node_ix edge_target(virt_gen *v, node_ix n, uint32_t all, edge_ix e, uint64_t id)
+{
+    const graph *g = v->g;
+    if (v->trust_node != n) {
+        edge_ix e0 = g->first_edge[n], e1 = g->first_edge[n + 1];
+        int ok = all == e1 - e0;
+        for (edge_ix k = e0; ok && k < e1; k++)
+            ok = GRAPH_EDGE_KIND(g->edge_kind[k]) == GRAPH_EDGE_FIELD;
+        v->trust_node = n;
+        v->trust_ok = ok;
+    }
+    node_ix y = g->edge_to[e];
+    if (y < g->n_nodes && (v->trust_ok || (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_FIELD &&
+                                           graph_node_id(g, y) == id)))
+        return y;
+    return graph_find_id(g, id);
+}
+
 /* The node an object field of instance n with value id refers to: graph_find_id(id), found
  * among n's own edges when possible. The reader made one field edge per non-null field within
  * the instance's bytes that names a node (graph_find_id of its id), in layout order. So when n
@@ -374,21 +395,7 @@ static node_ix resolve(virt_gen *v, node_ix n, const uint8_t *fields, uint32_t l
         before += i < slot && w != 0;
     }
     e += before;
-    if (e >= e1)
-        return graph_find_id(g, id);
-    if (v->trust_node != n) {
-        int ok = all == e1 - e0;
-        for (edge_ix k = e0; ok && k < e1; k++)
-            ok = GRAPH_EDGE_KIND(g->edge_kind[k]) == GRAPH_EDGE_FIELD;
-        v->trust_node = n;
-        v->trust_ok = ok;
-    }
-    if (v->trust_ok && g->edge_to[e] < g->n_nodes)
-        return g->edge_to[e];
-    if (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_FIELD && g->edge_to[e] < g->n_nodes &&
-        graph_node_id(g, g->edge_to[e]) == id)
-        return g->edge_to[e];
-    return graph_find_id(g, id);
+    return e < e1 ? edge_target(v, n, all, e, id) : graph_find_id(g, id);
 }
 
 /* graph_field_find(g, n, virt_field_names[f], out), with the field's place in the instance
@@ -580,23 +587,10 @@ static void entry_read(virt_gen *v, entry_shape *sh, node_ix n, const unsigned f
         uint32_t slot = (uint32_t)((l & ~(VF_KNOWN | VF_PRESENT)) >> VF_SLOT_SHIFT);
         node_ix y;
         edge_ix e;
-        if (slot >= r->n ||
-            (e = e0 + bits_set(nz & ((1ull << slot) - 1))) >= e1) {
+        if (slot >= r->n || (e = e0 + bits_set(nz & ((1ull << slot) - 1))) >= e1)
             y = graph_find_id(g, id);
-        } else {
-            if (v->trust_node != n) {
-                int ok = all == e1 - e0;
-                for (edge_ix k = e0; ok && k < e1; k++)
-                    ok = GRAPH_EDGE_KIND(g->edge_kind[k]) == GRAPH_EDGE_FIELD;
-                v->trust_node = n;
-                v->trust_ok = ok;
-            }
-            y = g->edge_to[e];
-            if (!(v->trust_ok && y < g->n_nodes) &&
-                !(GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_FIELD && y < g->n_nodes &&
-                  graph_node_id(g, y) == id))
-                y = graph_find_id(g, id);
-        }
+        else
+            y = edge_target(v, n, all, e, id);
         out[i] = y < g->n_nodes ? y : GRAPH_NONE;
     }
 }

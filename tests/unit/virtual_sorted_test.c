@@ -23,30 +23,7 @@
 #include "base/mfile.h"
 #include "format/fmt.h"
 
-static int load_file(graph *g, mfile *m, const char *file)
-{
-    char path[4200];
-    const char *fx = getenv("LEAKRAY_FIXTURES"), *src = getenv("LEAKRAY_SRC");
-    if (fx)
-        snprintf(path, sizeof path, "%s/hprof/%s", fx, file);
-    else
-        snprintf(path, sizeof path, "%s/../shared/fixtures/hprof/%s", src ? src : ".", file);
-    lr_error err = {.offset = LR_NO_OFFSET};
-    if (mfile_open(m, path, 0, &err) != LR_OK) {
-        const char *ci = getenv("CI");
-        if (ci && !strcmp(ci, "true"))
-            fail_msg("fixture %s missing and CI=true", path);
-        printf("SKIP: %s not found (set LEAKRAY_FIXTURES)\n", path);
-        return 0;
-    }
-    graph_init(g);
-    g->path = strdup(file);
-    fmt_opts o = {.dump_index = -1};
-    const fmt_reader *rd = fmt_find(m->data, m->len);
-    assert_non_null(rd);
-    assert_int_equal(rd->load(g, m, &o, &err), LR_OK);
-    return 1;
-}
+#include "test_hprof_load.h"
 
 static node_ix ref_of(const graph *g, node_ix n, const char *name)
 {
@@ -95,7 +72,7 @@ static void test_sorted_equals_plain(void **state)
     for (size_t d = 0; d < sizeof dumps / sizeof *dumps; d++) {
         graph g;
         mfile m;
-        if (!load_file(&g, &m, dumps[d])) {
+        if (!tl_load_hprof(&g, &m, dumps[d])) {
             skip();
             return;
         }

@@ -30,30 +30,7 @@
 #include "base/mfile.h"
 #include "format/fmt.h"
 
-static int load_file(graph *g, mfile *m, const char *file)
-{
-    char path[4200];
-    const char *fx = getenv("LEAKRAY_FIXTURES"), *src = getenv("LEAKRAY_SRC");
-    if (fx)
-        snprintf(path, sizeof path, "%s/hprof/%s", fx, file);
-    else
-        snprintf(path, sizeof path, "%s/../shared/fixtures/hprof/%s", src ? src : ".", file);
-    lr_error err = {.offset = LR_NO_OFFSET};
-    if (mfile_open(m, path, 0, &err) != LR_OK) {
-        const char *ci = getenv("CI");
-        if (ci && !strcmp(ci, "true"))
-            fail_msg("fixture %s missing and CI=true", path);
-        printf("SKIP: %s not found (set LEAKRAY_FIXTURES)\n", path);
-        return 0;
-    }
-    graph_init(g);
-    g->path = strdup(file);
-    fmt_opts o = {.dump_index = -1};
-    const fmt_reader *rd = fmt_find(m->data, m->len);
-    assert_non_null(rd);
-    assert_int_equal(rd->load(g, m, &o, &err), LR_OK);
-    return 1;
-}
+#include "test_hprof_load.h"
 
 static node_ix field_ref(const graph *g, node_ix n, const char *name)
 {
@@ -65,7 +42,7 @@ static node_ix field_ref(const graph *g, node_ix n, const char *name)
 
 static int load(graph *g, mfile *m)
 {
-    return load_file(g, m, "dialer.android-hprof");
+    return tl_load_hprof(g, m, "dialer.android-hprof");
 }
 
 /* Every node's list, made in node order and kept side by side (what a whole-graph overlay
@@ -713,7 +690,7 @@ static void test_on_demand_equals_overlay(void **state)
     for (size_t d = 0; d < sizeof dumps / sizeof *dumps; d++) {
         graph g;
         mfile m;
-        if (!load_file(&g, &m, dumps[d].file)) {
+        if (!tl_load_hprof(&g, &m, dumps[d].file)) {
             skip();
             return;
         }
