@@ -298,29 +298,8 @@ int cmd_analyze(int argc, char **argv)
     node_ix *lfrom = NULL, *lto = NULL;
     trace_shark_ctx sctx = {&rs, graph_find_class(g, "java.lang.String")};
     if (st == LR_OK && ls.n > 0) {
-        dopts.reach = trace_dom_filter;
-        dopts.reach_ctx = &rs;
-        /* the filter's answers as data: it is called only for the edges a rule may drop */
-        st = trace_dom_table(g, &rs, &dtab, &err);
-        dopts.reach_table = &dtab;
-        dopts.root = trace_dom_root;
-        dopts.root_ctx = &rs;
-        /* a second tree may be in its close on the other core: 4 bytes a node here */
-        dopts.flags = DOM_RETAINED32;
-        if (shark_sizes) {
-            dopts.flags |= DOM_NO_CLASS_HOPS; /* Shark's references (docs/design.md) */
-            dopts.reach = trace_shark_filter;
-            dopts.reach_ctx = &sctx;
-            dopts.reach_table = NULL; /* the table is trace_dom_filter's */
-            dopts.weight = trace_shark_weight;
-            dopts.weight_ctx = &sctx.string_class;
-            dopts.root = trace_shark_root;
-            dopts.root_ctx = &sctx;
-        }
-        if (st == LR_OK)
-            st = trace_dom_locals(g, &rs, &lfrom, &lto, &dopts.n_extra, &err);
-        dopts.extra_from = lfrom;
-        dopts.extra_to = lto;
+        st = trace_dom_view(g, &rs, shark_sizes ? &sctx : NULL, &dopts, &dtab, &lfrom, &lto,
+                            &err);
         if (st == LR_OK)
             st = dom_build_ex(g, &dopts, &dt, &err);
     }
@@ -328,9 +307,7 @@ int cmd_analyze(int argc, char **argv)
     phase_enter("traces");
     if (st == LR_OK && ls.n > 0)
         st = trace_finish_ex(g, &rs, &ls, &dt, &dopts, &tr, &err);
-    free(lfrom);
-    free(lto);
-    trace_dom_table_free(&dtab);
+    trace_dom_view_free(&dtab, lfrom, lto);
     /* the text and the JSON read no idom from here on (the JSON reads retained sizes), and
      * the suspects' job may still be running on the other core: its memory goes first */
     if (!html) {

@@ -92,27 +92,14 @@ lr_status lr_analyze(lr_heap *h, const lr_analyze_opts *o, lr_analysis **out, lr
     dom_reach_table dtab = {{0}, NULL, 0};
     node_ix *lfrom = NULL, *lto = NULL;
     if (st == LR_OK && an->own_ls.n > 0) {
-        dopts.reach = trace_dom_filter;
-        dopts.reach_ctx = &an->own_rs;
-        /* the filter's answers as data: it is called only for the edges a rule may drop */
-        st = trace_dom_table(g, &an->own_rs, &dtab, err);
-        dopts.reach_table = &dtab;
-        dopts.root = trace_dom_root;
-        dopts.root_ctx = &an->own_rs;
-        dopts.flags = DOM_RETAINED32; /* as analyze: beside the suspects' tree */
-        if (st == LR_OK)
-            st = trace_dom_locals(g, &an->own_rs, &lfrom, &lto, &dopts.n_extra, err);
-        dopts.extra_from = lfrom;
-        dopts.extra_to = lto;
+        st = trace_dom_view(g, &an->own_rs, NULL, &dopts, &dtab, &lfrom, &lto, err);
         if (st == LR_OK)
             st = dom_build_ex(g, &dopts, &an->own_dt, err);
         if (st == LR_OK)
             st = trace_finish_ex(g, &an->own_rs, &an->own_ls, &an->own_dt, &dopts,
                                  &an->own_tr, err);
     }
-    free(lfrom);
-    free(lto);
-    trace_dom_table_free(&dtab);
+    trace_dom_view_free(&dtab, lfrom, lto);
     /* errors in the order the steps run on one core: leak finding, suspects, the traces */
     lr_error serr;
     memset(&serr, 0, sizeof serr);

@@ -194,6 +194,18 @@ int trace_shark_filter(const graph *g, edge_ix e, void *ctx);
  * and unreachable roots hold nothing in its sizes. ctx: a trace_shark_ctx. */
 int trace_shark_root(const graph *g, uint32_t r, void *ctx);
 
+/* The whole view the traces' dominator tree is built in, in *o (zeroed first): the rules'
+ * edges (trace_dom_filter, answered from *tab where it can: trace_dom_table) and roots
+ * (trace_dom_root), the Java locals as references of their thread (trace_dom_locals, into
+ * *from and *to), 32-bit retained sizes (DOM_RETAINED32: the suspects' tree may be built
+ * beside it); with shark (Shark 2.14's size model, its rs the same rules) Shark's
+ * references, weights and roots instead. `analyze` and lr_analyze build their tree in it.
+ * Free with trace_dom_view_free, also after an error. Returns LR_OK or LR_ERR_NOMEM. */
+lr_status trace_dom_view(const graph *g, const rules_set *rs, trace_shark_ctx *shark,
+                         dom_opts *o, dom_reach_table *tab, node_ix **from, node_ix **to,
+                         lr_error *err);
+void trace_dom_view_free(dom_reach_table *tab, node_ix *from, node_ix *to);
+
 /* The GC root of a V8 path leaving the unnamed snapshot root straight for an object: one of
  * what DevTools calls user roots, which V8 makes of its global objects. */
 #define TRACE_ROOT_GLOBAL "Global object"

@@ -368,3 +368,43 @@ lr_status trace_dom_locals(const graph *g, const rules_set *rs, node_ix **from, 
     free(v);
     return LR_OK;
 }
+
+lr_status trace_dom_view(const graph *g, const rules_set *rs, trace_shark_ctx *shark,
+                         dom_opts *o, dom_reach_table *tab, node_ix **from, node_ix **to,
+                         lr_error *err)
+{
+    memset(o, 0, sizeof *o);
+    memset(tab, 0, sizeof *tab);
+    *from = *to = NULL;
+    o->flags = DOM_RETAINED32;
+    if (shark) {
+        o->flags |= DOM_NO_CLASS_HOPS; /* Shark's references (docs/design.md) */
+        o->reach = trace_shark_filter;
+        o->reach_ctx = shark;
+        o->weight = trace_shark_weight;
+        o->weight_ctx = &shark->string_class;
+        o->root = trace_shark_root;
+        o->root_ctx = shark;
+    } else {
+        o->reach = trace_dom_filter;
+        o->reach_ctx = (void *)rs;
+        o->root = trace_dom_root;
+        o->root_ctx = (void *)rs;
+        /* the filter's answers as data: it is called only for the edges a rule may drop */
+        lr_status st = trace_dom_table(g, rs, tab, err);
+        if (st != LR_OK)
+            return st;
+        o->reach_table = tab;
+    }
+    lr_status st = trace_dom_locals(g, rs, from, to, &o->n_extra, err);
+    o->extra_from = *from;
+    o->extra_to = *to;
+    return st;
+}
+
+void trace_dom_view_free(dom_reach_table *tab, node_ix *from, node_ix *to)
+{
+    trace_dom_table_free(tab);
+    free(from);
+    free(to);
+}
