@@ -22,12 +22,11 @@
 # Dump: the ~120 MB, 2.3 M object dump of scripts/gen-big-dump.sh (cached in
 # ${LEAKRAY_BENCH_DIR:-/tmp/leakray-bench}); BENCH_BIG=1 uses the ~1 GB one (SCALE 10) instead,
 # DUMP=path any other dump.
-# Peers, built outside the repository (measured: hprof-slurp 0.10.0, hprof-analyzer 0.3.2):
-#   cargo install --locked hprof-slurp --root DIR          then HPROF_SLURP=DIR/bin/hprof-slurp
-#   cargo install --locked --version 0.3.2 hprof-analyzer --root DIR
-#                                                          then HPROF_ANALYZER=DIR/bin/...
-# Without the variable each peer is looked up on PATH; a missing one is skipped with a line
-# saying so. Exit 1 when a tool fails or a check says DIFFER.
+# Peers, built outside the repository from crates.io on first use by scripts/rust-peers.sh
+# (hprof-slurp 0.10.0, hprof-analyzer 0.3.2, with cargo; BENCH_NO_BUILD=1 builds nothing).
+# HPROF_SLURP=path / HPROF_ANALYZER=path use other builds; else one on PATH, else the built
+# one; a peer that cannot be had is skipped with a line saying so. Exit 1 when a tool fails
+# or a check says DIFFER.
 # usage: [BENCH_BIG=1 | DUMP=file] [RUNS=3] bench/hprof_peers.sh [path/to/leakray]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -80,6 +79,13 @@ ratio() { # LABEL PEER_TAG LR_TAG
 find_peer() { # VAR NAME: prints the peer's path or nothing
     local p=${!1:-}
     [ -z "$p" ] && p=$(command -v "$2" || true)
+    if [ -z "$p" ]; then
+        if [ "${BENCH_NO_BUILD:-0}" = 1 ]; then
+            p=$("$src/scripts/rust-peers.sh" --check "$2" || true)
+        else
+            p=$("$src/scripts/rust-peers.sh" "$2" || true)
+        fi
+    fi
     [ -n "$p" ] && [ -x "$p" ] && printf '%s\n' "$p"
     return 0
 }
@@ -96,7 +102,7 @@ cp "$out/lh.out" "$out/leakray-histo.json"
 row "leakray histo" lh
 slurp=$(find_peer HPROF_SLURP hprof-slurp)
 if [ -z "$slurp" ]; then
-    echo "hprof-slurp: not found (HPROF_SLURP=path, or on PATH; see the header): skipped"
+    echo "hprof-slurp: not found (HPROF_SLURP=path, on PATH, or built by scripts/rust-peers.sh): skipped"
 else
     measure ps "$slurp" --top 200 --json -o "$out/slurp.json" "$dump"
     row "hprof-slurp $("$slurp" --version | awk '{print $2}') (histogram)" ps
@@ -135,7 +141,7 @@ measure la "$lr" analyze --json --no-timing --no-progress "$dump"
 row "leakray analyze" la
 ha=$(find_peer HPROF_ANALYZER hprof-analyzer)
 if [ -z "$ha" ]; then
-    echo "hprof-analyzer: not found (HPROF_ANALYZER=path, or on PATH; see the header): skipped"
+    echo "hprof-analyzer: not found (HPROF_ANALYZER=path, on PATH, or built by scripts/rust-peers.sh): skipped"
     exit "$status"
 fi
 # The plain report (no `heap` subcommand) writes no cache beside the dump, so every run

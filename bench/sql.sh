@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # sql.sh: the questions of docs/sql.md timed on the benchmark dump (scripts/gen-big-dump.sh,
 # ~120 MB / 2.3 M objects), after load, beside hprof-analyzer 0.3.2's OQL (crates.io; MAT's
-# query language) on the same questions when it is installed (HPROF_ANALYZER=path, or
-# cargo install hprof-analyzer --version 0.3.2 --root DIR outside the repo, then
-# HPROF_ANALYZER=DIR/bin/hprof-analyzer). leakray's times are its own per-statement and
+# query language) on the same questions (HPROF_ANALYZER=path, else one on PATH, else built
+# from crates.io outside the repo on first use by scripts/rust-peers.sh; BENCH_NO_BUILD=1
+# builds nothing). leakray's times are its own per-statement and
 # per-phase clocks (sql --json time_ms, the timing lines of instances and path --merged),
 # so the load is left out; the peer's are wall times of whole runs, load included, with its
 # load alone measured separately when it can be. Targets: GROUP BY class full scan <= 1 s,
@@ -112,10 +112,17 @@ echo "load-only run: CPU ${bases[*]} s; load average now: $(cut -d' ' -f1-3 /pro
 # caches it beside the dump (DUMP.hprof-cache/), after which `heap query DUMP --oql OQL`
 # answers from the cache, @retainedHeapSize included. It has no merged paths to GC roots
 # (its leak suspects show one root path each), so that question has no peer.
-peer=${HPROF_ANALYZER:-}
+peer=${HPROF_ANALYZER:-$(command -v hprof-analyzer || true)}
+if [ -z "$peer" ]; then
+    if [ "${BENCH_NO_BUILD:-0}" = 1 ]; then
+        peer=$("$src/scripts/rust-peers.sh" --check hprof-analyzer || true)
+    else
+        peer=$("$src/scripts/rust-peers.sh" hprof-analyzer || true)
+    fi
+fi
 if [ -z "$peer" ] || [ ! -x "$peer" ]; then
     echo
-    echo "hprof-analyzer: not installed (HPROF_ANALYZER=path; see the header): peer skipped"
+    echo "hprof-analyzer: not installed (HPROF_ANALYZER=path, on PATH, or built by scripts/rust-peers.sh): peer skipped"
     exit 0
 fi
 echo
