@@ -464,6 +464,7 @@ static void ref_strengths(graph *g)
 lr_status gtext_resolve(graph *g, gtext_pending *p, const char *name, lr_error *err)
 {
     LR_TRY(graph_build_index(g, err));
+    graph_count_duplicate_ids(g); /* edges and roots naming a repeated id go to its first node */
     idpair *cls = err_mallocarray(p->n_class ? p->n_class : 1, sizeof *cls);
     uint32_t *from = err_mallocarray(p->n_edge ? p->n_edge : 1, sizeof *from);
     if (!cls || !from) {

@@ -1116,19 +1116,6 @@ static void rd_free(rd *r)
     graph_id_scan_free(&r->obj_ids);
 }
 
-/* Ids repeated by two object records: lookups find one of them. */
-static void count_duplicate_ids(graph *g)
-{
-    if (g->ids_strict || g->id_blk)
-        return; /* the rank index is built only over unique ids */
-    for (uint32_t k = 1; k < g->n_nodes; k++) {
-        uint64_t a = graph_node_id(g, g->ids_sorted ? k - 1 : g->id_sorted[k - 1]);
-        uint64_t b = graph_node_id(g, g->ids_sorted ? k : g->id_sorted[k]);
-        if (a == b)
-            diag_count(&g->diag, DIAG_DUPLICATE_ID);
-    }
-}
-
 /* Header, top-level scan, the sorted tables, and the dump numbered dump_index (negative:
  * the last one) in *dd; a file without heap records gives an empty dump after the header.
  * radix: sort the strings with the radix sort (hprof_sort_tables). */
@@ -1251,7 +1238,7 @@ static lr_status load(rd *r, const fmt_opts *o)
         st = graph_build_index_bits(g, &all, &r->bits, 1, r->err); /* node_id: compact */
     graph_id_scan_free(&all);
     LR_TRY(st);
-    count_duplicate_ids(g);
+    graph_count_duplicate_ids(g);
     phase_enter("hprof roots");
     LR_TRY(resolve_roots(r));
     LR_TRY(hprof_build_layouts(r));

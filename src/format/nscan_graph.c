@@ -163,8 +163,10 @@ static lr_status build(graph *g, nscan_report *r, const char *name, lr_error *er
         if (r->blocks[i].state >= NSCAN_HELD_BY_ROOT)
             g->roots[g->n_roots++] = (graph_root){.node = i, .kind = root_kind(r->blocks[i].state),
                                                   .thread = 0, .frame = -1};
-    if ((st = graph_build_index(g, err)) == LR_OK)
+    if ((st = graph_build_index(g, err)) == LR_OK) {
+        graph_count_duplicate_ids(g); /* pointers to a repeated address reach one block */
         st = graph_index_class_nodes(g, err);
+    }
 out:
     free(class_of_str);
     return st;

@@ -522,6 +522,8 @@ static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error
         s = each_line(&x, pass2);
     if (s == LR_OK)
         s = graph_build_index(g, err);
+    if (s == LR_OK) /* references to a repeated address go to its first object */
+        graph_count_duplicate_ids(g);
     if (s == LR_OK)
         s = build_classes(&x);
     if (s == LR_OK)

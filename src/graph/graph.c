@@ -1055,6 +1055,15 @@ lr_status graph_build_index_bits(graph *g, const graph_id_scan *s, graph_id_bits
     return st;
 }
 
+void graph_count_duplicate_ids(graph *g)
+{
+    if (g->ids_strict || g->id_blk || (!g->id_dir && !g->ids_sorted))
+        return; /* a rank index holds unique ids; without an index there is no id order */
+    for (uint32_t k = 1; k < g->n_nodes; k++)
+        if (sorted_id(g, k - 1) == sorted_id(g, k))
+            diag_count(&g->diag, DIAG_DUPLICATE_ID);
+}
+
 node_ix graph_find_id(const graph *g, uint64_t id)
 {
     if (g->id_blk)

@@ -696,6 +696,10 @@ static inline void graph_id_bits_add(graph_id_bits *b, graph_id_bits_cur *c, uin
  * as without them. Takes bits over (*bits is left empty). */
 lr_status graph_build_index_bits(graph *g, const graph_id_scan *s, graph_id_bits *bits,
                                  int keep_ids, lr_error *err);
+/* Counts in g->diag (duplicate_id) each node whose id an earlier one in id order repeats:
+ * lookups answer the first of them, so a later one's referrers and roots go to it instead.
+ * Call after graph_build_index; O(n). */
+void graph_count_duplicate_ids(graph *g);
 /* Node with original id, or GRAPH_NONE. O(1) expected (bucket directory), O(log n) worst;
  * O(n), a scan, when the reader built no index (V8). */
 node_ix graph_find_id(const graph *g, uint64_t id);
