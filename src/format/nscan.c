@@ -311,8 +311,14 @@ lr_status nscan_parse(const mfile *m, const char *name, nscan_report *r, lr_erro
         } else if (KW("end")) {
             ended = 1;
         } else {
-            st = LR_CORRUPT(err, name, off, "unknown line '%.*s'", (int)(kl > 40 ? 40 : kl),
-                            kw);
+            /* The word is the file's: its bytes other than printable ASCII are shown as '?',
+             * so a hostile report cannot put terminal escapes into the message. */
+            char word[41];
+            size_t wl = kl > 40 ? 40 : kl;
+            for (size_t i = 0; i < wl; i++)
+                word[i] = kw[i] >= 0x20 && kw[i] < 0x7f ? kw[i] : '?';
+            word[wl] = 0;
+            st = LR_CORRUPT(err, name, off, "unknown line '%s'", word);
             goto fail;
         }
 #undef KW

@@ -99,6 +99,7 @@ void rep_cycles_text(FILE *out, const rep_cycles *v)
     const graph *g = v->g;
     const cycles_result *r = v->r;
     char a[REP_FMT_MAX], b[REP_FMT_MAX], id[REP_FMT_MAX], eb[300];
+    char tb[1024], te[4 * 300 + 4]; /* names escaped for the terminal (rep_fmt_term) */
     uint32_t shown = 0, n_new = count_new(v);
     if (!v->scoped) {
         fprintf(out, "Strongly connected components over object edges (no scope): %s, %s objects\n",
@@ -109,14 +110,17 @@ void rep_cycles_text(FILE *out, const rep_cycles *v)
             const cycles_scc *c = &r->sccs[i];
             fprintf(out, "  #%u %s objects, mostly %s (%s), e.g. %s\n", i + 1,
                     rep_fmt_count(a, c->size),
-                    c->top_class != GRAPH_NONE ? graph_str(g, g->classes[c->top_class].name) : "?",
+                    c->top_class != GRAPH_NONE
+                        ? rep_fmt_term(tb, sizeof tb, graph_str(g, g->classes[c->top_class].name))
+                        : "?",
                     rep_fmt_count(b, c->top_count),
                     rep_fmt_id(id, g, graph_node_id(g, c->example)));
         }
     } else {
         if (v->from != GRAPH_NONE)
             fprintf(out, "Scope: %s objects reachable from %s %s\n",
-                    rep_fmt_count(a, r->n_scope), graph_class_name(g, v->from),
+                    rep_fmt_count(a, r->n_scope),
+                    rep_fmt_term(tb, sizeof tb, graph_class_name(g, v->from)),
                     rep_fmt_id(id, g, graph_node_id(g, v->from)));
         else
             fprintf(out, "Scope: %s objects reachable from %s instances of %s\n",
@@ -135,12 +139,17 @@ void rep_cycles_text(FILE *out, const rep_cycles *v)
             fprintf(out, "  #%u x%s, length %u, retained %s%s\n", shown,
                     rep_fmt_count(b, c->count), c->length, rep_fmt_bytes(a, c->retained),
                     c->singleton ? ", held by singleton" : "");
-            fprintf(out, "     %s\n", c->signature);
+            fprintf(out, "     ");
+            rep_fmt_name(out, c->signature); /* class and field names from the dump */
+            fprintf(out, "\n");
             fprintf(out, "     e.g.");
             for (uint32_t k = 0; k < c->length; k++)
-                fprintf(out, " %s %s .%s ->", graph_class_name(g, r->nodes[c->first + k]),
+                fprintf(out, " %s %s .%s ->",
+                        rep_fmt_term(tb, sizeof tb, graph_class_name(g, r->nodes[c->first + k])),
                         rep_fmt_id(id, g, graph_node_id(g, r->nodes[c->first + k])),
-                        graph_edge_name_text(g, r->edges[c->first + k], eb, sizeof eb));
+                        rep_fmt_term(te, sizeof te,
+                                     graph_edge_name_text(g, r->edges[c->first + k], eb,
+                                                          sizeof eb)));
             fprintf(out, " (back)\n");
         }
         if (n_new > shown)

@@ -137,6 +137,20 @@ size_t rep_fmt_text_buf(char *buf, size_t cap, const char *s, size_t len, size_t
     return o;
 }
 
+const char *rep_fmt_term(char *buf, size_t cap, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len = strlen(s), i = 0, k, used;
+    char piece[REP_FMT_CHAR_MAX + 1];
+    while (i < len && (used = text_char(p, i, len, len, piece, &k)) == k &&
+           memcmp(piece, p + i, k) == 0)
+        i += used;
+    if (i == len)
+        return s;
+    rep_fmt_text_buf(buf, cap, s, len, SIZE_MAX);
+    return buf;
+}
+
 void rep_fmt_csv(FILE *out, const char *s)
 {
     if (!strpbrk(s, ",\"\n\r")) {

@@ -45,6 +45,10 @@ void rep_fmt_text(FILE *out, const char *s, size_t len, size_t max_bytes);
  * when cap >= 4 x min(len, max_bytes) + 4 (an escape is 4 bytes per byte of s at most), else
  * cut at a character. Returns the bytes written, the NUL left out. */
 size_t rep_fmt_text_buf(char *buf, size_t cap, const char *s, size_t len, size_t max_bytes);
+/* s as rep_fmt_text shows it, for printf arguments: s itself when nothing in it needs an
+ * escape (so clean names print whole, whatever their length), else its escaped form written
+ * to buf (cap bytes, cut short as rep_fmt_text_buf cuts). */
+const char *rep_fmt_term(char *buf, size_t cap, const char *s);
 /* A name from a dump (class, field, frame, description) whole, escaped as rep_fmt_text does;
  * NULL writes nothing. */
 void rep_fmt_name(FILE *out, const char *s);

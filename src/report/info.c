@@ -49,8 +49,9 @@ void rep_info_text(FILE *out, const info_result *c)
     const graph *g = c->g;
     char a[REP_FMT_MAX], b[REP_FMT_MAX], ts[64];
     fprintf(out, "file:          %s\n", c->path);
-    fprintf(out, "format:        %s%s%s\n", g->format ? g->format : "?", g->version[0] ? ", " : "",
-            g->version);
+    fprintf(out, "format:        %s%s", g->format ? g->format : "?", g->version[0] ? ", " : "");
+    rep_fmt_name(out, g->version); /* from the file: the Dart isolate's name, a graph header's */
+    fprintf(out, "\n");
     if (strcmp(c->compress, "plain") == 0)
         fprintf(out, "compression:   none, %s\n", rep_fmt_bytes(a, c->file_size));
     else

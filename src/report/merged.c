@@ -101,8 +101,11 @@ void rep_merged_text(FILE *out, const merged_result *r)
             fprintf(out, "%*s(depth %" PRIu32 ") ", 2 * REP_MERGED_MAX_INDENT, "", w.depth);
         else
             fprintf(out, "%*s", 2 * (int)w.depth, "");
-        if (kind)
-            fprintf(out, "--[%s %s]--> ", kind, ename);
+        if (kind) {
+            fprintf(out, "--[%s ", kind);
+            rep_fmt_name(out, ename);
+            fprintf(out, "]--> ");
+        }
         fprintf(out, "%s ", rep_fmt_id(b1, g, graph_node_id(g, m->node)));
         rep_fmt_name(out, node_label(g, m->node, lab, sizeof lab));
         if (!kind)

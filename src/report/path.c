@@ -12,7 +12,7 @@
 #include <inttypes.h>
 
 /* Class name of node x; a class object shows the class it describes ("class Foo"). */
-static const char *label(const graph *g, node_ix x, char *buf, size_t cap)
+static const char *label_raw(const graph *g, node_ix x, char *buf, size_t cap)
 {
     if (g->node_kind[x] == GRAPH_KIND_CLASS) {
         for (class_ix c = 0; c < g->n_classes; c++)
@@ -34,6 +34,17 @@ static const char *label(const graph *g, node_ix x, char *buf, size_t cap)
     return s && s[0] ? s : "<no class>";
 }
 
+/* label_raw escaped for a terminal (rep_fmt_term): names come from the dump. */
+static const char *label(const graph *g, node_ix x, char *buf, size_t cap)
+{
+    char raw[512];
+    const char *s = label_raw(g, x, raw, sizeof raw);
+    const char *t = rep_fmt_term(buf, cap, s);
+    if (t == raw) /* "class NAME", nothing to escape */
+        snprintf(buf, cap, "%s", raw);
+    return t == raw ? buf : t;
+}
+
 /* The reference kind and name of path edge code e: a graph edge, or the implicit reference
  * from an object to its class object (PATHS_CLASS_HOP: "implicit", "<class>"). */
 static const char *ref_kind(const graph *g, edge_ix e)
@@ -42,7 +53,24 @@ static const char *ref_kind(const graph *g, edge_ix e)
                                 : graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e]));
 }
 
+/* The edge's name escaped for a terminal, as label. */
+static const char *edge_text(const graph *g, edge_ix e, char *buf, size_t cap)
+{
+    char raw[256];
+    const char *s = graph_edge_name_text(g, e, raw, sizeof raw);
+    const char *t = rep_fmt_term(buf, cap, s);
+    if (t == raw) /* built in raw, nothing to escape */
+        snprintf(buf, cap, "%s", raw);
+    return t == raw ? buf : t;
+}
+
 static const char *ref_name(const graph *g, edge_ix e, char *buf, size_t cap)
+{
+    return e == PATHS_CLASS_HOP ? "<class>" : edge_text(g, e, buf, cap);
+}
+
+/* ref_name unescaped, for JSON (which escapes it itself). */
+static const char *ref_name_raw(const graph *g, edge_ix e, char *buf, size_t cap)
 {
     return e == PATHS_CLASS_HOP ? "<class>" : graph_edge_name_text(g, e, buf, cap);
 }
@@ -85,7 +113,7 @@ void rep_path_json(jsonw *w, const rep_path *v)
     char b1[REP_FMT_MAX], lab[512], ename[256];
     jsonw_kv_obj_begin(w, "object");
     jsonw_kv_str(w, "id", rep_fmt_id(b1, g, v->id));
-    jsonw_kv_str(w, "class", label(g, v->target, lab, sizeof lab));
+    jsonw_kv_str(w, "class", label_raw(g, v->target, lab, sizeof lab));
     jsonw_obj_end(w);
     jsonw_kv_bool(w, "reachable", v->len > 0);
     if (v->len) {
@@ -100,10 +128,10 @@ void rep_path_json(jsonw *w, const rep_path *v)
             jsonw_obj_begin(w);
             if (i > 0) {
                 jsonw_kv_str(w, "reference", ref_kind(g, v->edges[i - 1]));
-                jsonw_kv_str(w, "name", ref_name(g, v->edges[i - 1], ename, sizeof ename));
+                jsonw_kv_str(w, "name", ref_name_raw(g, v->edges[i - 1], ename, sizeof ename));
             }
             jsonw_kv_str(w, "id", rep_fmt_id(b1, g, graph_node_id(g, v->nodes[i])));
-            jsonw_kv_str(w, "class", label(g, v->nodes[i], lab, sizeof lab));
+            jsonw_kv_str(w, "class", label_raw(g, v->nodes[i], lab, sizeof lab));
             jsonw_obj_end(w);
         }
         jsonw_arr_end(w);
@@ -121,10 +149,10 @@ void rep_path_json(jsonw *w, const rep_path *v)
             if (l->first > 0) {
                 edge_ix e = v->edges[l->first - 1];
                 jsonw_kv_str(w, "reference", ref_kind(g, e));
-                jsonw_kv_str(w, "name", ref_name(g, e, ename, sizeof ename));
+                jsonw_kv_str(w, "name", ref_name_raw(g, e, ename, sizeof ename));
             }
-            jsonw_kv_str(w, "first_class", label(g, v->nodes[l->first], lab, sizeof lab));
-            jsonw_kv_str(w, "last_class", label(g, v->nodes[l->last], lab, sizeof lab));
+            jsonw_kv_str(w, "first_class", label_raw(g, v->nodes[l->first], lab, sizeof lab));
+            jsonw_kv_str(w, "last_class", label_raw(g, v->nodes[l->last], lab, sizeof lab));
             jsonw_obj_end(w);
         }
         jsonw_arr_end(w);
@@ -169,7 +197,7 @@ void rep_path_dt_json(jsonw *w, const rep_path_dt *v)
     jsonw_kv_str(w, "model", "devtools");
     jsonw_kv_obj_begin(w, "object");
     jsonw_kv_str(w, "id", rep_fmt_id(b1, g, graph_node_id(g, v->target)));
-    jsonw_kv_str(w, "class", label(g, v->target, lab, sizeof lab));
+    jsonw_kv_str(w, "class", label_raw(g, v->target, lab, sizeof lab));
     jsonw_kv_int(w, "distance", v->distance[v->target]);
     jsonw_kv_uint(w, "retained", v->retained[v->target]);
     jsonw_obj_end(w);
@@ -189,7 +217,7 @@ void rep_path_dt_json(jsonw *w, const rep_path_dt *v)
                              graph_edge_name_text(g, v->edges[i - 1], ename, sizeof ename));
             }
             jsonw_kv_str(w, "id", rep_fmt_id(b1, g, graph_node_id(g, v->nodes[i])));
-            jsonw_kv_str(w, "class", label(g, v->nodes[i], lab, sizeof lab));
+            jsonw_kv_str(w, "class", label_raw(g, v->nodes[i], lab, sizeof lab));
             jsonw_kv_int(w, "distance", v->distance[v->nodes[i]]);
             jsonw_kv_uint(w, "retained", v->retained[v->nodes[i]]);
             jsonw_obj_end(w);
@@ -214,7 +242,7 @@ void rep_path_dt_text(FILE *out, const rep_path_dt *v)
             if (i > 0) {
                 unsigned k = GRAPH_EDGE_KIND(g->edge_kind[v->edges[i - 1]]);
                 fprintf(out, "      --[%s %s]-->\n", graph_edge_kind_name(k),
-                        graph_edge_name_text(g, v->edges[i - 1], ename, sizeof ename));
+                        edge_text(g, v->edges[i - 1], ename, sizeof ename));
             }
             char dd[REP_FMT_MAX], rr[REP_FMT_MAX];
             fprintf(out, "  %s %s  (distance %s, retained %s)\n",

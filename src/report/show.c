@@ -98,14 +98,14 @@ static const char *node_label(const graph *g, node_ix n, char *buf, size_t cap)
     class_ix c = show_class_of_node(g, n);
     if (c != GRAPH_NONE) {
         snprintf(buf, cap, "class %s", graph_str(g, g->classes[c].name));
-        return buf;
+    } else {
+        const char *name = graph_class_name(g, n);
+        if (!name[0] && g->node_name)
+            name = graph_str(g, g->node_name[n]);
+        if (!name[0])
+            name = graph_node_kind_name(g->node_kind[n]);
+        snprintf(buf, cap, "%s", name);
     }
-    const char *name = graph_class_name(g, n);
-    if (!name[0] && g->node_name)
-        name = graph_str(g, g->node_name[n]);
-    if (!name[0])
-        name = graph_node_kind_name(g->node_kind[n]);
-    snprintf(buf, cap, "%s", name);
     for (char *p = buf; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
@@ -192,12 +192,13 @@ static void edge_json(jsonw *w, const graph *g, edge_ix e, node_ix other, const 
 
 static void edge_text(FILE *out, const graph *g, edge_ix e, node_ix other)
 {
-    char id[REP_FMT_MAX], label[REP_SHOW_LABEL_MAX], name[256];
+    char id[REP_FMT_MAX], label[REP_SHOW_LABEL_MAX], name[256], shown[4 * 256 + 4];
     unsigned k = g->edge_kind[e];
     unsigned s = GRAPH_EDGE_STRENGTH(k);
     fprintf(out, "  %s %s  .%s (%s%s%s)\n", rep_fmt_id(id, g, graph_node_id(g, other)),
             node_label(g, other, label, sizeof label),
-            graph_edge_name_text(g, e, name, sizeof name), graph_edge_kind_name(GRAPH_EDGE_KIND(k)),
+            rep_fmt_term(shown, sizeof shown, graph_edge_name_text(g, e, name, sizeof name)),
+            graph_edge_kind_name(GRAPH_EDGE_KIND(k)),
             s ? ", " : "", s ? graph_strength_name(s) : "");
 }
 
@@ -451,8 +452,11 @@ static void text_class(FILE *out, const show_result *r)
     const graph_class *k = &g->classes[r->as_class];
     const char *super = k->super < g->n_classes ? graph_str(g, g->classes[k->super].name) : NULL;
     char a[REP_FMT_MAX], buf[64];
-    fprintf(out, "class:         %s\n", graph_str(g, k->name));
-    fprintf(out, "super:         %s\n", super ? super : "(none)");
+    fprintf(out, "class:         ");
+    rep_fmt_name(out, graph_str(g, k->name));
+    fprintf(out, "\nsuper:         ");
+    rep_fmt_name(out, super ? super : "(none)");
+    fputc('\n', out);
     if (g->id_size)
         fprintf(out, "instance size: %s (field bytes, %s own fields)\n",
                 rep_fmt_bytes(a, k->instance_size), REP_FMT_COUNT(k->n_fields));
@@ -588,7 +592,9 @@ void rep_show_text(FILE *out, const show_result *r)
         char site[600];
         snprintf(site, sizeof site, "%s:%u%s%s", graph_str(g, r->site.file), r->site.line,
                  m[0] ? " in " : "", m);
-        fprintf(out, "allocated at:  %s\n", site);
+        fprintf(out, "allocated at:  ");
+        rep_fmt_name(out, site); /* file and method names from the dump */
+        fputc('\n', out);
     }
     if (r->string_len >= 0) {
         fprintf(out, "value:         \"");

@@ -179,8 +179,10 @@ void rep_top_text(FILE *out, const top_result *r)
         rep_fmt_name(out, row.describes ? row.describes : row.name);
         if (row.native)
             fprintf(out, "  (+%s native)", rep_fmt_count(f4, row.native));
-        if (row.has_site)
-            fprintf(out, "  at %s", site_text(g, &row.site, site, sizeof site));
+        if (row.has_site) { /* file and method names from the dump */
+            fprintf(out, "  at ");
+            rep_fmt_name(out, site_text(g, &row.site, site, sizeof site));
+        }
         fputc('\n', out);
     }
 }
