@@ -11,6 +11,7 @@
 #include "base/search.h"
 #include "analysis/paths.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,6 +505,10 @@ lr_status query_open(graph *g, const query_opts *o, query_db **out, lr_error *er
     sqlite3_db_config(q->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
     if (q->o.max_steps)
         sqlite3_progress_handler(q->db, 1000, query_progress, q);
+    /* past it a value fails with "string or blob too big" (SQLITE_TOOBIG) */
+    if (q->o.max_length)
+        sqlite3_limit(q->db, SQLITE_LIMIT_LENGTH,
+                      q->o.max_length < INT_MAX ? (int)q->o.max_length : INT_MAX);
     const int fl = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
     if (query_register_tables(q) != SQLITE_OK ||
         sqlite3_create_function(q->db, "isa", 2, fl, q, query_fn_isa, NULL, NULL) != SQLITE_OK ||

@@ -51,6 +51,10 @@ typedef struct query_opts {
     const query_stacks *stacks; /* V8 allocation stacks for the stacks table, or NULL */
     uint64_t max_steps;       /* interrupt a statement after about this many SQLite VM
                                * steps (0 = never); fuzzing bounds runaway queries with it */
+    uint64_t max_length;      /* longest string or blob a statement may make, in bytes (0 =
+                               * SQLite's own limit, 10^9): one step such as printf('%.*c')
+                               * or zeroblob() makes its whole value at once, which
+                               * max_steps cannot interrupt; fuzzing bounds them with it */
 } query_opts;
 
 typedef struct query_db query_db;

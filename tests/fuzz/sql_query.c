@@ -5,8 +5,9 @@
  * read as `leakray sql` reads them (src/query/result.c: kept up to FUZZ_MAX_ROWS, or streamed
  * for at most that many) and rendered in one of the four layouts (src/report/table.c, the
  * input's length picks which) to /dev/null, and interrupted after a bounded number of VM
- * steps, so recursive queries end. Any text must run or fail with an SQLite error, never
- * crash, hang or leak. */
+ * steps, so recursive queries end; no value may pass FUZZ_MAX_LENGTH bytes, so one step that
+ * makes a huge string (printf with a huge precision) fails at once. Any text must run or fail
+ * with an SQLite error, never crash, hang or leak. */
 #include "graph/graph.h"
 #include "query/query.h"
 #include "query/result.h"
@@ -20,6 +21,7 @@
 
 #define FUZZ_MAX_ROWS 2000
 #define FUZZ_MAX_STEPS 2000000
+#define FUZZ_MAX_LENGTH (1u << 20)
 
 static void fuzz_graph(graph *g)
 {
@@ -74,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lr_error err;
     memset(&err, 0, sizeof err);
     query_opts o = {.model = size % 2 ? QUERY_MODEL_STRONG : QUERY_MODEL_VISUALVM,
-                    .max_steps = FUZZ_MAX_STEPS};
+                    .max_steps = FUZZ_MAX_STEPS, .max_length = FUZZ_MAX_LENGTH};
     query_db *q = NULL;
     if (query_open(&g, &o, &q, &err) != LR_OK)
         __builtin_trap();

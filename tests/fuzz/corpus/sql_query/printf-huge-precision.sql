@@ -1,0 +1,1 @@
+SELECT 1, -2.5, NULL, x'00ff', 'a,b "c"' || char(10, 9, 27), printf('%.366666666666666666666666666666666600c', 'y'); SELECT ad, class FROM objects; VALUES (1), (2);
