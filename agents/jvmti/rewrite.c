@@ -432,8 +432,14 @@ static int rewrite(const unsigned char *in, size_t n, const rw_target *targets, 
         if (sz == 0 || sz > n - pos)
             goto out;
         c.cp_off[i] = (uint32_t)pos;
-        if (in[pos] == 5 || in[pos] == 6)
+        /* a Long or Double takes two slots (JVMS 4.4.5); in the last slot its second one
+         * would be the first added entry, so every hook would name the wrong entry (and a
+         * second rewrite would misread the class): such a class is malformed */
+        if (in[pos] == 5 || in[pos] == 6) {
+            if (i + 1 >= c.cp_count)
+                goto out;
             i++;
+        }
         pos += sz;
     }
     size_t cp_end = pos;

@@ -7,7 +7,7 @@
  *  - hostile class files (every truncation, every single-byte change of a real class, and
  *    hand-made headers: bad magic, a constant pool running past the end, every length set to
  *    2^31-1) are refused or rewritten, never read out of bounds (ASan in make test); a class
- *    cut anywhere is refused;
+ *    cut anywhere is refused, so is one with a Long or Double in the pool's last slot;
  *  - with a JDK installed: a class compiled at test time (returns in loops, both switch
  *    kinds at every padding, try/catch/finally, a constructor call in a branch, a value
  *    returning method), rewritten here, is loaded by a JVM under -Xverify:all, computes the
@@ -306,6 +306,22 @@ static void hostile_headers(void **state)
                      -1);
     assert_int_equal(rw_rewrite(NULL, 0, TARGETS, 3, HOOK_CLASS, HOOK_NAME, &out, &m), -1);
     assert_null(out);
+}
+
+/* A Long or Double in the constant pool's last slot has its second slot where the first added
+ * entry goes: the hooks would name the wrong entries and a second rewrite misread the class
+ * (the rewriter once accepted it; found by fuzzing). Refused by both variants. */
+static void long_in_last_slot(void **state)
+{
+    size_t n = 0;
+    unsigned char *in = corpus("long-in-last-cp-slot.class", &n);
+    unsigned char *out = NULL;
+    size_t m = 0;
+    assert_int_equal(rw_rewrite(in, n, TARGETS, 3, HOOK_CLASS, HOOK_NAME, &out, &m), -1);
+    assert_int_equal(
+        rw_rewrite_stamp(in, n, TARGETS, 3, HOOK_CLASS, HOOK_NAME, &STAMP, &out, &m), -1);
+    assert_null(out);
+    free(in);
 }
 
 /* Every 4 bytes of a real class set to 0x7fffffff in turn (lengths and counts that claim
@@ -650,6 +666,7 @@ int main(void)
         cmocka_unit_test(hostile_bytes),
         cmocka_unit_test(hostile_headers),
         cmocka_unit_test(huge_lengths),
+        cmocka_unit_test(long_in_last_slot),
         cmocka_unit_test(rewritten_class_verifies_and_runs),
         cmocka_unit_test(wide_rules),
         cmocka_unit_test(wide_rules_verify_and_run),
