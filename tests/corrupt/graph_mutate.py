@@ -128,6 +128,29 @@ def nest_bomb(depth, kind):
 
 
 # ---------------------------------------------------------------- V8 -----------------------
+def bracket_end(data, p, limit):
+    """End (one past) of the JSON array or object opening at p, brackets matched outside
+    strings; None when it does not close before limit."""
+    depth, q, in_str = 0, p, False
+    while q < limit:
+        ch = data[q]
+        if in_str:
+            if ch == 0x5C:
+                q += 1
+            elif ch == 0x22:
+                in_str = False
+        elif ch == 0x22:
+            in_str = True
+        elif ch in b"[{":
+            depth += 1
+        elif ch in b"]}":
+            depth -= 1
+            if depth == 0:
+                return q + 1
+        q += 1
+    return None
+
+
 def v8_value_span(data, key):
     """(start, end) of the JSON value after the first "key": (objects/arrays matched by
     brackets outside strings, scalars up to , } ])."""
@@ -138,24 +161,8 @@ def v8_value_span(data, key):
     while data[p] in b" \n\r\t":
         p += 1
     if data[p] in b"[{":
-        depth, q, in_str = 0, p, False
-        while q < len(data):
-            ch = data[q]
-            if in_str:
-                if ch == 0x5C:
-                    q += 1
-                elif ch == 0x22:
-                    in_str = False
-            elif ch == 0x22:
-                in_str = True
-            elif ch in b"[{":
-                depth += 1
-            elif ch in b"]}":
-                depth -= 1
-                if depth == 0:
-                    return p, q + 1
-            q += 1
-        return None
+        q = bracket_end(data, p, len(data))
+        return None if q is None else (p, q)
     q = p
     while q < len(data) and data[q] not in b",}]":
         q += 1
@@ -432,25 +439,8 @@ def v8_end_value(data, p, limit):
             q += 2 if data[q] == 0x5C else 1
         return min(q + 1, limit)
     if data[p] in b"[{":
-        depth, q = 0, p
-        in_str = False
-        while q < limit:
-            ch = data[q]
-            if in_str:
-                if ch == 0x5C:
-                    q += 1
-                elif ch == 0x22:
-                    in_str = False
-            elif ch == 0x22:
-                in_str = True
-            elif ch in b"[{":
-                depth += 1
-            elif ch in b"]}":
-                depth -= 1
-                if depth == 0:
-                    return q + 1
-            q += 1
-        return limit
+        q = bracket_end(data, p, limit)
+        return limit if q is None else q
     q = p
     while q < limit and data[q] not in b",}]\n":
         q += 1
