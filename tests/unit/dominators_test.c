@@ -1016,6 +1016,19 @@ static void test_hanging_vs_brute_force(void **state)
 #define LOADER GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG)
 
 /* Names every internal edge of g <classloader>. */
+/* An HPROF-like class table for g: nc classes, class c's object at node cnode[c]. */
+static void set_classes(graph *g, const node_ix *cnode, uint32_t nc)
+{
+    g->format = "hprof";
+    g->classes = calloc(nc, sizeof *g->classes);
+    assert_non_null(g->classes);
+    g->n_classes = nc;
+    for (uint32_t c = 0; c < nc; c++) {
+        g->classes[c].node = cnode[c];
+        g->classes[c].super = GRAPH_NONE;
+    }
+}
+
 static void name_loaders(graph *g)
 {
     lr_error err = {0};
@@ -1078,14 +1091,7 @@ static void test_class_hops_vs_edges(void **state)
         build(&g2, n, es2, ne2, roots, nr, sizes);
         name_loaders(&g);
         name_loaders(&g2);
-        g.format = "hprof";
-        g.classes = calloc(NC, sizeof *g.classes);
-        assert_non_null(g.classes);
-        g.n_classes = NC;
-        for (uint32_t c = 0; c < NC; c++) {
-            g.classes[c].node = cnode[c];
-            g.classes[c].super = GRAPH_NONE;
-        }
+        set_classes(&g, cnode, NC);
         for (uint32_t i = 0; i < n; i++) {
             g.node_class[i] = cls[i];
             g2.node_class[i] = GRAPH_NONE;
@@ -1329,14 +1335,7 @@ static void tree_sums_round(uint32_t n, int big, uint32_t *seen)
     graph g;
     build(&g, n, es, ne, roots, nr, sizes);
     name_loaders(&g);
-    g.format = "hprof";
-    g.classes = calloc(NC, sizeof *g.classes);
-    assert_non_null(g.classes);
-    g.n_classes = NC;
-    for (uint32_t c = 0; c < NC; c++) {
-        g.classes[c].node = cnode[c];
-        g.classes[c].super = GRAPH_NONE;
-    }
+    set_classes(&g, cnode, NC);
     for (uint32_t i = 0; i < n; i++) {
         g.node_class[i] = cls[i];
         if (cls[i] == GRAPH_NONE && (i == 0 || rnd() % 4 == 0))
