@@ -9,7 +9,7 @@
 # class key's id lists. Output: tests/e2e/expected/devtools/<base>--<other>.diff.tsv, one row
 # per changed class key: `key<TAB>name<TAB>new<TAB>deleted<TAB>alloc_size<TAB>freed_size`,
 # sorted bytewise (key/name with \ tab newline written as \\ \t \n).
-# usage: scripts/golden-devtools-diff.sh BASE OTHER [BASE OTHER...]   (gzip files inflated)
+# usage: scripts/golden-devtools-diff.sh BASE OTHER [BASE OTHER...]   (gzip, xz files inflated)
 #   HST_DIR=dir   reuse an existing install (default: a temp dir removed on exit)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,6 +45,7 @@ export LC_ALL=C
 plain() { # plain FILE -> a path to its uncompressed bytes
     case $1 in
         *.gz) local p; p=$tmp/$(basename "${1%.gz}"); [ -f "$p" ] || gzip -dc "$1" >"$p"; echo "$p" ;;
+        *.xz) local p; p=$tmp/$(basename "${1%.xz}"); [ -f "$p" ] || xz -dc "$1" >"$p"; echo "$p" ;;
         *) echo "$1" ;;
     esac
 }

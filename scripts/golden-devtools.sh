@@ -5,11 +5,11 @@
 # leakray's DevTools aggregates against. DevTools' own worker code is run through
 # heap-snapshot-toolkit@1.1.3 (npm), installed into a scratch folder outside the repository.
 # Inputs: every fixture in $LEAKRAY_FIXTURES/v8 plus any extra files named on the command line
-# (gzip ones are inflated first). Output: tests/e2e/expected/devtools/<file>.classes.tsv:
+# (gzip and xz ones are inflated first). Output: tests/e2e/expected/devtools/<file>.classes.tsv:
 #   first line  `#total<TAB><root retained + extra_native_bytes>`
 #   then        `key<TAB>name<TAB>count<TAB>distance<TAB>self<TAB>retained`, sorted bytewise
 # (key/name with \ tab newline written as \\ \t \n). Nothing is committed.
-# usage: scripts/golden-devtools.sh [file.heapsnapshot[.gz]...]
+# usage: scripts/golden-devtools.sh [file.heapsnapshot[.gz|.xz]...]
 #   HST_DIR=dir   reuse an existing install (default: a temp dir removed on exit)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,6 +49,7 @@ for f in "${files[@]}"; do
     name=$(basename "$f")
     case $name in
         *.gz) plain=$tmp/${name%.gz}; gzip -dc "$f" >"$plain" ;;
+        *.xz) plain=$tmp/${name%.xz}; xz -dc "$f" >"$plain" ;;
         *) plain=$f ;;
     esac
     echo "golden-devtools: $name" >&2
