@@ -194,6 +194,19 @@ def gen_v8(c, data, rnd, scale):
             # trace_function_count only sizes an array the reader may not read.
             c.emit(f"{key.decode()}-{k}", "0|3" if v == old or key == b"trace_function_count" else "3",
                    edit(data, sp[0], sp[1], str(v).encode()), f"{key.decode()} {old} -> {v}")
+    # extra_native_bytes (in Chrome's and Node 24's headers; added where absent): DevTools'
+    # total adds it, so histo prints it summed; 19 digits is the most a number may have.
+    sp = v8_value_span(data, b"extra_native_bytes")
+    if not sp:
+        at = v8_value_span(data, b"edge_count")[1]
+        data_x, sp = edit(data, at, at, b',"extra_native_bytes":0'), None
+    else:
+        data_x = data
+    sp = sp or v8_value_span(data_x, b"extra_native_bytes")
+    for k, v in enumerate((b"9999999999999999999", b"18446744073709551615", b"-1", b"1.5",
+                           b'"x"', b"[1]", b"null")):
+        c.emit(f"extra_native_bytes-{k}", "0|3", edit(data_x, sp[0], sp[1], v),
+               f"extra_native_bytes {v.decode()}", verb="histo" if k < 2 else "-")
     # Node and edge fields made hostile, by field name.
     ntok = [t for t in tokens(data, nodes[0], nodes[1]) if not t[2]]
     etok = [t for t in tokens(data, edges[0], edges[1]) if not t[2]]
