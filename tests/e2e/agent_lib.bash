@@ -5,9 +5,16 @@
 # agent_run DIR MODE N RUN_MS [OPTS] [ARGS...]   runs AgentLeaks under the agent (foreground)
 # agent_wait DIR [SECONDS]   waits until DIR holds a finished report (NAME.json and NAME.txt)
 # check MODE N OPTS CLASS...  runs a mode, checks its report names exactly CLASS... and equals
-#                             Shark's golden tests/e2e/expected/agent/MODE.json
+#                             Shark's golden for the running JDK (agent_golden)
+# agent_golden MODE [BELOW]   the golden of MODE for the running JDK's feature version N: Shark's
+#                             analysis differs where the JDK itself does (JDK 25 keeps its
+#                             application class loader in no JNI global, so traces start at a
+#                             thread), so expected/agent/jdkK/MODE.json of the greatest K <= N
+#                             (K < BELOW when given) comes first, else expected/agent/MODE.json,
+#                             written on JDK $agent_base_jdk (the JDK CI runs)
 agent_so=$LEAKRAY_BUILD/libleakray_agent.so
 agent_jar=$LEAKRAY_BUILD/leakray-watcher.jar
+agent_base_jdk=17
 
 agent_setup() {
     if ! command -v javac >/dev/null || ! command -v java >/dev/null ||
@@ -19,6 +26,10 @@ agent_setup() {
         echo "FAIL: $agent_so or $agent_jar not built although a JDK is installed" >&2
         exit 1
     fi
+    # the feature version ("25" of 25.0.1; "1.8" would give 1, below every golden)
+    jdk_feature=$(java -XshowSettings:properties -version 2>&1 |
+        sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p')
+    [ -n "$jdk_feature" ] || { echo "FAIL: cannot tell the JDK's version" >&2; exit 1; }
     rm -rf "$work"
     mkdir -p "$work/classes" "$work/plugin"
     javac -d "$work/classes" -cp "$agent_jar" "$LEAKRAY_SRC"/tests/programs/agent/AgentLeaks.java
@@ -50,6 +61,17 @@ agent_wait() { # DIR [SECONDS]
 exp="$LEAKRAY_SRC/tests/e2e/expected/agent"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+agent_golden() { # MODE [BELOW]
+    local mode=$1 below=${2:-$((jdk_feature + 1))} k
+    for ((k = below - 1; k > agent_base_jdk; k--)); do
+        if [ -f "$exp/jdk$k/$mode.json" ]; then
+            echo "$exp/jdk$k/$mode.json"
+            return
+        fi
+    done
+    echo "$exp/$mode.json"
+}
+
 check() { # MODE N OPTS CLASSES...: run, wait, check the report and the Shark golden
     local mode=$1 n=$2 opts=$3
     shift 3
@@ -72,7 +94,7 @@ assert len(d["application_leaks"]) >= 1 and d["library_leaks"] == [], mode
 print("%s: %d leaks named: %s" % (mode, len(got), ", ".join(sorted(set(got)))))
 PY
     python3 "$LEAKRAY_SRC/tests/e2e/shark_parity.py" norm-leakray "$json" > "$work/$mode.canon"
-    python3 "$LEAKRAY_SRC/tests/e2e/agent_golden.py" compare "$exp/$mode.json" \
-        "$work/$mode.canon" || fail "$mode: leakray differs from Shark's golden"
+    python3 "$LEAKRAY_SRC/tests/e2e/agent_golden.py" compare "$(agent_golden "$mode")" \
+        "$work/$mode.canon" || fail "$mode: leakray differs from Shark's golden (JDK $jdk_feature)"
 }
 

@@ -11,8 +11,10 @@
 # retransformation hooks it); and keeps 3 java.util.logging.StreamHandlers after close()
 # (a close() of its own, no Closeable: hooked at load, never watched). It runs with
 # -XX:+BytecodeVerificationLocal, so the JDK classes hooked at load are verified too. The
-# report must name exactly the 7 leaks with LeakCanary's description, and the status must
-# show one or two retransformations (the classes loaded before the agent) and call slots.
+# report must name exactly the 7 leaks with LeakCanary's description (on JDKs whose
+# StringReader wraps a reader it closes too, those 2 readers are counted as also retained),
+# and the status must show one or two retransformations (the classes loaded before the
+# agent) and call slots.
 # Then the same with a second (java.lang.instrument) agent retransforming StringReader and
 # the interface first: their hooks must survive it.
 set -euo pipefail
@@ -27,6 +29,10 @@ printf 'Premain-Class: agent.Retransformer\nCan-Retransform-Classes: true\n' > "
 (cd "$work/classes" && jar cfm "$work/retransformer.jar" "$work/manifest" \
     agent/Retransformer.class)
 
+# does this JDK's StringReader wrap another reader (see the report's check below)?
+wraps=no
+javap -p java.io.StringReader | grep -q ' java.io.Reader r;' && wraps=wraps
+
 for how in plain retransform; do
     extra=()
     [ "$how" = retransform ] && extra=("-javaagent:$work/retransformer.jar" )
@@ -38,7 +44,7 @@ for how in plain retransform; do
     [ -s "$work/err" ] && fail "$how: the JVM printed errors: $(cat "$work/err")"
     agent_wait "$work/$how"
     json=$(ls "$work/$how"/leakray-*.json)
-    python3 - "$json" "$work/status" "$how" <<'PY' || fail "$how: wrong report or status"
+    python3 - "$json" "$work/status" "$how" "$wraps" <<'PY' || fail "$how: wrong report or status"
 import json, sys
 d = json.load(open(sys.argv[1]))
 st = dict(l.split(": ", 1) for l in open(sys.argv[2]).read().splitlines() if ": " in l)
@@ -47,7 +53,12 @@ got = sorted(t["class"] for t in d["traces"])
 want = sorted(["java.io.StringReader"] * 2 + ["java.io.PipedInputStream", R, R,
               "java.io.FileInputStream", "java.util.zip.ZipFile"])
 assert got == want, (got, want)
-assert d["leaking_objects"] == 7 and d["unreachable_objects"] == [], d["leaking_objects"]
+# newer JDKs (24+): a StringReader wraps a reader of Reader.of(CharSequence) and its close()
+# closes that one too, so it is watched as well; reachable only through its StringReader, it
+# is counted as also retained (one per kept StringReader), not as a leak of its own
+assert d["also_retained"] == (2 if sys.argv[4] == "wraps" else 0), d["also_retained"]
+assert d["leaking_objects"] == 7 + d["also_retained"], d["leaking_objects"]
+assert d["unreachable_objects"] == [], d["unreachable_objects"]
 for t in d["traces"]:
     why = "because %s received java.io.Closeable#close() callback" % t["class"]
     assert t["source"] == "watched" and why in t["elements"][-1]["reason"], t["elements"][-1]

@@ -29,7 +29,7 @@ if "$LEAKRAY_SRC/scripts/shark-peer.sh" --check; then
         analyze --json > "$work/closeable.shark.json"
     python3 "$LEAKRAY_SRC/tests/e2e/shark_parity.py" norm-shark "$work/closeable.shark.json" \
         > "$work/closeable.shark.canon"
-    python3 "$LEAKRAY_SRC/tests/e2e/agent_golden.py" compare "$exp/closeable.json" \
+    python3 "$LEAKRAY_SRC/tests/e2e/agent_golden.py" compare "$(agent_golden closeable)" \
         "$work/closeable.shark.canon" || fail "live Shark differs from its golden"
 else
     echo "note: Shark jars not fetched (scripts/shark-peer.sh --fetch); live check skipped"
