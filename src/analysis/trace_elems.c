@@ -327,7 +327,11 @@ int trace_cmp_order(const void *a, const void *b)
  * found. Groups (first-seen order) and each group's shown trace follow from that order. Here:
  * rank(node) = position, in dequeue order, of the first trace through it; traces sort by the
  * ranks along their paths. A node sits at one depth of one prefix in the path forest, so its
- * rank names its trie node. Cost: O(T log T + sum of path lengths * log). */
+ * rank names its trie node. A Java local's path starts at its frame root here, but in Shark's
+ * trie at the thread object (the local is one of the thread's references): such a path is
+ * keyed with its thread object first, so a thread's locals come with the thread's other
+ * traces (two virtual threads' locals found in the visit-last phase, one of them also a
+ * ThreadLocal's owner found earlier). Cost: O(T log T + sum of path lengths * log). */
 typedef struct rank_pair {
     node_ix node;
     uint32_t rank;
@@ -361,7 +365,6 @@ static int cmp_shark(const void *pa, const void *pb)
 lr_status trace_shark_order(const graph *g, const paths_result *pr, const leak_set *ls,
                             order_key *ord, uint32_t n, lr_error *err)
 {
-    (void)g;
     if (n < 2 || !pr->order)
         return LR_OK;
     lr_status st = LR_OK;
@@ -400,7 +403,7 @@ lr_status trace_shark_order(const graph *g, const paths_result *pr, const leak_s
     size_t total = 0;
     for (uint32_t t = 0; t < n; t++) {
         uint32_t d = ord[idx[t]].depth;
-        total += (d < TRACE_ORDER_DEPTH ? d : TRACE_ORDER_DEPTH) + 1;
+        total += (d < TRACE_ORDER_DEPTH ? d : TRACE_ORDER_DEPTH) + 2; /* + its thread */
     }
     nodes = err_mallocarray(total ? total : 1, sizeof *nodes);
     keys = err_mallocarray(total ? total : 1, sizeof *keys);
@@ -412,9 +415,20 @@ lr_status trace_shark_order(const graph *g, const paths_result *pr, const leak_s
         first[t] = (uint32_t)at;
         /* walked from the deepest node compared, not from the leaking object: a path's
          * length is walked once per trace only up to TRACE_ORDER_DEPTH */
-        uint32_t len = paths_get(pr, ord[idx[t]].top, nodes + at, NULL, TRACE_ORDER_DEPTH + 1);
+        uint32_t len = paths_get(pr, ord[idx[t]].top, nodes + at + 1, NULL,
+                                 TRACE_ORDER_DEPTH + 1);
         if (len > TRACE_ORDER_DEPTH + 1)
             len = TRACE_ORDER_DEPTH + 1;
+        uint32_t root = len ? paths_root_of(pr, nodes[at + 1]) : GRAPH_NONE;
+        node_ix th = GRAPH_NONE;
+        if (root < g->n_roots && g->roots[root].kind == GRAPH_ROOT_JAVA_FRAME)
+            th = rules_thread_of_serial(g, g->roots[root].thread);
+        if (th != GRAPH_NONE && th != nodes[at + 1]) {
+            nodes[at] = th;
+            len++;
+        } else {
+            memmove(nodes + at, nodes + at + 1, len * sizeof *nodes);
+        }
         for (uint32_t i = 0; i < len; i++)
             rp[at + i] = (rank_pair){nodes[at + i], t};
         at += len;
