@@ -257,8 +257,9 @@ lr_status hprof_synth_prim_class(rd *r, unsigned t, class_ix *out)
     return LR_OK;
 }
 
-/* Static long value of class `cls`'s field `field`, or 0 if absent / not a long. */
-static int static_long(const graph *g, const char *cls, const char *field, uint64_t *out)
+/* Static value of type `type` of class `cls`'s field `field`, or 0 if absent / another type. */
+static int static_of(const graph *g, const char *cls, const char *field, unsigned type,
+                     uint64_t *out)
 {
     for (class_ix c = 0; c < g->n_classes; c++) {
         if (!name_is(g, g->classes[c].name, cls))
@@ -266,7 +267,7 @@ static int static_long(const graph *g, const char *cls, const char *field, uint6
         const graph_class *k = &g->classes[c];
         for (uint32_t i = 0; i < k->n_statics; i++) {
             const graph_static *s = &g->statics[k->first_static + i];
-            if (s->type == GRAPH_FT_LONG && name_is(g, s->name, field)) {
+            if (s->type == type && name_is(g, s->name, field)) {
                 *out = s->value;
                 return 1;
             }
@@ -274,6 +275,11 @@ static int static_long(const graph *g, const char *cls, const char *field, uint6
         return 0;
     }
     return 0;
+}
+
+static int static_long(const graph *g, const char *cls, const char *field, uint64_t *out)
+{
+    return static_of(g, cls, field, GRAPH_FT_LONG, out);
 }
 
 static int fields_diff(const graph *g, const char *cls, const char *a, const char *b)
@@ -288,7 +294,15 @@ static int fields_diff(const graph *g, const char *cls, const char *a, const cha
 /* VisualVM 2.1.5's object size model (facts read from its heap library): objects have a
  * header of id size + oop size, fields sized as in the dump but references at oop size,
  * instances and arrays aligned to 8, arrays 4 more bytes of header. When java.lang.Object's
- * CLASS_DUMP declares a nonzero instance size, the dump's sizes are taken as they are. */
+ * CLASS_DUMP declares a nonzero instance size, the dump's sizes are taken as they are.
+ * VisualVM's header (id size + oop size) is the JVM's only with compressed class pointers
+ * and oops both on or both off: since JDK 15 they are set apart (-XX:-UseCompressedOops
+ * keeps 4-byte class pointers, a 12-byte header; ZGC runs so), and JDK 24's compact headers
+ * (-XX:+UseCompactObjectHeaders) are 8 bytes. A HotSpot dump of JDK 9 or later holds what the
+ * JVM measured itself: AtomicInteger.VALUE, the offset of its only field (an int), is the
+ * header size, and Unsafe.ARRAY_OBJECT_INDEX_SCALE the size of a reference; read when present,
+ * they give every instance and array the size the JVM's own class histogram gives (where
+ * both models agree, as on default settings, nothing changes). */
 void hprof_size_model_visualvm(rd *r)
 {
     graph *g = r->g;
@@ -314,8 +328,19 @@ void hprof_size_model_visualvm(rd *r)
                 oop = (unsigned)df;
         }
     }
+    unsigned header = ids + oop;
+    uint64_t hdr, scale;
+    if (ids == 8 && !new_size &&
+        static_long(g, "java.util.concurrent.atomic.AtomicInteger", "VALUE", &hdr) &&
+        (hdr == 8 || hdr == 12 || hdr == 16) &&
+        static_of(g, "jdk.internal.misc.Unsafe", "ARRAY_OBJECT_INDEX_SCALE", GRAPH_FT_INT,
+                  &scale) &&
+        (scale == 4 || scale == 8)) {
+        oop = (unsigned)scale;
+        header = (unsigned)hdr;
+    }
     r->oop = oop;
-    r->min_inst = new_size ? obj_raw : ids + oop;
+    r->min_inst = new_size ? obj_raw : header;
     /* Unaligned sizes need the super's first: sweep until every class is done (the number of
      * sweeps is the hierarchy depth; cycles were refused in hprof_build_classes). */
     for (class_ix c = 0; c < g->n_classes; c++)
