@@ -11,7 +11,9 @@
 #                             application class loader in no JNI global, so traces start at a
 #                             thread), so expected/agent/jdkK/MODE.json of the greatest K <= N
 #                             (K < BELOW when given) comes first, else expected/agent/MODE.json,
-#                             written on JDK $agent_base_jdk (the JDK CI runs)
+#                             written on JDK $agent_base_jdk (the JDK CI runs); for the
+#                             default collector (JDK 25 under ZGC lists that loader as a JNI
+#                             global again: its traces are JDK 17's)
 agent_so=$LEAKRAY_BUILD/libleakray_agent.so
 agent_jar=$LEAKRAY_BUILD/leakray-watcher.jar
 agent_base_jdk=17
