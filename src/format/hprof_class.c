@@ -336,6 +336,8 @@ void hprof_size_model_visualvm(rd *r)
         static_of(g, "jdk.internal.misc.Unsafe", "ARRAY_OBJECT_INDEX_SCALE", GRAPH_FT_INT,
                   &scale) &&
         (scale == 4 || scale == 8)) {
+        if (hdr != header || scale != oop)
+            g->layout_header = (uint8_t)hdr, g->layout_ref = (uint8_t)scale;
         oop = (unsigned)scale;
         header = (unsigned)hdr;
     }

@@ -323,6 +323,13 @@ typedef struct graph {
     /* ---- rank index blocks set while reading (graph_build_index_bits) ---- */
     size_t id_blk_mapped;      /* id_blk is a mapping of this many bytes (unmapped, not freed);
                                 * 0: id_blk is malloc'd */
+
+    /* ---- HotSpot object layout ---- */
+    /* The object header and reference sizes the JVM recorded in the dump, when they replace
+     * VisualVM's guesses and differ from them (compact headers, no compressed oops or class
+     * pointers); 0 when the VisualVM model's own layout holds. Shown by `info`. */
+    uint8_t layout_header;
+    uint8_t layout_ref;
 } graph;
 
 #define GRAPH_CLASS16_MAX 65535u /* node_class16 holds class indices below this */

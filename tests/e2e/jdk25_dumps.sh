@@ -67,4 +67,11 @@ for line in open(sys.argv[2]):
 assert n >= 2, n
 print("histo: %d classes, instances and bytes as the JVM's class histogram" % n)
 PY
+# the JVM's layout (compact headers: 8-byte header, 4-byte references) is said where it
+# replaced VisualVM's guesses
+"$LEAKRAY" info "$dump" | grep -qx "  *with the JVM's layout from the dump: 8-byte object header, 4-byte references" ||
+    fail "info does not name the JVM's layout"
+"$LEAKRAY" info "$dump" --json | python3 -c 'import json, sys
+assert json.load(sys.stdin)["object_layout"] == {"header": 8, "reference": 4}' ||
+    fail "info --json object_layout"
 echo "jdk25_dumps: ok"
