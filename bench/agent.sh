@@ -19,6 +19,7 @@
 #     agent (heap pre-touched, so the Java heap is the same size), per object (target <= 64 B),
 #     and the agent's fixed RSS (target <= 4 MB).
 #  0. (first) the set-up alone: the close workload with no closes (JVM start, agent start).
+#  w. (only when named) the floor of a JNI weak reference per watched object (see there).
 # Workloads 0-2 run as AGENT_BENCH_RUNS (25) strictly interleaved pairs (without, with; the
 # order inside a pair alternates), after one uncounted warm-up run. Each pair gives one
 # difference; printed per workload: the median difference in % of the median without, its
@@ -31,7 +32,7 @@
 # them (tests/programs/bench/agent_floor.c, built here with cc): what the JVM charges any such
 # agent; "over floor" is the agent's own cost (agent - floor), pair by pair.
 # Memory (4): medians of 3 runs. AGENT_BENCH_SECTIONS=012
-# runs only those sections (default 01234; 5, the hook's shape, only when named);
+# runs only those sections (default 01234; 5, the hook's shape, and w only when named);
 # AGENT_BENCH_OLD=PATH to another
 # libleakray_agent.so adds it to the same pairs (before / after).
 # usage: bench/agent.sh [path/to/leakray]
@@ -63,22 +64,25 @@ median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 # resamples of the pairs, fixed seed). The 5 % bound "holds" when the interval's upper end is
 # <= 5 %, is "exceeded" when its lower end is > 5 %, else "undecided" (more pairs needed, or
 # a quieter machine). One line per side: wall, CPU, timed loop.
+# The sides are those above unless bench_sides (JSON: [label, JVM options, class path] per side,
+# the first the reference) names others; bench_over then names the side the later ones are
+# also compared with, pair by pair, in place of the floor (section w).
 overhead() { # NAME N RUNS
     python3 - "$@" "$so" "${AGENT_BENCH_OLD:-}" "$out" "$cp" "$floor" <<'PY'
-import os, random, statistics, subprocess, sys, time
+import json, os, random, statistics, subprocess, sys, time
 name, n, runs, so, old, out, cp, floor = sys.argv[1:9]
 n, runs = int(n), int(runs)
-confs = ([("without", None), ("floor", floor), ("with agent", so)]
-         + ([("old agent", old)] if old else []))
-res = {c: {"wall": [], "cpu": [], "loop": []} for c, _ in confs}
+agent = ["-agentpath:%s=quiet,dump-dir=%s/d-%s" % (so, out, name)]
+confs = ([("without", [], cp), ("floor", ["-agentpath:" + floor], cp), ("with agent", agent, cp)]
+         + ([("old agent", ["-agentpath:%s=quiet,dump-dir=%s/d-%s" % (old, out, name)], cp)]
+            if old else []))
+over = os.environ.get("bench_over", "")
+if os.environ.get("bench_sides"):
+    confs = [tuple(c) for c in json.loads(os.environ["bench_sides"])]
+res = {c: {"wall": [], "cpu": [], "loop": []} for c, _, _ in confs}
 
-def run(c, lib):
-    cmd = ["java", "-Xmx512m"]
-    if lib == floor:
-        cmd.append("-agentpath:" + floor)
-    elif lib:
-        cmd.append("-agentpath:%s=quiet,dump-dir=%s/d-%s" % (lib, out, name))
-    cmd += ["-cp", cp, "AgentBench", name, str(n)]
+def run(c, opts, cp):
+    cmd = ["java", "-Xmx512m"] + opts + ["-cp", cp, "AgentBench", name, str(n)]
     with open(out + "/run.out", "wb") as f:
         t0 = time.monotonic_ns()
         p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.DEVNULL)
@@ -100,8 +104,8 @@ for c in res:
     for v in res[c].values():
         v.clear()
 for i in range(runs):
-    for c, lib in (confs if i % 2 == 0 else confs[::-1]):
-        run(c, lib)
+    for c in (confs if i % 2 == 0 else confs[::-1]):
+        run(*c)
 
 rng = random.Random(1)
 
@@ -130,9 +134,9 @@ def verdict(lo, hi, bound=5.0):
 label = "%s x %d" % (name, n)
 print("%s: %d interleaved pairs; per-pair differences in %% of the median without"
       % (label, runs))
-for c, _ in confs[1:]:
+for c, _, _ in confs[1:]:
     for key, what in (("wall", "wall"), ("cpu", "CPU"), ("loop", "loop")):
-        s = stats(key, c) if key != "loop" or n else None
+        s = stats(key, c, confs[0][0]) if key != "loop" or n else None
         if s is None:
             continue
         med, (q1, q3), (lo, hi), base, side = s
@@ -141,10 +145,26 @@ for c, _ in confs[1:]:
             tail = "  <= 5 %%: %s" % verdict(lo, hi)
         elif key == "cpu" and n:
             tail = "  %.2f us/object" % ((side - base) * 1000.0 / n)
+        if over and key != "wall" and n:  # per object from the pairs' differences
+            tail = "  %+.0f ns/object" % (med * base * 1e4 / n)
         print("  %-10s %-4s %7.1f -> %7.1f ms %+6.1f %%  IQR %+.1f..%+.1f  CI95 %+.1f..%+.1f%s"
               % (c, what, base, side, med, q1, q3, lo, hi, tail))
 # the same pairs: the agent against the floor (its own cost), in % of the median without the
 # agent, and this build against the old one directly
+if over:
+    # each later side against the one named, pair by pair, in % of the median of the first
+    # side; per object: the median difference in ns
+    at = [c for c, _, _ in confs].index(over)
+    for c, _, _ in confs[at + 1:]:
+        for key, what in (("wall", "wall"), ("cpu", "CPU"), ("loop", "loop")):
+            med, (q1, q3), (lo, hi), base, side = stats(key, c, over)
+            scale = base / statistics.median(res[confs[0][0]][key])
+            print("  %-17s %-4s %7.1f -> %7.1f ms %+6.1f %%  IQR %+.1f..%+.1f  CI95 %+.1f..%+.1f"
+                  "  %+.0f ns/object (CI95 %+.0f..%+.0f)"
+                  % (c + " - " + over, what, base, side, med * scale, q1 * scale, q3 * scale,
+                     lo * scale, hi * scale, med * base * 1e4 / n, lo * base * 1e4 / n,
+                     hi * base * 1e4 / n))
+    sys.exit(0)
 for ref, label in (("floor", "over floor"),) + ((("old agent", "new - old"),) if old else ()):
     for key, what in (("wall", "wall"), ("cpu", "CPU")):
         med, (q1, q3), (lo, hi), base, side = stats(key, "with agent", ref)
@@ -218,6 +238,42 @@ for s in shapes[1:]:
     print("  %-7s %+6.2f ms per %s closes (CI95 %+.2f..%+.2f), %+.1f %%"
           % (s, statistics.median(d), n, meds[100], meds[3899], 100 * statistics.median(d) / base))
 PY
+fi
+
+# w (only when asked: AGENT_BENCH_SECTIONS=w): the floor of holding each watched object weakly
+# through JNI, on the watch workload: AgentBench unchanged, with the shim leakray.AppWatcher of
+# tests/programs/bench/weak/ (one native call per watched object) and
+# tests/programs/bench/agent_weak.c, whose option says what that call does: call (nothing: the
+# transition alone), weak (+ NewWeakGlobalRef into a C array), sweep (+ a thread deleting the
+# cleared ones every 100 ms, as the agent's tick does), tag (JVMTI SetTag + ObjectFree events
+# instead). The same pairs hold no agent and the agent itself; each side against no agent,
+# then each against call (what the reference costs beyond the transition), per object in ns.
+# PATH=/usr/lib/jvm/<jdk>/bin:$PATH runs it on another JDK (javac, java and jvmti.h from it).
+if on w; then
+    echo "== w. the floor of a weak reference per watched object (java: $(java -version 2>&1 |
+        head -1))"
+    jdk=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
+    weak=$out/libagent_weak.so
+    cc -O2 -shared -fPIC -I"$jdk/include" -I"$jdk/include/linux" -o "$weak" \
+        "$src/tests/programs/bench/agent_weak.c"
+    mkdir -p "$out/weak"
+    javac -d "$out/weak" "$src/tests/programs/bench/weak/AppWatcher.java"
+    bench_sides=$(python3 - "$cp" "$out/weak:$out/classes" "$weak" "$so" "$out" <<'PY'
+import json, sys
+cp, wcp, weak, so, out = sys.argv[1:6]
+print(json.dumps([["without", [], cp]]
+                 + [[m, ["-agentpath:%s=%s" % (weak, m)], wcp]
+                    for m in ("call", "weak", "sweep", "tag")]
+                 + [["with agent", ["-agentpath:%s=quiet,dump-dir=%s/d-weak" % (so, out)], cp]]))
+PY
+    )
+    export bench_sides bench_over=call
+    # AGENT_BENCH_WEAK_N: the numbers of watches, one run of pairs each (default 100000, and
+    # 3000000 unless AGENT_BENCH_LONG=0: the per-object costs without the JVM's start-up)
+    wns=${AGENT_BENCH_WEAK_N:-100000}
+    [ -z "${AGENT_BENCH_WEAK_N:-}" ] && [ "${AGENT_BENCH_LONG:-1}" != 0 ] && wns="$wns 3000000"
+    for wn in $wns; do overhead watch "$wn" "$runs"; done
+    unset bench_sides bench_over
 fi
 
 on 3 || on 4 || exit 0
