@@ -109,21 +109,8 @@ for f in "$F22" "$F"; do
         c=${pair%%:*} via=${pair#*:}
         "$LEAKRAY" analyze "$f" --watch "$c" --full --json --no-timing --no-suspects \
             >"$work/$n.$c.json"
-        if python3 - "$work/$n.$c.json" "$c" "$via" <<'PY'; then
-import json, sys
-d, c, via = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
-tr = d['traces']
-refs = [e.get('reference', {}) for t in tr for e in t['elements']]
-ok = (len(d['application_leaks']) == 1 and len(tr) + d['also_retained'] == 40
-      and all(t['elements'][-1]['class'] == c for t in tr)
-      and all(any(e.get('reference', {}).get('name') == via for e in t['elements'])
-              for t in tr)
-      and not any(r.get('type') == 'weak' for r in refs) and not d['unreachable_objects'])
-if not ok:
-    print('  %d groups, %d traces + %d also retained' % (len(d['application_leaks']), len(tr),
-          d['also_retained']), file=sys.stderr)
-sys.exit(0 if ok else 1)
-PY
+        if python3 "$LEAKRAY_SRC/tests/e2e/watch_group.py" "$work/$n.$c.json" "$c" "$via" 40 \
+            --no-weak; then
             ok "$n: analyze --watch $c, one group of 40 through $via"
         else
             bad "$n: analyze --watch $c"

@@ -29,21 +29,8 @@ for pair in ScopeBlob:blob ListenerState:state RequestRecord:table TickPayload:p
     c=${pair%%:*} via=${pair#*:}
     "$LEAKRAY" analyze "$F" --watch "$c" --full --json --no-timing --no-suspects \
         >"$work/$c.json"
-    if python3 - "$work/$c.json" "$c" "$via" <<'PY'; then
-import json, sys
-d, c, via = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
-tr = d['traces']
-refs = [e.get('reference', {}) for t in tr for e in t['elements']]
-ok = (len(d['application_leaks']) == 1 and len(tr) + d['also_retained'] == 200
-      and all(t['elements'][-1]['class'] == c for t in tr)
-      and all(any(e.get('reference', {}).get('name') == via for e in t['elements'])
-              for t in tr)
-      and not any(r.get('name') == 'target' for r in refs) and not d['unreachable_objects'])
-if not ok:
-    print('  %d groups, %d traces + %d also retained' % (len(d['application_leaks']), len(tr),
-          d['also_retained']), file=sys.stderr)
-sys.exit(0 if ok else 1)
-PY
+    if python3 "$LEAKRAY_SRC/tests/e2e/watch_group.py" "$work/$c.json" "$c" "$via" 200 \
+        --not-through target; then
         ok "analyze --watch $c: one group of 200, through $via"
     else
         bad "analyze --watch $c"
