@@ -162,14 +162,9 @@ PY
     >"$work/leaks.json"
 python3 - "$work/leaks.json" "$LEAKRAY_SRC/tests/e2e/expected/js/node24-memlab.txt" <<'PY' \
     && ok "leaks: memlab's --trace-all-objects rows (count, retained)" || bad "leaks against memlab"
-import json, sys
-def readable(b):
-    """memlab's Utils.getReadableBytes."""
-    for lim, div, suf in ((1e12, 1e11, 'TB'), (1e9, 1e8, 'GB'), (1e6, 1e5, 'MB'), (1e3, 1e2, 'KB')):
-        if b >= lim:
-            n = int(b / div) / 10
-            return ('%d' % n if n == int(n) else '%.1f' % n) + suf
-    return '%d bytes' % b
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ['LEAKRAY_SRC'], 'tests', 'e2e'))
+from memlab_leaks import readable  # memlab's Utils.getReadableBytes
 d = json.load(open(sys.argv[1]))
 lines = open(sys.argv[2], encoding='utf-8').read().splitlines()
 assert lines[0] == 'MemLab found 0 leak(s)', lines[0]
