@@ -237,6 +237,8 @@ int cmd_analyze(int argc, char **argv)
     memset(&dt, 0, sizeof dt);
     susp_result sr;
     memset(&sr, 0, sizeof sr);
+    ret_model kept; /* the suspects' tree, for --html's page */
+    memset(&kept, 0, sizeof kept);
     lr_status st = LR_OK;
     int suspects = 0;
 
@@ -271,7 +273,8 @@ int cmd_analyze(int argc, char **argv)
     ret_job sj;
     int sj_on = st == LR_OK && !no_suspects;
     if (sj_on)
-        ret_suspects_start(&sj, g, v8_class_keys(g), share, accum, RET_SPLIT_MIN, &sr);
+        ret_suspects_start_keep(&sj, g, v8_class_keys(g), share, accum, RET_SPLIT_MIN, &sr,
+                                html ? &kept : NULL);
     phase_enter("leak finding");
     if (st == LR_OK)
         st = leak_find(g, &rs, &ls, &err);
@@ -352,6 +355,8 @@ int cmd_analyze(int argc, char **argv)
             lr_analysis *an = lr_analysis_wrap(h, &rs, &ls, &tr, &dt, suspects,
                                                no_suspects ? NULL : &sr, ms);
             uint64_t bytes = 0;
+            if (an)
+                lr_analysis_keep_tree(an, &kept);
             html_rc = an ? report_write_file(&co, an, LR_RENDER_HTML, html, shown, &bytes)
                          : cli_fail(&co, LR_ERR_NOMEM, "out of memory");
             lr_analysis_free(an);
@@ -381,6 +386,7 @@ int cmd_analyze(int argc, char **argv)
 done:
     trace_result_free(&tr);
     susp_free(&sr);
+    ret_free(&kept);
     leak_set_free(&ls);
     dom_free(&dt);
     rules_fini(&rs);

@@ -111,7 +111,8 @@ int cmd_report(int argc, char **argv)
     lr_analyze_opts ao = {rules_files.v, rules_files.n, watches.v, ifs.v, watches.n, no_shipped,
                           no_suspects, detached ? 1 : no_detached ? -1 : 0};
     lr_analysis *an = NULL;
-    if (lr_analyze(h, &ao, &an, &err) != LR_OK) {
+    /* the page is made from the suspects' tree: kept, not built twice */
+    if (lr_analyze_keep(h, &ao, 1, &an, &err) != LR_OK) {
         rc = cli_error(&co, &err);
         lr_close(h);
         return rc;

@@ -39,7 +39,20 @@ lr_analysis *lr_analysis_wrap(lr_heap *h, const rules_set *rs, const leak_set *l
     return an;
 }
 
+void lr_analysis_keep_tree(lr_analysis *an, ret_model *kept)
+{
+    ret_free(&an->kept);
+    an->kept = *kept;
+    memset(kept, 0, sizeof *kept);
+}
+
 lr_status lr_analyze(lr_heap *h, const lr_analyze_opts *o, lr_analysis **out, lr_error *err)
+{
+    return lr_analyze_keep(h, o, 0, out, err);
+}
+
+lr_status lr_analyze_keep(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
+                          lr_analysis **out, lr_error *err)
 {
     if (out)
         *out = NULL;
@@ -74,8 +87,9 @@ lr_status lr_analyze(lr_heap *h, const lr_analyze_opts *o, lr_analysis **out, lr
     ret_job sj;
     int sj_on = st == LR_OK && !o->no_suspects;
     if (sj_on)
-        ret_suspects_start(&sj, g, v8_class_keys(g), SUSP_SHARE_DEFAULT,
-                           SUSP_ACCUMULATION_DEFAULT, ret_split_min, &an->own_sr);
+        ret_suspects_start_keep(&sj, g, v8_class_keys(g), SUSP_SHARE_DEFAULT,
+                                SUSP_ACCUMULATION_DEFAULT, ret_split_min, &an->own_sr,
+                                keep_tree ? &an->kept : NULL);
     if (st == LR_OK)
         st = leak_find(g, &an->own_rs, &an->own_ls, err);
     uint32_t n_detached;
@@ -134,6 +148,7 @@ void lr_analysis_free(lr_analysis *an)
     }
     if (an->has_tree)
         dom_free(&an->tree);
+    ret_free(&an->kept);
     if (an->has_dupes)
         dupes_free(&an->dupes);
     if (an->owned) {

@@ -16,6 +16,7 @@
 #include "analysis/dominators.h"
 #include "analysis/dupes.h"
 #include "analysis/leakfind.h"
+#include "analysis/retained.h"
 #include "analysis/suspects.h"
 #include "analysis/trace.h"
 #include "base/mfile.h"
@@ -48,6 +49,8 @@ struct lr_analysis {
     int suspects;               /* nothing watched or declared leaks (no leak traces) */
     const susp_result *sr;      /* LARGEST RETAINERS (own_sr or the caller's), or NULL */
     double ms;                  /* analysis wall time */
+    ret_model kept;             /* the suspects' tree, kept for the report (it is `top`'s),
+                                 * or zeroed; the report takes it over */
     char step_ref[600];         /* lr_analysis_step's reference text */
     /* ---- report sections, made on the first HTML/JSON render ---- */
     int report_built;
@@ -74,5 +77,15 @@ graph *lr_heap_graph(lr_heap *h);
 lr_analysis *lr_analysis_wrap(lr_heap *h, const rules_set *rs, const leak_set *ls,
                               const trace_result *tr, const dom_tree *dt, int suspects,
                               const susp_result *sr, double ms);
+
+/* lr_analyze, and with keep_tree nonzero the suspects' tree is kept for a render of the
+ * HTML page or the report model (`leakray report`, `analyze --html`), which then need not
+ * build the same tree again; memory: the tree's arrays from the analysis to the render. */
+lr_status lr_analyze_keep(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
+                          lr_analysis **out, lr_error *err);
+
+/* Gives an analysis the suspects' tree of ret_suspects_keep (*kept is zeroed), for the
+ * report to take over. */
+void lr_analysis_keep_tree(lr_analysis *an, ret_model *kept);
 
 #endif

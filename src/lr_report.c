@@ -108,13 +108,25 @@ static lr_status build_report(lr_analysis *an, lr_error *err)
     const dom_tree *t = an->dt;
     dupes_thread dj = {.an = an};
     phase(NULL);
+    /* the suspects' tree, when the analysis kept it, is this one: taken over, not rebuilt */
+    int kept_dev = an->kept.impl && strcmp(an->kept.model, "devtools") == 0;
+    if (an->kept.impl && kept_dev != v8)
+        ret_free(&an->kept);
     if (v8) {
         /* DevTools' tree, the one its Summary and the clusters are measured on. */
-        LR_TRY(cluster_dom_build(g, &an->tree, err));
+        if (kept_dev) {
+            LR_TRY(cluster_dom_copy(g, an->kept.impl, &an->tree, err));
+            an->devtools = *(devtools_result *)an->kept.impl;
+            an->has_devtools = 1;
+            free(an->kept.impl);
+            memset(&an->kept, 0, sizeof an->kept);
+        } else {
+            LR_TRY(cluster_dom_build(g, &an->tree, err));
+        }
         an->has_tree = 1;
         t = &an->tree;
-        if (v8_class_keys(g) && devtools_build(g, v8_class_keys(g), &an->devtools, &scratch)
-            == LR_OK)
+        if (!an->has_devtools && v8_class_keys(g) &&
+            devtools_build(g, v8_class_keys(g), &an->devtools, &scratch) == LR_OK)
             an->has_devtools = 1;
         crules_init(&an->crs);
         an->has_clusters = 1;
@@ -130,15 +142,21 @@ static lr_status build_report(lr_analysis *an, lr_error *err)
         /* The tree `leakray top` shows (VisualVM's conventions for HotSpot dumps, strong
          * references less Bitmap.dumpData otherwise), so the treemap, the tables and the
          * LARGEST RETAINERS give one node one retained size. */
-        dom_opts o = {0};
-        edge_ix artifact = GRAPH_NONE;
-        if (g->size_model == GRAPH_SIZES_VISUALVM) {
-            dom_opts_visualvm(&o);
-        } else if ((artifact = susp_artifact_edge(g)) != GRAPH_NONE) {
-            o.reach = susp_filter_strong;
-            o.reach_ctx = &artifact;
+        if (an->kept.impl) {
+            an->tree = *(dom_tree *)an->kept.impl;
+            free(an->kept.impl);
+            memset(&an->kept, 0, sizeof an->kept);
+        } else {
+            dom_opts o = {0};
+            edge_ix artifact = GRAPH_NONE;
+            if (g->size_model == GRAPH_SIZES_VISUALVM) {
+                dom_opts_visualvm(&o);
+            } else if ((artifact = susp_artifact_edge(g)) != GRAPH_NONE) {
+                o.reach = susp_filter_strong;
+                o.reach_ctx = &artifact;
+            }
+            LR_TRY(dom_build_ex(g, &o, &an->tree, err));
         }
-        LR_TRY(dom_build_ex(g, &o, &an->tree, err));
         an->has_tree = 1;
         t = &an->tree;
         /* Duplicates on the second core while the tables and views are built: they read

@@ -520,6 +520,27 @@ static lr_status kids_build(const graph *g, const dom_tree *t, domkids *k, lr_er
 static void kids_free(domkids *k);
 static lr_status add_native(const graph *g, dom_tree *t, lr_error *err);
 
+/* The tree of cluster_dom_build from DevTools' arrays idom and retained (r's or copies of
+ * them), which t takes over. */
+static lr_status dom_from_devtools(const graph *g, const devtools_result *r, node_ix *idom,
+                                   uint64_t *retained, dom_tree *t, lr_error *err)
+{
+    /* DevTools hangs every node under its root (unreachable ones too); the root itself is
+     * the only child of the super-root. Reachability for clustering comes from the chains. */
+    t->n = r->n;
+    t->idom = idom;
+    t->retained = retained;
+    t->idom[r->root] = DOM_SUPER_ROOT;
+    t->total_reachable = r->total;
+    t->n_reachable = r->n;
+    /* DevTools ignores ArkTS native_size; leakray counts it in shallow sizes, so it must be
+     * in retained sizes too or a cluster could retain less than it holds. */
+    lr_status st = LR_OK;
+    if (g->node_native && (st = add_native(g, t, err)) != LR_OK)
+        dom_free(t);
+    return st;
+}
+
 lr_status cluster_dom_build(const graph *g, dom_tree *t, lr_error *err)
 {
     memset(t, 0, sizeof *t);
@@ -529,22 +550,30 @@ lr_status cluster_dom_build(const graph *g, dom_tree *t, lr_error *err)
     lr_status st = devtools_build(g, NULL, &r, err);
     if (st != LR_OK)
         return st;
-    /* DevTools hangs every node under its root (unreachable ones too); the root itself is
-     * the only child of the super-root. Reachability for clustering comes from the chains. */
-    t->n = r.n;
-    t->idom = r.idom;
-    t->retained = r.retained;
-    t->idom[r.root] = DOM_SUPER_ROOT;
-    t->total_reachable = r.total;
-    t->n_reachable = r.n;
+    node_ix *idom = r.idom;
+    uint64_t *retained = r.retained;
     r.idom = NULL;
     r.retained = NULL;
+    st = dom_from_devtools(g, &r, idom, retained, t, err);
     devtools_free(&r);
-    /* DevTools ignores ArkTS native_size; leakray counts it in shallow sizes, so it must be
-     * in retained sizes too or a cluster could retain less than it holds. */
-    if (g->node_native && (st = add_native(g, t, err)) != LR_OK)
-        dom_free(t);
     return st;
+}
+
+lr_status cluster_dom_copy(const graph *g, const devtools_result *r, dom_tree *t, lr_error *err)
+{
+    if (g->synthetic_root == GRAPH_NONE || !g->format || strcmp(g->format, "v8") != 0)
+        return cluster_dom_build(g, t, err);
+    memset(t, 0, sizeof *t);
+    node_ix *idom = err_mallocarray(r->n ? r->n : 1, sizeof *idom);
+    uint64_t *retained = err_mallocarray(r->n ? r->n : 1, sizeof *retained);
+    if (!idom || !retained) {
+        free(idom);
+        free(retained);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for the dominator tree");
+    }
+    memcpy(idom, r->idom, (size_t)r->n * sizeof *idom);
+    memcpy(retained, r->retained, (size_t)r->n * sizeof *retained);
+    return dom_from_devtools(g, r, idom, retained, t, err);
 }
 
 lr_status cluster_bind(cluster_ctx *c, const graph *g, const crules_set *rs, const dom_tree *t,

@@ -17,6 +17,7 @@
 #ifndef LR_ANALYSIS_CLUSTER_H
 #define LR_ANALYSIS_CLUSTER_H
 
+#include "analysis/devtools.h"
 #include "analysis/dominators.h"
 #include "base/hmap.h"
 #include "graph/graph.h"
@@ -94,6 +95,9 @@ typedef struct cluster_result {
  * other graphs dom_build's strong edges from the roots. Returns LR_OK (free: dom_free) or
  * LR_ERR_NOMEM. */
 lr_status cluster_dom_build(const graph *g, dom_tree *t, lr_error *err);
+/* The same tree for a V8/ArkTS graph from DevTools' tree r already built for it (with any
+ * class keys: they name classes only), copying its arrays: r stays the caller's. */
+lr_status cluster_dom_copy(const graph *g, const devtools_result *r, dom_tree *t, lr_error *err);
 
 /* Builds directories and chains for g. t must be dom_build's tree of g (its retained sizes
  * break ties between equally short chains). Returns LR_OK (free: cluster_fini) or

@@ -183,15 +183,23 @@ static void *fill_half(void *arg)
 lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
                        susp_result *out, lr_error *err)
 {
+    return ret_suspects_keep(g, v8_keys, share, accum, out, NULL, err);
+}
+
+lr_status ret_suspects_keep(const graph *g, const str_ix *v8_keys, double share, double accum,
+                            susp_result *out, ret_model *keep, lr_error *err)
+{
     ret_model rt;
     memset(out, 0, sizeof *out);
+    if (keep)
+        memset(keep, 0, sizeof *keep);
     /* the tree is only read here: its retained sizes in 32 bits when they fit */
     /* what roots other than Java frames reach comes with the VisualVM tree's reach pass
      * (a bit per node); without it susp_find walks the graph itself when it needs it */
     uint64_t *held = NULL;
     if (g->size_model == GRAPH_SIZES_VISUALVM && !(v8_keys && g->synthetic_root != GRAPH_NONE))
         held = err_calloc((size_t)g->n_nodes / 64 + 1, sizeof *held);
-    lr_status st = model_build(g, v8_keys, 1, held, &rt, err);
+    lr_status st = model_build(g, v8_keys, !keep, held, &rt, err);
     if (st != LR_OK) {
         free(held);
         return st;
@@ -208,7 +216,7 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
     /* The paths need no tree, only the retained sizes of the objects they pass: the idom
      * array goes, and the sizes shrink to 32 bits when they fit, before the path search's
      * own arrays are allocated (this job runs beside the traces' tree in analyze). */
-    if (st == LR_OK && !dev)
+    if (st == LR_OK && !dev && !keep)
         compact_model(&rt);
     paths_result pr;
     memset(&pr, 0, sizeof pr);
@@ -280,7 +288,10 @@ lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, doub
     }
     free(targets);
     paths_free(&pr);
-    ret_free(&rt);
+    if (keep && st == LR_OK)
+        *keep = rt;
+    else
+        ret_free(&rt);
     if (st != LR_OK)
         susp_free(out);
     return st;
@@ -306,14 +317,22 @@ static void *ret_job_run(void *arg)
 {
     ret_job *j = arg;
     phase_worker("suspects");
-    j->st = ret_suspects(j->g, j->v8_keys, j->share, j->accum, j->out, &j->err);
+    j->st = ret_suspects_keep(j->g, j->v8_keys, j->share, j->accum, j->out, j->keep, &j->err);
     return NULL;
 }
 
 void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, double share,
                         double accum, uint32_t split_min, susp_result *out)
 {
+    ret_suspects_start_keep(j, g, v8_keys, share, accum, split_min, out, NULL);
+}
+
+void ret_suspects_start_keep(ret_job *j, const graph *g, const str_ix *v8_keys, double share,
+                             double accum, uint32_t split_min, susp_result *out,
+                             ret_model *keep)
+{
     memset(j, 0, sizeof *j);
+    j->keep = keep;
     j->g = g;
     j->v8_keys = v8_keys;
     j->share = share;
@@ -330,7 +349,7 @@ void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, doubl
     j->threaded = g->n_nodes >= split_min && room && par_two_cpus() &&
                   pthread_create(&j->th, NULL, ret_job_run, j) == 0;
     if (!j->threaded)
-        j->st = ret_suspects(g, v8_keys, share, accum, out, &j->err);
+        j->st = ret_suspects_keep(g, v8_keys, share, accum, out, keep, &j->err);
 }
 
 lr_status ret_suspects_join(ret_job *j, lr_error *err)

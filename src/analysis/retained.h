@@ -37,6 +37,12 @@ void ret_free(ret_model *r);
  * *out (free: susp_free) or err. */
 lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
                        susp_result *out, lr_error *err);
+/* ret_suspects, and when keep is not NULL the tree is not freed but handed to *keep whole
+ * (idom and 64-bit retained sizes, as ret_build gives them; free: ret_free) for a caller
+ * that needs the same tree next (the HTML report's treemap and tables): building it again
+ * costs as much as the first time. On failure *keep is zeroed. */
+lr_status ret_suspects_keep(const graph *g, const str_ix *v8_keys, double share, double accum,
+                            susp_result *out, ret_model *keep, lr_error *err);
 
 /* ret_suspects beside other work: on a graph of split_min nodes or more (RET_SPLIT_MIN
  * below which a thread costs more than it saves) it runs on a second thread from
@@ -63,6 +69,7 @@ typedef struct ret_job {
     const str_ix *v8_keys;
     double share, accum;
     susp_result *out;
+    ret_model *keep; /* ret_suspects_keep's, or NULL */
     lr_error err;
     lr_status st;
     int threaded;
@@ -78,6 +85,10 @@ int ret_job_room(uint64_t lim, uint64_t use, uint64_t need, uint64_t disk, uint6
 /* Starts the job; *out is filled by ret_suspects_join. */
 void ret_suspects_start(ret_job *j, const graph *g, const str_ix *v8_keys, double share,
                         double accum, uint32_t split_min, susp_result *out);
+/* The same with ret_suspects_keep's keep (NULL: ret_suspects_start). */
+void ret_suspects_start_keep(ret_job *j, const graph *g, const str_ix *v8_keys, double share,
+                             double accum, uint32_t split_min, susp_result *out,
+                             ret_model *keep);
 /* Waits for the job: ret_suspects' status, its error copied into err. */
 lr_status ret_suspects_join(ret_job *j, lr_error *err);
 

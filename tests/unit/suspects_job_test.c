@@ -9,7 +9,8 @@
  * result, and so do its passes split in halves on two threads. The library's
  * lr_analyze, threaded the same way, must answer as it does sequentially; and the suspects'
  * tree, whose retained sizes are kept in 32 bits (DOM_RETAINED32), must equal the 64-bit
- * one, also when a size overflows 32 bits and the sums run again. */
+ * one, also when a size overflows 32 bits and the sums run again. The report made from the
+ * suspects' tree the analysis kept (lr_analyze_keep) must equal one made from its own. */
 #define _GNU_SOURCE /* sched_getaffinity, sched_setaffinity */
 #include <sched.h>
 #include <setjmp.h>
@@ -284,6 +285,54 @@ static void library_job(void **state)
     check_library("hprof/openjdk_jdk11_04_x64.hprof.gz", 0, 1);
 }
 
+/* ---- the report taking over the suspects' tree ---- */
+
+/* The report model (LR_RENDER_JSON, no timings) of an analysis of h, the suspects' tree kept
+ * or not, on one thread or two. */
+static char *report_json(lr_heap *h, int keep, uint32_t split_min)
+{
+    lr_error err = {0};
+    lr_analysis *an = NULL;
+    uint32_t old = ret_split_min;
+    ret_split_min = split_min;
+    assert_int_equal(lr_analyze_keep(h, NULL, keep, &an, &err), LR_OK);
+    ret_split_min = old;
+    /* kept: the tree is there until the render takes it over */
+    assert_int_equal(an->kept.impl != NULL, keep != 0);
+    lr_render_opts ro = {1, NULL};
+    char *buf = NULL;
+    size_t len = 0;
+    assert_int_equal(lr_render_buffer(an, LR_RENDER_JSON, &ro, &buf, &len, &err), LR_OK);
+    assert_null(an->kept.impl);
+    assert_true(an->has_tree);
+    lr_analysis_free(an);
+    return buf;
+}
+
+/* The page made from the kept tree is the page made from a tree built for it, byte for
+ * byte: VisualVM's model, the strong model less Bitmap.dumpData, DevTools' (whose Summary
+ * comes from the kept tree too). */
+static void kept_tree(void **state)
+{
+    (void)state;
+    const char *fix[] = {"hprof/openjdk_jdk11_04_x64.hprof.gz", "hprof/dialer.android-hprof",
+                         "v8/heap-1.heapsnapshot"};
+    for (size_t i = 0; i < sizeof fix / sizeof *fix; i++) {
+        if (!tf_have(i < 2 ? "hprof" : "v8", i < 2 ? "HPROF" : "V8"))
+            continue;
+        lr_heap *h = open_fix(fix[i]);
+        char *want = report_json(h, 0, UINT32_MAX);
+        assert_true(strlen(want) > 1000);
+        for (uint32_t split = 0; split < 2; split++) {
+            char *got = report_json(h, 1, split ? 1 : UINT32_MAX);
+            assert_string_equal(want, got);
+            free(got);
+        }
+        free(want);
+        lr_close(h);
+    }
+}
+
 /* ---- retained sizes in 32 bits ---- */
 
 /* 2^31 bytes per object: two of them overflow a 32-bit size. */
@@ -355,6 +404,7 @@ int main(void)
         cmocka_unit_test(android_strong),
         cmocka_unit_test(v8_devtools),
         cmocka_unit_test(library_job),
+        cmocka_unit_test(kept_tree),
         cmocka_unit_test(narrow_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
