@@ -204,8 +204,8 @@ static void json_suspects(jsonw *w, const graph *g, const susp_result *sr)
             if (k + 1 < it->path_n) {
                 edge_ix e = it->path_edges[k];
                 jsonw_kv_obj_begin(w, "reference");
-                jsonw_kv_str(w, "kind", graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
-                jsonw_kv_str(w, "name", graph_edge_name_text(g, e, ename, sizeof ename));
+                jsonw_kv_str(w, "kind", graph_edge_kind_name(rep_suspect_edge_kind(g, e)));
+                jsonw_kv_str(w, "name", rep_suspect_edge_name(g, e, ename, sizeof ename));
                 jsonw_kv_str(w, "owner", rep_ref_owner(g, it->path[k], e, name, sizeof name));
                 jsonw_obj_end(w);
             }

@@ -489,7 +489,8 @@ const char *rep_ref_owner(const graph *g, node_ix x, edge_ix e, char *buf, size_
 {
     char cls[300], name[300];
     rep_class_label(g, x, cls, sizeof cls);
-    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    /* a class hop (PATHS_CLASS_HOP) is no graph edge: its owner is the instance's class */
+    unsigned k = rep_suspect_edge_kind(g, e);
     if (k == GRAPH_EDGE_FIELD && g->node_kind[x] != GRAPH_KIND_CLASS) {
         field_decl d = {g, graph_edge_name_text(g, e, name, sizeof name), g->edge_to[e],
                         GRAPH_NONE, GRAPH_NONE};
@@ -507,18 +508,31 @@ const char *rep_ref_owner(const graph *g, node_ix x, edge_ix e, char *buf, size_
     return buf;
 }
 
+const char *rep_suspect_edge_name(const graph *g, edge_ix e, char *buf, size_t cap)
+{
+    if (e != PATHS_CLASS_HOP)
+        return graph_edge_name_text(g, e, buf, cap);
+    snprintf(buf, cap, "<class>");
+    return buf;
+}
+
+unsigned rep_suspect_edge_kind(const graph *g, edge_ix e)
+{
+    return e == PATHS_CLASS_HOP ? GRAPH_EDGE_INTERNAL : GRAPH_EDGE_KIND(g->edge_kind[e]);
+}
+
 /* The reference from path node x along edge e, as a trace prints one (rep_ref_owner). */
 static void put_suspect_ref(FILE *out, const graph *g, node_ix x, edge_ix e)
 {
     char own[300], name[300];
-    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    unsigned k = rep_suspect_edge_kind(g, e);
     fprintf(out, "\n\xe2\x94\x82    \xe2\x86\x93 %s", k == GRAPH_EDGE_STATIC ? "static " : "");
     rep_fmt_name(out, rep_ref_owner(g, x, e, own, sizeof own));
     if (k == GRAPH_EDGE_LOCAL) {
         fputs("<Java Local>", out);
         return;
     }
-    graph_edge_name_text(g, e, name, sizeof name);
+    rep_suspect_edge_name(g, e, name, sizeof name);
     fputs(name[0] == '[' ? "" : ".", out);
     rep_fmt_name(out, name);
 }

@@ -10,6 +10,7 @@
 
 #include "analysis/collapse.h"
 #include "analysis/leakfind.h"
+#include "analysis/paths.h"
 #include "analysis/suspects.h"
 #include "analysis/trace.h"
 #include "rules/rules.h"
@@ -52,6 +53,11 @@ const char *rep_class_label(const graph *g, node_ix x, char *buf, size_t cap);
  * superclass's, the one holding e's target), an element under the array's name less its `[]`
  * (`Object` for `Object[3]`), anything else under x's class. Returns buf. */
 const char *rep_ref_owner(const graph *g, node_ix x, edge_ix e, char *buf, size_t cap);
+/* Name and kind of a suspect path's reference e: a graph edge's own, or `<class>` and
+ * GRAPH_EDGE_INTERNAL for a class hop (PATHS_CLASS_HOP: an instance holds its class, no edge
+ * says so). rep_suspect_edge_name returns buf. */
+const char *rep_suspect_edge_name(const graph *g, edge_ix e, char *buf, size_t cap);
+unsigned rep_suspect_edge_kind(const graph *g, edge_ix e);
 /* "Foo.bar(Foo.java:12)" of frame `frame` of the thread with that serial, "" if unknown. */
 const char *rep_frame_text(const graph *g, uint32_t serial, int32_t frame, char *buf,
                            size_t cap);
