@@ -30,6 +30,7 @@
 #include "base/search.h"
 #include "rules/rules.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -396,21 +397,71 @@ static const char *class_label(const graph *g, node_ix x, char *buf, size_t cap)
     return buf;
 }
 
+/* The JDK's own loaders (and Android's): a class they define needs no "loaded by". */
+static const char *const builtin_loaders[] = {
+    "jdk.internal.loader.ClassLoaders$AppClassLoader",
+    "jdk.internal.loader.ClassLoaders$PlatformClassLoader",
+    "jdk.internal.loader.ClassLoaders$BootClassLoader",
+    "sun.misc.Launcher$AppClassLoader",
+    "sun.misc.Launcher$ExtClassLoader",
+    "dalvik.system.PathClassLoader",
+    "java.lang.BootClassLoader",
+};
+
+/* ", loaded by LOADER @ 0xID (NAME)" into buf when class object y was defined by a loader
+ * other than the JDK's own, as MAT names it: a redeployed application's classes are
+ * there once per loader, and three suspects "The class webapp.App" read alike otherwise;
+ * else "". Returns buf. */
+static const char *loaded_by(const graph *g, node_ix y, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (y >= g->n_nodes || g->node_kind[y] != GRAPH_KIND_CLASS)
+        return buf;
+    edge_ix end = g->first_edge[y + 1] < g->n_edges ? g->first_edge[y + 1] : g->n_edges;
+    node_ix l = GRAPH_NONE;
+    for (edge_ix e = g->first_edge[y]; e < end && l == GRAPH_NONE; e++)
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_INTERNAL &&
+            g->edge_to[e] < g->n_nodes &&
+            !strcmp(graph_str(g, graph_edge_name_from(g, y, e)), "<classloader>"))
+            l = g->edge_to[e];
+    const char *lc = l != GRAPH_NONE ? graph_class_name(g, l) : NULL;
+    if (!lc || !*lc)
+        return buf;
+    for (size_t i = 0; i < sizeof builtin_loaders / sizeof *builtin_loaders; i++)
+        if (!strcmp(lc, builtin_loaders[i]))
+            return buf;
+    char name[128];
+    rules_thread_name(g, l, name, sizeof name); /* ClassLoader.name, as Thread.name */
+    snprintf(buf, cap, ", loaded by %s @ 0x%" PRIx64 "%s%s%s", lc, graph_node_id(g, l),
+             *name ? " (" : "", name, *name ? ")" : "");
+    return buf;
+}
+
+/* The class object of x's class, GRAPH_NONE when the dump has none. */
+static node_ix class_node_of(const graph *g, node_ix x)
+{
+    class_ix c = graph_node_class(g, x);
+    return c < g->n_classes ? g->classes[c].node : GRAPH_NONE;
+}
+
 static void describe(const graph *g, const susp_tree *t, susp_item *it)
 {
-    char cls[256], name[256], acc[256], b[NUMFMT_GROUP_MAX], nb[NUMFMT_GROUP_MAX];
+    char cls[256], name[256], acc[256], by[256], b[NUMFMT_GROUP_MAX], nb[NUMFMT_GROUP_MAX];
     double pct = t->total ? 100.0 * (double)it->retained / (double)t->total : 0.0;
     numfmt_group(b, it->retained);
     int n = 0;
     switch (it->kind) {
     case SUSP_CLASS:
-        n = snprintf(it->text, sizeof it->text, "The class %s occupies %s bytes (%.1f %%)",
-                     class_label(g, it->node, cls, sizeof cls), b, pct);
+        loaded_by(g, it->node, by, sizeof by);
+        n = snprintf(it->text, sizeof it->text, "The class %s%s%s occupies %s bytes (%.1f %%)",
+                     class_label(g, it->node, cls, sizeof cls), by, *by ? "," : "", b, pct);
         break;
     case SUSP_INSTANCES:
-        n = snprintf(it->text, sizeof it->text, "%s instances of %s occupy %s bytes (%.1f %%)",
-                     numfmt_group(nb, it->count), graph_str(g, g->classes[it->cls].name), b,
-                     pct);
+        loaded_by(g, g->classes[it->cls].node, by, sizeof by);
+        n = snprintf(it->text, sizeof it->text,
+                     "%s instances of %s%s%s occupy %s bytes (%.1f %%)",
+                     numfmt_group(nb, it->count), graph_str(g, g->classes[it->cls].name), by,
+                     *by ? "," : "", b, pct);
         break;
     case SUSP_THREAD_LOCALS:
         rules_thread_name(g, it->thread, name, sizeof name);
@@ -419,8 +470,10 @@ static void describe(const graph *g, const susp_tree *t, susp_item *it)
                      *name ? name : "(unnamed)", b, pct);
         break;
     default:
-        n = snprintf(it->text, sizeof it->text, "One instance of %s occupies %s bytes (%.1f %%)",
-                     class_label(g, it->node, cls, sizeof cls), b, pct);
+        loaded_by(g, class_node_of(g, it->node), by, sizeof by);
+        n = snprintf(it->text, sizeof it->text,
+                     "One instance of %s%s%s occupies %s bytes (%.1f %%)",
+                     class_label(g, it->node, cls, sizeof cls), by, *by ? "," : "", b, pct);
         break;
     }
     if (n > 0 && (size_t)n < sizeof it->text && it->accumulation != it->node)
