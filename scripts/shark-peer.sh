@@ -5,7 +5,7 @@
 # from Maven Central with mvn into ${LEAKRAY_PEER_DIR:-/tmp/leakray-peers}/shark (outside the
 # repo, never committed), and scripts/shark/SharkPeer.java, a thin front end to the library
 # calls shark-cli makes (shark-cli itself is not published to Maven Central), is compiled there.
-# usage: scripts/shark-peer.sh --hprof FILE [--obfuscation-mapping MAP] analyze [--json]
+# usage: scripts/shark-peer.sh --hprof FILE [--obfuscation-mapping MAP] [--watch CLASS] analyze [--json]
 #        scripts/shark-peer.sh --hprof FILE strip-hprof [-o OUT]
 #        scripts/shark-peer.sh --fetch        (fetch only; exit 0 when the peer is ready)
 #        scripts/shark-peer.sh --check        (exit 0 if already fetched, 1 otherwise; no network)

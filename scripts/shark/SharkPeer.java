@@ -5,11 +5,14 @@
 // library entry points its `analyze` and `strip-hprof` commands use, with the same defaults:
 // Android leaking-object filters (KeyedWeakReference + destroyed Android objects), Android
 // reference matchers and object inspectors, Android metadata, retained sizes computed.
-//   --hprof FILE [--obfuscation-mapping MAP] [--platform android|jvm|auto] analyze [--json]
+//   --hprof FILE [--obfuscation-mapping MAP] [--platform android|jvm|auto] [--watch CLASS]...
+//       analyze [--json]
 //   --hprof FILE strip-hprof [-o OUT]      (default OUT: FILE with -stripped.hprof suffix)
 // shark-cli always uses the Android defaults, which throw on a dump without android.os.Build;
 // --platform jvm (chosen by auto for such dumps) uses the JDK subset Shark documents for plain
 // JVMs: reference/finalizer/main-thread matchers, jdk inspectors and KeyedWeakReference filter.
+// --watch CLASS (JVM platform) adds a filter taking every instance of CLASS (subclasses
+// included) as leaking, what `leakray analyze --watch CLASS` traces.
 // --json prints one object per leak trace (class, reference, status, reason, suspect flags,
 // signature) so scripts compare structure instead of parsing the text report.
 import java.io.File;
@@ -25,6 +28,7 @@ import shark.FilteringLeakingObjectFinder;
 import shark.HeapAnalysis;
 import shark.HeapAnalysisSuccess;
 import shark.HeapAnalyzer;
+import shark.HeapObject;
 import shark.HprofPrimitiveArrayStripper;
 import shark.CloseableHeapGraph;
 import shark.HprofHeapGraph;
@@ -42,7 +46,7 @@ import shark.ProguardMappingReader;
 public final class SharkPeer {
     private static void usage() {
         System.err.println("usage: SharkPeer --hprof FILE [--obfuscation-mapping MAP] "
-                + "analyze [--json] | strip-hprof [-o OUT]");
+                + "[--watch CLASS]... analyze [--json] | strip-hprof [-o OUT]");
         System.exit(2);
     }
 
@@ -53,6 +57,7 @@ public final class SharkPeer {
         boolean json = false;
         String platform = "auto";
         File out = null;
+        List<String> watch = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if ((a.equals("--hprof") || a.equals("-h")) && i + 1 < args.length) {
@@ -61,6 +66,8 @@ public final class SharkPeer {
                 mapping = new File(args[++i]);
             } else if (a.equals("--platform") && i + 1 < args.length) {
                 platform = args[++i];
+            } else if (a.equals("--watch") && i + 1 < args.length) {
+                watch.add(args[++i]);
             } else if (a.equals("--json")) {
                 json = true;
             } else if (a.equals("-o") && i + 1 < args.length) {
@@ -106,9 +113,14 @@ public final class SharkPeer {
                         AndroidObjectInspectors.Companion.getAppDefaults(),
                         AndroidMetadataExtractor.INSTANCE);
             } else {
+                List<FilteringLeakingObjectFinder.LeakingObjectFilter> filters =
+                        new ArrayList<>(ObjectInspectors.Companion.getJdkLeakingObjectFilters());
+                for (String w : watch) {
+                    filters.add(o -> o instanceof HeapObject.HeapInstance
+                            && ((HeapObject.HeapInstance) o).instanceOf(w));
+                }
                 analysis = analyzer.analyze(hprof, graph,
-                        new FilteringLeakingObjectFinder(
-                                ObjectInspectors.Companion.getJdkLeakingObjectFilters()),
+                        new FilteringLeakingObjectFinder(filters),
                         AndroidReferenceMatchers.Companion.buildKnownReferences(EnumSet.of(
                                 AndroidReferenceMatchers.REFERENCES,
                                 AndroidReferenceMatchers.FINALIZER_WATCHDOG_DAEMON,
