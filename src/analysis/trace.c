@@ -99,9 +99,12 @@ static void ptree_free(ptree *t)
 /* Status of an object inside a path from its inspectors: NO when any says not leaking (a
  * conflicting leaking reason does not change that, trace_statuses), else YES when any says
  * leaking or it is watched, else UNKNOWN. v is scratch. */
-static uint8_t verdict_of(const rules_set *rs, const leak_set *ls, node_ix n, rules_verdicts *v)
+static uint8_t verdict_of(const graph *g, const rules_set *rs, const leak_set *ls, node_ix n,
+                          rules_verdicts *v)
 {
     v->leaking[0] = v->not_leaking[0] = v->labels[0] = 0;
+    if (trace_class_of_leaking_loader(g, rs, ls, n))
+        return TRACE_YES; /* as trace_inspect says */
     rules_inspect_node(rs, n, v);
     uint32_t first;
     if (v->not_leaking[0])
@@ -206,7 +209,7 @@ static lr_status ptree_build(const graph *g, const rules_set *rs, const leak_set
     uint32_t n_v = 0;
     for (uint32_t s = 0; s < n; s++) {
         node_ix x = t->node[s];
-        t->verdict[s] = verdict_of(rs, ls, x, rv);
+        t->verdict[s] = verdict_of(g, rs, ls, x, rv);
         uint32_t code = paths_edge(pr, x);
         t->in_real[s] = GRAPH_NONE;
         if (code == PATHS_FROM_ROOT || code == GRAPH_NONE || t->parent[s] == GRAPH_NONE)
@@ -747,7 +750,7 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
         !w->rs->has_local_edges) {
         node_ix tn = rules_thread_of_serial(g, g->roots[root].thread);
         if (tn != GRAPH_NONE && tn != x0) {
-            w->p[0] = (pelem){tn, ELEM_THREAD, verdict_of(w->rs, w->ls, tn, w->rv)};
+            w->p[0] = (pelem){tn, ELEM_THREAD, verdict_of(w->g, w->rs, w->ls, tn, w->rv)};
             w->lib[0] = lib0;
             walk_mark(w, 0);
             if (fp)

@@ -118,6 +118,25 @@ int trace_add_label(char **labels, const char *s)
     return 0;
 }
 
+int trace_class_of_leaking_loader(const graph *g, const rules_set *rs, const leak_set *ls,
+                                  node_ix n)
+{
+    if (n >= g->n_nodes || g->node_kind[n] != GRAPH_KIND_CLASS)
+        return 0;
+    edge_ix end = g->first_edge[n + 1] < g->n_edges ? g->first_edge[n + 1] : g->n_edges;
+    for (edge_ix e = g->first_edge[n]; e < end; e++) {
+        node_ix l = g->edge_to[e];
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_INTERNAL || l >= g->n_nodes ||
+            strcmp(graph_str(g, graph_edge_name_from(g, n, e)), "<classloader>"))
+            continue;
+        uint32_t first;
+        char why[256];
+        return leak_kwrs_of(ls, l, &first) > 0 ||
+               (rs && rules_is_leaking_object(rs, l, why, sizeof why));
+    }
+    return 0;
+}
+
 /* Inspector verdicts plus the KeyedWeakReference inspector for node n. */
 int trace_inspect(const graph *g, const rules_set *rs, const leak_set *ls, node_ix n,
                   char **leaking, char **not_leaking, char **labels)
@@ -126,6 +145,13 @@ int trace_inspect(const graph *g, const rules_set *rs, const leak_set *ls, node_
     if (!v)
         return -1;
     rules_inspect_node(rs, n, v);
+    if (trace_class_of_leaking_loader(g, rs, ls, n)) {
+        /* replaces "a class is never leaking": true of the classes of loaders that live */
+        v->not_leaking[0] = 0;
+        size_t l = strlen(v->leaking);
+        snprintf(v->leaking + l, sizeof v->leaking - l, "%sits class loader is leaking",
+                 l ? " and " : "");
+    }
     uint32_t first, k = leak_kwrs_of(ls, n, &first);
     char buf[512];
     char kwr_reason[1024] = "";

@@ -49,6 +49,11 @@ char *trace_node_class_name(const graph *g, const rules_set *rs, node_ix n);
 char *trace_owner_simple(const char *cls, int strip_array);
 /* Appends to a '\n'-separated label list (realloc'd). */
 int trace_add_label(char **labels, const char *s);
+/* Whether n is a class object whose defining loader is itself a leaking object (watched,
+ * by a KeyedWeakReference or a rule): such a class is unloaded with its loader only, so it
+ * leaks too, whatever "a class is never leaking" (rules/jdk.rules) says of classes. */
+int trace_class_of_leaking_loader(const graph *g, const rules_set *rs, const leak_set *ls,
+                                  node_ix n);
 /* Inspector verdicts plus the KeyedWeakReference inspector for node n. */
 int trace_inspect(const graph *g, const rules_set *rs, const leak_set *ls, node_ix n,
                   char **leaking, char **not_leaking, char **labels);

@@ -11,7 +11,9 @@
 # instance -> class hop the JVM keeps (the VisualVM tree holds classes that way; the suspects'
 # path search did not, and printed "no path from a GC root" and an accumulation point of 0
 # bytes); and, watching java.net.URLClassLoader, one leak trace per kept loader, never the
-# clean one.
+# clean one, whose likely causes (~~~) are the culprit's references: the loader's class is
+# leaking with it (it was "a class is never leaking", which put the mark on the class's
+# <classloader> link, the one reference no one can cut).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -92,10 +94,21 @@ tr = w["traces"]
 assert sorted(t["leaking_object"] for t in tr) == ids, (tr, ids)
 got = set()
 for t in tr:
-    refs = [(e["class"], e.get("reference", {}).get("name")) for e in t["elements"]]
+    el = t["elements"]
+    refs = [(e["class"], (e.get("reference") or {}).get("name")) for e in el]
     for name, want in culprit.items():
         if all(any(c == cls and r == ref for c, r in refs) for cls, ref in want):
             got.add(name)
+            # the culprit's references are the likely causes (~~~)
+            for cls, ref in want:
+                e = next(e for e in el if e["class"] == cls and e["reference"]["name"] == ref)
+                assert e["reference"]["suspect"], (name, cls, ref)
+    # the class of the leaking loader leaks with it; its link to the loader, which the JVM
+    # keeps for every class, is never a likely cause
+    cls = el[-2]
+    assert cls["type"] == "class" and cls["reference"]["name"] == "<classloader>", cls
+    assert cls["leaking"] == "YES" and cls["reason"] == "its class loader is leaking", cls
+    assert not cls["reference"]["suspect"], cls
 assert got == set(culprit), got
 print("ok: 3 suspects with paths through", ", ".join(sorted(seen)), "and 3 traces")
 PY
