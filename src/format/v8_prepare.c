@@ -157,8 +157,10 @@ lr_status v8p_reattribute_prepare(ctx *x)
 {
     graph *g = x->g;
     uint32_t n = g->n_nodes;
-    if (!has_user_roots(x))
+    if (!has_user_roots(x)) {
+        g->size_model = GRAPH_SIZES_DEVTOOLS_RAW; /* so `info` does not claim a re-attribution */
         return LR_OK;
+    }
     uint32_t *owners = err_mallocarray(n, sizeof *owners);
     uint32_t cap = 1024;
     uint32_t *work = err_mallocarray(cap, sizeof *work);

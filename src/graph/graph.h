@@ -184,6 +184,9 @@ enum graph_size_model {
     GRAPH_SIZES_SHARK = 2,    /* Android/ART: Shark's ShallowSizeCalculator model */
     GRAPH_SIZES_DEVTOOLS = 3, /* V8/ArkTS: recorded sizes after DevTools' re-attribution of
                                * owned hidden/array nodes to their owners (format/v8.h) */
+    GRAPH_SIZES_DEVTOOLS_RAW = 4, /* V8 snapshot without user roots (Node's exposeInternals,
+                                   * Chromium 156, convert): recorded sizes, which DevTools
+                                   * leaves as they are */
 };
 
 typedef struct graph {

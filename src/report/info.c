@@ -19,6 +19,7 @@ static const char *size_model_name(unsigned m)
     case GRAPH_SIZES_SHARK: return "Shark (Android ART)";
     case GRAPH_SIZES_RECORD: return "as recorded";
     case GRAPH_SIZES_DEVTOOLS: return "DevTools (re-attributed)";
+    case GRAPH_SIZES_DEVTOOLS_RAW: return "DevTools (as recorded: no user roots)";
     default: return "unknown";
     }
 }
