@@ -708,8 +708,12 @@ int cli_check_related(const cli_common *co, const char *path_a, const kin_print 
     int ok = kin_compare(a, b, ks, why, sizeof why);
     if (related)
         *related = ok;
-    if (ok)
+    if (ok) {
+        if (kin_v8_opts_differ(a, b, why, sizeof why))
+            fprintf(stderr, "leakray: warning: %s and %s: %s; take both the same way\n", path_a,
+                    path_b, why);
         return 0;
+    }
     if (!force)
         return cli_fail(co, LR_ERR_USAGE, "%s and %s: %s (--force compares them anyway)", path_a,
                         path_b, why);

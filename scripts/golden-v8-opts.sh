@@ -113,7 +113,8 @@ node --max-old-space-size=4096 "$hst/top.mjs" "$tmp/n22/internals-final.heapsnap
     >"$gold/node22-opts-internals.top.tsv"
 
 # DevTools' allocation stacks (HeapSnapshot.allocationStack) of 40 objects spread over those
-# that have one, 20 allocated by frames.html's code and 20 by other scripts: id, then each frame as function<TAB>script<TAB>line<TAB>column, innermost
+# that have one, 20 allocated by frames.html's code and 20 by other scripts: id, then each
+# frame as function<TAB>script<TAB>line<TAB>column, innermost
 # first, DevTools' closing "(root)" frame left out.
 cat >"$hst/stacks.mjs" <<'JS'
 import {createReadStream} from 'node:fs';

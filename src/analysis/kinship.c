@@ -33,6 +33,22 @@ void kin_print_free(kin_print *p)
     memset(p, 0, sizeof *p);
 }
 
+/* The KIN_V8_* marks of a V8 graph: a "smi number" node of type "number" (V8 names heap
+ * numbers "heap number" either way), and the reader's size model for a root without user
+ * roots. */
+static unsigned v8_marks(const graph *g)
+{
+    unsigned m = g->size_model == GRAPH_SIZES_DEVTOOLS_RAW ? KIN_V8_NO_USER_ROOTS : 0;
+    int num = -1;
+    for (uint32_t t = 0; t < g->n_types && t < 32; t++)
+        if (g->type_names[t] && strcmp(g->type_names[t], "number") == 0)
+            num = (int)t;
+    for (node_ix v = 0; num >= 0 && v < g->n_nodes; v++)
+        if (g->node_type[v] == num && strcmp(graph_str(g, g->node_name[v]), "smi number") == 0)
+            return m | KIN_V8_NUMERIC;
+    return m;
+}
+
 lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -66,6 +82,8 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
             qsort(p->objs, p->n_objs, sizeof *p->objs, kin_obj_cmp);
     }
     free(hc);
+    if (strcmp(p->format, "v8") == 0)
+        p->v8_opts = v8_marks(g);
     for (uint32_t t = 0; t < g->n_threads && !p->entry[0]; t++) {
         const graph_thread *th = &g->threads[t];
         if (th->n_frames == 0 || th->first_frame + th->n_frames > g->n_frames)
@@ -80,6 +98,31 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
 int kin_same_format(const kin_print *a, const kin_print *b)
 {
     return strcmp(a->format, b->format) == 0;
+}
+
+int kin_v8_opts_differ(const kin_print *a, const kin_print *b, char *why, size_t cap)
+{
+    unsigned d = a->v8_opts ^ b->v8_opts;
+    const char *with = "the first", *without = "the second";
+    if (d & KIN_V8_NUMERIC) {
+        if (b->v8_opts & KIN_V8_NUMERIC)
+            with = "the second", without = "the first";
+        snprintf(why, cap,
+                 "%s was written with small integers as nodes (exposeNumericValues), %s "
+                 "without: objects holding small integers change class between them",
+                 with, without);
+        return 1;
+    }
+    if (d & KIN_V8_NO_USER_ROOTS) {
+        if (b->v8_opts & KIN_V8_NO_USER_ROOTS)
+            with = "the second", without = "the first";
+        snprintf(why, cap,
+                 "%s has no user roots (exposeInternals, near-heap-limit), %s has: DevTools "
+                 "keeps its recorded sizes, so array and internal sizes move between classes",
+                 with, without);
+        return 1;
+    }
+    return 0;
 }
 
 /* Percent of part in whole, rounded down; 100 for an empty whole (nothing contradicts). */

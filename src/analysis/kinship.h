@@ -42,7 +42,13 @@ typedef struct kin_print {
     uint64_t n_objs;  /* objects */
     uint32_t *cls;    /* sorted unique class-name hashes (owned) */
     uint32_t n_cls;   /* distinct class names */
+    unsigned v8_opts; /* KIN_V8_* marks of the options a V8 snapshot was written with */
 } kin_print;
+
+/* What V8's snapshot options leave in the file. Between snapshots that differ in them a
+ * comparison reports differences the options made, not the program (docs/formats/v8.md). */
+#define KIN_V8_NUMERIC 1u       /* small integers as "smi number" nodes (exposeNumericValues) */
+#define KIN_V8_NO_USER_ROOTS 2u /* no user root: recorded sizes (exposeInternals, near OOM) */
 
 typedef struct kin_stats {
     uint32_t classes_a;      /* distinct class names of a */
@@ -64,5 +70,9 @@ int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why,
 
 /* 1 when the formats are equal. */
 int kin_same_format(const kin_print *a, const kin_print *b);
+
+/* When a and b were written with different V8 snapshot options (KIN_V8_*), writes a sentence
+ * saying how into why[cap] and returns 1; else 0. */
+int kin_v8_opts_differ(const kin_print *a, const kin_print *b, char *why, size_t cap);
 
 #endif

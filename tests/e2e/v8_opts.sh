@@ -25,7 +25,9 @@
 #   writing its own, --heapsnapshot-signal, --heapsnapshot-near-heap-limit (near OOM), without
 #   --expose-gc: each loads with no diagnostic and holds the 200 OptsLeak objects, with the
 #   same retained bytes wherever sizes are re-attributed; exposeInternals and the near-OOM
-#   snapshot have no user root (recorded sizes, as DevTools shows them).
+#   snapshot have no user root (recorded sizes, as DevTools shows them); `diff` and `leaks`
+#   between snapshots of one process taken with different options warn (numbers then differ
+#   because of the options: objects holding small integers change class).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
@@ -207,11 +209,13 @@ then
     for m in plain internals numerics both stream worker; do
         node --expose-gc "$prog" "$live" "$m" 200 >/dev/null
     done
-    node "$prog" "$live/nogc" plain 200 && mv "$live/nogc/plain.heapsnapshot" "$live/nogc.heapsnapshot"
+    node "$prog" "$live/nogc" plain 200
+    mv "$live/nogc/plain.heapsnapshot" "$live/nogc.heapsnapshot"
     node --expose-gc --heapsnapshot-signal=SIGUSR2 "$prog" "$live/sig" signal 200
     mv "$live"/sig/Heap.*.heapsnapshot "$live/signal.heapsnapshot"
-    node --heapsnapshot-near-heap-limit=1 --max-old-space-size=16 "$prog" "$live/oom" oom 200 \
-        >/dev/null 2>&1 || true  # dies of OOM after writing the snapshot
+    # dies of OOM after writing the snapshot (the subshell keeps bash's "Aborted" quiet)
+    (node --heapsnapshot-near-heap-limit=1 --max-old-space-size=16 "$prog" "$live/oom" oom 200 \
+        >/dev/null 2>&1 || true) 2>/dev/null
     mv "$live"/oom/Heap.*.heapsnapshot "$live/oom.heapsnapshot"
     for m in plain internals numerics both stream worker nogc signal oom; do
         "$LEAKRAY" info --json --no-timing "$live/$m.heapsnapshot" >"$live/$m.info.json"
@@ -241,6 +245,22 @@ for b in bad:
     print('  ' + b, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
+    # Snapshots of one process taken with different options: diff and leaks warn.
+    node --expose-gc "$prog" "$live" mixed 200
+    M=$live/mixed
+    "$LEAKRAY" diff "$M-plain.heapsnapshot" "$M-numerics.heapsnapshot" --no-timing \
+        >/dev/null 2>"$live/w1.txt"
+    "$LEAKRAY" diff "$M-plain.heapsnapshot" "$M-internals.heapsnapshot" --no-timing \
+        >/dev/null 2>"$live/w2.txt"
+    "$LEAKRAY" leaks --baseline "$M-plain.heapsnapshot" --target "$M-numerics.heapsnapshot" \
+        --final "$M-numerics.heapsnapshot" --no-timing >/dev/null 2>"$live/w3.txt" || true
+    "$LEAKRAY" diff "$M-numerics.heapsnapshot" "$M-numerics.heapsnapshot" --no-timing \
+        >/dev/null 2>"$live/w4.txt"
+    grep -q 'second was written with small integers as nodes (exposeNumericValues)' \
+        "$live/w1.txt" && grep -q 'second has no user roots' "$live/w2.txt" &&
+        grep -q 'exposeNumericValues' "$live/w3.txt" && ! [ -s "$live/w4.txt" ] &&
+        ok "diff, leaks: a warning between snapshots taken differently" \
+        || bad "option warnings: $(cat "$live"/w[1-4].txt)"
 else
     echo "skip: live snapshots (Node 20 or later not installed)"
 fi

@@ -17,6 +17,8 @@
 //   trio-OPT   three snapshots of one process with OPT (plain, internals, numerics, both):
 //              OUTDIR/OPT-{baseline,target,final}.heapsnapshot, N more leaks before target,
 //              OptsTransient objects in target only
+//   mixed      three snapshots of one process taken differently: OUTDIR/mixed-plain, then
+//              mixed-numerics (exposeNumericValues) and mixed-internals (exposeInternals)
 //   oom        run with --heapsnapshot-near-heap-limit=1 --max-old-space-size=M: grows the
 //              leak until V8 writes a snapshot near the heap limit, then dies of OOM
 // The file is OUTDIR/MODE.heapsnapshot (signal and oom: Node's own name, Heap.*).
@@ -74,10 +76,14 @@ if (mode === 'worker' || mode === 'wstream') {
 }
 if (mode.startsWith('trio-')) {
     const o = opts[mode.slice(5)];
-    const snap = name => { gc(); v8.writeHeapSnapshot(path.join(out, mode.slice(5) + '-' + name + '.heapsnapshot'), o); };
+    const snap = name => {
+        gc();
+        v8.writeHeapSnapshot(path.join(out, mode.slice(5) + '-' + name + '.heapsnapshot'), o);
+    };
     snap('baseline');
     leak(N);
-    globalThis.optsTransient = Array.from({ length: N }, (_, i) => ({ transient: i, at: i + 0.25 }));
+    globalThis.optsTransient = Array.from({ length: N },
+                                          (_, i) => ({ transient: i, at: i + 0.25 }));
     snap('target');
     globalThis.optsTransient = null;
     leak(N);
@@ -85,6 +91,14 @@ if (mode.startsWith('trio-')) {
     return;
 }
 leak(N);
+if (mode === 'mixed') {
+    const ways = [['plain'], ['numerics', opts.numerics], ['internals', opts.internals]];
+    for (const [name, o] of ways) {
+        gc();
+        v8.writeHeapSnapshot(path.join(out, 'mixed-' + name + '.heapsnapshot'), o);
+    }
+    return;
+}
 if (mode === 'oom') {
     // V8 writes the snapshot when the heap nears the limit, then the process dies
     process.chdir(out);
