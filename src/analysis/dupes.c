@@ -490,11 +490,46 @@ static lr_status bitmap_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_er
     return rc;
 }
 
+/* V8 cuts string names at this many characters (--heap-snapshot-string-limit): two longer
+ * strings with one prefix would look equal, so they are left out. */
+#define DUPES_V8_NAME_LIMIT 1024
+
+/* Flat strings of a V8 snapshot (node type "string"; a concatenated or sliced string is named
+ * by its type, not its text). The text is the node's name, which the reader interned: equal
+ * texts have one name index, so the key is that index and the size, exact rather than a hash,
+ * and no bytes are compared (nbytes 0). */
+static lr_status v8_string_cands(const graph *g, cvec *c, lr_error *err)
+{
+    int st = -1;
+    for (uint32_t t = 0; t < g->n_types && t < 32; t++)
+        if (g->type_names[t] && strcmp(g->type_names[t], "string") == 0)
+            st = (int)t;
+    if (st < 0 || !g->node_name || !g->node_type)
+        return LR_OK;
+    for (node_ix n = 0; n < g->n_nodes; n++) {
+        if (g->node_type[n] != st || g->node_kind[n] != GRAPH_KIND_STRING)
+            continue;
+        const unsigned char *p = (const unsigned char *)graph_str(g, g->node_name[n]);
+        uint32_t chars = 0, bytes = 0;
+        for (; p[bytes] && chars < DUPES_V8_NAME_LIMIT; bytes++)
+            /* UTF-16 units, as V8 counts: a 4-byte UTF-8 sequence is a surrogate pair */
+            chars += (p[bytes] & 0xc0) == 0x80 ? 0 : p[bytes] >= 0xf0 ? 2 : 1;
+        if (chars >= DUPES_V8_NAME_LIMIT)
+            continue;
+        uint64_t size = graph_node_size(g, n);
+        cand x = {((uint64_t)g->node_name[n] << 32) | (size > UINT32_MAX ? UINT32_MAX : size), 0,
+                  0, n, chars, 0};
+        if (cvec_push(c, x) != 0)
+            return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
+    }
+    return LR_OK;
+}
+
 static lr_status string_cands(const graph *g, cvec *c, lr_error *err)
 {
     class_ix sc = graph_find_class(g, "java.lang.String");
     if (sc == GRAPH_NONE)
-        return LR_OK;
+        return g->format && strcmp(g->format, "v8") == 0 ? v8_string_cands(g, c, err) : LR_OK;
     for (node_ix n = 0; n < g->n_nodes; n++) {
         if (graph_node_class(g, n) != sc || g->node_kind[n] != GRAPH_KIND_INSTANCE)
             continue;
