@@ -18,8 +18,8 @@
 #                                                        DevTools' numbers for the 100 objects
 #                                                        retaining most
 #   tests/e2e/expected/devtools/chromium-opts-tracked.stacks.tsv
-#                                                        DevTools' allocation stack of 40
-#                                                        objects (id, frames)
+#                                                        DevTools' allocation stacks of up
+#                                                        to 40 objects (id, frames)
 #   tests/e2e/expected/js/node24-opts-memlab.txt         memlab 2.0.5 find-leaks
 #                                                        --trace-all-objects on the node24 trio
 # The Node programs run with bytecode flushing (less code in the heap, the same format) and the
@@ -112,8 +112,9 @@ node --max-old-space-size=4096 "$hst/top.mjs" "$tmp/n24/both-final.heapsnapshot"
 node --max-old-space-size=4096 "$hst/top.mjs" "$tmp/n22/internals-final.heapsnapshot" \
     >"$gold/node22-opts-internals.top.tsv"
 
-# DevTools' allocation stacks (HeapSnapshot.allocationStack) of 40 objects spread over those
-# that have one, 20 allocated by frames.html's code and 20 by other scripts: id, then each
+# DevTools' allocation stacks (HeapSnapshot.allocationStack) of objects spread over those that
+# have one, up to 20 allocated by frames.html's code (how many V8 tracks varies from run to
+# run) and 20 by other scripts: id, then each
 # frame as function<TAB>script<TAB>line<TAB>column, innermost
 # first, DevTools' closing "(root)" frame left out.
 cat >"$hst/stacks.mjs" <<'JS'

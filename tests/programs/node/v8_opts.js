@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // v8_opts.js: writes one heap snapshot of a small leaking heap per way Node can take one, so
 // leakray can be checked on the options and paths users have (scripts/golden-v8-opts.sh runs
-// it under Node 20, 22 and 24). The heap holds OptsLeak objects (N, each with a 1 KiB string
-// and a number field) kept in a module array, and OptsMapValue values in a Map.
+// it under Node 20, 22 and 24). The heap holds OptsLeak objects (N, each with a 1 KiB string,
+// a number field and its own copy of the string "opts-dup") kept in a module array, and
+// OptsMapValue values in a Map.
 //   node --expose-gc v8_opts.js OUTDIR MODE [N]
 // MODE:
 //   plain      v8.writeHeapSnapshot(file)
@@ -30,7 +31,12 @@ const { Worker, isMainThread, workerData } = require('worker_threads');
 const { pipeline } = require('stream');
 
 class OptsLeak {
-    constructor(i) { this.i = i; this.ratio = i + 0.5; this.text = ('leak' + i).padEnd(1024, '.'); }
+    constructor(i) {
+        this.i = i;
+        this.ratio = i + 0.5;
+        this.text = ('leak' + i).padEnd(1024, '.');
+        this.tag = ['opts', 'dup'].join('-'); // a new flat copy of one text per object
+    }
 }
 class OptsMapValue { constructor(i) { this.i = i; this.when = 1e12 + i; } }
 const leaks = [];
