@@ -7,9 +7,13 @@
  * --export-png writes one image per duplicate bitmap group with libpng: raw pixels are
  * ARGB_8888 (bytes R, G, B, A in memory) or RGB_565 (16-bit little-endian), told apart by
  * the bytes per pixel; a dumped buffer that already is a PNG/JPEG/WebP file is written as
- * is (report/export.h writes them). The listing itself is report/dupes.h's. */
+ * is (report/export.h writes them). On a V8-style snapshot (V8, Node, Chromium, ArkTS) it
+ * also runs memlab's duplicate-string analysis (analysis/jsdupes.h) over DevTools' dominator
+ * tree. The listing itself is report/dupes.h's. */
 #include "cli.h"
+#include "analysis/devtools.h"
 #include "analysis/dupes.h"
+#include "analysis/jsdupes.h"
 #include "report/dupes.h"
 #include "report/export.h"
 
@@ -47,7 +51,9 @@ int cmd_dupes(int argc, char **argv)
         "Bitmap instances with identical pixels: mBuffer before Android 8, else the copies a\n"
         "dump taken with bitmap data (am dumpheap -b png) keeps in Bitmap.dumpData. Large\n"
         "bitmaps: mWidth x mHeight >= --large-pixels, with native size when known. Strings:\n"
-        "equal java.lang.String contents. wasted = (count - 1) x bytes of one copy."};
+        "equal java.lang.String contents. wasted = (count - 1) x bytes of one copy.\n"
+        "V8/Node/Chromium/ArkTS snapshots: duplicate JS strings as memlab's `analyze string`\n"
+        "counts them (string and concatenated string values, retained sizes, top 10)."};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
@@ -65,6 +71,22 @@ int cmd_dupes(int argc, char **argv)
         lr_close(h);
         return rc;
     }
+    jsdup_result js = {0};
+    int has_js = jsdup_applies(g);
+    if (has_js) {
+        devtools_result dt;
+        lr_status st = devtools_build(g, NULL, &dt, &err);
+        if (st == LR_OK) {
+            st = jsdup_find(g, &dt, &js, &err);
+            devtools_free(&dt);
+        }
+        if (st != LR_OK) {
+            rc = cli_error(&co, &err);
+            dupes_free(&r);
+            lr_close(h);
+            return rc;
+        }
+    }
     double ms = cli_now_ms() - t0;
     rep_dupes_exports ex = {NULL, 0}, *exp = NULL;
     if (png_dir) {
@@ -81,9 +103,13 @@ int cmd_dupes(int argc, char **argv)
         jsonw w;
         cli_json_begin(&w);
         rep_dupes_json(&w, g, &r, &o, top, exp);
+        if (has_js)
+            rep_dupes_js_json(&w, g, &js);
         cli_json_end(&co, &w);
     } else {
         rep_dupes_text(stdout, g, &r, &o, top, exp);
+        if (has_js)
+            rep_dupes_js_text(stdout, g, &js);
         cli_print_timing(&co, stdout, "\nload", co.load_ms);
         cli_print_timing(&co, stdout, "dupes", ms);
     }
@@ -91,6 +117,7 @@ int cmd_dupes(int argc, char **argv)
     if (cli_exit_keeps_heap())
         return CLI_EXIT_OK;
     free(ex.path);
+    jsdup_free(&js);
     dupes_free(&r);
     lr_close(h);
     return CLI_EXIT_OK;

@@ -10,6 +10,7 @@
 #include "report/png.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define DUPES_PATHS_TEXT 3  /* paths printed per group in text (JSON has all) */
@@ -392,3 +393,99 @@ void rep_dupes_json(jsonw *w, const graph *g, const dupes_result *r,
     jsonw_obj_end(w);
 }
 
+
+/* ---- duplicate strings of V8-style snapshots ---- */
+
+#define JS_TEXT_VALUE 120 /* bytes of a value shown per text line */
+#define JS_TEXT_IDS 10    /* ids shown per group in text, as memlab */
+
+void rep_dupes_js_text(FILE *out, const graph *g, const jsdup_result *r)
+{
+    char a[REP_FMT_MAX], b[REP_FMT_MAX], id[REP_FMT_MAX];
+    char v[JS_TEXT_VALUE + 8];
+    fprintf(out, "\nDuplicate JS strings (memlab's string analysis): %s strings, %s values",
+            rep_fmt_count(a, r->n_members), rep_fmt_count(b, r->n_groups));
+    fprintf(out, ", %s left out (dominated by code)\n", rep_fmt_count(a, r->n_code_dominated));
+    for (uint32_t i = 0; i < r->n_patterns; i++) {
+        const jsdup_pattern *p = &r->patterns[i];
+        fprintf(out, "  %s: count %s (%.2f%% duplicated), retained %s (%.2f%% duplicated)\n",
+                jsdup_pattern_name(p->id), rep_fmt_count(a, p->n),
+                p->n ? 100.0 * (double)p->dup_n / (double)p->n : 0.0,
+                rep_fmt_human(b, p->size),
+                p->size ? 100.0 * p->dup_size / (double)p->size : 0.0);
+    }
+    for (int by = 0; by < 2; by++) {
+        const uint32_t *top = by ? r->top_size : r->top_count;
+        uint32_t n = by ? r->n_top_size : r->n_top_count;
+        fprintf(out, "  Top duplicated strings by %s:\n", by ? "retained size" : "count");
+        if (!n)
+            fprintf(out, "    (none)\n");
+        for (uint32_t i = 0; i < n; i++) {
+            const jsdup_group *gr = &r->groups[top[i]];
+            size_t len = jsdup_value(g, r->members[gr->first_member], v, sizeof v);
+            fprintf(out, "    #%u x%s, %s: \"", i + 1, rep_fmt_count(a, gr->n),
+                    rep_fmt_human(b, gr->size));
+            rep_fmt_text(out, v, len, JS_TEXT_VALUE);
+            fprintf(out, "\"\n      ids:");
+            for (uint32_t k = 0; k < gr->n && k < JS_TEXT_IDS; k++)
+                fprintf(out, " %s",
+                        rep_fmt_id(id, g, graph_node_id(g, r->members[gr->first_member + k])));
+            fprintf(out, "%s\n", gr->n > JS_TEXT_IDS ? " ..." : "");
+        }
+    }
+    if (r->n_unverified)
+        fprintf(out, "  (%s strings grouped on hash and length past the compare cap)\n",
+                rep_fmt_count(a, r->n_unverified));
+}
+
+static void js_group_json(jsonw *w, const graph *g, const jsdup_result *r, uint32_t gi,
+                          char *v)
+{
+    const jsdup_group *gr = &r->groups[gi];
+    size_t len = jsdup_value(g, r->members[gr->first_member], v, REP_DUPES_JS_VALUE + 1);
+    jsonw_obj_begin(w);
+    jsonw_key(w, "value");
+    jsonw_strn(w, v, len);
+    jsonw_kv_uint(w, "value_bytes", gr->bytes);
+    jsonw_kv_bool(w, "value_truncated", len < gr->bytes);
+    jsonw_kv_uint(w, "count", gr->n);
+    jsonw_kv_uint(w, "size", gr->size);
+    jsonw_kv_arr_begin(w, "ids");
+    for (uint32_t k = 0; k < gr->n && k < REP_DUPES_JS_IDS; k++)
+        jsonw_uint(w, graph_node_id(g, r->members[gr->first_member + k]));
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
+void rep_dupes_js_json(jsonw *w, const graph *g, const jsdup_result *r)
+{
+    char *v = malloc(REP_DUPES_JS_VALUE + 1);
+    jsonw_kv_obj_begin(w, "js_strings");
+    jsonw_kv_uint(w, "strings", r->n_members);
+    jsonw_kv_uint(w, "values", r->n_groups);
+    jsonw_kv_uint(w, "code_dominated", r->n_code_dominated);
+    jsonw_kv_uint(w, "unverified", r->n_unverified);
+    jsonw_kv_arr_begin(w, "patterns");
+    for (uint32_t i = 0; i < r->n_patterns; i++) {
+        const jsdup_pattern *p = &r->patterns[i];
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, "name", jsdup_pattern_name(p->id));
+        jsonw_kv_uint(w, "count", p->n);
+        jsonw_kv_uint(w, "dup_count", p->dup_n);
+        jsonw_kv_uint(w, "size", p->size);
+        jsonw_key(w, "dup_size");
+        jsonw_double(w, p->dup_size);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    for (int by = 0; by < 2; by++) {
+        const uint32_t *top = by ? r->top_size : r->top_count;
+        uint32_t n = by ? r->n_top_size : r->n_top_count;
+        jsonw_kv_arr_begin(w, by ? "top_size" : "top_count");
+        for (uint32_t i = 0; i < n && v; i++)
+            js_group_json(w, g, r, top[i], v);
+        jsonw_arr_end(w);
+    }
+    jsonw_obj_end(w);
+    free(v);
+}

@@ -6,6 +6,7 @@
 #define LR_REPORT_DUPES_H
 
 #include "analysis/dupes.h"
+#include "analysis/jsdupes.h"
 #include "base/jsonw.h"
 
 #include <stdio.h>
@@ -22,6 +23,12 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r, const dupe
                     uint64_t top, const rep_dupes_exports *ex);
 void rep_dupes_json(jsonw *w, const graph *g, const dupes_result *r, const dupes_opts *o,
                     uint64_t top, const rep_dupes_exports *ex);
+/* The duplicate strings of a V8-style snapshot (analysis/jsdupes.h): memlab's pattern
+ * statistics and its two top-10 lists. The JSON writes the `js_strings` key. */
+#define REP_DUPES_JS_IDS 1000        /* ids listed per group in JSON */
+#define REP_DUPES_JS_VALUE (1u << 20) /* bytes of a value written in JSON (text: 120) */
+void rep_dupes_js_text(FILE *out, const graph *g, const jsdup_result *r);
+void rep_dupes_js_json(jsonw *w, const graph *g, const jsdup_result *r);
 /* File name extension of a dumped buffer that already is an image file ("png", "jpg",
  * "webp"), or NULL. */
 const char *rep_dupes_image_ext(const uint8_t *p, uint64_t n);
