@@ -8,12 +8,12 @@
  * ARGB_8888 (bytes R, G, B, A in memory) or RGB_565 (16-bit little-endian), told apart by
  * the bytes per pixel; a dumped buffer that already is a PNG/JPEG/WebP file is written as
  * is (report/export.h writes them). On a V8-style snapshot (V8, Node, Chromium, ArkTS) it
- * also runs memlab's duplicate-string analysis (analysis/jsdupes.h) over DevTools' dominator
- * tree. The listing itself is report/dupes.h's. */
+ * also runs memlab's duplicate-string analysis (analysis/jsdupes.h) over memlab's dominator
+ * tree (analysis/memlabdom.h). The listing itself is report/dupes.h's. */
 #include "cli.h"
-#include "analysis/devtools.h"
 #include "analysis/dupes.h"
 #include "analysis/jsdupes.h"
+#include "analysis/memlabdom.h"
 #include "report/dupes.h"
 #include "report/export.h"
 
@@ -74,11 +74,11 @@ int cmd_dupes(int argc, char **argv)
     jsdup_result js = {0};
     int has_js = jsdup_applies(g);
     if (has_js) {
-        devtools_result dt;
-        lr_status st = devtools_build(g, NULL, &dt, &err);
+        mldom_tree dt;
+        lr_status st = mldom_build(g, &dt, &err);
         if (st == LR_OK) {
             st = jsdup_find(g, &dt, &js, &err);
-            devtools_free(&dt);
+            mldom_free(&dt);
         }
         if (st != LR_OK) {
             rc = cli_error(&co, &err);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* jsdupes.c: memlab's duplicate-string analysis of V8-style snapshots (analysis layer),
- * prefix jsdup_. Four passes: which string nodes a code node dominates (one walk up the
- * DevTools dominator tree per node, memoised), the (length, hash) of every string value
+ * prefix jsdup_. Four passes: which string nodes a code node dominates (one walk up
+ * memlab's dominator tree per node, memoised), the (length, hash) of every string value
  * (bottom-up over concatenations with an explicit stack), a sort of the candidates by
  * (hash, length, node) whose runs are split by comparing bytes, and the ranking in memlab's
  * key order. The bytes of a value are only ever streamed (a walker over the string tree),
@@ -509,7 +509,7 @@ void jsdup_free(jsdup_result *r)
 #define NOMEM(what) LR_FAIL(err, LR_ERR_NOMEM, "out of memory (%s)", what)
 
 /* Marks F_CODE_DOM / F_NOT_DOM on v and the dominators walked to decide it. */
-static void code_dominated(ctx *x, const devtools_result *dt, node_ix v, node_ix *path)
+static void code_dominated(ctx *x, const mldom_tree *dt, node_ix v, node_ix *path)
 {
     const graph *g = x->g;
     uint32_t n = 0;
@@ -538,7 +538,7 @@ static void code_dominated(ctx *x, const devtools_result *dt, node_ix v, node_ix
         x->flags[path[--n]] |= res;
 }
 
-lr_status jsdup_find(const graph *g, const devtools_result *dt, jsdup_result *r,
+lr_status jsdup_find(const graph *g, const mldom_tree *dt, jsdup_result *r,
                      lr_error *err)
 {
     memset(r, 0, sizeof *r);

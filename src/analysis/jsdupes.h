@@ -2,11 +2,12 @@
 /* jsdupes.h: duplicate strings of a V8/Node/Chromium/ArkTS heap snapshot (analysis layer),
  * prefix jsdup_. The numbers of memlab's string analysis (`memlab analyze string`,
  * StringAnalysis in @memlab/heap-analysis 2.0.5): candidates are nodes of type `string` and
- * `concatenated string` (never `sliced string`) none of whose dominators is of type `code`;
+ * `concatenated string` (never `sliced string`) none of whose dominators (memlab's tree) is
+ * of type `code`;
  * a concatenated string's value is its `first` edge's target's value followed by its `second`
  * edge's target's, a sliced string's is its `parent`'s, any other node's is its name. Strings
- * with one value form a group: count, retained size (sum of the members' DevTools retained
- * sizes), ids. Reported: the 10 duplicated groups (count > 1) with most members and the 10
+ * with one value form a group: count, retained size (sum of the members' retained sizes in
+ * memlab's own dominator tree, analysis/memlabdom.h, which is not DevTools'), ids. Reported: the 10 duplicated groups (count > 1) with most members and the 10
  * with most retained size, and per-pattern statistics in memlab's order ("All strings", the
  * Relay and class-name patterns, "JS code string" for strings a code node's `source` edge
  * references). Ties keep memlab's order: the order in which a JavaScript object enumerates its
@@ -20,7 +21,7 @@
 #ifndef LR_ANALYSIS_JSDUPES_H
 #define LR_ANALYSIS_JSDUPES_H
 
-#include "analysis/devtools.h"
+#include "analysis/memlabdom.h"
 #include "graph/graph.h"
 
 #define JSDUP_TOP 10                      /* memlab's list sizes */
@@ -75,10 +76,10 @@ typedef struct jsdup_result {
 /* Whether g is a snapshot this analysis reads (a synthetic root and a `string` node type). */
 int jsdup_applies(const graph *g);
 
-/* Runs the analysis with DevTools' dominators and retained sizes dt (devtools_build on g).
+/* Runs the analysis with memlab's dominators and retained sizes dt (mldom_build on g).
  * Returns LR_OK and fills *r (free: jsdup_free), LR_ERR_USAGE when g does not apply, or
  * LR_ERR_NOMEM. Memory: about 16 bytes per node plus 32 per string node. */
-lr_status jsdup_find(const graph *g, const devtools_result *dt, jsdup_result *r,
+lr_status jsdup_find(const graph *g, const mldom_tree *dt, jsdup_result *r,
                      lr_error *err);
 
 /* Writes the value of node v into buf (at most cap - 1 bytes, cut at a UTF-8 character
