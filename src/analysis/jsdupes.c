@@ -15,6 +15,7 @@
 #define BASE61 0x1d5a6c3b9e27ull /* any base below the modulus; fixed for stable output */
 #define JSDUP_MAX_REPS 64        /* distinct values told apart within one (hash, length) run */
 #define NO_SLOT UINT32_MAX
+#define HEAD 16 /* first bytes kept per value: memlab's prefixes and index keys need 12 */
 
 /* Per-node flags. */
 #define F_CODE_DOM 0x01u /* some dominator (or the node) is of type code */
@@ -22,9 +23,19 @@
 #define F_SOURCE 0x04u   /* a code node's `source` edge references it */
 
 typedef struct val {
-    uint64_t len; /* UTF-8 bytes, saturating */
-    uint64_t h;   /* sum of (byte + 1) * BASE^(len - 1 - i) mod 2^61-1 */
-    uint64_t p;   /* BASE^len mod 2^61-1 */
+    uint64_t len;   /* UTF-8 bytes, saturating */
+    uint64_t h;     /* sum of (byte + 1) * BASE^(len - 1 - i) mod 2^61-1 */
+    uint64_t p;     /* BASE^len mod 2^61-1 */
+    uint64_t dig;   /* leading ASCII digits, saturating */
+    uint32_t spaces;/* ' ' characters, saturating */
+    uint8_t head[HEAD];  /* first bytes */
+    uint8_t nhead;
+    uint8_t after[2];    /* the bytes after the leading digits */
+    uint8_t nafter;
+    /* memlab's class-name pattern: words split on ' ' */
+    uint8_t first_w; /* UTF-16 units before the first space (all of them if none), max 255 */
+    uint8_t last_w;  /* units after the last space */
+    uint8_t inner_ok;/* every word between two spaces has 8 units */
 } val;
 
 typedef struct ctx {
@@ -89,7 +100,49 @@ static node_ix child(const graph *g, node_ix v, const char *name)
     return GRAPH_NONE;
 }
 
-static const val EMPTY = {0, 0, 1};
+static const val EMPTY = {.p = 1, .inner_ok = 1};
+
+static uint8_t add8(unsigned a, unsigned b) { return (uint8_t)(a + b > 255 ? 255 : a + b); }
+static uint64_t add64(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+
+/* The summary of the bytes s[0..n): what concat needs to answer for a concatenation. */
+static val text_val(const uint8_t *s, size_t n)
+{
+    val r = EMPTY;
+    int in_digits = 1, seen_space = 0;
+    unsigned units = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = s[i];
+        r.h = addmod(mulmod(r.h, BASE61), (uint64_t)c + 1);
+        r.p = mulmod(r.p, BASE61);
+        r.len++;
+        if (r.nhead < HEAD)
+            r.head[r.nhead++] = c;
+        if (in_digits && c >= '0' && c <= '9')
+            r.dig++;
+        else {
+            in_digits = 0;
+            if (r.nafter < 2)
+                r.after[r.nafter++] = c;
+        }
+        if (c == ' ') {
+            if (!seen_space)
+                r.first_w = (uint8_t)(units > 255 ? 255 : units);
+            else if (units != 8)
+                r.inner_ok = 0;
+            seen_space = 1;
+            r.spaces = r.spaces == UINT32_MAX ? r.spaces : r.spaces + 1;
+            units = 0;
+        } else if ((c & 0xc0) != 0x80) {
+            /* a lead byte starts one UTF-16 unit, two for 4-byte sequences */
+            units += c >= 0xf0 ? 2 : 1;
+        }
+    }
+    if (!seen_space)
+        r.first_w = (uint8_t)(units > 255 ? 255 : units);
+    r.last_w = (uint8_t)(units > 255 ? 255 : units);
+    return r;
+}
 
 static val leaf_val(ctx *x, node_ix v)
 {
@@ -97,14 +150,8 @@ static val leaf_val(ctx *x, node_ix v)
     if (s >= x->g->strings.n)
         return EMPTY;
     if (!x->leaf_done[s]) {
-        const uint8_t *p = (const uint8_t *)graph_str(x->g, s);
-        val r = EMPTY;
-        for (; *p; p++) {
-            r.h = addmod(mulmod(r.h, BASE61), (uint64_t)*p + 1);
-            r.p = mulmod(r.p, BASE61);
-            r.len++;
-        }
-        x->leaf[s] = r;
+        const char *t = graph_str(x->g, s);
+        x->leaf[s] = text_val((const uint8_t *)t, strlen(t));
         x->leaf_done[s] = 1;
     }
     return x->leaf[s];
@@ -112,10 +159,37 @@ static val leaf_val(ctx *x, node_ix v)
 
 static val concat(val a, val b)
 {
-    val r;
-    r.len = a.len + b.len < a.len ? UINT64_MAX : a.len + b.len;
+    if (!a.len)
+        return b;
+    if (!b.len)
+        return a;
+    val r = a;
+    r.len = add64(a.len, b.len);
     r.h = addmod(mulmod(a.h, b.p), b.h);
     r.p = mulmod(a.p, b.p);
+    for (uint8_t i = 0; i < b.nhead && r.nhead < HEAD; i++)
+        r.head[r.nhead++] = b.head[i];
+    if (a.dig == a.len) { /* all digits: b continues the run */
+        r.dig = add64(a.dig, b.dig);
+        memcpy(r.after, b.after, sizeof r.after);
+        r.nafter = b.nafter;
+    } else {
+        for (uint8_t i = 0; i < b.nhead && r.nafter < 2; i++)
+            r.after[r.nafter++] = b.head[i];
+    }
+    r.spaces = a.spaces + b.spaces < a.spaces ? UINT32_MAX : a.spaces + b.spaces;
+    if (!a.spaces && !b.spaces) {
+        r.first_w = r.last_w = add8(a.first_w, b.first_w);
+    } else if (!b.spaces) {
+        r.last_w = add8(a.last_w, b.first_w);
+    } else if (!a.spaces) {
+        r.first_w = add8(a.first_w, b.first_w);
+        r.last_w = b.last_w;
+        r.inner_ok = b.inner_ok;
+    } else {
+        r.last_w = b.last_w;
+        r.inner_ok = a.inner_ok && b.inner_ok && add8(a.last_w, b.first_w) == 8;
+    }
     return r;
 }
 
@@ -333,7 +407,8 @@ static int same_value(ctx *x, node_ix a, node_ix b, uint64_t len, int *unverifie
         wb.chunk += k, wb.left -= k;
         done += k;
     }
-    x->budget -= done;
+    uint64_t cost = done + wa.steps + wb.steps; /* tree nodes visited count as bytes read */
+    x->budget -= cost < x->budget ? cost : x->budget;
     if (eq && want < len)
         *unverified = 1;
     int oom = (wa.failed && !wa.stack) || (wb.failed && !wb.stack);
@@ -350,71 +425,25 @@ typedef struct inspect {
     uint64_t index;
 } inspect;
 
-static inspect inspect_value(ctx *x, node_ix v, uint64_t len)
+static inspect inspect_value(const val *v)
 {
     inspect r = {1u << JSDUP_PAT_ALL, 0, 0};
-    uint8_t head[16];
-    size_t nh = 0;
-    /* Relay composite: digits, then {" */
-    int comp_state = 0; /* 0 want a digit, 1 in digits, 2 saw {, 3 matched, -1 no match */
-    /* class name: words split on ' ', each 8 UTF-16 units, at least 6 */
-    int cls = 1;
-    uint64_t units = 0, words = 0;
-    walker w;
-    walk_init(&w, x->g, x, x->t_cons, x->t_sliced, v);
-#define MORE (nh < sizeof head || cls || (comp_state >= 0 && comp_state < 3))
-    while (MORE && walk_next(&w)) {
-        for (; w.left; w.chunk++, w.left--) {
-            uint8_t c = *w.chunk;
-            if (nh < sizeof head)
-                head[nh++] = c;
-            if (comp_state >= 0 && comp_state < 3) {
-                int d = c >= '0' && c <= '9';
-                if (comp_state <= 1 && d)
-                    comp_state = 1;
-                else if (comp_state == 1 && c == '{')
-                    comp_state = 2;
-                else if (comp_state == 2 && c == '"')
-                    comp_state = 3;
-                else
-                    comp_state = -1;
-            }
-            if (cls) {
-                if (c == ' ') {
-                    if (units != 8)
-                        cls = 0;
-                    words++;
-                    units = 0;
-                } else if ((c & 0xc0) != 0x80) {
-                    /* a lead byte starts one UTF-16 unit, two for 4-byte sequences */
-                    units += c >= 0xf0 ? 2 : 1;
-                    if (units > 8)
-                        cls = 0;
-                }
-            }
-            if (!MORE)
-                break;
-        }
-    }
-#undef MORE
-    int complete = !w.failed && !w.left && !w.n;
-    walk_free(&w);
-    if (cls && complete && units == 8 && words + 1 >= 6)
+    const uint8_t *h = v->head;
+    if (v->spaces >= 5 && v->first_w == 8 && v->last_w == 8 && v->inner_ok)
         r.patterns |= 1u << JSDUP_PAT_CLASS_NAME;
-    if (comp_state == 3)
+    if (v->dig && v->nafter == 2 && v->after[0] == '{' && v->after[1] == '"')
         r.patterns |= 1u << JSDUP_PAT_RELAY_COMPOSITE;
-    if (nh >= 4 && memcmp(head, "Uzpf", 4) == 0)
+    if (v->nhead >= 4 && memcmp(h, "Uzpf", 4) == 0)
         r.patterns |= 1u << JSDUP_PAT_RELAY_ID;
-    if (nh >= 12 && memcmp(head, "{\"query_id\":", 12) == 0)
+    if (v->nhead >= 12 && memcmp(h, "{\"query_id\":", 12) == 0)
         r.patterns |= 1u << JSDUP_PAT_RELAY_QUERY;
-    if (nh >= 7 && memcmp(head, "client:", 7) == 0)
+    if (v->nhead >= 7 && memcmp(h, "client:", 7) == 0)
         r.patterns |= 1u << JSDUP_PAT_RELAY_CLIENT;
-    if (len >= 1 && len <= 10 && nh == len && (head[0] != '0' || len == 1)) {
+    if (v->len >= 1 && v->len <= 10 && v->dig == v->len && (h[0] != '0' || v->len == 1)) {
         uint64_t n = 0;
-        size_t i = 0;
-        for (; i < len && head[i] >= '0' && head[i] <= '9'; i++)
-            n = n * 10 + (uint64_t)(head[i] - '0');
-        if (i == len && n <= 4294967294ull) {
+        for (uint64_t i = 0; i < v->len; i++)
+            n = n * 10 + (uint64_t)(h[i] - '0');
+        if (n <= 4294967294ull) {
             r.is_index = 1;
             r.index = n;
         }
@@ -682,7 +711,12 @@ lr_status jsdup_find(const graph *g, const mldom_tree *dt, jsdup_result *r,
     }
     for (uint32_t i = 0; i < ng; i++) {
         jsdup_group *gr = &r->groups[i];
-        inspect in = inspect_value(&x, r->members[gr->first_member], gr->bytes);
+        val vv;
+        if (memo_of(&x, r->members[gr->first_member], &vv)) {
+            st = NOMEM("concatenated strings");
+            goto out;
+        }
+        inspect in = inspect_value(&vv);
         gr->patterns = in.patterns;
         keys[i].order = in.is_index ? in.index : (1ull << 32) + r->members[gr->first_member];
         keys[i].group = i;

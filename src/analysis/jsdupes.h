@@ -12,12 +12,14 @@
  * Relay and class-name patterns, "JS code string" for strings a code node's `source` edge
  * references). Ties keep memlab's order: the order in which a JavaScript object enumerates its
  * keys (array-index keys ascending, then the others by first occurrence in node order).
- * Bounds for hostile input: values are never built whole. Each value is a polynomial hash mod
- * 2^61-1 with its byte length, composed bottom-up over concatenations (iteratively, each
- * string node once; a cycle of concatenations counts its back edge as an empty string), so
- * 1M strings cost O(N log N); equal hashes are then confirmed on the bytes, at most
- * JSDUP_CMP_MAX bytes per pair and JSDUP_CMP_BUDGET bytes per run (beyond which equal hash and
- * length decide, counted in `unverified`). */
+ * Bounds for hostile input: values are never built whole. Each value is summarised by a
+ * polynomial hash mod 2^61-1, its byte length and what the patterns and memlab's key order
+ * need (first 16 bytes, leading digits, the words around spaces), composed bottom-up over
+ * concatenations (iteratively, each string node once; a cycle of concatenations reads its
+ * back edge as an empty string), so 1M strings cost O(N log N) whatever their depth; equal
+ * hashes are then confirmed on the bytes, at most JSDUP_CMP_MAX bytes per pair and
+ * JSDUP_CMP_BUDGET bytes and nodes walked per run (beyond which equal hash and length decide,
+ * counted in `unverified`). Values shown are cut at the caller's buffer (report: 1 MiB). */
 #ifndef LR_ANALYSIS_JSDUPES_H
 #define LR_ANALYSIS_JSDUPES_H
 
@@ -26,7 +28,7 @@
 
 #define JSDUP_TOP 10                      /* memlab's list sizes */
 #define JSDUP_CMP_MAX (1u << 20)          /* bytes of two values compared */
-#define JSDUP_CMP_BUDGET (1ull << 30)     /* bytes compared in one run */
+#define JSDUP_CMP_BUDGET (1ull << 28)     /* bytes compared (and string nodes walked) per run */
 #define JSDUP_WALK_STEPS (1u << 22)       /* string nodes one walk over a value visits */
 
 /* memlab's patterns, in its order. */
