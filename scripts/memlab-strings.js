@@ -25,5 +25,8 @@ core.config.muteConsole = true;
     top_count: a.topDupStrInCnt.map(rec),
     top_size: a.topDupStrInSize.map(rec),
   };
-  process.stdout.write(JSON.stringify(out, null, 1) + '\n');
+  // one line per pattern and per ranked group: diffs stay readable, files small
+  const lines = k => out[k].map(x => '  ' + JSON.stringify(x)).join(',\n');
+  process.stdout.write('{"patterns": [\n' + lines('patterns') + '\n],\n"top_count": [\n' +
+    lines('top_count') + '\n],\n"top_size": [\n' + lines('top_size') + '\n]}\n');
 })().catch(e => { console.error(e); process.exit(1); });
