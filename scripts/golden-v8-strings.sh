@@ -6,6 +6,8 @@
 #   strings          tests/programs/node/v8_strings.js under the Node on PATH (planted
 #                    duplicates); retaken, written to tests/data/v8/strings.heapsnapshot.xz
 #   node22-final, node24-baseline, node24-target, node24-final   the committed snapshots
+#   browser-final, churn-final, fiber-final   the committed Chromium page snapshots
+#                    (tests/data/browser, gzip)
 #   gen-S            scripts/gen-v8-strings.py S 3000 for S in 1 2 3 (random graphs: cliques,
 #                    orphans, code dominators, concatenations of slices); not committed, the
 #                    test writes them again (the script is seeded)
@@ -33,6 +35,10 @@ xz -9e -c "$tmp/strings.heapsnapshot" >"$out/tests/data/v8/strings.heapsnapshot.
 run "$tmp/strings.heapsnapshot" strings
 for n in node22-final node24-baseline node24-target node24-final; do
     xz -dc "$src/tests/data/v8/$n.heapsnapshot.xz" >"$tmp/$n.heapsnapshot"
+    run "$tmp/$n.heapsnapshot" "$n"
+done
+for n in browser-final churn-final fiber-final; do
+    gzip -dc "$src/tests/data/browser/$n.heapsnapshot.gz" >"$tmp/$n.heapsnapshot"
     run "$tmp/$n.heapsnapshot" "$n"
 done
 for s in 1 2 3; do

@@ -7,6 +7,7 @@
 #   strings   tests/programs/node/v8_strings.js's planted duplicates (JSON parsed 1000 times,
 #             concatenations, slices, memlab's patterns, index-like values in ties, code);
 #   node22-final, node24-{baseline,target,final}   the Node 22/24 snapshots of v8_newer.sh;
+#   browser-final, churn-final, fiber-final   Chromium page snapshots (tests/data/browser);
 #   gen-1..3  random graphs by scripts/gen-v8-strings.py (cliques, orphans, code dominators,
 #             concatenations of slices, values from a small pool), written here again.
 # Then a hostile graph (gen-v8-strings.py ... hostile: a cycle of concatenations, a chain
@@ -32,7 +33,11 @@ done
 for s in 1 2 3; do
     python3 "$LEAKRAY_SRC/scripts/gen-v8-strings.py" "$s" 3000 >"$work/gen-$s.heapsnapshot"
 done
-for n in strings node22-final node24-baseline node24-target node24-final gen-1 gen-2 gen-3; do
+for n in browser-final churn-final fiber-final; do
+    ln -s "$LEAKRAY_SRC/tests/data/browser/$n.heapsnapshot.gz" "$work/$n.heapsnapshot"
+done
+for n in strings node22-final node24-baseline node24-target node24-final gen-1 gen-2 gen-3 \
+    browser-final churn-final fiber-final; do
     "$LEAKRAY" dupes --json "$work/$n.heapsnapshot" >"$work/$n.json"
     if python3 "$cmp" "$work/$n.json" "$gold/$n.memlab.json" >"$work/$n.cmp"; then
         ok "$n: $(tail -1 "$work/$n.cmp")"
