@@ -13,8 +13,8 @@
 # input, or exit 3 with a first stderr line naming the file and a byte offset - never a
 # crash (exit >= 128), a hang (timeout 20 s), a sanitizer report, or peak RSS above 8x the
 # input plus 64 MB (plus room for the sanitizer runtime in an ASan build). Verbs rotate over
-# info, histo, top, analyze, path, show, diff (clusters on V8, native report on scans), so
-# each case costs one run. Then: terminal escapes planted in every text of valid inputs must
+# info, histo, top, analyze, path, show, diff (clusters and dupes on V8, native report on
+# scans), so each case costs one run. Then: terminal escapes planted in every text of valid inputs must
 # not reach the terminal through any verb, and repeated ids must be counted (duplicate_id).
 # GRAPH_MUTATIONS_SCALE=N multiplies the random cases and keeps them all, and
 # GRAPH_MUTATIONS_SEED=S changes them (longer sweeps by hand); the test runs scale 1, seed 0,
@@ -78,7 +78,7 @@ n=0 bad=0
 declare -A by_rc=()
 while IFS=$'\t' read -r kind base name expect path id verb what; do
     case $kind in
-    v8) verbs=(info histo top analyze path show diff clusters) ;;
+    v8) verbs=(info histo top analyze path show diff clusters dupes) ;;
     nscan) verbs=(info histo top analyze path show diff native) ;;
     *) verbs=(info histo top analyze path show diff) ;;
     esac
@@ -144,14 +144,14 @@ done
 printf 'leakray-native 2\n\033]0;owned\007 1\nend\n' >"$tmp/in/esc-word.lrn"
 esc_id[esc-word.lrn]=0x10
 for f in "$tmp"/in/esc*; do
-    for verb in info histo top analyze path show cycles diff clusters native; do
+    for verb in info histo top analyze path show cycles diff clusters dupes native; do
         id=${esc_id[$(basename "$f")]}
         case $verb in
         path | show) args=("$verb" --no-progress "$f" "$id") ;;
         cycles) args=(cycles --no-progress "$f" --from "$id") ;;
         diff) args=(diff --force --no-progress "$f" "$f") ;;
         native) [[ $f == *.lrn ]] || continue; args=(native report "$f") ;;
-        clusters) [[ $f == *.heapsnapshot ]] || continue; args=(clusters --no-progress "$f") ;;
+        clusters | dupes) [[ $f == *.heapsnapshot ]] || continue; args=("$verb" --no-progress "$f") ;;
         *) args=("$verb" --no-progress "$f") ;;
         esac
         n=$((n + 1))
