@@ -28,9 +28,13 @@ fi
 out=${GOLDEN_OUT:-$src}
 gold=$out/tests/e2e/expected/jsdupes
 mkdir -p "$gold" "$out/tests/data/v8"
-run() { node --max-old-space-size=8192 "$src/scripts/memlab-strings.js" "$mods" "$1" >"$gold/$2.memlab.json"; }
+run() {
+    node --max-old-space-size=8192 "$src/scripts/memlab-strings.js" "$mods" "$1" \
+        >"$gold/$2.memlab.json"
+}
 
-node --expose-gc "$src/tests/programs/node/v8_strings.js" "$tmp/strings.heapsnapshot" 1000 >/dev/null
+node --expose-gc "$src/tests/programs/node/v8_strings.js" "$tmp/strings.heapsnapshot" 1000 \
+    >/dev/null
 xz -9e -c "$tmp/strings.heapsnapshot" >"$out/tests/data/v8/strings.heapsnapshot.xz"
 run "$tmp/strings.heapsnapshot" strings
 for n in node22-final node24-baseline node24-target node24-final; do

@@ -7,8 +7,9 @@
  * a concatenated string's value is its `first` edge's target's value followed by its `second`
  * edge's target's, a sliced string's is its `parent`'s, any other node's is its name. Strings
  * with one value form a group: count, retained size (sum of the members' retained sizes in
- * memlab's own dominator tree, analysis/memlabdom.h, which is not DevTools'), ids. Reported: the 10 duplicated groups (count > 1) with most members and the 10
- * with most retained size, and per-pattern statistics in memlab's order ("All strings", the
+ * memlab's own dominator tree, analysis/memlabdom.h, which is not DevTools'), ids.
+ * Reported: the 10 duplicated groups (count > 1) with most members and the 10 with most
+ * retained size, and per-pattern statistics in memlab's order ("All strings", the
  * Relay and class-name patterns, "JS code string" for strings a code node's `source` edge
  * references). Ties keep memlab's order: the order in which a JavaScript object enumerates its
  * keys (array-index keys ascending, then the others by first occurrence in node order).
