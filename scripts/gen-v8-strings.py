@@ -11,7 +11,8 @@
 # repeat and tie. Seeded: the same arguments give the same bytes.
 # With `hostile` it adds what memlab itself cannot read (its recursion overflows or never
 # ends) and leakray must survive: a cycle of concatenations, a chain of concatenations 200,000
-# deep, and a DAG whose value doubles 60 times.
+# deep, a DAG whose value doubles 60 times, and two DAGs of their own whose equal value
+# (3 MiB of a 2-byte character and a letter) is longer than what a compare or JSON reads.
 # usage: scripts/gen-v8-strings.py SEED NODES [hostile] > FILE.heapsnapshot
 import json
 import random
@@ -103,6 +104,7 @@ def main():
             nm = rnd.randrange(10) if et == E["element"] else sid("e%d" % rnd.randrange(8))
             edges_of[v].append((et, nm, t))
     extra = []
+    big = {}
     if hostile:
         # a cycle of concatenations, a deep chain and a doubling DAG, hung under node 1
         base = len(kinds)
@@ -129,12 +131,26 @@ def main():
             edges_of.append([(E["internal"], sid("first"), prev),
                              (E["internal"], sid("second"), prev)])
             prev = v
-        extra = [c1, c2, deep, prev, deep, prev]
+        # two DAGs of their own nodes with one value past 1 MiB, of 3-byte units ("\u00e9x")
+        tops = []
+        for twin in range(2):
+            prev = len(kinds)
+            kinds.append("string"), names.append(sid("\u00e9x")), edges_of.append([])
+            for i in range(20):
+                v = len(kinds)
+                kinds.append("concatenated string"), names.append(sid("(concatenated string)"))
+                edges_of.append([(E["internal"], sid("first"), prev),
+                                 (E["internal"], sid("second"), prev)])
+                prev = v
+            tops.append(prev)
+            big[prev] = 64 << 20  # ranks them first by retained size
+        extra = [c1, c2, deep, prev, deep, prev] + tops
         for t in extra:
             edges_of[1].append((E["property"], sid("p"), t))
     nodes, edges = [], []
     for v in range(len(kinds)):
-        nodes += [T[kinds[v]], names[v], 2 * v + 1, 0 if v == 0 else 16 + 8 * (v % 5),
+        size = big.get(v, 0 if v == 0 else 16 + 8 * (v % 5))
+        nodes += [T[kinds[v]], names[v], 2 * v + 1, size,
                   len(edges_of[v]), 0, 0]
         for et, nm, t in edges_of[v]:
             edges += [et, nm, t * 7]

@@ -355,10 +355,13 @@ size_t jsdup_value(const graph *g, node_ix v, char *buf, size_t cap)
             w.chunk += k;
             w.left -= k;
         }
-        /* cut back to a character boundary when the buffer, not the value, ended */
-        if (w.left)
-            while (n && ((uint8_t)buf[n] & 0xc0) == 0x80)
+        /* the buffer ended inside a character: leave the whole character out */
+        if (w.left && (*w.chunk & 0xc0) == 0x80) {
+            while (n && ((uint8_t)buf[n - 1] & 0xc0) == 0x80)
                 n--;
+            if (n)
+                n--; /* its lead byte */
+        }
         walk_free(&w);
     }
     buf[n] = 0;
