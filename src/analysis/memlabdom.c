@@ -49,7 +49,7 @@ static void mark_page(lt *x, uint32_t *stack)
     for (edge_ix e = g->first_edge[r]; e < g->first_edge[r + 1]; e++) {
         node_ix t = g->edge_to[e];
         unsigned k = kind(g, e);
-        if (k == GRAPH_EDGE_SHORTCUT)
+        if (k == GRAPH_EDGE_SHORTCUT || t >= g->n_nodes)
             continue;
         if (k == GRAPH_EDGE_ELEMENT && synth >= 0 && g->node_type[t] == (uint8_t)synth &&
             strcmp(graph_str(g, g->node_name[t]), "(Document DOM trees)") == 0)
@@ -63,7 +63,7 @@ static void mark_page(lt *x, uint32_t *stack)
         node_ix v = stack[--len];
         for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
             node_ix t = g->edge_to[e];
-            if ((x->flags[t] & F_PAGE) || kind(g, e) == GRAPH_EDGE_WEAK)
+            if (t >= g->n_nodes || (x->flags[t] & F_PAGE) || kind(g, e) == GRAPH_EDGE_WEAK)
                 continue;
             x->flags[t] |= F_PAGE;
             stack[len++] = t;
@@ -88,7 +88,7 @@ static void dfs(lt *x, uint32_t start)
         for (; x->next_edge[vo] < end; x->next_edge[vo]++) {
             edge_ix e = x->next_edge[vo];
             node_ix wo = g->edge_to[e];
-            if (!essential(x, vo, e, wo))
+            if (wo >= g->n_nodes || !essential(x, vo, e, wo))
                 continue;
             uint32_t w = wo + 1;
             if (!x->semi[w]) {
