@@ -71,7 +71,7 @@ int cmd_diff(int argc, char **argv)
         {"--top", CLI_OPT_UINT, &top, "N", "rows to show (default 0 = all)", NULL},
         {"--match-ids", CLI_OPT_FLAG, &match_ids, NULL,
          "HPROF: match objects by id (only when the dumps come from one process without GC "
-         "moving objects)",
+         "moving objects); V8: even when the ids were renumbered (DevTools' Comparison)",
          NULL},
         {"--by-class", CLI_OPT_FLAG, &by_class, NULL,
          "compare counts and sizes per class only, without id matching", NULL},
@@ -95,7 +95,8 @@ int cmd_diff(int argc, char **argv)
         "bytes. Only objects with a nonzero shallow size count, and unchanged classes are\n"
         "omitted, as in DevTools; an object that changed class (became `Detached <div>`)\n"
         "is deleted from the old class and new in the new one. HPROF dumps compare counts\n"
-        "and bytes per class.\n"
+        "and bytes per class, and so do V8 snapshots whose writer renumbers objects in\n"
+        "every snapshot (Bun): no id survives from A to B there.\n"
         "A and B must have one format and come from one program: a different entry point,\n"
         "class sets that differ, or object ids that never keep their class stop with exit 2.\n"
         "Example: leakray diff before.heapsnapshot after.heapsnapshot\n"
@@ -138,7 +139,9 @@ int cmd_diff(int argc, char **argv)
     }
     int hprof =
         strcmp(lr_heap_format(ha), "hprof") == 0 || strcmp(lr_heap_format(hb), "hprof") == 0;
-    int by_id = by_class ? 0 : hprof ? match_ids : 1;
+    /* Renumbered ids (Bun) would make every object new in B and deleted from A: DevTools'
+     * Comparison does exactly that, and its New/Deleted columns then say nothing. */
+    int by_id = by_class ? 0 : hprof || ks.ids_renumbered ? match_ids : 1;
     diff_result r;
     double t0 = cli_now_ms();
     /* DevTools names the base's plain objects with the compared snapshot's interfaces. */
@@ -177,6 +180,12 @@ int cmd_diff(int argc, char **argv)
     }
     rep_diff v = {co.pos[0], co.pos[1], &r, by_id, top && top < r.n ? (uint32_t)top : r.n,
                   gates, (uint32_t)gates_in.n, &ks, related, force};
+    if (ks.ids_renumbered)
+        cli_warn(&co, "%s and %s: object ids renumbered (%llu shared): the writer numbers "
+                      "objects afresh in every snapshot, %s",
+                 co.pos[0], co.pos[1], (unsigned long long)ks.ids_shared,
+                 by_id ? "every object is new in B and deleted from A (--match-ids)"
+                       : "so objects are compared per class (--match-ids: by id anyway)");
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);

@@ -78,6 +78,27 @@ static int leaks_cmd_is_new(const kin_print *kt, const uint64_t *bits, uint64_t 
     return i < kt->n_objs && (bits[i / 64] >> (i % 64) & 1);
 }
 
+/* memlab's method follows each object by its id from one snapshot to the next; a writer
+ * that renumbers its objects in every snapshot (Bun) leaves nothing to follow, and the
+ * answer would be "no leak" whatever leaked. Returns 0 (ids usable, or --force: warned) or
+ * the exit code (error printed). */
+static int leaks_cmd_ids(const cli_common *co, const char *a, const char *b,
+                         const kin_stats *ks, int force)
+{
+    if (!ks->ids_renumbered)
+        return 0;
+    if (!force)
+        return cli_fail(co, LR_ERR_USAGE,
+                        "%s and %s share %llu object ids: the writer numbers objects afresh in "
+                        "every snapshot (Bun does), so no object can be followed from one to "
+                        "the next and every leak would go unseen; compare them per class with "
+                        "`leakray diff` (--force runs the method anyway)",
+                        a, b, (unsigned long long)ks->ids_shared);
+    fprintf(stderr, "leakray: warning: %s and %s: object ids renumbered, no object can be "
+                    "followed; compared as asked (--force)\n", a, b);
+    return 0;
+}
+
 #define LEAKS_CMD_UNSET (GRAPH_NONE - 1) /* head[] not computed yet */
 
 /* memlab's trace clustering ends each leaked object's trace at its first detached node or
@@ -202,7 +223,8 @@ int cmd_leaks(int argc, char **argv)
         "Leaks are grouped by origin with the ArkTS clustering rules; counts and retained\n"
         "sizes are exact (no sampling, no byte counted twice). Clusters whose objects are\n"
         "held by another cluster's objects are marked \"nested in #N\". The three snapshots\n"
-        "must have one format and come from one process; else exit 2.\n"
+        "must have one format and come from one process, whose writer keeps each\n"
+        "object's id (Bun renumbers them in every snapshot); else exit 2.\n"
         "Example: leakray leaks --baseline s1.heapsnapshot --target s2.heapsnapshot \\\n"
         "             --final s3.heapsnapshot --fail-on-leak"};
     cli_common co;
@@ -232,7 +254,8 @@ int cmd_leaks(int argc, char **argv)
      * the final snapshot's analysis is the peak. */
     if ((rc = leaks_cmd_print(&co, base, &kb)) != 0 ||
         (rc = leaks_cmd_print(&co, target, &kt)) != 0 ||
-        (rc = cli_check_related(&co, base, &kb, target, &kt, force, &ks, &related)) != 0)
+        (rc = cli_check_related(&co, base, &kb, target, &kt, force, &ks, &related)) != 0 ||
+        (rc = leaks_cmd_ids(&co, base, target, &ks, force)) != 0)
         goto out;
     if (!(fresh = leaks_cmd_new(&kb, &kt, &n_new))) {
         rc = cli_fail(&co, LR_ERR_NOMEM, "out of memory");
@@ -247,7 +270,8 @@ int cmd_leaks(int argc, char **argv)
             rc = cli_error(&co, &err);
             goto out;
         }
-        if ((rc = cli_check_related(&co, target, &kt, final, &kf, force, &ks2, &related2)) != 0)
+        if ((rc = cli_check_related(&co, target, &kt, final, &kf, force, &ks2, &related2)) != 0 ||
+            (rc = leaks_cmd_ids(&co, target, final, &ks2, force)) != 0)
             goto out;
         kin_print_free(&kf);
     }

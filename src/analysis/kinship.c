@@ -131,6 +131,35 @@ static unsigned kin_pct(uint64_t part, uint64_t whole)
     return whole ? (unsigned)(part * 100 / whole) : 100;
 }
 
+/* Objects of p whose id is at most id (p->objs sorted by id). O(log n). */
+static uint64_t kin_at_most(const kin_print *p, uint64_t id)
+{
+    uint64_t lo = 0, hi = p->n_objs;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (p->objs[mid].id <= id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether a and b number their objects apart (KIN_MAX_RENUM_PCT): few ids in common, and
+ * the later side's ids above the earlier side's but for a few (Bun keeps its root and
+ * (GC roots) at ids 1 and 2 in every snapshot). */
+static int kin_renumbered(const kin_print *a, const kin_print *b, uint64_t shared)
+{
+    uint64_t small = a->n_objs < b->n_objs ? a->n_objs : b->n_objs;
+    if (small < KIN_MIN_RENUM_OBJS || shared * 100 >= small * KIN_MAX_RENUM_PCT)
+        return 0;
+    /* b later: b's objects at or below a's highest id; a later: the reverse */
+    uint64_t in_b = kin_at_most(b, a->objs[a->n_objs - 1].id);
+    uint64_t in_a = kin_at_most(a, b->objs[b->n_objs - 1].id);
+    return in_b * 100 < b->n_objs * KIN_MAX_RENUM_PCT ||
+           in_a * 100 < a->n_objs * KIN_MAX_RENUM_PCT;
+}
+
 int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why, size_t cap)
 {
     memset(s, 0, sizeof *s);
@@ -160,6 +189,7 @@ int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why,
             j++;
         }
     }
+    s->ids_renumbered = kin_renumbered(a, b, s->ids_shared);
     uint32_t smaller = a->n_cls < b->n_cls ? a->n_cls : b->n_cls;
     uint32_t own_a = a->n_cls - s->classes_shared, own_b = b->n_cls - s->classes_shared;
     uint32_t own = own_a < own_b ? own_a : own_b;
@@ -183,6 +213,14 @@ int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why,
                  "different programs",
                  s->classes_shared, smaller, cls_pct);
         return 0;
+    }
+    if (s->ids_renumbered) {
+        snprintf(why, cap,
+                 "%u%% of class names shared; object ids renumbered (%llu of %llu and %llu "
+                 "shared, the ranges apart)",
+                 cls_pct, (unsigned long long)s->ids_shared, (unsigned long long)a->n_objs,
+                 (unsigned long long)b->n_objs);
+        return 1;
     }
     if (s->ids_shared >= KIN_MIN_ID_SAMPLE && id_pct < KIN_MIN_ID_PCT) {
         snprintf(why, cap,

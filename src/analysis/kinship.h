@@ -29,6 +29,14 @@
  * each side and not one id kept with its class, too. */
 #define KIN_MIN_ID_PCT 50
 #define KIN_MIN_ID_SAMPLE 1000
+/* Renumbered ids: with at least KIN_MIN_RENUM_OBJS objects on each side, fewer than this
+ * share (percent of the smaller side) of ids on both sides, and one side's ids nearly all
+ * above the other's (all but this share of it inside the other's id range), the writer
+ * numbers its objects afresh in every snapshot from a counter it keeps: Bun's V8-format
+ * snapshots (JavaScriptCore's heap snapshot builder) do, the same objects getting new ids
+ * each time. Two processes instead both count from the bottom, so their id ranges overlap. */
+#define KIN_MAX_RENUM_PCT 1
+#define KIN_MIN_RENUM_OBJS 100
 
 typedef struct kin_obj {
     uint64_t id;  /* object id in the dump */
@@ -56,6 +64,8 @@ typedef struct kin_stats {
     uint32_t classes_shared; /* names on both sides */
     uint64_t ids_shared;     /* ids on both sides */
     uint64_t ids_same_class; /* ... whose class name is the same on both sides */
+    int ids_renumbered;      /* the ids do not follow objects from a to b (KIN_MAX_RENUM_PCT):
+                              * id matching means nothing, the id test is skipped */
 } kin_stats;
 
 /* Fingerprint of g, whose reader is named format. Needs node ids (graph_has_ids). Returns
@@ -65,7 +75,9 @@ void kin_print_free(kin_print *p);
 
 /* Compares two fingerprints. Returns 1 when they plausibly come from one process, 0 when
  * not, with a sentence saying why in why[cap] (either way). Formats are compared too; a
- * format mismatch is reported by kin_same_format, which callers check first. */
+ * format mismatch is reported by kin_same_format, which callers check first. When the ids
+ * are renumbered (s->ids_renumbered) only the class names decide; callers that match
+ * objects by id must then refuse or compare per class. */
 int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why, size_t cap);
 
 /* 1 when the formats are equal. */
