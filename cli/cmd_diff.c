@@ -181,9 +181,9 @@ int cmd_diff(int argc, char **argv)
     rep_diff v = {co.pos[0], co.pos[1], &r, by_id, top && top < r.n ? (uint32_t)top : r.n,
                   gates, (uint32_t)gates_in.n, &ks, related, force};
     if (ks.ids_renumbered)
-        cli_warn(&co, "%s and %s: object ids renumbered (%llu shared): the writer numbers "
-                      "objects afresh in every snapshot, %s",
-                 co.pos[0], co.pos[1], (unsigned long long)ks.ids_shared,
+        cli_warn(&co, "%s and %s: object ids renumbered: the writer numbers objects afresh "
+                      "in every snapshot, %s",
+                 co.pos[0], co.pos[1],
                  by_id ? "every object is new in B and deleted from A (--match-ids)"
                        : "so objects are compared per class (--match-ids: by id anyway)");
     if (co.json) {

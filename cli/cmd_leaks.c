@@ -89,11 +89,11 @@ static int leaks_cmd_ids(const cli_common *co, const char *a, const char *b,
         return 0;
     if (!force)
         return cli_fail(co, LR_ERR_USAGE,
-                        "%s and %s share %llu object ids: the writer numbers objects afresh in "
-                        "every snapshot (Bun does), so no object can be followed from one to "
-                        "the next and every leak would go unseen; compare them per class with "
-                        "`leakray diff` (--force runs the method anyway)",
-                        a, b, (unsigned long long)ks->ids_shared);
+                        "%s and %s: the writer numbers objects afresh in every snapshot "
+                        "(Bun does), so no object can be followed from one to the next and "
+                        "every leak would go unseen; compare them per class with `leakray "
+                        "diff` (--force runs the method anyway)",
+                        a, b);
     fprintf(stderr, "leakray: warning: %s and %s: object ids renumbered, no object can be "
                     "followed; compared as asked (--force)\n", a, b);
     return 0;

@@ -71,7 +71,9 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
         for (node_ix v = 0; v < g->n_nodes; v++) {
             class_ix c = graph_node_class(g, v);
             uint32_t h = c < g->n_classes ? hc[c] : (uint32_t)g->node_kind[v] + 1;
-            p->objs[p->n_objs++] = (kin_obj){graph_node_id(g, v), h};
+            uint64_t id = graph_node_id(g, v);
+            p->objs[p->n_objs++] = (kin_obj){id, h};
+            p->n_pos += id == v || id == (uint64_t)v + 1;
         }
         /* Readers number nodes in id order (HPROF's sorted id table, V8's ascending ids):
          * the sort is then skipped, which halves the check's cost on large dumps. */
@@ -145,13 +147,18 @@ static uint64_t kin_at_most(const kin_print *p, uint64_t id)
     return lo;
 }
 
-/* Whether a and b number their objects apart (KIN_MAX_RENUM_PCT): few ids in common, and
- * the later side's ids above the earlier side's but for a few (Bun keeps its root and
- * (GC roots) at ids 1 and 2 in every snapshot). */
+/* Whether a and b number their objects afresh (kinship.h, KIN_MAX_RENUM_PCT): both by
+ * position, or apart: few ids in common, and the later side's ids above the earlier side's
+ * but for a few (Bun 1.3 keeps its root and (GC roots) at ids 1 and 2 in every snapshot). */
 static int kin_renumbered(const kin_print *a, const kin_print *b, uint64_t shared)
 {
     uint64_t small = a->n_objs < b->n_objs ? a->n_objs : b->n_objs;
-    if (small < KIN_MIN_RENUM_OBJS || shared * 100 >= small * KIN_MAX_RENUM_PCT)
+    if (small < KIN_MIN_RENUM_OBJS)
+        return 0;
+    if (a->n_pos * 100 >= a->n_objs * KIN_MIN_POS_PCT &&
+        b->n_pos * 100 >= b->n_objs * KIN_MIN_POS_PCT)
+        return 1;
+    if (shared * 100 >= small * KIN_MAX_RENUM_PCT)
         return 0;
     /* b later: b's objects at or below a's highest id; a later: the reverse */
     uint64_t in_b = kin_at_most(b, a->objs[a->n_objs - 1].id);
@@ -216,10 +223,8 @@ int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why,
     }
     if (s->ids_renumbered) {
         snprintf(why, cap,
-                 "%u%% of class names shared; object ids renumbered (%llu of %llu and %llu "
-                 "shared, the ranges apart)",
-                 cls_pct, (unsigned long long)s->ids_shared, (unsigned long long)a->n_objs,
-                 (unsigned long long)b->n_objs);
+                 "%u%% of class names shared; object ids renumbered in each snapshot",
+                 cls_pct);
         return 1;
     }
     if (s->ids_shared >= KIN_MIN_ID_SAMPLE && id_pct < KIN_MIN_ID_PCT) {

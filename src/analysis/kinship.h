@@ -29,13 +29,17 @@
  * each side and not one id kept with its class, too. */
 #define KIN_MIN_ID_PCT 50
 #define KIN_MIN_ID_SAMPLE 1000
-/* Renumbered ids: with at least KIN_MIN_RENUM_OBJS objects on each side, fewer than this
- * share (percent of the smaller side) of ids on both sides, and one side's ids nearly all
- * above the other's (all but this share of it inside the other's id range), the writer
- * numbers its objects afresh in every snapshot from a counter it keeps: Bun's V8-format
- * snapshots (JavaScriptCore's heap snapshot builder) do, the same objects getting new ids
- * each time. Two processes instead both count from the bottom, so their id ranges overlap. */
+/* Renumbered ids: the writer numbers its objects afresh in every snapshot, so an id names
+ * no object from one snapshot to the next. Bun's V8-format snapshots (JavaScriptCore's heap
+ * snapshot builder) come in two kinds: 1.3 and later count on from the previous snapshot
+ * (fewer than KIN_MAX_RENUM_PCT percent of the smaller side's ids on both sides, and one
+ * side's ids all above the other's but for that share), 1.2 gives each object its position
+ * in the snapshot (at least KIN_MIN_POS_PCT percent of ids equal the node index, or the
+ * index + 1, on both sides). Both need KIN_MIN_RENUM_OBJS objects per side. Two processes
+ * of a V8 writer both count 1, 3, 5, ..., so their ranges overlap and the class test of the
+ * shared ids tells them apart instead. */
 #define KIN_MAX_RENUM_PCT 1
+#define KIN_MIN_POS_PCT 99
 #define KIN_MIN_RENUM_OBJS 100
 
 typedef struct kin_obj {
@@ -51,6 +55,7 @@ typedef struct kin_print {
     uint32_t *cls;    /* sorted unique class-name hashes (owned) */
     uint32_t n_cls;   /* distinct class names */
     unsigned v8_opts; /* KIN_V8_* marks of the options a V8 snapshot was written with */
+    uint64_t n_pos;   /* objects whose id is their node index or the index + 1 */
 } kin_print;
 
 /* What V8's snapshot options leave in the file. Between snapshots that differ in them a
