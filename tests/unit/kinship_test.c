@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* kinship_test.c: the "one process?" test of src/analysis/kinship.c on hand-made pairs of
+ * heaps with the id schemes real writers use: V8's ids that objects keep (one process, and
+ * two processes whose ids collide but name other classes), and the two ways Bun renumbers
+ * objects in every snapshot: 1.3.14 and later count on from the previous snapshot (the
+ * ranges apart but for the root's ids 1 and 2), 1.2 gives each object its node index. A
+ * renumbered pair is one process with ids_renumbered set; small heaps are never called
+ * renumbered. tests/e2e/v8_bun.sh checks the verbs on real Bun snapshots. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/kinship.h"
+#include "test_graph.h"
+
+#define KT_N 1200     /* objects per heap (KIN_MIN_ID_SAMPLE for the id test) */
+#define KT_CLASSES 30 /* distinct class names */
+
+enum kt_ids { KT_V8, KT_BUN_COUNTER, KT_BUN_POSITION };
+
+/* A heap of n objects whose class names cycle through KT_CLASSES names, starting at `shift`
+ * (another shift: the same classes at other positions). Ids by scheme: V8 1, 3, 5, ... from
+ * `first`; Bun's counter 1, 2 (root and (GC roots)) then first, first + 1, ...; Bun's
+ * positions the node index, but for one object with a large id (as Bun 1.2 writes). */
+static void kt_heap(graph *g, uint32_t n, uint32_t shift, enum kt_ids ids, uint64_t first)
+{
+    static char names[KT_N][16];
+    static const char *ptrs[KT_N];
+    for (uint32_t i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "K%02u", (i + shift) % KT_CLASSES);
+        ptrs[i] = names[i];
+    }
+    tg_nodes(g, n, ptrs, 16);
+    for (uint32_t i = 0; i < n; i++)
+        g->node_id[i] = ids == KT_V8             ? first + 2 * (uint64_t)i
+                        : ids == KT_BUN_POSITION ? (i == n / 2 ? 3652511 : i)
+                        : i < 2                  ? i + 1
+                                                 : first + i - 2;
+}
+
+/* kin_compare of two heaps; *renumbered gets ids_renumbered. */
+static int kt_compare(graph *a, graph *b, int *renumbered)
+{
+    kin_print pa, pb;
+    kin_stats s;
+    char why[256];
+    lr_error err = {0};
+    assert_int_equal(kin_print_build(a, "v8", &pa, &err), LR_OK);
+    assert_int_equal(kin_print_build(b, "v8", &pb, &err), LR_OK);
+    int ok = kin_compare(&pa, &pb, &s, why, sizeof why);
+    *renumbered = s.ids_renumbered;
+    kin_print_free(&pa);
+    kin_print_free(&pb);
+    graph_fini(a);
+    graph_fini(b);
+    return ok;
+}
+
+/* V8: the later snapshot keeps the earlier one's ids for its first objects. */
+static void test_v8_one_process(void **state)
+{
+    (void)state;
+    graph a, b;
+    int ren;
+    kt_heap(&a, KT_N, 0, KT_V8, 1);
+    kt_heap(&b, KT_N, 20, KT_V8, 1 + 2 * 20); /* 20 objects gone, 20 new at the end */
+    assert_int_equal(kt_compare(&a, &b, &ren), 1);
+    assert_int_equal(ren, 0);
+}
+
+/* V8: two processes both count 1, 3, 5, ...; the shared ids name other classes. */
+static void test_v8_two_processes(void **state)
+{
+    (void)state;
+    graph a, b;
+    int ren;
+    kt_heap(&a, KT_N, 0, KT_V8, 1);
+    kt_heap(&b, KT_N, 7, KT_V8, 1);
+    assert_int_equal(kt_compare(&a, &b, &ren), 0);
+    assert_int_equal(ren, 0);
+}
+
+/* Bun 1.3.14+: ids 1, 2, then a counter going on from the previous snapshot; either order. */
+static void test_bun_counter(void **state)
+{
+    (void)state;
+    graph a, b;
+    int ren;
+    kt_heap(&a, KT_N, 0, KT_BUN_COUNTER, 3);
+    kt_heap(&b, KT_N, 0, KT_BUN_COUNTER, 3 + KT_N);
+    assert_int_equal(kt_compare(&a, &b, &ren), 1);
+    assert_int_equal(ren, 1);
+    kt_heap(&a, KT_N, 0, KT_BUN_COUNTER, 3);
+    kt_heap(&b, KT_N, 0, KT_BUN_COUNTER, 3 + KT_N);
+    assert_int_equal(kt_compare(&b, &a, &ren), 1);
+    assert_int_equal(ren, 1);
+}
+
+/* Bun 1.2: every id is the node's index, so equal ids name other objects: one process all
+ * the same (the id test said "different processes" before ids_renumbered). */
+static void test_bun_positions(void **state)
+{
+    (void)state;
+    graph a, b;
+    int ren;
+    kt_heap(&a, KT_N, 0, KT_BUN_POSITION, 0);
+    kt_heap(&b, KT_N - 10, 7, KT_BUN_POSITION, 0);
+    assert_int_equal(kt_compare(&a, &b, &ren), 1);
+    assert_int_equal(ren, 1);
+}
+
+/* Under KIN_MIN_RENUM_OBJS objects a side, disjoint ids prove nothing. */
+static void test_small_heaps(void **state)
+{
+    (void)state;
+    graph a, b;
+    int ren;
+    kt_heap(&a, KIN_MIN_RENUM_OBJS - 1, 0, KT_BUN_COUNTER, 3);
+    kt_heap(&b, KIN_MIN_RENUM_OBJS - 1, 0, KT_BUN_COUNTER, 3 + KT_N);
+    assert_int_equal(kt_compare(&a, &b, &ren), 1);
+    assert_int_equal(ren, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_v8_one_process), cmocka_unit_test(test_v8_two_processes),
+        cmocka_unit_test(test_bun_counter),    cmocka_unit_test(test_bun_positions),
+        cmocka_unit_test(test_small_heaps),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
