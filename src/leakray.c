@@ -20,9 +20,12 @@ static lr_status load(lr_heap *h, const char *name, const lr_open_opts *opts, lr
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
     phase_enter("load");
     h->reader = fmt_find(h->input.data, h->input.len);
-    if (!h->reader)
-        return LR_CORRUPT(err, name, 0, "unknown heap dump format%s",
-                          h->input.len == 0 ? " (empty file)" : "");
+    if (!h->reader) {
+        const char *what = fmt_unsupported(h->input.data, h->input.len);
+        return LR_CORRUPT(err, name, 0, "unknown heap dump format%s%s%s",
+                          h->input.len == 0 ? " (empty file)" : "", what ? ": " : "",
+                          what ? what : "");
+    }
     fmt_opts fo = {.dump_index = opts ? opts->dump_index : -1,
                    .no_edges = opts ? opts->no_edges : 0,
                    .progress = opts ? opts->progress : 0,

@@ -12,6 +12,8 @@
 #include "format/ruby.h"
 #include "format/v8.h"
 
+#include <string.h>
+
 static const fmt_reader *const READERS[] = {
     &fmt_hprof_reader,
     &fmt_v8_reader,
@@ -28,6 +30,34 @@ const fmt_reader *fmt_find(const uint8_t *p, uint64_t n)
     for (const fmt_reader *const *r = READERS; *r; r++)
         if ((*r)->sniff(p, n))
             return *r;
+    return NULL;
+}
+
+/* Whether the n bytes at p contain the string s (a bounded look at a file's head). */
+static int fmt_has(const uint8_t *p, uint64_t n, const char *s)
+{
+    size_t k = strlen(s);
+    for (uint64_t i = 0; i + k <= n; i++)
+        if (memcmp(p + i, s, k) == 0)
+            return 1;
+    return 0;
+}
+
+/* How many bytes of a file's head the recognisers below look at. */
+#define FMT_HEAD 256
+
+const char *fmt_unsupported(const uint8_t *p, uint64_t n)
+{
+    uint64_t h = n < FMT_HEAD ? n : FMT_HEAD, i = 0;
+    while (i < h && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+        i++;
+    /* JavaScriptCore's own snapshot (Safari's Web Inspector, Bun.generateHeapSnapshot()
+     * without an argument): {"version":N,"type":"Inspector"|"GCDebugging","nodes":[...  */
+    if (i < h && p[i] == '{' && fmt_has(p + i, h - i, "\"version\"") &&
+        (fmt_has(p + i, h - i, "\"type\":\"Inspector\"") ||
+         fmt_has(p + i, h - i, "\"type\":\"GCDebugging\"")))
+        return "a JavaScriptCore heap snapshot (Safari, Bun): leakray reads the V8 format, "
+               "which Bun 1.2 and later write with Bun.generateHeapSnapshot(\"v8\")";
     return NULL;
 }
 

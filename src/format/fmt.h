@@ -24,6 +24,10 @@ typedef struct fmt_reader {
 /* The reader for these bytes, or NULL when no reader recognises them. */
 const fmt_reader *fmt_find(const uint8_t *p, uint64_t n);
 
+/* When no reader recognises p: a sentence naming the format p is in, if it is one leakray
+ * knows but does not read (with what to write instead), else NULL. Static storage. */
+const char *fmt_unsupported(const uint8_t *p, uint64_t n);
+
 /* All registered readers, NULL-terminated. */
 const fmt_reader *const *fmt_all(void);
 

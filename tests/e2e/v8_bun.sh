@@ -18,7 +18,8 @@
 #   the Map's keys and values, which Bun's writer leaves without a retainer (leakray drops
 #   unreachable objects; docs/formats/v8.md, "Bun");
 # - `analyze --watch BunLeak --full`: one group of 40 through `leaked`, on both; `path` to
-#   one of them is DevTools' retaining path, one hop per unit of distance.
+#   one of them is DevTools' retaining path, one hop per unit of distance;
+# - Bun's own (JavaScriptCore) snapshot format is refused with exit 3, named as such.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
@@ -200,5 +201,15 @@ sys.exit(0 if d == list(range(1, len(d) + 1)) and hops == len(d) and '[context l
          and 'BunLeak' in t.strip().splitlines()[-2] else 1)
 PY
 done
+# 6. Bun's own format (JavaScriptCore's, what Bun.generateHeapSnapshot() gives without "v8"):
+#    exit 3 with a message that says so and how to write the V8 format; the head is Bun 1.4.5's.
+printf '%s' '{"version":3,"type":"Inspector","nodes":[0,0,0,0,266,1895,1,0],"nodeClassNames":' \
+    '["Structure","string"],"edges":[0,1,0,0],"edgeTypes":["Internal"],"edgeNames":[]}' \
+    >"$work/jsc.json"
+rc=0
+"$LEAKRAY" info "$work/jsc.json" >/dev/null 2>"$work/jsc.err" || rc=$?
+[ "$rc" = 3 ] && grep -q 'a JavaScriptCore heap snapshot.*generateHeapSnapshot("v8")' \
+    "$work/jsc.err" && ok "a JavaScriptCore snapshot: exit 3, named, with the way to V8's" \
+    || bad "JavaScriptCore snapshot: exit $rc, $(cat "$work/jsc.err")"
 [ "$fails" -eq 0 ] || { echo "$fails checks failed"; exit 1; }
 echo "all checks passed"
