@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # v8_bun.sh: leakray on the V8-format heap snapshots Bun (JavaScriptCore) writes:
-# tests/data/v8/bun13-{baseline,target,final} (Bun 1.3.0: ids an object keeps, two pairs of
-# objects sharing an id, root `(root)` with id 0) and bun14-* (Bun 1.4.5: root `` id 1,
+# tests/data/v8/bun13-{baseline,target,final} (Bun 1.3.0: 24-bit ids an object keeps, root
+# `(root)` with id 0) and bun14-* (Bun 1.4.5: root `` id 1,
 # `(GC roots)` id 2, then ids that go on counting from the previous snapshot, so no object
 # keeps its id), taken of tests/programs/bun/bun_leak.js (one leak per pattern, 40 each) by
 # scripts/golden-bun.sh, which also writes the goldens (xz files, inflated here).
