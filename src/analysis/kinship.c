@@ -153,7 +153,10 @@ static uint64_t kin_at_most(const kin_print *p, uint64_t id)
 static int kin_renumbered(const kin_print *a, const kin_print *b, uint64_t shared)
 {
     uint64_t small = a->n_objs < b->n_objs ? a->n_objs : b->n_objs;
-    if (small < KIN_MIN_RENUM_OBJS)
+    /* HPROF ids are addresses: ranges apart mean another heap layout (a 32-bit and a 64-bit
+     * JVM), never a renumbering, and diff already compares HPROF dumps per class. */
+    if (small < KIN_MIN_RENUM_OBJS || strcmp(a->format, "hprof") == 0 ||
+        strcmp(b->format, "hprof") == 0)
         return 0;
     if (a->n_pos * 100 >= a->n_objs * KIN_MIN_POS_PCT &&
         b->n_pos * 100 >= b->n_objs * KIN_MIN_POS_PCT)

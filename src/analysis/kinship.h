@@ -35,7 +35,8 @@
  * (fewer than KIN_MAX_RENUM_PCT percent of the smaller side's ids on both sides, and one
  * side's ids all above the other's but for that share), 1.2 gives each object its position
  * in the snapshot (at least KIN_MIN_POS_PCT percent of ids equal the node index, or the
- * index + 1, on both sides). Both need KIN_MIN_RENUM_OBJS objects per side. Two processes
+ * index + 1, on both sides). Both need KIN_MIN_RENUM_OBJS objects per side, and neither
+ * applies to HPROF, whose ids are addresses. Two processes
  * of a V8 writer both count 1, 3, 5, ..., so their ranges overlap and the class test of the
  * shared ids tells them apart instead. */
 #define KIN_MAX_RENUM_PCT 1

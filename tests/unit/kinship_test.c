@@ -4,8 +4,8 @@
  * two processes whose ids collide but name other classes), and the two ways Bun renumbers
  * objects in every snapshot: 1.3.14 and later count on from the previous snapshot (the
  * ranges apart but for the root's ids 1 and 2), 1.2 gives each object its node index. A
- * renumbered pair is one process with ids_renumbered set; small heaps are never called
- * renumbered. tests/e2e/v8_bun.sh checks the verbs on real Bun snapshots. */
+ * renumbered pair is one process with ids_renumbered set; small heaps and HPROF dumps
+ * (addresses) are never called renumbered. tests/e2e/v8_bun.sh checks the verbs on real Bun snapshots. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,15 +43,15 @@ static void kt_heap(graph *g, uint32_t n, uint32_t shift, enum kt_ids ids, uint6
                                                  : first + i - 2;
 }
 
-/* kin_compare of two heaps; *renumbered gets ids_renumbered. */
-static int kt_compare(graph *a, graph *b, int *renumbered)
+/* kin_compare of two heaps of one format; *renumbered gets ids_renumbered. */
+static int kt_compare_as(graph *a, graph *b, const char *format, int *renumbered)
 {
     kin_print pa, pb;
     kin_stats s;
     char why[256];
     lr_error err = {0};
-    assert_int_equal(kin_print_build(a, "v8", &pa, &err), LR_OK);
-    assert_int_equal(kin_print_build(b, "v8", &pb, &err), LR_OK);
+    assert_int_equal(kin_print_build(a, format, &pa, &err), LR_OK);
+    assert_int_equal(kin_print_build(b, format, &pb, &err), LR_OK);
     int ok = kin_compare(&pa, &pb, &s, why, sizeof why);
     *renumbered = s.ids_renumbered;
     kin_print_free(&pa);
@@ -59,6 +59,11 @@ static int kt_compare(graph *a, graph *b, int *renumbered)
     graph_fini(a);
     graph_fini(b);
     return ok;
+}
+
+static int kt_compare(graph *a, graph *b, int *renumbered)
+{
+    return kt_compare_as(a, b, "v8", renumbered);
 }
 
 /* V8: the later snapshot keeps the earlier one's ids for its first objects. */
@@ -126,12 +131,24 @@ static void test_small_heaps(void **state)
     assert_int_equal(ren, 0);
 }
 
+/* HPROF ids are addresses: ranges apart (a 32-bit and a 64-bit JVM) are not renumbering. */
+static void test_hprof_addresses(void **state)
+{
+    (void)state;
+    graph a, b;
+    int ren;
+    kt_heap(&a, KT_N, 0, KT_BUN_COUNTER, 0x10000);
+    kt_heap(&b, KT_N, 0, KT_BUN_COUNTER, 0x7f0000000000ull);
+    kt_compare_as(&a, &b, "hprof", &ren);
+    assert_int_equal(ren, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_v8_one_process), cmocka_unit_test(test_v8_two_processes),
         cmocka_unit_test(test_bun_counter),    cmocka_unit_test(test_bun_positions),
-        cmocka_unit_test(test_small_heaps),
+        cmocka_unit_test(test_small_heaps),    cmocka_unit_test(test_hprof_addresses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
