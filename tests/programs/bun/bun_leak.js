@@ -12,7 +12,9 @@
 //   BunLeak          the planted leak: N instances in a module-level array.
 // BunTransient objects exist in the target snapshot only. N per pattern (default 40).
 // usage: bun bun_leak.js OUTDIR [N]   writes OUTDIR/{baseline,target,final}.heapsnapshot
-//   with Bun.generateHeapSnapshot("v8"); BUN_LEAK_API=node uses require('v8').writeHeapSnapshot.
+//   with Bun.generateHeapSnapshot("v8"); BUN_LEAK_API=node uses require('v8').writeHeapSnapshot,
+//   as other runtimes do: node --expose-gc bun_leak.js, or Deno on a copy named .cjs
+//   (deno run -A --v8-flags=--expose-gc bun_leak.cjs OUTDIR).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -55,11 +57,12 @@ function leakAll(i) {
     leaked.push(new BunLeak(i));
 }
 
+const bun = typeof Bun !== 'undefined';
 function snap(name) {
-    Bun.gc(true);
-    Bun.gc(true);
+    for (let i = 0; i < 2; i++)
+        bun ? Bun.gc(true) : globalThis.gc();
     const file = path.join(out, name + '.heapsnapshot');
-    if (process.env.BUN_LEAK_API === 'node')
+    if (!bun || process.env.BUN_LEAK_API === 'node')
         require('v8').writeHeapSnapshot(file);
     else
         fs.writeFileSync(file, Bun.generateHeapSnapshot('v8'));
