@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # graph_mutations.sh: damaged copies of real inputs of every format but HPROF (which
 # hprof_mutations.sh covers), made by graph_mutate.py: V8 snapshots (a fixture, its gzip
-# sibling, and the Node and ArkTS snapshots of the fuzz corpus), Dart snapshots in both
+# sibling, and the Node, ArkTS and Bun-shaped snapshots of the fuzz corpus), Dart snapshots in both
 # layouts (tests/programs/dart/dartheap.py), a Ruby dump, generic JSON-lines graphs (the
 # corpus' iOS scan and a V8 snapshot converted at test time) and a native scan report with
 # its heap graph. Damage: cuts inside strings, numbers, arrays and headers, seeded flips and
@@ -47,6 +47,7 @@ python3 "$here/graph_mutate.py" v8-traces "$corpus/v8_load/node20-weak.heapsnaps
 inputs=(
     "v8 $corpus/v8_load/node20-weak.heapsnapshot nw 48"
     "v8 $corpus/v8_load/arkts-layout.heapsnapshot ark 20"
+    "v8 $corpus/v8_load/bun14-shape.heapsnapshot bun 16"
     "v8 $tmp/in/traces.heapsnapshot tr 32"
     "dart $tmp/in/new.dartheap dn 28"
     "dart $tmp/in/old.dartheap do 16"
