@@ -99,6 +99,54 @@ static int leaks_cmd_ids(const cli_common *co, const char *a, const char *b,
     return 0;
 }
 
+/* The new objects present in the final snapshot (sel) that no path from a root reaches and
+ * that the filters would otherwise keep (not internal, not `leak-ignore`, not synthetic):
+ * their count and bytes, and the REP_LEAKS_UNRETAINED_MAX classes with most of them in
+ * out[0..*n_out). A class-indexed tally: O(N + classes). Returns 0 or -1 (out of memory). */
+static int leaks_cmd_unretained(const cluster_ctx *c, const uint8_t *sel,
+                                rep_leaks_unretained *out, uint32_t *n_out, uint64_t *count,
+                                uint64_t *shallow)
+{
+    const graph *g = c->g;
+    uint32_t nc = g->n_classes;
+    rep_leaks_unretained *t = err_calloc(nc ? nc : 1, sizeof *t);
+    if (!t)
+        return -1;
+    *count = *shallow = 0;
+    for (node_ix v = 0; v < g->n_nodes; v++) {
+        uint32_t d = c->node_dir[v];
+        if (!sel[v] || c->node_chain[v] != CLUSTER_NONE ||
+            g->node_kind[v] == GRAPH_KIND_SYNTHETIC || c->dir_by[d] == CRULES_BY_NONE ||
+            c->dir_by[d] == CRULES_BY_INTERNAL || c->dir_leak_ignore[d])
+            continue;
+        /* as clusters count shallow sizes: ArkTS native sizes included */
+        uint64_t sz = (uint64_t)graph_node_size(g, v) + (g->node_native ? g->node_native[v] : 0);
+        (*count)++;
+        *shallow += sz;
+        class_ix k = graph_node_class(g, v);
+        if (k < nc) {
+            t[k].count++;
+            t[k].shallow += sz;
+        }
+    }
+    /* selection of the biggest tallies: a few passes over the classes, no sort */
+    *n_out = 0;
+    for (uint32_t i = 0; i < REP_LEAKS_UNRETAINED_MAX; i++) {
+        uint32_t best = nc;
+        for (uint32_t k = 0; k < nc; k++)
+            if (t[k].count && (best == nc || t[k].count > t[best].count))
+                best = k;
+        if (best == nc)
+            break;
+        out[i] = (rep_leaks_unretained){graph_str(g, g->classes[best].name), t[best].count,
+                                        t[best].shallow};
+        t[best].count = 0;
+        (*n_out)++;
+    }
+    free(t);
+    return 0;
+}
+
 #define LEAKS_CMD_UNSET (GRAPH_NONE - 1) /* head[] not computed yet */
 
 /* memlab's trace clustering ends each leaked object's trace at its first detached node or
@@ -336,10 +384,19 @@ int cmd_leaks(int argc, char **argv)
         }
         leaks_cmd_memlab_sizes(g, &t, leak, head, stack, &r);
     }
+    rep_leaks_unretained unret[REP_LEAKS_UNRETAINED_MAX];
+    uint32_t n_unret = 0;
+    uint64_t unret_count = 0, unret_shallow = 0;
+    /* Only V8-format writers dump live objects alone; an HPROF dump holds garbage too. */
+    if (!memlab && strcmp(lr_heap_format(lh), "v8") == 0 &&
+        leaks_cmd_unretained(&c, sel, unret, &n_unret, &unret_count, &unret_shallow) != 0) {
+        rc = cli_fail(&co, LR_ERR_NOMEM, "out of memory");
+        goto out;
+    }
     double ms = cli_now_ms() - t0;
     rep_leaks v = {base,  target, final, n_new,    n_alive, &c,     &r,
                    top,   &ks,    related && related2, force, memlab, n_leaked, similar,
-                   n_reported};
+                   n_reported, unret_count, unret_shallow, unret, n_unret};
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);

@@ -47,6 +47,19 @@ void rep_leaks_json(jsonw *w, const rep_leaks *v)
     jsonw_kv_uint(w, "total_clusters", r->n);
     jsonw_kv_uint(w, "top_level_clusters", top_level(r));
     rep_leaks_inputs_json(w, v->ks, v->related, v->force);
+    jsonw_kv_obj_begin(w, "unretained");
+    jsonw_kv_uint(w, "count", v->n_unretained);
+    jsonw_kv_uint(w, "shallow", v->unretained_shallow);
+    jsonw_kv_arr_begin(w, "classes");
+    for (uint32_t i = 0; i < v->n_unretained_classes; i++) {
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, "name", v->unretained[i].name);
+        jsonw_kv_uint(w, "count", v->unretained[i].count);
+        jsonw_kv_uint(w, "shallow", v->unretained[i].shallow);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
     if (v->memlab)
         jsonw_kv_uint(w, "memlab_leaks", v->n_leaked);
     rep_clusters_rows_json(w, v->c, r, v->top, v->memlab ? v->similar : NULL);
@@ -79,6 +92,15 @@ void rep_leaks_text(FILE *out, const rep_leaks *v)
             rep_fmt_bytes(b, r->members_retained), rep_fmt_human(d, r->members_shallow));
     fprintf(out, "in %s clusters (%s not nested)\n", rep_fmt_count(a, r->n),
             rep_fmt_count(b, top_level(r)));
+    if (v->n_unretained) {
+        fprintf(out, "not reached from a root: %s new objects in final (shallow %s):",
+                rep_fmt_count(a, v->n_unretained), rep_fmt_human(b, v->unretained_shallow));
+        for (uint32_t i = 0; i < v->n_unretained_classes; i++)
+            fprintf(out, "%s %s x%s", i ? "," : "", v->unretained[i].name,
+                    rep_fmt_count(a, v->unretained[i].count));
+        fprintf(out, " (V8 and Bun write live objects only: references the snapshot leaves out "
+                     "hold them, as a Map's entries in Bun's)\n");
+    }
     if (r->n)
         fprintf(out, "\n");
     rep_clusters_rows_text(out, v->c, r, v->top, NULL);

@@ -14,6 +14,17 @@
 
 #include <stdio.h>
 
+/* New objects in the final V8-format snapshot that no path from a root reaches, per class:
+ * V8 and JavaScriptCore (Bun) write live objects only, so references the writer left out
+ * hold them (Bun leaves out a Map's entries). Not clustered (a cluster needs a chain from a
+ * root), so listed apart. */
+#define REP_LEAKS_UNRETAINED_MAX 10 /* classes listed, most objects first */
+typedef struct rep_leaks_unretained {
+    const char *name;   /* class name (the graph's string) */
+    uint64_t count;     /* objects */
+    uint64_t shallow;   /* their shallow bytes */
+} rep_leaks_unretained;
+
 typedef struct rep_leaks {
     const char *baseline, *target, *final; /* paths as given */
     uint64_t n_new;           /* objects new in the target */
@@ -28,6 +39,10 @@ typedef struct rep_leaks {
     uint64_t n_leaked;        /* memlab mode: objects its leak filter reports */
     const uint64_t *similar;  /* memlab mode: per cluster, leaked objects on its traces */
     uint64_t n_reported;      /* memlab mode: the sum of similar (objects in the clusters) */
+    uint64_t n_unretained;    /* all-objects mode: new, alive, no path from a root */
+    uint64_t unretained_shallow; /* their shallow bytes */
+    const rep_leaks_unretained *unretained; /* the biggest classes of them, most objects first */
+    uint32_t n_unretained_classes;          /* entries in unretained */
 } rep_leaks;
 
 void rep_leaks_text(FILE *out, const rep_leaks *v);
