@@ -5,7 +5,8 @@
  * objects in every snapshot: 1.3.14 and later count on from the previous snapshot (the
  * ranges apart but for the root's ids 1 and 2), 1.2 gives each object its node index. A
  * renumbered pair is one process with ids_renumbered set; small heaps and HPROF dumps
- * (addresses) are never called renumbered. tests/e2e/v8_bun.sh checks the verbs on real Bun snapshots. */
+ * (addresses) are never called renumbered. tests/e2e/v8_bun.sh checks the verbs on real
+ * Bun snapshots. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
