@@ -149,7 +149,7 @@ static uint64_t kin_at_most(const kin_print *p, uint64_t id)
 
 /* Whether a and b number their objects afresh (kinship.h, KIN_MAX_RENUM_PCT): both by
  * position, or apart: few ids in common, and the later side's ids above the earlier side's
- * but for a few (Bun 1.3 keeps its root and (GC roots) at ids 1 and 2 in every snapshot). */
+ * but for a few (Bun 1.3.14 on keeps its root and (GC roots) at ids 1 and 2). */
 static int kin_renumbered(const kin_print *a, const kin_print *b, uint64_t shared)
 {
     uint64_t small = a->n_objs < b->n_objs ? a->n_objs : b->n_objs;

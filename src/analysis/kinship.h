@@ -31,14 +31,14 @@
 #define KIN_MIN_ID_SAMPLE 1000
 /* Renumbered ids: the writer numbers its objects afresh in every snapshot, so an id names
  * no object from one snapshot to the next. Bun's V8-format snapshots (JavaScriptCore's heap
- * snapshot builder) come in two kinds: 1.3 and later count on from the previous snapshot
+ * snapshot builder) do so in two ways: 1.3.14 and later count on from the previous snapshot
  * (fewer than KIN_MAX_RENUM_PCT percent of the smaller side's ids on both sides, and one
  * side's ids all above the other's but for that share), 1.2 gives each object its position
  * in the snapshot (at least KIN_MIN_POS_PCT percent of ids equal the node index, or the
- * index + 1, on both sides). Both need KIN_MIN_RENUM_OBJS objects per side, and neither
- * applies to HPROF, whose ids are addresses. Two processes
- * of a V8 writer both count 1, 3, 5, ..., so their ranges overlap and the class test of the
- * shared ids tells them apart instead. */
+ * index + 1, on both sides; Dart's reader numbers objects so too). 1.3.0 to 1.3.10 keep
+ * ids. Both tests need KIN_MIN_RENUM_OBJS objects per side, and neither applies to HPROF,
+ * whose ids are addresses. Two processes of a V8 writer both count 1, 3, 5, ..., so their
+ * ranges overlap and the class test of the shared ids tells them apart instead. */
 #define KIN_MAX_RENUM_PCT 1
 #define KIN_MIN_POS_PCT 99
 #define KIN_MIN_RENUM_OBJS 100
