@@ -1152,8 +1152,10 @@ lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum clu
         switch (by) {
         case CRULES_BY_NAME:
             /* Only the name table can fail; a node without a class (HPROF class objects
-             * when java.lang.Class is absent) simply has no name key. */
-            if (g->node_name) {
+             * when java.lang.Class is absent) simply has no name key. A node without a
+             * name (Dart's, GRAPH_NONE) is keyed by its class: canon_name would hand
+             * GRAPH_NONE back, which reads as CLUSTER_NONE, out of memory. */
+            if (g->node_name && g->node_name[v] != GRAPH_NONE) {
                 extra = canon_name(&names, g, g->node_name[v]);
                 if (extra == CLUSTER_NONE)
                     goto nomem;

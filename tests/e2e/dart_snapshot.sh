@@ -8,7 +8,7 @@
 # listener closure), a weak reference holds an object nothing else does, a Mint and a Double
 # carry data payloads, and one object owns native memory. Checks counts, retained sizes, the
 # named path from the root, weak references, analyze --watch, and bad input (cuts: exit 3 with
-# the offset; no crash on flipped bytes).
+# the offset; no crash on flipped bytes), and clusters.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -46,6 +46,14 @@ assert d["path"][-1]["class"] == "CheckoutPageState", d["path"][-1]' "$W/p.json"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 assert d["leaking_objects"] == int(sys.argv[2]) and len(d["traces"]) == int(sys.argv[2]), d["leaking_objects"]' \
         "$W/a.json" "$N" || fail "$layout: analyze --watch"
+    # clusters: Dart objects have no names of their own (GRAPH_NONE), which once read as
+    # "out of memory clustering"; the 50 screens are one group.
+    "$LEAKRAY" clusters --json --no-timing "$D" >"$W/c.json" 2>"$W/c.err" ||
+        fail "$layout: clusters $(cat "$W/c.err")"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert any(c["count"] == int(sys.argv[2]) and c["representative"]["name"] == "CheckoutPageState"
+           for c in d["clusters"]), [(c["count"], c["representative"]["name"]) for c in d["clusters"]]' \
+        "$W/c.json" "$N" || fail "$layout: clusters"
 done
 
 # The benchmarks' streamed writer lays out the same snapshot (bench/runtimes.sh measures this
