@@ -228,14 +228,14 @@ lr_status ret_suspects_keep(const graph *g, const str_ix *v8_keys, double share,
         for (uint32_t i = 0; targets && i < out->n; i++)
             targets[i] = out->v[i].accumulation;
         int all;
-        /* stops once every accumulation point's path is final (they are big objects, most
-         * near the roots); unreached ones leave the search to run to its end */
         /* The tree holds a class through its instances (the JVM does; no field does): a
          * class a loader defined, reached only that way, is a suspect with a path too, as
          * in `leakray path`. Without the hops a webapp's class kept by its loader, kept by
          * one of its instances, read "no path from a GC root". */
         paths_policy pol = {0};
         pol.class_hops = 1;
+        /* stops once every accumulation point's path is final (they are big objects, most
+         * near the roots); unreached ones leave the search to run to its end */
         if (st == LR_OK)
             st = paths_find_targets_split(g, &pol, targets, out->n, par, &pr, &all, err);
     }
