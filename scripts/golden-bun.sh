@@ -28,6 +28,7 @@ bundir=${LEAKRAY_BUN_DIR:-/tmp/leakray-bun}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/golden-bun.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export LC_ALL=C
+. "$src/scripts/v8-peers.bash"
 declare -A version=([13]=1.3.0 [14]=1.4.5)
 
 bun_bin() { # bun_bin KEY -> path of that Bun's binary, fetched from npm when needed
@@ -65,32 +66,11 @@ for k in 13 14; do
         "$data/bun$k-baseline.heapsnapshot.xz" "$data/bun$k-target.heapsnapshot.xz" \
         "$data/bun$k-target.heapsnapshot.xz" "$data/bun$k-final.heapsnapshot.xz"
 done
-# DevTools' own per-object numbers for the 100 objects retaining most (synthetic roots left
-# out, as `top` leaves them): id, name, self size, retained size, distance.
-cat >"$hst/top.mjs" <<'JS'
-import {createReadStream} from 'node:fs';
-import {parse} from 'heap-snapshot-toolkit';
-const esc = s => String(s).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n');
-console.warn = () => {}; console.time = () => {}; console.timeEnd = () => {};
-const snap = await parse(createReadStream(process.argv[2], 'utf-8'));
-const n = snap.createNode(0), nf = snap.nodeFieldCount, rows = [];
-for (let i = 0; i < snap.nodeCount; i++) {
-  n.nodeIndex = i * nf;
-  if (n.type() !== 'synthetic')
-    rows.push([n.id(), n.name(), n.selfSize(), n.retainedSize(), n.distance()]);
-}
-rows.sort((a, b) => b[3] - a[3] || a[0] - b[0]);
-process.stdout.write(rows.slice(0, 100).map(r => ['@' + r[0], esc(r[1]), r[2], r[3], r[4]]
-    .join('\t')).join('\n') + '\n');
-JS
 for k in 13 14; do
-    node --max-old-space-size=4096 "$hst/top.mjs" "$tmp/b$k/final.heapsnapshot" \
-        >"$gold/bun$k-final.top.tsv"
+    devtools_top "$hst" "$tmp/b$k/final.heapsnapshot" "$gold/bun$k-final.top.tsv"
 done
 
-(cd "$tmp" && mkdir ml && cd ml && echo '{"name": "memlab-bun", "private": true}' \
-    >package.json && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund \
-    memlab@2.0.5 >/dev/null)
+memlab_install "$tmp/ml"
 for k in 13 14; do
     memlab() {
         node --expose-gc --max-old-space-size=4096 \
@@ -100,12 +80,6 @@ for k in 13 14; do
     }
     memlab --work-dir "$tmp/w1-$k" >"$tmp/def.out" 2>"$tmp/def.err"
     memlab --trace-all-objects --work-dir "$tmp/w2-$k" >"$tmp/all.out" 2>"$tmp/all.err"
-    {
-        # memlab prints on stderr between progress lines ending in carriage returns
-        sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$tmp/def.err" | tr '\r' '\n' | grep '^MemLab found'
-        # table rows │ index │ 'name' │ 'type' │ count │ 'size' │ -> name<TAB>type<TAB>...
-        sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$tmp/all.out" | { grep '^│ [0-9]' || true; } |
-            sed "s/^│ *[0-9]* *│ *//; s/ *│ *\$//; s/ *│ */\t/g; s/'//g"
-    } >"$src/tests/e2e/expected/js/bun$k-memlab.txt"
+    memlab_golden "$tmp/def.err" "$tmp/all.out" >"$src/tests/e2e/expected/js/bun$k-memlab.txt"
 done
 echo "golden-bun: wrote ${#files[@]} snapshots and their goldens" >&2

