@@ -56,8 +56,17 @@ typedef struct nm_block {
     uint32_t flags;   /* NM_B_* while marking */
 } nm_block;
 
+/* The allocator the hooks forward to, for the report's "allocator" line (docs/native.md). */
+typedef struct nm_alloc_info {
+    char name[64];   /* "glibc", or the file name of the library defining malloc */
+    int tracked;     /* 0: another malloc is found before the monitor's, nothing is tracked */
+    int glibc;       /* the blocks are glibc's chunks (their headers confirm a block) */
+    char note[256];  /* what is not tracked, "" = nothing known */
+} nm_alloc_info;
+
 /* ---- nm_alloc.c ---- */
 void nm_alloc_init(void);
+const nm_alloc_info *nm_allocator(void);
 /* Sets or clears the calling thread's guard: while set, the hooks pass straight to libc and
  * record nothing (the monitor's own allocations). Returns the previous value. */
 int nm_guard_set(int on);

@@ -17,13 +17,16 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 extern void *__libc_malloc(size_t);
@@ -458,6 +461,8 @@ static inline hdr *hdr_of(void *p)
     return (hdr *)((char *)p - NM_HDR);
 }
 
+static int foreign; /* the hooks forward to another allocator: blocks are no glibc chunks */
+
 /* glibc's chunk layout, used by the scan to confirm a header: the word before what libc
  * returns holds the chunk size, its low bits flags (IS_MMAPPED = 2); a chunk in an arena has
  * 8 bytes of overhead and at most MINSIZE + 15 spare bytes, an mmapped one 16 and whole
@@ -487,11 +492,19 @@ void nm_blocks_in(uintptr_t lo, uintptr_t hi,
             continue;
         }
         uintptr_t p = q + NM_HDR, off = lg < 40 ? (uintptr_t)1 << lg : 0;
-        if (lg < NM_HDR_LOG || !off || p - lo < off + 8 || size > hi - p) {
+        if (lg < NM_HDR_LOG || !off || p - lo < off + (foreign ? 0 : 8) || size > hi - p) {
             q += 16;
             continue;
         }
         uintptr_t b = p - off;
+        if (foreign) {
+            /* Another allocator's block: no chunk header to confirm it by. The check word
+             * binds the header to its address; the search resumes after the block. */
+            if (!(meta & NM_QUIET_BIT))
+                fn(p, size, h->trace, meta & NM_LDSO_BIT ? NM_E_LDSO : 0, arg);
+            q = (p + size + 15) & ~(uintptr_t)15;
+            continue;
+        }
         uint64_t cs = *(const uint64_t *)(b - 8), csize = cs & ~(uint64_t)7;
         uint64_t over = cs & CHUNK_MMAPPED ? 16 : 8, need = size + off;
         uintptr_t chunk = b - 16;
@@ -653,6 +666,228 @@ void nm_tables_reinit_child(void)
         }
 }
 
+/* ---- The allocator the program really uses ----
+ * The hooks shadow whichever malloc comes next in the lookup order: glibc's, or an allocator
+ * linked into the program or preloaded after the monitor (jemalloc, tcmalloc, mimalloc). It
+ * is found at the first call of any hook, before that call makes its block: each pointer
+ * below starts at a boot_* function that resolves them all and then calls through. When the
+ * next malloc is glibc's the hooks call its __libc_* entry points, as they always did (an
+ * indirect call either way: -fno-plt made those go through the GOT); else they call that
+ * allocator's own functions, so the program keeps its allocator and its blocks stay its
+ * blocks. tcmalloc and mimalloc also define __libc_malloc & co., so those names cannot tell
+ * glibc from them: dladdr on dlsym(RTLD_NEXT, "malloc") does. Whatever dlsym allocates while
+ * it runs comes from __libc_malloc and is marked NM_LIBC_BIT, so free returns it there. */
+
+static void *boot_malloc(size_t n);
+static void *boot_calloc(size_t n, size_t size);
+static void *boot_realloc(void *p, size_t n);
+static void boot_free(void *p);
+static void *boot_memalign(size_t align, size_t n);
+
+static void *(*real_malloc)(size_t) = boot_malloc;
+static void *(*real_calloc)(size_t, size_t) = boot_calloc;
+static void *(*real_realloc)(void *, size_t) = boot_realloc;
+static void (*real_free)(void *) = boot_free;
+static void *(*real_memalign)(size_t, size_t) = boot_memalign;
+static size_t (*real_usable)(void *);          /* NULL: the recorded size is all we know */
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static int resolved;
+static spin resolve_lock;
+static __thread int t_resolving NM_TLS;
+
+/* Blocks made while dlsym ran (from __libc_malloc): free gives them back there. */
+#define NM_LIBC_BIT (1ull << 55)
+
+static nm_alloc_info alloc_info = {.name = "glibc", .tracked = 1, .glibc = 1};
+
+const nm_alloc_info *nm_allocator(void)
+{
+    return &alloc_info;
+}
+
+/* The file name of the object holding address a, or "the executable". */
+static void object_name(const void *a, char *out, size_t n)
+{
+    Dl_info di;
+    const char *s = dladdr(a, &di) && di.dli_fname && di.dli_fname[0] ? di.dli_fname : "";
+    const char *slash = strrchr(s, '/');
+    s = slash ? slash + 1 : s;
+    if (!s[0])
+        s = "the executable";
+    size_t k = strlen(s) < n - 1 ? strlen(s) : n - 1;
+    memcpy(out, s, k);
+    out[k] = 0;
+}
+
+static const void *object_base(const void *a)
+{
+    Dl_info di;
+    return a && dladdr(a, &di) ? di.dli_fbase : NULL;
+}
+
+/* dlsym(RTLD_NEXT, name) when it lies in the object at base, else NULL. */
+static void *next_in(const char *name, const void *base)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    return f && object_base(f) == base ? f : NULL;
+}
+
+static void *memalign_by_posix(size_t align, size_t n)
+{
+    void *p = NULL;
+    int e = real_posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n);
+    if (e) {
+        errno = e;
+        return NULL;
+    }
+    return p;
+}
+
+static void note_add(const char *s)
+{
+    size_t k = strlen(alloc_info.note);
+    if (k && k + 2 < sizeof alloc_info.note) {
+        memcpy(alloc_info.note + k, "; ", 2);
+        k += 2;
+    }
+    size_t m = strlen(s);
+    if (k + m >= sizeof alloc_info.note)
+        m = sizeof alloc_info.note - 1 - k;
+    memcpy(alloc_info.note + k, s, m);
+    alloc_info.note[k + m] = 0;
+}
+
+/* note_add of a + b + c (no stdio while the allocator is being found). */
+static void note_add3(const char *a, const char *b, const char *c)
+{
+    char s[sizeof alloc_info.note];
+    size_t k = 0;
+    for (const char *const *part = (const char *const[]){a, b, c, NULL}; *part; part++)
+        for (const char *q = *part; *q && k + 1 < sizeof s; q++)
+            s[k++] = *q;
+    s[k] = 0;
+    note_add(s);
+}
+
+static void new_resolve(const void *alloc_base); /* operator new and the allocators' APIs */
+
+/* Finds the allocator; the pointers change only at the end, so that whatever dlsym
+ * allocates meanwhile comes from __libc_malloc (boot_*) and is marked NM_LIBC_BIT. */
+static void resolve_locked(void)
+{
+    const void *libc = object_base((const void *)gnu_get_libc_version);
+    void *m = dlsym(RTLD_NEXT, "malloc");
+    const void *base = object_base(m);
+    void *c = next_in("calloc", base), *r = next_in("realloc", base), *f = next_in("free", base);
+    int other = m && base && base != libc && c && r && f;
+    void *ma = NULL;
+    if (other) {
+        object_name(m, alloc_info.name, sizeof alloc_info.name);
+        alloc_info.glibc = 0;
+        real_usable = (size_t (*)(void *))next_in("malloc_usable_size", base);
+        real_posix_memalign = (int (*)(void **, size_t, size_t))next_in("posix_memalign", base);
+        ma = next_in("memalign", base);
+        if (!ma)
+            ma = next_in("aligned_alloc", base);
+        if (!ma && real_posix_memalign)
+            ma = (void *)memalign_by_posix;
+        if (!ma)
+            note_add("no aligned allocation in the allocator: memalign & co. fail");
+    } else {
+        if (m && base && base != libc) {
+            object_name(m, alloc_info.name, sizeof alloc_info.name);
+            note_add("its calloc, realloc or free is not its own: glibc's malloc is used");
+        }
+        real_usable = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+    }
+    /* A malloc found before the monitor's (an allocator earlier in LD_PRELOAD, or exported
+     * by the executable) takes every call: the hooks see nothing. */
+    void *first = dlsym(RTLD_DEFAULT, "malloc");
+    if (first && object_base(first) != object_base((const void *)nm_allocator)) {
+        object_name(first, alloc_info.name, sizeof alloc_info.name);
+        alloc_info.tracked = 0;
+        alloc_info.note[0] = 0;
+        note_add("its malloc is found before the monitor's: no block is tracked "
+                 "(put libleakray_native.so first in LD_PRELOAD)");
+    }
+    new_resolve(other ? base : NULL);
+    if (other) {
+        foreign = 1;
+        __atomic_store_n(&real_memalign, (void *(*)(size_t, size_t))ma, __ATOMIC_RELAXED);
+        __atomic_store_n(&real_free, (void (*)(void *))f, __ATOMIC_RELAXED);
+        __atomic_store_n(&real_realloc, (void *(*)(void *, size_t))r, __ATOMIC_RELAXED);
+        __atomic_store_n(&real_calloc, (void *(*)(size_t, size_t))c, __ATOMIC_RELAXED);
+        __atomic_store_n(&real_malloc, (void *(*)(size_t))m, __ATOMIC_RELAXED);
+    } else {
+        __atomic_store_n(&real_memalign, __libc_memalign, __ATOMIC_RELAXED);
+        __atomic_store_n(&real_free, __libc_free, __ATOMIC_RELAXED);
+        __atomic_store_n(&real_realloc, __libc_realloc, __ATOMIC_RELAXED);
+        __atomic_store_n(&real_calloc, __libc_calloc, __ATOMIC_RELAXED);
+        __atomic_store_n(&real_malloc, __libc_malloc, __ATOMIC_RELAXED);
+    }
+}
+
+/* Runs once, on the first hook call of the process (or of a thread racing it). */
+static __attribute__((noinline, cold)) void resolve(void)
+{
+    spin_lock(&resolve_lock);
+    if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE)) {
+        t_resolving = 1;
+        int g = nm_guard_set(1);
+        resolve_locked();
+        nm_guard_set(g);
+        t_resolving = 0;
+        __atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+    }
+    spin_unlock(&resolve_lock);
+}
+
+static void *boot_malloc(size_t n)
+{
+    if (t_resolving)
+        return __libc_malloc(n);
+    resolve();
+    return real_malloc(n);
+}
+
+static void *boot_calloc(size_t n, size_t size)
+{
+    if (t_resolving)
+        return __libc_calloc(n, size);
+    resolve();
+    return real_calloc(n, size);
+}
+
+static void *boot_realloc(void *p, size_t n)
+{
+    if (t_resolving)
+        return __libc_realloc(p, n);
+    resolve();
+    return real_realloc(p, n);
+}
+
+static void boot_free(void *p)
+{
+    if (t_resolving) {
+        __libc_free(p);
+        return;
+    }
+    resolve();
+    real_free(p);
+}
+
+static void *boot_memalign(size_t align, size_t n)
+{
+    if (t_resolving)
+        return __libc_memalign(align, n);
+    resolve();
+    if (!real_memalign) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return real_memalign(align, n);
+}
+
 /* ---- Recording ---- */
 
 /* Text of the dynamic linker, from its program headers at AT_BASE (no allocation). Blocks
@@ -775,6 +1010,8 @@ static inline __attribute__((always_inline)) void *track_rec(void *p, uint64_t m
         first_use();
     if (t_guard) {
         meta |= NM_QUIET_BIT;
+        if (t_resolving)
+            meta |= NM_LIBC_BIT;
     } else {
         t_slow.lo = slow_lo;
         t_slow.span = slow_span;
@@ -783,7 +1020,8 @@ static inline __attribute__((always_inline)) void *track_rec(void *p, uint64_t m
         if (nm_cfg.bt_mode != NM_BT_NONE)
             trace = trace_block(meta & NM_SIZE_MASK, fp, ra);
     }
-    hdr_write(p, meta, trace, meta >> NM_OFF_SHIFT != NM_HDR_LOG);
+    /* A block from __libc_malloc fails free's fast test: free_other gives it back there. */
+    hdr_write(p, meta, trace, meta >> NM_OFF_SHIFT != NM_HDR_LOG || (meta & NM_LIBC_BIT));
     return p;
 }
 
@@ -828,24 +1066,43 @@ static __attribute__((noinline)) void *track_tail(void *p, uint64_t meta)
     TRACK_WITH(p, offlog, size,                                                             \
                track_slow(r_, m_, ra_, *(const uintptr_t *)__builtin_frame_address(0)))
 
-/* glibc exports no __libc_ alias of malloc_usable_size; dlsym may allocate, which the hooks
- * serve through __libc_* without coming back here. */
-static size_t libc_usable(void *b)
+/* The allocator's usable size of what it returned (b), at least `have` (the bytes asked
+ * for) when it has no such function. */
+static size_t libc_usable(void *b, size_t have)
 {
-    static size_t (*real)(void *);
-    if (!real) {
-        int g = nm_guard_set(1);
-        real = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
-        nm_guard_set(g);
-        if (!real)
-            return 0;
-    }
-    return real(b);
+    if (!resolved)
+        resolve();
+    return real_usable ? real_usable(b) : have;
+}
+
+/* Whether the 16 bytes before page-aligned p can be read. Another allocator's block may
+ * start a mapping, with nothing mapped before it; glibc's blocks always follow their chunk
+ * header. One system call, for page-aligned pointers from another allocator only. */
+static __attribute__((noinline, cold)) int hdr_readable(void *p)
+{
+    if (!foreign)
+        return 1;
+    char buf[NM_HDR];
+    struct iovec local = {buf, sizeof buf}, remote = {(char *)p - NM_HDR, NM_HDR};
+    long r = syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL);
+    if (r == (long)NM_HDR)
+        return 1;
+    if (r < 0 && (errno == ENOSYS || errno == EPERM)) /* filtered: ask whether it is mapped */
+        return msync((void *)(((uintptr_t)p - NM_HDR) & ~(uintptr_t)4095), 4096,
+                     MS_ASYNC) == 0;
+    return 0;
 }
 
 /* The header of p when the hooks made p, else NULL (a pointer from elsewhere). */
 static inline hdr *ours(void *p)
 {
+    if (__builtin_expect(!((uintptr_t)p & 4095), 0)) {
+        int e = errno;
+        int ok = hdr_readable(p);
+        errno = e;
+        if (!ok)
+            return NULL;
+    }
     hdr *h = hdr_of(p);
     return (h->check | NM_CHECK_ALIGNED) == (hdr_check((uintptr_t)p) | NM_CHECK_ALIGNED) ? h
                                                                                         : NULL;
@@ -856,12 +1113,18 @@ static __attribute__((noinline, cold)) void free_other(void *p)
 {
     hdr *h = ours(p);
     if (!h) {
-        __libc_free(p);
+        if (!resolved)
+            resolve();
+        real_free(p);
         return;
     }
-    size_t off = meta_offset(h->meta);
+    uint64_t meta = h->meta;
+    size_t off = meta_offset(meta);
     h->tail = 0;
-    __libc_free((char *)p - off);
+    if (meta & NM_LIBC_BIT)
+        __libc_free((char *)p - off);
+    else
+        real_free((char *)p - off);
 }
 
 /* malloc and calloc of more than NM_SIZE_MASK bytes (16 TiB), out of the hooks' way: the
@@ -873,7 +1136,7 @@ static __attribute__((noinline, cold)) void *huge_block(size_t n, int zero)
         errno = ENOMEM;
         return NULL;
     }
-    char *b = zero ? __libc_calloc(1, n + NM_HDR) : __libc_malloc(n + NM_HDR);
+    char *b = zero ? real_calloc(1, n + NM_HDR) : real_malloc(n + NM_HDR);
     if (!b)
         return NULL;
     return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, NM_SIZE_MASK);
@@ -883,7 +1146,7 @@ NM_API void *malloc(size_t n)
 {
     if (__builtin_expect(n > NM_SIZE_MASK, 0))
         return huge_block(n, 0);
-    char *b = __libc_malloc(n + NM_HDR);
+    char *b = real_malloc(n + NM_HDR);
     if (__builtin_expect(!b, 0))
         return NULL;
     return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, n);
@@ -898,7 +1161,7 @@ NM_API void *calloc(size_t n, size_t size)
     }
     if (__builtin_expect(total > NM_SIZE_MASK, 0))
         return huge_block(total, 1);
-    char *b = __libc_calloc(1, total + NM_HDR);
+    char *b = real_calloc(1, total + NM_HDR);
     if (!b)
         return NULL;
     return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, total);
@@ -910,11 +1173,12 @@ NM_API void free(void *p)
     if (__builtin_expect(!p, 0))
         return;
     hdr *h = hdr_of(p);
-    if (__builtin_expect(h->check == hdr_check((uintptr_t)p), 1)) {
+    /* A page-aligned pointer may have nothing mapped before it: free_other checks first. */
+    if (__builtin_expect(((uintptr_t)p & 4095) && h->check == hdr_check((uintptr_t)p), 1)) {
         /* A second free of p is libc's to catch, on its own pointer. The check word alone
          * says the offset is NM_HDR: libc's work on the chunk waits for no load of ours. */
         h->tail = 0;
-        __libc_free((char *)p - NM_HDR);
+        real_free((char *)p - NM_HDR);
         return;
     }
     free_other(p);
@@ -935,15 +1199,20 @@ NM_API void *realloc(void *p, size_t n)
     }
     hdr *h = ours(p);
     if (!h)
-        return __libc_realloc(p, n);
+        return real_realloc(p, n);
     if (n > SIZE_MAX / 2) {
         errno = ENOMEM;
         return NULL;
     }
     uint64_t meta = h->meta;
-    if (meta_offset(meta) != NM_HDR) {
-        /* Over-aligned: libc would not keep the alignment. A new block and a copy. */
-        size_t have = libc_usable((char *)p - meta_offset(meta)) - meta_offset(meta);
+    if (meta_offset(meta) != NM_HDR || (meta & NM_LIBC_BIT)) {
+        /* Over-aligned (libc would not keep the alignment), or made while the allocator was
+         * being found (another allocator's block): a new block and a copy. */
+        size_t have = meta & NM_LIBC_BIT ? (size_t)(meta & NM_SIZE_MASK)
+                                         : libc_usable((char *)p - meta_offset(meta),
+                                                       (meta & NM_SIZE_MASK) +
+                                                           meta_offset(meta)) -
+                                               meta_offset(meta);
         void *q = malloc(n);
         if (!q)
             return NULL;
@@ -957,7 +1226,7 @@ NM_API void *realloc(void *p, size_t n)
     gate *g = gate_enter();
     uint32_t trace = h->trace;
     h->tail = 0;
-    char *b = __libc_realloc((char *)p - NM_HDR, n + NM_HDR);
+    char *b = real_realloc((char *)p - NM_HDR, n + NM_HDR);
     hdr *nh = b ? (hdr *)b : h;
     if (b) {
         uint64_t sz = n > NM_SIZE_MASK ? NM_SIZE_MASK : n;
@@ -993,7 +1262,11 @@ __attribute__((always_inline)) static inline void *aligned_block(size_t align, s
     while (((size_t)1 << lg) < align)
         lg++;
     size_t off = (size_t)1 << lg;
-    char *b = lg == NM_HDR_LOG ? __libc_malloc(n + off) : __libc_memalign(off, n + off);
+    if (__builtin_expect(lg != NM_HDR_LOG && !real_memalign, 0)) {
+        errno = ENOMEM; /* an allocator with no aligned allocation of its own */
+        return NULL;
+    }
+    char *b = lg == NM_HDR_LOG ? real_malloc(n + off) : real_memalign(off, n + off);
     if (!b)
         return NULL;
     return TRACK(b + off, lg, n > NM_SIZE_MASK ? NM_SIZE_MASK : n);
@@ -1044,7 +1317,294 @@ NM_API size_t malloc_usable_size(void *p)
         return 0;
     hdr *h = ours(p);
     if (!h)
-        return libc_usable(p);
-    size_t off = meta_offset(h->meta);
-    return libc_usable((char *)p - off) - off;
+        return libc_usable(p, 0);
+    uint64_t meta = h->meta;
+    size_t off = meta_offset(meta);
+    if (meta & NM_LIBC_BIT)
+        return (size_t)(meta & NM_SIZE_MASK);
+    return libc_usable((char *)p - off, (meta & NM_SIZE_MASK) + off) - off;
+}
+
+/* ---- operator new/delete and the allocators' own calls ----
+ * jemalloc, tcmalloc and mimalloc define operator new and delete themselves, without going
+ * through malloc, and have calls of their own that take a pointer (sdallocx, tc_free,
+ * mi_free, malloc_size...). The monitor defines them all: while the hooks forward to such an
+ * allocator, new makes a tracked block like malloc and every call given a block the hooks
+ * made treats it as theirs (a block is 16 bytes into what the allocator returned: its own
+ * free would get a pointer it never made). Any other pointer, and every call while the
+ * program's allocator is glibc (libstdc++'s new calls malloc), goes to the next definition
+ * unchanged, by a tail call, so backtraces and costs stay those of malloc. The variants are
+ * declared with the most arguments any of them takes: on x86-64 the extra registers are
+ * passed on untouched and ignored by the callee. */
+
+enum {
+    NX_NW, NX_NA, NX_NW_NT, NX_NA_NT, NX_NW_AL, NX_NA_AL, NX_NW_AL_NT, NX_NA_AL_NT,
+    NX_DL, NX_DA, NX_DL_S, NX_DA_S, NX_DL_NT, NX_DA_NT, NX_DL_AL, NX_DA_AL, NX_DL_S_AL,
+    NX_DA_S_AL, NX_DL_AL_NT, NX_DA_AL_NT,
+    NX_MALLOCX, NX_RALLOCX, NX_XALLOCX, NX_SALLOCX, NX_DALLOCX, NX_SDALLOCX,
+    NX_MALLOC_SIZE, NX_REALLOCF, NX_TC_FREE, NX_TC_FREE_SIZED, NX_TC_CFREE, NX_TC_REALLOC,
+    NX_TC_MALLOC_SIZE, NX_TC_DELETE, NX_TC_DELETE_SIZED, NX_TC_DELETE_NT, NX_TC_DELETEARRAY,
+    NX_TC_DELETEARRAY_SIZED, NX_TC_DELETEARRAY_NT, NX_MI_FREE, NX_MI_FREE_SIZE,
+    NX_MI_FREE_ALIGNED, NX_MI_FREE_SIZE_ALIGNED, NX_MI_REALLOC, NX_MI_REALLOCF,
+    NX_MI_USABLE_SIZE, NX_MI_EXPAND,
+    NX_N
+};
+
+static const char *const nx_names[NX_N] = {
+    "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t", "_ZnwmSt11align_val_t",
+    "_ZnamSt11align_val_t", "_ZnwmSt11align_val_tRKSt9nothrow_t",
+    "_ZnamSt11align_val_tRKSt9nothrow_t",
+    "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t",
+    "_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t", "_ZdlPvmSt11align_val_t",
+    "_ZdaPvmSt11align_val_t", "_ZdlPvSt11align_val_tRKSt9nothrow_t",
+    "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+    "mallocx", "rallocx", "xallocx", "sallocx", "dallocx", "sdallocx",
+    "malloc_size", "reallocf", "tc_free", "tc_free_sized", "tc_cfree", "tc_realloc",
+    "tc_malloc_size", "tc_delete", "tc_delete_sized", "tc_delete_nothrow", "tc_deletearray",
+    "tc_deletearray_sized", "tc_deletearray_nothrow", "mi_free", "mi_free_size",
+    "mi_free_aligned", "mi_free_size_aligned", "mi_realloc", "mi_reallocf",
+    "mi_usable_size", "mi_expand",
+};
+
+static void *nx[NX_N];
+/* The allocator's text: its own objects (tcmalloc's MallocExtension, made once and dropped by
+ * design) come from its own new and are its state, not the program's blocks. */
+static uintptr_t alloc_text_lo, alloc_text_span;
+
+static void text_of(const void *base, uintptr_t *lo, uintptr_t *span)
+{
+    Dl_info di;
+    const ElfW(Ehdr) *eh = base;
+    if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG) || !dladdr(base, &di))
+        return;
+    /* dladdr's base is where the first segment is mapped; segments are relative to the
+     * load bias, which is that base for libraries linked at 0. */
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((uintptr_t)base + eh->e_phoff);
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+            *lo = (uintptr_t)base + ph[i].p_vaddr;
+            *span = ph[i].p_memsz;
+        }
+}
+/* 0 until resolved; NEW_PASS: new goes to the next definition (libstdc++'s calls malloc);
+ * NEW_TRACK: the allocator's own new is bypassed, new makes a block like malloc. */
+enum { NEW_PASS = 1, NEW_TRACK = 2 };
+static int new_mode;
+
+/* The next definition of nx_names[i]; looked up again while missing (libstdc++ may be
+ * dlopen'ed after the first call). */
+static __attribute__((noinline)) void *next_fn(int i)
+{
+    void *f = __atomic_load_n(&nx[i], __ATOMIC_RELAXED);
+    if (__builtin_expect(!f, 0)) {
+        int g = nm_guard_set(1);
+        f = dlsym(RTLD_NEXT, nx_names[i]);
+        nm_guard_set(g);
+        __atomic_store_n(&nx[i], f, __ATOMIC_RELAXED);
+    }
+    return f;
+}
+
+static void new_resolve(const void *alloc_base)
+{
+    for (int i = 0; i < NX_N; i++)
+        nx[i] = dlsym(RTLD_NEXT, nx_names[i]);
+    int track = alloc_base && nx[NX_NW] && object_base(nx[NX_NW]) == alloc_base;
+    if (track)
+        text_of(alloc_base, &alloc_text_lo, &alloc_text_span);
+    if (!track && nx[NX_NW]) {
+        char who[64];
+        object_name(nx[NX_NW], who, sizeof who);
+        if (strncmp(who, "libstdc++", 9) && strncmp(who, "libc++", 6) &&
+            strcmp(who, alloc_info.name)) {
+            note_add3("operator new comes from ", who,
+                      ": its blocks are tracked only if it calls malloc");
+        }
+    }
+    void *first_new = dlsym(RTLD_DEFAULT, "_Znwm");
+    if (alloc_info.tracked && first_new &&
+        object_base(first_new) != object_base((const void *)nm_allocator)) {
+        char who[64];
+        object_name(first_new, who, sizeof who);
+        note_add3("operator new of ", who, " is found before the monitor's: its blocks are "
+                  "tracked only if it calls malloc");
+    }
+    if (alloc_base && dlsym(RTLD_NEXT, "tc_malloc"))
+        note_add("tc_malloc, tc_new and tcmalloc's other allocation calls are not tracked");
+    if (alloc_base && dlsym(RTLD_NEXT, "mi_malloc"))
+        note_add("mi_malloc and mimalloc's other allocation calls are not tracked");
+    __atomic_store_n(&new_mode, track ? NEW_TRACK : NEW_PASS, __ATOMIC_RELEASE);
+}
+
+static inline int new_tracked(void)
+{
+    int m = __atomic_load_n(&new_mode, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(!m, 0)) {
+        resolve();
+        m = new_mode;
+    }
+    return m == NEW_TRACK;
+}
+
+typedef void *(*new_fn)(size_t, size_t);
+typedef void (*del_fn)(void *, size_t, size_t);
+
+/* operator new(size[, nothrow]): malloc's block; when the allocator has none, its own new
+ * (the new_handler loop, bad_alloc or NULL), whose block delete passes on untouched. */
+#define NM_NEW(sym, id)                                                                     \
+    NM_API void *sym(size_t n, size_t nt)                                                   \
+    {                                                                                       \
+        if (!new_tracked() || __builtin_expect(n > NM_SIZE_MASK, 0) ||                      \
+            (uintptr_t)__builtin_return_address(0) - alloc_text_lo < alloc_text_span)       \
+            return ((new_fn)next_fn(id))(n, nt);                                            \
+        char *b = real_malloc(n + NM_HDR);                                                  \
+        if (__builtin_expect(!b, 0))                                                        \
+            return ((new_fn)next_fn(id))(n, nt);                                            \
+        return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, n);                                       \
+    }
+NM_NEW(_Znwm, NX_NW)
+NM_NEW(_Znam, NX_NA)
+NM_NEW(_ZnwmRKSt9nothrow_t, NX_NW_NT)
+NM_NEW(_ZnamRKSt9nothrow_t, NX_NA_NT)
+
+/* operator new(size, align_val_t[, nothrow]). */
+#define NM_NEW_ALIGNED(sym, id)                                                             \
+    NM_API void *sym(size_t n, size_t align, size_t nt)                                     \
+    {                                                                                       \
+        if (!new_tracked() ||                                                               \
+            (uintptr_t)__builtin_return_address(0) - alloc_text_lo < alloc_text_span)       \
+            return ((void *(*)(size_t, size_t, size_t))next_fn(id))(n, align, nt);          \
+        int e = errno;                                                                      \
+        void *p = aligned_block(align, n);                                                  \
+        if (__builtin_expect(!p, 0)) {                                                      \
+            errno = e;                                                                      \
+            return ((void *(*)(size_t, size_t, size_t))next_fn(id))(n, align, nt);          \
+        }                                                                                   \
+        return p;                                                                           \
+    }
+NM_NEW_ALIGNED(_ZnwmSt11align_val_t, NX_NW_AL)
+NM_NEW_ALIGNED(_ZnamSt11align_val_t, NX_NA_AL)
+NM_NEW_ALIGNED(_ZnwmSt11align_val_tRKSt9nothrow_t, NX_NW_AL_NT)
+NM_NEW_ALIGNED(_ZnamSt11align_val_tRKSt9nothrow_t, NX_NA_AL_NT)
+
+/* Every delete, and the allocators' own frees: the hooks' block goes to free, anything else
+ * to the next definition with its arguments. In glibc mode no block the hooks made reaches
+ * here but through libstdc++'s delete, which calls free. */
+#define NM_FREE_LIKE(sym, id)                                                               \
+    NM_API void sym(void *p, size_t a, size_t b)                                            \
+    {                                                                                       \
+        if (p && foreign && ours(p)) {                                                      \
+            free(p);                                                                        \
+            return;                                                                         \
+        }                                                                                   \
+        ((del_fn)next_fn(id))(p, a, b);                                                     \
+    }
+NM_FREE_LIKE(_ZdlPv, NX_DL)
+NM_FREE_LIKE(_ZdaPv, NX_DA)
+NM_FREE_LIKE(_ZdlPvm, NX_DL_S)
+NM_FREE_LIKE(_ZdaPvm, NX_DA_S)
+NM_FREE_LIKE(_ZdlPvRKSt9nothrow_t, NX_DL_NT)
+NM_FREE_LIKE(_ZdaPvRKSt9nothrow_t, NX_DA_NT)
+NM_FREE_LIKE(_ZdlPvSt11align_val_t, NX_DL_AL)
+NM_FREE_LIKE(_ZdaPvSt11align_val_t, NX_DA_AL)
+NM_FREE_LIKE(_ZdlPvmSt11align_val_t, NX_DL_S_AL)
+NM_FREE_LIKE(_ZdaPvmSt11align_val_t, NX_DA_S_AL)
+NM_FREE_LIKE(_ZdlPvSt11align_val_tRKSt9nothrow_t, NX_DL_AL_NT)
+NM_FREE_LIKE(_ZdaPvSt11align_val_tRKSt9nothrow_t, NX_DA_AL_NT)
+NM_FREE_LIKE(dallocx, NX_DALLOCX)
+NM_FREE_LIKE(sdallocx, NX_SDALLOCX)
+NM_FREE_LIKE(tc_free, NX_TC_FREE)
+NM_FREE_LIKE(tc_free_sized, NX_TC_FREE_SIZED)
+NM_FREE_LIKE(tc_cfree, NX_TC_CFREE)
+NM_FREE_LIKE(tc_delete, NX_TC_DELETE)
+NM_FREE_LIKE(tc_delete_sized, NX_TC_DELETE_SIZED)
+NM_FREE_LIKE(tc_delete_nothrow, NX_TC_DELETE_NT)
+NM_FREE_LIKE(tc_deletearray, NX_TC_DELETEARRAY)
+NM_FREE_LIKE(tc_deletearray_sized, NX_TC_DELETEARRAY_SIZED)
+NM_FREE_LIKE(tc_deletearray_nothrow, NX_TC_DELETEARRAY_NT)
+NM_FREE_LIKE(mi_free, NX_MI_FREE)
+NM_FREE_LIKE(mi_free_size, NX_MI_FREE_SIZE)
+NM_FREE_LIKE(mi_free_aligned, NX_MI_FREE_ALIGNED)
+NM_FREE_LIKE(mi_free_size_aligned, NX_MI_FREE_SIZE_ALIGNED)
+
+/* The usable size of a block: malloc_usable_size's answer for the hooks' blocks. */
+#define NM_SIZE_LIKE(sym, id)                                                               \
+    NM_API size_t sym(void *p, size_t a)                                                    \
+    {                                                                                       \
+        if (p && foreign && ours(p))                                                        \
+            return malloc_usable_size(p);                                                   \
+        return ((size_t (*)(void *, size_t))next_fn(id))(p, a);                             \
+    }
+NM_SIZE_LIKE(sallocx, NX_SALLOCX)
+NM_SIZE_LIKE(malloc_size, NX_MALLOC_SIZE)
+NM_SIZE_LIKE(tc_malloc_size, NX_TC_MALLOC_SIZE)
+NM_SIZE_LIKE(mi_usable_size, NX_MI_USABLE_SIZE)
+
+/* realloc under another name: the hooks' realloc for their blocks (the allocator's own
+ * realloc underneath). reallocf frees the block when it fails. */
+#define NM_REALLOC_LIKE(sym, id, frees)                                                     \
+    NM_API void *sym(void *p, size_t n)                                                     \
+    {                                                                                       \
+        if (!(p && foreign && ours(p)))                                                     \
+            return ((void *(*)(void *, size_t))next_fn(id))(p, n);                         \
+        void *q = realloc(p, n);                                                            \
+        if (!q && n && (frees))                                                             \
+            free(p);                                                                        \
+        return q;                                                                           \
+    }
+NM_REALLOC_LIKE(tc_realloc, NX_TC_REALLOC, 0)
+NM_REALLOC_LIKE(mi_realloc, NX_MI_REALLOC, 0)
+NM_REALLOC_LIKE(reallocf, NX_REALLOCF, 1)
+NM_REALLOC_LIKE(mi_reallocf, NX_MI_REALLOCF, 1)
+
+/* mi_expand: grows in place or fails; the hooks' block grows within its usable size. */
+NM_API void *mi_expand(void *p, size_t n)
+{
+    if (!(p && foreign && ours(p)))
+        return ((void *(*)(void *, size_t))next_fn(NX_MI_EXPAND))(p, n);
+    return n <= malloc_usable_size(p) ? p : NULL;
+}
+
+/* jemalloc's mallocx: the block is tracked like malloc's, the flags (alignment, zeroing,
+ * tcache, arena) kept; the alignment rises to the header's 16 bytes at least. */
+#define NM_MALLOCX_LG_ALIGN_MASK 0x3f
+NM_API void *mallocx(size_t n, int flags)
+{
+    void *(*next)(size_t, int) = (void *(*)(size_t, int))next_fn(NX_MALLOCX);
+    if (!foreign || !next || n > NM_SIZE_MASK)
+        return next ? next(n, flags) : NULL;
+    int lg = flags & NM_MALLOCX_LG_ALIGN_MASK;
+    if (lg < NM_HDR_LOG)
+        lg = NM_HDR_LOG;
+    size_t off = (size_t)1 << lg;
+    if (n > SIZE_MAX / 4 || lg > 40)
+        return NULL;
+    int fl = (flags & ~NM_MALLOCX_LG_ALIGN_MASK) | (lg > NM_HDR_LOG ? lg : 0);
+    char *b = next(n + off, fl);
+    if (!b)
+        return NULL;
+    return TRACK(b + off, lg, n);
+}
+
+/* rallocx: a new block with the same flags and a copy (jemalloc may move a block anyway). */
+NM_API void *rallocx(void *p, size_t n, int flags)
+{
+    if (!(p && foreign && ours(p)))
+        return ((void *(*)(void *, size_t, int))next_fn(NX_RALLOCX))(p, n, flags);
+    void *q = mallocx(n, flags);
+    if (!q)
+        return NULL;
+    size_t have = malloc_usable_size(p);
+    memcpy(q, p, have < n ? have : n);
+    free(p);
+    return q;
+}
+
+/* xallocx: resizes in place or not at all; the hooks' block stays as it is. */
+NM_API size_t xallocx(void *p, size_t n, size_t extra, int flags)
+{
+    if (!(p && foreign && ours(p)))
+        return ((size_t (*)(void *, size_t, size_t, int))next_fn(NX_XALLOCX))(p, n, extra,
+                                                                             flags);
+    return malloc_usable_size(p);
 }

@@ -600,6 +600,37 @@ static int overlaps(uintptr_t a, uintptr_t b, uintptr_t lo, uintptr_t hi)
     return a < hi && lo < b;
 }
 
+/* The next part of [*at, hi) outside every range of cut[0..n_cut) and cut2[0..n_cut2):
+ * [*lo, *hi_out), and *at moves past it; 0 when none is left. The kernel merges adjacent
+ * anonymous mappings with the same flags, so one line of /proc/PID/maps can hold the
+ * monitor's own memory (or a thread's stack) and another allocator's heap (jemalloc maps
+ * with MAP_NORESERVE, as the monitor does): only the monitor's part is left out. */
+static int next_piece(uintptr_t *at, uintptr_t hi, const uintptr_t (*cut)[2], int n_cut,
+                      const uintptr_t (*cut2)[2], int n_cut2, uintptr_t *lo, uintptr_t *hi_out)
+{
+    while (*at < hi) {
+        uintptr_t start = hi, end = *at;
+        for (int pass = 0; pass < 2; pass++) {
+            const uintptr_t (*r)[2] = pass ? cut2 : cut;
+            int n = pass ? n_cut2 : n_cut;
+            for (int k = 0; k < n; k++)
+                if (r[k][0] < hi && r[k][1] > *at && r[k][0] < start) {
+                    start = r[k][0];
+                    end = r[k][1];
+                }
+        }
+        if (start <= *at) { /* a cut covers *at: skip past it */
+            *at = end;
+            continue;
+        }
+        *lo = *at;
+        *hi_out = start;
+        *at = start;
+        return 1;
+    }
+    return 0;
+}
+
 static int holds_block(const child *c, uintptr_t lo, uintptr_t hi)
 {
     if (hi <= c->lo || lo >= c->hi)
@@ -719,34 +750,34 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
             continue;
         if (name[0] == '[' && strcmp(name, "[stack]") && strcmp(name, "[heap]"))
             continue; /* [vvar], [vsyscall] */
-        int skip = 0;
-        for (int k = 0; k < n_own && !skip; k++)
-            skip = overlaps(m->lo, m->hi, own[k][0], own[k][1]);
-        if (skip || holds_block(c, m->lo, m->hi))
-            continue;
-        /* A live thread's stack: from its stack pointer up (words below are dead). */
-        uintptr_t from = m->lo;
-        int live = 0;
-        if (self_sp >= m->lo && self_sp < m->hi) {
-            from = self_sp;
-            live = 1;
-        }
-        for (int k = 0; k < st->n; k++) {
-            uintptr_t sp = st->th[k].ok ? st->th[k].regs.rsp : 0;
-            if (sp >= m->lo && sp < m->hi) {
-                from = live && from < sp ? from : sp;
+        uintptr_t at = m->lo, lo, hi;
+        while (next_piece(&at, m->hi, (const uintptr_t (*)[2])own, n_own, NULL, 0, &lo, &hi)) {
+            if (holds_block(c, lo, hi))
+                continue;
+            /* A live thread's stack: from its stack pointer up (words below are dead). */
+            uintptr_t from = lo;
+            int live = 0;
+            if (self_sp >= lo && self_sp < hi) {
+                from = self_sp;
                 live = 1;
             }
+            for (int k = 0; k < st->n; k++) {
+                uintptr_t sp = st->th[k].ok ? st->th[k].regs.rsp : 0;
+                if (sp >= lo && sp < hi) {
+                    from = live && from < sp ? from : sp;
+                    live = 1;
+                }
+            }
+            if (!live) {
+                int dead = !strcmp(name, "[stack]");
+                for (int k = 0; k < n_stacks && !dead; k++)
+                    dead = overlaps(lo, hi, stacks[k][0], stacks[k][1]);
+                if (dead)
+                    continue;
+            }
+            c->rooting = live ? NM_ROOT_STACK : in_module ? NM_ROOT_GLOBAL : NM_ROOT_ANON;
+            scan_root(c, from, hi, in_libc);
         }
-        if (!live) {
-            int dead = !strcmp(name, "[stack]");
-            for (int k = 0; k < n_stacks && !dead; k++)
-                dead = overlaps(m->lo, m->hi, stacks[k][0], stacks[k][1]);
-            if (dead)
-                continue;
-        }
-        c->rooting = live ? NM_ROOT_STACK : in_module ? NM_ROOT_GLOBAL : NM_ROOT_ANON;
-        scan_root(c, from, m->hi, in_libc);
     }
     scan_thread_roots(c, self_tp, 0);
     c->rooting = 0;
@@ -883,20 +914,21 @@ static void collect_blocks(child *c)
     for (int i = 0; i < c->n_maps; i++) {
         const mapping *m = &c->maps[i];
         const char *name = map_name(c, m);
-        int skip = m->perms[0] != 'r' || m->perms[1] != 'w' || m->perms[3] != 'p' ||
-                   (name[0] && strcmp(name, "[heap]"));
-        for (int k = 0; k < n_own && !skip; k++)
-            skip = overlaps(m->lo, m->hi, own[k][0], own[k][1]);
-        for (int k = 0; k < n_stacks && !skip; k++)
-            skip = overlaps(m->lo, m->hi, stacks[k][0], stacks[k][1]);
-        if (!skip && run_hi == m->lo && run_hi) {
-            run_hi = m->hi;
+        if (m->perms[0] != 'r' || m->perms[1] != 'w' || m->perms[3] != 'p' ||
+            (name[0] && strcmp(name, "[heap]")))
             continue;
+        uintptr_t at = m->lo, lo, hi;
+        while (next_piece(&at, m->hi, (const uintptr_t (*)[2])own, n_own,
+                          (const uintptr_t (*)[2])stacks, n_stacks, &lo, &hi)) {
+            if (run_hi && run_hi == lo) {
+                run_hi = hi;
+                continue;
+            }
+            if (run_hi)
+                search_range(c, run_lo, run_hi);
+            run_lo = lo;
+            run_hi = hi;
         }
-        if (run_hi)
-            search_range(c, run_lo, run_hi);
-        run_lo = skip ? 0 : m->lo;
-        run_hi = skip ? 0 : m->hi;
     }
     if (run_hi)
         search_range(c, run_lo, run_hi);
@@ -987,7 +1019,7 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
         g[n_groups - 1].bytes += b->size;
     }
 
-    w_str(&w, "leakray-native 2\npid ");
+    w_str(&w, "leakray-native 3\npid ");
     w_u64(&w, (uint64_t)st->pid);
     char exe[4096];
     ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -1016,6 +1048,14 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
     w_u64(&w, (uint64_t)nm_cfg.depth);
     w_ch(&w, ' ');
     w_u64(&w, nm_cfg.sample_bytes);
+    const nm_alloc_info *ai = nm_allocator();
+    w_str(&w, "\nallocator ");
+    w_str(&w, ai->name);
+    w_str(&w, ai->tracked ? " tracked" : " bypassed");
+    if (ai->note[0]) {
+        w_ch(&w, ' ');
+        w_str(&w, ai->note);
+    }
     w_str(&w, "\nheap ");
     w_u64(&w, c.n);
     w_ch(&w, ' ');
@@ -1214,7 +1254,8 @@ int nm_scan_run(int reason, char *path, size_t n)
     }
     st->pid = pid;
     st->self = (pid_t)syscall(SYS_gettid);
-    if (nm_cfg.huge_pages)
+    /* Another allocator's memory is left as it manages it. */
+    if (nm_cfg.huge_pages && nm_allocator()->glibc)
         heap_huge();
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 

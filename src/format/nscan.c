@@ -17,9 +17,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Version 2 names the kind of root holding a block (block STATE 4..9); version 1 files
- * (STATE 3 for every root) still load. The two magics have one length. */
-#define NSCAN_MAGIC "leakray-native 2\n"
+/* Version 3 adds the "allocator" line; version 2 names the kind of root holding a block
+ * (block STATE 4..9); version 1 files (STATE 3 for every root) still load. The magics have
+ * one length. */
+#define NSCAN_MAGIC "leakray-native 3\n"
+#define NSCAN_MAGIC_V2 "leakray-native 2\n"
 #define NSCAN_MAGIC_V1 "leakray-native 1\n"
 
 typedef struct nscan_pool {
@@ -30,7 +32,8 @@ typedef struct nscan_pool {
 int nscan_sniff(const uint8_t *p, uint64_t n)
 {
     size_t k = sizeof NSCAN_MAGIC - 1;
-    return n >= k && (memcmp(p, NSCAN_MAGIC, k) == 0 || memcmp(p, NSCAN_MAGIC_V1, k) == 0);
+    return n >= k && (memcmp(p, NSCAN_MAGIC, k) == 0 || memcmp(p, NSCAN_MAGIC_V2, k) == 0 ||
+                      memcmp(p, NSCAN_MAGIC_V1, k) == 0);
 }
 
 static const char *pool_str(nscan_report *r, const char *s, size_t len)
@@ -197,6 +200,14 @@ lr_status nscan_parse(const mfile *m, const char *name, nscan_report *r, lr_erro
             NEED(num(&c, &r->threads) && num(&c, &r->threads_failed));
             if (!r->capture_ok)
                 NOMEM(r->capture_error = (char *)rest(r, &c));
+        } else if (KW("allocator")) {
+            const char *s, *t;
+            size_t len, tl;
+            NEED(field(&c, &s, &len) && field(&c, &t, &tl));
+            NEED((tl == 7 && !memcmp(t, "tracked", 7)) || (tl == 8 && !memcmp(t, "bypassed", 8)));
+            r->allocator_tracked = tl == 7;
+            NOMEM(r->allocator = (char *)pool_str(r, s, len));
+            NOMEM(r->allocator_note = (char *)rest(r, &c));
         } else if (KW("backtrace")) {
             const char *s;
             size_t len;

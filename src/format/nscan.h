@@ -121,6 +121,9 @@ typedef struct nscan_report {
     nscan_ref *refs;          /* n_refs */
     uint64_t n_refs;
     struct nscan_pool *pool;  /* strings made by symbolisation */
+    char *allocator;          /* the program's malloc: "glibc" or a library; NULL before v3 */
+    int allocator_tracked;    /* 0: its malloc came before the monitor's, nothing tracked */
+    char *allocator_note;     /* what the monitor could not track ("" = nothing known) */
 } nscan_report;
 
 /* The reader registry's entry (fmt.h): a report written with --graph loads as a heap graph,

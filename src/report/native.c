@@ -70,6 +70,18 @@ void rep_native_text(FILE *out, const nscan_report *r, int exit_code, int no_tim
         put_str(out, r->capture_error ? r->capture_error : "");
         fputs("): blocks held only by those threads may be reported as leaks\n", out);
     }
+    if (r->allocator) {
+        fputs("allocator: ", out);
+        put_str(out, r->allocator);
+        if (!r->allocator_tracked)
+            fputs(", NOT TRACKED", out);
+        if (r->allocator_note && r->allocator_note[0]) {
+            fputs(r->allocator_tracked ? " (not tracked: " : " (", out);
+            put_str(out, r->allocator_note);
+            fputc(')', out);
+        }
+        fputc('\n', out);
+    }
     fprintf(out, "heap: %s live blocks, %s\n", rep_fmt_count(a, r->heap_blocks),
             rep_fmt_bytes(b, r->heap_bytes));
     if (exit_code >= 0)
@@ -201,6 +213,14 @@ void rep_native_json(jsonw *w, const nscan_report *r, int exit_code, int no_timi
     jsonw_kv_uint(w, "blocks", r->heap_blocks);
     jsonw_kv_uint(w, "bytes", r->heap_bytes);
     jsonw_obj_end(w);
+    if (r->allocator) {
+        jsonw_kv_obj_begin(w, "allocator");
+        jsonw_kv_str(w, "name", r->allocator);
+        jsonw_kv_bool(w, "tracked", r->allocator_tracked);
+        jsonw_kv_str(w, "note", r->allocator_note && r->allocator_note[0] ? r->allocator_note
+                                                                         : NULL);
+        jsonw_obj_end(w);
+    }
     jsonw_kv_obj_begin(w, "backtrace");
     jsonw_kv_str(w, "mode", r->backtrace);
     jsonw_kv_uint(w, "depth", r->depth);

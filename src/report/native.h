@@ -20,7 +20,8 @@
  * the program's exit status under `native run`, -1 otherwise (no line). */
 void rep_native_text(FILE *out, const nscan_report *r, int exit_code, int no_timing);
 /* "direct", "indirect", "groups", "threads", "pid", "exe", "reason", "capture", "heap",
- * "backtrace", "exit_code" (exit_code >= 0 only) and, unless no_timing, "timing". */
+ * "allocator" (reports from version 3), "backtrace", "exit_code" (exit_code >= 0 only) and,
+ * unless no_timing, "timing". */
 void rep_native_json(jsonw *w, const nscan_report *r, int exit_code, int no_timing);
 
 /* `native check --signal`: the signal sent, as "sent signal N to PID" or "pid", "signal". */
