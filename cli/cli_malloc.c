@@ -39,8 +39,13 @@ static __attribute__((constructor)) void cli_malloc_init(void) { mem_set_active(
 
 /* glibc's malloc_usable_size: ours (below) answers for spilled blocks too, because libraries
  * ask it about blocks they got from malloc (SQLite sizes its allocations that way). Looked up
- * at the first allocation; what dlsym itself might allocate meanwhile goes uncounted. */
+ * at the first allocation; what dlsym itself might allocate meanwhile goes uncounted. With
+ * another allocator preloaded (LD_PRELOAD=libjemalloc.so.2 leakray native run ...), the next
+ * malloc_usable_size is that allocator's, which must not be asked about glibc's blocks; and
+ * tcmalloc and mimalloc define __libc_malloc themselves, so the blocks are theirs, with no
+ * glibc chunk header to tell a block glibc mapped alone (then nothing is kept for reuse). */
 static size_t (*libc_usable)(void *);
+static int heap_is_glibc;
 
 static size_t usable(void *p)
 {
@@ -50,10 +55,16 @@ static size_t usable(void *p)
         if (looking)
             return 0;
         looking = 1;
-        f = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+        void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+        int glibc = h && dlsym(h, "__libc_malloc") == (void *)__libc_malloc;
+        f = (size_t (*)(void *))(glibc ? dlsym(h, "malloc_usable_size")
+                                       : dlsym(RTLD_NEXT, "malloc_usable_size"));
+        if (h)
+            dlclose(h);
         looking = 0;
         if (!f)
             return 0;
+        heap_is_glibc = glibc;
         __atomic_store_n(&libc_usable, f, __ATOMIC_RELEASE);
     }
     return f(p);
@@ -107,7 +118,7 @@ static void fresh(size_t n)
  * kept. The blocks that leave to make room go back to glibc. */
 static int keep(void *p, size_t len)
 {
-    if (len < REUSE_MIN_BYTES || !mapped_alone(p))
+    if (len < REUSE_MIN_BYTES || !heap_is_glibc || !mapped_alone(p))
         return 0;
     void *gone[REUSE_SLOTS];
     size_t n_gone;
