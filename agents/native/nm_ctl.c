@@ -177,12 +177,15 @@ NM_API int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
             break;
         }
     reg_release();
+    /* The new thread frees t as soon as it starts: its slot is read before. (glibc leaves a
+     * freed block's third word alone; tcmalloc and mimalloc reuse it at once.) */
+    int slot = t->slot;
     int rc = real(th, attr, trampoline, t);
     reg_acquire();
-    if (rc != 0 && t->slot >= 0)
-        threads[t->slot].state = 0;
-    else if (t->slot >= 0)
-        threads[t->slot].handle = *th;
+    if (rc != 0 && slot >= 0)
+        threads[slot].state = 0;
+    else if (slot >= 0)
+        threads[slot].handle = *th;
     reg_release();
     if (rc != 0) {
         extern void __libc_free(void *);
