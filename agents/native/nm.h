@@ -61,6 +61,7 @@ typedef struct nm_alloc_info {
     char name[64];   /* "glibc", or the file name of the library defining malloc */
     int tracked;     /* 0: another malloc is found before the monitor's, nothing is tracked */
     int glibc;       /* the blocks are glibc's chunks (their headers confirm a block) */
+    uintptr_t base;  /* where another allocator's library is mapped (0: glibc or unknown) */
     char note[256];  /* what is not tracked, "" = nothing known */
 } nm_alloc_info;
 

@@ -784,6 +784,7 @@ static void resolve_locked(void)
     if (other) {
         object_name(m, alloc_info.name, sizeof alloc_info.name);
         alloc_info.glibc = 0;
+        alloc_info.base = (uintptr_t)base;
         real_usable = (size_t (*)(void *))next_in("malloc_usable_size", base);
         real_posix_memalign = (int (*)(void **, size_t, size_t))next_in("posix_memalign", base);
         ma = next_in("memalign", base);
@@ -807,8 +808,8 @@ static void resolve_locked(void)
         object_name(first, alloc_info.name, sizeof alloc_info.name);
         alloc_info.tracked = 0;
         alloc_info.note[0] = 0;
-        note_add("its malloc is found before the monitor's: no block is tracked "
-                 "(put libleakray_native.so first in LD_PRELOAD)");
+        note_add("its malloc is found before the monitor's: no block is tracked; put "
+                 "libleakray_native.so first in LD_PRELOAD");
     }
     new_resolve(other ? base : NULL);
     if (other) {
@@ -976,6 +977,9 @@ void nm_alloc_init(void)
     membarrier_ok = syscall(SYS_membarrier, 1 << 4 /* REGISTER_PRIVATE_EXPEDITED */, 0, 0) == 0;
     if (!ld_known)
         first_use();
+    /* With another malloc before the monitor's no hook ever runs: the report still names it. */
+    if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE))
+        resolve();
     if (nm_cfg.bt_mode == NM_BT_LIBUNWIND) {
         int g = nm_guard_set(1);
         libunwind_load();

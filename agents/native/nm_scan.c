@@ -721,10 +721,23 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
      * TLS sits at the top of its stack mapping; the main thread's TLS may share a mapping
      * with heap blocks, which the loop below skips). */
     scan_thread_roots(c, self_tp, 1);
-    int in_libc = 0, in_self = 0, in_module = 0;
+    int in_libc = 0, in_self = 0, in_module = 0, in_alloc = 0;
+    const char *alloc_name = NULL;
     for (int i = 0; i < c->n_maps; i++) {
         const mapping *m = &c->maps[i];
         const char *name = map_name(c, m);
+        /* Another allocator's own data (its free lists and caches keep stale pointers to
+         * memory that may be a live block again, of another size) is no root, as the
+         * monitor's is not: the program's blocks are never held only there. */
+        if (nm_allocator()->base && m->lo == nm_allocator()->base) {
+            in_alloc = 1;
+            alloc_name = name;
+        } else if (in_alloc && (name[0] ? strcmp(name, alloc_name) != 0
+                                        : i && c->maps[i - 1].hi != m->lo)) {
+            in_alloc = 0;
+        }
+        if (in_alloc)
+            continue;
         /* A module's .bss is the anonymous mapping right after its file mappings. The
          * monitor's own data (this scan's state among it) is never a root. */
         size_t nl = strlen(name);

@@ -76,7 +76,7 @@ void rep_native_text(FILE *out, const nscan_report *r, int exit_code, int no_tim
         if (!r->allocator_tracked)
             fputs(", NOT TRACKED", out);
         if (r->allocator_note && r->allocator_note[0]) {
-            fputs(r->allocator_tracked ? " (not tracked: " : " (", out);
+            fputs(" (", out);
             put_str(out, r->allocator_note);
             fputc(')', out);
         }
@@ -119,6 +119,11 @@ void rep_native_text(FILE *out, const nscan_report *r, int exit_code, int no_tim
             "indirect %s in %s; %s thread leak(s)\n", REP_FMT_COUNT(db + ib),
             REP_FMT_COUNT(dn + in), REP_FMT_COUNT(db), REP_FMT_COUNT(dn), REP_FMT_COUNT(ib),
             REP_FMT_COUNT(in), REP_FMT_COUNT(r->n_threads_leaked));
+    if (r->allocator && !r->allocator_tracked) {
+        fputs("NOT TRACKED: the program's malloc (", out);
+        put_str(out, r->allocator);
+        fputs(") never reached the monitor: these numbers say nothing about its leaks\n", out);
+    }
     rep_fmt_timing(out, no_timing, "pause", (double)r->pause_us / 1000);
     rep_fmt_timing(out, no_timing, "scan (child)", (double)r->scan_us / 1000);
 }

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# native_allocators.sh: the monitor on programs whose malloc is not glibc's. For jemalloc,
+# tcmalloc (minimal and full) and mimalloc, each linked into the program and each preloaded
+# after the monitor (plain LD_PRELOAD, and in the release build also `LD_PRELOAD=ALLOC
+# leakray native run`, which puts the monitor first), every program of the native suite
+# (NAT_NAMES; four of them through `native run`) and newdel.cc (every form of operator new
+# and delete) must report the same direct and indirect blocks and bytes as under glibc,
+# print what it prints alone, and name its allocator in the report (a report that silently found nothing was the old failure: tcmalloc
+# and mimalloc reported 0 bytes, jemalloc was swapped for glibc's malloc). jeapi.c (jemalloc's
+# mallocx, rallocx, xallocx, sallocx, dallocx, sdallocx and malloc_usable_size on malloc's
+# blocks and its own) and ownapi.c (tc_free, tc_realloc, mi_free, mi_usable_size...) keep
+# working and report their exact leaks. An allocator preloaded before the monitor takes every
+# call: the report must say so (allocator "tracked": false), not show a clean heap.
+# The allocators come from `scripts/deps.sh test` (libjemalloc-dev, libgoogle-perftools-dev,
+# libmimalloc-dev). The CLI never gets the allocator preloaded under the sanitizers (their
+# runtime must come first): there the `native run` variant is left out.
+set -euo pipefail
+. "$(dirname "$0")/native_lib.bash"
+nat_init native_allocators
+command -v g++ >/dev/null || nat_fail "g++ is needed to build newdel.cc"
+LIBDIR=$(gcc -print-multiarch 2>/dev/null)
+LIBDIR=/usr/lib/${LIBDIR:-x86_64-linux-gnu}
+# tag link-name preload-file
+ALLOCS="je jemalloc libjemalloc.so.2
+tc tcmalloc_minimal libtcmalloc_minimal.so.4
+tcfull tcmalloc libtcmalloc.so.4
+mi mimalloc libmimalloc.so.2"
+while read -r tag link so; do
+    [ -e "$LIBDIR/lib$link.so" ] && [ -e "$LIBDIR/$so" ] ||
+        nat_skip "lib$link.so missing (scripts/deps.sh test installs it)"
+done <<<"$ALLOCS"
+[ -e /usr/include/jemalloc/jemalloc.h ] || nat_skip "jemalloc.h missing (libjemalloc-dev)"
+asan=0
+[[ $(ldd "$LEAKRAY" 2>/dev/null) == *lib[au][sb]san* ]] && asan=1
+
+# Every build of the programs: glibc, then one per allocator linked in.
+build() { # DIR [LINK FLAGS...]
+    local dir=$1
+    shift
+    nat_build "$dir" gcc -Wl,--no-as-needed "$@"
+    g++ -O0 -g -fno-omit-frame-pointer -I"$NAT_PROGS" -Wl,--no-as-needed "$@" \
+        -o "$dir/newdel" "$NAT_PROGS/newdel.cc" || nat_fail "g++ could not build newdel.cc"
+}
+build "$NAT_TMP/glibc"
+while read -r tag link so; do
+    build "$NAT_TMP/$tag" -l"$link"
+done <<<"$ALLOCS"
+PROGS="$NAT_NAMES newdel"
+
+# The four numbers and the allocator from a report: "DB DBYTES IB IBYTES NAME TRACKED".
+numbers() { # REPORT
+    "$LEAKRAY" native report "$1" --json --no-timing >"$1.json" ||
+        nat_fail "native report $1 failed"
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["capture"]["ok"], "thread capture failed"
+a = d.get("allocator") or {}
+print(d["direct"]["blocks"], d["direct"]["bytes"], d["indirect"]["blocks"],
+      d["indirect"]["bytes"], a.get("name"), a.get("tracked"))
+' "$1.json" || nat_fail "bad report $1"
+}
+
+# `native run` of DIR/PROG (extra environment first): report in $NAT_TMP/TAG.PROG.lrn,
+# the program's output in .out; prints the numbers.
+run() { # TAG DIR PROG [VAR=VALUE...]
+    local tag=$1 dir=$2 p=$3
+    shift 3
+    local out=$NAT_TMP/$tag.$p
+    (cd "$dir" && env "$@" timeout 60 "$LEAKRAY" native run -o "$out.lrn" -- "./$p" \
+        ./libplugin.so >"$out.out" 2>"$out.err") || {
+        cat "$out.err" >&2
+        nat_fail "$tag: native run $p failed"
+    }
+    numbers "$out.lrn"
+}
+
+# The monitor and PRELOAD in LD_PRELOAD, in that order (or reversed): plain preloading (of
+# the program alone: the monitor leaves LD_PRELOAD of the programs a monitored one runs).
+preload() { # TAG DIR PROG PRELOAD
+    local tag=$1 dir=$2 p=$3 pre=$4
+    local out=$NAT_TMP/$tag.$p
+    (cd "$dir" && timeout 60 env LEAKRAY_NATIVE_OUT="$out.lrn" LD_PRELOAD="$pre" "./$p" \
+        ./libplugin.so >"$out.out" 2>"$out.err") || {
+        cat "$out.err" >&2
+        nat_fail "$tag: $p under LD_PRELOAD=$pre failed"
+    }
+    [ -s "$out.lrn" ] || nat_fail "$tag: $p under LD_PRELOAD=$pre wrote no report"
+    numbers "$out.lrn"
+}
+
+checks=0
+same() { # WHAT GOT WANT-4-NUMBERS ALLOCATOR
+    local got4 name tracked
+    got4=$(cut -d' ' -f1-4 <<<"$2")
+    name=$(cut -d' ' -f5 <<<"$2")
+    tracked=$(cut -d' ' -f6 <<<"$2")
+    [ "$got4" = "$3" ] || nat_fail "$1: leaks '$got4', glibc build '$3'"
+    [ "$tracked" = True ] || nat_fail "$1: allocator not tracked ($2)"
+    [[ $name == *"$4"* ]] || nat_fail "$1: allocator '$name', expected $4"
+    checks=$((checks + 1))
+}
+
+for p in $PROGS; do
+    want=$(run glibc "$NAT_TMP/glibc" "$p")
+    want4=$(cut -d' ' -f1-4 <<<"$want")
+    [[ $want == *" glibc True" ]] || nat_fail "glibc build of $p: allocator '$want'"
+    (cd "$NAT_TMP/glibc" && timeout 60 "./$p" ./libplugin.so >"$NAT_TMP/alone.$p.out") ||
+        nat_fail "$p fails without the monitor"
+    while read -r tag link so; do
+        name=${so%%.so*}
+        got=$(run "$tag" "$NAT_TMP/$tag" "$p")
+        same "$p linked with $link" "$got" "$want4" "$name"
+        got=$(preload "pre-$tag" "$NAT_TMP/glibc" "$p" "$NAT_LIB:$LIBDIR/$so")
+        same "$p, LD_PRELOAD=monitor:$so" "$got" "$want4" "$name"
+        cmp -s "$NAT_TMP/alone.$p.out" "$NAT_TMP/pre-$tag.$p.out" ||
+            nat_fail "$p, LD_PRELOAD=monitor:$so: output differs from the program alone"
+        if [ $asan = 0 ] && [[ " lost threads forks newdel " == *" $p "* ]]; then
+            got=$(run "run-$tag" "$NAT_TMP/glibc" "$p" LD_PRELOAD="$LIBDIR/$so")
+            same "$p, LD_PRELOAD=$so leakray native run" "$got" "$want4" "$name"
+        fi
+    done <<<"$ALLOCS"
+done
+# newdel.cc's own leaks, whatever the build: 3 objects lost (48 + 400 + 256 bytes), and the
+# 24-byte node the first holds.
+[ "$(cut -d' ' -f1-4 <<<"$(numbers "$NAT_TMP/glibc.newdel.lrn")")" = "3 704 1 24" ] ||
+    nat_fail "newdel: glibc build does not report its 3 + 1 leaks"
+
+# The allocators' own calls on malloc's blocks: the program keeps working, leaks exact.
+mkdir -p "$NAT_TMP/api"
+gcc -O0 -g -fno-omit-frame-pointer -I"$NAT_PROGS" -o "$NAT_TMP/api/jeapi" "$NAT_PROGS/jeapi.c" \
+    -ljemalloc || nat_fail "gcc could not build jeapi.c"
+gcc -O0 -g -fno-omit-frame-pointer -I"$NAT_PROGS" -DALLOC_TC=1 -o "$NAT_TMP/api/ownapi_tc" \
+    "$NAT_PROGS/ownapi.c" -ltcmalloc_minimal || nat_fail "gcc could not build ownapi.c (tc)"
+gcc -O0 -g -fno-omit-frame-pointer -I"$NAT_PROGS" -o "$NAT_TMP/api/ownapi_mi" \
+    "$NAT_PROGS/ownapi.c" -lmimalloc || nat_fail "gcc could not build ownapi.c (mi)"
+for spec in "jeapi 2 800 libjemalloc" "ownapi_tc 3 210 libtcmalloc_minimal" \
+    "ownapi_mi 3 210 libmimalloc"; do
+    read -r p blocks bytes name <<<"$spec"
+    "$NAT_TMP/api/$p" >"$NAT_TMP/api/$p.alone" || nat_fail "$p fails without the monitor"
+    got=$(run api "$NAT_TMP/api" "$p")
+    grep -qx ok "$NAT_TMP/api.$p.out" || nat_fail "$p stopped working under the monitor"
+    got=$(preload api-pre "$NAT_TMP/api" "$p" "$NAT_LIB")
+    cmp -s "$NAT_TMP/api/$p.alone" "$NAT_TMP/api-pre.$p.out" ||
+        nat_fail "$p: output under the monitor differs from the program alone"
+    same "$p" "$got" "$blocks $bytes 0 0" "$name"
+done
+
+# An allocator preloaded before the monitor: nothing can be tracked, and the report says so.
+for so in libtcmalloc_minimal.so.4 libjemalloc.so.2; do
+    got=$(preload "first-${so%%.so*}" "$NAT_TMP/glibc" lost "$LIBDIR/$so:$NAT_LIB")
+    [[ $got == *" ${so%%.so*}.so"*" False" ]] ||
+        nat_fail "LD_PRELOAD=$so:monitor: report should say bypassed, got '$got'"
+    "$LEAKRAY" native report "$NAT_TMP/first-${so%%.so*}.lost.lrn" >"$NAT_TMP/first.txt"
+    grep -q "^allocator: ${so%%.so*}.so.*NOT TRACKED.*before the monitor" "$NAT_TMP/first.txt" ||
+        nat_fail "LD_PRELOAD=$so:monitor: the text report does not say nothing is tracked"
+    checks=$((checks + 1))
+done
+echo "native_allocators: $checks checks, $(wc -w <<<"$PROGS") programs on 4 allocators agree"
