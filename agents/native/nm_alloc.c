@@ -1395,18 +1395,21 @@ static void text_of(const void *base, uintptr_t *lo, uintptr_t *span)
 enum { NEW_PASS = 1, NEW_TRACK = 2 };
 static int new_mode;
 
+static __attribute__((noinline, cold)) void *next_lookup(int i)
+{
+    int g = nm_guard_set(1);
+    void *f = dlsym(RTLD_NEXT, nx_names[i]);
+    nm_guard_set(g);
+    __atomic_store_n(&nx[i], f, __ATOMIC_RELAXED);
+    return f;
+}
+
 /* The next definition of nx_names[i]; looked up again while missing (libstdc++ may be
  * dlopen'ed after the first call). */
-static __attribute__((noinline)) void *next_fn(int i)
+static inline void *next_fn(int i)
 {
     void *f = __atomic_load_n(&nx[i], __ATOMIC_RELAXED);
-    if (__builtin_expect(!f, 0)) {
-        int g = nm_guard_set(1);
-        f = dlsym(RTLD_NEXT, nx_names[i]);
-        nm_guard_set(g);
-        __atomic_store_n(&nx[i], f, __ATOMIC_RELAXED);
-    }
-    return f;
+    return __builtin_expect(f != NULL, 1) ? f : next_lookup(i);
 }
 
 static void new_resolve(const void *alloc_base)

@@ -154,6 +154,7 @@ lr_status nscan_parse(const mfile *m, const char *name, nscan_report *r, lr_erro
     uint64_t max_state = memcmp(p, NSCAN_MAGIC_V1, sizeof NSCAN_MAGIC - 1) == 0
                              ? NSCAN_HELD_BY_ROOT
                              : NSCAN_ROOT_ANON;
+    int v3 = memcmp(p, NSCAN_MAGIC, sizeof NSCAN_MAGIC - 1) == 0;
     p += sizeof NSCAN_MAGIC - 1;
     while (p < end && !ended) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -203,7 +204,7 @@ lr_status nscan_parse(const mfile *m, const char *name, nscan_report *r, lr_erro
         } else if (KW("allocator")) {
             const char *s, *t;
             size_t len, tl;
-            NEED(field(&c, &s, &len) && field(&c, &t, &tl));
+            NEED(v3 && field(&c, &s, &len) && field(&c, &t, &tl));
             NEED((tl == 7 && !memcmp(t, "tracked", 7)) || (tl == 8 && !memcmp(t, "bypassed", 8)));
             r->allocator_tracked = tl == 7;
             NOMEM(r->allocator = (char *)pool_str(r, s, len));

@@ -148,6 +148,31 @@ static void test_root_kinds(void **state)
     nscan_free(&r);
 }
 
+/* Version 3 names the program's allocator and what the monitor could not track. */
+static void test_allocator(void **state)
+{
+    (void)state;
+    nscan_report r;
+    lr_error err;
+    assert_int_equal(parse("leakray-native 3\nallocator libtcmalloc_minimal.so.4 tracked tc_malloc"
+                           " is not tracked\nend\n", &r, &err), LR_OK);
+    assert_string_equal(r.allocator, "libtcmalloc_minimal.so.4");
+    assert_int_equal(r.allocator_tracked, 1);
+    assert_string_equal(r.allocator_note, "tc_malloc is not tracked");
+    nscan_free(&r);
+    assert_int_equal(parse("leakray-native 3\nallocator libjemalloc.so.2 bypassed\nend\n", &r,
+                           &err), LR_OK);
+    assert_int_equal(r.allocator_tracked, 0);
+    assert_string_equal(r.allocator_note, "");
+    nscan_free(&r);
+    assert_int_equal(parse("leakray-native 2\npid 1\nend\n", &r, &err), LR_OK);
+    assert_null(r.allocator); /* before version 3: unknown, not glibc */
+    nscan_free(&r);
+    expect_error("leakray-native 3\nallocator glibc\nend\n", LR_ERR_FORMAT, 17);
+    expect_error("leakray-native 3\nallocator glibc maybe\nend\n", LR_ERR_FORMAT, 17);
+    expect_error("leakray-native 2\nallocator glibc tracked\nend\n", LR_ERR_FORMAT, 17);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +180,7 @@ int main(void)
         cmocka_unit_test(test_signature),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_root_kinds),
+        cmocka_unit_test(test_allocator),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
