@@ -676,16 +676,17 @@ void nm_scan_init(void)
  * its kind although the thread's stack mapping covers the same words; the second pass
  * scans the whole TLS_BELOW window (the main thread's TLS may share a mapping with heap
  * blocks, which the mapping loop skips). */
-static void scan_thread_roots(child *c, uintptr_t self_tp, int first)
+static void scan_thread_roots(child *c, uintptr_t self_tp, uintptr_t self_sp, int first)
 {
     const scan_state *st = c->st;
     size_t below = first ? tls_static : TLS_BELOW;
     for (int k = 0; k <= st->n; k++) {
-        uintptr_t tp = self_tp;
+        uintptr_t tp = self_tp, sp = self_sp;
         if (k < st->n) {
             if (!st->th[k].ok)
                 continue;
             tp = st->th[k].regs.fs_base;
+            sp = st->th[k].regs.rsp;
             if (first) {
                 const uintptr_t *r = (const uintptr_t *)&st->th[k].regs;
                 c->rooting = NM_ROOT_REGISTERS;
@@ -699,6 +700,11 @@ static void scan_thread_roots(child *c, uintptr_t self_tp, int first)
                 continue;
             uintptr_t lo = tp - m->lo > below ? tp - below : m->lo;
             uintptr_t hi = m->hi - tp > TLS_ABOVE ? tp + TLS_ABOVE : m->hi;
+            /* A thread's TLS sits right above its stack: the window stops at the stack
+             * pointer, below which the stack is dead (an allocator's stale words there,
+             * such as jemalloc's neighbouring regions of a slab, would hold a leak). */
+            if (sp >= lo && sp < tp)
+                lo = sp;
             c->rooting = NM_ROOT_TLS;
             scan_root(c, lo, hi, 0);
         }
@@ -720,7 +726,7 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
      * is rooted by its kind even when the mappings below cover the same words (a thread's
      * TLS sits at the top of its stack mapping; the main thread's TLS may share a mapping
      * with heap blocks, which the loop below skips). */
-    scan_thread_roots(c, self_tp, 1);
+    scan_thread_roots(c, self_tp, self_sp, 1);
     int in_libc = 0, in_self = 0, in_module = 0, in_alloc = 0;
     const char *alloc_name = NULL;
     for (int i = 0; i < c->n_maps; i++) {
@@ -792,7 +798,7 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
             scan_root(c, from, hi, in_libc);
         }
     }
-    scan_thread_roots(c, self_tp, 0);
+    scan_thread_roots(c, self_tp, self_sp, 0);
     c->rooting = 0;
     flood(c);
 }
