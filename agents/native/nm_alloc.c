@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* nm_alloc.c: the malloc-family hooks and the block headers (agents layer), prefix nm_.
- * Every hook calls glibc's __libc_* entry points directly, so no dlsym runs on the allocation
- * path and nothing recurses through a bootstrap allocator. Each live block carries its
+ * Every hook forwards to the allocator the program uses, found once before the first block
+ * (glibc's __libc_* entry points, or jemalloc's, tcmalloc's, mimalloc's own functions), so
+ * no dlsym runs on the allocation path; operator new/delete and those allocators' own calls
+ * that take a block are defined here too (end of file). Each live block carries its
  * record in a 16-byte header in front of it (size, backtrace id, flags, a check word); the
  * scanning child finds the blocks by their headers (nm_blocks_in), so malloc and free touch
  * no shared state: no lock, no atomic, no table. The stack depot and the realloc flags live
