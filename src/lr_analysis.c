@@ -151,6 +151,8 @@ void lr_analysis_free(lr_analysis *an)
     ret_free(&an->kept);
     if (an->has_dupes)
         dupes_free(&an->dupes);
+    if (an->has_jsdupes)
+        jsdup_free(&an->jsdupes);
     if (an->owned) {
         trace_result_free(&an->own_tr);
         leak_set_free(&an->own_ls);

@@ -15,6 +15,7 @@
 #include "analysis/devtools.h"
 #include "analysis/dominators.h"
 #include "analysis/dupes.h"
+#include "analysis/jsdupes.h"
 #include "analysis/leakfind.h"
 #include "analysis/retained.h"
 #include "analysis/suspects.h"
@@ -66,6 +67,8 @@ struct lr_analysis {
     cluster_result clusters;
     int has_dupes;
     dupes_result dupes;
+    int has_jsdupes;            /* V8-style: memlab's duplicate strings */
+    jsdup_result jsdupes;
 };
 
 /* The graph of a loaded heap, for the CLI and the tests (owned by h). */

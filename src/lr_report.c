@@ -3,11 +3,14 @@
  * layout (report/text.c). JSON and HTML render the report model (report/model.h), whose
  * extra sections are computed here on the first such call, each only for the heaps that have
  * it: the classes table from `top`'s dominator tree (DevTools' for V8, with its Summary and
- * the clusters); for HPROF duplicate buffers and bitmaps, and threads. A section
- * that fails for want of memory is left out rather than failing the whole report. */
+ * the clusters); for HPROF duplicate buffers and bitmaps, and threads; for V8-style
+ * snapshots memlab's duplicate strings (as `leakray dupes`). A section that fails for want
+ * of memory is left out rather than failing the whole report. */
 #define _GNU_SOURCE /* open_memstream */
 #include "lr_internal.h"
 
+#include "analysis/memlabdom.h"
+#include "base/phase.h"
 #include "format/v8.h"
 #include "report/html.h"
 #include "report/text.h"
@@ -65,37 +68,97 @@ done:
 }
 
 /* LEAKRAY_TIMINGS=1: each report phase's wall time on stderr (bench/html_report.sh). */
-static void phase(const char *name)
+static int timings_on(void)
 {
     static int on = -1;
-    static struct timespec last;
     if (on < 0) {
         const char *e = getenv("LEAKRAY_TIMINGS");
         on = e && *e && strcmp(e, "0") != 0;
     }
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (on && name)
-        fprintf(stderr, "leakray: report %-10s %8.1f ms\n", name,
-                (now.tv_sec - last.tv_sec) * 1e3 + (now.tv_nsec - last.tv_nsec) / 1e6);
-    last = now;
+    return on;
 }
 
-/* The duplicates section, run beside the rest (HPROF only). Failing leaves it out. */
+static double ms_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - t0->tv_sec) * 1e3 + (now.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static void phase(const char *name)
+{
+    static struct timespec last;
+    if (timings_on() && name)
+        fprintf(stderr, "leakray: report %-10s %8.1f ms\n", name, ms_since(&last));
+    clock_gettime(CLOCK_MONOTONIC, &last);
+}
+
+/* The duplicates section, run beside the rest on the second core: HPROF's duplicate buffers,
+ * bitmaps and strings, or on a V8-style snapshot memlab's duplicate strings, which need
+ * memlab's own dominator tree (not DevTools', which the main thread builds meanwhile), made
+ * and freed here. Both read the graph only and write only their own result. Failing leaves
+ * the section out. */
 typedef struct dupes_thread {
     lr_analysis *an;
+    int js;          /* memlab's strings, not HPROF's buffers */
     pthread_t th;
     int started;
+    double ms;       /* the job's own wall time */
 } dupes_thread;
 
-static void *dupes_job(void *arg)
+static void *dupes_run(void *arg)
 {
     dupes_thread *dj = arg;
+    lr_analysis *an = dj->an;
+    graph *g = &an->h->g;
     lr_error scratch = {0};
-    dupes_opts o = {DUPES_DEFAULT_MIN_BYTES, DUPES_DEFAULT_MIN_BITMAP, 0};
-    if (dupes_find_groups(&dj->an->h->g, &o, &dj->an->dupes, &scratch) == LR_OK)
-        dj->an->has_dupes = 1;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (dj->js) {
+        mldom_tree dt;
+        if (mldom_build(g, &dt, &scratch) == LR_OK) {
+            if (jsdup_find(g, &dt, &an->jsdupes, &scratch) == LR_OK)
+                an->has_jsdupes = 1;
+            mldom_free(&dt);
+        }
+    } else {
+        dupes_opts o = {DUPES_DEFAULT_MIN_BYTES, DUPES_DEFAULT_MIN_BITMAP, 0};
+        if (dupes_find_groups(g, &o, &an->dupes, &scratch) == LR_OK)
+            an->has_dupes = 1;
+    }
+    dj->ms = ms_since(&t0);
     return NULL;
+}
+
+/* Thread entry: a resource limit hit in the job names it, and its CPU time counts in the
+ * main thread's phases (base/phase.h). */
+static void *dupes_job(void *arg)
+{
+    phase_worker("duplicates");
+    return dupes_run(arg);
+}
+
+/* Starts the job on another thread, or runs it here when no thread can be made. Once per
+ * analysis: a render after a failed one finds the result already made. */
+static void dupes_start(dupes_thread *dj, lr_analysis *an, int js)
+{
+    dj->an = an, dj->js = js;
+    if (js ? an->has_jsdupes || !jsdup_applies(&an->h->g) : an->has_dupes)
+        return;
+    if (pthread_create(&dj->th, NULL, dupes_job, dj) == 0)
+        dj->started = 1;
+    else
+        dupes_run(dj);
+}
+
+static void dupes_join(dupes_thread *dj)
+{
+    if (dj->started)
+        pthread_join(dj->th, NULL);
+    if (dj->started && timings_on())
+        fprintf(stderr, "leakray: report %-10s %8.1f ms (beside the rest)\n",
+                dj->js ? "js strings" : "dupes job", dj->ms);
+    dj->started = 0;
 }
 
 static lr_status build_report(lr_analysis *an, lr_error *err)
@@ -106,22 +169,30 @@ static lr_status build_report(lr_analysis *an, lr_error *err)
     int v8 = g->synthetic_root != GRAPH_NONE;
     lr_error scratch = {0};
     const dom_tree *t = an->dt;
-    dupes_thread dj = {.an = an};
+    dupes_thread dj = {0};
     phase(NULL);
     /* the suspects' tree, when the analysis kept it, is this one: taken over, not rebuilt */
     int kept_dev = an->kept.impl && strcmp(an->kept.model, "devtools") == 0;
     if (an->kept.impl && kept_dev != v8)
         ret_free(&an->kept);
     if (v8) {
+        /* memlab's duplicate strings on the second core from the start: its own tree is
+         * as long to build as DevTools' below */
+        dupes_start(&dj, an, 1);
         /* DevTools' tree, the one its Summary and the clusters are measured on. */
+        lr_status tst;
         if (kept_dev) {
-            LR_TRY(cluster_dom_copy(g, an->kept.impl, &an->tree, err));
+            if ((tst = cluster_dom_copy(g, an->kept.impl, &an->tree, err)) != LR_OK) {
+                dupes_join(&dj);
+                return tst;
+            }
             an->devtools = *(devtools_result *)an->kept.impl;
             an->has_devtools = 1;
             free(an->kept.impl);
             memset(&an->kept, 0, sizeof an->kept);
-        } else {
-            LR_TRY(cluster_dom_build(g, &an->tree, err));
+        } else if ((tst = cluster_dom_build(g, &an->tree, err)) != LR_OK) {
+            dupes_join(&dj);
+            return tst;
         }
         an->has_tree = 1;
         t = &an->tree;
@@ -159,12 +230,8 @@ static lr_status build_report(lr_analysis *an, lr_error *err)
         }
         an->has_tree = 1;
         t = &an->tree;
-        /* Duplicates on the second core while the tables and views are built: they read
-         * node arrays, dupes_find_groups writes only its own result. */
-        if (pthread_create(&dj.th, NULL, dupes_job, &dj) == 0)
-            dj.started = 1;
-        else
-            dupes_job(&dj);
+        /* Duplicates on the second core while the tables and views are built. */
+        dupes_start(&dj, an, 0);
     }
     phase(v8 ? "devtools" : "start");
     rep_report *r = &an->rep;
@@ -191,12 +258,12 @@ static lr_status build_report(lr_analysis *an, lr_error *err)
     if (st == LR_OK)
         st = rep_report_build(r, err);
     phase("views");
-    if (dj.started)
-        pthread_join(dj.th, NULL);
+    dupes_join(&dj);
     phase("dupes");
     if (st != LR_OK)
         return st;
     r->dupes = an->has_dupes ? &an->dupes : NULL;
+    r->js_strings = an->has_jsdupes ? &an->jsdupes : NULL;
     an->report_built = 1;
     return LR_OK;
 }

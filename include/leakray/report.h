@@ -12,8 +12,9 @@
  * model (docs/json.md, "report"): summary, leak groups and traces, the dominator tree as a
  * bounded tree (top children per level plus "other"), biggest objects and classes, and for
  * the heaps that have them DevTools' Summary with retainers, clusters, duplicate buffers and
- * bitmaps, threads. HTML is one self-contained page over that model: no network access,
- * inline script and styles, opens from file://; every string from the dump is shown as text.
+ * bitmaps, memlab's duplicate strings (V8-style snapshots), threads. HTML is one
+ * self-contained page over that model: no network access, inline script and styles, opens
+ * from file://; every string from the dump is shown as text.
  * The first HTML/JSON rendering computes the model's extra sections (about one more pass over
  * the heap); later renderings reuse it. */
 #ifndef LEAKRAY_REPORT_H

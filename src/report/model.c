@@ -576,6 +576,67 @@ static void j_dupes(jsonw *w, const rep_report *r)
     jsonw_obj_end(w);
 }
 
+/* memlab's duplicate strings: the numbers `leakray dupes --json` prints under js_strings
+ * (report/dupes.c), with each value cut at REP_JS_VALUE bytes on a character boundary and
+ * REP_JS_IDS ids per group, in the model's id form, so the page stays small. */
+static void j_js_group(jsonw *w, const rep_report *r, uint32_t gi)
+{
+    const graph *g = r->g;
+    const jsdup_result *d = r->js_strings;
+    const jsdup_group *gr = &d->groups[gi];
+    char v[REP_JS_VALUE + 1], b[40];
+    size_t len = jsdup_value(g, d->members[gr->first_member], v, sizeof v);
+    jsonw_obj_begin(w);
+    jsonw_key(w, "value");
+    jsonw_strn(w, v, len);
+    jsonw_kv_uint(w, "value_bytes", gr->bytes);
+    jsonw_kv_bool(w, "value_truncated", len < gr->bytes);
+    jsonw_kv_uint(w, "count", gr->n);
+    jsonw_kv_uint(w, "size", gr->size);
+    /* memlab's duplicated size of one value, size x (n - 1) / n, rounded down */
+    uint64_t n = gr->n ? gr->n : 1;
+    jsonw_kv_uint(w, "wasted_bytes", gr->size / n * (n - 1) + gr->size % n * (n - 1) / n);
+    jsonw_kv_arr_begin(w, "ids");
+    for (uint32_t k = 0; k < gr->n && k < REP_JS_IDS; k++)
+        jsonw_str(w, fmt_id(b, sizeof b, g, d->members[gr->first_member + k]));
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
+static void j_js_strings(jsonw *w, const rep_report *r)
+{
+    const jsdup_result *d = r->js_strings;
+    if (!d)
+        return;
+    jsonw_kv_obj_begin(w, "js_strings");
+    jsonw_kv_uint(w, "strings", d->n_members);
+    jsonw_kv_uint(w, "values", d->n_groups);
+    jsonw_kv_uint(w, "code_dominated", d->n_code_dominated);
+    jsonw_kv_uint(w, "unverified", d->n_unverified);
+    jsonw_kv_arr_begin(w, "patterns");
+    for (uint32_t i = 0; i < d->n_patterns; i++) {
+        const jsdup_pattern *p = &d->patterns[i];
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, "name", jsdup_pattern_name(p->id));
+        jsonw_kv_uint(w, "count", p->n);
+        jsonw_kv_uint(w, "dup_count", p->dup_n);
+        jsonw_kv_uint(w, "size", p->size);
+        jsonw_key(w, "dup_size");
+        jsonw_double(w, p->dup_size);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_kv_arr_begin(w, "top_count");
+    for (uint32_t i = 0; i < d->n_top_count; i++)
+        j_js_group(w, r, d->top_count[i]);
+    jsonw_arr_end(w);
+    jsonw_kv_arr_begin(w, "top_size");
+    for (uint32_t i = 0; i < d->n_top_size; i++)
+        j_js_group(w, r, d->top_size[i]);
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
 static void frame_text(const graph *g, const graph_frame *f, char *buf, size_t cap)
 {
     char where[300];
@@ -693,6 +754,7 @@ int rep_report_json(FILE *out, const rep_report *r, int safe)
     j_devtools(&w, r);
     j_clusters(&w, r);
     j_dupes(&w, r);
+    j_js_strings(&w, r);
     j_threads(&w, r);
     jsonw_obj_end(&w);
     jsonw_finish(&w);

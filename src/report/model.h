@@ -2,10 +2,11 @@
 /* model.h: the report model (report layer), prefix rep_. One struct that points at every
  * analysis result a report shows -- leak traces and groups, the dominator tree as bounded
  * views, the biggest objects and classes, DevTools' Summary rows (V8), clusters, duplicate
- * buffers, threads -- plus the view-building step that derives the bounded parts from the
- * dominator tree. Renderers (html.c, the model's JSON below) are pure functions of it: the
- * model owns only what rep_report_build made, the caller owns the analysis results, and a
- * pointer left NULL means "section not computed" (the page omits it). */
+ * buffers (HPROF), duplicate strings (V8: memlab's, as `leakray dupes`), threads -- plus
+ * the view-building step that derives the bounded parts from the dominator tree. Renderers
+ * (html.c, the model's JSON below) are pure functions of it: the model owns only what
+ * rep_report_build made, the caller owns the analysis results, and a pointer left NULL
+ * means "section not computed" (the page omits it). */
 #ifndef LR_REPORT_MODEL_H
 #define LR_REPORT_MODEL_H
 
@@ -13,6 +14,7 @@
 #include "analysis/devtools.h"
 #include "analysis/domagg.h"
 #include "analysis/dupes.h"
+#include "analysis/jsdupes.h"
 #include "analysis/leakfind.h"
 #include "analysis/suspects.h"
 #include "analysis/trace.h"
@@ -29,6 +31,8 @@
 #define REP_MAX_TRACES 200    /* traces shown (groups always all) */
 #define REP_MAX_CLUSTERS 100  /* clusters shown */
 #define REP_MAX_DUPES 50      /* rows per duplicates section */
+#define REP_JS_VALUE 1024     /* bytes of a duplicate JS string's value shown */
+#define REP_JS_IDS 16         /* ids shown per duplicate JS string */
 #define REP_MAX_PNG_PIXELS (2u << 20) /* bitmaps larger than this are listed, not inlined */
 #define REP_MAX_THREADS 200   /* threads shown */
 #define REP_MAX_FRAMES 64     /* frames per thread shown */
@@ -65,6 +69,7 @@ typedef struct rep_report {
     const cluster_ctx *clusters_ctx; /* clusters, or NULL */
     const cluster_result *clusters;
     const dupes_result *dupes;      /* duplicate buffers and bitmaps, or NULL */
+    const jsdup_result *js_strings; /* V8-style: memlab's duplicate strings, or NULL */
     int threads;                    /* nonzero: list g->threads */
     /* ---- made by rep_report_build ---- */
     domagg_view by_object;          /* bounded dominator tree */

@@ -287,10 +287,70 @@
     });
   }
   const DUP = D.duplicates;
-  if (DUP && (DUP.bitmaps.length || DUP.arrays.length || DUP.strings.length)) {
+  const JSD = D.js_strings;
+  /* A value as one line of text: control characters and line separators made visible, cut
+   * at whole code points (never inside a surrogate pair). */
+  function shortValue(v, max) {
+    const cps = Array.from(v || '');
+    const s = (cps.length > max ? cps.slice(0, max).join('') + '\u2026' : cps.join(''));
+    return s.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g,
+      (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  }
+  /* memlab's duplicate strings (V8-style snapshots): its pattern statistics and its two
+   * top-10 lists, the numbers `leakray dupes` prints. */
+  function jsStrings(sec) {
+    const all = (JSD.patterns || [])[0] || {count: 0, dup_count: 0, size: 0, dup_size: 0};
+    sec.appendChild(el('h3', {id: 'js-dupes-head', text: 'Duplicate strings (' +
+      bytes(Math.round(all.dup_size)) + ' duplicated)'}));
+    sec.appendChild(el('p', {cls: 'muted', text: num(JSD.strings) + ' strings (string and ' +
+      'concatenated string nodes), ' + num(JSD.values) + ' distinct values; ' +
+      num(JSD.code_dominated) + ' left out as dominated by code. As memlab\'s string analysis: ' +
+      'sizes are retained sizes in memlab\'s dominator tree, and a value\'s duplicated size is ' +
+      'its retained size \u00d7 (copies \u2212 1) / copies.' + (JSD.unverified ? ' ' +
+      num(JSD.unverified) + ' strings were grouped on hash and length past the compare cap.' :
+      '')}));
+    const share = (a, b) => (b ? (100 * a / b).toFixed(2) : '0.00') + '%';
+    sec.appendChild(table([{key: 'name', label: 'Pattern'},
+      {key: 'count', label: 'Strings', num: true, fmt: num},
+      {key: 'dup_count', label: 'Duplicated', num: true,
+        fmt: (v, r) => num(v) + ' (' + share(v, r.count) + ')'},
+      {key: 'size', label: 'Retained', num: true, fmt: bytes},
+      {key: 'dup_size', label: 'Duplicated retained', num: true,
+        fmt: (v, r) => bytes(Math.round(v)) + ' (' + share(v, r.size) + ')'}], JSD.patterns || [],
+    null, 'js-dupes-patterns'));
+    const pane = el('div', {cls: 'details', id: 'js-dupes-value',
+      text: 'Click a row to see its value and objects.'});
+    const pick = (g) => {
+      pane.textContent = '';
+      pane.appendChild(el('div', {text: num(g.count) + ' copies, retained ' + bytes(g.size) +
+        ', duplicated ' + bytes(g.wasted_bytes) + '; the value is ' + num(g.value_bytes) +
+        ' bytes' + (g.value_truncated ? ' (its first ' +
+        num(new TextEncoder().encode(g.value).length) + ' shown)' : '')}));
+      pane.appendChild(el('pre', {cls: 'trace', text: g.value}));
+      pane.appendChild(el('div', {cls: 'muted', text: 'Objects: ' + g.ids.join(' ') +
+        (g.count > g.ids.length ? ' \u2026 and ' + num(g.count - g.ids.length) + ' more' : '')}));
+      pane.scrollIntoView({block: 'nearest'});
+    };
+    const cols = () => [{key: 'value', label: 'Value', name: true,
+      fmt: (v, r) => shortValue(v, 160) + (r.value_truncated ? ' (' + num(r.value_bytes) +
+        ' bytes)' : '')},
+      {key: 'count', label: 'Copies', num: true, fmt: num},
+      {key: 'size', label: 'Retained', num: true, fmt: bytes},
+      {key: 'wasted_bytes', label: 'Duplicated', num: true, fmt: bytes},
+      {key: 'ids', label: 'Objects', fmt: (v, r) => v.slice(0, 3).join(' ') +
+        (r.count > 3 ? ' \u2026' : '')}];
+    sec.appendChild(el('h3', {text: 'Top duplicated strings by retained size'}));
+    const list = (rows, id) => sec.appendChild((rows || []).length ? table(cols(), rows, pick, id) :
+      el('p', {cls: 'muted', text: 'No value has two copies.'}));
+    list(JSD.top_size, 'js-dupes-size');
+    sec.appendChild(el('h3', {text: 'Top duplicated strings by count'}));
+    list(JSD.top_count, 'js-dupes-count');
+    sec.appendChild(pane);
+  }
+  if ((DUP && (DUP.bitmaps.length || DUP.arrays.length || DUP.strings.length)) || JSD) {
     addTab('dupes', 'Duplicates', (sec) => {
       const okImage = /^data:image\/(png|jpeg|webp);base64,[A-Za-z0-9+/=]*$/;
-      if (DUP.bitmaps.length) {
+      if (DUP && DUP.bitmaps.length) {
         sec.appendChild(el('h3', {text: 'Duplicate bitmaps (' + bytes(DUP.wasted_bitmaps) + ' wasted)'}));
         const box = el('div', {cls: 'bitmaps'});
         for (const b of DUP.bitmaps) {
@@ -305,18 +365,19 @@
         }
         sec.appendChild(box);
       }
-      if (DUP.arrays.length) {
+      if (DUP && DUP.arrays.length) {
         sec.appendChild(el('h3', {text: 'Identical arrays (' + bytes(DUP.wasted_arrays) + ' wasted)'}));
         sec.appendChild(table([{key: 'type', label: 'Type'}, {key: 'length', label: 'Length', num: true, fmt: num},
           {key: 'count', label: 'Copies', num: true}, {key: 'bytes', label: 'Bytes each', num: true, fmt: bytes},
           {key: 'wasted_bytes', label: 'Wasted', num: true, fmt: bytes}], DUP.arrays));
       }
-      if (DUP.strings.length) {
+      if (DUP && DUP.strings.length) {
         sec.appendChild(el('h3', {text: 'Duplicate strings (' + bytes(DUP.wasted_strings) + ' wasted)'}));
         sec.appendChild(table([{key: 'value', label: 'Value', name: true},
           {key: 'count', label: 'Copies', num: true}, {key: 'wasted_bytes', label: 'Wasted', num: true, fmt: bytes}],
         DUP.strings));
       }
+      if (JSD) jsStrings(sec);
     });
   }
   if ((D.threads || []).length) {
