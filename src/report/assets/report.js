@@ -42,7 +42,7 @@
       add('Library leak groups', num(S.library_groups));
     }
     if (D.suspects) add('Largest retainers (leak suspects)', num(D.suspects.length));
-    if (S.android !== undefined) add('Android', S.android ? 'yes' + (S.sdk_int !== undefined ?
+    if (S.android !== undefined && D.format === 'hprof') add('Android', S.android ? 'yes' + (S.sdk_int !== undefined ?
       ' (API ' + S.sdk_int + ')' : '') : 'no');
     if (S.analysis_ms !== undefined) add('Analysis time', num(S.analysis_ms) + ' ms');
     sec.appendChild(kv);
@@ -332,7 +332,7 @@
       pane.scrollIntoView({block: 'nearest'});
     };
     const cols = () => [{key: 'value', label: 'Value', name: true,
-      fmt: (v, r) => shortValue(v, 160) + (r.value_truncated ? ' (' + num(r.value_bytes) +
+      fmt: (v, r) => shortValue(v, 120) + (r.value_truncated ? ' (' + num(r.value_bytes) +
         ' bytes)' : '')},
       {key: 'count', label: 'Copies', num: true, fmt: num},
       {key: 'size', label: 'Retained', num: true, fmt: bytes},

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# report_jsdupes.sh: the report of a V8-style snapshot shows memlab's duplicate strings, with
+# the numbers `leakray dupes --json` prints. On the V8 fixtures (tests/programs/node/
+# v8_strings.js's planted values, Node 22/24, three Chromium page snapshots) and on a Node
+# snapshot written here by tests/programs/node/report_strings.js (markup with a closing
+# script tag, quotes, U+2028, a lone surrogate, a value cut inside a character, a long
+# concatenation, and a marker rewritten here into bytes that are not UTF-8), the model's
+# js_strings must equal dupes' key for key (values as their first 1,024 bytes, ids as
+# "@N", 16 at most); `analyze --html` carries it too; the page holds the markup only
+# escaped; in Chromium (tests/e2e/report_jsdupes.js) the Duplicates tab lists it as text.
+# The classes table of these reports must leave synthetic nodes out as the biggest objects do
+# (the root was the biggest "class", retaining the whole heap), and the Summary names no
+# Android on them.
+# Screenshots: $LEAKRAY_BUILD/artifacts/report_jsdupes/.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
+need_tools python3 node
+. "$LEAKRAY_SRC/tests/lib/playwright.sh"
+pw_setup || fail "Chromium + playwright-core unavailable"
+work=$LEAKRAY_BUILD/tmp/report_jsdupes
+art=$LEAKRAY_BUILD/artifacts/report_jsdupes
+rm -rf "$work" "$art"
+mkdir -p "$work" "$art"
+data=$LEAKRAY_SRC/tests/data
+
+for n in strings node22-final node24-final; do
+    python3 -c "import lzma, shutil, sys
+shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
+        "$data/v8/$n.heapsnapshot.xz" "$work/$n.heapsnapshot"
+done
+for n in browser-final churn-final fiber-final; do
+    ln -s "$data/browser/$n.heapsnapshot.gz" "$work/$n.heapsnapshot"
+done
+node "$LEAKRAY_SRC/tests/programs/node/report_strings.js" "$work/written.heapsnapshot"
+python3 - "$work/written.heapsnapshot" "$work/node.heapsnapshot" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+mark = b'BADUTF8-MARKER-0123456789'
+bad = b'BAD\xff\xfe\xc3(\x80\xf0\x9f\x98-\xed\xa0\x80\xc0\xaf'
+bad += b'z' * (len(mark) - len(bad))
+assert len(bad) == len(mark) and d.count(mark) == 1, d.count(mark)
+open(sys.argv[2], 'wb').write(d.replace(mark, bad))
+PY
+
+# The model's numbers are dupes' numbers.
+for n in strings node22-final node24-final browser-final churn-final fiber-final node; do
+    "$LEAKRAY" report "$work/$n.heapsnapshot" --no-timing --format json -o "$work/$n.model.json" \
+        >/dev/null || fail "report $n"
+    "$LEAKRAY" dupes --json "$work/$n.heapsnapshot" >"$work/$n.dupes.json" || fail "dupes $n"
+    python3 - "$work/$n.model.json" "$work/$n.dupes.json" <<'PY' || fail "$n: model and dupes differ"
+import json, sys
+m = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[2]))["js_strings"]
+assert "js_strings" in m, "no js_strings in the report model"
+m = m["js_strings"]
+for k in ("strings", "values", "code_dominated", "unverified", "patterns"):
+    assert m[k] == d[k], (k, m[k], d[k])
+assert m["strings"] > 0 and m["patterns"][0]["name"] == "All strings", m["patterns"]
+for key in ("top_count", "top_size"):
+    assert len(m[key]) == len(d[key]), (key, len(m[key]), len(d[key]))
+    for a, b in zip(m[key], d[key]):
+        want = b["value"].encode()[:1024].decode("utf-8", "ignore")
+        got = (a["value"], a["value_bytes"], a["count"], a["size"], a["ids"])
+        exp = (want, b["value_bytes"], b["count"], b["size"], ["@%d" % i for i in b["ids"][:16]])
+        assert got == exp, (key, [str(x)[:80] for x in got], [str(x)[:80] for x in exp])
+        assert a["value_truncated"] == (len(a["value"].encode()) < a["value_bytes"]), a
+        n = a["count"]
+        assert a["wasted_bytes"] == a["size"] * (n - 1) // n, a
+# the classes table leaves synthetic nodes out, as the biggest objects do (the root made
+# "(synthetic)" the biggest class, retaining the whole heap)
+doc = json.load(open(sys.argv[1]))
+cls, summ = doc["classes"], doc["summary"]
+assert all(c["retained_bytes"] < summ["reachable_bytes"] for c in cls), cls[:2]
+assert "(synthetic)" not in [c["name"] for c in cls], cls[:2]
+print("%s: %d strings, %d values, %d ranked" % (sys.argv[2].split("/")[-1], m["strings"],
+      m["values"], len(m["top_count"]) + len(m["top_size"])))
+PY
+done
+
+# The written snapshot's planted values, as the page will show them.
+python3 - "$work/node.model.json" <<'PY' || fail "node: planted values"
+import json, sys
+m = json.load(open(sys.argv[1]))["js_strings"]
+top = {}
+for g in m["top_count"] + m["top_size"]:
+    top[g["value"]] = g
+markup = '</script><script>alert(5)</script><img src=x onerror=alert(6)>'
+assert top[markup]["count"] == 60, top.get(markup)
+assert top['"double" \'single\' back\\slash `tick` &amp; &lt;']["count"] >= 50
+assert top['line\u2028sep\u2029para\nnewline\ttab\u0001ctl']["count"] >= 45
+bad = [g for v, g in top.items() if v.startswith("BAD\ufffd")]
+assert bad and bad[0]["count"] == 31, bad
+cut = 'x' + '\u00e9' * 511
+assert top[cut]["value_bytes"] == 1201 and top[cut]["value_truncated"], top.get(cut)
+longs = [g for g in m["top_size"] if g["value"].startswith("A" * 1000) and g["value_truncated"]]
+assert longs and max(g["value_bytes"] for g in longs) > 4000, [g["value_bytes"] for g in longs]
+PY
+
+# The page: three scripts, the markup only escaped; analyze --html carries the section.
+"$LEAKRAY" report "$work/node.heapsnapshot" -o "$work/node.html" >/dev/null
+"$LEAKRAY" report "$work/strings.heapsnapshot" -o "$work/strings.html" >/dev/null
+"$LEAKRAY" report "$work/browser-final.heapsnapshot" -o "$work/browser.html" >/dev/null
+"$LEAKRAY" analyze "$work/node.heapsnapshot" --html "$work/analyze.html" >/dev/null
+for f in node strings browser analyze; do
+    h=$work/$f.html
+    [ "$(grep -o '<script' "$h" | wc -l)" = 3 ] || fail "$f.html: not exactly three <script"
+    grep -q '"js_strings":{' "$h" || fail "$f.html: no js_strings in the data"
+done
+! grep -aq 'onerror=alert(6)>' "$work/node.html" || fail "node.html: raw markup"
+grep -q 'u003c/script\\u003e\\u003cscript\\u003ealert(5)' "$work/node.html" ||
+    fail "node.html: the markup is not in the data, escaped"
+
+pw_node "$LEAKRAY_SRC/tests/e2e/report_jsdupes.js" "$work" "$art"
+echo "report_jsdupes: ok"
