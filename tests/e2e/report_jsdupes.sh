@@ -9,6 +9,8 @@
 # js_strings must equal dupes' key for key (values as their first 1,024 bytes, ids as
 # "@N", 16 at most); `analyze --html` carries it too; the page holds the markup only
 # escaped; in Chromium (tests/e2e/report_jsdupes.js) the Duplicates tab lists it as text.
+# jsdupes.sh's hostile concatenations (scripts/gen-v8-strings.py) must report in bounded
+# time with the 3 MiB value cut on a character boundary.
 # The classes table of these reports must leave synthetic nodes out as the biggest objects do
 # (the root was the biggest "class", retaining the whole heap), and the Summary names no
 # Android on them.
@@ -34,6 +36,8 @@ done
 for n in browser-final churn-final fiber-final; do
     ln -s "$data/browser/$n.heapsnapshot.gz" "$work/$n.heapsnapshot"
 done
+# jsdupes.sh's hostile concatenations: a cycle, a 200,000-deep chain, a value of 3 MiB
+python3 "$LEAKRAY_SRC/scripts/gen-v8-strings.py" 3 2000 hostile >"$work/hostile.heapsnapshot"
 node "$LEAKRAY_SRC/tests/programs/node/report_strings.js" "$work/written.heapsnapshot"
 python3 - "$work/written.heapsnapshot" "$work/node.heapsnapshot" <<'PY'
 import sys
@@ -46,9 +50,9 @@ open(sys.argv[2], 'wb').write(d.replace(mark, bad))
 PY
 
 # The model's numbers are dupes' numbers.
-for n in strings node22-final node24-final browser-final churn-final fiber-final node; do
-    "$LEAKRAY" report "$work/$n.heapsnapshot" --no-timing --format json -o "$work/$n.model.json" \
-        >/dev/null || fail "report $n"
+for n in strings node22-final node24-final browser-final churn-final fiber-final node hostile; do
+    timeout 300 "$LEAKRAY" report "$work/$n.heapsnapshot" --no-timing --format json \
+        -o "$work/$n.model.json" >/dev/null || fail "report $n"
     "$LEAKRAY" dupes --json "$work/$n.heapsnapshot" >"$work/$n.dupes.json" || fail "dupes $n"
     python3 - "$work/$n.model.json" "$work/$n.dupes.json" <<'PY' || fail "$n: model and dupes differ"
 import json, sys
@@ -79,6 +83,14 @@ print("%s: %d strings, %d values, %d ranked" % (sys.argv[2].split("/")[-1], m["s
       m["values"], len(m["top_count"]) + len(m["top_size"])))
 PY
 done
+
+# The 3 MiB value: its first 1,023 bytes (the 1,024th would split a character), flagged.
+python3 - "$work/hostile.model.json" <<'PY' || fail "hostile: the 3 MiB value"
+import json, sys
+top = json.load(open(sys.argv[1]))["js_strings"]["top_size"][0]
+assert top["value"] == "\u00e9x" * 341 and top["value_bytes"] == 3 << 20 and \
+    top["value_truncated"] and top["count"] == 2, (top["value"][:20], top["value_bytes"])
+PY
 
 # The written snapshot's planted values, as the page will show them.
 python3 - "$work/node.model.json" <<'PY' || fail "node: planted values"
