@@ -11,7 +11,8 @@
 # - `diff target final` shows the planted DOM nodes turned detached, `histo --detached` lists
 #   only detached classes;
 # - DevTools' own code (heap-snapshot-toolkit from npm) computes the Summary of the final
-#   snapshot and the Comparison target -> final, and leakray equals both class by class.
+#   snapshot and the Comparison target -> final, and leakray equals both class by class;
+# - the report of the final snapshot lists memlab's duplicate strings as `dupes` does.
 # Skips (77) only when chromium, node or the npm packages cannot be installed; fails under CI.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
@@ -50,4 +51,10 @@ chk compare "$work/tf.json" "$gold/target--final.diff.tsv" \
     && ok "diff target -> final equals DevTools' Comparison" || bad "diff target -> final"
 
 browser_analyze_detached "$F" "$work"
+
+# The report of the fresh page snapshot lists memlab's duplicate strings as dupes counts them.
+"$LEAKRAY" report "$F" --no-timing --format json -o "$work/model.json" >/dev/null
+"$LEAKRAY" dupes --json "$F" >"$work/dupes.json"
+python3 "$LEAKRAY_SRC/tests/e2e/report_jsdupes_compare.py" "$work/model.json" "$work/dupes.json" \
+    && ok "report: duplicate JS strings equal dupes" || bad "report: duplicate JS strings"
 [ "$fails" -eq 0 ] || { echo "$fails checks failed"; exit 1; }
