@@ -30,75 +30,51 @@ static int class_row_cmp(const void *a, const void *b)
     return (x->cls > y->cls) - (x->cls < y->cls);
 }
 
-static int synthetic(const graph *g, node_ix x)
+/* The classes table of a V8 snapshot: DevTools' Summary numbers for every class it lists
+ * (instances of nonzero size, their shallow bytes, retained bytes of those with no same-class
+ * dominator in DevTools' tree), so the table, the Summary's biggest classes and the DevTools
+ * tab agree. Read from the tree, the synthetic root made "(synthetic)" the biggest class at
+ * the whole heap, and zero-size nodes (V8's (array) backing stores among them) added
+ * retained bytes DevTools never counts. */
+static lr_status devtools_rows(lr_analysis *an, lr_error *err)
 {
-    return g->node_kind[x] == GRAPH_KIND_SYNTHETIC;
-}
-
-/* t's dominators with V8's synthetic nodes cut out: they leave the tree and each other node
- * hangs from its nearest dominator that is not synthetic (first level when none is). Each
- * synthetic chain is walked once. Returns the array (free) or NULL when out of memory. */
-static node_ix *cut_synthetic(const graph *g, const dom_tree *t)
-{
-    uint32_t n = t->n;
-    node_ix *cut = malloc((n ? n : 1) * sizeof *cut);
-    node_ix *anc = malloc((n ? n : 1) * sizeof *anc);
-    node_ix *stack = malloc((n ? n : 1) * sizeof *stack);
-    uint8_t *done = calloc(n ? n : 1, 1);
-    if (!cut || !anc || !stack || !done) {
-        free(cut), free(anc), free(stack), free(done);
-        return NULL;
+    const devtools_result *d = &an->devtools;
+    rep_class_row *rows = calloc(d->n_classes ? d->n_classes : 1, sizeof *rows);
+    if (!rows)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory (classes)", an->h->g.path);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < d->n_classes; i++) {
+        const devtools_class *c = &d->classes[i];
+        if (!c->shadowed) /* DevTools shows one row per public key: the last class */
+            rows[n++] = (rep_class_row){c->cls, c->count, c->self, c->retained};
     }
-    for (node_ix x = 0; x < n; x++) {
-        if (!synthetic(g, x) || done[x])
-            continue;
-        uint32_t sp = 0;
-        node_ix y = x;
-        while (y < n && synthetic(g, y) && !done[y] && sp < n) {
-            done[y] = 1;
-            stack[sp++] = y;
-            y = t->idom[y];
-        }
-        node_ix up = y >= n ? DOM_SUPER_ROOT : synthetic(g, y) ? anc[y] : y;
-        while (sp)
-            anc[stack[--sp]] = up;
-    }
-    for (node_ix x = 0; x < n; x++) {
-        node_ix p = t->idom[x];
-        cut[x] = synthetic(g, x) ? GRAPH_NONE : p < n && synthetic(g, p) ? anc[p] : p;
-    }
-    free(anc), free(stack), free(done);
-    return cut;
+    qsort(rows, n, sizeof *rows, class_row_cmp);
+    an->class_rows = rows, an->rep.classes = rows, an->rep.n_classes = n;
+    return LR_OK;
 }
 
 /* The classes table: instances and shallow bytes of every class, retained bytes without
- * double counting from tree t. On a V8 snapshot synthetic nodes are no objects of the
- * program and are left out, as from the biggest objects (top_select): counted, the root
- * made "(synthetic)" the biggest class, retaining the whole heap, with every node below it. */
+ * double counting from tree t. V8 snapshots take DevTools' numbers (devtools_rows) and have
+ * no table when DevTools' result could not be made. */
 static lr_status class_rows(lr_analysis *an, const dom_tree *t, lr_error *err)
 {
     const graph *g = &an->h->g;
+    if (g->synthetic_root != GRAPH_NONE)
+        return an->has_devtools ? devtools_rows(an, err) : LR_OK;
     uint32_t nc = g->n_classes;
-    int v8 = g->synthetic_root < g->n_nodes && t->n == g->n_nodes;
     uint64_t *ret = calloc(nc ? nc : 1, sizeof *ret);
     uint32_t *cnt = calloc(nc ? nc : 1, sizeof *cnt);
     rep_class_row *rows = calloc(nc ? nc : 1, sizeof *rows);
-    dom_tree cut = *t;
-    node_ix *idom = v8 ? cut_synthetic(g, t) : NULL;
     lr_status st = LR_OK;
-    if (!ret || !cnt || !rows || (v8 && !idom)) {
+    if (!ret || !cnt || !rows) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory (classes)", g->path);
         goto done;
     }
-    if (idom)
-        cut.idom = idom;
-    if ((st = dom_class_retained(g, &cut, ret, cnt, err)) != LR_OK)
+    if ((st = dom_class_retained(g, t, ret, cnt, err)) != LR_OK)
         goto done;
     for (uint32_t c = 0; c < nc; c++)
         rows[c].cls = c, rows[c].retained = ret[c];
     for (node_ix x = 0; x < g->n_nodes; x++) {
-        if (v8 && synthetic(g, x))
-            continue;
         class_ix c = graph_node_class(g, x);
         if (c < nc) {
             rows[c].count++;
@@ -113,7 +89,7 @@ static lr_status class_rows(lr_analysis *an, const dom_tree *t, lr_error *err)
     an->class_rows = rows, an->rep.classes = rows, an->rep.n_classes = n;
     rows = NULL;
 done:
-    free(ret), free(cnt), free(rows), free(idom);
+    free(ret), free(cnt), free(rows);
     return st;
 }
 

@@ -11,9 +11,9 @@
 # escaped; in Chromium (tests/e2e/report_jsdupes.js) the Duplicates tab lists it as text.
 # jsdupes.sh's hostile concatenations (scripts/gen-v8-strings.py) must report in bounded
 # time with the 3 MiB value cut on a character boundary.
-# The classes table of these reports must leave synthetic nodes out as the biggest objects do
-# (the root was the biggest "class", retaining the whole heap), and the Summary names no
-# Android on them.
+# The classes table of these reports must be DevTools' Summary (the synthetic root was the
+# biggest "class", retaining the whole heap, and zero-size nodes added retained bytes DevTools
+# never counts), and the Summary names no Android on them.
 # Screenshots: $LEAKRAY_BUILD/artifacts/report_jsdupes/.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
@@ -56,6 +56,27 @@ for n in strings node22-final node24-final browser-final churn-final fiber-final
     "$LEAKRAY" dupes --json "$work/$n.heapsnapshot" >"$work/$n.dupes.json" || fail "dupes $n"
     python3 "$LEAKRAY_SRC/tests/e2e/report_jsdupes_compare.py" "$work/$n.model.json" \
         "$work/$n.dupes.json" || fail "$n: model and dupes differ"
+done
+
+# The classes table is DevTools' Summary: each row one of DevTools' classes (golden files of
+# scripts/golden-devtools.sh), the 500 biggest.
+for n in node22-final node24-final browser-final; do
+    golden=$(echo "$LEAKRAY_SRC"/tests/e2e/expected/devtools/$n.heapsnapshot.*.classes.tsv)
+    python3 - "$work/$n.model.json" "$golden" <<'PY' || fail "$n: classes differ from DevTools"
+import collections, json, sys
+rows = json.load(open(sys.argv[1]))["classes"]
+dev = collections.Counter()
+for line in open(sys.argv[2], encoding="utf-8"):
+    p = line.rstrip("\n").split("\t")
+    if not p[0].startswith("#"):
+        dev[(p[1], int(p[2]), int(p[4]), int(p[5]))] += 1
+got = collections.Counter((c["name"], c["count"], c["shallow_bytes"], c["retained_bytes"])
+                          for c in rows)
+assert not got - dev, sorted(got - dev)[:3]
+assert len(rows) == min(500, sum(dev.values())), (len(rows), sum(dev.values()))
+low = min(c["retained_bytes"] for c in rows)
+assert all(k[3] <= low for k in dev - got), "a bigger class is missing"
+PY
 done
 
 # The 3 MiB value: its first 1,023 bytes (the 1,024th would split a character), flagged.
