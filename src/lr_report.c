@@ -2,10 +2,10 @@
 /* lr_report.c: the public renderers (top of the library), prefix lr_. Text is LeakCanary's
  * layout (report/text.c). JSON and HTML render the report model (report/model.h), whose
  * extra sections are computed here on the first such call, each only for the heaps that have
- * it: the classes table from `top`'s dominator tree (DevTools' for V8, with its Summary and
- * the clusters); for HPROF duplicate buffers and bitmaps, and threads; for V8-style
- * snapshots memlab's duplicate strings (as `leakray dupes`). A section that fails for want
- * of memory is left out rather than failing the whole report. */
+ * it: the classes table from `top`'s dominator tree (for V8 DevTools' Summary, beside the
+ * clusters on DevTools' tree); for HPROF duplicate buffers and bitmaps, and threads; for
+ * V8-style snapshots memlab's duplicate strings (as `leakray dupes`). A section that fails
+ * for want of memory is left out rather than failing the whole report. */
 #define _GNU_SOURCE /* open_memstream */
 #include "lr_internal.h"
 
