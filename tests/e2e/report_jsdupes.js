@@ -4,7 +4,8 @@
 // rows and both top lists with the model's counts and sizes, the planted markup, quotes and
 // separators shown as text (separators and control characters made visible), the value cut
 // inside a character flagged with its whole size, a row's value and objects after a click;
-// and that no page made a network request, opened a dialog, threw or ran injected script.
+// no tab for a snapshot without strings; and that no page made a network request, opened a
+// dialog, threw or ran injected script.
 // usage: node report_jsdupes.js WORK_DIR ARTIFACT_DIR
 'use strict';
 const path = require('path');
@@ -136,6 +137,9 @@ async function plain(ctx, file, name, want) {
     await plain(ctx, 'strings.html', 'strings', ['planted-user-name',
       'planted-left-part-planted-right-part']);
     await plain(ctx, 'browser.html', 'browser', []);
+    const c = await open(ctx, 'cliques.html');
+    check(!(await c.page.$('#tab-dupes')), 'cliques: a Duplicates tab without strings');
+    await common('cliques', c.page, c.log);
   } finally {
     await close();
   }

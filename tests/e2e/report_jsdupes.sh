@@ -111,6 +111,8 @@ PY
 "$LEAKRAY" report "$work/strings.heapsnapshot" -o "$work/strings.html" >/dev/null
 "$LEAKRAY" report "$work/browser-final.heapsnapshot" -o "$work/browser.html" >/dev/null
 "$LEAKRAY" analyze "$work/node.heapsnapshot" --html "$work/analyze.html" >/dev/null
+# no string node at all: no Duplicates tab
+"$LEAKRAY" report "$data/v8/cliques.heapsnapshot" -o "$work/cliques.html" >/dev/null
 for f in node strings browser analyze; do
     h=$work/$f.html
     [ "$(grep -o '<script' "$h" | wc -l)" = 3 ] || fail "$f.html: not exactly three <script"

@@ -287,7 +287,7 @@
     });
   }
   const DUP = D.duplicates;
-  const JSD = D.js_strings;
+  const JSD = D.js_strings && D.js_strings.strings ? D.js_strings : null; /* none: no tab */
   /* A value as one line of text: control characters and line separators made visible, cut
    * at whole code points (never inside a surrogate pair). */
   function shortValue(v, max) {
