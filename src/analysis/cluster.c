@@ -13,7 +13,7 @@
  *  3. sizes: one iterative DFS over the dominator tree keeps, per group, how many members
  *     lie on the current path; a member adds its retained size only when none does (no
  *     double counting), and the nearest member of any other group above it decides
- *     nesting. Memory: ~28 bytes per node plus the tables; nothing recurses. */
+ *     nesting. Memory: ~32 bytes per node plus the tables; nothing recurses. */
 #include "analysis/cluster.h"
 #include "analysis/devtools.h"
 #include "base/hash.h"
@@ -434,11 +434,49 @@ const char *cluster_edge_label(const cluster_ctx *c, node_ix from, edge_ix e, ch
     return graph_edge_name_text(c->g, e, buf, cap);
 }
 
+/* Whether v, reached from p by edge e, continues a linked list: p and v are of one class and
+ * p was itself reached by an edge of e's kind and name. Such a v shares p's chain, so the
+ * nodes of a list (Node's timer list's _idleNext, a parent or next field) are one group from
+ * one call site rather than one group per position in the list. V8 and ArkTS graphs only
+ * (the ones with a synthetic root), as analyze's signatures fold them (trace_fingerprint):
+ * HPROF chains stay the ArkTS method's. */
+static int linked_run(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
+{
+    const graph *g = c->g;
+    node_ix pp = c->parent[p];
+    if (g->synthetic_root == GRAPH_NONE || pp == GRAPH_NONE ||
+        class_key(g, p) != class_key(g, v))
+        return 0;
+    edge_ix pe = c->parent_edge[p];
+    return GRAPH_EDGE_KIND(g->edge_kind[pe]) == GRAPH_EDGE_KIND(g->edge_kind[e]) &&
+           name_key(c, pp, pe) == name_key(c, p, e);
+}
+
+/* Whether v, reached from p by edge e, heads a linked list: v holds, by an edge of e's kind
+ * and name, an object of its own class. Its chain writes e's name `[]`, so a doubly linked
+ * list entered at both ends (_idleNext one way, _idlePrev the other) is still one group.
+ * V8 and ArkTS graphs only, as linked_run. O(edges of v). */
+static int linked_head(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
+{
+    const graph *g = c->g;
+    if (g->synthetic_root == GRAPH_NONE)
+        return 0;
+    unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    uint32_t name = name_key(c, p, e), cls = class_key(g, v);
+    for (edge_ix f = g->first_edge[v]; f < g->first_edge[v + 1]; f++) {
+        node_ix w = g->edge_to[f];
+        if (w < g->n_nodes && w != v && GRAPH_EDGE_KIND(g->edge_kind[f]) == kind &&
+            class_key(g, w) == cls && name_key(c, v, f) == name)
+            return 1;
+    }
+    return 0;
+}
+
 static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
 {
     const graph *g = c->g;
     uint32_t n = g->n_nodes;
-    uint32_t *depth = err_mallocarray(n ? n : 1, sizeof *depth);
+    uint32_t *depth = c->depth;
     node_ix *queue = err_mallocarray(n ? n : 1, sizeof *queue);
     uint32_t scratch_cap = 1u << 16;
     uint32_t *scratch = err_mallocarray(scratch_cap, sizeof *scratch);
@@ -475,18 +513,23 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
     const uint64_t *ret = c->dom ? c->dom->retained : NULL;
     while (qh < qt) {
         node_ix v = queue[qh++];
+        /* v's own keys first: linked_head reads the names of v's edges as its children will */
+        if (g->first_edge[v + 1] - g->first_edge[v] >= c->rules->dict_min)
+            c->dict_class[v] = dict_class_of(c, v, scratch, scratch_cap);
         if (c->parent[v] != GRAPH_NONE) {
             node_ix p = c->parent[v];
             edge_ix e = c->parent_edge[v];
-            c->node_chain[v] = tup_intern(chains, c->node_chain[p],
-                                          GRAPH_EDGE_KIND(g->edge_kind[e]), name_key(c, p, e),
-                                          class_key(g, p));
+            if (linked_run(c, p, e, v))
+                c->node_chain[v] = c->node_chain[p];
+            else
+                c->node_chain[v] = tup_intern(
+                    chains, c->node_chain[p], GRAPH_EDGE_KIND(g->edge_kind[e]),
+                    linked_head(c, p, e, v) ? CLUSTER_NAME_ANY : name_key(c, p, e),
+                    class_key(g, p));
             if (c->node_chain[v] == CLUSTER_NONE)
                 goto nomem;
         }
         c->n_reached++;
-        if (g->first_edge[v + 1] - g->first_edge[v] >= c->rules->dict_min)
-            c->dict_class[v] = dict_class_of(c, v, scratch, scratch_cap);
         uint32_t d = depth[v] + 1;
         for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
             if (!edge_followed(g, v, e))
@@ -509,7 +552,6 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
 nomem:
     st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building reference chains");
 out:
-    free(depth);
     free(queue);
     free(scratch);
     return st;
@@ -589,7 +631,9 @@ lr_status cluster_bind(cluster_ctx *c, const graph *g, const crules_set *rs, con
     c->parent = err_mallocarray(n, sizeof *c->parent);
     c->parent_edge = err_mallocarray(n, sizeof *c->parent_edge);
     c->dict_class = err_mallocarray(n, sizeof *c->dict_class);
-    if (!c->node_dir || !c->node_chain || !c->parent || !c->parent_edge || !c->dict_class) {
+    c->depth = err_mallocarray(n, sizeof *c->depth);
+    if (!c->node_dir || !c->node_chain || !c->parent || !c->parent_edge || !c->dict_class ||
+        !c->depth) {
         cluster_fini(c);
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory binding cluster rules");
     }
@@ -618,6 +662,7 @@ void cluster_fini(cluster_ctx *c)
     free(c->parent);
     free(c->parent_edge);
     free(c->dict_class);
+    free(c->depth);
     memset(c, 0, sizeof *c);
 }
 
@@ -1214,7 +1259,10 @@ lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum clu
         cluster_item *it = &items[id];
         it->count++;
         it->shallow += shallow_of(g, v);
-        if (c->dom->retained[v] > c->dom->retained[it->rep])
+        /* among equals the member nearest a root: a list's head, not its 200th node */
+        if (c->dom->retained[v] > c->dom->retained[it->rep] ||
+            (c->dom->retained[v] == c->dom->retained[it->rep] &&
+             c->depth[v] < c->depth[it->rep]))
             it->rep = v;
         member[v] = id;
         r->n_members++;

@@ -8,11 +8,13 @@
  * chain, held property names + chain, promise reaction handler + chain, proxy target +
  * chain. A chain is the sequence of (edge kind, edge name, holder's class) from the root,
  * with array indices, numeric internal slots and the keys of dictionary-like holders written
- * as `[]`, so objects from one call site share it. Sizes are exact: a cluster's retained size
- * is the sum of the retained sizes of its members that no other member dominates, and a
- * cluster is "nested" when every such member is dominated by another cluster's member.
+ * as `[]` and (V8 and ArkTS) a run of one field between objects of one class (a linked
+ * list: a timer list's `_idleNext`) counted once, the field into its head written `[]`, so
+ * objects from one call site share it. Sizes are exact: a cluster's retained size is the
+ * sum of the retained sizes of its members that no other member dominates, and a cluster
+ * is "nested" when every such member is dominated by another cluster's member.
  * The same engine clusters an arbitrary selected set (the leaks of `leakray leaks`).
- * Costs: O(N + E) time after the dominator tree; about 28 bytes per node. Spec:
+ * Costs: O(N + E) time after the dominator tree; about 32 bytes per node. Spec:
  * docs/background/arkts-snapshot-clustering.txt (reference folder), docs/rules.md. */
 #ifndef LR_ANALYSIS_CLUSTER_H
 #define LR_ANALYSIS_CLUSTER_H
@@ -48,6 +50,7 @@ typedef struct cluster_ctx {
     node_ix *parent;          /* chain predecessor, GRAPH_NONE for roots / unreached */
     edge_ix *parent_edge;     /* edge from parent, GRAPH_NONE for roots / unreached */
     uint32_t *dict_class;     /* per holder: class whose keys are normalised, or CLUSTER_NONE */
+    uint32_t *depth;          /* per node: references from the root, UINT32_MAX if unreached */
     uint32_t n_chains;        /* distinct chains */
     uint32_t n_reached;       /* nodes with a chain */
 } cluster_ctx;

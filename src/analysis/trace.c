@@ -376,6 +376,16 @@ static void fp_step(const graph *g, const rules_set *rs, const ptree *t, const p
     trace_elem e = {.ref_type = type, .ref_name = name};
     trace_ref_generic(&e, gen, sizeof gen);
     const char *cn = class_text(g, rs, p[i].node);
+    if (synth && i > 0 && p[i].verdict != TRACE_NO && !lead_synth(g, p, i - 1) &&
+        !strcmp(cn, class_text(g, rs, p[i + 1].node))) {
+        /* a linked list's next link, as trace_fingerprint folds it */
+        char pname[512], pgen[520];
+        trace_elem pe = {.ref_type = ref_text(g, t, p, i - 1, pname, sizeof pname),
+                         .ref_name = pname};
+        trace_ref_generic(&pe, pgen, sizeof pgen);
+        if (!strcmp(gen, pgen))
+            return;
+    }
     EVP_DigestUpdate(f->md, cn, strlen(cn));
     EVP_DigestUpdate(f->md, gen, strlen(gen));
 }
@@ -582,7 +592,7 @@ static lr_status make_elems(walker *w, uint32_t tp, uint32_t d)
         st = trace_statuses(tr->el, m, lk, nlk, w->err);
 #ifndef NDEBUG
         char fp[41];
-        trace_fingerprint(tr->el, tr->n, fp);
+        trace_fingerprint(tr->el, tr->n, w->synth, fp);
         LR_ASSERT(st != LR_OK || !strcmp(fp, tr->fingerprint));
 #endif
     } else if (st == LR_OK) {

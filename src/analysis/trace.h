@@ -129,8 +129,12 @@ lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *l
                           lr_error *err);
 void trace_result_free(trace_result *r);
 
-/* Fingerprint of a trace from its elements (suspect references only). out: 41 bytes. */
-void trace_fingerprint(const trace_elem *el, uint32_t n, char *out);
+/* Fingerprint of a trace from its elements (suspect references only). With fold_runs (V8 and
+ * ArkTS traces) a suspect reference to an object of its holder's class with the generic
+ * name of the reference before it (a linked list's next link) is left out, so the objects
+ * a list holds are one leak whatever their place in it; HPROF traces keep Shark's
+ * signatures. out: 41 bytes. */
+void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *out);
 /* Lowercase SHA-1 hex of s (41 bytes out). */
 void trace_sha1_hex(const char *s, size_t len, char *out);
 

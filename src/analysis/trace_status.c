@@ -63,16 +63,22 @@ void trace_ref_generic(const trace_elem *el, char *buf, size_t cap)
     }
 }
 
-void trace_fingerprint(const trace_elem *el, uint32_t n, char *out)
+void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *out)
 {
     size_t cap = 1024, len = 0;
     char *s = err_malloc(cap);
-    char gen[512];
+    char gen[512], pgen[512];
     for (uint32_t i = 0; s && i + 1 < n; i++) {
         if (!el[i].suspect)
             continue;
         trace_ref_generic(&el[i], gen, sizeof gen);
         const char *cn = el[i].class_name ? el[i].class_name : "";
+        if (fold_runs && i > 0 && el[i - 1].suspect &&
+            !strcmp(cn, el[i + 1].class_name ? el[i + 1].class_name : "")) {
+            trace_ref_generic(&el[i - 1], pgen, sizeof pgen);
+            if (!strcmp(gen, pgen))
+                continue;
+        }
         size_t need = len + strlen(cn) + strlen(gen) + 1;
         if (need > cap) {
             while (cap < need)
