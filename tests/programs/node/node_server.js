@@ -92,7 +92,7 @@ function get(port, p) {
 }
 async function drive(port, from, to, leak) {
   for (let i = from; i < to; i++) {
-    await get(port, leak ? '/leak?id=' + i : '/home?id=' + i);
+    await get(port, (leak ? '/leak?id=r' : '/home?id=r') + i);
     await get(port, '/static');
   }
 }
