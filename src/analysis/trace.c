@@ -14,6 +14,8 @@
  * and order in trace_elems.c, the rules as policy in trace_policy.c, group sizes in
  * trace_groups.c (shared: trace_internal.h). */
 #include "analysis/trace_internal.h"
+#include "base/hash.h"
+#include "base/hmap.h"
 #include "base/search.h"
 
 #include <openssl/evp.h>
@@ -350,6 +352,136 @@ static int lead_synth(const graph *g, const pelem *p, uint32_t i)
     return 1;
 }
 
+/* Dictionary-like holders (V8, ArkTS): an object whose property edges, at least DICT_MIN
+ * (rules/arkts.rules' `dictionary min`) and three in four of them, lead to objects of one
+ * class is a map keyed by its property names (`users[id] = user`): a reference out of it to
+ * an object of that class is hashed `[x]`, as its clusters write such keys `[]`. One vote
+ * over the edges per holder, memoised: a holder on many paths is read once. */
+#define DICT_MIN 8u
+
+typedef struct dictmemo {
+    hmap ix;       /* hash of a holder -> its entry */
+    node_ix *node; /* holders seen */
+    node_ix *rep;  /* an object of the holder's majority class, GRAPH_NONE: no dictionary */
+    uint32_t n, cap;
+} dictmemo;
+
+static void dictmemo_free(dictmemo *m)
+{
+    hmap_free(&m->ix);
+    free(m->node);
+    free(m->rep);
+    memset(m, 0, sizeof *m);
+}
+
+static node_ix dict_vote(const graph *g, const rules_set *rs, node_ix h)
+{
+    node_ix cand = GRAPH_NONE;
+    uint32_t m = 0, votes = 0, same = 0;
+    const char *cc = "";
+    for (edge_ix e = g->first_edge[h]; e < g->first_edge[h + 1]; e++) {
+        node_ix x = g->edge_to[e];
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_PROPERTY || x >= g->n_nodes)
+            continue;
+        m++;
+        const char *xc = class_text(g, rs, x);
+        if (!votes) {
+            cand = x;
+            cc = xc;
+            votes = 1;
+        } else {
+            votes += strcmp(xc, cc) ? (uint32_t)-1 : 1u;
+        }
+    }
+    if (m < DICT_MIN)
+        return GRAPH_NONE;
+    for (edge_ix e = g->first_edge[h]; e < g->first_edge[h + 1]; e++) {
+        node_ix x = g->edge_to[e];
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_PROPERTY && x < g->n_nodes &&
+            !strcmp(class_text(g, rs, x), cc))
+            same++;
+    }
+    return (uint64_t)same * 4 >= (uint64_t)m * 3 ? cand : GRAPH_NONE;
+}
+
+/* Whether edge e out of holder h is a dictionary key (above). Out of memory, the vote is
+ * simply not kept: the answer stays the same. */
+static int dict_key(const graph *g, const rules_set *rs, dictmemo *m, node_ix h, edge_ix e)
+{
+    if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_PROPERTY ||
+        g->first_edge[h + 1] - g->first_edge[h] < DICT_MIN)
+        return 0;
+    uint32_t hh = hash_words(&h, 1);
+    hmap_it it;
+    node_ix rep = GRAPH_NONE;
+    uint32_t i;
+    for (i = hmap_first(&m->ix, hh, &it); i != HMAP_NONE; i = hmap_next(&m->ix, &it))
+        if (m->node[i] == h)
+            break;
+    if (i != HMAP_NONE) {
+        rep = m->rep[i];
+    } else {
+        rep = dict_vote(g, rs, h);
+        if (m->n == m->cap) {
+            uint32_t nc = m->cap ? m->cap * 2 : 64;
+            node_ix *a = err_reallocarray(m->node, nc, sizeof *a);
+            if (a)
+                m->node = a;
+            node_ix *b = a ? err_reallocarray(m->rep, nc, sizeof *b) : NULL;
+            if (b) {
+                m->rep = b;
+                m->cap = nc;
+            }
+        }
+        if (m->n < m->cap && hmap_add(&m->ix, hh, m->n)) {
+            m->node[m->n] = h;
+            m->rep[m->n++] = rep;
+        }
+    }
+    return rep != GRAPH_NONE && g->edge_to[e] < g->n_nodes &&
+           !strcmp(class_text(g, rs, g->edge_to[e]), class_text(g, rs, rep));
+}
+
+/* Whether the reference leaving p[i] enters a linked list: its target holds, by a real edge
+ * of the same kind and name, another object of the target's class. O(edges of the
+ * target). */
+static int list_link(const graph *g, const rules_set *rs, const ptree *t, const pelem *p,
+                     uint32_t i)
+{
+    if (p[i].slot == ELEM_THREAD)
+        return 0;
+    edge_ix e = t->in_real[p[i + 1].slot];
+    if (e == GRAPH_NONE)
+        return 0;
+    node_ix v = p[i + 1].node;
+    unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    uint32_t name = graph_edge_name(g, e);
+    const char *cn = NULL;
+    for (edge_ix f = g->first_edge[v]; f < g->first_edge[v + 1]; f++) {
+        node_ix w = g->edge_to[f];
+        if (w >= g->n_nodes || w == v || GRAPH_EDGE_KIND(g->edge_kind[f]) != kind ||
+            graph_edge_name(g, f) != name)
+            continue;
+        if (!cn)
+            cn = class_text(g, rs, v);
+        if (!strcmp(cn, class_text(g, rs, w)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the reference leaving p[i] is hashed `[x]` on a V8 or ArkTS trace: it enters a
+ * linked list or is a dictionary key (trace_elem.as_slot). */
+static int as_slot(const graph *g, const rules_set *rs, const ptree *t, dictmemo *dm,
+                   const pelem *p, uint32_t i)
+{
+    if (p[i].slot == ELEM_THREAD)
+        return 0;
+    edge_ix e = t->in_real[p[i + 1].slot];
+    return e != GRAPH_NONE &&
+           (list_link(g, rs, t, p, i) || dict_key(g, rs, dm, p[i].node, e));
+}
+
 /* Fingerprint state at a path position: SHA-1 over className + generic reference name of
  * the suspects so far, and whether the suspect window is still open. */
 typedef struct fpstate {
@@ -359,8 +491,8 @@ typedef struct fpstate {
 
 /* Moves the state from element i to i + 1 (trace_statuses's window: it restarts at every NO,
  * and the first YES after the last NO closes it). */
-static void fp_step(const graph *g, const rules_set *rs, const ptree *t, const pelem *p,
-                    uint32_t i, int synth, fpstate *f)
+static void fp_step(const graph *g, const rules_set *rs, const ptree *t, dictmemo *dm,
+                    const pelem *p, uint32_t i, int synth, fpstate *f)
 {
     char name[512], gen[520];
     if (p[i].verdict == TRACE_NO) {
@@ -386,6 +518,8 @@ static void fp_step(const graph *g, const rules_set *rs, const ptree *t, const p
         if (!strcmp(gen, pgen))
             return;
     }
+    if (synth && as_slot(g, rs, t, dm, p, i))
+        snprintf(gen, sizeof gen, "[x]");
     EVP_DigestUpdate(f->md, cn, strlen(cn));
     EVP_DigestUpdate(f->md, gen, strlen(gen));
 }
@@ -435,6 +569,7 @@ typedef struct walker {
     node_ix rn_node;       /* last synthetic node named by rn_ix (a cache), GRAPH_NONE */
     const char *rn_name;   /* its trace.root_name */
     EVP_MD_CTX *tmp;       /* scratch for finishing a fingerprint */
+    dictmemo dm;           /* dictionary-like holders met (V8, ArkTS) */
     rules_verdicts *rv;
     lr_error *err;
 } walker;
@@ -578,6 +713,7 @@ static lr_status make_elems(walker *w, uint32_t tp, uint32_t d)
             break;
         }
         el->edge = w->t->in_real[s];
+        el->as_slot = (uint8_t)(w->synth && as_slot(g, rs, w->t, &w->dm, p, i));
         int32_t lib = -1;
         if (el->edge != GRAPH_NONE)
             rules_edge_class(rs, p[i].node, el->edge, &lib);
@@ -764,8 +900,8 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
             w->lib[0] = lib0;
             walk_mark(w, 0);
             if (fp)
-                fp_step(g, w->rs, t, (pelem[]){w->p[0], {x0, r0, t->verdict[r0]}}, 0, 0,
-                        &cur);
+                fp_step(g, w->rs, t, &w->dm, (pelem[]){w->p[0], {x0, r0, t->verdict[r0]}},
+                        0, 0, &cur);
             for (uint32_t r = 0; r < g->n_roots; r++)
                 if (g->roots[r].node == tn && g->roots[r].kind == GRAPH_ROOT_THREAD_OBJECT) {
                     w->root = r;
@@ -802,7 +938,7 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
                     st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
                     break;
                 }
-                fp_step(g, w->rs, t, w->p, k, w->synth, &lf);
+                fp_step(g, w->rs, t, &w->dm, w->p, k, w->synth, &lf);
             }
             st = at_targets(w, c, k + 1, &lf);
         }
@@ -850,7 +986,7 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
         f->first_done = 1;
         walk_push(w, k + 1, t->node[next], next, t->verdict[next]);
         if (fp)
-            fp_step(g, w->rs, t, w->p, k, w->synth, &cur);
+            fp_step(g, w->rs, t, &w->dm, w->p, k, w->synth, &cur);
         k++;
         s = next;
     }
@@ -1137,6 +1273,7 @@ done:
     free(w.lib);
     free(fr);
     EVP_MD_CTX_free(w.tmp);
+    dictmemo_free(&w.dm);
     free(w.rv);
     return st;
 }

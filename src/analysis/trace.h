@@ -28,6 +28,10 @@ typedef struct trace_elem {
     uint8_t suspect;      /* the reference leaving this object is suspect */
     uint8_t ref_type;     /* enum trace_ref_type of the reference leaving it */
     uint8_t has_retained; /* retained/retained_count are meaningful */
+    uint8_t as_slot;      /* V8, ArkTS: the reference leaving it enters a linked list (its
+                           * target holds an object of its own class by a reference of that
+                           * kind and name) or is a key of a dictionary-like object: hashed
+                           * `[x]` into the signature, as an array entry */
     char *class_name;     /* display class (a class object's own name; "Foo[]" arrays) */
     char *reason;         /* status reason ("" if none) */
     char *labels;         /* '\n'-separated labels ("" if none) */
@@ -131,9 +135,10 @@ void trace_result_free(trace_result *r);
 
 /* Fingerprint of a trace from its elements (suspect references only). With fold_runs (V8 and
  * ArkTS traces) a suspect reference to an object of its holder's class with the generic
- * name of the reference before it (a linked list's next link) is left out, so the objects
- * a list holds are one leak whatever their place in it; HPROF traces keep Shark's
- * signatures. out: 41 bytes. */
+ * name of the reference before it (a linked list's next link) is left out, and one marked
+ * as_slot (into a list's head, a dictionary key) hashed `[x]`, so the objects a list or a
+ * plain-object map holds are one leak whatever their place or key; HPROF traces keep
+ * Shark's signatures. out: 41 bytes. */
 void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *out);
 /* Lowercase SHA-1 hex of s (41 bytes out). */
 void trace_sha1_hex(const char *s, size_t len, char *out);

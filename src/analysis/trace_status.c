@@ -79,6 +79,8 @@ void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *ou
             if (!strcmp(gen, pgen))
                 continue;
         }
+        if (fold_runs && el[i].as_slot)
+            snprintf(gen, sizeof gen, "[x]");
         size_t need = len + strlen(cn) + strlen(gen) + 1;
         if (need > cap) {
             while (cap < need)

@@ -9,9 +9,10 @@
 #   the emitter (listeners added per request), Node's timer list (setInterval never cleared,
 #   its handle dropped: a linked list whose Timeouts are one cluster, not one per place in
 #   the list), the module-level Map, the Set keeping closed sockets, the emitter whose
-#   never-settled `once` promises keep AsyncLocalStorage stores;
+#   never-settled `once` promises keep AsyncLocalStorage stores, the plain object keyed by
+#   request id;
 # - `analyze --watch CLASS --full` traces every instance through the same reference, in one
-#   leak group (two for the timer list: a doubly linked list reached from both ends);
+#   leak group (a timer list's place and a plain object's key are not part of a signature);
 # - `path` to one leaked PollState walks the timer list.
 # The timer trio is also kept (tests/data/v8/node-server-timer-*.heapsnapshot.xz, taken with
 # the peers' answers by scripts/golden-node-server.sh), so that part runs without Node too:
@@ -41,6 +42,11 @@ done
 chk leaks "$k/leaks.json" PollState timerListMap "$n" \
     && ok "kept timer trio: leaks, the $n PollStates in one cluster under the top answer" \
     || bad "kept timer trio: leaks"
+"$LEAKRAY" analyze "$k/final.heapsnapshot" --watch PollState --full --json --no-timing \
+    --no-suspects >"$k/watch.json"
+chk watch "$k/watch.json" PollState timerListMap "$n" 1 \
+    && ok "kept timer trio: analyze --watch PollState, one group of $n" \
+    || bad "kept timer trio: analyze --watch PollState"
 python3 - "$k/leaks.json" "$LEAKRAY_SRC/tests/e2e/expected/js/node-server-timer-memlab.txt" \
     <<'PY' && ok "kept timer trio: memlab's --trace-all-objects rows" || bad "leaks against memlab"
 import json, os, sys
@@ -86,9 +92,9 @@ fi
 # mode:class:reference that leaks it:objects new in target:instances in final:leak groups
 # (sockets: two connections per request, each kept, warm-up and final traffic's too)
 for spec in listeners:QuoteSubscription:priceFeed:$n:$n:1 \
-    timer:PollState:timerListMap:$n:$n:2 map:UserSession:sessions:$n:$n:1 \
+    timer:PollState:timerListMap:$n:$n:1 map:UserSession:sessions:$n:$n:1 \
     sockets:TrackedSocket:openSockets:$((2 * n)):$((2 * n + 80)):1 \
-    als:RequestStore:configBus:$n:$n:1; do
+    als:RequestStore:configBus:$n:$n:1 registry:ClientRecord:clientsById:$n:$n:1; do
     IFS=: read -r mode cls via new all groups <<<"$spec"
     d=$work/$mode
     node --expose-gc "$LEAKRAY_SRC/tests/programs/node/node_server.js" "$mode" "$d" "$n"

@@ -11,6 +11,8 @@
 //   sockets    TrackedSocket: each connection kept in a Set after it closed
 //   als        RequestStore: AsyncLocalStorage stores kept by promises waiting for an event
 //              that never comes
+//   registry   ClientRecord: per-request objects in a plain object keyed by request id
+//              (`clientsById[id] = ...`), never deleted
 // usage: node --expose-gc node_server.js MODE OUTDIR [N]
 'use strict';
 const http = require('http');
@@ -22,8 +24,8 @@ const { AsyncLocalStorage } = require('async_hooks');
 
 const [mode, outdir, nArg] = process.argv.slice(2);
 const N = Number(nArg || 200);
-if (!['listeners', 'timer', 'map', 'sockets', 'als'].includes(mode) || !outdir)
-  throw new Error('usage: node_server.js listeners|timer|map|sockets|als OUTDIR [N]');
+if (!['listeners', 'timer', 'map', 'sockets', 'als', 'registry'].includes(mode) || !outdir)
+  throw new Error('usage: node_server.js listeners|timer|map|sockets|als|registry OUTDIR [N]');
 fs.mkdirSync(outdir, { recursive: true });
 
 class QuoteSubscription {
@@ -55,6 +57,11 @@ const als = new AsyncLocalStorage();
 const configBus = new EventEmitter();
 configBus.setMaxListeners(0);
 
+class ClientRecord {
+  constructor(id) { this.id = id; this.note = 'client:' + 'c'.repeat(500) + id; }
+}
+const clientsById = {};
+
 function handle(req, res) {
   const url = new URL(req.url, 'http://localhost');
   const id = url.searchParams.get('id');
@@ -67,6 +74,8 @@ function handle(req, res) {
       setInterval(() => { st.polls = (st.polls || 0) + 1; }, 3600 * 1000);
     } else if (mode === 'map') {
       sessions.set('s' + id, new UserSession(id));
+    } else if (mode === 'registry') {
+      clientsById[id] = new ClientRecord(id);
     } else if (mode === 'als') {
       als.run(new RequestStore(id), () => {
         once(configBus, 'reload').then(() => als.getStore().id);
