@@ -457,9 +457,8 @@ static void js_group_json(jsonw *w, const graph *g, const jsdup_result *r, uint3
     jsonw_obj_end(w);
 }
 
-void rep_dupes_js_json(jsonw *w, const graph *g, const jsdup_result *r)
+void rep_dupes_js_json_head(jsonw *w, const jsdup_result *r)
 {
-    char *v = malloc(REP_DUPES_JS_VALUE + 1);
     jsonw_kv_obj_begin(w, "js_strings");
     jsonw_kv_uint(w, "strings", r->n_members);
     jsonw_kv_uint(w, "values", r->n_groups);
@@ -478,6 +477,12 @@ void rep_dupes_js_json(jsonw *w, const graph *g, const jsdup_result *r)
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
+}
+
+void rep_dupes_js_json(jsonw *w, const graph *g, const jsdup_result *r)
+{
+    char *v = malloc(REP_DUPES_JS_VALUE + 1);
+    rep_dupes_js_json_head(w, r);
     for (int by = 0; by < 2; by++) {
         const uint32_t *top = by ? r->top_size : r->top_count;
         uint32_t n = by ? r->n_top_size : r->n_top_count;

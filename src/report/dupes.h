@@ -29,6 +29,9 @@ void rep_dupes_json(jsonw *w, const graph *g, const dupes_result *r, const dupes
 #define REP_DUPES_JS_VALUE (1u << 20) /* bytes of a value written in JSON (text: 120) */
 void rep_dupes_js_text(FILE *out, const graph *g, const jsdup_result *r);
 void rep_dupes_js_json(jsonw *w, const graph *g, const jsdup_result *r);
+/* Opens the `js_strings` object and writes its counts and patterns; the caller writes the
+ * two lists in its own id form and closes the object (the report model shares it). */
+void rep_dupes_js_json_head(jsonw *w, const jsdup_result *r);
 /* File name extension of a dumped buffer that already is an image file ("png", "jpg",
  * "webp"), or NULL. */
 const char *rep_dupes_image_ext(const uint8_t *p, uint64_t n);

@@ -12,6 +12,7 @@
 #include "analysis/top.h"
 #include "base/jsonw.h"
 #include "report/analyze_json.h"
+#include "report/dupes.h"
 #include "report/png.h"
 #include "report/text.h"
 
@@ -608,24 +609,7 @@ static void j_js_strings(jsonw *w, const rep_report *r)
     const jsdup_result *d = r->js_strings;
     if (!d)
         return;
-    jsonw_kv_obj_begin(w, "js_strings");
-    jsonw_kv_uint(w, "strings", d->n_members);
-    jsonw_kv_uint(w, "values", d->n_groups);
-    jsonw_kv_uint(w, "code_dominated", d->n_code_dominated);
-    jsonw_kv_uint(w, "unverified", d->n_unverified);
-    jsonw_kv_arr_begin(w, "patterns");
-    for (uint32_t i = 0; i < d->n_patterns; i++) {
-        const jsdup_pattern *p = &d->patterns[i];
-        jsonw_obj_begin(w);
-        jsonw_kv_str(w, "name", jsdup_pattern_name(p->id));
-        jsonw_kv_uint(w, "count", p->n);
-        jsonw_kv_uint(w, "dup_count", p->dup_n);
-        jsonw_kv_uint(w, "size", p->size);
-        jsonw_key(w, "dup_size");
-        jsonw_double(w, p->dup_size);
-        jsonw_obj_end(w);
-    }
-    jsonw_arr_end(w);
+    rep_dupes_js_json_head(w, d);
     jsonw_kv_arr_begin(w, "top_count");
     for (uint32_t i = 0; i < d->n_top_count; i++)
         j_js_group(w, r, d->top_count[i]);
