@@ -8,7 +8,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { launch, watch } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
+const { launch, openPage } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
 
 const [work, art] = process.argv.slice(2);
 const PAYLOAD = '<svg onload=alert(1)><img src=x onerror=alert(2)><script>&amp;';
@@ -22,22 +22,7 @@ function check(cond, what) {
   }
 }
 
-async function open(ctx, name) {
-  const page = await ctx.newPage();
-  const log = watch(page);
-  // A script that ran from the dump would call these; the page itself never does.
-  await page.addInitScript(() => {
-    window.__ran = [];
-    window.alert = (m) => window.__ran.push(String(m));
-  });
-  const url = 'file://' + path.join(work, name);
-  const t0 = Date.now();
-  await page.goto(url);
-  await page.waitForSelector('body[data-ready="1"]', { state: 'attached', timeout: 10000 });
-  log.ms = Date.now() - t0;
-  log.url = url;
-  return { page, log };
-}
+const open = (ctx, name) => openPage(ctx, 'file://' + path.join(work, name));
 
 async function common(name, page, log) {
   const facts = await page.evaluate(() => ({

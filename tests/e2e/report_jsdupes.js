@@ -9,7 +9,7 @@
 // usage: node report_jsdupes.js WORK_DIR ARTIFACT_DIR
 'use strict';
 const path = require('path');
-const { launch, watch } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
+const { launch, openPage } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
 
 const [work, art] = process.argv.slice(2);
 const MARKUP = '</script><script>alert(5)</script><img src=x onerror=alert(6)>';
@@ -22,19 +22,8 @@ function check(cond, what) {
   }
 }
 
-async function open(ctx, name) {
-  const page = await ctx.newPage();
-  const log = watch(page);
-  await page.addInitScript(() => {
-    window.__ran = [];
-    window.alert = (m) => window.__ran.push(String(m));
-  });
-  log.url = 'file://' + path.join(work, name);
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.goto(log.url);
-  await page.waitForSelector('body[data-ready="1"]', { state: 'attached', timeout: 20000 });
-  return { page, log };
-}
+const open = (ctx, name) => openPage(ctx, 'file://' + path.join(work, name),
+  { timeout: 20000, viewport: { width: 1280, height: 900 } });
 
 const cells = (page, sel) => page.$$eval(sel, (rows) => rows.map((r) =>
   [...r.querySelectorAll('td')].map((td) => td.textContent)));

@@ -8,7 +8,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { launch, watch } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
+const { launch, openPage } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
 
 const [work, art, sig] = process.argv.slice(2);
 const expect = JSON.parse(fs.readFileSync(path.join(work, 'expect.json'), 'utf8'));
@@ -23,15 +23,8 @@ function check(cond, what) {
 }
 
 async function dashboard(ctx, name) {
-  const page = await ctx.newPage();
-  const log = watch(page);
-  await page.addInitScript(() => {
-    window.__ran = [];
-    window.alert = (m) => window.__ran.push(String(m));
-  });
   const url = 'file://' + path.join(work, name + '.html');
-  await page.goto(url);
-  await page.waitForSelector('body[data-ready="1"]', { state: 'attached', timeout: 10000 });
+  const { page, log } = await openPage(ctx, url);
   const model = JSON.parse(fs.readFileSync(path.join(work, name + '.json'), 'utf8'));
 
   // The leak list: every leak, its counts, a sparkline each.

@@ -38,4 +38,22 @@ function watch(page) {
   return log;
 }
 
-module.exports = { launch, watch };
+// Opens a report page as a person would and waits until its script marks it ready. alert()
+// lands in window.__ran: a script that ran from the dump would call it, the page never does.
+async function openPage(ctx, url, { timeout = 10000, viewport } = {}) {
+  const page = await ctx.newPage();
+  if (viewport) await page.setViewportSize(viewport);
+  const log = watch(page);
+  await page.addInitScript(() => {
+    window.__ran = [];
+    window.alert = (m) => window.__ran.push(String(m));
+  });
+  log.url = url;
+  const t0 = Date.now();
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="1"]', { state: 'attached', timeout });
+  log.ms = Date.now() - t0;
+  return { page, log };
+}
+
+module.exports = { launch, watch, openPage };
