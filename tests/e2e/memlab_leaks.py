@@ -20,6 +20,33 @@ def readable(b):
     return '%d bytes' % b
 
 
+def by_name(doc, closures=True):
+    """leakray's leak clusters summed by representative name: {name: (count, retained)}, the
+    form of memlab's --trace-all-objects table. memlab names an anonymous closure ''."""
+    got = {}
+    for c in doc['clusters']:
+        name = c['representative']['name']
+        name = '' if closures and name == 'Function' else name
+        n, r = got.get(name, (0, 0))
+        got[name] = (n + c['count'], r + c['retained'])
+    return got
+
+
+def table_rows(path):
+    """memlab's --trace-all-objects table as golden-memlab.sh stores it: the first line, then
+    (name, type, count, retained as memlab prints it) per row."""
+    lines = open(path, encoding='utf-8').read().splitlines()
+    return lines[0], [tuple(line.split('\t')) for line in lines[1:]]
+
+
+def row_diff(got, name, count, ret):
+    """None when leakray's sum for `name` is memlab's row, else what differs."""
+    n, r = got.get(name, (0, 0))
+    if (n, readable(r)) == (int(count), ret):
+        return None
+    return '%r: memlab %s %s, leakray %d %s' % (name, count, ret, n, readable(r))
+
+
 def memlab_clusters(path):
     out, cur = [], None
     for line in open(path, encoding='utf-8'):

@@ -51,25 +51,16 @@ python3 - "$k/leaks.json" "$LEAKRAY_SRC/tests/e2e/expected/js/node-server-timer-
     <<'PY' && ok "kept timer trio: memlab's --trace-all-objects rows" || bad "leaks against memlab"
 import json, os, sys
 sys.path.insert(0, os.path.join(os.environ['LEAKRAY_SRC'], 'tests', 'e2e'))
-from memlab_leaks import readable  # memlab's Utils.getReadableBytes
-d = json.load(open(sys.argv[1]))
-lines = open(sys.argv[2], encoding='utf-8').read().splitlines()
-assert lines[0] == 'MemLab found 0 leak(s)', lines[0]
-got = {}
-for c in d['clusters']:
-    name = c['representative']['name']
-    name = '' if name == 'Function' else name  # memlab names an anonymous closure ''
-    n, r = got.get(name, (0, 0))
-    got[name] = (n + c['count'], r + c['retained'])
+from memlab_leaks import by_name, row_diff, table_rows
+got = by_name(json.load(open(sys.argv[1])))
+first, rows = table_rows(sys.argv[2])
+assert first == 'MemLab found 0 leak(s)', first
 bad, seen = [], 0
-for line in lines[1:]:
-    name, typ, count, ret = line.split('\t')
+for name, typ, count, ret in rows:
     if typ == 'object shape':
         continue
     seen += 1
-    n, r = got.get(name, (0, 0))
-    if (n, readable(r)) != (int(count), ret):
-        bad.append('%r: memlab %s %s, leakray %d %s' % (name, count, ret, n, readable(r)))
+    bad += filter(None, [row_diff(got, name, count, ret)])
 for b in bad:
     print('  ' + b, file=sys.stderr)
 sys.exit(1 if bad or seen < 4 else 0)

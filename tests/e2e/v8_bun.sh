@@ -142,20 +142,15 @@ python3 - "$work/leaks13.json" "$LEAKRAY_SRC/tests/e2e/expected/js/bun13-memlab.
     || bad "leaks bun13 against memlab"
 import json, os, sys
 sys.path.insert(0, os.path.join(os.environ['LEAKRAY_SRC'], 'tests', 'e2e'))
-from memlab_leaks import readable  # memlab's Utils.getReadableBytes
+from memlab_leaks import by_name, row_diff, table_rows
 d = json.load(open(sys.argv[1]))
-lines = open(sys.argv[2], encoding='utf-8').read().splitlines()
-assert lines[0] == 'MemLab found 0 leak(s)', lines[0]
+first, rows = table_rows(sys.argv[2])
+assert first == 'MemLab found 0 leak(s)', first
 assert d['leak_filter'] == 'all-objects' and not d['inputs']['ids_renumbered'], d['inputs']
-got = {}
-for c in d['clusters']:
-    name = c['representative']['name']
-    n, r = got.get(name, (0, 0))
-    got[name] = (n + c['count'], r + c['retained'])
+got = by_name(d, closures=False)
 bad, seen = [], 0
 unret = {c['name']: (c['count'], c['shallow']) for c in d['unretained']['classes']}
-for line in lines[1:]:
-    name, typ, count, ret = line.split('\t')
+for name, typ, count, ret in rows:
     if typ == 'object shape':
         continue
     if name in ('BunMapKey', 'BunMapValue'):  # no retainer: listed apart, with memlab's count
@@ -164,9 +159,7 @@ for line in lines[1:]:
                        % (name, count, got.get(name), unret.get(name)))
         continue
     seen += 1
-    n, r = got.get(name, (0, 0))
-    if (n, readable(r)) != (int(count), ret):
-        bad.append('%r: memlab %s %s, leakray %d %s' % (name, count, ret, n, readable(r)))
+    bad += filter(None, [row_diff(got, name, count, ret)])
 for b in bad:
     print('  ' + b, file=sys.stderr)
 sys.exit(1 if bad or seen < 12 else 0)

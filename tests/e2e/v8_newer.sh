@@ -154,26 +154,18 @@ python3 - "$work/leaks.json" "$LEAKRAY_SRC/tests/e2e/expected/js/node24-memlab.t
     && ok "leaks: memlab's --trace-all-objects rows (count, retained)" || bad "leaks against memlab"
 import json, os, sys
 sys.path.insert(0, os.path.join(os.environ['LEAKRAY_SRC'], 'tests', 'e2e'))
-from memlab_leaks import readable  # memlab's Utils.getReadableBytes
+from memlab_leaks import by_name, row_diff, table_rows
 d = json.load(open(sys.argv[1]))
-lines = open(sys.argv[2], encoding='utf-8').read().splitlines()
-assert lines[0] == 'MemLab found 0 leak(s)', lines[0]
+first, rows = table_rows(sys.argv[2])
+assert first == 'MemLab found 0 leak(s)', first
 assert d['leak_filter'] == 'all-objects', d['leak_filter']
-got = {}
-for c in d['clusters']:
-    name = c['representative']['name']
-    name = '' if name == 'Function' else name  # memlab names an anonymous closure ''
-    n, r = got.get(name, (0, 0))
-    got[name] = (n + c['count'], r + c['retained'])
+got = by_name(d)
 bad, seen = [], 0
-for line in lines[1:]:
-    name, typ, count, ret = line.split('\t')
+for name, typ, count, ret in rows:
     if typ == 'object shape' or (typ == 'closure' and name == 'get'):
         continue
     seen += 1
-    n, r = got.get(name, (0, 0))
-    if (n, readable(r)) != (int(count), ret):
-        bad.append('%r: memlab %s %s, leakray %d %s' % (name, count, ret, n, readable(r)))
+    bad += filter(None, [row_diff(got, name, count, ret)])
 for b in bad:
     print('  ' + b, file=sys.stderr)
 sys.exit(1 if bad or seen < 15 else 0)

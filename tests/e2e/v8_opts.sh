@@ -151,24 +151,14 @@ python3 - "$work/leaks.json" "$LEAKRAY_SRC/tests/e2e/expected/js/node24-opts-mem
     && ok "leaks: memlab's --trace-all-objects rows (count, retained)" || bad "leaks against memlab"
 import json, os, sys
 sys.path.insert(0, os.path.join(os.environ['LEAKRAY_SRC'], 'tests', 'e2e'))
-from memlab_leaks import readable  # memlab's Utils.getReadableBytes
-d = json.load(open(sys.argv[1]))
-lines = open(sys.argv[2], encoding='utf-8').read().splitlines()
-got = {}
-for c in d['clusters']:
-    name = c['representative']['name']
-    name = '' if name == 'Function' else name  # memlab names an anonymous closure ''
-    n, r = got.get(name, (0, 0))
-    got[name] = (n + c['count'], r + c['retained'])
+from memlab_leaks import by_name, row_diff, table_rows
+got = by_name(json.load(open(sys.argv[1])))
 bad, seen = [], set()
-for line in lines[1:]:
-    name, typ, count, ret = line.split('\t')
+for name, typ, count, ret in table_rows(sys.argv[2])[1]:
     if typ == 'object shape':
         continue
     seen.add(name)
-    n, r = got.get(name, (0, 0))
-    if (n, readable(r)) != (int(count), ret):
-        bad.append('%r: memlab %s %s, leakray %d %s' % (name, count, ret, n, readable(r)))
+    bad += filter(None, [row_diff(got, name, count, ret)])
 bad += ['%r: leakray only %s' % (k, v) for k, v in got.items() if k not in seen]
 for b in bad:
     print('  ' + b, file=sys.stderr)
