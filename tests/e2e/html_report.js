@@ -8,19 +8,11 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { launch, openPage } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
+const { check, openPage, run } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
 
 const [work, art] = process.argv.slice(2);
 const PAYLOAD = '<svg onload=alert(1)><img src=x onerror=alert(2)><script>&amp;';
 const MARKUP = '</script><script>alert(3)</script><img src=x onerror=alert(4)>';
-let failures = 0;
-
-function check(cond, what) {
-  if (!cond) {
-    failures++;
-    console.error('FAIL: ' + what);
-  }
-}
 
 const open = (ctx, name) => openPage(ctx, 'file://' + path.join(work, name));
 
@@ -169,21 +161,8 @@ async function markup(ctx) {
   await common('markup', page, log);
 }
 
-(async () => {
-  const { ctx, close } = await launch();
-  try {
-    const ms = [await java(ctx), await v8(ctx), await android(ctx)];
-    await markup(ctx);
-    console.log('pages ready in ' + ms.join(', ') + ' ms');
-  } finally {
-    await close();
-  }
-  if (failures) {
-    console.error(failures + ' check(s) failed');
-    process.exit(1);
-  }
-  console.log('html_report: ok');
-})().catch((e) => {
-  console.error(e);
-  process.exit(1);
+run('html_report', async (ctx) => {
+  const ms = [await java(ctx), await v8(ctx), await android(ctx)];
+  await markup(ctx);
+  console.log('pages ready in ' + ms.join(', ') + ' ms');
 });

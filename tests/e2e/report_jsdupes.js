@@ -9,18 +9,10 @@
 // usage: node report_jsdupes.js WORK_DIR ARTIFACT_DIR
 'use strict';
 const path = require('path');
-const { launch, openPage } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
+const { check, openPage, run } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
 
 const [work, art] = process.argv.slice(2);
 const MARKUP = '</script><script>alert(5)</script><img src=x onerror=alert(6)>';
-let failures = 0;
-
-function check(cond, what) {
-  if (!cond) {
-    failures++;
-    console.error('FAIL: ' + what);
-  }
-}
 
 const open = (ctx, name) => openPage(ctx, 'file://' + path.join(work, name),
   { timeout: 20000, viewport: { width: 1280, height: 900 } });
@@ -119,25 +111,12 @@ async function plain(ctx, file, name, want) {
   await common(name, page, log);
 }
 
-(async () => {
-  const { ctx, close } = await launch();
-  try {
-    await node(ctx);
-    await plain(ctx, 'strings.html', 'strings', ['planted-user-name',
-      'planted-left-part-planted-right-part']);
-    await plain(ctx, 'browser.html', 'browser', []);
-    const c = await open(ctx, 'cliques.html');
-    check(!(await c.page.$('#tab-dupes')), 'cliques: a Duplicates tab without strings');
-    await common('cliques', c.page, c.log);
-  } finally {
-    await close();
-  }
-  if (failures) {
-    console.error(failures + ' check(s) failed');
-    process.exit(1);
-  }
-  console.log('report_jsdupes.js: ok');
-})().catch((e) => {
-  console.error(e);
-  process.exit(1);
+run('report_jsdupes.js', async (ctx) => {
+  await node(ctx);
+  await plain(ctx, 'strings.html', 'strings', ['planted-user-name',
+    'planted-left-part-planted-right-part']);
+  await plain(ctx, 'browser.html', 'browser', []);
+  const c = await open(ctx, 'cliques.html');
+  check(!(await c.page.$('#tab-dupes')), 'cliques: a Duplicates tab without strings');
+  await common('cliques', c.page, c.log);
 });

@@ -8,19 +8,11 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { launch, openPage } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
+const { check, openPage, run } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
 
 const [work, art, sig] = process.argv.slice(2);
 const expect = JSON.parse(fs.readFileSync(path.join(work, 'expect.json'), 'utf8'));
 const wantTrace = fs.readFileSync(path.join(work, 'expected-trace.txt'), 'utf8');
-let failures = 0;
-
-function check(cond, what) {
-  if (!cond) {
-    failures++;
-    console.error('FAIL: ' + what);
-  }
-}
 
 async function dashboard(ctx, name) {
   const url = 'file://' + path.join(work, name + '.html');
@@ -104,20 +96,7 @@ async function dashboard(ctx, name) {
   await page.close();
 }
 
-(async () => {
-  const { ctx, close } = await launch();
-  try {
-    await dashboard(ctx, 'sqlite');
-    await dashboard(ctx, 'postgres');
-  } finally {
-    await close();
-  }
-  if (failures) {
-    console.error(failures + ' check(s) failed');
-    process.exit(1);
-  }
-  console.log('store_dashboard: ok');
-})().catch((e) => {
-  console.error(e);
-  process.exit(1);
+run('store_dashboard', async (ctx) => {
+  await dashboard(ctx, 'sqlite');
+  await dashboard(ctx, 'postgres');
 });

@@ -56,4 +56,33 @@ async function openPage(ctx, url, { timeout = 10000, viewport } = {}) {
   return { page, log };
 }
 
-module.exports = { launch, watch, openPage };
+// A failed check is counted and named; run() turns the count into the exit status.
+let failures = 0;
+function check(cond, what) {
+  if (!cond) {
+    failures++;
+    console.error('FAIL: ' + what);
+  }
+}
+
+// Runs body(ctx) in one browser and exits 1 when it threw or a check failed.
+function run(name, body) {
+  (async () => {
+    const { ctx, close } = await launch();
+    try {
+      await body(ctx);
+    } finally {
+      await close();
+    }
+    if (failures) {
+      console.error(failures + ' check(s) failed');
+      process.exit(1);
+    }
+    console.log(name + ': ok');
+  })().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
+
+module.exports = { launch, watch, openPage, check, run };
