@@ -28,6 +28,25 @@ static uint32_t count_new(const rep_cycles *v)
     return n_new;
 }
 
+/* Why the whole heap is not searched for cycles, in the terms of the dump's runtime. */
+static const char *why_unscoped(const graph *g)
+{
+    switch (rep_fmt_runtime(g)) {
+    case REP_RT_JAVA:
+        return "JVM heaps hold giant class/loader and collection components, so cycles are "
+               "not\nenumerated without a scope: give --class NAME or --from ID.\n";
+    case REP_RT_JS:
+        /* every function and its prototype hold each other (prototype, constructor), and
+         * builtins and contexts join them into components of thousands */
+        return "JavaScript heaps hold large components of functions, their prototypes and "
+               "contexts, so\ncycles are not enumerated without a scope: give --class NAME or "
+               "--from @ID.\n";
+    default:
+        return "Cycles are not enumerated without a scope (a whole heap holds too many): give "
+               "--class NAME\nor --from ID.\n";
+    }
+}
+
 void rep_cycles_json(jsonw *w, const rep_cycles *v)
 {
     const graph *g = v->g;
@@ -104,8 +123,7 @@ void rep_cycles_text(FILE *out, const rep_cycles *v)
     if (!v->scoped) {
         fprintf(out, "Strongly connected components over object edges (no scope): %s, %s objects\n",
                 rep_fmt_count(a, r->n_sccs), rep_fmt_count(b, r->scc_nodes));
-        fprintf(out, "JVM heaps hold giant class/loader and collection components, so cycles "
-                     "are not\nenumerated without a scope: give --class NAME or --from ID.\n");
+        fputs(why_unscoped(g), out);
         for (uint32_t i = 0; i < r->n_listed_sccs && i < v->top; i++) {
             const cycles_scc *c = &r->sccs[i];
             fprintf(out, "  #%u %s objects, mostly %s (%s), e.g. %s\n", i + 1,

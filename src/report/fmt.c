@@ -61,6 +61,15 @@ const char *rep_fmt_id(char *buf, const graph *g, uint64_t id)
     return buf;
 }
 
+enum rep_runtime rep_fmt_runtime(const graph *g)
+{
+    if (!g || !g->format)
+        return REP_RT_OTHER;
+    if (strcmp(g->format, "hprof") == 0)
+        return REP_RT_JAVA;
+    return strcmp(g->format, "v8") == 0 ? REP_RT_JS : REP_RT_OTHER;
+}
+
 void rep_fmt_name(FILE *out, const char *s)
 {
     if (s)

@@ -35,6 +35,11 @@ const char *rep_fmt_distance(char *buf, int32_t distance);
 /* An object id as users type it back to `show`: "0x7f00ab" for HPROF (id_size != 0),
  * "@1234" for V8-like graphs whose ids are node numbers. */
 const char *rep_fmt_id(char *buf, const graph *g, uint64_t id);
+/* The runtime a dump comes from, for sentences whose wording depends on it: JVM and Android
+ * dumps (HPROF), JavaScript heaps (V8 snapshots of Node, Chrome, Bun, ArkTS), and the rest
+ * (Dart, Ruby, native scans, graphs built through the API), which get neutral wording. */
+enum rep_runtime { REP_RT_JAVA, REP_RT_JS, REP_RT_OTHER };
+enum rep_runtime rep_fmt_runtime(const graph *g);
 /* Writes s for a terminal: printable ASCII and valid UTF-8 as is; control characters (C0,
  * DEL, C1) and bytes of invalid UTF-8 as \n, \t, \r or \xNN per byte. At most max_bytes of s
  * are shown (a character cut there is left out), then "..." is added. */
