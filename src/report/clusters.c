@@ -13,6 +13,14 @@
 
 #define REP_CLUSTERS_CHAIN_MAX 256 /* hops printed per chain; deeper chains are cut with "..." */
 
+/* Whether chains name each edge of the representative's own path ("[12]" for an element, a
+ * dictionary's key) beside the label clustering compares ("[]"): outside JVM dumps, whose
+ * chains keep the labels alone, as DevTools and memlab print a path with its indices. */
+static int own_names(const graph *g)
+{
+    return rep_fmt_runtime(g) != REP_RT_JAVA;
+}
+
 static void print_chain_text(FILE *out, const cluster_ctx *c, node_ix rep)
 {
     const graph *g = c->g;
@@ -29,7 +37,8 @@ static void print_chain_text(FILE *out, const cluster_ctx *c, node_ix rep)
     fputc('\n', out);
     for (uint32_t i = 1; i < shown; i++) {
         edge_ix e = edges[i - 1];
-        const char *lab = cluster_edge_label(c, nodes[i - 1], e, nb, sizeof nb);
+        const char *lab = own_names(g) ? graph_edge_name_text(g, e, nb, sizeof nb)
+                                       : cluster_edge_label(c, nodes[i - 1], e, nb, sizeof nb);
         fputs("        --", out);
         rep_fmt_text(out, lab, strlen(lab), 60);
         fprintf(out, " (%s)--> ", graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
@@ -110,6 +119,8 @@ void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result
                 jsonw_kv_str(w, "edge_kind",
                              graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
                 jsonw_kv_str(w, "edge", cluster_edge_label(c, nodes[k - 1], e, nb, sizeof nb));
+                if (own_names(g))
+                    jsonw_kv_str(w, "name", graph_edge_name_text(g, e, nb, sizeof nb));
             }
             jsonw_kv_str(w, "node", cluster_node_label(g, nodes[k]));
             jsonw_obj_end(w);

@@ -457,9 +457,12 @@ static void j_clusters(jsonw *w, const rep_report *r)
         jsonw_kv_arr_begin(w, "chain");
         for (uint32_t k = 0; k < len; k++) {
             jsonw_obj_begin(w);
-            if (k > 0)
+            if (k > 0) {
                 jsonw_kv_str(w, "edge", cluster_edge_label(c, nodes[k - 1], edges[k - 1], nb,
                                                            sizeof nb));
+                /* the representative's own edge, "[12]" where the label says "[]" */
+                jsonw_kv_str(w, "name", graph_edge_name_text(r->g, edges[k - 1], nb, sizeof nb));
+            }
             jsonw_kv_str(w, "node", cluster_node_label(r->g, nodes[k]));
             jsonw_obj_end(w);
         }

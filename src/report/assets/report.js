@@ -280,7 +280,8 @@
         pane.textContent = '';
         const list = el('div', {cls: 'trace'});
         for (const c of row.chain) list.appendChild(el('span', {cls: 'line',
-          text: (c.edge !== undefined ? '  \u2192 ' + c.edge + ' \u2192 ' : '') + c.node}));
+          text: (c.edge !== undefined ? '  \u2192 ' + (c.name !== undefined ? c.name : c.edge) +
+            ' \u2192 ' : '') + c.node}));
         pane.appendChild(list);
       }));
       sec.appendChild(pane);
