@@ -85,6 +85,16 @@ int cmd_info(int argc, char **argv)
         return cli_fail(&co, LR_ERR_NOMEM, "info: out of memory");
     }
     info_count(g, path, c);
+    lr_error rerr = {.offset = LR_NO_OFFSET};
+    /* a graph with a synthetic root has one root entry: what its categories hold is shown */
+    if (info_synthetic_root(g) != GRAPH_NONE) {
+        if (info_root_cats(g, &c->root_cats, &rerr) != LR_OK) {
+            free(c);
+            lr_close(lh);
+            return cli_fail(&co, LR_ERR_NOMEM, "info: out of memory");
+        }
+        c->has_root_cats = 1;
+    }
     c->file_size = f.size;
     c->compress = f.compress;
     hprof_dump dumps[INFO_MAX_DUMPS];

@@ -144,3 +144,103 @@ void info_count(const graph *g, const char *path, info_result *c)
         c->root_count[k < GRAPH_ROOT_KIND_COUNT ? k : GRAPH_ROOT_KIND_COUNT]++;
     }
 }
+
+/* ---- Root categories (graphs with a synthetic root) ---- */
+
+static int cmp_node(const void *a, const void *b)
+{
+    node_ix x = *(const node_ix *)a, y = *(const node_ix *)b;
+    return (x > y) - (x < y);
+}
+
+/* The categories are found breadth first from the root through synthetic nodes only, so that
+ * (GC roots) is walked into its sub-roots and each lists in the snapshot's edge order, as
+ * DevTools' Containment view does. One bit per node marks both the synthetic nodes queued and
+ * the objects counted (a node is one or the other). Weak edges (V8's weak global handles)
+ * keep nothing alive, so what they reach is not held. */
+node_ix info_synthetic_root(const graph *g)
+{
+    if (g->synthetic_root != GRAPH_NONE)
+        return g->synthetic_root;
+    /* Dart's snapshot roots everything in its Root object, a synthetic node the reader
+     * records as the one root entry */
+    if (g->n_roots == 1 && g->roots[0].kind == GRAPH_ROOT_SYNTHETIC &&
+        g->roots[0].node < g->n_nodes && g->node_kind[g->roots[0].node] == GRAPH_KIND_SYNTHETIC)
+        return g->roots[0].node;
+    return GRAPH_NONE;
+}
+
+lr_status info_root_cats(const graph *g, info_roots *r, lr_error *err)
+{
+    memset(r, 0, sizeof *r);
+    node_ix root = info_synthetic_root(g);
+    if (root == GRAPH_NONE || root >= g->n_nodes || !g->first_edge || !g->edge_to)
+        return LR_OK;
+    uint64_t *bit = calloc((size_t)g->n_nodes / 64 + 1, sizeof *bit);
+    node_ix *queue = NULL, *held = NULL;
+    size_t n_queue = 0, cap_queue = 64, head = 0, cap_held = 0;
+    lr_status st = LR_OK;
+    queue = malloc(cap_queue * sizeof *queue);
+    if (!bit || !queue) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "info: out of memory for the root categories");
+        goto done;
+    }
+    queue[n_queue++] = root;
+    bit[root / 64] |= 1ull << (root % 64);
+    while (head < n_queue) {
+        node_ix s = queue[head++];
+        edge_ix e0 = g->first_edge[s], e1 = g->first_edge[s + 1];
+        if (e1 - e0 > cap_held) {
+            node_ix *t = realloc(held, (size_t)(e1 - e0) * sizeof *t);
+            if (!t) {
+                st = LR_FAIL(err, LR_ERR_NOMEM, "info: out of memory for the root categories");
+                goto done;
+            }
+            held = t;
+            cap_held = e1 - e0;
+        }
+        size_t n_held = 0;
+        for (edge_ix e = e0; e < e1; e++) {
+            node_ix x = g->edge_to[e];
+            unsigned k = g->edge_kind[e];
+            if (x >= g->n_nodes || GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK ||
+                GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG)
+                continue;
+            int marked = (bit[x / 64] >> (x % 64)) & 1;
+            if (g->node_kind[x] != GRAPH_KIND_SYNTHETIC) {
+                held[n_held++] = x;
+                r->objects += !marked;
+            } else if (!marked) {
+                if (n_queue == cap_queue) {
+                    node_ix *t = realloc(queue, 2 * cap_queue * sizeof *t);
+                    if (!t) {
+                        st = LR_FAIL(err, LR_ERR_NOMEM,
+                                     "info: out of memory for the root categories");
+                        goto done;
+                    }
+                    queue = t;
+                    cap_queue *= 2;
+                }
+                queue[n_queue++] = x;
+            }
+            bit[x / 64] |= 1ull << (x % 64);
+        }
+        if (!n_held)
+            continue;
+        /* an object held twice by one category (V8's stack slots) counts once there */
+        qsort(held, n_held, sizeof *held, cmp_node);
+        uint64_t distinct = 1;
+        for (size_t i = 1; i < n_held; i++)
+            distinct += held[i] != held[i - 1];
+        if (r->n_cats < INFO_MAX_ROOT_CATS)
+            r->cats[r->n_cats] = (info_root_cat){s, distinct};
+        r->n_cats++;
+    }
+done:
+    free(bit);
+    free(queue);
+    free(held);
+    if (st != LR_OK)
+        memset(r, 0, sizeof *r);
+    return st;
+}

@@ -17,6 +17,25 @@ typedef struct info_dump {
     uint32_t n_records; /* top-level HEAP_DUMP / HEAP_DUMP_SEGMENT records */
 } info_dump;
 
+#define INFO_MAX_ROOT_CATS 64 /* root categories listed; the object total counts them all */
+
+/* One category of GC roots in a graph with a synthetic root: a synthetic node under the root
+ * (V8's "(Stack roots)", "(Global handles)", ...; Dart's "Isolate") and the objects it holds. */
+typedef struct info_root_cat {
+    node_ix node;     /* the synthetic node; graph.synthetic_root for what the root holds
+                       * itself (V8's user roots: the global objects of its shortcut edges) */
+    uint64_t objects; /* distinct non-synthetic nodes it holds through non-weak edges */
+} info_root_cat;
+
+/* What the synthetic root holds, as DevTools lists it under (GC roots): the synthetic nodes
+ * reachable from the root through synthetic nodes only, in edge order, each with the objects
+ * it holds directly. A graph of HPROF roots has no such tree (n_cats 0). */
+typedef struct info_roots {
+    uint64_t objects;   /* distinct objects held directly by some category */
+    uint32_t n_cats;    /* categories holding at least one object */
+    info_root_cat cats[INFO_MAX_ROOT_CATS]; /* the first INFO_MAX_ROOT_CATS of them */
+} info_roots;
+
 typedef struct info_result {
     const graph *g;      /* the dump (not owned) */
     const char *path;    /* as the user gave it */
@@ -37,9 +56,19 @@ typedef struct info_result {
     info_dump dumps[INFO_MAX_DUMPS]; /* heap dumps of the file (HPROF), in file order */
     uint32_t n_dumps;     /* all of them (only the first INFO_MAX_DUMPS are listed) */
     int64_t loaded;       /* index of the dump the graph holds */
+    /* ---- filled by info_root_cats when the graph has a synthetic root ---- */
+    int has_root_cats;    /* nonzero when root_cats is filled */
+    info_roots root_cats;
 } info_result;
 
 /* Sets g and path and counts; leaves the caller's fields zero. O(N + R). */
 void info_count(const graph *g, const char *path, info_result *r);
+
+/* The synthetic node every root hangs from: V8's (root) (graph.synthetic_root), Dart's Root
+ * (the one root entry, of kind GRAPH_ROOT_SYNTHETIC); GRAPH_NONE for graphs of typed roots. */
+node_ix info_synthetic_root(const graph *g);
+/* Fills *r with the root categories of a graph with a synthetic root (zeroed otherwise).
+ * Returns LR_OK, or LR_ERR_NOMEM. O(N/8) memory, O(E of synthetic nodes + held log held). */
+lr_status info_root_cats(const graph *g, info_roots *r, lr_error *err);
 
 #endif

@@ -45,6 +45,36 @@ static const char *root_kind_label(unsigned k)
     return k < GRAPH_ROOT_KIND_COUNT ? graph_root_kind_name(k) : "other";
 }
 
+/* A root category as DevTools names it: the synthetic node's name ("(Stack roots)"); the
+ * root's own objects are a JavaScript heap's user roots, its global objects. */
+static const char *root_cat_label(const graph *g, node_ix n)
+{
+    const char *nm = g->node_name ? graph_str(g, g->node_name[n]) : "";
+    if (n == g->synthetic_root && rep_fmt_runtime(g) == REP_RT_JS)
+        return "(root): user roots (global objects)";
+    if (nm && *nm)
+        return nm;
+    nm = graph_class_name(g, n);
+    return nm && *nm ? nm : "(root)";
+}
+
+/* The roots of a graph with a synthetic root: the one root entry says nothing, what its
+ * categories hold does. */
+static void root_cats_text(FILE *out, const info_result *c)
+{
+    const graph *g = c->g;
+    const info_roots *r = &c->root_cats;
+    char a[REP_FMT_MAX], b[REP_FMT_MAX], t[512];
+    fprintf(out, "roots:         %s objects held directly by the root, in %s categor%s\n",
+            rep_fmt_count(a, r->objects), rep_fmt_count(b, r->n_cats),
+            r->n_cats == 1 ? "y" : "ies");
+    for (uint32_t i = 0; i < r->n_cats && i < INFO_MAX_ROOT_CATS; i++)
+        fprintf(out, "  %14s  %s\n", rep_fmt_count(a, r->cats[i].objects),
+                rep_fmt_term(t, sizeof t, root_cat_label(g, r->cats[i].node)));
+    if (r->n_cats > INFO_MAX_ROOT_CATS)
+        fprintf(out, "  %14s  more categories\n", rep_fmt_count(a, r->n_cats - INFO_MAX_ROOT_CATS));
+}
+
 void rep_info_text(FILE *out, const info_result *c)
 {
     const graph *g = c->g;
@@ -84,8 +114,11 @@ void rep_info_text(FILE *out, const info_result *c)
                 rep_fmt_bytes(d, c->detached_shallow));
     }
     fprintf(out, "edges:         %s\n", rep_fmt_count(a, g->n_edges));
-    fprintf(out, "roots:         %s\n", rep_fmt_count(a, g->n_roots));
-    for (unsigned k = 0; k <= GRAPH_ROOT_KIND_COUNT; k++)
+    if (c->has_root_cats)
+        root_cats_text(out, c);
+    else
+        fprintf(out, "roots:         %s\n", rep_fmt_count(a, g->n_roots));
+    for (unsigned k = 0; !c->has_root_cats && k <= GRAPH_ROOT_KIND_COUNT; k++)
         if (c->root_count[k])
             fprintf(out, "  %14s  %s\n", rep_fmt_count(a, c->root_count[k]),
                     k < GRAPH_ROOT_KIND_COUNT ? graph_root_kind_title(k) : "other");
@@ -193,6 +226,17 @@ void rep_info_json(jsonw *w, const info_result *c)
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
+    if (c->has_root_cats) {
+        jsonw_kv_uint(w, "objects", c->root_cats.objects);
+        jsonw_kv_arr_begin(w, "categories");
+        for (uint32_t i = 0; i < c->root_cats.n_cats && i < INFO_MAX_ROOT_CATS; i++) {
+            jsonw_obj_begin(w);
+            jsonw_kv_str(w, "name", root_cat_label(g, c->root_cats.cats[i].node));
+            jsonw_kv_uint(w, "objects", c->root_cats.cats[i].objects);
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+    }
     jsonw_obj_end(w);
 
     jsonw_kv_uint(w, "threads", g->n_threads);

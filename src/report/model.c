@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* open_memstream */
 #include "report/model.h"
 
+#include "analysis/info.h"
 #include "analysis/paths.h"
 #include "analysis/top.h"
 #include "base/jsonw.h"
@@ -117,6 +118,14 @@ static void j_summary(jsonw *w, const rep_report *r)
     jsonw_kv_uint(w, "classes", g->n_classes);
     jsonw_kv_uint(w, "roots", g->n_roots);
     jsonw_kv_uint(w, "threads", g->n_threads);
+    /* V8 and Dart have one root entry, the synthetic root: what it holds is the count people
+     * read (left out when there is no memory for it) */
+    info_roots rc;
+    lr_error rerr = {0};
+    if (info_synthetic_root(g) != GRAPH_NONE && info_root_cats(g, &rc, &rerr) == LR_OK) {
+        jsonw_kv_uint(w, "root_objects", rc.objects);
+        jsonw_kv_uint(w, "root_categories", rc.n_cats);
+    }
     uint64_t shallow = graph_shallow_total(g);
     for (node_ix n = 0; g->node_native && n < g->n_nodes; n++)
         shallow += g->node_native[n];

@@ -32,7 +32,11 @@
     add('Objects', num(S.objects));
     add('References', num(S.edges));
     add('Classes', num(S.classes));
-    add('GC roots', num(S.roots));
+    /* one synthetic root (V8, Dart): the objects its categories hold, as DevTools' (GC roots) */
+    if (S.root_objects !== undefined) {
+      add('GC roots', num(S.root_objects) + ' objects held by the root, in ' +
+        num(S.root_categories) + ' categories');
+    } else add('GC roots', num(S.roots));
     if (S.threads) add('Threads', num(S.threads));
     add('Shallow size of all objects', bytes(S.shallow_bytes));
     add('Reachable', bytes(S.reachable_bytes) + ' in ' + num(S.reachable_objects) + ' objects');
