@@ -70,6 +70,16 @@ enum rep_runtime rep_fmt_runtime(const graph *g)
     return strcmp(g->format, "v8") == 0 ? REP_RT_JS : REP_RT_OTHER;
 }
 
+const char *rep_fmt_synthetic_name(const graph *g, node_ix x)
+{
+    if (!g->node_name || x >= g->n_nodes || g->node_kind[x] != GRAPH_KIND_SYNTHETIC)
+        return NULL;
+    if (x == g->synthetic_root)
+        return "(root)";
+    const char *nm = graph_str(g, g->node_name[x]);
+    return nm && *nm ? nm : NULL;
+}
+
 void rep_fmt_name(FILE *out, const char *s)
 {
     if (s)

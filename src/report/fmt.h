@@ -40,6 +40,11 @@ const char *rep_fmt_id(char *buf, const graph *g, uint64_t id);
  * (Dart, Ruby, native scans, graphs built through the API), which get neutral wording. */
 enum rep_runtime { REP_RT_JAVA, REP_RT_JS, REP_RT_OTHER };
 enum rep_runtime rep_fmt_runtime(const graph *g);
+/* The name a synthetic node is shown under, as DevTools lists it: "(root)" for V8's
+ * synthetic root (its name is empty), else the node's own name ("(GC roots)", "(Stack
+ * roots)", "Node / Environment"), where every such node's class is "(synthetic)". NULL for
+ * any other node, or a synthetic one without a name; the string lives with the graph. */
+const char *rep_fmt_synthetic_name(const graph *g, node_ix x);
 /* Writes s for a terminal: printable ASCII and valid UTF-8 as is; control characters (C0,
  * DEL, C1) and bytes of invalid UTF-8 as \n, \t, \r or \xNN per byte. At most max_bytes of s
  * are shown (a character cut there is left out), then "..." is added. */

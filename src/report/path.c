@@ -23,13 +23,9 @@ static const char *label_raw(const graph *g, node_ix x, char *buf, size_t cap)
     }
     /* V8 synthetic nodes are all class "(synthetic)"; name them as the other verbs do:
      * "(root)", "(GC roots)", "(Global handles)", ... */
-    if (g->node_name && g->node_kind[x] == GRAPH_KIND_SYNTHETIC) {
-        const char *nm = graph_str(g, g->node_name[x]);
-        if (x == g->synthetic_root)
-            return "(root)";
-        if (*nm)
-            return nm;
-    }
+    const char *syn = rep_fmt_synthetic_name(g, x);
+    if (syn)
+        return syn;
     const char *s = graph_class_name(g, x);
     return s && s[0] ? s : "<no class>";
 }

@@ -92,11 +92,16 @@ static void json_prim(jsonw *w, uint8_t type, uint64_t raw)
     }
 }
 
-/* Display name of a node: "class Foo" for class objects, else its class name. */
+/* Display name of a node: "class Foo" for class objects, a synthetic node's own name
+ * ("(root)", "(GC roots)", "(Stack roots)": their class is "(synthetic)" alike), else its
+ * class name. */
 static const char *node_label(const graph *g, node_ix n, char *buf, size_t cap)
 {
     class_ix c = show_class_of_node(g, n);
-    if (c != GRAPH_NONE) {
+    const char *syn = rep_fmt_synthetic_name(g, n);
+    if (syn) {
+        snprintf(buf, cap, "%s", syn);
+    } else if (c != GRAPH_NONE) {
         snprintf(buf, cap, "class %s", graph_str(g, g->classes[c].name));
     } else {
         const char *name = graph_class_name(g, n);
@@ -195,8 +200,14 @@ static void edge_text(FILE *out, const graph *g, edge_ix e, node_ix other)
     char id[REP_FMT_MAX], label[REP_SHOW_LABEL_MAX], name[256], shown[4 * 256 + 4];
     unsigned k = g->edge_kind[e];
     unsigned s = GRAPH_EDGE_STRENGTH(k);
-    fprintf(out, "  %s %s  .%s (%s%s%s)\n", rep_fmt_id(id, g, graph_node_id(g, other)),
-            node_label(g, other, label, sizeof label),
+    /* a V8 weak edge is weak by its kind: "(weak)", not "(weak, weak)" */
+    if (GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK && s == GRAPH_WEAK)
+        s = GRAPH_STRONG;
+    /* an index reads "[3]" as DevTools writes it; JVM dumps keep their ".[3]" */
+    const char *dot = GRAPH_EDGE_NAME_IS_INDEX(GRAPH_EDGE_KIND(k)) &&
+                      rep_fmt_runtime(g) != REP_RT_JAVA ? "" : ".";
+    fprintf(out, "  %s %s  %s%s (%s%s%s)\n", rep_fmt_id(id, g, graph_node_id(g, other)),
+            node_label(g, other, label, sizeof label), dot,
             rep_fmt_term(shown, sizeof shown, graph_edge_name_text(g, e, name, sizeof name)),
             graph_edge_kind_name(GRAPH_EDGE_KIND(k)),
             s ? ", " : "", s ? graph_strength_name(s) : "");

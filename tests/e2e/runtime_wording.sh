@@ -10,6 +10,8 @@
 #   `edge` beside the index in `name`);
 # - `info` and the report's summary count the objects the synthetic root holds, by category as
 #   DevTools lists (GC roots) (recomputed here from the snapshot's JSON), not the one root entry;
+# - `show` names synthetic nodes as DevTools does ("(root)", "(GC roots)"), never by their
+#   class "(synthetic)", writes an element "[1]" and a weak edge "(weak)";
 # and HPROF output keeps its JVM wording (tests/e2e/identity.sh holds it byte for byte).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
@@ -138,6 +140,28 @@ PY
     ok "info --json, report: the root's categories as the snapshot has them"
 else
     bad "info --json, report: the root's categories as the snapshot has them"
+fi
+
+# ---- show: synthetic nodes by name, indices and weak edges as DevTools writes them ----
+run node.show1.txt show "$work/node.heapsnapshot" @1 --limit 0
+has "$work/node.show1.txt" "@1 (root)"
+has "$work/node.show1.txt" "  @3 (GC roots)  [1] (element)"
+hasnt "$work/node.show1.txt" "(synthetic)"
+run node.show3.txt show "$work/node.heapsnapshot" @3 --limit 0
+has "$work/node.show3.txt" "dominator:     @1 (root)"
+has "$work/node.show3.txt" "  @41 (Stack roots)  [19] (element)"
+hasnt "$work/node.show3.txt" "(synthetic)"
+run node.show-fn.txt show "$work/node.heapsnapshot" @56741 --limit 0
+has "$work/node.show-fn.txt" ".6 (weak)"
+hasnt "$work/node.show-fn.txt" "(weak, weak)"
+run node.show3.json show --json "$work/node.heapsnapshot" @3
+if python3 -c "import json, sys
+o = json.load(open(sys.argv[1]))['object']
+assert o['class'] == '(GC roots)' and o['dominator']['class'] == '(root)', o
+assert o['edges'][0]['class'] == '(Bootstrapper)', o['edges'][0]" "$work/node.show3.json"; then
+    ok "show --json: synthetic nodes by name"
+else
+    bad "show --json: synthetic nodes by name"
 fi
 
 if [ "$fails" -gt 0 ]; then
