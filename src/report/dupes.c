@@ -173,9 +173,21 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
                         const dupes_opts *o, uint64_t top, const rep_dupes_exports *ex)
 {
     char a[REP_FMT_MAX], b[REP_FMT_MAX], c[REP_FMT_MAX], t[128], id[REP_FMT_MAX];
-    fprintf(out, "Duplicate primitive arrays (>= %s bytes): %s groups, %s wasted\n",
-            rep_fmt_count(a, o->min_bytes), rep_fmt_count(b, r->n_arrays),
-            rep_fmt_bytes(c, r->wasted_arrays));
+    /* Outside JVM dumps a section that cannot apply is left out: a V8 or Ruby heap has no
+     * primitive array (typed arrays keep their bytes off the heap), and only Android has
+     * android.graphics.Bitmap. --json keeps every key. */
+    int java = rep_fmt_runtime(g) == REP_RT_JAVA;
+    uint64_t kinds[256];
+    graph_kind_census(g, kinds);
+    int arrays = java || kinds[GRAPH_KIND_PRIM_ARRAY] || r->n_arrays;
+    int bitmaps = java || r->n_bitmaps;
+    const char *sep = "";
+    if (arrays) {
+        fprintf(out, "Duplicate primitive arrays (>= %s bytes): %s groups, %s wasted\n",
+                rep_fmt_count(a, o->min_bytes), rep_fmt_count(b, r->n_arrays),
+                rep_fmt_bytes(c, r->wasted_arrays));
+        sep = "\n";
+    }
     for (uint32_t i = 0; i < r->n_arrays && i < top; i++) {
         const dupes_group *gr = &r->arrays[i];
         fprintf(out, "  #%u %s x%s: %s each, %s wasted\n", i + 1, array_title(g, gr, t, sizeof t),
@@ -206,10 +218,14 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
     if (r->n_arrays > top)
         fprintf(out, "  ... %s more groups (--top N)\n", rep_fmt_count(a, r->n_arrays - top));
 
-    fprintf(out, "\nDuplicate bitmaps (android.graphics.Bitmap mBuffer >= %s bytes): %s groups, %s "
-            "wasted\n",
-            rep_fmt_count(a, o->min_bitmap_bytes), rep_fmt_count(b, r->n_bitmaps),
-            rep_fmt_bytes(c, r->wasted_bitmaps));
+    if (bitmaps) {
+        fprintf(out,
+                "%sDuplicate bitmaps (android.graphics.Bitmap mBuffer >= %s bytes): %s groups, "
+                "%s wasted\n", sep,
+                rep_fmt_count(a, o->min_bitmap_bytes), rep_fmt_count(b, r->n_bitmaps),
+                rep_fmt_bytes(c, r->wasted_bitmaps));
+        sep = "\n";
+    }
     for (uint32_t i = 0; i < r->n_bitmaps && i < top; i++) {
         const dupes_group *gr = &r->bitmaps[i];
         fprintf(out, "  #%u %ux%u, buffer %s x%s: %s bytes each, %s wasted\n", i + 1, gr->width,
@@ -233,6 +249,7 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
     }
 
     if (r->n_large) {
+        sep = "\n";
         fprintf(out, "\nLarge bitmaps (mWidth x mHeight >= %s pixels): %s\n",
                 rep_fmt_count(a, o->large_pixels), rep_fmt_count(b, r->n_large));
         for (uint32_t i = 0; i < r->n_large && i < top; i++) {
@@ -252,8 +269,8 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
             fprintf(out, "  ... %s more (--top N)\n", rep_fmt_count(a, r->n_large - top));
     }
 
-    fprintf(out, "\nDuplicate strings: %s groups, %s wasted\n", rep_fmt_count(a, r->n_strings),
-            rep_fmt_bytes(b, r->wasted_strings));
+    fprintf(out, "%sDuplicate strings: %s groups, %s wasted\n", sep,
+            rep_fmt_count(a, r->n_strings), rep_fmt_bytes(b, r->wasted_strings));
     for (uint32_t i = 0; i < r->n_strings && i < top; i++) {
         const dupes_group *gr = &r->strings[i];
         char s[96];

@@ -12,6 +12,8 @@
 #   DevTools lists (GC roots) (recomputed here from the snapshot's JSON), not the one root entry;
 # - `show` names synthetic nodes as DevTools does ("(root)", "(GC roots)"), never by their
 #   class "(synthetic)", writes an element "[1]" and a weak edge "(weak)";
+# - `dupes` leaves out the sections that cannot apply outside JVM dumps (Android's bitmaps;
+#   primitive arrays where the heap has none) and keeps its strings;
 # and HPROF output keeps its JVM wording (tests/e2e/identity.sh holds it byte for byte).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
@@ -163,6 +165,16 @@ assert o['edges'][0]['class'] == '(Bootstrapper)', o['edges'][0]" "$work/node.sh
 else
     bad "show --json: synthetic nodes by name"
 fi
+
+# ---- dupes: no Android bitmaps, no primitive arrays where there are none ----
+for f in "$work/node.heapsnapshot" "$work/page.heapsnapshot.gz" $others; do
+    b=$(basename "$f")
+    run "$b.dupes.txt" dupes "$f"
+    hasnt "$work/$b.dupes.txt" "android.graphics.Bitmap"
+    hasnt "$work/$b.dupes.txt" "primitive arrays"
+    has "$work/$b.dupes.txt" "Duplicate strings: "
+done
+has "$work/node.heapsnapshot.dupes.txt" "Duplicate JS strings (memlab's string analysis)"
 
 if [ "$fails" -gt 0 ]; then
     echo "$fails check(s) failed"
