@@ -218,7 +218,11 @@ void trace_dom_view_free(dom_reach_table *tab, node_ix *from, node_ix *to);
 /* The GC root of a V8 path leaving the unnamed snapshot root straight for an object: one of
  * what DevTools calls user roots, which V8 makes of its global objects. */
 #define TRACE_ROOT_GLOBAL "Global object"
-/* Shark's GC-root description ("System class", "Java local variable", ...). */
+/* The GC root of a path from a snapshot's own root object (Dart's Root, which holds the
+ * isolate), where no sub-root names it. */
+#define TRACE_ROOT_SNAPSHOT "Root object of the snapshot"
+/* Shark's GC-root description ("System class", "Java local variable", ...; the synthetic
+ * root: TRACE_ROOT_SNAPSHOT). */
 const char *trace_root_description(unsigned kind);
 /* The GC root trace t starts at, as its text and JSON name it: the synthetic nodes a V8
  * path starts with, by their names ("(GC roots) / (Stack roots)"), else

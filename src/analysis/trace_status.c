@@ -33,8 +33,10 @@ void trace_sha1_hex(const char *s, size_t len, char *out)
 
 const char *trace_root_description(unsigned kind)
 {
-    /* The synthetic root is no HPROF root kind; Shark has no name for it. */
-    return kind == GRAPH_ROOT_SYNTHETIC ? "Unknown GC root type" : graph_root_kind_title(kind);
+    /* The synthetic root is no HPROF root kind, and Shark has no name for it. A V8 trace
+     * names the synthetic nodes it starts below instead (trace.root_name); this is for Dart's
+     * root object, which holds the isolate. */
+    return kind == GRAPH_ROOT_SYNTHETIC ? TRACE_ROOT_SNAPSHOT : graph_root_kind_title(kind);
 }
 
 const char *trace_root_text(const graph *g, const trace *t)

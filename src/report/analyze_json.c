@@ -189,7 +189,9 @@ static void json_suspects(jsonw *w, const graph *g, const susp_result *sr)
         if (it->root_name[0])
             jsonw_kv_str(w, "description", it->root_name);
         else if (it->path_n && rk == GRAPH_ROOT_SYNTHETIC) /* as the text and the traces */
-            jsonw_kv_str(w, "description", TRACE_ROOT_GLOBAL);
+            jsonw_kv_str(w, "description", g->synthetic_root != GRAPH_NONE
+                                               ? TRACE_ROOT_GLOBAL
+                                               : trace_root_description(rk));
         jsonw_obj_end(w);
         /* a long path keeps SUSP_PATH_ENDS objects at each end, as the text does */
         uint32_t cut = it->path_n > 2 * SUSP_PATH_ENDS ? SUSP_PATH_ENDS : it->path_n;

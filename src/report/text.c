@@ -319,10 +319,13 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
     rep_detail_unreachable = o->zwsp ? REP_ZWSP "  " : "  ";
     uint32_t n_app = tr->n_app_groups, n_lib = tr->n_groups - tr->n_app_groups;
     uint32_t max = o->max_traces ? o->max_traces : UINT32_MAX;
+    /* LeakCanary's pages explain Android leaks: JVM dumps keep its header lines byte for
+     * byte (Shark parity), other runtimes get them without its links */
+    int java = rep_fmt_runtime(g) == REP_RT_JAVA;
     fprintf(out, REP_LINE "\nHEAP ANALYSIS RESULT\n" REP_LINE "\n");
     fprintf(out, "%u APPLICATION LEAKS\n\nReferences underlined with \"~~~\" are likely causes.\n"
-                 "Learn more at https://squ.re/leaks.\n",
-            n_app);
+                 "%s",
+            n_app, java ? "Learn more at https://squ.re/leaks.\n" : "");
     if (n_app) {
         fputc('\n', out);
         for (uint32_t i = 0; i < n_app && i < max; i++) {
@@ -334,10 +337,9 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
         fputc('\n', out);
     }
     fprintf(out, REP_LINE "\n%u LIBRARY LEAKS\n\nA Library Leak is a leak caused by a known bug "
-                 "in 3rd party code that you do not have control over.\nSee "
-                 "https://square.github.io/leakcanary/fundamentals-how-leakcanary-works/"
-                 "#4-categorizing-leaks\n",
-            n_lib);
+                 "in 3rd party code that you do not have control over.\n%s",
+            n_lib, java ? "See https://square.github.io/leakcanary/"
+                          "fundamentals-how-leakcanary-works/#4-categorizing-leaks\n" : "");
     if (n_lib) {
         fputc('\n', out);
         uint32_t lmax = max > n_app ? max - n_app : 0;
@@ -350,8 +352,8 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
         fputc('\n', out);
     }
     fprintf(out, REP_LINE "\n%u UNREACHABLE OBJECTS\n\nAn unreachable object is still in memory "
-                 "but LeakCanary could not find a strong reference path\nfrom GC roots.\n",
-            tr->n_unreachable);
+                 "but %s could not find a strong reference path\nfrom GC roots.\n",
+            tr->n_unreachable, java ? "LeakCanary" : "leakray");
     if (tr->n_unreachable) {
         fputc('\n', out);
         for (uint32_t i = 0; i < tr->n_unreachable; i++) {
@@ -389,10 +391,24 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
     if (ls->n_cleared)
         fprintf(out, "Count of retained yet cleared: %u KeyedWeakReference instances\n",
                 ls->n_cleared);
-    fprintf(out, "Class count: %llu\nInstance count: %llu\nPrimitive array count: %llu\n"
-                 "Object array count: %llu\nThread count: %u\nHeap total bytes: %llu\n",
-            (unsigned long long)cls, (unsigned long long)inst, (unsigned long long)prim,
-            (unsigned long long)objarr, g->n_threads, (unsigned long long)bytes);
+    if (java) {
+        fprintf(out, "Class count: %llu\nInstance count: %llu\nPrimitive array count: %llu\n"
+                     "Object array count: %llu\nThread count: %u\nHeap total bytes: %llu\n",
+                (unsigned long long)cls, (unsigned long long)inst, (unsigned long long)prim,
+                (unsigned long long)objarr, g->n_threads, (unsigned long long)bytes);
+    } else {
+        /* V8 and Dart classes are no objects of the heap (a JS constructor is a Function):
+         * the classes are those `histo` lists; threads and primitive arrays only when the
+         * runtime has them */
+        fprintf(out, "Class count: %llu\nInstance count: %llu\n",
+                (unsigned long long)(cls ? cls : g->n_classes), (unsigned long long)inst);
+        if (prim)
+            fprintf(out, "Primitive array count: %llu\n", (unsigned long long)prim);
+        fprintf(out, "Object array count: %llu\n", (unsigned long long)objarr);
+        if (g->n_threads)
+            fprintf(out, "Thread count: %u\n", g->n_threads);
+        fprintf(out, "Heap total bytes: %llu\n", (unsigned long long)bytes);
+    }
     if (android)
         put_bitmaps(out, g);
     if (!o->no_timing)
@@ -567,9 +583,10 @@ void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
                                                  : GRAPH_ROOT_SYNTHETIC;
         /* V8: the synthetic sub-roots the path leaves out ("(GC roots)") name the root, as
          * in the traces; none: the path leaves the snapshot root for a global object */
-        const char *rd = rk != GRAPH_ROOT_SYNTHETIC ? trace_root_description(rk)
-                         : it->root_name[0]         ? it->root_name
-                                                    : TRACE_ROOT_GLOBAL;
+        const char *rd = rk != GRAPH_ROOT_SYNTHETIC       ? trace_root_description(rk)
+                         : it->root_name[0]               ? it->root_name
+                         : g->synthetic_root != GRAPH_NONE ? TRACE_ROOT_GLOBAL
+                                                          : trace_root_description(rk);
         fprintf(out, "\xe2\x94\xac\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\n"
                      "\xe2\x94\x82 GC Root: %s", rd);
         if (rk == GRAPH_ROOT_JAVA_FRAME) {

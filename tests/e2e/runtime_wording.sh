@@ -14,6 +14,9 @@
 #   class "(synthetic)", writes an element "[1]" and a weak edge "(weak)";
 # - `dupes` leaves out the sections that cannot apply outside JVM dumps (Android's bitmaps;
 #   primitive arrays where the heap has none) and keeps its strings;
+# - `analyze` keeps LeakCanary's layout without its Android links, counts the classes `histo`
+#   lists where classes are no heap objects (V8, Dart), leaves out threads and primitive
+#   arrays the runtime lacks, and names Dart's root object rather than "Unknown GC root type";
 # and HPROF output keeps its JVM wording (tests/e2e/identity.sh holds it byte for byte).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
@@ -175,6 +178,24 @@ for f in "$work/node.heapsnapshot" "$work/page.heapsnapshot.gz" $others; do
     has "$work/$b.dupes.txt" "Duplicate strings: "
 done
 has "$work/node.heapsnapshot.dupes.txt" "Duplicate JS strings (memlab's string analysis)"
+
+# ---- analyze: LeakCanary's layout in the runtime's terms ----
+for f in "$work/node.heapsnapshot" "$work/page.heapsnapshot.gz" $others; do
+    b=$(basename "$f")
+    run "$b.analyze.txt" analyze "$f"
+    for t in squ.re/leaks square.github.io LeakCanary "Class count: 0" \
+             "Thread count: 0" "Primitive array count: 0" "Unknown GC root type"; do
+        hasnt "$work/$b.analyze.txt" "$t"
+    done
+    has "$work/$b.analyze.txt" "but leakray could not find a strong reference path"
+done
+has "$work/node.heapsnapshot.analyze.txt" "Class count: 184"
+run app.watch.txt analyze "$work/app.dartheap" --watch CheckoutPageState
+has "$work/app.watch.txt" "GC Root: Root object of the snapshot"
+hasnt "$work/app.watch.txt" "Unknown GC root type"
+hasnt "$work/app.dartheap.analyze.txt" "GC Root: Global object"
+run app.watch.json analyze --json "$work/app.dartheap" --watch CheckoutPageState
+hasnt "$work/app.watch.json" "Unknown GC root type"
 
 if [ "$fails" -gt 0 ]; then
     echo "$fails check(s) failed"
