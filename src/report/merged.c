@@ -12,9 +12,13 @@
 #define REP_MERGED_MAX_INDENT 40 /* levels indented; deeper lines say their depth instead */
 #define REP_MERGED_JSON_DEPTH 200 /* levels nested in JSON; deeper nodes are counted, not shown */
 
-/* Class name of x; a class object shows the class it describes ("class Foo"). */
+/* Class name of x; a class object shows the class it describes ("class Foo"), a V8
+ * synthetic node its own name ("(root)", "(GC roots)"), as path and show name them. */
 static const char *node_label(const graph *g, node_ix x, char *buf, size_t cap)
 {
+    const char *syn = rep_fmt_synthetic_name(g, x);
+    if (syn)
+        return syn;
     if (g->node_kind[x] == GRAPH_KIND_CLASS) {
         class_ix c = graph_class_of_node(g, x);
         if (c != GRAPH_NONE) {

@@ -10,8 +10,8 @@
 #   `edge` beside the index in `name`);
 # - `info` and the report's summary count the objects the synthetic root holds, by category as
 #   DevTools lists (GC roots) (recomputed here from the snapshot's JSON), not the one root entry;
-# - `show` names synthetic nodes as DevTools does ("(root)", "(GC roots)"), never by their
-#   class "(synthetic)", writes an element "[1]" and a weak edge "(weak)";
+# - `show` and `path --merged` name synthetic nodes as DevTools does ("(root)", "(GC roots)"),
+#   never by their class "(synthetic)"; show writes an element "[1]", a weak edge "(weak)";
 # - `dupes` leaves out the sections that cannot apply outside JVM dumps (Android's bitmaps;
 #   primitive arrays where the heap has none) and keeps its strings;
 # - `analyze` keeps LeakCanary's layout without its Android links, counts the classes `histo`
@@ -168,6 +168,12 @@ assert o['edges'][0]['class'] == '(Bootstrapper)', o['edges'][0]" "$work/node.sh
 else
     bad "show --json: synthetic nodes by name"
 fi
+
+for n in $v8s; do
+    run "$n.merged.txt" path "$(v8file "$n")" --class Object --merged
+    has "$work/$n.merged.txt" " @1 (root)  (GC root: "
+    hasnt "$work/$n.merged.txt" "(synthetic)"
+done
 
 # ---- dupes: no Android bitmaps, no primitive arrays where there are none ----
 for f in "$work/node.heapsnapshot" "$work/page.heapsnapshot.gz" $others; do
