@@ -43,8 +43,10 @@ const char *trace_root_text(const graph *g, const trace *t)
 {
     if (t->root_name)
         return t->root_name;
-    return trace_root_description(t->root < g->n_roots ? g->roots[t->root].kind
-                                                       : GRAPH_ROOT_UNKNOWN);
+    unsigned kind = t->root < g->n_roots ? g->roots[t->root].kind : GRAPH_ROOT_UNKNOWN;
+    /* in the runtime's words where its reader gave them (Ruby's root categories) */
+    return kind == GRAPH_ROOT_SYNTHETIC ? trace_root_description(kind)
+                                        : graph_root_title(g, kind);
 }
 
 void trace_ref_display(const trace_elem *el, char *buf, size_t cap)

@@ -141,6 +141,16 @@ static uint8_t type_of(const jscan_val *v)
     return TYPE_UNKNOWN;
 }
 
+/* What text output calls the roots of each kind root_kind_of gives: Ruby's categories by
+ * their names in the dump, not the JNI terms the kinds have in a JVM dump. */
+static const char *const RUBY_ROOT_TITLES[GRAPH_ROOT_KIND_COUNT] = {
+    [GRAPH_ROOT_UNKNOWN] = "Other root category (end_proc, object_id, ...)",
+    [GRAPH_ROOT_NATIVE_STACK] = "Machine stack and registers (machine_context)",
+    [GRAPH_ROOT_JNI_GLOBAL] = "Global variable (global_tbl, global_list)",
+    [GRAPH_ROOT_FINALIZING] = "Finalizer table (finalizers)",
+    [GRAPH_ROOT_VM_INTERNAL] = "VM internal reference (vm)",
+};
+
 /* GC root categories of Ruby's root marking, as the closest leakray root kinds. */
 static uint8_t root_kind_of(const jscan_val *v)
 {
@@ -150,7 +160,8 @@ static uint8_t root_kind_of(const jscan_val *v)
         return GRAPH_ROOT_NATIVE_STACK;
     if (n >= 6 && memcmp(s, "global", 6) == 0)
         return GRAPH_ROOT_JNI_GLOBAL;
-    if (n == 9 && memcmp(s, "finalizer", 9) == 0)
+    /* Ruby 3.x writes "finalizers" */
+    if ((n == 9 || (n == 10 && s[9] == 's')) && memcmp(s, "finalizer", 9) == 0)
         return GRAPH_ROOT_FINALIZING;
     if (n == 2 && memcmp(s, "vm", 2) == 0)
         return GRAPH_ROOT_VM_INTERNAL;
@@ -495,6 +506,7 @@ static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error
     g->data_len = m->len;
     g->size_model = GRAPH_SIZES_RECORD;
     g->synthetic_root = GRAPH_NONE;
+    g->root_titles = RUBY_ROOT_TITLES;
     g->hex_ids = 1;
     snprintf(g->version, sizeof g->version, "ObjectSpace.dump_all");
     for (unsigned t = 0; t < N_TYPES; t++)

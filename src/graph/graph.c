@@ -1572,6 +1572,13 @@ const char *graph_root_kind_title(unsigned kind)
     }
 }
 
+const char *graph_root_title(const graph *g, unsigned kind)
+{
+    if (g && g->root_titles && kind < GRAPH_ROOT_KIND_COUNT && g->root_titles[kind])
+        return g->root_titles[kind];
+    return graph_root_kind_title(kind);
+}
+
 const char *graph_edge_kind_name(unsigned kind)
 {
     static const char *const names[GRAPH_EDGE_KIND_COUNT] = {

@@ -333,6 +333,14 @@ typedef struct graph {
      * pointers); 0 when the VisualVM model's own layout holds. Shown by `info`. */
     uint8_t layout_header;
     uint8_t layout_ref;
+
+    /* ---- root names in the runtime's words ---- */
+    /* Per enum graph_root_kind, the title text output gives a root of that kind when the
+     * reader mapped the runtime's own root categories onto the kinds (Ruby's machine_context
+     * is GRAPH_ROOT_NATIVE_STACK, which LeakCanary calls JNI's "Input or output parameters
+     * in native code"); NULL, or a NULL entry, keeps graph_root_kind_title's. Static strings.
+     * Read through graph_root_title(). */
+    const char *const *root_titles;
 } graph;
 
 #define GRAPH_CLASS16_MAX 65535u /* node_class16 holds class indices below this */
@@ -769,6 +777,8 @@ const char *graph_root_kind_name(unsigned kind);   /* "Java frame", "JNI global"
  * variable in native code", "Java local variable", ...). graph_root_kind_name stays the
  * identifier JSON carries. */
 const char *graph_root_kind_title(unsigned kind);
+/* graph_root_kind_title in the words of g's runtime (graph.root_titles), for text output. */
+const char *graph_root_title(const graph *g, unsigned kind);
 const char *graph_edge_kind_name(unsigned kind);   /* "field", "static", "element", ... */
 const char *graph_node_kind_name(unsigned kind);   /* "instance", "class", ... */
 const char *graph_strength_name(unsigned s);       /* "strong", "weak", ... */

@@ -56,7 +56,7 @@ static void path_text(FILE *out, const graph *g, const paths_result *pr, node_ix
         k = PATH_MAX_NODES;
     uint32_t r = paths_root_of(pr, nodes[0]);
     fprintf(out, "%sGC root (%s): %s%s %s\n", indent,
-            r < g->n_roots ? graph_root_kind_title(g->roots[r].kind) : "?", node_cls(g, nodes[0]),
+            r < g->n_roots ? graph_root_title(g, g->roots[r].kind) : "?", node_cls(g, nodes[0]),
             g->node_kind[nodes[0]] == GRAPH_KIND_CLASS ? " (class)" : "",
             rep_fmt_id(id, g, graph_node_id(g, nodes[0])));
     for (uint32_t i = 1; i < k; i++)

@@ -121,7 +121,7 @@ void rep_info_text(FILE *out, const info_result *c)
     for (unsigned k = 0; !c->has_root_cats && k <= GRAPH_ROOT_KIND_COUNT; k++)
         if (c->root_count[k])
             fprintf(out, "  %14s  %s\n", rep_fmt_count(a, c->root_count[k]),
-                    k < GRAPH_ROOT_KIND_COUNT ? graph_root_kind_title(k) : "other");
+                    k < GRAPH_ROOT_KIND_COUNT ? graph_root_title(g, k) : "other");
     if (g->n_threads || g->n_frames)
         fprintf(out, "threads:       %s (%s stack frames)\n", rep_fmt_count(a, g->n_threads),
                 rep_fmt_count(b, g->n_frames));

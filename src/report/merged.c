@@ -38,7 +38,7 @@ static const char *root_label(const merged_result *r, uint32_t pos, int title)
     uint32_t k = r->top_root[pos];
     if (k >= g->n_roots)
         return "synthetic root";
-    return title ? graph_root_kind_title(g->roots[k].kind)
+    return title ? graph_root_title(g, g->roots[k].kind)
                  : graph_root_kind_name(g->roots[k].kind);
 }
 

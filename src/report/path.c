@@ -164,7 +164,7 @@ void rep_path_text(FILE *out, const rep_path *v)
                 rep_fmt_id(b1, g, v->id), label(g, v->target, lab, sizeof lab));
     } else {
         fprintf(out, "GC root: %s",
-                v->root ? graph_root_kind_title(v->root->kind) : v->root_kind);
+                v->root ? graph_root_title(g, v->root->kind) : v->root_kind);
         if (v->root && v->root->thread)
             fprintf(out, " (thread serial %" PRIu32 ")", v->root->thread);
         fprintf(out, "\n");

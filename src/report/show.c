@@ -593,7 +593,7 @@ void rep_show_text(FILE *out, const show_result *r)
         if (!r->roots[k])
             continue;
         fprintf(out, "%s%s", any ? ", " : "gc roots:      ",
-                k < GRAPH_ROOT_KIND_COUNT ? graph_root_kind_title(k) : "other");
+                k < GRAPH_ROOT_KIND_COUNT ? graph_root_title(g, k) : "other");
         any = 1;
     }
     if (any)

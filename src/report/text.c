@@ -583,7 +583,7 @@ void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
                                                  : GRAPH_ROOT_SYNTHETIC;
         /* V8: the synthetic sub-roots the path leaves out ("(GC roots)") name the root, as
          * in the traces; none: the path leaves the snapshot root for a global object */
-        const char *rd = rk != GRAPH_ROOT_SYNTHETIC       ? trace_root_description(rk)
+        const char *rd = rk != GRAPH_ROOT_SYNTHETIC       ? graph_root_title(g, rk)
                          : it->root_name[0]               ? it->root_name
                          : g->synthetic_root != GRAPH_NONE ? TRACE_ROOT_GLOBAL
                                                           : trace_root_description(rk);

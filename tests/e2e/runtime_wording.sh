@@ -17,6 +17,9 @@
 # - `analyze` keeps LeakCanary's layout without its Android links, counts the classes `histo`
 #   lists where classes are no heap objects (V8, Dart), leaves out threads and primitive
 #   arrays the runtime lacks, and names Dart's root object rather than "Unknown GC root type";
+# - Ruby's root categories are named in Ruby's words with the dump's category name, never by
+#   the JNI terms of the root kinds they map to ("Global variable in native code"), Ruby 3's
+#   "finalizers" included (a Ruby dump written here by hand, so no Ruby is needed);
 # and HPROF output keeps its JVM wording (tests/e2e/identity.sh holds it byte for byte).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
@@ -202,6 +205,29 @@ hasnt "$work/app.watch.txt" "Unknown GC root type"
 hasnt "$work/app.dartheap.analyze.txt" "GC Root: Global object"
 run app.watch.json analyze --json "$work/app.dartheap" --watch CheckoutPageState
 hasnt "$work/app.watch.json" "Unknown GC root type"
+
+# ---- Ruby's root categories ----
+printf '%s\n' '{"type":"ROOT", "root":"finalizers", "references":["0x10"]}' \
+    '{"type":"ROOT", "root":"end_proc", "references":["0x20"]}' \
+    '{"address":"0x10", "type":"OBJECT", "class":"0x30", "references":[], "memsize":40}' \
+    '{"address":"0x20", "type":"OBJECT", "class":"0x30", "references":["0x10"], "memsize":40}' \
+    '{"address":"0x30", "type":"CLASS", "name":"Foo", "references":[], "memsize":400}' \
+    >"$work/mini.rb.json"
+run mini.info.txt info "$work/mini.rb.json"
+has "$work/mini.info.txt" "  Finalizer table (finalizers)"
+has "$work/mini.info.txt" "  Other root category (end_proc, object_id, ...)"
+hasnt "$work/mini.info.txt" "Unknown GC root type"
+run mini.path.txt path "$work/mini.rb.json" 0x10
+has "$work/mini.path.txt" "GC root: Finalizer table (finalizers)"
+if [ -f "$work/ruby.json" ]; then
+    run ruby.info.txt info "$work/ruby.json"
+    has "$work/ruby.info.txt" "  Machine stack and registers (machine_context)"
+    has "$work/ruby.info.txt" "  Global variable (global_tbl, global_list)"
+    has "$work/ruby.info.txt" "  VM internal reference (vm)"
+    for f in ruby.info.txt ruby.json.analyze.txt; do
+        hasnt "$work/$f" "in native code"
+    done
+fi
 
 if [ "$fails" -gt 0 ]; then
     echo "$fails check(s) failed"
