@@ -150,7 +150,12 @@ static void threads_walk(FILE *out, jsonw *w, const threads_result *res)
 void rep_threads_text(FILE *out, const threads_result *r)
 {
     threads_walk(out, NULL, r);
-    if (r->g->n_threads == 0)
+    if (r->g->n_threads == 0 && rep_fmt_runtime(r->g) == REP_RT_JS)
+        /* a V8 snapshot has no thread records: its stack slots are a root category */
+        fprintf(out, "no threads in this dump: a V8 heap snapshot records no thread stacks; "
+                     "what the running\ncode held is under the (Stack roots) root category "
+                     "(leakray info)\n");
+    else if (r->g->n_threads == 0)
         fprintf(out, "no threads in this dump\n");
 }
 

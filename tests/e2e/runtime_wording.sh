@@ -17,6 +17,7 @@
 # - `analyze` keeps LeakCanary's layout without its Android links, counts the classes `histo`
 #   lists where classes are no heap objects (V8, Dart), leaves out threads and primitive
 #   arrays the runtime lacks, and names Dart's root object rather than "Unknown GC root type";
+# - `threads` on a V8 snapshot says why there are none and where the stack's objects are;
 # - Ruby's root categories are named in Ruby's words with the dump's category name, never by
 #   the JNI terms of the root kinds they map to ("Global variable in native code"), Ruby 3's
 #   "finalizers" included (a Ruby dump written here by hand, so no Ruby is needed);
@@ -205,6 +206,11 @@ hasnt "$work/app.watch.txt" "Unknown GC root type"
 hasnt "$work/app.dartheap.analyze.txt" "GC Root: Global object"
 run app.watch.json analyze --json "$work/app.dartheap" --watch CheckoutPageState
 hasnt "$work/app.watch.json" "Unknown GC root type"
+
+# ---- threads ----
+run node.threads.txt threads "$work/node.heapsnapshot"
+has "$work/node.threads.txt" "a V8 heap snapshot records no thread stacks"
+has "$work/node.threads.txt" "(Stack roots)"
 
 # ---- Ruby's root categories ----
 printf '%s\n' '{"type":"ROOT", "root":"finalizers", "references":["0x10"]}' \
