@@ -14,6 +14,7 @@
 #include "base/jsonw.h"
 #include "report/analyze_json.h"
 #include "report/dupes.h"
+#include "report/fmt.h"
 #include "report/png.h"
 #include "report/text.h"
 
@@ -138,7 +139,7 @@ static void j_summary(jsonw *w, const rep_report *r)
     jsonw_kv_uint(w, "application_groups", r->tr ? r->tr->n_app_groups : 0);
     jsonw_kv_uint(w, "library_groups", r->tr ? r->tr->n_groups - r->tr->n_app_groups : 0);
     jsonw_kv_uint(w, "unreachable_leaking", r->tr ? r->tr->n_unreachable : 0);
-    if (r->rs) {
+    if (r->rs && rep_fmt_runtime(g) == REP_RT_JAVA) { /* Android is a JVM question */
         jsonw_kv_bool(w, "android", r->rs->build.is_android);
         if (r->rs->build.has_sdk)
             jsonw_kv_int(w, "sdk_int", r->rs->build.sdk);

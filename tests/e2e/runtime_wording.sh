@@ -10,6 +10,7 @@
 #   `edge` beside the index in `name`);
 # - `info` and the report's summary count the objects the synthetic root holds, by category as
 #   DevTools lists (GC roots) (recomputed here from the snapshot's JSON), not the one root entry;
+#   the summary has no "android" key outside HPROF dumps (docs/json.md);
 # - `show` and `path --merged` name synthetic nodes as DevTools does ("(root)", "(GC roots)"),
 #   never by their class "(synthetic)"; show writes an element "[1]", a weak edge "(weak)";
 # - `dupes` leaves out the sections that cannot apply outside JVM dumps (Android's bitmaps;
@@ -144,6 +145,7 @@ assert roots['objects'] == len(held), (roots['objects'], len(held))
 assert roots['categories'] == want, (roots['categories'], want)
 summary = json.load(open(sys.argv[3]))['summary']
 assert (summary['root_objects'], summary['root_categories']) == (len(held), len(want)), summary
+assert 'android' not in summary, summary
 print('  %d objects in %d categories' % (len(held), len(want)))
 PY
     ok "info --json, report: the root's categories as the snapshot has them"
