@@ -86,6 +86,11 @@ static void json_elem(jsonw *w, const graph *g, const trace_elem *e, int last, i
         jsonw_kv_str(w, "name", e->ref_name ? e->ref_name : "");
         jsonw_kv_str(w, "display", disp);
         jsonw_kv_bool(w, "suspect", e->suspect);
+        /* "type" is LeakCanary's (a JS property reads instance_field): outside JVM dumps the
+         * runtime's own kind of the edge too, as the snapshot has it */
+        if (e->edge != GRAPH_NONE && e->edge < g->n_edges && rep_fmt_runtime(g) != REP_RT_JAVA)
+            jsonw_kv_str(w, "edge_kind",
+                         graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e->edge])));
         jsonw_obj_end(w);
     }
     jsonw_obj_end(w);

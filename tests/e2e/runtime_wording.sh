@@ -18,6 +18,7 @@
 # - `analyze` keeps LeakCanary's layout without its Android links, counts the classes `histo`
 #   lists where classes are no heap objects (V8, Dart), leaves out threads and primitive
 #   arrays the runtime lacks, and names Dart's root object rather than "Unknown GC root type";
+#   its --json references add the snapshot's own edge kind (context, element) to LeakCanary's;
 # - `threads` on a V8 snapshot says why there are none and where the stack's objects are;
 # - Ruby's root categories are named in Ruby's words with the dump's category name, never by
 #   the JNI terms of the root kinds they map to ("Global variable in native code"), Ruby 3's
@@ -208,6 +209,16 @@ hasnt "$work/app.watch.txt" "Unknown GC root type"
 hasnt "$work/app.dartheap.analyze.txt" "GC Root: Global object"
 run app.watch.json analyze --json "$work/app.dartheap" --watch CheckoutPageState
 hasnt "$work/app.watch.json" "Unknown GC root type"
+run node.watch.json analyze --json "$work/node.heapsnapshot" --watch NewerBufferOwner
+if python3 -c "import json, sys
+t = json.load(open(sys.argv[1]))['traces'][0]['elements']
+refs = [(e['reference']['type'], e['reference']['edge_kind']) for e in t[:-1]]
+assert ('instance_field', 'context') in refs and ('array_entry', 'element') in refs, refs" \
+    "$work/node.watch.json"; then
+    ok "analyze --json: a trace's references carry the snapshot's edge kinds"
+else
+    bad "analyze --json: a trace's references carry the snapshot's edge kinds"
+fi
 
 # ---- threads ----
 run node.threads.txt threads "$work/node.heapsnapshot"
