@@ -186,6 +186,26 @@ void rep_path_text(FILE *out, const rep_path *v)
     }
 }
 
+/* The root category a DevTools path starts from, as analyze's traces name it: the synthetic
+ * nodes it passes below the root ("(GC roots) / (Stack roots)"), or the global object the
+ * root holds itself (a user root). Written into buf (cap bytes). */
+static const char *dt_root_text(const rep_path_dt *v, char *buf, size_t cap)
+{
+    const graph *g = v->g;
+    size_t l = 0;
+    buf[0] = 0;
+    uint32_t i = 1;
+    for (; i <= v->len && g->node_kind[v->nodes[i]] == GRAPH_KIND_SYNTHETIC; i++) {
+        const char *nm = rep_fmt_synthetic_name(g, v->nodes[i]);
+        int n = snprintf(buf + l, cap - l, "%s%s", l ? " / " : "", nm ? nm : "(synthetic)");
+        if (n > 0 && (size_t)n < cap - l)
+            l += (size_t)n;
+    }
+    if (!l)
+        snprintf(buf, cap, "%s", v->len ? "user root (global object)" : "(root)");
+    return buf;
+}
+
 void rep_path_dt_json(jsonw *w, const rep_path_dt *v)
 {
     const graph *g = v->g;
@@ -199,8 +219,10 @@ void rep_path_dt_json(jsonw *w, const rep_path_dt *v)
     jsonw_obj_end(w);
     jsonw_kv_bool(w, "reachable", v->reachable);
     if (v->reachable) {
+        char rb[512];
         jsonw_kv_obj_begin(w, "root");
         jsonw_kv_str(w, "kind", "synthetic root");
+        jsonw_kv_str(w, "description", dt_root_text(v, rb, sizeof rb));
         jsonw_obj_end(w);
         jsonw_kv_bool(w, "low_priority", 0);
         jsonw_kv_arr_begin(w, "path");
@@ -232,8 +254,9 @@ void rep_path_dt_text(FILE *out, const rep_path_dt *v)
                 rep_fmt_id(b1, g, graph_node_id(g, v->target)),
                 label(g, v->target, lab, sizeof lab));
     } else {
-        fprintf(out, "GC root: synthetic root (DevTools retaining path by distance, weak edges "
-                "hidden)\n");
+        char rb[512], rt[4 * 512 + 4];
+        fprintf(out, "GC root: %s (DevTools retaining path by distance, weak edges hidden)\n",
+                rep_fmt_term(rt, sizeof rt, dt_root_text(v, rb, sizeof rb)));
         for (uint32_t i = 0; i <= v->len; i++) {
             if (i > 0) {
                 unsigned k = GRAPH_EDGE_KIND(g->edge_kind[v->edges[i - 1]]);

@@ -19,6 +19,7 @@
 #   lists where classes are no heap objects (V8, Dart), leaves out threads and primitive
 #   arrays the runtime lacks, and names Dart's root object rather than "Unknown GC root type";
 #   its --json references add the snapshot's own edge kind (context, element) to LeakCanary's;
+# - `path` names the root category a DevTools path starts from, not "synthetic root";
 # - `threads` on a V8 snapshot says why there are none and where the stack's objects are;
 # - Ruby's root categories are named in Ruby's words with the dump's category name, never by
 #   the JNI terms of the root kinds they map to ("Global variable in native code"), Ruby 3's
@@ -219,6 +220,15 @@ assert ('instance_field', 'context') in refs and ('array_entry', 'element') in r
 else
     bad "analyze --json: a trace's references carry the snapshot's edge kinds"
 fi
+
+# ---- path: the root category ----
+run node.path.txt path "$work/node.heapsnapshot" @95607
+has "$work/node.path.txt" "GC root: user root (global object) (DevTools retaining path"
+run page.path.txt path "$work/page.heapsnapshot.gz" @34565
+has "$work/page.path.txt" "GC root: (GC roots) / (Global handles) (DevTools retaining path"
+run page.path.json path --json "$work/page.heapsnapshot.gz" @34565
+has "$work/page.path.json" '"description": "(GC roots) / (Global handles)"'
+for f in node.path.txt page.path.txt; do hasnt "$work/$f" "synthetic root"; done
 
 # ---- threads ----
 run node.threads.txt threads "$work/node.heapsnapshot"
