@@ -222,11 +222,11 @@ static int group_next(sqlite3_vtab_cursor *cur, group_load_fn load)
 /* ================================================================ objects */
 
 enum { OC_ID, OC_CLASS, OC_KIND, OC_SHALLOW, OC_RETAINED, OC_DOMINATOR, OC_DISTANCE, OC_HEAP,
-       OC_REACHABLE, OC_LOCATION, OC_DOM };
+       OC_REACHABLE, OC_LOCATION, OC_DOM, OC_NAME };
 #define OBJECTS_SCHEMA                                                                     \
     "CREATE TABLE x(id INTEGER, class TEXT, kind TEXT, shallow INTEGER, retained INTEGER, " \
     "dominator INTEGER, distance INTEGER, heap TEXT, reachable INTEGER, location TEXT, " \
-    "dom TEXT)"
+    "dom TEXT, name TEXT)"
 
 /* V8: the script location of class c's constructor, "scriptId,line,column" from its DevTools
  * class key; NULL result when the class has none (or the graph is no V8 graph). */
@@ -406,6 +406,16 @@ static int objects_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
         break;
     case OC_LOCATION:
         result_location(ctx, q, graph_node_class(g, x));
+        break;
+    case OC_NAME:
+        /* V8's node name, what DevTools shows beside the class: a function's name, the
+         * start of a string, a synthetic node's "(Stack roots)"; HPROF nodes have none */
+        if (x == g->synthetic_root) /* unnamed in the snapshot; "(root)" in every verb */
+            result_str(ctx, "(root)");
+        else if (g->node_name && g->node_name[x] != GRAPH_NONE)
+            result_str(ctx, graph_str(g, g->node_name[x]));
+        else
+            sqlite3_result_null(ctx);
         break;
     case OC_DOM: {
         unsigned d = graph_node_dom(g, x);

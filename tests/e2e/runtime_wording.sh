@@ -20,6 +20,8 @@
 #   arrays the runtime lacks, and names Dart's root object rather than "Unknown GC root type";
 #   its --json references add the snapshot's own edge kind (context, element) to LeakCanary's;
 # - `path` names the root category a DevTools path starts from, not "synthetic root";
+# - `sql`'s objects table gives a V8 node's own name (column `name`), where the class of every
+#   synthetic node is "(synthetic)";
 # - `threads` on a V8 snapshot says why there are none and where the stack's objects are;
 # - Ruby's root categories are named in Ruby's words with the dump's category name, never by
 #   the JNI terms of the root kinds they map to ("Global variable in native code"), Ruby 3's
@@ -229,6 +231,19 @@ has "$work/page.path.txt" "GC root: (GC roots) / (Global handles) (DevTools reta
 run page.path.json path --json "$work/page.heapsnapshot.gz" @34565
 has "$work/page.path.json" '"description": "(GC roots) / (Global handles)"'
 for f in node.path.txt page.path.txt; do hasnt "$work/$f" "synthetic root"; done
+
+# ---- sql: the node's name ----
+"$LEAKRAY" sql "$work/node.heapsnapshot" --csv \
+    "SELECT id, class, name FROM objects WHERE id IN (1, 41, 56741) ORDER BY id" \
+    >"$work/node.sql.csv" 2>&1 || true
+if [ "$(tr -d '\r' <"$work/node.sql.csv")" = "id,class,name
+1,(synthetic),(root)
+41,(synthetic),(Stack roots)
+56741,Function,setInterval" ]; then
+    ok "sql: objects.name"
+else
+    bad "sql: objects.name"; cat "$work/node.sql.csv"
+fi
 
 # ---- threads ----
 run node.threads.txt threads "$work/node.heapsnapshot"
