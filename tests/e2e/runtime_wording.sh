@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # runtime_wording.sh: the verbs speak the runtime of the dump they read. On V8 snapshots
-# (tests/data/v8/node24-final from Node 24, the Chromium page of tests/data/browser, and one
-# Node writes here when it is installed), on a Dart snapshot (tests/programs/dart/dartheap.py)
+# (tests/data/v8/node24-final from Node 24, the Chromium page of tests/data/browser, and the
+# three tests/programs/node/wording.js writes here when Node is installed), on a Dart snapshot (tests/programs/dart/dartheap.py)
 # and on a Ruby heap (tests/programs/ruby/leaks.rb, when Ruby is installed):
 # - `cycles` without a scope explains itself in the runtime's terms, never the JVM's;
 # - the chains `leaks` and `clusters` print name each element by its index, as DevTools
@@ -53,6 +53,14 @@ cp "$LEAKRAY_SRC/tests/data/browser/browser-final.heapsnapshot.gz" "$work/page.h
 v8s="$v8s page"
 v8file() { if [ "$1" = page ]; then echo "$work/page.heapsnapshot.gz"; else
     echo "$work/$1.heapsnapshot"; fi; }
+if command -v node >/dev/null; then
+    mkdir -p "$work/live"
+    node "$LEAKRAY_SRC/tests/programs/node/wording.js" "$work/live"
+    cp "$work/live/final.heapsnapshot" "$work/live.heapsnapshot"
+    v8s="$v8s live"
+else
+    echo "note: node not installed, no snapshot is written here"
+fi
 python3 "$LEAKRAY_SRC/tests/programs/dart/dartheap.py" "$work/app.dartheap" new 5
 others="$work/app.dartheap"
 if command -v ruby >/dev/null; then
@@ -91,6 +99,13 @@ PY
 else
     bad "leaks --json: the chain's element has edge [] and name [0]"
 fi
+if [ -d "$work/live" ]; then
+    run live.leaks.txt leaks --baseline "$work/live/baseline.heapsnapshot" \
+        --target "$work/live/target.heapsnapshot" --final "$work/live.heapsnapshot"
+    has "$work/live.leaks.txt" "--keptItems (property)--> Array"
+    has "$work/live.leaks.txt" "--[12] (element)--> LeakedItem"
+    hasnt "$work/live.leaks.txt" "--[] ("
+fi
 for n in $v8s; do
     run "$n.clusters.txt" clusters "$(v8file "$n")" --top 0
     hasnt "$work/$n.clusters.txt" "--[] ("
@@ -112,10 +127,12 @@ done
 has "$work/node.info.txt" "(root): user roots (global objects)"
 run app.info.txt info "$work/app.dartheap"
 has "$work/app.info.txt" "4 objects held directly by the root, in 2 categories"
-run node.info.json info --json "$work/node.heapsnapshot"
-"$LEAKRAY" report "$work/node.heapsnapshot" --format json -o "$work/node.report.json" \
+for n in node live; do
+[ -f "$work/$n.heapsnapshot" ] || continue
+run "$n.info.json" info --json "$work/$n.heapsnapshot"
+"$LEAKRAY" report "$work/$n.heapsnapshot" --format json -o "$work/$n.report.json" \
     --no-timing >/dev/null 2>&1 || true
-if python3 - "$work/node.heapsnapshot" "$work/node.info.json" "$work/node.report.json" <<'PY'; then
+if python3 - "$work/$n.heapsnapshot" "$work/$n.info.json" "$work/$n.report.json" <<'PY'; then
 import json, sys
 snap = json.load(open(sys.argv[1]))
 meta = snap['snapshot']['meta']
@@ -152,10 +169,11 @@ assert (summary['root_objects'], summary['root_categories']) == (len(held), len(
 assert 'android' not in summary, summary
 print('  %d objects in %d categories' % (len(held), len(want)))
 PY
-    ok "info --json, report: the root's categories as the snapshot has them"
+    ok "$n: info --json, report: the root's categories as the snapshot has them"
 else
-    bad "info --json, report: the root's categories as the snapshot has them"
+    bad "$n: info --json, report: the root's categories as the snapshot has them"
 fi
+done
 
 # ---- show: synthetic nodes by name, indices and weak edges as DevTools writes them ----
 run node.show1.txt show "$work/node.heapsnapshot" @1 --limit 0
