@@ -71,6 +71,33 @@ static const char *ref_name_raw(const graph *g, edge_ix e, char *buf, size_t cap
     return e == PATHS_CLASS_HOP ? "<class>" : graph_edge_name_text(g, e, buf, cap);
 }
 
+/* The root category a path from V8's synthetic root (nodes[0]; n nodes) starts from, as
+ * analyze's traces name it: the synthetic nodes it passes below the root ("(GC roots) /
+ * (Stack roots)"), or the global object the root holds itself (a user root). Written into
+ * buf (cap bytes). */
+static const char *root_category(const graph *g, const node_ix *nodes, uint32_t n, char *buf,
+                                 size_t cap)
+{
+    size_t l = 0;
+    buf[0] = 0;
+    for (uint32_t i = 1; i < n && g->node_kind[nodes[i]] == GRAPH_KIND_SYNTHETIC; i++) {
+        const char *nm = rep_fmt_synthetic_name(g, nodes[i]);
+        int k = snprintf(buf + l, cap - l, "%s%s", l ? " / " : "", nm ? nm : "(synthetic)");
+        if (k > 0 && (size_t)k < cap - l)
+            l += (size_t)k;
+    }
+    if (!l)
+        snprintf(buf, cap, "%s", n > 1 ? "user root (global object)" : "(root)");
+    return buf;
+}
+
+/* Whether the shortest path starts at V8's synthetic root, which names no root kind: its
+ * category does (root_category). */
+static int from_synthetic(const rep_path *v)
+{
+    return v->len && v->g->synthetic_root != GRAPH_NONE && v->nodes[0] == v->g->synthetic_root;
+}
+
 /* --collapse: the reference into a line and its ends ("N x category: first ... last"). */
 static void print_collapsed(FILE *out, const graph *g, const cat_set *cs, const node_ix *nodes,
                                  const edge_ix *edges, const collapse_line *ln, uint32_t n_ln)
@@ -115,6 +142,10 @@ void rep_path_json(jsonw *w, const rep_path *v)
     if (v->len) {
         jsonw_kv_obj_begin(w, "root");
         jsonw_kv_str(w, "kind", v->root_kind);
+        if (from_synthetic(v)) {
+            char rb[512];
+            jsonw_kv_str(w, "description", root_category(g, v->nodes, v->len, rb, sizeof rb));
+        }
         if (v->root && v->root->thread)
             jsonw_kv_uint(w, "thread_serial", v->root->thread);
         jsonw_obj_end(w);
@@ -163,8 +194,12 @@ void rep_path_text(FILE *out, const rep_path *v)
         fprintf(out, "%s %s is unreachable: no strong reference path from a GC root\n",
                 rep_fmt_id(b1, g, v->id), label(g, v->target, lab, sizeof lab));
     } else {
+        char rb[512], rt[4 * 512 + 4];
         fprintf(out, "GC root: %s",
-                v->root ? graph_root_title(g, v->root->kind) : v->root_kind);
+                from_synthetic(v)
+                    ? rep_fmt_term(rt, sizeof rt, root_category(g, v->nodes, v->len, rb, sizeof rb))
+                : v->root ? graph_root_title(g, v->root->kind)
+                          : v->root_kind);
         if (v->root && v->root->thread)
             fprintf(out, " (thread serial %" PRIu32 ")", v->root->thread);
         fprintf(out, "\n");
@@ -186,24 +221,9 @@ void rep_path_text(FILE *out, const rep_path *v)
     }
 }
 
-/* The root category a DevTools path starts from, as analyze's traces name it: the synthetic
- * nodes it passes below the root ("(GC roots) / (Stack roots)"), or the global object the
- * root holds itself (a user root). Written into buf (cap bytes). */
 static const char *dt_root_text(const rep_path_dt *v, char *buf, size_t cap)
 {
-    const graph *g = v->g;
-    size_t l = 0;
-    buf[0] = 0;
-    uint32_t i = 1;
-    for (; i <= v->len && g->node_kind[v->nodes[i]] == GRAPH_KIND_SYNTHETIC; i++) {
-        const char *nm = rep_fmt_synthetic_name(g, v->nodes[i]);
-        int n = snprintf(buf + l, cap - l, "%s%s", l ? " / " : "", nm ? nm : "(synthetic)");
-        if (n > 0 && (size_t)n < cap - l)
-            l += (size_t)n;
-    }
-    if (!l)
-        snprintf(buf, cap, "%s", v->len ? "user root (global object)" : "(root)");
-    return buf;
+    return root_category(v->g, v->nodes, v->len + 1, buf, cap);
 }
 
 void rep_path_dt_json(jsonw *w, const rep_path_dt *v)

@@ -248,7 +248,9 @@ run page.path.txt path "$work/page.heapsnapshot.gz" @34565
 has "$work/page.path.txt" "GC root: (GC roots) / (Global handles) (DevTools retaining path"
 run page.path.json path --json "$work/page.heapsnapshot.gz" @34565
 has "$work/page.path.json" '"description": "(GC roots) / (Global handles)"'
-for f in node.path.txt page.path.txt; do hasnt "$work/$f" "synthetic root"; done
+run node.path-c.txt path "$work/node.heapsnapshot" @95607 --collapse
+has "$work/node.path-c.txt" "GC root: (GC roots) / (Stack roots)"
+for f in node.path.txt page.path.txt node.path-c.txt; do hasnt "$work/$f" "synthetic root"; done
 
 # ---- sql: the node's name ----
 "$LEAKRAY" sql "$work/node.heapsnapshot" --csv \
