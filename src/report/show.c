@@ -620,7 +620,9 @@ void rep_show_text(FILE *out, const show_result *r)
     if (r->as_class != GRAPH_NONE)
         text_class(out, r);
     text_fields(out, r);
-    if (r->is_array)
+    /* a V8 or Dart array's elements are its edges, listed below: no length and contents to
+     * miss, as an HPROF array whose bytes the dump left out would */
+    if (r->is_array && (r->have_elements || rep_fmt_runtime(g) == REP_RT_JAVA))
         text_array(out, r);
     text_lists(out, r);
 }

@@ -12,7 +12,9 @@
 #   DevTools lists (GC roots) (recomputed here from the snapshot's JSON), not the one root entry;
 #   the summary has no "android" key outside HPROF dumps (docs/json.md);
 # - `show` and `path --merged` name synthetic nodes as DevTools does ("(root)", "(GC roots)"),
-#   never by their class "(synthetic)"; show writes an element "[1]", a weak edge "(weak)";
+#   never by their class "(synthetic)"; show writes an element "[1]", a weak edge "(weak)",
+#   and no "length: 0 (? elements), contents not in the dump" for an array whose elements
+#   are its edges;
 # - `dupes` leaves out the sections that cannot apply outside JVM dumps (Android's bitmaps;
 #   primitive arrays where the heap has none) and keeps its strings;
 # - `analyze` keeps LeakCanary's layout without its Android links, counts the classes `histo`
@@ -187,6 +189,13 @@ hasnt "$work/node.show3.txt" "(synthetic)"
 run node.show-fn.txt show "$work/node.heapsnapshot" @56741 --limit 0
 has "$work/node.show-fn.txt" ".6 (weak)"
 hasnt "$work/node.show-fn.txt" "(weak, weak)"
+run node.show-arr.txt show "$work/node.heapsnapshot" @76321
+run app.show-list.txt show "$work/app.dartheap" @5
+for f in node.show-arr.txt app.show-list.txt; do
+    hasnt "$work/$f" "contents not in the dump"
+    hasnt "$work/$f" "(? elements)"
+done
+has "$work/app.show-list.txt" "  @9 CheckoutPageState  [0] (element)"
 run node.show3.json show --json "$work/node.heapsnapshot" @3
 if python3 -c "import json, sys
 o = json.load(open(sys.argv[1]))['object']
