@@ -414,7 +414,10 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
     if (!o->no_timing)
         fprintf(out, "Analysis duration: %.0f ms\n", o->analysis_ms);
     fprintf(out, "Heap dump file path: %s\n", o->dump_path ? o->dump_path : g->path);
-    fprintf(out, "Heap dump timestamp: %llu\n", (unsigned long long)g->timestamp_ms);
+    if (!java && !g->timestamp_ms) /* a V8 or Dart snapshot records no time: not 1970 */
+        fprintf(out, "Heap dump timestamp: unknown\n");
+    else
+        fprintf(out, "Heap dump timestamp: %llu\n", (unsigned long long)g->timestamp_ms);
     fprintf(out, "Heap dump duration: Unknown\n" REP_LINE "\n");
     rep_detail = "     ";
     rep_detail_unreachable = "  ";

@@ -227,7 +227,8 @@ for f in "$work/node.heapsnapshot" "$work/page.heapsnapshot.gz" $others; do
     b=$(basename "$f")
     run "$b.analyze.txt" analyze "$f"
     for t in squ.re/leaks square.github.io LeakCanary "Class count: 0" \
-             "Thread count: 0" "Primitive array count: 0" "Unknown GC root type"; do
+             "Thread count: 0" "Primitive array count: 0" "Unknown GC root type" \
+             "Heap dump timestamp: 0"; do
         hasnt "$work/$b.analyze.txt" "$t"
     done
     has "$work/$b.analyze.txt" "but leakray could not find a strong reference path"
