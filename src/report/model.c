@@ -330,7 +330,17 @@ static void j_tables(jsonw *w, const rep_report *r)
         node_ix n = r->top[i];
         jsonw_obj_begin(w);
         kv_id(w, "id", g, n);
-        jsonw_kv_str(w, "class", node_label(g, n));
+        /* the class as `top` and DevTools' Summary group it ("Function", "(compiled code)"),
+         * the node's own name ("BuiltinModule", "node:fs") beside it where they differ */
+        const char *label = node_label(g, n), *cls = label;
+        if (g->node_name && n != g->synthetic_root && g->node_kind[n] != GRAPH_KIND_CLASS) {
+            const char *c = graph_class_name(g, n);
+            if (c && *c)
+                cls = c;
+        }
+        jsonw_kv_str(w, "class", cls);
+        if (cls != label && strcmp(cls, label) != 0)
+            jsonw_kv_str(w, "name", label);
         jsonw_kv_str(w, "kind", graph_node_kind_name(g->node_kind[n]));
         jsonw_kv_uint(w, "shallow_bytes", graph_node_size(g, n));
         jsonw_kv_uint(w, "retained_bytes", retained_of(r, n));

@@ -177,6 +177,32 @@ else
 fi
 done
 
+# ---- report: the biggest objects by the class `top` prints, the node's own name beside ----
+"$LEAKRAY" top --json --no-timing --top 400 "$work/node.heapsnapshot" >"$work/node.top.json" \
+    2>/dev/null || true
+"$LEAKRAY" report --format json --no-timing "$work/node.heapsnapshot" \
+    -o "$work/node.objects.json" >/dev/null 2>&1 || true
+if python3 - "$work/node.top.json" "$work/node.objects.json" <<'PY'
+import json, sys
+top = json.load(open(sys.argv[1]))
+cls = {r['id']: r['class'] for r in top['objects']}
+objs = json.load(open(sys.argv[2]))['top_objects']
+named = 0
+for o in objs:
+    assert o['id'] in cls, o
+    assert o['class'] == cls[o['id']], (o, cls[o['id']])
+    named += 'name' in o
+    assert o.get('name') != o['class'], o
+kinds = {o['kind'] for o in objs if 'name' in o}
+assert named and {'closure', 'code'} <= kinds, kinds
+print('  %d objects, %d named beside their class' % (len(objs), named))
+PY
+then
+    ok "report: biggest objects by top's class, own name beside"
+else
+    bad "report: biggest objects by top's class, own name beside"
+fi
+
 # ---- show: synthetic nodes by name, indices and weak edges as DevTools writes them ----
 run node.show1.txt show "$work/node.heapsnapshot" @1 --limit 0
 has "$work/node.show1.txt" "@1 (root)"

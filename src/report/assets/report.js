@@ -238,10 +238,14 @@
   /* ---- tables ---- */
   if ((D.top_objects || []).length) {
     addTab('objects', 'Biggest objects', (sec) => {
-      sec.appendChild(table([{key: 'class', label: 'Class', name: true}, {key: 'id', label: 'Object'},
+      /* an object by its own name and id as DevTools lists it ("BuiltinModule @49831") */
+      const rows = D.top_objects.map((o) => Object.assign({}, o,
+        {object: o.name !== undefined ? o.name + ' ' + o.id : o.id}));
+      sec.appendChild(table([{key: 'class', label: 'Class', name: true},
+        {key: 'object', label: 'Object', name: true},
         {key: 'shallow_bytes', label: 'Shallow', num: true, fmt: bytes},
         {key: 'retained_bytes', label: 'Retained', num: true, fmt: bytes},
-        {key: 'retained_bytes', label: '% of heap', num: true, fmt: pct}], D.top_objects));
+        {key: 'retained_bytes', label: '% of heap', num: true, fmt: pct}], rows));
     });
   }
   if ((D.classes || []).length) {
