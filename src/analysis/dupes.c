@@ -525,9 +525,34 @@ static lr_status v8_string_cands(const graph *g, cvec *c, lr_error *err)
     return LR_OK;
 }
 
+/* Strings whose value the dump states in their record (g->node_value: Ruby). The reader
+ * interned the values, so, as for V8, the key is the value's index and the string's size,
+ * exact, and no bytes are compared. The size is the record's (Ruby's memsize: slot plus
+ * buffer), so what a group wastes is what its copies beyond one cost. Strings without a value
+ * (shared ones, whose bytes are another string's buffer, and non-ASCII ones) are no
+ * candidates: a shared string costs its slot only and removing it frees no copy. An interned
+ * string (Ruby's fstring) is one object however many literals name it, so it is at most one
+ * member of its group: the copy the others could have been. */
+static lr_status value_string_cands(const graph *g, cvec *c, lr_error *err)
+{
+    for (node_ix n = 0; n < g->n_nodes; n++) {
+        if (g->node_kind[n] != GRAPH_KIND_STRING || g->node_value[n] == GRAPH_NONE)
+            continue;
+        uint64_t size = graph_node_size(g, n);
+        size_t len = strlen(graph_str(g, g->node_value[n]));
+        cand x = {((uint64_t)g->node_value[n] << 32) | (size > UINT32_MAX ? UINT32_MAX : size),
+                  0, 0, n, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len, 0};
+        if (cvec_push(c, x) != 0)
+            return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
+    }
+    return LR_OK;
+}
+
 static lr_status string_cands(const graph *g, cvec *c, lr_error *err)
 {
     class_ix sc = graph_find_class(g, "java.lang.String");
+    if (sc == GRAPH_NONE && g->node_value)
+        return value_string_cands(g, c, err);
     if (sc == GRAPH_NONE)
         return g->format && strcmp(g->format, "v8") == 0 ? v8_string_cands(g, c, err) : LR_OK;
     for (node_ix n = 0; n < g->n_nodes; n++) {

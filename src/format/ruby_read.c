@@ -37,7 +37,7 @@ static const struct {
 } TYPES[] = {
     {"OBJECT", GRAPH_KIND_INSTANCE, 1},  {"CLASS", GRAPH_KIND_CLASS, 1},
     {"MODULE", GRAPH_KIND_CLASS, 1},     {"ICLASS", GRAPH_KIND_CLASS, 0},
-    {"STRING", GRAPH_KIND_INSTANCE, 1},  {"ARRAY", GRAPH_KIND_OBJ_ARRAY, 1},
+    {"STRING", GRAPH_KIND_STRING, 1},    {"ARRAY", GRAPH_KIND_OBJ_ARRAY, 1},
     {"HASH", GRAPH_KIND_INSTANCE, 1},    {"STRUCT", GRAPH_KIND_INSTANCE, 1},
     {"DATA", GRAPH_KIND_NATIVE, 1},      {"IMEMO", GRAPH_KIND_CODE, 0},
     {"NODE", GRAPH_KIND_CODE, 0},        {"SYMBOL", GRAPH_KIND_OTHER, 1},
@@ -185,7 +185,7 @@ static lr_status count_elems(const jscan *c, const jscan_val *arr, uint64_t *n, 
 
 /* A line's members (jscan_fields slots). */
 enum { L_TYPE, L_ADDRESS, L_CLASS, L_REFS, L_MEMSIZE, L_NAME, L_ROOT, L_FILE, L_LINE,
-       L_METHOD, L_N };
+       L_METHOD, L_VALUE, L_SHARED, L_BYTESIZE, L_N };
 typedef struct line_info {
     int is_root;
     uint32_t has;       /* bit per slot: present with a usable type */
@@ -197,11 +197,13 @@ static lr_status read_line(rctx *x, const uint8_t *p, const uint8_t *e, jscan *c
                            line_info *li)
 {
     static const char *const keys[L_N] = {"type", "address", "class", "references", "memsize",
-                                          "name", "root", "file", "line", "method"};
+                                          "name", "root", "file", "line", "method",
+                                          "value", "shared", "bytesize"};
     /* the type each slot must have to be used (JSCAN_NULL: any) */
     static const jscan_type want[L_N] = {JSCAN_NULL, JSCAN_NULL, JSCAN_NULL, JSCAN_ARR,
                                          JSCAN_NULL, JSCAN_STR,  JSCAN_STR,  JSCAN_STR,
-                                         JSCAN_NUM,  JSCAN_STR};
+                                         JSCAN_NUM,  JSCAN_STR,  JSCAN_STR,
+                                         JSCAN_TRUE, JSCAN_NUM};
     li->is_root = 0;
     LR_TRY(jscan_obj(c, x->data, x->name, p, e, x->err));
     LR_TRY(jscan_fields(c, keys, L_N, li->v, &li->has, x->err));
@@ -284,6 +286,37 @@ static lr_status read_site(rctx *x, const jscan *c, const line_info *li, uint32_
     else
         LR_TRY(graph_intern(x->g, "", 0, &r.method, x->err));
     return site_add(x, &r, &x->st->node_site[n]);
+}
+
+/* Ruby caps a string at LONG_MAX bytes; a "bytesize" above it is no Ruby string's. */
+#define RUBY_MAX_BYTESIZE ((uint64_t)INT64_MAX)
+
+/* String n's value, when the dump gives one (dump_all writes it for ASCII-only strings), into
+ * g->node_value. A shared string's bytes are another string's buffer: a value on one is not
+ * kept, so it never counts as a copy of its own. The value is bounded by its line (jscan
+ * stops at the line's end); a "bytesize" that is no count, or that disagrees with the value,
+ * is an error rather than a silently wrong key for dupes. A value holding a NUL byte is not
+ * kept either: interned text ends at the first NUL, and two such values would group as one. */
+static lr_status read_value(rctx *x, const jscan *c, const line_info *li, uint32_t n)
+{
+    graph *g = x->g;
+    uint64_t bytesize = 0;
+    const jscan_val *bv = &li->v[L_BYTESIZE];
+    if (LI_HAS(li, L_BYTESIZE) && (!jscan_u64(bv, &bytesize) || bytesize > RUBY_MAX_BYTESIZE))
+        return LR_CORRUPT(x->err, x->name, jscan_off(c, bv->s), "bad \"bytesize\"");
+    if (!LI_HAS(li, L_VALUE) || LI_HAS(li, L_SHARED))
+        return LR_OK;
+    size_t len;
+    const char *s = jscan_str(c, &li->v[L_VALUE], &x->sbuf, &x->scap, &len, x->err);
+    if (!s)
+        return x->err->code;
+    if (LI_HAS(li, L_BYTESIZE) && bytesize != len)
+        return LR_CORRUPT(x->err, x->name, jscan_off(c, li->v[L_VALUE].s),
+                          "string value of %zu bytes, \"bytesize\" %llu", len,
+                          (unsigned long long)bytesize);
+    if (memchr(s, 0, len))
+        return LR_OK;
+    return graph_intern(g, s, len, &g->node_value[n], x->err);
 }
 
 /* Calls fn on every non-blank line. */
@@ -379,6 +412,8 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     if (LI_HAS(&li, L_NAME) && g->node_kind[n] == GRAPH_KIND_CLASS)
         LR_TRY(intern_str(x, &c, &li.v[L_NAME], &x->class_name[n]));
     LR_TRY(read_site(x, &c, &li, n));
+    if (g->node_kind[n] == GRAPH_KIND_STRING)
+        LR_TRY(read_value(x, &c, &li, n));
     uint64_t r = g->first_edge[n];
     if (LI_HAS(&li, L_REFS)) {
         jscan_arr(&a, &c, &li.v[L_REFS]);
@@ -525,9 +560,12 @@ static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error
         x.ref_addr = err_mallocarray(x.n_refs ? x.n_refs : 1, sizeof *x.ref_addr);
         x.root_addr = err_mallocarray(x.n_root_refs ? x.n_root_refs : 1, sizeof *x.root_addr);
         x.root_kind = err_mallocarray(x.n_root_refs ? x.n_root_refs : 1, 1);
+        g->node_value = err_mallocarray(x.n_nodes ? x.n_nodes : 1, sizeof *g->node_value);
+        for (uint32_t i = 0; g->node_value && i < x.n_nodes; i++)
+            g->node_value[i] = GRAPH_NONE;
         g->roots = err_calloc(x.n_root_refs ? x.n_root_refs : 1, sizeof *g->roots);
         if (!g->first_edge || !x.class_addr || !x.class_name || !x.ref_addr || !x.root_addr ||
-            !x.root_kind || !g->roots)
+            !x.root_kind || !g->roots || !g->node_value)
             s = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", x.name);
     }
     if (s == LR_OK)

@@ -71,6 +71,7 @@ void graph_fini(graph *g)
         free(g->node_type); /* HPROF shares one array: its types are its kinds */
     free(g->node_heap);
     free(g->node_name);
+    free(g->node_value);
     free(g->node_off);
     free(g->node_len);
     free(g->first_edge);
@@ -1428,8 +1429,12 @@ long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
         buf[0] = '\0';
     if (n >= g->n_nodes)
         return -1;
-    if (g->node_kind[n] == GRAPH_KIND_STRING && g->node_name) {
-        const char *s = graph_str(g, g->node_name[n]);
+    /* A Ruby string without a value in the dump is no known text, not an empty one. */
+    if (g->node_kind[n] == GRAPH_KIND_STRING && g->node_value && g->node_value[n] == GRAPH_NONE)
+        return -1;
+    if (g->node_kind[n] == GRAPH_KIND_STRING && (g->node_name || g->node_value)) {
+        const char *s =
+            graph_str(g, g->node_value ? g->node_value[n] : g->node_name[n]);
         size_t len = strlen(s);
         if (cap) {
             size_t k = len < cap - 1 ? len : cap - 1;

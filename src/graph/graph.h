@@ -341,6 +341,13 @@ typedef struct graph {
      * in native code"); NULL, or a NULL entry, keeps graph_root_kind_title's. Static strings.
      * Read through graph_root_title(). */
     const char *const *root_titles;
+
+    /* ---- string values carried in the record ---- */
+    /* Per node, the value of a GRAPH_KIND_STRING node whose dump states it in text (Ruby's
+     * "value"), interned in `strings`: equal values share one index, which is what dupes
+     * groups on. GRAPH_NONE where the dump gives none (Ruby: non-ASCII and shared strings);
+     * NULL when the format has no such values. Read through graph_string_value(). */
+    str_ix *node_value;
 } graph;
 
 #define GRAPH_CLASS16_MAX 65535u /* node_class16 holds class indices below this */
@@ -764,8 +771,9 @@ int graph_field_find(const graph *g, node_ix n, const char *name, graph_value *o
 /* Finds a static field of class c (not its supers) by name. */
 int graph_static_find(const graph *g, class_ix c, const char *name, graph_value *out);
 
-/* Decodes a java.lang.String (or V8 string node) into buf (UTF-8, truncated to cap-1 bytes,
- * always NUL-terminated). Returns the full length in UTF-8 bytes, or -1 if n is no string. */
+/* Decodes a java.lang.String (or V8 string node, or string with a node_value) into buf (UTF-8,
+ * truncated to cap-1 bytes, always NUL-terminated). Returns the full length in UTF-8 bytes, or
+ * -1 if n is no string or its value is not in the dump. */
 long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap);
 
 /* Name of edge e as text into buf ("[3]" for elements, field/property names otherwise). */
