@@ -9,6 +9,7 @@
 #define LR_FUZZ_LOAD_WALK_H
 
 #include "analyses.h"
+#include "analysis/dupes.h"
 #include "base/mfile.h"
 #include "format/fmt.h"
 #include "graph/graph.h"
@@ -39,6 +40,8 @@ static int fuzz_load_walk(const fmt_reader *reader, const char *name, const uint
         uint32_t n = g.n_nodes < FUZZ_MAX_WALK ? g.n_nodes : FUZZ_MAX_WALK;
         for (node_ix i = 0; i < n; i++) {
             sum += strlen(graph_class_name(&g, i)) + graph_find_id(&g, graph_node_id(&g, i));
+            /* string values the record states (Ruby): a short buffer cuts long ones */
+            sum += (uint64_t)graph_string_value(&g, i, buf, 8);
             for (edge_ix e = g.first_edge[i]; e < g.first_edge[i + 1]; e++)
                 sum += strlen(graph_edge_name_text(&g, e, buf, sizeof buf)) + g.edge_to[e];
         }
@@ -47,6 +50,12 @@ static int fuzz_load_walk(const fmt_reader *reader, const char *name, const uint
         if (sum == 0x5eedULL)
             buf[0] = 0;
         fuzz_analyses(&g);
+        /* duplicate strings group on the values the reader kept */
+        dupes_opts dopt = {0, DUPES_DEFAULT_MIN_BITMAP, 0};
+        dupes_result dr;
+        memset(&err, 0, sizeof err);
+        if (dupes_find_groups(&g, &dopt, &dr, &err) == LR_OK)
+            dupes_free(&dr);
     }
     graph_fini(&g);
     mfile_close(&m);

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# ruby_strings.sh: Ruby strings end to end. Runs tests/programs/ruby/strings.rb (10,000 copies
+# of one 200-byte string built at run time, a frozen literal named 50 times, 100 shared tails
+# of one string) under Debian's ruby, which writes an ObjectSpace.dump_all dump and Ruby's own
+# figures; then checks dupes' group for the copies (count, bytes, wasted) against Ruby's, that
+# the fstring and the shared strings form no group, that show prints a string's value, and
+# that info counts the dump's STRING records.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+if ! command -v ruby >/dev/null || ! command -v python3 >/dev/null; then
+    [ "${CI:-}" = true ] && fail "ruby and python3 are required under CI=true"
+    echo "SKIP: ruby not installed (scripts/deps.sh test installs it)"
+    exit 77
+fi
+W="$LEAKRAY_BUILD/tmp/ruby_strings"
+rm -rf "$W"
+mkdir -p "$W"
+ruby "$LEAKRAY_SRC/tests/programs/ruby/strings.rb" "$W/heap.json" "$W/ruby.json"
+D="$W/heap.json"
+check() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=json.load(open(sys.argv[2]));
+assert eval('(' + sys.argv[3] + ')'), (sys.argv[3], json.dumps(d)[:400])" "$1" "$W/ruby.json" "$2" ||
+    fail "$3"; }
+
+# 1. the 10,000 copies are one group: Ruby's count, memsize and (count - 1) x memsize wasted
+"$LEAKRAY" dupes --json --no-timing "$D" >"$W/dupes.json"
+check "$W/dupes.json" '[(g["count"], g["bytes"], g["wasted"]) for g in d["strings"]["groups"]
+    if g["value"] == e["value"]] == [(e["count"], e["bytes"], e["wasted"])]' \
+    "dupes: the copies' group differs from Ruby's figures"
+# 2. the frozen literal is one fstring (Ruby: one object), so no group; shared strings have no
+# bytes of their own, so none of the 100 equal tails groups
+check "$W/dupes.json" 'e["frozen_distinct"] == 1 and e["shared_tails"] == 100 and
+    not [g for g in d["strings"]["groups"] if g["value"] == "a frozen literal"
+         and g["count"] != e["frozen_objects"]] and
+    not [g for g in d["strings"]["groups"] if g["value"] == "z" * 3000]' \
+    "dupes: an fstring or shared strings counted as copies"
+"$LEAKRAY" dupes --no-timing "$D" >"$W/dupes.txt"
+grep -q "x10,000 .* wasted: \"hellohello" "$W/dupes.txt" || fail "dupes text: no copies' group"
+
+# 3. show prints a copy's value and length
+id=$(python3 -c 'import json,sys
+v = json.load(open(sys.argv[2]))["value"]
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o.get("type") == "STRING" and o.get("value") == v: print(o["address"]); break' "$D" \
+    "$W/ruby.json")
+"$LEAKRAY" show --no-timing "$D" "$id" >"$W/show.txt"
+grep -q '^value: *"hellohello.*" (200 bytes' "$W/show.txt" || fail "show: no value"
+
+# 4. info counts every STRING record of the dump as a string
+"$LEAKRAY" info --json --no-timing "$D" >"$W/info.json"
+n=$(grep -c '"type":"STRING"' "$D")
+check "$W/info.json" "d['strings'] == $n" "info: strings is not the dump's $n"
+
+# 5. a value its "bytesize" contradicts, or a bytesize that is no count: exit 3 at the offset
+for lie in 5000 -200 123456789012345678901234567890; do
+    sed "0,/\"bytesize\":200, \"value\":\"hello/s//\"bytesize\":$lie, \"value\":\"hello/" "$D" \
+        >"$W/lie.json"
+    rc=0
+    "$LEAKRAY" dupes --no-timing "$W/lie.json" >"$W/lie.out" 2>&1 || rc=$?
+    [ "$rc" = 3 ] && grep -q 'offset 0x[0-9a-f]*: .*"bytesize"' "$W/lie.out" ||
+        fail "bytesize $lie: exit $rc, $(head -c 300 "$W/lie.out")"
+done
+echo "ruby_strings: ok"
