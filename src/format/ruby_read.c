@@ -123,6 +123,9 @@ typedef struct rctx {
     /* pass 2, per node */
     uint64_t *class_addr;   /* the "class" address, 0 if none */
     str_ix *class_name;     /* CLASS/MODULE "name", GRAPH_NONE if none */
+    str_ix *real_name;      /* a singleton class's "real_class_name" (its object's class),
+                             * GRAPH_NONE if none or no singleton */
+    uint8_t *singleton;     /* 1: a CLASS record with "singleton":true */
     uint64_t *ref_addr;     /* reference targets by address, CSR by node */
     /* roots */
     uint64_t *root_addr;
@@ -185,7 +188,7 @@ static lr_status count_elems(const jscan *c, const jscan_val *arr, uint64_t *n, 
 
 /* A line's members (jscan_fields slots). */
 enum { L_TYPE, L_ADDRESS, L_CLASS, L_REFS, L_MEMSIZE, L_NAME, L_ROOT, L_FILE, L_LINE,
-       L_METHOD, L_VALUE, L_SHARED, L_BYTESIZE, L_N };
+       L_METHOD, L_VALUE, L_SHARED, L_BYTESIZE, L_SINGLETON, L_REAL_CLASS, L_N };
 typedef struct line_info {
     int is_root;
     uint32_t has;       /* bit per slot: present with a usable type */
@@ -198,12 +201,13 @@ static lr_status read_line(rctx *x, const uint8_t *p, const uint8_t *e, jscan *c
 {
     static const char *const keys[L_N] = {"type", "address", "class", "references", "memsize",
                                           "name", "root", "file", "line", "method",
-                                          "value", "shared", "bytesize"};
+                                          "value", "shared", "bytesize", "singleton",
+                                          "real_class_name"};
     /* the type each slot must have to be used (JSCAN_NULL: any) */
     static const jscan_type want[L_N] = {JSCAN_NULL, JSCAN_NULL, JSCAN_NULL, JSCAN_ARR,
                                          JSCAN_NULL, JSCAN_STR,  JSCAN_STR,  JSCAN_STR,
                                          JSCAN_NUM,  JSCAN_STR,  JSCAN_STR,
-                                         JSCAN_TRUE, JSCAN_NUM};
+                                         JSCAN_TRUE, JSCAN_NUM,  JSCAN_TRUE, JSCAN_STR};
     li->is_root = 0;
     LR_TRY(jscan_obj(c, x->data, x->name, p, e, x->err));
     LR_TRY(jscan_fields(c, keys, L_N, li->v, &li->has, x->err));
@@ -411,6 +415,10 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     x->class_name[n] = GRAPH_NONE;
     if (LI_HAS(&li, L_NAME) && g->node_kind[n] == GRAPH_KIND_CLASS)
         LR_TRY(intern_str(x, &c, &li.v[L_NAME], &x->class_name[n]));
+    x->singleton[n] = LI_HAS(&li, L_SINGLETON) && g->node_kind[n] == GRAPH_KIND_CLASS;
+    x->real_name[n] = GRAPH_NONE;
+    if (x->singleton[n] && LI_HAS(&li, L_REAL_CLASS))
+        LR_TRY(intern_str(x, &c, &li.v[L_REAL_CLASS], &x->real_name[n]));
     LR_TRY(read_site(x, &c, &li, n));
     if (g->node_kind[n] == GRAPH_KIND_STRING)
         LR_TRY(read_value(x, &c, &li, n));
@@ -436,6 +444,82 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     return LR_OK;
 }
 
+/* Rounds of singleton naming: a singleton of a singleton (`#<Class:#<Class:Foo>>`) is named
+ * once the one it is attached to is; deeper chains than this keep their address name. */
+#define RUBY_SINGLETON_ROUNDS 4
+
+/* Names singleton classes as Ruby's inspect does: `#<Class:Foo>` for a class's or module's,
+ * `#<Class:#<Foo:0x00007f...>>` for an object's. The dump names neither the singleton nor
+ * what it is attached to, but a singleton references its object (Ruby's __attached__), whose
+ * "class" is the singleton: the first reference of singleton c whose record has c as its
+ * class is c's object. Not "the first object whose class is c": a metaclass's metaclass is
+ * made only on demand, and until then many metaclasses give a shared ancestor's as their
+ * class. One lookup per reference of a singleton. Singletons whose object is not in the dump
+ * keep the address name build_classes gave them. node_cls maps class nodes to classes. */
+static lr_status name_singletons(rctx *x, const uint32_t *node_cls)
+{
+    graph *g = x->g;
+    node_ix *attached = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *attached);
+    uint8_t *done = err_calloc(g->n_nodes ? g->n_nodes : 1, 1);
+    char *buf = NULL;
+    size_t cap = 0;
+    lr_status s = LR_OK;
+    if (!attached || !done) {
+        s = LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+        goto out;
+    }
+    for (uint32_t n = 0; n < g->n_nodes; n++)
+        attached[n] = GRAPH_NONE;
+    for (uint32_t c = 0; c < g->n_nodes; c++) {
+        if (!x->singleton[c])
+            continue;
+        for (uint64_t r = g->first_edge[c]; r < g->first_edge[c + 1]; r++) {
+            node_ix a = graph_find_id(g, x->ref_addr[r]);
+            int own = a != GRAPH_NONE && g->node_type[a] < N_TYPES &&
+                      TYPES[g->node_type[a]].own_class;
+            if (own && a != c && x->class_addr[a] == g->node_id[c]) {
+                attached[c] = a;
+                break;
+            }
+        }
+    }
+    for (unsigned round = 0; round < RUBY_SINGLETON_ROUNDS; round++) {
+        for (uint32_t c = 0; c < g->n_nodes; c++) {
+            node_ix a = attached[c];
+            if (!x->singleton[c] || done[c] || a == GRAPH_NONE || node_cls[c] == GRAPH_NONE)
+                continue;
+            int is_cls = g->node_kind[a] == GRAPH_KIND_CLASS && node_cls[a] != GRAPH_NONE;
+            if (is_cls && x->singleton[a] && !done[a])
+                continue; /* its object's name is not final yet */
+            const char *inner = is_cls ? graph_str(g, g->classes[node_cls[a]].name)
+                                       : graph_str(g, x->real_name[c]);
+            size_t need = strlen(inner) + 48; /* "#<Class:#<" ":0x" 16 digits ">>" NUL */
+            if (need > cap) {
+                char *nb = realloc(buf, need);
+                if (!nb) {
+                    s = LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+                    goto out;
+                }
+                buf = nb;
+                cap = need;
+            }
+            int k = is_cls ? snprintf(buf, cap, "#<Class:%s>", inner)
+                           : snprintf(buf, cap, "#<Class:#<%s:0x%016llx>>",
+                                      inner[0] ? inner : "Object",
+                                      (unsigned long long)g->node_id[a]);
+            s = graph_intern(g, buf, (size_t)k, &g->classes[node_cls[c]].name, x->err);
+            if (s != LR_OK)
+                goto out;
+            done[c] = 1;
+        }
+    }
+out:
+    free(attached);
+    free(done);
+    free(buf);
+    return s;
+}
+
 /* Classes: one per CLASS/MODULE/ICLASS object, then one per Ruby type for objects whose
  * class is not in the dump. Sets node_class. */
 static lr_status build_classes(rctx *x)
@@ -458,15 +542,26 @@ static lr_status build_classes(rctx *x)
         graph_class *k = &g->classes[g->n_classes];
         str_ix name = x->class_name[n];
         if (name == GRAPH_NONE) {
-            /* Singleton and include classes have no name of their own. */
-            snprintf(buf, sizeof buf, "#<%s:0x%llx>",
-                     g->node_type[n] < N_TYPES ? TYPES[g->node_type[n]].name : "?",
-                     (unsigned long long)g->node_id[n]);
+            /* Singleton, anonymous and include classes have no name of their own. An
+             * anonymous class or module is what Ruby's inspect shows (`#<Class:0x00007f...>`);
+             * name_singletons renames the singletons it can attach; include classes, which
+             * Ruby never shows, keep the dump's type and address. */
+            const char *t = g->node_type[n] < N_TYPES ? TYPES[g->node_type[n]].name : "?";
+            if (!x->singleton[n] && (!strcmp(t, "CLASS") || !strcmp(t, "MODULE")))
+                snprintf(buf, sizeof buf, "#<%s:0x%016llx>", t[0] == 'C' ? "Class" : "Module",
+                         (unsigned long long)g->node_id[n]);
+            else
+                snprintf(buf, sizeof buf, "#<%s:0x%llx>", t, (unsigned long long)g->node_id[n]);
             LR_TRY(graph_intern(g, buf, strlen(buf), &name, x->err));
         }
         *k = (graph_class){.name = name, .super = GRAPH_NONE, .node = n, .id = g->node_id[n],
                            .first_field = 0, .first_static = 0};
         node_cls[n] = g->n_classes++;
+    }
+    lr_status s = name_singletons(x, node_cls);
+    if (s != LR_OK) {
+        free(node_cls);
+        return s;
     }
     uint32_t type_cls[N_TYPES + 1];
     for (unsigned t = 0; t <= N_TYPES; t++)
@@ -557,6 +652,8 @@ static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error
         g->first_edge = err_calloc((size_t)x.n_nodes + 1, sizeof *g->first_edge);
         x.class_addr = err_mallocarray(x.n_nodes ? x.n_nodes : 1, sizeof *x.class_addr);
         x.class_name = err_mallocarray(x.n_nodes ? x.n_nodes : 1, sizeof *x.class_name);
+        x.real_name = err_mallocarray(x.n_nodes ? x.n_nodes : 1, sizeof *x.real_name);
+        x.singleton = err_mallocarray(x.n_nodes ? x.n_nodes : 1, 1);
         x.ref_addr = err_mallocarray(x.n_refs ? x.n_refs : 1, sizeof *x.ref_addr);
         x.root_addr = err_mallocarray(x.n_root_refs ? x.n_root_refs : 1, sizeof *x.root_addr);
         x.root_kind = err_mallocarray(x.n_root_refs ? x.n_root_refs : 1, 1);
@@ -564,8 +661,8 @@ static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error
         for (uint32_t i = 0; g->node_value && i < x.n_nodes; i++)
             g->node_value[i] = GRAPH_NONE;
         g->roots = err_calloc(x.n_root_refs ? x.n_root_refs : 1, sizeof *g->roots);
-        if (!g->first_edge || !x.class_addr || !x.class_name || !x.ref_addr || !x.root_addr ||
-            !x.root_kind || !g->roots || !g->node_value)
+        if (!g->first_edge || !x.class_addr || !x.class_name || !x.real_name || !x.singleton ||
+            !x.ref_addr || !x.root_addr || !x.root_kind || !g->roots || !g->node_value)
             s = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", x.name);
     }
     if (s == LR_OK)
@@ -580,6 +677,8 @@ static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error
         s = resolve_edges(&x);
     free(x.class_addr);
     free(x.class_name);
+    free(x.real_name);
+    free(x.singleton);
     free(x.ref_addr);
     free(x.root_addr);
     free(x.root_kind);

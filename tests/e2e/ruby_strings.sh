@@ -5,7 +5,8 @@
 # of one string) under Debian's ruby, which writes an ObjectSpace.dump_all dump and Ruby's own
 # figures; then checks dupes' group for the copies (count, bytes, wasted) against Ruby's, that
 # the fstring and the shared strings form no group, that show prints a string's value, and
-# that info counts the dump's STRING records.
+# that info counts the dump's STRING records; and that singleton classes (Foo's, for a class
+# method, and one object's, from `class << obj`) have the names Ruby's inspect gives.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -53,7 +54,12 @@ grep -q '^value: *"hellohello.*" (200 bytes' "$W/show.txt" || fail "show: no val
 n=$(grep -c '"type":"STRING"' "$D")
 check "$W/info.json" "d['strings'] == $n" "info: strings is not the dump's $n"
 
-# 5. a value its "bytesize" contradicts, or a bytesize that is no count: exit 3 at the offset
+# 5. singleton classes have the names Ruby's inspect gives them: a class's and an object's
+"$LEAKRAY" histo --json --no-timing "$D" >"$W/histo.json"
+check "$W/histo.json" '{e["foo_singleton"], e["obj_singleton"]} <= {c["name"] for c in d["classes"]}
+    and e["foo_singleton"] == "#<Class:Foo>"' "histo: singleton classes not named as Ruby does"
+
+# 6. a value its "bytesize" contradicts, or a bytesize that is no count: exit 3 at the offset
 for lie in 5000 -200 123456789012345678901234567890; do
     sed "0,/\"bytesize\":200, \"value\":\"hello/s//\"bytesize\":$lie, \"value\":\"hello/" "$D" \
         >"$W/lie.json"
