@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // snap.mjs: loads page.html in headless Chromium (Debian's /usr/bin/chromium, driven by
 // playwright-core over the DevTools protocol) and writes three heap snapshots the way DevTools
-// takes them: HeapProfiler.collectGarbage, then HeapProfiler.takeHeapSnapshot, the chunks
-// written as they arrive.
+// takes them once the page has settled (two animation frames): HeapProfiler.collectGarbage,
+// then HeapProfiler.takeHeapSnapshot, the chunks written as they arrive.
 //   node snap.mjs PLAYWRIGHT_CORE_DIR OUTDIR
 // Writes OUTDIR/baseline.heapsnapshot (page loaded), target.heapsnapshot (after leak()) and
 // final.heapsnapshot (after settle()). CHROMIUM overrides the browser path; PAGE names another
@@ -36,6 +36,13 @@ try {
     const cdp = await ctx.newCDPSession(page);
     await cdp.send('HeapProfiler.enable');
     async function snap(name) {
+        // Let the document finish the lifecycle the last step started (style, layout): until
+        // it runs, Blink's invalidation sets still hold the nodes a re-render just removed, and
+        // a loaded machine may not have run it by the time the snapshot is taken. Then collect
+        // twice, as a detached subtree's wrappers and its DOM nodes can need a cycle each.
+        await page.evaluate(() => new Promise((done) =>
+            requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 50)))));
+        await cdp.send('HeapProfiler.collectGarbage');
         await cdp.send('HeapProfiler.collectGarbage');
         const file = path.join(outDir, name + '.heapsnapshot');
         const fd = fs.openSync(file, 'w');
