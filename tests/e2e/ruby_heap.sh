@@ -7,21 +7,8 @@
 # the leaks' retained sizes (top), the reference chains (path), leak traces (analyze --watch),
 # gzip input, and bad input (a cut line, a broken line: exit 3 with the offset).
 set -euo pipefail
-: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-if ! command -v ruby >/dev/null || ! command -v python3 >/dev/null; then
-    [ "${CI:-}" = true ] && fail "ruby and python3 are required under CI=true"
-    echo "SKIP: ruby not installed (scripts/deps.sh test installs it)"
-    exit 77
-fi
-W="$LEAKRAY_BUILD/tmp/ruby_heap"
-rm -rf "$W"
-mkdir -p "$W"
-ruby "$LEAKRAY_SRC/tests/programs/ruby/leaks.rb" "$W/heap.json" "$W/counts.json"
-D="$W/heap.json"
-check() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=json.load(open(sys.argv[2]));
-assert eval('(' + sys.argv[3] + ')'), (sys.argv[3], json.dumps(d)[:400])" "$1" "$W/counts.json" "$2" ||
-    fail "$3"; }
+. "$LEAKRAY_SRC/tests/e2e/ruby_lib.bash"
+ruby_start ruby_heap leaks.rb
 
 # 1. instance counts equal Ruby's own
 "$LEAKRAY" histo --json --no-timing "$D" >"$W/histo.json"

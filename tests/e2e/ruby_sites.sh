@@ -8,22 +8,12 @@
 # of its rows: the buffer among the biggest objects, the cache among the Arrays. A dump
 # written without tracing has no site anywhere.
 set -euo pipefail
-: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-if ! command -v ruby >/dev/null || ! command -v python3 >/dev/null; then
-    [ "${CI:-}" = true ] && fail "ruby and python3 are required under CI=true"
-    echo "SKIP: ruby not installed (scripts/deps.sh test installs it)"
-    exit 77
-fi
-W="$LEAKRAY_BUILD/tmp/ruby_sites"
-rm -rf "$W"
-mkdir -p "$W"
-ruby "$LEAKRAY_SRC/tests/programs/ruby/sites.rb" "$W/heap.json" "$W/want.json"
-D=$W/heap.json
+. "$LEAKRAY_SRC/tests/e2e/ruby_lib.bash"
+ruby_start ruby_sites sites.rb
 want() { python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))[sys.argv[2]]
 print(w[sys.argv[3]] if sys.argv[3] != "text" else
       "%s:%d%s" % (w["file"], w["line"], " in " + w["method"] if w["method"] else ""))' \
-    "$W/want.json" "$1" "$2"; }
+    "$E" "$1" "$2"; }
 
 for o in record label records buffer; do
     addr=$(want "$o" address)
@@ -35,11 +25,11 @@ for o in record label records buffer; do
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["object"]["allocation_site"]
 w=json.load(open(sys.argv[2]))[sys.argv[3]]
 assert (d["file"], d["line"], d["method"]) == (w["file"], w["line"], w["method"]), (d, w)' \
-        "$W/show.json" "$W/want.json" "$o" || fail "show --json $o"
+        "$W/show.json" "$E" "$o" || fail "show --json $o"
 done
 # Ruby names the methods: the Record came from `new` in Cache.store, the buffer from `*`.
 [ "$(want record method)" = new ] && [ "$(want buffer method)" = '*' ] ||
-    fail "ruby reports other methods: $(cat "$W/want.json")"
+    fail "ruby reports other methods: $(cat "$E")"
 
 # top: the buffer is among the 10 biggest objects, with its site
 buf=$(want buffer address)

@@ -8,21 +8,8 @@
 # that info counts the dump's STRING records; and that singleton classes (Foo's, for a class
 # method, and one object's, from `class << obj`) have the names Ruby's inspect gives.
 set -euo pipefail
-: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-if ! command -v ruby >/dev/null || ! command -v python3 >/dev/null; then
-    [ "${CI:-}" = true ] && fail "ruby and python3 are required under CI=true"
-    echo "SKIP: ruby not installed (scripts/deps.sh test installs it)"
-    exit 77
-fi
-W="$LEAKRAY_BUILD/tmp/ruby_strings"
-rm -rf "$W"
-mkdir -p "$W"
-ruby "$LEAKRAY_SRC/tests/programs/ruby/strings.rb" "$W/heap.json" "$W/ruby.json"
-D="$W/heap.json"
-check() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=json.load(open(sys.argv[2]));
-assert eval('(' + sys.argv[3] + ')'), (sys.argv[3], json.dumps(d)[:400])" "$1" "$W/ruby.json" "$2" ||
-    fail "$3"; }
+. "$LEAKRAY_SRC/tests/e2e/ruby_lib.bash"
+ruby_start ruby_strings strings.rb
 
 # 1. the 10,000 copies are one group: Ruby's count, memsize and (count - 1) x memsize wasted
 "$LEAKRAY" dupes --json --no-timing "$D" >"$W/dupes.json"
@@ -45,7 +32,7 @@ v = json.load(open(sys.argv[2]))["value"]
 for l in open(sys.argv[1]):
     o = json.loads(l)
     if o.get("type") == "STRING" and o.get("value") == v: print(o["address"]); break' "$D" \
-    "$W/ruby.json")
+    "$E")
 "$LEAKRAY" show --no-timing "$D" "$id" >"$W/show.txt"
 grep -q '^value: *"hellohello.*" (200 bytes' "$W/show.txt" || fail "show: no value"
 
