@@ -9,7 +9,7 @@
 // usage: node report_jsdupes.js WORK_DIR ARTIFACT_DIR
 'use strict';
 const path = require('path');
-const { check, openPage, run } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
+const { check, checkSafe, openPage, run } = require(path.join(process.env.PW_LIB_DIR, 'pw.js'));
 
 const [work, art] = process.argv.slice(2);
 const MARKUP = '</script><script>alert(5)</script><img src=x onerror=alert(6)>';
@@ -46,21 +46,6 @@ async function dupesTab(name, page) {
   return js;
 }
 
-async function common(name, page, log) {
-  const facts = await page.evaluate(() => ({
-    scripts: document.scripts.length,
-    ran: window.__ran,
-    handlers: [...document.querySelectorAll('*')].filter((e) =>
-      [...e.attributes].some((a) => a.name.startsWith('on'))).length,
-  }));
-  check(log.requests.filter((u) => u !== log.url).length === 0,
-    name + ': network requests ' + JSON.stringify(log.requests));
-  check(log.dialogs.length === 0, name + ': dialogs ' + JSON.stringify(log.dialogs));
-  check(log.errors.length === 0, name + ': page errors ' + JSON.stringify(log.errors));
-  check(facts.scripts === 3, name + ': ' + facts.scripts + ' script elements, expected 3');
-  check(facts.ran.length === 0, name + ': injected script ran ' + JSON.stringify(facts.ran));
-  check(facts.handlers === 0, name + ': elements with on* attributes');
-}
 
 async function node(ctx) {
   const { page, log } = await open(ctx, 'node.html');
@@ -97,7 +82,7 @@ async function node(ctx) {
       pane.slice(0, 200));
   }
   await page.screenshot({ path: path.join(art, 'node-duplicates.png'), fullPage: true });
-  await common('node', page, log);
+  await checkSafe('node', page, log);
 }
 
 async function plain(ctx, file, name, want) {
@@ -108,7 +93,7 @@ async function plain(ctx, file, name, want) {
     check(values.includes(v), name + ': ' + v + ' not listed: ' + JSON.stringify(values));
   check(js.top_count.length === 10, name + ': ' + js.top_count.length + ' ranked by count');
   await page.screenshot({ path: path.join(art, name + '-duplicates.png'), fullPage: true });
-  await common(name, page, log);
+  await checkSafe(name, page, log);
 }
 
 run('report_jsdupes.js', async (ctx) => {
@@ -118,5 +103,5 @@ run('report_jsdupes.js', async (ctx) => {
   await plain(ctx, 'browser.html', 'browser', []);
   const c = await open(ctx, 'cliques.html');
   check(!(await c.page.$('#tab-dupes')), 'cliques: a Duplicates tab without strings');
-  await common('cliques', c.page, c.log);
+  await checkSafe('cliques', c.page, c.log);
 });

@@ -65,6 +65,27 @@ function check(cond, what) {
   }
 }
 
+// What every report page must be, whatever the dump held: no request but its own file, no
+// dialog, no page error, its three scripts only, nothing injected ran, no image from outside
+// and no inline event handler.
+async function checkSafe(name, page, log) {
+  const facts = await page.evaluate(() => ({
+    scripts: document.scripts.length,
+    ran: window.__ran,
+    foreignImages: [...document.images].filter((i) => !i.src.startsWith('data:')).length,
+    handlers: [...document.querySelectorAll('*')].filter((e) =>
+      [...e.attributes].some((a) => a.name.startsWith('on'))).length,
+  }));
+  check(log.requests.filter((u) => u !== log.url).length === 0,
+    name + ': network requests ' + JSON.stringify(log.requests));
+  check(log.dialogs.length === 0, name + ': dialogs ' + JSON.stringify(log.dialogs));
+  check(log.errors.length === 0, name + ': page errors ' + JSON.stringify(log.errors));
+  check(facts.scripts === 3, name + ': ' + facts.scripts + ' script elements, expected 3');
+  check(facts.ran.length === 0, name + ': injected script ran ' + JSON.stringify(facts.ran));
+  check(facts.foreignImages === 0, name + ': images not from data: URIs');
+  check(facts.handlers === 0, name + ': elements with on* attributes');
+}
+
 // Runs body(ctx) in one browser and exits 1 when it threw or a check failed.
 function run(name, body) {
   (async () => {
@@ -85,4 +106,4 @@ function run(name, body) {
   });
 }
 
-module.exports = { launch, watch, openPage, check, run };
+module.exports = { launch, watch, openPage, check, checkSafe, run };
