@@ -38,6 +38,9 @@ static const struct {
     [DIAG_TRUNCATED] = {"truncated", DIAG_ERROR,
                         "the file was cut short: a segmented heap dump without HEAP_DUMP_END, "
                         "no heap dump, or no GC roots (results are incomplete)"},
+    [DIAG_STRING_VALUE_MISMATCH] = {"string_value_mismatch", DIAG_DATA_LOSS,
+                                    "string values whose length in bytes differs from the "
+                                    "size the dump gives (value not kept)"},
 };
 
 const char *diag_name(enum diag_id id) { return id < DIAG_COUNT ? DIAG_TABLE[id].name : "?"; }

@@ -25,6 +25,7 @@ enum diag_id {
     DIAG_BAD_EDGE_TARGET,        /* V8 edge to_node not a multiple of node field count */
     DIAG_EXTRA_DUMPS,            /* heap dumps in the file other than the one loaded */
     DIAG_TRUNCATED,              /* the file ends where a complete dump cannot (cut short) */
+    DIAG_STRING_VALUE_MISMATCH,  /* a string value whose length its stated byte size denies */
     DIAG_COUNT
 };
 

@@ -298,9 +298,11 @@ static lr_status read_site(rctx *x, const jscan *c, const line_info *li, uint32_
 /* String n's value, when the dump gives one (dump_all writes it for ASCII-only strings), into
  * g->node_value. A shared string's bytes are another string's buffer: a value on one is not
  * kept, so it never counts as a copy of its own. The value is bounded by its line (jscan
- * stops at the line's end); a "bytesize" that is no count, or that disagrees with the value,
- * is an error rather than a silently wrong key for dupes. A value holding a NUL byte is not
- * kept either: interned text ends at the first NUL, and two such values would group as one. */
+ * stops at the line's end); a "bytesize" that is no count is an error. One that disagrees with
+ * the value costs that value only (counted, string_value_mismatch): the string keeps its node
+ * and size, but a value the dump contradicts is no key for dupes, and one bad record should
+ * not stop the analysis of a dump's million others. A value holding a NUL byte is not kept
+ * either: interned text ends at the first NUL, and two such values would group as one. */
 static lr_status read_value(rctx *x, const jscan *c, const line_info *li, uint32_t n)
 {
     graph *g = x->g;
@@ -314,10 +316,10 @@ static lr_status read_value(rctx *x, const jscan *c, const line_info *li, uint32
     const char *s = jscan_str(c, &li->v[L_VALUE], &x->sbuf, &x->scap, &len, x->err);
     if (!s)
         return x->err->code;
-    if (LI_HAS(li, L_BYTESIZE) && bytesize != len)
-        return LR_CORRUPT(x->err, x->name, jscan_off(c, li->v[L_VALUE].s),
-                          "string value of %zu bytes, \"bytesize\" %llu", len,
-                          (unsigned long long)bytesize);
+    if (LI_HAS(li, L_BYTESIZE) && bytesize != len) {
+        diag_count(&g->diag, DIAG_STRING_VALUE_MISMATCH);
+        return LR_OK;
+    }
     if (memchr(s, 0, len))
         return LR_OK;
     return graph_intern(g, s, len, &g->node_value[n], x->err);

@@ -46,8 +46,19 @@ check "$W/info.json" "d['strings'] == $n" "info: strings is not the dump's $n"
 check "$W/histo.json" '{e["foo_singleton"], e["obj_singleton"]} <= {c["name"] for c in d["classes"]}
     and e["foo_singleton"] == "#<Class:Foo>"' "histo: singleton classes not named as Ruby does"
 
-# 6. a value its "bytesize" contradicts, or a bytesize that is no count: exit 3 at the offset
-for lie in 5000 -200 123456789012345678901234567890; do
+# 6. a value its "bytesize" contradicts costs that value only: the load goes on, info counts
+# it (string_value_mismatch) and the copies' group loses that one member; a bytesize that is
+# no count is exit 3 at its offset
+sed "0,/\"bytesize\":200, \"value\":\"hello/s//\"bytesize\":5000, \"value\":\"hello/" "$D" \
+    >"$W/lie.json"
+"$LEAKRAY" info --json --no-timing "$W/lie.json" >"$W/lie-info.json"
+check "$W/lie-info.json" '[(x["name"], x["count"]) for x in d["diagnostics"]] ==
+    [("string_value_mismatch", 1)]' "info: a contradicted value not counted once"
+"$LEAKRAY" dupes --json --no-timing "$W/lie.json" >"$W/lie-dupes.json"
+check "$W/lie-dupes.json" '[g["count"] for g in d["strings"]["groups"]
+    if g["value"] == e["value"]] == [e["count"] - 1]' \
+    "dupes: a value its bytesize contradicts still counted as a copy"
+for lie in -200 123456789012345678901234567890; do
     sed "0,/\"bytesize\":200, \"value\":\"hello/s//\"bytesize\":$lie, \"value\":\"hello/" "$D" \
         >"$W/lie.json"
     rc=0
