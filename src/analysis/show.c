@@ -169,6 +169,19 @@ static lr_status gather_tree(const graph *g, show_result *r, const show_opts *o,
     return LR_OK;
 }
 
+/* Keeps root r, by which a thread holds the object, unless one kept names the same thread and
+ * frame: dumps repeat such roots (one per local slot, or the same record twice). */
+static void add_thread_root(show_result *out, const graph_root *r)
+{
+    for (uint32_t k = 0; k < out->n_thread_roots; k++)
+        if (out->thread_roots[k]->thread == r->thread && out->thread_roots[k]->frame == r->frame)
+            return;
+    if (out->n_thread_roots < SHOW_THREAD_ROOTS)
+        out->thread_roots[out->n_thread_roots++] = r;
+    else
+        out->thread_roots_more = 1;
+}
+
 lr_status show_build(graph *g, node_ix n, const show_opts *o, show_result *out, lr_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -182,9 +195,12 @@ lr_status show_build(graph *g, node_ix n, const show_opts *o, show_result *out, 
         out->heap = graph_str(g, g->heap_names[g->node_heap[n]]);
     out->name = g->node_name ? graph_str(g, g->node_name[n]) : "";
     for (uint32_t i = 0; i < g->n_roots; i++)
-        if (g->roots[i].node == n)
-            out->roots[g->roots[i].kind < GRAPH_ROOT_KIND_COUNT ? g->roots[i].kind
-                                                                : GRAPH_ROOT_KIND_COUNT] = 1;
+        if (g->roots[i].node == n) {
+            const graph_root *r = &g->roots[i];
+            out->roots[r->kind < GRAPH_ROOT_KIND_COUNT ? r->kind : GRAPH_ROOT_KIND_COUNT] = 1;
+            if (r->thread && r->kind != GRAPH_ROOT_THREAD_OBJECT)
+                add_thread_root(out, r);
+        }
     if (o->site_of)
         out->has_site = o->site_of(g, n, &out->site);
     long len = graph_string_value(g, n, out->string, sizeof out->string);

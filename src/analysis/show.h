@@ -21,6 +21,7 @@
 #define SHOW_PRIM_ELEMENTS 16   /* primitive array elements listed */
 #define SHOW_FULL_STRING 4096   /* bytes of the shown object's own string value */
 #define SHOW_MAX_FRAMES 64      /* allocation-stack frames kept */
+#define SHOW_THREAD_ROOTS 8     /* roots a thread holds the object by, listed */
 
 /* One frame of an allocation stack (V8 snapshots with allocation tracking). */
 typedef struct show_frame {
@@ -75,6 +76,11 @@ typedef struct show_result {
     const char *name;       /* V8 node name when it says more than the class, else "" */
     uint8_t roots[GRAPH_ROOT_KIND_COUNT + 1]; /* nonzero: a root of that kind holds node
                                                * (the last slot: kinds unknown here) */
+    const graph_root *thread_roots[SHOW_THREAD_ROOTS]; /* roots by which a thread holds node
+                                                         * (a local, a native frame, a lock),
+                                                         * one per thread and frame */
+    uint32_t n_thread_roots; /* kept in thread_roots */
+    int thread_roots_more;   /* node has such roots besides those kept */
     int has_site;           /* site is set */
     top_site site;          /* allocation site (Ruby) */
     long string_len;        /* UTF-8 bytes of node's string value, -1 when it is no string */

@@ -644,20 +644,6 @@ static void j_js_strings(jsonw *w, const rep_report *r)
     jsonw_obj_end(w);
 }
 
-static void frame_text(const graph *g, const graph_frame *f, char *buf, size_t cap)
-{
-    char where[300];
-    const char *src = f->source != GRAPH_NONE ? graph_str(g, f->source) : "";
-    if (f->line > 0)
-        snprintf(where, sizeof where, "%s:%d", *src ? src : "Unknown Source", f->line);
-    else if (f->line == -3)
-        snprintf(where, sizeof where, "Native Method");
-    else
-        snprintf(where, sizeof where, "%s", *src ? src : "Unknown Source");
-    const char *cls = f->class_name != GRAPH_NONE ? graph_str(g, f->class_name) : "";
-    snprintf(buf, cap, "%s%s%s(%s)", cls, *cls ? "." : "", graph_str(g, f->method), where);
-}
-
 static void j_threads(jsonw *w, const rep_report *r)
 {
     const graph *g = r->g;
@@ -682,7 +668,7 @@ static void j_threads(jsonw *w, const rep_report *r)
         for (uint32_t k = 0; k < t->n_frames && k < REP_MAX_FRAMES; k++) {
             if (t->first_frame + k >= g->n_frames)
                 break;
-            frame_text(g, &g->frames[t->first_frame + k], buf, sizeof buf);
+            rep_frame_fmt(g, &g->frames[t->first_frame + k], buf, sizeof buf);
             jsonw_str(w, buf);
         }
         jsonw_arr_end(w);

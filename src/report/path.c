@@ -8,6 +8,8 @@
 
 #include "analysis/paths.h"
 #include "report/fmt.h"
+#include "report/text.h"
+#include "rules/rules.h"
 
 #include <inttypes.h>
 
@@ -146,8 +148,15 @@ void rep_path_json(jsonw *w, const rep_path *v)
             char rb[512];
             jsonw_kv_str(w, "description", root_category(g, v->nodes, v->len, rb, sizeof rb));
         }
-        if (v->root && v->root->thread)
+        if (v->root && v->root->thread) {
+            char nm[256], fr[700];
             jsonw_kv_uint(w, "thread_serial", v->root->thread);
+            rules_thread_name(g, rules_thread_of_serial(g, v->root->thread), nm, sizeof nm);
+            if (*nm)
+                jsonw_kv_str(w, "thread_name", nm);
+            if (*rep_frame_text(g, v->root->thread, v->root->frame, fr, sizeof fr))
+                jsonw_kv_str(w, "frame", fr);
+        }
         jsonw_obj_end(w);
         jsonw_kv_bool(w, "low_priority", v->low_priority);
         jsonw_kv_arr_begin(w, "path");
@@ -200,8 +209,11 @@ void rep_path_text(FILE *out, const rep_path *v)
                     ? rep_fmt_term(rt, sizeof rt, root_category(g, v->nodes, v->len, rb, sizeof rb))
                 : v->root ? graph_root_title(g, v->root->kind)
                           : v->root_kind);
-        if (v->root && v->root->thread)
-            fprintf(out, " (thread serial %" PRIu32 ")", v->root->thread);
+        if (v->root && v->root->thread) {
+            char where[1024];
+            fprintf(out, " %s %s", v->root->kind == GRAPH_ROOT_THREAD_OBJECT ? "of" : "in",
+                    rep_root_thread(g, v->root, where, sizeof where));
+        }
         fprintf(out, "\n");
         if (v->collapse)
             print_collapsed(out, g, v->cs, v->nodes, v->edges, v->ln, v->n_ln);

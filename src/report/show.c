@@ -9,6 +9,8 @@
 #include "report/show.h"
 
 #include "report/fmt.h"
+#include "report/text.h"
+#include "rules/rules.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -381,6 +383,24 @@ void rep_show_json(jsonw *w, const show_result *r)
         if (r->roots[k])
             jsonw_str(w, k < GRAPH_ROOT_KIND_COUNT ? graph_root_kind_name(k) : "other");
     jsonw_arr_end(w);
+    if (r->n_thread_roots) {
+        jsonw_kv_arr_begin(w, "thread_roots");
+        for (uint32_t k = 0; k < r->n_thread_roots; k++) {
+            const graph_root *tr = r->thread_roots[k];
+            char nm[256], fr[700];
+            jsonw_obj_begin(w);
+            jsonw_kv_str(w, "kind", graph_root_kind_name(tr->kind));
+            jsonw_kv_uint(w, "thread_serial", tr->thread);
+            rules_thread_name(g, rules_thread_of_serial(g, tr->thread), nm, sizeof nm);
+            if (*nm)
+                jsonw_kv_str(w, "thread_name", nm);
+            if (*rep_frame_text(g, tr->thread, tr->frame, fr, sizeof fr))
+                jsonw_kv_str(w, "frame", fr);
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+        jsonw_kv_bool(w, "thread_roots_more", r->thread_roots_more);
+    }
     if (r->has_site) { /* Ruby with allocation tracing */
         jsonw_kv_obj_begin(w, "allocation_site");
         jsonw_kv_str(w, "file", graph_str(g, r->site.file));
@@ -598,6 +618,13 @@ void rep_show_text(FILE *out, const show_result *r)
     }
     if (any)
         fputc('\n', out);
+    for (uint32_t k = 0; k < r->n_thread_roots; k++) {
+        char where[1024];
+        fprintf(out, "  %s in %s\n", graph_root_title(g, r->thread_roots[k]->kind),
+                rep_root_thread(g, r->thread_roots[k], where, sizeof where));
+    }
+    if (r->thread_roots_more)
+        fprintf(out, "  and in more threads or frames\n");
     if (r->has_site) {
         const char *m = graph_str(g, r->site.method);
         char site[600];

@@ -13,6 +13,7 @@
 #include "report/analyze_json.h"
 #include "report/fmt.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -439,6 +440,26 @@ const char *rep_class_label(const graph *g, node_ix x, char *buf, size_t cap)
     return buf;
 }
 
+const char *rep_frame_fmt(const graph *g, const graph_frame *f, char *buf, size_t cap)
+{
+    char where[600];
+    const char *src = f->source != GRAPH_NONE ? graph_str(g, f->source) : "";
+    if (f->line > 0)
+        snprintf(where, sizeof where, "%s:%d", *src ? src : "Unknown Source", f->line);
+    else if (f->line == -3)
+        snprintf(where, sizeof where, "Native Method");
+    else if (f->line == -2)
+        snprintf(where, sizeof where, "Compiled method");
+    else
+        snprintf(where, sizeof where, "%s", *src ? src : "Unknown Source");
+    const char *cls = f->class_name != GRAPH_NONE ? graph_str(g, f->class_name) : "";
+    if (snprintf(buf, cap, "%s%s%s(%s)", cls, *cls ? "." : "", graph_str(g, f->method), where) <
+            0 &&
+        cap)
+        buf[0] = 0;
+    return buf;
+}
+
 const char *rep_frame_text(const graph *g, uint32_t serial, int32_t frame, char *buf,
                            size_t cap)
 {
@@ -449,23 +470,26 @@ const char *rep_frame_text(const graph *g, uint32_t serial, int32_t frame, char 
         if (th->serial != serial || frame < 0 || (uint32_t)frame >= th->n_frames)
             continue;
         uint32_t fi = th->first_frame + (uint32_t)frame;
-        if (fi >= g->n_frames)
-            break;
-        const graph_frame *f = &g->frames[fi];
-        const char *src = f->source != GRAPH_NONE ? graph_str(g, f->source) : "";
-        const char *cls = f->class_name != GRAPH_NONE ? graph_str(g, f->class_name) : "";
-        char where[300];
-        if (f->line > 0)
-            snprintf(where, sizeof where, "%s:%d", *src ? src : "Unknown Source", f->line);
-        else if (f->line == -3)
-            snprintf(where, sizeof where, "Native Method");
-        else if (f->line == -2)
-            snprintf(where, sizeof where, "Compiled method");
-        else
-            snprintf(where, sizeof where, "%s", *src ? src : "Unknown Source");
-        snprintf(buf, cap, "%s%s%s(%s)", cls, *cls ? "." : "", graph_str(g, f->method), where);
+        if (fi < g->n_frames)
+            rep_frame_fmt(g, &g->frames[fi], buf, cap);
         break;
     }
+    return buf;
+}
+
+const char *rep_root_thread(const graph *g, const graph_root *r, char *buf, size_t cap)
+{
+    char name[256], fr[700];
+    if (cap)
+        buf[0] = 0;
+    if (!r->thread)
+        return buf;
+    rules_thread_name(g, rules_thread_of_serial(g, r->thread), name, sizeof name);
+    rep_frame_text(g, r->thread, r->frame, fr, sizeof fr);
+    int k = *name ? snprintf(buf, cap, "thread \"%s\" (serial %" PRIu32 ")", name, r->thread)
+                  : snprintf(buf, cap, "thread serial %" PRIu32, r->thread);
+    if (k > 0 && (size_t)k < cap && *fr)
+        snprintf(buf + k, cap - (size_t)k, " at %s", fr);
     return buf;
 }
 

@@ -58,6 +58,12 @@ const char *rep_ref_owner(const graph *g, node_ix x, edge_ix e, char *buf, size_
  * says so). rep_suspect_edge_name returns buf. */
 const char *rep_suspect_edge_name(const graph *g, edge_ix e, char *buf, size_t cap);
 unsigned rep_suspect_edge_kind(const graph *g, edge_ix e);
+/* "Foo.bar(Foo.java:12)" of frame f, as a Java stack trace prints it; returns buf. */
+const char *rep_frame_fmt(const graph *g, const graph_frame *f, char *buf, size_t cap);
+/* Where a root that a thread holds (r->thread != 0) holds its object, for people:
+ * `thread "main" (serial 1) at Foo.bar(Foo.java:12)`, the frame when the root names one and
+ * the name when the Thread object has one; "" for a root no thread holds. Returns buf. */
+const char *rep_root_thread(const graph *g, const graph_root *r, char *buf, size_t cap);
 /* "Foo.bar(Foo.java:12)" of frame `frame` of the thread with that serial, "" if unknown. */
 const char *rep_frame_text(const graph *g, uint32_t serial, int32_t frame, char *buf,
                            size_t cap);

@@ -7,26 +7,9 @@
 #include "report/threads.h"
 
 #include "report/fmt.h"
+#include "report/text.h"
 
 #include <string.h>
-
-static void frame_text(const graph *g, const graph_frame *f, char *buf, size_t cap)
-{
-    char where[600];
-    const char *src = f->source != GRAPH_NONE ? graph_str(g, f->source) : "";
-    if (f->line > 0)
-        snprintf(where, sizeof where, "%s:%d", *src ? src : "Unknown Source", f->line);
-    else if (f->line == -2)
-        snprintf(where, sizeof where, "Compiled method");
-    else if (f->line == -3)
-        snprintf(where, sizeof where, "Native Method");
-    else
-        snprintf(where, sizeof where, "%s", *src ? src : "Unknown Source");
-    const char *cls = f->class_name != GRAPH_NONE ? graph_str(g, f->class_name) : "";
-    if (snprintf(buf, cap, "%s%s%s(%s)", cls, *cls ? "." : "", graph_str(g, f->method), where) <
-        0)
-        buf[0] = 0;
-}
 
 /* "class Foo" for a class object (a local holding a Class), else the object's class. */
 static const char *threads_label(const graph *g, node_ix n, char *buf, size_t cap)
@@ -109,7 +92,7 @@ static void threads_walk(FILE *out, jsonw *w, const threads_result *res)
             uint32_t fi = th->first_frame + f;
             if (fi >= g->n_frames)
                 break;
-            frame_text(g, &g->frames[fi], fr, sizeof fr);
+            rep_frame_fmt(g, &g->frames[fi], fr, sizeof fr);
             if (w) {
                 jsonw_obj_begin(w);
                 jsonw_kv_str(w, "frame", fr);

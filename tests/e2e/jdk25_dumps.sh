@@ -74,4 +74,40 @@ PY
 "$LEAKRAY" info "$dump" --json | python3 -c 'import json, sys
 assert json.load(sys.stdin)["object_layout"] == {"header": 8, "reference": 4}' ||
     fail "info --json object_layout"
+# a local's root names its thread and frame, in path and show (text and JSON), for the
+# parked (unmounted) and the running (mounted) virtual thread alike
+"$LEAKRAY" instances "$dump" 'com.example.vthreads.VirtualLeaks$Screen' --json --no-timing \
+    > "$work/screens.json"
+for want in "parked-local vt-parked parked 63" "running-local vt-running running 75"; do
+    set -- $want
+    id=$(python3 - "$work/screens.json" "$1" "$LEAKRAY" "$dump" <<'PY'
+import json, subprocess, sys
+for o in json.load(open(sys.argv[1]))["instances"]:
+    s = json.loads(subprocess.check_output([sys.argv[3], "show", "--json", sys.argv[4],
+                                            o["id"]]))["object"]
+    if any(f["name"] == "name" and f.get("string") == sys.argv[2] for f in s["fields"]):
+        print(o["id"])
+PY
+)
+    [ -n "$id" ] || fail "no Screen named $1"
+    frame="com.example.vthreads.VirtualLeaks.$3(VirtualLeaks.java:$4)"
+    "$LEAKRAY" path --no-timing "$dump" "$id" | head -1 > "$work/root.txt"
+    grep -qxF "GC root: Java local variable in thread \"$2\" (serial $(
+        "$LEAKRAY" path --json "$dump" "$id" | python3 -c 'import json, sys
+print(json.load(sys.stdin)["root"]["thread_serial"])')) at $frame" "$work/root.txt" ||
+        fail "path of $1: $(cat "$work/root.txt")"
+    "$LEAKRAY" path --json "$dump" "$id" | python3 -c 'import json, sys
+r = json.load(sys.stdin)["root"]
+assert (r["thread_name"], r["frame"]) == (sys.argv[1], sys.argv[2]), r' "$2" "$frame" ||
+        fail "path --json of $1: no thread name or frame"
+    "$LEAKRAY" show --json "$dump" "$id" | python3 -c 'import json, sys
+t = json.load(sys.stdin)["object"]["thread_roots"]
+assert [(x["kind"], x["thread_name"], x["frame"]) for x in t] == [
+    ("Java frame", sys.argv[1], sys.argv[2])], t' "$2" "$frame" ||
+        fail "show --json of $1: thread_roots"
+    "$LEAKRAY" show --no-timing "$dump" "$id" |
+        grep -qxF "  Java local variable in thread \"$2\" (serial $(
+            "$LEAKRAY" path --json "$dump" "$id" | python3 -c 'import json, sys
+print(json.load(sys.stdin)["root"]["thread_serial"])')) at $frame" || fail "show of $1: no thread root"
+done
 echo "jdk25_dumps: ok"
