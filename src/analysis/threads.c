@@ -48,10 +48,58 @@ static const char *thread_state(const graph *g, node_ix t)
     return (s & 0x0001) ? "RUNNABLE" : "NEW";
 }
 
+/* Whether t is a virtual thread (JDK 21+), which keeps its own state and is always a daemon. */
+static int is_virtual(const graph *g, node_ix t)
+{
+    class_ix c = t == GRAPH_NONE ? GRAPH_NONE : graph_node_class(g, t);
+    return c != GRAPH_NONE && graph_class_is_named(g, c, "java.lang.BaseVirtualThread");
+}
+
+/* The int constant of class c or a superclass named like a state (upper case) whose value is
+ * `state`, or NULL. */
+static const char *state_constant(const graph *g, class_ix c, uint64_t state)
+{
+    for (unsigned depth = 0; c != GRAPH_NONE && c < g->n_classes && depth < 64; depth++) {
+        const graph_class *k = &g->classes[c];
+        for (uint32_t i = 0; i < k->n_statics && k->first_static + i < g->n_statics; i++) {
+            const graph_static *st = &g->statics[k->first_static + i];
+            const char *nm = graph_str(g, st->name);
+            if (st->type != GRAPH_FT_INT || (uint32_t)st->value != state || !*nm)
+                continue;
+            size_t j = 0;
+            while (nm[j] == '_' || (nm[j] >= 'A' && nm[j] <= 'Z'))
+                j++;
+            if (!nm[j])
+                return nm;
+        }
+        c = k->super;
+    }
+    return NULL;
+}
+
+/* A virtual thread's state: VirtualThread.state is one of its class's int constants
+ * (PARKED, RUNNING, TIMED_PARKED...), whose values change between JDK releases but are in
+ * the dump with the class's statics; the SUSPENDED bit (a debugger's) is taken off when no
+ * constant has the whole value. NULL when t is no virtual thread or no constant matches. */
+static const char *virtual_state(const graph *g, node_ix t)
+{
+    graph_value v, susp;
+    if (!is_virtual(g, t) || !graph_field_find(g, t, "state", &v) || v.type != GRAPH_FT_INT)
+        return NULL;
+    class_ix c = graph_node_class(g, t);
+    const char *nm = state_constant(g, c, (uint32_t)v.raw);
+    if (!nm && graph_static_find(g, c, "SUSPENDED", &susp) && susp.type == GRAPH_FT_INT &&
+        (uint32_t)susp.raw)
+        nm = state_constant(g, c, (uint32_t)v.raw & ~(uint32_t)susp.raw);
+    return nm;
+}
+
 /* 1 daemon, 0 not, -1 unknown. */
 static int thread_daemon(const graph *g, node_ix t)
 {
     graph_value v;
+    if (is_virtual(g, t))
+        return 1;
     if (t == GRAPH_NONE || !thread_field(g, t, "daemon", &v) || v.type != GRAPH_FT_BOOLEAN)
         return -1;
     return v.raw != 0;
@@ -368,6 +416,8 @@ lr_status threads_build(const graph *g, const uint64_t *retained, uint32_t n,
         row->node = tn;
         rules_thread_name(g, tn, row->name, sizeof row->name);
         row->state = thread_state(g, tn);
+        if (!row->state)
+            row->state = virtual_state(g, tn);
         row->daemon = thread_daemon(g, tn);
         row->with_locals = with[t];
     }

@@ -9,7 +9,8 @@
 # thread's local comes with the thread's other traces: order.txt), print Shark's size lines
 # under --size-model shark (but a thread node's), and `histo` must give the instances and
 # bytes of the JVM's own class histogram taken just before the dump (8-byte headers: a
-# Screen is 16 bytes, not 24).
+# Screen is 16 bytes, not 24). `path` and `show` name the thread and frame of a local's root,
+# and `threads` gives a virtual thread's own state (PARKED, RUNNING).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
@@ -110,4 +111,10 @@ assert [(x["kind"], x["thread_name"], x["frame"]) for x in t] == [
             "$LEAKRAY" path --json "$dump" "$id" | python3 -c 'import json, sys
 print(json.load(sys.stdin)["root"]["thread_serial"])')) at $frame" || fail "show of $1: no thread root"
 done
+# a virtual thread's state is its own (VirtualThread.state named by the class's constants,
+# whose values differ between JDK releases), and it is a daemon
+"$LEAKRAY" threads --json --no-timing "$dump" | python3 -c 'import json, sys
+t = {x["name"]: (x["state"], x["daemon"]) for x in json.load(sys.stdin)["threads"]}
+assert t["vt-parked"] == ("PARKED", True) and t["vt-running"] == ("RUNNING", True), t' ||
+    fail "threads: virtual threads state or daemon flag"
 echo "jdk25_dumps: ok"
