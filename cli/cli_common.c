@@ -508,8 +508,9 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
     double t0 = cli_now_ms();
     lr_status s = lr_open(path, &o, out, &err);
     phase_enter(co->spec ? co->spec->verb : "verb");
-    /* Android's registry-owned native bytes join shallow sizes for every verb (info, show,
-     * top, histo --retained, analyze): a no-op for dumps without the registry's classes. */
+    /* Native bytes a Cleaner frees (Android's registry, the JDK's direct buffers) join
+     * shallow sizes for every verb (info, show, top, histo --retained, analyze): a no-op for
+     * dumps without those classes. */
     if (s == LR_OK && *out)
         s = native_assign(lr_heap_graph(*out), NULL, &err);
     /* After native_assign, which finds framework classes by their unobfuscated names. A

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* native.c: NativeAllocationRegistry sizes into g->node_native (analysis layer), prefix
- * native_. Classes are marked first (Cleaner or a subclass of it), so a dump without the
- * registry's thunk class costs nothing beyond a class scan. Every step of the chain
- * Cleaner.thunk -> CleanerThunk.this$0 -> registry.size is checked for type and class: a
- * dump is untrusted, and a field of another type under the same name is skipped rather than
- * misread. Sums saturate at UINT32_MAX per object (node_native is 32-bit) and count
- * DIAG_SIZE_SATURATED. */
+/* native.c: native sizes freed by a Cleaner into g->node_native (analysis layer), prefix
+ * native_. Classes are marked first (Cleaner or a subclass of it), so a dump without either
+ * thunk class costs nothing beyond a class scan. Every step of the chains Cleaner.thunk ->
+ * CleanerThunk.this$0 -> registry.size (Android) and Cleaner.thunk -> Deallocator.size (the
+ * JDK's direct buffers) is checked for type and class: a dump is untrusted, and a field of
+ * another type under the same name is skipped rather than misread. Sums saturate at
+ * UINT32_MAX per object (node_native is 32-bit) and count DIAG_SIZE_SATURATED. */
 #include "analysis/native.h"
 
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 
 #define THUNK_CLASS "libcore.util.NativeAllocationRegistry$CleanerThunk"
 #define REGISTRY_CLASS "libcore.util.NativeAllocationRegistry"
+#define DEALLOC_CLASS "java.nio.DirectByteBuffer$Deallocator"
 
 static int is_cleaner_class(const graph *g, class_ix c)
 {
@@ -37,8 +38,10 @@ lr_status native_assign(graph *g, native_stats *stats, lr_error *err)
     if (!g->node_kind || !graph_has_node_classes(g) || g->n_classes == 0)
         return LR_OK;
     int has_thunk = 0;
-    for (class_ix c = 0; c < g->n_classes && !has_thunk; c++)
-        has_thunk = strcmp(graph_str(g, g->classes[c].name), THUNK_CLASS) == 0;
+    for (class_ix c = 0; c < g->n_classes && !has_thunk; c++) {
+        const char *nm = graph_str(g, g->classes[c].name);
+        has_thunk = strcmp(nm, THUNK_CLASS) == 0 || strcmp(nm, DEALLOC_CLASS) == 0;
+    }
     if (!has_thunk)
         return LR_OK;
     uint8_t *cleaner = calloc(g->n_classes, 1);
@@ -52,16 +55,22 @@ lr_status native_assign(graph *g, native_stats *stats, lr_error *err)
         class_ix c = graph_node_class(g, n);
         if (g->node_kind[n] != GRAPH_KIND_INSTANCE || c >= g->n_classes || !cleaner[c])
             continue;
-        node_ix thunk = ref_field(g, n, "thunk");
-        if (thunk == GRAPH_NONE || graph_node_class(g, thunk) >= g->n_classes ||
-            !graph_class_is_named(g, graph_node_class(g, thunk), THUNK_CLASS))
+        node_ix thunk = ref_field(g, n, "thunk"), sized = GRAPH_NONE;
+        class_ix tc = thunk == GRAPH_NONE ? GRAPH_NONE : graph_node_class(g, thunk);
+        if (tc >= g->n_classes)
             continue;
-        node_ix reg = ref_field(g, thunk, "this$0");
-        if (reg == GRAPH_NONE || graph_node_class(g, reg) >= g->n_classes ||
-            !graph_class_is_named(g, graph_node_class(g, reg), REGISTRY_CLASS))
+        if (graph_class_is_named(g, tc, THUNK_CLASS)) {
+            sized = ref_field(g, thunk, "this$0");
+            if (sized == GRAPH_NONE || graph_node_class(g, sized) >= g->n_classes ||
+                !graph_class_is_named(g, graph_node_class(g, sized), REGISTRY_CLASS))
+                continue;
+        } else if (graph_class_is_named(g, tc, DEALLOC_CLASS)) {
+            sized = thunk; /* the bytes allocateDirect reserved, page rounding included */
+        } else {
             continue;
+        }
         graph_value size;
-        if (!graph_field_find(g, reg, "size", &size) || size.type != GRAPH_FT_LONG)
+        if (!graph_field_find(g, sized, "size", &size) || size.type != GRAPH_FT_LONG)
             continue;
         st.cleaners++;
         node_ix owner = ref_field(g, n, "referent");
@@ -74,7 +83,7 @@ lr_status native_assign(graph *g, native_stats *stats, lr_error *err)
                 break;
             }
         }
-        /* The registry's size is a signed Java long; a negative one is garbage, not a size. */
+        /* The size is a signed Java long; a negative one is garbage, not a size. */
         uint64_t add = (int64_t)size.raw < 0 ? 0 : size.raw;
         if (g->node_native[owner] == 0 && add)
             st.owners++;

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* native.h: native sizes of Android objects (analysis layer), prefix native_. Android's
- * libcore.util.NativeAllocationRegistry frees native memory through a sun.misc.Cleaner whose
- * `thunk` is a NativeAllocationRegistry$CleanerThunk; the thunk's outer registry (`this$0`)
- * records the native bytes in its long `size` field, and the Cleaner's `referent` is the Java
- * object owning that memory (a Bitmap, a Matrix...). native_assign credits each such size to
- * the referent in g->node_native, the rule of Shark's AndroidNativeSizeMapper
- * (docs/research/hprof-leakcanary-shark.md, 7.3), so that dom_build's retained sizes
- * (shallow + native) count memory the Java heap alone does not show. The JDK 9+ name of the
- * same Cleaner class, jdk.internal.ref.Cleaner, is accepted too. */
+/* native.h: native memory Java objects own, freed by a Cleaner (analysis layer), prefix
+ * native_. Android's libcore.util.NativeAllocationRegistry frees native memory through a
+ * sun.misc.Cleaner whose `thunk` is a NativeAllocationRegistry$CleanerThunk; the thunk's outer
+ * registry (`this$0`) records the native bytes in its long `size` field, and the Cleaner's
+ * `referent` is the Java object owning that memory (a Bitmap, a Matrix...): the rule of
+ * Shark's AndroidNativeSizeMapper (docs/research/hprof-leakcanary-shark.md, 7.3). The JDK
+ * frees a direct buffer's memory (ByteBuffer.allocateDirect, and library buffers made with it)
+ * the same way: the Cleaner's thunk is a java.nio.DirectByteBuffer$Deallocator
+ * whose long `size` is what was reserved, its referent the owning DirectByteBuffer (views and
+ * slices own none and have no Cleaner). native_assign credits each such size to the referent
+ * in g->node_native, so that dom_build's retained sizes (shallow + native) count memory the
+ * Java heap alone does not show. The JDK 9+ name of the Cleaner class,
+ * jdk.internal.ref.Cleaner, is accepted beside sun.misc.Cleaner. */
 #ifndef LR_ANALYSIS_NATIVE_H
 #define LR_ANALYSIS_NATIVE_H
 
@@ -15,12 +19,12 @@
 
 /* Totals of one native_assign run. */
 typedef struct native_stats {
-    uint32_t cleaners;  /* Cleaner instances whose thunk is a registry thunk */
+    uint32_t cleaners;  /* Cleaner instances whose thunk is a registry thunk or a Deallocator */
     uint32_t owners;    /* distinct objects credited with native bytes */
     uint64_t bytes;     /* native bytes credited (before the per-object 4 GiB clamp) */
 } native_stats;
 
-/* Adds registry sizes to g->node_native (allocated, zeroed, when NULL and something is
+/* Adds registry and direct-buffer sizes to g->node_native (allocated, zeroed, when NULL and something is
  * found; left NULL otherwise). Costs O(classes) when the dump has no registry thunk class,
  * else one pass over the nodes. Not idempotent (a second call adds the sizes again): the CLI
  * runs it once, in cli_open, right after loading. Cleaners are taken as dumped, reachable or
