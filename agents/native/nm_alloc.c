@@ -845,12 +845,29 @@ static __attribute__((noinline, cold)) void resolve(void)
     spin_unlock(&resolve_lock);
 }
 
+/* A block for malloc or operator new: zeroed when another allocator serves it. That
+ * allocator recycles the memory of freed small blocks into bigger ones (tcmalloc hands the C++
+ * runtime's 72 kB emergency pool a span that held freed 48-byte blocks), and words the program
+ * never wrote would be read by the scan as pointers: a stale address that a leaked block
+ * reuses later keeps that leak reachable. Valgrind's leak check reads only initialised words
+ * for the same reason. calloc, not malloc and memset, lets the allocator skip pages it knows
+ * are fresh. Blocks
+ * over NM_ZERO_MAX are left as they are (data buffers the program fills: zeroing them costs
+ * time in proportion and can commit pages it never touches). glibc's blocks of a new process
+ * come from fresh memory, and its hot path stays as it is. */
+#define NM_ZERO_MAX ((size_t)128 << 10)
+static inline void *block_of(size_t n)
+{
+    return __builtin_expect(foreign, 0) && n <= NM_ZERO_MAX ? real_calloc(1, n) : real_malloc(n);
+}
+
 static void *boot_malloc(size_t n)
 {
     if (t_resolving)
         return __libc_malloc(n);
     resolve();
-    return real_malloc(n);
+    /* the first block of a process (often the C++ runtime's pool) as block_of gives it */
+    return block_of(n);
 }
 
 static void *boot_calloc(size_t n, size_t size)
@@ -1142,7 +1159,7 @@ static __attribute__((noinline, cold)) void *huge_block(size_t n, int zero)
         errno = ENOMEM;
         return NULL;
     }
-    char *b = zero ? real_calloc(1, n + NM_HDR) : real_malloc(n + NM_HDR);
+    char *b = zero ? real_calloc(1, n + NM_HDR) : block_of(n + NM_HDR);
     if (!b)
         return NULL;
     return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, NM_SIZE_MASK);
@@ -1152,7 +1169,7 @@ NM_API void *malloc(size_t n)
 {
     if (__builtin_expect(n > NM_SIZE_MASK, 0))
         return huge_block(n, 0);
-    char *b = real_malloc(n + NM_HDR);
+    char *b = block_of(n + NM_HDR);
     if (__builtin_expect(!b, 0))
         return NULL;
     return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, n);
@@ -1272,7 +1289,7 @@ __attribute__((always_inline)) static inline void *aligned_block(size_t align, s
         errno = ENOMEM; /* an allocator with no aligned allocation of its own */
         return NULL;
     }
-    char *b = lg == NM_HDR_LOG ? real_malloc(n + off) : real_memalign(off, n + off);
+    char *b = lg == NM_HDR_LOG ? block_of(n + off) : real_memalign(off, n + off);
     if (!b)
         return NULL;
     return TRACK(b + off, lg, n > NM_SIZE_MASK ? NM_SIZE_MASK : n);
@@ -1466,7 +1483,7 @@ typedef void (*del_fn)(void *, size_t, size_t);
         if (!new_tracked() || __builtin_expect(n > NM_SIZE_MASK, 0) ||                      \
             (uintptr_t)__builtin_return_address(0) - alloc_text_lo < alloc_text_span)       \
             return ((new_fn)next_fn(id))(n, nt);                                            \
-        char *b = real_malloc(n + NM_HDR);                                                  \
+        char *b = block_of(n + NM_HDR);                                                     \
         if (__builtin_expect(!b, 0))                                                        \
             return ((new_fn)next_fn(id))(n, nt);                                            \
         return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, n);                                       \
