@@ -851,10 +851,9 @@ static __attribute__((noinline, cold)) void resolve(void)
  * never wrote would be read by the scan as pointers: a stale address that a leaked block
  * reuses later keeps that leak reachable. Valgrind's leak check reads only initialised words
  * for the same reason. calloc, not malloc and memset, lets the allocator skip pages it knows
- * are fresh. Blocks
- * over NM_ZERO_MAX are left as they are (data buffers the program fills: zeroing them costs
- * time in proportion and can commit pages it never touches). glibc's blocks of a new process
- * come from fresh memory, and its hot path stays as it is. */
+ * are fresh. Blocks over NM_ZERO_MAX are left as they are (data buffers the program fills:
+ * zeroing them costs time in proportion and can commit pages it never touches). glibc's
+ * blocks of a new process come from fresh memory, and its hot path stays as it is. */
 #define NM_ZERO_MAX ((size_t)128 << 10)
 static inline void *block_of(size_t n)
 {

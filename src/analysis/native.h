@@ -24,11 +24,11 @@ typedef struct native_stats {
     uint64_t bytes;     /* native bytes credited (before the per-object 4 GiB clamp) */
 } native_stats;
 
-/* Adds registry and direct-buffer sizes to g->node_native (allocated, zeroed, when NULL and something is
- * found; left NULL otherwise). Costs O(classes) when the dump has no registry thunk class,
- * else one pass over the nodes. Not idempotent (a second call adds the sizes again): the CLI
- * runs it once, in cli_open, right after loading. Cleaners are taken as dumped, reachable or
- * not, as Shark does. stats may be NULL. Returns LR_OK or LR_ERR_NOMEM. */
+/* Adds registry and direct-buffer sizes to g->node_native (allocated, zeroed, when NULL and
+ * something is found; left NULL otherwise). Costs O(classes) when the dump has neither thunk
+ * class, else one pass over the nodes. Not idempotent (a second call adds the sizes again):
+ * the CLI runs it once, in cli_open, right after loading. Cleaners are taken as dumped,
+ * reachable or not, as Shark does. stats may be NULL. Returns LR_OK or LR_ERR_NOMEM. */
 lr_status native_assign(graph *g, native_stats *stats, lr_error *err);
 
 #endif

@@ -55,24 +55,23 @@ static int is_virtual(const graph *g, node_ix t)
     return c != GRAPH_NONE && graph_class_is_named(g, c, "java.lang.BaseVirtualThread");
 }
 
-/* The int constant of class c or a superclass named like a state (upper case) whose value is
- * `state`, or NULL. */
-static const char *state_constant(const graph *g, class_ix c, uint64_t state)
+/* The int constant of class c itself (not a superclass: Thread's NORM_PRIORITY is no state)
+ * named like a state (upper case) whose value is `state`, or NULL. */
+static const char *state_constant(const graph *g, class_ix c, uint32_t state)
 {
-    for (unsigned depth = 0; c != GRAPH_NONE && c < g->n_classes && depth < 64; depth++) {
-        const graph_class *k = &g->classes[c];
-        for (uint32_t i = 0; i < k->n_statics && k->first_static + i < g->n_statics; i++) {
-            const graph_static *st = &g->statics[k->first_static + i];
-            const char *nm = graph_str(g, st->name);
-            if (st->type != GRAPH_FT_INT || (uint32_t)st->value != state || !*nm)
-                continue;
-            size_t j = 0;
-            while (nm[j] == '_' || (nm[j] >= 'A' && nm[j] <= 'Z'))
-                j++;
-            if (!nm[j])
-                return nm;
-        }
-        c = k->super;
+    if (c == GRAPH_NONE || c >= g->n_classes)
+        return NULL;
+    const graph_class *k = &g->classes[c];
+    for (uint32_t i = 0; i < k->n_statics && k->first_static + i < g->n_statics; i++) {
+        const graph_static *st = &g->statics[k->first_static + i];
+        const char *nm = graph_str(g, st->name);
+        if (st->type != GRAPH_FT_INT || (uint32_t)st->value != state || !*nm)
+            continue;
+        size_t j = 0;
+        while (nm[j] == '_' || (nm[j] >= 'A' && nm[j] <= 'Z'))
+            j++;
+        if (!nm[j])
+            return nm;
     }
     return NULL;
 }
