@@ -222,11 +222,11 @@ static int group_next(sqlite3_vtab_cursor *cur, group_load_fn load)
 /* ================================================================ objects */
 
 enum { OC_ID, OC_CLASS, OC_KIND, OC_SHALLOW, OC_RETAINED, OC_DOMINATOR, OC_DISTANCE, OC_HEAP,
-       OC_REACHABLE, OC_LOCATION, OC_DOM, OC_NAME };
+       OC_REACHABLE, OC_LOCATION, OC_DOM, OC_NAME, OC_NATIVE };
 #define OBJECTS_SCHEMA                                                                     \
     "CREATE TABLE x(id INTEGER, class TEXT, kind TEXT, shallow INTEGER, retained INTEGER, " \
     "dominator INTEGER, distance INTEGER, heap TEXT, reachable INTEGER, location TEXT, " \
-    "dom TEXT, name TEXT)"
+    "dom TEXT, name TEXT, native INTEGER)"
 
 /* V8: the script location of class c's constructor, "scriptId,line,column" from its DevTools
  * class key; NULL result when the class has none (or the graph is no V8 graph). */
@@ -414,6 +414,14 @@ static int objects_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
             result_str(ctx, "(root)");
         else if (g->node_name && g->node_name[x] != GRAPH_NONE)
             result_str(ctx, graph_str(g, g->node_name[x]));
+        else
+            sqlite3_result_null(ctx);
+        break;
+    case OC_NATIVE:
+        /* off-heap bytes the object owns (V8's native size, Android's registry, a direct
+         * buffer's); NULL when the dump records none at all */
+        if (g->node_native)
+            sqlite3_result_int64(ctx, g->node_native[x]);
         else
             sqlite3_result_null(ctx);
         break;

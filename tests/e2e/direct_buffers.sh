@@ -5,7 +5,7 @@
 # two views of the first in a static pool, 3 closed connections each holding a 2 MiB direct
 # buffer in a static registry (the leak), 4 buffers of 1 MiB dropped before the dump. Checks
 # that each owning buffer carries the bytes its Cleaner's Deallocator records (the views none,
-# the dropped ones nothing), in `info`, `show`, `top` and `analyze`: the leaking connection
+# the dropped ones nothing), in `info`, `show`, `sql`, `top` and `analyze`: the leaking connection
 # retains its 2 MiB, the pool its 8 MiB, and the suspects (Eclipse MAT's) name the buffers.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
@@ -45,6 +45,12 @@ done < "$work/bufs.tsv"
 "$LEAKRAY" show --no-timing "$D" "$(awk '$2 == "java.nio.DirectByteBuffer" {print $1; exit}' \
     "$work/bufs.tsv")" | grep -Eq '^native size: +(1,048,576|2,097,152) bytes' ||
     fail "show text: no native size line"
+
+# sql: the native column, per class
+"$LEAKRAY" sql --no-timing "$D" "select class, count(*), sum(native) from objects
+    where native > 0 group by class" > "$work/sql.tsv"
+[ "$(tail -n +2 "$work/sql.tsv")" = "$(printf 'java.nio.DirectByteBuffer\t11\t%d' $((14 * MiB)))" ] ||
+    fail "sql: native column: $(cat "$work/sql.tsv")"
 
 # top (strong references): the registry's map retains the 3 connections' 6 MiB, and the pool
 # list at least the 6 buffers no view or local also holds
