@@ -115,6 +115,8 @@ typedef struct cli_common {
     int64_t dump_index;         /* --dump N: heap dump of a multi-dump HPROF (-1 = default) */
     const char *mapping;        /* --mapping FILE: ProGuard/R8 mapping cli_open applies */
     unsigned mapping_flags;     /* MAPPING_* flags for it (analyze: MAPPING_KEEP_ARRAYS) */
+    int registry_native_only;   /* cli_open credits Android's registry sizes but not direct
+                                 * buffers' (analyze --size-model shark: Shark's rule) */
     const char *pos[CLI_MAX_POS]; /* positional arguments (argv strings) */
     int n_pos;                  /* positional arguments given */
     const cli_spec *spec;       /* the verb's spec (for cli_usage_error) */

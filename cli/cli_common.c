@@ -512,7 +512,8 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
      * shallow sizes for every verb (info, show, top, histo --retained, analyze): a no-op for
      * dumps without those classes. */
     if (s == LR_OK && *out)
-        s = native_assign(lr_heap_graph(*out), NULL, &err);
+        s = native_assign_ex(lr_heap_graph(*out),
+                             co->registry_native_only ? NATIVE_REGISTRY : NATIVE_ALL, NULL, &err);
     /* After native_assign, which finds framework classes by their unobfuscated names. A
      * mapping's errors name the mapping file, not the dump. */
     if (s == LR_OK && *out && co->mapping &&

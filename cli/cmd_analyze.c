@@ -144,7 +144,7 @@ int cmd_analyze(int argc, char **argv)
          "skip the LARGEST RETAINERS section (saves one dominator tree)", NULL},
         {"--size-model", CLI_OPT_STR, &size_model, "M",
          "trace sizes: dump (default: the dump's object sizes) or shark (Shark 2.14's: field "
-         "bytes, Strings with their arrays)", NULL},
+         "bytes, Strings with their arrays, no direct buffer's off-heap memory)", NULL},
         {"--verbose", CLI_OPT_FLAG, &verbose, NULL,
          "also print labels LeakCanary never prints (\"Also retains leaking object ...\")",
          NULL},
@@ -196,6 +196,7 @@ int cmd_analyze(int argc, char **argv)
     if (size_model && !(shark_sizes = strcmp(size_model, "shark") == 0) &&
         strcmp(size_model, "dump") != 0)
         return cli_usage_error(&co, "--size-model '%s': expected dump or shark", size_model);
+    co.registry_native_only = shark_sizes; /* Shark counts no direct buffer's memory */
     double share = SUSP_SHARE_DEFAULT, accum = SUSP_ACCUMULATION_DEFAULT, fail_susp = -1.0;
     /* at least 1 %: then at most 100 objects, 100 classes and 100 threads can pass, so the
      * section (and its paths) stays small whatever the heap */

@@ -32,6 +32,11 @@ static node_ix ref_field(const graph *g, node_ix n, const char *name)
 
 lr_status native_assign(graph *g, native_stats *stats, lr_error *err)
 {
+    return native_assign_ex(g, NATIVE_ALL, stats, err);
+}
+
+lr_status native_assign_ex(graph *g, unsigned kinds, native_stats *stats, lr_error *err)
+{
     native_stats st = {0};
     if (stats)
         *stats = st;
@@ -40,7 +45,8 @@ lr_status native_assign(graph *g, native_stats *stats, lr_error *err)
     int has_thunk = 0;
     for (class_ix c = 0; c < g->n_classes && !has_thunk; c++) {
         const char *nm = graph_str(g, g->classes[c].name);
-        has_thunk = strcmp(nm, THUNK_CLASS) == 0 || strcmp(nm, DEALLOC_CLASS) == 0;
+        has_thunk = ((kinds & NATIVE_REGISTRY) && strcmp(nm, THUNK_CLASS) == 0) ||
+                    ((kinds & NATIVE_DIRECT) && strcmp(nm, DEALLOC_CLASS) == 0);
     }
     if (!has_thunk)
         return LR_OK;
@@ -59,12 +65,12 @@ lr_status native_assign(graph *g, native_stats *stats, lr_error *err)
         class_ix tc = thunk == GRAPH_NONE ? GRAPH_NONE : graph_node_class(g, thunk);
         if (tc >= g->n_classes)
             continue;
-        if (graph_class_is_named(g, tc, THUNK_CLASS)) {
+        if ((kinds & NATIVE_REGISTRY) && graph_class_is_named(g, tc, THUNK_CLASS)) {
             sized = ref_field(g, thunk, "this$0");
             if (sized == GRAPH_NONE || graph_node_class(g, sized) >= g->n_classes ||
                 !graph_class_is_named(g, graph_node_class(g, sized), REGISTRY_CLASS))
                 continue;
-        } else if (graph_class_is_named(g, tc, DEALLOC_CLASS)) {
+        } else if ((kinds & NATIVE_DIRECT) && graph_class_is_named(g, tc, DEALLOC_CLASS)) {
             sized = thunk; /* the bytes allocateDirect reserved, page rounding included */
         } else {
             continue;

@@ -31,4 +31,11 @@ typedef struct native_stats {
  * reachable or not, as Shark does. stats may be NULL. Returns LR_OK or LR_ERR_NOMEM. */
 lr_status native_assign(graph *g, native_stats *stats, lr_error *err);
 
+/* Which Cleaner-freed sizes native_assign_ex credits. */
+enum { NATIVE_REGISTRY = 1, NATIVE_DIRECT = 2, NATIVE_ALL = 3 };
+
+/* native_assign for the kinds given: NATIVE_REGISTRY alone is Shark's rule (its
+ * AndroidNativeSizeMapper knows no direct buffers), for `analyze --size-model shark`. */
+lr_status native_assign_ex(graph *g, unsigned kinds, native_stats *stats, lr_error *err);
+
 #endif

@@ -6,7 +6,8 @@
 # buffer in a static registry (the leak), 4 buffers of 1 MiB dropped before the dump. Checks
 # that each owning buffer carries the bytes its Cleaner's Deallocator records (the views none,
 # the dropped ones nothing), in `info`, `show`, `sql`, `top` and `analyze`: the leaking connection
-# retains its 2 MiB, the pool its 8 MiB, and the suspects (Eclipse MAT's) name the buffers.
+# retains its 2 MiB, the pool its 8 MiB, and the suspects (Eclipse MAT's) name the buffers;
+# under --size-model shark (Shark's rule) none of it.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -82,4 +83,12 @@ got = sorted((s["count"] if s["kind"] == "instances" else 1, s["retained_bytes"]
 assert got == [(1, 2), (1, 2), (1, 2), (8, 8)], got
 print("analyze: 3 connections of 2 MiB each; suspects: %s" % got)
 PY
+# --size-model shark is Shark's rule: no direct buffer's memory (its trace sizes stay Shark's)
+"$LEAKRAY" analyze --json --no-timing --size-model shark --watch 'DirectLeak$Connection' "$D" \
+    > "$work/an-shark.json" || [ $? = 1 ] || fail "analyze --size-model shark failed"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sizes = [t["elements"][-1]["retained_bytes"] for t in d["traces"]]
+assert len(sizes) == 3 and all(0 < s < 1024 for s in sizes), sizes' "$work/an-shark.json" ||
+    fail "analyze --size-model shark counts direct buffers' memory"
 echo "direct_buffers: ok"
