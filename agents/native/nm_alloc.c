@@ -693,6 +693,25 @@ static void (*real_free)(void *) = boot_free;
 static void *(*real_memalign)(size_t, size_t) = boot_memalign;
 static size_t (*real_usable)(void *);          /* NULL: the recorded size is all we know */
 static int (*real_posix_memalign)(void **, size_t, size_t);
+
+/* real_malloc under another allocator: its calloc up to NM_ZERO_MAX, its malloc beyond. That
+ * allocator recycles the memory of freed small blocks into bigger ones (tcmalloc gives the
+ * C++ runtime's 72 kB emergency pool, the first block of a process, a span that held freed
+ * 48-byte blocks), and words the program never wrote would be read by the scan as pointers:
+ * a stale address that a leaked block reuses later keeps that leak reachable. Valgrind's leak
+ * check reads only initialised words for the same reason. calloc, not malloc and memset, lets
+ * the allocator skip pages it knows are fresh; bigger blocks are data buffers the program
+ * fills, where zeroing costs time in proportion and commits pages it may never touch. Chosen
+ * once when the allocator is resolved: glibc's blocks of a new process come from fresh memory,
+ * and its path takes no extra step. malloc, operator new and small-alignment blocks all come
+ * through real_malloc. */
+#define NM_ZERO_MAX ((size_t)128 << 10)
+static void *(*alloc_malloc)(size_t);
+static void *zeroed_malloc(size_t n)
+{
+    return n <= NM_ZERO_MAX ? real_calloc(1, n) : alloc_malloc(n);
+}
+
 static int resolved;
 static spin resolve_lock;
 static __thread int t_resolving NM_TLS;
@@ -820,7 +839,8 @@ static void resolve_locked(void)
         __atomic_store_n(&real_free, (void (*)(void *))f, __ATOMIC_RELAXED);
         __atomic_store_n(&real_realloc, (void *(*)(void *, size_t))r, __ATOMIC_RELAXED);
         __atomic_store_n(&real_calloc, (void *(*)(size_t, size_t))c, __ATOMIC_RELAXED);
-        __atomic_store_n(&real_malloc, (void *(*)(size_t))m, __ATOMIC_RELAXED);
+        __atomic_store_n(&alloc_malloc, (void *(*)(size_t))m, __ATOMIC_RELAXED);
+        __atomic_store_n(&real_malloc, zeroed_malloc, __ATOMIC_RELAXED);
     } else {
         __atomic_store_n(&real_memalign, __libc_memalign, __ATOMIC_RELAXED);
         __atomic_store_n(&real_free, __libc_free, __ATOMIC_RELAXED);
@@ -845,28 +865,12 @@ static __attribute__((noinline, cold)) void resolve(void)
     spin_unlock(&resolve_lock);
 }
 
-/* A block for malloc or operator new: zeroed when another allocator serves it. That
- * allocator recycles the memory of freed small blocks into bigger ones (tcmalloc hands the C++
- * runtime's 72 kB emergency pool a span that held freed 48-byte blocks), and words the program
- * never wrote would be read by the scan as pointers: a stale address that a leaked block
- * reuses later keeps that leak reachable. Valgrind's leak check reads only initialised words
- * for the same reason. calloc, not malloc and memset, lets the allocator skip pages it knows
- * are fresh. Blocks over NM_ZERO_MAX are left as they are (data buffers the program fills:
- * zeroing them costs time in proportion and can commit pages it never touches). glibc's
- * blocks of a new process come from fresh memory, and its hot path stays as it is. */
-#define NM_ZERO_MAX ((size_t)128 << 10)
-static inline void *block_of(size_t n)
-{
-    return __builtin_expect(foreign, 0) && n <= NM_ZERO_MAX ? real_calloc(1, n) : real_malloc(n);
-}
-
 static void *boot_malloc(size_t n)
 {
     if (t_resolving)
         return __libc_malloc(n);
     resolve();
-    /* the first block of a process (often the C++ runtime's pool) as block_of gives it */
-    return block_of(n);
+    return real_malloc(n);
 }
 
 static void *boot_calloc(size_t n, size_t size)
@@ -1158,7 +1162,7 @@ static __attribute__((noinline, cold)) void *huge_block(size_t n, int zero)
         errno = ENOMEM;
         return NULL;
     }
-    char *b = zero ? real_calloc(1, n + NM_HDR) : block_of(n + NM_HDR);
+    char *b = zero ? real_calloc(1, n + NM_HDR) : real_malloc(n + NM_HDR);
     if (!b)
         return NULL;
     return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, NM_SIZE_MASK);
@@ -1168,7 +1172,7 @@ NM_API void *malloc(size_t n)
 {
     if (__builtin_expect(n > NM_SIZE_MASK, 0))
         return huge_block(n, 0);
-    char *b = block_of(n + NM_HDR);
+    char *b = real_malloc(n + NM_HDR);
     if (__builtin_expect(!b, 0))
         return NULL;
     return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, n);
@@ -1288,7 +1292,7 @@ __attribute__((always_inline)) static inline void *aligned_block(size_t align, s
         errno = ENOMEM; /* an allocator with no aligned allocation of its own */
         return NULL;
     }
-    char *b = lg == NM_HDR_LOG ? block_of(n + off) : real_memalign(off, n + off);
+    char *b = lg == NM_HDR_LOG ? real_malloc(n + off) : real_memalign(off, n + off);
     if (!b)
         return NULL;
     return TRACK(b + off, lg, n > NM_SIZE_MASK ? NM_SIZE_MASK : n);
@@ -1482,7 +1486,7 @@ typedef void (*del_fn)(void *, size_t, size_t);
         if (!new_tracked() || __builtin_expect(n > NM_SIZE_MASK, 0) ||                      \
             (uintptr_t)__builtin_return_address(0) - alloc_text_lo < alloc_text_span)       \
             return ((new_fn)next_fn(id))(n, nt);                                            \
-        char *b = block_of(n + NM_HDR);                                                     \
+        char *b = real_malloc(n + NM_HDR);                                                  \
         if (__builtin_expect(!b, 0))                                                        \
             return ((new_fn)next_fn(id))(n, nt);                                            \
         return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, n);                                       \

@@ -9,7 +9,6 @@
 #include "analysis/paths.h"
 #include "report/fmt.h"
 #include "report/text.h"
-#include "rules/rules.h"
 
 #include <inttypes.h>
 
@@ -148,15 +147,8 @@ void rep_path_json(jsonw *w, const rep_path *v)
             char rb[512];
             jsonw_kv_str(w, "description", root_category(g, v->nodes, v->len, rb, sizeof rb));
         }
-        if (v->root && v->root->thread) {
-            char nm[256], fr[700];
-            jsonw_kv_uint(w, "thread_serial", v->root->thread);
-            rules_thread_name(g, rules_thread_of_serial(g, v->root->thread), nm, sizeof nm);
-            if (*nm)
-                jsonw_kv_str(w, "thread_name", nm);
-            if (*rep_frame_text(g, v->root->thread, v->root->frame, fr, sizeof fr))
-                jsonw_kv_str(w, "frame", fr);
-        }
+        if (v->root)
+            rep_root_thread_json(w, g, v->root);
         jsonw_obj_end(w);
         jsonw_kv_bool(w, "low_priority", v->low_priority);
         jsonw_kv_arr_begin(w, "path");

@@ -10,7 +10,6 @@
 
 #include "report/fmt.h"
 #include "report/text.h"
-#include "rules/rules.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -386,16 +385,9 @@ void rep_show_json(jsonw *w, const show_result *r)
     if (r->n_thread_roots) {
         jsonw_kv_arr_begin(w, "thread_roots");
         for (uint32_t k = 0; k < r->n_thread_roots; k++) {
-            const graph_root *tr = r->thread_roots[k];
-            char nm[256], fr[700];
             jsonw_obj_begin(w);
-            jsonw_kv_str(w, "kind", graph_root_kind_name(tr->kind));
-            jsonw_kv_uint(w, "thread_serial", tr->thread);
-            rules_thread_name(g, rules_thread_of_serial(g, tr->thread), nm, sizeof nm);
-            if (*nm)
-                jsonw_kv_str(w, "thread_name", nm);
-            if (*rep_frame_text(g, tr->thread, tr->frame, fr, sizeof fr))
-                jsonw_kv_str(w, "frame", fr);
+            jsonw_kv_str(w, "kind", graph_root_kind_name(r->thread_roots[k]->kind));
+            rep_root_thread_json(w, g, r->thread_roots[k]);
             jsonw_obj_end(w);
         }
         jsonw_arr_end(w);

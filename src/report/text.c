@@ -493,6 +493,19 @@ const char *rep_root_thread(const graph *g, const graph_root *r, char *buf, size
     return buf;
 }
 
+void rep_root_thread_json(jsonw *w, const graph *g, const graph_root *r)
+{
+    char nm[256], fr[700];
+    if (!r->thread)
+        return;
+    jsonw_kv_uint(w, "thread_serial", r->thread);
+    rules_thread_name(g, rules_thread_of_serial(g, r->thread), nm, sizeof nm);
+    if (*nm)
+        jsonw_kv_str(w, "thread_name", nm);
+    if (*rep_frame_text(g, r->thread, r->frame, fr, sizeof fr))
+        jsonw_kv_str(w, "frame", fr);
+}
+
 /* "5.4 MB (73.8 %)" */
 static void put_share(FILE *out, uint64_t bytes, uint64_t total)
 {

@@ -13,6 +13,7 @@
 #include "analysis/paths.h"
 #include "analysis/suspects.h"
 #include "analysis/trace.h"
+#include "base/jsonw.h"
 #include "rules/rules.h"
 
 #include <stdio.h>
@@ -64,6 +65,9 @@ const char *rep_frame_fmt(const graph *g, const graph_frame *f, char *buf, size_
  * `thread "main" (serial 1) at Foo.bar(Foo.java:12)`, the frame when the root names one and
  * the name when the Thread object has one; "" for a root no thread holds. Returns buf. */
 const char *rep_root_thread(const graph *g, const graph_root *r, char *buf, size_t cap);
+/* The same as JSON keys of the open object: "thread_serial", and "thread_name" and "frame"
+ * when known (path's root, show's thread_roots[]). Nothing for a root no thread holds. */
+void rep_root_thread_json(jsonw *w, const graph *g, const graph_root *r);
 /* "Foo.bar(Foo.java:12)" of frame `frame` of the thread with that serial, "" if unknown. */
 const char *rep_frame_text(const graph *g, uint32_t serial, int32_t frame, char *buf,
                            size_t cap);
