@@ -498,6 +498,14 @@ static void *fb_run(void *arg)
         const uint8_t *row = et->rows && g->first_edge[x] < end && g->first_edge[x] < ne
                                  ? et->rows[rt_source(g, et->tab, x)]
                                  : NULL;
+        /* VisualVM's filter drops only the GC's own links, and a field edge is one only
+         * from an instance of a java.lang.ref class: from any other source a field edge
+         * is followed without reading its target's class, a random slot per edge */
+        int xref = 0;
+        if (vvm) {
+            class_ix xc = graph_node_class(g, x);
+            xref = xc < g->n_classes && g->classes[xc].ref_strength != GRAPH_STRONG;
+        }
         for (edge_ix e = g->first_edge[x]; e < end && e < ne; e++) {
             if (counted) {
                 if (cw)
@@ -505,8 +513,7 @@ static void *fb_run(void *arg)
                 else if (e + AHEAD < ne && g->edge_to[e + AHEAD] < n)
                     __builtin_prefetch(&p->nib[g->edge_to[e + AHEAD] >> 1], 1);
             }
-            /* VisualVM's filter asks the target's class (dom_gc_link): a random slot too */
-            if (vvm && g->node_class16 && e + AHEAD < ne && g->edge_to[e + AHEAD] < n)
+            if (xref && g->node_class16 && e + AHEAD < ne && g->edge_to[e + AHEAD] < n)
                 __builtin_prefetch(&g->node_class16[g->edge_to[e + AHEAD]]);
             node_ix y = g->edge_to[e];
             if (y >= n)
@@ -520,7 +527,10 @@ static void *fb_run(void *arg)
                     continue;
                 }
             } else {
-                int f2 = vvm ? vvm_link(g, e, NULL) : et->bits2 && et->f2(g, e, et->ctx2);
+                int f2 = !vvm ? et->bits2 && et->f2(g, e, et->ctx2)
+                         : !xref && GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_FIELD
+                             ? 1
+                             : vvm_link(g, e, NULL);
                 unsigned a = row ? row[g->edge_kind[e]] : RT_CALL;
                 int f = vvm        ? f2 && GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG
                         : a < RT_CALL ? (int)a
