@@ -33,10 +33,11 @@
  * a fourth array of K only once the packed copy is the only one; the close holds the
  * results (idom uint32, retained uint64 or uint32 per node), that array of K, the H stream
  * and a bit per node.
- * The dominance options add one byte per node (reach set and marks), and the VisualVM sums
- * 8 bytes per object whose one referrer is not its idom at the close (GC roots with one
- * referrer: 59 of 2.3 M objects on the benchmark dump), with the tree sums kept in the
- * retained array, and a bit per node from the DFS on (which nodes' referrers it counts);
+ * The dominance options add one byte per node (reach set and marks; a bit per node more
+ * while the reach walk runs), and the VisualVM sums 8 bytes per object whose one referrer
+ * is not its idom at the close (GC roots with one referrer: 59 of 2.3 M objects on the
+ * benchmark dump), with the tree sums kept in the retained array, and a bit per node from
+ * the DFS on (which nodes' referrers it counts);
  * the subtrees of those objects, summed from their edges, a stack of at most their edges.
  * Plus one bit per edge (which edges count) until the close, two while the dominance
  * options' reach pass asks the reach and the link filters together, and half a byte per node
