@@ -482,10 +482,45 @@ static int as_slot(const graph *g, const rules_set *rs, const ptree *t, dictmemo
            (list_link(g, rs, t, p, i) || dict_key(g, rs, dm, p[i].node, e));
 }
 
+/* The two SHA-1 states of a fingerprint: [0] the signature, over the class names as the
+ * dump gives them (Shark's), [1] the stable signature, over the names trace_stable_class
+ * makes of them. */
+typedef struct fpctx {
+    EVP_MD_CTX *m[2];
+} fpctx;
+
+static void fpctx_free(fpctx *c)
+{
+    EVP_MD_CTX_free(c->m[0]);
+    EVP_MD_CTX_free(c->m[1]);
+    c->m[0] = c->m[1] = NULL;
+}
+
+static int fpctx_new(fpctx *c)
+{
+    c->m[0] = EVP_MD_CTX_new();
+    c->m[1] = EVP_MD_CTX_new();
+    if (c->m[0] && c->m[1])
+        return 0;
+    fpctx_free(c);
+    return -1;
+}
+
+static void fpctx_init(fpctx *c)
+{
+    EVP_DigestInit_ex(c->m[0], EVP_sha1(), NULL);
+    EVP_DigestInit_ex(c->m[1], EVP_sha1(), NULL);
+}
+
+static int fpctx_copy(fpctx *d, const fpctx *s)
+{
+    return EVP_MD_CTX_copy_ex(d->m[0], s->m[0]) && EVP_MD_CTX_copy_ex(d->m[1], s->m[1]);
+}
+
 /* Fingerprint state at a path position: SHA-1 over className + generic reference name of
  * the suspects so far, and whether the suspect window is still open. */
 typedef struct fpstate {
-    EVP_MD_CTX *md;
+    fpctx c;
     int open;
 } fpstate;
 
@@ -496,7 +531,7 @@ static void fp_step(const graph *g, const rules_set *rs, const ptree *t, dictmem
 {
     char name[512], gen[520];
     if (p[i].verdict == TRACE_NO) {
-        EVP_DigestInit_ex(f->md, EVP_sha1(), NULL);
+        fpctx_init(&f->c);
         f->open = 1;
     } else if (!f->open || p[i].verdict == TRACE_YES) {
         f->open = 0;
@@ -520,8 +555,12 @@ static void fp_step(const graph *g, const rules_set *rs, const ptree *t, dictmem
     }
     if (synth && as_slot(g, rs, t, dm, p, i))
         snprintf(gen, sizeof gen, "[x]");
-    EVP_DigestUpdate(f->md, cn, strlen(cn));
-    EVP_DigestUpdate(f->md, gen, strlen(gen));
+    char scn[512];
+    trace_stable_class(cn, scn, sizeof scn);
+    EVP_DigestUpdate(f->c.m[0], cn, strlen(cn));
+    EVP_DigestUpdate(f->c.m[0], gen, strlen(gen));
+    EVP_DigestUpdate(f->c.m[1], scn, strlen(scn));
+    EVP_DigestUpdate(f->c.m[1], gen, strlen(gen));
 }
 
 static void fp_hex(EVP_MD_CTX *md, char *out)
@@ -568,7 +607,7 @@ typedef struct walker {
     int synth;             /* that root is graph.synthetic_root (V8, ArkTS) */
     node_ix rn_node;       /* last synthetic node named by rn_ix (a cache), GRAPH_NONE */
     const char *rn_name;   /* its trace.root_name */
-    EVP_MD_CTX *tmp;       /* scratch for finishing a fingerprint */
+    fpctx tmp;             /* scratch for finishing a fingerprint */
     dictmemo dm;           /* dictionary-like holders met (V8, ArkTS) */
     rules_verdicts *rv;
     lr_error *err;
@@ -796,9 +835,10 @@ static lr_status at_targets(walker *w, uint32_t s, uint32_t d, fpstate *f)
         tr->lib = w->lib[d];
         uint32_t lead = synth_lead(w, d);
         LR_TRY(root_name_of(w, lead, &tr->root_name));
-        if (!EVP_MD_CTX_copy_ex(w->tmp, f->md))
+        if (!fpctx_copy(&w->tmp, &f->c))
             return LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
-        fp_hex(w->tmp, tr->fingerprint);
+        fp_hex(w->tmp.m[0], tr->fingerprint);
+        fp_hex(w->tmp.m[1], tr->stable);
         tinfo *ti = &w->ti[tp];
         ti->len = d + 1 - lead;
         /* the first suspect reference: at the last NO (else the root), unless the window
@@ -855,7 +895,7 @@ typedef struct wframe {
     uint32_t it;         /* next child to look at */
     uint32_t inner_left; /* children with children of their own not yet walked */
     uint8_t first_done;  /* the first such child has been walked */
-    EVP_MD_CTX *saved;   /* state at this element when more than one inner child */
+    fpctx saved;         /* state at this element when more than one inner child */
     int saved_open;
 } wframe;
 
@@ -865,19 +905,15 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
     const graph *g = w->g;
     lr_status st = LR_OK;
     int fp = w->pass == 1;
-    fpstate cur = {NULL, 1}, tmp = {w->tmp, 1};
-    EVP_MD_CTX *leafmd = NULL;
+    fpstate cur = {{{NULL, NULL}}, 1};
+    fpctx leafmd = {{NULL, NULL}};
     if (fp) {
-        cur.md = EVP_MD_CTX_new();
-        leafmd = EVP_MD_CTX_new();
-        if (!cur.md || !leafmd) {
-            EVP_MD_CTX_free(cur.md);
-            EVP_MD_CTX_free(leafmd);
+        if (fpctx_new(&cur.c) != 0 || fpctx_new(&leafmd) != 0) {
+            fpctx_free(&cur.c);
             return LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
         }
-        EVP_DigestInit_ex(cur.md, EVP_sha1(), NULL);
+        fpctx_init(&cur.c);
     }
-    (void)tmp;
     w->n_no = w->n_yes = 0;
     /* the root entry, and the thread a Java-frame root stands for (shown first, as Shark
      * does: "Thread<Java Local>") when the reader made no local edges */
@@ -924,7 +960,7 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
         f->it = t->cfirst[s];
         f->inner_left = 0;
         f->first_done = 0;
-        f->saved = NULL;
+        f->saved = (fpctx){{NULL, NULL}};
         for (uint32_t e = t->cfirst[s]; e < t->cfirst[s + 1] && st == LR_OK; e++) {
             uint32_t c = t->kids[e];
             if (t->cfirst[c] != t->cfirst[c + 1]) {
@@ -934,7 +970,7 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
             walk_push(w, k + 1, t->node[c], c, t->verdict[c]);
             fpstate lf = {leafmd, cur.open};
             if (fp) {
-                if (!EVP_MD_CTX_copy_ex(leafmd, cur.md)) {
+                if (!fpctx_copy(&leafmd, &cur.c)) {
                     st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
                     break;
                 }
@@ -945,9 +981,8 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
         if (st != LR_OK)
             break;
         if (fp && f->inner_left >= 2) {
-            f->saved = EVP_MD_CTX_new();
             f->saved_open = cur.open;
-            if (!f->saved || !EVP_MD_CTX_copy_ex(f->saved, cur.md)) {
+            if (fpctx_new(&f->saved) != 0 || !fpctx_copy(&f->saved, &cur.c)) {
                 st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
                 break;
             }
@@ -965,9 +1000,7 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
             }
             if (next != GRAPH_NONE)
                 break;
-            if (f->saved)
-                EVP_MD_CTX_free(f->saved);
-            f->saved = NULL;
+            fpctx_free(&f->saved);
             walk_unmark(w, k);
             if (k == 0 || w->p[k - 1].slot == ELEM_THREAD)
                 break;
@@ -976,8 +1009,8 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
         if (next == GRAPH_NONE)
             break;
         f->inner_left--;
-        if (fp && f->first_done && f->saved) {
-            if (!EVP_MD_CTX_copy_ex(cur.md, f->saved)) {
+        if (fp && f->first_done && f->saved.m[0]) {
+            if (!fpctx_copy(&cur.c, &f->saved)) {
                 st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
                 break;
             }
@@ -991,13 +1024,10 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
         s = next;
     }
     /* on failure, the frames still holding a copy */
-    for (uint32_t j = 0; st != LR_OK && j <= k; j++) {
-        if (fr[j].saved)
-            EVP_MD_CTX_free(fr[j].saved);
-        fr[j].saved = NULL;
-    }
-    EVP_MD_CTX_free(cur.md);
-    EVP_MD_CTX_free(leafmd);
+    for (uint32_t j = 0; st != LR_OK && j <= k; j++)
+        fpctx_free(&fr[j].saved);
+    fpctx_free(&cur.c);
+    fpctx_free(&leafmd);
     return st;
 }
 
@@ -1069,6 +1099,9 @@ static lr_status make_groups(const graph *g, const rules_set *rs, const ptree *t
         gr->library = run[gi].lib;
         gr->lib = gr->library ? tr->lib : -1;
         memcpy(gr->fingerprint, key[run[gi].k0].fp, 41);
+        /* one fingerprint, one stable one (a function of the same hashed text); a library
+         * leak's pattern is stable as it is */
+        memcpy(gr->stable, gr->library ? gr->fingerprint : tr->stable, 41);
         gr->traces = err_mallocarray(run[gi].n, sizeof *gr->traces);
         if (!gr->traces) {
             st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
@@ -1208,10 +1241,10 @@ static lr_status traces_from_tree(const graph *g, const rules_set *rs, const lea
     w.yes = err_mallocarray(cap, sizeof *w.yes);
     w.lib = err_mallocarray(cap, sizeof *w.lib);
     fr = err_calloc(cap, sizeof *fr);
-    w.tmp = EVP_MD_CTX_new();
+    int tmp_ok = fpctx_new(&w.tmp) == 0;
     w.rv = err_calloc(1, sizeof *w.rv);
     if (!w.ti || !tk || !tslot || !tpos || !w.p || !w.nos || !w.yes || !w.lib || !fr ||
-        !w.tmp || !w.rv) {
+        !tmp_ok || !w.rv) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         goto done;
     }
@@ -1272,7 +1305,7 @@ done:
     free(w.yes);
     free(w.lib);
     free(fr);
-    EVP_MD_CTX_free(w.tmp);
+    fpctx_free(&w.tmp);
     dictmemo_free(&w.dm);
     free(w.rv);
     return st;

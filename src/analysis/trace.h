@@ -50,6 +50,8 @@ typedef struct trace {
     uint32_t n;
     int32_t lib;          /* library-leak rule index, -1 = application leak */
     char fingerprint[41]; /* lowercase SHA-1 hex */
+    char stable[41];      /* the same over trace_stable_class's names: equal to fingerprint
+                           * unless a suspect's class is a lambda, hidden class or proxy */
     uint32_t group;       /* index into trace_result.groups */
     uint32_t n_head;      /* el[0 .. n_head) start at the root; el[n_head .. n) end at the
                            * leaking object; n_head == n when the whole path is kept */
@@ -63,6 +65,7 @@ typedef struct trace_group {
     int library;          /* nonzero: library leak (pattern from rules.refs[lib]) */
     int32_t lib;
     char fingerprint[41];
+    char stable[41];      /* its traces' stable fingerprint (a library leak's: fingerprint) */
     uint32_t *traces;     /* indices into trace_result.traces, first-seen order */
     uint32_t n;
     uint64_t retained;    /* bytes retained by the group's leaking objects together */
@@ -140,6 +143,15 @@ void trace_result_free(trace_result *r);
  * plain-object map holds are one leak whatever their place or key; HPROF traces keep
  * Shark's signatures. out: 41 bytes. */
 void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *out);
+
+/* A class name without what the JVM numbers or places anew in each run, for a signature that
+ * stays the same from run to run: a lambda's class ends at "$$Lambda" (JDK 8's
+ * "$$Lambda$3/1831932724", 17's "$$Lambda$14+0x0000000800c03000" -- HPROF's spelling of
+ * "/0x" -- and 21's "$$Lambda/0x..." all become "Foo$$Lambda"), another hidden class loses
+ * its "+0x<hex>" or "/0x<hex>" address ("LambdaForm$MH"), a dynamic proxy its number
+ * ("jdk.proxy2.$Proxy12" -> "jdk.proxy.$Proxy"); array brackets stay. Any other name is
+ * copied as it is. Writes at most cap bytes, NUL-terminated (cut to fit). */
+void trace_stable_class(const char *cn, char *out, size_t cap);
 /* Lowercase SHA-1 hex of s (41 bytes out). */
 void trace_sha1_hex(const char *s, size_t len, char *out);
 

@@ -67,6 +67,49 @@ void trace_ref_generic(const trace_elem *el, char *buf, size_t cap)
     }
 }
 
+static int is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+void trace_stable_class(const char *cn, char *out, size_t cap)
+{
+    static const char lam[] = "$$Lambda", prx[] = "$Proxy", jpx[] = "jdk.proxy";
+    size_t o = 0;
+    if (!cap)
+        return;
+    for (const char *p = cn ? cn : ""; *p;) {
+        size_t k = 1; /* bytes of the input consumed */
+        const char *keep = p, *end = p + 1;
+        if (!strncmp(p, lam, sizeof lam - 1)) {
+            /* a lambda's class: nothing after "$$Lambda" but array brackets */
+            end = p + sizeof lam - 1;
+            k = sizeof lam - 1;
+            while (p[k] && p[k] != '[')
+                k++;
+        } else if ((*p == '+' || *p == '/') && p[1] == '0' && (p[2] == 'x' || p[2] == 'X') &&
+                   is_hex(p[3])) {
+            end = p; /* a hidden class's address: dropped */
+            for (k = 3; is_hex(p[k]);)
+                k++;
+        } else if (!strncmp(p, prx, sizeof prx - 1) && is_digit(p[sizeof prx - 1])) {
+            end = p + sizeof prx - 1;
+            for (k = sizeof prx - 1; is_digit(p[k]);)
+                k++;
+        } else if (p == cn && !strncmp(p, jpx, sizeof jpx - 1) && is_digit(p[sizeof jpx - 1])) {
+            end = p + sizeof jpx - 1; /* the proxies' module, numbered per class loader */
+            for (k = sizeof jpx - 1; is_digit(p[k]);)
+                k++;
+        }
+        for (const char *q = keep; q < end && o + 1 < cap; q++)
+            out[o++] = *q;
+        p += k;
+    }
+    out[o] = 0;
+}
+
 void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *out)
 {
     size_t cap = 1024, len = 0;

@@ -256,6 +256,8 @@ void rep_analyze_json(jsonw *w, const rep_analyze *v)
             const trace_group *gr = &tr->groups[i];
             jsonw_obj_begin(w);
             jsonw_kv_str(w, "signature", gr->fingerprint);
+            if (gr->stable[0] && strcmp(gr->stable, gr->fingerprint))
+                jsonw_kv_str(w, "stable_signature", gr->stable);
             jsonw_kv_str(w, "short_description", gr->short_desc);
             if (lib) {
                 jsonw_kv_str(w, "pattern", rs->refs[gr->lib].pattern);
@@ -280,6 +282,8 @@ void rep_analyze_json(jsonw *w, const rep_analyze *v)
         jsonw_kv_str(w, "class", t->el[t->n - 1].class_name);
         jsonw_kv_str(w, "source", rep_leak_source_key(lo->source));
         jsonw_kv_str(w, "signature", t->fingerprint);
+        if (t->stable[0] && strcmp(t->stable, t->fingerprint))
+            jsonw_kv_str(w, "stable_signature", t->stable);
         jsonw_kv_bool(w, "library_leak", t->lib >= 0);
         jsonw_kv_uint(w, "group", t->group);
         if (lo->source == LEAK_SRC_SUSPECT && lo->top < g->n_nodes) {

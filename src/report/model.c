@@ -187,6 +187,8 @@ static void j_leaks(jsonw *w, const rep_report *r)
         const trace_group *gr = &tr->groups[i];
         jsonw_obj_begin(w);
         jsonw_kv_str(w, "signature", gr->fingerprint);
+        if (gr->stable[0] && strcmp(gr->stable, gr->fingerprint))
+            jsonw_kv_str(w, "stable_signature", gr->stable);
         jsonw_kv_str(w, "short_description", gr->short_desc);
         jsonw_kv_bool(w, "library", i >= tr->n_app_groups);
         if (i >= tr->n_app_groups && r->rs && gr->lib >= 0) {
@@ -214,6 +216,8 @@ static void j_leaks(jsonw *w, const rep_report *r)
         jsonw_kv_str(w, "source", rep_leak_source_key(lo->source));
         jsonw_kv_str(w, "reason", lo->reason);
         jsonw_kv_str(w, "signature", t->fingerprint);
+        if (t->stable[0] && strcmp(t->stable, t->fingerprint))
+            jsonw_kv_str(w, "stable_signature", t->stable);
         jsonw_kv_uint(w, "group", t->group);
         jsonw_kv_str(w, "gc_root", trace_root_text(g, t));
         jsonw_kv_arr_begin(w, "elements");

@@ -131,9 +131,13 @@ static void groups_free(group_list *l)
 }
 
 /* Groups of an `analyze --json` report (application_leaks[], library_leaks[], and leak
- * suspects when the report has them), each with its first trace as the representative. */
+ * suspects when the report has them), each with its first trace as the representative. A
+ * leak is known by its stable signature where the report gives one (a lambda's, a proxy's
+ * class among the suspects: their names change from run to run), so that the same leak in
+ * the next run's dump is the same leak here. */
 static const char SQL_ANALYZE_GROUPS[] =
-    "SELECT json_extract(g.value, '$.signature'), json_extract(g.value, '$.short_description'),"
+    "SELECT coalesce(json_extract(g.value, '$.stable_signature'),"
+    " json_extract(g.value, '$.signature')), json_extract(g.value, '$.short_description'),"
     " json_extract(g.value, '$.retained_bytes'), json_extract(g.value, '$.retained_objects'),"
     " json_array_length(g.value, '$.traces'),"
     " json_extract(?1, '$.traces[' || json_extract(g.value, '$.traces[0]') || ']'),"

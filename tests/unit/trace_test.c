@@ -142,6 +142,42 @@ static void test_root_descriptions(void **state)
     assert_string_equal(trace_root_description(GRAPH_ROOT_THREAD_OBJECT), "Thread object");
 }
 
+static void stable_is(const char *in, const char *want)
+{
+    char out[128];
+    trace_stable_class(in, out, sizeof out);
+    assert_string_equal(out, want);
+}
+
+static void test_stable_class(void **state)
+{
+    (void)state;
+    /* lambdas as JDK 8, 17 (HPROF writes the hidden class's "/" as "+") and 21 name them */
+    stable_is("com.x.Foo$$Lambda$3/1831932724", "com.x.Foo$$Lambda");
+    stable_is("probe.Shapes$$Lambda$1+0x00007f0c8c000400", "probe.Shapes$$Lambda");
+    stable_is("Foo$$Lambda/0x000001000108a000", "Foo$$Lambda");
+    stable_is("Foo$$Lambda$14+0x0000000800c03000[]", "Foo$$Lambda[]");
+    stable_is("Foo$$Lambda", "Foo$$Lambda");
+    /* other hidden classes lose the address only; proxies their numbers */
+    stable_is("java.lang.invoke.LambdaForm$MH+0x0000000800c0c400",
+              "java.lang.invoke.LambdaForm$MH");
+    stable_is("Hid/0xABCdef01$Inner", "Hid$Inner");
+    stable_is("jdk.proxy2.$Proxy12", "jdk.proxy.$Proxy");
+    stable_is("com.sun.proxy.$Proxy7[][]", "com.sun.proxy.$Proxy[][]");
+    /* everything else as it is, hostile or not */
+    stable_is("java.util.HashMap$Node[]", "java.util.HashMap$Node[]");
+    stable_is("a+0x", "a+0x");
+    stable_is("a+0xg", "a+0xg");
+    stable_is("$Proxy", "$Proxy");
+    stable_is("my.jdk.proxy3.X", "my.jdk.proxy3.X");
+    stable_is("", "");
+    char tiny[4];
+    trace_stable_class("abcdef", tiny, sizeof tiny);
+    assert_string_equal(tiny, "abc");
+    trace_stable_class(NULL, tiny, sizeof tiny);
+    assert_string_equal(tiny, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +186,7 @@ int main(void)
         cmocka_unit_test(test_propagation),
         cmocka_unit_test(test_conflicts),
         cmocka_unit_test(test_root_descriptions),
+        cmocka_unit_test(test_stable_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# stable_signatures.sh: one leak, one signature in the store from run to run, though the JVM
+# names a lambda's and a proxy's class anew in each (tests/programs/lambdas/LambdaLeaks.java,
+# dumped twice: once as it is, once with other lambda and proxy classes made first and
+# -Xshare:off, so the leaking lambda and proxy classes get other numbers and addresses):
+#  - analyze's `signature` stays Shark's (over the names the dump gives: it differs between
+#    the two dumps for the lambda and the proxy leaks, and the text's Signature lines equal
+#    the JSON's), and those two groups and their traces carry a `stable_signature`, equal in
+#    both dumps; the named listener's leak has none (its signature is stable as it is);
+#  - the store, fed both dumps, holds three leaks, each seen in both.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+. "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
+need_tools javac java python3
+work="$LEAKRAY_BUILD/tmp/stable_signatures"
+rm -rf "$work"
+mkdir -p "$work/classes"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+javac -d "$work/classes" "$LEAKRAY_SRC"/tests/programs/leaks/KeyedWeakReference.java \
+    "$LEAKRAY_SRC"/tests/programs/lambdas/LambdaLeaks.java
+java -cp "$work/classes" com.example.lambdas.LambdaLeaks "$work/a.hprof" 0 > /dev/null
+java -Xshare:off -cp "$work/classes" com.example.lambdas.LambdaLeaks "$work/b.hprof" 1 > /dev/null
+for d in a b; do
+    "$LEAKRAY" analyze "$work/$d.hprof" --json --no-timing > "$work/$d.json"
+    "$LEAKRAY" analyze "$work/$d.hprof" --no-timing > "$work/$d.txt"
+done
+python3 - "$work" <<'PY' || fail "analyze's signatures"
+import json, re, sys
+w = sys.argv[1]
+kinds = {}
+for d in "ab":
+    j = json.load(open("%s/%s.json" % (w, d)))
+    text = open("%s/%s.txt" % (w, d)).read()
+    sigs = [g["signature"] for g in j["application_leaks"]]
+    assert re.findall(r"^Signature: (\w+)$", text, re.M) == sigs, (d, sigs)
+    assert len(sigs) == 3, (d, sigs)
+    for g in j["application_leaks"]:
+        t = j["traces"][g["traces"][0]]
+        names = [e["class"] for e in t["elements"]]
+        kind = ("proxy" if any("$Proxy" in n for n in names) else
+                "lambda" if any("$$Lambda" in n for n in names) else "named")
+        for x in [g] + [j["traces"][i] for i in g["traces"]]:
+            assert x.get("stable_signature") != x["signature"], x
+            assert ("stable_signature" in x) == (kind != "named"), (kind, x)
+        kinds.setdefault(kind, []).append((g["signature"], g.get("stable_signature"), names))
+assert sorted(kinds) == ["lambda", "named", "proxy"], kinds
+for kind, ((s1, st1, n1), (s2, st2, n2)) in kinds.items():
+    assert st1 == st2, (kind, st1, st2)
+    if kind == "named":
+        assert s1 == s2 and n1 == n2, (kind, s1, s2)
+    else:
+        # the premise: the JVM named the classes differently, and Shark's signature follows
+        assert n1 != n2 and s1 != s2, (kind, n1, n2)
+        assert re.match(r"[0-9a-f]{40}$", st1), st1
+PY
+db="$work/store.db"
+"$LEAKRAY" store ingest --db "$db" "$work/a.json" "$work/b.json" > "$work/ingest.txt" 2>&1 ||
+    fail "store ingest: $(cat "$work/ingest.txt")"
+"$LEAKRAY" store leaks --db "$db" --json > "$work/leaks.json"
+python3 - "$work/leaks.json" "$work/a.json" <<'PY' || fail "the store's leaks"
+import json, sys
+j = json.load(open(sys.argv[1]))
+a = json.load(open(sys.argv[2]))
+rows = j["leaks"]
+want = sorted(g.get("stable_signature", g["signature"]) for g in a["application_leaks"])
+assert sorted(r["signature"] for r in rows) == want, (rows, want)
+assert all(r["dumps"] == 2 for r in rows), rows
+PY
+echo "stable signatures: ok"

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+// LambdaLeaks: leaks whose traces pass classes the JVM names anew in every run, for the
+// stable signature (tests/e2e/stable_signatures.sh).
+// usage: java com.example.lambdas.LambdaLeaks OUT.hprof EXTRA
+// Three pages are closed and watched the way LeakCanary watches them; each stays reachable
+// from a static listener list through a different holder: a lambda capturing it, a dynamic
+// proxy whose handler captures it, and a named listener class. With EXTRA 1 the program
+// first spins other lambda and proxy classes, so the JVM numbers the leaking lambda's class
+// and the proxy's class differently from a run with EXTRA 0 (and, run with -Xshare:off, the
+// lambda's address moves too): the same leaks, under other class names.
+package com.example.lambdas;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Supplier;
+import leakcanary.KeyedWeakReference;
+
+public class LambdaLeaks {
+    interface Listener { void onEvent(String e); }
+
+    interface Other { int value(); }
+
+    static final class Page {
+        final String name;
+        final byte[] pixels = new byte[32 * 1024];
+
+        Page(String name) { this.name = name; }
+
+        void onEvent(String e) { pixels[0] = (byte) e.length(); }
+    }
+
+    /** A named listener: its class name is the same in every run. */
+    static final class PageListener implements Listener {
+        final Page page;
+
+        PageListener(Page page) { this.page = page; }
+
+        public void onEvent(String e) { page.onEvent(e); }
+    }
+
+    static final List<Listener> LAMBDAS = new ArrayList<>();
+    static final List<Listener> PROXIES = new ArrayList<>();
+    static final List<Listener> NAMED = new ArrayList<>();
+    static final List<Object> SPUN = new ArrayList<>();
+    static final List<KeyedWeakReference> WATCHED = new ArrayList<>();
+    static final long START = System.nanoTime();
+
+    static long uptime() { return (System.nanoTime() - START) / 1_000_000L; }
+
+    static void watch(Object o, String why) {
+        WATCHED.add(new KeyedWeakReference(o, UUID.randomUUID().toString(), why, uptime(), null));
+    }
+
+    /** Other lambda and proxy classes, made before the leaking ones. */
+    static void spin() {
+        Supplier<String> a = () -> "a";
+        Supplier<String> b = () -> "b";
+        Runnable c = () -> { };
+        SPUN.add(a);
+        SPUN.add(b);
+        SPUN.add(c);
+        InvocationHandler h = (p, m, args) -> 0;
+        ClassLoader l = Other.class.getClassLoader();
+        SPUN.add(Proxy.newProxyInstance(l, new Class<?>[] {Other.class}, h));
+        SPUN.add(Proxy.newProxyInstance(l, new Class<?>[] {Runnable.class}, h));
+    }
+
+    static void open() {
+        Page lambda = new Page("lambda");
+        LAMBDAS.add(e -> lambda.onEvent(e));
+        watch(lambda, "page closed (lambda)");
+        Page proxied = new Page("proxy");
+        InvocationHandler h = (p, m, args) -> {
+            proxied.onEvent(String.valueOf(args[0]));
+            return null;
+        };
+        PROXIES.add((Listener) Proxy.newProxyInstance(Listener.class.getClassLoader(),
+                                                      new Class<?>[] {Listener.class}, h));
+        watch(proxied, "page closed (proxy)");
+        Page named = new Page("named");
+        NAMED.add(new PageListener(named));
+        watch(named, "page closed (named)");
+        watch(new Page("freed"), "page closed (freed)");
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (Integer.parseInt(args[1]) != 0)
+            spin();
+        open();
+        System.gc();
+        Thread.sleep(100);
+        System.gc();
+        for (KeyedWeakReference r : WATCHED)
+            if (r.get() != null)
+                r.retainedUptimeMillis = uptime();
+        KeyedWeakReference.heapDumpUptimeMillis = uptime();
+        ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).dumpHeap(args[0], true);
+    }
+}
