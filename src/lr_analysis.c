@@ -229,6 +229,14 @@ lr_status lr_analysis_group(const lr_analysis *an, uint32_t i, lr_leak_group *ou
     return LR_OK;
 }
 
+const char *lr_analysis_group_stable_signature(const lr_analysis *an, uint32_t i)
+{
+    if (!an || i >= an->tr->n_groups)
+        return NULL;
+    const trace_group *gr = &an->tr->groups[i];
+    return gr->stable[0] ? gr->stable : gr->fingerprint;
+}
+
 uint32_t lr_analysis_group_trace(const lr_analysis *an, uint32_t i, uint32_t k)
 {
     if (!an || i >= an->tr->n_groups || k >= an->tr->groups[i].n)

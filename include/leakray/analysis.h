@@ -143,6 +143,12 @@ typedef struct lr_leak_group {
 LR_API lr_status lr_analysis_group(const lr_analysis *an, uint32_t i, lr_leak_group *out,
                                    lr_error *err);
 LR_API uint32_t lr_analysis_group_trace(const lr_analysis *an, uint32_t i, uint32_t k);
+/* Group i's stable signature (docs/json.md, `stable_signature`): the same SHA-1 over class
+ * names without what the JVM numbers or places anew in each run (lambdas, hidden classes,
+ * proxies), so equal from one run of a program to the next; equal to lr_leak_group.signature
+ * when no such class is among its suspects. The key to keep leaks by across dumps. NULL when
+ * i is out of range. Valid while an lives. */
+LR_API const char *lr_analysis_group_stable_signature(const lr_analysis *an, uint32_t i);
 
 typedef enum lr_leaking {
     LR_LEAKING_UNKNOWN = 0,

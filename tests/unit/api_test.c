@@ -224,6 +224,10 @@ static void analysis_and_render(void **state)
     assert_string_equal(g.title, "DefaultVoicemailNotifier.sInstance");
     assert_int_equal(strlen(g.signature), 40);
     assert_false(g.library);
+    /* no lambda, hidden class or proxy on this trace: the stable signature is the same */
+    assert_string_equal(lr_analysis_group_stable_signature(an, 0), g.signature);
+    assert_null(lr_analysis_group_stable_signature(an, 1));
+    assert_null(lr_analysis_group_stable_signature(NULL, 0));
     uint32_t t = lr_analysis_group_trace(an, 0, 0);
     lr_trace tr;
     assert_int_equal(lr_analysis_trace(an, t, &tr, &err), LR_OK);
