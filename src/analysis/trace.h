@@ -150,7 +150,9 @@ void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *ou
  * "/0x" -- and 21's "$$Lambda/0x..." all become "Foo$$Lambda"), another hidden class loses
  * its "+0x<hex>" or "/0x<hex>" address ("LambdaForm$MH"), a dynamic proxy its number
  * ("jdk.proxy2.$Proxy12" -> "jdk.proxy.$Proxy"); array brackets stay. Any other name is
- * copied as it is. Writes at most cap bytes, NUL-terminated (cut to fit). */
+ * copied as it is, Android's desugared lambdas too ("-$$Lambda$Main$x8Kf",
+ * "$$ExternalSyntheticLambda0": stable already). Writes at most cap bytes, NUL-terminated
+ * (cut to fit). */
 void trace_stable_class(const char *cn, char *out, size_t cap);
 /* Lowercase SHA-1 hex of s (41 bytes out). */
 void trace_sha1_hex(const char *s, size_t len, char *out);

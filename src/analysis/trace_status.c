@@ -83,11 +83,16 @@ void trace_stable_class(const char *cn, char *out, size_t cap)
     for (const char *p = cn ? cn : ""; *p;) {
         size_t k = 1; /* bytes of the input consumed */
         const char *keep = p, *end = p + 1;
-        if (!strncmp(p, lam, sizeof lam - 1)) {
-            /* a lambda's class: nothing after "$$Lambda" but array brackets */
+        size_t j = sizeof lam - 1;
+        if (!strncmp(p, lam, j) && p[j] == '$' && is_digit(p[j + 1]))
+            for (j++; is_digit(p[j]);)
+                j++;
+        if (!strncmp(p, lam, sizeof lam - 1) &&
+            (p[j] == '/' || p[j] == '+' || (p[j] == '.' && is_digit(p[j + 1])))) {
+            /* the JVM's lambda class: nothing after "$$Lambda" but array brackets (Android's
+             * "-$$Lambda$Activity$x8Kf..." names its lambda by a hash: kept whole) */
             end = p + sizeof lam - 1;
-            k = sizeof lam - 1;
-            while (p[k] && p[k] != '[')
+            for (k = j; p[k] && p[k] != '[';)
                 k++;
         } else if ((*p == '+' || *p == '/') && p[1] == '0' && (p[2] == 'x' || p[2] == 'X') &&
                    is_hex(p[3])) {

@@ -158,6 +158,11 @@ static void test_stable_class(void **state)
     stable_is("Foo$$Lambda/0x000001000108a000", "Foo$$Lambda");
     stable_is("Foo$$Lambda$14+0x0000000800c03000[]", "Foo$$Lambda[]");
     stable_is("Foo$$Lambda", "Foo$$Lambda");
+    stable_is("Foo$$Lambda$3.1831932724", "Foo$$Lambda");
+    /* Android's desugared lambdas are named by a hash or an index: stable already */
+    stable_is("com.x.-$$Lambda$MainActivity$x8KfA2", "com.x.-$$Lambda$MainActivity$x8KfA2");
+    stable_is("com.x.Main$$ExternalSyntheticLambda0", "com.x.Main$$ExternalSyntheticLambda0");
+    stable_is("Foo$$Lambda$12", "Foo$$Lambda$12");
     /* other hidden classes lose the address only; proxies their numbers */
     stable_is("java.lang.invoke.LambdaForm$MH+0x0000000800c0c400",
               "java.lang.invoke.LambdaForm$MH");
