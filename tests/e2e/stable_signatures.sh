@@ -8,7 +8,8 @@
 #    the two dumps for the lambda and the proxy leaks, and the text's Signature lines equal
 #    the JSON's), and those two groups and their traces carry a `stable_signature`, equal in
 #    both dumps; the named listener's leak has none (its signature is stable as it is);
-#  - the store, fed both dumps, holds three leaks, each seen in both.
+#  - the store, fed both dumps (as versions 1 and 2), holds three leaks, each seen in both,
+#    and `store diff --fail-on-new` from 1 to 2 finds no new leak.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -55,8 +56,13 @@ for kind, ((s1, st1, n1), (s2, st2, n2)) in kinds.items():
         assert re.match(r"[0-9a-f]{40}$", st1), st1
 PY
 db="$work/store.db"
-"$LEAKRAY" store ingest --db "$db" "$work/a.json" "$work/b.json" > "$work/ingest.txt" 2>&1 ||
+"$LEAKRAY" store ingest --db "$db" --version 1 "$work/a.json" > "$work/ingest.txt" 2>&1 &&
+    "$LEAKRAY" store ingest --db "$db" --version 2 "$work/b.json" >> "$work/ingest.txt" 2>&1 ||
     fail "store ingest: $(cat "$work/ingest.txt")"
+# the second run's dump brings no new leak: a CI gate on new leaks stays green
+"$LEAKRAY" store diff --db "$db" --from 1 --to 2 --fail-on-new > "$work/diff.txt" 2>&1 ||
+    fail "store diff --fail-on-new: $(cat "$work/diff.txt")"
+grep -q " 0 new," "$work/diff.txt" || fail "store diff: $(head -1 "$work/diff.txt")"
 "$LEAKRAY" store leaks --db "$db" --json > "$work/leaks.json"
 python3 - "$work/leaks.json" "$work/a.json" <<'PY' || fail "the store's leaks"
 import json, sys
