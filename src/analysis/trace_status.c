@@ -77,39 +77,36 @@ static int is_digit(char c) { return c >= '0' && c <= '9'; }
 void trace_stable_class(const char *cn, char *out, size_t cap)
 {
     static const char lam[] = "$$Lambda", prx[] = "$Proxy", jpx[] = "jdk.proxy";
+    const size_t nl = sizeof lam - 1, np = sizeof prx - 1, nj = sizeof jpx - 1;
     size_t o = 0;
     if (!cap)
         return;
     for (const char *p = cn ? cn : ""; *p;) {
-        size_t k = 1; /* bytes of the input consumed */
-        const char *keep = p, *end = p + 1;
-        size_t j = sizeof lam - 1;
-        if (!strncmp(p, lam, j) && p[j] == '$' && is_digit(p[j + 1]))
-            for (j++; is_digit(p[j]);)
-                j++;
-        if (!strncmp(p, lam, sizeof lam - 1) &&
-            (p[j] == '/' || p[j] == '+' || (p[j] == '.' && is_digit(p[j + 1])))) {
-            /* the JVM's lambda class: nothing after "$$Lambda" but array brackets (Android's
-             * "-$$Lambda$Activity$x8Kf..." names its lambda by a hash: kept whole) */
-            end = p + sizeof lam - 1;
-            for (k = j; p[k] && p[k] != '[';)
-                k++;
+        size_t keep = 1, k = 1; /* bytes of the input kept, and consumed */
+        if (*p == '$' && !strncmp(p, lam, nl)) {
+            size_t j = nl;
+            if (p[j] == '$' && is_digit(p[j + 1]))
+                for (j++; is_digit(p[j]);)
+                    j++;
+            if (p[j] == '/' || p[j] == '+' || (p[j] == '.' && is_digit(p[j + 1]))) {
+                /* the JVM's lambda class: nothing after "$$Lambda" but array brackets
+                 * (Android's "-$$Lambda$Activity$x8Kf..." is named by a hash: kept whole) */
+                for (keep = nl, k = j; p[k] && p[k] != '[';)
+                    k++;
+            }
         } else if ((*p == '+' || *p == '/') && p[1] == '0' && (p[2] == 'x' || p[2] == 'X') &&
                    is_hex(p[3])) {
-            end = p; /* a hidden class's address: dropped */
-            for (k = 3; is_hex(p[k]);)
+            for (keep = 0, k = 3; is_hex(p[k]);) /* a hidden class's address: dropped */
                 k++;
-        } else if (!strncmp(p, prx, sizeof prx - 1) && is_digit(p[sizeof prx - 1])) {
-            end = p + sizeof prx - 1;
-            for (k = sizeof prx - 1; is_digit(p[k]);)
+        } else if (*p == '$' && !strncmp(p, prx, np) && is_digit(p[np])) {
+            for (keep = np, k = np; is_digit(p[k]);)
                 k++;
-        } else if (p == cn && !strncmp(p, jpx, sizeof jpx - 1) && is_digit(p[sizeof jpx - 1])) {
-            end = p + sizeof jpx - 1; /* the proxies' module, numbered per class loader */
-            for (k = sizeof jpx - 1; is_digit(p[k]);)
+        } else if (p == cn && !strncmp(p, jpx, nj) && is_digit(p[nj])) {
+            for (keep = nj, k = nj; is_digit(p[k]);) /* the proxies' module, per class loader */
                 k++;
         }
-        for (const char *q = keep; q < end && o + 1 < cap; q++)
-            out[o++] = *q;
+        for (size_t q = 0; q < keep && o + 1 < cap; q++)
+            out[o++] = p[q];
         p += k;
     }
     out[o] = 0;
