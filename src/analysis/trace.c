@@ -555,11 +555,16 @@ static void fp_step(const graph *g, const rules_set *rs, const ptree *t, dictmem
     }
     if (synth && as_slot(g, rs, t, dm, p, i))
         snprintf(gen, sizeof gen, "[x]");
+    /* a name too long for the buffer (no JVM writes one) is hashed as it is, never cut */
     char scn[512];
-    trace_stable_class(cn, scn, sizeof scn);
+    const char *sn = cn;
+    if (strlen(cn) < sizeof scn) {
+        trace_stable_class(cn, scn, sizeof scn);
+        sn = scn;
+    }
     EVP_DigestUpdate(f->c.m[0], cn, strlen(cn));
     EVP_DigestUpdate(f->c.m[0], gen, strlen(gen));
-    EVP_DigestUpdate(f->c.m[1], scn, strlen(scn));
+    EVP_DigestUpdate(f->c.m[1], sn, strlen(sn));
     EVP_DigestUpdate(f->c.m[1], gen, strlen(gen));
 }
 
