@@ -273,6 +273,13 @@ static void x_range(const xedges *xe, node_ix x, uint32_t *lo, uint32_t *hi)
     *hi = a;
 }
 
+static inline int bit_get(const uint64_t *b, uint32_t i)
+{
+    return (int)(b[i >> 6] >> (i & 63) & 1);
+}
+
+static inline void bit_set(uint64_t *b, uint32_t i) { b[i >> 6] |= 1ull << (i & 63); }
+
 static inline int fbit(const uint64_t *bits, edge_ix e)
 {
     return (int)(bits[e >> 6] >> (e & 63) & 1);
@@ -723,8 +730,6 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
         free(seen);
         return UINT32_MAX;
     }
-#define SEEN(y) (seen[(y) >> 6] >> ((y) & 63) & 1)
-#define SEE(y) (seen[(y) >> 6] |= 1ull << ((y) & 63))
     for (uint64_t i = 0, round = held ? 0 : 1;; i++) {
         if (round == 0 && i == g->n_roots) {
             memcpy(held, seen, ((size_t)g->n_nodes / 64 + 1) * sizeof *seen);
@@ -736,9 +741,9 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
         if (round == 0 && g->roots[i].kind == GRAPH_ROOT_JAVA_FRAME)
             continue;
         node_ix r = sroots_get(sr, i);
-        if (r == GRAPH_NONE || SEEN(r))
+        if (r == GRAPH_NONE || bit_get(seen, r))
             continue;
-        SEE(r);
+        bit_set(seen, r);
         cnt++;
         stk[sp++] = r;
         while (sp > 0) {
@@ -749,7 +754,7 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
                     continue;
                 any = 1;
                 node_ix y = g->edge_to[e];
-                if (!SEEN(y)) {
+                if (!bit_get(seen, y)) {
                     if (reach_push(&stk, &cap, &sp, y) != 0) {
                         free(stk);
                         free(seen);
@@ -757,7 +762,7 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
                     }
                     /* its edges are read when it is popped: fetched meanwhile */
                     __builtin_prefetch(&g->first_edge[y]);
-                    SEE(y);
+                    bit_set(seen, y);
                     cnt++;
                 }
             }
@@ -766,21 +771,19 @@ static uint32_t reach_mark(const graph *g, const sroots *sr, const uint64_t *fol
             for (uint32_t i = 0; hp && i < N_HOPS; i++) {
                 node_ix y = hop_get(hp, x, i);
                 any |= i == 1 && y < g->n_nodes;
-                if (y < g->n_nodes && !SEEN(y)) {
+                if (y < g->n_nodes && !bit_get(seen, y)) {
                     if (reach_push(&stk, &cap, &sp, y) != 0) {
                         free(stk);
                         free(seen);
                         return UINT32_MAX;
                     }
-                    SEE(y);
+                    bit_set(seen, y);
                     cnt++;
                 }
             }
             mask[x] = (uint8_t)(1u | (any ? 0u : leaf));
         }
     }
-#undef SEEN
-#undef SEE
     free(stk);
     free(seen);
     return cnt;
@@ -1439,11 +1442,6 @@ static inline void rset(const rets *r, node_ix x, uint64_t v, int *over)
         r->w32[x] = UINT32_MAX;
         *over = 1;
     }
-}
-
-static inline int bit_get(const uint64_t *b, uint32_t i)
-{
-    return (int)(b[i >> 6] >> (i & 63) & 1);
 }
 
 /* ---- VisualVM's tree objects (DOM_VISUALVM_SUMS) ----
