@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # big.sh: how leakray scales on HotSpot dumps written by real JVMs, from 115 MB to 20 GiB:
 #   small  ~120 MB, 2.3 M objects   scripts/gen-big-dump.sh (BigDump, SCALE 1)
+#   800m   ~815 MB, 17.7 M objects  scripts/gen-big-dump.sh OUT 8 (the size class of a
+#                                   768 MB dump of about 20 M objects)
 #   1g     ~1.0 GB, 22 M objects    scripts/gen-big-dump.sh OUT 10
 #   huge   21.6 GB, 422 M objects   scripts/gen-huge-dump.sh (HugeDump, 20 GiB; only when the
 #                                   file exists or BENCH_HUGE=1 asks to write it: ~10.5 GiB
@@ -22,13 +24,13 @@
 # (the cap column says which cap a row ran under). On the huge dump only with HUGE_RETRY=1:
 # that cap is most of the machine.
 # Per dump: CPU seconds and own memory per GB of file, CPU ns and own bytes per object.
-# The small and 1 GB dumps run RUNS times (default 3; medians), the huge one RUNS_HUGE times
+# The small, 800 MB and 1 GB dumps run RUNS times (default 3; medians), the huge one RUNS_HUGE
 # (default 1). On the huge dump `top` and `analyze` run only while MemAvailable is at least
 # HUGE_MIN_AVAIL_GIB (default 14), and are skipped with a line saying so otherwise; `info`
 # and `histo` always run (`histo` streams in a few MB; `info` loads the graph without its
 # edges, about 20 bytes an object). The page cache is warmed only for dumps
 # that fit in half of MemAvailable (the huge one is read from disk as much as from the cache).
-# usage: [RUNS=3] [RUNS_HUGE=1] [BENCH_HUGE=1] [DUMPS="small 1g huge"] bench/big.sh [leakray]
+# usage: [RUNS=3] [RUNS_HUGE=1] [BENCH_HUGE=1] [DUMPS="small 800m 1g huge"] bench/big.sh [leakray]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/lib.sh"
@@ -46,6 +48,7 @@ status=0
 dump_of() { # NAME: prints the dump's path, writing it first when needed; nothing to skip
     case $1 in
         small) "$src/scripts/gen-big-dump.sh" "$dir/big.hprof" ;;
+        800m) "$src/scripts/gen-big-dump.sh" "$dir/big-x8.hprof" 8 ;;
         1g) "$src/scripts/gen-big-dump.sh" "$dir/big-x10.hprof" 10 ;;
         huge)
             # An existing file is used as it is: a fresh checkout's sources are newer than
@@ -55,7 +58,7 @@ dump_of() { # NAME: prints the dump's path, writing it first when needed; nothin
             elif [ "${BENCH_HUGE:-}" = 1 ]; then
                 "$src/scripts/gen-huge-dump.sh" "$dir/huge.hprof" 20
             fi ;;
-        *) echo "big: unknown dump $1 (small, 1g, huge)" >&2; exit 2 ;;
+        *) echo "big: unknown dump $1 (small, 800m, 1g, huge)" >&2; exit 2 ;;
     esac
 }
 
@@ -125,7 +128,7 @@ print(f"{own * 1024 / size:.2f} {cpu / (size / 1e9):.2f} {own / 1024 / (size / 1
         "$(bench_mb "$own")" "$ownf" "$spill" "$cpugb" "$owngb" "$nsobj" "$bobj" "$swap_txt"
 }
 
-for name in ${DUMPS:-small 1g huge}; do
+for name in ${DUMPS:-small 800m 1g huge}; do
     dump=$(dump_of "$name")
     if [ -z "$dump" ]; then
         echo "$name: no dump (write it with scripts/gen-huge-dump.sh or BENCH_HUGE=1): skipped"

@@ -7,13 +7,14 @@
  * malloc_usable_size reports them, at allocation and at free alike, so the count returns to
  * where it was. A large block that would take the process past the limit (less an eighth kept
  * for the small allocations that follow) is a spilled block instead (base/spill: a shared
- * mapping of an unnamed file in --tmpdir), not counted: free and realloc recognise it by its
- * address. A large block glibc mapped on its own is, when freed, kept (base/reuse) for the
- * next large malloc, which gets its pages back instead of faulting fresh zeroed ones in; kept
- * bytes are not counted, and leave before any allocation that takes fresh memory or that
- * would come near the limit. Under AddressSanitizer or ThreadSanitizer the sanitizer owns
- * these symbols (TSan tracks frees and reuse through its own allocator): nothing is wrapped,
- * nothing is kept and --max-memory is not enforced (mem_active() stays 0). */
+ * mapping of an unnamed file in --tmpdir, kept when freed for the next spill), not counted:
+ * free and realloc recognise it by its address. A large block glibc mapped on its own is,
+ * when freed, kept (base/reuse) for the next large malloc, which gets its pages back instead
+ * of faulting fresh zeroed ones in; kept bytes are not counted, and leave before any
+ * allocation that takes fresh memory or that would come near the limit. Under
+ * AddressSanitizer or ThreadSanitizer the sanitizer owns these symbols (TSan tracks frees and
+ * reuse through its own allocator): nothing is wrapped, nothing is kept and --max-memory is
+ * not enforced (mem_active() stays 0). */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include "base/mem.h"
 #include "base/reuse.h"
@@ -162,15 +163,15 @@ static void *counted(void *p)
     return p;
 }
 
-/* A spilled block of n bytes when n is large and would take the process past the limit
- * (drop: bytes freed at once, realloc), else NULL with *room_err telling whether the folder
- * was full (recorded only if the ordinary allocation is refused too). */
-static void *spilled(size_t n, uint64_t drop, int *room_err)
+/* A spilled block of n bytes (zeroed: calloc) when n is large and would take the process
+ * past the limit (drop: bytes freed at once, realloc), else NULL with *room_err telling
+ * whether the folder was full (recorded only if the ordinary allocation is refused too). */
+static void *spilled(size_t n, uint64_t drop, int zero, int *room_err)
 {
     *room_err = 0;
     if (n < SPILL_MIN_BYTES || !spill_dir() || mem_fits(n, drop, mem_limit() / 8))
         return NULL;
-    return spill_alloc(n, room_err);
+    return spill_alloc(n, zero, room_err);
 }
 
 /* mem_charge, recording a spill that found no room when the charge is refused too. */
@@ -191,7 +192,7 @@ void *malloc(size_t n)
     void *q = reused(n);
     if (q)
         return q;
-    q = spilled(n, 0, &re);
+    q = spilled(n, 0, 0, &re);
     if (q)
         return q;
     if (!charge(n, 0, re))
@@ -206,7 +207,7 @@ void *calloc(size_t n, size_t sz)
     if (!__builtin_mul_overflow(n, sz, &t)) {
         int re;
         room(t, 0);
-        void *q = spilled(t, 0, &re); /* a new file reads as zeros */
+        void *q = spilled(t, 0, 1, &re);
         if (q)
             return q;
         if (!charge(t, 0, re))
@@ -244,7 +245,10 @@ void *realloc(void *p, size_t n)
             spill_shrink(p, n);
             return p;
         }
-        void *q = malloc(n);
+        void *q = spill_grow(p, n);
+        if (q)
+            return q;
+        q = malloc(n);
         if (q) {
             memcpy(q, p, len);
             spill_free(p);
@@ -259,7 +263,7 @@ void *realloc(void *p, size_t n)
         return NULL;
     }
     int re;
-    void *s = spilled(n, old, &re);
+    void *s = spilled(n, old, 0, &re);
     if (s) {
         memcpy(s, p, old < n ? old : n);
         free(p);
@@ -279,7 +283,7 @@ static void *aligned(size_t align, size_t n)
 {
     int re = 0;
     room(n, 0);
-    void *q = align <= 4096 ? spilled(n, 0, &re) : NULL; /* spilled blocks are page-aligned */
+    void *q = align <= 4096 ? spilled(n, 0, 0, &re) : NULL; /* spilled blocks are page-aligned */
     if (q)
         return q;
     if (!charge(n, 0, re))

@@ -8,8 +8,12 @@
  * not the process's own memory (RssAnon + RssShmem). The file has no name from the start
  * (O_TMPFILE, else unlinked at once), so nothing is left behind by an exit, an error, a crash
  * or a signal. Its blocks are reserved when the block is made (posix_fallocate): a full disk
- * is a refusal then ("no room in DIR", exit 5), never a SIGBUS on a later write. A library
- * user's process has no wrappers and never spills. */
+ * is a refusal then ("no room in DIR", exit 5), never a SIGBUS on a later write. A freed
+ * block is kept, mapped, for the next spill it can hold, while the spilled and kept bytes stay
+ * within the most ever spilled at once: a new block costs a page fault and the kernel's
+ * zeroing of each page it touches, in a page cache page, which a kept one has paid already
+ * (the trees' scratch arrays come and go in step). A library user's process has no wrappers
+ * and never spills. */
 #ifndef LR_BASE_SPILL_H
 #define LR_BASE_SPILL_H
 
@@ -28,10 +32,11 @@ const char *spill_dir(void);
  * asked. */
 uint64_t spill_room(void);
 
-/* Wrappers only. A zero-filled, page-aligned block of n bytes backed by a new unnamed file,
- * or NULL (off, too many blocks, no room) with *room_err set to ENOSPC, EDQUOT or EFBIG when
- * the folder had no room, else 0. */
-void *spill_alloc(size_t n, int *room_err);
+/* Wrappers only. A page-aligned block of n bytes backed by an unnamed file, zero-filled
+ * when `zero` is set (calloc), or NULL (off, too many blocks, no room) with *room_err set to
+ * ENOSPC, EDQUOT or EFBIG when the folder had no room, else 0. A block freed before may serve
+ * again, its pages still mapped (it then holds its last bytes unless zero is set). */
+void *spill_alloc(size_t n, int zero, int *room_err);
 /* Records that n bytes could be had neither under the limit nor in the folder (errnum from
  * spill_alloc); the first such failure is what spill_failed reports. */
 void spill_note_failure(size_t n, int errnum);
@@ -39,6 +44,10 @@ void spill_note_failure(size_t n, int errnum);
 int spill_owns(const void *p, size_t *len);
 /* Unmaps a spilled block (spill_owns(p) must hold); its file goes with it. */
 void spill_free(void *p);
+/* A spilled block p grown to n bytes in place (its file made longer, the mapping moved if
+ * need be), its bytes kept: the new address, or NULL (its file no longer open, no room, n
+ * not larger) with p unchanged. Costs no copy, and the pages written before stay mapped. */
+void *spill_grow(void *p, size_t n);
 /* Gives back the pages of a spilled block past its first n bytes (n no more than its size),
  * the file's blocks under them included: realloc to a smaller size. */
 void spill_shrink(void *p, size_t n);

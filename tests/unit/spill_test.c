@@ -60,7 +60,7 @@ static void blocks(void **state)
     int re;
     uint64_t before = spill_blocks();
     size_t n = (3u << 20) + 123;
-    unsigned char *p = spill_alloc(n, &re);
+    unsigned char *p = spill_alloc(n, 0, &re);
     assert_non_null(p);
     assert_int_equal(re, 0);
     assert_int_equal((uintptr_t)p % 4096, 0);
@@ -74,7 +74,7 @@ static void blocks(void **state)
     int local;
     assert_false(spill_owns(&local, NULL));
     assert_int_equal(entries(), 0); /* the file has no name */
-    unsigned char *q = spill_alloc(SPILL_MIN_BYTES, &re);
+    unsigned char *q = spill_alloc(SPILL_MIN_BYTES, 0, &re);
     assert_non_null(q);
     assert_true(spill_in_use() >= len + SPILL_MIN_BYTES);
     uint64_t peak = spill_peak();
@@ -97,13 +97,13 @@ static void declined(void **state)
 {
     (void)state;
     int re;
-    assert_null(spill_alloc(SPILL_MIN_BYTES - 1, &re));
+    assert_null(spill_alloc(SPILL_MIN_BYTES - 1, 0, &re));
     assert_int_equal(re, 0);
     spill_set_dir(NULL);
-    assert_null(spill_alloc(SPILL_MIN_BYTES, &re));
+    assert_null(spill_alloc(SPILL_MIN_BYTES, 0, &re));
     assert_int_equal(re, 0);
     spill_set_dir("/nonexistent/spill");
-    assert_null(spill_alloc(SPILL_MIN_BYTES, &re));
+    assert_null(spill_alloc(SPILL_MIN_BYTES, 0, &re));
     assert_int_equal(re, 0); /* a missing folder is not a full one */
     spill_set_dir(dir);
 }
@@ -117,7 +117,7 @@ static void no_room(void **state)
     rl.rlim_cur = 1u << 20;
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
     int re;
-    void *p = spill_alloc(2u << 20, &re);
+    void *p = spill_alloc(2u << 20, 0, &re);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
     assert_null(p);
     assert_int_equal(re, EFBIG);
@@ -135,12 +135,91 @@ static void no_room(void **state)
     assert_int_equal(entries(), 0);
 }
 
+/* A freed block serves the next spill its size holds: same pages, no new file. */
+static void reuse(void **state)
+{
+    (void)state;
+    int re;
+    size_t n = 8u << 20; /* larger than what the tests before left kept */
+    uint64_t before = spill_blocks();
+    unsigned char *a = spill_alloc(n, 0, &re);
+    unsigned char *b = spill_alloc(n, 0, &re);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(spill_blocks(), before + 2);
+    memset(a, 0x5a, n);
+    spill_free(a);
+    assert_false(spill_owns(a, NULL));
+    assert_int_equal(entries(), 0);
+    unsigned char *c = spill_alloc(n - 4096, 0, &re); /* malloc: the bytes as they were */
+    assert_ptr_equal(c, a);
+    assert_int_equal(spill_blocks(), before + 2);
+    assert_int_equal(c[0], 0x5a);
+    assert_int_equal(c[n - 4097], 0x5a);
+    spill_free(c);
+    unsigned char *z = spill_alloc(n / 2 + 4096, 1, &re); /* calloc: cleared */
+    assert_ptr_equal(z, a);
+    for (size_t i = 0; i < n / 2 + 4096; i++)
+        if (z[i])
+            fail_msg("byte %zu of a reused calloc block is %u", i, z[i]);
+    spill_free(z);
+    size_t len = 0;
+    unsigned char *h = spill_alloc(2u << 20, 0, &re); /* far smaller: the tail goes back */
+    assert_ptr_equal(h, a);
+    assert_true(spill_owns(h, &len));
+    assert_int_equal(len, 2u << 20);
+    assert_int_equal(spill_blocks(), before + 2);
+    spill_free(h);
+    spill_free(b);
+    assert_int_equal(spill_in_use(), 0);
+    /* a block larger than any kept one is a new file */
+    unsigned char *d = spill_alloc(2 * n, 0, &re);
+    assert_non_null(d);
+    assert_int_equal(spill_blocks(), before + 3);
+    spill_free(d);
+    assert_int_equal(entries(), 0);
+}
+
+/* realloc of a spilled block: the same file made longer, its bytes kept, no new block */
+static void grow(void **state)
+{
+    (void)state;
+    int re;
+    size_t n = 3u << 20;
+    unsigned char *p = spill_alloc(n, 0, &re);
+    assert_non_null(p);
+    uint64_t before = spill_blocks();
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(i * 7);
+    uint64_t used = spill_in_use();
+    unsigned char *q = spill_grow(p, 5 * n);
+    assert_non_null(q);
+    size_t len = 0;
+    assert_true(spill_owns(q, &len));
+    assert_int_equal(len, 5 * n);
+    if (q != p)
+        assert_false(spill_owns(p, NULL));
+    for (size_t i = 0; i < n; i++)
+        if (q[i] != (unsigned char)(i * 7))
+            fail_msg("byte %zu changed when its block grew", i);
+    memset(q + n, 0xee, 4 * n); /* the new part is writable */
+    assert_int_equal(spill_in_use(), used + 4 * n);
+    assert_int_equal(spill_blocks(), before); /* no new file */
+    assert_null(spill_grow(q, n)); /* not larger */
+    int local;
+    assert_null(spill_grow(&local, 8 * n)); /* not a spilled block */
+    spill_free(q);
+    assert_int_equal(entries(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(blocks),
         cmocka_unit_test(declined),
         cmocka_unit_test(no_room),
+        cmocka_unit_test(reuse),
+        cmocka_unit_test(grow),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
