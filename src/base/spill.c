@@ -116,8 +116,8 @@ static int enter(uintptr_t p, size_t len, int fd1)
 
 /* A kept block for len bytes: the smallest that holds them, its tail beyond twice len given
  * back. Its pages were faulted in and written in its last use, so the next one costs no page
- * fault and no kernel zeroing (on the 1 GB dump under half its size, a third of the bytes
- * spilled came back this way). zero: cleared first (calloc). NULL when none fits. */
+ * fault and no kernel zeroing (on the 1 GB dump under half its size, about a fifth of the
+ * bytes spilled came back this way). zero: cleared first (calloc). NULL when none fits. */
 static void *take_kept(size_t len, int zero)
 {
     pthread_mutex_lock(&lock);
