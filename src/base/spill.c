@@ -167,6 +167,15 @@ static void trim_kept(size_t more)
         drop_block(gone[i]);
 }
 
+/* Whether a file of len bytes stays within the file-size limit (ulimit -f), which would
+ * answer fallocate with SIGXFSZ, a kill: past it the folder counts as full. */
+static int fsize_allows(size_t len)
+{
+    struct rlimit rl;
+    return !(getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+             (uint64_t)len > (uint64_t)rl.rlim_cur);
+}
+
 void *spill_alloc(size_t n, int zero, int *room_err)
 {
     const char *dir = dir_opt;
@@ -183,11 +192,7 @@ void *spill_alloc(size_t n, int zero, int *room_err)
     pthread_mutex_unlock(&lock);
     if (!room)
         return NULL;
-    /* A file-size limit (ulimit -f) would answer fallocate with SIGXFSZ, which kills: take
-     * it as the full folder it amounts to. */
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        (uint64_t)len > (uint64_t)rl.rlim_cur) {
+    if (!fsize_allows(len)) {
         *room_err = EFBIG;
         return NULL;
     }
@@ -303,15 +308,20 @@ void *spill_grow(void *p, size_t n)
     if (n > SIZE_MAX - SPILL_PAGE)
         return NULL;
     size_t len = (n + SPILL_PAGE - 1) & ~(size_t)(SPILL_PAGE - 1);
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        (uint64_t)len > (uint64_t)rl.rlim_cur)
-        return NULL; /* see spill_alloc: fallocate would meet SIGXFSZ */
+    if (!fsize_allows(len))
+        return NULL;
+    /* the caller owns p: it is neither freed nor resized meanwhile, so its file can be made
+     * longer without the lock, which free() of any page-aligned block waits on */
     pthread_mutex_lock(&lock);
     int i = find((uintptr_t)p);
+    int fd1 = i >= 0 && len > blocks[i].len ? blocks[i].fd1 : 0;
+    pthread_mutex_unlock(&lock);
+    if (!fd1 || posix_fallocate(fd1 - 1, 0, (off_t)len) != 0)
+        return NULL;
+    pthread_mutex_lock(&lock);
+    i = find((uintptr_t)p);
     void *q = NULL;
-    if (i >= 0 && blocks[i].fd1 && len > blocks[i].len &&
-        posix_fallocate(blocks[i].fd1 - 1, 0, (off_t)len) == 0) {
+    if (i >= 0) {
         q = mremap(p, blocks[i].len, len, MREMAP_MAYMOVE);
         if (q == MAP_FAILED) {
             q = NULL;
