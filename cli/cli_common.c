@@ -464,6 +464,10 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
     mfile_set_tmpdir(co->tmpdir);
     spill_set_dir(co->no_spill ? NULL : mfile_tmpdir());
     mem_set_limit(co->max_memory ? co->max_memory : mem_default_limit());
+    /* half of what memory holds beside the limit: the spilled blocks are written ahead while
+     * they fit there beside the dump's own pages */
+    uint64_t avail = mem_available_now(), lim = mem_limit();
+    spill_set_prefill(avail > lim ? (avail - lim) / 2 : 0);
     if (dump != UINT64_MAX) {
         if (dump > INT32_MAX)
             return usage_error(spec, co->json, "invalid value for --dump");

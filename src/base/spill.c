@@ -42,6 +42,9 @@ static unsigned n_fds, max_fds;
 static unsigned n_live;
 static const char *dir_opt;
 static uint64_t in_use_b, peak_b, n_spilled;
+/* Spilled bytes (in use and kept) up to which a new block's file is written with zeros when
+ * it is made (spill_set_prefill). */
+static uint64_t prefill_b;
 static int failed;
 static const char *failed_dir;
 static uint64_t failed_asked;
@@ -72,6 +75,43 @@ void spill_set_dir(const char *dir)
             drop_block(gone[i]);
 }
 const char *spill_dir(void) { return dir_opt; }
+
+void spill_set_prefill(uint64_t bytes) { __atomic_store_n(&prefill_b, bytes, __ATOMIC_RELAXED); }
+
+/* Never written, so every page of it is the kernel's one zero page: a source for zero_fill
+ * that stays in the cache, and costs the program nothing. */
+static char zeros[1u << 20];
+
+/* Whether a block of len more bytes is written with zeros when made: while the spilled
+ * bytes stay within what spill_set_prefill allows. */
+static int prefills(size_t len)
+{
+    pthread_mutex_lock(&lock);
+    uint64_t after = in_use_b + kept_b + len;
+    pthread_mutex_unlock(&lock);
+    return after <= __atomic_load_n(&prefill_b, __ATOMIC_RELAXED);
+}
+
+/* Writes zeros over bytes [from, to) of a block's file, so that its pages are in the page
+ * cache before the mapping touches them. A page first touched through the mapping of a
+ * reserved (unwritten) extent is read: the kernel allocates its folio, zeroes it, and maps it
+ * one fault at a time, and that zeroing ran at a seventh of the speed of an anonymous page's
+ * (the 1 GB dump under half its size: 0.78 s of CPU for 972 MB); a write copies the zero
+ * page in large steps and leaves the pages up to date, so the first touch only maps them
+ * (a third fewer faults on that run). Stops at the first error: the pages it did not write
+ * are faulted in as before. */
+static void zero_fill(int fd, size_t from, size_t to)
+{
+    while (from < to) {
+        size_t c = to - from < sizeof zeros ? to - from : sizeof zeros;
+        ssize_t w = pwrite(fd, zeros, c, (off_t)from);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        from += (size_t)w;
+    }
+}
 
 uint64_t spill_room(void)
 {
@@ -208,6 +248,8 @@ void *spill_alloc(size_t n, int zero, int *room_err)
         *room_err = is_room(e) ? e : 0;
         return NULL;
     }
+    if (prefills(len))
+        zero_fill(fd, 0, len);
     void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         close(fd);
@@ -315,9 +357,12 @@ void *spill_grow(void *p, size_t n)
     pthread_mutex_lock(&lock);
     int i = find((uintptr_t)p);
     int fd1 = i >= 0 && len > blocks[i].len ? blocks[i].fd1 : 0;
+    size_t had = fd1 ? blocks[i].len : 0;
     pthread_mutex_unlock(&lock);
     if (!fd1 || posix_fallocate(fd1 - 1, 0, (off_t)len) != 0)
         return NULL;
+    if (prefills(len - had))
+        zero_fill(fd1 - 1, had, len);
     pthread_mutex_lock(&lock);
     i = find((uintptr_t)p);
     void *q = NULL;

@@ -26,6 +26,11 @@
 /* Sets the folder spill files go to (NULL: spilling off). Call before allocating. */
 void spill_set_dir(const char *dir);
 const char *spill_dir(void);
+/* Spilled bytes (in use and kept, the new block counted) up to which a new block's file, or
+ * a grown block's new part, is written with zeros when it is made, rather than left to the
+ * faults of its first touch (cheaper while the spilled blocks stay in the page cache;
+ * forcing pages of arrays written sparsely costs more once they do not). Default 0: never. */
+void spill_set_prefill(uint64_t bytes);
 
 /* Bytes free for spilled blocks in the folder now (statvfs: blocks available to this user,
  * within RLIMIT_FSIZE per block not counted); 0 when spilling is off or the folder cannot be

@@ -4,8 +4,9 @@
  * freed, and keeps its head when shrunk; nothing appears in the folder while it lives or
  * after; small sizes and a folder that is off are declined; a file-size limit is reported as
  * no room (EFBIG), not a SIGXFSZ, and recorded only when the caller notes it; the counters
- * track live and peak bytes. Runs under AddressSanitizer too: the module does not need the
- * allocator wrappers. */
+ * track live and peak bytes; a block is written ahead (in the page cache before its first
+ * touch) only within the allowance spill_set_prefill gives. Runs under AddressSanitizer
+ * too: the module does not need the allocator wrappers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -212,6 +214,61 @@ static void grow(void **state)
     assert_int_equal(entries(), 0);
 }
 
+/* Pages of [p, p + n) in the page cache now (mincore: a shared file mapping reports its
+ * file's pages). */
+static size_t resident(const void *p, size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), np = (n + pg - 1) / pg, r = 0;
+    unsigned char *v = malloc(np);
+    assert_non_null(v);
+    assert_int_equal(mincore((void *)p, n, v), 0);
+    for (size_t i = 0; i < np; i++)
+        r += v[i] & 1;
+    free(v);
+    return r;
+}
+
+static void prefill(void **state)
+{
+    (void)state;
+    int re;
+    size_t n = 4u << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
+    spill_set_dir(dir); /* no kept block serves these: each is a new file */
+    /* off (the default): the pages come with the first touch */
+    unsigned char *a = spill_alloc(n, 0, &re);
+    assert_non_null(a);
+    assert_int_equal(resident(a, n), 0);
+    /* within the allowance: written ahead, every page in the cache before any touch, zero */
+    spill_set_prefill((uint64_t)1 << 30);
+    unsigned char *b = spill_alloc(n, 0, &re);
+    assert_non_null(b);
+    assert_int_equal(resident(b, n), n / pg);
+    for (size_t i = 0; i < n; i++)
+        if (b[i])
+            fail_msg("byte %zu of a block written ahead is %u", i, b[i]);
+    memset(b, 0x5a, n);
+    /* a grown block: its new part written ahead too, its old bytes kept */
+    unsigned char *c = spill_grow(b, 3 * n);
+    assert_non_null(c);
+    assert_int_equal(resident(c, 3 * n), 3 * n / pg);
+    for (size_t i = 0; i < 3 * n; i++)
+        if (c[i] != (i < n ? 0x5a : 0))
+            fail_msg("byte %zu of the grown block is %u", i, c[i]);
+    /* past the allowance (the spilled bytes counted): left to the faults again */
+    spill_set_prefill(spill_in_use() + n / 2);
+    unsigned char *d = spill_alloc(n, 0, &re);
+    assert_non_null(d);
+    assert_int_equal(resident(d, n), 0);
+    for (size_t i = 0; i < n; i += pg)
+        assert_int_equal(d[i], 0);
+    spill_set_prefill(0);
+    spill_free(a);
+    spill_free(c);
+    spill_free(d);
+    spill_set_dir(dir);
+    assert_int_equal(entries(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +277,7 @@ int main(void)
         cmocka_unit_test(no_room),
         cmocka_unit_test(reuse),
         cmocka_unit_test(grow),
+        cmocka_unit_test(prefill),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
