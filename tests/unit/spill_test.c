@@ -235,7 +235,8 @@ static void prefill(void **state)
     size_t n = 4u << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
     spill_set_dir(dir); /* no kept block serves these: each is a new file */
     /* off (the default): the pages come with the first touch, where the folder reserves
-     * blocks without writing them (ext4, xfs; a tmpfs allocates its pages at once) */
+     * blocks without writing them (ext4, xfs, tmpfs; not where glibc emulates fallocate by
+     * writing) */
     unsigned char *a = spill_alloc(n, 0, &re);
     assert_non_null(a);
     int lazy = resident(a, n) == 0;
