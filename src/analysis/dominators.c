@@ -2279,6 +2279,27 @@ static void *res_run(void *arg)
 
 static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err);
 
+unsigned dom_narrow_reruns;
+
+/* Whether the close may try 32-bit retained sizes (DOM_RETAINED32). A retained size adds up
+ * the own sizes of distinct nodes, so it stays below the heap's shallow total (native sizes
+ * in): when the reader knows that total (HPROF's pass 2 adds it up) and it passes 32 bits,
+ * the close goes to 64 at once. Found during the close, an overflow costs the close again,
+ * own-size pass and all: 35 s of a 21.6 GB dump's `top`, whose spilled arrays and file no
+ * longer fit in the page cache. Unknown or weighted sizes: 32 bits first, and the close
+ * again only if they overflow. */
+static int narrow_may_fit(const graph *g, const dom_opts *o)
+{
+    if (!(o->flags & DOM_RETAINED32))
+        return 0;
+    if (o->weight || !g->shallow_known)
+        return 1;
+    uint64_t total = g->shallow_total;
+    for (node_ix x = 0; g->node_native && x < g->n_nodes && total <= UINT32_MAX; x++)
+        total += g->node_native[x];
+    return total <= UINT32_MAX;
+}
+
 lr_status dom_build_ex(const graph *g, const dom_opts *o, dom_tree *t, lr_error *err)
 {
     const char *prev = phase_current();
@@ -2491,12 +2512,13 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     s.cur = NULL;
     int over = 0;
     st = close_sums(g, o, hpp, t, mask, fol, s.amb, isv, vert, nv, &s.hung,
-                    (o->flags & DOM_RETAINED32) != 0, &over, err);
+                    narrow_may_fit(g, o), &over, err);
     if (st == LR_OK && over) {
         /* a size past 32 bits: the close again in 64 (tree_marks starts from the reach
          * marks alone, so it reads every node's edges) */
         free(t->retained32);
         t->retained32 = NULL;
+        dom_narrow_reruns++;
         for (node_ix x = 0; mask && x < n; x++)
             mask[x] &= M_REACHED | M_NOREACH;
         st = close_sums(g, o, hpp, t, mask, fol, NULL, isv, vert, nv, &s.hung, 0,

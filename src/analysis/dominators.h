@@ -166,6 +166,9 @@ extern int dom_tree_sums_by_edges;
  * Tests lower it to take the halves on small graphs. */
 #define DOM_SPLIT_MIN 200000
 extern uint32_t dom_split_min;
+/* Builds whose 32-bit retained sizes overflowed, so that the close ran again in 64 bits (a
+ * heap whose shallow total the reader knows to pass 32 bits goes to 64 at once; tests). */
+extern unsigned dom_narrow_reruns;
 
 /* What one dom_build_ex on g typically holds at its peak, in bytes (its scratch and
  * results; long reference chains may need more): for callers deciding whether two builds
