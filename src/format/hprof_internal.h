@@ -279,6 +279,13 @@ typedef struct rd {
      * in), the slots of its instances and object arrays. */
     uint32_t *cls_slots;
     uint64_t *blk_slots;
+    /* Every array's length, in node order (n_oarr + n_parr of them), taken by pass 2 from
+     * the record it reads anyway and handed to the read-back state (hp_state.arr_len): the
+     * sizes and lengths asked later (the trees' own-size passes and weights) then read no
+     * record, which on a dump larger than the page cache is a read from disk. NULL when it
+     * could not be had, or pass 2 met other arrays than pass 1 counted or a primitive array
+     * whose class has another element type. */
+    uint32_t *arr_len;
     /* The objects' ids as pass 1 met them (first, smallest, largest, every id - first ORed,
      * how many), then the rank index's bits pass 2 sets for that range (graph_id_bits). */
     struct {
@@ -403,6 +410,10 @@ static inline void cls_put(class_ix *w, uint16_t *w16, node_ix i, class_ix c)
 extern uint64_t hprof_split_min_bytes;
 extern unsigned hprof_splits;
 extern unsigned hprof_pass1_splits;
+/* Whether pass 2 keeps the arrays' lengths (rd.arr_len; default 1, tests turn it off to
+ * compare with sizes read back), and the loads that handed them to the graph. */
+extern int hprof_arr_table;
+extern unsigned hprof_arr_tables;
 
 /* ---- hprof_edges.c: edges, then the graph's read-back state ---- */
 

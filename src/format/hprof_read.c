@@ -242,6 +242,8 @@ static int next_segment(const rd *r, uint64_t stop, uint64_t *top, uint64_t *seg
 
 uint64_t hprof_split_min_bytes = HPROF_SPLIT_MIN_BYTES;
 unsigned hprof_splits;
+int hprof_arr_table = 1;
+unsigned hprof_arr_tables;
 
 /* Pass 1 notes where pass 2's second thread starts: the first heap sub-record at or past half
  * the dump's bytes (inside its segment), with the node, root and class counts before it and
@@ -560,6 +562,11 @@ typedef struct p2part {
     uint64_t unknown_class; /* DIAG_UNKNOWN_CLASS */
     uint64_t saturated;     /* DIAG_SIZE_SATURATED */
     uint64_t shallow;       /* sizes of the nodes filled (graph.shallow_total) */
+    /* rd.arr_len: the first part writes its arrays' lengths from the start on, the second
+     * (whose first rank is not known until the first ends) from the end down, reversed
+     * after the join; arr_n counts them, arr_bad stops a part that would pass the end */
+    uint64_t arr_n;
+    int arr_down, arr_bad;
     graph_id_scan ids;      /* the ids of the nodes filled, with edges (rd.obj_ids) */
     lr_error err;
     lr_status st;
@@ -572,6 +579,22 @@ static inline uint32_t sat32_part(p2part *w, uint64_t v)
         return UINT32_MAX;
     }
     return (uint32_t)v;
+}
+
+/* Notes an array's length (rd.arr_len); ok 0 drops the table (a primitive array whose
+ * class names another element type: its size could not be told from its length). */
+static inline void arr_note(p2part *w, uint32_t len, int ok)
+{
+    rd *r = w->r;
+    uint64_t n = r->n_oarr + r->n_parr;
+    if (!r->arr_len || w->arr_bad)
+        return;
+    if (w->arr_n >= n || !ok) {
+        w->arr_bad = 1;
+        return;
+    }
+    r->arr_len[w->arr_down ? n - 1 - w->arr_n : w->arr_n] = len;
+    w->arr_n++;
 }
 
 static inline uint32_t vv_array(p2part *w, unsigned elsize, uint32_t len)
@@ -742,6 +765,8 @@ static lr_status pass2_run(p2part *w)
                 uint32_t sz = shark ? sat32_part(w, (uint64_t)len * ids) : vv_array(w, r->oop, len);
                 if (nsize)
                     nsize[ni] = sz;
+                else
+                    arr_note(w, len, 1);
                 shallow += sz;
                 nkind[ni] = GRAPH_KIND_OBJ_ARRAY;
                 ntype[ni] = GRAPH_KIND_OBJ_ARRAY;
@@ -763,6 +788,9 @@ static lr_status pass2_run(p2part *w)
                 uint32_t size = shark ? sat32_part(w, (uint64_t)len * sz) : vv_array(w, sz, len);
                 if (nsize)
                     nsize[ni] = size;
+                else
+                    arr_note(w, len, c < g->n_classes &&
+                                         type_size(g->classes[c].elem_type, ids) == sz);
                 shallow += size;
                 nkind[ni] = GRAPH_KIND_PRIM_ARRAY;
                 ntype[ni] = GRAPH_KIND_PRIM_ARRAY;
@@ -887,6 +915,10 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
         n_parts = 2;
         __atomic_add_fetch(&hprof_splits, 1, __ATOMIC_RELAXED);
     }
+    uint64_t n_arr = r->n_oarr + r->n_parr;
+    if (full && n_arr && hprof_arr_table)
+        r->arr_len = err_mallocarray(n_arr, sizeof *r->arr_len); /* else read back */
+    parts[1].arr_down = 1;
     uint32_t cap = g->n_nodes / 128 + 32; /* run starts (graph_id_scan) */
     for (uint32_t k = 0; k < 2; k++)
         graph_id_scan_init(&parts[k].ids, parts[k].ni, cap);
@@ -896,6 +928,19 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
         graph_id_scan_join(&r->obj_ids, &parts[1].ids);
     else
         graph_id_scan_free(&parts[1].ids);
+    if (r->arr_len) {
+        uint64_t n0 = parts[0].arr_n, n1 = parts[1].arr_n;
+        if (parts[0].arr_bad || parts[1].arr_bad || n0 + n1 != n_arr) {
+            free(r->arr_len);
+            r->arr_len = NULL;
+        } else {
+            for (uint64_t i = n0, j = n_arr - 1; i < j; i++, j--) {
+                uint32_t t = r->arr_len[i];
+                r->arr_len[i] = r->arr_len[j];
+                r->arr_len[j] = t;
+            }
+        }
+    }
     uint64_t shallow = 0;
     for (uint32_t k = 0; k < n_parts; k++) {
         diag_add(&g->diag, DIAG_UNKNOWN_CLASS, parts[k].unknown_class);
@@ -1112,6 +1157,7 @@ static void rd_free(rd *r)
     free(r->scratch);
     free(r->cls_slots);
     free(r->blk_slots);
+    free(r->arr_len);
     graph_id_bits_free(&r->bits);
     graph_id_scan_free(&r->obj_ids);
 }

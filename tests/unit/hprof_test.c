@@ -824,6 +824,7 @@ static void same_graph(const char *name, const graph *a, const graph *b)
             a->node_kind[i] != b->node_kind[i] ||
             graph_node_id(a, i) != graph_node_id(b, i) ||
             graph_node_size(a, i) != graph_node_size(b, i) ||
+            graph_node_len(a, i) != graph_node_len(b, i) ||
             graph_node_off(a, i) != graph_node_off(b, i) ||
             (a->node_heap && a->node_heap[i] != b->node_heap[i]) ||
             a->first_edge[i] != b->first_edge[i])
@@ -841,7 +842,10 @@ static void same_graph(const char *name, const graph *a, const graph *b)
  * smaller than the default) give the graph one sequential pass gives, field for field, on
  * dumps with one HEAP_DUMP record (pass 1 whole) and with many segments (pass 1 split too),
  * HotSpot and Android (heaps: the second half meets a HEAP_DUMP_INFO and is walked again).
- * The split load packs its record offsets on two threads too (hprof_pack_split_min). */
+ * The split load packs its record offsets on two threads too (hprof_pack_split_min). The
+ * sequential load reads its arrays' lengths back from their records (hprof_arr_table
+ * off), the split one and a third, sequential, take them from pass 2's table: every node's
+ * size and length are compared. */
 static void split_pass2(void **state)
 {
     (void)state;
@@ -855,10 +859,19 @@ static void split_pass2(void **state)
     uint64_t saved = hprof_split_min_bytes;
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
         hprof_split_min_bytes = UINT64_MAX;
+        unsigned tables = hprof_arr_tables;
+        lr_heap *tab = open_fixture(names[k], -1, 0);
+        if (hprof_arr_tables != tables + 1)
+            fail_msg("%s: no table of array lengths", names[k]);
         unsigned before = hprof_splits, before1 = hprof_pass1_splits;
+        hprof_arr_table = 0;
         lr_heap *seq = open_fixture(names[k], -1, 0);
+        hprof_arr_table = 1;
+        assert_int_equal(hprof_arr_tables, tables + 1);
         assert_int_equal(hprof_splits, before);
         assert_int_equal(hprof_pass1_splits, before1);
+        same_graph(names[k], lr_heap_graph(seq), lr_heap_graph(tab));
+        lr_close(tab);
         hprof_split_min_bytes = 1;
         hprof_pack_split_min = 1;
         lr_heap *two = open_fixture(names[k], -1, 0);
@@ -866,6 +879,8 @@ static void split_pass2(void **state)
         hprof_pack_split_min = HPROF_PACK_SPLIT_MIN;
         if (hprof_splits != before + 1)
             fail_msg("%s: pass 2 did not split", names[k]);
+        if (hprof_arr_tables != tables + 2)
+            fail_msg("%s: no table of array lengths after a split pass 2", names[k]);
         if (hprof_pass1_splits != before1 + segmented[k])
             fail_msg("%s: pass 1 split %u times", names[k], hprof_pass1_splits - before1);
         same_graph(names[k], lr_heap_graph(seq), lr_heap_graph(two));
