@@ -473,10 +473,10 @@ static uint32_t hp_node_len(const graph *g, node_ix n)
     if (st->arr_len && (k == GRAPH_KIND_OBJ_ARRAY || k == GRAPH_KIND_PRIM_ARRAY))
         return arr_len(st, n); /* no record read */
     const uint8_t *p = g->data + hp_rec(st, n);
-    switch (g->node_kind[n]) {
+    switch (k) {
     case GRAPH_KIND_INSTANCE: return be32(p + 2 * st->ids + 4);
     case GRAPH_KIND_OBJ_ARRAY:
-    case GRAPH_KIND_PRIM_ARRAY: return st->arr_len ? arr_len(st, n) : be32(p + st->ids + 4);
+    case GRAPH_KIND_PRIM_ARRAY: return be32(p + st->ids + 4);
     default: {
         class_ix c = graph_class_of_node(g, n);
         return c < st->n_cls ? st->cls_len[c] : 0;
