@@ -253,7 +253,7 @@ static void drop_singles(cvec *c)
     free(t);
 }
 
-/* Sorts cands and appends every cluster of >= 2 identical contents to out. */
+/* Sorts cands and appends every cluster of >= 2 identical contents that wastes bytes to out. */
 static lr_status group(state *s, cvec *c, copy_bytes_fn bytes_of, gvec *out, uint64_t *wasted,
                        lr_error *err)
 {
@@ -308,6 +308,14 @@ static lr_status group(state *s, cvec *c, copy_bytes_fn bytes_of, gvec *out, uin
                         goto nomem;
                 if (bytes_of == string_copy_bytes)
                     gr.wasted = string_group_waste(g, s->members + gr.first_member, gr.count);
+                /* Copies that cost nothing are no finding: dropping them frees no byte.
+                 * V8 states 0 bytes for the strings of its read-only space (shared by every
+                 * isolate) and for the names its snapshot writer adds (a number's value, a
+                 * map's instance type), so a d8 snapshot would list a hundred such groups. */
+                if (gr.wasted == 0) {
+                    s->n_members = gr.first_member;
+                    continue;
+                }
                 if (push_group(out, gr) != 0)
                     goto nomem;
                 *wasted += gr.wasted;

@@ -5,9 +5,11 @@
  * group's first array, so a group never holds two different contents. Bitmaps follow Tencent
  * Matrix's DuplicatedBitmapAnalyzer (android.graphics.Bitmap instances whose mBuffer arrays
  * are identical, default minimum 5000 bytes, recycled ones skipped); strings follow MAT's
- * duplicate strings query (java.lang.String instances with equal contents). Each array's
- * owner is its first referrer (reverse edges); the shortest strong path to every owner and
- * every bitmap comes from ONE multi-target traversal (paths_find).
+ * duplicate strings query (java.lang.String instances with equal contents). A group whose
+ * copies beyond one cost nothing (V8's read-only and synthetic strings state 0 bytes) is no
+ * finding and is left out of its section, counts and totals. Each array's owner is its
+ * first referrer (reverse edges); the shortest strong path to every owner and every bitmap
+ * comes from ONE multi-target traversal (paths_find).
  * Bitmap pixels come from mBuffer (before Android 8) or, when the dump was taken with
  * bitmap data (`am dumpheap -b`), from Bitmap's static `dumpData` (an android.graphics.
  * Bitmap$DumpData: `natives` long[] matched against each bitmap's mNativePtr, `buffers`
