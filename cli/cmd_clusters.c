@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_clusters.c: `leakray clusters FILE` (cli), prefix clu_. Groups the objects of the
- * biggest directories (rules/arkts.rules: jsobject, jsarray, Function, ... or class names) by
- * origin with the ArkTS clustering rules and prints each cluster's count, shallow and exact
- * retained size, whether another cluster's objects dominate it, and its representative
- * shortest reference chain (report/clusters.h renders them). Also holds the rules loading
- * `leakray leaks` reuses (cmd_clusters.h). Sorting: --sort size (retained, default) or
- * count; ties by directory then representative id, so output is deterministic. */
+ * biggest directories (rules/v8.rules: Object, Array, Function, ...; rules/arkts.rules:
+ * jsobject, jsarray, Function, ...; or class names) by origin with the ArkTS clustering
+ * method and prints each cluster's count, shallow and exact retained size, whether another
+ * cluster's objects dominate it, and its representative shortest reference chain
+ * (report/clusters.h renders them). Also holds the rules loading `leakray leaks` reuses
+ * (cmd_clusters.h). Sorting: --sort size (retained, default) or count; ties by directory
+ * then representative id, so output is deterministic. */
 #include "cmd_clusters.h"
 #include "report/clusters.h"
 
@@ -16,14 +17,19 @@ int clu_load_rules(const cli_common *co, const cli_strlist *files, crules_set *r
     lr_error err = {.offset = LR_NO_OFFSET};
     crules_init(rs);
     for (int i = 0; i < files->n; i++)
-        if (crules_load_file(rs, files->v[i], &err) != LR_OK)
-            goto fail;
-    if (crules_load_shipped(rs, &err) != LR_OK)
-        goto fail;
+        if (crules_load_file(rs, files->v[i], &err) != LR_OK) {
+            crules_fini(rs);
+            return cli_error(co, &err);
+        }
     return 0;
-fail:
-    crules_fini(rs);
-    return cli_error(co, &err);
+}
+
+int clu_load_shipped(const cli_common *co, const graph *g, crules_set *rs)
+{
+    lr_error err = {.offset = LR_NO_OFFSET};
+    if (crules_load_shipped(rs, crules_shipped_file(g->format, g->version), &err) != LR_OK)
+        return cli_error(co, &err);
+    return 0;
 }
 
 int cmd_clusters(int argc, char **argv)
@@ -39,18 +45,21 @@ int cmd_clusters(int argc, char **argv)
          "size|count"},
         {"--top", CLI_OPT_UINT, &top, "N", "clusters to show (default 20, 0 = all)", NULL},
         {"--rules", CLI_OPT_LIST, &rules, "FILE",
-         "extra cluster rules (docs/rules.md), before the shipped arkts.rules", NULL},
+         "extra cluster rules (docs/rules.md), before the shipped v8.rules or arkts.rules",
+         NULL},
         {0},
     };
     const cli_spec spec = {
         "clusters", "FILE", "Group same-type objects by origin (ArkTS clustering rules).", opts,
         1, 1,
-        "Anchors are the 20 biggest directories by retained size (node types mapped by\n"
-        "rules/arkts.rules: jsobject, jsarray, Function, string, ... or class names) plus\n"
-        "any holding over 5% of the heap. Their objects are grouped by shortest reference\n"
-        "chain from the roots (array indices and dictionary keys written []), with the\n"
-        "directory's rule: name + chain, properties + chain, promise handler + chain, proxy\n"
-        "target + chain. Retained sizes are exact: no byte is counted twice in a cluster.\n"
+        "Anchors are the 20 biggest directories by retained size plus any holding over 5%\n"
+        "of the heap. A V8 snapshot's directories are DevTools' class names (rules/v8.rules:\n"
+        "Object, Array, Function, (string), ...), an ArkTS one's DevEco's (rules/arkts.rules:\n"
+        "jsobject, jsarray, ...); other objects go by class name. Their objects are grouped\n"
+        "by shortest reference chain from the roots (array indices and dictionary keys\n"
+        "written []), with the directory's rule: name + chain, properties + chain, promise\n"
+        "handler + chain, proxy target + chain. Retained sizes are exact: no byte is counted\n"
+        "twice in a cluster.\n"
         "Example: leakray clusters --sort count app.heapsnapshot"};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
@@ -70,6 +79,8 @@ int cmd_clusters(int argc, char **argv)
     cluster_ctx c = {0};
     cluster_result r = {0};
     uint8_t *sel = NULL;
+    if ((rc = clu_load_shipped(&co, g, &rs)) != 0)
+        goto out;
     double t0 = cli_now_ms();
     if (detached) {
         if (!(sel = err_calloc(g->n_nodes ? g->n_nodes : 1, 1))) {

@@ -7,9 +7,10 @@
  * edges, one at a time); the final snapshot is analysed in full.
  * Filters (documented in docs/rules.md): objects unreachable in the final snapshot, VM
  * internals (cluster rule `internal`/`none` directories) and `leak-ignore` directories
- * (strings, backing stores, numbers) are dropped. The rest are clustered with the ArkTS
- * rules and reported with exact counts and exact retained sizes: a cluster's retained size,
- * and the total, count each byte once (members dominated by other members add nothing).
+ * (strings, backing stores, numbers) are dropped. The rest are clustered by the ArkTS method
+ * (the final snapshot's rules: rules/v8.rules or rules/arkts.rules) and reported with exact
+ * counts and exact retained sizes: a cluster's retained size, and the total, count each byte
+ * once (members dominated by other members add nothing).
  * report/leaks.h renders the result. */
 #include "cmd_clusters.h"
 #include "base/search.h"
@@ -255,7 +256,8 @@ int cmd_leaks(int argc, char **argv)
         {"--force", CLI_OPT_FLAG, &force, NULL,
          "compare snapshots that look like two processes (formats must still match)", NULL},
         {"--rules", CLI_OPT_LIST, &rules, "FILE",
-         "extra cluster rules (docs/rules.md), before the shipped arkts.rules", NULL},
+         "extra cluster rules (docs/rules.md), before the shipped v8.rules or arkts.rules",
+         NULL},
         {0},
     };
     const cli_spec spec = {
@@ -268,7 +270,7 @@ int cmd_leaks(int argc, char **argv)
         "(memlab's \"similar leaks\"). Elsewhere (Node.js, ArkTS, HPROF), or with\n"
         "--trace-all-objects, every new object is reported but those unreachable in the\n"
         "final snapshot, VM internals, strings, backing stores and numbers (docs/rules.md).\n"
-        "Leaks are grouped by origin with the ArkTS clustering rules; counts and retained\n"
+        "Leaks are grouped by origin with the ArkTS clustering method; counts and retained\n"
         "sizes are exact (no sampling, no byte counted twice). Clusters whose objects are\n"
         "held by another cluster's objects are marked \"nested in #N\". The three snapshots\n"
         "must have one format and come from one process, whose writer keeps each\n"
@@ -313,6 +315,8 @@ int cmd_leaks(int argc, char **argv)
     if ((rc = cli_open(&co, final, 0, &lh)) != 0)
         goto out;
     const graph *g = lr_heap_graph(lh);
+    if ((rc = clu_load_shipped(&co, g, &rs)) != 0)
+        goto out;
     if (final != target) {
         if (kin_print_build(g, lr_heap_format(lh), &kf, &err) != LR_OK) {
             rc = cli_error(&co, &err);

@@ -324,7 +324,7 @@ lr_status lr_clusters_build(lr_heap *h, const char *const *rules_files, int n_ru
     for (int i = 0; st == LR_OK && i < n_rules; i++)
         st = crules_load_file(&c->rs, rules_files[i], err);
     if (st == LR_OK)
-        st = crules_load_shipped(&c->rs, err);
+        st = crules_load_shipped(&c->rs, crules_shipped_file(h->g.format, h->g.version), err);
     if (st == LR_OK)
         st = cluster_dom_build(&h->g, &c->dt, err);
     if (st == LR_OK)

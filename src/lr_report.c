@@ -227,7 +227,8 @@ static lr_status build_report(lr_analysis *an, lr_error *err)
             an->has_devtools = 1;
         crules_init(&an->crs);
         an->has_clusters = 1;
-        if (crules_load_shipped(&an->crs, &scratch) != LR_OK ||
+        if (crules_load_shipped(&an->crs, crules_shipped_file(g->format, g->version),
+                                &scratch) != LR_OK ||
             cluster_bind(&an->cctx, g, &an->crs, t, &scratch) != LR_OK ||
             cluster_run(&an->cctx, NULL, CLUSTER_SORT_SIZE, &an->clusters, &scratch) != LR_OK) {
             cluster_result_free(&an->clusters);

@@ -234,7 +234,8 @@ typedef struct lr_cluster {
     lr_object representative;     /* the member retaining most */
 } lr_cluster;
 
-/* Clusters the heap's objects with the shipped rules (rules/arkts.rules) plus rules_files.
+/* Clusters the heap's objects with the shipped rules of its runtime (rules/v8.rules for V8
+ * snapshots, rules/arkts.rules for ArkTS and other formats) plus rules_files, read first.
  * Computes its own dominator tree. Returns LR_OK and *out (free: lr_clusters_free; h must
  * outlive it), LR_ERR_RULES, LR_ERR_NOMEM. Sorted by retained bytes, descending. */
 LR_API lr_status lr_clusters_build(lr_heap *h, const char *const *rules_files, int n_rules,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cluster.h: clustering of same-type objects by origin (analysis layer), prefix cluster_.
  * Implements the ArkTS snapshot clustering method on any graph: every node is put in a
- * "directory" (rules/arkts.rules maps V8 and ArkTS types/names onto jsobject, jsarray,
- * Function, string, ...; other objects use their class name), every node gets its shortest
+ * "directory" (rules/v8.rules maps V8 types/names onto DevTools' class names: Object, Array,
+ * Function, (string), ...; rules/arkts.rules maps ArkTS ones onto DevEco's: jsobject,
+ * jsarray, ...; other objects use their class name), every node gets its shortest
  * reference chain from the roots (ties broken by the largest retained size of the holder),
  * and the objects of a directory are grouped by the directory's rule: chain only, name +
  * chain, held property names + chain, promise reaction handler + chain, proxy target +
@@ -28,7 +29,7 @@
 #define CLUSTER_NONE UINT32_MAX /* no cluster / no directory / no chain */
 #define CLUSTER_NAME_ANY (UINT32_MAX - 1) /* a chain edge name normalised to `[]` */
 /* Directory of every detached DOM node (the graph's DOM link state says detached), whatever
- * its class; rules/arkts.rules clusters it `by=dom`. */
+ * its class; the shipped rules cluster it `by=dom`. */
 #define CLUSTER_DIR_DETACHED "detached DOM"
 #define CLUSTER_DOM_INSIDE 0x40000000u /* by=dom key bit: dominated by another detached node */
 

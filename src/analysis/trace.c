@@ -353,7 +353,7 @@ static int lead_synth(const graph *g, const pelem *p, uint32_t i)
 }
 
 /* Dictionary-like holders (V8, ArkTS): an object whose property edges, at least DICT_MIN
- * (rules/arkts.rules' `dictionary min`) and three in four of them, lead to objects of one
+ * (the cluster rules' `dictionary min`) and three in four of them, lead to objects of one
  * class is a map keyed by its property names (`users[id] = user`): a reference out of it to
  * an object of that class is hashed `[x]`, as its clusters write such keys `[]`. One vote
  * over the edges per holder, memoised: a holder on many paths is read once. */

@@ -236,17 +236,26 @@ lr_status crules_load_file(crules_set *rs, const char *path, lr_error *err)
     return st;
 }
 
-lr_status crules_load_shipped(crules_set *rs, lr_error *err)
+const char *crules_shipped_file(const char *format, const char *version)
+{
+    /* One reader loads V8 and ArkTS snapshots (format "v8") and writes "V8 heap snapshot, ..."
+     * or "ArkTS heap snapshot, ..." (src/format/v8_read.c): the names follow the runtime. */
+    if (format && version && strcmp(format, "v8") == 0 && strncmp(version, "V8 ", 3) == 0)
+        return CRULES_V8_FILE;
+    return CRULES_FILE;
+}
+
+lr_status crules_load_shipped(crules_set *rs, const char *file, lr_error *err)
 {
     char path[4096];
     const char *name, *text;
     size_t n;
-    if (lex_find_rules(CRULES_FILE, path, sizeof path))
+    if (lex_find_rules(file, path, sizeof path))
         return crules_load_file(rs, path, err);
-    if (lex_builtin_rules_file(CRULES_FILE, &name, &text, &n))
+    if (lex_builtin_rules_file(file, &name, &text, &n))
         return crules_parse(rs, name, text, n, err);
     return LR_FAIL(err, LR_ERR_IO, "shipped rules file %s not found (set LEAKRAY_RULES_DIR)",
-                   CRULES_FILE);
+                   file);
 }
 
 static int glob_ok(const char *glob, const char *s)

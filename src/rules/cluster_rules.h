@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cluster_rules.h: the cluster rules of rules/arkts.rules (rules layer), prefix crules_.
- * Parses the line-oriented cluster grammar of docs/rules.md ("Cluster rules"): `dir` lines
- * map a node (format type + node name, shell globs) onto a DevEco-style directory such as
- * jsobject, jsarray or Function; `cluster` lines say how a directory's objects are grouped
+/* cluster_rules.h: the cluster rules of rules/arkts.rules and rules/v8.rules (rules layer),
+ * prefix crules_. Parses the line-oriented cluster grammar of docs/rules.md ("Cluster
+ * rules"): `dir` lines map a node (format type + node name, shell globs) onto a directory,
+ * DevEco's (jsobject, jsarray, ...) for ArkTS, DevTools' Summary names (Object, Array,
+ * (string), ...) for V8; `cluster` lines say how a directory's objects are grouped
  * (shortest chain, name + chain, properties + chain, promise handler, proxy target, not at
  * all, or never: VM internals); `leak-ignore` lines name directories whose objects are never
  * reported as leaked; `anchors` and `dictionary` set the numeric knobs. Parsing is pure text
@@ -64,7 +65,8 @@ typedef struct crules_set {
 #define CRULES_DEFAULT_TOP 20
 #define CRULES_DEFAULT_PERMILLE 50
 #define CRULES_DEFAULT_DICT_MIN 8
-#define CRULES_FILE "arkts.rules" /* the shipped cluster rules */
+#define CRULES_FILE "arkts.rules"  /* shipped cluster rules: ArkTS, and graphs of other formats */
+#define CRULES_V8_FILE "v8.rules" /* shipped cluster rules of V8 snapshots (Node, Chrome, d8) */
 
 void crules_init(crules_set *rs);
 void crules_fini(crules_set *rs);
@@ -76,9 +78,16 @@ lr_status crules_parse(crules_set *rs, const char *name, const char *text, size_
                        lr_error *err);
 /* Reads and parses a rules file; LR_ERR_IO when it cannot be read. */
 lr_status crules_load_file(crules_set *rs, const char *path, lr_error *err);
-/* Loads the shipped arkts.rules from LEAKRAY_RULES_DIR (env), the source tree or the install
- * dir, whichever holds it first. */
-lr_status crules_load_shipped(crules_set *rs, lr_error *err);
+/* The shipped cluster rules file for a graph of this format and version text (graph.format,
+ * graph.version): CRULES_V8_FILE for a V8 snapshot, whose users know DevTools' names,
+ * CRULES_FILE for an ArkTS one (the V8 reader names the runtime first in the version) and for
+ * every other format, whose nodes fall to class-name directories there. Either may be NULL.
+ * Pure; thread-safe. */
+const char *crules_shipped_file(const char *format, const char *version);
+/* Loads the shipped rules file `file` (crules_shipped_file) from LEAKRAY_RULES_DIR (env), the
+ * source tree, beside the binary, the install dir or the copy built into the binary,
+ * whichever holds it first; LR_ERR_IO when none does. */
+lr_status crules_load_shipped(crules_set *rs, const char *file, lr_error *err);
 
 /* Index of the first `dir` line matching (type, name), or -1. Either may be "" but not NULL.
  * Pure; thread-safe. */

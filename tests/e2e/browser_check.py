@@ -81,7 +81,7 @@ def cause_of(c):
         return 'detached DOM'
     if 'onResize' in t or 'ResizePayload' in t:
         return 'resize listeners'
-    if t.startswith('jsobject {key, hits, tags}'):
+    if t.startswith('Object {key, hits, tags}'):
         return 'Map entries'
     return None
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # js_clusters.sh: `leakray clusters` (the ArkTS clustering method) on a whole Node heap from
 # tests/programs/js/leaks.js (one cluster per call site with its exact object count, anchors,
-# --sort count, user rules overriding the shipped anchors), and on hand-built ArkTS-layout
+# --sort count, user rules overriding the shipped anchors; directories by DevTools' names,
+# rules/v8.rules), and on hand-built ArkTS-layout
 # snapshots from tests/programs/js/arkts_layout.js: each cluster rule and special case
 # (business class by name, closures, plain objects by property set, Map entries through a
 # TaggedArray, promises by handler, ArkUI proxies by target, framework objects, unclustered
@@ -21,7 +22,7 @@ js_check "20 anchors by default (the heap has more directories)" "len(j['anchors
 js_check "anchors sorted by retained size" \
     "all(a['retained'] >= b['retained'] for a, b in zip(j['anchors'], j['anchors'][1:]))"
 js_check "no internal or singleton directory is an anchor" \
-    "not {a['directory'] for a in j['anchors']} & {'(system)', '(compiled code)', 'global_object', 'HiddenClass', '(synthetic)'}"
+    "not {a['directory'] for a in j['anchors']} & {'(system)', '(compiled code)', 'global', '(object shape)', 'system / NativeContext', '(synthetic)'}"
 js_check "clusters sorted by retained size" \
     "all(a['retained'] >= b['retained'] for a, b in zip(j['clusters'], j['clusters'][1:]))"
 
@@ -34,16 +35,16 @@ js_check "--sort count orders by count" \
 site() { awk -v s="$1" '$2 == s {print $3}' "$JS_TMP/sites.txt"; }
 for spec in "records|LeakedRecord" "cache|CacheEntry" "listeners|Function onTick" \
             "callbacks|Function onDone" "promises|Promise -> onSettled" \
-            "proxies|proxy -> ProxiedModel"; do
+            "proxies|system / JSProxy -> ProxiedModel"; do
     IFS='|' read -r key title <<<"$spec"
     n=$(site "$key")
     js_check "whole heap, site $key: one cluster '$title' of $n objects" \
         "[c['count'] for c in cl('$title')] == [$n]"
 done
-js_check "the record arrays are a jsarray cluster nested in LeakedRecord" \
-    "any(c['count'] == $(site records) and c['directory'] == 'jsarray' and j['clusters'][c['nested_in'] - 1]['title'] == 'LeakedRecord' for c in j['clusters'] if c['nested_in'])"
+js_check "the record arrays are an Array cluster nested in LeakedRecord" \
+    "any(c['count'] == $(site records) and c['directory'] == 'Array' and j['clusters'][c['nested_in'] - 1]['title'] == 'LeakedRecord' for c in j['clusters'] if c['nested_in'])"
 js_check "cache metadata objects: one property-set cluster (Smi fields are no edges)" \
-    "[(c['count'], chain(c)) for c in cl('jsobject {tags}') if c['count'] > 1] == [($(site cache), '[].requestCache.table[].meta')]"
+    "[(c['count'], chain(c)) for c in cl('Object {tags}') if c['count'] > 1] == [($(site cache), '[].requestCache.table[].meta')]"
 js_check "objects counted once: sum of counts = objects" \
     "sum(c['count'] for c in j['clusters']) == j['objects']"
 

@@ -24,7 +24,7 @@ for spec in "records|LeakedRecord|leakedRecords[]" \
             "listeners|Function onTick|bus._events.tick[]" \
             "callbacks|Function onDone|pendingCallbacks[]" \
             "promises|Promise -> onSettled|pendingPromises[]" \
-            "proxies|proxy -> ProxiedModel|observed[]"; do
+            "proxies|system / JSProxy -> ProxiedModel|observed[]"; do
     IFS='|' read -r key title ch <<<"$spec"
     n=$(site "$key")
     js_check "site $key: one cluster '$title' of $n objects" \
@@ -38,7 +38,7 @@ js_check "closure payloads nested in the onDone cluster" \
 js_check "listener states nested in the onTick cluster" \
     "[j['clusters'][c['nested_in'] - 1]['title'] for c in cl('ListenerState')] == ['Function onTick']"
 js_check "proxy targets nested in the proxy cluster" \
-    "[j['clusters'][c['nested_in'] - 1]['title'] for c in cl('ProxiedModel')] == ['proxy -> ProxiedModel']"
+    "[j['clusters'][c['nested_in'] - 1]['title'] for c in cl('ProxiedModel')] == ['system / JSProxy -> ProxiedModel']"
 js_check "TransientThing (alive in target only) is not reported (at most a literal boilerplate)" \
     "sum(c['count'] for c in cl('TransientThing')) <= 1"
 js_check "total retained = sum over clusters that are not nested" \
@@ -47,7 +47,7 @@ js_check "leaked objects = sum of cluster counts" \
     "j['leaked_objects'] == sum(c['count'] for c in j['clusters'])"
 js_check "alive = leaked + filtered" "j['alive_in_final'] == j['leaked_objects'] + j['filtered']"
 js_check "no string or backing-store clusters" \
-    "not [c for c in j['clusters'] if c['directory'] in ('string', '(array)', '(system)')]"
+    "not [c for c in j['clusters'] if c['directory'] in ('(string)', '(concatenated string)', '(sliced string)', '(array)', '(system)')]"
 
 # Cross-check with DevTools' class retained sizes (histo --retained): every LeakedRecord,
 # CacheEntry, ListenerState and ProxiedModel of the final heap is a leak of its site.
@@ -64,7 +64,7 @@ python3 - "$JS_JSON" >"$JS_TMP/leaks.sites.tsv" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 sites = {'LeakedRecord', 'CacheEntry', 'Function onTick', 'Function onDone',
-         'Promise -> onSettled', 'proxy -> ProxiedModel', 'ClosurePayload', 'ListenerState',
+         'Promise -> onSettled', 'system / JSProxy -> ProxiedModel', 'ClosurePayload', 'ListenerState',
          'ProxiedModel', 'PendingRequest'}
 rows = []
 for c in j['clusters']:

@@ -5,7 +5,8 @@
  * proxies by target, plain objects by property set), nesting through the dominator tree,
  * exact retained sizes without double counting, the largest-retained tie rule for equally
  * short chains, `[]` normalisation, anchors, line-numbered rule errors, nesting judged on
- * every top member, and detached DOM grouped by tag, class and tree role. */
+ * every top member, detached DOM grouped by tag, class and tree role, and the same scene under
+ * rules/v8.rules (DevTools' names), the rules a V8 snapshot takes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -109,17 +110,18 @@ static void build(const tb *b, graph *g)
     g->n_roots = 1;
 }
 
-static void load_rules(crules_set *rs)
+/* The source tree's rules/FILE, else the shipped copy (the one built in when nothing else). */
+static void load_rules(crules_set *rs, const char *file)
 {
     lr_error err = {0};
     crules_init(rs);
     const char *src = getenv("LEAKRAY_SRC");
     char path[4096];
-    snprintf(path, sizeof path, "%s/rules/arkts.rules", src ? src : ".");
+    snprintf(path, sizeof path, "%s/rules/%s", src ? src : ".", file);
     lr_status st = crules_load_file(rs, path, &err);
     if (st != LR_OK) {
         err = (lr_error){0};
-        st = crules_load_shipped(rs, &err);
+        st = crules_load_shipped(rs, file, &err);
     }
     if (st != LR_OK)
         fprintf(stderr, "%s\n", err.msg);
@@ -291,18 +293,23 @@ typedef struct fixture {
     cluster_ctx c;
 } fixture;
 
-static fixture *setup_all(void)
+static fixture *setup_rules(const char *file)
 {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
     make_scene(&f->s);
     sort_edges(&f->s.b);
     build(&f->s.b, &f->g);
-    load_rules(&f->rs);
+    load_rules(&f->rs, file);
     lr_error err = {0};
     assert_int_equal(cluster_dom_build(&f->g, &f->t, &err), LR_OK);
     assert_int_equal(cluster_bind(&f->c, &f->g, &f->rs, &f->t, &err), LR_OK);
     return f;
+}
+
+static fixture *setup_all(void)
+{
+    return setup_rules(CRULES_FILE);
 }
 
 static void teardown_all(fixture *f)
@@ -417,6 +424,62 @@ static void test_exact(void **state)
         if (r.items[i].nested_in == CLUSTER_NONE)
             sum_top += r.items[i].retained;
     assert_int_equal(r.members_retained, sum_top);
+    cluster_result_free(&r);
+    free(sel);
+    teardown_all(f);
+}
+
+/* A V8 snapshot takes rules/v8.rules: the same directories under DevTools' Summary names,
+ * so the scene clusters as under arkts.rules, group for group, with V8's titles. */
+static void test_v8_names(void **state)
+{
+    (void)state;
+    assert_string_equal(crules_shipped_file("v8", "V8 heap snapshot, 6 node fields"),
+                        CRULES_V8_FILE);
+    assert_string_equal(crules_shipped_file("v8", "ArkTS heap snapshot, 8 node fields"),
+                        CRULES_FILE);
+    assert_string_equal(crules_shipped_file("hprof", "JAVA PROFILE 1.0.2"), CRULES_FILE);
+    assert_string_equal(crules_shipped_file("jsonl", "V8 heap snapshot"), CRULES_FILE);
+    assert_string_equal(crules_shipped_file(NULL, NULL), CRULES_FILE);
+
+    fixture *f = setup_rules(CRULES_V8_FILE);
+    const graph *g = &f->g;
+    uint8_t *sel = calloc(g->n_nodes, 1);
+    assert_non_null(sel);
+    for (node_ix v = 0; v < g->n_nodes; v++) {
+        const char *nm = graph_str(g, g->node_name[v]);
+        sel[v] = v >= f->s.rec0 && strcmp(nm, "Blob") != 0 && strcmp(nm, "x") != 0;
+    }
+    cluster_result r;
+    lr_error err = {0};
+    assert_int_equal(cluster_run(&f->c, sel, CLUSTER_SORT_SIZE, &r, &err), LR_OK);
+    assert_int_equal(find(&f->c, &r, "LeakedRecord")->count, K_REC);
+    assert_int_equal(find(&f->c, &r, "Array")->count, K_REC);
+    assert_int_equal(find(&f->c, &r, "Function onDone")->count, K_DONE);
+    assert_int_equal(find(&f->c, &r, "Promise -> onSettled")->count, K_PROM);
+    const cluster_item *px = find(&f->c, &r, "system / JSProxy -> ProxiedModel");
+    assert_int_equal(px->count, K_PROXY);
+    assert_int_equal(px->retained, K_PROXY * (16 + 24));
+    assert_int_equal(find(&f->c, &r, "Object {a}")->count, 3);
+    assert_int_equal(find(&f->c, &r, "Object {a, b}")->count, 2);
+    static const char *const ark[] = {"jsobject", "jsarray", "js_map", "string", "proxy",
+                                      "global_object", "HiddenClass"};
+    for (uint32_t d = 0; d < f->c.n_dirs; d++)
+        for (size_t k = 0; k < sizeof ark / sizeof ark[0]; k++)
+            assert_string_not_equal(f->c.dir_names[d], ark[k]);
+    cluster_result_free(&r);
+
+    /* the global object stays a singleton (not clustered), strings are DevTools' (string) */
+    assert_int_equal(cluster_run(&f->c, NULL, CLUSTER_SORT_SIZE, &r, &err), LR_OK);
+    for (uint32_t i = 0; i < r.n_anchors; i++) {
+        assert_string_not_equal(f->c.dir_names[r.anchors[i].dir], "global");
+        assert_string_not_equal(f->c.dir_names[r.anchors[i].dir], "(system)");
+    }
+    for (node_ix v = 0; v < g->n_nodes; v++)
+        if (strcmp(g->type_names[g->node_type[v]], "string") == 0)
+            assert_string_equal(f->c.dir_names[f->c.node_dir[v]], "(string)");
+        else if (v == f->s.global)
+            assert_string_equal(f->c.dir_names[f->c.node_dir[v]], "global");
     cluster_result_free(&r);
     free(sel);
     teardown_all(f);
@@ -550,7 +613,7 @@ static void test_nesting_and_dom(void **state)
     for (uint32_t i = 0; i < 2; i++)
         g.node_dom[div[i]] = g.node_dom[h2[i]] = GRAPH_DOM_DETACHED;
     crules_set rs;
-    load_rules(&rs);
+    load_rules(&rs, CRULES_FILE);
     dom_tree t;
     cluster_ctx c;
     cluster_result r;
@@ -586,7 +649,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact),      cmocka_unit_test(test_tie_rule),
         cmocka_unit_test(test_anchors),    cmocka_unit_test(test_rule_errors),
-        cmocka_unit_test(test_nesting_and_dom),
+        cmocka_unit_test(test_nesting_and_dom), cmocka_unit_test(test_v8_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
