@@ -510,7 +510,7 @@ lr_status query_open(graph *g, const query_opts *o, query_db **out, lr_error *er
         sqlite3_limit(q->db, SQLITE_LIMIT_LENGTH,
                       q->o.max_length < INT_MAX ? (int)q->o.max_length : INT_MAX);
     const int fl = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
-    if (query_register_tables(q) != SQLITE_OK ||
+    if (query_register_tables(q) != SQLITE_OK || query_printf_register(q->db) != SQLITE_OK ||
         sqlite3_create_function(q->db, "isa", 2, fl, q, query_fn_isa, NULL, NULL) != SQLITE_OK ||
         sqlite3_create_function(q->db, "field", 2, fl, q, query_fn_field, NULL, NULL) !=
             SQLITE_OK) {

@@ -72,4 +72,8 @@ void query_result_value(sqlite3_context *ctx, const graph *g, const graph_value 
 /* Registers the virtual tables (query_vtab.c). */
 int query_register_tables(query_db *q);
 
+/* Registers printf() and format() over SQLite's (query_printf.c): a %c longer than the
+ * length limit gives NULL at once. An SQLite result code. */
+int query_printf_register(sqlite3 *db);
+
 #endif

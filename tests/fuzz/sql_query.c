@@ -6,7 +6,8 @@
  * for at most that many) and rendered in one of the four layouts (src/report/table.c, the
  * input's length picks which) to /dev/null, and interrupted after a bounded number of VM
  * steps, so recursive queries end; no value may pass FUZZ_MAX_LENGTH bytes, so one step that
- * makes a huge string (printf with a huge precision) fails at once. Any text must run or fail
+ * makes a huge string fails at once (a %c with a huge precision, which SQLite counts out one
+ * character at a time, through src/query/query_printf.c). Any text must run or fail
  * with an SQLite error, never crash, hang or leak. */
 #include "graph/graph.h"
 #include "query/query.h"

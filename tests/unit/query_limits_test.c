@@ -5,13 +5,18 @@
  * for over 30 s under the sanitizers, building a 1 GB string in a single VM step that
  * max_steps cannot interrupt: now printf gives NULL, zeroblob fails with SQLITE_TOOBIG),
  * leave shorter values alone, and change nothing when unset; max_steps must interrupt a query
- * that never ends. */
+ * that never ends. printf and format (src/query/query_printf.c) must answer a %c longer than
+ * the limit at once (SQLite 3.40 counted a 2^31 precision out character by character, 6-9 s
+ * for a NULL) and give SQLite's own results otherwise. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <time.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -117,12 +122,92 @@ static void test_max_steps_interrupts(void **state)
     close_fixture(f);
 }
 
+
+/* The first column of sql's one row as text, copied into buf ("(null)" for NULL). */
+static void text_of(fixture *f, const char *sql, char *buf, size_t cap)
+{
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(query_sqlite(f->q), sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    const unsigned char *t = sqlite3_column_text(st, 0);
+    snprintf(buf, cap, "%s", t ? (const char *)t : "(null)");
+    sqlite3_finalize(st);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void test_printf_long_char_at_once(void **state)
+{
+    (void)state;
+    /* the CLI's default: SQLite's own limit; and a small one */
+    uint64_t limits[] = {0, 1u << 20};
+    for (int k = 0; k < 2; k++) {
+        fixture *f = open_fixture(2000000, limits[k]);
+        char buf[256];
+        double t0 = now_s();
+        text_of(f, "SELECT printf('%.2147483647c', 'y')", buf, sizeof buf);
+        assert_string_equal(buf, "(null)");
+        text_of(f, "SELECT format('%!.2000000000c', 'y')", buf, sizeof buf);
+        assert_string_equal(buf, "(null)");
+        text_of(f, "SELECT printf('%d %.*c', 7, 2147483000, 'y')", buf, sizeof buf);
+        assert_string_equal(buf, "(null)");
+        /* digits past 32 bits wrap as SQLite reads them: about 7 * 10^8, past the small
+         * limit (under SQLite's own 10^9 it is a string of that length) */
+        if (limits[k]) {
+            text_of(f, "SELECT printf('%.366666666666666666666666666666666600c', 'y')", buf,
+                    sizeof buf);
+            assert_string_equal(buf, "(null)");
+        }
+        /* each took seconds before; all four together now well under one */
+        assert_true(now_s() - t0 < 1.0);
+        close_fixture(f);
+    }
+}
+
+static void test_printf_keeps_sqlite_results(void **state)
+{
+    (void)state;
+    fixture *f = open_fixture(2000000, 4096);
+    char buf[256];
+    text_of(f, "SELECT printf('%5.2f|%-4s|%c|%.3c|%%|%x', 3.14159, 'ab', 'xyz', 'q', 255)", buf,
+            sizeof buf);
+    assert_string_equal(buf, " 3.14|ab  |x|qqq|%|ff");
+    text_of(f, "SELECT format('%*d|%-*d|%.*s', 5, 42, 3, 7, 2, 'abcdef')", buf, sizeof buf);
+    assert_string_equal(buf, "   42|7  |ab");
+    text_of(f, "SELECT printf('%q %Q %w', 'it''s', NULL, 'a\"b')", buf, sizeof buf);
+    assert_string_equal(buf, "it''s NULL a\"\"b");
+    text_of(f, "SELECT printf('%,d %!.3f %.300000000s', 1234567, 2.5, 'abc')", buf, sizeof buf);
+    assert_string_equal(buf, "1,234,567 2.5 abc");
+    text_of(f, "SELECT printf(NULL)", buf, sizeof buf);
+    assert_string_equal(buf, "(null)");
+    text_of(f, "SELECT printf('%s-%d', 'a', 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, "
+               "16, 17, 18, 19)", buf, sizeof buf);
+    assert_string_equal(buf, "a-1");
+    /* the length limit still holds below the shortcut: NULL, as SQLite answers */
+    text_of(f, "SELECT printf('%.4097c', 'y') IS NULL", buf, sizeof buf);
+    assert_string_equal(buf, "1");
+    text_of(f, "SELECT length(printf('%.4095c', 'y'))", buf, sizeof buf);
+    assert_string_equal(buf, "4095");
+    /* per row, over the heap's tables */
+    text_of(f, "SELECT group_concat(printf('%d:%.2c', id > 0, 'z'), ',') FROM objects", buf,
+            sizeof buf);
+    assert_string_equal(buf, "1:zz,1:zz,1:zz,1:zz");
+    close_fixture(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_max_length_bounds_one_step),
         cmocka_unit_test(test_max_length_unset_keeps_sqlite_limit),
         cmocka_unit_test(test_max_steps_interrupts),
+        cmocka_unit_test(test_printf_long_char_at_once),
+        cmocka_unit_test(test_printf_keeps_sqlite_results),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
