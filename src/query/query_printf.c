@@ -9,7 +9,8 @@
  * it; every other call is SQLite's own printf, run in a private in-memory connection with the
  * same limit, so each conversion keeps SQLite's meaning. The format is read the way SQLite
  * reads it: flags, a width and a precision of digits (accumulated in 32 bits, the top bit
- * dropped) or `*` (the next argument as a 32-bit int), length modifiers, the conversion. */
+ * dropped) or `*` (the next argument as a 32-bit int), length modifiers, the conversion (%n
+ * and %% take no argument; an unknown one ends the output). */
 #include "query/query_internal.h"
 
 #include <limits.h>
@@ -69,7 +70,8 @@ static int qpf_too_long(const unsigned char *f, int argc, sqlite3_value **argv, 
             f++;
             if (*f == '*') {
                 int p = qpf_int_arg(argc, argv, arg++);
-                precision = p; /* a negative one is not read here: SQLite decides */
+                /* SQLite takes a negative one's magnitude (INT_MIN's it leaves to itself) */
+                precision = p >= 0 ? p : p > INT_MIN ? -(long long)p : -1;
                 f++;
             } else {
                 unsigned px = 0;
@@ -80,11 +82,13 @@ static int qpf_too_long(const unsigned char *f, int argc, sqlite3_value **argv, 
         }
         while (*f == 'l')
             f++;
-        if (*f == '\0')
+        /* SQLite's SQL conversions; at any other character (its internal %T and %S among
+         * them) it stops formatting, so nothing after it counts */
+        if (*f == '\0' || !strchr("dsgzqQwcouxXfeEGinp%r", *f))
             return 0;
         if (*f == 'c' && precision > limit)
             return 1;
-        arg++;
+        arg += *f != 'n' && *f != '%'; /* those two take no argument */
     }
     return 0;
 }

@@ -156,6 +156,8 @@ static void test_printf_long_char_at_once(void **state)
         assert_string_equal(buf, "(null)");
         text_of(f, "SELECT printf('%d %.*c', 7, 2147483000, 'y')", buf, sizeof buf);
         assert_string_equal(buf, "(null)");
+        text_of(f, "SELECT printf('%.*c', -2147483000, 'y')", buf, sizeof buf);
+        assert_string_equal(buf, "(null)");
         /* digits past 32 bits wrap as SQLite reads them: about 7 * 10^8, past the small
          * limit (under SQLite's own 10^9 it is a string of that length) */
         if (limits[k]) {
@@ -183,6 +185,35 @@ static void test_printf_keeps_sqlite_results(void **state)
     assert_string_equal(buf, "it''s NULL a\"\"b");
     text_of(f, "SELECT printf('%,d %!.3f %.300000000s', 1234567, 2.5, 'abc')", buf, sizeof buf);
     assert_string_equal(buf, "1,234,567 2.5 abc");
+    /* the same answers as a plain connection's printf, the formats' corners included: %n
+     * and %% take no argument, an unknown conversion ends the output (so a long %c after it
+     * is no NULL), a negative `*` */
+    static const char *const same[] = {
+        "printf('%n%.*c|%d', 3, 'a', 9)",
+        "printf('%5%%.*c', 2, 'b')",
+        "printf('%y %.2147483647c', 'a')",
+        "printf('%T%.2147483647c', 'a')",
+        "printf('%.*c|%-*d|', -3, 'c', -4, 5)",
+        "printf('%lld %ld %5.1e %G %o %X %p %r %z', 1, 2, 12345.678, 0.5, 8, 255, 16, 3, 'z')",
+        "printf('%s %s', 'only')",
+        "printf('%')",
+        "format('%.3q|%10.2Q|', 'abcd', 'x''y')",
+    };
+    sqlite3 *plain = NULL;
+    assert_int_equal(sqlite3_open(":memory:", &plain), SQLITE_OK);
+    sqlite3_limit(plain, SQLITE_LIMIT_LENGTH, 4096);
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        char sql[256], want[256];
+        snprintf(sql, sizeof sql, "SELECT quote(%s)", same[i]);
+        sqlite3_stmt *st = NULL;
+        assert_int_equal(sqlite3_prepare_v2(plain, sql, -1, &st, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        snprintf(want, sizeof want, "%s", (const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+        text_of(f, sql, buf, sizeof buf);
+        assert_string_equal(buf, want);
+    }
+    sqlite3_close(plain);
     text_of(f, "SELECT printf(NULL)", buf, sizeof buf);
     assert_string_equal(buf, "(null)");
     text_of(f, "SELECT printf('%s-%d', 'a', 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, "
