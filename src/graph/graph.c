@@ -642,6 +642,20 @@ static int rank_finish(graph *g, rank_pass w[2], const graph_id_scan *sc, graph_
 static int rank_from_bits(graph *g, rank_pass w[2], const graph_id_scan *sc,
                           graph_id_bits *bits);
 
+/* Positions and chunks of an id range whose last position is last: false when they would
+ * pass 64 bits (ids spread over the whole space, as only a hostile dump has them; the index
+ * then goes another way), where pos and the chunk count wrapped round to a few entries that
+ * the positions then overran. */
+static int id_positions(uint64_t last, uint64_t *pos, uint64_t *n_chunks)
+{
+    const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
+    if (last > UINT64_MAX - chunk)
+        return 0;
+    *pos = last + 1;
+    *n_chunks = (*pos + chunk - 1) / chunk;
+    return 1;
+}
+
 /* The rank index (graph.h, graph_id_blk) over ids in [lo, hi] whose differences are all
  * multiples of 2^align, when it fits in GRAPH_ID_RANK_MAX_BYTES per node and no id repeats;
  * returns 0 (nothing kept) to leave the lookup to the sorted directory. Only chunks of
@@ -655,9 +669,9 @@ static int build_rank(graph *g, rank_pass w[2], const graph_id_scan *sc, unsigne
                       graph_id_bits *bits)
 {
     uint32_t n = g->n_nodes;
-    const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
-    uint64_t lo = sc->min, pos = ((graph_id_scan_max(sc) - lo) >> align) + 1;
-    uint64_t nch = (pos + chunk - 1) / chunk;
+    uint64_t lo = sc->min, pos, nch;
+    if (!id_positions((graph_id_scan_max(sc) - lo) >> align, &pos, &nch))
+        return 0;
     uint64_t budget = (uint64_t)n * GRAPH_ID_RANK_MAX_BYTES + 4096;
     if (nch * sizeof(uint32_t) > budget)
         return 0;
@@ -713,12 +727,15 @@ static int build_rank(graph *g, rank_pass w[2], const graph_id_scan *sc, unsigne
 static int rank_finish(graph *g, rank_pass w[2], const graph_id_scan *sc, graph_id_blk *b,
                        uint32_t *ch, size_t mapped)
 {
-    const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
     uint32_t n = g->n_nodes;
     uint64_t lo = sc->min;
     unsigned align = w[0].align;
-    uint64_t pos = ((graph_id_scan_max(sc) - lo) >> align) + 1;
-    uint64_t nch = (pos + chunk - 1) / chunk;
+    uint64_t pos, nch; /* build_rank found the range within 64 bits */
+    if (!id_positions((graph_id_scan_max(sc) - lo) >> align, &pos, &nch)) {
+        free(ch);
+        blk_free(b, mapped);
+        return 0;
+    }
     uint32_t *perm = NULL;
     uint32_t rank = 0;
     for (uint64_t c = 0; c < nch; c++) {
@@ -808,14 +825,15 @@ static int rank_from_bits(graph *g, rank_pass w[2], const graph_id_scan *sc,
 void graph_id_bits_init(graph_id_bits *b, uint32_t n_nodes, uint64_t min, uint64_t max,
                         uint64_t spread)
 {
-    const uint64_t chunk = (uint64_t)GRAPH_ID_BLK_BITS * GRAPH_ID_CHUNK_BLKS;
     memset(b, 0, sizeof *b);
     if (min > max || n_nodes == 0)
         return;
     b->base = min;
     b->align = spread ? (unsigned)__builtin_ctzll(spread) : 0;
-    b->pos = ((max - min) >> b->align) + 1;
-    b->n_chunks = (b->pos + chunk - 1) / chunk;
+    if (!id_positions((max - min) >> b->align, &b->pos, &b->n_chunks)) {
+        memset(b, 0, sizeof *b);
+        return;
+    }
     /* build_rank's budget: the chunk tables and the blocks of the chunks in use */
     uint64_t budget = (uint64_t)n_nodes * GRAPH_ID_RANK_MAX_BYTES + 4096;
     uint64_t tables = b->n_chunks * GRAPH_ID_BITS_LANES * sizeof(uint32_t);
