@@ -123,15 +123,23 @@ static void test_max_steps_interrupts(void **state)
 }
 
 
-/* The first column of sql's one row as text, copied into buf ("(null)" for NULL). */
-static void text_of(fixture *f, const char *sql, char *buf, size_t cap)
+/* The first column of sql's one row in db as text, copied into buf ("(null)" for NULL). */
+static void text_in(sqlite3 *db, const char *sql, char *buf, size_t cap)
 {
     sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(query_sqlite(f->q), sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     const unsigned char *t = sqlite3_column_text(st, 0);
     snprintf(buf, cap, "%s", t ? (const char *)t : "(null)");
     sqlite3_finalize(st);
+}
+
+/* Asserts that sql's one value over the heap reads want. */
+static void expect(fixture *f, const char *sql, const char *want)
+{
+    char buf[256];
+    text_in(query_sqlite(f->q), sql, buf, sizeof buf);
+    assert_string_equal(buf, want);
 }
 
 static double now_s(void)
@@ -148,24 +156,18 @@ static void test_printf_long_char_at_once(void **state)
     uint64_t limits[] = {0, 1u << 20};
     for (int k = 0; k < 2; k++) {
         fixture *f = open_fixture(2000000, limits[k]);
-        char buf[256];
         double t0 = now_s();
-        text_of(f, "SELECT printf('%.2147483647c', 'y')", buf, sizeof buf);
-        assert_string_equal(buf, "(null)");
-        text_of(f, "SELECT format('%!.2000000000c', 'y')", buf, sizeof buf);
-        assert_string_equal(buf, "(null)");
-        text_of(f, "SELECT printf('%d %.*c', 7, 2147483000, 'y')", buf, sizeof buf);
-        assert_string_equal(buf, "(null)");
-        text_of(f, "SELECT printf('%.*c', -2147483000, 'y')", buf, sizeof buf);
-        assert_string_equal(buf, "(null)");
+        expect(f, "SELECT printf('%.2147483647c', 'y')", "(null)");
+        expect(f, "SELECT format('%!.2000000000c', 'y')", "(null)");
+        expect(f, "SELECT printf('%d %.*c', 7, 2147483000, 'y')", "(null)");
+        expect(f, "SELECT printf('%.*c', -2147483000, 'y')", "(null)");
         /* digits past 32 bits wrap as SQLite reads them: about 7 * 10^8, past the small
          * limit (under SQLite's own 10^9 it is a string of that length) */
         if (limits[k]) {
-            text_of(f, "SELECT printf('%.366666666666666666666666666666666600c', 'y')", buf,
-                    sizeof buf);
-            assert_string_equal(buf, "(null)");
+            expect(f, "SELECT printf('%.366666666666666666666666666666666600c', 'y')",
+                   "(null)");
         }
-        /* each took seconds before; all four together now well under one */
+        /* each took seconds before; all of them together now well under one */
         assert_true(now_s() - t0 < 1.0);
         close_fixture(f);
     }
@@ -175,19 +177,15 @@ static void test_printf_keeps_sqlite_results(void **state)
 {
     (void)state;
     fixture *f = open_fixture(2000000, 4096);
-    char buf[256];
-    text_of(f, "SELECT printf('%5.2f|%-4s|%c|%.3c|%%|%x', 3.14159, 'ab', 'xyz', 'q', 255)", buf,
-            sizeof buf);
-    assert_string_equal(buf, " 3.14|ab  |x|qqq|%|ff");
-    text_of(f, "SELECT format('%*d|%-*d|%.*s', 5, 42, 3, 7, 2, 'abcdef')", buf, sizeof buf);
-    assert_string_equal(buf, "   42|7  |ab");
-    text_of(f, "SELECT printf('%q %Q %w', 'it''s', NULL, 'a\"b')", buf, sizeof buf);
-    assert_string_equal(buf, "it''s NULL a\"\"b");
-    text_of(f, "SELECT printf('%,d %!.3f %.300000000s', 1234567, 2.5, 'abc')", buf, sizeof buf);
-    assert_string_equal(buf, "1,234,567 2.5 abc");
+    expect(f, "SELECT printf('%5.2f|%-4s|%c|%.3c|%%|%x', 3.14159, 'ab', 'xyz', 'q', 255)",
+           " 3.14|ab  |x|qqq|%|ff");
+    expect(f, "SELECT format('%*d|%-*d|%.*s', 5, 42, 3, 7, 2, 'abcdef')", "   42|7  |ab");
+    expect(f, "SELECT printf('%q %Q %w', 'it''s', NULL, 'a\"b')", "it''s NULL a\"\"b");
+    expect(f, "SELECT printf('%,d %!.3f %.300000000s', 1234567, 2.5, 'abc')",
+           "1,234,567 2.5 abc");
     /* the same answers as a plain connection's printf, the formats' corners included: %n
-     * and %% take no argument, an unknown conversion ends the output (so a long %c after it
-     * is no NULL), a negative `*` */
+     * and %% take no argument, an unknown conversion ends the output, a negative `*` counts
+     * by its magnitude */
     static const char *const same[] = {
         "printf('%n%.*c|%d', 3, 'a', 9)",
         "printf('%5%%.*c', 2, 'b')",
@@ -205,29 +203,19 @@ static void test_printf_keeps_sqlite_results(void **state)
     for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
         char sql[256], want[256];
         snprintf(sql, sizeof sql, "SELECT quote(%s)", same[i]);
-        sqlite3_stmt *st = NULL;
-        assert_int_equal(sqlite3_prepare_v2(plain, sql, -1, &st, NULL), SQLITE_OK);
-        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-        snprintf(want, sizeof want, "%s", (const char *)sqlite3_column_text(st, 0));
-        sqlite3_finalize(st);
-        text_of(f, sql, buf, sizeof buf);
-        assert_string_equal(buf, want);
+        text_in(plain, sql, want, sizeof want);
+        expect(f, sql, want);
     }
     sqlite3_close(plain);
-    text_of(f, "SELECT printf(NULL)", buf, sizeof buf);
-    assert_string_equal(buf, "(null)");
-    text_of(f, "SELECT printf('%s-%d', 'a', 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, "
-               "16, 17, 18, 19)", buf, sizeof buf);
-    assert_string_equal(buf, "a-1");
+    expect(f, "SELECT printf(NULL)", "(null)");
+    expect(f, "SELECT printf('%s-%d', 'a', 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, "
+               "16, 17, 18, 19)", "a-1");
     /* the length limit still holds below the shortcut: NULL, as SQLite answers */
-    text_of(f, "SELECT printf('%.4097c', 'y') IS NULL", buf, sizeof buf);
-    assert_string_equal(buf, "1");
-    text_of(f, "SELECT length(printf('%.4095c', 'y'))", buf, sizeof buf);
-    assert_string_equal(buf, "4095");
+    expect(f, "SELECT printf('%.4097c', 'y') IS NULL", "1");
+    expect(f, "SELECT length(printf('%.4095c', 'y'))", "4095");
     /* per row, over the heap's tables */
-    text_of(f, "SELECT group_concat(printf('%d:%.2c', id > 0, 'z'), ',') FROM objects", buf,
-            sizeof buf);
-    assert_string_equal(buf, "1:zz,1:zz,1:zz,1:zz");
+    expect(f, "SELECT group_concat(printf('%d:%.2c', id > 0, 'z'), ',') FROM objects",
+           "1:zz,1:zz,1:zz,1:zz");
     close_fixture(f);
 }
 
