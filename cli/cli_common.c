@@ -103,9 +103,11 @@ int cli_mem_finish(int rc)
     if (timing_text) {
         phase_print(stderr);
         char pk[CLI_FMT_MAX], sp[CLI_FMT_MAX], lim[CLI_FMT_MAX], nb[CLI_FMT_MAX];
+        char mv[CLI_FMT_MAX];
         fprintf(stderr, "memory: peak %s allocated (--max-memory %s), %s spilled to files in "
-                "%s blocks\n", cli_fmt_human(pk, mem_peak()), cli_fmt_human(lim, mem_limit()),
-                cli_fmt_human(sp, spill_peak()), cli_fmt_count(nb, spill_blocks()));
+                "%s blocks (%s moved)\n", cli_fmt_human(pk, mem_peak()),
+                cli_fmt_human(lim, mem_limit()), cli_fmt_human(sp, spill_peak()),
+                cli_fmt_count(nb, spill_blocks()), cli_fmt_count(mv, spill_moved_blocks()));
     }
     char msg[LR_ERROR_MSG_MAX];
     if (mem_reported || !mem_message(msg, sizeof msg, NULL))
@@ -468,6 +470,12 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
      * they fit there beside the dump's own pages */
     uint64_t avail = mem_available_now(), lim = mem_limit();
     spill_set_prefill(avail > lim ? (avail - lim) / 2 : 0);
+    /* blocks read only move out past the kernel's background write-back threshold
+     * (base/spill); LEAKRAY_SPILL_COOL_AFTER=BYTES sets another threshold */
+    const char *ca = getenv("LEAKRAY_SPILL_COOL_AFTER");
+    char *ca_end = NULL;
+    unsigned long long ca_v = ca && *ca ? strtoull(ca, &ca_end, 10) : 0;
+    spill_set_cool_after(ca_end && !*ca_end ? (uint64_t)ca_v : mem_dirty_background());
     if (dump != UINT64_MAX) {
         if (dump > INT32_MAX)
             return usage_error(spec, co->json, "invalid value for --dump");
@@ -600,6 +608,7 @@ static void json_timing(const cli_common *co, jsonw *w, const char *phase_key, d
     jsonw_kv_uint(w, "peak", mem_peak());
     jsonw_kv_uint(w, "spilled_peak", spill_peak());
     jsonw_kv_uint(w, "spilled_blocks", spill_blocks());
+    jsonw_kv_uint(w, "moved_blocks", spill_moved_blocks());
     jsonw_obj_end(w);
     jsonw_obj_end(w);
 }

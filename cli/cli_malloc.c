@@ -8,7 +8,9 @@
  * where it was. A large block that would take the process past the limit (less an eighth kept
  * for the small allocations that follow) is a spilled block instead (base/spill: a shared
  * mapping of an unnamed file in --tmpdir, kept when freed for the next spill), not counted:
- * free and realloc recognise it by its address. A large block glibc mapped on its own is,
+ * free and realloc recognise it by its address. Before a new block spills, blocks marked
+ * cold (read only from now on: the loaded graph's arrays) may move to files in place to make
+ * its room instead (base/spill: spill_cool). A large block glibc mapped on its own is,
  * when freed, kept (base/reuse) for the next large malloc, which gets its pages back instead
  * of faulting fresh zeroed ones in; kept bytes are not counted, and leave before any
  * allocation that takes fresh memory or that would come near the limit. Under
@@ -36,7 +38,13 @@ extern void *__libc_realloc(void *p, size_t n);
 extern void __libc_free(void *p);
 extern void *__libc_memalign(size_t align, size_t n);
 
-static __attribute__((constructor)) void cli_malloc_init(void) { mem_set_active(); }
+static size_t span(void *u, void **base, size_t *len);
+
+static __attribute__((constructor)) void cli_malloc_init(void)
+{
+    mem_set_active();
+    spill_set_span(span);
+}
 
 /* glibc's malloc_usable_size: ours (below) answers for spilled blocks too, because libraries
  * ask it about blocks they got from malloc (SQLite sizes its allocations that way). Looked up
@@ -163,13 +171,33 @@ static void *counted(void *p)
     return p;
 }
 
+/* base/spill's view of a block: one glibc mapped alone (a plain malloc's, its chunk
+ * starting the mapping at the page before the pointer) can move; its usable bytes. */
+static size_t span(void *u, void **base, size_t *len)
+{
+    const size_t *h = u;
+    /* the offset first: a spilled block's page-aligned pointer has no header before it */
+    if (((uintptr_t)u & 4095) != 2 * sizeof(size_t) || !heap_is_glibc || !mapped_alone(u) ||
+        h[-2] != 0)
+        return 0;
+    *base = (char *)u - 2 * sizeof(size_t);
+    *len = h[-1] & ~(size_t)7;
+    return usable(u);
+}
+
 /* A spilled block of n bytes (zeroed: calloc) when n is large and would take the process
  * past the limit (drop: bytes freed at once, realloc), else NULL with *room_err telling
- * whether the folder was full (recorded only if the ordinary allocation is refused too). */
+ * whether the folder was full (recorded only if the ordinary allocation is refused too).
+ * For a new block (not a realloc), blocks marked cold go to files first when that makes
+ * room: then NULL, and the block is ordinary memory. */
 static void *spilled(size_t n, uint64_t drop, int zero, int *room_err)
 {
     *room_err = 0;
     if (n < SPILL_MIN_BYTES || !spill_dir() || mem_fits(n, drop, mem_limit() / 8))
+        return NULL;
+    /* a block grown by realloc is most often a buffer appended to, written in order: it
+     * spills itself rather than moving blocks out for its room */
+    if (!drop && spill_cool(n, 0, mem_limit() / 8))
         return NULL;
     return spill_alloc(n, zero, room_err);
 }
@@ -225,6 +253,13 @@ void free(void *p)
         spill_free(p);
         return;
     }
+    if (heap_is_glibc && mapped_alone(p)) {
+        spill_uncold(p); /* waits for a move of p under way, which lists it as spilled */
+        if (spill_owns(p, NULL)) {
+            spill_free(p);
+            return;
+        }
+    }
     size_t len = usable(p);
     mem_account(-(int64_t)len);
     if (!keep(p, len))
@@ -254,6 +289,11 @@ void *realloc(void *p, size_t n)
             spill_free(p);
         }
         return q;
+    }
+    if (heap_is_glibc && mapped_alone(p)) {
+        spill_uncold(p); /* it may move now; a move under way ends first */
+        if (spill_owns(p, NULL))
+            return realloc(p, n);
     }
     size_t old = usable(p);
     room(n, old);

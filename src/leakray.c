@@ -30,7 +30,10 @@ static lr_status load(lr_heap *h, const char *name, const lr_open_opts *opts, lr
                    .no_edges = opts ? opts->no_edges : 0,
                    .progress = opts ? opts->progress : 0,
                    .count_edges = opts ? opts->count_edges : 0};
-    return h->reader->load(&h->g, &h->input, &fo, err);
+    lr_status st = h->reader->load(&h->g, &h->input, &fo, err);
+    if (st == LR_OK)
+        graph_settle(&h->g);
+    return st;
 }
 
 lr_status lr_open(const char *path, const lr_open_opts *opts, lr_heap **out, lr_error *err)

@@ -50,6 +50,7 @@
 #include "analysis/dominators.h"
 #include "base/par.h"
 #include "base/phase.h"
+#include "base/spill.h"
 #include "base/search.h"
 
 #include <pthread.h>
@@ -2431,6 +2432,10 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     s.semi = err_mallocarray(k, sizeof *s.semi);
     if (!s.vert || !s.par || !s.sb || !s.semi)
         goto nomem;
+    /* semi is written in order (numbering, then Lengauer-Tarjan's pass downwards) and read
+     * at random: past the memory limit it goes to a file before the arrays written at
+     * random do (base/spill), moved by this thread only, which writes it */
+    spill_cold_mine(s.semi);
     /* A byte per vertex that may give its number back, about twice what the hung list
      * takes on Java heaps: one block from the start, so that no outgrown copies are left
      * behind where an adaptive mmap threshold puts blocks this size on the heap (pages
@@ -2468,6 +2473,7 @@ static lr_status build(const graph *g, const dom_opts *o, dom_tree *t, lr_error 
     s.pairs = NULL;
     if (st != LR_OK)
         goto done;
+    spill_cold(psrc); /* read, in order, from here on */
     if (!(s.cur = err_mallocarray((size_t)nv + 2, sizeof *s.cur)))
         goto nomem;
     /* vert is rebuilt from dfnum afterwards: its array serves as label meanwhile, and cur

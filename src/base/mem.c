@@ -156,6 +156,28 @@ uint64_t mem_available_now(void)
 
 uint64_t mem_default_limit(void) { return mem_available_now() / 10 * 9; }
 
+/* One number from a /proc/sys file; 0 when absent. */
+static uint64_t sysctl_value(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    unsigned long long v = 0;
+    if (f) {
+        if (fscanf(f, "%llu", &v) != 1)
+            v = 0;
+        fclose(f);
+    }
+    return v;
+}
+
+uint64_t mem_dirty_background(void)
+{
+    uint64_t b = sysctl_value("/proc/sys/vm/dirty_background_bytes");
+    if (b)
+        return b;
+    uint64_t ratio = sysctl_value("/proc/sys/vm/dirty_background_ratio");
+    return ratio <= 100 ? mem_available_now() / 100 * ratio : 0;
+}
+
 void mem_populate(void *p, size_t n)
 {
     if (!p || !n)

@@ -26,6 +26,11 @@ uint64_t mem_default_limit(void);
  * known. Page cache the process adds (spilled blocks) must fit in it to stay in memory. */
 uint64_t mem_available_now(void);
 
+/* Dirty page cache past which the kernel starts writing it back while the process runs
+ * (vm.dirty_background_bytes, else vm.dirty_background_ratio of the memory available now);
+ * 0 when not known. Spilled blocks within it are not written to the disk during a run. */
+uint64_t mem_dirty_background(void);
+
 /* Wrappers only. mem_charge: may `add` more bytes be allocated while `drop` bytes are freed
  * (realloc)? 1 yes; 0 no, and the refusal is recorded. mem_account adds the bytes actually
  * taken (signed), mem_active marks the wrappers present. */

@@ -12,8 +12,12 @@
  * block is kept, mapped, for the next spill it can hold, while the spilled and kept bytes stay
  * within the most ever spilled at once: a new block costs a page fault and the kernel's
  * zeroing of each page it touches, in a page cache page, which a kept one has paid already
- * (the trees' scratch arrays come and go in step). A library user's process has no wrappers
- * and never spills. */
+ * (the trees' scratch arrays come and go in step). Arrays their owner only reads from some
+ * point on (the loaded graph's) may be marked cold: once the spill passes the kernel's
+ * background write-back threshold, such an array moves to a file in place to make room in
+ * memory before a new block would spill, so what the kernel writes back again and again is
+ * not scratch written at random but arrays written once. A library user's process has no
+ * wrappers and never spills. */
 #ifndef LR_BASE_SPILL_H
 #define LR_BASE_SPILL_H
 
@@ -31,6 +35,11 @@ const char *spill_dir(void);
  * faults of its first touch (cheaper while the spilled blocks stay in the page cache;
  * forcing pages of arrays written sparsely costs more once they do not). Default 0: never. */
 void spill_set_prefill(uint64_t bytes);
+
+/* Spilled bytes (in use and kept, the new block counted) up to which no marked block moves
+ * (spill_cold): the kernel writes nothing back below its background threshold
+ * (mem_dirty_background), so spilled scratch costs no disk there. Default 0: always. */
+void spill_set_cool_after(uint64_t bytes);
 
 /* Bytes free for spilled blocks in the folder now (statvfs: blocks available to this user,
  * within RLIMIT_FSIZE per block not counted); 0 when spilling is off or the folder cannot be
@@ -57,10 +66,45 @@ void *spill_grow(void *p, size_t n);
  * the file's blocks under them included: realloc to a smaller size. */
 void spill_shrink(void *p, size_t n);
 
+/* What the wrappers know of a block u from malloc: its counted bytes when it can move to a
+ * file in place (glibc mapped it alone), with the mapping that holds it; else 0. */
+typedef size_t (*spill_span_fn)(void *u, void **base, size_t *len);
+/* Wrappers only: set once, at start; without it nothing is marked or moved. */
+void spill_set_span(spill_span_fn span);
+/* Marks p, a block from malloc, as one its owner reads and no longer writes (a loaded
+ * graph's per-object and per-edge arrays). When a new large block would spill later, the
+ * wrappers first move such blocks into unnamed files in place (same address, same bytes;
+ * spill_move) until the new block fits in memory: a spilled block read only is written to
+ * the disk once, where scratch written at random, spilled, is written back again and again
+ * as the kernel cleans its pages. A move copies the bytes and then swaps the pages, so the
+ * owner may still write the block from the thread that allocates (a move happens inside an
+ * allocation), never from another one while others allocate. No-op while spilling is off,
+ * without the wrappers, or for a block that cannot move; a freed or reallocated block is
+ * forgotten. */
+void spill_cold(const void *p);
+/* spill_cold for a block the calling thread still writes (in order, say): only this
+ * thread's allocations move it, so no write is under way meanwhile. */
+void spill_cold_mine(const void *p);
+/* Wrappers only: forgets p's mark (free, realloc); cheap while nothing is marked. */
+void spill_uncold(const void *p);
+/* Wrappers only: moves the mapping [base, base + len), page-aligned, holding the block whose
+ * pointer is u (in its first half page), to an unnamed file in place, and lists it as a
+ * spilled block (spill_owns(u), spill_free(u)). 1 done; 0 not (no room, no folder), the
+ * block left as it was. */
+int spill_move(void *u, void *base, size_t len);
+/* Wrappers only: moves marked blocks (the smallest that makes the room alone, else the
+ * largest, and again) until n more bytes (drop freed) leave `reserve` of the limit unused
+ * (mem_fits), uncounting each moved block: 1 when they do; nothing moves when all the marked
+ * blocks together would not make the room, or while the spilled bytes with n stay within
+ * spill_set_cool_after's threshold. */
+int spill_cool(size_t n, uint64_t drop, uint64_t reserve);
+
 /* Bytes in spilled blocks now, the most at any time, and how many blocks were spilled. */
 uint64_t spill_in_use(void);
 uint64_t spill_peak(void);
 uint64_t spill_blocks(void);
+/* Of those, the blocks moved in place (spill_move). */
+uint64_t spill_moved_blocks(void);
 
 /* The first failure to spill for want of room: 1 with the folder and the bytes asked for. */
 int spill_failed(const char **dir, uint64_t *asked, int *errnum);

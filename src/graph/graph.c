@@ -13,6 +13,7 @@
 
 #include "base/hash.h"
 #include "base/search.h"
+#include "base/spill.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,19 @@ lr_status graph_check_size(const graph *g, uint64_t nodes, uint64_t edges,
                        "(32-bit edge indices; docs/limits.md)", path, (unsigned long long)edges,
                        what_edges ? what_edges : "edges", (unsigned long long)g->max_edges);
     return LR_OK;
+}
+
+void graph_settle(const graph *g)
+{
+    const void *a[] = {g->node_id,     g->node_id32,   g->node_class, g->node_class16,
+                       g->node_size,   g->node_native, g->node_kind,  g->node_type,
+                       g->node_heap,   g->node_name,   g->node_off,   g->node_len,
+                       g->node_value,  g->node_dom,    g->first_edge, g->edge_to,
+                       g->edge_name,   g->edge_kind,   g->id_sorted,  g->id_dir,
+                       g->id_chunk,    g->id_seg,      g->id_seg_dir, g->class_nodes,
+                       g->id_blk_mapped ? NULL : g->id_blk};
+    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+        spill_cold(a[i]);
 }
 
 void graph_fini(graph *g)
@@ -1227,6 +1241,8 @@ static lr_status build_reverse(graph *g, lr_error *err)
     free(fill);
     g->rev_first = first;
     g->rev_edge = rev;
+    spill_cold(first);
+    spill_cold(rev);
     return LR_OK;
 }
 

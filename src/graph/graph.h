@@ -559,6 +559,10 @@ typedef struct graph_frame {
 void graph_init(graph *g);
 /* Frees everything g owns (not g itself). Accepts a zeroed graph. */
 void graph_fini(graph *g);
+/* Called once the reader has filled g: from here on its per-node and per-edge arrays are
+ * read, not written (base/spill's cold blocks: past the memory limit they go to files
+ * before an analysis's scratch arrays do). */
+void graph_settle(const graph *g);
 
 /* Allocates the node arrays for n nodes (node_native/node_heap/node_name only when asked).
  * Returns LR_OK or LR_ERR_NOMEM/LR_ERR_LIMIT. */

@@ -12,7 +12,10 @@
 #   - a limit too small even so (1M): exit 5 with the memory-limit line, --tmpdir empty, as
 #     after a run killed by SIGKILL in the middle;
 #   - --no-spill under 8M: exit 5 (the limit as before spilling existed);
-#   - no room in --tmpdir (a file-size limit, ulimit -f): exit 5, "no room in DIR to spill".
+#   - no room in --tmpdir (a file-size limit, ulimit -f): exit 5, "no room in DIR to spill";
+#   - past the write-back threshold (LEAKRAY_SPILL_COOL_AFTER=0), the graph's arrays move to
+#     files in place before scratch arrays spill: some move, output identical, none below
+#     the default threshold.
 # Under AddressSanitizer the sanitizer owns the allocator: nothing is counted or spilled, and
 # only the unlimited runs are checked.
 set -euo pipefail
@@ -66,6 +69,33 @@ for v in "${verbs[@]}"; do
     echo "ok: $v under $((limit >> 20))M: own $peak KB (analyze unlimited: $unlimited_kb KB), spilled" \
         "$spilled bytes in $blocks arrays" >&2
 done
+# Arrays read only move out of memory, in place, before scratch arrays spill, once the spill
+# passes the kernel's write-back threshold (here 0). Only arrays glibc maps alone can move:
+# its mmap threshold is fixed at 256 KiB, as it is in effect for the arrays of a large dump.
+for v in "${verbs[@]}"; do
+    name=${v%% *}
+    [ "$name" = info ] && continue
+    export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=262144
+    # shellcheck disable=SC2086
+    LEAKRAY_SPILL_COOL_AFTER=0 run $v --json --timing --no-progress --max-memory 12M \
+        --tmpdir "$T/td" "$D"
+    expect_rc 0
+    moved=$(json_get 'd["timing"]["memory"]["moved_blocks"]')
+    [ "$moved" -gt 0 ] || fail "$v: no array moved under 12M with LEAKRAY_SPILL_COOL_AFTER=0"
+    # shellcheck disable=SC2086
+    LEAKRAY_SPILL_COOL_AFTER=0 run $v --no-timing --no-progress --max-memory 12M \
+        --tmpdir "$T/td" "$D"
+    expect_rc 0
+    diff -u "$T/plain.$name" "$T/out" >/dev/null || fail "$v: output differs with moved arrays"
+    [ -z "$(ls -A "$T/td")" ] || fail "$v: files left in --tmpdir after moves"
+    # below the default threshold (the kernel's, gigabytes) nothing moves
+    # shellcheck disable=SC2086
+    run $v --json --timing --no-progress --max-memory 12M --tmpdir "$T/td" "$D"
+    json_eq 'd["timing"]["memory"]["moved_blocks"]' 0
+    unset GLIBC_TUNABLES
+    echo "ok: $v under 12M: $moved arrays moved out" >&2
+done
+
 limit=$((8 << 20))
 # SQLite asks malloc_usable_size about the blocks it gets, spilled ones included
 q="select o.class, count(*) c, sum(o.shallow) s from objects o group by o.class order by s desc"

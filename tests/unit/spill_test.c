@@ -5,7 +5,10 @@
  * after; small sizes and a folder that is off are declined; a file-size limit is reported as
  * no room (EFBIG), not a SIGXFSZ, and recorded only when the caller notes it; the counters
  * track live and peak bytes; a block is written ahead (in the page cache before its first
- * touch) only within the allowance spill_set_prefill gives. Runs under AddressSanitizer
+ * touch) only within the allowance spill_set_prefill gives; a block moved in place keeps its
+ * address and bytes and is then file-backed and owned; spill_cool moves marked blocks only
+ * past its threshold, only when they make the room, the smallest sufficient one first, and
+ * uncounts what it moved. Runs under AddressSanitizer
  * too: the module does not need the allocator wrappers. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,10 +22,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "base/mem.h"
 #include "base/spill.h"
 
 static char dir[64];
@@ -275,6 +280,183 @@ static void prefill(void **state)
     assert_int_equal(entries(), 0);
 }
 
+/* An anonymous mapping of len bytes holding a pattern, its block's pointer 16 bytes in (as
+ * glibc places a block it maps alone). */
+static unsigned char *anon_block(size_t len, unsigned char **base)
+{
+    unsigned char *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(b != MAP_FAILED);
+    for (size_t i = 0; i < len; i++)
+        b[i] = (unsigned char)(i * 7 + 1);
+    *base = b;
+    return b + 16;
+}
+
+static int pattern_kept(const unsigned char *base, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (base[i] != (unsigned char)(i * 7 + 1))
+            return 0;
+    return 1;
+}
+
+/* 1 when the mapping holding p is a file's (an inode in /proc/self/maps), 0 when anonymous. */
+static int file_backed(const void *p)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    assert_non_null(f);
+    char line[512];
+    int r = -1;
+    while (r < 0 && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi, ino;
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %lu", &lo, &hi, &ino) == 3 &&
+            lo <= (uintptr_t)p && (uintptr_t)p < hi)
+            r = ino != 0;
+    }
+    fclose(f);
+    assert_true(r >= 0);
+    return r;
+}
+
+static void moved(void **state)
+{
+    (void)state;
+    size_t len = (1u << 20) + 3 * 4096;
+    unsigned char *base, *u = anon_block(len, &base);
+    uint64_t mv = spill_moved_blocks(), in = spill_in_use();
+    assert_int_equal(file_backed(u), 0);
+    assert_false(spill_move(u, base + 1, len - 4096)); /* not page-aligned */
+    assert_false(spill_move(base + 4000, base, len));  /* not in the first half page */
+    assert_true(spill_move(u, base, len));
+    assert_int_equal(file_backed(u), 1);
+    assert_true(pattern_kept(base, len)); /* the same bytes at the same address */
+    assert_int_equal(entries(), 0);
+    size_t l = 0;
+    assert_true(spill_owns(u, &l));
+    assert_int_equal(l, len - 16);
+    assert_false(spill_owns(base, NULL));
+    assert_int_equal(spill_in_use(), in + len);
+    assert_int_equal(spill_moved_blocks(), mv + 1);
+    assert_false(spill_move(u, base, len)); /* listed already */
+    u[100] ^= 0xff; /* writable as before */
+    assert_int_equal(u[100], (unsigned char)~(unsigned char)(116 * 7 + 1));
+    spill_shrink(u, 4096); /* the header's 16 bytes and 4096: two pages */
+    assert_true(spill_owns(u, &l));
+    assert_int_equal(l, 2 * 4096 - 16);
+    assert_int_equal(u[4095], (unsigned char)((4095 + 16) * 7 + 1));
+    spill_free(u);
+    assert_false(spill_owns(u, NULL));
+    assert_int_equal(spill_in_use(), in);
+    assert_int_equal(entries(), 0);
+}
+
+/* The test's blocks for spill_cool: the three below, by caller's pointer. */
+static unsigned char *cool_u[3], *cool_base[3];
+static size_t cool_len[3];
+
+static size_t cool_span(void *u, void **base, size_t *len)
+{
+    for (int i = 0; i < 3; i++)
+        if (u == cool_u[i]) {
+            *base = cool_base[i];
+            *len = cool_len[i];
+            return cool_len[i] - 16;
+        }
+    return 0;
+}
+
+static void cool(void **state)
+{
+    (void)state;
+    const size_t mb = 1u << 20;
+    size_t sizes[3] = {mb / 2, 2 * mb, 4 * mb};
+    for (int i = 0; i < 3; i++) {
+        cool_len[i] = sizes[i];
+        cool_u[i] = anon_block(sizes[i], &cool_base[i]);
+    }
+    spill_cold(cool_u[0]); /* no span yet (no wrappers): no mark */
+    spill_set_span(cool_span);
+    spill_set_dir(NULL);
+    spill_cold(cool_u[0]); /* spilling off: no mark */
+    spill_set_dir(dir);
+    mem_set_limit(64 * mb);
+    mem_account(62 * (int64_t)mb); /* 2 MB left */
+    assert_int_equal(spill_cool(3 * mb, 0, 0), 0); /* nothing marked */
+    for (int i = 0; i < 3; i++)
+        spill_cold(cool_u[i]);
+    /* below the threshold nothing moves */
+    spill_set_cool_after(UINT64_MAX);
+    assert_int_equal(spill_cool(3 * mb, 0, 0), 0);
+    assert_int_equal(file_backed(cool_u[1]), 0);
+    spill_set_cool_after(0);
+    /* all three together do not make 100 MB: none moves */
+    assert_int_equal(spill_cool(100 * mb, 0, 0), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(file_backed(cool_u[i]), 0);
+    /* 1 MB more is wanted: the smallest block that makes it alone (2 MB) moves, uncounted */
+    assert_int_equal(spill_cool(3 * mb, 0, 0), 1);
+    assert_int_equal(file_backed(cool_u[1]), 1);
+    assert_int_equal(file_backed(cool_u[0]), 0);
+    assert_int_equal(file_backed(cool_u[2]), 0);
+    assert_true(spill_owns(cool_u[1], NULL));
+    assert_int_equal(mem_in_use(), 60 * mb + 16);
+    assert_true(pattern_kept(cool_base[1], cool_len[1]));
+    /* a forgotten mark (the block freed) never moves: 7 MB wanted, the 4 MB block alone is
+     * left to make room beside the 4 MB free */
+    spill_uncold(cool_u[0]);
+    assert_int_equal(spill_cool(7 * mb, 0, 0), 1);
+    assert_int_equal(file_backed(cool_u[2]), 1);
+    assert_int_equal(file_backed(cool_u[0]), 0);
+    assert_int_equal(mem_in_use(), 56 * mb + 32);
+    spill_free(cool_u[1]);
+    spill_free(cool_u[2]);
+    munmap(cool_base[0], cool_len[0]);
+    spill_set_span(NULL);
+    mem_account(-(int64_t)mem_in_use());
+    mem_set_limit(0);
+    spill_set_dir(dir); /* drops the kept blocks */
+    assert_int_equal(spill_in_use(), 0);
+    assert_int_equal(entries(), 0);
+}
+
+static void *mark_mine(void *p)
+{
+    spill_cold_mine(p);
+    return NULL;
+}
+
+/* A block marked by a thread for its own allocations moves by that thread's only. */
+static void cool_mine(void **state)
+{
+    (void)state;
+    const size_t mb = 1u << 20;
+    unsigned char *base, *u = anon_block(2 * mb, &base);
+    cool_u[0] = u;
+    cool_base[0] = base;
+    cool_len[0] = 2 * mb;
+    cool_u[1] = cool_u[2] = NULL;
+    spill_set_span(cool_span);
+    spill_set_cool_after(0);
+    mem_set_limit(64 * mb);
+    mem_account(62 * (int64_t)mb);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, mark_mine, u), 0);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(spill_cool(3 * mb, 0, 0), 0); /* the other thread's */
+    assert_int_equal(file_backed(u), 0);
+    spill_uncold(u);
+    spill_cold_mine(u);
+    assert_int_equal(spill_cool(3 * mb, 0, 0), 1);
+    assert_int_equal(file_backed(u), 1);
+    assert_true(pattern_kept(base, 2 * mb));
+    spill_free(u);
+    spill_set_span(NULL);
+    mem_account(-(int64_t)mem_in_use());
+    mem_set_limit(0);
+    spill_set_dir(dir);
+    assert_int_equal(spill_in_use(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +466,9 @@ int main(void)
         cmocka_unit_test(reuse),
         cmocka_unit_test(grow),
         cmocka_unit_test(prefill),
+        cmocka_unit_test(moved),
+        cmocka_unit_test(cool),
+        cmocka_unit_test(cool_mine),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
