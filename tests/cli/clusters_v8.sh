@@ -6,7 +6,8 @@
 # mean nothing to a Node or Chrome user. The directories hold what they held under the ArkTS
 # names, with the same counts and sizes; only the string types are DevTools' separate rows.
 # The same heap rewritten in the ArkTS layout (scripts/v8-to-arkts.js, when Node is there)
-# keeps DevEco's names and the figures it had.
+# keeps DevEco's names and the figures it had. A program's WindowManager is not Chrome's
+# window.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init clusters-v8
@@ -79,4 +80,39 @@ if command -v node >/dev/null; then
 else
     echo "clusters_v8: no node, ArkTS layout part skipped" >&2
 fi
+# Chrome's window objects are "Window", "Window / URL" and "WindowProperties", never
+# clustered; a class of the program whose name starts so (WindowManager) is a business class
+# like any other: its instances held by the window form a cluster of their own.
+python3 - "$T/win.heapsnapshot" <<'PY'
+import json, sys
+nf = ["type", "name", "id", "self_size", "edge_count", "trace_node_id", "detachedness"]
+meta = {"node_fields": nf,
+        "node_types": [["hidden", "array", "string", "object", "code", "closure", "regexp",
+                        "number", "native", "synthetic"]] + ["string"] + ["number"] * 5,
+        "edge_fields": ["type", "name_or_index", "to_node"],
+        "edge_types": [["context", "element", "property", "internal", "hidden", "shortcut",
+                        "weak"], "string_or_number", "node"]}
+strings = ["", "(GC roots)", "Window", "Window / https://app.example", "WindowProperties",
+           "WindowManager", "global", "wm", "props"]
+nodes, edges = [], []
+def node(t, name, size, n_edges):
+    nodes.extend([t, strings.index(name), 2 * len(nodes) // len(nf) + 1, size, n_edges, 0, 0])
+def edge(name, to):
+    edges.extend([2, strings.index(name), to * len(nf)])
+node(9, "(GC roots)", 0, 1); edge("global", 1)
+node(3, "Window", 16, 1); edge("global", 2)
+node(3, "Window / https://app.example", 64, 4)
+for i in range(3):
+    edge("wm", 3 + i)
+edge("props", 6)
+for i in range(3):
+    node(3, "WindowManager", 100, 0)
+node(3, "WindowProperties", 32, 0)
+json.dump({"snapshot": {"meta": meta, "node_count": len(nodes) // len(nf),
+                        "edge_count": len(edges) // 3},
+           "nodes": nodes, "edges": edges, "strings": strings}, open(sys.argv[1], "w"))
+PY
+run clusters --json --no-timing --top 0 --rules "$T/all.rules" "$T/win.heapsnapshot"
+expect_rc 0
+json_eq '[[a["directory"], a["count"]] for a in d["anchors"]]' '[["WindowManager", 3]]'
 echo "clusters_v8: ok"
