@@ -57,12 +57,13 @@ lr_status graph_check_size(const graph *g, uint64_t nodes, uint64_t edges,
 
 void graph_settle(const graph *g)
 {
-    const void *a[] = {g->node_id,     g->node_id32,   g->node_class, g->node_class16,
-                       g->node_size,   g->node_native, g->node_kind,  g->node_type,
-                       g->node_heap,   g->node_name,   g->node_off,   g->node_len,
-                       g->node_value,  g->node_dom,    g->first_edge, g->edge_to,
-                       g->edge_name,   g->edge_kind,   g->id_sorted,  g->id_dir,
-                       g->id_chunk,    g->id_seg,      g->id_seg_dir, g->class_nodes,
+    /* not node_native: native sizes are added after the load (analysis/native) */
+    const void *a[] = {g->node_id,    g->node_id32,  g->node_class, g->node_class16,
+                       g->node_size,  g->node_kind,  g->node_type,  g->node_heap,
+                       g->node_name,  g->node_off,   g->node_len,   g->node_value,
+                       g->node_dom,   g->first_edge, g->edge_to,    g->edge_name,
+                       g->edge_kind,  g->id_sorted,  g->id_dir,     g->id_chunk,
+                       g->id_seg,     g->id_seg_dir, g->class_nodes,
                        g->id_blk_mapped ? NULL : g->id_blk};
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
         spill_cold(a[i]);

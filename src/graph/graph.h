@@ -560,8 +560,9 @@ void graph_init(graph *g);
 /* Frees everything g owns (not g itself). Accepts a zeroed graph. */
 void graph_fini(graph *g);
 /* Called once the reader has filled g: from here on its per-node and per-edge arrays are
- * read, not written (base/spill's cold blocks: past the memory limit they go to files
- * before an analysis's scratch arrays do). */
+ * read, not written, but by the loading thread before any analysis starts (a class-name
+ * mapping renames fields in edge_name): base/spill's cold blocks, which past the memory
+ * limit go to files before an analysis's scratch arrays do. */
 void graph_settle(const graph *g);
 
 /* Allocates the node arrays for n nodes (node_native/node_heap/node_name only when asked).
