@@ -421,6 +421,19 @@ extern unsigned hprof_arr_tables;
  * (default HPROF_PACK_SPLIT_MIN; tests lower it to split small fixtures). */
 #define HPROF_PACK_SPLIT_MIN 1000000u
 extern uint32_t hprof_pack_split_min;
+/* The edge walk (hprof_build_edges) splits graphs of more than hprof_edge_split_min nodes
+ * between two threads; it goes backward, in chunks, over dumps of hprof_edges_back_min
+ * bytes or more (0: half the memory available), hprof_edge_chunks of them (0: one per
+ * HP_EDGE_CHUNK_BYTES of the dump, at least 2, at most HP_EDGE_CHUNKS_MAX); hprof_edges_backward counts
+ * those walks, hprof_edges_last_chunks is the last walk's number of chunks. Tests set them
+ * to cut small dumps. */
+#define HP_EDGE_CHUNK_BYTES (256ull << 20)
+#define HP_EDGE_CHUNKS_MAX 1024u
+extern uint32_t hprof_edge_split_min;
+extern uint64_t hprof_edges_back_min;
+extern uint32_t hprof_edge_chunks;
+extern unsigned hprof_edges_backward;
+extern unsigned hprof_edges_last_chunks;
 /* Resolves every reference slot of every node into CSR edges, on two threads. */
 lr_status hprof_build_edges(rd *r);
 /* Hands the class tables and record offsets to the graph (graph.derive) and drops the

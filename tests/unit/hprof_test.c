@@ -904,6 +904,75 @@ static void split_pass2(void **state)
     free(b.p);
 }
 
+/* The edge walk cut in chunks and walked backward (a dump larger than half the memory
+ * available: hprof_edges_back_min lowered) gives the edges one sequential walk gives, and so
+ * do two forward halves: 300,000 instances of three classes whose nodes fall among the
+ * objects', each referring to the one before, every fifth null and every eleventh to no
+ * object (the chunks' ranges keep gaps that must close). */
+static void edges_backward(void **state)
+{
+    (void)state;
+    enum { NC = 3, N = 300000 };
+    IDS = 8;
+    buf b = {0};
+    put(&b, "JAVA PROFILE 1.0.2", 19);
+    u4(&b, 8);
+    u8(&b, 1700000000000ull);
+    str_rec(&b, 1, "next");
+    uint64_t cids[NC];
+    for (uint32_t c = 0; c < NC; c++) {
+        char name[24];
+        snprintf(name, sizeof name, "K%u", c);
+        cids[c] = 0x100000 + 32ull * (100000u * c + 50000u) + 16;
+        str_rec(&b, 100 + c, name);
+        load_class(&b, c + 1, cids[c], 100 + c);
+    }
+    buf s = {0};
+    for (uint32_t c = 0; c < NC; c++) {
+        class_dump(&s, cids[c], 0, 8, 1);
+        u1(&s, 0x05); /* ROOT_STICKY_CLASS */
+        id(&s, cids[c]);
+    }
+    for (uint32_t k = 0; k < N; k++) {
+        uint64_t ref = k % 5 == 0 ? 0 : k % 11 == 0 ? 0x8 : 0x100000 + 32ull * (k - 1);
+        instance(&s, 0x100000 + 32ull * k, cids[k % NC], ref);
+    }
+    rec(&b, 0x1c, &s);
+    buf e0 = {0};
+    rec(&b, 0x2c, &e0);
+    free(s.p);
+
+    graph one, fwd, back;
+    lr_error e = {0};
+    unsigned backs = hprof_edges_backward;
+    hprof_edge_split_min = UINT32_MAX;
+    assert_int_equal(load_mem(b.p, b.n, -1, 0, &one, &e), LR_OK);
+    assert_int_equal(hprof_edges_last_chunks, 1);
+    hprof_edge_split_min = 100000;
+    hprof_edges_back_min = UINT64_MAX;
+    assert_int_equal(load_mem(b.p, b.n, -1, 0, &fwd, &e), LR_OK);
+    assert_int_equal(hprof_edges_last_chunks, 2);
+    assert_int_equal(hprof_edges_backward, backs);
+    hprof_edges_back_min = 1;
+    hprof_edge_chunks = 4;
+    assert_int_equal(load_mem(b.p, b.n, -1, 0, &back, &e), LR_OK);
+    hprof_edges_back_min = 0;
+    hprof_edge_chunks = 0;
+    assert_int_equal(hprof_edges_backward, backs + 1);
+    assert_true(hprof_edges_last_chunks >= 3);
+    /* each fifth instance null, each eleventh not a fifth dangling, the first null */
+    uint32_t dangling = 0;
+    for (uint32_t k = 1; k < N; k++)
+        dangling += k % 5 != 0 && k % 11 == 0;
+    assert_int_equal(one.diag.n[DIAG_DANGLING_REFERENCE], dangling);
+    same_graph("edges forward", &one, &fwd);
+    same_graph("edges backward", &one, &back);
+    graph_fini(&one);
+    graph_fini(&fwd);
+    graph_fini(&back);
+    free(b.p);
+}
+
 /* ---- ids while loading: the scan in pass 2, the class-node merge, the index ---- */
 
 /* A HotSpot dump of classes cids[0..nc) (each with one object field `next`, written in that
@@ -1445,6 +1514,7 @@ int main(void)
         cmocka_unit_test(android_sizes),
         cmocka_unit_test(hotspot_graph),
         cmocka_unit_test(split_pass2),
+        cmocka_unit_test(edges_backward),
         cmocka_unit_test(split_pass1_errors),
         cmocka_unit_test(two_dumps),
         cmocka_unit_test(truncated_fixture),
