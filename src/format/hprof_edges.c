@@ -293,7 +293,7 @@ static int edge_chunk_run(rd *r, const class_ix *by_node, edge_chunk *ep)
             uint32_t len = be32(d + rec_get(r, i) + 2 * ids + 4);
             for (uint32_t k = r->first_ref[c], ke = r->first_ref[c + 1]; k < ke; k++) {
                 const ref_slot *s = &r->refs[k];
-                if (s->off + ids > len)
+                if ((uint64_t)s->off + ids > len)
                     break; /* short instance: the missing fields read as absent */
                 uint64_t id = rd_id(fb + s->off, ids);
                 if (id)
@@ -362,14 +362,45 @@ static void *edge_part_run(void *arg)
  * kernel evicts the pages read longest ago: the start of each half, which a forward walk
  * reads first, so every page it needs has just been evicted and the whole dump is read from
  * the disk again (21.6 GB read in 20-23 s on the 21.6 GB dump). Backward, the walk reads
- * what is still cached first and the disk only for what was evicted (8.4 GB there); every
- * chunk's range then moves down, not only the second half's (5 s there: the edges are
- * spilled by then). */
+ * what is still cached first and the disk only for what was evicted (8.4 GB there). Every
+ * chunk's range would then move down, not only the second half's (5 s there: the edges are
+ * spilled by then), so pass 2 counts the non-null slots for such a walk (rd.exact_slots):
+ * the ranges start where their edges go, and only dangling ids leave gaps to close. */
+int hprof_edges_backward_for(uint64_t bytes)
+{
+    uint64_t min = hprof_edges_back_min;
+    if (!min) {
+        uint64_t avail = mem_available_now();
+        min = avail ? avail / 2 : UINT64_MAX;
+    }
+    return bytes >= min;
+}
+
+/* A class node's reference slots: its four internal references and its object statics,
+ * the non-null ones only when the census is exact. */
+static uint64_t class_slots(const rd *r, class_ix c)
+{
+    const graph *g = r->g;
+    const graph_class *gc = &g->classes[c];
+    if (!r->exact_slots)
+        return 4 + (uint64_t)gc->n_statics;
+    uint64_t k = 0;
+    const uint8_t *cb = r->d + rec_get(r, gc->node);
+    for (int j = 0; j < 4; j++)
+        k += rd_id(cb + r->ids + 4 + (uint64_t)j * r->ids, r->ids) != 0;
+    for (uint32_t j = 0; j < gc->n_statics; j++) {
+        const graph_static *st = &g->statics[gc->first_static + j];
+        k += st->type == GRAPH_FT_OBJECT && st->value;
+    }
+    return k;
+}
+
 uint32_t hprof_edge_split_min = 100000;
 uint64_t hprof_edges_back_min;
 uint32_t hprof_edge_chunks;
 unsigned hprof_edges_backward;
 unsigned hprof_edges_last_chunks;
+unsigned hprof_edges_moved;
 
 lr_status hprof_build_edges(rd *r)
 {
@@ -381,13 +412,14 @@ lr_status hprof_build_edges(rd *r)
     for (class_ix c = 0; c < nc; c++)
         by_node[c] = c;
     qsort_r(by_node, nc, sizeof *by_node, cmp_by_node, g->classes);
-    /* Upper bound: every reference slot, null or not; a class adds its four internal
-     * references and its statics, in the order of its node. */
+    /* Upper bound: every reference slot, null or not (or, exact census, the non-null ones:
+     * only dangling ids then leave a gap); a class adds its four internal references and
+     * its object statics, in the order of its node. */
     uint64_t bound = 0;
     for (uint32_t b = 0; b < nb; b++)
         bound += r->blk_slots[b];
     for (uint32_t j = 0; j < nc; j++)
-        bound += 4 + g->classes[by_node[j]].n_statics;
+        bound += class_slots(r, by_node[j]);
     lr_status st = graph_check_size(g, 0, bound, "reference slots (null or not)", r->err);
     /* Counting only (info): every reference is resolved as below, nothing is stored, and the
      * graph is left without edges (first_edge NULL), 9 bytes per edge and 4 per node less. */
@@ -409,12 +441,7 @@ lr_status hprof_build_edges(rd *r)
     int back = 0;
     if (n > hprof_edge_split_min) {
         nk = 2;
-        uint64_t back_min = hprof_edges_back_min;
-        if (!back_min) {
-            uint64_t avail = mem_available_now();
-            back_min = avail ? avail / 2 : UINT64_MAX;
-        }
-        if (r->n >= back_min) {
+        if (r->edges_back) {
             back = 1;
             uint64_t want = hprof_edge_chunks ? hprof_edge_chunks
                                               : (r->n + HP_EDGE_CHUNK_BYTES - 1) /
@@ -439,7 +466,7 @@ lr_status hprof_build_edges(rd *r)
             if (at <= nc)
                 continue; /* class nodes only, in pass 2's order */
             while (k < nc && g->classes[by_node[k]].node - k <= at - nc)
-                acc += 4 + g->classes[by_node[k++]].n_statics;
+                acc += class_slots(r, by_node[k++]);
             if (acc < bound * j / nk)
                 continue;
             ck[got++] = (edge_chunk){.lo = at - nc + k, .next_class = k, .at = (edge_ix)acc};
@@ -476,10 +503,12 @@ lr_status hprof_build_edges(rd *r)
                        failed ? "class nodes out of order" : "reference census too small");
     }
     edge_ix e = ck[0].at;
+    hprof_edges_moved = 0;
     for (uint32_t c = 1; c < got && !r->count_edges; c++) {
         /* close the gap the chunks before left (nulls, dangling ids, the census's slack) */
         edge_ix from = start[c], cnt = ck[c].at - from, shift = from - e;
         if (shift) {
+            hprof_edges_moved++;
             memmove(g->edge_to + e, g->edge_to + from, (size_t)cnt * sizeof *g->edge_to);
             memmove(g->edge_kind + e, g->edge_kind + from, cnt);
             for (node_ix i = ck[c].lo; i < ck[c].hi; i++)
@@ -688,7 +717,7 @@ static uint32_t hp_edge_name(const graph *g, node_ix from, edge_ix e)
         uint32_t name;
         if (kind == GRAPH_KIND_INSTANCE) {
             const ref_slot *s = &st->refs[st->first_ref[cls] + c.slot];
-            if (s->off + ids > len)
+            if ((uint64_t)s->off + ids > len)
                 break;
             id = rd_id(base + s->off, ids);
             name = g->fields[s->field].name;

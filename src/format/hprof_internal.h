@@ -279,6 +279,11 @@ typedef struct rd {
      * in), the slots of its instances and object arrays. */
     uint32_t *cls_slots;
     uint64_t *blk_slots;
+    /* The edge walk goes backward, in chunks (hprof_build_edges; decided before pass 2).
+     * Then, when edges are stored, the census counts the non-null slots only (exact): every
+     * chunk's range then starts where its edges go, and none moves unless ids dangle. */
+    int edges_back;
+    int exact_slots;
     /* Every array's length, in node order (n_oarr + n_parr of them), taken by pass 2 from
      * the record it reads anyway and handed to the read-back state (hp_state.arr_len): the
      * sizes and lengths asked later (the trees' own-size passes and weights) then read no
@@ -425,8 +430,8 @@ extern uint32_t hprof_pack_split_min;
  * between two threads; it goes backward, in chunks, over dumps of hprof_edges_back_min
  * bytes or more (0: half the memory available), hprof_edge_chunks of them (0: one per
  * HP_EDGE_CHUNK_BYTES of the dump, at least 2, at most HP_EDGE_CHUNKS_MAX); hprof_edges_backward counts
- * those walks, hprof_edges_last_chunks is the last walk's number of chunks. Tests set them
- * to cut small dumps. */
+ * those walks, hprof_edges_last_chunks is the last walk's number of chunks and
+ * hprof_edges_moved how many of them moved down. Tests set them to cut small dumps. */
 #define HP_EDGE_CHUNK_BYTES (256ull << 20)
 #define HP_EDGE_CHUNKS_MAX 1024u
 extern uint32_t hprof_edge_split_min;
@@ -434,6 +439,9 @@ extern uint64_t hprof_edges_back_min;
 extern uint32_t hprof_edge_chunks;
 extern unsigned hprof_edges_backward;
 extern unsigned hprof_edges_last_chunks;
+extern unsigned hprof_edges_moved;
+/* Whether the edge walk of a dump of `bytes` goes backward (hprof_edges_back_min). */
+int hprof_edges_backward_for(uint64_t bytes);
 /* Resolves every reference slot of every node into CSR edges, on two threads. */
 lr_status hprof_build_edges(rd *r);
 /* Hands the class tables and record offsets to the graph (graph.derive) and drops the

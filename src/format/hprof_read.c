@@ -654,6 +654,37 @@ static inline void slots_add(rd *r, uint32_t *blk, uint64_t *acc, node_ix ni, ui
     *acc += k;
 }
 
+/* The exact census (rd.exact_slots): an instance's non-null reference fields, as the edge
+ * walk reads them (a short instance's missing fields are absent), and an object array's
+ * non-null elements. Pass 2 has the record in cache; the walk reads it again later. */
+static uint32_t inst_refs(const rd *r, class_ix c, const uint8_t *fb, uint32_t len)
+{
+    uint32_t k = 0;
+    for (uint32_t j = r->first_ref[c], je = r->first_ref[c + 1]; j < je; j++) {
+        uint32_t off = r->refs[j].off;
+        if ((uint64_t)off + r->ids > len)
+            break;
+        k += rd_id(fb + off, r->ids) != 0;
+    }
+    return k;
+}
+
+static uint64_t arr_refs(const uint8_t *el, uint32_t len, unsigned ids)
+{
+    uint64_t k = 0;
+    if (ids == 8) {
+        for (uint32_t j = 0; j < len; j++) {
+            uint64_t v;
+            memcpy(&v, el + (uint64_t)j * 8, 8);
+            k += v != 0;
+        }
+    } else {
+        for (uint32_t j = 0; j < len; j++)
+            k += rd_id(el + (uint64_t)j * ids, ids) != 0;
+    }
+    return k;
+}
+
 static lr_status pass2_run(p2part *w)
 {
     rd *r = w->r;
@@ -676,6 +707,7 @@ static lr_status pass2_run(p2part *w)
     uint64_t shallow = 0;
     int have_last = 0;
     const uint32_t *cls_slots = r->cls_slots;
+    const int exact = r->exact_slots;
     uint32_t sblk = w->ni / HP_SLOT_BLOCK;
     uint64_t sacc = 0;
     graph_id_bits *bits = r->bits.blk ? &r->bits : NULL;
@@ -737,7 +769,9 @@ static lr_status pass2_run(p2part *w)
                     w->unknown_class++;
                 if (full) {
                     obj_note(r, sc, bits, &bcur, ni, p, rd_id(d + p, ids));
-                    slots_add(r, &sblk, &sacc, ni, last_slots);
+                    slots_add(r, &sblk, &sacc, ni,
+                              exact && last_slots ? inst_refs(r, last_c, d + p + 2 * ids + 8, nb)
+                                                  : last_slots);
                 }
                 cls_put(ncls, ncls16, ni, last_c);
                 if (nsize)
@@ -759,7 +793,8 @@ static lr_status pass2_run(p2part *w)
                     w->unknown_class++;
                 if (full) {
                     obj_note(r, sc, bits, &bcur, ni, p, rd_id(d + p, ids));
-                    slots_add(r, &sblk, &sacc, ni, len);
+                    slots_add(r, &sblk, &sacc, ni,
+                              exact ? arr_refs(d + p + 2 * ids + 8, len, ids) : len);
                 }
                 cls_put(ncls, ncls16, ni, c);
                 uint32_t sz = shark ? sat32_part(w, (uint64_t)len * ids) : vv_array(w, r->oop, len);
@@ -898,6 +933,13 @@ static lr_status pass2(rd *r, const hprof_dump *dd)
     if (full) {
         LR_TRY(slot_tables(r));
         id_bits_init(r);
+        r->edges_back = hprof_edges_backward_for(r->n);
+        if (r->edges_back && !r->count_edges) {
+            /* the census counts the slots that will be edges: it reads them through the
+             * layouts, made now rather than after the roots */
+            LR_TRY(hprof_build_layouts(r));
+            r->exact_slots = 1;
+        }
     }
     uint64_t stop = dd->offset + dd->length;
     p2part parts[2];
@@ -1287,7 +1329,8 @@ static lr_status load(rd *r, const fmt_opts *o)
     graph_count_duplicate_ids(g);
     phase_enter("hprof roots");
     LR_TRY(resolve_roots(r));
-    LR_TRY(hprof_build_layouts(r));
+    if (!r->first_ref)
+        LR_TRY(hprof_build_layouts(r));
     phase_enter("hprof edges");
     LR_TRY(hprof_build_edges(r));
     phase_enter("hprof compact");

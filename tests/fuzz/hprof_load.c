@@ -25,7 +25,9 @@
 #define FUZZ_MAX_WALK 4096u
 
 /* An HPROF dump loaded again with pass 2 split in two halves (as dumps of 4 MiB or more
- * are) must give the graph the one-thread load gave: nodes, edges, and every node's kind,
+ * are) and the edge walk going backward (as on dumps larger than half the memory: pass 2
+ * then counts the non-null reference slots, reading them through the class layouts) must
+ * give the graph the one-thread load gave: nodes, edges, and every node's kind,
  * class, size and length (the second half's array lengths are written from the end
  * down and turned round after the join). */
 static void same_split(const fmt_reader *r, const mfile *m, const graph *g)
@@ -36,11 +38,21 @@ static void same_split(const fmt_reader *r, const mfile *m, const graph *g)
     graph_init(&s);
     fmt_opts o = {.dump_index = -1, .no_edges = 0, .progress = 0};
     uint64_t saved = hprof_split_min_bytes;
+    uint32_t saved_min = hprof_edge_split_min;
     hprof_split_min_bytes = 1;
+    hprof_edges_back_min = 1;
+    hprof_edge_split_min = 0;
+    hprof_edge_chunks = 3;
     lr_status st = r->load(&s, m, &o, &err);
     hprof_split_min_bytes = saved;
+    hprof_edges_back_min = 0;
+    hprof_edge_split_min = saved_min;
+    hprof_edge_chunks = 0;
     if (st != LR_OK || s.n_nodes != g->n_nodes || s.n_edges != g->n_edges)
         abort();
+    for (edge_ix e = 0; e < g->n_edges; e++)
+        if (s.edge_to[e] != g->edge_to[e] || s.edge_kind[e] != g->edge_kind[e])
+            abort();
     for (node_ix i = 0; i < g->n_nodes; i++) /* a few loads each: every node */
         if (s.node_kind[i] != g->node_kind[i] ||
             graph_node_class(&s, i) != graph_node_class(g, i) ||

@@ -904,14 +904,12 @@ static void split_pass2(void **state)
     free(b.p);
 }
 
-/* The edge walk cut in chunks and walked backward (a dump larger than half the memory
- * available: hprof_edges_back_min lowered) gives the edges one sequential walk gives, and so
- * do two forward halves: 300,000 instances of three classes whose nodes fall among the
- * objects', each referring to the one before, every fifth null and every eleventh to no
- * object (the chunks' ranges keep gaps that must close). */
-static void edges_backward(void **state)
+/* A dump for the edge walk's chunks: 300,000 instances of three classes whose nodes fall
+ * among the objects', each referring to the one before, every fifth null, every thirteenth
+ * short (no field bytes) and, with dangle, every eleventh to no object; every thousandth
+ * object an Object[3] {previous, null, previous but one}. */
+static buf chunks_dump(int dangle)
 {
-    (void)state;
     enum { NC = 3, N = 300000 };
     IDS = 8;
     buf b = {0};
@@ -934,43 +932,77 @@ static void edges_backward(void **state)
         id(&s, cids[c]);
     }
     for (uint32_t k = 0; k < N; k++) {
-        uint64_t ref = k % 5 == 0 ? 0 : k % 11 == 0 ? 0x8 : 0x100000 + 32ull * (k - 1);
-        instance(&s, 0x100000 + 32ull * k, cids[k % NC], ref);
+        uint64_t oid = 0x100000 + 32ull * k, prev = oid - 32;
+        if (k % 1000 == 999) {
+            u1(&s, 0x22);
+            id(&s, oid);
+            u4(&s, 0);
+            u4(&s, 3);
+            id(&s, cids[0]);
+            id(&s, prev);
+            id(&s, 0);
+            id(&s, prev - 32);
+            continue;
+        }
+        if (k % 13 == 7) {
+            u1(&s, 0x21);
+            id(&s, oid);
+            u4(&s, 0);
+            id(&s, cids[k % NC]);
+            u4(&s, 0);
+            continue;
+        }
+        instance(&s, oid, cids[k % NC], k % 5 == 0 ? 0 : dangle && k % 11 == 0 ? 0x8 : prev);
     }
     rec(&b, 0x1c, &s);
     buf e0 = {0};
     rec(&b, 0x2c, &e0);
     free(s.p);
+    return b;
+}
 
-    graph one, fwd, back;
-    lr_error e = {0};
-    unsigned backs = hprof_edges_backward;
-    hprof_edge_split_min = UINT32_MAX;
-    assert_int_equal(load_mem(b.p, b.n, -1, 0, &one, &e), LR_OK);
-    assert_int_equal(hprof_edges_last_chunks, 1);
-    hprof_edge_split_min = 100000;
-    hprof_edges_back_min = UINT64_MAX;
-    assert_int_equal(load_mem(b.p, b.n, -1, 0, &fwd, &e), LR_OK);
-    assert_int_equal(hprof_edges_last_chunks, 2);
-    assert_int_equal(hprof_edges_backward, backs);
-    hprof_edges_back_min = 1;
-    hprof_edge_chunks = 4;
-    assert_int_equal(load_mem(b.p, b.n, -1, 0, &back, &e), LR_OK);
-    hprof_edges_back_min = 0;
-    hprof_edge_chunks = 0;
-    assert_int_equal(hprof_edges_backward, backs + 1);
-    assert_true(hprof_edges_last_chunks >= 3);
-    /* each fifth instance null, each eleventh not a fifth dangling, the first null */
-    uint32_t dangling = 0;
-    for (uint32_t k = 1; k < N; k++)
-        dangling += k % 5 != 0 && k % 11 == 0;
-    assert_int_equal(one.diag.n[DIAG_DANGLING_REFERENCE], dangling);
-    same_graph("edges forward", &one, &fwd);
-    same_graph("edges backward", &one, &back);
-    graph_fini(&one);
-    graph_fini(&fwd);
-    graph_fini(&back);
-    free(b.p);
+/* The edge walk cut in chunks and walked backward (a dump larger than half the memory
+ * available: hprof_edges_back_min lowered) gives the edges one sequential walk gives, and so
+ * do two forward halves. Backward, pass 2's census counts the non-null slots: with no
+ * dangling id no chunk's range moves; with them the ranges close their gaps. */
+static void edges_backward(void **state)
+{
+    (void)state;
+    for (int dangle = 0; dangle < 2; dangle++) {
+        buf b = chunks_dump(dangle);
+        graph one, fwd, back;
+        lr_error e = {0};
+        unsigned backs = hprof_edges_backward;
+        hprof_edge_split_min = UINT32_MAX;
+        hprof_edges_back_min = UINT64_MAX;
+        assert_int_equal(load_mem(b.p, b.n, -1, 0, &one, &e), LR_OK);
+        assert_int_equal(hprof_edges_last_chunks, 1);
+        hprof_edge_split_min = 100000;
+        assert_int_equal(load_mem(b.p, b.n, -1, 0, &fwd, &e), LR_OK);
+        assert_int_equal(hprof_edges_last_chunks, 2);
+        assert_int_equal(hprof_edges_backward, backs);
+        hprof_edges_back_min = 1;
+        hprof_edge_chunks = 4;
+        assert_int_equal(load_mem(b.p, b.n, -1, 0, &back, &e), LR_OK);
+        hprof_edges_back_min = 0;
+        hprof_edge_chunks = 0;
+        assert_int_equal(hprof_edges_backward, backs + 1);
+        assert_true(hprof_edges_last_chunks >= 3);
+        if (dangle)
+            assert_true(hprof_edges_moved > 0);
+        else
+            assert_int_equal(hprof_edges_moved, 0);
+        uint32_t dangling = 0;
+        for (uint32_t k = 1; dangle && k < 300000; k++)
+            dangling += k % 1000 != 999 && k % 13 != 7 && k % 5 != 0 && k % 11 == 0;
+        assert_int_equal(one.diag.n[DIAG_DANGLING_REFERENCE], dangling);
+        same_graph(dangle ? "edges forward, dangling" : "edges forward", &one, &fwd);
+        same_graph(dangle ? "edges backward, dangling" : "edges backward", &one, &back);
+        graph_fini(&one);
+        graph_fini(&fwd);
+        graph_fini(&back);
+        free(b.p);
+    }
 }
 
 /* ---- ids while loading: the scan in pass 2, the class-node merge, the index ---- */
