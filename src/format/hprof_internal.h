@@ -429,9 +429,10 @@ extern uint32_t hprof_pack_split_min;
 /* The edge walk (hprof_build_edges) splits graphs of more than hprof_edge_split_min nodes
  * between two threads; it goes backward, in chunks, over dumps of hprof_edges_back_min
  * bytes or more (0: half the memory available), hprof_edge_chunks of them (0: one per
- * HP_EDGE_CHUNK_BYTES of the dump, at least 2, at most HP_EDGE_CHUNKS_MAX); hprof_edges_backward counts
- * those walks, hprof_edges_last_chunks is the last walk's number of chunks and
- * hprof_edges_moved how many of them moved down. Tests set them to cut small dumps. */
+ * HP_EDGE_CHUNK_BYTES of the dump, at least 2, at most HP_EDGE_CHUNKS_MAX);
+ * hprof_edges_backward counts those walks, hprof_edges_last_chunks is the last walk's
+ * number of chunks and hprof_edges_moved how many of them moved down. Tests set them to cut
+ * small dumps. */
 #define HP_EDGE_CHUNK_BYTES (256ull << 20)
 #define HP_EDGE_CHUNKS_MAX 1024u
 extern uint32_t hprof_edge_split_min;

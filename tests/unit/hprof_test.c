@@ -904,6 +904,29 @@ static void split_pass2(void **state)
     free(b.p);
 }
 
+/* The start of a HotSpot dump (8-byte ids) of classes cids[0..nc), named K0.., each with
+ * one object field `next`: the header, strings and LOAD_CLASS records into *b, the class
+ * dumps with a sticky-class root each into the heap dump body *s. */
+static void next_classes(buf *b, buf *s, const uint64_t *cids, uint32_t nc)
+{
+    IDS = 8;
+    put(b, "JAVA PROFILE 1.0.2", 19);
+    u4(b, 8);
+    u8(b, 1700000000000ull);
+    str_rec(b, 1, "next");
+    for (uint32_t k = 0; k < nc; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "K%u", k);
+        str_rec(b, 100 + k, name);
+        load_class(b, k + 1, cids[k], 100 + k);
+    }
+    for (uint32_t k = 0; k < nc; k++) {
+        class_dump(s, cids[k], 0, 8, 1);
+        u1(s, 0x05); /* ROOT_STICKY_CLASS */
+        id(s, cids[k]);
+    }
+}
+
 /* A dump for the edge walk's chunks: 300,000 instances of three classes whose nodes fall
  * among the objects', each referring to the one before, every fifth null, every thirteenth
  * short (no field bytes) and, with dangle, every eleventh to no object; every thousandth
@@ -911,26 +934,11 @@ static void split_pass2(void **state)
 static buf chunks_dump(int dangle)
 {
     enum { NC = 3, N = 300000 };
-    IDS = 8;
-    buf b = {0};
-    put(&b, "JAVA PROFILE 1.0.2", 19);
-    u4(&b, 8);
-    u8(&b, 1700000000000ull);
-    str_rec(&b, 1, "next");
     uint64_t cids[NC];
-    for (uint32_t c = 0; c < NC; c++) {
-        char name[24];
-        snprintf(name, sizeof name, "K%u", c);
+    for (uint32_t c = 0; c < NC; c++)
         cids[c] = 0x100000 + 32ull * (100000u * c + 50000u) + 16;
-        str_rec(&b, 100 + c, name);
-        load_class(&b, c + 1, cids[c], 100 + c);
-    }
-    buf s = {0};
-    for (uint32_t c = 0; c < NC; c++) {
-        class_dump(&s, cids[c], 0, 8, 1);
-        u1(&s, 0x05); /* ROOT_STICKY_CLASS */
-        id(&s, cids[c]);
-    }
+    buf b = {0}, s = {0};
+    next_classes(&b, &s, cids, NC);
     for (uint32_t k = 0; k < N; k++) {
         uint64_t oid = 0x100000 + 32ull * k, prev = oid - 32;
         if (k % 1000 == 999) {
@@ -1013,24 +1021,8 @@ static void edges_backward(void **state)
 static buf ids_dump(const uint64_t *cids, uint32_t nc, const uint64_t *oids, uint32_t n,
                     uint32_t per)
 {
-    IDS = 8;
-    buf b = {0};
-    put(&b, "JAVA PROFILE 1.0.2", 19);
-    u4(&b, 8);
-    u8(&b, 1700000000000ull);
-    str_rec(&b, 1, "next");
-    for (uint32_t k = 0; k < nc; k++) {
-        char name[24];
-        snprintf(name, sizeof name, "K%u", k);
-        str_rec(&b, 100 + k, name);
-        load_class(&b, k + 1, cids[k], 100 + k);
-    }
-    buf s = {0};
-    for (uint32_t k = 0; k < nc; k++) {
-        class_dump(&s, cids[k], 0, 8, 1);
-        u1(&s, 0x05); /* ROOT_STICKY_CLASS */
-        id(&s, cids[k]);
-    }
+    buf b = {0}, s = {0};
+    next_classes(&b, &s, cids, nc);
     for (uint32_t k = 0; k < n; k++) {
         instance(&s, oids[k], cids[k % nc], k ? oids[k - 1] : 0);
         if (per && (k + 1) % per == 0 && k + 1 < n) {
