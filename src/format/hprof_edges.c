@@ -488,7 +488,7 @@ lr_status hprof_build_edges(rd *r)
         start[c] = ck[c].at;
     if (back)
         __atomic_add_fetch(&hprof_edges_backward, 1, __ATOMIC_RELAXED);
-    hprof_edges_last_chunks = got;
+    __atomic_store_n(&hprof_edges_last_chunks, got, __ATOMIC_RELAXED);
     par_two(edge_part_run, &parts[0], &parts[1], half < got);
     free(by_node);
     uint64_t dangling = 0;
@@ -503,12 +503,12 @@ lr_status hprof_build_edges(rd *r)
                        failed ? "class nodes out of order" : "reference census too small");
     }
     edge_ix e = ck[0].at;
-    hprof_edges_moved = 0;
+    unsigned moved = 0;
     for (uint32_t c = 1; c < got && !r->count_edges; c++) {
         /* close the gap the chunks before left (nulls, dangling ids, the census's slack) */
         edge_ix from = start[c], cnt = ck[c].at - from, shift = from - e;
         if (shift) {
-            hprof_edges_moved++;
+            moved++;
             memmove(g->edge_to + e, g->edge_to + from, (size_t)cnt * sizeof *g->edge_to);
             memmove(g->edge_kind + e, g->edge_kind + from, cnt);
             for (node_ix i = ck[c].lo; i < ck[c].hi; i++)
@@ -516,6 +516,7 @@ lr_status hprof_build_edges(rd *r)
         }
         e += cnt;
     }
+    __atomic_store_n(&hprof_edges_moved, moved, __ATOMIC_RELAXED);
     if (r->count_edges) {
         for (uint32_t c = 1; c < got; c++)
             e += ck[c].at - start[c];
