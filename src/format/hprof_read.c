@@ -672,16 +672,8 @@ static uint32_t inst_refs(const rd *r, class_ix c, const uint8_t *fb, uint32_t l
 static uint64_t arr_refs(const uint8_t *el, uint32_t len, unsigned ids)
 {
     uint64_t k = 0;
-    if (ids == 8) {
-        for (uint32_t j = 0; j < len; j++) {
-            uint64_t v;
-            memcpy(&v, el + (uint64_t)j * 8, 8);
-            k += v != 0;
-        }
-    } else {
-        for (uint32_t j = 0; j < len; j++)
-            k += rd_id(el + (uint64_t)j * ids, ids) != 0;
-    }
+    for (uint32_t j = 0; j < len; j++)
+        k += rd_id(el + (uint64_t)j * ids, ids) != 0;
     return k;
 }
 
