@@ -263,10 +263,7 @@ __attribute__((always_inline)) static inline void rec_fetch(const rd *r, node_ix
         return;
     /* its id; a length is 4 + id bytes on (each array's fetch spelt out: gcc 12 drops a
      * prefetch whose address joins the two) */
-    if (r->rec32)
-        __builtin_prefetch(r->d + r->rec32[i]);
-    else
-        __builtin_prefetch(r->d + r->rec64[i]);
+    __builtin_prefetch(r->d + rec_get(r, i));
 }
 
 /* The references of one chunk's nodes; 0 when a class node is out of order. */
@@ -796,8 +793,8 @@ static void *pack_run(void *arg)
     rd *r = pp->r;
     hp_state *st = pp->st;
     uint32_t n = r->g->n_nodes;
-    const int big = r->rec64 != NULL;
-    uint64_t top = (uint64_t)n * (big ? 8 : 4); /* bytes of the offsets' array */
+    const int big = r->rec_hi != NULL;
+    uint64_t top = (uint64_t)n * 4; /* bytes of rec32, where the deltas go */
     for (uint32_t k = 0; k < pp->b_hi - pp->b_lo; k++) {
         uint32_t b = pp->backward ? pp->b_hi - 1 - k : pp->b_lo + k;
         uint32_t lo = b * HP_REC_BLOCK, hi = n - lo < HP_REC_BLOCK ? n : lo + HP_REC_BLOCK;
@@ -833,7 +830,7 @@ static void *pack_run(void *arg)
     return NULL;
 }
 
-/* Packs r->rec32 (or r->rec64) into st's blocks (see hp_state), in one pass over the
+/* Packs r->rec32 (with r->rec_hi) into st's blocks (see hp_state), in one pass over the
  * offsets, on two threads for a large graph (pack_part): a block's offsets are read into
  * registers, its kind (narrow or wide) and base decided, and its deltas written. The deltas
  * take the offsets' own array over, so it then shrinks to 2 bytes a node, with no fresh
@@ -841,7 +838,7 @@ static void *pack_run(void *arg)
 static lr_status pack_offsets(rd *r, hp_state *st)
 {
     uint32_t n = r->g->n_nodes, nb = n / HP_REC_BLOCK + 1;
-    const int big = r->rec64 != NULL;
+    const int big = r->rec_hi != NULL;
     if (big)
         st->rec_base64 = err_mallocarray(nb, sizeof *st->rec_base64);
     else
@@ -849,7 +846,7 @@ static lr_status pack_offsets(rd *r, hp_state *st)
     st->rec_wide_bits = err_calloc(nb / 64 + 1, sizeof *st->rec_wide_bits);
     if ((!st->rec_base && !st->rec_base64) || !st->rec_wide_bits)
         return hprof_nomem(r);
-    unsigned char *delta = big ? (unsigned char *)r->rec64 : (unsigned char *)r->rec32;
+    unsigned char *delta = (unsigned char *)r->rec32;
     /* the backward part starts on a word of rec_wide_bits */
     uint32_t mid = n >= hprof_pack_split_min ? nb / 2 / 64 * 64 : nb;
     pack_part pp[2] = {{r, st, delta, 0, mid, 0, NULL, 0}, {r, st, delta, mid, nb, 1, NULL, 0}};
@@ -891,11 +888,12 @@ static lr_status pack_offsets(rd *r, hp_state *st)
         }
     if (mid < nb) { /* the backward part's deltas down after the forward part's */
         uint64_t lo = (uint64_t)mid * HP_REC_BLOCK < n ? (uint64_t)mid * HP_REC_BLOCK : n;
-        uint64_t top = (uint64_t)n * (big ? 8 : 4);
+        uint64_t top = (uint64_t)n * 4;
         memmove(delta + 2 * lo, delta + top - 2 * (n - lo), 2 * (n - lo));
     }
     r->rec32 = NULL;
-    r->rec64 = NULL;
+    free(r->rec_hi);
+    r->rec_hi = NULL;
     /* a smaller size: a failed realloc leaves the larger block, as good */
     q = err_reallocarray(delta, n ? n : 1, sizeof *st->rec_delta);
     st->rec_delta = q ? q : (void *)delta;

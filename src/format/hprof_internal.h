@@ -249,11 +249,13 @@ typedef struct rd {
     str_ix inames[4];         /* names of the four class-internal references */
 
     uint64_t *root_ids;       /* raw ids of roots, parallel to g->roots during pass 2 */
-    /* Offset of each node's record, just past its sub-tag: 32 bits when the input is under
-     * 4 GB (rec32), else 64 (rec64); the other is NULL. Filled by pass 2 and handed to the
-     * graph's read-back state by hprof_compact; g->node_off is never allocated. */
+    /* Offset of each node's record, just past its sub-tag: its low 32 bits (rec32) and,
+     * when the input is 4 GB or more, its next 16 (rec_hi, else NULL): 6 bytes a node where
+     * 8 made pass 2 fault in 1.3 GB more on a 21.6 GB dump. A mapped file is smaller than
+     * 2^48 bytes (HPROF_REC_MAX). Filled by pass 2 and handed to the graph's read-back state
+     * by hprof_compact; g->node_off is never allocated. */
     uint32_t *rec32;
-    uint64_t *rec64;
+    uint16_t *rec_hi;
     /* Where pass 2's second thread starts (pass 1 notes it). */
     struct {
         uint64_t pos;     /* first heap sub-record of the second half (0: no split) */
@@ -385,16 +387,18 @@ static inline node_ix node_find(const rd *r, uint64_t id)
     return r->g->id_blk ? graph_find_id_rank(r->g, id) : graph_find_id(r->g, id);
 }
 
+/* Largest input: the offsets keep 48 bits (rec_hi). */
+#define HPROF_REC_MAX ((uint64_t)1 << 48)
+
 static inline uint64_t rec_get(const rd *r, node_ix i)
 {
-    return r->rec32 ? r->rec32[i] : r->rec64[i];
+    return r->rec_hi ? (uint64_t)r->rec_hi[i] << 32 | r->rec32[i] : r->rec32[i];
 }
 static inline void rec_set(rd *r, node_ix i, uint64_t off)
 {
-    if (r->rec32)
-        r->rec32[i] = (uint32_t)off; /* rec32 only when the input is under 4 GB */
-    else
-        r->rec64[i] = off;
+    r->rec32[i] = (uint32_t)off;
+    if (r->rec_hi) /* the input is under HPROF_REC_MAX bytes */
+        r->rec_hi[i] = (uint16_t)(off >> 32);
 }
 
 /* Node i's class, in the width the graph keeps: node_class16 when every class index fits

@@ -78,10 +78,9 @@ static void move_nodes(rd *r, node_ix dst, node_ix src, uint32_t len)
     graph *g = r->g;
     if (dst == src || len == 0)
         return;
-    if (r->rec32)
-        memmove(r->rec32 + dst, r->rec32 + src, (size_t)len * sizeof *r->rec32);
-    else
-        memmove(r->rec64 + dst, r->rec64 + src, (size_t)len * sizeof *r->rec64);
+    memmove(r->rec32 + dst, r->rec32 + src, (size_t)len * sizeof *r->rec32);
+    if (r->rec_hi)
+        memmove(r->rec_hi + dst, r->rec_hi + src, (size_t)len * sizeof *r->rec_hi);
     if (g->node_class16)
         memmove(g->node_class16 + dst, g->node_class16 + src, (size_t)len * 2);
     else
@@ -1187,7 +1186,7 @@ static void rd_free(rd *r)
     free(r->vv_size);
     free(r->root_ids);
     free(r->rec32);
-    free(r->rec64);
+    free(r->rec_hi);
     free(r->scratch);
     free(r->cls_slots);
     free(r->blk_slots);
@@ -1294,13 +1293,15 @@ static lr_status load(rd *r, const fmt_opts *o)
          * then through the graph's read-back state (hprof_compact) */
         g->fmt_state = r;
         g->derive = &LOAD_DERIVE;
-        if (r->n <= UINT32_MAX)
-            r->rec32 = err_mallocarray(m, sizeof *r->rec32);
-        else
-            r->rec64 = err_mallocarray(m, sizeof *r->rec64);
+        if (r->n >= HPROF_REC_MAX)
+            return LR_FAIL(r->err, LR_ERR_LIMIT, "%s: %llu bytes: larger than 2^48",
+                           r->name, (unsigned long long)r->n);
+        r->rec32 = err_mallocarray(m, sizeof *r->rec32);
+        if (r->n > UINT32_MAX && !(r->rec_hi = err_mallocarray(m, sizeof *r->rec_hi)))
+            return hprof_nomem(r);
         g->roots = err_calloc(r->n_roots ? r->n_roots : 1, sizeof *g->roots);
         r->root_ids = err_mallocarray(r->n_roots ? r->n_roots : 1, sizeof *r->root_ids);
-        if ((!r->rec32 && !r->rec64) || !g->roots || !r->root_ids)
+        if (!r->rec32 || !g->roots || !r->root_ids)
             return hprof_nomem(r);
     }
     phase_enter("hprof pass2");
