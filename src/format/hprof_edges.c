@@ -263,7 +263,10 @@ __attribute__((always_inline)) static inline void rec_fetch(const rd *r, node_ix
         return;
     /* its id; a length is 4 + id bytes on (each array's fetch spelt out: gcc 12 drops a
      * prefetch whose address joins the two) */
-    __builtin_prefetch(r->d + rec_get(r, i));
+    if (r->rec_hi)
+        __builtin_prefetch(r->d + ((uint64_t)r->rec_hi[i] << 32 | r->rec32[i]));
+    else
+        __builtin_prefetch(r->d + r->rec32[i]);
 }
 
 /* The references of one chunk's nodes; 0 when a class node is out of order. */

@@ -251,7 +251,7 @@ typedef struct rd {
     uint64_t *root_ids;       /* raw ids of roots, parallel to g->roots during pass 2 */
     /* Offset of each node's record, just past its sub-tag: its low 32 bits (rec32) and,
      * when the input is 4 GB or more, its next 16 (rec_hi, else NULL): 6 bytes a node where
-     * 8 made pass 2 fault in 1.3 GB more on a 21.6 GB dump. A mapped file is smaller than
+     * 8 made pass 2 fault in 0.8 GB more on a 21.6 GB dump. A mapped file is smaller than
      * 2^48 bytes (HPROF_REC_MAX). Filled by pass 2 and handed to the graph's read-back state
      * by hprof_compact; g->node_off is never allocated. */
     uint32_t *rec32;

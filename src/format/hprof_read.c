@@ -626,13 +626,16 @@ static uint8_t root_kind(unsigned tag)
 /* What pass 2 notes of each object record when it fills the nodes' identities (full): its
  * offset, and its id (read by the caller) for the scan and, when pass 1 set them up, the
  * rank index's bits. */
-static inline __attribute__((always_inline)) void obj_note(rd *r, graph_id_scan *sc,
+static inline __attribute__((always_inline)) void obj_note(uint32_t *rec32, uint16_t *rec_hi,
+                                                           graph_id_scan *sc,
                                                            graph_id_bits *bits,
                                                            graph_id_bits_cur *bcur,
                                                            node_ix ni, uint64_t p,
                                                            uint64_t id)
 {
-    rec_set(r, ni, p);
+    rec32[ni] = (uint32_t)p; /* rec_set, with the arrays in registers */
+    if (rec_hi)
+        rec_hi[ni] = (uint16_t)(p >> 32);
     graph_id_scan_add(sc, id);
     if (bits)
         graph_id_bits_add(bits, bcur, id);
@@ -689,6 +692,8 @@ static lr_status pass2_run(p2part *w)
     class_ix *ncls = g->node_class;
     uint16_t *ncls16 = g->node_class16;
     uint8_t *nkind = g->node_kind, *ntype = g->node_type, *nheap = g->node_heap;
+    uint32_t *rec32 = r->rec32;
+    uint16_t *rec_hi = r->rec_hi;
     uint8_t heap = w->heap;
     node_ix ni = w->ni;
     uint32_t nroot = w->root, next_cls = w->next_cls;
@@ -759,7 +764,7 @@ static lr_status pass2_run(p2part *w)
                 if (last_c == GRAPH_NONE)
                     w->unknown_class++;
                 if (full) {
-                    obj_note(r, sc, bits, &bcur, ni, p, rd_id(d + p, ids));
+                    obj_note(rec32, rec_hi, sc, bits, &bcur, ni, p, rd_id(d + p, ids));
                     slots_add(r, &sblk, &sacc, ni,
                               exact && last_slots ? inst_refs(r, last_c, d + p + 2 * ids + 8, nb)
                                                   : last_slots);
@@ -783,7 +788,7 @@ static lr_status pass2_run(p2part *w)
                 if (c == GRAPH_NONE)
                     w->unknown_class++;
                 if (full) {
-                    obj_note(r, sc, bits, &bcur, ni, p, rd_id(d + p, ids));
+                    obj_note(rec32, rec_hi, sc, bits, &bcur, ni, p, rd_id(d + p, ids));
                     slots_add(r, &sblk, &sacc, ni,
                               exact ? arr_refs(d + p + 2 * ids + 8, len, ids) : len);
                 }
@@ -808,7 +813,7 @@ static lr_status pass2_run(p2part *w)
                 unsigned t = d[p + ids + 8], sz = type_size(t, ids);
                 class_ix c = r->prim_class[t]; /* made before pass 2 (pass2) */
                 if (full) {
-                    obj_note(r, sc, bits, &bcur, ni, p, rd_id(d + p, ids));
+                    obj_note(rec32, rec_hi, sc, bits, &bcur, ni, p, rd_id(d + p, ids));
                 }
                 cls_put(ncls, ncls16, ni, c);
                 uint32_t size = shark ? sat32_part(w, (uint64_t)len * sz) : vv_array(w, sz, len);

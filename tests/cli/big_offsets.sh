@@ -4,8 +4,9 @@
 # reads as the same dump below 4 GiB. The file is sparse (a few MB on disk): a real JVM dump
 # (CliTarget) with four 2.25 GB ALLOC_SITES records (a record type readers skip, bodies left
 # as holes) put between the header and the first record, so that the high bits of every
-# record's offset (kept apart from its low 32 bits while loading) are 2, not 0 or 1. analyze, top and histo print
-# exactly what they print for the original (paths aside); info reports the larger size.
+# record's offset (kept apart from its low 32 bits while loading) are 2, not 0 or 1.
+# analyze, top and histo print exactly what they print for the original (paths aside); info
+# reports the larger size.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init big-offsets
