@@ -1686,6 +1686,50 @@ static int refs_build(const graph *g, const uint64_t *fol, const uint64_t *amb,
     return 0;
 }
 
+static int root_cmp(const void *a, const void *b)
+{
+    node_ix x = *(const node_ix *)a, y = *(const node_ix *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether x is in the sorted rs[0..n). */
+static int root_has(const node_ix *rs, uint32_t n, node_ix x)
+{
+    return bsearch(&x, rs, n, sizeof *rs, root_cmp) != NULL;
+}
+
+/* Blocks (M_BLOCKED) each reached object that is the one referrer of a GC root and whose
+ * link edges lead to GC roots only (see tree_marks). Reads g->roots once; without memory
+ * for the sorted roots it changes nothing. */
+static void root_holders(const graph *g, const dom_opts *o, const uint64_t *fol,
+                         const refs *ref, uint8_t *mk)
+{
+    uint32_t n = g->n_nodes, nr = 0;
+    node_ix *rs = malloc((g->n_roots ? g->n_roots : 1) * sizeof *rs);
+    if (!rs)
+        return;
+    for (uint32_t i = 0; i < g->n_roots; i++) {
+        node_ix y = g->roots[i].node;
+        if (y < n && (!o->root || o->root(g, i, o->root_ctx)))
+            rs[nr++] = y;
+    }
+    qsort(rs, nr, sizeof *rs, root_cmp);
+    for (uint32_t i = 0; i < nr; i++) {
+        node_ix y = rs[i];
+        if ((i && rs[i - 1] == y) || (mk[y] & M_REF_MULTI) != M_REF_OTHER)
+            continue;
+        node_ix p = ref_get(ref, y);
+        if (p >= n || !blockable(mk[p]) || (mk[p] & M_BLOCKED))
+            continue;
+        int other = 0;
+        for (edge_ix e = g->first_edge[p], end = edges_end(g, p); e < end && !other; e++)
+            other = fbit(fol, e) && g->edge_to[e] < n && !root_has(rs, nr, g->edge_to[e]);
+        if (!other)
+            mk[p] |= M_BLOCKED;
+    }
+    free(rs);
+}
+
 static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *fol,
                             const uint64_t *amb, const uint64_t *isv, const hops *hp, int unr,
                             const uint32_t *idom, uint8_t *mk, const rets *slot, int *over,
@@ -1711,6 +1755,13 @@ static lr_status tree_marks(const graph *g, const dom_opts *o, const uint64_t *f
             hop_loader(hp, x) < n)
             mk[x] |= M_BLOCKED;
     }
+    /* VisualVM climbs from a new tree object to the object that reached it first on the
+     * way from the GC roots, and a GC root was reached by no object: a root held by one
+     * object never makes that object a tree object. So an object whose link edges lead
+     * only to such roots is none (a holder of a buffer a thread's local also holds retains
+     * the holder's own bytes, not the buffer's); one with other tree children still is. */
+    if (o->flags & DOM_VISUALVM_SUMS)
+        root_holders(g, o, fol, &ref, mk);
     /* Each object's single referrer counts it (in its slot); with unreached referrers a
      * trivial leaf (reported, no DFS number: no link edge) that is not blocked (the loader
      * rule above) is a tree object at once and counts nowhere, about 40 % of the objects
