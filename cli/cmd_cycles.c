@@ -57,7 +57,9 @@ int cmd_cycles(int argc, char **argv)
     const cli_spec spec = {
         "cycles", "FILE", "retain cycles (strongly connected objects) and who holds them", opts,
         1, 1,
-        "Follows strong object edges (fields, elements), never class objects or statics.\n"
+        "Follows strong object edges (fields, elements), never class objects or statics;\n"
+        "in JavaScript heaps also a closure's context and a Map's or Set's table, never\n"
+        "prototype links (__proto__, a function's prototype: every class makes such cycles).\n"
         "With --from/--class, cycles up to --max-length are enumerated and grouped by their\n"
         "canonical Class.field signature; a cycle reachable from a static field is marked\n"
         "\"held by singleton\". Without a scope only component sizes are listed."};

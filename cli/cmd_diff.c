@@ -97,8 +97,9 @@ int cmd_diff(int argc, char **argv)
         "is deleted from the old class and new in the new one. HPROF dumps compare counts\n"
         "and bytes per class, and so do V8 snapshots whose writer renumbers objects in\n"
         "every snapshot (Bun): no id survives from A to B there.\n"
-        "A and B must have one format and come from one program: a different entry point,\n"
-        "class sets that differ, or object ids that never keep their class stop with exit 2.\n"
+        "A and B must have one format and come from one process: a different entry point,\n"
+        "class sets that differ, object ids that rarely keep their class, or (V8) JavaScript\n"
+        "objects that rarely keep their name by id (two isolates) stop with exit 2.\n"
         "Example: leakray diff before.heapsnapshot after.heapsnapshot\n"
         "         leakray diff a.hprof b.hprof --retained --fail-on-growth com.x.Item=10%"};
     cli_common co;

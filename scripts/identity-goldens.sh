@@ -97,6 +97,7 @@ C diff data/browser/browser-baseline.heapsnapshot.gz data/browser/browser-final.
     --detached
 C diff fx/hprof/sun_jdk6_18_x32.hprof fx/hprof/sun_jdk6_18_x64.hprof
 C diff fx/hprof/sun_jdk6_18_x32.hprof fx/hprof/sun_jdk6_18_x64.hprof --force --top 5
+C diff fx/v8/snapshot1.heapsnapshot.gz fx/v8/snapshot2.heapsnapshot.gz --force --top 10
 C leaks --baseline fx/v8/heap-1.heapsnapshot --target fx/v8/heap-2.heapsnapshot \
     --final fx/v8/heap-3.heapsnapshot
 C leaks --baseline data/browser/browser-baseline.heapsnapshot.gz \

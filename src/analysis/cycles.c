@@ -19,19 +19,43 @@
 #define STEP_MAX 512             /* bytes of one "Class.field" step */
 #define MAX_LENGTH_LIMIT 64      /* max_length is clamped to this */
 
-int cycles_edge_ok(const graph *g, edge_ix e)
+/* Whether V8 edge e (internal or property) takes part in cycles. Internal: only those that
+ * hold a JavaScript value's own data that no other edge shows, a closure's `context` (its
+ * captured variables) and a Map's or Set's `table` with its numbered slots; a closure
+ * stored on the object it captures (`this.cb = () => this.x`) is JavaScript's most common
+ * cycle, and it runs through `context` (elements and named properties are edges of the
+ * object itself, the VM's other internal edges hold maps, code and feedback). Property: not
+ * the prototype links, `__proto__` and a function's `prototype`, where every class and
+ * function makes a cycle with its constructor that no program built. */
+static int v8_edge_ok(const graph *g, node_ix from, edge_ix e, unsigned kind)
+{
+    const char *s = graph_str(g, graph_edge_name_from(g, from, e));
+    if (kind == GRAPH_EDGE_PROPERTY)
+        return strcmp(s, "__proto__") != 0 &&
+               !(g->node_kind[from] == GRAPH_KIND_CLOSURE && strcmp(s, "prototype") == 0);
+    if (g->node_kind[from] == GRAPH_KIND_OBJ_ARRAY && s[0] >= '0' && s[0] <= '9')
+        return 1; /* a slot of a table: "(array)" names its slots by number */
+    return strcmp(s, "context") == 0 || strcmp(s, "table") == 0;
+}
+
+int cycles_edge_ok(const graph *g, node_ix from, edge_ix e)
 {
     uint8_t k = g->edge_kind[e];
     if (GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG)
         return 0;
-    switch (GRAPH_EDGE_KIND(k)) {
+    unsigned kind = GRAPH_EDGE_KIND(k);
+    switch (kind) {
     case GRAPH_EDGE_FIELD:
     case GRAPH_EDGE_ELEMENT:
-    case GRAPH_EDGE_PROPERTY:
     case GRAPH_EDGE_CONTEXT:
     case GRAPH_EDGE_NATIVE:
     case GRAPH_EDGE_XREF:
         break;
+    case GRAPH_EDGE_PROPERTY:
+    case GRAPH_EDGE_INTERNAL:
+        if (g->node_name && v8_edge_ok(g, from, e, kind))
+            break;
+        return 0;
     default:
         return 0;
     }
@@ -111,7 +135,7 @@ static lr_status build_scope(cst *s)
     while (head < tail) {
         node_ix v = q[head++];
         for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
-            if (!cycles_edge_ok(g, e))
+            if (!cycles_edge_ok(g, v, e))
                 continue;
             node_ix w = g->edge_to[e];
             if (!s->scope[w]) {
@@ -173,7 +197,7 @@ static lr_status tarjan(cst *s)
             edge_ix e = cs_edge[csp - 1];
             if (e < g->first_edge[v + 1]) {
                 cs_edge[csp - 1] = e + 1;
-                if (!cycles_edge_ok(g, e))
+                if (!cycles_edge_ok(g, v, e))
                     continue;
                 node_ix w = g->edge_to[e];
                 if (!s->scope[w])
@@ -210,7 +234,7 @@ static lr_status tarjan(cst *s)
             int nontrivial = size > 1;
             if (!nontrivial)
                 for (edge_ix f = g->first_edge[v]; f < g->first_edge[v + 1]; f++)
-                    if (g->edge_to[f] == v && cycles_edge_ok(g, f))
+                    if (g->edge_to[f] == v && cycles_edge_ok(g, v, f))
                         nontrivial = 1;
             if (nontrivial) {
                 /* most common class among the members */
@@ -272,14 +296,16 @@ out:
 
 /* ---- canonical signatures ---- */
 
-/* "Class.field" for member n leaving through edge e; element indices become "[]". */
+/* "Class.field" for member n leaving through edge e; an element is "Class.[]" (the index
+ * left out, as `path` writes ".[3]": "Object[][]" would read as a two-dimensional array). */
 static void step_text(const graph *g, node_ix n, edge_ix e, char *buf, size_t cap)
 {
     char nm[STEP_MAX];
     unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
     const char *f = GRAPH_EDGE_NAME_IS_INDEX(k) ? "[]" : graph_edge_name_text(g, e, nm, sizeof nm);
-    snprintf(buf, cap, "%s%s%s", graph_class_name(g, n), GRAPH_EDGE_NAME_IS_INDEX(k) ? "" : ".",
-             f);
+    if (k == GRAPH_EDGE_INTERNAL && f[0] >= '0' && f[0] <= '9')
+        f = "[]"; /* a V8 table's numbered slot: its number moves with the table's layout */
+    snprintf(buf, cap, "%s.%s", graph_class_name(g, n), f);
 }
 
 static int grp_find_or_add(cst *s, const char *sig, uint32_t len, const node_ix *nodes,
@@ -390,7 +416,7 @@ static lr_status enumerate(cst *s)
                 s->r->truncated = 1;
                 return LR_OK;
             }
-            if (!cycles_edge_ok(g, e))
+            if (!cycles_edge_ok(g, v, e))
                 continue;
             node_ix w = g->edge_to[e];
             if (w == st) {
@@ -440,7 +466,7 @@ static lr_status static_reach(cst *s, uint8_t *mark)
     while (head < tail) {
         node_ix v = q[head++];
         for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
-            if (!cycles_edge_ok(g, e))
+            if (!cycles_edge_ok(g, v, e))
                 continue;
             node_ix w = g->edge_to[e];
             if (!mark[w]) {

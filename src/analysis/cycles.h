@@ -73,7 +73,8 @@ lr_status cycles_find(const graph *g, const dom_tree *dom, const cycles_opts *o,
 /* Frees what cycles_find allocated and zeroes *r. Accepts a zeroed result. */
 void cycles_free(cycles_result *r);
 
-/* Whether edge e is an object edge that cycles follow (exposed for tests). */
-int cycles_edge_ok(const graph *g, edge_ix e);
+/* Whether edge e, out of node from, is an object edge that cycles follow (exposed for
+ * tests). */
+int cycles_edge_ok(const graph *g, node_ix from, edge_ix e);
 
 #endif

@@ -67,12 +67,20 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
     for (uint32_t i = 0; i < g->n_classes; i++)
         if (p->n_cls == 0 || p->cls[p->n_cls - 1] != p->cls[i])
             p->cls[p->n_cls++] = p->cls[i];
+    int v8 = strcmp(p->format, "v8") == 0;
     if (graph_has_ids(g)) {
         for (node_ix v = 0; v < g->n_nodes; v++) {
             class_ix c = graph_node_class(g, v);
             uint32_t h = c < g->n_classes ? hc[c] : (uint32_t)g->node_kind[v] + 1;
             uint64_t id = graph_node_id(g, v);
-            p->objs[p->n_objs++] = (kin_obj){id, h};
+            /* A closure's class is its kind; its name (the function's) tells more. */
+            uint32_t js = 0;
+            if (v8 && g->node_name && c < g->n_classes &&
+                (g->node_kind[v] == GRAPH_KIND_INSTANCE ||
+                 g->node_kind[v] == GRAPH_KIND_CLOSURE) &&
+                strncmp(graph_str(g, g->classes[c].name), "system /", 8) != 0)
+                js = hash_fnv32_str(graph_str(g, g->node_name[v])) | 1u;
+            p->objs[p->n_objs++] = (kin_obj){id, h, js};
             p->n_pos += id == v || id == (uint64_t)v + 1;
         }
         /* Readers number nodes in id order (HPROF's sorted id table, V8's ascending ids):
@@ -84,7 +92,7 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
             qsort(p->objs, p->n_objs, sizeof *p->objs, kin_obj_cmp);
     }
     free(hc);
-    if (strcmp(p->format, "v8") == 0)
+    if (v8)
         p->v8_opts = v8_marks(g);
     for (uint32_t t = 0; t < g->n_threads && !p->entry[0]; t++) {
         const graph_thread *th = &g->threads[t];
@@ -193,8 +201,13 @@ int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why,
         } else if (b->objs[j].id < a->objs[i].id) {
             j++;
         } else {
+            int same = a->objs[i].cls == b->objs[j].cls;
             s->ids_shared++;
-            s->ids_same_class += a->objs[i].cls == b->objs[j].cls;
+            s->ids_same_class += same;
+            if (a->objs[i].js || b->objs[j].js) {
+                s->js_shared++;
+                s->js_same_class += a->objs[i].js == b->objs[j].js;
+            }
             i++;
             j++;
         }
@@ -235,6 +248,15 @@ int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why,
                  "of %llu object ids present in both, only %u%% keep their class: the "
                  "snapshots come from different processes",
                  (unsigned long long)s->ids_shared, id_pct);
+        return 0;
+    }
+    if (s->js_shared >= KIN_MIN_JS_SAMPLE &&
+        s->js_same_class * 100 < s->js_shared * KIN_MIN_JS_PCT) {
+        snprintf(why, cap,
+                 "of %llu JavaScript objects present in both by id, only %u%% keep their "
+                 "constructor or function name: the snapshots come from different "
+                 "processes (or isolates)",
+                 (unsigned long long)s->js_shared, kin_pct(s->js_same_class, s->js_shared));
         return 0;
     }
     if (a->n_objs >= KIN_MIN_ID_SAMPLE && b->n_objs >= KIN_MIN_ID_SAMPLE &&

@@ -1490,6 +1490,15 @@ static lr_status load(ctx *x)
     lr_status s = v8j_parse_object(c, &x->sc, top_member, x);
     lr_status hs = join_helper(x);
     LR_TRY(hs ? hs : s);
+    /* Bytes after the snapshot are left alone (DevTools reads past them too), but a second
+     * snapshot (a profiler stream saved twice into one file) would be dropped unseen. */
+    const uint8_t *rest = c->p;
+    while (rest < c->end && is_ws(*rest))
+        rest++;
+    if (rest < c->end && v8_sniff(rest, (uint64_t)(c->end - rest)))
+        return LR_CORRUPT(c->err, c->name, off_of(c, rest),
+                          "a second snapshot starts here: the file holds snapshots written one "
+                          "after another; split it at this offset and read each on its own");
     if (!x->have_header)
         return LR_CORRUPT(c->err, c->name, 0, "no \"snapshot\" header");
     if (!x->nodes.open || !x->edges.open || !x->have_strings)
@@ -1586,8 +1595,13 @@ static lr_status v8_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *
     return s;
 }
 
+/* A JSON object whose first key is one a snapshot has: DevTools and V8 write "snapshot"
+ * first, but the reader takes the keys in any order (a snapshot re-serialised by another
+ * tool may start with "strings"), and no other format leakray reads opens with these. */
 int v8_sniff(const uint8_t *p, uint64_t n)
 {
+    static const char *const KEYS[] = {"snapshot", "nodes", "edges", "strings", "locations",
+                                       "trace_function_infos", "trace_tree", "samples"};
     uint64_t i = 0;
     while (i < n && is_ws(p[i]))
         i++;
@@ -1596,13 +1610,17 @@ int v8_sniff(const uint8_t *p, uint64_t n)
     i++;
     while (i < n && is_ws(p[i]))
         i++;
-    static const char T[] = "\"snapshot\"";
-    if (n - i < sizeof T - 1 || memcmp(p + i, T, sizeof T - 1) != 0)
-        return 0;
-    i += sizeof T - 1;
-    while (i < n && is_ws(p[i]))
-        i++;
-    return i < n && p[i] == ':';
+    for (size_t k = 0; k < sizeof KEYS / sizeof KEYS[0]; k++) {
+        size_t len = strlen(KEYS[k]);
+        if (n - i < len + 2 || p[i] != '"' || memcmp(p + i + 1, KEYS[k], len) != 0 ||
+            p[i + 1 + len] != '"')
+            continue;
+        uint64_t j = i + len + 2;
+        while (j < n && is_ws(p[j]))
+            j++;
+        return j < n && p[j] == ':';
+    }
+    return 0;
 }
 
 const fmt_reader fmt_v8_reader = {"v8", v8_sniff, v8_load};

@@ -1458,6 +1458,65 @@ static size_t put_utf8(char *buf, size_t cap, size_t at, uint32_t cp)
     return k;
 }
 
+/* The part of V8 concatenated string u named `name` ("first" or "second"), or GRAPH_NONE. */
+static node_ix cons_part(const graph *g, node_ix u, const char *name)
+{
+    for (edge_ix e = g->first_edge[u]; e < g->first_edge[u + 1]; e++) {
+        if (GRAPH_EDGE_NAME_IS_INDEX(GRAPH_EDGE_KIND(g->edge_kind[e])))
+            continue;
+        if (strcmp(graph_str(g, graph_edge_name_from(g, u, e)), name) == 0)
+            return g->edge_to[e] < g->n_nodes ? g->edge_to[e] : GRAPH_NONE;
+    }
+    return GRAPH_NONE;
+}
+
+/* A V8 concatenated string's text, as DevTools rebuilds it: its parts in order (`first`,
+ * then `second`), each part that is no concatenation giving its name. V8 names the node
+ * "(concatenated string)" and keeps no length, so the walk decides both; it visits at most
+ * GRAPH_CONS_PARTS nodes and keeps at most GRAPH_CONS_BYTES bytes, so a hostile snapshot's
+ * cycles and shared subtrees cost a bounded walk per call, and two calls agree. */
+static long cons_value(const graph *g, node_ix n, char *buf, size_t cap)
+{
+    node_ix one[64], *stack = one;
+    uint32_t depth = 0, room = 64, steps = 0;
+    size_t len = 0;
+    stack[depth++] = n;
+    int t = g->node_type[n];
+    while (depth && steps++ < GRAPH_CONS_PARTS && len < GRAPH_CONS_BYTES) {
+        node_ix u = stack[--depth];
+        if (g->node_type[u] == t) {
+            if (depth + 2 > room) { /* out of memory: the value ends here */
+                node_ix *p = stack == one ? malloc((size_t)room * 2 * sizeof *p)
+                                          : realloc(stack, (size_t)room * 2 * sizeof *p);
+                if (!p)
+                    break;
+                if (stack == one)
+                    memcpy(p, one, sizeof one);
+                stack = p;
+                room *= 2;
+            }
+            node_ix a = cons_part(g, u, "first"), b = cons_part(g, u, "second");
+            if (b != GRAPH_NONE)
+                stack[depth++] = b;
+            if (a != GRAPH_NONE)
+                stack[depth++] = a;
+            continue;
+        }
+        const char *s = g->node_name ? graph_str(g, g->node_name[u]) : "";
+        size_t k = strlen(s);
+        if (k > GRAPH_CONS_BYTES - len)
+            k = GRAPH_CONS_BYTES - len;
+        if (cap && len < cap - 1)
+            memcpy(buf + len, s, k < cap - 1 - len ? k : cap - 1 - len);
+        len += k;
+    }
+    if (stack != one)
+        free(stack);
+    if (cap)
+        buf[len < cap - 1 ? len : cap - 1] = '\0';
+    return (long)len;
+}
+
 long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
 {
     if (cap)
@@ -1467,6 +1526,10 @@ long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
     /* A Ruby string without a value in the dump is no known text, not an empty one. */
     if (g->node_kind[n] == GRAPH_KIND_STRING && g->node_value && g->node_value[n] == GRAPH_NONE)
         return -1;
+    if (g->node_kind[n] == GRAPH_KIND_STRING && g->node_type && g->first_edge &&
+        g->node_type[n] < g->n_types && g->type_names[g->node_type[n]] &&
+        strcmp(g->type_names[g->node_type[n]], "concatenated string") == 0)
+        return cons_value(g, n, buf, cap);
     if (g->node_kind[n] == GRAPH_KIND_STRING && (g->node_name || g->node_value)) {
         const char *s =
             graph_str(g, g->node_value ? g->node_value[n] : g->node_name[n]);

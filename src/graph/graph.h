@@ -778,7 +778,11 @@ int graph_static_find(const graph *g, class_ix c, const char *name, graph_value 
 
 /* Decodes a java.lang.String (or V8 string node, or string with a node_value) into buf (UTF-8,
  * truncated to cap-1 bytes, always NUL-terminated). Returns the full length in UTF-8 bytes, or
- * -1 if n is no string or its value is not in the dump. */
+ * -1 if n is no string or its value is not in the dump. A V8 concatenated string is rebuilt
+ * from its parts, as DevTools does, within GRAPH_CONS_PARTS nodes and GRAPH_CONS_BYTES bytes
+ * (the length returned is then that of the part rebuilt). */
+#define GRAPH_CONS_PARTS ((uint32_t)1 << 16)
+#define GRAPH_CONS_BYTES ((size_t)1 << 20)
 long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap);
 
 /* Name of edge e as text into buf ("[3]" for elements, field/property names otherwise). */

@@ -40,4 +40,20 @@ for v in info histo; do
     expect_rc 3
     expect_err "half\.hprof: offset 0x"
 done
+
+# Two V8 snapshots written one after another into one file: refused where the second starts
+# (reading the first alone would drop the other unseen); trailing bytes of another kind stay
+# accepted, as DevTools accepts them.
+V8=$FIX/../v8/heap-1.heapsnapshot
+if [ -f "$V8" ]; then
+    size=$(wc -c <"$V8")
+    { cat "$V8"; printf '\n'; cat "$V8"; } >"$T/two.heapsnapshot"
+    run info --json "$T/two.heapsnapshot"
+    expect_rc 3
+    json_eq 'd["error"]["offset"]' $((size + 1))
+    json_eq '"a second snapshot starts here" in d["error"]["message"]' true
+    { cat "$V8"; printf '\n\0garbage'; } >"$T/tail.heapsnapshot"
+    run info "$T/tail.heapsnapshot"
+    expect_rc 0
+fi
 echo "bad_input: ok"

@@ -24,7 +24,7 @@ sp_check "3 start objects" "j['scope']['start_objects'] == 3 and j['n_sccs'] == 
 SP_JSON=$FDN_TMP/parent.json
 "$LEAKRAY" cycles "$D" --class 'SpecialDump$Parent' --json --no-timing >"$SP_JSON"
 sp_check "Parent scope: one 4-step shape found twice, not held by a singleton" \
-    "[(c['signature'], c['count'], c['held_by_singleton']) for c in j['cycles']] == [('SpecialDump\$Child.parent -> SpecialDump\$Parent.children -> java.util.ArrayList.elementData -> java.lang.Object[][]', 2, False)]"
+    "[(c['signature'], c['count'], c['held_by_singleton']) for c in j['cycles']] == [('SpecialDump\$Child.parent -> SpecialDump\$Parent.children -> java.util.ArrayList.elementData -> java.lang.Object[].[]', 2, False)]"
 
 SP_JSON=$FDN_TMP/registry.json
 "$LEAKRAY" cycles "$D" --class 'SpecialDump$Registry' --json --no-timing >"$SP_JSON"

@@ -5,7 +5,10 @@
 # InitialObject @27945 is reached through the script context's `refs` and `keep`, as the
 # origin repository's test states; snapshot2 holds exactly one Foo (52 bytes) and snapshot1
 # none; the 2018 alinode file's sixteen 80 MB element stores make a 1.2 GB retained total
-# (64-bit sizes); the 2017 files count their 13 / 42 nodes of undeclared type 12.
+# (64-bit sizes); the 2017 files count their 13 / 42 nodes of undeclared type 12. heap-1's
+# payloads (label + '-' + 'x'.repeat(n), concatenated strings over shared parts) read back
+# with the script's lengths in `sql` and with their text in `show`, as DevTools rebuilds them;
+# heap-1 with its top-level keys reordered ("strings" first) reads the same.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 fx="${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/v8"
@@ -41,6 +44,28 @@ foo1=$("$LEAKRAY" histo "$fx/snapshot1.heapsnapshot.gz" --no-timing | awk '$NF =
 "$LEAKRAY" top "$fx/test.heapsnapshot" --no-timing > "$work/top.all"; head -1 "$work/top.all" > "$work/top.txt"
 grep -q '1,284,644,636 bytes' "$work/top.txt" ||
     fail "test.heapsnapshot total: $(cat "$work/top.txt")"
+
+# a and b replaced, keep kept: 200000, 180000, 220000 x's after their labels
+"$LEAKRAY" sql "$fx/heap-1.heapsnapshot" --csv --no-timing "SELECT substr(s.value, 1, 5),
+    length(s.value), length(replace(substr(s.value, instr(s.value, '-') + 1), 'x', ''))
+    FROM strings s JOIN objects o ON o.id = s.id WHERE o.class = '(concatenated string)'
+    AND s.value GLOB '[abk]*-xxx*' ORDER BY 2" > "$work/cons.csv"
+[ "$(tr -d '\r' < "$work/cons.csv" | tail -n +2 | tr '\n' ' ')" = \
+  "b-xxx,180002,0 a-xxx,200002,0 keep-,220005,0 " ] || fail "heap-1 payloads: $(cat "$work/cons.csv")"
+"$LEAKRAY" show "$fx/heap-1.heapsnapshot" @27947 --no-timing > "$work/cons.txt"
+grep -q '^value: *"a-xxxxxxxx.*" (200002 bytes UTF-8)' "$work/cons.txt" ||
+    fail "show @27947: $(grep value "$work/cons.txt")"
+
+# The top-level keys in another order (a snapshot re-serialised by another tool): the same
+# heap, whichever key comes first.
+python3 - "$fx/heap-1.heapsnapshot" "$work/reordered.heapsnapshot" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump({k: d[k] for k in ["strings"] + [k for k in d if k != "strings"]}, open(sys.argv[2], "w"))
+PY
+"$LEAKRAY" histo "$fx/heap-1.heapsnapshot" --json --no-timing | grep -v '"file"' > "$work/h1.json"
+"$LEAKRAY" histo "$work/reordered.heapsnapshot" --json --no-timing | grep -v '"file"' > "$work/h1r.json"
+cmp -s "$work/h1.json" "$work/h1r.json" || fail "heap-1 with \"strings\" first reads otherwise"
 
 grep -q 'unknown_node_type .* 13 ' <<<"$("$LEAKRAY" info "$fx/small.heapsnapshot" --no-timing)" \
     || fail "small: 13 undeclared types"

@@ -75,11 +75,11 @@ static void test_elementary(void **state)
     for (uint32_t i = 0; i < r.n_cycles; i++) {
         if (r.cycles[i].length == 3) {
             seen3 = 1;
-            assert_string_equal(r.cycles[i].signature, "C00[] -> C01[] -> C02[]");
+            assert_string_equal(r.cycles[i].signature, "C00.[] -> C01.[] -> C02.[]");
         } else {
             assert_int_equal(r.cycles[i].length, 2);
             seen2 = 1;
-            assert_string_equal(r.cycles[i].signature, "C00[] -> C01[]");
+            assert_string_equal(r.cycles[i].signature, "C00.[] -> C01.[]");
         }
         assert_int_equal(r.cycles[i].count, 1);
     }
@@ -109,7 +109,7 @@ static void test_canonical(void **state)
     assert_int_equal(r.n_cycles, 1);
     assert_int_equal(r.cycles[0].count, 2);
     assert_int_equal(r.cycles[0].n_members, 4);
-    assert_string_equal(r.cycles[0].signature, "A[] -> B[]");
+    assert_string_equal(r.cycles[0].signature, "A.[] -> B.[]");
     assert_string_equal(graph_class_name(&g, r.nodes[r.cycles[0].first]), "A");
     cycles_free(&r);
     graph_fini(&g);

@@ -91,6 +91,45 @@ static void test_v8_two_processes(void **state)
     assert_int_equal(ren, 0);
 }
 
+/* V8: the same heap but for its last `js` objects, JavaScript objects of class "Object"
+ * named name_i (tag: 0 = each takes its own name, 1 = shifted by one). */
+static void kt_js_heap(graph *g, uint32_t js, int shifted)
+{
+    lr_error err = {0};
+    kt_heap(g, KT_N, 0, KT_V8, 1);
+    g->node_name = calloc(KT_N, sizeof *g->node_name);
+    assert_non_null(g->node_name);
+    str_ix object;
+    assert_int_equal(graph_intern(g, "Object", 6, &object, &err), LR_OK);
+    for (uint32_t i = 0; i < KT_N - js; i++)
+        g->node_kind[i] = GRAPH_KIND_CODE; /* the VM's own: maps, code, ... */
+    for (uint32_t i = KT_N - js; i < KT_N; i++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "name_%u", i + (uint32_t)shifted);
+        assert_int_equal(graph_intern(g, nm, strlen(nm), &g->node_name[i], &err), LR_OK);
+        g->classes[g->node_class[i]].name = object;
+    }
+}
+
+/* V8: two isolates number their start-up objects alike (same ids, same classes) but their
+ * JavaScript objects' names differ at the shared ids; one isolate keeps them. */
+static void test_v8_two_isolates(void **state)
+{
+    (void)state;
+    graph a, b;
+    int ren;
+    kt_js_heap(&a, 300, 0);
+    kt_js_heap(&b, 300, 1);
+    assert_int_equal(kt_compare(&a, &b, &ren), 0);
+    kt_js_heap(&a, 300, 0);
+    kt_js_heap(&b, 300, 0);
+    assert_int_equal(kt_compare(&a, &b, &ren), 1);
+    /* below KIN_MIN_JS_SAMPLE, the names do not decide */
+    kt_js_heap(&a, KIN_MIN_JS_SAMPLE - 1, 0);
+    kt_js_heap(&b, KIN_MIN_JS_SAMPLE - 1, 1);
+    assert_int_equal(kt_compare(&a, &b, &ren), 1);
+}
+
 /* Bun 1.3.14+: ids 1, 2, then a counter going on from the previous snapshot; either order. */
 static void test_bun_counter(void **state)
 {
@@ -148,6 +187,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_v8_one_process), cmocka_unit_test(test_v8_two_processes),
+        cmocka_unit_test(test_v8_two_isolates),
         cmocka_unit_test(test_bun_counter),    cmocka_unit_test(test_bun_positions),
         cmocka_unit_test(test_small_heaps),    cmocka_unit_test(test_hprof_addresses),
     };
