@@ -32,6 +32,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The build hides symbols by default; these must reach the dynamic symbol table, or the
+ * shared libraries (SQLite, zlib, libpng, libdw) would call glibc's malloc around them, their
+ * bytes uncounted and a block one side allocates freed by the other's count. */
+#pragma GCC visibility push(default)
+
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t sz);
 extern void *__libc_realloc(void *p, size_t n);
@@ -352,5 +357,7 @@ void *pvalloc(size_t n)
     size_t pg = (size_t)sysconf(_SC_PAGESIZE);
     return aligned(pg, (n + pg - 1) & ~(pg - 1));
 }
+
+#pragma GCC visibility pop
 
 #endif

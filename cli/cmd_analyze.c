@@ -251,8 +251,13 @@ int cmd_analyze(int argc, char **argv)
     for (int i = 0; st == LR_OK && i < rules_files.n; i++)
         st = rules_load_file(&rs, rules_files.v[i], &err);
     uint32_t first_watch = rs.n_insp;
-    for (int i = 0; st == LR_OK && i < watches.n; i++)
+    for (int i = 0; st == LR_OK && i < watches.n; i++) {
         st = rules_add_watch(&rs, watches.v[i], i < ifs.n ? ifs.v[i] : NULL, &err);
+        if (st == LR_ERR_RULES) { /* the command line's, not a rules file's: a usage error */
+            rc = cli_usage_error(&co, "%s", err.msg);
+            goto done;
+        }
+    }
     /* A typo in a watched class or field finds nothing and looks like "no leak": say so, and
      * refuse to go on where an exit code depends on the answer. */
     if (st == LR_OK &&

@@ -145,12 +145,7 @@ int cmd_dashboard(int argc, char **argv)
     if (co.json) {
         cli_json_begin(&w);
         rep_dashboard_written_json(&w, out, format, len);
-        if (!co.no_timing) {
-            jsonw_kv_obj_begin(&w, "analysis_timing");
-            jsonw_kv_uint(&w, "report_ms", (uint64_t)(t1 - t0 + 0.5));
-            jsonw_obj_end(&w);
-        }
-        cli_json_end(&co, &w);
+        cli_json_end_phase(&co, &w, "report_ms", t1 - t0);
     } else {
         rep_dashboard_written_text(stdout, url, out, len);
         cli_print_timing(&co, stdout, "report", t1 - t0);

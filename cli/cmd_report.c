@@ -124,13 +124,12 @@ int cmd_report(int argc, char **argv)
     rc = report_write_file(&co, an, fmt, out, shown, &bytes);
     double t2 = cli_now_ms();
     if (rc == 0 && !cli_out_stdout(out)) { /* stdout holds the page alone */
-        rep_export_file f = {co.pos[0], out, format, bytes, lr_analysis_group_count(an),
-                             !co.no_timing, t1 - t0, t2 - t1};
+        rep_export_file f = {co.pos[0], out, format, bytes, lr_analysis_group_count(an)};
         if (co.json) {
             jsonw w;
             cli_json_begin(&w);
             rep_export_file_json(&w, &f);
-            cli_json_end(&co, &w);
+            cli_json_end_phase(&co, &w, "report_ms", t2 - t1);
         } else {
             rep_export_file_text(stdout, &f);
             cli_print_timing(&co, stdout, "analysis", t1 - t0);

@@ -15,10 +15,12 @@
 #include "query/result.h"
 #include "report/table.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define SQL_DEFAULT_MAX_ROWS 100000
@@ -69,6 +71,30 @@ static int sql_fail(const cli_common *co, sql_out *o, query_db *q, int rc, const
         return lr_exit_code(code);
     }
     return cli_fail(co, code, "%s", text);
+}
+
+/* SQLite gives no offset for an unknown table or function: the first place the statement
+ * names it as a word (case-insensitively, outside no quoting rules: a hint, not a parse), or
+ * -1. */
+static int sql_name_offset(const char *stmt, const char *msg)
+{
+    static const char *const pre[] = {"no such table: ", "no such function: "};
+    for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k++) {
+        size_t pl = strlen(pre[k]);
+        if (strncmp(msg, pre[k], pl) != 0)
+            continue;
+        const char *name = msg + pl, *dot = strrchr(name, '.');
+        if (dot) /* "main.nope": the statement may name it without its schema */
+            name = dot + 1;
+        size_t nl = strlen(name);
+        for (const char *q = stmt; nl && *q; q++) {
+            int word_start = q == stmt || !(isalnum((unsigned char)q[-1]) || q[-1] == '_');
+            if (word_start && strncasecmp(q, name, nl) == 0 &&
+                !(isalnum((unsigned char)q[nl]) || q[nl] == '_'))
+                return (int)(q - stmt);
+        }
+    }
+    return -1;
 }
 
 /* ---- one statement ---- */
@@ -281,6 +307,8 @@ int cmd_sql(int argc, char **argv)
         int prc = sqlite3_prepare_v2(db, p, -1, &st, &tail);
         if (prc != SQLITE_OK) {
             int off = sqlite3_error_offset(db);
+            if (off < 0)
+                off = sql_name_offset(p, sqlite3_errmsg(db));
             if (off >= 0)
                 off += (int)(p - text);
             rc = sql_fail(&co, &o, q, prc, sqlite3_errmsg(db), off);

@@ -74,8 +74,10 @@ lr_status mpath_name_children(const graph *g, mpath_tree *t, uint32_t ix, uint64
     mpath_v = t->nodes;
     qsort(v, k, sizeof *v, mpath_cmp_edge);
     node_ix from = t->nodes[ix].node;
-    for (uint32_t j = 0; j < k; j++)
-        t->nodes[v[j]].edge_name = graph_edge_name_from(g, from, t->nodes[v[j]].edge);
+    for (uint32_t j = 0; j < k; j++) /* a class hop (paths.h) is no edge: it has no name */
+        t->nodes[v[j]].edge_name = t->nodes[v[j]].edge < g->n_edges
+                                       ? graph_edge_name_from(g, from, t->nodes[v[j]].edge)
+                                       : GRAPH_NONE;
     free(v);
     return LR_OK;
 }

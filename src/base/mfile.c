@@ -246,6 +246,10 @@ static lr_status inflate_bzip2(outbuf *o, const uint8_t *in, uint64_t n, const c
         o->fill += before - b.avail_out;
         uint64_t at = pos - b.avail_in;
         if (r == BZ_STREAM_END) {
+            /* as after a gzip member: trailing zeros are padding, anything else is not
+             * bzip2, and stopping there silently would drop the rest of the dump */
+            while (at < n && in[at] == 0)
+                at++;
             if (at < n && is_bzip2(in + at, n - at)) {
                 BZ2_bzDecompressEnd(&b);
                 memset(&b, 0, sizeof b);
@@ -255,6 +259,10 @@ static lr_status inflate_bzip2(outbuf *o, const uint8_t *in, uint64_t n, const c
                 pos = at;
                 continue;
             }
+            if (at < n)
+                st = LR_CORRUPT(err, name, at, "bytes after bzip2 stream are not a bzip2 "
+                                "stream (%llu bytes inflated so far)",
+                                (unsigned long long)(o->flushed + o->fill));
             break;
         }
         if (r != BZ_OK) {

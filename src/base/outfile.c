@@ -242,6 +242,8 @@ static lr_status open_stdout(outfile **out, lr_error *err)
 lr_status outfile_open(const char *path, outfile **out, lr_error *err)
 {
     *out = NULL;
+    if (!path[0])
+        return LR_FAIL(err, LR_ERR_USAGE, "an empty output file name");
     /* The target is replaced by a rename, never truncated in place; a FIFO, device or folder
      * there is not a file to replace. */
     struct stat tsb;

@@ -29,6 +29,8 @@ int gtext_sniff(const uint8_t *p, uint64_t n);
 typedef struct gtext_pending {
     uint64_t n_class, n_node, n_edge, n_root;
     uint64_t *class_id, *class_super, *class_node; /* a class's id, its super's and node's */
+    uint64_t *class_off;                           /* its record's byte offset (reader), or
+                                                    * NULL (the builder: no file) */
     uint8_t *class_has_super, *class_has_node;
     uint64_t *node_class_id;                       /* a node's class id */
     uint8_t *node_has_class;

@@ -211,6 +211,7 @@ static lr_status class_rec(gctx *x, jscan *c, const jscan_val *first)
     if (x->pass == 1)
         return LR_OK;
     x->p.class_id[i] = id;
+    x->p.class_off[i] = jscan_off(c, first->s);
     x->p.class_super[i] = sup;
     x->p.class_has_super[i] = (uint8_t)has_sup;
     x->p.class_node[i] = node;
@@ -476,10 +477,13 @@ lr_status gtext_resolve(graph *g, gtext_pending *p, const char *name, lr_error *
         cls[i] = (idpair){p->class_id[i], (uint32_t)i};
     qsort(cls, p->n_class, sizeof *cls, cmp_idpair);
     lr_status st = LR_OK;
-    for (uint64_t i = 1; i < p->n_class; i++)
-        if (cls[i].id == cls[i - 1].id)
-            st = LR_CORRUPT(err, name, 0, "class id %llu defined twice",
-                            (unsigned long long)cls[i].id);
+    for (uint64_t i = 1; st == LR_OK && i < p->n_class; i++)
+        if (cls[i].id == cls[i - 1].id) {
+            /* the second definition in the file (the sort keeps equal ids in no order) */
+            uint32_t later = cls[i].ix > cls[i - 1].ix ? cls[i].ix : cls[i - 1].ix;
+            st = LR_CORRUPT(err, name, p->class_off ? p->class_off[later] : 0,
+                            "class id %llu defined twice", (unsigned long long)cls[i].id);
+        }
     for (uint64_t i = 0; st == LR_OK && i < p->n_class; i++) {
         graph_class *k = &g->classes[i];
         if (p->class_has_super[i])
@@ -575,6 +579,7 @@ static lr_status gtext_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
         g->classes = err_calloc(x.p.n_class ? x.p.n_class : 1, sizeof *g->classes);
         g->roots = err_calloc(x.p.n_root ? x.p.n_root : 1, sizeof *g->roots);
         ALLOC(x.p.class_id, x.p.n_class);
+        ALLOC(x.p.class_off, x.p.n_class);
         ALLOC(x.p.class_super, x.p.n_class);
         ALLOC(x.p.class_node, x.p.n_class);
         ALLOC(x.p.class_has_super, x.p.n_class);
@@ -588,7 +593,8 @@ static lr_status gtext_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
         ALLOC(x.p.root_id, x.p.n_root);
         ALLOC(x.p.root_k, x.p.n_root);
         const gtext_pending *p = &x.p;
-        if (!g->first_edge || !g->classes || !g->roots || !p->class_id || !p->class_super ||
+        if (!g->first_edge || !g->classes || !g->roots || !p->class_id || !p->class_off ||
+            !p->class_super ||
             !p->class_node || !p->class_has_super || !p->class_has_node || !p->node_class_id ||
             !p->node_has_class || !p->edge_from || !p->edge_to_id || !p->edge_nm || !p->edge_k ||
             !p->root_id || !p->root_k)
@@ -611,6 +617,7 @@ static lr_status gtext_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
 void gtext_pending_free(gtext_pending *p)
 {
     free(p->class_id);
+    free(p->class_off);
     free(p->class_super);
     free(p->class_node);
     free(p->class_has_super);

@@ -141,6 +141,11 @@ lr_status jscan_member(jscan *c, const uint8_t **key, size_t *klen, jscan_val *v
     if (c->p < c->end && *c->p == '}') {
         c->p++;
         *done = 1;
+        /* the object ends its span (a line, a value): more there would be read by no one */
+        skip_blanks(c);
+        if (c->p < c->end)
+            return bad(c, c->p, "bytes after the object's closing brace (one JSON object per "
+                       "line)", err);
         return LR_OK;
     }
     if (!c->first) {

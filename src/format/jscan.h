@@ -48,8 +48,9 @@ typedef struct jscan {
 /* Starts reading an object that begins at p (after blanks) and ends before end. */
 lr_status jscan_obj(jscan *c, const uint8_t *base, const char *name, const uint8_t *p,
                     const uint8_t *end, lr_error *err);
-/* The next member: *done = 1 after the closing brace. key/klen point into the input (the
- * key's escapes are not decoded: keys the readers look for have none). */
+/* The next member: *done = 1 after the closing brace, which must end the span (blanks
+ * aside). key/klen point into the input (the key's escapes are not decoded: keys the readers
+ * look for have none). */
 lr_status jscan_member(jscan *c, const uint8_t **key, size_t *klen, jscan_val *v, int *done,
                        lr_error *err);
 /* The rest of an object's members into slots by key, for readers that take a record's members

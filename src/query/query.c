@@ -36,6 +36,16 @@ lr_status query_need_dom(query_db *q)
     return st;
 }
 
+/* The path forest of every SQL column and of the merged paths: Shark's priorities, with the
+ * JVM's hold of a class through its instances, as `leakray path` and the dominators (a loader
+ * kept only through a class its instances keep is reachable, at the depth `path` gives). */
+static lr_status query_paths_find(const graph *g, paths_result *out, lr_error *err)
+{
+    paths_policy pol = {0};
+    pol.class_hops = 1;
+    return paths_find(g, &pol, NULL, 0, out, err);
+}
+
 lr_status query_need_depth(query_db *q)
 {
     if (q->o.model == QUERY_MODEL_DEVTOOLS)
@@ -44,7 +54,7 @@ lr_status query_need_depth(query_db *q)
         return LR_OK;
     const graph *g = q->g;
     if (!q->have_paths) {
-        LR_TRY(paths_find(g, NULL, NULL, 0, &q->paths, &q->err));
+        LR_TRY(query_paths_find(g, &q->paths, &q->err));
         q->have_paths = 1;
     }
     const paths_result *r = &q->paths;
@@ -91,7 +101,7 @@ lr_status query_need_paths(query_db *q, lr_error *err)
     lr_status st = LR_OK;
     if (q->o.model == QUERY_MODEL_DEVTOOLS)
         st = query_need_dom(q);
-    else if (!q->have_paths && (st = paths_find(q->g, NULL, NULL, 0, &q->paths, &q->err)) ==
+    else if (!q->have_paths && (st = query_paths_find(q->g, &q->paths, &q->err)) ==
                                    LR_OK)
         q->have_paths = 1;
     if (st != LR_OK && err)
@@ -110,7 +120,7 @@ typedef struct query_paths_job {
 static void *query_paths_run(void *p)
 {
     query_paths_job *j = p;
-    j->st = paths_find(j->g, NULL, NULL, 0, j->out, &j->err);
+    j->st = query_paths_find(j->g, j->out, &j->err);
     return NULL;
 }
 

@@ -108,10 +108,4 @@ void rep_export_file_json(jsonw *w, const rep_export_file *f)
     jsonw_kv_str(w, "format", f->format);
     jsonw_kv_uint(w, "bytes", f->bytes);
     jsonw_kv_uint(w, "leak_groups", f->leak_groups);
-    if (f->timed) {
-        jsonw_kv_obj_begin(w, "analysis_timing");
-        jsonw_kv_uint(w, "analyze_ms", (uint64_t)(f->analyze_ms + 0.5));
-        jsonw_kv_uint(w, "report_ms", (uint64_t)(f->report_ms + 0.5));
-        jsonw_obj_end(w);
-    }
 }

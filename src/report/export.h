@@ -32,14 +32,11 @@ typedef struct rep_export_file {
     const char *format;   /* what it holds: "html" or "json" */
     uint64_t bytes;       /* its size */
     uint64_t leak_groups; /* leak groups it shows */
-    int timed;            /* JSON: add "analysis_timing" */
-    double analyze_ms;    /* the analysis */
-    double report_ms;     /* rendering and writing */
 } rep_export_file;
 
 /* "DUMP -> OUT (size)" on one line. */
 void rep_export_file_text(FILE *out, const rep_export_file *f);
-/* "output", "format", "bytes", "leak_groups", "analysis_timing" (when timed). */
+/* "output", "format", "bytes", "leak_groups" (the caller adds "timing"). */
 void rep_export_file_json(jsonw *w, const rep_export_file *f);
 
 #endif

@@ -5,6 +5,8 @@
  * deeper lines say their depth instead. Reads a merged_result only. */
 #include "report/merged.h"
 
+#include "analysis/paths.h"
+
 #include "report/fmt.h"
 
 #include <inttypes.h>
@@ -47,6 +49,10 @@ static const char *edge_label(const graph *g, const mpath_node *m, char *ename, 
 {
     if (m->edge == GRAPH_NONE)
         return NULL;
+    if (m->edge == PATHS_CLASS_HOP) { /* an instance's class object, as `path` writes it */
+        snprintf(ename, cap, "<class>");
+        return "implicit";
+    }
     unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[m->edge]);
     if (GRAPH_EDGE_NAME_IS_INDEX(kind))
         snprintf(ename, cap, "[%u]", m->edge_name);

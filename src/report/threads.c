@@ -79,9 +79,12 @@ static void threads_walk(FILE *out, jsonw *w, const threads_result *res)
                 jsonw_kv_null(w, "daemon");
             jsonw_kv_arr_begin(w, "frames");
         } else {
-            fprintf(out, "%sThread \"%s\" serial %u", t ? "\n" : "", name, th->serial);
+            char nb[1024], cb[1024]; /* a thread's name is the program's: escaped */
+            fprintf(out, "%sThread \"%s\" serial %u", t ? "\n" : "",
+                    rep_fmt_term(nb, sizeof nb, name), th->serial);
             if (tn != GRAPH_NONE)
-                fprintf(out, " (%s %s, retained with locals %s)", graph_class_name(g, tn),
+                fprintf(out, " (%s %s, retained with locals %s)",
+                        rep_fmt_term(cb, sizeof cb, graph_class_name(g, tn)),
                         rep_fmt_id(id, g, graph_node_id(g, tn)), rep_fmt_bytes(sz, ret));
             if (state || daemon > 0)
                 fprintf(out, " %s%s%s", state ? state : "", state && daemon > 0 ? " " : "",

@@ -145,13 +145,17 @@ static const char SQL_ANALYZE_GROUPS[] =
     " FROM json_each(?1, ?2) AS g";
 
 /* Groups of a native scan report: groups[] keyed by their frame signature; bytes and blocks
- * stand for retained bytes and instances, the top frame for the description. */
+ * stand for retained bytes and instances, the top frame for the description: its function,
+ * else its module and offset ("libcache.so.1+0x1cb3", a binary without symbols), else its
+ * address. */
 static const char SQL_NATIVE_GROUPS[] =
     "SELECT json_extract(g.value, '$.signature'),"
     " coalesce(json_extract(g.value, '$.short_description'),"
     "          json_extract(g.value, '$.frames[0].function'),"
-    "          json_extract(g.value, '$.frames[0].symbol'), json_extract(g.value, '$.frames[0]'),"
-    "          ''),"
+    "          json_extract(g.value, '$.frames[0].symbol'),"
+    "          json_extract(g.value, '$.frames[0].module') || '+' ||"
+    "          json_extract(g.value, '$.frames[0].offset'),"
+    "          json_extract(g.value, '$.frames[0].ip'), ''),"
     " coalesce(json_extract(g.value, '$.bytes'), json_extract(g.value, '$.total_bytes')),"
     " coalesce(json_extract(g.value, '$.blocks'), json_extract(g.value, '$.count')),"
     " coalesce(json_extract(g.value, '$.blocks'), json_extract(g.value, '$.count')),"
@@ -486,6 +490,14 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
     }
     if (st != LR_OK) {
         groups_free(&l);
+        /* a shape SQLite's JSON functions refuse (a trace index that is no index, a list
+         * that is no list): name the report, as every other refusal here does */
+        if (st == LR_ERR_FORMAT && err && strncmp(err->msg, "store: ", 7) == 0) {
+            char m2[sizeof err->msg];
+            snprintf(m2, sizeof m2, "%s: %s (a report leakray did not write?)", name,
+                     err->msg + 7);
+            snprintf(err->msg, sizeof err->msg, "%s", m2);
+        }
         return st;
     }
     merge_same_signature(&l);

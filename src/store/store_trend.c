@@ -303,11 +303,47 @@ static int read_kind_desc(void *ctx, int n, const char *const *v)
     return 1;
 }
 
+static int read_count(void *ctx, int n, const char *const *v)
+{
+    if (n >= 1 && v[0])
+        *(int64_t *)ctx = num(v[0]);
+    return 0;
+}
+
+/* Reports of version v that the filter keeps (its kind aside): none means a mistyped or
+ * never ingested version, whose leaks a comparison would call all new or all fixed. */
+static lr_status version_reports(store *s, const store_filter *f, const char *v, int64_t *out,
+                                 lr_error *err)
+{
+    store_filter rf = *f;
+    rf.version = NULL;
+    rf.kind = NULL;
+    char sql[1024] = "SELECT COUNT(*) FROM report r WHERE r.status = 'ok' AND r.version = $1";
+    sdb_val p[8] = {SDB_TEXT(v)};
+    int np = 1;
+    store_filter_sql(&rf, sql, sizeof sql, p, &np);
+    *out = 0;
+    return sdb_exec(s->db, sql, np, p, read_count, out, err);
+}
+
 lr_status store_diff(store *s, const store_filter *f, const char *from, const char *to,
                      double threshold_pct, store_delta **out, size_t *n, lr_error *err)
 {
     *out = NULL;
     *n = 0;
+    if (strcmp(from, to) == 0)
+        return LR_FAIL(err, LR_ERR_USAGE, "store diff: --from and --to both name version %s",
+                       from);
+    const char *names[2] = {from, to};
+    for (int k = 0; k < 2; k++) {
+        int64_t c;
+        LR_TRY(version_reports(s, f, names[k], &c, err));
+        if (c == 0)
+            return LR_FAIL(err, LR_ERR_USAGE,
+                           "store diff: no report of version %s%s (`leakray store trend --by "
+                           "version` lists the versions)",
+                           names[k], f->app ? " for this app" : "");
+    }
     store_filter vf = *f;
     vf.version = NULL;
     char sql[1024] = "SELECT r.version, o.signature, o.retained_bytes" FROM_OCC

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # examples.sh: the programs in examples/ built against an *installed* libleakray, through
 # pkg-config (examples/Makefile) and through CMake's find_package(leakray)
-# (examples/CMakeLists.txt), then run on real dumps: top5 must list the objects and retained
+# (examples/CMakeLists.txt, the shared library and, once, leakray::leakray_static), then run on real dumps: top5 must list the objects and retained
 # sizes `leakray top` lists; leak_gate must find the dialer dump's leak, fail the gate at 0
 # allowed and pass at 1, and write the HTML page; diff must report the V8 growth `leakray
 # diff` reports; scan must build its graph with lr_builder and print the retained sizes and
@@ -67,6 +67,16 @@ cmake -S "$LEAKRAY_SRC/examples" -B "$T/cm" -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_BUILD_RPATH="$libdir" >"$T/cmake.log" 2>&1 &&
     cmake --build "$T/cm" >>"$T/cmake.log" 2>&1 ||
     { cat "$T/cmake.log" >&2; fail "examples do not build through find_package(leakray)"; }
+
+# 3. CMake find_package, the static archive (leakray::leakray_static and its system libraries)
+cmake -S "$LEAKRAY_SRC/examples" -B "$T/cs" -DCMAKE_PREFIX_PATH="$prefix" -DLEAKRAY_STATIC=ON \
+    -DCMAKE_C_FLAGS="-Wall -Wextra -Werror $san" -DCMAKE_EXE_LINKER_FLAGS="$san" \
+    >"$T/cmake-static.log" 2>&1 && cmake --build "$T/cs" >>"$T/cmake-static.log" 2>&1 ||
+    { cat "$T/cmake-static.log" >&2; fail "examples do not link leakray::leakray_static"; }
+ldd "$T/cs/top5" >"$T/ldd"
+! grep -q libleakray "$T/ldd" || fail "static top5 still needs libleakray.so"
+"$T/cs/top5" "$FIX/sun_jdk6_18_x64.hprof" >"$T/top5.static" || fail "static top5 failed"
+grep -q '^hprof heap, ' "$T/top5.static" || fail "static top5: $(head -3 "$T/top5.static")"
 
 for bin in "$T/pc" "$T/cm"; do
     ldd "$bin/top5" >"$T/ldd"

@@ -5,10 +5,11 @@
 #   - a limit below what loading needs: exit 5, one line naming the phase, the bytes asked
 #     for and in use, and the limit; never a crash or a signal;
 #   - limits bisected down to the smallest analyze fits in: below it always exit 5 with the
-#     message (naming more than one phase on the way), at it the unlimited output;
+#     message naming the phase, at it the unlimited output;
 #   - the same under --json: the error object with code "limit", exit 5;
 #   - a generous limit: exit 0 and the same output as without it;
-#   - a bad value: usage error.
+#   - a bad value: usage error;
+#   - what the libraries allocate counts as well (SQLite's values: exit 5 past the limit).
 # Under AddressSanitizer the sanitizer owns the allocator and nothing is counted: only the
 # generous-limit and usage cases run there.
 set -euo pipefail
@@ -41,7 +42,7 @@ for lim in 64K 1M; do
 done
 # The smallest limit analyze fits in (bisection, 16 KB steps): every limit below it stops
 # cleanly with the message, the limit itself gives the unlimited output; the refusals (the
-# small limits above and those on the way) name more than one phase.
+# small limits above and those on the way) each name a phase.
 lo=1024 hi=$((64 * 1024)) # KB: lo fails, hi passes
 run analyze --no-progress --no-timing --no-spill --max-memory ${hi}K "$DUMP"
 expect_rc 0
@@ -61,10 +62,17 @@ done
 run analyze --no-progress --no-timing --no-spill --max-memory ${lo}K "$DUMP"
 expect_rc 5
 phases=$(sort -u "$T/phases" | tr '\n' ',')
-[ "$(sort -u "$T/phases" | wc -l)" -ge 2 ] || fail "refusals name one phase only: $phases"
+[ "$(wc -l <"$T/phases")" -ge 2 ] && ! grep -qv '^[a-z0-9 ]\+$' "$T/phases" ||
+    fail "refusals without a phase: $phases"
 echo "ok: analyze fits in ${hi} KB, not in ${lo} KB; phases met: $phases" >&2
 run analyze --json --no-spill --max-memory 1M "$DUMP"
 expect_rc 5
 json_eq 'd["error"]["code"]' limit
 json_eq 'd["error"]["exit"]' 5
+# The libraries' allocations count too: SQLite building a 300 MB value under a 100 MB limit
+run sql --no-spill --max-memory 100M "$DUMP" "SELECT length(randomblob(300000000))"
+expect_rc 5
+expect_err '^leakray: memory limit: phase "sql" needed'
+run sql --no-spill --max-memory 1G "$DUMP" "SELECT length(randomblob(300000000))"
+expect_rc 0
 echo "max_memory: ok"

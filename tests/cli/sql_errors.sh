@@ -21,7 +21,10 @@ expect_rc 2
 expect_err '^leakray: sql: no such column: nope \(at byte 7 of the SQL\)$'
 run sql "$D" "SELECT * FROM heap"
 expect_rc 2
-expect_err 'no such table: heap'
+expect_err '^leakray: sql: no such table: heap \(at byte 14 of the SQL\)$'
+run sql "$D" "SELECT 1; SELECT nofn(id) FROM objects"
+expect_rc 2
+expect_err '^leakray: sql: no such function: nofn \(at byte 17 of the SQL\)$'
 run sql "$D" "SELECT 1; SELECT * FROM objects WHERE nope = 1"
 expect_rc 2
 expect_err 'no such column: nope \(at byte [0-9]+ of the SQL\)'

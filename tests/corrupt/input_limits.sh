@@ -48,22 +48,29 @@ if [ "$asan" = 0 ]; then # ASan reserves terabytes of address space: ulimit -v c
     echo "ok: $size-byte bzip2 bomb: exit 5, $rss KB: $first" >&2
 fi
 
-# gzip members with junk between them
+# gzip members and bzip2 streams with junk between them or after the last
 src=$fix/sun_jdk6_18_x32.hprof
 python3 - "$src" "$tmp" <<'PY'
-import gzip, sys
+import bz2, gzip, sys
 d = open(sys.argv[1], "rb").read()
 half = len(d) // 2
-a, b = gzip.compress(d[:half]), gzip.compress(d[half:])
-open(f"{sys.argv[2]}/junk.hprof.gz", "wb").write(a + b"JUNK" * 8 + b)
-open(f"{sys.argv[2]}/padded.hprof.gz", "wb").write(a + bytes(64) + b)
+for ext, z in (("gz", gzip.compress), ("bz2", bz2.compress)):
+    a, b = z(d[:half]), z(d[half:])
+    open(f"{sys.argv[2]}/junk.hprof.{ext}", "wb").write(a + b"JUNK" * 8 + b)
+    open(f"{sys.argv[2]}/tail.hprof.{ext}", "wb").write(a + b + b"JUNK")
+    open(f"{sys.argv[2]}/padded.hprof.{ext}", "wb").write(a + bytes(64) + b)
 PY
-rc=0; "$LEAKRAY" info --no-progress "$tmp/junk.hprof.gz" >/dev/null 2>"$tmp/junk.err" || rc=$?
-[ "$rc" = 3 ] || fail "junk between gzip members: exit $rc, want 3"
-grep -q 'junk.hprof.gz: offset 0x[0-9a-f]*: bytes after gzip member are not a gzip member' \
-    "$tmp/junk.err" || fail "junk: $(head -1 "$tmp/junk.err")"
-"$LEAKRAY" info --no-progress "$tmp/padded.hprof.gz" >/dev/null || fail "padded members: exit $?"
-echo "ok: junk between gzip members is refused, zero padding is not" >&2
+for z in "gz gzip member" "bz2 bzip2 stream"; do
+    set -- $z
+    for f in junk tail; do
+        rc=0; "$LEAKRAY" info --no-progress "$tmp/$f.hprof.$1" >/dev/null 2>"$tmp/$f.err" || rc=$?
+        [ "$rc" = 3 ] || fail "$f.hprof.$1: exit $rc, want 3"
+        grep -q "$f.hprof.$1: offset 0x[0-9a-f]*: bytes after $2 $3 are not a $2 $3" \
+            "$tmp/$f.err" || fail "$f.hprof.$1: $(head -1 "$tmp/$f.err")"
+    done
+    "$LEAKRAY" info --no-progress "$tmp/padded.hprof.$1" >/dev/null || fail "padded $1: exit $?"
+done
+echo "ok: junk between or after gzip members and bzip2 streams is refused, zero padding is not" >&2
 
 # FIFOs without a writer
 mkfifo "$tmp/fifo"

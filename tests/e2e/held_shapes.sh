@@ -13,7 +13,9 @@
 #  - loader: a closed URLClassLoader whose class Plugin is a key of a static HashMap is kept
 #    by the JVM through Plugin's link to its loader: `analyze` shows that chain, ending
 #    `Plugin.<classloader>` (visited last, so every path Shark finds stays Shark's), where
-#    Shark 2.14 lists the loader as unreachable.
+#    Shark 2.14 lists the loader as unreachable;
+#  - instance: a closed URLClassLoader whose class only an instance in a static list holds:
+#    `path --merged` and SQL's distance reach it through the instance's class, as `path`.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -29,8 +31,10 @@ javac -d "$work/plugin" "$P/plugin/Plugin.java"
 for m in queue stale; do
     java -cp "$work/classes" com.example.held.HeldShapes "$work/$m.hprof" "$m" > /dev/null
 done
-java -cp "$work/classes" com.example.held.HeldShapes "$work/loader.hprof" loader \
-    "file:$work/plugin/" > /dev/null
+for m in loader instance; do
+    java -cp "$work/classes" com.example.held.HeldShapes "$work/$m.hprof" "$m" \
+        "file:$work/plugin/" > /dev/null
+done
 
 # every thread_locals suspect of A.json fits in what B.json (threads) gives its thread
 check_locals() {
@@ -143,4 +147,17 @@ assert any(e["class"] == "java.util.HashMap" for e in els), [e["class"] for e in
 # the tree behind the sizes keeps Shark's references: no false "0 B" for the loader
 assert "retained_bytes" not in els[-1], els[-1]
 PY
+# instance: `path --merged` and SQL take the way `path` takes, through the instance's class
+"$LEAKRAY" path "$work/instance.hprof" --class java.net.URLClassLoader --merged --json --no-timing \
+    > "$work/merged.json"
+python3 - "$work/merged.json" <<'PY' || fail "loader: merged paths: $(cat "$work/merged.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["unreachable"] == 0, d["unreachable"]
+text = json.dumps(d)
+assert '"reference": "implicit", "name": "<class>"' in text and '"name": "<classloader>"' in text
+PY
+[ "$("$LEAKRAY" sql "$work/instance.hprof" --csv --no-timing \
+    "SELECT count(*) FROM objects WHERE class = 'java.net.URLClassLoader' AND distance IS NULL" |
+    tail -n 1 | tr -d '\r')" = 0 ] || fail "loader: SQL gives it no distance"
 echo "held_shapes: ok"

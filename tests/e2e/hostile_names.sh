@@ -4,7 +4,8 @@
 # names hold an OSC title sequence, a CSI screen clear and a C1 CSI (U+009B) goes through the
 # verbs that print class names in text (histo, top, analyze's traces and LARGEST RETAINERS,
 # instances, path --merged): no ESC, BEL or C1 byte reaches stdout, the names show escaped
-# (\x1b...), and the JSON keeps the exact names.
+# (\x1b...), and the JSON keeps the exact names. So do thread names in `threads` (a JVM
+# thread named with a line break, a tab and a screen clear: tests/programs/hostile).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
@@ -50,4 +51,16 @@ import json, sys
 names = {r.get("name") for r in json.load(open(sys.argv[1]))["classes"]}
 sys.exit(0 if "Typed\x1b[2JArray" in names else 1)
 PY
+if command -v javac >/dev/null && command -v java >/dev/null; then
+    mkdir -p "$work/classes"
+    javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/hostile/HostileThread.java"
+    java -cp "$work/classes" HostileThread "$work/thread.hprof"
+    "$LEAKRAY" threads "$work/thread.hprof" --no-timing >"$work/threads.txt"
+    check threads "$work/threads.txt"
+    grep -qF 'Thread "w\n\tx\x1b[2Jy" serial' "$work/threads.txt" ||
+        fail "threads: the name is not shown escaped on one line"
+    n=$((n + 1))
+elif [ "${CI:-}" = true ]; then
+    fail "javac/java required under CI=true"
+fi
 echo "ok: $n commands, no control byte from the dump reached the terminal"

@@ -93,11 +93,17 @@ printf '{"node": 1}\n' >"$W/nohead.jsonl"
 printf '{"leakray_graph": 1}\n{"node": 1, "size": -4}\n' >"$W/neg.jsonl"
 printf '{"leakray_graph": 1}\n{"edge": [1, 2], "kind": "bogus"}\n' >"$W/kind.jsonl"
 printf '{"leakray_graph": 1}\n{"node": 1, "label": "cut' >"$W/cut.jsonl"
-for f in neg kind cut; do
+# a second record on a line would be lost: refused where it starts
+printf '{"leakray_graph": 1}\n{"node": 1} {"node": 2}\n' >"$W/two.jsonl"
+printf '{"leakray_graph": 1}\n{"class": 2, "name": "a"}\n{"class": 2, "name": "b"}\n' \
+    >"$W/dup.jsonl"
+for f in "neg 0x" "kind 0x" "cut 0x" "two 0x21: bytes after the object's closing brace" \
+         "dup 0x39: class id 2 defined twice"; do
+    set -- $f
     rc=0
-    "$LEAKRAY" info "$W/$f.jsonl" >/dev/null 2>"$W/err" || rc=$?
-    [ "$rc" = 3 ] || fail "$f.jsonl exited $rc, not 3"
-    grep -q "$f.jsonl: offset 0x" "$W/err" || fail "$f.jsonl: no offset: $(cat "$W/err")"
+    "$LEAKRAY" info "$W/$1.jsonl" >/dev/null 2>"$W/err" || rc=$?
+    [ "$rc" = 3 ] || fail "$1.jsonl exited $rc, not 3"
+    grep -q "$1.jsonl: offset ${f#* }" "$W/err" || fail "$1.jsonl: $(cat "$W/err")"
 done
 rc=0
 "$LEAKRAY" info "$W/nohead.jsonl" >/dev/null 2>&1 || rc=$?

@@ -5,7 +5,8 @@
 # a field no watched class has, warns on stderr and in the JSON "warnings" array and still
 # runs; --strict, and --fail-on-leak always, turn it into exit 2 before any analysis. Correct
 # watches give no warning (exit 1 under --fail-on-leak when they leak). Expression errors
-# quote what was typed and call the end of the expression by its name. On a V8 snapshot a
+# are bad command lines (exit 2, as `instances --where`), quote what was typed and call the
+# end of the expression by its name. On a V8 snapshot a
 # watched constructor's properties count as fields.
 . "$(dirname "$0")/obf_lib.bash"
 obf_init obf_typos
@@ -39,12 +40,12 @@ run analyze --no-timing "$D" --watch c --leaking-if 'a > 198' --fail-on-leak
 [ "$rc" = 1 ] || fail "a real watched leak under --fail-on-leak exits $rc, want 1"
 
 run analyze --no-timing "$D" --watch c --leaking-if 'a > 3 &&'
-[ "$rc" = 3 ] || fail "truncated expression exits $rc"
-grep -q "^leakray: --leaking-if 'a > 3 &&': expected a field path or a value, got the end of the expression$" \
+[ "$rc" = 2 ] || fail "truncated expression exits $rc, want 2 (a bad command line)"
+grep -q "^leakray analyze: --leaking-if 'a > 3 &&': expected a field path or a value, got the end of the expression (see leakray analyze --help)$" \
     err.txt || fail "truncated expression message: $(cat err.txt)"
 grep -q -- "->" err.txt && fail "message shows a token the user never typed"
 run analyze --no-timing "$D" --watch c --leaking-if 'a >> 3'
-grep -q "^leakray: --leaking-if 'a >> 3': " err.txt || fail "expression not quoted: $(cat err.txt)"
+grep -q "^leakray analyze: --leaking-if 'a >> 3': " err.txt || fail "expression not quoted: $(cat err.txt)"
 
 V8=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/v8/heap-2.heapsnapshot
 if [ -f "$V8" ]; then

@@ -10,9 +10,11 @@
 //   loader  a closed URLClassLoader whose class Plugin (from the folder given) is a key of a
 //           static HashMap, watched by a leakcanary.KeyedWeakReference
 //           (tests/programs/leaks/KeyedWeakReference.java, compiled with it): the JVM keeps
-//           the loader through the class.
+//           the loader through the class;
+//   instance  a closed URLClassLoader whose class Plugin only an instance in a static list
+//           holds: the JVM keeps the class through its instance, the loader through the class.
 // The program dumps its heap with HotSpotDiagnosticMXBean.dumpHeap(path, true).
-// Usage: java com.example.held.HeldShapes OUT.hprof queue|stale|loader [PLUGIN_DIR_URL]
+// Usage: java com.example.held.HeldShapes OUT.hprof queue|stale|loader|instance [PLUGIN_DIR_URL]
 package com.example.held;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
@@ -44,6 +46,7 @@ public class HeldShapes {
     static final ReferenceQueue<Object> QUEUE = new ReferenceQueue<>();
     static final List<KeyedWeakReference> WATCHED = new ArrayList<>();
     static final Map<Class<?>, Object> BY_CLASS = new HashMap<>();
+    static final List<Object> INSTANCES = new ArrayList<>();
     static ScheduledExecutorService scheduler;
     static ExecutorService pool;
 
@@ -77,11 +80,19 @@ public class HeldShapes {
         KeyedWeakReference.heapDumpUptimeMillis = 5000L;
     }
 
+    static void instance(String dir) throws Exception {
+        URLClassLoader loader = new URLClassLoader(new URL[] { new URL(dir) },
+                HeldShapes.class.getClassLoader().getParent());
+        INSTANCES.add(Class.forName("Plugin", true, loader).getDeclaredConstructor().newInstance());
+        loader.close();
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[1]) {
         case "queue": queue(); break;
         case "stale": stale(); break;
         case "loader": loader(args[2]); break;
+        case "instance": instance(args[2]); break;
         default: throw new IllegalArgumentException(args[1]);
         }
         ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).dumpHeap(args[0], true);
