@@ -59,9 +59,11 @@ static void path_text(FILE *out, const graph *g, const paths_result *pr, node_ix
             r < g->n_roots ? graph_root_title(g, g->roots[r].kind) : "?", node_cls(g, nodes[0]),
             g->node_kind[nodes[0]] == GRAPH_KIND_CLASS ? " (class)" : "",
             rep_fmt_id(id, g, graph_node_id(g, nodes[0])));
-    for (uint32_t i = 1; i < k; i++)
-        fprintf(out, "%s  .%s -> %s %s\n", indent, edge_txt(g, edges[i - 1], eb, sizeof eb),
-                node_cls(g, nodes[i]), rep_fmt_id(id, g, graph_node_id(g, nodes[i])));
+    for (uint32_t i = 1; i < k; i++) /* a class object says so, as the root line does */
+        fprintf(out, "%s  .%s -> %s%s %s\n", indent, edge_txt(g, edges[i - 1], eb, sizeof eb),
+                node_cls(g, nodes[i]),
+                g->node_kind[nodes[i]] == GRAPH_KIND_CLASS ? " (class)" : "",
+                rep_fmt_id(id, g, graph_node_id(g, nodes[i])));
 }
 
 /* The path of n as a JSON array of {class, id, edge, root?}; null when unreached. */

@@ -42,6 +42,11 @@ SP_JSON=$FDN_TMP/dupes-bmp0.json
 sp_check "--min-bitmap 0 adds the 5x5 pair" \
     "sorted((g['width'], g['count']) for g in j['bitmaps']['groups']) == [(5, 2), (50, 2), (100, 3)]"
 
+# Text: a class object on an owner path says so, as the root line does
+"$LEAKRAY" dupes "$D" --no-timing >"$FDN_TMP/dupes.txt"
+grep -q '^ *\.static appClass -> SpecialDump (class) 0x' "$FDN_TMP/dupes.txt" ||
+    fdn_fail "dupes text: the main class on a path is not marked (class)"
+
 # ---- Android fixtures: golden text ----
 fdn_fixtures
 exp=$LEAKRAY_SRC/tests/e2e/expected/special
