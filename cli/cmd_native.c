@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -398,8 +400,29 @@ static int native_run(int argc, char **argv)
 
 /* ---- native check ---- */
 
+/* Whether process pid is stopped (a SIGSTOP, a debugger): its monitor thread cannot answer
+ * until it runs again. */
+static int process_stopped(long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t k = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[k] = 0;
+    const char *e = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+    return e && (e[1] == ' ') && (e[2] == 'T' || e[2] == 't');
+}
+
+#define ASK_TIMEOUT_S 600 /* a scan of a large heap takes seconds; a stuck one, forever */
+
 static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
 {
+    if (process_stopped(pid))
+        return cli_fail(co, LR_ERR_IO, "process %ld is stopped: a scan needs it running "
+                        "(kill -CONT %ld)", pid, pid);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return cli_fail(co, LR_ERR_IO, "socket: %s", strerror(errno));
@@ -414,6 +437,8 @@ static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
                         "process %ld has no native monitor socket (not started with "
                         "libleakray_native.so?)", pid);
     }
+    struct timeval tv = {ASK_TIMEOUT_S, 0};
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     const char req[] = "scan\n";
     size_t got = 0;
     if (write(fd, req, sizeof req - 1) != (ssize_t)(sizeof req - 1)) {
@@ -438,7 +463,8 @@ static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
         *nl = 0;
     if (strncmp(line, "ok ", 3) != 0)
         return cli_fail(co, LR_ERR_IO, "process %ld: scan failed: %s", pid,
-                        got ? line + (strncmp(line, "error ", 6) ? 0 : 6) : "no answer");
+                        got ? line + (strncmp(line, "error ", 6) ? 0 : 6)
+                            : "no answer (within 600 s, or the process ended)");
     snprintf(path, n, "%s", line + 3);
     return 0;
 }

@@ -107,6 +107,11 @@ enum nm_reason { NM_REASON_EXIT, NM_REASON_SIGNAL, NM_REASON_SOCKET, NM_REASON_T
 int nm_scan_run(int reason, char *path, size_t n);
 
 /* ---- nm_ctl.c ---- */
+/* The stack pointer at the program's own exit() call when the calling thread is the one
+ * that made it, else 0: where the at-exit scan starts reading that thread's stack; *regs
+ * then points at the NM_EXIT_REGS callee-saved registers the call left (roots too). */
+#define NM_EXIT_REGS 6
+uintptr_t nm_exit_frame(const uintptr_t **regs);
 /* Thread registry snapshot for the report (called in the scanning child). */
 typedef struct nm_thread_rec {
     pthread_t handle;    /* pthread_t of the thread */

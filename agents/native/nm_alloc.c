@@ -356,6 +356,11 @@ __attribute__((noinline)) uint32_t nm_trace_here(int skip)
 }
 /* The frame-pointer backtrace from frame fp (a hook's own frame: its return address is the
  * program's call site), hashed during the walk. Same bounds as nm_trace_here. */
+/* The monitor's own text: its frames (main's wrapper, a thread's trampoline) stand between
+ * the program's, and are left out of backtraces, so that a leak's frames and signature are
+ * the program's alone. Set at init (0 until then: nothing left out). */
+static uintptr_t self_text_lo, self_text_span;
+
 static inline __attribute__((always_inline)) uint32_t trace_fp(const uintptr_t *fp)
 {
     uintptr_t f[NM_MAX_DEPTH];
@@ -376,8 +381,10 @@ static inline __attribute__((always_inline)) uint32_t trace_fp(const uintptr_t *
         const uintptr_t *next = (const uintptr_t *)fp[0];
         if (ret < 4096)
             break;
-        f[n++] = ret;
-        h = hash_step(h, ret);
+        if (ret - self_text_lo >= self_text_span) {
+            f[n++] = ret;
+            h = hash_step(h, ret);
+        }
         if (next <= fp)
             break;
         fp = next;
@@ -791,6 +798,7 @@ static void note_add3(const char *a, const char *b, const char *c)
 }
 
 static void new_resolve(const void *alloc_base); /* operator new and the allocators' APIs */
+static void text_of(const void *base, uintptr_t *lo, uintptr_t *span);
 
 /* Finds the allocator; the pointers change only at the end, so that whatever dlsym
  * allocates meanwhile comes from __libc_malloc (boot_*) and is marked NM_LIBC_BIT. */
@@ -968,7 +976,8 @@ static __attribute__((noinline)) uint32_t trace_unwind(uintptr_t ra)
     if (k == got || k == 8)
         return 0;
     for (; k < got && n < nm_cfg.depth; k++)
-        f[n++] = (uintptr_t)buf[k];
+        if ((uintptr_t)buf[k] - self_text_lo >= self_text_span)
+            f[n++] = (uintptr_t)buf[k];
     return depot_put(f, n);
 }
 
@@ -1010,6 +1019,7 @@ void nm_alloc_init(void)
             nm_cfg.bt_mode = NM_BT_FP;
     }
     slow_range_set();
+    text_of(object_base((const void *)nm_alloc_init), &self_text_lo, &self_text_span);
 }
 
 /* ---- The hooks ---- */
@@ -1441,6 +1451,16 @@ static void new_resolve(const void *alloc_base)
     int track = alloc_base && nx[NX_NW] && object_base(nx[NX_NW]) == alloc_base;
     if (track)
         text_of(alloc_base, &alloc_text_lo, &alloc_text_span);
+    /* glibc's heap: the C++ runtime's operator new calls malloc from a frame it never sets
+     * up, so a walk of frame pointers from malloc skipped the function that called new. The
+     * hooks make its block themselves (glibc's malloc and a header, as malloc's hook does;
+     * the runtime's delete hands it to free) and record the new's own call site; a failed
+     * malloc still goes to the runtime's new (its new_handler loop, bad_alloc). */
+    if (!alloc_base && nx[NX_NW]) {
+        char rt[64];
+        object_name(nx[NX_NW], rt, sizeof rt);
+        track = !strncmp(rt, "libstdc++", 9) || !strncmp(rt, "libc++", 6);
+    }
     if (!track && nx[NX_NW]) {
         char who[64];
         object_name(nx[NX_NW], who, sizeof who);

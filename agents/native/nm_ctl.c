@@ -652,6 +652,85 @@ static void fork_child(void)
     }
 }
 
+/* Where the program called exit(), for the at-exit scan: its thread, its stack pointer at
+ * the call and its callee-saved registers. The scan reads that thread's stack from there up:
+ * below lie exit's own frames, the atexit handlers' and the monitor's, whose unwritten slots
+ * still hold words of the program's returned calls, which kept blocks the program had lost
+ * (LeakSanitizer and valgrind report them). The registers the program held values in are
+ * roots of their own: exit's frames save them below that point. */
+static uintptr_t exit_sp, exit_regs[NM_EXIT_REGS];
+static pid_t exit_tid;
+
+NM_API _Noreturn void exit(int status);
+__attribute__((used, noreturn)) static void exit_after(int status)
+{
+    static void (*real_exit)(int);
+    exit_tid = (pid_t)syscall(SYS_gettid);
+    if (!real_exit)
+        real_exit = (void (*)(int))real_sym("exit");
+    if (real_exit)
+        real_exit(status);
+    _exit(status);
+}
+
+#if defined(__x86_64__)
+/* exit: the caller's stack pointer (its return address on top) and rbx, rbp, r12-r15 as the
+ * call left them, stored before any compiled prologue can move them; then the C part. */
+__asm__(".text\n"
+        ".globl exit\n"
+        ".type exit, @function\n"
+        "exit:\n"
+        "    movq %rsp, exit_sp(%rip)\n"
+        "    movq %rbx, exit_regs(%rip)\n"
+        "    movq %rbp, exit_regs+8(%rip)\n"
+        "    movq %r12, exit_regs+16(%rip)\n"
+        "    movq %r13, exit_regs+24(%rip)\n"
+        "    movq %r14, exit_regs+32(%rip)\n"
+        "    movq %r15, exit_regs+40(%rip)\n"
+        "    jmp exit_after\n"
+        ".size exit, .-exit\n");
+#else
+void exit(int status)
+{
+    exit_sp = (uintptr_t)__builtin_frame_address(0);
+    exit_after(status);
+}
+#endif
+
+/* A program that returns from main reaches exit inside libc, where no call of ours sees
+ * it: main runs under a wrapper that hands its value to exit() itself, as libc does, so that
+ * its frames lie below the recorded call like those of any other exit. */
+typedef int (*main_fn)(int, char **, char **);
+static main_fn program_main;
+
+static int main_then_exit(int argc, char **argv, char **envp)
+{
+    exit(program_main(argc, argv, envp));
+}
+
+NM_API int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+                             void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+    int (*real)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+                void *) =
+        (int (*)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+                 void *))real_sym("__libc_start_main");
+    if (!real)
+        _exit(127);
+    program_main = main;
+    return real(nm_cfg.at_exit ? main_then_exit : main, argc, argv, init, fini, rtld_fini,
+                stack_end);
+}
+
+uintptr_t nm_exit_frame(const uintptr_t **regs)
+{
+    uintptr_t f = __atomic_load_n(&exit_sp, __ATOMIC_ACQUIRE);
+    if (!f || exit_tid != (pid_t)syscall(SYS_gettid))
+        return 0;
+    *regs = exit_regs;
+    return f;
+}
+
 static void at_exit_scan(void)
 {
     if (forked || getpid() != owner_pid)

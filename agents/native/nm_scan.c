@@ -711,6 +711,10 @@ static void scan_thread_roots(child *c, uintptr_t self_tp, uintptr_t self_sp, in
     }
 }
 
+/* At the program's exit() call: the callee-saved registers it left (nm_exit_frame), else
+ * NULL. Set before the fork, read by the child. */
+static const uintptr_t *exit_regs_seen;
+
 static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
 {
     uintptr_t own[NM_MAX_OWN_MAPS][2], stacks[NM_MAX_THREADS][2];
@@ -727,6 +731,11 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
      * TLS sits at the top of its stack mapping; the main thread's TLS may share a mapping
      * with heap blocks, which the loop below skips). */
     scan_thread_roots(c, self_tp, self_sp, 1);
+    if (exit_regs_seen) {
+        c->rooting = NM_ROOT_REGISTERS;
+        for (int j = 0; j < NM_EXIT_REGS; j++)
+            mark_word(c, exit_regs_seen[j]);
+    }
     int in_libc = 0, in_self = 0, in_module = 0, in_alloc = 0;
     const char *alloc_name = NULL;
     for (int i = 0; i < c->n_maps; i++) {
@@ -1154,6 +1163,7 @@ static uint64_t now_us(void)
 }
 
 static int scan_busy;
+#define EXIT_WAIT_MS 60000 /* how long the exit's scan waits for a running one */
 static unsigned scan_seq;
 
 static void out_path(char *dst, size_t n, pid_t pid, unsigned seq)
@@ -1251,9 +1261,15 @@ static void heap_huge(void)
 
 int nm_scan_run(int reason, char *path, size_t n)
 {
-    if (__atomic_exchange_n(&scan_busy, 1, __ATOMIC_ACQUIRE)) {
-        str_copy(path, n, "a scan is already running");
-        return -1;
+    /* The exit's scan waits for a running one (signal, timer, socket) to end: it is the
+     * program's last word, and giving up left that one's report unfinished. */
+    for (int waited = 0; __atomic_exchange_n(&scan_busy, 1, __ATOMIC_ACQUIRE); waited++) {
+        if (reason != NM_REASON_EXIT || waited >= EXIT_WAIT_MS / 10) {
+            str_copy(path, n, "a scan is already running");
+            return -1;
+        }
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
     }
     int g = nm_guard_set(1);
     unsigned seq = ++scan_seq;
@@ -1316,10 +1332,14 @@ int nm_scan_run(int reason, char *path, size_t n)
         }
     }
     uint64_t t_stopped = now_us();
-    uintptr_t sp;
+    /* before the fork: it asks which thread this is */
+    uintptr_t sp, ef = reason == NM_REASON_EXIT ? nm_exit_frame(&exit_regs_seen) : 0;
+    if (!ef)
+        exit_regs_seen = NULL;
     pid_t kid = raw_fork(&sp);
     if (kid == 0)
-        child_main(st, reason, tmp, sp, (uintptr_t)__builtin_thread_pointer(), t0);
+        child_main(st, reason, tmp, ef > sp ? ef : sp, (uintptr_t)__builtin_thread_pointer(),
+                   t0);
     uint64_t t_forked = now_us();
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     /* The threads run again once the tracer detaches them; realloc opens right away. */

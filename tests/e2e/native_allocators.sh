@@ -153,6 +153,16 @@ done
 # 24-byte node the first holds.
 [ "$(cut -d' ' -f1-4 <<<"$(numbers "$NAT_TMP/glibc.newdel.lrn")")" = "3 704 1 24" ] ||
     nat_fail "newdel: glibc build does not report its 3 + 1 leaks"
+# ... each allocated in lose(), called from main: the function that called new, not the C++
+# runtime's operator new (which has no frame pointer to walk through), nor the monitor's
+# wrapper of main
+"$LEAKRAY" native report "$NAT_TMP/glibc.newdel.lrn" --json >"$NAT_TMP/newdel.json"
+python3 - "$NAT_TMP/newdel.json" <<'PY' || nat_fail "newdel: backtraces do not start in lose()"
+import json, sys
+for g in json.load(open(sys.argv[1]))["groups"]:
+    f = [x.get("function") or "" for x in g["frames"]]
+    assert "lose" in f[0] and f[1] == "main", f
+PY
 
 # The allocators' own calls on malloc's blocks: the program keeps working, leaks exact.
 mkdir -p "$NAT_TMP/api"

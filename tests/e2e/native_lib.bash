@@ -13,7 +13,9 @@
 #   nat_fail MSG / nat_skip MSG
 # Every program is run with the plugin path as its one argument (dlopen.c uses it; the
 # others ignore it).
-NAT_NAMES="lost list cycle interior regs stack tls threads handoff aligned reuse forks dlopen noleak"
+NAT_NAMES="lost list cycle interior regs stack tls threads handoff aligned reuse forks dlopen noleak stale staleret"
+# Programs that lose blocks without scrubbing the dead stack (native_peers.sh)
+NAT_STALE="stale staleret"
 
 nat_fail() {
     echo "FAIL: $*" >&2

@@ -6,10 +6,13 @@
 # in another thread's register, stack or TLS, leaks from joined threads, aligned
 # allocations, heap memory reused in every shape (blocks moved by realloc, aligned and
 # mmapped blocks, freed memory handed out again: no stale record may pass for a block), a
-# forking program, a RTLD_DEEPBIND plugin, a program without leaks):
+# forking program, a RTLD_DEEPBIND plugin, a program without leaks, and 200 blocks lost with
+# their addresses left in a dead frame, the program then calling exit() or returning from
+# main: stale, staleret, which no scrub cleans):
 #   - leakray finds exactly the direct and indirect blocks and bytes of
 #     tests/e2e/expected/native/peers.txt;
-#   - LeakSanitizer (clang-14 -fsanitize=leak) finds the same four numbers, run live when
+#   - LeakSanitizer (clang-14 -fsanitize=leak) finds the same four numbers (for stale and
+#     staleret at most as many: it reads the dead frames' words as roots), run live when
 #     clang-14 and its runtime are installed (else the committed peer column is used);
 #   - valgrind --leak-check=full loses the same blocks and bytes in total (definitely +
 #     indirectly lost; its split of a ring differs and interior pointers are "possibly"),
@@ -58,7 +61,12 @@ for p in $NAT_NAMES; do
     read -r vdb vdB vib viB _ _ <<<"$vg"
     ok=1
     [ "$got" = "$want" ] || ok=0
-    [ "$got" = "$lsan" ] || ok=0
+    # stale, staleret: LeakSanitizer itself takes stale stack words for roots (it misses
+    # 1-30 of the 200 blocks); leakray must find them all, as valgrind does
+    case " $NAT_STALE " in
+    *" $p "*) read -r lb _ <<<"$lsan"; [ "$lb" -le "$db" ] || ok=0 ;;
+    *) [ "$got" = "$lsan" ] || ok=0 ;;
+    esac
     [ $((db + ib)) = $((vdb + vib)) ] && [ $((dB + iB)) = $((vdB + viB)) ] || ok=0
     if [ $ok = 1 ]; then
         echo "ok: $p leakray [$got] = expected = LeakSanitizer [$lsan], valgrind [$vg]" >&2

@@ -1,0 +1,20 @@
+/* stale.c: 200 blocks of 32 bytes lost in a call that has returned, their addresses left in
+ * that call's dead frame, and no scrub: the exit's own frames reuse the dead stack, where
+ * words they never write still hold the lost addresses. Every block is a leak (LeakSanitizer
+ * and valgrind say so). Ends with exit(0); staleret.c returns from main instead. */
+#include <stdlib.h>
+#include "scrub.h"
+
+__attribute__((noinline)) static void lose(void)
+{
+    void *volatile slots[200];
+    for (int i = 0; i < 200; i++)
+        slots[i] = malloc(32);
+    escape((void *)slots);
+}
+
+int main(void)
+{
+    lose();
+    exit(0);
+}
