@@ -39,13 +39,28 @@ static int read_long(const graph *g, node_ix n, const char *name, int64_t *out)
     return 1;
 }
 
+/* The text of String field `name` of n into buf. A U+0000 in it becomes U+2400 (the symbol
+ * for NUL): the text is kept as a C string, which ended at the first one. */
 static void read_text(const graph *g, node_ix n, const char *name, char *buf, size_t cap)
 {
     graph_value v;
     buf[0] = 0;
-    if (graph_field_find(g, n, name, &v) && v.type == GRAPH_FT_OBJECT && v.ref != GRAPH_NONE)
-        if (graph_string_value(g, v.ref, buf, cap) < 0)
-            buf[0] = 0;
+    if (!graph_field_find(g, n, name, &v) || v.type != GRAPH_FT_OBJECT || v.ref == GRAPH_NONE)
+        return;
+    char raw[1024];
+    long len = graph_string_value(g, v.ref, raw, sizeof raw);
+    if (len < 0)
+        return;
+    size_t k = (size_t)len < sizeof raw - 1 ? (size_t)len : sizeof raw - 1, o = 0;
+    for (size_t i = 0; i < k && o + 4 <= cap; i++) {
+        if (raw[i]) {
+            buf[o++] = raw[i];
+        } else {
+            memcpy(buf + o, "\xe2\x90\x80", 3);
+            o += 3;
+        }
+    }
+    buf[o < cap ? o : cap - 1] = 0;
 }
 
 static int cmp_kwr(const void *a, const void *b)

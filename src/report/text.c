@@ -60,8 +60,10 @@ static void put_lines(FILE *out, const char *prefix, const char *text, int verbo
     while (p && *p) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (verbose || strncmp(p, REP_ALSO, strlen(REP_ALSO)) != 0)
-            fprintf(out, "\n%s%.*s", prefix, (int)len, p);
+        if (verbose || strncmp(p, REP_ALSO, strlen(REP_ALSO)) != 0) {
+            fprintf(out, "\n%s", prefix); /* a label quotes the dump: escaped */
+            rep_fmt_text(out, p, len, SIZE_MAX);
+        }
         p = nl ? nl + 1 : NULL;
     }
 }
@@ -78,9 +80,11 @@ static void put_object(FILE *out, const graph *g, const trace_elem *e, const cha
     rep_fmt_name(out, e->class_name);
     fprintf(out, " %s", rep_node_type_key(g, e->node));
     const char *st = rep_trace_status_key(e->status);
-    if (e->status != TRACE_UNKNOWN && e->reason && *e->reason)
-        fprintf(out, "\n%sLeaking: %s (%s)", more, st, e->reason);
-    else
+    if (e->status != TRACE_UNKNOWN && e->reason && *e->reason) {
+        fprintf(out, "\n%sLeaking: %s (", more, st);
+        rep_fmt_name(out, e->reason); /* a watch's description is the program's text */
+        fputc(')', out);
+    } else
         fprintf(out, "\n%sLeaking: %s", more, st);
     if (e->has_retained && e->status != TRACE_NO) {
         char b[32];
@@ -92,9 +96,9 @@ static void put_object(FILE *out, const graph *g, const trace_elem *e, const cha
 
 static void put_root(FILE *out, const graph *g, const trace *t)
 {
-    fprintf(out, "\xe2\x94\xac\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\n"
-                 "\xe2\x94\x82 GC Root: %s\n\xe2\x94\x82",
-            trace_root_text(g, t));
+    fputs("\xe2\x94\xac\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\n\xe2\x94\x82 GC Root: ", out);
+    rep_fmt_name(out, trace_root_text(g, t)); /* may name a thread: the program's text */
+    fputs("\n\xe2\x94\x82", out);
 }
 
 /* The "↓ owner.name" line (and its "~~~" underline) of the reference leaving e. */

@@ -5,7 +5,9 @@
 # verbs that print class names in text (histo, top, analyze's traces and LARGEST RETAINERS,
 # instances, path --merged): no ESC, BEL or C1 byte reaches stdout, the names show escaped
 # (\x1b...), and the JSON keeps the exact names. So do thread names in `threads` (a JVM
-# thread named with a line break, a tab and a screen clear: tests/programs/hostile).
+# thread named with a line break, a tab and a screen clear) and a watch's description in
+# `analyze` (a BEL, a line break; its NUL shown as U+2400, the text going on):
+# tests/programs/hostile.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
@@ -53,13 +55,20 @@ sys.exit(0 if "Typed\x1b[2JArray" in names else 1)
 PY
 if command -v javac >/dev/null && command -v java >/dev/null; then
     mkdir -p "$work/classes"
-    javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/hostile/HostileThread.java"
+    javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/hostile/HostileThread.java" \
+        "$LEAKRAY_SRC/tests/programs/leaks/KeyedWeakReference.java"
     java -cp "$work/classes" HostileThread "$work/thread.hprof"
     "$LEAKRAY" threads "$work/thread.hprof" --no-timing >"$work/threads.txt"
     check threads "$work/threads.txt"
     grep -qF 'Thread "w\n\tx\x1b[2Jy" serial' "$work/threads.txt" ||
         fail "threads: the name is not shown escaped on one line"
-    n=$((n + 1))
+    # a watch description: escaped, and whole past its NUL
+    "$LEAKRAY" analyze "$work/thread.hprof" --no-timing >"$work/analyze.txt" || true
+    check "analyze (watch description)" "$work/analyze.txt"
+    want="watching this because bell\x07 nl\n nul"$'\xe2\x90\x80'" end)"
+    grep -qF "$want" "$work/analyze.txt" ||
+        fail "analyze: description not escaped or cut: $(grep -a Leaking "$work/analyze.txt")"
+    n=$((n + 2))
 elif [ "${CI:-}" = true ]; then
     fail "javac/java required under CI=true"
 fi
