@@ -43,6 +43,11 @@ int cycles_edge_ok(const graph *g, node_ix from, edge_ix e)
     uint8_t k = g->edge_kind[e];
     if (GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG)
         return 0;
+    uint8_t to = g->node_kind[g->edge_to[e]];
+    if (to == GRAPH_KIND_CLASS || to == GRAPH_KIND_CODE || to == GRAPH_KIND_SYNTHETIC)
+        return 0;
+    /* Last the V8 name checks: a V8 edge's name is read back from the snapshot's text. An
+     * internal edge can only be a closure's context, a table or a table's slot. */
     unsigned kind = GRAPH_EDGE_KIND(k);
     switch (kind) {
     case GRAPH_EDGE_FIELD:
@@ -50,22 +55,16 @@ int cycles_edge_ok(const graph *g, node_ix from, edge_ix e)
     case GRAPH_EDGE_CONTEXT:
     case GRAPH_EDGE_NATIVE:
     case GRAPH_EDGE_XREF:
-        break;
-    case GRAPH_EDGE_PROPERTY:
-    case GRAPH_EDGE_INTERNAL:
-        if (g->node_name && v8_edge_ok(g, from, e, kind))
-            break;
-        return 0;
-    default:
-        return 0;
-    }
-    switch (g->node_kind[g->edge_to[e]]) {
-    case GRAPH_KIND_CLASS:
-    case GRAPH_KIND_CODE:
-    case GRAPH_KIND_SYNTHETIC:
-        return 0;
-    default:
         return 1;
+    case GRAPH_EDGE_INTERNAL:
+        if (g->node_kind[from] != GRAPH_KIND_CLOSURE &&
+            g->node_kind[from] != GRAPH_KIND_OBJ_ARRAY && to != GRAPH_KIND_OBJ_ARRAY)
+            return 0;
+        return g->node_name && v8_edge_ok(g, from, e, kind);
+    case GRAPH_EDGE_PROPERTY:
+        return g->node_name && v8_edge_ok(g, from, e, kind);
+    default:
+        return 0;
     }
 }
 
