@@ -13,32 +13,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-typedef struct info_cmd_file {
-    uint64_t size;        /* bytes on disk, 0 if stat failed */
-    const char *compress; /* "plain", "gzip", "bzip2" from the magic bytes */
-} info_cmd_file;
-
-/* The loader has already inflated the input; the magic bytes on disk still tell how. */
-static void info_cmd_probe(const char *path, info_cmd_file *f)
-{
-    struct stat st;
-    f->size = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-    f->compress = mfile_compression_name(MFILE_PLAIN);
-    if (f->size == 0 || !S_ISREG(st.st_mode))
-        return;
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return;
-    unsigned char m[3] = {0};
-    size_t n = fread(m, 1, sizeof m, fp);
-    fclose(fp);
-    if (n >= 2 && m[0] == 0x1f && m[1] == 0x8b)
-        f->compress = mfile_compression_name(MFILE_GZIP);
-    else if (n == 3 && m[0] == 'B' && m[1] == 'Z' && m[2] == 'h')
-        f->compress = mfile_compression_name(MFILE_BZIP2);
-}
 
 /* The heap dumps of an HPROF file, read from the bytes the graph already maps. */
 static lr_status info_cmd_dumps(const graph *g, hprof_dump *out, uint32_t *n, lr_error *err)
@@ -77,8 +51,6 @@ int cmd_info(int argc, char **argv)
         return rc;
     const graph *g = lr_heap_graph(lh);
 
-    info_cmd_file f;
-    info_cmd_probe(path, &f);
     info_result *c = err_malloc(sizeof *c);
     if (!c) {
         lr_close(lh);
@@ -95,8 +67,9 @@ int cmd_info(int argc, char **argv)
         }
         c->has_root_cats = 1;
     }
-    c->file_size = f.size;
-    c->compress = f.compress;
+    /* as the loader met the input: a pipe's bytes were copied, a compressed file inflated */
+    c->file_size = lh->input.file_len;
+    c->compress = mfile_compression_name(lh->input.compression);
     hprof_dump dumps[INFO_MAX_DUMPS];
     uint32_t n_dumps = 0;
     lr_error err = {.offset = LR_NO_OFFSET};

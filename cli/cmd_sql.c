@@ -249,6 +249,9 @@ int cmd_sql(int argc, char **argv)
         return rc;
     if (co.n_pos == 2 && sql_file)
         return cli_usage_error(&co, "give the SQL either as an argument or with --sql-file");
+    if (co.n_pos == 1 && !sql_file && strcmp(co.pos[0], "-") == 0)
+        return cli_usage_error(&co, "the dump is read from standard input: give the SQL as an "
+                                    "argument or with --sql-file");
     char *text = NULL;
     if (co.n_pos == 2) {
         text = strdup(co.pos[1]);

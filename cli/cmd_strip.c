@@ -43,13 +43,14 @@ int cmd_strip(int argc, char **argv)
     lr_heap *h;
     if ((rc = cli_open(&co, co.pos[0], CLI_OPEN_NO_EDGES, &h)) != 0)
         return rc;
-    lr_close(h);
+    /* the input the reader checked goes on to the writer (a pipe can be read only once); the
+     * graph goes first, its memory back before the copy is written */
     lr_error err = {0};
-    mfile m = {0};
-    lr_status s = mfile_open(&m, co.pos[0], co.max_inflate, &err);
-    if (s != LR_OK)
-        return cli_error(&co, &err);
+    mfile m = h->input;
+    memset(&h->input, 0, sizeof h->input);
+    lr_close(h);
     hprof_strip_stats st;
+    lr_status s;
     int shrink = strcmp(mode, "shrink") == 0;
     s = hprof_strip(&m, co.pos[0], out, shrink ? HPROF_STRIP_SHRINK : HPROF_STRIP_SANITIZE, &st,
                     &err);

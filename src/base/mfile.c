@@ -39,6 +39,7 @@ typedef struct outbuf {
     uint64_t limit;     /* the caller's max_inflate, or the default cap */
     int fd;             /* the temporary file, or -1 for an anonymous sink */
     int why;            /* CAP_*: which bound `limit` is, for the message */
+    int spool;          /* the bytes are a stream's, copied (spool), not inflated */
     const char *dir;    /* the temporary file's folder (messages) */
 } outbuf;
 
@@ -66,14 +67,15 @@ static int is_bzip2(const uint8_t *p, uint64_t n)
 static lr_status over_limit(const outbuf *o, const char *name, lr_error *err)
 {
     unsigned long long lim = (unsigned long long)o->limit;
+    const char *what = o->spool ? "input read from a stream" : "inflated size";
     if (o->why == CAP_DISK)
-        return LR_FAIL(err, LR_ERR_LIMIT, "%s: inflated size exceeds the free space in %s "
-                       "(%llu bytes; --tmpdir chooses another folder, --max-inflate sets "
-                       "another cap)", name, o->dir, lim);
+        return LR_FAIL(err, LR_ERR_LIMIT, "%s: %s exceeds the free space in %s (%llu bytes; "
+                       "--tmpdir chooses another folder, --max-inflate sets another cap)",
+                       name, what, o->dir, lim);
     if (o->why == CAP_MEMORY)
-        return LR_FAIL(err, LR_ERR_LIMIT, "%s: inflated size exceeds the memory available "
-                       "(%llu bytes; --max-inflate sets another cap)", name, lim);
-    return LR_FAIL(err, LR_ERR_LIMIT, "%s: inflated size exceeds --max-inflate %llu", name, lim);
+        return LR_FAIL(err, LR_ERR_LIMIT, "%s: %s exceeds the memory available (%llu bytes; "
+                       "--max-inflate sets another cap)", name, what, lim);
+    return LR_FAIL(err, LR_ERR_LIMIT, "%s: %s exceeds --max-inflate %llu", name, what, lim);
 }
 
 /* Writes the staging buffer to the temporary file. A full filesystem is a resource limit
@@ -88,12 +90,13 @@ static lr_status out_flush(outbuf *o, const char *name, lr_error *err)
         if (k <= 0) {
             int e = k < 0 ? errno : ENOSPC;
             unsigned long long at = (unsigned long long)(o->flushed + done);
+            const char *what = o->spool ? "the input's copy" : "the inflated dump";
             if (e == ENOSPC || e == EDQUOT || e == EFBIG)
-                return LR_FAIL(err, LR_ERR_LIMIT, "%s: no room in %s for the inflated dump "
-                               "(%llu bytes written: %s; --tmpdir chooses another folder)",
-                               name, o->dir, at, strerror(e));
-            return LR_FAIL(err, LR_ERR_IO, "%s: cannot write the inflated dump to %s: %s",
-                           name, o->dir, strerror(e));
+                return LR_FAIL(err, LR_ERR_LIMIT, "%s: no room in %s for %s (%llu bytes "
+                               "written: %s; --tmpdir chooses another folder)",
+                               name, o->dir, what, at, strerror(e));
+            return LR_FAIL(err, LR_ERR_IO, "%s: cannot write %s to %s: %s", name, what,
+                           o->dir, strerror(e));
         }
         done += (uint64_t)k;
     }
@@ -507,11 +510,75 @@ void mfile_catch_sigbus(void)
     sigaction(SIGBUS, &sa, NULL);
 }
 
+/* A pipe (standard input, a shell's <(...)) cannot be mapped, and dumps are read by mapping:
+ * its bytes are copied into an unnamed temporary file in mfile_tmpdir(), bounded like
+ * inflated bytes (limit: --max-inflate, else the folder's free space), and that file is read
+ * as the plain file it now is. Returns its descriptor in *out. */
+static lr_status spool(int in, const char *name, uint64_t limit, int *out, lr_error *err)
+{
+    outbuf o;
+    memset(&o, 0, sizeof o);
+    o.spool = 1;
+    o.dir = mfile_tmpdir();
+    if ((o.fd = mfile_open_unnamed(o.dir, "input")) < 0)
+        return LR_FAIL(err, LR_ERR_IO, "%s: cannot create a temporary file in %s for the "
+                       "input: %s (--tmpdir chooses another folder)", name, o.dir,
+                       strerror(errno));
+    if (limit) {
+        o.limit = limit;
+        o.why = CAP_OPTION;
+    } else {
+        default_cap(&o);
+    }
+    /* opened with O_NONBLOCK (a FIFO without a writer must not block the open); the copy
+     * waits for the writer like any reader of a pipe */
+    int fl = fcntl(in, F_GETFL);
+    if (fl >= 0 && (fl & O_NONBLOCK))
+        (void)fcntl(in, F_SETFL, fl & ~O_NONBLOCK);
+    struct sigaction ign, old_xfsz;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    int swapped = sigaction(SIGXFSZ, &ign, &old_xfsz) == 0;
+    lr_status st = out_init(&o, 0, name, err);
+    while (st == LR_OK) {
+        uint64_t room;
+        if ((st = out_room(&o, &room, name, err)) != LR_OK)
+            break;
+        ssize_t k = read(in, o.p + o.fill, room);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            st = LR_FAIL(err, LR_ERR_IO, "%s: read error after %llu bytes: %s", name,
+                         (unsigned long long)(o.flushed + o.fill), strerror(errno));
+            break;
+        }
+        if (k == 0)
+            break;
+        o.fill += (uint64_t)k;
+    }
+    if (st == LR_OK)
+        st = out_flush(&o, name, err);
+    if (swapped)
+        sigaction(SIGXFSZ, &old_xfsz, NULL);
+    if (o.p)
+        munmap(o.p, o.cap_alloc);
+    if (st != LR_OK) {
+        close(o.fd);
+        return st;
+    }
+    *out = o.fd;
+    return LR_OK;
+}
+
 lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error *err)
 {
     memset(m, 0, sizeof *m);
-    /* O_NONBLOCK: opening a FIFO with no writer would wait forever; it is refused below */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    /* "-" is standard input: a file redirected there is mapped like any file, a pipe copied */
+    int is_stdin = strcmp(path, "-") == 0;
+    /* O_NONBLOCK: opening a FIFO with no writer would wait forever */
+    int fd = is_stdin ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+                      : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return LR_FAIL(err, LR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat sb;
@@ -520,10 +587,25 @@ lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error 
         close(fd);
         return LR_FAIL(err, LR_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
     }
-    if (!S_ISREG(sb.st_mode)) {
+    if (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)) {
+        int copy = -1;
+        lr_status st = spool(fd, path, max_inflate, &copy, err);
         close(fd);
-        return LR_FAIL(err, LR_ERR_IO, "%s: not a regular file (dumps are mapped, not streamed: "
-                                       "save a pipe's output to a file first)", path);
+        if (st != LR_OK)
+            return st;
+        fd = copy;
+        if (fstat(fd, &sb) != 0) {
+            int e = errno;
+            close(fd);
+            return LR_FAIL(err, LR_ERR_IO, "%s: cannot stat its copy: %s", path, strerror(e));
+        }
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        const char *kind = S_ISDIR(sb.st_mode) ? "a directory" : isatty(fd) ? "a terminal"
+                                                                             : "a device";
+        close(fd);
+        return LR_FAIL(err, LR_ERR_IO, "%s: %s is not a regular file nor a pipe (%s)", path,
+                       is_stdin ? "standard input" : "the input", kind);
     }
     m->file_len = (uint64_t)sb.st_size;
     if (m->file_len == 0) {

@@ -12,7 +12,9 @@
 #include "format/nscan.h"
 #include "base/hash.h"
 
+#include <dlfcn.h>
 #include <elfutils/libdwfl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -406,6 +408,36 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* C++ names are shown as the programmer wrote them (app::Cache::fill(int), not
+ * _ZN3app5Cache4fillEi), as LeakSanitizer and valgrind show them. The demangler is the C++
+ * runtime's own, __cxa_demangle, found at run time in libstdc++: a system that has no C++
+ * runtime has no C++ program to report on either, and then the names stay as the symbol
+ * table has them. */
+typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+static cxa_demangle_fn cxa_demangle;
+static pthread_once_t cxa_once = PTHREAD_ONCE_INIT;
+
+static void cxa_load(void)
+{
+    void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    void *f = h ? dlsym(h, "__cxa_demangle") : NULL;
+    memcpy(&cxa_demangle, &f, sizeof f); /* POSIX: a function's address through void * */
+}
+
+/* The pooled demangled form of a symbol, or the symbol itself (not a C++ name, no
+ * demangler, or a name the demangler refuses). */
+static const char *func_name(nscan_report *r, const char *sym)
+{
+    if (sym[0] != '_' || sym[1] != 'Z')
+        return pool_str(r, sym, strlen(sym));
+    pthread_once(&cxa_once, cxa_load);
+    int status = -1;
+    char *d = cxa_demangle ? cxa_demangle(sym, NULL, NULL, &status) : NULL;
+    const char *s = pool_str(r, status == 0 && d ? d : sym, strlen(status == 0 && d ? d : sym));
+    free(d);
+    return s;
+}
+
 void nscan_symbolize(nscan_report *r)
 {
     static const Dwfl_Callbacks cb = {
@@ -460,7 +492,7 @@ void nscan_symbolize(nscan_report *r)
             GElf_Sym sym;
             const char *fn = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
             if (fn) {
-                fr->func = pool_str(r, fn, strlen(fn));
+                fr->func = func_name(r, fn);
                 fr->func_off = off + 1;
             }
             Dwfl_Line *line = dwfl_module_getsrc(mod, pc);

@@ -155,14 +155,17 @@ done
     nat_fail "newdel: glibc build does not report its 3 + 1 leaks"
 # ... each allocated in lose(), called from main: the function that called new, not the C++
 # runtime's operator new (which has no frame pointer to walk through), nor the monitor's
-# wrapper of main
+# wrapper of main; C++ names demangled, as the source spells them (lose is static: _ZL4losev)
 "$LEAKRAY" native report "$NAT_TMP/glibc.newdel.lrn" --json >"$NAT_TMP/newdel.json"
 python3 - "$NAT_TMP/newdel.json" <<'PY' || nat_fail "newdel: backtraces do not start in lose()"
 import json, sys
 for g in json.load(open(sys.argv[1]))["groups"]:
     f = [x.get("function") or "" for x in g["frames"]]
-    assert "lose" in f[0] and f[1] == "main", f
+    assert f[0] == "lose()" and f[1] == "main", f
+    assert not any(x.startswith("_Z") for x in f), f
 PY
+"$LEAKRAY" native report "$NAT_TMP/glibc.newdel.lrn" | grep -q ' in lose()+0x' ||
+    nat_fail "newdel: the text report does not name lose() demangled"
 
 # The allocators' own calls on malloc's blocks: the program keeps working, leaks exact.
 mkdir -p "$NAT_TMP/api"
