@@ -518,14 +518,11 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
     };
     lr_error err = {.code = LR_OK, .offset = LR_NO_OFFSET};
     double t0 = cli_now_ms();
-    lr_status s = lr_open(path, &o, out, &err);
+    /* the native bytes a Cleaner frees join shallow sizes for every verb (info, show, top,
+     * histo --retained, analyze), as for every program linked against the library */
+    lr_status s = lr_open_ex(path, &o, co->registry_native_only ? NATIVE_REGISTRY : NATIVE_ALL,
+                             out, &err);
     phase_enter(co->spec ? co->spec->verb : "verb");
-    /* Native bytes a Cleaner frees (Android's registry, the JDK's direct buffers) join
-     * shallow sizes for every verb (info, show, top, histo --retained, analyze): a no-op for
-     * dumps without those classes. */
-    if (s == LR_OK && *out)
-        s = native_assign_ex(lr_heap_graph(*out),
-                             co->registry_native_only ? NATIVE_REGISTRY : NATIVE_ALL, NULL, &err);
     /* After native_assign, which finds framework classes by their unobfuscated names. A
      * mapping's errors name the mapping file, not the dump. */
     if (s == LR_OK && *out && co->mapping &&

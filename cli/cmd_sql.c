@@ -312,6 +312,9 @@ int cmd_sql(int argc, char **argv)
             int off = sqlite3_error_offset(db);
             if (off < 0)
                 off = sql_name_offset(p, sqlite3_errmsg(db));
+            /* SQLite names no token when the statement stops early: the SQL ended there */
+            if (off < 0 && strcmp(sqlite3_errmsg(db), "incomplete input") == 0)
+                off = (int)strlen(p);
             if (off >= 0)
                 off += (int)(p - text);
             rc = sql_fail(&co, &o, q, prc, sqlite3_errmsg(db), off);

@@ -5,6 +5,7 @@
  * owns both, because the graph's node offsets point into the mapped bytes and must not
  * outlive them. lr_open_memory does the same over caller-owned bytes. */
 #include "lr_internal.h"
+#include "analysis/native.h"
 #include "base/phase.h"
 
 #include <stdlib.h>
@@ -13,7 +14,8 @@
 const char *lr_version(void) { return LR_VERSION_STRING; }
 
 /* Loads h->input (already opened) into h->g. */
-static lr_status load(lr_heap *h, const char *name, const lr_open_opts *opts, lr_error *err)
+static lr_status load(lr_heap *h, const char *name, const lr_open_opts *opts,
+                      unsigned native_kinds, lr_error *err)
 {
     h->g.path = strdup(name);
     if (!h->g.path)
@@ -33,10 +35,20 @@ static lr_status load(lr_heap *h, const char *name, const lr_open_opts *opts, lr
     lr_status st = h->reader->load(&h->g, &h->input, &fo, err);
     if (st == LR_OK)
         graph_settle(&h->g);
+    /* Native bytes a Cleaner frees (Android's registry, the JDK's direct buffers) join the
+     * shallow sizes every analysis reads: a no-op for dumps without those classes. */
+    if (st == LR_OK)
+        st = native_assign_ex(&h->g, native_kinds, NULL, err);
     return st;
 }
 
 lr_status lr_open(const char *path, const lr_open_opts *opts, lr_heap **out, lr_error *err)
+{
+    return lr_open_ex(path, opts, NATIVE_ALL, out, err);
+}
+
+lr_status lr_open_ex(const char *path, const lr_open_opts *opts, unsigned native_kinds,
+                     lr_heap **out, lr_error *err)
 {
     if (out)
         *out = NULL;
@@ -49,7 +61,7 @@ lr_status lr_open(const char *path, const lr_open_opts *opts, lr_heap **out, lr_
     phase_enter("open");
     lr_status st = mfile_open(&h->input, path, opts ? opts->max_inflate : 0, err);
     if (st == LR_OK)
-        st = load(h, path, opts, err);
+        st = load(h, path, opts, native_kinds, err);
     if (st != LR_OK) {
         lr_close(h);
         return st;
@@ -75,7 +87,7 @@ lr_status lr_open_memory(const void *data, size_t len, const char *name,
     lr_status st = mfile_from_memory(&h->input, data ? data : empty, len,
                                      opts ? opts->max_inflate : 0, name, err);
     if (st == LR_OK)
-        st = load(h, name, opts, err);
+        st = load(h, name, opts, NATIVE_ALL, err);
     if (st != LR_OK) {
         lr_close(h);
         return st;

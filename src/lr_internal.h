@@ -71,6 +71,11 @@ struct lr_analysis {
     jsdup_result jsdupes;
 };
 
+/* lr_open with the Cleaner-freed native sizes to credit (analysis/native.h's NATIVE_*;
+ * lr_open credits NATIVE_ALL): Shark's size model counts the registry's alone. */
+lr_status lr_open_ex(const char *path, const lr_open_opts *opts, unsigned native_kinds,
+                     lr_heap **out, lr_error *err);
+
 /* The graph of a loaded heap, for the CLI and the tests (owned by h). */
 graph *lr_heap_graph(lr_heap *h);
 

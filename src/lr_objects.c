@@ -70,8 +70,11 @@ uint64_t lr_object_shallow(const lr_heap *h, lr_object o)
 
 long lr_object_string(const lr_heap *h, lr_object o, char *buf, size_t cap)
 {
-    if (!ok_obj(h, o) || !buf || !cap)
+    char one[1]; /* buf NULL or cap 0 asks the length alone */
+    if (!ok_obj(h, o))
         return -1;
+    if (!buf || !cap)
+        return graph_string_value(&h->g, o, one, sizeof one);
     return graph_string_value(&h->g, o, buf, cap);
 }
 
@@ -254,15 +257,28 @@ struct lr_histogram {
     lr_histogram_row *rows;
 };
 
-static int row_cmp(const void *a, const void *b)
+/* One key descending (retained, or shallow without retained sizes), then the name, as
+ * `histo` sorts. */
+static int row_cmp_name(const lr_histogram_row *x, const lr_histogram_row *y)
+{
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->cls > y->cls) - (x->cls < y->cls);
+}
+
+static int row_cmp_retained(const void *a, const void *b)
 {
     const lr_histogram_row *x = a, *y = b;
     if (x->retained != y->retained)
         return x->retained < y->retained ? 1 : -1;
+    return row_cmp_name(x, y);
+}
+
+static int row_cmp_shallow(const void *a, const void *b)
+{
+    const lr_histogram_row *x = a, *y = b;
     if (x->shallow != y->shallow)
         return x->shallow < y->shallow ? 1 : -1;
-    int c = strcmp(x->name, y->name);
-    return c ? c : (x->cls > y->cls) - (x->cls < y->cls);
+    return row_cmp_name(x, y);
 }
 
 lr_status lr_histogram_build(lr_heap *h, int with_retained, lr_histogram **out, lr_error *err)
@@ -300,7 +316,7 @@ lr_status lr_histogram_build(lr_heap *h, int with_retained, lr_histogram **out, 
                               rows[c].shallow, ret ? ret[c] : 0};
         rows[hi->n++] = r;
     }
-    qsort(rows, hi->n, sizeof *rows, row_cmp);
+    qsort(rows, hi->n, sizeof *rows, with_retained ? row_cmp_retained : row_cmp_shallow);
     hi->rows = rows;
     free(ret), free(cnt);
     *out = hi;

@@ -96,12 +96,14 @@ done:
 /* LEAKRAY_TIMINGS=1: each report phase's wall time on stderr (bench/html_report.sh). */
 static int timings_on(void)
 {
-    static int on = -1;
-    if (on < 0) {
+    static int on = -1; /* threads may race to set it, to the same value */
+    int v = __atomic_load_n(&on, __ATOMIC_RELAXED);
+    if (v < 0) {
         const char *e = getenv("LEAKRAY_TIMINGS");
-        on = e && *e && strcmp(e, "0") != 0;
+        v = e && *e && strcmp(e, "0") != 0;
+        __atomic_store_n(&on, v, __ATOMIC_RELAXED);
     }
-    return on;
+    return v;
 }
 
 static double ms_since(const struct timespec *t0)

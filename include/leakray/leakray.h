@@ -158,7 +158,8 @@ LR_API lr_class lr_object_describes(const lr_heap *h, lr_object o);
  * Android, DevTools' for V8), plus native bytes where the format reports them. */
 LR_API uint64_t lr_object_shallow(const lr_heap *h, lr_object o);
 /* The value of a string object (java.lang.String or V8 string) as UTF-8 into buf (cap bytes,
- * always NUL-terminated, truncated). Returns the full length, or -1 if o is no string. */
+ * always NUL-terminated, truncated). Returns the full length, or -1 if o is no string. buf
+ * NULL (or cap 0) asks the length alone, to size a buffer. */
 LR_API long lr_object_string(const lr_heap *h, lr_object o, char *buf, size_t cap);
 
 /* One reference between two objects. */

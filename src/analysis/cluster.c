@@ -1037,9 +1037,9 @@ static lr_status group_sizes(const graph *g, const dom_tree *t, const domkids *k
 
 /* ---- cluster_run ---- */
 
-static const cluster_item *sort_items;
-static const cluster_ctx *sort_ctx;
-static int sort_by_count;
+static _Thread_local const cluster_item *sort_items; /* qsort has no context in C11 */
+static _Thread_local const cluster_ctx *sort_ctx;
+static _Thread_local int sort_by_count;
 
 static int item_cmp(const void *pa, const void *pb)
 {
@@ -1060,7 +1060,7 @@ static int item_cmp(const void *pa, const void *pb)
     return ia < ib ? -1 : ia > ib;
 }
 
-static const uint64_t *anchor_ret;
+static _Thread_local const uint64_t *anchor_ret;
 static int anchor_cmp(const void *pa, const void *pb)
 {
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;

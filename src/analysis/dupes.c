@@ -399,7 +399,7 @@ static uint64_t string_group_waste(const graph *g, const node_ix *members, uint3
 }
 
 /* Wasted bytes first, then the first member: a total, deterministic order. */
-static const node_ix *sort_members;
+static _Thread_local const node_ix *sort_members; /* qsort has no context */
 static int group_cmp(const void *a, const void *b)
 {
     const dupes_group *x = a, *y = b;

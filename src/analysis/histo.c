@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static enum histo_sort sort_key;
-static const graph *sort_g;
-static const devtools_result *sort_dt;
+static _Thread_local enum histo_sort sort_key;
+static _Thread_local const graph *sort_g;
+static _Thread_local const devtools_result *sort_dt;
 
 static int cmp_name(const histo_row *a, const histo_row *b)
 {

@@ -28,8 +28,8 @@ static lr_status mpath_push(mpath_tree *t, uint32_t *cap, node_ix x, lr_error *e
     return LR_OK;
 }
 
-/* Sort context (qsort has none; one sort at a time). */
-static const mpath_node *mpath_v;
+/* Sort context (qsort has none; one sort a thread). */
+static _Thread_local const mpath_node *mpath_v;
 
 static int mpath_cmp(const void *pa, const void *pb)
 {

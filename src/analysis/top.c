@@ -393,9 +393,9 @@ fail:
 
 /* ---- DevTools ---- */
 
-/* qsort has no context argument; top_dt_build is not reentrant for this one sort. */
-static const devtools_result *dt_sort_r;
-static const graph *dt_sort_g;
+/* qsort has no context argument: the one sort of a thread. */
+static _Thread_local const devtools_result *dt_sort_r;
+static _Thread_local const graph *dt_sort_g;
 
 static int cmp_dt_class(const void *pa, const void *pb)
 {

@@ -13,6 +13,7 @@
 #include <bzlib.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <stdio.h>
@@ -458,22 +459,29 @@ static struct {
     char name[MFILE_GUARD_NAME];
 } guards[MFILE_GUARDS];
 
+/* Threads opening inputs at once take slots one at a time; the handler takes no lock. */
+static pthread_mutex_t guards_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void guard_add(void *base, size_t len, const char *path)
 {
+    pthread_mutex_lock(&guards_lock);
     for (int i = 0; i < MFILE_GUARDS; i++)
         if (!guards[i].base) {
             snprintf(guards[i].name, sizeof guards[i].name, "%s", path);
             guards[i].len = len;
             __atomic_store_n(&guards[i].base, base, __ATOMIC_RELEASE);
-            return;
+            break;
         }
+    pthread_mutex_unlock(&guards_lock);
 }
 
 static void guard_remove(void *base)
 {
+    pthread_mutex_lock(&guards_lock);
     for (int i = 0; i < MFILE_GUARDS; i++)
         if (guards[i].base == base)
             __atomic_store_n(&guards[i].base, NULL, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&guards_lock);
 }
 
 static void put_err(const char *s)

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* phase.c: named phases of one run (base layer), prefix phase_. A fixed table of totals, so
  * entering a phase never allocates (it runs while memory may be exhausted) and costs two
- * clock reads. */
+ * clock reads. One table for the process: a program analysing heaps in several threads gets
+ * their phases summed, and a lock keeps the table whole. */
 #include "base/phase.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
 #define PHASE_MAX 48
 
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static phase_stat table[PHASE_MAX];
 static unsigned n_table;
 static const char *cur = "start";
@@ -48,9 +51,11 @@ void phase_enter(const char *name)
         worker_cur = name;
         return;
     }
+    pthread_mutex_lock(&table_lock);
     close_current();
     /* other threads read it (a refused allocation in a parallel section): never torn */
     __atomic_store_n(&cur, name, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&table_lock);
 }
 
 const char *phase_current(void)
@@ -62,10 +67,13 @@ void phase_worker(const char *name) { worker_cur = name ? name : "worker"; }
 
 unsigned phase_stats(phase_stat *out, unsigned cap)
 {
+    pthread_mutex_lock(&table_lock);
     close_current();
     for (unsigned i = 0; i < n_table && i < cap; i++)
         out[i] = table[i];
-    return n_table;
+    unsigned n = n_table;
+    pthread_mutex_unlock(&table_lock);
+    return n;
 }
 
 void phase_print(FILE *out)

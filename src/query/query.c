@@ -242,7 +242,7 @@ lr_status query_need_class_sizes(query_db *q)
     return LR_OK;
 }
 
-static const graph *query_sort_g; /* qsort has no context; one sort at a time */
+static _Thread_local const graph *query_sort_g; /* qsort has no context: one sort a thread */
 
 static int query_cmp_name(const void *pa, const void *pb)
 {
@@ -489,6 +489,19 @@ static int query_progress(void *p)
 
 /* ---- lifecycle ---- */
 
+/* The statements SQLite may prepare: everything but attaching databases and calling
+ * fts3_tokenizer (see query_open). */
+static int query_authorize(void *ctx, int action, const char *a, const char *b, const char *db,
+                           const char *trigger)
+{
+    (void)ctx, (void)a, (void)db, (void)trigger;
+    if (action == SQLITE_ATTACH || action == SQLITE_DETACH)
+        return SQLITE_DENY;
+    if (action == SQLITE_FUNCTION && b && sqlite3_stricmp(b, "fts3_tokenizer") == 0)
+        return SQLITE_DENY;
+    return SQLITE_OK;
+}
+
 lr_status query_open(graph *g, const query_opts *o, query_db **out, lr_error *err)
 {
     /* Ids are looked up row by row (joins, `id = ...`): a reader that left the id index out
@@ -510,9 +523,16 @@ lr_status query_open(graph *g, const query_opts *o, query_db **out, lr_error *er
         query_close(q);
         return st;
     }
-    /* A heap query reads the heap: no ATTACH (it would create files), no extensions. */
+    /* A heap query reads the heap: no ATTACH (it would create files), no extensions, and
+     * nothing that hands SQL a pointer: a build with FTS3's tokenizer function lets
+     * fts3_tokenizer(name, blob) install any address as code, and tells where the library
+     * sits with one argument. Defensive mode keeps the schema tables read-only. */
     sqlite3_limit(q->db, SQLITE_LIMIT_ATTACHED, 0);
     sqlite3_db_config(q->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+    sqlite3_db_config(q->db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, NULL);
+    sqlite3_db_config(q->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+    sqlite3_db_config(q->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+    sqlite3_set_authorizer(q->db, query_authorize, NULL);
     if (q->o.max_steps)
         sqlite3_progress_handler(q->db, 1000, query_progress, q);
     /* past it a value fails with "string or blob too big" (SQLITE_TOOBIG) */

@@ -22,8 +22,8 @@
 
 /* Detail-line prefix of the leaking object; rep_text_analysis sets it from opts->zwsp for the
  * duration of one report (rep_text_trace alone never adds the zero-width space). */
-static const char *rep_detail = "     ";
-static const char *rep_detail_unreachable = "  ";
+static _Thread_local const char *rep_detail = "     ";
+static _Thread_local const char *rep_detail_unreachable = "  ";
 
 const char *rep_human_bytes(char *buf, uint64_t bytes)
 {

@@ -6,8 +6,8 @@
 # through pkg-config -- once against the shared library, once statically with
 # `pkg-config --static` -- and runs both on a real dump (a hand-made HPROF from the repo) and
 # on garbage, so a missing symbol export, header or link flag fails here, not at a user's.
-# The install is staged with DESTDIR and read back with PKG_CONFIG_SYSROOT_DIR, so the
-# configured prefix of the build folder is used as is.
+# The install goes to another prefix than the build folder was configured with (cmake
+# --install --prefix), so the pkg-config file must find its folders from where it lies.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init install
@@ -16,7 +16,7 @@ command -v cc >/dev/null || skip "no C compiler"
 command -v cmake >/dev/null || skip "cmake not installed"
 
 root=$T/root
-DESTDIR=$root cmake --install "$LEAKRAY_BUILD" >"$T/install.log" 2>&1 ||
+cmake --install "$LEAKRAY_BUILD" --prefix "$root" >"$T/install.log" 2>&1 ||
     { cat "$T/install.log" >&2; fail "cmake --install failed"; }
 
 pc=$(find "$root" -name leakray.pc | head -1)
@@ -34,7 +34,10 @@ ls "$libdir"/libleakray.so.* >/dev/null 2>&1 || fail "no versioned shared librar
 rules=$(find "$root" -path '*/share/leakray/rules/*.rules' | wc -l)
 [ "$rules" -ge 1 ] || fail "no rules files installed"
 
-export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=
+export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_LIBDIR=
+# installed under another prefix than the build folder's: the file finds its own folders
+pkg-config --cflags leakray | grep -q -- "-I$root/" ||
+    fail "pkg-config does not point into the prefix installed to: $(pkg-config --cflags leakray)"
 pkg-config --exists leakray || fail "pkg-config does not find leakray"
 [ "$(pkg-config --modversion leakray)" = "$("$LEAKRAY" --version | awk '{print $2}')" ] ||
     fail "pkg-config version $(pkg-config --modversion leakray) differs from the CLI's"

@@ -25,6 +25,9 @@ expect_err '^leakray: sql: no such table: heap \(at byte 14 of the SQL\)$'
 run sql "$D" "SELECT 1; SELECT nofn(id) FROM objects"
 expect_rc 2
 expect_err '^leakray: sql: no such function: nofn \(at byte 17 of the SQL\)$'
+run sql "$D" "SELECT * FROM objects WHERE"
+expect_rc 2
+expect_err '^leakray: sql: incomplete input \(at byte 27 of the SQL\)$'
 run sql "$D" "SELECT 1; SELECT * FROM objects WHERE nope = 1"
 expect_rc 2
 expect_err 'no such column: nope \(at byte [0-9]+ of the SQL\)'
@@ -73,6 +76,19 @@ expect_rc 2
 run sql "$D" "VACUUM INTO '$T/y.db'"
 expect_rc 2
 [ -e "$T/y.db" ] && fail "VACUUM INTO created a file"
+# ... nor take a pointer from SQL (SQLite built with FTS3's tokenizer function: the two-argument
+# form installs any address as a tokenizer, called at the next insert; one argument tells
+# where the library is mapped)
+run sql "$D" "select fts3_tokenizer('evil', X'4141414141414141');
+    create virtual table f using fts3(a, tokenize=evil); insert into f values('x')"
+expect_rc 2
+expect_err 'not authorized'
+run sql "$D" "select fts3_tokenizer('simple')"
+expect_rc 2
+run sql "$D" "create virtual table g using fts4(a); insert into g values('heap');
+    select count(*) from g where g match 'heap'"
+expect_rc 0
+[ "$(tail -1 "$T/out")" = 1 ] || fail "a full-text table with a built-in tokenizer stopped working"
 
 # A lookup honours the comparison's collation: NOCASE is no exact match, SQLite filters.
 run sql "$D" "SELECT count(*) FROM objects WHERE class = 'JAVA.LANG.STRING' COLLATE NOCASE"
