@@ -654,12 +654,6 @@ static lr_status large_bitmaps(const graph *g, uint64_t min_pixels, dupes_result
     return LR_OK;
 }
 
-static int u32_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static lr_status find(graph *g, const dupes_opts *o, int owners, dupes_result *r,
                       lr_error *err)
 {
@@ -667,7 +661,6 @@ static lr_status find(graph *g, const dupes_opts *o, int owners, dupes_result *r
     state s = {g, NULL, 0, 0};
     cvec c = {0};
     gvec ga = {0}, gb = {0}, gs = {0};
-    node_ix *targets = NULL;
     lr_status rc;
 
     if ((rc = arrays_cands(g, o->min_bytes, &c, err)) != LR_OK ||
@@ -716,8 +709,7 @@ static lr_status find(graph *g, const dupes_opts *o, int owners, dupes_result *r
     /* Owners: arrays -> first referrer; bitmaps/strings -> themselves. */
     r->owner = err_mallocarray(r->n_members ? r->n_members : 1, sizeof *r->owner);
     r->owner_edge = err_mallocarray(r->n_members ? r->n_members : 1, sizeof *r->owner_edge);
-    targets = err_mallocarray((uint64_t)r->n_members + r->n_large + 1, sizeof *targets);
-    if (!r->owner || !r->owner_edge || !targets) {
+    if (!r->owner || !r->owner_edge) {
         rc = LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
         goto out;
     }
@@ -726,7 +718,6 @@ static lr_status find(graph *g, const dupes_opts *o, int owners, dupes_result *r
     uint32_t n_arr_members = 0;
     for (uint32_t i = 0; i < r->n_arrays; i++)
         n_arr_members += r->arrays[i].count;
-    uint32_t nt = 0;
     for (uint32_t i = 0; i < r->n_members; i++) {
         node_ix m = r->members[i];
         r->owner[i] = GRAPH_NONE;
@@ -741,20 +732,12 @@ static lr_status find(graph *g, const dupes_opts *o, int owners, dupes_result *r
         } else {
             r->owner[i] = m;
         }
-        if (r->owner[i] != GRAPH_NONE)
-            targets[nt++] = r->owner[i];
     }
-    for (uint32_t i = 0; i < r->n_large; i++)
-        targets[nt++] = r->large[i];
-    qsort(targets, nt, sizeof *targets, u32_cmp);
-    uint32_t u = 0;
-    for (uint32_t i = 0; i < nt; i++)
-        if (u == 0 || targets[u - 1] != targets[i])
-            targets[u++] = targets[i];
-    rc = paths_find(g, NULL, targets, u, &r->paths, err);
+    /* Every owner's path, through other owners too (a list holding both a duplicated array
+     * and strings with duplicated values): the owners are no leaves of the search. */
+    rc = paths_find(g, NULL, NULL, 0, &r->paths, err);
 
 out:
-    free(targets);
     free(c.v);
     free(s.members);
     free(ga.v);

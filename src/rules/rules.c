@@ -216,6 +216,17 @@ static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, clas
             !strcmp(first, "build_id"))
             continue;
         char msg[700];
+        /* an array's length reads as in Java (rules_array_length): a number, ending the path */
+        if (!strcmp(first, "length") && c < g->n_classes &&
+            (g->classes[c].flags & GRAPH_CLASS_ARRAY)) {
+            if (!strchr(o->s, '.'))
+                continue;
+            snprintf(msg, sizeof msg, "--leaking-if: %s's length is a number: nothing follows "
+                     "it (in '%s')", cls, o->s);
+            report(ctx, msg);
+            n++;
+            continue;
+        }
         if (class_has_field(g, c, first)) {
             char bad[128];
             class_ix owner = GRAPH_NONE;

@@ -108,4 +108,10 @@ rc=0
 [ "$rc" = 2 ] || fail "a misspelt path field under --strict: exit $rc"
 grep -q "byte\[\] has no field 'lenght' (in 'pixels.lenght')" "$work/typo.err" ||
     fail "misspelt path field: $(cat "$work/typo.err")"
+# ... and so does the length of a watched array class itself, no warning under --strict
+rc=0
+"$LEAKRAY" analyze "$work/m.hprof" --no-timing --no-suspects --strict --watch 'byte[]' \
+    --leaking-if 'length > 100000' > "$work/arr.txt" 2> "$work/arr.err" || rc=$?
+[ "$rc" = 0 ] && [ ! -s "$work/arr.err" ] ||
+    fail "--watch 'byte[]' --leaking-if 'length > 100000' under --strict: exit $rc: $(cat "$work/arr.err")"
 echo "more_shapes: ok"
