@@ -153,7 +153,7 @@ int cmd_analyze(int argc, char **argv)
          "under --fail-on-leak)",
          NULL},
         {"--no-shipped-rules", CLI_OPT_FLAG, &no_shipped, NULL,
-         "do not load jdk.rules / android.rules", NULL},
+         "do not load jdk.rules / android.rules / browser.rules", NULL},
         {"--collapse", CLI_OPT_FLAG, &collapse, NULL,
          "merge runs of one category (element, widget, view...) in traces into one line", NULL},
         {"--categories", CLI_OPT_STR, &categories, "NAME|FILE",
@@ -243,11 +243,8 @@ int cmd_analyze(int argc, char **argv)
     lr_status st = LR_OK;
     int suspects = 0;
 
-    if (!no_shipped) {
-        st = rules_load_shipped(&rs, "jdk.rules", &err);
-        if (st == LR_OK && graph_find_class(g, "android.os.Build") != GRAPH_NONE)
-            st = rules_load_shipped(&rs, "android.rules", &err);
-    }
+    if (!no_shipped)
+        st = rules_load_defaults(&rs, g, &err);
     for (int i = 0; st == LR_OK && i < rules_files.n; i++)
         st = rules_load_file(&rs, rules_files.v[i], &err);
     uint32_t first_watch = rs.n_insp;

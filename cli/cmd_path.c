@@ -171,13 +171,11 @@ static int path_devtools(const cli_common *co, const graph *g, const node_ix *ta
 
 int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit);
 
-/* The rules `analyze` loads by default (jdk.rules; android.rules on Android dumps), bound to
- * g: the path is then the one analyze's traces take (trace_path_policy). */
+/* The rules `analyze` loads by default (rules_load_defaults), bound to g: the path is then
+ * the one analyze's traces take (trace_path_policy). */
 static lr_status path_rules(const graph *g, rules_set *rs, lr_error *err)
 {
-    lr_status st = rules_load_shipped(rs, "jdk.rules", err);
-    if (st == LR_OK && graph_find_class(g, "android.os.Build") != GRAPH_NONE)
-        st = rules_load_shipped(rs, "android.rules", err);
+    lr_status st = rules_load_defaults(rs, g, err);
     return st == LR_OK ? rules_bind(rs, g, err) : st;
 }
 

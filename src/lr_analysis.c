@@ -70,11 +70,8 @@ lr_status lr_analyze_keep(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
     rules_init(&an->own_rs);
     graph *g = &h->g;
     lr_status st = LR_OK;
-    if (!o->no_shipped_rules) {
-        st = rules_load_shipped(&an->own_rs, "jdk.rules", err);
-        if (st == LR_OK && graph_find_class(g, "android.os.Build") != GRAPH_NONE)
-            st = rules_load_shipped(&an->own_rs, "android.rules", err);
-    }
+    if (!o->no_shipped_rules)
+        st = rules_load_defaults(&an->own_rs, g, err);
     for (int i = 0; st == LR_OK && i < o->n_rules_files; i++)
         st = rules_load_file(&an->own_rs, o->rules_files[i], err);
     for (int i = 0; st == LR_OK && i < o->n_watch; i++)

@@ -97,7 +97,7 @@ typedef struct lr_analyze_opts {
                                      * (may be NULL or hold NULLs: always) holds; n_watch */
     const char *const *leaking_if;
     int n_watch;
-    int no_shipped_rules;           /* nonzero: skip jdk.rules / android.rules */
+    int no_shipped_rules;           /* nonzero: skip jdk.rules, android.rules, browser.rules */
     int no_suspects;                /* nonzero: skip the leak suspects (`leakray analyze`'s
                                      * LARGEST RETAINERS, never traces) and their tree */
     int detached;                   /* browser snapshots: the detached DOM nodes still

@@ -192,7 +192,10 @@ lr_status leak_add(leak_set *s, node_ix n, uint8_t source, const char *reason, l
 }
 
 /* A DOM node in DevTools' sense: an element ("Detached <div>", older snapshots
- * "Detached HTMLDivElement", "SVG...Element") or one of the other kinds of DOM node. Not
+ * "Detached HTMLDivElement", "SVG...Element") or one of the other kinds of DOM node, and a
+ * removed frame's window and documents ("Detached Window", "Detached HTMLDocument": a page
+ * that keeps an iframe's contentWindow or contentDocument keeps the whole frame, and the
+ * window or document is what it holds, not the doctype or root element under it). Not
  * Blink's internals hanging off a node ("Detached blink::NodeRareData", "Detached
  * InternalNode"), which a node's own trace covers, nor the embedder objects Node marks
  * detached ("Detached Node / BindingData"): no document ever held those. */
@@ -200,7 +203,8 @@ static int dom_node_name(const char *nm)
 {
     static const char *const kinds[] = {"Text", "Comment", "CDATASection", "DocumentFragment",
                                         "ShadowRoot", "DocumentType", "Attr",
-                                        "ProcessingInstruction"};
+                                        "ProcessingInstruction", "Window", "Document",
+                                        "HTMLDocument", "XMLDocument"};
     if (!strncmp(nm, "Detached ", 9))
         nm += 9;
     size_t l = strlen(nm);

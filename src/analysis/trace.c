@@ -629,17 +629,21 @@ static uint32_t synth_lead(const walker *w, uint32_t d)
 }
 
 /* trace.root_name of a path whose first `lead` nodes are synthetic: their names joined by
- * " / " (the unnamed snapshot root left out), kept once in out->root_names. */
-#define TRACE_ROOT_NAME_MAX 160
+ * " / " (the unnamed snapshot root left out), kept once in out->root_names. When the leaking
+ * object hangs right under them (d == lead: the trace shows no reference at all), the name
+ * of that reference follows in parentheses: it is all that tells who holds the object
+ * (`(GC roots) / (Global handles) (17 / DevTools console)`: a page logged it to the console). */
+#define TRACE_ROOT_NAME_MAX 320
 
-static lr_status root_name_of(walker *w, uint32_t lead, const char **out)
+static lr_status root_name_of(walker *w, uint32_t lead, uint32_t d, const char **out)
 {
     const graph *g = w->g;
     trace_result *r = w->out;
     *out = NULL;
     if (!lead || !g->node_name)
         return LR_OK;
-    if (w->p[lead - 1].node == w->rn_node) {
+    int by_ref = lead == d;
+    if (!by_ref && w->p[lead - 1].node == w->rn_node) {
         *out = w->rn_name;
         return LR_OK;
     }
@@ -659,6 +663,15 @@ static lr_status root_name_of(walker *w, uint32_t lead, const char **out)
      * roots, which V8 makes of its global objects (Node's global, a page's Window). */
     if (!l && w->p[lead - 1].node == g->synthetic_root)
         l = (size_t)snprintf(buf, sizeof buf, "%s", TRACE_ROOT_GLOBAL);
+    if (by_ref && l && l < sizeof buf) {
+        char ref[256];
+        ref_text(g, w->t, w->p, lead - 1, ref, sizeof ref);
+        int n = ref[0] ? snprintf(buf + l, sizeof buf - l, " (%s)", ref) : 0;
+        if (n > 0 && (size_t)n < sizeof buf - l)
+            l += (size_t)n;
+        else
+            buf[l] = 0;
+    }
     uint32_t k = 0;
     while (l && k < r->n_root_names && strcmp(r->root_names[k], buf))
         k++;
@@ -672,8 +685,10 @@ static lr_status root_name_of(walker *w, uint32_t lead, const char **out)
         r->n_root_names = k + 1;
     }
     *out = l ? r->root_names[k] : NULL;
-    w->rn_node = w->p[lead - 1].node;
-    w->rn_name = *out;
+    if (!by_ref) {
+        w->rn_node = w->p[lead - 1].node;
+        w->rn_name = *out;
+    }
     return LR_OK;
 }
 
@@ -839,7 +854,7 @@ static lr_status at_targets(walker *w, uint32_t s, uint32_t d, fpstate *f)
         tr->root = w->root;
         tr->lib = w->lib[d];
         uint32_t lead = synth_lead(w, d);
-        LR_TRY(root_name_of(w, lead, &tr->root_name));
+        LR_TRY(root_name_of(w, lead, d, &tr->root_name));
         if (!fpctx_copy(&w->tmp, &f->c))
             return LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
         fp_hex(w->tmp.m[0], tr->fingerprint);

@@ -54,6 +54,7 @@ void rules_fini(rules_set *rs)
     free(rs->cls_items);
     free(rs->thread_serials);
     free(rs->generic);
+    free(rs->dom_of);
     memset(rs, 0, sizeof *rs);
 }
 

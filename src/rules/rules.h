@@ -94,6 +94,10 @@ typedef struct rules_set {
     int has_local_edges;     /* the graph has GRAPH_EDGE_LOCAL edges */
     uint32_t *generic;       /* active inspectors with subject "*" or class-object */
     uint32_t n_generic;
+    /* @dom of the objects that take it from another (a page's global object, from its
+     * context): pairs (node, GRAPH_DOM_*) sorted by node; n_dom_of of them */
+    uint64_t *dom_of;
+    uint32_t n_dom_of;
 } rules_set;
 
 #define RULES_ITEM_INSP 0x80000000u
@@ -112,6 +116,10 @@ lr_status rules_load_file(rules_set *rs, const char *path, lr_error *err);
  * binary running from its build tree only), beside the executable, or the install dir,
  * whichever exists first (lex_find_rules). */
 lr_status rules_load_shipped(rules_set *rs, const char *file, lr_error *err);
+/* The shipped rules `analyze` loads for g: jdk.rules always, android.rules for an Android
+ * dump (android.os.Build), browser.rules for a snapshot whose objects DevTools marks attached
+ * or detached (a browser page). */
+lr_status rules_load_defaults(rules_set *rs, const graph *g, lr_error *err);
 /* Adds a watch rule: instances of cls (or subclasses) for which expr holds are leaking
  * objects. expr may be NULL (every instance). Errors name the source "--leaking-if". */
 lr_status rules_add_watch(rules_set *rs, const char *cls, const char *expr, lr_error *err);

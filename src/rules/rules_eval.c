@@ -212,6 +212,25 @@ static node_ix component_context(const graph *g, node_ix n)
     return GRAPH_NONE;
 }
 
+/* The DOM state of n for @dom: DevTools' detachedness where the snapshot gives n one, else
+ * the state of the object n is the global object of (rules.dom_of). */
+static unsigned dom_state(const rules_set *rs, node_ix n)
+{
+    unsigned d = graph_node_dom(rs->g, n);
+    if (d != GRAPH_DOM_UNKNOWN || !rs->n_dom_of)
+        return d;
+    uint32_t lo = 0, hi = rs->n_dom_of;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((rs->dom_of[mid] >> 8) < n)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < rs->n_dom_of && (rs->dom_of[lo] >> 8) == n ? (unsigned)(rs->dom_of[lo] & 3)
+                                                            : GRAPH_DOM_UNKNOWN;
+}
+
 /* One '@' name applied to object n (fld: the field a `fields` inspector is looking at). */
 static void special(const rules_set *rs, node_ix n, const char *fld, const char *name, val *out)
 {
@@ -248,7 +267,84 @@ static void special(const rules_set *rs, node_ix n, const char *fld, const char 
         node_ix k = component_context(g, n);
         out->k = k == GRAPH_NONE ? V_NULL : V_OBJ;
         out->n = k;
+    } else if (!strcmp(name, "@dom")) {
+        if (!g->node_dom)
+            return; /* no DOM states in this dump: missing, never true */
+        unsigned d = dom_state(rs, n);
+        out->k = d == GRAPH_DOM_UNKNOWN ? V_NULL : V_STR;
+        snprintf(out->s, sizeof out->s, "%s", d == GRAPH_DOM_ATTACHED ? "attached" : "detached");
     }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether x's edge e hands x's DOM state on to its target: a V8 context or window proxy
+ * DevTools marks attached or detached reaches its page's global object (the `window` scripts
+ * see) through an edge named global_object, and its script context table lists the contexts
+ * of the page's top-level `let`, `const` and `class` bindings. Those have no state of their
+ * own in the snapshot and take the state of what reaches them so. */
+static int dom_passes(const graph *g, node_ix x, edge_ix e)
+{
+    unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
+    node_ix y = g->edge_to[e];
+    if (y >= g->n_nodes || graph_node_dom(g, y) != GRAPH_DOM_UNKNOWN)
+        return 0;
+    if (k == GRAPH_EDGE_INTERNAL || k == GRAPH_EDGE_SHORTCUT)
+        if (!strcmp(graph_str(g, graph_edge_name_from(g, x, e)), "global_object"))
+            return 1;
+    return (k == GRAPH_EDGE_ELEMENT || k == GRAPH_EDGE_HIDDEN || k == GRAPH_EDGE_INTERNAL) &&
+           !strcmp(graph_class_name(g, x), "system / ScriptContextTable") &&
+           !strncmp(graph_class_name(g, y), "system / Context", 16);
+}
+
+/* The objects that take their DOM state from another (dom_passes): pairs (node << 8 |
+ * state), sorted; a conflict (one attached, one detached) keeps attached. */
+static lr_status bind_dom_of(rules_set *rs, const graph *g, lr_error *err)
+{
+    free(rs->dom_of);
+    rs->dom_of = NULL;
+    rs->n_dom_of = 0;
+    if (!g->node_dom || !g->first_edge || !g->edge_to)
+        return LR_OK;
+    uint32_t n = 0, cap = 0;
+    uint64_t *v = NULL;
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        unsigned d = graph_node_dom(g, x);
+        if (d == GRAPH_DOM_UNKNOWN)
+            continue;
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (!dom_passes(g, x, e))
+                continue;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                uint64_t *w = realloc(v, cap * sizeof *v);
+                if (!w) {
+                    free(v);
+                    return LR_FAIL(err, LR_ERR_NOMEM, "out of memory binding rules");
+                }
+                v = w;
+            }
+            v[n++] = (uint64_t)y << 8 | d;
+        }
+    }
+    qsort(v, n, sizeof *v, cmp_u64);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (u && v[u - 1] >> 8 == v[i] >> 8) {
+            if ((v[i] & 3) == GRAPH_DOM_ATTACHED)
+                v[u - 1] = v[i];
+            continue;
+        }
+        v[u++] = v[i];
+    }
+    rs->dom_of = v;
+    rs->n_dom_of = u;
+    return LR_OK;
 }
 
 static void resolve(const rules_set *rs, node_ix n, const char *fld, const char *path, val *out)
@@ -804,6 +900,7 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
     qsort(rs->thread_serials, nt, sizeof *rs->thread_serials, cmp_u32);
     rs->n_thread_serials = nt;
     rs->has_local_edges = has_local_edges(g);
+    LR_TRY(bind_dom_of(rs, g, err));
 
     /* per-class items: instance-field refs and class-subject inspectors over the hierarchy */
     uint32_t n_ni = 0;

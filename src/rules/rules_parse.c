@@ -648,6 +648,17 @@ lr_status rules_load_shipped(rules_set *rs, const char *file, lr_error *err)
                    file);
 }
 
+lr_status rules_load_defaults(rules_set *rs, const graph *g, lr_error *err)
+{
+    LR_TRY(rules_load_shipped(rs, "jdk.rules", err));
+    if (graph_find_class(g, "android.os.Build") != GRAPH_NONE)
+        LR_TRY(rules_load_shipped(rs, "android.rules", err));
+    for (node_ix x = 0; g->node_dom && x < g->n_nodes; x++)
+        if (graph_node_dom(g, x) != GRAPH_DOM_UNKNOWN)
+            return rules_load_shipped(rs, "browser.rules", err);
+    return LR_OK;
+}
+
 lr_status rules_add_watch(rules_set *rs, const char *cls, const char *expr, lr_error *err)
 {
     char line[2048], qcls[600], shown[300];

@@ -183,6 +183,19 @@ sys.exit(0 if c.get('Detached <section>') == 60 and c.get('Detached <p>', 0) >= 
          and c.get('Detached HTMLDocument') == 1 else 1)" "$work/det.json" \
     && ok "chromium: 60 detached panels, their <p> and the iframe's, the dropped frame's document" \
     || bad "chromium detached DOM"
+# analyze finds what the page keeps: the panels, the frame's <p>, and of the dropped frame
+# its window and its document (each kept by a variable of the page), not the doctype or the
+# elements under them (memlab's find-leaks and DevTools name the window, 180 kB)
+"$LEAKRAY" analyze --json --no-timing --no-suspects "$CF" >"$work/det-an.json"
+python3 -c "import json, sys, collections
+d = json.load(open(sys.argv[1]))
+c = collections.Counter(t['class'] for t in d['traces'])
+sys.exit(0 if c == {'Detached <section>': 60, 'Detached <p>': 40, 'Detached Window': 1,
+                    'Detached HTMLDocument': 1} else 1)" "$work/det-an.json" \
+    && ok "chromium: analyze names the dropped frame's window and document, not what they hold" \
+    || bad "chromium analyze: $(python3 -c "import json, sys, collections
+print(dict(collections.Counter(t['class'] for t in json.load(open(sys.argv[1]))['traces'])))" \
+        "$work/det-an.json")"
 
 # dupes: each OptsLeak holds its own copy of "opts-dup" (V8 strings are the nodes' names).
 "$LEAKRAY" dupes --json --no-timing "$F" >"$work/dupes.json"
