@@ -568,13 +568,14 @@ static lr_status dom_from_devtools(const graph *g, const devtools_result *r, nod
                                    uint64_t *retained, dom_tree *t, lr_error *err)
 {
     /* DevTools hangs every node under its root (unreachable ones too); the root itself is
-     * the only child of the super-root. Reachability for clustering comes from the chains. */
+     * the only child of the super-root. Reachability for clustering comes from the chains;
+     * the count of reachable objects is DevTools' (what `top` says), not the tree's size. */
     t->n = r->n;
     t->idom = idom;
     t->retained = retained;
     t->idom[r->root] = DOM_SUPER_ROOT;
     t->total_reachable = r->total;
-    t->n_reachable = r->n;
+    t->n_reachable = r->n - r->n_unreachable;
     /* DevTools ignores ArkTS native_size; leakray counts it in shallow sizes, so it must be
      * in retained sizes too or a cluster could retain less than it holds. */
     lr_status st = LR_OK;

@@ -594,7 +594,8 @@ static void biggest_children(const scan *s, node_ix *big)
 }
 
 /* Each suspect's accumulation point: down its biggest dominated child (the first in node
- * order among equals) while that child keeps more than accum of its parent, at most n steps.
+ * order among equals) while that child keeps more than accum of its parent, at most n steps
+ * (a group of instances is the parent of its biggest one).
  * Each step keeps more than accum of the last, so SUSP_GATHER_LEVELS levels stay above
  * thr = accum^levels of the lightest suspect: one pass lists the children that heavy
  * (gather), and those levels are decided from the list. Descents still going then take a
@@ -622,10 +623,21 @@ static int descend(scan *s, susp_result *out, double accum)
     }
     for (int l = 0; l < SUSP_GATHER_LEVELS; l++)
         thr *= accum;
+    /* A group's first step is from the group to its biggest instance: taken only when that
+     * instance keeps more than accum of the group, or the clause would name what one
+     * arbitrary member of 2,000 strings holds. */
+    for (uint32_t i = 0; i < m; i++)
+        if (out->v[i].kind == SUSP_INSTANCES &&
+            !((double)weight(s, at[i]) > accum * (double)out->v[i].retained)) {
+            out->v[i].accumulation = at[i];
+            at[i] = GRAPH_NONE;
+            n_live--;
+        }
     uint32_t nk = m ? gather(s, thr, kids) : 0;
     deep = nk == UINT32_MAX;
     for (uint32_t i = 0; !deep && i < m; i++)
-        if (descend_gathered(s, kids, nk, thr, accum, &at[i], &steps[i], &out->v[i])) {
+        if (at[i] != GRAPH_NONE &&
+            descend_gathered(s, kids, nk, thr, accum, &at[i], &steps[i], &out->v[i])) {
             at[i] = GRAPH_NONE;
             n_live--;
         }

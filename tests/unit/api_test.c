@@ -119,6 +119,20 @@ static void native_sizes(void **state)
     lr_close(h);
 }
 
+/* A V8 heap's reachable objects are the ones `top` counts (DevTools' distance): closures'
+ * 14,126 nodes less one string no root reaches, not every node of DevTools' tree. */
+static void v8_reachable(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    lr_heap *h = open_fix("v8/closures.heapsnapshot");
+    lr_error err = {0};
+    assert_int_equal(lr_object_count(h), 14126);
+    assert_int_equal(lr_dominators(h, &err), LR_OK);
+    assert_int_equal(lr_reachable_count(h), 14125);
+    lr_close(h);
+}
+
 static void objects(void **state)
 {
     (void)state;
@@ -426,6 +440,7 @@ int main(void)
         cmocka_unit_test(open_memory),
         cmocka_unit_test(objects),
         cmocka_unit_test(native_sizes),
+        cmocka_unit_test(v8_reachable),
         cmocka_unit_test(dominators_histogram_paths),
         cmocka_unit_test(analysis_and_render),
         cmocka_unit_test(suspects_api),
