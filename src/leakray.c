@@ -101,6 +101,7 @@ void lr_close(lr_heap *h)
     if (!h)
         return;
     dom_free(&h->dom);
+    devtools_free(&h->dt);
     graph_fini(&h->g);
     mfile_close(&h->input);
     free(h);

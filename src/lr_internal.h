@@ -33,6 +33,8 @@ struct lr_heap {
     const fmt_reader *reader;   /* the format that loaded it */
     int has_dom;                /* dom is computed (lr_dominators) */
     dom_tree dom;               /* the heap's dominator tree */
+    int has_dt;                 /* dt is computed (lr_path_to on a V8 heap) */
+    devtools_result dt;         /* DevTools' distances: `path`'s retaining paths on V8 */
 };
 
 struct lr_analysis {

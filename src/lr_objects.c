@@ -8,6 +8,7 @@
 
 #include "analysis/paths.h"
 #include "analysis/top.h"
+#include "format/v8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -343,6 +344,35 @@ void lr_histogram_free(lr_histogram *hi)
 
 /* ---- paths ---- */
 
+/* A V8 heap's path, as `leakray path` prints it: the retaining path DevTools leads to when
+ * its Retainers view is sorted by distance, one hop per unit of distance, no weak edge. One
+ * DevTools pass per heap serves every later call. */
+static lr_status path_devtools(lr_heap *h, lr_object target, lr_object *objs, uint32_t cap,
+                               uint32_t *len, lr_error *err)
+{
+    const graph *g = &h->g;
+    if (!h->has_dt) {
+        LR_TRY(devtools_build(g, v8_class_keys(g), &h->dt, err));
+        h->has_dt = 1;
+    }
+    const devtools_result *r = &h->dt;
+    uint32_t n = devtools_path(g, r, target, NULL, 0);
+    if (r->distance[target] == DEVTOOLS_NO_DISTANCE || (n == 0 && target != r->root))
+        return LR_FAIL(err, LR_ERR_NOT_FOUND, "%s: object %u is reachable from no GC root",
+                       g->path, target);
+    edge_ix *edges = malloc((size_t)(n ? n : 1) * sizeof *edges);
+    if (!edges)
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory (path)", g->path);
+    devtools_path(g, r, target, edges, n);
+    for (uint32_t i = 0; i < n && i < cap; i++)
+        objs[i] = graph_edge_from(g, edges[i]);
+    if (n < cap)
+        objs[n] = target;
+    *len = n + 1;
+    free(edges);
+    return LR_OK;
+}
+
 lr_status lr_path_to(lr_heap *h, lr_object target, lr_object *objs, uint32_t cap,
                      uint32_t *len, lr_error *err)
 {
@@ -350,6 +380,8 @@ lr_status lr_path_to(lr_heap *h, lr_object target, lr_object *objs, uint32_t cap
         *len = 0;
     if (!ok_obj(h, target) || !len || (cap && !objs))
         return LR_FAIL(err, LR_ERR_USAGE, "lr_path_to: a valid target and len are required");
+    if (h->g.synthetic_root != GRAPH_NONE && v8_class_keys(&h->g))
+        return path_devtools(h, target, objs, cap, len, err);
     paths_result r;
     /* Shark's priorities, plus the JVM's hold of a class through its instances (HPROF names
      * the class by id, no reference holds it): as `leakray path` and the dominators, a class
