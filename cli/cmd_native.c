@@ -369,6 +369,10 @@ static int native_run(int argc, char **argv)
             if (ns.version)
                 setenv("LEAKRAY_NATIVE_VERSION", ns.version, 1);
         }
+        /* --json prints one document on stdout: the program's own output goes to stderr
+         * (with -o the report is the file, and stdout stays the program's) */
+        if (co.json && !out && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+            _exit(127);
         execvp(argv[dash + 1], argv + dash + 1);
         fprintf(stderr, "leakray: cannot run %s: %s\n", argv[dash + 1], strerror(errno));
         _exit(127);
@@ -381,8 +385,8 @@ static int native_run(int argc, char **argv)
     if (!last_report(dir, (long)pid, report, sizeof report)) {
         if (!keep)
             remove_dir(dir);
-        if (code == 127)
-            return cli_fail(&co, LR_ERR_USAGE, "cannot run %s", argv[dash + 1]);
+        if (code == 127) /* the child said why */
+            return CLI_EXIT_USAGE;
         return cli_fail(&co, LR_ERR_IO, "%s exited with status %d and wrote no scan report "
                         "(exit scan off, _exit, or killed)", argv[dash + 1], code);
     }

@@ -426,6 +426,13 @@ typedef struct hdr {
 #define NM_HDR ((size_t)sizeof(hdr))
 #define NM_HDR_LOG 4 /* log2(NM_HDR) */
 _Static_assert(sizeof(hdr) == 1u << NM_HDR_LOG, "header size");
+
+/* What to ask libc for a block of n bytes placed off bytes into its allocation: never less
+ * than 16 bytes past off. A block of 8 bytes or less filled glibc's smallest chunk to its
+ * end, so the program's pointer was the next chunk's address, which glibc's arena keeps (its
+ * top chunk, a bin's head) in libc's data: the scan took that for a root holding the block,
+ * and a lost 8-byte block was never reported. */
+static inline size_t nm_ask(size_t n, size_t off) { return off + (n < 16 ? 16 : n); }
 #define NM_SIZE_BITS 44
 #define NM_SIZE_MASK ((1ull << NM_SIZE_BITS) - 1)
 #define NM_QUIET_BIT (1ull << 56) /* allocated by the monitor itself: not a program block */
@@ -1172,7 +1179,7 @@ static __attribute__((noinline, cold)) void *huge_block(size_t n, int zero)
         errno = ENOMEM;
         return NULL;
     }
-    char *b = zero ? real_calloc(1, n + NM_HDR) : real_malloc(n + NM_HDR);
+    char *b = zero ? real_calloc(1, n + NM_HDR) : real_malloc(n + NM_HDR); /* n is huge */
     if (!b)
         return NULL;
     return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, NM_SIZE_MASK);
@@ -1182,7 +1189,7 @@ NM_API void *malloc(size_t n)
 {
     if (__builtin_expect(n > NM_SIZE_MASK, 0))
         return huge_block(n, 0);
-    char *b = real_malloc(n + NM_HDR);
+    char *b = real_malloc(nm_ask(n, NM_HDR));
     if (__builtin_expect(!b, 0))
         return NULL;
     return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, n);
@@ -1197,7 +1204,7 @@ NM_API void *calloc(size_t n, size_t size)
     }
     if (__builtin_expect(total > NM_SIZE_MASK, 0))
         return huge_block(total, 1);
-    char *b = real_calloc(1, total + NM_HDR);
+    char *b = real_calloc(1, nm_ask(total, NM_HDR));
     if (!b)
         return NULL;
     return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, total);
@@ -1262,7 +1269,7 @@ NM_API void *realloc(void *p, size_t n)
     gate *g = gate_enter();
     uint32_t trace = h->trace;
     h->tail = 0;
-    char *b = real_realloc((char *)p - NM_HDR, n + NM_HDR);
+    char *b = real_realloc((char *)p - NM_HDR, nm_ask(n, NM_HDR));
     hdr *nh = b ? (hdr *)b : h;
     if (b) {
         uint64_t sz = n > NM_SIZE_MASK ? NM_SIZE_MASK : n;
@@ -1302,7 +1309,8 @@ __attribute__((always_inline)) static inline void *aligned_block(size_t align, s
         errno = ENOMEM; /* an allocator with no aligned allocation of its own */
         return NULL;
     }
-    char *b = lg == NM_HDR_LOG ? real_malloc(n + off) : real_memalign(off, n + off);
+    size_t ask = nm_ask(n, off);
+    char *b = lg == NM_HDR_LOG ? real_malloc(ask) : real_memalign(off, ask);
     if (!b)
         return NULL;
     return TRACK(b + off, lg, n > NM_SIZE_MASK ? NM_SIZE_MASK : n);
@@ -1506,7 +1514,7 @@ typedef void (*del_fn)(void *, size_t, size_t);
         if (!new_tracked() || __builtin_expect(n > NM_SIZE_MASK, 0) ||                      \
             (uintptr_t)__builtin_return_address(0) - alloc_text_lo < alloc_text_span)       \
             return ((new_fn)next_fn(id))(n, nt);                                            \
-        char *b = real_malloc(n + NM_HDR);                                                  \
+        char *b = real_malloc(nm_ask(n, NM_HDR));                                           \
         if (__builtin_expect(!b, 0))                                                        \
             return ((new_fn)next_fn(id))(n, nt);                                            \
         return TRACK_TAIL(b + NM_HDR, NM_HDR_LOG, n);                                       \

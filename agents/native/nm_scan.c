@@ -715,6 +715,18 @@ static void scan_thread_roots(child *c, uintptr_t self_tp, uintptr_t self_sp, in
  * NULL. Set before the fork, read by the child. */
 static const uintptr_t *exit_regs_seen;
 
+/* Whether the main thread is alive (the scanning thread itself, or one stopped for the
+ * scan); then its stack is live, wherever its stack pointer stands. */
+static int main_elsewhere(const scan_state *st)
+{
+    if (st->self == st->pid)
+        return 1;
+    for (int k = 0; k < st->n; k++)
+        if (st->th[k].tid == st->pid && st->th[k].ok)
+            return 1;
+    return 0;
+}
+
 static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
 {
     uintptr_t own[NM_MAX_OWN_MAPS][2], stacks[NM_MAX_THREADS][2];
@@ -796,7 +808,12 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
                     live = 1;
                 }
             }
-            if (!live) {
+            if (!live && !strcmp(name, "[stack]") && main_elsewhere(st)) {
+                /* The main thread lives, on another stack (a signal handler's alternate
+                 * stack, a coroutine of makecontext): where its own stack pointer stands
+                 * is not known, so all of its stack is read, as LeakSanitizer does. */
+                live = 1;
+            } else if (!live) {
                 int dead = !strcmp(name, "[stack]");
                 for (int k = 0; k < n_stacks && !dead; k++)
                     dead = overlaps(lo, hi, stacks[k][0], stacks[k][1]);

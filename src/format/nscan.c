@@ -425,9 +425,17 @@ static void cxa_load(void)
 }
 
 /* The pooled demangled form of a symbol, or the symbol itself (not a C++ name, no
- * demangler, or a name the demangler refuses). */
+ * demangler, or a name the demangler refuses); a symbol version (`@@GLIBC_2.34`, which the
+ * dynamic symbol table appends) is left out, as it is no part of the function's name. */
 static const char *func_name(nscan_report *r, const char *sym)
 {
+    char plain[1024];
+    size_t n = strcspn(sym, "@");
+    if (sym[n] && n < sizeof plain) {
+        memcpy(plain, sym, n);
+        plain[n] = 0;
+        sym = plain;
+    }
     if (sym[0] != '_' || sym[1] != 'Z')
         return pool_str(r, sym, strlen(sym));
     pthread_once(&cxa_once, cxa_load);

@@ -3,7 +3,8 @@
 # native_cli.sh: the contracts of `leakray native` that need no running program: usage
 # errors (exit 2), a report that is not one, a truncated one and a hostile one (exit 3 with
 # the byte offset, in text and in JSON), a missing file (exit 4), and the committed
-# reports of the fuzz corpus rendering in text and JSON (totals under direct/indirect).
+# reports of the fuzz corpus rendering in text and JSON (totals under direct/indirect); and
+# `native run --json`'s stdout holding the JSON document alone.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init native_cli
@@ -49,4 +50,13 @@ expect_rc 1
 json_eq 'd["direct"] == {"blocks": 1, "bytes": 32} and d["indirect"] == {"blocks": 9, "bytes": 288}' \
     true
 json_eq 'list(d)[:4] == ["schema_version", "direct", "indirect", "groups"]' true
+# `native run --json`: stdout is the one JSON document, the program's own output goes to
+# stderr; a program that cannot run is said once
+run native run --json --no-timing -- /bin/echo from-the-program
+expect_rc 0
+json_eq 'd["direct"]["blocks"]' 0
+expect_err '^from-the-program$'
+run native run -- "$T/no-such-program"
+expect_rc 2
+[ "$(grep -c 'cannot run' "$T/err")" = 1 ] || fail "a program that cannot run is said more than once"
 echo "native_cli: usage, bad input, missing file and rendering contracts hold"

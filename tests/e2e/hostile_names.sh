@@ -34,7 +34,8 @@ check() { # check NAME FILE: no ESC, BEL or C1 (UTF-8 C2 80..9F) byte in FILE
     if LC_ALL=C grep -qP '\xc2[\x80-\x9f]' "$2"; then fail "$1: raw C1 control on stdout"; fi
 }
 n=0
-for cmd in "histo" "histo --retained" "top" "top --by class" "analyze" \
+for cmd in "histo" "histo --retained" "top" "top --by class" \
+           "analyze --watch Obj\x1b]0;pwn\x07ect\u009b31m" \
            "instances Typed\x1b[2JArray" "path --class Typed\x1b[2JArray --merged"; do
     read -r -a args <<<"$cmd"
     # the class argument holds the real ESC byte, as a user pasting the name would

@@ -99,15 +99,16 @@ for mode in "--backtrace libunwind" "--sample 1M" "--backtrace none" "--depth 1"
         >"$NAT_TMP/list-${mode// /}.json" || nat_fail "list run with $mode failed"
 done
 
-# Blocks from a library constructor that ran before the monitor's.
-"$LEAKRAY" native run --json --no-timing -- "$B/ctor" >"$NAT_TMP/ctor.out" ||
-    nat_fail "ctor under the monitor exited $? ($(head -c 300 "$NAT_TMP/ctor.out"))"
-head -1 "$NAT_TMP/ctor.out" | grep -qx "allocated by a library constructor" ||
-    nat_fail "ctor printed $(head -1 "$NAT_TMP/ctor.out")"
+# Blocks from a library constructor that ran before the monitor's. Under --json the
+# program's own output goes to stderr, stdout holding the report alone.
+"$LEAKRAY" native run --json --no-timing -- "$B/ctor" >"$NAT_TMP/ctor.out" \
+    2>"$NAT_TMP/ctor.err" ||
+    nat_fail "ctor under the monitor exited $? ($(head -c 300 "$NAT_TMP/ctor.err"))"
+head -1 "$NAT_TMP/ctor.err" | grep -qx "allocated by a library constructor" ||
+    nat_fail "ctor printed $(head -1 "$NAT_TMP/ctor.err")"
 python3 - "$NAT_TMP/ctor.out" <<'PY' || nat_fail "ctor report"
 import json, sys
-text = open(sys.argv[1]).read()
-d = json.loads(text[text.index("{"):])
+d = json.load(open(sys.argv[1]))
 ok = d["direct"] == {"blocks": 1, "bytes": 40} and d["indirect"]["blocks"] == 0
 print(("ok: " if ok else "FAIL: ") + f"ctor: the constructor's 40-byte leak: {d['direct']}",
       file=sys.stderr)
@@ -117,7 +118,8 @@ PY
 # Backtraces start at the program's call site whichever hook made the block: malloc and calloc
 # (lost.c), posix_memalign, aligned_alloc, memalign and valloc (aligned.c), by frame pointers
 # and by libunwind. The hooks have no frame of their own; their slow path must stand in the
-# hook's place, so the two innermost frames are lose() and main().
+# hook's place, so the two innermost frames are lose() and main(). No function name carries a
+# symbol version.
 for p in lost aligned; do
     for mode in fp libunwind; do
         (cd "$B" && "$LEAKRAY" native run --json --no-timing --backtrace "$mode" -- "./$p") \
@@ -132,6 +134,9 @@ for p, groups in [("lost", 2), ("aligned", 4)]:
         d = json.load(open(f"{sys.argv[1]}/frames-{p}-{mode}.json"))
         got = [[f["function"] for f in g["frames"][:2]] for g in d["groups"]]
         ok = len(got) == groups and all(f == ["lose", "main"] for f in got)
+        # libc's frames by their names, no symbol version (`__libc_start_main@@GLIBC_2.34`)
+        names = [f["function"] or "" for g in d["groups"] for f in g["frames"]]
+        ok = ok and not any("@" in n for n in names)
         print(("ok: " if ok else "FAIL: ") + f"{p} {mode}: innermost frames {got}",
               file=sys.stderr)
         fails += not ok
