@@ -592,11 +592,17 @@ static lr_status build_classes(rctx *x)
     return graph_index_class_nodes(g, x->err);
 }
 
-/* Reference addresses -> node indices, dropping (and counting) those with no object. */
+/* Reference addresses -> node indices, dropping (and counting) those with no object. Each
+ * object also references its class, an internal edge named "class": dump_all gives the
+ * class in "class" and never among "references", yet Ruby's GC marks it (an object keeps
+ * its class alive, and a singleton or anonymous class, with its instance variables and
+ * methods, is held by its objects alone). */
 static lr_status resolve_edges(rctx *x)
 {
     graph *g = x->g;
-    LR_TRY(graph_alloc_edges(g, x->n_refs, x->err));
+    str_ix class_name;
+    LR_TRY(graph_intern(g, "class", 5, &class_name, x->err));
+    LR_TRY(graph_alloc_edges(g, x->n_refs + g->n_nodes, x->err));
     uint64_t out = 0;
     for (uint32_t n = 0; n < g->n_nodes; n++) {
         uint64_t b = g->first_edge[n], e = g->first_edge[n + 1];
@@ -610,6 +616,14 @@ static lr_status resolve_edges(rctx *x)
             g->edge_to[out] = t;
             g->edge_name[out] = (uint32_t)(r - b);
             g->edge_kind[out] = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
+            out++;
+        }
+        int own = g->node_type[n] < N_TYPES && TYPES[g->node_type[n]].own_class;
+        node_ix c = own && x->class_addr[n] ? graph_find_id(g, x->class_addr[n]) : GRAPH_NONE;
+        if (c != GRAPH_NONE && c != n && g->node_kind[c] == GRAPH_KIND_CLASS) {
+            g->edge_to[out] = c;
+            g->edge_name[out] = class_name;
+            g->edge_kind[out] = GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG);
             out++;
         }
     }
@@ -646,7 +660,8 @@ static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error
     g->type_names[TYPE_UNKNOWN] = "(unknown)";
     g->n_types = TYPE_UNKNOWN + 1;
     lr_status s = each_line(&x, pass1);
-    if (s == LR_OK && (x.n_refs > UINT32_MAX - 1 || x.n_root_refs > UINT32_MAX - 1))
+    /* every object may also reference its class (resolve_edges) */
+    if (s == LR_OK && (x.n_refs + x.n_nodes > UINT32_MAX - 1 || x.n_root_refs > UINT32_MAX - 1))
         s = LR_FAIL(err, LR_ERR_LIMIT, "%s: more than 2^32 references", x.name);
     if (s == LR_OK)
         s = graph_alloc_nodes(g, x.n_nodes, 0, err);

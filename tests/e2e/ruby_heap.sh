@@ -47,6 +47,25 @@ gzip -c "$D" >"$W/heap.json.gz"
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]));
 assert a["classes"] == b["classes"]' "$W/histo.json" "$W/histo-gz.json" || fail "gzip input"
 
+# 5b. an object keeps its class, and so what the class holds: the anonymous class's 1 MB
+# string and the singleton class's 500 kB one have paths (through `class`), and the objects
+# the globals keep retain them (dump_all gives an object's class apart from its references)
+for size in 1000000 500000; do
+    sid=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o.get("type") == "STRING" and o.get("bytesize") == int(sys.argv[2]):
+        print(o["address"]); break' "$D" "$size")
+    [ -n "$sid" ] || fail "no $size-byte string in the dump"
+    "$LEAKRAY" path --json --no-timing "$D" "$sid" >"$W/cls-path.json" ||
+        fail "the $size-byte string a class holds has no path"
+    check "$W/cls-path.json" 'any(s.get("reference") == "internal" and s.get("name") == "class"
+        for s in d["path"])' "the $size-byte string's path does not go through a class"
+done
+"$LEAKRAY" top --json --no-timing --top 40 "$D" >"$W/top40.json"
+check "$W/top40.json" "any(o['class'].startswith('#<Class:0x') and o['retained'] >= 1000000
+    for o in d['objects'])" "the anonymous class's instance does not retain its class's 1 MB"
+
 # 6. bad input: exit 3 with the offset
 # Cut inside a line (a cut that happens to fall after a newline leaves a valid, shorter dump).
 python3 - "$D" "$W/cut.json" <<'PY'

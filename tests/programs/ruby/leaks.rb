@@ -2,7 +2,7 @@
 # leaks.rb: a Ruby program with three known leaks, dumped with ObjectSpace.dump_all for
 # tests/e2e/ruby_heap.sh. (1) a growing constant hash of Session objects, (2) a class-level
 # cache (a class variable array of Item objects), (3) closures kept by a global callback
-# list, each holding a Payload. It writes the dump to ARGV[0] and, to ARGV[1], the counts
+# list, each holding a Payload, (4) strings held by an anonymous and a singleton class. It writes the dump to ARGV[0] and, to ARGV[1], the counts
 # Ruby itself reports (ObjectSpace.each_object) so the test compares leakray with Ruby.
 require 'objspace'
 require 'json'
@@ -39,6 +39,12 @@ $callbacks = []
   p = Payload.new
   $callbacks << proc { p }
 end
+# (4) memory held through an object's class alone: an anonymous class's instance variable
+# (1,000,000 bytes), and a singleton class's (500,000 bytes), each class kept only by the one
+# object a global keeps
+$anon = Class.new { @big = 'z' * 1_000_000 }.new
+$single = Object.new
+$single.singleton_class.instance_variable_set(:@cache, 'w' * 500_000)
 
 GC.start
 File.open(ARGV[0], 'w') { |f| ObjectSpace.dump_all(output: f) }
