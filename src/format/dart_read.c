@@ -291,12 +291,19 @@ static lr_status read_data(dctx *x, uint32_t n)
         s = c->p;
         c->p += tlen * (tag == 6 ? 2 : 1);
         sl = 0;
+        int exact = tlen == len && tlen <= DART_LABEL_MAX;
         for (uint64_t i = 0; i < tlen && i < DART_LABEL_MAX; i++) {
             unsigned u = tag == 5 ? s[i] : (unsigned)(s[2 * i] | s[2 * i + 1] << 8);
             /* Labels are for display: keep ASCII, mark the rest. */
             buf[sl++] = u >= 0x20 && u < 0x7f ? (char)u : '?';
+            exact &= u >= 0x20 && u < 0x7f;
         }
-        return graph_intern(x->g, buf, sl, &x->label[n], c->err);
+        LR_TRY(graph_intern(x->g, buf, sl, &x->label[n], c->err));
+        /* A whole value in printable ASCII is the string's text, not only its label: what
+         * `dupes` compares (a cut or marked one could equal another that differs). */
+        if (exact && x->g->node_value)
+            x->g->node_value[n] = x->label[n];
+        return LR_OK;
     case 8: /* name */
         LR_TRY(str(c, &s, &sl, "name data"));
         if (sl > DART_LABEL_MAX)
@@ -336,6 +343,11 @@ static lr_status dart_load_x(dctx *x)
     LR_TRY(graph_alloc_nodes(g, n_objs, GRAPH_WANT_NATIVE | GRAPH_WANT_NAME, c->err));
     LR_TRY(graph_alloc_edges(g, n_refs, c->err));
     x->label = g->node_name;
+    g->node_value = err_mallocarray(n_objs ? n_objs : 1, sizeof *g->node_value);
+    if (!g->node_value)
+        return LR_FAIL(c->err, LR_ERR_NOMEM, "%s: out of memory", c->name);
+    for (uint32_t i = 0; i < n_objs; i++)
+        g->node_value[i] = GRAPH_NONE;
     uint32_t e = 0;
     g->first_edge[0] = 0;
     for (uint32_t n = 0; n < n_objs; n++) {

@@ -1523,16 +1523,19 @@ long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
         buf[0] = '\0';
     if (n >= g->n_nodes)
         return -1;
-    /* A Ruby string without a value in the dump is no known text, not an empty one. */
-    if (g->node_kind[n] == GRAPH_KIND_STRING && g->node_value && g->node_value[n] == GRAPH_NONE)
+    /* A Ruby string without a value in the dump is no known text, not an empty one; a Dart
+     * string's label (cut, its other characters marked) is shown where it has no value. */
+    if (g->node_kind[n] == GRAPH_KIND_STRING && g->node_value && g->node_value[n] == GRAPH_NONE &&
+        !g->node_name)
         return -1;
     if (g->node_kind[n] == GRAPH_KIND_STRING && g->node_type && g->first_edge &&
         g->node_type[n] < g->n_types && g->type_names[g->node_type[n]] &&
         strcmp(g->type_names[g->node_type[n]], "concatenated string") == 0)
         return cons_value(g, n, buf, cap);
     if (g->node_kind[n] == GRAPH_KIND_STRING && (g->node_name || g->node_value)) {
-        const char *s =
-            graph_str(g, g->node_value ? g->node_value[n] : g->node_name[n]);
+        const char *s = graph_str(g, g->node_value && g->node_value[n] != GRAPH_NONE
+                                         ? g->node_value[n]
+                                         : g->node_name[n]);
         size_t len = strlen(s);
         if (cap) {
             size_t k = len < cap - 1 ? len : cap - 1;

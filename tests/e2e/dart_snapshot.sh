@@ -26,6 +26,13 @@ for layout in new old; do
 c={x["name"]: (x["count"], x["shallow"]) for x in d["classes"]}
 assert c["CheckoutPageState"] == (n, 48*n) and c["StatefulElement"] == (n, 64*n), c
 assert c["CheckoutPage"] == (n + 1, 16*(n + 1)), c' "$W/h.json" "$N" || fail "$layout: histo"
+    # Every screen's "checkout" string is a whole value: `dupes` groups the N copies (32
+    # bytes each); a string the writer cut or whose characters it marked would not be
+    "$LEAKRAY" dupes --json --no-timing "$D" >"$W/dupes.json"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); n=int(sys.argv[2])
+g = [x for x in d["strings"]["groups"] if x["value"] == "checkout"]
+assert len(g) == 1 and g[0]["count"] == n and g[0]["wasted"] == 32 * (n - 1), g' \
+        "$W/dupes.json" "$N" || fail "$layout: dupes"
     # The static list retains every leaked screen plus the list's native bytes; the weakly held
     # CheckoutPage is not reachable.
     "$LEAKRAY" top --json --no-timing --top 5 "$D" >"$W/t.json"
