@@ -734,8 +734,9 @@ static int edges_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 
 /* ================================================================ roots */
 
-enum { RC_ID, RC_KIND, RC_THREAD, RC_FRAME };
-#define ROOTS_SCHEMA "CREATE TABLE x(id INTEGER, kind TEXT, thread INTEGER, frame TEXT)"
+enum { RC_ID, RC_KIND, RC_THREAD, RC_FRAME, RC_TITLE };
+#define ROOTS_SCHEMA \
+    "CREATE TABLE x(id INTEGER, kind TEXT, thread INTEGER, frame TEXT, title TEXT)"
 
 static int roots_best(sqlite3_vtab *t, sqlite3_index_info *info)
 {
@@ -798,6 +799,10 @@ static int roots_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
             sqlite3_result_int64(ctx, r->thread);
         else
             sqlite3_result_null(ctx);
+        break;
+    case RC_TITLE: /* in the runtime's words, as `info` prints it (Ruby's root categories) */
+        result_str(ctx, r->kind < GRAPH_ROOT_KIND_COUNT ? graph_root_title(g, r->kind)
+                                                        : "other");
         break;
     default: {
         char buf[1024];

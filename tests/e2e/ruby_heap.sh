@@ -66,6 +66,11 @@ done
 check "$W/top40.json" "any(o['class'].startswith('#<Class:0x') and o['retained'] >= 1000000
     for o in d['objects'])" "the anonymous class's instance does not retain its class's 1 MB"
 
+# 5c. SQL's roots name them as info does in the title column, in Ruby's words
+"$LEAKRAY" sql "$D" "SELECT DISTINCT title FROM roots WHERE kind = 'JNI global'" >"$W/roots.tsv"
+grep -qx 'Global variable (global_tbl, global_list)' "$W/roots.tsv" ||
+    fail "sql roots.title: $(cat "$W/roots.tsv")"
+
 # 6. bad input: exit 3 with the offset
 # Cut inside a line (a cut that happens to fall after a newline leaves a valid, shorter dump).
 python3 - "$D" "$W/cut.json" <<'PY'
