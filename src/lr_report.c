@@ -78,7 +78,7 @@ static lr_status class_rows(lr_analysis *an, const dom_tree *t, lr_error *err)
         class_ix c = graph_node_class(g, x);
         if (c < nc) {
             rows[c].count++;
-            rows[c].shallow += graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);
+            rows[c].shallow += graph_node_size(g, x); /* as histo's: native bytes apart */
         }
     }
     uint32_t n = 0;

@@ -127,10 +127,13 @@ static void j_summary(jsonw *w, const rep_report *r)
         jsonw_kv_uint(w, "root_objects", rc.objects);
         jsonw_kv_uint(w, "root_categories", rc.n_cats);
     }
-    uint64_t shallow = graph_shallow_total(g);
+    /* as `info`: the shallow total, and the native bytes a Cleaner frees apart */
+    uint64_t native = 0;
     for (node_ix n = 0; g->node_native && n < g->n_nodes; n++)
-        shallow += g->node_native[n];
-    jsonw_kv_uint(w, "shallow_bytes", shallow);
+        native += g->node_native[n];
+    jsonw_kv_uint(w, "shallow_bytes", graph_shallow_total(g));
+    if (g->node_native)
+        jsonw_kv_uint(w, "native_bytes", native);
     jsonw_kv_uint(w, "reachable_objects", r->n_reachable);
     jsonw_kv_uint(w, "reachable_bytes", r->dom.total);
     jsonw_kv_str(w, "mode", !r->tr ? "none" : r->suspects ? "suspects" : "leaks");

@@ -134,4 +134,38 @@ PY
 done
 pw_node "$LEAKRAY_SRC/tests/e2e/html_report.js" "$work" "$art"
 ls "$art"/*.png >/dev/null || fail "no screenshots"
+
+# The page's shallow sizes are histo's and info's: the native bytes a Cleaner frees (Android's
+# registry on test-dump: 100,000 bytes on java.lang.Object instances) count apart, as
+# `info` shows them, not in a class's shallow bytes
+nd=$fix/hprof/test-dump.hprof
+"$LEAKRAY" report --format json -o "$work/native.json" "$nd" >/dev/null || fail "report json"
+"$LEAKRAY" info --json "$nd" >"$work/native-info.json"
+"$LEAKRAY" histo --json "$nd" >"$work/native-histo.json"
+python3 - "$work/native.json" "$work/native-info.json" "$work/native-histo.json" <<'PY' ||
+import json, sys
+r, i, h = (json.load(open(p)) for p in sys.argv[1:4])
+s = r["summary"]
+assert s["shallow_bytes"] == i["shallow_total"] and s["native_bytes"] == i["native_total"], s
+hs = {c["name"]: c["shallow"] for c in h["classes"]}
+bad = [c for c in r["classes"] if hs.get(c["name"]) != c["shallow_bytes"]]
+assert not bad, bad[:3]
+PY
+    fail "the report's shallow sizes differ from info's and histo's"
+
+# The pages print sizes as the CLI does (C's %.1f: an exact tie to the even tenth, so
+# 1,250,000 bytes is 1.2 MB on the page as in `analyze`, where toFixed said 1.3)
+vals="999 1000 1049 1050 1250000 1750000 2250000 250000 1050000 12345678 987654321098"
+got=$(node -e 'const f = new Function("document", require("fs").readFileSync(process.argv[1],
+    "utf8") + "; return LRKIT;"); const K = f({});
+console.log(process.argv.slice(2).map((n) => K.bytes(Number(n))).join("|"))' \
+    "$LEAKRAY_SRC/src/report/assets/kit.js" $vals)
+want=$(python3 -c 'import sys
+def h(n):
+    if n < 1000: return "%d B" % n
+    v, e = float(n), 0
+    while v >= 1000 and e < 6: v /= 1000; e += 1
+    return "%.1f %sB" % (v, "kMGTPE"[e - 1])
+print("|".join(h(int(a)) for a in sys.argv[1:]))' $vals)
+[ "$got" = "$want" ] || fail "page sizes [$got] differ from the CLI's [$want]"
 echo "html_report: ok"

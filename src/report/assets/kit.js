@@ -21,13 +21,23 @@ const LRKIT = (function () {
     }
     return e;
   }
+  /* C's "%.1f": the tenth nearest the exact value, an exact tie (an odd number of quarters,
+   * 1.25) to the even tenth, where toFixed rounds up (1,250,000 bytes: "1.2 MB", not 1.3). */
+  function fixed1(v) {
+    const q = v * 4;
+    if (Number.isInteger(q) && q % 2 === 1) {
+      const t = Math.floor(v * 10);
+      return ((t % 2 === 0 ? t : t + 1) / 10).toFixed(1);
+    }
+    return v.toFixed(1);
+  }
   /* The CLI's sizes: "232 B", "15.3 kB" (src/report/text.c rep_human_bytes). */
   function bytes(n) {
     if (n === undefined || n === null) return '';
     const u = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
     let i = 0, v = n;
     while (v >= 1000 && i < u.length - 1) { v /= 1000; i++; }
-    return i === 0 ? v + ' B' : v.toFixed(1) + ' ' + u[i];
+    return i === 0 ? v + ' B' : fixed1(v) + ' ' + u[i];
   }
   function num(n) { return n === undefined || n === null ? '' : Number(n).toLocaleString('en-US'); }
 

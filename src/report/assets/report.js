@@ -39,6 +39,7 @@
     } else add('GC roots', num(S.roots));
     if (S.threads) add('Threads', num(S.threads));
     add('Shallow size of all objects', bytes(S.shallow_bytes));
+    if (S.native_bytes) add('Native memory (off the heap, freed by a Cleaner)', bytes(S.native_bytes));
     add('Reachable', bytes(S.reachable_bytes) + ' in ' + num(S.reachable_objects) + ' objects');
     if (S.mode === 'leaks') {
       add('Leaking objects', num(S.leaking_objects));
