@@ -32,6 +32,22 @@ lr_status sqlite_open(const char *path, sqlite3 **out, lr_error *err)
         return st;
     }
     sqlite3_busy_timeout(db, SQLITE_BUSY_MS);
+    /* Another program's database (a typo in --db, $LEAKRAY_DB naming the wrong file) is left
+     * as it is: the setup below would switch it to WAL and add the store's tables. A store
+     * has store_meta; an empty file becomes one. Read before anything is written. */
+    sqlite3_stmt *probe = NULL;
+    rc = sqlite3_prepare_v2(db, "SELECT count(*), coalesce(sum(name = 'store_meta'), 0) "
+                                "FROM sqlite_master WHERE type = 'table'", -1, &probe, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(probe)) == SQLITE_ROW &&
+        sqlite3_column_int64(probe, 0) > 0 && sqlite3_column_int64(probe, 1) == 0) {
+        lr_status st = LR_FAIL(err, LR_ERR_FORMAT, "%s: an SQLite database that is no leakray "
+                               "store (it has %lld tables, none of a store's): left untouched",
+                               path, (long long)sqlite3_column_int64(probe, 0));
+        sqlite3_finalize(probe);
+        sqlite3_close(db);
+        return st;
+    }
+    sqlite3_finalize(probe);
     /* The last connection to close folds the WAL into the database and deletes it (SQLite's
      * default, kept on purpose). A WAL left behind costs more: the first connection of the
      * next process must rebuild the WAL index by reading every frame, and that recovery
@@ -51,6 +67,15 @@ lr_status sqlite_open(const char *path, sqlite3 **out, lr_error *err)
         msg = NULL;
         sqlite3_sleep(10);
         waited += 10;
+    }
+    if ((rc & 0xff) == SQLITE_READONLY) {
+        /* a store in WAL mode is read through its -wal and -shm files beside it */
+        lr_status st = LR_FAIL(err, LR_ERR_IO, "%s: cannot write the store or its folder (%s): "
+                               "SQLite keeps a store's -wal and -shm files beside it, even to "
+                               "read it", path, msg ? msg : sqlite3_errmsg(db));
+        sqlite3_free(msg);
+        sqlite3_close(db);
+        return st;
     }
     if (rc != SQLITE_OK) {
         lr_status st = LR_FAIL(err, LR_ERR_IO, "%s: not a usable SQLite store: %s", path,

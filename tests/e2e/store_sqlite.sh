@@ -65,4 +65,22 @@ c.execute("UPDATE store_meta SET value = 99 WHERE key = '"'"'schema_version'"'"'
 rc=0
 "$LEAKRAY" store leaks --db "$old" >/dev/null 2>"$W/err" || rc=$?
 [ "$rc" = 3 ] && grep -q "newer than this leakray" "$W/err" || fail "newer store not refused ($rc)"
+
+# Another program's SQLite database named as the store (a typo in --db) is refused before
+# anything is written: no store tables added, its journal mode left as it was
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]);
+c.execute("CREATE TABLE users (id INTEGER)"); c.execute("INSERT INTO users VALUES (1)");
+c.commit()' "$W/app.db"
+for cmd in "store leaks" "store ingest $LEAKRAY_SRC/tests/data/v8/cliques.heapsnapshot"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$LEAKRAY" $cmd --db "$W/app.db" >/dev/null 2>"$W/err" || rc=$?
+    [ "$rc" = 3 ] && grep -q "no leakray store" "$W/err" ||
+        fail "$cmd on another program's database: exit $rc: $(cat "$W/err")"
+done
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]);
+t = [r[0] for r in c.execute("SELECT name FROM sqlite_master")]
+m = c.execute("PRAGMA journal_mode").fetchone()[0]
+sys.exit(0 if t == ["users"] and m == "delete" else 1)' "$W/app.db" ||
+    fail "another program's database was changed"
 echo "store_sqlite: ok"
