@@ -222,13 +222,15 @@
               height: Math.max(0, r.h) + 'px',
               background: 'hsl(' + hue(n.name) + ',55%,' + (n.other ? 85 : 78) + '%)'}},
           [el('span', {cls: 'n', text: label(n)}), el('span', {text: bytes(n.v) + ' \u00b7 ' + pct(n.v)})]);
+          /* zoom only where there is something to draw: children of 0 bytes make no cell */
+          const deeper = n.kids.some((k) => k.v > 0);
           c.addEventListener('click', () => {
-            if (c.classList.contains('picked') && n.kids.length) { cur = n.i; draw(); describe(n); return; }
+            if (c.classList.contains('picked') && deeper) { cur = n.i; draw(); describe(n); return; }
             for (const o of map.children) o.classList.remove('picked');
             c.classList.add('picked');
             describe(n);
           });
-          c.addEventListener('dblclick', () => { if (n.kids.length) { cur = n.i; draw(); } });
+          c.addEventListener('dblclick', () => { if (deeper) { cur = n.i; draw(); } });
           map.appendChild(c);
         }
       }
