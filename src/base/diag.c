@@ -16,7 +16,8 @@ static const struct {
                              "GC root records repeating an (object, kind) pair"},
     [DIAG_NULL_ROOT] = {"null_root", DIAG_INFO, "GC root records with object id 0"},
     [DIAG_DUPLICATE_ID] = {"duplicate_id", DIAG_DATA_LOSS,
-                           "object records reusing an id already seen (later ignored)"},
+                           "object records reusing an id already seen (references reach "
+                           "the first)"},
     [DIAG_UNKNOWN_RECORD] = {"unknown_record", DIAG_INFO,
                              "unknown top-level records skipped by length"},
     [DIAG_SIZE_SATURATED] = {"size_saturated", DIAG_DATA_LOSS,

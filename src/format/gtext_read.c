@@ -35,6 +35,7 @@ int gtext_sniff(const uint8_t *p, uint64_t n)
 enum rec { REC_HEADER, REC_CLASS, REC_NODE, REC_EDGE, REC_ROOT };
 
 typedef struct gctx {
+    int plain_roots; /* a root kind was given in the plain words ("global", "stack") */
     graph *g;
     const uint8_t *data, *end;
     const char *name;
@@ -136,10 +137,22 @@ static lr_status root_kind_of(gctx *x, const jscan *c, const jscan_val *v, uint8
     for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
         if (str_is(v, alias[i].name)) {
             *out = alias[i].kind;
+            x->plain_roots = 1;
             return LR_OK;
         }
     return corrupt(x, c, v->s, "unknown root kind");
 }
+
+/* Text output's words for the roots of a graph that names them in the plain words (not a
+ * converted JVM dump): "Global variable", not "Global variable in native code". */
+static const char *const PLAIN_ROOT_TITLES[GRAPH_ROOT_KIND_COUNT] = {
+    [GRAPH_ROOT_JNI_GLOBAL] = "Global variable",
+    [GRAPH_ROOT_STICKY_CLASS] = "Static variable",
+    [GRAPH_ROOT_NATIVE_STACK] = "Stack",
+    [GRAPH_ROOT_JAVA_FRAME] = "Local variable",
+    [GRAPH_ROOT_THREAD_OBJECT] = "Thread",
+    [GRAPH_ROOT_VM_INTERNAL] = "VM internal reference",
+};
 
 static lr_status intern_val(gctx *x, const jscan *c, const jscan_val *v, str_ix *out)
 {
@@ -164,10 +177,14 @@ static lr_status header(gctx *x, jscan *c, const jscan_val *first)
         return LR_OK;
     graph *g = x->g;
     /* DevTools' model needs a V8 snapshot's own tables: read it as recorded. */
-    if (JSCAN_HAS(seen, H_MODEL))
+    if (JSCAN_HAS(seen, H_MODEL)) {
+        if (!str_is(&v[H_MODEL], "visualvm") && !str_is(&v[H_MODEL], "shark") &&
+            !str_is(&v[H_MODEL], "record"))
+            return corrupt(x, c, v[H_MODEL].s, "unknown size_model (record, visualvm, shark)");
         g->size_model = str_is(&v[H_MODEL], "visualvm") ? GRAPH_SIZES_VISUALVM
                         : str_is(&v[H_MODEL], "shark")  ? GRAPH_SIZES_SHARK
                                                         : GRAPH_SIZES_RECORD;
+    }
     if (JSCAN_HAS(seen, H_VERSION) && v[H_VERSION].type == JSCAN_STR) {
         size_t len;
         const char *t = jscan_str(c, &v[H_VERSION], &x->sbuf, &x->scap, &len, x->err);
@@ -255,6 +272,9 @@ static lr_status node_rec(gctx *x, jscan *c, const jscan_val *first)
         LR_TRY(size_val(x, c, &v[N_NATIVE], &native));
     if (JSCAN_HAS(seen, N_KIND))
         LR_TRY(node_kind_of(x, c, &v[N_KIND], &kind));
+    if (JSCAN_HAS(seen, N_LABEL) && v[N_LABEL].type != JSCAN_STR &&
+        v[N_LABEL].type != JSCAN_NULL)
+        return corrupt(x, c, v[N_LABEL].s, "\"label\" must be a string");
     int label = JSCAN_HAS(seen, N_LABEL) && v[N_LABEL].type == JSCAN_STR;
     uint64_t i = x->i_node++;
     if (x->pass == 1) {
@@ -303,13 +323,17 @@ static lr_status edge_rec(gctx *x, jscan *c, const jscan_val *first)
         LR_TRY(edge_kind_of(x, c, &v[E_KIND], &kind));
     if (JSCAN_HAS(seen, E_STRENGTH))
         LR_TRY(strength_of(x, c, &v[E_STRENGTH], &strength));
+    else if (kind == GRAPH_EDGE_WEAK)
+        strength = GRAPH_WEAK; /* a weak edge holds nothing unless its strength says so */
     if (name.type == JSCAN_NUM && kind == GRAPH_EDGE_FIELD)
         kind = GRAPH_EDGE_ELEMENT; /* a numbered reference is an element unless told */
     uint32_t nm = 0;
     if (GRAPH_EDGE_NAME_IS_INDEX(kind)) {
         uint64_t ix = 0;
         if (name.type != JSCAN_NULL && (!jscan_u64(&name, &ix) || ix > UINT32_MAX))
-            return corrupt(x, c, name.s, "an element edge's name must be its index");
+            return corrupt(x, c, name.s, kind == GRAPH_EDGE_HIDDEN
+                                             ? "a hidden edge's name must be its index"
+                                             : "an element edge's name must be its index");
         nm = (uint32_t)ix;
     } else if (x->pass == 2) {
         str_ix s = GRAPH_NONE;
@@ -609,6 +633,8 @@ static lr_status gtext_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
         s = gtext_resolve(g, &x.p, x.name, err);
     if (x.saw_hex)
         g->hex_ids = 1;
+    if (x.plain_roots)
+        g->root_titles = PLAIN_ROOT_TITLES;
     gtext_pending_free(&x.p);
     free(x.sbuf);
     return s;

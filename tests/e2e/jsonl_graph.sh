@@ -87,6 +87,14 @@ assert d["reachable_objects"] == 3 and d["objects"][0]["retained"] == 64 + 512 +
     "$W/top.json" || fail "unowned edge kept its target alive, or the root is wrong"
 grep -q dangling_reference <<<"$("$LEAKRAY" info --json --no-timing "$W/ios.jsonl")" ||
     fail "dangling edge not counted"
+# roots given in the plain words read back in them, not in a JVM's ("in native code")
+"$LEAKRAY" info --no-timing "$W/ios.jsonl" >"$W/ios-info.txt"
+grep -q '^ *1  Global variable$' "$W/ios-info.txt" || fail "root title: $(grep -A2 '^roots' "$W/ios-info.txt")"
+# an edge of kind weak holds nothing, and says so (its strength weak unless told)
+printf '%s\n' '{"leakray_graph": 1}' '{"node": 1}' '{"node": 2}' \
+    '{"edge": [1, 2], "name": "w", "kind": "weak"}' '{"root": 1, "kind": "global"}' >"$W/weak.jsonl"
+[ "$("$LEAKRAY" sql "$W/weak.jsonl" "SELECT kind || ' ' || strength FROM edges" | tail -1)" = \
+    "weak weak" ] || fail "a weak edge's strength"
 
 # (3) bad input
 printf '{"node": 1}\n' >"$W/nohead.jsonl"
@@ -97,8 +105,14 @@ printf '{"leakray_graph": 1}\n{"node": 1, "label": "cut' >"$W/cut.jsonl"
 printf '{"leakray_graph": 1}\n{"node": 1} {"node": 2}\n' >"$W/two.jsonl"
 printf '{"leakray_graph": 1}\n{"class": 2, "name": "a"}\n{"class": 2, "name": "b"}\n' \
     >"$W/dup.jsonl"
+# values the format does not have are refused, not read as a default
+printf '{"leakray_graph": 1, "size_model": "banana"}\n' >"$W/model.jsonl"
+printf '{"leakray_graph": 1}\n{"node": 1, "label": {"a": 1}}\n' >"$W/label.jsonl"
+printf '{"leakray_graph": 1}\n{"edge": [1, 2], "name": "x", "kind": "hidden"}\n' >"$W/hidden.jsonl"
 for f in "neg 0x" "kind 0x" "cut 0x" "two 0x21: bytes after the object's closing brace" \
-         "dup 0x39: class id 2 defined twice"; do
+         "dup 0x39: class id 2 defined twice" "model 0x24: unknown size_model" \
+         "label 0x2a: \"label\" must be a string" \
+         "hidden 0x2f: a hidden edge's name must be its index"; do
     set -- $f
     rc=0
     "$LEAKRAY" info "$W/$1.jsonl" >/dev/null 2>"$W/err" || rc=$?
