@@ -363,6 +363,28 @@ int mfile_open_unnamed(const char *dir, const char *stem)
     return fd;
 }
 
+/* The sink's cap: the caller's, else the default (default_cap). */
+static void sink_limit(outbuf *o, uint64_t limit)
+{
+    if (limit) {
+        o->limit = limit;
+        o->why = CAP_OPTION;
+    } else {
+        default_cap(o);
+    }
+}
+
+/* A file-size limit (ulimit -f) must end in EFBIG and the message, not in SIGXFSZ: ignored
+ * while a sink writes its file. Returns whether *old holds the action to restore. */
+static int xfsz_off(struct sigaction *old)
+{
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    return sigaction(SIGXFSZ, &ign, old) == 0;
+}
+
 /* Inflates in[0..n) into m if compressed; otherwise leaves m untouched and returns LR_OK.
  * to_file: inflate into a temporary file in mfile_tmpdir() and map it. */
 static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t limit,
@@ -379,18 +401,9 @@ static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t
         return LR_FAIL(err, LR_ERR_IO, "%s: cannot create a temporary file in %s for the "
                        "inflated dump: %s (--tmpdir chooses another folder)", name, o.dir,
                        strerror(errno));
-    if (limit) {
-        o.limit = limit;
-        o.why = CAP_OPTION;
-    } else {
-        default_cap(&o);
-    }
-    /* A file-size limit (ulimit -f) must end in EFBIG and the message, not in SIGXFSZ. */
-    struct sigaction ign, old_xfsz;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    int swapped = o.fd >= 0 && sigaction(SIGXFSZ, &ign, &old_xfsz) == 0;
+    sink_limit(&o, limit);
+    struct sigaction old_xfsz;
+    int swapped = o.fd >= 0 && xfsz_off(&old_xfsz);
     lr_status st = out_init(&o, n, name, err);
     if (st == LR_OK)
         st = gz ? inflate_gzip(&o, in, n, name, err) : inflate_bzip2(&o, in, n, name, err);
@@ -532,22 +545,14 @@ static lr_status spool(int in, const char *name, uint64_t limit, int *out, lr_er
         return LR_FAIL(err, LR_ERR_IO, "%s: cannot create a temporary file in %s for the "
                        "input: %s (--tmpdir chooses another folder)", name, o.dir,
                        strerror(errno));
-    if (limit) {
-        o.limit = limit;
-        o.why = CAP_OPTION;
-    } else {
-        default_cap(&o);
-    }
+    sink_limit(&o, limit);
     /* opened with O_NONBLOCK (a FIFO without a writer must not block the open); the copy
      * waits for the writer like any reader of a pipe */
     int fl = fcntl(in, F_GETFL);
     if (fl >= 0 && (fl & O_NONBLOCK))
         (void)fcntl(in, F_SETFL, fl & ~O_NONBLOCK);
-    struct sigaction ign, old_xfsz;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    int swapped = sigaction(SIGXFSZ, &ign, &old_xfsz) == 0;
+    struct sigaction old_xfsz;
+    int swapped = xfsz_off(&old_xfsz);
     lr_status st = out_init(&o, 0, name, err);
     while (st == LR_OK) {
         uint64_t room;
