@@ -332,7 +332,8 @@ static lr_status bind_dom_of(rules_set *rs, const graph *g, lr_error *err)
             v[n++] = (uint64_t)y << 8 | d;
         }
     }
-    qsort(v, n, sizeof *v, cmp_u64);
+    if (n) /* v is NULL when nothing passes: qsort takes no null pointer, even for 0 */
+        qsort(v, n, sizeof *v, cmp_u64);
     uint32_t u = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (u && v[u - 1] >> 8 == v[i] >> 8) {
