@@ -96,9 +96,8 @@ int cmd_attach(int argc, char **argv)
         "OPTIONS are the agent's, comma-separated (docs/agent.md): dump-dir=DIR threshold=N\n"
         "delay-ms=N watch=CLASS#METHOD report=text|json|db max-dumps=N max-watched=N\n"
         "rules=FILE|none quiet. The JVM must run as the same user and allow dynamic agents\n"
-        "(JDK 21+ warns unless -XX:+EnableDynamicAgentLoading). Watch rules (jvm.rules,\n"
-        "watch=) need the agent from JVM start (-agentpath); attached, it watches the\n"
-        "AppWatcher API and ended threads.\n"
+        "(JDK 21+ warns unless -XX:+EnableDynamicAgentLoading). Attached, watch rules\n"
+        "(jvm.rules, watch=) apply as at start: the classes already loaded are hooked then.\n"
         "Example: leakray attach 4242 dump-dir=/var/tmp/leaks,threshold=3"};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);

@@ -41,7 +41,8 @@ int cmd_clusters(int argc, char **argv)
     const cli_optdef opts[] = {
         {"--detached", CLI_OPT_FLAG, &detached, NULL,
          "cluster every detached DOM node instead of the anchors (V8 browser snapshots)", NULL},
-        {"--sort", CLI_OPT_STR, &sort, "KEY", "order clusters by retained size or count",
+        {"--sort", CLI_OPT_STR, &sort, "KEY",
+         "size (retained bytes, the default) or count",
          "size|count"},
         {"--top", CLI_OPT_UINT, &top, "N", "clusters to show (default 20, 0 = all)", NULL},
         {"--rules", CLI_OPT_LIST, &rules, "FILE",

@@ -63,7 +63,7 @@ int cmd_report(int argc, char **argv)
         {"--leaking-if", CLI_OPT_LIST, &ifs, "EXPR", "condition for the matching --watch",
          NULL},
         {"--no-shipped-rules", CLI_OPT_FLAG, &no_shipped, NULL,
-         "do not load jdk.rules / android.rules", NULL},
+         "do not load jdk.rules / android.rules / browser.rules", NULL},
         {"--no-suspects", CLI_OPT_FLAG, &no_suspects, NULL,
          "leave out the LARGEST RETAINERS (leak suspects as `analyze` finds them)", NULL},
         {"--detached", CLI_OPT_FLAG, &detached, NULL,

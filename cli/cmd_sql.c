@@ -234,9 +234,10 @@ int cmd_sql(int argc, char **argv)
         "sql", "FILE [SQL]", "SQL over the heap: objects, classes, edges, roots, strings, fields.",
         opts, 1, 2,
         "Statements come from SQL, --sql-file F, or stdin. Tables (docs/sql.md):\n"
-        "  objects(id, class, kind, shallow, retained, dominator, distance, heap, reachable)\n"
-        "  classes(id, name, super, loader, instances, shallow, retained)\n"
-        "  edges(src, dst, name, kind, strength)   roots(id, kind, thread, frame)\n"
+        "  objects(id, class, kind, shallow, retained, dominator, distance, heap, reachable,\n"
+        "          location, dom, name, native)\n"
+        "  classes(id, name, super, loader, instances, shallow, retained, location)\n"
+        "  edges(src, dst, name, kind, strength)   roots(id, kind, thread, frame, title)\n"
         "  strings(id, value)   fields(id, name, type, value, ref)\n"
         "  stacks(id, depth, function, script, line, column)   (V8 allocation stacks)\n"
         "Functions: isa(class, ancestor), field(id, 'a.b'). Ids are integers: write 0x1f.\n"

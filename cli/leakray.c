@@ -67,7 +67,8 @@ static void usage(FILE *out)
     for (size_t i = 0; i < N_TOOLS; i++)
         fprintf(out, "  %-10s %s\n", TOOLS[i].name, TOOLS[i].summary);
     fputs("\n`leakray <command> --help` describes a command and its options.\n"
-          "Every command takes --json, --no-timing, --no-progress, --max-inflate N, --dump N.\n"
+          "Every command takes --json, --timing/--no-timing, --no-progress, --dump N,\n"
+          "--mapping FILE, --max-inflate N, --max-memory N, --no-spill, --tmpdir DIR.\n"
           "FILE may be - (standard input) or a pipe: its bytes are copied to --tmpdir first.\n"
           "exit codes: 0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O error, 5 resource limit\n",
           out);

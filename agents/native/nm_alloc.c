@@ -316,7 +316,14 @@ static uintptr_t stack_hi(void)
     return t_stack_hi;
 }
 
-/* skip: frames of the monitor between the caller's call site and here. */
+/* The monitor's own text: its frames (main's wrapper, a thread's trampoline) stand between
+ * the program's, and are left out of backtraces, so that a leak's frames and signature are
+ * the program's alone. Set at init (0 until then: nothing left out). */
+static uintptr_t self_text_lo, self_text_span;
+
+/* skip: frames of the monitor between the caller's call site and here; the monitor's own
+ * frames further out (main's wrapper under a pthread_create made from main) are left out
+ * too, as trace_fp leaves them. */
 __attribute__((noinline)) uint32_t nm_trace_here(int skip)
 {
     uintptr_t f[NM_MAX_DEPTH + 4];
@@ -325,7 +332,8 @@ __attribute__((noinline)) uint32_t nm_trace_here(int skip)
         void *buf[NM_MAX_DEPTH + 4];
         int got = unw_bt(buf, depth + skip + 1);
         for (int i = skip + 1; i < got && n < depth; i++)
-            f[n++] = (uintptr_t)buf[i];
+            if ((uintptr_t)buf[i] - self_text_lo >= self_text_span)
+                f[n++] = (uintptr_t)buf[i];
         return depot_put(f, n);
     }
     uintptr_t hi = stack_hi();
@@ -345,7 +353,7 @@ __attribute__((noinline)) uint32_t nm_trace_here(int skip)
         uintptr_t ret = fp[1];
         if (ret < 4096)
             break;
-        if (i >= skip)
+        if (i >= skip && ret - self_text_lo >= self_text_span)
             f[n++] = ret;
         uintptr_t *next = (uintptr_t *)fp[0];
         if (next <= fp)
@@ -356,11 +364,6 @@ __attribute__((noinline)) uint32_t nm_trace_here(int skip)
 }
 /* The frame-pointer backtrace from frame fp (a hook's own frame: its return address is the
  * program's call site), hashed during the walk. Same bounds as nm_trace_here. */
-/* The monitor's own text: its frames (main's wrapper, a thread's trampoline) stand between
- * the program's, and are left out of backtraces, so that a leak's frames and signature are
- * the program's alone. Set at init (0 until then: nothing left out). */
-static uintptr_t self_text_lo, self_text_span;
-
 static inline __attribute__((always_inline)) uint32_t trace_fp(const uintptr_t *fp)
 {
     uintptr_t f[NM_MAX_DEPTH];

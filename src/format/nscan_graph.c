@@ -188,7 +188,11 @@ static lr_status nscan_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
     g->timestamp_ms = r.time_ms;
     g->type_names[0] = "native";
     g->n_types = 1;
-    snprintf(g->version, sizeof g->version, "leakray native scan 1, pid %llu",
+    /* the format's version as the file's first line gives it ("leakray-native 3") */
+    unsigned ver = 1;
+    if (m->len > 15 && m->data[15] >= '1' && m->data[15] <= '9')
+        ver = (unsigned)(m->data[15] - '0');
+    snprintf(g->version, sizeof g->version, "leakray native scan %u, pid %llu", ver,
              (unsigned long long)r.pid);
     lr_status st = build(g, &r, name, err);
     nscan_free(&r);

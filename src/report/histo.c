@@ -44,12 +44,12 @@ static void line(FILE *out, uint32_t num, uint64_t count, uint64_t shallow, int 
 static void total(FILE *out, uint64_t count, uint64_t shallow, int ret, uint64_t heap,
                   uint32_t n, uint32_t n_rows)
 {
-    char c[REP_FMT_MAX], s[REP_FMT_MAX];
-    fprintf(out, "Total %12s %14s  (%" PRIu32 " classes)\n", rep_fmt_count(c, count),
-            rep_fmt_count(s, shallow), n_rows);
+    char c[REP_FMT_MAX], s[REP_FMT_MAX], k[REP_FMT_MAX], t[REP_FMT_MAX];
+    fprintf(out, "Total %12s %14s  (%s classes)\n", rep_fmt_count(c, count),
+            rep_fmt_count(s, shallow), rep_fmt_count(k, n_rows));
     if (n < n_rows)
-        fprintf(out, "(%" PRIu32 " of %" PRIu32 " classes shown; the total covers all)\n", n,
-                n_rows);
+        fprintf(out, "(%s of %s classes shown; the total covers all)\n", rep_fmt_count(t, n),
+                rep_fmt_count(k, n_rows));
     if (ret)
         fprintf(out, "retained: what a class's instances keep alive together, no byte counted "
                      "twice within a class;\nclasses overlap, so the column does not add up. "

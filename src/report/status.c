@@ -112,7 +112,7 @@ void rep_status_attach_text(FILE *out, const rep_attach *a)
 
 void rep_status_attach_json(jsonw *w, const rep_attach *a)
 {
-    jsonw_kv_str(w, "pid", a->pid);
+    jsonw_kv_uint(w, "pid", strtoull(a->pid, NULL, 10)); /* a number, as watch status's */
     jsonw_kv_str(w, "agent", a->agent);
     jsonw_kv_str(w, "options", a->options);
     jsonw_kv_str(w, "status_file", a->status_file);

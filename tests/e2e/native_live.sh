@@ -221,6 +221,10 @@ d = json.load(open(f"{t}/threads.json"))
 kinds = sorted((x["kind"], x["frames"][0]["function"]) for x in d["threads"])
 check(kinds == [("running", "spawn_sleeper"), ("unjoined", "spawn_forgotten"),
                 ("unjoined", "spawn_forgotten")], f"thread leaks: {kinds}")
+# the creation site's backtrace is the program's: no frame of the monitor (main's wrapper)
+own = [f["function"] for x in d["threads"] for f in x["frames"]
+       if (f.get("module") or "").startswith("libleakray_native")]
+check(not own, f"thread leaks: the monitor's frames {own}")
 for mode, frames in [("--backtracelibunwind", "lose"), ("--sample1M", None),
                      ("--backtracenone", None), ("--depth1", "lose")]:
     d = json.load(open(f"{t}/list-{mode}.json"))
