@@ -35,7 +35,6 @@ int gtext_sniff(const uint8_t *p, uint64_t n)
 enum rec { REC_HEADER, REC_CLASS, REC_NODE, REC_EDGE, REC_ROOT };
 
 typedef struct gctx {
-    int plain_roots; /* a root kind was given in the plain words ("global", "stack") */
     graph *g;
     const uint8_t *data, *end;
     const char *name;
@@ -137,22 +136,10 @@ static lr_status root_kind_of(gctx *x, const jscan *c, const jscan_val *v, uint8
     for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
         if (str_is(v, alias[i].name)) {
             *out = alias[i].kind;
-            x->plain_roots = 1;
             return LR_OK;
         }
     return corrupt(x, c, v->s, "unknown root kind");
 }
-
-/* Text output's words for the roots of a graph that names them in the plain words (not a
- * converted JVM dump): "Global variable", not "Global variable in native code". */
-static const char *const PLAIN_ROOT_TITLES[GRAPH_ROOT_KIND_COUNT] = {
-    [GRAPH_ROOT_JNI_GLOBAL] = "Global variable",
-    [GRAPH_ROOT_STICKY_CLASS] = "Static variable",
-    [GRAPH_ROOT_NATIVE_STACK] = "Stack",
-    [GRAPH_ROOT_JAVA_FRAME] = "Local variable",
-    [GRAPH_ROOT_THREAD_OBJECT] = "Thread",
-    [GRAPH_ROOT_VM_INTERNAL] = "VM internal reference",
-};
 
 static lr_status intern_val(gctx *x, const jscan *c, const jscan_val *v, str_ix *out)
 {
@@ -178,9 +165,12 @@ static lr_status header(gctx *x, jscan *c, const jscan_val *first)
     graph *g = x->g;
     /* DevTools' model needs a V8 snapshot's own tables: read it as recorded. */
     if (JSCAN_HAS(seen, H_MODEL)) {
+        /* "devtools" (a converted V8 snapshot) is read as recorded: DevTools' model needs
+         * the snapshot's own tables */
         if (!str_is(&v[H_MODEL], "visualvm") && !str_is(&v[H_MODEL], "shark") &&
-            !str_is(&v[H_MODEL], "record"))
-            return corrupt(x, c, v[H_MODEL].s, "unknown size_model (record, visualvm, shark)");
+            !str_is(&v[H_MODEL], "record") && !str_is(&v[H_MODEL], "devtools"))
+            return corrupt(x, c, v[H_MODEL].s,
+                           "unknown size_model (record, visualvm, shark, devtools)");
         g->size_model = str_is(&v[H_MODEL], "visualvm") ? GRAPH_SIZES_VISUALVM
                         : str_is(&v[H_MODEL], "shark")  ? GRAPH_SIZES_SHARK
                                                         : GRAPH_SIZES_RECORD;
@@ -633,8 +623,6 @@ static lr_status gtext_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
         s = gtext_resolve(g, &x.p, x.name, err);
     if (x.saw_hex)
         g->hex_ids = 1;
-    if (x.plain_roots)
-        g->root_titles = PLAIN_ROOT_TITLES;
     gtext_pending_free(&x.p);
     free(x.sbuf);
     return s;
