@@ -208,7 +208,9 @@ lr_status lr_dominators(lr_heap *h, lr_error *err)
         return LR_OK;
     lr_status st;
     if (h->g.synthetic_root != GRAPH_NONE) {
-        st = cluster_dom_build(&h->g, &h->dom, err); /* V8/ArkTS: DevTools' tree */
+        /* V8/ArkTS: DevTools' tree, from the DevTools pass lr_path_to kept if it ran */
+        st = h->has_dt ? cluster_dom_copy(&h->g, &h->dt, &h->dom, err)
+                       : cluster_dom_build(&h->g, &h->dom, err);
     } else {
         dom_opts o = {0};
         if (h->g.size_model == GRAPH_SIZES_VISUALVM)
