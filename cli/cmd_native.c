@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -420,6 +421,75 @@ static int process_stopped(long pid)
     return e && (e[1] == ' ') && (e[2] == 'T' || e[2] == 't');
 }
 
+/* The monitor's thread in process pid (named "leakray-native" by the monitor), or 0. */
+static long monitor_thread(long pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task", pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    long tid = 0;
+    struct dirent *e;
+    while (!tid && (e = readdir(d)) != NULL) {
+        char cp[320], name[32] = {0};
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(cp, sizeof cp, "/proc/%ld/task/%s/comm", pid, e->d_name);
+        FILE *f = fopen(cp, "r");
+        if (!f)
+            continue;
+        if (fgets(name, sizeof name, f) && strcmp(name, "leakray-native\n") == 0)
+            tid = strtol(e->d_name, NULL, 10);
+        fclose(f);
+    }
+    closedir(d);
+    return tid;
+}
+
+/* Whether process pid has a handler for signal signo (SigCgt of /proc/PID/status). */
+static int catches_signal(long pid, unsigned signo)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int yes = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "SigCgt:", 7) == 0) {
+            unsigned long long mask = strtoull(line + 7, NULL, 16);
+            yes = signo >= 1 && signo <= 64 && (mask >> (signo - 1) & 1);
+            break;
+        }
+    }
+    fclose(f);
+    return yes;
+}
+
+/* Sends the scan signal to the monitor's thread alone: sent to the process, it would reach
+ * a thread the kernel picks, usually main, and cut its sleep() or poll() short. A process
+ * without the monitor, or whose monitor waits for another signal, is sent nothing: the
+ * signal's default action would end it. */
+static int send_scan_signal(const cli_common *co, long pid, unsigned signo)
+{
+    if (kill((pid_t)pid, 0) != 0)
+        return cli_fail(co, errno == ESRCH ? LR_ERR_NOT_FOUND : LR_ERR_IO, "process %ld: %s",
+                        pid, strerror(errno));
+    long tid = monitor_thread(pid);
+    if (!tid)
+        return cli_fail(co, LR_ERR_NOT_FOUND, "process %ld has no native monitor thread (not "
+                        "started with libleakray_native.so?); no signal sent", pid);
+    if (!catches_signal(pid, signo))
+        return cli_fail(co, LR_ERR_USAGE, "process %ld does not catch signal %u (its "
+                        "monitor scans on LEAKRAY_NATIVE_SIGNAL, or on no signal); no signal "
+                        "sent", pid, signo);
+    if (syscall(SYS_tgkill, (pid_t)pid, (pid_t)tid, (int)signo) != 0)
+        return cli_fail(co, errno == ESRCH ? LR_ERR_NOT_FOUND : LR_ERR_IO, "tgkill %ld/%ld: %s",
+                        pid, tid, strerror(errno));
+    return 0;
+}
+
 #define ASK_TIMEOUT_S 600 /* a scan of a large heap takes seconds; a stuck one, forever */
 
 static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
@@ -480,7 +550,8 @@ static int native_check(int argc, char **argv)
     native_store ns = {0};
     const cli_optdef opts[] = {
         {"--signal", CLI_OPT_FLAG, &by_signal, NULL,
-         "only send the scan signal; the report goes where the process writes its scans", NULL},
+         "only send the scan signal, to the monitor's thread; the report goes where the "
+         "process writes its scans", NULL},
         {"--signo", CLI_OPT_UINT, &signo, "SIG", "signal for --signal (default SIGUSR2)", NULL},
         {"--fail-on-leak", CLI_OPT_FLAG, &fail, NULL, "exit 1 when the scan found leaks", NULL},
         NATIVE_STORE_OPTS(&ns),
@@ -497,9 +568,10 @@ static int native_check(int argc, char **argv)
     if (*end || pid <= 0)
         return cli_usage_error(&co, "PID must be a process id");
     if (by_signal) {
-        if (kill((pid_t)pid, (int)signo) != 0)
-            return cli_fail(&co, errno == ESRCH ? LR_ERR_NOT_FOUND : LR_ERR_IO,
-                            "kill %ld: %s", pid, strerror(errno));
+        if (signo == 0 || signo >= NSIG)
+            return cli_usage_error(&co, "--signo must be a signal number, 1 to %d", NSIG - 1);
+        if ((rc = send_scan_signal(&co, pid, (unsigned)signo)) != 0)
+            return rc;
         if (co.json) {
             jsonw w;
             cli_json_begin(&w);

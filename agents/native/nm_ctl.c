@@ -3,12 +3,13 @@
  * prefix nm_. At load it reads LEAKRAY_NATIVE_* (docs/native.md), removes itself from
  * LD_PRELOAD unless children are to be traced, registers atfork handlers (blocks frozen
  * across fork, locks reset in the child, which never scans unless asked) and the at-exit
- * scan, and starts one monitor thread, with every signal blocked, that waits in poll() on
- * the signal pipe (the handler only writes a byte), the abstract unix socket
- * "leakray-native.PID" and the timer. It also wraps dlopen (RTLD_DEEPBIND dropped: a
- * library bound to libc's malloc would hand libc pointers it did not make) and the pthread
- * lifecycle calls, keeping a registry of threads with their creation backtrace and stack
- * mapping for thread-leak reports and for the scan (stacks of dead threads are no roots). */
+ * scan, and starts one monitor thread, "leakray-native", with every signal blocked but the
+ * scan signal while it waits in ppoll() on the signal pipe (the handler only writes a byte),
+ * the abstract unix socket "leakray-native.PID" and the timer. It also wraps dlopen
+ * (RTLD_DEEPBIND dropped: a library bound to libc's malloc would hand libc pointers it did
+ * not make) and the pthread lifecycle calls, keeping a registry of threads with their
+ * creation backtrace and stack mapping for thread-leak reports and for the scan (stacks of
+ * dead threads are no roots). */
 #define _GNU_SOURCE
 #include "nm.h"
 
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -557,20 +559,32 @@ static void answer(int cfd, int reason)
     }
 }
 
+/* The monitor thread is named so that `native check --signal` can send the scan signal to
+ * it alone (tgkill): a signal sent to the process goes to a thread the kernel picks, usually
+ * main, whose sleep() or poll() it cuts short. The thread takes that signal only inside
+ * ppoll(): a scan runs with every signal blocked (its futex hand-offs would end early), and
+ * a signal sent meanwhile stays pending until the next wait. */
 static void *monitor_main(void *arg)
 {
     nm_guard_set(1);
     monitor_tid = (pid_t)syscall(SYS_gettid);
+    prctl(PR_SET_NAME, "leakray-native", 0, 0, 0);
+    sigset_t waiting;
+    pthread_sigmask(SIG_SETMASK, NULL, &waiting);
+    if (nm_cfg.signo > 0 && nm_cfg.signo < NSIG)
+        sigdelset(&waiting, nm_cfg.signo);
     int lfd = listen_socket();
     uint64_t next = nm_cfg.interval_s ? nm_now_ms() + (uint64_t)nm_cfg.interval_s * 1000u : 0;
     for (;;) {
         struct pollfd p[2] = {{sig_pipe[0], POLLIN, 0}, {lfd, POLLIN, 0}};
-        int timeout = -1;
+        struct timespec ts, *tsp = NULL;
         if (next) {
-            uint64_t now = nm_now_ms();
-            timeout = next > now ? (int)(next - now) : 0;
+            uint64_t now = nm_now_ms(), left = next > now ? next - now : 0;
+            ts.tv_sec = (time_t)(left / 1000u);
+            ts.tv_nsec = (long)(left % 1000u) * 1000000L;
+            tsp = &ts;
         }
-        int r = poll(p, lfd >= 0 ? 2 : 1, timeout);
+        int r = ppoll(p, lfd >= 0 ? 2 : 1, tsp, &waiting);
         if (r < 0 && errno != EINTR)
             break;
         char path[600];
@@ -604,6 +618,15 @@ static void start_monitor(void)
     real = (create_fn)real_sym("pthread_create");
     if (!real)
         return;
+    /* The handler first: the thread may be sent the signal as soon as it has its name. */
+    int handle = nm_cfg.signo > 0 && nm_cfg.signo < NSIG;
+    struct sigaction sa, prev;
+    if (handle) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESTART;
+        handle = sigaction(nm_cfg.signo, &sa, &prev) == 0;
+    }
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -616,13 +639,8 @@ static void start_monitor(void)
     pthread_attr_destroy(&a);
     nm_guard_set(g);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc == 0 && nm_cfg.signo > 0 && nm_cfg.signo < NSIG) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sa.sa_flags = SA_RESTART;
-        sigaction(nm_cfg.signo, &sa, NULL);
-    }
+    if (rc != 0 && handle)
+        sigaction(nm_cfg.signo, &prev, NULL);
 }
 
 /* ---- fork and exit ---- */

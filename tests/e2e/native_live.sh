@@ -21,7 +21,7 @@ set -euo pipefail
 nat_init native_live
 B=$NAT_TMP/bin
 mkdir -p "$B"
-for p in busy threadleak list bigheap lost aligned; do
+for p in busy threadleak list bigheap lost aligned sleeper; do
     gcc -O0 -g -fno-omit-frame-pointer -pthread -o "$B/$p" "$NAT_PROGS/$p.c" ||
         nat_fail "gcc could not build $p.c"
 done
@@ -250,14 +250,44 @@ head -1 "$NAT_TMP/sh2.out" | grep -q 'libleakray_native\.so\]' ||
     nat_fail "--children: child lost LD_PRELOAD: $(head -1 "$NAT_TMP/sh2.out")"
 echo "ok: exec'd children traced only with --children" >&2
 
-# A process without the monitor: no socket to ask.
+# The scan signal goes to the monitor's thread alone: the main thread's sleep is not cut short
+# (sent to the process, the signal reached main and its nanosleep returned EINTR).
+K2=$NAT_TMP/sleeper-scans
+"$LEAKRAY" native run --no-timing --keep "$K2" -o "$NAT_TMP/sleeper.lrn" -- \
+    "$B/sleeper" "$NAT_TMP/pid-sleeper" >"$NAT_TMP/sleeper.out" &
+RUN=$!
+for _ in $(seq 200); do [ -s "$NAT_TMP/pid-sleeper" ] && break; sleep 0.05; done
+[ -s "$NAT_TMP/pid-sleeper" ] || { kill $RUN; nat_fail "sleeper never wrote its pid"; }
+"$LEAKRAY" native check --signal "$(cat "$NAT_TMP/pid-sleeper")" >/dev/null ||
+    nat_fail "check --signal of sleeper failed"
+wait $RUN || nat_fail "native run sleeper exited $?"
+head -1 "$NAT_TMP/sleeper.out" | grep -qx slept ||
+    nat_fail "the scan signal cut main's sleep short: $(head -1 "$NAT_TMP/sleeper.out")"
+SIG=$(grep -l '^reason signal' "$K2"/*.lrn | head -1) || nat_fail "sleeper: no signal scan"
+"$LEAKRAY" native report "$SIG" --json --no-timing >"$NAT_TMP/sleeper-signal.json" ||
+    nat_fail "native report of sleeper's signal scan failed"
+python3 - "$NAT_TMP/sleeper-signal.json" <<'PY' || nat_fail "sleeper's signal scan is wrong"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["direct"] == {"blocks": 3, "bytes": 120}, r["direct"]
+PY
+echo "ok: the scan signal reached the monitor's thread only; main slept on" >&2
+
+# A process without the monitor: no socket to ask, and no signal sent (its default action
+# would end the process).
 sleep 30 &
 OTHER=$!
 set +e
 "$LEAKRAY" native check "$OTHER" >/dev/null 2>"$NAT_TMP/err"
 rc=$?
+"$LEAKRAY" native check --signal "$OTHER" >/dev/null 2>"$NAT_TMP/err-signal"
+rc2=$?
 set -e
+kill -0 $OTHER 2>/dev/null || nat_fail "check --signal ended an unmonitored process"
 kill $OTHER
 [ $rc = 2 ] || nat_fail "check of an unmonitored process exited $rc, not 2"
 grep -q "has no native monitor socket" "$NAT_TMP/err" || nat_fail "message: $(cat "$NAT_TMP/err")"
+[ $rc2 = 2 ] || nat_fail "check --signal of an unmonitored process exited $rc2, not 2"
+grep -q "no signal sent" "$NAT_TMP/err-signal" ||
+    nat_fail "message: $(cat "$NAT_TMP/err-signal")"
 echo "native_live: socket, signal and exit scans agree; output unchanged; thread leaks found"
