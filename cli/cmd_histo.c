@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* --class/--package and --csv, set once by cmd_histo. */
 static const cli_filter *histo_cmd_filter;
@@ -96,6 +97,10 @@ static int histo_cmd_heap(const graph *g, const char *name)
 static int histo_cmd_stream(cli_common *co, enum histo_sort sort, const char *sort_name,
                             uint64_t top)
 {
+    /* A pipe is read once: bytes taken to sniff them would be gone for the graph load. */
+    struct stat st;
+    if (strcmp(co->pos[0], "-") == 0 || stat(co->pos[0], &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
     double t0 = cli_now_ms();
     mfile m;
     lr_error err = {.offset = LR_NO_OFFSET};

@@ -57,6 +57,7 @@ typedef struct namelist {
 typedef struct header {
     namelist node_fields, edge_fields, location_fields;
     namelist node_types, edge_types;
+    uint32_t node_types_pos, edge_types_pos; /* position + 1 of the kept type list, 0: none */
     namelist trace_fi_fields, trace_node_fields; /* allocation-trace layouts (may be absent) */
     int has_meta, has_node_fields, has_edge_fields, has_location_fields;
     int has_trace_fi_fields, has_trace_node_fields;

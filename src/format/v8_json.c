@@ -339,17 +339,17 @@ static lr_status v8j_parse_namelist(cur *c, scratch *sc, namelist *l, uint32_t k
     }
 }
 
-/* node_types / edge_types: [[type names...], "string", "number", ...]; only the first
- * element (the list of the `type` field's values) matters. */
-static lr_status v8j_parse_typelist(cur *c, scratch *sc, namelist *l, uint32_t keep)
+/* node_types / edge_types: one entry per field of node_fields / edge_fields, in their order:
+ * the `type` field's entry is the list of its values, the others name a value kind
+ * ("string", "number"). The list kept is the one at `want` (the `type` field's position,
+ * when the fields came first), else the first list; *pos is its position + 1 (0: no list),
+ * or that of a list found elsewhere, so that the reader can check it against the fields. */
+static lr_status v8j_parse_typelist(cur *c, scratch *sc, namelist *l, uint32_t keep, int want,
+                                    uint32_t *pos)
 {
     LR_TRY(v8j_expect(c, '[', "a type list"));
-    skip_ws(c);
-    if (c->p < c->end && *c->p == '[')
-        LR_TRY(v8j_parse_namelist(c, sc, l, keep));
-    else if (c->p < c->end && *c->p != ']')
-        LR_TRY(v8j_skip_value(c));
-    for (;;) {
+    *pos = 0;
+    for (uint32_t i = 0;; i++) {
         skip_ws(c);
         if (c->p >= c->end)
             return v8j_trunc_at(c, "a type list");
@@ -357,11 +357,20 @@ static lr_status v8j_parse_typelist(cur *c, scratch *sc, namelist *l, uint32_t k
             c->p++;
             return LR_OK;
         }
-        LR_TRY(v8j_expect(c, ',', "a type list"));
-        LR_TRY(v8j_skip_value(c));
+        if (i > 0)
+            LR_TRY(v8j_expect(c, ',', "a type list"));
+        skip_ws(c);
+        int list = c->p < c->end && *c->p == '[';
+        if (list && (want < 0 ? !*pos : (uint32_t)want == i)) {
+            LR_TRY(v8j_parse_namelist(c, sc, l, keep));
+            *pos = i + 1;
+        } else {
+            if (list && !*pos)
+                *pos = i + 1; /* a list away from `want`: reported by the reader */
+            LR_TRY(v8j_skip_value(c));
+        }
     }
 }
-
 
 lr_status v8j_parse_object(cur *c, scratch *sc, member_fn fn, void *ctx)
 {
@@ -419,9 +428,13 @@ static lr_status v8j_meta_member(cur *c, scratch *sc, const char *key, void *ctx
         return v8j_parse_namelist(c, sc, &h->trace_node_fields, V8_MAX_FIELDS);
     }
     if (strcmp(key, "node_types") == 0)
-        return v8j_parse_typelist(c, sc, &h->node_types, V8_MAX_TYPES);
+        return v8j_parse_typelist(c, sc, &h->node_types, V8_MAX_TYPES,
+                                  h->has_node_fields ? v8j_nl_find(&h->node_fields, "type") : -1,
+                                  &h->node_types_pos);
     if (strcmp(key, "edge_types") == 0)
-        return v8j_parse_typelist(c, sc, &h->edge_types, V8_MAX_EDGE_TYPES);
+        return v8j_parse_typelist(c, sc, &h->edge_types, V8_MAX_EDGE_TYPES,
+                                  h->has_edge_fields ? v8j_nl_find(&h->edge_fields, "type") : -1,
+                                  &h->edge_types_pos);
     return v8j_skip_value(c);
 }
 

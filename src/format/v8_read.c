@@ -401,6 +401,16 @@ static lr_status setup_meta(ctx *x)
     if (x->eo_type < 0 || x->eo_name < 0 || x->eo_to < 0)
         return LR_CORRUPT(c->err, c->name, 0,
                           "edge_fields lacks one of type, name_or_index, to_node");
+    /* The type names are the entry of node_types / edge_types at the `type` field's place;
+     * a list elsewhere would name every type wrongly. */
+    if (h->node_types_pos && h->node_types_pos != (uint32_t)x->fo_type + 1)
+        return LR_CORRUPT(c->err, c->name, 0, "snapshot.meta.node_types has its type list at "
+                          "entry %u, node_fields has `type` at %d", h->node_types_pos - 1,
+                          x->fo_type);
+    if (h->edge_types_pos && h->edge_types_pos != (uint32_t)x->eo_type + 1)
+        return LR_CORRUPT(c->err, c->name, 0, "snapshot.meta.edge_types has its type list at "
+                          "entry %u, edge_fields has `type` at %d", h->edge_types_pos - 1,
+                          x->eo_type);
 
     /* Node types: declared order, first occurrence of a name decides its DevTools role. */
     const namelist *nt = &h->node_types;

@@ -251,6 +251,37 @@ static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, clas
     return n;
 }
 
+/* Whether class k is c or below it (depth-bounded: a hostile dump's chain may loop). */
+static int class_below(const graph *g, class_ix k, class_ix c)
+{
+    for (uint32_t d = 0; k < g->n_classes && d < 4096; d++, k = g->classes[k].super)
+        if (k == c)
+            return 1;
+    return 0;
+}
+
+/* Whether the dump has an object of class c or of a subclass; *subclasses says whether c has
+ * any. One pass over the nodes, stopping at the first such object. */
+static int class_has_instances(const graph *g, class_ix c, int *subclasses)
+{
+    *subclasses = 0;
+    uint8_t *below = calloc(g->n_classes ? g->n_classes : 1, 1);
+    if (!below)
+        return 1; /* no memory for the note: say nothing */
+    for (class_ix k = 0; k < g->n_classes; k++) {
+        below[k] = (uint8_t)class_below(g, k, c);
+        if (below[k] && k != c)
+            *subclasses = 1;
+    }
+    int found = 0;
+    for (node_ix n = 0; n < g->n_nodes && !found; n++) {
+        class_ix k = graph_node_class(g, n);
+        found = k < g->n_classes && below[k];
+    }
+    free(below);
+    return found;
+}
+
 uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph *g,
                            void (*report)(void *ctx, const char *msg), void *ctx)
 {
@@ -266,6 +297,20 @@ uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph
             report(ctx, msg);
             n++;
             continue;
+        }
+        int subclasses;
+        if (!class_has_instances(g, c, &subclasses)) {
+            /* Not counted: a dump without the watched objects is a dump without the leak. An
+             * interface, though, has no instances by definition, and its implementations
+             * are not its subclasses in a heap dump. */
+            const graph_class *k = &g->classes[c];
+            int interface_like = !subclasses && !k->n_fields && !k->instance_size &&
+                                 !(k->flags & GRAPH_CLASS_ARRAY) && k->id;
+            snprintf(msg, sizeof msg, "--watch %s: the dump holds no instance of it%s%s",
+                     in->cls, subclasses ? " or of a subclass" : "",
+                     interface_like ? " (for an interface: watch follows superclasses, not "
+                                      "interfaces; name the class that implements it)" : "");
+            report(ctx, msg);
         }
         n += check_paths(rs, in->cond, g, c, in->cls, report, ctx, 0);
     }

@@ -4,7 +4,7 @@
 # mapped, so `-` (standard input) and a pipe named as the input (a shell's <(...)) are
 # copied into an unnamed temporary file first, within the same cap as inflated bytes.
 #   - `cat DUMP | leakray VERB -` prints what `leakray VERB DUMP` prints (but the name) for
-#     info, top, analyze --json and sql, and `strip -` writes the same bytes (strip reads its
+#     info, top, analyze --json, sql and histo (HPROF and V8), and `strip -` writes the same bytes (strip reads its
 #     input twice: once checked by the reader, once copied);
 #   - `leakray info - < DUMP` (a file on standard input is mapped as it is) and
 #     `leakray info <(gzip -c DUMP)` (inflated after the copy, info says gzip);
@@ -35,6 +35,16 @@ same info @
 same top @
 same analyze --json @
 same sql @ "select class, count(*), sum(retained) from objects group by class order by 3 desc"
+same histo @
+# histo tries its HPROF stream first; on a V8 snapshot from a pipe that try must not use up
+# the bytes the graph load then needs
+v8=$FIX/../v8/heap-2.heapsnapshot
+if [ -f "$v8" ]; then
+    f=$v8
+    same histo @
+    same histo --json @
+    f=$T/RI.hprof
+fi
 
 "$LEAKRAY" strip -o "$T/a.hprof" "$f" >/dev/null || fail "strip FILE: exit $?"
 cat "$f" | "$LEAKRAY" strip -o "$T/b.hprof" - >/dev/null || fail "strip -: exit $?"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # v8_bad_input.sh: damaged .heapsnapshot files through the CLI (the reader's unit tests cover
 # the library): truncations, wrong node/edge counts, an unterminated string, bad escapes,
-# a non-number in the arrays, a gzip stream cut short, and seeded bit flips. Every damaged
+# a non-number in the arrays, fields in another order (read as the original; a type list
+# away from the `type` field refused), a gzip stream cut short, and seeded bit flips. Every damaged
 # file exits 3 with one message naming the file and a byte offset (JSON: numeric offset),
 # where the offset of a local defect points at it; a flip that leaves a valid snapshot may
 # load (exit 0). Never a crash or a sanitizer report.
@@ -61,6 +62,42 @@ at=$(edit nodes7 '"node_count":8' '"node_count":7'); run top "$T/nodes7.heapsnap
 at=$(edit edges12 '"edge_count":11' '"edge_count":12'); run analyze "$T/edges12.heapsnapshot"; bad edges12.heapsnapshot
 at=$(edit huge '"node_count":8' '"node_count":4000000000'); run info "$T/huge.heapsnapshot"; bad huge.heapsnapshot
 at=$(edit edgecnt '9,1,1,0,2,0,0' '9,1,1,0,9,0,0'); run clusters "$T/edgecnt.heapsnapshot"; bad edgecnt.heapsnapshot
+
+# Fields in another order: node_types / edge_types hold one entry per field, the `type`
+# field's entry being its list of names (DevTools reads it there). A snapshot with its fields
+# and values permuted consistently reads as the original; a type list that is not at the
+# `type` field's entry is refused, not read as every node's type.
+python3 - "$S" "$T" <<'PY'
+import json, sys
+src, out = sys.argv[1:]
+d = json.load(open(src))
+m = d["snapshot"]["meta"]
+def permute(fields, types, data, order):
+    n = len(fields)
+    rows = [data[i:i + n] for i in range(0, len(data), n)]
+    return ([fields[k] for k in order], [types[k] for k in order],
+            [v for r in rows for v in (r[k] for k in order)])
+nf = len(m["node_fields"])
+m["node_fields"], m["node_types"], d["nodes"] = permute(
+    m["node_fields"], m["node_types"], d["nodes"], list(range(nf))[::-1])
+ef = len(m["edge_fields"])
+m["edge_fields"], m["edge_types"], d["edges"] = permute(
+    m["edge_fields"], m["edge_types"], d["edges"], list(range(ef))[::-1])
+json.dump(d, open(f"{out}/reordered.heapsnapshot", "w"))
+ti = m["node_fields"].index("type")
+nt = m["node_types"]
+nt[ti], nt[(ti + 1) % nf] = nt[(ti + 1) % nf], nt[ti]
+json.dump(d, open(f"{out}/typesmoved.heapsnapshot", "w"))
+PY
+run histo --retained --no-timing "$S"
+cp "$T/out" "$T/histo-original"
+run histo --retained --no-timing "$T/reordered.heapsnapshot"
+expect_rc 0
+cmp -s "$T/out" "$T/histo-original" ||
+    fail "fields in another order: $(diff "$T/histo-original" "$T/out" | head -6)"
+run histo --no-timing "$T/typesmoved.heapsnapshot"
+bad typesmoved.heapsnapshot
+grep -q 'node_types has its type list at entry' "$T/err" || fail "typesmoved: $(cat "$T/err")"
 
 # A gzip snapshot cut short.
 gzip -c "$S" | head -c 300 >"$T/cutgz.heapsnapshot.gz"

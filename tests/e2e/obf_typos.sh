@@ -27,6 +27,15 @@ for flag in --strict --fail-on-leak; do
     [ -s out.txt ] && fail "unknown --watch with $flag still printed a report"
 done
 
+# An interface has no instances and its implementations are not its subclasses in a dump: a
+# note says so, but an absent object is no typo (no exit 2, even under --fail-on-leak).
+run analyze --no-timing "$D" --watch java.lang.Runnable --fail-on-leak
+[ "$rc" = 0 ] || fail "--watch of an interface under --fail-on-leak exits $rc, want 0"
+grep -q '^leakray: warning: --watch java.lang.Runnable: the dump holds no instance of it (for an interface: .*name the class that implements it)$' \
+    err.txt || fail "--watch of an interface: no note: $(cat err.txt)"
+run analyze --no-timing "$D" --watch c --strict
+[ -s err.txt ] && fail "--watch of a class with instances warned: $(cat err.txt)"
+
 run analyze --no-timing "$D" --watch c --leaking-if 'pirce > 3'
 [ "$rc" = 0 ] || fail "unknown field without --strict exits $rc"
 grep -q "warning: --leaking-if: c has no field 'pirce'" err.txt ||
