@@ -13,6 +13,9 @@
 
 /* ---- time ---- */
 
+/* 9999-12-31T23:59:59Z: the last time the date form can write */
+#define CLI_STORE_TIME_MAX 253402300799LL
+
 int cli_store_parse_time(const char *s, int64_t *ms)
 {
     char *end;
@@ -20,6 +23,8 @@ int cli_store_parse_time(const char *s, int64_t *ms)
     errno = 0;
     long long secs = strtoll(p, &end, 10);
     if (*p && !*end && !errno && (s[0] == '@' || strlen(p) > 8)) {
+        if (secs < 0 || secs > CLI_STORE_TIME_MAX)
+            return 0;
         *ms = (int64_t)secs * 1000;
         return 1;
     }
@@ -41,7 +46,8 @@ int cli_store_parse_time(const char *s, int64_t *ms)
     }
     if (*r == 'Z')
         r++;
-    if (*r || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+    if (*r || y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 ||
+        h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
         return 0;
     tm.tm_year = y - 1900;
     tm.tm_mon = mo - 1;
@@ -49,7 +55,13 @@ int cli_store_parse_time(const char *s, int64_t *ms)
     tm.tm_hour = h;
     tm.tm_min = mi;
     tm.tm_sec = sec;
-    *ms = (int64_t)timegm(&tm) * 1000;
+    time_t t = timegm(&tm);
+    /* timegm moves 2026-02-30 to March 2: a date that does not come back is no date */
+    struct tm back;
+    if (!gmtime_r(&t, &back) || back.tm_year != y - 1900 || back.tm_mon != mo - 1 ||
+        back.tm_mday != d)
+        return 0;
+    *ms = (int64_t)t * 1000;
     return 1;
 }
 
@@ -89,8 +101,8 @@ static int make_filter(const cli_common *co, const store_opts *o, store_filter *
     f->version = o->version;
     f->kind = o->kind;
     if (o->since && !cli_store_parse_time(o->since, &f->since_ms))
-        return cli_usage_error(co, "--since '%s' is not a time (YYYY-MM-DD[THH:MM[:SS]] or "
-                                   "@unix-seconds)", o->since);
+        return cli_usage_error(co, "--since '%s' is not a time (YYYY-MM-DD[THH:MM[:SS]] "
+                               "UTC or @unix-seconds, from 1970 to 9999)", o->since);
     return 0;
 }
 

@@ -227,8 +227,8 @@ static int cmd_store_ingest(int argc, char **argv)
     int64_t at = 0;
     int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, NULL);
     if (rc == CLI_CONTINUE && o.at && !cli_store_parse_time(o.at, &at))
-        return cli_usage_error(&co, "--at '%s' is not a time (YYYY-MM-DD[THH:MM[:SS]] or "
-                                    "@unix-seconds)", o.at);
+        return cli_usage_error(&co, "--at '%s' is not a time (YYYY-MM-DD[THH:MM[:SS]] "
+                               "UTC or @unix-seconds, from 1970 to 9999)", o.at);
     if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
         return rc;
     jsonw w;
@@ -278,8 +278,10 @@ static int cmd_store_ingest(int argc, char **argv)
             worst = code;
         if (co.json)
             rep_store_ingest_json(&w, path, &r, error);
-        else if (error && !r.failed)
+        else if (error && !r.failed && strstr(error, path))
             fprintf(stderr, "leakray: %s\n", error); /* refused: nothing was stored */
+        else if (error && !r.failed) /* the store's own failure: say which input it lost */
+            fprintf(stderr, "leakray: %s: not stored: %s\n", path, error);
         else
             rep_store_ingest_text(stdout, path, &r, error);
     }
@@ -399,7 +401,7 @@ static int cmd_store_trend(int argc, char **argv)
     } else {
         rep_store_trend_text(stdout, v, n, tb);
     }
-    free(v);
+    store_buckets_free(v, n);
     store_close(s);
     return CLI_EXIT_OK;
 }

@@ -7,6 +7,8 @@
  * from a store_dashboard: strings from the store only ever go out through jsonw. */
 #include "report/dashboard.h"
 
+#include "base/url.h"
+
 #include "report/fmt.h"
 #include "report/html.h"
 #include "report/model.h"
@@ -146,24 +148,7 @@ void rep_dashboard_json(jsonw *w, const store_dashboard *d, const rep_dash_view 
 
 void rep_dashboard_url(const char *url, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s", url);
-    char *scheme = strstr(out, "://");
-    char *at = scheme ? strchr(scheme + 3, '@') : NULL;
-    char *colon = scheme ? strchr(scheme + 3, ':') : NULL;
-    if (at && colon && colon < at) {
-        size_t tail = strlen(at);
-        if ((size_t)(colon + 4 - out) + tail < cap) {
-            memmove(colon + 4, at, tail + 1);
-            memcpy(colon + 1, "***", 3);
-        }
-    }
-    char *pw = strstr(out, "password=");
-    if (pw && strlen(out) + 3 < cap) {
-        char *end = strchr(pw, '&');
-        size_t tail = end ? strlen(end) : 0;
-        memmove(pw + 12, end ? end : pw + strlen(pw), tail + 1);
-        memcpy(pw + 9, "***", 3);
-    }
+    url_hide_password(url, out, cap);
 }
 
 void rep_dashboard_written_text(FILE *out, const char *url, const char *path, size_t bytes)

@@ -240,12 +240,20 @@ void rep_store_show_text(FILE *out, const store_detail *d, const store_trace *t)
     fprintf(out, " (%s)\n  ", l->kind);
     put_text(out, l->description, 0);
     fputc('\n', out);
-    if (d->pattern) {
+    if (d->pattern && strcmp(l->kind, "native") == 0) {
+        /* a native group keeps LeakSanitizer's kind of its blocks there */
+        fputs("  blocks: ", out);
+        put_text(out, d->pattern, 0);
+        fputc('\n', out);
+    } else if (d->pattern) {
         fputs("  library leak pattern: ", out);
         put_text(out, d->pattern, 0);
-        fputs("\n  ", out);
-        put_text(out, d->explanation ? d->explanation : "", 0);
         fputc('\n', out);
+        if (d->explanation && d->explanation[0]) {
+            fputs("  ", out);
+            put_text(out, d->explanation, 0);
+            fputc('\n', out);
+        }
     }
     fprintf(out,
             "  seen in %s report%s (%s distinct dump%s), %s leaking object%s, from %s to %s\n",

@@ -153,11 +153,14 @@ static lr_status migrate(store *s, const char *url, lr_error *err)
 {
     int64_t v = 0;
     LR_TRY(current_version(s, &v, err));
-    if (v > STORE_SCHEMA_VERSION)
+    if (v > STORE_SCHEMA_VERSION) {
+        char shown[256];
+        sdb_url_display(url, shown, sizeof shown);
         return LR_FAIL(err, LR_ERR_FORMAT,
                        "%s: store schema version %" PRId64 " is newer than this leakray's (%d)"
                        "; upgrade leakray",
-                       url, v, STORE_SCHEMA_VERSION);
+                       shown, v, STORE_SCHEMA_VERSION);
+    }
     while (v < STORE_SCHEMA_VERSION) {
         LR_TRY(sdb_begin(s->db, err));
         /* Read again under the lock: another process may have upgraded meanwhile. */
@@ -775,7 +778,8 @@ lr_status store_prune(store *s, int64_t now, int64_t keep_days, int64_t keep_rep
     if (st == LR_OK)
         st = count_rows(s, "leak", &l0, err);
     if (st == LR_OK && keep_days >= 0) {
-        sdb_val p = SDB_INT(now - keep_days * 86400000);
+        /* more days than since 1970: nothing is that old (and the product would wrap) */
+        sdb_val p = SDB_INT(keep_days > now / 86400000 ? INT64_MIN : now - keep_days * 86400000);
         st = sdb_exec(s->db, "DELETE FROM report WHERE at < $1", 1, &p, NULL, NULL, err);
     }
     if (st == LR_OK && keep_reports >= 0) {

@@ -109,9 +109,11 @@ lr_status store_trace_parse(store *s, const char *json, store_trace *t, lr_error
 void store_trace_fini(store_trace *t);
 
 /* Buckets of the filtered reports, oldest day or lowest version first. *out is an array of
- * *n (free: free()). */
+ * *n (free: store_buckets_free). */
 lr_status store_trend(store *s, const store_filter *f, store_trend_by by, store_bucket **out,
                       size_t *n, lr_error *err);
+/* Frees what store_trend returned. */
+void store_buckets_free(store_bucket *v, size_t n);
 
 /* Leaks of version `from` against `to`: new, fixed, grown or shrunk by more than
  * threshold_pct of the median retained size, or the same. Order: new, grown, shrunk, fixed,

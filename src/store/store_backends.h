@@ -18,7 +18,8 @@ lr_status sqlite_exec(sqlite3 *db, const char *sql, int n, const sdb_val *params
 
 lr_status pg_open(const char *url, pg_conn **out, lr_error *err);
 void pg_close(pg_conn *c);
+/* *retryable = 1 when the statement failed on a deadlock or serialisation failure. */
 lr_status pg_exec(pg_conn *c, const char *sql, int n, const sdb_val *params, sdb_row_fn fn,
-                  void *ctx, lr_error *err);
+                  void *ctx, lr_error *err, int *retryable);
 
 #endif

@@ -117,8 +117,8 @@ void store_dashboard_fini(store_dashboard *d)
         }
     free(d->listed);
     free(d->points);
-    free(d->days);
-    free(d->versions);
+    store_buckets_free(d->days, d->n_days);
+    store_buckets_free(d->versions, d->n_versions);
     store_deltas_free(d->deltas, d->n_deltas);
     memset(d, 0, sizeof *d);
 }

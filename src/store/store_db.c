@@ -6,28 +6,58 @@
 #include "store/store_backends.h"
 
 #include "base/err.h"
+#include "base/url.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct sdb {
     sdb_kind kind;  /* which half below is set */
     sqlite3 *lite;  /* SDB_SQLITE connection */
     pg_conn *pg;    /* SDB_POSTGRES connection */
     int in_tx;      /* a transaction is open (rollback is then meaningful) */
+    char name[256]; /* the store as messages name it (sdb_url_display) */
+    int retryable;  /* the last statement failed on a deadlock or serialisation conflict */
 };
+
+/* The keywords a libpq "key=value" connection string may start with. */
+static const char *const PG_KEYWORDS[] = {
+    "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service",
+    "sslmode", "connect_timeout", "application_name", "options", "target_session_attrs",
+    NULL};
 
 static int is_pg_url(const char *url)
 {
-    return strncmp(url, "postgres://", 11) == 0 || strncmp(url, "postgresql://", 13) == 0;
+    if (strncasecmp(url, "postgres://", 11) == 0 || strncasecmp(url, "postgresql://", 13) == 0)
+        return 1;
+    /* "host=db1 dbname=leaks": libpq's other form, not a file name */
+    const char *p = url + strspn(url, " \t");
+    for (const char *const *k = PG_KEYWORDS; *k; k++) {
+        size_t n = strlen(*k);
+        if (strncmp(p, *k, n) == 0 && p[n + strspn(p + n, " \t")] == '=')
+            return 1;
+    }
+    return 0;
+}
+
+void sdb_url_display(const char *url, char *out, size_t cap)
+{
+    url_hide_password(url, out, cap);
 }
 
 lr_status sdb_open(const char *url, sdb **out, lr_error *err)
 {
     *out = NULL;
+    /* SQLite's names for a database that is no file: a store there is lost at exit */
+    if (!url[0] || strcmp(url, ":memory:") == 0)
+        return LR_FAIL(err, LR_ERR_USAGE, "store: '%s' names no file: a store must be a SQLite "
+                       "file or a postgres:// URL", url);
     sdb *db = calloc(1, sizeof *db);
     if (!db)
         return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
+    sdb_url_display(url, db->name, sizeof db->name);
     lr_status st;
     if (is_pg_url(url)) {
         db->kind = SDB_POSTGRES;
@@ -37,6 +67,11 @@ lr_status sdb_open(const char *url, sdb **out, lr_error *err)
         st = sqlite_open(url, &db->lite, err);
     }
     if (st != LR_OK) {
+        if (err && strncmp(err->msg, "store: ", 7) == 0) { /* name which store */
+            char m[sizeof err->msg];
+            snprintf(m, sizeof m, "%s: %s", db->name, err->msg + 7);
+            memcpy(err->msg, m, sizeof m);
+        }
         free(db);
         return st;
     }
@@ -65,9 +100,22 @@ sdb_kind sdb_kind_of(const sdb *db)
 lr_status sdb_exec(sdb *db, const char *sql, int n, const sdb_val *params, sdb_row_fn fn,
                    void *ctx, lr_error *err)
 {
-    if (db->kind == SDB_SQLITE)
-        return sqlite_exec(db->lite, sql, n, params, fn, ctx, err);
-    return pg_exec(db->pg, sql, n, params, fn, ctx, err);
+    db->retryable = 0;
+    lr_status st = db->kind == SDB_SQLITE
+                       ? sqlite_exec(db->lite, sql, n, params, fn, ctx, err)
+                       : pg_exec(db->pg, sql, n, params, fn, ctx, err, &db->retryable);
+    /* the backends say "store: ..."; the message names which store */
+    if (st != LR_OK && err && strncmp(err->msg, "store: ", 7) == 0) {
+        char m[sizeof err->msg];
+        snprintf(m, sizeof m, "%s: %s", db->name, err->msg + 7);
+        memcpy(err->msg, m, sizeof m);
+    }
+    return st;
+}
+
+int sdb_retryable(const sdb *db)
+{
+    return db->retryable;
 }
 
 lr_status sdb_begin(sdb *db, lr_error *err)

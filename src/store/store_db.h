@@ -13,6 +13,7 @@
 
 #include "leakray/leakray.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct sdb sdb;
@@ -38,6 +39,14 @@ typedef enum sdb_kind { SDB_SQLITE = 1, SDB_POSTGRES = 2 } sdb_kind;
  * path (created if missing, parent folder must exist). Returns LR_OK and *out (free with
  * sdb_close), or LR_ERR_IO with a message naming the database. */
 lr_status sdb_open(const char *url, sdb **out, lr_error *err);
+
+/* The store's address as messages and pages show it: a password in a PostgreSQL URL or
+ * connection string (user:secret@, password=secret) becomes ***. At most cap bytes. */
+void sdb_url_display(const char *url, char *out, size_t cap);
+
+/* Whether the last failed statement failed on a conflict with another transaction (a
+ * PostgreSQL deadlock or serialisation failure): the whole transaction may be run again. */
+int sdb_retryable(const sdb *db);
 void sdb_close(sdb *db);
 sdb_kind sdb_kind_of(const sdb *db);
 

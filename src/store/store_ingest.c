@@ -9,6 +9,7 @@
 
 #include "analysis/trace.h"
 #include "base/err.h"
+#include "base/utf8.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- reading reports (SQLite JSON functions on the private connection) ---- */
 
@@ -78,6 +80,7 @@ typedef struct group {
     char kind[16];
     char *signature, *description, *pattern, *explanation, *trace;
     int64_t instances, retained, objects;
+    size_t order;    /* position in the report: the first of one signature stays */
 } group;
 
 typedef struct group_list {
@@ -86,6 +89,41 @@ typedef struct group_list {
     const char *kind; /* kind of the groups being read */
     int oom;
 } group_list;
+
+/* A copy of s (NULL stays NULL) in valid UTF-8: each byte that starts no valid sequence
+ * becomes U+FFFD. A report may carry anything JSON escapes can say (a lone surrogate, from
+ * a hostile dump's class name); PostgreSQL refuses such text where SQLite keeps it, and both
+ * backends must store the same. */
+static char *dup_text(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s), bad = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_seq_len((const unsigned char *)s + i, n - i);
+        bad += k == 0;
+        i += k ? k : 1;
+    }
+    if (!bad)
+        return strdup(s);
+    char *out = malloc(n + 2 * bad + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_seq_len((const unsigned char *)s + i, n - i);
+        if (k) {
+            memcpy(o, s + i, k);
+            o += k;
+            i += k;
+        } else {
+            memcpy(o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        }
+    }
+    *o = 0;
+    return out;
+}
 
 static int read_group(void *ctx, int n, const char *const *v)
 {
@@ -102,18 +140,20 @@ static int read_group(void *ctx, int n, const char *const *v)
         l->v = nv;
         l->cap = nc;
     }
-    group *g = &l->v[l->n++];
+    group *g = &l->v[l->n];
     memset(g, 0, sizeof *g);
+    g->order = l->n++;
     snprintf(g->kind, sizeof g->kind, "%s", l->kind);
-    g->signature = dup_or_null(v[0]);
-    g->description = strdup(v[1] ? v[1] : "");
+    g->signature = dup_text(v[0]);
+    g->description = dup_text(v[1] ? v[1] : "");
     g->retained = v[2] ? strtoll(v[2], NULL, 10) : 0;
     g->objects = v[3] ? strtoll(v[3], NULL, 10) : 0;
     g->instances = v[4] ? strtoll(v[4], NULL, 10) : 1;
-    g->trace = dup_or_null(v[5]);
-    g->pattern = dup_or_null(v[6]);
-    g->explanation = dup_or_null(v[7]);
-    if (!g->signature || !g->description)
+    g->trace = dup_text(v[5]);
+    g->pattern = dup_text(v[6]);
+    g->explanation = dup_text(v[7]);
+    if (!g->signature || !g->description || (v[5] && !g->trace) || (v[6] && !g->pattern) ||
+        (v[7] && !g->explanation))
         l->oom = 1;
     return 0;
 }
@@ -147,15 +187,22 @@ static const char SQL_ANALYZE_GROUPS[] =
 /* Groups of a native scan report: groups[] keyed by their frame signature; bytes and blocks
  * stand for retained bytes and instances, the top frame for the description: its function,
  * else its module and offset ("libcache.so.1+0x1cb3", a binary without symbols), else its
- * address. */
+ * address. Blocks allocated with no backtrace (sampling, a frame-less allocator) have no
+ * signature in the report: the text shows them as 0000000000000000, and so are they kept,
+ * as one leak "no backtrace". */
+#define STORE_NO_BACKTRACE_SIG "0000000000000000"
 static const char SQL_NATIVE_GROUPS[] =
-    "SELECT json_extract(g.value, '$.signature'),"
+    "SELECT coalesce(json_extract(g.value, '$.signature'),"
+    "                CASE WHEN json_array_length(g.value, '$.frames') > 0 THEN NULL"
+    "                     ELSE '" STORE_NO_BACKTRACE_SIG "' END),"
     " coalesce(json_extract(g.value, '$.short_description'),"
     "          json_extract(g.value, '$.frames[0].function'),"
     "          json_extract(g.value, '$.frames[0].symbol'),"
     "          json_extract(g.value, '$.frames[0].module') || '+' ||"
     "          json_extract(g.value, '$.frames[0].offset'),"
-    "          json_extract(g.value, '$.frames[0].ip'), ''),"
+    "          json_extract(g.value, '$.frames[0].ip'),"
+    "          CASE WHEN json_array_length(g.value, '$.frames') > 0 THEN ''"
+    "               ELSE 'no backtrace' END),"
     " coalesce(json_extract(g.value, '$.bytes'), json_extract(g.value, '$.total_bytes')),"
     " coalesce(json_extract(g.value, '$.blocks'), json_extract(g.value, '$.count')),"
     " coalesce(json_extract(g.value, '$.blocks'), json_extract(g.value, '$.count')),"
@@ -184,15 +231,29 @@ static int64_t now_ms(void)
 /* SHA-1 over the analysis hash and who/when: the identity of one ingest. */
 void store_ingest_hash(const char *content, const store_meta *m, char out[41])
 {
-    char buf[2048];
-    int k = snprintf(buf, sizeof buf, "%s\x1f%s\x1f%s\x1f%s\x1f%" PRId64, content,
+    /* every byte of every field counts: a long --app must not hide the time after it */
+    char small[2048], *buf = small;
+    int k = snprintf(small, sizeof small, "%s\x1f%s\x1f%s\x1f%s\x1f%" PRId64, content,
                      m->app ? m->app : "", m->version ? m->version : "",
                      m->device ? m->device : "", m->at_ms);
     if (k < 0)
         k = 0;
-    if ((size_t)k >= sizeof buf)
-        k = (int)sizeof buf - 1;
+    if ((size_t)k >= sizeof small && (buf = malloc((size_t)k + 1)) != NULL)
+        snprintf(buf, (size_t)k + 1, "%s\x1f%s\x1f%s\x1f%s\x1f%" PRId64, content,
+                 m->app ? m->app : "", m->version ? m->version : "",
+                 m->device ? m->device : "", m->at_ms);
+    if (!buf) { /* no memory for the long form: the fields' own hashes, chained */
+        char h[3][41];
+        trace_sha1_hex(m->app ? m->app : "", m->app ? strlen(m->app) : 0, h[0]);
+        trace_sha1_hex(m->version ? m->version : "", m->version ? strlen(m->version) : 0, h[1]);
+        trace_sha1_hex(m->device ? m->device : "", m->device ? strlen(m->device) : 0, h[2]);
+        k = snprintf(small, sizeof small, "%s\x1f%s\x1f%s\x1f%s\x1f%" PRId64, content, h[0],
+                     h[1], h[2], m->at_ms);
+        buf = small;
+    }
     trace_sha1_hex(buf, (size_t)k, out);
+    if (buf != small)
+        free(buf);
 }
 
 /* Inserts the report row; *id = 0 when the same ingest is already stored (then *existing
@@ -202,39 +263,49 @@ static lr_status insert_report(store *s, const char *ihash, const char *chash,
                                const store_meta *m, int64_t leaks, int64_t retained,
                                int64_t *id, int64_t *existing, lr_error *err)
 {
-    sdb_val p[13] = {SDB_TEXT(ihash),
-                     SDB_TEXT(chash),
-                     SDB_TEXT(kind),
-                     SDB_TEXT(status),
-                     SDB_TEXT(error),
-                     SDB_TEXT(m->source ? m->source : ""),
-                     SDB_TEXT(m->app ? m->app : ""),
-                     SDB_TEXT(m->version ? m->version : ""),
-                     SDB_TEXT(m->device ? m->device : ""),
-                     SDB_INT(m->at_ms),
-                     SDB_INT(now_ms()),
-                     SDB_INT(leaks),
+    /* a file name is bytes, and so may be what a script passes as --app: valid UTF-8 for
+     * both backends alike */
+    char *t[5] = {dup_text(error), dup_text(m->source ? m->source : ""),
+                  dup_text(m->app ? m->app : ""), dup_text(m->version ? m->version : ""),
+                  dup_text(m->device ? m->device : "")};
+    sdb_val p[13] = {SDB_TEXT(ihash),  SDB_TEXT(chash), SDB_TEXT(kind),
+                     SDB_TEXT(status), SDB_TEXT(t[0]),  SDB_TEXT(t[1]),
+                     SDB_TEXT(t[2]),   SDB_TEXT(t[3]),  SDB_TEXT(t[4]),
+                     SDB_INT(m->at_ms), SDB_INT(now_ms()), SDB_INT(leaks),
                      SDB_INT(retained)};
     *id = 0;
     *existing = 0;
-    LR_TRY(sdb_exec(s->db,
-                    "INSERT INTO report(ingest_hash, content_hash, kind, status, error, source,"
-                    " app, version, device, at, ingested_at, leak_count, retained_bytes,"
-                    " tool_version)"
-                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, '"
-                    LR_VERSION_STRING "')"
-                    " ON CONFLICT (ingest_hash) DO NOTHING RETURNING id",
-                    13, p, read_id, id, err));
-    if (*id == 0)
-        LR_TRY(sdb_exec(s->db, "SELECT id FROM report WHERE ingest_hash = $1", 1, p, read_id,
-                        existing, err));
-    return LR_OK;
+    lr_status st = LR_OK;
+    if ((error && !t[0]) || !t[1] || !t[2] || !t[3] || !t[4])
+        st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
+    /* Looked up first: an INSERT that finds the row there already still takes a number
+     * from PostgreSQL's sequence, and the next report's id would skip it (SQLite's would
+     * not): the same ingests give the same ids on both. */
+    if (st == LR_OK)
+        st = sdb_exec(s->db, "SELECT id FROM report WHERE ingest_hash = $1", 1, p, read_id,
+                      existing, err);
+    if (st == LR_OK && !*existing)
+        st = sdb_exec(s->db,
+                      "INSERT INTO report(ingest_hash, content_hash, kind, status, error,"
+                      " source, app, version, device, at, ingested_at, leak_count,"
+                      " retained_bytes, tool_version)"
+                      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, '"
+                      LR_VERSION_STRING "')"
+                      " ON CONFLICT (ingest_hash) DO NOTHING RETURNING id",
+                      13, p, read_id, id, err);
+    if (st == LR_OK && !*existing && *id == 0) /* another ingest stored it meanwhile */
+        st = sdb_exec(s->db, "SELECT id FROM report WHERE ingest_hash = $1", 1, p, read_id,
+                      existing, err);
+    for (int i = 0; i < 5; i++)
+        free(t[i]);
+    return st;
 }
 
 /* Groups written per statement: an ingest is 4 statements per STORE_CHUNK groups (plus the
  * report row and the transaction), not 4 per group, which over PostgreSQL is a round trip
  * each. 6 parameters a group keeps a chunk far below both databases' parameter limits. */
 #define STORE_CHUNK 64
+#define STORE_INGEST_TRIES 8 /* runs of one ingest's transaction lost to other ingests */
 
 /* A growable SQL text; on allocation failure it stays NULL and the caller fails. */
 typedef struct sqlbuf {
@@ -409,27 +480,36 @@ static lr_status insert_chunk(store *s, int64_t report_id, const group *g, size_
     return st;
 }
 
+static int cmp_group_sig(const void *a, const void *b)
+{
+    const group *x = a, *y = b;
+    int c = strcmp(x->signature, y->signature);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
 /* One group per signature: a report may list a signature twice (an application and a
- * library group can share a path); their sizes add up. */
+ * library group can share a path); their sizes add up, the first listed stays. Groups are
+ * then in signature order, so every ingest writes the leak rows in the same order and two
+ * concurrent ones never wait for each other's rows crosswise (a PostgreSQL deadlock). */
 static void merge_same_signature(group_list *l)
 {
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof *l->v, cmp_group_sig);
     size_t out = 0;
     for (size_t i = 0; i < l->n; i++) {
-        size_t j = 0;
-        while (j < out && strcmp(l->v[j].signature, l->v[i].signature) != 0)
-            j++;
-        if (j == out) {
-            l->v[out++] = l->v[i];
+        if (out && strcmp(l->v[out - 1].signature, l->v[i].signature) == 0) {
+            group *j = &l->v[out - 1];
+            j->instances += l->v[i].instances;
+            j->retained += l->v[i].retained;
+            j->objects += l->v[i].objects;
+            free(l->v[i].signature);
+            free(l->v[i].description);
+            free(l->v[i].pattern);
+            free(l->v[i].explanation);
+            free(l->v[i].trace);
             continue;
         }
-        l->v[j].instances += l->v[i].instances;
-        l->v[j].retained += l->v[i].retained;
-        l->v[j].objects += l->v[i].objects;
-        free(l->v[i].signature);
-        free(l->v[i].description);
-        free(l->v[i].pattern);
-        free(l->v[i].explanation);
-        free(l->v[i].trace);
+        l->v[out++] = l->v[i];
     }
     l->n = out;
 }
@@ -510,25 +590,35 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
     r->n_leaks = (int)l.n;
     r->retained = retained;
 
-    st = sdb_begin(s->db, err);
     int64_t id = 0, existing = 0;
-    if (st == LR_OK)
-        st = insert_report(s, ihash, h.canon_sha, kind, "ok", NULL, m, (int64_t)l.n, retained,
-                           &id, &existing, err);
-    if (st == LR_OK && id == 0) {
-        r->duplicate = 1;
-        r->report_id = existing;
-        sdb_rollback(s->db);
-        groups_free(&l);
-        return LR_OK;
+    for (int attempt = 1;; attempt++) {
+        r->n_new = 0;
+        st = sdb_begin(s->db, err);
+        if (st == LR_OK)
+            st = insert_report(s, ihash, h.canon_sha, kind, "ok", NULL, m, (int64_t)l.n,
+                               retained, &id, &existing, err);
+        if (st == LR_OK && id == 0) {
+            r->duplicate = 1;
+            r->report_id = existing;
+            sdb_rollback(s->db);
+            groups_free(&l);
+            return LR_OK;
+        }
+        for (size_t i = 0; st == LR_OK && i < l.n; i += STORE_CHUNK)
+            st = insert_chunk(s, id, l.v + i, l.n - i < STORE_CHUNK ? l.n - i : STORE_CHUNK,
+                              m, h.canon_sha, &r->n_new, err);
+        if (st == LR_OK)
+            st = sdb_commit(s->db, err);
+        else
+            sdb_rollback(s->db);
+        /* Another ingest's transaction won a conflict (a PostgreSQL deadlock between
+         * statements outside the leak rows' order, a serialisation failure): the whole
+         * ingest runs again, after a pause that grows and differs between processes. */
+        if (st == LR_OK || !sdb_retryable(s->db) || attempt >= STORE_INGEST_TRIES)
+            break;
+        struct timespec ts = {0, (long)(attempt * 20 + (now_ms() + getpid()) % 37) * 1000000L};
+        nanosleep(&ts, NULL);
     }
-    for (size_t i = 0; st == LR_OK && i < l.n; i += STORE_CHUNK)
-        st = insert_chunk(s, id, l.v + i, l.n - i < STORE_CHUNK ? l.n - i : STORE_CHUNK, m,
-                          h.canon_sha, &r->n_new, err);
-    if (st == LR_OK)
-        st = sdb_commit(s->db, err);
-    else
-        sdb_rollback(s->db);
     groups_free(&l);
     if (st == LR_OK)
         r->report_id = id;

@@ -39,6 +39,7 @@ static struct {
     int (*nfields)(const PGresult *);
     int (*getisnull)(const PGresult *, int, int);
     char *(*getvalue)(const PGresult *, int, int);
+    char *(*error_field)(const PGresult *, int);
 } pq;
 static char pq_error[256]; /* why libpq could not be loaded, "" when it was */
 static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
@@ -58,7 +59,7 @@ static void pq_load(void)
         {&pq.exec_params, "PQexecParams"},     {&pq.result_status, "PQresultStatus"},
         {&pq.clear, "PQclear"},                {&pq.ntuples, "PQntuples"},
         {&pq.nfields, "PQnfields"},            {&pq.getisnull, "PQgetisnull"},
-        {&pq.getvalue, "PQgetvalue"}};
+        {&pq.getvalue, "PQgetvalue"},          {&pq.error_field, "PQresultErrorField"}};
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
         void *f = dlsym(h, syms[i].name);
         if (!f) {
@@ -118,7 +119,7 @@ void pg_close(pg_conn *c)
 }
 
 lr_status pg_exec(pg_conn *c, const char *sql, int n, const sdb_val *params, sdb_row_fn fn,
-                  void *ctx, lr_error *err)
+                  void *ctx, lr_error *err, int *retryable)
 {
     if (n > PG_MAX_PARAMS)
         return LR_FAIL(err, LR_ERR_INTERNAL, "store: %d parameters (max %d)", n,
@@ -139,6 +140,9 @@ lr_status pg_exec(pg_conn *c, const char *sql, int n, const sdb_val *params, sdb
         char msg[256];
         snprintf(msg, sizeof msg, "%s", pq.error_message(c->conn));
         msg[strcspn(msg, "\n")] = 0;
+        /* 40P01 deadlock_detected, 40001 serialization_failure */
+        const char *state = res ? pq.error_field(res, PG_DIAG_SQLSTATE) : NULL;
+        *retryable = state && (strcmp(state, "40P01") == 0 || strcmp(state, "40001") == 0);
         pq.clear(res);
         return LR_FAIL(err, LR_ERR_IO, "store: %s (in: %.60s)", msg, sql);
     }

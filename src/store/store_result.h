@@ -86,7 +86,7 @@ typedef struct store_trace {
 
 /* One bucket of `store trend`: a day (UTC) or a version, in order. */
 typedef struct store_bucket {
-    char label[64];       /* "2026-12-01" or the version string */
+    char *label;          /* "2026-12-01" or the version string (owned: store_buckets_free) */
     int64_t reports;      /* reports in the bucket (ok ones) */
     int64_t failed;       /* failed ingests in the bucket */
     int64_t leaks;        /* distinct leaks seen in it */

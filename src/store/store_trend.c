@@ -98,10 +98,21 @@ static store_bucket *bucket_get(bucket_vec *bv, const char *label)
         bv->v = nv;
         bv->cap = nc;
     }
-    store_bucket *b = &bv->v[bv->n++];
+    store_bucket *b = &bv->v[bv->n];
     memset(b, 0, sizeof *b);
-    snprintf(b->label, sizeof b->label, "%s", label);
+    if (!(b->label = strdup(label))) {
+        bv->oom = 1;
+        return NULL;
+    }
+    bv->n++;
     return b;
+}
+
+void store_buckets_free(store_bucket *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i].label);
+    free(v);
 }
 
 static int read_bucket_totals(void *ctx, int n, const char *const *v)
@@ -167,7 +178,7 @@ lr_status store_trend(store *s, const store_filter *f, store_trend_by by, store_
         st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
     if (st != LR_OK) {
         pairs_free(&pv);
-        free(bv.v);
+        store_buckets_free(bv.v, bv.n);
         return st;
     }
     int by_version = by == STORE_BY_VERSION;
@@ -213,18 +224,26 @@ lr_status store_trend(store *s, const store_filter *f, store_trend_by by, store_
         if (by == STORE_BY_DAY) {
             time_t t = (time_t)(strtoll(bk->label, NULL, 10) * 86400);
             struct tm tm;
-            gmtime_r(&t, &tm);
-            strftime(bk->label, sizeof bk->label, "%Y-%m-%d", &tm);
+            char day[32];
+            char *nl = gmtime_r(&t, &tm) && strftime(day, sizeof day, "%Y-%m-%d", &tm)
+                           ? strdup(day) : NULL;
+            if (!nl) {
+                st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
+                goto done;
+            }
+            free(bk->label);
+            bk->label = nl;
         }
     }
     *out = bv.v;
     *n = bv.n;
     bv.v = NULL;
+    bv.n = 0;
 done:
     free(seen);
     free(prev);
     free(cur);
-    free(bv.v);
+    store_buckets_free(bv.v, bv.n);
     pairs_free(&pv);
     return st;
 }

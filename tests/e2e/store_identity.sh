@@ -132,7 +132,7 @@ while read -r sig; do
 done <sigs
 C store show --db "$db" "$(head -1 sigs)ab0000"
 C store show --db "$db" 12
-C store show --db "$db" 0000
+C store show --db "$db" eeee
 
 C store trend --db "$db"
 C store trend --db "$db" --by version

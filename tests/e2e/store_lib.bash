@@ -187,3 +187,75 @@ store_fresh_concurrent() {
         jtrue 'len(d["reports"]) == 16 and len(d["leaks"]) == e["groups"]' \
             "concurrent creation of a new store"
 }
+
+# What a fleet sends that the plain cases do not: 4 ingesters of 10 reports each that list
+# the same 100 leaks each in its own order (PostgreSQL deadlocked on crossing row locks and
+# lost reports); a version string of 70 bytes (a build tag with a commit hash) in the trend
+# and the dashboard; text that is no valid UTF-8 (a lone surrogate escape in a class name),
+# stored alike by both backends; --at dates that do not exist, refused.
+store_fleet_cases() {
+    local db=$1 pids=() i
+    python3 - "$W/v10.json" "$W/cross" <<'PY'
+import hashlib, json, os, random, sys
+d = json.load(open(sys.argv[1]))
+out = sys.argv[2]
+os.makedirs(out, exist_ok=True)
+g0 = d["application_leaks"][0]
+sigs = [hashlib.sha1(b"cross%d" % i).hexdigest() for i in range(100)]
+r = random.Random(7)
+for n in range(40):
+    order = sigs[:]
+    r.shuffle(order)
+    groups = []
+    for s in order:
+        g = dict(g0)
+        g["signature"] = s
+        g.pop("stable_signature", None)
+        groups.append(g)
+    e = dict(d, application_leaks=groups, library_leaks=[], run=n)
+    json.dump(e, open(f"{out}/r{n:02d}.json", "w"))
+bad = dict(d)
+bad["application_leaks"] = [dict(g0, signature="bad0" + g0["signature"][4:],
+                                 short_description="Cache\udc80.sInstance")]
+bad["library_leaks"] = []
+json.dump(bad, open(f"{out}/surrogate.json", "w"))
+PY
+    for i in 0 1 2 3; do
+        (for k in 0 1 2 3 4 5 6 7 8 9; do
+            "$LEAKRAY" store ingest --db "$db" --app cross --at "@$((1767000000 + i * 10 + k))" \
+                "$W/cross/r$i$k.json" >/dev/null || exit 1
+        done) &
+        pids+=($!)
+    done
+    for i in "${pids[@]}"; do wait "$i" || fail "an ingest crossing the others failed"; done
+    "$LEAKRAY" store leaks --db "$db" --app cross --json |
+        jtrue 'len(d["leaks"]) == 100 and all(l["occurrences"] == 40 for l in d["leaks"])' \
+            "crossing ingests lost reports"
+    store_consistent "$db"
+
+    local long
+    long=2026.11.05-main-9f8e7d6c5b4a39281706f5e4d3c2b1a098765432-linux-x86_64
+    "$LEAKRAY" store ingest --db "$db" --app tag --version 1.0 --at 2026-11-01 "$W/v10.json" \
+        >/dev/null
+    "$LEAKRAY" store ingest --db "$db" --app tag --version "$long" --at 2026-11-02 \
+        "$W/v10.json" >/dev/null
+    "$LEAKRAY" store trend --db "$db" --app tag --by version --json | jtrue '
+[(b["version"], b["new"], b["recurring"], b["fixed"]) for b in d["buckets"]] ==
+[("1.0", e["groups"], 0, 0), ("'"$long"'", 0, e["groups"], 0)]' "a long version's trend"
+    "$LEAKRAY" report --db "$db" --app tag -o "$W/tag.html" >/dev/null 2>"$W/err" ||
+        fail "dashboard with a long version: $(cat "$W/err")"
+
+    "$LEAKRAY" store ingest --db "$db" --app bad --at 2026-11-03 "$W/cross/surrogate.json" \
+        >/dev/null 2>"$W/err" || fail "a report with a lone surrogate: $(cat "$W/err")"
+    "$LEAKRAY" store leaks --db "$db" --app bad --json |
+        jtrue '"\ufffd" in d["leaks"][0]["short_description"] and
+d["leaks"][0]["short_description"].replace("\ufffd", "") == "Cache.sInstance"' \
+            "a lone surrogate not stored as U+FFFD"
+
+    local at rc
+    for at in 2026-02-30 2026-01-05T-1:00 @-1 @9223372036854776 1969-12-31; do
+        rc=0
+        "$LEAKRAY" store ingest --db "$db" --at "$at" "$W/v10.json" >/dev/null 2>&1 || rc=$?
+        [ "$rc" = 2 ] || fail "--at $at: exit $rc, want 2"
+    done
+}

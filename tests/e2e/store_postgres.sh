@@ -24,4 +24,18 @@ rc=0
     >/dev/null 2>"$W/err" || rc=$?
 [ "$rc" = 4 ] && grep -q "cannot connect to PostgreSQL" "$W/err" ||
     fail "unreachable server: exit $rc: $(cat "$W/err")"
+pg_psql "CREATE DATABASE fleet" >/dev/null
+store_fleet_cases "postgres://postgres@127.0.0.1:$PG_PORT/fleet"
+# A message about the store never shows its password.
+pg_psql "UPDATE store_meta SET value = '99' WHERE key = 'schema_version'" fleet >/dev/null
+rc=0
+"$LEAKRAY" store leaks --db "postgres://postgres:s3cret@127.0.0.1:$PG_PORT/fleet" \
+    >/dev/null 2>"$W/err" || rc=$?
+[ "$rc" = 3 ] && grep -q 'postgres:\*\*\*@127.0.0.1' "$W/err" && ! grep -q s3cret "$W/err" ||
+    fail "newer store through a URL with a password: exit $rc: $(cat "$W/err")"
+# libpq's key=value form is a PostgreSQL store too, not a file of that name.
+"$LEAKRAY" store leaks --db "host=127.0.0.1 port=$PG_PORT dbname=leaks user=postgres" \
+    >/dev/null || fail "a key=value connection string"
+[ ! -e "host=127.0.0.1 port=$PG_PORT dbname=leaks user=postgres" ] ||
+    fail "a key=value connection string became a SQLite file"
 echo "store_postgres: ok"

@@ -83,4 +83,8 @@ t = [r[0] for r in c.execute("SELECT name FROM sqlite_master")]
 m = c.execute("PRAGMA journal_mode").fetchone()[0]
 sys.exit(0 if t == ["users"] and m == "delete" else 1)' "$W/app.db" ||
     fail "another program's database was changed"
+store_fleet_cases "$W/fleet.db"
+rc=0
+"$LEAKRAY" store leaks --db "" >/dev/null 2>"$W/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "names no file" "$W/err" || fail "--db '': exit $rc: $(cat "$W/err")"
 echo "store_sqlite: ok"
