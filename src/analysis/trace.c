@@ -524,6 +524,11 @@ typedef struct fpstate {
     int open;
 } fpstate;
 
+static void fp_put(void *ctx, const void *p, size_t n)
+{
+    EVP_DigestUpdate((EVP_MD_CTX *)ctx, p, n);
+}
+
 /* Moves the state from element i to i + 1 (trace_statuses's window: it restarts at every NO,
  * and the first YES after the last NO closes it). */
 static void fp_step(const graph *g, const rules_set *rs, const ptree *t, dictmemo *dm,
@@ -562,8 +567,13 @@ static void fp_step(const graph *g, const rules_set *rs, const ptree *t, dictmem
         trace_stable_class(cn, scn, sizeof scn);
         sn = scn;
     }
-    EVP_DigestUpdate(f->c.m[0], cn, strlen(cn));
-    EVP_DigestUpdate(f->c.m[0], gen, strlen(gen));
+    if (synth) {
+        EVP_DigestUpdate(f->c.m[0], cn, strlen(cn));
+        EVP_DigestUpdate(f->c.m[0], gen, strlen(gen));
+    } else { /* Shark's signature: its reading of the names (trace_shark_bytes) */
+        trace_shark_bytes(cn, fp_put, f->c.m[0]);
+        trace_shark_bytes(gen, fp_put, f->c.m[0]);
+    }
     EVP_DigestUpdate(f->c.m[1], sn, strlen(sn));
     EVP_DigestUpdate(f->c.m[1], gen, strlen(gen));
 }

@@ -144,6 +144,12 @@ void trace_result_free(trace_result *r);
  * Shark's signatures. out: 41 bytes. */
 void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *out);
 
+/* Hands s to put as Shark hashes an HPROF name: the JVM writes a character past U+FFFF as a
+ * 6-byte surrogate pair, which Shark's UTF-8 decoding turns into two U+FFFD, so each 4-byte
+ * UTF-8 character becomes the 6 bytes of two U+FFFD; the signatures then equal Shark's. */
+void trace_shark_bytes(const char *s, void (*put)(void *ctx, const void *p, size_t n),
+                       void *ctx);
+
 /* A class name without what the JVM numbers or places anew in each run, for a signature that
  * stays the same from run to run: a lambda's class ends at "$$Lambda" (JDK 8's
  * "$$Lambda$3/1831932724", 17's "$$Lambda$14+0x0000000800c03000" -- HPROF's spelling of

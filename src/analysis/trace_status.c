@@ -112,6 +112,52 @@ void trace_stable_class(const char *cn, char *out, size_t cap)
     out[o] = 0;
 }
 
+void trace_shark_bytes(const char *s, void (*put)(void *ctx, const void *p, size_t n),
+                       void *ctx)
+{
+    static const char TWO_FFFD[] = "\xef\xbf\xbd\xef\xbf\xbd";
+    const unsigned char *p = (const unsigned char *)s, *run = p;
+    for (; *p; p++) {
+        if (*p < 0xF0 || *p > 0xF4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 ||
+            (p[3] & 0xC0) != 0x80)
+            continue;
+        if (p > run)
+            put(ctx, run, (size_t)(p - run));
+        put(ctx, TWO_FFFD, 6);
+        p += 3;
+        run = p + 1;
+    }
+    if (p > run)
+        put(ctx, run, (size_t)(p - run));
+}
+
+typedef struct fpbuf {
+    char *s;
+    size_t len, cap;
+} fpbuf;
+
+static void fpbuf_put(void *ctx, const void *p, size_t n)
+{
+    fpbuf *b = ctx;
+    if (!b->s)
+        return;
+    if (b->len + n > b->cap) {
+        size_t nc = b->cap;
+        while (nc < b->len + n)
+            nc *= 2;
+        char *t = realloc(b->s, nc);
+        if (!t) {
+            free(b->s);
+            b->s = NULL;
+            return;
+        }
+        b->s = t;
+        b->cap = nc;
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+}
+
 void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *out)
 {
     size_t cap = 1024, len = 0;
@@ -130,22 +176,18 @@ void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *ou
         }
         if (fold_runs && el[i].as_slot)
             snprintf(gen, sizeof gen, "[x]");
-        size_t need = len + strlen(cn) + strlen(gen) + 1;
-        if (need > cap) {
-            while (cap < need)
-                cap *= 2;
-            char *t = realloc(s, cap);
-            if (!t) {
-                free(s);
-                s = NULL;
-                break;
-            }
-            s = t;
+        /* HPROF names as Shark reads them (trace_shark_bytes), V8's as they are */
+        fpbuf b = {s, len, cap};
+        if (fold_runs) {
+            fpbuf_put(&b, cn, strlen(cn));
+            fpbuf_put(&b, gen, strlen(gen));
+        } else {
+            trace_shark_bytes(cn, fpbuf_put, &b);
+            trace_shark_bytes(gen, fpbuf_put, &b);
         }
-        memcpy(s + len, cn, strlen(cn));
-        len += strlen(cn);
-        memcpy(s + len, gen, strlen(gen));
-        len += strlen(gen);
+        s = b.s;
+        len = b.len;
+        cap = b.cap;
     }
     trace_sha1_hex(s ? s : "", s ? len : 0, out);
     free(s);

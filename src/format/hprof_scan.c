@@ -219,14 +219,24 @@ static int is_control(unsigned char c)
     return c < 0x20 || c == 0x7f;
 }
 
-/* Interns n name bytes with ASCII control characters replaced by '?'. STRING records hold
- * names of classes, fields, methods and files, which never contain them (modified UTF-8
- * writes NUL as C0 80), and every name ends up on a terminal: a dump must not be able to
- * send escape sequences there. */
+/* Whether the 6 bytes at p are a surrogate pair as modified UTF-8 writes a character past
+ * U+FFFF: ED A0-AF xx (high surrogate), ED B0-BF xx (low surrogate). */
+static int surrogate_pair(const unsigned char *p, size_t left)
+{
+    return left >= 6 && p[0] == 0xED && (p[1] & 0xF0) == 0xA0 && (p[2] & 0xC0) == 0x80 &&
+           p[3] == 0xED && (p[4] & 0xF0) == 0xB0 && (p[5] & 0xC0) == 0x80;
+}
+
+/* Interns n name bytes as UTF-8 with ASCII control characters replaced by '?'. STRING
+ * records hold names of classes, fields, methods and files in the JVM's modified UTF-8: NUL
+ * as C0 80 (so never a control character: every name ends up on a terminal, and a dump must
+ * not be able to send escape sequences there), and a character past U+FFFF (a class named
+ * with a mathematical letter or an emoji) as a surrogate pair, 6 bytes that no UTF-8 reader
+ * accepts; they become the character's 4 UTF-8 bytes. */
 static lr_status intern_name(rd *r, const char *p, size_t n, str_ix *out)
 {
     size_t i = 0;
-    while (i < n && !is_control((unsigned char)p[i]))
+    while (i < n && !is_control((unsigned char)p[i]) && (unsigned char)p[i] != 0xED)
         i++;
     if (i == n)
         return graph_intern(r->g, p, n, out, r->err);
@@ -234,10 +244,24 @@ static lr_status intern_name(rd *r, const char *p, size_t n, str_ix *out)
         LR_TRY(scratch(r, n ? n : 1));
         memcpy(r->scratch, p, n);
     }
-    for (; i < n; i++)
-        if (is_control((unsigned char)r->scratch[i]))
-            r->scratch[i] = '?';
-    return graph_intern(r->g, r->scratch, n, out, r->err);
+    unsigned char *b = (unsigned char *)r->scratch;
+    size_t o = i; /* output never outgrows the input: 6 bytes become 4 */
+    while (i < n) {
+        if (surrogate_pair(b + i, n - i)) {
+            uint32_t hi = (uint32_t)(b[i + 1] & 0x0F) << 6 | (b[i + 2] & 0x3F);
+            uint32_t lo = (uint32_t)(b[i + 4] & 0x0F) << 6 | (b[i + 5] & 0x3F);
+            uint32_t cp = 0x10000 + (hi << 10) + lo;
+            b[o++] = (unsigned char)(0xF0 | cp >> 18);
+            b[o++] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+            b[o++] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+            b[o++] = (unsigned char)(0x80 | (cp & 0x3F));
+            i += 6;
+            continue;
+        }
+        b[o++] = is_control(b[i]) ? '?' : b[i];
+        i++;
+    }
+    return graph_intern(r->g, r->scratch, o, out, r->err);
 }
 
 /* Interns the string with HPROF id `id`; a missing one becomes "<missing string 0x..>". */
