@@ -328,7 +328,7 @@ void hprof_size_model_visualvm(rd *r)
                 oop = (unsigned)df;
         }
     }
-    unsigned header = ids + oop;
+    unsigned header = ids + oop, arr_base = 0;
     uint64_t hdr, scale;
     if (ids == 8 && !new_size &&
         static_long(g, "java.util.concurrent.atomic.AtomicInteger", "VALUE", &hdr) &&
@@ -340,9 +340,19 @@ void hprof_size_model_visualvm(rd *r)
             g->layout_header = (uint8_t)hdr, g->layout_ref = (uint8_t)scale;
         oop = (unsigned)scale;
         header = (unsigned)hdr;
+        /* Where elements start: up to JDK 21 the length word was padded to 8 bytes (24
+         * after a 16-byte header, without compressed class pointers), from JDK 22 on it is
+         * not (20). Unsafe.ARRAY_INT_BASE_OFFSET says which; 8-byte elements start at 24
+         * either way, which the rounding below gives too. */
+        uint64_t base;
+        if (static_of(g, "jdk.internal.misc.Unsafe", "ARRAY_INT_BASE_OFFSET", GRAPH_FT_INT,
+                      &base) &&
+            (base == hdr + 4 || base == ((hdr + 4 + 7) & ~7ull)))
+            arr_base = (unsigned)base;
     }
     r->oop = oop;
     r->min_inst = new_size ? obj_raw : header;
+    r->arr_base = arr_base ? arr_base : r->min_inst + 4;
     /* Unaligned sizes need the super's first: sweep until every class is done (the number of
      * sweeps is the hierarchy depth; cycles were refused in hprof_build_classes). */
     for (class_ix c = 0; c < g->n_classes; c++)

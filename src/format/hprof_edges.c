@@ -45,6 +45,7 @@ typedef struct hp_state {
     uint32_t *inst_size;      /* per class: instance size in the graph's size model */
     uint32_t unknown_size;    /* instance of a class missing from the dump */
     unsigned oop, min_inst;   /* VisualVM array model */
+    unsigned arr_base;        /* an array's elements start here (rd.arr_base) */
     uint32_t class_obj_size;  /* VisualVM: size of a class object */
     uint32_t *cls_len;        /* CLASS_DUMP body length per dumped class */
     uint32_t n_cls;           /* dumped classes (the only ones with a class-object node) */
@@ -637,7 +638,7 @@ static uint32_t hp_node_size(const graph *g, node_ix n)
         }
         if (st->shark)
             return hp_sat((uint64_t)len * el);
-        return hp_sat(((uint64_t)st->min_inst + 4 + (uint64_t)el * len + 7) & ~7ull);
+        return hp_sat(((uint64_t)st->arr_base + (uint64_t)el * len + 7) & ~7ull);
     }
     default: {
         if (!st->shark)
@@ -999,6 +1000,7 @@ lr_status hprof_compact(rd *r)
     st->nodata = g->diag.n[DIAG_PRIM_ARRAY_NODATA] != 0; /* pass 1 counts them */
     st->oop = r->oop;
     st->min_inst = r->min_inst;
+    st->arr_base = r->arr_base;
     st->class_obj_size = r->class_obj_size;
     st->unknown_size = r->android ? 0 : ((r->min_inst + 7u) & ~7u);
     memcpy(st->inames, r->inames, sizeof st->inames);

@@ -378,7 +378,7 @@ static int arr_bytes(const hprof_model *md, const hstat *s, unsigned elsize, uin
         *out = (uint64_t)elsize * s->len_sum;
         return 1;
     }
-    uint64_t c = (uint64_t)md->min_inst + 4;
+    uint64_t c = md->arr_base;
     if (c + (uint64_t)elsize * s->len_max + 7 > UINT32_MAX)
         return 0;
     uint64_t b = s->n_arr * c + (uint64_t)elsize * s->len_sum;

@@ -245,6 +245,8 @@ typedef struct rd {
     ref_slot *refs;
     uint32_t *vv_size;        /* per class: VisualVM instance size */
     unsigned oop, min_inst;   /* VisualVM model */
+    unsigned arr_base;        /* where an array's elements start (min_inst + 4 but where the
+                               * dump's Unsafe says otherwise) */
     uint32_t class_obj_size;  /* size of a class object */
     str_ix inames[4];         /* names of the four class-internal references */
 
@@ -483,6 +485,7 @@ typedef struct hprof_model {
     int android;
     unsigned ids;
     uint32_t min_inst, oop;    /* VisualVM model (HotSpot); unused for Android */
+    uint32_t arr_base;         /* an array's elements start here (rd.arr_base) */
     uint32_t class_obj_size;   /* VisualVM size of a class object */
     uint32_t *inst_size;       /* per class index: an instance's shallow size */
     class_ix prim_class[12];   /* the dump's own class of each primitive array type, or NONE */

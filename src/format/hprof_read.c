@@ -598,7 +598,7 @@ static inline void arr_note(p2part *w, uint32_t len, int ok)
 
 static inline uint32_t vv_array(p2part *w, unsigned elsize, uint32_t len)
 {
-    return sat32_part(w, ((uint64_t)w->r->min_inst + 4 + (uint64_t)elsize * len + 7) & ~7ull);
+    return sat32_part(w, ((uint64_t)w->r->arr_base + (uint64_t)elsize * len + 7) & ~7ull);
 }
 
 static uint8_t root_kind(unsigned tag)
@@ -1400,9 +1400,12 @@ static lr_status model_load(rd *r, int dump_index, hprof_walk_fn walk, void *ctx
     else
         for (class_ix c = 0; c < g->n_classes; c++)
             r->vv_size[c] = g->classes[c].instance_size;
+    if (r->android)
+        r->arr_base = r->min_inst + 4;
     out->android = r->android;
     out->ids = r->ids;
     out->min_inst = r->min_inst;
+    out->arr_base = r->arr_base;
     out->oop = r->oop;
     out->class_obj_size = r->class_obj_size;
     out->inst_size = r->vv_size;
