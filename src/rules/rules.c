@@ -369,6 +369,57 @@ static int local_verdict(const rules_set *rs, node_ix t, int32_t *lib)
     return RULES_VISIT_LAST;
 }
 
+typedef struct shadow_ctx {
+    const graph *g;
+    const uint8_t *below; /* per class: declared below the rule's class */
+    const char *name;
+    node_ix target;
+    int held;
+} shadow_ctx;
+
+static int shadow_field(void *ctx, class_ix decl, const graph_field *f, const graph_value *v)
+{
+    shadow_ctx *s = ctx;
+    if (decl < s->g->n_classes && s->below[decl] && v->ref == s->target &&
+        !strcmp(graph_str(s->g, f->name), s->name))
+        s->held = 1;
+    return s->held;
+}
+
+/* Whether edge e of `from` (of class c), named `name`, is a field that a class below the
+ * rule's class `rule_cls` declares and that holds the edge's target: a field of the same name
+ * as the one the rule names, but not that field. `WeakReference#referent` names
+ * Reference.referent, not the strong `referent` a subclass declares of its own. The walk
+ * stops at the first class that declares no such field, so a dump without shadowing pays a
+ * hierarchy walk. */
+static int shadowed_below(const graph *g, class_ix c, const char *rule_cls, node_ix from,
+                          edge_ix e, const char *name)
+{
+    int any = 0;
+    uint32_t depth = 0;
+    for (class_ix k = c; k < g->n_classes && depth < 4096; k = g->classes[k].super, depth++) {
+        if (!strcmp(graph_str(g, g->classes[k].name), rule_cls))
+            break;
+        for (uint32_t f = 0; f < g->classes[k].n_fields && !any; f++)
+            any = !strcmp(graph_str(g, g->fields[g->classes[k].first_field + f].name), name);
+    }
+    if (!any)
+        return 0;
+    uint8_t *below = calloc(g->n_classes, 1);
+    if (!below)
+        return 0;
+    depth = 0;
+    for (class_ix k = c; k < g->n_classes && depth < 4096; k = g->classes[k].super, depth++) {
+        if (!strcmp(graph_str(g, g->classes[k].name), rule_cls))
+            break;
+        below[k] = 1;
+    }
+    shadow_ctx s = {g, below, name, g->edge_to[e], 0};
+    graph_fields_each(g, from, shadow_field, &s);
+    free(below);
+    return s.held;
+}
+
 int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
 {
     const graph *g = rs->g;
@@ -389,8 +440,11 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
                 break;
             if (!fname)
                 fname = graph_str(g, graph_edge_name_from(g, from, e));
-            if (!strcmp(rs->refs[it].field, fname))
+            if (!strcmp(rs->refs[it].field, fname)) {
+                if (shadowed_below(g, c, rs->refs[it].cls, from, e, fname))
+                    return RULES_FOLLOW;
                 return ref_verdict(rs, (int32_t)it, lib);
+            }
         }
         return RULES_FOLLOW;
     }
