@@ -88,6 +88,8 @@ typedef struct group_list {
     size_t n, cap;
     const char *kind; /* kind of the groups being read */
     int oom;
+    char **traces;    /* an analyze report's traces[] as JSON text, by index (else NULL) */
+    size_t n_traces;
 } group_list;
 
 /* A copy of s (NULL stays NULL) in valid UTF-8: each byte that starts no valid sequence
@@ -149,17 +151,31 @@ static int read_group(void *ctx, int n, const char *const *v)
     g->retained = v[2] ? strtoll(v[2], NULL, 10) : 0;
     g->objects = v[3] ? strtoll(v[3], NULL, 10) : 0;
     g->instances = v[4] ? strtoll(v[4], NULL, 10) : 1;
-    g->trace = dup_text(v[5]);
+    if (l->traces) { /* v[5] is the index of the group's first trace */
+        char *end;
+        long long t = v[5] ? strtoll(v[5], &end, 10) : -1;
+        const char *tj = v[5] && !*end && t >= 0 && (size_t)t < l->n_traces ? l->traces[t] : NULL;
+        g->trace = dup_text(tj);
+        if (tj && !g->trace)
+            l->oom = 1;
+    } else {
+        g->trace = dup_text(v[5]);
+    }
     g->pattern = dup_text(v[6]);
     g->explanation = dup_text(v[7]);
-    if (!g->signature || !g->description || (v[5] && !g->trace) || (v[6] && !g->pattern) ||
-        (v[7] && !g->explanation))
+    if (!g->signature || !g->description || (!l->traces && v[5] && !g->trace) ||
+        (v[6] && !g->pattern) || (v[7] && !g->explanation))
         l->oom = 1;
     return 0;
 }
 
 static void groups_free(group_list *l)
 {
+    for (size_t i = 0; i < l->n_traces; i++)
+        free(l->traces[i]);
+    free(l->traces);
+    l->traces = NULL;
+    l->n_traces = 0;
     for (size_t i = 0; i < l->n; i++) {
         free(l->v[i].signature);
         free(l->v[i].description);
@@ -179,8 +195,7 @@ static const char SQL_ANALYZE_GROUPS[] =
     "SELECT coalesce(json_extract(g.value, '$.stable_signature'),"
     " json_extract(g.value, '$.signature')), json_extract(g.value, '$.short_description'),"
     " json_extract(g.value, '$.retained_bytes'), json_extract(g.value, '$.retained_objects'),"
-    " json_array_length(g.value, '$.traces'),"
-    " json_extract(?1, '$.traces[' || json_extract(g.value, '$.traces[0]') || ']'),"
+    " json_array_length(g.value, '$.traces'), json_extract(g.value, '$.traces[0]'),"
     " json_extract(g.value, '$.pattern'), json_extract(g.value, '$.description')"
     " FROM json_each(?1, ?2) AS g";
 
@@ -208,6 +223,45 @@ static const char SQL_NATIVE_GROUPS[] =
     " coalesce(json_extract(g.value, '$.blocks'), json_extract(g.value, '$.count')),"
     " g.value, json_extract(g.value, '$.kind'), NULL"
     " FROM json_each(?1, ?2) AS g";
+
+static int read_trace(void *ctx, int n, const char *const *v)
+{
+    group_list *l = ctx;
+    char *end;
+    long long k = n > 1 && v[0] ? strtoll(v[0], &end, 10) : -1;
+    if (k < 0 || *end || (size_t)k != l->n_traces)
+        return 0; /* json_each gives the keys in order: 0, 1, ... */
+    char **nt = err_reallocarray(l->traces, l->n_traces + 1, sizeof *nt);
+    if (!nt) {
+        l->oom = 1;
+        return 1;
+    }
+    l->traces = nt;
+    l->traces[l->n_traces] = v[1] ? strdup(v[1]) : NULL;
+    if (v[1] && !l->traces[l->n_traces]) {
+        l->oom = 1;
+        return 1;
+    }
+    l->n_traces++;
+    return 0;
+}
+
+/* An analyze report's traces[], read once: a group's representative trace is looked up by
+ * index there. Extracting it per group from the whole report made SQLite compare (3.40: its
+ * parse cache) or parse the document once per group, quadratic in the report (30,000
+ * groups: 30 s). */
+static lr_status read_traces(store *s, const char *json, size_t len, group_list *l,
+                             lr_error *err)
+{
+    l->traces = err_malloc(sizeof *l->traces);
+    if (!l->traces)
+        return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory reading a report");
+    LR_TRY(store_json_query(s, "SELECT key, value FROM json_each(?1, '$.traces')", json, len,
+                            NULL, read_trace, l, err));
+    if (l->oom)
+        return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory reading a report");
+    return LR_OK;
+}
 
 static lr_status read_groups(store *s, const char *json, size_t len, const char *sql,
                              const char *path, const char *kind, group_list *l, lr_error *err)
@@ -556,8 +610,10 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
     if (h.has_traces) {
         kind = "analyze";
         int suspects = strcmp(h.mode, "suspects") == 0;
-        st = read_groups(s, json, len, SQL_ANALYZE_GROUPS, "$.application_leaks",
-                         suspects ? "suspect" : "application", &l, err);
+        st = read_traces(s, json, len, &l, err);
+        if (st == LR_OK)
+            st = read_groups(s, json, len, SQL_ANALYZE_GROUPS, "$.application_leaks",
+                             suspects ? "suspect" : "application", &l, err);
         if (st == LR_OK)
             st = read_groups(s, json, len, SQL_ANALYZE_GROUPS, "$.library_leaks", "library",
                              &l, err);
