@@ -4,7 +4,7 @@
  * JSON tree is built here, and the same code parses for SQLite and PostgreSQL stores. A
  * report's groups of one signature are merged first, then written in chunks of STORE_CHUNK.
  * Costs: an ingest is one transaction of 2 + 2 x (leak groups) statements. */
-#define _GNU_SOURCE /* strdup, clock_gettime */
+#define _GNU_SOURCE /* strdup, clock_gettime, asprintf */
 #include "store/store_internal.h"
 
 #include "analysis/trace.h"
@@ -261,6 +261,62 @@ static lr_status read_traces(store *s, const char *json, size_t len, group_list 
     if (l->oom)
         return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory reading a report");
     return LR_OK;
+}
+
+/* Leak suspects of a report without leaking objects (mode "suspects"): the biggest retainers,
+ * as `analyze` lists them (docs/json.md, "suspects"). A suspect has no signature of its
+ * own in the report: it is keyed here by what stays from one dump of the program to the
+ * next: its kind, class (or the thread, for a thread's locals), the class its memory
+ * accumulates in, and its path from the GC root with element indices as [x]; not by sizes or
+ * counts, which the description carries. */
+static const char SQL_SUSPECT_GROUPS[] =
+    "SELECT json_extract(g.value, '$.kind'), json_extract(g.value, '$.class'),"
+    " json_extract(g.value, '$.instances_of'), json_extract(g.value, '$.thread.name'),"
+    " json_extract(g.value, '$.accumulation_point.class'),"
+    " json_extract(g.value, '$.retained_bytes'), json_extract(g.value, '$.count'),"
+    " (SELECT group_concat(json_extract(p.value, '$.class') || '.' ||"
+    "   CASE json_extract(p.value, '$.reference.kind') WHEN 'element' THEN '[x]'"
+    "   ELSE coalesce(json_extract(p.value, '$.reference.name'), '') END, char(31))"
+    "  FROM json_each(g.value, '$.path') AS p),"
+    " g.value"
+    " FROM json_each(?1, '$.suspects') AS g";
+
+static int read_suspect(void *ctx, int n, const char *const *v)
+{
+    group_list *l = ctx;
+    if (n < 9 || !v[0] || !v[1])
+        return 0;
+    char *key = NULL;
+    if (asprintf(&key, "suspect\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", v[0], v[1],
+                 v[2] ? v[2] : "", v[3] ? v[3] : "", v[4] ? v[4] : "", v[7] ? v[7] : "") < 0) {
+        l->oom = 1;
+        return 1;
+    }
+    char sig[41];
+    trace_sha1_hex(key, strlen(key), sig);
+    free(key);
+    /* what the suspect is, in words that do not change with its size */
+    char *desc = NULL;
+    const char *acc = v[4] && strcmp(v[4], v[1]) ? v[4] : NULL;
+    int k = !strcmp(v[0], "instances")       ? asprintf(&desc, "instances of %s", v[1])
+            : !strcmp(v[0], "thread_locals") ? asprintf(&desc, "locals of thread %s",
+                                                        v[3] ? v[3] : "?")
+            : !strcmp(v[0], "class")         ? asprintf(&desc, "class %s", v[1])
+                                             : asprintf(&desc, "one %s", v[1]);
+    if (k >= 0 && acc) {
+        char *d2 = NULL;
+        k = asprintf(&d2, "%s, memory in %s", desc, acc);
+        free(desc);
+        desc = k >= 0 ? d2 : NULL;
+    }
+    if (k < 0) {
+        l->oom = 1;
+        return 1;
+    }
+    const char *row[8] = {sig, desc, v[5], NULL, v[6] ? v[6] : "1", v[8], NULL, NULL};
+    int r = read_group(l, 8, row);
+    free(desc);
+    return r;
 }
 
 static lr_status read_groups(store *s, const char *json, size_t len, const char *sql,
@@ -617,6 +673,19 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
         if (st == LR_OK)
             st = read_groups(s, json, len, SQL_ANALYZE_GROUPS, "$.library_leaks", "library",
                              &l, err);
+        if (st == LR_OK && suspects) {
+            /* read_group takes the trace as given: the suspect's own JSON */
+            char **traces = l.traces;
+            size_t n_traces = l.n_traces;
+            l.traces = NULL;
+            l.kind = "suspect";
+            st = store_json_query(s, SQL_SUSPECT_GROUPS, json, len, NULL, read_suspect, &l,
+                                  err);
+            if (st == LR_OK && l.oom)
+                st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory reading a report");
+            l.traces = traces;
+            l.n_traces = n_traces;
+        }
     } else if (h.has_native) {
         kind = "native";
         st = read_groups(s, json, len, SQL_NATIVE_GROUPS, "$.groups", "native", &l, err);
