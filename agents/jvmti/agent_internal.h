@@ -89,6 +89,8 @@ typedef struct agent_state {
     jmethodID watcher_watch_at; /* AppWatcher.watchAt, NULL in an older jar (watchNow) */
     jfieldID kwr_retained, kwr_dump_ms, watcher_installed;
     uint64_t status_at;      /* when the status file was last written */
+    uint64_t dropped_said;   /* dropped objects the last warning counted */
+    uint64_t dropped_said_at; /* when it was given */
     jobject diag_bean;       /* HotSpotDiagnosticMXBean, global */
     jmethodID dump_heap;
     jthread agent_thread;    /* global */

@@ -277,6 +277,23 @@ uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     return (uint64_t)sb.st_size;
 }
 
+/* Watched objects released unchecked while alive (max-watched reached: a program watching
+ * faster than the cap over the delay, objects the GC has not met) may be leaks no report
+ * will show: said on stderr, whatever `quiet` says, at most once a minute. */
+static void warn_dropped(void)
+{
+    watch_stats st;
+    watch_stats_get(A.core, &st);
+    uint64_t now = agent_clock_ms();
+    if (st.dropped <= A.dropped_said || (A.dropped_said_at && now - A.dropped_said_at < 60000))
+        return;
+    agent_complain("max-watched=%u reached: %llu watched objects still alive were let go "
+                   "before their check, and a leak among them goes unreported (raise "
+                   "max-watched)", A.cfg.max_watched, (unsigned long long)st.dropped);
+    A.dropped_said = st.dropped;
+    A.dropped_said_at = now ? now : 1;
+}
+
 /* ---- the status file (`leakray watch status PID`) ---- */
 
 void watcher_write_status(void)
@@ -297,7 +314,7 @@ void watcher_write_status(void)
         text, sizeof text,
         "pid: %ld\nstate: %s\nnext: %s\nretained: %llu\nwatched: %llu\n"
         "threshold: %u\ndelay_ms: %llu\ntotal_watched: %llu\ncollected: %llu\n"
-        "dropped: %llu\ndumps: %llu\nfailed_dumps: %llu\nlast_dump: %s\n"
+        "dropped: %llu\nfull_gcs: %llu\ndumps: %llu\nfailed_dumps: %llu\nlast_dump: %s\n"
         "last_dump_bytes: %llu\nlast_pause_ms: %.0f\nanalysis: %s\ndump_dir: %s\n"
         "rules: %d\nrewritten_methods: %u\ntable_bytes: %zu\nstamped_classes: %d\n"
         "stamp_scans: %llu\nstamp_found: %llu\ncall_slots: %d\nretransforms: %u\n"
@@ -305,7 +322,8 @@ void watcher_write_status(void)
         (long)getpid(), watch_state_name(st.state), next, (unsigned long long)st.retained,
         (unsigned long long)st.watched, A.cfg.threshold, (unsigned long long)A.cfg.delay_ms,
         (unsigned long long)st.total_watched, (unsigned long long)st.collected,
-        (unsigned long long)st.dropped, (unsigned long long)st.dumps,
+        (unsigned long long)st.dropped, (unsigned long long)st.full_gcs,
+        (unsigned long long)st.dumps,
         (unsigned long long)st.failed_dumps, A.last_dump[0] ? A.last_dump : "-",
         (unsigned long long)st.last_dump_bytes, A.last_pause_ms,
         A.analysing ? "running"
@@ -397,6 +415,7 @@ void JNICALL watcher_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
         /* objects watched a tick ago and collected since are let go now, not 5 s later:
          * the GC visits every JNI weak reference on each collection */
         watch_sweep(A.core, agent_clock_ms() - AGENT_SEAL_MS);
+        warn_dropped();
         stamp_after_dump();
         if ((*env)->ExceptionCheck(env)) {
             agent_disable(env, "unexpected Java exception in the watcher thread");

@@ -10,6 +10,7 @@
 #include "watch/watch.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,8 @@ struct watch {
     watch_stats st;       /* counters; state and schedule fields are kept live */
     uint64_t check_at;    /* scheduled check, 0 = none (LeakCanary's checkScheduledAt) */
     uint64_t gc_at;       /* second GC step of a running check, 0 = none */
+    size_t since_resweep; /* entries added since the table, full, was last swept again */
+    uint64_t full_gc_ms;  /* when a full table last asked for a GC, 0 = never */
     int disabled;         /* watch_disable was called */
 };
 
@@ -66,6 +69,7 @@ watch *watch_new(const watch_config *cfg, const watch_env *env)
         w->cfg.max_watched = 1;
     w->env = *env;
     w->st.state = WATCH_IDLE;
+    w->since_resweep = SIZE_MAX / 2;
     return w;
 }
 
@@ -151,12 +155,55 @@ static void forget(watch *w, entry *e)
     e->obj = NULL;
 }
 
+/* The table is full: asks every waiting entry again whether its object is still there and
+ * releases the collected ones. A sweep asks each entry once, at the tick after its watch,
+ * when an object watched a moment ago is still there, garbage or not; a program that
+ * watches faster than the cap over the delay (20,000 a second at the defaults) fills the
+ * table with garbage the GC has collected since, and dropping the oldest entry to make room
+ * dropped real leaks with it. Run once per cap/8 entries added at most, so a table full of
+ * live objects costs at most 8 asks per add. Returns whether room was made. */
+static int resweep(watch *w)
+{
+    size_t every = w->cap / 8 ? w->cap / 8 : 1, freed = 0;
+    if (w->since_resweep < every)
+        return 0;
+    w->since_resweep = 0;
+    for (size_t i = w->n_done; i < w->n; i++) {
+        entry *e = at(w, i);
+        if (e->obj && !w->env.alive(w->env.ctx, e->obj, e->tag)) {
+            w->st.collected++;
+            forget(w, e);
+            freed++;
+        }
+    }
+    if (freed)
+        compact(w);
+    return freed > 0;
+}
+
+/* The table is full and nothing in it was collected: the garbage in it may not have met a
+ * GC yet (a large young generation, a program that allocates little besides what it
+ * watches). One GC, at most once per delay, then the sweep again; only if that frees nothing
+ * does the oldest entry go. The GC runs on the thread that watches, under the lock (the
+ * env's GC takes no lock of the core). */
+static int gc_and_resweep(watch *w, uint64_t now)
+{
+    if (w->cap == 0 || (w->full_gc_ms && now - w->full_gc_ms < w->cfg.delay_ms))
+        return 0;
+    w->full_gc_ms = now ? now : 1;
+    w->env.gc(w->env.ctx);
+    w->st.full_gcs++;
+    w->since_resweep = SIZE_MAX / 2;
+    return resweep(w);
+}
+
 /* Appends one entry; the lock is held and the core is not disabled. *first_waiting tells
  * whether it is the only waiting entry (the executor must be woken for it). Returns 0, or -1
  * when even the first table cannot be allocated (obj not taken). */
 static int add_locked(watch *w, void *obj, uint64_t watch_ms, uint32_t tag, int *first_waiting)
 {
-    if (w->n == w->cap && grow(w) != 0) {
+    w->since_resweep++;
+    if (w->n == w->cap && grow(w) != 0 && !resweep(w) && !gc_and_resweep(w, watch_ms)) {
         if (w->cap == 0) /* not even the first table: refuse rather than lose track */
             return -1;
         entry *old = at(w, 0);

@@ -85,6 +85,7 @@ typedef struct watch_stats {
     uint64_t total_watched;  /* watch_add calls accepted since start */
     uint64_t collected;      /* released because their referent was collected */
     uint64_t dropped;        /* released still alive because the table was full (oldest) */
+    uint64_t full_gcs;       /* GCs asked for because the table was full of uncollected ones */
     uint64_t dumps;          /* successful dumps */
     uint64_t failed_dumps;   /* dumps that failed or wrote 0 bytes */
     uint64_t last_dump_ms;   /* clock when the last successful dump ended, 0 if none */

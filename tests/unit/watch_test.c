@@ -384,6 +384,30 @@ static void cap_drops_oldest_with_a_count(void **state)
     assert_int_equal(f.released[5], 1);
 }
 
+/* A program that watches faster than the cap over the delay: the table fills with objects
+ * the GC has collected since they were swept. Room is made from those, not by dropping the
+ * oldest entry, which may be a real leak. */
+static void cap_full_of_garbage_keeps_leaks(void **state)
+{
+    fake f;
+    watch *w = make(&f, 100, 8);
+    for (int id = 1; id <= 60; id++) {
+        add(w, &f, id);
+        if (id % 10)
+            f.alive[id] = 0; /* garbage, collected soon after its watch */
+    }
+    watch_stats st = stats(w);
+    assert_int_equal(st.dropped, 0);
+    assert_true(st.watched >= 6 && st.watched <= 8);
+    run_until(w, &f, 10000);
+    st = stats(w);
+    assert_int_equal(st.retained, 6);
+    assert_int_equal(st.dropped, 0);
+    for (int id = 10; id <= 60; id += 10)
+        assert_int_equal(f.released[id], 0);
+    watch_free(w);
+}
+
 static void disabled_refuses(void **state)
 {
     fake f;
@@ -578,6 +602,7 @@ int main(void)
         cmocka_unit_test(dumps_sixty_seconds_apart),
         cmocka_unit_test(failed_and_empty_dumps_retry_after_five_seconds),
         cmocka_unit_test(cap_drops_oldest_with_a_count),
+        cmocka_unit_test(cap_full_of_garbage_keeps_leaks),
         cmocka_unit_test(disabled_refuses),
         cmocka_unit_test(batch_adds_in_order),
         cmocka_unit_test(ring_wraps_many_objects),
