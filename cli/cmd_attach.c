@@ -5,6 +5,8 @@
  * (src/watch/watch_opts.h), checked here first with the same parser so a typo is reported
  * in this terminal rather than in the target's stderr; relative paths in them are made
  * absolute against this shell's directory, not the target's. Docs: docs/agent.md. */
+#define _GNU_SOURCE /* memmem */
+#include "base/url.h"
 #include "cli.h"
 #include "report/status.h"
 #include "watch/watch_opts.h"
@@ -13,6 +15,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,13 +56,18 @@ static int absolutize(const char *opts, char *out, size_t n)
     while (*p) {
         const char *c = strchr(p, ',');
         size_t len = c ? (size_t)(c - p) : strlen(p);
-        static const char *const keys[] = {"dump-dir=", "rules=", "leakray="};
+        static const char *const keys[] = {"dump-dir=", "rules=", "leakray=", "store="};
         int w;
         int done = 0;
-        for (int k = 0; k < 3 && !done; k++) {
+        for (int k = 0; k < 4 && !done; k++) {
             size_t kl = strlen(keys[k]);
             int none = len - kl == 4 && strncmp(p + kl, "none", 4) == 0;
-            if (len > kl && strncmp(p, keys[k], kl) == 0 && p[kl] != '/' && !none) {
+            /* a store is a path unless it is a URL, a libpq key=value string or "default" */
+            int not_path = k == 3 && (memmem(p + kl, len - kl, "://", 3) ||
+                                      memchr(p + kl, '=', len - kl) ||
+                                      (len - kl == 7 && !strncmp(p + kl, "default", 7)));
+            if (len > kl && strncmp(p, keys[k], kl) == 0 && p[kl] != '/' && !none &&
+                !not_path) {
                 w = snprintf(out + o, n - o, "%s%s%s/%.*s", o ? "," : "", keys[k], cwd,
                              (int)(len - kl), p + kl);
                 done = 1;
@@ -81,6 +89,67 @@ static int absolutize(const char *opts, char *out, size_t n)
     return 0;
 }
 
+/* What process pid has mapped: HotSpot's libjvm.so (jcmd takes 10 s to give up on any other
+ * process, then prints a Java stack trace) and this agent (a JVM loads an agent library
+ * once; a second attach gets a bare "return code: -1"). -1 when the maps are not ours to
+ * read: jcmd will say. */
+static int maps_of(const char *pid, int *jvm, int *agent)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%s/maps", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    *jvm = *agent = 0;
+    while (fgets(line, sizeof line, f)) {
+        *jvm |= strstr(line, "/libjvm.so") != NULL;
+        *agent |= strstr(line, "/libleakray_agent.so") != NULL;
+    }
+    fclose(f);
+    return 0;
+}
+
+/* What the agent would refuse at start, said here: the JVM writes the agent's reason on its
+ * own stderr and answers jcmd with a bare "return code: -1". Returns 0, or an exit code. */
+static int precheck(const cli_common *co, const char *pid, const watch_opts *wo)
+{
+    int jvm = 0, agent = 0;
+    if (maps_of(pid, &jvm, &agent) == 0 && !jvm)
+        return cli_fail(co, LR_ERR_NOT_FOUND, "process %s is not a HotSpot JVM (no libjvm.so "
+                        "mapped)", pid);
+    if (jvm && agent)
+        return cli_fail(co, LR_ERR_USAGE, "the agent is already loaded in %s (leakray watch "
+                        "status %s)", pid, pid);
+    if (wo->rules[0] && strcmp(wo->rules, "none") != 0) {
+        struct stat st;
+        if (stat(wo->rules, &st) != 0)
+            return cli_fail(co, LR_ERR_USAGE, "rules=%s: %s", wo->rules, strerror(errno));
+        if (!S_ISREG(st.st_mode))
+            return cli_fail(co, LR_ERR_USAGE, "rules=%s: not a rules file", wo->rules);
+    }
+    if (wo->dump_dir[0]) {
+        /* the nearest folder that exists must be one this user can write into */
+        char d[PATH_MAX];
+        snprintf(d, sizeof d, "%s", wo->dump_dir);
+        struct stat st;
+        while (stat(d, &st) != 0) {
+            char *slash = strrchr(d, '/');
+            if (!slash || slash == d) {
+                snprintf(d, sizeof d, "%s", slash == d ? "/" : ".");
+                break;
+            }
+            *slash = 0;
+        }
+        if (stat(d, &st) == 0 && !S_ISDIR(st.st_mode))
+            return cli_fail(co, LR_ERR_USAGE, "dump-dir=%s: %s is not a folder", wo->dump_dir,
+                            d);
+        if (access(d, W_OK | X_OK) != 0)
+            return cli_fail(co, LR_ERR_USAGE, "dump-dir=%s: %s is not writable", wo->dump_dir,
+                            d);
+    }
+    return 0;
+}
+
 int cmd_attach(int argc, char **argv)
 {
     const char *agent = NULL, *jcmd = NULL;
@@ -94,8 +163,8 @@ int cmd_attach(int argc, char **argv)
         "attach", "PID [OPTIONS]",
         "load the leak-watching JVM agent into a running JVM", opts, 1, 2,
         "OPTIONS are the agent's, comma-separated (docs/agent.md): dump-dir=DIR threshold=N\n"
-        "delay-ms=N watch=CLASS#METHOD report=text|json|db max-dumps=N max-watched=N\n"
-        "rules=FILE|none quiet. The JVM must run as the same user and allow dynamic agents\n"
+        "delay-ms=N watch=CLASS#METHOD report=text|json|db store=URL max-dumps=N\n"
+        "max-watched=N rules=FILE|none leakray=PATH quiet. The JVM must run as the same user and allow dynamic agents\n"
         "(JDK 21+ warns unless -XX:+EnableDynamicAgentLoading). Attached, watch rules\n"
         "(jvm.rules, watch=) apply as at start: the classes already loaded are hooked then.\n"
         "Example: leakray attach 4242 dump-dir=/var/tmp/leaks,threshold=3"};
@@ -137,6 +206,11 @@ int cmd_attach(int argc, char **argv)
     snprintf(snapshot, sizeof snapshot, "/proc/%s", pid);
     if (access(snapshot, F_OK) != 0)
         return cli_fail(&co, LR_ERR_NOT_FOUND, "no process %s", pid);
+    watch_opts wabs;
+    if (watch_opts_parse(abs_opts, &wabs, err, sizeof err) != 0)
+        return cli_usage_error(&co, "%s", err);
+    if ((rc = precheck(&co, pid, &wabs)) != 0)
+        return rc;
 
     /* jcmd prints the command's answer on stdout; read it to tell success from refusal */
     int pfd[2];
@@ -194,7 +268,9 @@ int cmd_attach(int argc, char **argv)
     }
     char sp[96];
     snprintf(sp, sizeof sp, "/tmp/leakray-watch-%s.status", pid);
-    rep_attach res = {pid, so_abs, abs_opts, sp};
+    char shown[sizeof abs_opts]; /* a store URL's password stays out of the terminal */
+    url_hide_password(abs_opts, shown, sizeof shown);
+    rep_attach res = {pid, so_abs, shown, sp};
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);

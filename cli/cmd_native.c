@@ -7,6 +7,7 @@
  * renders a saved scan. Each parses the scan file and symbolises its frames (nscan_parse,
  * nscan_symbolize: src/format/nscan.c), then hands it to the report layer (src/report/
  * native.c: text like LeakSanitizer's, or --json per docs/json.md). */
+#include "base/url.h"
 #include "cli.h"
 #include "format/nscan.h"
 #include "report/native.h"
@@ -89,11 +90,13 @@ static int to_store(const cli_common *co, const native_store *ns, const char *pa
         st = store_ingest_json(s, path, text, len, &m, &res, &err);
     store_close(s);
     free(text);
+    char shown[512]; /* the store as messages name it: no password */
+    url_hide_password(url, shown, sizeof shown);
     if (st != LR_OK) {
-        fprintf(stderr, "leakray: storing %s in %s: %s\n", path, url, err.msg);
+        fprintf(stderr, "leakray: storing %s in %s: %s\n", path, shown, err.msg);
         return lr_exit_code(st);
     }
-    rep_stored sr = {1, path, url, (long long)res.report_id, res.n_leaks, res.n_new,
+    rep_stored sr = {1, path, shown, (long long)res.report_id, res.n_leaks, res.n_new,
                      res.duplicate};
     if (!ns->quiet)
         rep_status_stored_text(stderr, &sr);

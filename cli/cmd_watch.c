@@ -10,6 +10,7 @@
 #include "cli.h"
 
 #include "report/status.h"
+#include "base/url.h"
 #include "store/store.h"
 
 #include <dirent.h>
@@ -241,16 +242,18 @@ static void to_store(const char *url, const char *dump, const char *json_path, i
     if (stat(dump, &sb) == 0)
         m.at_ms = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
     store_ingest_result r;
+    char shown[512]; /* the store as messages name it: no password */
+    url_hide_password(url, shown, sizeof shown);
     if (!text)
         snprintf(err.msg, sizeof err.msg, "%.400s: cannot read the report", json_path);
     else if (store_open(url, &s, &err) == LR_OK &&
              store_ingest_json(s, json_path, text, strlen(text), &m, &r, &err) == LR_OK) {
-        rep_stored sr = {.url = url, .report_id = (long long)r.report_id, .n_new = r.n_new};
+        rep_stored sr = {.url = shown, .report_id = (long long)r.report_id, .n_new = r.n_new};
         if (!quiet)
             rep_status_stored_text(stderr, &sr);
     }
     if (err.msg[0])
-        fprintf(stderr, "leakray: storing the report in %s: %s\n", url, err.msg);
+        fprintf(stderr, "leakray: storing the report in %s: %s\n", shown, err.msg);
     store_close(s);
     free(text);
 }

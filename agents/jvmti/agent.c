@@ -466,10 +466,17 @@ static void live_start(JNIEnv *env)
     A.early_ready = 1;
     agent_notify();
     pthread_mutex_unlock(&A.lock);
-    agent_say("watching (threshold %u, delay %llu ms, %d watch rules%s, %u methods hooked, set up "
-              "in %llu ms), reports in %s",
+    /* loaded with the JVM, the classes are hooked as they load (or by the start-up thread,
+     * later): a count now would say 0 */
+    char hooked[48];
+    if (A.list_loaded)
+        snprintf(hooked, sizeof hooked, "methods hooked as their classes load");
+    else
+        snprintf(hooked, sizeof hooked, "%u methods hooked", A.n_rewritten);
+    agent_say("watching (threshold %u, delay %llu ms, %d watch rules%s, %s, set up in %llu ms), "
+              "reports in %s",
               A.cfg.threshold, (unsigned long long)A.cfg.delay_ms, A.can_rules ? A.opts.n_watch : 0,
-              A.opts.n_watch > 0 && !A.can_rules ? " unavailable" : "", A.n_rewritten,
+              A.opts.n_watch > 0 && !A.can_rules ? " unavailable" : "", hooked,
               (unsigned long long)(agent_clock_ms() - t0), A.dir);
     /* attached, the status file exists once the agent is set up: `leakray attach` returns
      * after this, and `leakray watch status PID` right after it must find the agent. At
@@ -496,6 +503,35 @@ static void JNICALL on_vm_death(jvmtiEnv *ti, JNIEnv *env)
 }
 
 /* ---- loading ---- */
+
+/* mkdir -p: dump-dir=/var/tmp/app/leaks on a fresh machine. 0, or -1 with errno. */
+static int make_dirs(const char *d)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s", d) >= (int)sizeof p) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *q = p + 1;; q++) {
+        if (*q != '/' && *q)
+            continue;
+        char c = *q;
+        *q = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *q = c;
+        if (!c)
+            break;
+    }
+    struct stat st;
+    if (stat(d, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
 
 /* Finds `rel` beside this library (build tree), in share/leakray of the install prefix (lib/
  * or a multiarch lib/<triplet>/ below it), or the CLI in the prefix's bin/. Returns 0 with the
@@ -595,8 +631,12 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     /* the dump directory, absolute (a relative dumpHeap path resolves against the JVM's cwd,
      * which can change meaning for the separate analysis process) */
     const char *d = A.opts.dump_dir[0] ? A.opts.dump_dir : ".";
-    if (mkdir(d, 0777) != 0 && errno != EEXIST) {
+    if (make_dirs(d) != 0) {
         agent_complain("dump-dir=%s: %s", d, strerror(errno));
+        return JNI_ERR;
+    }
+    if (access(d, W_OK | X_OK) != 0) { /* else every dump fails, 5 s apart, forever */
+        agent_complain("dump-dir=%s: not writable (%s)", d, strerror(errno));
         return JNI_ERR;
     }
     if (!realpath(d, A.dir)) {

@@ -134,6 +134,36 @@ static void *reap(void *arg)
 /* Starts `leakray watch analyze DUMP ...` in its own session, so it finishes (and writes the
  * report) even when the JVM exits first. posix_spawn is vfork-based in glibc: no copy of the
  * JVM's address space, no atfork handlers. */
+/* Clears the pending exception and writes what it says (its toString: "java.io.IOException:
+ * No space left on device") into buf. */
+static void exception_text(JNIEnv *env, char *buf, size_t n)
+{
+    snprintf(buf, n, "an exception");
+    jthrowable t = (*env)->ExceptionOccurred(env);
+    (*env)->ExceptionClear(env);
+    if (!t)
+        return;
+    jclass tc = (*env)->FindClass(env, "java/lang/Throwable");
+    jmethodID ts = tc ? (*env)->GetMethodID(env, tc, "toString", "()Ljava/lang/String;") : NULL;
+    jstring s = ts ? (jstring)(*env)->CallObjectMethod(env, t, ts) : NULL;
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        s = NULL;
+    }
+    const char *c = s ? (*env)->GetStringUTFChars(env, s, NULL) : NULL;
+    if (c) {
+        snprintf(buf, n, "%s", c);
+        (*env)->ReleaseStringUTFChars(env, s, c);
+    } else {
+        (*env)->ExceptionClear(env);
+    }
+    if (s)
+        (*env)->DeleteLocalRef(env, s);
+    if (tc)
+        (*env)->DeleteLocalRef(env, tc);
+    (*env)->DeleteLocalRef(env, t);
+}
+
 static void spawn_analysis(const char *dump, double pause_ms, unsigned retained)
 {
     char max[32], pause[32], ret[32];
@@ -252,8 +282,10 @@ uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     double pause = (double)(agent_clock_ms() - t0);
     (*env)->DeleteLocalRef(env, jpath);
     if ((*env)->ExceptionCheck(env)) {
-        (*env)->ExceptionClear(env);
-        agent_complain("heap dump to %s failed; retrying in %d s", tmp, WATCH_DUMP_RETRY_MS / 1000);
+        char why[300];
+        exception_text(env, why, sizeof why);
+        agent_complain("heap dump to %s failed (%s); retrying in %d s", tmp, why,
+                       WATCH_DUMP_RETRY_MS / 1000);
         unlink(tmp);
         return 0;
     }

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 void watch_opts_default(watch_opts *o)
 {
@@ -145,11 +147,11 @@ static int parse_item(const char *s, size_t len, watch_opts *o, const char **why
         return 0;
     }
     if (KEY("report")) {
-        if (vl == 4 && memcmp(v, "text", 4) == 0)
+        if (vl == 4 && strncasecmp(v, "text", 4) == 0)
             o->report = WATCH_REPORT_TEXT;
-        else if (vl == 4 && memcmp(v, "json", 4) == 0)
+        else if (vl == 4 && strncasecmp(v, "json", 4) == 0)
             o->report = WATCH_REPORT_JSON;
-        else if ((vl == 2 && (memcmp(v, "db", 2) == 0 || memcmp(v, "DB", 2) == 0)))
+        else if (vl == 2 && strncasecmp(v, "db", 2) == 0)
             o->report = WATCH_REPORT_DB;
         else
             return -1;
@@ -195,6 +197,14 @@ int watch_rules_load(const char *path, watch_opts *o, char *err, size_t n)
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, n, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* a directory opens for reading and reads as nothing: no rules, silently */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, n, "%s: not a rules file (%s)", path,
+                 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+        fclose(f);
         return -1;
     }
     char line[1024];

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # agent_options.sh: the JVM agent's options. An unknown or malformed option (on -agentpath or
 # through JAVA_TOOL_OPTIONS), or a malformed rules file, stops the JVM before it runs any
-# program, with one line naming the option; report=db and store=URL are accepted (an empty store= is not); and a program
+# program, with one line naming the option (a rules= folder too); a dump-dir with missing
+# parents is made; report=db and store=URL are accepted (an empty store= is not); and a program
 # using leakray.AppWatcher runs normally without the agent (a no-op: no dump).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
@@ -28,6 +29,13 @@ refused watch=java.io.Closeable "agent option expects CLASS#METHOD 'watch=java.i
 refused report=html "malformed agent option 'report=html'"
 printf 'watch a.B#close\nwatch nothing-here\n' > "$work/bad.rules"
 refused "rules=$work/bad.rules" "$work/bad.rules:2: expected CLASS#METHOD, got 'nothing-here'"
+# a folder reads as an empty rules file: no rules at all, silently, unless refused
+refused "rules=$work" "$work: not a rules file (a directory)"
+# a dump-dir whose parents are missing too is made, and report= is read in any case
+rm -rf "$work/deep"
+java "-agentpath:$agent_so=dump-dir=$work/deep/er/dumps,report=JSON" -version 2>/dev/null ||
+    fail "a dump-dir with missing parents refused"
+[ -d "$work/deep/er/dumps" ] || fail "dump-dir with missing parents not made"
 
 rc=0
 JAVA_TOOL_OPTIONS="-agentpath:$agent_so=threshold=many" java -version > "$work/out" \

@@ -4,8 +4,8 @@
 # without it (through jcmd JVMTI.agent_load), with a relative dump-dir meaning this shell's
 # directory; `leakray watch status PID` then shows the agent's state (text and JSON), and the
 # attached agent retains, dumps and reports the program's five leaks. Also: attach with a
-# malformed option is refused before the JVM is contacted, and status of a process without
-# the agent says so. Then watch rules when attached: a JVM started without the jar, whose
+# malformed option, a rules= folder, a process that is no JVM and a second attach are
+# refused before the JVM is contacted, and status of a process without the agent says so. Then watch rules when attached: a JVM started without the jar, whose
 # Connection class and the JDK's ByteArrayOutputStream were loaded (and their close()
 # compiled) before the attach, gets both retransformed, and the objects it keeps after
 # close() are reported, the JDK's and its own.
@@ -41,9 +41,23 @@ rc=0; "$LEAKRAY" attach "$pid" delay-ms=300,bogus > "$work/bad.out" 2>&1 || rc=$
         "$work/bad.out"; } ||
     fail "attach bad option message: $(head -1 "$work/bad.out")"
 
+# what the JVM would refuse with a bare "return code: -1" is said here, before jcmd runs
+rc=0; "$LEAKRAY" attach "$pid" rules=/tmp > "$work/dirrules.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "rules=/tmp: not a rules file" "$work/dirrules.out" ||
+    fail "attach with rules= a folder: exit $rc: $(cat "$work/dirrules.out")"
+sleep 30 &
+notjvm=$!
+rc=0; timeout 5 "$LEAKRAY" attach "$notjvm" > "$work/notjvm.out" 2>&1 || rc=$?
+kill "$notjvm" 2>/dev/null || true
+[ "$rc" = 2 ] && grep -q "is not a HotSpot JVM" "$work/notjvm.out" ||
+    fail "attach to a process that is no JVM: exit $rc: $(cat "$work/notjvm.out")"
+
 "$LEAKRAY" attach "$pid" dump-dir=dumps,delay-ms=300 > "$work/attach.out" ||
     fail "attach: $(cat "$work/attach.out")"
 grep -q "agent loaded into $pid" "$work/attach.out" || fail "attach output"
+rc=0; "$LEAKRAY" attach "$pid" dump-dir=dumps > "$work/twice.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "the agent is already loaded in $pid" "$work/twice.out" ||
+    fail "a second attach: exit $rc: $(cat "$work/twice.out")"
 "$LEAKRAY" watch status "$pid" > "$work/status.txt" || fail "status after attach"
 grep -Eq '^state +[a-z-]+$' "$work/status.txt" || fail "status has no state"
 grep -Eq "^dump_dir +$work/dumps\$" "$work/status.txt" || fail "dump-dir not made absolute"
