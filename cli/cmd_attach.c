@@ -164,8 +164,9 @@ int cmd_attach(int argc, char **argv)
         "load the leak-watching JVM agent into a running JVM", opts, 1, 2,
         "OPTIONS are the agent's, comma-separated (docs/agent.md): dump-dir=DIR threshold=N\n"
         "delay-ms=N watch=CLASS#METHOD report=text|json|db store=URL max-dumps=N\n"
-        "max-watched=N rules=FILE|none leakray=PATH quiet. The JVM must run as the same user and allow dynamic agents\n"
-        "(JDK 21+ warns unless -XX:+EnableDynamicAgentLoading). Attached, watch rules\n"
+        "max-watched=N rules=FILE|none leakray=PATH quiet. The JVM must run as the same\n"
+        "user and allow dynamic agents (JDK 21+ warns unless\n"
+        "-XX:+EnableDynamicAgentLoading). Attached, watch rules\n"
         "(jvm.rules, watch=) apply as at start: the classes already loaded are hooked then.\n"
         "Example: leakray attach 4242 dump-dir=/var/tmp/leaks,threshold=3"};
     cli_common co;
