@@ -53,35 +53,16 @@ char *trace_node_class_name(const graph *g, const rules_set *rs, node_ix n)
     return sdup(graph_class_name(g, n));
 }
 
-/* The field of node n a reference to `to` named `name` reads, for declaring_class. */
-typedef struct field_hit {
-    const graph *g;
-    const char *name;
-    node_ix to;
-    class_ix decl;
-} field_hit;
-
-static int field_hit_fn(void *ctx, class_ix decl, const graph_field *f, const graph_value *v)
-{
-    field_hit *h = ctx;
-    if (v->type != GRAPH_FT_OBJECT || v->ref != h->to ||
-        strcmp(graph_str(h->g, f->name), h->name))
-        return 0;
-    h->decl = decl;
-    return 1;
-}
-
 /* Declaring class of instance field `name` of node n that holds `to`: a subclass may declare
  * a field of the name again (it hides the superclass's, and both are in the object), so the
  * field is the one whose value is `to`, as Shark names it. Without field bytes (V8) or a
  * match, the first field of the name, most-derived first. */
 static const char *declaring_class(const graph *g, node_ix n, const char *name, node_ix to)
 {
-    field_hit h = {g, name, to, GRAPH_NONE};
-    if (to != GRAPH_NONE && g->node_kind[n] == GRAPH_KIND_INSTANCE)
-        graph_fields_each(g, n, field_hit_fn, &h);
-    if (h.decl != GRAPH_NONE && h.decl < g->n_classes)
-        return graph_str(g, g->classes[h.decl].name);
+    class_ix decl = g->node_kind[n] == GRAPH_KIND_INSTANCE ? graph_field_holder(g, n, name, to)
+                                                          : GRAPH_NONE;
+    if (decl != GRAPH_NONE && decl < g->n_classes)
+        return graph_str(g, g->classes[decl].name);
     class_ix c = graph_node_class(g, n);
     for (int d = 0; d < 64 && c != GRAPH_NONE && c < g->n_classes; d++) {
         const graph_class *k = &g->classes[c];

@@ -1380,6 +1380,31 @@ static int find_cb(void *ctx, class_ix decl, const graph_field *f, const graph_v
     return 0;
 }
 
+typedef struct holder_ctx {
+    const graph *g;
+    const char *name;
+    node_ix to;
+    class_ix decl;
+} holder_ctx;
+
+static int holder_fn(void *ctx, class_ix decl, const graph_field *f, const graph_value *v)
+{
+    holder_ctx *h = ctx;
+    if (v->type != GRAPH_FT_OBJECT || v->ref != h->to ||
+        strcmp(graph_str(h->g, f->name), h->name))
+        return 0;
+    h->decl = decl;
+    return 1;
+}
+
+class_ix graph_field_holder(const graph *g, node_ix n, const char *name, node_ix to)
+{
+    holder_ctx h = {g, name, to, GRAPH_NONE};
+    if (to != GRAPH_NONE)
+        graph_fields_each(g, n, holder_fn, &h);
+    return h.decl;
+}
+
 int graph_field_find(const graph *g, node_ix n, const char *name, graph_value *out)
 {
     if (n >= g->n_nodes)

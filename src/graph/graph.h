@@ -773,6 +773,10 @@ void graph_fields_each(const graph *g, node_ix n, graph_field_fn fn, void *ctx);
 /* Finds a field by name (most-derived first). Returns 1 and *out, or 0 if absent. For nodes
  * without field bytes (V8), looks for an outgoing edge with that name instead. */
 int graph_field_find(const graph *g, node_ix n, const char *name, graph_value *out);
+/* The class that declares the instance field `name` of node n whose value is `to`: a
+ * subclass may declare a field of a superclass's name again, and both are in the object.
+ * GRAPH_NONE when no such field holds `to` (or n has no field bytes: V8). */
+class_ix graph_field_holder(const graph *g, node_ix n, const char *name, node_ix to);
 /* Finds a static field of class c (not its supers) by name. */
 int graph_static_find(const graph *g, class_ix c, const char *name, graph_value *out);
 

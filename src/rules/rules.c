@@ -369,23 +369,6 @@ static int local_verdict(const rules_set *rs, node_ix t, int32_t *lib)
     return RULES_VISIT_LAST;
 }
 
-typedef struct shadow_ctx {
-    const graph *g;
-    const uint8_t *below; /* per class: declared below the rule's class */
-    const char *name;
-    node_ix target;
-    int held;
-} shadow_ctx;
-
-static int shadow_field(void *ctx, class_ix decl, const graph_field *f, const graph_value *v)
-{
-    shadow_ctx *s = ctx;
-    if (decl < s->g->n_classes && s->below[decl] && v->ref == s->target &&
-        !strcmp(graph_str(s->g, f->name), s->name))
-        s->held = 1;
-    return s->held;
-}
-
 /* Whether edge e of `from` (of class c), named `name`, is a field that a class below the
  * rule's class `rule_cls` declares and that holds the edge's target: a field of the same name
  * as the one the rule names, but not that field. `WeakReference#referent` names
@@ -405,19 +388,16 @@ static int shadowed_below(const graph *g, class_ix c, const char *rule_cls, node
     }
     if (!any)
         return 0;
-    uint8_t *below = calloc(g->n_classes, 1);
-    if (!below)
-        return 0;
+    /* the field that holds the edge's target: declared below the rule's class? */
+    class_ix decl = graph_field_holder(g, from, name, g->edge_to[e]);
     depth = 0;
     for (class_ix k = c; k < g->n_classes && depth < 4096; k = g->classes[k].super, depth++) {
         if (!strcmp(graph_str(g, g->classes[k].name), rule_cls))
-            break;
-        below[k] = 1;
+            return 0;
+        if (k == decl)
+            return 1;
     }
-    shadow_ctx s = {g, below, name, g->edge_to[e], 0};
-    graph_fields_each(g, from, shadow_field, &s);
-    free(below);
-    return s.held;
+    return 0;
 }
 
 int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
