@@ -1698,13 +1698,66 @@ static int root_has(const node_ix *rs, uint32_t n, node_ix x)
     return bsearch(&x, rs, n, sizeof *rs, root_cmp) != NULL;
 }
 
+#define HEIGHT_BUDGET ((uint64_t)1 << 22) /* objects one height walk may visit */
+
+/* The level at which VisualVM would find y a tree object: 0 without link edges, else one
+ * more than its children's highest (its height, following link edges into reached objects
+ * with one referrer). DOM_HEIGHT_NOT_TREE when an object below has several referrers (then
+ * y is no tree object at all), DOM_HEIGHT_UNKNOWN past the budget or around a cycle. */
+#define DOM_HEIGHT_NOT_TREE UINT32_MAX
+#define DOM_HEIGHT_UNKNOWN (UINT32_MAX - 1)
+static uint32_t tree_height(const graph *g, const uint64_t *fol, const uint8_t *mk, node_ix y,
+                            uint64_t *budget)
+{
+    typedef struct frame {
+        node_ix x;
+        edge_ix e;
+    } frame;
+    uint32_t n = g->n_nodes, depth_cap = 1u << 16, top = 0, h = 0;
+    frame *st = malloc(depth_cap * sizeof *st);
+    if (!st)
+        return DOM_HEIGHT_UNKNOWN;
+    st[top++] = (frame){y, g->first_edge[y]};
+    uint32_t result = 0;
+    while (top) {
+        frame *f = &st[top - 1];
+        if (f->e >= edges_end(g, f->x)) {
+            top--;
+            continue;
+        }
+        edge_ix e = f->e++;
+        node_ix t = g->edge_to[e];
+        if (!fbit(fol, e) || t >= n)
+            continue;
+        if (!(mk[t] & M_REACHED) || !ref_single(mk[t])) {
+            result = DOM_HEIGHT_NOT_TREE;
+            break;
+        }
+        if (t == y || top >= depth_cap || !*budget) {
+            result = DOM_HEIGHT_UNKNOWN;
+            break;
+        }
+        --*budget;
+        st[top++] = (frame){t, g->first_edge[t]};
+        if (top - 1 > h)
+            h = top - 1;
+    }
+    free(st);
+    return result ? result : h;
+}
+
 /* Blocks (M_BLOCKED) each reached object that is the one referrer of a GC root and whose
- * link edges lead to GC roots only (see tree_marks). Reads g->roots once; without memory
- * for the sorted roots it changes nothing. */
+ * link edges lead to GC roots only (see tree_marks), or whose highest children are all such
+ * roots: VisualVM looks at an object when a child that is no GC root becomes a tree object,
+ * level by level from the leaves, and a child found a level later than every other child
+ * that could have brought it there leaves it as it was (a chain of objects a static holds
+ * and `main`'s locals hold too: each retains its own payload). Reads g->roots once; without
+ * memory for the sorted roots it changes nothing. */
 static void root_holders(const graph *g, const dom_opts *o, const uint64_t *fol,
                          const refs *ref, uint8_t *mk)
 {
     uint32_t n = g->n_nodes, nr = 0;
+    uint64_t budget = HEIGHT_BUDGET;
     node_ix *rs = malloc((g->n_roots ? g->n_roots : 1) * sizeof *rs);
     if (!rs)
         return;
@@ -1724,7 +1777,29 @@ static void root_holders(const graph *g, const dom_opts *o, const uint64_t *fol,
         int other = 0;
         for (edge_ix e = g->first_edge[p], end = edges_end(g, p); e < end && !other; e++)
             other = fbit(fol, e) && g->edge_to[e] < n && !root_has(rs, nr, g->edge_to[e]);
-        if (!other)
+        if (!other) {
+            mk[p] |= M_BLOCKED;
+            continue;
+        }
+        /* the highest of p's root children against the highest of the others */
+        uint32_t h_root = 0, h_other = 0;
+        int known = 1;
+        for (edge_ix e = g->first_edge[p], end = edges_end(g, p); e < end && known; e++) {
+            node_ix t = g->edge_to[e];
+            if (!fbit(fol, e) || t >= n)
+                continue;
+            uint32_t h = tree_height(g, fol, mk, t, &budget);
+            if (h == DOM_HEIGHT_NOT_TREE || h == DOM_HEIGHT_UNKNOWN) {
+                known = 0; /* no tree object anyway, or not known: as before */
+                break;
+            }
+            int root_child = root_has(rs, nr, t) && ref_get(ref, t) == p;
+            if (root_child && h > h_root)
+                h_root = h;
+            else if (!root_child && h > h_other)
+                h_other = h;
+        }
+        if (known && h_root > h_other)
             mk[p] |= M_BLOCKED;
     }
     free(rs);
