@@ -611,6 +611,14 @@ static lr_status pass(strip *s, uint64_t start, enum phase ph)
                 uint8_t hdr[REC_HEADER];
                 memcpy(hdr, s->d + o, 5);
                 uint64_t nl = len - s->dropped;
+                if (nl == 0 && len > 0) {
+                    /* every record of the segment dropped: the segment goes too (VisualVM
+                     * refuses a heap dump record of length 0) */
+                    copy_to(s, o);
+                    s->pend = end;
+                    o = end;
+                    continue;
+                }
                 hdr[5] = (uint8_t)(nl >> 24);
                 hdr[6] = (uint8_t)(nl >> 16);
                 hdr[7] = (uint8_t)(nl >> 8);

@@ -79,6 +79,35 @@ else
     echo "SKIP (part): Android fixtures not found in $fx"
 fi
 
+# A heap dump segment that held only dropped arrays goes with them: VisualVM refuses a
+# segment of length 0 ("Heap dump is broken"). Eight 4 MB arrays, each a segment of its own.
+cat >"$work/Big.java" <<'JAVA'
+public class Big {
+    static final byte[][] KEPT = new byte[8][];
+    public static void main(String[] a) throws Exception {
+        for (int i = 0; i < 8; i++) KEPT[i] = new byte[4 << 20];
+        java.lang.management.ManagementFactory.getPlatformMXBean(
+            com.sun.management.HotSpotDiagnosticMXBean.class).dumpHeap(a[0], true);
+    }
+}
+JAVA
+javac -d "$work/classes" "$work/Big.java"
+java -Xmx128m -cp "$work/classes" Big "$work/big.hprof"
+"$LEAKRAY" strip "$work/big.hprof" -o "$work/big.shr.hprof" --mode shrink >/dev/null ||
+    fail "shrink of big.hprof: exit $?"
+for name in demo big; do # (ART writes empty segments itself: the HotSpot dumps only)
+    python3 - "$work/$name.shr.hprof" <<'PY' || fail "$name.shr.hprof: a heap dump record of length 0"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+o = b.index(b"\0") + 1 + 4 + 8  # header string, id size, timestamp
+while o < len(b):
+    tag, length = b[o], struct.unpack(">I", b[o + 5:o + 9])[0]
+    assert not (tag in (0x0C, 0x1C) and length == 0), o
+    o += 9 + length
+PY
+done
+"$LEAKRAY" histo --no-timing "$work/big.shr.hprof" >/dev/null || fail "the shrunk big.hprof"
+
 # A strip that fails (truncated input) leaves an existing OUT as it was, and no temporary.
 mkdir "$work/keep"
 printf 'previous contents\n' >"$work/keep/out.hprof"
