@@ -5,6 +5,7 @@
  * the per-class counts and retained sizes `leakray top --by class --model strong` prints.
  * OUT is written beside its final name and renamed only when complete; what was written is
  * reported by report/status.h. */
+#include "analysis/dominators.h"
 #include "cli.h"
 #include "format/gtext.h"
 #include "format/v8_write.h"
@@ -83,7 +84,8 @@ int cmd_convert(int argc, char **argv)
         return convert_jsonl(&co, lh, out);
     v8w_stats st;
     double t0 = cli_now_ms();
-    if (v8w_write(g, out, &st, &err) != LR_OK) {
+    /* what the strong model skips (the GC's pending-list links) owns nothing there either */
+    if (v8w_write(g, out, dom_gc_link, &st, &err) != LR_OK) {
         rc = cli_error(&co, &err);
         lr_close(lh);
         return rc;

@@ -224,12 +224,15 @@ typedef struct conv {
     stab st;
     outfile *w;          /* the output, open while writing */
     v8w_stats s;
+    int (*owns_nothing)(const graph *g, edge_ix e); /* strong edges written weak */
 } conv;
 
-static int strong(const graph *g, edge_ix e)
+static int strong(const conv *c, edge_ix e)
 {
+    const graph *g = c->g;
     uint8_t k = g->edge_kind[e];
-    return GRAPH_EDGE_STRENGTH(k) == GRAPH_STRONG && GRAPH_EDGE_KIND(k) != GRAPH_EDGE_WEAK;
+    return GRAPH_EDGE_STRENGTH(k) == GRAPH_STRONG && GRAPH_EDGE_KIND(k) != GRAPH_EDGE_WEAK &&
+           !(c->owns_nothing && c->owns_nothing(g, e));
 }
 
 static int is_extra_root(const graph *g, uint32_t r)
@@ -300,7 +303,7 @@ static lr_status mark(conv *c)
             node_ix x = stk[--sp];
             for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
                 node_ix y = g->edge_to[e];
-                if (y < n && c->ord[y] == V8W_NO && strong(g, e)) {
+                if (y < n && c->ord[y] == V8W_NO && strong(c, e)) {
                     c->ord[y] = 0;
                     stk[sp++] = y;
                 }
@@ -550,7 +553,7 @@ static lr_status write_graph_edges(conv *c, node_ix x, int *first)
         unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
         int named = !GRAPH_EDGE_NAME_IS_INDEX(kind);
         int t;
-        if (!strong(g, e)) {
+        if (!strong(c, e)) {
             t = E_WEAK;
             c->s.weak_edges++;
         } else {
@@ -690,7 +693,9 @@ static lr_status convert(conv *c)
     return LR_OK;
 }
 
-lr_status v8w_write(const graph *g, const char *out_path, v8w_stats *st, lr_error *err)
+lr_status v8w_write(const graph *g, const char *out_path,
+                    int (*owns_nothing)(const graph *g, edge_ix e), v8w_stats *st,
+                    lr_error *err)
 {
     if (g->n_nodes > 0 && (!g->first_edge || !g->edge_to || !g->edge_kind))
         return LR_FAIL(err, LR_ERR_USAGE, "v8 write: graph was loaded without edges");
@@ -699,6 +704,7 @@ lr_status v8w_write(const graph *g, const char *out_path, v8w_stats *st, lr_erro
         return LR_FAIL(err, LR_ERR_NOMEM, "v8 write: out of memory");
     c->g = g;
     c->err = err;
+    c->owns_nothing = owns_nothing;
     lr_status rc = LR_OK;
     c->ord = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *c->ord);
     c->st.gn = g->strings.n;

@@ -48,9 +48,14 @@ typedef struct v8w_stats {
     int kept_ids;            /* 1: node ids are the dump's ids; 0: 2*ordinal+1 */
 } v8w_stats;
 
-/* Writes g to out_path. g needs its edges (not loaded with no_edges). Returns LR_OK and fills
- * *st (may be NULL), or LR_ERR_USAGE (no edges), LR_ERR_IO (create/write/rename, out_path
- * untouched), LR_ERR_NOMEM, LR_ERR_LIMIT (more than 2^32/8 nodes). */
-lr_status v8w_write(const graph *g, const char *out_path, v8w_stats *st, lr_error *err);
+/* Writes g to out_path. g needs its edges (not loaded with no_edges). owns_nothing (may be
+ * NULL) names strong references that own nothing (the GC's list links the analyses skip):
+ * they are written weak, and nothing is reached through them, so the snapshot's retained
+ * sizes are the strong model's. Returns LR_OK and fills *st (may be NULL), or LR_ERR_USAGE
+ * (no edges), LR_ERR_IO (create/write/rename, out_path untouched), LR_ERR_NOMEM,
+ * LR_ERR_LIMIT (more than 2^32/8 nodes). */
+lr_status v8w_write(const graph *g, const char *out_path,
+                    int (*owns_nothing)(const graph *g, edge_ix e), v8w_stats *st,
+                    lr_error *err);
 
 #endif

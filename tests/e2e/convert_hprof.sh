@@ -135,6 +135,30 @@ for fx in RI.hprof sun_jdk6_18_x64.hprof; do
     fi
 done
 
+# The GC's pending list (JDK 6's through Reference.next, JDK 9+'s through discovered) owns
+# nothing in the strong model, and nothing in the snapshot either: read back, every class and
+# every object has the strong model's numbers (278 SoftReferences of sun_jdk6_18_x32 were
+# written reachable through it).
+fx=sun_jdk6_18_x32.hprof
+if [ -f "$FDN_FIX/$fx" ]; then
+    out=$FDN_TMP/$fx.heapsnapshot
+    "$LEAKRAY" convert "$FDN_FIX/$fx" -o "$out" --no-timing >/dev/null
+    "$LEAKRAY" top "$FDN_FIX/$fx" --model strong --top 0 --json --no-timing >"$FDN_TMP/pl.a.json"
+    "$LEAKRAY" top "$out" --model strong --top 0 --json --no-timing >"$FDN_TMP/pl.b.json"
+    python3 - "$FDN_TMP/pl.a.json" "$FDN_TMP/pl.b.json" <<'PY' || fdn_fail "$fx: pending list"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+ra = {int(o["id"], 16): o["retained"] for o in a["objects"]}
+rb = {int(o["id"][1:]): o["retained"] for o in b["objects"]}
+assert a["reachable_bytes"] == b["reachable_bytes"], (a["reachable_bytes"], b["reachable_bytes"])
+# (the snapshot's own synthetic nodes, its root and "(GC roots)", have no dump id)
+bad = [(hex(k), v, rb.get(k)) for k, v in ra.items() if rb.get(k) != v]
+assert not bad, bad[:5]
+print(f"ok: sun_jdk6_18_x32: {len(ra)} objects, retained sizes as the strong model's",
+      file=sys.stderr)
+PY
+fi
+
 # Never a partial OUT.
 f=$FDN_FIX/RI.hprof
 keep=$FDN_TMP/keep.heapsnapshot
