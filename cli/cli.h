@@ -267,6 +267,8 @@ void cli_retained_free(cli_retained *r);
 /* The leak store used without --db: $LEAKRAY_DB, else $XDG_DATA_HOME/leakray/store.db
  * (~/.local/share/leakray/store.db; the folder is created). Returns buf or the variable. */
 const char *cli_store_default(char *buf, size_t cap);
+/* Why url names no store file ("" or SQLite's ":memory:": gone at exit), or NULL. */
+const char *cli_store_no_file(const char *url);
 
 /* ---- comparisons (diff, leaks) ---- */
 

@@ -115,10 +115,22 @@ int cli_store_parse(int argc, char **argv, const cli_spec *spec, const char *con
     return rc;
 }
 
+const char *cli_store_no_file(const char *url)
+{
+    /* SQLite's names for a database that is no file (a program's own test store, through
+     * the library): from the command line, whatever was stored would be gone at exit */
+    if (!url[0] || strcmp(url, ":memory:") == 0)
+        return "names no file: a store is a SQLite file or a postgres:// URL";
+    return NULL;
+}
+
 int cli_store_open(const cli_common *co, const store_opts *o, store **s)
 {
     char buf[PATH_MAX + 16];
     const char *url = o->db ? o->db : cli_store_default(buf, sizeof buf);
+    const char *why = cli_store_no_file(url);
+    if (why)
+        return cli_usage_error(co, "--db '%s' %s", url, why);
     lr_error err = {0};
     if (store_open(url, s, &err) != LR_OK)
         return cli_error(co, &err);

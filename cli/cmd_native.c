@@ -85,7 +85,9 @@ static int to_store(const cli_common *co, const native_store *ns, const char *pa
     lr_error err = {0};
     store *s = NULL;
     store_ingest_result res = {0};
-    lr_status st = store_open(url, &s, &err);
+    const char *why = cli_store_no_file(url);
+    lr_status st = why ? LR_FAIL(&err, LR_ERR_USAGE, "'%s' %s", url, why)
+                       : store_open(url, &s, &err);
     if (st == LR_OK)
         st = store_ingest_json(s, path, text, len, &m, &res, &err);
     store_close(s);

@@ -244,7 +244,10 @@ static void to_store(const char *url, const char *dump, const char *json_path, i
     store_ingest_result r;
     char shown[512]; /* the store as messages name it: no password */
     url_hide_password(url, shown, sizeof shown);
-    if (!text)
+    const char *why = cli_store_no_file(url);
+    if (why)
+        snprintf(err.msg, sizeof err.msg, "'%.200s' %s", url, why);
+    else if (!text)
         snprintf(err.msg, sizeof err.msg, "%.400s: cannot read the report", json_path);
     else if (store_open(url, &s, &err) == LR_OK &&
              store_ingest_json(s, json_path, text, strlen(text), &m, &r, &err) == LR_OK) {

@@ -50,10 +50,6 @@ void sdb_url_display(const char *url, char *out, size_t cap)
 lr_status sdb_open(const char *url, sdb **out, lr_error *err)
 {
     *out = NULL;
-    /* SQLite's names for a database that is no file: a store there is lost at exit */
-    if (!url[0] || strcmp(url, ":memory:") == 0)
-        return LR_FAIL(err, LR_ERR_USAGE, "store: '%s' names no file: a store must be a SQLite "
-                       "file or a postgres:// URL", url);
     sdb *db = calloc(1, sizeof *db);
     if (!db)
         return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
