@@ -30,6 +30,14 @@ static uint64_t inst_retained(void *ctx, node_ix x)
     return query_retained(ctx, x);
 }
 
+/* rules_watch_check's findings in this command's words; the class itself is looked up
+ * below (no class, or no instance, is its own answer) */
+static void where_warn(void *co, const char *msg)
+{
+    if (strncmp(msg, "--leaking-if: ", 14) == 0)
+        cli_warn(co, "--where: %s", msg + 14);
+}
+
 int cmd_instances(int argc, char **argv)
 {
     const char *where = NULL, *sort = "id", *model = NULL;
@@ -90,7 +98,12 @@ int cmd_instances(int argc, char **argv)
         goto out;
     }
     if (where) {
+        uint32_t first = rs.n_insp;
         lr_status st = rules_add_watch(&rs, cls, where, &err);
+        /* a field no instance of the class has (a typo) matches nothing: said, as
+         * analyze --leaking-if says it, not left to read as "0 instances" */
+        if (st == LR_OK)
+            rules_watch_check(&rs, first, g, where_warn, &co);
         if (st == LR_OK)
             st = rules_bind(&rs, g, &err);
         if (st == LR_ERR_RULES) {

@@ -36,6 +36,15 @@ grep -q '^leakray: warning: --watch java.lang.Runnable: the dump holds no instan
 run analyze --no-timing "$D" --watch c --strict
 [ -s err.txt ] && fail "--watch of a class with instances warned: $(cat err.txt)"
 
+# instances --where is the same language: a field the class does not have is said, not
+# answered with "0 instances" alone
+run instances --no-timing "$D" c --where 'pirce > 3'
+[ "$rc" = 0 ] || fail "instances --where with a typo exits $rc"
+grep -q "^leakray: warning: --where: c has no field 'pirce'$" err.txt ||
+    fail "instances --where typo: no warning: $(cat err.txt)"
+run instances --no-timing "$D" c --where 'a > 3'
+[ -s err.txt ] && fail "instances --where on a real field warned: $(cat err.txt)"
+
 run analyze --no-timing "$D" --watch c --leaking-if 'pirce > 3'
 [ "$rc" = 0 ] || fail "unknown field without --strict exits $rc"
 grep -q "warning: --leaking-if: c has no field 'pirce'" err.txt ||
