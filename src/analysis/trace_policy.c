@@ -37,10 +37,15 @@ enum paths_edge_class trace_pol_edge(const graph *g, node_ix from, edge_ix e, vo
 
 /* The `path` verb's view: the traces' order, with nothing dropped (what the rules ignore is
  * visited last too), so an object strongly reachable only through an ignored reference still
- * gets a path, and every other object gets the path the traces' search takes. */
+ * gets a path, and every other object gets the path the traces' search takes. The GC's
+ * list links, which own nothing in any model (dom_gc_link: JDK 5/6's pending list through
+ * Reference.next), are visited last too: a path through one says so (low priority), as
+ * `show` and `top` call such an object unreachable. */
 static enum paths_edge_class path_pol_edge(const graph *g, node_ix from, edge_ix e, void *ctx)
 {
     enum paths_edge_class k = trace_pol_edge(g, from, e, ctx);
+    if (k == PATHS_FOLLOW && dom_gc_link(g, e))
+        return PATHS_VISIT_LAST;
     return k == PATHS_IGNORE ? PATHS_VISIT_LAST : k;
 }
 

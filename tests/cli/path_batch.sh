@@ -102,4 +102,10 @@ run path "$dump" --ids "$T/bad.ids"
 expect_rc 2
 expect_err "bad\.ids:2: 'zz9' is not an object id"
 [ ! -s "$T/out" ] || fail "a bad --ids line still printed"
+
+# An object only the GC's pending list reaches (JDK 6: a SoftReference's Reference.next, its
+# queue not ENQUEUED): `show` and `top` call it unreachable; its path says it is low priority.
+run path "$FIX/sun_jdk6_18_x32.hprof" 0x2419cb50 --json --no-timing
+expect_rc 0
+[ "$(json_get 'd["low_priority"]')" = true ] || fail "a path through the pending list is not low priority"
 echo "path_batch: ok"
