@@ -23,6 +23,14 @@ static lr_status pmerge_nodes(void *ctx, class_ix c, const node_ix **nodes, uint
     return query_class_nodes(ctx, c, nodes, n, err);
 }
 
+/* The dominator chain walked at most this far: deeper than any path the listing shows. */
+#define PMERGE_DOM_STEPS 100000u
+
+static int pmerge_dominates(void *ctx, node_ix a, node_ix b)
+{
+    return query_dominates(ctx, a, b, PMERGE_DOM_STEPS);
+}
+
 static uint64_t pmerge_retained(void *ctx, node_ix x)
 {
     return query_retained(ctx, x);
@@ -72,7 +80,7 @@ int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit)
         rc = cli_fail(co, LR_ERR_NOT_FOUND, "%s: no class named %s", co->pos[0], cls);
         goto out;
     }
-    merged_src src = {q, pmerge_retained, pmerge_step, pmerge_root};
+    merged_src src = {q, pmerge_retained, pmerge_step, pmerge_root, pmerge_dominates};
     if (query_need_paths_retained(q, &err) != LR_OK ||
         merged_build(&sel, model, limit, &src, &r, &err) != LR_OK)
         goto fail;

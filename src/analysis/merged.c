@@ -29,7 +29,8 @@ lr_status merged_build(const inst_result *sel, enum top_model model, uint64_t li
         return LR_FAIL(err, LR_ERR_NOMEM, "path: out of memory for %u instances", n);
     for (uint32_t i = 0; i < n; i++)
         ret[i] = src->retained(src->ctx, sel->nodes[i]);
-    lr_status st = mpath_build(g, sel->nodes, ret, n, src->step, src->ctx, &r->tree, err);
+    lr_status st = mpath_build(g, sel->nodes, ret, n, src->step, src->dominates, src->ctx,
+                               &r->tree, err);
     free(ret);
     if (st != LR_OK)
         return st;

@@ -21,6 +21,7 @@ typedef struct merged_src {
     /* the root entry (index into g->roots) of a node where a path starts; >= g->n_roots for
      * the synthetic root of V8 graphs or an unknown one */
     uint32_t (*root)(void *ctx, node_ix x);
+    mpath_dominates_fn dominates; /* whether a's retained bytes hold b's (NULL: unknown) */
 } merged_src;
 
 typedef struct merged_result {

@@ -83,7 +83,8 @@ lr_status mpath_name_children(const graph *g, mpath_tree *t, uint32_t ix, uint64
 }
 
 lr_status mpath_build(const graph *g, const node_ix *targets, const uint64_t *retained,
-                      uint32_t n, mpath_step_fn step, void *ctx, mpath_tree *t, lr_error *err)
+                      uint32_t n, mpath_step_fn step, mpath_dominates_fn dominates, void *ctx,
+                      mpath_tree *t, lr_error *err)
 {
     memset(t, 0, sizeof *t);
     t->first_top = MPATH_NONE;
@@ -166,9 +167,11 @@ lr_status mpath_build(const graph *g, const node_ix *targets, const uint64_t *re
         st = LR_FAIL(err, LR_ERR_INTERNAL, "merged paths: %u of %u nodes linked", k, t->n);
         goto fail;
     }
-    /* A target's own retained size stands for its subtree: the targets below it on its
-     * paths are mostly inside it (a chain of list nodes), and adding them again would count
-     * the same bytes once per level. Counts add up everywhere. */
+    /* A target's own retained size holds the targets below it that it dominates (a chain
+     * of list nodes: adding them again would count the same bytes once per level); those it
+     * does not dominate (the nodes of a chain that locals hold too) add their own. Without
+     * a dominance test, the target's size stands for its subtree. Counts add up
+     * everywhere. */
     uint64_t *sub = err_calloc(t->n ? t->n : 1, sizeof *sub);
     if (!sub) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "merged paths: out of memory for %u nodes", t->n);
@@ -179,9 +182,13 @@ lr_status mpath_build(const graph *g, const node_ix *targets, const uint64_t *re
         mpath_node *m = &t->nodes[i];
         if (!m->is_target)
             m->retained = sub[i];
+        else
+            m->retained += sub[i];
         if (m->parent != MPATH_NONE) {
-            t->nodes[m->parent].count += m->count;
-            sub[m->parent] += m->retained;
+            mpath_node *pm = &t->nodes[m->parent];
+            pm->count += m->count;
+            if (!pm->is_target || (dominates && !dominates(ctx, pm->node, m->node)))
+                sub[m->parent] += m->retained;
         }
     }
     free(sub);

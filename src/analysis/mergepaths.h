@@ -50,8 +50,13 @@ typedef struct mpath_tree {
 /* Builds the merged tree of the paths of targets[0..n) (distinct nodes); retained[i] is the
  * retained size of targets[i] (NULL: all 0). step gives each node's path. Returns LR_OK and
  * fills *t (free: mpath_free), LR_ERR_NOMEM, or LR_ERR_INTERNAL if step loops. */
+/* Whether a's retained bytes hold b's (a dominates b). */
+typedef int (*mpath_dominates_fn)(void *ctx, node_ix a, node_ix b);
+/* dominates (may be NULL: a target's size holds everything below it) decides which targets
+ * below a target count again in its line. */
 lr_status mpath_build(const graph *g, const node_ix *targets, const uint64_t *retained,
-                      uint32_t n, mpath_step_fn step, void *ctx, mpath_tree *t, lr_error *err);
+                      uint32_t n, mpath_step_fn step, mpath_dominates_fn dominates, void *ctx,
+                      mpath_tree *t, lr_error *err);
 
 /* Sets edge_name on the first `limit` children (0 = all) of tree node ix, in their order;
  * MPATH_NONE (the tops) has none to set. Returns LR_OK or LR_ERR_NOMEM. */

@@ -362,6 +362,21 @@ uint64_t query_retained(const query_db *q, node_ix x)
     return q->o.model == QUERY_MODEL_DEVTOOLS ? q->dt.retained[x] : q->dom.retained[x];
 }
 
+int query_dominates(const query_db *q, node_ix a, node_ix b, uint32_t steps)
+{
+    const node_ix *idom = q->o.model == QUERY_MODEL_DEVTOOLS ? q->dt.idom : q->dom.idom;
+    uint32_t n = q->g->n_nodes;
+    for (node_ix x = b; x < n && steps--; ) {
+        if (x == a)
+            return 1;
+        node_ix up = idom[x];
+        if (up == x)
+            return 0; /* DevTools' root is its own dominator */
+        x = up;
+    }
+    return 0;
+}
+
 lr_status query_class_nodes(query_db *q, class_ix c, const node_ix **nodes, uint32_t *n,
                             lr_error *err)
 {

@@ -81,6 +81,10 @@ const lr_error *query_last_error(const query_db *q);
 lr_status query_need_retained(query_db *q, lr_error *err);
 /* Retained bytes of x under the model (0 when unreachable); query_need_retained first. */
 uint64_t query_retained(const query_db *q, node_ix x);
+/* Whether a dominates b under the model (a == b counts): b's retained bytes are inside a's.
+ * Walks b's dominator chain, at most `steps` of it (past that: 0). query_need_retained
+ * first. */
+int query_dominates(const query_db *q, node_ix a, node_ix b, uint32_t steps);
 
 /* Nodes whose class is c, ascending, through the per-class index (built once, 4 bytes per
  * node). c = g->n_classes names the nodes without a class. Returns LR_OK and *nodes (owned

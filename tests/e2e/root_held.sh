@@ -30,6 +30,21 @@ retained() { # MODEL CLASS: the retained size of the one instance of CLASS
 links=$("$LEAKRAY" instances "$work/rh.hprof" 'RootHeld$Link' --model visualvm --sort retained --json --no-timing |
     python3 -c 'import json, sys; print(" ".join(str(o["retained"]) for o in sorted(json.load(sys.stdin)["instances"], key=lambda o: o["retained"])))')
 [ "$links" = "10040 20040 30040" ] || fail "visualvm: the links retain $links"
+# the merged paths add up what each link retains: no line below holds more than the one above
+"$LEAKRAY" path "$work/rh.hprof" --class 'RootHeld$Link' --merged --json --no-timing \
+    >"$work/merged.json"
+python3 - "$work/merged.json" <<'PY' || fail "merged paths of the links: $(cat "$work/merged.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+def walk(n, up):
+    assert n["retained"] <= up, (n["retained"], up)
+    for c in n.get("children", []):
+        walk(c, n["retained"])
+tops = d["tree"] if "tree" in d else d["tops"]
+assert sum(t["retained"] for t in tops) == 60120, [t["retained"] for t in tops]
+for t in tops:
+    walk(t, t["retained"])
+PY
 [ "$(retained strong 'RootHeld$Alone')" = 16 ] || fail "strong: Alone"
 [ "$(retained strong 'RootHeld$Mixed')" = 65576 ] || fail "strong: Mixed retains $(retained strong 'RootHeld$Mixed')"
 "$LEAKRAY" top "$work/rh.hprof" --top 3 --json --no-timing >"$work/top.json"

@@ -158,7 +158,7 @@ static void test_merged(void **state)
     inst_result sel;
     inst_opts o = {"T", 0, NULL, NULL, INST_BY_ID, 0};
     assert_int_equal(inst_select(&g, &o, nodes_of, NULL, &sel, &err), LR_OK);
-    merged_src src = {NULL, retained_of, step, root_of};
+    merged_src src = {NULL, retained_of, step, root_of, NULL};
     merged_result r;
     char buf[512];
     uint32_t tp[4] = {9, 9, 9, 9};

@@ -48,7 +48,7 @@ static void test_merge(void **state)
     const uint64_t retained[5] = {10, 20, 100, 5, 7};
     mpath_tree t;
     lr_error err = {0};
-    assert_int_equal(mpath_build(&g, targets, retained, 5, step, NULL, &t, &err), LR_OK);
+    assert_int_equal(mpath_build(&g, targets, retained, 5, step, NULL, NULL, &t, &err), LR_OK);
     assert_int_equal(t.n, 6); /* 0 1 2 3 4 7: node 5 is on no target's path */
     assert_int_equal(t.n_reached, 4);
     assert_int_equal(t.n_unreached, 1);
@@ -85,7 +85,7 @@ static void test_loop(void **state)
     const node_ix targets[1] = {0};
     mpath_tree t;
     lr_error err = {0};
-    assert_int_equal(mpath_build(&g, targets, NULL, 1, step, NULL, &t, &err), LR_ERR_INTERNAL);
+    assert_int_equal(mpath_build(&g, targets, NULL, 1, step, NULL, NULL, &t, &err), LR_ERR_INTERNAL);
     assert_null(t.nodes);
     graph_fini(&g);
 }
