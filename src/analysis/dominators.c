@@ -1706,8 +1706,8 @@ static int root_has(const node_ix *rs, uint32_t n, node_ix x)
  * y is no tree object at all), DOM_HEIGHT_UNKNOWN past the budget or around a cycle. */
 #define DOM_HEIGHT_NOT_TREE UINT32_MAX
 #define DOM_HEIGHT_UNKNOWN (UINT32_MAX - 1)
-static uint32_t tree_height(const graph *g, const uint64_t *fol, const uint8_t *mk, node_ix y,
-                            uint64_t *budget)
+static uint32_t tree_height(const graph *g, const dom_opts *o, const uint64_t *fol,
+                            const uint8_t *mk, node_ix y, uint64_t *budget)
 {
     typedef struct frame {
         node_ix x;
@@ -1727,8 +1727,15 @@ static uint32_t tree_height(const graph *g, const uint64_t *fol, const uint8_t *
         }
         edge_ix e = f->e++;
         node_ix t = g->edge_to[e];
-        if (!fbit(fol, e) || t >= n)
+        if (t >= n)
             continue;
+        if (!fbit(fol, e)) { /* a link into an unreached object: no tree object above it */
+            if (!(mk[t] & M_REACHED) && o->link && o->link(g, e, o->link_ctx)) {
+                result = DOM_HEIGHT_NOT_TREE;
+                break;
+            }
+            continue;
+        }
         if (!(mk[t] & M_REACHED) || !ref_single(mk[t])) {
             result = DOM_HEIGHT_NOT_TREE;
             break;
@@ -1786,9 +1793,13 @@ static void root_holders(const graph *g, const dom_opts *o, const uint64_t *fol,
         int known = 1;
         for (edge_ix e = g->first_edge[p], end = edges_end(g, p); e < end && known; e++) {
             node_ix t = g->edge_to[e];
-            if (!fbit(fol, e) || t >= n)
+            if (t >= n)
                 continue;
-            uint32_t h = tree_height(g, fol, mk, t, &budget);
+            if (!fbit(fol, e)) {
+                known = (mk[t] & M_REACHED) || !o->link || !o->link(g, e, o->link_ctx);
+                continue;
+            }
+            uint32_t h = tree_height(g, o, fol, mk, t, &budget);
             if (h == DOM_HEIGHT_NOT_TREE || h == DOM_HEIGHT_UNKNOWN) {
                 known = 0; /* no tree object anyway, or not known: as before */
                 break;

@@ -474,6 +474,33 @@ static void bf_walk(const graph *g, const uint8_t *from, const uint8_t *ok, uint
     }
 }
 
+/* The level at which VisualVM would find y a tree object (its height over link edges into
+ * reached objects with one referrer): 0 and *h, 1 when an object below has several
+ * referrers or is unreached (no tree object), 2 around a cycle (not known). */
+static int bf_height(uint32_t n, uint8_t lk[][BF_MAX], const uint32_t *refs,
+                     const uint8_t *reached, uint32_t y, uint8_t *onstack, uint32_t *h)
+{
+    *h = 0;
+    onstack[y] = 1;
+    int r = 0;
+    for (uint32_t t = 0; t < n && !r; t++) {
+        if (!lk[y][t])
+            continue;
+        if (!reached[t] || refs[t] != 1)
+            r = 1;
+        else if (onstack[t])
+            r = 2;
+        else {
+            uint32_t ht;
+            r = bf_height(n, lk, refs, reached, t, onstack, &ht);
+            if (!r && ht + 1 > *h)
+                *h = ht + 1;
+        }
+    }
+    onstack[y] = 0;
+    return r;
+}
+
 static void bf_dom(const graph *g, const dom_opts *o, bf_out *out)
 {
     uint32_t n = g->n_nodes, ne = g->n_edges;
@@ -555,6 +582,28 @@ static void bf_dom(const graph *g, const dom_opts *o, bf_out *out)
                 other |= lk[x][y] && !isroot[y];
             }
             holder[x] = holds && !other && has_reach[x];
+            /* or whose highest children are GC roots it alone holds: they become tree
+             * objects a level after every child that could bring VisualVM to x */
+            if (holds && other && has_reach[x] && reached[x]) {
+                uint32_t h_root = 0, h_other = 0, h;
+                int known = 1;
+                uint8_t onstack[BF_MAX] = {0};
+                for (uint32_t y = 0; y < n && known; y++) {
+                    if (!lk[x][y])
+                        continue;
+                    if (bf_height(n, lk, refs, reached, y, onstack, &h) != 0) {
+                        known = 0;
+                        break;
+                    }
+                    if (isroot[y] && refs[y] == 1) {
+                        if (h > h_root)
+                            h_root = h;
+                    } else if (h > h_other) {
+                        h_other = h;
+                    }
+                }
+                holder[x] |= known && h_root > h_other;
+            }
         }
         for (int changed = 1; changed;) {
             changed = 0;

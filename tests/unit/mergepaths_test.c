@@ -85,7 +85,8 @@ static void test_loop(void **state)
     const node_ix targets[1] = {0};
     mpath_tree t;
     lr_error err = {0};
-    assert_int_equal(mpath_build(&g, targets, NULL, 1, step, NULL, NULL, &t, &err), LR_ERR_INTERNAL);
+    assert_int_equal(mpath_build(&g, targets, NULL, 1, step, NULL, NULL, &t, &err),
+                     LR_ERR_INTERNAL);
     assert_null(t.nodes);
     graph_fini(&g);
 }
