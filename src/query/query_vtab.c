@@ -261,10 +261,12 @@ static int objects_best(sqlite3_vtab *t, sqlite3_index_info *info)
         info->estimatedCost = (double)g->n_nodes + 10;
         info->estimatedRows = g->n_nodes;
         /* GROUP BY / ORDER BY class: stream the nodes class by class in name order, which
-         * is the order SQLite's BINARY collation wants, so it needs no sorter. A GROUP BY
-         * (vtab_distinct 1) only needs equal classes adjacent, whichever direction. */
+         * is the order SQLite's BINARY collation wants, so it needs no sorter. Ascending
+         * only: with GROUP BY class ORDER BY class DESC, SQLite asks for the groups (vtab
+         * distinct 1) and then takes the rows as already in the ORDER BY's order, so
+         * consuming a DESC there returned the groups ascending. */
         if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == OC_CLASS &&
-            (!info->aOrderBy[0].desc || sqlite3_vtab_distinct(info) == 1)) {
+            !info->aOrderBy[0].desc) {
             info->idxNum = PLAN_BY_CLASS;
             info->orderByConsumed = 1;
             info->estimatedCost -= 5; /* same work, no sort: SQLite must prefer it */

@@ -99,6 +99,21 @@ assert got == want and len(got) > 5, (got[:3], want[:3])
 assert sum(r[1] for r in got) == h['total']['detached_count']
 PY
 
+# GROUP BY class streams the classes in name order; the same groups ORDER BY class DESC
+# must come out descending (they came ascending: the vtab claimed the order either way)
+for dir in "" DESC; do
+    run sql --json "$DUMP" "SELECT class, count(*) FROM objects GROUP BY class ORDER BY class $dir"
+    cp "$T/out" "$T/fast$dir.json"
+    run sql --json "$DUMP" "SELECT class || '' AS c, count(*) FROM objects GROUP BY c ORDER BY c $dir"
+    cp "$T/out" "$T/slow$dir.json"
+    python3 - "$T/fast$dir.json" "$T/slow$dir.json" "$dir" <<'PY' || fail "GROUP BY class ORDER BY class $dir"
+import json, sys
+f, s = (json.load(open(p))["results"][0]["rows"] for p in sys.argv[1:3])
+assert [r[1] for r in f] == [r[1] for r in s] and len(f) > 5, (f[:3], s[:3])
+assert [r[0] or "" for r in f] == [r[0] or "" for r in s], (sys.argv[3], f[:3], s[:3])
+PY
+done
+
 check=$LEAKRAY_SRC/tests/cli/lib/sql_check.py
 python3 "$check" "$LEAKRAY" "$DUMP" histo top referrers "merged:$P" || fail "SqlTarget dump"
 cli_fixtures
