@@ -61,6 +61,17 @@ lr_status lr_analyze_keep(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
     lr_analyze_opts def = {0};
     if (!o)
         o = &def;
+    if (o->n_watch < 0 || (o->n_watch > 0 && !o->watch) ||
+        (o->n_rules_files > 0 && !o->rules_files))
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_analyze: n_watch or n_rules_files without "
+                       "their array");
+    for (int i = 0; i < o->n_watch; i++)
+        if (!o->watch[i])
+            return LR_FAIL(err, LR_ERR_USAGE, "lr_analyze: watch[%d] is NULL (a class name "
+                           "is needed; leaking_if[%d] may be NULL)", i, i);
+    for (int i = 0; i < o->n_rules_files; i++)
+        if (!o->rules_files[i])
+            return LR_FAIL(err, LR_ERR_USAGE, "lr_analyze: rules_files[%d] is NULL", i);
     double t0 = now_ms();
     lr_analysis *an = calloc(1, sizeof *an);
     if (!an)

@@ -97,8 +97,8 @@ typedef struct lr_analyze_opts {
     const char *const *rules_files; /* extra rules files (docs/rules.md), n_rules_files */
     int n_rules_files;
     const char *const *watch;       /* classes whose instances are leaking when leaking_if[i]
-                                     * (may be NULL or hold NULLs: always) holds; n_watch */
-    const char *const *leaking_if;
+                                     * holds; n_watch names, none NULL (LR_ERR_USAGE) */
+    const char *const *leaking_if;  /* may be NULL or hold NULLs: always leaking */
     int n_watch;
     int no_shipped_rules;           /* nonzero: skip jdk.rules, android.rules, browser.rules */
     int no_suspects;                /* nonzero: skip the leak suspects (`leakray analyze`'s

@@ -344,6 +344,14 @@ static void analysis_and_render(void **state)
     an = (lr_analysis *)1;
     assert_int_not_equal(lr_analyze(h, &o, &an, &e3), LR_OK);
     assert_null(an);
+    /* A NULL class among the watched ones is a usage error, not a crash. */
+    const char *watch[] = {NULL};
+    lr_analyze_opts ow = {.watch = watch, .n_watch = 1};
+    lr_error e4 = {0};
+    an = (lr_analysis *)1;
+    assert_int_equal(lr_analyze(h, &ow, &an, &e4), LR_ERR_USAGE);
+    assert_null(an);
+    assert_non_null(strstr(e4.msg, "watch[0] is NULL"));
     lr_close(h);
 }
 
