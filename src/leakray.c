@@ -102,6 +102,8 @@ void lr_close(lr_heap *h)
         return;
     dom_free(&h->dom);
     devtools_free(&h->dt);
+    if (h->has_path_rs)
+        rules_fini(&h->path_rs);
     graph_fini(&h->g);
     mfile_close(&h->input);
     free(h);

@@ -35,6 +35,8 @@ struct lr_heap {
     dom_tree dom;               /* the heap's dominator tree */
     int has_dt;                 /* dt is computed (lr_path_to on a V8 heap) */
     devtools_result dt;         /* DevTools' distances: `path`'s retaining paths on V8 */
+    int has_path_rs;            /* path_rs is loaded and bound (lr_path_to elsewhere) */
+    rules_set path_rs;          /* the shipped rules, whose view `path` takes */
 };
 
 struct lr_analysis {

@@ -385,10 +385,22 @@ lr_status lr_path_to(lr_heap *h, lr_object target, lr_object *objs, uint32_t cap
     if (h->g.synthetic_root != GRAPH_NONE && v8_class_keys(&h->g))
         return path_devtools(h, target, objs, cap, len, err);
     paths_result r;
-    /* Shark's priorities, plus the JVM's hold of a class through its instances (HPROF names
-     * the class by id, no reference holds it): as `leakray path` and the dominators, a class
-     * and its loader kept only through an instance have a path */
-    paths_policy pol = {0};
+    /* `leakray path`'s view: the shipped rules' priorities (a class's internals, the GC's
+     * lists and what the rules ignore come last), plus the JVM's hold of a class through its
+     * instances (HPROF names the class by id, no reference holds it): a class and its loader
+     * kept only through an instance have a path. The rules are loaded once per heap. */
+    if (!h->has_path_rs) {
+        rules_init(&h->path_rs);
+        lr_status rs = rules_load_defaults(&h->path_rs, &h->g, err);
+        if (rs == LR_OK)
+            rs = rules_bind(&h->path_rs, &h->g, err);
+        if (rs != LR_OK) {
+            rules_fini(&h->path_rs);
+            return rs;
+        }
+        h->has_path_rs = 1;
+    }
+    paths_policy pol = trace_path_policy(&h->path_rs);
     pol.class_hops = 1;
     LR_TRY(paths_find(&h->g, &pol, &target, 1, &r, err));
     lr_status st = LR_OK;

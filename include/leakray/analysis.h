@@ -76,10 +76,11 @@ LR_API void lr_histogram_free(lr_histogram *hi);
 
 /* ---- paths from GC roots ---- */
 
-/* The shortest strong reference path from a GC root to target (Shark's order: Java locals
- * and weak-referent edges last; on HPROF an object also holds its class object, last too, so
- * a class and its loader kept only through an instance have a path, as `leakray path` and
- * lr_object_retained see them). On V8, Node and ArkTS heaps the path `leakray path` prints
+/* The shortest strong reference path from a GC root to target, the one `leakray path` prints:
+ * Shark's order under the shipped rules (Java locals, weak-referent edges, what the rules
+ * ignore and a class's internals last; the rules are loaded on the first call on a heap); on
+ * HPROF an object also holds its class object, last too, so a class and its loader kept only
+ * through an instance have a path, as lr_object_retained sees them. On V8, Node and ArkTS heaps the path `leakray path` prints
  * there: DevTools' retaining path by distance, from the snapshot's root, no weak edge (the
  * first call on a heap computes DevTools' distances). Fills objs[0..min(cap, len)) root
  * first, target last, and

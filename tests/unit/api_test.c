@@ -272,6 +272,18 @@ static void dominators_histogram_paths(void **state)
     assert_int_equal(path[len - 1], target);
     lr_close(h);
 
+    /* HotSpot: the path `leakray path` prints, the shipped rules' view (a class's protection
+     * domain is no reference): 0xd60136e8 through the "Attach Listener" thread's context
+     * loader, 8 references, not 5 through CreateCollectionDump's <protection_domain> */
+    h = open_fix("hprof/oracle_jdk8_05_x64.hprof");
+    target = lr_object_find(h, 0xd60136e8);
+    assert_int_equal(lr_path_to(h, target, path, 32, &len, &err), LR_OK);
+    assert_int_equal(len, 9);
+    assert_int_equal(lr_object_id(h, path[0]), 0xd6010468);
+    assert_int_equal(lr_path_to(h, target, path, 32, &len, &err), LR_OK); /* rules cached */
+    assert_int_equal(len, 9);
+    lr_close(h);
+
     /* V8: the rows `leakray top --top 5` prints (DevTools' tree), never the synthetic root
      * or "(GC roots)", which retain everything */
     h = open_fix("v8/heap-1.heapsnapshot");
