@@ -310,7 +310,7 @@ lr_status lr_histogram_build(lr_heap *h, int with_retained, lr_histogram **out, 
         if (c >= nc)
             continue;
         rows[c].count++;
-        rows[c].shallow += graph_node_size(g, x) + (g->node_native ? g->node_native[x] : 0);
+        rows[c].shallow += graph_node_size(g, x); /* as histo and SQL: native bytes apart */
     }
     for (uint32_t c = 0; c < nc; c++) {
         if (!rows[c].count)

@@ -58,14 +58,16 @@ typedef struct lr_histogram_row {
     lr_class cls;          /* the class */
     const char *name;      /* its name */
     uint32_t count;        /* instances */
-    uint64_t shallow;      /* their shallow bytes */
+    uint64_t shallow;      /* their shallow bytes, as `histo` and SQL give them: without
+                            * the native bytes lr_object_shallow adds per object */
     uint64_t retained;     /* retained bytes without double counting (an instance counts
                             * only when no dominator ancestor has its class); 0 unless
                             * with_retained */
 } lr_histogram_row;
 
 /* Instances per class, sorted by retained (with_retained) or shallow bytes, descending, ties
- * by name. with_retained computes the dominators if needed. Returns LR_OK and *out (free:
+ * by name. Class objects are no class's instances: `histo`'s "<class objects>" row has no
+ * row here. with_retained computes the dominators if needed. Returns LR_OK and *out (free:
  * lr_histogram_free), or LR_ERR_NOMEM. */
 LR_API lr_status lr_histogram_build(lr_heap *h, int with_retained, lr_histogram **out,
                                     lr_error *err);
@@ -80,8 +82,8 @@ LR_API void lr_histogram_free(lr_histogram *hi);
  * Shark's order under the shipped rules (Java locals, weak-referent edges, what the rules
  * ignore and a class's internals last; the rules are loaded on the first call on a heap); on
  * HPROF an object also holds its class object, last too, so a class and its loader kept only
- * through an instance have a path, as lr_object_retained sees them. On V8, Node and ArkTS heaps the path `leakray path` prints
- * there: DevTools' retaining path by distance, from the snapshot's root, no weak edge (the
+ * through an instance have a path, as lr_object_retained sees them. On V8, Node and ArkTS
+ * heaps the path `leakray path` prints there: DevTools' retaining path by distance, from the snapshot's root, no weak edge (the
  * first call on a heap computes DevTools' distances). Fills objs[0..min(cap, len)) root
  * first, target last, and
  * *len with the full length (a caller with a small cap can ask again). Returns LR_OK, or
