@@ -8,11 +8,9 @@
 # the field by name alone).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+. "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
+need_tools javac java python3
 fail() { echo "FAIL: $*" >&2; exit 1; }
-if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
-    [ "${CI:-}" = true ] && fail "javac/java required under CI=true"
-    echo "SKIP: no JDK"; exit 77
-fi
 W=$LEAKRAY_BUILD/tmp/shadow_referent
 rm -rf "$W"
 mkdir -p "$W/classes"
