@@ -83,11 +83,11 @@ LR_API void lr_histogram_free(lr_histogram *hi);
  * ignore and a class's internals last; the rules are loaded on the first call on a heap); on
  * HPROF an object also holds its class object, last too, so a class and its loader kept only
  * through an instance have a path, as lr_object_retained sees them. On V8, Node and ArkTS
- * heaps the path `leakray path` prints there: DevTools' retaining path by distance, from the snapshot's root, no weak edge (the
- * first call on a heap computes DevTools' distances). Fills objs[0..min(cap, len)) root
- * first, target last, and
- * *len with the full length (a caller with a small cap can ask again). Returns LR_OK, or
- * LR_ERR_NOT_FOUND when no root reaches target, LR_ERR_NOMEM. O(objects + references). */
+ * heaps the path `leakray path` prints there: DevTools' retaining path by distance, from the
+ * snapshot's root, no weak edge (the first call on a heap computes DevTools' distances).
+ * Fills objs[0..min(cap, len)) root first, target last, and *len with the full length (a
+ * caller with a small cap can ask again). Returns LR_OK, or LR_ERR_NOT_FOUND when no root
+ * reaches target, LR_ERR_NOMEM. O(objects + references). */
 LR_API lr_status lr_path_to(lr_heap *h, lr_object target, lr_object *objs, uint32_t cap,
                             uint32_t *len, lr_error *err);
 
