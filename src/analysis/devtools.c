@@ -516,6 +516,19 @@ static lr_status dominators(work *w, devtools_result *res)
     }
     res->n_unreachable = n - cnt;
     if (cnt < n) {
+        /* which nodes those are: the ones not numbered yet (vertex[] is 1-based) */
+        res->unreached = malloc(((size_t)n + 63) / 64 * sizeof *res->unreached);
+        if (!res->unreached) {
+            s = nomem(w);
+            goto out;
+        }
+        memset(res->unreached, 0xff, ((size_t)n + 63) / 64 * sizeof *res->unreached);
+        for (uint32_t k = 1; k <= cnt; k++) {
+            uint32_t x = vertex[k] - 1;
+            res->unreached[x >> 6] &= ~((uint64_t)1 << (x & 63));
+        }
+    }
+    if (cnt < n) {
         /* Orphans: nodes with no essential retainer hang under the root, DFS from each. */
         for (uint32_t v = 1; v <= n; v++) {
             if (semi[v] == 0 && !((held[(v - 1) >> 3] >> ((v - 1) & 7)) & 1)) {
@@ -1090,6 +1103,7 @@ void devtools_free(devtools_result *r)
     free(r->distance);
     free(r->parent_edge);
     free(r->classes);
+    free(r->unreached);
     memset(r, 0, sizeof *r);
 }
 

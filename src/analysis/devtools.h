@@ -37,6 +37,8 @@ typedef struct devtools_result {
     uint64_t *retained;        /* retained size in bytes */
     int32_t *distance;         /* BFS distance, DEVTOOLS_NO_DISTANCE if unreachable */
     uint32_t n_unreachable;    /* nodes the essential-edge DFS from the root missed */
+    uint64_t *unreached;       /* bit per node: one of those (hung under the root after it);
+                                * NULL when none was missed */
     uint64_t total;            /* retained size of the root */
     uint32_t n_classes;        /* rows, in order of their first instance */
     devtools_class *classes;   /* per class with at least one instance of nonzero size */

@@ -328,8 +328,10 @@ lr_status query_need_strings(query_db *q)
 node_ix query_dominator(const query_db *q, node_ix x)
 {
     if (q->o.model == QUERY_MODEL_DEVTOOLS) {
+        /* the dominator tree's, as `show`: reached through weak edges alone (no distance)
+         * still counts; what the tree hangs under its root without a way in does not */
         node_ix d = q->dt.idom[x];
-        return d == x || q->dt.distance[x] == DEVTOOLS_NO_DISTANCE ? GRAPH_NONE : d;
+        return d == x || !query_reachable(q, x) ? GRAPH_NONE : d;
     }
     node_ix d = q->dom.idom[x];
     return d == DOM_SUPER_ROOT ? GRAPH_NONE : d;
@@ -338,7 +340,7 @@ node_ix query_dominator(const query_db *q, node_ix x)
 int query_reachable(const query_db *q, node_ix x)
 {
     if (q->o.model == QUERY_MODEL_DEVTOOLS)
-        return q->dt.distance[x] != DEVTOOLS_NO_DISTANCE;
+        return !q->dt.unreached || !(q->dt.unreached[x >> 6] >> (x & 63) & 1);
     return q->dom.idom[x] != GRAPH_NONE;
 }
 

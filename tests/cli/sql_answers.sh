@@ -123,4 +123,15 @@ python3 "$check" "$LEAKRAY" "$FIX/test-dump.hprof" histo top referrers \
 python3 "$check" "$LEAKRAY" "$FIX/dialer.android-hprof" histo top || fail "dialer"
 python3 "$check" "$LEAKRAY" "$V8/heap-1.heapsnapshot" histo top referrers merged:Object ||
     fail "heap-1.heapsnapshot"
+# V8: reachable is the dominator tree's reach (top's count), an object reached through weak
+# edges alone (no distance) included, with the dominator `show` gives it
+if [ -f "$V8/small.heapsnapshot" ]; then
+    run sql --json "$V8/small.heapsnapshot" "SELECT count(*) FROM objects WHERE reachable = 1"
+    n=$(json_get 'd["results"][0]["rows"][0][0]')
+    run top --json --no-timing "$V8/small.heapsnapshot"
+    [ "$n" = "$(json_get 'd["reachable_objects"]')" ] || fail "V8: $n reachable in SQL, top says otherwise"
+    run sql --json "$V8/small.heapsnapshot" "SELECT dominator, reachable FROM objects WHERE id = 11019"
+    [ "$(json_get 'd["results"][0]["rows"][0]')" = "[11017, 1]" ] ||
+        fail "V8 @11019: $(json_get 'd["results"][0]["rows"][0]')"
+fi
 echo "ok"
