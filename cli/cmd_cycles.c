@@ -52,7 +52,7 @@ int cmd_cycles(int argc, char **argv)
          NULL},
         {"--baseline", CLI_OPT_STR, &baseline, "OLD",
          "report only cycles whose signature OLD does not have", NULL},
-        {"--top", CLI_OPT_UINT, &top, "N", "cycles / components shown (default 20)", NULL},
+        {"--top", CLI_OPT_UINT, &top, "N", "cycles / components shown (default 20, 0 = all)", NULL},
         {0}};
     const cli_spec spec = {
         "cycles", "FILE", "retain cycles (strongly connected objects) and who holds them", opts,
@@ -65,6 +65,8 @@ int cmd_cycles(int argc, char **argv)
         "\"held by singleton\". Without a scope only component sizes are listed."};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
+    if (top == 0) /* 0 = all, as in top, histo, clusters and diff */
+        top = UINT32_MAX;
     if (rc != CLI_CONTINUE)
         return rc;
     if (from && cls)

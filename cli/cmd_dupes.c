@@ -37,7 +37,7 @@ int cmd_dupes(int argc, char **argv)
          "smallest array content grouped (default 1024)", NULL},
         {"--min-bitmap", CLI_OPT_SIZE, &min_bmp, "N",
          "smallest bitmap buffer grouped (default 5000, as Matrix)", NULL},
-        {"--top", CLI_OPT_UINT, &top, "N", "groups shown per section (default 20)", NULL},
+        {"--top", CLI_OPT_UINT, &top, "N", "groups shown per section (default 20, 0 = all)", NULL},
         {"--large-pixels", CLI_OPT_UINT, &large_px, "N",
          "list bitmaps of at least N pixels (default 1,049,089 as KOOM)", NULL},
         {"--export-png", CLI_OPT_STR, &png_dir, "DIR",
@@ -56,6 +56,8 @@ int cmd_dupes(int argc, char **argv)
         "counts them (string and concatenated string values, retained sizes, top 10)."};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
+    if (top == 0) /* 0 = all, as in top, histo, clusters and diff */
+        top = UINT32_MAX;
     if (rc != CLI_CONTINUE)
         return rc;
     lr_heap *h;

@@ -54,10 +54,10 @@ static void trace_json(jsonw *w, const store_trace *t)
         jsonw_kv_str(w, "type", e->type);
         jsonw_kv_str(w, "leaking", e->leaking);
         jsonw_kv_str(w, "reason", e->reason);
-        if (e->retained >= 0 && e->objects >= 0) {
+        if (e->retained >= 0)
             jsonw_kv_int(w, "retained_bytes", e->retained);
+        if (e->objects >= 0)
             jsonw_kv_int(w, "retained_objects", e->objects);
-        }
         if (i + 1 < t->n) {
             jsonw_kv_obj_begin(w, "reference");
             jsonw_kv_str(w, "owner", e->ref_owner);

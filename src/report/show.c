@@ -511,11 +511,13 @@ static void text_fields(FILE *out, const show_result *r)
     if (!r->n_fields)
         return;
     fprintf(out, "fields (%s):\n", REP_FMT_COUNT(r->n_fields));
-    class_ix last = GRAPH_NONE;
+    /* the object's own class first: when it declares no field, the first ones shown are
+     * already inherited and say so */
+    class_ix last = graph_node_class(g, r->node);
     for (uint32_t i = 0; i < r->n_fields; i++) {
         const show_field *f = &r->fields[i];
         /* a new declaring class: the fields below are inherited from it */
-        if (f->decl != last && last != GRAPH_NONE)
+        if (f->decl != last && last != GRAPH_NONE && f->decl != GRAPH_NONE)
             fprintf(out, "  -- inherited from %s\n", decl_name(g, f->decl));
         last = f->decl;
         fprintf(out, "  %-8s %s = ", graph_ftype_name(f->f->type), graph_str(g, f->f->name));

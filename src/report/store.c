@@ -187,25 +187,36 @@ void rep_store_trace_text(FILE *out, const store_trace *t)
         const store_trace_elem *e = &t->v[i];
         int last = i + 1 == t->n;
         const char *bar = last ? " " : "│";
+        char h[REP_FMT_MAX];
+        if (t->elided && i == t->elided_at && i > 0)
+            fprintf(out, "│\n│    … %s more reference%s …\n│\n", REP_FMT_COUNT(t->elided),
+                    t->elided == 1 ? "" : "s");
         fprintf(out, "%s ", last ? "╰→" : "├─");
         put_text(out, e->cls, 0);
         fputc(' ', out);
         put_text(out, strcmp(e->type, "class") == 0 ? "class" : e->type, 0);
-        fprintf(out, "\n%s    Leaking: ", bar);
-        put_text(out, e->leaking, 0);
+        fputc('\n', out);
+        /* a suspect's path has no Leaking status: its objects' sizes, as analyze prints it */
+        if (!e->leaking[0]) {
+            if (e->retained >= 0)
+                fprintf(out, "%s    Retaining %s\n", bar, rep_fmt_human(h, (uint64_t)e->retained));
+        } else {
+            fprintf(out, "%s    Leaking: ", bar);
+            put_text(out, e->leaking, 0);
+        }
         /* as analyze prints a trace (report/text.c): no reason for UNKNOWN, no size for NO,
          * a '.' only before a field */
-        if (e->reason[0] && strcmp(e->leaking, "UNKNOWN") != 0) {
+        if (e->leaking[0] && e->reason[0] && strcmp(e->leaking, "UNKNOWN") != 0) {
             fputs(" (", out);
             put_text(out, e->reason, 0);
             fputc(')', out);
         }
-        fputc('\n', out);
-        if (e->retained >= 0 && e->objects >= 0 && strcmp(e->leaking, "NO") != 0) {
-            char h[REP_FMT_MAX];
+        if (e->leaking[0])
+            fputc('\n', out);
+        if (e->leaking[0] && e->retained >= 0 && e->objects >= 0 &&
+            strcmp(e->leaking, "NO") != 0)
             fprintf(out, "%s    Retaining %s in %s objects\n", bar,
                     rep_fmt_human(h, (uint64_t)e->retained), REP_FMT_COUNT(e->objects));
-        }
         if (last)
             break;
         int is_static = strcmp(e->ref_type, "static_field") == 0;
@@ -262,7 +273,8 @@ void rep_store_show_text(FILE *out, const store_detail *d, const store_trace *t)
             l->instances == 1 ? "" : "s", rep_store_time(a, l->first_ms),
             rep_store_time(b, l->last_ms));
     if (t->n) {
-        fputs("\nNewest trace:\n", out);
+        fputs(strcmp(l->kind, "suspect") == 0 ? "\nNewest path from a GC root:\n"
+                                               : "\nNewest trace:\n", out);
         rep_store_trace_text(out, t);
     }
     fprintf(out, "\n%-8s  %-16s  %-12s  %-10s  %-12s  %9s  %12s  %s\n", "report", "taken", "app",

@@ -9,6 +9,7 @@
 #include "store/store_internal.h"
 
 #include "base/err.h"
+#include "graph/graph.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -704,22 +705,49 @@ static int read_trace_elem(void *ctx, int n, const char *const *v)
     return 0;
 }
 
+/* A suspect's path names its root by kind ("JNI global"); text reads the kind's title, as
+ * analyze prints it ("Global variable in native code"). */
+static const char *root_kind_title(const char *kind)
+{
+    for (unsigned k = 0; kind && k < GRAPH_ROOT_KIND_COUNT; k++)
+        if (strcmp(kind, graph_root_kind_name(k)) == 0)
+            return graph_root_kind_title(k);
+    return kind;
+}
+
 static int read_root(void *ctx, int n, const char *const *v)
 {
     trace_rd *rd = ctx;
-    rd->t->root = dup_empty(n > 0 ? v[0] : NULL);
+    rd->t->root = dup_empty(n > 0 ? (v[0] ? v[0] : root_kind_title(n > 2 ? v[2] : NULL)) : NULL);
     if (!rd->t->root)
         rd->oom = 1;
+    rd->t->elided = n > 1 && v[1] ? strtoull(v[1], NULL, 10) : 0;
     return 1;
 }
+
+/* A leak suspect (analyze's suspects mode) keeps a path from its GC root, not a trace: the
+ * same rows, with no Leaking status, references named as analyze's text names them. */
+static const char SUSPECT_PATH_SQL[] =
+    "SELECT json_extract(e.value, '$.class'), json_extract(e.value, '$.type'), '', '',"
+    " CASE json_extract(e.value, '$.reference.kind') WHEN 'local' THEN '<Java Local>'"
+    "  ELSE json_extract(e.value, '$.reference.name') END,"
+    " json_extract(e.value, '$.reference.owner'),"
+    " CASE coalesce(json_extract(e.value, '$.reference.kind'), '') WHEN '' THEN ''"
+    "  WHEN 'static' THEN 'static_field' WHEN 'element' THEN 'array_entry'"
+    "  WHEN 'local' THEN 'local' ELSE 'instance_field' END,"
+    " 0, json_extract(e.value, '$.retained_bytes'), NULL"
+    " FROM json_each(?1, '$.path') AS e";
 
 lr_status store_trace_parse(store *s, const char *json, store_trace *t, lr_error *err)
 {
     memset(t, 0, sizeof *t);
     trace_rd rd = {t, 0};
     size_t len = strlen(json);
-    lr_status st = store_json_query(s, "SELECT json_extract(?1, '$.gc_root.description')",
-                                    json, len, NULL, read_root, &rd, err);
+    lr_status st = store_json_query(
+        s,
+        "SELECT json_extract(?1, '$.gc_root.description'), json_extract(?1, '$.elided_objects'),"
+        " json_extract(?1, '$.gc_root.kind')",
+        json, len, NULL, read_root, &rd, err);
     if (st == LR_OK)
         st = store_json_query(
             s,
@@ -733,6 +761,10 @@ lr_status store_trace_parse(store *s, const char *json, store_trace *t, lr_error
             " json_extract(e.value, '$.retained_objects')"
             " FROM json_each(?1, '$.elements') AS e",
             json, len, NULL, read_trace_elem, &rd, err);
+    if (st == LR_OK && !rd.oom && t->n == 0)
+        st = store_json_query(s, SUSPECT_PATH_SQL, json, len, NULL, read_trace_elem, &rd, err);
+    /* the path keeps as many objects at each end */
+    t->elided_at = t->elided ? t->n / 2 : 0;
     if (st == LR_OK && rd.oom)
         st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
     if (st == LR_OK && !t->root && !(t->root = strdup("")))

@@ -82,6 +82,10 @@ typedef struct store_trace {
     char *root;              /* GC root description (owned), "" if absent */
     store_trace_elem *v;     /* root first, leaking object last */
     size_t n;
+    /* a suspect's path (leaking "" throughout) keeps its ends: `elided` objects were left
+     * out before v[elided_at] */
+    uint64_t elided;
+    size_t elided_at;
 } store_trace;
 
 /* One bucket of `store trend`: a day (UTC) or a version, in order. */

@@ -67,6 +67,15 @@ expect_out '^  \[5\] null$'
 run show --no-timing --limit 2 "$DUMP" "$markers"
 expect_out '^  \.\.\. 4 more$'
 
+# An object whose class declares no field of its own (ReferenceQueue$Null): every field it
+# shows is inherited, and the header says from where before the first one.
+wr=$("$LEAKRAY" instances --json --no-timing "$DUMP" 'java.lang.ref.ReferenceQueue$Null' |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["instances"][0]["id"])')
+run show --no-timing "$DUMP" "$wr"
+expect_rc 0
+grep -A1 '^fields (' "$T/out" | grep -q '^  -- inherited from java.lang.ref.ReferenceQueue$' ||
+    fail "ReferenceQueue\$Null: no 'inherited from java.lang.ref.ReferenceQueue' before its fields"
+
 # Unknown ids and classes are "not found": exit 2, JSON code not_found.
 run show "$DUMP" 0x1
 expect_rc 2

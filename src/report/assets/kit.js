@@ -128,11 +128,13 @@ const LRKIT = (function () {
       const last = i === n - 1;
       const bar = last ? '     ' : '\u2502    '; /* as analyze's text (no U+200B off a terminal) */
       line([(last ? '\u2570\u2192 ' : '\u251c\u2500 ') + e.class + ' ' + e.type]);
-      line([bar + 'Leaking: ', el('span', {cls: 'leak-' + e.leaking, text: e.leaking}),
-        e.reason && e.leaking !== 'UNKNOWN' ? ' (' + e.reason + ')' : '']);
+      /* a leak suspect's path has no Leaking status, only sizes */
+      if (e.leaking)
+        line([bar + 'Leaking: ', el('span', {cls: 'leak-' + e.leaking, text: e.leaking}),
+          e.reason && e.leaking !== 'UNKNOWN' ? ' (' + e.reason + ')' : '']);
       if (e.retained_bytes !== undefined && e.leaking !== 'NO')
-        line([bar + 'Retaining ' + bytes(e.retained_bytes) + ' in ' +
-          num(e.retained_objects) + ' objects']);
+        line([bar + 'Retaining ' + bytes(e.retained_bytes) + (e.retained_objects === undefined
+          ? '' : ' in ' + num(e.retained_objects) + ' objects')]);
       for (const l of e.labels || []) line([bar + l]);
       if (!last && e.reference) {
         /* LeakCanary's "static Owner.field", "Owner.field", "Owner[3]", "Owner <Java Local>" */
