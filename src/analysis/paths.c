@@ -813,6 +813,7 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
         pol ? pol->edge : NULL;
     void *ctx = pol ? pol->ctx : NULL;
     int hops = pol && pol->class_hops && g->format && !strcmp(g->format, "hprof");
+    int through = pol && pol->through_targets;
     if (hops && !(b.loader = err_calloc(g->n_classes ? g->n_classes : 1, 1))) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "paths: out of memory (%u classes)", g->n_classes);
         goto done;
@@ -883,7 +884,8 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
             b.nomem = 1;
         if (fx & ST_TARGET) {
             r->order[r->n_order++] = x;
-            continue;
+            if (!through)
+                continue;
         }
         int vl = (fx & PATHS_F_VIA_LAST) != 0;
         if (src) {

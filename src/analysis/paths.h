@@ -49,6 +49,10 @@ typedef struct paths_policy {
      * Only classes a loader defined (paths_class_has_loader), as the dominators' hops.
      * Shark follows no such reference. */
     int class_hops;
+    /* Nonzero: a target is traversed like any object. Zero (leak traces): a target ends
+     * every path through it, as an object another leaking object holds is retained by that
+     * one. A suspect's accumulation point may lie on the only path to another suspect's. */
+    int through_targets;
 } paths_policy;
 
 /* Whether class object y names a loader (an internal <classloader> edge): the classes an

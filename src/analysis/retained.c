@@ -234,6 +234,9 @@ lr_status ret_suspects_keep(const graph *g, const str_ix *v8_keys, double share,
          * one of its instances, read "no path from a GC root". */
         paths_policy pol = {0};
         pol.class_hops = 1;
+        /* one suspect's accumulation point (a map's table) may hold another's (the
+         * instances in it): its path passes through */
+        pol.through_targets = 1;
         /* stops once every accumulation point's path is final (they are big objects, most
          * near the roots); unreached ones leave the search to run to its end */
         if (st == LR_OK)

@@ -1373,8 +1373,10 @@ lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *
     vpol_ctx vctx = {rs, vg};
     paths_source src = {trace_vsource, &vctx};
     int hops = !o.shark_refs;
-    paths_policy pol = vg ? (paths_policy){trace_pol_vedge, trace_pol_vroot, &vctx, &src, hops}
-                          : (paths_policy){trace_pol_edge, trace_pol_root, (void *)rs, NULL, hops};
+    /* a leaking object another one holds is retained by it: targets end paths */
+    paths_policy pol = vg ? (paths_policy){trace_pol_vedge, trace_pol_vroot, &vctx, &src, hops, 0}
+                          : (paths_policy){trace_pol_edge, trace_pol_root, (void *)rs, NULL, hops,
+                                           0};
     /* Stops once every leaking object's path is final; when one is never reached the
      * traversal runs to the end, which phase 2 below needs (it searches the unreached part) */
     int all_found = 0;

@@ -57,7 +57,7 @@ static enum paths_edge_class path_pol_root(const graph *g, uint32_t r, void *ctx
 
 paths_policy trace_path_policy(const rules_set *rs)
 {
-    return (paths_policy){path_pol_edge, path_pol_root, (void *)rs, NULL, 0};
+    return (paths_policy){path_pol_edge, path_pol_root, (void *)rs, NULL, 0, 0};
 }
 
 int trace_vsource(void *ctx, node_ix x, paths_list *out)
