@@ -181,10 +181,45 @@ static void j_elem(jsonw *w, const graph *g, const trace_elem *e, int last)
     jsonw_obj_end(w);
 }
 
+/* Which traces the page carries, at most REP_MAX_TRACES and every group's first (a group of
+ * thousands of the same leak took the whole budget before: the groups after it had none),
+ * then the groups' next ones in turn. keep[i] is trace i's index in the page's traces[]
+ * plus one, 0 when left out. NULL (out of memory): the first REP_MAX_TRACES. */
+static uint32_t *pick_traces(const trace_result *tr)
+{
+    uint32_t *keep = tr && tr->n_traces ? calloc(tr->n_traces, sizeof *keep) : NULL;
+    if (!keep)
+        return NULL;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < tr->n_groups; i++)
+        if (tr->groups[i].n && tr->groups[i].traces[0] < tr->n_traces) {
+            keep[tr->groups[i].traces[0]] = 1;
+            n++;
+        }
+    for (uint32_t k = 1, more = 1; more && n < REP_MAX_TRACES; k++) {
+        more = 0;
+        for (uint32_t i = 0; i < tr->n_groups && n < REP_MAX_TRACES; i++) {
+            const trace_group *gr = &tr->groups[i];
+            if (k >= gr->n)
+                continue;
+            more = 1;
+            if (gr->traces[k] < tr->n_traces && !keep[gr->traces[k]]) {
+                keep[gr->traces[k]] = 1;
+                n++;
+            }
+        }
+    }
+    for (uint32_t i = 0, at = 0; i < tr->n_traces; i++)
+        if (keep[i])
+            keep[i] = ++at;
+    return keep;
+}
+
 static void j_leaks(jsonw *w, const rep_report *r)
 {
     const graph *g = r->g;
     const trace_result *tr = r->tr;
+    uint32_t *keep = pick_traces(tr);
     jsonw_kv_arr_begin(w, "groups");
     for (uint32_t i = 0; tr && i < tr->n_groups; i++) {
         const trace_group *gr = &tr->groups[i];
@@ -202,15 +237,19 @@ static void j_leaks(jsonw *w, const rep_report *r)
         jsonw_kv_uint(w, "retained_objects", gr->retained_count);
         jsonw_kv_uint(w, "count", gr->n);
         jsonw_kv_arr_begin(w, "traces");
-        for (uint32_t k = 0; k < gr->n; k++)
-            if (gr->traces[k] < REP_MAX_TRACES)
-                jsonw_uint(w, gr->traces[k]);
+        for (uint32_t k = 0; k < gr->n; k++) {
+            uint32_t t = gr->traces[k];
+            if (keep ? t < tr->n_traces && keep[t] : t < REP_MAX_TRACES)
+                jsonw_uint(w, keep ? keep[t] - 1 : t);
+        }
         jsonw_arr_end(w);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
     jsonw_kv_arr_begin(w, "traces");
-    for (uint32_t i = 0; tr && i < tr->n_traces && i < REP_MAX_TRACES; i++) {
+    for (uint32_t i = 0; tr && i < tr->n_traces && (keep || i < REP_MAX_TRACES); i++) {
+        if (keep && !keep[i])
+            continue;
         const trace *t = &tr->traces[i];
         const leak_object *lo = &r->ls->v[t->leak];
         jsonw_obj_begin(w);
@@ -234,6 +273,7 @@ static void j_leaks(jsonw *w, const rep_report *r)
     for (uint32_t i = 0; tr && i < tr->n_unreachable && i < REP_MAX_TRACES; i++)
         j_elem(w, g, &tr->unreachable[i].el, 1);
     jsonw_arr_end(w);
+    free(keep);
 }
 
 static void j_susp_node(jsonw *w, const graph *g, node_ix x, uint64_t retained, uint64_t total)
