@@ -87,6 +87,7 @@ void graph_fini(graph *g)
     free(g->node_heap);
     free(g->node_name);
     free(g->node_value);
+    free(g->class_clear_name);
     free(g->node_off);
     free(g->node_len);
     free(g->first_edge);

@@ -348,9 +348,24 @@ typedef struct graph {
      * groups on. GRAPH_NONE where the dump gives none (Ruby: non-ASCII and shared strings);
      * NULL when the format has no such values. Read through graph_string_value(). */
     str_ix *node_value;
+
+    /* ---- names a mapping left for display only ---- */
+    /* Per class, with a mapping applied that keeps array classes obfuscated (analyze's
+     * traces, as Shark's): the array class's deobfuscated name, GRAPH_NONE for the others;
+     * NULL without. Tables of classes print it (graph_class_shown_name). */
+    str_ix *class_clear_name;
 } graph;
 
 #define GRAPH_CLASS16_MAX 65535u /* node_class16 holds class indices below this */
+
+/* The name class c is listed under in tables: the deobfuscated name a mapping kept aside,
+ * else its name. */
+static inline str_ix graph_class_shown_name(const graph *g, class_ix c)
+{
+    if (g->class_clear_name && g->class_clear_name[c] != GRAPH_NONE)
+        return g->class_clear_name[c];
+    return g->classes[c].name;
+}
 
 /* Class of node n, GRAPH_NONE if none (or when the graph stores no classes). */
 static inline class_ix graph_node_class(const graph *g, node_ix n)

@@ -87,6 +87,9 @@ static const char *node_label_buf(const graph *g, node_ix n, char *buf)
             return buf;
         }
     }
+    class_ix c = graph_node_class(g, n);
+    if (g->class_clear_name && c < g->n_classes && g->class_clear_name[c] != GRAPH_NONE)
+        return graph_str(g, g->class_clear_name[c]); /* an array of a mapped class */
     const char *s = cluster_node_label(g, n);
     return s && *s ? s : graph_node_kind_name(g->node_kind[n]);
 }
@@ -347,7 +350,7 @@ static void j_view(jsonw *w, const rep_report *r, const char *key, const domagg_
         else if (d->other)
             jsonw_str(w, "(other)");
         else if (by_class && d->cls != GRAPH_NONE)
-            jsonw_str(w, graph_str(g, g->classes[d->cls].name));
+            jsonw_str(w, graph_str(g, graph_class_shown_name(g, d->cls)));
         else if (by_class && d->node < g->n_nodes) {
             char kb[64]; /* objects without a class, grouped by kind */
             snprintf(kb, sizeof kb, "(%s)", graph_node_kind_name(g->node_kind[d->node]));
@@ -398,7 +401,7 @@ static void j_tables(jsonw *w, const rep_report *r)
     for (uint32_t i = 0; i < r->n_classes && i < REP_TOP_CLASSES; i++) {
         const rep_class_row *c = &r->classes[i];
         jsonw_obj_begin(w);
-        jsonw_kv_str(w, "name", graph_str(g, g->classes[c->cls].name));
+        jsonw_kv_str(w, "name", graph_str(g, graph_class_shown_name(g, c->cls)));
         jsonw_kv_uint(w, "count", c->count);
         jsonw_kv_uint(w, "shallow_bytes", c->shallow);
         jsonw_kv_uint(w, "retained_bytes", c->retained);

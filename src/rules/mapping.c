@@ -12,6 +12,8 @@
 #include "rules/mapping.h"
 #include "rules/lex.h"
 
+#include "base/err.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,9 +467,24 @@ lr_status mapping_apply_text_ex(graph *g, const char *name, const char *text, si
         const char *cn = graph_str(g, gc->name);
         size_t cl = strlen(cn);
         int is_array = cl >= 2 && cn[cl - 1] == ']';
-        if (st == LR_OK && !(is_array && (flags & MAPPING_KEEP_ARRAYS)) &&
-            map_class_name(&m, cn, buf, sizeof buf))
+        if (st != LR_OK || !map_class_name(&m, cn, buf, sizeof buf))
+            continue;
+        if (!(is_array && (flags & MAPPING_KEEP_ARRAYS))) {
             st = intern(g, buf, &gc->name, err);
+            continue;
+        }
+        /* kept for the traces; tables list the array under its clear name */
+        if (!g->class_clear_name) {
+            g->class_clear_name = err_mallocarray(g->n_classes, sizeof *g->class_clear_name);
+            if (!g->class_clear_name) {
+                st = LR_FAIL(err, LR_ERR_NOMEM, "mapping: out of memory for %u classes",
+                             g->n_classes);
+                break;
+            }
+            for (class_ix k = 0; k < g->n_classes; k++)
+                g->class_clear_name[k] = GRAPH_NONE;
+        }
+        st = intern(g, buf, &g->class_clear_name[c], err);
     }
 done:
     free(of);
