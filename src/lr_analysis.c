@@ -156,6 +156,8 @@ void lr_analysis_free(lr_analysis *an)
     }
     if (an->has_tree)
         dom_free(&an->tree);
+    if (an->has_view)
+        dom_free(&an->view);
     ret_free(&an->kept);
     if (an->has_dupes)
         dupes_free(&an->dupes);

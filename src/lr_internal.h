@@ -65,6 +65,10 @@ struct lr_analysis {
     devtools_result devtools;
     int has_tree;               /* tree below is the report's (`top`'s; V8: DevTools') */
     dom_tree tree;
+    /* V8 with native sizes (ArkTS): `tree` counts them for the clusters; the treemap and the
+     * tables show DevTools' own (`top`'s), this one */
+    int has_view;
+    dom_tree view;
     int has_clusters;
     crules_set crs;
     cluster_ctx cctx;

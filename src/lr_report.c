@@ -262,6 +262,16 @@ static lr_status build_report(lr_analysis *an, lr_error *err)
         /* Duplicates on the second core while the tables and views are built. */
         dupes_start(&dj, an, 0);
     }
+    /* ArkTS: the clusters' tree counts native sizes, DevTools' and `top`'s do not */
+    if (v8 && g->node_native && an->has_devtools) {
+        lr_status vst = cluster_dom_devtools(g, &an->devtools, &an->view, err);
+        if (vst != LR_OK) {
+            dupes_join(&dj);
+            return vst;
+        }
+        an->has_view = 1;
+        t = &an->view;
+    }
     phase(v8 ? "devtools" : "start");
     rep_report *r = &an->rep;
     r->g = g;

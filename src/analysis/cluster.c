@@ -565,7 +565,8 @@ static lr_status add_native(const graph *g, dom_tree *t, lr_error *err);
 /* The tree of cluster_dom_build from DevTools' arrays idom and retained (r's or copies of
  * them), which t takes over. */
 static lr_status dom_from_devtools(const graph *g, const devtools_result *r, node_ix *idom,
-                                   uint64_t *retained, dom_tree *t, lr_error *err)
+                                   uint64_t *retained, int with_native, dom_tree *t,
+                                   lr_error *err)
 {
     /* DevTools hangs every node under its root (unreachable ones too); the root itself is
      * the only child of the super-root. Reachability for clustering comes from the chains;
@@ -579,7 +580,7 @@ static lr_status dom_from_devtools(const graph *g, const devtools_result *r, nod
     /* DevTools ignores ArkTS native_size; leakray counts it in shallow sizes, so it must be
      * in retained sizes too or a cluster could retain less than it holds. */
     lr_status st = LR_OK;
-    if (g->node_native && (st = add_native(g, t, err)) != LR_OK)
+    if (with_native && g->node_native && (st = add_native(g, t, err)) != LR_OK)
         dom_free(t);
     return st;
 }
@@ -597,15 +598,14 @@ lr_status cluster_dom_build(const graph *g, dom_tree *t, lr_error *err)
     uint64_t *retained = r.retained;
     r.idom = NULL;
     r.retained = NULL;
-    st = dom_from_devtools(g, &r, idom, retained, t, err);
+    st = dom_from_devtools(g, &r, idom, retained, 1, t, err);
     devtools_free(&r);
     return st;
 }
 
-lr_status cluster_dom_copy(const graph *g, const devtools_result *r, dom_tree *t, lr_error *err)
+static lr_status dom_copy(const graph *g, const devtools_result *r, int with_native, dom_tree *t,
+                          lr_error *err)
 {
-    if (g->synthetic_root == GRAPH_NONE || !g->format || strcmp(g->format, "v8") != 0)
-        return cluster_dom_build(g, t, err);
     memset(t, 0, sizeof *t);
     node_ix *idom = err_mallocarray(r->n ? r->n : 1, sizeof *idom);
     uint64_t *retained = err_mallocarray(r->n ? r->n : 1, sizeof *retained);
@@ -616,7 +616,20 @@ lr_status cluster_dom_copy(const graph *g, const devtools_result *r, dom_tree *t
     }
     memcpy(idom, r->idom, (size_t)r->n * sizeof *idom);
     memcpy(retained, r->retained, (size_t)r->n * sizeof *retained);
-    return dom_from_devtools(g, r, idom, retained, t, err);
+    return dom_from_devtools(g, r, idom, retained, with_native, t, err);
+}
+
+lr_status cluster_dom_copy(const graph *g, const devtools_result *r, dom_tree *t, lr_error *err)
+{
+    if (g->synthetic_root == GRAPH_NONE || !g->format || strcmp(g->format, "v8") != 0)
+        return cluster_dom_build(g, t, err);
+    return dom_copy(g, r, 1, t, err);
+}
+
+lr_status cluster_dom_devtools(const graph *g, const devtools_result *r, dom_tree *t,
+                               lr_error *err)
+{
+    return dom_copy(g, r, 0, t, err);
 }
 
 lr_status cluster_bind(cluster_ctx *c, const graph *g, const crules_set *rs, const dom_tree *t,

@@ -102,6 +102,9 @@ lr_status cluster_dom_build(const graph *g, dom_tree *t, lr_error *err);
 /* The same tree for a V8/ArkTS graph from DevTools' tree r already built for it (with any
  * class keys: they name classes only), copying its arrays: r stays the caller's. */
 lr_status cluster_dom_copy(const graph *g, const devtools_result *r, dom_tree *t, lr_error *err);
+/* DevTools' tree r as it is (no native bytes added: `top`'s), copied into t. */
+lr_status cluster_dom_devtools(const graph *g, const devtools_result *r, dom_tree *t,
+                               lr_error *err);
 
 /* Builds directories and chains for g. t must be dom_build's tree of g (its retained sizes
  * break ties between equally short chains). Returns LR_OK (free: cluster_fini) or

@@ -94,6 +94,26 @@ js_check "ArkTS leaks: total retained without double counting" "j['leaked_retain
 
 printf 'dir ok type=object\ncluster ok by=sideways\n' >"$JS_TMP/bad.rules"
 rc=0
+# The report of an ArkTS snapshot with native sizes: its treemap, biggest objects and
+# reachable total are `top`'s (DevTools' tree, native bytes apart), as its suspects are.
+T=$JS_TMP/ark-target.heapsnapshot
+"$LEAKRAY" top "$T" --json --no-timing --top 200 >"$JS_TMP/ark.top.json"
+"$LEAKRAY" report "$T" --no-timing --format json -o "$JS_TMP/ark.model.json" >/dev/null
+if python3 - "$JS_TMP/ark.top.json" "$JS_TMP/ark.model.json" <<'PY'; then
+import json, sys
+t = json.load(open(sys.argv[1]))
+m = json.load(open(sys.argv[2]))
+top = [(o["id"], o["retained"]) for o in t["objects"]]
+got = [(o["id"], o["retained_bytes"]) for o in m["top_objects"]][:len(top)]
+assert got == top, (got[:3], top[:3])
+assert m["summary"]["reachable_bytes"] == t["reachable_bytes"], \
+    (m["summary"]["reachable_bytes"], t["reachable_bytes"])
+assert m["tree"]["objects"][0][3] == t["reachable_bytes"]
+assert m["summary"].get("native_bytes", 0) > 0, "no native sizes: the check needs them"
+PY
+    echo "ok: ArkTS report sizes are top's"; else
+    echo "FAIL: ArkTS report sizes differ from top's"; JS_FAILS=$((JS_FAILS + 1)); fi
+
 "$LEAKRAY" clusters --rules "$JS_TMP/bad.rules" "$A" >/dev/null 2>"$JS_TMP/bad.err" || rc=$?
 if [ "$rc" -eq 3 ] && grep -q "bad.rules:2: unknown cluster kind" "$JS_TMP/bad.err"; then
     echo "ok: a bad rules file is exit 3 with file:line"; else
