@@ -158,6 +158,7 @@ void lr_analysis_free(lr_analysis *an)
         dom_free(&an->tree);
     if (an->has_view)
         dom_free(&an->view);
+    free(an->thread_with);
     ret_free(&an->kept);
     if (an->has_dupes)
         dupes_free(&an->dupes);

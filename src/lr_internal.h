@@ -69,6 +69,7 @@ struct lr_analysis {
      * tables show DevTools' own (`top`'s), this one */
     int has_view;
     dom_tree view;
+    uint64_t *thread_with;      /* per thread: retained with its locals, or NULL */
     int has_clusters;
     crules_set crs;
     cluster_ctx cctx;

@@ -10,6 +10,7 @@
 #include "lr_internal.h"
 
 #include "analysis/memlabdom.h"
+#include "analysis/threads.h"
 #include "base/phase.h"
 #include "format/v8.h"
 #include "report/html.h"
@@ -292,6 +293,14 @@ static lr_status build_report(lr_analysis *an, lr_error *err)
     r->clusters_ctx = an->has_clusters ? &an->cctx : NULL;
     r->clusters = an->has_clusters ? &an->clusters : NULL;
     r->threads = g->n_threads > 0;
+    /* the Threads tab sizes a thread with its locals, as `threads` and the suspects do;
+     * without memory for that tree, the thread objects' own */
+    if (r->threads && !v8 && (an->thread_with = malloc(g->n_threads * sizeof *an->thread_with)) &&
+        threads_with_locals(g, an->thread_with, NULL, &scratch) != LR_OK) {
+        free(an->thread_with);
+        an->thread_with = NULL;
+    }
+    r->thread_with = an->thread_with;
     lr_status st = class_rows(an, t, err);
     phase("classes");
     if (st == LR_OK)

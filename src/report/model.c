@@ -704,15 +704,17 @@ static void j_threads(jsonw *w, const rep_report *r)
     for (uint32_t i = 0; i < g->n_threads && i < REP_MAX_THREADS; i++) {
         const graph_thread *t = &g->threads[i];
         jsonw_obj_begin(w);
-        graph_value v;
+        /* as `threads` names them: a char[] name (JDK 8 and before) too */
         buf[0] = 0;
-        if (t->node != GRAPH_NONE && graph_field_find(g, t->node, "name", &v) &&
-            v.ref != GRAPH_NONE)
-            graph_string_value(g, v.ref, buf, 256);
+        if (t->node != GRAPH_NONE)
+            rules_thread_name(g, t->node, buf, 256);
         jsonw_kv_str(w, "name", buf);
         if (t->node != GRAPH_NONE) {
             kv_id(w, "id", g, t->node);
-            jsonw_kv_uint(w, "retained_bytes", retained_of(r, t->node));
+            /* `threads`' keys: with its locals (MAT's Thread Overview), and the object's */
+            uint64_t own = retained_of(r, t->node);
+            jsonw_kv_uint(w, "retained_bytes", r->thread_with ? r->thread_with[i] : own);
+            jsonw_kv_uint(w, "object_retained_bytes", own);
         }
         jsonw_kv_arr_begin(w, "frames");
         for (uint32_t k = 0; k < t->n_frames && k < REP_MAX_FRAMES; k++) {

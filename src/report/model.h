@@ -71,6 +71,8 @@ typedef struct rep_report {
     const dupes_result *dupes;      /* duplicate buffers and bitmaps, or NULL */
     const jsdup_result *js_strings; /* V8-style: memlab's duplicate strings, or NULL */
     int threads;                    /* nonzero: list g->threads */
+    const uint64_t *thread_with;    /* per g->threads: retained with its locals (MAT's, as
+                                     * `threads`), or NULL: the thread object's own */
     /* ---- made by rep_report_build ---- */
     domagg_view by_object;          /* bounded dominator tree */
     domagg_view by_class;           /* the same grouped by class */

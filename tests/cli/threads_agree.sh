@@ -6,6 +6,7 @@
 # locals", JSON retained_bytes): MAT's Thread Overview, the thread object's retained size with
 # its locals counted as its references, from the one function both verbs call. The suspect
 # share is set to its lowest (1 %) so that more threads are suspects; text and JSON both.
+# The report's Threads tab names and sizes each thread as `threads` does.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init threads-agree
@@ -24,6 +25,22 @@ for f in "$FIX"/*.hprof "$FIX"/*.hprof.gz "$FIX"/*.bz2 "$FIX"/*.bin "$FIX"/*.and
     cp "$T/out" "$T/analyze.txt"
     run threads --no-timing "$f"
     cp "$T/out" "$T/threads.txt"
+    # the report's Threads tab: the same names (char[] ones of JDK 8 and before too) and
+    # the same two sizes, thread by thread
+    run report --no-timing --format json -o "$T/model.json" "$f"
+    [ "$RC" = 0 ] || fail "report $f exited $RC"
+    python3 - "$T" <<'PY' || fail "$f: the report's threads are not threads'"
+import json, sys
+t = sys.argv[1]
+th = json.load(open(t + "/threads.json"))["threads"]
+rp = json.load(open(t + "/model.json"))["threads"]
+assert len(rp) == min(len(th), 200), (len(rp), len(th))
+for a, b in zip(th, rp):
+    if not a.get("id"):
+        continue
+    assert (a["name"], a["retained_bytes"], a["object_retained_bytes"]) == \
+        (b["name"], b["retained_bytes"], b["object_retained_bytes"]), (a, b)
+PY
     n=$(python3 - "$T" "$f" <<'PY'
 import json, re, sys
 t, f = sys.argv[1], sys.argv[2]
