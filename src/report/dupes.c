@@ -276,10 +276,11 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
     for (uint32_t i = 0; i < r->n_strings && i < top; i++) {
         const dupes_group *gr = &r->strings[i];
         char s[96];
-        graph_string_value(g, r->members[gr->first_member], s, sizeof s);
+        long len = graph_string_value(g, r->members[gr->first_member], s, sizeof s);
         fprintf(out, "  #%u x%s %s wasted: \"", i + 1, rep_fmt_count(b, gr->count),
                 rep_fmt_count(a, gr->wasted));
-        rep_fmt_text(out, s, strlen(s), 80);
+        /* the value's own length: a U+0000 inside is shown escaped, not the end of it */
+        rep_fmt_text(out, s, len < 0 ? 0 : (size_t)len < sizeof s - 1 ? (size_t)len : 81, 80);
         fprintf(out, "\"\n");
     }
     if (r->n_strings > top)
@@ -399,9 +400,15 @@ void rep_dupes_json(jsonw *w, const graph *g, const dupes_result *r,
     for (uint32_t i = 0; i < r->n_strings && i < top; i++) {
         const dupes_group *gr = &r->strings[i];
         char s[1024];
-        graph_string_value(g, r->members[gr->first_member], s, sizeof s);
+        long len = graph_string_value(g, r->members[gr->first_member], s, sizeof s);
+        size_t n = len < 0 ? 0 : rep_fmt_utf8_prefix(s, (size_t)len, sizeof s - 1);
         jsonw_obj_begin(w);
-        jsonw_kv_str(w, "value", s);
+        jsonw_key(w, "value");
+        jsonw_strn(w, s, n); /* U+0000 inside escaped, not the end */
+        if (len >= 0 && n < (size_t)len) {
+            jsonw_kv_uint(w, "value_bytes", (uint64_t)len);
+            jsonw_kv_bool(w, "value_truncated", 1);
+        }
         jsonw_kv_uint(w, "length", gr->length);
         jsonw_kv_uint(w, "count", gr->count);
         jsonw_kv_uint(w, "bytes", gr->bytes);

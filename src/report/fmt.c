@@ -194,3 +194,14 @@ void rep_fmt_timing(FILE *out, int no_timing, const char *what, double ms)
     else
         fprintf(out, "%s: %.2f s\n", what, ms / 1000);
 }
+
+size_t rep_fmt_utf8_prefix(const char *s, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    size_t n = max;
+    /* back to the first byte of the sequence s[max] belongs to */
+    while (n > 0 && ((unsigned char)s[n] & 0xC0u) == 0x80u)
+        n--;
+    return n;
+}

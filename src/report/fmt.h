@@ -49,6 +49,9 @@ const char *rep_fmt_synthetic_name(const graph *g, node_ix x);
  * DEL, C1) and bytes of invalid UTF-8 as \n, \t, \r or \xNN per byte. At most max_bytes of s
  * are shown (a character cut there is left out), then "..." is added. */
 void rep_fmt_text(FILE *out, const char *s, size_t len, size_t max_bytes);
+/* The bytes of s (len bytes) that fit in max without cutting a UTF-8 sequence: len when it
+ * fits, else max less a sequence cut there. */
+size_t rep_fmt_utf8_prefix(const char *s, size_t len, size_t max);
 /* The longest form rep_fmt_text gives one character: a C1 control, two bytes as \xNN each. */
 #define REP_FMT_CHAR_MAX 8
 /* rep_fmt_text into buf (cap bytes, NUL-terminated) instead of a FILE: the same bytes, whole

@@ -640,7 +640,13 @@ static void j_dupes(jsonw *w, const rep_report *r)
         char val[256];
         jsonw_obj_begin(w);
         long len = graph_string_value(r->g, d->members[gr->first_member], val, sizeof val);
-        jsonw_kv_str(w, "value", len >= 0 ? val : "");
+        size_t n = len < 0 ? 0 : rep_fmt_utf8_prefix(val, (size_t)len, sizeof val - 1);
+        jsonw_key(w, "value");
+        jsonw_strn(w, val, n);
+        if (len >= 0 && n < (size_t)len) { /* cut: the page says so, as for V8's */
+            jsonw_kv_uint(w, "value_bytes", (uint64_t)len);
+            jsonw_kv_bool(w, "value_truncated", 1);
+        }
         jsonw_kv_uint(w, "count", gr->count);
         jsonw_kv_uint(w, "bytes", gr->bytes);
         jsonw_kv_uint(w, "wasted_bytes", gr->wasted);

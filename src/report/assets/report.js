@@ -385,7 +385,8 @@
       }
       if (DUP && DUP.strings.length) {
         sec.appendChild(el('h3', {text: 'Duplicate strings (' + bytes(DUP.wasted_strings) + ' wasted)'}));
-        sec.appendChild(table([{key: 'value', label: 'Value', name: true},
+        sec.appendChild(table([{key: 'value', label: 'Value', name: true,
+          fmt: (v, r) => v + (r.value_truncated ? ' \u2026 (' + num(r.value_bytes) + ' bytes)' : '')},
           {key: 'count', label: 'Copies', num: true}, {key: 'wasted_bytes', label: 'Wasted', num: true, fmt: bytes}],
         DUP.strings));
       }
