@@ -111,6 +111,24 @@ static inline node_ix tog_class(tog_ctx *c, node_ix x)
     return c->hop[k];
 }
 
+/* Class object x's hop to its loader, as the tree takes it (DOM_LOADER_HOPS: a class keeps
+ * its loader when the view does not follow the <classloader> edge itself), else GRAPH_NONE. */
+static node_ix tog_loader(const tog_ctx *c, node_ix x)
+{
+    const graph *g = c->g;
+    if (!c->hops || !c->o || !(c->o->flags & DOM_LOADER_HOPS) ||
+        g->node_kind[x] != GRAPH_KIND_CLASS || graph_node_class(g, x) != GRAPH_NONE)
+        return GRAPH_NONE;
+    for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_INTERNAL ||
+            g->edge_to[e] >= g->n_nodes ||
+            strcmp(graph_str(g, graph_edge_name_from(g, x, e)), "<classloader>"))
+            continue;
+        return tog_follow(g, c->rs, c->o, x, e) ? GRAPH_NONE : g->edge_to[e];
+    }
+    return GRAPH_NONE;
+}
+
 static uint32_t tog_next(tog_ctx *c, node_ix x, uint32_t *cur, node_ix *y)
 {
     const graph *g = c->g;
@@ -133,7 +151,13 @@ static uint32_t tog_next(tog_ctx *c, node_ix x, uint32_t *cur, node_ix *y)
     }
     if (lo + k == hi) { /* then its class */
         (*cur)++;
-        return (*y = tog_class(c, x)) != GRAPH_NONE;
+        if ((*y = tog_class(c, x)) != GRAPH_NONE)
+            return 1;
+        k++;
+    }
+    if (lo + k == hi + 1) { /* then, a class object, its loader */
+        *cur = (e1 - e0) + (hi - lo) + 2;
+        return (*y = tog_loader(c, x)) != GRAPH_NONE;
     }
     return 0;
 }
@@ -196,6 +220,11 @@ void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, cons
         if (bit_get(inr, x) || x >= dt->n || dt->idom[x] == GRAPH_NONE)
             continue;
         node_ix k = tog_class(&tc, x);
+        if (k != GRAPH_NONE && bit_get(inr, k) && !bit_get(stop, k) && !bit_get(live, k)) {
+            bit_set(live, k);
+            queue[qt++] = k;
+        }
+        k = tog_loader(&tc, x);
         if (k != GRAPH_NONE && bit_get(inr, k) && !bit_get(stop, k) && !bit_get(live, k)) {
             bit_set(live, k);
             queue[qt++] = k;

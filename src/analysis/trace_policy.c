@@ -391,6 +391,10 @@ lr_status trace_dom_view(const graph *g, const rules_set *rs, trace_shark_ctx *s
         o->root = trace_shark_root;
         o->root_ctx = shark;
     } else {
+        /* a class keeps its loader alive (the JVM unloads neither while the class is
+         * reachable), whatever the rules say of the <classloader> edge: a loader leaked
+         * through a class of its own retains what it holds */
+        o->flags |= DOM_LOADER_HOPS;
         o->reach = trace_dom_filter;
         o->reach_ctx = (void *)rs;
         o->root = trace_dom_root;
