@@ -284,12 +284,44 @@ static int row_cmp_shallow(const void *a, const void *b)
     return row_cmp_name(x, y);
 }
 
+/* A V8 heap's histogram is DevTools' Summary, as `histo` prints it: instances of nonzero
+ * size, retained sizes in DevTools' tree, no row for the snapshot's synthetic nodes. */
+static lr_status histogram_devtools(lr_heap *h, int with_retained, lr_histogram **out,
+                                    lr_error *err)
+{
+    const graph *g = &h->g;
+    if (!h->has_dt) {
+        LR_TRY(devtools_build(g, v8_class_keys(g), &h->dt, err));
+        h->has_dt = 1;
+    }
+    const devtools_result *r = &h->dt;
+    lr_histogram *hi = calloc(1, sizeof *hi);
+    lr_histogram_row *rows = calloc(r->n_classes ? r->n_classes : 1, sizeof *rows);
+    if (!hi || !rows) {
+        free(hi), free(rows);
+        return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory (histogram)", g->path);
+    }
+    for (uint32_t i = 0; i < r->n_classes; i++) {
+        const devtools_class *c = &r->classes[i];
+        if (c->shadowed || !c->count || c->cls >= g->n_classes)
+            continue;
+        rows[hi->n++] = (lr_histogram_row){c->cls, graph_str(g, g->classes[c->cls].name),
+                                           c->count, c->self, with_retained ? c->retained : 0};
+    }
+    qsort(rows, hi->n, sizeof *rows, with_retained ? row_cmp_retained : row_cmp_shallow);
+    hi->rows = rows;
+    *out = hi;
+    return LR_OK;
+}
+
 lr_status lr_histogram_build(lr_heap *h, int with_retained, lr_histogram **out, lr_error *err)
 {
     if (out)
         *out = NULL;
     if (!h || !out)
         return LR_FAIL(err, LR_ERR_USAGE, "lr_histogram_build: heap and out are required");
+    if (h->g.synthetic_root != GRAPH_NONE && v8_class_keys(&h->g))
+        return histogram_devtools(h, with_retained, out, err);
     if (with_retained)
         LR_TRY(lr_dominators(h, err));
     const graph *g = &h->g;

@@ -116,7 +116,8 @@ static double ms_since(const struct timespec *t0)
 
 static void phase(const char *name)
 {
-    static struct timespec last;
+    /* per thread: heaps may be rendered on several threads at once */
+    static _Thread_local struct timespec last;
     if (timings_on() && name)
         fprintf(stderr, "leakray: report %-10s %8.1f ms\n", name, ms_since(&last));
     clock_gettime(CLOCK_MONOTONIC, &last);

@@ -67,7 +67,9 @@ typedef struct lr_histogram_row {
 
 /* Instances per class, sorted by retained (with_retained) or shallow bytes, descending, ties
  * by name. Class objects are no class's instances: `histo`'s "<class objects>" row has no
- * row here. with_retained computes the dominators if needed. Returns LR_OK and *out (free:
+ * row here. A V8-style heap's rows are `histo`'s, DevTools' Summary: instances of nonzero
+ * size, retained bytes in DevTools' tree, no row for the snapshot's synthetic nodes.
+ * with_retained computes the dominators if needed. Returns LR_OK and *out (free:
  * lr_histogram_free), or LR_ERR_NOMEM. */
 LR_API lr_status lr_histogram_build(lr_heap *h, int with_retained, lr_histogram **out,
                                     lr_error *err);

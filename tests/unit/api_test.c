@@ -119,6 +119,45 @@ static void native_sizes(void **state)
     lr_close(h);
 }
 
+/* A V8 heap's histogram is `histo`'s (DevTools' Summary): small.heapsnapshot's first rows as
+ * `leakray histo --retained` prints them, zero-size instances not counted, and no row for
+ * the snapshot's synthetic root and GC-root groups (it led with 100 % of the heap). */
+static void v8_histogram(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    lr_heap *h = open_fix("v8/small.heapsnapshot");
+    lr_error err = {0};
+    lr_histogram *hi = NULL;
+    assert_int_equal(lr_histogram_build(h, 1, &hi, &err), LR_OK);
+    static const struct {
+        const char *name;
+        uint32_t count;
+        uint64_t shallow, retained;
+    } want[] = {{"(compiled code)", 3053, 1672288, 1736760},
+                {"(system)", 9177, 373448, 882184},
+                {"Function", 4257, 570720, 781312},
+                {"(array)", 546, 346528, 613992}};
+    assert_true(lr_histogram_count(hi) >= 4);
+    for (uint32_t i = 0; i < 4; i++) {
+        const lr_histogram_row *r = lr_histogram_get(hi, i);
+        assert_string_equal(r->name, want[i].name);
+        assert_int_equal(r->count, want[i].count);
+        assert_int_equal(r->shallow, want[i].shallow);
+        assert_int_equal(r->retained, want[i].retained);
+    }
+    for (uint32_t i = 0; i < lr_histogram_count(hi); i++)
+        assert_true(strcmp(lr_histogram_get(hi, i)->name, "(synthetic)") != 0);
+    lr_histogram_free(hi);
+    /* without retained sizes: the same rows by shallow bytes, retained 0 */
+    assert_int_equal(lr_histogram_build(h, 0, &hi, &err), LR_OK);
+    assert_string_equal(lr_histogram_get(hi, 0)->name, "(compiled code)");
+    assert_int_equal(lr_histogram_get(hi, 0)->retained, 0);
+    assert_int_equal(lr_histogram_get(hi, 1)->shallow, 570720);
+    lr_histogram_free(hi);
+    lr_close(h);
+}
+
 /* A V8 heap's reachable objects are the ones `top` counts (DevTools' distance): closures'
  * 14,126 nodes less one string no root reaches, not every node of DevTools' tree. */
 static void v8_reachable(void **state)
@@ -489,6 +528,7 @@ int main(void)
         cmocka_unit_test(objects),
         cmocka_unit_test(native_sizes),
         cmocka_unit_test(v8_reachable),
+        cmocka_unit_test(v8_histogram),
         cmocka_unit_test(dominators_histogram_paths),
         cmocka_unit_test(analysis_and_render),
         cmocka_unit_test(suspects_api),
