@@ -89,6 +89,25 @@ cc -std=c11 -Wall -Werror "${extra[@]}" -o "$T/probe-static" "$T/probe.c" \
     { cat "$T/cc.err" >&2; fail "probe does not link statically with pkg-config --static"; }
 ldd "$T/probe-static" >"$T/ldd-static"
 ! grep -q libleakray "$T/ldd-static" || fail "static probe still needs libleakray.so"
+# The archive exports the lr_ functions alone, as the shared library: a program with
+# functions of its own named like the library's internal ones links statically too.
+nm -g --defined-only "$libdir/libleakray.a" 2>/dev/null | awk 'NF == 3 { print $3 }' |
+    grep -v '^lr_' >"$T/archive-globals" || true
+[ ! -s "$T/archive-globals" ] ||
+    fail "the archive exports $(wc -l <"$T/archive-globals") names besides lr_: $(head -3 "$T/archive-globals" | tr '\n' ' ')"
+cat >"$T/clash.c" <<'C'
+#include <leakray/leakray.h>
+#include <stdio.h>
+int hmap_add(void) { return 1; }        /* names the library uses inside */
+int progress_init(void) { return 2; }
+int main(void) { printf("%d %s\n", hmap_add() + progress_init(), lr_version()); return 0; }
+C
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Werror "${extra[@]}" -o "$T/clash" "$T/clash.c" \
+    $(pkg-config --cflags leakray) "$libdir/libleakray.a" \
+    $(pkg-config --static --libs leakray | sed 's/-lleakray\b//') 2>"$T/cc.err" ||
+    { cat "$T/cc.err" >&2; fail "a program with its own hmap_add does not link statically"; }
+"$T/clash" | grep -q '^3 ' || fail "the program's own functions are not the ones called"
 
 hm=$LEAKRAY_SRC/tests/corrupt/handmade
 printf 'not a heap dump\n' >"$T/garbage.bin"
