@@ -452,6 +452,25 @@ static int linked_run(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
            name_key(c, pp, pe) == name_key(c, p, e);
 }
 
+/* Whether v, reached from p by edge e, continues a chain whose links alternate two kinds of
+ * object: v is of its grandparent's class, p of its great-grandparent's, and e is the
+ * reference that reached the grandparent (V8's Promise -> PromiseReaction -> Promise of a
+ * .then chain; Entry.link -> Link.entry -> Entry). v then shares its grandparent's chain,
+ * and so each of the chain's objects one of two chains, as analyze's signatures fold such
+ * runs (trace_fingerprint). V8 and ArkTS graphs only, as linked_run. */
+static int linked_pair_run(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
+{
+    const graph *g = c->g;
+    node_ix pp = c->parent[p];
+    if (g->synthetic_root == GRAPH_NONE || pp == GRAPH_NONE || c->parent[pp] == GRAPH_NONE ||
+        class_key(g, v) != class_key(g, pp) || class_key(g, p) != class_key(g, c->parent[pp]) ||
+        class_key(g, p) == class_key(g, v))
+        return 0;
+    edge_ix pe = c->parent_edge[pp];
+    return GRAPH_EDGE_KIND(g->edge_kind[pe]) == GRAPH_EDGE_KIND(g->edge_kind[e]) &&
+           name_key(c, c->parent[pp], pe) == name_key(c, p, e);
+}
+
 /* Whether v, reached from p by edge e, heads a linked list: v holds, by an edge of e's kind
  * and name, an object of its own class. Its chain writes e's name `[]`, so a doubly linked
  * list entered at both ends (_idleNext one way, _idlePrev the other) is still one group.
@@ -521,6 +540,8 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
             edge_ix e = c->parent_edge[v];
             if (linked_run(c, p, e, v))
                 c->node_chain[v] = c->node_chain[p];
+            else if (linked_pair_run(c, p, e, v))
+                c->node_chain[v] = c->node_chain[c->parent[p]];
             else
                 c->node_chain[v] = tup_intern(
                     chains, c->node_chain[p], GRAPH_EDGE_KIND(g->edge_kind[e]),

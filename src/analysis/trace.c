@@ -529,6 +529,27 @@ static void fp_put(void *ctx, const void *p, size_t n)
     EVP_DigestUpdate((EVP_MD_CTX *)ctx, p, n);
 }
 
+/* The generic reference leaving p[i] (trace_ref_generic) into gen. */
+static void ref_generic(const graph *g, const ptree *t, const pelem *p, uint32_t i, char *gen,
+                        size_t cap)
+{
+    char name[512];
+    trace_elem e = {.ref_type = ref_text(g, t, p, i, name, sizeof name), .ref_name = name};
+    trace_ref_generic(&e, gen, cap);
+}
+
+/* Whether p[a] and p[b] are the same link: one class, left by the same generic reference. */
+static int same_link(const graph *g, const rules_set *rs, const ptree *t, const pelem *p,
+                     uint32_t a, uint32_t b)
+{
+    char ga[520], gb[520];
+    if (strcmp(class_text(g, rs, p[a].node), class_text(g, rs, p[b].node)))
+        return 0;
+    ref_generic(g, t, p, a, ga, sizeof ga);
+    ref_generic(g, t, p, b, gb, sizeof gb);
+    return !strcmp(ga, gb);
+}
+
 /* Moves the state from element i to i + 1 (trace_statuses's window: it restarts at every NO,
  * and the first YES after the last NO closes it). */
 static void fp_step(const graph *g, const rules_set *rs, const ptree *t, dictmemo *dm,
@@ -558,6 +579,13 @@ static void fp_step(const graph *g, const rules_set *rs, const ptree *t, dictmem
         if (!strcmp(gen, pgen))
             return;
     }
+    /* a chain whose links alternate two kinds of object (V8's Promise -> PromiseReaction
+     * -> Promise of a .then chain, a list of entries joined by link objects): past its
+     * first pair of links, as a linked list's next links, folded; inside the window only */
+    if (synth && i >= 3 && p[i - 1].verdict != TRACE_NO && p[i - 2].verdict != TRACE_NO &&
+        !lead_synth(g, p, i - 3) && same_link(g, rs, t, p, i, i - 2) &&
+        same_link(g, rs, t, p, i - 1, i - 3))
+        return;
     if (synth && as_slot(g, rs, t, dm, p, i))
         snprintf(gen, sizeof gen, "[x]");
     /* a name too long for the buffer (no JVM writes one) is hashed as it is, never cut */

@@ -158,6 +158,17 @@ static void fpbuf_put(void *ctx, const void *p, size_t n)
     b->len += n;
 }
 
+/* Whether el[a] and el[b] are the same link: one class, left by the same generic reference. */
+static int same_link(const trace_elem *el, uint32_t a, uint32_t b)
+{
+    char ga[512], gb[512];
+    if (strcmp(el[a].class_name ? el[a].class_name : "", el[b].class_name ? el[b].class_name : ""))
+        return 0;
+    trace_ref_generic(&el[a], ga, sizeof ga);
+    trace_ref_generic(&el[b], gb, sizeof gb);
+    return !strcmp(ga, gb);
+}
+
 void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *out)
 {
     size_t cap = 1024, len = 0;
@@ -174,6 +185,10 @@ void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *ou
             if (!strcmp(gen, pgen))
                 continue;
         }
+        /* a chain of two kinds of link alternating, past its first pair (trace.c fp_step) */
+        if (fold_runs && i >= 3 && el[i - 1].suspect && el[i - 2].suspect && el[i - 3].suspect &&
+            same_link(el, i, i - 2) && same_link(el, i - 1, i - 3))
+            continue;
         if (fold_runs && el[i].as_slot)
             snprintf(gen, sizeof gen, "[x]");
         /* HPROF names as Shark reads them (trace_shark_bytes), V8's as they are */
