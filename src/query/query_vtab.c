@@ -40,7 +40,6 @@ typedef struct query_cur {
     uint32_t bucket_end; /* one past the last bucket to visit */
     const char *cname;  /* objects by class: the bucket's class name (NULL: no class), */
     int cname_len;      /* and its length: every row of a bucket has this class */
-    uint64_t rowid;     /* running row number */
     /* fields of one node, gathered at once (graph_fields_each calls back per field) */
     struct query_frow *frows;
     uint32_t n_frows, cap_frows; /* rows in frows (stacks: frames in frames) */
@@ -98,9 +97,33 @@ static int query_eof(sqlite3_vtab_cursor *cur)
     return ((query_cur *)cur)->eof;
 }
 
-static int query_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out)
+/* A row's rowid is its identity, the same on every access path: SQLite's multi-index OR
+ * (`WHERE src = X OR dst = X`) joins two lookups and drops the rows of the second whose
+ * rowid the first gave, so a running row number lost rows. */
+static int objects_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out)
 {
-    *out = (sqlite3_int64)((query_cur *)cur)->rowid;
+    *out = (sqlite3_int64)((query_cur *)cur)->node;
+    return SQLITE_OK;
+}
+
+static int classes_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out)
+{
+    const query_cur *c = (const query_cur *)cur;
+    *out = (sqlite3_int64)(c->bucket ? c->q->by_name[c->pos] : c->pos);
+    return SQLITE_OK;
+}
+
+static int roots_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out)
+{
+    *out = (sqlite3_int64)((query_cur *)cur)->pos;
+    return SQLITE_OK;
+}
+
+/* strings, fields, stacks: a node's rows, numbered within it */
+static int group_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out)
+{
+    const query_cur *c = (const query_cur *)cur;
+    *out = (sqlite3_int64)((uint64_t)c->node << 31 | (c->pos & 0x7fffffffu));
     return SQLITE_OK;
 }
 
@@ -195,7 +218,6 @@ static int group_filter(sqlite3_vtab_cursor *cur, int plan, sqlite3_value **argv
 {
     query_cur *c = (query_cur *)cur;
     c->plan = plan;
-    c->rowid = 0;
     c->eof = 0;
     c->node = plan == PLAN_ID ? arg_node(c->q->g, argv[0]) : 0;
     if (c->node == GRAPH_NONE) {
@@ -208,7 +230,6 @@ static int group_filter(sqlite3_vtab_cursor *cur, int plan, sqlite3_value **argv
 static int group_next(sqlite3_vtab_cursor *cur, group_load_fn load)
 {
     query_cur *c = (query_cur *)cur;
-    c->rowid++;
     if (++c->pos < c->n_frows)
         return SQLITE_OK;
     if (c->plan == PLAN_ID) {
@@ -309,7 +330,6 @@ static int objects_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int
     lr_status st;
     c->plan = plan;
     c->eof = 0;
-    c->rowid = 0;
     if (plan == PLAN_ID) {
         c->node = arg_node(g, argv[0]);
         c->eof = c->node == GRAPH_NONE;
@@ -344,7 +364,6 @@ static int objects_next(sqlite3_vtab_cursor *cur)
 {
     query_cur *c = (query_cur *)cur;
     const query_db *q = c->q;
-    c->rowid++;
     switch (c->plan) {
     case PLAN_ID:
         c->eof = 1;
@@ -491,7 +510,6 @@ static int classes_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int
     const graph *g = q->g;
     lr_status st;
     c->plan = plan;
-    c->rowid = 0;
     c->bucket = 0;
     c->pos = 0;
     c->end = g->n_classes;
@@ -522,7 +540,6 @@ static int classes_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int
 static int classes_next(sqlite3_vtab_cursor *cur)
 {
     query_cur *c = (query_cur *)cur;
-    c->rowid++;
     c->eof = ++c->pos >= c->end;
     return SQLITE_OK;
 }
@@ -653,7 +670,6 @@ static int edges_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int a
     query_db *q = c->q;
     graph *g = q->g;
     c->plan = plan;
-    c->rowid = 0;
     c->eof = 0;
     c->pos = c->end = 0;
     c->bucket = 0;
@@ -694,9 +710,16 @@ static int edges_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int a
 static int edges_next(sqlite3_vtab_cursor *cur)
 {
     query_cur *c = (query_cur *)cur;
-    c->rowid++;
     c->pos++;
     edges_settle(c);
+    return SQLITE_OK;
+}
+
+static int edges_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out)
+{
+    const query_cur *c = (const query_cur *)cur;
+    *out = (sqlite3_int64)(c->plan == PLAN_DST && !c->bucket ? c->q->g->rev_edge[c->pos]
+                                                              : c->pos);
     return SQLITE_OK;
 }
 
@@ -752,7 +775,6 @@ static int roots_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int a
                         sqlite3_value **argv)
 {
     query_cur *c = (query_cur *)cur;
-    c->rowid = 0;
     c->pos = 0;
     c->end = c->q->g->n_roots;
     c->eof = c->pos >= c->end;
@@ -1112,7 +1134,6 @@ static int stacks_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int 
 {
     if (!vq(cur)->o.stacks) { /* no graph without stacks is scanned for none */
         query_cur *c = (query_cur *)cur;
-        c->rowid = 0;
         c->eof = 1;
         return SQLITE_OK;
     }
@@ -1159,7 +1180,7 @@ static int stacks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col
 /* ================================================================ registration */
 
 /* A table: its connect (declaring the schema) and its module. */
-#define QUERY_MODULE(pfx, schema, best, filter, next, column)                            \
+#define QUERY_MODULE(pfx, schema, best, filter, next, column, rowid)                     \
     static int pfx##_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, \
                              sqlite3_vtab **out, char **errmsg)                         \
     {                                                                                  \
@@ -1178,18 +1199,23 @@ static int stacks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col
         .xNext = next,                                                                 \
         .xEof = query_eof,                                                             \
         .xColumn = column,                                                             \
-        .xRowid = query_rowid,                                                         \
+        .xRowid = rowid,                                                               \
     }
 
 QUERY_MODULE(objects, OBJECTS_SCHEMA, objects_best, objects_filter, objects_next,
-             objects_column);
+             objects_column, objects_rowid);
 QUERY_MODULE(classes, CLASSES_SCHEMA, classes_best, classes_filter, classes_next,
-             classes_column);
-QUERY_MODULE(edges, EDGES_SCHEMA, edges_best, edges_filter, edges_next, edges_column);
-QUERY_MODULE(roots, ROOTS_SCHEMA, roots_best, roots_filter, classes_next, roots_column);
-QUERY_MODULE(strings, STRINGS_SCHEMA, node_best, strings_filter, strings_next, strings_column);
-QUERY_MODULE(fields, FIELDS_SCHEMA, node_best, fields_filter, fields_next, fields_column);
-QUERY_MODULE(stacks, STACKS_SCHEMA, node_best, stacks_filter, stacks_next, stacks_column);
+             classes_column, classes_rowid);
+QUERY_MODULE(edges, EDGES_SCHEMA, edges_best, edges_filter, edges_next, edges_column,
+             edges_rowid);
+QUERY_MODULE(roots, ROOTS_SCHEMA, roots_best, roots_filter, classes_next, roots_column,
+             roots_rowid);
+QUERY_MODULE(strings, STRINGS_SCHEMA, node_best, strings_filter, strings_next, strings_column,
+             group_rowid);
+QUERY_MODULE(fields, FIELDS_SCHEMA, node_best, fields_filter, fields_next, fields_column,
+             group_rowid);
+QUERY_MODULE(stacks, STACKS_SCHEMA, node_best, stacks_filter, stacks_next, stacks_column,
+             group_rowid);
 
 int query_register_tables(query_db *q)
 {
