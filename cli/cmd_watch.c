@@ -41,6 +41,25 @@ static int all_digits(const char *s)
     return 1;
 }
 
+/* Whether process pid runs the agent: it has libleakray_agent.so mapped. 1 yes, 0 no (no
+ * such process, or one without it: the PID was reused), -1 unknown (its maps are not ours to
+ * read). */
+static int runs_agent(const char *pid)
+{
+    char maps[64], line[4096];
+    snprintf(maps, sizeof maps, "/proc/%s/maps", pid);
+    FILE *m = fopen(maps, "r");
+    if (!m) {
+        snprintf(maps, sizeof maps, "/proc/%s", pid);
+        return access(maps, F_OK) != 0 ? 0 : -1;
+    }
+    int found = 0;
+    while (!found && fgets(line, sizeof line, m))
+        found = strstr(line, "libleakray_agent") != NULL;
+    fclose(m);
+    return found;
+}
+
 static int watch_status(cli_common *co, const char *pid)
 {
     if (!all_digits(pid))
@@ -48,6 +67,14 @@ static int watch_status(cli_common *co, const char *pid)
     char path[128];
     snprintf(path, sizeof path, WATCH_STATUS_FMT, pid);
     FILE *f = fopen(path, "r");
+    /* a JVM that ended without the VM's death event (an OutOfMemoryError exit, a crash,
+     * kill -9) leaves its file: the process, or one that reused its PID, says whether it is
+     * the agent's; a stale file is removed */
+    if (f && runs_agent(pid) == 0) {
+        fclose(f);
+        f = NULL;
+        unlink(path);
+    }
     if (!f) {
         char proc[64];
         snprintf(proc, sizeof proc, "/proc/%s", pid);
