@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,8 +208,26 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether e names a dump the agent began, .leakray-STAMP-PID-SEQ.part.hprof, of a process
+ * that is gone (killed while it wrote it: the file stays, up to the heap's size). */
+static int orphan_part(const char *e)
+{
+    static const char pre[] = "." WATCH_DUMP_PREFIX;
+    size_t l = strlen(e), pl = sizeof pre - 1;
+    /* the stamp: YYYYmmdd-HHMMSS, then -PID- */
+    if (strncmp(e, pre, pl) != 0 || l < pl + 16 + 11 || strcmp(e + l - 11, ".part.hprof") != 0 ||
+        e[pl + 15] != '-')
+        return 0;
+    char *end;
+    long pid = strtol(e + pl + 16, &end, 10);
+    if (pid <= 0 || *end != '-')
+        return 0;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
 /* Keeps the newest max dumps named leakray-*.hprof in dir (the names start with the time),
- * deleting older ones with their reports. Returns how many were deleted. */
+ * deleting older ones with their reports, and the partial dumps of JVMs that died writing
+ * them (max bounds the folder). Returns how many were deleted. */
 static unsigned prune(const char *dir, unsigned max)
 {
     DIR *d = opendir(dir);
@@ -216,9 +235,16 @@ static unsigned prune(const char *dir, unsigned max)
         return 0;
     char **names = NULL;
     size_t n = 0, cap = 0;
+    unsigned deleted = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
+        if (orphan_part(e->d_name)) {
+            char p[PATH_MAX * 2];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            deleted += unlink(p) == 0;
+            continue;
+        }
         if (strncmp(e->d_name, WATCH_DUMP_PREFIX, strlen(WATCH_DUMP_PREFIX)) != 0 || l < 7 ||
             strcmp(e->d_name + l - 6, ".hprof") != 0)
             continue;
@@ -234,7 +260,6 @@ static unsigned prune(const char *dir, unsigned max)
             n++;
     }
     closedir(d);
-    unsigned deleted = 0;
     if (n > max) {
         qsort(names, n, sizeof *names, by_name);
         for (size_t i = 0; i + max < n; i++) {
