@@ -505,7 +505,7 @@ static void JNICALL on_vm_death(jvmtiEnv *ti, JNIEnv *env)
 /* ---- loading ---- */
 
 /* mkdir -p: dump-dir=/var/tmp/app/leaks on a fresh machine. 0, or -1 with errno. */
-static int make_dirs(const char *d)
+int agent_make_dirs(const char *d)
 {
     char p[PATH_MAX];
     if (snprintf(p, sizeof p, "%s", d) >= (int)sizeof p) {
@@ -631,7 +631,7 @@ static jint agent_init(JavaVM *vm, char *options, int live)
     /* the dump directory, absolute (a relative dumpHeap path resolves against the JVM's cwd,
      * which can change meaning for the separate analysis process) */
     const char *d = A.opts.dump_dir[0] ? A.opts.dump_dir : ".";
-    if (make_dirs(d) != 0) {
+    if (agent_make_dirs(d) != 0) {
         agent_complain("dump-dir=%s: %s", d, strerror(errno));
         return JNI_ERR;
     }

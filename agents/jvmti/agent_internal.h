@@ -257,6 +257,8 @@ int agent_resolve_live(JNIEnv *env);
 uint64_t agent_watcher_due(void);
 int agent_start_watcher(JNIEnv *env);
 uint64_t agent_clock_ms(void);
+/* mkdir -p d (agent.c); 0, or -1 with errno. */
+int agent_make_dirs(const char *d);
 void agent_wait(uint64_t at);
 void agent_notify(void);
 JNIEnv *agent_env(void);

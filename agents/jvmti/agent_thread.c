@@ -270,6 +270,9 @@ uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     snprintf(name, sizeof name, "leakray-%s-%ld-%u", stamp, (long)getpid(), ++A.seq);
     snprintf(tmp, sizeof tmp, "%s/.%s.part.hprof", A.dir, name);
     snprintf(fin, sizeof fin, "%s/%s.hprof", A.dir, name);
+    /* made at start; a cleaner of /tmp or a redeploy script may have removed it since (a
+     * failure here shows as the dump's own error) */
+    agent_make_dirs(A.dir);
     agent_say("%u retained objects, dumping the heap to %s", n_retained, fin);
     jint epoch_at_start = S.cur;
     jstring jpath = (*env)->NewStringUTF(env, tmp);

@@ -43,6 +43,7 @@ struct watch {
     uint64_t gc_at;       /* second GC step of a running check, 0 = none */
     size_t since_resweep; /* entries added since the table, full, was last swept again */
     uint64_t full_gc_ms;  /* when a full table last asked for a GC, 0 = never */
+    unsigned fail_streak; /* dumps failed in a row since the last one that succeeded */
     int disabled;         /* watch_disable was called */
 };
 
@@ -383,9 +384,14 @@ static void decide(watch *w, uint64_t now)
     if (bytes == 0) {
         w->st.failed_dumps++;
         w->st.state = WATCH_DUMP_FAILED;
-        schedule_check(w, end, WATCH_DUMP_RETRY_MS);
+        uint64_t wait = WATCH_DUMP_RETRY_MS;
+        for (unsigned i = 0; i < w->fail_streak && wait < WATCH_DUMP_RETRY_MAX_MS; i++)
+            wait *= 2;
+        w->fail_streak++;
+        schedule_check(w, end, wait < WATCH_DUMP_RETRY_MAX_MS ? wait : WATCH_DUMP_RETRY_MAX_MS);
         return;
     }
+    w->fail_streak = 0;
     w->st.dumps++;
     w->st.last_dump_ms = end;
     w->st.last_dump_bytes = bytes;

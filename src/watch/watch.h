@@ -16,6 +16,9 @@
  *    less than WATCH_DUMP_INTERVAL_MS (60 s) since the last dump: check again when it is up;
  *  - else dump; a failed (or 0-byte) dump is retried WATCH_DUMP_RETRY_MS (5 s) later; after a
  *    dump every object watched before it started is released.
+ * One departure: a dump that keeps failing (a full disk) is retried twice as late each time,
+ * up to WATCH_DUMP_RETRY_MAX_MS, as each attempt costs full GCs and a heap's worth of I/O;
+ * a dump that succeeds brings the 5 s back.
  * At most one check is scheduled at a time; scheduling while one is pending keeps the
  * pending one (LeakCanary's scheduleRetainedObjectCheck). */
 #ifndef LR_WATCH_H
@@ -30,6 +33,7 @@
 #define WATCH_RECHECK_MS 2000        /* WAIT_FOR_OBJECT_THRESHOLD_MILLIS */
 #define WATCH_DUMP_INTERVAL_MS 60000 /* WAIT_BETWEEN_HEAP_DUMPS_MILLIS */
 #define WATCH_DUMP_RETRY_MS 5000     /* WAIT_AFTER_DUMP_FAILED_MILLIS */
+#define WATCH_DUMP_RETRY_MAX_MS 600000 /* failures in a row back off to this (10 min) */
 #define WATCH_MAX_WATCHED 100000     /* default cap on watched objects (oldest dropped) */
 
 /* What the trigger is doing, for status output. Append-only (shown in status files). */

@@ -361,6 +361,38 @@ static void failed_and_empty_dumps_retry_after_five_seconds(void **state)
     watch_free(w);
 }
 
+/* A dump that keeps failing (a full disk) costs GCs and a heap's worth of writes each time:
+ * retried 5 s, then 10 s, 20 s, ... later, never more than WATCH_DUMP_RETRY_MAX_MS apart;
+ * one that succeeds brings the 5 s back. */
+static void failing_dumps_back_off(void **state)
+{
+    fake f;
+    watch *w = make(&f, 1, 1000);
+    f.dump_bytes = 0;
+    add(w, &f, 1);
+    run_until(w, &f, 5100);
+    uint64_t at = 5100, wait = WATCH_DUMP_RETRY_MS;
+    for (int i = 1; i <= 10; i++) {
+        assert_int_equal(f.n_dump, i);
+        watch_stats st = stats(w);
+        assert_int_equal(st.state, WATCH_DUMP_FAILED);
+        assert_int_equal(st.next_check_ms, at + wait);
+        /* the next attempt: its check, then the GC wait */
+        at += wait + WATCH_GC_WAIT_MS;
+        run_until(w, &f, at - 1);
+        assert_int_equal(f.n_dump, i);
+        run_until(w, &f, at);
+        wait = wait * 2 < WATCH_DUMP_RETRY_MAX_MS ? wait * 2 : WATCH_DUMP_RETRY_MAX_MS;
+    }
+    assert_int_equal(wait, WATCH_DUMP_RETRY_MAX_MS); /* the cap was reached */
+    f.dump_bytes = 4096; /* the disk has room again */
+    f.now = at;
+    add(w, &f, 2);
+    run_until(w, &f, at + WATCH_DUMP_RETRY_MAX_MS + WATCH_GC_WAIT_MS);
+    assert_int_equal(stats(w).dumps, 1);
+    watch_free(w);
+}
+
 static void cap_drops_oldest_with_a_count(void **state)
 {
     fake f;
@@ -601,6 +633,7 @@ int main(void)
         cmocka_unit_test(dumps_at_threshold_and_clears_watched_before),
         cmocka_unit_test(dumps_sixty_seconds_apart),
         cmocka_unit_test(failed_and_empty_dumps_retry_after_five_seconds),
+        cmocka_unit_test(failing_dumps_back_off),
         cmocka_unit_test(cap_drops_oldest_with_a_count),
         cmocka_unit_test(cap_full_of_garbage_keeps_leaks),
         cmocka_unit_test(disabled_refuses),
