@@ -108,10 +108,18 @@ public final class AppWatcher {
     // native call per object. The agent holds it through a JNI weak reference, and builds its
     // KeyedWeakReference (key, description, watch time) only if it is found retained, so the
     // dump is marked as before. Past DESCRIPTIONS distinct descriptions (descriptions built
-    // per object), objects are watched through their own KeyedWeakReference at once.
+    // per object), objects are watched through their own KeyedWeakReference at once. A
+    // numbered description is kept for good: so only short ones are, DESC_CHARS in all (a
+    // description carrying a request or a stack trace would otherwise be held forever,
+    // megabytes of them); longer ones go with their object's own reference.
 
     /** Distinct descriptions numbered; the number is the batch's rule minus API_RULE. */
     private static final int DESCRIPTIONS = 4096;
+    /** Characters of one numbered description at most, and of all of them. */
+    private static final int DESC_MAX = 256;
+    private static final int DESC_CHARS = 64 * 1024;
+    /** Characters of the descriptions numbered so far (guarded by DESC_IDS). */
+    private static int descChars;
     /** Rules of explicitly watched objects start here (watch rules are 0..127). */
     private static final int API_RULE = 1 << 16;
     private static final ConcurrentHashMap<String, Integer> DESC_IDS =
@@ -148,9 +156,11 @@ public final class AppWatcher {
                 id = DESC_IDS.get(d);
                 if (id == null) {
                     int n = DESC_IDS.size();
-                    if (n >= DESCRIPTIONS) {
+                    if (n >= DESCRIPTIONS || d.length() > DESC_MAX
+                            || descChars + d.length() > DESC_CHARS) {
                         return -1;
                     }
+                    descChars += d.length();
                     DESCS[n] = d; // published to other threads by the map's put
                     DESC_IDS.put(d, n);
                     id = n;
