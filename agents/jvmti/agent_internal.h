@@ -176,8 +176,8 @@ extern __thread int in_agent; /* re-entrancy guard: our own Java calls may close
 #define STAMP_RING 1024    /* epochs whose start is remembered: 102 s at AGENT_SEAL_MS */
 #define STAMP_TAG_INSTANCE ((jlong)1 << 40) /* an instance's tag: this | its class's tag */
 /* A scan (a full GC and a heap walk) starts this many times its own last duration after it
- * (about 1 % of the time while stamped objects are closed without a pause), or a delay
- * after it if sooner, and never sooner than AGENT_SEAL_MS. Stamps wait in their objects
+ * (about 1 % of the time while stamped objects are closed without a pause), never sooner
+ * than AGENT_SEAL_MS nor later than the ring remembers epochs. Stamps wait in their objects
  * meanwhile; a later scan watches them at their own epoch's time, so they are retained when
  * due, only found up to that much later. */
 #define STAMP_SCAN_SHARE 100

@@ -143,8 +143,13 @@ void stamp_tick(JNIEnv *env)
     if (e < S.dirty_lo)
         return;
     stamp_scan(env, e);
+    /* a scan is a full GC and a heap walk: the next waits 100 times this one's duration
+     * (capped at delay-ms, a multi-GB heap spent a third of its time in these pauses), so
+     * scans cost about 1 % of the time; stamps wait in their objects, as long as the ring
+     * remembers their epochs' times */
     uint64_t gap = (agent_clock_ms() - now) * STAMP_SCAN_SHARE;
-    S.next_scan = now + (gap < A.cfg.delay_ms ? gap : A.cfg.delay_ms);
+    uint64_t most = (uint64_t)(STAMP_RING - 16) * AGENT_SEAL_MS;
+    S.next_scan = now + (gap < AGENT_SEAL_MS ? AGENT_SEAL_MS : gap > most ? most : gap);
     S.scanned = e;
     if (S.dirty_hi > e)
         S.dirty_lo = e + 1;
