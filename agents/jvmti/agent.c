@@ -221,6 +221,9 @@ static int resolve(JNIEnv *env)
                                                    "(Ljava/lang/Object;Ljava/lang/String;J)V");
     if (!A.watcher_watch_at)
         (*env)->ExceptionClear(env);
+    A.watcher_finalize = (*env)->GetStaticMethodID(env, A.watcher, "runFinalization", "(J)V");
+    if (!A.watcher_finalize)
+        (*env)->ExceptionClear(env);
     A.watcher_installed = (*env)->GetStaticFieldID(env, A.watcher, "installed", "Z");
     A.watcher_seal = (*env)->GetStaticMethodID(env, A.watcher, "seal", "(J)V");
     A.watcher_retained = (*env)->GetStaticMethodID(env, A.watcher, "retainedByRule",

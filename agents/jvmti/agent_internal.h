@@ -46,6 +46,8 @@
 #define AGENT_STARTUP_NAME "leakray start-up"
 /* the thread Runtime.runFinalization starts (java.lang.ref.Finalizer, JDK 9+) */
 #define FINALIZER_THREAD "Secondary finalizer"
+#define FINALIZATION_THREAD "leakray finalization" /* AppWatcher.runFinalization's */
+#define FINALIZATION_WAIT_MS 500 /* a check waits this long for finalization at most */
 
 /* The core's tag of a rule-watched object: its rule, with this bit saying the handle is a JNI
  * weak reference (GetObjectRefType would tell too, but it searches the JVM's handle blocks:
@@ -87,6 +89,7 @@ typedef struct agent_state {
     jmethodID kwr_get, kwr_refers_to, watcher_watch, watcher_seal, watcher_retained,
         runtime_get, runtime_finalize;
     jmethodID watcher_watch_at; /* AppWatcher.watchAt, NULL in an older jar (watchNow) */
+    jmethodID watcher_finalize; /* AppWatcher.runFinalization(J), NULL in an older jar */
     jfieldID kwr_retained, kwr_dump_ms, watcher_installed;
     uint64_t status_at;      /* when the status file was last written */
     uint64_t dropped_said;   /* dropped objects the last warning counted */

@@ -107,12 +107,19 @@ void watcher_finalize(void *ctx)
     JNIEnv *env = agent_env();
     if (!env)
         return;
-    jobject rt = (*env)->CallStaticObjectMethod(env, A.runtime, A.runtime_get);
-    if (rt) {
-        A.finalizing = 1; /* the thread it starts is not the application's: not watched */
-        (*env)->CallVoidMethod(env, rt, A.runtime_finalize);
-        A.finalizing = 0;
-        (*env)->DeleteLocalRef(env, rt);
+    if (A.watcher_finalize) {
+        /* bounded: a finalizer queue that never empties kept the check (and every dump)
+         * waiting for good */
+        (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_finalize,
+                                     (jlong)FINALIZATION_WAIT_MS);
+    } else {
+        jobject rt = (*env)->CallStaticObjectMethod(env, A.runtime, A.runtime_get);
+        if (rt) {
+            A.finalizing = 1; /* the thread it starts is not the application's */
+            (*env)->CallVoidMethod(env, rt, A.runtime_finalize);
+            A.finalizing = 0;
+            (*env)->DeleteLocalRef(env, rt);
+        }
     }
     if ((*env)->ExceptionCheck(env))
         (*env)->ExceptionClear(env);
@@ -596,10 +603,13 @@ void JNICALL watcher_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th)
     jvmtiThreadInfo info;
     memset(&info, 0, sizeof info);
     char d[300];
-    if ((*ti)->GetThreadInfo(ti, th, &info) == JVMTI_ERROR_NONE && info.name && A.finalizing &&
-        strcmp(info.name, FINALIZER_THREAD) == 0) {
-        /* started by the check's Runtime.runFinalization (JDK 17 forks it and waits for
-         * it): the agent's own, one per check, never the application's */
+    if ((*ti)->GetThreadInfo(ti, th, &info) == JVMTI_ERROR_NONE && info.name &&
+        ((A.finalizing && strcmp(info.name, FINALIZER_THREAD) == 0) ||
+         (A.watcher_finalize && (strcmp(info.name, FINALIZATION_THREAD) == 0 ||
+                                 strcmp(info.name, FINALIZER_THREAD) == 0)))) {
+        /* started by the check's finalization (JDK 17's runFinalization forks a thread and
+         * waits for it; the bounded one runs it on a thread of its own, which may end
+         * after the check): the agent's own, never the application's */
         (*ti)->Deallocate(ti, (unsigned char *)info.name);
         if (info.thread_group)
             (*env)->DeleteLocalRef(env, info.thread_group);

@@ -264,6 +264,34 @@ public final class AppWatcher {
         }
     }
 
+    // ---- finalization, bounded ----
+    //
+    // A check runs finalization between its two GCs, as LeakCanary's GcTrigger does. On the
+    // JDK, Runtime.runFinalization forks a thread and waits for it until the finalizer queue
+    // is empty: with an application that queues finalizable objects faster than they run
+    // (itself a leak), never. The agent's thread waits at most a while, then counts; the
+    // thread goes on alone and no second one starts while it runs.
+
+    private static final class Finalization implements Runnable {
+        public void run() {
+            Runtime.getRuntime().runFinalization();
+        }
+    }
+
+    private static Thread finalization;
+
+    /** Called by the agent's thread only. */
+    static void runFinalization(long maxMillis) throws InterruptedException {
+        Thread t = finalization;
+        if (t == null || !t.isAlive()) {
+            t = new Thread(null, new Finalization(), "leakray finalization", 0);
+            t.setDaemon(true);
+            finalization = t;
+            t.start();
+        }
+        t.join(maxMillis);
+    }
+
     /** Called by the agent's thread every 100 ms: hands the current batch over. */
     static void seal(long nowMs) {
         synchronized (LOCK) {
