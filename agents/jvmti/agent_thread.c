@@ -380,7 +380,16 @@ void watcher_write_status(void)
     snprintf(tmp, sizeof tmp, "%s.tmp", A.status);
     /* under the executor's lock, so on_vm_death's unlink never races a rewrite */
     pthread_mutex_lock(&A.lock);
-    FILE *f = A.dying || strcmp(text, last) == 0 ? NULL : fopen(tmp, "w");
+    /* /tmp is everyone's: the name is known, so a file or link someone planted there is
+     * taken out of the way and the file is made anew, never followed (a link would have
+     * had this JVM write over what it points to) */
+    FILE *f = NULL;
+    if (!A.dying && strcmp(text, last) != 0) {
+        unlink(tmp);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0 && !(f = fdopen(fd, "w")))
+            close(fd);
+    }
     if (!f) {
         pthread_mutex_unlock(&A.lock);
         return;

@@ -52,8 +52,15 @@ kill "$notjvm" 2>/dev/null || true
 [ "$rc" = 2 ] && grep -q "is not a HotSpot JVM" "$work/notjvm.out" ||
     fail "attach to a process that is no JVM: exit $rc: $(cat "$work/notjvm.out")"
 
+# the status file's name is known in advance: a link planted at its temporary name must not
+# make the JVM write over what it points to
+echo untouched > "$work/victim"
+ln -sf "$work/victim" "/tmp/leakray-watch-$pid.status.tmp"
+trap 'kill $pid 2>/dev/null || true; rm -f "/tmp/leakray-watch-$pid.status.tmp"' EXIT
 "$LEAKRAY" attach "$pid" dump-dir=dumps,delay-ms=300 > "$work/attach.out" ||
     fail "attach: $(cat "$work/attach.out")"
+[ "$(cat "$work/victim")" = untouched ] ||
+    fail "the agent wrote its status through a planted link: $(head -2 "$work/victim")"
 grep -q "agent loaded into $pid" "$work/attach.out" || fail "attach output"
 rc=0; "$LEAKRAY" attach "$pid" dump-dir=dumps > "$work/twice.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q "the agent is already loaded in $pid" "$work/twice.out" ||
