@@ -203,9 +203,22 @@ static char *slurp(const char *path)
     return b;
 }
 
-static int by_name(const void *a, const void *b)
+/* A dump of the folder, with when it was written: the names carry the local time of the
+ * JVM that wrote them, which two JVMs in other time zones (or a change of summer time) do
+ * not agree on. */
+typedef struct dumpent {
+    char *name;
+    struct timespec at;
+} dumpent;
+
+static int by_age(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    const dumpent *x = a, *y = b;
+    if (x->at.tv_sec != y->at.tv_sec)
+        return x->at.tv_sec < y->at.tv_sec ? -1 : 1;
+    if (x->at.tv_nsec != y->at.tv_nsec)
+        return x->at.tv_nsec < y->at.tv_nsec ? -1 : 1;
+    return strcmp(x->name, y->name);
 }
 
 /* Whether e names a dump the agent began, .leakray-STAMP-PID-SEQ.part.hprof, of a process
@@ -225,7 +238,7 @@ static int orphan_part(const char *e)
     return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
-/* Keeps the newest max dumps named leakray-*.hprof in dir (the names start with the time),
+/* Keeps the newest max dumps named leakray-*.hprof in dir (by when they were written),
  * deleting older ones with their reports, and the partial dumps of JVMs that died writing
  * them (max bounds the folder). Returns how many were deleted. */
 static unsigned prune(const char *dir, unsigned max)
@@ -233,7 +246,7 @@ static unsigned prune(const char *dir, unsigned max)
     DIR *d = opendir(dir);
     if (!d)
         return 0;
-    char **names = NULL;
+    dumpent *names = NULL;
     size_t n = 0, cap = 0;
     unsigned deleted = 0;
     struct dirent *e;
@@ -250,31 +263,37 @@ static unsigned prune(const char *dir, unsigned max)
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 16;
-            char **nn = realloc(names, cap * sizeof *names);
+            dumpent *nn = realloc(names, cap * sizeof *names);
             if (!nn)
                 break;
             names = nn;
         }
-        names[n] = strdup(e->d_name);
-        if (names[n])
+        char p[PATH_MAX * 2];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (stat(p, &sb) != 0)
+            continue;
+        names[n].at = sb.st_mtim;
+        names[n].name = strdup(e->d_name);
+        if (names[n].name)
             n++;
     }
     closedir(d);
     if (n > max) {
-        qsort(names, n, sizeof *names, by_name);
+        qsort(names, n, sizeof *names, by_age);
         for (size_t i = 0; i + max < n; i++) {
             char p[PATH_MAX * 2];
-            size_t l = strlen(names[i]) - 6;
+            size_t l = strlen(names[i].name) - 6;
             static const char *const ext[] = {".hprof", ".txt", ".json"};
             for (int k = 0; k < 3; k++) {
-                snprintf(p, sizeof p, "%s/%.*s%s", dir, (int)l, names[i], ext[k]);
+                snprintf(p, sizeof p, "%s/%.*s%s", dir, (int)l, names[i].name, ext[k]);
                 unlink(p);
             }
             deleted++;
         }
     }
     for (size_t i = 0; i < n; i++)
-        free(names[i]);
+        free(names[i].name);
     free(names);
     return deleted;
 }
