@@ -44,6 +44,8 @@ struct watch {
     size_t since_resweep; /* entries added since the table, full, was last swept again */
     uint64_t full_gc_ms;  /* when a full table last asked for a GC, 0 = never */
     unsigned fail_streak; /* dumps failed in a row since the last one that succeeded */
+    uint64_t below;       /* retained count the last check below the threshold found */
+    uint64_t recheck_ms;  /* its wait for the next check (backs off while the count stays) */
     int disabled;         /* watch_disable was called */
 };
 
@@ -297,8 +299,13 @@ static void process_due(watch *w, uint64_t now)
         }
         w->n_done++;
     }
-    if (any)
+    if (any) {
+        /* a check waiting out a back-off below the threshold comes now */
+        if (w->st.state == WATCH_WAIT_THRESHOLD && w->check_at > now + WATCH_RECHECK_MS)
+            w->check_at = 0;
+        w->recheck_ms = 0;
         schedule_check(w, now, 0);
+    }
     while (w->n > 0 && !at(w, 0)->obj)
         pop_front(w);
 }
@@ -362,13 +369,21 @@ static void decide(watch *w, uint64_t now)
     uint64_t count = recount(w);
     if (count == 0) {
         w->st.state = WATCH_IDLE;
+        w->recheck_ms = 0;
         return;
     }
     if (count < w->cfg.threshold) {
         w->st.state = WATCH_WAIT_THRESHOLD;
-        schedule_check(w, now, WATCH_RECHECK_MS);
+        if (w->recheck_ms && count == w->below)
+            w->recheck_ms = w->recheck_ms * 2 < WATCH_RECHECK_MAX_MS ? w->recheck_ms * 2
+                                                                    : WATCH_RECHECK_MAX_MS;
+        else
+            w->recheck_ms = WATCH_RECHECK_MS;
+        w->below = count;
+        schedule_check(w, now, w->recheck_ms);
         return;
     }
+    w->recheck_ms = 0;
     if (w->st.dumps > 0 && now - w->st.last_dump_ms < WATCH_DUMP_INTERVAL_MS) {
         w->st.state = WATCH_WAIT_INTERVAL;
         schedule_check(w, now, WATCH_DUMP_INTERVAL_MS - (now - w->st.last_dump_ms));

@@ -16,9 +16,12 @@
  *    less than WATCH_DUMP_INTERVAL_MS (60 s) since the last dump: check again when it is up;
  *  - else dump; a failed (or 0-byte) dump is retried WATCH_DUMP_RETRY_MS (5 s) later; after a
  *    dump every object watched before it started is released.
- * One departure: a dump that keeps failing (a full disk) is retried twice as late each time,
- * up to WATCH_DUMP_RETRY_MAX_MS, as each attempt costs full GCs and a heap's worth of I/O;
- * a dump that succeeds brings the 5 s back.
+ * Two departures, as each check costs two full GCs on a JVM: a dump that keeps failing (a
+ * full disk) is retried twice as late each time, up to WATCH_DUMP_RETRY_MAX_MS, a dump that
+ * succeeds bringing the 5 s back; and below the threshold, a check that finds as many
+ * retained objects as the one before waits twice as long for the next, up to
+ * WATCH_RECHECK_MAX_MS (one object a server keeps for good cost two full GCs every 2 s for
+ * the JVM's life), while an object newly retained brings a check at once and the 2 s back.
  * At most one check is scheduled at a time; scheduling while one is pending keeps the
  * pending one (LeakCanary's scheduleRetainedObjectCheck). */
 #ifndef LR_WATCH_H
@@ -31,6 +34,7 @@
 #define WATCH_THRESHOLD 5            /* LeakCanary.Config.retainedVisibleThreshold */
 #define WATCH_GC_WAIT_MS 100         /* GcTrigger: sleep between GC and runFinalization */
 #define WATCH_RECHECK_MS 2000        /* WAIT_FOR_OBJECT_THRESHOLD_MILLIS */
+#define WATCH_RECHECK_MAX_MS 60000   /* the same count again backs off to this */
 #define WATCH_DUMP_INTERVAL_MS 60000 /* WAIT_BETWEEN_HEAP_DUMPS_MILLIS */
 #define WATCH_DUMP_RETRY_MS 5000     /* WAIT_AFTER_DUMP_FAILED_MILLIS */
 #define WATCH_DUMP_RETRY_MAX_MS 600000 /* failures in a row back off to this (10 min) */

@@ -261,7 +261,10 @@ static void gc_before_counting_collects_garbage(void **state)
     watch_free(w);
 }
 
-static void threshold_rechecks_every_two_seconds(void **state)
+/* Below the threshold a check comes 2 s after the last, then, while it finds the same count,
+ * twice as late each time (4 s, 8 s, ... up to WATCH_RECHECK_MAX_MS): each costs two full
+ * GCs. An object newly retained brings a check at once, a pending late one or not. */
+static void threshold_rechecks_back_off(void **state)
 {
     fake f;
     watch *w = make(&f, 5, 1000);
@@ -270,26 +273,46 @@ static void threshold_rechecks_every_two_seconds(void **state)
     run_until(w, &f, 5100);
     assert_int_equal(stats(w).state, WATCH_WAIT_THRESHOLD);
     assert_int_equal(f.n_gc, 2);
+    assert_int_equal(stats(w).next_check_ms, 5100 + WATCH_RECHECK_MS);
     run_until(w, &f, 7099);
     assert_int_equal(f.n_gc, 2);
     run_until(w, &f, 7100); /* the 2 s re-check: GC again, still 4 */
     assert_int_equal(f.n_gc, 3);
     assert_int_equal(f.gc_times[2], 7100);
-    /* a fifth object watched at 7200 is retained at 12200; the re-check pending for 13400
-     * (re-checks at 7100, 9300, 11400 + 2000) is kept, not replaced by an immediate one */
     run_until(w, &f, 7200);
+    assert_int_equal(stats(w).next_check_ms, 7200 + 2 * WATCH_RECHECK_MS); /* backed off */
+    run_until(w, &f, 11300);
+    assert_int_equal(f.n_gc, 6);
+    assert_int_equal(stats(w).next_check_ms, 11300 + 4 * WATCH_RECHECK_MS);
+    /* a fifth object watched at 11400 is retained at 16400, before the check backed off to
+     * 19300: a check at once, and it dumps */
+    f.now = 11400;
     add(w, &f, 5);
-    run_until(w, &f, 12199);
+    tick(w, &f); /* the agent's thread runs the core every 100 ms: it learns of the object */
+    run_until(w, &f, 16399);
     assert_int_equal(f.n_dump, 0);
-    run_until(w, &f, 12200);
-    assert_int_equal(f.retained_at[5], 12200);
-    run_until(w, &f, 13499);
-    assert_int_equal(f.n_dump, 0);
-    assert_int_equal(stats(w).next_check_ms, 13500);
-    run_until(w, &f, 14000);
+    run_until(w, &f, 16400);
+    assert_int_equal(f.retained_at[5], 16400);
+    run_until(w, &f, 16600);
     assert_int_equal(f.n_dump, 1);
     assert_int_equal(f.dump_counts[0], 5);
-    assert_int_equal(f.dump_times[0], 13500);
+    assert_int_equal(f.dump_times[0], 16500);
+    watch_free(w);
+}
+
+/* The back-off stops at WATCH_RECHECK_MAX_MS. */
+static void threshold_back_off_is_capped(void **state)
+{
+    fake f;
+    watch *w = make(&f, 5, 1000);
+    add(w, &f, 1);
+    run_until(w, &f, 1000000);
+    watch_stats st = stats(w);
+    assert_int_equal(st.state, WATCH_WAIT_THRESHOLD);
+    assert_true(st.next_check_ms - 1000000 <= WATCH_RECHECK_MAX_MS);
+    uint64_t gcs = f.n_gc;
+    run_until(w, &f, 1000000 + 3 * WATCH_RECHECK_MAX_MS);
+    assert_true(f.n_gc - gcs >= 4 && f.n_gc - gcs <= 8); /* two GCs a minute */
     watch_free(w);
 }
 
@@ -629,7 +652,8 @@ int main(void)
         cmocka_unit_test(collected_before_due_is_never_retained),
         cmocka_unit_test(sweep_releases_collected_early),
         cmocka_unit_test(gc_before_counting_collects_garbage),
-        cmocka_unit_test(threshold_rechecks_every_two_seconds),
+        cmocka_unit_test(threshold_rechecks_back_off),
+        cmocka_unit_test(threshold_back_off_is_capped),
         cmocka_unit_test(dumps_at_threshold_and_clears_watched_before),
         cmocka_unit_test(dumps_sixty_seconds_apart),
         cmocka_unit_test(failed_and_empty_dumps_retry_after_five_seconds),
