@@ -626,6 +626,9 @@ static jint agent_init(JavaVM *vm, char *options, int live)
         }
         for (int i = 0; i < rules.n_watch && A.opts.n_watch < WATCH_OPTS_MAX_RULES; i++)
             A.opts.watch[A.opts.n_watch++] = rules.watch[i];
+        for (int i = 0; i < rules.n_unwatch && A.opts.n_unwatch < WATCH_OPTS_MAX_UNWATCH; i++)
+            memcpy(A.opts.unwatch[A.opts.n_unwatch++], rules.unwatch[i],
+                   sizeof rules.unwatch[i]);
     }
     watch_config_default(&A.cfg);
     A.cfg.delay_ms = A.opts.delay_ms;

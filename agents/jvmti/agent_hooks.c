@@ -151,10 +151,22 @@ static int hook_visible(JNIEnv *env, jclass k)
     return same;
 }
 
+int hooks_unwatched(JNIEnv *env, jclass k)
+{
+    for (int u = 0; u < A.opts.n_unwatch; u++)
+        if (hooks_has_supertype(env, k, A.opts.unwatch[u], 0))
+            return 1;
+    return 0;
+}
+
 pending *hooks_rules_for_class(JNIEnv *env, jclass k)
 {
     jint nm = 0;
     jmethodID *ms = NULL;
+    /* an `unwatch` class: the JDK keeps its objects on purpose once closed (a keep-alive
+     * stream its cache reuses); its methods get no hook */
+    if (hooks_unwatched(env, k))
+        return NULL;
     if ((*A.ti)->GetClassMethods(A.ti, k, &nm, &ms) != JVMTI_ERROR_NONE)
         return NULL;
     pending *pd = NULL;
@@ -1194,9 +1206,10 @@ static void call_prepare(JNIEnv *env, jclass k, int first)
         n++;
     }
     pthread_mutex_unlock(&S.lock);
+    int unwatched = hooks_unwatched(env, k); /* its hooks stay inert */
     for (int i = 0; i < n; i++) {
         rules[i] = 0;
-        for (int r = 0; r < A.opts.n_watch && !rules[i]; r++)
+        for (int r = 0; r < A.opts.n_watch && !rules[i] && !unwatched; r++)
             if (strcmp(A.opts.watch[r].method, C.method[first + i]) == 0 &&
                 hooks_has_supertype(env, k, A.opts.watch[r].cls, 0))
                 rules[i] = r + 1;

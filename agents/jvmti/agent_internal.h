@@ -305,6 +305,8 @@ int hooks_index_find(const char *name, size_t n);
 void hooks_legacy_add(const char *name);
 void hooks_sig_to_name(char *s);
 int hooks_has_supertype(JNIEnv *env, jclass k, const char *name, int depth);
+/* Whether class k is, or extends or implements, an `unwatch` rule's class. */
+int hooks_unwatched(JNIEnv *env, jclass k);
 pending *hooks_rules_for_class(JNIEnv *env, jclass k);
 void hooks_retransform(JNIEnv *env, pending **pds, int n);
 int hooks_list_loaded(JNIEnv *env, pending ***out);

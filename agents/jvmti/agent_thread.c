@@ -626,6 +626,21 @@ void JNICALL watcher_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th)
             (*env)->DeleteLocalRef(env, info.context_class_loader);
         return;
     }
+    /* the JDK's own threads (an `unwatch` class: InnocuousThread's Keep-Alive-Timer, which
+     * its cache keeps once ended) */
+    jclass tk = A.opts.n_unwatch ? (*env)->GetObjectClass(env, th) : NULL;
+    int skip = tk && hooks_unwatched(env, tk);
+    if (tk)
+        (*env)->DeleteLocalRef(env, tk);
+    if (skip) {
+        if (info.name)
+            (*ti)->Deallocate(ti, (unsigned char *)info.name);
+        if (info.thread_group)
+            (*env)->DeleteLocalRef(env, info.thread_group);
+        if (info.context_class_loader)
+            (*env)->DeleteLocalRef(env, info.context_class_loader);
+        return;
+    }
     if (info.name) {
         snprintf(d, sizeof d, "java.lang.Thread \"%s\" ended", info.name);
         (*ti)->Deallocate(ti, (unsigned char *)info.name);

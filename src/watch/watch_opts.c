@@ -235,8 +235,26 @@ int watch_rules_load(const char *path, watch_opts *o, char *err, size_t n)
         }
         if (nt == 0)
             continue;
+        if (nt == 2 && strcmp(tok[0], "unwatch") == 0) {
+            size_t cl = strlen(tok[1]);
+            if (cl == 0 || cl >= WATCH_OPTS_CLASS_MAX || strchr(tok[1], '#') ||
+                strchr(tok[1], '/')) {
+                snprintf(err, n, "%s:%d: expected `unwatch CLASS`, got '%s'", path, ln, tok[1]);
+                rc = -1;
+                break;
+            }
+            if (o->n_unwatch >= WATCH_OPTS_MAX_UNWATCH) {
+                snprintf(err, n, "%s:%d: more than %d unwatch rules", path, ln,
+                         WATCH_OPTS_MAX_UNWATCH);
+                rc = -1;
+                break;
+            }
+            memcpy(o->unwatch[o->n_unwatch++], tok[1], cl + 1);
+            continue;
+        }
         if (nt != 2 || strcmp(tok[0], "watch") != 0) {
-            snprintf(err, n, "%s:%d: expected `watch CLASS#METHOD`", path, ln);
+            snprintf(err, n, "%s:%d: expected `watch CLASS#METHOD` or `unwatch CLASS`", path,
+                     ln);
             rc = -1;
             break;
         }

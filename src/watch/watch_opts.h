@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #define WATCH_OPTS_MAX_RULES 64  /* watch= options accepted */
+#define WATCH_OPTS_MAX_UNWATCH 32 /* unwatch lines accepted */
+#define WATCH_OPTS_CLASS_MAX 256 /* longest class name of an unwatch line */
 #define WATCH_OPTS_MAX_DUMPS 7   /* default max-dumps, LeakCanary's maxStoredHeapDumps */
 #define WATCH_OPTS_PATH_MAX 1024 /* longest dump-dir, rules or leakray path */
 
@@ -36,6 +38,10 @@ typedef struct watch_opts {
     int quiet;                          /* no informational lines, errors only */
     watch_rule watch[WATCH_OPTS_MAX_RULES]; /* watch= rules, in order */
     int n_watch;                        /* rules given */
+    /* `unwatch CLASS` lines: objects of these classes (or subclasses) are never watched by a
+     * rule nor as ended threads (the JDK keeps them on purpose) */
+    char unwatch[WATCH_OPTS_MAX_UNWATCH][WATCH_OPTS_CLASS_MAX];
+    int n_unwatch;
 } watch_opts;
 
 /* Fills o with the defaults. */
@@ -48,10 +54,10 @@ int watch_opts_parse(const char *s, watch_opts *o, char *err, size_t n);
 /* Parses one rule "CLASS#METHOD" into *r. Returns 0, or -1 if malformed. */
 int watch_rule_parse(const char *s, size_t len, watch_rule *r);
 
-/* Reads `watch CLASS#METHOD` lines of a rules file (comments with '#' at line start or after
- * whitespace, blank lines) and appends them to o->watch. Returns 0, or -1 with
- * "file:line: message" in err. Other rule kinds in the file are an error: jvm.rules holds
- * run-time rules only. */
+/* Reads `watch CLASS#METHOD` and `unwatch CLASS` lines of a rules file (comments with '#' at
+ * line start or after whitespace, blank lines) and appends them to o->watch and o->unwatch.
+ * Returns 0, or -1 with "file:line: message" in err. Other rule kinds in the file are an
+ * error: jvm.rules holds run-time rules only. */
 int watch_rules_load(const char *path, watch_opts *o, char *err, size_t n);
 
 #endif

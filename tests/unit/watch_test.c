@@ -628,19 +628,33 @@ static void rules_file(void **state)
             closeable |= strcmp(o.watch[i].cls, "java.io.Closeable") == 0 &&
                          strcmp(o.watch[i].method, "close") == 0;
         assert_true(closeable);
+        int keepalive = 0;
+        for (int i = 0; i < o.n_unwatch; i++)
+            keepalive |= strcmp(o.unwatch[i], "sun.net.www.http.KeepAliveStream") == 0;
+        assert_true(keepalive);
     }
     char tmp[] = "/tmp/watch_test_XXXXXX";
     int fd = mkstemp(tmp);
     assert_true(fd >= 0);
     FILE *f = fdopen(fd, "w");
-    fputs("# comment\n\nwatch a.B#close  # reason\nignore instance a.B#x\n", f);
+    fputs("# comment\n\nwatch a.B#close  # reason\nunwatch a.C\nignore instance a.B#x\n", f);
     fclose(f);
     watch_opts_default(&o);
     assert_int_equal(watch_rules_load(tmp, &o, err, sizeof err), -1);
     assert_int_equal(o.n_watch, 1);
     assert_string_equal(o.watch[0].cls, "a.B");
+    assert_int_equal(o.n_unwatch, 1);
+    assert_string_equal(o.unwatch[0], "a.C");
     char want[600];
-    snprintf(want, sizeof want, "%s:4: expected `watch CLASS#METHOD`", tmp);
+    snprintf(want, sizeof want, "%s:5: expected `watch CLASS#METHOD` or `unwatch CLASS`", tmp);
+    assert_string_equal(err, want);
+    /* an unwatch line names a class, no method */
+    f = fopen(tmp, "w");
+    fputs("unwatch a.B#close\n", f);
+    fclose(f);
+    watch_opts_default(&o);
+    assert_int_equal(watch_rules_load(tmp, &o, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:1: expected `unwatch CLASS`, got 'a.B#close'", tmp);
     assert_string_equal(err, want);
     remove(tmp);
 }
