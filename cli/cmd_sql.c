@@ -282,6 +282,12 @@ int cmd_sql(int argc, char **argv)
         rc = cli_usage_error(&co, "--model devtools needs a V8/Node/ArkTS heap snapshot");
         goto out;
     }
+    /* VisualVM's model is a Java heap's (fields, array elements, statics): on a snapshot it
+     * followed almost nothing (33 of 39,219 objects reachable) */
+    if (model && strcmp(model, "visualvm") == 0 && !(g->format && !strcmp(g->format, "hprof"))) {
+        rc = cli_usage_error(&co, "--model visualvm needs an HPROF dump");
+        goto out;
+    }
     qo.class_keys = v8_class_keys(g);
     if (v8_has_traces(g))
         qo.stacks = &sql_stacks;

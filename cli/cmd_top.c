@@ -137,6 +137,13 @@ int cmd_top(int argc, char **argv)
         lr_close(lh);
         return cli_usage_error(&co, "--model devtools needs a V8/Node/ArkTS heap snapshot");
     }
+    /* VisualVM's model is a Java heap's (fields, array elements, statics): on a snapshot it
+     * followed almost nothing (33 of 39,219 objects reachable) */
+    if (model && strcmp(model, "visualvm") == 0 && !(g->format && !strcmp(g->format, "hprof"))) {
+        free(keep);
+        lr_close(lh);
+        return cli_usage_error(&co, "--model visualvm needs an HPROF dump");
+    }
     if (detached && (!is_v8 || (model && strcmp(model, "devtools") != 0))) {
         free(keep);
         lr_close(lh);

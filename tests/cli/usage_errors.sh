@@ -63,4 +63,23 @@ json_eq 'd["error"]["code"]' usage
 json_eq 'd["error"]["exit"]' 2
 json_eq 'd["error"]["offset"]' null
 json_eq '"--frobnicate" in d["error"]["message"]' true
+
+# A size model for another kind of heap is refused, both ways round: VisualVM's follows a
+# Java heap's fields (on a snapshot it reached 33 of 39,219 objects), DevTools' a V8 graph.
+V8=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/v8/heap-1.heapsnapshot
+HP=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/hprof/RI.hprof
+if [ -f "$V8" ] && [ -f "$HP" ]; then
+    for v in top instances sql; do
+        extra=()
+        [ "$v" = instances ] && extra=(Object)
+        [ "$v" = sql ] && extra=("SELECT 1")
+        run "$v" --model visualvm "$V8" "${extra[@]}"
+        expect_rc 2
+        expect_err "^leakray $v: --model visualvm needs an HPROF dump"
+        [ "$v" = instances ] && extra=(java.lang.String)
+        run "$v" --model devtools "$HP" "${extra[@]}"
+        expect_rc 2
+        expect_err "^leakray $v: --model devtools needs a V8/Node/ArkTS heap snapshot"
+    done
+fi
 echo "usage_errors: ok"
