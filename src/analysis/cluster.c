@@ -416,7 +416,13 @@ static uint32_t name_key(const cluster_ctx *c, node_ix from, edge_ix e)
         return CLUSTER_NAME_ANY;
     if (GRAPH_EDGE_NAME_IS_INDEX(kind))
         return graph_edge_name(g, e);
-    if (all_digits(graph_str(g, graph_edge_name(g, e))))
+    const char *nm = graph_str(g, graph_edge_name(g, e));
+    if (all_digits(nm))
+        return CLUSTER_NAME_ANY;
+    /* a WeakMap entry's edge names its index and ids: one name for every entry */
+    uint64_t table;
+    if (kind == GRAPH_EDGE_INTERNAL && nm[0] >= '0' && nm[0] <= '9' &&
+        devtools_weakmap_edge(nm, &table))
         return CLUSTER_NAME_ANY;
     if (kind == GRAPH_EDGE_PROPERTY && c->dict_class[from] != CLUSTER_NONE &&
         c->dict_class[from] == class_key(g, g->edge_to[e]))

@@ -131,6 +131,12 @@ static int weakmap_edge(const char *s, const char **dup, uint64_t *table)
     return 0;
 }
 
+int devtools_weakmap_edge(const char *name, uint64_t *table)
+{
+    const char *dup;
+    return weakmap_edge(name, &dup, table);
+}
+
 /* Set of duplicated parts of ephemeron edge names seen once (calculateDistances). Every
  * distinct string (a pointer into the graph's strings) is an entry for good; membership is a
  * flag per entry, so a delete is a flag cleared and a re-add a flag set. */

@@ -63,6 +63,11 @@ typedef struct devtools_result {
 uint32_t devtools_path(const graph *g, const devtools_result *r, node_ix v, edge_ix *edges,
                        uint32_t cap);
 
+/* Whether an edge name is V8's for a WeakMap entry, "N / part of key (K @k) -> value (V @v)
+ * pair in WeakMap (table @t)" (the key's edge and the table's to the value carry it), with
+ * the table's id in *table. */
+int devtools_weakmap_edge(const char *name, uint64_t *table);
+
 lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_result *r,
                          lr_error *err);
 

@@ -316,7 +316,7 @@ static uint8_t ref_text(const graph *g, const ptree *t, const pelem *p, uint32_t
         snprintf(buf, cap, "%s", graph_str(g, name));
         break;
     default:
-        snprintf(buf, cap, "%s", graph_str(g, name));
+        snprintf(buf, cap, "%s", trace_ref_text(g, k, name));
         break;
     }
     if (t->in_label[s])

@@ -7,6 +7,7 @@
  * nearest shown ancestor (one array of N, a byte a node when they are few). trace.c calls
  * these while it walks the path tree and completes the traces. */
 #include "analysis/trace_internal.h"
+#include "analysis/devtools.h"
 #include "base/search.h"
 
 #include <stdlib.h>
@@ -504,6 +505,16 @@ int trace_ref_slot(const graph *g, unsigned k, uint32_t name, uint32_t *ix)
     return 1;
 }
 
+const char *trace_ref_text(const graph *g, unsigned k, uint32_t name)
+{
+    const char *s = graph_str(g, name);
+    uint64_t table;
+    if (k == GRAPH_EDGE_INTERNAL && s[0] >= '0' && s[0] <= '9' &&
+        devtools_weakmap_edge(s, &table))
+        return TRACE_WEAKMAP_REF;
+    return s;
+}
+
 /* The reference leaving el: an edge of kind k named `name` in the view the paths walked. */
 lr_status trace_build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint32_t name,
                                node_ix to)
@@ -541,7 +552,7 @@ lr_status trace_build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint3
         break;
     default:
         el->ref_type = TRACE_REF_INSTANCE;
-        el->ref_name = sdup(graph_str(g, name));
+        el->ref_name = sdup(trace_ref_text(g, k, name));
         el->owner = trace_owner_simple(el->class_name, 0);
         break;
     }

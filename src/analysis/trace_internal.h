@@ -61,6 +61,11 @@ int trace_inspect(const graph *g, const rules_set *rs, const leak_set *ls, node_
  * entry in a trace (elements, V8 hidden edges, V8 internal edges named by a number); its
  * index in *ix. trace_build_elem_ref and the path tree's walk (trace.c) name them alike. */
 int trace_ref_slot(const graph *g, unsigned k, uint32_t name, uint32_t *ix);
+/* The text a trace gives a reference of kind k named `name` that is no slot: the name, but a
+ * V8 WeakMap entry's "N / part of key (K @k) -> value (V @v) pair in WeakMap (table @t)"
+ * without its numbers (TRACE_WEAKMAP_REF), so the entries of one map are one leak. */
+const char *trace_ref_text(const graph *g, unsigned k, uint32_t name);
+#define TRACE_WEAKMAP_REF "part of key -> value pair in WeakMap"
 /* The reference leaving el for node `to` (GRAPH_NONE if unknown): an edge of kind k named
  * `name` in the view the paths walked. */
 lr_status trace_build_elem_ref(const graph *g, trace_elem *el, uint8_t k8, uint32_t name,

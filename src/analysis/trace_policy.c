@@ -7,6 +7,7 @@
  * of the thread, trace_dom_locals) and Shark's own weights and roots (trace_shark_*), so
  * "Retaining" lines equal Shark's. docs/design.md, "Retained sizes in analyze". */
 #include "analysis/trace_internal.h"
+#include "analysis/devtools.h"
 #include "base/search.h"
 
 #include <stdlib.h>
@@ -28,10 +29,25 @@ static int loader_link(const graph *g, node_ix from, edge_ix e)
  * so a closed loader whose class a static map still holds is reachable (Shark calls it
  * unreachable). Visited last, it gives a path only to what nothing else reaches: every path
  * Shark finds stays Shark's. */
+/* Whether e is a WeakMap table's reference to an entry's value: the entry lives while its
+ * key does, so the value is the key's (DevTools leaves this half of the pair out of its
+ * distances and dominators); a path through the table would blame the map. */
+static int weakmap_table_link(const graph *g, node_ix from, edge_ix e)
+{
+    if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_INTERNAL || g->synthetic_root == GRAPH_NONE)
+        return 0;
+    const char *s = graph_str(g, graph_edge_name_from(g, from, e));
+    uint64_t table;
+    return s[0] >= '0' && s[0] <= '9' && devtools_weakmap_edge(s, &table) &&
+           table == graph_node_id(g, from);
+}
+
 enum paths_edge_class trace_pol_edge(const graph *g, node_ix from, edge_ix e, void *ctx)
 {
     int32_t lib;
     enum paths_edge_class k = (enum paths_edge_class)rules_edge_class(ctx, from, e, &lib);
+    if (k == PATHS_FOLLOW && weakmap_table_link(g, from, e))
+        return PATHS_VISIT_LAST;
     return k == PATHS_IGNORE && loader_link(g, from, e) ? PATHS_VISIT_LAST : k;
 }
 
