@@ -70,13 +70,15 @@ static void next(lexer *lx)
     if (isdigit((unsigned char)c) ||
         (c == '-' && p + 1 < lx->end && isdigit((unsigned char)p[1]))) {
         const char *q = p + (c == '-');
-        int64_t v = 0;
+        /* the magnitude, up to a Java long's: Long.MAX_VALUE and Long.MIN_VALUE included */
+        uint64_t v = 0, most = c == '-' ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
         int over = 0;
         while (q < lx->end && isdigit((unsigned char)*q)) {
-            if (v > (INT64_MAX - 9) / 10)
+            unsigned d = (unsigned)(*q - '0');
+            if (v > (most - d) / 10)
                 over = 1;
             else
-                v = v * 10 + (*q - '0');
+                v = v * 10 + d;
             q++;
         }
         if (over) {
@@ -85,7 +87,7 @@ static void next(lexer *lx)
             lx->p = lx->end;
             return;
         }
-        lx->num = c == '-' ? -v : v;
+        lx->num = c != '-' ? (int64_t)v : v > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)v;
         lx->p = q;
         lx->tk = T_INT;
         return;

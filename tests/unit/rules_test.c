@@ -90,6 +90,21 @@ static void test_errors(void **state)
     expect_error("inspect Foo if (a -> label \"x\"\n", "t.rules:1: expected ')'");
     expect_error("inspect Foo -> label \"open\n", "t.rules:1: unterminated string");
     expect_error("ignore static A#b when API >= 99999999999999999999\n", "number out of range");
+    /* a Java long's range exactly: Long.MAX_VALUE and Long.MIN_VALUE are numbers, one past
+     * either is not */
+    expect_error("inspect Foo if a == 9223372036854775808 -> label \"x\"\n", "number out of range");
+    expect_error("inspect Foo if a == -9223372036854775809 -> label \"x\"\n",
+                 "number out of range");
+    {
+        rules_set rs;
+        rules_init(&rs);
+        lr_error err;
+        assert_int_equal(parse(&rs, "inspect Foo if a == 9223372036854775807 -> label \"x\"\n"
+                                    "inspect Foo if a == -9223372036854775808 -> label \"y\"\n",
+                               &err),
+                         LR_OK);
+        rules_fini(&rs);
+    }
     expect_error("inspect Foo if a is nul -> label \"x\"\n", "expected 'null' after 'is'");
     expect_error("inspect Foo if this in mServices -> label \"x\"\n",
                  "t.rules:1: expected 'static CLASS#FIELD' after 'in'");
