@@ -690,6 +690,18 @@ lr_status rules_add_watch(rules_set *rs, const char *cls, const char *expr, lr_e
         return LR_FAIL(err, LR_ERR_RULES, "--leaking-if: newline in expression");
     char reason[900];
     if (expr) {
+        /* a string left open would run on into the rule written around the expression and
+         * be reported in that rule's words: said here, in the user's */
+        int open = 0;
+        for (const char *p = expr; *p; p++) {
+            if (open && *p == '\\' && p[1])
+                p++;
+            else if (*p == '"')
+                open = !open;
+        }
+        if (open)
+            return LR_FAIL(err, LR_ERR_RULES, "--leaking-if '%.200s': unterminated string",
+                           expr);
         /* the reason names the user's own condition, quotes made harmless */
         size_t k = 0;
         for (const char *p = expr; *p && k + 2 < 400; p++)

@@ -141,6 +141,14 @@ expect_err 'no class named no.such.Class'
 run instances "$D" java.lang.String --where 'count ==== 1'
 expect_rc 2
 expect_err '^leakray instances: --where: expected a field path or a value'
+# a string left open is said so (it was "unexpected 'java.lang.String' at end of rule": the
+# class name, which the expression never had)
+run instances "$D" java.lang.String --where 'value == "abc'
+expect_rc 2
+expect_err '^leakray instances: --where: unterminated string'
+run analyze "$D" --watch java.lang.String --leaking-if 'value == "abc'
+expect_rc 2
+expect_err "^leakray analyze: --leaking-if 'value == \"abc': unterminated string"
 run path "$D" --merged
 expect_rc 2
 expect_err '\-\-class and --merged go together'
