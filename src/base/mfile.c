@@ -13,6 +13,7 @@
 #include <bzlib.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -584,6 +585,8 @@ static lr_status spool(int in, const char *name, uint64_t limit, int *out, lr_er
     return LR_OK;
 }
 
+#define MFILE_FIFO_WAIT_MS 30000 /* a named FIFO's writer comes within this, or never */
+
 lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -599,6 +602,19 @@ lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error 
         int e = errno;
         close(fd);
         return LR_FAIL(err, LR_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (S_ISFIFO(sb.st_mode) && !is_stdin) {
+        /* a named FIFO opened before its writer (`leakray top p & ssh host cat x > p`) reads
+         * as empty until one comes: wait for it a while, not for ever */
+        struct pollfd pf = {fd, POLLIN, 0};
+        int r;
+        while ((r = poll(&pf, 1, MFILE_FIFO_WAIT_MS)) < 0 && errno == EINTR)
+            ;
+        if (r == 0) {
+            close(fd);
+            return LR_FAIL(err, LR_ERR_IO, "%s: no writer opened the FIFO in %d s", path,
+                           MFILE_FIFO_WAIT_MS / 1000);
+        }
     }
     if (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)) {
         int copy = -1;
