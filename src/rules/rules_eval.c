@@ -267,6 +267,12 @@ static void special(const rules_set *rs, node_ix n, const char *fld, const char 
         node_ix k = component_context(g, n);
         out->k = k == GRAPH_NONE ? V_NULL : V_OBJ;
         out->n = k;
+    } else if (!strcmp(name, "@name")) {
+        /* the object's own name where the snapshot gives one apart from its class (a V8
+         * closure's function name); null when it has none */
+        const char *nm = g->node_name && n < g->n_nodes ? graph_str(g, g->node_name[n]) : "";
+        out->k = *nm && strcmp(nm, cn) ? V_STR : V_NULL;
+        snprintf(out->s, sizeof out->s, "%s", nm);
     } else if (!strcmp(name, "@dom")) {
         if (!g->node_dom)
             return; /* no DOM states in this dump: missing, never true */

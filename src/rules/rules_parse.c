@@ -655,6 +655,8 @@ lr_status rules_load_defaults(rules_set *rs, const graph *g, lr_error *err)
     LR_TRY(rules_load_shipped(rs, "jdk.rules", err));
     if (graph_find_class(g, "android.os.Build") != GRAPH_NONE)
         LR_TRY(rules_load_shipped(rs, "android.rules", err));
+    if (g->synthetic_root != GRAPH_NONE && g->node_name) /* V8, Node, Chromium, ArkTS */
+        LR_TRY(rules_load_shipped(rs, "js.rules", err));
     for (node_ix x = 0; g->node_dom && x < g->n_nodes; x++)
         if (graph_node_dom(g, x) != GRAPH_DOM_UNKNOWN)
             return rules_load_shipped(rs, "browser.rules", err);

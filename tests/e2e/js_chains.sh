@@ -6,7 +6,8 @@
 # list of Entry objects joined by Link objects, and 200 Conn objects in a global array.
 # `leaks` must give the chain's objects a cluster per kind (400 Steps in one, not 400 of
 # one each: 3,204 clusters before, the Conn leak pushed out of the top 20), and `analyze
-# --watch` at most two signatures for each chain (400 Steps gave 100 groups).
+# --watch` at most two signatures for each chain (400 Steps gave 100 groups), the closure
+# holding each Step named by its function's name.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -32,6 +33,14 @@ assert max(by.get("Conn", [0])) == 200, by.get("Conn")
 assert max(by.get("Link", [0])) >= 399, by.get("Link")
 top = [c["title"] for c in cl[:20]]
 assert "Conn" in top, top
+PY
+# the closure that keeps each Step is named in its trace (a label: signatures stay the class's)
+"$LEAKRAY" analyze "$work/final.heapsnapshot" --watch Step --json --no-timing >"$work/step.json"
+python3 - "$work/step.json" <<'PY' || fail "the step's closure is not named in its trace"
+import json, sys
+d = json.load(open(sys.argv[1]))
+labels = [l for t in d["traces"] for e in t["elements"] for l in e.get("labels", [])]
+assert "Function name: nextStep" in labels, labels[:5]
 PY
 for c in Step Entry; do
     n=$("$LEAKRAY" analyze "$work/final.heapsnapshot" --watch "$c" --json --no-timing |
