@@ -224,6 +224,10 @@ static int resolve(JNIEnv *env)
     A.watcher_finalize = (*env)->GetStaticMethodID(env, A.watcher, "runFinalization", "(J)V");
     if (!A.watcher_finalize)
         (*env)->ExceptionClear(env);
+    A.watcher_forget = (*env)->GetStaticMethodID(env, A.watcher, "forget",
+                                                 "(Lleakcanary/KeyedWeakReference;)V");
+    if (!A.watcher_forget)
+        (*env)->ExceptionClear(env);
     A.watcher_installed = (*env)->GetStaticFieldID(env, A.watcher, "installed", "Z");
     A.watcher_seal = (*env)->GetStaticMethodID(env, A.watcher, "seal", "(J)V");
     A.watcher_retained = (*env)->GetStaticMethodID(env, A.watcher, "retainedByRule",

@@ -90,6 +90,7 @@ typedef struct agent_state {
         runtime_get, runtime_finalize;
     jmethodID watcher_watch_at; /* AppWatcher.watchAt, NULL in an older jar (watchNow) */
     jmethodID watcher_finalize; /* AppWatcher.runFinalization(J), NULL in an older jar */
+    jmethodID watcher_forget;   /* AppWatcher.forget(KeyedWeakReference), NULL in an older jar */
     jfieldID kwr_retained, kwr_dump_ms, watcher_installed;
     uint64_t status_at;      /* when the status file was last written */
     uint64_t dropped_said;   /* dropped objects the last warning counted */

@@ -94,10 +94,17 @@ void watcher_release(void *ctx, void *obj, uint32_t tag)
     JNIEnv *env = agent_env();
     if (!env)
         return;
-    if (is_weak(tag))
+    if (is_weak(tag)) {
         (*env)->DeleteWeakGlobalRef(env, (jobject)obj);
-    else
-        (*env)->DeleteGlobalRef(env, (jobject)obj);
+        return;
+    }
+    /* a KeyedWeakReference: AppWatcher counts its referent retained until now */
+    if (A.watcher_forget) {
+        (*env)->CallStaticVoidMethod(env, A.watcher, A.watcher_forget, (jobject)obj);
+        if ((*env)->ExceptionCheck(env))
+            (*env)->ExceptionClear(env);
+    }
+    (*env)->DeleteGlobalRef(env, (jobject)obj);
 }
 
 void watcher_gc(void *ctx) { (*A.ti)->ForceGarbageCollection(A.ti); }

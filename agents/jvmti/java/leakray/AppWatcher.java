@@ -345,12 +345,51 @@ public final class AppWatcher {
      */
     static KeyedWeakReference retainedByRule(Object self, int rule, long watchUptimeMillis,
                                              long retainedUptimeMillis) {
-        String key = "lr-" + Long.toHexString(KEYS.incrementAndGet());
-        KeyedWeakReference ref = new KeyedWeakReference(self, key, describe(self, rule),
-                watchUptimeMillis, null);
-        ref.retainedUptimeMillis = retainedUptimeMillis;
-        return ref;
+        int h = System.identityHashCode(self);
+        synchronized (RETAINED) {
+            // one object, one retained object: a stream closed twice (its close() hook runs on
+            // each call) is not two
+            java.util.ArrayList<KeyedWeakReference> same = RETAINED.get(h);
+            if (same != null) {
+                for (KeyedWeakReference r : same) {
+                    if (r.get() == self) {
+                        return null;
+                    }
+                }
+            }
+            String key = "lr-" + Long.toHexString(KEYS.incrementAndGet());
+            KeyedWeakReference ref = new KeyedWeakReference(self, key, describe(self, rule),
+                    watchUptimeMillis, null);
+            ref.retainedUptimeMillis = retainedUptimeMillis;
+            if (same == null) {
+                same = new java.util.ArrayList<KeyedWeakReference>(1);
+                RETAINED.put(h, same);
+            }
+            same.add(ref);
+            RETAINED_HASH.put(ref, h);
+            return ref;
+        }
     }
+
+    /** The agent let go of ref (its referent collected, or dumped): no longer retained. */
+    static void forget(KeyedWeakReference ref) {
+        synchronized (RETAINED) {
+            Integer h = RETAINED_HASH.remove(ref);
+            if (h == null) {
+                return;
+            }
+            java.util.ArrayList<KeyedWeakReference> same = RETAINED.get(h);
+            if (same != null && same.remove(ref) && same.isEmpty()) {
+                RETAINED.remove(h);
+            }
+        }
+    }
+
+    /** Retained objects by identity hash, and each reference's hash (guarded by RETAINED). */
+    private static final java.util.HashMap<Integer, java.util.ArrayList<KeyedWeakReference>>
+            RETAINED = new java.util.HashMap<Integer, java.util.ArrayList<KeyedWeakReference>>();
+    private static final java.util.IdentityHashMap<KeyedWeakReference, Integer> RETAINED_HASH =
+            new java.util.IdentityHashMap<KeyedWeakReference, Integer>();
 
     private static native void flush0(Object[] objs, int[] rules, int n, long watchUptimeMillis);
 
