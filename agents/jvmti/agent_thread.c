@@ -619,45 +619,35 @@ void JNICALL watcher_thread_end(jvmtiEnv *ti, JNIEnv *env, jthread th)
     jvmtiThreadInfo info;
     memset(&info, 0, sizeof info);
     char d[300];
+    int skip = 0;
     if ((*ti)->GetThreadInfo(ti, th, &info) == JVMTI_ERROR_NONE && info.name &&
         ((A.finalizing && strcmp(info.name, FINALIZER_THREAD) == 0) ||
          (A.watcher_finalize && (strcmp(info.name, FINALIZATION_THREAD) == 0 ||
-                                 strcmp(info.name, FINALIZER_THREAD) == 0)))) {
+                                 strcmp(info.name, FINALIZER_THREAD) == 0))))
         /* started by the check's finalization (JDK 17's runFinalization forks a thread and
          * waits for it; the bounded one runs it on a thread of its own, which may end
          * after the check): the agent's own, never the application's */
-        (*ti)->Deallocate(ti, (unsigned char *)info.name);
-        if (info.thread_group)
-            (*env)->DeleteLocalRef(env, info.thread_group);
-        if (info.context_class_loader)
-            (*env)->DeleteLocalRef(env, info.context_class_loader);
-        return;
+        skip = 1;
+    else if (A.opts.n_unwatch) {
+        /* the JDK's own threads (an `unwatch` class: InnocuousThread's Keep-Alive-Timer,
+         * which its cache keeps once ended) */
+        jclass tk = (*env)->GetObjectClass(env, th);
+        skip = tk && hooks_unwatched(env, tk);
+        if (tk)
+            (*env)->DeleteLocalRef(env, tk);
     }
-    /* the JDK's own threads (an `unwatch` class: InnocuousThread's Keep-Alive-Timer, which
-     * its cache keeps once ended) */
-    jclass tk = A.opts.n_unwatch ? (*env)->GetObjectClass(env, th) : NULL;
-    int skip = tk && hooks_unwatched(env, tk);
-    if (tk)
-        (*env)->DeleteLocalRef(env, tk);
-    if (skip) {
-        if (info.name)
-            (*ti)->Deallocate(ti, (unsigned char *)info.name);
-        if (info.thread_group)
-            (*env)->DeleteLocalRef(env, info.thread_group);
-        if (info.context_class_loader)
-            (*env)->DeleteLocalRef(env, info.context_class_loader);
-        return;
-    }
-    if (info.name) {
+    if (info.name && !skip)
         snprintf(d, sizeof d, "java.lang.Thread \"%s\" ended", info.name);
-        (*ti)->Deallocate(ti, (unsigned char *)info.name);
-    } else {
+    else
         snprintf(d, sizeof d, "java.lang.Thread ended");
-    }
+    if (info.name)
+        (*ti)->Deallocate(ti, (unsigned char *)info.name);
     if (info.thread_group)
         (*env)->DeleteLocalRef(env, info.thread_group);
     if (info.context_class_loader)
         (*env)->DeleteLocalRef(env, info.context_class_loader);
+    if (skip)
+        return;
     uint64_t now = agent_clock_ms();
     jobject g = NULL;
     pthread_mutex_lock(&ended_lock);
