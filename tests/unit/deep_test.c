@@ -140,7 +140,7 @@ static void test_paths_source(void **state)
     (void)state;
     chain_src c = {0};
     paths_source src = {chain_edges, &c};
-    paths_policy pol = {NULL, NULL, NULL, &src, 0};
+    paths_policy pol = {NULL, NULL, NULL, &src, 0, 0};
     paths_result r;
     lr_error err = {0};
     node_ix tail = N - 1;

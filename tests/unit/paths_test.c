@@ -134,7 +134,7 @@ static void test_visit_last_priority(void **state)
                         {3, 4, STRONG}, {4, 5, STRONG}, {5, 6, STRONG}};
     const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
     marks m = {.last = {0}, .n_last = 1};
-    paths_policy pol = {mark_edge, NULL, &m, NULL, 0};
+    paths_policy pol = {mark_edge, NULL, &m, NULL, 0, 0};
     graph g;
     paths_result r;
     node_ix p[16];
@@ -164,7 +164,7 @@ static void test_promotion(void **state)
     const tedge es[] = {{0, 2, STRONG}, {0, 1, STRONG}, {1, 2, STRONG}, {2, 4, STRONG}};
     const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
     marks m = {.last = {0}, .n_last = 1};
-    paths_policy pol = {mark_edge, NULL, &m, NULL, 0};
+    paths_policy pol = {mark_edge, NULL, &m, NULL, 0, 0};
     graph g;
     paths_result r;
     node_ix p[16];
@@ -224,7 +224,7 @@ static void test_ignore_and_weak(void **state)
     };
     const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}};
     marks m = {.ignore = {0, 8}, .n_ignore = 2};
-    paths_policy pol = {mark_edge, NULL, &m, NULL, 0};
+    paths_policy pol = {mark_edge, NULL, &m, NULL, 0, 0};
     graph g;
     paths_result r;
     build(&g, 5, es, 9, rs, 1, NULL);
@@ -252,7 +252,7 @@ static void test_targets_are_leaves(void **state)
                         {3, 4, STRONG}, {4, 5, STRONG}, {5, 2, STRONG}};
     const troot rs[] = {{0, GRAPH_ROOT_JNI_GLOBAL, 0}, {7, GRAPH_ROOT_JNI_GLOBAL, 0}};
     const node_ix targets[] = {1, 2, 99};
-    paths_policy pol = {NULL, ignore_root1, NULL, NULL, 0};
+    paths_policy pol = {NULL, ignore_root1, NULL, NULL, 0, 0};
     graph g;
     paths_result r;
     build(&g, 8, es, 7, rs, 2, NULL);
@@ -482,7 +482,7 @@ static void test_edge_source(void **state)
     build(&g, 6, es, 4, rs, 1, NULL);
     src_ctx c = {.g = &g};
     paths_source src = {src_edges, &c};
-    paths_policy pol = {src_policy, NULL, &c, &src, 0};
+    paths_policy pol = {src_policy, NULL, &c, &src, 0, 0};
     find(&g, &pol, NULL, 0, &r);
     /* 3 was first seen through the visit-last entry, then promoted by 0 -> 1 -> 2 -> 3 */
     assert_int_equal(paths_parent(&r, 3), 2);
@@ -754,7 +754,7 @@ static void test_parents_random(void **state)
         for (uint32_t every = 1; every <= 64; every *= 8) {
             rsrc c = {.g = &g, .virt_every = every};
             paths_source src = {rsrc_edges, &c};
-            paths_policy pol = {rsrc_policy, NULL, &c, &src, 0};
+            paths_policy pol = {rsrc_policy, NULL, &c, &src, 0, 0};
             find(&g, &pol, NULL, 0, &r);
             if (every == 1 && n > 1000)
                 assert_non_null(r.parent);
@@ -1040,9 +1040,9 @@ static void test_reference_random(void **state)
             int early = mode != 0;
             for (int with_src = 0; with_src < 2; with_src++) {
                 paths_policy pol = {with_src ? vsrc_policy : csr_policy, vsrc_root, &c,
-                                    with_src ? &src : NULL, 0};
+                                    with_src ? &src : NULL, 0, 0};
                 paths_policy rpol = {with_src ? vsrc_policy : csr_ref_policy, vsrc_root, &c,
-                                     with_src ? &src : &csr, 0};
+                                     with_src ? &src : &csr, 0, 0};
                 paths_result r;
                 lr_error err = {0};
                 int all = 0;
@@ -1177,7 +1177,7 @@ static void test_stored_parents_split(void **state)
     build(&g, SPLIT_E + 16 * SPLIT_K, NULL, 0, rs, 1, NULL);
     split_src c;
     paths_source src = {split_edges, &c};
-    paths_policy pol = {split_policy, NULL, NULL, &src, 0};
+    paths_policy pol = {split_policy, NULL, NULL, &src, 0, 0};
     node_ix t = SPLIT_T;
     paths_result r;
     lr_error err = {0};

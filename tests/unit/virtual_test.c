@@ -778,7 +778,7 @@ static void test_paths_on_demand(void **state)
     virt_gen *vg;
     assert_int_equal(virt_gen_new(&g, &vg, &err), LR_OK);
     paths_source src = {gen_source, vg};
-    paths_policy pol = {NULL, NULL, NULL, &src, 0};
+    paths_policy pol = {NULL, NULL, NULL, &src, 0, 0};
     assert_int_equal(paths_find(&g, &pol, NULL, 0, &b, &err), LR_OK);
     uint32_t reached = 0, virtual_steps = 0, labelled = 0;
     char l1[VIRT_LABEL_MAX], l2[VIRT_LABEL_MAX];
