@@ -79,7 +79,7 @@ static void detail_json(jsonw *w, const store_dash_leak *x)
     const store_detail *d = &x->detail;
     jsonw_kv_str(w, "pattern", d->pattern);
     jsonw_kv_str(w, "description", d->explanation);
-    if (x->trace.n)
+    if (x->trace.n && !x->trace.backtrace) /* a native leak's frames are no trace */
         trace_json(w, &x->trace);
     jsonw_kv_int(w, "history_total", x->history_total);
     rep_store_seen_json(w, "history", d);

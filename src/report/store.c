@@ -272,7 +272,14 @@ void rep_store_show_text(FILE *out, const store_detail *d, const store_trace *t)
             REP_FMT_COUNT(l->dumps), l->dumps == 1 ? "" : "s", REP_FMT_COUNT(l->instances),
             l->instances == 1 ? "" : "s", rep_store_time(a, l->first_ms),
             rep_store_time(b, l->last_ms));
-    if (t->n) {
+    if (t->n && t->backtrace) {
+        fputs("\nNewest backtrace (allocated from):\n", out);
+        for (size_t i = 0; i < t->n; i++) {
+            fprintf(out, "    #%zu ", i);
+            put_text(out, t->v[i].cls, 0);
+            fputc('\n', out);
+        }
+    } else if (t->n) {
         fputs(strcmp(l->kind, "suspect") == 0 ? "\nNewest path from a GC root:\n"
                                                : "\nNewest trace:\n", out);
         rep_store_trace_text(out, t);

@@ -765,6 +765,23 @@ lr_status store_trace_parse(store *s, const char *json, store_trace *t, lr_error
         st = store_json_query(s, SUSPECT_PATH_SQL, json, len, NULL, read_trace_elem, &rd, err);
     /* the path keeps as many objects at each end */
     t->elided_at = t->elided ? t->n / 2 : 0;
+    /* a native leak: its allocation's backtrace, as `native report` prints its frames */
+    if (st == LR_OK && !rd.oom && t->n == 0) {
+        st = store_json_query(
+            s,
+            "SELECT printf('%s in %s%s', coalesce(json_extract(f.value, '$.ip'), '?'),"
+            " coalesce(json_extract(f.value, '$.function'), '?' || '?'),"
+            " CASE WHEN json_extract(f.value, '$.file') IS NOT NULL"
+            "  THEN ' (' || json_extract(f.value, '$.file') || ':' ||"
+            "   coalesce(json_extract(f.value, '$.line'), '?') || ')'"
+            "  WHEN json_extract(f.value, '$.module') IS NOT NULL"
+            "  THEN ' (' || json_extract(f.value, '$.module') || '+' ||"
+            "   coalesce(json_extract(f.value, '$.offset'), '?') || ')' ELSE '' END),"
+            " 'frame', '', '', '', '', '', 0, NULL, NULL"
+            " FROM json_each(?1, '$.frames') AS f",
+            json, len, NULL, read_trace_elem, &rd, err);
+        t->backtrace = t->n > 0;
+    }
     if (st == LR_OK && rd.oom)
         st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
     if (st == LR_OK && !t->root && !(t->root = strdup("")))

@@ -86,6 +86,9 @@ typedef struct store_trace {
      * out before v[elided_at] */
     uint64_t elided;
     size_t elided_at;
+    /* a native leak's: v[i].cls is frame i of its allocation's backtrace, innermost first
+     * ("0x4011a3 in main (app.c:12)"), and nothing else is set */
+    int backtrace;
 } store_trace;
 
 /* One bucket of `store trend`: a day (UTC) or a version, in order. */

@@ -139,7 +139,7 @@ static void underline_under_name(void **state)
          -1, -1},
         {"Leaked\x1b[2J", "instance", "YES", "", "", "", "", 0, -1, -1},
     };
-    store_trace t = {"System class", e, 2, 0, 0};
+    store_trace t = {"System class", e, 2, 0, 0, 0};
     char *got = trace_text(&t);
     /* "│    ↓ static " is 14 columns, "Über\x1b" 8 (the ESC shown as \x1b), "." 1: the name
      * starts at column 23, so "│" and 22 spaces come before the underline */
