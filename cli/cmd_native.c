@@ -107,8 +107,8 @@ static int to_store(const cli_common *co, const native_store *ns, const char *pa
 
 /* Loads, symbolises and renders one report (and stores it when ns names a store); -1 for
  * exit_code means "not a run". */
-static int render_file(const cli_common *co, const char *path, int exit_code, int fail_on_leak,
-                       const native_store *ns)
+static int render_file(const cli_common *co, const char *path, int exit_code, int killed,
+                       int fail_on_leak, const native_store *ns)
 {
     lr_error err = {0};
     mfile m;
@@ -130,9 +130,18 @@ static int render_file(const cli_common *co, const char *path, int exit_code, in
         rc = to_store(co, ns, path, &r, exit_code);
     }
     int leaked = r.n_groups > 0 || r.n_threads_leaked > 0;
+    /* A program killed before its at-exit scan (a crash) leaves an earlier scan: shown, but
+     * the run did not end as one that was watched to its end, and a script must see that. */
+    int stale = killed && !(r.reason && !strcmp(r.reason, "exit"));
+    if (stale)
+        fprintf(stderr, "leakray: %s: the program was killed by signal %d before its at-exit "
+                "scan; the report above is its last scan before that (%s)\n", path,
+                exit_code - 128, r.reason ? r.reason : "unknown");
     nscan_free(&r);
     if (rc != CLI_EXIT_OK)
         return rc;
+    if (stale)
+        return CLI_EXIT_IO;
     return fail_on_leak && leaked ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
 }
 
@@ -163,7 +172,7 @@ static int native_report(int argc, char **argv)
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
         return rc;
-    return render_file(&co, co.pos[0], -1, fail, &ns);
+    return render_file(&co, co.pos[0], -1, 0, fail, &ns);
 }
 
 /* ---- native run ---- */
@@ -318,7 +327,7 @@ static int native_run(int argc, char **argv)
         return cli_fail(&co, LR_ERR_IO, "cannot find %s (set LEAKRAY_NATIVE_LIB)", NATIVE_LIB);
     char dir[4096];
     if (keep) {
-        mkdir(keep, 0755);
+        mkdir(keep, 0700); /* reports quote the leaked blocks' first bytes */
         snprintf(dir, sizeof dir, "%s", keep);
     } else {
         const char *tmp = getenv("TMPDIR");
@@ -402,7 +411,7 @@ static int native_run(int argc, char **argv)
         return cli_fail(&co, LR_ERR_IO, "cannot write %s: %s", out, strerror(errno));
     }
     /* The monitor stored its scans already (the at-exit one before the program ended). */
-    rc = render_file(&co, report, code, fail, NULL);
+    rc = render_file(&co, report, code, WIFSIGNALED(status), fail, NULL);
     if (!keep)
         remove_dir(dir);
     return rc;
@@ -591,7 +600,7 @@ static int native_check(int argc, char **argv)
     char path[8192];
     if ((rc = ask_scan(&co, pid, path, sizeof path)) != 0)
         return rc;
-    return render_file(&co, path, -1, fail, &ns);
+    return render_file(&co, path, -1, 0, fail, &ns);
 }
 
 int cmd_native(int argc, char **argv)

@@ -25,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -534,15 +535,35 @@ static int listen_socket(void)
     return fd;
 }
 
+/* Whether the peer may ask for a scan: the program's own user, or root. The socket is
+ * abstract, with no file permission to keep others out, and a scan's report quotes the
+ * program's leaked memory. */
+static int peer_allowed(int cfd)
+{
+    struct ucred cr;
+    socklen_t len = sizeof cr;
+    if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0)
+        return 0;
+    return cr.uid == 0 || cr.uid == geteuid() || cr.uid == getuid();
+}
+
 static void answer(int cfd, int reason)
 {
+    /* One client that connects and says nothing must not hold the monitor: its request has
+     * a second to come, and the answer a second to leave. */
+    struct timeval tv = {1, 0};
+    setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(cfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     char req[64];
     ssize_t n = read(cfd, req, sizeof req - 1);
     if (n <= 0)
         return;
     req[n] = 0;
     char path[600], line[1200];
-    if (strncmp(req, "scan", 4) != 0) {
+    if (!peer_allowed(cfd)) {
+        snprintf(line, sizeof line, "error permission denied: the process runs as user %u\n",
+                 (unsigned)geteuid());
+    } else if (strncmp(req, "scan", 4) != 0) {
         snprintf(line, sizeof line, "error unknown request\n");
     } else if (nm_scan_run(reason, path, sizeof path) == 0) {
         ingest(path);
@@ -676,7 +697,9 @@ static void fork_child(void)
  * still hold words of the program's returned calls, which kept blocks the program had lost
  * (LeakSanitizer and valgrind report them). The registers the program held values in are
  * roots of their own: exit's frames save them below that point. */
-static uintptr_t exit_sp, exit_regs[NM_EXIT_REGS];
+/* Not static: the assembly below writes them, so no compiler may take them for constants
+ * it can fold away (clang does with static ones); the library hides its symbols anyway. */
+uintptr_t nm_exit_sp, nm_exit_regs[NM_EXIT_REGS];
 static pid_t exit_tid;
 
 NM_API _Noreturn void exit(int status);
@@ -698,19 +721,19 @@ __asm__(".text\n"
         ".globl exit\n"
         ".type exit, @function\n"
         "exit:\n"
-        "    movq %rsp, exit_sp(%rip)\n"
-        "    movq %rbx, exit_regs(%rip)\n"
-        "    movq %rbp, exit_regs+8(%rip)\n"
-        "    movq %r12, exit_regs+16(%rip)\n"
-        "    movq %r13, exit_regs+24(%rip)\n"
-        "    movq %r14, exit_regs+32(%rip)\n"
-        "    movq %r15, exit_regs+40(%rip)\n"
+        "    movq %rsp, nm_exit_sp(%rip)\n"
+        "    movq %rbx, nm_exit_regs(%rip)\n"
+        "    movq %rbp, nm_exit_regs+8(%rip)\n"
+        "    movq %r12, nm_exit_regs+16(%rip)\n"
+        "    movq %r13, nm_exit_regs+24(%rip)\n"
+        "    movq %r14, nm_exit_regs+32(%rip)\n"
+        "    movq %r15, nm_exit_regs+40(%rip)\n"
         "    jmp exit_after\n"
         ".size exit, .-exit\n");
 #else
 void exit(int status)
 {
-    exit_sp = (uintptr_t)__builtin_frame_address(0);
+    nm_exit_sp = (uintptr_t)__builtin_frame_address(0);
     exit_after(status);
 }
 #endif
@@ -742,10 +765,10 @@ NM_API int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(v
 
 uintptr_t nm_exit_frame(const uintptr_t **regs)
 {
-    uintptr_t f = __atomic_load_n(&exit_sp, __ATOMIC_ACQUIRE);
+    uintptr_t f = __atomic_load_n(&nm_exit_sp, __ATOMIC_ACQUIRE);
     if (!f || exit_tid != (pid_t)syscall(SYS_gettid))
         return 0;
-    *regs = exit_regs;
+    *regs = nm_exit_regs;
     return f;
 }
 

@@ -99,6 +99,9 @@ typedef struct scan_state {
     captured th[MAX_CAPTURE];   /* stopped threads */
 } scan_state;
 
+/* The scanning process's exit status when it could not create its report file. */
+#define SCAN_NO_FILE 6
+
 static void str_copy(char *dst, size_t n, const char *src)
 {
     size_t i = 0;
@@ -1004,10 +1007,13 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
     c.b = nm_map(c.cap * sizeof(nm_block));
     c.maps = nm_map(MAX_MAPS * sizeof(mapping));
     c.names = nm_map((size_t)MAX_MAPS * 64);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* The report quotes leaked blocks' first bytes: the program's user alone reads it. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     static wbuf w;
     w.fd = fd;
-    if (fd < 0 || !c.b || !c.maps || !c.names || read_maps(&c) < 0)
+    if (fd < 0)
+        _exit(SCAN_NO_FILE);
+    if (!c.b || !c.maps || !c.names || read_maps(&c) < 0)
         _exit(3);
     collect_blocks(&c);
     uint64_t cap = c.n + 1;
@@ -1224,13 +1230,27 @@ __attribute__((noinline)) static pid_t raw_fork(uintptr_t *sp)
 #define MADV_COLLAPSE 25
 #endif
 
+/* The program's threads still run here: one may unmap a mapping between the maps read and
+ * this look at its first words (a pool, a thread's stack, glibc freeing a chunk). The kernel
+ * copies them, so a mapping gone is a failed read, never a fault in the program. */
+static int peek_words(uintptr_t at, uint64_t *w, size_t n)
+{
+    struct iovec local = {w, n * sizeof *w}, remote = {(void *)at, n * sizeof *w};
+    return syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL) ==
+                   (long)(n * sizeof *w)
+               ? 0
+               : -1;
+}
+
 static int glibc_heap(const mapping *m, const char *name)
 {
     if (!strcmp(name, "[heap]"))
         return 1;
     if (name[0] || m->hi - m->lo < HUGE_BYTES)
         return 0;
-    const uint64_t *w = (const uint64_t *)m->lo;
+    uint64_t w[3];
+    if (peek_words(m->lo, w, 3) != 0)
+        return 0;
     if (m->lo % ARENA_HEAP == 0) /* an arena's heap: heap_info {arena, prev, size, ...} */
         return w[0] && w[2] && w[2] <= ARENA_HEAP;
     /* An mmapped chunk: its size, flagged IS_MMAPPED, spans the mapping's start. */
@@ -1309,7 +1329,11 @@ int nm_scan_run(int reason, char *path, size_t n)
     /* Another allocator's memory is left as it manages it. */
     if (nm_cfg.huge_pages && nm_allocator()->glibc)
         heap_huge();
-    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    /* The tracer may attach only to a dumpable process; the program's own choice (a secret
+     * keeper's 0, or the kernel's after a change of user) is put back once it detached. */
+    int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    if (dumpable != 1)
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 
     /* Every signal stays blocked until the tracer and the child exist: both inherit the
      * application's handlers, and a handler run there (a shell's SIGCHLD handler reaping
@@ -1321,6 +1345,7 @@ int nm_scan_run(int reason, char *path, size_t n)
     nm_tables_lock();
     pid_t tids[2];
     pid_t tracer = -1;
+    int ptracer_set = 0;
     if (list_tids(pid, tids, 2) > 1) {
         tracer = clone(tracer_main, tstack + TRACER_STACK, CLONE_VM | CLONE_FS | CLONE_FILES |
                        CLONE_UNTRACED, st);
@@ -1328,7 +1353,7 @@ int nm_scan_run(int reason, char *path, size_t n)
             str_copy(st->err, sizeof st->err, "cannot start the tracer");
             st->n_failed = 1;
         } else {
-            prctl(PR_SET_PTRACER, tracer, 0, 0, 0);
+            ptracer_set = prctl(PR_SET_PTRACER, tracer, 0, 0, 0) == 0;
             fx_set(&st->go);
             while (!__atomic_load_n(&st->phase, __ATOMIC_ACQUIRE)) {
                 if (now_us() - t0 > STOP_TIMEOUT_MS * 1000ull) {
@@ -1368,6 +1393,10 @@ int nm_scan_run(int reason, char *path, size_t n)
         while (waitpid(tracer, &status, __WALL) < 0 && errno == EINTR)
             ;
     }
+    if (ptracer_set) /* that tracer has ended */
+        prctl(PR_SET_PTRACER, 0, 0, 0, 0);
+    if (dumpable == 0 || dumpable == 2)
+        prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0);
     if (kid < 0) {
         str_copy(path, n, "fork failed");
         goto out;
@@ -1375,6 +1404,25 @@ int nm_scan_run(int reason, char *path, size_t n)
     int status = 0;
     while (waitpid(kid, &status, __WALL) < 0 && errno == EINTR)
         ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == SCAN_NO_FILE) {
+        /* The same call here gives the reason the scanning process could not tell. */
+        int e = 0, t = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        if (t < 0)
+            e = errno;
+        else
+            close(t);
+        char *p = path;
+        size_t left = n;
+        const char *parts[] = {"cannot create ", tmp, ": ", e ? strerror(e) : "unknown error"};
+        for (int i = 0; i < 4 && left > 1; i++) {
+            str_copy(p, left, parts[i]);
+            size_t k = strlen(p);
+            p += k;
+            left -= k;
+        }
+        unlink(tmp);
+        goto out;
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         str_copy(path, n, "the scanning process failed");
         unlink(tmp);
