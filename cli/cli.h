@@ -278,9 +278,10 @@ struct kin_stats;
  * do not plausibly come from one process (analysis/kinship.h), unless force. Prints the reason
  * ("leakray: A and B: ...") and returns CLI_EXIT_USAGE; returns 0 when the comparison may go
  * on, after a warning on stderr when force overrode the process check. *related (may be NULL)
- * is set to whether the process check passed. */
+ * is set to whether the process check passed. by_id: the comparison will follow objects by
+ * id (else two runs of one program compare per class, and only the program is checked). */
 int cli_check_related(const cli_common *co, const char *path_a, const struct kin_print *a,
-                      const char *path_b, const struct kin_print *b, int force,
+                      const char *path_b, const struct kin_print *b, int by_id, int force,
                       struct kin_stats *ks, int *related);
 
 /* ---- the verb table (cli/leakray.c) ---- */

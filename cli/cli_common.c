@@ -706,8 +706,8 @@ int cli_categories(const cli_common *co, int collapse, const char *categories, c
 /* ---- comparisons ---- */
 
 int cli_check_related(const cli_common *co, const char *path_a, const kin_print *a,
-                      const char *path_b, const kin_print *b, int force, kin_stats *ks,
-                      int *related)
+                      const char *path_b, const kin_print *b, int by_id, int force,
+                      kin_stats *ks, int *related)
 {
     if (related)
         *related = 0;
@@ -717,7 +717,7 @@ int cli_check_related(const cli_common *co, const char *path_a, const kin_print 
                         "%s is %s, %s is %s: only snapshots of one format can be compared",
                         path_a, a->format, path_b, b->format);
     char why[256];
-    int ok = kin_compare(a, b, ks, why, sizeof why);
+    int ok = kin_compare(a, b, by_id, ks, why, sizeof why);
     if (related)
         *related = ok;
     if (ok) {

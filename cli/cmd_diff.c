@@ -126,20 +126,22 @@ int cmd_diff(int argc, char **argv)
     lr_error err = {.offset = LR_NO_OFFSET};
     kin_stats ks;
     int related = 0;
+    int hprof =
+        strcmp(lr_heap_format(ha), "hprof") == 0 || strcmp(lr_heap_format(hb), "hprof") == 0;
+    int want_ids = !by_class && (!hprof || match_ids); /* as by_id below, renumbering aside */
     {
         kin_print pa = {0}, pb = {0};
         if (kin_print_build(a, lr_heap_format(ha), &pa, &err) != LR_OK ||
             kin_print_build(b, lr_heap_format(hb), &pb, &err) != LR_OK)
             rc = cli_error(&co, &err);
         else
-            rc = cli_check_related(&co, co.pos[0], &pa, co.pos[1], &pb, force, &ks, &related);
+            rc = cli_check_related(&co, co.pos[0], &pa, co.pos[1], &pb, want_ids, force, &ks,
+                                   &related);
         kin_print_free(&pa);
         kin_print_free(&pb);
         if (rc)
             goto out;
     }
-    int hprof =
-        strcmp(lr_heap_format(ha), "hprof") == 0 || strcmp(lr_heap_format(hb), "hprof") == 0;
     /* Renumbered ids (Bun) would make every object new in B and deleted from A: DevTools'
      * Comparison does exactly that, and its New/Deleted columns then say nothing. */
     int by_id = by_class ? 0 : hprof || ks.ids_renumbered ? match_ids : 1;

@@ -103,10 +103,17 @@ static uint64_t shallow_of(const graph *g, node_ix n)
     return (uint64_t)graph_node_size(g, n) + (g->node_native ? g->node_native[n] : 0);
 }
 
-const char *cluster_node_label(const graph *g, node_ix n)
+const char *cluster_node_label(const graph *g, node_ix n, char *buf, size_t cap)
 {
     if (n == g->synthetic_root)
         return "(root)";
+    if (g->node_kind[n] == GRAPH_KIND_CLASS) {
+        class_ix k = graph_class_of_node(g, n);
+        if (k < g->n_classes) {
+            snprintf(buf, cap, "class %s", graph_str(g, g->classes[k].name));
+            return buf;
+        }
+    }
     const char *cls = graph_class_name(g, n);
     if (g->node_kind[n] != GRAPH_KIND_STRING && g->node_name) {
         const char *nm = graph_str(g, g->node_name[n]);

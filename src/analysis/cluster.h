@@ -133,9 +133,9 @@ uint32_t cluster_chain_get(const cluster_ctx *c, node_ix n, node_ix *nodes, edge
  * else the edge name. Writes into buf (cap >= 32) and returns it. */
 const char *cluster_edge_label(const cluster_ctx *c, node_ix from, edge_ix e, char *buf,
                                size_t cap);
-/* Display name of node n for chains and cluster titles: its class name, else its node name,
- * else its type name. Never NULL. */
-const char *cluster_node_label(const graph *g, node_ix n);
+/* Display name of node n for chains and cluster titles: its node name, else its class name,
+ * else its type name; a class object is "class NAME" (written into buf[cap]). Never NULL. */
+const char *cluster_node_label(const graph *g, node_ix n, char *buf, size_t cap);
 /* Title of a cluster ("LeakedRecord", "onTick", "{key, meta}", "Promise -> onSettled",
  * "Proxy -> ProxiedModel") into buf. */
 const char *cluster_title(const cluster_ctx *c, const cluster_item *it, char *buf, size_t cap);

@@ -178,7 +178,8 @@ static int kin_renumbered(const kin_print *a, const kin_print *b, uint64_t share
            in_a * 100 < a->n_objs * KIN_MAX_RENUM_PCT;
 }
 
-int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why, size_t cap)
+int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s, char *why,
+                size_t cap)
 {
     memset(s, 0, sizeof *s);
     s->classes_a = a->n_cls;
@@ -194,6 +195,9 @@ int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why,
             j++;
         }
     }
+    s->hprof = strcmp(a->format, "hprof") == 0 && strcmp(b->format, "hprof") == 0;
+    uint32_t fill[3] = {hash_fnv32_str("int[]"), hash_fnv32_str("jdk.internal.vm.FillerObject"),
+                        hash_fnv32_str("jdk.internal.vm.FillerElement[]")};
     /* Merge walk; an id repeated on one side (ArkTS root groups) pairs up once. */
     for (uint64_t i = 0, j = 0; i < a->n_objs && j < b->n_objs;) {
         if (a->objs[i].id < b->objs[j].id) {
@@ -204,6 +208,9 @@ int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why,
             int same = a->objs[i].cls == b->objs[j].cls;
             s->ids_shared++;
             s->ids_same_class += same;
+            uint32_t ca = a->objs[i].cls;
+            s->ids_refilled +=
+                s->hprof && !same && (ca == fill[0] || ca == fill[1] || ca == fill[2]);
             if (a->objs[i].js || b->objs[j].js) {
                 s->js_shared++;
                 s->js_same_class += a->objs[i].js == b->objs[j].js;
@@ -241,6 +248,10 @@ int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why,
         snprintf(why, cap,
                  "%u%% of class names shared; object ids renumbered in each snapshot",
                  cls_pct);
+        return 1;
+    }
+    if (!by_id) {
+        snprintf(why, cap, "%u%% of class names shared; compared per class", cls_pct);
         return 1;
     }
     if (s->ids_shared >= KIN_MIN_ID_SAMPLE && id_pct < KIN_MIN_ID_PCT) {

@@ -36,7 +36,7 @@
 /* V8: with at least KIN_MIN_JS_SAMPLE JavaScript objects and closures (not "system / ...")
  * on both sides by id, under this share of them keeping their constructor (percent), the
  * snapshots come from two isolates. */
-#define KIN_MIN_JS_PCT 50
+#define KIN_MIN_JS_PCT 90
 #define KIN_MIN_JS_SAMPLE 100
 /* Renumbered ids: the writer numbers its objects afresh in every snapshot, so an id names
  * no object from one snapshot to the next. Bun's V8-format snapshots (JavaScriptCore's heap
@@ -83,6 +83,13 @@ typedef struct kin_stats {
     uint64_t ids_same_class; /* ... whose class name is the same on both sides */
     uint64_t js_shared;      /* V8: ids on both sides of a JavaScript object or closure */
     uint64_t js_same_class;  /* ... whose name (constructor, function) is the same */
+    uint64_t ids_refilled;   /* HPROF: shared ids whose object in a was a filler a thread's
+                              * allocation buffer wrote to make the heap walkable (an int[]
+                              * or jdk.internal.vm.Filler*) and in b is of another class:
+                              * the buffer's allocation went on there, nothing moved */
+    int hprof;               /* both are HPROF: ids are addresses, which a moving collector
+                              * changes (callers that follow objects by id check
+                              * ids_same_class against ids_shared) */
     int ids_renumbered;      /* the ids do not follow objects from a to b (KIN_MAX_RENUM_PCT):
                               * id matching means nothing, the id test is skipped */
 } kin_stats;
@@ -96,8 +103,11 @@ void kin_print_free(kin_print *p);
  * not, with a sentence saying why in why[cap] (either way). Formats are compared too; a
  * format mismatch is reported by kin_same_format, which callers check first. When the ids
  * are renumbered (s->ids_renumbered) only the class names decide; callers that match
- * objects by id must then refuse or compare per class. */
-int kin_compare(const kin_print *a, const kin_print *b, kin_stats *s, char *why, size_t cap);
+ * objects by id must then refuse or compare per class. by_id 0: the caller compares per
+ * class, and two processes of one program are fine: only the program tests decide (class
+ * names, main class); the id statistics are still counted. */
+int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s, char *why,
+                size_t cap);
 
 /* 1 when the formats are equal. */
 int kin_same_format(const kin_print *a, const kin_print *b);

@@ -32,7 +32,8 @@ static void print_chain_text(FILE *out, const cluster_ctx *c, node_ix rep)
         return;
     uint32_t shown = len < REP_CLUSTERS_CHAIN_MAX ? len : REP_CLUSTERS_CHAIN_MAX;
     fputs("      ", out);
-    const char *l0 = cluster_node_label(g, nodes[0]);
+    char lb[512];
+    const char *l0 = cluster_node_label(g, nodes[0], lb, sizeof lb);
     rep_fmt_text(out, l0, strlen(l0), 80);
     fputc('\n', out);
     for (uint32_t i = 1; i < shown; i++) {
@@ -42,7 +43,7 @@ static void print_chain_text(FILE *out, const cluster_ctx *c, node_ix rep)
         fputs("        --", out);
         rep_fmt_text(out, lab, strlen(lab), 60);
         fprintf(out, " (%s)--> ", graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e])));
-        const char *l = cluster_node_label(g, nodes[i]);
+        const char *l = cluster_node_label(g, nodes[i], lb, sizeof lb);
         rep_fmt_text(out, l, strlen(l), 80);
         fputc('\n', out);
     }
@@ -81,7 +82,7 @@ void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result
                             const uint64_t *similar)
 {
     const graph *g = c->g;
-    char title[512], nb[128];
+    char title[512], nb[128], lb[512];
     node_ix nodes[REP_CLUSTERS_CHAIN_MAX];
     edge_ix edges[REP_CLUSTERS_CHAIN_MAX];
     uint32_t n = top && top < r->n ? (uint32_t)top : r->n;
@@ -105,7 +106,7 @@ void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result
             jsonw_kv_null(w, "nested_in");
         jsonw_kv_obj_begin(w, "representative");
         jsonw_kv_uint(w, "id", graph_node_id(g, it->rep));
-        jsonw_kv_str(w, "name", cluster_node_label(g, it->rep));
+        jsonw_kv_str(w, "name", cluster_node_label(g, it->rep, lb, sizeof lb));
         jsonw_kv_uint(w, "retained", c->dom->retained[it->rep]);
         jsonw_obj_end(w);
         uint32_t len = cluster_chain_get(c, it->rep, nodes, edges, REP_CLUSTERS_CHAIN_MAX);
@@ -122,7 +123,7 @@ void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result
                 if (own_names(g))
                     jsonw_kv_str(w, "name", graph_edge_name_text(g, e, nb, sizeof nb));
             }
-            jsonw_kv_str(w, "node", cluster_node_label(g, nodes[k]));
+            jsonw_kv_str(w, "node", cluster_node_label(g, nodes[k], lb, sizeof lb));
             jsonw_obj_end(w);
         }
         jsonw_arr_end(w);

@@ -90,7 +90,7 @@ static const char *node_label_buf(const graph *g, node_ix n, char *buf)
     class_ix c = graph_node_class(g, n);
     if (g->class_clear_name && c < g->n_classes && g->class_clear_name[c] != GRAPH_NONE)
         return graph_str(g, g->class_clear_name[c]); /* an array of a mapped class */
-    const char *s = cluster_node_label(g, n);
+    const char *s = cluster_node_label(g, n, buf, REP_LABEL_MAX);
     return s && *s ? s : graph_node_kind_name(g->node_kind[n]);
 }
 
@@ -533,7 +533,7 @@ static void j_clusters(jsonw *w, const rep_report *r)
                 /* the representative's own edge, "[12]" where the label says "[]" */
                 jsonw_kv_str(w, "name", graph_edge_name_text(r->g, edges[k - 1], nb, sizeof nb));
             }
-            jsonw_kv_str(w, "node", cluster_node_label(r->g, nodes[k]));
+            jsonw_kv_str(w, "node", node_label(r->g, nodes[k]));
             jsonw_obj_end(w);
         }
         jsonw_arr_end(w);

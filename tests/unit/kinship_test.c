@@ -53,7 +53,7 @@ static int kt_compare_as(graph *a, graph *b, const char *format, int *renumbered
     lr_error err = {0};
     assert_int_equal(kin_print_build(a, format, &pa, &err), LR_OK);
     assert_int_equal(kin_print_build(b, format, &pb, &err), LR_OK);
-    int ok = kin_compare(&pa, &pb, &s, why, sizeof why);
+    int ok = kin_compare(&pa, &pb, 1, &s, why, sizeof why);
     *renumbered = s.ids_renumbered;
     kin_print_free(&pa);
     kin_print_free(&pb);
