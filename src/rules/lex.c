@@ -16,6 +16,11 @@
 
 void lex_lines_init(lex_lines *l, const char *text, size_t len, uint32_t first_line)
 {
+    /* A byte-order mark, as editors on Windows write, is no part of a file's first line. */
+    if (first_line == 1 && len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+        text += 3;
+        len -= 3;
+    }
     l->p = l->eol = l->next = text;
     l->end = text + len;
     l->line = first_line - 1;

@@ -390,6 +390,11 @@ static void resolve(const rules_set *rs, node_ix n, const char *fld, const char 
     for (int depth = 0; depth < 32; depth++) {
         const char *dot = strchr(p, '.');
         size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        /* Every step starts from "missing": a step that finds nothing must not leave the
+         * previous step's object standing for the whole path (a misspelt last field read as
+         * "the object before it", so "is not null" held). */
+        memset(out, 0, sizeof *out);
+        out->k = V_MISSING;
         if (len == 0 || len >= sizeof comp)
             return;
         memcpy(comp, p, len);

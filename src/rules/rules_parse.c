@@ -139,7 +139,12 @@ static void next(lexer *lx)
         lx->tk = T_IDENT;
         return;
     }
-    char tmp[2] = {c, 0};
+    char tmp[8];
+    unsigned char u = (unsigned char)c;
+    if (u >= 0x20 && u < 0x7f) /* a byte of a multi-byte character, or a control, in hex */
+        snprintf(tmp, sizeof tmp, "%c", c);
+    else
+        snprintf(tmp, sizeof tmp, "\\x%02x", u);
     fail(lx, "unexpected character '%s'", tmp);
     lx->tk = T_END;
     lx->p = lx->end;
@@ -596,6 +601,8 @@ static lr_status parse_text(rules_set *rs, const char *name, const char *text, s
             return ps.lx.st;
         }
         next(&ps.lx);
+        if (ps.lx.st != LR_OK) /* a line whose first token fails to lex */
+            return ps.lx.st;
         if (ps.lx.tk != T_END) {
             if (ps.lx.tk != T_IDENT) {
                 fail(&ps.lx, "expected a rule keyword, got '%s'", ps.lx.text);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# rules_files.sh: what a user's rules file says is what applies, and nothing it gets wrong is
+# dropped without a word (docs/rules.md).
+# - A field path whose last step names no field is missing, so every comparison with it is
+#   false: `name.valuee is not null` held for every Thread (the path stood for `name`, a
+#   char[] on JDK 8, which `name is not null` tests).
+# - A bad line last in the file stops the load (exit 3, FILE:LINE); it was dropped when no
+#   rule followed it. A byte that is not text is shown in hex.
+# - A byte-order mark (a file saved by a Windows editor) is skipped: the first rule applies.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.bash"
+cli_init rules-files
+cli_fixtures
+D=$FIX/oracle_jdk8_05_x64.hprof
+
+printf 'inspect java.lang.Thread if name.valuee is not null -> leaking "typo fires"\n' \
+    >"$T/typo.rules"
+run analyze --no-timing --rules "$T/typo.rules" "$D"
+grep -q "typo fires" "$T/out" && fail "a missing last field made 'is not null' true"
+printf 'inspect java.lang.Thread if name is not null -> leaking "name set"\n' \
+    >"$T/right.rules"
+run analyze --no-timing --rules "$T/right.rules" "$D"
+expect_out "Leaking: YES \(name set\)"
+run analyze --no-timing --watch java.lang.Thread --leaking-if 'name.valuee' "$D"
+grep -q "APPLICATION LEAK" "$T/out" && ! grep -q "0 APPLICATION LEAKS" "$T/out" &&
+    fail "--leaking-if on a missing last field found leaks"
+
+printf 'inspect java.lang.Thread -> leaking "x"\n"ignore instance Foo#bar\n' >"$T/unterm.rules"
+run analyze --no-timing --rules "$T/unterm.rules" "$D"
+expect_rc 3
+expect_err "unterm.rules:2: unterminated string"
+printf 'inspect java.lang.Thread -> leaking "x"\n99999999999999999999999\n' >"$T/num.rules"
+run analyze --no-timing --rules "$T/num.rules" "$D"
+expect_rc 3
+expect_err "num.rules:2: number out of range"
+printf '\377inspect java.lang.Thread -> leaking "x"\n' >"$T/ff.rules"
+run analyze --no-timing --rules "$T/ff.rules" "$D"
+expect_rc 3
+expect_err "ff.rules:1: unexpected character '\\\\xff'"
+
+printf '\357\273\277inspect java.lang.Thread -> leaking "bom rule"\r\n' >"$T/bom.rules"
+run analyze --no-timing --rules "$T/bom.rules" "$D"
+expect_out "Leaking: YES \(bom rule\)"
+echo "rules_files: ok"
