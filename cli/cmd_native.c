@@ -313,7 +313,10 @@ static int native_run(int argc, char **argv)
         "run PROGRAM with the native malloc monitor and report its leaks at exit", opts, 0, 0,
         "The program's own output is passed through; the report follows it on stdout.\n"
         "While it runs, `leakray native check PID` asks for a scan.\n"
-        "With --store every scan of the program (signal, timer, check, exit) is recorded.\n"};
+        "With --store every scan of the program (signal, timer, check, exit) is recorded.\n"
+        "Exit status: 1 under --fail-on-leak when the scan found leaks; else the program's\n"
+        "own when it was not 0 (as under valgrind); 4 when the program was killed before\n"
+        "its at-exit scan (its last earlier scan is printed).\n"};
     cli_common co;
     int rc = cli_parse(dash ? dash : argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
@@ -414,6 +417,10 @@ static int native_run(int argc, char **argv)
     rc = render_file(&co, report, code, WIFSIGNALED(status), fail, NULL);
     if (!keep)
         remove_dir(dir);
+    /* A program that failed fails the run, as under valgrind: a test suite run through the
+     * monitor must not pass because its leaks were reported. */
+    if (rc == CLI_EXIT_OK && WIFEXITED(status) && code != 0)
+        return code;
     return rc;
 }
 
@@ -529,7 +536,10 @@ static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
     (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     const char req[] = "scan\n";
     size_t got = 0;
-    if (write(fd, req, sizeof req - 1) != (ssize_t)(sizeof req - 1)) {
+    /* A monitor that refuses the caller answers at once and closes: the request may then
+     * find the socket closed (EPIPE, no SIGPIPE), and the answer is still there to read. */
+    if (send(fd, req, sizeof req - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof req - 1) &&
+        errno != EPIPE) {
         close(fd);
         return cli_fail(co, LR_ERR_IO, "process %ld: cannot send the request", pid);
     }

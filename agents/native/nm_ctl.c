@@ -554,16 +554,20 @@ static void answer(int cfd, int reason)
     struct timeval tv = {1, 0};
     setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(cfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    char req[64];
+    char req[64], path[600], line[1200];
+    if (!peer_allowed(cfd)) { /* told at once: another user's silent clients wait for no one */
+        snprintf(line, sizeof line, "error permission denied: the process runs as user %u\n",
+                 (unsigned)geteuid());
+        if (write(cfd, line, strlen(line)) < 0) {
+            /* the client went away */
+        }
+        return;
+    }
     ssize_t n = read(cfd, req, sizeof req - 1);
     if (n <= 0)
         return;
     req[n] = 0;
-    char path[600], line[1200];
-    if (!peer_allowed(cfd)) {
-        snprintf(line, sizeof line, "error permission denied: the process runs as user %u\n",
-                 (unsigned)geteuid());
-    } else if (strncmp(req, "scan", 4) != 0) {
+    if (strncmp(req, "scan", 4) != 0) {
         snprintf(line, sizeof line, "error unknown request\n");
     } else if (nm_scan_run(reason, path, sizeof path) == 0) {
         ingest(path);

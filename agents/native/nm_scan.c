@@ -1007,8 +1007,12 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
     c.b = nm_map(c.cap * sizeof(nm_block));
     c.maps = nm_map(MAX_MAPS * sizeof(mapping));
     c.names = nm_map((size_t)MAX_MAPS * 64);
-    /* The report quotes leaked blocks' first bytes: the program's user alone reads it. */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    /* The report quotes leaked blocks' first bytes: the program's user alone reads it. Its
+     * name is known in advance, in a folder others may write (the working directory, /tmp):
+     * what lies there (a stale report, a link planted to make this process write through it)
+     * is removed, never followed, and a file made meanwhile fails the scan. */
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     static wbuf w;
     w.fd = fd;
     if (fd < 0)
@@ -1406,7 +1410,7 @@ int nm_scan_run(int reason, char *path, size_t n)
         ;
     if (WIFEXITED(status) && WEXITSTATUS(status) == SCAN_NO_FILE) {
         /* The same call here gives the reason the scanning process could not tell. */
-        int e = 0, t = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        int e = 0, t = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (t < 0)
             e = errno;
         else
@@ -1428,7 +1432,7 @@ int nm_scan_run(int reason, char *path, size_t n)
         unlink(tmp);
         goto out;
     }
-    int fd = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
+    int fd = open(tmp, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
         char line[128] = "stop_us ", *p = fmt_u64(line + 8, t_stopped - t0);
         memcpy(p, "\nfork_call_us ", 14);

@@ -13,6 +13,8 @@
 #   earlier scan as if it were the last word.
 # - A program that becomes another user cannot write into `native run`'s folder: the message
 #   names the file and the reason.
+# - `native run` exits with the program's own status when it is not 0 (1 under --fail-on-leak
+#   with leaks); a link planted at a report's temporary name is removed, not written through.
 set -euo pipefail
 . "$(dirname "$0")/native_lib.bash"
 nat_init native_guard
@@ -108,4 +110,27 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
 assert d['direct']['bytes'] == 123, d['direct']" "$T/dr.json" || nat_fail "dropper's leak"
 fi
+# The program's own status, and --fail-on-leak's 1.
+set +e
+"$LEAKRAY" native run --no-timing -- "$B/guarded" status 3 >"$T/st.out" 2>&1
+rc=$?
+"$LEAKRAY" native run --no-timing --fail-on-leak -- "$B/guarded" status 0 >"$T/st0.out" 2>&1
+rc0=$?
+"$LEAKRAY" native run --no-timing -- "$B/guarded" status 0 >"$T/st1.out" 2>&1
+rc1=$?
+set -e
+[ $rc = 3 ] || fail_st="a program's status 3 gave $rc"
+[ $rc0 = 1 ] || fail_st="--fail-on-leak with a leak gave $rc0"
+[ $rc1 = 0 ] || fail_st="a program's status 0 gave $rc1"
+[ -z "${fail_st:-}" ] || nat_fail "$fail_st"
+grep -q "direct 77 in 1" "$T/st.out" || nat_fail "the failed program's report: $(cat "$T/st.out")"
+
+# A link planted at the report's temporary name is removed, not written through.
+echo "keep me" >"$T/victim"
+ln -s "$T/victim" "$T/fixed.lrn.tmp"
+LD_PRELOAD=$NAT_LIB LEAKRAY_NATIVE_OUT=$T/fixed.lrn "$B/guarded" status 0 ||
+    nat_fail "the program under plain LD_PRELOAD"
+[ "$(cat "$T/victim")" = "keep me" ] || nat_fail "the report was written through a planted link"
+grep -q "^reason exit" "$T/fixed.lrn" || nat_fail "no report beside the planted link"
+[ "$(stat -c %a "$T/fixed.lrn")" = 600 ] || nat_fail "the report is not 0600"
 echo "native_guard: ok"

@@ -6,6 +6,7 @@
  *                          waits for the file STOP, then prints "dumpable=N" as it is then.
  *   crash PIDFILE GO       drops one block of 100 bytes, waits for the file GO, then faults.
  *   dropper                as root, becomes user nobody, then drops one block of 123 bytes.
+ *   status N               drops one block of 77 bytes and exits with status N.
  * PIDFILE receives the pid once the program is ready to be scanned. */
 #include <pthread.h>
 #include <signal.h>
@@ -92,6 +93,11 @@ int main(int argc, char **argv)
         scrub();
         return 0;
     }
-    fprintf(stderr, "usage: guarded churn|nodump|crash PIDFILE ARG | dropper\n");
+    if (argc == 3 && !strcmp(argv[1], "status")) {
+        lose(1, 77);
+        scrub();
+        return atoi(argv[2]);
+    }
+    fprintf(stderr, "usage: guarded churn|nodump|crash PIDFILE ARG | dropper | status N\n");
     return 2;
 }
