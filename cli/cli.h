@@ -122,6 +122,7 @@ typedef struct cli_common {
     const cli_spec *spec;       /* the verb's spec (for cli_usage_error) */
     double load_ms;             /* wall time of the last cli_open, milliseconds */
     double load_ms_total;       /* sum over all cli_open calls */
+    int n_truncated;            /* inputs cli_open found cut short (DIAG_TRUNCATED) */
     char warn[CLI_MAX_WARN][CLI_WARN_MAX]; /* warnings given (cli_warn), for JSON */
     int n_warn;                 /* warnings given (those past CLI_MAX_WARN are only printed) */
 } cli_common;

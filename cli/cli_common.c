@@ -538,9 +538,11 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
         /* A dump cut at a record boundary loads, but every answer on it is partial: say so
          * on stderr whatever the output format (info and --json carry the diagnostic too). */
         const graph *lg = lr_heap_graph(*out);
-        if (lg->diag.n[DIAG_TRUNCATED])
+        if (lg->diag.n[DIAG_TRUNCATED]) {
             fprintf(stderr, "leakray: %s: warning: %s\n", path,
                     diag_description(DIAG_TRUNCATED));
+            co->n_truncated++;
+        }
         return 0;
     }
     if (*out) {

@@ -66,6 +66,7 @@ int cmd_diff(int argc, char **argv)
 {
     uint64_t top = 0;
     int match_ids = 0, by_class = 0, detached = 0, want_retained = 0, force = 0, strict = 0;
+    int allow_truncated = 0;
     cli_strlist gates_in = {{0}, 0};
     const cli_optdef opts[] = {
         {"--top", CLI_OPT_UINT, &top, "N", "rows to show (default 0 = all)", NULL},
@@ -82,6 +83,8 @@ int cmd_diff(int argc, char **argv)
          NULL},
         {"--fail-on-growth", CLI_OPT_LIST, &gates_in, "CLASS=N|PCT%",
          "exit 1 when CLASS gains more than N instances, or more than PCT% (repeatable)", NULL},
+        {"--allow-truncated", CLI_OPT_FLAG, &allow_truncated, NULL,
+         "with --fail-on-growth, judge snapshots that were cut short like complete ones", NULL},
         {"--force", CLI_OPT_FLAG, &force, NULL,
          "compare snapshots that look like two processes (formats must still match)", NULL},
         {"--strict", CLI_OPT_FLAG, &strict, NULL,
@@ -205,6 +208,12 @@ int cmd_diff(int argc, char **argv)
         rc = CLI_EXIT_USAGE;
     else if (failed)
         rc = CLI_EXIT_FINDINGS;
+    /* a gate passed on part of a heap proves nothing: CI must not rely on it */
+    if (gates_in.n && co.n_truncated && !allow_truncated) {
+        fprintf(stderr, "leakray: a snapshot is truncated, --fail-on-growth cannot pass on it "
+                        "(--allow-truncated to judge it anyway)\n");
+        rc = CLI_EXIT_INPUT;
+    }
 out:
     /* the process exits with rc next and takes all this back sooner than freeing would */
     if (cli_exit_keeps_heap())

@@ -114,6 +114,9 @@ static int histo_cmd_stream(cli_common *co, enum histo_sort sort, const char *so
     }
     co->load_ms = cli_now_ms() - t0;
     co->load_ms_total += co->load_ms;
+    if (hh.g.diag.n[DIAG_TRUNCATED]) /* as cli_open says it of a graph */
+        fprintf(stderr, "leakray: %s: warning: %s\n", co->pos[0],
+                diag_description(DIAG_TRUNCATED));
     int rc = CLI_EXIT_OK;
     histo_result h = {0};
     histo_row *all = err_calloc((size_t)hh.n_classes + 2, sizeof *all);

@@ -332,7 +332,7 @@ int cmd_leaks(int argc, char **argv)
 {
     const char *base = NULL, *target = NULL, *final = NULL, *sort = "size";
     uint64_t top = 20;
-    int fail_on_leak = 0, detached = 0, force = 0, all = 0;
+    int fail_on_leak = 0, detached = 0, force = 0, all = 0, allow_truncated = 0;
     cli_strlist rules = {0};
     const cli_optdef opts[] = {
         {"--baseline", CLI_OPT_STR, &base, "FILE", "snapshot before the action (required)",
@@ -347,6 +347,8 @@ int cmd_leaks(int argc, char **argv)
         {"--top", CLI_OPT_UINT, &top, "N", "clusters to show (default 20, 0 = all)", NULL},
         {"--fail-on-leak", CLI_OPT_FLAG, &fail_on_leak, NULL, "exit 1 when anything leaked",
          NULL},
+        {"--allow-truncated", CLI_OPT_FLAG, &allow_truncated, NULL,
+         "with --fail-on-leak, judge snapshots that were cut short like complete ones", NULL},
         {"--detached", CLI_OPT_FLAG, &detached, NULL,
          "only detached DOM nodes (V8 browser snapshots)", NULL},
         {"--trace-all-objects", CLI_OPT_FLAG, &all, NULL,
@@ -384,8 +386,11 @@ int cmd_leaks(int argc, char **argv)
         return rc;
     if (!base || !target)
         return cli_usage_error(&co, "--baseline and --target are required");
-    if (!final)
-        final = target;
+    struct stat st_t, st_f;
+    if (!final || !strcmp(final, target) ||
+        (strcmp(final, "-") && stat(target, &st_t) == 0 && stat(final, &st_f) == 0 &&
+         st_t.st_dev == st_f.st_dev && st_t.st_ino == st_f.st_ino))
+        final = target; /* the target named twice is the default, not a mistake */
     crules_set rs;
     if ((rc = clu_load_rules(&co, &rules, &rs)) != 0)
         return rc;
@@ -518,6 +523,12 @@ int cmd_leaks(int argc, char **argv)
     }
     if (fail_on_leak && r.n > 0)
         rc = CLI_EXIT_FINDINGS;
+    /* a verdict on part of a heap proves nothing: a CI gate must not rely on it */
+    if (fail_on_leak && co.n_truncated && !allow_truncated) {
+        fprintf(stderr, "leakray: a snapshot is truncated, --fail-on-leak cannot pass on it "
+                        "(--allow-truncated to judge it anyway)\n");
+        rc = CLI_EXIT_INPUT;
+    }
 out:
     /* the process exits with rc next and takes all this back sooner than freeing would */
     if (cli_exit_keeps_heap())

@@ -258,7 +258,13 @@ static int cmd_store_ingest(int argc, char **argv)
         const char *error = NULL;
         if (code == 0) {
             ls = store_ingest_json(s, path, doc, len, &m, &r, &err);
-            if (ls != LR_OK) {
+            if (ls == LR_ERR_TRUNCATED && !is_report) {
+                /* a dump cut short is a bad dump: recorded as failed, like any other */
+                snprintf(msg, sizeof msg, "%s", err.msg);
+                ls = store_ingest_failure(s, &m, msg, &r, &err);
+                code = ls == LR_OK ? CLI_EXIT_INPUT : lr_exit_code(ls);
+                error = ls == LR_OK ? msg : err.msg;
+            } else if (ls != LR_OK) {
                 code = lr_exit_code(ls);
                 error = err.msg;
             }

@@ -57,6 +57,7 @@ typedef struct report_head {
     char mode[16];        /* analyze: "leaks" / "suspects" */
     char canon_sha[41];   /* SHA-1 of the report without file path and timings */
     int v8_snapshot;      /* a V8 heap snapshot (snapshot.meta), a dump and not a report */
+    int truncated;        /* the analysed dump was cut short ("truncated": true) */
 } report_head;
 
 static int read_head(void *ctx, int n, const char *const *v)
@@ -72,6 +73,7 @@ static int read_head(void *ctx, int n, const char *const *v)
     if (v[6])
         trace_sha1_hex(v[6], strlen(v[6]), h->canon_sha);
     h->v8_snapshot = n > 7 && v[7] && strcmp(v[7], "object") == 0;
+    h->truncated = n > 8 && v[8] && strcmp(v[8], "true") == 0;
     return 1;
 }
 
@@ -628,7 +630,7 @@ static const char SQL_HEAD[] =
     "SELECT 1, json_extract(?1, '$.schema_version'), json_type(?1, '$.traces'),"
     " json_type(?1, '$.direct'), json_type(?1, '$.groups'), json_extract(?1, '$.mode'),"
     " json(json_remove(?1, '$.timing', '$.analysis_ms', '$.file', '$.elapsed_ms')),"
-    " json_type(?1, '$.snapshot.meta')";
+    " json_type(?1, '$.snapshot.meta'), json_type(?1, '$.truncated')";
 
 static int read_valid(void *ctx, int n, const char *const *v)
 {
@@ -660,6 +662,11 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
                        "%s: report schema_version %" PRId64 " is newer than this leakray "
                        "understands (%d); upgrade leakray",
                        name, h.schema, STORE_REPORT_SCHEMA_MAX);
+    /* Part of a heap: its leaks would read as fixed, and the dump's story ends there. */
+    if (h.truncated)
+        return LR_FAIL(err, LR_ERR_TRUNCATED,
+                       "%s: the dump was cut short: its report holds part of the heap, and its "
+                       "missing leaks would read as fixed", name);
     group_list l = {0};
     lr_status st;
     const char *kind;

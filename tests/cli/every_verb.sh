@@ -29,7 +29,9 @@ args() {
     case $v in
     show | path) echo "$f $id" ;;
     diff) echo "$f $f" ;;
-    leaks) echo "--baseline $f --target $f --final $f" ;;
+    leaks) # the baseline given again as the target is refused: the target is a copy
+        cp "$f" "$T/leaks-copy-$fmt" 2>/dev/null || true
+        echo "--baseline $f --target $T/leaks-copy-$fmt --final $T/leaks-copy-$fmt" ;;
     strip) echo "$f -o $T/out-$v-$fmt.hprof" ;;
     convert) echo "$f -o $T/out-$v-$fmt.heapsnapshot" ;;
     sql) echo "$f --sql-file $T/query.sql" ;;

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# truncated_gates.sh: a dump cut at a record boundary loads with a warning, but no CI gate may
+# pass on it: a verdict on part of a heap proves nothing (analyze --fail-on-leak already held
+# this). The later dump of `leaks --fail-on-leak` and of `diff --fail-on-growth` cut after its
+# first heap dump segment: exit 3 (it was 0: "0 leaks", "374 -> 0 instances"), unless
+# --allow-truncated; `histo` says the file was cut short (its fast path said nothing);
+# `store ingest` records such a dump as a failed ingest (exit 3), never as a report whose
+# missing leaks would read as fixed.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.bash"
+cli_init truncated-gates
+cli_fixtures
+command -v python3 >/dev/null || skip "no python3"
+FULL=$FIX/test-dump.hprof
+CUT=$T/cut.hprof
+python3 - "$FULL" "$CUT" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+pos = data.index(b"\0") + 1 + 4 + 8
+while pos < len(data):
+    tag = data[pos]
+    (n,) = struct.unpack(">I", data[pos + 5:pos + 9])
+    pos += 9 + n
+    if tag == 0x1C:  # the first HEAP_DUMP_SEGMENT, and nothing after it
+        break
+open(sys.argv[2], "wb").write(data[:pos])
+PY
+
+run histo "$CUT"
+expect_rc 0
+expect_err "cut.hprof: warning: the file was cut short"
+
+run diff "$FULL" "$CUT" --fail-on-growth java.lang.String=1
+expect_rc 3
+expect_err "truncated, --fail-on-growth cannot pass on it"
+run diff "$FULL" "$CUT" --fail-on-growth java.lang.String=1 --allow-truncated
+expect_rc 0
+
+run leaks --baseline "$FIX/test-dump-base.hprof" --target "$FULL" --final "$CUT" --force \
+    --fail-on-leak
+expect_rc 3
+expect_err "truncated, --fail-on-leak cannot pass on it"
+
+run store ingest --db "$T/s.db" "$CUT"
+expect_rc 3
+expect_out "^failed: .*cut.hprof: the dump was cut short"
+run store leaks --db "$T/s.db" --json
+expect_rc 0
+json_eq 'd["leaks"]' '[]'
+echo "truncated_gates: ok"
