@@ -32,13 +32,18 @@ const char *rep_human_bytes(char *buf, uint64_t bytes)
         return buf;
     }
     static const char units[] = "kMGTPE";
-    double v = (double)bytes;
+    uint64_t d = 1;
     int exp = 0;
-    while (v >= 1000.0 && exp < 6) {
-        v /= 1000.0;
+    while (bytes / d >= 1000 && exp < 6) {
+        d *= 1000;
         exp++;
     }
-    snprintf(buf, 32, "%.1f %cB", v, units[exp - 1]);
+    /* Tenths rounded half up on the exact quotient, as Java's "%.1f" rounds the decimal
+     * digits (Shark prints so): 107,050 B is 107.1 kB, where binary 107.05 gave 107.0. */
+    uint64_t q = bytes / d, r = bytes % d;
+    uint64_t tenths = q * 10 + (r * 10 + d / 2) / d;
+    snprintf(buf, 32, "%llu.%u %cB", (unsigned long long)(tenths / 10), (unsigned)(tenths % 10),
+             units[exp - 1]);
     return buf;
 }
 

@@ -35,6 +35,23 @@ static void expect(const char *s, size_t len, size_t max, const char *want)
     free(got);
 }
 
+/* Sizes read as Shark prints them: tenths rounded half up on the exact quotient. */
+static void human_sizes_round_half_up(void **state)
+{
+    (void)state;
+    char b[REP_FMT_MAX];
+    assert_string_equal(rep_fmt_human(b, 999), "999 B");
+    assert_string_equal(rep_fmt_human(b, 1000), "1.0 kB");
+    assert_string_equal(rep_fmt_human(b, 1049), "1.0 kB");
+    assert_string_equal(rep_fmt_human(b, 1050), "1.1 kB");
+    assert_string_equal(rep_fmt_human(b, 1250), "1.3 kB");
+    assert_string_equal(rep_fmt_human(b, 107050), "107.1 kB");
+    assert_string_equal(rep_fmt_human(b, 999949), "999.9 kB");
+    assert_string_equal(rep_fmt_human(b, 999950), "1000.0 kB");
+    assert_string_equal(rep_fmt_human(b, 1050000), "1.1 MB");
+    assert_string_equal(rep_fmt_human(b, UINT64_MAX), "18.4 EB");
+}
+
 static void plain_and_utf8_pass(void **state)
 {
     (void)state;
@@ -75,6 +92,7 @@ static void limit_cuts_whole_characters(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(human_sizes_round_half_up),
         cmocka_unit_test(plain_and_utf8_pass),
         cmocka_unit_test(controls_escaped),
         cmocka_unit_test(invalid_utf8_escaped),
