@@ -377,8 +377,8 @@ lr_status trace_shark_order(const graph *g, const paths_result *pr, const leak_s
         return LR_OK;
     lr_status st = LR_OK;
     uint32_t *pos = err_mallocarray(n, sizeof *pos), *first = NULL, *keys = NULL, *idx = NULL;
+    uint32_t *first_of = NULL;
     node_ix *nodes = NULL;
-    rank_pair *rp = NULL;
     order_key *tmp = NULL;
     if (!pos)
         goto nomem;
@@ -415,9 +415,10 @@ lr_status trace_shark_order(const graph *g, const paths_result *pr, const leak_s
     }
     nodes = err_mallocarray(total ? total : 1, sizeof *nodes);
     keys = err_mallocarray(total ? total : 1, sizeof *keys);
-    rp = err_mallocarray(total ? total : 1, sizeof *rp);
-    if (!nodes || !keys || !rp)
+    first_of = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *first_of);
+    if (!nodes || !keys || !first_of)
         goto nomem;
+    memset(first_of, 0xff, (size_t)g->n_nodes * sizeof *first_of);
     size_t at = 0;
     for (uint32_t t = 0; t < n; t++) {
         first[t] = (uint32_t)at;
@@ -437,18 +438,18 @@ lr_status trace_shark_order(const graph *g, const paths_result *pr, const leak_s
         } else {
             memmove(nodes + at, nodes + at + 1, len * sizeof *nodes);
         }
-        for (uint32_t i = 0; i < len; i++)
-            rp[at + i] = (rank_pair){nodes[at + i], t};
+        /* each node's key: the first trace (in dequeue order) whose path holds it. A table
+         * by node, not a sort of (node, trace) pairs: a queue of 20,000 leaking tasks gives
+         * 20 M such pairs, and sorting them took most of the analysis */
+        for (uint32_t i = 0; i < len; i++) {
+            node_ix x = nodes[at + i];
+            if (x < g->n_nodes && first_of[x] == UINT32_MAX)
+                first_of[x] = t;
+            keys[at + i] = x < g->n_nodes ? first_of[x] : t;
+        }
         at += len;
     }
     first[n] = (uint32_t)at;
-    qsort(rp, at, sizeof *rp, cmp_rank_pair);
-    for (uint32_t t = 0; t < n; t++)
-        for (uint32_t i = first[t]; i < first[t + 1]; i++) {
-            uint32_t lo;
-            SEARCH_LOWER_BOUND(uint32_t, 0, (uint32_t)at, rp[search_mid].node < nodes[i], lo);
-            keys[i] = rp[lo].rank; /* the smallest: pairs sort by rank within a node */
-        }
     /* the trie order over the dequeue-ordered traces */
     uint32_t *perm = pos; /* reused: positions are no longer needed */
     for (uint32_t t = 0; t < n; t++)
@@ -471,7 +472,7 @@ done:
     free(keys);
     free(idx);
     free(nodes);
-    free(rp);
+    free(first_of);
     free(tmp);
     return st;
 }
