@@ -6,13 +6,48 @@
  * on every instance. Suspects come from the dominator tree. Each object appears once even
  * when several sources name it (the first source wins). Cost O(N) plus the inspectors. */
 #include "analysis/leakfind.h"
+#include "base/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The set's one copy of reason's text (cut at 255 bytes, as the buffer it replaced), or NULL
+ * when out of memory. */
+static const char *intern(leak_set *s, const char *reason)
+{
+    if (!reason || !*reason)
+        return "";
+    char cut[256];
+    snprintf(cut, sizeof cut, "%s", reason);
+    uint32_t h = hash_fnv32_str(cut);
+    hmap_it it;
+    for (uint32_t i = hmap_first(&s->text_index, h, &it); i != HMAP_NONE;
+         i = hmap_next(&s->text_index, &it))
+        if (!strcmp(s->texts[i], cut))
+            return s->texts[i];
+    if (s->n_texts == s->cap_texts) {
+        uint32_t nc = s->cap_texts ? s->cap_texts * 2 : 16;
+        char **t = err_reallocarray(s->texts, nc, sizeof *t);
+        if (!t)
+            return NULL;
+        s->texts = t;
+        s->cap_texts = nc;
+    }
+    char *d = strdup(cut);
+    if (!d || !hmap_add(&s->text_index, h, s->n_texts)) {
+        free(d);
+        return NULL;
+    }
+    s->texts[s->n_texts++] = d;
+    return d;
+}
+
 static int push(leak_set *s, node_ix n, uint8_t src, const char *reason)
 {
+    const char *text = intern(s, reason);
+    if (!text)
+        return -1;
     if (s->n == s->cap) {
         uint32_t nc = s->cap ? s->cap * 2 : 16;
         leak_object *v = err_reallocarray(s->v, nc, sizeof *v);
@@ -26,7 +61,7 @@ static int push(leak_set *s, node_ix n, uint8_t src, const char *reason)
     o->node = n;
     o->source = src;
     o->top = GRAPH_NONE;
-    snprintf(o->reason, sizeof o->reason, "%s", reason ? reason : "");
+    o->reason = text;
     return 0;
 }
 
@@ -630,5 +665,9 @@ void leak_set_free(leak_set *s)
         return;
     free(s->v);
     free(s->kwrs);
+    for (uint32_t i = 0; i < s->n_texts; i++)
+        free(s->texts[i]);
+    free(s->texts);
+    hmap_free(&s->text_index);
     memset(s, 0, sizeof *s);
 }

@@ -11,6 +11,7 @@
 #define LR_ANALYSIS_LEAKFIND_H
 
 #include "analysis/dominators.h"
+#include "base/hmap.h"
 #include "graph/graph.h"
 #include "rules/rules.h"
 
@@ -34,7 +35,9 @@ typedef struct leak_kwr {
 typedef struct leak_object {
     node_ix node;
     uint8_t source;    /* enum leak_source */
-    char reason[256];  /* rule / suspect reason ("" for watched objects: see kwrs) */
+    const char *reason; /* rule / suspect reason, at most 255 bytes ("" for watched objects:
+                         * see kwrs); one copy per distinct text, owned by the set: a
+                         * million watched objects share one (a buffer each was 256 B) */
     node_ix top;       /* LEAK_SRC_SUSPECT: the dominator-tree top it descends from */
 } leak_object;
 
@@ -45,6 +48,9 @@ typedef struct leak_set {
     uint32_t n_kwrs;
     uint32_t n_cleared; /* retained KeyedWeakReferences whose referent was cleared */
     int64_t heap_dump_uptime; /* KeyedWeakReference.heapDumpUptimeMillis, -1 if absent */
+    char **texts;       /* the distinct reasons (owned) */
+    uint32_t n_texts, cap_texts;
+    hmap text_index;    /* texts by hash */
 } leak_set;
 
 /* Finds watched and rule-declared leaking objects, in node order within each source.

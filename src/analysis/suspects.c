@@ -182,6 +182,19 @@ static int under_top(scan *s, node_ix x)
  * serial of the first such entry and its frame are kept in a list sorted by node, one entry
  * per such node: roots are few next to nodes, so two arrays of N (18 MB on a 2.3 M-object
  * heap, while the tree is held) would cost more than a sort of the roots. */
+/* A Java-frame root by its thread's serial (root: its index in g->roots). */
+typedef struct frame_root {
+    uint32_t serial, root;
+} frame_root;
+
+static int cmp_frame_root(const void *pa, const void *pb)
+{
+    const frame_root *a = pa, *b = pb;
+    if (a->serial != b->serial)
+        return a->serial < b->serial ? -1 : 1;
+    return a->root < b->root ? -1 : a->root > b->root;
+}
+
 typedef struct local {
     node_ix node;    /* a top-level node held only by Java-frame roots */
     uint32_t serial; /* thread serial of its first frame root; 0 once counted */
@@ -722,6 +735,8 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
     uint32_t *cls_count = NULL;
     node_ix *cls_big = NULL;
     uint64_t *with = NULL;  /* threads_with_locals, once some thread needs it */
+    frame_root *fr = NULL;  /* the Java-frame roots by thread serial */
+    threads_walker *tw = NULL;
     uint32_t *under = NULL; /* its nearest thread above each node */
     lr_status st = LR_OK;
     s.fl = err_calloc(n, 1);
@@ -771,16 +786,29 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         cls_big[c] = GRAPH_NONE;
 
     /* threads first: a thread whose sentence is printed is no object suspect, nor one of
-     * its class's instances (its figure holds its own retained size) */
+     * its class's instances (its figure holds its own retained size). Each thread reads its
+     * own frames' roots, found by serial in a sorted copy (all roots per thread made 8,000
+     * threads 34 s), in root order within a thread as before. */
+    uint32_t nfr = 0;
+    fr = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *fr);
+    tw = g->n_threads ? threads_walker_new(g) : NULL; /* NULL: only the tree tells */
+    if (!fr)
+        goto nomem;
+    for (uint32_t r = 0; r < g->n_roots; r++)
+        if (g->roots[r].kind == GRAPH_ROOT_JAVA_FRAME && g->roots[r].node < n)
+            fr[nfr++] = (frame_root){g->roots[r].thread, r};
+    qsort(fr, nfr, sizeof *fr, cmp_frame_root);
     for (uint32_t ti = 0; ti < g->n_threads; ti++) {
         uint32_t ser = g->threads[ti].serial;
         uint64_t sum = 0;
         uint32_t cnt = 0;
         node_ix best = GRAPH_NONE;
-        for (uint32_t r = 0; r < g->n_roots; r++) {
+        uint32_t k0;
+        SEARCH_LOWER_BOUND(uint32_t, 0, nfr, fr[search_mid].serial < ser, k0);
+        for (uint32_t k = k0; k < nfr && fr[k].serial == ser; k++) {
+            uint32_t r = fr[k].root;
             node_ix x = g->roots[r].node;
-            if (g->roots[r].kind != GRAPH_ROOT_JAVA_FRAME || g->roots[r].thread != ser ||
-                x >= n || !(s.fl[x] & F_LOCAL))
+            if (!(s.fl[x] & F_LOCAL))
                 continue;
             local *lx = local_find(&loc, x);
             if (!lx || lx->serial != ser)
@@ -798,8 +826,8 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
          * in this tree) and threads_within's walk both keep it under the share */
         if (tn != GRAPH_NONE && (s.fl[tn] & F_TOP) && (double)weight(&s, tn) <= limit)
             sum += weight(&s, tn);
-        if (tn != GRAPH_NONE && (double)sum <= limit &&
-            threads_within(g, ti, (uint64_t)limit, shared_top, &s))
+        if (tn != GRAPH_NONE && (double)sum <= limit && tw &&
+            threads_within(tw, ti, (uint64_t)limit, shared_top, &s))
             continue;
         if (tn != GRAPH_NONE) {
             /* MAT's thread overview: the thread object's retained size once its locals are
@@ -896,5 +924,7 @@ done:
     free(cls_big);
     free(with);
     free(under);
+    free(fr);
+    threads_walker_free(tw);
     return st;
 }

@@ -305,44 +305,87 @@ static int has_node(const node_ix *r, uint32_t k, node_ix x)
  * than the tree does (every class hop, every thread's locals it meets as that thread's
  * references) and stops past its budget of nodes (threads.h) or past limit: a bound, not
  * the figure. */
-int threads_within(const graph *g, uint32_t t, uint64_t limit, threads_stop_fn stop,
-                   void *ctx)
+struct threads_walker {
+    const graph *g;
+    threads_ctx c;   /* threads by serial */
+    node_ix *roots;  /* nodes held by roots other than a thread's frames, sorted */
+    uint32_t nr;
+    xref *loc;       /* (thread object, local) pairs of the Java-frame roots, sorted */
+    uint32_t nl;
+    uint64_t *seen;  /* bit per node; cleared after each walk through visited[] */
+    node_ix *stack, *visited;
+    uint32_t budget;
+};
+
+void threads_walker_free(threads_walker *w)
+{
+    if (!w)
+        return;
+    free(w->c.v);
+    free(w->roots);
+    free(w->loc);
+    free(w->seen);
+    free(w->stack);
+    free(w->visited);
+    free(w);
+}
+
+threads_walker *threads_walker_new(const graph *g)
 {
     uint32_t n = g->n_nodes;
-    if (t >= g->n_threads || g->threads[t].node >= n)
-        return 1;
-    if (!g->first_edge)
-        return 0;
-    int ok = 0;
-    threads_ctx c = {err_mallocarray(g->n_threads, sizeof *c.v), 0};
-    node_ix *roots = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *roots);
-    xref *loc = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *loc);
-    uint64_t *seen = err_calloc((size_t)n / 64 + 1, sizeof *seen);
-    uint32_t budget = n / THREADS_BOUND_DIV > THREADS_BOUND_NODES ? n / THREADS_BOUND_DIV
-                                                                  : THREADS_BOUND_NODES;
-    node_ix *stack = err_mallocarray((size_t)budget + 1, sizeof *stack);
-    if (!c.v || !roots || !loc || !seen || !stack)
-        goto out;
+    threads_walker *w = err_calloc(1, sizeof *w);
+    if (!w || !g->first_edge) {
+        free(w);
+        return NULL;
+    }
+    w->g = g;
+    w->budget = n / THREADS_BOUND_DIV > THREADS_BOUND_NODES ? n / THREADS_BOUND_DIV
+                                                            : THREADS_BOUND_NODES;
+    w->c.v = err_mallocarray(g->n_threads ? g->n_threads : 1, sizeof *w->c.v);
+    w->roots = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *w->roots);
+    w->loc = err_mallocarray(g->n_roots ? g->n_roots : 1, sizeof *w->loc);
+    w->seen = err_calloc((size_t)n / 64 + 1, sizeof *w->seen);
+    w->stack = err_mallocarray((size_t)w->budget + 1, sizeof *w->stack);
+    w->visited = err_mallocarray((size_t)w->budget + 2, sizeof *w->visited);
+    if (!w->c.v || !w->roots || !w->loc || !w->seen || !w->stack || !w->visited) {
+        threads_walker_free(w);
+        return NULL;
+    }
     for (uint32_t i = 0; i < g->n_threads; i++)
         if (g->threads[i].node < n)
-            c.v[c.n++] = (tnode){g->threads[i].serial, g->threads[i].node};
-    qsort(c.v, c.n, sizeof *c.v, cmp_tnode);
-    uint32_t nr = 0, nl = 0;
+            w->c.v[w->c.n++] = (tnode){g->threads[i].serial, g->threads[i].node};
+    qsort(w->c.v, w->c.n, sizeof *w->c.v, cmp_tnode);
     for (uint32_t r = 0; r < g->n_roots; r++) {
         node_ix x = g->roots[r].node;
         if (x >= n)
             continue;
-        if (threads_root(g, r, &c))
-            roots[nr++] = x;
+        if (threads_root(g, r, &w->c))
+            w->roots[w->nr++] = x;
         else
-            loc[nl++] = (xref){thread_node(&c, g->roots[r].thread), x};
+            w->loc[w->nl++] = (xref){thread_node(&w->c, g->roots[r].thread), x};
     }
-    qsort(roots, nr, sizeof *roots, cmp_node);
-    qsort(loc, nl, sizeof *loc, cmp_xref);
+    qsort(w->roots, w->nr, sizeof *w->roots, cmp_node);
+    qsort(w->loc, w->nl, sizeof *w->loc, cmp_xref);
+    return w;
+}
+
+int threads_within(threads_walker *w, uint32_t t, uint64_t limit, threads_stop_fn stop,
+                   void *ctx)
+{
+    const graph *g = w->g;
+    uint32_t n = g->n_nodes;
+    if (t >= g->n_threads || g->threads[t].node >= n)
+        return 1;
+    const xref *loc = w->loc;
+    uint32_t nl = w->nl, nv = 0;
+    uint64_t *seen = w->seen;
+    node_ix *stack = w->stack;
+    int ok = 0;
     node_ix tn = g->threads[t].node;
     uint64_t sum = 0;
     uint32_t sp = 0, count = 1;
     seen[tn >> 6] |= 1ull << (tn & 63);
+    w->visited[nv++] = tn;
     stack[sp++] = tn;
     while (sp) {
         node_ix x = stack[--sp];
@@ -370,22 +413,21 @@ int threads_within(const graph *g, uint32_t t, uint64_t limit, threads_stop_fn s
             } else {
                 break;
             }
-            if (y >= n || (seen[y >> 6] >> (y & 63) & 1) || has_node(roots, nr, y) ||
+            if (y >= n || (seen[y >> 6] >> (y & 63) & 1) || has_node(w->roots, w->nr, y) ||
                 (stop && stop(ctx, y)))
                 continue;
             seen[y >> 6] |= 1ull << (y & 63);
-            if (++count > budget)
+            w->visited[nv++] = y;
+            if (++count > w->budget)
                 goto out;
             stack[sp++] = y;
         }
     }
     ok = 1;
 out:
-    free(c.v);
-    free(roots);
-    free(loc);
-    free(seen);
-    free(stack);
+    /* the next thread's walk starts from a clear bitset: only what this one set */
+    for (uint32_t i = 0; i < nv; i++)
+        seen[w->visited[i] >> 6] = 0;
     return ok;
 }
 

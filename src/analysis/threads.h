@@ -53,10 +53,16 @@ typedef int (*threads_stop_fn)(void *ctx, node_ix x);
  * N, zeroed pages, and a stack of that many nodes): a small share of a tree's cost. 0 when it
  * may be more, the walk is too long, or out of memory: then only the tree tells. With stop
  * NULL the answer is sure; a stop function's nodes are taken on its word (the leak suspects
- * pass the top-level objects other roots also reach, suspects.c). */
+ * pass the top-level objects other roots also reach, suspects.c). The walker holds what every
+ * thread's walk reads (the roots and locals, sorted; the bitset), made once by
+ * threads_walker_new (NULL: out of memory, or no edges): a dump with thousands of threads
+ * sorted them again for each. */
 #define THREADS_BOUND_NODES 65536u
 #define THREADS_BOUND_DIV 16u
-int threads_within(const graph *g, uint32_t t, uint64_t limit, threads_stop_fn stop,
+typedef struct threads_walker threads_walker;
+threads_walker *threads_walker_new(const graph *g);
+void threads_walker_free(threads_walker *w);
+int threads_within(threads_walker *w, uint32_t t, uint64_t limit, threads_stop_fn stop,
                    void *ctx);
 
 /* Fills r for every thread of g; retained (n entries) gives each local's and each thread

@@ -1361,13 +1361,13 @@ const char *virt_edge_label(virt_gen *v, node_ix from, uint32_t pos, char *buf, 
 uint32_t virt_real_name(const virt_gen *v, node_ix from, edge_ix e)
 {
     const graph *g = v->g;
+    /* The view exists for HPROF alone, where an object array's edges are its non-null
+     * elements and nothing else, in index order (hprof_edges.c): an entry's number among them
+     * is its edge's position. (Counting the elements before it made 400,000 watched objects
+     * in one array 38 s of counting.) */
     if (from < g->n_nodes && g->node_kind[from] == GRAPH_KIND_OBJ_ARRAY &&
-        GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_ELEMENT) {
-        uint32_t k = 0;
-        for (edge_ix a = g->first_edge[from]; a < e; a++)
-            k += GRAPH_EDGE_KIND(g->edge_kind[a]) == GRAPH_EDGE_ELEMENT;
-        return k;
-    }
+        GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_ELEMENT)
+        return (uint32_t)(e - g->first_edge[from]);
     return graph_edge_name_from(g, from, e);
 }
 

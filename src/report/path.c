@@ -217,11 +217,12 @@ void rep_path_text(FILE *out, const rep_path *v)
                     label(g, v->nodes[i], lab, sizeof lab));
         }
         int low = v->low_priority;
-        fprintf(out, "%" PRIu32 " reference%s%s\n", v->len - 1, v->len == 2 ? "" : "s",
-                low ? " (through a low-priority reference or root)" : "");
+        char c1[REP_FMT_MAX], c2[REP_FMT_MAX];
+        fprintf(out, "%s reference%s%s\n", rep_fmt_count(c1, v->len - 1),
+                v->len == 2 ? "" : "s", low ? " (through a low-priority reference or root)" : "");
         if (v->collapse)
-            fprintf(out, "collapsed: %" PRIu32 " objects on %" PRIu32 " line%s\n", v->len, v->n_ln,
-                    v->n_ln == 1 ? "" : "s");
+            fprintf(out, "collapsed: %s objects on %s line%s\n", rep_fmt_count(c1, v->len),
+                    rep_fmt_count(c2, v->n_ln), v->n_ln == 1 ? "" : "s");
     }
 }
 
@@ -294,6 +295,7 @@ void rep_path_dt_text(FILE *out, const rep_path_dt *v)
                     rep_fmt_distance(dd, v->distance[v->nodes[i]]),
                     rep_fmt_bytes(rr, v->retained[v->nodes[i]]));
         }
-        fprintf(out, "%" PRIu32 " reference%s\n", v->len, v->len == 1 ? "" : "s");
+        char c1[REP_FMT_MAX];
+        fprintf(out, "%s reference%s\n", rep_fmt_count(c1, v->len), v->len == 1 ? "" : "s");
     }
 }

@@ -66,6 +66,8 @@ static void check(const char *rel, uint32_t *n_small)
     assert_non_null(with);
     assert_non_null(under);
     assert_int_equal(threads_with_locals(g, with, under, &err), LR_OK);
+    threads_walker *tw = threads_walker_new(g); /* one walker for every thread's walk */
+    assert_non_null(tw);
     for (uint32_t t = 0; t < g->n_threads; t++) {
         if (g->threads[t].node >= g->n_nodes)
             continue;
@@ -76,11 +78,12 @@ static void check(const char *rel, uint32_t *n_small)
         if (sum != with[t])
             fail_msg("%s thread %u: under counts %llu, figure %llu", rel, t,
                      (unsigned long long)sum, (unsigned long long)with[t]);
-        if (with[t] > 0 && threads_within(g, t, with[t] - 1, NULL, NULL))
+        if (with[t] > 0 && threads_within(tw, t, with[t] - 1, NULL, NULL))
             fail_msg("%s thread %u: bound below the figure %llu", rel, t,
                      (unsigned long long)with[t]);
-        *n_small += threads_within(g, t, 2 * with[t] + 4096, NULL, NULL);
+        *n_small += threads_within(tw, t, 2 * with[t] + 4096, NULL, NULL);
     }
+    threads_walker_free(tw);
     free(with);
     free(under);
     lr_close(h);
