@@ -64,10 +64,11 @@ void histo_rank(histo_row *all, uint32_t nc, enum histo_sort sort, histo_keep_fn
     out->n_rows = k;
 }
 
-/* histo_build's rows; retained sums per node (retained) or per class (class_ret), or none. */
+/* histo_build's rows; retained sums per node (retained) or per class (class_ret), or none;
+ * class_objects is the class objects' row's when either is given. */
 static lr_status build_rows(const graph *g, const uint64_t *retained, const uint64_t *class_ret,
-                            int heap, enum histo_sort sort, histo_keep_fn keep, void *keep_arg,
-                            histo_result *out, lr_error *err)
+                            uint64_t class_objects, int heap, enum histo_sort sort,
+                            histo_keep_fn keep, void *keep_arg, histo_result *out, lr_error *err)
 {
     memset(out, 0, sizeof *out);
     out->has_retained = retained || class_ret;
@@ -95,6 +96,8 @@ static lr_status build_rows(const graph *g, const uint64_t *retained, const uint
         if (class_ret)
             all[c].retained = class_ret[c];
     }
+    if (class_ret || (retained && class_objects))
+        all[g->n_classes].retained = class_objects;
     histo_rank(all, g->n_classes, sort, keep, keep_arg, out);
     return LR_OK;
 }
@@ -102,7 +105,7 @@ static lr_status build_rows(const graph *g, const uint64_t *retained, const uint
 lr_status histo_build(const graph *g, const uint64_t *retained, int heap, enum histo_sort sort,
                       histo_keep_fn keep, void *keep_arg, histo_result *out, lr_error *err)
 {
-    return build_rows(g, retained, NULL, heap, sort, keep, keep_arg, out, err);
+    return build_rows(g, retained, NULL, 0, heap, sort, keep, keep_arg, out, err);
 }
 
 lr_status histo_tree_build(const graph *g, dom_tree *t, lr_error *err)
@@ -114,6 +117,45 @@ lr_status histo_tree_build(const graph *g, dom_tree *t, lr_error *err)
      * where one does not takes a second pass of the sums into t->retained) */
     dopts.flags |= DOM_RETAINED32;
     return dom_build_ex(g, &dopts, t, err);
+}
+
+/* Retained bytes of the class objects (in heap, or all with heap < 0), by the per-class rule:
+ * a class object counts unless a class object dominates it. Their row has no class for
+ * dom_class_retained, and read 0 under its own shallow size (the classes' statics retain
+ * most of an Android heap). Each ancestor's answer is kept (state[]: 1 a class object at or
+ * above, 2 none), so the walks up the tree take O(N) in all. UINT64_MAX: out of memory. */
+static uint64_t class_objects_retained(const graph *g, const dom_tree *t, int heap)
+{
+    uint32_t n = g->n_nodes;
+    uint8_t *state = err_calloc(n ? n : 1, 1);
+    node_ix *path = err_mallocarray(n ? n : 1, sizeof *path);
+    uint64_t sum = UINT64_MAX;
+    if (!state || !path)
+        goto out;
+    sum = 0;
+    for (node_ix x = 0; x < n; x++)
+        if (g->node_kind[x] == GRAPH_KIND_CLASS && graph_node_class(g, x) >= g->n_classes)
+            state[x] = 1;
+    for (node_ix x = 0; x < n; x++) {
+        if (state[x] != 1 || g->node_kind[x] != GRAPH_KIND_CLASS || t->idom[x] == GRAPH_NONE ||
+            (heap >= 0 && (!g->node_heap || g->node_heap[x] != heap)))
+            continue;
+        uint32_t k = 0;
+        node_ix y = t->idom[x];
+        while (y < n && !state[y]) {
+            path[k++] = y;
+            y = t->idom[y];
+        }
+        uint8_t v = y < n ? state[y] : 2;
+        while (k)
+            state[path[--k]] = v;
+        if (v == 2)
+            sum += dom_retained(t, x);
+    }
+out:
+    free(state);
+    free(path);
+    return sum;
 }
 
 lr_status histo_build_retained(const graph *g, int heap, enum histo_sort sort,
@@ -133,17 +175,19 @@ lr_status histo_build_retained(const graph *g, int heap, enum histo_sort sort,
     }
     dom_tree t;
     lr_status st = histo_tree_build(g, &t, err);
-    uint64_t heap_bytes = 0;
+    uint64_t heap_bytes = 0, class_objects = 0;
     if (st == LR_OK) {
         st = heap >= 0 ? dom_class_top(g, &t, sums, err)
                        : dom_class_retained(g, &t, sums, count, err);
         heap_bytes = t.total_reachable;
+        if (st == LR_OK && (class_objects = class_objects_retained(g, &t, heap)) == UINT64_MAX)
+            st = LR_FAIL(err, LR_ERR_NOMEM, "histo: out of memory for %u nodes", g->n_nodes);
         dom_free(&t);
     }
     free(count);
     if (st == LR_OK)
-        st = build_rows(g, heap >= 0 ? sums : NULL, heap >= 0 ? NULL : sums, heap, sort, keep,
-                        keep_arg, out, err);
+        st = build_rows(g, heap >= 0 ? sums : NULL, heap >= 0 ? NULL : sums, class_objects,
+                        heap, sort, keep, keep_arg, out, err);
     free(sums);
     out->heap_bytes = heap_bytes;
     return st;
