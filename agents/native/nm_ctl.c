@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -34,6 +36,62 @@
 static pid_t owner_pid;      /* process the monitor reports on */
 static pid_t monitor_tid;    /* the monitor thread */
 static int sig_pipe[2] = {-1, -1};
+
+/* ---- The monitor's own descriptors ----
+ * A daemon closes every descriptor it inherited and opens its own, which take the freed
+ * numbers: the monitor would then read the program's pipe, or spin on a file that is no
+ * socket. So its descriptors sit high (out of the way of the numbers a program opens next),
+ * each is known by its inode, and one found closed or reused is left to the program and made
+ * anew. The signal handler writes only to a pipe end it still recognises. */
+typedef struct own_fd {
+    dev_t dev;
+    ino_t ino;
+} own_fd;
+static own_fd own_pipe[2], own_listen;
+#define FD_CHECK_MS 2000u
+
+static int fd_is(int fd, const own_fd *o)
+{
+    struct stat st;
+    return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino;
+}
+
+/* fd moved to a high number (below the process's limit, at most 1024 less 64), known in *o;
+ * the fd itself when that fails. */
+static int fd_keep(int fd, own_fd *o)
+{
+    struct rlimit rl;
+    int floor = 960;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 1024)
+        floor = rl.rlim_cur > 128 ? (int)rl.rlim_cur - 64 : 3;
+    int h = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+    if (h >= 0) {
+        close(fd);
+        fd = h;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        o->dev = st.st_dev;
+        o->ino = st.st_ino;
+    }
+    return fd;
+}
+
+/* The signal pipe, made anew when none or when the program took its numbers. */
+static int sig_pipe_open(void)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
+        return -1;
+    own_fd r, w;
+    p[0] = fd_keep(p[0], &r);
+    p[1] = fd_keep(p[1], &w);
+    own_pipe[0] = r;
+    own_pipe[1] = w;
+    __atomic_store_n(&sig_pipe[0], p[0], __ATOMIC_RELEASE);
+    __atomic_store_n(&sig_pipe[1], p[1], __ATOMIC_RELEASE);
+    return 0;
+}
 
 uint64_t nm_now_ms(void)
 {
@@ -508,7 +566,8 @@ static void on_signal(int sig)
 {
     int e = errno;
     char c = 's';
-    if (write(sig_pipe[1], &c, 1) < 0) {
+    int fd = __atomic_load_n(&sig_pipe[1], __ATOMIC_ACQUIRE);
+    if (fd_is(fd, &own_pipe[1]) && write(fd, &c, 1) < 0) {
         /* pipe full: a scan is already pending */
     }
     errno = e;
@@ -532,7 +591,7 @@ static int listen_socket(void)
         close(fd);
         return -1;
     }
-    return fd;
+    return fd_keep(fd, &own_listen);
 }
 
 /* Whether the peer may ask for a scan: the program's own user, or root. The socket is
@@ -601,25 +660,40 @@ static void *monitor_main(void *arg)
     int lfd = listen_socket();
     uint64_t next = nm_cfg.interval_s ? nm_now_ms() + (uint64_t)nm_cfg.interval_s * 1000u : 0;
     for (;;) {
-        struct pollfd p[2] = {{sig_pipe[0], POLLIN, 0}, {lfd, POLLIN, 0}};
-        struct timespec ts, *tsp = NULL;
-        if (next) {
-            uint64_t now = nm_now_ms(), left = next > now ? next - now : 0;
-            ts.tv_sec = (time_t)(left / 1000u);
-            ts.tv_nsec = (long)(left % 1000u) * 1000000L;
-            tsp = &ts;
+        /* The program may have closed what is ours (and reused the numbers): what is gone is
+         * made anew, what it holds now is its own. Looked at every FD_CHECK_MS at least. */
+        int rd = sig_pipe[0], wr = sig_pipe[1];
+        int rd_ok = fd_is(rd, &own_pipe[0]), wr_ok = fd_is(wr, &own_pipe[1]);
+        if (!rd_ok || !wr_ok) {
+            if (rd_ok)
+                close(rd);
+            if (wr_ok)
+                close(wr);
+            __atomic_store_n(&sig_pipe[1], -1, __ATOMIC_RELEASE);
+            if (sig_pipe_open() != 0)
+                sig_pipe[0] = -1;
         }
-        int r = ppoll(p, lfd >= 0 ? 2 : 1, tsp, &waiting);
+        if (nm_cfg.socket_name[0] && !fd_is(lfd, &own_listen))
+            lfd = listen_socket();
+        struct pollfd p[2] = {{sig_pipe[0], POLLIN, 0}, {lfd, POLLIN, 0}};
+        uint64_t left = FD_CHECK_MS;
+        if (next) {
+            uint64_t now = nm_now_ms();
+            if (next - now < left || next <= now)
+                left = next > now ? next - now : 0;
+        }
+        struct timespec ts = {(time_t)(left / 1000u), (long)(left % 1000u) * 1000000L};
+        int r = ppoll(p, 2, &ts, &waiting);
         if (r < 0 && errno != EINTR)
             break;
         char path[600];
-        if (r > 0 && (p[0].revents & POLLIN)) {
+        if (r > 0 && (p[0].revents & POLLIN) && fd_is(p[0].fd, &own_pipe[0])) {
             char buf[64];
-            if (read(sig_pipe[0], buf, sizeof buf) > 0 &&
+            if (read(p[0].fd, buf, sizeof buf) > 0 &&
                 nm_scan_run(NM_REASON_SIGNAL, path, sizeof path) == 0)
                 ingest(path);
         }
-        if (r > 0 && lfd >= 0 && (p[1].revents & POLLIN)) {
+        if (r > 0 && lfd >= 0 && (p[1].revents & POLLIN) && fd_is(lfd, &own_listen)) {
             int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
             if (cfd >= 0) {
                 answer(cfd, NM_REASON_SOCKET);
@@ -637,7 +711,7 @@ static void *monitor_main(void *arg)
 
 static void start_monitor(void)
 {
-    if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+    if (sig_pipe_open() != 0)
         return;
     static create_fn real;
     real = (create_fn)real_sym("pthread_create");

@@ -15,6 +15,8 @@
 #   names the file and the reason.
 # - `native run` exits with the program's own status when it is not 0 (1 under --fail-on-leak
 #   with leaks); a link planted at a report's temporary name is removed, not written through.
+# - A daemon that closes every descriptor it inherited keeps its own pipe's bytes (the
+#   monitor read them), and the monitor makes its socket anew (checks still scan).
 set -euo pipefail
 . "$(dirname "$0")/native_lib.bash"
 nat_init native_guard
@@ -133,4 +135,18 @@ LD_PRELOAD=$NAT_LIB LEAKRAY_NATIVE_OUT=$T/fixed.lrn "$B/guarded" status 0 ||
 [ "$(cat "$T/victim")" = "keep me" ] || nat_fail "the report was written through a planted link"
 grep -q "^reason exit" "$T/fixed.lrn" || nat_fail "no report beside the planted link"
 [ "$(stat -c %a "$T/fixed.lrn")" = 600 ] || nat_fail "the report is not 0600"
+# A daemon that closes every inherited descriptor, then makes a pipe on the freed numbers:
+# its bytes are its own (the monitor read them), and a check still gets a scan.
+"$LEAKRAY" native run --no-timing -- "$B/guarded" daemon "$T/dm.pid" "$T/dm.stop" \
+    >"$T/dm.out" 2>&1 &
+RUN=$!
+for _ in $(seq 400); do [ -s "$T/dm.pid" ] && break; sleep 0.02; done
+sleep 2.5 # the monitor looks at its descriptors every 2 s
+"$LEAKRAY" native check "$(cat "$T/dm.pid")" --json --no-timing >"$T/dm.json" ||
+    nat_fail "check of a daemon that closed the monitor's descriptors"
+touch "$T/dm.stop"
+wait "$RUN" || true
+grep -q "^read back 25$" "$T/dm.out" || nat_fail "the daemon's pipe: $(grep 'read back' "$T/dm.out")"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['direct']['bytes'] == 42, d['direct']" "$T/dm.json" || nat_fail "the daemon's leak"
 echo "native_guard: ok"

@@ -7,6 +7,10 @@
  *   crash PIDFILE GO       drops one block of 100 bytes, waits for the file GO, then faults.
  *   dropper                as root, becomes user nobody, then drops one block of 123 bytes.
  *   status N               drops one block of 77 bytes and exits with status N.
+ *   daemon PIDFILE STOP    as a daemon: closes every descriptor from 3 to 1023, then makes a
+ *                          pipe (which takes the freed numbers), writes five messages into it
+ *                          and prints how many bytes it read back; drops one block of 42
+ *                          bytes, waits for the file STOP.
  * PIDFILE receives the pid once the program is ready to be scanned. */
 #include <pthread.h>
 #include <signal.h>
@@ -91,6 +95,29 @@ int main(int argc, char **argv)
             return 2;
         lose(1, 123);
         scrub();
+        return 0;
+    }
+    if (argc == 4 && !strcmp(argv[1], "daemon")) {
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
+        int p[2];
+        if (pipe(p) != 0)
+            return 2;
+        for (int i = 0; i < 5; i++) {
+            char m[8];
+            snprintf(m, sizeof m, "msg%d;", i);
+            if (write(p[1], m, strlen(m)) < 0)
+                return 2;
+            struct timespec ts = {0, 100 * 1000 * 1000}; /* the monitor's wake-ups between */
+            nanosleep(&ts, NULL);
+        }
+        char buf[64];
+        ssize_t n = read(p[0], buf, sizeof buf);
+        printf("read back %zd\n", n);
+        lose(1, 42);
+        scrub();
+        ready(argv[2]);
+        wait_for(argv[3]);
         return 0;
     }
     if (argc == 3 && !strcmp(argv[1], "status")) {
