@@ -182,6 +182,31 @@ static int32_t new_expr(parser *ps)
     return (int32_t)rs->n_exprs++;
 }
 
+/* The '@' names rules_eval.c knows (docs/rules.md). A misspelt one read as missing data, so
+ * its condition was quietly false, where a misspelt field is warned of. */
+static const char *const AT_NAMES[] = {"@anonymous", "@class", "@component", "@dom", "@field",
+                                       "@id",        "@name",  "@simple",    "@size", "@super"};
+
+/* 0, or fails on the first '@' component of path that names nothing. */
+static int check_at_names(lexer *lx, const char *path)
+{
+    for (const char *p = path; (p = strchr(p, '@')) != NULL; p++) {
+        if (p != path && p[-1] != '.')
+            continue;
+        size_t len = strcspn(p, ".");
+        int known = 0;
+        for (size_t i = 0; i < sizeof AT_NAMES / sizeof *AT_NAMES && !known; i++)
+            known = strlen(AT_NAMES[i]) == len && !memcmp(AT_NAMES[i], p, len);
+        if (!known) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(len < 60 ? len : 60), p);
+            return fail(lx, "unknown name '%s' (the names: @anonymous @class @component @dom "
+                        "@field @id @name @simple @size @super)", name);
+        }
+    }
+    return 0;
+}
+
 static int parse_operand(parser *ps, operand *o)
 {
     lexer *lx = &ps->lx;
@@ -202,6 +227,8 @@ static int parse_operand(parser *ps, operand *o)
     } else if (lx->tk == T_IDENT) {
         if (strchr(lx->text, '#'))
             return fail(lx, "'#' is not allowed in a field path: %s", lx->text);
+        if (check_at_names(lx, lx->text))
+            return -1;
         o->kind = OPD_PATH;
         o->s = rules_dupn(lx->text, strlen(lx->text));
         if (!o->s)

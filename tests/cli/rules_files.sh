@@ -8,6 +8,7 @@
 # - A bad line last in the file stops the load (exit 3, FILE:LINE); it was dropped when no
 #   rule followed it. A byte that is not text is shown in hex.
 # - A byte-order mark (a file saved by a Windows editor) is skipped: the first rule applies.
+# - A misspelt '@' name (@sise) stops the load: it read as missing data, its test quietly false.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init rules-files
@@ -38,6 +39,11 @@ printf '\377inspect java.lang.Thread -> leaking "x"\n' >"$T/ff.rules"
 run analyze --no-timing --rules "$T/ff.rules" "$D"
 expect_rc 3
 expect_err "ff.rules:1: unexpected character '\\\\xff'"
+
+printf 'inspect java.lang.Thread if @sise > 1 -> leaking "x"\n' >"$T/at.rules"
+run analyze --no-timing --rules "$T/at.rules" "$D"
+expect_rc 3
+expect_err "at.rules:1: unknown name '@sise'"
 
 printf '\357\273\277inspect java.lang.Thread -> leaking "bom rule"\r\n' >"$T/bom.rules"
 run analyze --no-timing --rules "$T/bom.rules" "$D"
