@@ -122,6 +122,7 @@ typedef struct rctx {
     uint64_t n_root_refs;
     /* pass 2, per node */
     uint64_t *class_addr;   /* the "class" address, 0 if none */
+    uint64_t *super_addr;   /* a class's "superclass" address, 0 if none */
     str_ix *class_name;     /* CLASS/MODULE "name", GRAPH_NONE if none */
     str_ix *real_name;      /* a singleton class's "real_class_name" (its object's class),
                              * GRAPH_NONE if none or no singleton */
@@ -188,7 +189,7 @@ static lr_status count_elems(const jscan *c, const jscan_val *arr, uint64_t *n, 
 
 /* A line's members (jscan_fields slots). */
 enum { L_TYPE, L_ADDRESS, L_CLASS, L_REFS, L_MEMSIZE, L_NAME, L_ROOT, L_FILE, L_LINE,
-       L_METHOD, L_VALUE, L_SHARED, L_BYTESIZE, L_SINGLETON, L_REAL_CLASS, L_N };
+       L_METHOD, L_VALUE, L_SHARED, L_BYTESIZE, L_SINGLETON, L_REAL_CLASS, L_SUPER, L_N };
 typedef struct line_info {
     int is_root;
     uint32_t has;       /* bit per slot: present with a usable type */
@@ -202,12 +203,13 @@ static lr_status read_line(rctx *x, const uint8_t *p, const uint8_t *e, jscan *c
     static const char *const keys[L_N] = {"type", "address", "class", "references", "memsize",
                                           "name", "root", "file", "line", "method",
                                           "value", "shared", "bytesize", "singleton",
-                                          "real_class_name"};
+                                          "real_class_name", "superclass"};
     /* the type each slot must have to be used (JSCAN_NULL: any) */
     static const jscan_type want[L_N] = {JSCAN_NULL, JSCAN_NULL, JSCAN_NULL, JSCAN_ARR,
                                          JSCAN_NULL, JSCAN_STR,  JSCAN_STR,  JSCAN_STR,
                                          JSCAN_NUM,  JSCAN_STR,  JSCAN_STR,
-                                         JSCAN_TRUE, JSCAN_NUM,  JSCAN_TRUE, JSCAN_STR};
+                                         JSCAN_TRUE, JSCAN_NUM,  JSCAN_TRUE, JSCAN_STR,
+                                         JSCAN_NULL};
     li->is_root = 0;
     LR_TRY(jscan_obj(c, x->data, x->name, p, e, x->err));
     LR_TRY(jscan_fields(c, keys, L_N, li->v, &li->has, x->err));
@@ -400,6 +402,9 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
         return LR_CORRUPT(x->err, x->name, jscan_off(&c, v[L_ADDRESS].s), "bad \"address\"");
     if (LI_HAS(&li, L_CLASS) && !jscan_u64(&v[L_CLASS], &cls))
         return LR_CORRUPT(x->err, x->name, jscan_off(&c, v[L_CLASS].s), "bad \"class\"");
+    uint64_t sup = 0;
+    if (LI_HAS(&li, L_SUPER) && !jscan_u64(&v[L_SUPER], &sup))
+        return LR_CORRUPT(x->err, x->name, jscan_off(&c, v[L_SUPER].s), "bad \"superclass\"");
     if (LI_HAS(&li, L_MEMSIZE) && !jscan_u64(&v[L_MEMSIZE], &mem))
         return LR_CORRUPT(x->err, x->name, jscan_off(&c, v[L_MEMSIZE].s), "bad \"memsize\"");
     uint8_t t = type_of(&li.v[L_TYPE]);
@@ -414,6 +419,7 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     g->node_off[n] = (uint64_t)(p - x->data); /* the line: `show` can point at it */
     g->node_len[n] = 0;
     x->class_addr[n] = cls;
+    x->super_addr[n] = g->node_kind[n] == GRAPH_KIND_CLASS ? sup : 0;
     x->class_name[n] = GRAPH_NONE;
     if (LI_HAS(&li, L_NAME) && g->node_kind[n] == GRAPH_KIND_CLASS)
         LR_TRY(intern_str(x, &c, &li.v[L_NAME], &x->class_name[n]));
@@ -522,6 +528,54 @@ out:
     return s;
 }
 
+/* Each class's super: its "superclass" record, past include classes (ICLASS: a module
+ * included, which Ruby's #superclass skips too), so that `inspect Base` and instanceof see
+ * subclasses. A chain that comes back on itself (no Ruby writes one) is cut where it does:
+ * walks up the chain elsewhere assume none. */
+static void link_supers(rctx *x, const uint32_t *node_cls)
+{
+    graph *g = x->g;
+    for (uint32_t n = 0; n < g->n_nodes; n++) {
+        if (node_cls[n] == GRAPH_NONE || !x->super_addr[n] || g->node_type[n] >= N_TYPES ||
+            strcmp(TYPES[g->node_type[n]].name, "CLASS"))
+            continue;
+        node_ix s = graph_find_id(g, x->super_addr[n]);
+        for (int hops = 0; s != GRAPH_NONE && hops < 256; hops++) {
+            if (node_cls[s] == GRAPH_NONE || g->node_type[s] >= N_TYPES)
+                break;
+            if (strcmp(TYPES[g->node_type[s]].name, "ICLASS")) {
+                g->classes[node_cls[n]].super = node_cls[s];
+                break;
+            }
+            s = x->super_addr[s] ? graph_find_id(g, x->super_addr[s]) : GRAPH_NONE;
+        }
+    }
+    /* cycles: each chain walked once (state 1 on the walk, 2 done); a link back into the
+     * walk is cut */
+    uint8_t *state = err_calloc(g->n_classes ? g->n_classes : 1, 1);
+    if (!state) { /* no check possible: no supers rather than a chain without end */
+        for (uint32_t c = 0; c < g->n_classes; c++)
+            g->classes[c].super = GRAPH_NONE;
+        return;
+    }
+    for (uint32_t c = 0; c < g->n_classes; c++) {
+        uint32_t k = c;
+        while (k < g->n_classes && !state[k]) {
+            state[k] = 1;
+            uint32_t up = g->classes[k].super;
+            if (up < g->n_classes && state[up] == 1) {
+                g->classes[k].super = GRAPH_NONE;
+                diag_count(&g->diag, DIAG_UNKNOWN_CLASS);
+                break;
+            }
+            k = up;
+        }
+        for (k = c; k < g->n_classes && state[k] == 1; k = g->classes[k].super)
+            state[k] = 2;
+    }
+    free(state);
+}
+
 /* Classes: one per CLASS/MODULE/ICLASS object, then one per Ruby type for objects whose
  * class is not in the dump. Sets node_class. */
 static lr_status build_classes(rctx *x)
@@ -565,6 +619,7 @@ static lr_status build_classes(rctx *x)
         free(node_cls);
         return s;
     }
+    link_supers(x, node_cls);
     uint32_t type_cls[N_TYPES + 1];
     for (unsigned t = 0; t <= N_TYPES; t++)
         type_cls[t] = GRAPH_NONE;
@@ -668,6 +723,7 @@ static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error
     if (s == LR_OK) {
         g->first_edge = err_calloc((size_t)x.n_nodes + 1, sizeof *g->first_edge);
         x.class_addr = err_mallocarray(x.n_nodes ? x.n_nodes : 1, sizeof *x.class_addr);
+        x.super_addr = err_mallocarray(x.n_nodes ? x.n_nodes : 1, sizeof *x.super_addr);
         x.class_name = err_mallocarray(x.n_nodes ? x.n_nodes : 1, sizeof *x.class_name);
         x.real_name = err_mallocarray(x.n_nodes ? x.n_nodes : 1, sizeof *x.real_name);
         x.singleton = err_mallocarray(x.n_nodes ? x.n_nodes : 1, 1);
@@ -678,7 +734,8 @@ static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error
         for (uint32_t i = 0; g->node_value && i < x.n_nodes; i++)
             g->node_value[i] = GRAPH_NONE;
         g->roots = err_calloc(x.n_root_refs ? x.n_root_refs : 1, sizeof *g->roots);
-        if (!g->first_edge || !x.class_addr || !x.class_name || !x.real_name || !x.singleton ||
+        if (!g->first_edge || !x.class_addr || !x.super_addr || !x.class_name || !x.real_name ||
+            !x.singleton ||
             !x.ref_addr || !x.root_addr || !x.root_kind || !g->roots || !g->node_value)
             s = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", x.name);
     }
@@ -693,6 +750,7 @@ static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error
     if (s == LR_OK)
         s = resolve_edges(&x);
     free(x.class_addr);
+    free(x.super_addr);
     free(x.class_name);
     free(x.real_name);
     free(x.singleton);

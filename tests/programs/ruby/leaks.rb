@@ -2,8 +2,10 @@
 # leaks.rb: a Ruby program with three known leaks, dumped with ObjectSpace.dump_all for
 # tests/e2e/ruby_heap.sh. (1) a growing constant hash of Session objects, (2) a class-level
 # cache (a class variable array of Item objects), (3) closures kept by a global callback
-# list, each holding a Payload, (4) strings held by an anonymous and a singleton class. It writes the dump to ARGV[0] and, to ARGV[1], the counts
-# Ruby itself reports (ObjectSpace.each_object) so the test compares leakray with Ruby.
+# list, each holding a Payload, (4) strings held by an anonymous and a singleton class,
+# (5) a small class tree (Shape, Circle < Shape, Square < Shape including a module) whose
+# instances a global keeps. It writes the dump to ARGV[0] and, to ARGV[1], the counts Ruby
+# itself reports (ObjectSpace.each_object) so the test compares leakray with Ruby.
 require 'objspace'
 require 'json'
 
@@ -46,6 +48,16 @@ $anon = Class.new { @big = 'z' * 1_000_000 }.new
 $single = Object.new
 $single.singleton_class.instance_variable_set(:@cache, 'w' * 500_000)
 
+# (5) subclasses: `--watch Shape` takes a Circle and a Square too (their dump records name
+# their superclass; Square's is the module's include class, whose own is Shape)
+module Drawable; end
+class Shape; end
+class Circle < Shape; end
+class Square < Shape
+  include Drawable
+end
+$shapes = [Shape.new, Circle.new, Circle.new, Square.new]
+
 GC.start
 File.open(ARGV[0], 'w') { |f| ObjectSpace.dump_all(output: f) }
 counts = {
@@ -53,6 +65,7 @@ counts = {
   'Item' => ObjectSpace.each_object(Item).count,
   'Payload' => ObjectSpace.each_object(Payload).count,
   'Proc' => ObjectSpace.each_object(Proc).count,
-  'Hash' => ObjectSpace.each_object(Hash).count
+  'Hash' => ObjectSpace.each_object(Hash).count,
+  'Shape+' => ObjectSpace.each_object(Shape).count
 }
 File.write(ARGV[1], JSON.generate(counts))
