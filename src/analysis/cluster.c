@@ -449,16 +449,16 @@ const char *cluster_edge_label(const cluster_ctx *c, node_ix from, edge_ix e, ch
 
 /* Whether v, reached from p by edge e, continues a linked list: p and v are of one class and
  * p was itself reached by an edge of e's kind and name. Such a v shares p's chain, so the
- * nodes of a list (Node's timer list's _idleNext, a parent or next field) are one group from
- * one call site rather than one group per position in the list. V8 and ArkTS graphs only
- * (the ones with a synthetic root), as analyze's signatures fold them (trace_fingerprint):
- * HPROF chains stay the ArkTS method's. */
+ * nodes of a list (Node's timer list's _idleNext, a parent or next field, a Java queue's
+ * Node.next) are one group from one call site rather than one group per position in the
+ * list: 8,000 tasks queued in an executor were 32,844 clusters, a 10 M-node list 10 M
+ * clusters and 3.1 GB. Every format (analyze's signatures fold such runs on V8 and ArkTS,
+ * trace_fingerprint; HPROF's stay Shark's). */
 static int linked_run(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
 {
     const graph *g = c->g;
     node_ix pp = c->parent[p];
-    if (g->synthetic_root == GRAPH_NONE || pp == GRAPH_NONE ||
-        class_key(g, p) != class_key(g, v))
+    if (pp == GRAPH_NONE || class_key(g, p) != class_key(g, v))
         return 0;
     edge_ix pe = c->parent_edge[p];
     return GRAPH_EDGE_KIND(g->edge_kind[pe]) == GRAPH_EDGE_KIND(g->edge_kind[e]) &&
@@ -470,12 +470,12 @@ static int linked_run(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
  * reference that reached the grandparent (V8's Promise -> PromiseReaction -> Promise of a
  * .then chain; Entry.link -> Link.entry -> Entry). v then shares its grandparent's chain,
  * and so each of the chain's objects one of two chains, as analyze's signatures fold such
- * runs (trace_fingerprint). V8 and ArkTS graphs only, as linked_run. */
+ * runs (trace_fingerprint). Every format, as linked_run. */
 static int linked_pair_run(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
 {
     const graph *g = c->g;
     node_ix pp = c->parent[p];
-    if (g->synthetic_root == GRAPH_NONE || pp == GRAPH_NONE || c->parent[pp] == GRAPH_NONE ||
+    if (pp == GRAPH_NONE || c->parent[pp] == GRAPH_NONE ||
         class_key(g, v) != class_key(g, pp) || class_key(g, p) != class_key(g, c->parent[pp]) ||
         class_key(g, p) == class_key(g, v))
         return 0;
@@ -487,12 +487,10 @@ static int linked_pair_run(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v
 /* Whether v, reached from p by edge e, heads a linked list: v holds, by an edge of e's kind
  * and name, an object of its own class. Its chain writes e's name `[]`, so a doubly linked
  * list entered at both ends (_idleNext one way, _idlePrev the other) is still one group.
- * V8 and ArkTS graphs only, as linked_run. O(edges of v). */
+ * Every format, as linked_run. O(edges of v). */
 static int linked_head(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
 {
     const graph *g = c->g;
-    if (g->synthetic_root == GRAPH_NONE)
-        return 0;
     unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
     uint32_t name = name_key(c, p, e), cls = class_key(g, v);
     for (edge_ix f = g->first_edge[v]; f < g->first_edge[v + 1]; f++) {

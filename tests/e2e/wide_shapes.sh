@@ -6,6 +6,7 @@
 # now 0.1 s; `threads` on 25,000 synthetic threads 47 s, now 0.5 s; 200,000 watched objects in
 # one array 10.3 s, now 0.8 s), with the answers checked: every thread listed with its
 # seven frames' locals, and one leak group of 200,000 traces naming their array entries.
+# A list of 100,000 nodes is a run or two of them (it was one cluster per node).
 # (`threads` on these 4,000 real threads took 2.2 s: its bound checks the answer's speed
 # only loosely; the synthetic 25,000 are in the benchmark notes.)
 set -euo pipefail
@@ -19,6 +20,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/scale/WideShapes.java"
 java -Xmx512m -XX:+UseSerialGC -cp "$work/classes" WideShapes threads 4000 "$work/t.hprof"
 java -Xmx512m -XX:+UseSerialGC -cp "$work/classes" WideShapes star 200000 "$work/s.hprof"
+java -Xmx512m -XX:+UseSerialGC -cp "$work/classes" WideShapes list 100000 "$work/l.hprof"
 
 # timed VERB LIMIT_S ARGS...: runs leakray, fails past LIMIT_S seconds
 timed() {
@@ -49,4 +51,13 @@ grep -q "^1 APPLICATION LEAKS" "$work/analyze-star.out" &&
     grep -q "Displaying only 1 leak trace out of 200000 with the same signature" \
         "$work/analyze-star.out" && grep -q "Object\[0\]" "$work/analyze-star.out" ||
     fail "analyze --watch: the 200,000 spokes as one leak"
+timed clusters-list 5 clusters "$work/l.hprof" --no-timing --json --top 0
+python3 - "$work/clusters-list.out" <<'PY' || fail "clusters: the list's nodes as one group"
+import json, sys
+d = json.load(open(sys.argv[1]))
+nodes = [c for c in d["clusters"] if c["title"] == "java.util.LinkedList$Node"]
+# a doubly linked list is walked from both ends (first.next..., last.prev...): two runs
+assert len(nodes) <= 4 and sum(c["count"] for c in nodes) == 100000, [c["count"] for c in nodes]
+assert d["total_clusters"] < 2000, d["total_clusters"]
+PY
 echo "wide_shapes: ok"

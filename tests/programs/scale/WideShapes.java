@@ -3,13 +3,17 @@
 //                  suspects read every root once per thread, `threads` once per frame.
 //   star N OUT     N Spoke objects held by one static Object[]: a watched object's trace
 //                  named its array entry by counting the entries before it.
+//   list N OUT     N Spoke objects in a static LinkedList: `clusters` made one cluster per
+//                  list node (each node's chain one link longer).
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
+import java.util.LinkedList;
 import java.util.concurrent.CountDownLatch;
 
 public class WideShapes {
     static class Spoke { int i; Spoke(int i) { this.i = i; } }
     static Object[] hub;
+    static LinkedList<Spoke> list = new LinkedList<>();
 
     static void deep(int d, CountDownLatch ready, CountDownLatch stop) throws Exception {
         byte[] local = new byte[64 + d];
@@ -40,6 +44,9 @@ public class WideShapes {
             ready.await();
             dump(a[2]);
             stop.countDown();
+        } else if (a[0].equals("list")) {
+            for (int i = 0; i < n; i++) list.add(new Spoke(i));
+            dump(a[2]);
         } else {
             hub = new Object[n];
             for (int i = 0; i < n; i++) hub[i] = new Spoke(i);
