@@ -382,9 +382,16 @@ void diff_gate_eval(diff_gate *gt, const diff_result *r, const graph *a,
             gt->growth += r->rows[i].count_delta;
             gt->known = 1;
         }
-    if (!gt->known)
-        gt->known = graph_find_class(a, gt->cls) != GRAPH_NONE ||
-                    graph_find_class(b, gt->cls) != GRAPH_NONE;
+    if (!gt->known) {
+        /* no row: the class did not change (or is in neither); its counts are its
+         * instances on each side, not 0 -> 0 */
+        class_ix ca = graph_find_class(a, gt->cls), cb = graph_find_class(b, gt->cls);
+        gt->known = ca != GRAPH_NONE || cb != GRAPH_NONE;
+        for (node_ix x = 0; ca != GRAPH_NONE && x < a->n_nodes; x++)
+            gt->count_a += graph_node_class(a, x) == ca;
+        for (node_ix x = 0; cb != GRAPH_NONE && x < b->n_nodes; x++)
+            gt->count_b += graph_node_class(b, x) == cb;
+    }
     if (gt->growth <= 0)
         return;
     if (gt->pct)
