@@ -3,7 +3,8 @@
 # diff_gates.sh: a --fail-on-growth gate judges its class's real counts, whatever rows the
 # table shows: with --detached (which keeps the detached DOM rows) a gate on a class that
 # grew but is no detached DOM read "0 -> 0" and passed; a gate on a class that did not change
-# (no row) read "0 -> 0" too, where it has instances on both sides.
+# (no row) read "0 -> 0" too, where it has instances on both sides. --detached on HPROF is a
+# usage error.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init diff-gates
@@ -27,4 +28,13 @@ same=$(json_get '[c["name"] for c in d["classes"] if c["count"] == 1 and
 run diff "$A" "$F" --fail-on-growth "$same=0" --json --no-timing
 expect_rc 0
 json_eq 'd["gates"][0]["count_a"] >= 1 and d["gates"][0]["count_b"] >= 1' true
+# --detached on a heap without a DOM is refused, as histo refuses it (it answered "0 classes
+# changed", and leaks "0 still alive", exit 0)
+cli_fixtures
+run diff "$FIX/test-dump-base.hprof" "$FIX/test-dump.hprof" --detached
+expect_rc 2
+expect_err "needs V8 snapshots of a browser page"
+run leaks --baseline "$FIX/test-dump-base.hprof" --target "$FIX/test-dump.hprof" --detached --force
+expect_rc 2
+expect_err "needs V8 snapshots of a browser page"
 echo "diff_gates: ok"
