@@ -164,6 +164,42 @@ static int analyze_dump(const char *path, const cli_strlist *rules, const char *
 /* A leakray report (analyze --json, a native scan's JSON) is a JSON document; so are V8
  * snapshots, Ruby heap dumps and JSON-lines graphs, which the readers' sniffs recognise on
  * their first bytes: those are dumps, analysed like any other. */
+/* A standard input or a pipe read once: its bytes into a file of the temporary folder (path
+ * in out, removed by the caller), so that sniffing it and analysing it read the same bytes.
+ * Returns 0, or the exit code with msg set. */
+static int spool_input(const char *path, const char *tmpdir, char *out, size_t cap, char *msg,
+                       size_t mcap)
+{
+    const char *dir = tmpdir ? tmpdir : getenv("TMPDIR");
+    snprintf(out, cap, "%s/leakray-ingest.XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(out);
+    if (fd < 0) {
+        snprintf(msg, mcap, "%s: cannot make a file in the temporary folder: %s", path,
+                 strerror(errno));
+        return CLI_EXIT_IO;
+    }
+    int in = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+    int rc = in < 0 ? CLI_EXIT_IO : 0;
+    char buf[65536];
+    for (ssize_t k; rc == 0 && (k = read(in, buf, sizeof buf)) != 0;) {
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 || write(fd, buf, (size_t)k) != k)
+            rc = CLI_EXIT_IO;
+    }
+    if (rc)
+        snprintf(msg, mcap, "%s: %s", path, strerror(errno));
+    if (in >= 0)
+        close(in);
+    if (close(fd) != 0 && !rc) {
+        snprintf(msg, mcap, "%s: %s", out, strerror(errno));
+        rc = CLI_EXIT_IO;
+    }
+    if (rc)
+        unlink(out);
+    return rc;
+}
+
 static int looks_like_report(const char *path)
 {
     uint8_t head[STORE_SNIFF_BYTES];
@@ -218,7 +254,8 @@ static int cmd_store_ingest(int argc, char **argv)
         "store dumps (analysed on the way in), analyze --json reports and native scan reports",
         opts, 1, CLI_MAX_POS,
         "A dump is any file leakray reads (HPROF, .heapsnapshot, ...); a JSON file no\n"
-        "dump reader recognises is taken for a report.\n"
+        "dump reader recognises is taken for a report. INPUT may be - (standard input) or a\n"
+        "pipe: its bytes are copied to --tmpdir first.\n"
         "The same input with the same --app/--version/--device/--at is stored once.\n"
         "A dump that cannot be analysed is recorded as a failed ingest (exit 3).\n"
         "TIME: YYYY-MM-DD[THH:MM[:SS]] (UTC) or @unix-seconds.\n"};
@@ -241,6 +278,19 @@ static int cmd_store_ingest(int argc, char **argv)
         const char *path = co.pos[i];
         store_meta m = {path, o.app, o.version, o.device, at};
         struct stat st;
+        char spooled[4200] = "";
+        if (strcmp(path, "-") == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+                                       !S_ISDIR(st.st_mode))) {
+            char smsg[LR_ERROR_MSG_MAX];
+            int sc = spool_input(path, co.tmpdir, spooled, sizeof spooled, smsg, sizeof smsg);
+            if (sc) {
+                fprintf(stderr, "leakray: %s\n", smsg);
+                if (sc > worst)
+                    worst = sc;
+                continue;
+            }
+            path = spooled; /* the bytes; the report keeps the name given (m.source) */
+        }
         if (!o.at && stat(path, &st) == 0)
             m.at_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
         char *doc = NULL;
@@ -282,14 +332,17 @@ static int cmd_store_ingest(int argc, char **argv)
         free(doc);
         if (code > worst)
             worst = code;
+        const char *given = co.pos[i];
         if (co.json)
-            rep_store_ingest_json(&w, path, &r, error);
-        else if (error && !r.failed && strstr(error, path))
+            rep_store_ingest_json(&w, given, &r, error);
+        else if (error && !r.failed && (strstr(error, path) || strstr(error, given)))
             fprintf(stderr, "leakray: %s\n", error); /* refused: nothing was stored */
         else if (error && !r.failed) /* the store's own failure: say which input it lost */
-            fprintf(stderr, "leakray: %s: not stored: %s\n", path, error);
+            fprintf(stderr, "leakray: %s: not stored: %s\n", given, error);
         else
-            rep_store_ingest_text(stdout, path, &r, error);
+            rep_store_ingest_text(stdout, given, &r, error);
+        if (spooled[0])
+            unlink(spooled);
     }
     if (co.json) {
         rep_store_ingested_end(&w);
