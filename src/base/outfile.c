@@ -214,22 +214,33 @@ static void release(outfile *of)
 
 /* "-": a stream, so there is no temporary and no rename; a copy of fd 1 keeps close() at
  * commit from closing stdout itself. Bytes stdio still buffers go out first. */
-static lr_status open_stdout(outfile **out, lr_error *err)
+/* A stream written in place: standard output (dev NULL), or a FIFO or character device that
+ * already exists at dev (a pipe of the shell's >(...), /dev/null, /dev/stdout). */
+static lr_status open_stream(const char *dev, outfile **out, lr_error *err)
 {
-    static const char name[] = "(stdout)";
+    const char *name = dev ? dev : "(stdout)";
     outfile *of = err_calloc(1, sizeof *of);
     if (!of)
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
     of->fd = -1;
     of->buf = err_malloc(OUTFILE_BUF);
-    of->path = err_malloc(sizeof name);
+    of->path = err_malloc(strlen(name) + 1);
     if (!of->buf || !of->path) {
         release(of);
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
     }
-    memcpy(of->path, name, sizeof name);
+    memcpy(of->path, name, strlen(name) + 1);
     fflush(stdout);
-    of->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    /* non-blocking open: a FIFO no process reads fails at once (ENXIO) instead of waiting */
+    of->fd = dev ? open(dev, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                 : fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (dev && of->fd < 0 && errno == ENXIO) {
+        lr_status s = LR_FAIL(err, LR_ERR_IO, "%s: a FIFO that no process reads", name);
+        release(of);
+        return s;
+    }
+    if (dev && of->fd >= 0) /* then blocking writes, as to any stream */
+        (void)fcntl(of->fd, F_SETFL, fcntl(of->fd, F_GETFL) & ~O_NONBLOCK);
     if (of->fd < 0) {
         lr_status s = LR_FAIL(err, LR_ERR_IO, "%s: %s", name, strerror(errno));
         release(of);
@@ -244,14 +255,17 @@ lr_status outfile_open(const char *path, outfile **out, lr_error *err)
     *out = NULL;
     if (!path[0])
         return LR_FAIL(err, LR_ERR_USAGE, "an empty output file name");
-    /* The target is replaced by a rename, never truncated in place; a FIFO, device or folder
-     * there is not a file to replace. */
+    /* The target is replaced by a rename, never truncated in place; a FIFO or a character
+     * device there is a stream, written in place as standard output is; a folder or any
+     * other kind of file is not a file to replace. */
     struct stat tsb;
+    if (strcmp(path, OUTFILE_STDOUT) == 0)
+        return open_stream(NULL, out, err);
+    if (stat(path, &tsb) == 0 && (S_ISFIFO(tsb.st_mode) || S_ISCHR(tsb.st_mode)))
+        return open_stream(path, out, err);
     if (stat(path, &tsb) == 0 && !S_ISREG(tsb.st_mode))
         return LR_FAIL(err, LR_ERR_IO, "%s: exists and is not a regular file; not replaced",
                        path);
-    if (strcmp(path, OUTFILE_STDOUT) == 0)
-        return open_stdout(out, err);
     size_t pl = strlen(path);
     outfile *of = err_calloc(1, sizeof *of);
     if (!of)

@@ -13,9 +13,10 @@
  *   Either way the target is
  *   never partial: it is the old file (or absent) until the rename, the complete new one
  *   after it.
- * - a target that exists and is not a regular file (FIFO, device, folder) is refused;
- * - the target "-" (OUTFILE_STDOUT) is standard output: written in place, as a stream can
- *   only be, so a failure leaves what was sent (commit still reports it);
+ * - the target "-" (OUTFILE_STDOUT) is standard output, and a FIFO or character device that
+ *   exists there (a shell's >(...), /dev/null) a stream: written in place, as a stream can
+ *   only be, so a failure leaves what was sent (commit still reports it); any other target
+ *   that exists and is not a regular file (a folder, a socket) is refused;
  * - the temporary is unlinked if SIGINT, SIGTERM, SIGHUP or SIGXFSZ ends the process first.
  * Write errors are sticky (the first errno is kept, later writes are dropped) and reported
  * once, by outfile_commit, as LR_ERR_IO naming the target and the errno text; writers that

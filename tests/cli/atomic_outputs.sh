@@ -3,7 +3,8 @@
 # atomic_outputs.sh: every file leakray writes is complete or absent, and nothing it was not
 # asked to replace is touched.
 #   - `strip X -o X` and `convert X -o X`: exit 2, X unchanged;
-#   - `strip` to a FIFO: exit 4 at once (no hang, the FIFO is not opened);
+#   - `strip` to a FIFO no process reads: exit 4 at once (no hang); to one a process reads,
+#     and to /dev/null: written as a stream, the same bytes as the file;
 #   - `strip` of a dump the reader rejects (cut inside a record): exit 3, no output;
 #   - `dupes --export-png` with a file-size limit below the PNG's size (ulimit -f 1): the
 #     process dies of SIGXFSZ, but neither a partial PNG nor a temporary stays behind;
@@ -38,8 +39,24 @@ echo "ok: -o naming the input is refused" >&2
 mkfifo "$tmp/fifo"
 rc=0; timeout 10 "$LEAKRAY" strip "$tmp/d.hprof" -o "$tmp/fifo" >/dev/null 2>"$tmp/fifo.err" || rc=$?
 [ "$rc" = 4 ] || fail "strip -o FIFO: exit $rc, want 4"
-grep -q 'fifo: exists and is not a regular file' "$tmp/fifo.err" || fail "FIFO: $(cat "$tmp/fifo.err")"
-echo "ok: a FIFO target is refused" >&2
+grep -q 'fifo: a FIFO that no process reads' "$tmp/fifo.err" || fail "FIFO: $(cat "$tmp/fifo.err")"
+echo "ok: a FIFO no process reads is refused at once" >&2
+cat "$tmp/fifo" >"$tmp/from-fifo.hprof" &
+reader=$!
+ok=0
+for _ in $(seq 100); do # until the reader has the FIFO open
+    if timeout 20 "$LEAKRAY" strip "$tmp/d.hprof" -o "$tmp/fifo" >/dev/null 2>&1; then
+        ok=1
+        break
+    fi
+    sleep 0.05
+done
+[ $ok = 1 ] || fail "strip -o FIFO with a reader"
+wait "$reader"
+"$LEAKRAY" strip "$tmp/d.hprof" -o "$tmp/direct.hprof" >/dev/null
+cmp -s "$tmp/from-fifo.hprof" "$tmp/direct.hprof" || fail "the FIFO's bytes differ from the file's"
+"$LEAKRAY" strip "$tmp/d.hprof" -o /dev/null >/dev/null || fail "strip -o /dev/null"
+echo "ok: a FIFO with a reader and /dev/null are written as streams" >&2
 
 head -c 300001 "$tmp/d.hprof" >"$tmp/cut.hprof"
 rc=0; "$LEAKRAY" strip "$tmp/cut.hprof" -o "$tmp/cut-s.hprof" >/dev/null 2>"$tmp/cut.err" || rc=$?
