@@ -277,6 +277,14 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
+static volatile pid_t native_child;
+
+static void native_forward(int sig)
+{
+    if (native_child > 0)
+        kill(native_child, sig);
+}
+
 static int native_run(int argc, char **argv)
 {
     int dash = 0;
@@ -315,8 +323,9 @@ static int native_run(int argc, char **argv)
         "While it runs, `leakray native check PID` asks for a scan.\n"
         "With --store every scan of the program (signal, timer, check, exit) is recorded.\n"
         "Exit status: 1 under --fail-on-leak when the scan found leaks; else the program's\n"
-        "own when it was not 0 (as under valgrind); 4 when the program was killed before\n"
-        "its at-exit scan (its last earlier scan is printed).\n"};
+        "own when it was not 0 (as under valgrind; 128 + N when signal N ended it, after\n"
+        "a last scan for SIGINT, SIGTERM, SIGHUP); 4 when the program was killed before\n"
+        "any last scan (its last earlier scan is printed).\n"};
     cli_common co;
     int rc = cli_parse(dash ? dash : argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
@@ -395,9 +404,27 @@ static int native_run(int argc, char **argv)
         fprintf(stderr, "leakray: cannot run %s: %s\n", argv[dash + 1], strerror(errno));
         _exit(127);
     }
+    /* Ctrl-C reaches the program too (one process group): this process stays to print the
+     * report of the program's last scan; a SIGTERM or SIGHUP sent to it alone goes on to the
+     * program, which scans and ends (docs/native.md). */
+    struct sigaction ign, fwd, old_int, old_quit, old_term, old_hup;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    memset(&fwd, 0, sizeof fwd);
+    fwd.sa_handler = native_forward;
+    fwd.sa_flags = SA_RESTART;
+    native_child = pid;
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    sigaction(SIGTERM, &fwd, &old_term);
+    sigaction(SIGHUP, &fwd, &old_hup);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     char report[4400];
     if (!last_report(dir, (long)pid, report, sizeof report)) {
@@ -419,8 +446,8 @@ static int native_run(int argc, char **argv)
         remove_dir(dir);
     /* A program that failed fails the run, as under valgrind: a test suite run through the
      * monitor must not pass because its leaks were reported. */
-    if (rc == CLI_EXIT_OK && WIFEXITED(status) && code != 0)
-        return code;
+    if (rc == CLI_EXIT_OK && code != 0)
+        return code; /* 128 + N for a program a signal ended after its last scan */
     return rc;
 }
 

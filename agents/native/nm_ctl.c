@@ -15,6 +15,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <linux/futex.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -560,6 +561,72 @@ static void ingest(const char *path)
     errno = e;
 }
 
+/* ---- Ended by a signal ----
+ * Ctrl-C or a service manager's SIGTERM ends a program without exit(): no at-exit scan ran,
+ * and every leak of a run went unreported (valgrind reports then). SIGINT, SIGTERM and SIGHUP,
+ * where the program left them to their default action, end it after a last scan: the thread
+ * that takes the signal hands the scan to the monitor's thread (a scan from a handler could
+ * wait on a lock the interrupted code holds) and waits for it, at most TERM_WAIT_MS; then the
+ * signal's default action ends the process as it would have. A handler the program installs
+ * later replaces this one: the program then decides, and exit() scans as usual. */
+#define TERM_WAIT_MS 60000
+static int term_sig, term_done;
+static int term_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_terminate(int sig)
+{
+    int e = errno;
+    /* a forked child has no monitor thread of its own (and shares the parent's pipe) */
+    int mine = getpid() == owner_pid && __atomic_load_n(&monitor_tid, __ATOMIC_ACQUIRE) != 0;
+    int first = mine && !__atomic_exchange_n(&term_sig, sig, __ATOMIC_ACQ_REL);
+    int fd = __atomic_load_n(&sig_pipe[1], __ATOMIC_ACQUIRE);
+    char c = 't';
+    if (first && fd_is(fd, &own_pipe[1]) && write(fd, &c, 1) == 1) {
+        struct timespec ts = {TERM_WAIT_MS / 1000, 0};
+        while (!__atomic_load_n(&term_done, __ATOMIC_ACQUIRE))
+            if (syscall(SYS_futex, &term_done, FUTEX_WAIT, 0, &ts) != 0 && errno == ETIMEDOUT)
+                break;
+    } else if (mine && !first) { /* a second signal (Ctrl-C twice): wait for the first's */
+        struct timespec ts = {TERM_WAIT_MS / 1000, 0};
+        while (!__atomic_load_n(&term_done, __ATOMIC_ACQUIRE))
+            if (syscall(SYS_futex, &term_done, FUTEX_WAIT, 0, &ts) != 0 && errno == ETIMEDOUT)
+                break;
+    }
+    signal(sig, SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    raise(sig);
+    errno = e;
+}
+
+/* The last scan, on the monitor's thread, for the thread on_terminate holds. */
+static void terminate_scan(void)
+{
+    char path[600];
+    if (nm_scan_run(NM_REASON_EXIT, path, sizeof path) == 0)
+        ingest(path);
+    __atomic_store_n(&term_done, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &term_done, FUTEX_WAKE, 1 << 30, 0);
+}
+
+/* Installs on_terminate for each termination signal still at its default action. */
+static void catch_termination(void)
+{
+    for (size_t i = 0; i < sizeof term_signals / sizeof *term_signals; i++) {
+        struct sigaction cur, sa;
+        if (term_signals[i] == nm_cfg.signo || sigaction(term_signals[i], NULL, &cur) != 0 ||
+            cur.sa_handler != SIG_DFL || (cur.sa_flags & SA_SIGINFO))
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_terminate;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        sigaction(term_signals[i], &sa, NULL);
+    }
+}
+
 /* ---- Monitor thread ---- */
 
 static void on_signal(int sig)
@@ -689,8 +756,12 @@ static void *monitor_main(void *arg)
         char path[600];
         if (r > 0 && (p[0].revents & POLLIN) && fd_is(p[0].fd, &own_pipe[0])) {
             char buf[64];
-            if (read(p[0].fd, buf, sizeof buf) > 0 &&
-                nm_scan_run(NM_REASON_SIGNAL, path, sizeof path) == 0)
+            ssize_t k = read(p[0].fd, buf, sizeof buf);
+            if (k > 0 && memchr(buf, 't', (size_t)k)) {
+                terminate_scan(); /* the program ends next: no other scan matters */
+                continue;
+            }
+            if (k > 0 && nm_scan_run(NM_REASON_SIGNAL, path, sizeof path) == 0)
                 ingest(path);
         }
         if (r > 0 && lfd >= 0 && (p[1].revents & POLLIN) && fd_is(lfd, &own_listen)) {
@@ -740,6 +811,8 @@ static void start_monitor(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0 && handle)
         sigaction(nm_cfg.signo, &prev, NULL);
+    if (rc == 0 && nm_cfg.at_exit) /* a monitor thread to hand the last scan to */
+        catch_termination();
 }
 
 /* ---- fork and exit ---- */

@@ -17,6 +17,8 @@
 #   with leaks); a link planted at a report's temporary name is removed, not written through.
 # - A daemon that closes every descriptor it inherited keeps its own pipe's bytes (the
 #   monitor read them), and the monitor makes its socket anew (checks still scan).
+# - A program ended by SIGTERM (sent to its process group, or to leakray, which passes it
+#   on) is scanned first: its two leaked blocks are reported, and `native run` exits 143.
 set -euo pipefail
 . "$(dirname "$0")/native_lib.bash"
 nat_init native_guard
@@ -149,4 +151,25 @@ wait "$RUN" || true
 grep -q "^read back 25$" "$T/dm.out" || nat_fail "the daemon's pipe: $(grep 'read back' "$T/dm.out")"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
 assert d['direct']['bytes'] == 42, d['direct']" "$T/dm.json" || nat_fail "the daemon's leak"
+# Ended by a signal: a last scan first. SIGTERM to the whole process group (as a service
+# manager stops a unit, and as Ctrl-C reaches both), and to leakray alone (passed on).
+for how in group leakray; do
+    rm -f "$T/w.pid"
+    setsid "$LEAKRAY" native run --no-timing -- "$B/guarded" wait "$T/w.pid" >"$T/w-$how.out" 2>&1 &
+    RUN=$!
+    for _ in $(seq 400); do [ -s "$T/w.pid" ] && break; sleep 0.02; done
+    WP=$(cat "$T/w.pid")
+    if [ $how = group ]; then
+        kill -TERM -- "-$(ps -o pgid= -p "$WP" | tr -d ' ')"
+    else
+        kill -TERM "$RUN"
+    fi
+    set +e
+    wait "$RUN"
+    rc=$?
+    set -e
+    [ $rc = 143 ] || nat_fail "SIGTERM ($how): exit $rc: $(cat "$T/w-$how.out")"
+    grep -q "scan on exit" "$T/w-$how.out" && grep -q "direct 128 in 2" "$T/w-$how.out" ||
+        nat_fail "SIGTERM ($how): no last scan: $(cat "$T/w-$how.out")"
+done
 echo "native_guard: ok"

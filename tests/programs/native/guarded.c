@@ -7,6 +7,7 @@
  *   crash PIDFILE GO       drops one block of 100 bytes, waits for the file GO, then faults.
  *   dropper                as root, becomes user nobody, then drops one block of 123 bytes.
  *   status N               drops one block of 77 bytes and exits with status N.
+ *   wait PIDFILE           drops two blocks of 64 bytes and waits for a signal to end it.
  *   daemon PIDFILE STOP    as a daemon: closes every descriptor from 3 to 1023, then makes a
  *                          pipe (which takes the freed numbers), writes five messages into it
  *                          and prints how many bytes it read back; drops one block of 42
@@ -119,6 +120,13 @@ int main(int argc, char **argv)
         ready(argv[2]);
         wait_for(argv[3]);
         return 0;
+    }
+    if (argc == 3 && !strcmp(argv[1], "wait")) {
+        lose(2, 64);
+        scrub();
+        ready(argv[2]);
+        for (;;)
+            pause();
     }
     if (argc == 3 && !strcmp(argv[1], "status")) {
         lose(1, 77);
