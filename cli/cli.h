@@ -281,7 +281,7 @@ struct kin_stats;
  * on, after a warning on stderr when force overrode the process check. *related (may be NULL)
  * is set to whether the process check passed. by_id: the comparison will follow objects by
  * id (else two runs of one program compare per class, and only the program is checked). */
-int cli_check_related(const cli_common *co, const char *path_a, const struct kin_print *a,
+int cli_check_related(cli_common *co, const char *path_a, const struct kin_print *a,
                       const char *path_b, const struct kin_print *b, int by_id, int force,
                       struct kin_stats *ks, int *related);
 

@@ -707,7 +707,7 @@ int cli_categories(const cli_common *co, int collapse, const char *categories, c
 
 /* ---- comparisons ---- */
 
-int cli_check_related(const cli_common *co, const char *path_a, const kin_print *a,
+int cli_check_related(cli_common *co, const char *path_a, const kin_print *a,
                       const char *path_b, const kin_print *b, int by_id, int force,
                       kin_stats *ks, int *related)
 {
@@ -723,15 +723,13 @@ int cli_check_related(const cli_common *co, const char *path_a, const kin_print 
     if (related)
         *related = ok;
     if (ok) {
-        if (kin_v8_opts_differ(a, b, why, sizeof why))
-            fprintf(stderr, "leakray: warning: %s and %s: %s; take both the same way\n", path_a,
-                    path_b, why);
+        if (kin_v8_opts_differ(a, b, why, sizeof why)) /* in --json's warnings too */
+            cli_warn(co, "%s and %s: %s; take both the same way", path_a, path_b, why);
         return 0;
     }
     if (!force)
         return cli_fail(co, LR_ERR_USAGE, "%s and %s: %s (--force compares them anyway)", path_a,
                         path_b, why);
-    fprintf(stderr, "leakray: warning: %s and %s: %s; compared as asked (--force)\n", path_a,
-            path_b, why);
+    cli_warn(co, "%s and %s: %s; compared as asked (--force)", path_a, path_b, why);
     return 0;
 }

@@ -112,7 +112,7 @@ static int leaks_cmd_same(const kin_print *p, const kin_print *q, uint64_t id)
  * closures count: embedder objects' ids are hashes of their names, not a sequence. (A few ids
  * pass from a dead object to a new one: a share decides, never the newest id.) Returns 0 or
  * the exit code (error printed). */
-static int leaks_cmd_order(const cli_common *co, const char *a, const kin_print *ka,
+static int leaks_cmd_order(cli_common *co, const char *a, const kin_print *ka,
                            const char *b, const kin_print *kb, int force)
 {
     struct stat sa, sb;
@@ -144,8 +144,7 @@ static int leaks_cmd_order(const cli_common *co, const char *a, const kin_print 
                         "%s has (V8 numbers new objects upward); give the snapshots in the "
                         "order they were taken (--force runs the method anyway)", a, b,
                         (unsigned long long)older, (unsigned long long)own_b, b, a);
-    fprintf(stderr, "leakray: warning: %s looks taken after %s; compared as asked (--force)\n",
-            a, b);
+    cli_warn(co, "%s looks taken after %s; compared as asked (--force)", a, b);
     return 0;
 }
 
@@ -161,7 +160,7 @@ static int leaks_cmd_is_new(const kin_print *kt, const uint64_t *bits, uint64_t 
  * that renumbers its objects in every snapshot (Bun) leaves nothing to follow, and the
  * answer would be "no leak" whatever leaked. Returns 0 (ids usable, or --force: warned) or
  * the exit code (error printed). */
-static int leaks_cmd_ids(const cli_common *co, const char *a, const char *b,
+static int leaks_cmd_ids(cli_common *co, const char *a, const char *b,
                          const kin_stats *ks, int force)
 {
     /* An HPROF id is an address, and a collection that moves objects (every default
@@ -180,8 +179,8 @@ static int leaks_cmd_ids(const cli_common *co, const char *a, const char *b,
                             "collector that does not move objects (-XX:+UseEpsilonGC) "
                             "(--force runs the method anyway)",
                             a, b, (unsigned long long)moved, (unsigned long long)ks->ids_shared);
-        fprintf(stderr, "leakray: warning: %s and %s: objects moved between the dumps; "
-                        "compared as asked (--force)\n", a, b);
+        cli_warn(co, "%s and %s: objects moved between the dumps; compared as asked (--force)",
+                 a, b);
         return 0;
     }
     if (!ks->ids_renumbered)
@@ -193,8 +192,8 @@ static int leaks_cmd_ids(const cli_common *co, const char *a, const char *b,
                         "every leak would go unseen; compare them per class with `leakray "
                         "diff` (--force runs the method anyway)",
                         a, b);
-    fprintf(stderr, "leakray: warning: %s and %s: object ids renumbered, no object can be "
-                    "followed; compared as asked (--force)\n", a, b);
+    cli_warn(co, "%s and %s: object ids renumbered, no object can be followed; compared as "
+                 "asked (--force)", a, b);
     return 0;
 }
 

@@ -9,7 +9,7 @@
 # - HotSpot (tests/programs/leaks/ThreeDumps.java): an HPROF id is an address. Under G1 the
 #   collections before each dump move objects, and the method reported objects from before
 #   the baseline (500 Preexisting, System.out) as leaks and missed LeakRec: refused (exit 2,
-#   "moved"), and --force runs it with a warning. Under Epsilon (no collection, no move) it
+#   "moved"), and --force runs it with a warning (in --json's warnings too). Under Epsilon (no collection, no move) it
 #   runs, and finds exactly the 1,000 LeakRec; the filler arrays of the threads' allocation
 #   buffers, whose addresses new objects take, do not count as moves. Class objects on a
 #   chain are named ("class ThreeDumps"), not "class".
@@ -62,6 +62,11 @@ leaks "$work/g1f.txt" --force --baseline "$G/baseline.hprof" --target "$G/target
     --final "$G/final.hprof"
 [ $rc = 0 ] && grep -q "warning: .*objects moved between the dumps; compared as asked" \
     "$work/g1f.txt.err" || fail "G1 dumps with --force: exit $rc"
+leaks "$work/g1f.json" --force --json --baseline "$G/baseline.hprof" --target "$G/target.hprof" \
+    --final "$G/final.hprof"
+python3 -c "import json,sys; w=json.load(open(sys.argv[1])).get('warnings', []); \
+assert any('objects moved' in x for x in w), w" "$work/g1f.json" ||
+    fail "--json: the --force warning is not among the warnings"
 
 java -Xmx256m -Xlog:disable -XX:+UnlockExperimentalVMOptions -XX:+UseEpsilonGC -cp "$work/classes" \
     ThreeDumps "$work/eps"
