@@ -463,6 +463,19 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
     if (co->json && !co->timing)
         co->no_timing = 1;
     timing_text = co->timing && !co->json;
+    /* a folder that cannot take a file: said now, not as a memory limit once a spill fails */
+    if (co->tmpdir) {
+        struct stat tds;
+        const char *why = NULL;
+        if (stat(co->tmpdir, &tds) != 0)
+            why = strerror(errno);
+        else if (!S_ISDIR(tds.st_mode))
+            why = "not a folder";
+        else if (access(co->tmpdir, W_OK | X_OK) != 0)
+            why = strerror(errno);
+        if (why)
+            return usage_error(spec, co->json, "--tmpdir %s: %s", co->tmpdir, why);
+    }
     mfile_set_tmpdir(co->tmpdir);
     spill_set_dir(co->no_spill ? NULL : mfile_tmpdir());
     mem_set_limit(co->max_memory ? co->max_memory : mem_default_limit());

@@ -43,9 +43,13 @@ for f in a.hprof.gz; do
     echo "ok: $f ($inflated bytes inflated): own memory $peak KB" >&2
 done
 
+# a --tmpdir that cannot take a file is a usage error, said before anything is read (with
+# --max-memory it read as a memory limit once a spill failed)
 run info --no-progress --tmpdir "$T/missing" "$T/a.hprof.gz"
-expect_rc 4
-expect_err "a\.hprof\.gz: cannot create a temporary file in $T/missing"
+expect_rc 2
+expect_err "\-\-tmpdir $T/missing: No such file or directory"
+run top --no-progress --tmpdir "$T/missing" --max-memory 6M "$T/a.hprof.gz"
+expect_rc 2
 
 set +e
 (ulimit -f $((8 << 10)); exec "$LEAKRAY" info --no-progress --tmpdir "$T/td" "$T/a.hprof.gz") \
