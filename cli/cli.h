@@ -285,6 +285,10 @@ int cli_check_related(cli_common *co, const char *path_a, const struct kin_print
                       const char *path_b, const struct kin_print *b, int by_id, int force,
                       struct kin_stats *ks, int *related);
 
+/* Whether SIGXFSZ was at its default action when the process started (leakray.c ignores
+ * it): a program `native run` starts gets the default back. */
+extern int cli_xfsz_default;
+
 /* ---- the verb table (cli/leakray.c) ---- */
 
 typedef int (*cli_verb_fn)(int argc, char **argv);

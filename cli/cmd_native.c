@@ -400,6 +400,8 @@ static int native_run(int argc, char **argv)
          * (with -o the report is the file, and stdout stays the program's) */
         if (co.json && !out && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
             _exit(127);
+        if (cli_xfsz_default) /* the program's own, not this process's */
+            signal(SIGXFSZ, SIG_DFL);
         execvp(argv[dash + 1], argv + dash + 1);
         fprintf(stderr, "leakray: cannot run %s: %s\n", argv[dash + 1], strerror(errno));
         _exit(127);

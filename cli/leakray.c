@@ -10,6 +10,7 @@
 #include "base/mfile.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 /* ---- The verb table: one line per verb, in the order `leakray --help` lists them ---- */
@@ -97,9 +98,18 @@ static int finish(int rc)
     return rc;
 }
 
+int cli_xfsz_default;
+
 int main(int argc, char **argv)
 {
     mfile_catch_sigbus();
+    /* A file-size limit (ulimit -f) ends a write with EFBIG and its message, exit 4, not the
+     * process with SIGXFSZ and no word; the temporary goes as on any failed write. The
+     * disposition found is given back to programs this process runs (native run). */
+    struct sigaction ign, found;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    cli_xfsz_default = sigaction(SIGXFSZ, &ign, &found) == 0 && found.sa_handler == SIG_DFL;
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

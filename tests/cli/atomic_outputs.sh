@@ -7,7 +7,8 @@
 #     and to /dev/null: written as a stream, the same bytes as the file;
 #   - `strip` of a dump the reader rejects (cut inside a record): exit 3, no output;
 #   - `dupes --export-png` with a file-size limit below the PNG's size (ulimit -f 1): the
-#     process dies of SIGXFSZ, but neither a partial PNG nor a temporary stays behind;
+#     write fails (EFBIG: SIGXFSZ is ignored), and neither a partial PNG nor a temporary stays
+#     behind; `strip` says "File too large", exit 4;
 #   - SIGINT, SIGTERM and SIGHUP delivered while strip writes (gdb stops it before the rename):
 #     no output and no temporary left.
 set -euo pipefail
@@ -69,6 +70,13 @@ rc=0
 ( ulimit -f 1; exec "$LEAKRAY" dupes "$fix/test-dump.hprof" --mapping "$fix/test-dump.map" \
     --export-png "$tmp/png" ) >/dev/null 2>&1 || rc=$?
 [ "$rc" != 0 ] || fail "dupes --export-png under ulimit -f 1 succeeded"
+rc=0
+( ulimit -f 100; exec "$LEAKRAY" strip "$tmp/d.hprof" -o "$tmp/big.hprof" ) >/dev/null \
+    2>"$tmp/xfsz.err" || rc=$?
+[ "$rc" = 4 ] && grep -q "File too large" "$tmp/xfsz.err" ||
+    fail "strip past ulimit -f: exit $rc, $(cat "$tmp/xfsz.err")"
+[ -z "$(ls -A "$tmp" | grep '^\.big')" ] && [ ! -e "$tmp/big.hprof" ] ||
+    fail "strip past ulimit -f left a file"
 left=$(ls -A "$tmp/png")
 [ -z "$left" ] || fail "dupes --export-png left files behind: $left"
 "$LEAKRAY" dupes "$fix/test-dump.hprof" --mapping "$fix/test-dump.map" --export-png "$tmp/png" \

@@ -151,6 +151,11 @@ wait "$RUN" || true
 grep -q "^read back 25$" "$T/dm.out" || nat_fail "the daemon's pipe: $(grep 'read back' "$T/dm.out")"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
 assert d['direct']['bytes'] == 42, d['direct']" "$T/dm.json" || nat_fail "the daemon's leak"
+# The program's signal dispositions are its own: leakray ignores SIGXFSZ (a file-size limit
+# is an error message), the program it runs does not.
+ign=$("$LEAKRAY" native run --no-timing -- grep SigIgn /proc/self/status | awk '/^SigIgn/ {print $2}')
+[ $((0x$ign & (1 << 24))) = 0 ] || nat_fail "the program inherited SIGXFSZ ignored ($ign)"
+
 # Ended by a signal: a last scan first. SIGTERM to the whole process group (as a service
 # manager stops a unit, and as Ctrl-C reaches both), and to leakray alone (passed on).
 for how in group leakray; do
