@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -137,11 +138,23 @@ int cli_store_open(const cli_common *co, const store_opts *o, store **s)
     return CLI_CONTINUE;
 }
 
+int cli_store_open_existing(const cli_common *co, const store_opts *o, store **s)
+{
+    /* A store that only reads (leaks, show, trend, diff, prune, export) opens what exists: a
+     * mistyped --db made an empty SQLite file and answered "0 leaks". */
+    char buf[PATH_MAX + 16];
+    const char *url = o->db ? o->db : cli_store_default(buf, sizeof buf);
+    if (!cli_store_no_file(url) && !store_url_is_pg(url) && access(url, F_OK) != 0)
+        return cli_fail(co, LR_ERR_IO, "no leak store at %s (`leakray store ingest` makes one)",
+                        url);
+    return cli_store_open(co, o, s);
+}
+
 int cli_store_begin(int argc, char **argv, const cli_spec *spec, store_opts *o, cli_common *co,
                     store_filter *f, store **s)
 {
     int rc = cli_store_parse(argc, argv, spec, NULL, o, co, f);
-    return rc != CLI_CONTINUE ? rc : cli_store_open(co, o, s);
+    return rc != CLI_CONTINUE ? rc : cli_store_open_existing(co, o, s);
 }
 
 int cli_store_fail(const cli_common *co, store *s, const lr_error *err)

@@ -48,6 +48,9 @@ int cli_store_open(const cli_common *co, const store_opts *o, store **s);
  * be NULL), then cli_store_open. Returns CLI_CONTINUE with *s open (free: store_close), or
  * the exit code after printing why. A verb that checks its options runs cli_store_parse,
  * its checks, then cli_store_open, so a usage mistake never creates a store. */
+/* cli_store_open for a command that only reads: a SQLite store that does not exist is an
+ * error (exit 4), not an empty store made on the spot. */
+int cli_store_open_existing(const cli_common *co, const store_opts *o, store **s);
 int cli_store_begin(int argc, char **argv, const cli_spec *spec, store_opts *o, cli_common *co,
                     store_filter *f, store **s);
 /* Closes s and prints err: the exit code of a verb whose store call failed. */

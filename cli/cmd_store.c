@@ -492,7 +492,7 @@ static int cmd_store_diff(int argc, char **argv)
     int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, &f);
     if (rc == CLI_CONTINUE && (!from || !to))
         return cli_usage_error(&co, "--from V1 and --to V2 are required");
-    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
+    if (rc != CLI_CONTINUE || (rc = cli_store_open_existing(&co, &o, &s)) != CLI_CONTINUE)
         return rc;
     store_delta *v = NULL;
     size_t n = 0;
@@ -534,7 +534,7 @@ static int cmd_store_prune(int argc, char **argv)
     int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, NULL);
     if (rc == CLI_CONTINUE && keep_days < 0 && keep_dumps < 0)
         return cli_usage_error(&co, "give --keep-days N and/or --keep-dumps N");
-    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
+    if (rc != CLI_CONTINUE || (rc = cli_store_open_existing(&co, &o, &s)) != CLI_CONTINUE)
         return rc;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -568,7 +568,7 @@ static int cmd_store_export(int argc, char **argv)
     store *s;
     int rc = cli_store_parse(argc, argv, &spec, NULL, &o, &co, NULL);
     co.json = 1;
-    if (rc != CLI_CONTINUE || (rc = cli_store_open(&co, &o, &s)) != CLI_CONTINUE)
+    if (rc != CLI_CONTINUE || (rc = cli_store_open_existing(&co, &o, &s)) != CLI_CONTINUE)
         return rc;
     /* Written to a buffer first, so an error half-way never leaves a partial document. */
     char *buf = NULL;

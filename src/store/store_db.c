@@ -28,7 +28,7 @@ static const char *const PG_KEYWORDS[] = {
     "sslmode", "connect_timeout", "application_name", "options", "target_session_attrs",
     NULL};
 
-static int is_pg_url(const char *url)
+int store_url_is_pg(const char *url)
 {
     if (strncasecmp(url, "postgres://", 11) == 0 || strncasecmp(url, "postgresql://", 13) == 0)
         return 1;
@@ -55,7 +55,7 @@ lr_status sdb_open(const char *url, sdb **out, lr_error *err)
         return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
     sdb_url_display(url, db->name, sizeof db->name);
     lr_status st;
-    if (is_pg_url(url)) {
+    if (store_url_is_pg(url)) {
         db->kind = SDB_POSTGRES;
         st = pg_open(url, &db->pg, err);
     } else {

@@ -3,7 +3,8 @@
 # store_stdin.sh: `store ingest` takes a report or a dump from standard input (`-`) and from a
 # pipe, as every verb takes its dump: its bytes go to a file of the temporary folder first,
 # so sniffing (report or dump?) and analysing read the same bytes. It said "unknown heap dump
-# format" for a report on stdin, and recorded a failed report each time.
+# format" for a report on stdin, and recorded a failed report each time. A command that only
+# reads a store refuses one that does not exist (exit 4) instead of making it empty.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init store-stdin
@@ -26,4 +27,12 @@ expect_out "report #2, 1 leak \(0 new\)"
 run store leaks --db "$DB" --json
 json_eq 'd["leaks"][0]["occurrences"]' 2
 [ -z "$(ls "$T"/leakray-ingest.* 2>/dev/null)" ] || fail "a spooled input was left behind"
+# a command that only reads opens what exists: a mistyped --db was made on the spot, empty,
+# and answered "0 distinct leaks"
+for cmd in leaks trend export; do
+    run store $cmd --db "$T/typo.db"
+    expect_rc 4
+    expect_err "no leak store at $T/typo.db"
+    [ ! -e "$T/typo.db" ] || fail "store $cmd made $T/typo.db"
+done
 echo "store_stdin: ok"
