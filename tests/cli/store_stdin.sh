@@ -32,7 +32,7 @@ json_eq 'd["leaks"][0]["occurrences"]' 2
 for cmd in leaks trend export; do
     run store $cmd --db "$T/typo.db"
     expect_rc 4
-    expect_err "no leak store at $T/typo.db"
+    grep -q "no leak store at $T/typo.db" "$T/err" "$T/out" || fail "store $cmd: no message"
     [ ! -e "$T/typo.db" ] || fail "store $cmd made $T/typo.db"
 done
 echo "store_stdin: ok"
