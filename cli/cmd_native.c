@@ -334,6 +334,11 @@ static int native_run(int argc, char **argv)
         return cli_usage_error(&co, "missing -- PROGRAM");
     if (depth < 1 || depth > 64)
         return cli_usage_error(&co, "--depth must be 1..64");
+    /* a signal no handler can take (SIGKILL, SIGSTOP), or none at all, would end or stop the
+     * program at the first `check --signal` */
+    if (signo && (signo >= NSIG || signo == SIGKILL || signo == SIGSTOP))
+        return cli_usage_error(&co, "--signal must be a signal a handler can take, 1 to %d "
+                               "but SIGKILL (9) and SIGSTOP (19); 0 turns it off", NSIG - 1);
     char lib[4096];
     if (!find_lib(lib, sizeof lib))
         return cli_fail(&co, LR_ERR_IO, "cannot find %s (set LEAKRAY_NATIVE_LIB)", NATIVE_LIB);
@@ -621,8 +626,9 @@ static int native_check(int argc, char **argv)
     if (*end || pid <= 0)
         return cli_usage_error(&co, "PID must be a process id");
     if (by_signal) {
-        if (signo == 0 || signo >= NSIG)
-            return cli_usage_error(&co, "--signo must be a signal number, 1 to %d", NSIG - 1);
+        if (signo == 0 || signo >= NSIG || signo == SIGKILL || signo == SIGSTOP)
+            return cli_usage_error(&co, "--signo must be a signal a handler can take, 1 to %d "
+                                   "but SIGKILL (9) and SIGSTOP (19)", NSIG - 1);
         if ((rc = send_scan_signal(&co, pid, (unsigned)signo)) != 0)
             return rc;
         if (co.json) {

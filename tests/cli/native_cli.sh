@@ -59,4 +59,12 @@ expect_err '^from-the-program$'
 run native run -- "$T/no-such-program"
 expect_rc 2
 [ "$(grep -c 'cannot run' "$T/err")" = 1 ] || fail "a program that cannot run is said more than once"
+# a scan signal no handler can take would kill or stop the program at the first check
+for sig in 9 19 99; do
+    run native run --signal $sig -- true
+    expect_rc 2
+    expect_err "a signal a handler can take"
+done
+run native check --signal --signo 9 1
+expect_rc 2
 echo "native_cli: usage, bad input, missing file and rendering contracts hold"
