@@ -388,6 +388,11 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_pos || a[0] != '-' || a[1] == '\0') {
+            if ((co->n_pos >= spec->max_pos || co->n_pos >= CLI_MAX_POS) &&
+                !strcmp(spec->verb, "attach") && strchr(a, '='))
+                return usage_error(spec, co->json, "unexpected argument '%s': the agent's "
+                                   "options are one word, comma-separated "
+                                   "(dump-dir=DIR,threshold=3)", a);
             if (co->n_pos >= spec->max_pos || co->n_pos >= CLI_MAX_POS)
                 return usage_error(spec, co->json, "unexpected argument '%s'", a);
             co->pos[co->n_pos++] = a;

@@ -82,4 +82,11 @@ if [ -f "$V8" ] && [ -f "$HP" ]; then
         expect_err "^leakray $v: --model devtools needs a V8/Node/ArkTS heap snapshot"
     done
 fi
+# the agent's options given as words apart: say they are one comma-separated word
+set +e
+"$LEAKRAY" attach 1 dump-dir=/tmp threshold=3 >/dev/null 2>"$T/attach.err"
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q "one word, comma-separated" "$T/attach.err" ||
+    fail "attach with options apart: exit $rc, $(cat "$T/attach.err")"
 echo "usage_errors: ok"
