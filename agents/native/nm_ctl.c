@@ -571,13 +571,15 @@ static void ingest(const char *path)
  * later replaces this one: the program then decides, and exit() scans as usual. */
 #define TERM_WAIT_MS 60000
 static int term_sig, term_done;
+static int monitor_started; /* the monitor thread was made (in this process) */
 static int term_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static void on_terminate(int sig)
 {
     int e = errno;
-    /* a forked child has no monitor thread of its own (and shares the parent's pipe) */
-    int mine = getpid() == owner_pid && __atomic_load_n(&monitor_tid, __ATOMIC_ACQUIRE) != 0;
+    /* a forked child has no monitor thread of its own (and shares the parent's pipe); the
+     * parent's may not have run yet (a signal right after start): the pipe keeps the byte */
+    int mine = getpid() == owner_pid && __atomic_load_n(&monitor_started, __ATOMIC_ACQUIRE);
     int first = mine && !__atomic_exchange_n(&term_sig, sig, __ATOMIC_ACQ_REL);
     int fd = __atomic_load_n(&sig_pipe[1], __ATOMIC_ACQUIRE);
     char c = 't';
@@ -811,6 +813,8 @@ static void start_monitor(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0 && handle)
         sigaction(nm_cfg.signo, &prev, NULL);
+    if (rc == 0)
+        __atomic_store_n(&monitor_started, 1, __ATOMIC_RELEASE);
     if (rc == 0 && nm_cfg.at_exit) /* a monitor thread to hand the last scan to */
         catch_termination();
 }
@@ -833,6 +837,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    monitor_started = 0; /* threads do not cross a fork */
     nm_tables_reinit_child();
     reg_lock = 0;
     forked = !nm_cfg.children;
