@@ -192,6 +192,7 @@ enum { L_TYPE, L_ADDRESS, L_CLASS, L_REFS, L_MEMSIZE, L_NAME, L_ROOT, L_FILE, L_
        L_METHOD, L_VALUE, L_SHARED, L_BYTESIZE, L_SINGLETON, L_REAL_CLASS, L_SUPER, L_N };
 typedef struct line_info {
     int is_root;
+    int is_free;        /* a free or moved heap slot (dump_all(full: true)): no object */
     uint32_t has;       /* bit per slot: present with a usable type */
     jscan_val v[L_N];
 } line_info;
@@ -222,6 +223,10 @@ static lr_status read_line(rctx *x, const uint8_t *p, const uint8_t *e, jscan *c
     if (!li->is_root && (!LI_HAS(li, L_ADDRESS) || !LI_HAS(li, L_TYPE)))
         return LR_CORRUPT(x->err, x->name, jscan_off(c, p),
                           "object without \"address\" and \"type\"");
+    /* full: true lists the heap's empty slots too, and a compaction's forwarding slots: they
+     * hold no object, and a "class" there is a free-list link, not a class */
+    li->is_free = !li->is_root && ((t->e - t->s == 4 && memcmp(t->s, "NONE", 4) == 0) ||
+                                   (t->e - t->s == 5 && memcmp(t->s, "MOVED", 5) == 0));
     return LR_OK;
 }
 
@@ -351,6 +356,8 @@ static lr_status pass1(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     jscan c;
     line_info li;
     LR_TRY(read_line(x, p, e, &c, &li));
+    if (li.is_free)
+        return LR_OK;
     uint64_t n = 0;
     if (LI_HAS(&li, L_REFS))
         LR_TRY(count_elems(&c, &li.v[L_REFS], &n, x->err));
@@ -371,6 +378,8 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     jscan c;
     line_info li;
     LR_TRY(read_line(x, p, e, &c, &li));
+    if (li.is_free)
+        return LR_OK;
     jscan a;
     if (li.is_root) {
         uint8_t kind = root_kind_of(&li.v[L_ROOT]);

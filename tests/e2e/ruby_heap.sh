@@ -5,7 +5,7 @@
 # by a global callback list) under Debian's ruby, which writes an ObjectSpace.dump_all dump and
 # its own ObjectSpace.each_object counts; then checks leakray against Ruby's counts (histo),
 # the leaks' retained sizes (top), the reference chains (path), leak traces (analyze --watch),
-# gzip input, and bad input (a cut line, a broken line: exit 3 with the offset). A class's
+# gzip input, a dump with its empty slots (full: true), and bad input (a cut line, a broken line: exit 3 with the offset). A class's
 # "superclass" makes its instances instances of the superclass too ("Shape+": each_object of
 # Shape and its subclasses, not a histo row).
 set -euo pipefail
@@ -81,6 +81,15 @@ check "$W/top40.json" "any(o['class'].startswith('#<Class:0x') and o['retained']
 "$LEAKRAY" sql "$D" "SELECT DISTINCT title FROM roots WHERE kind = 'JNI global'" >"$W/roots.tsv"
 grep -qx 'Global variable (global_tbl, global_list)' "$W/roots.tsv" ||
     fail "sql roots.title: $(cat "$W/roots.tsv")"
+
+# 5d. dump_all(full: true) lists the heap's empty slots ("NONE") too: they are no objects
+"$LEAKRAY" histo --json --no-timing "$D.full" >"$W/histo-full.json"
+check "$W/histo-full.json" 'all({c["name"]: c["count"] for c in d["classes"]}.get(k) == v
+    for k, v in e.items() if not k.endswith("+"))' "full: true: histo counts differ"
+"$LEAKRAY" info --json --no-timing "$D.full" >"$W/info-full.json"
+objs=$(grep -c -v '"type":"ROOT"\|"type":"NONE"' "$D.full")
+[ "$(grep -c '"type":"NONE"' "$D.full")" -gt 0 ] || fail "full: true wrote no empty slot"
+check "$W/info-full.json" "d['objects']['count'] == $objs" "full: true: free slots counted"
 
 # 6. bad input: exit 3 with the offset
 # Cut inside a line (a cut that happens to fall after a newline leaves a valid, shorter dump).

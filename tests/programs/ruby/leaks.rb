@@ -60,6 +60,8 @@ $shapes = [Shape.new, Circle.new, Circle.new, Square.new]
 
 GC.start
 File.open(ARGV[0], 'w') { |f| ObjectSpace.dump_all(output: f) }
+# (6) the same heap with its empty slots listed too
+File.open("#{ARGV[0]}.full", 'w') { |f| ObjectSpace.dump_all(output: f, full: true) }
 counts = {
   'Session' => ObjectSpace.each_object(Session).count,
   'Item' => ObjectSpace.each_object(Item).count,
