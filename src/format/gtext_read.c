@@ -19,6 +19,8 @@
 
 int gtext_sniff(const uint8_t *p, uint64_t n)
 {
+    size_t bom = jscan_bom(p, n);
+    p += bom, n -= bom;
     uint64_t k = n < 1024 ? n : 1024;
     while (k && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
         p++, k--;
@@ -400,7 +402,8 @@ static lr_status pass(gctx *x, int which)
     x->pass = which;
     x->i_class = x->i_node = x->i_edge = x->i_root = 0;
     int first = 1;
-    for (const uint8_t *p = x->data; p < x->end;) {
+    for (const uint8_t *p = x->data + jscan_bom(x->data, (uint64_t)(x->end - x->data));
+         p < x->end;) {
         const uint8_t *e = jscan_line_end(p, x->end);
         const uint8_t *q = p;
         while (q < e && (*q == ' ' || *q == '\r' || *q == '\t'))

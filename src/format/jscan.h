@@ -84,6 +84,13 @@ static inline uint64_t jscan_off(const jscan *c, const uint8_t *p)
     return (uint64_t)(p - c->base);
 }
 
+/* The length of a UTF-8 byte-order mark at p (3), or 0: a Windows editor or tool puts one
+ * before the first line of a text file. */
+static inline size_t jscan_bom(const uint8_t *p, uint64_t n)
+{
+    return n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF ? 3 : 0;
+}
+
 /* The line starting at p: its end (the newline or the input's end). */
 const uint8_t *jscan_line_end(const uint8_t *p, const uint8_t *end);
 

@@ -54,6 +54,8 @@ int ruby_sniff(const uint8_t *p, uint64_t n)
 {
     /* dump_all starts with its ROOT lines; a dump written with a filter may start with an
      * object line instead. Look at the first line only. */
+    size_t bom = jscan_bom(p, n);
+    p += bom, n -= bom;
     uint64_t k = n < 512 ? n : 512;
     while (k && *p == ' ')
         p++, k--;
@@ -338,7 +340,8 @@ typedef lr_status (*line_fn)(rctx *x, const uint8_t *p, const uint8_t *e, uint32
 static lr_status each_line(rctx *x, line_fn fn)
 {
     uint32_t ni = 0;
-    for (const uint8_t *p = x->data; p < x->end;) {
+    for (const uint8_t *p = x->data + jscan_bom(x->data, (uint64_t)(x->end - x->data));
+         p < x->end;) {
         const uint8_t *e = jscan_line_end(p, x->end);
         const uint8_t *q = p;
         while (q < e && (*q == ' ' || *q == '\r' || *q == '\t'))

@@ -3,7 +3,8 @@
 # jsonl_graph.sh: the generic JSON-lines graph format end to end. (1) Round trip: a HotSpot
 # dump of tests/programs/leaks, the Android fixture and a V8 fixture are converted with
 # `convert -o X.jsonl` and read back: histo, histo --retained, top (both size models; V8: the
-# strong model) must be byte-identical to the original's, and `analyze --watch` must find the same leaking objects
+# strong model) must be byte-identical to the original's (and with a
+# byte-order mark in front), and `analyze --watch` must find the same leaking objects
 # with the same retained sizes. (2) A hand-written graph shaped like an iOS view controller
 # retaining itself through a block: `cycles` finds the cycle, an `unowned` back reference
 # breaks it, and a root keeps what it should. (3) Bad input: exit 3 with the offset.
@@ -44,6 +45,9 @@ for src in "${inputs[@]}"; do
     same "$src" "$copy" histo --retained
     same "$src" "$copy" top --top 50
 done
+# a UTF-8 byte-order mark before the first line (a Windows tool's) changes nothing
+{ printf '\xef\xbb\xbf'; gzip -dc "$W/demo.hprof.jsonl.gz"; } >"$W/bom.jsonl"
+same "$W/demo.hprof.jsonl.gz" "$W/bom.jsonl" histo
 # analyze --watch: the same leaking objects with the same retained sizes (the paths may differ
 # where they used what the format does not carry: Shark's ArrayList[i] view needs field bytes,
 # a Java local's thread needs the stack traces)

@@ -5,7 +5,8 @@
 # by a global callback list) under Debian's ruby, which writes an ObjectSpace.dump_all dump and
 # its own ObjectSpace.each_object counts; then checks leakray against Ruby's counts (histo),
 # the leaks' retained sizes (top), the reference chains (path), leak traces (analyze --watch),
-# gzip input, a dump with its empty slots (full: true), and bad input (a cut line, a broken line: exit 3 with the offset). A class's
+# gzip input, a dump with its empty slots (full: true) or a byte-order mark,
+# and bad input (a cut line, a broken line: exit 3 with the offset). A class's
 # "superclass" makes its instances instances of the superclass too ("Shape+": each_object of
 # Shape and its subclasses, not a histo row).
 set -euo pipefail
@@ -90,6 +91,12 @@ check "$W/histo-full.json" 'all({c["name"]: c["count"] for c in d["classes"]}.ge
 objs=$(grep -c -v '"type":"ROOT"\|"type":"NONE"' "$D.full")
 [ "$(grep -c '"type":"NONE"' "$D.full")" -gt 0 ] || fail "full: true wrote no empty slot"
 check "$W/info-full.json" "d['objects']['count'] == $objs" "full: true: free slots counted"
+
+# 5e. a UTF-8 byte-order mark before the first line changes nothing
+{ printf '\xef\xbb\xbf'; cat "$D"; } >"$W/bom.json"
+"$LEAKRAY" histo --json --no-timing "$W/bom.json" >"$W/histo-bom.json"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]));
+assert a["classes"] == b["classes"]' "$W/histo.json" "$W/histo-bom.json" || fail "BOM"
 
 # 6. bad input: exit 3 with the offset
 # Cut inside a line (a cut that happens to fall after a newline leaves a valid, shorter dump).
