@@ -1225,6 +1225,19 @@ static int cmp_lkey(const void *pa, const void *pb)
     return (a->leak > b->leak) - (a->leak < b->leak);
 }
 
+typedef struct idkey {
+    uint64_t id;
+    uint32_t leak;
+} idkey;
+
+static int cmp_idkey(const void *pa, const void *pb)
+{
+    const idkey *a = pa, *b = pb;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return (a->leak > b->leak) - (a->leak < b->leak);
+}
+
 /* Traces of the reached leaking objects in ord[0..n_found), made from the path tree: pass 1
  * walks it for fingerprints and library matches, the groups follow, and pass 2 makes the
  * path objects of the traces kept (o->max_traces: the first traces and each group's first). */
@@ -1513,9 +1526,19 @@ lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *
             st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
             goto done;
         }
-        for (uint32_t i = 0; i < nl && st == LR_OK; i++) {
-            if (reached[i] || ls->v[i].node >= nn)
-                continue;
+        /* by object id, as Shark lists them (a ZGC dump's order is not its ids') */
+        uint32_t nk = 0;
+        idkey *ord = err_mallocarray(nu ? nu : 1, sizeof *ord);
+        if (!ord) {
+            st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+            goto done;
+        }
+        for (uint32_t i = 0; i < nl; i++)
+            if (!reached[i] && ls->v[i].node < nn)
+                ord[nk++] = (idkey){graph_node_id(g, ls->v[i].node), i};
+        qsort(ord, nk, sizeof *ord, cmp_idkey);
+        for (uint32_t k = 0; k < nk && st == LR_OK; k++) {
+            uint32_t i = ord[k].leak;
             trace_unreachable *u = &out->unreachable[out->n_unreachable++];
             u->leak = i;
             u->el.node = ls->v[i].node;
@@ -1547,6 +1570,7 @@ lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *
             if (!u->el.reason)
                 st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         }
+        free(ord);
     }
     if (st != LR_OK)
         goto done;

@@ -96,6 +96,15 @@ printf '%s\n' '{"leakray_graph": 1}' '{"node": 1}' '{"node": 2}' \
     '{"edge": [1, 2], "name": "w", "kind": "weak"}' '{"root": 1, "kind": "global"}' >"$W/weak.jsonl"
 [ "$("$LEAKRAY" sql "$W/weak.jsonl" "SELECT kind || ' ' || strength FROM edges" | tail -1)" = \
     "weak weak" ] || fail "a weak edge's strength"
+# unreachable leaking objects come by id, whatever the file's order (Shark's order; a ZGC
+# dump's records are not in address order)
+printf '%s\n' '{"leakray_graph": 1}' '{"class": 1, "name": "Screen"}' \
+    '{"node": "0x30", "class": 1}' '{"node": "0x10", "class": 1}' '{"node": "0x20", "class": 1}' \
+    '{"root": "0x20", "kind": "global"}' >"$W/unr.jsonl"
+"$LEAKRAY" analyze --json --no-timing --watch Screen "$W/unr.jsonl" >"$W/unr.json" || [ $? = 1 ]
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
+assert [u["id"] for u in d["unreachable_objects"]] == ["0x10", "0x30"], d["unreachable_objects"]' \
+    "$W/unr.json" || fail "unreachable objects not in id order"
 
 # (3) bad input
 printf '{"node": 1}\n' >"$W/nohead.jsonl"
