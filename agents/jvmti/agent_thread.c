@@ -261,6 +261,23 @@ static int resolve_dumper(JNIEnv *env)
 
 /* ---- the dump ---- */
 
+/* When the core tries again after the dump failing now: its back-off, read before the
+ * failure is counted (only the watcher thread dumps, so the buffer is its own). */
+static const char *retry_text(void)
+{
+    static char buf[32];
+    watch_stats st;
+    watch_stats_get(A.core, &st);
+    uint64_t s = watch_retry_ms(st.fail_streak) / 1000;
+    if (s < 60)
+        snprintf(buf, sizeof buf, "%u s", (unsigned)s);
+    else if (s % 60)
+        snprintf(buf, sizeof buf, "%u min %u s", (unsigned)(s / 60), (unsigned)(s % 60));
+    else
+        snprintf(buf, sizeof buf, "%u min", (unsigned)(s / 60));
+    return buf;
+}
+
 uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
 {
     JNIEnv *env = agent_env();
@@ -301,19 +318,19 @@ uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     if ((*env)->ExceptionCheck(env)) {
         char why[300];
         exception_text(env, why, sizeof why);
-        agent_complain("heap dump to %s failed (%s); retrying in %d s", tmp, why,
-                       WATCH_DUMP_RETRY_MS / 1000);
+        agent_complain("heap dump to %s failed (%s); retrying in %s", tmp, why, retry_text());
         unlink(tmp);
         return 0;
     }
     struct stat sb;
     if (stat(tmp, &sb) != 0 || sb.st_size == 0) {
-        agent_complain("heap dump %s is empty; retrying in %d s", tmp, WATCH_DUMP_RETRY_MS / 1000);
+        agent_complain("heap dump %s is empty; retrying in %s", tmp, retry_text());
         unlink(tmp);
         return 0;
     }
     if (rename(tmp, fin) != 0) {
-        agent_complain("renaming %s: %s", tmp, strerror(errno));
+        int e = errno;
+        agent_complain("renaming %s: %s; retrying in %s", tmp, strerror(e), retry_text());
         unlink(tmp);
         return 0;
     }

@@ -43,11 +43,18 @@ struct watch {
     uint64_t gc_at;       /* second GC step of a running check, 0 = none */
     size_t since_resweep; /* entries added since the table, full, was last swept again */
     uint64_t full_gc_ms;  /* when a full table last asked for a GC, 0 = never */
-    unsigned fail_streak; /* dumps failed in a row since the last one that succeeded */
     uint64_t below;       /* retained count the last check below the threshold found */
     uint64_t recheck_ms;  /* its wait for the next check (backs off while the count stays) */
     int disabled;         /* watch_disable was called */
 };
+
+uint64_t watch_retry_ms(unsigned fail_streak)
+{
+    uint64_t wait = WATCH_DUMP_RETRY_MS;
+    for (unsigned i = 0; i < fail_streak && wait < WATCH_DUMP_RETRY_MAX_MS; i++)
+        wait *= 2;
+    return wait < WATCH_DUMP_RETRY_MAX_MS ? wait : WATCH_DUMP_RETRY_MAX_MS;
+}
 
 void watch_config_default(watch_config *cfg)
 {
@@ -399,14 +406,10 @@ static void decide(watch *w, uint64_t now)
     if (bytes == 0) {
         w->st.failed_dumps++;
         w->st.state = WATCH_DUMP_FAILED;
-        uint64_t wait = WATCH_DUMP_RETRY_MS;
-        for (unsigned i = 0; i < w->fail_streak && wait < WATCH_DUMP_RETRY_MAX_MS; i++)
-            wait *= 2;
-        w->fail_streak++;
-        schedule_check(w, end, wait < WATCH_DUMP_RETRY_MAX_MS ? wait : WATCH_DUMP_RETRY_MAX_MS);
+        schedule_check(w, end, watch_retry_ms(w->st.fail_streak++));
         return;
     }
-    w->fail_streak = 0;
+    w->st.fail_streak = 0;
     w->st.dumps++;
     w->st.last_dump_ms = end;
     w->st.last_dump_bytes = bytes;

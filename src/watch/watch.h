@@ -96,6 +96,7 @@ typedef struct watch_stats {
     uint64_t full_gcs;       /* GCs asked for because the table was full of uncollected ones */
     uint64_t dumps;          /* successful dumps */
     uint64_t failed_dumps;   /* dumps that failed or wrote 0 bytes */
+    unsigned fail_streak;    /* of those, failed in a row since the last one that succeeded */
     uint64_t last_dump_ms;   /* clock when the last successful dump ended, 0 if none */
     uint64_t last_dump_bytes; /* size of the last successful dump */
     uint64_t next_check_ms;  /* clock of the next scheduled check (or GC step), 0 if none */
@@ -104,6 +105,11 @@ typedef struct watch_stats {
 } watch_stats;
 
 typedef struct watch watch;
+
+/* How long after the dump that makes fail_streak failed dumps in a row the next try comes:
+ * WATCH_DUMP_RETRY_MS, doubled for each failure before it, at most WATCH_DUMP_RETRY_MAX_MS.
+ * A dump callback reads its streak from watch_stats (before it returns 0) to say when. */
+uint64_t watch_retry_ms(unsigned fail_streak);
 
 /* Fills cfg with the defaults above. */
 void watch_config_default(watch_config *cfg);

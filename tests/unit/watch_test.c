@@ -400,6 +400,9 @@ static void failing_dumps_back_off(void **state)
         watch_stats st = stats(w);
         assert_int_equal(st.state, WATCH_DUMP_FAILED);
         assert_int_equal(st.next_check_ms, at + wait);
+        /* what the dump that failed could tell its user, reading its streak before */
+        assert_int_equal(st.fail_streak, i);
+        assert_int_equal(watch_retry_ms(st.fail_streak - 1), wait);
         /* the next attempt: its check, then the GC wait */
         at += wait + WATCH_GC_WAIT_MS;
         run_until(w, &f, at - 1);
@@ -413,6 +416,8 @@ static void failing_dumps_back_off(void **state)
     add(w, &f, 2);
     run_until(w, &f, at + WATCH_DUMP_RETRY_MAX_MS + WATCH_GC_WAIT_MS);
     assert_int_equal(stats(w).dumps, 1);
+    assert_int_equal(stats(w).fail_streak, 0);
+    assert_int_equal(watch_retry_ms(0), WATCH_DUMP_RETRY_MS);
     watch_free(w);
 }
 
