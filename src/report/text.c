@@ -495,10 +495,13 @@ const char *rep_root_thread(const graph *g, const graph_root *r, char *buf, size
         return buf;
     rules_thread_name(g, rules_thread_of_serial(g, r->thread), name, sizeof name);
     rep_frame_text(g, r->thread, r->frame, fr, sizeof fr);
-    int k = *name ? snprintf(buf, cap, "thread \"%s\" (serial %" PRIu32 ")", name, r->thread)
+    /* text for a terminal: the dump's names escaped, as every verb shows them */
+    char ename[sizeof name * 4], efr[sizeof fr * 4];
+    int k = *name ? snprintf(buf, cap, "thread \"%s\" (serial %" PRIu32 ")",
+                             rep_fmt_term(ename, sizeof ename, name), r->thread)
                   : snprintf(buf, cap, "thread serial %" PRIu32, r->thread);
     if (k > 0 && (size_t)k < cap && *fr)
-        snprintf(buf + k, cap - (size_t)k, " at %s", fr);
+        snprintf(buf + k, cap - (size_t)k, " at %s", rep_fmt_term(efr, sizeof efr, fr));
     return buf;
 }
 

@@ -63,7 +63,8 @@ unsigned rep_suspect_edge_kind(const graph *g, edge_ix e);
 const char *rep_frame_fmt(const graph *g, const graph_frame *f, char *buf, size_t cap);
 /* Where a root that a thread holds (r->thread != 0) holds its object, for people:
  * `thread "main" (serial 1) at Foo.bar(Foo.java:12)`, the frame when the root names one and
- * the name when the Thread object has one; "" for a root no thread holds. Returns buf. */
+ * the name when the Thread object has one, both escaped as rep_fmt_text escapes; "" for a
+ * root no thread holds. Returns buf. */
 const char *rep_root_thread(const graph *g, const graph_root *r, char *buf, size_t cap);
 /* The same as JSON keys of the open object: "thread_serial", and "thread_name" and "frame"
  * when known (path's root, show's thread_roots[]). Nothing for a root no thread holds. */

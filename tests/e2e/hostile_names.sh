@@ -5,7 +5,8 @@
 # verbs that print class names in text (histo, top, analyze's traces and LARGEST RETAINERS,
 # instances, path --merged): no ESC, BEL or C1 byte reaches stdout, the names show escaped
 # (\x1b...), and the JSON keeps the exact names. So do thread names in `threads` (a JVM
-# thread named with a line break, a tab and a screen clear) and a watch's description in
+# thread named with a line break, a tab and a screen clear; and where `show` and `path` name
+# the thread holding a root) and a watch's description in
 # `analyze` (a BEL, a line break; its NUL shown as U+2400, the text going on):
 # tests/programs/hostile.
 set -euo pipefail
@@ -63,13 +64,22 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
     check threads "$work/threads.txt"
     grep -qF 'Thread "w\n\tx\x1b[2Jy" serial' "$work/threads.txt" ||
         fail "threads: the name is not shown escaped on one line"
+    # the roots `show` and `path` name by their thread
+    tid=$("$LEAKRAY" threads --json --no-timing "$work/thread.hprof" | python3 -c 'import json,sys
+print([t["id"] for t in json.load(sys.stdin)["threads"] if "\x1b" in (t.get("name") or "")][0])')
+    for v in show path; do
+        "$LEAKRAY" "$v" "$work/thread.hprof" "$tid" --no-timing >"$work/$v.txt"
+        check "$v (a root's thread)" "$work/$v.txt"
+        grep -qF 'thread "w\n\tx\x1b[2Jy" (serial' "$work/$v.txt" ||
+            fail "$v: the root's thread name is not shown escaped: $(cat "$work/$v.txt")"
+    done
     # a watch description: escaped, and whole past its NUL
     "$LEAKRAY" analyze "$work/thread.hprof" --no-timing >"$work/analyze.txt" || true
     check "analyze (watch description)" "$work/analyze.txt"
     want="watching this because bell\x07 nl\n nul"$'\xe2\x90\x80'" end)"
     grep -qF "$want" "$work/analyze.txt" ||
         fail "analyze: description not escaped or cut: $(grep -a Leaking "$work/analyze.txt")"
-    n=$((n + 2))
+    n=$((n + 4))
 elif [ "${CI:-}" = true ]; then
     fail "javac/java required under CI=true"
 fi
