@@ -823,7 +823,9 @@ lr_status store_prune(store *s, int64_t now, int64_t keep_days, int64_t keep_rep
 {
     int64_t r0 = 0, l0 = 0, r1 = 0, l1 = 0;
     LR_TRY(sdb_begin(s->db, err));
-    lr_status st = count_rows(s, "report", &r0, err);
+    lr_status st = sdb_lock_writes(s->db, 1, err);
+    if (st == LR_OK)
+        st = count_rows(s, "report", &r0, err);
     if (st == LR_OK)
         st = count_rows(s, "leak", &l0, err);
     if (st == LR_OK && keep_days >= 0) {

@@ -137,8 +137,11 @@ void sdb_rollback(sdb *db)
 {
     if (!db->in_tx)
         return;
+    /* the statement that failed says whether the work may run again, not the ROLLBACK */
+    int retryable = db->retryable;
     lr_error ignored = {0};
     sdb_exec(db, "ROLLBACK", 0, NULL, NULL, NULL, &ignored);
+    db->retryable = retryable;
     db->in_tx = 0;
 }
 
@@ -151,6 +154,19 @@ lr_status sdb_lock_schema(sdb *db, lr_error *err)
         return LR_OK;
     return sdb_exec(db, "SELECT pg_advisory_xact_lock(" SDB_SCHEMA_LOCK_KEY ")", 0, NULL, NULL,
                     NULL, err);
+}
+
+/* Another constant both sides agree on, for the ingests' and prunes' lock. */
+#define SDB_WRITES_LOCK_KEY "108101097107114097"
+
+lr_status sdb_lock_writes(sdb *db, int exclusive, lr_error *err)
+{
+    if (db->kind == SDB_SQLITE)
+        return LR_OK;
+    return sdb_exec(db,
+                    exclusive ? "SELECT pg_advisory_xact_lock(" SDB_WRITES_LOCK_KEY ")"
+                              : "SELECT pg_advisory_xact_lock_shared(" SDB_WRITES_LOCK_KEY ")",
+                    0, NULL, NULL, NULL, err);
 }
 
 static int set_flag(void *ctx, int n, const char *const *vals)

@@ -68,6 +68,12 @@ void sdb_rollback(sdb *db);
  * takes a transaction-scoped advisory lock; SQLite's BEGIN IMMEDIATE already did). */
 lr_status sdb_lock_schema(sdb *db, lr_error *err);
 
+/* Inside a transaction, as its first statement: ingests take this lock shared, a prune (which
+ * rewrites every leak's totals) exclusive, so a prune waits for the ingests under way and
+ * they for it, never crosswise over rows (PostgreSQL's transaction-scoped advisory lock;
+ * SQLite's BEGIN IMMEDIATE already serialises writers). */
+lr_status sdb_lock_writes(sdb *db, int exclusive, lr_error *err);
+
 /* Whether table `name` exists. */
 lr_status sdb_has_table(sdb *db, const char *name, int *out, lr_error *err);
 
