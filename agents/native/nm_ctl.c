@@ -466,6 +466,7 @@ static void drop_from_preload(void)
 typedef struct ingest_job {
     char *argv[16];
     char **envp;
+    char db_env[sizeof nm_cfg.store + 16]; /* LEAKRAY_DB=URL: not on the command line */
 } ingest_job;
 
 /* The vfork-like child: own signal dispositions (no CLONE_SIGHAND), reset before exec so no
@@ -505,15 +506,23 @@ static void ingest(const char *path)
     size_t n_env = 0;
     for (char **v = environ; v && *v; v++)
         n_env++;
-    size_t env_bytes = (n_env + 1) * sizeof(char *);
+    size_t env_bytes = (n_env + 2) * sizeof(char *);
     char *stack = nm_map(STACK);
     char **envp = nm_map(env_bytes);
     ingest_job *j = nm_map(sizeof *j);
     if (stack && envp && j) {
+        /* the store goes in the environment, as LEAKRAY_DB: a URL may carry a password,
+         * which a command line shows every local user (ps, /proc/PID/cmdline) */
+        int own_db = strcmp(nm_cfg.store, "default") != 0;
         size_t k = 0;
         for (size_t i = 0; i < n_env; i++)
-            if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
+            if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
+                !(own_db && strncmp(environ[i], "LEAKRAY_DB=", 11) == 0))
                 envp[k++] = environ[i];
+        if (own_db) {
+            snprintf(j->db_env, sizeof j->db_env, "LEAKRAY_DB=%s", nm_cfg.store);
+            envp[k++] = j->db_env;
+        }
         envp[k] = NULL;
         int n = 0;
         j->argv[n++] = nm_cfg.leakray;
@@ -522,7 +531,7 @@ static void ingest(const char *path)
         j->argv[n++] = (char *)path;
         j->argv[n++] = "--quiet";
         j->argv[n++] = "--store";
-        j->argv[n++] = nm_cfg.store;
+        j->argv[n++] = "default";
         if (nm_cfg.app[0]) {
             j->argv[n++] = "--app";
             j->argv[n++] = nm_cfg.app;
@@ -544,8 +553,8 @@ static void ingest(const char *path)
                 ;
         if (kid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
             char line[2800];
-            snprintf(line, sizeof line, "leakray-native: %s was not recorded in the store %s "
-                     "(%s failed)\n", path, nm_cfg.store, nm_cfg.leakray);
+            snprintf(line, sizeof line, "leakray-native: %s was not recorded in the leak store "
+                     "(%s failed)\n", path, nm_cfg.leakray);
             if (write(2, line, strlen(line)) < 0) {
                 /* nothing left to tell */
             }

@@ -23,22 +23,46 @@ struct sdb {
 };
 
 /* The keywords a libpq "key=value" connection string may start with. */
+/* libpq's connection keywords (PostgreSQL 17's list, older ones included) */
 static const char *const PG_KEYWORDS[] = {
     "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service",
     "sslmode", "connect_timeout", "application_name", "options", "target_session_attrs",
-    NULL};
+    "channel_binding", "client_encoding", "fallback_application_name", "keepalives",
+    "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+    "replication", "gssencmode", "requiressl", "sslcompression", "sslcert", "sslkey",
+    "sslpassword", "sslcertmode", "sslrootcert", "sslcrl", "sslcrldir", "sslsni",
+    "sslnegotiation", "requirepeer", "require_auth", "ssl_min_protocol_version",
+    "ssl_max_protocol_version", "krbsrvname", "gsslib", "gssdelegation",
+    "load_balance_hosts", NULL};
+
+/* The length of the key of a key=value pair at p ("  sslmode = "), 0 if none starts there. */
+static size_t pair_key(const char *p, const char **key)
+{
+    p += strspn(p, " \t");
+    *key = p;
+    size_t n = 0;
+    while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') || p[n] == '_')
+        n++;
+    return n && p[n + strspn(p + n, " \t")] == '=' ? n : 0;
+}
 
 int store_url_is_pg(const char *url)
 {
     if (strncasecmp(url, "postgres://", 11) == 0 || strncasecmp(url, "postgresql://", 13) == 0)
         return 1;
-    /* "host=db1 dbname=leaks": libpq's other form, not a file name */
-    const char *p = url + strspn(url, " \t");
-    for (const char *const *k = PG_KEYWORDS; *k; k++) {
-        size_t n = strlen(*k);
-        if (strncmp(p, *k, n) == 0 && p[n + strspn(p + n, " \t")] == '=')
+    /* "host=db1 dbname=leaks": libpq's other form, not a file name. Its first key is one of
+     * libpq's, or (a keyword newer than this list) a second pair follows after a space: a
+     * file is seldom named so, and a store of that name would carry the password. */
+    const char *key;
+    size_t n = pair_key(url, &key);
+    if (!n)
+        return 0;
+    for (const char *const *k = PG_KEYWORDS; *k; k++)
+        if (strlen(*k) == n && strncmp(key, *k, n) == 0)
             return 1;
-    }
+    for (const char *p = key; *p; p++)
+        if ((*p == ' ' || *p == '\t') && pair_key(p, &key))
+            return 1;
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "store/store_backends.h"
 
 #include "base/err.h"
+#include "base/url.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -96,6 +97,7 @@ lr_status pg_open(const char *url, pg_conn **out, lr_error *err)
         char msg[256];
         snprintf(msg, sizeof msg, "%s", pq.error_message(conn));
         msg[strcspn(msg, "\n")] = 0;
+        url_hide_in_message(url, msg, sizeof msg); /* "50%off": a password it could not parse */
         pq.finish(conn);
         return LR_FAIL(err, LR_ERR_IO, "store: cannot connect to PostgreSQL: %s", msg);
     }

@@ -26,7 +26,8 @@ lr_status sqlite_open(const char *path, sqlite3 **out, lr_error *err)
     int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                                             SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
-        lr_status st = LR_FAIL(err, LR_ERR_IO, "%s: cannot open store: %s", path,
+        /* "store: ": sdb_open names the store, as messages show it */
+        lr_status st = LR_FAIL(err, LR_ERR_IO, "store: cannot open store: %s",
                                db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         sqlite3_close(db);
         return st;

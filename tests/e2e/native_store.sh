@@ -6,7 +6,8 @@
 # first `native check`, `store leaks` lists that one native leak under the signature the
 # scan printed; a second check and the at-exit scan are further occurrences of the same
 # leak, never a second leak. `native report FILE --store` records a saved scan (once: again
-# is "already stored"), and the library's own LEAKRAY_NATIVE_REPORT=db uses $LEAKRAY_DB.
+# is "already stored"), and the library's own LEAKRAY_NATIVE_REPORT=db uses $LEAKRAY_DB; the
+# store's URL reaches the recording leakray in its environment, not its command line.
 set -euo pipefail
 . "$(dirname "$0")/native_lib.bash"
 nat_init native_store
@@ -95,4 +96,24 @@ rc=$?
 set -e
 [ $rc = 4 ] || nat_fail "unwritable store: exit $rc, expected 4 ($(cat "$NAT_TMP/bad.err"))"
 grep -q "SUMMARY" "$NAT_TMP/bad.out" || nat_fail "unwritable store: no rendering"
+# The store's URL (a password in it) goes to the leakray that records a scan in its
+# environment, never on its command line (ps shows that to every local user); a failure
+# line does not repeat it either. A stand-in leakray records what it was given, and fails.
+cat >"$NAT_TMP/fake-leakray" <<'SH'
+#!/bin/sh
+printf '%s\n' "$@" >"$FAKE_OUT.argv"
+printf '%s\n' "$LEAKRAY_DB" >"$FAKE_OUT.db"
+exit 4
+SH
+chmod +x "$NAT_TMP/fake-leakray"
+url="postgres://ci:NATsecret@127.0.0.1:1/leaks"
+(cd "$NAT_TMP" && FAKE_OUT=$NAT_TMP/fake LEAKRAY_NATIVE_LEAKRAY=$NAT_TMP/fake-leakray \
+    LD_PRELOAD=$NAT_LIB LEAKRAY_NATIVE_STORE=$url LEAKRAY_NATIVE_SOCKET=0 "$B/lost" \
+    >/dev/null 2>"$NAT_TMP/fake.err") || nat_fail "lost failed under the monitor"
+[ -s "$NAT_TMP/fake.argv" ] || nat_fail "the scan was not handed to leakray"
+! grep -q NATsecret "$NAT_TMP/fake.argv" ||
+    nat_fail "the store's password on a command line: $(tr '\n' ' ' <"$NAT_TMP/fake.argv")"
+[ "$(cat "$NAT_TMP/fake.db")" = "$url" ] || nat_fail "LEAKRAY_DB: $(cat "$NAT_TMP/fake.db")"
+grep -q "was not recorded" "$NAT_TMP/fake.err" && ! grep -q NATsecret "$NAT_TMP/fake.err" ||
+    nat_fail "the failure line: $(cat "$NAT_TMP/fake.err")"
 echo "native_store: ok ($SIG: 3 occurrences, one leak)"

@@ -38,4 +38,22 @@ rc=0
     >/dev/null || fail "a key=value connection string"
 [ ! -e "host=127.0.0.1 port=$PG_PORT dbname=leaks user=postgres" ] ||
     fail "a key=value connection string became a SQLite file"
+# whatever libpq keyword comes first (channel_binding, sslcert, one newer than leakray)
+cd "$W"
+for kv in "channel_binding=prefer host=127.0.0.1 port=$PG_PORT dbname=leaks user=postgres" \
+          "sslrootcert=/nonexistent host=127.0.0.1 port=$PG_PORT dbname=leaks user=postgres" \
+          "zz_future=1 host=127.0.0.1 port=$PG_PORT dbname=leaks password=kvsecret"; do
+    "$LEAKRAY" store leaks --db "$kv" >/dev/null 2>"$W/err" || true
+    [ ! -e "$kv" ] || fail "'$kv' became a SQLite file"
+    ! grep -q kvsecret "$W/err" || fail "a password in: $(cat "$W/err")"
+done
+# libpq's own messages quote what they could not parse: a password's piece never shows
+for url in "postgres://postgres:50%off@127.0.0.1:$PG_PORT/leaks" \
+           "host=127.0.0.1 port=$PG_PORT dbname=leaks password=my SPACEsecret" \
+           "host=127.0.0.1 password='it\\'sQUOTEsecret' zz"; do
+    rc=0
+    "$LEAKRAY" store leaks --db "$url" >/dev/null 2>"$W/err" || rc=$?
+    [ "$rc" = 4 ] || fail "$url: exit $rc"
+    ! grep -q '50%off\|SPACEsecret\|QUOTEsecret' "$W/err" || fail "a password in: $(cat "$W/err")"
+done
 echo "store_postgres: ok"
