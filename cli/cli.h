@@ -162,6 +162,10 @@ int cli_parse_output(int argc, char **argv, const cli_spec *spec, cli_common *co
  * output, and the line (or JSON) saying what was written is left out. */
 #define CLI_STDOUT_NOTE "OUT - writes it to stdout instead, and nothing else goes there.\n"
 int cli_out_stdout(const char *out);
+/* Whether writing the output out would replace the file at path (the same file, through
+ * another name or a link too): the output replaces its target at the end, so naming an
+ * input there would destroy it. */
+int cli_out_is(const char *out, const char *path);
 
 /* Flags for cli_open. */
 /* NO_EDGES: nodes and classes only (fast path for histo-like verbs); COUNT_EDGES: references

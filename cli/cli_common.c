@@ -236,18 +236,22 @@ int cli_out_stdout(const char *out)
     return strcmp(out, OUTFILE_STDOUT) == 0;
 }
 
+int cli_out_is(const char *out, const char *path)
+{
+    struct stat a, b;
+    return !cli_out_stdout(out) && stat(out, &a) == 0 && stat(path, &b) == 0 &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int cli_parse_output(int argc, char **argv, const cli_spec *spec, cli_common *co,
                      const char *const *out)
 {
     int rc = cli_parse(argc, argv, spec, co);
     if (rc == CLI_CONTINUE && !*out)
         return cli_usage_error(co, "missing -o OUT");
-    /* the output replaces its target at the end: naming the input would destroy it */
-    struct stat a, b;
-    if (rc == CLI_CONTINUE && co->n_pos > 0 && !cli_out_stdout(*out) &&
-        stat(*out, &a) == 0 && stat(co->pos[0], &b) == 0 && a.st_dev == b.st_dev &&
-        a.st_ino == b.st_ino)
-        return cli_usage_error(co, "-o %s is the input file; write to another path", *out);
+    for (int i = 0; rc == CLI_CONTINUE && i < co->n_pos; i++)
+        if (cli_out_is(*out, co->pos[i]))
+            return cli_usage_error(co, "-o %s is the input file; write to another path", *out);
     return rc;
 }
 

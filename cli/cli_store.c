@@ -111,6 +111,10 @@ int cli_store_parse(int argc, char **argv, const cli_spec *spec, const char *con
                     store_opts *o, cli_common *co, store_filter *f)
 {
     int rc = out ? cli_parse_output(argc, argv, spec, co, out) : cli_parse(argc, argv, spec, co);
+    char buf[PATH_MAX + 16];
+    if (rc == CLI_CONTINUE && out && *out &&
+        cli_out_is(*out, o->db ? o->db : cli_store_default(buf, sizeof buf)))
+        return cli_usage_error(co, "-o %s is the leak store; write to another path", *out);
     if (rc == CLI_CONTINUE && f && (rc = make_filter(co, o, f)) == 0)
         rc = CLI_CONTINUE;
     return rc;

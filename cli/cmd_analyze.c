@@ -187,6 +187,8 @@ int cmd_analyze(int argc, char **argv)
         return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
     if (detached && no_detached)
         return cli_usage_error(&co, "--detached and --no-detached exclude each other");
+    if (html && co.n_pos > 0 && cli_out_is(html, co.pos[0]))
+        return cli_usage_error(&co, "--html %s is the input file; write to another path", html);
     if (html && cli_out_stdout(html)) /* the page would be mixed into the report */
         return cli_usage_error(&co, "--html - would mix the page with the report on stdout: "
                                     "use `leakray report FILE -o -`");

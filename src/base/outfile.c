@@ -261,9 +261,10 @@ lr_status outfile_open(const char *path, outfile **out, lr_error *err)
     struct stat tsb;
     if (strcmp(path, OUTFILE_STDOUT) == 0)
         return open_stream(NULL, out, err);
-    if (stat(path, &tsb) == 0 && (S_ISFIFO(tsb.st_mode) || S_ISCHR(tsb.st_mode)))
+    int exists = stat(path, &tsb) == 0;
+    if (exists && (S_ISFIFO(tsb.st_mode) || S_ISCHR(tsb.st_mode)))
         return open_stream(path, out, err);
-    if (stat(path, &tsb) == 0 && !S_ISREG(tsb.st_mode))
+    if (exists && !S_ISREG(tsb.st_mode))
         return LR_FAIL(err, LR_ERR_IO, "%s: exists and is not a regular file; not replaced",
                        path);
     size_t pl = strlen(path);
@@ -312,10 +313,19 @@ lr_status outfile_open(const char *path, outfile **out, lr_error *err)
         release(of);
         return s;
     }
-    /* mkstemp makes the file 0600; give it the mode a plain create would have. */
-    mode_t um = umask(0);
-    umask(um);
-    (void)fchmod(of->fd, 0666 & ~um);
+    /* mkstemp makes the file 0600; give it the mode a plain create would have, or the
+     * mode (and owner, where allowed) of the file it replaces, as `>` keeps them: a report
+     * locked down to 0600 stays so. */
+    if (exists) {
+        if (fchown(of->fd, tsb.st_uid, tsb.st_gid) != 0) {
+            /* not ours to give away: the mode below still holds */
+        }
+        (void)fchmod(of->fd, tsb.st_mode & 0777); /* never a set-id bit */
+    } else {
+        mode_t um = umask(0);
+        umask(um);
+        (void)fchmod(of->fd, 0666 & ~um);
+    }
     *out = of;
     return LR_OK;
 }

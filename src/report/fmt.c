@@ -108,6 +108,12 @@ static size_t text_char(const unsigned char *p, size_t i, size_t n, size_t len, 
     /* C0, DEL and C1 (U+0080-U+009F, which some terminals take as CSI and OSC) would
      * let a hostile dump drive the terminal: shown as the bytes they are */
     int control = c < 0x20 || c == 0x7f || (k == 2 && c == 0xc2 && p[i + 1] < 0xa0);
+    /* and the line and paragraph separators (U+2028, U+2029) and the bidirectional
+     * overrides and isolates (U+202A-U+202E, U+2066-U+2069), which reorder what a terminal
+     * shows around them */
+    if (k == 3 && c == 0xe2)
+        control |= (p[i + 1] == 0x80 && p[i + 2] >= 0xa8 && p[i + 2] <= 0xae) ||
+                   (p[i + 1] == 0x81 && p[i + 2] >= 0xa6 && p[i + 2] <= 0xa9);
     if (k == 0 || control) {
         size_t m = k ? k : 1;
         for (size_t j = 0; j < m; j++)

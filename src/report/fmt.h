@@ -52,8 +52,9 @@ void rep_fmt_text(FILE *out, const char *s, size_t len, size_t max_bytes);
 /* The bytes of s (len bytes) that fit in max without cutting a UTF-8 sequence: len when it
  * fits, else max less a sequence cut there. */
 size_t rep_fmt_utf8_prefix(const char *s, size_t len, size_t max);
-/* The longest form rep_fmt_text gives one character: a C1 control, two bytes as \xNN each. */
-#define REP_FMT_CHAR_MAX 8
+/* The longest form rep_fmt_text gives one character: a bidirectional override, three bytes
+ * as \xNN each. */
+#define REP_FMT_CHAR_MAX 12
 /* rep_fmt_text into buf (cap bytes, NUL-terminated) instead of a FILE: the same bytes, whole
  * when cap >= 4 x min(len, max_bytes) + 4 (an escape is 4 bytes per byte of s at most), else
  * cut at a character. Returns the bytes written, the NUL left out. */

@@ -96,7 +96,8 @@ static void json_prim(jsonw *w, uint8_t type, uint64_t raw)
 /* Display name of a node: "class Foo" for class objects, a synthetic node's own name
  * ("(root)", "(GC roots)", "(Stack roots)": their class is "(synthetic)" alike), else its
  * class name. */
-static const char *node_label(const graph *g, node_ix n, char *buf, size_t cap)
+/* node_label as the dump names it, for JSON */
+static const char *node_label_raw(const graph *g, node_ix n, char *buf, size_t cap)
 {
     class_ix c = show_class_of_node(g, n);
     const char *syn = rep_fmt_synthetic_name(g, n);
@@ -112,9 +113,18 @@ static const char *node_label(const graph *g, node_ix n, char *buf, size_t cap)
             name = graph_node_kind_name(g->node_kind[n]);
         snprintf(buf, cap, "%s", name);
     }
-    for (char *p = buf; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
+    return buf;
+}
+
+/* What a node is called, for a terminal: its class ("class X" for a class object) or, where
+ * it has none, its name or kind, escaped as every verb shows a dump's names. */
+static const char *node_label(const graph *g, node_ix n, char *buf, size_t cap)
+{
+    char raw[REP_SHOW_LABEL_MAX];
+    node_label_raw(g, n, raw, sizeof raw);
+    const char *t = rep_fmt_term(buf, cap, raw);
+    if (t != buf)
+        snprintf(buf, cap, "%s", t);
     return buf;
 }
 
@@ -167,7 +177,7 @@ static void ref_json(jsonw *w, const graph *g, show_value v)
         jsonw_kv_bool(w, "missing", 1);
         return;
     }
-    jsonw_kv_str(w, "class", node_label(g, v.ref, label, sizeof label));
+    jsonw_kv_str(w, "class", node_label_raw(g, v.ref, label, sizeof label));
     char s[SHOW_STRING_PREVIEW + 1];
     size_t shown;
     if (string_preview(g, v.ref, s, &shown) >= 0) {
@@ -189,7 +199,7 @@ static void edge_json(jsonw *w, const graph *g, edge_ix e, node_ix other, const 
     unsigned k = g->edge_kind[e];
     jsonw_obj_begin(w);
     jsonw_kv_str(w, key, rep_fmt_id(id, g, graph_node_id(g, other)));
-    jsonw_kv_str(w, "class", node_label(g, other, label, sizeof label));
+    jsonw_kv_str(w, "class", node_label_raw(g, other, label, sizeof label));
     jsonw_kv_str(w, "edge", graph_edge_kind_name(GRAPH_EDGE_KIND(k)));
     jsonw_kv_str(w, "name", graph_edge_name_text(g, e, name, sizeof name));
     jsonw_kv_str(w, "strength", graph_strength_name(GRAPH_EDGE_STRENGTH(k)));
@@ -228,7 +238,7 @@ static void json_tree(jsonw *w, const show_result *r)
     if (r->dominator < g->n_nodes) {
         jsonw_kv_obj_begin(w, "dominator");
         jsonw_kv_str(w, "id", rep_fmt_id(id, g, graph_node_id(g, r->dominator)));
-        jsonw_kv_str(w, "class", node_label(g, r->dominator, label, sizeof label));
+        jsonw_kv_str(w, "class", node_label_raw(g, r->dominator, label, sizeof label));
         jsonw_obj_end(w);
     } else {
         jsonw_kv_null(w, "dominator");
@@ -356,7 +366,7 @@ static void json_lists(jsonw *w, const show_result *r)
 static const char *own_name(const show_result *r)
 {
     char label[REP_SHOW_LABEL_MAX];
-    if (strcmp(r->name, node_label(r->g, r->node, label, sizeof label)) == 0)
+    if (strcmp(r->name, node_label_raw(r->g, r->node, label, sizeof label)) == 0)
         return "";
     return r->name;
 }
@@ -369,7 +379,7 @@ void rep_show_json(jsonw *w, const show_result *r)
     const char *name = own_name(r);
     jsonw_kv_obj_begin(w, "object");
     jsonw_kv_str(w, "id", rep_fmt_id(id, g, graph_node_id(g, n)));
-    jsonw_kv_str(w, "class", node_label(g, n, label, sizeof label));
+    jsonw_kv_str(w, "class", node_label_raw(g, n, label, sizeof label));
     jsonw_kv_str(w, "kind", graph_node_kind_name(g->node_kind[n]));
     if (r->type)
         jsonw_kv_str(w, "type", r->type);
@@ -520,7 +530,9 @@ static void text_fields(FILE *out, const show_result *r)
         if (f->decl != last && last != GRAPH_NONE && f->decl != GRAPH_NONE)
             fprintf(out, "  -- inherited from %s\n", decl_name(g, f->decl));
         last = f->decl;
-        fprintf(out, "  %-8s %s = ", graph_ftype_name(f->f->type), graph_str(g, f->f->name));
+        fprintf(out, "  %-8s ", graph_ftype_name(f->f->type));
+        rep_fmt_name(out, graph_str(g, f->f->name));
+        fputs(" = ", out);
         if (f->f->type == GRAPH_FT_OBJECT)
             ref_text(out, g, f->v);
         else

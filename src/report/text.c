@@ -639,8 +639,9 @@ void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
                          : it->root_name[0]               ? it->root_name
                          : g->synthetic_root != GRAPH_NONE ? TRACE_ROOT_GLOBAL
                                                           : trace_root_description(rk);
-        fprintf(out, "\xe2\x94\xac\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\n"
-                     "\xe2\x94\x82 GC Root: %s", rd);
+        fputs("\xe2\x94\xac\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\n"
+              "\xe2\x94\x82 GC Root: ", out);
+        rep_fmt_name(out, rd); /* a V8 sub-root's name comes from the snapshot */
         if (rk == GRAPH_ROOT_JAVA_FRAME) {
             char tn[200];
             const char *nm = rules_thread_name(

@@ -150,7 +150,9 @@ static void threads_walk(FILE *out, jsonw *w, const threads_result *res)
                 jsonw_kv_int(w, "line", g->frames[fi].line);
                 jsonw_kv_arr_begin(w, "locals");
             } else {
-                fprintf(out, "    at %s\n", fr);
+                fputs("    at ", out);
+                rep_fmt_name(out, fr);
+                fputc('\n', out);
             }
             for (; k < k1 && refs[k].frame == (int32_t)f; k++)
                 put_local(out, w, res, g->roots[refs[k].root].node, "        ");

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # atomic_outputs.sh: every file leakray writes is complete or absent, and nothing it was not
 # asked to replace is touched.
-#   - `strip X -o X` and `convert X -o X`: exit 2, X unchanged;
+#   - `strip X -o X`, `convert X -o X`, `analyze X --html X` and `report --db S -o S` (a
+#     hard link to S too): exit 2, X and S unchanged; a report replacing a 0600 file is 0600;
 #   - `strip` to a FIFO no process reads: exit 4 at once (no hang); to one a process reads,
 #     and to /dev/null: written as a stream, the same bytes as the file;
 #   - `strip` of a dump the reader rejects (cut inside a record): exit 3, no output;
@@ -35,6 +36,26 @@ done
 ln -s d.hprof "$tmp/link.hprof"
 rc=0; "$LEAKRAY" strip "$tmp/d.hprof" -o "$tmp/link.hprof" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "strip -o SYMLINK-TO-INPUT: exit $rc, want 2"
+# so is analyze --html naming it, and a dashboard -o naming its leak store (a hard link too)
+rc=0; "$LEAKRAY" analyze "$tmp/d.hprof" --html "$tmp/d.hprof" >/dev/null 2>"$tmp/same.err" || rc=$?
+[ "$rc" = 2 ] && grep -q 'is the input file' "$tmp/same.err" ||
+    fail "analyze --html INPUT: exit $rc: $(head -1 "$tmp/same.err")"
+[ "$(md5sum <"$tmp/d.hprof")" = "$sum" ] || fail "analyze --html INPUT changed the input"
+"$LEAKRAY" store ingest --db "$tmp/s.db" --at 2026-11-01 "$tmp/d.hprof" >/dev/null
+ln "$tmp/s.db" "$tmp/s-link.db"
+ssum=$(md5sum <"$tmp/s.db")
+for o in s.db s-link.db; do
+    rc=0; "$LEAKRAY" report --db "$tmp/s.db" -o "$tmp/$o" >/dev/null 2>"$tmp/same.err" || rc=$?
+    [ "$rc" = 2 ] && grep -q 'is the leak store' "$tmp/same.err" ||
+        fail "report --db STORE -o $o: exit $rc: $(head -1 "$tmp/same.err")"
+done
+[ "$(md5sum <"$tmp/s.db")" = "$ssum" ] || fail "report -o STORE changed the store"
+# and a file it replaces keeps its mode: a report locked down to 0600 stays private
+: >"$tmp/priv.html"
+chmod 600 "$tmp/priv.html"
+"$LEAKRAY" report "$tmp/d.hprof" -o "$tmp/priv.html" >/dev/null
+[ "$(stat -c %a "$tmp/priv.html")" = 600 ] ||
+    fail "a replaced 0600 report is now $(stat -c %a "$tmp/priv.html")"
 echo "ok: -o naming the input is refused" >&2
 
 mkfifo "$tmp/fifo"

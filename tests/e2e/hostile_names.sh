@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # hostile_names.sh: names from a dump never drive the terminal. A V8 snapshot whose class
-# names hold an OSC title sequence, a CSI screen clear and a C1 CSI (U+009B) goes through the
-# verbs that print class names in text (histo, top, analyze's traces and LARGEST RETAINERS,
-# instances, path --merged): no ESC, BEL or C1 byte reaches stdout, the names show escaped
-# (\x1b...), and the JSON keeps the exact names. So do thread names in `threads` (a JVM
-# thread named with a line break, a tab and a screen clear; and where `show` and `path` name
-# the thread holding a root) and a watch's description in
-# `analyze` (a BEL, a line break; its NUL shown as U+2400, the text going on):
-# tests/programs/hostile.
+# names hold an OSC title sequence, a CSI screen clear and a C1 CSI (U+009B), and whose
+# "(Global handles)" root category a right-to-left override, goes through the verbs that
+# print such names in text (histo, top, show, analyze's traces and LARGEST RETAINERS' GC Root
+# lines, instances, path --merged): no ESC, BEL, C1 byte or bidirectional override reaches
+# stdout, the names show escaped (\x1b...), and the JSON keeps the exact names. So do thread
+# names in `threads` (a JVM thread named with a line break, a tab and a screen clear), where
+# `show` and `path` name the thread holding a root, and a watch's description in `analyze` (a
+# BEL, a line break; its NUL shown as U+2400, the text going on): tests/programs/hostile.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
@@ -28,6 +28,9 @@ s = d["strings"]
 # rename the two most common object classes of this snapshot
 s[s.index("Object")] = "Obj\x1b]0;pwn\x07ect\u009b31m"
 s[s.index("TypedArray")] = "Typed\x1b[2JArray"
+# and a root category: analyze's LARGEST RETAINERS names it in its GC Root line (with a
+# right-to-left override, which reorders what a terminal shows after it)
+s[s.index("(Global handles)")] = "(Global handles)\x1b]0;root\x07\u202e"
 json.dump(d, open(sys.argv[2], "w"))
 PY
 check() { # check NAME FILE: no ESC, BEL or C1 (UTF-8 C2 80..9F) byte in FILE
@@ -35,7 +38,8 @@ check() { # check NAME FILE: no ESC, BEL or C1 (UTF-8 C2 80..9F) byte in FILE
     if LC_ALL=C grep -qP '\xc2[\x80-\x9f]' "$2"; then fail "$1: raw C1 control on stdout"; fi
 }
 n=0
-for cmd in "histo" "histo --retained" "top" "top --by class" \
+oid=$("$LEAKRAY" sql "$snap" "SELECT id FROM objects WHERE class LIKE 'Obj%' LIMIT 1" | tail -1)
+for cmd in "histo" "histo --retained" "top" "top --by class" "show $oid" \
            "analyze --watch Obj\x1b]0;pwn\x07ect\u009b31m" \
            "instances Typed\x1b[2JArray" "path --class Typed\x1b[2JArray --merged"; do
     read -r -a args <<<"$cmd"
@@ -48,7 +52,11 @@ for cmd in "histo" "histo --retained" "top" "top --by class" \
     n=$((n + 1))
 done
 grep -qF 'Typed\x1b[2JArray' "$work/out.0" || fail "histo: the name is not shown escaped"
-grep -qF 'Obj\x1b]0;pwn\x07ect\xc2\x9b31m' "$work/out.4" || fail "analyze: the name is not shown escaped"
+grep -qF 'Obj\x1b]0;pwn\x07ect\xc2\x9b31m' "$work/out.4" || fail "show: the name is not shown escaped"
+grep -qF 'Obj\x1b]0;pwn\x07ect\xc2\x9b31m' "$work/out.5" || fail "analyze: the name is not shown escaped"
+grep -qF 'GC Root: (GC roots) / (Global handles)\x1b]0;root\x07\xe2\x80\xae' "$work/out.5" ||
+    fail "analyze: a root's name is not shown escaped"
+if LC_ALL=C grep -qP '\xe2\x80\xae' "$work"/out.*; then fail "a raw right-to-left override"; fi
 "$LEAKRAY" histo "$snap" --json >"$work/histo.json"
 python3 - "$work/histo.json" <<'PY' || fail "histo --json lost the exact names"
 import json, sys

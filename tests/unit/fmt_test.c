@@ -68,6 +68,12 @@ static void controls_escaped(void **state)
     expect("\x1b[2J\x7f", 5, 100, "\\x1b[2J\\x7f");
     /* C1 CSI and OSC, encoded as UTF-8 */
     expect("x\xc2\x9b" "31m\xc2\x9d", 8, 100, "x\\xc2\\x9b31m\\xc2\\x9d");
+    /* a right-to-left override and a line separator reorder or break what follows them;
+     * the characters next to them (U+2027, U+202F, U+2065, U+206A) are printable */
+    expect("a\xe2\x80\xae" "b\xe2\x80\xa8", 8, 100, "a\\xe2\\x80\\xaeb\\xe2\\x80\\xa8");
+    expect("\xe2\x81\xa6\xe2\x81\xa9", 6, 100, "\\xe2\\x81\\xa6\\xe2\\x81\\xa9");
+    expect("\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa", 12, 100,
+           "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa");
 }
 
 static void invalid_utf8_escaped(void **state)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* outfile_test.c: unit tests of src/base/outfile.c, the atomic output file of strip and
  * convert: content through every write path (small, buffer-crossing, direct, putc, zero),
- * gzip round trip at two levels, the file mode, abort keeping an existing target and leaving
- * no temporary, creation failure naming the path and errno, and a write failure (file size
- * limit) that is reported at commit and leaves neither target nor temporary. */
+ * gzip round trip at two levels, the file mode (a replaced file's kept), abort keeping an
+ * existing target and leaving no temporary, creation failure naming the path and errno, and
+ * a write failure (file size limit) that is reported at commit and leaves neither target nor
+ * temporary. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,6 +140,13 @@ static void test_plain(void **state)
     assert_int_equal(sb.st_mode & 0777, 0666 & ~um);
     free(got);
     free(want);
+    /* a file it replaces keeps its mode: a report locked down to 0600 is not published */
+    assert_int_equal(chmod(path, 0600), 0);
+    assert_int_equal(outfile_open(path, &of, &err), LR_OK);
+    outfile_write(of, "x", 1);
+    assert_int_equal(outfile_commit(of, &err), LR_OK);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
 }
 
 static void test_gzip(void **state)
