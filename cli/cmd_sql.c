@@ -219,13 +219,15 @@ int cmd_sql(int argc, char **argv)
 {
     const char *sql_file = NULL, *model = NULL;
     int csv = 0;
-    uint64_t max_rows = SQL_DEFAULT_MAX_ROWS;
+    uint64_t max_rows = SQL_DEFAULT_MAX_ROWS, timeout = 0;
     const cli_optdef opts[] = {
         {"--sql-file", CLI_OPT_STR, &sql_file, "F", "read the statements from file F", NULL},
         {"--csv", CLI_OPT_FLAG, &csv, NULL, "comma-separated values (RFC 4180)", NULL},
         {"--max-rows", CLI_OPT_UINT, &max_rows, "N",
          "fail a statement returning more than N rows (default 100000; 0 = no cap, streamed)",
          NULL},
+        {"--timeout", CLI_OPT_UINT, &timeout, "S",
+         "stop the statements after S seconds of running, exit 5 (default 0: no limit)", NULL},
         {"--model", CLI_OPT_STR, &model, "M",
          "retained sizes and dominators as `top --model`: visualvm, strong or devtools",
          "visualvm|strong|devtools"},
@@ -288,6 +290,7 @@ int cmd_sql(int argc, char **argv)
         rc = cli_usage_error(&co, "--model visualvm needs an HPROF dump");
         goto out;
     }
+    qo.max_ms = timeout > UINT64_MAX / 1000 ? UINT64_MAX : timeout * 1000;
     qo.class_keys = v8_class_keys(g);
     if (v8_has_traces(g))
         qo.stacks = &sql_stacks;

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- lazy analyses ---- */
 
@@ -497,11 +498,26 @@ static void query_fn_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_null(ctx);
 }
 
-/* Counts VM steps of the running statement; nonzero interrupts it (opts.max_steps). */
+static uint64_t query_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Called every 1000 VM steps; nonzero interrupts the statement (opts.max_steps, max_ms). */
 static int query_progress(void *p)
 {
     query_db *q = p;
-    return ++q->steps > q->o.max_steps / 1000 + 1;
+    if (q->o.max_steps && ++q->steps > q->o.max_steps / 1000 + 1)
+        return 1;
+    if (q->o.max_ms && query_now_ms() - q->t0_ms > q->o.max_ms) {
+        if (q->err.code == LR_OK)
+            LR_FAIL(&q->err, LR_ERR_LIMIT, "sql: the statements ran past the time limit "
+                    "(%.3g s)", (double)q->o.max_ms / 1000);
+        return 1;
+    }
+    return 0;
 }
 
 /* ---- lifecycle ---- */
@@ -513,6 +529,11 @@ static int query_authorize(void *ctx, int action, const char *a, const char *b, 
 {
     (void)ctx, (void)a, (void)db, (void)trigger;
     if (action == SQLITE_ATTACH || action == SQLITE_DETACH)
+        return SQLITE_DENY;
+    /* temporary storage stays in memory (query_open), where the limit on memory holds */
+    if (action == SQLITE_PRAGMA && a &&
+        (sqlite3_stricmp(a, "temp_store") == 0 || sqlite3_stricmp(a, "temp_store_directory") == 0 ||
+         sqlite3_stricmp(a, "data_store_directory") == 0))
         return SQLITE_DENY;
     if (action == SQLITE_FUNCTION && b && sqlite3_stricmp(b, "fts3_tokenizer") == 0)
         return SQLITE_DENY;
@@ -545,12 +566,16 @@ lr_status query_open(graph *g, const query_opts *o, query_db **out, lr_error *er
      * fts3_tokenizer(name, blob) install any address as code, and tells where the library
      * sits with one argument. Defensive mode keeps the schema tables read-only. */
     sqlite3_limit(q->db, SQLITE_LIMIT_ATTACHED, 0);
+    /* A big sort or a temporary table spilled to files in /var/tmp, unbounded and beside
+     * --tmpdir (6e9 rows of a cross join filled the disk): in memory, every byte of it is
+     * counted against --max-memory, past which the statement stops with exit 5. */
+    sqlite3_exec(q->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
     sqlite3_db_config(q->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
     sqlite3_db_config(q->db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, NULL);
     sqlite3_db_config(q->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
     sqlite3_db_config(q->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
     sqlite3_set_authorizer(q->db, query_authorize, NULL);
-    if (q->o.max_steps)
+    if (q->o.max_steps || q->o.max_ms)
         sqlite3_progress_handler(q->db, 1000, query_progress, q);
     /* past it a value fails with "string or blob too big" (SQLITE_TOOBIG) */
     if (q->o.max_length)
@@ -573,6 +598,7 @@ lr_status query_open(graph *g, const query_opts *o, query_db **out, lr_error *er
 struct sqlite3 *query_sqlite(query_db *q)
 {
     q->steps = 0;
+    q->t0_ms = query_now_ms();
     return q->db;
 }
 

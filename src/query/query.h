@@ -55,6 +55,9 @@ typedef struct query_opts {
                                * SQLite's own limit, 10^9): one step such as printf('%.*c')
                                * or zeroblob() makes its whole value at once, which
                                * max_steps cannot interrupt; fuzzing bounds them with it */
+    uint64_t max_ms;          /* interrupt the statements this many milliseconds after
+                               * query_sqlite (0 = never): an aggregate over a runaway join
+                               * or recursion returns no row a row cap could stop */
 } query_opts;
 
 typedef struct query_db query_db;

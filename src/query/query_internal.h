@@ -20,6 +20,7 @@ struct query_db {
     query_opts o;            /* options given to query_open */
     lr_error err;            /* first failure of a lazy build, reported by the CLI */
     uint64_t steps;          /* progress-handler calls of the current statement */
+    uint64_t t0_ms;          /* when the statements began (query_sqlite), for max_ms */
     uint32_t dst_scans;      /* referrer lookups answered by scanning, before reverse edges */
 
     /* ---- dominators: dom for STRONG/VISUALVM, dt for DEVTOOLS ---- */

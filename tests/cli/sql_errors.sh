@@ -3,7 +3,8 @@
 # sql_errors.sh: what `leakray sql` does with bad statements and big answers, and the usage
 # errors of instances and path --merged. Bad SQL, an unknown table or column, a result past
 # --max-rows: one line on stderr naming the problem, exit 2, nothing partial on stdout; under
-# --json the error object. ATTACH (which could write files) is refused. --max-rows 0 streams
+# --json the error object. ATTACH (which could write files) is refused; sorts stay in memory,
+# under --max-memory (exit 5); --timeout stops a runaway statement (exit 5). --max-rows 0 streams
 # every row. Output forms: TSV off a terminal, --csv quoting, --json types.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
@@ -76,6 +77,24 @@ expect_rc 2
 run sql "$D" "VACUUM INTO '$T/y.db'"
 expect_rc 2
 [ -e "$T/y.db" ] && fail "VACUUM INTO created a file"
+# A sort or a temporary table stays in memory, where --max-memory bounds it (it spilled to
+# /var/tmp, unbounded); the temporary storage cannot be moved back to files.
+run sql --max-memory 64M "$D" "SELECT count(*) FROM (SELECT a.id, b.class FROM objects a,
+    objects b ORDER BY random())"
+expect_rc 5
+expect_err 'memory limit: phase "sql"'
+run sql "$D" "PRAGMA temp_store = FILE"
+expect_rc 2
+expect_err 'not authorized'
+# --timeout stops what no row cap can: an aggregate over a runaway join or recursion
+for q in "SELECT count(*) FROM objects a, objects b, objects c" \
+         "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c"; do
+    t0=$(date +%s)
+    run sql --timeout 1 "$D" "$q"
+    expect_rc 5
+    expect_err 'ran past the time limit \(1 s\)'
+    [ $(($(date +%s) - t0)) -lt 30 ] || fail "--timeout 1 took $(($(date +%s) - t0)) s"
+done
 # ... nor take a pointer from SQL (SQLite built with FTS3's tokenizer function: the two-argument
 # form installs any address as a tokenizer, called at the next insert; one argument tells
 # where the library is mapped)
