@@ -11,6 +11,7 @@
 #include "rules/lex.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,60 @@ const char *rules_thread_name(const graph *g, node_ix thread, char *buf, size_t 
     return buf;
 }
 
+/* A JavaScript primitive a heap snapshot keeps as a node: the oddballs true, false, null
+ * and undefined, and a number whose value the snapshot records
+ * ("smi number", "heap number": an internal `value` string). Sets out and returns 1 when n
+ * is one: `destroyed` is a boolean and `count > 5` a number comparison there, not "a
+ * non-null object" true for every Widget. */
+static int js_primitive(const graph *g, node_ix n, val *out)
+{
+    if (!g->node_name || n >= g->n_nodes || g->node_kind[n] == GRAPH_KIND_STRING)
+        return 0;
+    const char *nm = graph_str(g, g->node_name[n]);
+    char text[64];
+    /* Node's snapshots name every oddball "system / Oddball"; its first hidden reference is
+     * its to_string, "true" or "null" (Chromium's name it so, and class it so, outright) */
+    if (!strcmp(nm, "system / Oddball")) {
+        edge_ix e = g->first_edge[n];
+        while (e < g->first_edge[n + 1] && GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_HIDDEN)
+            e++;
+        nm = e < g->first_edge[n + 1] && obj_string(g, g->edge_to[e], text, sizeof text) > 0
+                 ? text : "";
+    } else if (strcmp(graph_class_name(g, n), nm) != 0) {
+        nm = "";
+    }
+    int is_bool = !strcmp(nm, "true") || !strcmp(nm, "false");
+    if (is_bool || !strcmp(nm, "null") || !strcmp(nm, "undefined")) {
+        out->k = is_bool ? V_BOOL : V_NULL;
+        out->i = nm[0] == 't';
+        return 1;
+    }
+    if (g->node_type[n] >= g->n_types || !g->type_names[g->node_type[n]] ||
+        strcmp(g->type_names[g->node_type[n]], "number") != 0)
+        return 0;
+    for (edge_ix e = g->first_edge[n]; e < g->first_edge[n + 1]; e++) {
+        char en[16];
+        if (strcmp(graph_edge_name_text(g, e, en, sizeof en), "value") != 0 ||
+            obj_string(g, g->edge_to[e], text, sizeof text) <= 0)
+            continue;
+        char *end;
+        errno = 0;
+        long long i = strtoll(text, &end, 10);
+        if (!*end && !errno) {
+            out->k = V_INT;
+            out->i = i;
+            return 1;
+        }
+        double d = strtod(text, &end);
+        if (*end)
+            return 0;
+        out->k = V_FLOAT;
+        out->d = d;
+        return 1;
+    }
+    return 0;
+}
+
 static void from_field(const graph *g, const graph_value *gv, val *out)
 {
     unsigned sz = graph_ftype_size(g, gv->type);
@@ -89,7 +144,7 @@ static void from_field(const graph *g, const graph_value *gv, val *out)
             out->k = V_NULL;
         else if (gv->ref == GRAPH_NONE)
             out->k = V_MISSING;
-        else {
+        else if (!js_primitive(g, gv->ref, out)) {
             out->k = V_OBJ;
             out->n = gv->ref;
         }
