@@ -129,7 +129,7 @@ const char *cli_store_no_file(const char *url)
     return NULL;
 }
 
-int cli_store_open(const cli_common *co, const store_opts *o, store **s)
+static int open_store(const cli_common *co, const store_opts *o, int existing, store **s)
 {
     char buf[PATH_MAX + 16];
     const char *url = o->db ? o->db : cli_store_default(buf, sizeof buf);
@@ -137,9 +137,14 @@ int cli_store_open(const cli_common *co, const store_opts *o, store **s)
     if (why)
         return cli_usage_error(co, "--db '%s' %s", url, why);
     lr_error err = {0};
-    if (store_open(url, s, &err) != LR_OK)
+    if ((existing ? store_open_existing(url, s, &err) : store_open(url, s, &err)) != LR_OK)
         return cli_error(co, &err);
     return CLI_CONTINUE;
+}
+
+int cli_store_open(const cli_common *co, const store_opts *o, store **s)
+{
+    return open_store(co, o, 0, s);
 }
 
 int cli_store_open_existing(const cli_common *co, const store_opts *o, store **s)
@@ -151,7 +156,7 @@ int cli_store_open_existing(const cli_common *co, const store_opts *o, store **s
     if (!cli_store_no_file(url) && !store_url_is_pg(url) && access(url, F_OK) != 0)
         return cli_fail(co, LR_ERR_IO, "no leak store at %s (`leakray store ingest` makes one)",
                         url);
-    return cli_store_open(co, o, s);
+    return open_store(co, o, 1, s);
 }
 
 int cli_store_begin(int argc, char **argv, const cli_spec *spec, store_opts *o, cli_common *co,

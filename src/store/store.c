@@ -122,6 +122,17 @@ static int read_int(void *ctx, int n, const char *const *vals)
     return 1;
 }
 
+/* A schema version: digits only, else -1 (a damaged or hand-edited store_meta) */
+static int read_version(void *ctx, int n, const char *const *vals)
+{
+    int64_t *v = ctx;
+    *v = -1;
+    if (n > 0 && vals[0] && vals[0][0] && strlen(vals[0]) < 10 &&
+        strspn(vals[0], "0123456789") == strlen(vals[0]))
+        *v = strtoll(vals[0], NULL, 10);
+    return 1;
+}
+
 static lr_status exec_ddl(store *s, const char *stmt, lr_error *err)
 {
     const char *pk = sdb_kind_of(s->db) == SDB_SQLITE ? PK_SQLITE : PK_PG;
@@ -144,16 +155,55 @@ static lr_status current_version(store *s, int64_t *v, lr_error *err)
     if (!has)
         return LR_OK;
     return sdb_exec(s->db, "SELECT value FROM store_meta WHERE key = 'schema_version'", 0,
-                    NULL, read_int, v, err);
+                    NULL, read_version, v, err);
+}
+
+static int count_row(void *ctx, int n, const char *const *vals)
+{
+    (void)n, (void)vals;
+    ++*(int64_t *)ctx;
+    return 0;
+}
+
+/* A database with tables and no store_meta is another program's (SQLite's is refused as it
+ * opens, store_sqlite.c): its tables are left as they are. */
+static lr_status refuse_foreign(store *s, const char *url, lr_error *err)
+{
+    if (sdb_kind_of(s->db) != SDB_POSTGRES)
+        return LR_OK;
+    int64_t n = 0;
+    LR_TRY(sdb_exec(s->db, "SELECT 1 FROM information_schema.tables "
+                           "WHERE table_schema = current_schema()", 0, NULL, count_row, &n,
+                    err));
+    if (!n)
+        return LR_OK;
+    char shown[256];
+    sdb_url_display(url, shown, sizeof shown);
+    return LR_FAIL(err, LR_ERR_FORMAT, "%s: a PostgreSQL database that is no leakray store "
+                   "(it has %" PRId64 " tables, none of a store's): left untouched", shown, n);
 }
 
 /* Brings the schema to STORE_SCHEMA_VERSION, one step per transaction. Another process may
  * be doing the same: the write transaction (SQLite) or advisory lock (PostgreSQL) makes the
  * second one find the work done. */
-static lr_status migrate(store *s, const char *url, lr_error *err)
+static lr_status migrate(store *s, const char *url, int existing, lr_error *err)
 {
     int64_t v = 0;
     LR_TRY(current_version(s, &v, err));
+    if (v == 0 && existing) {
+        char shown[256];
+        sdb_url_display(url, shown, sizeof shown);
+        return LR_FAIL(err, LR_ERR_IO, "no leak store at %s (`leakray store ingest` makes one)",
+                       shown);
+    }
+    if (v == 0)
+        LR_TRY(refuse_foreign(s, url, err));
+    if (v < 0) {
+        char shown[256];
+        sdb_url_display(url, shown, sizeof shown);
+        return LR_FAIL(err, LR_ERR_FORMAT, "%s: store_meta's schema_version is no version "
+                       "this leakray knows (a damaged store)", shown);
+    }
     if (v > STORE_SCHEMA_VERSION) {
         char shown[256];
         sdb_url_display(url, shown, sizeof shown);
@@ -168,7 +218,10 @@ static lr_status migrate(store *s, const char *url, lr_error *err)
         lr_status st = sdb_lock_schema(s->db, err);
         if (st == LR_OK)
             st = current_version(s, &v, err);
-        if (st == LR_OK && v < STORE_SCHEMA_VERSION) {
+        if (st == LR_OK && v < 0)
+            st = LR_FAIL(err, LR_ERR_FORMAT, "store_meta's schema_version is no version this "
+                         "leakray knows (a damaged store)");
+        if (st == LR_OK && v >= 0 && v < STORE_SCHEMA_VERSION) {
             for (const char *const *q = STEPS[v]; st == LR_OK && *q; q++)
                 st = exec_ddl(s, *q, err);
             char nv[24];
@@ -191,7 +244,7 @@ static lr_status migrate(store *s, const char *url, lr_error *err)
     return LR_OK;
 }
 
-lr_status store_open(const char *url, store **out, lr_error *err)
+static lr_status open_store(const char *url, int existing, store **out, lr_error *err)
 {
     *out = NULL;
     store *s = calloc(1, sizeof *s);
@@ -202,13 +255,23 @@ lr_status store_open(const char *url, store **out, lr_error *err)
                            SQLITE_OK)
         st = LR_FAIL(err, LR_ERR_NOMEM, "store: cannot open the JSON reader");
     if (st == LR_OK)
-        st = migrate(s, url, err);
+        st = migrate(s, url, existing, err);
     if (st != LR_OK) {
         store_close(s);
         return st;
     }
     *out = s;
     return LR_OK;
+}
+
+lr_status store_open(const char *url, store **out, lr_error *err)
+{
+    return open_store(url, 0, out, err);
+}
+
+lr_status store_open_existing(const char *url, store **out, lr_error *err)
+{
+    return open_store(url, 1, out, err);
 }
 
 void store_close(store *s)

@@ -38,6 +38,9 @@ typedef struct store store;
  * A store written by a newer leakray (schema_version above ours) is refused with
  * LR_ERR_FORMAT. Returns LR_OK and *out (free: store_close), or fills err. */
 lr_status store_open(const char *url, store **out, lr_error *err);
+/* The same for commands that only read: a database with no store in it (a PostgreSQL
+ * database never ingested into) is LR_ERR_IO "no leak store", and nothing is written. */
+lr_status store_open_existing(const char *url, store **out, lr_error *err);
 /* 1 when url names a PostgreSQL store (postgres://, postgresql://, or libpq's
  * "key=value" form), 0 for a SQLite file. */
 int store_url_is_pg(const char *url);

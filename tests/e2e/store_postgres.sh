@@ -38,6 +38,27 @@ rc=0
     >/dev/null || fail "a key=value connection string"
 [ ! -e "host=127.0.0.1 port=$PG_PORT dbname=leaks user=postgres" ] ||
     fail "a key=value connection string became a SQLite file"
+# A database with no store: commands that read say so and write nothing; another
+# program's database is left untouched, as on SQLite
+pg_psql "CREATE DATABASE empty" >/dev/null
+rc=0
+"$LEAKRAY" store leaks --db "postgres://postgres@127.0.0.1:$PG_PORT/empty" >/dev/null \
+    2>"$W/err" || rc=$?
+[ "$rc" = 4 ] && grep -q "no leak store at" "$W/err" || fail "empty database: exit $rc"
+[ "$(pg_psql "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'" \
+    empty)" = 0 ] || fail "store leaks made tables in an empty database"
+pg_psql "CREATE DATABASE app" >/dev/null
+pg_psql "CREATE TABLE report (id INT, title TEXT)" app >/dev/null
+for cmd in "store leaks" "store ingest $W/v10.json"; do
+    rc=0
+    read -r -a args <<<"$cmd"
+    "$LEAKRAY" "${args[@]}" --db "postgres://postgres@127.0.0.1:$PG_PORT/app" >/dev/null \
+        2>"$W/err" || rc=$?
+    [ "$rc" = 3 ] || [ "$rc" = 4 ] || fail "$cmd on another program's database: exit $rc"
+    grep -q "left untouched\|no leak store" "$W/err" || fail "$cmd: $(cat "$W/err")"
+done
+[ "$(pg_psql "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'" \
+    app)" = 1 ] || fail "another program's database got tables"
 # whatever libpq keyword comes first (channel_binding, sslcert, one newer than leakray)
 cd "$W"
 for kv in "channel_binding=prefer host=127.0.0.1 port=$PG_PORT dbname=leaks user=postgres" \

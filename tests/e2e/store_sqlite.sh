@@ -65,6 +65,16 @@ c.execute("UPDATE store_meta SET value = 99 WHERE key = '"'"'schema_version'"'"'
 rc=0
 "$LEAKRAY" store leaks --db "$old" >/dev/null 2>"$W/err" || rc=$?
 [ "$rc" = 3 ] && grep -q "newer than this leakray" "$W/err" || fail "newer store not refused ($rc)"
+# ... and a damaged version (-1 crashed it; 'abc' met a raw DDL error) is refused as damaged
+for bad in -1 abc 2x; do
+    python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]);
+c.execute("UPDATE store_meta SET value = ? WHERE key = '"'"'schema_version'"'"'", (sys.argv[2],));
+c.commit()' "$old" "$bad"
+    rc=0
+    "$LEAKRAY" store leaks --db "$old" >/dev/null 2>"$W/err" || rc=$?
+    [ "$rc" = 3 ] && grep -q "a damaged store" "$W/err" ||
+        fail "schema_version '$bad': exit $rc: $(cat "$W/err")"
+done
 
 # Another program's SQLite database named as the store (a typo in --db) is refused before
 # anything is written: no store tables added, its journal mode left as it was
