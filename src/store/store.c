@@ -196,8 +196,6 @@ static lr_status migrate(store *s, const char *url, int existing, lr_error *err)
         return LR_FAIL(err, LR_ERR_IO, "no leak store at %s (`leakray store ingest` makes one)",
                        shown);
     }
-    if (v == 0)
-        LR_TRY(refuse_foreign(s, url, err));
     if (v < 0) {
         char shown[256];
         sdb_url_display(url, shown, sizeof shown);
@@ -221,6 +219,9 @@ static lr_status migrate(store *s, const char *url, int existing, lr_error *err)
         if (st == LR_OK && v < 0)
             st = LR_FAIL(err, LR_ERR_FORMAT, "store_meta's schema_version is no version this "
                          "leakray knows (a damaged store)");
+        /* under the lock: another process creating the store meanwhile is no foreigner */
+        if (st == LR_OK && v == 0)
+            st = refuse_foreign(s, url, err);
         if (st == LR_OK && v >= 0 && v < STORE_SCHEMA_VERSION) {
             for (const char *const *q = STEPS[v]; st == LR_OK && *q; q++)
                 st = exec_ddl(s, *q, err);

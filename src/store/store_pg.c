@@ -27,7 +27,7 @@
 
 /* The libpq functions the backend calls, resolved once (pq_load). */
 static struct {
-    PGconn *(*connectdb)(const char *);
+    PGconn *(*connectdb)(const char *const *, const char *const *, int);
     ConnStatusType (*status)(const PGconn *);
     char *(*error_message)(const PGconn *);
     void (*finish)(PGconn *);
@@ -54,7 +54,7 @@ static void pq_load(void)
     }
     /* POSIX: a function pointer may be stored through a void * (dlsym's own contract). */
     struct { void *dst; const char *name; } syms[] = {
-        {&pq.connectdb, "PQconnectdb"},        {&pq.status, "PQstatus"},
+        {&pq.connectdb, "PQconnectdbParams"},  {&pq.status, "PQstatus"},
         {&pq.error_message, "PQerrorMessage"}, {&pq.finish, "PQfinish"},
         {&pq.set_notice_processor, "PQsetNoticeProcessor"},
         {&pq.exec_params, "PQexecParams"},     {&pq.result_status, "PQresultStatus"},
@@ -71,6 +71,8 @@ static void pq_load(void)
         memcpy(syms[i].dst, &f, sizeof f);
     }
 }
+
+#define PG_CONNECT_TIMEOUT "10" /* seconds */
 
 struct pg_conn {
     PGconn *conn; /* owned */
@@ -89,7 +91,12 @@ lr_status pg_open(const char *url, pg_conn **out, lr_error *err)
     if (!pq.connectdb)
         return LR_FAIL(err, LR_ERR_IO, "store: PostgreSQL client library unavailable (%s)",
                        pq_error);
-    PGconn *conn = pq.connectdb(url);
+    /* A server that takes the connection and never answers held an ingest (and the program
+     * a native monitor records scans of) for good: 10 s to connect unless the URL says
+     * otherwise (its own connect_timeout comes later, so it wins). */
+    static const char *const keys[] = {"connect_timeout", "dbname", NULL};
+    const char *const vals[] = {PG_CONNECT_TIMEOUT, url, NULL};
+    PGconn *conn = pq.connectdb(keys, vals, 1);
     if (!conn)
         return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory connecting to PostgreSQL");
     if (pq.status(conn) != CONNECTION_OK) {

@@ -38,6 +38,27 @@ rc=0
     >/dev/null || fail "a key=value connection string"
 [ ! -e "host=127.0.0.1 port=$PG_PORT dbname=leaks user=postgres" ] ||
     fail "a key=value connection string became a SQLite file"
+# A server that takes the connection and never answers: exit 4 after libpq's connect timeout
+# (10 s unless the URL sets one), not a wait without end
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
+print(s.getsockname()[1])')
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8); kept = []
+end = time.time() + 60
+while time.time() < end:
+    s.settimeout(1)
+    try: kept.append(s.accept()[0])
+    except OSError: pass' "$port" &
+silent=$!
+sleep 0.5
+t0=$(date +%s)
+rc=0
+"$LEAKRAY" store leaks --db "postgres://postgres@127.0.0.1:$port/leaks" >/dev/null \
+    2>"$W/err" || rc=$?
+kill "$silent" 2>/dev/null || true
+[ "$rc" = 4 ] && grep -q "timeout" "$W/err" || fail "a silent server: exit $rc: $(cat "$W/err")"
+[ $(($(date +%s) - t0)) -lt 30 ] || fail "a silent server held store leaks $(($(date +%s) - t0)) s"
 # A database with no store: commands that read say so and write nothing; another
 # program's database is left untouched, as on SQLite
 pg_psql "CREATE DATABASE empty" >/dev/null
