@@ -208,6 +208,9 @@ typedef struct stamp_state {
     jint scanned;            /* stamps <= scanned are dealt with (watched, or cleared) */
     int dirty;               /* stamps in [dirty_lo, dirty_hi] may wait for a scan */
     jint dirty_lo, dirty_hi;
+    jint dirty_need;         /* the next scan waits until this epoch is due: the one whose
+                              * activity made the stamps dirty (dirty_lo is one earlier,
+                              * in case a return read it, and would be scanned alone) */
     jint dump_epoch;         /* epoch when the last successful dump began, 0 = none new */
     uint64_t next_scan;      /* clock before which no scan starts (STAMP_SCAN_SHARE) */
     unsigned long long scans, found;

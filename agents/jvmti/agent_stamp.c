@@ -130,6 +130,7 @@ void stamp_tick(JNIEnv *env)
                 S.dirty = 1;
                 /* a return seen now read this epoch or, just before it began, the last */
                 S.dirty_lo = S.cur - 1 > S.scanned ? S.cur - 1 : S.scanned + 1;
+                S.dirty_need = S.cur;
             }
             S.dirty_hi = S.cur;
         }
@@ -140,7 +141,9 @@ void stamp_tick(JNIEnv *env)
     jint e = S.dirty_hi;
     while (e >= S.dirty_lo && stamp_upper(e) + A.cfg.delay_ms > now)
         e--;
-    if (e < S.dirty_lo)
+    /* a scan of only the epoch before the activity's (due one tick sooner) found nothing
+     * and pushed the real one back by the back-off below: 10 s on a 300 MB heap */
+    if (e < S.dirty_lo || e < S.dirty_need)
         return;
     stamp_scan(env, e);
     /* a scan is a full GC and a heap walk: the next waits 100 times this one's duration
@@ -151,10 +154,12 @@ void stamp_tick(JNIEnv *env)
     uint64_t most = (uint64_t)(STAMP_RING - 16) * AGENT_SEAL_MS;
     S.next_scan = now + (gap < AGENT_SEAL_MS ? AGENT_SEAL_MS : gap > most ? most : gap);
     S.scanned = e;
-    if (S.dirty_hi > e)
+    if (S.dirty_hi > e) {
         S.dirty_lo = e + 1;
-    else
+        S.dirty_need = S.dirty_hi;
+    } else {
         S.dirty = 0;
+    }
 }
 
 /* After a successful dump: stamps from before it began are cleared, as LeakCanary clears

@@ -37,6 +37,9 @@ public class StampLeaks {
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]), m = Integer.parseInt(args[1]);
         long runMs = Long.parseLong(args[2]);
+        // -Dpre=MS: the closes come after the agent's epochs have run that long (a server
+        // that closes connections well after its start)
+        Thread.sleep(Long.getLong("pre", 0L));
         if (args.length > 3 && args[3].equals("retransform")) {
             new Plain().close(); // loaded and prepared, as the other two are
             Retransformer.inst.retransformClasses(Connection.class, SubConnection.class,
