@@ -15,6 +15,7 @@
 
 #include "rewrite.h"
 #include "watch/watch.h"
+#include "watch/watch_dir.h"
 #include "watch/watch_opts.h"
 
 #include <dlfcn.h>

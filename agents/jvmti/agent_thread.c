@@ -218,6 +218,7 @@ static void spawn_analysis(const char *dump, double pause_ms, unsigned retained)
     posix_spawnattr_destroy(&at);
     if (rc != 0) {
         agent_complain("cannot start %s to analyse %s: %s", A.leakray, dump, strerror(rc));
+        A.analysis_rc = 127; /* as a shell says it: the status reads "failed", not "done" */
         return;
     }
     A.analysing = 1;
@@ -298,7 +299,7 @@ uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     struct tm tm;
     localtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    snprintf(name, sizeof name, "leakray-%s-%ld-%u", stamp, (long)getpid(), ++A.seq);
+    snprintf(name, sizeof name, WATCH_DUMP_PREFIX "%s-%ld-%u", stamp, (long)getpid(), ++A.seq);
     snprintf(tmp, sizeof tmp, "%s/.%s.part.hprof", A.dir, name);
     snprintf(fin, sizeof fin, "%s/%s.hprof", A.dir, name);
     /* made at start; a cleaner of /tmp or a redeploy script may have removed it since (a
@@ -335,6 +336,9 @@ uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
         return 0;
     }
     snprintf(A.last_dump, sizeof A.last_dump, "%s", fin);
+    /* the analysis prunes the folder too, but one that fails (killed, crashed, not there)
+     * would leave every dump behind it */
+    watch_prune_dumps(A.dir, A.opts.max_dumps);
     A.last_pause_ms = pause;
     S.dump_epoch = epoch_at_start;
     agent_say("heap dump %s: %.1f MB, pause %.0f ms; analysing in a separate process", fin,

@@ -4,7 +4,8 @@
 # being analysed exits at once and normally, and the analysis (here slowed down through the
 # leakray= option) still writes NAME.txt / NAME.json beside the dump, never leaving partial
 # files. Then `leakray watch analyze` (what the agent runs) keeps at most --max-dumps dumps,
-# deleting the oldest with their reports, and prints the one-line summary.
+# deleting the oldest with their reports, and prints the one-line summary; the agent keeps
+# no more than max-dumps when the analysis fails.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 work="$LEAKRAY_BUILD/tmp/agent_exit"
@@ -54,4 +55,25 @@ import json; d=json.load(open('$work/wa.json'))
 assert d['leaks']==1 and d['application_leaks']==1 and d['retained_bytes']>300000, d
 assert 'analysis_ms' not in d, d" || fail "watch analyze --json"
 echo "max-dumps 2: the oldest dump and its reports deleted; summary line printed"
+
+# the agent prunes too: an analysis that fails (its leakray is not there, or crashes) left
+# every dump behind it, max-dumps=1 or not
+for i in 1 2 3; do
+    agent_run "$work/fails" listeners 5 1200 "leakray=/nonexistent/leakray,max-dumps=1" \
+        2>/dev/null || fail "the JVM failed (run $i)"
+done
+n=$(compgen -G "$work/fails/leakray-*.hprof" | wc -l)
+# ... and the status says the analysis failed, not "done"
+agent_run "$work/fails2" listeners 5 1500 "leakray=/nonexistent/leakray" 2>/dev/null \
+    >"$work/fails2.out" &
+jvm=$!
+for _ in $(seq 120); do compgen -G "$work/fails2/leakray-*.hprof" >/dev/null && break; sleep 0.1; done
+sleep 0.3
+# agent_run runs java in a subshell: its child
+jpid=$(cat /proc/"$jvm"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -m1 . || echo "$jvm")
+"$LEAKRAY" watch status "$jpid" >"$work/fails2.status" 2>&1 || true
+wait "$jvm" || fail "the JVM failed"
+grep -Eq '^analysis +failed' "$work/fails2.status" || fail "status: $(cat "$work/fails2.status")"
+[ "$n" = 1 ] || fail "max-dumps=1 with a failing analysis kept $n dumps"
+echo "max-dumps 1, the analysis failing: one dump kept"
 echo "agent_exit: ok"

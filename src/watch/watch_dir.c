@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* watch_dir.c: the folder the JVM agent writes its dumps to (watch layer), prefix watch_:
+ * which dumps stay. Shared by the agent (inside the watched JVM: plain POSIX calls only) and
+ * `leakray watch analyze`. */
+#define _GNU_SOURCE
+#include "watch/watch_dir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A dump of the folder, with when it was written: the names carry the local time of the
+ * JVM that wrote them, which two JVMs in other time zones (or a change of summer time) do
+ * not agree on. */
+typedef struct dumpent {
+    char *name;
+    struct timespec at;
+} dumpent;
+
+static int by_age(const void *a, const void *b)
+{
+    const dumpent *x = a, *y = b;
+    if (x->at.tv_sec != y->at.tv_sec)
+        return x->at.tv_sec < y->at.tv_sec ? -1 : 1;
+    if (x->at.tv_nsec != y->at.tv_nsec)
+        return x->at.tv_nsec < y->at.tv_nsec ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Whether e names a dump the agent began, .leakray-STAMP-PID-SEQ.part.hprof, of a process
+ * that is gone (killed while it wrote it: the file stays, up to the heap's size). */
+static int orphan_part(const char *e)
+{
+    static const char pre[] = "." WATCH_DUMP_PREFIX;
+    size_t l = strlen(e), pl = sizeof pre - 1;
+    /* the stamp: YYYYmmdd-HHMMSS, then -PID- */
+    if (strncmp(e, pre, pl) != 0 || l < pl + 16 + 11 || strcmp(e + l - 11, ".part.hprof") != 0 ||
+        e[pl + 15] != '-')
+        return 0;
+    char *end;
+    long pid = strtol(e + pl + 16, &end, 10);
+    if (pid <= 0 || *end != '-')
+        return 0;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+unsigned watch_prune_dumps(const char *dir, unsigned max)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    dumpent *names = NULL;
+    size_t n = 0, cap = 0;
+    unsigned deleted = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (orphan_part(e->d_name)) {
+            char p[PATH_MAX * 2];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            deleted += unlink(p) == 0;
+            continue;
+        }
+        if (strncmp(e->d_name, WATCH_DUMP_PREFIX, strlen(WATCH_DUMP_PREFIX)) != 0 || l < 7 ||
+            strcmp(e->d_name + l - 6, ".hprof") != 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            dumpent *nn = realloc(names, cap * sizeof *names);
+            if (!nn)
+                break;
+            names = nn;
+        }
+        char p[PATH_MAX * 2];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (stat(p, &sb) != 0)
+            continue;
+        names[n].at = sb.st_mtim;
+        names[n].name = strdup(e->d_name);
+        if (names[n].name)
+            n++;
+    }
+    closedir(d);
+    if (n > max) {
+        qsort(names, n, sizeof *names, by_age);
+        for (size_t i = 0; i + max < n; i++) {
+            char p[PATH_MAX * 2];
+            size_t l = strlen(names[i].name) - 6;
+            static const char *const ext[] = {".hprof", ".txt", ".json"};
+            for (int k = 0; k < 3; k++) {
+                snprintf(p, sizeof p, "%s/%.*s%s", dir, (int)l, names[i].name, ext[k]);
+                unlink(p);
+            }
+            deleted++;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i].name);
+    free(names);
+    return deleted;
+}
+

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* watch_dir.h: the folder the JVM agent writes its dumps to (watch layer), prefix watch_. */
+#ifndef LR_WATCH_DIR_H
+#define LR_WATCH_DIR_H
+
+#define WATCH_DUMP_PREFIX "leakray-" /* names the agent gives its dumps */
+
+/* Keeps the newest max dumps named leakray-*.hprof in dir (by when they were written),
+ * deleting older ones with their reports, and the partial dumps of JVMs that died writing
+ * them (max bounds the folder). Returns how many were deleted. The agent prunes after each
+ * dump it writes, `leakray watch analyze` after each report: a dump whose analysis failed
+ * (the analyser crashed, was killed, or is not there) counts too. */
+unsigned watch_prune_dumps(const char *dir, unsigned max);
+
+#endif
