@@ -140,9 +140,11 @@ void trace_result_free(trace_result *r);
  * ArkTS traces) a suspect reference to an object of its holder's class with the generic
  * name of the reference before it (a linked list's next link) is left out, and one marked
  * as_slot (into a list's head, a dictionary key) hashed `[x]`, so the objects a list or a
- * plain-object map holds are one leak whatever their place or key; HPROF traces keep
- * Shark's signatures. out: 41 bytes. */
-void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *out);
+ * plain-object map holds are one leak whatever their place or key; and a trace with no
+ * suspect reference (an object held straight by a synthetic root) hashes its object's class
+ * and root_name instead of nothing. HPROF traces keep Shark's signatures. out: 41 bytes. */
+void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, const char *root_name,
+                       char *out);
 
 /* Hands s to put as Shark hashes an HPROF name: the JVM writes a character past U+FFFF as a
  * 6-byte surrogate pair, which Shark's UTF-8 decoding turns into two U+FFFD, so each 4-byte

@@ -119,6 +119,12 @@ int trace_vsource(void *ctx, node_ix x, paths_list *out);
 enum paths_edge_class trace_pol_vedge(const graph *g, node_ix from, edge_ix pos, void *ctx);
 enum paths_edge_class trace_pol_vroot(const graph *g, uint32_t r, void *ctx);
 
+/* ---- trace_status.c ---- */
+
+/* A synthetic root's name without its numbers ("(Global handles) (17 / DevTools console)":
+ * the handle's index differs for every object logged), for a signature. buf: cap bytes. */
+void trace_root_generic(const char *root_name, char *buf, size_t cap);
+
 /* ---- trace_groups.c ---- */
 
 /* Bytes and objects the reachable nodes marked in `stop` retain together, in the view the

@@ -169,7 +169,18 @@ static int same_link(const trace_elem *el, uint32_t a, uint32_t b)
     return !strcmp(ga, gb);
 }
 
-void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *out)
+void trace_root_generic(const char *root_name, char *buf, size_t cap)
+{
+    size_t o = 0;
+    for (const char *p = root_name ? root_name : ""; *p && o + 1 < cap; p++)
+        if (*p < '0' || *p > '9')
+            buf[o++] = *p;
+    if (cap)
+        buf[o] = 0;
+}
+
+void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, const char *root_name,
+                       char *out)
 {
     size_t cap = 1024, len = 0;
     char *s = err_malloc(cap);
@@ -203,6 +214,16 @@ void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, char *ou
         s = b.s;
         len = b.len;
         cap = b.cap;
+    }
+    if (s && fold_runs && len == 0 && n > 0) { /* nothing suspect: the object and its root */
+        const char *cn = el[n - 1].class_name ? el[n - 1].class_name : "";
+        char rn[512];
+        trace_root_generic(root_name, rn, sizeof rn);
+        fpbuf b = {s, len, cap};
+        fpbuf_put(&b, cn, strlen(cn));
+        fpbuf_put(&b, rn, strlen(rn));
+        s = b.s;
+        len = b.len;
     }
     trace_sha1_hex(s ? s : "", s ? len : 0, out);
     free(s);

@@ -59,7 +59,7 @@ static void test_docs_fingerprint(void **state)
     for (int i = 0; i < 4; i++)
         assert_int_equal(el[i].suspect, sus[i]);
     char fp[41];
-    trace_fingerprint(el, 5, 0, fp);
+    trace_fingerprint(el, 5, 0, NULL, fp);
     assert_string_equal(fp, "1b4eb1009ab722d19564495a9b3ed511b4969686");
     char d[64];
     trace_ref_display(&el[2], d, sizeof d);
