@@ -487,7 +487,7 @@ static int as_slot(const graph *g, const rules_set *rs, const ptree *t, dictmemo
  * makes of them. */
 typedef struct fpctx {
     EVP_MD_CTX *m[2];
-    unsigned hashed; /* references hashed into m so far */
+    unsigned hashed; /* references that put bytes into m so far */
 } fpctx;
 
 static void fpctx_free(fpctx *c)
@@ -607,7 +607,7 @@ static void fp_step(const graph *g, const rules_set *rs, const ptree *t, dictmem
     }
     EVP_DigestUpdate(f->c.m[1], sn, strlen(sn));
     EVP_DigestUpdate(f->c.m[1], gen, strlen(gen));
-    f->c.hashed++;
+    f->c.hashed += (unsigned)(strlen(cn) + strlen(gen) > 0); /* bytes, as trace_fingerprint */
 }
 
 static void fp_hex(EVP_MD_CTX *md, char *out)
@@ -1045,9 +1045,9 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
                 continue;
             }
             walk_push(w, k + 1, t->node[c], c, t->verdict[c]);
-            fpstate lf = {leafmd, cur.open};
+            fpstate lf = {leafmd, cur.open}; /* leafmd's digests, the count copied below */
             if (fp) {
-                if (!fpctx_copy(&leafmd, &cur.c)) {
+                if (!fpctx_copy(&lf.c, &cur.c)) {
                     st = LR_FAIL(w->err, LR_ERR_NOMEM, "out of memory building leak traces");
                     break;
                 }
