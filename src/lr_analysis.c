@@ -106,8 +106,12 @@ lr_status lr_analyze_keep(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
     lr_status found_st = st;
     an->sr = o->no_suspects ? NULL : &an->own_sr;
     an->suspects = an->own_ls.n == 0;
+    /* every trace whole: a program reads them, and the screen's limits (100 traces given a
+     * path, 50 objects each) left trace 101 on as its leaking object alone and joined two
+     * steps by a reference that does not exist */
+    const trace_opts whole = {0, 0, 0};
     if (st == LR_OK && an->own_ls.n > 0)
-        st = trace_paths(g, &an->own_rs, &an->own_ls, &an->own_tr, err);
+        st = trace_paths_opts(g, &an->own_rs, &an->own_ls, &whole, &an->own_tr, err);
     /* sizes over the traces' own reachability, as analyze: the rules' edges and roots, Java
      * locals as references of their thread */
     dom_opts dopts = {0};

@@ -170,7 +170,9 @@ typedef struct lr_trace {
     uint32_t group;               /* index of its group */
     const char *gc_root;          /* "System class", "Java local variable", ... */
     const char *source;           /* "watched", "rule" or "suspect" */
-    uint32_t n_steps;             /* objects on the path, GC root first */
+    uint32_t n_steps;             /* objects on the path, GC root first: the whole path, for
+                                   * every trace (what `leakray analyze --full --max-traces 0`
+                                   * prints; its text keeps 50 objects of 100 traces) */
 } lr_trace;
 
 typedef struct lr_trace_step {

@@ -268,10 +268,70 @@ static void failures(void **state)
     lr_builder_free(b);
 }
 
+/* lr_analyze hands a program every trace whole: a Leak at the end of a 200-link list and 150
+ * Leaks a global holds. The screen's limits (paths to 100 traces, 50 objects each) gave
+ * traces 100 and on only their leaking object, and the long one 50 steps with two of them
+ * joined by a reference that does not exist. */
+static void whole_traces(void **state)
+{
+    (void)state;
+    lr_builder *b = NULL;
+    lr_error err = {0};
+    assert_int_equal(lr_builder_new("whole", &b, &err), LR_OK);
+    assert_int_equal(lr_builder_add_class(b, 1, "Link", LR_BUILDER_NONE, &err), LR_OK);
+    assert_int_equal(lr_builder_add_class(b, 2, "Leak", LR_BUILDER_NONE, &err), LR_OK);
+    assert_int_equal(lr_builder_add_class(b, 3, "Holder", LR_BUILDER_NONE, &err), LR_OK);
+    for (uint64_t i = 0; i < 200; i++) {
+        assert_int_equal(lr_builder_add_node(b, 100 + i, 1, LR_KIND_INSTANCE, 16, NULL, &err),
+                         LR_OK);
+        if (i)
+            assert_int_equal(lr_builder_add_edge(b, 99 + i, 100 + i, "next", LR_REF_STRONG,
+                                                 &err), LR_OK);
+    }
+    assert_int_equal(lr_builder_add_root(b, 100, LR_ROOT_STATIC, &err), LR_OK);
+    assert_int_equal(lr_builder_add_node(b, 50000, 2, LR_KIND_INSTANCE, 16, NULL, &err), LR_OK);
+    assert_int_equal(lr_builder_add_edge(b, 299, 50000, "leak", LR_REF_STRONG, &err), LR_OK);
+    assert_int_equal(lr_builder_add_node(b, 60000, 3, LR_KIND_INSTANCE, 16, NULL, &err), LR_OK);
+    assert_int_equal(lr_builder_add_root(b, 60000, LR_ROOT_GLOBAL, &err), LR_OK);
+    for (uint64_t i = 0; i < 150; i++) {
+        assert_int_equal(lr_builder_add_node(b, 80000 + i, 2, LR_KIND_INSTANCE, 16, NULL, &err),
+                         LR_OK);
+        assert_int_equal(lr_builder_add_element(b, 60000, 80000 + i, (uint32_t)i, LR_REF_STRONG,
+                                                &err), LR_OK);
+    }
+    lr_heap *h = NULL;
+    assert_int_equal(lr_builder_finish(b, &h, &err), LR_OK);
+    const char *watch[] = {"Leak"};
+    lr_analyze_opts ao = {0};
+    ao.watch = watch;
+    ao.n_watch = 1;
+    ao.no_shipped_rules = 1;
+    ao.no_suspects = 1;
+    lr_analysis *an = NULL;
+    assert_int_equal(lr_analyze(h, &ao, &an, &err), LR_OK);
+    assert_int_equal(lr_analysis_trace_count(an), 151);
+    for (uint32_t t = 0; t < 151; t++) {
+        lr_trace tr;
+        assert_int_equal(lr_analysis_trace(an, t, &tr, &err), LR_OK);
+        uint64_t id = lr_object_id(h, tr.leaking);
+        assert_int_equal(tr.n_steps, id == 50000 ? 201 : 2);
+        for (uint32_t j = 0; j + 1 < tr.n_steps; j++) { /* each step holds the next */
+            lr_trace_step s, n;
+            assert_int_equal(lr_analysis_step(an, t, j, &s, &err), LR_OK);
+            assert_int_equal(lr_analysis_step(an, t, j + 1, &n, &err), LR_OK);
+            if (id == 50000)
+                assert_int_equal(lr_object_id(h, n.object), j + 1 < 200 ? 101 + j : 50000);
+        }
+    }
+    lr_analysis_free(an);
+    lr_close(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_as_jsonl),
+        cmocka_unit_test(whole_traces),
         cmocka_unit_test(failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
