@@ -19,14 +19,14 @@ int cmd_strip(int argc, char **argv)
         CLI_OPTS_OUTPUT(&out, "output file (gzip when it ends in .gz)"),
         {"--mode", CLI_OPT_STR, &mode, "MODE",
          "sanitize: zero array contents and boxed values, same size (default); "
-         "shrink: drop arrays except String values and one copy of duplicate bitmaps",
+         "shrink: empty arrays except String values and one copy of duplicate bitmaps",
          "sanitize|shrink"},
         {0}};
     const cli_spec spec = {
         "strip", "FILE", "remove array contents from an HPROF dump (privacy, size)", opts, 1, 1,
         CLI_OUTPUT_NOTE CLI_STDOUT_NOTE
         "sanitize follows LeakCanary's stripper; shrink follows Matrix's HprofBufferShrinker\n"
-        "(references to dropped arrays dangle). Both outputs load in leakray and VisualVM."};
+        "(an emptied array keeps its record). Both load in leakray, VisualVM, MAT and Shark."};
     cli_common co;
     int rc = cli_parse_output(argc, argv, &spec, &co, &out);
     if (rc != CLI_CONTINUE)

@@ -5,7 +5,7 @@
  *   collect (shrink) String.value ids and Bitmap.mBuffer ids from INSTANCE_DUMPs;
  *   buffers (shrink, only if bitmaps) hash + byte-compare the bitmap buffers into groups;
  *   write   one pass copying unchanged byte runs straight from the input ("pending" range)
- *           and emitting only the changes (zeros, rewritten ids, dropped records).
+ *           and emitting only the changes (zeros, rewritten ids, arrays emptied).
  * Shrink changes heap record lengths, so each HEAP_DUMP(_SEGMENT) is walked twice: once to
  * size it, once to write it; nothing is buffered per record. Every length from the file is
  * checked against the bytes of its enclosing record before use. Spec:
@@ -490,9 +490,11 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                 uint64_t rep = 0;
                 int is_str = keep_has(s, id);
                 int keep = is_str || (s->bmp.n && map_get(&s->bmp, id, &rep) && rep == id);
+                /* a dropped array keeps its record, with no element: a reference to it
+                 * that dangled made Shark and LeakCanary fail on the whole dump */
                 if (ph == P_SIZE) {
                     if (!keep)
-                        s->dropped += len;
+                        s->dropped += bytes;
                 } else {
                     s->st.arrays++;
                     if (keep) {
@@ -501,7 +503,10 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                             s->st.string_arrays++;
                     } else {
                         s->st.arrays_dropped++;
-                        copy_to(s, o);
+                        static const uint8_t none[4] = {0, 0, 0, 0};
+                        copy_to(s, o + 1 + I + 4);
+                        outfile_write(s->out, none, 4); /* the element count */
+                        outfile_write(s->out, d + o + h - 1, 1); /* the element type */
                         s->pend = o + len;
                     }
                 }

@@ -17,6 +17,11 @@ sp_make_dump "$D"
 histo() { "$LEAKRAY" histo "$1" --no-timing; }
 # Histogram rows "count bytes class" without primitive arrays, sorted (ranks shift when
 # arrays are dropped, so they are left out).
+# How many objects the dump has.
+histo_count() {
+    "$LEAKRAY" info --json --no-timing "$1" |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["objects"]["count"])'
+}
 histo_np() {
     "$LEAKRAY" histo "$1" --no-timing |
         awk '$1 ~ /^[0-9]+:$/ && $4 !~ /^(boolean|char|float|double|byte|short|int|long)\[\]$/ {print $2, $3, $4}' |
@@ -127,6 +132,14 @@ for f in dialer.android-hprof test-dump.hprof; do
     "$LEAKRAY" strip "$FDN_FIX/$f" -o "$T/$f.shr" --mode shrink >/dev/null || fdn_fail "shrink $f"
     diff <(histo_np "$FDN_FIX/$f") <(histo_np "$T/$f.shr") >/dev/null ||
         fdn_fail "$f: shrink changed non-array classes"
+    # a dropped array keeps its record, empty: no reference dangles (Shark and LeakCanary
+    # fail on a dump where one does), and every array is still counted
+    "$LEAKRAY" info --json --no-timing "$T/$f.shr" >"$T/info.json"
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert not [x for x in d["diagnostics"] if x["name"].startswith("dangling")], d["diagnostics"]' \
+        "$T/info.json" || fdn_fail "$f: references dangle after shrink"
+    [ "$(histo_count "$FDN_FIX/$f")" = "$(histo_count "$T/$f.shr")" ] ||
+        fdn_fail "$f: shrink changed the number of objects"
     echo "ok: $f sanitize and shrink" >&2
 done
 echo "PASS"
