@@ -26,7 +26,7 @@ int cmd_strip(int argc, char **argv)
         "strip", "FILE", "remove array contents from an HPROF dump (privacy, size)", opts, 1, 1,
         CLI_OUTPUT_NOTE CLI_STDOUT_NOTE
         "sanitize follows LeakCanary's stripper; shrink follows Matrix's HprofBufferShrinker\n"
-        "(an emptied array keeps its record). Both load in leakray, VisualVM, MAT and Shark."};
+        "(an emptied array keeps its record). Both load in leakray, VisualVM and Shark."};
     cli_common co;
     int rc = cli_parse_output(argc, argv, &spec, &co, &out);
     if (rc != CLI_CONTINUE)
