@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* hprof_write.c: streaming HPROF rewriting (format layer), prefix hprof_. Implements
  * hprof_strip (hprof_write.h) as a few sequential walks over the mapped input:
- *   info    STRING / LOAD_CLASS / CLASS_DUMP -> layouts of the boxed classes, String, Bitmap;
+ *   info    STRING, then LOAD_CLASS, then CLASS_DUMP records -> layouts of the boxed classes,
+ *           String, Bitmap (names first: a dump may write them after its heap dump);
  *   collect (shrink) String.value ids and Bitmap.mBuffer ids from INSTANCE_DUMPs;
  *   buffers (shrink, only if bitmaps) hash + byte-compare the bitmap buffers into groups;
  *   write   one pass copying unchanged byte runs straight from the input ("pending" range)
@@ -124,7 +125,10 @@ typedef struct bufent {
     uint64_t h;   /* content hash */
 } bufent;
 
-enum phase { P_INFO, P_COLLECT, P_BUFFERS, P_SIZE, P_WRITE };
+/* P_NAMES and P_LOADS read the STRING and then the LOAD_CLASS records alone, wherever they
+ * stand (a dump may write them after its heap dump records, or between them: the reader
+ * takes it), so that P_INFO knows every name before the first CLASS_DUMP */
+enum phase { P_INFO, P_COLLECT, P_BUFFERS, P_SIZE, P_WRITE, P_NAMES, P_LOADS };
 
 typedef struct strip {
     const uint8_t *d;       /* input bytes */
@@ -609,7 +613,8 @@ static lr_status pass(strip *s, uint64_t start, enum phase ph)
             return LR_TRUNC(s->err, s->name, o, "record 0x%02x length %u past end of file",
                             tag, len);
         uint64_t end = body + len;
-        if (tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_SEGMENT) {
+        if ((tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_SEGMENT) && ph != P_NAMES &&
+            ph != P_LOADS) {
             if (ph == P_WRITE && s->mode == HPROF_STRIP_SHRINK) {
                 s->dropped = 0;
                 LR_TRY(heap_walk(s, body, end, P_SIZE));
@@ -633,9 +638,9 @@ static lr_status pass(strip *s, uint64_t start, enum phase ph)
                 s->pend = body;
             }
             LR_TRY(heap_walk(s, body, end, ph));
-        } else if (ph == P_INFO && tag == TAG_STRING) {
+        } else if (ph == P_NAMES && tag == TAG_STRING) {
             note_string(s, body, len);
-        } else if (ph == P_INFO && tag == TAG_LOAD_CLASS) {
+        } else if (ph == P_LOADS && tag == TAG_LOAD_CLASS) {
             note_class(s, body, len);
         }
         o = end;
@@ -711,6 +716,8 @@ static lr_status run(strip *s, const char *out_path)
     uint64_t start = 0;
     LR_TRY(header_len(s, &start));
     s->a_min = UINT64_MAX;
+    LR_TRY(pass(s, start, P_NAMES));
+    LR_TRY(pass(s, start, P_LOADS));
     LR_TRY(pass(s, start, P_INFO));
     if (s->mode == HPROF_STRIP_SHRINK) {
         LR_TRY(keep_init(s));

@@ -5,7 +5,9 @@
 # values zeroed, same cycles. shrink: loads, same histogram except primitive arrays, bitmap
 # duplicates redirected (no byte[10000] copies left), same cycles, >= 90 % smaller on a dump
 # dominated by primitive arrays, gzip output and gzip input. Failures (missing folder,
-# truncated input) exit non-zero and leave neither OUT nor a temporary file.
+# truncated input) exit non-zero and leave neither OUT nor a temporary file. A dump with its
+# STRING and LOAD_CLASS records after its heap dump strips the same. After shrink no
+# reference dangles and every object is still there.
 set -euo pipefail
 . "$LEAKRAY_SRC/tests/e2e/special_lib.bash"
 fdn_init special_strip
@@ -122,6 +124,33 @@ if [ -n "$vvm" ]; then
 else
     echo "SKIP (part): VisualVM peer not installed" >&2
 fi
+
+# ---- names after the heap dump ----
+# The same dump with its STRING and LOAD_CLASS records moved after its heap dump (the
+# reader takes such a dump): strip found no String, boxed or Bitmap class there, and shrink
+# emptied every String value ("0 kept, 0 dropped") and sanitize left boxed values in clear.
+python3 - "$D" "$T/late.hprof" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+h = d.index(b"\0") + 1 + 4 + 8
+names, rest, o = [], [], h
+while o < len(d):
+    n = struct.unpack(">I", d[o + 5:o + 9])[0]
+    (names if d[o] in (0x01, 0x02) else rest).append(d[o:o + 9 + n])
+    o += 9 + n
+open(sys.argv[2], "wb").write(d[:h] + b"".join(rest) + b"".join(names))
+PY
+for mode in sanitize shrink; do
+    "$LEAKRAY" strip "$D" -o "$T/a.$mode" --mode "$mode" --json --no-timing >"$T/a.json"
+    "$LEAKRAY" strip "$T/late.hprof" -o "$T/b.$mode" --mode "$mode" --json --no-timing \
+        >"$T/b.json"
+    python3 -c 'import json, sys; a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+keys = ("arrays_zeroed", "boxed_zeroed", "string_arrays", "arrays_kept", "arrays_dropped",
+        "bitmaps", "bitmaps_redirected")
+assert [a.get(k) for k in keys] == [b.get(k) for k in keys], (a, b)' "$T/a.json" "$T/b.json" ||
+        fdn_fail "$mode of a dump with its names after the heap dump differs"
+done
+echo "ok: names after the heap dump: the same strip" >&2
 
 # ---- Android fixtures ----
 fdn_fixtures
