@@ -138,7 +138,23 @@ void jsonw_str(jsonw *w, const char *s)
         jsonw_null(w);
         return;
     }
-    jsonw_strn(w, s, strlen(s));
+    size_t n = strlen(s);
+    if (!w->max_str || n <= w->max_str) {
+        jsonw_strn(w, s, n);
+        return;
+    }
+    size_t k = w->max_str;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+        k--; /* not inside a character */
+    char *t = malloc(k + 4);
+    if (!t) {
+        jsonw_strn(w, s, k);
+        return;
+    }
+    memcpy(t, s, k);
+    memcpy(t + k, "\xe2\x80\xa6", 3); /* U+2026 */
+    jsonw_strn(w, t, k + 3);
+    free(t);
 }
 
 void jsonw_int(jsonw *w, int64_t v)

@@ -26,6 +26,8 @@ typedef struct jsonw {
     int after_key;                    /* a key was written; the value follows on its line */
     uint8_t n_items[JSONW_MAX_DEPTH]; /* per level: 0 = empty so far, 1 = has items */
     uint8_t is_obj[JSONW_MAX_DEPTH];  /* per level: 1 = object, 0 = array */
+    size_t max_str;                   /* 0, or jsonw_str cuts a longer string there (at a
+                                       * character's start) and ends it with "…" */
 } jsonw;
 
 /* Starts a document on out. pretty selects the indented layout (what the CLI prints). */
@@ -42,7 +44,7 @@ void jsonw_arr_end(jsonw *w);
 void jsonw_key(jsonw *w, const char *k);
 
 /* Values. jsonw_str accepts NULL (writes null). jsonw_strn writes len bytes (may hold NUL). */
-void jsonw_str(jsonw *w, const char *s);
+void jsonw_str(jsonw *w, const char *s); /* max_str applies */
 void jsonw_strn(jsonw *w, const char *s, size_t len);
 void jsonw_int(jsonw *w, int64_t v);
 void jsonw_uint(jsonw *w, uint64_t v);

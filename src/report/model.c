@@ -76,6 +76,7 @@ static const char *fmt_id(char *buf, size_t cap, const graph *g, node_ix n)
 /* What a person calls node n: "class Foo" for a class object, its class, or its V8 name.
  * buf: at least REP_LABEL_MAX bytes. */
 #define REP_LABEL_MAX 512
+#define REP_MODEL_MAX_STR 2048 /* bytes of a name in the model, then "…" */
 static const char *node_label_buf(const graph *g, node_ix n, char *buf)
 {
     if (n >= g->n_nodes)
@@ -793,6 +794,9 @@ int rep_report_json(FILE *out, const rep_report *r, int safe)
         return -1;
     jsonw w;
     jsonw_init(&w, mem, 0);
+    /* names are bounded too, not only lists: a dump whose one class is named with 200,000
+     * characters repeats it in every row, and made a 636 MB page no browser opened */
+    w.max_str = REP_MODEL_MAX_STR;
     jsonw_obj_begin(&w);
     jsonw_kv_uint(&w, "schema_version", REP_SCHEMA_VERSION);
     jsonw_kv_str(&w, "file", r->path ? r->path : r->g->path);
