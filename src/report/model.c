@@ -802,6 +802,8 @@ int rep_report_json(FILE *out, const rep_report *r, int safe)
     jsonw_kv_str(&w, "file", r->path ? r->path : r->g->path);
     jsonw_kv_str(&w, "format", r->g->format ? r->g->format : "");
     jsonw_kv_str(&w, "format_version", r->g->version);
+    /* a dump cut short: every answer below is partial, and the page says so */
+    jsonw_kv_bool(&w, "truncated", r->g->diag.n[DIAG_TRUNCATED] != 0);
     j_summary(&w, r);
     j_leaks(&w, r);
     j_suspects(&w, r);

@@ -4,7 +4,8 @@
 # pass on it: a verdict on part of a heap proves nothing (analyze --fail-on-leak already held
 # this). The later dump of `leaks --fail-on-leak` and of `diff --fail-on-growth` cut after its
 # first heap dump segment: exit 3 (it was 0: "0 leaks", "374 -> 0 instances"), unless
-# --allow-truncated; `histo` says the file was cut short (its fast path said nothing);
+# --allow-truncated; `histo` says the file was cut short (its fast path said nothing), and
+# so does the report's page;
 # `store ingest` records such a dump as a failed ingest (exit 3), never as a report whose
 # missing leaks would read as fixed.
 set -euo pipefail
@@ -30,6 +31,16 @@ PY
 run histo "$CUT"
 expect_rc 0
 expect_err "cut.hprof: warning: the file was cut short"
+
+# the report's page says so too (its model's `truncated`, a banner): it showed a heap of
+# "0 B" and no leak as if that were the answer
+run report --no-timing --format json "$CUT" -o "$T/cut.json"
+expect_rc 0
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["truncated"] is True' \
+    "$T/cut.json" || fail "the report's model does not say the dump was cut short"
+run report --no-timing --format json "$FULL" -o "$T/full.json"
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["truncated"] is False' \
+    "$T/full.json" || fail "a whole dump's model says it was cut short"
 
 run diff "$FULL" "$CUT" --fail-on-growth java.lang.String=1
 expect_rc 3

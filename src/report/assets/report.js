@@ -19,6 +19,10 @@
     el('h1', {text: 'leakray heap report'}),
     el('div', {cls: 'file', text: (D.file || '') + ' (' + D.format + (D.format_version ?
       ', ' + D.format_version : '') + ')'})]));
+  if (D.truncated)
+    app.appendChild(el('p', {cls: 'warning', role: 'alert', text: 'This dump is cut short ' +
+      '(its writer stopped before the end): every number on this page counts only what it ' +
+      'holds.'}));
   const nav = el('nav', {role: 'tablist'});
   const main = el('main');
   app.appendChild(nav);
