@@ -206,21 +206,27 @@ lr_status store_trend(store *s, const store_filter *f, store_trend_by by, store_
         while (i < pv.n && cmp_bucket(pv.v[i].bucket, bk->label, by_version) == 0)
             cur[n_cur++] = pv.v[i++].sig;
         bk->leaks = (int64_t)n_cur;
+        /* A bucket whose ingests all failed (a dump cut short) saw no leak: it says nothing
+         * of them, and the next bucket compares with the last one that did, or every leak
+         * read as fixed there and as recurring after it. */
+        int no_data = bk->reports == 0;
         for (size_t k = 0; k < n_cur; k++) {
             if (in_sorted(seen, n_seen, cur[k]))
                 bk->recurring++;
             else
                 bk->new_leaks++;
         }
-        for (size_t k = 0; k < n_prev; k++)
+        for (size_t k = 0; k < n_prev && !no_data; k++)
             if (!in_sorted(cur, n_cur, prev[k]))
                 bk->fixed++;
         for (size_t k = 0; k < n_cur; k++)
             if (!in_sorted(seen, n_seen, cur[k]))
                 seen[n_seen++] = cur[k];
         qsort(seen, n_seen, sizeof *seen, cmp_str);
-        memcpy(prev, cur, n_cur * sizeof *cur);
-        n_prev = n_cur;
+        if (!no_data) {
+            memcpy(prev, cur, n_cur * sizeof *cur);
+            n_prev = n_cur;
+        }
         if (by == STORE_BY_DAY) {
             time_t t = (time_t)(strtoll(bk->label, NULL, 10) * 86400);
             struct tm tm;

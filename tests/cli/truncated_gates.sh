@@ -7,7 +7,7 @@
 # --allow-truncated; `histo` says the file was cut short (its fast path said nothing), and
 # so does the report's page;
 # `store ingest` records such a dump as a failed ingest (exit 3), never as a report whose
-# missing leaks would read as fixed.
+# missing leaks would read as fixed, nor in the trend.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init truncated-gates
@@ -59,4 +59,18 @@ expect_out "^failed: .*cut.hprof: the dump was cut short"
 run store leaks --db "$T/s.db" --json
 expect_rc 0
 json_eq 'd["leaks"]' '[]'
+# ... nor in the trend: a day whose only ingest failed saw no leak, so none is "fixed" there
+# (and "recurring" the day after): the next day compares with the last one that had data
+for day in 1 2 3; do
+    dump=$FULL
+    [ "$day" = 2 ] && dump=$CUT
+    "$LEAKRAY" store ingest --db "$T/t.db" --app shop --at "2026-12-0$day" "$dump" \
+        >/dev/null 2>&1 || true
+done
+run store trend --db "$T/t.db" --json
+expect_rc 0
+json_get '[(b["reports"], b["failed"], b["fixed"], b["new"], b["recurring"] == b["leaks"])
+    for b in d["buckets"]][1:]' >"$T/trend"
+[ "$(cat "$T/trend")" = '[[0, 1, 0, 0, true], [1, 0, 0, 0, true]]' ] ||
+    fail "trend across a failed day: $(cat "$T/trend")"
 echo "truncated_gates: ok"
