@@ -98,9 +98,16 @@ const char *cli_store_default(char *buf, size_t cap)
 static int make_filter(const cli_common *co, const store_opts *o, store_filter *f)
 {
     store_filter_init(f);
-    f->app = o->app;
-    f->version = o->version;
+    /* as the store keeps them: bytes of no valid UTF-8 as U+FFFD (the copies live as long
+     * as the process: one filter per command) */
+    static char *app, *version;
+    free(app);
+    free(version);
+    f->app = app = o->app ? store_text_dup(o->app) : NULL;
+    f->version = version = o->version ? store_text_dup(o->version) : NULL;
     f->kind = o->kind;
+    if ((o->app && !f->app) || (o->version && !f->version))
+        return cli_fail(co, LR_ERR_NOMEM, "out of memory");
     if (o->since && !cli_store_parse_time(o->since, &f->since_ms))
         return cli_usage_error(co, "--since '%s' is not a time (YYYY-MM-DD[THH:MM[:SS]] "
                                "UTC or @unix-seconds, from 1970 to 9999)", o->since);

@@ -38,6 +38,10 @@ typedef struct store store;
  * A store written by a newer leakray (schema_version above ours) is refused with
  * LR_ERR_FORMAT. Returns LR_OK and *out (free: store_close), or fills err. */
 lr_status store_open(const char *url, store **out, lr_error *err);
+/* A copy of s (NULL stays NULL; free it) in valid UTF-8, each byte that starts no valid
+ * sequence as U+FFFD: what the store keeps of a text that is not, as both backends keep it.
+ * A filter on such a text (--app given the same bytes) must be made with it to match. */
+char *store_text_dup(const char *s);
 /* The same for commands that only read: a database with no store in it (a PostgreSQL
  * database never ingested into) is LR_ERR_IO "no leak store", and nothing is written. */
 lr_status store_open_existing(const char *url, store **out, lr_error *err);

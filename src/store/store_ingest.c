@@ -98,6 +98,13 @@ typedef struct group_list {
  * becomes U+FFFD. A report may carry anything JSON escapes can say (a lone surrogate, from
  * a hostile dump's class name); PostgreSQL refuses such text where SQLite keeps it, and both
  * backends must store the same. */
+static char *dup_text(const char *s);
+
+char *store_text_dup(const char *s)
+{
+    return dup_text(s);
+}
+
 static char *dup_text(const char *s)
 {
     if (!s)
@@ -786,9 +793,19 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
         }
         if (st == LR_OK && id != 0)
             st = lock_signatures(s, &l, err);
+        /* the app and version as the report row keeps them (valid UTF-8): leak_seen
+         * counted another spelling, and PostgreSQL refused the raw bytes */
+        store_meta vm = *m;
+        char *vapp = dup_text(m->app), *vver = dup_text(m->version);
+        vm.app = vapp;
+        vm.version = vver;
+        if (st == LR_OK && ((m->app && !vapp) || (m->version && !vver)))
+            st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
         for (size_t i = 0; st == LR_OK && i < l.n; i += STORE_CHUNK)
             st = insert_chunk(s, id, l.v + i, l.n - i < STORE_CHUNK ? l.n - i : STORE_CHUNK,
-                              m, h.canon_sha, &r->n_new, err);
+                              &vm, h.canon_sha, &r->n_new, err);
+        free(vapp);
+        free(vver);
         if (st == LR_OK)
             st = sdb_commit(s->db, err);
         else

@@ -288,6 +288,15 @@ print(json.dumps(sorted((l["signature"], l["occurrences"]) for l in d["leaks"]))
 d["leaks"][0]["short_description"].replace("\ufffd", "") == "Cache.sInstance"' \
             "a lone surrogate not stored as U+FFFD"
 
+    # an --app / --version of bytes that are no UTF-8 is kept as the report keeps it (U+FFFD),
+    # in the leaks' counts too (PostgreSQL refused the raw bytes), and a filter given the
+    # same bytes finds it
+    "$LEAKRAY" store ingest --db "$db" --app $'caf\xe9' --version $'v\xfe1' --at 2026-11-04 \
+        "$W/v10.json" >/dev/null 2>"$W/err" || fail "an --app of no UTF-8: $(cat "$W/err")"
+    "$LEAKRAY" store leaks --db "$db" --app $'caf\xe9' --version $'v\xfe1' --json |
+        jtrue 'len(d["leaks"]) == e["groups"] and all(l["apps"] == 1 for l in d["leaks"])' \
+            "a filter on an --app of no UTF-8"
+
     local at rc
     for at in 2026-02-30 2026-01-05T-1:00 @-1 @9223372036854776 1969-12-31; do
         rc=0
