@@ -663,7 +663,8 @@ int rules_is_leaking_object(const rules_set *rs, node_ix n, char *buf, size_t ca
     for (uint32_t j = 0; j < k; j++) {
         const rules_inspect *in = &rs->insp[idx[j]];
         if (in->verdict != RULES_LEAKING || in->fields_of ||
-            !rules_eval_expr(rs, in->cond, n, NULL, 0))
+            !rules_eval_expr(rs, in->cond, n, NULL, 0) ||
+            (in->find_if >= 0 && !rules_eval_expr(rs, in->find_if, n, NULL, 0)))
             continue;
         if (!rules_render(rs, n, NULL, in->text, buf, cap))
             snprintf(buf, cap, "%s", in->text);

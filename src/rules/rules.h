@@ -55,6 +55,8 @@ typedef struct rules_inspect {
     char *cls;       /* class name for RULES_SUBJ_CLASS */
     int32_t cond;    /* expression over the object, -1 = always */
     int32_t when;    /* expression over the build, -1 = always */
+    int32_t find_if; /* a `leaking` inspector's `find-if EXPR`: it finds only the objects for
+                      * which EXPR holds too (Shark's root views), -1 = every one it matches */
     char *text;      /* reason or label template ({field.path}, {@class}, ...) */
     char *fields_of; /* `fields CLASS` form: runs once per instance field whose value is a
                       * CLASS (or subclass) instance, on that value; NULL otherwise */

@@ -505,7 +505,7 @@ static int add_inspect(parser *ps, int watch)
     rules_set *rs = ps->rs;
     rules_inspect in;
     memset(&in, 0, sizeof in);
-    in.cond = in.when = -1;
+    in.cond = in.when = in.find_if = -1;
     in.line = lx->line;
     in.watch = (uint8_t)watch;
     if (is_op(lx, "*") && !watch) {
@@ -575,6 +575,16 @@ static int add_inspect(parser *ps, int watch)
             if (ok) {
                 in.text = rules_dupn(lx->text, strlen(lx->text));
                 next(lx);
+            }
+            if (ok && is_kw(lx, "find-if")) {
+                if (in.verdict != RULES_LEAKING || watch) {
+                    ok = 0;
+                    fail(lx, "'find-if' follows a 'leaking' inspector's reason only", NULL);
+                } else {
+                    next(lx);
+                    in.find_if = parse_or(ps);
+                    ok = in.find_if >= 0;
+                }
             }
         } else if (watch) {
             char t[64];

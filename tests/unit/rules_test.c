@@ -85,6 +85,9 @@ static void test_errors(void **state)
     expect_error("inspect Foo if a == -> leaking \"x\"\n", "t.rules:1: expected a field path");
     expect_error("inspect Foo -> maybe \"x\"\n", "t.rules:1: expected leaking, not-leaking");
     expect_error("inspect Foo -> leaking reason\n", "t.rules:1: expected a quoted reason");
+    expect_error("inspect Foo -> label \"x\" find-if a is null\n",
+                 "t.rules:1: 'find-if' follows a 'leaking' inspector's reason only");
+    expect_error("inspect Foo -> leaking \"x\" find-if\n", "t.rules:1: expected a field path");
     expect_error("ignore java-local main\n", "t.rules:1: expected a quoted thread name");
     expect_error("library-leak static A#b description \"x\" extra\n", "unexpected 'extra'");
     expect_error("inspect Foo if (a -> label \"x\"\n", "t.rules:1: expected ')'");

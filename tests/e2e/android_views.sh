@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# android_views.sh: a view hierarchy of a destroyed activity is one leak whose trace runs to
+# the activity, as Shark's: every View of it reads Leaking: YES, but only its root (no parent)
+# is a leaking object (the `find-if` of android.rules' View inspector). A HotSpot dump of
+# tests/programs/android/ViewLeak.java (stand-ins for Android's classes, in their packages,
+# so android.rules applies): a ViewGroup and two child Views, one child in a static list.
+# Before, each child View was a leaking object and the trace stopped at it, the activity
+# only "also retained".
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+. "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
+need_tools javac java python3
+work="$LEAKRAY_BUILD/tmp/android_views"
+rm -rf "$work"
+mkdir -p "$work/classes"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+P=$LEAKRAY_SRC/tests/programs/android
+javac -d "$work/classes" "$P/ViewLeak.java" "$P/android/os/Build.java" \
+    "$P/android/app/Activity.java" "$P/android/view/View.java" "$P/android/view/ViewGroup.java"
+java -cp "$work/classes" ViewLeak "$work/views.hprof"
+"$LEAKRAY" analyze "$work/views.hprof" --json --no-timing --no-suspects >"$work/an.json" ||
+    [ $? = 1 ]
+python3 - "$work/an.json" <<'PY' || fail "the view hierarchy is not one leak ending at the activity"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ends = sorted(t["elements"][-1]["class"] for t in d["traces"])
+assert d["leaking_objects"] == 2 and ends == ["android.app.Activity", "android.view.ViewGroup"], ends
+assert len(d["application_leaks"]) == 1 and len(d["application_leaks"][0]["traces"]) == 2
+act = [t for t in d["traces"] if t["elements"][-1]["class"] == "android.app.Activity"][0]
+view = act["elements"][-2]
+assert view["class"] == "android.view.View" and view["leaking"] == "YES", view
+assert view["reason"] == "View.mContext references a destroyed activity", view["reason"]
+root = [t for t in d["traces"] if t["elements"][-1]["class"] == "android.view.ViewGroup"][0]
+assert "View not part of a window view hierarchy" in root["elements"][-1]["labels"], root
+PY
+echo "android_views: ok"
