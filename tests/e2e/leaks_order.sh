@@ -50,6 +50,12 @@ leaks "$work/js.swap2" --fail-on-leak --baseline "$J/baseline.heapsnapshot" \
     fail "target and final swapped: exit $rc"
 leaks "$work/js.same" --baseline "$J/target.heapsnapshot" --target "$J/target.heapsnapshot"
 [ $rc = 2 ] && grep -q "are the same file" "$work/js.same.err" || fail "one file twice: exit $rc"
+# ... and a copy of it: nothing only one of them has ("0 leaked", the gate passed)
+cp "$J/target.heapsnapshot" "$work/copy.heapsnapshot"
+leaks "$work/js.copy" --fail-on-leak --baseline "$J/target.heapsnapshot" \
+    --target "$work/copy.heapsnapshot" --final "$J/final.heapsnapshot"
+[ $rc = 2 ] && grep -q "hold the same objects" "$work/js.copy.err" ||
+    fail "a snapshot and its copy: exit $rc"
 
 javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/leaks/ThreeDumps.java"
 java -Xmx128m -XX:+UseG1GC -cp "$work/classes" ThreeDumps "$work/g1"
