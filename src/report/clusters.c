@@ -9,9 +9,10 @@
 
 #include "report/fmt.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-#define REP_CLUSTERS_CHAIN_MAX 256 /* hops printed per chain; deeper chains are cut with "..." */
+#define REP_CLUSTERS_CHAIN_MAX 256 /* hops shown per chain: a deeper one keeps both ends */
 
 /* Whether chains name each edge of the representative's own path ("[12]" for an element, a
  * dictionary's key) beside the label clustering compares ("[]"): outside JVM dumps, whose
@@ -21,22 +22,62 @@ static int own_names(const graph *g)
     return rep_fmt_runtime(g) != REP_RT_JAVA;
 }
 
+/* The representative's chain whole: *nodes (len) and *edges (len - 1), malloc'd; returns
+ * len, 0 when it has none or memory ran out. */
+static uint32_t chain_whole(const cluster_ctx *c, node_ix rep, node_ix **nodes, edge_ix **edges)
+{
+    *nodes = NULL;
+    *edges = NULL;
+    uint32_t len = cluster_chain_get(c, rep, NULL, NULL, 0);
+    if (!len)
+        return 0;
+    *nodes = malloc((size_t)len * sizeof **nodes);
+    *edges = malloc((size_t)len * sizeof **edges);
+    if (!*nodes || !*edges) {
+        free(*nodes);
+        free(*edges);
+        *nodes = NULL;
+        *edges = NULL;
+        return 0;
+    }
+    return cluster_chain_get(c, rep, *nodes, *edges, len);
+}
+
+/* Which hops of a chain of len are shown: all up to REP_CLUSTERS_CHAIN_MAX, else its two
+ * ends, half each (the root's, and the reference that holds the object, which is what a
+ * developer must change), and hops [*cut_at, *cut_at + *cut) left out. */
+static void chain_cut(uint32_t len, uint32_t *cut_at, uint32_t *cut)
+{
+    *cut_at = len;
+    *cut = 0;
+    if (len > REP_CLUSTERS_CHAIN_MAX) {
+        *cut_at = REP_CLUSTERS_CHAIN_MAX / 2;
+        *cut = len - REP_CLUSTERS_CHAIN_MAX;
+    }
+}
+
 static void print_chain_text(FILE *out, const cluster_ctx *c, node_ix rep)
 {
     const graph *g = c->g;
-    node_ix nodes[REP_CLUSTERS_CHAIN_MAX];
-    edge_ix edges[REP_CLUSTERS_CHAIN_MAX];
-    uint32_t len = cluster_chain_get(c, rep, nodes, edges, REP_CLUSTERS_CHAIN_MAX);
+    node_ix *nodes;
+    edge_ix *edges;
+    uint32_t len = chain_whole(c, rep, &nodes, &edges);
     char nb[128];
     if (len == 0)
         return;
-    uint32_t shown = len < REP_CLUSTERS_CHAIN_MAX ? len : REP_CLUSTERS_CHAIN_MAX;
+    uint32_t cut_at, cut;
+    chain_cut(len, &cut_at, &cut);
     fputs("      ", out);
     char lb[512];
     const char *l0 = cluster_node_label(g, nodes[0], lb, sizeof lb);
     rep_fmt_text(out, l0, strlen(l0), 80);
     fputc('\n', out);
-    for (uint32_t i = 1; i < shown; i++) {
+    for (uint32_t i = 1; i < len; i++) {
+        if (i == cut_at) {
+            fprintf(out, "        ... %s more\n", rep_fmt_count(nb, cut));
+            i += cut - 1;
+            continue;
+        }
         edge_ix e = edges[i - 1];
         const char *lab = own_names(g) ? graph_edge_name_text(g, e, nb, sizeof nb)
                                        : cluster_edge_label(c, nodes[i - 1], e, nb, sizeof nb);
@@ -47,8 +88,8 @@ static void print_chain_text(FILE *out, const cluster_ctx *c, node_ix rep)
         rep_fmt_text(out, l, strlen(l), 80);
         fputc('\n', out);
     }
-    if (shown < len)
-        fprintf(out, "        ... %s more\n", rep_fmt_count(nb, len - shown));
+    free(nodes);
+    free(edges);
 }
 
 void rep_clusters_rows_text(FILE *out, const cluster_ctx *c, const cluster_result *r, uint64_t top,
@@ -83,8 +124,6 @@ void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result
 {
     const graph *g = c->g;
     char title[512], nb[128], lb[512];
-    node_ix nodes[REP_CLUSTERS_CHAIN_MAX];
-    edge_ix edges[REP_CLUSTERS_CHAIN_MAX];
     uint32_t n = top && top < r->n ? (uint32_t)top : r->n;
     jsonw_kv_arr_begin(w, "clusters");
     for (uint32_t i = 0; i < n; i++) {
@@ -109,11 +148,19 @@ void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result
         jsonw_kv_str(w, "name", cluster_node_label(g, it->rep, lb, sizeof lb));
         jsonw_kv_uint(w, "retained", c->dom->retained[it->rep]);
         jsonw_obj_end(w);
-        uint32_t len = cluster_chain_get(c, it->rep, nodes, edges, REP_CLUSTERS_CHAIN_MAX);
-        if (len > REP_CLUSTERS_CHAIN_MAX)
-            len = REP_CLUSTERS_CHAIN_MAX;
+        node_ix *nodes;
+        edge_ix *edges;
+        uint32_t len = chain_whole(c, it->rep, &nodes, &edges), cut_at, cut;
+        chain_cut(len, &cut_at, &cut);
+        /* a chain past the bound keeps both ends: chain_length hops in all, chain_elided
+         * of them left out after the first chain_elided_after */
+        jsonw_kv_uint(w, "chain_length", len);
+        jsonw_kv_uint(w, "chain_elided", cut);
+        jsonw_kv_uint(w, "chain_elided_after", cut_at);
         jsonw_kv_arr_begin(w, "chain");
         for (uint32_t k = 0; k < len; k++) {
+            if (k == cut_at)
+                k += cut;
             jsonw_obj_begin(w);
             if (k > 0) {
                 edge_ix e = edges[k - 1];
@@ -127,6 +174,8 @@ void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result
             jsonw_obj_end(w);
         }
         jsonw_arr_end(w);
+        free(nodes);
+        free(edges);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
