@@ -231,28 +231,74 @@ static void spawn_analysis(const char *dump, double pause_ms, unsigned retained)
     pthread_attr_destroy(&pa);
 }
 
+#define AGENT_DUMPER_ROOM (8u << 20) /* bytes of free heap the management classes need */
+
+/* Bytes the Java heap can still give: free now, plus what it may grow by (Runtime's view);
+ * UINT64_MAX when it cannot be asked. */
+static uint64_t heap_room(JNIEnv *env)
+{
+    jclass rt = (*env)->FindClass(env, "java/lang/Runtime");
+    jmethodID get = rt ? (*env)->GetStaticMethodID(env, rt, "getRuntime", "()Ljava/lang/Runtime;")
+                       : NULL;
+    jmethodID fr = rt ? (*env)->GetMethodID(env, rt, "freeMemory", "()J") : NULL;
+    jmethodID to = rt ? (*env)->GetMethodID(env, rt, "totalMemory", "()J") : NULL;
+    jmethodID mx = rt ? (*env)->GetMethodID(env, rt, "maxMemory", "()J") : NULL;
+    jobject r = get && fr && to && mx ? (*env)->CallStaticObjectMethod(env, rt, get) : NULL;
+    uint64_t room = UINT64_MAX;
+    if (r && !(*env)->ExceptionCheck(env)) {
+        jlong f = (*env)->CallLongMethod(env, r, fr), t = (*env)->CallLongMethod(env, r, to),
+              m = (*env)->CallLongMethod(env, r, mx);
+        if (!(*env)->ExceptionCheck(env) && f >= 0 && t >= 0 && m >= t)
+            room = (uint64_t)f + (uint64_t)(m - t);
+    }
+    (*env)->ExceptionClear(env);
+    if (r)
+        (*env)->DeleteLocalRef(env, r);
+    if (rt)
+        (*env)->DeleteLocalRef(env, rt);
+    return room;
+}
+
+/* Whether the pending exception (cleared here) is an OutOfMemoryError: the heap was full
+ * for a moment, which says nothing of what this JVM can do once it has room again. */
+static int pending_oom(JNIEnv *env)
+{
+    jthrowable t = (*env)->ExceptionOccurred(env);
+    (*env)->ExceptionClear(env);
+    if (!t)
+        return 0;
+    jclass oome = (*env)->FindClass(env, "java/lang/OutOfMemoryError");
+    int oom = !oome || (*env)->IsInstanceOf(env, t, oome); /* preloaded: none means no room */
+    (*env)->ExceptionClear(env);
+    if (oome)
+        (*env)->DeleteLocalRef(env, oome);
+    (*env)->DeleteLocalRef(env, t);
+    return oom;
+}
+
 /* HotSpotDiagnosticMXBean through ManagementFactory.getPlatformMXBean(Class), resolved at the
  * first dump: starting the management classes costs tens of milliseconds nobody should pay
- * at JVM start. Returns 0, or -1 (no dump possible on this JVM). */
+ * at JVM start. Returns 0, -1 (no dump possible on this JVM) or -2 (the heap was full: the
+ * dump fails now and is tried again). */
 static int resolve_dumper(JNIEnv *env)
 {
     if (A.diag_bean)
         return 0;
+    /* A class whose initialiser fails (out of memory) stays failed for the JVM's life: the
+     * management classes are not started on a heap with less than this free */
+    if (heap_room(env) < AGENT_DUMPER_ROOM)
+        return -2;
     jclass mf = (*env)->FindClass(env, "java/lang/management/ManagementFactory");
     jclass bc = mf ? (*env)->FindClass(env, "com/sun/management/HotSpotDiagnosticMXBean") : NULL;
-    if (!mf || !bc) {
-        (*env)->ExceptionClear(env);
-        return -1;
-    }
+    if (!mf || !bc)
+        return pending_oom(env) ? -2 : -1;
     jmethodID gp = (*env)->GetStaticMethodID(env, mf, "getPlatformMXBean",
                                              "(Ljava/lang/Class;)Ljava/lang/management/"
                                              "PlatformManagedObject;");
     A.dump_heap = (*env)->GetMethodID(env, bc, "dumpHeap", "(Ljava/lang/String;Z)V");
     jobject bean = gp && A.dump_heap ? (*env)->CallStaticObjectMethod(env, mf, gp, bc) : NULL;
-    if (!bean || (*env)->ExceptionCheck(env)) {
-        (*env)->ExceptionClear(env);
-        return -1;
-    }
+    if (!bean || (*env)->ExceptionCheck(env))
+        return pending_oom(env) ? -2 : -1;
     A.diag_bean = (*env)->NewGlobalRef(env, bean);
     (*env)->DeleteLocalRef(env, bean);
     (*env)->DeleteLocalRef(env, mf);
@@ -284,7 +330,12 @@ uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     JNIEnv *env = agent_env();
     if (!env)
         return 0;
-    if (resolve_dumper(env) != 0) {
+    int rd = resolve_dumper(env);
+    if (rd == -2) {
+        agent_complain("the heap is full: no heap dump now; retrying in %s", retry_text());
+        return 0;
+    }
+    if (rd != 0) {
         agent_disable(env, "HotSpotDiagnosticMXBean unavailable: this JVM cannot dump its heap");
         return 0;
     }
