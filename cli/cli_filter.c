@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cli_filter.c: --class GLOB / --package P filters of histo and top (cli), prefix
- * cli_filter_. Matching is fnmatch(3) without FNM_PATHNAME, so `*` spans dots and `$`. */
+ * cli_filter_. Matching is fnmatch(3) without FNM_PATHNAME, so `*` spans dots and `$`; a
+ * pattern equal to the name matches too, whatever brackets it holds. */
 #include "cli_filter.h"
 #include "report/fmt.h"
 
@@ -28,7 +29,9 @@ int cli_filter_match(const cli_filter *f, const char *name)
     for (int i = 0; i < f->classes.n; i++) {
         const char *v = f->classes.v[i];
         int neg = v[0] == '!';
-        int hit = fnmatch(v + neg, name, 0) == 0;
+        /* a name as leakray prints it matches itself, brackets and all: `int[][]` or
+         * `Window [JSGlobalObject] / file://` read as a glob matched nothing */
+        int hit = strcmp(v + neg, name) == 0 || fnmatch(v + neg, name, 0) == 0;
         if (neg && hit)
             return 0;
         includes += !neg;

@@ -33,6 +33,11 @@ expect_rc 0
 [ "$(head -1 "$T/out")" = "num,count,shallow,class" ] || fail "histo CSV header"
 expect_out '^1,[0-9]+,[0-9]+,java\.lang\.Integer$'
 [ "$(wc -l <"$T/out")" = 2 ] || fail "histo CSV rows"
+# a name as histo prints it matches itself, brackets and all (read as a glob, `byte[][]`
+# matched nothing)
+run histo "$D" --csv --class 'byte[][]'
+expect_rc 0
+expect_out '^1,[0-9]+,[0-9]+,byte\[\]\[\]$'
 
 run top "$D" --json --no-timing --top 5 --class 'java.lang.*'
 expect_rc 0
