@@ -33,6 +33,9 @@ int cmd_strip(int argc, char **argv)
         return rc;
     if (co.mapping) /* records are copied, never named: a mapping would change nothing */
         return cli_usage_error(&co, "strip writes records as they are; --mapping has no effect");
+    if (co.dump_index >= 0) /* it was accepted and changed nothing */
+        return cli_usage_error(&co, "strip rewrites every heap dump of the file; --dump has no "
+                                    "effect");
     if (cli_out_stdout(out) && isatty(STDOUT_FILENO))
         return cli_usage_error(&co, "-o - would write a binary dump to the terminal; "
                                     "redirect stdout or name a file");

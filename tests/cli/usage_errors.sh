@@ -89,4 +89,8 @@ rc=$?
 set -e
 [ $rc = 2 ] && grep -q "one word, comma-separated" "$T/attach.err" ||
     fail "attach with options apart: exit $rc, $(cat "$T/attach.err")"
+# an option a verb would accept and ignore is refused: strip rewrites every heap dump
+run strip x.hprof -o y.hprof --dump 1
+expect_rc 2
+expect_err "^leakray strip: strip rewrites every heap dump of the file; --dump has no effect"
 echo "usage_errors: ok"
