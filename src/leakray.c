@@ -28,6 +28,9 @@ static lr_status load(lr_heap *h, const char *name, const lr_open_opts *opts,
                           h->input.len == 0 ? " (empty file)" : "", what ? ": " : "",
                           what ? what : "");
     }
+    if (opts && opts->dump_index < -1) /* read as "the last" before */
+        return LR_FAIL(err, LR_ERR_USAGE, "%s: dump_index %d: a heap dump's index (0 the first) "
+                       "or -1 (the last)", name, opts->dump_index);
     fmt_opts fo = {.dump_index = opts ? opts->dump_index : -1,
                    .no_edges = opts ? opts->no_edges : 0,
                    .progress = opts ? opts->progress : 0,

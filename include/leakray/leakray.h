@@ -75,7 +75,9 @@ typedef struct lr_heap lr_heap;
 /* Load options; NULL means defaults. */
 typedef struct lr_open_opts {
     uint64_t max_inflate;  /* cap on decompressed bytes for gzip/bzip2 input; 0 = default */
-    int dump_index;        /* which heap dump of a multi-dump HPROF file; -1 = default (last) */
+    int dump_index;        /* which heap dump of a multi-dump HPROF file, 0 the first; -1 =
+                            * the last, as with NULL opts and the CLI: a zeroed struct picks
+                            * the FIRST, so set -1 unless that is meant; below -1: usage */
     int progress;          /* nonzero: draw a progress bar on stderr (callers check isatty) */
     int no_edges;          /* nonzero: nodes and classes only (histo) */
     /* nonzero: references are resolved and counted (the edge count, dangling references) but

@@ -59,6 +59,12 @@ static void open_memory(void **state)
     assert_string_equal(lr_heap_format(b), "hprof");
     lr_close(b);
     lr_close(a);
+    /* a dump index below -1 is no index (it read as "the last") */
+    lr_open_opts bad = {0};
+    bad.dump_index = -2;
+    b = NULL;
+    assert_int_equal(lr_open_memory(buf, (size_t)n, "mem.hprof", &bad, &b, &err), LR_ERR_USAGE);
+    assert_null(b);
     /* Garbage: a format error at offset 0 naming the given name; *out stays NULL. */
     lr_error e2 = {0};
     b = (lr_heap *)1;
