@@ -29,9 +29,10 @@ args() {
     case $v in
     show | path) echo "$f $id" ;;
     diff) echo "$f $f" ;;
-    leaks) # the baseline given again as the target is refused: the target is a copy
+    leaks) # the baseline given again as the target is refused, and so is a copy of it
+        # unless forced (one snapshot twice: tests/e2e/leaks_order.sh)
         cp "$f" "$T/leaks-copy-$fmt" 2>/dev/null || true
-        echo "--baseline $f --target $T/leaks-copy-$fmt --final $T/leaks-copy-$fmt" ;;
+        echo "--baseline $f --target $T/leaks-copy-$fmt --final $T/leaks-copy-$fmt --force" ;;
     strip) echo "$f -o $T/out-$v-$fmt.hprof" ;;
     convert) echo "$f -o $T/out-$v-$fmt.heapsnapshot" ;;
     sql) echo "$f --sql-file $T/query.sql" ;;
