@@ -243,11 +243,11 @@ static int group_next(sqlite3_vtab_cursor *cur, group_load_fn load)
 /* ================================================================ objects */
 
 enum { OC_ID, OC_CLASS, OC_KIND, OC_SHALLOW, OC_RETAINED, OC_DOMINATOR, OC_DISTANCE, OC_HEAP,
-       OC_REACHABLE, OC_LOCATION, OC_DOM, OC_NAME, OC_NATIVE };
+       OC_REACHABLE, OC_LOCATION, OC_DOM, OC_NAME, OC_NATIVE, OC_CLASS_ID };
 #define OBJECTS_SCHEMA                                                                     \
     "CREATE TABLE x(id INTEGER, class TEXT, kind TEXT, shallow INTEGER, retained INTEGER, " \
     "dominator INTEGER, distance INTEGER, heap TEXT, reachable INTEGER, location TEXT, " \
-    "dom TEXT, name TEXT, native INTEGER)"
+    "dom TEXT, name TEXT, native INTEGER, class_id INTEGER)"
 
 /* V8: the script location of class c's constructor, "scriptId,line,column" from its DevTools
  * class key; NULL result when the class has none (or the graph is no V8 graph). */
@@ -409,6 +409,18 @@ static int objects_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
     case OC_KIND:
         result_str(ctx, graph_node_kind_name(g->node_kind[x]));
         break;
+    case OC_CLASS_ID: {
+        /* classes.id of the object's class: two classes of one name (a web application's
+         * copy loaded again by its next class loader) are told apart by it */
+        class_ix k = graph_node_class(g, x);
+        if (k >= g->n_classes)
+            sqlite3_result_null(ctx);
+        else if (g->classes[k].id)
+            sqlite3_result_int64(ctx, (sqlite3_int64)g->classes[k].id);
+        else
+            result_id(ctx, g, g->classes[k].node);
+        break;
+    }
     case OC_SHALLOW:
         if (c->plan == PLAN_CLASS || c->plan == PLAN_BY_CLASS) {
             /* a class plan reads many rows: the sizes in class order, read once */
