@@ -83,6 +83,20 @@ expect_out 'SCAN edges VIRTUAL TABLE INDEX 4:'
 expect_out 'SCAN objects VIRTUAL TABLE INDEX 2:'
 expect_out 'SCAN objects VIRTUAL TABLE INDEX 3:'
 grep -q 'TEMP B-TREE FOR GROUP BY' "$T/out" && fail "GROUP BY class sorted again"
+# ... and so are the top-N questions, whose ORDER BY asks for the groups DESC, and DESC itself;
+# the answers equal those of a plan that sorts (GROUP BY +class: no index may serve it)
+run sql "$DUMP" "EXPLAIN QUERY PLAN SELECT class, count(*), sum(shallow) FROM objects
+                 GROUP BY class ORDER BY 3 DESC LIMIT 5"
+grep -q 'TEMP B-TREE FOR GROUP BY' "$T/out" && fail "GROUP BY class ORDER BY 3 DESC sorted every object"
+for q in "SELECT class, count(*), sum(shallow) FROM objects GROUP BY %s ORDER BY 3 DESC, 1 LIMIT 9" \
+         "SELECT class, count(*) FROM objects GROUP BY %s ORDER BY class DESC LIMIT 9"; do
+    # shellcheck disable=SC2059
+    run sql "$DUMP" "$(printf "$q" class)"
+    cp "$T/out" "$T/served"
+    # shellcheck disable=SC2059
+    run sql "$DUMP" "$(printf "$q" +class)"
+    cmp -s "$T/out" "$T/served" || fail "a class-order plan answered otherwise: $q"
+done
 
 # Detached DOM nodes of a Chromium page snapshot (committed): objects.dom against histo
 # --detached, class by class and in total.
