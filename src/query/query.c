@@ -484,7 +484,12 @@ static void query_fn_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         memcpy(name, path, len);
         name[len] = 0;
         graph_value v;
-        if (!graph_field_find(g, x, name, &v))
+        int found = 0;
+        if (g->node_kind[x] == GRAPH_KIND_CLASS) { /* a class's statics, primitive ones too */
+            class_ix c = graph_class_of_node(g, x);
+            found = c != GRAPH_NONE && graph_static_find(g, c, name, &v);
+        }
+        if (!found && !graph_field_find(g, x, name, &v))
             break;
         if (!dot) {
             query_result_value(ctx, g, &v);

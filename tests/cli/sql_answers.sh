@@ -73,6 +73,12 @@ names = re.findall(r'--\[element \[(\d+)\]\]--> 0x[0-9a-f]+ SqlTarget\$Leaf  \*$
 assert sorted(map(int, names)) == list(range(0, 400000, 2)), (len(names), names[:3])
 PY
 
+# field() reads a class's static fields, primitive ones too (they were NULL)
+run sql "$DUMP" "SELECT field(id, 'MAX_VALUE'), field(id, 'SIZE') FROM classes
+    WHERE name = 'java.lang.Integer'"
+[ "$(tail -1 "$T/out" | tr '\t' ' ')" = "2147483647 32" ] ||
+    fail "field() of a primitive static: $(cat "$T/out")"
+
 # Lookups are plans on the graph's indexes, not scans.
 run sql "$DUMP" "EXPLAIN QUERY PLAN SELECT * FROM objects WHERE id = 1;
                  EXPLAIN QUERY PLAN SELECT * FROM edges WHERE dst = 1;
