@@ -925,7 +925,8 @@ static int strings_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
         if (!big)
             return SQLITE_NOMEM;
         graph_string_value(g, c->node, big, (size_t)len + 1);
-        sqlite3_result_text(ctx, big, -1, sqlite3_free);
+        /* its length, not its first NUL: a Java string may hold U+0000 */
+        sqlite3_result_text64(ctx, big, (sqlite3_uint64)len, sqlite3_free, SQLITE_UTF8);
     }
     return SQLITE_OK;
 }
