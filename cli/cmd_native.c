@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <stddef.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,7 +396,17 @@ static int native_run(int argc, char **argv)
                 setenv("LEAKRAY_NATIVE_LEAKRAY", self, 1);
             }
             setenv("LEAKRAY_NATIVE_REPORT", "db", 1);
-            setenv("LEAKRAY_NATIVE_STORE", ns.url, 1);
+            /* a relative SQLite path names a file where it was typed: the program may
+             * chdir before its scans, and they went into a store of its new folder */
+            char abs[PATH_MAX + 16];
+            const char *url = ns.url;
+            if (strcmp(url, "default") != 0 && !store_url_is_pg(url) && url[0] != '/' &&
+                getcwd(abs, PATH_MAX)) {
+                size_t al = strlen(abs);
+                snprintf(abs + al, sizeof abs - al, "/%s", url);
+                url = abs;
+            }
+            setenv("LEAKRAY_NATIVE_STORE", url, 1);
             if (ns.app)
                 setenv("LEAKRAY_NATIVE_APP", ns.app, 1);
             if (ns.version)

@@ -96,6 +96,28 @@ rc=$?
 set -e
 [ $rc = 4 ] || nat_fail "unwritable store: exit $rc, expected 4 ($(cat "$NAT_TMP/bad.err"))"
 grep -q "SUMMARY" "$NAT_TMP/bad.out" || nat_fail "unwritable store: no rendering"
+# A relative store names a file where `native run` was typed, even when the program moves
+# to another folder before its exit scan (the scan went into a store of that folder)
+cat >"$NAT_TMP/mover.c" <<'C'
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    for (int i = 0; i < 10; i++)
+        if (!malloc(100))
+            return 1;
+    return argc > 1 && chdir(argv[1]) != 0;
+}
+C
+gcc -O0 -g -o "$B/mover" "$NAT_TMP/mover.c" || nat_fail "gcc could not build mover.c"
+mkdir -p "$NAT_TMP/elsewhere"
+(cd "$NAT_TMP" && "$LEAKRAY" native run --store rel.db --app mover -- "$B/mover" \
+    "$NAT_TMP/elsewhere" >/dev/null 2>"$NAT_TMP/mover.err") ||
+    nat_fail "native run mover: $(cat "$NAT_TMP/mover.err")"
+[ -f "$NAT_TMP/rel.db" ] && [ ! -e "$NAT_TMP/elsewhere/rel.db" ] ||
+    nat_fail "a relative store followed the program's chdir"
+[ "$(leaks_field "$NAT_TMP/rel.db" instances)" = 10 ] || nat_fail "mover's scan not in rel.db"
+
 # The store's URL (a password in it) goes to the leakray that records a scan in its
 # environment, never on its command line (ps shows that to every local user); a failure
 # line does not repeat it either. A stand-in leakray records what it was given, and fails.
