@@ -167,6 +167,11 @@ int cli_out_stdout(const char *out);
  * input there would destroy it. */
 int cli_out_is(const char *out, const char *path);
 
+/* A native scan report (`native run --keep`) as its --json document, what the store ingests
+ * of it (*doc malloc'd, *len bytes); CLI_EXIT_OK, else the exit code and msg. */
+int cli_native_scan_json(const char *path, uint64_t max_inflate, char **doc, size_t *len,
+                         char *msg, size_t cap);
+
 /* Flags for cli_open. */
 /* NO_EDGES: nodes and classes only (fast path for histo-like verbs); COUNT_EDGES: references
  * counted and checked, not kept (info) */

@@ -46,6 +46,38 @@ static void native_json(FILE *out, const nscan_report *r, int exit_code, int no_
     jsonw_finish(&w);
 }
 
+int cli_native_scan_json(const char *path, uint64_t max_inflate, char **doc, size_t *len,
+                         char *msg, size_t cap)
+{
+    lr_error err = {0};
+    mfile m;
+    nscan_report r;
+    *doc = NULL;
+    *len = 0;
+    if (mfile_open(&m, path, max_inflate, &err) != LR_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        return lr_exit_code(err.code);
+    }
+    lr_status s = nscan_parse(&m, path, &r, &err);
+    mfile_close(&m);
+    if (s != LR_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        return lr_exit_code(s);
+    }
+    nscan_symbolize(&r);
+    FILE *f = open_memstream(doc, len);
+    if (f)
+        native_json(f, &r, -1, 0);
+    nscan_free(&r);
+    if (!f || fclose(f) != 0) {
+        free(*doc);
+        *doc = NULL;
+        snprintf(msg, cap, "%s: out of memory rendering the scan", path);
+        return CLI_EXIT_LIMIT;
+    }
+    return CLI_EXIT_OK;
+}
+
 /* Where and how a rendered scan also goes into the leak store (docs/store.md). */
 typedef struct native_store {
     const char *url;     /* NULL: no store; "default": $LEAKRAY_DB or the per-user store */

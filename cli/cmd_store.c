@@ -9,6 +9,7 @@
 #include "cli_store.h"
 
 #include "format/fmt.h"
+#include "format/nscan.h"
 #include "report/store.h"
 
 #include <errno.h>
@@ -214,6 +215,18 @@ static int looks_like_report(const char *path)
     return i < n && head[i] == '{' && !fmt_find(head, n);
 }
 
+/* Whether path is a native scan report (the monitor's .lrn file). */
+static int looks_like_scan(const char *path)
+{
+    uint8_t head[STORE_SNIFF_BYTES];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return nscan_sniff(head, n);
+}
+
 static int read_file(const char *path, char **doc, size_t *len, char *msg, size_t cap)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -302,6 +315,8 @@ static int cmd_store_ingest(int argc, char **argv)
         int is_report = looks_like_report(path);
         if (is_report)
             code = read_file(path, &doc, &len, msg, sizeof msg);
+        else if ((is_report = looks_like_scan(path)) != 0) /* as `native report --store` */
+            code = cli_native_scan_json(path, co.max_inflate, &doc, &len, msg, sizeof msg);
         else
             code = analyze_dump(path, &rules, co.mapping, &doc, &len, msg, sizeof msg);
         lr_status ls = LR_OK;

@@ -79,6 +79,16 @@ EXIT_SCAN=$(grep -l '^reason exit' "$K"/*.lrn | head -1)
     >/dev/null 2>"$NAT_TMP/again.err" ||
     nat_fail "native report --store failed"
 grep -q "already stored" "$NAT_TMP/again.err" || nat_fail "re-recording a scan was not a no-op"
+# `store ingest` takes a saved scan as `native report --store` does: the same report (it
+# was recorded as a failed ingest, "scan with --graph")
+"$LEAKRAY" store ingest --db "$DB" --app busy --version 1.0 "$EXIT_SCAN" >"$NAT_TMP/ingest.out" \
+    2>&1 || nat_fail "store ingest of a scan: $(cat "$NAT_TMP/ingest.out")"
+grep -q "^already stored: " "$NAT_TMP/ingest.out" ||
+    nat_fail "store ingest of a scan: $(cat "$NAT_TMP/ingest.out")"
+"$LEAKRAY" store ingest --db "$NAT_TMP/scan-only.db" --app busy "$EXIT_SCAN" >/dev/null ||
+    nat_fail "store ingest of a scan into a new store"
+[ "$(leaks_field "$NAT_TMP/scan-only.db" signature)" = "$SIG" ] ||
+    nat_fail "store ingest of a scan: another leak"
 [ "$(leaks_field "$DB" occurrences)" = 3 ] || nat_fail "re-recording added an occurrence"
 
 # Plain LD_PRELOAD: LEAKRAY_NATIVE_REPORT=db records the at-exit scan in $LEAKRAY_DB.
