@@ -120,7 +120,11 @@ void rep_status_attach_json(jsonw *w, const rep_attach *a)
 
 void rep_status_pair_text(FILE *out, const char *key, const char *value)
 {
-    fprintf(out, "%-20s %s\n", key, value);
+    /* the file lies in /tmp, where another user may have put it: escaped as a dump's names */
+    char k[96];
+    fprintf(out, "%-20s ", rep_fmt_term(k, sizeof k, key));
+    rep_fmt_name(out, value);
+    fputc('\n', out);
 }
 
 void rep_status_pair_json(jsonw *w, const char *key, const char *value)

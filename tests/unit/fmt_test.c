@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "report/fmt.h"
+#include "report/status.h"
 
 /* rep_fmt_text(s, max) into a string the caller frees */
 static char *text(const char *s, size_t len, size_t max)
@@ -95,6 +96,23 @@ static void limit_cuts_whole_characters(void **state)
     expect("ab\xe2\x82\xac", 5, 5, "ab\xe2\x82\xac");
 }
 
+/* `watch status` prints a status file from /tmp, which another user may have planted: its
+ * keys and values are escaped as a dump's names */
+static void status_pairs_escaped(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    rep_status_pair_text(f, "dump_dir", "/tmp/x\x1b]0;pwn\x07\x1b[2J");
+    rep_status_pair_text(f, "k\x1b[31m", "1");
+    fclose(f);
+    assert_string_equal(buf, "dump_dir             /tmp/x\\x1b]0;pwn\\x07\\x1b[2J\n"
+                             "k\\x1b[31m            1\n");
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -103,6 +121,7 @@ int main(void)
         cmocka_unit_test(controls_escaped),
         cmocka_unit_test(invalid_utf8_escaped),
         cmocka_unit_test(limit_cuts_whole_characters),
+        cmocka_unit_test(status_pairs_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
