@@ -330,6 +330,12 @@ lr_status lr_clusters_build(lr_heap *h, const char *const *rules_files, int n_ru
         *out = NULL;
     if (!h || !out)
         return LR_FAIL(err, LR_ERR_USAGE, "lr_clusters_build: heap and out are required");
+    /* as lr_analyze checks its rules files (a NULL array was read through) */
+    if (n_rules < 0 || (n_rules > 0 && !rules_files))
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_clusters_build: n_rules without its array");
+    for (int i = 0; i < n_rules; i++)
+        if (!rules_files[i])
+            return LR_FAIL(err, LR_ERR_USAGE, "lr_clusters_build: rules_files[%d] is NULL", i);
     lr_clusters *c = calloc(1, sizeof *c);
     if (!c)
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", h->g.path);

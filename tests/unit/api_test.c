@@ -507,6 +507,12 @@ static void clusters_diff(void **state)
     lr_heap *a = open_fix("v8/heap-1.heapsnapshot"), *b = open_fix("v8/heap-2.heapsnapshot");
     lr_error err = {0};
     lr_clusters *c = NULL;
+    /* rules arguments that are none are usage errors, not a read through NULL */
+    const char *none[] = {NULL};
+    assert_int_equal(lr_clusters_build(b, NULL, 1, &c, &err), LR_ERR_USAGE);
+    assert_int_equal(lr_clusters_build(b, none, 1, &c, &err), LR_ERR_USAGE);
+    assert_int_equal(lr_clusters_build(b, NULL, -1, &c, &err), LR_ERR_USAGE);
+    assert_null(c);
     assert_int_equal(lr_clusters_build(b, NULL, 0, &c, &err), LR_OK);
     assert_true(lr_clusters_count(c) > 0);
     lr_cluster cl;
