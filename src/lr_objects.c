@@ -98,7 +98,9 @@ uint32_t lr_object_ref_count(const lr_heap *h, lr_object o)
 
 lr_status lr_object_ref(const lr_heap *h, lr_object o, uint32_t i, lr_ref *out, lr_error *err)
 {
-    if (!out || i >= lr_object_ref_count(h, o))
+    if (!out)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_object_ref: out is required");
+    if (i >= lr_object_ref_count(h, o))
         return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_object_ref: no reference %u of object %u",
                        i, o);
     fill_ref(&h->g, o, h->g.first_edge[o] + i, out);
@@ -109,7 +111,9 @@ lr_status lr_object_referrer_count(lr_heap *h, lr_object o, uint32_t *count, lr_
 {
     if (count)
         *count = 0;
-    if (!ok_obj(h, o) || !count)
+    if (!count)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_object_referrer_count: count is required");
+    if (!ok_obj(h, o))
         return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_object_referrer_count: no object %u", o);
     if (!h->g.first_edge)
         return LR_OK;
@@ -188,7 +192,9 @@ lr_class lr_class_find(const lr_heap *h, const char *name)
 
 lr_status lr_root_get(const lr_heap *h, uint32_t i, lr_root *out, lr_error *err)
 {
-    if (!h || !out || i >= h->g.n_roots)
+    if (!h || !out)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_root_get: heap and out are required");
+    if (i >= h->g.n_roots)
         return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_root_get: no root %u", i);
     const graph_root *r = &h->g.roots[i];
     out->object = r->node < h->g.n_nodes ? r->node : LR_NONE;

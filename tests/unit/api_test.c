@@ -270,6 +270,12 @@ static void objects(void **state)
     assert_true(root.object < lr_object_count(h));
     lr_error e2 = {0};
     assert_int_equal(lr_root_get(h, lr_root_count(h), &root, &e2), LR_ERR_NOT_FOUND);
+    /* no place for the answer is the caller's mistake, not a missing root or object */
+    uint32_t rc;
+    assert_int_equal(lr_root_get(h, 0, NULL, &e2), LR_ERR_USAGE);
+    assert_int_equal(lr_object_ref(h, s, 0, NULL, &e2), LR_ERR_USAGE);
+    assert_int_equal(lr_object_referrer_count(h, s, NULL, &e2), LR_ERR_USAGE);
+    assert_int_equal(lr_object_referrer_count(h, s, &rc, &e2), LR_OK);
     lr_close(h);
 }
 
