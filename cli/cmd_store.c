@@ -540,7 +540,8 @@ static int cmd_store_prune(int argc, char **argv)
         STORE_DB_OPT(&o),
         {"--keep-days", CLI_OPT_INT, &keep_days, "N", "delete reports taken over N days ago",
          NULL},
-        {"--keep-dumps", CLI_OPT_INT, &keep_dumps, "N", "keep only the newest N reports", NULL},
+        {"--keep-dumps", CLI_OPT_INT, &keep_dumps, "N",
+         "keep only the newest N reports (ingests: one dump ingested twice is two)", NULL},
         {0}};
     const cli_spec spec = {"store prune", "", "delete old reports and the leaks only they had",
                            opts, 0, 0, NULL};
