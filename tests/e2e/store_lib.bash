@@ -278,6 +278,10 @@ print(json.dumps(sorted((l["signature"], l["occurrences"]) for l in d["leaks"]))
     "$LEAKRAY" store trend --db "$db" --app tag --by version --json | jtrue '
 [(b["version"], b["new"], b["recurring"], b["fixed"]) for b in d["buckets"]] ==
 [("1.0", e["groups"], 0, 0), ("'"$long"'", 0, e["groups"], 0)]' "a long version's trend"
+    # a kind filter counts that kind's bytes: no suspect leak, no byte (the report totals,
+    # every kind's, were shown)
+    "$LEAKRAY" store trend --db "$db" --app tag --by version --kind suspect --json | jtrue '
+[(b["leaks"], b["retained_bytes"]) for b in d["buckets"]] == [(0, 0), (0, 0)]' "trend --kind's bytes"
     "$LEAKRAY" report --db "$db" --app tag -o "$W/tag.html" >/dev/null 2>"$W/err" ||
         fail "dashboard with a long version: $(cat "$W/err")"
 
