@@ -131,7 +131,8 @@ const char *cli_store_no_file(const char *url)
 {
     /* SQLite's names for a database that is no file (a program's own test store, through
      * the library): from the command line, whatever was stored would be gone at exit */
-    if (!url[0] || strcmp(url, ":memory:") == 0)
+    if (!url[0] || strcmp(url, ":memory:") == 0 ||
+        (strncmp(url, "file:", 5) == 0 && (strstr(url, ":memory:") || strstr(url, "mode=memory"))))
         return "names no file: a store is a SQLite file or a postgres:// URL";
     return NULL;
 }

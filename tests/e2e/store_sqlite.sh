@@ -97,4 +97,11 @@ store_fleet_cases "$W/fleet.db"
 rc=0
 "$LEAKRAY" store leaks --db "" >/dev/null 2>"$W/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "names no file" "$W/err" || fail "--db '': exit $rc: $(cat "$W/err")"
+# ... and so do SQLite's URI spellings of a database in memory (a store that vanished at exit
+# after "stored ... report #1", exit 0)
+for url in "file::memory:" "file:x?mode=memory"; do
+    rc=0
+    "$LEAKRAY" store ingest --db "$url" "$W/v10.json" >/dev/null 2>"$W/err" || rc=$?
+    [ "$rc" = 2 ] && grep -q "names no file" "$W/err" || fail "--db '$url': exit $rc"
+done
 echo "store_sqlite: ok"
