@@ -289,10 +289,12 @@ struct kin_stats;
  * ("leakray: A and B: ...") and returns CLI_EXIT_USAGE; returns 0 when the comparison may go
  * on, after a warning on stderr when force overrode the process check. *related (may be NULL)
  * is set to whether the process check passed. by_id: the comparison will follow objects by
- * id (else two runs of one program compare per class, and only the program is checked). */
+ * id (else two runs of one program compare per class, and only the program is checked).
+ * by_class_too: the verb can compare per class instead (`diff --by-class`), and the refusal
+ * says so: between two processes --force matches ids that coincide by chance. */
 int cli_check_related(cli_common *co, const char *path_a, const struct kin_print *a,
                       const char *path_b, const struct kin_print *b, int by_id, int force,
-                      struct kin_stats *ks, int *related);
+                      int by_class_too, struct kin_stats *ks, int *related);
 
 /* Whether SIGXFSZ was at its default action when the process started (leakray.c ignores
  * it): a program `native run` starts gets the default back. */

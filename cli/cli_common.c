@@ -731,7 +731,7 @@ int cli_categories(const cli_common *co, int collapse, const char *categories, c
 
 int cli_check_related(cli_common *co, const char *path_a, const kin_print *a,
                       const char *path_b, const kin_print *b, int by_id, int force,
-                      kin_stats *ks, int *related)
+                      int by_class_too, kin_stats *ks, int *related)
 {
     if (related)
         *related = 0;
@@ -750,8 +750,9 @@ int cli_check_related(cli_common *co, const char *path_a, const kin_print *a,
         return 0;
     }
     if (!force)
-        return cli_fail(co, LR_ERR_USAGE, "%s and %s: %s (--force compares them anyway)", path_a,
-                        path_b, why);
+        return cli_fail(co, LR_ERR_USAGE, "%s and %s: %s (%s--force compares them anyway)",
+                        path_a, path_b, why,
+                        by_class_too ? "--by-class compares them class by class; " : "");
     cli_warn(co, "%s and %s: %s; compared as asked (--force)", path_a, path_b, why);
     return 0;
 }

@@ -142,8 +142,8 @@ int cmd_diff(int argc, char **argv)
             kin_print_build(b, lr_heap_format(hb), &pb, &err) != LR_OK)
             rc = cli_error(&co, &err);
         else
-            rc = cli_check_related(&co, co.pos[0], &pa, co.pos[1], &pb, want_ids, force, &ks,
-                                   &related);
+            rc = cli_check_related(&co, co.pos[0], &pa, co.pos[1], &pb, want_ids, force,
+                                   want_ids, &ks, &related);
         kin_print_free(&pa);
         kin_print_free(&pb);
         if (rc)

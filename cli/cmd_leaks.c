@@ -427,7 +427,7 @@ int cmd_leaks(int argc, char **argv)
     if ((rc = leaks_cmd_print(&co, base, &kb)) != 0 ||
         (rc = leaks_cmd_print(&co, target, &kt)) != 0 ||
         (rc = leaks_cmd_order(&co, base, &kb, target, &kt, force)) != 0 ||
-        (rc = cli_check_related(&co, base, &kb, target, &kt, 1, force, &ks, &related)) != 0 ||
+        (rc = cli_check_related(&co, base, &kb, target, &kt, 1, force, 0, &ks, &related)) != 0 ||
         (rc = leaks_cmd_ids(&co, base, target, &ks, force)) != 0)
         goto out;
     if (!(fresh = leaks_cmd_new(&kb, &kt, &n_new))) {
@@ -450,7 +450,7 @@ int cmd_leaks(int argc, char **argv)
             goto out;
         }
         if ((rc = leaks_cmd_order(&co, target, &kt, final, &kf, force)) != 0 ||
-            (rc = cli_check_related(&co, target, &kt, final, &kf, 1, force, &ks2,
+            (rc = cli_check_related(&co, target, &kt, final, &kf, 1, force, 0, &ks2,
                                     &related2)) != 0 ||
             (rc = leaks_cmd_ids(&co, target, final, &ks2, force)) != 0)
             goto out;
