@@ -79,10 +79,14 @@ expect_rc 2
 [ -e "$T/y.db" ] && fail "VACUUM INTO created a file"
 # A sort or a temporary table stays in memory, where --max-memory bounds it (it spilled to
 # /var/tmp, unbounded); the temporary storage cannot be moved back to files.
-run sql --max-memory 64M "$D" "SELECT count(*) FROM (SELECT a.id, b.class FROM objects a,
-    objects b ORDER BY random())"
-expect_rc 5
-expect_err 'memory limit: phase "sql"'
+# (under AddressSanitizer the sanitizer owns the allocator and nothing is counted: the
+# statement would grow a sort of every pair until the test's timeout)
+if [[ $(ldd "$LEAKRAY" 2>/dev/null) != *libasan* ]]; then
+    run sql --max-memory 64M --timeout 60 "$D" "SELECT count(*) FROM (SELECT a.id, b.class
+        FROM objects a, objects b ORDER BY random())"
+    expect_rc 5
+    expect_err 'memory limit: phase "sql"'
+fi
 run sql "$D" "PRAGMA temp_store = FILE"
 expect_rc 2
 expect_err 'not authorized'
