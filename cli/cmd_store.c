@@ -201,15 +201,21 @@ static int spool_input(const char *path, const char *tmpdir, char *out, size_t c
     return rc;
 }
 
-static int looks_like_report(const char *path)
+/* The first bytes of path into head (STORE_SNIFF_BYTES); how many, 0 when unreadable. */
+static size_t read_head(const char *path, uint8_t *head)
 {
-    uint8_t head[STORE_SNIFF_BYTES];
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
-    size_t n = fread(head, 1, sizeof head, f);
+    size_t n = fread(head, 1, STORE_SNIFF_BYTES, f);
     fclose(f);
-    size_t i = 0;
+    return n;
+}
+
+static int looks_like_report(const char *path)
+{
+    uint8_t head[STORE_SNIFF_BYTES];
+    size_t n = read_head(path, head), i = 0;
     while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
         i++;
     return i < n && head[i] == '{' && !fmt_find(head, n);
@@ -219,12 +225,7 @@ static int looks_like_report(const char *path)
 static int looks_like_scan(const char *path)
 {
     uint8_t head[STORE_SNIFF_BYTES];
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return nscan_sniff(head, n);
+    return nscan_sniff(head, read_head(path, head));
 }
 
 static int read_file(const char *path, char **doc, size_t *len, char *msg, size_t cap)
