@@ -9,6 +9,7 @@
 
 #include "analysis/trace.h"
 #include "base/err.h"
+#include "base/hash.h"
 #include "base/utf8.h"
 
 #include <inttypes.h>
@@ -652,12 +653,8 @@ static lr_status lock_signatures(store *s, const group_list *l, lr_error *err)
     int64_t *key = err_mallocarray(l->n, sizeof *key);
     if (!key)
         return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
-    for (size_t i = 0; i < l->n; i++) { /* FNV-1a: any hash both sides compute the same */
-        uint64_t h = 14695981039346656037u;
-        for (const unsigned char *c = (const unsigned char *)l->v[i].signature; *c; c++)
-            h = (h ^ *c) * 1099511628211u;
-        key[i] = (int64_t)(h >> 1);
-    }
+    for (size_t i = 0; i < l->n; i++) /* any hash every ingest computes the same */
+        key[i] = (int64_t)(hash_fnv64_str(l->v[i].signature) >> 1);
     qsort(key, l->n, sizeof *key, cmp_i64);
     lr_status st = LR_OK;
     sqlbuf q = {0};
