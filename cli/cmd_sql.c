@@ -237,7 +237,7 @@ int cmd_sql(int argc, char **argv)
         opts, 1, 2,
         "Statements come from SQL, --sql-file F, or stdin. Tables (docs/sql.md):\n"
         "  objects(id, class, kind, shallow, retained, dominator, distance, heap, reachable,\n"
-        "          location, dom, name, native, class_id)\n"
+        "          location, dom, name, native, class_id, length)\n"
         "  classes(id, name, super, loader, instances, shallow, retained, location)\n"
         "  edges(src, dst, name, kind, strength)   roots(id, kind, thread, frame, title)\n"
         "  strings(id, value)   fields(id, name, type, value, ref)\n"

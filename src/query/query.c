@@ -183,6 +183,41 @@ uint32_t query_path_root(const query_db *q, node_ix x)
     return paths_root_of(&q->paths, x);
 }
 
+/* The dominator tree's children lists, for `WHERE dominator = X`: a counting sort of the
+ * nodes by their immediate dominator (8 bytes a node), so a subtree walk with a recursive
+ * CTE reads each level through a lookup instead of a scan of every object. */
+lr_status query_need_dom_kids(query_db *q)
+{
+    if (q->dom_first)
+        return LR_OK;
+    LR_TRY(query_need_dom(q));
+    const graph *g = q->g;
+    uint32_t *first = err_calloc((size_t)g->n_nodes + 1, sizeof *first);
+    node_ix *kids = err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *kids);
+    if (!first || !kids) {
+        free(first);
+        free(kids);
+        return LR_FAIL(&q->err, LR_ERR_NOMEM, "sql: out of memory for the dominator index");
+    }
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        node_ix d = query_dominator(q, x);
+        if (d != GRAPH_NONE)
+            first[d]++;
+    }
+    uint32_t at = 0; /* first[d] becomes the end of d's run; the fill moves it to the start */
+    for (node_ix d = 0; d < g->n_nodes; d++)
+        first[d] = at += first[d];
+    first[g->n_nodes] = at;
+    for (node_ix x = g->n_nodes; x-- > 0;) {
+        node_ix d = query_dominator(q, x);
+        if (d != GRAPH_NONE)
+            kids[--first[d]] = x;
+    }
+    q->dom_first = first;
+    q->dom_kids = kids;
+    return LR_OK;
+}
+
 lr_status query_need_class_index(query_db *q)
 {
     if (q->cls_first)
@@ -616,6 +651,8 @@ void query_close(query_db *q)
     dom_free(&q->dom);
     devtools_free(&q->dt);
     free(q->depth);
+    free(q->dom_first);
+    free(q->dom_kids);
     if (q->have_paths)
         paths_free(&q->paths);
     free(q->cls_first);

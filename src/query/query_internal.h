@@ -31,6 +31,8 @@ struct query_db {
     paths_result paths;      /* `path`'s shortest strong paths, whole forest (not DEVTOOLS) */
     uint32_t *depth;         /* edges from a GC root on the shortest strong path, or
                               * UINT32_MAX when unreached (STRONG/VISUALVM only) */
+    uint32_t *dom_first;     /* n_nodes + 1 entries: the nodes x immediately dominates */
+    node_ix *dom_kids;       /* are dom_kids[dom_first[x] .. dom_first[x+1]), ascending */
 
     /* ---- per-class index and sums ---- */
     uint32_t *cls_first;     /* n_classes + 2 entries: nodes of class c are
@@ -54,6 +56,7 @@ lr_status query_need_class_sizes(query_db *q); /* cls_size and cls_shallow (need
 lr_status query_need_by_name(query_db *q);
 lr_status query_need_class_retained(query_db *q);
 lr_status query_need_strings(query_db *q);
+lr_status query_need_dom_kids(query_db *q); /* dom_first and dom_kids (needs the dominators) */
 
 /* Positions [*lo, *hi) in q->by_name of the classes named `name` (needs by_name). */
 void query_name_range(const query_db *q, const char *name, uint32_t *lo, uint32_t *hi);

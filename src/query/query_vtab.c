@@ -16,7 +16,7 @@
 
 /* Plans (idxNum). */
 enum { PLAN_SCAN = 0, PLAN_ID = 1, PLAN_CLASS = 2, PLAN_BY_CLASS = 3, PLAN_DST = 4,
-       PLAN_BY_CLASS_DESC = 5 };
+       PLAN_BY_CLASS_DESC = 5, PLAN_DOMINATED = 6 };
 
 #define COST_LOOKUP 1.0 /* one row through an index */
 #define COST_CLASS 1e3  /* the instances of one class */
@@ -245,11 +245,11 @@ static int group_next(sqlite3_vtab_cursor *cur, group_load_fn load)
 /* ================================================================ objects */
 
 enum { OC_ID, OC_CLASS, OC_KIND, OC_SHALLOW, OC_RETAINED, OC_DOMINATOR, OC_DISTANCE, OC_HEAP,
-       OC_REACHABLE, OC_LOCATION, OC_DOM, OC_NAME, OC_NATIVE, OC_CLASS_ID };
+       OC_REACHABLE, OC_LOCATION, OC_DOM, OC_NAME, OC_NATIVE, OC_CLASS_ID, OC_LENGTH };
 #define OBJECTS_SCHEMA                                                                     \
     "CREATE TABLE x(id INTEGER, class TEXT, kind TEXT, shallow INTEGER, retained INTEGER, " \
     "dominator INTEGER, distance INTEGER, heap TEXT, reachable INTEGER, location TEXT, " \
-    "dom TEXT, name TEXT, native INTEGER, class_id INTEGER)"
+    "dom TEXT, name TEXT, native INTEGER, class_id INTEGER, length INTEGER)"
 
 /* V8: the script location of class c's constructor, "scriptId,line,column" from its DevTools
  * class key; NULL result when the class has none (or the graph is no V8 graph). */
@@ -279,6 +279,9 @@ static int objects_best(sqlite3_vtab *t, sqlite3_index_info *info)
         use_eq(info, i, PLAN_ID, COST_LOOKUP, 1);
     } else if ((i = find_eq(info, OC_CLASS)) >= 0) {
         use_eq(info, i, PLAN_CLASS, COST_CLASS, 1000);
+    } else if ((i = find_eq(info, OC_DOMINATOR)) >= 0) {
+        /* a node's children in the dominator tree (a subtree's CTE asks it per level) */
+        use_eq(info, i, PLAN_DOMINATED, COST_CLASS, 100);
     } else {
         info->idxNum = PLAN_SCAN;
         info->estimatedCost = (double)g->n_nodes + 10;
@@ -343,6 +346,17 @@ static int objects_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int
         c->eof = g->n_nodes == 0;
         return SQLITE_OK;
     }
+    if (plan == PLAN_DOMINATED) {
+        if ((st = query_need_dom_kids(q)) != LR_OK)
+            return query_fail(cur, st);
+        node_ix d = arg_node(g, argv[0]);
+        c->pos = d == GRAPH_NONE ? 0 : q->dom_first[d];
+        c->end = d == GRAPH_NONE ? 0 : q->dom_first[d + 1];
+        c->eof = c->pos >= c->end;
+        if (!c->eof)
+            c->node = q->dom_kids[c->pos];
+        return SQLITE_OK;
+    }
     if ((st = query_need_class_index(q)) != LR_OK || (st = query_need_by_name(q)) != LR_OK)
         return query_fail(cur, st);
     c->desc = plan == PLAN_BY_CLASS_DESC;
@@ -375,6 +389,12 @@ static int objects_next(sqlite3_vtab_cursor *cur)
         break;
     case PLAN_SCAN:
         if (++c->node >= q->g->n_nodes)
+            c->eof = 1;
+        break;
+    case PLAN_DOMINATED:
+        if (++c->pos < c->end)
+            c->node = q->dom_kids[c->pos];
+        else
             c->eof = 1;
         break;
     default:
@@ -424,6 +444,16 @@ static int objects_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
             sqlite3_result_int64(ctx, (sqlite3_int64)g->classes[k].id);
         else
             result_id(ctx, g, g->classes[k].node);
+        break;
+    }
+    case OC_LENGTH: {
+        /* an array's element count, where the dump records its elements (HPROF): MAT's
+         * @length; V8, Ruby and Dart arrays carry no count of their own */
+        unsigned k = g->node_kind[x];
+        if (g->id_size && (k == GRAPH_KIND_OBJ_ARRAY || k == GRAPH_KIND_PRIM_ARRAY))
+            sqlite3_result_int64(ctx, graph_node_len(g, x));
+        else
+            sqlite3_result_null(ctx);
         break;
     }
     case OC_SHALLOW:
