@@ -326,7 +326,7 @@ static int native_run(int argc, char **argv)
             dash = i;
     const char *bt = "fp", *out = NULL, *keep = NULL;
     uint64_t depth = 16, sample = 0, interval = 0, signo = SIGUSR2, thread_age = 0;
-    int children = 0, graph = 0, fail = 0, small_pages = 0;
+    int children = 0, graph = 0, fail = 0, small_pages = 0, no_zero = 0;
     native_store ns = {0};
     const cli_optdef opts[] = {
         {"--backtrace", CLI_OPT_STR, &bt, "MODE", "allocation backtraces (default fp)",
@@ -345,6 +345,8 @@ static int native_run(int argc, char **argv)
         {"--keep", CLI_OPT_STR, &keep, "DIR", "write every scan into DIR and keep them", NULL},
         {"--no-huge-pages", CLI_OPT_FLAG, &small_pages, NULL,
          "leave glibc's heap on 4 KiB pages (a scan's pause then grows with the heap)", NULL},
+        {"--no-zero", CLI_OPT_FLAG, &no_zero, NULL,
+         "hand out blocks unzeroed (faster; stale pointers in them can hide leaks)", NULL},
         {"--fail-on-leak", CLI_OPT_FLAG, &fail, NULL, "exit 1 when the scan found leaks", NULL},
         CLI_OPTS_OUTPUT(&out, "also save the at-exit scan report to OUT"),
         NATIVE_STORE_OPTS(&ns),
@@ -407,6 +409,8 @@ static int native_run(int argc, char **argv)
         set_env_u64("LEAKRAY_NATIVE_THREAD_AGE_MS", thread_age);
         set_env_u64("LEAKRAY_NATIVE_CHILDREN", (uint64_t)children);
         set_env_u64("LEAKRAY_NATIVE_GRAPH", (uint64_t)graph);
+        if (no_zero)
+            set_env_u64("LEAKRAY_NATIVE_ZERO", 0);
         if (small_pages) /* the library would otherwise advise huge pages before a scan */
             set_env_u64("LEAKRAY_NATIVE_HUGE_PAGES", 0);
         /* fork copies the page tables while the threads are stopped: ~8 bytes per 4 KiB

@@ -48,6 +48,11 @@ typedef struct nm_config {
 
 extern nm_config nm_cfg;
 
+/* Zero blocks of up to NM_ZERO_MAX bytes as they are handed out (LEAKRAY_NATIVE_ZERO, on
+ * unless 0; nm_alloc.c): read by every allocation, so outside nm_cfg, set before the first
+ * scan and valid from the first malloc. */
+extern int nm_zero;
+
 /* One live block, as the scanning child collects it from the heap. */
 typedef struct nm_block {
     uintptr_t addr;   /* first byte of the block */

@@ -711,22 +711,43 @@ static void *(*real_memalign)(size_t, size_t) = boot_memalign;
 static size_t (*real_usable)(void *);          /* NULL: the recorded size is all we know */
 static int (*real_posix_memalign)(void **, size_t, size_t);
 
-/* real_malloc under another allocator: its calloc up to NM_ZERO_MAX, its malloc beyond. That
- * allocator recycles the memory of freed small blocks into bigger ones (tcmalloc gives the
- * C++ runtime's 72 kB emergency pool, the first block of a process, a span that held freed
- * 48-byte blocks), and words the program never wrote would be read by the scan as pointers:
- * a stale address that a leaked block reuses later keeps that leak reachable. Valgrind's leak
- * check reads only initialised words for the same reason. calloc, not malloc and memset, lets
- * the allocator skip pages it knows are fresh; bigger blocks are data buffers the program
- * fills, where zeroing costs time in proportion and commits pages it may never touch. Chosen
- * once when the allocator is resolved: glibc's blocks of a new process come from fresh memory,
- * and its path takes no extra step. malloc, operator new and small-alignment blocks all come
- * through real_malloc. */
+/* Blocks are handed out zeroed up to NM_ZERO_MAX bytes. Every allocator recycles the memory
+ * of freed blocks: glibc gives a new 512-byte block the chunk of a freed table of pointers,
+ * tcmalloc the C++ runtime's 72 kB emergency pool or a span that held freed 48-byte blocks.
+ * The scan reads the words the program never wrote as pointers, and a stale address that a
+ * leaked block reuses later keeps that leak reachable: a whole leak missed, every run, as
+ * long as the recycled block lives. Valgrind's leak check reads only initialised words for
+ * the same reason. Under another allocator its calloc lets it skip pages it knows are fresh;
+ * glibc's calloc bypasses its per-thread cache and locks the arena (5x the cost), so there
+ * malloc and memset. Bigger blocks are data buffers the program fills, where zeroing costs
+ * time in proportion and commits pages it may never touch. LEAKRAY_NATIVE_ZERO=0 turns it
+ * off (about 8 ns less per small malloc/free pair; docs/native.md). */
 #define NM_ZERO_MAX ((size_t)128 << 10)
+int nm_zero = 1;
 static void *(*alloc_malloc)(size_t);
 static void *zeroed_malloc(size_t n)
 {
-    return n <= NM_ZERO_MAX ? real_calloc(1, n) : alloc_malloc(n);
+    if (n <= NM_ZERO_MAX && __atomic_load_n(&nm_zero, __ATOMIC_RELAXED))
+        return real_calloc(1, n);
+    return alloc_malloc(n);
+}
+
+static void *glibc_zeroed_malloc(size_t n)
+{
+    void *b = __libc_malloc(n);
+    if (b && n <= NM_ZERO_MAX && __atomic_load_n(&nm_zero, __ATOMIC_RELAXED))
+        memset(b, 0, n);
+    return b;
+}
+
+/* Zeroes bytes [from, to) of block p, as far as NM_ZERO_MAX: what realloc grew a block by
+ * and what an aligned allocation gives. */
+static void zero_span(char *p, size_t from, size_t to)
+{
+    if (to > NM_ZERO_MAX)
+        to = NM_ZERO_MAX;
+    if (from < to && __atomic_load_n(&nm_zero, __ATOMIC_RELAXED))
+        memset(p + from, 0, to - from);
 }
 
 static int resolved;
@@ -864,7 +885,7 @@ static void resolve_locked(void)
         __atomic_store_n(&real_free, __libc_free, __ATOMIC_RELAXED);
         __atomic_store_n(&real_realloc, __libc_realloc, __ATOMIC_RELAXED);
         __atomic_store_n(&real_calloc, __libc_calloc, __ATOMIC_RELAXED);
-        __atomic_store_n(&real_malloc, __libc_malloc, __ATOMIC_RELAXED);
+        __atomic_store_n(&real_malloc, glibc_zeroed_malloc, __ATOMIC_RELAXED);
     }
 }
 
@@ -1271,12 +1292,14 @@ NM_API void *realloc(void *p, size_t n)
      * a scan from seeing the block in between. */
     gate *g = gate_enter();
     uint32_t trace = h->trace;
+    size_t had = (size_t)(meta & NM_SIZE_MASK);
     h->tail = 0;
     char *b = real_realloc((char *)p - NM_HDR, nm_ask(n, NM_HDR));
     hdr *nh = b ? (hdr *)b : h;
     if (b) {
         uint64_t sz = n > NM_SIZE_MASK ? NM_SIZE_MASK : n;
         nh->meta = (nh->meta & ~NM_SIZE_MASK) | sz;
+        zero_span(b + NM_HDR, had, n); /* grown into recycled memory, in place or moved */
     }
     __asm__ __volatile__("" ::: "memory");
     nh->tail = hdr_tail(trace, hdr_check((uintptr_t)nh + NM_HDR));
@@ -1316,6 +1339,8 @@ __attribute__((always_inline)) static inline void *aligned_block(size_t align, s
     char *b = lg == NM_HDR_LOG ? real_malloc(ask) : real_memalign(off, ask);
     if (!b)
         return NULL;
+    if (lg != NM_HDR_LOG)
+        zero_span(b + off, 0, n);
     return TRACK(b + off, lg, n > NM_SIZE_MASK ? NM_SIZE_MASK : n);
 }
 
@@ -1365,11 +1390,14 @@ NM_API size_t malloc_usable_size(void *p)
     hdr *h = ours(p);
     if (!h)
         return libc_usable(p, 0);
+    /* The recorded size, as LeakSanitizer and valgrind answer: the scan reads that many
+     * bytes, and a pointer kept past them (a buffer that sizes its capacity by this call)
+     * would go unseen and its target read as leaked. */
     uint64_t meta = h->meta;
     size_t off = meta_offset(meta);
-    if (meta & NM_LIBC_BIT)
+    if ((meta & NM_SIZE_MASK) != NM_SIZE_MASK || (meta & NM_LIBC_BIT))
         return (size_t)(meta & NM_SIZE_MASK);
-    return libc_usable((char *)p - off, (meta & NM_SIZE_MASK) + off) - off;
+    return libc_usable((char *)p - off, (meta & NM_SIZE_MASK) + off) - off; /* huge */
 }
 
 /* ---- operator new/delete and the allocators' own calls ----
@@ -1628,6 +1656,7 @@ NM_API void *mi_expand(void *p, size_t n)
 /* jemalloc's mallocx: the block is tracked like malloc's, the flags (alignment, zeroing,
  * tcache, arena) kept; the alignment rises to the header's 16 bytes at least. */
 #define NM_MALLOCX_LG_ALIGN_MASK 0x3f
+#define NM_MALLOCX_ZERO 0x40
 NM_API void *mallocx(size_t n, int flags)
 {
     void *(*next)(size_t, int) = (void *(*)(size_t, int))next_fn(NX_MALLOCX);
@@ -1643,6 +1672,8 @@ NM_API void *mallocx(size_t n, int flags)
     char *b = next(n + off, fl);
     if (!b)
         return NULL;
+    if (!(flags & NM_MALLOCX_ZERO))
+        zero_span(b + off, 0, n);
     return TRACK(b + off, lg, n);
 }
 

@@ -403,6 +403,7 @@ static void read_config(void)
     nm_cfg.children = (int)env_u64("LEAKRAY_NATIVE_CHILDREN", 0);
     nm_cfg.graph = (int)env_u64("LEAKRAY_NATIVE_GRAPH", 0);
     nm_cfg.huge_pages = (int)env_u64("LEAKRAY_NATIVE_HUGE_PAGES", 1);
+    nm_zero = env_u64("LEAKRAY_NATIVE_ZERO", 1) != 0;
     nm_cfg.thread_age_ms = env_u64("LEAKRAY_NATIVE_THREAD_AGE_MS", 0);
     const char *out = env_get("LEAKRAY_NATIVE_OUT");
     if (out && strlen(out) < sizeof nm_cfg.out)
