@@ -13,6 +13,8 @@
 #include "base/hash.h"
 
 #include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -446,6 +448,124 @@ static const char *func_name(nscan_report *r, const char *sym)
     return s;
 }
 
+/* At most this many functions inlined into one another at one address are shown. */
+#define NSCAN_MAX_INLINE 32
+
+/* The name of an inlined or out-of-line function's DIE: its linkage name demangled (a C++
+ * function with its scope and arguments, as the symbol table names the out-of-line ones),
+ * else its plain name; both taken through the abstract origin an inlined copy points at. */
+static const char *die_func_name(nscan_report *r, Dwarf_Die *die)
+{
+    Dwarf_Attribute a;
+    const char *s = NULL;
+    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+        dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+        s = dwarf_formstring(&a);
+    if (!s && dwarf_attr_integrate(die, DW_AT_name, &a))
+        s = dwarf_formstring(&a);
+    return s ? func_name(r, s) : NULL;
+}
+
+/* The call site an inlined scope records (DW_AT_call_file, DW_AT_call_line): where its
+ * caller called it. Returns 0 when it has none. */
+static int call_site(nscan_report *r, Dwarf_Die *scope, Dwarf_Files *files, size_t nfiles,
+                     const char **file, int *line)
+{
+    Dwarf_Attribute a;
+    Dwarf_Word fi = 0, ln = 0;
+    if (!files || !dwarf_attr(scope, DW_AT_call_file, &a) || dwarf_formudata(&a, &fi) ||
+        fi >= nfiles || !dwarf_attr(scope, DW_AT_call_line, &a) || dwarf_formudata(&a, &ln) ||
+        ln > INT32_MAX)
+        return 0;
+    const char *f = dwarf_filesrc(files, fi, NULL, NULL);
+    if (!f)
+        return 0;
+    *file = pool_str(r, f, strlen(f));
+    *line = (int)ln;
+    return 1;
+}
+
+/* Finds, below die, the functions whose code holds pc: the out-of-line function and the
+ * functions inlined into it, outermost first, into chain (at most cap). Namespaces and
+ * classes have no addresses but can hold function definitions; lexical blocks hold inlined
+ * calls. Bounded in depth: the debug information is the binary's, not ours. */
+static void pc_chain(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *chain, int *n, int cap,
+                     int depth)
+{
+    Dwarf_Die c;
+    if (depth > 64 || dwarf_child(die, &c) != 0)
+        return;
+    do {
+        int tag = dwarf_tag(&c);
+        switch (tag) {
+        case DW_TAG_subprogram:
+        case DW_TAG_inlined_subroutine:
+        case DW_TAG_lexical_block:
+            if (dwarf_haspc(&c, pc) != 1)
+                continue;
+            if (tag != DW_TAG_lexical_block && *n < cap)
+                chain[(*n)++] = c;
+            pc_chain(&c, pc, chain, n, cap, depth + 1);
+            return; /* scopes nest: no sibling holds pc too */
+        case DW_TAG_namespace:
+        case DW_TAG_class_type:
+        case DW_TAG_structure_type:
+        case DW_TAG_union_type:
+            if (*n == 0) { /* a definition inside, before any function was found */
+                pc_chain(&c, pc, chain, n, cap, depth + 1);
+                if (*n)
+                    return;
+            }
+            break;
+        default:
+            break;
+        }
+    } while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* Frame fr's functions inlined at its address, innermost first, as LeakSanitizer and
+ * addr2line -i give them: at -O2 the allocation of make_shared, push_back or a constructor
+ * is inlined, and the line table names a line of a library header (new_allocator.h:137)
+ * while the symbol names the function it was inlined into; each caller's own line is the
+ * call site its inlined callee records. Writes up to cap frames into out: the inlined ones
+ * (inlined = 1), then fr itself at the line its outermost inlined call is on. Returns the
+ * count; 0 when nothing is inlined there (fr stands as it is). */
+static uint32_t inline_chain(nscan_report *r, Dwfl_Module *mod, Dwarf_Addr pc,
+                             const nscan_frame *fr, nscan_frame *out, uint32_t cap)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+    Dwarf_Die chain[NSCAN_MAX_INLINE + 1];
+    int n = 0;
+    if (cu)
+        pc_chain(cu, pc - bias, chain, &n, NSCAN_MAX_INLINE + 1, 0);
+    if (n < 2 || dwarf_tag(&chain[0]) != DW_TAG_subprogram || cap < 2)
+        return 0;
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+        files = NULL;
+    const char *file = fr->file;
+    int line = fr->line;
+    uint32_t k = 0;
+    for (int i = n - 1; i >= 1 && k + 1 < cap; i--) {
+        nscan_frame f = *fr;
+        f.inlined = 1;
+        f.func = die_func_name(r, &chain[i]);
+        f.func_off = 0;
+        f.file = file;
+        f.line = file ? line : 0;
+        out[k++] = f;
+        /* the next function out is shown at the line this one was called from */
+        if (!call_site(r, &chain[i], files, nfiles, &file, &line))
+            file = NULL;
+    }
+    out[k] = *fr;
+    out[k].file = file;
+    out[k].line = file ? line : 0;
+    return k + 1;
+}
+
 void nscan_symbolize(nscan_report *r)
 {
     static const Dwfl_Callbacks cb = {
@@ -473,11 +593,15 @@ void nscan_symbolize(nscan_report *r)
         }
         dwfl_report_end(d, NULL, NULL);
     }
+    nscan_frame chain[NSCAN_MAX_INLINE + 1];
     for (uint32_t t = 0; t < r->n_traces; t++) {
         nscan_trace *tr = &r->traces[t];
         uint64_t h = HASH_FNV64_INIT;
+        nscan_frame *all = NULL; /* the frames with inlined ones, once the first is found */
+        uint32_t n_all = 0;
         for (uint32_t f = 0; f < tr->n_frames; f++) {
             nscan_frame *fr = &tr->frames[f];
+            uint32_t n_chain = 0;
             for (uint32_t i = 0; i < r->n_maps; i++)
                 if (r->maps[i].exec && fr->ip >= r->maps[i].lo && fr->ip < r->maps[i].hi) {
                     uint64_t base = module_base(r, r->maps[i].path);
@@ -485,31 +609,60 @@ void nscan_symbolize(nscan_report *r)
                     fr->rel = base != UINT64_MAX ? fr->ip - base : fr->ip;
                     break;
                 }
+            /* the signature: the recorded frames only, whatever debug information says */
             const char *mn = fr->module ? fr->module : "?";
             for (const char *s = mn; *s; s++)
                 h = hash_fnv64_step(h, (uint8_t)*s);
             h = hash_fnv64_word(h, fr->rel);
-            if (!d || !fr->ip)
-                continue;
+            Dwfl_Module *mod = NULL;
             /* A return address points after the call: look up the call itself. */
             Dwarf_Addr pc = fr->ip - 1;
-            Dwfl_Module *mod = dwfl_addrmodule(d, pc);
-            if (!mod)
+            if (d && fr->ip && (mod = dwfl_addrmodule(d, pc)) != NULL) {
+                GElf_Off off = 0;
+                GElf_Sym sym;
+                const char *fn = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
+                if (fn) {
+                    fr->func = func_name(r, fn);
+                    fr->func_off = off + 1;
+                }
+                Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
+                int lineno = 0;
+                const char *file =
+                    line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+                if (file) {
+                    fr->file = pool_str(r, file, strlen(file));
+                    fr->line = lineno;
+                }
+                n_chain = inline_chain(r, mod, pc, fr, chain, NSCAN_MAX_INLINE + 1);
+            }
+            if (n_chain && !all) {
+                /* the frames so far, then room for this chain and every later frame's */
+                all = malloc(((size_t)tr->n_frames + NSCAN_MAX_INLINE * 4u) * sizeof *all);
+                if (!all) {
+                    n_chain = 0; /* out of memory: the recorded frames stand alone */
+                } else {
+                    memcpy(all, tr->frames, f * sizeof *all);
+                    n_all = f;
+                }
+            }
+            if (!all)
                 continue;
-            GElf_Off off = 0;
-            GElf_Sym sym;
-            const char *fn = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
-            if (fn) {
-                fr->func = func_name(r, fn);
-                fr->func_off = off + 1;
+            /* past NSCAN_MAX_INLINE * 4 inlined frames in all, the recorded frames only
+             * (each addition is checked, so the recorded one always has its place) */
+            if ((size_t)n_all + n_chain + (tr->n_frames - f - 1) >
+                (size_t)tr->n_frames + NSCAN_MAX_INLINE * 4u)
+                n_chain = 0;
+            if (n_chain) {
+                memcpy(all + n_all, chain, n_chain * sizeof *all);
+                n_all += n_chain;
+            } else {
+                all[n_all++] = *fr;
             }
-            Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
-            int lineno = 0;
-            const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
-            if (file) {
-                fr->file = pool_str(r, file, strlen(file));
-                fr->line = lineno;
-            }
+        }
+        if (all) {
+            free(tr->frames);
+            tr->frames = all;
+            tr->n_frames = n_all;
         }
         tr->signature = h;
     }

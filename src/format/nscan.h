@@ -47,6 +47,8 @@ typedef struct nscan_frame {
     uint64_t func_off;  /* ip - function start */
     const char *file;   /* source file, NULL when no line info */
     int line;           /* source line, 0 when none */
+    int inlined;        /* 1: a function inlined at this address, with the same ip, module
+                         * and rel as the frame after it, which calls it (no func_off) */
 } nscan_frame;
 
 typedef struct nscan_trace {

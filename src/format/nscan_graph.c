@@ -29,7 +29,10 @@ static void site_name(const nscan_report *r, uint32_t trace, char *buf, size_t n
         snprintf(buf, n, "(no backtrace)");
         return;
     }
+    /* the function the code is in (its line: where it calls what is inlined there) */
     const nscan_frame *f = &t->frames[0];
+    for (uint32_t k = 1; k < t->n_frames && f->inlined; k++)
+        f = &t->frames[k];
     if (f->func && f->file)
         snprintf(buf, n, "%s (%s:%d)", f->func, f->file, f->line);
     else if (f->func)

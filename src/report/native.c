@@ -28,7 +28,7 @@ static void put_frame_text(FILE *out, uint32_t k, const nscan_frame *f)
 {
     fprintf(out, "    #%u 0x%llx in ", k, (unsigned long long)f->ip);
     put_str(out, f->func ? f->func : "??");
-    if (f->func)
+    if (f->func && !f->inlined) /* an inlined function has no code of its own there */
         fprintf(out, "+0x%llx", (unsigned long long)f->func_off);
     if (f->file) {
         fputc(' ', out);
@@ -151,6 +151,7 @@ static void json_frames(jsonw *w, const nscan_report *r, uint32_t id)
         hex_str(buf, f->rel);
         jsonw_kv_str(w, "offset", buf);
         jsonw_kv_str(w, "function", f->func);
+        jsonw_kv_bool(w, "inlined", f->inlined);
         jsonw_kv_str(w, "file", f->file);
         if (f->file)
             jsonw_kv_int(w, "line", f->line);

@@ -210,8 +210,10 @@ static const char SQL_ANALYZE_GROUPS[] =
     " FROM json_each(?1, ?2) AS g";
 
 /* Groups of a native scan report: groups[] keyed by their frame signature; bytes and blocks
- * stand for retained bytes and instances, the top frame for the description: its function,
- * else its module and offset ("libcache.so.1+0x1cb3", a binary without symbols), else its
+ * stand for retained bytes and instances, the top frame for the description: its function
+ * (the one the code is in, not a function inlined there: `make_shared` and the allocator
+ * calls inlined into every C++ allocation would name them all alike), else its module and
+ * offset ("libcache.so.1+0x1cb3", a binary without symbols), else its
  * address. Blocks allocated with no backtrace (sampling, a frame-less allocator) have no
  * signature in the report: the text shows them as 0000000000000000, and so are they kept,
  * as one leak "no backtrace". */
@@ -221,7 +223,8 @@ static const char SQL_NATIVE_GROUPS[] =
     "                CASE WHEN json_array_length(g.value, '$.frames') > 0 THEN NULL"
     "                     ELSE '" STORE_NO_BACKTRACE_SIG "' END),"
     " coalesce(json_extract(g.value, '$.short_description'),"
-    "          json_extract(g.value, '$.frames[0].function'),"
+    "          (SELECT json_extract(f.value, '$.function') FROM json_each(g.value, '$.frames')"
+    "           AS f WHERE NOT coalesce(json_extract(f.value, '$.inlined'), 0) LIMIT 1),"
     "          json_extract(g.value, '$.frames[0].symbol'),"
     "          json_extract(g.value, '$.frames[0].module') || '+' ||"
     "          json_extract(g.value, '$.frames[0].offset'),"
