@@ -33,6 +33,7 @@
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
+extern void abort(void) __attribute__((noreturn));
 extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
 extern void *__libc_memalign(size_t, size_t);
@@ -1466,13 +1467,99 @@ static void text_of(const void *base, uintptr_t *lo, uintptr_t *span)
 enum { NEW_PASS = 1, NEW_TRACK = 2 };
 static int new_mode;
 
+/* A definition of a symbol in an object loaded without RTLD_GLOBAL, which RTLD_NEXT does not
+ * see: a C program (CPython, a plugin host) that dlopens a C++ library brings libstdc++ in a
+ * local scope, and the library's operator new binds to the monitor's, the first global one. */
+struct local_find {
+    const char *sym;
+    const void *self; /* the monitor's base: its own definitions are not the next ones */
+    void *found;
+};
+
+static int local_find_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct local_find *lf = arg;
+    if (!info->dlpi_name || !info->dlpi_name[0])
+        return 0;
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    void *f = dlsym(h, lf->sym); /* the object's own scope: it and what it depends on */
+    dlclose(h);
+    if (f && object_base(f) != lf->self) {
+        lf->found = f;
+        return 1;
+    }
+    return 0;
+}
+
+/* What a hook calls when no object defines its next one, not even in a local scope: the
+ * C++ runtime's behaviour on malloc's blocks (no new_handler; out of memory ends the
+ * program, where bad_alloc cannot be thrown from C). */
+static void *fb_new(size_t n, size_t nt)
+{
+    (void)nt;
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        static const char m[] = "leakray native: operator new: out of memory\n";
+        ssize_t w = write(2, m, sizeof m - 1);
+        (void)w;
+        abort();
+    }
+    return p;
+}
+static void *fb_new_nothrow(size_t n, size_t nt)
+{
+    (void)nt;
+    return malloc(n ? n : 1);
+}
+static void *fb_new_aligned(size_t n, size_t align, size_t nt)
+{
+    (void)nt;
+    return aligned_block(align, n ? n : 1);
+}
+static void fb_delete(void *p, size_t a, size_t b)
+{
+    (void)a;
+    (void)b;
+    free(p);
+}
+
 static __attribute__((noinline, cold)) void *next_lookup(int i)
 {
     int g = nm_guard_set(1);
     void *f = dlsym(RTLD_NEXT, nx_names[i]);
+    if (!f) {
+        struct local_find lf = {nx_names[i], object_base((const void *)next_lookup), NULL};
+        dl_iterate_phdr(local_find_cb, &lf);
+        f = lf.found;
+    }
     nm_guard_set(g);
-    __atomic_store_n(&nx[i], f, __ATOMIC_RELAXED);
-    return f;
+    if (f) {
+        /* the C++ runtime over glibc's heap, loaded since new_resolve found none: the hooks
+         * make new's blocks from now on, as new_resolve would have had it (its own new
+         * loses the frame of new's caller from the stack) */
+        char rt[64];
+        if (i <= NX_NA_AL_NT && !foreign &&
+            __atomic_load_n(&new_mode, __ATOMIC_ACQUIRE) == NEW_PASS) {
+            object_name(f, rt, sizeof rt);
+            if (!strncmp(rt, "libstdc++", 9) || !strncmp(rt, "libc++", 6))
+                __atomic_store_n(&new_mode, NEW_TRACK, __ATOMIC_RELEASE);
+        }
+        __atomic_store_n(&nx[i], f, __ATOMIC_RELAXED);
+        return f;
+    }
+    /* not kept: the runtime may be loaded later, and then its own is the one to call */
+    if (i == NX_NW || i == NX_NA)
+        return (void *)fb_new;
+    if (i == NX_NW_NT || i == NX_NA_NT)
+        return (void *)fb_new_nothrow;
+    if (i >= NX_NW_AL && i <= NX_NA_AL_NT)
+        return (void *)fb_new_aligned;
+    if (i >= NX_DL && i <= NX_DA_AL_NT)
+        return (void *)fb_delete;
+    return NULL;
 }
 
 /* The next definition of nx_names[i]; looked up again while missing (libstdc++ may be
