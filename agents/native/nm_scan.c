@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_CAPTURE 1024            /* threads a scan can stop */
+#define MAX_CAPTURE NM_MAX_THREADS  /* threads a scan can stop (about 1 MiB of registers) */
 #define TRACER_STACK (256u << 10)   /* the tracer's own stack */
 #define STOP_ROUNDS 30              /* re-list /proc/PID/task until stable (LSan: 30) */
 #define STOP_TIMEOUT_MS 5000        /* give up waiting for the tracer after this */
@@ -92,7 +92,7 @@ typedef struct scan_state {
     int release;                /* scanner -> tracer: detach now */
     int n;                      /* captured threads */
     int n_failed;               /* threads that could not be stopped */
-    int overflow;               /* more than MAX_CAPTURE threads */
+    int overflow;               /* threads past MAX_CAPTURE (the most any round saw) */
     char err[128];              /* why the capture failed */
     int n_refused;              /* threads that refused ptrace, listed once */
     pid_t refused[64];          /* their ids, so later rounds skip them */
@@ -134,7 +134,8 @@ static char *fmt_hex(char *p, uint64_t v)
     return p;
 }
 
-/* Thread ids of pid from /proc/PID/task with getdents64 (opendir would allocate). */
+/* Thread ids of pid from /proc/PID/task with getdents64 (opendir would allocate): the first
+ * max into out; returns how many there are, past max too. */
 static int list_tids(pid_t pid, pid_t *out, int max)
 {
     char path[64] = "/proc/", *p = fmt_u64(path + 6, (uint64_t)pid);
@@ -163,7 +164,8 @@ static int list_tids(pid_t pid, pid_t *out, int max)
             for (const char *c = d->name; *c >= '0' && *c <= '9'; c++)
                 v = v * 10 + (*c - '0');
             if (n < max)
-                out[n++] = (pid_t)v;
+                out[n] = (pid_t)v;
+            n++;
         }
     }
     SYS(SYS_close, fd, 0, 0, 0);
@@ -200,6 +202,11 @@ static int tracer_main(void *arg)
             str_copy(st->err, sizeof st->err, "cannot list /proc/PID/task");
             break;
         }
+        if (n > MAX_CAPTURE) { /* those past the list would run on, their stacks unread */
+            if (n - MAX_CAPTURE > st->overflow)
+                st->overflow = n - MAX_CAPTURE;
+            n = MAX_CAPTURE;
+        }
         for (int i = 0; i < n; i++) {
             pid_t t = tids[i];
             int known = t == st->self;
@@ -210,7 +217,8 @@ static int tracer_main(void *arg)
             if (known)
                 continue;
             if (st->n == MAX_CAPTURE) {
-                st->overflow = 1;
+                if (!st->overflow)
+                    st->overflow = 1;
                 continue;
             }
             added++;
