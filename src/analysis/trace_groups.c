@@ -2,8 +2,10 @@
 /* trace_groups.c: exact group sizes (analysis layer), prefix trace_. What a group's leaking
  * objects retain together, never double counted: what they reach minus what stays alive
  * without them, in the view the dominator tree was built with (trace_together). Cost: one
- * traversal from the group plus one scan of the edges per group, O(N+E), so trace_finish
- * sizes this way only the groups the dominator tree cannot answer, up to a fixed number. */
+ * traversal from the group plus one scan of the edges per group, O(N+E); with what every
+ * group of one analysis shares built once (trace_tog_base_build, one traversal from the
+ * roots), a group costs what its objects reach (trace_together_base). trace_finish sizes
+ * this way only the groups the dominator tree cannot answer, up to a fixed number. */
 #include "analysis/trace_internal.h"
 #include "base/err.h"
 #include "base/search.h"
@@ -38,8 +40,12 @@ static inline void bit_set(uint8_t *m, node_ix x)
 static int tog_follow(const graph *g, const rules_set *rs, const dom_opts *o, node_ix x,
                       edge_ix e)
 {
-    if (o && o->reach)
-        return o->reach(g, e, o->reach_ctx);
+    if (o && o->reach) {
+        /* the reach filter's answers as data where it has them: the filter itself finds
+         * the edge's source by a search, edge after edge out of CSR order here */
+        int a = o->reach_table ? dom_reach_table_answer(g, o->reach_table, x, e) : -1;
+        return a >= 0 ? a : o->reach(g, e, o->reach_ctx);
+    }
     return GRAPH_EDGE_STRENGTH(g->edge_kind[e]) == GRAPH_STRONG && follow(rs, x, e);
 }
 
@@ -162,22 +168,190 @@ static uint32_t tog_next(tog_ctx *c, node_ix x, uint32_t *cur, node_ix *y)
     return 0;
 }
 
+static void tog_ctx_init(tog_ctx *tc, const graph *g, const rules_set *rs, const dom_opts *o)
+{
+    *tc = (tog_ctx){g, rs, o,
+                    !(o && (o->flags & DOM_NO_CLASS_HOPS)) && g->format &&
+                        !strcmp(g->format, "hprof"),
+                    NULL, NULL};
+    /* a byte and an answer per class, filled as classes are met; without them each hop
+     * reads its class's edges again (same answer, slower) */
+    if (tc->hops) {
+        tc->loaded = err_calloc(g->n_classes ? g->n_classes : 1, 1);
+        tc->hop = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *tc->hop);
+        for (class_ix k = 0; tc->hop && k < g->n_classes; k++)
+            tc->hop[k] = TOG_HOP_UNKNOWN;
+    }
+}
+
+static void tog_ctx_free(tog_ctx *tc)
+{
+    free(tc->loaded);
+    free(tc->hop);
+}
+
+/* Whether root entry r (g->n_roots: the synthetic root) counts in the tree's view. */
+static int tog_root_counts(const graph *g, const dom_opts *o, uint32_t r)
+{
+    return !(o && o->root && r < g->n_roots && !o->root(g, r, o->root_ctx));
+}
+
+static inline int tog_reached(const dom_tree *dt, node_ix x)
+{
+    return x < dt->n && dt->idom[x] != GRAPH_NONE;
+}
+
+void trace_tog_base_free(trace_tog_base *b)
+{
+    free(b->live0);
+    free(b->held0);
+    free(b->behind);
+    memset(b, 0, sizeof *b);
+}
+
+/* Every group's leaking objects together (A = all): live0, what the roots reach without
+ * entering A, is alive whichever group's objects are taken away (taking fewer away only adds
+ * ways in). So a group S loses only nodes it reaches without passing a live0 node: on a path
+ * from S whose last live0 node is w, what follows w is reached from w, alive, unless it
+ * passes S again, and then it is reached from S that way too. And every reachable node
+ * outside live0 that S does not reach so is alive for S: a way in from a root passes S last
+ * before a live0 node, or not at all. */
+lr_status trace_tog_base_build(const graph *g, const rules_set *rs, const dom_opts *o,
+                               const dom_tree *dt, const uint8_t *all, uint32_t *queue,
+                               trace_tog_base *b, lr_error *err)
+{
+    memset(b, 0, sizeof *b);
+    uint32_t n = g->n_nodes, qt = 0;
+    b->live0 = err_calloc(n / 8 + 1, 1);
+    b->held0 = err_calloc(n / 8 + 1, 1);
+    if (!b->live0 || !b->held0) {
+        trace_tog_base_free(b);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory sizing leak groups");
+    }
+    tog_ctx tc;
+    tog_ctx_init(&tc, g, rs, o);
+    for (uint32_t r = 0; r <= g->n_roots; r++) {
+        node_ix x = r < g->n_roots ? g->roots[r].node : g->synthetic_root;
+        if (x >= n || !tog_reached(dt, x) || !tog_root_counts(g, o, r))
+            continue;
+        if (bit_get(all, x)) {
+            bit_set(b->held0, x);
+        } else if (!bit_get(b->live0, x)) {
+            bit_set(b->live0, x);
+            queue[qt++] = x;
+        }
+    }
+    for (uint32_t qh = 0; qh < qt; qh++) {
+        node_ix x = queue[qh], y;
+        for (uint32_t cur = 0; tog_next(&tc, x, &cur, &y);) {
+            if (bit_get(all, y)) {
+                bit_set(b->held0, y);
+            } else if (!bit_get(b->live0, y)) {
+                bit_set(b->live0, y);
+                queue[qt++] = y;
+            }
+        }
+    }
+    tog_ctx_free(&tc);
+    uint32_t nb = 0;
+    for (node_ix x = 0; x < n; x++)
+        nb += tog_reached(dt, x) && !bit_get(b->live0, x);
+    b->behind = err_mallocarray(nb ? nb : 1, sizeof *b->behind);
+    if (!b->behind) {
+        trace_tog_base_free(b);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory sizing leak groups");
+    }
+    for (node_ix x = 0; x < n; x++)
+        if (tog_reached(dt, x) && !bit_get(b->live0, x))
+            b->behind[b->n_behind++] = x;
+    return LR_OK;
+}
+
+void trace_together_base(const graph *g, const rules_set *rs, const dom_opts *o,
+                         const dom_tree *dt, const trace_tog_base *b, const uint8_t *stop,
+                         uint8_t *inr, uint8_t *live, uint32_t *queue, uint64_t *bytes,
+                         uint64_t *count)
+{
+    if (!b->live0) {
+        trace_together(g, rs, o, dt, stop, inr, live, queue, bytes, count);
+        return;
+    }
+    tog_ctx tc;
+    tog_ctx_init(&tc, g, rs, o);
+    uint32_t n = g->n_nodes, qt = 0;
+    /* R: what S reaches short of live0 (S included); inr and live are cleared after, over
+     * what was set, so a group costs what it reaches */
+    for (uint32_t i = 0; i < b->n_behind; i++) {
+        node_ix x = b->behind[i];
+        if (bit_get(stop, x) && !bit_get(inr, x)) {
+            bit_set(inr, x);
+            queue[qt++] = x;
+        }
+    }
+    for (uint32_t qh = 0; qh < qt; qh++) {
+        node_ix x = queue[qh], y;
+        for (uint32_t cur = 0; tog_next(&tc, x, &cur, &y);) {
+            if (bit_get(inr, y) || bit_get(b->live0, y))
+                continue;
+            bit_set(inr, y);
+            queue[qt++] = y;
+        }
+    }
+    uint32_t nr = qt;
+    uint64_t rb = 0;
+    for (uint32_t i = 0; i < nr; i++)
+        rb += tog_weight(g, o, queue[i]);
+    /* Live seeds in R \ S: the leaking objects of other groups a live0 node or a root holds,
+     * and what the reachable nodes behind the leaking objects but outside R refer to. R is
+     * behind them all (no live0 node in it), so the behind list stands for it from here and
+     * the queue starts over. */
+    qt = 0;
+    for (uint32_t i = 0; i < b->n_behind; i++) {
+        node_ix x = b->behind[i];
+        if (bit_get(inr, x) && bit_get(b->held0, x) && !bit_get(stop, x) &&
+            !bit_get(live, x)) {
+            bit_set(live, x);
+            queue[qt++] = x;
+        }
+    }
+    for (uint32_t i = 0; i < b->n_behind; i++) {
+        node_ix x = b->behind[i], y;
+        if (bit_get(inr, x))
+            continue;
+        for (uint32_t cur = 0; tog_next(&tc, x, &cur, &y);) {
+            if (y >= n || !bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
+                continue;
+            bit_set(live, y);
+            queue[qt++] = y;
+        }
+    }
+    for (uint32_t qh = 0; qh < qt; qh++) {
+        node_ix x = queue[qh], y;
+        for (uint32_t cur = 0; tog_next(&tc, x, &cur, &y);) {
+            if (!bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
+                continue;
+            bit_set(live, y);
+            queue[qt++] = y;
+        }
+    }
+    uint64_t lb = 0;
+    for (uint32_t i = 0; i < qt; i++)
+        lb += tog_weight(g, o, queue[i]);
+    *bytes = rb - lb;
+    *count = (uint64_t)nr - qt;
+    for (uint32_t i = 0; i < b->n_behind; i++) { /* R and its live part are behind */
+        inr[b->behind[i] / 8] = 0;
+        live[b->behind[i] / 8] = 0;
+    }
+    tog_ctx_free(&tc);
+}
+
 void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, const dom_tree *dt,
                      const uint8_t *stop, uint8_t *inr, uint8_t *live, uint32_t *queue,
                      uint64_t *bytes, uint64_t *count)
 {
-    tog_ctx tc = {g, rs, o,
-                  !(o && (o->flags & DOM_NO_CLASS_HOPS)) && g->format &&
-                      !strcmp(g->format, "hprof"),
-                  NULL, NULL};
-    /* a byte and an answer per class, filled as classes are met; without them each hop
-     * reads its class's edges again (same answer, slower) */
-    if (tc.hops) {
-        tc.loaded = err_calloc(g->n_classes ? g->n_classes : 1, 1);
-        tc.hop = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *tc.hop);
-        for (class_ix k = 0; tc.hop && k < g->n_classes; k++)
-            tc.hop[k] = TOG_HOP_UNKNOWN;
-    }
+    tog_ctx tc;
+    tog_ctx_init(&tc, g, rs, o);
     uint32_t n = g->n_nodes, qt = 0;
     memset(inr, 0, n / 8 + 1);
     memset(live, 0, n / 8 + 1);
@@ -265,6 +439,5 @@ void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, cons
     rc -= qt;
     *bytes = rb;
     *count = rc;
-    free(tc.loaded);
-    free(tc.hop);
+    tog_ctx_free(&tc);
 }

@@ -134,4 +134,31 @@ void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, cons
                     const uint8_t *stop, uint8_t *inr, uint8_t *live, uint32_t *queue,
                     uint64_t *bytes, uint64_t *count);
 
+/* What every group of one analysis shares, so that each group costs what its leaking objects
+ * reach rather than the heap: the nodes alive without any group's leaking objects (one
+ * traversal), the leaking objects such a node refers to, and the reachable nodes outside
+ * them (what only leaking objects keep). */
+typedef struct trace_tog_base {
+    uint8_t *live0;  /* bit per node: reached from the roots without entering `all` */
+    uint8_t *held0;  /* bit per node: a node of `all` a live0 node or a root refers to */
+    node_ix *behind; /* the reachable nodes not in live0 (`all` among them), ascending */
+    uint32_t n_behind;
+} trace_tog_base;
+
+/* Fills b for the leaking objects of every group to size (bitmap `all`); queue has N
+ * entries. LR_ERR_NOMEM leaves b zeroed (trace_together_base then answers as
+ * trace_together). */
+lr_status trace_tog_base_build(const graph *g, const rules_set *rs, const dom_opts *o,
+                               const dom_tree *dt, const uint8_t *all, uint32_t *queue,
+                               trace_tog_base *b, lr_error *err);
+void trace_tog_base_free(trace_tog_base *b);
+
+/* trace_together for a group whose leaking objects (stop) are among the base's `all`: the
+ * same answer, from a traversal of what they reach short of live0 and a scan of the edges
+ * of b->behind instead of the heap's. */
+void trace_together_base(const graph *g, const rules_set *rs, const dom_opts *o,
+                         const dom_tree *dt, const trace_tog_base *b, const uint8_t *stop,
+                         uint8_t *inr, uint8_t *live, uint32_t *queue, uint64_t *bytes,
+                         uint64_t *count);
+
 #endif
