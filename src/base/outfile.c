@@ -216,9 +216,9 @@ static void release(outfile *of)
  * commit from closing stdout itself. Bytes stdio still buffers go out first. */
 /* A stream written in place: standard output (dev NULL), or a FIFO or character device that
  * already exists at dev (a pipe of the shell's >(...), /dev/null, /dev/stdout). */
-static lr_status open_stream(const char *dev, outfile **out, lr_error *err)
+static lr_status open_stream(const char *dev, int fdn, outfile **out, lr_error *err)
 {
-    const char *name = dev ? dev : "(stdout)";
+    const char *name = dev ? dev : fdn == STDOUT_FILENO ? "(stdout)" : "(descriptor)";
     outfile *of = err_calloc(1, sizeof *of);
     if (!of)
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
@@ -233,7 +233,7 @@ static lr_status open_stream(const char *dev, outfile **out, lr_error *err)
     fflush(stdout);
     /* non-blocking open: a FIFO no process reads fails at once (ENXIO) instead of waiting */
     of->fd = dev ? open(dev, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-                 : fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+                 : fcntl(fdn, F_DUPFD_CLOEXEC, 3);
     if (dev && of->fd < 0 && errno == ENXIO) {
         lr_status s = LR_FAIL(err, LR_ERR_IO, "%s: a FIFO that no process reads", name);
         release(of);
@@ -250,6 +250,30 @@ static lr_status open_stream(const char *dev, outfile **out, lr_error *err)
     return LR_OK;
 }
 
+/* The descriptor a path names by number (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N), or -1: such a path is the process's own open file, which a rename over
+ * it would not reach (`-o /dev/stdout > f` replaced the /dev/stdout link itself, for every
+ * process of the machine, and f stayed empty). */
+static int fd_named(const char *path)
+{
+    if (!strcmp(path, "/dev/stdout"))
+        return STDOUT_FILENO;
+    if (!strcmp(path, "/dev/stderr"))
+        return STDERR_FILENO;
+    const char *d = !strncmp(path, "/dev/fd/", 8)         ? path + 8
+                    : !strncmp(path, "/proc/self/fd/", 14) ? path + 14
+                                                            : NULL;
+    if (!d || !*d || strlen(d) > 6)
+        return -1;
+    int n = 0;
+    for (; *d; d++) {
+        if (*d < '0' || *d > '9')
+            return -1;
+        n = n * 10 + (*d - '0');
+    }
+    return n;
+}
+
 lr_status outfile_open(const char *path, outfile **out, lr_error *err)
 {
     *out = NULL;
@@ -260,10 +284,30 @@ lr_status outfile_open(const char *path, outfile **out, lr_error *err)
      * other kind of file is not a file to replace. */
     struct stat tsb;
     if (strcmp(path, OUTFILE_STDOUT) == 0)
-        return open_stream(NULL, out, err);
+        return open_stream(NULL, STDOUT_FILENO, out, err);
+    int fdn = fd_named(path);
+    if (fdn >= 0) { /* written where the descriptor is, as a shell's `>&N` */
+        if (fcntl(fdn, F_GETFD) < 0)
+            return LR_FAIL(err, LR_ERR_IO, "%s: %s", path, strerror(errno));
+        return open_stream(NULL, fdn, out, err);
+    }
+    /* A symbolic link: its target is the file to replace (a rename onto the link would
+     * replace the link, and the file it names would keep its old contents). */
+    struct stat lsb;
+    if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) {
+        char *real = realpath(path, NULL);
+        if (!real)
+            return LR_FAIL(err, LR_ERR_IO, "%s: a symbolic link to %s; not replaced", path,
+                           errno == ENOENT ? "nothing" : strerror(errno));
+        lr_status s = fd_named(real) >= 0 || !strcmp(real, path)
+                          ? LR_FAIL(err, LR_ERR_IO, "%s: not a file to replace", path)
+                          : outfile_open(real, out, err);
+        free(real);
+        return s;
+    }
     int exists = stat(path, &tsb) == 0;
     if (exists && (S_ISFIFO(tsb.st_mode) || S_ISCHR(tsb.st_mode)))
-        return open_stream(path, out, err);
+        return open_stream(path, -1, out, err);
     if (exists && !S_ISREG(tsb.st_mode))
         return LR_FAIL(err, LR_ERR_IO, "%s: exists and is not a regular file; not replaced",
                        path);

@@ -121,4 +121,28 @@ if command -v gdb >/dev/null; then
 else
     echo "note: gdb not installed, signal cases skipped" >&2
 fi
+# A symbolic link as OUT: the file it names is replaced, the link kept (a rename onto the
+# link replaced the link and left the file as it was); a link to nothing is refused. A path
+# that names a descriptor of the process (/dev/stdout, /dev/fd/N) is written where that
+# descriptor is: with stdout redirected to a file, `-o /dev/stdout` replaced the
+# /dev/stdout link itself and the file stayed empty.
+mkdir -p "$tmp/ln"
+echo old >"$tmp/ln/target.html"
+ln -s target.html "$tmp/ln/link.html"
+"$LEAKRAY" report --no-timing "$fix/RI.hprof" -o "$tmp/ln/link.html" >/dev/null ||
+    fail "report through a symbolic link failed"
+[ -L "$tmp/ln/link.html" ] || fail "the symbolic link was replaced"
+grep -q '^<!DOCTYPE html>' "$tmp/ln/target.html" || fail "the link's target kept its contents"
+[ "$(ls -A "$tmp/ln" | wc -l)" = 2 ] || fail "files left beside the link: $(ls -A "$tmp/ln")"
+ln -s nowhere "$tmp/ln/dangling.html"
+rc=0
+"$LEAKRAY" report --no-timing "$fix/RI.hprof" -o "$tmp/ln/dangling.html" >/dev/null \
+    2>"$tmp/ln/err" || rc=$?
+[ $rc = 4 ] && grep -q 'a symbolic link to nothing; not replaced' "$tmp/ln/err" ||
+    fail "a dangling link: exit $rc: $(cat "$tmp/ln/err")"
+"$LEAKRAY" report --no-timing --format json "$fix/RI.hprof" -o /dev/fd/1 >"$tmp/ln/fd.json" ||
+    fail "report -o /dev/fd/1 failed"
+head -c 20 "$tmp/ln/fd.json" | grep -q '"schema_version"' ||
+    fail "-o /dev/fd/1 with stdout in a file: $(head -c 80 "$tmp/ln/fd.json")"
+echo "ok: symbolic links and descriptor paths as OUT" >&2
 echo "PASS"
