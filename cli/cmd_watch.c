@@ -288,7 +288,8 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
     }
     if (store_url)
         to_store(store_url, dump, jfin, quiet);
-    unsigned pruned = watch_prune_dumps(dir, (unsigned)max_dumps);
+    unsigned pruned =
+        watch_prune_dumps(dir, max_dumps > UINT_MAX ? UINT_MAX : (unsigned)max_dumps, dump);
     rep_watch_report r = {.dump = dump,
                           .dump_bytes = (uint64_t)sb.st_size,
                           .report_text = tfin,

@@ -389,7 +389,7 @@ uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     snprintf(A.last_dump, sizeof A.last_dump, "%s", fin);
     /* the analysis prunes the folder too, but one that fails (killed, crashed, not there)
      * would leave every dump behind it */
-    watch_prune_dumps(A.dir, A.opts.max_dumps);
+    watch_prune_dumps(A.dir, A.opts.max_dumps, fin);
     A.last_pause_ms = pause;
     S.dump_epoch = epoch_at_start;
     agent_say("heap dump %s: %.1f MB, pause %.0f ms; analysing in a separate process", fin,

@@ -51,8 +51,13 @@ static int orphan_part(const char *e)
     return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
-unsigned watch_prune_dumps(const char *dir, unsigned max)
+unsigned watch_prune_dumps(const char *dir, unsigned max, const char *keep)
 {
+    /* the dump just written or analysed is the newest, whatever its time says (a copy that
+     * kept an old one was deleted with the reports just written of it) */
+    const char *kb = keep ? strrchr(keep, '/') : NULL;
+    kb = kb ? kb + 1 : keep;
+    int kept = 0;
     DIR *d = opendir(dir);
     if (!d)
         return 0;
@@ -71,6 +76,10 @@ unsigned watch_prune_dumps(const char *dir, unsigned max)
         if (strncmp(e->d_name, WATCH_DUMP_PREFIX, strlen(WATCH_DUMP_PREFIX)) != 0 || l < 7 ||
             strcmp(e->d_name + l - 6, ".hprof") != 0)
             continue;
+        if (kb && strcmp(e->d_name, kb) == 0) {
+            kept = 1;
+            continue;
+        }
         if (n == cap) {
             cap = cap ? cap * 2 : 16;
             dumpent *nn = realloc(names, cap * sizeof *names);
@@ -89,6 +98,8 @@ unsigned watch_prune_dumps(const char *dir, unsigned max)
             n++;
     }
     closedir(d);
+    if (kept && max > 0)
+        max--;
     if (n > max) {
         qsort(names, n, sizeof *names, by_age);
         for (size_t i = 0; i + max < n; i++) {

@@ -9,7 +9,8 @@
  * deleting older ones with their reports, and the partial dumps of JVMs that died writing
  * them (max bounds the folder). Returns how many were deleted. The agent prunes after each
  * dump it writes, `leakray watch analyze` after each report: a dump whose analysis failed
- * (the analyser crashed, was killed, or is not there) counts too. */
-unsigned watch_prune_dumps(const char *dir, unsigned max);
+ * (the analyser crashed, was killed, or is not there) counts too. keep (a path, or NULL)
+ * names the dump just written or analysed: it counts as the newest and is never deleted. */
+unsigned watch_prune_dumps(const char *dir, unsigned max, const char *keep);
 
 #endif

@@ -37,4 +37,24 @@ run watch analyze "$dump" --no-timing --max-dumps 1
 expect_rc 0
 [ -e "$dump" ] && [ -e "${dump%.hprof}.txt" ] || fail "the dump just analysed was pruned"
 [ ! -e "$old" ] || fail "the older dump (a later name) was kept"
+# The dump analysed is the newest whatever its time (a copy that kept an old time was
+# deleted with the reports just written of it), and a --max-dumps past 2^32 keeps all (it
+# wrapped to 0: every dump deleted).
+rm -f "$dir"/leakray-*
+for n in 1 2 3; do
+    cp "$FIX/test-dump.hprof" "$dir/leakray-2026010$n-000000-1-1.hprof"
+    touch -d "2026-01-0$n" "$dir/leakray-2026010$n-000000-1-1.hprof"
+done
+mid=$dir/leakray-20260102-000000-1-1.hprof
+run watch analyze "$mid" --no-timing --max-dumps 1
+expect_rc 0
+[ -e "$mid" ] && [ -e "${mid%.hprof}.txt" ] && [ -e "${mid%.hprof}.json" ] ||
+    fail "the older dump analysed, or its reports, pruned: $(ls "$dir")"
+[ "$(ls "$dir"/leakray-*.hprof | wc -l)" = 1 ] || fail "--max-dumps 1 kept: $(ls "$dir")"
+for n in 4 5; do
+    cp "$FIX/test-dump.hprof" "$dir/leakray-2026010$n-000000-1-1.hprof"
+done
+run watch analyze "$dir/leakray-20260105-000000-1-1.hprof" --no-timing --max-dumps 4294967296
+expect_rc 0
+[ "$(ls "$dir"/leakray-*.hprof | wc -l)" = 3 ] || fail "--max-dumps 2^32 kept: $(ls "$dir")"
 echo "watch_prune_parts: ok"
