@@ -340,7 +340,23 @@ int cmd_analyze(int argc, char **argv)
     } else {
         char abs[PATH_MAX];
         const char *shown = realpath(co.pos[0], abs) ? abs : co.pos[0];
-        if (co.json) {
+        /* the page first: under --json a failure to write it is the one document on stdout
+         * (the result, then an error object, was two) */
+        int html_rc = CLI_EXIT_OK;
+        if (html) {
+            lr_analysis *an = lr_analysis_wrap(h, &rs, &ls, &tr, &dt, suspects,
+                                               no_suspects ? NULL : &sr, ms);
+            uint64_t bytes = 0;
+            if (an)
+                lr_analysis_keep_tree(an, &kept);
+            html_rc = an ? report_write_file(&co, an, LR_RENDER_HTML, html, shown, &bytes)
+                         : cli_fail(&co, LR_ERR_NOMEM, "out of memory");
+            lr_analysis_free(an);
+            analyze_phase("html", &tp);
+        }
+        if (co.json && html_rc != CLI_EXIT_OK) {
+            /* its error object is the document (html_rc is the exit below) */
+        } else if (co.json) {
             rep_analyze v = {shown, g, &rs, &ls, &tr, &dt, collapse ? &cs : NULL,
                              no_suspects ? NULL : &sr, suspects, verbose};
             jsonw w;
@@ -355,18 +371,6 @@ int cmd_analyze(int argc, char **argv)
         }
         analyze_phase("report", &tp);
         rc = CLI_EXIT_OK;
-        int html_rc = CLI_EXIT_OK;
-        if (html) {
-            lr_analysis *an = lr_analysis_wrap(h, &rs, &ls, &tr, &dt, suspects,
-                                               no_suspects ? NULL : &sr, ms);
-            uint64_t bytes = 0;
-            if (an)
-                lr_analysis_keep_tree(an, &kept);
-            html_rc = an ? report_write_file(&co, an, LR_RENDER_HTML, html, shown, &bytes)
-                         : cli_fail(&co, LR_ERR_NOMEM, "out of memory");
-            lr_analysis_free(an);
-            analyze_phase("html", &tp);
-        }
         if (fail_on_leak && (tr.n_traces || tr.n_unreachable))
             rc = CLI_EXIT_FINDINGS;
         /* a verdict on part of a heap proves nothing: a CI gate must not rely on it */

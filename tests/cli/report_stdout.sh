@@ -68,3 +68,10 @@ run report --no-timing --db "$db" --format json -o -
 expect_rc 0
 json_eq "type(d).__name__" dict
 echo "ok: report -o - writes to stdout"
+# analyze --json --html OUT that cannot be written: one document, the error (the result and
+# then an error object were two)
+run analyze --no-timing --json "$dump" --html "$T/no-such-dir/page.html"
+expect_rc 4
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert "error" in d and "mode" not in d, list(d)' \
+    "$T/out" || fail "analyze --json --html unwritable: $(head -c 200 "$T/out")"
+echo "ok: analyze --json with an unwritable --html prints the error alone"
