@@ -50,6 +50,11 @@ leaks "$work/js.swap2" --fail-on-leak --baseline "$J/baseline.heapsnapshot" \
     fail "target and final swapped: exit $rc"
 leaks "$work/js.same" --baseline "$J/target.heapsnapshot" --target "$J/target.heapsnapshot"
 [ $rc = 2 ] && grep -q "are the same file" "$work/js.same.err" || fail "one file twice: exit $rc"
+# the baseline again as the final snapshot: every new object is absent from it, 0 leaked
+leaks "$work/js.basefinal" --fail-on-leak --baseline "$J/baseline.heapsnapshot" \
+    --target "$J/target.heapsnapshot" --final "$J/baseline.heapsnapshot"
+[ $rc = 2 ] && grep -q "are the same file: the final snapshot" "$work/js.basefinal.err" ||
+    fail "the baseline as the final snapshot: exit $rc"
 # ... and a copy of it: nothing only one of them has ("0 leaked", the gate passed)
 cp "$J/target.heapsnapshot" "$work/copy.heapsnapshot"
 leaks "$work/js.copy" --fail-on-leak --baseline "$J/target.heapsnapshot" \
