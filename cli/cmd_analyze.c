@@ -135,7 +135,8 @@ int cmd_analyze(int argc, char **argv)
         {"--allow-truncated", CLI_OPT_FLAG, &allow_truncated, NULL,
          "with --fail-on-leak, judge a dump that was cut short like a complete one", NULL},
         {"--fail-on-suspect", CLI_OPT_STR, &fail_susp_s, "PCT",
-         "exit 1 when a largest-retainer suspect holds PCT % of the heap or more", NULL},
+         "exit 1 when a largest-retainer suspect holds PCT % of the heap or more (below "
+         "the default share, the share becomes PCT)", NULL},
         {"--suspect-share", CLI_OPT_STR, &share_s, "PCT",
          "heap share (1-100) over which a retainer is a suspect (default 10, as MAT)", NULL},
         {"--suspect-accumulation", CLI_OPT_STR, &accum_s, "PCT",
@@ -210,6 +211,18 @@ int cmd_analyze(int argc, char **argv)
     if (fail_susp_s && (fail_susp = analyze_pct(fail_susp_s)) < 0)
         return cli_usage_error(&co, "--fail-on-suspect '%s': expected a percentage 0-100",
                                fail_susp_s);
+    /* a gate that cannot fire is a mistake: no suspects at all, or none as small as it */
+    if (fail_susp_s && no_suspects)
+        return cli_usage_error(&co, "--fail-on-suspect needs the suspects, which --no-suspects "
+                               "leaves out");
+    if (fail_susp_s && fail_susp < share) {
+        if (share_s)
+            cli_warn(&co, "--fail-on-suspect %s is below --suspect-share %s: retainers under "
+                     "%s %% are no suspects and do not trip it", fail_susp_s, share_s,
+                     share_s);
+        else
+            share = fail_susp < 0.01 ? 0.01 : fail_susp; /* the gate's retainers are suspects */
+    }
     cat_set cs;
     if ((rc = cli_categories(&co, collapse, categories, &cs)) != 0)
         return rc;

@@ -67,6 +67,16 @@ run analyze --no-timing --fail-on-suspect 70 "$jdk"
 expect_rc 1
 run analyze --no-timing --fail-on-suspect 80 "$jdk"
 expect_rc 0
+# a gate that cannot fire: refused with --no-suspects; below the default share (10 %) the
+# share follows it (the dialer's 8.7 % retainer was never a suspect, the gate never fired)
+run analyze --no-timing --fail-on-suspect 70 --no-suspects "$jdk"
+expect_rc 2
+expect_err 'needs the suspects'
+run analyze --no-timing --fail-on-suspect 8 --suspect-accumulation 100 "$FIX/dialer.android-hprof"
+expect_rc 1
+grep -q 'Services' "$T/out" || fail "--fail-on-suspect 8: the 8.7 % retainer is no suspect"
+run analyze --no-timing --fail-on-suspect 8 --suspect-share 12 "$FIX/dialer.android-hprof"
+expect_err 'below --suspect-share 12'
 run analyze --no-timing --suspect-share abc "$jdk"
 expect_rc 2
 run analyze --no-timing --suspect-share 0 "$jdk"   # every object a suspect: refused
