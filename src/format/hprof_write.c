@@ -39,8 +39,8 @@ static const char *const TARGET_NAMES[N_TARGETS] = {
     "java.lang.Byte",    "java.lang.Short",     "java.lang.Integer", "java.lang.Long",
     "java.lang.String",  "android.graphics.Bitmap"};
 
-enum { F_VALUE = 0, F_MBUFFER = 1, F_MRECYCLED = 2, N_FIELDS = 3 };
-static const char *const FIELD_NAMES[N_FIELDS] = {"value", "mBuffer", "mRecycled"};
+enum { F_VALUE = 0, F_MBUFFER = 1, F_MRECYCLED = 2, F_HASH = 3, N_FIELDS = 4 };
+static const char *const FIELD_NAMES[N_FIELDS] = {"value", "mBuffer", "mRecycled", "hash"};
 
 /* ---- id maps over the one hash table (0 is the null id, never a key) ---- */
 
@@ -270,6 +270,8 @@ static lr_status class_layout(strip *s, tracked *t, uint64_t o, uint64_t end)
     } else if (t->target == T_STRING) {
         if (t->off[F_VALUE] >= 0 && t->type[F_VALUE] != 2)
             t->off[F_VALUE] = -1;
+        if (t->off[F_HASH] >= 0 && t->type[F_HASH] != 10)
+            t->off[F_HASH] = -1;
     } else if (t->target == T_BITMAP) {
         if (t->off[F_MBUFFER] >= 0 && t->type[F_MBUFFER] != 2)
             t->off[F_MBUFFER] = -1;
@@ -418,6 +420,17 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                         s->pend = data + (uint64_t)fo + sz;
                         s->st.boxed_zeroed++;
                     }
+                }
+            } else if (t->target == T_STRING && ph == P_WRITE &&
+                       s->mode == HPROF_STRIP_SANITIZE) {
+                /* the cached hash is a function of the text sanitize zeroes: a short
+                 * secret (a PIN, a password) was found again by trying candidates */
+                int32_t fo = t->off[F_HASH];
+                if (fo >= 0 && (uint64_t)fo + 4 <= n) {
+                    copy_to(s, data + (uint64_t)fo);
+                    outfile_zero(s->out, 4);
+                    s->pend = data + (uint64_t)fo + 4;
+                    s->st.hashes_zeroed++;
                 }
             } else if (t->target == T_STRING && ph == P_COLLECT) {
                 int32_t fo = t->off[F_VALUE];

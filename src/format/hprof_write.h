@@ -30,6 +30,7 @@ typedef struct hprof_strip_stats {
     uint64_t arrays;             /* PRIMITIVE_ARRAY_DUMP records seen */
     uint64_t arrays_zeroed;      /* sanitize: arrays whose elements were overwritten */
     uint64_t boxed_zeroed;       /* sanitize: boxed primitive instances zeroed */
+    uint64_t hashes_zeroed;      /* sanitize: Strings whose cached hash was zeroed */
     uint64_t arrays_kept;        /* shrink: arrays written */
     uint64_t arrays_dropped;     /* shrink: arrays left out */
     uint64_t string_arrays;      /* shrink: kept because a String's value */

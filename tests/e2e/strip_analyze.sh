@@ -123,4 +123,13 @@ for mode in sanitize shrink; do
     [ "$(cat "$work/keep/out.hprof")" = "previous contents" ] || fail "$mode clobbered OUT"
     [ "$(ls -A "$work/keep")" = out.hprof ] || fail "$mode left files: $(ls -A "$work/keep")"
 done
+# sanitize zeroes what a String's text leaves behind too: its cached hash (a 4-digit PIN was
+# found again from it by trying 10^4 candidates)
+hashed() {
+    "$LEAKRAY" sql "$1" "SELECT count(*) FROM objects o JOIN fields f ON f.id = o.id
+        WHERE o.class = 'java.lang.String' AND f.name = 'hash' AND f.value <> 0" | tail -1
+}
+[ "$(hashed "$work/demo.hprof")" -gt 100 ] || fail "the program's dump has no hashed String"
+[ "$(hashed "$work/demo.san.hprof")" = 0 ] ||
+    fail "sanitize kept $(hashed "$work/demo.san.hprof") String hashes"
 echo "PASS"
