@@ -199,6 +199,7 @@ typedef struct local {
     node_ix node;    /* a top-level node held only by Java-frame roots */
     uint32_t serial; /* thread serial of its first frame root; 0 once counted */
     int32_t frame;   /* that root's frame */
+    int printed;     /* its thread is a suspect: its figure counts this node */
 } local;
 
 typedef struct locals {
@@ -300,7 +301,7 @@ static int mark_locals(scan *s, locals *l)
     for (uint32_t r = 0; r < g->n_roots; r++) {
         node_ix x = g->roots[r].node;
         if (x < g->n_nodes && (s->fl[x] & F_TOP))
-            l->v[l->n++] = (local){x, r, 0};
+            l->v[l->n++] = (local){x, r, 0, 0};
     }
     qsort(l->v, l->n, sizeof *l->v, cmp_local);
     uint32_t out = 0;
@@ -313,7 +314,7 @@ static int mark_locals(scan *s, locals *l)
                       rt->thread == first->thread;
         }
         if (frames)
-            l->v[out++] = (local){l->v[i].node, first->thread, first->frame};
+            l->v[out++] = (local){l->v[i].node, first->thread, first->frame, 0};
     }
     l->n = out;
     if (out && mark_held(s))
@@ -858,11 +859,20 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
             goto nomem;
         if (tn != GRAPH_NONE)
             s.fl[tn] |= F_THREAD;
+        for (uint32_t k = k0; k < nfr && fr[k].serial == ser; k++) {
+            node_ix x = g->roots[fr[k].root].node;
+            local *lx = s.fl[x] & F_LOCAL ? local_find(&loc, x) : NULL;
+            if (lx)
+                lx->printed = 1;
+        }
     }
 
-    /* single objects and classes; the rest summed per class */
+    /* single objects and classes; the rest summed per class. A thread's local no printed
+     * thread counts is one of them: memory spread over many threads' locals, each thread
+     * under the share, was in no suspect (2,000 threads' locals, 98 % of a heap: none). */
     for (node_ix x = 0; x < n; x++) {
-        if (!(s.fl[x] & F_TOP) || (s.fl[x] & (F_LOCAL | F_THREAD)) ||
+        if (!(s.fl[x] & F_TOP) || (s.fl[x] & F_THREAD) ||
+            ((s.fl[x] & F_LOCAL) && local_find(&loc, x)->printed) ||
             (under && in_thread(g, &s, under, x)))
             continue;
         uint64_t w = weight(&s, x);
