@@ -941,6 +941,21 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
     read_build(rs);
     for (uint32_t i = 0; i < rs->n_refs; i++)
         rs->refs[i].active = (uint8_t)rules_eval_expr(rs, rs->refs[i].when, GRAPH_NONE, NULL, 0);
+    /* Two rules on one reference: the later one decides, as the last of Shark's matchers
+     * for a field does. The user's files are read after the shipped ones, so their rule
+     * overrides a shipped `ignore` or library leak (the shipped one won, and the user's
+     * could not be told from one that matched nothing). */
+    for (uint32_t j = rs->n_refs; j-- > 1;) {
+        const rules_ref *b = &rs->refs[j];
+        if (!b->active)
+            continue;
+        for (uint32_t i = 0; i < j; i++) {
+            rules_ref *a = &rs->refs[i];
+            if (a->active && a->kind == b->kind && !strcmp(a->cls, b->cls) &&
+                (a->field == b->field || (a->field && b->field && !strcmp(a->field, b->field))))
+                a->active = 0;
+        }
+    }
     for (uint32_t i = 0; i < rs->n_insp; i++)
         rs->insp[i].active = (uint8_t)rules_eval_expr(rs, rs->insp[i].when, GRAPH_NONE, NULL, 0);
 
