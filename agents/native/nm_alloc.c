@@ -349,7 +349,9 @@ __attribute__((noinline)) uint32_t nm_trace_here(int skip)
         return depot_put(f, n);
     }
     for (int i = 0; n < depth; i++) {
-        if ((uintptr_t)fp & 7 || (uintptr_t)fp + 16 > hi)
+        /* no sum that can wrap: code built without frame pointers leaves any value in the
+         * link (0xfffffffffffffff0, an `& -16` mask: fp + 16 wrapped to 0 and passed) */
+        if ((uintptr_t)fp & 7 || (uintptr_t)fp >= hi || hi - (uintptr_t)fp < 16)
             break;
         uintptr_t ret = fp[1];
         if (ret < 4096)
@@ -379,7 +381,9 @@ static inline __attribute__((always_inline)) uint32_t trace_fp(const uintptr_t *
     int depth = nm_cfg.depth, n = 0;
     uint64_t h = HASH_SEED;
     while (n < depth) {
-        if ((uintptr_t)fp & 7 || (uintptr_t)fp + 16 > hi)
+        /* no sum that can wrap: code built without frame pointers leaves any value in the
+         * link (0xfffffffffffffff0, an `& -16` mask: fp + 16 wrapped to 0 and passed) */
+        if ((uintptr_t)fp & 7 || (uintptr_t)fp >= hi || hi - (uintptr_t)fp < 16)
             break;
         uintptr_t ret = fp[1];
         const uintptr_t *next = (const uintptr_t *)fp[0];
