@@ -11,6 +11,7 @@
  * their scratch is freed before the tree's exists. */
 #define _POSIX_C_SOURCE 200809L
 #include "lr_internal.h"
+#include "report/model.h"
 
 #include "analysis/diff.h"
 #include "analysis/retained.h"
@@ -110,8 +111,13 @@ lr_status lr_analyze_keep(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
      * path, 50 objects each) left trace 101 on as its leaking object alone and joined two
      * steps by a reference that does not exist */
     const trace_opts whole = {0, 0, 0};
+    /* the page (keep_tree) shows at most REP_MAX_TRACES traces of a path's two ends, as
+     * analyze's screen: every path whole, in a list of 40,000 leaked elements each path as
+     * long as its place, grew past 24 GB for a 6 MB dump */
+    const trace_opts page = {TRACE_DEFAULT_STEPS, REP_MAX_TRACES, 0};
     if (st == LR_OK && an->own_ls.n > 0)
-        st = trace_paths_opts(g, &an->own_rs, &an->own_ls, &whole, &an->own_tr, err);
+        st = trace_paths_opts(g, &an->own_rs, &an->own_ls, keep_tree ? &page : &whole,
+                              &an->own_tr, err);
     /* sizes over the traces' own reachability, as analyze: the rules' edges and roots, Java
      * locals as references of their thread */
     dom_opts dopts = {0};

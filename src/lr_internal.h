@@ -97,7 +97,9 @@ lr_analysis *lr_analysis_wrap(lr_heap *h, const rules_set *rs, const leak_set *l
 
 /* lr_analyze, and with keep_tree nonzero the suspects' tree is kept for a render of the
  * HTML page or the report model (`leakray report`, `analyze --html`), which then need not
- * build the same tree again; memory: the tree's arrays from the analysis to the render. */
+ * build the same tree again; memory: the tree's arrays from the analysis to the render.
+ * For the page the traces are analyze's screen's: the two ends of each path (50 objects),
+ * whole paths for REP_MAX_TRACES traces and groups' first ones only. */
 lr_status lr_analyze_keep(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
                           lr_analysis **out, lr_error *err);
 

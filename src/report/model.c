@@ -187,19 +187,25 @@ static void j_elem(jsonw *w, const graph *g, const trace_elem *e, int last)
 
 /* Which traces the page carries, at most REP_MAX_TRACES and every group's first (a group of
  * thousands of the same leak took the whole budget before: the groups after it had none),
- * then the groups' next ones in turn. keep[i] is trace i's index in the page's traces[]
- * plus one, 0 when left out. NULL (out of memory): the first REP_MAX_TRACES. */
+ * then the groups' next ones in turn, within REP_MAX_TRACE_STEPS steps. keep[i] is trace
+ * i's index in the page's traces[] plus one, 0 when left out. NULL (out of memory): the
+ * first REP_MAX_TRACES. */
 static uint32_t *pick_traces(const trace_result *tr)
 {
     uint32_t *keep = tr && tr->n_traces ? calloc(tr->n_traces, sizeof *keep) : NULL;
     if (!keep)
         return NULL;
     uint32_t n = 0;
-    for (uint32_t i = 0; i < tr->n_groups; i++)
-        if (tr->groups[i].n && tr->groups[i].traces[0] < tr->n_traces) {
-            keep[tr->groups[i].traces[0]] = 1;
-            n++;
-        }
+    uint64_t steps = 0; /* REP_MAX_TRACE_STEPS bounds the page: the first group's trace and
+                         * then as many as fit, the groups past them listed without one */
+    for (uint32_t i = 0; i < tr->n_groups; i++) {
+        uint32_t t = tr->groups[i].n ? tr->groups[i].traces[0] : UINT32_MAX;
+        if (t >= tr->n_traces || (n && steps + tr->traces[t].n > REP_MAX_TRACE_STEPS))
+            continue;
+        keep[t] = 1;
+        steps += tr->traces[t].n;
+        n++;
+    }
     for (uint32_t k = 1, more = 1; more && n < REP_MAX_TRACES; k++) {
         more = 0;
         for (uint32_t i = 0; i < tr->n_groups && n < REP_MAX_TRACES; i++) {
@@ -207,8 +213,10 @@ static uint32_t *pick_traces(const trace_result *tr)
             if (k >= gr->n)
                 continue;
             more = 1;
-            if (gr->traces[k] < tr->n_traces && !keep[gr->traces[k]]) {
-                keep[gr->traces[k]] = 1;
+            uint32_t t = gr->traces[k];
+            if (t < tr->n_traces && !keep[t] && steps + tr->traces[t].n <= REP_MAX_TRACE_STEPS) {
+                keep[t] = 1;
+                steps += tr->traces[t].n;
                 n++;
             }
         }
@@ -270,6 +278,12 @@ static void j_leaks(jsonw *w, const rep_report *r)
         for (uint32_t j = 0; j < t->n; j++)
             j_elem(w, g, &t->el[j], j + 1 == t->n);
         jsonw_arr_end(w);
+        /* as analyze --json: elements[0 .. elided_after) start at the root, the rest end at
+         * the leaking object, elided_objects between them left out (the page says so; it
+         * joined the two ends as if one referred to the other) */
+        jsonw_kv_uint(w, "path_length", t->n + t->elided);
+        jsonw_kv_uint(w, "elided_objects", t->elided);
+        jsonw_kv_uint(w, "elided_after", t->elided ? t->n_head : t->n);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);

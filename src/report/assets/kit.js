@@ -124,7 +124,14 @@ const LRKIT = (function () {
     line(['\u2502 GC Root: ' + t.gc_root]);
     line(['\u2502']);
     const n = t.elements.length;
+    const gap = () => {
+      line(['\u2502    \u2026 ' + num(t.elided_objects) + ' more reference' +
+        (t.elided_objects === 1 ? '' : 's') + ' \u2026 (analyze --full shows them)']);
+      line(['\u2502']);
+    };
+    if (t.elided_objects && !t.elided_after) gap();
     t.elements.forEach((e, i) => {
+      if (t.elided_objects && i === t.elided_after && i > 0) gap();
       const last = i === n - 1;
       const bar = last ? '     ' : '\u2502    '; /* as analyze's text (no U+200B off a terminal) */
       line([(last ? '\u2570\u2192 ' : '\u251c\u2500 ') + e.class + ' ' + e.type]);

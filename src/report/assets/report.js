@@ -80,6 +80,10 @@
               const t = D.traces[ti];
               if (t) body.appendChild(traceView(t));
             }
+            if (g.traces.length < g.count)
+              body.appendChild(el('p', {cls: 'muted', text: (g.traces.length ? 'The page shows ' +
+                g.traces.length + ' of these ' : 'The page shows none of these ') + g.count +
+                ' traces; `leakray analyze` prints them.'}));
           }
         }}, [el('span', {cls: 'count', text: g.count + '\u00d7'}),
           el('span', {cls: 'title', text: g.short_description || g.signature}),
