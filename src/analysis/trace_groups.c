@@ -201,6 +201,23 @@ static inline int tog_reached(const dom_tree *dt, node_ix x)
     return x < dt->n && dt->idom[x] != GRAPH_NONE;
 }
 
+/* What the seeds queue[0 .. qt) keep alive inside R \ S (inr set, stop clear): marked in
+ * live and queued after them. Returns the queue's new length. */
+static uint32_t tog_spread(tog_ctx *tc, const uint8_t *stop, const uint8_t *inr, uint8_t *live,
+                           uint32_t *queue, uint32_t qt)
+{
+    for (uint32_t qh = 0; qh < qt; qh++) {
+        node_ix x = queue[qh], y;
+        for (uint32_t cur = 0; tog_next(tc, x, &cur, &y);) {
+            if (!bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
+                continue;
+            bit_set(live, y);
+            queue[qt++] = y;
+        }
+    }
+    return qt;
+}
+
 void trace_tog_base_free(trace_tog_base *b)
 {
     free(b->live0);
@@ -325,15 +342,7 @@ void trace_together_base(const graph *g, const rules_set *rs, const dom_opts *o,
             queue[qt++] = y;
         }
     }
-    for (uint32_t qh = 0; qh < qt; qh++) {
-        node_ix x = queue[qh], y;
-        for (uint32_t cur = 0; tog_next(&tc, x, &cur, &y);) {
-            if (!bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
-                continue;
-            bit_set(live, y);
-            queue[qt++] = y;
-        }
-    }
+    qt = tog_spread(&tc, stop, inr, live, queue, qt);
     uint64_t lb = 0;
     for (uint32_t i = 0; i < qt; i++)
         lb += tog_weight(g, o, queue[i]);
@@ -425,15 +434,7 @@ void trace_together(const graph *g, const rules_set *rs, const dom_opts *o, cons
         bit_set(live, y);
         queue[qt++] = y;
     }
-    for (uint32_t qh = 0; qh < qt; qh++) {
-        node_ix x = queue[qh], y;
-        for (uint32_t cur = 0; tog_next(&tc, x, &cur, &y);) {
-            if (!bit_get(inr, y) || bit_get(stop, y) || bit_get(live, y))
-                continue;
-            bit_set(live, y);
-            queue[qt++] = y;
-        }
-    }
+    qt = tog_spread(&tc, stop, inr, live, queue, qt);
     for (uint32_t i = 0; i < qt; i++)
         rb -= tog_weight(g, o, queue[i]);
     rc -= qt;
