@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "nm.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <linux/futex.h>
@@ -722,6 +723,47 @@ static void answer(int cfd, int reason)
     }
 }
 
+/* Whether every thread of the process but the monitor's has ended (main's may stay a zombie:
+ * it called pthread_exit). The process would end with its last thread, as if by exit(0),
+ * but the monitor's own thread kept it alive for ever, the exit scan never ran, and
+ * SIGTERM, blocked in that thread, did nothing. */
+/* State letter of thread tid ('R', 'S', 'Z', ...), or 0 when it is gone. */
+static char task_state(long tid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (k <= 0)
+        return 0;
+    buf[k] = 0;
+    const char *rp = strrchr(buf, ')'); /* the name may hold anything */
+    return rp && rp[1] == ' ' ? rp[2] : '?';
+}
+
+static int only_monitor_left(void)
+{
+    char m = task_state((long)getpid()); /* main alive, the common case: one read */
+    if (m && m != 'Z' && m != 'X')
+        return 0;
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return 0;
+    int others = 0;
+    struct dirent *e;
+    while (!others && (e = readdir(d))) {
+        long tid = strtol(e->d_name, NULL, 10);
+        if (tid <= 0 || tid == monitor_tid)
+            continue;
+        char st = task_state(tid); /* 0: gone while listed */
+        others = st && st != 'Z' && st != 'X';
+    }
+    closedir(d);
+    return !others;
+}
+
 /* The monitor thread is named so that `native check --signal` can send the scan signal to
  * it alone (tgkill): a signal sent to the process goes to a thread the kernel picks, usually
  * main, whose sleep() or poll() it cuts short. The thread takes that signal only inside
@@ -788,6 +830,8 @@ static void *monitor_main(void *arg)
                 ingest(path);
             next = nm_now_ms() + (uint64_t)nm_cfg.interval_s * 1000u;
         }
+        if (r == 0 && getpid() == owner_pid && only_monitor_left())
+            exit(0); /* the at-exit scan runs here, as at the last thread's end */
     }
     return NULL;
 }

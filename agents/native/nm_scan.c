@@ -172,6 +172,29 @@ static int list_tids(pid_t pid, pid_t *out, int max)
     return n;
 }
 
+/* Whether thread tid of pid has ended and is only waited for (a zombie: main after
+ * pthread_exit, its last thread the monitor's). Raw system calls, as list_tids. */
+static int task_zombie(pid_t pid, pid_t tid)
+{
+    char path[96] = "/proc/", *p = fmt_u64(path + 6, (uint64_t)pid);
+    memcpy(p, "/task/", 6);
+    p = fmt_u64(p + 6, (uint64_t)tid);
+    memcpy(p, "/stat", 6);
+    long fd = SYS(SYS_open, path, O_RDONLY | O_CLOEXEC, 0, 0);
+    if (fd < 0)
+        return 0;
+    char buf[512];
+    long k = SYS(SYS_read, fd, buf, sizeof buf - 1, 0);
+    SYS(SYS_close, fd, 0, 0, 0);
+    if (k <= 0)
+        return 0;
+    const char *rp = NULL; /* the last ')': the name may hold anything */
+    for (long i = 0; i < k; i++)
+        if (buf[i] == ')')
+            rp = buf + i;
+    return rp && rp + 2 < buf + k && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
 /* ---- The tracer task ---- */
 
 /* Hand-offs between the scanning thread and the tracer go through futexes, not yield
@@ -224,7 +247,7 @@ static int tracer_main(void *arg)
             added++;
             long r = SYS(SYS_ptrace, PTRACE_SEIZE, t, 0, 0);
             if (r < 0) {
-                if (r != -ESRCH) {
+                if (r != -ESRCH && !task_zombie(st->pid, t)) {
                     st->n_failed++;
                     if (st->n_refused < 64)
                         st->refused[st->n_refused++] = t;

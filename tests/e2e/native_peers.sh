@@ -11,7 +11,9 @@
 # main: stale, staleret, which no scrub cleans), blocks handed out over a freed table of
 # pointers to blocks that are lost later (recycled: LeakSanitizer misses those a realloc
 # gets), malloc called with a frame link pointing nowhere (badlink: the walk read past the
-# top of the address space, and the program crashed), 100 lost blocks of 1 to 8 bytes (tiny:
+# top of the address space, and the program crashed), a main that ends with pthread_exit
+# (pexit: the monitor's thread kept the process alive for ever), 100 lost blocks of 1 to 8
+# bytes (tiny:
 # glibc's arena points at the chunk right after each, where the block ends), and a program
 # whose main thread exits on a coroutine's stack (corexit: main's own stack still holds a
 # block, and is read):
