@@ -213,11 +213,25 @@ static void fx_set(int *addr)
     SYS(SYS_futex, addr, FUTEX_WAKE, 1 << 30, 0);
 }
 
+/* Waits for *addr to be set by the program's scanning thread. The tracer is a process of
+ * its own (CLONE_VM, no CLONE_THREAD): when the program dies in between, it is handed to
+ * another parent and would wait for ever, holding the dead program's memory and its
+ * output (`native run ... | sort` hung). Returns 0 when set, -1 when the program is gone. */
+static int tracer_wait(const scan_state *st, int *addr)
+{
+    while (!__atomic_load_n(addr, __ATOMIC_ACQUIRE)) {
+        fx_wait(addr, 200000000L);
+        if (SYS(SYS_getppid, 0, 0, 0, 0) != st->pid)
+            return -1;
+    }
+    return 0;
+}
+
 static int tracer_main(void *arg)
 {
     scan_state *st = arg;
-    while (!__atomic_load_n(&st->go, __ATOMIC_ACQUIRE))
-        fx_wait(&st->go, 0);
+    if (tracer_wait(st, &st->go) != 0)
+        SYS(SYS_exit, 0, 0, 0, 0);
     pid_t tids[MAX_CAPTURE];
     for (int round = 0; round < STOP_ROUNDS; round++) {
         int n = list_tids(st->pid, tids, MAX_CAPTURE), added = 0;
@@ -284,8 +298,7 @@ static int tracer_main(void *arg)
             break;
     }
     fx_set(&st->phase);
-    while (!__atomic_load_n(&st->release, __ATOMIC_ACQUIRE))
-        fx_wait(&st->release, 0);
+    (void)tracer_wait(st, &st->release); /* gone: the threads it stopped are gone too */
     for (int i = 0; i < st->n; i++)
         SYS(SYS_ptrace, PTRACE_DETACH, st->th[i].tid, 0, st->th[i].sig);
     SYS(SYS_exit, 0, 0, 0, 0);
