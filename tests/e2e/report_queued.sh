@@ -17,8 +17,17 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/report/QueuedLeaks.java"
 java -Xmx128m -cp "$work/classes" QueuedLeaks "$work/q.hprof"
 W='QueuedLeaks$Listener'
-( ulimit -v 4000000; "$LEAKRAY" report --no-timing --no-suspects --watch "$W" --format json \
-    -o "$work/m.json" "$work/q.hprof" >/dev/null ) || fail "report: exit $?"
+# capped CMD...: under 4 GB of address space, so a page that grows without bound fails here
+# rather than on the machine (AddressSanitizer's shadow needs the space: left uncapped)
+capped() {
+    if [[ $(ldd "$LEAKRAY" 2>/dev/null) == *libasan* ]]; then
+        "$@"
+    else
+        (ulimit -v 4000000 && exec "$@")
+    fi
+}
+capped "$LEAKRAY" report --no-timing --no-suspects --watch "$W" --format json \
+    -o "$work/m.json" "$work/q.hprof" >/dev/null || fail "report: exit $?"
 python3 - "$work/m.json" <<'PY' || fail "the page's traces"
 import json, os, sys
 m = json.load(open(sys.argv[1]))
@@ -33,7 +42,7 @@ for t in m["traces"]:
 assert any(t["elided_objects"] > 1000 for t in m["traces"]), "no long path left out"
 assert steps <= 100000, steps
 PY
-( ulimit -v 4000000; "$LEAKRAY" report --no-timing --no-suspects --watch "$W" \
-    -o "$work/p.html" "$work/q.hprof" >/dev/null ) || fail "report (page): exit $?"
+capped "$LEAKRAY" report --no-timing --no-suspects --watch "$W" -o "$work/p.html" \
+    "$work/q.hprof" >/dev/null || fail "report (page): exit $?"
 grep -q 'more reference' "$work/p.html" || fail "the page draws no gap"
 echo "report_queued: ok"
