@@ -114,7 +114,7 @@ static int path_devtools(const cli_common *co, const graph *g, const node_ix *ta
     lr_error err = {.offset = LR_NO_OFFSET};
     devtools_result r;
     double t0 = cli_now_ms();
-    if (devtools_build(g, v8_class_keys(g), &r, &err) != LR_OK)
+    if (devtools_build_paths(g, v8_class_keys(g), &r, &err) != LR_OK)
         return cli_error(co, &err);
     double path_ms = cli_now_ms() - t0;
     jsonw w;

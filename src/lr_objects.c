@@ -297,7 +297,7 @@ static lr_status histogram_devtools(lr_heap *h, int with_retained, lr_histogram 
 {
     const graph *g = &h->g;
     if (!h->has_dt) {
-        LR_TRY(devtools_build(g, v8_class_keys(g), &h->dt, err));
+        LR_TRY(devtools_build_paths(g, v8_class_keys(g), &h->dt, err));
         h->has_dt = 1;
     }
     const devtools_result *r = &h->dt;
@@ -392,7 +392,7 @@ static lr_status path_devtools(lr_heap *h, lr_object target, lr_object *objs, ui
 {
     const graph *g = &h->g;
     if (!h->has_dt) {
-        LR_TRY(devtools_build(g, v8_class_keys(g), &h->dt, err));
+        LR_TRY(devtools_build_paths(g, v8_class_keys(g), &h->dt, err));
         h->has_dt = 1;
     }
     const devtools_result *r = &h->dt;

@@ -227,7 +227,7 @@ static lr_status build_report(lr_analysis *an, lr_error *err)
         an->has_tree = 1;
         t = &an->tree;
         if (!an->has_devtools && v8_class_keys(g) &&
-            devtools_build(g, v8_class_keys(g), &an->devtools, &scratch) == LR_OK)
+            devtools_build_paths(g, v8_class_keys(g), &an->devtools, &scratch) == LR_OK)
             an->has_devtools = 1;
         crules_init(&an->crs);
         an->has_clusters = 1;

@@ -502,6 +502,21 @@ static int linked_head(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
     return 0;
 }
 
+/* Grows the ties' scratch to hold `want` entries; 0 when out of memory. */
+static int tie_room(edge_ix **tie, uint32_t *cap, uint64_t want)
+{
+    if (want <= *cap)
+        return 1;
+    if (want > UINT32_MAX)
+        return 0;
+    edge_ix *t = realloc(*tie, want * sizeof *t);
+    if (!t)
+        return 0;
+    *tie = t;
+    *cap = (uint32_t)want;
+    return 1;
+}
+
 static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
 {
     const graph *g = c->g;
@@ -510,6 +525,8 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
     node_ix *queue = err_mallocarray(n ? n : 1, sizeof *queue);
     uint32_t scratch_cap = 1u << 16;
     uint32_t *scratch = err_mallocarray(scratch_cap, sizeof *scratch);
+    edge_ix *tie = NULL;
+    uint32_t tie_cap = 0;
     lr_status st = LR_OK;
     if (!depth || !queue || !scratch)
         goto nomem;
@@ -562,7 +579,7 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
                 goto nomem;
         }
         c->n_reached++;
-        uint32_t d = depth[v] + 1;
+        uint32_t d = depth[v] + 1, q0 = qt;
         for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
             if (!edge_followed(g, v, e))
                 continue;
@@ -576,6 +593,27 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
                        ret[v] > ret[c->parent[w]]) {
                 c->parent[w] = v;
                 c->parent_edge[w] = e;
+            } else if (depth[w] == d && g->ties_by_name && c->parent[w] == v &&
+                       GRAPH_EDGE_TIES_BY_NAME(GRAPH_EDGE_KIND(g->edge_kind[e])) &&
+                       GRAPH_EDGE_TIES_BY_NAME(
+                           GRAPH_EDGE_KIND(g->edge_kind[c->parent_edge[w]])) &&
+                       graph_edge_name_cmp(g, v, e, c->parent_edge[w]) < 0) {
+                c->parent_edge[w] = e; /* of v's edges to w, the first by name */
+            }
+        }
+        /* graph.ties_by_name: of the nodes v reached first, those reached through edges listed
+         * in a hash's order are queued in name order (graph_order_ties), so equally short ways
+         * are chosen the same in every dump of the program */
+        if (g->ties_by_name && qt - q0 > 1) {
+            uint32_t k = qt - q0;
+            if (!tie_room(&tie, &tie_cap, 5 * (uint64_t)k))
+                goto nomem;
+            for (uint32_t i = 0; i < k; i++)
+                tie[i] = c->parent_edge[queue[q0 + i]];
+            if (graph_edge_ties(g, tie, k) > 1) {
+                graph_order_ties(g, v, tie, NULL, k, tie + k);
+                for (uint32_t i = 0; i < k; i++)
+                    queue[q0 + i] = g->edge_to[tie[i]];
             }
         }
     }
@@ -586,6 +624,7 @@ nomem:
 out:
     free(queue);
     free(scratch);
+    free(tie);
     return st;
 }
 

@@ -220,6 +220,7 @@ typedef struct work {
     uint8_t *wm;         /* per string: 1 no ephemeron name, 2 one (read-only once built) */
     uint32_t n_wm;       /* entries in wm */
     int any_wm;          /* some string has the ephemeron form */
+    int paths;           /* devtools_build_paths: parent_edge takes ties by name */
     lr_error *err;
 } work;
 
@@ -832,31 +833,86 @@ static void fifo_free(fifo *q)
     memset(q, 0, sizeof *q);
 }
 
+/* Which of equally short ways in a node's path takes (graph.ties_by_name): of the nodes one
+ * node reaches first, those it reaches through edges listed in a hash's order are queued in
+ * name order (graph_order_ties), so each level's queue order does not depend on the hash, and
+ * of two such edges to one target the first by name is the parent edge. The distances are
+ * those of edge order: a level's nodes are the same in any order, and an ephemeron's value
+ * still waits for the second of its two edges. */
+typedef struct ties {
+    edge_ix *v;
+    uint32_t n, cap;
+} ties;
+
 static lr_status bfs(work *w, int32_t *dist, edge_ix *pe, fifo *queue, pset *pending)
 {
     const graph *g = w->g;
     int oom = 0;
     node_ix v;
+    ties tie = {0};
+    lr_status s = LR_OK;
     while (fifo_pop(queue, &v)) {
         int32_t d = dist[v] + 1;
-        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+        edge_ix e0 = g->first_edge[v], e1 = g->first_edge[v + 1];
+        int sorted = w->paths && g->ties_by_name && e1 - e0 > 1;
+        uint32_t n_ties = 0;
+        tie.n = 0;
+        if (sorted && 5 * (uint64_t)(e1 - e0) > tie.cap) {
+            uint64_t want = 5 * (uint64_t)(e1 - e0) < 640 ? 640 : 5 * (uint64_t)(e1 - e0);
+            edge_ix *t = realloc(tie.v, want * sizeof *t);
+            if (!t) {
+                s = nomem(w);
+                goto out;
+            }
+            tie.v = t;
+            tie.cap = (uint32_t)want;
+        }
+        for (edge_ix e = e0; e < e1; e++) {
             if (kind_of(g, e) == GRAPH_EDGE_WEAK)
                 continue;
             node_ix t = g->edge_to[e];
-            if (dist[t] != DEVTOOLS_NO_DISTANCE)
+            if (dist[t] != DEVTOOLS_NO_DISTANCE) {
+                /* a second edge of v's to a target v reached: the first by name stays */
+                if (sorted && dist[t] == d && pe[t] >= e0 && pe[t] < e &&
+                    GRAPH_EDGE_TIES_BY_NAME(kind_of(g, e)) &&
+                    GRAPH_EDGE_TIES_BY_NAME(kind_of(g, pe[t])) &&
+                    graph_edge_name_cmp(g, v, e, pe[t]) < 0)
+                    pe[t] = e;
                 continue;
+            }
             if (!distance_filter(w, pending, v, e, &oom)) {
-                if (oom)
-                    return nomem(w);
+                if (oom) {
+                    s = nomem(w);
+                    goto out;
+                }
                 continue;
             }
             dist[t] = d;
             pe[t] = e;
-            if (!fifo_push(queue, t))
-                return nomem(w);
+            if (sorted) {
+                n_ties += GRAPH_EDGE_TIES_BY_NAME(kind_of(g, e));
+                tie.v[tie.n++] = e;
+            } else if (!fifo_push(queue, t)) {
+                s = nomem(w);
+                goto out;
+            }
         }
+        if (n_ties > 1) {
+            /* names are read only here, for the few nodes that need them: reading each as
+             * it is met costs more (most nodes reach one such edge or none) */
+            for (uint32_t i = 0; i < tie.n; i++) /* the edge that stayed */
+                tie.v[i] = pe[g->edge_to[tie.v[i]]];
+            graph_order_ties(g, v, tie.v, NULL, tie.n, tie.v + (e1 - e0));
+        }
+        for (uint32_t i = 0; i < tie.n; i++)
+            if (!fifo_push(queue, g->edge_to[tie.v[i]])) {
+                s = nomem(w);
+                goto out;
+            }
     }
-    return LR_OK;
+out:
+    free(tie.v);
+    return s;
 }
 
 /* calculateDistances: user roots at 1 first, then the rest from the root. */
@@ -1033,13 +1089,28 @@ static lr_status class_distances(work *w, devtools_result *res)
     return LR_OK;
 }
 
+static lr_status build(const graph *g, const str_ix *class_keys, int paths, devtools_result *r,
+                       lr_error *err);
+
 lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_result *r,
                          lr_error *err)
+{
+    return build(g, class_keys, 0, r, err);
+}
+
+lr_status devtools_build_paths(const graph *g, const str_ix *class_keys, devtools_result *r,
+                               lr_error *err)
+{
+    return build(g, class_keys, 1, r, err);
+}
+
+static lr_status build(const graph *g, const str_ix *class_keys, int paths, devtools_result *r,
+                       lr_error *err)
 {
     memset(r, 0, sizeof *r);
     if (g->synthetic_root == GRAPH_NONE || g->synthetic_root >= g->n_nodes || !g->node_name)
         return LR_FAIL(err, LR_ERR_USAGE, "DevTools numbers need a V8/ArkTS heap snapshot");
-    work w = {.g = g, .root = g->synthetic_root, .err = err};
+    work w = {.g = g, .root = g->synthetic_root, .err = err, .paths = paths};
     w.r.hidden = type_index(g, "hidden");
     w.r.array = type_index(g, "array");
     w.r.synthetic = type_index(g, "synthetic");

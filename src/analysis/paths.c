@@ -5,7 +5,8 @@
  * drained first; once it is empty the traversal is in its "visit last" phase for good. A
  * node first seen through a visit-last edge or root and later reached normally (before that
  * phase) is promoted: its parent becomes the normal one. Discovery happens at enqueue, so
- * the first discovery wins; ties follow root order (Shark's GC-root sort) then edge order.
+ * the first discovery wins; ties follow root order (Shark's GC-root sort) then edge order
+ * (with graph.ties_by_name, a node's property edges in name order: ties_by_name below).
  * Weak/soft/phantom/finalizer and V8 weak edges are never followed, nor PATHS_IGNORE ones.
  * A node's edges come from the graph's CSR or, one node at a time, from an edge source.
  * Cost O(N+E) time; memory: 5 bytes per node (edge code, a byte of flags that also holds the
@@ -339,6 +340,8 @@ static int cmp_queued(const void *pa, const void *pb)
  * unneeded. */
 #define PAGE_BYTES 4096u
 
+#define TIE_LAST 0x80000000u /* ties_by_name: the edge is visit-last */
+
 typedef struct bfs {
     paths_result *r;
     uint8_t *flags;       /* = r->flags */
@@ -358,6 +361,8 @@ typedef struct bfs {
     node_ix *taken;       /* the nodes with a stored parent taken out of a queue (up_split) */
     uint32_t n_taken, cap_taken;
     int taken_off;        /* too many to note (TAKEN_MAX): up is sorted whole */
+    edge_ix *tie;         /* graph.ties_by_name: one node's edges to enqueue, then scratch */
+    uint32_t cap_tie;
 } bfs;
 
 /* The flags byte of node x. The array is calloc'd and mostly read before it is written (a
@@ -760,6 +765,44 @@ static void class_hop(bfs *b, const graph *g, node_ix x, int via_last)
     }
 }
 
+/* Node x's edges with those listed in a hash's order put in name order (graph.ties_by_name,
+ * graph_order_ties): the queues then hold each level's nodes in an order that does not
+ * depend on the hash, so the first of equally short ways in is the same in every dump of
+ * the program. Only the edges that may enqueue are ordered; bit 31 of each marks a
+ * visit-last one. Returns -1 when out of memory. */
+static int ties_by_name(bfs *b, const graph *g, node_ix x,
+                        enum paths_edge_class (*edge_cls)(const graph *, node_ix, edge_ix,
+                                                          void *),
+                        void *ctx, int vl)
+{
+    uint32_t n = g->n_nodes, deg = g->first_edge[x + 1] - g->first_edge[x];
+    if (5 * (uint64_t)deg > b->cap_tie) {
+        uint64_t want = 5 * (uint64_t)deg < 640 ? 640 : 5 * (uint64_t)deg;
+        edge_ix *t = realloc(b->tie, want * sizeof *t);
+        if (!t)
+            return -1;
+        b->tie = t;
+        b->cap_tie = (uint32_t)want;
+    }
+    uint32_t k = 0, ties = 0;
+    for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+        if (!worth_asking(b, g->edge_kind[e], g->edge_to[e], n))
+            continue;
+        enum paths_edge_class c = edge_cls(g, x, e, ctx);
+        if (c == PATHS_IGNORE)
+            continue;
+        ties += GRAPH_EDGE_TIES_BY_NAME(GRAPH_EDGE_KIND(g->edge_kind[e]));
+        b->tie[k++] = e | (c == PATHS_VISIT_LAST ? TIE_LAST : 0);
+    }
+    if (ties > 1) /* names read only for the few nodes that need them */
+        graph_order_ties(g, x, b->tie, NULL, k, b->tie + deg);
+    for (uint32_t i = 0; i < k; i++) {
+        edge_ix e = b->tie[i] & ~TIE_LAST;
+        enqueue(b, g->edge_to[e], x, e, (b->tie[i] & TIE_LAST) != 0, vl);
+    }
+    return 0;
+}
+
 static lr_status find(const graph *g, const paths_policy *pol, const node_ix *targets,
                       uint32_t n_targets, paths_result *r, int early, uint32_t split_min,
                       int *all_found, lr_error *err)
@@ -925,6 +968,13 @@ static lr_status find(const graph *g, const paths_policy *pol, const node_ix *ta
         }
         if (!edge_cls)
             edge_cls = paths_default_edge;
+        if (g->ties_by_name && g->first_edge[x + 1] - g->first_edge[x] > 1) {
+            if (ties_by_name(&b, g, x, edge_cls, ctx, vl))
+                b.nomem = 1;
+            if (hops)
+                class_hop(&b, g, x, vl);
+            continue;
+        }
         for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
             uint8_t k = g->edge_kind[e];
             node_ix y = g->edge_to[e];
@@ -973,6 +1023,7 @@ done:
     free(b.loader);
     free(b.tq);
     free(b.taken);
+    free(b.tie);
     free(b.qn.v);
     free(b.ql.v);
     free(keys);

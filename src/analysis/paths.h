@@ -4,7 +4,8 @@
  * first, "visit last" edges (library-leak matches, Java locals, unusual root kinds) only when
  * the normal queue is empty, with promotion when a node first seen through a visit-last edge
  * is reached normally. Ignored references and weak/soft/phantom/finalizer referents are never
- * followed. Targets are leaves. Ties are broken by root order then edge order. Semantics
+ * followed. Targets are leaves. Ties are broken by root order then edge order, property
+ * edges in name order where graph.ties_by_name says edge order means nothing. Semantics
  * follow Shark's PathFinder (docs/design.md). */
 #ifndef LR_ANALYSIS_PATHS_H
 #define LR_ANALYSIS_PATHS_H

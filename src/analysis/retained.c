@@ -20,9 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ret_build; narrow: the retained sizes in 32 bits when they fit (r->retained32); held: a
- * zeroed bit per node for dom_opts.held, filled when the model is VisualVM's, or NULL. */
-static lr_status model_build(const graph *g, const str_ix *v8_keys, int narrow,
+/* ret_build; narrow: the retained sizes in 32 bits when they fit (r->retained32); paths: the
+ * suspects' paths will be read (devtools_build_paths); held: a zeroed bit per node for
+ * dom_opts.held, filled when the model is VisualVM's, or NULL. */
+static lr_status model_build(const graph *g, const str_ix *v8_keys, int narrow, int paths,
                              uint64_t *held, ret_model *r, lr_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -32,7 +33,8 @@ static lr_status model_build(const graph *g, const str_ix *v8_keys, int narrow,
         devtools_result *d = err_calloc(1, sizeof *d);
         if (!d)
             return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for the dominator tree");
-        lr_status st = devtools_build(g, v8_keys, d, err);
+        lr_status st = paths ? devtools_build_paths(g, v8_keys, d, err)
+                             : devtools_build(g, v8_keys, d, err);
         if (st != LR_OK) {
             free(d);
             return st;
@@ -79,7 +81,7 @@ uint32_t ret_par_min = RET_PAR_MIN;
 
 lr_status ret_build(const graph *g, const str_ix *v8_keys, ret_model *r, lr_error *err)
 {
-    return model_build(g, v8_keys, 0, NULL, r, err);
+    return model_build(g, v8_keys, 0, 0, NULL, r, err);
 }
 
 void ret_free(ret_model *r)
@@ -199,7 +201,7 @@ lr_status ret_suspects_keep(const graph *g, const str_ix *v8_keys, double share,
     uint64_t *held = NULL;
     if (g->size_model == GRAPH_SIZES_VISUALVM && !(v8_keys && g->synthetic_root != GRAPH_NONE))
         held = err_calloc((size_t)g->n_nodes / 64 + 1, sizeof *held);
-    lr_status st = model_build(g, v8_keys, !keep, held, &rt, err);
+    lr_status st = model_build(g, v8_keys, !keep, 1, held, &rt, err);
     if (st != LR_OK) {
         free(held);
         return st;

@@ -1584,6 +1584,8 @@ static lr_status v8_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *
     g->data_len = m->len;
     g->size_model = GRAPH_SIZES_DEVTOOLS;
     g->synthetic_root = GRAPH_NONE;
+    /* a dictionary object's properties come in the order of a per-process hash seed */
+    g->ties_by_name = 1;
     x->g = g;
     x->st = st;
     x->c.base = x->c.p = m->data;

@@ -1296,6 +1296,103 @@ node_ix graph_edge_from(const graph *g, edge_ix e)
     return lo;
 }
 
+#define EDGE_IX_BITS 0x7fffffffu
+
+uint32_t graph_edge_ties(const graph *g, const edge_ix *v, uint32_t n)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        k += GRAPH_EDGE_TIES_BY_NAME(GRAPH_EDGE_KIND(g->edge_kind[v[i] & EDGE_IX_BITS]));
+    return k;
+}
+
+/* Orders (name, edge) pairs of edges out of one node: index names after text ones */
+static int pair_cmp(const graph *g, const uint32_t *a, const uint32_t *b)
+{
+    edge_ix ea = a[1] & EDGE_IX_BITS, eb = b[1] & EDGE_IX_BITS;
+    unsigned ka = GRAPH_EDGE_KIND(g->edge_kind[ea]), kb = GRAPH_EDGE_KIND(g->edge_kind[eb]);
+    int ia = GRAPH_EDGE_NAME_IS_INDEX(ka), ib = GRAPH_EDGE_NAME_IS_INDEX(kb);
+    if (ia != ib)
+        return ia ? 1 : -1;
+    int c = 0;
+    if (ia)
+        c = a[0] < b[0] ? -1 : a[0] > b[0];
+    else if (a[0] != b[0])
+        c = strcmp(graph_str(g, a[0]), graph_str(g, b[0]));
+    if (c)
+        return c < 0 ? -1 : 1;
+    return ea < eb ? -1 : ea > eb;
+}
+
+int graph_edge_name_cmp(const graph *g, node_ix from, edge_ix a, edge_ix b)
+{
+    uint32_t pa[2] = {graph_edge_name_from(g, from, a & EDGE_IX_BITS), a & EDGE_IX_BITS};
+    uint32_t pb[2] = {graph_edge_name_from(g, from, b & EDGE_IX_BITS), b & EDGE_IX_BITS};
+    return pair_cmp(g, pa, pb);
+}
+
+/* Insertion sort below this many pairs: most nodes sorted have a handful of edges */
+#define EDGE_SORT_SMALL 16u
+
+/* Sorts the n (name, edge) pairs at p; tmp holds as many */
+static void sort_pairs(const graph *g, uint32_t *p, uint32_t n, uint32_t *tmp)
+{
+    if (n <= EDGE_SORT_SMALL) {
+        for (uint32_t i = 1; i < n; i++) {
+            uint32_t x[2] = {p[2 * i], p[2 * i + 1]};
+            uint32_t j = i;
+            for (; j > 0 && pair_cmp(g, p + 2 * (j - 1), x) > 0; j--) {
+                p[2 * j] = p[2 * (j - 1)];
+                p[2 * j + 1] = p[2 * (j - 1) + 1];
+            }
+            p[2 * j] = x[0];
+            p[2 * j + 1] = x[1];
+        }
+        return;
+    }
+    /* bottom-up merge sort: a dictionary may have millions of properties */
+    for (uint32_t i = 0; i < n; i += EDGE_SORT_SMALL)
+        sort_pairs(g, p + 2 * (size_t)i, n - i < EDGE_SORT_SMALL ? n - i : EDGE_SORT_SMALL, tmp);
+    uint32_t *src = p, *dst = tmp;
+    for (uint64_t w = EDGE_SORT_SMALL; w < n; w *= 2) {
+        for (uint64_t lo = 0; lo < n; lo += 2 * w) {
+            uint64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            uint64_t i = lo, j = mid, k = lo;
+            while (i < mid || j < hi) {
+                uint64_t f = j >= hi || (i < mid && pair_cmp(g, src + 2 * j, src + 2 * i) >= 0)
+                                 ? i++
+                                 : j++;
+                dst[2 * k] = src[2 * f];
+                dst[2 * k + 1] = src[2 * f + 1];
+                k++;
+            }
+        }
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != p)
+        memcpy(p, src, 2 * (size_t)n * sizeof *p);
+}
+
+void graph_order_ties(const graph *g, node_ix from, edge_ix *v, const uint32_t *names,
+                      uint32_t n, edge_ix *tmp)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        edge_ix e = v[i] & EDGE_IX_BITS;
+        if (GRAPH_EDGE_TIES_BY_NAME(GRAPH_EDGE_KIND(g->edge_kind[e]))) {
+            tmp[2 * k] = names ? names[i] : graph_edge_name_from(g, from, e);
+            tmp[2 * k + 1] = v[i]; /* the caller's flag goes with its edge */
+            k++;
+        }
+    }
+    sort_pairs(g, tmp, k, tmp + 2 * (size_t)k);
+    for (uint32_t i = 0, j = 0; i < n; i++)
+        if (GRAPH_EDGE_TIES_BY_NAME(GRAPH_EDGE_KIND(g->edge_kind[v[i] & EDGE_IX_BITS])))
+            v[i] = tmp[2 * j++ + 1];
+}
+
 void graph_edge_names_of(const graph *g, node_ix n, uint32_t *out)
 {
     /* derived names resume where the previous edge's decode stopped, so in order is one pass */

@@ -297,6 +297,15 @@ typedef struct graph {
     /* ---- presentation ---- */
     int hex_ids;               /* ids are addresses (Ruby): shown 0x.. though id_size is 0 */
 
+    /* ---- path ties ---- */
+    /* Nonzero: the order of a node's edges carries no meaning from one dump of a program to
+     * the next (V8 lists a dictionary object's properties, `global`'s among them, in the
+     * order of a hash seeded anew in each process), so the traversals that pick one of
+     * equally short ways in take a node's edges in name order (graph_edge_name_cmp), and the
+     * same leak keeps the same path, and signature, across restarts. Zero: edge order (a
+     * class's field layout) is kept, as Shark's and VisualVM's paths take it. */
+    int ties_by_name;
+
     /* ---- id lookup by rank (built by graph_build_index instead of id_dir, see below) ---- */
     struct graph_id_blk *id_blk; /* blocks of the rank index, NULL when id_dir serves */
     uint32_t *id_chunk;        /* per chunk of positions: its first block, GRAPH_NONE if empty */
@@ -549,6 +558,23 @@ static inline uint32_t graph_edge_name(const graph *g, edge_ix e)
 {
     return g->edge_name ? g->edge_name[e] : g->derive->edge_name(g, graph_edge_from(g, e), e);
 }
+
+/* graph.ties_by_name: of a node's edges, the ones whose order is a hash's (V8's dictionary
+ * properties: the property edges; other kinds come in an order fixed by the runtime). */
+#define GRAPH_EDGE_TIES_BY_NAME(kind) ((kind) == GRAPH_EDGE_PROPERTY)
+/* How many of v[0..n) (edges, bit 31 free for the caller) are of such a kind. */
+uint32_t graph_edge_ties(const graph *g, const edge_ix *v, uint32_t n);
+/* Orders edges a and b out of node `from` by name: texts by bytes, indices by value, then by
+ * edge order. Bit 31 of a and b is ignored (callers keep a flag there: edge indices stay
+ * below GRAPH_MAX_EDGES). */
+int graph_edge_name_cmp(const graph *g, node_ix from, edge_ix a, edge_ix b);
+/* Puts the edges of v[0..n) that graph_edge_ties counts in name order (graph_edge_name_cmp)
+ * among the places they hold; the others stay where they are. names[i]: the name of v[i]
+ * where it is of such a kind (read while the caller walked the edges: where names are
+ * derived, V8 reads each back from its record, cheaply only forward from the last one
+ * read), or names NULL to read them here. tmp holds 4n entries of scratch. */
+void graph_order_ties(const graph *g, node_ix from, edge_ix *v, const uint32_t *names,
+                      uint32_t n, edge_ix *tmp);
 
 /* A thread (THREAD_OBJECT root) with its stack trace. */
 typedef struct graph_thread {
