@@ -191,6 +191,18 @@ int cmd_diff(int argc, char **argv)
                      gates[i].spec, gates[i].cls);
         }
     }
+    /* refused before any document: with --json the error document is the only one */
+    if (unknown && strict) {
+        int u = 0;
+        while (gates[u].known)
+            u++;
+        rc = cli_fail(&co, LR_ERR_USAGE,
+                      "--fail-on-growth %s: no class named '%s' in either snapshot (--strict)",
+                      gates[u].spec, gates[u].cls);
+        if (!cli_exit_keeps_heap())
+            diff_free(&r);
+        goto out;
+    }
     rep_diff v = {co.pos[0], co.pos[1], &r, by_id, top && top < r.n ? (uint32_t)top : r.n,
                   gates, (uint32_t)gates_in.n, &ks, related, force};
     if (ks.ids_renumbered)
@@ -203,6 +215,9 @@ int cmd_diff(int argc, char **argv)
         jsonw w;
         cli_json_begin(&w);
         rep_diff_json(&w, &v);
+        /* a gate's answer on part of a heap: the document says why the exit is 3 */
+        if (co.n_truncated)
+            jsonw_kv_bool(&w, "truncated", 1);
         cli_json_end_phase(&co, &w, "diff_ms", ms);
     } else {
         rep_diff_text(stdout, &v);
@@ -211,9 +226,7 @@ int cmd_diff(int argc, char **argv)
     }
     if (!cli_exit_keeps_heap())
         diff_free(&r);
-    if (unknown && strict)
-        rc = CLI_EXIT_USAGE;
-    else if (failed)
+    if (failed)
         rc = CLI_EXIT_FINDINGS;
     /* a gate passed on part of a heap proves nothing: CI must not rely on it */
     if (gates_in.n && co.n_truncated && !allow_truncated) {

@@ -545,6 +545,9 @@ int cmd_leaks(int argc, char **argv)
         jsonw w;
         cli_json_begin(&w);
         rep_leaks_json(&w, &v);
+        /* a verdict on part of a heap: the document says why the exit is 3 */
+        if (co.n_truncated)
+            jsonw_kv_bool(&w, "truncated", 1);
         cli_json_end_phase(&co, &w, "analysis_ms", ms);
     } else {
         rep_leaks_text(stdout, &v);

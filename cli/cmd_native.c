@@ -249,6 +249,26 @@ static void set_env_u64(const char *name, uint64_t v)
 }
 
 /* The highest-numbered report of pid in dir (the at-exit scan is the last one). */
+/* The monitor's mark beside a scan its store did not take (agents/native/nm.h) */
+#define NOSTORE_SUFFIX ".nostore"
+
+/* Whether the monitor left that mark in dir for any of its scans. */
+static int store_failed(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int found = 0;
+    size_t sl = strlen(NOSTORE_SUFFIX);
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        size_t el = strlen(e->d_name);
+        found = el > sl && strcmp(e->d_name + el - sl, NOSTORE_SUFFIX) == 0;
+    }
+    closedir(d);
+    return found;
+}
+
 static int last_report(const char *dir, long pid, char *out, size_t n)
 {
     DIR *d = opendir(dir);
@@ -448,9 +468,9 @@ static int native_run(int argc, char **argv)
             if (ns.version)
                 setenv("LEAKRAY_NATIVE_VERSION", ns.version, 1);
         }
-        /* --json prints one document on stdout: the program's own output goes to stderr
-         * (with -o the report is the file, and stdout stays the program's) */
-        if (co.json && !out && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        /* --json prints one document on stdout (with -o too: -o keeps the scan): the
+         * program's own output goes to stderr */
+        if (co.json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
             _exit(127);
         if (cli_xfsz_default) /* the program's own, not this process's */
             signal(SIGXFSZ, SIG_DFL);
@@ -496,8 +516,13 @@ static int native_run(int argc, char **argv)
     }
     /* The monitor stored its scans already (the at-exit one before the program ended). */
     rc = render_file(&co, report, code, WIFSIGNALED(status), fail, NULL);
+    /* a store that did not take a scan exits 4 after the report, as `native report --store`
+     * does (the monitor said why on stderr) */
+    int unstored = ns.url && store_failed(dir);
     if (!keep)
         remove_dir(dir);
+    if (unstored && (rc == CLI_EXIT_OK || rc == CLI_EXIT_FINDINGS) && code == 0)
+        return CLI_EXIT_IO;
     /* A program that failed fails the run, as under valgrind: a test suite run through the
      * monitor must not pass because its leaks were reported. */
     if (rc == CLI_EXIT_OK && code != 0)

@@ -31,6 +31,11 @@ static lr_status load(lr_heap *h, const char *name, const lr_open_opts *opts,
     if (opts && opts->dump_index < -1) /* read as "the last" before */
         return LR_FAIL(err, LR_ERR_USAGE, "%s: dump_index %d: a heap dump's index (0 the first) "
                        "or -1 (the last)", name, opts->dump_index);
+    /* Formats other than HPROF hold one heap: its index is 0 (-1, the last, is the same) */
+    if (opts && opts->dump_index > 0 && strcmp(h->reader->name, "hprof") != 0)
+        return LR_FAIL(err, LR_ERR_NOT_FOUND,
+                       "%s: heap dump #%d requested, a %s file holds one heap (#0)", name,
+                       opts->dump_index, h->reader->name);
     fmt_opts fo = {.dump_index = opts ? opts->dump_index : -1,
                    .no_edges = opts ? opts->no_edges : 0,
                    .progress = opts ? opts->progress : 0,

@@ -20,6 +20,7 @@
 #define NM_API __attribute__((visibility("default")))
 #define NM_TLS __attribute__((tls_model("initial-exec")))
 
+#define NM_NOSTORE_SUFFIX ".nostore" /* beside a scan the store did not take (cmd_native.c) */
 #define NM_MAX_DEPTH 64     /* frames a backtrace may hold */
 #define NM_MAX_THREADS 4096 /* threads the registry tracks at once */
 #define NM_MAX_OWN_MAPS 1024 /* own mappings: depot, realloc flags, scan arrays */

@@ -560,6 +560,11 @@ static void ingest(const char *path)
             if (write(2, line, strlen(line)) < 0) {
                 /* nothing left to tell */
             }
+            /* beside the scan: `native run --store` exits 4 as `native report --store` does */
+            snprintf(line, sizeof line, "%s" NM_NOSTORE_SUFFIX, path);
+            int fd = open(line, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+            if (fd >= 0)
+                close(fd);
         }
     }
     if (stack)

@@ -37,4 +37,16 @@ expect_err "needs V8 snapshots of a browser page"
 run leaks --baseline "$FIX/test-dump-base.hprof" --target "$FIX/test-dump.hprof" --detached --force
 expect_rc 2
 expect_err "needs V8 snapshots of a browser page"
+# --strict refuses an unknown gate class before any document: with --json the error document
+# is the only one (it printed the whole comparison, then exited 2 with no error in it)
+run diff "$A" "$F" --fail-on-growth com.example.Typo=1 --strict --json --no-timing
+expect_rc 2
+json_eq 'd["error"]["code"]' usage
+json_eq '"classes" in d' false
+# V8 snapshots hold one heap: --dump 1 is not found (it was ignored, and #0 analysed)
+run histo "$A" --dump 1 --json --no-timing
+expect_rc 2
+json_eq 'd["error"]["code"]' not_found
+run histo "$A" --dump 0 --json --no-timing
+expect_rc 0
 echo "diff_gates: ok"

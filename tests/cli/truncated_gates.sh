@@ -47,11 +47,22 @@ expect_rc 3
 expect_err "truncated, --fail-on-growth cannot pass on it"
 run diff "$FULL" "$CUT" --fail-on-growth java.lang.String=1 --allow-truncated
 expect_rc 0
+# with --json the document says why the exit is 3 (it had no trace of the cut)
+run diff "$FULL" "$CUT" --fail-on-growth java.lang.String=1 --json --no-timing
+expect_rc 3
+json_eq 'd["truncated"]' true
+run diff "$FULL" "$FULL" --json --no-timing
+expect_rc 0
+json_eq '"truncated" in d' false
 
 run leaks --baseline "$FIX/test-dump-base.hprof" --target "$FULL" --final "$CUT" --force \
     --fail-on-leak
 expect_rc 3
 expect_err "truncated, --fail-on-leak cannot pass on it"
+run leaks --baseline "$FIX/test-dump-base.hprof" --target "$FULL" --final "$CUT" --force \
+    --fail-on-leak --json --no-timing
+expect_rc 3
+json_eq 'd["truncated"]' true
 
 run store ingest --db "$T/s.db" "$CUT"
 expect_rc 3

@@ -148,4 +148,16 @@ url="postgres://ci:NATsecret@127.0.0.1:1/leaks"
 [ "$(cat "$NAT_TMP/fake.db")" = "$url" ] || nat_fail "LEAKRAY_DB: $(cat "$NAT_TMP/fake.db")"
 grep -q "was not recorded" "$NAT_TMP/fake.err" && ! grep -q NATsecret "$NAT_TMP/fake.err" ||
     nat_fail "the failure line: $(cat "$NAT_TMP/fake.err")"
+# A store that does not take the scan fails the run after the report (exit 4), as `native
+# report --store` does: the failure reached stderr only, and a CI job recording its leaks
+# never saw the store was broken. With --json and -o the document is stdout's only content
+# (the program's output goes to stderr, as without -o).
+rc=0
+"$LEAKRAY" native run --json --no-timing --store "$NAT_TMP/no/such/dir/x.db" -o "$NAT_TMP/l.lrn" \
+    -- "$B/lost" >"$NAT_TMP/unstored.json" 2>"$NAT_TMP/unstored.err" || rc=$?
+[ "$rc" = 4 ] || nat_fail "an unwritable store: exit $rc: $(cat "$NAT_TMP/unstored.err")"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["groups"], d' \
+    "$NAT_TMP/unstored.json" || nat_fail "an unwritable store: stdout is no report"
+grep -q "was not recorded" "$NAT_TMP/unstored.err" || nat_fail "no failure line"
+[ -s "$NAT_TMP/l.lrn" ] || nat_fail "-o wrote no scan"
 echo "native_store: ok ($SIG: 3 occurrences, one leak)"
