@@ -654,10 +654,16 @@ void cli_warn(cli_common *co, const char *fmt, ...)
 
 void cli_json_end_phase(const cli_common *co, jsonw *w, const char *phase_key, double ms)
 {
-    if (co->n_warn) {
+    /* An allocation refused under --max-memory that the run recovered from exits 5 after
+     * this document (cli_mem_finish): the document says why, for a consumer keying on it */
+    char mem[LR_ERROR_MSG_MAX];
+    int refused = !mem_reported && mem_message(mem, sizeof mem, NULL);
+    if (co->n_warn || refused) {
         jsonw_kv_arr_begin(w, "warnings");
         for (int i = 0; i < co->n_warn && i < CLI_MAX_WARN; i++)
             jsonw_str(w, co->warn[i]);
+        if (refused)
+            jsonw_str(w, mem);
         jsonw_arr_end(w);
     }
     json_timing(co, w, phase_key, ms);
