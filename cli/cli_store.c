@@ -95,6 +95,11 @@ const char *cli_store_default(char *buf, size_t cap)
     return buf;
 }
 
+const char *cli_store_url(const char *db, char *buf, size_t cap)
+{
+    return db && strcmp(db, "default") != 0 ? db : cli_store_default(buf, cap);
+}
+
 static int make_filter(const cli_common *co, const store_opts *o, store_filter *f)
 {
     store_filter_init(f);
@@ -120,7 +125,7 @@ int cli_store_parse(int argc, char **argv, const cli_spec *spec, const char *con
     int rc = out ? cli_parse_output(argc, argv, spec, co, out) : cli_parse(argc, argv, spec, co);
     char buf[PATH_MAX + 16];
     if (rc == CLI_CONTINUE && out && *out &&
-        cli_out_is(*out, o->db ? o->db : cli_store_default(buf, sizeof buf)))
+        cli_out_is(*out, cli_store_url(o->db, buf, sizeof buf)))
         return cli_usage_error(co, "-o %s is the leak store; write to another path", *out);
     if (rc == CLI_CONTINUE && f && (rc = make_filter(co, o, f)) == 0)
         rc = CLI_CONTINUE;
@@ -140,7 +145,7 @@ const char *cli_store_no_file(const char *url)
 static int open_store(const cli_common *co, const store_opts *o, int existing, store **s)
 {
     char buf[PATH_MAX + 16];
-    const char *url = o->db ? o->db : cli_store_default(buf, sizeof buf);
+    const char *url = cli_store_url(o->db, buf, sizeof buf);
     const char *why = cli_store_no_file(url);
     if (why)
         return cli_usage_error(co, "--db '%s' %s", url, why);
@@ -160,7 +165,7 @@ int cli_store_open_existing(const cli_common *co, const store_opts *o, store **s
     /* A store that only reads (leaks, show, trend, diff, prune, export) opens what exists: a
      * mistyped --db made an empty SQLite file and answered "0 leaks". */
     char buf[PATH_MAX + 16];
-    const char *url = o->db ? o->db : cli_store_default(buf, sizeof buf);
+    const char *url = cli_store_url(o->db, buf, sizeof buf);
     if (!cli_store_no_file(url) && !store_url_is_pg(url) && access(url, F_OK) != 0)
         return cli_fail(co, LR_ERR_IO, "no leak store at %s (`leakray store ingest` makes one)",
                         url);

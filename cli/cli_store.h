@@ -22,8 +22,9 @@ typedef struct store_opts {
 } store_opts;
 
 #define STORE_DB_OPT(o) {"--db", CLI_OPT_STR, &(o)->db, "URL", \
-    "store: SQLite file or postgres://... (default $LEAKRAY_DB, ~/.local/share/leakray/store.db)",\
-    NULL}
+    "store: SQLite file, postgres://... or 'default' ($LEAKRAY_DB, ~/.local/share/leakray/" \
+    "store.db)", NULL}, \
+    {"--store", CLI_OPT_STR, &(o)->db, "URL", "the same as --db (native, watch)", NULL}
 #define STORE_APP_OPT(o) {"--app", CLI_OPT_STR, &(o)->app, "NAME", "only reports of this app", NULL}
 #define STORE_KIND_OPT(o) {"--kind", CLI_OPT_STR, &(o)->kind, "KIND", "only leaks of this kind", \
     "application|library|suspect|native"}
@@ -32,6 +33,10 @@ typedef struct store_opts {
     {"--version", CLI_OPT_STR, &(o)->version, "V", "only reports of this app version", NULL},  \
     STORE_KIND_OPT(o),                                                                        \
     {"--since", CLI_OPT_STR, &(o)->since, "TIME", "only reports taken at or after TIME", NULL}
+
+/* The store --db names: db itself, or, when NULL or "default" (as `native --store default`
+ * and `watch analyze --store default` say it), cli_store_default's, written into buf. */
+const char *cli_store_url(const char *db, char *buf, size_t cap);
 
 /* "2026-12-01", "2026-12-01T10:20[:30][Z]" (UTC), "@1764584400" or "1764584400" (Unix
  * seconds). Returns 1 and *ms, or 0. */

@@ -31,7 +31,8 @@ int dashboard_wanted(int argc, char **argv)
             dumps += argc - i - 1;
             break;
         }
-        if (strcmp(a, "--db") == 0 || strncmp(a, "--db=", 5) == 0)
+        if (strcmp(a, "--db") == 0 || strncmp(a, "--db=", 5) == 0 || strcmp(a, "--store") == 0 ||
+            strncmp(a, "--store=", 8) == 0)
             return 1;
         if (a[0] != '-') {
             dumps++;
@@ -92,7 +93,7 @@ int cmd_dashboard(int argc, char **argv)
     store_expect_bulk_reads(s);
     double t0 = cli_now_ms();
     char url[1024], def[4096];
-    rep_dashboard_url(o.db ? o.db : cli_store_default(def, sizeof def), url, sizeof url);
+    rep_dashboard_url(cli_store_url(o.db, def, sizeof def), url, sizeof url);
     lr_error err = {.offset = LR_NO_OFFSET};
     store_dashboard d;
     lr_status st = store_dashboard_build(s, &f, REP_DASH_MAX_LEAKS, REP_DASH_DETAILED,

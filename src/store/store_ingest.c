@@ -59,6 +59,8 @@ typedef struct report_head {
     char canon_sha[41];   /* SHA-1 of the report without file path and timings */
     int v8_snapshot;      /* a V8 heap snapshot (snapshot.meta), a dump and not a report */
     int truncated;        /* the analysed dump was cut short ("truncated": true) */
+    int has_leaks;        /* analyze report: application_leaks is a list */
+    int has_summary;      /* the report page's model (report --format json) has a summary */
 } report_head;
 
 static int read_head(void *ctx, int n, const char *const *v)
@@ -75,6 +77,8 @@ static int read_head(void *ctx, int n, const char *const *v)
         trace_sha1_hex(v[6], strlen(v[6]), h->canon_sha);
     h->v8_snapshot = n > 7 && v[7] && strcmp(v[7], "object") == 0;
     h->truncated = n > 8 && v[8] && strcmp(v[8], "true") == 0;
+    h->has_leaks = n > 9 && v[9] && strcmp(v[9], "array") == 0;
+    h->has_summary = n > 10 && v[10] && strcmp(v[10], "object") == 0;
     return 1;
 }
 
@@ -683,7 +687,8 @@ static const char SQL_HEAD[] =
     "SELECT 1, json_extract(?1, '$.schema_version'), json_type(?1, '$.traces'),"
     " json_type(?1, '$.direct'), json_type(?1, '$.groups'), json_extract(?1, '$.mode'),"
     " json(json_remove(?1, '$.timing', '$.analysis_ms', '$.file', '$.elapsed_ms')),"
-    " json_type(?1, '$.snapshot.meta'), json_type(?1, '$.truncated')";
+    " json_type(?1, '$.snapshot.meta'), json_type(?1, '$.truncated'),"
+    " json_type(?1, '$.application_leaks'), json_type(?1, '$.summary')";
 
 static int read_valid(void *ctx, int n, const char *const *v)
 {
@@ -720,6 +725,12 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
         return LR_FAIL(err, LR_ERR_TRUNCATED,
                        "%s: the dump was cut short: its report holds part of the heap, and its "
                        "missing leaks would read as fixed", name);
+    /* The page's model lists its traces too, its leaks under groups: read as an analyze
+     * report it had none, and every leak of that version read as fixed. */
+    if (h.has_traces && !h.has_leaks && h.has_summary)
+        return LR_FAIL(err, LR_ERR_FORMAT,
+                       "%s: the report page's model (report --format json), not a leak report: "
+                       "store the dump itself or its analyze --json report", name);
     group_list l = {0};
     lr_status st;
     const char *kind;

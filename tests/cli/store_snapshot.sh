@@ -50,4 +50,22 @@ echo '{"hello": 1}' >"$T/other.json"
 run store ingest --db "$db" --app web --version 3 "$T/other.json"
 expect_rc 3
 expect_err 'other.json: no schema_version: not a leakray report'
+# The report page's model lists traces too, its leaks under groups: refused, never stored as
+# a report with no leak (every leak of that version then read as fixed)
+"$LEAKRAY" report "${snaps[0]}" --format json --no-timing -o "$T/model.json" >/dev/null 2>&1 ||
+    fail "report --format json failed"
+run store ingest --db "$db" --app web --version 4 "$T/model.json"
+expect_rc 3
+expect_err "the report page's model"
+# `default` names the per-user store for --db as for --store (a file named ./default was made),
+# and --store is --db's other name
+mkdir -p "$T/home"
+(cd "$T" && HOME=$T/home LEAKRAY_DB='' "$LEAKRAY" store ingest --db default --app web \
+    "$T/report.json" >"$T/def.out" 2>&1) || fail "store ingest --db default failed"
+grep -q "^stored " "$T/def.out" || fail "--db default: $(cat "$T/def.out")"
+[ ! -e "$T/default" ] || fail "--db default made a file named default"
+[ -f "$T/home/.local/share/leakray/store.db" ] || fail "--db default: no per-user store"
+(cd "$T" && HOME=$T/home LEAKRAY_DB='' "$LEAKRAY" store leaks --store default --json \
+    >"$T/out" 2>"$T/err") || fail "store leaks --store default: $(cat "$T/err")"
+json_eq '"leaks" in d' true
 echo "ok: store ingest analyses snapshots and JSON-lines graphs, keeps reports as reports"
