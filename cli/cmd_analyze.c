@@ -73,6 +73,23 @@ static void analyze_warn(void *co, const char *msg)
     cli_warn(co, "%s", msg);
 }
 
+/* A rules file's watch rules, checked as --watch's are: the messages name the file. */
+typedef struct file_warn_ctx {
+    cli_common *co;
+    const char *file;
+} file_warn_ctx;
+
+static void file_warn(void *ctx, const char *msg)
+{
+    const file_warn_ctx *f = ctx;
+    if (strncmp(msg, "--watch ", 8) == 0)
+        cli_warn(f->co, "%s: watch %s", f->file, msg + 8);
+    else if (strncmp(msg, "--leaking-if: ", 14) == 0)
+        cli_warn(f->co, "%s: watch condition: %s", f->file, msg + 14);
+    else
+        cli_warn(f->co, "%s: %s", f->file, msg);
+}
+
 /* The objects a leak_tracker report names (Dart snapshots: by identity hash) join the
  * leaking objects, each with the report's verdict as its reason. */
 static lr_status analyze_leak_tracker(cli_common *co, const graph *g, const char *path,
@@ -260,8 +277,16 @@ int cmd_analyze(int argc, char **argv)
 
     if (!no_shipped)
         st = rules_load_defaults(&rs, g, &err);
-    for (int i = 0; st == LR_OK && i < rules_files.n; i++)
+    /* a watch rule of a user's file that names no class of the dump, or no field, finds
+     * nothing and reads as "no leak" too (the shipped files' are for other programs) */
+    uint32_t typos = 0;
+    for (int i = 0; st == LR_OK && i < rules_files.n; i++) {
+        uint32_t before = rs.n_insp;
         st = rules_load_file(&rs, rules_files.v[i], &err);
+        file_warn_ctx fw = {&co, rules_files.v[i]};
+        if (st == LR_OK)
+            typos += rules_watch_check(&rs, before, g, file_warn, &fw);
+    }
     uint32_t first_watch = rs.n_insp;
     for (int i = 0; st == LR_OK && i < watches.n; i++) {
         st = rules_add_watch(&rs, watches.v[i], i < ifs.n ? ifs.v[i] : NULL, &err);
@@ -273,7 +298,8 @@ int cmd_analyze(int argc, char **argv)
     /* A typo in a watched class or field finds nothing and looks like "no leak": say so, and
      * refuse to go on where an exit code depends on the answer. */
     if (st == LR_OK &&
-        rules_watch_check(&rs, first_watch, g, analyze_warn, &co) && (strict || fail_on_leak)) {
+        rules_watch_check(&rs, first_watch, g, analyze_warn, &co) + typos &&
+        (strict || fail_on_leak)) {
         rc = cli_fail(&co, LR_ERR_USAGE, "%s (--strict%s)", co.warn[0],
                       fail_on_leak ? " is implied by --fail-on-leak" : "");
         goto done;

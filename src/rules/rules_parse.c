@@ -207,6 +207,27 @@ static int check_at_names(lexer *lx, const char *path)
     return 0;
 }
 
+/* 0, or fails on the first '@' name of a {PATH} in template t that names nothing: the
+ * whole label was dropped at each object, silently, as its value read as missing. */
+static int check_template(lexer *lx, const char *t)
+{
+    for (const char *p = t; (p = strchr(p, '{')) != NULL; p++) {
+        const char *end = strchr(p, '}');
+        if (!end)
+            break;
+        char path[256];
+        size_t len = (size_t)(end - p - 1);
+        if (len < sizeof path && memchr(p + 1, '@', len)) {
+            memcpy(path, p + 1, len);
+            path[len] = '\0';
+            if (check_at_names(lx, path))
+                return -1;
+        }
+        p = end;
+    }
+    return 0;
+}
+
 static int parse_operand(parser *ps, operand *o)
 {
     lexer *lx = &ps->lx;
@@ -572,6 +593,8 @@ static int add_inspect(parser *ps, int watch)
                 ok = 0;
                 fail(lx, "expected a quoted reason or label", NULL);
             }
+            if (ok && check_template(lx, lx->text))
+                ok = 0;
             if (ok) {
                 in.text = rules_dupn(lx->text, strlen(lx->text));
                 next(lx);

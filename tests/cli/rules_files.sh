@@ -8,7 +8,8 @@
 # - A bad line last in the file stops the load (exit 3, FILE:LINE); it was dropped when no
 #   rule followed it. A byte that is not text is shown in hex.
 # - A byte-order mark (a file saved by a Windows editor) is skipped: the first rule applies.
-# - A misspelt '@' name (@sise) stops the load: it read as missing data, its test quietly false.
+# - A misspelt '@' name (@sise) stops the load: it read as missing data, its test quietly false
+#   (in a condition or in a label's or reason's {PATH}).
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init rules-files
@@ -44,6 +45,24 @@ printf 'inspect java.lang.Thread if @sise > 1 -> leaking "x"\n' >"$T/at.rules"
 run analyze --no-timing --rules "$T/at.rules" "$D"
 expect_rc 3
 expect_err "at.rules:1: unknown name '@sise'"
+# in a template too: the whole label was dropped at every object, silently
+printf 'inspect java.lang.Thread -> label "size {@sise} name={name}"\n' >"$T/tmpl.rules"
+run analyze --no-timing --rules "$T/tmpl.rules" "$D"
+expect_rc 3
+expect_err "tmpl.rules:1: unknown name '@sise'"
+printf 'inspect java.lang.Thread -> label "size {@size} name={name} {x.@class}"\n' >"$T/tmpl2.rules"
+run analyze --no-timing --rules "$T/tmpl2.rules" "$D"
+expect_rc 0
+# a rules file's watch rules get --watch's typo checks, named by the file: a class the dump
+# lacks or a field its class lacks found nothing and read as "no leak", unwarned
+printf 'watch com.example.Pagee if destroyed -> "gone"\nwatch java.lang.Thread if nmae == "x" -> "t"\n' \
+    >"$T/typo.rules"
+run analyze --no-timing --rules "$T/typo.rules" "$D"
+expect_rc 0
+expect_err "typo.rules: watch com.example.Pagee: the dump has no class of that name"
+expect_err "typo.rules: watch condition: java.lang.Thread has no field 'nmae'"
+run analyze --no-timing --strict --rules "$T/typo.rules" "$D"
+expect_rc 2
 
 printf '\357\273\277inspect java.lang.Thread -> leaking "bom rule"\r\n' >"$T/bom.rules"
 run analyze --no-timing --rules "$T/bom.rules" "$D"
