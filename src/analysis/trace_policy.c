@@ -169,6 +169,8 @@ lr_status trace_dom_table(const graph *g, const rules_set *rs, dom_reach_table *
         uint8_t v;
         switch (GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG ? GRAPH_EDGE_WEAK : GRAPH_EDGE_KIND(k)) {
         case GRAPH_EDGE_FIELD:
+        case GRAPH_EDGE_PROPERTY: /* V8's, matched as fields (rules_edge_class) */
+        case GRAPH_EDGE_CONTEXT:
             v = DOM_RT_BY_CLASS;
             break;
         case GRAPH_EDGE_STATIC:

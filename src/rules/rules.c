@@ -409,7 +409,9 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
     if (GRAPH_EDGE_STRENGTH(ek) != GRAPH_STRONG)
         return RULES_DROP;
     switch (kind) {
-    case GRAPH_EDGE_FIELD: {
+    case GRAPH_EDGE_FIELD:
+    case GRAPH_EDGE_PROPERTY: /* a V8 object's named property, as a field (Registry#listeners) */
+    case GRAPH_EDGE_CONTEXT: { /* a V8 scope's variable, a field of its Context */
         class_ix c = graph_node_class(g, from);
         if (c == GRAPH_NONE || c >= g->n_classes || !rs->cls_first)
             return RULES_FOLLOW;
@@ -421,7 +423,8 @@ int rules_edge_class(const rules_set *rs, node_ix from, edge_ix e, int32_t *lib)
             if (!fname)
                 fname = graph_str(g, graph_edge_name_from(g, from, e));
             if (!strcmp(rs->refs[it].field, fname)) {
-                if (shadowed_below(g, c, rs->refs[it].cls, from, e, fname))
+                if (kind == GRAPH_EDGE_FIELD &&
+                    shadowed_below(g, c, rs->refs[it].cls, from, e, fname))
                     return RULES_FOLLOW;
                 return ref_verdict(rs, (int32_t)it, lib);
             }
