@@ -610,6 +610,8 @@ static lr_status coll_members(const graph *g, node_ix c, node_ix **out, uint32_t
          k = g->classes[k].super)
         if (strcmp(graph_str(g, g->classes[k].name), "java.lang.Object"))
             hier[nh++] = graph_str(g, g->classes[k].name);
+    class_ix cc = graph_node_class(g, c);
+    int c_array = cc < g->n_classes && (g->classes[cc].flags & GRAPH_CLASS_ARRAY);
     uint8_t *seen = err_calloc((size_t)g->n_nodes / 8 + 1, 1);
     node_ix *stack = NULL, *mem = NULL;
     uint32_t n_stack = 0, cap_stack = 0, n_mem = 0, cap_mem = 0, walked = 0;
@@ -641,7 +643,9 @@ static lr_status coll_members(const graph *g, node_ix c, node_ix **out, uint32_t
                     st = LR_ERR_NOMEM;
                 else
                     stack[n_stack++] = y;
-            } else if (x != c) {
+            } else if (x != c || (c_array && kind == GRAPH_EDGE_ELEMENT)) {
+                /* an array's elements are its members (Listener[] sListeners), where a
+                 * collection object's own fields are not */
                 if (rules_grow((void **)&mem, &cap_mem, n_mem + 1, sizeof *mem))
                     st = LR_ERR_NOMEM;
                 else

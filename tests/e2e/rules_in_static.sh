@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# rules_in_static.sh: `this in static C#F` takes an array's elements as its members
+# (tests/programs/rules/InStatic.java: three Screens in a static Object[], two in a static
+# ArrayList, one in neither): the array's own elements were dropped as the collection
+# object's own fields are, so no object stored in an array was ever "in" it, and `not in`
+# held for all of them. The ArrayList's members, and `CACHE.elementData` read as an array,
+# are the same two.
+set -euo pipefail
+: "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
+. "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
+need_tools javac java python3
+work="$LEAKRAY_BUILD/tmp/rules_in_static"
+rm -rf "$work"
+mkdir -p "$work/classes"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/rules/InStatic.java"
+java -Xmx64m -cp "$work/classes" InStatic "$work/s.hprof" >/dev/null
+cat >"$work/in.rules" <<'R'
+inspect InStatic$Screen if destroyed -> leaking "destroyed {title}"
+inspect InStatic$Screen if this in static InStatic$Holder#ROOTS -> label "in ROOTS"
+inspect InStatic$Screen if this not in static InStatic$Holder#ROOTS -> label "not in ROOTS"
+inspect InStatic$Screen if this in static InStatic$Holder#CACHE -> label "in CACHE"
+inspect InStatic$Screen if this in static InStatic$Holder#CACHE.elementData -> label "in elementData"
+R
+rc=0
+"$LEAKRAY" analyze --no-timing --no-suspects --rules "$work/in.rules" --json "$work/s.hprof" \
+    >"$work/a.json" 2>"$work/a.err" || rc=$?
+[ $rc = 0 ] || fail "analyze: exit $rc: $(cat "$work/a.err")"
+python3 - "$work/a.json" <<'PY' || fail "in static"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = {}
+for t in d['traces']:
+    leak = t['elements'][-1]
+    title = leak['reason'].split('destroyed ')[-1]
+    got[title] = sorted(l for l in leak['labels'] if l.startswith(('in ', 'not in')))
+want = {'root1': ['in ROOTS'], 'root3': ['in ROOTS'], 'root5': ['in ROOTS'],
+        'cache0': ['in CACHE', 'in elementData', 'not in ROOTS'],
+        'cache1': ['in CACHE', 'in elementData', 'not in ROOTS'],
+        'single': ['not in ROOTS']}
+assert got == want, got
+PY
+echo "rules_in_static: ok"
