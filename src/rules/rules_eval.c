@@ -292,6 +292,15 @@ static void special(const rules_set *rs, node_ix n, const char *fld, const char 
     const graph *g = rs->g;
     class_ix c = graph_node_class(g, n);
     const char *cn = graph_class_name(g, n);
+    /* a class object's names are the class it stands for, as its trace line shows it
+     * ("com.acme.Holder class"), as Shark's HeapClass.name: its own read "" */
+    if (g->node_kind[n] == GRAPH_KIND_CLASS) {
+        class_ix k = graph_class_of_node(g, n);
+        if (k != GRAPH_NONE && k < g->n_classes) {
+            c = k;
+            cn = graph_str(g, g->classes[k].name);
+        }
+    }
     if (!strcmp(name, "@class")) {
         out->k = V_STR;
         snprintf(out->s, sizeof out->s, "%s", cn);
@@ -305,8 +314,9 @@ static void special(const rules_set *rs, node_ix n, const char *fld, const char 
                      graph_str(g, g->classes[g->classes[c].super].name));
         }
     } else if (!strcmp(name, "@anonymous")) {
+        /* an anonymous class's instances; its class object is none (as in Shark) */
         out->k = V_BOOL;
-        out->i = is_anonymous(cn);
+        out->i = g->node_kind[n] != GRAPH_KIND_CLASS && is_anonymous(cn);
     } else if (!strcmp(name, "@id")) {
         out->k = V_INT;
         out->i = (int64_t)graph_node_id(g, n);

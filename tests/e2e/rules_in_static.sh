@@ -5,7 +5,8 @@
 # ArrayList, one in neither): the array's own elements were dropped as the collection
 # object's own fields are, so no object stored in an array was ever "in" it, and `not in`
 # held for all of them. The ArrayList's members, and `CACHE.elementData` read as an array,
-# are the same two.
+# are the same two. A class object's @class, @simple and @super are the class it stands for
+# (they read "", so `inspect class-object` could not name one class).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -22,6 +23,7 @@ inspect InStatic$Screen if this in static InStatic$Holder#ROOTS -> label "in ROO
 inspect InStatic$Screen if this not in static InStatic$Holder#ROOTS -> label "not in ROOTS"
 inspect InStatic$Screen if this in static InStatic$Holder#CACHE -> label "in CACHE"
 inspect InStatic$Screen if this in static InStatic$Holder#CACHE.elementData -> label "in elementData"
+inspect class-object if @class == "InStatic$Holder" -> label "holder {@simple} < {@super}"
 R
 rc=0
 "$LEAKRAY" analyze --no-timing --no-suspects --rules "$work/in.rules" --json "$work/s.hprof" \
@@ -40,5 +42,9 @@ want = {'root1': ['in ROOTS'], 'root3': ['in ROOTS'], 'root5': ['in ROOTS'],
         'cache1': ['in CACHE', 'in elementData', 'not in ROOTS'],
         'single': ['not in ROOTS']}
 assert got == want, got
+# a class object's @class is the class it stands for: the Holder class on the paths
+holders = {tuple(e['labels']) for t in d['traces'] for e in t['elements']
+           if e['class'] == 'InStatic$Holder' and e['type'] == 'class'}
+assert holders == {('holder InStatic$Holder < java.lang.Object',)}, holders
 PY
 echo "rules_in_static: ok"
