@@ -11,6 +11,7 @@
  * the second snapshot no longer defines is `Object` on both sides. Duplicate ids (ArkTS gives
  * its root groups id 0) pair up one to one within a class. */
 #include "analysis/diff.h"
+#include "analysis/histo.h"
 #include "base/hash.h"
 #include "base/hmap.h"
 
@@ -99,8 +100,13 @@ static lr_status collect(rowmap *m, const graph *g, const uint32_t *cls_row, int
         if (c != GRAPH_NONE && c < g->n_classes) {
             row = cls_row[c];
         } else {
+            /* histo's rows: class objects as one (23 classes loaded read "+23 objects with
+             * no class"), objects whose class is missing as another */
             const char *nm = g->node_name ? graph_str(g, g->node_name[v]) : "";
-            row = rm_get(m, *nm ? nm : "(no class)", *nm ? nm : "(no class)");
+            if (!*nm)
+                nm = g->node_kind[v] == GRAPH_KIND_CLASS ? HISTO_CLASS_OBJECTS_NAME
+                                                         : HISTO_NO_CLASS_NAME;
+            row = rm_get(m, nm, nm);
             if (row == UINT32_MAX)
                 return LR_FAIL(err, LR_ERR_NOMEM, "diff: out of memory");
         }
