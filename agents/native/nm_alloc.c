@@ -789,6 +789,19 @@ static const void *object_base(const void *a)
     return a && dladdr(a, &di) ? di.dli_fbase : NULL;
 }
 
+/* Whether a, what dlsym(RTLD_DEFAULT) gave for a function, is a non-PIE executable's
+ * canonical PLT entry (the executable takes the function's address, so its .dynsym lists
+ * the symbol undefined with that entry as value): calls through it reach the first
+ * definition, which is the monitor's. Debian's python3.11 and node are built so, and read
+ * "NOT TRACKED" while every block was tracked. */
+static int plt_stub(const void *a)
+{
+    Dl_info di;
+    const ElfW(Sym) *sym = NULL;
+    return a && dladdr1(a, &di, (void **)&sym, RTLD_DL_SYMENT) && sym &&
+           sym->st_shndx == SHN_UNDEF;
+}
+
 /* dlsym(RTLD_NEXT, name) when it lies in the object at base, else NULL. */
 static void *next_in(const char *name, const void *base)
 {
@@ -869,7 +882,8 @@ static void resolve_locked(void)
     /* A malloc found before the monitor's (an allocator earlier in LD_PRELOAD, or exported
      * by the executable) takes every call: the hooks see nothing. */
     void *first = dlsym(RTLD_DEFAULT, "malloc");
-    if (first && object_base(first) != object_base((const void *)nm_allocator)) {
+    if (first && object_base(first) != object_base((const void *)nm_allocator) &&
+        !plt_stub(first)) {
         object_name(first, alloc_info.name, sizeof alloc_info.name);
         alloc_info.tracked = 0;
         alloc_info.note[0] = 0;
@@ -1602,7 +1616,8 @@ static void new_resolve(const void *alloc_base)
     }
     void *first_new = dlsym(RTLD_DEFAULT, "_Znwm");
     if (alloc_info.tracked && first_new &&
-        object_base(first_new) != object_base((const void *)nm_allocator)) {
+        object_base(first_new) != object_base((const void *)nm_allocator) &&
+        !plt_stub(first_new)) {
         char who[64];
         object_name(first_new, who, sizeof who);
         note_add3("operator new of ", who, " is found before the monitor's: its blocks are "
