@@ -127,6 +127,7 @@ typedef struct nm_thread_rec {
     uint64_t start_ms;   /* CLOCK_MONOTONIC at creation, ms */
     uintptr_t stack_lo;  /* stack mapping of the thread (set when it starts) */
     uintptr_t stack_hi;  /* end of the stack mapping (includes its TCB and static TLS) */
+    uintptr_t result;    /* what the thread returned or gave pthread_exit (NM_T_EXITED) */
 } nm_thread_rec;
 #define NM_T_USED 1u     /* slot in use */
 #define NM_T_EXITED 2u   /* start routine returned or pthread_exit called */

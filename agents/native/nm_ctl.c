@@ -155,12 +155,13 @@ typedef struct tramp {
     int slot;            /* registry slot, -1 = untracked */
 } tramp;
 
-static void thread_gone(int slot)
+static void thread_gone(int slot, void *result)
 {
     if (slot < 0)
         return;
     reg_acquire();
     threads[slot].state |= NM_T_EXITED;
+    threads[slot].result = (uintptr_t)result;
     if (threads[slot].state & NM_T_DETACHED)
         threads[slot].state = 0;
     reg_release();
@@ -201,7 +202,7 @@ static void *trampoline(void *p)
     }
     nm_guard_set(g);
     void *ret = t.fn(t.arg);
-    thread_gone(t.slot);
+    thread_gone(t.slot, ret);
     t_slot = -1;
     nm_alloc_thread_exit();
     return ret;
@@ -321,7 +322,7 @@ NM_API void pthread_exit(void *ret)
     static void (*real)(void *);
     if (!real)
         real = (void (*)(void *))real_sym("pthread_exit");
-    thread_gone(t_slot);
+    thread_gone(t_slot, ret);
     t_slot = -1;
     nm_alloc_thread_exit();
     real(ret);

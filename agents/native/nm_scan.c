@@ -795,6 +795,16 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
         for (int j = 0; j < NM_EXIT_REGS; j++)
             mark_word(c, exit_regs_seen[j]);
     }
+    /* An ended thread's result waits in its descriptor for pthread_join, inside a stack
+     * mapping the loop below skips (a gone thread's stack holds stale words): the result a
+     * worker returned read as a leak until the join that hands it over. */
+    int n_thr;
+    const nm_thread_rec *thr = nm_threads(&n_thr);
+    c->rooting = NM_ROOT_TLS;
+    for (int j = 0; j < n_thr; j++)
+        if ((thr[j].state & (NM_T_USED | NM_T_EXITED | NM_T_DETACHED)) ==
+                (NM_T_USED | NM_T_EXITED) && thr[j].result)
+            mark_word(c, thr[j].result);
     int in_libc = 0, in_self = 0, in_module = 0, in_alloc = 0;
     const char *alloc_name = NULL;
     for (int i = 0; i < c->n_maps; i++) {

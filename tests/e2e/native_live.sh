@@ -36,7 +36,7 @@ touch "$NAT_TMP/stop-plain"
 
 K=$NAT_TMP/scans
 "$LEAKRAY" native run --json --no-timing --keep "$K" -o "$NAT_TMP/exit.lrn" -- \
-    "$B/busy" "$NAT_TMP/pid" "$NAT_TMP/stop" >"$NAT_TMP/run.out" &
+    "$B/busy" "$NAT_TMP/pid" "$NAT_TMP/stop" >"$NAT_TMP/run.out" 2>"$NAT_TMP/run.err" &
 RUN=$!
 for _ in $(seq 200); do [ -s "$NAT_TMP/pid" ] && break; sleep 0.05; done
 [ -s "$NAT_TMP/pid" ] || { kill $RUN; nat_fail "busy never wrote its pid"; }
@@ -77,9 +77,11 @@ grep -q "NOT captured (ptrace: permission denied)" "$NAT_TMP/failed.txt" ||
     nat_fail "text report does not say the capture failed: $(sed -n 2p "$NAT_TMP/failed.txt")"
 touch "$NAT_TMP/stop"
 wait $RUN || nat_fail "native run exited $?"
-# The program's lines come first, then the report (a JSON document starting with "{").
-awk '/^\{/ {exit} {print}' "$NAT_TMP/run.out" >"$NAT_TMP/monitored.out"
-awk '/^\{/ {on = 1} on {print}' "$NAT_TMP/run.out" >"$NAT_TMP/exit.json"
+# With --json stdout is the report alone (-o or not), and the program's lines go to stderr.
+grep -v '^leakray' "$NAT_TMP/run.err" >"$NAT_TMP/monitored.out" || true
+cp "$NAT_TMP/run.out" "$NAT_TMP/exit.json"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$NAT_TMP/exit.json" ||
+    nat_fail "stdout is no JSON document: $(head -c 300 "$NAT_TMP/run.out")"
 sort "$NAT_TMP/plain.out" >"$NAT_TMP/plain.sorted"
 sort "$NAT_TMP/monitored.out" >"$NAT_TMP/monitored.sorted"
 cmp -s "$NAT_TMP/plain.sorted" "$NAT_TMP/monitored.sorted" ||
