@@ -81,6 +81,10 @@ typedef struct captured {
     int sig;                    /* signal to re-deliver at detach (signal-delivery stop) */
     int ok;                     /* registers valid */
     struct user_regs_struct regs; /* NT_PRSTATUS of the stopped thread */
+    /* its SSE registers (NT_PRFPREG's xmm0-15): compilers move pointers, and {ptr, len}
+     * pairs, through them, as memcpy does mid-copy; LeakSanitizer reads them too */
+    uint64_t xmm[32];
+    int xmm_ok;
 } captured;
 
 /* State shared by the scanning thread, the tracer and the child (all in one nm_map). */
@@ -292,6 +296,12 @@ static int tracer_main(void *arg)
                 c->ok = 1;
             else
                 st->n_failed++;
+            struct user_fpregs_struct fp;
+            struct iovec fiov = {&fp, sizeof fp};
+            c->xmm_ok = c->ok && SYS(SYS_ptrace, PTRACE_GETREGSET, t, NT_PRFPREG, &fiov) == 0 &&
+                        fiov.iov_len >= sizeof fp;
+            if (c->xmm_ok)
+                memcpy(c->xmm, fp.xmm_space, sizeof c->xmm);
             st->n++;
         }
         if (!added)
@@ -739,6 +749,8 @@ static void scan_thread_roots(child *c, uintptr_t self_tp, uintptr_t self_sp, in
                 c->rooting = NM_ROOT_REGISTERS;
                 for (size_t j = 0; j < sizeof st->th[k].regs / 8; j++)
                     mark_word(c, r[j]);
+                for (size_t j = 0; st->th[k].xmm_ok && j < 32; j++)
+                    mark_word(c, (uintptr_t)st->th[k].xmm[j]);
             }
         }
         for (int i = 0; i < c->n_maps; i++) {
