@@ -15,6 +15,7 @@
 #include "store/store.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <stddef.h>
 #include <errno.h>
 #include <limits.h>
@@ -338,6 +339,50 @@ static void native_forward(int sig)
         kill(native_child, sig);
 }
 
+/* Whether prog (a path, or a name looked up in $PATH as execvp does) is an ELF executable
+ * without a program interpreter: a static one, which LD_PRELOAD never reaches. 0 when it is
+ * no ELF file (a script) or cannot be read. */
+static int static_executable(const char *prog)
+{
+    char path[PATH_MAX];
+    const char *p = prog;
+    if (!strchr(prog, '/')) {
+        const char *env = getenv("PATH");
+        p = NULL;
+        for (const char *d = env ? env : ""; d && *d && !p;) {
+            const char *e = strchr(d, ':');
+            size_t n = e ? (size_t)(e - d) : strlen(d);
+            if (n + strlen(prog) + 2 <= sizeof path) {
+                snprintf(path, sizeof path, "%.*s/%s", (int)n, d, prog);
+                if (access(path, X_OK) == 0)
+                    p = path;
+            }
+            d = e ? e + 1 : NULL;
+        }
+        if (!p)
+            return 0;
+    }
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        return 0;
+    Elf64_Ehdr eh;
+    int st = 0;
+    if (fread(&eh, sizeof eh, 1, f) == 1 && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+        eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
+        eh.e_phnum > 0 && eh.e_phnum < 4096 && fseek(f, (long)eh.e_phoff, SEEK_SET) == 0) {
+        st = 1;
+        Elf64_Phdr ph;
+        for (int i = 0; i < eh.e_phnum && st; i++) {
+            if (fread(&ph, sizeof ph, 1, f) != 1)
+                st = 0; /* cut short: say nothing */
+            else if (ph.p_type == PT_INTERP)
+                st = 0;
+        }
+    }
+    fclose(f);
+    return st;
+}
+
 static int native_run(int argc, char **argv)
 {
     int dash = 0;
@@ -394,6 +439,10 @@ static int native_run(int argc, char **argv)
     if (signo && (signo >= NSIG || signo == SIGKILL || signo == SIGSTOP))
         return cli_usage_error(&co, "--signal must be a signal a handler can take, 1 to %d "
                                "but SIGKILL (9) and SIGSTOP (19); 0 turns it off", NSIG - 1);
+    if (static_executable(argv[dash + 1]))
+        return cli_usage_error(&co, "%s is a static executable: the monitor is a preloaded "
+                               "library, and a static program loads none (link it "
+                               "dynamically)", argv[dash + 1]);
     char lib[4096];
     if (!find_lib(lib, sizeof lib))
         return cli_fail(&co, LR_ERR_IO, "cannot find %s (set LEAKRAY_NATIVE_LIB)", NATIVE_LIB);
@@ -506,8 +555,14 @@ static int native_run(int argc, char **argv)
             remove_dir(dir);
         if (code == 127) /* the child said why */
             return CLI_EXIT_USAGE;
-        return cli_fail(&co, LR_ERR_IO, "%s exited with status %d and wrote no scan report "
-                        "(exit scan off, _exit, or killed)", argv[dash + 1], code);
+        if (WIFSIGNALED(status))
+            return cli_fail(&co, LR_ERR_IO, "%s was killed by signal %d (%s) before any scan "
+                            "report", argv[dash + 1], WTERMSIG(status),
+                            strsignal(WTERMSIG(status)));
+        return cli_fail(&co, LR_ERR_IO, "%s exited with status %d and wrote no scan report: it "
+                        "ended with _exit, turned the exit scan off, or exec'd another "
+                        "program (a script or wrapper that does: --children, or run the "
+                        "program itself)", argv[dash + 1], code);
     }
     if (out && copy_file(report, out) != 0) {
         if (!keep)

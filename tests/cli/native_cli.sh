@@ -67,4 +67,23 @@ for sig in 9 19 99; do
 done
 run native check --signal --signo 9 1
 expect_rc 2
+# a static executable loads no preloaded library: said before it runs (it ran, and the run
+# ended in "wrote no scan report (exit scan off, _exit, or killed)"); a program that exec'd
+# another (a wrapper script) is named as a likely cause, and a killed one by its signal
+if printf 'int main(void){return 3;}\n' >"$T/st.c" &&
+    gcc -static -o "$T/static_bin" "$T/st.c" 2>/dev/null; then
+    run native run -- "$T/static_bin"
+    expect_rc 2
+    expect_err "is a static executable"
+fi
+printf '#!/bin/sh\nexec true\n' >"$T/wrap.sh"
+chmod +x "$T/wrap.sh"
+run native run -- "$T/wrap.sh"
+expect_rc 4
+expect_err "exec'd another program"
+printf '#!/bin/sh\nkill -9 $$\n' >"$T/killed.sh"
+chmod +x "$T/killed.sh"
+run native run -- "$T/killed.sh"
+expect_rc 4
+expect_err "killed by signal 9"
 echo "native_cli: usage, bad input, missing file and rendering contracts hold"
