@@ -209,6 +209,21 @@ static int syn_chain(scan *s, node_ix x)
     return ok;
 }
 
+/* Whether a is x or lies below x in the tree (a bounded walk up: V8's trees are shallow,
+ * and a chain longer than the bound reads as "not below"). */
+static int dominated_by(const susp_tree *t, node_ix a, node_ix x)
+{
+    for (uint32_t k = 0; a < t->n && k < 1u << 20; k++) {
+        if (a == x)
+            return 1;
+        node_ix d = t->idom[a];
+        if (d == a || d == t->top)
+            return 0;
+        a = d;
+    }
+    return 0;
+}
+
 /* Whether x's dominator is the top, or a synthetic node chained to it. */
 static int under_top(scan *s, node_ix x)
 {
@@ -953,6 +968,31 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
             if (push(out, &cap, &it))
                 goto nomem;
         }
+
+    /* A global object seen through is a suspect itself when what it holds beyond the
+     * suspects below it still passes the share: growth spread over its own properties
+     * (globalThis.req_1, req_2, ... of many shapes) passes no share child by child, and was
+     * in no suspect but a tenth of it. */
+    for (uint32_t u = 0; u < s.n_users; u++) {
+        node_ix x = s.users[u];
+        if (x >= n || (double)weight(&s, x) <= limit || !under_top(&s, x))
+            continue;
+        uint64_t rest = weight(&s, x);
+        for (uint32_t i = 0; i < out->n; i++)
+            if (dominated_by(t, out->v[i].node, x))
+                rest -= out->v[i].retained < rest ? out->v[i].retained : rest;
+        if ((double)rest <= limit)
+            continue;
+        susp_item it = {0};
+        it.kind = SUSP_OBJECT;
+        it.node = x;
+        it.cls = GRAPH_NONE;
+        it.retained = weight(&s, x);
+        it.thread = GRAPH_NONE;
+        it.frame = -1;
+        if (push(out, &cap, &it))
+            goto nomem;
+    }
 
     if (descend(&s, out, accum))
         goto nomem;

@@ -74,6 +74,28 @@ static int is_hex(char c)
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
+static int is_alnum(char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* The length of the code generator's marker p starts with, whose class names end in a
+ * random or counted suffix drawn anew in each run (ByteBuddy, and Hibernate's and Mockito's
+ * classes through it, CGLIB and Spring's, Javassist), else 0. */
+static size_t generated_marker(const char *p)
+{
+    static const char *const marks[] = {"$ByteBuddy$", "$HibernateProxy$", "$MockitoMock$",
+                                        "$$EnhancerByCGLIB$$", "$$EnhancerBySpringCGLIB$$",
+                                        "$$FastClassByCGLIB$$", "$$FastClassBySpringCGLIB$$",
+                                        "$$SpringCGLIB$$", "_$$_jvst", "_$$_javassist_"};
+    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+        size_t n = strlen(marks[i]);
+        if (!strncmp(p, marks[i], n) && (is_alnum(p[n]) || p[n] == '_'))
+            return n;
+    }
+    return 0;
+}
+
 void trace_stable_class(const char *cn, char *out, size_t cap)
 {
     static const char lam[] = "$$Lambda", prx[] = "$Proxy", jpx[] = "jdk.proxy";
@@ -103,6 +125,10 @@ void trace_stable_class(const char *cn, char *out, size_t cap)
                 k++;
         } else if (p == cn && !strncmp(p, jpx, nj) && is_digit(p[nj])) {
             for (keep = nj, k = nj; is_digit(p[k]);) /* the proxies' module, per class loader */
+                k++;
+        } else if ((*p == '$' || *p == '_') && generated_marker(p)) {
+            /* a code generator's class: the marker kept, the name it drew dropped */
+            for (keep = k = generated_marker(p); is_alnum(p[k]) || p[k] == '_';)
                 k++;
         }
         for (size_t q = 0; q < keep && o + 1 < cap; q++)

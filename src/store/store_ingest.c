@@ -298,14 +298,57 @@ static const char SQL_SUSPECT_GROUPS[] =
     " g.value"
     " FROM json_each(?1, '$.suspects') AS g";
 
+/* s through trace_stable_class ("" for NULL), malloc'd; NULL when out of memory. */
+static char *stable_text(const char *s)
+{
+    size_t n = s ? strlen(s) + 1 : 1;
+    char *out = malloc(n);
+    if (out)
+        trace_stable_class(s ? s : "", out, n);
+    return out;
+}
+
+/* s with each run of digits as one '#' ("" for NULL), malloc'd; NULL when out of memory. */
+static char *counters_out(const char *s)
+{
+    size_t n = s ? strlen(s) + 1 : 1;
+    char *out = malloc(n), *o = out;
+    if (!out)
+        return NULL;
+    for (const char *p = s ? s : ""; *p;) {
+        if (*p >= '0' && *p <= '9') {
+            *o++ = '#';
+            while (*p >= '0' && *p <= '9')
+                p++;
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = 0;
+    return out;
+}
+
 static int read_suspect(void *ctx, int n, const char *const *v)
 {
     group_list *l = ctx;
     if (n < 9 || !v[0] || !v[1])
         return 0;
+    /* the key keeps what stays from one run to the next: class names without what the JVM
+     * or a code generator draws anew (trace_stable_class), a thread's name without its
+     * counters (pool-1-thread-2 and pool-1-thread-3 are one pool's) */
+    char *cls = stable_text(v[1]), *of = stable_text(v[2]), *acc_c = stable_text(v[4]);
+    char *path = stable_text(v[7]), *thr = counters_out(v[3]);
     char *key = NULL;
-    if (asprintf(&key, "suspect\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", v[0], v[1],
-                 v[2] ? v[2] : "", v[3] ? v[3] : "", v[4] ? v[4] : "", v[7] ? v[7] : "") < 0) {
+    int kr = cls && of && acc_c && path && thr
+                 ? asprintf(&key, "suspect\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", v[0], cls,
+                            of, thr, acc_c, path)
+                 : -1;
+    free(cls);
+    free(of);
+    free(acc_c);
+    free(path);
+    free(thr);
+    if (kr < 0) {
         l->oom = 1;
         return 1;
     }

@@ -169,6 +169,16 @@ static void test_stable_class(void **state)
     stable_is("Hid/0xABCdef01$Inner", "Hid$Inner");
     stable_is("jdk.proxy2.$Proxy12", "jdk.proxy.$Proxy");
     stable_is("com.sun.proxy.$Proxy7[][]", "com.sun.proxy.$Proxy[][]");
+    /* code generators' names drawn anew in each run: the marker stays */
+    stable_is("com.x.Order$HibernateProxy$a5oviGjW", "com.x.Order$HibernateProxy$");
+    stable_is("com.x.Svc$ByteBuddy$Xy12ab34[]", "com.x.Svc$ByteBuddy$[]");
+    stable_is("com.x.Repo$MockitoMock$1234567890", "com.x.Repo$MockitoMock$");
+    stable_is("com.x.Svc$$EnhancerBySpringCGLIB$$1a2b3c4d", "com.x.Svc$$EnhancerBySpringCGLIB$$");
+    stable_is("com.x.Svc$$SpringCGLIB$$0", "com.x.Svc$$SpringCGLIB$$");
+    stable_is("com.x.Svc$$FastClassBySpringCGLIB$$9f8e$Inner",
+              "com.x.Svc$$FastClassBySpringCGLIB$$$Inner");
+    stable_is("com.x.Dao_$$_jvst1a2_0", "com.x.Dao_$$_jvst");
+    stable_is("com.x.Dao$ByteBuddy$", "com.x.Dao$ByteBuddy$");
     /* everything else as it is, hostile or not */
     stable_is("java.util.HashMap$Node[]", "java.util.HashMap$Node[]");
     stable_is("a+0x", "a+0x");
