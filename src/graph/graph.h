@@ -560,8 +560,10 @@ static inline uint32_t graph_edge_name(const graph *g, edge_ix e)
 }
 
 /* graph.ties_by_name: of a node's edges, the ones whose order is a hash's (V8's dictionary
- * properties: the property edges; other kinds come in an order fixed by the runtime). */
-#define GRAPH_EDGE_TIES_BY_NAME(kind) ((kind) == GRAPH_EDGE_PROPERTY)
+ * properties and number-keyed elements, as Node's timer lists by period: the property and
+ * element edges; other kinds come in an order fixed by the runtime). */
+#define GRAPH_EDGE_TIES_BY_NAME(kind) \
+    ((kind) == GRAPH_EDGE_PROPERTY || (kind) == GRAPH_EDGE_ELEMENT)
 /* How many of v[0..n) (edges, bit 31 free for the caller) are of such a kind. */
 uint32_t graph_edge_ties(const graph *g, const edge_ix *v, uint32_t n);
 /* Orders edges a and b out of node `from` by name: texts by bytes, indices by value, then by

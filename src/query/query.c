@@ -25,7 +25,7 @@ lr_status query_need_dom(query_db *q)
         return LR_OK;
     lr_status st;
     if (q->o.model == QUERY_MODEL_DEVTOOLS) {
-        st = devtools_build(q->g, q->o.class_keys, &q->dt, &q->err);
+        st = devtools_build_paths(q->g, q->o.class_keys, &q->dt, &q->err);
     } else {
         dom_opts d = {0};
         if (q->o.model == QUERY_MODEL_VISUALVM)

@@ -4,7 +4,8 @@
 # seeds, as two restarts of a service are: V8 lists `global`'s properties, and a dictionary
 # object's, in the seeded hash's order, so the snapshots list the equally short ways into the
 # leaks (global.setTimeout / clearInterval / ... into the timer lists; registry.alpha / beta /
-# ... into a Map of Sessions) in another order. The traces' signatures, their paths, the
+# ... into a Map of Sessions; Node's timer lists by period, a number-keyed dictionary, into
+# Beats two intervals of two periods keep) in another order. The traces' signatures, their paths, the
 # suspects' paths and the `leaks` clusters must not change with the seed (a leak store would
 # otherwise read every restart as "fixed" + "new"), and the way taken is the first by name.
 set -euo pipefail
@@ -19,6 +20,9 @@ for seed in 1 2; do
     node --expose-gc --hash-seed=$seed "$LEAKRAY_SRC/tests/programs/node/hash_order.js" \
         "$work/s$seed.heapsnapshot" >/dev/null
     rc=0
+    "$LEAKRAY" analyze "$work/s$seed.heapsnapshot" --watch Beat --json --no-timing \
+        --no-suspects >"$work/b$seed.json" 2>"$work/b$seed.err" ||
+        fail "analyze --watch Beat seed $seed: $(cat "$work/b$seed.err")"
     "$LEAKRAY" analyze "$work/s$seed.heapsnapshot" --watch Session --watch Timeout --json \
         --no-timing >"$work/a$seed.json" 2>"$work/a$seed.err" || rc=$?
     [ $rc = 0 ] || fail "analyze seed $seed: exit $rc: $(cat "$work/a$seed.err")"
@@ -64,5 +68,10 @@ s = refs(sessions[0]['elements'])
 assert s[:2] == (('global', 'registry'), ('Object', 'alpha')), s
 t = refs(timers[0]['elements'])
 assert t[0] == ('global', 'clearImmediate'), t
+# the Beats: two timer lists by period, number keys in hash order; the shorter period first
+b1, b2 = (json.load(open('%s/b%d.json' % (w, k))) for k in (1, 2))
+p1, p2 = ([refs(t['elements']) for t in b['traces'] if t['elements']] for b in (b1, b2))
+assert p1 == p2 and p1, (p1[:1], p2[:1])
+assert ('Object', '30000000') in p1[0], p1[0]
 PY
 echo "js_hash_order: ok"

@@ -31,8 +31,20 @@ function setUp() {
     // Timers never cleared: their lists are reached through every timer function of global.
     for (let i = 0; i < 20; i++)
         setInterval(poll, 1e7);
+    // Each Beat is kept by two intervals of two periods: Node's timer lists are keyed by
+    // period in a number-keyed dictionary, listed in the hash's order too.
+    for (let i = 0; i < 10; i++) {
+        const b = new Beat(i);
+        setInterval(() => b.log.length, 3e7);
+        setInterval(() => b.log.length, 5e7);
+    }
 }
 function poll() {}
+class Beat {
+    constructor(i) {
+        this.log = new Array(16).fill(i);
+    }
+}
 
 setUp();
 global.gc();
