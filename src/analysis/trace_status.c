@@ -96,6 +96,15 @@ static size_t generated_marker(const char *p)
     return 0;
 }
 
+/* Whether p starts a URL: letters, then "://". */
+static int url_at(const char *p)
+{
+    size_t i = 0;
+    while ((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z'))
+        i++;
+    return i > 0 && !strncmp(p + i, "://", 3);
+}
+
 void trace_stable_class(const char *cn, char *out, size_t cap)
 {
     static const char lam[] = "$$Lambda", prx[] = "$Proxy", jpx[] = "jdk.proxy";
@@ -125,6 +134,11 @@ void trace_stable_class(const char *cn, char *out, size_t cap)
                 k++;
         } else if (p == cn && !strncmp(p, jpx, nj) && is_digit(p[nj])) {
             for (keep = nj, k = nj; is_digit(p[k]);) /* the proxies' module, per class loader */
+                k++;
+        } else if (*p == ' ' && p[1] == '/' && p[2] == ' ' && url_at(p + 3)) {
+            /* a page's global object names the page ("Window / https://host:port/page"):
+             * the same page served elsewhere is the same leak */
+            for (keep = 3, k = 3; p[k] && p[k] != ' ' && p[k] != '[';)
                 k++;
         } else if ((*p == '$' || *p == '_') && generated_marker(p)) {
             /* a code generator's class: the marker kept, the name it drew dropped */

@@ -189,7 +189,8 @@ const char *rules_thread_name(const graph *g, node_ix thread, char *buf, size_t 
 /* The java.lang.Thread node of a thread serial number (g->threads), or GRAPH_NONE. */
 node_ix rules_thread_of_serial(const graph *g, uint32_t serial);
 
-/* Simple name: text after the last '.' of a class name. */
+/* Simple name: text after the last '.' of a JVM class name; a name with a space, colon, brace or
+ * comma (V8's "Window / https://host:port", "{a, b}") whole. */
 const char *rules_simple_name(const char *cls);
 
 #endif

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "analysis/trace.h"
+#include "rules/rules.h"
 
 static void set(trace_elem *e, const char *cls, int ref_type, const char *ref)
 {
@@ -149,6 +150,19 @@ static void stable_is(const char *in, const char *want)
     assert_string_equal(out, want);
 }
 
+static void test_simple_name(void **state)
+{
+    (void)state;
+    assert_string_equal(rules_simple_name("com.x.Foo$Bar"), "Foo$Bar");
+    assert_string_equal(rules_simple_name("java.lang.Object[]"), "Object[]");
+    assert_string_equal(rules_simple_name("Shapes$$Lambda$1+0x0000000800c03000"),
+                        "Shapes$$Lambda$1+0x0000000800c03000");
+    /* names no JVM writes stay whole (cut at the last dot, a page read "com:38411") */
+    assert_string_equal(rules_simple_name("Window / http://app.example.com:38411"),
+                        "Window / http://app.example.com:38411");
+    assert_string_equal(rules_simple_name("{store, cache.store}"), "{store, cache.store}");
+}
+
 static void test_stable_class(void **state)
 {
     (void)state;
@@ -179,6 +193,11 @@ static void test_stable_class(void **state)
               "com.x.Svc$$FastClassBySpringCGLIB$$$Inner");
     stable_is("com.x.Dao_$$_jvst1a2_0", "com.x.Dao_$$_jvst");
     stable_is("com.x.Dao$ByteBuddy$", "com.x.Dao$ByteBuddy$");
+    /* a page's global object without the page's address */
+    stable_is("Window / http://app.example.com:38411", "Window / ");
+    stable_is("Window [JSGlobalObject] / https://h:1/p.html[]", "Window [JSGlobalObject] / []");
+    stable_is("Object / ", "Object / ");
+    stable_is("system / Context", "system / Context");
     /* everything else as it is, hostile or not */
     stable_is("java.util.HashMap$Node[]", "java.util.HashMap$Node[]");
     stable_is("a+0x", "a+0x");
@@ -202,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_conflicts),
         cmocka_unit_test(test_root_descriptions),
         cmocka_unit_test(test_stable_class),
+        cmocka_unit_test(test_simple_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
