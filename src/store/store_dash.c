@@ -90,9 +90,19 @@ lr_status store_dashboard_build(store *s, const store_filter *f, size_t max_list
     }
     if (st != LR_OK)
         goto fail;
-    if (!from && !to && d->n_versions >= 2) {
-        from = d->versions[d->n_versions - 2].label;
-        to = d->versions[d->n_versions - 1].label;
+    if (!from && !to) {
+        /* the last two versions with a report: one whose every ingest failed (a dump cut
+         * short) has nothing to compare, and refused the whole page */
+        const char *pick[2] = {NULL, NULL};
+        for (size_t i = d->n_versions; i-- > 0 && !pick[0];)
+            if (d->versions[i].reports > 0) {
+                if (!pick[1])
+                    pick[1] = d->versions[i].label;
+                else
+                    pick[0] = d->versions[i].label;
+            }
+        from = pick[0];
+        to = pick[1];
     }
     if (from && to) {
         st = store_diff(s, f, from, to, threshold_pct, &d->deltas, &d->n_deltas, err);
