@@ -160,4 +160,11 @@ python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["groups
     "$NAT_TMP/unstored.json" || nat_fail "an unwritable store: stdout is no report"
 grep -q "was not recorded" "$NAT_TMP/unstored.err" || nat_fail "no failure line"
 [ -s "$NAT_TMP/l.lrn" ] || nat_fail "-o wrote no scan"
+# thread leaks are leaks of the store too: a scan --fail-on-leak fails on them was stored clean
+gcc -O0 -g -fno-omit-frame-pointer -pthread -o "$B/threadleak" "$NAT_PROGS/threadleak.c" ||
+    nat_fail "gcc could not build threadleak.c"
+"$LEAKRAY" native run --store "$NAT_TMP/thr.db" -- "$B/threadleak" >/dev/null 2>&1 || true
+leaks_field "$NAT_TMP/thr.db" short_description >"$NAT_TMP/thr.txt"
+grep -q "^thread ended, never joined, created in " "$NAT_TMP/thr.txt" ||
+    nat_fail "no thread leak in the store: $(cat "$NAT_TMP/thr.txt")"
 echo "native_store: ok ($SIG: 3 occurrences, one leak)"
