@@ -609,7 +609,7 @@ lr_status store_show(store *s, const char *prefix, store_detail *out, lr_error *
             lv[i].description = NULL;
         }
     store_leaks_free(lv, n);
-    lr_status st = store_history(s, m.sig, SIZE_MAX, out, NULL, err);
+    lr_status st = store_history(s, NULL, m.sig, SIZE_MAX, out, NULL, err);
     if (st != LR_OK || !row.description) { /* a leak no ok report mentions: no row */
         free(row.description);
         return st;
@@ -619,36 +619,41 @@ lr_status store_show(store *s, const char *prefix, store_detail *out, lr_error *
     return LR_OK;
 }
 
-lr_status store_history(store *s, const char *signature, size_t max_seen, store_detail *out,
-                        int64_t *n_total, lr_error *err)
+lr_status store_history(store *s, const store_filter *f, const char *signature,
+                        size_t max_seen, store_detail *out, int64_t *n_total, lr_error *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->leak.signature, sizeof out->leak.signature, "%s", signature);
     if (!(out->leak.description = strdup("")))
         return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
-    sdb_val sp[2] = {SDB_TEXT(signature),
+    sdb_val sp[8] = {SDB_TEXT(signature),
                      SDB_INT(max_seen > (size_t)INT64_MAX ? INT64_MAX : (int64_t)max_seen)};
     lr_status st = sdb_exec(s->db,
                             "SELECT pattern, description FROM leak WHERE signature = $1", 1,
                             sp, read_leak_meta, out, err);
+    /* the reports the filter keeps (a dashboard of one app showed another's reports) */
+    char where[512] = " FROM occurrence o JOIN report r ON r.id = o.report_id"
+                      " JOIN leak l ON l.signature = o.signature"
+                      " WHERE o.signature = $1 AND r.status = 'ok'";
+    int np = 2;
+    if (f)
+        store_filter_sql(f, where, sizeof where, sp, &np);
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "SELECT r.id, r.at, r.app, r.version, r.device, r.source, o.instances,"
+             " o.retained_bytes, o.trace%s ORDER BY r.at DESC, r.id DESC LIMIT $2", where);
     seen_vec sv = {out, 0};
     if (st == LR_OK)
-        st = sdb_exec(s->db,
-                      "SELECT r.id, r.at, r.app, r.version, r.device, r.source, o.instances,"
-                      " o.retained_bytes, o.trace FROM occurrence o"
-                      " JOIN report r ON r.id = o.report_id"
-                      " WHERE o.signature = $1 AND r.status = 'ok'"
-                      " ORDER BY r.at DESC, r.id DESC LIMIT $2",
-                      2, sp, read_seen, &sv, err);
+        st = sdb_exec(s->db, sql, np, sp, read_seen, &sv, err);
     if (st == LR_OK && sv.oom)
         st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
     if (st == LR_OK && n_total) {
         *n_total = (int64_t)out->n_seen;
+        /* the filter's parameters follow $2, which the count names too (PostgreSQL takes
+         * no parameter it is not asked) */
+        snprintf(sql, sizeof sql, "SELECT COUNT(*)%s AND CAST($2 AS INTEGER) >= 0", where);
         if (out->n_seen == max_seen)
-            st = sdb_exec(s->db,
-                          "SELECT COUNT(*) FROM occurrence o JOIN report r ON r.id = o.report_id"
-                          " WHERE o.signature = $1 AND r.status = 'ok'",
-                          1, sp, read_id, n_total, err);
+            st = sdb_exec(s->db, sql, np, sp, read_id, n_total, err);
     }
     if (st != LR_OK)
         store_detail_fini(out);

@@ -104,8 +104,8 @@ lr_status store_show(store *s, const char *prefix, store_detail *out, lr_error *
  * occurrence's trace, and at most max_seen occurrences, newest first (*n_total says how many
  * there are). out->leak holds only the signature and an empty description: the counts are
  * store_leaks' row. Free with store_detail_fini. One indexed query per call. */
-lr_status store_history(store *s, const char *signature, size_t max_seen, store_detail *out,
-                        int64_t *n_total, lr_error *err);
+lr_status store_history(store *s, const store_filter *f, const char *signature,
+                        size_t max_seen, store_detail *out, int64_t *n_total, lr_error *err);
 
 /* Every leak's days over the filtered reports, by signature then day: the sparklines of the
  * dashboard. *out is an array of *n (free: free()). One grouped scan of the occurrences. */

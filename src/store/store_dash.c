@@ -39,10 +39,10 @@ static void find_days(const store_dashboard *d, const char *sig, store_dash_leak
 }
 
 /* Pattern, newest trace and newest occurrences of one leak. */
-static lr_status read_detail(store *s, const char *sig, size_t max_history, store_dash_leak *x,
-                             lr_error *err)
+static lr_status read_detail(store *s, const store_filter *f, const char *sig,
+                             size_t max_history, store_dash_leak *x, lr_error *err)
 {
-    LR_TRY(store_history(s, sig, max_history, &x->detail, &x->history_total, err));
+    LR_TRY(store_history(s, f, sig, max_history, &x->detail, &x->history_total, err));
     x->detailed = 1;
     if (x->detail.trace_json)
         return store_trace_parse(s, x->detail.trace_json, &x->trace, err);
@@ -86,7 +86,7 @@ lr_status store_dashboard_build(store *s, const store_filter *f, size_t max_list
     for (size_t i = 0; i < listed && st == LR_OK; i++) {
         find_days(d, d->leaks[i].signature, &d->listed[i]);
         if (i < max_detailed)
-            st = read_detail(s, d->leaks[i].signature, max_history, &d->listed[i], err);
+            st = read_detail(s, f, d->leaks[i].signature, max_history, &d->listed[i], err);
     }
     if (st != LR_OK)
         goto fail;
