@@ -444,6 +444,19 @@ static int push(susp_result *out, uint32_t *cap, const susp_item *it)
     return 0;
 }
 
+/* push: a single object (or class object) x retaining w as a suspect of its own. */
+static int push_single(susp_result *out, uint32_t *cap, const graph *g, node_ix x, uint64_t w)
+{
+    susp_item it = {0};
+    it.kind = g->node_kind[x] == GRAPH_KIND_CLASS ? SUSP_CLASS : SUSP_OBJECT;
+    it.node = x;
+    it.cls = GRAPH_NONE;
+    it.retained = w;
+    it.thread = GRAPH_NONE;
+    it.frame = -1;
+    return push(out, cap, &it);
+}
+
 static int cmp_item(const void *pa, const void *pb)
 {
     const susp_item *a = pa, *b = pb;
@@ -933,14 +946,7 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
             continue;
         uint64_t w = weight(&s, x);
         if ((double)w > limit) {
-            susp_item it = {0};
-            it.kind = g->node_kind[x] == GRAPH_KIND_CLASS ? SUSP_CLASS : SUSP_OBJECT;
-            it.node = x;
-            it.cls = GRAPH_NONE;
-            it.retained = w;
-            it.thread = GRAPH_NONE;
-            it.frame = -1;
-            if (push(out, &cap, &it))
+            if (push_single(out, &cap, g, x, w))
                 goto nomem;
             continue;
         }
@@ -981,16 +987,7 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         for (uint32_t i = 0; i < out->n; i++)
             if (dominated_by(t, out->v[i].node, x))
                 rest -= out->v[i].retained < rest ? out->v[i].retained : rest;
-        if ((double)rest <= limit)
-            continue;
-        susp_item it = {0};
-        it.kind = SUSP_OBJECT;
-        it.node = x;
-        it.cls = GRAPH_NONE;
-        it.retained = weight(&s, x);
-        it.thread = GRAPH_NONE;
-        it.frame = -1;
-        if (push(out, &cap, &it))
+        if ((double)rest > limit && push_single(out, &cap, g, x, weight(&s, x)))
             goto nomem;
     }
 
