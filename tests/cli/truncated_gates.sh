@@ -64,6 +64,13 @@ run leaks --baseline "$FIX/test-dump-base.hprof" --target "$FULL" --final "$CUT"
 expect_rc 3
 json_eq 'd["truncated"]' true
 
+# a copy of one HPROF dump given as baseline and target is refused, as for V8 (it passed
+# --fail-on-leak with "0 leaks")
+cp "$FULL" "$T/copy.hprof"
+run leaks --baseline "$FULL" --target "$T/copy.hprof" --fail-on-leak
+expect_rc 2
+expect_err "hold the same objects"
+
 run store ingest --db "$T/s.db" "$CUT"
 expect_rc 3
 expect_out "^failed: .*cut.hprof: the dump was cut short"
