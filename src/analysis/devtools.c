@@ -859,7 +859,7 @@ static lr_status bfs(work *w, int32_t *dist, edge_ix *pe, fifo *queue, pset *pen
         tie.n = 0;
         if (sorted && 5 * (uint64_t)(e1 - e0) > tie.cap) {
             uint64_t want = 5 * (uint64_t)(e1 - e0) < 640 ? 640 : 5 * (uint64_t)(e1 - e0);
-            edge_ix *t = realloc(tie.v, want * sizeof *t);
+            edge_ix *t = want <= UINT32_MAX ? realloc(tie.v, want * sizeof *t) : NULL;
             if (!t) {
                 s = nomem(w);
                 goto out;

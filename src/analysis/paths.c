@@ -778,7 +778,7 @@ static int ties_by_name(bfs *b, const graph *g, node_ix x,
     uint32_t n = g->n_nodes, deg = g->first_edge[x + 1] - g->first_edge[x];
     if (5 * (uint64_t)deg > b->cap_tie) {
         uint64_t want = 5 * (uint64_t)deg < 640 ? 640 : 5 * (uint64_t)deg;
-        edge_ix *t = realloc(b->tie, want * sizeof *t);
+        edge_ix *t = want <= UINT32_MAX ? realloc(b->tie, want * sizeof *t) : NULL;
         if (!t)
             return -1;
         b->tie = t;

@@ -375,7 +375,10 @@ static int read_suspect(void *ctx, int n, const char *const *v)
      * or a code generator draws anew (trace_stable_class), a thread's name without its
      * counters (pool-1-thread-2 and pool-1-thread-3 are one pool's) */
     char *cls = stable_text(v[1]), *of = stable_text(v[2]), *acc_c = stable_text(v[4]);
-    char *path = stable_text(v[7]), *thr = counters_out(v[3]);
+    /* "N instances of C" shows the path of one of them, the biggest, which among equals is
+     * any (global.sess_1774 in one run, sess_2551 in the next): the class is the key */
+    char *path = stable_text(strcmp(v[0], "instances") ? v[7] : NULL);
+    char *thr = counters_out(v[3]);
     char *key = NULL;
     int kr = cls && of && acc_c && path && thr
                  ? asprintf(&key, "suspect\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", v[0], cls,

@@ -178,6 +178,73 @@ static void snapshot_named(void **state)
     store_close(s);
 }
 
+/* Ingests a suspects-mode report holding one suspect given as JSON, and returns the store's
+ * leak signatures after it (the first leak's into sig). */
+static void suspect_sig(store *s, const char *suspect, int day, char sig[48])
+{
+    char doc[2048];
+    snprintf(doc, sizeof doc,
+             "{\"schema_version\": 2, \"mode\": \"suspects\", \"application_leaks\": [],"
+             " \"library_leaks\": [], \"traces\": [], \"suspects\": [%s]}",
+             suspect);
+    store_meta m = {"s.json", "app", day == 0 ? "1" : "2", "", 1764547200000 + day * 86400000LL};
+    store_ingest_result r;
+    lr_error err = {0};
+    assert_int_equal(store_ingest_json(s, "s.json", doc, strlen(doc), &m, &r, &err), LR_OK);
+    assert_int_equal(r.n_leaks, 1);
+    store_filter f;
+    store_filter_init(&f);
+    f.version = day == 0 ? "1" : "2";
+    store_leak *lv = NULL;
+    size_t n = 0;
+    assert_int_equal(store_leaks(s, &f, &lv, &n, &err), LR_OK);
+    assert_int_equal(n, 1);
+    snprintf(sig, 48, "%s", lv[0].signature);
+    store_leaks_free(lv, n);
+}
+
+/* A suspect is keyed by what stays from one run to the next: a class suspect by its class
+ * (its shown instance is any of the biggest), a thread's name without its counters, class
+ * names without a lambda's address. */
+static void suspect_keys_stable(void **state)
+{
+    (void)state;
+    static const char *const pairs[][2] = {
+        {"{\"kind\": \"instances\", \"class\": \"Sess\", \"instances_of\": \"Sess\","
+         " \"retained_bytes\": 100, \"count\": 300, \"accumulation_point\": {\"class\":"
+         " \"Sess\"}, \"path\": [{\"class\": \"global\", \"reference\": {\"kind\":"
+         " \"property\", \"name\": \"sess_1774\"}}, {\"class\": \"Sess\"}]}",
+         "{\"kind\": \"instances\", \"class\": \"Sess\", \"instances_of\": \"Sess\","
+         " \"retained_bytes\": 100, \"count\": 300, \"accumulation_point\": {\"class\":"
+         " \"Sess\"}, \"path\": [{\"class\": \"global\", \"reference\": {\"kind\":"
+         " \"property\", \"name\": \"sess_2551\"}}, {\"class\": \"Sess\"}]}"},
+        {"{\"kind\": \"thread_locals\", \"class\": \"java.util.ArrayList\", \"thread\":"
+         " {\"name\": \"pool-1-thread-2\"}, \"retained_bytes\": 9, \"count\": 1,"
+         " \"accumulation_point\": {\"class\": \"java.lang.Object[]\"}, \"path\": []}",
+         "{\"kind\": \"thread_locals\", \"class\": \"java.util.ArrayList\", \"thread\":"
+         " {\"name\": \"pool-1-thread-3\"}, \"retained_bytes\": 9, \"count\": 1,"
+         " \"accumulation_point\": {\"class\": \"java.lang.Object[]\"}, \"path\": []}"},
+        {"{\"kind\": \"object\", \"class\": \"byte[]\", \"retained_bytes\": 9,"
+         " \"accumulation_point\": {\"class\": \"byte[]\"}, \"path\": [{\"class\":"
+         " \"Lam$$Lambda$1+0x00007f6a08000a08\", \"reference\": {\"kind\": \"field\","
+         " \"name\": \"arg$1\"}}, {\"class\": \"byte[]\"}]}",
+         "{\"kind\": \"object\", \"class\": \"byte[]\", \"retained_bytes\": 9,"
+         " \"accumulation_point\": {\"class\": \"byte[]\"}, \"path\": [{\"class\":"
+         " \"Lam$$Lambda$1+0x00007f0000c01000\", \"reference\": {\"kind\": \"field\","
+         " \"name\": \"arg$1\"}}, {\"class\": \"byte[]\"}]}"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        store *s;
+        lr_error err = {0};
+        assert_int_equal(store_open(":memory:", &s, &err), LR_OK);
+        char a[48], b[48];
+        suspect_sig(s, pairs[i][0], 0, a);
+        suspect_sig(s, pairs[i][1], 1, b);
+        assert_string_equal(a, b);
+        store_close(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +252,7 @@ int main(void)
         cmocka_unit_test(url_password_hidden),
         cmocka_unit_test(underline_under_name),
         cmocka_unit_test(snapshot_named),
+        cmocka_unit_test(suspect_keys_stable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
