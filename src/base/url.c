@@ -32,9 +32,10 @@ static int starts_pair(const char *p)
     return *p == '=';
 }
 
-/* The passwords in url: the user:secret@ of a URI, and every password=VALUE (a URI's
- * query ends it at '&'; libpq's key=value form quotes it with backslash escapes, or ends it
- * where the next pair begins). Returns how many, at most max. */
+/* The passwords in url: the user:secret@ of a URI, and every password=VALUE and
+ * sslpassword=VALUE (a URI's query ends it at '&'; libpq's key=value form quotes it with
+ * backslash escapes, or ends it where the next pair begins). Returns how many, at most
+ * max. */
 static size_t secret_spans(const char *url, span *v, size_t max)
 {
     size_t n = 0;
@@ -54,7 +55,9 @@ static size_t secret_spans(const char *url, span *v, size_t max)
     for (const char *pw = url; n < max && (pw = strstr(pw, "password")) != NULL;) {
         const char *p = pw + 8;
         p += strspn(p, " \t");
-        if (*p != '=' || (pw > url && is_word(pw[-1]))) { /* sslpassword= is no password */
+        /* sslpassword= (the client key's passphrase) is one too; mypassword= is not */
+        const char *key = pw >= url + 3 && !strncmp(pw - 3, "ssl", 3) ? pw - 3 : pw;
+        if (*p != '=' || (key > url && is_word(key[-1]))) {
             pw += 8;
             continue;
         }

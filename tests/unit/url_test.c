@@ -35,7 +35,10 @@ static void test_hide_password(void **state)
     shown("host=db1 password = 'it\\'s secret' user=ci", "host=db1 password = *** user=ci");
     shown("host=db1 password=my secret", "host=db1 password=***");
     shown("host=db1 password=my secret user=ci", "host=db1 password=*** user=ci");
-    shown("sslpassword=keyphrase host=db1", "sslpassword=keyphrase host=db1");
+    shown("sslpassword=keyphrase host=db1", "sslpassword=*** host=db1");
+    shown("postgres:///leaks?sslpassword=kp&sslmode=require",
+          "postgres:///leaks?sslpassword=***&sslmode=require");
+    shown("mypassword=x host=db1", "mypassword=x host=db1");
     shown("password=a password=b", "password=*** password=***");
     shown("/var/lib/leakray/store.db", "/var/lib/leakray/store.db");
     char small[12];
