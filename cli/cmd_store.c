@@ -212,13 +212,24 @@ static size_t read_head(const char *path, uint8_t *head)
     return n;
 }
 
+/* Whether path holds JSON rather than a dump: an object (a report), or any other JSON value
+ * no dump format claims (an array, a string, null...: refused as no report, where it was
+ * recorded as a failed dump). A byte-order mark is skipped (an editor's save). */
 static int looks_like_report(const char *path)
 {
     uint8_t head[STORE_SNIFF_BYTES];
     size_t n = read_head(path, head), i = 0;
+    if (n >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF)
+        i = 3;
     while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
         i++;
-    return i < n && head[i] == '{' && !fmt_find(head, n);
+    if (i >= n || fmt_find(head, n))
+        return 0;
+    uint8_t c = head[i];
+    return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') ||
+           ((c == 'n' || c == 't' || c == 'f') && n - i >= 4 &&
+            (!memcmp(head + i, "null", 4) || !memcmp(head + i, "true", 4) ||
+             !memcmp(head + i, "fals", 4)));
 }
 
 /* Whether path is a native scan report (the monitor's .lrn file). */
@@ -246,6 +257,11 @@ static int read_file(const char *path, char **doc, size_t *len, char *msg, size_
     if (e) {
         snprintf(msg, cap, "%s: %s", path, e == EFBIG ? "report too large" : strerror(e));
         return e == ENOMEM || e == EFBIG ? CLI_EXIT_LIMIT : CLI_EXIT_IO;
+    }
+    if (*len >= 3 && !memcmp(*doc, "\xEF\xBB\xBF", 3)) { /* a byte-order mark: no JSON */
+        memmove(*doc, *doc + 3, *len - 3);
+        *len -= 3;
+        (*doc)[*len] = 0;
     }
     return 0;
 }

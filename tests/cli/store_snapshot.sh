@@ -50,6 +50,17 @@ echo '{"hello": 1}' >"$T/other.json"
 run store ingest --db "$db" --app web --version 3 "$T/other.json"
 expect_rc 3
 expect_err 'other.json: no schema_version: not a leakray report'
+# JSON that is no object is refused the same way (it was recorded as a failed dump), and a
+# report saved with a byte-order mark is a report
+echo '[1, 2, 3]' >"$T/array.json"
+run store ingest --db "$db" --app web --version 3 "$T/array.json"
+expect_rc 3
+expect_err 'array.json: no schema_version: not a leakray report'
+printf '\357\273\277' >"$T/bom.json"
+cat "$T/report.json" >>"$T/bom.json"
+run store ingest --db "$db" --app web --version 5 --json "$T/bom.json"
+expect_rc 0
+json_eq "d['ingested'][0]['status']" stored
 # The report page's model lists traces too, its leaks under groups: refused, never stored as
 # a report with no leak (every leak of that version then read as fixed)
 "$LEAKRAY" report "${snaps[0]}" --format json --no-timing -o "$T/model.json" >/dev/null 2>&1 ||
