@@ -12,6 +12,7 @@
  * its root groups id 0) pair up one to one within a class. */
 #include "analysis/diff.h"
 #include "analysis/histo.h"
+#include "analysis/trace.h"
 #include "base/hash.h"
 #include "base/hmap.h"
 
@@ -63,12 +64,34 @@ static uint32_t rm_get(rowmap *m, const char *key, const char *name)
 static lr_status map_classes(rowmap *m, const graph *g, const str_ix *keys, uint32_t *cls_row,
                              lr_error *err)
 {
+    char *stable = NULL;
+    size_t cap = 0;
     for (class_ix c = 0; c < g->n_classes; c++) {
         const char *name = graph_str(g, g->classes[c].name);
         const char *key = keys ? graph_str(g, keys[c]) : name;
-        if ((cls_row[c] = rm_get(m, key, name)) == UINT32_MAX)
+        if (!keys) {
+            /* the classes the JVM names anew in each run (a lambda's Foo$$Lambda$14/0x...,
+             * proxies, generated classes) as one row: two runs' dumps read "0 -> 9" and
+             * "9 -> 0" for every lambda, and no gate could name one */
+            size_t need = strlen(name) + 1;
+            if (need > cap) {
+                char *t = realloc(stable, need);
+                if (!t) {
+                    free(stable);
+                    return LR_FAIL(err, LR_ERR_NOMEM, "diff: out of memory");
+                }
+                stable = t;
+                cap = need;
+            }
+            trace_stable_class(name, stable, need);
+            key = name = stable;
+        }
+        if ((cls_row[c] = rm_get(m, key, name)) == UINT32_MAX) {
+            free(stable);
             return LR_FAIL(err, LR_ERR_NOMEM, "diff: out of memory");
+        }
     }
+    free(stable);
     return LR_OK;
 }
 
@@ -378,6 +401,48 @@ int diff_gate_parse(const char *s, diff_gate *g)
     return 1;
 }
 
+/* The instances in g of the classes whose row name is cls (its own name, or for a graph
+ * without V8 class keys its stable name, as map_classes names the rows) into *n; whether any
+ * class has that name. */
+static int count_named(const graph *g, const char *cls, uint64_t *n)
+{
+    *n = 0;
+    class_ix exact = graph_find_class(g, cls);
+    if (exact != GRAPH_NONE) {
+        for (node_ix x = 0; exact != GRAPH_NONE && x < g->n_nodes; x++)
+            *n += graph_node_class(g, x) == exact;
+        return exact != GRAPH_NONE;
+    }
+    /* a stable name ("Foo$$Lambda") stands for several classes: marked, then counted */
+    uint8_t *mark = calloc(g->n_classes ? g->n_classes : 1, 1);
+    size_t cap = strlen(cls) + 256;
+    char *st = malloc(cap);
+    int any = 0;
+    for (class_ix c = 0; mark && st && c < g->n_classes; c++) {
+        const char *name = graph_str(g, g->classes[c].name);
+        size_t need = strlen(name) + 1;
+        if (need > cap) {
+            char *t = realloc(st, need);
+            if (!t)
+                break;
+            st = t;
+            cap = need;
+        }
+        trace_stable_class(name, st, need);
+        if (strcmp(st, cls) == 0) {
+            mark[c] = 1;
+            any = 1;
+        }
+    }
+    for (node_ix x = 0; any && x < g->n_nodes; x++) {
+        class_ix c = graph_node_class(g, x);
+        *n += c < g->n_classes && mark[c];
+    }
+    free(mark);
+    free(st);
+    return any;
+}
+
 void diff_gate_eval(diff_gate *gt, const diff_result *r, const graph *a,
                                const graph *b)
 {
@@ -390,13 +455,13 @@ void diff_gate_eval(diff_gate *gt, const diff_result *r, const graph *a,
         }
     if (!gt->known) {
         /* no row: the class did not change (or is in neither); its counts are its
-         * instances on each side, not 0 -> 0 */
-        class_ix ca = graph_find_class(a, gt->cls), cb = graph_find_class(b, gt->cls);
-        gt->known = ca != GRAPH_NONE || cb != GRAPH_NONE;
-        for (node_ix x = 0; ca != GRAPH_NONE && x < a->n_nodes; x++)
-            gt->count_a += graph_node_class(a, x) == ca;
-        for (node_ix x = 0; cb != GRAPH_NONE && x < b->n_nodes; x++)
-            gt->count_b += graph_node_class(b, x) == cb;
+         * instances on each side, not 0 -> 0 (by the rows' names: a lambda's as the stable
+         * name map_classes gave it, the classes of all its runs' names) */
+        uint64_t na, nb;
+        int ka = count_named(a, gt->cls, &na), kb = count_named(b, gt->cls, &nb);
+        gt->known = ka || kb;
+        gt->count_a += na;
+        gt->count_b += nb;
     }
     if (gt->growth <= 0)
         return;
