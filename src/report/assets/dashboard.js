@@ -109,7 +109,8 @@
     add('First / last seen', when(l.first_seen) + ' \u2013 ' + when(l.last_seen));
     add('Apps / versions', num(l.apps) + ' / ' + num(l.versions));
     add('Retained per report', bytes(l.retained_median) + ' median, ' + bytes(l.retained_max) + ' max');
-    if (l.pattern) add('Library leak pattern', l.pattern + (l.description ? ' \u2014 ' + l.description : ''));
+    if (l.pattern && l.kind === 'native') add('Blocks', l.pattern); // direct or indirect
+    else if (l.pattern) add('Library leak pattern', l.pattern + (l.description ? ' \u2014 ' + l.description : ''));
     detailBox.appendChild(kv);
     if (SPAN) {
       detailBox.appendChild(el('h3', {text: 'Occurrences per ' + (BIN > 1 ? BIN + ' days' : 'day')}));
