@@ -794,7 +794,7 @@ static const void *object_base(const void *a)
  * the symbol undefined with that entry as value): calls through it reach the first
  * definition, which is the monitor's. Debian's python3.11 and node are built so, and read
  * "NOT TRACKED" while every block was tracked. */
-static int plt_stub(const void *a)
+static int plt_entry(const void *a)
 {
     Dl_info di;
     const ElfW(Sym) *sym = NULL;
@@ -883,7 +883,7 @@ static void resolve_locked(void)
      * by the executable) takes every call: the hooks see nothing. */
     void *first = dlsym(RTLD_DEFAULT, "malloc");
     if (first && object_base(first) != object_base((const void *)nm_allocator) &&
-        !plt_stub(first)) {
+        !plt_entry(first)) {
         object_name(first, alloc_info.name, sizeof alloc_info.name);
         alloc_info.tracked = 0;
         alloc_info.note[0] = 0;
@@ -1617,7 +1617,7 @@ static void new_resolve(const void *alloc_base)
     void *first_new = dlsym(RTLD_DEFAULT, "_Znwm");
     if (alloc_info.tracked && first_new &&
         object_base(first_new) != object_base((const void *)nm_allocator) &&
-        !plt_stub(first_new)) {
+        !plt_entry(first_new)) {
         char who[64];
         object_name(first_new, who, sizeof who);
         note_add3("operator new of ", who, " is found before the monitor's: its blocks are "
