@@ -212,7 +212,10 @@ lr_status lr_analysis_suspect(const lr_analysis *an, uint32_t i, lr_suspect *out
     out->description = it->text;
     out->object = it->node;
     out->retained = it->retained;
-    out->count = it->kind == SUSP_INSTANCES || it->kind == SUSP_THREAD_LOCALS ? it->count : 0;
+    out->count = it->kind == SUSP_INSTANCES || it->kind == SUSP_THREAD_LOCALS ||
+                         it->kind == SUSP_CLASSES
+                     ? it->count
+                     : 0;
     out->instances_of = it->kind == SUSP_INSTANCES ? it->cls : LR_NONE;
     out->thread = it->kind == SUSP_THREAD_LOCALS ? it->thread : LR_NONE;
     out->accumulation = it->accumulation;

@@ -210,7 +210,8 @@ lr_status ret_suspects_keep(const graph *g, const str_ix *v8_keys, double share,
      * idle from here on (analyze's other steps end first on big heaps) */
     uint32_t par = par_two_cpus() ? ret_par_min : 0;
     susp_tree t = {rt.n,     rt.idom,           rt.top, rt.retained,
-                   rt.total, narrow_sizes(&rt), held,   par};
+                   rt.total, narrow_sizes(&rt), held,   par,
+                   strcmp(rt.model, "visualvm") == 0};
     st = susp_find(g, &t, share, accum, out, err);
     free(held);
     out->model = rt.model;

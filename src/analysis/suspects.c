@@ -60,6 +60,7 @@ const char *susp_kind_name(unsigned kind)
     case SUSP_CLASS: return "class";
     case SUSP_INSTANCES: return "instances";
     case SUSP_THREAD_LOCALS: return "thread_locals";
+    case SUSP_CLASSES: return "classes";
     default: return "object";
     }
 }
@@ -545,6 +546,14 @@ static void describe(const graph *g, const susp_tree *t, susp_item *it)
                      numfmt_group(nb, it->count), graph_str(g, g->classes[it->cls].name), by,
                      *by ? "," : "", b, pct);
         break;
+    case SUSP_CLASSES:
+        loaded_by(g, it->node, by, sizeof by);
+        n = snprintf(it->text, sizeof it->text,
+                     "%s classes %s, each defined by its own class loader (the biggest%s), "
+                     "occupy %s bytes (%.1f %%)",
+                     numfmt_group(nb, it->count), class_label(g, it->node, cls, sizeof cls),
+                     *by ? by + 1 : " by the JDK's", b, pct);
+        break;
     case SUSP_THREAD_LOCALS:
         rules_thread_name(g, it->thread, name, sizeof name);
         n = snprintf(it->text, sizeof it->text,
@@ -709,7 +718,7 @@ static int descend(scan *s, susp_result *out, double accum)
      * instance keeps more than accum of the group, or the clause would name what one
      * arbitrary member of 2,000 strings holds. */
     for (uint32_t i = 0; i < m; i++)
-        if (out->v[i].kind == SUSP_INSTANCES &&
+        if ((out->v[i].kind == SUSP_INSTANCES || out->v[i].kind == SUSP_CLASSES) &&
             !((double)weight(s, at[i]) > accum * (double)out->v[i].retained)) {
             out->v[i].accumulation = at[i];
             at[i] = GRAPH_NONE;
@@ -784,6 +793,80 @@ done:
     free(kids);
     free(big);
     return rc;
+}
+
+/* A class object by its class's name, for group_classes. */
+typedef struct named_class {
+    const char *name;
+    node_ix node;
+    uint64_t w;
+} named_class;
+
+static int cmp_named_class(const void *pa, const void *pb)
+{
+    const named_class *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    if (c)
+        return c;
+    if (a->w != b->w)
+        return a->w < b->w ? 1 : -1;
+    return a->node < b->node ? -1 : a->node > b->node;
+}
+
+/* Class objects as suspects where the tree counts what a class keeps under no top-level
+ * node (susp_tree.classes_apart): one over the share alone, and the class objects of one
+ * name, each defined by its own loader, together: a class loader leak repeated (20,000
+ * loaders, each with its copy of a class and the class's statics, kept by one list, held 98
+ * % of a heap and gave no suspect). Elsewhere only top-level class objects are candidates,
+ * and a single one was a suspect already. Sorting by name costs O(C log C) for C classes. */
+static int group_classes(scan *s, susp_result *out, uint32_t *cap, double limit)
+{
+    const graph *g = s->g;
+    const susp_tree *t = s->t;
+    named_class *v = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *v);
+    if (!v)
+        return -1;
+    uint32_t m = 0;
+    for (class_ix c = 0; c < g->n_classes; c++) {
+        node_ix x = g->classes[c].node;
+        if (x >= t->n || g->node_kind[x] != GRAPH_KIND_CLASS || t->idom[x] == GRAPH_NONE ||
+            x == t->top || (s->fl[x] & F_ARTIFACT))
+            continue;
+        int top = (s->fl[x] & F_TOP) != 0;
+        if (!top && !t->classes_apart)
+            continue;
+        uint64_t w = weight(s, x);
+        if ((double)w > limit) {
+            if (!top && push_single(out, cap, g, x, w)) {
+                free(v);
+                return -1;
+            }
+            continue;
+        }
+        v[m++] = (named_class){graph_str(g, g->classes[c].name), x, w};
+    }
+    qsort(v, m, sizeof *v, cmp_named_class);
+    for (uint32_t i = 0, j; i < m; i = j) {
+        uint64_t sum = 0;
+        for (j = i; j < m && !strcmp(v[j].name, v[i].name); j++)
+            sum += v[j].w;
+        if (j - i < 2 || (double)sum <= limit)
+            continue;
+        susp_item it = {0};
+        it.kind = SUSP_CLASSES;
+        it.node = v[i].node; /* the biggest */
+        it.cls = graph_class_of_node(g, v[i].node);
+        it.count = j - i;
+        it.retained = sum;
+        it.thread = GRAPH_NONE;
+        it.frame = -1;
+        if (push(out, cap, &it)) {
+            free(v);
+            return -1;
+        }
+    }
+    free(v);
+    return 0;
 }
 
 lr_status susp_find(const graph *g, const susp_tree *t, double share, double accum,
@@ -974,6 +1057,9 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
             if (push(out, &cap, &it))
                 goto nomem;
         }
+
+    if (group_classes(&s, out, &cap, limit))
+        goto nomem;
 
     /* A global object seen through is a suspect itself when what it holds beyond the
      * suspects below it still passes the share: growth spread over its own properties

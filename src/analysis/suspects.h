@@ -41,6 +41,9 @@ typedef struct susp_tree {
     uint32_t split_min;       /* n from which the long passes over the nodes run in two
                                * halves on two threads (0: never): a caller whose other
                                * core is idle sets it, the answer is the same either way */
+    int classes_apart;        /* class objects pass nothing up (VisualVM's sums): what a
+                               * class keeps counts under no top-level node, so class
+                               * objects anywhere in the tree are candidates of their own */
 } susp_tree;
 
 enum susp_kind {
@@ -48,6 +51,8 @@ enum susp_kind {
     SUSP_CLASS = 1,         /* one class object (its statics) */
     SUSP_INSTANCES = 2,     /* several top-level instances of one class, together */
     SUSP_THREAD_LOCALS = 3, /* what one thread's local variables hold */
+    SUSP_CLASSES = 4,       /* class objects of one name, each from its own loader, together:
+                             * a class loader leak repeated (node: the biggest) */
 };
 
 typedef struct susp_item {

@@ -1608,18 +1608,43 @@ done:
     return st;
 }
 
-/* Whether group gr has more than one leaking object: one retains exactly its dominator
- * subtree, which the tree already sums (a traversal per group took 0.5 s on a 209 MB dump:
- * 64 one-object groups, 38 s). */
-static int group_several(const trace_result *out, const trace_group *gr)
+/* The leaking objects of group gr that none of the others dominates: tops[0..return).
+ * A group's leaking objects are every node its traces mark Leaking: YES (the suffix of
+ * each trace from its first YES, by Shark's propagation), not only the objects at the ends:
+ * the classes of a leaking class loader are YES above the loader and hold its statics,
+ * which the loader alone does not dominate (an instance also reaches its class). What a set
+ * retains together is what its tops do, as anything a top dominates goes with it; one top
+ * retains exactly its dominator subtree, which the tree already sums (a traversal per group
+ * took 0.5 s on a 209 MB dump: 64 one-object groups, 38 s). stop is all zeros on entry and
+ * on return. */
+static uint32_t group_tops(const trace_result *out, const trace_group *gr, const dom_tree *dt,
+                           uint8_t *stop, node_ix *set, node_ix *tops)
 {
-    const trace *t0 = &out->traces[gr->traces[0]];
-    for (uint32_t k = 1; k < gr->n; k++) {
+    uint32_t ns = 0, nt = 0;
+    for (uint32_t k = 0; k < gr->n; k++) {
         const trace *t = &out->traces[gr->traces[k]];
-        if (t->el[t->n - 1].node != t0->el[t0->n - 1].node)
-            return 1;
+        for (uint32_t j = 0; j < t->n; j++) {
+            node_ix x = t->el[j].node;
+            if (x >= dt->n || (t->el[j].status != TRACE_YES && j + 1 < t->n) ||
+                (stop[x / 8] >> (x % 8) & 1))
+                continue;
+            stop[x / 8] |= (uint8_t)(1u << (x % 8));
+            set[ns++] = x;
+        }
     }
-    return 0;
+    for (uint32_t i = 0; i < ns; i++) {
+        node_ix d = dt->idom[set[i]];
+        int nested = 0;
+        for (uint32_t guard = 0; d < dt->n && guard < dt->n && !nested; guard++) {
+            nested = stop[d / 8] >> (d % 8) & 1;
+            d = dt->idom[d];
+        }
+        if (!nested)
+            tops[nt++] = set[i];
+    }
+    for (uint32_t i = 0; i < ns; i++)
+        stop[set[i] / 8] = 0;
+    return nt;
 }
 
 lr_status trace_finish(const graph *g, const rules_set *rs, const leak_set *ls,
@@ -1642,6 +1667,8 @@ lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *l
     node_ix *want = NULL;
     trace_tog_base base = {0};
     uint64_t n_all = 0;
+    uint32_t *top_first = NULL;
+    node_ix *tops = NULL, *set = NULL;
     /* subtree object counts of the nodes the traces show */
     uint32_t nw = 0;
     for (uint32_t t = 0; t < out->n_traces; t++)
@@ -1688,17 +1715,32 @@ lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *l
         st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         goto done;
     }
-    /* the groups sized by a traversal: their leaking objects, for what they share */
+    /* each group's tops (group_tops); those of the groups sized by a traversal are marked
+     * for what the groups share */
+    uint64_t nel = 0;
+    for (uint32_t t = 0; t < out->n_traces; t++)
+        nel += out->traces[t].n;
+    top_first = err_mallocarray((size_t)out->n_groups + 1, sizeof *top_first);
+    tops = err_mallocarray(nel ? nel : 1, sizeof *tops);
+    set = err_mallocarray(nel ? nel : 1, sizeof *set);
+    if (!top_first || !tops || !set) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+        goto done;
+    }
     int shark = o && o->weight == trace_shark_weight;
-    for (uint32_t gi = 0; !shark && gi < out->n_groups && gi < TRACE_EXACT_GROUPS; gi++) {
-        const trace_group *gr = &out->groups[gi];
-        if (!group_several(out, gr))
+    top_first[0] = 0;
+    for (uint32_t gi = 0; gi < out->n_groups; gi++) {
+        uint32_t nt = shark ? 0
+                            : group_tops(out, &out->groups[gi], dt, stop, set,
+                                         tops + top_first[gi]);
+        top_first[gi + 1] = top_first[gi] + nt;
+        if (nt < 2 || gi >= TRACE_EXACT_GROUPS)
             continue;
-        for (uint32_t k = 0; k < gr->n; k++) {
-            node_ix x = out->traces[gr->traces[k]].el[out->traces[gr->traces[k]].n - 1].node;
+        for (uint32_t k = 0; k < nt; k++) {
+            node_ix x = tops[top_first[gi] + k];
             vis[x / 8] |= (uint8_t)(1u << (x % 8));
-            n_all++;
         }
+        n_all += nt;
     }
     if (n_all && (st = trace_tog_base_build(g, rs, o, dt, vis, queue, &base, err)) != LR_OK)
         goto done;
@@ -1706,7 +1748,7 @@ lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *l
     for (uint32_t gi = 0; gi < out->n_groups; gi++) {
         trace_group *gr = &out->groups[gi];
         gr->retained = gr->retained_count = 0;
-        if (o && o->weight == trace_shark_weight) {
+        if (shark) {
             /* Shark's group total: per trace the most any of its leaking objects retains
              * (LeakTrace.retainedHeapByteSize), summed over the group's traces, so what two
              * leaking objects share and neither dominates counts in neither */
@@ -1723,58 +1765,30 @@ lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *l
             }
             continue;
         }
-        /* One leaking object: its dominator subtree (group_several). Past
-         * TRACE_EXACT_GROUPS groups: sum the dominator sizes of leaking objects no other
-         * leaking object of the group dominates (a lower bound of the exact value). */
-        if (!group_several(out, gr)) {
-            const trace *t = &out->traces[gr->traces[0]];
-            node_ix x = t->el[t->n - 1].node;
-            if (x < dt->n) {
-                gr->retained = dom_retained(dt, x);
-                gr->retained_count = cnt[trace_want_index(want, nw, x)];
+        /* One top: its dominator subtree. Past TRACE_EXACT_GROUPS groups, several tops:
+         * the sum of their subtrees (disjoint, as no top dominates another), a lower bound
+         * of the exact value. */
+        const node_ix *tp = tops + top_first[gi];
+        uint32_t nt = top_first[gi + 1] - top_first[gi];
+        if (nt < 2 || gi >= TRACE_EXACT_GROUPS) {
+            for (uint32_t k = 0; k < nt; k++) {
+                gr->retained += dom_retained(dt, tp[k]);
+                gr->retained_count += cnt[trace_want_index(want, nw, tp[k])];
             }
             continue;
         }
-        if (gi >= TRACE_EXACT_GROUPS) {
-            /* stop is all zeros here: cleared below over what was set, not per group over
-             * every node (10,000 groups of a 500,000-object heap: 600 MB of memset) */
-            for (uint32_t k = 0; k < gr->n; k++) {
-                const trace *t = &out->traces[gr->traces[k]];
-                node_ix x = t->el[t->n - 1].node;
-                stop[x / 8] |= (uint8_t)(1u << (x % 8));
-            }
-            for (uint32_t k = 0; k < gr->n; k++) {
-                const trace *t = &out->traces[gr->traces[k]];
-                node_ix x = t->el[t->n - 1].node, d = x < dt->n ? dt->idom[x] : GRAPH_NONE;
-                int nested = 0;
-                for (uint32_t guard = 0; d < dt->n && guard < dt->n && !nested; guard++) {
-                    nested = stop[d / 8] >> (d % 8) & 1;
-                    d = dt->idom[d];
-                }
-                if (!nested && x < dt->n) {
-                    gr->retained += dom_retained(dt, x);
-                    gr->retained_count += cnt[trace_want_index(want, nw, x)];
-                }
-            }
-            for (uint32_t k = 0; k < gr->n; k++) {
-                const trace *t = &out->traces[gr->traces[k]];
-                stop[t->el[t->n - 1].node / 8] = 0;
-            }
-            continue;
-        }
-        for (uint32_t k = 0; k < gr->n; k++) {
-            node_ix x = out->traces[gr->traces[k]].el[out->traces[gr->traces[k]].n - 1].node;
-            stop[x / 8] |= (uint8_t)(1u << (x % 8));
-        }
+        for (uint32_t k = 0; k < nt; k++)
+            stop[tp[k] / 8] |= (uint8_t)(1u << (tp[k] % 8));
         trace_together_base(g, rs, o, dt, &base, stop, vis, live, queue, &gr->retained,
                             &gr->retained_count);
-        for (uint32_t k = 0; k < gr->n; k++) {
-            const trace *t = &out->traces[gr->traces[k]];
-            stop[t->el[t->n - 1].node / 8] = 0;
-        }
+        for (uint32_t k = 0; k < nt; k++)
+            stop[tp[k] / 8] = 0;
     }
 done:
     trace_tog_base_free(&base);
+    free(top_first);
+    free(tops);
+    free(set);
     free(cnt);
     free(want);
     free(live);

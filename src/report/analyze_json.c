@@ -167,7 +167,8 @@ static void json_suspects(jsonw *w, const graph *g, const susp_result *sr)
         jsonw_kv_str(w, "kind", susp_kind_name(it->kind));
         jsonw_kv_str(w, "description", it->text);
         json_node(w, g, it->node, it->retained, sr->total);
-        if (it->kind == SUSP_INSTANCES || it->kind == SUSP_THREAD_LOCALS)
+        if (it->kind == SUSP_INSTANCES || it->kind == SUSP_THREAD_LOCALS ||
+            it->kind == SUSP_CLASSES)
             jsonw_kv_uint(w, "count", it->count);
         if (it->kind == SUSP_INSTANCES)
             jsonw_kv_str(w, "instances_of", graph_str(g, g->classes[it->cls].name));

@@ -325,7 +325,8 @@ static void j_suspects(jsonw *w, const rep_report *r)
         jsonw_kv_str(w, "kind", susp_kind_name(it->kind));
         jsonw_kv_str(w, "description", it->text);
         j_susp_node(w, g, it->node, it->retained, sr->total);
-        if (it->kind == SUSP_INSTANCES || it->kind == SUSP_THREAD_LOCALS)
+        if (it->kind == SUSP_INSTANCES || it->kind == SUSP_THREAD_LOCALS ||
+            it->kind == SUSP_CLASSES)
             jsonw_kv_uint(w, "count", it->count);
         jsonw_kv_obj_begin(w, "accumulation_point");
         j_susp_node(w, g, it->accumulation, it->path_n ? it->path_retained[it->path_n - 1] : 0,

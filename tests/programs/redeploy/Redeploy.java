@@ -5,7 +5,8 @@
 // classic redeploy leak: a ThreadLocal value in a worker of a pool that outlives the webapp,
 // a driver in DriverManager, a listener in the static list Redeploy.LISTENERS. Each keeps its
 // App class and the class's 1 MB static array (about 20 % of the heap each).
-// Usage: java com.example.redeploy.Redeploy WEBAPP_CLASSES_DIR OUT.hprof
+// Usage: java com.example.redeploy.Redeploy WEBAPP_CLASSES_DIR OUT.hprof [MODE...]
+// (other modes than those four: see App.java).
 package com.example.redeploy;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
@@ -30,7 +31,9 @@ public class Redeploy {
         /* started by the container: a worker the webapp's code started would inherit its
          * access control context, a second hold on the loader besides the ThreadLocal */
         pool.prestartAllCoreThreads();
-        for (String mode : new String[] {"threadlocal", "jdbc", "listener", "clean"}) {
+        String[] modes = args.length > 2 ? java.util.Arrays.copyOfRange(args, 2, args.length)
+                : new String[] {"threadlocal", "jdbc", "listener", "clean"};
+        for (String mode : modes) {
             URLClassLoader loader = new URLClassLoader("webapp-" + mode, new URL[] {webapp},
                     Redeploy.class.getClassLoader());
             Class<?> app = loader.loadClass("webapp.App");

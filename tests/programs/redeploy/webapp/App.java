@@ -5,6 +5,8 @@
 //  - "threadlocal": a RequestContext left in a ThreadLocal of a pooled worker thread;
 //  - "jdbc": a JDBC driver registered in DriverManager and never deregistered;
 //  - "listener": a listener added to a static list of the container (the parent loader);
+//  - "instance": an App itself left in a ThreadLocal of a pooled worker, so the path reaches
+//    the loader through App's class, which an instance holds and the loader cannot dominate;
 //  - "clean": nothing; this loader must be collected.
 // Compiled on its own (javac -d WEBAPP_DIR), never on Redeploy's class path.
 package webapp;
@@ -24,6 +26,7 @@ import java.util.logging.Logger;
 public class App {
     static final byte[] PAGE_CACHE = new byte[1 << 20];
     static final ThreadLocal<RequestContext> CONTEXT = new ThreadLocal<>();
+    static final ThreadLocal<App> HANDLER = new ThreadLocal<>();
 
     public static class RequestContext {
         final byte[] scratch = new byte[4096];
@@ -64,6 +67,14 @@ public class App {
                 break;
             case "listener":
                 listeners.add(new AppListener());
+                break;
+            case "instance":
+                CountDownLatch set = new CountDownLatch(1);
+                pool.execute(() -> {
+                    HANDLER.set(new App());
+                    set.countDown();
+                });
+                set.await();
                 break;
             default:
                 break;
