@@ -46,7 +46,8 @@ int cmd_clusters(int argc, char **argv)
          "size|count"},
         {"--top", CLI_OPT_UINT, &top, "N", "clusters to show (default 20, 0 = all)", NULL},
         {"--rules", CLI_OPT_LIST, &rules, "FILE",
-         "extra cluster rules (docs/rules.md), before the shipped v8.rules or arkts.rules",
+         "extra cluster rules (docs/rules.md), before the shipped v8.rules, hprof.rules or "
+         "arkts.rules",
          NULL},
         {0},
     };

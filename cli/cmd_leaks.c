@@ -373,7 +373,8 @@ int cmd_leaks(int argc, char **argv)
         {"--force", CLI_OPT_FLAG, &force, NULL,
          "compare snapshots that look like two processes (formats must still match)", NULL},
         {"--rules", CLI_OPT_LIST, &rules, "FILE",
-         "extra cluster rules (docs/rules.md), before the shipped v8.rules or arkts.rules",
+         "extra cluster rules (docs/rules.md), before the shipped v8.rules, hprof.rules or "
+         "arkts.rules",
          NULL},
         {0},
     };

@@ -50,6 +50,7 @@ void crules_fini(crules_set *rs)
     free(rs->maps);
     free(rs->rules);
     free(rs->leak_ignore);
+    free(rs->leak_contents);
     crules_init(rs);
 }
 
@@ -152,11 +153,19 @@ static lr_status parse_line(crules_set *rs, const char *name, uint32_t ln, char 
         return LR_OK;
     }
     if (strcmp(t[0], "leak-ignore") == 0) {
-        if (n != 2)
-            return BAD("want `leak-ignore DIRGLOB`");
+        if (n != 2 && (n != 3 || strcmp(t[2], "contents")))
+            return BAD("want `leak-ignore DIRGLOB [contents]`");
+        uint32_t cap = rs->cap_leak_ignore;
         if (!grow((void **)&rs->leak_ignore, &rs->cap_leak_ignore, rs->n_leak_ignore,
                   sizeof *rs->leak_ignore))
             return LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading %s", name);
+        if (rs->cap_leak_ignore != cap) {
+            uint8_t *c = err_reallocarray(rs->leak_contents, rs->cap_leak_ignore, 1);
+            if (!c)
+                return LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading %s", name);
+            rs->leak_contents = c;
+        }
+        rs->leak_contents[rs->n_leak_ignore] = n == 3;
         if (!(rs->leak_ignore[rs->n_leak_ignore] = strdup(t[1])))
             return LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading %s", name);
         rs->n_leak_ignore++;
@@ -242,6 +251,8 @@ const char *crules_shipped_file(const char *format, const char *version)
      * or "ArkTS heap snapshot, ..." (src/format/v8_read.c): the names follow the runtime. */
     if (format && version && strcmp(format, "v8") == 0 && strncmp(version, "V8 ", 3) == 0)
         return CRULES_V8_FILE;
+    if (format && strcmp(format, "hprof") == 0)
+        return CRULES_HPROF_FILE;
     return CRULES_FILE;
 }
 
@@ -293,6 +304,6 @@ int crules_leak_ignored(const crules_set *rs, const char *dir)
 {
     for (uint32_t i = 0; i < rs->n_leak_ignore; i++)
         if (fnmatch(rs->leak_ignore[i], dir, 0) == 0)
-            return 1;
+            return rs->leak_contents[i] ? CRULES_IGNORE_CONTENTS : 1;
     return 0;
 }

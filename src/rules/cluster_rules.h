@@ -53,6 +53,7 @@ typedef struct crules_set {
     crules_rule *rules;      /* `cluster` lines in file order (first match wins) */
     uint32_t n_rules, cap_rules;
     char **leak_ignore;      /* `leak-ignore` directory globs */
+    uint8_t *leak_contents;  /* per glob: `contents` given (what its objects dominate too) */
     uint32_t n_leak_ignore, cap_leak_ignore;
     uint32_t anchor_top;     /* `anchors top=N`: biggest directories clustered (default 20) */
     uint32_t anchor_permille; /* `anchors percent=P`: also any over P% of the total, in 0.1% */
@@ -67,6 +68,7 @@ typedef struct crules_set {
 #define CRULES_DEFAULT_DICT_MIN 8
 #define CRULES_FILE "arkts.rules"  /* shipped cluster rules: ArkTS, and graphs of other formats */
 #define CRULES_V8_FILE "v8.rules" /* shipped cluster rules of V8 snapshots (Node, Chrome, d8) */
+#define CRULES_HPROF_FILE "hprof.rules" /* shipped cluster rules of Java heaps (HotSpot, ART) */
 
 void crules_init(crules_set *rs);
 void crules_fini(crules_set *rs);
@@ -80,8 +82,9 @@ lr_status crules_parse(crules_set *rs, const char *name, const char *text, size_
 lr_status crules_load_file(crules_set *rs, const char *path, lr_error *err);
 /* The shipped cluster rules file for a graph of this format and version text (graph.format,
  * graph.version): CRULES_V8_FILE for a V8 snapshot, whose users know DevTools' names,
- * CRULES_FILE for an ArkTS one (the V8 reader names the runtime first in the version) and for
- * every other format, whose nodes fall to class-name directories there. Either may be NULL.
+ * CRULES_HPROF_FILE for a Java heap, CRULES_FILE for an ArkTS one (the V8 reader names the
+ * runtime first in the version) and for every other format, whose nodes fall to class-name
+ * directories there. Either may be NULL.
  * Pure; thread-safe. */
 const char *crules_shipped_file(const char *format, const char *version);
 /* Loads the shipped rules file `file` (crules_shipped_file) from LEAKRAY_RULES_DIR (env), the
@@ -96,7 +99,10 @@ int32_t crules_match(const crules_set *rs, const char *type, const char *name);
 int crules_type_has_maps(const crules_set *rs, const char *type);
 /* How directory `dir` is clustered: the first matching `cluster` line, else CRULES_BY_NAME. */
 enum crules_by crules_by(const crules_set *rs, const char *dir);
-/* Whether leaked objects of directory `dir` are ignored (`leak-ignore`). */
+/* Whether leaked objects of directory `dir` are ignored (`leak-ignore`): 0 no, 1 yes,
+ * CRULES_IGNORE_CONTENTS yes and the objects they immediately dominate (`contents`: a Java
+ * String's value array, which is its content as much as the String is). */
+#define CRULES_IGNORE_CONTENTS 2
 int crules_leak_ignored(const crules_set *rs, const char *dir);
 /* "name", "chain", ... for enum crules_by. */
 const char *crules_by_name(unsigned by);

@@ -429,6 +429,64 @@ static void test_exact(void **state)
     teardown_all(f);
 }
 
+/* Chains on a page: a hidden list's entries are one chain whatever their index (a script's
+ * template literals, kept by one cache, were a cluster each), and of two equally short ways
+ * into a detached element, the one through a closure beats the one through a detached
+ * sibling that retains more (a timer's element was chained through the removed section and
+ * folded into the panels' leak). */
+static void test_page_chains(void **state)
+{
+    (void)state;
+    tb *b = calloc(1, sizeof *b);
+    assert_non_null(b);
+    uint32_t root = node(b, T_SYN, "", 0);
+    uint32_t glob = node(b, T_OBJ, "Window", 10);
+    uint32_t list = node(b, T_HID, "system / ArrayList", 16);
+    uint32_t tmpl[5];
+    for (uint32_t i = 0; i < 5; i++)
+        tmpl[i] = node(b, T_OBJ, "Tmpl", 8);
+    uint32_t panel = node(b, T_OBJ, "Detached <div class=\"panel\">", 500);
+    uint32_t tick = node(b, T_CLO, "tickClock", 10);
+    uint32_t clock = node(b, T_OBJ, "Detached <div class=\"clock\">", 20);
+    edge(b, root, GRAPH_EDGE_ELEMENT, NULL, 1, glob);
+    prop(b, glob, "cache", list);
+    prop(b, glob, "saved", panel);
+    prop(b, glob, "timer", tick);
+    for (uint32_t i = 0; i < 5; i++)
+        edge(b, list, GRAPH_EDGE_HIDDEN, NULL, i, tmpl[i]);
+    edge(b, panel, GRAPH_EDGE_INTERNAL, "nextSibling", 0, clock);
+    edge(b, tick, GRAPH_EDGE_CONTEXT, "clockEl", 0, clock);
+    sort_edges(b);
+    graph g;
+    build(b, &g);
+    g.node_dom = calloc(g.n_nodes, 1);
+    assert_non_null(g.node_dom);
+    g.node_dom[panel] = g.node_dom[clock] = GRAPH_DOM_DETACHED;
+    crules_set rs;
+    load_rules(&rs, CRULES_V8_FILE);
+    dom_tree t;
+    cluster_ctx c;
+    cluster_result r;
+    lr_error err = {0};
+    assert_int_equal(cluster_dom_build(&g, &t, &err), LR_OK);
+    assert_int_equal(cluster_bind(&c, &g, &rs, &t, &err), LR_OK);
+    assert_int_equal(c.parent[clock], tick);
+    uint8_t *sel = calloc(g.n_nodes, 1);
+    assert_non_null(sel);
+    for (uint32_t i = 0; i < 5; i++)
+        sel[tmpl[i]] = 1;
+    assert_int_equal(cluster_run(&c, sel, CLUSTER_SORT_SIZE, &r, &err), LR_OK);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.items[0].count, 5);
+    cluster_result_free(&r);
+    free(sel);
+    cluster_fini(&c);
+    dom_free(&t);
+    crules_fini(&rs);
+    graph_fini(&g);
+    free(b);
+}
+
 /* A V8 snapshot takes rules/v8.rules: the same directories under DevTools' Summary names,
  * so the scene clusters as under arkts.rules, group for group, with V8's titles. */
 static void test_v8_names(void **state)
@@ -438,7 +496,7 @@ static void test_v8_names(void **state)
                         CRULES_V8_FILE);
     assert_string_equal(crules_shipped_file("v8", "ArkTS heap snapshot, 8 node fields"),
                         CRULES_FILE);
-    assert_string_equal(crules_shipped_file("hprof", "JAVA PROFILE 1.0.2"), CRULES_FILE);
+    assert_string_equal(crules_shipped_file("hprof", "JAVA PROFILE 1.0.2"), CRULES_HPROF_FILE);
     assert_string_equal(crules_shipped_file("jsonl", "V8 heap snapshot"), CRULES_FILE);
     assert_string_equal(crules_shipped_file(NULL, NULL), CRULES_FILE);
 
@@ -539,7 +597,8 @@ static void test_rule_errors(void **state)
     lr_error err = {0};
     crules_init(&rs);
     const char *ok = "# c\ndir a type=object name=\"x y\"  # tail\ncluster a by=chain\n"
-                     "leak-ignore a\nanchors top=3 percent=10\ndictionary min=4\n";
+                     "leak-ignore a\nleak-ignore s* contents\nanchors top=3 percent=10\n"
+                     "dictionary min=4\n";
     assert_int_equal(crules_parse(&rs, "t.rules", ok, strlen(ok), &err), LR_OK);
     assert_int_equal(rs.n_maps, 1);
     assert_string_equal(rs.maps[0].name_glob, "x y");
@@ -547,16 +606,20 @@ static void test_rule_errors(void **state)
     assert_int_equal(crules_match(&rs, "object", "x"), -1);
     assert_int_equal(crules_by(&rs, "a"), CRULES_BY_CHAIN);
     assert_int_equal(crules_by(&rs, "zzz"), CRULES_BY_NAME);
-    assert_true(crules_leak_ignored(&rs, "a"));
+    assert_int_equal(crules_leak_ignored(&rs, "a"), 1);
+    assert_int_equal(crules_leak_ignored(&rs, "str"), CRULES_IGNORE_CONTENTS);
+    assert_int_equal(crules_leak_ignored(&rs, "b"), 0);
     assert_int_equal(rs.anchor_top, 3);
     assert_int_equal(rs.anchor_permille, 100);
     assert_int_equal(rs.dict_min, 4);
     static const char *const bad[] = {
         "dir\n", "cluster a by=wrong\n", "\n\nfrobnicate x\n", "dir a name=\"open\n",
         "anchors top=x\n", "dictionary min=1\n", "dir a colour=red\n",
+        "leak-ignore a content\n", "leak-ignore a contents b\n",
     };
     static const char *const where[] = {"t.rules:1:", "t.rules:1:", "t.rules:3:", "t.rules:1:",
-                                        "t.rules:1:", "t.rules:1:", "t.rules:1:"};
+                                        "t.rules:1:", "t.rules:1:", "t.rules:1:", "t.rules:1:",
+                                        "t.rules:1:"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err = (lr_error){0};
         assert_int_equal(crules_parse(&rs, "t.rules", bad[i], strlen(bad[i]), &err),
@@ -650,6 +713,7 @@ int main(void)
         cmocka_unit_test(test_exact),      cmocka_unit_test(test_tie_rule),
         cmocka_unit_test(test_anchors),    cmocka_unit_test(test_rule_errors),
         cmocka_unit_test(test_nesting_and_dom), cmocka_unit_test(test_v8_names),
+        cmocka_unit_test(test_page_chains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,9 @@
 // ThreeDumps.java: three heap dumps of one JVM for `leakray leaks` (memlab's method, which
 // follows objects by id). Before the baseline: 500 Preexisting kept, 400 Doomed. Between the
 // baseline and the target: the Doomed dropped, 1,000 LeakRec kept in a static list, 700
-// Transient. Between the target and the final dump: the Transient dropped, 123 LateAlloc kept.
+// Transient; each LeakRec names itself with a String made by concatenation (its value array,
+// and the method handles the JVM links for the first concatenation, are new too), and the
+// static list's backing array is reallocated. Between the target and the final dump: the Transient dropped, 123 LateAlloc kept.
 // Each dump follows System.gc() (dumpHeap live=true collects again): under a collector that
 // moves objects their ids (addresses) change, and the method cannot follow them; under
 // Epsilon (no collection at all) every id stays, and the leak is exactly the 1,000 LeakRec.
@@ -14,7 +16,11 @@ import java.util.List;
 public class ThreeDumps {
     static class Preexisting { int i; Preexisting(int i) { this.i = i; } }
     static class Doomed { long a; Doomed(int i) { a = i; } }
-    static class LeakRec { int id; LeakRec(int i) { id = i; } }
+    static class LeakRec {
+        int id;
+        String name;
+        LeakRec(int i) { id = i; name = "rec-" + i; }
+    }
     static class Transient { int t; Transient(int i) { t = i; } }
     static class LateAlloc { int l; LateAlloc(int i) { l = i; } }
 
