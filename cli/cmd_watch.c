@@ -2,8 +2,8 @@
 /* cmd_watch.c: `leakray watch status PID` and `leakray watch analyze DUMP` (cli), the JVM
  * agent's two helpers. `status` reads the file the agent keeps (/tmp/leakray-watch-PID.status,
  * key: value lines) and hands each line to report/status.h (text or JSON). `analyze` is what
- * the agent starts, in its own process, after each dump: it runs `leakray analyze --json` and
- * `leakray analyze` on the dump side by side (two child processes of this binary), renames
+ * the agent starts, in its own process, after each dump: it runs `leakray analyze --json
+ * --text` on the dump (a child process of this binary: one analysis, both reports), renames
  * NAME.json / NAME.txt into place only when complete, has report/status.h print the one-line
  * summary, and keeps at most --max-dumps dumps (with their reports) in the dump's folder.
  * Docs: docs/agent.md. */
@@ -262,20 +262,19 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
 
     double t0 = cli_now_ms();
     char a0[] = "leakray", an[] = "analyze", js[] = "--json", np[] = "--no-progress",
-         nt[] = "--no-timing";
-    /* --no-timing reaches the reports too: then no clock reading is written anywhere */
-    char *jargs[] = {a0, an, (char *)dump, js, np, co->no_timing ? nt : NULL, NULL};
-    char *targs[] = {a0, an, (char *)dump, np, co->no_timing ? nt : NULL, NULL};
+         nt[] = "--no-timing", tx[] = "--text";
+    /* one analysis writes both reports (two processes, side by side, each loaded the dump
+     * and built its trees: twice the memory and the CPU on the watched program's host);
+     * --no-timing reaches the reports too: then no clock reading is written anywhere */
+    char *jargs[] = {a0, an, (char *)dump, js, np, tx, tpart, co->no_timing ? nt : NULL, NULL};
     pid_t pj = run_self(jargs, jpart);
-    pid_t pt = run_self(targs, tpart);
     int rj = pj > 0 ? wait_exit(pj) : 127;
-    int rt = pt > 0 ? wait_exit(pt) : 127;
     double ms = cli_now_ms() - t0;
-    if (rj != 0 || rt != 0) {
+    if (rj != 0) {
         unlink(jpart);
         unlink(tpart);
         return cli_fail(co, LR_ERR_INTERNAL, "analysing %s failed (leakray analyze exit %d)",
-                        dump, rj ? rj : rt);
+                        dump, rj);
     }
     if (rename(jpart, jfin) != 0 || rename(tpart, tfin) != 0)
         return cli_fail(co, LR_ERR_IO, "writing the report of %s: %s", dump, strerror(errno));
@@ -345,8 +344,8 @@ static int watch_analyze_cmd(int argc, char **argv)
     const cli_spec spec = {
         "watch analyze", "DUMP",
         "what the agent runs after a dump: the report beside it, the summary line", opts, 1, 1,
-        "Writes DUMP's report as NAME.txt and NAME.json beside it (leakray analyze, text and\n"
-        "--json, side by side), prints `leakray: 3 leaks, 1.3 MB retained, report at\n"
+        "Writes DUMP's report as NAME.txt and NAME.json beside it (leakray analyze --json\n"
+        "--text: one analysis), prints `leakray: 3 leaks, 1.3 MB retained, report at\n"
         "NAME.txt` on stderr, and keeps at most --max-dumps leakray-*.hprof dumps there.\n"};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);

@@ -257,8 +257,15 @@ static int resolve(JNIEnv *env)
     (*env)->SetStaticObjectField(env, A.watcher, rf, arr);
     if ((*env)->GetVersion(env) >= 0x00090000) {
         jobject mod = (*env)->GetModule(env, A.watcher);
-        if (mod)
+        if (mod) {
             A.hook_module = (*env)->NewGlobalRef(env, mod);
+            /* Module.name, read as a field (no Java runs): null for an unnamed module */
+            jclass mk = (*env)->GetObjectClass(env, mod);
+            A.module_name = mk ? (*env)->GetFieldID(env, mk, "name", "Ljava/lang/String;")
+                               : NULL;
+            if ((*env)->ExceptionCheck(env))
+                (*env)->ExceptionClear(env);
+        }
     }
     JNINativeMethod nm[2] = {
         {"watch0", "(Lleakcanary/KeyedWeakReference;J)V", (void *)watcher_watch0},

@@ -163,10 +163,6 @@ pending *hooks_rules_for_class(JNIEnv *env, jclass k)
 {
     jint nm = 0;
     jmethodID *ms = NULL;
-    /* an `unwatch` class: the JDK keeps its objects on purpose once closed (a keep-alive
-     * stream its cache reuses); its methods get no hook */
-    if (hooks_unwatched(env, k))
-        return NULL;
     if ((*A.ti)->GetClassMethods(A.ti, k, &nm, &ms) != JVMTI_ERROR_NONE)
         return NULL;
     pending *pd = NULL;
@@ -202,6 +198,13 @@ pending *hooks_rules_for_class(JNIEnv *env, jclass k)
     (*A.ti)->Deallocate(A.ti, (unsigned char *)ms);
     if ((*env)->ExceptionCheck(env))
         (*env)->ExceptionClear(env);
+    /* an `unwatch` class: a library keeps its objects on purpose once closed (a keep-alive
+     * stream its cache reuses, a server's recycled buffers); its methods get no hook. Asked
+     * only of a class with a method to hook: each line walks the class's supertypes. */
+    if (pd && hooks_unwatched(env, k)) {
+        free(pd);
+        pd = NULL;
+    }
     if (pd)
         pd->k = k;
     return pd;
@@ -1161,7 +1164,10 @@ static int call_load(jvmtiEnv *ti, const char *name, int again, const unsigned c
 
 /* k's module is made to read the hook's (AppWatcher's, the boot loader's unnamed module):
  * a named module (java.base) must, or its rewritten code fails to link. Each named module
- * once (the first few remembered); an unnamed module reads every module already. */
+ * once (the first few remembered, weakly); an unnamed module reads every module already and
+ * is left alone: remembered, it held its loader, and a web application's classes and
+ * statics, for the JVM's life (a closed loader read as a leak through the agent's own
+ * reference). */
 static void module_reads(JNIEnv *env, jclass k)
 {
     if (!A.hook_module)
@@ -1169,6 +1175,16 @@ static void module_reads(JNIEnv *env, jclass k)
     jobject mod = (*env)->GetModule(env, k);
     if (!mod)
         return;
+    if (A.module_name) {
+        jobject name = (*env)->GetObjectField(env, mod, A.module_name);
+        if ((*env)->ExceptionCheck(env))
+            (*env)->ExceptionClear(env);
+        if (!name) {
+            (*env)->DeleteLocalRef(env, mod);
+            return;
+        }
+        (*env)->DeleteLocalRef(env, name);
+    }
     int seen = 0;
     pthread_mutex_lock(&S.lock); /* classes are prepared on many threads */
     for (int i = 0; i < C.n_read_by && !seen; i++)
@@ -1181,7 +1197,7 @@ static void module_reads(JNIEnv *env, jclass k)
         (*A.ti)->AddModuleReads(A.ti, mod, A.hook_module);
         pthread_mutex_lock(&S.lock);
         if (C.n_read_by < (int)(sizeof C.read_by / sizeof C.read_by[0]) &&
-            (C.read_by[C.n_read_by] = (*env)->NewGlobalRef(env, mod)))
+            (C.read_by[C.n_read_by] = (*env)->NewWeakGlobalRef(env, mod)))
             C.n_read_by++;
         pthread_mutex_unlock(&S.lock);
     }

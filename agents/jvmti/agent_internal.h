@@ -105,6 +105,7 @@ typedef struct agent_state {
     jrawMonitorID wait_mon;  /* JVMTI raw monitor the waits block on (see agent_wait) */
     uint64_t wake_at;        /* earliest wake() request not yet served, 0 = none */
     jobject hook_module;     /* AppWatcher's module (global): rewritten classes read it */
+    jfieldID module_name;    /* java.lang.Module.name, NULL if the JDK has none */
     jobject hook_loader;     /* attached: the loader of the application's own AppWatcher
                               * (global), NULL when the agent's copy is the boot loader's */
     unsigned n_rewritten;    /* methods given the watch hook */
@@ -241,7 +242,9 @@ typedef struct call_state {
     jobject called;                  /* AppWatcher.CALLED (global) */
     /* hooked class names: 0 empty, s + 1 a stamp slot, -(c + 1) a class's first call slot */
     int index[HOOKED_INDEX];
-    jobject read_by[8];              /* named modules made to read the hook's (globals) */
+    jobject read_by[8];              /* named modules made to read the hook's (weak
+                                      * globals: a module of a layer that goes keeps no
+                                      * loader alive) */
     int n_read_by;
 } call_state;
 extern call_state C;

@@ -74,6 +74,17 @@ void *watcher_retained(void *ctx, void *obj, uint32_t *tag, uint64_t watch_ms, u
     (*env)->DeleteWeakGlobalRef(env, (jobject)obj);
     if (!self)
         return NULL;
+    /* an `unwatch` class that inherits its watched method from a class the agent hooked
+     * (Jetty's HttpOutput closed through OutputStream.close): its own class has no hook to
+     * leave inert, so it is let go here, once retained, not on the closing thread's way */
+    jclass k = A.opts.n_unwatch ? (*env)->GetObjectClass(env, self) : NULL;
+    int unwatched = k && hooks_unwatched(env, k);
+    if (k)
+        (*env)->DeleteLocalRef(env, k);
+    if (unwatched) {
+        (*env)->DeleteLocalRef(env, self);
+        return NULL;
+    }
     jobject ref = (*env)->CallStaticObjectMethod(env, A.watcher, A.watcher_retained, self,
                                                  (jint)(*tag & ~AGENT_TAG_WEAK),
                                                  (jlong)watch_ms, (jlong)at);

@@ -173,7 +173,13 @@ public final class AppWatcher {
 
     /** Watches obj: it is expected to become weakly reachable within the agent's delay. */
     public static void expectWeaklyReachable(Object obj, String description) {
-        if (!installed || obj == null) {
+        if (!installed) {
+            if (obj != null) {
+                notInstalled();
+            }
+            return;
+        }
+        if (obj == null) {
             return;
         }
         int id = number(description == null ? "" : description);
@@ -182,6 +188,37 @@ public final class AppWatcher {
             return;
         }
         watchNow(obj, description);
+    }
+
+    /** Calls of the API while not installed (counted loosely: a lost count changes nothing). */
+    private static int idleCalls;
+    private static volatile boolean strayTold;
+
+    /**
+     * Without the agent a call returns at once. But a copy of this class that an
+     * application's own loader defined (the jar in a web application's WEB-INF/lib, which a
+     * container loads child-first) is never the agent's, which the boot loader holds: its
+     * watches would go nowhere without a word. Told once on stderr; looked for at the 1st,
+     * 2nd, 4th, 8th... call only, so a program without the agent pays a counter.
+     */
+    private static void notInstalled() {
+        int n = ++idleCalls;
+        if ((n & (n - 1)) != 0 || strayTold) {
+            return;
+        }
+        try {
+            Class<?> agents = Class.forName("leakray.AppWatcher", false, null);
+            if (agents != AppWatcher.class
+                    && Boolean.TRUE.equals(agents.getMethod("isInstalled").invoke(null))) {
+                strayTold = true;
+                System.err.println("leakray: the copy of leakray.AppWatcher loaded by "
+                        + AppWatcher.class.getClassLoader() + " is not the agent's: its watches"
+                        + " are ignored; take leakray-watcher.jar out of the application (the"
+                        + " agent brings its own) or load it from the container's class path");
+            }
+        } catch (ReflectiveOperationException | LinkageError | SecurityException e) {
+            // no copy in the boot loader: the agent is not loaded, nothing to tell
+        }
     }
 
     /** Watches obj through its own KeyedWeakReference, at once. */
