@@ -102,6 +102,7 @@ void graph_fini(graph *g)
     free(g->statics);
     free(g->roots);
     free(g->threads);
+    free(g->thread_by_serial);
     free(g->frames);
     free(g->strings.chars);
     free(g->strings.offs);

@@ -268,6 +268,8 @@ typedef struct graph {
     /* ---- threads and stacks (HPROF STACK_TRACE / STACK_FRAME / THREAD_OBJECT) ---- */
     uint32_t n_threads;
     struct graph_thread *threads;
+    uint32_t *thread_by_serial; /* indices into threads by serial (then index), or NULL:
+                                 * lookups by serial then scan threads */
     uint32_t n_frames;
     struct graph_frame *frames;
 

@@ -12,6 +12,16 @@
 #include <string.h>
 #include <time.h>
 
+/* The frames of every thread's stack: threads naming one stack trace share its frames in
+ * graph.frames, and each counts them. */
+static uint64_t stack_frames(const graph *g)
+{
+    uint64_t n = 0;
+    for (uint32_t t = 0; t < g->n_threads; t++)
+        n += g->threads[t].n_frames;
+    return g->n_threads ? n : g->n_frames;
+}
+
 static const char *size_model_name(unsigned m)
 {
     switch (m) {
@@ -124,7 +134,7 @@ void rep_info_text(FILE *out, const info_result *c)
                     k < GRAPH_ROOT_KIND_COUNT ? graph_root_title(g, k) : "other");
     if (g->n_threads || g->n_frames)
         fprintf(out, "threads:       %s (%s stack frames)\n", rep_fmt_count(a, g->n_threads),
-                rep_fmt_count(b, g->n_frames));
+                rep_fmt_count(b, stack_frames(g)));
     if (g->node_heap && g->n_heaps) {
         fprintf(out, "heaps:         %s\n", rep_fmt_count(a, g->n_heaps));
         for (uint32_t h = 0; h < g->n_heaps && h < GRAPH_MAX_HEAPS; h++)
@@ -240,7 +250,7 @@ void rep_info_json(jsonw *w, const info_result *c)
     jsonw_obj_end(w);
 
     jsonw_kv_uint(w, "threads", g->n_threads);
-    jsonw_kv_uint(w, "frames", g->n_frames);
+    jsonw_kv_uint(w, "frames", stack_frames(g));
 
     jsonw_kv_arr_begin(w, "heaps");
     if (g->node_heap)

@@ -12,6 +12,7 @@
  * docs/rules.md. */
 #include "rules/rules_internal.h"
 #include "rules/lex.h"
+#include "base/search.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -336,6 +337,17 @@ node_ix rules_thread_of_serial(const graph *g, uint32_t serial)
 {
     if (serial == 0)
         return GRAPH_NONE;
+    if (g->thread_by_serial) {
+        /* asked per Java-frame root: 20,000 threads and 600,000 locals were 30 s by scan */
+        const uint32_t *ix = g->thread_by_serial;
+        uint32_t lo;
+        SEARCH_LOWER_BOUND(uint32_t, 0, g->n_threads, g->threads[ix[search_mid]].serial < serial,
+                           lo);
+        if (lo == g->n_threads || g->threads[ix[lo]].serial != serial)
+            return GRAPH_NONE;
+        node_ix x = g->threads[ix[lo]].node;
+        return x < g->n_nodes ? x : GRAPH_NONE;
+    }
     for (uint32_t i = 0; i < g->n_threads; i++)
         if (g->threads[i].serial == serial)
             return g->threads[i].node < g->n_nodes ? g->threads[i].node : GRAPH_NONE;
