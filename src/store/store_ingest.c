@@ -63,13 +63,39 @@ typedef struct report_head {
     int has_summary;      /* the report page's model (report --format json) has a summary */
 } report_head;
 
+/* The largest figure a report may give: 2^48 bytes or objects, past any heap, so that the
+ * store's sums over 32,768 reports of it still fit 64 bits (one report of 5e18 bytes, twice,
+ * made every later `store trend` and dashboard of that store fail with an overflow). */
+#define STORE_COUNT_MAX ((int64_t)1 << 48)
+
+/* s, a number as json_extract gives it, into *out when it is a whole number from 0 to
+ * STORE_COUNT_MAX (dflt when s is NULL); -1 otherwise: a negative, a fraction, a number
+ * SQLite read as a real ("9.2e+18", once read as 9), a string. */
+static int count_of(const char *s, int64_t dflt, int64_t *out)
+{
+    if (!s) {
+        *out = dflt;
+        return 0;
+    }
+    int64_t x = 0;
+    if (!*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || (x = x * 10 + (*s - '0')) > STORE_COUNT_MAX)
+            return -1;
+    }
+    *out = x;
+    return 0;
+}
+
 static int read_head(void *ctx, int n, const char *const *v)
 {
     report_head *h = ctx;
     h->valid = n > 0 && v[0] && strcmp(v[0], "1") == 0;
     if (!h->valid)
         return 1;
-    h->schema = v[1] ? strtoll(v[1], NULL, 10) : -1;
+    if (count_of(v[1], -1, &h->schema))
+        h->schema = -2; /* present, but no version number */
     h->has_traces = v[2] && strcmp(v[2], "array") == 0;
     h->has_native = v[3] && strcmp(v[3], "object") == 0 && v[4] && strcmp(v[4], "array") == 0;
     snprintf(h->mode, sizeof h->mode, "%s", v[5] ? v[5] : "");
@@ -95,6 +121,8 @@ typedef struct group_list {
     size_t n, cap;
     const char *kind; /* kind of the groups being read */
     int oom;
+    const char *bad;  /* the figure a group gave that is no count (count_of), else NULL */
+    char bad_text[48];
     char **traces;    /* an analyze report's traces[] as JSON text, by index (else NULL) */
     size_t n_traces;
 } group_list;
@@ -141,6 +169,18 @@ static char *dup_text(const char *s)
     return out;
 }
 
+/* A figure that is no count, kept to name it: printable ASCII, at most 40 bytes. */
+static void note_bad(group_list *l, const char *key, const char *v)
+{
+    if (l->bad)
+        return;
+    l->bad = key;
+    size_t i = 0;
+    for (; v && v[i] && i < 40; i++)
+        l->bad_text[i] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
+    l->bad_text[i] = 0;
+}
+
 static int read_group(void *ctx, int n, const char *const *v)
 {
     group_list *l = ctx;
@@ -162,9 +202,12 @@ static int read_group(void *ctx, int n, const char *const *v)
     snprintf(g->kind, sizeof g->kind, "%s", l->kind);
     g->signature = dup_text(v[0]);
     g->description = dup_text(v[1] ? v[1] : "");
-    g->retained = v[2] ? strtoll(v[2], NULL, 10) : 0;
-    g->objects = v[3] ? strtoll(v[3], NULL, 10) : 0;
-    g->instances = v[4] ? strtoll(v[4], NULL, 10) : 1;
+    if (count_of(v[2], 0, &g->retained))
+        note_bad(l, "retained bytes", v[2]);
+    if (count_of(v[3], 0, &g->objects))
+        note_bad(l, "retained objects", v[3]);
+    if (count_of(v[4], 1, &g->instances))
+        note_bad(l, "instance count", v[4]);
     if (l->traces) { /* v[5] is the index of the group's first trace */
         char *end;
         long long t = v[5] ? strtoll(v[5], &end, 10) : -1;
@@ -377,7 +420,7 @@ static int read_suspect(void *ctx, int n, const char *const *v)
     char *cls = stable_text(v[1]), *of = stable_text(v[2]), *acc_c = stable_text(v[4]);
     /* "N instances of C" shows the path of one of them, the biggest, which among equals is
      * any (global.sess_1774 in one run, sess_2551 in the next): the class is the key */
-    char *path = stable_text(strcmp(v[0], "instances") ? v[7] : NULL);
+    char *path = stable_text(strcmp(v[0], "instances") && strcmp(v[0], "classes") ? v[7] : NULL);
     char *thr = counters_out(v[3]);
     char *key = NULL;
     int kr = cls && of && acc_c && path && thr
@@ -400,6 +443,7 @@ static int read_suspect(void *ctx, int n, const char *const *v)
     char *desc = NULL;
     const char *acc = v[4] && strcmp(v[4], v[1]) ? v[4] : NULL;
     int k = !strcmp(v[0], "instances")       ? asprintf(&desc, "instances of %s", v[1])
+            : !strcmp(v[0], "classes")       ? asprintf(&desc, "classes %s", v[1])
             : !strcmp(v[0], "thread_locals") ? asprintf(&desc, "locals of thread %s",
                                                         v[3] ? v[3] : "?")
             : !strcmp(v[0], "class")         ? asprintf(&desc, "class %s", v[1])
@@ -420,14 +464,24 @@ static int read_suspect(void *ctx, int n, const char *const *v)
     return r;
 }
 
+/* What reading groups into l came to: out of memory, a figure that is no count, or LR_OK. */
+static lr_status groups_status(const group_list *l, lr_error *err)
+{
+    if (l->oom)
+        return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory reading a report");
+    if (l->bad)
+        return LR_FAIL(err, LR_ERR_FORMAT,
+                       "store: a leak's %s is \"%s\", not a whole number from 0 to 2^48",
+                       l->bad, l->bad_text);
+    return LR_OK;
+}
+
 static lr_status read_groups(store *s, const char *json, size_t len, const char *sql,
                              const char *path, const char *kind, group_list *l, lr_error *err)
 {
     l->kind = kind;
     LR_TRY(store_json_query(s, sql, json, len, path, read_group, l, err));
-    if (l->oom)
-        return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory reading a report");
-    return LR_OK;
+    return groups_status(l, err);
 }
 
 /* ---- ingest ---- */
@@ -797,6 +851,10 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
         return LR_FAIL(err, LR_ERR_FORMAT,
                        "%s: a V8 heap snapshot, not a leakray report: store the file itself "
                        "(leakray store ingest FILE analyses it)", name);
+    if (h.schema == -2)
+        return LR_FAIL(err, LR_ERR_FORMAT,
+                       "%s: schema_version is not a version number: not a leakray report",
+                       name);
     if (h.schema < 1)
         return LR_FAIL(err, LR_ERR_FORMAT, "%s: no schema_version: not a leakray report", name);
     if (h.schema > STORE_REPORT_SCHEMA_MAX)
@@ -836,8 +894,8 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
             l.kind = "suspect";
             st = store_json_query(s, SQL_SUSPECT_GROUPS, json, len, NULL, read_suspect, &l,
                                   err);
-            if (st == LR_OK && l.oom)
-                st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory reading a report");
+            if (st == LR_OK)
+                st = groups_status(&l, err);
             l.traces = traces;
             l.n_traces = n_traces;
         }
@@ -848,8 +906,8 @@ lr_status store_ingest_json(store *s, const char *name, const char *json, size_t
         if (st == LR_OK)
             st = store_json_query(s, SQL_NATIVE_THREADS, json, len, "$.threads", read_thread,
                                   &l, err);
-        if (st == LR_OK && l.oom)
-            st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory reading a report");
+        if (st == LR_OK)
+            st = groups_status(&l, err);
     } else {
         return LR_FAIL(err, LR_ERR_FORMAT,
                        "%s: JSON but not a leakray leak report (analyze or native scan)", name);
