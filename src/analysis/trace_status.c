@@ -140,6 +140,15 @@ void trace_stable_class(const char *cn, char *out, size_t cap)
              * the same page served elsewhere is the same leak */
             for (keep = 3, k = 3; p[k] && p[k] != ' ' && p[k] != '[';)
                 k++;
+        } else if (*p == ' ' && p[1] == '@' && is_digit(p[2])) {
+            /* a number the runtime draws per run after a name (Chromium's closure scopes,
+             * "system / Context / scope @96363"): dropped when it ends the name */
+            for (k = 2; is_digit(p[k]);)
+                k++;
+            if (!p[k] || p[k] == '[')
+                keep = 0;
+            else
+                k = 1;
         } else if ((*p == '$' || *p == '_') && generated_marker(p)) {
             /* a code generator's class: the marker kept, the name it drew dropped */
             for (keep = k = generated_marker(p); is_alnum(p[k]) || p[k] == '_';)

@@ -1590,6 +1590,8 @@ static lr_status v8_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *
     x->st = st;
     x->c.base = x->c.p = m->data;
     x->c.end = m->data + m->len;
+    if (m->len >= 3 && !memcmp(m->data, "\xef\xbb\xbf", 3))
+        x->c.p += 3; /* a byte-order mark, as an editor saves JSON; offsets still count it */
     x->c.name = g->path ? g->path : "<input>";
     x->c.err = err;
     lr_status s = load(x);
@@ -1614,7 +1616,7 @@ int v8_sniff(const uint8_t *p, uint64_t n)
 {
     static const char *const KEYS[] = {"snapshot", "nodes", "edges", "strings", "locations",
                                        "trace_function_infos", "trace_tree", "samples"};
-    uint64_t i = 0;
+    uint64_t i = n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0; /* a byte-order mark */
     while (i < n && is_ws(p[i]))
         i++;
     if (i >= n || p[i] != '{')
