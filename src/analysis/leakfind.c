@@ -216,12 +216,39 @@ lr_status leak_find(const graph *g, const rules_set *rs, leak_set *out, lr_error
     return st;
 }
 
+/* Whether node n is among s->v, through a bitmap that follows v (entries pushed since the
+ * last call are added first): a scan of v per call made a leak tracker's report naming
+ * 300,000 objects 41 s. */
+static int leak_member(leak_set *s, node_ix n, int *oom)
+{
+    size_t need = (size_t)n / 8 + 1;
+    for (uint32_t i = s->member_n; i < s->n; i++)
+        if ((size_t)s->v[i].node / 8 + 1 > need)
+            need = (size_t)s->v[i].node / 8 + 1;
+    if (need > s->member_bytes) {
+        size_t cap = s->member_bytes * 2 > need ? s->member_bytes * 2 : need;
+        uint8_t *m = realloc(s->member, cap);
+        if (!m) {
+            *oom = 1;
+            return 0;
+        }
+        memset(m + s->member_bytes, 0, cap - s->member_bytes);
+        s->member = m;
+        s->member_bytes = cap;
+    }
+    for (; s->member_n < s->n; s->member_n++) {
+        node_ix x = s->v[s->member_n].node;
+        s->member[x / 8] |= (uint8_t)(1u << (x % 8));
+    }
+    return s->member[n / 8] >> (n % 8) & 1;
+}
+
 lr_status leak_add(leak_set *s, node_ix n, uint8_t source, const char *reason, lr_error *err)
 {
-    for (uint32_t i = 0; i < s->n; i++)
-        if (s->v[i].node == n)
-            return LR_OK;
-    if (push(s, n, source, reason))
+    int oom = 0;
+    if (leak_member(s, n, &oom))
+        return LR_OK;
+    if (oom || push(s, n, source, reason))
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding leaking objects");
     return LR_OK;
 }
@@ -669,5 +696,6 @@ void leak_set_free(leak_set *s)
         free(s->texts[i]);
     free(s->texts);
     hmap_free(&s->text_index);
+    free(s->member);
     memset(s, 0, sizeof *s);
 }

@@ -51,6 +51,9 @@ typedef struct leak_set {
     char **texts;       /* the distinct reasons (owned) */
     uint32_t n_texts, cap_texts;
     hmap text_index;    /* texts by hash */
+    uint8_t *member;    /* leak_add: a bit per node among v[0..member_n) */
+    size_t member_bytes;
+    uint32_t member_n;
 } leak_set;
 
 /* Finds watched and rule-declared leaking objects, in node order within each source.
