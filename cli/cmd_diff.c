@@ -12,6 +12,7 @@
 #include "analysis/devtools.h"
 #include "analysis/diff.h"
 #include "analysis/dominators.h"
+#include "analysis/histo.h"
 #include "analysis/kinship.h"
 #include "cli.h"
 #include "format/v8.h"
@@ -24,7 +25,7 @@
  * snapshot's reachable bytes: DevTools' per-class sums on V8/ArkTS snapshots (the numbers
  * `histo --retained` prints there), else the dominator tree with the dump's size model. */
 static lr_status diff_cmd_retained(const graph *g, uint64_t **out, uint64_t *total,
-                                   lr_error *err)
+                                   uint64_t *class_objects, lr_error *err)
 {
     uint64_t *cr = err_calloc(g->n_classes ? g->n_classes : 1, sizeof *cr);
     if (!cr)
@@ -50,6 +51,9 @@ static lr_status diff_cmd_retained(const graph *g, uint64_t **out, uint64_t *tot
         } else if ((st = dom_build_ex(g, &o, &t, err)) == LR_OK) {
             st = dom_class_retained(g, &t, cr, cnt, err);
             *total = t.total_reachable;
+            if (st == LR_OK && (*class_objects = histo_class_objects_retained(g, &t, -1)) ==
+                                   UINT64_MAX)
+                st = LR_FAIL(err, LR_ERR_NOMEM, "diff: out of memory");
             dom_free(&t);
         }
         free(cnt);
@@ -162,8 +166,8 @@ int cmd_diff(int argc, char **argv)
     }
     diff_retained ret = {0};
     if (want_retained) {
-        if (diff_cmd_retained(a, &cr_a, &ret.total_a, &err) != LR_OK ||
-            diff_cmd_retained(b, &cr_b, &ret.total_b, &err) != LR_OK) {
+        if (diff_cmd_retained(a, &cr_a, &ret.total_a, &ret.class_objects_a, &err) != LR_OK ||
+            diff_cmd_retained(b, &cr_b, &ret.total_b, &ret.class_objects_b, &err) != LR_OK) {
             rc = cli_error(&co, &err);
             goto out;
         }

@@ -234,6 +234,15 @@ lr_status diff_build_ex(const graph *a, const graph *b, const str_ix *keys_a,
     if ((st = collect(&m, a, row_a, 0, ia, &na, err)) != LR_OK ||
         (st = collect(&m, b, row_b, 1, ib, &nb, err)) != LR_OK)
         goto out;
+    if (ret && (ret->class_objects_a || ret->class_objects_b)) {
+        /* the class objects' row, as histo --retained gives it (it read 0: no class holds
+         * them, and a class loader leak's classes grew unseen) */
+        uint32_t row = rm_get(&m, HISTO_CLASS_OBJECTS_NAME, HISTO_CLASS_OBJECTS_NAME);
+        if (row == UINT32_MAX)
+            goto nomem;
+        m.rows[row].retained_a = ret->class_objects_a;
+        m.rows[row].retained_b = ret->class_objects_b;
+    }
     if (by_id) {
         qsort(ia, na, sizeof *ia, idrow_cmp);
         qsort(ib, nb, sizeof *ib, idrow_cmp);

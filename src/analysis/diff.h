@@ -57,6 +57,8 @@ typedef struct diff_retained {
     const uint64_t *class_b; /* b->n_classes entries */
     uint64_t total_a;        /* reachable bytes of a (the total row) */
     uint64_t total_b;        /* ... of b */
+    uint64_t class_objects_a; /* the "<class objects>" row's in a (histo_class_objects_retained) */
+    uint64_t class_objects_b; /* ... in b */
 } diff_retained;
 
 /* diff_build plus retained sizes when ret is not NULL: rows carry retained_a/_b/_delta, a

@@ -124,7 +124,7 @@ lr_status histo_tree_build(const graph *g, dom_tree *t, lr_error *err)
  * dom_class_retained, and read 0 under its own shallow size (the classes' statics retain
  * most of an Android heap). Each ancestor's answer is kept (state[]: 1 a class object at or
  * above, 2 none), so the walks up the tree take O(N) in all. UINT64_MAX: out of memory. */
-static uint64_t class_objects_retained(const graph *g, const dom_tree *t, int heap)
+uint64_t histo_class_objects_retained(const graph *g, const dom_tree *t, int heap)
 {
     uint32_t n = g->n_nodes;
     uint8_t *state = err_calloc(n ? n : 1, 1);
@@ -180,7 +180,7 @@ lr_status histo_build_retained(const graph *g, int heap, enum histo_sort sort,
         st = heap >= 0 ? dom_class_top(g, &t, sums, err)
                        : dom_class_retained(g, &t, sums, count, err);
         heap_bytes = t.total_reachable;
-        if (st == LR_OK && (class_objects = class_objects_retained(g, &t, heap)) == UINT64_MAX)
+        if (st == LR_OK && (class_objects = histo_class_objects_retained(g, &t, heap)) == UINT64_MAX)
             st = LR_FAIL(err, LR_ERR_NOMEM, "histo: out of memory for %u nodes", g->n_nodes);
         dom_free(&t);
     }

@@ -46,6 +46,10 @@ lr_status histo_build(const graph *g, const uint64_t *retained, int heap, enum h
  * strong edge; retained sizes in 32 bits when they all fit (DOM_RETAINED32: 4 bytes per node,
  * not 8). Returns LR_OK and fills *t (free: dom_free), or dom_build_ex's errors. */
 lr_status histo_tree_build(const graph *g, dom_tree *t, lr_error *err);
+/* Retained bytes of the class objects (in heap, or all with heap < 0): the "<class objects>"
+ * row's, a class object counting unless a class object dominates it; O(N). UINT64_MAX when
+ * out of memory. */
+uint64_t histo_class_objects_retained(const graph *g, const dom_tree *t, int heap);
 /* histo_build with the retained column from histo_tree_build's tree: per class, an instance
  * counted only when no dominator has its class (dom_class_retained's sums; per node through
  * dom_class_top when heap >= 0, as only that heap's instances count), and heap_bytes set to

@@ -113,3 +113,17 @@ assert [(l["kind"], l["short_description"], l["instances"]) for l in leaks] == \
     [("suspect", "classes webapp.App", 12)], leaks
 print("ok: the store keeps the class group")
 PY
+
+# `diff --retained` gives the class objects' row what `histo --retained` gives it: the App
+# classes and their statics are where the loaders' growth is (the row read 0 -> 0)
+"$LEAKRAY" histo --retained --json --no-timing "$dump" > "$work/ha.json"
+"$LEAKRAY" histo --retained --json --no-timing "$work/l12.hprof" > "$work/hb.json"
+"$LEAKRAY" diff --retained --json --no-timing "$dump" "$work/l12.hprof" > "$work/diff.json"
+python3 - "$work/ha.json" "$work/hb.json" "$work/diff.json" <<'PY'
+import json, sys
+row = lambda f: next(c for c in json.load(open(f))["classes"] if c["name"] == "<class objects>")
+a, b, d = row(sys.argv[1]), row(sys.argv[2]), row(sys.argv[3])
+assert (d["retained_a"], d["retained_b"]) == (a["retained"], b["retained"]), (a, b, d)
+assert d["retained_delta"] > 10_000_000, d
+print("ok: diff's class objects row grows by", d["retained_delta"], "bytes, as histo gives it")
+PY
