@@ -189,6 +189,9 @@ int cmd_diff(int argc, char **argv)
         diff_keep_prefix(&r, "Detached ");
     for (int i = 0; i < gates_in.n; i++) {
         failed += gates[i].failed;
+        if (gates[i].spelled[0])
+            cli_warn(&co, "--fail-on-growth %s: class '%s' read as '%s', the JVM's name of the "
+                          "nested class", gates[i].spec, gates[i].spelled, gates[i].cls);
         if (!gates[i].known) {
             unknown++;
             cli_warn(&co, "--fail-on-growth %s: no class named '%s' in either snapshot",

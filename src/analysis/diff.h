@@ -78,6 +78,8 @@ void diff_keep_prefix(diff_result *r, const char *prefix);
 typedef struct diff_gate {
     const char *spec;   /* as typed */
     char cls[256];      /* class name */
+    char spelled[256];  /* the name as typed when diff_gate_eval read it as a nested class's
+                         * (Outer.Inner as Outer$Inner), else "" */
     uint64_t limit;     /* N or PCT */
     int pct;            /* nonzero: limit is a percentage */
     int known;          /* the class exists in one of the snapshots */
