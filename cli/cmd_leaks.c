@@ -416,7 +416,7 @@ int cmd_leaks(int argc, char **argv)
     lr_heap *lh = NULL;
     uint8_t *sel = NULL, *stop = NULL, *leak = NULL;
     node_ix *head = NULL, *stack = NULL;
-    uint64_t *similar = NULL, n_leaked = 0, n_reported = 0;
+    uint64_t *similar = NULL, n_leaked = 0, n_reported = 0, reported_shallow = 0;
     dom_tree t = {0};
     cluster_ctx c = {0};
     cluster_result r = {0};
@@ -526,6 +526,7 @@ int cmd_leaks(int argc, char **argv)
             if (head[v] != CLUSTER_NONE) {
                 similar[head[v]]++;
                 n_reported++;
+                reported_shallow += graph_node_size(g, v);
             }
         }
         leaks_cmd_memlab_sizes(g, &t, leak, head, stack, &r);
@@ -542,7 +543,7 @@ int cmd_leaks(int argc, char **argv)
     double ms = cli_now_ms() - t0;
     rep_leaks v = {base,  target, final, n_new,    n_alive, &c,     &r,
                    top,   &ks,    related && related2, force, memlab, n_leaked, similar,
-                   n_reported, unret_count, unret_shallow, unret, n_unret};
+                   n_reported, reported_shallow, unret_count, unret_shallow, unret, n_unret};
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);

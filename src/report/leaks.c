@@ -43,7 +43,8 @@ void rep_leaks_json(jsonw *w, const rep_leaks *v)
     jsonw_kv_uint(w, "filtered", r->n_skipped);
     jsonw_kv_str(w, "leak_filter", v->memlab ? "memlab" : "all-objects");
     jsonw_kv_uint(w, "leaked_objects", v->memlab ? v->n_reported : r->n_members);
-    jsonw_kv_uint(w, "leaked_shallow", r->members_shallow);
+    /* memlab mode: the objects counted beside it, not only the trace heads that cluster */
+    jsonw_kv_uint(w, "leaked_shallow", v->memlab ? v->reported_shallow : r->members_shallow);
     jsonw_kv_uint(w, "leaked_retained", r->members_retained);
     jsonw_kv_uint(w, "heap_retained", r->heap_total);
     jsonw_kv_uint(w, "total_clusters", r->n);

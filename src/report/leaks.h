@@ -39,6 +39,7 @@ typedef struct rep_leaks {
     uint64_t n_leaked;        /* memlab mode: objects its leak filter reports */
     const uint64_t *similar;  /* memlab mode: per cluster, leaked objects on its traces */
     uint64_t n_reported;      /* memlab mode: the sum of similar (objects in the clusters) */
+    uint64_t reported_shallow; /* memlab mode: their shallow bytes */
     uint64_t n_unretained;    /* all-objects mode: new, alive, no path from a root */
     uint64_t unretained_shallow; /* their shallow bytes */
     const rep_leaks_unretained *unretained; /* the biggest classes of them, most objects first */
