@@ -419,11 +419,10 @@ static uint32_t name_key(const cluster_ctx *c, node_ix from, edge_ix e)
 {
     const graph *g = c->g;
     unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
-    /* a hidden edge's index too: V8's internal lists (`system / ArrayList`, a script's
-     * template literals) number their entries so, and 5 templates one cache kept were 5
-     * clusters of one */
-    if (GRAPH_EDGE_NAME_IS_INDEX(kind))
+    if (kind == GRAPH_EDGE_ELEMENT)
         return CLUSTER_NAME_ANY;
+    if (GRAPH_EDGE_NAME_IS_INDEX(kind))
+        return graph_edge_name(g, e);
     const char *nm = graph_str(g, graph_edge_name(g, e));
     if (all_digits(nm))
         return CLUSTER_NAME_ANY;

@@ -429,11 +429,10 @@ static void test_exact(void **state)
     teardown_all(f);
 }
 
-/* Chains on a page: a hidden list's entries are one chain whatever their index (a script's
- * template literals, kept by one cache, were a cluster each), and of two equally short ways
- * into a detached element, the one through a closure beats the one through a detached
- * sibling that retains more (a timer's element was chained through the removed section and
- * folded into the panels' leak). */
+/* Chains on a page: of two equally short ways into a detached element, the one through a
+ * closure beats the one through a detached sibling that retains more (a timer's element was
+ * chained through the removed section and folded into the panels' leak). A hidden edge keeps
+ * its index (a context's slots, a proxy's target and handler differ). */
 static void test_page_chains(void **state)
 {
     (void)state;
@@ -476,8 +475,7 @@ static void test_page_chains(void **state)
     for (uint32_t i = 0; i < 5; i++)
         sel[tmpl[i]] = 1;
     assert_int_equal(cluster_run(&c, sel, CLUSTER_SORT_SIZE, &r, &err), LR_OK);
-    assert_int_equal(r.n, 1);
-    assert_int_equal(r.items[0].count, 5);
+    assert_int_equal(r.n, 5);
     cluster_result_free(&r);
     free(sel);
     cluster_fini(&c);
