@@ -278,11 +278,14 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
     }
     if (rename(jpart, jfin) != 0 || rename(tpart, tfin) != 0)
         return cli_fail(co, LR_ERR_IO, "writing the report of %s: %s", dump, strerror(errno));
-    uint64_t n_app = 0, n_lib = 0, bytes = 0;
+    uint64_t n_app = 0, n_lib = 0, bytes = 0, held = 0;
     char *text = slurp(jfin);
     if (text) {
         scan_groups(text, "application_leaks", &n_app, &bytes);
         scan_groups(text, "library_leaks", &n_lib, &bytes);
+        for (const char *p = text; (p = strstr(p, "\"held_by_ignored_references\": true"));
+             p++)
+            held++;
         free(text);
     }
     if (store_url)
@@ -297,6 +300,7 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
                           .application_leaks = n_app,
                           .library_leaks = n_lib,
                           .retained_bytes = bytes,
+                          .held_ignored = held,
                           .pruned_dumps = pruned,
                           .pause_ms = pause_ms,
                           .analysis_ms = ms,

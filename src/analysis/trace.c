@@ -1257,6 +1257,48 @@ static int cmp_idkey(const void *pa, const void *pb)
     return (a->leak > b->leak) - (a->leak < b->leak);
 }
 
+/* Which unreachable objects a root still reaches over strong references when the rules'
+ * ignores are not applied: an object a local of thread main holds (jdk.rules ignores those,
+ * as Shark does) is in memory for a reason the text must not call "no strong path". One
+ * traversal from every root, O(N+E), only when some leaking object has no path. */
+static lr_status mark_ignored_only(const graph *g, trace_result *out, lr_error *err)
+{
+    uint32_t n = g->n_nodes;
+    uint8_t *seen = err_calloc(n / 8 + 1, 1);
+    node_ix *queue = err_mallocarray(n ? n : 1, sizeof *queue);
+    if (!seen || !queue) {
+        free(seen);
+        free(queue);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+    }
+    uint32_t qt = 0;
+    for (uint32_t r = 0; r <= g->n_roots; r++) {
+        node_ix x = r < g->n_roots ? g->roots[r].node : g->synthetic_root;
+        if (x < n && !(seen[x / 8] >> (x % 8) & 1)) {
+            seen[x / 8] |= (uint8_t)(1u << (x % 8));
+            queue[qt++] = x;
+        }
+    }
+    for (uint32_t qh = 0; qh < qt; qh++) {
+        node_ix x = queue[qh];
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (y >= n || GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG ||
+                (seen[y / 8] >> (y % 8) & 1))
+                continue;
+            seen[y / 8] |= (uint8_t)(1u << (y % 8));
+            queue[qt++] = y;
+        }
+    }
+    for (uint32_t i = 0; i < out->n_unreachable; i++) {
+        node_ix x = out->unreachable[i].el.node;
+        out->unreachable[i].ignored_only = x < n && (seen[x / 8] >> (x % 8) & 1);
+    }
+    free(seen);
+    free(queue);
+    return LR_OK;
+}
+
 /* Traces of the reached leaking objects in ord[0..n_found), made from the path tree: pass 1
  * walks it for fingerprints and library matches, the groups follow, and pass 2 makes the
  * path objects of the traces kept (o->max_traces: the first traces and each group's first). */
@@ -1591,6 +1633,8 @@ lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *
         }
         free(ord);
     }
+    if (st == LR_OK && out->n_unreachable)
+        st = mark_ignored_only(g, out, err);
     if (st != LR_OK)
         goto done;
 

@@ -77,6 +77,8 @@ typedef struct trace_group {
 typedef struct trace_unreachable {
     uint32_t leak;
     trace_elem el;        /* status forced to YES */
+    uint8_t ignored_only; /* strongly reachable, but only through references the rules
+                           * ignore (a local of thread main, by jdk.rules) */
 } trace_unreachable;
 
 typedef struct trace_result {

@@ -144,6 +144,8 @@ void rep_status_watch_text(FILE *out, const rep_watch_report *r)
     fprintf(out, "leakray: %s leak%s, %s retained, report at %s (dump %s, pause %s ms",
             REP_FMT_COUNT(leaks), leaks == 1 ? "" : "s", rep_fmt_human(hb, r->retained_bytes),
             r->report_text, rep_fmt_human(db, r->dump_bytes), REP_FMT_COUNT(r->pause_ms));
+    if (r->held_ignored) /* "0 leaks" alone read as if the retained objects were garbage */
+        fprintf(out, ", %s held only through ignored references", REP_FMT_COUNT(r->held_ignored));
     if (!r->no_timing)
         fprintf(out, ", analysis %.1f s", r->analysis_ms / 1000.0);
     fputs(")\n", out);
@@ -174,6 +176,7 @@ void rep_status_watch_json(jsonw *w, const rep_watch_report *r)
     jsonw_kv_uint(w, "application_leaks", r->application_leaks);
     jsonw_kv_uint(w, "library_leaks", r->library_leaks);
     jsonw_kv_uint(w, "retained_bytes", r->retained_bytes);
+    jsonw_kv_uint(w, "held_by_ignored_references", r->held_ignored);
     jsonw_kv_uint(w, "pruned_dumps", r->pruned_dumps);
     jsonw_kv_uint(w, "pause_ms", r->pause_ms); /* as passed: input, not a clock reading */
 }

@@ -95,6 +95,7 @@ typedef struct rep_watch_report {
     uint64_t application_leaks; /* leak groups of the report */
     uint64_t library_leaks;     /* library leak groups */
     uint64_t retained_bytes;    /* summed over the groups */
+    uint64_t held_ignored;      /* unreachable objects a root holds through ignored refs */
     uint64_t pruned_dumps;      /* older dumps deleted */
     uint64_t pause_ms;          /* the dump's pause, as the agent passed it */
     double analysis_ms;         /* the two analyses' wall time */
@@ -107,7 +108,8 @@ typedef struct rep_watch_report {
  * of this run). */
 void rep_status_watch_text(FILE *out, const rep_watch_report *r);
 /* "dump", "dump_bytes", "report_text", "report_json", "retained_objects", "leaks",
- * "application_leaks", "library_leaks", "retained_bytes", "pruned_dumps", "pause_ms". */
+ * "application_leaks", "library_leaks", "retained_bytes", "held_by_ignored_references",
+ * "pruned_dumps", "pause_ms". */
 void rep_status_watch_json(jsonw *w, const rep_watch_report *r);
 
 /* A report recorded in the leak store (`watch analyze --store`, `native ... --store`). */

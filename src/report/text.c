@@ -371,6 +371,14 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
                 fputs("\n\n", out);
             /* Shark indents an unreachable object's lines by two spaces, not five */
             put_object(out, g, &tr->unreachable[i].el, "", rep_detail_unreachable, verbose);
+            if (tr->unreachable[i].ignored_only) {
+                /* a local of thread main (jdk.rules, as Shark) holds it: not garbage */
+                char id[REP_FMT_MAX];
+                fprintf(out, "\n%sHeld only through references the rules ignore: `leakray "
+                             "path %s` shows the way",
+                        rep_detail_unreachable,
+                        rep_fmt_id(id, g, graph_node_id(g, tr->unreachable[i].el.node)));
+            }
         }
         fputc('\n', out);
     }
