@@ -180,7 +180,8 @@ lr_status histo_build_retained(const graph *g, int heap, enum histo_sort sort,
         st = heap >= 0 ? dom_class_top(g, &t, sums, err)
                        : dom_class_retained(g, &t, sums, count, err);
         heap_bytes = t.total_reachable;
-        if (st == LR_OK && (class_objects = histo_class_objects_retained(g, &t, heap)) == UINT64_MAX)
+        if (st == LR_OK &&
+            (class_objects = histo_class_objects_retained(g, &t, heap)) == UINT64_MAX)
             st = LR_FAIL(err, LR_ERR_NOMEM, "histo: out of memory for %u nodes", g->n_nodes);
         dom_free(&t);
     }

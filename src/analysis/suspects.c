@@ -44,6 +44,9 @@
 #define F_SYN_SEEN 64u /* F_SYN_CHAIN is known (syn_chain) */
 #define F_THREAD 128u  /* a thread object whose thread is a suspect */
 
+/* Dominators a class object below the top is looked up through for a suspect above it */
+#define SUSP_CLASS_WALK 4096u
+
 /* At most this many global objects are seen through (scan.users) */
 #define SUSP_USER_ROOTS 64u
 
@@ -824,9 +827,17 @@ static int group_classes(scan *s, susp_result *out, uint32_t *cap, double limit)
     const graph *g = s->g;
     const susp_tree *t = s->t;
     named_class *v = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *v);
-    if (!v)
+    uint8_t *held = err_calloc(t->n / 8 + 1, 1);
+    if (!v || !held) {
+        free(v);
+        free(held);
         return -1;
+    }
+    for (uint32_t i = 0; i < out->n; i++)
+        if (out->v[i].node < t->n)
+            held[out->v[i].node / 8] |= (uint8_t)(1u << (out->v[i].node % 8));
     uint32_t m = 0;
+    char by[256];
     for (class_ix c = 0; c < g->n_classes; c++) {
         node_ix x = g->classes[c].node;
         if (x >= t->n || g->node_kind[x] != GRAPH_KIND_CLASS || t->idom[x] == GRAPH_NONE ||
@@ -835,10 +846,26 @@ static int group_classes(scan *s, susp_result *out, uint32_t *cap, double limit)
         int top = (s->fl[x] & F_TOP) != 0;
         if (!top && !t->classes_apart)
             continue;
+        if (!top) {
+            /* A class a tree object holds passes its sum up after all (VisualVM's rule), so
+             * only the classes of loaders other than the JDK's own, which a leak keeps, are
+             * taken below the top, and none under a suspect already printed */
+            if (!*loaded_by(g, x, by, sizeof by))
+                continue;
+            int under = 0;
+            node_ix d = t->idom[x];
+            for (uint32_t k = 0; d < t->n && k < SUSP_CLASS_WALK && !under; k++) {
+                under = held[d / 8] >> (d % 8) & 1;
+                d = t->idom[d];
+            }
+            if (under)
+                continue;
+        }
         uint64_t w = weight(s, x);
         if ((double)w > limit) {
             if (!top && push_single(out, cap, g, x, w)) {
                 free(v);
+                free(held);
                 return -1;
             }
             continue;
@@ -862,10 +889,12 @@ static int group_classes(scan *s, susp_result *out, uint32_t *cap, double limit)
         it.frame = -1;
         if (push(out, cap, &it)) {
             free(v);
+            free(held);
             return -1;
         }
     }
     free(v);
+    free(held);
     return 0;
 }
 
