@@ -151,7 +151,8 @@ int cmd_analyze(int argc, char **argv)
          "exit 1 when a leak trace (application or library) or an unreachable leaking object "
          "is reported (3 on a truncated dump); suspects never count", NULL},
         {"--allow-truncated", CLI_OPT_FLAG, &allow_truncated, NULL,
-         "with --fail-on-leak, judge a dump that was cut short like a complete one", NULL},
+         "with --fail-on-leak or --fail-on-suspect, judge a dump that was cut short like a "
+         "complete one", NULL},
         {"--fail-on-suspect", CLI_OPT_STR, &fail_susp_s, "PCT",
          "exit 1 when a largest-retainer suspect holds PCT % of the heap or more (below "
          "the default share, the share becomes PCT)", NULL},
@@ -441,6 +442,12 @@ int cmd_analyze(int argc, char **argv)
         for (uint32_t i = 0; fail_susp >= 0 && i < sr.n; i++)
             if ((double)sr.v[i].retained >= fail_susp * (double)sr.total)
                 rc = CLI_EXIT_FINDINGS;
+        /* nor the suspects' gate: a dump cut before its heap had no suspect and passed */
+        if (fail_susp >= 0 && !fail_on_leak && g->diag.n[DIAG_TRUNCATED] && !allow_truncated) {
+            fprintf(stderr, "leakray: %s: dump is truncated, --fail-on-suspect cannot pass on "
+                            "it (--allow-truncated to judge it anyway)\n", co.pos[0]);
+            rc = CLI_EXIT_INPUT;
+        }
         /* the page was asked for: failing to write it outranks any verdict */
         if (html_rc != CLI_EXIT_OK)
             rc = html_rc;

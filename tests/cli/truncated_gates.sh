@@ -64,6 +64,15 @@ run leaks --baseline "$FIX/test-dump-base.hprof" --target "$FULL" --final "$CUT"
 expect_rc 3
 json_eq 'd["truncated"]' true
 
+# the suspects' gate too: a dump cut short passed it (exit 0 on one cut before its heap)
+run analyze "$CUT" --fail-on-suspect 5 --no-timing
+expect_rc 3
+expect_err "truncated, --fail-on-suspect cannot pass on it"
+rc=0
+"$LEAKRAY" analyze "$CUT" --fail-on-suspect 5 --allow-truncated --no-timing >/dev/null \
+    2>&1 || rc=$?
+[ "$rc" != 3 ] || fail "--allow-truncated: the suspects' gate still exits 3"
+
 # a copy of one HPROF dump given as baseline and target is refused, as for V8 (it passed
 # --fail-on-leak with "0 leaks")
 cp "$FULL" "$T/copy.hprof"
