@@ -6,7 +6,13 @@
 
 #include "base/err.h"
 
+#include "base/hash.h"
+
+#include <pthread.h>
 #include <stdlib.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #define HMAP_MIN_CAP 16u
 #define HMAP_MAX_CAP (1u << 31)
@@ -70,4 +76,24 @@ void hmap_free(hmap *m)
     free(m->hv);
     m->slot = m->hv = NULL;
     m->cap = m->n = 0;
+}
+
+static uint64_t seed;
+static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
+
+static void seed_init(void)
+{
+    uint64_t s = 0;
+    if (getrandom(&s, sizeof s, GRND_NONBLOCK) != (ssize_t)sizeof s) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        s = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 32 ^ (uint64_t)getpid() << 16;
+    }
+    seed = hash_mix64(s) | 1;
+}
+
+uint64_t hmap_seed(void)
+{
+    pthread_once(&seed_once, seed_init);
+    return seed;
 }

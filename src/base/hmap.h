@@ -39,6 +39,13 @@ typedef struct hmap_it {
  * empty and valid. */
 int hmap_reserve(hmap *m, uint64_t n);
 
+/* A value drawn once per process (getrandom, else the clock and pid), for the tables whose
+ * keys come from a dump: their hash starts from it, so keys chosen to collide in a known
+ * hash (a multicollision of FNV-1a, ids found by inverting hash_mix64) collide in none.
+ * Never 0; thread-safe. Tables keep their entries in insertion order, so no output
+ * depends on it. */
+uint64_t hmap_seed(void);
+
 /* Adds entry e under hash h (the caller has checked it is absent if keys are unique). Grows
  * at half load. Returns 0 when out of memory (nothing added). */
 int hmap_add(hmap *m, uint32_t h, uint32_t e);

@@ -39,7 +39,8 @@ typedef struct hstat {
 /* Class id -> sums over the one hash table; entries in first-seen order. Id 0 (the null
  * class id of a corrupt record) has its own slot, outside the table. */
 typedef struct ctab {
-    hmap index;     /* hash_mix64(id) -> entry */
+    hmap index;     /* hash_mix64(id ^ seed) -> entry */
+    uint64_t seed;  /* hmap_seed(): ids come from the dump */
     uint64_t *keys; /* entry -> class id */
     hstat *st;      /* entry -> sums */
     uint32_t n, cap;
@@ -52,6 +53,7 @@ static int ctab_init(ctab *t, uint32_t cap)
     t->keys = err_mallocarray(cap, sizeof *t->keys);
     t->st = err_mallocarray(cap, sizeof *t->st);
     t->cap = cap;
+    t->seed = hmap_seed();
     return t->keys && t->st && hmap_reserve(&t->index, cap);
 }
 
@@ -87,7 +89,7 @@ static inline hstat *ctab_get(ctab *t, uint64_t id)
 {
     if (!id)
         return &t->zero;
-    uint32_t h = (uint32_t)hash_mix64(id);
+    uint32_t h = (uint32_t)hash_mix64(id ^ t->seed);
     hmap_it it;
     for (uint32_t e = hmap_first(&t->index, h, &it); e != HMAP_NONE;
          e = hmap_next(&t->index, &it))

@@ -237,7 +237,8 @@ typedef struct rd {
     /* pass-1 counts */
     uint64_t n_inst, n_oarr, n_parr, n_roots;
     uint64_t n_fields, n_statics;
-    hmap chash; /* hash_mix64(class id) -> class_ix */
+    hmap chash; /* hash_mix64(class id ^ chash_seed) -> class_ix */
+    uint64_t chash_seed; /* hmap_seed(): ids come from the dump */
 
     class_ix prim_class[12];  /* class of each primitive array type */
     uint32_t *layout_bytes;   /* per class: instance field bytes over the hierarchy */
@@ -375,8 +376,8 @@ lr_status hprof_build_layouts(rd *r);
 static inline class_ix class_find(const rd *r, uint64_t id)
 {
     hmap_it it;
-    for (uint32_t e = hmap_first(&r->chash, (uint32_t)hash_mix64(id), &it); e != HMAP_NONE;
-         e = hmap_next(&r->chash, &it))
+    for (uint32_t e = hmap_first(&r->chash, (uint32_t)hash_mix64(id ^ r->chash_seed), &it);
+         e != HMAP_NONE; e = hmap_next(&r->chash, &it))
         if (r->g->classes[e].id == id)
             return e;
     return GRAPH_NONE;
