@@ -310,9 +310,14 @@ int cmd_path(int argc, char **argv)
         goto done;
     }
     /* every id is checked before any search: a typo anywhere costs no traversal */
+    lr_error ferr = {.offset = LR_NO_OFFSET};
+    if (graph_find_ids(g, ids.v, ids.n, targets, &ferr) != LR_OK) {
+        rc = cli_error(&co, &ferr);
+        goto done;
+    }
     for (uint32_t i = 0; i < ids.n; i++) {
         char b1[CLI_FMT_MAX];
-        if ((targets[i] = graph_find_id(g, ids.v[i])) == GRAPH_NONE) {
+        if (targets[i] == GRAPH_NONE) {
             rc = cli_fail(&co, LR_ERR_NOT_FOUND, "%s: no object with id %s", co.pos[0],
                           cli_fmt_id(b1, g, ids.v[i]));
             goto done;

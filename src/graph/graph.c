@@ -1112,6 +1112,49 @@ void graph_count_duplicate_ids(graph *g)
             diag_count(&g->diag, DIAG_DUPLICATE_ID);
 }
 
+/* An id and where it was asked, for graph_find_ids. */
+typedef struct id_ask {
+    uint64_t id;
+    uint32_t at;
+} id_ask;
+
+static int cmp_id_ask(const void *pa, const void *pb)
+{
+    const id_ask *a = pa, *b = pb;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
+lr_status graph_find_ids(const graph *g, const uint64_t *ids, uint32_t n, node_ix *out,
+                         lr_error *err)
+{
+    if (g->id_blk || g->id_dir || n < 8 || !graph_has_ids(g)) {
+        for (uint32_t i = 0; i < n; i++)
+            out[i] = graph_find_id(g, ids[i]);
+        return LR_OK;
+    }
+    id_ask *a = err_mallocarray(n, sizeof *a);
+    if (!a)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for %u ids", n);
+    for (uint32_t i = 0; i < n; i++) {
+        a[i] = (id_ask){ids[i], i};
+        out[i] = GRAPH_NONE;
+    }
+    qsort(a, n, sizeof *a, cmp_id_ask);
+    for (node_ix x = 0; x < g->n_nodes; x++) {
+        uint64_t id = graph_node_id(g, x);
+        uint32_t lo;
+        SEARCH_LOWER_BOUND(uint32_t, 0, n, a[search_mid].id < id, lo);
+        /* the first node of an id answers, as graph_find_id's scan */
+        for (; lo < n && a[lo].id == id; lo++)
+            if (out[a[lo].at] == GRAPH_NONE)
+                out[a[lo].at] = x;
+    }
+    free(a);
+    return LR_OK;
+}
+
 node_ix graph_find_id(const graph *g, uint64_t id)
 {
     if (g->id_blk)
