@@ -5,8 +5,9 @@
  * spread (heap addresses are aligned). None is meant to resist a chosen-collision attack:
  * every table that uses them compares keys in full, so a collision costs a probe, never a
  * wrong answer, and the tables' load stays at most one half; the tables a dump fills with
- * keys it chooses (interned names, HPROF class ids) start their hash from hmap_seed. Values are part of no file
- * format, but some outputs are ordered by them (documented where so); change none. */
+ * keys it chooses (interned names, HPROF class ids) start their hash from hmap_seed. Values
+ * are part of no file format, but some outputs are ordered by them (documented where so);
+ * change none. */
 #ifndef LR_BASE_HASH_H
 #define LR_BASE_HASH_H
 
