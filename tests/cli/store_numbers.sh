@@ -5,7 +5,7 @@
 # ingested twice, made every later `store trend` and dashboard of the store fail with an
 # integer overflow; 2^63 was stored as 9 bytes (SQLite reads it as a real, "9.2e+18", then
 # its first digit), -1 as 18.4 EB, a fraction or a string as its leading digits or 0; a
-# schema_version of 2^63 read as 9.
+# schema_version of 2^63 read as 9. And a trace cited by many groups is stored once.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init store-numbers
@@ -51,4 +51,19 @@ expect_rc 0
 run store leaks --db "$db" --json
 expect_rc 0
 json_eq "d['leaks'][0]['retained_max']" 416944
+
+# a trace is one group's: a report whose 300 groups all cite one trace stored it 300 times
+edit shared.json "
+g = d['application_leaks'][0]
+t = d['traces'][0]
+t['elements'] = t['elements'] * 40
+d['traces'] = [t]
+g.pop('stable_signature', None)
+d['application_leaks'] = [dict(g, signature='%040x' % i, traces=[0]) for i in range(300)]"
+run store ingest --db "$T/shared.db" --version 1 "$T/shared.json"
+expect_rc 0
+rsize=$(stat -c %s "$T/shared.json")
+dsize=$(stat -c %s "$T/shared.db")
+[ "$dsize" -lt $((4 * rsize + 1048576)) ] ||
+    fail "a $rsize-byte report made a $dsize-byte store (the trace once per group)"
 echo "store_numbers: ok"
