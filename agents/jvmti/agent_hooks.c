@@ -151,12 +151,46 @@ static int hook_visible(JNIEnv *env, jclass k)
     return same;
 }
 
+/* Whether k or one of its supertypes is an `unwatch` class: one walk of the supertypes, each
+ * name compared with every line (a walk per line cost each hooked class 19 walks of JVMTI
+ * calls once the shipped file named the servers' recycled classes). */
+static int unwatched_walk(JNIEnv *env, jclass k, int depth)
+{
+    if (!k || depth > 32)
+        return 0;
+    char *sig = NULL;
+    int found = 0;
+    if ((*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) == JVMTI_ERROR_NONE) {
+        hooks_sig_to_name(sig);
+        for (int u = 0; u < A.opts.n_unwatch && !found; u++)
+            found = strcmp(sig, A.opts.unwatch[u]) == 0;
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+    }
+    if (found)
+        return 1;
+    jint ni = 0;
+    jclass *ifs = NULL;
+    if ((*A.ti)->GetImplementedInterfaces(A.ti, k, &ni, &ifs) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < ni; i++) {
+            if (!found && unwatched_walk(env, ifs[i], depth + 1))
+                found = 1;
+            (*env)->DeleteLocalRef(env, ifs[i]);
+        }
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)ifs);
+    }
+    if (found)
+        return 1;
+    jclass sup = (*env)->GetSuperclass(env, k);
+    if (sup) {
+        found = unwatched_walk(env, sup, depth + 1);
+        (*env)->DeleteLocalRef(env, sup);
+    }
+    return found;
+}
+
 int hooks_unwatched(JNIEnv *env, jclass k)
 {
-    for (int u = 0; u < A.opts.n_unwatch; u++)
-        if (hooks_has_supertype(env, k, A.opts.unwatch[u], 0))
-            return 1;
-    return 0;
+    return A.opts.n_unwatch > 0 && unwatched_walk(env, k, 0);
 }
 
 pending *hooks_rules_for_class(JNIEnv *env, jclass k)

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #define TRACE_EXACT_GROUPS 64 /* groups sized exactly (one O(N+E) traversal each) */
+#define TRACE_TOP_WALK 65536u /* dominators group_tops climbs from a leaking object */
 
 /* ---------------------------------------------------------------- the path tree */
 
@@ -1679,7 +1680,9 @@ static uint32_t group_tops(const trace_result *out, const trace_group *gr, const
     for (uint32_t i = 0; i < ns; i++) {
         node_ix d = dt->idom[set[i]];
         int nested = 0;
-        for (uint32_t guard = 0; d < dt->n && guard < dt->n && !nested; guard++) {
+        /* a walk cut short keeps a nested node as a top: the traversal that sizes several
+         * tops is exact with it, and a long chain of leaking objects costs no N^2 */
+        for (uint32_t guard = 0; d < dt->n && guard < TRACE_TOP_WALK && !nested; guard++) {
             nested = stop[d / 8] >> (d % 8) & 1;
             d = dt->idom[d];
         }
