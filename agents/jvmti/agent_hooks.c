@@ -75,30 +75,27 @@ void hooks_sig_to_name(char *s)
             *p = '.';
 }
 
-static int class_is(jclass k, const char *name)
-{
-    char *sig = NULL;
-    if ((*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) != JVMTI_ERROR_NONE)
-        return 0;
-    hooks_sig_to_name(sig);
-    int eq = strcmp(sig, name) == 0;
-    (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
-    return eq;
-}
-
-/* Whether k, a superclass or any interface of theirs is named `name`. Bounded walk. */
-int hooks_has_supertype(JNIEnv *env, jclass k, const char *name, int depth)
+/* Whether k or one of its supertypes has a name `is` accepts (Java form, "java.io.Closeable"),
+ * each class's signature read once. Bounded walk. */
+static int supertype_walk(JNIEnv *env, jclass k, int (*is)(const char *name, const void *ctx),
+                          const void *ctx, int depth)
 {
     if (!k || depth > 32)
         return 0;
-    if (class_is(k, name))
+    char *sig = NULL;
+    int found = 0;
+    if ((*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) == JVMTI_ERROR_NONE) {
+        hooks_sig_to_name(sig);
+        found = is(sig, ctx);
+        (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
+    }
+    if (found)
         return 1;
     jint ni = 0;
     jclass *ifs = NULL;
-    int found = 0;
     if ((*A.ti)->GetImplementedInterfaces(A.ti, k, &ni, &ifs) == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < ni; i++) {
-            if (!found && hooks_has_supertype(env, ifs[i], name, depth + 1))
+            if (!found && supertype_walk(env, ifs[i], is, ctx, depth + 1))
                 found = 1;
             (*env)->DeleteLocalRef(env, ifs[i]);
         }
@@ -108,10 +105,18 @@ int hooks_has_supertype(JNIEnv *env, jclass k, const char *name, int depth)
         return 1;
     jclass sup = (*env)->GetSuperclass(env, k);
     if (sup) {
-        found = hooks_has_supertype(env, sup, name, depth + 1);
+        found = supertype_walk(env, sup, is, ctx, depth + 1);
         (*env)->DeleteLocalRef(env, sup);
     }
     return found;
+}
+
+static int name_is(const char *name, const void *ctx) { return strcmp(name, ctx) == 0; }
+
+/* Whether k, a superclass or any interface of theirs is named `name`. */
+int hooks_has_supertype(JNIEnv *env, jclass k, const char *name, int depth)
+{
+    return supertype_walk(env, k, name_is, name, depth);
 }
 
 /* A class became usable: if it declares a method a rule names (instance, with code) and has
@@ -151,46 +156,21 @@ static int hook_visible(JNIEnv *env, jclass k)
     return same;
 }
 
-/* Whether k or one of its supertypes is an `unwatch` class: one walk of the supertypes, each
- * name compared with every line (a walk per line cost each hooked class 19 walks of JVMTI
- * calls once the shipped file named the servers' recycled classes). */
-static int unwatched_walk(JNIEnv *env, jclass k, int depth)
+/* Whether name is on an `unwatch` line: every line is asked in one walk of the supertypes (a
+ * walk per line cost each hooked class 19 walks of JVMTI calls once the shipped file named
+ * the servers' recycled classes). */
+static int unwatch_line(const char *name, const void *ctx)
 {
-    if (!k || depth > 32)
-        return 0;
-    char *sig = NULL;
-    int found = 0;
-    if ((*A.ti)->GetClassSignature(A.ti, k, &sig, NULL) == JVMTI_ERROR_NONE) {
-        hooks_sig_to_name(sig);
-        for (int u = 0; u < A.opts.n_unwatch && !found; u++)
-            found = strcmp(sig, A.opts.unwatch[u]) == 0;
-        (*A.ti)->Deallocate(A.ti, (unsigned char *)sig);
-    }
-    if (found)
-        return 1;
-    jint ni = 0;
-    jclass *ifs = NULL;
-    if ((*A.ti)->GetImplementedInterfaces(A.ti, k, &ni, &ifs) == JVMTI_ERROR_NONE) {
-        for (jint i = 0; i < ni; i++) {
-            if (!found && unwatched_walk(env, ifs[i], depth + 1))
-                found = 1;
-            (*env)->DeleteLocalRef(env, ifs[i]);
-        }
-        (*A.ti)->Deallocate(A.ti, (unsigned char *)ifs);
-    }
-    if (found)
-        return 1;
-    jclass sup = (*env)->GetSuperclass(env, k);
-    if (sup) {
-        found = unwatched_walk(env, sup, depth + 1);
-        (*env)->DeleteLocalRef(env, sup);
-    }
-    return found;
+    (void)ctx;
+    for (int u = 0; u < A.opts.n_unwatch; u++)
+        if (strcmp(name, A.opts.unwatch[u]) == 0)
+            return 1;
+    return 0;
 }
 
 int hooks_unwatched(JNIEnv *env, jclass k)
 {
-    return A.opts.n_unwatch > 0 && unwatched_walk(env, k, 0);
+    return A.opts.n_unwatch > 0 && supertype_walk(env, k, unwatch_line, NULL, 0);
 }
 
 pending *hooks_rules_for_class(JNIEnv *env, jclass k)
