@@ -1534,6 +1534,43 @@ static int find_cb(void *ctx, class_ix decl, const graph_field *f, const graph_v
     return 0;
 }
 
+struct find_from_ctx {
+    const graph *g;
+    const char *name;
+    class_ix from;
+    graph_value *out;
+    int found;
+};
+
+static int find_from_cb(void *ctx, class_ix decl, const graph_field *f, const graph_value *v)
+{
+    struct find_from_ctx *fc = ctx;
+    if (strcmp(graph_str(fc->g, f->name), fc->name))
+        return 0;
+    /* fields come most-derived first: the first whose class is from or above it */
+    class_ix c = fc->from;
+    for (uint32_t d = 0; c < fc->g->n_classes && d <= fc->g->n_classes; d++) {
+        if (c == decl) {
+            *fc->out = *v;
+            fc->found = 1;
+            return 1;
+        }
+        c = fc->g->classes[c].super;
+    }
+    return 0;
+}
+
+int graph_field_find_from(const graph *g, node_ix n, class_ix from, const char *name,
+                          graph_value *out)
+{
+    if (n >= g->n_nodes || from >= g->n_classes || graph_node_off(g, n) == UINT64_MAX ||
+        g->node_kind[n] != GRAPH_KIND_INSTANCE || !g->id_size)
+        return 0;
+    struct find_from_ctx fc = {g, name, from, out, 0};
+    graph_fields_each(g, n, find_from_cb, &fc);
+    return fc.found;
+}
+
 typedef struct holder_ctx {
     const graph *g;
     const char *name;

@@ -823,6 +823,11 @@ void graph_fields_each(const graph *g, node_ix n, graph_field_fn fn, void *ctx);
 /* Finds a field by name (most-derived first). Returns 1 and *out, or 0 if absent. For nodes
  * without field bytes (V8), looks for an outgoing edge with that name instead. */
 int graph_field_find(const graph *g, node_ix n, const char *name, graph_value *out);
+/* Finds instance field `name` of node n as code of class `from` reads it: the one `from`
+ * declares, or the nearest of its superclasses (a subclass may declare a field of the same
+ * name again, a different field). 0 when none of them declares it, or n has no field bytes. */
+int graph_field_find_from(const graph *g, node_ix n, class_ix from, const char *name,
+                          graph_value *out);
 /* The class that declares the instance field `name` of node n whose value is `to`: a
  * subclass may declare a field of a superclass's name again, and both are in the object.
  * GRAPH_NONE when no such field holds `to` (or n has no field bytes: V8). */

@@ -23,7 +23,11 @@
 
 void rules_init(rules_set *rs) { memset(rs, 0, sizeof *rs); }
 
-void rules_free_operand(operand *o) { free(o->s); }
+void rules_free_operand(operand *o)
+{
+    free(o->s);
+    free(o->ctx);
+}
 
 void rules_fini(rules_set *rs)
 {
@@ -167,7 +171,8 @@ static int path_rest_missing(const graph *g, class_ix c, const char *path, char 
                 read[k] = 1;
                 break; /* a number: nothing further to follow */
             }
-            if (!found && !graph_field_find(g, cur, comp[k], &gv)) {
+            const char *h = strchr(comp[k], '#'); /* Class#field: the field's name */
+            if (!found && !graph_field_find(g, cur, h ? h + 1 : comp[k], &gv)) {
                 if (!lacked[k])
                     lacked_by[k] = graph_node_class(g, cur);
                 lacked[k] = 1;
@@ -229,6 +234,9 @@ static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, clas
             n++;
             continue;
         }
+        const char *h = strchr(first, '#');
+        if (h)
+            memmove(first, h + 1, strlen(h + 1) + 1); /* Class#field: the field's name */
         if (class_has_field(g, c, first)) {
             char bad[128];
             class_ix owner = GRAPH_NONE;

@@ -424,7 +424,76 @@ static lr_status bind_dom_of(rules_set *rs, const graph *g, lr_error *err)
     return LR_OK;
 }
 
-static void resolve(const rules_set *rs, node_ix n, const char *fld, const char *path, val *out)
+/* A path that ends on a java.lang.Boolean, Integer, Long, Short, Byte, Character, Float or
+ * Double compares, tests and prints as its value, as Java's unboxing does: a Boolean.FALSE
+ * is no "true", and `count > 5` compares the number (`is null`, `instanceof` and `box.value`
+ * still see the object). */
+static void unbox(const graph *g, val *v)
+{
+    static const char *const boxes[] = {"java.lang.Boolean", "java.lang.Integer",
+                                        "java.lang.Long", "java.lang.Short", "java.lang.Byte",
+                                        "java.lang.Character", "java.lang.Float",
+                                        "java.lang.Double"};
+    if (v->k != V_OBJ || v->n >= g->n_nodes || g->node_kind[v->n] != GRAPH_KIND_INSTANCE)
+        return;
+    class_ix c = graph_node_class(g, v->n);
+    if (c >= g->n_classes)
+        return;
+    const char *cn = graph_str(g, g->classes[c].name);
+    for (size_t i = 0; i < sizeof boxes / sizeof *boxes; i++) {
+        graph_value gv;
+        if (!strcmp(cn, boxes[i]) && graph_field_find(g, v->n, "value", &gv) &&
+            gv.type != GRAPH_FT_OBJECT) {
+            from_field(g, &gv, v);
+            return;
+        }
+    }
+}
+
+/* The class of n's hierarchy named q (its full name; also, when simple_ok, its name without
+ * the package, or its simple name, the part after the last '$'), or GRAPH_NONE. */
+static class_ix chain_class(const graph *g, node_ix n, const char *q, int simple_ok)
+{
+    class_ix c = graph_node_class(g, n);
+    for (uint32_t d = 0; c < g->n_classes && d <= g->n_classes; d++) {
+        const char *cn = graph_str(g, g->classes[c].name);
+        const char *dot = strrchr(cn, '.'), *dollar = strrchr(cn, '$');
+        if (!strcmp(cn, q) || (simple_ok && ((dot && !strcmp(dot + 1, q)) ||
+                                             (dollar && !strcmp(dollar + 1, q)))))
+            return c;
+        c = g->classes[c].super;
+    }
+    return GRAPH_NONE;
+}
+
+/* Instance field `comp` of cur, a step of a path: `Class#field` reads the field that class
+ * (or its nearest superclass) declares, as Java code of that class would, and nothing else;
+ * a plain name on the path's first step reads the rule class ctx's field first, then the
+ * most-derived one (a subclass may declare a field of the same name again). */
+static int step_field(const graph *g, node_ix cur, const char *comp, const char *ctx,
+                      graph_value *gv)
+{
+    const char *h = strchr(comp, '#');
+    if (h) {
+        char q[256];
+        size_t len = (size_t)(h - comp);
+        if (len >= sizeof q)
+            return 0;
+        memcpy(q, comp, len);
+        q[len] = 0;
+        class_ix c = chain_class(g, cur, q, 1);
+        return c != GRAPH_NONE && graph_field_find_from(g, cur, c, h + 1, gv);
+    }
+    if (ctx) {
+        class_ix c = chain_class(g, cur, ctx, 0);
+        if (c != GRAPH_NONE && graph_field_find_from(g, cur, c, comp, gv))
+            return 1;
+    }
+    return graph_field_find(g, cur, comp, gv);
+}
+
+static void resolve(const rules_set *rs, node_ix n, const char *fld, const char *path,
+                    const char *ctx, val *out)
 {
     const graph *g = rs->g;
     memset(out, 0, sizeof *out);
@@ -480,7 +549,7 @@ static void resolve(const rules_set *rs, node_ix n, const char *fld, const char 
                     found = graph_static_find(g, c, comp, &gv);
             }
             if (!found)
-                found = graph_field_find(g, cur, comp, &gv);
+                found = step_field(g, cur, comp, depth == 0 ? ctx : NULL, &gv);
             if (!found && rules_array_length(g, cur, comp, &out->i)) {
                 out->k = V_INT;
             } else {
@@ -518,8 +587,9 @@ static void opnd_val(const rules_set *rs, node_ix n, const char *fld, const oper
 {
     memset(v, 0, sizeof *v);
     switch (o->kind) {
-    case OPD_PATH: resolve(rs, n, fld, o->s, v); break;
+    case OPD_PATH: resolve(rs, n, fld, o->s, o->ctx, v); break;
     case OPD_INT: v->k = V_INT; v->i = o->i; break;
+    case OPD_FLOAT: v->k = V_FLOAT; v->d = o->d; break;
     case OPD_BOOL: v->k = V_BOOL; v->i = o->i; break;
     case OPD_NULL: v->k = V_NULL; break;
     case OPD_STR: v->k = V_STR; snprintf(v->s, sizeof v->s, "%s", o->s); break;
@@ -536,6 +606,25 @@ static int cmp_result(int c, int op)
     case CMP_GT: return c > 0;
     default: return c >= 0;
     }
+}
+
+/* Whether string value v is one character (UTF-8); if so it becomes its code point. */
+static int one_char(val *v)
+{
+    const unsigned char *p = (const unsigned char *)v->s;
+    unsigned n = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3
+                                 : (p[0] >> 3) == 30 ? 4 : 0;
+    if (!p[0] || !n || strlen(v->s) != n)
+        return 0;
+    int64_t cp = n == 1 ? p[0] : p[0] & (0x7f >> n);
+    for (unsigned i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3f);
+    }
+    v->k = V_INT;
+    v->i = cp;
+    return 1;
 }
 
 static int compare(const rules_set *rs, val *a, val *b, int op)
@@ -561,6 +650,11 @@ static int compare(const rules_set *rs, val *a, val *b, int op)
     }
     if (a->k == V_STR && b->k == V_STR)
         return cmp_result(strcmp(a->s, b->s), op);
+    /* a char field (a number) against a one-character string: their code points */
+    if (a->k == V_INT && b->k == V_STR)
+        return one_char(b) && cmp_result(a->i < b->i ? -1 : a->i > b->i, op);
+    if (b->k == V_INT && a->k == V_STR)
+        return one_char(a) && cmp_result(a->i < b->i ? -1 : a->i > b->i, op);
     if (a->k == V_OBJ && b->k == V_OBJ)
         return (op == CMP_EQ || op == CMP_NE) ? cmp_result(a->n != b->n, op) : 0;
     int an = a->k == V_INT || a->k == V_BOOL, bn = b->k == V_INT || b->k == V_BOOL;
@@ -722,7 +816,7 @@ static lr_status bind_sets(rules_set *rs, uint32_t from, lr_error *err)
         node_ix coll = v.ref;
         if (rest) {
             val r;
-            resolve(rs, coll, NULL, rest + 1, &r);
+            resolve(rs, coll, NULL, rest + 1, NULL, &r);
             if (r.k != V_OBJ || r.n >= g->n_nodes)
                 continue;
             coll = r.n;
@@ -773,6 +867,10 @@ int rules_eval_expr(const rules_set *rs, int32_t e, node_ix n, const char *fld, 
     case EX_CMP:
         opnd_val(rs, n, fld, &x->l, &a);
         opnd_val(rs, n, fld, &x->r, &b);
+        if (rs->g) {
+            unbox(rs->g, &a);
+            unbox(rs->g, &b);
+        }
         return compare(rs, &a, &b, x->cmp);
     case EX_ISNULL:
         opnd_val(rs, n, fld, &x->l, &a);
@@ -786,6 +884,8 @@ int rules_eval_expr(const rules_set *rs, int32_t e, node_ix n, const char *fld, 
                graph_class_is_named(rs->g, graph_node_class(rs->g, a.n), x->r.s);
     case EX_TRUTHY:
         opnd_val(rs, n, fld, &x->l, &a);
+        if (rs->g)
+            unbox(rs->g, &a);
         return (a.k == V_BOOL || a.k == V_INT) ? a.i != 0 : (a.k == V_OBJ || a.k == V_STR);
     case EX_IN:
     case EX_NOTIN:
@@ -824,7 +924,9 @@ int rules_render(const rules_set *rs, node_ix n, const char *fld, const char *tp
                 memcpy(path, p + 1, (size_t)(q - p - 1));
                 path[q - p - 1] = 0;
                 val v;
-                resolve(rs, n, fld, path, &v);
+                resolve(rs, n, fld, path, NULL, &v);
+                if (rs->g)
+                    unbox(rs->g, &v);
                 char tmp[300];
                 switch (v.k) {
                 case V_MISSING: return 0;

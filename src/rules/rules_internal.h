@@ -20,12 +20,15 @@
 enum { EX_OR, EX_AND, EX_NOT, EX_CMP, EX_ISNULL, EX_NOTNULL, EX_INSTANCEOF, EX_TRUTHY, EX_IN,
        EX_NOTIN };
 enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE };
-enum { OPD_PATH, OPD_INT, OPD_STR, OPD_BOOL, OPD_NULL };
+enum { OPD_PATH, OPD_INT, OPD_STR, OPD_BOOL, OPD_NULL, OPD_FLOAT };
 
 typedef struct operand {
     uint8_t kind;
     int64_t i;
-    char *s; /* path (dotted) or string literal */
+    double d;  /* OPD_FLOAT */
+    char *s;   /* path (dotted) or string literal */
+    char *ctx; /* path: the class of the rule whose object it starts from (its first field is
+                * that class's, or a superclass's, before a subclass's of the same name) */
 } operand;
 
 struct rules_expr {

@@ -15,7 +15,7 @@
 
 /* ---------------------------------------------------------------- tokenizer */
 
-enum { T_END, T_IDENT, T_STR, T_INT, T_OP };
+enum { T_END, T_IDENT, T_STR, T_INT, T_FLOAT, T_OP };
 
 typedef struct lexer {
     const char *p, *end;
@@ -24,6 +24,7 @@ typedef struct lexer {
     int tk;          /* current token kind */
     char text[512];  /* identifier / string / op text */
     int64_t num;
+    double dnum;     /* T_FLOAT */
     lr_error *err;
     lr_status st;    /* first failure */
 } lexer;
@@ -80,6 +81,33 @@ static void next(lexer *lx)
             else
                 v = v * 10 + d;
             q++;
+        }
+        if (q + 1 < lx->end && *q == '.' && isdigit((unsigned char)q[1])) {
+            /* a decimal: digits, '.', digits, an exponent perhaps (strtod needs a NUL) */
+            char buf[64];
+            const char *e = q + 1;
+            while (e < lx->end && isdigit((unsigned char)*e))
+                e++;
+            if (e + 1 < lx->end && (*e == 'e' || *e == 'E')) {
+                const char *x = e + 1 + (e[1] == '+' || e[1] == '-');
+                if (x < lx->end && isdigit((unsigned char)*x)) {
+                    e = x;
+                    while (e < lx->end && isdigit((unsigned char)*e))
+                        e++;
+                }
+            }
+            if ((size_t)(e - p) >= sizeof buf) {
+                fail(lx, "number too long", NULL);
+                lx->tk = T_END;
+                lx->p = lx->end;
+                return;
+            }
+            memcpy(buf, p, (size_t)(e - p));
+            buf[e - p] = 0;
+            lx->dnum = strtod(buf, NULL);
+            lx->p = e;
+            lx->tk = T_FLOAT;
+            return;
         }
         if (over) {
             fail(lx, "number out of range", NULL);
@@ -164,7 +192,8 @@ static int is_kw(const lexer *lx, const char *kw)
 typedef struct parser {
     lexer lx;
     rules_set *rs;
-    int nest; /* parse_unary frames active */
+    int nest;        /* parse_unary frames active */
+    const char *ctx; /* the class of the inspect or watch rule being parsed, or NULL */
 } parser;
 
 static int32_t new_expr(parser *ps)
@@ -228,6 +257,22 @@ static int check_template(lexer *lx, const char *t)
     return 0;
 }
 
+/* A path's steps may name the class whose field they read, `Activity#mDestroyed` (a simple
+ * or nested name: dots separate steps): one '#' a step, a name on both sides, and not in an
+ * '@' name. */
+static int check_qualified(lexer *lx, const char *path)
+{
+    for (const char *p = path; *p;) {
+        size_t len = strcspn(p, ".");
+        const char *h = memchr(p, '#', len);
+        if (h && (h == p || h + 1 == p + len || memchr(h + 1, '#', (size_t)(p + len - h - 1)) ||
+                  *p == '@'))
+            return fail(lx, "expected CLASS#field as a step of a field path, got '%s'", path);
+        p += len + (p[len] == '.');
+    }
+    return 0;
+}
+
 static int parse_operand(parser *ps, operand *o)
 {
     lexer *lx = &ps->lx;
@@ -235,6 +280,9 @@ static int parse_operand(parser *ps, operand *o)
     if (lx->tk == T_INT) {
         o->kind = OPD_INT;
         o->i = lx->num;
+    } else if (lx->tk == T_FLOAT) {
+        o->kind = OPD_FLOAT;
+        o->d = lx->dnum;
     } else if (lx->tk == T_STR) {
         o->kind = OPD_STR;
         o->s = rules_dupn(lx->text, strlen(lx->text));
@@ -246,13 +294,13 @@ static int parse_operand(parser *ps, operand *o)
     } else if (is_kw(lx, "null")) {
         o->kind = OPD_NULL;
     } else if (lx->tk == T_IDENT) {
-        if (strchr(lx->text, '#'))
-            return fail(lx, "'#' is not allowed in a field path: %s", lx->text);
-        if (check_at_names(lx, lx->text))
+        if (check_qualified(lx, lx->text) || check_at_names(lx, lx->text))
             return -1;
         o->kind = OPD_PATH;
         o->s = rules_dupn(lx->text, strlen(lx->text));
         if (!o->s)
+            return fail(lx, "out of memory", NULL);
+        if (ps->ctx && !(o->ctx = rules_dupn(ps->ctx, strlen(ps->ctx))))
             return fail(lx, "out of memory", NULL);
     } else {
         return fail(lx, "expected a field path or a value, got '%s'",
@@ -520,7 +568,17 @@ static int add_ref(parser *ps, uint8_t action)
     return 0;
 }
 
+static int add_inspect_in(parser *ps, int watch);
+
+/* The rule's class is where its conditions' field paths start (parser.ctx). */
 static int add_inspect(parser *ps, int watch)
+{
+    int r = add_inspect_in(ps, watch);
+    ps->ctx = NULL;
+    return r;
+}
+
+static int add_inspect_in(parser *ps, int watch)
 {
     lexer *lx = &ps->lx;
     rules_set *rs = ps->rs;
@@ -560,6 +618,8 @@ static int add_inspect(parser *ps, int watch)
         }
         next(lx);
     }
+    if (in.subject == RULES_SUBJ_CLASS && !in.fields_of)
+        ps->ctx = in.cls;
     if (is_kw(lx, "if")) {
         next(lx);
         in.cond = parse_or(ps);
