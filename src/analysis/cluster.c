@@ -1257,6 +1257,48 @@ lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_
     return cluster_run_keep(c, select, sort, 0, r, err);
 }
 
+/* For the leak filter: 2 for the objects that a directory of `leak-ignore ... dominated`
+ * dominates (its own objects included), 1 for the others; NULL when no directory says so.
+ * Each dominator chain is climbed once, up to the first object already decided. */
+static lr_status dominated_ignored(const cluster_ctx *c, uint8_t **out, lr_error *err)
+{
+    const graph *g = c->g;
+    uint32_t n = g->n_nodes;
+    *out = NULL;
+    int any = 0;
+    for (uint32_t d = 0; d < c->n_dirs; d++)
+        any |= c->dir_leak_ignore[d] == CRULES_IGNORE_DOMINATED;
+    if (!any)
+        return LR_OK;
+    uint8_t *m = err_calloc(n ? n : 1, 1);
+    node_ix *stk = err_mallocarray(n ? n : 1, sizeof *stk);
+    if (!m || !stk) {
+        free(m);
+        free(stk);
+        return LR_FAIL(err, LR_ERR_NOMEM, "leaks: out of memory (%u objects)", n);
+    }
+    for (node_ix v = 0; v < n; v++) {
+        uint32_t ns = 0;
+        uint8_t res = 1;
+        for (node_ix x = v; x < n && ns < n; x = c->dom->idom[x]) {
+            if (m[x]) {
+                res = m[x];
+                break;
+            }
+            stk[ns++] = x;
+            if (c->dir_leak_ignore[c->node_dir[x]] == CRULES_IGNORE_DOMINATED) {
+                res = 2;
+                break;
+            }
+        }
+        while (ns)
+            m[stk[--ns]] = res;
+    }
+    free(stk);
+    *out = m;
+    return LR_OK;
+}
+
 lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum cluster_sort sort,
                            int keep, cluster_result *r, lr_error *err)
 {
@@ -1276,8 +1318,11 @@ lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum clu
     cluster_item *items = NULL;
     uint32_t cap_items = 0, n_items = 0;
     const uint32_t PROPBUF = 4096;
+    uint8_t *dign = NULL;
     lr_status st = kids_build(g, c->dom, &k, err);
     if (st != LR_OK)
+        goto out;
+    if (select && (st = dominated_ignored(c, &dign, err)) != LR_OK)
         goto out;
     is_anchor = err_calloc(c->n_dirs ? c->n_dirs : 1, 1);
     member = err_mallocarray(n ? n : 1, sizeof *member);
@@ -1297,7 +1342,7 @@ lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum clu
             node_ix up = c->dom->idom[v];
             if (by == CRULES_BY_NONE || by == CRULES_BY_INTERNAL || c->dir_leak_ignore[d] ||
                 up == GRAPH_NONE || c->node_chain[v] == CLUSTER_NONE ||
-                g->node_kind[v] == GRAPH_KIND_SYNTHETIC ||
+                g->node_kind[v] == GRAPH_KIND_SYNTHETIC || (dign && dign[v] == 2) ||
                 (up < n && c->dir_leak_ignore[c->node_dir[up]] == CRULES_IGNORE_CONTENTS)) {
                 r->n_skipped++;
                 continue;
@@ -1439,6 +1484,7 @@ out:
     strset_free(&doms);
     hmap_free(&names.index);
     free(is_anchor);
+    free(dign);
     free(member);
     free(map);
     free(ntop);

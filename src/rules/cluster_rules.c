@@ -153,8 +153,8 @@ static lr_status parse_line(crules_set *rs, const char *name, uint32_t ln, char 
         return LR_OK;
     }
     if (strcmp(t[0], "leak-ignore") == 0) {
-        if (n != 2 && (n != 3 || strcmp(t[2], "contents")))
-            return BAD("want `leak-ignore DIRGLOB [contents]`");
+        if (n != 2 && (n != 3 || (strcmp(t[2], "contents") && strcmp(t[2], "dominated"))))
+            return BAD("want `leak-ignore DIRGLOB [contents|dominated]`");
         uint32_t cap = rs->cap_leak_ignore;
         if (!grow((void **)&rs->leak_ignore, &rs->cap_leak_ignore, rs->n_leak_ignore,
                   sizeof *rs->leak_ignore))
@@ -165,7 +165,12 @@ static lr_status parse_line(crules_set *rs, const char *name, uint32_t ln, char 
                 return LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading %s", name);
             rs->leak_contents = c;
         }
-        rs->leak_contents[rs->n_leak_ignore] = n == 3;
+        uint8_t how = CRULES_IGNORE_DOMINATED;
+        if (n < 3)
+            how = 1;
+        else if (!strcmp(t[2], "contents"))
+            how = CRULES_IGNORE_CONTENTS;
+        rs->leak_contents[rs->n_leak_ignore] = how;
         if (!(rs->leak_ignore[rs->n_leak_ignore] = strdup(t[1])))
             return LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading %s", name);
         rs->n_leak_ignore++;
@@ -304,6 +309,6 @@ int crules_leak_ignored(const crules_set *rs, const char *dir)
 {
     for (uint32_t i = 0; i < rs->n_leak_ignore; i++)
         if (fnmatch(rs->leak_ignore[i], dir, 0) == 0)
-            return rs->leak_contents[i] ? CRULES_IGNORE_CONTENTS : 1;
+            return rs->leak_contents[i];
     return 0;
 }

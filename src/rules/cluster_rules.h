@@ -53,7 +53,7 @@ typedef struct crules_set {
     crules_rule *rules;      /* `cluster` lines in file order (first match wins) */
     uint32_t n_rules, cap_rules;
     char **leak_ignore;      /* `leak-ignore` directory globs */
-    uint8_t *leak_contents;  /* per glob: `contents` given (what its objects dominate too) */
+    uint8_t *leak_contents;  /* per glob: 1, CRULES_IGNORE_CONTENTS or _DOMINATED */
     uint32_t n_leak_ignore, cap_leak_ignore;
     uint32_t anchor_top;     /* `anchors top=N`: biggest directories clustered (default 20) */
     uint32_t anchor_permille; /* `anchors percent=P`: also any over P% of the total, in 0.1% */
@@ -101,8 +101,11 @@ int crules_type_has_maps(const crules_set *rs, const char *type);
 enum crules_by crules_by(const crules_set *rs, const char *dir);
 /* Whether leaked objects of directory `dir` are ignored (`leak-ignore`): 0 no, 1 yes,
  * CRULES_IGNORE_CONTENTS yes and the objects they immediately dominate (`contents`: a Java
- * String's value array, which is its content as much as the String is). */
+ * String's value array, which is its content as much as the String is),
+ * CRULES_IGNORE_DOMINATED yes and every object they dominate (`dominated`: what a V8
+ * AllocationSite alone keeps, a literal's boilerplate and the objects nested in it). */
 #define CRULES_IGNORE_CONTENTS 2
+#define CRULES_IGNORE_DOMINATED 3
 int crules_leak_ignored(const crules_set *rs, const char *dir);
 /* "name", "chain", ... for enum crules_by. */
 const char *crules_by_name(unsigned by);
