@@ -716,7 +716,7 @@ static void *(*real_memalign)(size_t, size_t) = boot_memalign;
 static size_t (*real_usable)(void *);          /* NULL: the recorded size is all we know */
 static int (*real_posix_memalign)(void **, size_t, size_t);
 
-/* Blocks are handed out zeroed up to NM_ZERO_MAX bytes. Every allocator recycles the memory
+/* Blocks are handed out zeroed. Every allocator recycles the memory
  * of freed blocks: glibc gives a new 512-byte block the chunk of a freed table of pointers,
  * tcmalloc the C++ runtime's 72 kB emergency pool or a span that held freed 48-byte blocks.
  * The scan reads the words the program never wrote as pointers, and a stale address that a
@@ -724,34 +724,40 @@ static int (*real_posix_memalign)(void **, size_t, size_t);
  * long as the recycled block lives. Valgrind's leak check reads only initialised words for
  * the same reason. Under another allocator its calloc lets it skip pages it knows are fresh;
  * glibc's calloc bypasses its per-thread cache and locks the arena (5x the cost), so there
- * malloc and memset. Bigger blocks are data buffers the program fills, where zeroing costs
- * time in proportion and commits pages it may never touch. LEAKRAY_NATIVE_ZERO=0 turns it
- * off (about 8 ns less per small malloc/free pair; docs/native.md). */
-#define NM_ZERO_MAX ((size_t)128 << 10)
+ * malloc and memset. Big blocks too: a freed table of 40,000 pointers comes back as a 320 kB
+ * I/O buffer the program writes 16 bytes of, and its stale words hid 39,998 lost blocks;
+ * glibc's chunks of mmap are left alone (fresh pages, zero already, never recycled: glibc
+ * unmaps them when freed), so only memory that held something pays. LEAKRAY_NATIVE_ZERO=0
+ * turns it off (about 8 ns less per small malloc/free pair; docs/native.md). */
 int nm_zero = 1;
 static void *(*alloc_malloc)(size_t);
 static void *zeroed_malloc(size_t n)
 {
-    if (n <= NM_ZERO_MAX && __atomic_load_n(&nm_zero, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&nm_zero, __ATOMIC_RELAXED))
         return real_calloc(1, n);
     return alloc_malloc(n);
+}
+
+/* Whether glibc chunk b came from its own mmap: IS_MMAPPED, bit 1 of the size word before it. */
+static int glibc_mmapped(const void *b)
+{
+    return (((const size_t *)b)[-1] & 2) != 0;
 }
 
 static void *glibc_zeroed_malloc(size_t n)
 {
     void *b = __libc_malloc(n);
-    if (b && n <= NM_ZERO_MAX && __atomic_load_n(&nm_zero, __ATOMIC_RELAXED))
+    if (b && __atomic_load_n(&nm_zero, __ATOMIC_RELAXED) && !glibc_mmapped(b))
         memset(b, 0, n);
     return b;
 }
 
-/* Zeroes bytes [from, to) of block p, as far as NM_ZERO_MAX: what realloc grew a block by
- * and what an aligned allocation gives. */
-static void zero_span(char *p, size_t from, size_t to)
+/* Zeroes bytes [from, to) of block p, whose allocator's block starts at base: what realloc
+ * grew a block by and what an aligned allocation gives. */
+static void zero_span(const char *base, char *p, size_t from, size_t to)
 {
-    if (to > NM_ZERO_MAX)
-        to = NM_ZERO_MAX;
-    if (from < to && __atomic_load_n(&nm_zero, __ATOMIC_RELAXED))
+    if (from < to && __atomic_load_n(&nm_zero, __ATOMIC_RELAXED) &&
+        (foreign || !glibc_mmapped(base)))
         memset(p + from, 0, to - from);
 }
 
@@ -1318,7 +1324,7 @@ NM_API void *realloc(void *p, size_t n)
     if (b) {
         uint64_t sz = n > NM_SIZE_MASK ? NM_SIZE_MASK : n;
         nh->meta = (nh->meta & ~NM_SIZE_MASK) | sz;
-        zero_span(b + NM_HDR, had, n); /* grown into recycled memory, in place or moved */
+        zero_span(b, b + NM_HDR, had, n); /* grown into recycled memory, in place or moved */
     }
     __asm__ __volatile__("" ::: "memory");
     nh->tail = hdr_tail(trace, hdr_check((uintptr_t)nh + NM_HDR));
@@ -1359,7 +1365,7 @@ __attribute__((always_inline)) static inline void *aligned_block(size_t align, s
     if (!b)
         return NULL;
     if (lg != NM_HDR_LOG)
-        zero_span(b + off, 0, n);
+        zero_span(b, b + off, 0, n);
     return TRACK(b + off, lg, n > NM_SIZE_MASK ? NM_SIZE_MASK : n);
 }
 
@@ -1779,7 +1785,7 @@ NM_API void *mallocx(size_t n, int flags)
     if (!b)
         return NULL;
     if (!(flags & NM_MALLOCX_ZERO))
-        zero_span(b + off, 0, n);
+        zero_span(b, b + off, 0, n);
     return TRACK(b + off, lg, n);
 }
 

@@ -101,7 +101,7 @@ checks=0
 # (the C++ runtime's 72 kB emergency pool, taken at start-up from a span that held small
 # freed blocks) kept a stale address that a leaked block later reused, and that leak looked
 # reachable in one run in three of handoff and in every run of forks under tcmalloc. The
-# monitor now has such allocators zero what malloc and new hand out (up to 128 kB), but a
+# monitor now has such allocators zero what malloc and new hand out (their calloc), but a
 # stale word can still sit on a thread's stack: a run may miss one direct block (never
 # report one more, never other numbers), at most MAX_STALE times in the whole test.
 stale=0
