@@ -128,6 +128,7 @@ typedef struct nm_thread_rec {
     uintptr_t stack_lo;  /* stack mapping of the thread (set when it starts) */
     uintptr_t stack_hi;  /* end of the stack mapping (includes its TCB and static TLS) */
     uintptr_t result;    /* what the thread returned or gave pthread_exit (NM_T_EXITED) */
+    uintptr_t arg;       /* its start routine's argument, until the thread's stack holds it */
 } nm_thread_rec;
 #define NM_T_USED 1u     /* slot in use */
 #define NM_T_EXITED 2u   /* start routine returned or pthread_exit called */

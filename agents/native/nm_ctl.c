@@ -201,6 +201,11 @@ static void *trampoline(void *p)
         pthread_attr_destroy(&a);
     }
     nm_guard_set(g);
+    if (t.slot >= 0) { /* t, on this stack (registered now), holds the argument from here */
+        reg_acquire();
+        threads[t.slot].arg = 0;
+        reg_release();
+    }
     void *ret = t.fn(t.arg);
     thread_gone(t.slot, ret);
     t_slot = -1;
@@ -237,6 +242,9 @@ NM_API int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
                                                                                   : 0);
             threads[i].trace = trace;
             threads[i].start_ms = nm_now_ms();
+            /* until the new thread's stack is known, the argument (often the only pointer
+             * to what the thread is handed) sits in t, which no scan reads: a root here */
+            threads[i].arg = (uintptr_t)arg;
             t->slot = i;
             break;
         }

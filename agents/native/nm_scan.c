@@ -813,10 +813,14 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
     int n_thr;
     const nm_thread_rec *thr = nm_threads(&n_thr);
     c->rooting = NM_ROOT_TLS;
-    for (int j = 0; j < n_thr; j++)
+    for (int j = 0; j < n_thr; j++) {
         if ((thr[j].state & (NM_T_USED | NM_T_EXITED | NM_T_DETACHED)) ==
                 (NM_T_USED | NM_T_EXITED) && thr[j].result)
             mark_word(c, thr[j].result);
+        /* a thread being started: its argument is in no memory a scan reads yet */
+        if ((thr[j].state & (NM_T_USED | NM_T_EXITED)) == NM_T_USED && thr[j].arg)
+            mark_word(c, thr[j].arg);
+    }
     int in_libc = 0, in_self = 0, in_module = 0, in_alloc = 0;
     const char *alloc_name = NULL;
     for (int i = 0; i < c->n_maps; i++) {
