@@ -293,6 +293,39 @@ static int last_report(const char *dir, long pid, char *out, size_t n)
     return best >= 0;
 }
 
+/* The processes other than pid whose scan reports dir holds (a --children run's exec'd and
+ * forked children), in increasing pid order: at most max. */
+static int other_pids(const char *dir, long pid, long *out, int max)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *end;
+        if (strncmp(e->d_name, "scan.", 5))
+            continue;
+        long p = strtol(e->d_name + 5, &end, 10);
+        size_t el = strlen(e->d_name);
+        if (p <= 0 || p == pid || *end != '.' || el < 4 || strcmp(e->d_name + el - 4, ".lrn"))
+            continue;
+        int i = 0;
+        while (i < n && out[i] != p)
+            i++;
+        if (i < n || n == max)
+            continue;
+        i = n++;
+        while (i > 0 && out[i - 1] > p) { /* insertion: a few children */
+            out[i] = out[i - 1];
+            i--;
+        }
+        out[i] = p;
+    }
+    closedir(d);
+    return n;
+}
+
 static int copy_file(const char *from, const char *to)
 {
     FILE *in = fopen(from, "rb");
@@ -404,7 +437,8 @@ static int native_run(int argc, char **argv)
          NULL},
         {"--thread-age", CLI_OPT_UINT, &thread_age, "MS",
          "report threads running longer than MS (default 0: off)", NULL},
-        {"--children", CLI_OPT_FLAG, &children, NULL, "monitor exec'd children too", NULL},
+        {"--children", CLI_OPT_FLAG, &children, NULL,
+         "monitor exec'd and forked children too, and show each one's report", NULL},
         {"--graph", CLI_OPT_FLAG, &graph, NULL,
          "write every block and pointer (the report then loads as a heap graph)", NULL},
         {"--keep", CLI_OPT_STR, &keep, "DIR", "write every scan into DIR and keep them", NULL},
@@ -550,7 +584,19 @@ static int native_run(int argc, char **argv)
     sigaction(SIGHUP, &old_hup, NULL);
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     char report[4400];
-    if (!last_report(dir, (long)pid, report, sizeof report)) {
+    /* --children: each process that ran the monitor left its own reports (a wrapper script
+     * that forks the program, a server's forked workers): all are shown, the top process's
+     * first; in JSON, one document: the top process's, else its first child's. */
+    enum { MAX_CHILD_REPORTS = 256 };
+    long kids[MAX_CHILD_REPORTS];
+    int n_kids = children ? other_pids(dir, (long)pid, kids, MAX_CHILD_REPORTS) : 0;
+    int top = last_report(dir, (long)pid, report, sizeof report);
+    int first_kid = 0;
+    if (!top && n_kids > 0 && last_report(dir, kids[0], report, sizeof report)) {
+        top = 1;
+        first_kid = 1;
+    }
+    if (!top) {
         if (!keep)
             remove_dir(dir);
         if (code == 127) /* the child said why */
@@ -571,6 +617,18 @@ static int native_run(int argc, char **argv)
     }
     /* The monitor stored its scans already (the at-exit one before the program ended). */
     rc = render_file(&co, report, code, WIFSIGNALED(status), fail, NULL);
+    for (int i = first_kid; i < n_kids && !co.json; i++) {
+        char kr[4400];
+        if (!last_report(dir, kids[i], kr, sizeof kr))
+            continue;
+        fputc('\n', stdout);
+        int krc = render_file(&co, kr, -1, 0, fail, NULL);
+        if (krc != CLI_EXIT_OK && (rc == CLI_EXIT_OK || krc != CLI_EXIT_FINDINGS))
+            rc = krc;
+    }
+    if (co.json && n_kids > first_kid)
+        fprintf(stderr, "leakray: %d more process(es) ran the monitor (their reports: the text "
+                "report, or --keep DIR and `leakray native report`)\n", n_kids - first_kid);
     /* a store that did not take a scan exits 4 after the report, as `native report --store`
      * does (the monitor said why on stderr) */
     int unstored = ns.url && store_failed(dir);

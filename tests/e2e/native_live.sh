@@ -252,6 +252,23 @@ head -1 "$NAT_TMP/sh2.out" | grep -q 'libleakray_native\.so\]' ||
     nat_fail "--children: child lost LD_PRELOAD: $(head -1 "$NAT_TMP/sh2.out")"
 echo "ok: exec'd children traced only with --children" >&2
 
+# --children shows every process's report: forked workers' (they were scanned, and their
+# reports thrown away) and those of a program a wrapper script forks (the run ended "wrote no
+# scan report", exit 4, naming --children, which was given). --fail-on-leak counts them all.
+gcc -O0 -g -fno-omit-frame-pointer -o "$B/forker" "$NAT_PROGS/forker.c" ||
+    nat_fail "gcc could not build forker.c"
+"$LEAKRAY" native run --no-timing --children -- "$B/forker" >"$NAT_TMP/fork.out" ||
+    nat_fail "native run --children forker exited $?"
+[ "$(grep -c '^SUMMARY: 1,400 byte(s) leaked in 7 block(s)' "$NAT_TMP/fork.out")" = 3 ] &&
+    grep -q '^SUMMARY: 500 byte(s) leaked in 5 block(s)' "$NAT_TMP/fork.out" ||
+    nat_fail "--children: the workers' reports: $(grep SUMMARY "$NAT_TMP/fork.out")"
+rc=0
+"$LEAKRAY" native run --no-timing --children --fail-on-leak -- sh -c "\"$B/lost\"; true" \
+    >"$NAT_TMP/wrap.out" 2>"$NAT_TMP/wrap.err" || rc=$?
+[ "$rc" = 1 ] && grep -q '^SUMMARY: 220 byte(s) leaked in 4 block(s)' "$NAT_TMP/wrap.out" ||
+    nat_fail "--children under a wrapper script: exit $rc, $(cat "$NAT_TMP/wrap.err")"
+echo "ok: --children shows the reports of forked and wrapped processes" >&2
+
 # The scan signal goes to the monitor's thread alone: the main thread's sleep is not cut short
 # (sent to the process, the signal reached main and its nanosleep returned EINTR).
 K2=$NAT_TMP/sleeper-scans
