@@ -306,6 +306,30 @@ static int fields_diff(const graph *g, const char *cls, const char *a, const cha
  * header size, and Unsafe.ARRAY_OBJECT_INDEX_SCALE the size of a reference; read when present,
  * they give every instance and array the size the JVM's own class histogram gives (where
  * both models agree, as on default settings, nothing changes). */
+/* r->chunk from StackChunk's unaligned size (r->vv_size, before the rounding) and its fields:
+ * the injected ones are a reference, an int and a byte, then an 8-byte program counter. */
+static void chunk_model(rd *r, unsigned oop)
+{
+    graph *g = r->g;
+    for (class_ix c = 0; c < g->n_classes; c++) {
+        const graph_class *gc = &g->classes[c];
+        if (!name_is(g, gc->name, "jdk.internal.vm.StackChunk"))
+            continue;
+        uint32_t off = 0;
+        for (uint32_t f = 0; f < gc->n_fields; f++) {
+            const graph_field *fd = &g->fields[gc->first_field + f];
+            if (fd->type == GRAPH_FT_INT && name_is(g, fd->name, "size")) {
+                r->chunk.cls = c;
+                r->chunk.off = off;
+                r->chunk.helper = ((r->vv_size[c] + oop + 5u + 7u) & ~7u) + 8u;
+                r->chunk.bits = oop == 4 ? 2 : 1;
+                return;
+            }
+            off += type_size(fd->type, r->ids);
+        }
+    }
+}
+
 void hprof_size_model_visualvm(rd *r)
 {
     graph *g = r->g;
@@ -382,6 +406,9 @@ void hprof_size_model_visualvm(rd *r)
             changed = 1;
         }
     }
+    r->chunk.cls = GRAPH_NONE;
+    if (!new_size)
+        chunk_model(r, oop);
     /* Store the aligned value; keep the unaligned one only while computing. */
     if (!new_size)
         for (class_ix c = 0; c < g->n_classes; c++)

@@ -43,6 +43,7 @@ typedef struct hp_state {
     uint32_t *first_ref;      /* per class: index into refs (n_classes + 1 entries) */
     ref_slot *refs;           /* reference slots of every class layout */
     uint32_t *inst_size;      /* per class: instance size in the graph's size model */
+    hprof_chunk chunk;        /* StackChunk instances: a size of their own (rd.chunk) */
     uint32_t unknown_size;    /* instance of a class missing from the dump */
     unsigned oop, min_inst;   /* VisualVM array model */
     unsigned arr_base;        /* an array's elements start here (rd.arr_base) */
@@ -620,7 +621,14 @@ static uint32_t hp_node_size(const graph *g, node_ix n)
     case GRAPH_KIND_INSTANCE: {
         /* the class alone: no record offset to unpack (most nodes are instances) */
         class_ix c = graph_node_class(g, n);
-        return c == GRAPH_NONE ? st->unknown_size : st->inst_size[c];
+        if (c == GRAPH_NONE)
+            return st->unknown_size;
+        if (c == st->chunk.cls) {
+            const uint8_t *p = g->data + hp_rec(st, n);
+            return hprof_chunk_size(&st->chunk, p + 2 * ids + 8, be32(p + 2 * ids + 4),
+                                    st->inst_size[c]);
+        }
+        return st->inst_size[c];
     }
     case GRAPH_KIND_OBJ_ARRAY:
     case GRAPH_KIND_PRIM_ARRAY: {
@@ -1048,6 +1056,9 @@ lr_status hprof_compact(rd *r)
     st->min_inst = r->min_inst;
     st->arr_base = r->arr_base;
     st->class_obj_size = r->class_obj_size;
+    st->chunk = r->chunk;
+    if (r->android)
+        st->chunk.cls = GRAPH_NONE;
     st->unknown_size = r->android ? 0 : ((r->min_inst + 7u) & ~7u);
     memcpy(st->inames, r->inames, sizeof st->inames);
     st->first_ref = r->first_ref;

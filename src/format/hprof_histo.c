@@ -436,6 +436,10 @@ static int add_id(const hprof_model *md, const idix *ix, uint32_t nc, uint64_t i
                   const hstat *s, hprof_histo *h)
 {
     class_ix c = find_class(ix, nc, id);
+    /* a StackChunk's size is in its record (hprof_chunk), which the walk does not keep: the
+     * graph's histogram reads them */
+    if (c != GRAPH_NONE && c == md->chunk.cls && s->n_inst)
+        return 0;
     hprof_histo_row *r = &h->rows[c == GRAPH_NONE ? h->n_classes + 1 : c];
     uint64_t each = c != GRAPH_NONE ? md->inst_size[c]
                     : md->android   ? 0

@@ -776,9 +776,12 @@ static lr_status pass2_run(p2part *w)
                     slots_add(r, &sblk, &sacc, ni, k);
                 }
                 cls_put(ncls, ncls16, ni, last_c);
+                uint32_t isz = last_size;
+                if (last_c == r->chunk.cls && last_c != GRAPH_NONE && !shark)
+                    isz = hprof_chunk_size(&r->chunk, d + p + 2 * ids + 8, nb, last_size);
                 if (nsize)
-                    nsize[ni] = last_size;
-                shallow += last_size;
+                    nsize[ni] = isz;
+                shallow += isz;
                 nkind[ni] = GRAPH_KIND_INSTANCE;
                 ntype[ni] = GRAPH_KIND_INSTANCE;
                 if (nheap)
@@ -1418,6 +1421,7 @@ static lr_status hprof_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
 {
     rd r;
     memset(&r, 0, sizeof r);
+    r.chunk.cls = GRAPH_NONE;
     r.g = g;
     r.d = m->data;
     r.n = m->len;
@@ -1487,6 +1491,9 @@ static lr_status model_load(rd *r, int dump_index, hprof_walk_fn walk, void *ctx
     out->arr_base = r->arr_base;
     out->oop = r->oop;
     out->class_obj_size = r->class_obj_size;
+    out->chunk = r->chunk;
+    if (r->android)
+        out->chunk.cls = GRAPH_NONE;
     out->inst_size = r->vv_size;
     r->vv_size = NULL;
     memcpy(out->prim_class, r->prim_class, sizeof out->prim_class);
@@ -1498,6 +1505,7 @@ lr_status hprof_model_load(graph *g, const mfile *m, int dump_index, hprof_walk_
 {
     rd r;
     memset(&r, 0, sizeof r);
+    r.chunk.cls = GRAPH_NONE;
     memset(out, 0, sizeof *out);
     r.g = g;
     r.d = m->data;

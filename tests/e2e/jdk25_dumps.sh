@@ -10,7 +10,8 @@
 # under --size-model shark (but a thread node's), and `histo` must give the instances and
 # bytes of the JVM's own class histogram taken just before the dump (8-byte headers: a
 # Screen is 16 bytes, not 24). `path` and `show` name the thread and frame of a local's root,
-# and `threads` gives a virtual thread's own state (PARKED, RUNNING).
+# and `threads` gives a virtual thread's own state (PARKED, RUNNING). A parked virtual
+# thread's stack weighs what the JVM's histogram says (parked-stacks.hprof.gz).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
@@ -117,4 +118,28 @@ done
 t = {x["name"]: (x["state"], x["daemon"]) for x in json.load(sys.stdin)["threads"]}
 assert t["vt-parked"] == ("PARKED", True) and t["vt-running"] == ("RUNNING", True), t' ||
     fail "threads: virtual threads state or daemon flag"
+
+# A parked virtual thread's frames are a jdk.internal.vm.StackChunk whose stack follows its
+# fields: tests/data/jdk25/parked-stacks.hprof.gz (scripts/golden-jdk25-stacks.sh, 300
+# threads 5 to 65 frames deep, default layout) must weigh them as the JVM's histogram does
+# (1,494,592 bytes; the dump's fields alone gave 9,600), in `histo` (through the graph: the
+# streamed walk keeps no record) and in the heap total `top` reaches.
+stacks="$LEAKRAY_SRC/tests/data/jdk25/parked-stacks.hprof.gz"
+"$LEAKRAY" histo "$stacks" --json --no-timing > "$work/stacks.json"
+python3 - "$work/stacks.json" "$exp/parked-stacks.jvm-histo.txt" <<'PY' ||
+import json, sys
+got = {c["name"]: (c["count"], c["shallow"]) for c in json.load(open(sys.argv[1]))["classes"]}
+n = 0
+for line in open(sys.argv[2]):
+    count, size, cls = line.split()
+    assert got.get(cls) == (int(count), int(size)), (cls, got.get(cls), (count, size))
+    n += 1
+assert n == 2, n
+print("histo: parked virtual threads' stacks as the JVM's class histogram")
+PY
+    fail "histo: StackChunk sizes differ from the JVM's"
+"$LEAKRAY" top --json --no-timing --top 1 "$stacks" | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+assert d["reachable_bytes"] > 1494592, d["reachable_bytes"]' ||
+    fail "top: the stacks are not in the heap's total"
 echo "jdk25_dumps: ok"
