@@ -34,7 +34,8 @@ int cmd_dupes(int argc, char **argv)
     const char *png_dir = NULL;
     const cli_optdef opts[] = {
         {"--min-bytes", CLI_OPT_SIZE, &min_bytes, "N",
-         "smallest array content grouped (default 1024)", NULL},
+         "smallest array content grouped (default 1024); smaller ones only where one "
+         "content's copies waste 1 MiB", NULL},
         {"--min-bitmap", CLI_OPT_SIZE, &min_bmp, "N",
          "smallest bitmap buffer grouped (default 5000, as Matrix)", NULL},
         {"--top", CLI_OPT_UINT, &top, "N", "groups shown per section (default 20, 0 = all)", NULL},

@@ -13,6 +13,12 @@
 #include <string.h>
 
 #define DUPES_MAX_REPS 64 /* distinct contents compared within one (type, length, hash) run */
+/* Arrays below --min-bytes each still make a group when one content, repeated, wastes this
+ * much: 787,928 copies of one zeroed byte[200] filled an OutOfMemoryError's heap (170 MB)
+ * while the 1,024-byte floor listed two groups of 16 kB. */
+#define DUPES_SMALL_WASTE ((uint64_t)1 << 20)
+#define DUPES_SMALL_MIN 8           /* smaller arrays are never compared */
+#define DUPES_SMALL_MAX (1u << 20)  /* nor are arrays this big by the small arrays' pass */
 #define DUMPDATA_KEY 0x40 /* element-type bit of bitmap candidates read from dumpData */
 
 typedef struct cand {
@@ -254,8 +260,8 @@ static void drop_singles(cvec *c)
 }
 
 /* Sorts cands and appends every cluster of >= 2 identical contents that wastes bytes to out. */
-static lr_status group(state *s, cvec *c, copy_bytes_fn bytes_of, gvec *out, uint64_t *wasted,
-                       lr_error *err)
+static lr_status group(state *s, cvec *c, copy_bytes_fn bytes_of, uint64_t small_below,
+                       gvec *out, uint64_t *wasted, lr_error *err)
 {
     const graph *g = s->g;
     if (c->n < 2)
@@ -312,7 +318,7 @@ static lr_status group(state *s, cvec *c, copy_bytes_fn bytes_of, gvec *out, uin
                  * V8 states 0 bytes for the strings of its read-only space (shared by every
                  * isolate) and for the names its snapshot writer adds (a number's value, a
                  * map's instance type), so a d8 snapshot would list a hundred such groups. */
-                if (gr.wasted == 0) {
+                if (gr.wasted == 0 || (rc->nbytes < small_below && gr.wasted < DUPES_SMALL_WASTE)) {
                     s->n_members = gr.first_member;
                     continue;
                 }
@@ -433,6 +439,86 @@ static void mark_overhead(const graph *g, uint8_t *skip)
     }
 }
 
+/* The small arrays' pass keys a content by its hash, byte length and element type in one
+ * word: equal keys are the only possible copies. */
+static uint64_t small_key(uint64_t h, uint64_t nb, uint8_t et)
+{
+    return (h & ~(((uint64_t)1 << 25) - 1)) | nb << 4 | (et & 15u);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether small array n (below min_bytes) is a candidate: by its key, when keys is set (the
+ * first pass, which only collects them), else by its key's presence in hot[0..nh). */
+static int small_array(const graph *g, node_ix n, uint64_t min_bytes, uint64_t *key,
+                       uint64_t *h, uint64_t *off, uint64_t *nb, uint8_t *et)
+{
+    uint64_t lim = min_bytes < DUPES_SMALL_MAX ? min_bytes : DUPES_SMALL_MAX;
+    if (!array_bytes(g, n, off, nb, et) || *nb < DUPES_SMALL_MIN || *nb >= lim)
+        return 0;
+    *h = hash_bytes64(g->data + *off, *nb);
+    *key = small_key(*h, *nb, *et);
+    return 1;
+}
+
+/* The keys of small arrays whose one content could waste DUPES_SMALL_WASTE bytes: a sorted
+ * array (*hot, *nh; NULL when none). 8 bytes per small array while it runs. */
+static lr_status small_hot(const graph *g, const uint8_t *skip, uint64_t min_bytes,
+                           uint64_t **hot, uint64_t *nh, lr_error *err)
+{
+    *hot = NULL;
+    *nh = 0;
+    uint64_t n_small = 0;
+    uint64_t *keys = NULL, off, nb, key, h;
+    uint8_t et;
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t k = 0;
+        for (node_ix n = 0; n < g->n_nodes; n++) {
+            if (g->node_kind[n] != GRAPH_KIND_PRIM_ARRAY || skip[n])
+                continue;
+            if (pass == 0) { /* only counted: no byte read */
+                uint64_t lim = min_bytes < DUPES_SMALL_MAX ? min_bytes : DUPES_SMALL_MAX;
+                if (array_bytes(g, n, &off, &nb, &et) && nb >= DUPES_SMALL_MIN && nb < lim)
+                    k++;
+                continue;
+            }
+            if (!small_array(g, n, min_bytes, &key, &h, &off, &nb, &et))
+                continue;
+            if (pass == 1)
+                keys[k] = key;
+            k++;
+        }
+        if (pass == 0) {
+            if (k < 2)
+                return LR_OK;
+            n_small = k;
+            if (!(keys = err_mallocarray(n_small, sizeof *keys)))
+                return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory (%llu arrays)",
+                               (unsigned long long)n_small);
+        }
+    }
+    qsort(keys, n_small, sizeof *keys, cmp_u64);
+    uint64_t out = 0;
+    for (uint64_t i = 0, j; i < n_small; i = j) {
+        for (j = i + 1; j < n_small && keys[j] == keys[i]; j++)
+            ;
+        uint64_t bytes = keys[i] >> 4 & (((uint64_t)1 << 21) - 1);
+        if ((j - i - 1) * bytes >= DUPES_SMALL_WASTE)
+            keys[out++] = keys[i]; /* sorted still: out <= i */
+    }
+    if (out == 0) {
+        free(keys);
+        return LR_OK;
+    }
+    *hot = keys;
+    *nh = out;
+    return LR_OK;
+}
+
 static lr_status arrays_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_error *err)
 {
     uint8_t *skip = err_calloc(g->n_nodes ? g->n_nodes : 1, 1);
@@ -440,20 +526,34 @@ static lr_status arrays_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_er
         return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
     if (g->first_edge)
         mark_overhead(g, skip);
+    uint64_t *hot = NULL, nh = 0;
+    lr_status st = small_hot(g, skip, min_bytes, &hot, &nh, err);
+    if (st != LR_OK) {
+        free(skip);
+        return st;
+    }
     for (node_ix n = 0; n < g->n_nodes; n++) {
         if (g->node_kind[n] != GRAPH_KIND_PRIM_ARRAY || skip[n])
             continue;
-        uint64_t off, nb;
+        uint64_t off, nb, key, h;
         uint8_t et;
-        if (!array_bytes(g, n, &off, &nb, &et) || nb < min_bytes || nb == 0)
+        if (nh && small_array(g, n, min_bytes, &key, &h, &off, &nb, &et)) {
+            if (!bsearch(&key, hot, nh, sizeof *hot, cmp_u64))
+                continue;
+        } else if (!array_bytes(g, n, &off, &nb, &et) || nb < min_bytes || nb == 0) {
             continue;
-        cand x = {hash_bytes64(g->data + off, nb), off, nb, n, graph_node_len(g, n), et};
+        } else {
+            h = hash_bytes64(g->data + off, nb);
+        }
+        cand x = {h, off, nb, n, graph_node_len(g, n), et};
         if (cvec_push(c, x) != 0) {
             free(skip);
+            free(hot);
             return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");
         }
     }
     free(skip);
+    free(hot);
     return LR_OK;
 }
 
@@ -664,15 +764,16 @@ static lr_status find(graph *g, const dupes_opts *o, int owners, dupes_result *r
     lr_status rc;
 
     if ((rc = arrays_cands(g, o->min_bytes, &c, err)) != LR_OK ||
-        (rc = group(&s, &c, array_copy_bytes, &ga, &r->wasted_arrays, err)) != LR_OK)
+        (rc = group(&s, &c, array_copy_bytes, o->min_bytes, &ga, &r->wasted_arrays, err)) !=
+            LR_OK)
         goto out;
     c.n = 0;
     if ((rc = bitmap_cands(g, o->min_bitmap_bytes, &c, err)) != LR_OK ||
-        (rc = group(&s, &c, bitmap_copy_bytes, &gb, &r->wasted_bitmaps, err)) != LR_OK)
+        (rc = group(&s, &c, bitmap_copy_bytes, 0, &gb, &r->wasted_bitmaps, err)) != LR_OK)
         goto out;
     c.n = 0;
     if ((rc = string_cands(g, &c, err)) != LR_OK ||
-        (rc = group(&s, &c, string_copy_bytes, &gs, &r->wasted_strings, err)) != LR_OK)
+        (rc = group(&s, &c, string_copy_bytes, 0, &gs, &r->wasted_strings, err)) != LR_OK)
         goto out;
 
     sort_members = s.members;

@@ -185,8 +185,9 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
     int bitmaps = java || r->n_bitmaps;
     const char *sep = "";
     if (arrays) {
-        fprintf(out, "Duplicate primitive arrays (>= %s bytes): %s groups, %s wasted\n",
-                rep_fmt_count(a, o->min_bytes), rep_fmt_count(b, r->n_arrays),
+        fprintf(out, "Duplicate primitive arrays (>= %s bytes, or smaller copies wasting 1 MiB"
+                "): %s groups, %s wasted\n", rep_fmt_count(a, o->min_bytes),
+                rep_fmt_count(b, r->n_arrays),
                 rep_fmt_bytes(c, r->wasted_arrays));
         sep = "\n";
     }

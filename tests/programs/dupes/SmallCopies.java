@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// SmallCopies: duplicated arrays below dupes' 1,024-byte floor. 6,000 rows each keep a zeroed
+// byte[200] (one content: 6,000 copies waste 5999 x 216 bytes, 1.3 MB), and 100 rows an
+// int[10] of the same values (99 x 56 bytes wasted: too little to list). Writes a heap dump
+// to args[0].
+import com.sun.management.HotSpotDiagnosticMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+
+public class SmallCopies {
+    static final class Row {
+        final byte[] data = new byte[200];
+    }
+
+    static final List<Object> KEEP = new ArrayList<>();
+
+    public static void main(String[] args) throws Exception {
+        for (int i = 0; i < 6000; i++)
+            KEEP.add(new Row());
+        for (int i = 0; i < 100; i++)
+            KEEP.add(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+        ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).dumpHeap(args[0], true);
+    }
+}
