@@ -323,6 +323,7 @@ static void chunk_model(rd *r, unsigned oop)
                 r->chunk.off = off;
                 r->chunk.helper = ((r->vv_size[c] + oop + 5u + 7u) & ~7u) + 8u;
                 r->chunk.bits = oop == 4 ? 2 : 1;
+                r->chunk.align = r->obj_align;
                 return;
             }
             off += type_size(fd->type, r->ids);
@@ -377,6 +378,19 @@ void hprof_size_model_visualvm(rd *r)
             (base == hdr + 4 || base == ((hdr + 4 + 7) & ~7ull)))
             arr_base = (unsigned)base;
     }
+    /* -XX:ObjectAlignmentInBytes (16 or more for compressed oops over 32 GB heaps): every
+     * object's address is a multiple of it, and every size. With the JVM's default, 8, half
+     * the ids of any heap are odd multiples of 8; that all of thousands are multiples of 16
+     * by chance is below 2^-1000. */
+    r->obj_align = 8;
+    if (ids == 8 && !new_size && r->oid.n >= 1024) {
+        uint64_t bits = r->oid.spread | r->oid.first;
+        unsigned tz = bits ? (unsigned)__builtin_ctzll(bits) : 3;
+        if (tz >= 4 && tz <= 8)
+            r->obj_align = 1u << tz;
+    }
+    g->layout_align = r->obj_align != 8 ? (uint16_t)r->obj_align : 0;
+    const uint32_t am = r->obj_align - 1;
     r->oop = oop;
     r->min_inst = new_size ? obj_raw : header;
     r->arr_base = arr_base ? arr_base : r->min_inst + 4;
@@ -402,7 +416,7 @@ void hprof_size_model_visualvm(rd *r)
                     s += t == GRAPH_FT_OBJECT ? oop : type_size(t, ids);
                 }
             }
-            r->vv_size[c] = s > UINT32_MAX - 8 ? UINT32_MAX - 8 : (uint32_t)s;
+            r->vv_size[c] = s > UINT32_MAX - 256 ? UINT32_MAX - 256 : (uint32_t)s;
             changed = 1;
         }
     }
@@ -412,7 +426,7 @@ void hprof_size_model_visualvm(rd *r)
     /* Store the aligned value; keep the unaligned one only while computing. */
     if (!new_size)
         for (class_ix c = 0; c < g->n_classes; c++)
-            r->vv_size[c] = (r->vv_size[c] + 7u) & ~7u;
+            r->vv_size[c] = (r->vv_size[c] + am) & ~am;
     class_ix jlc = GRAPH_NONE;
     for (class_ix c = 0; c < g->n_classes; c++)
         if (g->classes[c].node != GRAPH_NONE && name_is(g, g->classes[c].name, "java.lang.Class"))

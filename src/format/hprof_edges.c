@@ -44,6 +44,7 @@ typedef struct hp_state {
     ref_slot *refs;           /* reference slots of every class layout */
     uint32_t *inst_size;      /* per class: instance size in the graph's size model */
     hprof_chunk chunk;        /* StackChunk instances: a size of their own (rd.chunk) */
+    unsigned obj_align;       /* rd.obj_align */
     uint32_t unknown_size;    /* instance of a class missing from the dump */
     unsigned oop, min_inst;   /* VisualVM array model */
     unsigned arr_base;        /* an array's elements start here (rd.arr_base) */
@@ -646,7 +647,8 @@ static uint32_t hp_node_size(const graph *g, node_ix n)
         }
         if (st->shark)
             return hp_sat((uint64_t)len * el);
-        return hp_sat(((uint64_t)st->arr_base + (uint64_t)el * len + 7) & ~7ull);
+        uint64_t am = st->obj_align - 1;
+        return hp_sat(((uint64_t)st->arr_base + (uint64_t)el * len + am) & ~am);
     }
     default: {
         if (!st->shark)
@@ -1059,7 +1061,9 @@ lr_status hprof_compact(rd *r)
     st->chunk = r->chunk;
     if (r->android)
         st->chunk.cls = GRAPH_NONE;
-    st->unknown_size = r->android ? 0 : ((r->min_inst + 7u) & ~7u);
+    st->obj_align = r->obj_align ? r->obj_align : 8;
+    st->unknown_size =
+        r->android ? 0 : ((r->min_inst + st->obj_align - 1) & ~(st->obj_align - 1));
     memcpy(st->inames, r->inames, sizeof st->inames);
     st->first_ref = r->first_ref;
     st->refs = r->refs;

@@ -119,6 +119,7 @@ typedef struct part {
     uint32_t n_cls, cap_cls;
     uint64_t class_bytes_shark; /* sum of the Shark sizes of the class objects */
     uint64_t n_objects;
+    uint64_t id_or; /* every object id ORed: the heap's object alignment (rd.obj_align) */
     uint32_t heap_ids[GRAPH_MAX_HEAPS + 1];
     uint32_t n_heap_ids;
     lr_status st;
@@ -153,6 +154,7 @@ static inline __attribute__((always_inline)) lr_status walk_seg(part *w, uint64_
             NEED(p, 2 * ids + 8, end, "INSTANCE_DUMP");
             uint64_t cid = rd_id(d + p + ids + 4, ids);
             uint32_t nb = be32(d + p + 2 * ids + 4);
+            w->id_or |= rd_id(d + p, ids);
             p += 2 * ids + 8;
             NEED(p, nb, end, "INSTANCE_DUMP field bytes");
             p += nb;
@@ -174,6 +176,7 @@ static inline __attribute__((always_inline)) lr_status walk_seg(part *w, uint64_
             NEED(p, 2 * ids + 8, end, "OBJECT_ARRAY_DUMP");
             uint32_t len = be32(d + p + ids + 4);
             uint64_t cid = rd_id(d + p + ids + 8, ids);
+            w->id_or |= rd_id(d + p, ids);
             p += 2 * ids + 8;
             NEED(p, (uint64_t)len * ids, end, "OBJECT_ARRAY_DUMP elements");
             p += (uint64_t)len * ids;
@@ -190,6 +193,7 @@ static inline __attribute__((always_inline)) lr_status walk_seg(part *w, uint64_
             uint32_t len = be32(d + p + ids + 4);
             unsigned t = d[p + ids + 8];
             unsigned sz = t == GRAPH_FT_OBJECT ? 0 : type_size(t, ids);
+            w->id_or |= rd_id(d + p, ids);
             if (!sz)
                 return LR_CORRUPT(&w->err, w->name, p + ids + 8,
                                   "primitive array of bad element type %u", t);
@@ -353,6 +357,7 @@ static lr_status histo_walk(void *ctx, hprof_walk *hw, lr_error *err)
             a->n_cls = a->cap_cls = (uint32_t)nc;
         }
         a->n_objects += b->n_objects;
+        a->id_or |= b->id_or;
     }
     /* The reader also names a "default" heap when objects precede the first HEAP_DUMP_INFO;
      * near the ceiling that is a difference this walk does not model. */
@@ -436,9 +441,10 @@ static int add_id(const hprof_model *md, const idix *ix, uint32_t nc, uint64_t i
                   const hstat *s, hprof_histo *h)
 {
     class_ix c = find_class(ix, nc, id);
-    /* a StackChunk's size is in its record (hprof_chunk), which the walk does not keep: the
-     * graph's histogram reads them */
-    if (c != GRAPH_NONE && c == md->chunk.cls && s->n_inst)
+    /* a StackChunk's size is in its record (hprof_chunk), which the walk does not keep, and
+     * the arrays' sums are kept for 8-byte alignment only: the graph's histogram reads them */
+    if ((c != GRAPH_NONE && c == md->chunk.cls && s->n_inst) ||
+        (!md->android && md->obj_align != 8))
         return 0;
     hprof_histo_row *r = &h->rows[c == GRAPH_NONE ? h->n_classes + 1 : c];
     uint64_t each = c != GRAPH_NONE ? md->inst_size[c]
@@ -458,6 +464,14 @@ static lr_status finish(hctx *c, const hprof_model *md, hprof_histo *h, const ch
     const graph *g = &h->g;
     uint32_t nc = g->n_classes;
     part *a = &c->parts[0];
+    /* objects aligned to 16 bytes or more (-XX:ObjectAlignmentInBytes, as the reader's size
+     * model finds it): the arrays' sums here are kept for 8; the graph's histogram reads them */
+    uint64_t ids_or = 0;
+    for (uint32_t i = 0; i < c->n_parts; i++)
+        ids_or |= c->parts[i].id_or;
+    if (!md->android && md->ids == 8 && a->n_objects >= 1024 && ids_or &&
+        __builtin_ctzll(ids_or) >= 4)
+        return declined(name, err);
     for (uint32_t i = 1; i < c->n_parts; i++) {
         part *b = &c->parts[i];
         for (uint32_t s = 0; s < b->tab.n; s++) {

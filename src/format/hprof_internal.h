@@ -216,6 +216,7 @@ typedef struct hprof_chunk {
     uint32_t off;    /* where its int `size` is in the instance's field bytes */
     uint32_t helper; /* header and fields, the injected ones too, 8-byte aligned */
     uint32_t bits;   /* bitmap bits per stack word */
+    uint32_t align;  /* the heap's object alignment (rd.obj_align) */
 } hprof_chunk;
 
 /* The size of a chunk whose field bytes are f[0..nb): helper + stack + bitmap. */
@@ -227,6 +228,7 @@ static inline uint32_t hprof_chunk_size(const hprof_chunk *k, const uint8_t *f, 
     uint64_t w = ((uint64_t)f[k->off] << 24 | (uint64_t)f[k->off + 1] << 16 |
                   (uint64_t)f[k->off + 2] << 8 | f[k->off + 3]) & 0x7fffffffu;
     uint64_t sz = k->helper + 8 * w + 8 * ((w * k->bits + 63) / 64);
+    sz = (sz + k->align - 1) & ~((uint64_t)k->align - 1);
     return sz > UINT32_MAX ? UINT32_MAX : (uint32_t)sz;
 }
 
@@ -275,6 +277,8 @@ typedef struct rd {
     unsigned arr_base;        /* where an array's elements start (min_inst + 4 but where the
                                * dump's Unsafe says otherwise) */
     uint32_t class_obj_size;  /* size of a class object */
+    unsigned obj_align;       /* objects' sizes are multiples of it: 8, or the JVM's
+                               * -XX:ObjectAlignmentInBytes, which every object id shows */
     hprof_chunk chunk;        /* jdk.internal.vm.StackChunk's sizes (virtual threads' stacks) */
     str_ix inames[4];         /* names of the four class-internal references */
 
@@ -518,6 +522,7 @@ typedef struct hprof_model {
     uint32_t *inst_size;       /* per class index: an instance's shallow size */
     class_ix prim_class[12];   /* the dump's own class of each primitive array type, or NONE */
     hprof_chunk chunk;         /* rd.chunk: StackChunk instances have sizes of their own */
+    unsigned obj_align;        /* rd.obj_align */
 } hprof_model;
 
 /* Runs the reader's load up to its pass 1 (header, top-level index, dump choice by

@@ -599,7 +599,8 @@ static inline void arr_note(p2part *w, uint32_t len, int ok)
 
 static inline uint32_t vv_array(p2part *w, unsigned elsize, uint32_t len)
 {
-    return sat32_part(w, ((uint64_t)w->r->arr_base + (uint64_t)elsize * len + 7) & ~7ull);
+    uint64_t am = w->r->obj_align - 1;
+    return sat32_part(w, ((uint64_t)w->r->arr_base + (uint64_t)elsize * len + am) & ~am);
 }
 
 static uint8_t root_kind(unsigned tag)
@@ -757,7 +758,9 @@ static lr_status pass2_run(p2part *w)
                     have_last = 1;
                     last_c = class_find(r, cid);
                     if (last_c == GRAPH_NONE)
-                        last_size = shark ? 0 : ((r->min_inst + 7u) & ~7u);
+                        last_size = shark ? 0
+                                          : ((r->min_inst + r->obj_align - 1) &
+                                             ~(r->obj_align - 1));
                     else
                         last_size = shark ? g->classes[last_c].instance_size : r->vv_size[last_c];
                     last_slots = full && last_c != GRAPH_NONE ? cls_slots[last_c] : 0;
@@ -1422,6 +1425,7 @@ static lr_status hprof_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
     rd r;
     memset(&r, 0, sizeof r);
     r.chunk.cls = GRAPH_NONE;
+    r.obj_align = 8;
     r.g = g;
     r.d = m->data;
     r.n = m->len;
@@ -1492,6 +1496,7 @@ static lr_status model_load(rd *r, int dump_index, hprof_walk_fn walk, void *ctx
     out->oop = r->oop;
     out->class_obj_size = r->class_obj_size;
     out->chunk = r->chunk;
+    out->obj_align = r->obj_align;
     if (r->android)
         out->chunk.cls = GRAPH_NONE;
     out->inst_size = r->vv_size;
@@ -1506,6 +1511,7 @@ lr_status hprof_model_load(graph *g, const mfile *m, int dump_index, hprof_walk_
     rd r;
     memset(&r, 0, sizeof r);
     r.chunk.cls = GRAPH_NONE;
+    r.obj_align = 8;
     memset(out, 0, sizeof *out);
     r.g = g;
     r.d = m->data;

@@ -344,6 +344,9 @@ typedef struct graph {
      * pointers); 0 when the VisualVM model's own layout holds. Shown by `info`. */
     uint8_t layout_header;
     uint8_t layout_ref;
+    /* Objects' alignment when it is not 8 bytes (-XX:ObjectAlignmentInBytes: every object
+     * id a multiple of it, every size too); 0 otherwise. Shown by `info`. */
+    uint16_t layout_align;
 
     /* ---- root names in the runtime's words ---- */
     /* Per enum graph_root_kind, the title text output gives a root of that kind when the

@@ -106,6 +106,9 @@ void rep_info_text(FILE *out, const info_result *c)
     if (g->layout_header)
         fprintf(out, "               with the JVM's layout from the dump: %u-byte object header, "
                      "%u-byte references\n", g->layout_header, g->layout_ref);
+    if (g->layout_align)
+        fprintf(out, "               objects aligned to %u bytes (-XX:ObjectAlignmentInBytes, "
+                     "read from the objects' addresses)\n", g->layout_align);
     fprintf(out, "objects:       %s\n", rep_fmt_count(a, g->n_nodes));
     for (unsigned k = 0; k < GRAPH_KIND_COUNT; k++)
         if (c->kind_count[k])
@@ -184,10 +187,14 @@ void rep_info_json(jsonw *w, const info_result *c)
         jsonw_kv_null(w, "timestamp_ms");
     }
     jsonw_kv_str(w, "size_model", size_model_name(g->size_model));
-    if (g->layout_header) {
+    if (g->layout_header || g->layout_align) {
         jsonw_kv_obj_begin(w, "object_layout");
-        jsonw_kv_uint(w, "header", g->layout_header);
-        jsonw_kv_uint(w, "reference", g->layout_ref);
+        if (g->layout_header) {
+            jsonw_kv_uint(w, "header", g->layout_header);
+            jsonw_kv_uint(w, "reference", g->layout_ref);
+        }
+        if (g->layout_align)
+            jsonw_kv_uint(w, "alignment", g->layout_align);
         jsonw_obj_end(w);
     }
 
