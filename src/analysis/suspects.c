@@ -898,12 +898,76 @@ static int group_classes(scan *s, susp_result *out, uint32_t *cap, double limit)
     return 0;
 }
 
+/* out->pending_*: what waits for finalization (susp_result). Only when the bytes the tree
+ * does not reach could pass the share: a pass over the nodes, then the edges of the reached
+ * ones (the Finalizers' referents), then a walk through what those reach. */
+static lr_status pending_final(const graph *g, const susp_tree *t, double share,
+                               susp_result *out, lr_error *err)
+{
+    uint32_t n = t->n;
+    out->pending_class = GRAPH_NONE;
+    if (!g->first_edge || !g->edge_kind)
+        return LR_OK;
+    uint64_t unreached = 0;
+    for (node_ix v = 0; v < n; v++)
+        if (t->idom[v] == GRAPH_NONE)
+            unreached += graph_node_size(g, v);
+    if ((double)unreached < share * (double)(t->total + unreached) || unreached == 0)
+        return LR_OK;
+    uint8_t *mark = err_calloc(n, 1);
+    node_ix *stk = err_mallocarray(n, sizeof *stk);
+    uint32_t *per = g->n_classes ? err_calloc(g->n_classes, sizeof *per) : NULL;
+    if (!mark || !stk || (g->n_classes && !per)) {
+        free(mark);
+        free(stk);
+        free(per);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding objects to finalize");
+    }
+    uint32_t sp = 0;
+    for (node_ix v = 0; v < n; v++) {
+        if (t->idom[v] == GRAPH_NONE)
+            continue;
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_FINALIZER || y >= n ||
+                t->idom[y] != GRAPH_NONE || mark[y])
+                continue;
+            mark[y] = 1;
+            stk[sp++] = y;
+            class_ix c = graph_node_class(g, y);
+            if (c < g->n_classes && ++per[c] > out->pending_class_n) {
+                out->pending_class_n = per[c];
+                out->pending_class = c;
+            }
+        }
+    }
+    while (sp) {
+        node_ix x = stk[--sp];
+        out->pending_objects++;
+        out->pending_bytes += graph_node_size(g, x);
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            unsigned str = GRAPH_EDGE_STRENGTH(g->edge_kind[e]);
+            if ((str != GRAPH_STRONG && str != GRAPH_FINALIZER) || y >= n ||
+                t->idom[y] != GRAPH_NONE || mark[y])
+                continue;
+            mark[y] = 1;
+            stk[sp++] = y;
+        }
+    }
+    free(mark);
+    free(stk);
+    free(per);
+    return LR_OK;
+}
+
 lr_status susp_find(const graph *g, const susp_tree *t, double share, double accum,
                     susp_result *out, lr_error *err)
 {
     memset(out, 0, sizeof *out);
     out->total = t->total;
     out->artifact = GRAPH_NONE;
+    out->pending_class = GRAPH_NONE;
     out->share = share;
     out->accum = accum;
     uint32_t n = t->n;
@@ -1112,6 +1176,8 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         qsort(out->v, out->n, sizeof *out->v, cmp_item);
     for (uint32_t i = 0; i < out->n; i++)
         describe(g, t, &out->v[i]);
+    if ((st = pending_final(g, t, share, out, err)) != LR_OK)
+        goto fail;
 
     goto done;
 nomem:

@@ -89,6 +89,13 @@ typedef struct susp_result {
     double share;          /* the threshold used (0..1) */
     double accum;          /* the accumulation ratio used (0..1) */
     const char *model;     /* retained-size model of the tree (static string), set by caller */
+    /* Objects no reference the tree follows reaches that a java.lang.ref.Finalizer's
+     * referent keeps (with what they reach in turn): the JVM frees none of them before its
+     * finalize() has run. Counted when they could pass the share (their bytes against the
+     * tree's total and theirs); pending_class: the class most of the referents are of. */
+    uint64_t pending_objects, pending_bytes;
+    class_ix pending_class;
+    uint64_t pending_class_n;
 } susp_result;
 
 /* Finds the suspects of g in t. share and accum are 0..1 (SUSP_*_DEFAULT). Returns LR_OK and

@@ -172,6 +172,18 @@ static void json_suspects(jsonw *w, const graph *g, const susp_result *sr)
     kv_pct(w, "share_percent", 100.0 * sr->share);
     kv_pct(w, "accumulation_percent", 100.0 * sr->accum);
     jsonw_obj_end(w);
+    /* what java.lang.ref.Finalizer's queue holds, when it passes the share (as the text) */
+    if (sr->pending_bytes &&
+        (double)sr->pending_bytes >= sr->share * (double)(sr->total + sr->pending_bytes)) {
+        jsonw_kv_obj_begin(w, "pending_finalization");
+        jsonw_kv_uint(w, "objects", sr->pending_objects);
+        jsonw_kv_uint(w, "bytes", sr->pending_bytes);
+        if (sr->pending_class < g->n_classes) {
+            jsonw_kv_str(w, "class", graph_str(g, g->classes[sr->pending_class].name));
+            jsonw_kv_uint(w, "class_count", sr->pending_class_n);
+        }
+        jsonw_obj_end(w);
+    }
     jsonw_kv_arr_begin(w, "suspects");
     for (uint32_t i = 0; i < sr->n; i++) {
         const susp_item *it = &sr->v[i];

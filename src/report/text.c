@@ -687,4 +687,22 @@ void rep_text_suspects(FILE *out, const graph *g, const susp_result *sr)
         }
         fputc('\n', out);
     }
+    if (sr->pending_bytes &&
+        (double)sr->pending_bytes >= sr->share * (double)(sr->total + sr->pending_bytes)) {
+        char b1[REP_FMT_MAX], b2[64], b3[REP_FMT_MAX];
+        rep_fmt_count(b1, sr->pending_objects);
+        fprintf(out, "\nWaiting for finalization: %s objects, %s (%.1f %% of what the JVM "
+                     "keeps) that no\nstrong reference reaches: java.lang.ref.Finalizer's queue "
+                     "holds them until their\nfinalize() has run",
+                b1, rep_human_bytes(b2, sr->pending_bytes),
+                100.0 * (double)sr->pending_bytes / (double)(sr->total + sr->pending_bytes));
+        if (sr->pending_class < g->n_classes) {
+            rep_fmt_count(b3, sr->pending_class_n);
+            fputs(" (", out);
+            rep_fmt_name(out, graph_str(g, g->classes[sr->pending_class].name));
+            fprintf(out, ": %s of them)", b3);
+        }
+        fputs(".\nA finalizer that blocks, or runs slower than such objects come, leaks them "
+              "all: see\nthe \"Finalizer\" thread (`leakray threads`).\n", out);
+    }
 }
