@@ -212,6 +212,12 @@ int cmd_diff(int argc, char **argv)
     }
     rep_diff v = {co.pos[0], co.pos[1], &r, by_id, top && top < r.n ? (uint32_t)top : r.n,
                   gates, (uint32_t)gates_in.n, &ks, related, force};
+    if (by_id && r.n_reused)
+        cli_warn(&co, "%s and %s: %llu ids name an object of another class or size in the "
+                      "second: the collector gave their addresses to other objects (a HotSpot "
+                      "dump compacts the heap first), so --match-ids pairs objects that are "
+                      "not the same; the counts per class (without it) are the comparison",
+                 co.pos[0], co.pos[1], (unsigned long long)r.n_reused);
     if (ks.ids_renumbered)
         cli_warn(&co, "%s and %s: object ids renumbered: the writer numbers objects afresh "
                       "in every snapshot, %s",

@@ -199,7 +199,7 @@ static int row_changed(const diff_row *x, int by_id, int retained)
 {
     if (retained && x->retained_a != x->retained_b)
         return 1;
-    return by_id ? (x->n_new || x->n_deleted)
+    return by_id ? (x->n_new || x->n_deleted || x->alloc_size != x->freed_size)
                  : (x->count_a != x->count_b || x->size_a != x->size_b);
 }
 
@@ -244,6 +244,8 @@ lr_status diff_build_ex(const graph *a, const graph *b, const str_ix *keys_a,
         m.rows[row].retained_b = ret->class_objects_b;
     }
     if (by_id) {
+        /* ids that are addresses (HPROF) name other objects after a collection */
+        const int addresses = a->id_size && b->id_size;
         qsort(ia, na, sizeof *ia, idrow_cmp);
         qsort(ib, nb, sizeof *ib, idrow_cmp);
         uint32_t i = 0, j = 0;
@@ -267,16 +269,31 @@ lr_status diff_build_ex(const graph *a, const graph *b, const str_ix *keys_a,
                 ie++;
             while (je < nb && ib[je].id == id)
                 je++;
+            int reused = 0;
             for (uint32_t x = i, y = j; x < ie && y < je;) {
                 if (ia[x].row < ib[y].row) {
                     x++;
                 } else if (ib[y].row < ia[x].row) {
                     y++;
                 } else {
-                    ia[x++].row = UINT32_MAX; /* same class on both sides */
+                    /* same class on both sides: one object, but of another size when the
+                     * address now holds another array (its bytes still change the totals) */
+                    diff_row *w = &m.rows[ia[x].row];
+                    if (!addresses) {
+                        /* ids never reused (V8): DevTools counts no size change */
+                    } else if (ib[y].size > ia[x].size) {
+                        w->alloc_size += ib[y].size - ia[x].size;
+                    } else {
+                        w->freed_size += ia[x].size - ib[y].size;
+                    }
+                    reused |= addresses && ia[x].size != ib[y].size;
+                    ia[x++].row = UINT32_MAX;
                     ib[y++].row = UINT32_MAX;
                 }
             }
+            for (uint32_t x = i; x < ie && addresses; x++)
+                reused |= ia[x].row != UINT32_MAX;
+            r->n_reused += reused;
             for (; i < ie; i++) {
                 if (ia[i].row == UINT32_MAX)
                     continue;

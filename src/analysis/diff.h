@@ -40,6 +40,8 @@ typedef struct diff_result {
     diff_row *rows;   /* sorted by |size_delta| descending, then |count_delta|, then key */
     diff_row total;   /* sums over all rows (name "(total)"); its retained_a/_b are the
                        * reachable bytes of each snapshot, not a sum over classes */
+    uint64_t n_reused; /* by_id: ids that name an object of another class or size in b than
+                        * in a (an address a collection gave another object) */
     char *pool;       /* names and keys (owned) */
 } diff_result;
 
