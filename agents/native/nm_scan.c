@@ -1052,6 +1052,67 @@ static void collect_blocks(child *c)
         search_range(c, run_lo, run_hi);
 }
 
+/* Reads n bytes at `at` of this process (the scan's copy), 0 on success: the kernel copies
+ * them, so an address no mapping backs is a failed read, never a fault. */
+static int peek_bytes(uintptr_t at, void *buf, size_t n)
+{
+    struct iovec local = {buf, n}, remote = {(void *)at, n};
+    return syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL) == (long)n
+               ? 0
+               : -1;
+}
+
+/* The GNU build id of the ELF file mapped from offset 0 at lo, as hex into out (at least 81
+ * bytes), or 0 when there is none: `native report` compares it with the file at the path
+ * then (a rebuild between the scan and the report named other functions). */
+static int elf_build_id(uintptr_t lo, char *out)
+{
+    Elf64_Ehdr eh;
+    if (peek_bytes(lo, &eh, sizeof eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+        eh.e_phnum == 0 || eh.e_phnum > 256)
+        return 0;
+    Elf64_Phdr ph[256];
+    if (peek_bytes(lo + eh.e_phoff, ph, eh.e_phnum * sizeof ph[0]))
+        return 0;
+    uintptr_t base = 0;
+    int have_base = 0;
+    for (unsigned i = 0; i < eh.e_phnum && !have_base; i++)
+        if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) {
+            base = lo - (uintptr_t)ph[i].p_vaddr;
+            have_base = 1;
+        }
+    for (unsigned i = 0; i < eh.e_phnum && have_base; i++) {
+        if (ph[i].p_type != PT_NOTE || ph[i].p_filesz > 4096)
+            continue;
+        unsigned char note[4096];
+        size_t sz = (size_t)ph[i].p_filesz;
+        if (peek_bytes(base + (uintptr_t)ph[i].p_vaddr, note, sz))
+            continue;
+        for (size_t p = 0; p + 12 <= sz;) {
+            uint32_t nsz, dsz, type;
+            memcpy(&nsz, note + p, 4);
+            memcpy(&dsz, note + p + 4, 4);
+            memcpy(&type, note + p + 8, 4);
+            size_t name_at = p + 12, desc_at = name_at + ((nsz + 3u) & ~3u);
+            if (desc_at > sz || dsz > sz - desc_at)
+                break;
+            if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(note + name_at, "GNU", 4) &&
+                dsz > 0 && dsz <= 40) {
+                static const char hx[] = "0123456789abcdef";
+                for (uint32_t k = 0; k < dsz; k++) {
+                    out[2 * k] = hx[note[desc_at + k] >> 4];
+                    out[2 * k + 1] = hx[note[desc_at + k] & 15];
+                }
+                out[2 * dsz] = 0;
+                return 1;
+            }
+            p = desc_at + ((dsz + 3u) & ~3u);
+        }
+    }
+    return 0;
+}
+
 static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t self_sp,
                        uintptr_t self_tp, uint64_t t0_us)
 {
@@ -1202,6 +1263,14 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
         w_ch(&w, ' ');
         w_str(&w, name);
         w_ch(&w, '\n');
+        char bid[96];
+        if (m->off == 0 && elf_build_id(m->lo, bid)) {
+            w_str(&w, "build ");
+            w_str(&w, bid);
+            w_ch(&w, ' ');
+            w_str(&w, name);
+            w_ch(&w, '\n');
+        }
     }
     uint8_t *seen = nm_map(((size_t)(nm_trace_count() + 1) * (2 + NM_MAX_DEPTH) + 8) / 8 + 1);
     if (seen)

@@ -232,7 +232,19 @@ lr_status nscan_parse(const mfile *m, const char *name, nscan_report *r, lr_erro
             mp->hi = b;
             mp->off = v;
             mp->exec = perm[2] == 'x';
+            mp->build = NULL;
+            mp->stale = 0;
             NOMEM(mp->path = rest(r, &c));
+        } else if (KW("build")) {
+            /* the build id of the file mapped just above: every mapping of that path */
+            const char *s;
+            size_t len;
+            NEED(field(&c, &s, &len) && len >= 2 && len <= 80);
+            const char *id = pool_str(r, s, len), *path = rest(r, &c);
+            NOMEM(id && path);
+            for (uint64_t k = 0; k < n_maps; k++)
+                if (!strcmp(r->maps[k].path, path))
+                    r->maps[k].build = id;
         } else if (KW("trace")) {
             NEED(num(&c, &a) && a > 0 && a <= UINT32_MAX);
             NOMEM(grow((void **)&r->traces, n_traces, &cap_traces, sizeof *r->traces));
@@ -566,6 +578,23 @@ static uint32_t inline_chain(nscan_report *r, Dwfl_Module *mod, Dwarf_Addr pc,
     return k + 1;
 }
 
+/* Whether module mod's build id is hex id (a module without one cannot be told apart: kept). */
+static int same_build(Dwfl_Module *mod, const char *id)
+{
+    const unsigned char *bits;
+    GElf_Addr vaddr;
+    int n = dwfl_module_build_id(mod, &bits, &vaddr);
+    if (n <= 0)
+        return 1;
+    static const char hx[] = "0123456789abcdef";
+    if (strlen(id) != 2 * (size_t)n)
+        return 0;
+    for (int k = 0; k < n; k++)
+        if (id[2 * k] != hx[bits[k] >> 4] || id[2 * k + 1] != hx[bits[k] & 15])
+            return 0;
+    return 1;
+}
+
 void nscan_symbolize(nscan_report *r)
 {
     static const Dwfl_Callbacks cb = {
@@ -589,7 +618,18 @@ void nscan_symbolize(nscan_report *r)
             struct stat sb;
             if (seen || base == UINT64_MAX || stat(m->path, &sb) != 0 || !S_ISREG(sb.st_mode))
                 continue;
-            dwfl_report_elf(d, base_name(m->path), m->path, -1, base, false);
+            Dwfl_Module *mod = dwfl_report_elf(d, base_name(m->path), m->path, -1, base, false);
+            const char *want = NULL;
+            for (uint32_t k = 0; k < r->n_maps && !want; k++)
+                if (!strcmp(r->maps[k].path, m->path))
+                    want = r->maps[k].build;
+            if (mod && want && !same_build(mod, want)) {
+                /* rebuilt since the scan: its symbols would name other functions */
+                for (uint32_t k = 0; k < r->n_maps; k++)
+                    if (!strcmp(r->maps[k].path, m->path))
+                        r->maps[k].stale = 1;
+                r->n_stale++;
+            }
         }
         dwfl_report_end(d, NULL, NULL);
     }
@@ -602,11 +642,13 @@ void nscan_symbolize(nscan_report *r)
         for (uint32_t f = 0; f < tr->n_frames; f++) {
             nscan_frame *fr = &tr->frames[f];
             uint32_t n_chain = 0;
+            int stale = 0;
             for (uint32_t i = 0; i < r->n_maps; i++)
                 if (r->maps[i].exec && fr->ip >= r->maps[i].lo && fr->ip < r->maps[i].hi) {
                     uint64_t base = module_base(r, r->maps[i].path);
                     fr->module = base_name(r->maps[i].path);
                     fr->rel = base != UINT64_MAX ? fr->ip - base : fr->ip;
+                    stale = r->maps[i].stale;
                     break;
                 }
             /* the signature: the recorded frames only, whatever debug information says */
@@ -617,7 +659,7 @@ void nscan_symbolize(nscan_report *r)
             Dwfl_Module *mod = NULL;
             /* A return address points after the call: look up the call itself. */
             Dwarf_Addr pc = fr->ip - 1;
-            if (d && fr->ip && (mod = dwfl_addrmodule(d, pc)) != NULL) {
+            if (d && fr->ip && !stale && (mod = dwfl_addrmodule(d, pc)) != NULL) {
                 GElf_Off off = 0;
                 GElf_Sym sym;
                 const char *fn = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);

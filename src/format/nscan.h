@@ -37,6 +37,8 @@ typedef struct nscan_map {
     uint64_t off;      /* file offset of lo */
     int exec;          /* mapped executable */
     const char *path;  /* file (owned by the report) */
+    const char *build; /* the file's GNU build id (hex) at the scan, or NULL */
+    int stale;         /* nscan_symbolize: the file at path now has another build id */
 } nscan_map;
 
 typedef struct nscan_frame {
@@ -126,6 +128,8 @@ typedef struct nscan_report {
     char *allocator;          /* the program's malloc: "glibc" or a library; NULL before v3 */
     int allocator_tracked;    /* 0: its malloc came before the monitor's, nothing tracked */
     char *allocator_note;     /* what the monitor could not track ("" = nothing known) */
+    uint32_t n_stale;         /* nscan_symbolize: files rebuilt since the scan (maps[].stale):
+                               * their frames keep module + offset, no function names */
 } nscan_report;
 
 /* The reader registry's entry (fmt.h): a report written with --graph loads as a heap graph,

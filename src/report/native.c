@@ -82,6 +82,18 @@ void rep_native_text(FILE *out, const nscan_report *r, int exit_code, int no_tim
         }
         fputc('\n', out);
     }
+    for (uint32_t i = 0; i < r->n_maps; i++) {
+        /* each rebuilt file once (its first executable mapping) */
+        const nscan_map *m = &r->maps[i];
+        int first = m->stale && m->exec;
+        for (uint32_t k = 0; k < i && first; k++)
+            first = !(r->maps[k].exec && !strcmp(r->maps[k].path, m->path));
+        if (!first)
+            continue;
+        fputs("rebuilt since the scan (another build id): ", out);
+        put_str(out, m->path);
+        fputs(": its frames show offsets, not names\n", out);
+    }
     fprintf(out, "heap: %s live blocks, %s\n", rep_fmt_count(a, r->heap_blocks),
             rep_fmt_bytes(b, r->heap_bytes));
     if (exit_code >= 0)
@@ -175,6 +187,19 @@ static void json_totals(jsonw *w, const char *key, const nscan_report *r, int ki
 void rep_native_json(jsonw *w, const nscan_report *r, int exit_code, int no_timing)
 {
     char buf[REP_FMT_MAX];
+    /* files rebuilt since the scan: their frames have no names (text: one line each) */
+    if (r->n_stale)
+        jsonw_kv_arr_begin(w, "rebuilt_files");
+    for (uint32_t i = 0; r->n_stale && i < r->n_maps; i++) {
+        const nscan_map *m = &r->maps[i];
+        int first = m->stale && m->exec;
+        for (uint32_t k = 0; k < i && first; k++)
+            first = !(r->maps[k].exec && !strcmp(r->maps[k].path, m->path));
+        if (first)
+            jsonw_str(w, m->path);
+    }
+    if (r->n_stale)
+        jsonw_arr_end(w);
     json_totals(w, "direct", r, NSCAN_DIRECT);
     json_totals(w, "indirect", r, NSCAN_INDIRECT);
     jsonw_kv_arr_begin(w, "groups");
