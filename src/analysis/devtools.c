@@ -17,6 +17,7 @@
  * its phase ends, so idom and retained never coexist with the Lengauer-Tarjan state.
  * Spec: docs/formats/v8.md. */
 #include "analysis/devtools.h"
+#include "base/varint.h"
 #include "base/hash.h"
 #include "base/hmap.h"
 #include "base/search.h"
@@ -412,31 +413,6 @@ static inline uint32_t lt_eval(uint32_t *anc, uint32_t *label, const uint32_t *s
     return label[x];
 }
 
-static inline unsigned leb_len(uint32_t x)
-{
-    return x < (1u << 7) ? 1 : x < (1u << 14) ? 2 : x < (1u << 21) ? 3 : x < (1u << 28) ? 4 : 5;
-}
-
-static inline uint8_t *leb_put(uint8_t *p, uint32_t x)
-{
-    while (x >= 0x80) {
-        *p++ = (uint8_t)(x | 0x80);
-        x >>= 7;
-    }
-    *p++ = (uint8_t)x;
-    return p;
-}
-
-static inline uint32_t leb_get(const uint8_t **pp)
-{
-    const uint8_t *p = *pp;
-    uint32_t x = *p & 0x7f;
-    for (unsigned sh = 7; *p++ & 0x80; sh += 7)
-        x |= (uint32_t)(*p & 0x7f) << sh;
-    *pp = p;
-    return x;
-}
-
 /* The code of retainer v in the list of t: its distance from the previous one (last), or
  * for the first (last 0) its signed distance from t, zigzagged. Neither is ever 0. */
 static inline uint32_t lt_code(uint32_t v, uint32_t t, uint32_t last)
@@ -581,7 +557,7 @@ static lr_status dominators(work *w, devtools_result *res)
             uint32_t t = to_[e] + 1;
             if (t == r || (anc[t] & ~LT_UNLINKED) == v || label[t] == v)
                 continue;
-            dom[t] += leb_len(lt_code(v, t, label[t]));
+            dom[t] += varint_len32(lt_code(v, t, label[t]));
             label[t] = v;
         }
     }
@@ -608,7 +584,7 @@ static lr_status dominators(work *w, devtools_result *res)
             uint32_t t = to_[e] + 1;
             if (t == r || (anc[t] & ~LT_UNLINKED) == v || label[t] == v)
                 continue;
-            dom[t] = (uint32_t)(leb_put(rs + dom[t], lt_code(v, t, label[t])) - rs);
+            dom[t] = (uint32_t)(varint_put(rs + dom[t], lt_code(v, t, label[t])) - rs);
             label[t] = v;
         }
     }
@@ -636,7 +612,7 @@ static lr_status dominators(work *w, devtools_result *res)
             semi[wv] = semi[pw];
         uint32_t last = 0;
         for (const uint8_t *end = rs + lend[wv]; k < end;) {
-            uint32_t c = leb_get(&k), v;
+            uint32_t c = (uint32_t)varint_get(&k), v;
             if (last)
                 v = last + c;
             else

@@ -48,6 +48,7 @@
  * which peer the numbers must equal (VisualVM for HotSpot, DevTools for V8). */
 #define _GNU_SOURCE /* syscall (dom_split) */
 #include "analysis/dominators.h"
+#include "base/varint.h"
 #include "base/par.h"
 #include "base/phase.h"
 #include "base/spill.h"
@@ -854,13 +855,7 @@ static int hl_push(hlist *h, node_ix x)
     uint32_t z = (d << 1) ^ (0u - (d >> 31));
     h->last = x;
     h->count++;
-    uint8_t *q = h->b + h->n;
-    while (z >= 0x80) {
-        *q++ = (uint8_t)(z | 0x80);
-        z >>= 7;
-    }
-    *q++ = (uint8_t)z;
-    h->n = (size_t)(q - h->b);
+    h->n = (size_t)(varint_put(h->b + h->n, z) - h->b);
     return 0;
 }
 
@@ -872,14 +867,7 @@ typedef struct hread {
 
 static inline node_ix hr_next(hread *r)
 {
-    uint32_t z = 0;
-    unsigned sh = 0;
-    uint8_t c;
-    do {
-        c = *r->p++;
-        z |= (uint32_t)(c & 0x7f) << sh;
-        sh += 7;
-    } while (c & 0x80);
+    uint32_t z = (uint32_t)varint_get(&r->p);
     r->last += (z >> 1) ^ (0u - (z & 1));
     return r->last;
 }
@@ -896,37 +884,12 @@ typedef struct pstream {
     uint32_t x;
 } pstream;
 
-static inline uint8_t *ps_put(uint8_t *q, uint64_t z)
-{
-    while (z >= 0x80) {
-        *q++ = (uint8_t)(z | 0x80);
-        z >>= 7;
-    }
-    *q++ = (uint8_t)z;
-    return q;
-}
-
-static inline uint64_t ps_get(const uint8_t **pp)
-{
-    const uint8_t *p = *pp;
-    uint64_t z = 0;
-    unsigned sh = 0;
-    uint8_t c;
-    do {
-        c = *p++;
-        z |= (uint64_t)(c & 0x7f) << sh;
-        sh += 7;
-    } while (c & 0x80);
-    *pp = p;
-    return z;
-}
-
 /* The next edge of a stream read from its start (x: the source before it, 0 at the start). */
 static inline void ps_next(const uint8_t **pp, uint32_t *x, uint32_t *w)
 {
-    uint64_t z = ps_get(pp);
+    uint64_t z = varint_get(pp);
     if (z & 1) {
-        uint32_t d = (uint32_t)ps_get(pp);
+        uint32_t d = (uint32_t)varint_get(pp);
         *x += (d >> 1) ^ (0u - (d & 1));
     }
     uint32_t v = (uint32_t)(z >> 2);
@@ -1050,11 +1013,11 @@ static lr_status pair_push(dfs_state *s, uint32_t w, uint32_t x, lr_error *err)
     uint64_t z = near <= w ? (uint64_t)near << 2 : (uint64_t)w << 2 | 2;
     uint8_t *q = ps->b + ps->n;
     if (d) {
-        q = ps_put(q, z | 1);
-        q = ps_put(q, (d << 1) ^ (0u - (d >> 31)));
+        q = varint_put(q, z | 1);
+        q = varint_put(q, (d << 1) ^ (0u - (d >> 31)));
         ps->x = x;
     } else {
-        q = ps_put(q, z);
+        q = varint_put(q, z);
     }
     ps->n = (size_t)(q - ps->b);
     ps->count++;

@@ -145,25 +145,11 @@ sys.exit(0 if not bad and len(docs) == len(rows) >= 20 and page >= 5 else 1)
 PY
 
 # 3. leaks on the option trio against memlab.
-# memlab also reports V8's literal boilerplates (what an AllocationSite alone keeps), which
-# the shipped rules leave out: compared with them kept (a first-match `dir` line that is not
-# ignored), and the default must drop nothing else than objects of the boilerplates' classes.
-printf 'dir "literal sites" type=* name="system / AllocationSite"\ncluster "literal sites" by=internal\n' \
-    >"$work/sites.rules"
-"$LEAKRAY" leaks --baseline "$B" --target "$T" --final "$F" --json --no-timing --top 0 \
-    --rules "$work/sites.rules" >"$work/leaks.json"
-"$LEAKRAY" leaks --baseline "$B" --target "$T" --final "$F" --json --no-timing --top 0 \
-    >"$work/leaks-default.json"
-python3 - "$work/leaks.json" "$work/leaks-default.json" <<'PY' \
+# memlab's rows are compared with the boilerplates kept (tests/e2e/memlab_sites.bash)
+. "$LEAKRAY_SRC/tests/e2e/memlab_sites.bash"
+leaks_sites "$B" "$T" "$F" "$work/leaks.json" "$work/leaks-default.json" \
     && ok "leaks: the default leaves out only boilerplates (Object, Array)" \
     || bad "leaks: the default dropped more than boilerplates"
-import json, os, sys
-sys.path.insert(0, os.path.join(os.environ['LEAKRAY_SRC'], 'tests', 'e2e'))
-from memlab_leaks import by_name
-kept, dflt = (by_name(json.load(open(f))) for f in sys.argv[1:3])
-gone = {k: v for k, v in kept.items() if dflt.get(k) != v}
-assert set(gone) <= {'Object', 'Array'} and gone, gone
-PY
 python3 - "$work/leaks.json" "$LEAKRAY_SRC/tests/e2e/expected/js/node24-opts-memlab.txt" <<'PY' \
     && ok "leaks: memlab's --trace-all-objects rows (count, retained)" || bad "leaks against memlab"
 import json, os, sys
