@@ -309,8 +309,8 @@ int cli_parse_size(const char *s, uint64_t *out)
 
 int cli_parse_id(const char *s, uint64_t *out)
 {
-    if (s[0] == '@')
-        return parse_u64(s + 1, out);
+    if (s[0] == '@') /* @0x...: the native graph's block addresses, written as ids */
+        return s[1] != '@' && cli_parse_id(s + 1, out);
     if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
         const char *p = s + 2;
         if (!*p || strlen(p) > 16)

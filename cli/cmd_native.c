@@ -18,6 +18,7 @@
 #include <elf.h>
 #include <stddef.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -331,8 +332,13 @@ static int copy_file(const char *from, const char *to)
     FILE *in = fopen(from, "rb");
     if (!in)
         return -1;
-    FILE *out = fopen(to, "wb");
+    /* 0600 as the monitor's own reports: a report quotes the first bytes of every leaked
+     * block, and a graph every block's pointers. An existing file keeps its mode, as cp's. */
+    int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!out) {
+        if (fd >= 0)
+            close(fd);
         fclose(in);
         return -1;
     }
@@ -747,6 +753,8 @@ static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
     socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
     if (connect(fd, (struct sockaddr *)&a, alen) != 0) {
         close(fd);
+        if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+            return cli_fail(co, LR_ERR_NOT_FOUND, "no process %ld", pid);
         return cli_fail(co, LR_ERR_NOT_FOUND,
                         "process %ld has no native monitor socket (not started with "
                         "libleakray_native.so?)", pid);

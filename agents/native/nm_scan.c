@@ -929,13 +929,35 @@ typedef struct group {
 } group;
 
 /* Writes trace id once (seen: one bit per id). */
-static void write_trace(wbuf *w, uint32_t id, uint8_t *seen)
+/* Whether addr lies in an executable mapping (c->maps is sorted, as the kernel lists it). */
+static int in_code(const child *c, uintptr_t addr)
+{
+    int lo = 0, hi = c->n_maps;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (c->maps[mid].hi <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->n_maps && c->maps[lo].lo <= addr && c->maps[lo].perms[2] == 'x';
+}
+
+static void write_trace(wbuf *w, const child *c, uint32_t id, uint8_t *seen)
 {
     const uintptr_t *f;
     int depth = nm_trace_get(id, &f);
     if (!depth || (seen[id >> 3] & (1u << (id & 7))))
         return;
     seen[id >> 3] |= (uint8_t)(1u << (id & 7));
+    /* A frame-pointer walk through code built without frame pointers can take a stale
+     * word (a heap address) for a return address; nothing after it is a frame either. */
+    int maps_whole = c->n_maps > 0 && c->n_maps < MAX_MAPS;
+    for (int k = 1; k < depth && maps_whole; k++)
+        if (!in_code(c, f[k])) {
+            depth = k;
+            break;
+        }
     w_str(w, "trace ");
     w_u64(w, id);
     for (int k = 0; k < depth; k++) {
@@ -945,7 +967,8 @@ static void write_trace(wbuf *w, uint32_t id, uint8_t *seen)
     w_ch(w, '\n');
 }
 
-static void write_traces_used(wbuf *w, const group *g, uint64_t n_groups, uint8_t *seen)
+static void write_traces_used(wbuf *w, const child *c, const group *g, uint64_t n_groups,
+                              uint8_t *seen)
 {
     const nm_thread_rec *threads;
     int n_threads;
@@ -954,7 +977,7 @@ static void write_traces_used(wbuf *w, const group *g, uint64_t n_groups, uint8_
         uint32_t id = i < n_groups ? (uint32_t)g[i].key : threads[i - n_groups].trace;
         if (i >= n_groups && !(threads[i - n_groups].state & NM_T_USED))
             continue;
-        write_trace(w, id, seen);
+        write_trace(w, c, id, seen);
     }
 }
 
@@ -1274,10 +1297,10 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
     }
     uint8_t *seen = nm_map(((size_t)(nm_trace_count() + 1) * (2 + NM_MAX_DEPTH) + 8) / 8 + 1);
     if (seen)
-        write_traces_used(&w, g, n_groups, seen);
+        write_traces_used(&w, &c, g, n_groups, seen);
     /* The heap graph names every block's allocation site: every trace goes out. */
     for (uint32_t id = nm_cfg.graph && seen ? nm_trace_next(0) : 0; id; id = nm_trace_next(id))
-        write_trace(&w, id, seen);
+        write_trace(&w, &c, id, seen);
     for (uint64_t i = 0; i < n_groups; i++) {
         const nm_block *b = &c.b[g[i].sample];
         w_str(&w, g[i].key >> 32 == 2 ? "leak indirect " : "leak direct ");
