@@ -1299,6 +1299,124 @@ static lr_status dominated_ignored(const cluster_ctx *c, uint8_t **out, lr_error
     return LR_OK;
 }
 
+#define NEAR_UNSET (CLUSTER_NONE - 1)
+#define HOLD_NONE CLUSTER_NONE        /* not a member waiting for its holder */
+#define HOLD_WAIT (CLUSTER_NONE - 1)  /* no holding referrer seen yet */
+#define HOLD_FAIL (CLUSTER_NONE - 2)  /* held from outside every group, or by two groups */
+#define HOLD_DOM 0x80000000u          /* the group dominates it (no referrer asked) */
+
+/* Nearest group among x and its dominators (CLUSTER_NONE: none), memoised in near[]. */
+static uint32_t near_group(const dom_tree *t, const uint32_t *member, uint32_t *near,
+                           uint32_t n, node_ix x)
+{
+    node_ix y = x;
+    while (y < n && near[y] == NEAR_UNSET && member[y] == CLUSTER_NONE)
+        y = t->idom[y];
+    uint32_t top = y >= n ? CLUSTER_NONE : member[y] != CLUSTER_NONE ? member[y] : near[y];
+    for (node_ix z = x; z < n && near[z] == NEAR_UNSET && member[z] == CLUSTER_NONE;
+         z = t->idom[z])
+        near[z] = top;
+    return top;
+}
+
+/* Nesting for the groups group_sizes left in none, by what holds them: a group is nested in
+ * B when each of its members whose nearest group above is not itself has B as that group,
+ * or else is referred to (strong references) only from B's members, the objects B's members
+ * dominate, and its own group's. Any path to such a member passes through B, though no one
+ * member of B dominates it: a pooled ArrayBuffer two leaked Buffers share is dominated by
+ * the array holding both Buffers, which no group dominated, and left the ArrayBuffers'
+ * group nested in none beside the Buffers' (the same bytes counted at the top twice). Only
+ * a group's nearest group is asked, so this never nests where group_sizes would not have
+ * for a dominated member. O(N + E); two uint32 per node, only when a group is left. */
+static lr_status nest_by_holders(const graph *g, const dom_tree *t, const uint32_t *member,
+                                 uint32_t n_groups, const uint32_t *ntop, uint32_t *nested,
+                                 lr_error *err)
+{
+    uint32_t n = g->n_nodes;
+    uint8_t *open = err_calloc(n_groups ? n_groups : 1, 1);
+    if (!open)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory nesting clusters");
+    uint32_t n_open = 0;
+    for (uint32_t i = 0; i < n_groups; i++)
+        if (ntop[i] && nested[i] == CLUSTER_NONE && n_groups > 1) {
+            open[i] = 1;
+            n_open++;
+        }
+    if (!n_open) {
+        free(open);
+        return LR_OK;
+    }
+    uint32_t *near = err_mallocarray(n ? n : 1, sizeof *near);
+    uint32_t *hold = err_mallocarray(n ? n : 1, sizeof *hold);
+    if (!near || !hold) {
+        free(open);
+        free(near);
+        free(hold);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory nesting clusters");
+    }
+    for (node_ix v = 0; v < n; v++)
+        near[v] = NEAR_UNSET;
+    for (node_ix v = 0; v < n; v++) {
+        uint32_t a = member[v];
+        hold[v] = HOLD_NONE;
+        if (a == CLUSTER_NONE || !open[a] || t->idom[v] == GRAPH_NONE)
+            continue;
+        node_ix d = t->idom[v];
+        uint32_t above = d < n ? near_group(t, member, near, n, d) : CLUSTER_NONE;
+        if (above == a)
+            continue; /* inside a member of its own group */
+        if (above != CLUSTER_NONE)
+            hold[v] = above | HOLD_DOM;
+        else
+            hold[v] = d < n ? HOLD_WAIT : HOLD_FAIL; /* a root holds it */
+    }
+    for (node_ix u = 0; u < n; u++) {
+        if (t->idom[u] == GRAPH_NONE)
+            continue; /* unreachable: holds nothing */
+        for (edge_ix e = g->first_edge[u]; e < g->first_edge[u + 1]; e++) {
+            node_ix v = g->edge_to[e];
+            if (v >= n || hold[v] == HOLD_NONE || hold[v] == HOLD_FAIL ||
+                (hold[v] != HOLD_WAIT && (hold[v] & HOLD_DOM)))
+                continue;
+            uint8_t k = g->edge_kind[e];
+            if (GRAPH_EDGE_STRENGTH(k) != GRAPH_STRONG || GRAPH_EDGE_KIND(k) == GRAPH_EDGE_WEAK ||
+                dom_gc_link(g, e))
+                continue;
+            uint32_t gu = near_group(t, member, near, n, u);
+            if (gu == member[v])
+                continue;
+            hold[v] = gu == CLUSTER_NONE                     ? HOLD_FAIL
+                      : hold[v] == HOLD_WAIT || hold[v] == gu ? gu
+                                                             : HOLD_FAIL;
+        }
+    }
+    /* near[] is free again: the holder each open group agrees on so far */
+    for (uint32_t i = 0; i < n_groups; i++)
+        near[i] = open[i] ? HOLD_WAIT : HOLD_FAIL;
+    for (node_ix v = 0; v < n; v++) {
+        uint32_t h = hold[v], a = member[v];
+        if (h == HOLD_NONE || near[a] == HOLD_FAIL)
+            continue;
+        h = h == HOLD_WAIT || h == HOLD_FAIL ? HOLD_FAIL : h & ~HOLD_DOM;
+        near[a] = h == HOLD_FAIL ? HOLD_FAIL : near[a] == HOLD_WAIT || near[a] == h ? h
+                                                                                : HOLD_FAIL;
+    }
+    for (uint32_t i = 0; i < n_groups; i++) {
+        if (!open[i] || near[i] >= n_groups)
+            continue;
+        /* no ring: the holder must not end, through the nesting, in this group */
+        uint32_t b = near[i], steps = 0;
+        while (b != CLUSTER_NONE && b != i && steps++ < n_groups)
+            b = nested[b];
+        if (b == CLUSTER_NONE)
+            nested[i] = near[i];
+    }
+    free(open);
+    free(near);
+    free(hold);
+    return LR_OK;
+}
+
 lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum cluster_sort sort,
                            int keep, cluster_result *r, lr_error *err)
 {
@@ -1441,7 +1559,8 @@ lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum clu
     if (!ret || !ntop || !nested || !map)
         goto nomem;
     if ((st = group_sizes(g, c->dom, &k, member, n_items, ret, ntop, nested,
-                          &r->members_retained, err)) != LR_OK)
+                          &r->members_retained, err)) != LR_OK ||
+        (st = nest_by_holders(g, c->dom, member, n_items, ntop, nested, err)) != LR_OK)
         goto out;
     for (uint32_t i = 0; i < n_items; i++) {
         items[i].retained = ret[i];
