@@ -138,6 +138,19 @@ int devtools_weakmap_edge(const char *name, uint64_t *table)
     return weakmap_edge(name, &dup, table);
 }
 
+int devtools_table_half(const graph *g, node_ix from, edge_ix e)
+{
+    if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_INTERNAL || g->synthetic_root == GRAPH_NONE)
+        return 0;
+    const char *s = graph_str(g, from == GRAPH_NONE ? graph_edge_name(g, e)
+                                                    : graph_edge_name_from(g, from, e)),
+               *dup;
+    uint64_t table;
+    if (!is_digit(s[0]) || !weakmap_edge(s, &dup, &table))
+        return 0;
+    return table == graph_node_id(g, from == GRAPH_NONE ? graph_edge_from(g, e) : from);
+}
+
 /* Set of duplicated parts of ephemeron edge names seen once (calculateDistances). Every
  * distinct string (a pointer into the graph's strings) is an entry for good; membership is a
  * flag per entry, so a delete is a flag cleared and a re-add a flag set. */
@@ -145,6 +158,7 @@ typedef struct pset {
     hmap index;        /* FNV-1a -> entry */
     const char **strs; /* entry -> string */
     uint8_t *in;       /* entry -> currently a member */
+    edge_ix *first;    /* entry -> the edge that last added it */
     uint32_t n, cap;
 } pset;
 
@@ -153,19 +167,24 @@ static void pset_free(pset *ps)
     hmap_free(&ps->index);
     free(ps->strs);
     free(ps->in);
+    free(ps->first);
 }
 
-/* Set.delete(s) || (Set.add(s), false): returns 1 if s was present (now removed), 0 if it was
- * added, -1 when out of memory. */
-static int pset_toggle(pset *ps, const char *s)
+/* Set.delete(s) || (Set.add(s), false): returns 1 if s was present (now removed; *first gets
+ * the edge e that added it), 0 if it was added by e, -1 when out of memory. */
+static int pset_toggle(pset *ps, const char *s, edge_ix e, edge_ix *first)
 {
     uint32_t h = hash_fnv32_str(s);
     hmap_it it;
-    for (uint32_t e = hmap_first(&ps->index, h, &it); e != HMAP_NONE;
-         e = hmap_next(&ps->index, &it)) {
-        if (strcmp(ps->strs[e], s) == 0) {
-            ps->in[e] ^= 1;
-            return !ps->in[e];
+    for (uint32_t x = hmap_first(&ps->index, h, &it); x != HMAP_NONE;
+         x = hmap_next(&ps->index, &it)) {
+        if (strcmp(ps->strs[x], s) == 0) {
+            ps->in[x] ^= 1;
+            if (ps->in[x])
+                ps->first[x] = e;
+            else
+                *first = ps->first[x];
+            return !ps->in[x];
         }
     }
     if (ps->n == ps->cap) {
@@ -178,11 +197,16 @@ static int pset_toggle(pset *ps, const char *s)
         if (!ni)
             return -1;
         ps->in = ni;
+        edge_ix *nf = err_reallocarray(ps->first, cap, sizeof *nf);
+        if (!nf)
+            return -1;
+        ps->first = nf;
         ps->cap = cap;
     }
     if (!hmap_add(&ps->index, h, ps->n))
         return -1;
     ps->strs[ps->n] = s;
+    ps->first[ps->n] = e;
     ps->in[ps->n++] = 1;
     return 0;
 }
@@ -710,8 +734,10 @@ static lr_status dominated_nodes(work *w, const devtools_result *res)
     return LR_OK;
 }
 
-/* The JSHeapSnapshot.calculateDistances edge filter; called only for unvisited targets. */
-static int distance_filter(work *w, pset *pending, node_ix v, edge_ix e, int *oom)
+/* The JSHeapSnapshot.calculateDistances edge filter; called only for unvisited targets. When
+ * it passes the second half of a WeakMap entry met, *first gets the first half's edge. */
+static int distance_filter(work *w, pset *pending, node_ix v, edge_ix e, int *oom,
+                           edge_ix *first)
 {
     const graph *g = w->g;
     int k = kind_of(g, e);
@@ -738,7 +764,7 @@ static int distance_filter(work *w, pset *pending, node_ix v, edge_ix e, int *oo
         const char *dup;
         uint64_t table;
         if (weakmap_name(w, v, e, &dup, &table)) {
-            int t = pset_toggle(pending, dup);
+            int t = pset_toggle(pending, dup, e, first);
             if (t < 0) {
                 *oom = 1;
                 return 0;
@@ -856,7 +882,8 @@ static lr_status bfs(work *w, int32_t *dist, edge_ix *pe, fifo *queue, pset *pen
                     pe[t] = e;
                 continue;
             }
-            if (!distance_filter(w, pending, v, e, &oom)) {
+            edge_ix first = GRAPH_NONE;
+            if (!distance_filter(w, pending, v, e, &oom, &first)) {
                 if (oom) {
                     s = nomem(w);
                     goto out;
@@ -865,6 +892,16 @@ static lr_status bfs(work *w, int32_t *dist, edge_ix *pe, fifo *queue, pset *pen
             }
             dist[t] = d;
             pe[t] = e;
+            /* A WeakMap value's distance is its second half's (DevTools), its path the
+             * nearer half's, as the Retainers view sorted by distance lists them, and the
+             * key's at equal distances: the value lives as long as its key (the dominators'
+             * view), so a path through the table would blame the map. */
+            if (first != GRAPH_NONE && first < g->n_edges) {
+                node_ix a = graph_edge_from(g, first);
+                int key_first = !devtools_table_half(g, a, first);
+                if (dist[a] < dist[v] || (dist[a] == dist[v] && key_first))
+                    pe[t] = first;
+            }
             if (sorted) {
                 n_ties += GRAPH_EDGE_TIES_BY_NAME(kind_of(g, e));
                 tie.v[tie.n++] = e;

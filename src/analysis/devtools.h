@@ -45,7 +45,10 @@ typedef struct devtools_result {
     edge_ix *parent_edge;      /* the edge the distance BFS first reached each node through
                                 * (weak edges never), GRAPH_NONE for the root and unreached
                                 * nodes: following it back gives DevTools' distance-based
-                                * retaining path, one hop per unit of distance */
+                                * retaining path, one hop per unit of distance but where a
+                                * WeakMap value's key (or table) is nearer than the half that
+                                * set its distance: the nearer half, as the Retainers view
+                                * sorted by distance leads */
 } devtools_result;
 
 /* Computes DevTools' dominators, retained sizes, distances and per-class aggregates for g.
@@ -67,6 +70,10 @@ uint32_t devtools_path(const graph *g, const devtools_result *r, node_ix v, edge
  * pair in WeakMap (table @t)" (the key's edge and the table's to the value carry it), with
  * the table's id in *table. */
 int devtools_weakmap_edge(const char *name, uint64_t *table);
+/* Whether edge e (out of from, or GRAPH_NONE: looked up) is a WeakMap table's half of an
+ * ephemeron pair: the table's reference to an entry's value, which lives while its key does.
+ * DevTools leaves this half out of its dominators; so do the strong model and the traces'. */
+int devtools_table_half(const graph *g, node_ix from, edge_ix e);
 
 lr_status devtools_build(const graph *g, const str_ix *class_keys, devtools_result *r,
                          lr_error *err);

@@ -48,6 +48,7 @@
  * which peer the numbers must equal (VisualVM for HotSpot, DevTools for V8). */
 #define _GNU_SOURCE /* syscall (dom_split) */
 #include "analysis/dominators.h"
+#include "analysis/devtools.h"
 #include "base/varint.h"
 #include "base/par.h"
 #include "base/phase.h"
@@ -133,7 +134,7 @@ static int follow_default(const graph *g, edge_ix e)
 {
     uint8_t k = g->edge_kind[e];
     return GRAPH_EDGE_STRENGTH(k) == GRAPH_STRONG && GRAPH_EDGE_KIND(k) != GRAPH_EDGE_WEAK &&
-           !dom_gc_link(g, e);
+           !dom_gc_link(g, e) && !devtools_table_half(g, GRAPH_NONE, e);
 }
 
 static inline int follows(const graph *g, dom_edge_filter f, void *ctx, edge_ix e)

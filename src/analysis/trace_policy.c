@@ -34,12 +34,7 @@ static int loader_link(const graph *g, node_ix from, edge_ix e)
  * distances and dominators); a path through the table would blame the map. */
 static int weakmap_table_link(const graph *g, node_ix from, edge_ix e)
 {
-    if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_INTERNAL || g->synthetic_root == GRAPH_NONE)
-        return 0;
-    const char *s = graph_str(g, graph_edge_name_from(g, from, e));
-    uint64_t table;
-    return s[0] >= '0' && s[0] <= '9' && devtools_weakmap_edge(s, &table) &&
-           table == graph_node_id(g, from);
+    return devtools_table_half(g, from, e);
 }
 
 enum paths_edge_class trace_pol_edge(const graph *g, node_ix from, edge_ix e, void *ctx)
@@ -142,7 +137,23 @@ int trace_dom_filter(const graph *g, edge_ix e, void *ctx)
         last_g = g;
         last_src = x;
     }
+    if (GRAPH_EDGE_KIND(k) == GRAPH_EDGE_INTERNAL && weakmap_table_link(g, x, e))
+        return 0; /* the value is its key's (devtools_table_half) */
     return rules_edge_class(ctx, x, e, &lib) != RULES_DROP;
+}
+
+/* Whether g has an ephemeron edge (V8's WeakMap entries): most strings fail at once. */
+static int any_ephemeron(const graph *g)
+{
+    if (g->synthetic_root == GRAPH_NONE)
+        return 0;
+    for (str_ix i = 0; i < g->strings.n; i++) {
+        const char *s = graph_str(g, i);
+        uint64_t table;
+        if (s[0] >= '0' && s[0] <= '9' && devtools_weakmap_edge(s, &table))
+            return 1;
+    }
+    return 0;
 }
 
 /* Mirrors trace_dom_filter over rules_edge_class: by kind and strength, with the classes a
@@ -158,7 +169,7 @@ lr_status trace_dom_table(const graph *g, const rules_set *rs, dom_reach_table *
     t->cls = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *t->cls);
     if (!t->cls)
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for the rules' edge table");
-    int locals = rules_drop_classes(rs, t->cls);
+    int locals = rules_drop_classes(rs, t->cls), ephemerons = any_ephemeron(g);
     for (class_ix c = 0; c < g->n_classes; c++) {
         uint8_t d = t->cls[c];
         t->cls[c] = (uint8_t)((d & RULES_MAY_DROP_FIELD ? DOM_RT_ASK_INSTANCE : 0) |
@@ -180,7 +191,7 @@ lr_status trace_dom_table(const graph *g, const rules_set *rs, dom_reach_table *
             v = locals ? DOM_RT_ASK : DOM_RT_FOLLOW;
             break;
         case GRAPH_EDGE_INTERNAL: /* a class's internals are no references (rules_edge_class) */
-            v = DOM_RT_NOT_CLASS;
+            v = ephemerons ? DOM_RT_ASK : DOM_RT_NOT_CLASS; /* WeakMap tables' halves */
             break;
         case GRAPH_EDGE_WEAK:
             v = DOM_RT_DROP;
