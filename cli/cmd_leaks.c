@@ -58,7 +58,8 @@ static int leaks_cmd_print(cli_common *co, const char *path, kin_print *kp)
 /* Whether the object at p->objs[i] is still the object of that id in q. A writer may hand a
  * dead object's id to a new one: V8 for an object allocated where one died, HotSpot for an
  * object allocated over the filler that made a thread's allocation buffer walkable at the
- * dump. So q must have the id, of the same kind: in an HPROF dump of the same class; in a V8
+ * dump, Ruby for an object allocated in a freed heap slot. So q must have the id, of the same
+ * kind: in an HPROF or Ruby dump of the same class; in a V8
  * snapshot, for a JavaScript object or closure, with the same constructor or function name.
  * Other V8 objects are followed by id alone, as memlab does: their DevTools class follows
  * their state ("{a, b}" their properties, "Detached <div>" a DOM node once removed). */
@@ -68,7 +69,7 @@ static int leaks_cmd_kept(const kin_print *p, uint64_t i, const kin_print *q)
     if (j == q->n_objs)
         return 0;
     const kin_obj *a = &p->objs[i], *b = &q->objs[j];
-    if (!strcmp(p->format, "hprof"))
+    if (!strcmp(p->format, "hprof") || !strcmp(p->format, "ruby"))
         return a->cls == b->cls;
     return a->js == b->js;
 }

@@ -154,7 +154,7 @@ static const char *const RUBY_ROOT_TITLES[GRAPH_ROOT_KIND_COUNT] = {
     [GRAPH_ROOT_NATIVE_STACK] = "Machine stack and registers (machine_context)",
     [GRAPH_ROOT_JNI_GLOBAL] = "Global variable (global_tbl, global_list)",
     [GRAPH_ROOT_FINALIZING] = "Finalizer table (finalizers)",
-    [GRAPH_ROOT_VM_INTERNAL] = "VM internal reference (vm)",
+    [GRAPH_ROOT_GLOBAL_DATA] = "VM internal reference (vm)",
 };
 
 /* GC root categories of Ruby's root marking, as the closest leakray root kinds. */
@@ -169,8 +169,11 @@ static uint8_t root_kind_of(const jscan_val *v)
     /* Ruby 3.x writes "finalizers" */
     if ((n == 9 || (n == 10 && s[9] == 's')) && memcmp(s, "finalizer", 9) == 0)
         return GRAPH_ROOT_FINALIZING;
+    /* The VM's own struct (global data of the process): the ractor, its threads, loaded
+     * features. Not VM_INTERNAL, which paths visit last: every live thread's data hangs
+     * here, and the shortest way to it went through another thread a global held. */
     if (n == 2 && memcmp(s, "vm", 2) == 0)
-        return GRAPH_ROOT_VM_INTERNAL;
+        return GRAPH_ROOT_GLOBAL_DATA;
     return GRAPH_ROOT_UNKNOWN;
 }
 
@@ -467,6 +470,9 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
 /* Rounds of singleton naming: a singleton of a singleton (`#<Class:#<Class:Foo>>`) is named
  * once the one it is attached to is; deeper chains than this keep their address name. */
 #define RUBY_SINGLETON_ROUNDS 4
+/* Singleton classes passed going up from an object's to its real class: Ruby makes at most a
+ * few levels (a singleton of a singleton); a longer chain keeps the object's own. */
+#define RUBY_MAX_SINGLETON_UP 64
 
 /* Names singleton classes as Ruby's inspect does: `#<Class:Foo>` for a class's or module's,
  * `#<Class:#<Foo:0x00007f...>>` for an object's. The dump names neither the singleton nor
@@ -632,6 +638,24 @@ static lr_status build_classes(rctx *x)
         return s;
     }
     link_supers(x, node_cls);
+    /* An object with a singleton class (obj.extend(M), def obj.x, class << obj) names that
+     * singleton as its "class"; Ruby's obj.class, each_object and inspect skip it for the
+     * first class above that is none (a class object's metaclass chain ends at Class): the
+     * histogram and every by-class verb count it there, and its singleton stays its own
+     * class object, held through the "class" reference. real[c]: that class for class c. */
+    uint32_t *real = err_mallocarray(g->n_classes ? g->n_classes : 1, sizeof *real);
+    if (!real) {
+        free(node_cls);
+        return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+    }
+    for (uint32_t c = 0; c < g->n_classes; c++) {
+        uint32_t k = c;
+        for (int up = 0; up < RUBY_MAX_SINGLETON_UP && k < g->n_classes &&
+                         x->singleton[g->classes[k].node];
+             up++)
+            k = g->classes[k].super;
+        real[c] = k < g->n_classes && !x->singleton[g->classes[k].node] ? k : c;
+    }
     uint32_t type_cls[N_TYPES + 1];
     for (unsigned t = 0; t <= N_TYPES; t++)
         type_cls[t] = GRAPH_NONE;
@@ -639,7 +663,7 @@ static lr_status build_classes(rctx *x)
         int own = g->node_type[n] < N_TYPES && TYPES[g->node_type[n]].own_class;
         node_ix cn = own && x->class_addr[n] ? graph_find_id(g, x->class_addr[n]) : GRAPH_NONE;
         if (cn != GRAPH_NONE && node_cls[cn] != GRAPH_NONE) {
-            g->node_class[n] = node_cls[cn];
+            g->node_class[n] = real[node_cls[cn]];
             continue;
         }
         if (own && x->class_addr[n])
@@ -648,7 +672,12 @@ static lr_status build_classes(rctx *x)
         if (type_cls[t] == GRAPH_NONE) {
             snprintf(buf, sizeof buf, "(%s)", t < N_TYPES ? TYPES[t].name : "unknown");
             str_ix name;
-            LR_TRY(graph_intern(g, buf, strlen(buf), &name, x->err));
+            lr_status st = graph_intern(g, buf, strlen(buf), &name, x->err);
+            if (st != LR_OK) {
+                free(node_cls);
+                free(real);
+                return st;
+            }
             g->classes[g->n_classes] =
                 (graph_class){.name = name, .super = GRAPH_NONE, .node = GRAPH_NONE};
             type_cls[t] = g->n_classes++;
@@ -656,6 +685,7 @@ static lr_status build_classes(rctx *x)
         g->node_class[n] = type_cls[t];
     }
     free(node_cls);
+    free(real);
     return graph_index_class_nodes(g, x->err);
 }
 

@@ -258,6 +258,8 @@ const char *crules_shipped_file(const char *format, const char *version)
         return CRULES_V8_FILE;
     if (format && strcmp(format, "hprof") == 0)
         return CRULES_HPROF_FILE;
+    if (format && strcmp(format, "ruby") == 0)
+        return CRULES_RUBY_FILE;
     return CRULES_FILE;
 }
 

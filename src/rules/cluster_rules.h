@@ -69,6 +69,7 @@ typedef struct crules_set {
 #define CRULES_FILE "arkts.rules"  /* shipped cluster rules: ArkTS, and graphs of other formats */
 #define CRULES_V8_FILE "v8.rules" /* shipped cluster rules of V8 snapshots (Node, Chrome, d8) */
 #define CRULES_HPROF_FILE "hprof.rules" /* shipped cluster rules of Java heaps (HotSpot, ART) */
+#define CRULES_RUBY_FILE "ruby.rules"   /* shipped cluster rules of Ruby heap dumps */
 
 void crules_init(crules_set *rs);
 void crules_fini(crules_set *rs);
@@ -82,7 +83,8 @@ lr_status crules_parse(crules_set *rs, const char *name, const char *text, size_
 lr_status crules_load_file(crules_set *rs, const char *path, lr_error *err);
 /* The shipped cluster rules file for a graph of this format and version text (graph.format,
  * graph.version): CRULES_V8_FILE for a V8 snapshot, whose users know DevTools' names,
- * CRULES_HPROF_FILE for a Java heap, CRULES_FILE for an ArkTS one (the V8 reader names the
+ * CRULES_HPROF_FILE for a Java heap, CRULES_RUBY_FILE for a Ruby dump, CRULES_FILE for an
+ * ArkTS one (the V8 reader names the
  * runtime first in the version) and for every other format, whose nodes fall to class-name
  * directories there. Either may be NULL.
  * Pure; thread-safe. */

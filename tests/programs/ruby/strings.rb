@@ -1,7 +1,7 @@
 # strings.rb: duplicate strings and singleton classes for tests/e2e/ruby_strings.sh. Builds
 # COPIES copies of one 200-byte string at run time, frozen literals (one fstring however many
 # times they are named), shared substrings (which point at another string's buffer) and
-# singleton classes; writes an ObjectSpace.dump_all dump to ARGV[0] and Ruby's own figures
+# singleton classes (51 Foos, 31 of them with one); writes an ObjectSpace.dump_all dump to ARGV[0] and Ruby's own figures
 # (from ObjectSpace, and ObjectSpace.dump of each string for its shared flag) to ARGV[1].
 require 'objspace'
 require 'json'
@@ -22,6 +22,8 @@ $obj = Foo.new
 class << $obj
   def only_here; end
 end
+$extended = Array.new(30) { Foo.new.extend(Comparable) } # 30 more with singleton classes
+$plain = Array.new(20) { Foo.new }
 
 GC.start
 File.open(ARGV[0], 'w') { |f| ObjectSpace.dump_all(output: f) }
@@ -55,4 +57,5 @@ File.write(ARGV[1], JSON.generate({
   'frozen_bytes' => fsize, 'shared_tails' => zshared,
   'foo_singleton' => Foo.singleton_class.inspect,
   'obj_singleton' => $obj.singleton_class.inspect,
+  'foos' => ObjectSpace.each_object(Foo).count,
 }))

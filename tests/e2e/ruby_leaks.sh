@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# ruby_leaks.sh: three Ruby dumps where freed heap slots go to new objects
+# (tests/programs/ruby/slots.rb). `leaks` matched objects by address alone: a Leaked made
+# where a baseline Temp lay was "old" (164 of 200 reported) and the dump's own output File,
+# in a slot a String held before, a leak. An address now names the same object only with the
+# same class, as on HotSpot. The VM's root (the ractor, its threads) is a root like the
+# others: a thread-local of the main thread was reached through a worker thread a global held
+# (4 references for 3). rules/ruby.rules keeps inline caches and strings out of `leaks`.
+set -euo pipefail
+. "$LEAKRAY_SRC/tests/e2e/ruby_lib.bash"
+ruby_start ruby_leaks slots.rb
+S=$W/heap.json
+"$LEAKRAY" leaks --baseline "$S-base.json" --target "$S-target.json" --final "$S-final.json" \
+    --json --no-timing --top 0 >"$W/leaks.json" || [ $? = 1 ]
+check "$W/leaks.json" '[c["count"] for c in d["clusters"] if c["title"] == "Leaked"] ==
+    [e["leaked"]] == [200]' "leaks: not the 200 Leaked objects"
+check "$W/leaks.json" 'not [c for c in d["clusters"] if c["title"] in
+    ("File", "(IMEMO)", "String", "Temp")]' "leaks: a reused slot, a cache or a string reported"
+"$LEAKRAY" path --json --no-timing "$S-final.json" "$(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["item"])' "$E")" >"$W/path.json"
+check "$W/path.json" '[s["id"] for s in d["path"]][-3:-2] == [e["main"]] and len(d["path"]) == 4
+    and e["worker"] not in [s["id"] for s in d["path"]]' \
+    "path: the main thread's thread-local not through the VM's root"
+echo "ruby_leaks: ok"
