@@ -291,6 +291,17 @@ static int class_has_instances(const graph *g, class_ix c, int *subclasses)
     return found;
 }
 
+/* Whether g has a function named name (a JavaScript constructor). */
+static int has_constructor(const graph *g, const char *name)
+{
+    if (!g->node_name)
+        return 0;
+    for (node_ix n = 0; n < g->n_nodes; n++)
+        if (g->node_kind[n] == GRAPH_KIND_CLOSURE && !strcmp(graph_str(g, g->node_name[n]), name))
+            return 1;
+    return 0;
+}
+
 uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph *g,
                            void (*report)(void *ctx, const char *msg), void *ctx)
 {
@@ -301,6 +312,13 @@ uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph
         if (!in->watch || in->subject != RULES_SUBJ_CLASS || !in->cls)
             continue;
         class_ix c = graph_find_class(g, in->cls);
+        if (c == GRAPH_NONE && has_constructor(g, in->cls)) {
+            /* A JavaScript heap names a class after the constructor of its instances: with
+             * none left (the leak fixed) the class is gone, the constructor is not. */
+            snprintf(msg, sizeof msg, "--watch %s: the dump holds no instance of it", in->cls);
+            report(ctx, msg);
+            continue;
+        }
         if (c == GRAPH_NONE) {
             snprintf(msg, sizeof msg, "--watch %s: the dump has no class of that name", in->cls);
             report(ctx, msg);

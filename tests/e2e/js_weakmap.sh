@@ -79,4 +79,22 @@ steps = p["path"]
 assert steps[-2]["class"] == "SessionKey", [s["class"] for s in steps]
 print("path: the value through its key:", " -> ".join(s["class"] for s in steps))
 PY
+
+# A gate on a fixed leak passes: the class is a constructor with no instance left, which a
+# JavaScript heap names no class (it was "no class of that name", exit 2, and the gate could
+# pass no build); a name no function has is still a usage error.
+node --expose-gc -e '
+class Gone { constructor(i) { this.i = i; } }
+let tmp = []; for (let i = 0; i < 50; i++) tmp.push(new Gone(i)); tmp = null;
+globalThis.keepClass = Gone; global.gc();
+require("v8").writeHeapSnapshot(process.argv[1]);' "$work/fixed.heapsnapshot" >/dev/null
+rc=0
+"$LEAKRAY" analyze "$work/fixed.heapsnapshot" --watch Gone --fail-on-leak --no-suspects \
+    >/dev/null 2>"$work/fixed.err" || rc=$?
+[ $rc = 0 ] && grep -q "watch Gone: the dump holds no instance of it" "$work/fixed.err" ||
+    fail "a watched constructor with no instance: exit $rc, $(cat "$work/fixed.err")"
+rc=0
+"$LEAKRAY" analyze "$work/fixed.heapsnapshot" --watch Gonne --fail-on-leak --no-suspects \
+    >/dev/null 2>&1 || rc=$?
+[ $rc = 2 ] || fail "a watched name no function has: exit $rc"
 echo "js_weakmap: ok"
