@@ -402,8 +402,13 @@ int cmd_analyze(int argc, char **argv)
             lr_analysis_free(an);
             analyze_phase("html", &tp);
         }
-        if (co.json && html_rc != CLI_EXIT_OK) {
-            /* its error object is the document (html_rc is the exit below) */
+        /* --text's file opened before the report too, for the same reason */
+        int text_rc = CLI_EXIT_OK;
+        FILE *tf = NULL;
+        if (text_out && html_rc == CLI_EXIT_OK && !(tf = fopen(text_out, "w")))
+            text_rc = cli_fail(&co, LR_ERR_IO, "%s: %s", text_out, strerror(errno));
+        if (co.json && (html_rc != CLI_EXIT_OK || text_rc != CLI_EXIT_OK)) {
+            /* its error object is the document (html_rc or text_rc is the exit below) */
         } else if (co.json) {
             rep_analyze v = {shown, g, &rs, &ls, &tr, &dt, collapse ? &cs : NULL,
                              no_suspects ? NULL : &sr, suspects, verbose};
@@ -417,16 +422,13 @@ int cmd_analyze(int argc, char **argv)
                                isatty(STDOUT_FILENO)};
             rep_text_analysis(stdout, g, &rs, &ls, &tr, &o);
         }
-        int text_rc = CLI_EXIT_OK;
-        if (text_out && html_rc == CLI_EXIT_OK) {
+        if (tf) {
             /* the agent's report pair from one analysis: two processes loaded the dump and
              * built its trees twice, side by side, on the watched program's host */
             rep_text_opts o = {shown, co.no_timing, ms, suspects, collapse ? &cs : NULL,
                                topts.max_traces, no_suspects ? NULL : &sr, verbose, 0};
-            FILE *f = fopen(text_out, "w");
-            if (f)
-                rep_text_analysis(f, g, &rs, &ls, &tr, &o);
-            if (!f || ferror(f) | fclose(f))
+            rep_text_analysis(tf, g, &rs, &ls, &tr, &o);
+            if (ferror(tf) | fclose(tf))
                 text_rc = cli_fail(&co, LR_ERR_IO, "%s: %s", text_out, strerror(errno));
         }
         analyze_phase("report", &tp);

@@ -26,4 +26,9 @@ expect_err "is the input file"
 run analyze --no-timing --text "$T/no/such/dir.txt" "$dump"
 expect_rc 4
 expect_err "no/such/dir.txt: No such file or directory"
+# under --json the error is the one document (the report, then an error object, were two)
+run analyze --json --no-timing --text "$T/no/such/dir.txt" "$dump"
+expect_rc 4
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert "error" in d and "mode" not in d, list(d)' \
+    "$T/out" || fail "analyze --json --text unwritable: $(head -c 300 "$T/out")"
 echo "analyze_text_out: ok"
