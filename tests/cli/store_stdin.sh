@@ -35,4 +35,9 @@ for cmd in leaks trend export; do
     grep -q "no leak store at $T/typo.db" "$T/err" "$T/out" || fail "store $cmd: no message"
     [ ! -e "$T/typo.db" ] || fail "store $cmd made $T/typo.db"
 done
+# the dashboard only reads too: it made the store and published an empty page, exit 0
+run report --db "$T/typo.db" -o "$T/typo.html"
+expect_rc 4
+grep -q "no leak store at $T/typo.db" "$T/err" "$T/out" || fail "report --db: no message"
+[ ! -e "$T/typo.db" ] && [ ! -e "$T/typo.html" ] || fail "report --db made a store or a page"
 echo "store_stdin: ok"
