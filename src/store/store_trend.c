@@ -59,13 +59,42 @@ static void pairs_free(pair_vec *pv)
     free(pv->v);
 }
 
-/* Buckets sort as days (numbers) or as versions ("3.10" after "3.9"). */
+/* Length of a version's release part: up to a '-' or '~' right after a digit, which starts
+ * a pre-release ("1.2.0-rc1", Debian's "1.2.0~rc1"), or a '+' there (build metadata). */
+static size_t release_len(const char *v)
+{
+    size_t i = 0;
+    for (; v[i]; i++)
+        if (i && (v[i] == '-' || v[i] == '~' || v[i] == '+') && v[i - 1] >= '0' &&
+            v[i - 1] <= '9')
+            break;
+    return i;
+}
+
+/* Versions in release order: numbers as numbers ("3.10" after "3.9"), and a pre-release
+ * before its release (semantic versioning: 1.2.0-rc1 < 1.2.0-rc2 < 1.2.0). */
+static int cmp_version(const char *a, const char *b)
+{
+    size_t la = release_len(a), lb = release_len(b);
+    char ra[256], rb[256];
+    snprintf(ra, sizeof ra, "%.*s", (int)(la < 255 ? la : 255), a);
+    snprintf(rb, sizeof rb, "%.*s", (int)(lb < 255 ? lb : 255), b);
+    int c = strverscmp(ra, rb);
+    if (c)
+        return c;
+    int pa = a[la] == '-' || a[la] == '~', pb = b[lb] == '-' || b[lb] == '~';
+    if (pa != pb)
+        return pa ? -1 : 1; /* the pre-release first */
+    if (pa && (c = strverscmp(a + la + 1, b + lb + 1)) != 0)
+        return c;
+    return strcmp(a, b);
+}
+
+/* Buckets sort as days (numbers) or as versions (cmp_version). */
 static int cmp_bucket(const char *a, const char *b, int by_version)
 {
-    if (by_version) {
-        int c = strverscmp(a, b);
-        return c ? c : strcmp(a, b);
-    }
+    if (by_version)
+        return cmp_version(a, b);
     int64_t x = strtoll(a, NULL, 10), y = strtoll(b, NULL, 10);
     return x < y ? -1 : x > y;
 }

@@ -278,6 +278,17 @@ print(json.dumps(sorted((l["signature"], l["occurrences"]) for l in d["leaks"]))
     "$LEAKRAY" store trend --db "$db" --app tag --by version --json | jtrue '
 [(b["version"], b["new"], b["recurring"], b["fixed"]) for b in d["buckets"]] ==
 [("1.0", e["groups"], 0, 0), ("'"$long"'", 0, e["groups"], 0)]' "a long version's trend"
+    # pre-releases before their release (semantic versioning), and the dashboard compares
+    # the last two: the release sorted first (strverscmp: a prefix first), so the release's
+    # fix counted nowhere and the page compared rc1 with rc2
+    local v
+    for v in 1.2.0 1.2.0-rc2 1.2.0-rc1 1.10.0~beta 1.9.9; do
+        "$LEAKRAY" store ingest --db "$db" --app pre --version "$v" --at 2026-11-02 \
+            "$W/v10.json" >/dev/null || fail "ingest of version $v"
+    done
+    "$LEAKRAY" store trend --db "$db" --app pre --by version --json | jtrue '
+[b["version"] for b in d["buckets"]] == ["1.2.0-rc1", "1.2.0-rc2", "1.2.0", "1.9.9",
+    "1.10.0~beta"]' "pre-releases in release order"
     # a kind filter counts that kind's bytes: no suspect leak, no byte (the report totals,
     # every kind's, were shown)
     "$LEAKRAY" store trend --db "$db" --app tag --by version --kind suspect --json | jtrue '
