@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* leak_gate.c: a CI gate on a heap dump. Runs the LeakCanary-style analysis, prints one line
  * per leak group (signature, retained bytes, title), writes the HTML report when asked, and
- * fails (exit 1) when there are more application leak groups than allowed.
+ * fails (exit 1) when there are more application leak groups than allowed, or (exit 3) when
+ * the dump was cut short.
  * usage: leak_gate DUMP [MAX_APP_LEAKS [REPORT.html]] */
 #include <leakray/report.h>
 
@@ -25,6 +26,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "leak_gate: %s\n", err.msg);
         lr_close(h);
         return lr_exit_code(err.code);
+    }
+    /* a dump cut short holds part of the heap: "no leak" there proves nothing */
+    if (lr_heap_truncated(h)) {
+        fprintf(stderr, "leak_gate: %s: the dump is truncated, no verdict\n", argv[1]);
+        lr_analysis_free(an);
+        lr_close(h);
+        return 3;
     }
     unsigned app = 0;
     for (uint32_t i = 0; i < lr_analysis_group_count(an); i++) {

@@ -122,4 +122,9 @@ const char *lr_heap_format(const lr_heap *h)
     return h && h->reader ? h->reader->name : "unknown";
 }
 
+int lr_heap_truncated(const lr_heap *h)
+{
+    return h && h->g.diag.n[DIAG_TRUNCATED] > 0;
+}
+
 graph *lr_heap_graph(lr_heap *h) { return h ? &h->g : NULL; }

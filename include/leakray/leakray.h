@@ -113,6 +113,12 @@ LR_API lr_status lr_open_memory(const void *data, size_t len, const char *name,
 /* The format reader's name ("hprof", "v8") of a loaded heap. Never NULL. */
 LR_API const char *lr_heap_format(const lr_heap *h);
 
+/* Nonzero when the dump was cut short (its file ends where a complete dump cannot: a writer
+ * killed mid-dump) and loaded as far as it goes: the heap is part of the program's, so a
+ * verdict on it (no leak found) proves nothing. The CLI refuses --fail-on-leak on it (exit
+ * 3); a gate built on this library should too. */
+LR_API int lr_heap_truncated(const lr_heap *h);
+
 /* ---- objects ----
  * Objects are numbered 0 .. lr_object_count(h)-1 in dump order: loop with a plain `for` to
  * iterate. An lr_object index is only meaningful for the heap it came from. None of the
