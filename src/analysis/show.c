@@ -217,8 +217,10 @@ lr_status show_build(graph *g, node_ix n, const show_opts *o, show_result *out, 
         goto fail;
     gather_array(g, out, o->limit);
     /* HPROF contents are decoded from the bytes (fields, elements, statics); listing the
-     * edges too would only repeat them. */
-    if (g->first_edge && !g->id_size && g->node_kind[n] != GRAPH_KIND_CLASS) {
+     * edges too would only repeat them. A class object without statics (Ruby's: its
+     * constants, class variables and instance variables are references) lists its edges. */
+    if (g->first_edge && !g->id_size &&
+        (g->node_kind[n] != GRAPH_KIND_CLASS || !out->n_statics)) {
         out->has_edges = 1;
         out->first_edge = g->first_edge[n];
         out->edges_total = g->first_edge[n + 1] - g->first_edge[n];

@@ -98,6 +98,16 @@ check "$W/info-full.json" "d['objects']['count'] == $objs" "full: true: free slo
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]));
 assert a["classes"] == b["classes"]' "$W/histo.json" "$W/histo-bom.json" || fail "BOM"
 
+# 5f. show of a class lists what it holds (its class variables, constants and instance
+# variables are references: Item's @@items array; show listed nothing for a class)
+item=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o.get("type") == "CLASS" and o.get("name") == "Item": print(o["address"]); break' "$D")
+"$LEAKRAY" show --json --no-timing "$D" "$item" >"$W/show-item.json"
+check "$W/show-item.json" 'any(x["class"] == "Array" for x in d["object"].get("edges", []))' \
+    "show of class Item: no edge to its @@items array"
+
 # 6. bad input: exit 3 with the offset
 # Cut inside a line (a cut that happens to fall after a newline leaves a valid, shorter dump).
 python3 - "$D" "$W/cut.json" <<'PY'
