@@ -589,6 +589,16 @@ lr_status store_show(store *s, const char *prefix, store_detail *out, lr_error *
     sdb_val p = SDB_TEXT(like);
     LR_TRY(sdb_exec(s->db, "SELECT signature FROM leak WHERE signature LIKE $1 ORDER BY 1", 1,
                     &p, read_sig, &m, err));
+    if (m.n == 0) {
+        /* A leak kept by its stable signature (a lambda's, a proxy's) is printed by `analyze`
+         * with its trace's LeakCanary signature: the one a user copies finds it too. */
+        char in_trace[96];
+        snprintf(in_trace, sizeof in_trace, "%%\"signature\":\"%s", like);
+        sdb_val q = SDB_TEXT(in_trace);
+        LR_TRY(sdb_exec(s->db,
+                        "SELECT DISTINCT signature FROM occurrence WHERE trace LIKE $1 ORDER BY 1",
+                        1, &q, read_sig, &m, err));
+    }
     if (m.n == 0)
         return LR_FAIL(err, LR_ERR_NOT_FOUND, "no leak with signature %s... in the store",
                        prefix);

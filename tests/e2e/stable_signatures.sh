@@ -73,4 +73,18 @@ want = sorted(g.get("stable_signature", g["signature"]) for g in a["application_
 assert sorted(r["signature"] for r in rows) == want, (rows, want)
 assert all(r["dumps"] == 2 for r in rows), rows
 PY
+# the signature `analyze` prints (LeakCanary's) finds the leak the store keeps by its stable
+# one ("no leak with signature ..." for every lambda and proxy leak)
+python3 -c 'import json, sys
+for g in json.load(open(sys.argv[1]))["application_leaks"]:
+    if "stable_signature" in g:
+        print(g["signature"], g["stable_signature"])' \
+    "$work/b.json" >"$work/pairs.txt"
+[ -s "$work/pairs.txt" ] || fail "no group with a stable signature"
+while read -r lc stable; do
+    "$LEAKRAY" store show --db "$db" "${lc:0:12}" >"$work/show.txt" 2>&1 ||
+        fail "store show ${lc:0:12}: $(cat "$work/show.txt")"
+    head -1 "$work/show.txt" | grep -q "^Leak $stable " ||
+        fail "store show ${lc:0:12}: $(head -1 "$work/show.txt"), not $stable"
+done <"$work/pairs.txt"
 echo "stable signatures: ok"
