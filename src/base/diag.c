@@ -38,7 +38,8 @@ static const struct {
                           "heap dumps in the file besides the one loaded (see --dump)"},
     [DIAG_TRUNCATED] = {"truncated", DIAG_ERROR,
                         "the file was cut short: a segmented heap dump without HEAP_DUMP_END, "
-                        "no heap dump, or no GC roots (results are incomplete)"},
+                        "no heap dump, or no GC roots (Ruby: GC roots whose objects have no "
+                        "line) (results are incomplete)"},
     [DIAG_STRING_VALUE_MISMATCH] = {"string_value_mismatch", DIAG_DATA_LOSS,
                                     "string values whose length in bytes differs from the "
                                     "size the dump gives (value not kept)"},

@@ -735,6 +735,12 @@ static lr_status resolve_edges(rctx *x)
         }
         g->roots[kept++] = (graph_root){.node = t, .kind = x->root_kind[i], .frame = -1};
     }
+    /* dump_all writes its ROOT lines first and every live object after them, so a root
+     * whose object has no line means lines are missing: a dump cut at a line's end (a
+     * process killed while it wrote) reads as a smaller, valid heap otherwise. A dump
+     * written with since: has no ROOT line at all. */
+    if (kept < g->n_roots)
+        diag_count(&g->diag, DIAG_TRUNCATED);
     g->n_roots = kept;
     return LR_OK;
 }

@@ -108,8 +108,25 @@ for l in open(sys.argv[1]):
 check "$W/show-item.json" 'any(x["class"] == "Array" for x in d["object"].get("edges", []))' \
     "show of class Item: no edge to its @@items array"
 
+# 5g. a dump cut at a line's end (a process killed while it wrote) is said to be cut short:
+# GC roots whose objects have no line (it read as a valid, smaller heap); a gate refuses it
+python3 - "$D" "$W/cutline.json" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(d[:d.index(b"\n", len(d) // 2) + 1])
+PY
+"$LEAKRAY" info --json --no-timing "$W/cutline.json" >"$W/info-cut.json"
+check "$W/info-cut.json" '"truncated" in [x["name"] for x in d["diagnostics"]]' \
+    "a dump cut at a line's end is not said to be cut short"
+rc=0
+"$LEAKRAY" analyze --no-timing --watch String --fail-on-leak "$W/cutline.json" >/dev/null \
+    2>&1 || rc=$?
+[ "$rc" = 3 ] || fail "analyze --fail-on-leak on a cut dump: exit $rc, not 3"
+check "$W/info.json" '"truncated" not in [x["name"] for x in d["diagnostics"]]' \
+    "the whole dump said to be cut short"
+
 # 6. bad input: exit 3 with the offset
-# Cut inside a line (a cut that happens to fall after a newline leaves a valid, shorter dump).
+# Cut inside a line.
 python3 - "$D" "$W/cut.json" <<'PY'
 import sys
 d = open(sys.argv[1], "rb").read()
