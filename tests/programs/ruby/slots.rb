@@ -2,10 +2,12 @@
 # for tests/e2e/ruby_leaks.sh. The baseline holds 2,000 Temp objects; they are dropped, and
 # 200 requests each make 50 short-lived objects and one Leaked kept in LEAKS, so many a
 # Leaked sits where a Temp was. The main thread keeps 50 TlsItems in a thread-local, and a
-# worker thread a global holds sleeps. Writes ARGV[0]-{base,target,final}.json and Ruby's
+# worker thread a global holds sleeps; 300 objects older than the baseline get a WeakRef
+# each, dropped at once. Writes ARGV[0]-{base,target,final}.json and Ruby's
 # figures to ARGV[1].
 require 'objspace'
 require 'json'
+require 'weakref'
 
 class Temp; end
 class Leaked
@@ -23,6 +25,7 @@ Thread.current[:cache] = Array.new(50) { TlsItem.new }
 $worker = Thread.new { sleep }
 sleep 0.05 until $worker.status == 'sleep'
 $temps = Array.new(2000) { Temp.new }
+$configs = Array.new(300) { Object.new } # long-lived; each gets a WeakRef below
 # warm the request path so its call caches exist before the baseline
 LEAKS << Leaked.new(-1)
 LEAKS.clear
@@ -33,6 +36,9 @@ GC.start
   50.times { Object.new }
   LEAKS << Leaked.new(i)
 end
+# a WeakRef dropped at once registers a finalizer for its object: one hidden array each in
+# the finalizer table, for the object's life (VM bookkeeping, no leak)
+$configs.each { |c| WeakRef.new(c) }
 dump("#{ARGV[0]}-target.json")
 dump("#{ARGV[0]}-final.json")
 File.write(ARGV[1], JSON.generate({
