@@ -1067,6 +1067,7 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         }
         if (best == GRAPH_NONE)
             continue;
+        uint64_t locals = sum; /* what the frames alone hold */
         node_ix tn = g->threads[ti].node < n ? g->threads[ti].node : GRAPH_NONE;
         /* no tree for a thread whose old estimate (its locals' and its object's own sizes
          * in this tree) and threads_within's walk both keep it under the share */
@@ -1090,6 +1091,13 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
             sum = with[ti];
         }
         if ((double)sum <= limit)
+            continue;
+        /* A thread whose weight is mostly its object's own (its ThreadLocal map, a field),
+         * not its frames': the object is the suspect, described from the object down, as
+         * below; a thread-locals suspect showed the biggest local (80 bytes of 8 MB) and
+         * never the map. */
+        if (tn != GRAPH_NONE && (s.fl[tn] & F_TOP) && (double)locals * 2 < (double)sum &&
+            (double)weight(&s, tn) > limit)
             continue;
         susp_item it = {0};
         it.kind = SUSP_THREAD_LOCALS;

@@ -16,7 +16,10 @@
 #    Shark 2.14 lists the loader as unreachable; it retains what it holds, its group what
 #    the loader and the class leaking with it hold (the class's statics);
 #  - instance: a closed URLClassLoader whose class only an instance in a static list holds:
-#    `path --merged` and SQL's distance reach it through the instance's class, as `path`.
+#    `path --merged` and SQL's distance reach it through the instance's class, as `path`;
+#  - tlocal: a thread keeping 8 MB in a ThreadLocal and 64 bytes in a local is an `object`
+#    suspect (the thread, accumulated in the byte[]), not "keeps local variables" shown by
+#    its 80-byte local (Eclipse MAT descends from the thread to the array).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -29,7 +32,7 @@ P=$LEAKRAY_SRC/tests/programs/held
 javac -d "$work/classes" "$LEAKRAY_SRC"/tests/programs/leaks/KeyedWeakReference.java \
     "$P/HeldShapes.java"
 javac -d "$work/plugin" "$P/plugin/Plugin.java"
-for m in queue stale; do
+for m in queue stale tlocal; do
     java -cp "$work/classes" com.example.held.HeldShapes "$work/$m.hprof" "$m" > /dev/null
 done
 for m in loader instance; do
@@ -167,4 +170,13 @@ PY
 [ "$("$LEAKRAY" sql "$work/instance.hprof" --csv --no-timing \
     "SELECT count(*) FROM objects WHERE class = 'java.net.URLClassLoader' AND distance IS NULL" |
     tail -n 1 | tr -d '\r')" = 0 ] || fail "loader: SQL gives it no distance"
+"$LEAKRAY" analyze --json --no-timing "$work/tlocal.hprof" >"$work/tlocal.json"
+python3 - "$work/tlocal.json" <<'PY' || fail "tlocal: the thread's ThreadLocal map not the suspect"
+import json, sys
+s = json.load(open(sys.argv[1]))["suspects"][0]
+acc = s.get("accumulation_point") or {}
+print("tlocal:", s["kind"], s["description"][:90], acc.get("class"), acc.get("retained_bytes"))
+assert s["kind"] != "thread_locals", s["description"]
+assert acc.get("class") == "byte[]" and acc.get("retained_bytes", 0) >= 8000000, acc
+PY
 echo "held_shapes: ok"

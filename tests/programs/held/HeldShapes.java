@@ -12,9 +12,12 @@
 //           (tests/programs/leaks/KeyedWeakReference.java, compiled with it): the JVM keeps
 //           the loader through the class;
 //   instance  a closed URLClassLoader whose class Plugin only an instance in a static list
-//           holds: the JVM keeps the class through its instance, the loader through the class.
+//           holds: the JVM keeps the class through its instance, the loader through the class;
+//   tlocal  a thread keeps 8 MB in a ThreadLocal and a 64-byte array in a local of its frame:
+//           the thread object (its ThreadLocal map) holds the memory, not its frames.
 // The program dumps its heap with HotSpotDiagnosticMXBean.dumpHeap(path, true).
-// Usage: java com.example.held.HeldShapes OUT.hprof queue|stale|loader|instance [PLUGIN_DIR_URL]
+// Usage: java com.example.held.HeldShapes OUT.hprof queue|stale|loader|instance|tlocal
+//        [PLUGIN_DIR_URL]
 package com.example.held;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
@@ -87,8 +90,30 @@ public class HeldShapes {
         loader.close();
     }
 
+    static final ThreadLocal<byte[]> BIG = new ThreadLocal<>();
+
+    static void tlocal() throws Exception {
+        java.util.concurrent.CountDownLatch set = new java.util.concurrent.CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            BIG.set(new byte[8_000_000]);
+            long[] mine = new long[8];
+            set.countDown();
+            try {
+                Thread.sleep(Long.MAX_VALUE);
+            } catch (InterruptedException e) {
+                // the dump is written: the thread may end
+            }
+            if (mine.length == 0)
+                System.out.println();
+        }, "tl-keeper");
+        t.setDaemon(true);
+        t.start();
+        set.await();
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[1]) {
+        case "tlocal": tlocal(); break;
         case "queue": queue(); break;
         case "stale": stale(); break;
         case "loader": loader(args[2]); break;
