@@ -76,7 +76,11 @@ static int candidate(const sel_ctx *s, node_ix x)
     if (s->mode == SEL_DEVTOOLS && (g->node_kind[x] == GRAPH_KIND_SYNTHETIC || x == s->root))
         return 0;
     if (s->keep) {
+        /* a class object by the class it is (printed `class NAME`): a webapp's statics, the
+         * memory of a class loader leak, were in no --package's list */
         class_ix c = graph_node_class(g, x);
+        if (g->node_kind[x] == GRAPH_KIND_CLASS && graph_class_of_node(g, x) < g->n_classes)
+            c = graph_class_of_node(g, x);
         if (!(c < g->n_classes ? s->keep[c] : s->keep_none))
             return 0;
     }
