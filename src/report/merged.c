@@ -13,6 +13,10 @@
 
 #define REP_MERGED_MAX_INDENT 40 /* levels indented; deeper lines say their depth instead */
 #define REP_MERGED_JSON_DEPTH 200 /* levels nested in JSON; deeper nodes are counted, not shown */
+/* A chain (each link the only child of the one before, of its class, through the same
+ * reference: a linked list) shows its first REP_MERGED_CHAIN_SHOWN links and its last; a
+ * 3,000,000-node list printed 3,000,000 lines. */
+#define REP_MERGED_CHAIN_SHOWN 3
 
 /* Class name of x; a class object shows the class it describes ("class Foo"), a V8
  * synthetic node its own name ("(root)", "(GC roots)"), as path and show name them. */
@@ -75,6 +79,17 @@ static uint64_t cut_sum(const mpath_tree *t, uint32_t from, uint64_t *cnt, uint6
     return k;
 }
 
+/* Whether tree node c continues the chain of its parent p: c is p's only child, of p's class,
+ * reached through the reference that reached p. */
+static int chain_link(const graph *g, const mpath_tree *t, uint32_t p, uint32_t c)
+{
+    const mpath_node *a = &t->nodes[p], *b = &t->nodes[c];
+    return a->parent != MPATH_NONE && a->first_child == c && b->next_sibling == MPATH_NONE &&
+           graph_node_class(g, a->node) == graph_node_class(g, b->node) &&
+           a->edge != GRAPH_NONE && b->edge != GRAPH_NONE &&
+           g->edge_kind[a->edge] == g->edge_kind[b->edge] && a->edge_name == b->edge_name;
+}
+
 static const char *model_name(enum top_model m)
 {
     return m == TOP_MODEL_DEVTOOLS ? "devtools" : m == TOP_MODEL_VISUALVM ? "visualvm" : "strong";
@@ -94,7 +109,43 @@ void rep_merged_text(FILE *out, const merged_result *r)
     merged_walk w;
     merged_walk_start(r, &w);
     int ev;
+    /* the open chain: its link count so far, and where it ends (MPATH_NONE: not measured) */
+    uint32_t run = 0, run_end = MPATH_NONE, prev = MPATH_NONE;
     while ((ev = merged_walk_next(r, &w)) != MERGED_END) {
+        if (ev == MERGED_OPEN) {
+            uint32_t c = w.node;
+            run = prev != MPATH_NONE && t->nodes[c].parent == prev &&
+                          chain_link(g, t, prev, c)
+                      ? run + 1
+                      : 0;
+            prev = c;
+            if (run == REP_MERGED_CHAIN_SHOWN) {
+                /* measure the rest once: the links after this one, to the last */
+                uint64_t k = 0;
+                run_end = c;
+                while (t->nodes[run_end].first_child != MPATH_NONE &&
+                       chain_link(g, t, run_end, t->nodes[run_end].first_child)) {
+                    run_end = t->nodes[run_end].first_child;
+                    k++;
+                }
+                if (k > 1) {
+                    const mpath_node *m = &t->nodes[c];
+                    uint32_t d = w.depth > REP_MERGED_MAX_INDENT ? REP_MERGED_MAX_INDENT
+                                                                 : w.depth;
+                    fprintf(out, "%9s %14s  %*s... %s more links of this chain (",
+                            rep_fmt_count(b1, m->count), rep_fmt_count(b2, m->retained),
+                            2 * (int)d, "", REP_FMT_COUNT(k));
+                    rep_fmt_name(out, node_label(g, m->node, lab, sizeof lab));
+                    fputs(")\n", out);
+                } else {
+                    run_end = MPATH_NONE; /* two links left: shown */
+                }
+            }
+            if (run >= REP_MERGED_CHAIN_SHOWN && run_end != MPATH_NONE && c != run_end)
+                continue;
+        } else {
+            prev = MPATH_NONE;
+        }
         if (ev == MERGED_CLOSE) {
             uint64_t cnt, ret, k = cut_sum(t, w.node, &cnt, &ret);
             uint32_t d = w.depth > REP_MERGED_MAX_INDENT ? REP_MERGED_MAX_INDENT : w.depth;
