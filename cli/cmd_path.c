@@ -201,8 +201,21 @@ static int path_render(const cli_common *co, const graph *g, const paths_result 
     const graph_root *root = root_entry < g->n_roots ? &g->roots[root_entry] : NULL;
     const char *root_kind = root ? graph_root_kind_name(root->kind) : "synthetic root";
 
+    /* no strong path: the strongest of its referrers' references, when none is strong */
+    const char *held = NULL;
+    if (!len && g->first_edge) {
+        unsigned best = 0; /* GRAPH_SOFT (2) before GRAPH_WEAK (1), then the others */
+        static const unsigned rank[] = {0, 3, 4, 1, 2};
+        for (edge_ix e = 0; e < g->n_edges; e++) {
+            unsigned k = GRAPH_EDGE_STRENGTH(g->edge_kind[e]);
+            if (g->edge_to[e] == target && k > GRAPH_STRONG && k <= GRAPH_FINALIZER &&
+                rank[k] > (best ? rank[best] : 0))
+                best = k;
+        }
+        held = best ? graph_strength_name(best) : NULL;
+    }
     rep_path v = {g, target, id, nodes, edges, len, root, root_kind,
-                  paths_via_last(r, target), collapse, cs, ln, n_ln};
+                  paths_via_last(r, target), collapse, cs, ln, n_ln, held};
     if (co->json) {
         path_json_open(w, batch);
         rep_path_json(w, &v);

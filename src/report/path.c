@@ -140,6 +140,8 @@ void rep_path_json(jsonw *w, const rep_path *v)
     jsonw_kv_str(w, "class", label_raw(g, v->target, lab, sizeof lab));
     jsonw_obj_end(w);
     jsonw_kv_bool(w, "reachable", v->len > 0);
+    if (!v->len && v->held_through)
+        jsonw_kv_str(w, "held_through", v->held_through);
     if (v->len) {
         jsonw_kv_obj_begin(w, "root");
         jsonw_kv_str(w, "kind", v->root_kind);
@@ -191,7 +193,12 @@ void rep_path_text(FILE *out, const rep_path *v)
 {
     const graph *g = v->g;
     char b1[REP_FMT_MAX], lab[512], ename[256];
-    if (!v->len) {
+    if (!v->len && v->held_through) {
+        /* a soft cache's entry is no garbage: the JVM keeps it until memory runs short */
+        fprintf(out, "%s %s is not strongly reachable: no strong reference path from a GC "
+                "root; it is referred to through %s references\n",
+                rep_fmt_id(b1, g, v->id), label(g, v->target, lab, sizeof lab), v->held_through);
+    } else if (!v->len) {
         fprintf(out, "%s %s is unreachable: no strong reference path from a GC root\n",
                 rep_fmt_id(b1, g, v->id), label(g, v->target, lab, sizeof lab));
     } else {

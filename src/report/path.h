@@ -26,6 +26,8 @@ typedef struct rep_path {
     const cat_set *cs;         /* bound categories (collapse) */
     const collapse_line *ln;   /* n_ln lines (collapse) */
     uint32_t n_ln;
+    const char *held_through;  /* unreachable: the strength of its strongest referrer when
+                                * none is strong ("soft", "weak"...), or NULL */
 } rep_path;
 
 void rep_path_text(FILE *out, const rep_path *v);

@@ -65,10 +65,15 @@ assert len(d["application_leaks"]) == 1 and d["library_leaks"] == []
 print(" ".join(u["id"] for u in un))
 PY
 )
-# `leakray path` agrees: no strong path to either page
+# `leakray path` agrees: no strong path to either page, and it says which references do
+# hold each (the soft one's and the weak one's: "unreachable" read as garbage)
+held=""
 for id in $ids; do
     "$LEAKRAY" path "$dump" "$id" > "$work/path.txt"
-    grep -q "^$id com.example.audit2.Screen is unreachable: no strong reference path from a GC root\$" \
+    grep -q "^$id com.example.audit2.Screen is not strongly reachable: no strong reference path from a GC root; it is referred to through [a-z]* references\$" \
         "$work/path.txt" || fail "path $id: $(cat "$work/path.txt")"
+    held="$held $(sed 's/.* through \([a-z]*\) references$/\1/' "$work/path.txt")"
 done
+[ "$(echo $held | tr ' ' '\n' | sort | tr '\n' ' ')" = "soft weak " ] ||
+    fail "path: the pages held through '$held', not one soft and one weak"
 echo "unreachable_watched: ok"
