@@ -12,6 +12,7 @@
 #include "format/v8.h"
 #include "report/show.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,24 @@ int cmd_show(int argc, char **argv)
         class_ix c = graph_find_class(g, arg);
         if (c != GRAPH_NONE && c < g->n_classes)
             n = g->classes[c].node;
+        /* one name, several classes (one per class loader: a redeployed webapp's): say so
+         * and how to see the others, rather than show one as if it were the only one */
+        uint32_t same = 0;
+        char ids[256] = "";
+        size_t il = 0;
+        for (class_ix k = 0; n != GRAPH_NONE && k < g->n_classes; k++)
+            if (g->classes[k].node < g->n_nodes &&
+                !strcmp(graph_str(g, g->classes[k].name), arg)) {
+                same++;
+                if (k != c && il < sizeof ids - 24)
+                    il += (size_t)snprintf(ids + il, sizeof ids - il, "%s0x%" PRIx64,
+                                           il ? ", " : "",
+                                           graph_node_id(g, g->classes[k].node));
+            }
+        if (same > 1)
+            cli_warn(&co, "%u classes are named %s (one per class loader); this is 0x%" PRIx64
+                     ", the others: %s%s (show takes their ids)",
+                     same, arg, graph_node_id(g, n), ids, il >= sizeof ids - 24 ? ", ..." : "");
     }
     if (n == GRAPH_NONE || n >= g->n_nodes) {
         rc = cli_fail(&co, LR_ERR_NOT_FOUND, "%s: no %s %s in the dump", path,

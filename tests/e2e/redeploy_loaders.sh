@@ -34,6 +34,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
     --watch java.net.URLClassLoader > "$work/w.json"
 "$LEAKRAY" top "$dump" --json --no-timing --top 50 > "$work/top.json"
 "$LEAKRAY" instances "$dump" java.net.URLClassLoader --json --no-timing > "$work/loaders.json"
+# show by name: the dump has three classes named webapp.App; it says so and names the others
+"$LEAKRAY" show "$dump" webapp.App --no-timing >/dev/null 2>"$work/show.err" ||
+    fail "show webapp.App: $(cat "$work/show.err")"
+grep -q "warning: 3 classes are named webapp.App (one per class loader); this is 0x[0-9a-f]*, the others: 0x[0-9a-f]*, 0x[0-9a-f]* (show takes their ids)" \
+    "$work/show.err" || fail "show webapp.App: $(cat "$work/show.err")"
 if grep -q 'no path from a GC root' "$work/a.txt"; then
     fail "a suspect reads 'no path from a GC root' (the class hop is not followed)"
 fi
