@@ -19,7 +19,9 @@
 #    `path --merged` and SQL's distance reach it through the instance's class, as `path`;
 #  - tlocal: a thread keeping 8 MB in a ThreadLocal and 64 bytes in a local is an `object`
 #    suspect (the thread, accumulated in the byte[]), not "keeps local variables" shown by
-#    its 80-byte local (Eclipse MAT descends from the thread to the array).
+#    its 80-byte local (Eclipse MAT descends from the thread to the array);
+#  - watched: 300 arrays in a static list, each watched by a KeyedWeakReference (the JVM
+#    agent's marks): the list is the suspect, not "300 instances of byte[]".
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -32,7 +34,7 @@ P=$LEAKRAY_SRC/tests/programs/held
 javac -d "$work/classes" "$LEAKRAY_SRC"/tests/programs/leaks/KeyedWeakReference.java \
     "$P/HeldShapes.java"
 javac -d "$work/plugin" "$P/plugin/Plugin.java"
-for m in queue stale tlocal; do
+for m in queue stale tlocal watched; do
     java -cp "$work/classes" com.example.held.HeldShapes "$work/$m.hprof" "$m" > /dev/null
 done
 for m in loader instance; do
@@ -178,5 +180,17 @@ acc = s.get("accumulation_point") or {}
 print("tlocal:", s["kind"], s["description"][:90], acc.get("class"), acc.get("retained_bytes"))
 assert s["kind"] != "thread_locals", s["description"]
 assert acc.get("class") == "byte[]" and acc.get("retained_bytes", 0) >= 8000000, acc
+PY
+# the watcher's KeyedWeakReferences are no holders in the suspects' tree (VisualVM's
+# references include every referent: the list lost the 3 MB it keeps to "300 instances of
+# byte[]")
+"$LEAKRAY" analyze --json --no-timing "$work/watched.hprof" >"$work/watched.json" || [ $? = 1 ]
+python3 - "$work/watched.json" <<'PY' || fail "watched: the list is not the suspect"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["leaking_objects"] == 300, d["leaking_objects"]
+s = d["suspects"][0]
+print("watched:", s["kind"], s["description"][:100])
+assert s["kind"] != "instances" and s["retained_bytes"] >= 300 * 10000, s["description"]
 PY
 echo "held_shapes: ok"

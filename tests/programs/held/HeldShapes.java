@@ -14,9 +14,11 @@
 //   instance  a closed URLClassLoader whose class Plugin only an instance in a static list
 //           holds: the JVM keeps the class through its instance, the loader through the class;
 //   tlocal  a thread keeps 8 MB in a ThreadLocal and a 64-byte array in a local of its frame:
-//           the thread object (its ThreadLocal map) holds the memory, not its frames.
+//           the thread object (its ThreadLocal map) holds the memory, not its frames;
+//   watched 300 closed sessions of 10 kB kept in a static list, each watched by a
+//           KeyedWeakReference as the JVM agent watches them: the list holds the 3 MB.
 // The program dumps its heap with HotSpotDiagnosticMXBean.dumpHeap(path, true).
-// Usage: java com.example.held.HeldShapes OUT.hprof queue|stale|loader|instance|tlocal
+// Usage: java com.example.held.HeldShapes OUT.hprof queue|stale|loader|instance|tlocal|watched
 //        [PLUGIN_DIR_URL]
 package com.example.held;
 
@@ -111,8 +113,28 @@ public class HeldShapes {
         set.await();
     }
 
+    static final List<Object> SESSIONS = new ArrayList<>();
+
+    /* the watcher's own list, as the agent keeps its references apart from the program */
+    static final class Watcher {
+        static final List<KeyedWeakReference> REFS = new ArrayList<>();
+    }
+
+    static void watched() {
+        for (int i = 0; i < 300; i++) {
+            byte[] state = new byte[10_000];
+            SESSIONS.add(state);
+            KeyedWeakReference r = new KeyedWeakReference(state, "s-" + i, "session closed",
+                    1000L, QUEUE);
+            r.retainedUptimeMillis = 2000L;
+            Watcher.REFS.add(r);
+        }
+        KeyedWeakReference.heapDumpUptimeMillis = 5000L;
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[1]) {
+        case "watched": watched(); break;
         case "tlocal": tlocal(); break;
         case "queue": queue(); break;
         case "stale": stale(); break;
