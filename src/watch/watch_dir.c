@@ -51,6 +51,62 @@ static int orphan_part(const char *e)
     return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
+/* How long an analysis may run: a dump whose report is still being written (NAME.json.part)
+ * is not pruned unless that file is older (its analyser was killed). */
+#define WATCH_ANALYSIS_MAX_S (24 * 3600)
+
+/* Whether dir/base+ext exists, and its age in seconds in *age. */
+static int sibling(const char *dir, const char *base, size_t bl, const char *ext, double *age)
+{
+    char p[PATH_MAX * 2];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/%.*s%s", dir, (int)bl, base, ext);
+    if (stat(p, &sb) != 0)
+        return 0;
+    *age = difftime(time(NULL), sb.st_mtime);
+    return 1;
+}
+
+/* Deletes dir/base+ext for each of a dump's report files. */
+static void unlink_reports(const char *dir, const char *base, size_t bl, int with_dump)
+{
+    static const char *const ext[] = {".txt", ".json", ".txt.part", ".json.part", ".hprof"};
+    for (int k = 0; k < 4 + with_dump; k++) {
+        char p[PATH_MAX * 2];
+        snprintf(p, sizeof p, "%s/%.*s%s", dir, (int)bl, base, ext[k]);
+        unlink(p);
+    }
+}
+
+/* The reports left of dumps that are gone (a dump pruned while it was analysed, by another
+ * JVM sharing the folder or an analysis that outlived its turn): max bounds them too. */
+static void prune_orphans(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *nm = e->d_name;
+        size_t l = strlen(nm), bl = 0;
+        if (strncmp(nm, WATCH_DUMP_PREFIX, strlen(WATCH_DUMP_PREFIX)) != 0)
+            continue;
+        static const char *const ext[] = {".txt", ".json", ".txt.part", ".json.part"};
+        for (int k = 0; k < 4 && !bl; k++) {
+            size_t el = strlen(ext[k]);
+            if (l > el && strcmp(nm + l - el, ext[k]) == 0)
+                bl = l - el;
+        }
+        double age;
+        if (!bl || sibling(dir, nm, bl, ".hprof", &age))
+            continue;
+        char p[PATH_MAX * 2];
+        snprintf(p, sizeof p, "%s/%s", dir, nm);
+        unlink(p);
+    }
+    closedir(d);
+}
+
 unsigned watch_prune_dumps(const char *dir, unsigned max, const char *keep)
 {
     /* the dump just written or analysed is the newest, whatever its time says (a copy that
@@ -92,30 +148,30 @@ unsigned watch_prune_dumps(const char *dir, unsigned max, const char *keep)
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         if (stat(p, &sb) != 0)
             continue;
+        /* being analysed (its report not written yet): it stays, and counts as kept */
+        double age;
+        if (sibling(dir, e->d_name, l - 6, ".json.part", &age) && age < WATCH_ANALYSIS_MAX_S) {
+            kept++;
+            continue;
+        }
         names[n].at = sb.st_mtim;
         names[n].name = strdup(e->d_name);
         if (names[n].name)
             n++;
     }
     closedir(d);
-    if (kept && max > 0)
-        max--;
+    max = (unsigned)kept < max ? max - (unsigned)kept : 0;
     if (n > max) {
         qsort(names, n, sizeof *names, by_age);
         for (size_t i = 0; i + max < n; i++) {
-            char p[PATH_MAX * 2];
-            size_t l = strlen(names[i].name) - 6;
-            static const char *const ext[] = {".hprof", ".txt", ".json"};
-            for (int k = 0; k < 3; k++) {
-                snprintf(p, sizeof p, "%s/%.*s%s", dir, (int)l, names[i].name, ext[k]);
-                unlink(p);
-            }
+            unlink_reports(dir, names[i].name, strlen(names[i].name) - 6, 1);
             deleted++;
         }
     }
     for (size_t i = 0; i < n; i++)
         free(names[i].name);
     free(names);
+    prune_orphans(dir); /* not counted: dumps are */
     return deleted;
 }
 

@@ -10,7 +10,9 @@
  * them (max bounds the folder). Returns how many were deleted. The agent prunes after each
  * dump it writes, `leakray watch analyze` after each report: a dump whose analysis failed
  * (the analyser crashed, was killed, or is not there) counts too. keep (a path, or NULL)
- * names the dump just written or analysed: it counts as the newest and is never deleted. */
+ * names the dump just written or analysed: it counts as the newest and is never deleted. A
+ * dump being analysed (its NAME.json.part younger than a day) is not deleted either and
+ * counts as kept; the reports of dumps that are gone are deleted. */
 unsigned watch_prune_dumps(const char *dir, unsigned max, const char *keep);
 
 #endif

@@ -4,7 +4,8 @@
 # keeps --max-dumps dumps in the folder, and removes the partial dumps of JVMs killed while
 # they wrote one (.leakray-STAMP-PID-SEQ.part.hprof, a hidden file up to the heap's size that
 # no pruning looked at). A partial dump of a process still running is left alone: it is
-# being written. The dumps kept are the newest by when they were written.
+# being written. The dumps kept are the newest by when they were written; a dump being
+# analysed stays, and reports whose dump is gone go.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init watch-prune-parts
@@ -57,4 +58,30 @@ done
 run watch analyze "$dir/leakray-20260105-000000-1-1.hprof" --no-timing --max-dumps 4294967296
 expect_rc 0
 [ "$(ls "$dir"/leakray-*.hprof | wc -l)" = 3 ] || fail "--max-dumps 2^32 kept: $(ls "$dir")"
+# A dump being analysed (its NAME.json.part there, young) is not pruned: another JVM sharing
+# the folder, or this JVM's next dump, deleted it under its analyser, whose reports then lay
+# beside no dump for good. Reports left of a dump that is gone are removed; a .json.part a
+# day old is an analyser that was killed: its dump goes as any other.
+rm -f "$dir"/leakray-*
+busy=$dir/leakray-20260106-000000-7-1.hprof
+stale=$dir/leakray-20260106-000000-8-1.hprof
+cp "$FIX/test-dump.hprof" "$busy"
+cp "$FIX/test-dump.hprof" "$stale"
+touch -d '2 hours ago' "$busy" "$stale"
+: >"${busy%.hprof}.json.part"
+: >"${stale%.hprof}.json.part"
+touch -d '2 days ago' "${stale%.hprof}.json.part"
+echo '{}' >"$dir/leakray-20260105-000000-9-1.json"   # its dump is gone
+: >"$dir/leakray-20260105-000000-9-1.txt.part"
+new=$dir/leakray-20260107-000000-7-2.hprof
+cp "$FIX/test-dump.hprof" "$new"
+run watch analyze "$new" --no-timing --max-dumps 1
+expect_rc 0
+[ -e "$busy" ] || fail "a dump being analysed was pruned: $(ls "$dir")"
+[ ! -e "$stale" ] && [ ! -e "${stale%.hprof}.json.part" ] ||
+    fail "a dump whose analyser is long gone was kept: $(ls "$dir")"
+[ ! -e "$dir/leakray-20260105-000000-9-1.json" ] &&
+    [ ! -e "$dir/leakray-20260105-000000-9-1.txt.part" ] ||
+    fail "reports of a dump that is gone were kept: $(ls "$dir")"
+[ -e "$new" ] && [ -e "${new%.hprof}.json" ] || fail "the dump analysed: $(ls "$dir")"
 echo "watch_prune_parts: ok"
