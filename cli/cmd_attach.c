@@ -120,6 +120,9 @@ static int precheck(const cli_common *co, const char *pid, const watch_opts *wo)
     if (jvm && agent)
         return cli_fail(co, LR_ERR_USAGE, "the agent is already loaded in %s (leakray watch "
                         "status %s)", pid, pid);
+    /* the agent refuses a leakray= that cannot run; said here, before jcmd runs */
+    if (wo->leakray[0] && strchr(wo->leakray, '/') && access(wo->leakray, X_OK) != 0)
+        return cli_fail(co, LR_ERR_USAGE, "leakray=%s: %s", wo->leakray, strerror(errno));
     if (wo->rules[0] && strcmp(wo->rules, "none") != 0) {
         struct stat st;
         if (stat(wo->rules, &st) != 0)

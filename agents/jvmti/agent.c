@@ -660,6 +660,12 @@ static jint agent_init(JavaVM *vm, char *options, int live)
         agent_complain("dump-dir=%s: %s", d, strerror(errno));
         return JNI_ERR;
     }
+    /* a leakray= that cannot run is an option error, as a bad dump-dir: else the first
+     * dump says "analysing in a separate process", then "cannot start", and has no report */
+    if (A.opts.leakray[0] && strchr(A.opts.leakray, '/') && access(A.opts.leakray, X_OK) != 0) {
+        agent_complain("leakray=%s: %s", A.opts.leakray, strerror(errno));
+        return JNI_ERR;
+    }
     if (A.opts.leakray[0])
         snprintf(A.leakray, sizeof A.leakray, "%s", A.opts.leakray);
     else if (find_beside("leakray", A.leakray, sizeof A.leakray) != 0)

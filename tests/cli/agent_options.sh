@@ -29,6 +29,8 @@ refused watch=java.io.Closeable "agent option expects CLASS#METHOD 'watch=java.i
 refused report=html "malformed agent option 'report=html'"
 printf 'watch a.B#close\nwatch nothing-here\n' > "$work/bad.rules"
 refused "rules=$work/bad.rules" "$work/bad.rules:2: expected CLASS#METHOD, got 'nothing-here'"
+# a leakray= that cannot run: every dump would go without a report
+refused "leakray=$work/no-such-leakray" "leakray=$work/no-such-leakray: No such file or directory"
 # a folder reads as an empty rules file: no rules at all, silently, unless refused
 refused "rules=$work" "$work: not a rules file (a directory)"
 # a dump-dir whose parents are missing too is made, and report= is read in any case
