@@ -153,6 +153,7 @@ typedef struct agent_state {
     unsigned seq;
     char last_dump[PATH_MAX + 80];
     double last_pause_ms;
+    char dump_why[160]; /* why the last dump was not written ("" after one that was) */
     volatile int analysing;  /* an analysis process is running */
     volatile int analysis_rc;
     uint64_t retained_5th_ms; /* clock when the threshold-th object became retained */

@@ -344,6 +344,7 @@ uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
     int rd = resolve_dumper(env);
     if (rd == -2) {
         agent_complain("the heap is full: no heap dump now; retrying in %s", retry_text());
+        snprintf(A.dump_why, sizeof A.dump_why, "put off: the heap is full");
         return 0;
     }
     if (rd != 0) {
@@ -382,21 +383,25 @@ uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
         char why[300];
         exception_text(env, why, sizeof why);
         agent_complain("heap dump to %s failed (%s); retrying in %s", tmp, why, retry_text());
+        snprintf(A.dump_why, sizeof A.dump_why, "failed: %.140s", why);
         unlink(tmp);
         return 0;
     }
     struct stat sb;
     if (stat(tmp, &sb) != 0 || sb.st_size == 0) {
         agent_complain("heap dump %s is empty; retrying in %s", tmp, retry_text());
+        snprintf(A.dump_why, sizeof A.dump_why, "failed: the dump was empty");
         unlink(tmp);
         return 0;
     }
     if (rename(tmp, fin) != 0) {
         int e = errno;
         agent_complain("renaming %s: %s; retrying in %s", tmp, strerror(e), retry_text());
+        snprintf(A.dump_why, sizeof A.dump_why, "failed: renaming it: %s", strerror(e));
         unlink(tmp);
         return 0;
     }
+    A.dump_why[0] = 0;
     snprintf(A.last_dump, sizeof A.last_dump, "%s", fin);
     /* the analysis prunes the folder too, but one that fails (killed, crashed, not there)
      * would leave every dump behind it */
@@ -442,6 +447,10 @@ void watcher_write_status(void)
     char text[2 * PATH_MAX + 1024];
     static char last[sizeof text];
     watch_next_action(&st, &A.cfg, now, next, sizeof next);
+    /* a failed dump says why: a full heap read as a full disk */
+    if (st.state == WATCH_DUMP_FAILED && A.dump_why[0])
+        snprintf(next, sizeof next, "heap dump %.100s: retry in %llu ms", A.dump_why,
+                 st.next_check_ms > now ? (unsigned long long)(st.next_check_ms - now) : 0ULL);
     int n = snprintf(
         text, sizeof text,
         "pid: %ld\nstate: %s\nnext: %s\nretained: %llu\nwatched: %llu\n"

@@ -15,8 +15,21 @@ agent_setup
 fail() { echo "FAIL: $*" >&2; exit 1; }
 javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/agent/FullHeap.java"
 java -Xmx16m -XX:+UseSerialGC "-agentpath:$agent_so=dump-dir=$work/d,delay-ms=300" \
-    -cp "$agent_jar:$work/classes" FullHeap 8000 >"$work/out" 2>"$work/err" ||
-    fail "the JVM failed: $(cat "$work/err")"
+    -cp "$agent_jar:$work/classes" FullHeap 8000 >"$work/out" 2>"$work/err" &
+jvm=$!
+# meanwhile the status says why no dump came ("heap dump failed" read as a full disk)
+said=0
+for _ in $(seq 1 80); do
+    if "$LEAKRAY" watch status "$jvm" >"$work/status" 2>/dev/null &&
+        grep -q "heap dump put off: the heap is full: retry in" "$work/status"; then
+        said=1
+        break
+    fi
+    kill -0 "$jvm" 2>/dev/null || break
+    sleep 0.1
+done
+wait "$jvm" || fail "the JVM failed: $(cat "$work/err")"
+[ "$said" = 1 ] || fail "the status never said the heap is full: $(cat "$work/status" 2>/dev/null)"
 grep -q "the heap is full: no heap dump now; retrying in" "$work/err" ||
     fail "no dump was put off: $(cat "$work/err")"
 ! grep -q "watching disabled" "$work/err" || fail "the agent disabled itself: $(cat "$work/err")"
