@@ -447,6 +447,15 @@ void watcher_write_status(void)
     char text[2 * PATH_MAX + 1024];
     static char last[sizeof text];
     watch_next_action(&st, &A.cfg, now, next, sizeof next);
+    /* objects stamped by a watch rule wait for the next scan of stamps, throttled to a share
+     * of the time (a large heap's scan puts the next tens of seconds away): said, or the
+     * status read "nothing watched" while hundreds of closed objects waited */
+    if (st.state == WATCH_IDLE && S.dirty && S.next_scan > now)
+        snprintf(next, sizeof next, "objects a watch rule marked wait for the next scan of "
+                 "the heap, in %llu ms", (unsigned long long)(S.next_scan - now));
+    else if (st.state == WATCH_IDLE && S.dirty)
+        snprintf(next, sizeof next, "objects a watch rule marked wait for the scan of the "
+                 "heap that follows their delay (%llu ms)", (unsigned long long)A.cfg.delay_ms);
     /* a failed dump says why: a full heap read as a full disk */
     if (st.state == WATCH_DUMP_FAILED && A.dump_why[0])
         snprintf(next, sizeof next, "heap dump %.100s: retry in %llu ms", A.dump_why,

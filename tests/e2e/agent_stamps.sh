@@ -64,4 +64,11 @@ print("stamps: 5 leaks named (%s), %s scans, %s stamped classes, %s watched in a
        st["stamped_classes"], st["total_watched"]))
 PY
 done
+# while the closed objects wait for their delay and the scan after it, the status says so
+# (it read "nothing watched" for the 30 s a large heap's throttled scan took)
+java -Xmx128m "-agentpath:$agent_so=dump-dir=$work/peek,delay-ms=3000,quiet" -Dpeek=600 \
+    -cp "$agent_jar:$work/classes" agent.StampLeaks 5 0 600 > "$work/status" \
+    2> "$work/err" || fail "peek: the JVM failed: $(cat "$work/err")"
+grep -q "^peek next: objects a watch rule marked wait for the" "$work/err" ||
+    fail "the status while stamped objects wait: $(grep peek "$work/err")"
 echo "agent_stamps: ok"
