@@ -56,15 +56,15 @@ assert d['leaks']==1 and d['application_leaks']==1 and d['retained_bytes']>30000
 assert 'analysis_ms' not in d, d" || fail "watch analyze --json"
 echo "max-dumps 2: the oldest dump and its reports deleted; summary line printed"
 
-# the agent prunes too: an analysis that fails (its leakray is not there, or crashes) left
-# every dump behind it, max-dumps=1 or not
+# the agent prunes too: an analysis that fails (its leakray crashes; one that is not there is
+# an option error at start) left every dump behind it, max-dumps=1 or not
 for i in 1 2 3; do
-    agent_run "$work/fails" listeners 5 1200 "leakray=/nonexistent/leakray,max-dumps=1" \
+    agent_run "$work/fails" listeners 5 1200 "leakray=/bin/false,max-dumps=1" \
         2>/dev/null || fail "the JVM failed (run $i)"
 done
 n=$(compgen -G "$work/fails/leakray-*.hprof" | wc -l)
 # ... and the status says the analysis failed, not "done"
-agent_run "$work/fails2" listeners 5 1500 "leakray=/nonexistent/leakray" 2>/dev/null \
+agent_run "$work/fails2" listeners 5 1500 "leakray=/bin/false" 2>/dev/null \
     >"$work/fails2.out" &
 jvm=$!
 for _ in $(seq 120); do compgen -G "$work/fails2/leakray-*.hprof" >/dev/null && break; sleep 0.1; done
