@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
@@ -34,6 +35,15 @@ int main(int argc, char **argv)
         lr_close(h);
         return 3;
     }
+    /* what the reader counted rather than failed on, where answers may miss part of the heap */
+    for (uint32_t i = 0; i < lr_heap_diagnostic_count(h); i++) {
+        lr_diagnostic d;
+        if (lr_heap_diagnostic(h, i, &d, NULL) == LR_OK && strcmp(d.severity, "info") != 0)
+            fprintf(stderr, "leak_gate: %s: warning: %s (%" PRIu64 ")\n", argv[1],
+                    d.description, d.count);
+    }
+    for (uint32_t i = 0; i < lr_analysis_warning_count(an); i++)
+        fprintf(stderr, "leak_gate: %s: warning: %s\n", argv[1], lr_analysis_warning(an, i));
     unsigned app = 0;
     for (uint32_t i = 0; i < lr_analysis_group_count(an); i++) {
         lr_leak_group g;

@@ -127,4 +127,28 @@ int lr_heap_truncated(const lr_heap *h)
     return h && h->g.diag.n[DIAG_TRUNCATED] > 0;
 }
 
+uint32_t lr_heap_diagnostic_count(const lr_heap *h)
+{
+    uint32_t n = 0;
+    for (int d = 0; h && d < DIAG_COUNT; d++)
+        n += h->g.diag.n[d] > 0;
+    return n;
+}
+
+lr_status lr_heap_diagnostic(const lr_heap *h, uint32_t i, lr_diagnostic *out, lr_error *err)
+{
+    if (!h || !out)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_heap_diagnostic: heap and out are required");
+    uint32_t k = i;
+    for (int d = 0; d < DIAG_COUNT; d++) {
+        if (!h->g.diag.n[d] || k-- > 0)
+            continue;
+        *out = (lr_diagnostic){diag_name(d), diag_severity_name(diag_severity_of(d)),
+                               diag_description(d), h->g.diag.n[d]};
+        return LR_OK;
+    }
+    return LR_FAIL(err, LR_ERR_USAGE, "%s: diagnostic %u out of range (%u)", h->g.path,
+                   (unsigned)i, (unsigned)lr_heap_diagnostic_count(h));
+}
+
 graph *lr_heap_graph(lr_heap *h) { return h ? &h->g : NULL; }

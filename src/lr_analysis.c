@@ -17,6 +17,7 @@
 #include "analysis/retained.h"
 #include "format/v8.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -45,6 +46,29 @@ void lr_analysis_keep_tree(lr_analysis *an, ret_model *kept)
     ret_free(&an->kept);
     an->kept = *kept;
     memset(kept, 0, sizeof *kept);
+}
+
+/* A watch rule naming no class or field of the dump finds nothing and reads as "no leak":
+ * the analysis keeps the message for its caller, as the CLI prints it. */
+typedef struct warn_ctx {
+    lr_analysis *an;
+    const char *file; /* the rules file, or NULL for opts->watch */
+} warn_ctx;
+
+static void keep_warning(void *ctx, const char *msg)
+{
+    warn_ctx *w = ctx;
+    lr_analysis *an = w->an;
+    char **v = realloc(an->warn, (an->n_warn + 1) * sizeof *v);
+    if (!v)
+        return; /* a warning lost to a full memory is no reason to fail the analysis */
+    an->warn = v;
+    size_t len = (w->file ? strlen(w->file) + 2 : 0) + strlen(msg) + 1;
+    char *m = malloc(len);
+    if (!m)
+        return;
+    snprintf(m, len, "%s%s%s", w->file ? w->file : "", w->file ? ": " : "", msg);
+    an->warn[an->n_warn++] = m;
 }
 
 lr_status lr_analyze(lr_heap *h, const lr_analyze_opts *o, lr_analysis **out, lr_error *err)
@@ -84,11 +108,20 @@ lr_status lr_analyze_keep(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
     lr_status st = LR_OK;
     if (!o->no_shipped_rules)
         st = rules_load_defaults(&an->own_rs, g, err);
-    for (int i = 0; st == LR_OK && i < o->n_rules_files; i++)
+    for (int i = 0; st == LR_OK && i < o->n_rules_files; i++) {
+        uint32_t before = an->own_rs.n_insp;
         st = rules_load_file(&an->own_rs, o->rules_files[i], err);
+        warn_ctx w = {an, o->rules_files[i]};
+        if (st == LR_OK)
+            rules_watch_check(&an->own_rs, before, g, keep_warning, &w);
+    }
+    uint32_t first_watch = an->own_rs.n_insp;
     for (int i = 0; st == LR_OK && i < o->n_watch; i++)
         st = rules_add_watch(&an->own_rs, o->watch[i], o->leaking_if ? o->leaking_if[i] : NULL,
                              err);
+    warn_ctx ow = {an, NULL};
+    if (st == LR_OK)
+        rules_watch_check(&an->own_rs, first_watch, g, keep_warning, &ow);
     if (st == LR_OK)
         st = rules_bind(&an->own_rs, g, err);
     /* the same suspects, in the same tree, as `leakray analyze`, on the other core when the
@@ -169,6 +202,9 @@ void lr_analysis_free(lr_analysis *an)
     if (an->has_view)
         dom_free(&an->view);
     free(an->thread_with);
+    for (uint32_t i = 0; i < an->n_warn; i++)
+        free(an->warn[i]);
+    free(an->warn);
     ret_free(&an->kept);
     if (an->has_dupes)
         dupes_free(&an->dupes);
@@ -185,6 +221,11 @@ void lr_analysis_free(lr_analysis *an)
 }
 
 int lr_analysis_suspects(const lr_analysis *an) { return an ? an->suspects : 0; }
+uint32_t lr_analysis_warning_count(const lr_analysis *an) { return an ? an->n_warn : 0; }
+const char *lr_analysis_warning(const lr_analysis *an, uint32_t i)
+{
+    return an && i < an->n_warn ? an->warn[i] : NULL;
+}
 uint32_t lr_analysis_trace_count(const lr_analysis *an) { return an ? an->tr->n_traces : 0; }
 uint32_t lr_analysis_unreachable_count(const lr_analysis *an)
 {

@@ -78,6 +78,9 @@ struct lr_analysis {
     dupes_result dupes;
     int has_jsdupes;            /* V8-style: memlab's duplicate strings */
     jsdup_result jsdupes;
+    char **warn;                /* lr_analyze's warnings (a watched class or field no object
+                                 * of the dump has), n_warn of them, owned */
+    uint32_t n_warn;
 };
 
 /* lr_open with the Cleaner-freed native sizes to credit (analysis/native.h's NATIVE_*;

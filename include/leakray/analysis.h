@@ -129,6 +129,13 @@ LR_API void lr_analysis_free(lr_analysis *an);
 
 /* Nonzero when nothing was watched or declared leaking (then there is no trace). */
 LR_API int lr_analysis_suspects(const lr_analysis *an);
+/* Warnings of lr_analyze, in the order found: a watched class (opts->watch, or a watch rule
+ * of opts->rules_files, then prefixed by the file's path) or a field of its condition that
+ * no object of the dump has. Such a watch finds nothing, which reads as "no leak": a gate
+ * should refuse to pass on it, as `leakray analyze --strict` does. The strings live until
+ * lr_analysis_free; an index out of range gives NULL. */
+LR_API uint32_t lr_analysis_warning_count(const lr_analysis *an);
+LR_API const char *lr_analysis_warning(const lr_analysis *an, uint32_t i);
 /* Leaking objects with a trace, and those no GC root reaches (unreachable: no trace). */
 LR_API uint32_t lr_analysis_trace_count(const lr_analysis *an);
 LR_API uint32_t lr_analysis_unreachable_count(const lr_analysis *an);

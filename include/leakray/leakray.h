@@ -119,6 +119,23 @@ LR_API const char *lr_heap_format(const lr_heap *h);
  * 3); a gate built on this library should too. */
 LR_API int lr_heap_truncated(const lr_heap *h);
 
+/* What the reader met and counted instead of failing the load (`leakray info`'s
+ * diagnostics): references or roots to objects not in the dump, an object id given twice
+ * (the later object is left without referrers), undeclared types, sizes clamped, the dump
+ * cut short. Only kinds that occurred are listed, in a fixed order; i from 0 to
+ * lr_heap_diagnostic_count(h)-1. name is a stable key ("dangling_reference",
+ * "duplicate_id", ...), severity "info" (nothing lost), "data-loss" (answers may miss
+ * part of the heap) or "error"; strings are static. */
+typedef struct lr_diagnostic {
+    const char *name;
+    const char *severity;
+    const char *description; /* one sentence for people */
+    uint64_t count;          /* occurrences */
+} lr_diagnostic;
+LR_API uint32_t lr_heap_diagnostic_count(const lr_heap *h);
+LR_API lr_status lr_heap_diagnostic(const lr_heap *h, uint32_t i, lr_diagnostic *out,
+                                    lr_error *err);
+
 /* ---- objects ----
  * Objects are numbered 0 .. lr_object_count(h)-1 in dump order: loop with a plain `for` to
  * iterate. An lr_object index is only meaningful for the heap it came from. None of the

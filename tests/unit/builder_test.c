@@ -20,6 +20,7 @@
 #include "leakray/report.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A screen kept by an observer block after it was dismissed, its way back to the window weak.
@@ -268,6 +269,71 @@ static void failures(void **state)
     lr_builder_free(b);
 }
 
+/* What a scanner's mistakes leave is readable through the API, as `leakray info` prints it:
+ * an object id given twice (the later object unreachable by id: a phantom the analyses would
+ * otherwise count silently) and a dangling root; and an analysis watching a class no object
+ * has says so rather than reading "no leak". */
+static void diagnostics_and_warnings(void **state)
+{
+    (void)state;
+    lr_error err = {0};
+    lr_builder *b = NULL;
+    assert_int_equal(lr_builder_new("dups", &b, &err), LR_OK);
+    assert_int_equal(lr_builder_add_class(b, 1, "Node", LR_BUILDER_NONE, &err), LR_OK);
+    assert_int_equal(lr_builder_add_node(b, 5, 1, LR_KIND_INSTANCE, 8, NULL, &err), LR_OK);
+    assert_int_equal(lr_builder_add_node(b, 5, 1, LR_KIND_INSTANCE, 16, NULL, &err), LR_OK);
+    assert_int_equal(lr_builder_add_root(b, 5, LR_ROOT_GLOBAL, &err), LR_OK);
+    assert_int_equal(lr_builder_add_root(b, 6, LR_ROOT_GLOBAL, &err), LR_OK);
+    lr_heap *h = NULL;
+    assert_int_equal(lr_builder_finish(b, &h, &err), LR_OK);
+    assert_int_equal(lr_heap_diagnostic_count(h), 2);
+    lr_diagnostic d[2];
+    for (uint32_t i = 0; i < 2; i++)
+        assert_int_equal(lr_heap_diagnostic(h, i, &d[i], &err), LR_OK);
+    assert_string_equal(d[0].name, "dangling_root");
+    assert_int_equal(d[0].count, 1);
+    assert_string_equal(d[1].name, "duplicate_id");
+    assert_string_equal(d[1].severity, "data-loss");
+    assert_int_equal(d[1].count, 1);
+    assert_true(strlen(d[1].description) > 10);
+    memset(&err, 0, sizeof err);
+    assert_int_equal(lr_heap_diagnostic(h, 2, &d[0], &err), LR_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "dups"));
+
+    const char *const watch[] = {"Nod", "Node"};
+    lr_analyze_opts o = {.watch = watch, .n_watch = 2, .no_shipped_rules = 1};
+    lr_analysis *an = NULL;
+    assert_int_equal(lr_analyze(h, &o, &an, &err), LR_OK);
+    assert_int_equal(lr_analysis_warning_count(an), 1);
+    assert_non_null(strstr(lr_analysis_warning(an, 0), "Nod"));
+    assert_null(lr_analysis_warning(an, 1));
+    lr_analysis_free(an);
+    /* a rules file's watch rule: the warning names the file */
+    char path[] = "/tmp/lr_builder_rulesXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("watch Nodee -> \"gone\"\n", f);
+    fclose(f);
+    const char *const files[] = {path};
+    lr_analyze_opts fo = {.rules_files = files, .n_rules_files = 1, .no_shipped_rules = 1};
+    assert_int_equal(lr_analyze(h, &fo, &an, &err), LR_OK);
+    remove(path);
+    assert_int_equal(lr_analysis_warning_count(an), 1);
+    assert_true(strncmp(lr_analysis_warning(an, 0), path, strlen(path)) == 0);
+    assert_non_null(strstr(lr_analysis_warning(an, 0), "Nodee"));
+    lr_analysis_free(an);
+    lr_close(h);
+
+    /* the screen's heap: one reference to an object never added */
+    h = build();
+    assert_int_equal(lr_heap_diagnostic_count(h), 1);
+    assert_int_equal(lr_heap_diagnostic(h, 0, &d[0], &err), LR_OK);
+    assert_string_equal(d[0].name, "dangling_reference");
+    lr_close(h);
+}
+
 /* lr_analyze hands a program every trace whole: a Leak at the end of a 200-link list and 150
  * Leaks a global holds. The screen's limits (paths to 100 traces, 50 objects each) gave
  * traces 100 and on only their leaking object, and the long one 50 steps with two of them
@@ -333,6 +399,7 @@ int main(void)
         cmocka_unit_test(same_as_jsonl),
         cmocka_unit_test(whole_traces),
         cmocka_unit_test(failures),
+        cmocka_unit_test(diagnostics_and_warnings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
