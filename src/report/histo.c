@@ -109,8 +109,12 @@ void rep_histo_json(jsonw *w, const histo_result *h, uint64_t top, const char *h
     jsonw_kv_uint(w, "classes", h->n_rows);
     jsonw_kv_uint(w, "count", h->total.count);
     jsonw_kv_uint(w, "shallow", h->total.shallow);
-    if (ret)
+    if (ret) {
+        /* the rows overlap (one class's instances hold another's), so their sum can pass the
+         * heap: the reachable bytes, the base of the text's % column, say how much there is */
         jsonw_kv_uint(w, "retained", h->total.retained);
+        jsonw_kv_uint(w, "reachable", h->heap_bytes);
+    }
     jsonw_obj_end(w);
 }
 
