@@ -104,6 +104,47 @@ static int leaks_cmd_same(const kin_print *p, const kin_print *q, uint64_t id)
  * order. */
 #define LEAKS_CMD_ORDER_SAMPLE 20
 
+/* The newest JavaScript id of p (objs are sorted by id), 0 when it has none. */
+static uint64_t leaks_cmd_max_js(const kin_print *p)
+{
+    for (uint64_t i = p->n_objs; i-- > 0;)
+        if (p->objs[i].js)
+            return p->objs[i].id;
+    return 0;
+}
+
+/* The order of two snapshots of a program that only grew between them: the earlier one has
+ * too few objects of its own (dead by the later) for leaks_cmd_order's median, but the later
+ * one's own objects (new) were all numbered after every object the earlier one holds. Given
+ * reversed (a the later), most of a's own lie above b's newest id while none of b's own lies
+ * above a's. In order that takes b holding no new JavaScript object at all: asked of the
+ * baseline and the target only, whose action made the leak (a final snapshot after an undo
+ * often has none), and --force is there. own_a: a's own JavaScript objects. */
+static int leaks_cmd_order_grown(cli_common *co, const char *a, const kin_print *ka,
+                                 const char *b, const kin_print *kb, uint64_t own_a, int force)
+{
+    uint64_t max_a = leaks_cmd_max_js(ka), max_b = leaks_cmd_max_js(kb), above = 0;
+    if (own_a < LEAKS_CMD_ORDER_SAMPLE)
+        return 0;
+    for (uint64_t i = 0; i < kb->n_objs; i++)
+        if (kb->objs[i].js && kb->objs[i].id > max_a && leaks_cmd_find(ka, kb->objs[i].id) ==
+            ka->n_objs)
+            return 0; /* b holds an object numbered after all of a's: b is the later */
+    for (uint64_t i = 0; i < ka->n_objs; i++)
+        above += ka->objs[i].js && ka->objs[i].id > max_b &&
+                 leaks_cmd_find(kb, ka->objs[i].id) == kb->n_objs;
+    if (above * 2 <= own_a)
+        return 0;
+    if (!force)
+        return cli_fail(co, LR_ERR_USAGE, "%s looks taken after %s: %llu of the %llu "
+                        "JavaScript objects only %s has were numbered after every object %s "
+                        "has (V8 numbers new objects upward); give the snapshots in the order "
+                        "they were taken (--force runs the method anyway)", a, b,
+                        (unsigned long long)above, (unsigned long long)own_a, a, b);
+    cli_warn(co, "%s looks taken after %s; compared as asked (--force)", a, b);
+    return 0;
+}
+
 /* Mistakes in the arguments that would pass a --fail-on-leak gate with "0 leaks": one
  * snapshot given twice (one file, or a copy), or two given in the wrong order. V8 numbers
  * objects upward as snapshots first see them: the objects only the later snapshot has (new
@@ -115,7 +156,7 @@ static int leaks_cmd_same(const kin_print *p, const kin_print *q, uint64_t id)
  * newest id.) A page's action that made and dropped DOM only gives no such object: the order
  * is not told there. Returns 0 or the exit code (error printed). */
 static int leaks_cmd_order(cli_common *co, const char *a, const kin_print *ka,
-                           const char *b, const kin_print *kb, int force)
+                           const char *b, const kin_print *kb, int grown, int force)
 {
     struct stat sa, sb;
     if (strcmp(a, "-") && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
@@ -155,7 +196,7 @@ static int leaks_cmd_order(cli_common *co, const char *a, const kin_print *ka,
             older += kb->objs[i].id < mid;
         }
     if (own_a < 3 || own_b < LEAKS_CMD_ORDER_SAMPLE || older * 2 <= own_b)
-        return 0;
+        return grown ? leaks_cmd_order_grown(co, a, ka, b, kb, own_a, force) : 0;
     if (!force)
         return cli_fail(co, LR_ERR_USAGE, "%s looks taken after %s: %llu of the %llu "
                         "JavaScript objects only %s has were numbered before most of those only "
@@ -439,7 +480,7 @@ int cmd_leaks(int argc, char **argv)
     }
     if ((rc = leaks_cmd_print(&co, base, &kb)) != 0 ||
         (rc = leaks_cmd_print(&co, target, &kt)) != 0 ||
-        (rc = leaks_cmd_order(&co, base, &kb, target, &kt, force)) != 0 ||
+        (rc = leaks_cmd_order(&co, base, &kb, target, &kt, 1, force)) != 0 ||
         (rc = cli_check_related(&co, base, &kb, target, &kt, 1, force, 0, &ks, &related)) != 0 ||
         (rc = leaks_cmd_ids(&co, base, target, &ks, force)) != 0)
         goto out;
@@ -462,7 +503,7 @@ int cmd_leaks(int argc, char **argv)
             rc = cli_error(&co, &err);
             goto out;
         }
-        if ((rc = leaks_cmd_order(&co, target, &kt, final, &kf, force)) != 0 ||
+        if ((rc = leaks_cmd_order(&co, target, &kt, final, &kf, 0, force)) != 0 ||
             (rc = cli_check_related(&co, target, &kt, final, &kf, 1, force, 0, &ks2,
                                     &related2)) != 0 ||
             (rc = leaks_cmd_ids(&co, target, final, &ks2, force)) != 0)

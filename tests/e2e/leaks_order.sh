@@ -5,7 +5,9 @@
 # objects that never leaked.
 # - V8 (tests/programs/js/order.js): in order, the 500 Leaked are the one leak; the target
 #   given as the baseline, or the final as the target, is refused (exit 2, "looks taken
-#   after"): V8 numbers new objects upward.
+#   after"): V8 numbers new objects upward. So is a swapped pair of a program that only grew
+#   (tests/programs/js/grow_only.js: no object dies, so only the new ones tell the order;
+#   it read "0 leaked", exit 0, under --fail-on-leak).
 # - HotSpot (tests/programs/leaks/ThreeDumps.java): an HPROF id is an address. Under G1 the
 #   collections before each dump move objects, and the method reported objects from before
 #   the baseline (500 Preexisting, System.out) as leaks and missed LeakRec: refused (exit 2,
@@ -50,6 +52,18 @@ leaks "$work/js.swap2" --fail-on-leak --baseline "$J/baseline.heapsnapshot" \
     --target "$J/final.heapsnapshot" --final "$J/target.heapsnapshot"
 [ $rc = 2 ] && grep -q "looks taken after" "$work/js.swap2.err" ||
     fail "target and final swapped: exit $rc"
+mkdir -p "$work/grow"
+node --expose-gc "$LEAKRAY_SRC/tests/programs/js/grow_only.js" "$work/grow"
+W=$work/grow
+leaks "$work/grow.txt" --fail-on-leak --baseline "$W/baseline.heapsnapshot" \
+    --target "$W/target.heapsnapshot" --final "$W/final.heapsnapshot"
+[ $rc = 1 ] && grep -q "Session" "$work/grow.txt" || fail "grow only, in order: exit $rc"
+for fin in "$W/final.heapsnapshot" ""; do
+    leaks "$work/grow.swap" --fail-on-leak --baseline "$W/target.heapsnapshot" \
+        --target "$W/baseline.heapsnapshot" ${fin:+--final "$fin"}
+    [ $rc = 2 ] && grep -q "target.heapsnapshot looks taken after .*baseline.heapsnapshot" \
+        "$work/grow.swap.err" || fail "grow only, swapped (final '$fin'): exit $rc"
+done
 leaks "$work/js.same" --baseline "$J/target.heapsnapshot" --target "$J/target.heapsnapshot"
 [ $rc = 2 ] && grep -q "are the same file" "$work/js.same.err" || fail "one file twice: exit $rc"
 # the baseline again as the final snapshot: every new object is absent from it, 0 leaked
