@@ -7,6 +7,10 @@
 # so android.rules applies): a ViewGroup and two child Views, one child in a static list.
 # Before, each child View was a leaking object and the trace stopped at it, the activity
 # only "also retained".
+# Views whose context wraps the destroyed activity (ThemedViewLeak.java: a ContextThemeWrapper,
+# as AppCompat and dialogs inflate with) are the same leak to Shark: the inspector unwraps
+# mContext. They read Leaking: NO (an attached dialog view) or UNKNOWN, the ~~~ fell on
+# View.mContext instead of the app's static, and each got a signature of its own.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -33,5 +37,29 @@ assert view["class"] == "android.view.View" and view["leaking"] == "YES", view
 assert view["reason"] == "View.mContext references a destroyed activity", view["reason"]
 root = [t for t in d["traces"] if t["elements"][-1]["class"] == "android.view.ViewGroup"][0]
 assert "View not part of a window view hierarchy" in root["elements"][-1]["labels"], root
+PY
+javac -d "$work/classes" -cp "$work/classes" "$P/ThemedViewLeak.java" \
+    "$P/android/content/ContextWrapper.java" "$P/android/view/ContextThemeWrapper.java" \
+    "$P/android/view/ViewRootImpl.java"
+java -cp "$work/classes" ThemedViewLeak "$work/themed.hprof"
+"$LEAKRAY" analyze "$work/themed.hprof" --json --no-timing --no-suspects >"$work/th.json" ||
+    [ $? = 1 ]
+python3 - "$work/th.json" <<'PY' || fail "views on a wrapped destroyed activity"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["application_leaks"]) == 2, [g["short_description"] for g in d["application_leaks"]]
+views = {}
+for t in d["traces"]:
+    end = t["elements"][-1]
+    assert end["class"] == "android.view.View", end["class"]
+    assert end["leaking"] == "YES", end
+    assert end["reason"] == "View.mContext references a destroyed activity", end["reason"]
+    holder = t["elements"][-2]
+    views[holder["reference"]["owner"] + "." + holder["reference"]["display"]] = (t, end)
+t, end = views["ThemedViewLeak$Tracker.lastDialog"]
+assert t["elements"][-2]["reference"]["suspect"], "the app's static is the likely cause"
+assert "View is part of a window view hierarchy" in end["labels"], end["labels"]
+assert "View.mAttachInfo is not null (view attached)" in end["labels"], end["labels"]
+assert "ArrayList.[0]" in views, list(views)
 PY
 echo "android_views: ok"
