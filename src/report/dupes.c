@@ -108,6 +108,20 @@ typedef struct owner_kind {
     uint32_t n;
 } owner_kind;
 
+/* What holds an array no object refers to: a GC root (a Java local, a JNI global) of its
+ * own, which "(no referrer)" hid as if it were garbage, or nothing. */
+static void no_referrer(const graph *g, const dupes_result *r, node_ix a, char *t, size_t cap)
+{
+    node_ix nodes[1];
+    edge_ix edges[1];
+    uint32_t root = paths_get(&r->paths, a, nodes, edges, 1) == 1 ?
+                    paths_root_of(&r->paths, a) : GRAPH_NONE;
+    if (root < g->n_roots)
+        snprintf(t, cap, "(GC root: %s)", graph_root_title(g, g->roots[root].kind));
+    else
+        snprintf(t, cap, "(no referrer)");
+}
+
 static int owner_kinds(const graph *g, const dupes_result *r, const dupes_group *gr,
                        owner_kind *ok, int cap, uint32_t *others)
 {
@@ -117,7 +131,7 @@ static int owner_kinds(const graph *g, const dupes_result *r, const dupes_group 
         uint32_t m = gr->first_member + i;
         char t[300], eb[260];
         if (r->owner[m] == GRAPH_NONE)
-            snprintf(t, sizeof t, "(no referrer)");
+            no_referrer(g, r, r->members[m], t, sizeof t);
         else
             snprintf(t, sizeof t, "%s.%s", node_cls(g, r->owner[m]),
                      GRAPH_EDGE_NAME_IS_INDEX(GRAPH_EDGE_KIND(g->edge_kind[r->owner_edge[m]]))
@@ -209,10 +223,9 @@ void rep_dupes_text(FILE *out, const graph *g, const dupes_result *r,
             uint32_t m = gr->first_member + k;
             fprintf(out, "     array %s, owner path:\n",
                     rep_fmt_id(id, g, graph_node_id(g, r->members[m])));
-            if (r->owner[m] != GRAPH_NONE)
-                path_text(out, g, &r->paths, r->owner[m], "       ");
-            else
-                fprintf(out, "       (no referrer)\n");
+            /* held by no object: the array's own path, a root when one holds it */
+            path_text(out, g, &r->paths,
+                      r->owner[m] != GRAPH_NONE ? r->owner[m] : r->members[m], "       ");
         }
         if (gr->count > DUPES_PATHS_TEXT)
             fprintf(out, "     ... %s more (--json lists every path)\n",
@@ -307,10 +320,7 @@ static void json_members(jsonw *w, const graph *g, const dupes_result *r, const 
             }
         }
         jsonw_key(w, "path");
-        if (r->owner[m] != GRAPH_NONE)
-            path_json(w, g, &r->paths, r->owner[m]);
-        else
-            jsonw_null(w);
+        path_json(w, g, &r->paths, r->owner[m] != GRAPH_NONE ? r->owner[m] : r->members[m]);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
