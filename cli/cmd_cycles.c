@@ -59,7 +59,8 @@ int cmd_cycles(int argc, char **argv)
         1, 1,
         "Follows strong object edges (fields, elements), never class objects or statics;\n"
         "in JavaScript heaps also a closure's context and a Map's or Set's table, never\n"
-        "prototype links (__proto__, a function's prototype: every class makes such cycles).\n"
+        "prototype links (__proto__, a function's prototype: every class makes such cycles);\n"
+        "in a generic graph (JSON lines, the C API's builder) every strong reference.\n"
         "With --from/--class, cycles up to --max-length are enumerated and grouped by their\n"
         "canonical Class.field signature; a cycle reachable from a static field is marked\n"
         "\"held by singleton\". Without a scope only component sizes are listed."};
@@ -71,6 +72,9 @@ int cmd_cycles(int argc, char **argv)
         return rc;
     if (from && cls)
         return cli_usage_error(&co, "give --from or --class, not both");
+    if (max_len > CYCLES_MAX_LENGTH)
+        return cli_usage_error(&co, "--max-length %llu: at most %u", (unsigned long long)max_len,
+                               (unsigned)CYCLES_MAX_LENGTH);
     uint64_t from_id = 0;
     if (from && !cli_parse_id(from, &from_id))
         return cli_usage_error(&co, "invalid object id '%s'", from);

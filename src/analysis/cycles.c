@@ -17,7 +17,6 @@
 
 #define CYCLES_IDOM_WALK 1000000 /* idom steps per member before giving up (counts it) */
 #define STEP_MAX 512             /* bytes of one "Class.field" step */
-#define MAX_LENGTH_LIMIT 64      /* max_length is clamped to this */
 
 /* Whether V8 edge e (internal or property) takes part in cycles. Internal: only those that
  * hold a JavaScript value's own data that no other edge shows, a closure's `context` (its
@@ -38,6 +37,14 @@ static int v8_edge_ok(const graph *g, node_ix from, edge_ix e, unsigned kind)
     return strcmp(s, "context") == 0 || strcmp(s, "table") == 0;
 }
 
+/* A generic graph (JSON lines, the builder): its writer chose each edge's kind to describe
+ * the reference, not the VM's bookkeeping as V8's internal and property kinds mix in, so every
+ * strong one between objects counts (a Lua table's `property`, a scanner's `internal`). */
+static int generic_graph(const graph *g)
+{
+    return g->format && (!strcmp(g->format, "graph") || !strcmp(g->format, "builder"));
+}
+
 int cycles_edge_ok(const graph *g, node_ix from, edge_ix e)
 {
     uint8_t k = g->edge_kind[e];
@@ -56,15 +63,20 @@ int cycles_edge_ok(const graph *g, node_ix from, edge_ix e)
     case GRAPH_EDGE_NATIVE:
     case GRAPH_EDGE_XREF:
         return 1;
+    case GRAPH_EDGE_STATIC:
+    case GRAPH_EDGE_ROOT:
+        return 0;
     case GRAPH_EDGE_INTERNAL:
+        if (generic_graph(g))
+            return 1;
         if (g->node_kind[from] != GRAPH_KIND_CLOSURE &&
             g->node_kind[from] != GRAPH_KIND_OBJ_ARRAY && to != GRAPH_KIND_OBJ_ARRAY)
             return 0;
         return g->node_name && v8_edge_ok(g, from, e, kind);
     case GRAPH_EDGE_PROPERTY:
-        return g->node_name && v8_edge_ok(g, from, e, kind);
+        return generic_graph(g) || (g->node_name && v8_edge_ok(g, from, e, kind));
     default:
-        return 0;
+        return generic_graph(g);
     }
 }
 
@@ -105,6 +117,11 @@ typedef struct cst {
     cycles_cycle *grp;  /* groups */
     uint32_t n_grp, cap_grp;
     hmap index;         /* FNV-1a of a group's signature -> group */
+    char *steps;        /* record's scratch for the longest cycle: STEP_MAX per member */
+    char *sig;          /* (STEP_MAX + 4) per member */
+    size_t sig_cap;
+    node_ix *rn;        /* a cycle in its canonical rotation */
+    edge_ix *re;
 } cst;
 
 static lr_status nomem(cst *s) { return LR_FAIL(s->err, LR_ERR_NOMEM, "cycles: out of memory"); }
@@ -345,14 +362,14 @@ static int grp_find_or_add(cst *s, const char *sig, uint32_t len, const node_ix 
 static lr_status record(cst *s, const node_ix *nodes, const edge_ix *edges, uint32_t len)
 {
     const graph *g = s->g;
-    char steps[MAX_LENGTH_LIMIT][STEP_MAX];
+#define STEP(i) (s->steps + (size_t)(i) * STEP_MAX)
     for (uint32_t i = 0; i < len; i++)
-        step_text(g, nodes[i], edges[i], steps[i], STEP_MAX);
+        step_text(g, nodes[i], edges[i], STEP(i), STEP_MAX);
     /* smallest rotation, compared step by step */
     uint32_t best = 0;
     for (uint32_t r = 1; r < len; r++) {
         for (uint32_t i = 0; i < len; i++) {
-            int c = strcmp(steps[(r + i) % len], steps[(best + i) % len]);
+            int c = strcmp(STEP((r + i) % len), STEP((best + i) % len));
             if (c < 0) {
                 best = r;
                 break;
@@ -361,18 +378,19 @@ static lr_status record(cst *s, const node_ix *nodes, const edge_ix *edges, uint
                 break;
         }
     }
-    char sig[MAX_LENGTH_LIMIT * (STEP_MAX + 4)];
+    char *sig = s->sig;
     size_t p = 0;
-    node_ix rn[MAX_LENGTH_LIMIT];
-    edge_ix re[MAX_LENGTH_LIMIT];
+    node_ix *rn = s->rn;
+    edge_ix *re = s->re;
     for (uint32_t i = 0; i < len; i++) {
         uint32_t k = (best + i) % len;
         rn[i] = nodes[k];
         re[i] = edges[k];
-        p += (size_t)snprintf(sig + p, sizeof sig - p, "%s%s", i ? " -> " : "", steps[k]);
-        if (p >= sizeof sig)
-            p = sizeof sig - 1;
+        p += (size_t)snprintf(sig + p, s->sig_cap - p, "%s%s", i ? " -> " : "", STEP(k));
+        if (p >= s->sig_cap)
+            p = s->sig_cap - 1;
     }
+#undef STEP
     uint32_t gi;
     if (grp_find_or_add(s, sig, len, rn, re, &gi) != 0)
         return nomem(s);
@@ -392,10 +410,21 @@ static lr_status enumerate(cst *s)
     uint32_t L = s->o->max_length;
     if (L == 0)
         return LR_OK;
-    if (L > MAX_LENGTH_LIMIT)
-        L = MAX_LENGTH_LIMIT;
-    node_ix pn[MAX_LENGTH_LIMIT];
-    edge_ix pe[MAX_LENGTH_LIMIT], cur[MAX_LENGTH_LIMIT];
+    if (L > CYCLES_MAX_LENGTH)
+        return LR_FAIL(s->err, LR_ERR_USAGE, "cycles: a longest cycle of %u members is past "
+                       "the limit of %u", (unsigned)L, (unsigned)CYCLES_MAX_LENGTH);
+    s->sig_cap = (size_t)L * (STEP_MAX + 4);
+    s->steps = err_mallocarray(L, STEP_MAX);
+    s->sig = malloc(s->sig_cap);
+    s->rn = err_mallocarray(L, sizeof *s->rn);
+    s->re = err_mallocarray(L, sizeof *s->re);
+    node_ix *pn = err_mallocarray(L, sizeof *pn);
+    edge_ix *pe = err_mallocarray(L, sizeof *pe), *cur = err_mallocarray(L, sizeof *cur);
+    lr_status rc = LR_OK;
+    if (!s->steps || !s->sig || !s->rn || !s->re || !pn || !pe || !cur) {
+        rc = nomem(s);
+        goto out;
+    }
     uint64_t steps = 0;
     for (node_ix st = 0; st < g->n_nodes; st++) {
         uint32_t c = s->comp[st];
@@ -413,14 +442,15 @@ static lr_status enumerate(cst *s)
             edge_ix e = cur[depth - 1]++;
             if (++steps > s->o->max_steps || s->r->n_found >= s->o->max_cycles) {
                 s->r->truncated = 1;
-                return LR_OK;
+                goto out;
             }
             if (!cycles_edge_ok(g, v, e))
                 continue;
             node_ix w = g->edge_to[e];
             if (w == st) {
                 pe[depth - 1] = e;
-                LR_TRY(record(s, pn, pe, depth));
+                if ((rc = record(s, pn, pe, depth)) != LR_OK)
+                    goto out;
                 continue;
             }
             if (w < st || s->comp[w] != c || depth == L)
@@ -439,7 +469,11 @@ static lr_status enumerate(cst *s)
             depth++;
         }
     }
-    return LR_OK;
+out:
+    free(pn);
+    free(pe);
+    free(cur);
+    return rc;
 }
 
 /* ---- singleton reachability and retained sizes ---- */
@@ -593,6 +627,10 @@ out:
     for (uint32_t i = 0; i < s.n_grp; i++)
         free(s.grp[i].signature);
     free(s.grp);
+    free(s.steps);
+    free(s.sig);
+    free(s.rn);
+    free(s.re);
     hmap_free(&s.index);
     free(s.pairs.v);
     free(s.ex_nodes.v);

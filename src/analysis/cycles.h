@@ -19,6 +19,7 @@
 #include "graph/graph.h"
 
 #define CYCLES_DEFAULT_MAX_LENGTH 10      /* FBRetainCycleDetector's default */
+#define CYCLES_MAX_LENGTH 4096            /* the longest max_length taken (a ring of 4,096) */
 #define CYCLES_DEFAULT_MAX_CYCLES 100000  /* elementary cycles enumerated at most */
 #define CYCLES_DEFAULT_MAX_STEPS 50000000 /* DFS edge visits at most */
 #define CYCLES_MAX_SCCS 100               /* components listed (largest first) */
