@@ -181,11 +181,30 @@ static void note_bad(group_list *l, const char *key, const char *v)
     l->bad_text[i] = 0;
 }
 
+/* A signature is a hex digest: LeakCanary's SHA-1 (40 digits), the native monitor's frame
+ * hash (16). Anything else in a report (escape sequences a terminal would obey, text past the
+ * stored column, a number) is a report made by hand or by an attacker. */
+static int signature_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 40)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+              (s[i] >= 'A' && s[i] <= 'F')))
+            return 0;
+    return 1;
+}
+
 static int read_group(void *ctx, int n, const char *const *v)
 {
     group_list *l = ctx;
-    if (n < 8 || !v[0] || !*v[0])
+    if (n < 8 || !v[0])
         return 0; /* a group without a signature cannot be deduplicated: skip it */
+    if (!signature_ok(v[0])) {
+        note_bad(l, "signature", v[0]);
+        return 0;
+    }
     if (l->n == l->cap) {
         size_t nc = l->cap ? l->cap * 2 : 16;
         group *nv = err_reallocarray(l->v, nc, sizeof *nv);
@@ -475,6 +494,9 @@ static lr_status groups_status(const group_list *l, lr_error *err)
 {
     if (l->oom)
         return LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory reading a report");
+    if (l->bad && !strcmp(l->bad, "signature"))
+        return LR_FAIL(err, LR_ERR_FORMAT, "store: a leak's signature is \"%s\", not a hex "
+                       "digest (LeakCanary's 40 digits, the native monitor's 16)", l->bad_text);
     if (l->bad)
         return LR_FAIL(err, LR_ERR_FORMAT,
                        "store: a leak's %s is \"%s\", not a whole number from 0 to 2^48",

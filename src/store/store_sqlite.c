@@ -49,6 +49,30 @@ lr_status sqlite_open(const char *path, sqlite3 **out, lr_error *err)
         return st;
     }
     sqlite3_finalize(probe);
+    probe = NULL;
+    /* A store runs no SQL of its own: a trigger, a view in place of a table, an index or a
+     * column whose expression SQLite evaluates on every read or write would run a crafted
+     * file's code inside every store command (a trigger looping until the disk filled). The
+     * store's own schema has none beyond its three indexes. */
+    rc = sqlite3_prepare_v2(db, "SELECT type, name FROM sqlite_master WHERE type IN "
+                                "('trigger', 'view') OR (type = 'index' AND name NOT LIKE "
+                                "'sqlite^_autoindex^_%' ESCAPE '^' AND name NOT IN "
+                                "('occurrence_signature', 'report_at', 'report_app_version')) "
+                                "OR (type = 'table' AND (upper(sql) LIKE '%GENERATED%' OR "
+                                "upper(sql) LIKE '%CHECK%' OR upper(sql) LIKE '% AS (%' OR "
+                                "upper(sql) LIKE '%DEFAULT (%' OR upper(sql) LIKE "
+                                "'%DEFAULT(%')) LIMIT 1", -1, &probe, NULL);
+    if (rc == SQLITE_OK && sqlite3_step(probe) == SQLITE_ROW) {
+        lr_status st = LR_FAIL(err, LR_ERR_FORMAT, "%s: holds a %s (%s) that no leakray store "
+                               "has: a store file runs no SQL of its own; left untouched", path,
+                               (const char *)sqlite3_column_text(probe, 0),
+                               (const char *)sqlite3_column_text(probe, 1));
+        sqlite3_finalize(probe);
+        sqlite3_close(db);
+        return st;
+    }
+    sqlite3_finalize(probe);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
     /* The last connection to close folds the WAL into the database and deletes it (SQLite's
      * default, kept on purpose). A WAL left behind costs more: the first connection of the
      * next process must rebuild the WAL index by reading every frame, and that recovery
@@ -59,7 +83,7 @@ lr_status sqlite_open(const char *path, sqlite3 **out, lr_error *err)
      * same new file at once (one of them would have to wait inside a read transaction, which
      * could deadlock), so the setup is retried here, within the same time budget. */
     const char *setup = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                        "PRAGMA foreign_keys=ON;";
+                        "PRAGMA foreign_keys=ON; PRAGMA trusted_schema=OFF;";
     char *msg = NULL;
     int waited = 0;
     while ((rc = sqlite3_exec(db, setup, NULL, NULL, &msg)) == SQLITE_BUSY &&

@@ -122,9 +122,13 @@ and json.loads(d["trace_json"])["signature"] == d["leak"]["signature"]' "store s
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["schema_version"]=99;
 json.dump(d, open(sys.argv[2], "w"))' "$W/v10.json" "$W/newer.json"
     head -c 4000 "$DUMP" >"$W/trunc.hprof"
+    # a signature holding a terminal's escape sequence (it was stored and printed raw)
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
+d["application_leaks"][0]["signature"] = "\x1b]0;pwned\x07" + "ab" * 10;
+json.dump(d, open(sys.argv[2], "w"))' "$W/v10.json" "$W/escsig.json"
     local f msg
     for f in "trunc.json:not a complete JSON document" "newer.json:newer than this leakray" \
-        "trunc.hprof:^failed: .*offset 0x"; do
+        "trunc.hprof:^failed: .*offset 0x" "escsig.json:signature is .*not a hex digest"; do
         msg=${f#*:}
         f=${f%%:*}
         rc=0

@@ -4,7 +4,8 @@
 # ingest, occurrences, diff, trend, show, bad input, 16 concurrent ingesters, kill -9
 # mid-ingest, prune), plus what only a file store has: PRAGMA integrity_check after the
 # kills, and the upgrade of a store written by the first schema version
-# (tests/e2e/expected/store/schema-v1.sql: its tables and one stored report).
+# (tests/e2e/expected/store/schema-v1.sql: its tables and one stored report); a crafted
+# store carrying triggers, views or evaluated defaults is refused before they run.
 set -euo pipefail
 . "$(dirname "$0")/store_lib.bash"
 store_init store_sqlite
@@ -93,6 +94,25 @@ t = [r[0] for r in c.execute("SELECT name FROM sqlite_master")]
 m = c.execute("PRAGMA journal_mode").fetchone()[0]
 sys.exit(0 if t == ["users"] and m == "delete" else 1)' "$W/app.db" ||
     fail "another program's database was changed"
+# A crafted store that carries SQL of its own (a trigger that loops until the disk fills, a
+# view in place of the leak table that never ends, a column computed on every read) is
+# refused before any of it runs: exit 3, in seconds
+for evil in \
+    "CREATE TRIGGER t AFTER INSERT ON report BEGIN INSERT INTO leak_seen SELECT 'x', 'y', x FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c); END" \
+    "ALTER TABLE leak RENAME TO leak_real; CREATE VIEW leak AS SELECT leak_real.* FROM leak_real, (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c) WHERE x = 0" \
+    "ALTER TABLE leak ADD COLUMN pad TEXT GENERATED ALWAYS AS (hex(zeroblob(100000000))) VIRTUAL"; do
+    cp "$db" "$W/evil.db"
+    python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]);
+c.commit()' "$W/evil.db" "$evil"
+    for cmd in "store leaks" "store ingest $LEAKRAY_SRC/tests/data/v8/cliques.heapsnapshot"; do
+        rc=0
+        # shellcheck disable=SC2086
+        timeout 20 "$LEAKRAY" $cmd --db "$W/evil.db" >/dev/null 2>"$W/err" || rc=$?
+        [ "$rc" = 3 ] && grep -q "runs no SQL of its own" "$W/err" ||
+            fail "$cmd on a store with '${evil:0:40}': exit $rc: $(cat "$W/err")"
+    done
+    rm -f "$W/evil.db"*
+done
 store_fleet_cases "$W/fleet.db"
 rc=0
 "$LEAKRAY" store leaks --db "" >/dev/null 2>"$W/err" || rc=$?
