@@ -798,7 +798,7 @@ lr_status rules_add_watch(rules_set *rs, const char *cls, const char *expr, lr_e
      * brackets, slashes) is written quoted, its quotes and backslashes escaped; the reason
      * then shows it whole, quotes made harmless. */
     size_t qn = 0, sn = 0;
-    if (valid_class_name(cls)) {
+    if (valid_class_name(cls) && !strpbrk(cls, "<>")) { /* a bare word stops at '<' */
         qn = (size_t)snprintf(qcls, sizeof qcls, "%s", cls);
         snprintf(shown, sizeof shown, "%s", rules_simple_name(cls));
     } else if (*cls && !strchr(cls, '\n') && strlen(cls) < sizeof shown) {
