@@ -114,6 +114,9 @@ typedef struct cli_common {
     int no_spill;               /* --no-spill: no large array spills past --max-memory */
     int64_t dump_index;         /* --dump N: heap dump of a multi-dump HPROF (-1 = default) */
     const char *mapping;        /* --mapping FILE: ProGuard/R8 mapping cli_open applies */
+    const char *mapping2;       /* a second --mapping: the second dump's (diff of two builds,
+                                 * each with its own mapping); mapping is then the first's */
+    unsigned n_opened;          /* dumps cli_open loaded: which mapping the next one takes */
     unsigned mapping_flags;     /* MAPPING_* flags for it (analyze: MAPPING_KEEP_ARRAYS) */
     int registry_native_only;   /* cli_open credits Android's registry sizes but not direct
                                  * buffers' (analyze --size-model shark: Shark's rule) */

@@ -191,7 +191,7 @@ void cli_usage(const cli_spec *spec, FILE *out)
     print_opt(out, "--dump", "N", "heap dump to load from a multi-dump HPROF (0-based; "
                                   "default: the last)");
     print_opt(out, "--mapping", "FILE",
-              "ProGuard/R8 mapping: deobfuscated class, field and method names");
+              "ProGuard/R8 mapping: deobfuscated names (two dumps: once, or once each)");
     print_opt(out, "-h, --help", NULL, "show this help and exit");
     fputs("\nexit codes: 0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O error, "
           "5 resource limit\n",
@@ -373,6 +373,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
     }
 
     uint64_t dump = UINT64_MAX;
+    cli_strlist mappings = {0};
     const cli_optdef common[] = {
         {"--json", CLI_OPT_FLAG, &co->json, NULL, NULL, NULL},
         {"--no-timing", CLI_OPT_FLAG, &co->no_timing, NULL, NULL, NULL},
@@ -383,7 +384,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
         {"--no-spill", CLI_OPT_FLAG, &co->no_spill, NULL, NULL, NULL},
         {"--max-memory", CLI_OPT_SIZE, &co->max_memory, "N", NULL, NULL},
         {"--dump", CLI_OPT_UINT, &dump, "N", NULL, NULL},
-        {"--mapping", CLI_OPT_STR, &co->mapping, "FILE", NULL, NULL},
+        {"--mapping", CLI_OPT_LIST, &mappings, "FILE", NULL, NULL},
         {0},
     };
 
@@ -468,6 +469,14 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
     }
     if (co->timing && co->no_timing)
         return usage_error(spec, co->json, "--timing and --no-timing exclude each other");
+    /* One mapping for every dump, or one per dump where a command compares two builds (each
+     * obfuscated its own way): the last of two given silently decoded both, and named the
+     * wrong class as the one that grew. */
+    if (mappings.n > 2 || (mappings.n == 2 && (spec->max_pos < 2 || co->n_pos != 2)))
+        return usage_error(spec, co->json, "--mapping given %d times: give one for every "
+                           "dump, or (with two dumps) one for each, in their order", mappings.n);
+    co->mapping = mappings.n ? mappings.v[0] : NULL;
+    co->mapping2 = mappings.n == 2 ? mappings.v[1] : NULL;
     /* Clock readings make JSON differ from run to run: opt in. */
     if (co->json && !co->timing)
         co->no_timing = 1;
@@ -547,8 +556,10 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
     phase_enter(co->spec ? co->spec->verb : "verb");
     /* After native_assign, which finds framework classes by their unobfuscated names. A
      * mapping's errors name the mapping file, not the dump. */
-    if (s == LR_OK && *out && co->mapping &&
-        mapping_apply_file_ex(lr_heap_graph(*out), co->mapping, co->mapping_flags, &err) !=
+    const char *mapping = co->mapping2 && co->n_opened == 1 ? co->mapping2 : co->mapping;
+    co->n_opened++;
+    if (s == LR_OK && *out && mapping &&
+        mapping_apply_file_ex(lr_heap_graph(*out), mapping, co->mapping_flags, &err) !=
             LR_OK) {
         lr_close(*out);
         *out = NULL;

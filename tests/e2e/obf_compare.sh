@@ -7,6 +7,9 @@
 # --retained adds each class's retained bytes (the cart's growth shows on Cart, whose counts
 # do not change); --fail-on-growth gates on counts and percentages (exit 1), and a class in
 # neither dump is a warning (stderr and JSON) that --strict turns into exit 2.
+# Two builds each with its own mapping (tests/programs/obf/swap/z.java, names swapped between
+# them) compare with --mapping given once per dump: the last mapping decoded both and the class
+# that did not grow was named as the one that did; a second --mapping elsewhere is refused.
 . "$(dirname "$0")/obf_lib.bash"
 obf_init obf_compare
 cd "$OBF"
@@ -21,6 +24,19 @@ run() { rc=0; "$LEAKRAY" "$@" >out.txt 2>err.txt || rc=$?; }
 run diff --no-timing "$A" "$B"
 [ "$rc" = 0 ] || fail "diff of one process exits $rc: $(cat err.txt)"
 grep -Eq '^ +200 +1,200 +\+1,000 .* c$' out.txt || fail "diff: c does not grow 200 -> 1,200"
+
+mkdir -p swap
+javac -d swap "$LEAKRAY_SRC/tests/programs/obf/swap/z.java" || fail "javac z"
+java -cp swap z 1 swap1.hprof && java -cp swap z 2 swap2.hprof || fail "z failed"
+printf 'com.x.Item -> x:\n    long id -> a\ncom.x.Order -> y:\n    long id -> a\n' >swap1.map
+printf 'com.x.Item -> y:\n    long id -> a\ncom.x.Order -> x:\n    long id -> a\n' >swap2.map
+run diff --no-timing --json swap1.hprof swap2.hprof --mapping swap1.map --mapping swap2.map
+[ "$rc" = 0 ] || fail "diff of two builds exits $rc: $(cat err.txt)"
+python3 -c 'import json,sys; r={c["name"]: (c["count_a"], c["count_b"]) for c in json.load(open("out.txt"))["classes"]}
+sys.exit(0 if r.get("com.x.Item") == (100, 300) and r.get("com.x.Order", (50, 50)) == (50, 50) else 1)' ||
+    fail "diff of two builds, one mapping each: $(head -c 600 out.txt)"
+run histo --no-timing swap1.hprof --mapping swap1.map --mapping swap2.map
+[ "$rc" = 2 ] && grep -q "mapping given 2 times" err.txt || fail "histo with two mappings: $rc"
 
 run diff --no-timing "$A" other.hprof
 [ "$rc" = 2 ] || fail "diff of two programs exits $rc, want 2"
