@@ -676,7 +676,9 @@ static int bufent_cmp(const void *a, const void *b)
 }
 
 /* Groups identical buffers; the first copy in file order of each group of two or more is
- * kept (maps to itself) and the others map to it. Unique buffers stay mapped to 0 (drop). */
+ * kept (maps to itself) and the others map to it. Unique buffers stay mapped to 0 (drop).
+ * Empty ones are no copies of each other: a shrunk dump shrunk again pointed 149 unrelated
+ * bitmaps at one emptied buffer. */
 static lr_status group_buffers(strip *s)
 {
     if (s->n_bufs == 0)
@@ -687,6 +689,10 @@ static lr_status group_buffers(strip *s)
         uint64_t j = i + 1;
         while (j < s->n_bufs && s->bufs[j].len == s->bufs[i].len && s->bufs[j].h == s->bufs[i].h)
             j++;
+        if (s->bufs[i].len == 0) { /* emptied by an earlier shrink: no pixels, no copies */
+            i = j;
+            continue;
+        }
         /* Within one (length, hash) run, cluster by exact bytes; reps in file order. */
         uint64_t reps[MAX_REPS_PER_RUN];
         uint32_t cnt[MAX_REPS_PER_RUN];

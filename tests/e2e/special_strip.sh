@@ -3,7 +3,8 @@
 # special_strip.sh: `leakray strip` on SpecialDump dumps and the Android fixtures.
 # sanitize: same byte size, same histogram (leakray and VisualVM), pixel bytes gone, boxed
 # values zeroed, same cycles. shrink: loads, same histogram except primitive arrays, bitmap
-# duplicates redirected (no byte[10000] copies left), same cycles, >= 90 % smaller on a dump
+# duplicates redirected (no byte[10000] copies left; a second shrink redirects nothing), same
+# cycles, >= 90 % smaller on a dump
 # dominated by primitive arrays, gzip output and gzip input. Failures (missing folder,
 # truncated input) exit non-zero and leave neither OUT nor a temporary file. A dump with its
 # STRING and LOAD_CLASS records after its heap dump strips the same. After shrink no
@@ -55,6 +56,30 @@ sp_check "shrink keeps every String value array" "j['string_arrays'] > 7000"
 diff <(histo_np "$D") <(histo_np "$T/shr.hprof") >/dev/null ||
     fdn_fail "shrink changed the histogram of non-array classes"
 echo "ok: shrink keeps all objects but primitive arrays" >&2
+# shrink again: the emptied buffers are no copies of each other (a second shrink pointed
+# every unrelated bitmap at one of them). Five distinct bitmaps and two equal ones.
+mkdir -p "$T/bm"
+cat >"$T/bm/Bm.java" <<'JAVA'
+import android.graphics.Bitmap;
+public class Bm {
+    static final Bitmap[] KEPT = new Bitmap[7];
+    public static void main(String[] a) throws Exception {
+        for (int i = 0; i < 7; i++) {
+            byte[] px = new byte[64 * 64 * 4];
+            java.util.Arrays.fill(px, (byte) (i < 5 ? i + 1 : 9));
+            KEPT[i] = new Bitmap(px, 0, 64, 64);
+        }
+        java.lang.management.ManagementFactory.getPlatformMXBean(
+            com.sun.management.HotSpotDiagnosticMXBean.class).dumpHeap(a[0], true);
+    }
+}
+JAVA
+javac -d "$T/bm" "$T/bm/Bm.java" "$LEAKRAY_SRC/tests/programs/android/bitmaps/android/graphics/Bitmap.java"
+java -cp "$T/bm" Bm "$T/bm.hprof"
+"$LEAKRAY" strip "$T/bm.hprof" -o "$T/bm1.hprof" --mode shrink --json --no-timing >"$T/bm1.json"
+SP_JSON=$T/bm2.json
+"$LEAKRAY" strip "$T/bm1.hprof" -o "$T/bm2.hprof" --mode shrink --json --no-timing >"$SP_JSON"
+sp_check "a second shrink redirects nothing" "(j['bitmap_groups'], j['bitmaps_redirected']) == (0, 0)"
 SP_JSON=$T/shr-dupes.json
 "$LEAKRAY" dupes "$T/shr.hprof" --json --no-timing --min-bytes 5000 >"$SP_JSON"
 sp_check "after shrink no duplicate bitmap buffers remain" \
