@@ -25,8 +25,11 @@ int cmd_strip(int argc, char **argv)
     const cli_spec spec = {
         "strip", "FILE", "remove array contents from an HPROF dump (privacy, size)", opts, 1, 1,
         CLI_OUTPUT_NOTE CLI_STDOUT_NOTE
-        "sanitize follows LeakCanary's stripper; shrink follows Matrix's HprofBufferShrinker\n"
-        "(an emptied array keeps its record). Both load in leakray, VisualVM and Shark."};
+        "sanitize follows LeakCanary's stripper but keeps android.os.Build's strings (the\n"
+        "device's maker and build, which the library-leak rules read); the names the dump's\n"
+        "symbol records hold (classes, fields, a HotSpot dump's string constants of the code)\n"
+        "stay. shrink follows Matrix's HprofBufferShrinker (an emptied array keeps its\n"
+        "record). Both load in leakray, VisualVM and Shark."};
     cli_common co;
     int rc = cli_parse_output(argc, argv, &spec, &co, &out);
     if (rc != CLI_CONTINUE)

@@ -33,11 +33,13 @@
 
 /* Wanted class names. 0..7 are the boxed primitives; their `value` type is 4 + index
  * (boolean 4, char 5, float 6, double 7, byte 8, short 9, int 10, long 11). */
-enum { T_BOXED_LAST = 7, T_STRING = 8, T_BITMAP = 9, N_TARGETS = 10 };
+enum { T_BOXED_LAST = 7, T_STRING = 8, T_BITMAP = 9, T_BUILD = 10, T_BUILD_LAST = 11,
+       N_TARGETS = 12 };
 static const char *const TARGET_NAMES[N_TARGETS] = {
     "java.lang.Boolean", "java.lang.Character", "java.lang.Float", "java.lang.Double",
     "java.lang.Byte",    "java.lang.Short",     "java.lang.Integer", "java.lang.Long",
-    "java.lang.String",  "android.graphics.Bitmap"};
+    "java.lang.String",  "android.graphics.Bitmap", "android.os.Build",
+    "android.os.Build$VERSION"};
 
 enum { F_VALUE = 0, F_MBUFFER = 1, F_MRECYCLED = 2, F_HASH = 3, N_FIELDS = 4 };
 static const char *const FIELD_NAMES[N_FIELDS] = {"value", "mBuffer", "mRecycled", "hash"};
@@ -146,13 +148,15 @@ typedef struct strip {
     int n_cls;
     uint64_t cls_min, cls_max;                   /* id range of cls[] for a cheap reject */
 
-    idmap keep;      /* shrink: String value array ids when the bit set below is too big */
-    uint64_t *kbits; /* shrink: bit per possible primitive-array id, set = String value */
+    idmap keep;      /* String value array ids kept (shrink: all; sanitize: the build's) when
+                      * the bit set below is too big */
+    uint64_t *kbits; /* bit per possible primitive-array id, set = a kept String value */
     uint64_t a_min, a_max, a_or; /* id range and OR of primitive-array ids (info pass) */
     unsigned a_shift;            /* ids are multiples of 1 << a_shift */
     uint64_t a_nbits;            /* bits in kbits */
     idmap bmp;       /* shrink: bitmap buffer id -> kept copy id (itself if kept), 0 = drop */
     bufent *bufs;    /* shrink: bitmap buffers found in the buffers pass */
+    idmap build;     /* sanitize: String ids android.os.Build's statics hold (kept) */
     uint64_t n_bufs, cap_bufs;
 
     outfile *out;    /* write: the output (base/outfile.h) */
@@ -235,6 +239,14 @@ static lr_status class_layout(strip *s, tracked *t, uint64_t o, uint64_t end)
         unsigned sz = type_size(s->d[p + I], s->ids);
         if (!sz || p + I + 1 + sz > end)
             goto bad;
+        /* The build's strings (Build.MANUFACTURER, .ID, VERSION.RELEASE) describe the device,
+         * not its user, and the library-leak rules match on them: sanitize keeps them, so a
+         * sanitized dump's Samsung leak stays that library leak, under its signature. */
+        if (t->target >= T_BUILD && s->d[p + I] == 2) {
+            uint64_t v = rd_id(s->d + p + I + 1, s->ids);
+            if (v && map_put(&s->build, v, 1) != 0)
+                return LR_FAIL(s->err, LR_ERR_NOMEM, "%s: out of memory", s->name);
+        }
         p += I + 1 + sz;
     }
     if (p + 2 > end)
@@ -422,7 +434,8 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                     }
                 }
             } else if (t->target == T_STRING && ph == P_WRITE &&
-                       s->mode == HPROF_STRIP_SANITIZE) {
+                       s->mode == HPROF_STRIP_SANITIZE &&
+                       !map_get(&s->build, rd_id(d + o + 1, s->ids), NULL)) {
                 /* the cached hash is a function of the text sanitize zeroes: a short
                  * secret (a PIN, a password) was found again by trying candidates */
                 int32_t fo = t->off[F_HASH];
@@ -432,7 +445,9 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                     s->pend = data + (uint64_t)fo + 4;
                     s->st.hashes_zeroed++;
                 }
-            } else if (t->target == T_STRING && ph == P_COLLECT) {
+            } else if (t->target == T_STRING && ph == P_COLLECT &&
+                       (s->mode == HPROF_STRIP_SHRINK ||
+                        map_get(&s->build, rd_id(d + o + 1, s->ids), NULL))) {
                 int32_t fo = t->off[F_VALUE];
                 if (fo >= 0 && (uint64_t)fo + I <= n) {
                     uint64_t v = rd_id(d + data + (uint64_t)fo, s->ids);
@@ -529,7 +544,7 @@ static lr_status heap_walk(strip *s, uint64_t o, uint64_t end, enum phase ph)
                 }
             } else if (ph == P_WRITE) {
                 s->st.arrays++;
-                if (bytes) {
+                if (bytes && !(s->build.n && keep_has(s, id))) {
                     copy_to(s, o + h);
                     outfile_zero(s->out, bytes);
                     s->pend = o + h + bytes;
@@ -738,6 +753,10 @@ static lr_status run(strip *s, const char *out_path)
     LR_TRY(pass(s, start, P_NAMES));
     LR_TRY(pass(s, start, P_LOADS));
     LR_TRY(pass(s, start, P_INFO));
+    if (s->mode == HPROF_STRIP_SANITIZE && s->build.n) { /* the build strings' arrays */
+        LR_TRY(keep_init(s));
+        LR_TRY(pass(s, start, P_COLLECT));
+    }
     if (s->mode == HPROF_STRIP_SHRINK) {
         LR_TRY(keep_init(s));
         LR_TRY(pass(s, start, P_COLLECT));
@@ -782,6 +801,7 @@ lr_status hprof_strip(const mfile *in, const char *name, const char *out_path,
     map_free(&s->keep);
     free(s->kbits);
     map_free(&s->bmp);
+    map_free(&s->build);
     free(s->bufs);
     free(s);
     return rc;
