@@ -290,11 +290,13 @@ int cmd_analyze(int argc, char **argv)
      * nothing and reads as "no leak" too (the shipped files' are for other programs) */
     uint32_t typos = 0;
     for (int i = 0; st == LR_OK && i < rules_files.n; i++) {
-        uint32_t before = rs.n_insp;
+        uint32_t before = rs.n_insp, refs_before = rs.n_refs;
         st = rules_load_file(&rs, rules_files.v[i], &err);
         file_warn_ctx fw = {&co, rules_files.v[i]};
-        if (st == LR_OK)
+        if (st == LR_OK) {
             typos += rules_watch_check(&rs, before, g, file_warn, &fw);
+            rules_file_check(&rs, before, refs_before, g, file_warn, &fw);
+        }
     }
     uint32_t first_watch = rs.n_insp;
     for (int i = 0; st == LR_OK && i < watches.n; i++) {

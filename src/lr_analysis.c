@@ -109,11 +109,13 @@ lr_status lr_analyze_keep(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
     if (!o->no_shipped_rules)
         st = rules_load_defaults(&an->own_rs, g, err);
     for (int i = 0; st == LR_OK && i < o->n_rules_files; i++) {
-        uint32_t before = an->own_rs.n_insp;
+        uint32_t before = an->own_rs.n_insp, refs_before = an->own_rs.n_refs;
         st = rules_load_file(&an->own_rs, o->rules_files[i], err);
         warn_ctx w = {an, o->rules_files[i]};
-        if (st == LR_OK)
+        if (st == LR_OK) {
             rules_watch_check(&an->own_rs, before, g, keep_warning, &w);
+            rules_file_check(&an->own_rs, before, refs_before, g, keep_warning, &w);
+        }
     }
     uint32_t first_watch = an->own_rs.n_insp;
     for (int i = 0; st == LR_OK && i < o->n_watch; i++)

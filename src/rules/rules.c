@@ -344,6 +344,136 @@ uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph
     return n;
 }
 
+/* Whether a and b are at most 2 edits apart (insertions, deletions, substitutions). */
+static int near_name(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > lb + 2 || lb > la + 2 || la > 250 || lb > 250)
+        return 0;
+    uint8_t row[2][256];
+    for (size_t j = 0; j <= lb; j++)
+        row[0][j] = (uint8_t)(j < 3 ? j : 3);
+    for (size_t i = 1; i <= la; i++) {
+        uint8_t *p = row[(i - 1) & 1], *c = row[i & 1], best = 3;
+        c[0] = (uint8_t)(i < 3 ? i : 3);
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned v = p[j - 1] + (a[i - 1] != b[j - 1]);
+            if (p[j] + 1u < v)
+                v = p[j] + 1u;
+            if (c[j - 1] + 1u < v)
+                v = c[j - 1] + 1u;
+            c[j] = (uint8_t)(v < 3 ? v : 3);
+            if (c[j] < best)
+                best = c[j];
+        }
+        if (c[0] < best)
+            best = c[0];
+        if (best > 2)
+            return 0;
+    }
+    return row[la & 1][lb] <= 2;
+}
+
+/* A class of the dump whose name is a typo's distance from cls, or NULL. */
+static const char *near_class(const graph *g, const char *cls)
+{
+    for (class_ix c = 0; c < g->n_classes; c++) {
+        const char *nm = graph_str(g, g->classes[c].name);
+        if (strcmp(nm, cls) && near_name(nm, cls))
+            return nm;
+    }
+    return NULL;
+}
+
+/* Whether class c (or a superclass, or a subclass) declares an instance field `name`; with
+ * statics, whether c itself declares a static one. */
+static int declares_ref_field(const graph *g, class_ix c, const char *name, int statics)
+{
+    if (statics) {
+        const graph_class *gc = &g->classes[c];
+        for (uint32_t f = 0; f < gc->n_statics && gc->first_static + f < g->n_statics; f++)
+            if (!strcmp(graph_str(g, g->statics[gc->first_static + f].name), name))
+                return 1;
+        return 0;
+    }
+    for (class_ix d = 0; d < g->n_classes; d++) {
+        if (d != c && !graph_class_is(g, c, d) && !graph_class_is(g, d, c))
+            continue;
+        const graph_class *gc = &g->classes[d];
+        for (uint32_t f = 0; f < gc->n_fields && gc->first_field + f < g->n_fields; f++)
+            if (!strcmp(graph_str(g, g->fields[gc->first_field + f].name), name))
+                return 1;
+    }
+    return 0;
+}
+
+/* check_paths' messages said of an inspector's condition, by its line */
+typedef struct line_report {
+    void (*report)(void *ctx, const char *msg);
+    void *ctx;
+    uint32_t line;
+} line_report;
+
+static void report_at_line(void *ctx, const char *msg)
+{
+    const line_report *lr = ctx;
+    char m[800];
+    if (!strncmp(msg, "--leaking-if: ", 14))
+        msg += 14;
+    snprintf(m, sizeof m, "line %u: %s: the rule never applies", (unsigned)lr->line, msg);
+    lr->report(lr->ctx, m);
+}
+
+uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t first_ref,
+                          const graph *g, void (*report)(void *ctx, const char *msg), void *ctx)
+{
+    /* Only where the dump has the class: a team's rules file names classes of many apps,
+     * and one this dump lacks is no typo. A field the class lacks is: the rule never applies
+     * (a library leak stays an application leak, an inspector never speaks). */
+    uint32_t n = 0;
+    char msg[700];
+    for (uint32_t i = first_insp; i < rs->n_insp; i++) {
+        const rules_inspect *in = &rs->insp[i];
+        if (in->watch || in->subject != RULES_SUBJ_CLASS || !in->cls)
+            continue;
+        class_ix c = graph_find_class(g, in->cls);
+        line_report lr = {report, ctx, in->line};
+        const char *near = c == GRAPH_NONE ? near_class(g, in->cls) : NULL;
+        if (near) {
+            snprintf(msg, sizeof msg, "line %u: the dump has no class %s (%s?): the rule never "
+                     "applies", (unsigned)in->line, in->cls, near);
+            report(ctx, msg);
+            n++;
+        }
+        if (c != GRAPH_NONE)
+            n += check_paths(rs, in->cond, g, c, in->cls, report_at_line, &lr, 0);
+    }
+    for (uint32_t i = first_ref; i < rs->n_refs; i++) {
+        const rules_ref *r = &rs->refs[i];
+        if ((r->kind != RULES_REF_INSTANCE && r->kind != RULES_REF_STATIC) || !r->field)
+            continue;
+        class_ix c = graph_find_class(g, r->cls);
+        const char *near = c == GRAPH_NONE ? near_class(g, r->cls) : NULL;
+        int statics = r->kind == RULES_REF_STATIC;
+        if (near)
+            snprintf(msg, sizeof msg, "line %u: the dump has no class %s (%s?): the rule never "
+                     "applies", (unsigned)r->line, r->cls, near);
+        else if (c == GRAPH_NONE || strcmp(g->format ? g->format : "", "hprof") ||
+                 declares_ref_field(g, c, r->field, statics))
+            continue; /* (only a JVM's classes declare their fields) */
+        else if (declares_ref_field(g, c, r->field, !statics))
+            snprintf(msg, sizeof msg, "line %u: %s#%s is %s field, not %s one: the rule never "
+                     "applies", (unsigned)r->line, r->cls, r->field,
+                     statics ? "an instance" : "a static", statics ? "a static" : "an instance");
+        else
+            snprintf(msg, sizeof msg, "line %u: %s has no %s field %s: the rule never applies",
+                     (unsigned)r->line, r->cls, statics ? "static" : "instance", r->field);
+        report(ctx, msg);
+        n++;
+    }
+    return n;
+}
+
 /* ---------------------------------------------------------------- queries */
 
 static int thread_has_object_root(const rules_set *rs, uint32_t serial)

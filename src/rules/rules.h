@@ -134,6 +134,14 @@ lr_status rules_add_watch(rules_set *rs, const char *cls, const char *expr, lr_e
 uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph *g,
                            void (*report)(void *ctx, const char *msg), void *ctx);
 
+/* The same check for the other rules of a user's file, from inspector first_insp and
+ * reference rule first_ref on: an inspector's condition reading a field its class (present
+ * in the dump) lacks, a library-leak or ignore rule naming a field its class (present)
+ * lacks. Classes the dump lacks are not reported (a shared file covers many programs).
+ * Returns the number of problems. */
+uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t first_ref,
+                          const graph *g, void (*report)(void *ctx, const char *msg), void *ctx);
+
 /* Binds rs to g: reads the build facts, evaluates `when` conditions, indexes rules per class.
  * Must be called before the queries below; g must outlive the binding. */
 lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err);

@@ -469,6 +469,38 @@ static int32_t parse_binary(parser *ps, int level)
 
 static int32_t parse_or(parser *ps) { return parse_binary(ps, 0); }
 
+/* The first name a `when` condition reads that is no build fact, or NULL. A `when` asks
+ * about the device, not an object: any other name (a typo, `APi`) read as missing, so the
+ * condition was quietly false and the rule never applied. */
+static const char *when_unknown(const rules_set *rs, int32_t e, int depth)
+{
+    if (e < 0 || (uint32_t)e >= rs->n_exprs || depth > 4 * RULES_MAX_NEST)
+        return NULL;
+    const rules_expr *x = &rs->exprs[e];
+    if (x->op == EX_OR || x->op == EX_AND || x->op == EX_NOT) {
+        const char *a = when_unknown(rs, x->a, depth + 1);
+        return a ? a : when_unknown(rs, x->b, depth + 1);
+    }
+    const operand *ops[2] = {&x->l, x->op == EX_CMP ? &x->r : NULL};
+    for (int i = 0; i < 2; i++)
+        if (ops[i] && ops[i]->kind == OPD_PATH && ops[i]->s && strcmp(ops[i]->s, "API") &&
+            strcmp(ops[i]->s, "sdk") && strcmp(ops[i]->s, "manufacturer") &&
+            strcmp(ops[i]->s, "build_id"))
+            return ops[i]->s;
+    return NULL;
+}
+
+/* Parses a `when` condition (the keyword read): its expression index, or -1 (failed). */
+static int32_t parse_when(parser *ps)
+{
+    int32_t w = parse_or(ps);
+    const char *bad = w >= 0 ? when_unknown(ps->rs, w, 0) : NULL;
+    if (bad)
+        return fail(&ps->lx, "when: '%s' is no build fact (API, sdk, manufacturer, build_id)",
+                    bad);
+    return w;
+}
+
 static int valid_class_name(const char *s)
 {
     if (!*s || strchr(s, '#'))
@@ -530,7 +562,7 @@ static int add_ref(parser *ps, uint8_t action)
     int ok = r.cls && r.pattern && (r.kind > RULES_REF_STATIC || r.field);
     if (ok && is_kw(lx, "when")) {
         next(lx);
-        r.when = parse_or(ps);
+        r.when = parse_when(ps);
         if (r.when < 0)
             ok = 0;
     }
@@ -627,7 +659,7 @@ static int add_inspect_in(parser *ps, int watch)
     }
     if (ok && is_kw(lx, "when")) {
         next(lx);
-        in.when = parse_or(ps);
+        in.when = parse_when(ps);
         ok = in.when >= 0;
     }
     if (ok) {

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# rules_typos.sh: a user's rules file whose inspect or library-leak rule names a field its
+# class lacks, a static as an instance field, or a class one typo away from one the dump has,
+# is warned of (the rule never applies: a library leak stayed an application leak, without a
+# word); a `when` naming no build fact is an error (it was quietly false). A class the dump
+# lacks with no near name is a shared file's rule for another program: no warning.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.bash"
+cli_init rules-typos
+cli_target_dump
+cat >"$T/typos.rules" <<'EOT'
+inspect CliTarget$Known if cuont == 42 -> leaking "typo field"
+library-leak static CliTarget#KNOWNN description "typo static"
+library-leak instance CliTarget#KNOWN description "a static named as instance"
+inspect CliTarget$Knwn -> label "typo class"
+library-leak static com.example.Elsewhere#sInstance description "another program's"
+inspect CliTarget$Known if count == 42 -> label "right"
+library-leak instance CliTarget$Known#next description "right"
+EOT
+run analyze "$DUMP" --rules "$T/typos.rules" --no-suspects --no-timing
+expect_rc 0
+expect_err 'typos.rules: line 1: CliTarget\$Known has no field .cuont.'
+expect_err 'typos.rules: line 2: CliTarget has no static field KNOWNN'
+expect_err 'typos.rules: line 3: CliTarget#KNOWN is a static field, not an instance one'
+expect_err 'typos.rules: line 4: the dump has no class CliTarget\$Knwn \(CliTarget\$Known\?\)'
+[ "$(grep -c warning "$T/err")" = 4 ] || fail "warnings: $(cat "$T/err")"
+printf 'library-leak static CliTarget#KNOWN when APi >= 21\n' >"$T/when.rules"
+run analyze "$DUMP" --rules "$T/when.rules" --no-suspects --no-timing
+expect_rc 3
+expect_err "when.rules:1: when: 'APi' is no build fact"
+echo "rules_typos: ok"
