@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "analysis/cycles.h"
 #include "analysis/dominators.h"
+#include "analysis/kinship.h"
 #include "report/cycles.h"
 
 #include <stdlib.h>
@@ -45,6 +46,7 @@ int cmd_cycles(int argc, char **argv)
 {
     const char *from = NULL, *cls = NULL, *baseline = NULL;
     uint64_t max_len = CYCLES_DEFAULT_MAX_LENGTH, top = 20;
+    int force = 0;
     const cli_optdef opts[] = {
         {"--from", CLI_OPT_STR, &from, "ID", "scope: what this object reaches", NULL},
         {"--class", CLI_OPT_STR, &cls, "NAME", "scope: what instances of NAME reach", NULL},
@@ -53,6 +55,8 @@ int cmd_cycles(int argc, char **argv)
         {"--baseline", CLI_OPT_STR, &baseline, "OLD",
          "report only cycles whose signature OLD does not have", NULL},
         {"--top", CLI_OPT_UINT, &top, "N", "cycles / components shown (default 20, 0 = all)", NULL},
+        {"--force", CLI_OPT_FLAG, &force, NULL,
+         "compare with a baseline of another program (the format must match)", NULL},
         {0}};
     const cli_spec spec = {
         "cycles", "FILE", "retain cycles (strongly connected objects) and who holds them", opts,
@@ -130,6 +134,19 @@ int cmd_cycles(int argc, char **argv)
         if ((rc = cli_open(&co, baseline, 0, &oh)) != 0)
             goto done;
         graph *og = lr_heap_graph(oh);
+        /* a baseline of another format or program makes every cycle "new", as diff and
+         * leaks refuse it (signatures are compared, not ids: the program is checked) */
+        kin_print pa = {0}, pb = {0};
+        kin_stats ks;
+        if (kin_print_build(og, lr_heap_format(oh), &pa, &err) != LR_OK ||
+            kin_print_build(g, lr_heap_format(h), &pb, &err) != LR_OK)
+            rc = cli_error(&co, &err);
+        else
+            rc = cli_check_related(&co, baseline, &pa, co.pos[0], &pb, 0, force, 0, &ks, NULL);
+        kin_print_free(&pa);
+        kin_print_free(&pb);
+        if (rc)
+            goto done;
         uint32_t on = 0;
         node_ix *os = instances_of(og, scope_class, &on);
         if (!os) {

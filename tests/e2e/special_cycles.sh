@@ -3,7 +3,8 @@
 # special_cycles.sh: `leakray cycles` on SpecialDump: the Screen <-> Listener pairs (3,
 # held by the EventBus singleton), the RingA -> RingB -> RingC rings (2, static), the
 # Parent/Child cycles (2, held only by a thread's local variable, so not by a singleton),
-# --from, --max-length, --baseline against a dump without the rings, and the unscoped SCC list.
+# --from, --max-length, --baseline against a dump without the rings (and refused against a
+# V8 snapshot), and the unscoped SCC list.
 set -euo pipefail
 . "$LEAKRAY_SRC/tests/e2e/special_lib.bash"
 fdn_init special_cycles
@@ -40,6 +41,16 @@ SP_JSON=$FDN_TMP/base.json
 "$LEAKRAY" cycles "$D" --class 'SpecialDump$Registry' --baseline "$B" --json --no-timing >"$SP_JSON"
 sp_check "--baseline without rings reports only the rings" \
     "[c['signature'] for c in j['cycles']] == ['SpecialDump\$RingA.b -> SpecialDump\$RingB.c -> SpecialDump\$RingC.a']"
+
+# a baseline of another format or program made every cycle "new" (exit 0): refused as diff
+# refuses it, --force lifts the program check
+rc=0
+"$LEAKRAY" cycles "$D" --class 'SpecialDump$Registry' --no-timing \
+    --baseline "$LEAKRAY_SRC/tests/data/v8/cliques.heapsnapshot" >/dev/null 2>"$FDN_TMP/fmt.err" ||
+    rc=$?
+[ "$rc" = 2 ] && grep -q "only snapshots of one format" "$FDN_TMP/fmt.err" ||
+    fdn_fail "--baseline of another format: exit $rc: $(cat "$FDN_TMP/fmt.err")"
+echo "ok: --baseline of another format refused" >&2
 
 SP_JSON=$FDN_TMP/screen.json
 id=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cycles'][0]['example'][1]['id'])" "$SP_JSON")
