@@ -576,6 +576,12 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
                     diag_description(DIAG_TRUNCATED));
             co->n_truncated++;
         }
+        /* a size past 4 GiB read as 4 GiB: every sum over it is short, which only `info`
+         * said */
+        if (lg->diag.n[DIAG_SIZE_SATURATED])
+            fprintf(stderr, "leakray: %s: warning: %llu objects: %s\n", path,
+                    (unsigned long long)lg->diag.n[DIAG_SIZE_SATURATED],
+                    diag_description(DIAG_SIZE_SATURATED));
         return 0;
     }
     if (*out) {

@@ -4,7 +4,8 @@
 # found with --max-length 100: the search was cut at 64 members whatever was asked, and read
 # "0 found". A Lua-style Player.onDeath -> closure.self cycle written as `property` edges is
 # found as it is with `field` edges (the V8 rules for those kinds left it out), and the same
-# cycle once. A --max-length past the limit is refused, not taken modulo 2^32.
+# cycle once. A --max-length past the limit is refused, not taken modulo 2^32. (And a size
+# past 4 GiB, clamped, is said on stderr by top and histo.)
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init graph-cycles
@@ -45,4 +46,12 @@ done
 run cycles "$T/ring.jsonl" --class Node --max-length 4294967297
 expect_rc 2
 expect_err 'max-length 4294967297: at most'
+# a size past 4 GiB is clamped; top and histo say so on stderr (only info did)
+printf '{"leakray_graph": 1}\n{"node": 1, "size": 6000000000, "kind": "primitive array"}\n{"root": 1, "kind": "global"}\n' \
+    >"$T/huge.jsonl"
+for verb in top histo; do
+    run "$verb" "$T/huge.jsonl" --no-timing
+    expect_rc 0
+    expect_err 'warning: 1 objects: shallow sizes over 4 GiB clamped'
+done
 echo "graph_cycles: ok"
