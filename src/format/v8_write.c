@@ -413,7 +413,11 @@ static int node_type(const conv *c, node_ix x)
 static lr_status node_name(conv *c, node_ix x, uint32_t *out)
 {
     const graph *g = c->g;
-    if (g->node_name && g->node_name[x] != GRAPH_NONE)
+    /* A generic graph's name is a label beside the class ("checkout"), where V8's is what
+     * DevTools groups objects by: the class names them there, but a string's text */
+    int labels = g->format && (!strcmp(g->format, "graph") || !strcmp(g->format, "builder"));
+    if (g->node_name && g->node_name[x] != GRAPH_NONE &&
+        (!labels || g->node_kind[x] == GRAPH_KIND_STRING))
         return stab_graph(&c->st, g, g->node_name[x], out, c->err);
     if (g->node_kind[x] == GRAPH_KIND_CLASS) {
         class_ix k = graph_class_of_node(c->g, x);
