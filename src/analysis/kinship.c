@@ -242,7 +242,7 @@ int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s,
     if (smaller && (uint64_t)own * 100 >= (uint64_t)smaller * KIN_MAX_OWN_PCT) {
         snprintf(why, cap,
                  "each has class names the other lacks (%u and %u, of %u): the snapshots come "
-                 "from different programs",
+                 "from different programs (or runtime versions)",
                  own_a, own_b, smaller);
         return 0;
     }
@@ -263,11 +263,17 @@ int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s,
         snprintf(why, cap, "%u%% of class names shared; compared per class", cls_pct);
         return 1;
     }
+    /* An address-like id changes class when the collector moves objects too (a compacting
+     * HotSpot collection, Ruby's GC.compact): that is said before --force is offered. */
+    const char *moved = !strcmp(a->format, "hprof") ?
+        ", or the collector moved objects between them (an HPROF id is an address)" :
+        !strcmp(a->format, "ruby") ?
+        ", or GC.compact moved objects between them (a Ruby id is a heap slot)" : "";
     if (s->ids_shared >= KIN_MIN_ID_SAMPLE && id_pct < KIN_MIN_ID_PCT) {
         snprintf(why, cap,
                  "of %llu object ids present in both, only %u%% keep their class: the "
-                 "snapshots come from different processes",
-                 (unsigned long long)s->ids_shared, id_pct);
+                 "snapshots come from different processes%s",
+                 (unsigned long long)s->ids_shared, id_pct, moved);
         return 0;
     }
     if (s->js_shared >= KIN_MIN_JS_SAMPLE &&
@@ -283,7 +289,7 @@ int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s,
         s->ids_same_class == 0) {
         snprintf(why, cap,
                  "no object id of one is found in the other with its class: the snapshots "
-                 "come from different processes");
+                 "come from different processes%s", moved);
         return 0;
     }
     snprintf(why, cap, "%u%% of class names shared, %u%% of common ids keep their class", cls_pct,
