@@ -530,6 +530,52 @@ static int grp_cmp(const void *a, const void *b)
     return strcmp(x->signature, y->signature);
 }
 
+/* What a group's unreachable members keep: a retain cycle no root reaches is the leak
+ * itself where references are counted (an ARC or CPython cycle a scanner exports), and
+ * everything only it reaches stays with it. Counted over strong edges into other unreachable
+ * objects (the dominator tree gives them nothing: its retained sizes stop at the roots'
+ * reach); pairs[i..j) are the group's (group, member) pairs. */
+static lr_status unreachable_kept(cst *s, const dom_tree *dom, uint64_t i, uint64_t j,
+                                  cycles_cycle *c, uint8_t **seenp)
+{
+    const graph *g = s->g;
+    uint32_t n_un = 0;
+    for (uint64_t k = i; k < j; k++)
+        n_un += dom->idom[s->pairs.v[2 * k + 1]] == GRAPH_NONE;
+    if (!n_un)
+        return LR_OK;
+    if (!*seenp && !(*seenp = err_calloc(g->n_nodes ? g->n_nodes : 1, 1)))
+        return nomem(s);
+    uint8_t *seen = *seenp; /* all clear between groups: what was set is cleared below */
+    u32vec q = {0};
+    lr_status rc = LR_OK;
+    for (uint64_t k = i; rc == LR_OK && k < j; k++) {
+        node_ix m = s->pairs.v[2 * k + 1];
+        if (dom->idom[m] == GRAPH_NONE && !seen[m]) {
+            seen[m] = 1;
+            if (push32(&q, m))
+                rc = nomem(s);
+        }
+    }
+    for (uint64_t h = 0; rc == LR_OK && h < q.n; h++) {
+        node_ix v = q.v[h];
+        c->retained += graph_node_size(g, v) + (g->node_native ? g->node_native[v] : 0);
+        for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++) {
+            node_ix w = g->edge_to[e];
+            if (w >= g->n_nodes || seen[w] || dom->idom[w] != GRAPH_NONE ||
+                GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG)
+                continue;
+            seen[w] = 1;
+            if (push32(&q, w))
+                rc = nomem(s);
+        }
+    }
+    for (uint64_t h = 0; h < q.n; h++)
+        seen[q.v[h]] = 0;
+    free(q.v);
+    return rc;
+}
+
 static lr_status finish_groups(cst *s, const dom_tree *dom)
 {
     const graph *g = s->g;
@@ -541,6 +587,7 @@ static lr_status finish_groups(cst *s, const dom_tree *dom)
         return nomem(s);
     }
     lr_status rc = static_reach(s, stat);
+    uint8_t *seen = NULL; /* unreachable_kept's marks, made when first needed */
     uint64_t np = s->pairs.n / 2;
     if (rc == LR_OK && np)
         qsort(s->pairs.v, np, 2 * sizeof(uint32_t), pair_cmp);
@@ -560,6 +607,8 @@ static lr_status finish_groups(cst *s, const dom_tree *dom)
                     c->singleton = 1;
             }
         }
+        if (dom && dom->idom && rc == LR_OK)
+            rc = unreachable_kept(s, dom, i, j, c, &seen);
         if (dom && dom->idom) {
             for (uint64_t k = i; k < j; k++) {
                 node_ix m = s->pairs.v[2 * k + 1];
@@ -585,6 +634,7 @@ static lr_status finish_groups(cst *s, const dom_tree *dom)
     }
     free(stat);
     free(mark);
+    free(seen);
     if (rc == LR_OK && s->n_grp)
         qsort(s->grp, s->n_grp, sizeof *s->grp, grp_cmp);
     return rc;

@@ -369,6 +369,13 @@ lr_status nscan_parse(const mfile *m, const char *name, nscan_report *r, lr_erro
         qsort(r->groups, r->n_groups, sizeof *r->groups, group_cmp);
     if (r->n_traces)
         qsort(r->traces, r->n_traces, sizeof *r->traces, trace_cmp);
+    /* the monitor writes each trace once: a second one would be merged with the first by
+     * nscan_trace_find's search, a leak's stack chosen by the sort */
+    for (uint32_t i = 1; i < r->n_traces; i++)
+        if (r->traces[i].id == r->traces[i - 1].id) {
+            st = LR_CORRUPT(err, name, 0, "trace %u is given twice", (unsigned)r->traces[i].id);
+            goto fail;
+        }
     if (r->n_blocks)
         qsort(r->blocks, r->n_blocks, sizeof *r->blocks, block_cmp);
     return LR_OK;

@@ -838,7 +838,7 @@ int rules_is_leaking_object(const rules_set *rs, node_ix n, char *buf, size_t ca
             (in->find_if >= 0 && !rules_eval_expr(rs, in->find_if, n, NULL, 0)))
             continue;
         if (!rules_render(rs, n, NULL, in->text, buf, cap))
-            snprintf(buf, cap, "%s", in->text);
+            rules_render_lax(rs, n, in->text, buf, cap); /* a verdict is never skipped */
         return 1;
     }
     return 0;

@@ -910,9 +910,23 @@ int rules_eval_text(rules_set *rs, node_ix n, const char *expr, lr_error *err)
     return rules_eval_expr(rs, e, n, NULL, 0);
 }
 
+static int render(const rules_set *rs, node_ix n, const char *fld, const char *tpl, char *out,
+                  size_t cap, int lax);
+
 /* Renders a label template: {path} becomes the value. Returns 0 when a value is missing. */
 int rules_render(const rules_set *rs, node_ix n, const char *fld, const char *tpl, char *out,
                  size_t cap)
+{
+    return render(rs, n, fld, tpl, out, cap, 0);
+}
+
+void rules_render_lax(const rules_set *rs, node_ix n, const char *tpl, char *out, size_t cap)
+{
+    render(rs, n, NULL, tpl, out, cap, 1);
+}
+
+static int render(const rules_set *rs, node_ix n, const char *fld, const char *tpl, char *out,
+                  size_t cap, int lax)
 {
     size_t k = 0;
     out[0] = 0;
@@ -929,7 +943,11 @@ int rules_render(const rules_set *rs, node_ix n, const char *fld, const char *tp
                     unbox(rs->g, &v);
                 char tmp[300];
                 switch (v.k) {
-                case V_MISSING: return 0;
+                case V_MISSING:
+                    if (!lax)
+                        return 0;
+                    snprintf(tmp, sizeof tmp, "?");
+                    break;
                 case V_NULL: snprintf(tmp, sizeof tmp, "null"); break;
                 case V_BOOL: snprintf(tmp, sizeof tmp, "%s", v.i ? "true" : "false"); break;
                 case V_INT: snprintf(tmp, sizeof tmp, "%lld", (long long)v.i); break;

@@ -65,5 +65,8 @@ int rules_eval_expr(const rules_set *rs, int32_t e, node_ix n, const char *fld, 
 /* Renders a label template: {path} becomes the value. Returns 0 when a value is missing. */
 int rules_render(const rules_set *rs, node_ix n, const char *fld, const char *tpl, char *out,
                  size_t cap);
+/* The same, a missing value written "?": the reason of a leaking verdict, which applies
+ * whatever a value its text names (it printed its template, "{field}" and all). */
+void rules_render_lax(const rules_set *rs, node_ix n, const char *tpl, char *out, size_t cap);
 
 #endif

@@ -46,6 +46,25 @@ done
 run cycles "$T/ring.jsonl" --class Node --max-length 4294967297
 expect_rc 2
 expect_err 'max-length 4294967297: at most'
+# a cycle no root reaches (ARC: never freed) keeps what it alone reaches: it read 0 bytes
+cat >"$T/arc.jsonl" <<'EOT'
+{"leakray_graph": 1, "format": "ios-scan", "hex_ids": true}
+{"class": 1, "name": "CheckoutViewController"}
+{"class": 2, "name": "__NSMallocBlock__"}
+{"class": 3, "name": "UIWindow"}
+{"class": 4, "name": "UIImage"}
+{"node": "0x1000", "class": 3, "size": 64}
+{"node": "0x2000", "class": 1, "size": 512}
+{"node": "0x3000", "class": 2, "size": 48}
+{"node": "0x4000", "class": 4, "size": 1000000}
+{"edge": ["0x2000", "0x3000"], "name": "completion"}
+{"edge": ["0x3000", "0x2000"], "name": "self"}
+{"edge": ["0x2000", "0x4000"], "name": "hero"}
+{"root": "0x1000", "kind": "global"}
+EOT
+run cycles "$T/arc.jsonl" --class CheckoutViewController --json --no-timing
+expect_rc 0
+json_eq '[(c["length"], c["retained"]) for c in d["cycles"]]' '[[2, 1000560]]'
 # a size past 4 GiB is clamped; top and histo say so on stderr (only info did)
 printf '{"leakray_graph": 1}\n{"node": 1, "size": 6000000000, "kind": "primitive array"}\n{"root": 1, "kind": "global"}\n' \
     >"$T/huge.jsonl"

@@ -4,7 +4,7 @@
 # lists. Names holding terminal control sequences (the executable, a capture error, a mapped
 # file's name) print escaped in the text report and stay exact in --json; mapped "files" that
 # are a FIFO or a device are not opened to look for symbols (a FIFO would block the report
-# forever), their frames keep module+offset.
+# forever), their frames keep module+offset. A trace given twice is refused.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init native_hostile
@@ -48,4 +48,13 @@ set -e
 expect_rc 0
 json_eq 'd["exe"] == "/tmp/a\x1b]0;title\x07\x1b[31mred"' true
 json_eq 'd["groups"][0]["frames"][2]["module"] == "lib\x1b[5mx.so"' true
+# one trace given twice: which stack a leak showed depended on a sort (refused, exit 3)
+{
+    printf 'leakray-native 2\npid 7\nexe /tmp/a\nreason exit\ncapture ok 2 0\n'
+    printf 'backtrace fp 16 0\nheap 2 64\nmap 0x1000 0x2000 r-xp 0x0 /tmp/a\n'
+    printf 'trace 1 0x1100\ntrace 1 0x1200\nleak direct 1 2 64 0x9000 -\nend\n'
+} >"$T/dup.lrn"
+run native report "$T/dup.lrn" --no-timing
+expect_rc 3
+expect_err 'trace 1 is given twice'
 echo "native_hostile: control characters escaped, FIFOs and devices not opened"

@@ -25,6 +25,10 @@ expect_err 'typos.rules: line 2: CliTarget has no static field KNOWNN'
 expect_err 'typos.rules: line 3: CliTarget#KNOWN is a static field, not an instance one'
 expect_err 'typos.rules: line 4: the dump has no class CliTarget\$Knwn \(CliTarget\$Known\?\)'
 [ "$(grep -c warning "$T/err")" = 4 ] || fail "warnings: $(cat "$T/err")"
+# a leaking verdict's reason naming a missing value shows "?" there (it printed the template)
+printf 'inspect CliTarget$Known if count == 42 -> leaking "{cuont} known"\n' >"$T/tpl.rules"
+run analyze "$DUMP" --rules "$T/tpl.rules" --no-suspects --no-timing
+expect_out 'Leaking: YES \(\? known\)'
 printf 'library-leak static CliTarget#KNOWN when APi >= 21\n' >"$T/when.rules"
 run analyze "$DUMP" --rules "$T/when.rules" --no-suspects --no-timing
 expect_rc 3
