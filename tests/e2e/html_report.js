@@ -94,6 +94,15 @@ async function v8(ctx) {
   const ret = await text(page, '#retainers');
   check(/^Retainers of \S.* @\d+ \(retains .*, distance \d+\)/.test(ret), 'v8: retainers ' + ret);
   check(ret.includes('\u2190 '), 'v8: no retainer listed: ' + ret);
+  // distances of objects only the VM's roots reach read as DevTools shows them, a minus sign
+  // (the raw 100000001 sorted first)
+  const small = (await open(ctx, 'v8small.html')).page;
+  await small.click('#tab-devtools');
+  const dists = await small.$$eval('#sec-devtools tbody tr td:nth-child(2)', (tds) =>
+    tds.map((td) => td.textContent));
+  check(dists.length > 0 && dists.every((d) => /^(\d[\d,]*|\u2212)$/.test(d)),
+    'v8: distances ' + dists.filter((d) => !/^(\d[\d,]*|\u2212)$/.test(d)).slice(0, 5));
+  check(dists.includes('\u2212'), 'v8: no system distance shown as a minus sign');
   await page.screenshot({ path: path.join(art, 'v8-summary.png') });
   await page.click('#tab-clusters');
   check((await page.$$('#sec-clusters tbody tr')).length > 0, 'v8: no clusters');

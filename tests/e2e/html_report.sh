@@ -35,6 +35,8 @@ PY
 
 "$LEAKRAY" report "$work/inject.hprof" -o "$work/java.html" >/dev/null
 "$LEAKRAY" report "$fix/v8/heap-3.heapsnapshot" -o "$work/v8.html" >/dev/null
+# a Node snapshot whose Summary has classes only the VM's roots reach (distance "-")
+"$LEAKRAY" report "$fix/v8/small.heapsnapshot" -o "$work/v8small.html" >/dev/null
 "$LEAKRAY" report "$fix/hprof/test-dump.hprof" --mapping "$fix/hprof/test-dump.map" \
     -o "$work/android.html" >/dev/null
 "$LEAKRAY" report "$fix/hprof/dialer.android-hprof" -o "$work/dialer.html" >/dev/null

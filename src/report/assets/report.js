@@ -10,6 +10,10 @@
   const TOTAL = S.reachable_bytes || 1;
 
   const {el, bytes, num, table, traceView} = LRKIT;
+  /* DevTools' distance: objects reached only through the VM's own roots carry 100,000,000
+   * and up, which DevTools (and `histo`) show as a minus sign */
+  const dist = (d) => d === undefined || d === null ? '' :
+    d < 0 || d >= 100000000 ? '\u2212' : num(d);
   function pct(n) { return (100 * n / TOTAL).toFixed(2) + '%'; }
 
   /* ---- page frame: header, tabs, sections ---- */
@@ -271,7 +275,7 @@
     addTab('devtools', 'Summary (DevTools)', (sec) => {
       const pane = el('div', {cls: 'details', id: 'retainers', text: 'Click a row to see the retainers of its biggest object.'});
       sec.appendChild(table([{key: 'name', label: 'Constructor', name: true},
-        {key: 'distance', label: 'Distance', num: true},
+        {key: 'distance', label: 'Distance', num: true, fmt: dist},
         {key: 'count', label: 'Objects', num: true, fmt: num},
         {key: 'shallow_bytes', label: 'Shallow size', num: true, fmt: bytes},
         {key: 'retained_bytes', label: 'Retained size', num: true, fmt: bytes}], D.devtools_summary,
@@ -280,7 +284,7 @@
         const s = row.sample;
         if (!s) return;
         pane.appendChild(el('div', {text: 'Retainers of ' + row.name + ' ' + s.id + ' (retains ' +
-          bytes(s.retained_bytes) + ', distance ' + s.distance + ')'}));
+          bytes(s.retained_bytes) + ', distance ' + dist(s.distance) + ')'}));
         const list = el('div', {cls: 'trace'});
         for (const r of s.retainers) list.appendChild(el('span', {cls: 'line',
           text: '\u2190 ' + r.edge + ' in ' + r.from + ' ' + r.id}));
