@@ -687,6 +687,9 @@ static lr_status string_cands(const graph *g, cvec *c, lr_error *err)
         uint8_t key = et;
         if (graph_field_find(g, n, "coder", &coder) && coder.raw == 1)
             key = (uint8_t)(et | 0x80);
+        /* the length in characters: a UTF-16 value's bytes hold two per character */
+        if (key & 0x80 && es == 1)
+            nelem /= 2;
         cand x = {hash_bytes64(g->data + off, nb), off, nb, n, (uint32_t)nelem, key};
         if (cvec_push(c, x) != 0)
             return LR_FAIL(err, LR_ERR_NOMEM, "dupes: out of memory");

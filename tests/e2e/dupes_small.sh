@@ -44,4 +44,10 @@ assert own[0]["path"][0]["root"] == "Java frame", own[0]["path"]' ||
 grep -q 'owners: .*(GC root: Java local variable) x1' "$work/text.txt" &&
     ! grep -q '(no referrer)' "$work/text.txt" ||
     fail "the local's copy: $(grep -A3 'long\[300\]' "$work/text.txt")"
+# a UTF-16 string's length is in characters (it was its bytes: 16 for 8)
+"$LEAKRAY" dupes "$work/s.hprof" --json --no-timing --top 0 | python3 -c '
+import json, sys
+g = [g for g in json.load(sys.stdin)["strings"]["groups"] if g["value"] == "emoji\U0001F600x"]
+assert len(g) == 1 and g[0]["count"] == 3 and g[0]["length"] == 8, g' ||
+    fail "the UTF-16 string group: wrong length or missing"
 echo "dupes_small: ok"
