@@ -182,8 +182,9 @@ int cmd_analyze(int argc, char **argv)
          "leak traces printed with their path (default 100, 0 = all)", NULL},
         {"--full", CLI_OPT_FLAG, &full, NULL,
          "print every trace and whole paths (default: 50 objects per trace, both ends)", NULL},
-        {"--html", CLI_OPT_STR, &html, "OUT", "also write the HTML report (as `report`) to OUT",
-         NULL},
+        {"--html", CLI_OPT_STR, &html, "OUT",
+         "also write the HTML report to OUT (`report`'s page, with this analysis's traces: "
+         "the first 100 with their paths, all with --full)", NULL},
         {"--text", CLI_OPT_STR, &text_out, "OUT",
          "also write the text report to OUT (with --json: both from one analysis)", NULL},
         {0}};
