@@ -268,7 +268,9 @@ int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s,
     const char *moved = !strcmp(a->format, "hprof") ?
         ", or the collector moved objects between them (an HPROF id is an address)" :
         !strcmp(a->format, "ruby") ?
-        ", or GC.compact moved objects between them (a Ruby id is a heap slot)" : "";
+        ", or GC.compact moved objects between them (a Ruby id is a heap slot)" :
+        !strcmp(a->format, "v8") ?
+        ", or were each taken by a new inspector session, which numbers objects afresh" : "";
     if (s->ids_shared >= KIN_MIN_ID_SAMPLE && id_pct < KIN_MIN_ID_PCT) {
         snprintf(why, cap,
                  "of %llu object ids present in both, only %u%% keep their class: the "
@@ -281,8 +283,9 @@ int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s,
         snprintf(why, cap,
                  "of %llu JavaScript objects present in both by id, only %u%% keep their "
                  "constructor or function name: the snapshots come from different "
-                 "processes (or isolates)",
-                 (unsigned long long)s->js_shared, kin_pct(s->js_same_class, s->js_shared));
+                 "processes (or isolates)%s",
+                 (unsigned long long)s->js_shared, kin_pct(s->js_same_class, s->js_shared),
+                 moved);
         return 0;
     }
     if (a->n_objs >= KIN_MIN_ID_SAMPLE && b->n_objs >= KIN_MIN_ID_SAMPLE &&

@@ -112,6 +112,17 @@ static void test_hprof_moved_says_so(void **state)
     kin_print_free(&pb);
     graph_fini(&a);
     graph_fini(&b);
+    /* V8: one process whose snapshots came from new inspector sessions, numbered afresh */
+    kt_heap(&a, KT_N, 0, KT_V8, 1);
+    kt_heap(&b, KT_N, 7, KT_V8, 1);
+    assert_int_equal(kin_print_build(&a, "v8", &pa, &err), LR_OK);
+    assert_int_equal(kin_print_build(&b, "v8", &pb, &err), LR_OK);
+    assert_int_equal(kin_compare(&pa, &pb, 1, &s, why, sizeof why), 0);
+    assert_non_null(strstr(why, "new inspector session"));
+    kin_print_free(&pa);
+    kin_print_free(&pb);
+    graph_fini(&a);
+    graph_fini(&b);
 }
 
 /* V8: the same heap but for its last `js` objects, JavaScript objects of class "Object"
