@@ -144,6 +144,19 @@ int cmd_instances(int argc, char **argv)
         goto out;
     }
     double ms = cli_now_ms() - t0;
+    /* An interface (a sealed one's records, a listener type) has no instances, and its
+     * implementations are not its subclasses in a heap dump: "0 instances" said nothing */
+    class_ix ic = r.n == 0 && !where ? graph_find_class(g, cls) : GRAPH_NONE;
+    if (ic != GRAPH_NONE && !g->classes[ic].n_fields && !g->classes[ic].instance_size &&
+        !(g->classes[ic].flags & GRAPH_CLASS_ARRAY) && g->classes[ic].id) {
+        int sub = 0;
+        for (class_ix d = 0; d < g->n_classes && !sub; d++)
+            sub = d != ic && graph_class_is(g, d, ic);
+        if (!sub)
+            cli_warn(&co, "%s has no instance and looks like an interface: --subclasses follows "
+                     "superclasses, not interfaces (a heap dump lists no class's interfaces); "
+                     "name the classes that implement it", cls);
+    }
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);

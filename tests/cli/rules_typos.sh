@@ -4,7 +4,8 @@
 # class lacks, a static as an instance field, or a class one typo away from one the dump has,
 # is warned of (the rule never applies: a library leak stayed an application leak, without a
 # word); a `when` naming no build fact is an error (it was quietly false). A class the dump
-# lacks with no near name is a shared file's rule for another program: no warning.
+# lacks with no near name is a shared file's rule for another program: no warning. (And
+# `instances` of an interface says why it finds none.)
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init rules-typos
@@ -33,4 +34,10 @@ printf 'library-leak static CliTarget#KNOWN when APi >= 21\n' >"$T/when.rules"
 run analyze "$DUMP" --rules "$T/when.rules" --no-suspects --no-timing
 expect_rc 3
 expect_err "when.rules:1: when: 'APi' is no build fact"
+# instances of an interface: none, and said why (its implementations are no subclasses)
+run instances "$DUMP" java.lang.Runnable --subclasses --no-timing
+expect_rc 0
+expect_err 'java.lang.Runnable has no instance and looks like an interface'
+run instances "$DUMP" 'CliTarget$Known' --no-timing
+[ ! -s "$T/err" ] || fail "a class with instances: $(cat "$T/err")"
 echo "rules_typos: ok"
