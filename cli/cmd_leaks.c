@@ -104,6 +104,19 @@ static int leaks_cmd_same(const kin_print *p, const kin_print *q, uint64_t id)
  * order. */
 #define LEAKS_CMD_ORDER_SAMPLE 20
 
+/* a given as taken before b, which the ids deny (why): refused, or warned under --force.
+ * Returns 0 or the exit code (error printed). */
+static int leaks_cmd_misordered(cli_common *co, const char *a, const char *b, const char *why,
+                                int force)
+{
+    if (!force)
+        return cli_fail(co, LR_ERR_USAGE, "%s looks taken after %s: %s (V8 numbers new "
+                        "objects upward); give the snapshots in the order they were taken "
+                        "(--force runs the method anyway)", a, b, why);
+    cli_warn(co, "%s looks taken after %s; compared as asked (--force)", a, b);
+    return 0;
+}
+
 /* The newest JavaScript id of p (objs are sorted by id), 0 when it has none. */
 static uint64_t leaks_cmd_max_js(const kin_print *p)
 {
@@ -135,14 +148,11 @@ static int leaks_cmd_order_grown(cli_common *co, const char *a, const kin_print 
                  leaks_cmd_find(kb, ka->objs[i].id) == kb->n_objs;
     if (above * 2 <= own_a)
         return 0;
-    if (!force)
-        return cli_fail(co, LR_ERR_USAGE, "%s looks taken after %s: %llu of the %llu "
-                        "JavaScript objects only %s has were numbered after every object %s "
-                        "has (V8 numbers new objects upward); give the snapshots in the order "
-                        "they were taken (--force runs the method anyway)", a, b,
-                        (unsigned long long)above, (unsigned long long)own_a, a, b);
-    cli_warn(co, "%s looks taken after %s; compared as asked (--force)", a, b);
-    return 0;
+    char why[LR_ERROR_MSG_MAX];
+    snprintf(why, sizeof why, "%llu of the %llu JavaScript objects only %s has were numbered "
+             "after every object %s has", (unsigned long long)above, (unsigned long long)own_a,
+             a, b);
+    return leaks_cmd_misordered(co, a, b, why, force);
 }
 
 /* Mistakes in the arguments that would pass a --fail-on-leak gate with "0 leaks": one
@@ -197,14 +207,11 @@ static int leaks_cmd_order(cli_common *co, const char *a, const kin_print *ka,
         }
     if (own_a < 3 || own_b < LEAKS_CMD_ORDER_SAMPLE || older * 2 <= own_b)
         return grown ? leaks_cmd_order_grown(co, a, ka, b, kb, own_a, force) : 0;
-    if (!force)
-        return cli_fail(co, LR_ERR_USAGE, "%s looks taken after %s: %llu of the %llu "
-                        "JavaScript objects only %s has were numbered before most of those only "
-                        "%s has (V8 numbers new objects upward); give the snapshots in the "
-                        "order they were taken (--force runs the method anyway)", a, b,
-                        (unsigned long long)older, (unsigned long long)own_b, b, a);
-    cli_warn(co, "%s looks taken after %s; compared as asked (--force)", a, b);
-    return 0;
+    char why[LR_ERROR_MSG_MAX];
+    snprintf(why, sizeof why, "%llu of the %llu JavaScript objects only %s has were numbered "
+             "before most of those only %s has", (unsigned long long)older,
+             (unsigned long long)own_b, b, a);
+    return leaks_cmd_misordered(co, a, b, why, force);
 }
 
 /* Whether id is one of the target's new objects (leaks_cmd_new). Equal ids share the bit
