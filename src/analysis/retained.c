@@ -232,6 +232,39 @@ static void *fill_half(void *arg)
 }
 
 
+/* susp_tree.parent for DevTools' tree: the next node up the path devtools_path gives. */
+typedef struct dev_up {
+    const graph *g;
+    const devtools_result *d;
+} dev_up;
+
+static node_ix dev_parent(void *ctx, node_ix x)
+{
+    const dev_up *u = ctx;
+    edge_ix e = u->d->parent_edge && x < u->d->n ? u->d->parent_edge[x] : GRAPH_NONE;
+    return e == GRAPH_NONE ? GRAPH_NONE : graph_edge_from(u->g, e);
+}
+
+/* susp_tree.parent for the other trees: the suspects' own path search (one traversal of
+ * the whole graph, run at the first question: only a dump with a group of instances pays
+ * for it, and the suspects' paths are read from it after). */
+typedef struct search_up {
+    const graph *g;
+    const paths_policy *pol;
+    paths_result pr;
+    int state; /* 0: not run, 1: pr holds the forest, -1: it could not be had */
+} search_up;
+
+static node_ix search_parent(void *ctx, node_ix x)
+{
+    search_up *u = ctx;
+    if (u->state == 0) {
+        lr_error e;
+        u->state = paths_find(u->g, u->pol, NULL, 0, &u->pr, &e) == LR_OK ? 1 : -1;
+    }
+    return u->state == 1 ? paths_parent(&u->pr, x) : GRAPH_NONE;
+}
+
 lr_status ret_suspects(const graph *g, const str_ix *v8_keys, double share, double accum,
                        susp_result *out, lr_error *err)
 {
@@ -261,11 +294,24 @@ lr_status ret_suspects_keep(const graph *g, const str_ix *v8_keys, double share,
     uint32_t par = par_two_cpus() ? ret_par_min : 0;
     susp_tree t = {rt.n,     rt.idom,           rt.top, rt.retained,
                    rt.total, narrow_sizes(&rt), held,   par,
-                   strcmp(rt.model, "visualvm") == 0};
+                   strcmp(rt.model, "visualvm") == 0, NULL, NULL};
+    int dev = strcmp(rt.model, "devtools") == 0;
+    dev_up up = {g, rt.impl};
+    /* The tree holds a class through its instances (the JVM does; no field does): a class a
+     * loader defined, reached only that way, is a suspect with a path too, as in `leakray
+     * path`. Without the hops a webapp's class kept by its loader, kept by one of its
+     * instances, read "no path from a GC root". */
+    paths_policy pol = {0};
+    pol.class_hops = 1;
+    /* one suspect's accumulation point (a map's table) may hold another's (the instances in
+     * it): its path passes through */
+    pol.through_targets = 1;
+    search_up su = {g, &pol, {0}, 0};
+    t.parent = dev ? dev_parent : search_parent;
+    t.parent_ctx = dev ? (void *)&up : (void *)&su;
     st = susp_find(g, &t, share, accum, out, err);
     free(held);
     out->model = rt.model;
-    int dev = strcmp(rt.model, "devtools") == 0;
     /* The paths need no tree, only the retained sizes of the objects they pass: the idom
      * array goes, and the sizes shrink to 32 bits when they fit, before the path search's
      * own arrays are allocated (this job runs beside the traces' tree in analyze). */
@@ -281,20 +327,18 @@ lr_status ret_suspects_keep(const graph *g, const str_ix *v8_keys, double share,
         for (uint32_t i = 0; targets && i < out->n; i++)
             targets[i] = out->v[i].accumulation;
         int all;
-        /* The tree holds a class through its instances (the JVM does; no field does): a
-         * class a loader defined, reached only that way, is a suspect with a path too, as
-         * in `leakray path`. Without the hops a webapp's class kept by its loader, kept by
-         * one of its instances, read "no path from a GC root". */
-        paths_policy pol = {0};
-        pol.class_hops = 1;
-        /* one suspect's accumulation point (a map's table) may hold another's (the
-         * instances in it): its path passes through */
-        pol.through_targets = 1;
         /* stops once every accumulation point's path is final (they are big objects, most
-         * near the roots); unreached ones leave the search to run to its end */
-        if (st == LR_OK)
+         * near the roots); unreached ones leave the search to run to its end. The forest a
+         * group's member was chosen by answers as well: its paths are the same. */
+        if (st == LR_OK && su.state == 1) {
+            pr = su.pr;
+            su.state = 0;
+        } else if (st == LR_OK) {
             st = paths_find_targets_split(g, &pol, targets, out->n, par, &pr, &all, err);
+        }
     }
+    if (su.state == 1)
+        paths_free(&su.pr);
     for (uint32_t i = 0; st == LR_OK && i < out->n; i++) {
         susp_item *it = &out->v[i];
         node_ix a = it->accumulation;

@@ -25,6 +25,8 @@
 #include "analysis/dominators.h"
 #include "analysis/threads.h"
 #include "base/err.h"
+#include "base/hash.h"
+#include "base/hmap.h"
 #include "base/mem.h"
 #include "base/numfmt.h"
 #include "base/par.h"
@@ -961,6 +963,124 @@ static lr_status pending_final(const graph *g, const susp_tree *t, double share,
     return LR_OK;
 }
 
+/* What the pass over the top-level nodes needs to tell the suspects' candidates and the
+ * groups of instances apart, for that pass and for typical()'s. */
+typedef struct grouping {
+    const scan *s;
+    const locals *loc;
+    const uint32_t *under; /* threads_with_locals' nearest thread, or NULL */
+    double limit;
+} grouping;
+
+/* Whether x is a candidate: a top-level node no printed thread counts. */
+static int candidate(const grouping *gr, node_ix x)
+{
+    const scan *s = gr->s;
+    return (s->fl[x] & F_TOP) && !(s->fl[x] & F_THREAD) &&
+           !((s->fl[x] & F_LOCAL) && local_find(gr->loc, x)->printed) &&
+           !(gr->under && in_thread(s->g, s, gr->under, x));
+}
+
+/* The class a candidate under the share is summed in, GRAPH_NONE for none. DevTools'
+ * "(system)", "(compiled code)", "(array)"... are VM internals of every kind, not one type
+ * the program allocates: never grouped. */
+static class_ix group_of(const grouping *gr, node_ix x)
+{
+    const graph *g = gr->s->g;
+    class_ix c = graph_node_class(g, x);
+    if (c >= g->n_classes || g->node_kind[x] == GRAPH_KIND_CLASS ||
+        graph_str(g, g->classes[c].name)[0] == '(')
+        return GRAPH_NONE;
+    return c;
+}
+
+/* One node of the tree the retaining paths of a group's members make (typical()). */
+typedef struct twig {
+    node_ix node;
+    uint32_t up;   /* its parent's twig, HMAP_NONE at a path's start */
+    uint32_t best; /* its heaviest child's twig, HMAP_NONE for none */
+    int member;
+    uint64_t sum;  /* weight of the members at or below it */
+} twig;
+
+/* Most steps typical() walks up the members' paths (24 bytes and a hash slot each) before it
+ * leaves the group to its biggest instance. */
+#define SUSP_TYPICAL_STEPS (1u << 22)
+
+static uint32_t twig_find(const hmap *m, const twig *v, node_ix x, uint32_t h)
+{
+    hmap_it it;
+    for (uint32_t e = hmap_first(m, h, &it); e != HMAP_NONE; e = hmap_next(m, &it))
+        if (v[e].node == x)
+            return e;
+    return HMAP_NONE;
+}
+
+/* The member of group c to describe the group by: where most of its bytes are held. The
+ * members' retaining paths (susp_tree.parent) make a tree; from its top the heaviest branch
+ * is followed down to the first member on it. The biggest member alone showed the path of
+ * an outlier: Node's console context, for 1,170 closure contexts two thirds of which one
+ * listener list held. big (the biggest) when the paths take more than SUSP_TYPICAL_STEPS
+ * or memory runs out. */
+static node_ix typical(const grouping *gr, class_ix c, node_ix big)
+{
+    const scan *s = gr->s;
+    const susp_tree *t = s->t;
+    uint64_t seed = hmap_seed();
+    hmap m = {0};
+    twig *v = NULL;
+    uint32_t nv = 0, cap = 0, steps = 0;
+    node_ix pick = big;
+    for (node_ix x = 0; x < t->n; x++) {
+        if (!candidate(gr, x) || (double)weight(s, x) > gr->limit || group_of(gr, x) != c)
+            continue;
+        uint64_t w = weight(s, x);
+        uint32_t below = HMAP_NONE; /* the twig just walked up from */
+        for (node_ix y = x; y != GRAPH_NONE; y = t->parent(t->parent_ctx, y)) {
+            if (++steps > SUSP_TYPICAL_STEPS)
+                goto done;
+            uint32_t h = (uint32_t)hash_mix64(seed ^ y);
+            uint32_t e = twig_find(&m, v, y, h);
+            if (e == HMAP_NONE) {
+                if (nv == cap) {
+                    uint32_t nc = cap ? cap * 2 : 1024;
+                    twig *nv2 = err_reallocarray(v, nc, sizeof *v);
+                    if (!nv2)
+                        goto done;
+                    v = nv2;
+                    cap = nc;
+                }
+                if (!hmap_add(&m, h, nv))
+                    goto done;
+                v[nv] = (twig){y, HMAP_NONE, HMAP_NONE, 0, 0};
+                e = nv++;
+            }
+            if (below != HMAP_NONE)
+                v[below].up = e;
+            v[e].sum += w;
+            if (y == x)
+                v[e].member = 1;
+            below = e;
+        }
+    }
+    /* each twig's heaviest child, the first of equals (entries are in node order) */
+    uint32_t start = HMAP_NONE;
+    for (uint32_t e = 0; e < nv; e++) {
+        uint32_t *b = v[e].up == HMAP_NONE ? &start : &v[v[e].up].best;
+        if (*b == HMAP_NONE || v[e].sum > v[*b].sum)
+            *b = e;
+    }
+    for (uint32_t e = start; e != HMAP_NONE; e = v[e].best)
+        if (v[e].member) {
+            pick = v[e].node;
+            break;
+        }
+done:
+    hmap_free(&m);
+    free(v);
+    return pick;
+}
+
 lr_status susp_find(const graph *g, const susp_tree *t, double share, double accum,
                     susp_result *out, lr_error *err)
 {
@@ -1123,10 +1243,9 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
     /* single objects and classes; the rest summed per class. A thread's local no printed
      * thread counts is one of them: memory spread over many threads' locals, each thread
      * under the share, was in no suspect (2,000 threads' locals, 98 % of a heap: none). */
+    grouping gr = {&s, &loc, under, limit};
     for (node_ix x = 0; x < n; x++) {
-        if (!(s.fl[x] & F_TOP) || (s.fl[x] & F_THREAD) ||
-            ((s.fl[x] & F_LOCAL) && local_find(&loc, x)->printed) ||
-            (under && in_thread(g, &s, under, x)))
+        if (!candidate(&gr, x))
             continue;
         uint64_t w = weight(&s, x);
         if ((double)w > limit) {
@@ -1134,11 +1253,8 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
                 goto nomem;
             continue;
         }
-        class_ix c = graph_node_class(g, x);
-        /* DevTools' "(system)", "(compiled code)", "(array)"... are VM internals of every
-         * kind, not one type the program allocates: never grouped */
-        if (c < nc && g->node_kind[x] != GRAPH_KIND_CLASS &&
-            graph_str(g, g->classes[c].name)[0] != '(') {
+        class_ix c = group_of(&gr, x);
+        if (c != GRAPH_NONE) {
             per_class[c] += w;
             cls_count[c]++;
             if (cls_big[c] == GRAPH_NONE || w > weight(&s, cls_big[c]))
@@ -1149,7 +1265,7 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         if (cls_count[c] > 1 && (double)per_class[c] > limit) {
             susp_item it = {0};
             it.kind = SUSP_INSTANCES;
-            it.node = cls_big[c];
+            it.node = t->parent ? typical(&gr, c, cls_big[c]) : cls_big[c];
             it.cls = c;
             it.count = cls_count[c];
             it.retained = per_class[c];

@@ -44,6 +44,11 @@ typedef struct susp_tree {
     int classes_apart;        /* class objects pass nothing up (VisualVM's sums): what a
                                * class keeps counts under no top-level node, so class
                                * objects anywhere in the tree are candidates of their own */
+    /* The next node up a node's retaining path as the caller shows paths (GRAPH_NONE at its
+     * start), or NULL: a group of instances is then shown by its biggest member, else by
+     * the member where most of its bytes are held. */
+    node_ix (*parent)(void *ctx, node_ix x);
+    void *parent_ctx;
 } susp_tree;
 
 enum susp_kind {
@@ -57,8 +62,8 @@ enum susp_kind {
 
 typedef struct susp_item {
     uint8_t kind;          /* enum susp_kind */
-    node_ix node;          /* the suspect (INSTANCES: the biggest instance; THREAD_LOCALS:
-                            * the biggest local) */
+    node_ix node;          /* the suspect (INSTANCES: the member the group is shown by,
+                            * susp_tree.parent; THREAD_LOCALS: the biggest local) */
     class_ix cls;          /* INSTANCES: their class, else GRAPH_NONE */
     uint32_t count;        /* INSTANCES: instances; THREAD_LOCALS: top-level locals */
     uint64_t retained;     /* bytes the suspect holds (INSTANCES: the sum; THREAD_LOCALS:
