@@ -47,7 +47,8 @@ void rules_fini(rules_set *rs)
     for (uint32_t i = 0; i < rs->n_exprs; i++) {
         rules_free_operand(&rs->exprs[i].l);
         rules_free_operand(&rs->exprs[i].r);
-        free(rs->exprs[i].set);
+        if (!rs->exprs[i].set_lent)
+            free(rs->exprs[i].set);
     }
     for (uint32_t i = 0; i < rs->n_files; i++)
         free(rs->files[i]);

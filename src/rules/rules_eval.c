@@ -783,14 +783,20 @@ static lr_status coll_members(const graph *g, node_ix c, node_ix **out, uint32_t
 static lr_status bind_sets(rules_set *rs, uint32_t from, lr_error *err)
 {
     const graph *g = rs->g;
+    /* all unbound first: a set lent on must not outlive its owner */
+    for (uint32_t i = from; i < rs->n_exprs; i++) {
+        rules_expr *x = &rs->exprs[i];
+        if (!x->set_lent)
+            free(x->set);
+        x->set = NULL;
+        x->n_set = 0;
+        x->have_set = 0;
+        x->set_lent = 0;
+    }
     for (uint32_t i = from; i < rs->n_exprs; i++) {
         rules_expr *x = &rs->exprs[i];
         if (x->op != EX_IN && x->op != EX_NOTIN)
             continue;
-        free(x->set);
-        x->set = NULL;
-        x->n_set = 0;
-        x->have_set = 0;
         if (!g)
             continue;
         char cls[512];
@@ -821,6 +827,20 @@ static lr_status bind_sets(rules_set *rs, uint32_t from, lr_error *err)
                 continue;
             coll = r.n;
         }
+        /* rules naming one collection share its members: each walked it anew, and 300
+         * rules over a static map of 120,000 sessions took 18 s and 500 MB */
+        x->coll = coll;
+        for (uint32_t j = 0; j < i && !x->have_set; j++) {
+            const rules_expr *y = &rs->exprs[j];
+            if ((y->op == EX_IN || y->op == EX_NOTIN) && y->have_set && y->coll == coll) {
+                x->set = y->set;
+                x->n_set = y->n_set;
+                x->set_lent = 1;
+                x->have_set = 1;
+            }
+        }
+        if (x->have_set)
+            continue;
         if (coll_members(g, coll, &x->set, &x->n_set) != LR_OK)
             return LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading a rules collection");
         x->have_set = 1;

@@ -38,8 +38,10 @@ struct rules_expr {
     operand l, r; /* CMP: l op r; ISNULL/NOTNULL/TRUTHY: l; INSTANCEOF: l, r.s = class;
                    * IN/NOTIN: l, r.s = "CLASS#static.path" */
     uint8_t have_set; /* IN/NOTIN: the collection was found by rules_bind */
+    uint8_t set_lent; /* set is an earlier expression's, of the same collection object */
     node_ix *set;     /* IN/NOTIN: its members, sorted (bound state) */
     uint32_t n_set;
+    node_ix coll;     /* IN/NOTIN: the collection object, when have_set */
 };
 
 /* Frees what an operand owns (its path or string). */

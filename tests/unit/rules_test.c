@@ -362,6 +362,16 @@ static void test_dialer(void **state)
     uint32_t nm = rules_in_members(&rs, last, &mem);
     printf("ActivityThread.mPackages: mSize %u, %u members\n", (unsigned)msize.raw, nm);
     assert_true(msize.raw == 1 && slots == 2 && nm == 2);
+    /* a later expression over the same collection object reads the members found once (each
+     * walked the collection anew: 300 rules over one static map of 120,000 sessions took
+     * 18 s and 500 MB), and answers the same */
+    const node_ix *mem2;
+    last = (int32_t)rs.n_exprs;
+    assert_int_equal(eval1(&rs, arr, "this not in static android.app.ActivityThread#"
+                                     "sCurrentActivityThread.mPackages"),
+                     1);
+    assert_int_equal(rules_in_members(&rs, last, &mem2), nm);
+    assert_ptr_equal(mem2, mem);
     /* ArrayList: the application is an element of mAllApplications */
     node_ix app = first_of_class(&g, "com.android.dialer.DialerApplication");
     assert_int_equal(eval1(&rs, app, "this in static android.app.ActivityThread#"
