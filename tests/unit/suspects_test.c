@@ -126,7 +126,7 @@ static uint32_t check(uint32_t n, node_ix *idom, uint64_t *retained, double shar
     for (node_ix x = 0; x < n; x++)
         if (idom[x] == DOM_SUPER_ROOT)
             total += retained[x];
-    susp_tree t = {n, idom, DOM_SUPER_ROOT, retained, total, NULL, NULL, 0, 0};
+    susp_tree t = {n, idom, DOM_SUPER_ROOT, retained, total, NULL, NULL, 0, 0, NULL, NULL};
     uint32_t *first = calloc((size_t)n + 2, sizeof *first);
     node_ix *kids = malloc((size_t)(n ? n : 1) * sizeof *kids);
     assert_true(first && kids);
