@@ -598,10 +598,6 @@ static lr_status bitmap_cands(const graph *g, uint64_t min_bytes, cvec *c, lr_er
     return rc;
 }
 
-/* V8 cuts string names at this many characters (--heap-snapshot-string-limit): two longer
- * strings with one prefix would look equal, so they are left out. */
-#define DUPES_V8_NAME_LIMIT 1024
-
 /* Flat strings of a V8 snapshot (node type "string"; a concatenated or sliced string is named
  * by its type, not its text). The text is the node's name, which the reader interned: equal
  * texts have one name index, so the key is that index and the size, exact rather than a hash,
@@ -617,13 +613,14 @@ static lr_status v8_string_cands(const graph *g, cvec *c, lr_error *err)
     for (node_ix n = 0; n < g->n_nodes; n++) {
         if (g->node_type[n] != st || g->node_kind[n] != GRAPH_KIND_STRING)
             continue;
+        /* two strings V8 cut with one prefix would look equal: left out */
+        if (graph_string_partial(g, n))
+            continue;
         const unsigned char *p = (const unsigned char *)graph_str(g, g->node_name[n]);
-        uint32_t chars = 0, bytes = 0;
-        for (; p[bytes] && chars < DUPES_V8_NAME_LIMIT; bytes++)
+        uint32_t chars = 0;
+        for (uint32_t bytes = 0; p[bytes]; bytes++)
             /* UTF-16 units, as V8 counts: a 4-byte UTF-8 sequence is a surrogate pair */
             chars += (p[bytes] & 0xc0) == 0x80 ? 0 : p[bytes] >= 0xf0 ? 2 : 1;
-        if (chars >= DUPES_V8_NAME_LIMIT)
-            continue;
         uint64_t size = graph_node_size(g, n);
         cand x = {((uint64_t)g->node_name[n] << 32) | (size > UINT32_MAX ? UINT32_MAX : size), 0,
                   0, n, chars, 0};

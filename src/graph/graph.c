@@ -1733,6 +1733,21 @@ static long cons_value(const graph *g, node_ix n, char *buf, size_t cap)
     return (long)len;
 }
 
+int graph_string_partial(const graph *g, node_ix n)
+{
+    if (n >= g->n_nodes || g->node_kind[n] != GRAPH_KIND_STRING || !g->node_type ||
+        !g->node_name || (g->node_value && g->node_value[n] != GRAPH_NONE) ||
+        g->node_type[n] >= g->n_types || !g->type_names[g->node_type[n]] ||
+        strcmp(g->type_names[g->node_type[n]], "string") != 0)
+        return 0;
+    const unsigned char *p = (const unsigned char *)graph_str(g, g->node_name[n]);
+    uint32_t units = 0;
+    for (; *p && units < GRAPH_V8_NAME_LIMIT; p++)
+        /* a 4-byte UTF-8 sequence is a surrogate pair */
+        units += (*p & 0xc0) == 0x80 ? 0 : *p >= 0xf0 ? 2 : 1;
+    return units >= GRAPH_V8_NAME_LIMIT;
+}
+
 long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
 {
     if (cap)
@@ -1744,10 +1759,16 @@ long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
     if (g->node_kind[n] == GRAPH_KIND_STRING && g->node_value && g->node_value[n] == GRAPH_NONE &&
         !g->node_name)
         return -1;
-    if (g->node_kind[n] == GRAPH_KIND_STRING && g->node_type && g->first_edge &&
-        g->node_type[n] < g->n_types && g->type_names[g->node_type[n]] &&
-        strcmp(g->type_names[g->node_type[n]], "concatenated string") == 0)
+    const char *vt = g->node_kind[n] == GRAPH_KIND_STRING && g->node_type &&
+                             g->node_type[n] < g->n_types
+                         ? g->type_names[g->node_type[n]]
+                         : NULL;
+    if (vt && g->first_edge && strcmp(vt, "concatenated string") == 0)
         return cons_value(g, n, buf, cap);
+    /* V8 names a sliced string by its type and records no offset into its parent: the text
+     * is unknown ("(sliced string)" read as the value of every one, equal to each other) */
+    if (vt && (strcmp(vt, "sliced string") == 0 || strcmp(vt, "slicedstring") == 0))
+        return -1;
     if (g->node_kind[n] == GRAPH_KIND_STRING && (g->node_name || g->node_value)) {
         const char *s = graph_str(g, g->node_value && g->node_value[n] != GRAPH_NONE
                                          ? g->node_value[n]

@@ -847,6 +847,14 @@ int graph_static_find(const graph *g, class_ix c, const char *name, graph_value 
 #define GRAPH_CONS_BYTES ((size_t)1 << 20)
 long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap);
 
+/* V8 writes a string's text as the node's name, cut at this many UTF-16 units
+ * (--heap-snapshot-string-limit), and a sliced string's not at all (graph_string_value: -1). */
+#define GRAPH_V8_NAME_LIMIT 1024
+/* Whether the text graph_string_value gives for n may be only the first part of the string's:
+ * a V8 flat string of GRAPH_V8_NAME_LIMIT units or more. Two such strings with one prefix read
+ * equal, and a search for their tail finds neither. */
+int graph_string_partial(const graph *g, node_ix n);
+
 /* Name of edge e as text into buf ("[3]" for elements, field/property names otherwise). */
 const char *graph_edge_name_text(const graph *g, edge_ix e, char *buf, size_t cap);
 

@@ -889,8 +889,8 @@ static int roots_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 
 /* ================================================================ strings */
 
-enum { SC_ID, SC_VALUE };
-#define STRINGS_SCHEMA "CREATE TABLE x(id INTEGER, value TEXT)"
+enum { SC_ID, SC_VALUE, SC_COMPLETE };
+#define STRINGS_SCHEMA "CREATE TABLE x(id INTEGER, value TEXT, complete INTEGER)"
 
 /* Shared by strings and fields: id lookup or a scan over the nodes. */
 static int node_best(sqlite3_vtab *t, sqlite3_index_info *info)
@@ -945,6 +945,11 @@ static int strings_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
     }
     char buf[4096];
     long len = graph_string_value(g, c->node, buf, sizeof buf);
+    if (col == SC_COMPLETE) {
+        /* what V8 cut (its first 1,024 characters) or never wrote (a slice) is no whole text */
+        sqlite3_result_int(ctx, len >= 0 && !graph_string_partial(g, c->node));
+        return SQLITE_OK;
+    }
     if (len < 0) {
         sqlite3_result_null(ctx);
     } else if ((size_t)len < sizeof buf) {
