@@ -71,6 +71,7 @@ typedef struct rules_build {
     int64_t sdk;           /* SDK_INT */
     char manufacturer[64]; /* Build.MANUFACTURER ("" if absent) */
     char build_id[64];     /* Build.ID ("" if absent) */
+    int has_manufacturer, has_build_id; /* ... those were strings in the dump */
     int is_android;        /* android.os.Build class present */
 } rules_build;
 

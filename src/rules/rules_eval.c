@@ -23,6 +23,11 @@ typedef struct val {
     double d;
     node_ix n;
     char s[256];
+    /* V_STR: where the whole text is when s holds only its first bytes (len >= sizeof s): a
+     * literal's (full) or a string object's (text_of); compare() reads it then */
+    long len;
+    const char *full;
+    node_ix text_of;
 } val;
 
 /* ---------------------------------------------------------------- values */
@@ -506,9 +511,15 @@ static void resolve(const rules_set *rs, node_ix n, const char *fld, const char 
         return;
     }
     if (!strcmp(path, "manufacturer") || !strcmp(path, "build_id")) {
-        out->k = V_STR;
-        snprintf(out->s, sizeof out->s, "%s",
-                 path[0] == 'm' ? rs->build.manufacturer : rs->build.build_id);
+        /* a fact the dump lacks (no android.os.Build, a null MANUFACTURER) makes every
+         * comparison false: read as "", `when manufacturer != "samsung"` filed a JVM
+         * server's application leak as a library leak */
+        int m = path[0] == 'm';
+        if (m ? rs->build.has_manufacturer : rs->build.has_build_id) {
+            out->k = V_STR;
+            snprintf(out->s, sizeof out->s, "%s",
+                     m ? rs->build.manufacturer : rs->build.build_id);
+        }
         return;
     }
     if (!g || n == GRAPH_NONE || n >= g->n_nodes)
@@ -583,6 +594,58 @@ static int obj_text(const graph *g, node_ix n, char *buf, size_t cap)
     return 0;
 }
 
+/* Object v as its String / enum name (obj_text) into a V_STR value, noting where the whole
+ * text is. 0 when it has none. */
+static int obj_to_str(const graph *g, val *v)
+{
+    node_ix n = v->n;
+    long len = obj_string(g, n, v->s, sizeof v->s);
+    graph_value f;
+    if (len < 0 && graph_field_find(g, n, "name", &f) && f.type == GRAPH_FT_OBJECT &&
+        f.ref != GRAPH_NONE) {
+        n = f.ref;
+        len = obj_string(g, n, v->s, sizeof v->s);
+    }
+    if (len < 0)
+        return 0;
+    v->k = V_STR;
+    v->len = len;
+    v->text_of = n;
+    return 1;
+}
+
+/* The whole text of V_STR value v: s, the literal, or the string decoded into *heap (free'd
+ * by the caller), NULL when out of memory. */
+static const char *whole_text(const graph *g, const val *v, char **heap)
+{
+    *heap = NULL;
+    if (v->len < (long)sizeof v->s)
+        return v->s;
+    if (v->full)
+        return v->full;
+    if (v->text_of == GRAPH_NONE)
+        return v->s;
+    /* the length came from the dump's own record, bounded by its bytes */
+    *heap = malloc((size_t)v->len + 1);
+    if (*heap)
+        obj_string(g, v->text_of, *heap, (size_t)v->len + 1);
+    return *heap;
+}
+
+/* strcmp of two V_STR values over their whole texts: the first 255 bytes made every two
+ * routes or URLs with one long prefix equal. */
+static int str_cmp(const graph *g, const val *a, const val *b)
+{
+    if (a->len < (long)sizeof a->s && b->len < (long)sizeof b->s)
+        return strcmp(a->s, b->s);
+    char *ha, *hb;
+    const char *x = whole_text(g, a, &ha), *y = whole_text(g, b, &hb);
+    int c = x && y ? strcmp(x, y) : strcmp(a->s, b->s);
+    free(ha);
+    free(hb);
+    return c;
+}
+
 static void opnd_val(const rules_set *rs, node_ix n, const char *fld, const operand *o, val *v)
 {
     memset(v, 0, sizeof *v);
@@ -592,7 +655,12 @@ static void opnd_val(const rules_set *rs, node_ix n, const char *fld, const oper
     case OPD_FLOAT: v->k = V_FLOAT; v->d = o->d; break;
     case OPD_BOOL: v->k = V_BOOL; v->i = o->i; break;
     case OPD_NULL: v->k = V_NULL; break;
-    case OPD_STR: v->k = V_STR; snprintf(v->s, sizeof v->s, "%s", o->s); break;
+    case OPD_STR:
+        v->k = V_STR;
+        snprintf(v->s, sizeof v->s, "%s", o->s);
+        v->len = (long)strlen(o->s);
+        v->full = o->s;
+        break;
     }
 }
 
@@ -638,18 +706,12 @@ static int compare(const rules_set *rs, val *a, val *b, int op)
         return op == CMP_EQ ? eq : !eq;
     }
     /* objects compared with text become their String / enum name */
-    if (a->k == V_OBJ && b->k == V_STR) {
-        if (!obj_text(rs->g, a->n, a->s, sizeof a->s))
-            return 0;
-        a->k = V_STR;
-    }
-    if (b->k == V_OBJ && a->k == V_STR) {
-        if (!obj_text(rs->g, b->n, b->s, sizeof b->s))
-            return 0;
-        b->k = V_STR;
-    }
+    if (a->k == V_OBJ && b->k == V_STR && !obj_to_str(rs->g, a))
+        return 0;
+    if (b->k == V_OBJ && a->k == V_STR && !obj_to_str(rs->g, b))
+        return 0;
     if (a->k == V_STR && b->k == V_STR)
-        return cmp_result(strcmp(a->s, b->s), op);
+        return cmp_result(str_cmp(rs->g, a, b), op);
     /* a char field (a number) against a one-character string: their code points */
     if (a->k == V_INT && b->k == V_STR)
         return one_char(b) && cmp_result(a->i < b->i ? -1 : a->i > b->i, op);
@@ -662,6 +724,9 @@ static int compare(const rules_set *rs, val *a, val *b, int op)
         return cmp_result(a->i < b->i ? -1 : a->i > b->i, op);
     if ((an || a->k == V_FLOAT) && (bn || b->k == V_FLOAT)) {
         double x = a->k == V_FLOAT ? a->d : (double)a->i, y = b->k == V_FLOAT ? b->d : (double)b->i;
+        /* NaN is unordered, as in Java: only != holds (it read as equal to every number) */
+        if (x != x || y != y)
+            return op == CMP_NE;
         return cmp_result(x < y ? -1 : x > y, op);
     }
     return 0;
@@ -1060,11 +1125,14 @@ static void read_build(rules_set *rs)
     if (bc != GRAPH_NONE) {
         b->is_android = 1;
         if (graph_static_find(g, bc, "MANUFACTURER", &v) && v.type == GRAPH_FT_OBJECT)
-            if (obj_string(g, v.ref, b->manufacturer, sizeof b->manufacturer) < 0)
-                b->manufacturer[0] = 0;
+            b->has_manufacturer =
+                obj_string(g, v.ref, b->manufacturer, sizeof b->manufacturer) >= 0;
         if (graph_static_find(g, bc, "ID", &v) && v.type == GRAPH_FT_OBJECT)
-            if (obj_string(g, v.ref, b->build_id, sizeof b->build_id) < 0)
-                b->build_id[0] = 0;
+            b->has_build_id = obj_string(g, v.ref, b->build_id, sizeof b->build_id) >= 0;
+        if (!b->has_manufacturer)
+            b->manufacturer[0] = 0;
+        if (!b->has_build_id)
+            b->build_id[0] = 0;
     }
     if (vc != GRAPH_NONE && graph_static_find(g, vc, "SDK_INT", &v) && v.type == GRAPH_FT_INT) {
         b->has_sdk = 1;

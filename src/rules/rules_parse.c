@@ -68,9 +68,11 @@ static void next(lexer *lx)
         lx->tk = T_STR;
         return;
     }
-    if (isdigit((unsigned char)c) ||
-        (c == '-' && p + 1 < lx->end && isdigit((unsigned char)p[1]))) {
-        const char *q = p + (c == '-');
+    /* a number: 12, -3, 2.5, .5, 1e-3 (a Java literal's forms but suffixes) */
+    const char *m = p + (c == '-');
+    int lead_dot = m + 1 < lx->end && *m == '.' && isdigit((unsigned char)m[1]);
+    if (m < lx->end && (isdigit((unsigned char)*m) || lead_dot)) {
+        const char *q = m;
         /* the magnitude, up to a Java long's: Long.MAX_VALUE and Long.MIN_VALUE included */
         uint64_t v = 0, most = c == '-' ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
         int over = 0;
@@ -82,20 +84,19 @@ static void next(lexer *lx)
                 v = v * 10 + d;
             q++;
         }
-        if (q + 1 < lx->end && *q == '.' && isdigit((unsigned char)q[1])) {
-            /* a decimal: digits, '.', digits, an exponent perhaps (strtod needs a NUL) */
+        /* a fraction, an exponent, or both make a decimal (strtod needs a NUL) */
+        const char *e = q;
+        if (e + 1 < lx->end && *e == '.' && isdigit((unsigned char)e[1]))
+            for (e++; e < lx->end && isdigit((unsigned char)*e); e++)
+                ;
+        if (e + 1 < lx->end && (*e == 'e' || *e == 'E')) {
+            const char *x = e + 1 + (e[1] == '+' || e[1] == '-');
+            if (x < lx->end && isdigit((unsigned char)*x))
+                for (e = x; e < lx->end && isdigit((unsigned char)*e); e++)
+                    ;
+        }
+        if (e != q) {
             char buf[64];
-            const char *e = q + 1;
-            while (e < lx->end && isdigit((unsigned char)*e))
-                e++;
-            if (e + 1 < lx->end && (*e == 'e' || *e == 'E')) {
-                const char *x = e + 1 + (e[1] == '+' || e[1] == '-');
-                if (x < lx->end && isdigit((unsigned char)*x)) {
-                    e = x;
-                    while (e < lx->end && isdigit((unsigned char)*e))
-                        e++;
-                }
-            }
             if ((size_t)(e - p) >= sizeof buf) {
                 fail(lx, "number too long", NULL);
                 lx->tk = T_END;

@@ -133,6 +133,7 @@ static void test_build_conditions(void **state)
     rs.build.sdk = 23;
     strcpy(rs.build.manufacturer, "samsung");
     strcpy(rs.build.build_id, "TPP2.220218.008");
+    rs.build.has_manufacturer = rs.build.has_build_id = 1;
     assert_int_equal(rules_eval_text(&rs, GRAPH_NONE, "API >= 19 && API <= 28", &err), 1);
     assert_int_equal(rules_eval_text(&rs, GRAPH_NONE, "API == 29", &err), 0);
     assert_true(rules_eval_text(&rs, GRAPH_NONE, "manufacturer == \"samsung\" && API in_range",
@@ -148,6 +149,10 @@ static void test_build_conditions(void **state)
     rs.build.has_sdk = 0;
     assert_int_equal(rules_eval_text(&rs, GRAPH_NONE, "API >= 0", &err), 0);
     assert_int_equal(rules_eval_text(&rs, GRAPH_NONE, "API != 5", &err), 0);
+    rs.build.has_manufacturer = 0;
+    rs.build.manufacturer[0] = 0;
+    assert_int_equal(rules_eval_text(&rs, GRAPH_NONE, "manufacturer != \"samsung\"", &err), 0);
+    assert_int_equal(rules_eval_text(&rs, GRAPH_NONE, "manufacturer == \"\"", &err), 0);
     assert_true(rules_eval_text(&rs, GRAPH_NONE, "API >=", &err) < 0);
     assert_int_equal(err.code, LR_ERR_RULES);
     rules_fini(&rs);
