@@ -525,16 +525,38 @@ static int add_ref(parser *ps, uint8_t action)
     if (is_kw(lx, "instance") || is_kw(lx, "static")) {
         r.kind = is_kw(lx, "instance") ? RULES_REF_INSTANCE : RULES_REF_STATIC;
         next(lx);
-        if (lx->tk != T_IDENT)
-            return fail(lx, "expected CLASS#FIELD", NULL);
-        char *h = strrchr(lx->text, '#');
-        if (!h || h == lx->text || !h[1])
-            return fail(lx, "expected CLASS#FIELD, got '%s'", lx->text);
-        *h = 0;
-        if (!valid_class_name(lx->text))
-            return fail(lx, "bad class name '%s'", lx->text);
-        r.cls = rules_dupn(lx->text, strlen(lx->text));
-        r.field = rules_dupn(h + 1, strlen(h + 1));
+        if (lx->tk == T_STR && lx->text[0]) {
+            /* a class name a snapshot has with spaces: "system / Context"#f (a scope's
+             * variable), or the whole reference quoted, "system / Context#f" */
+            char cls[sizeof lx->text];
+            snprintf(cls, sizeof cls, "%s", lx->text);
+            char *h = strrchr(cls, '#');
+            if (h && h != cls && h[1]) {
+                *h = 0;
+                r.field = rules_dupn(h + 1, strlen(h + 1));
+            } else {
+                /* '#' starts no token: the field follows it at once */
+                if (lx->p >= lx->end || *lx->p != '#')
+                    return fail(lx, "expected #FIELD after the quoted class \"%s\"", cls);
+                lx->p++;
+                next(lx);
+                if (lx->tk != T_IDENT || strchr(lx->text, '#'))
+                    return fail(lx, "expected #FIELD after the quoted class \"%s\"", cls);
+                r.field = rules_dupn(lx->text, strlen(lx->text));
+            }
+            r.cls = rules_dupn(cls, strlen(cls));
+        } else {
+            if (lx->tk != T_IDENT)
+                return fail(lx, "expected CLASS#FIELD", NULL);
+            char *h = strrchr(lx->text, '#');
+            if (!h || h == lx->text || !h[1])
+                return fail(lx, "expected CLASS#FIELD, got '%s'", lx->text);
+            *h = 0;
+            if (!valid_class_name(lx->text))
+                return fail(lx, "bad class name '%s'", lx->text);
+            r.cls = rules_dupn(lx->text, strlen(lx->text));
+            r.field = rules_dupn(h + 1, strlen(h + 1));
+        }
         snprintf(pat, sizeof pat, "%s field %s#%s",
                  r.kind == RULES_REF_INSTANCE ? "instance" : "static", r.cls ? r.cls : "",
                  r.field ? r.field : "");

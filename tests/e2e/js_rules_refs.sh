@@ -4,7 +4,9 @@
 # (`library-leak instance Registry#listeners`, `ignore instance ...`): they matched JVM fields
 # only, and on a Node heap the rule did nothing, silently, while the trace underlined the
 # very reference it names. tests/programs/node/rules_refs.js keeps ten destroyed Widgets in
-# a Registry's `listeners`.
+# a Registry's `listeners`, and three destroyed Panels in callbacks' scopes: a scope's
+# variable is named with the quoted class, `library-leak instance "system / Context"#panel`
+# (the documented form did not parse).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -44,4 +46,20 @@ assert len(widgets(lib)) == 10 and all(t['library_leak'] for t in widgets(lib))
 assert not ign['application_leaks'] and not ign['library_leaks'], ign['application_leaks']
 assert len(ign['unreachable_objects']) == 10, len(ign['unreachable_objects'])
 PY
+
+# a scope's variable: both quoted forms
+for form in '"system / Context"#panel' '"system / Context#panel"'; do
+    printf '%s\nlibrary-leak instance %s description "captured"\n' \
+        'inspect Panel if destroyed -> leaking "closed"' "$form" >"$work/scope.rules"
+    "$LEAKRAY" analyze "$snap" --rules "$work/scope.rules" --no-suspects --json --no-timing \
+        >"$work/scope.json" || fail "$form: exit $?"
+    python3 - "$work/scope.json" <<'PY' || fail "$form: the scope variable's rule"
+import json, sys
+d = json.load(open(sys.argv[1]))
+panels = [t for t in d['traces'] if t['class'] == 'Panel']
+assert len(panels) == 3 and all(t['library_leak'] for t in panels), \
+    [(t['class'], t['library_leak']) for t in d['traces']]
+assert 'instance field system / Context#panel' in json.dumps(d['library_leaks'])
+PY
+done
 echo "js_rules_refs: ok"

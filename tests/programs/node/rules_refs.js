@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // rules_refs.js OUT: ten destroyed Widgets kept by a Registry's `listeners` array (a library's
-// registry, as a rules file would name it), reached from global.registry only.
+// registry, as a rules file would name it), reached from global.registry only; and three
+// destroyed Panels each captured by a callback's scope (variable `panel`) a bus holds.
 'use strict';
 const v8 = require('v8');
 
@@ -28,5 +29,18 @@ function setUp() {
     globalThis.registry = registry;
 }
 setUp();
+class Panel {
+    constructor(n) {
+        this.name = 'p' + n;
+        this.destroyed = true;
+    }
+}
+globalThis.bus = {callbacks: []};
+function mount(n) {
+    const panel = new Panel(n);
+    bus.callbacks.push(function onEvent() { return panel.name; });
+}
+for (let i = 0; i < 3; i++)
+    mount(i);
 global.gc();
 v8.writeHeapSnapshot(process.argv[2]);
