@@ -17,6 +17,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- lifecycle */
@@ -702,8 +703,16 @@ int rules_root_class(const rules_set *rs, uint32_t root, int32_t *lib)
     }
 }
 
+/* Appends s to the sep-separated list dst unless it is in it already: Shark keeps reasons and
+ * labels in sets, so a rule given twice (a copy of a shipped one, one file read twice, two
+ * fields a wrapper chain reaches) says its text once, not "... is true and ... is true". */
 static void append(char *dst, size_t cap, const char *sep, const char *s)
 {
+    size_t sl = strlen(s), pl = strlen(sep);
+    for (const char *p = strstr(dst, s); sl && p; p = strstr(p + 1, s))
+        if ((p == dst || (p - dst >= (ptrdiff_t)pl && !memcmp(p - pl, sep, pl))) &&
+            (!p[sl] || !strncmp(p + sl, sep, pl)))
+            return;
     size_t k = strlen(dst);
     if (k && k < cap)
         k += (size_t)snprintf(dst + k, cap - k, "%s", sep);

@@ -10,7 +10,9 @@
 # Views whose context wraps the destroyed activity (ThemedViewLeak.java: a ContextThemeWrapper,
 # as AppCompat and dialogs inflate with) are the same leak to Shark: the inspector unwraps
 # mContext. They read Leaking: NO (an attached dialog view) or UNKNOWN, the ~~~ fell on
-# View.mContext instead of the app's static, and each got a signature of its own.
+# View.mContext instead of the app's static, and each got a signature of its own. A wrapper
+# says what it wraps through wrappers of wrappers, as Shark's CONTEXT_WRAPPER inspector; a
+# reason two rules give is said once.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -56,10 +58,20 @@ java -cp "$work/classes" ThemedViewLeak "$work/themed.hprof"
 python3 - "$work/th.json" <<'PY' || fail "views on a wrapped destroyed activity"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d["application_leaks"]) == 2, [g["short_description"] for g in d["application_leaks"]]
+assert len(d["application_leaks"]) == 4, [g["short_description"] for g in d["application_leaks"]]
 views = {}
 for t in d["traces"]:
     end = t["elements"][-1]
+    holder = t["elements"][-2]["reference"]["display"]
+    if holder == "wrapper":
+        # a wrapper of a wrapper of a destroyed activity is the leak (Shark unwraps mBase)
+        assert end["class"] == "android.view.ContextThemeWrapper", end["class"]
+        assert end["reason"] == "ContextThemeWrapper wraps an Activity with Activity.mDestroyed true", end
+        continue
+    if holder == "last":
+        w = t["elements"][-2]
+        assert "ThemedViewLeak$PlainWrapper does not wrap a known Android context" in w["labels"], w
+        continue
     assert end["class"] == "android.view.View", end["class"]
     assert end["leaking"] == "YES", end
     assert end["reason"] == "View.mContext references a destroyed activity", end["reason"]
@@ -71,4 +83,12 @@ assert "View is part of a window view hierarchy" in end["labels"], end["labels"]
 assert "View.mAttachInfo is not null (view attached)" in end["labels"], end["labels"]
 assert "ArrayList.[0]" in views, list(views)
 PY
+# a rule given twice (a user's copy of a shipped one) says its reason once, as Shark's sets do
+grep '^inspect android.app.Activity if mDestroyed == true' "$LEAKRAY_SRC/rules/android.rules" \
+    >"$work/copy.rules"
+[ -s "$work/copy.rules" ] || fail "android.rules has no Activity#mDestroyed inspector"
+"$LEAKRAY" analyze "$work/themed.hprof" --no-timing --no-suspects --rules "$work/copy.rules" \
+    >"$work/copy.txt" || [ $? = 1 ]
+grep -q "Leaking: YES (Activity#mDestroyed is true)$" "$work/copy.txt" ||
+    fail "a reason given twice: $(grep -m1 'Activity#mDestroyed is true' "$work/copy.txt")"
 echo "android_views: ok"

@@ -2,8 +2,10 @@
 // ThemedViewLeak.java: views of destroyed activities whose context is a ContextThemeWrapper
 // around the activity, as most views' are (AppCompat inflation, a dialog's content): one still
 // attached to its window (a ViewRootImpl parent, mAttachInfo set) kept by the static
-// Tracker.lastDialog, one detached kept in the static list Cache.views. Usage:
-// java ThemedViewLeak OUT.hprof
+// Tracker.lastDialog, one detached kept in the static list Cache.views. Wrappers on a leak's
+// path: Tracker.wrapper, a ContextThemeWrapper around a ContextWrapper around a third
+// destroyed activity, and Tracker.plain, a wrapper of no component (mBase null) whose own
+// field holds a fourth. Usage: java ThemedViewLeak OUT.hprof
 import android.app.Activity;
 import android.view.ContextThemeWrapper;
 import android.view.View;
@@ -18,8 +20,20 @@ public class ThemedViewLeak {
 
     static class ListActivity extends Activity {}
 
+    static class SettingsActivity extends Activity {}
+
+    static class PlainWrapper extends ContextThemeWrapper {
+        Activity last;
+
+        PlainWrapper() {
+            super(null);
+        }
+    }
+
     static class Tracker {
         static View lastDialog;
+        static Object wrapper;
+        static Object plain;
     }
 
     static class Cache {
@@ -40,6 +54,15 @@ public class ThemedViewLeak {
         View row = new View(new ContextThemeWrapper(list));
         Cache.views.add(row);
         list.mDestroyed = true;
+        Activity settings = new SettingsActivity();
+        Tracker.wrapper = new ContextThemeWrapper(new android.content.ContextWrapper(settings));
+        settings.mDestroyed = true;
+        PlainWrapper plain = new PlainWrapper();
+        plain.last = new SettingsActivity();
+        plain.last.mDestroyed = true;
+        Tracker.plain = plain;
+        settings = null;
+        plain = null;
         host = null;
         list = null;
         content = null;
