@@ -409,6 +409,57 @@ static int declares_ref_field(const graph *g, class_ix c, const char *name, int 
     return 0;
 }
 
+/* One reference rule edge_named_refs looks for: its class and its index. */
+typedef struct ref_want {
+    class_ix cls;
+    uint32_t i;
+} ref_want;
+
+static int cmp_ref_want(const void *a, const void *b)
+{
+    const ref_want *x = a, *y = b;
+    return x->cls != y->cls ? (x->cls > y->cls) - (x->cls < y->cls) : (x->i > y->i) - (x->i < y->i);
+}
+
+/* For a dump whose classes declare no fields (V8, a generic graph): one flag per instance rule
+ * from first_ref on, set when some object of its class has a reference of its field's name
+ * (a property, a scope's variable), in one pass over the nodes. NULL when out of memory (no
+ * rule is then said to never apply). */
+static uint8_t *edge_named_refs(const rules_set *rs, uint32_t first_ref, const graph *g)
+{
+    uint32_t k = rs->n_refs - first_ref, nw = 0;
+    uint8_t *seen = calloc(k ? k : 1, 1);
+    ref_want *w = malloc((k ? k : 1) * sizeof *w);
+    if (!seen || !w || !g->first_edge) {
+        free(w);
+        free(seen);
+        return NULL;
+    }
+    for (uint32_t i = first_ref; i < rs->n_refs; i++) {
+        const rules_ref *r = &rs->refs[i];
+        class_ix c = r->kind == RULES_REF_INSTANCE && r->field ? graph_find_class(g, r->cls)
+                                                               : GRAPH_NONE;
+        if (c != GRAPH_NONE)
+            w[nw++] = (ref_want){c, i - first_ref};
+    }
+    qsort(w, nw, sizeof *w, cmp_ref_want);
+    char name[256];
+    for (node_ix x = 0; nw && x < g->n_nodes; x++) {
+        class_ix c = graph_node_class(g, x);
+        uint32_t lo;
+        SEARCH_LOWER_BOUND(uint32_t, 0, nw, w[search_mid].cls < c, lo);
+        for (uint32_t j = lo; j < nw && w[j].cls == c; j++) {
+            if (seen[w[j].i])
+                continue;
+            const char *f = rs->refs[first_ref + w[j].i].field;
+            for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1] && !seen[w[j].i]; e++)
+                seen[w[j].i] = !strcmp(graph_edge_name_text(g, e, name, sizeof name), f);
+        }
+    }
+    free(w);
+    return seen;
+}
+
 /* check_paths' messages said of an inspector's condition, by its line */
 typedef struct line_report {
     void (*report)(void *ctx, const char *msg);
@@ -447,9 +498,14 @@ uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t fir
             report(ctx, msg);
             n++;
         }
-        if (c != GRAPH_NONE)
+        if (c != GRAPH_NONE) {
             n += check_paths(rs, in->cond, g, c, in->cls, report_at_line, &lr, 0);
+            /* find-if's paths too: a typo there found nothing, silently */
+            n += check_paths(rs, in->find_if, g, c, in->cls, report_at_line, &lr, 0);
+        }
     }
+    int fielded = !strcmp(g->format ? g->format : "", "hprof");
+    uint8_t *seen = fielded ? NULL : edge_named_refs(rs, first_ref, g);
     for (uint32_t i = first_ref; i < rs->n_refs; i++) {
         const rules_ref *r = &rs->refs[i];
         if ((r->kind != RULES_REF_INSTANCE && r->kind != RULES_REF_STATIC) || !r->field)
@@ -460,9 +516,17 @@ uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t fir
         if (near)
             snprintf(msg, sizeof msg, "line %u: the dump has no class %s (%s?): the rule never "
                      "applies", (unsigned)r->line, r->cls, near);
-        else if (c == GRAPH_NONE || strcmp(g->format ? g->format : "", "hprof") ||
-                 declares_ref_field(g, c, r->field, statics))
-            continue; /* (only a JVM's classes declare their fields) */
+        else if (c == GRAPH_NONE)
+            continue;
+        else if (!fielded && statics)
+            snprintf(msg, sizeof msg, "line %u: static %s#%s: this dump's objects have no "
+                     "static fields (write instance %s#%s): the rule never applies",
+                     (unsigned)r->line, r->cls, r->field, r->cls, r->field);
+        else if (!fielded && seen && !seen[i - first_ref])
+            snprintf(msg, sizeof msg, "line %u: no %s of the dump has a reference named %s: "
+                     "the rule never applies", (unsigned)r->line, r->cls, r->field);
+        else if (!fielded || declares_ref_field(g, c, r->field, statics))
+            continue;
         else if (declares_ref_field(g, c, r->field, !statics))
             snprintf(msg, sizeof msg, "line %u: %s#%s is %s field, not %s one: the rule never "
                      "applies", (unsigned)r->line, r->cls, r->field,
@@ -473,6 +537,7 @@ uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t fir
         report(ctx, msg);
         n++;
     }
+    free(seen);
     return n;
 }
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # rules_typos.sh: a user's rules file whose inspect or library-leak rule names a field its
 # class lacks, a static as an instance field, or a class one typo away from one the dump has,
-# is warned of (the rule never applies: a library leak stayed an application leak, without a
+# (also in a find-if) is warned of (the rule never applies: a library leak stayed an application leak, without a
 # word); a `when` naming no build fact is an error (it was quietly false). A class the dump
 # lacks with no near name is a shared file's rule for another program: no warning. (And
 # `instances` of an interface says why it finds none.)
@@ -18,6 +18,7 @@ inspect CliTarget$Knwn -> label "typo class"
 library-leak static com.example.Elsewhere#sInstance description "another program's"
 inspect CliTarget$Known if count == 42 -> label "right"
 library-leak instance CliTarget$Known#next description "right"
+inspect CliTarget$Known -> leaking "typo in find-if" find-if cuont == 42
 EOT
 run analyze "$DUMP" --rules "$T/typos.rules" --no-suspects --no-timing
 expect_rc 0
@@ -25,7 +26,8 @@ expect_err 'typos.rules: line 1: CliTarget\$Known has no field .cuont.'
 expect_err 'typos.rules: line 2: CliTarget has no static field KNOWNN'
 expect_err 'typos.rules: line 3: CliTarget#KNOWN is a static field, not an instance one'
 expect_err 'typos.rules: line 4: the dump has no class CliTarget\$Knwn \(CliTarget\$Known\?\)'
-[ "$(grep -c warning "$T/err")" = 4 ] || fail "warnings: $(cat "$T/err")"
+expect_err 'typos.rules: line 8: CliTarget\$Known has no field .cuont.'
+[ "$(grep -c warning "$T/err")" = 5 ] || fail "warnings: $(cat "$T/err")"
 # a leaking verdict's reason naming a missing value shows "?" there (it printed the template)
 printf 'inspect CliTarget$Known if count == 42 -> leaking "{cuont} known"\n' >"$T/tpl.rules"
 run analyze "$DUMP" --rules "$T/tpl.rules" --no-suspects --no-timing

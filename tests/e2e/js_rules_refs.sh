@@ -62,4 +62,14 @@ assert len(panels) == 3 and all(t['library_leak'] for t in panels), \
 assert 'instance field system / Context#panel' in json.dumps(d['library_leaks'])
 PY
 done
+# a property no Registry has, or a static (V8 objects have none): the rule never applies, said
+printf '%s\n' 'library-leak instance Registry#listners' 'library-leak static Registry#listeners' \
+    'library-leak instance Registry#listeners' >"$work/typo.rules"
+"$LEAKRAY" analyze "$snap" --rules "$work/typo.rules" --no-suspects --no-timing \
+    >/dev/null 2>"$work/typo.err" || [ $? = 1 ]
+grep -q "typo.rules: line 1: no Registry of the dump has a reference named listners" \
+    "$work/typo.err" || fail "property typo: $(cat "$work/typo.err")"
+grep -q "typo.rules: line 2: static Registry#listeners: this dump's objects have no static" \
+    "$work/typo.err" || fail "static on V8: $(cat "$work/typo.err")"
+[ "$(grep -c warning "$work/typo.err")" = 2 ] || fail "warnings: $(cat "$work/typo.err")"
 echo "js_rules_refs: ok"
