@@ -587,6 +587,23 @@ int cmd_leaks(int argc, char **argv)
             }
         }
         leaks_cmd_memlab_sizes(g, &t, leak, head, stack, &r);
+        /* in the order of the sizes printed: a 72 kB cluster came after one of 560 B, and
+         * --top hid it, ordered by what its representative alone retained */
+        uint32_t *pos = err_mallocarray(r.n ? r.n : 1, sizeof *pos);
+        uint64_t *sim = err_mallocarray(r.n ? r.n : 1, sizeof *sim);
+        enum cluster_sort how = strcmp(sort, "count") == 0 ? CLUSTER_SORT_COUNT
+                                                            : CLUSTER_SORT_SIZE;
+        if (!pos || !sim || cluster_resort(&c, &r, how, pos) != 0) {
+            free(pos);
+            free(sim);
+            rc = cli_fail(&co, LR_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+        for (uint32_t i = 0; i < r.n; i++)
+            sim[pos[i]] = similar[i];
+        memcpy(similar, sim, (size_t)r.n * sizeof *sim);
+        free(pos);
+        free(sim);
     }
     rep_leaks_unretained unret[REP_LEAKS_UNRETAINED_MAX];
     uint32_t n_unret = 0;

@@ -1180,6 +1180,45 @@ static int anchor_cmp(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
+int cluster_resort(const cluster_ctx *c, cluster_result *r, enum cluster_sort sort,
+                   uint32_t *old_to_new)
+{
+    uint32_t m = r->n;
+    uint32_t *map = err_mallocarray(m ? m : 1, sizeof *map);
+    uint32_t *pos = err_mallocarray(m ? m : 1, sizeof *pos);
+    cluster_item *items = err_mallocarray(m ? m : 1, sizeof *items);
+    if (!map || !pos || !items) {
+        free(map);
+        free(pos);
+        free(items);
+        return -1;
+    }
+    for (uint32_t i = 0; i < m; i++)
+        map[i] = i;
+    sort_items = r->items;
+    sort_ctx = c;
+    sort_by_count = sort == CLUSTER_SORT_COUNT;
+    qsort(map, m, sizeof *map, item_cmp);
+    for (uint32_t i = 0; i < m; i++)
+        pos[map[i]] = i;
+    for (uint32_t i = 0; i < m; i++) {
+        items[i] = r->items[map[i]];
+        if (items[i].nested_in != CLUSTER_NONE && items[i].nested_in < m)
+            items[i].nested_in = pos[items[i].nested_in];
+    }
+    if (r->node_item)
+        for (node_ix v = 0; v < c->g->n_nodes; v++)
+            if (r->node_item[v] != CLUSTER_NONE && r->node_item[v] < m)
+                r->node_item[v] = pos[r->node_item[v]];
+    free(r->items);
+    r->items = items;
+    if (old_to_new)
+        memcpy(old_to_new, pos, (size_t)m * sizeof *pos);
+    free(map);
+    free(pos);
+    return 0;
+}
+
 void cluster_result_free(cluster_result *r)
 {
     if (!r)

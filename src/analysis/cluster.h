@@ -121,6 +121,12 @@ void cluster_fini(cluster_ctx *c);
 lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_sort sort,
                       cluster_result *r, lr_error *err);
 /* cluster_run, and with keep != 0 also r->node_item (g->n_nodes entries, freed with r). */
+/* Sorts r's clusters again, as cluster_run sorts them, after a caller changed their sizes
+ * (the leaks verb's memlab sizes): nested_in and node_item follow, and old_to_new (r->n
+ * entries, or NULL) receives each cluster's new position for the caller's own arrays.
+ * Returns 0, or -1 when out of memory (r unchanged). */
+int cluster_resort(const cluster_ctx *c, cluster_result *r, enum cluster_sort sort,
+                   uint32_t *old_to_new);
 lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum cluster_sort sort,
                            int keep, cluster_result *r, lr_error *err);
 void cluster_result_free(cluster_result *r);
