@@ -73,12 +73,21 @@ int cmd_convert(int argc, char **argv)
     if (rc != CLI_CONTINUE)
         return rc;
 
+    size_t ol = strlen(out);
+    /* a name another format's readers claim would hold V8 JSON: refused before any work */
+    static const char *const other[] = {".hprof", ".hprof.gz", ".android-hprof"};
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+        size_t el = strlen(other[i]);
+        if (ol > el && strcmp(out + ol - el, other[i]) == 0)
+            return cli_usage_error(&co, "-o %s: convert writes a V8 .heapsnapshot or a .jsonl "
+                                   "graph, not %s (an HPROF dump is rewritten by `leakray "
+                                   "strip`)", out, other[i]);
+    }
     lr_heap *lh;
     if ((rc = cli_open(&co, co.pos[0], 0, &lh)) != 0)
         return rc;
     const graph *g = lr_heap_graph(lh);
     lr_error err = {.offset = LR_NO_OFFSET};
-    size_t ol = strlen(out);
     if ((ol > 6 && strcmp(out + ol - 6, ".jsonl") == 0) ||
         (ol > 9 && strcmp(out + ol - 9, ".jsonl.gz") == 0))
         return convert_jsonl(&co, lh, out);

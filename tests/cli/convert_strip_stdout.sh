@@ -70,4 +70,9 @@ run strip --help
 expect_out '^OUT - writes it to stdout'
 run convert --help
 expect_out '^OUT - writes it to stdout'
+# an output name another reader claims (x.hprof) would have held V8 JSON: refused, nothing written
+run convert --no-timing "$dump" -o "$T/x.hprof"
+expect_rc 2
+expect_err 'convert writes a V8 .heapsnapshot or a .jsonl graph, not .hprof'
+[ ! -e "$T/x.hprof" ] || fail "convert -o x.hprof wrote the file"
 echo "ok: convert and strip -o - write to stdout"
