@@ -582,6 +582,11 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
             fprintf(stderr, "leakray: %s: warning: %llu objects: %s\n", path,
                     (unsigned long long)lg->diag.n[DIAG_SIZE_SATURATED],
                     diag_description(DIAG_SIZE_SATURATED));
+        /* references a record lacks are missing from every path and size */
+        if (lg->diag.n[DIAG_SHORT_INSTANCE])
+            fprintf(stderr, "leakray: %s: warning: %llu %s\n", path,
+                    (unsigned long long)lg->diag.n[DIAG_SHORT_INSTANCE],
+                    diag_description(DIAG_SHORT_INSTANCE));
         return 0;
     }
     if (*out) {

@@ -43,6 +43,9 @@ static const struct {
     [DIAG_STRING_VALUE_MISMATCH] = {"string_value_mismatch", DIAG_DATA_LOSS,
                                     "string values whose length in bytes differs from the "
                                     "size the dump gives (value not kept)"},
+    [DIAG_SHORT_INSTANCE] = {"short_instance", DIAG_DATA_LOSS,
+                             "instance records shorter than their class's fields (the "
+                             "references past the end are missing)"},
 };
 
 const char *diag_name(enum diag_id id) { return id < DIAG_COUNT ? DIAG_TABLE[id].name : "?"; }

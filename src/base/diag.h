@@ -26,6 +26,7 @@ enum diag_id {
     DIAG_EXTRA_DUMPS,            /* heap dumps in the file other than the one loaded */
     DIAG_TRUNCATED,              /* the file ends where a complete dump cannot (cut short) */
     DIAG_STRING_VALUE_MISMATCH,  /* a string value whose length its stated byte size denies */
+    DIAG_SHORT_INSTANCE,         /* an instance record shorter than its class's fields */
     DIAG_COUNT
 };
 

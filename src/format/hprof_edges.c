@@ -85,6 +85,7 @@ typedef struct edge_chunk {
     uint32_t next_class;     /* by_node index of the first class node in [lo, hi) */
     edge_ix at;
     uint64_t dangling;
+    uint64_t short_inst; /* instance records shorter than their class's reference fields */
 } edge_chunk;
 
 /* One thread's share: chunks ck[0..n), walked last to first when backward. */
@@ -284,6 +285,7 @@ static int edge_chunk_run(rd *r, const class_ix *by_node, edge_chunk *ep)
     edge_out o = {.g = g, .to = g->edge_to, .kind = g->edge_kind, .first = g->first_edge,
                   .e = ep->at, .unset = ep->lo};
     uint32_t next_class = ep->next_class;
+    uint64_t short_inst = 0;
     for (node_ix i = ep->lo; i < ep->hi; i++) {
         o.cur = i;
         rec_fetch(r, i + HP_REC_AHEAD, ep->hi);
@@ -296,8 +298,10 @@ static int edge_chunk_run(rd *r, const class_ix *by_node, edge_chunk *ep)
             uint32_t len = be32(d + rec_get(r, i) + 2 * ids + 4);
             for (uint32_t k = r->first_ref[c], ke = r->first_ref[c + 1]; k < ke; k++) {
                 const ref_slot *s = &r->refs[k];
-                if ((uint64_t)s->off + ids > len)
-                    break; /* short instance: the missing fields read as absent */
+                if ((uint64_t)s->off + ids > len) {
+                    short_inst++; /* the missing fields read as absent, and are counted */
+                    break;
+                }
                 uint64_t id = rd_id(fb + s->off, ids);
                 if (id)
                     add_edge(&o, id, s->kind);
@@ -339,6 +343,7 @@ static int edge_chunk_run(rd *r, const class_ix *by_node, edge_chunk *ep)
     drain(&o, ep->hi);
     ep->at = o.e;
     ep->dangling = o.dangling;
+    ep->short_inst = short_inst;
     return 1;
 }
 
@@ -494,9 +499,12 @@ lr_status hprof_build_edges(rd *r)
     __atomic_store_n(&hprof_edges_last_chunks, got, __ATOMIC_RELAXED);
     par_two(edge_part_run, &parts[0], &parts[1], half < got);
     free(by_node);
-    uint64_t dangling = 0;
-    for (uint32_t c = 0; c < got; c++)
+    uint64_t dangling = 0, short_inst = 0;
+    for (uint32_t c = 0; c < got; c++) {
         dangling += ck[c].dangling;
+        short_inst += ck[c].short_inst;
+    }
+    diag_add(&g->diag, DIAG_SHORT_INSTANCE, short_inst);
     int failed = parts[0].failed || parts[1].failed, under = 0;
     for (uint32_t c = 0; c + 1 < got; c++)
         under |= ck[c].at > start[c + 1];
