@@ -155,6 +155,47 @@ static int leaks_cmd_order_grown(cli_common *co, const char *a, const kin_print 
     return leaks_cmd_misordered(co, a, b, why, force);
 }
 
+/* The final snapshot given where it was taken before the target, for a program that only
+ * grew (0 leaked passed a --fail-on-leak gate): the final one then holds none of the target's
+ * own objects and nothing numbered after them, as a final snapshot after a perfect undo with
+ * nothing new can too. What tells them apart: objects only the final one has, numbered before
+ * the target's newest, are objects that died before the target was taken (refused); with
+ * none, the user is told what the ids cannot tell (a file's time cannot: a checkout or a copy
+ * sets it anew). */
+static int leaks_cmd_final_older(cli_common *co, const char *target, const kin_print *kt,
+                                 const char *final, const kin_print *kf, int force)
+{
+    if (strcmp(kt->format, "v8") || strcmp(kf->format, "v8"))
+        return 0;
+    uint64_t own_t = 0, kept = 0, own_f = 0, max_t = leaks_cmd_max_js(kt);
+    for (uint64_t i = 0; i < kt->n_objs; i++)
+        if (kt->objs[i].js && leaks_cmd_find(kf, kt->objs[i].id) == kf->n_objs)
+            own_t++;
+        else if (kt->objs[i].js)
+            kept++;
+    for (uint64_t i = 0; i < kf->n_objs; i++) {
+        if (kf->objs[i].js && kf->objs[i].id > max_t)
+            return 0; /* the final one holds an object numbered after all of the target's */
+        /* numbered before the target's newest, absent from the target: dead by then */
+        own_f += kf->objs[i].js && leaks_cmd_find(kt, kf->objs[i].id) == kt->n_objs;
+    }
+    if (own_t < LEAKS_CMD_ORDER_SAMPLE || !kept)
+        return 0;
+    if (own_f) {
+        char why[LR_ERROR_MSG_MAX];
+        snprintf(why, sizeof why, "%s holds none of the %llu JavaScript objects only %s has "
+                 "and nothing numbered after them, but %llu it numbered before them that %s "
+                 "no longer has", final, (unsigned long long)own_t, target,
+                 (unsigned long long)own_f, target);
+        return leaks_cmd_misordered(co, target, final, why, force);
+    }
+    cli_warn(co, "%s holds none of the %llu JavaScript objects only %s has and nothing "
+             "numbered after them: an undo that freed all of them, or a final snapshot taken "
+             "before the target (then give them in order)", final, (unsigned long long)own_t,
+             target);
+    return 0;
+}
+
 /* Mistakes in the arguments that would pass a --fail-on-leak gate with "0 leaks": one
  * snapshot given twice (one file, or a copy), or two given in the wrong order. V8 numbers
  * objects upward as snapshots first see them: the objects only the later snapshot has (new
@@ -519,6 +560,7 @@ int cmd_leaks(int argc, char **argv)
             goto out;
         }
         if ((rc = leaks_cmd_order(&co, target, &kt, final, &kf, 0, force)) != 0 ||
+            (rc = leaks_cmd_final_older(&co, target, &kt, final, &kf, force)) != 0 ||
             (rc = cli_check_related(&co, target, &kt, final, &kf, 1, force, 0, &ks2,
                                     &related2)) != 0 ||
             (rc = leaks_cmd_ids(&co, target, final, &ks2, force)) != 0)

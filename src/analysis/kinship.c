@@ -76,7 +76,15 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
          * property lists as one. */
         if (v8 && !strncmp(name, "Detached ", 9))
             name += 9;
-        hc[c] = hash_fnv32_str(v8 && name[0] == '{' ? "{}" : name);
+        /* V8 15 names each closure scope after its object, "system / Context / scope
+         * @123": a name per object, new with every closure, not a class */
+        size_t nl = strlen(name), k = nl;
+        while (k && name[k - 1] >= '0' && name[k - 1] <= '9')
+            k--;
+        if (v8 && k < nl && k >= 2 && name[k - 1] == '@' && name[k - 2] == ' ')
+            hc[c] = hash_fnv32(name, k - 2);
+        else
+            hc[c] = hash_fnv32_str(v8 && name[0] == '{' ? "{}" : name);
         if (!v8 || name[0] != '{')
             p->cls[n_named++] = hc[c];
     }
@@ -246,14 +254,20 @@ int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s,
                  a->entry, b->entry);
         return 0;
     }
-    if (smaller && (uint64_t)own * 100 >= (uint64_t)smaller * KIN_MAX_OWN_PCT) {
+    /* V8 numbers a process's objects in one sequence: many ids in common, nearly all with
+     * their class, is one process whatever the class names say (a hot reload's 25 new
+     * classes of 179 read as "different programs") */
+    int one_seq = by_id && !strcmp(a->format, "v8") && !strcmp(b->format, "v8") &&
+                  s->ids_shared >= KIN_MIN_ID_SAMPLE && !s->ids_renumbered &&
+                  s->ids_same_class * 100 >= s->ids_shared * KIN_SAME_SEQ_PCT;
+    if (!one_seq && smaller && (uint64_t)own * 100 >= (uint64_t)smaller * KIN_MAX_OWN_PCT) {
         snprintf(why, cap,
                  "each has class names the other lacks (%u and %u, of %u): the snapshots come "
                  "from different programs (or runtime versions)",
                  own_a, own_b, smaller);
         return 0;
     }
-    if (cls_pct < KIN_MIN_CLASS_PCT) {
+    if (!one_seq && cls_pct < KIN_MIN_CLASS_PCT) {
         snprintf(why, cap,
                  "only %u of %u class names (%u%%) are shared: the snapshots come from "
                  "different programs",

@@ -32,6 +32,9 @@
  * class name (percent), the ids say "another process"; with at least that many objects on
  * each side and not one id kept with its class, too. */
 #define KIN_MIN_ID_PCT 50
+/* V8 snapshots sharing KIN_MIN_ID_SAMPLE ids or more, at least this share of them with their
+ * class, are one process's sequence: the class-name checks do not refuse them. */
+#define KIN_SAME_SEQ_PCT 95
 #define KIN_MIN_ID_SAMPLE 1000
 /* V8: with at least KIN_MIN_JS_SAMPLE JavaScript objects and closures (not "system / ...")
  * on both sides by id, under this share of them keeping their constructor (percent), the

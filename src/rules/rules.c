@@ -376,6 +376,11 @@ static int near_name(const char *a, const char *b)
     return row[la & 1][lb] <= 2;
 }
 
+/* Rules naming a class the dump lacks that are searched for a near name: past them, a file
+ * of generated rules (every vendor class of a big app) is no source of typos, and the search
+ * (classes x rules) took 16 % of 40,000 rules' binding. */
+#define RULES_NEAR_MAX 1024u
+
 /* A class of the dump whose name is a typo's distance from cls, or NULL. */
 static const char *near_class(const graph *g, const char *cls)
 {
@@ -483,7 +488,7 @@ uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t fir
     /* Only where the dump has the class: a team's rules file names classes of many apps,
      * and one this dump lacks is no typo. A field the class lacks is: the rule never applies
      * (a library leak stays an application leak, an inspector never speaks). */
-    uint32_t n = 0;
+    uint32_t n = 0, searched = 0;
     char msg[700];
     for (uint32_t i = first_insp; i < rs->n_insp; i++) {
         const rules_inspect *in = &rs->insp[i];
@@ -491,7 +496,9 @@ uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t fir
             continue;
         class_ix c = graph_find_class(g, in->cls);
         line_report lr = {report, ctx, in->line};
-        const char *near = c == GRAPH_NONE ? near_class(g, in->cls) : NULL;
+        const char *near = c == GRAPH_NONE && searched++ < RULES_NEAR_MAX
+                               ? near_class(g, in->cls)
+                               : NULL;
         if (near) {
             snprintf(msg, sizeof msg, "line %u: the dump has no class %s (%s?): the rule never "
                      "applies", (unsigned)in->line, in->cls, near);
@@ -511,7 +518,9 @@ uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t fir
         if ((r->kind != RULES_REF_INSTANCE && r->kind != RULES_REF_STATIC) || !r->field)
             continue;
         class_ix c = graph_find_class(g, r->cls);
-        const char *near = c == GRAPH_NONE ? near_class(g, r->cls) : NULL;
+        const char *near = c == GRAPH_NONE && searched++ < RULES_NEAR_MAX
+                               ? near_class(g, r->cls)
+                               : NULL;
         int statics = r->kind == RULES_REF_STATIC;
         if (near)
             snprintf(msg, sizeof msg, "line %u: the dump has no class %s (%s?): the rule never "

@@ -1155,6 +1155,32 @@ static int has_local_edges(const graph *g)
     return 0;
 }
 
+/* Whether two reference rules name the same reference (kind, class, field). */
+static int same_ref_target(const rules_ref *a, const rules_ref *b)
+{
+    return a->kind == b->kind && !strcmp(a->cls, b->cls) &&
+           (a->field == b->field || (a->field && b->field && !strcmp(a->field, b->field)));
+}
+
+static _Thread_local const rules_set *ref_sort_set; /* qsort has no context in C11 */
+
+/* Rule indices by what they name, then by their order in the files. */
+static int cmp_ref_target(const void *pa, const void *pb)
+{
+    uint32_t i = *(const uint32_t *)pa, j = *(const uint32_t *)pb;
+    const rules_ref *a = &ref_sort_set->refs[i], *b = &ref_sort_set->refs[j];
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    int c = strcmp(a->cls, b->cls);
+    if (c)
+        return c;
+    if (a->field != b->field && (!a->field || !b->field))
+        return a->field ? 1 : -1;
+    if (a->field && (c = strcmp(a->field, b->field)) != 0)
+        return c;
+    return (i > j) - (i < j);
+}
+
 lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
 {
     rs->g = g;
@@ -1172,17 +1198,20 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
      * for a field does. The user's files are read after the shipped ones, so their rule
      * overrides a shipped `ignore` or library leak (the shipped one won, and the user's
      * could not be told from one that matched nothing). */
-    for (uint32_t j = rs->n_refs; j-- > 1;) {
-        const rules_ref *b = &rs->refs[j];
-        if (!b->active)
-            continue;
-        for (uint32_t i = 0; i < j; i++) {
-            rules_ref *a = &rs->refs[i];
-            if (a->active && a->kind == b->kind && !strcmp(a->cls, b->cls) &&
-                (a->field == b->field || (a->field && b->field && !strcmp(a->field, b->field))))
-                a->active = 0;
-        }
-    }
+    /* (one sort of the active rules by what they name, not each rule against every earlier
+     * one: 100,000 generated library leaks took 83 s) */
+    uint32_t *ord = err_mallocarray(rs->n_refs ? rs->n_refs : 1, sizeof *ord), n_ord = 0;
+    if (!ord)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory binding rules");
+    for (uint32_t i = 0; i < rs->n_refs; i++)
+        if (rs->refs[i].active)
+            ord[n_ord++] = i;
+    ref_sort_set = rs;
+    qsort(ord, n_ord, sizeof *ord, cmp_ref_target);
+    for (uint32_t k = 0; k + 1 < n_ord; k++)
+        if (same_ref_target(&rs->refs[ord[k]], &rs->refs[ord[k + 1]]))
+            rs->refs[ord[k]].active = 0; /* a later rule names the same reference */
+    free(ord);
     for (uint32_t i = 0; i < rs->n_insp; i++)
         rs->insp[i].active = (uint8_t)rules_eval_expr(rs, rs->insp[i].when, GRAPH_NONE, NULL, 0);
 

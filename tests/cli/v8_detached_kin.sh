@@ -7,7 +7,9 @@
 # `leaks` exactly when a page leaked a big detached tree (a 20,000-row list: "only 33% keep
 # their class"). Written here: a window whose `cache` holds 3,000 <li> (attached in the
 # second snapshot, detached in the third) and whose `store` holds 1,000 records (given a
-# property in the third).
+# property in the third); the third also has 40 classes a hot reload defined (they read as
+# "different programs": 40 class names of 46 its own), and V8 15's scope names, one per object
+# ("system / Context / scope @3007").
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init v8-detached-kin
@@ -44,8 +46,11 @@ def write(path, n_li, detached, shape, n_new=0):
                       [("property", pr, text) for pr in props]))
     nodes.append(("string", "x", 30001, 16, 0, []))
     nodes[4][5].extend(("property", "n%d" % k, len(nodes) + k) for k in range(n_new))
-    for k in range(n_new):  # what the page made after (a final snapshot's own)
-        nodes.append(("object", "Object", 40001 + 2 * k, 24, 0, []))
+    for k in range(n_new):  # what the page made after, of classes a hot reload defined
+        nodes.append(("object", "Reloaded%d" % (k % 40), 40001 + 2 * k, 24, 0, []))
+    # a V8 15 closure scope, named after its object
+    nodes[4][5].append(("property", "scope", len(nodes)))
+    nodes.append(("object", "system / Context / scope @%d" % (n_li + 7), 50001, 40, 0, []))
     flat, edges = [], []
     for t, name, i, size, det, es in nodes:
         flat += [types.index(t), s(name), i, size, len(es), 0, det]

@@ -7,7 +7,8 @@
 #   given as the baseline, or the final as the target, is refused (exit 2, "looks taken
 #   after"): V8 numbers new objects upward. So is a swapped pair of a program that only grew
 #   (tests/programs/js/grow_only.js: no object dies, so only the new ones tell the order;
-#   it read "0 leaked", exit 0, under --fail-on-leak).
+#   it read "0 leaked", exit 0, under --fail-on-leak), and a final snapshot older than the
+#   target (it keeps objects numbered before the target's new ones that the target lacks).
 # - HotSpot (tests/programs/leaks/ThreeDumps.java): an HPROF id is an address. Under G1 the
 #   collections before each dump move objects, and the method reported objects from before
 #   the baseline (500 Preexisting, System.out) as leaks and missed LeakRec: refused (exit 2,
@@ -64,6 +65,22 @@ for fin in "$W/final.heapsnapshot" ""; do
     [ $rc = 2 ] && grep -q "target.heapsnapshot looks taken after .*baseline.heapsnapshot" \
         "$work/grow.swap.err" || fail "grow only, swapped (final '$fin'): exit $rc"
 done
+# the baseline given as the final snapshot of a program that only grew (a copy: not the same
+# file): it holds none of the target's new objects and nothing newer, but objects numbered
+# before them that died ("0 leaked", exit 0, under --fail-on-leak)
+cp "$W/baseline.heapsnapshot" "$work/old-final.heapsnapshot"
+leaks "$work/grow.old" --fail-on-leak --baseline "$W/baseline.heapsnapshot" \
+    --target "$W/target.heapsnapshot" --final "$work/old-final.heapsnapshot"
+[ $rc = 2 ] && grep -q "target.heapsnapshot looks taken after .*old-final.heapsnapshot" \
+    "$work/grow.old.err" || fail "grow only, final older than target: exit $rc"
+# a page's perfect undo (the committed browser snapshots: the final one keeps none of the
+# target's 1,001 new JavaScript objects, and has none of its own) runs, and says what the
+# ids cannot tell
+D=$LEAKRAY_SRC/tests/data/browser
+leaks "$work/undo" --baseline "$D/browser-baseline.heapsnapshot.gz" \
+    --target "$D/browser-target.heapsnapshot.gz" --final "$D/browser-final.heapsnapshot.gz"
+[ $rc = 0 ] && grep -q "an undo that freed all of them, or a final snapshot taken before" \
+    "$work/undo.err" || fail "a perfect undo: exit $rc"
 leaks "$work/js.same" --baseline "$J/target.heapsnapshot" --target "$J/target.heapsnapshot"
 [ $rc = 2 ] && grep -q "are the same file" "$work/js.same.err" || fail "one file twice: exit $rc"
 # the baseline again as the final snapshot: every new object is absent from it, 0 leaked
