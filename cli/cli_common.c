@@ -86,10 +86,17 @@ static int mem_message(char *buf, size_t cap, const char *cause)
     }
     if (!mem_refused(&phase, &asked, &in_use))
         return 0;
+    /* in bytes where rounding would show the total and the limit alike ("1.1 GB in all,
+     * over --max-memory 1.1 GB" told nobody how far to raise it) */
+    cli_fmt_human(t, asked + in_use);
+    cli_fmt_human(l, mem_limit());
+    if (!strcmp(t, l)) {
+        cli_fmt_bytes(t, asked + in_use);
+        cli_fmt_bytes(l, mem_limit());
+    }
     snprintf(buf, cap, "memory limit: phase \"%s\" needed %s more with %s in use (%s in all), "
              "over --max-memory %s; raise --max-memory or free memory%s%s", phase,
-             cli_fmt_human(a, asked), cli_fmt_human(u, in_use),
-             cli_fmt_human(t, asked + in_use), cli_fmt_human(l, mem_limit()),
+             cli_fmt_human(a, asked), cli_fmt_human(u, in_use), t, l,
              cause ? " (" : "", cause ? cause : "");
     if (cause)
         snprintf(buf + strlen(buf), cap - strlen(buf), ")");
