@@ -15,16 +15,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init browser-statuses
 
-python3 - "$T/page.heapsnapshot" <<'PY'
-import json, sys
-types = ["hidden", "array", "string", "object", "code", "closure", "regexp", "number", "native",
-         "synthetic"]
-etypes = ["context", "element", "property", "internal", "hidden", "shortcut", "weak"]
-strings = [""]
-def s(x):
-    if x not in strings:
-        strings.append(x)
-    return strings.index(x)
+PYTHONPATH="$LEAKRAY_SRC/tests/lib" python3 - "$T/page.heapsnapshot" <<'PY'
+import sys
+from v8gen import write
 # type, name, id, self size, detachedness (1 attached, 2 detached), edges (type, name, to)
 nodes = [
     ("synthetic", "", 1, 0, 0, [("element", 1, 1)]),
@@ -36,18 +29,7 @@ nodes = [
     ("object", "Window [JSGlobalObject] / file://", 11, 24, 0, [("property", "kept", 6)]),
     ("native", "<div>", 13, 96, 2, []),
 ]
-flat, edges = [], []
-for t, name, i, size, det, es in nodes:
-    flat += [types.index(t), s(name), i, size, len(es), 0, det]
-    for et, ni, to in es:
-        edges += [etypes.index(et), ni if isinstance(ni, int) else s(ni), to * 7]
-meta = {"node_fields": ["type", "name", "id", "self_size", "edge_count", "trace_node_id",
-                        "detachedness"],
-        "node_types": [types, "string", "number", "number", "number", "number", "number"],
-        "edge_fields": ["type", "name_or_index", "to_node"],
-        "edge_types": [etypes, "string_or_number", "node"]}
-json.dump({"snapshot": {"meta": meta, "node_count": len(nodes), "edge_count": len(edges) // 3},
-           "nodes": flat, "edges": edges, "strings": strings}, open(sys.argv[1], "w"))
+write(sys.argv[1], nodes)
 PY
 
 run analyze --json --no-timing --no-suspects "$T/page.heapsnapshot"

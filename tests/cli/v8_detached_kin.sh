@@ -14,18 +14,11 @@ set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init v8-detached-kin
 
-python3 - "$T" <<'PY'
-import json, sys
-types = ["hidden", "array", "string", "object", "code", "closure", "regexp", "number", "native",
-         "synthetic"]
-etypes = ["context", "element", "property", "internal", "hidden", "shortcut", "weak"]
+PYTHONPATH="$LEAKRAY_SRC/tests/lib" python3 - "$T" <<'PY'
+import sys
+import v8gen
 
 def write(path, n_li, detached, shape, n_new=0):
-    strings = [""]
-    def s(x):
-        if x not in strings:
-            strings.append(x)
-        return strings.index(x)
     li = ["native", "<li>", 0, 64, 2 if detached else 1]  # the reader adds "Detached "
     props = shape.strip("{}").split(", ")  # the reader names an Object by its properties
     # (type, name, id, size, detachedness, edges (type, name, to index))
@@ -51,19 +44,7 @@ def write(path, n_li, detached, shape, n_new=0):
     # a V8 15 closure scope, named after its object
     nodes[4][5].append(("property", "scope", len(nodes)))
     nodes.append(("object", "system / Context / scope @%d" % (n_li + 7), 50001, 40, 0, []))
-    flat, edges = [], []
-    for t, name, i, size, det, es in nodes:
-        flat += [types.index(t), s(name), i, size, len(es), 0, det]
-        for et, ni, to in es:
-            edges += [etypes.index(et), ni if isinstance(ni, int) else s(ni), to * 7]
-    meta = {"node_fields": ["type", "name", "id", "self_size", "edge_count", "trace_node_id",
-                            "detachedness"],
-            "node_types": [types, "string", "number", "number", "number", "number", "number"],
-            "edge_fields": ["type", "name_or_index", "to_node"],
-            "edge_types": [etypes, "string_or_number", "node"]}
-    json.dump({"snapshot": {"meta": meta, "node_count": len(nodes),
-                            "edge_count": len(edges) // 3},
-               "nodes": flat, "edges": edges, "strings": strings}, open(path, "w"))
+    v8gen.write(path, nodes)
 
 write(sys.argv[1] + "/s1.heapsnapshot", 0, False, "{id}")
 write(sys.argv[1] + "/s2.heapsnapshot", 3000, False, "{id}")
