@@ -259,8 +259,15 @@ static node_ix search_parent(void *ctx, node_ix x)
 {
     search_up *u = ctx;
     if (u->state == 0) {
+        /* beside the tree, only while it leaves an eighth of the limit free (the biggest
+         * member then stands for the group): the forest is 5 bytes a node and an index of
+         * the edges */
         lr_error e;
-        u->state = paths_find(u->g, u->pol, NULL, 0, &u->pr, &e) == LR_OK ? 1 : -1;
+        uint64_t need = (uint64_t)u->g->n_nodes * 5 + u->g->n_edges / 16;
+        u->state = mem_fits(need, 0, mem_limit() / 8) &&
+                           paths_find(u->g, u->pol, NULL, 0, &u->pr, &e) == LR_OK
+                       ? 1
+                       : -1;
     }
     return u->state == 1 ? paths_parent(&u->pr, x) : GRAPH_NONE;
 }
