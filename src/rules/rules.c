@@ -505,6 +505,19 @@ uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t fir
             report(ctx, msg);
             n++;
         }
+        const graph_class *k = c != GRAPH_NONE ? &g->classes[c] : NULL;
+        int subclasses;
+        /* an interface: its implementations are no subclasses in a heap dump (the same shape
+         * of class as --watch's note; the walk over the nodes only for such a class) */
+        if (k && !k->n_fields && !k->instance_size && !(k->flags & GRAPH_CLASS_ARRAY) && k->id &&
+            !strcmp(g->format ? g->format : "", "hprof") &&
+            !class_has_instances(g, c, &subclasses) && !subclasses) {
+            snprintf(msg, sizeof msg, "line %u: %s has no instance and looks like an interface: "
+                     "inspect follows superclasses, not interfaces (name the classes that "
+                     "implement it): the rule never applies", (unsigned)in->line, in->cls);
+            report(ctx, msg);
+            n++;
+        }
         if (c != GRAPH_NONE) {
             n += check_paths(rs, in->cond, g, c, in->cls, report_at_line, &lr, 0);
             /* find-if's paths too: a typo there found nothing, silently */

@@ -5,7 +5,7 @@
 # (also in a find-if) is warned of (the rule never applies: a library leak stayed an application leak, without a
 # word); a `when` naming no build fact is an error (it was quietly false). A class the dump
 # lacks with no near name is a shared file's rule for another program: no warning. (And
-# `instances` of an interface says why it finds none.)
+# `instances` of an interface says why it finds none, and so does an inspector of one.)
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init rules-typos
@@ -36,6 +36,10 @@ printf 'library-leak static CliTarget#KNOWN when APi >= 21\n' >"$T/when.rules"
 run analyze "$DUMP" --rules "$T/when.rules" --no-suspects --no-timing
 expect_rc 3
 expect_err "when.rules:1: when: 'APi' is no build fact"
+# an inspector of an interface never runs (a Shark ObjectInspector ported as is): said
+printf 'inspect java.lang.Runnable -> label "a task"\n' >"$T/iface.rules"
+run analyze "$DUMP" --rules "$T/iface.rules" --no-suspects --no-timing
+expect_err 'iface.rules: line 1: java.lang.Runnable has no instance and looks like an interface'
 # instances of an interface: none, and said why (its implementations are no subclasses)
 run instances "$DUMP" java.lang.Runnable --subclasses --no-timing
 expect_rc 0
