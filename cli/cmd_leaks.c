@@ -157,16 +157,23 @@ static int leaks_cmd_order_grown(cli_common *co, const char *a, const kin_print 
 
 /* The final snapshot given where it was taken before the target, for a program that only
  * grew (0 leaked passed a --fail-on-leak gate): the final one then holds none of the target's
- * own objects and nothing numbered after them, as a final snapshot after a perfect undo with
+ * new objects and nothing numbered after them, as a final snapshot after a perfect undo with
  * nothing new can too. What tells them apart: objects only the final one has, numbered before
  * the target's newest, are objects that died before the target was taken (refused); with
  * none, the user is told what the ids cannot tell (a file's time cannot: a checkout or a copy
  * sets it anew). */
 static int leaks_cmd_final_older(cli_common *co, const char *target, const kin_print *kt,
-                                 const char *final, const kin_print *kf, int force)
+                                 const uint64_t *fresh, const char *final, const kin_print *kf,
+                                 int force)
 {
     if (strcmp(kt->format, "v8") || strcmp(kf->format, "v8"))
         return 0;
+    /* one of the target's new objects (since the baseline) alive in the final snapshot: it
+     * was taken after them (Bun numbers objects otherwise, and its ordered snapshots hold
+     * dead objects numbered before the target's newest) */
+    for (uint64_t i = 0; i < kt->n_objs; i++)
+        if ((fresh[i / 64] >> (i % 64) & 1) && leaks_cmd_find(kf, kt->objs[i].id) < kf->n_objs)
+            return 0;
     uint64_t own_t = 0, kept = 0, own_f = 0, max_t = leaks_cmd_max_js(kt);
     for (uint64_t i = 0; i < kt->n_objs; i++)
         if (kt->objs[i].js && leaks_cmd_find(kf, kt->objs[i].id) == kf->n_objs)
@@ -560,7 +567,7 @@ int cmd_leaks(int argc, char **argv)
             goto out;
         }
         if ((rc = leaks_cmd_order(&co, target, &kt, final, &kf, 0, force)) != 0 ||
-            (rc = leaks_cmd_final_older(&co, target, &kt, final, &kf, force)) != 0 ||
+            (rc = leaks_cmd_final_older(&co, target, &kt, fresh, final, &kf, force)) != 0 ||
             (rc = cli_check_related(&co, target, &kt, final, &kf, 1, force, 0, &ks2,
                                     &related2)) != 0 ||
             (rc = leaks_cmd_ids(&co, target, final, &ks2, force)) != 0)

@@ -73,14 +73,13 @@ leaks "$work/grow.old" --fail-on-leak --baseline "$W/baseline.heapsnapshot" \
     --target "$W/target.heapsnapshot" --final "$work/old-final.heapsnapshot"
 [ $rc = 2 ] && grep -q "target.heapsnapshot looks taken after .*old-final.heapsnapshot" \
     "$work/grow.old.err" || fail "grow only, final older than target: exit $rc"
-# a page's perfect undo (the committed browser snapshots: the final one keeps none of the
-# target's 1,001 new JavaScript objects, and has none of its own) runs, and says what the
-# ids cannot tell
+# a final snapshot keeping some of the target's new objects was taken after it, whatever its
+# other objects' numbers say (the committed page snapshots; Bun's ordered snapshots hold dead
+# objects numbered before the target's newest): it runs without a word
 D=$LEAKRAY_SRC/tests/data/browser
 leaks "$work/undo" --baseline "$D/browser-baseline.heapsnapshot.gz" \
     --target "$D/browser-target.heapsnapshot.gz" --final "$D/browser-final.heapsnapshot.gz"
-[ $rc = 0 ] && grep -q "an undo that freed all of them, or a final snapshot taken before" \
-    "$work/undo.err" || fail "a perfect undo: exit $rc"
+[ $rc = 0 ] && [ ! -s "$work/undo.err" ] || fail "in order, some new objects kept: exit $rc"
 leaks "$work/js.same" --baseline "$J/target.heapsnapshot" --target "$J/target.heapsnapshot"
 [ $rc = 2 ] && grep -q "are the same file" "$work/js.same.err" || fail "one file twice: exit $rc"
 # the baseline again as the final snapshot: every new object is absent from it, 0 leaked
