@@ -109,7 +109,7 @@ static void path_json_close(jsonw *w, int batch)
  * (src/analysis/devtools.h, parent_edge). Printed like the strong path, with each object's
  * distance and DevTools retained size; one DevTools pass serves every target. */
 static int path_devtools(const cli_common *co, const graph *g, const node_ix *targets,
-                         uint32_t n_targets, int batch)
+                         uint32_t n_targets, int batch, uint32_t keep)
 {
     lr_error err = {.offset = LR_NO_OFFSET};
     devtools_result r;
@@ -142,7 +142,8 @@ static int path_devtools(const cli_common *co, const graph *g, const node_ix *ta
         int reachable =
             r.distance[target] != DEVTOOLS_NO_DISTANCE && (len > 0 || target == r.root);
         any_reachable |= reachable;
-        rep_path_dt v = {g, target, nodes, edges, len, r.distance, r.retained, reachable};
+        rep_path_dt v = {g,          target,     nodes,     edges, len,
+                         r.distance, r.retained, reachable, keep};
         if (co->json) {
             path_json_open(&w, batch);
             rep_path_dt_json(&w, &v);
@@ -183,7 +184,7 @@ static lr_status path_rules(const graph *g, rules_set *rs, lr_error *err)
  * memory, a CLI exit code after saying so. */
 static int path_render(const cli_common *co, const graph *g, const paths_result *r,
                        node_ix target, uint64_t id, int collapse, const cat_set *cs,
-                       jsonw *w, int batch, uint32_t *len_out)
+                       jsonw *w, int batch, uint32_t keep, uint32_t *len_out)
 {
     uint32_t len = paths_get(r, target, NULL, NULL, 0);
     node_ix *nodes = err_mallocarray(len ? len : 1, sizeof *nodes);
@@ -215,7 +216,7 @@ static int path_render(const cli_common *co, const graph *g, const paths_result 
         held = best ? graph_strength_name(best) : NULL;
     }
     rep_path v = {g, target, id, nodes, edges, len, root, root_kind,
-                  paths_via_last(r, target), collapse, cs, ln, n_ln, held};
+                  paths_via_last(r, target), collapse, cs, ln, n_ln, held, keep};
     if (co->json) {
         path_json_open(w, batch);
         rep_path_json(w, &v);
@@ -232,7 +233,7 @@ static int path_render(const cli_common *co, const graph *g, const paths_result 
 
 int cmd_path(int argc, char **argv)
 {
-    int collapse = 0, merged = 0, subclasses = 0;
+    int collapse = 0, merged = 0, subclasses = 0, full = 0;
     const char *categories = NULL, *cls = NULL, *ids_file = NULL;
     uint64_t limit = 10;
     const cli_optdef opts[] = {
@@ -249,6 +250,8 @@ int cmd_path(int argc, char **argv)
          "merge runs of one category (element, widget, view...) into one line", NULL},
         {"--categories", CLI_OPT_STR, &categories, "NAME|FILE",
          "category rules for --collapse: flutter (default), android-views, or a file", NULL},
+        {"--full", CLI_OPT_FLAG, &full, NULL,
+         "print every object of a long path (default: 100 at each end past 200)", NULL},
         {0}};
     const cli_spec spec = {
         "path", "FILE 0xID [0xID...] | FILE --ids FILE | FILE --class CLASS --merged",
@@ -265,6 +268,8 @@ int cmd_path(int argc, char **argv)
         "`category` rule, docs/rules.md) print as one line with their count; a collection\n"
         "between two runs of one category merges into them. Objects of no category keep their\n"
         "own line. --json keeps the full path and adds \"collapsed\".\n"
+        "A path of more than 200 objects prints its first and last 100 (--full: all of\n"
+        "them; --json always lists them all).\n"
         "V8/Node/ArkTS snapshots (without --collapse): DevTools' retaining path by distance,\n"
         "one hop per unit of distance, weak edges hidden (docs/formats/v8.md).\n"
         "--class CLASS --merged: the paths of every instance merged into one tree from the GC\n"
@@ -337,7 +342,7 @@ int cmd_path(int argc, char **argv)
         }
     }
     if (!collapse && v8_class_keys(g) && g->synthetic_root != GRAPH_NONE) {
-        rc = path_devtools(&co, g, targets, ids.n, ids.batch);
+        rc = path_devtools(&co, g, targets, ids.n, ids.batch, full ? 0 : REP_PATH_KEEP);
         goto done;
     }
     lr_error err = {.offset = LR_NO_OFFSET};
@@ -365,7 +370,8 @@ int cmd_path(int argc, char **argv)
         uint32_t len = 0;
         if (i && !co.json)
             fputc('\n', stdout);
-        rc = path_render(&co, g, &r, targets[i], ids.v[i], collapse, &cs, &w, ids.batch, &len);
+        rc = path_render(&co, g, &r, targets[i], ids.v[i], collapse, &cs, &w, ids.batch,
+                         full ? 0 : REP_PATH_KEEP, &len);
         any_len |= len;
     }
     if (rc == CLI_EXIT_OK && co.json) {

@@ -9,6 +9,7 @@
  * both carrying the offset in the compressed file where the decoder stopped. */
 #define _GNU_SOURCE
 #include "base/mfile.h"
+#include "base/numfmt.h"
 
 #include <bzlib.h>
 #include <errno.h>
@@ -68,16 +69,18 @@ static int is_bzip2(const uint8_t *p, uint64_t n)
 
 static lr_status over_limit(const outbuf *o, const char *name, lr_error *err)
 {
-    unsigned long long lim = (unsigned long long)o->limit;
+    char lim[NUMFMT_GROUP_MAX];
+    numfmt_group(lim, o->limit);
     const char *what = o->spool ? "input read from a stream" : "inflated size";
     if (o->why == CAP_DISK)
-        return LR_FAIL(err, LR_ERR_LIMIT, "%s: %s exceeds the free space in %s (%llu bytes; "
+        return LR_FAIL(err, LR_ERR_LIMIT, "%s: %s exceeds the free space in %s (%s bytes; "
                        "--tmpdir chooses another folder, --max-inflate sets another cap)",
                        name, what, o->dir, lim);
     if (o->why == CAP_MEMORY)
-        return LR_FAIL(err, LR_ERR_LIMIT, "%s: %s exceeds the memory available (%llu bytes; "
+        return LR_FAIL(err, LR_ERR_LIMIT, "%s: %s exceeds the memory available (%s bytes; "
                        "--max-inflate sets another cap)", name, what, lim);
-    return LR_FAIL(err, LR_ERR_LIMIT, "%s: %s exceeds --max-inflate %llu", name, what, lim);
+    return LR_FAIL(err, LR_ERR_LIMIT, "%s: %s exceeds --max-inflate (%s bytes)", name, what,
+                   lim);
 }
 
 /* Writes the staging buffer to the temporary file. A full filesystem is a resource limit

@@ -189,6 +189,24 @@ void rep_path_json(jsonw *w, const rep_path *v)
     }
 }
 
+/* Whether object i of a path of n objects is left out of a text path keeping `keep` (half
+ * at each end); the line standing for those left out is printed at the first. The reference
+ * into the first object kept after them still prints: it names the link that leads on. */
+static int path_cut(FILE *out, uint32_t i, uint32_t n, uint32_t keep)
+{
+    if (!keep || n <= keep)
+        return 0;
+    uint32_t head = keep / 2, tail = keep - head;
+    if (i < head || i >= n - tail)
+        return 0;
+    if (i == head) {
+        char c[REP_FMT_MAX];
+        fprintf(out, "      \xe2\x80\xa6 %s more objects \xe2\x80\xa6 (--full shows them)\n",
+                rep_fmt_count(c, n - keep));
+    }
+    return 1;
+}
+
 void rep_path_text(FILE *out, const rep_path *v)
 {
     const graph *g = v->g;
@@ -217,6 +235,8 @@ void rep_path_text(FILE *out, const rep_path *v)
         if (v->collapse)
             print_collapsed(out, g, v->cs, v->nodes, v->edges, v->ln, v->n_ln);
         for (uint32_t i = 0; !v->collapse && i < v->len; i++) {
+            if (path_cut(out, i, v->len, v->keep))
+                continue;
             if (i > 0)
                 fprintf(out, "      --[%s %s]-->\n", ref_kind(g, v->edges[i - 1]),
                         ref_name(g, v->edges[i - 1], ename, sizeof ename));
@@ -290,6 +310,8 @@ void rep_path_dt_text(FILE *out, const rep_path_dt *v)
         fprintf(out, "GC root: %s (DevTools retaining path by distance, weak edges hidden)\n",
                 rep_fmt_term(rt, sizeof rt, dt_root_text(v, rb, sizeof rb)));
         for (uint32_t i = 0; i <= v->len; i++) {
+            if (path_cut(out, i, v->len + 1, v->keep))
+                continue;
             if (i > 0) {
                 unsigned k = GRAPH_EDGE_KIND(g->edge_kind[v->edges[i - 1]]);
                 fprintf(out, "      --[%s %s]-->\n", graph_edge_kind_name(k),

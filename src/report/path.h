@@ -28,7 +28,12 @@ typedef struct rep_path {
     uint32_t n_ln;
     const char *held_through;  /* unreachable: the strength of its strongest referrer when
                                 * none is strong ("soft", "weak"...), or NULL */
+    uint32_t keep;             /* text: objects printed, half at each end (0 = all) */
 } rep_path;
+
+/* The objects a text path prints by default: a chain thousands of objects long (a linked
+ * list) keeps its two ends, as analyze's traces do, and --full prints it whole. */
+#define REP_PATH_KEEP 200
 
 void rep_path_text(FILE *out, const rep_path *v);
 void rep_path_json(jsonw *w, const rep_path *v);
@@ -43,6 +48,7 @@ typedef struct rep_path_dt {
     const int32_t *distance;   /* per node (devtools_result) */
     const uint64_t *retained;  /* per node */
     int reachable;
+    uint32_t keep;             /* text: objects printed, half at each end (0 = all) */
 } rep_path_dt;
 
 void rep_path_dt_text(FILE *out, const rep_path_dt *v);
