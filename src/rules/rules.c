@@ -195,6 +195,88 @@ static int path_rest_missing(const graph *g, class_ix c, const char *path, char 
     return 0;
 }
 
+/* The type every sampled instance of c (or a subclass) gives field `name`, as a word for a
+ * message: a primitive's Java name, "String" for a reference to a java.lang.String, or NULL
+ * when the instances disagree, none has the field, or it is some other reference. */
+static const char *field_kind(const graph *g, class_ix c, const char *name)
+{
+    static const char *const prim[] = {
+        [GRAPH_FT_BOOLEAN] = "boolean", [GRAPH_FT_CHAR] = "char", [GRAPH_FT_FLOAT] = "float",
+        [GRAPH_FT_DOUBLE] = "double",   [GRAPH_FT_BYTE] = "byte", [GRAPH_FT_SHORT] = "short",
+        [GRAPH_FT_INT] = "int",         [GRAPH_FT_LONG] = "long"};
+    const char *kind = NULL;
+    uint32_t seen = 0;
+    for (node_ix v = 0; v < g->n_nodes && seen < RULES_CHECK_SAMPLE; v++) {
+        class_ix vc = graph_node_class(g, v);
+        if (vc >= g->n_classes || (vc != c && !graph_class_is(g, vc, c)))
+            continue;
+        graph_value gv;
+        if (!graph_field_find(g, v, name, &gv))
+            continue;
+        const char *k = NULL;
+        if (gv.type == GRAPH_FT_OBJECT) {
+            if (gv.ref >= g->n_nodes)
+                continue; /* null says nothing of the type */
+            if (strcmp(graph_class_name(g, gv.ref), "java.lang.String"))
+                return NULL;
+            k = "String";
+        } else if (gv.type < sizeof prim / sizeof *prim && prim[gv.type]) {
+            k = prim[gv.type];
+        } else {
+            return NULL;
+        }
+        if (kind && strcmp(kind, k))
+            return NULL;
+        kind = k;
+        seen++;
+    }
+    return kind;
+}
+
+/* Characters of UTF-8 text s. */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* A comparison of field `f` (HPROF, no dotted path) with a literal that no value of the
+ * field's type can satisfy: a number or boolean field against a string (a one-character one
+ * compares its code point, which only a char field means), a char against a longer string, a
+ * String against a number or boolean. Java would not compile it; the evaluator says false. */
+static int cmp_mismatch(const graph *g, class_ix c, const char *f, const operand *lit,
+                        char *msg, size_t cap, const char *cls)
+{
+    const char *k = field_kind(g, c, f);
+    if (!k)
+        return 0;
+    int str = lit->kind == OPD_STR && lit->s;
+    int num = lit->kind == OPD_INT || lit->kind == OPD_FLOAT || lit->kind == OPD_BOOL;
+    const char *why = NULL;
+    if (!strcmp(k, "String") && num)
+        why = "";
+    else if (!strcmp(k, "char") && str && utf8_chars(lit->s) > 1)
+        why = " (a char equals a one-character string)";
+    else if (strcmp(k, "String") && strcmp(k, "char") && str)
+        why = " (write the value without quotes)";
+    if (!why)
+        return 0;
+    char v[300];
+    if (str)
+        snprintf(v, sizeof v, "the string \"%.256s\"", lit->s);
+    else if (lit->kind == OPD_BOOL)
+        snprintf(v, sizeof v, "the boolean %s", lit->i ? "true" : "false");
+    else if (lit->kind == OPD_FLOAT)
+        snprintf(v, sizeof v, "the number %g", lit->d);
+    else
+        snprintf(v, sizeof v, "the number %lld", (long long)lit->i);
+    snprintf(msg, cap, "--leaking-if: %s's %s is %s %s, compared with %s%s: never true", cls, f,
+             strcmp(k, "int") ? "a" : "an", k, v, why);
+    return 1;
+}
+
 /* Field paths of expression e whose first field class c lacks, or whose later fields no
  * object the path reaches has: reported once each. */
 static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, class_ix c,
@@ -240,6 +322,14 @@ static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, clas
         if (h)
             memmove(first, h + 1, strlen(h + 1) + 1); /* Class#field: the field's name */
         if (class_has_field(g, c, first)) {
+            const operand *lit = x->op == EX_CMP ? (i ? &x->l : &x->r) : NULL;
+            if (lit && lit->kind != OPD_PATH && lit->kind != OPD_NULL && !strchr(o->s, '.') &&
+                !strcmp(g->format ? g->format : "", "hprof") &&
+                cmp_mismatch(g, c, first, lit, msg, sizeof msg, cls)) {
+                report(ctx, msg);
+                n++;
+                continue;
+            }
             char bad[128];
             class_ix owner = GRAPH_NONE;
             if (!strchr(o->s, '.') || !path_rest_missing(g, c, o->s, bad, sizeof bad, &owner))
@@ -478,7 +568,11 @@ static void report_at_line(void *ctx, const char *msg)
     char m[800];
     if (!strncmp(msg, "--leaking-if: ", 14))
         msg += 14;
-    snprintf(m, sizeof m, "line %u: %s: the rule never applies", (unsigned)lr->line, msg);
+    /* "never true" (a comparison's type) says what "the rule never applies" says after it */
+    size_t n = strlen(msg), t = sizeof ": never true" - 1;
+    int cut = n > t && !strcmp(msg + n - t, ": never true");
+    snprintf(m, sizeof m, "line %u: %.*s: the rule never applies", (unsigned)lr->line,
+             (int)(cut ? n - t : n), msg);
     lr->report(lr->ctx, m);
 }
 

@@ -5,7 +5,8 @@
 # (also in a find-if) is warned of (the rule never applies: a library leak stayed an application leak, without a
 # word); a `when` naming no build fact is an error (it was quietly false). A class the dump
 # lacks with no near name is a shared file's rule for another program: no warning. (And
-# `instances` of an interface says why it finds none, and so does an inspector of one.)
+# `instances` of an interface says why it finds none, and so does an inspector of one.) A
+# comparison of a field with a literal of a type it can never equal is warned of too.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init rules-typos
@@ -28,6 +29,25 @@ expect_err 'typos.rules: line 3: CliTarget#KNOWN is a static field, not an insta
 expect_err 'typos.rules: line 4: the dump has no class CliTarget\$Knwn \(CliTarget\$Known\?\)'
 expect_err 'typos.rules: line 8: CliTarget\$Known has no field .cuont.'
 [ "$(grep -c warning "$T/err")" = 5 ] || fail "warnings: $(cat "$T/err")"
+# a comparison no value of the field's type satisfies (Java would not compile it) is warned
+# of: a number against a string (a one-character one compares its code point), a String
+# against a number, a char against a longer string; the ones that can hold are not
+cat >"$T/types.rules" <<'EOT'
+inspect CliTarget$Known if count == "42" -> leaking "int as string"
+inspect CliTarget$Known if name == 42 -> leaking "string as number"
+inspect CliTarget$Known if letter == "ZZ" -> leaking "char as long string"
+inspect CliTarget$Known if flag != "true" -> leaking "boolean as string"
+inspect CliTarget$Known if letter == "Z" -> label "char right"
+inspect CliTarget$Known if count == 42 && name == "leakray-known" && ratio < 1 -> label "right"
+inspect CliTarget$Known if name == null -> label "null is fine"
+EOT
+run analyze "$DUMP" --rules "$T/types.rules" --no-suspects --no-timing
+expect_rc 0
+expect_err "types.rules: line 1: CliTarget\\\$Known's count is an int, compared with the string \"42\" \(write the value without quotes\): the rule never applies"
+expect_err "types.rules: line 2: CliTarget\\\$Known's name is a String, compared with the number 42: the rule never applies"
+expect_err "types.rules: line 3: CliTarget\\\$Known's letter is a char, compared with the string \"ZZ\""
+expect_err "types.rules: line 4: CliTarget\\\$Known's flag is a boolean"
+[ "$(grep -c warning "$T/err")" = 4 ] || fail "type warnings: $(cat "$T/err")"
 # a leaking verdict's reason naming a missing value shows "?" there (it printed the template)
 printf 'inspect CliTarget$Known if count == 42 -> leaking "{cuont} known"\n' >"$T/tpl.rules"
 run analyze "$DUMP" --rules "$T/tpl.rules" --no-suspects --no-timing
