@@ -127,6 +127,31 @@ static void put_ref(FILE *out, const trace_elem *e)
     }
 }
 
+/* s as one word of a shell command line to copy: as is when every byte is safe there, else
+ * single-quoted ('\'' for a quote); "FILE" when s is unknown or too long for buf. */
+static const char *shell_word(char *buf, size_t cap, const char *s)
+{
+    if (!s || !*s || strlen(s) * 4 + 3 > cap)
+        return "FILE";
+    static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                               "0123456789_./+-@%:,=";
+    if (s[strspn(s, safe)] == 0)
+        return s;
+    size_t n = 0;
+    buf[n++] = '\'';
+    for (; *s; s++) {
+        if (*s == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    buf[n++] = '\'';
+    buf[n] = 0;
+    return buf;
+}
+
 /* The line standing for the path objects a trace left out (trace.h, trace_opts). */
 static void put_elided(FILE *out, const trace *t)
 {
@@ -373,10 +398,11 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
             put_object(out, g, &tr->unreachable[i].el, "", rep_detail_unreachable, verbose);
             if (tr->unreachable[i].ignored_only) {
                 /* a local of thread main (jdk.rules, as Shark) holds it: not garbage */
-                char id[REP_FMT_MAX];
+                char id[REP_FMT_MAX], dp[1024];
                 fprintf(out, "\n%sHeld only through references the rules ignore: `leakray "
-                             "path %s` shows the way",
+                             "path %s %s` shows the way",
                         rep_detail_unreachable,
+                        shell_word(dp, sizeof dp, o->dump_path ? o->dump_path : g->path),
                         rep_fmt_id(id, g, graph_node_id(g, tr->unreachable[i].el.node)));
             }
         }
