@@ -65,7 +65,7 @@ enum {
 /* cli_parse's "keep going" answer (any other value is the exit code to return). */
 #define CLI_CONTINUE (-1)
 
-#define CLI_MAX_POS 64  /* positional arguments a verb may take (path: FILE and its ids) */
+#define CLI_MAX_POS 4096 /* positional arguments a verb may take (store ingest's inputs) */
 #define CLI_MAX_LIST 16 /* values of one repeatable option */
 #define CLI_MAX_WARN 16 /* warnings kept for JSON */
 #define CLI_WARN_MAX 512 /* bytes of one warning */

@@ -405,6 +405,15 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
                 return usage_error(spec, co->json, "unexpected argument '%s': the agent's "
                                    "options are one word, comma-separated "
                                    "(dump-dir=DIR,threshold=3)", a);
+            if ((co->n_pos >= spec->max_pos || co->n_pos >= CLI_MAX_POS) &&
+                !strcmp(spec->verb, "path"))
+                return usage_error(spec, co->json, "unexpected argument '%s': at most %d ids "
+                                   "after FILE (--ids FILE takes any number)", a,
+                                   spec->max_pos - 1);
+            if ((co->n_pos >= spec->max_pos || co->n_pos >= CLI_MAX_POS) && spec->max_pos > 2)
+                return usage_error(spec, co->json, "unexpected argument '%s': at most %d "
+                                   "arguments (xargs -n %d runs more in batches)", a,
+                                   spec->max_pos, spec->max_pos);
             if (co->n_pos >= spec->max_pos || co->n_pos >= CLI_MAX_POS)
                 return usage_error(spec, co->json, "unexpected argument '%s'", a);
             co->pos[co->n_pos++] = a;

@@ -255,7 +255,7 @@ int cmd_path(int argc, char **argv)
         {0}};
     const cli_spec spec = {
         "path", "FILE 0xID [0xID...] | FILE --ids FILE | FILE --class CLASS --merged",
-        "Shortest strong reference path from a GC root to an object.", opts, 1, CLI_MAX_POS,
+        "Shortest strong reference path from a GC root to an object.", opts, 1, 64,
         "Breadth-first from all GC roots in Shark's root order, as analyze's leak traces: Java\n"
         "locals, unusual root kinds, known library leaks, a class's link to its loader and\n"
         "the references the rules ignore are used only when no other path exists. Weak,\n"

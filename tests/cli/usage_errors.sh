@@ -93,4 +93,17 @@ set -e
 run strip x.hprof -o y.hprof --dump 1
 expect_rc 2
 expect_err "^leakray strip: strip rewrites every heap dump of the file; --dump has no effect"
+# too many arguments: path says how many ids it takes and how to give more; store ingest
+# takes thousands of inputs at once (it stopped at 64, the whole batch refused)
+run path x.hprof $(seq 1 64)
+expect_rc 2
+expect_err "unexpected argument '64': at most 63 ids after FILE \(--ids FILE takes any number\)"
+small=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/v8/small.heapsnapshot
+for i in $(seq 1 70); do ln -sf "$small" "$T/in$i.heapsnapshot"; done
+run store ingest --db "$T/many.db" --app a --at 2026-01-02 "$T"/in*.heapsnapshot
+expect_rc 0
+[ "$(grep -c 'stored' "$T/out")" = 70 ] || fail "70 inputs: $(tail -3 "$T/out")"
+run store ingest --db "$T/many.db" $(seq 1 4097)
+expect_rc 2
+expect_err "at most 4096 arguments \(xargs -n 4096 runs more in batches\)"
 echo "usage_errors: ok"
