@@ -79,6 +79,7 @@ enum cli_opt_type { CLI_OPT_FLAG, CLI_OPT_UINT, CLI_OPT_SIZE, CLI_OPT_INT, CLI_O
 typedef struct cli_strlist {
     const char *v[CLI_MAX_LIST]; /* values in command-line order (argv strings) */
     int n;                       /* values given */
+    int at[CLI_MAX_LIST];        /* where each was given: its option's index in argv */
 } cli_strlist;
 
 /* One verb-specific option. Tables end with an all-zero entry. */
@@ -150,6 +151,12 @@ void cli_usage(const cli_spec *spec, FILE *out);
  * CLI_EXIT_USAGE. fmt is printf-style. */
 int cli_usage_error(const cli_common *co, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* --watch CLASS [--leaking-if EXPR] pairs: each --leaking-if goes with the --watch given last
+ * before it, so conds[i] (watches->n entries) is watches->v[i]'s condition or NULL. A
+ * --leaking-if before any --watch, or a second one for the same --watch, is a usage error
+ * (returned as the exit code; CLI_CONTINUE when the pairs are fine). */
+int cli_pair_watches(const cli_common *co, const cli_strlist *watches, const cli_strlist *ifs,
+                     const char **conds);
 
 /* Verbs that write one file OUT (strip, convert) through base/outfile.h: the -o/--output
  * option pair for their cli_optdef table, the sentence their usage text shares, and

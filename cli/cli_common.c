@@ -475,6 +475,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
             if (l->n >= CLI_MAX_LIST)
                 return usage_error(spec, co->json, "option %s given more than %d times", name,
                                    CLI_MAX_LIST);
+            l->at[l->n] = i;
             l->v[l->n++] = v;
             break;
         }
@@ -799,4 +800,24 @@ int cli_check_related(cli_common *co, const char *path_a, const kin_print *a,
                         by_class_too ? "--by-class compares them class by class; " : "");
     cli_warn(co, "%s and %s: %s; compared as asked (--force)", path_a, path_b, why);
     return 0;
+}
+
+int cli_pair_watches(const cli_common *co, const cli_strlist *watches, const cli_strlist *ifs,
+                     const char **conds)
+{
+    for (int w = 0; w < watches->n; w++)
+        conds[w] = NULL;
+    for (int k = 0; k < ifs->n; k++) {
+        int w = -1;
+        while (w + 1 < watches->n && watches->at[w + 1] < ifs->at[k])
+            w++;
+        if (w < 0)
+            return cli_usage_error(co, "--leaking-if needs a --watch CLASS before it");
+        if (conds[w])
+            return cli_usage_error(co, "--watch %s has two --leaking-if: join them with && "
+                                   "(each --leaking-if goes with the --watch before it)",
+                                   watches->v[w]);
+        conds[w] = ifs->v[k];
+    }
+    return CLI_CONTINUE;
 }

@@ -127,7 +127,7 @@ static double analyze_pct(const char *s)
 
 int cmd_analyze(int argc, char **argv)
 {
-    cli_strlist rules_files = {{0}, 0}, watches = {{0}, 0}, ifs = {{0}, 0};
+    cli_strlist rules_files = {{0}, 0, {0}}, watches = {{0}, 0, {0}}, ifs = {{0}, 0, {0}};
     int fail_on_leak = 0, no_shipped = 0, collapse = 0, full = 0, allow_truncated = 0;
     int no_suspects = 0, verbose = 0, strict = 0, detached = 0, no_detached = 0;
     uint64_t max_traces = TRACE_DEFAULT_TRACES;
@@ -136,9 +136,10 @@ int cmd_analyze(int argc, char **argv)
     const cli_optdef opts[] = {
         {"--rules", CLI_OPT_LIST, &rules_files, "FILE", "extra rules file (repeatable)", NULL},
         {"--watch", CLI_OPT_LIST, &watches, "CLASS",
-         "treat instances of CLASS as leaking (with the next --leaking-if)", NULL},
+         "treat instances of CLASS as leaking (when a --leaking-if follows it: those it holds for)",
+         NULL},
         {"--leaking-if", CLI_OPT_LIST, &ifs, "EXPR",
-         "condition for the matching --watch, e.g. 'destroyed == true'", NULL},
+         "condition for the --watch before it, e.g. 'destroyed == true'", NULL},
         {"--leak-tracker", CLI_OPT_STR, &leak_tracker, "JSON",
          "Dart snapshots: trace the objects a Flutter leak_tracker report names (not disposed, "
          "not GCed, GCed late; by identity hash)", NULL},
@@ -206,8 +207,9 @@ int cmd_analyze(int argc, char **argv)
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)
         return rc;
-    if (ifs.n > watches.n)
-        return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
+    const char *conds[CLI_MAX_LIST];
+    if ((rc = cli_pair_watches(&co, &watches, &ifs, conds)) != CLI_CONTINUE)
+        return rc;
     if (detached && no_detached)
         return cli_usage_error(&co, "--detached and --no-detached exclude each other");
     if (html && co.n_pos > 0 && cli_out_is(html, co.pos[0]))
@@ -301,7 +303,7 @@ int cmd_analyze(int argc, char **argv)
     }
     uint32_t first_watch = rs.n_insp;
     for (int i = 0; st == LR_OK && i < watches.n; i++) {
-        st = rules_add_watch(&rs, watches.v[i], i < ifs.n ? ifs.v[i] : NULL, &err);
+        st = rules_add_watch(&rs, watches.v[i], conds[i], &err);
         if (st == LR_ERR_RULES) { /* the command line's, not a rules file's: a usage error */
             rc = cli_usage_error(&co, "%s", err.msg);
             goto done;

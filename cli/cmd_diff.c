@@ -71,7 +71,7 @@ int cmd_diff(int argc, char **argv)
     uint64_t top = 0;
     int match_ids = 0, by_class = 0, detached = 0, want_retained = 0, force = 0, strict = 0;
     int allow_truncated = 0;
-    cli_strlist gates_in = {{0}, 0};
+    cli_strlist gates_in = {{0}, 0, {0}};
     const cli_optdef opts[] = {
         {"--top", CLI_OPT_UINT, &top, "N", "rows to show (default 0 = all)", NULL},
         {"--match-ids", CLI_OPT_FLAG, &match_ids, NULL,

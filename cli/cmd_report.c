@@ -51,7 +51,7 @@ int cmd_report(int argc, char **argv)
     if (dashboard_wanted(argc, argv))
         return cmd_dashboard(argc, argv);
     const char *out = NULL, *format = "html";
-    cli_strlist rules_files = {{0}, 0}, watches = {{0}, 0}, ifs = {{0}, 0};
+    cli_strlist rules_files = {{0}, 0, {0}}, watches = {{0}, 0, {0}}, ifs = {{0}, 0, {0}};
     int no_shipped = 0, no_suspects = 0, detached = 0, no_detached = 0;
     const cli_optdef opts[] = {
         CLI_OPTS_OUTPUT(&out, "output file (.html); - writes to stdout"),
@@ -59,8 +59,9 @@ int cmd_report(int argc, char **argv)
          "html (default): the page; json: the report model it embeds", NULL},
         {"--rules", CLI_OPT_LIST, &rules_files, "FILE", "extra rules file (repeatable)", NULL},
         {"--watch", CLI_OPT_LIST, &watches, "CLASS",
-         "treat instances of CLASS as leaking (with the next --leaking-if)", NULL},
-        {"--leaking-if", CLI_OPT_LIST, &ifs, "EXPR", "condition for the matching --watch",
+         "treat instances of CLASS as leaking (when a --leaking-if follows it: those it holds for)",
+         NULL},
+        {"--leaking-if", CLI_OPT_LIST, &ifs, "EXPR", "condition for the --watch before it",
          NULL},
         {"--no-shipped-rules", CLI_OPT_FLAG, &no_shipped, NULL,
          "do not load jdk.rules / android.rules / browser.rules", NULL},
@@ -97,8 +98,9 @@ int cmd_report(int argc, char **argv)
         fmt = LR_RENDER_JSON;
     else
         return cli_usage_error(&co, "--format must be html or json, not '%s'", format);
-    if (ifs.n > watches.n)
-        return cli_usage_error(&co, "--leaking-if needs a --watch CLASS before it");
+    const char *conds[CLI_MAX_LIST];
+    if ((rc = cli_pair_watches(&co, &watches, &ifs, conds)) != CLI_CONTINUE)
+        return rc;
     if (detached && no_detached)
         return cli_usage_error(&co, "--detached and --no-detached exclude each other");
     double t0 = cli_now_ms();
@@ -108,7 +110,7 @@ int cmd_report(int argc, char **argv)
     if ((rc = cli_open(&co, co.pos[0], 0, &h)) != 0)
         return rc;
     lr_error err = {.offset = LR_NO_OFFSET};
-    lr_analyze_opts ao = {rules_files.v, rules_files.n, watches.v, ifs.v, watches.n, no_shipped,
+    lr_analyze_opts ao = {rules_files.v, rules_files.n, watches.v, conds, watches.n, no_shipped,
                           no_suspects, detached ? 1 : no_detached ? -1 : 0};
     lr_analysis *an = NULL;
     /* the page is made from the suspects' tree: kept, not built twice */

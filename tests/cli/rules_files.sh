@@ -8,6 +8,7 @@
 # - A bad line last in the file stops the load (exit 3, FILE:LINE); it was dropped when no
 #   rule followed it. A byte that is not text is shown in hex.
 # - A byte-order mark (a file saved by a Windows editor) is skipped: the first rule applies.
+# - Each --leaking-if goes with the --watch before it; two for one --watch are refused.
 # - A misspelt '@' name (@sise) stops the load: it read as missing data, its test quietly false
 #   (in a condition or in a label's or reason's {PATH}).
 set -euo pipefail
@@ -67,4 +68,17 @@ expect_rc 2
 printf '\357\273\277inspect java.lang.Thread -> leaking "bom rule"\r\n' >"$T/bom.rules"
 run analyze --no-timing --rules "$T/bom.rules" "$D"
 expect_out "Leaking: YES \(bom rule\)"
+# each --leaking-if goes with the --watch given last before it: a --watch with none after it
+# watches every instance (the condition went to the first --watch, by position)
+run analyze --no-timing --no-suspects --json --watch java.lang.Thread \
+    --watch java.lang.ThreadGroup --leaking-if 'maxPriority > 100' "$D"
+[ "$(json_get 'sorted(set(t["class"] for t in d["traces"]))[0]')" = java.lang.Thread ] &&
+    [ "$(json_get 'any(t["class"] == "java.lang.ThreadGroup" for t in d["traces"])')" = false ] ||
+    fail "--leaking-if paired with the wrong --watch: $(json_get '[t["class"] for t in d["traces"]]')"
+expect_err_none() { [ ! -s "$T/err" ] || fail "stderr: $(cat "$T/err")"; }
+expect_err_none
+run analyze --no-timing --watch java.lang.Thread --leaking-if 'priority > 5' \
+    --leaking-if 'daemon' "$D"
+expect_rc 2
+expect_err "--watch java.lang.Thread has two --leaking-if: join them with &&"
 echo "rules_files: ok"
