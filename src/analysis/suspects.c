@@ -568,8 +568,9 @@ static void describe(const graph *g, const susp_tree *t, susp_item *it)
     default:
         loaded_by(g, class_node_of(g, it->node), by, sizeof by);
         n = snprintf(it->text, sizeof it->text,
-                     "One instance of %s%s%s occupies %s bytes (%.1f %%)",
-                     class_label(g, it->node, cls, sizeof cls), by, *by ? "," : "", b, pct);
+                     "One instance of %s%s%s occupies %s bytes (%.1f %%)%s",
+                     class_label(g, it->node, cls, sizeof cls), by, *by ? "," : "", b, pct,
+                     it->beside ? " outside the suspects it holds" : "");
         break;
     }
     if (n > 0 && (size_t)n < sizeof it->text && it->accumulation != it->node)
@@ -723,8 +724,9 @@ static int descend(scan *s, susp_result *out, double accum)
      * instance keeps more than accum of the group, or the clause would name what one
      * arbitrary member of 2,000 strings holds. */
     for (uint32_t i = 0; i < m; i++)
-        if ((out->v[i].kind == SUSP_INSTANCES || out->v[i].kind == SUSP_CLASSES) &&
-            !((double)weight(s, at[i]) > accum * (double)out->v[i].retained)) {
+        if (out->v[i].beside ||
+            ((out->v[i].kind == SUSP_INSTANCES || out->v[i].kind == SUSP_CLASSES) &&
+             !((double)weight(s, at[i]) > accum * (double)out->v[i].retained))) {
             out->v[i].accumulation = at[i];
             at[i] = GRAPH_NONE;
             n_live--;
@@ -1294,8 +1296,11 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         for (uint32_t i = 0; i < out->n; i++)
             if (dominated_by(t, out->v[i].node, x))
                 rest -= out->v[i].retained < rest ? out->v[i].retained : rest;
-        if ((double)rest > limit && push_single(out, &cap, g, x, weight(&s, x)))
-            goto nomem;
+        if ((double)rest > limit) {
+            if (push_single(out, &cap, g, x, rest))
+                goto nomem;
+            out->v[out->n - 1].beside = 1;
+        }
     }
 
     if (descend(&s, out, accum))

@@ -84,6 +84,11 @@ typedef struct susp_item {
     uint32_t path_root;
     char root_name[160];   /* synthetic root: the sub-roots the path leaves out, "(GC roots) /
                             * (Global handles)"; "" otherwise */
+    uint8_t beside;        /* a global object seen through, a suspect for what it holds
+                            * outside the suspects below it: retained counts only that (the
+                            * suspects' bytes add up to no more than the heap), and it is its
+                            * own accumulation point (that memory is spread, or a child would
+                            * be a suspect) */
 } susp_item;
 
 typedef struct susp_result {
