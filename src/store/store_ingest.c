@@ -389,20 +389,33 @@ static lr_status read_traces(store *s, const char *json, size_t len, group_list 
 /* Leak suspects of a report without leaking objects (mode "suspects"): the biggest retainers,
  * as `analyze` lists them (docs/json.md, "suspects"). A suspect has no signature of its
  * own in the report: it is keyed here by what stays from one dump of the program to the
- * next: its kind, class (or the thread, for a thread's locals), the class its memory
- * accumulates in, and its path from the GC root with element indices as [x]; not by sizes or
- * counts, which the description carries. */
+ * next: its kind, class (or the thread, for a thread's locals) and its own path from the GC
+ * root, element indices as [x] and the links of a chain of one class (a HashMap bucket's
+ * next nodes, a LinkedList's) left out; not by sizes or counts, which the description
+ * carries, nor by where its memory accumulates: that moves as a leak grows (a class's
+ * statics pass the accumulation share once one of them holds most), and the way below the
+ * suspect to it runs through collection internals that change from run to run (a HashMap
+ * bucket with or without a chain, a LinkedList position, a V8 Map's table slot, an object's
+ * property named after a session). */
+#define SUSPECT_AT                                                                            \
+    "coalesce((SELECT min(q.key) FROM json_each(g.value, '$.path') AS q"                     \
+    " WHERE json_extract(q.value, '$.id') = json_extract(g.value, '$.id')), 1000000000)"
 static const char SQL_SUSPECT_GROUPS[] =
     "SELECT json_extract(g.value, '$.kind'), json_extract(g.value, '$.class'),"
     " json_extract(g.value, '$.instances_of'), json_extract(g.value, '$.thread.name'),"
     " json_extract(g.value, '$.accumulation_point.class'),"
     " json_extract(g.value, '$.retained_bytes'), json_extract(g.value, '$.count'),"
     " (SELECT group_concat(json_extract(p.value, '$.class') || '.' ||"
-    "   CASE json_extract(p.value, '$.reference.kind') WHEN 'element' THEN '[x]'"
+    "   CASE WHEN p.key = " SUSPECT_AT " THEN ''"
+    "   WHEN json_extract(p.value, '$.reference.kind') = 'element' THEN '[x]'"
     "   ELSE coalesce(json_extract(p.value, '$.reference.name'), '') END, char(31))"
-    "  FROM json_each(g.value, '$.path') AS p),"
+    "  FROM json_each(g.value, '$.path') AS p"
+    "  WHERE p.key <= " SUSPECT_AT " AND NOT (p.key < " SUSPECT_AT " AND"
+    "   json_extract(p.value, '$.class') ="
+    "   json_extract(g.value, '$.path[' || (p.key + 1) || '].class'))),"
     " g.value"
     " FROM json_each(?1, '$.suspects') AS g";
+#undef SUSPECT_AT
 
 /* s through trace_stable_class ("" for NULL), malloc'd; NULL when out of memory. */
 static char *stable_text(const char *s)
@@ -442,19 +455,18 @@ static int read_suspect(void *ctx, int n, const char *const *v)
     /* the key keeps what stays from one run to the next: class names without what the JVM
      * or a code generator draws anew (trace_stable_class), a thread's name without its
      * counters (pool-1-thread-2 and pool-1-thread-3 are one pool's) */
-    char *cls = stable_text(v[1]), *of = stable_text(v[2]), *acc_c = stable_text(v[4]);
+    char *cls = stable_text(v[1]), *of = stable_text(v[2]);
     /* "N instances of C" shows the path of one of them, the biggest, which among equals is
      * any (global.sess_1774 in one run, sess_2551 in the next): the class is the key */
     char *path = stable_text(strcmp(v[0], "instances") && strcmp(v[0], "classes") ? v[7] : NULL);
     char *thr = counters_out(v[3]);
     char *key = NULL;
-    int kr = cls && of && acc_c && path && thr
-                 ? asprintf(&key, "suspect\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", v[0], cls,
-                            of, thr, acc_c, path)
+    int kr = cls && of && path && thr
+                 ? asprintf(&key, "suspect\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", v[0], cls, of, thr,
+                            path)
                  : -1;
     free(cls);
     free(of);
-    free(acc_c);
     free(path);
     free(thr);
     if (kr < 0) {
