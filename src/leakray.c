@@ -70,8 +70,6 @@ lr_status lr_open_ex(const char *path, const lr_open_opts *opts, unsigned native
     lr_status st = mfile_open(&h->input, path, opts ? opts->max_inflate : 0, err);
     if (st == LR_OK)
         st = load(h, path, opts, native_kinds, err);
-    if (st == LR_OK)
-        mfile_cool(&h->input);
     if (st != LR_OK) {
         lr_close(h);
         return st;

@@ -708,17 +708,6 @@ void mfile_advise(const void *p, uint64_t n, int random)
     (void)madvise((void *)a, b - a, random ? MADV_RANDOM : MADV_SEQUENTIAL);
 }
 
-void mfile_cool(const mfile *m)
-{
-    const char *e = getenv("LEAKRAY_COOL");
-    if (!e || !m->data || !m->len)
-        return;
-    long page = sysconf(_SC_PAGESIZE);
-    uintptr_t a = (uintptr_t)m->data & ~((uintptr_t)page - 1);
-    uintptr_t b = (uintptr_t)m->data + m->len;
-    (void)madvise((void *)a, b - a, e[0] == 'p' ? 21 /* MADV_PAGEOUT */ : 20 /* MADV_COLD */);
-}
-
 const char *mfile_compression_name(unsigned c)
 {
     switch (c) {

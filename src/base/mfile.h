@@ -66,7 +66,6 @@ int mfile_open_unnamed(const char *dir, const char *stem);
 void mfile_advise(const void *p, uint64_t n, int random);
 
 /* "plain", "gzip", "bzip2". */
-void mfile_cool(const mfile *m);
 const char *mfile_compression_name(unsigned c);
 
 #endif
