@@ -10,6 +10,7 @@
 
 #include "base/search.h"
 #include "analysis/paths.h"
+#include "rules/rules.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -498,7 +499,8 @@ static void query_fn_isa(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 /* field(id, 'a.b.c'): the value of a field chain of object id, following references through
- * each name but the last; NULL when the object, a field or a link is missing. */
+ * each name but the last; NULL when the object, a field or a link is missing. A JavaScript
+ * property holding a primitive node (true, a smi or heap number) gives the primitive. */
 static void query_fn_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     query_db *q = sqlite3_user_data(ctx);
@@ -526,6 +528,18 @@ static void query_fn_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         }
         if (!found && !graph_field_find(g, x, name, &v))
             break;
+        rules_js js;
+        if (!dot && v.type == GRAPH_FT_OBJECT && v.raw && v.ref < g->n_nodes &&
+            rules_js_primitive(g, v.ref, &js)) {
+            /* a JavaScript primitive is its value, as a condition reads it, not a node id */
+            if (js.kind == RULES_JS_NULL)
+                sqlite3_result_null(ctx);
+            else if (js.kind == RULES_JS_FLOAT)
+                sqlite3_result_double(ctx, js.d);
+            else
+                sqlite3_result_int64(ctx, js.i);
+            return;
+        }
         if (!dot) {
             query_result_value(ctx, g, &v);
             return;

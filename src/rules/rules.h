@@ -202,4 +202,16 @@ node_ix rules_thread_of_serial(const graph *g, uint32_t serial);
  * comma (V8's "Window / https://host:port", "{a, b}") whole. */
 const char *rules_simple_name(const char *cls);
 
+/* A JavaScript primitive a heap snapshot keeps as a node, as conditions read it: the
+ * oddballs true and false (RULES_JS_BOOL, i 1 or 0), null and undefined (RULES_JS_NULL), a
+ * number whose value the snapshot records (RULES_JS_INT in i, RULES_JS_FLOAT in d). Returns
+ * 1 and fills *out when node n is one, else 0. */
+enum { RULES_JS_BOOL, RULES_JS_NULL, RULES_JS_INT, RULES_JS_FLOAT };
+typedef struct rules_js {
+    int kind;
+    int64_t i;
+    double d;
+} rules_js;
+int rules_js_primitive(const graph *g, node_ix n, rules_js *out);
+
 #endif

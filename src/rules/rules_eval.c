@@ -145,6 +145,18 @@ static int js_primitive(const graph *g, node_ix n, val *out)
     return 0;
 }
 
+int rules_js_primitive(const graph *g, node_ix n, rules_js *out)
+{
+    val v = {0};
+    if (!js_primitive(g, n, &v))
+        return 0;
+    out->kind = v.k == V_BOOL ? RULES_JS_BOOL : v.k == V_NULL ? RULES_JS_NULL
+              : v.k == V_INT ? RULES_JS_INT : RULES_JS_FLOAT;
+    out->i = v.i;
+    out->d = v.d;
+    return 1;
+}
+
 static void from_field(const graph *g, const graph_value *gv, val *out)
 {
     unsigned sz = graph_ftype_size(g, gv->type);

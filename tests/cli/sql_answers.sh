@@ -168,4 +168,13 @@ for q in "FROM edges WHERE src = $x OR dst = $x" \
     b=$("$LEAKRAY" sql --csv "$FIX/dialer.android-hprof" "SELECT count(*) $plain" | tail -n 1)
     [ "$a" = "$b" ] && [ "${a%$'\r'}" -gt 1 ] || fail "SELECT count(*) $q: $a rows, $b without the lookups"
 done
+# field() of a JavaScript property holding a primitive node gives the primitive, as
+# `instances --where` reads it (it gave the node's id: `field(id, 'i') = 42` matched nothing
+# and `> 590` everything); primitives.heapsnapshot: globalThis.obj = {t: true, i: 42, d: 12.75}
+a=$("$LEAKRAY" sql --csv "$V8/primitives.heapsnapshot" "SELECT field(id, 'i'), field(id, 't'),
+    field(id, 'd') FROM objects WHERE class = 'Object' AND field(id, 'i') = 42" | tail -n 1)
+[ "${a%$'\r'}" = "42,1,12.75" ] || fail "field() of primitives: '$a'"
+n=$("$LEAKRAY" instances "$V8/primitives.heapsnapshot" Object --where 'i == 42 && t && d > 12' |
+    grep -c '^ *1: @' || true)
+[ "$n" = 1 ] || fail "instances --where on the same object: $n"
 echo "ok"
