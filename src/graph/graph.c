@@ -1691,7 +1691,9 @@ static node_ix cons_part(const graph *g, node_ix u, const char *name)
  * "(concatenated string)" and keeps no length, so the walk decides both; it visits at most
  * GRAPH_CONS_PARTS nodes and keeps at most GRAPH_CONS_BYTES bytes, so a hostile snapshot's
  * cycles and shared subtrees cost a bounded walk per call, and two calls agree. */
-static long cons_value(const graph *g, node_ix n, char *buf, size_t cap)
+static int name_partial(const graph *g, node_ix n);
+
+static long cons_value(const graph *g, node_ix n, char *buf, size_t cap, int *partial)
 {
     node_ix one[64], *stack = one;
     uint32_t depth = 0, room = 64, steps = 0;
@@ -1720,12 +1722,20 @@ static long cons_value(const graph *g, node_ix n, char *buf, size_t cap)
         }
         const char *s = g->node_name ? graph_str(g, g->node_name[u]) : "";
         size_t k = strlen(s);
-        if (k > GRAPH_CONS_BYTES - len)
+        if (k > GRAPH_CONS_BYTES - len) {
             k = GRAPH_CONS_BYTES - len;
+            *partial = 1;
+        }
+        /* a part cut at the snapshot's limit, or one that records no text at all */
+        const char *ut = g->node_type[u] < g->n_types ? g->type_names[g->node_type[u]] : NULL;
+        if (name_partial(g, u) || !ut || strcmp(ut, "string") != 0)
+            *partial = 1;
         if (cap && len < cap - 1)
             memcpy(buf + len, s, k < cap - 1 - len ? k : cap - 1 - len);
         len += k;
     }
+    if (depth) /* the walk's bounds left parts out */
+        *partial = 1;
     if (stack != one)
         free(stack);
     if (cap)
@@ -1737,8 +1747,20 @@ int graph_string_partial(const graph *g, node_ix n)
 {
     if (n >= g->n_nodes || g->node_kind[n] != GRAPH_KIND_STRING || !g->node_type ||
         !g->node_name || (g->node_value && g->node_value[n] != GRAPH_NONE) ||
-        g->node_type[n] >= g->n_types || !g->type_names[g->node_type[n]] ||
-        strcmp(g->type_names[g->node_type[n]], "string") != 0)
+        g->node_type[n] >= g->n_types || !g->type_names[g->node_type[n]])
+        return 0;
+    if (g->first_edge && !strcmp(g->type_names[g->node_type[n]], "concatenated string")) {
+        int partial = 0;
+        cons_value(g, n, NULL, 0, &partial);
+        return partial;
+    }
+    return !strcmp(g->type_names[g->node_type[n]], "string") && name_partial(g, n);
+}
+
+/* Whether flat string n's name, its text, reached V8's cut. */
+static int name_partial(const graph *g, node_ix n)
+{
+    if (!g->node_name)
         return 0;
     const unsigned char *p = (const unsigned char *)graph_str(g, g->node_name[n]);
     uint32_t units = 0;
@@ -1763,8 +1785,10 @@ long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
                              g->node_type[n] < g->n_types
                          ? g->type_names[g->node_type[n]]
                          : NULL;
-    if (vt && g->first_edge && strcmp(vt, "concatenated string") == 0)
-        return cons_value(g, n, buf, cap);
+    if (vt && g->first_edge && strcmp(vt, "concatenated string") == 0) {
+        int partial = 0;
+        return cons_value(g, n, buf, cap, &partial);
+    }
     /* V8 names a sliced string by its type and records no offset into its parent: the text
      * is unknown ("(sliced string)" read as the value of every one, equal to each other) */
     if (vt && (strcmp(vt, "sliced string") == 0 || strcmp(vt, "slicedstring") == 0))

@@ -416,6 +416,8 @@ void rep_show_json(jsonw *w, const show_result *r)
         jsonw_key(w, "string");
         jsonw_strn(w, r->string, r->string_shown);
         jsonw_kv_uint(w, "string_bytes", (uint64_t)r->string_len);
+        if (graph_string_partial(g, r->node))
+            jsonw_kv_bool(w, "string_partial", 1);
     }
     if (r->ret != SHOW_RET_NONE)
         json_tree(w, r);
@@ -646,7 +648,11 @@ void rep_show_text(FILE *out, const show_result *r)
                      (size_t)r->string_len > r->string_shown ? (size_t)r->string_len
                                                               : r->string_shown,
                      r->string_shown);
-        fprintf(out, "\" (%ld bytes UTF-8)\n", r->string_len);
+        fprintf(out, "\" (%ld bytes UTF-8%s)\n", r->string_len,
+                graph_string_partial(g, r->node)
+                    ? "; the snapshot keeps only the first 1,024 characters of a long string "
+                      "or part: the text is longer"
+                    : "");
     }
     if (r->ret != SHOW_RET_NONE)
         text_tree(out, r);

@@ -6,7 +6,8 @@
 # frame as `show` prints it, objects' retained / distance / dominator must be show's DevTools
 # values, and classes.location must be the constructor's script location. Strings whose text
 # the snapshot does not hold whole (tests/programs/node/v8_partial_strings.js: 30 strings of
-# 1,100 characters V8 cut at 1,024, a sliced string) say so in strings.complete: the cut ones
+# 1,100 characters V8 cut at 1,024, a sliced string, concatenations of them) say so in
+# strings.complete (and `show`): the cut ones
 # read as 30 copies of one string, and the slice's value was "(sliced string)".
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
@@ -53,6 +54,8 @@ node "$LEAKRAY_SRC/tests/programs/node/v8_partial_strings.js" "$work/partial.hea
 "$LEAKRAY" sql "$work/partial.heapsnapshot" --json --no-timing --max-rows 0 "
   SELECT e.name, s.value, s.complete FROM edges e JOIN strings s ON s.id = e.dst
   WHERE e.name IN ('SLICE', 'FLAT', 'CONS') ORDER BY e.name;
+  SELECT e.name, s.complete, s.value LIKE '%THE-TAIL%' FROM edges e JOIN strings s ON s.id = e.dst
+  WHERE e.name IN ('LONGCONS', 'SLICECONS') ORDER BY e.name;
   SELECT count(*), count(DISTINCT value), sum(complete) FROM strings
   WHERE value LIKE 'PPPP%';
   SELECT count(*) FROM strings WHERE length(value) > 1000 AND complete AND value LIKE 'PPPP%'
@@ -62,7 +65,18 @@ import json, sys
 res = json.load(open(sys.argv[1]))['results']
 assert res[0]['rows'] == [['CONS', 'flat-text-RIGHTPART-0123456789', 1], ['FLAT', 'flat-text', 1],
                           ['SLICE', None, 0]], res[0]['rows']
-assert res[1]['rows'] == [[30, 1, 0]], res[1]['rows']
-assert res[2]['rows'] == [[0]], res[2]['rows']
+# a concatenation of a cut or sliced part is no whole text either (it read complete, the
+# cut part joined to the tail)
+assert res[1]['rows'] == [['LONGCONS', 0, 1], ['SLICECONS', 0, 1]], res[1]['rows']
+assert res[2]['rows'] == [[31, 2, 0]], res[2]['rows']  # the 30 and LONGCONS
+assert res[3]['rows'] == [[0]], res[3]['rows']
 print('ok: cut and sliced strings are not complete')
 PY
+# show says so too
+id=$("$LEAKRAY" sql "$work/partial.heapsnapshot" --csv "SELECT e.dst FROM edges e
+  WHERE e.name = 'LONGCONS'" | tail -n 1 | tr -d '\r')
+"$LEAKRAY" show "$work/partial.heapsnapshot" "$id" --json >"$work/show.json"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["object"]; assert d["string_partial"], d' \
+    "$work/show.json" || { echo "FAIL: show of LONGCONS: no string_partial" >&2; exit 1; }
+"$LEAKRAY" show "$work/partial.heapsnapshot" "$id" | grep -q "the text is longer" ||
+    { echo "FAIL: show of LONGCONS says nothing of the cut" >&2; exit 1; }
