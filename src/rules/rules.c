@@ -277,6 +277,9 @@ static int cmp_mismatch(const graph *g, class_ix c, const char *f, const operand
     return 1;
 }
 
+static const char *near_class(const graph *g, const char *cls);
+static int class_has_instances(const graph *g, class_ix c, int *subclasses);
+
 /* Field paths of expression e whose first field class c lacks, or whose later fields no
  * object the path reaches has: reported once each. */
 static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, class_ix c,
@@ -290,6 +293,30 @@ static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, clas
         return check_paths(rs, x->a, g, c, cls, report, ctx, depth + 1) +
                check_paths(rs, x->b, g, c, cls, report, ctx, depth + 1);
     uint32_t n = 0;
+    if (x->op == EX_INSTANCEOF && x->r.s && !strcmp(g->format ? g->format : "", "hprof")) {
+        /* a class a typo away from one the dump has, or an interface (a heap dump records
+         * superclasses, not interfaces): the test is never true, and said so */
+        char msg[700];
+        class_ix k = graph_find_class(g, x->r.s);
+        const char *near = k == GRAPH_NONE ? near_class(g, x->r.s) : NULL;
+        int subclasses = 0;
+        const graph_class *kc = k != GRAPH_NONE ? &g->classes[k] : NULL;
+        if (near) {
+            snprintf(msg, sizeof msg, "--leaking-if: the dump has no class %s (%s?): instanceof "
+                     "it is never true", x->r.s, near);
+            report(ctx, msg);
+            n++;
+        } else if (kc && !kc->n_fields && !kc->instance_size &&
+                   !(kc->flags & GRAPH_CLASS_ARRAY) && kc->id &&
+                   !class_has_instances(g, k, &subclasses) && !subclasses) {
+            snprintf(msg, sizeof msg, "--leaking-if: %s has no instance and looks like an "
+                     "interface: instanceof follows superclasses, not interfaces, which a heap "
+                     "dump does not record (name the classes that implement it): never true",
+                     x->r.s);
+            report(ctx, msg);
+            n++;
+        }
+    }
     const operand *ops[2] = {&x->l, x->op == EX_CMP ? &x->r : NULL};
     for (int i = 0; i < 2; i++) {
         const operand *o = ops[i];

@@ -6,7 +6,8 @@
 # word); a `when` naming no build fact is an error (it was quietly false). A class the dump
 # lacks with no near name is a shared file's rule for another program: no warning. (And
 # `instances` of an interface says why it finds none, and so does an inspector of one.) A
-# comparison of a field with a literal of a type it can never equal is warned of too.
+# comparison of a field with a literal of a type it can never equal is warned of too, and an
+# instanceof of a misspelt class or of an interface.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init rules-typos
@@ -48,6 +49,19 @@ expect_err "types.rules: line 2: CliTarget\\\$Known's name is a String, compared
 expect_err "types.rules: line 3: CliTarget\\\$Known's letter is a char, compared with the string \"ZZ\""
 expect_err "types.rules: line 4: CliTarget\\\$Known's flag is a boolean"
 [ "$(grep -c warning "$T/err")" = 4 ] || fail "type warnings: $(cat "$T/err")"
+# instanceof a class a typo away from one the dump has, or of an interface (a heap dump
+# records no interfaces): never true, and warned of (--strict: exit 2); of a real class, not
+run analyze "$DUMP" --watch 'CliTarget$Known' --leaking-if 'name instanceof java.lang.Strng' \
+    --no-suspects --no-timing --strict
+expect_rc 2
+expect_err "the dump has no class java.lang.Strng \(java.lang.String\?\): instanceof it is never true"
+run analyze "$DUMP" --watch 'CliTarget$Known' --leaking-if 'name instanceof java.lang.CharSequence' \
+    --no-suspects --no-timing
+expect_err "java.lang.CharSequence has no instance and looks like an interface: instanceof follows"
+run analyze "$DUMP" --watch 'CliTarget$Known' --leaking-if 'name instanceof java.lang.String' \
+    --no-suspects --no-timing --fail-on-leak
+expect_rc 1
+[ ! -s "$T/err" ] || fail "instanceof a real class: $(cat "$T/err")"
 # a leaking verdict's reason naming a missing value shows "?" there (it printed the template)
 printf 'inspect CliTarget$Known if count == 42 -> leaking "{cuont} known"\n' >"$T/tpl.rules"
 run analyze "$DUMP" --rules "$T/tpl.rules" --no-suspects --no-timing
