@@ -1193,6 +1193,34 @@ static int cmp_ref_target(const void *pa, const void *pb)
     return (i > j) - (i < j);
 }
 
+/* Whether `when` expression e names a build fact the dump lacks. Such a `when` is false as
+ * a whole, under `!` too: `when !(API >= 29)` is about Android versions, and a JVM or V8
+ * dump, which has none, filed an application's own leak as that rule's library leak. */
+static int names_missing_fact(const rules_set *rs, int32_t e, int depth)
+{
+    if (e < 0 || (uint32_t)e >= rs->n_exprs || depth > 4 * RULES_MAX_NEST)
+        return 0;
+    const rules_expr *x = &rs->exprs[e];
+    if (x->op == EX_OR || x->op == EX_AND || x->op == EX_NOT)
+        return names_missing_fact(rs, x->a, depth + 1) || names_missing_fact(rs, x->b, depth + 1);
+    const operand *ops[2] = {&x->l, x->op == EX_CMP ? &x->r : NULL};
+    for (int i = 0; i < 2; i++) {
+        const char *p = ops[i] && ops[i]->kind == OPD_PATH ? ops[i]->s : NULL;
+        if (!p)
+            continue;
+        if (((!strcmp(p, "API") || !strcmp(p, "sdk")) && !rs->build.has_sdk) ||
+            (!strcmp(p, "manufacturer") && !rs->build.has_manufacturer) ||
+            (!strcmp(p, "build_id") && !rs->build.has_build_id))
+            return 1;
+    }
+    return 0;
+}
+
+static int when_holds(const rules_set *rs, int32_t when)
+{
+    return !names_missing_fact(rs, when, 0) && rules_eval_expr(rs, when, GRAPH_NONE, NULL, 0);
+}
+
 lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
 {
     rs->g = g;
@@ -1205,7 +1233,7 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
     rs->n_cls_items = rs->n_thread_serials = 0;
     read_build(rs);
     for (uint32_t i = 0; i < rs->n_refs; i++)
-        rs->refs[i].active = (uint8_t)rules_eval_expr(rs, rs->refs[i].when, GRAPH_NONE, NULL, 0);
+        rs->refs[i].active = (uint8_t)when_holds(rs, rs->refs[i].when);
     /* Two rules on one reference: the later one decides, as the last of Shark's matchers
      * for a field does. The user's files are read after the shipped ones, so their rule
      * overrides a shipped `ignore` or library leak (the shipped one won, and the user's
@@ -1225,7 +1253,7 @@ lr_status rules_bind(rules_set *rs, const graph *g, lr_error *err)
             rs->refs[ord[k]].active = 0; /* a later rule names the same reference */
     free(ord);
     for (uint32_t i = 0; i < rs->n_insp; i++)
-        rs->insp[i].active = (uint8_t)rules_eval_expr(rs, rs->insp[i].when, GRAPH_NONE, NULL, 0);
+        rs->insp[i].active = (uint8_t)when_holds(rs, rs->insp[i].when);
 
     /* inspectors not tied to a class (every object, class objects) */
     rs->generic = err_mallocarray(rs->n_insp ? rs->n_insp : 1, sizeof *rs->generic);

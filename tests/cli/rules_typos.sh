@@ -70,6 +70,13 @@ printf 'library-leak static CliTarget#KNOWN when APi >= 21\n' >"$T/when.rules"
 run analyze "$DUMP" --rules "$T/when.rules" --no-suspects --no-timing
 expect_rc 3
 expect_err "when.rules:1: when: 'APi' is no build fact"
+# a `when` naming a build fact the dump lacks is false as a whole, under `!` too: on a JVM
+# dump `when !(API >= 29)` made the application's own leak that rule's library leak
+printf 'library-leak static CliTarget#KNOWN when !(API >= 29) description "old Android"\n' \
+    >"$T/notapi.rules"
+run analyze "$DUMP" --rules "$T/notapi.rules" --watch 'CliTarget$Known' --no-suspects --no-timing
+expect_out '^1 APPLICATION LEAKS'
+expect_out '^0 LIBRARY LEAKS'
 # an inspector of an interface never runs (a Shark ObjectInspector ported as is): said
 printf 'inspect java.lang.Runnable -> label "a task"\n' >"$T/iface.rules"
 run analyze "$DUMP" --rules "$T/iface.rules" --no-suspects --no-timing
