@@ -113,10 +113,15 @@ static int maps_of(const char *pid, int *jvm, int *agent)
  * own stderr and answers jcmd with a bare "return code: -1". Returns 0, or an exit code. */
 static int precheck(const cli_common *co, const char *pid, const watch_opts *wo)
 {
-    int jvm = 0, agent = 0;
-    if (maps_of(pid, &jvm, &agent) == 0 && !jvm)
+    int jvm = 0, agent = 0, m = maps_of(pid, &jvm, &agent);
+    if (m == 0 && !jvm)
         return cli_fail(co, LR_ERR_NOT_FOUND, "process %s is not a HotSpot JVM (no libjvm.so "
                         "mapped)", pid);
+    /* maps this user may not read: nor may it attach (the JDK's attach mechanism takes the
+     * JVM's own user), and jcmd would take 10 s to say so in a Java stack trace */
+    if (m != 0 && (errno == EACCES || errno == EPERM))
+        return cli_fail(co, LR_ERR_IO, "process %s: cannot read /proc/%s/maps (%s): attach as "
+                        "the user the JVM runs as", pid, pid, strerror(errno));
     if (jvm && agent)
         return cli_fail(co, LR_ERR_USAGE, "the agent is already loaded in %s (leakray watch "
                         "status %s)", pid, pid);

@@ -51,6 +51,26 @@ rc=0; timeout 5 "$LEAKRAY" attach "$notjvm" > "$work/notjvm.out" 2>&1 || rc=$?
 kill "$notjvm" 2>/dev/null || true
 [ "$rc" = 2 ] && grep -q "is not a HotSpot JVM" "$work/notjvm.out" ||
     fail "attach to a process that is no JVM: exit $rc: $(cat "$work/notjvm.out")"
+# a process whose maps this user may not read (another user's): said at once, not after
+# jcmd's 10 s and its Java stack trace
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+    sleep 30 &
+    other=$!
+    mkdir -p "$work/nobody"
+    cp "$LEAKRAY" "$work/nobody/leakray"
+    cp "$(dirname "$LEAKRAY")"/libleakray_agent.so "$(dirname "$LEAKRAY")"/leakray-watcher.jar \
+        "$work/nobody/" 2>/dev/null || true
+    chmod -R a+rX "$work/nobody" && chmod a+x "$work"
+    t0=$(date +%s)
+    rc=0
+    (cd / && timeout 8 setpriv --reuid=65534 --regid=65534 --clear-groups \
+        "$work/nobody/leakray" attach "$other") >"$work/other.out" 2>&1 || rc=$?
+    kill "$other" 2>/dev/null || true
+    [ "$rc" = 4 ] && grep -q "cannot read /proc/$other/maps" "$work/other.out" &&
+        [ $(($(date +%s) - t0)) -lt 5 ] ||
+        fail "attach to another user's process: exit $rc: $(cat "$work/other.out")"
+fi
 
 # the status file's name is known in advance: a link planted at its temporary name must not
 # make the JVM write over what it points to
