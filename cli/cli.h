@@ -155,6 +155,9 @@ int cli_usage_error(const cli_common *co, const char *fmt, ...)
  * before it, so conds[i] (watches->n entries) is watches->v[i]'s condition or NULL. A
  * --leaking-if before any --watch, or a second one for the same --watch, is a usage error
  * (returned as the exit code; CLI_CONTINUE when the pairs are fine). */
+/* Makes folder dir and the folders above it that are missing (mkdir -p); what cannot be
+ * made is left for the write into it to report. */
+void cli_mkdirs(const char *dir);
 int cli_pair_watches(const cli_common *co, const cli_strlist *watches, const cli_strlist *ifs,
                      const char **conds);
 

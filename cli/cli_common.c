@@ -821,3 +821,17 @@ int cli_pair_watches(const cli_common *co, const cli_strlist *watches, const cli
     }
     return CLI_CONTINUE;
 }
+
+void cli_mkdirs(const char *dir)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
+        return;
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(tmp, 0755);
+            *p = '/';
+        }
+    mkdir(tmp, 0755);
+}

@@ -82,15 +82,7 @@ const char *cli_store_default(char *buf, size_t cap)
     else
         snprintf(dir, sizeof dir, ".");
     /* Create the folder (and ~/.local/share on a fresh account) like any XDG program. */
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(tmp, 0755);
-            *p = '/';
-        }
-    mkdir(tmp, 0755);
+    cli_mkdirs(dir);
     snprintf(buf, cap, "%s/store.db", dir);
     return buf;
 }

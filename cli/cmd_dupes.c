@@ -94,6 +94,8 @@ int cmd_dupes(int argc, char **argv)
     rep_dupes_exports ex = {NULL, 0}, *exp = NULL;
     if (png_dir) {
         uint32_t n = r.n_bitmaps < top ? r.n_bitmaps : (uint32_t)top;
+        if (n)
+            cli_mkdirs(png_dir); /* as the agent's dump-dir: made when missing */
         if (rep_export_bitmaps(g, &r, n, png_dir, dupes_skipped, NULL, &ex, &err) != LR_OK) {
             rc = cli_error(&co, &err);
             dupes_free(&r);

@@ -10,6 +10,7 @@
 #include "cmd_dashboard.h"
 
 #include "base/outfile.h"
+#include "format/v8.h"
 #include "report/export.h"
 #include "rules/mapping.h"
 
@@ -109,6 +110,10 @@ int cmd_report(int argc, char **argv)
     co.mapping_flags = MAPPING_KEEP_ARRAYS;
     if ((rc = cli_open(&co, co.pos[0], 0, &h)) != 0)
         return rc;
+    if (detached && !v8_class_keys(lr_heap_graph(h))) { /* as histo and leaks */
+        lr_close(h);
+        return cli_usage_error(&co, "--detached needs a V8 snapshot of a browser page");
+    }
     lr_error err = {.offset = LR_NO_OFFSET};
     lr_analyze_opts ao = {rules_files.v, rules_files.n, watches.v, conds, watches.n, no_shipped,
                           no_suspects, detached ? 1 : no_detached ? -1 : 0};

@@ -253,7 +253,7 @@ int cmd_sql(int argc, char **argv)
         "          location, dom, name, native, class_id, length)\n"
         "  classes(id, name, super, loader, instances, shallow, retained, location)\n"
         "  edges(src, dst, name, kind, strength)   roots(id, kind, thread, frame, title)\n"
-        "  strings(id, value)   fields(id, name, type, value, ref)\n"
+        "  strings(id, value, complete)   fields(id, name, type, value, ref)\n"
         "  stacks(id, depth, function, script, line, column)   (V8 allocation stacks)\n"
         "Functions: isa(class, ancestor), field(id, 'a.b'). Ids are integers: write 0x1f.\n"
         "Lookups, not scans: objects.id, objects.class, edges.src, edges.dst (referrers).\n"

@@ -141,7 +141,7 @@ static lr_status parse_line(crules_set *rs, const char *name, uint32_t ln, char 
                 k = i;
         if (k < 0)
             return BAD("unknown cluster kind `%s` (name, chain, property, promise, "
-                       "proxy, none, internal)", by);
+                       "proxy, none, internal, dom)", by);
         if (!grow((void **)&rs->rules, &rs->cap_rules, rs->n_rules, sizeof *rs->rules))
             return LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading %s", name);
         crules_rule *r = &rs->rules[rs->n_rules];

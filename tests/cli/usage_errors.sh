@@ -106,4 +106,13 @@ expect_rc 0
 run store ingest --db "$T/many.db" $(seq 1 4097)
 expect_rc 2
 expect_err "at most 4096 arguments \(xargs -n 4096 runs more in batches\)"
+# --detached on a heap with no DOM: refused by every verb that takes it (analyze and report
+# accepted it and found nothing, histo and leaks refused)
+hprof=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/hprof/test-dump.hprof
+for v in analyze report; do
+    run $v "$hprof" --detached -o "$T/d.html"
+    [ $v = report ] || run $v "$hprof" --detached
+    expect_rc 2
+    expect_err "^leakray $v: --detached needs a V8 snapshot of a browser page"
+done
 echo "usage_errors: ok"

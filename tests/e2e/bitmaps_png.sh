@@ -108,8 +108,8 @@ echo "ok: --large-pixels 3000 lists 6 bitmaps" >&2
 # ---- ART fixture: dumpData keyed by mNativePtr ----
 fdn_fixtures
 F=$FDN_FIX/test-dump.hprof
-OUT=$FDN_TMP/png-art
-mkdir -p "$OUT"
+OUT=$FDN_TMP/png-art/made/here # a folder that is not there yet is made, as dump-dir= is
+rm -rf "$FDN_TMP/png-art"
 SP_JSON=$FDN_TMP/art.json
 "$LEAKRAY" dupes "$F" --json --no-timing --mapping "$FDN_FIX/test-dump.map" --export-png "$OUT" \
     >"$SP_JSON" || fdn_fail "dupes exit $?"
