@@ -205,7 +205,8 @@ static char *slurp(const char *path)
 
 /* Records the report in the leak store (store.h); a failure is reported, not fatal: the
  * report is on disk either way. */
-static void to_store(const char *url, const char *dump, const char *json_path, int quiet)
+static void to_store(const char *url, const char *dump, const char *json_path, int quiet,
+                     const store_meta *who)
 {
     char buf[PATH_MAX + 16];
     if (strcmp(url, "default") == 0)
@@ -214,7 +215,7 @@ static void to_store(const char *url, const char *dump, const char *json_path, i
     store *s = NULL;
     lr_error err = {0};
     struct stat sb;
-    store_meta m = {dump, NULL, NULL, NULL, 0};
+    store_meta m = {dump, who->app, who->version, who->device, 0};
     if (stat(dump, &sb) == 0)
         m.at_ms = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
     store_ingest_result r;
@@ -238,7 +239,8 @@ static void to_store(const char *url, const char *dump, const char *json_path, i
 }
 
 static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
-                         uint64_t pause_ms, uint64_t retained, int quiet, const char *store_url)
+                         uint64_t pause_ms, uint64_t retained, int quiet, const char *store_url,
+                         const store_meta *who)
 {
     size_t l = strlen(dump);
     if (l < 7 || strcmp(dump + l - 6, ".hprof") != 0)
@@ -289,7 +291,7 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
         free(text);
     }
     if (store_url)
-        to_store(store_url, dump, jfin, quiet);
+        to_store(store_url, dump, jfin, quiet, who);
     unsigned pruned =
         watch_prune_dumps(dir, max_dumps > UINT_MAX ? UINT_MAX : (unsigned)max_dumps, dump);
     rep_watch_report r = {.dump = dump,
@@ -336,9 +338,13 @@ static int watch_analyze_cmd(int argc, char **argv)
     uint64_t max_dumps = 7, pause_ms = 0, retained = 0;
     int quiet = 0;
     const char *store_url = NULL;
+    store_meta who = {0};
     const cli_optdef opts[] = {
         {"--store", CLI_OPT_STR, &store_url, "URL",
          "also record the report in the leak store (\"default\": leakray store's)", NULL},
+        {"--app", CLI_OPT_STR, &who.app, "NAME", "with --store: the app (store ingest's)", NULL},
+        {"--version", CLI_OPT_STR, &who.version, "V", "with --store: its version", NULL},
+        {"--device", CLI_OPT_STR, &who.device, "D", "with --store: the device or host", NULL},
         {"--max-dumps", CLI_OPT_UINT, &max_dumps, "N",
          "dumps kept in the dump's folder, oldest deleted first (default 7)", NULL},
         {"--pause-ms", CLI_OPT_UINT, &pause_ms, "MS", "the dump's pause, reported", NULL},
@@ -357,7 +363,7 @@ static int watch_analyze_cmd(int argc, char **argv)
         return rc;
     if (max_dumps < 1)
         return cli_usage_error(&co, "--max-dumps must be at least 1");
-    return watch_analyze(&co, co.pos[0], max_dumps, pause_ms, retained, quiet, store_url);
+    return watch_analyze(&co, co.pos[0], max_dumps, pause_ms, retained, quiet, store_url, &who);
 }
 
 static void watch_usage(FILE *out)

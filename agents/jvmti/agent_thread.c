@@ -195,7 +195,7 @@ static void spawn_analysis(const char *dump, double pause_ms, unsigned retained)
     snprintf(max, sizeof max, "%u", A.opts.max_dumps);
     snprintf(pause, sizeof pause, "%.0f", pause_ms);
     snprintf(ret, sizeof ret, "%u", retained);
-    char *argv[16];
+    char *argv[24];
     int n = 0;
     argv[n++] = A.leakray;
     argv[n++] = "watch";
@@ -212,6 +212,14 @@ static void spawn_analysis(const char *dump, double pause_ms, unsigned retained)
     if (A.opts.report == WATCH_REPORT_DB) {
         argv[n++] = "--store";
         argv[n++] = A.opts.store[0] ? A.opts.store : "default";
+        const char *meta[3][2] = {{"--app", A.opts.app},
+                                  {"--version", A.opts.version},
+                                  {"--device", A.opts.device}};
+        for (int k = 0; k < 3; k++)
+            if (meta[k][1][0]) {
+                argv[n++] = (char *)meta[k][0];
+                argv[n++] = (char *)meta[k][1];
+            }
     }
     argv[n] = NULL;
     posix_spawnattr_t at;

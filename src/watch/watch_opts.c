@@ -99,7 +99,8 @@ static int parse_item(const char *s, size_t len, watch_opts *o, const char **why
     }
     if (!KEY("dump-dir") && !KEY("threshold") && !KEY("delay-ms") && !KEY("watch") &&
         !KEY("report") && !KEY("store") && !KEY("max-dumps") && !KEY("max-watched") &&
-        !KEY("rules") && !KEY("leakray")) {
+        !KEY("rules") && !KEY("leakray") && !KEY("app") && !KEY("version") &&
+        !KEY("device")) {
         *why = "unknown agent option";
         return -1;
     }
@@ -136,6 +137,14 @@ static int parse_item(const char *s, size_t len, watch_opts *o, const char **why
         if (parse_num(v, vl, 1, 100000000, &x))
             return -1;
         o->max_watched = (uint32_t)x;
+        return 0;
+    }
+    if (KEY("app") || KEY("version") || KEY("device")) {
+        char *dst = KEY("app") ? o->app : KEY("version") ? o->version : o->device;
+        if (vl == 0 || vl >= WATCH_OPTS_META_MAX)
+            return -1;
+        memcpy(dst, v, vl);
+        dst[vl] = 0;
         return 0;
     }
     if (KEY("store")) {

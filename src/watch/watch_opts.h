@@ -4,7 +4,8 @@
  * options before it asks the JVM to load the agent, so both reject the same strings with the
  * same one-line message. The string is comma-separated KEY=VALUE or flags (docs/agent.md):
  *   dump-dir=DIR threshold=N delay-ms=N watch=CLASS#METHOD (repeatable) report=text|json|db
- *   store=URL max-dumps=N max-watched=N rules=FILE|none leakray=PATH quiet
+ *   store=URL app=NAME version=V device=D max-dumps=N max-watched=N rules=FILE|none
+ *   leakray=PATH quiet
  * Values cannot contain commas. Parsing copies what it keeps; nothing points into the input. */
 #ifndef LR_WATCH_OPTS_H
 #define LR_WATCH_OPTS_H
@@ -17,6 +18,7 @@
 #define WATCH_OPTS_CLASS_MAX 256 /* longest class name of an unwatch line */
 #define WATCH_OPTS_MAX_DUMPS 7   /* default max-dumps, LeakCanary's maxStoredHeapDumps */
 #define WATCH_OPTS_PATH_MAX 1024 /* longest dump-dir, rules or leakray path */
+#define WATCH_OPTS_META_MAX 256  /* longest app=, version= or device= (with the NUL) */
 
 enum watch_report { WATCH_REPORT_TEXT = 0, WATCH_REPORT_JSON, WATCH_REPORT_DB };
 
@@ -35,6 +37,9 @@ typedef struct watch_opts {
     uint32_t max_watched;               /* cap on watched objects (>= 1) */
     int report;                         /* enum watch_report (db: also the leak store) */
     char store[WATCH_OPTS_PATH_MAX];    /* store=URL (implies report=db), "" = the default */
+    /* the leak store's app, version and device of every report ("" = none), as `leakray
+     * store ingest --app --version --device`: a fleet tells its JVMs apart by them */
+    char app[WATCH_OPTS_META_MAX], version[WATCH_OPTS_META_MAX], device[WATCH_OPTS_META_MAX];
     int quiet;                          /* no informational lines, errors only */
     watch_rule watch[WATCH_OPTS_MAX_RULES]; /* watch= rules, in order */
     int n_watch;                        /* rules given */

@@ -27,6 +27,7 @@ refused delay-ms=soon "malformed agent option 'delay-ms=soon'"
 refused dump-dir "agent option needs a value 'dump-dir'"
 refused watch=java.io.Closeable "agent option expects CLASS#METHOD 'watch=java.io.Closeable'"
 refused report=html "malformed agent option 'report=html'"
+refused app= "malformed agent option 'app='"
 printf 'watch a.B#close\nwatch nothing-here\n' > "$work/bad.rules"
 refused "rules=$work/bad.rules" "$work/bad.rules:2: expected CLASS#METHOD, got 'nothing-here'"
 # a leakray= that cannot run: every dump would go without a report

@@ -7,7 +7,8 @@
 # leaked objects (count, classes, source "watched", nothing unreachable) with the same traces
 # and signatures Shark 2.14 gives on the agent's dumps (goldens: tests/e2e/expected/agent/,
 # scripts/golden-agent-shark.sh), and the real-time schedule must hold (retained no earlier
-# than delay-ms after watching). Watch rules and built-ins: agent_rules.sh. Below the threshold, and for a program that leaks nothing, no dump.
+# than delay-ms after watching). Watch rules and built-ins: agent_rules.sh. Below the threshold, and for a program that leaks nothing, no dump. With store=, app=, version= and
+# device=, the report is in the leak store under those.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 work="$LEAKRAY_BUILD/tmp/agent_leaks"
@@ -45,4 +46,19 @@ for d in below noleak; do
     fi
 done
 echo "below threshold (4 of 5) and no leak: no dump"
+# report=db through store=: the report goes into the leak store under the app, version and
+# device the options name (a fleet tells its JVMs apart by them; they were always empty)
+agent_run "$work/stored" listeners 5 1500 \
+    "store=$work/fleet.db,app=checkout,version=4.2,device=host-7"
+agent_wait "$work/stored"
+for i in $(seq 1 100); do [ -s "$work/fleet.db" ] && break; sleep 0.1; done
+"$LEAKRAY" store leaks --db "$work/fleet.db" --app checkout --version 4.2 --json --no-timing \
+    >"$work/fleet.json" || fail "store leaks of the agent's store"
+python3 - "$work/fleet.json" <<'PY' || fail "the agent's report in the store: $(cat "$work/fleet.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["leaks"] and all(l["dumps"] == 1 for l in d["leaks"]), d
+PY
+"$LEAKRAY" store export --db "$work/fleet.db" | grep -q '"device": *"host-7"' ||
+    fail "no device host-7 in the store"
 echo "agent_leaks: ok"
