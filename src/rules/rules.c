@@ -603,8 +603,8 @@ static void report_at_line(void *ctx, const char *msg)
     lr->report(lr->ctx, m);
 }
 
-uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t first_ref,
-                          const graph *g, void (*report)(void *ctx, const char *msg), void *ctx)
+static uint32_t file_check(const rules_set *rs, uint32_t first_insp, uint32_t first_ref,
+                           const graph *g, void (*report)(void *ctx, const char *msg), void *ctx)
 {
     /* Only where the dump has the class: a team's rules file names classes of many apps,
      * and one this dump lacks is no typo. A field the class lacks is: the rule never applies
@@ -681,6 +681,65 @@ uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t fir
         n++;
     }
     free(seen);
+    return n;
+}
+
+/* The warnings of one file, kept to be said in line order (the inspect rules are checked
+ * before the reference rules, whatever their lines). */
+typedef struct said {
+    char **v;
+    uint32_t n, cap;
+    int oom;
+} said;
+
+static void keep_said(void *ctx, const char *msg)
+{
+    said *k = ctx;
+    if (k->oom)
+        return;
+    if (k->n == k->cap) {
+        uint32_t cap = k->cap ? k->cap * 2 : 16;
+        char **p = realloc(k->v, cap * sizeof *p);
+        if (!p) {
+            k->oom = 1;
+            return;
+        }
+        k->v = p;
+        k->cap = cap;
+    }
+    if (!(k->v[k->n] = strdup(msg)))
+        k->oom = 1;
+    else
+        k->n++;
+}
+
+static unsigned said_line(const char *m)
+{
+    return !strncmp(m, "line ", 5) ? (unsigned)strtoul(m + 5, NULL, 10) : 0;
+}
+
+uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t first_ref,
+                          const graph *g, void (*report)(void *ctx, const char *msg), void *ctx)
+{
+    said k = {0};
+    uint32_t n = file_check(rs, first_insp, first_ref, g, keep_said, &k);
+    /* equal lines keep the order they were said in: the pointers' order is no such order,
+     * so a stable pass sorts by line only */
+    for (uint32_t i = 1; i < k.n; i++) {
+        char *m = k.v[i];
+        uint32_t j = i;
+        for (; j > 0 && said_line(k.v[j - 1]) > said_line(m); j--)
+            k.v[j] = k.v[j - 1];
+        k.v[j] = m;
+    }
+    for (uint32_t i = 0; i < k.n; i++) {
+        if (!k.oom)
+            report(ctx, k.v[i]);
+        free(k.v[i]);
+    }
+    free(k.v);
+    if (k.oom) /* no memory to keep them: checked again, said as found */
+        n = file_check(rs, first_insp, first_ref, g, report, ctx);
     return n;
 }
 

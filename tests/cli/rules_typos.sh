@@ -30,6 +30,9 @@ expect_err 'typos.rules: line 3: CliTarget#KNOWN is a static field, not an insta
 expect_err 'typos.rules: line 4: the dump has no class CliTarget\$Knwn \(CliTarget\$Known\?\)'
 expect_err 'typos.rules: line 8: CliTarget\$Known has no field .cuont.'
 [ "$(grep -c warning "$T/err")" = 5 ] || fail "warnings: $(cat "$T/err")"
+# said in line order (the inspect rules' came before the reference rules')
+[ "$(grep -o 'typos.rules: line [0-9]*' "$T/err" | grep -o '[0-9]*$' | tr '\n' ' ')" = "1 2 3 4 8 " ] ||
+    fail "warnings out of line order: $(cat "$T/err")"
 # a comparison no value of the field's type satisfies (Java would not compile it) is warned
 # of: a number against a string (a one-character one compares its code point), a String
 # against a number, a char against a longer string; the ones that can hold are not
