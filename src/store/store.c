@@ -154,8 +154,13 @@ static lr_status current_version(store *s, int64_t *v, lr_error *err)
     LR_TRY(sdb_has_table(s->db, "store_meta", &has, err));
     if (!has)
         return LR_OK;
-    return sdb_exec(s->db, "SELECT value FROM store_meta WHERE key = 'schema_version'", 0,
-                    NULL, read_version, v, err);
+    LR_TRY(sdb_exec(s->db, "SELECT value FROM store_meta WHERE key = 'schema_version'", 0,
+                    NULL, read_version, v, err));
+    /* store_meta is made in the step that sets version 1: with no version, or 0, it is a
+     * damaged store (read as none, the next ingest failed on the tables already there) */
+    if (*v == 0)
+        *v = -1;
+    return LR_OK;
 }
 
 static int count_row(void *ctx, int n, const char *const *vals)

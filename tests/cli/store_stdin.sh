@@ -40,4 +40,21 @@ run report --db "$T/typo.db" -o "$T/typo.html"
 expect_rc 4
 grep -q "no leak store at $T/typo.db" "$T/err" "$T/out" || fail "report --db: no message"
 [ ! -e "$T/typo.db" ] && [ ! -e "$T/typo.html" ] || fail "report --db made a store or a page"
+# a store whose schema_version is 0, or gone, is a damaged store (exit 3), not none: read as
+# none, the next ingest failed on its tables with a raw SQL error
+small=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/v8/small.heapsnapshot
+for edit in "UPDATE store_meta SET value = '0' WHERE key = 'schema_version'" \
+            "DELETE FROM store_meta WHERE key = 'schema_version'"; do
+    rm -f "$T/v0.db"
+    run store ingest --db "$T/v0.db" --app a "$small"
+    expect_rc 0
+    python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2])
+c.commit()' "$T/v0.db" "$edit"
+    for cmd in "leaks" "ingest $small"; do
+        read -r -a args <<<"$cmd"
+        run store "${args[@]}" --db "$T/v0.db"
+        expect_rc 3
+        expect_err "schema_version is no version this leakray knows \(a damaged store\)"
+    done
+done
 echo "store_stdin: ok"
