@@ -529,7 +529,8 @@ static int cmd_store_diff(int argc, char **argv)
     store_delta *v = NULL;
     size_t n = 0;
     lr_error err = {0};
-    if (store_diff(s, &f, from, to, (double)threshold, &v, &n, &err) != LR_OK)
+    size_t untracked = 0;
+    if (store_diff(s, &f, from, to, (double)threshold, &v, &n, &untracked, &err) != LR_OK)
         return cli_store_fail(&co, s, &err);
     int any_new = 0;
     for (size_t i = 0; i < n; i++)
@@ -538,10 +539,16 @@ static int cmd_store_diff(int argc, char **argv)
         jsonw w;
         cli_json_begin(&w);
         rep_store_diff_json(&w, from, to, v, n);
+        if (untracked)
+            jsonw_kv_uint(&w, "untracked_suspects", untracked);
         cli_json_end(&co, &w);
     } else {
         rep_store_diff_text(stdout, from, to, v, n);
     }
+    if (untracked && !co.json)
+        fprintf(stderr, "leakray: %zu suspect%s not compared: one of the versions stored no "
+                "suspects (they are stored for dumps without leaking objects only)\n",
+                untracked, untracked == 1 ? "" : "s");
     store_deltas_free(v, n);
     store_close(s);
     return fail_on_new && any_new ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;

@@ -127,9 +127,12 @@ void store_buckets_free(store_bucket *v, size_t n);
 
 /* Leaks of version `from` against `to`: new, fixed, grown or shrunk by more than
  * threshold_pct of the median retained size, or the same. Order: new, grown, shrunk, fixed,
- * same; then by size. Free with store_deltas_free. */
+ * same; then by size. Free with store_deltas_free. A suspect that would be new against a
+ * version that stored no suspect (its dumps all had leaking objects), or fixed in one, is
+ * left out and counted in *untracked (may be NULL). */
 lr_status store_diff(store *s, const store_filter *f, const char *from, const char *to,
-                     double threshold_pct, store_delta **out, size_t *n, lr_error *err);
+                     double threshold_pct, store_delta **out, size_t *n, size_t *untracked,
+                     lr_error *err);
 void store_deltas_free(store_delta *v, size_t n);
 
 /* Reads what the dashboard shows over the filtered reports: every leak, every leak's days,

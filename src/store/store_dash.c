@@ -105,7 +105,7 @@ lr_status store_dashboard_build(store *s, const store_filter *f, size_t max_list
         to = pick[1];
     }
     if (from && to) {
-        st = store_diff(s, f, from, to, threshold_pct, &d->deltas, &d->n_deltas, err);
+        st = store_diff(s, f, from, to, threshold_pct, &d->deltas, &d->n_deltas, NULL, err);
         if (st != LR_OK)
             goto fail;
         d->from = from;

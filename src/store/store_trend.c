@@ -404,11 +404,31 @@ static lr_status version_reports(store *s, const store_filter *f, const char *v,
     return sdb_exec(s->db, sql, np, p, read_count, out, err);
 }
 
+/* Whether version v stored any suspect (under the filter, its kind aside): suspects are
+ * stored for dumps with no leaking object only, so a version whose dumps all had some says
+ * nothing of them. */
+static lr_status version_suspects(store *s, const store_filter *f, const char *v, int64_t *out,
+                                  lr_error *err)
+{
+    store_filter rf = *f;
+    rf.version = NULL;
+    rf.kind = NULL;
+    char sql[1024] = "SELECT COUNT(*)" FROM_OCC " AND l.kind = 'suspect' AND r.version = $1";
+    sdb_val p[8] = {SDB_TEXT(v)};
+    int np = 1;
+    store_filter_sql(&rf, sql, sizeof sql, p, &np);
+    *out = 0;
+    return sdb_exec(s->db, sql, np, p, read_count, out, err);
+}
+
 lr_status store_diff(store *s, const store_filter *f, const char *from, const char *to,
-                     double threshold_pct, store_delta **out, size_t *n, lr_error *err)
+                     double threshold_pct, store_delta **out, size_t *n, size_t *untracked,
+                     lr_error *err)
 {
     *out = NULL;
     *n = 0;
+    if (untracked)
+        *untracked = 0;
     if (strcmp(from, to) == 0)
         return LR_FAIL(err, LR_ERR_USAGE, "store diff: --from and --to both name version %s",
                        from);
@@ -422,6 +442,9 @@ lr_status store_diff(store *s, const store_filter *f, const char *from, const ch
                            "version` lists the versions)",
                            names[k], f->app ? " for this app" : "");
     }
+    int64_t susp[2];
+    for (int k = 0; k < 2; k++)
+        LR_TRY(version_suspects(s, f, names[k], &susp[k], err));
     store_filter vf = *f;
     vf.version = NULL;
     char sql[1024] = "SELECT r.version, o.signature, o.retained_bytes" FROM_OCC
@@ -472,6 +495,15 @@ lr_status store_diff(store *s, const store_filter *f, const char *from, const ch
                       1, &sp, read_kind_desc, d, err);
         if (st == LR_OK && !d->description)
             d->description = strdup("");
+        /* a suspect "new" against a version that stored none, or "fixed" in one: not known */
+        if (st == LR_OK && !strcmp(d->kind, "suspect") &&
+            ((d->change == STORE_NEW && !susp[0]) || (d->change == STORE_FIXED && !susp[1]))) {
+            free(d->description);
+            memset(d, 0, sizeof *d);
+            nd--;
+            if (untracked)
+                ++*untracked;
+        }
         i = j;
     }
     for (size_t i = 0; i < rows.n; i++)

@@ -85,6 +85,27 @@ assert a != b, (a, b)
 PY
     same_leaks "$work/$kind.db"
 done
+# Suspects are stored for dumps without leaking objects only: against a version whose dumps
+# all had some (tests/programs/leaks' LeakDemo), a suspect of the next version is not "new"
+# (a release that fixed its leaks failed --fail-on-new on what was there all along); the
+# fixed leaks still read fixed
+javac -d "$work/classes" "$LEAKRAY_SRC"/tests/programs/leaks/*.java
+java -cp "$work/classes" com.example.LeakDemo "$work/demo.hprof" >/dev/null
+"$LEAKRAY" analyze --json --no-timing "$work/demo.hprof" >"$work/demo.json" || [ $? = 1 ]
+"$LEAKRAY" store ingest --db "$work/gate.db" --app svc --version 1 --at 2026-12-01 \
+    "$work/demo.json" >/dev/null || fail "ingest demo"
+"$LEAKRAY" store ingest --db "$work/gate.db" --app svc --version 2 --at 2026-12-02 \
+    "$work/map-1.json" >/dev/null || fail "ingest map-1"
+rc=0
+"$LEAKRAY" store diff --db "$work/gate.db" --from 1 --to 2 --fail-on-new --json --no-timing \
+    >"$work/gate.json" 2>"$work/gate.err" || rc=$?
+[ $rc = 0 ] || fail "store diff across a version with leaks: exit $rc: $(cat "$work/gate.json")"
+python3 - "$work/gate.json" <<'PY' || fail "store diff across a version with leaks: $(cat "$work/gate.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["counts"]["new"] == 0 and d["counts"]["fixed"] > 0, d["counts"]
+assert d["untracked_suspects"] >= 1, d
+PY
 if command -v node >/dev/null; then
     node "$LEAKRAY_SRC/tests/programs/store/suspect_keys.js" "$work/j1.heapsnapshot" 0 3
     node "$LEAKRAY_SRC/tests/programs/store/suspect_keys.js" "$work/j2.heapsnapshot" 42 5
