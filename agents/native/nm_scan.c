@@ -928,9 +928,10 @@ typedef struct group {
     uint64_t sample;   /* index of the first block */
 } group;
 
-/* Writes trace id once (seen: one bit per id). */
-/* Whether addr lies in an executable mapping (c->maps is sorted, as the kernel lists it). */
-static int in_code(const child *c, uintptr_t addr)
+/* Where addr lies: in an executable mapping (1), in a mapping that is no code (0: a heap,
+ * stack or data word), or in no mapping at all (-1). c->maps is sorted, as the kernel lists
+ * it. */
+static int code_kind(const child *c, uintptr_t addr)
 {
     int lo = 0, hi = c->n_maps;
     while (lo < hi) {
@@ -940,9 +941,12 @@ static int in_code(const child *c, uintptr_t addr)
         else
             hi = mid;
     }
-    return lo < c->n_maps && c->maps[lo].lo <= addr && c->maps[lo].perms[2] == 'x';
+    if (lo == c->n_maps || c->maps[lo].lo > addr)
+        return -1;
+    return c->maps[lo].perms[2] == 'x';
 }
 
+/* Writes trace id once (seen: one bit per id). */
 static void write_trace(wbuf *w, const child *c, uint32_t id, uint8_t *seen)
 {
     const uintptr_t *f;
@@ -951,13 +955,22 @@ static void write_trace(wbuf *w, const child *c, uint32_t id, uint8_t *seen)
         return;
     seen[id >> 3] |= (uint8_t)(1u << (id & 7));
     /* A frame-pointer walk through code built without frame pointers can take a stale
-     * word (a heap address) for a return address; nothing after it is a frame either. */
+     * word (a heap or stack address) for a return address; nothing after it is a frame
+     * either. A return address in no mapping at all is code of a library dlclose()d since:
+     * it stays, and so do the program's callers after it, unless no code follows it. */
     int maps_whole = c->n_maps > 0 && c->n_maps < MAX_MAPS;
-    for (int k = 1; k < depth && maps_whole; k++)
-        if (!in_code(c, f[k])) {
+    int last_code = 0;
+    for (int k = 1; k < depth && maps_whole; k++) {
+        int kind = code_kind(c, f[k]);
+        if (kind == 0) {
             depth = k;
             break;
         }
+        if (kind == 1)
+            last_code = k;
+    }
+    if (maps_whole)
+        depth = last_code + 1;
     w_str(w, "trace ");
     w_u64(w, id);
     for (int k = 0; k < depth; k++) {

@@ -658,11 +658,14 @@ void nscan_symbolize(nscan_report *r)
                     stale = r->maps[i].stale;
                     break;
                 }
-            /* the signature: the recorded frames only, whatever debug information says */
+            /* the signature: the recorded frames only, whatever debug information says. A
+             * frame in no mapping (a library dlclose()d before the scan) has no module to be
+             * relative to; its offset in its page is what ASLR, which moves whole pages,
+             * leaves of its place, and its callers' frames tell its call sites apart. */
             const char *mn = fr->module ? fr->module : "?";
             for (const char *s = mn; *s; s++)
                 h = hash_fnv64_step(h, (uint8_t)*s);
-            h = hash_fnv64_word(h, fr->rel);
+            h = hash_fnv64_word(h, fr->module ? fr->rel : fr->ip & 0xfff);
             Dwfl_Module *mod = NULL;
             /* A return address points after the call: look up the call itself. */
             Dwarf_Addr pc = fr->ip - 1;
