@@ -651,9 +651,28 @@ static int native_run(int argc, char **argv)
 
 /* ---- native check ---- */
 
-/* Whether process pid is stopped (a SIGSTOP, a debugger): its monitor thread cannot answer
- * until it runs again. */
-static int process_stopped(long pid)
+/* A number field of /proc/PID/status ("TracerPid:", "PPid:"), or -1. */
+static long status_field(long pid, const char *key)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    long v = -1;
+    size_t kl = strlen(key);
+    while (v < 0 && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, kl))
+            v = strtol(line + kl, NULL, 10);
+    fclose(f);
+    return v;
+}
+
+/* Whether process pid is stopped, so its monitor thread cannot answer until it runs again:
+ * 0 running, 1 stopped by a signal (SIGSTOP, ^Z), 2 held by a tracer (*tracer: its pid). A
+ * tracing stop of the monitor's own tracer, a task of the process, is a scan another check
+ * asked for: it ends by itself, and the monitor takes the next request after it. */
+static int process_stopped(long pid, long *tracer)
 {
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
@@ -664,7 +683,15 @@ static int process_stopped(long pid)
     fclose(f);
     buf[k] = 0;
     const char *e = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-    return e && (e[1] == ' ') && (e[2] == 'T' || e[2] == 't');
+    if (!e || e[1] != ' ' || (e[2] != 'T' && e[2] != 't'))
+        return 0;
+    if (e[2] == 'T')
+        return 1;
+    *tracer = status_field(pid, "TracerPid:");
+    if (*tracer <= 0 || status_field(*tracer, "PPid:") == pid)
+        return 0;
+    /* a tracer that has let go since (the monitor's, ended before its parent was read) */
+    return status_field(pid, "TracerPid:") == *tracer ? 2 : 0;
 }
 
 /* The monitor's thread in process pid (named "leakray-native" by the monitor), or 0. */
@@ -740,9 +767,14 @@ static int send_scan_signal(const cli_common *co, long pid, unsigned signo)
 
 static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
 {
-    if (process_stopped(pid))
+    long tracer = 0;
+    int stopped = process_stopped(pid, &tracer);
+    if (stopped == 1)
         return cli_fail(co, LR_ERR_IO, "process %ld is stopped: a scan needs it running "
                         "(kill -CONT %ld)", pid, pid);
+    if (stopped == 2)
+        return cli_fail(co, LR_ERR_IO, "process %ld is held by the tracer %ld (a debugger?): "
+                        "a scan needs it running; detach the tracer and retry", pid, tracer);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return cli_fail(co, LR_ERR_IO, "socket: %s", strerror(errno));
