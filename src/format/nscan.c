@@ -5,12 +5,14 @@
  * missing fields, unknown keywords and a missing "end" line are errors naming the byte
  * offset of the line. Arrays grow by doubling; every count is bounded by the file size
  * because each record takes at least one line. Symbolisation (libdw's Dwfl over the files
- * named by the report's mappings, offline) happens after parsing and only for the traces
- * the report lists; the signature of a trace hashes module names and module-relative
- * offsets, so one leak keeps one signature across scans and runs despite ASLR. */
+ * named by the report's mappings, offline) happens after parsing, only for the traces the
+ * report lists, and once per address whatever number of traces share it; the signature of a
+ * trace hashes module names and module-relative offsets, so one leak keeps one signature
+ * across scans and runs despite ASLR. */
 #define _GNU_SOURCE
 #include "format/nscan.h"
 #include "base/hash.h"
+#include "base/hmap.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -602,6 +604,100 @@ static int same_build(Dwfl_Module *mod, const char *id)
     return 1;
 }
 
+/* Names frame fr (module, offset, function, file:line) and writes the functions inlined at
+ * its address into chain (see inline_chain). Returns the chain's length, 0 for none. */
+static uint32_t symbolize_frame(nscan_report *r, Dwfl *d, nscan_frame *fr, nscan_frame *chain)
+{
+    int stale = 0;
+    for (uint32_t i = 0; i < r->n_maps; i++)
+        if (r->maps[i].exec && fr->ip >= r->maps[i].lo && fr->ip < r->maps[i].hi) {
+            uint64_t base = module_base(r, r->maps[i].path);
+            fr->module = base_name(r->maps[i].path);
+            fr->rel = base != UINT64_MAX ? fr->ip - base : fr->ip;
+            stale = r->maps[i].stale;
+            break;
+        }
+    Dwfl_Module *mod = NULL;
+    /* A return address points after the call: look up the call itself. */
+    Dwarf_Addr pc = fr->ip - 1;
+    if (!d || !fr->ip || stale || (mod = dwfl_addrmodule(d, pc)) == NULL)
+        return 0;
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    const char *fn = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
+    if (fn) {
+        fr->func = func_name(r, fn);
+        fr->func_off = off + 1;
+    }
+    Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
+    int lineno = 0;
+    const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    if (file) {
+        fr->file = pool_str(r, file, strlen(file));
+        fr->line = lineno;
+    }
+    return inline_chain(r, mod, pc, fr, chain, NSCAN_MAX_INLINE + 1);
+}
+
+/* The frames symbolize_frame made, by address: a report's traces share most of their frames
+ * (main, the C library's start, the callers above each allocating site), and libdw's
+ * lookups of one address cost more than rendering a whole trace (16,384 traces took 10 s).
+ * An entry's frame is frames[first], its chain the n_chain frames after it. */
+typedef struct sym_entry {
+    uint64_t ip;
+    uint64_t first;
+    uint32_t n_chain;
+} sym_entry;
+
+typedef struct sym_cache {
+    hmap map;            /* hash of the address -> entry */
+    sym_entry *e;
+    uint64_t n, cap;
+    nscan_frame *frames;
+    uint64_t n_frames, cap_frames;
+    uint64_t seed;       /* the addresses come from the report: hmap_seed */
+} sym_cache;
+
+static uint32_t sym_hash(const sym_cache *c, uint64_t ip)
+{
+    return (uint32_t)hash_mix64(ip ^ c->seed);
+}
+
+/* The entry of address ip, or NULL. */
+static const sym_entry *sym_find(const sym_cache *c, uint64_t ip)
+{
+    hmap_it it;
+    for (uint32_t e = hmap_first(&c->map, sym_hash(c, ip), &it); e != HMAP_NONE;
+         e = hmap_next(&c->map, &it))
+        if (c->e[e].ip == ip)
+            return &c->e[e];
+    return NULL;
+}
+
+/* Remembers fr and its chain; out of memory, nothing is (the address is looked up again). */
+static void sym_add(sym_cache *c, const nscan_frame *fr, const nscan_frame *chain,
+                    uint32_t n_chain)
+{
+    if (c->n >= HMAP_MAX_RESERVE || !grow((void **)&c->e, c->n, &c->cap, sizeof *c->e))
+        return;
+    while (c->n_frames + 1 + n_chain > c->cap_frames)
+        if (!grow((void **)&c->frames, c->cap_frames, &c->cap_frames, sizeof *c->frames))
+            return;
+    if (!hmap_add(&c->map, sym_hash(c, fr->ip), (uint32_t)c->n))
+        return;
+    c->e[c->n++] = (sym_entry){fr->ip, c->n_frames, n_chain};
+    c->frames[c->n_frames++] = *fr;
+    memcpy(c->frames + c->n_frames, chain, n_chain * sizeof *chain);
+    c->n_frames += n_chain;
+}
+
+static void sym_free(sym_cache *c)
+{
+    hmap_free(&c->map);
+    free(c->e);
+    free(c->frames);
+}
+
 void nscan_symbolize(nscan_report *r)
 {
     static const Dwfl_Callbacks cb = {
@@ -641,6 +737,7 @@ void nscan_symbolize(nscan_report *r)
         dwfl_report_end(d, NULL, NULL);
     }
     nscan_frame chain[NSCAN_MAX_INLINE + 1];
+    sym_cache cache = {.seed = hmap_seed()};
     for (uint32_t t = 0; t < r->n_traces; t++) {
         nscan_trace *tr = &r->traces[t];
         uint64_t h = HASH_FNV64_INIT;
@@ -648,16 +745,16 @@ void nscan_symbolize(nscan_report *r)
         uint32_t n_all = 0;
         for (uint32_t f = 0; f < tr->n_frames; f++) {
             nscan_frame *fr = &tr->frames[f];
-            uint32_t n_chain = 0;
-            int stale = 0;
-            for (uint32_t i = 0; i < r->n_maps; i++)
-                if (r->maps[i].exec && fr->ip >= r->maps[i].lo && fr->ip < r->maps[i].hi) {
-                    uint64_t base = module_base(r, r->maps[i].path);
-                    fr->module = base_name(r->maps[i].path);
-                    fr->rel = base != UINT64_MAX ? fr->ip - base : fr->ip;
-                    stale = r->maps[i].stale;
-                    break;
-                }
+            uint32_t n_chain;
+            const sym_entry *e = sym_find(&cache, fr->ip);
+            if (e) {
+                *fr = cache.frames[e->first];
+                n_chain = e->n_chain;
+                memcpy(chain, cache.frames + e->first + 1, n_chain * sizeof *chain);
+            } else {
+                n_chain = symbolize_frame(r, d, fr, chain);
+                sym_add(&cache, fr, chain, n_chain);
+            }
             /* the signature: the recorded frames only, whatever debug information says. A
              * frame in no mapping (a library dlclose()d before the scan) has no module to be
              * relative to; its offset in its page is what ASLR, which moves whole pages,
@@ -666,27 +763,6 @@ void nscan_symbolize(nscan_report *r)
             for (const char *s = mn; *s; s++)
                 h = hash_fnv64_step(h, (uint8_t)*s);
             h = hash_fnv64_word(h, fr->module ? fr->rel : fr->ip & 0xfff);
-            Dwfl_Module *mod = NULL;
-            /* A return address points after the call: look up the call itself. */
-            Dwarf_Addr pc = fr->ip - 1;
-            if (d && fr->ip && !stale && (mod = dwfl_addrmodule(d, pc)) != NULL) {
-                GElf_Off off = 0;
-                GElf_Sym sym;
-                const char *fn = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
-                if (fn) {
-                    fr->func = func_name(r, fn);
-                    fr->func_off = off + 1;
-                }
-                Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
-                int lineno = 0;
-                const char *file =
-                    line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
-                if (file) {
-                    fr->file = pool_str(r, file, strlen(file));
-                    fr->line = lineno;
-                }
-                n_chain = inline_chain(r, mod, pc, fr, chain, NSCAN_MAX_INLINE + 1);
-            }
             if (n_chain && !all) {
                 /* the frames so far, then room for this chain and every later frame's */
                 all = malloc(((size_t)tr->n_frames + NSCAN_MAX_INLINE * 4u) * sizeof *all);
@@ -718,6 +794,7 @@ void nscan_symbolize(nscan_report *r)
         }
         tr->signature = h;
     }
+    sym_free(&cache);
     if (d)
         dwfl_end(d);
 }
