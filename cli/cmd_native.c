@@ -740,6 +740,38 @@ static int catches_signal(long pid, unsigned signo)
     return yes;
 }
 
+/* Whether process pid has the monitor library mapped (0 when its maps cannot be read). */
+static int has_monitor_lib(long pid)
+{
+    char path[64], line[4096];
+    snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int yes = 0;
+    while (!yes && fgets(line, sizeof line, f))
+        yes = strstr(line, "/" NATIVE_LIB) != NULL;
+    fclose(f);
+    return yes;
+}
+
+/* Why process pid has no monitor thread or socket to ask, for the message that says so. A
+ * forked child keeps the monitor library, but not its thread: threads do not cross fork. */
+static void no_monitor_why(long pid, char *buf, size_t n)
+{
+    long ppid = status_field(pid, "PPid:");
+    if (!has_monitor_lib(pid))
+        snprintf(buf, n, "not started with libleakray_native.so?");
+    else if (ppid > 1 && has_monitor_lib(ppid))
+        snprintf(buf, n, "it is a forked child of the monitored process %ld, whose monitor "
+                 "thread stayed in the parent: a forked child cannot be checked while it "
+                 "runs; under `native run --children` it is scanned when it calls exit()",
+                 ppid);
+    else
+        snprintf(buf, n, "it has the monitor loaded, with LEAKRAY_NATIVE_SOCKET=0 or a "
+                 "monitor thread that could not start");
+}
+
 /* Sends the scan signal to the monitor's thread alone: sent to the process, it would reach
  * a thread the kernel picks, usually main, and cut its sleep() or poll() short. A process
  * without the monitor, or whose monitor waits for another signal, is sent nothing: the
@@ -750,9 +782,12 @@ static int send_scan_signal(const cli_common *co, long pid, unsigned signo)
         return cli_fail(co, errno == ESRCH ? LR_ERR_NOT_FOUND : LR_ERR_IO, "process %ld: %s",
                         pid, strerror(errno));
     long tid = monitor_thread(pid);
-    if (!tid)
-        return cli_fail(co, LR_ERR_NOT_FOUND, "process %ld has no native monitor thread (not "
-                        "started with libleakray_native.so?); no signal sent", pid);
+    if (!tid) {
+        char why[400];
+        no_monitor_why(pid, why, sizeof why);
+        return cli_fail(co, LR_ERR_NOT_FOUND, "process %ld has no native monitor thread (%s); "
+                        "no signal sent", pid, why);
+    }
     if (!catches_signal(pid, signo))
         return cli_fail(co, LR_ERR_USAGE, "process %ld does not catch signal %u (its "
                         "monitor scans on LEAKRAY_NATIVE_SIGNAL, or on no signal); no signal "
@@ -787,9 +822,10 @@ static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
         close(fd);
         if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
             return cli_fail(co, LR_ERR_NOT_FOUND, "no process %ld", pid);
-        return cli_fail(co, LR_ERR_NOT_FOUND,
-                        "process %ld has no native monitor socket (not started with "
-                        "libleakray_native.so?)", pid);
+        char why[400];
+        no_monitor_why(pid, why, sizeof why);
+        return cli_fail(co, LR_ERR_NOT_FOUND, "process %ld has no native monitor socket (%s)",
+                        pid, why);
     }
     struct timeval tv = {ASK_TIMEOUT_S, 0};
     (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
