@@ -285,10 +285,11 @@ static const char SQL_ANALYZE_GROUPS[] =
  * stand for retained bytes and instances, the top frame for the description: its function
  * (the one the code is in, not a function inlined there: `make_shared` and the allocator
  * calls inlined into every C++ allocation would name them all alike), else its module and
- * offset ("libcache.so.1+0x1cb3", a binary without symbols), else its
- * address. Blocks allocated with no backtrace (sampling, a frame-less allocator) have no
- * signature in the report: the text shows them as 0000000000000000, and so are they kept,
- * as one leak "no backtrace". */
+ * offset ("libcache.so.1+0x1cb3", a binary without symbols), else, for code unloaded before
+ * the scan, the first caller with a name ("?? from load_plugin": its address changes from
+ * run to run), else its address. Blocks allocated with no backtrace (sampling, a frame-less
+ * allocator) have no signature in the report: the text shows them as 0000000000000000, and
+ * so are they kept, as one leak "no backtrace". */
 #define STORE_NO_BACKTRACE_SIG "0000000000000000"
 static const char SQL_NATIVE_GROUPS[] =
     "SELECT coalesce(json_extract(g.value, '$.signature'),"
@@ -300,6 +301,10 @@ static const char SQL_NATIVE_GROUPS[] =
     "          json_extract(g.value, '$.frames[0].symbol'),"
     "          json_extract(g.value, '$.frames[0].module') || '+' ||"
     "          json_extract(g.value, '$.frames[0].offset'),"
+    "          '?? from ' || (SELECT json_extract(f.value, '$.function')"
+    "           FROM json_each(g.value, '$.frames') AS f"
+    "           WHERE json_extract(f.value, '$.function') IS NOT NULL"
+    "           AND NOT coalesce(json_extract(f.value, '$.inlined'), 0) LIMIT 1),"
     "          json_extract(g.value, '$.frames[0].ip'),"
     "          CASE WHEN json_array_length(g.value, '$.frames') > 0 THEN ''"
     "               ELSE 'no backtrace' END),"

@@ -5,7 +5,8 @@
 # in no mapping, the unloaded library's, dropping the program's own callers, and every frame
 # in no mapping hashed alike: every such leak, of any site in any program, had one
 # signature, and the store merged them. Now the callers stay, the three groups have three
-# signatures, and a second run (other addresses under ASLR) gives the same three.
+# signatures, and a second run (other addresses under ASLR) gives the same three: the store
+# keeps three leaks, each described by its first named caller, not by an address.
 set -euo pipefail
 . "$(dirname "$0")/native_lib.bash"
 nat_init native_unloaded
@@ -36,5 +37,19 @@ for d in runs:
     assert len(set(s)) == 3, s
     sigs.append(s)
 assert sigs[0] == sigs[1], sigs
+PY
+# In a leak store the two runs are three leaks, each described by the caller that has a name.
+DB=$NAT_TMP/leaks.db
+for i in 1 2; do
+    "$LEAKRAY" store ingest --db "$DB" --app unload --version $i "$NAT_TMP/r$i.json" \
+        >/dev/null 2>&1 || nat_fail "store ingest of run $i failed"
+done
+"$LEAKRAY" store leaks --db "$DB" --kind native --json >"$NAT_TMP/leaks.json" ||
+    nat_fail "store leaks failed"
+python3 - "$NAT_TMP/leaks.json" <<'PY' || nat_fail "the unloaded library's leaks in the store"
+import json, sys
+leaks = json.load(open(sys.argv[1]))["leaks"]
+desc = sorted(l["short_description"] for l in leaks)
+assert desc == ["?? from lose_a", "?? from lose_a", "?? from lose_b"], desc
 PY
 echo "native_unloaded: ok"
