@@ -253,6 +253,7 @@ static void set_env_u64(const char *name, uint64_t v)
 /* The highest-numbered report of pid in dir (the at-exit scan is the last one). */
 /* The monitor's mark beside a scan its store did not take (agents/native/nm.h) */
 #define NOSTORE_SUFFIX ".nostore"
+#define FORKED_SUFFIX ".forked" /* a forked child's mark beside its reports (nm.h) */
 
 /* Whether the monitor left that mark in dir for any of its scans. */
 static int store_failed(const char *dir)
@@ -325,6 +326,69 @@ static int other_pids(const char *dir, long pid, long *out, int max)
     }
     closedir(d);
     return n;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The forked children whose mark (agents/native/nm.h: NM_FORKED_SUFFIX) dir holds but no
+ * report: they ended with _exit() or by a signal. Returns how many, the lowest pids in out
+ * (at most max); -1 when out of memory. */
+static long unscanned_forks(const char *dir, long *out, int max)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    long *marks = NULL, *scans = NULL;
+    size_t n_marks = 0, n_scans = 0, cap_marks = 0, cap_scans = 0;
+    int oom = 0;
+    struct dirent *e;
+    while (!oom && (e = readdir(d))) {
+        char *end;
+        if (strncmp(e->d_name, "scan.", 5))
+            continue;
+        long p = strtol(e->d_name + 5, &end, 10);
+        size_t el = strlen(e->d_name), sl = strlen(FORKED_SUFFIX);
+        int mark = el > sl && !strcmp(e->d_name + el - sl, FORKED_SUFFIX);
+        if (p <= 0 || *end != '.' ||
+            (!mark && (el < 4 || strcmp(e->d_name + el - 4, ".lrn"))))
+            continue;
+        long **arr = mark ? &marks : &scans;
+        size_t *n = mark ? &n_marks : &n_scans, *cap = mark ? &cap_marks : &cap_scans;
+        if (*n == *cap) {
+            size_t nc = *cap ? *cap * 2 : 64;
+            long *grown = realloc(*arr, nc * sizeof **arr);
+            if (!grown) {
+                oom = 1;
+                break;
+            }
+            *arr = grown;
+            *cap = nc;
+        }
+        (*arr)[(*n)++] = p;
+    }
+    closedir(d);
+    long count = 0;
+    if (!oom && n_marks) {
+        qsort(marks, n_marks, sizeof *marks, pid_cmp);
+        if (n_scans)
+            qsort(scans, n_scans, sizeof *scans, pid_cmp);
+        for (size_t i = 0, k = 0; i < n_marks; i++) {
+            while (k < n_scans && scans[k] < marks[i])
+                k++;
+            if (k < n_scans && scans[k] == marks[i])
+                continue;
+            if (count < max)
+                out[count] = marks[i];
+            count++;
+        }
+    }
+    free(marks);
+    free(scans);
+    return oom ? -1 : count;
 }
 
 static int copy_file(const char *from, const char *to)
@@ -517,6 +581,7 @@ static int native_run(int argc, char **argv)
         set_env_u64("LEAKRAY_NATIVE_SIGNAL", signo);
         set_env_u64("LEAKRAY_NATIVE_THREAD_AGE_MS", thread_age);
         set_env_u64("LEAKRAY_NATIVE_CHILDREN", (uint64_t)children);
+        set_env_u64("LEAKRAY_NATIVE_FORK_MARKS", (uint64_t)children);
         set_env_u64("LEAKRAY_NATIVE_GRAPH", (uint64_t)graph);
         if (no_zero)
             set_env_u64("LEAKRAY_NATIVE_ZERO", 0);
@@ -635,6 +700,16 @@ static int native_run(int argc, char **argv)
     if (co.json && n_kids > first_kid)
         fprintf(stderr, "leakray: %d more process(es) ran the monitor (their reports: the text "
                 "report, or --keep DIR and `leakray native report`)\n", n_kids - first_kid);
+    long unscanned[8];
+    long n_unscanned = children ? unscanned_forks(dir, unscanned, 8) : 0;
+    if (n_unscanned > 0) {
+        fprintf(stderr, "leakray: %ld forked child process(es) wrote no scan report (each "
+                "ended with _exit() or by a signal, SIGTERM too, exec'd a program without the "
+                "monitor, or still runs): pid", n_unscanned);
+        for (long i = 0; i < n_unscanned && i < 8; i++)
+            fprintf(stderr, "%s %ld", i ? "," : "", unscanned[i]);
+        fprintf(stderr, "%s\n", n_unscanned > 8 ? ", ..." : "");
+    }
     /* a store that did not take a scan exits 4 after the report, as `native report --store`
      * does (the monitor said why on stderr) */
     int unstored = ns.url && store_failed(dir);

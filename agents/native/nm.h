@@ -21,6 +21,7 @@
 #define NM_TLS __attribute__((tls_model("initial-exec")))
 
 #define NM_NOSTORE_SUFFIX ".nostore" /* beside a scan the store did not take (cmd_native.c) */
+#define NM_FORKED_SUFFIX ".forked"   /* a forked child's mark: its scan 0's path + this */
 #define NM_MAX_DEPTH 64     /* frames a backtrace may hold */
 #define NM_MAX_THREADS 4096 /* threads the registry tracks at once */
 #define NM_MAX_OWN_MAPS 1024 /* own mappings: depot, realloc flags, scan arrays */
@@ -36,6 +37,7 @@ typedef struct nm_config {
     int signo;                /* scan on this signal (0 = none) */
     int interval_s;           /* scan every this many seconds (0 = never) */
     int children;             /* keep the monitor in exec'd children */
+    int fork_marks;           /* a forked child leaves a mark where its reports go (run) */
     int graph;                /* also write every block and pointer (heap graph) */
     int huge_pages;           /* put glibc's heap on transparent huge pages before a scan */
     uint64_t thread_age_ms;   /* report threads running longer than this (0 = never) */
@@ -111,6 +113,10 @@ enum nm_reason { NM_REASON_EXIT, NM_REASON_SIGNAL, NM_REASON_SOCKET, NM_REASON_T
 /* Runs one scan: stops the other threads, forks, marks in the child, writes the report.
  * Returns 0 and the report path in path (size n), or -1 with a reason in path. Serialised. */
 int nm_scan_run(int reason, char *path, size_t n);
+/* Leaves the empty file NM_FORKED_SUFFIX names beside where this process's reports go, so
+ * that `native run` can say which forked children wrote none. System calls only: it runs in
+ * a child right after fork. */
+void nm_scan_mark_forked(void);
 
 /* ---- nm_ctl.c ---- */
 /* The stack pointer at the program's own exit() call when the calling thread is the one

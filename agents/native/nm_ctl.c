@@ -411,6 +411,7 @@ static void read_config(void)
     nm_cfg.signo = (int)env_u64("LEAKRAY_NATIVE_SIGNAL", SIGUSR2);
     nm_cfg.interval_s = (int)env_u64("LEAKRAY_NATIVE_INTERVAL", 0);
     nm_cfg.children = (int)env_u64("LEAKRAY_NATIVE_CHILDREN", 0);
+    nm_cfg.fork_marks = nm_cfg.children && env_u64("LEAKRAY_NATIVE_FORK_MARKS", 0);
     nm_cfg.graph = (int)env_u64("LEAKRAY_NATIVE_GRAPH", 0);
     nm_cfg.huge_pages = (int)env_u64("LEAKRAY_NATIVE_HUGE_PAGES", 1);
     nm_zero = env_u64("LEAKRAY_NATIVE_ZERO", 1) != 0;
@@ -912,6 +913,9 @@ static void fork_child(void)
     if (!forked) {
         owner_pid = getpid();
         monitor_tid = 0;
+        /* A child ending with _exit() or by a signal writes no report: the mark says it ran */
+        if (nm_cfg.fork_marks)
+            nm_scan_mark_forked();
     }
 }
 

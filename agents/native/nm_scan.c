@@ -1491,6 +1491,17 @@ static void heap_huge(int collapse)
         nm_unmap(m.names, (size_t)MAX_MAPS * 64);
 }
 
+void nm_scan_mark_forked(void)
+{
+    char p[600 + sizeof NM_FORKED_SUFFIX];
+    out_path(p, 600, (pid_t)syscall(SYS_getpid), 0);
+    size_t k = strlen(p);
+    memcpy(p + k, NM_FORKED_SUFFIX, sizeof NM_FORKED_SUFFIX);
+    int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
 int nm_scan_run(int reason, char *path, size_t n)
 {
     /* The exit's scan waits for a running one (signal, timer, socket) to end: it is the

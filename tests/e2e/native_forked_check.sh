@@ -5,7 +5,8 @@
 # thread (threads do not cross fork), so it cannot be checked while it runs; the message
 # said it was "not started with libleakray_native.so?", which it was. Now it names the
 # monitored parent and the way that works (--children: the worker's scan at exit), and the
-# worker's scan at exit under --children still reports its 70 + 50 bytes.
+# worker's scan at exit under --children still reports its 70 + 50 bytes. A worker ended by
+# SIGTERM wrote no report, and nothing said so: now `run` names it.
 set -euo pipefail
 . "$(dirname "$0")/native_lib.bash"
 nat_init native_forked_check
@@ -33,4 +34,21 @@ grep -q "SUMMARY: 120 byte(s) leaked in 2 block(s)" "$NAT_TMP/run.out" ||
     nat_fail "the worker's scan at exit: $(grep SUMMARY "$NAT_TMP/run.out")"
 grep -q "SUMMARY: 50 byte(s) leaked in 1 block(s)" "$NAT_TMP/run.out" ||
     nat_fail "the master's scan at exit: $(grep SUMMARY "$NAT_TMP/run.out")"
+grep -q "wrote no scan report" "$NAT_TMP/run.out" &&
+    nat_fail "a notice of a missing scan, where each process wrote one: $(grep leakray: \
+        "$NAT_TMP/run.out")"
+
+# A worker ended by SIGTERM, as masters recycle them, writes no report: the run says so.
+rm -f "$NAT_TMP/pid" "$NAT_TMP/stop"
+"$LEAKRAY" native run --children --no-timing -- "$NAT_TMP/prefork" "$NAT_TMP/pid" \
+    "$NAT_TMP/stop" >"$NAT_TMP/term.out" 2>&1 &
+RUN=$!
+for _ in $(seq 400); do [ -s "$NAT_TMP/pid" ] && break; sleep 0.05; done
+[ -s "$NAT_TMP/pid" ] || { kill $RUN; nat_fail "the worker never wrote its pid (2)"; }
+read -r W M <"$NAT_TMP/pid"
+kill -TERM "$W"
+wait $RUN || nat_fail "native run (SIGTERM) exited $?: $(tail -3 "$NAT_TMP/term.out")"
+grep -q "worker ended by signal 15" "$NAT_TMP/term.out" || nat_fail "the worker was not ended"
+grep -q "1 forked child process(es) wrote no scan report.*: pid $W\$" "$NAT_TMP/term.out" ||
+    nat_fail "no notice of the worker's missing scan: $(grep leakray: "$NAT_TMP/term.out")"
 echo "native_forked_check: ok"
