@@ -201,8 +201,8 @@ static int path_cut(FILE *out, uint32_t i, uint32_t n, uint32_t keep)
         return 0;
     if (i == head) {
         char c[REP_FMT_MAX];
-        fprintf(out, "      \xe2\x80\xa6 %s more objects \xe2\x80\xa6 (--full shows them)\n",
-                rep_fmt_count(c, n - keep));
+        fprintf(out, "      \xe2\x80\xa6 %s more object%s \xe2\x80\xa6 (--full shows them)\n",
+                rep_fmt_count(c, n - keep), n - keep == 1 ? "" : "s");
     }
     return 1;
 }

@@ -651,7 +651,7 @@ void rep_show_text(FILE *out, const show_result *r)
         fprintf(out, "\" (%ld bytes UTF-8%s)\n", r->string_len,
                 graph_string_partial(g, r->node)
                     ? "; the snapshot keeps only the first 1,024 characters of a long string "
-                      "or part: the text is longer"
+                      "or part, and no text of a sliced part: the text is longer"
                     : "");
     }
     if (r->ret != SHOW_RET_NONE)

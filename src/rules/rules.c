@@ -195,42 +195,26 @@ static int path_rest_missing(const graph *g, class_ix c, const char *path, char 
     return 0;
 }
 
-/* The type every sampled instance of c (or a subclass) gives field `name`, as a word for a
- * message: a primitive's Java name, "String" for a reference to a java.lang.String, or NULL
- * when the instances disagree, none has the field, or it is some other reference. */
+/* The primitive type class c (or its nearest superclass declaring it) gives instance field
+ * `name`, as a word for a message, or NULL for a reference field, an unknown one, or none
+ * (the declarations say it: no object is read). */
 static const char *field_kind(const graph *g, class_ix c, const char *name)
 {
     static const char *const prim[] = {
         [GRAPH_FT_BOOLEAN] = "boolean", [GRAPH_FT_CHAR] = "char", [GRAPH_FT_FLOAT] = "float",
         [GRAPH_FT_DOUBLE] = "double",   [GRAPH_FT_BYTE] = "byte", [GRAPH_FT_SHORT] = "short",
         [GRAPH_FT_INT] = "int",         [GRAPH_FT_LONG] = "long"};
-    const char *kind = NULL;
-    uint32_t seen = 0;
-    for (node_ix v = 0; v < g->n_nodes && seen < RULES_CHECK_SAMPLE; v++) {
-        class_ix vc = graph_node_class(g, v);
-        if (vc >= g->n_classes || (vc != c && !graph_class_is(g, vc, c)))
-            continue;
-        graph_value gv;
-        if (!graph_field_find(g, v, name, &gv))
-            continue;
-        const char *k = NULL;
-        if (gv.type == GRAPH_FT_OBJECT) {
-            if (gv.ref >= g->n_nodes)
-                continue; /* null says nothing of the type */
-            if (strcmp(graph_class_name(g, gv.ref), "java.lang.String"))
-                return NULL;
-            k = "String";
-        } else if (gv.type < sizeof prim / sizeof *prim && prim[gv.type]) {
-            k = prim[gv.type];
-        } else {
-            return NULL;
+    for (uint32_t hops = 0, k = c; k < g->n_classes && hops < 4096; hops++) {
+        const graph_class *gc = &g->classes[k];
+        for (uint32_t f = 0; f < gc->n_fields && gc->first_field + f < g->n_fields; f++) {
+            const graph_field *fd = &g->fields[gc->first_field + f];
+            if (strcmp(graph_str(g, fd->name), name))
+                continue;
+            return fd->type < sizeof prim / sizeof *prim ? prim[fd->type] : NULL;
         }
-        if (kind && strcmp(kind, k))
-            return NULL;
-        kind = k;
-        seen++;
+        k = gc->super;
     }
-    return kind;
+    return NULL;
 }
 
 /* Characters of UTF-8 text s. */
@@ -242,73 +226,96 @@ static size_t utf8_chars(const char *s)
     return n;
 }
 
-/* A comparison of field `f` (HPROF, no dotted path) with a literal that no value of the
- * field's type can satisfy: a number or boolean field against a string (a one-character one
- * compares its code point, which only a char field means), a char against a longer string, a
- * String against a number or boolean. Java would not compile it; the evaluator says false. */
+/* A comparison of primitive field `f` (HPROF, no dotted path) with a literal no value of
+ * its type equals: a string of more than one character against a number or a char (a
+ * one-character string compares its code point), any string against a boolean. Java would
+ * not compile it; the evaluator says false. */
 static int cmp_mismatch(const graph *g, class_ix c, const char *f, const operand *lit,
                         char *msg, size_t cap, const char *cls)
 {
     const char *k = field_kind(g, c, f);
-    if (!k)
+    if (!k || lit->kind != OPD_STR || !lit->s)
         return 0;
-    int str = lit->kind == OPD_STR && lit->s;
-    int num = lit->kind == OPD_INT || lit->kind == OPD_FLOAT || lit->kind == OPD_BOOL;
-    const char *why = NULL;
-    if (!strcmp(k, "String") && num)
-        why = "";
-    else if (!strcmp(k, "char") && str && utf8_chars(lit->s) > 1)
-        why = " (a char equals a one-character string)";
-    else if (strcmp(k, "String") && strcmp(k, "char") && str)
-        why = " (write the value without quotes)";
-    if (!why)
+    int boolean = !strcmp(k, "boolean");
+    if (!boolean && utf8_chars(lit->s) <= 1)
         return 0;
-    char v[300];
-    if (str)
-        snprintf(v, sizeof v, "the string \"%.256s\"", lit->s);
-    else if (lit->kind == OPD_BOOL)
-        snprintf(v, sizeof v, "the boolean %s", lit->i ? "true" : "false");
-    else if (lit->kind == OPD_FLOAT)
-        snprintf(v, sizeof v, "the number %g", lit->d);
-    else
-        snprintf(v, sizeof v, "the number %lld", (long long)lit->i);
-    snprintf(msg, cap, "--leaking-if: %s's %s is %s %s, compared with %s%s: never true", cls, f,
-             strcmp(k, "int") ? "a" : "an", k, v, why);
+    snprintf(msg, cap, "--leaking-if: %s's %s is %s %s, compared with the string \"%.256s\"%s: "
+             "never true", cls, f, strcmp(k, "int") ? "a" : "an", k, lit->s,
+             boolean ? " (write true or false without quotes)"
+             : !strcmp(k, "char") ? " (a char equals a one-character string)"
+                                  : " (write the number without quotes)");
     return 1;
 }
 
 static const char *near_class(const graph *g, const char *cls);
-static int class_has_instances(const graph *g, class_ix c, int *subclasses);
+static int class_below(const graph *g, class_ix k, class_ix c);
 
 /* Field paths of expression e whose first field class c lacks, or whose later fields no
  * object the path reaches has: reported once each. */
+/* Which classes have an instance: one pass over the nodes, made the first time a check asks
+ * (n_classes bytes; NULL when out of memory, and then nothing is said). */
+typedef struct inst_cache {
+    uint8_t *has;
+    int tried;
+} inst_cache;
+
+static const uint8_t *classes_with_instances(const graph *g, inst_cache *ic)
+{
+    if (!ic->tried) {
+        ic->tried = 1;
+        ic->has = calloc(g->n_classes ? g->n_classes : 1, 1);
+        for (node_ix v = 0; ic->has && v < g->n_nodes; v++) {
+            class_ix k = graph_node_class(g, v);
+            if (k < g->n_classes)
+                ic->has[k] = 1;
+        }
+    }
+    return ic->has;
+}
+
+/* Whether class k looks like an interface: no field, no size, no array, no instance, and no
+ * class below it (a heap dump records superclasses, not interfaces). */
+static int interface_like(const graph *g, class_ix k, inst_cache *ic)
+{
+    const graph_class *kc = &g->classes[k];
+    const uint8_t *has = kc->n_fields || kc->instance_size || (kc->flags & GRAPH_CLASS_ARRAY) ||
+                                 !kc->id
+                             ? NULL
+                             : classes_with_instances(g, ic);
+    if (!has || has[k])
+        return 0;
+    for (class_ix d = 0; d < g->n_classes; d++)
+        if (d != k && class_below(g, d, k))
+            return 0;
+    return 1;
+}
+
 static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, class_ix c,
                             const char *cls, void (*report)(void *, const char *), void *ctx,
-                            int depth)
+                            int depth, int neg, inst_cache *ic)
 {
     if (e < 0 || (uint32_t)e >= rs->n_exprs || depth > 4 * RULES_MAX_NEST)
         return 0;
     const rules_expr *x = &rs->exprs[e];
-    if (x->op == EX_OR || x->op == EX_AND || x->op == EX_NOT)
-        return check_paths(rs, x->a, g, c, cls, report, ctx, depth + 1) +
-               check_paths(rs, x->b, g, c, cls, report, ctx, depth + 1);
+    /* under `!` a test that is never true makes the rule hold: no "never true" said there */
+    if (x->op == EX_OR || x->op == EX_AND || x->op == EX_NOT) {
+        int n2 = neg ^ (x->op == EX_NOT);
+        return check_paths(rs, x->a, g, c, cls, report, ctx, depth + 1, n2, ic) +
+               check_paths(rs, x->b, g, c, cls, report, ctx, depth + 1, n2, ic);
+    }
     uint32_t n = 0;
-    if (x->op == EX_INSTANCEOF && x->r.s && !strcmp(g->format ? g->format : "", "hprof")) {
+    if (x->op == EX_INSTANCEOF && x->r.s && !neg && !strcmp(g->format ? g->format : "", "hprof")) {
         /* a class a typo away from one the dump has, or an interface (a heap dump records
          * superclasses, not interfaces): the test is never true, and said so */
         char msg[700];
         class_ix k = graph_find_class(g, x->r.s);
         const char *near = k == GRAPH_NONE ? near_class(g, x->r.s) : NULL;
-        int subclasses = 0;
-        const graph_class *kc = k != GRAPH_NONE ? &g->classes[k] : NULL;
         if (near) {
             snprintf(msg, sizeof msg, "--leaking-if: the dump has no class %s (%s?): instanceof "
                      "it is never true", x->r.s, near);
             report(ctx, msg);
             n++;
-        } else if (kc && !kc->n_fields && !kc->instance_size &&
-                   !(kc->flags & GRAPH_CLASS_ARRAY) && kc->id &&
-                   !class_has_instances(g, k, &subclasses) && !subclasses) {
+        } else if (k != GRAPH_NONE && interface_like(g, k, ic)) {
             snprintf(msg, sizeof msg, "--leaking-if: %s has no instance and looks like an "
                      "interface: instanceof follows superclasses, not interfaces, which a heap "
                      "dump does not record (name the classes that implement it): never true",
@@ -350,7 +357,8 @@ static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, clas
             memmove(first, h + 1, strlen(h + 1) + 1); /* Class#field: the field's name */
         if (class_has_field(g, c, first)) {
             const operand *lit = x->op == EX_CMP ? (i ? &x->l : &x->r) : NULL;
-            if (lit && lit->kind != OPD_PATH && lit->kind != OPD_NULL && !strchr(o->s, '.') &&
+            if (lit && !neg && lit->kind != OPD_PATH && lit->kind != OPD_NULL &&
+                !strchr(o->s, '.') && !strchr(o->s, '#') &&
                 !strcmp(g->format ? g->format : "", "hprof") &&
                 cmp_mismatch(g, c, first, lit, msg, sizeof msg, cls)) {
                 report(ctx, msg);
@@ -424,6 +432,7 @@ static int has_constructor(const graph *g, const char *name)
 uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph *g,
                            void (*report)(void *ctx, const char *msg), void *ctx)
 {
+    inst_cache ic = {NULL, 0};
     uint32_t n = 0;
     char msg[600];
     for (uint32_t i = first_insp; i < rs->n_insp; i++) {
@@ -458,8 +467,9 @@ uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph
                                       "interfaces; name the class that implements it)" : "");
             report(ctx, msg);
         }
-        n += check_paths(rs, in->cond, g, c, in->cls, report, ctx, 0);
+        n += check_paths(rs, in->cond, g, c, in->cls, report, ctx, 0, 0, &ic);
     }
+    free(ic.has);
     return n;
 }
 
@@ -606,6 +616,7 @@ static void report_at_line(void *ctx, const char *msg)
 static uint32_t file_check(const rules_set *rs, uint32_t first_insp, uint32_t first_ref,
                            const graph *g, void (*report)(void *ctx, const char *msg), void *ctx)
 {
+    inst_cache ic = {NULL, 0};
     /* Only where the dump has the class: a team's rules file names classes of many apps,
      * and one this dump lacks is no typo. A field the class lacks is: the rule never applies
      * (a library leak stays an application leak, an inspector never speaks). */
@@ -640,9 +651,9 @@ static uint32_t file_check(const rules_set *rs, uint32_t first_insp, uint32_t fi
             n++;
         }
         if (c != GRAPH_NONE) {
-            n += check_paths(rs, in->cond, g, c, in->cls, report_at_line, &lr, 0);
+            n += check_paths(rs, in->cond, g, c, in->cls, report_at_line, &lr, 0, 0, &ic);
             /* find-if's paths too: a typo there found nothing, silently */
-            n += check_paths(rs, in->find_if, g, c, in->cls, report_at_line, &lr, 0);
+            n += check_paths(rs, in->find_if, g, c, in->cls, report_at_line, &lr, 0, 0, &ic);
         }
     }
     int fielded = !strcmp(g->format ? g->format : "", "hprof");
@@ -681,6 +692,7 @@ static uint32_t file_check(const rules_set *rs, uint32_t first_insp, uint32_t fi
         n++;
     }
     free(seen);
+    free(ic.has);
     return n;
 }
 

@@ -395,13 +395,14 @@ static lr_status read_traces(store *s, const char *json, size_t len, group_list 
  * as `analyze` lists them (docs/json.md, "suspects"). A suspect has no signature of its
  * own in the report: it is keyed here by what stays from one dump of the program to the
  * next: its kind, class (or the thread, for a thread's locals) and its own path from the GC
- * root, element indices as [x] and the links of a chain of one class (a HashMap bucket's
- * next nodes, a LinkedList's) left out; not by sizes or counts, which the description
- * carries, nor by where its memory accumulates: that moves as a leak grows (a class's
- * statics pass the accumulation share once one of them holds most), and the way below the
- * suspect to it runs through collection internals that change from run to run (a HashMap
- * bucket with or without a chain, a LinkedList position, a V8 Map's table slot, an object's
- * property named after a session). */
+ * root, element indices as [x] and the links of a JDK collection's chain of one class (a
+ * HashMap bucket's next nodes, a LinkedList's) left out (an application's own links, a
+ * tree's left and right, and JavaScript's Object to Object, tell suspects apart); not by
+ * sizes or counts, which the description carries, nor by where its memory accumulates:
+ * that moves as a leak grows (a class's statics pass the accumulation share once one of them
+ * holds most), and the way below the suspect to it runs through collection internals that
+ * change from run to run (a HashMap bucket with or without a chain, a LinkedList position, a
+ * V8 Map's table slot, an object's property named after a session). */
 #define SUSPECT_AT                                                                            \
     "coalesce((SELECT min(q.key) FROM json_each(g.value, '$.path') AS q"                     \
     " WHERE json_extract(q.value, '$.id') = json_extract(g.value, '$.id')), 1000000000)"
@@ -416,6 +417,7 @@ static const char SQL_SUSPECT_GROUPS[] =
     "   ELSE coalesce(json_extract(p.value, '$.reference.name'), '') END, char(31))"
     "  FROM json_each(g.value, '$.path') AS p"
     "  WHERE p.key <= " SUSPECT_AT " AND NOT (p.key < " SUSPECT_AT " AND"
+    "   json_extract(p.value, '$.class') LIKE 'java.util.%$%' AND"
     "   json_extract(p.value, '$.class') ="
     "   json_extract(g.value, '$.path[' || (p.key + 1) || '].class'))),"
     " g.value"

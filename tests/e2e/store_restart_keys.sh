@@ -114,6 +114,28 @@ if command -v node >/dev/null; then
             "$work/j$k.heapsnapshot" >/dev/null || fail "ingest j$k"
     done
     same_leaks "$work/j.db"
+    # two different suspects of one class (JavaScript's Object: app.moduleA, app.moduleB)
+    # stay two leaks: only a JDK collection's chain links leave the key
+    cat >"$work/two.js" <<'JS'
+const moduleA = { cache: new Map() }, moduleB = { list: [] };
+for (let i = 0; i < 40000; i++) moduleA.cache.set('k' + i, { v: 'a'.repeat(100) + i });
+for (let i = 0; i < 30000; i++) moduleB.list.push({ w: 'b'.repeat(100) + i });
+globalThis.app = { name: 'app', moduleA, moduleB };
+globalThis.admin = { name: 'admin', moduleA, moduleB };
+require('v8').writeHeapSnapshot(process.argv[2]);
+JS
+    node "$work/two.js" "$work/two.heapsnapshot"
+    "$LEAKRAY" analyze --json --no-timing "$work/two.heapsnapshot" >"$work/two.json"
+    "$LEAKRAY" store ingest --db "$work/two.db" --app web "$work/two.json" >/dev/null ||
+        fail "ingest two"
+    "$LEAKRAY" store leaks --db "$work/two.db" --json --no-timing >"$work/twol.json"
+    python3 - "$work/two.json" "$work/twol.json" <<'PY' || fail "two suspects of one class merged"
+import json, sys
+a = [x for x in json.load(open(sys.argv[1]))['suspects'] if x['class'] == 'Object']
+b = [x for x in json.load(open(sys.argv[2]))['leaks'] if x['kind'] == 'suspect'
+     and x['short_description'].startswith('one Object')]
+assert len(a) == 2 and len(b) == 2, (len(a), len(b))
+PY
 elif [ "${CI:-}" = true ]; then
     fail "node required under CI=true"
 fi
