@@ -1299,7 +1299,8 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
         if ((double)rest > limit) {
             if (push_single(out, &cap, g, x, rest))
                 goto nomem;
-            out->v[out->n - 1].beside = 1;
+            /* holding no suspect, it is one like any other (and may accumulate below) */
+            out->v[out->n - 1].beside = rest < weight(&s, x);
         }
     }
 
