@@ -637,13 +637,10 @@ static uint32_t file_check(const rules_set *rs, uint32_t first_insp, uint32_t fi
             report(ctx, msg);
             n++;
         }
-        const graph_class *k = c != GRAPH_NONE ? &g->classes[c] : NULL;
-        int subclasses;
         /* an interface: its implementations are no subclasses in a heap dump (the same shape
-         * of class as --watch's note; the walk over the nodes only for such a class) */
-        if (k && !k->n_fields && !k->instance_size && !(k->flags & GRAPH_CLASS_ARRAY) && k->id &&
-            !strcmp(g->format ? g->format : "", "hprof") &&
-            !class_has_instances(g, c, &subclasses) && !subclasses) {
+         * of class as --watch's note; one census of the classes with instances for all) */
+        if (c != GRAPH_NONE && !strcmp(g->format ? g->format : "", "hprof") &&
+            interface_like(g, c, &ic)) {
             snprintf(msg, sizeof msg, "line %u: %s has no instance and looks like an interface: "
                      "inspect follows superclasses, not interfaces (name the classes that "
                      "implement it): the rule never applies", (unsigned)in->line, in->cls);
@@ -698,8 +695,14 @@ static uint32_t file_check(const rules_set *rs, uint32_t first_insp, uint32_t fi
 
 /* The warnings of one file, kept to be said in line order (the inspect rules are checked
  * before the reference rules, whatever their lines). */
+typedef struct said_msg {
+    unsigned line; /* the rule's line ("line N: ..."), 0 for a message that names none */
+    uint32_t seq;  /* the order it was said in, among those of one line */
+    char *text;
+} said_msg;
+
 typedef struct said {
-    char **v;
+    said_msg *v;
     uint32_t n, cap;
     int oom;
 } said;
@@ -711,7 +714,7 @@ static void keep_said(void *ctx, const char *msg)
         return;
     if (k->n == k->cap) {
         uint32_t cap = k->cap ? k->cap * 2 : 16;
-        char **p = realloc(k->v, cap * sizeof *p);
+        said_msg *p = realloc(k->v, cap * sizeof *p);
         if (!p) {
             k->oom = 1;
             return;
@@ -719,15 +722,21 @@ static void keep_said(void *ctx, const char *msg)
         k->v = p;
         k->cap = cap;
     }
-    if (!(k->v[k->n] = strdup(msg)))
+    said_msg *m = &k->v[k->n];
+    m->line = !strncmp(msg, "line ", 5) ? (unsigned)strtoul(msg + 5, NULL, 10) : 0;
+    m->seq = k->n;
+    if (!(m->text = strdup(msg)))
         k->oom = 1;
     else
         k->n++;
 }
 
-static unsigned said_line(const char *m)
+static int cmp_said(const void *a, const void *b)
 {
-    return !strncmp(m, "line ", 5) ? (unsigned)strtoul(m + 5, NULL, 10) : 0;
+    const said_msg *x = a, *y = b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t first_ref,
@@ -735,19 +744,12 @@ uint32_t rules_file_check(const rules_set *rs, uint32_t first_insp, uint32_t fir
 {
     said k = {0};
     uint32_t n = file_check(rs, first_insp, first_ref, g, keep_said, &k);
-    /* equal lines keep the order they were said in: the pointers' order is no such order,
-     * so a stable pass sorts by line only */
-    for (uint32_t i = 1; i < k.n; i++) {
-        char *m = k.v[i];
-        uint32_t j = i;
-        for (; j > 0 && said_line(k.v[j - 1]) > said_line(m); j--)
-            k.v[j] = k.v[j - 1];
-        k.v[j] = m;
-    }
+    if (k.n)
+        qsort(k.v, k.n, sizeof *k.v, cmp_said);
     for (uint32_t i = 0; i < k.n; i++) {
         if (!k.oom)
-            report(ctx, k.v[i]);
-        free(k.v[i]);
+            report(ctx, k.v[i].text);
+        free(k.v[i].text);
     }
     free(k.v);
     if (k.oom) /* no memory to keep them: checked again, said as found */
