@@ -153,9 +153,10 @@ int cmd_instances(int argc, char **argv)
         for (class_ix d = 0; d < g->n_classes && !sub; d++)
             sub = d != ic && graph_class_is(g, d, ic);
         if (!sub)
-            cli_warn(&co, "%s has no instance and looks like an interface: --subclasses follows "
-                     "superclasses, not interfaces (a heap dump lists no class's interfaces); "
-                     "name the classes that implement it", cls);
+            cli_warn(&co, "%s has no instance and no subclass in this dump (an interface, or a "
+                     "class nothing loaded extends): --subclasses follows superclasses, not "
+                     "interfaces (a heap dump lists no class's interfaces); name the classes "
+                     "that implement it", cls);
     }
     if (co.json) {
         jsonw w;

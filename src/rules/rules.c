@@ -316,10 +316,10 @@ static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, clas
             report(ctx, msg);
             n++;
         } else if (k != GRAPH_NONE && interface_like(g, k, ic)) {
-            snprintf(msg, sizeof msg, "--leaking-if: %s has no instance and looks like an "
-                     "interface: instanceof follows superclasses, not interfaces, which a heap "
-                     "dump does not record (name the classes that implement it): never true",
-                     x->r.s);
+            snprintf(msg, sizeof msg, "--leaking-if: %s has no instance and no subclass in this "
+                     "dump (an interface, or a class nothing loaded extends): instanceof follows "
+                     "superclasses, not interfaces, which a heap dump does not record (name the "
+                     "classes that implement it): never true", x->r.s);
             report(ctx, msg);
             n++;
         }
@@ -641,9 +641,10 @@ static uint32_t file_check(const rules_set *rs, uint32_t first_insp, uint32_t fi
          * of class as --watch's note; one census of the classes with instances for all) */
         if (c != GRAPH_NONE && !strcmp(g->format ? g->format : "", "hprof") &&
             interface_like(g, c, &ic)) {
-            snprintf(msg, sizeof msg, "line %u: %s has no instance and looks like an interface: "
-                     "inspect follows superclasses, not interfaces (name the classes that "
-                     "implement it): the rule never applies", (unsigned)in->line, in->cls);
+            snprintf(msg, sizeof msg, "line %u: %s has no instance and no subclass in this dump "
+                     "(an interface, or a class nothing loaded extends): inspect follows "
+                     "superclasses, not interfaces (name the classes that implement it): the "
+                     "rule never applies", (unsigned)in->line, in->cls);
             report(ctx, msg);
             n++;
         }

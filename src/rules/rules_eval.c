@@ -12,13 +12,17 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { V_MISSING, V_NULL, V_BOOL, V_INT, V_FLOAT, V_OBJ, V_STR };
+/* How a V_INT prints in a template; compared, it is a number all the same */
+enum { VF_NUM, VF_CHAR, VF_ID };
 typedef struct val {
     uint8_t k;
+    uint8_t fmt; /* VF_*: a char field prints as its character, an id as the dump's ids do */
     int64_t i;
     double d;
     node_ix n;
@@ -192,6 +196,7 @@ static void from_field(const graph *g, const graph_value *gv, val *out)
     }
     case GRAPH_FT_CHAR:
         out->k = V_INT;
+        out->fmt = VF_CHAR;
         out->i = (int64_t)(gv->raw & 0xffff);
         break;
     default: {
@@ -341,6 +346,7 @@ static void special(const rules_set *rs, node_ix n, const char *fld, const char 
         out->i = g->node_kind[n] != GRAPH_KIND_CLASS && is_anonymous(cn);
     } else if (!strcmp(name, "@id")) {
         out->k = V_INT;
+        out->fmt = VF_ID;
         out->i = (int64_t)graph_node_id(g, n);
     } else if (!strcmp(name, "@size")) {
         out->k = V_INT;
@@ -1010,6 +1016,37 @@ int rules_eval_text(rules_set *rs, node_ix n, const char *expr, lr_error *err)
 static int render(const rules_set *rs, node_ix n, const char *fld, const char *tpl, char *out,
                   size_t cap, int lax);
 
+/* An object id as the dump's own listings give it: HPROF addresses in hex, V8 and Dart
+ * snapshot ids in decimal */
+static const char *id_text(const graph *g, uint64_t id, char *buf, size_t cap)
+{
+    if (g && g->id_size == 0 && !g->hex_ids)
+        snprintf(buf, cap, "%" PRIu64, id);
+    else
+        snprintf(buf, cap, "0x%" PRIx64, id);
+    return buf;
+}
+
+/* A whole number as a template prints it: a char field as its character (its code where it
+ * is a control character or half of a surrogate pair), an @id as the dump's ids print */
+static void int_text(const graph *g, const val *v, char *buf, size_t cap)
+{
+    uint64_t c = (uint64_t)v->i;
+    if (v->fmt == VF_ID) {
+        id_text(g, c, buf, cap);
+    } else if (v->fmt == VF_CHAR && c >= 0x20 && c != 0x7f && (c < 0xd800 || c > 0xdfff)) {
+        if (c < 0x80)
+            snprintf(buf, cap, "%c", (char)c);
+        else if (c < 0x800)
+            snprintf(buf, cap, "%c%c", (char)(0xc0 | c >> 6), (char)(0x80 | (c & 0x3f)));
+        else
+            snprintf(buf, cap, "%c%c%c", (char)(0xe0 | c >> 12),
+                     (char)(0x80 | ((c >> 6) & 0x3f)), (char)(0x80 | (c & 0x3f)));
+    } else {
+        snprintf(buf, cap, "%lld", (long long)v->i);
+    }
+}
+
 /* Renders a label template: {path} becomes the value. Returns 0 when a value is missing. */
 int rules_render(const rules_set *rs, node_ix n, const char *fld, const char *tpl, char *out,
                  size_t cap)
@@ -1038,7 +1075,7 @@ static int render(const rules_set *rs, node_ix n, const char *fld, const char *t
                 resolve(rs, n, fld, path, NULL, &v);
                 if (rs->g)
                     unbox(rs->g, &v);
-                char tmp[300];
+                char tmp[300], idb[32];
                 switch (v.k) {
                 case V_MISSING:
                     if (!lax)
@@ -1047,13 +1084,13 @@ static int render(const rules_set *rs, node_ix n, const char *fld, const char *t
                     break;
                 case V_NULL: snprintf(tmp, sizeof tmp, "null"); break;
                 case V_BOOL: snprintf(tmp, sizeof tmp, "%s", v.i ? "true" : "false"); break;
-                case V_INT: snprintf(tmp, sizeof tmp, "%lld", (long long)v.i); break;
+                case V_INT: int_text(rs->g, &v, tmp, sizeof tmp); break;
                 case V_FLOAT: snprintf(tmp, sizeof tmp, "%g", v.d); break;
                 case V_STR: snprintf(tmp, sizeof tmp, "%s", v.s); break;
                 case V_OBJ:
                     if (!obj_text(rs->g, v.n, tmp, sizeof tmp))
-                        snprintf(tmp, sizeof tmp, "%s@%llu", graph_class_name(rs->g, v.n),
-                                 (unsigned long long)graph_node_id(rs->g, v.n));
+                        snprintf(tmp, sizeof tmp, "%s@%s", graph_class_name(rs->g, v.n),
+                                 id_text(rs->g, graph_node_id(rs->g, v.n), idb, sizeof idb));
                     break;
                 }
                 for (const char *t = tmp; *t && k + 1 < cap; t++)

@@ -62,7 +62,7 @@ expect_rc 2
 expect_err "the dump has no class java.lang.Strng \(java.lang.String\?\): instanceof it is never true"
 run analyze "$DUMP" --watch 'CliTarget$Known' --leaking-if 'name instanceof java.lang.CharSequence' \
     --no-suspects --no-timing
-expect_err "java.lang.CharSequence has no instance and looks like an interface: instanceof follows"
+expect_err "java.lang.CharSequence has no instance and no subclass in this dump \\(an interface"
 run analyze "$DUMP" --watch 'CliTarget$Known' --leaking-if 'name instanceof java.lang.String' \
     --no-suspects --no-timing --fail-on-leak
 expect_rc 1
@@ -85,11 +85,11 @@ expect_out '^0 LIBRARY LEAKS'
 # an inspector of an interface never runs (a Shark ObjectInspector ported as is): said
 printf 'inspect java.lang.Runnable -> label "a task"\n' >"$T/iface.rules"
 run analyze "$DUMP" --rules "$T/iface.rules" --no-suspects --no-timing
-expect_err 'iface.rules: line 1: java.lang.Runnable has no instance and looks like an interface'
+expect_err 'iface.rules: line 1: java.lang.Runnable has no instance and no subclass in this dump'
 # instances of an interface: none, and said why (its implementations are no subclasses)
 run instances "$DUMP" java.lang.Runnable --subclasses --no-timing
 expect_rc 0
-expect_err 'java.lang.Runnable has no instance and looks like an interface'
+expect_err 'java.lang.Runnable has no instance and no subclass in this dump'
 run instances "$DUMP" 'CliTarget$Known' --no-timing
 [ ! -s "$T/err" ] || fail "a class with instances: $(cat "$T/err")"
 echo "rules_typos: ok"

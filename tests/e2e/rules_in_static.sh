@@ -6,7 +6,9 @@
 # object's own fields are, so no object stored in an array was ever "in" it, and `not in`
 # held for all of them. The ArrayList's members, and `CACHE.elementData` read as an array,
 # are the same two. A class object's @class, @simple and @super are the class it stands for
-# (they read "", so `inspect class-object` could not name one class).
+# (they read "", so `inspect class-object` could not name one class). A template prints a char
+# field and a Character as their characters (they printed their codes: "233") and {@id} as the
+# dump lists ids (0x... on HPROF; it printed a decimal no other output shows).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -24,6 +26,7 @@ inspect InStatic$Screen if this not in static InStatic$Holder#ROOTS -> label "no
 inspect InStatic$Screen if this in static InStatic$Holder#CACHE -> label "in CACHE"
 inspect InStatic$Screen if this in static InStatic$Holder#CACHE.elementData -> label "in elementData"
 inspect class-object if @class == "InStatic$Holder" -> label "holder {@simple} < {@super}"
+inspect InStatic$Screen -> label "grade {grade}{mark} at {@id}"
 R
 rc=0
 "$LEAKRAY" analyze --no-timing --no-suspects --rules "$work/in.rules" --json "$work/s.hprof" \
@@ -37,6 +40,8 @@ for t in d['traces']:
     leak = t['elements'][-1]
     title = leak['reason'].split('destroyed ')[-1]
     got[title] = sorted(l for l in leak['labels'] if l.startswith(('in ', 'not in')))
+    grade = [l for l in leak['labels'] if l.startswith('grade ')]
+    assert grade == ['grade \u00e9Z at ' + leak['id']], (grade, leak['id'])
 want = {'root1': ['in ROOTS'], 'root3': ['in ROOTS'], 'root5': ['in ROOTS'],
         'cache0': ['in CACHE', 'in elementData', 'not in ROOTS'],
         'cache1': ['in CACHE', 'in elementData', 'not in ROOTS'],

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // InStatic.java: destroyed Screens kept three ways a registry keeps things: in a static
 // Object[] (ROOTS: slots 1, 3, 5), in a static ArrayList (CACHE: two), and by neither (one,
-// reached from a static field of its own). Rules test `this in static Holder#ROOTS`.
+// reached from a static field of its own). Rules test `this in static Holder#ROOTS`; a label
+// prints the char field and the Character as characters.
 // Usage: java InStatic OUT.hprof
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
@@ -11,6 +12,8 @@ public class InStatic {
     static final class Screen {
         final String title;
         boolean destroyed = true;
+        char grade = '\u00e9';
+        Character mark = 'Z';
 
         Screen(String title) {
             this.title = title;
