@@ -101,11 +101,25 @@ static int from_synthetic(const rep_path *v)
 
 /* --collapse: the reference into a line and its ends ("N x category: first ... last"). */
 static void print_collapsed(FILE *out, const graph *g, const cat_set *cs, const node_ix *nodes,
-                                 const edge_ix *edges, const collapse_line *ln, uint32_t n_ln)
+                                 const edge_ix *edges, const collapse_line *ln, uint32_t n_ln,
+                                 uint32_t keep)
 {
     char b1[REP_FMT_MAX], lab[512], ename[256];
     for (uint32_t i = 0; i < n_ln; i++) {
         const collapse_line *l = &ln[i];
+        /* as a path's objects: past `keep` lines, the first and last halves (a chain of
+         * objects of changing classes collapses little) */
+        if (keep && n_ln > keep && i >= keep / 2 && i < n_ln - (keep - keep / 2)) {
+            if (i == keep / 2) {
+                uint32_t hidden = ln[n_ln - (keep - keep / 2)].first - l->first;
+                char c[REP_FMT_MAX], c2[REP_FMT_MAX];
+                fprintf(out, "      \xe2\x80\xa6 %s more line%s (%s object%s) \xe2\x80\xa6 "
+                        "(--full shows them)\n", rep_fmt_count(c, n_ln - keep),
+                        n_ln - keep == 1 ? "" : "s", rep_fmt_count(c2, hidden),
+                        hidden == 1 ? "" : "s");
+            }
+            continue;
+        }
         if (l->first > 0) {
             edge_ix e = edges[l->first - 1];
             fprintf(out, "      --[%s %s]-->\n", ref_kind(g, e),
@@ -233,7 +247,8 @@ void rep_path_text(FILE *out, const rep_path *v)
         }
         fprintf(out, "\n");
         if (v->collapse)
-            print_collapsed(out, g, v->cs, v->nodes, v->edges, v->ln, v->n_ln);
+            print_collapsed(out, g, v->cs, v->nodes, v->edges, v->ln, v->n_ln,
+                            v->keep);
         for (uint32_t i = 0; !v->collapse && i < v->len; i++) {
             if (path_cut(out, i, v->len, v->keep))
                 continue;

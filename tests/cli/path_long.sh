@@ -3,7 +3,8 @@
 # path_long.sh: a path thousands of objects long (a linked list held by one global) prints
 # its first and last 100 objects and one line counting those between, as analyze's traces
 # keep both ends; --full prints every object, --json always lists them all, and a path of
-# 200 objects or fewer prints whole.
+# 200 objects or fewer prints whole. Under --collapse, a path of more than 200 lines keeps the
+# first and last 100 lines the same way (a chain of classes no category joins printed whole).
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init path_long
@@ -39,6 +40,12 @@ grep -q 'more objects' "$T/out" && fail "--full still cuts"
 run path "$T/chain.hprof" "$last" --no-timing --json
 expect_rc 0
 [ "$(json_get 'len(d["path"])')" = 5000 ] || fail "JSON path: $(json_get 'len(d["path"])')"
+run path "$T/chain.hprof" "$last" --no-timing --collapse
+expect_rc 0
+expect_out '4,800 more lines \(4,800 objects\) .* \(--full shows them\)'
+[ "$(grep -c '^  0x' "$T/out")" = 200 ] || fail "--collapse: $(grep -c '^  0x' "$T/out") lines"
+run path "$T/chain.hprof" "$last" --no-timing --collapse --full
+[ "$(grep -c '^  0x' "$T/out")" = 5000 ] || fail "--collapse --full: $(grep -c '^  0x' "$T/out")"
 # 200 objects print whole
 run path "$T/chain.hprof" "$(printf '0x%x' $((0x10000 + 16 * 199)))" --no-timing
 expect_rc 0
