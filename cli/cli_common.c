@@ -512,6 +512,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co)
             return usage_error(spec, co->json, "--tmpdir %s: %s", co->tmpdir, why);
     }
     mfile_set_tmpdir(co->tmpdir);
+    mfile_set_progress(!co->json && !co->no_progress && isatty(STDERR_FILENO));
     spill_set_dir(co->no_spill ? NULL : mfile_tmpdir());
     mem_set_limit(co->max_memory ? co->max_memory : mem_default_limit());
     /* half of what memory holds beside the limit: the spilled blocks are written ahead while

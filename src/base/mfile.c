@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "base/mfile.h"
 #include "base/numfmt.h"
+#include "base/progress.h"
 
 #include <bzlib.h>
 #include <errno.h>
@@ -51,6 +52,10 @@ typedef struct outbuf {
 static const char *tmpdir_opt; /* mfile_set_tmpdir */
 
 void mfile_set_tmpdir(const char *dir) { tmpdir_opt = dir && *dir ? dir : NULL; }
+
+static int progress_opt; /* mfile_set_progress */
+
+void mfile_set_progress(int on) { progress_opt = on; }
 
 const char *mfile_tmpdir(void)
 {
@@ -173,6 +178,8 @@ static lr_status inflate_gzip(outbuf *o, const uint8_t *in, uint64_t n, const ch
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: zlib init failed", name);
     uint64_t pos = 0; /* input consumed */
     lr_status st = LR_OK;
+    progress bar;
+    progress_init(&bar, "inflating", n, progress_opt);
     for (;;) {
         if (z.avail_in == 0 && pos < n) {
             uint64_t take = n - pos < CHUNK_IN ? n - pos : CHUNK_IN;
@@ -189,6 +196,7 @@ static lr_status inflate_gzip(outbuf *o, const uint8_t *in, uint64_t n, const ch
         int r = inflate(&z, Z_NO_FLUSH);
         o->fill += before - z.avail_out;
         uint64_t at = pos - z.avail_in;
+        progress_update(&bar, at);
         if (r == Z_STREAM_END) {
             /* Concatenated members (gzip -c a b) form one file; trailing zeros are padding. */
             while (at < n && in[at] == 0)
@@ -223,6 +231,7 @@ static lr_status inflate_gzip(outbuf *o, const uint8_t *in, uint64_t n, const ch
             break;
         }
     }
+    progress_done(&bar);
     inflateEnd(&z);
     return st;
 }
@@ -236,6 +245,8 @@ static lr_status inflate_bzip2(outbuf *o, const uint8_t *in, uint64_t n, const c
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: bzip2 init failed", name);
     uint64_t pos = 0;
     lr_status st = LR_OK;
+    progress bar;
+    progress_init(&bar, "inflating", n, progress_opt);
     for (;;) {
         if (b.avail_in == 0 && pos < n) {
             uint64_t take = n - pos < CHUNK_IN ? n - pos : CHUNK_IN;
@@ -253,6 +264,7 @@ static lr_status inflate_bzip2(outbuf *o, const uint8_t *in, uint64_t n, const c
         int r = BZ2_bzDecompress(&b);
         o->fill += before - b.avail_out;
         uint64_t at = pos - b.avail_in;
+        progress_update(&bar, at);
         if (r == BZ_STREAM_END) {
             /* as after a gzip member: trailing zeros are padding, anything else is not
              * bzip2, and stopping there silently would drop the rest of the dump */
@@ -262,6 +274,7 @@ static lr_status inflate_bzip2(outbuf *o, const uint8_t *in, uint64_t n, const c
                 BZ2_bzDecompressEnd(&b);
                 memset(&b, 0, sizeof b);
                 if (BZ2_bzDecompressInit(&b, 0, 0) != BZ_OK) {
+                    progress_done(&bar);
                     return LR_FAIL(err, LR_ERR_NOMEM, "%s: bzip2 init failed", name);
                 }
                 pos = at;
@@ -287,6 +300,7 @@ static lr_status inflate_bzip2(outbuf *o, const uint8_t *in, uint64_t n, const c
             break;
         }
     }
+    progress_done(&bar);
     BZ2_bzDecompressEnd(&b);
     return st;
 }

@@ -51,6 +51,11 @@ void mfile_catch_sigbus(void);
  * default. Not thread-safe: call before opening inputs. */
 void mfile_set_tmpdir(const char *dir);
 
+/* Whether inflating compressed input draws a progress bar on stderr (base/progress.h; the
+ * CLI's on a terminal): a multi-gigabyte .gz takes minutes before the load's own bar. Not
+ * thread-safe, as mfile_set_tmpdir. */
+void mfile_set_progress(int on);
+
 /* The folder inflated input goes to: mfile_set_tmpdir's, else $TMPDIR, else /tmp. */
 const char *mfile_tmpdir(void);
 

@@ -10,7 +10,9 @@
 #     the compression line;
 #   - --tmpdir DIR: the file goes there and nothing is left in DIR afterwards;
 #   - --tmpdir to a missing folder: exit 4 naming it;
-#   - a temporary filesystem without room (a file-size limit, ulimit -f): exit 5, "no room".
+#   - a temporary filesystem without room (a file-size limit, ulimit -f): exit 5, "no room";
+#   - on a terminal, inflating draws its own progress bar (a multi-gigabyte .gz showed nothing
+#     for minutes), and with --no-progress or stderr not a terminal nothing.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init gzip-tmpfile
@@ -59,4 +61,32 @@ set -e
 expect_rc 5
 expect_err "a\.hprof\.gz: no room in $T/td for the inflated dump"
 [ -z "$(ls -A "$T/td")" ] || fail "files left in --tmpdir after the failure"
+# 512 MiB of zeros inflate for about a second; the bar's first frame waits 100 ms
+head -c 512M /dev/zero | gzip -1 >"$T/zeros.gz"
+tty_err() { # stderr of leakray ARGS... on a pseudo-terminal, stdout dropped
+    python3 - "$LEAKRAY" "$@" <<'PY'
+import os, pty, subprocess, sys
+m, s = pty.openpty()
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=s)
+os.close(s)
+buf = b""
+while True:
+    try:
+        d = os.read(m, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    buf += d
+p.wait()
+sys.stdout.write(buf.decode("utf-8", "replace"))
+PY
+}
+tty_err info --tmpdir "$T/td" "$T/zeros.gz" >"$T/tty"
+grep -q 'inflating \[#' "$T/tty" || fail "no inflating bar on a terminal: $(tail -c 300 "$T/tty")"
+grep -q 'unknown heap dump format' "$T/tty" || fail "zeros: $(tail -c 300 "$T/tty")"
+tty_err info --no-progress --tmpdir "$T/td" "$T/zeros.gz" >"$T/tty"
+grep -q 'inflating' "$T/tty" && fail "--no-progress drew a bar"
+run info --tmpdir "$T/td" "$T/zeros.gz"
+grep -q 'inflating' "$T/err" && fail "a bar on a stderr that is no terminal"
 echo "gzip_tmpfile: ok"
