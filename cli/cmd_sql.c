@@ -246,7 +246,8 @@ int cmd_sql(int argc, char **argv)
          "visualvm|strong|devtools"},
         {0}};
     const cli_spec spec = {
-        "sql", "FILE [SQL]", "SQL over the heap: objects, classes, edges, roots, strings, fields.",
+        "sql", "FILE [SQL]", "SQL over the heap: objects, classes, edges, roots, strings, fields, "
+        "elements.",
         opts, 1, 2,
         "Statements come from SQL, --sql-file F, or stdin. Tables (docs/sql.md):\n"
         "  objects(id, class, kind, shallow, retained, dominator, distance, heap, reachable,\n"
@@ -254,8 +255,9 @@ int cmd_sql(int argc, char **argv)
         "  classes(id, name, super, loader, instances, shallow, retained, location)\n"
         "  edges(src, dst, name, kind, strength)   roots(id, kind, thread, frame, title)\n"
         "  strings(id, value, complete)   fields(id, name, type, value, ref)\n"
+        "  elements(id, idx, type, value, ref)   (arrays' contents)\n"
         "  stacks(id, depth, function, script, line, column)   (V8 allocation stacks)\n"
-        "Functions: isa(class, ancestor), field(id, 'a.b'). Ids are integers: write 0x1f.\n"
+        "Functions: isa(class, ancestor), field(id, 'a.b[2]'). Ids are integers: write 0x1f.\n"
         "Lookups, not scans: objects.id, objects.class, edges.src, edges.dst (referrers).\n"
         "Example: leakray sql app.hprof \"SELECT class, count(*), sum(retained) FROM objects\n"
         "         GROUP BY class ORDER BY 3 DESC LIMIT 20\""};

@@ -1515,6 +1515,37 @@ void graph_fields_each(const graph *g, node_ix n, graph_field_fn fn, void *ctx)
     }
 }
 
+uint32_t graph_elements(const graph *g, node_ix n, uint8_t *type)
+{
+    if (n >= g->n_nodes || !g->data || !g->id_size ||
+        (g->node_kind[n] != GRAPH_KIND_OBJ_ARRAY && g->node_kind[n] != GRAPH_KIND_PRIM_ARRAY))
+        return 0;
+    uint64_t off = graph_node_off(g, n);
+    class_ix c = graph_node_class(g, n);
+    if (off == UINT64_MAX || c >= g->n_classes)
+        return 0;
+    uint8_t t = g->node_kind[n] == GRAPH_KIND_OBJ_ARRAY ? GRAPH_FT_OBJECT
+                                                        : g->classes[c].elem_type;
+    unsigned sz = graph_ftype_size(g, t);
+    uint64_t cnt = graph_node_len(g, n);
+    if (!sz || off > g->data_len || cnt > (g->data_len - off) / sz)
+        return 0;
+    *type = t;
+    return (uint32_t)cnt;
+}
+
+int graph_element(const graph *g, node_ix n, uint32_t i, graph_value *out)
+{
+    uint8_t t;
+    if (i >= graph_elements(g, n, &t))
+        return 0;
+    unsigned sz = graph_ftype_size(g, t);
+    out->type = t;
+    out->raw = read_be(g->data + graph_node_off(g, n) + (uint64_t)i * sz, sz);
+    out->ref = t == GRAPH_FT_OBJECT && out->raw ? graph_find_id(g, out->raw) : GRAPH_NONE;
+    return 1;
+}
+
 struct find_ctx {
     const graph *g;
     const char *name;

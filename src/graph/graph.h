@@ -835,6 +835,13 @@ int graph_field_find_from(const graph *g, node_ix n, class_ix from, const char *
  * subclass may declare a field of a superclass's name again, and both are in the object.
  * GRAPH_NONE when no such field holds `to` (or n has no field bytes: V8). */
 class_ix graph_field_holder(const graph *g, node_ix n, const char *name, node_ix to);
+/* The elements of array n read from its bytes (HPROF object and primitive arrays whose
+ * contents the dump holds): returns how many and sets *type (enum graph_ftype, OBJECT for an
+ * object array); 0 for anything else, an Android dump's array without contents among them.
+ * graph_element reads element i (< that count) into *out as a field reads: 1, or 0 when i is
+ * out of range. Arrays of other graphs have element edges instead (GRAPH_EDGE_ELEMENT). */
+uint32_t graph_elements(const graph *g, node_ix n, uint8_t *type);
+int graph_element(const graph *g, node_ix n, uint32_t i, graph_value *out);
 /* Finds a static field of class c (not its supers) by name. */
 int graph_static_find(const graph *g, class_ix c, const char *name, graph_value *out);
 

@@ -12,6 +12,8 @@
 #include "analysis/paths.h"
 #include "rules/rules.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -498,8 +500,29 @@ static void query_fn_isa(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_int(ctx, yes);
 }
 
-/* field(id, 'a.b.c'): the value of a field chain of object id, following references through
- * each name but the last; NULL when the object, a field or a link is missing. A JavaScript
+/* Element i of array x as a field reads: an HPROF array's bytes, or the element edge named
+ * i of a graph with element edges (a JavaScript array). 1, or 0 when it has none. */
+static int query_element(const graph *g, node_ix x, unsigned long i, graph_value *v)
+{
+    uint8_t t;
+    if (i <= UINT32_MAX && graph_elements(g, x, &t))
+        return graph_element(g, x, (uint32_t)i, v);
+    if (!g->first_edge || x >= g->n_nodes)
+        return 0;
+    for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++)
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_ELEMENT &&
+            graph_edge_name_from(g, x, e) == i) {
+            v->type = GRAPH_FT_OBJECT;
+            v->ref = g->edge_to[e];
+            v->raw = graph_node_id(g, v->ref);
+            return 1;
+        }
+    return 0;
+}
+
+/* field(id, 'a.b[2].c'): the value of a field chain of object id, following references
+ * through each name but the last, and into an array's element at [N] (MAT's OQL reads
+ * `a.b[2]` so); NULL when the object, a field, an element or a link is missing. A JavaScript
  * property holding a primitive node (true, a smi or heap number) gives the primitive. */
 static void query_fn_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -514,22 +537,41 @@ static void query_fn_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     node_ix x = graph_find_id(g, id);
     char name[256];
     while (x != GRAPH_NONE) {
-        const char *dot = strchr(path, '.');
-        size_t len = dot ? (size_t)(dot - path) : strlen(path);
-        if (len == 0 || len >= sizeof name)
+        size_t len = strcspn(path, ".[");
+        if (len >= sizeof name)
             break;
-        memcpy(name, path, len);
-        name[len] = 0;
         graph_value v;
-        int found = 0;
-        if (g->node_kind[x] == GRAPH_KIND_CLASS) { /* a class's statics, primitive ones too */
-            class_ix c = graph_class_of_node(g, x);
-            found = c != GRAPH_NONE && graph_static_find(g, c, name, &v);
+        int have = 0;
+        if (len) {
+            memcpy(name, path, len);
+            name[len] = 0;
+            if (g->node_kind[x] == GRAPH_KIND_CLASS) { /* a class's statics, primitive too */
+                class_ix c = graph_class_of_node(g, x);
+                have = c != GRAPH_NONE && graph_static_find(g, c, name, &v);
+            }
+            if (!have && !graph_field_find(g, x, name, &v))
+                break;
+            have = 1;
         }
-        if (!found && !graph_field_find(g, x, name, &v))
+        const char *p = path + len;
+        while (*p == '[') {
+            char *end;
+            if (!isdigit((unsigned char)p[1]))
+                break;
+            errno = 0;
+            unsigned long i = strtoul(p + 1, &end, 10);
+            node_ix arr = !have ? x : v.type == GRAPH_FT_OBJECT ? v.ref : GRAPH_NONE;
+            if (errno || *end != ']' || arr == GRAPH_NONE || !query_element(g, arr, i, &v)) {
+                have = 0;
+                break;
+            }
+            have = 1;
+            p = end + 1;
+        }
+        if (!have || (*p && *p != '.'))
             break;
         rules_js js;
-        if (!dot && v.type == GRAPH_FT_OBJECT && v.raw && v.ref < g->n_nodes &&
+        if (!*p && v.type == GRAPH_FT_OBJECT && v.raw && v.ref < g->n_nodes &&
             rules_js_primitive(g, v.ref, &js)) {
             /* a JavaScript primitive is its value, as a condition reads it, not a node id */
             if (js.kind == RULES_JS_NULL)
@@ -540,14 +582,14 @@ static void query_fn_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
                 sqlite3_result_int64(ctx, js.i);
             return;
         }
-        if (!dot) {
+        if (!*p) {
             query_result_value(ctx, g, &v);
             return;
         }
         if (v.type != GRAPH_FT_OBJECT)
             break;
         x = v.ref;
-        path = dot + 1;
+        path = p + 1;
     }
     sqlite3_result_null(ctx);
 }

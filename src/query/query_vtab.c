@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* query_vtab.c: the virtual tables objects, classes, edges, roots, strings and fields
+/* query_vtab.c: the virtual tables objects, classes, edges, roots, strings, fields, elements
  * (query layer), prefix query_. Eponymous SQLite modules: each is usable by name without
  * CREATE, read-only, and reads the graph when a row is asked for; no table stores rows. A
  * cursor is a position in the graph (node, edge, root, field list of one node) plus a plan
@@ -46,6 +46,8 @@ typedef struct query_cur {
     struct query_frow *frows;
     uint32_t n_frows, cap_frows; /* rows in frows (stacks: frames in frames) */
     query_frame *frames;         /* stacks: the current node's allocation stack */
+    int lazy;                    /* elements: rows read from the array's bytes, not frows */
+    uint8_t lazy_type;           /* elements: their graph_ftype */
 } query_cur;
 
 static query_db *vq(sqlite3_vtab_cursor *c)
@@ -1156,6 +1158,75 @@ static int fields_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col
     return SQLITE_OK;
 }
 
+/* ================================================================ elements */
+
+enum { LC_ID, LC_IDX, LC_TYPE, LC_VALUE, LC_REF };
+#define ELEMENTS_SCHEMA "CREATE TABLE x(id INTEGER, idx INTEGER, type TEXT, value, ref INTEGER)"
+
+/* The current array's rows: an HPROF array's are its elements, read from its bytes at each
+ * column (c->lazy_type; a 10 M-element byte[] costs no list), a graph's with element edges
+ * are those edges (a JavaScript array's [0], [1], ...). */
+static int elements_gather(query_cur *c)
+{
+    const graph *g = c->q->g;
+    node_ix x = c->node;
+    c->n_frows = graph_elements(g, x, &c->lazy_type);
+    c->lazy = c->n_frows > 0;
+    if (c->lazy || !g->first_edge || g->id_size)
+        return 0;
+    for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_ELEMENT)
+            continue;
+        query_frow r = {0, GRAPH_FT_OBJECT, 0, g->edge_to[e], e};
+        if (frow_push(c, &r))
+            return -1;
+    }
+    return 0;
+}
+
+static int elements_filter(sqlite3_vtab_cursor *cur, int plan, const char *s, int argc,
+                           sqlite3_value **argv)
+{
+    return group_filter(cur, plan, argv, elements_gather);
+}
+
+static int elements_next(sqlite3_vtab_cursor *cur)
+{
+    return group_next(cur, elements_gather);
+}
+
+static int elements_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+    query_cur *c = (query_cur *)cur;
+    const graph *g = c->q->g;
+    graph_value v = {GRAPH_FT_OBJECT, 0, GRAPH_NONE};
+    edge_ix e = GRAPH_NONE;
+    if (c->lazy)
+        graph_element(g, c->node, c->pos, &v);
+    else
+        e = c->frows[c->pos].edge, v.ref = c->frows[c->pos].ref;
+    switch (col) {
+    case LC_ID:
+        result_id(ctx, g, c->node);
+        break;
+    case LC_IDX:
+        sqlite3_result_int64(ctx, c->lazy ? c->pos : graph_edge_name_from(g, c->node, e));
+        break;
+    case LC_TYPE:
+        result_str(ctx, c->lazy ? graph_ftype_name(v.type) : "element");
+        break;
+    case LC_VALUE:
+        if (c->lazy)
+            query_result_value(ctx, g, &v);
+        else
+            result_id(ctx, g, v.ref);
+        break;
+    default:
+        result_id(ctx, g, v.ref);
+    }
+    return SQLITE_OK;
+}
+
 /* ================================================================ stacks */
 
 enum { KC_ID, KC_DEPTH, KC_FUNCTION, KC_SCRIPT, KC_LINE, KC_COLUMN };
@@ -1267,6 +1338,8 @@ QUERY_MODULE(strings, STRINGS_SCHEMA, node_best, strings_filter, strings_next, s
              group_rowid);
 QUERY_MODULE(fields, FIELDS_SCHEMA, node_best, fields_filter, fields_next, fields_column,
              group_rowid);
+QUERY_MODULE(elements, ELEMENTS_SCHEMA, node_best, elements_filter, elements_next,
+             elements_column, group_rowid);
 QUERY_MODULE(stacks, STACKS_SCHEMA, node_best, stacks_filter, stacks_next, stacks_column,
              group_rowid);
 
@@ -1278,7 +1351,7 @@ int query_register_tables(query_db *q)
     } T[] = {{"objects", &objects_module}, {"classes", &classes_module},
              {"edges", &edges_module},     {"roots", &roots_module},
              {"strings", &strings_module}, {"fields", &fields_module},
-             {"stacks", &stacks_module}};
+             {"elements", &elements_module}, {"stacks", &stacks_module}};
     for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
         int rc = sqlite3_create_module_v2(q->db, T[i].name, T[i].m, q, NULL);
         if (rc != SQLITE_OK)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Arrays.java: arrays of known lengths (an int[12345], an Object[77], a long[0], a char[3])
 // kept by a static holder, and a tree of 200,000 nodes under one owner, for `sql`'s array
-// length column and its dominator-tree lookups.
+// length column and its dominator-tree lookups; some elements hold known values (elements
+// table, field()'s [N]).
 // Usage: java Arrays OUT.hprof
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
@@ -12,6 +13,16 @@ public class Arrays {
         Object[] objs = new Object[77];
         long[] none = new long[0];
         char[] three = {'a', 'b', 'c'};
+        double[] ds = {1.5, -0.25};
+        boolean[] bs = {true, false};
+        byte[] bytes = {-1, 127};
+
+        Holder() {
+            ints[0] = -7;
+            ints[12344] = 42;
+            objs[5] = "five";
+            objs[76] = three;
+        }
     }
 
     static final class Node {
