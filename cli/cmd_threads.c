@@ -12,9 +12,15 @@
 
 int cmd_threads(int argc, char **argv)
 {
+    uint64_t top = 0;
+    const cli_optdef opts[] = {
+        {"--top", CLI_OPT_UINT, &top, "N",
+         "the N threads that retain most, most first (default 0: all, in the dump's order)",
+         NULL},
+        {0}};
     const cli_spec spec = {
         "threads", "FILE", "threads, their stack frames and what their local variables retain",
-        NULL, 1, 1,
+        opts, 1, 1,
         "A thread's retained size counts what its local variables hold (Eclipse MAT's Thread\n"
         "Overview); each local's is `leakray top`'s. State and daemon flag come from the\n"
         "Thread object when the dump has them (threadStatus: HotSpot only)."};
@@ -43,10 +49,10 @@ int cmd_threads(int argc, char **argv)
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
-        rep_threads_json(&w, &tr, co.pos[0]);
+        rep_threads_json(&w, &tr, co.pos[0], top > UINT32_MAX ? 0 : (uint32_t)top);
         cli_json_end(&co, &w);
     } else {
-        rep_threads_text(stdout, &tr);
+        rep_threads_text(stdout, &tr, top > UINT32_MAX ? 0 : (uint32_t)top);
     }
     /* the process exits with rc next and takes all this back sooner than freeing would */
     if (cli_exit_keeps_heap())

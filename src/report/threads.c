@@ -69,7 +69,37 @@ static int cmp_u32(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-static void threads_walk(FILE *out, jsonw *w, const threads_result *res)
+/* The threads to print, as indices in g->threads: all in dump order, or with top the `top`
+ * that retain most, most first (ties in dump order). NULL when out of memory. */
+static const threads_result *sort_res; /* cmp_retained's: qsort takes no context */
+
+static int cmp_retained(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    uint64_t x = sort_res->rows[a].with_locals, y = sort_res->rows[b].with_locals;
+    if (x != y)
+        return x > y ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+static uint32_t *thread_order(const threads_result *res, uint32_t top, uint32_t *n_out)
+{
+    uint32_t n = res->g->n_threads;
+    uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    if (!ord)
+        return NULL;
+    for (uint32_t t = 0; t < n; t++)
+        ord[t] = t;
+    if (top && top < n) {
+        sort_res = res;
+        qsort(ord, n, sizeof *ord, cmp_retained);
+        n = top;
+    }
+    *n_out = n;
+    return ord;
+}
+
+static void threads_walk(FILE *out, jsonw *w, const threads_result *res, uint32_t top)
 {
     const graph *g = res->g;
     char id[REP_FMT_MAX], sz[REP_FMT_MAX], fr[1400];
@@ -88,7 +118,14 @@ static void threads_walk(FILE *out, jsonw *w, const threads_result *res)
             refs[nref++] = (frame_ref){g->roots[r].thread, g->roots[r].frame, r};
     if (nref)
         qsort(refs, nref, sizeof *refs, cmp_frame_ref);
-    for (uint32_t t = 0; t < g->n_threads; t++) {
+    uint32_t n_show = 0;
+    uint32_t *ord = thread_order(res, top, &n_show);
+    if (!ord) {
+        fprintf(stderr, "leakray: out of memory ordering the threads\n");
+        n_show = 0;
+    }
+    for (uint32_t o = 0; o < n_show; o++) {
+        uint32_t t = ord[o];
         const graph_thread *th = &g->threads[t];
         const threads_row *row = &res->rows[t];
         node_ix tn = row->node;
@@ -121,7 +158,7 @@ static void threads_walk(FILE *out, jsonw *w, const threads_result *res)
             jsonw_kv_arr_begin(w, "frames");
         } else {
             char nb[1024], cb[1024]; /* a thread's name is the program's: escaped */
-            fprintf(out, "%sThread \"%s\" serial %u", t ? "\n" : "",
+            fprintf(out, "%sThread \"%s\" serial %u", o ? "\n" : "",
                     rep_fmt_term(nb, sizeof nb, name), th->serial);
             if (tn != GRAPH_NONE)
                 fprintf(out, " (%s %s, retained with locals %s)",
@@ -181,11 +218,18 @@ static void threads_walk(FILE *out, jsonw *w, const threads_result *res)
     }
     free(refs);
     free(loose);
+    free(ord);
 }
 
-void rep_threads_text(FILE *out, const threads_result *r)
+void rep_threads_text(FILE *out, const threads_result *r, uint32_t top)
 {
-    threads_walk(out, NULL, r);
+    threads_walk(out, NULL, r, top);
+    if (top && top < r->g->n_threads) {
+        char c[REP_FMT_MAX];
+        fprintf(out, "\n%s more thread%s, each retaining at most the last one's (--top 0 shows "
+                "all)\n", rep_fmt_count(c, r->g->n_threads - top),
+                r->g->n_threads - top == 1 ? "" : "s");
+    }
     if (r->g->n_threads == 0 && rep_fmt_runtime(r->g) == REP_RT_JS)
         /* a V8 snapshot has no thread records: its stack slots are a root category */
         fprintf(out, "no threads in this dump: a V8 heap snapshot records no thread stacks; "
@@ -195,10 +239,11 @@ void rep_threads_text(FILE *out, const threads_result *r)
         fprintf(out, "no threads in this dump\n");
 }
 
-void rep_threads_json(jsonw *w, const threads_result *r, const char *path)
+void rep_threads_json(jsonw *w, const threads_result *r, const char *path, uint32_t top)
 {
     jsonw_kv_str(w, "file", path);
+    jsonw_kv_uint(w, "threads_total", r->g->n_threads);
     jsonw_kv_arr_begin(w, "threads");
-    threads_walk(NULL, w, r);
+    threads_walk(NULL, w, r, top);
     jsonw_arr_end(w);
 }

@@ -10,7 +10,9 @@
 
 #include <stdio.h>
 
-void rep_threads_text(FILE *out, const threads_result *r);
-void rep_threads_json(jsonw *w, const threads_result *r, const char *path);
+/* top: 0 lists every thread in dump order; N the N that retain most (with their locals),
+ * most first, then (text) a line counting the rest */
+void rep_threads_text(FILE *out, const threads_result *r, uint32_t top);
+void rep_threads_json(jsonw *w, const threads_result *r, const char *path, uint32_t top);
 
 #endif

@@ -5,6 +5,8 @@
 # local CreateCollectionDump holds (the Thread object alone retains a few hundred bytes), it is
 # RUNNABLE and not a daemon, "Reference Handler" is a daemon; dialer.android-hprof: a local
 # holding a class object prints the class it names, and Android threads carry no state.
+# --top N lists the N threads that retain most, most first, and counts the rest (a dump of
+# thousands of threads printed them all, in dump order).
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init threads-mat
@@ -22,6 +24,18 @@ json_eq '[t["state"] for t in d["threads"] if t["name"] == "Finalizer"][0]' WAIT
 run threads --no-timing "$jdk"
 expect_out '^Thread "main" serial 1 \(java\.lang\.Thread 0xe0c2ac98, retained with locals 5,39[0-9],[0-9]{3} bytes \(5\.4 MB\)\) RUNNABLE$'
 expect_out '^Thread "Reference Handler" .* RUNNABLE daemon$'
+
+run threads --json --no-timing --top 2 "$jdk"
+json_eq '[t["name"] for t in d["threads"]][0]' main
+json_eq 'len(d["threads"]) == 2 and d["threads_total"] > 2' true
+json_eq 'd["threads"][0]["retained_bytes"] >= d["threads"][1]["retained_bytes"]' true
+all=$(json_get 'd["threads_total"]')
+run threads --json --no-timing "$jdk"
+json_eq 'len(d["threads"]) == d["threads_total"]' true
+run threads --no-timing --top 1 "$jdk"
+expect_out '^Thread "main" serial 1 '
+expect_out "^$((all - 1)) more threads, each retaining at most the last one's \\(--top 0 shows all\\)$"
+[ "$(grep -c '^Thread ' "$T/out")" = 1 ] || fail "--top 1: $(grep -c '^Thread ' "$T/out") threads"
 
 run threads --no-timing "$FIX/dialer.android-hprof"
 expect_rc 0
