@@ -656,8 +656,26 @@ static uint32_t file_check(const rules_set *rs, uint32_t first_insp, uint32_t fi
     }
     int fielded = !strcmp(g->format ? g->format : "", "hprof");
     uint8_t *seen = fielded ? NULL : edge_named_refs(rs, first_ref, g);
+    /* a java-local or native-global rule where the dump has no such root (a V8 or Ruby heap):
+     * it matches nothing, and the path it meant to excuse stays a leak */
+    int locals = g->n_threads > 0, jni = 0;
+    for (uint32_t k = 0; k < g->n_roots && !(locals && jni); k++) {
+        locals |= g->roots[k].kind == GRAPH_ROOT_JAVA_FRAME;
+        jni |= g->roots[k].kind == GRAPH_ROOT_JNI_GLOBAL;
+    }
     for (uint32_t i = first_ref; i < rs->n_refs; i++) {
         const rules_ref *r = &rs->refs[i];
+        if ((r->kind == RULES_REF_JAVA_LOCAL && !locals) ||
+            (r->kind == RULES_REF_NATIVE_GLOBAL && !jni)) {
+            snprintf(msg, sizeof msg, "line %u: %s rules match %s, which this dump has none "
+                     "of: the rule never applies", (unsigned)r->line,
+                     r->kind == RULES_REF_JAVA_LOCAL ? "java-local" : "native-global",
+                     r->kind == RULES_REF_JAVA_LOCAL ? "a Java thread's local variables"
+                                                     : "JNI global references");
+            report(ctx, msg);
+            n++;
+            continue;
+        }
         if ((r->kind != RULES_REF_INSTANCE && r->kind != RULES_REF_STATIC) || !r->field)
             continue;
         class_ix c = graph_find_class(g, r->cls);

@@ -11,6 +11,8 @@
 # - Each --leaking-if goes with the --watch before it; two for one --watch are refused.
 # - A misspelt '@' name (@sise) stops the load: it read as missing data, its test quietly false
 #   (in a condition or in a label's or reason's {PATH}).
+# - A java-local or native-global rule on a dump with no thread locals or no JNI globals (a V8
+#   heap) is said to match nothing: it excused nothing there, silently.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init rules-files
@@ -81,4 +83,13 @@ run analyze --no-timing --watch java.lang.Thread --leaking-if 'priority > 5' \
     --leaking-if 'daemon' "$D"
 expect_rc 2
 expect_err "--watch java.lang.Thread has two --leaking-if: join them with &&"
+printf 'library-leak java-local "main" description "x"\nlibrary-leak native-global Foo\n' \
+    >"$T/roots.rules"
+run analyze --no-timing --rules "$T/roots.rules" "$FIX/../v8/small.heapsnapshot"
+expect_rc 0
+expect_err "roots.rules: line 1: java-local rules match a Java thread's local variables, which \
+this dump has none of"
+expect_err "roots.rules: line 2: native-global rules match JNI global references, which this"
+run analyze --no-timing --rules "$T/roots.rules" "$D"
+[ ! -s "$T/err" ] || fail "java-local and native-global on a JVM dump: $(cat "$T/err")"
 echo "rules_files: ok"
