@@ -64,6 +64,10 @@ lr_status rules_parse_expr(rules_set *rs, const char *expr, int32_t *out, lr_err
  * field-scoped rules (NULL otherwise). Never allocates; depth bounds the recursion. */
 int rules_eval_expr(const rules_set *rs, int32_t e, node_ix n, const char *fld, int depth);
 
+/* Whether the '{' at p opens a template's {PATH}: a '}' follows with something between and
+ * no space or '{' in it. "{}" and "{ a b }" are text as written; "{{" and "}}" a brace. */
+int rules_template_path(const char *p);
+
 /* Renders a label template: {path} becomes the value. Returns 0 when a value is missing. */
 int rules_render(const rules_set *rs, node_ix n, const char *fld, const char *tpl, char *out,
                  size_t cap);

@@ -237,11 +237,28 @@ static int check_at_names(lexer *lx, const char *path)
     return 0;
 }
 
+int rules_template_path(const char *p)
+{
+    const char *end = strchr(p, '}');
+    if (!end || end == p + 1)
+        return 0;
+    for (const char *c = p + 1; c < end; c++)
+        if (isspace((unsigned char)*c) || *c == '{')
+            return 0;
+    return 1;
+}
+
 /* 0, or fails on the first '@' name of a {PATH} in template t that names nothing: the
  * whole label was dropped at each object, silently, as its value read as missing. */
 static int check_template(lexer *lx, const char *t)
 {
     for (const char *p = t; (p = strchr(p, '{')) != NULL; p++) {
+        if (p[1] == '{') { /* "{{": a brace */
+            p++;
+            continue;
+        }
+        if (!rules_template_path(p))
+            continue;
         const char *end = strchr(p, '}');
         if (!end)
             break;
