@@ -165,7 +165,9 @@ int cmd_analyze(int argc, char **argv)
          "skip the LARGEST RETAINERS section (saves one dominator tree)", NULL},
         {"--size-model", CLI_OPT_STR, &size_model, "M",
          "trace sizes: dump (default: the dump's object sizes) or shark (Shark 2.14's: field "
-         "bytes, Strings with their arrays, no direct buffer's off-heap memory)", NULL},
+         "bytes, Strings with their arrays, no direct buffer's off-heap memory; and Shark's "
+         "references: no instance-to-class nor class-to-loader hop, so an object reached only "
+         "through one is unreachable, as in Shark)", NULL},
         {"--verbose", CLI_OPT_FLAG, &verbose, NULL,
          "also print labels LeakCanary never prints (\"Also retains leaking object ...\")",
          NULL},

@@ -83,7 +83,7 @@ int cmd_top(int argc, char **argv)
          "retained-size conventions: visualvm (default for HotSpot dumps), devtools (default "
          "for V8/Node/ArkTS snapshots) or strong",
          "visualvm|strong|devtools"},
-        {"--by", CLI_OPT_STR, &by, "WHAT", "rank objects (default) or classes", "object|class"},
+        {"--by", CLI_OPT_STR, &by, "WHAT", "rank by object (default) or by class", "object|class"},
         {"--top", CLI_OPT_UINT, &top, "N", "rows to show (default 20)", NULL},
         {"--detached", CLI_OPT_FLAG, &detached, NULL,
          "only detached DOM nodes (V8 browser snapshots)", NULL},

@@ -81,6 +81,28 @@ assert want in got, (want, leaks[0])
 print("ok: the store keeps", want)
 PY
 
+# mode "thread": a thread of the webapp's own class keeps its loader. On JDK 17 its path runs
+# through the thread's inherited access control context, no class of the loader on it: the
+# group was what the loader alone retains, without the Worker class's megabyte (JDK 25, whose
+# path runs through the thread's class, counted it). A leaking loader's classes are leaking objects wherever the path runs.
+java -cp "$work/classes" com.example.redeploy.Redeploy "$work/webapp" "$work/t.hprof" \
+    thread clean
+"$LEAKRAY" analyze "$work/t.hprof" --json --no-timing --no-suspects \
+    --watch java.net.URLClassLoader > "$work/t.json"
+python3 - "$work/t.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+groups = w["application_leaks"]
+assert len(groups) == 1 and len(groups[0]["traces"]) == 1, groups
+el = w["traces"][groups[0]["traces"][0]]["elements"]
+assert el[0]["class"] == "webapp.App$Worker", el[0]
+assert el[-1]["class"] == "java.net.URLClassLoader", el[-1]
+total = groups[0]["retained_bytes"]
+# App's page cache and the Worker class's buffer: a megabyte each
+assert (2 << 20) < total < (5 << 19), total
+print("ok: a loader kept by its own thread retains", total, "bytes with its classes")
+PY
+
 java -cp "$work/classes" com.example.redeploy.Redeploy "$work/webapp" "$work/l12.hprof" \
     $(for i in $(seq 12); do printf 'listener '; done) clean
 "$LEAKRAY" analyze "$work/l12.hprof" --json --no-timing > "$work/l12.json"

@@ -7,6 +7,10 @@
 //  - "listener": a listener added to a static list of the container (the parent loader);
 //  - "instance": an App itself left in a ThreadLocal of a pooled worker, so the path reaches
 //    the loader through App's class, which an instance holds and the loader cannot dominate;
+//  - "thread": a thread of the webapp's own class, started and parked for ever: on JDK 17 the
+//    path reaches the loader through the thread's inherited access control context, so no
+//    class of the loader is on it, and the thread also holds its class (and the class's
+//    1 MB BUFFER);
 //  - "clean": nothing; this loader must be collected.
 // Compiled on its own (javac -d WEBAPP_DIR), never on Redeploy's class path.
 package webapp;
@@ -46,6 +50,25 @@ public class App {
         }
     }
 
+    public static class Worker extends Thread {
+        static final byte[] BUFFER = new byte[1 << 20];
+
+        Worker() {
+            super("webapp-worker");
+            setDaemon(true);
+        }
+
+        public void run() {
+            for (;;) {
+                try {
+                    Thread.sleep(1 << 30);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
+
     public static class AppListener implements Consumer<String> {
         public void accept(String event) { }
     }
@@ -75,6 +98,9 @@ public class App {
                     set.countDown();
                 });
                 set.await();
+                break;
+            case "thread":
+                new Worker().start();
                 break;
             default:
                 break;
