@@ -260,6 +260,10 @@ const char *cli_fmt_distance(char *buf, int32_t distance);
 /* An object id as users type it back to `show`: "0x7f00ab" for HPROF (id_size != 0),
  * "@1234" for V8-like graphs whose ids are node numbers. */
 const char *cli_fmt_id(char *buf, const graph *g, uint64_t id);
+/* "" or, for a class name the JVM gives a hidden class (Foo$$Lambda/0x12: Class.getName(),
+ * jmap -histo), " (a heap dump writes ...: Foo$$Lambda+0x...)" into buf: what a "no class
+ * named" message adds */
+const char *cli_hidden_hint(char *buf, size_t cap, const char *cls);
 /* Parses an id typed by a user: "0x1f", "@123" (V8 node id), "123" (decimal). Returns 1 and
  * *out, or 0 if s is not a number. */
 int cli_parse_id(const char *s, uint64_t *out);

@@ -836,3 +836,14 @@ void cli_mkdirs(const char *dir)
         }
     mkdir(tmp, 0755);
 }
+
+const char *cli_hidden_hint(char *buf, size_t cap, const char *cls)
+{
+    const char *slash = strstr(cls, "/0x");
+    if (!slash)
+        snprintf(buf, cap, "%s", "");
+    else
+        snprintf(buf, cap, " (a heap dump writes a hidden class's name with '+' where the "
+                 "JVM's has '/': %.*s+0x...)", (int)(slash - cls), cls);
+    return buf;
+}

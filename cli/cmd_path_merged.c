@@ -77,7 +77,9 @@ int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit)
     if (inst_select(g, &io, pmerge_nodes, q, &sel, &err) != LR_OK)
         goto fail;
     if (!sel.n_classes) {
-        rc = cli_fail(co, LR_ERR_NOT_FOUND, "%s: no class named %s", co->pos[0], cls);
+        char hint[600];
+        rc = cli_fail(co, LR_ERR_NOT_FOUND, "%s: no class named %s%s", co->pos[0], cls,
+                      cli_hidden_hint(hint, sizeof hint, cls));
         goto out;
     }
     merged_src src = {q, pmerge_retained, pmerge_step, pmerge_root, pmerge_dominates};

@@ -448,7 +448,13 @@ uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph
             continue;
         }
         if (c == GRAPH_NONE) {
-            snprintf(msg, sizeof msg, "--watch %s: the dump has no class of that name", in->cls);
+            /* a hidden class as the JVM names it (Class.getName(), jmap -histo: Foo/0x12) */
+            const char *slash = strstr(in->cls, "/0x");
+            int head = slash ? (int)(slash - in->cls) : 0;
+            snprintf(msg, sizeof msg, "--watch %s: the dump has no class of that name%s%.*s%s",
+                     in->cls, slash ? " (a heap dump writes a hidden class's name with '+' "
+                                      "where the JVM's has '/': " : "",
+                     head, in->cls, slash ? "+0x...)" : "");
             report(ctx, msg);
             n++;
             continue;

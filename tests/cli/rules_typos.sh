@@ -92,4 +92,11 @@ expect_rc 0
 expect_err 'java.lang.Runnable has no instance and no subclass in this dump'
 run instances "$DUMP" 'CliTarget$Known' --no-timing
 [ ! -s "$T/err" ] || fail "a class with instances: $(cat "$T/err")"
+# a hidden class named as the JVM names it (jmap -histo: Foo$$Lambda/0x...): the dump's
+# name has '+' there, and the warning and the "no class" error say so
+run analyze "$DUMP" --watch 'CliTarget$$Lambda$7/0x0000000800c0a000' --no-suspects --no-timing
+expect_err 'no class of that name \(a heap dump writes a hidden class.s name with .\+.'
+run instances "$DUMP" 'CliTarget$$Lambda$7/0x0000000800c0a000' --no-timing
+expect_rc 2
+expect_err 'where the JVM.s has ./.: CliTarget\$\$Lambda\$7\+0x\.\.\.\)'
 echo "rules_typos: ok"
