@@ -10,6 +10,7 @@
 
 #include "base/search.h"
 #include "analysis/paths.h"
+#include "analysis/trace.h"
 #include "rules/rules.h"
 
 #include <ctype.h>
@@ -40,14 +41,26 @@ lr_status query_need_dom(query_db *q)
     return st;
 }
 
-/* The path forest of every SQL column and of the merged paths: Shark's priorities, with the
- * JVM's hold of a class through its instances, as `leakray path` and the dominators (a loader
- * kept only through a class its instances keep is reachable, at the depth `path` gives). */
+/* The path forest of every SQL column and of the merged paths: `leakray path`'s, the traces'
+ * order with the shipped rules (the GC's pending-list link and what the rules ignore visited
+ * last), with the JVM's hold of a class through its instances, as the dominators (a loader
+ * kept only through a class its instances keep is reachable, at the depth `path` gives).
+ * Shark's bare priorities gave a WeakEntry a distance through Reference.discovered, one
+ * less than `path` prints. */
 static lr_status query_paths_find(const graph *g, paths_result *out, lr_error *err)
 {
-    paths_policy pol = {0};
-    pol.class_hops = 1;
-    return paths_find(g, &pol, NULL, 0, out, err);
+    rules_set rs;
+    rules_init(&rs);
+    lr_status st = rules_load_defaults(&rs, g, err);
+    if (st == LR_OK)
+        st = rules_bind(&rs, g, err);
+    if (st == LR_OK) {
+        paths_policy pol = trace_path_policy(&rs);
+        pol.class_hops = 1;
+        st = paths_find(g, &pol, NULL, 0, out, err);
+    }
+    rules_fini(&rs);
+    return st;
 }
 
 lr_status query_need_depth(query_db *q)
