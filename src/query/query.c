@@ -380,10 +380,11 @@ lr_status query_need_strings(query_db *q)
 node_ix query_dominator(const query_db *q, node_ix x)
 {
     if (q->o.model == QUERY_MODEL_DEVTOOLS) {
-        /* the dominator tree's, as `show`: reached through weak edges alone (no distance)
-         * still counts; what the tree hangs under its root without a way in does not */
+        /* the dominator tree's, as `show` and DevTools give it: what no essential edge
+         * reaches (the hole a WeakMap's table holds) hangs under the root, which retains it
+         * (its retained size is DevTools', so its dominator is too; reachable stays 0) */
         node_ix d = q->dt.idom[x];
-        return d == x || !query_reachable(q, x) ? GRAPH_NONE : d;
+        return d == x ? GRAPH_NONE : d;
     }
     node_ix d = q->dom.idom[x];
     return d == DOM_SUPER_ROOT ? GRAPH_NONE : d;
