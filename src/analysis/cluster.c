@@ -484,6 +484,37 @@ static int linked_pair_run(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v
            name_key(c, c->parent[pp], pe) == name_key(c, p, e);
 }
 
+/* The longest cycle of classes a chain folds (cycle_run). */
+#define CLUSTER_CYCLE_MAX 4
+
+/* Whether v continues a chain that repeats a cycle of k = 3 or 4 objects not all of one
+ * class, where linked_run and linked_pair_run fold cycles of 1 and 2: each of the k steps up
+ * to v is of the class of, and entered by the reference (kind and name) that entered, the
+ * object k steps above it (a closure leak: Object -> someMethod -> its Context ->
+ * originalThing -> Object ..., "Meteor"'s, was one cluster per link). Returns the object
+ * whose chain v shares, k steps above it, or GRAPH_NONE. O(k) a node. */
+static node_ix cycle_run(const cluster_ctx *c, node_ix v)
+{
+    const graph *g = c->g;
+    node_ix a[2 * CLUSTER_CYCLE_MAX + 1]; /* a[i]: v's ancestor i steps up */
+    unsigned n = 0;
+    for (node_ix x = v; x != GRAPH_NONE && n < 2 * CLUSTER_CYCLE_MAX + 1; x = c->parent[x])
+        a[n++] = x;
+    for (unsigned k = 3; k <= CLUSTER_CYCLE_MAX && 2 * k + 1 <= n; k++) {
+        int ok = 1, one_class = 1;
+        for (unsigned i = 0; i < k && ok; i++) {
+            edge_ix ei = c->parent_edge[a[i]], ek = c->parent_edge[a[i + k]];
+            ok = class_key(g, a[i]) == class_key(g, a[i + k]) &&
+                 GRAPH_EDGE_KIND(g->edge_kind[ei]) == GRAPH_EDGE_KIND(g->edge_kind[ek]) &&
+                 name_key(c, a[i + 1], ei) == name_key(c, a[i + k + 1], ek);
+            one_class &= class_key(g, a[i]) == class_key(g, v);
+        }
+        if (ok && !one_class)
+            return a[k];
+    }
+    return GRAPH_NONE;
+}
+
 /* Whether v, reached from p by edge e, heads a linked list: v holds, by an edge of e's kind
  * and name, an object of its own class. Its chain writes e's name `[]`, so a doubly linked
  * list entered at both ends (_idleNext one way, _idlePrev the other) is still one group.
@@ -578,12 +609,14 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
         if (g->first_edge[v + 1] - g->first_edge[v] >= c->rules->dict_min)
             c->dict_class[v] = dict_class_of(c, v, scratch, scratch_cap);
         if (c->parent[v] != GRAPH_NONE) {
-            node_ix p = c->parent[v];
+            node_ix p = c->parent[v], cyc;
             edge_ix e = c->parent_edge[v];
             if (linked_run(c, p, e, v))
                 c->node_chain[v] = c->node_chain[p];
             else if (linked_pair_run(c, p, e, v))
                 c->node_chain[v] = c->node_chain[c->parent[p]];
+            else if ((cyc = cycle_run(c, v)) != GRAPH_NONE)
+                c->node_chain[v] = c->node_chain[cyc];
             else
                 c->node_chain[v] = tup_intern(
                     chains, c->node_chain[p], GRAPH_EDGE_KIND(g->edge_kind[e]),
