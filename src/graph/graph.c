@@ -1522,10 +1522,10 @@ uint32_t graph_elements(const graph *g, node_ix n, uint8_t *type)
         return 0;
     uint64_t off = graph_node_off(g, n);
     class_ix c = graph_node_class(g, n);
-    if (off == UINT64_MAX || c >= g->n_classes)
+    int objs = g->node_kind[n] == GRAPH_KIND_OBJ_ARRAY; /* needs no class: ids all */
+    if (off == UINT64_MAX || (!objs && c >= g->n_classes))
         return 0;
-    uint8_t t = g->node_kind[n] == GRAPH_KIND_OBJ_ARRAY ? GRAPH_FT_OBJECT
-                                                        : g->classes[c].elem_type;
+    uint8_t t = objs ? GRAPH_FT_OBJECT : g->classes[c].elem_type;
     unsigned sz = graph_ftype_size(g, t);
     uint64_t cnt = graph_node_len(g, n);
     if (!sz || off > g->data_len || cnt > (g->data_len - off) / sz)

@@ -1065,7 +1065,7 @@ static int render(const rules_set *rs, node_ix n, const char *fld, const char *t
     size_t k = 0;
     out[0] = 0;
     for (const char *p = tpl; *p;) {
-        /* "{{" and "}}" are a brace; "{}" and a {...} holding a space are text as written */
+        /* "{{" and "}}" are a brace; "{}" is text as written */
         if ((*p == '{' || *p == '}') && p[1] == *p) {
             if (k + 1 < cap)
                 out[k++] = *p;

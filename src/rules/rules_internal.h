@@ -65,7 +65,8 @@ lr_status rules_parse_expr(rules_set *rs, const char *expr, int32_t *out, lr_err
 int rules_eval_expr(const rules_set *rs, int32_t e, node_ix n, const char *fld, int depth);
 
 /* Whether the '{' at p opens a template's {PATH}: a '}' follows with something between and
- * no space or '{' in it. "{}" and "{ a b }" are text as written; "{{" and "}}" a brace. */
+ * no '{' in it (a JavaScript property's name may hold a space: {first name}). "{}" is text
+ * as written; "{{" and "}}" a brace. */
 int rules_template_path(const char *p);
 
 /* Renders a label template: {path} becomes the value. Returns 0 when a value is missing. */

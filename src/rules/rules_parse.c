@@ -243,7 +243,7 @@ int rules_template_path(const char *p)
     if (!end || end == p + 1)
         return 0;
     for (const char *c = p + 1; c < end; c++)
-        if (isspace((unsigned char)*c) || *c == '{')
+        if (*c == '{')
             return 0;
     return 1;
 }

@@ -92,4 +92,12 @@ this dump has none of"
 expect_err "roots.rules: line 2: native-global rules match JNI global references, which this"
 run analyze --no-timing --rules "$T/roots.rules" "$D"
 [ ! -s "$T/err" ] || fail "java-local and native-global on a JVM dump: $(cat "$T/err")"
+# a template's path may name a JavaScript property with a space in it
+if command -v node >/dev/null; then
+    node -e "class Person { constructor() { this['first name'] = 'Ada'; } }
+        globalThis.people = [new Person()]; require('v8').writeHeapSnapshot('$T/sp.heapsnapshot')"
+    printf 'watch Person -> "first={first name}"\n' >"$T/sp.rules"
+    run analyze --no-timing --no-suspects --rules "$T/sp.rules" "$T/sp.heapsnapshot"
+    expect_out 'first=Ada'
+fi
 echo "rules_files: ok"

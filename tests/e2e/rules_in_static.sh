@@ -8,9 +8,8 @@
 # are the same two. A class object's @class, @simple and @super are the class it stands for
 # (they read "", so `inspect class-object` could not name one class). A template prints a char
 # field and a Character as their characters (they printed their codes: "233") and {@id} as the
-# dump lists ids (0x... on HPROF; it printed a decimal no other output shows). "{}" and a
-# {...} with a space in it print as written, "{{" and "}}" as braces (such a label was
-# dropped: its "path" read as missing).
+# dump lists ids (0x... on HPROF; it printed a decimal no other output shows). "{}" prints
+# as written, "{{" and "}}" as braces (such a label was dropped: its "path" read as missing).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -29,7 +28,7 @@ inspect InStatic$Screen if this in static InStatic$Holder#CACHE -> label "in CAC
 inspect InStatic$Screen if this in static InStatic$Holder#CACHE.elementData -> label "in elementData"
 inspect class-object if @class == "InStatic$Holder" -> label "holder {@simple} < {@super}"
 inspect InStatic$Screen -> label "grade {grade}{mark} at {@id}"
-inspect InStatic$Screen -> label "set {} {{braces}} { spaced } of {@simple}"
+inspect InStatic$Screen -> label "set {} {{braces}} {{ spaced }} of {@simple}"
 R
 rc=0
 "$LEAKRAY" analyze --no-timing --no-suspects --rules "$work/in.rules" --json "$work/s.hprof" \
