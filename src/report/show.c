@@ -10,8 +10,10 @@
 
 #include "report/fmt.h"
 #include "report/text.h"
+#include "rules/rules.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define REP_SHOW_LABEL_MAX 512 /* bytes of a node label */
@@ -363,6 +365,25 @@ static void json_lists(jsonw *w, const show_result *r)
 
 /* Node names (function names, property keys...) say more than the class key, unless equal
  * to the label. */
+/* A JavaScript number whose value the snapshot records (a heap number with
+ * exposeNumericValues, a smi node): 1 and *js, else 0. */
+static int js_number(const graph *g, node_ix n, rules_js *js)
+{
+    return rules_js_primitive(g, n, js) && (js->kind == RULES_JS_INT ||
+                                            js->kind == RULES_JS_FLOAT);
+}
+
+/* d in the fewest digits that read back as d (0.1, not 0.10000000000000001). */
+static const char *shortest(double d, char *buf, size_t cap)
+{
+    for (int p = 15; p <= 17; p++) {
+        snprintf(buf, cap, "%.*g", p, d);
+        if (strtod(buf, NULL) == d)
+            break;
+    }
+    return buf;
+}
+
 static const char *own_name(const show_result *r)
 {
     char label[REP_SHOW_LABEL_MAX];
@@ -412,6 +433,13 @@ void rep_show_json(jsonw *w, const show_result *r)
     }
     if (name[0] && r->string_len < 0)
         jsonw_kv_str(w, "name", name);
+    rules_js js;
+    if (js_number(g, r->node, &js)) {
+        if (js.kind == RULES_JS_INT)
+            jsonw_kv_int(w, "number", js.i);
+        else
+            jsonw_key(w, "number"), jsonw_double(w, js.d);
+    }
     if (r->string_len >= 0) {
         jsonw_key(w, "string");
         jsonw_strn(w, r->string, r->string_shown);
@@ -641,6 +669,14 @@ void rep_show_text(FILE *out, const show_result *r)
         fprintf(out, "allocated at:  ");
         rep_fmt_name(out, site); /* file and method names from the dump */
         fputc('\n', out);
+    }
+    rules_js js;
+    char num[40];
+    if (js_number(g, n, &js)) {
+        if (js.kind == RULES_JS_INT)
+            fprintf(out, "value:         %lld\n", (long long)js.i);
+        else
+            fprintf(out, "value:         %s\n", shortest(js.d, num, sizeof num));
     }
     if (r->string_len >= 0) {
         fprintf(out, "value:         \"");
