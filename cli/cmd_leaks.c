@@ -121,7 +121,7 @@ static int leaks_cmd_misordered(cli_common *co, const char *a, const char *b, co
 static uint64_t leaks_cmd_max_js(const kin_print *p)
 {
     for (uint64_t i = p->n_objs; i-- > 0;)
-        if (p->objs[i].js)
+        if (KIN_IS_JS(&p->objs[i]))
             return p->objs[i].id;
     return 0;
 }
@@ -140,11 +140,11 @@ static int leaks_cmd_order_grown(cli_common *co, const char *a, const kin_print 
     if (own_a < LEAKS_CMD_ORDER_SAMPLE)
         return 0;
     for (uint64_t i = 0; i < kb->n_objs; i++)
-        if (kb->objs[i].js && kb->objs[i].id > max_a && leaks_cmd_find(ka, kb->objs[i].id) ==
-            ka->n_objs)
+        if (KIN_IS_JS(&kb->objs[i]) && kb->objs[i].id > max_a &&
+            leaks_cmd_find(ka, kb->objs[i].id) == ka->n_objs)
             return 0; /* b holds an object numbered after all of a's: b is the later */
     for (uint64_t i = 0; i < ka->n_objs; i++)
-        above += ka->objs[i].js && ka->objs[i].id > max_b &&
+        above += KIN_IS_JS(&ka->objs[i]) && ka->objs[i].id > max_b &&
                  leaks_cmd_find(kb, ka->objs[i].id) == kb->n_objs;
     if (above * 2 <= own_a)
         return 0;
@@ -176,15 +176,15 @@ static int leaks_cmd_final_older(cli_common *co, const char *target, const kin_p
             return 0;
     uint64_t own_t = 0, kept = 0, own_f = 0, max_t = leaks_cmd_max_js(kt);
     for (uint64_t i = 0; i < kt->n_objs; i++)
-        if (kt->objs[i].js && leaks_cmd_find(kf, kt->objs[i].id) == kf->n_objs)
+        if (KIN_IS_JS(&kt->objs[i]) && leaks_cmd_find(kf, kt->objs[i].id) == kf->n_objs)
             own_t++;
-        else if (kt->objs[i].js)
+        else if (KIN_IS_JS(&kt->objs[i]))
             kept++;
     for (uint64_t i = 0; i < kf->n_objs; i++) {
-        if (kf->objs[i].js && kf->objs[i].id > max_t)
+        if (KIN_IS_JS(&kf->objs[i]) && kf->objs[i].id > max_t)
             return 0; /* the final one holds an object numbered after all of the target's */
         /* numbered before the target's newest, absent from the target: dead by then */
-        own_f += kf->objs[i].js && leaks_cmd_find(kt, kf->objs[i].id) == kt->n_objs;
+        own_f += KIN_IS_JS(&kf->objs[i]) && leaks_cmd_find(kt, kf->objs[i].id) == kt->n_objs;
     }
     if (own_t < LEAKS_CMD_ORDER_SAMPLE || !kept)
         return 0;
@@ -241,15 +241,15 @@ static int leaks_cmd_order(cli_common *co, const char *a, const kin_print *ka,
         return 0; /* the order test reads V8's ids, numbered as objects are first seen */
     uint64_t own_a = 0, own_b = 0, older = 0, mid = 0;
     for (uint64_t i = 0; i < ka->n_objs; i++)
-        own_a += ka->objs[i].js && leaks_cmd_find(kb, ka->objs[i].id) == kb->n_objs;
+        own_a += KIN_IS_JS(&ka->objs[i]) && leaks_cmd_find(kb, ka->objs[i].id) == kb->n_objs;
     for (uint64_t i = 0, k = 0; i < ka->n_objs && own_a; i++)
-        if (ka->objs[i].js && leaks_cmd_find(kb, ka->objs[i].id) == kb->n_objs &&
+        if (KIN_IS_JS(&ka->objs[i]) && leaks_cmd_find(kb, ka->objs[i].id) == kb->n_objs &&
             k++ == own_a / 2) {
             mid = ka->objs[i].id; /* objs are sorted by id: the median */
             break;
         }
     for (uint64_t i = 0; i < kb->n_objs; i++)
-        if (kb->objs[i].js && leaks_cmd_find(ka, kb->objs[i].id) == ka->n_objs) {
+        if (KIN_IS_JS(&kb->objs[i]) && leaks_cmd_find(ka, kb->objs[i].id) == ka->n_objs) {
             own_b++;
             older += kb->objs[i].id < mid;
         }

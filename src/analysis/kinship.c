@@ -93,6 +93,10 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
         if (p->n_cls == 0 || p->cls[p->n_cls - 1] != p->cls[i])
             p->cls[p->n_cls++] = p->cls[i];
     if (graph_has_ids(g)) {
+        class_ix flat_string = GRAPH_NONE; /* V8's "(string)": a text that never changes */
+        for (class_ix c = 0; v8 && c < g->n_classes && flat_string == GRAPH_NONE; c++)
+            if (!strcmp(graph_str(g, g->classes[c].name), "(string)"))
+                flat_string = c;
         for (node_ix v = 0; v < g->n_nodes; v++) {
             class_ix c = graph_node_class(g, v);
             uint32_t h = c < g->n_classes ? hc[c] : (uint32_t)g->node_kind[v] + 1;
@@ -104,6 +108,8 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
                  g->node_kind[v] == GRAPH_KIND_CLOSURE) &&
                 strncmp(graph_str(g, g->classes[c].name), "system /", 8) != 0)
                 js = hash_fnv32_str(graph_str(g, g->node_name[v])) | 1u;
+            else if (v8 && g->node_name && c < g->n_classes && c == flat_string)
+                js = (hash_fnv32_str(graph_str(g, g->node_name[v])) & ~1u) | 2u;
             p->objs[p->n_objs++] = (kin_obj){id, h, js};
             p->n_pos += id == v || id == (uint64_t)v + 1;
         }
@@ -235,9 +241,13 @@ int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s,
             uint32_t ca = a->objs[i].cls;
             s->ids_refilled +=
                 s->hprof && !same && (ca == fill[0] || ca == fill[1] || ca == fill[2]);
-            if (a->objs[i].js || b->objs[j].js) {
+            uint32_t ja = a->objs[i].js, jb = b->objs[j].js;
+            if (ja && jb && !(ja & 1) && !(jb & 1)) { /* a string on both sides */
+                s->str_shared++;
+                s->str_same_text += ja == jb;
+            } else if (ja || jb) {
                 s->js_shared++;
-                s->js_same_class += a->objs[i].js == b->objs[j].js;
+                s->js_same_class += ja == jb;
             }
             i++;
             j++;
@@ -306,6 +316,15 @@ int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s,
                  "constructor or function name: the snapshots come from different "
                  "processes (or isolates)%s",
                  (unsigned long long)s->js_shared, kin_pct(s->js_same_class, s->js_shared),
+                 moved);
+        return 0;
+    }
+    if (s->str_shared >= KIN_MIN_JS_SAMPLE &&
+        s->str_same_text * 100 < s->str_shared * KIN_MIN_STR_PCT) {
+        snprintf(why, cap,
+                 "of %llu strings present in both by id, only %u%% keep their text: the "
+                 "snapshots come from different processes (or isolates)%s",
+                 (unsigned long long)s->str_shared, kin_pct(s->str_same_text, s->str_shared),
                  moved);
         return 0;
     }

@@ -28,6 +28,8 @@ void rep_leaks_inputs_json(jsonw *w, const kin_stats *ks, int related, int force
     jsonw_kv_uint(w, "ids_same_class", ks->ids_same_class);
     jsonw_kv_uint(w, "js_ids_shared", ks->js_shared);
     jsonw_kv_uint(w, "js_ids_same_class", ks->js_same_class);
+    jsonw_kv_uint(w, "string_ids_shared", ks->str_shared);
+    jsonw_kv_uint(w, "string_ids_same_text", ks->str_same_text);
     jsonw_kv_bool(w, "ids_renumbered", ks->ids_renumbered);
     jsonw_obj_end(w);
 }
