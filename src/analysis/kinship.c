@@ -245,7 +245,7 @@ int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s,
             if (ja && jb && !(ja & 1) && !(jb & 1)) { /* a string on both sides */
                 s->str_shared++;
                 s->str_same_text += ja == jb;
-            } else if (ja || jb) {
+            } else if ((ja | jb) & 1) { /* a JavaScript object on either side */
                 s->js_shared++;
                 s->js_same_class += ja == jb;
             }
