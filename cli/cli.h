@@ -264,6 +264,10 @@ const char *cli_fmt_id(char *buf, const graph *g, uint64_t id);
  * jmap -histo), " (a heap dump writes ...: Foo$$Lambda+0x...)" into buf: what a "no class
  * named" message adds */
 const char *cli_hidden_hint(char *buf, size_t cap, const char *cls);
+/* The dump's name of class `name`: name itself, or, when the dump has no class of that name
+ * but has the hidden class the JVM names so (Foo$$Lambda/0x12, which a heap dump writes
+ * Foo$$Lambda+0x12), that one, in buf. */
+const char *cli_dump_class(const graph *g, const char *name, char *buf, size_t cap);
 /* Parses an id typed by a user: "0x1f", "@123" (V8 node id), "123" (decimal). Returns 1 and
  * *out, or 0 if s is not a number. */
 int cli_parse_id(const char *s, uint64_t *out);

@@ -847,3 +847,13 @@ const char *cli_hidden_hint(char *buf, size_t cap, const char *cls)
                  "JVM's has '/': %.*s+0x...)", (int)(slash - cls), cls);
     return buf;
 }
+
+const char *cli_dump_class(const graph *g, const char *name, char *buf, size_t cap)
+{
+    const char *slash = strstr(name, "/0x");
+    if (!slash || strlen(name) >= cap || graph_find_class(g, name) != GRAPH_NONE)
+        return name;
+    snprintf(buf, cap, "%s", name);
+    buf[slash - name] = '+';
+    return graph_find_class(g, buf) != GRAPH_NONE ? buf : name;
+}

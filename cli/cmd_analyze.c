@@ -310,7 +310,9 @@ int cmd_analyze(int argc, char **argv)
     }
     uint32_t first_watch = rs.n_insp;
     for (int i = 0; st == LR_OK && i < watches.n; i++) {
-        st = rules_add_watch(&rs, watches.v[i], conds[i], &err);
+        char cb[512];
+        st = rules_add_watch(&rs, cli_dump_class(g, watches.v[i], cb, sizeof cb), conds[i],
+                             &err);
         if (st == LR_ERR_RULES) { /* the command line's, not a rules file's: a usage error */
             rc = cli_usage_error(&co, "%s", err.msg);
             goto done;

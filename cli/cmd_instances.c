@@ -74,6 +74,8 @@ int cmd_instances(int argc, char **argv)
     if ((rc = cli_open(&co, co.pos[0], 0, &lh)) != 0)
         return rc;
     graph *g = lr_heap_graph(lh);
+    char cbuf[512];
+    cls = cli_dump_class(g, cls, cbuf, sizeof cbuf);
     lr_error err = {.offset = LR_NO_OFFSET};
     rules_set rs;
     rules_init(&rs);

@@ -53,6 +53,8 @@ int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit)
     if ((rc = cli_open(co, co->pos[0], 0, &lh)) != 0)
         return rc;
     graph *g = lr_heap_graph(lh);
+    char cbuf[512];
+    cls = cli_dump_class(g, cls, cbuf, sizeof cbuf);
     lr_error err = {.offset = LR_NO_OFFSET};
     query_opts qo = {0};
     enum top_model model;

@@ -9,7 +9,10 @@
 #    the JSON's), and those two groups and their traces carry a `stable_signature`, equal in
 #    both dumps; the named listener's leak has none (its signature is stable as it is);
 #  - the store, fed both dumps (as versions 1 and 2), holds three leaks, each seen in both,
-#    and `store diff --fail-on-new` from 1 to 2 finds no new leak.
+#    and `store diff --fail-on-new` from 1 to 2 finds no new leak;
+#  - the lambda's class named the JVM's way (Class.getName(), jmap -histo: '/' where the dump
+#    writes '+') is that class to `instances`, `path --merged` and `--watch` (it was "no
+#    class named ...").
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -87,4 +90,16 @@ while read -r lc stable; do
     head -1 "$work/show.txt" | grep -q "^Leak $stable " ||
         fail "store show ${lc:0:12}: $(head -1 "$work/show.txt"), not $stable"
 done <"$work/pairs.txt"
+pat='com[.]example[.]lambdas[.]LambdaLeaks[$][$]Lambda[^ ]*+0x[0-9a-f]*'
+lambda=$("$LEAKRAY" histo "$work/a.hprof" | grep -o "$pat" | head -1)
+[ -n "$lambda" ] || fail "no lambda class in the histogram"
+jvm_name=${lambda/+//}
+"$LEAKRAY" instances "$work/a.hprof" "$jvm_name" --no-timing > "$work/inst.txt" ||
+    fail "instances $jvm_name: exit $?"
+grep -qF "of $lambda" "$work/inst.txt" || fail "instances $jvm_name: $(head -1 "$work/inst.txt")"
+"$LEAKRAY" path "$work/a.hprof" --class "$jvm_name" --merged --no-timing > /dev/null ||
+    fail "path --merged --class $jvm_name: exit $?"
+"$LEAKRAY" analyze "$work/a.hprof" --watch "$jvm_name" --no-suspects --no-timing \
+    > /dev/null 2> "$work/w.err"
+grep -q 'no class' "$work/w.err" && fail "--watch $jvm_name: $(cat "$work/w.err")"
 echo "stable signatures: ok"
