@@ -290,6 +290,19 @@ static int interface_like(const graph *g, class_ix k, inst_cache *ic)
     return 1;
 }
 
+/* Whether g is a V8 snapshot written without numeric values: no "smi number" node, so no
+ * property holding a small integer is in it, and a condition on one finds no field. O(N),
+ * asked only when a field is missing. */
+static int v8_without_numbers(const graph *g)
+{
+    if (strcmp(g->format ? g->format : "", "v8") || !g->node_name)
+        return 0;
+    for (node_ix v = 0; v < g->n_nodes; v++)
+        if (!strcmp(graph_str(g, g->node_name[v]), "smi number"))
+            return 0;
+    return 1;
+}
+
 static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, class_ix c,
                             const char *cls, void (*report)(void *, const char *), void *ctx,
                             int depth, int neg, inst_cache *ic)
@@ -381,6 +394,12 @@ static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, clas
                      first, o->s);
         else
             snprintf(msg, sizeof msg, "--leaking-if: %s has no field '%s'", cls, first);
+        if (v8_without_numbers(g)) {
+            size_t l = strlen(msg);
+            snprintf(msg + l, sizeof msg - l, "; a V8 snapshot lists a property that holds a "
+                     "small integer only when written with numeric values (Node: "
+                     "writeHeapSnapshot's exposeNumericValues)");
+        }
         report(ctx, msg);
         n++;
     }
