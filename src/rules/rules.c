@@ -257,6 +257,7 @@ static int class_below(const graph *g, class_ix k, class_ix c);
 typedef struct inst_cache {
     uint8_t *has;
     int tried;
+    int v8_numbers; /* v8_without_numbers' answer once asked: -1 not yet */
 } inst_cache;
 
 static const uint8_t *classes_with_instances(const graph *g, inst_cache *ic)
@@ -291,16 +292,19 @@ static int interface_like(const graph *g, class_ix k, inst_cache *ic)
 }
 
 /* Whether g is a V8 snapshot written without numeric values: no "smi number" node, so no
- * property holding a small integer is in it, and a condition on one finds no field. O(N),
- * asked only when a field is missing. */
-static int v8_without_numbers(const graph *g)
+ * property holding a small integer is in it, and a condition on one finds no field. O(N)
+ * once per check (ic), asked only when a field is missing. */
+static int v8_without_numbers(const graph *g, inst_cache *ic)
 {
+    if (ic->v8_numbers >= 0)
+        return ic->v8_numbers;
+    ic->v8_numbers = 0;
     if (strcmp(g->format ? g->format : "", "v8") || !g->node_name)
         return 0;
     for (node_ix v = 0; v < g->n_nodes; v++)
         if (!strcmp(graph_str(g, g->node_name[v]), "smi number"))
             return 0;
-    return 1;
+    return ic->v8_numbers = 1;
 }
 
 static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, class_ix c,
@@ -394,7 +398,7 @@ static uint32_t check_paths(const rules_set *rs, int32_t e, const graph *g, clas
                      first, o->s);
         else
             snprintf(msg, sizeof msg, "--leaking-if: %s has no field '%s'", cls, first);
-        if (v8_without_numbers(g)) {
+        if (v8_without_numbers(g, ic)) {
             size_t l = strlen(msg);
             snprintf(msg + l, sizeof msg - l, "; a V8 snapshot lists a property that holds a "
                      "small integer only when written with numeric values (Node: "
@@ -451,7 +455,7 @@ static int has_constructor(const graph *g, const char *name)
 uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph *g,
                            void (*report)(void *ctx, const char *msg), void *ctx)
 {
-    inst_cache ic = {NULL, 0};
+    inst_cache ic = {NULL, 0, -1};
     uint32_t n = 0;
     char msg[600];
     for (uint32_t i = first_insp; i < rs->n_insp; i++) {
@@ -641,7 +645,7 @@ static void report_at_line(void *ctx, const char *msg)
 static uint32_t file_check(const rules_set *rs, uint32_t first_insp, uint32_t first_ref,
                            const graph *g, void (*report)(void *ctx, const char *msg), void *ctx)
 {
-    inst_cache ic = {NULL, 0};
+    inst_cache ic = {NULL, 0, -1};
     /* Only where the dump has the class: a team's rules file names classes of many apps,
      * and one this dump lacks is no typo. A field the class lacks is: the rule never applies
      * (a library leak stays an application leak, an inspector never speaks). */
