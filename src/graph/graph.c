@@ -1801,6 +1801,59 @@ static int name_partial(const graph *g, node_ix n)
     return units >= GRAPH_V8_NAME_LIMIT;
 }
 
+/* Decodes count units from p + first as UTF-8 into buf (bounded, always terminated):
+ * width 1 is Latin-1 bytes, 2 UTF-16 in the dump's (big-endian) order, 3 UTF-16 in the VM's
+ * little-endian order (a JDK 9+ String's UTF16 coder). A lone surrogate reads U+FFFD.
+ * Returns the bytes the whole text takes. */
+static long units_text(const uint8_t *p, uint64_t first, uint64_t count, unsigned width,
+                       char *buf, size_t cap)
+{
+    size_t at = 0;
+    for (uint64_t i = first; i < first + count; i++) {
+        uint32_t u;
+        if (width == 1) {
+            at += put_utf8(buf, cap, at, p[i]);
+            continue;
+        }
+        u = width == 3 ? (uint32_t)(p[2 * i] | (p[2 * i + 1] << 8))
+                       : (uint32_t)((p[2 * i] << 8) | p[2 * i + 1]);
+        if (u >= 0xd800 && u < 0xdc00 && i + 1 < first + count) {
+            uint32_t u2 = width == 3 ? (uint32_t)(p[2 * i + 2] | (p[2 * i + 3] << 8))
+                                     : (uint32_t)((p[2 * i + 2] << 8) | p[2 * i + 3]);
+            if (u2 >= 0xdc00 && u2 < 0xe000) {
+                u = 0x10000 + ((u - 0xd800) << 10) + (u2 - 0xdc00);
+                i++;
+            }
+        }
+        if (u >= 0xd800 && u < 0xe000)
+            u = 0xfffd;
+        at += put_utf8(buf, cap, at, u);
+    }
+    if (cap)
+        buf[at < cap ? at : cap - 1] = '\0';
+    /* put_utf8 skips what does not fit; terminate at the last whole code point written. */
+    if (cap && at >= cap) {
+        size_t k = strnlen(buf, cap - 1);
+        buf[k] = '\0';
+    }
+    return (long)at;
+}
+
+long graph_chars_text(const graph *g, node_ix a, char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    if (a >= g->n_nodes || g->node_kind[a] != GRAPH_KIND_PRIM_ARRAY ||
+        graph_node_off(g, a) == UINT64_MAX || graph_node_class(g, a) >= g->n_classes)
+        return -1;
+    uint8_t et = g->classes[graph_node_class(g, a)].elem_type;
+    unsigned esz = et == GRAPH_FT_CHAR ? 2 : et == GRAPH_FT_BYTE ? 1 : 0;
+    uint64_t off = graph_node_off(g, a), alen = graph_node_len(g, a);
+    if (!esz || off > g->data_len || alen > (g->data_len - off) / esz)
+        return -1;
+    return units_text(g->data + off, 0, alen, esz == 1 ? 1 : 2, buf, cap);
+}
+
 long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
 {
     if (cap)
@@ -1864,38 +1917,17 @@ long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)
     int utf16le = 0;
     if (et == GRAPH_FT_BYTE && graph_field_find(g, n, "coder", &coder) && coder.raw == 1)
         utf16le = 1; /* JDK 9+ UTF16 strings: chars in the VM's (little-endian) order */
-    size_t at = 0;
-    if (et == GRAPH_FT_CHAR || utf16le) {
-        uint64_t units = utf16le ? alen / 2 : count;
-        for (uint64_t i = first; i < first + units; i++) {
-            uint32_t u = utf16le ? (uint32_t)(p[2 * i] | (p[2 * i + 1] << 8))
-                                 : (uint32_t)((p[2 * i] << 8) | p[2 * i + 1]);
-            if (u >= 0xd800 && u < 0xdc00 && i + 1 < first + units) {
-                uint32_t u2 = utf16le ? (uint32_t)(p[2 * i + 2] | (p[2 * i + 3] << 8))
-                                      : (uint32_t)((p[2 * i + 2] << 8) | p[2 * i + 3]);
-                if (u2 >= 0xdc00 && u2 < 0xe000) {
-                    u = 0x10000 + ((u - 0xd800) << 10) + (u2 - 0xdc00);
-                    i++;
-                }
-            }
-            if (u >= 0xd800 && u < 0xe000)
-                u = 0xfffd;
-            at += put_utf8(buf, cap, at, u);
-        }
+    if (utf16le) {
+        first = 0;
+        count = alen / 2;
     } else if (et == GRAPH_FT_BYTE) {
-        for (uint64_t i = 0; i < alen; i++)
-            at += put_utf8(buf, cap, at, p[i]); /* LATIN1 */
-    } else {
+        first = 0;
+        count = alen;
+    } else if (et != GRAPH_FT_CHAR) {
         return 0;
     }
-    if (cap)
-        buf[at < cap ? at : cap - 1] = '\0';
-    /* put_utf8 skips what does not fit; terminate at the last whole code point written. */
-    if (cap && at >= cap) {
-        size_t k = strnlen(buf, cap - 1);
-        buf[k] = '\0';
-    }
-    return (long)at;
+    return units_text(p, first, count, et == GRAPH_FT_BYTE && !utf16le ? 1 : utf16le ? 3 : 2,
+                      buf, cap);
 }
 
 const char *graph_edge_name_text(const graph *g, edge_ix e, char *buf, size_t cap)

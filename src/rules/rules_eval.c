@@ -64,23 +64,12 @@ static long obj_string(const graph *g, node_ix n, char *buf, size_t cap)
     long r = graph_string_value(g, n, buf, cap);
     if (r >= 0)
         return r;
-    if (g->node_kind[n] != GRAPH_KIND_PRIM_ARRAY || graph_node_class(g, n) == GRAPH_NONE ||
-        graph_node_class(g, n) >= g->n_classes)
-        return -1;
-    const graph_class *c = &g->classes[graph_node_class(g, n)];
-    uint64_t off = graph_node_off(g, n);
-    uint64_t cnt = g->node_len || g->derive ? graph_node_len(g, n) : 0;
-    unsigned es = c->elem_type == GRAPH_FT_CHAR ? 2 : c->elem_type == GRAPH_FT_BYTE ? 1 : 0;
-    if (!es || off == UINT64_MAX || off > g->data_len || cnt > (g->data_len - off) / es)
-        return -1;
-    size_t k = 0;
-    for (uint64_t i = 0; i < cnt && k + 1 < cap; i++) {
-        unsigned ch = es == 2 ? (unsigned)(g->data[off + 2 * i] << 8 | g->data[off + 2 * i + 1])
-                              : g->data[off + i];
-        buf[k++] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
-    }
-    buf[k] = 0;
-    return (long)cnt;
+    r = graph_chars_text(g, n, buf, cap);
+    /* a label is one line: a control character in a thread's name would break it */
+    for (long k = 0; k < r && (size_t)k + 1 < cap && buf[k]; k++)
+        if ((unsigned char)buf[k] < 0x20 || buf[k] == 0x7f)
+            buf[k] = '?';
+    return r;
 }
 
 const char *rules_thread_name(const graph *g, node_ix thread, char *buf, size_t cap)

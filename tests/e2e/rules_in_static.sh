@@ -8,8 +8,9 @@
 # are the same two. A class object's @class, @simple and @super are the class it stands for
 # (they read "", so `inspect class-object` could not name one class). A template prints a char
 # field and a Character as their characters (they printed their codes: "233") and {@id} as the
-# dump lists ids (0x... on HPROF; it printed a decimal no other output shows). "{}" prints
-# as written, "{{" and "}}" as braces (such a label was dropped: its "path" read as missing).
+# dump lists ids (0x... on HPROF; it printed a decimal no other output shows), and a char[]'s
+# text whole (every character past ASCII printed "?"). "{}" prints as written, "{{" and "}}"
+# as braces (such a label was dropped: its "path" read as missing).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -28,6 +29,7 @@ inspect InStatic$Screen if this in static InStatic$Holder#CACHE -> label "in CAC
 inspect InStatic$Screen if this in static InStatic$Holder#CACHE.elementData -> label "in elementData"
 inspect class-object if @class == "InStatic$Holder" -> label "holder {@simple} < {@super}"
 inspect InStatic$Screen -> label "grade {grade}{mark} at {@id}"
+inspect InStatic$Screen -> label "sign {sign}"
 inspect InStatic$Screen -> label "set {} {{braces}} {{ spaced }} of {@simple}"
 R
 rc=0
@@ -44,6 +46,8 @@ for t in d['traces']:
     got[title] = sorted(l for l in leak['labels'] if l.startswith(('in ', 'not in')))
     grade = [l for l in leak['labels'] if l.startswith('grade ')]
     assert grade == ['grade \u00e9Z at ' + leak['id']], (grade, leak['id'])
+    sign = [l for l in leak['labels'] if l.startswith('sign ')]
+    assert sign == ['sign \u00e9t\u00e9\U0001f600?'], sign
     text = [l for l in leak['labels'] if l.startswith('set ')]
     assert text == ['set {} {braces} { spaced } of InStatic$Screen'], text
 want = {'root1': ['in ROOTS'], 'root3': ['in ROOTS'], 'root5': ['in ROOTS'],
