@@ -146,6 +146,11 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_common *co);
 /* Prints the verb's usage text to out. */
 void cli_usage(const cli_spec *spec, FILE *out);
 
+/* --detached's check: 0 when g (read from path) is a browser page's snapshot, which alone
+ * holds DOM nodes, else a usage error. Node's snapshots mark some of their own binding objects
+ * detached; listing them as detached DOM would mislead. */
+int cli_need_dom(const cli_common *co, const graph *g, const char *path);
+
 /* Reports a usage problem found by the verb after parsing (bad combination of options,
  * malformed object id...): one line on stderr, JSON error under --json. Returns
  * CLI_EXIT_USAGE. fmt is printf-style. */

@@ -7,12 +7,14 @@
 
 #include "analysis/devtools.h"
 #include "analysis/kinship.h"
+#include "analysis/leakfind.h"
 #include "analysis/native.h"
 #include "base/mem.h"
 #include "base/mfile.h"
 #include "base/outfile.h"
 #include "base/phase.h"
 #include "base/spill.h"
+#include "format/v8.h"
 #include "rules/categories.h"
 #include "report/fmt.h"
 #include "rules/mapping.h"
@@ -227,6 +229,18 @@ static int usage_error(const cli_spec *spec, int json, const char *fmt, ...)
     int rc = vusage_error(spec, json, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+int cli_need_dom(const cli_common *co, const graph *g, const char *path)
+{
+    if (!v8_class_keys(g))
+        return cli_usage_error(co, "--detached needs a V8 snapshot of a browser page");
+    if (!leak_is_browser(g))
+        return cli_usage_error(co,
+                               "--detached needs a V8 snapshot of a browser page; no object in "
+                               "%s is attached to a document (Node.js and workers have no DOM)",
+                               path);
+    return 0;
 }
 
 int cli_usage_error(const cli_common *co, const char *fmt, ...)

@@ -272,10 +272,10 @@ int cmd_analyze(int argc, char **argv)
     }
     analyze_phase("load", &tp);
     graph *g = lr_heap_graph(h);
-    if (detached && !v8_class_keys(g)) { /* as histo and leaks: asked, it cannot hold */
+    if (detached && (rc = cli_need_dom(&co, g, co.pos[0])) != 0) { /* asked, it cannot hold */
         lr_close(h);
         cat_fini(&cs);
-        return cli_usage_error(&co, "--detached needs a V8 snapshot of a browser page");
+        return rc;
     }
     lr_error err;
     memset(&err, 0, sizeof err);

@@ -76,6 +76,11 @@ int cmd_clusters(int argc, char **argv)
         return rc;
     }
     const graph *g = lr_heap_graph(lh);
+    if (detached && (rc = cli_need_dom(&co, g, co.pos[0])) != 0) {
+        lr_close(lh);
+        crules_fini(&rs);
+        return rc;
+    }
     lr_error err = {.offset = LR_NO_OFFSET};
     dom_tree t = {0};
     cluster_ctx c = {0};

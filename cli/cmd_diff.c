@@ -131,10 +131,10 @@ int cmd_diff(int argc, char **argv)
         return rc;
     }
     const graph *a = lr_heap_graph(ha), *b = lr_heap_graph(hb);
-    if (detached && !(v8_class_keys(a) && v8_class_keys(b))) { /* as histo: no DOM elsewhere */
-        rc = cli_usage_error(&co, "--detached needs V8 snapshots of a browser page");
+    /* as histo: no DOM elsewhere */
+    if (detached && ((rc = cli_need_dom(&co, a, co.pos[0])) != 0 ||
+                     (rc = cli_need_dom(&co, b, co.pos[1])) != 0))
         goto out;
-    }
     lr_error err = {.offset = LR_NO_OFFSET};
     kin_stats ks;
     int related = 0;

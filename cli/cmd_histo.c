@@ -189,6 +189,10 @@ int cmd_histo(int argc, char **argv)
     if ((rc = cli_open(&co, co.pos[0], want_retained ? 0 : CLI_OPEN_NO_EDGES, &lh)) != 0)
         return rc;
     const graph *g = lr_heap_graph(lh);
+    if (detached && (rc = cli_need_dom(&co, g, co.pos[0])) != 0) {
+        lr_close(lh);
+        return rc;
+    }
     if (v8_class_keys(g) && g->synthetic_root != GRAPH_NONE && !heap) {
         /* DevTools' Summary shows retained sizes and sorts by them. */
         if (!sort_given)

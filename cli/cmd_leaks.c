@@ -612,10 +612,8 @@ int cmd_leaks(int argc, char **argv)
     if ((rc = cli_open(&co, final, 0, &lh)) != 0)
         goto out;
     const graph *g = lr_heap_graph(lh);
-    if (detached && !v8_class_keys(g)) { /* as histo: no DOM elsewhere */
-        rc = cli_usage_error(&co, "--detached needs V8 snapshots of a browser page");
+    if (detached && (rc = cli_need_dom(&co, g, final)) != 0) /* as histo: no DOM elsewhere */
         goto out;
-    }
     if ((rc = clu_load_shipped(&co, g, &rs)) != 0)
         goto out;
     if (final != target) {

@@ -110,9 +110,9 @@ int cmd_report(int argc, char **argv)
     co.mapping_flags = MAPPING_KEEP_ARRAYS;
     if ((rc = cli_open(&co, co.pos[0], 0, &h)) != 0)
         return rc;
-    if (detached && !v8_class_keys(lr_heap_graph(h))) { /* as histo and leaks */
-        lr_close(h);
-        return cli_usage_error(&co, "--detached needs a V8 snapshot of a browser page");
+    if (detached && (rc = cli_need_dom(&co, lr_heap_graph(h), co.pos[0])) != 0) {
+        lr_close(h); /* as histo and leaks */
+        return rc;
     }
     lr_error err = {.offset = LR_NO_OFFSET};
     lr_analyze_opts ao = {rules_files.v, rules_files.n, watches.v, conds, watches.n, no_shipped,

@@ -149,6 +149,11 @@ int cmd_top(int argc, char **argv)
         lr_close(lh);
         return cli_usage_error(&co, "--detached needs a V8 snapshot and the devtools model");
     }
+    if (detached && (rc = cli_need_dom(&co, g, co.pos[0])) != 0) {
+        free(keep);
+        lr_close(lh);
+        return rc;
+    }
     if (is_v8 && (!model || strcmp(model, "devtools") == 0)) {
         rc = top_cmd_devtools(&co, g, &o, csv);
         if (cli_exit_keeps_heap())

@@ -33,10 +33,10 @@ json_eq 'd["gates"][0]["count_a"] >= 1 and d["gates"][0]["count_b"] >= 1' true
 cli_fixtures
 run diff "$FIX/test-dump-base.hprof" "$FIX/test-dump.hprof" --detached
 expect_rc 2
-expect_err "needs V8 snapshots of a browser page"
+expect_err "needs a V8 snapshot of a browser page"
 run leaks --baseline "$FIX/test-dump-base.hprof" --target "$FIX/test-dump.hprof" --detached --force
 expect_rc 2
-expect_err "needs V8 snapshots of a browser page"
+expect_err "needs a V8 snapshot of a browser page"
 # --strict refuses an unknown gate class before any document: with --json the error document
 # is the only one (it printed the whole comparison, then exited 2 with no error in it)
 run diff "$A" "$F" --fail-on-growth com.example.Typo=1 --strict --json --no-timing

@@ -115,4 +115,16 @@ for v in analyze report; do
     expect_rc 2
     expect_err "^leakray $v: --detached needs a V8 snapshot of a browser page"
 done
+# and on a V8 heap with no document (the V8 shell's; Node.js's): every verb found no detached DOM, or
+# listed Node's own binding objects that the snapshot marks detached, and exited 0
+node=${LEAKRAY_FIXTURES:-$LEAKRAY_SRC/../shared/fixtures}/v8/heap-1.heapsnapshot
+for v in analyze histo top clusters report diff; do
+    case $v in
+    report) run $v "$node" --detached -o "$T/d.html" ;;
+    diff) run $v "$node" "$node" --detached ;;
+    *) run $v "$node" --detached ;;
+    esac
+    expect_rc 2
+    expect_err "^leakray $v: --detached needs a V8 snapshot of a browser page; no object in .*heap-1"
+done
 echo "usage_errors: ok"
