@@ -172,8 +172,9 @@ static void print_opt(FILE *out, const char *name, const char *metavar, const ch
 
 void cli_usage(const cli_spec *spec, FILE *out)
 {
-    fprintf(out, "usage: leakray %s [options]%s%s\n", spec->verb, spec->args ? " " : "",
-            spec->args ? spec->args : "");
+    int args = spec->args && spec->args[0];
+    fprintf(out, "usage: leakray %s [options]%s%s\n", spec->verb, args ? " " : "",
+            args ? spec->args : "");
     fprintf(out, "%s\n", spec->summary);
     if (spec->opts && spec->opts[0].name) {
         fputs("\noptions:\n", out);
