@@ -192,7 +192,7 @@ int cmd_analyze(int argc, char **argv)
          "also write the text report to OUT (with --json: both from one analysis)", NULL},
         {0}};
     const cli_spec spec = {
-        "analyze", "FILE", "LeakCanary-style leak traces of watched and rule-matched objects",
+        "analyze", "FILE", "LeakCanary-style leak traces of watched and rule-matched objects.",
         opts, 1, 1,
         "Leaking objects: instances watched by leakcanary.KeyedWeakReference, objects a rule\n"
         "declares leaking, and --watch CLASS [--leaking-if EXPR] pairs; on a browser snapshot\n"

@@ -169,7 +169,7 @@ int cmd_attach(int argc, char **argv)
         {0}};
     const cli_spec spec = {
         "attach", "PID [OPTIONS]",
-        "load the leak-watching JVM agent into a running JVM", opts, 1, 2,
+        "Load the leak-watching JVM agent into a running JVM.", opts, 1, 2,
         "OPTIONS are the agent's, comma-separated (docs/agent.md): dump-dir=DIR threshold=N\n"
         "delay-ms=N watch=CLASS#METHOD report=text|json|db store=URL max-dumps=N\n"
         "max-watched=N rules=FILE|none leakray=PATH quiet. The JVM must run as the same\n"

@@ -57,7 +57,7 @@ int cmd_convert(int argc, char **argv)
         CLI_OPTS_OUTPUT(&out, "output .heapsnapshot or .jsonl (gzip when it ends in .gz)"),
         {0}};
     const cli_spec spec = {
-        "convert", "FILE", "write a dump as a V8 .heapsnapshot (Chrome DevTools, memlab)", opts,
+        "convert", "FILE", "Write a dump as a V8 .heapsnapshot (Chrome DevTools, memlab).", opts,
         1, 1,
         "Only objects strongly reachable from the GC roots are written; weak, soft, phantom\n"
         "and finalizer referents become weak edges. Java objects are `object` nodes named by\n"

@@ -59,7 +59,7 @@ int cmd_cycles(int argc, char **argv)
          "compare with a baseline of another program (the format must match)", NULL},
         {0}};
     const cli_spec spec = {
-        "cycles", "FILE", "retain cycles (strongly connected objects) and who holds them", opts,
+        "cycles", "FILE", "Retain cycles (strongly connected objects) and who holds them.", opts,
         1, 1,
         "Follows strong object edges (fields, elements), never class objects or statics;\n"
         "in JavaScript heaps also a closure's context and a Map's or Set's table, never\n"

@@ -45,7 +45,7 @@ int cmd_dupes(int argc, char **argv)
          "write one image per duplicate bitmap group into DIR", NULL},
         {0}};
     const cli_spec spec = {
-        "dupes", "FILE", "identical primitive arrays, bitmaps and strings (wasted memory)", opts,
+        "dupes", "FILE", "Identical primitive arrays, bitmaps and strings (wasted memory).", opts,
         1, 1,
         "Arrays are grouped by type, length and exact bytes; each copy's owner is its first\n"
         "referrer, with the shortest strong path from a GC root. Bitmaps: android.graphics.\n"

@@ -201,7 +201,7 @@ static int native_report(int argc, char **argv)
         NATIVE_STORE_OPTS(&ns),
         {0}};
     const cli_spec spec = {"native report", "FILE",
-                           "render a saved native leak scan (and record it in the leak store)",
+                           "Render a saved native leak scan (and record it in the leak store).",
                            opts, 1, 1, NULL};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
@@ -522,7 +522,7 @@ static int native_run(int argc, char **argv)
         {0}};
     const cli_spec spec = {
         "native run", "-- PROGRAM [ARGS...]",
-        "run PROGRAM with the native malloc monitor and report its leaks at exit", opts, 0, 0,
+        "Run PROGRAM with the native malloc monitor and report its leaks at exit.", opts, 0, 0,
         "The program's own output is passed through; the report follows it on stdout.\n"
         "While it runs, `leakray native check PID` asks for a scan.\n"
         "With --store every scan of the program (signal, timer, check, exit) is recorded.\n"
@@ -951,7 +951,7 @@ static int native_check(int argc, char **argv)
         NATIVE_STORE_OPTS(&ns),
         {0}};
     const cli_spec spec = {"native check", "PID",
-                           "scan a running process started with the native monitor", opts, 1, 1,
+                           "Scan a running process started with the native monitor.", opts, 1, 1,
                            NULL};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);

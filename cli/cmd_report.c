@@ -75,7 +75,7 @@ int cmd_report(int argc, char **argv)
          NULL},
         {0}};
     const cli_spec spec = {
-        "report", "FILE", "self-contained HTML report: leaks, dominator treemap, tables", opts, 1,
+        "report", "FILE", "Self-contained HTML report: leaks, dominator treemap, tables.", opts, 1,
         1,
         "One HTML file with inline script and styles, no network access, opening from\n"
         "file://: a summary, the leak groups with their traces (suspect references\n"

@@ -281,7 +281,7 @@ static int cmd_store_ingest(int argc, char **argv)
         {0}};
     const cli_spec spec = {
         "store ingest", "INPUT...",
-        "store dumps (analysed on the way in), analyze --json reports and native scan reports",
+        "Store dumps (analysed on the way in), analyze --json reports and native scan reports.",
         opts, 1, CLI_MAX_POS,
         "A dump is any file leakray reads (HPROF, .heapsnapshot, ...); a JSON file no\n"
         "dump reader recognises is taken for a report. INPUT may be - (standard input) or a\n"
@@ -390,7 +390,7 @@ static int cmd_store_leaks(int argc, char **argv)
 {
     store_opts o = {0};
     const cli_optdef opts[] = {STORE_DB_OPT(&o), STORE_FILTER_OPTS(&o), {0}};
-    const cli_spec spec = {"store leaks", "", "one row per leak signature over stored reports",
+    const cli_spec spec = {"store leaks", "", "One row per leak signature over stored reports.",
                            opts, 0, 0,
                            "Columns: occurrences (reports it appears in), dumps (distinct "
                            "analyses), instances\n(leaking objects), retained median and max "
@@ -426,7 +426,7 @@ static int cmd_store_show(int argc, char **argv)
     store_opts o = {0};
     const cli_optdef opts[] = {STORE_DB_OPT(&o), {0}};
     const cli_spec spec = {"store show", "SIGNATURE",
-                           "one leak: its newest trace and every report it appeared in",
+                           "One leak: its newest trace and every report it appeared in.",
                            opts, 1, 1, "SIGNATURE may be any unique prefix (4+ hex digits).\n"};
     cli_common co;
     store *s;
@@ -468,7 +468,7 @@ static int cmd_store_trend(int argc, char **argv)
                                 "day|version"},
                                {0}};
     const cli_spec spec = {
-        "store trend", "", "per day or per version: new, recurring and fixed leaks", opts, 0,
+        "store trend", "", "Per day or per version: new, recurring and fixed leaks.", opts, 0,
         0,
         "new: first seen in that bucket; recurring: seen before too; fixed: seen in the "
         "previous\nbucket, not in this one. Versions sort as versions (3.10 after 3.9).\n"};
@@ -516,7 +516,7 @@ static int cmd_store_diff(int argc, char **argv)
         {"--fail-on-new", CLI_OPT_FLAG, &fail_on_new, NULL,
          "exit 1 when V2 has a leak V1 did not have", NULL},
         {0}};
-    const cli_spec spec = {"store diff", "", "leaks new, fixed, grown or shrunk from V1 to V2",
+    const cli_spec spec = {"store diff", "", "Leaks new, fixed, grown or shrunk from V1 to V2.",
                            opts, 0, 0, NULL};
     cli_common co;
     store_filter f;
@@ -567,7 +567,7 @@ static int cmd_store_prune(int argc, char **argv)
         {"--keep-dumps", CLI_OPT_INT, &keep_dumps, "N",
          "keep only the newest N reports (ingests: one dump ingested twice is two)", NULL},
         {0}};
-    const cli_spec spec = {"store prune", "", "delete old reports and the leaks only they had",
+    const cli_spec spec = {"store prune", "", "Delete old reports and the leaks only they had.",
                            opts, 0, 0, NULL};
     cli_common co;
     store *s;
@@ -602,7 +602,7 @@ static int cmd_store_export(int argc, char **argv)
     store_opts o = {0};
     const cli_optdef opts[] = {STORE_DB_OPT(&o), {0}};
     const cli_spec spec = {"store export", "",
-                           "the whole store as one JSON document (reports, leaks, occurrences)",
+                           "The whole store as one JSON document (reports, leaks, occurrences).",
                            opts, 0, 0, "Always JSON; --json is accepted and changes nothing.\n"};
     cli_common co;
     store *s;

@@ -23,7 +23,7 @@ int cmd_strip(int argc, char **argv)
          "sanitize|shrink"},
         {0}};
     const cli_spec spec = {
-        "strip", "FILE", "remove array contents from an HPROF dump (privacy, size)", opts, 1, 1,
+        "strip", "FILE", "Remove array contents from an HPROF dump (privacy, size).", opts, 1, 1,
         CLI_OUTPUT_NOTE CLI_STDOUT_NOTE
         "sanitize follows LeakCanary's stripper but keeps android.os.Build's strings (the\n"
         "device's maker and build, which the library-leak rules read); the names the dump's\n"

@@ -19,7 +19,7 @@ int cmd_threads(int argc, char **argv)
          NULL},
         {0}};
     const cli_spec spec = {
-        "threads", "FILE", "threads, their stack frames and what their local variables retain",
+        "threads", "FILE", "Threads, their stack frames and what their local variables retain.",
         opts, 1, 1,
         "A thread's retained size counts what its local variables hold (Eclipse MAT's Thread\n"
         "Overview); each local's is `leakray top`'s. State and daemon flag come from the\n"

@@ -322,7 +322,7 @@ static int watch_status_cmd(int argc, char **argv)
 {
     const cli_spec spec = {
         "watch status", "PID",
-        "retained count, state and next action of a JVM running the agent", NULL, 1, 1,
+        "Retained count, state and next action of a JVM running the agent.", NULL, 1, 1,
         "Reads /tmp/leakray-watch-PID.status, kept by libleakray_agent.so (docs/agent.md;\n"
         "load it with -agentpath or `leakray attach`).\n"
         "Example: leakray watch status 4242"};
@@ -353,7 +353,7 @@ static int watch_analyze_cmd(int argc, char **argv)
         {0}};
     const cli_spec spec = {
         "watch analyze", "DUMP",
-        "what the agent runs after a dump: the report beside it, the summary line", opts, 1, 1,
+        "What the agent runs after a dump: the report beside it, the summary line.", opts, 1, 1,
         "Writes DUMP's report as NAME.txt and NAME.json beside it (leakray analyze --json\n"
         "--text: one analysis), prints `leakray: 3 leaks, 1.3 MB retained, report at\n"
         "NAME.txt` on stderr, and keeps at most --max-dumps leakray-*.hprof dumps there.\n"};
