@@ -21,11 +21,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -230,6 +233,66 @@ static int usage_error(const cli_spec *spec, int json, const char *fmt, ...)
     int rc = vusage_error(spec, json, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+pid_t cli_run_self(const cli_common *co, const char *const *args, int out_fd,
+                   const char *out_path, char *msg, size_t cap)
+{
+    char self[PATH_MAX], num[3][24];
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (k <= 0) {
+        snprintf(msg, cap, "cannot find the leakray executable: %s", strerror(errno));
+        return -1;
+    }
+    self[k] = 0;
+    /* the child analyses what this process was asked to, within the same bounds: its memory,
+     * its temporary folder and its input caps are the user's, not the defaults */
+    const char *argv[CLI_RUN_ARGS + 12];
+    int a = 0, n = 0;
+    argv[a++] = args[0];
+    argv[a++] = args[1];
+    if (co->max_memory) {
+        snprintf(num[n], sizeof num[n], "%" PRIu64, co->max_memory);
+        argv[a++] = "--max-memory";
+        argv[a++] = num[n++];
+    }
+    if (co->max_inflate) {
+        snprintf(num[n], sizeof num[n], "%" PRIu64, co->max_inflate);
+        argv[a++] = "--max-inflate";
+        argv[a++] = num[n++];
+    }
+    if (co->dump_index >= 0) {
+        snprintf(num[n], sizeof num[n], "%" PRId64, co->dump_index);
+        argv[a++] = "--dump";
+        argv[a++] = num[n++];
+    }
+    if (co->no_spill)
+        argv[a++] = "--no-spill";
+    if (co->tmpdir) {
+        argv[a++] = "--tmpdir";
+        argv[a++] = co->tmpdir;
+    }
+    for (int i = 2; i < CLI_RUN_ARGS && args[i]; i++)
+        argv[a++] = args[i];
+    argv[a] = NULL;
+    pid_t parent = getpid(), pid = fork();
+    if (pid < 0) {
+        snprintf(msg, cap, "cannot run %s: %s", args[1], strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        /* the child ends with this process, however it ends (kill -9 too): an analysis
+         * nobody waits for would hold the CPU, the memory and the caller's stderr */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(127);
+        int fd = out_path ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : out_fd;
+        if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+            _exit(127);
+        execv(self, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
 }
 
 int cli_need_dom(const cli_common *co, const graph *g, const char *path)

@@ -6,8 +6,10 @@
  * analysis then never shares an address space (or a crash) with the database writer, and the
  * stored document is exactly what `analyze --json` prints. The store is `--db URL`, else
  * $LEAKRAY_DB, else $XDG_DATA_HOME/leakray/store.db (~/.local/share/leakray/store.db). */
+#define _GNU_SOURCE /* pipe2 */
 #include "cli_store.h"
 
+#include "base/mfile.h"
 #include "format/fmt.h"
 #include "format/nscan.h"
 #include "report/store.h"
@@ -16,7 +18,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,7 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
 
 /* Reports larger than this are refused: an analyze document holds every trace, and a million
  * traces stay far below it. */
@@ -90,19 +90,13 @@ static void error_message(const char *doc, char *out, size_t cap)
     out[n] = 0;
 }
 
-/* Runs `<self> analyze --json --no-timing [extra...] path`; on success *doc holds its
- * output. Returns 0 ok, or the analysis' exit code with msg filled. */
-static int analyze_dump(const char *path, const cli_strlist *rules, const char *mapping,
+/* Runs `<self> analyze --json --no-timing [extra...] path` under co's resource options
+ * (cli_run_self); on success *doc holds its output. Returns 0 ok, or the analysis' exit
+ * code with msg filled. */
+static int analyze_dump(const cli_common *co, const char *path, const cli_strlist *rules,
                         char **doc, size_t *len, char *msg, size_t cap)
 {
-    char self[PATH_MAX];
-    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (k <= 0) {
-        snprintf(msg, cap, "cannot find the leakray executable: %s", strerror(errno));
-        return CLI_EXIT_IO;
-    }
-    self[k] = 0;
-    const char *argv[8 + 2 * CLI_MAX_LIST];
+    const char *argv[CLI_RUN_ARGS + 1];
     int a = 0;
     argv[a++] = "leakray";
     argv[a++] = "analyze";
@@ -113,30 +107,22 @@ static int analyze_dump(const char *path, const cli_strlist *rules, const char *
         argv[a++] = "--rules";
         argv[a++] = rules->v[i];
     }
-    if (mapping) {
+    if (co->mapping) {
         argv[a++] = "--mapping";
-        argv[a++] = mapping;
+        argv[a++] = co->mapping;
     }
     argv[a++] = "--";
     argv[a++] = path;
     argv[a] = NULL;
     int pfd[2];
-    if (pipe(pfd) != 0) {
+    if (pipe2(pfd, O_CLOEXEC) != 0) {
         snprintf(msg, cap, "pipe: %s", strerror(errno));
         return CLI_EXIT_IO;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&fa, pfd[0]);
-    posix_spawn_file_actions_addclose(&fa, pfd[1]);
-    pid_t pid;
-    int rc = posix_spawn(&pid, self, &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    pid_t pid = cli_run_self(co, argv, pfd[1], NULL, msg, cap);
     close(pfd[1]);
-    if (rc != 0) {
+    if (pid < 0) {
         close(pfd[0]);
-        snprintf(msg, cap, "cannot run analyze: %s", strerror(rc));
         return CLI_EXIT_IO;
     }
     int e = read_all(pfd[0], doc, len);
@@ -155,6 +141,8 @@ static int analyze_dump(const char *path, const cli_strlist *rules, const char *
         return 0;
     if (WIFSIGNALED(status))
         snprintf(msg, cap, "%s: analysis killed by signal %d", path, WTERMSIG(status));
+    else if (code == 127 && !*len)
+        snprintf(msg, cap, "%s: cannot run the analysis", path);
     else
         error_message(*doc, msg, cap);
     free(*doc);
@@ -165,40 +153,55 @@ static int analyze_dump(const char *path, const cli_strlist *rules, const char *
 /* A leakray report (analyze --json, a native scan's JSON) is a JSON document; so are V8
  * snapshots, Ruby heap dumps and JSON-lines graphs, which the readers' sniffs recognise on
  * their first bytes: those are dumps, analysed like any other. */
-/* A standard input or a pipe read once: its bytes into a file of the temporary folder (path
- * in out, removed by the caller), so that sniffing it and analysing it read the same bytes.
- * Returns 0, or the exit code with msg set. */
-static int spool_input(const char *path, const char *tmpdir, char *out, size_t cap, char *msg,
-                       size_t mcap)
+/* A standard input or a pipe read once: its bytes into an unnamed file of the temporary
+ * folder (mfile_spool: capped as any piped dump), so that sniffing it and analysing it read
+ * the same bytes. The file is named /proc/self/fd/N in out, in this process and in the
+ * analysis it starts (which inherits N); nothing is left behind however the process ends.
+ * Returns its descriptor (the caller closes it), or -1 with the exit code in *rc and msg set. */
+static int spool_input(const char *path, char *out, size_t cap, uint64_t max_inflate, int *rc,
+                       char *msg, size_t mcap)
 {
-    const char *dir = tmpdir ? tmpdir : getenv("TMPDIR");
-    snprintf(out, cap, "%s/leakray-ingest.XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(out);
-    if (fd < 0) {
-        snprintf(msg, mcap, "%s: cannot make a file in the temporary folder: %s", path,
-                 strerror(errno));
-        return CLI_EXIT_IO;
-    }
     int in = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
-    int rc = in < 0 ? CLI_EXIT_IO : 0;
-    char buf[65536];
-    for (ssize_t k; rc == 0 && (k = read(in, buf, sizeof buf)) != 0;) {
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0 || write(fd, buf, (size_t)k) != k)
-            rc = CLI_EXIT_IO;
-    }
-    if (rc)
+    if (in < 0) {
         snprintf(msg, mcap, "%s: %s", path, strerror(errno));
-    if (in >= 0)
-        close(in);
-    if (close(fd) != 0 && !rc) {
-        snprintf(msg, mcap, "%s: %s", out, strerror(errno));
-        rc = CLI_EXIT_IO;
+        *rc = CLI_EXIT_IO;
+        return -1;
     }
-    if (rc)
-        unlink(out);
-    return rc;
+    int fd = -1;
+    lr_error err = {.offset = LR_NO_OFFSET};
+    lr_status st = mfile_spool(in, path, max_inflate, &fd, &err);
+    close(in);
+    if (st == LR_OK && fcntl(fd, F_SETFD, 0) != 0) { /* the analysis inherits it */
+        err = (lr_error){.offset = LR_NO_OFFSET};
+        snprintf(err.msg, sizeof err.msg, "%s: %s", path, strerror(errno));
+        close(fd);
+        st = LR_ERR_IO;
+    }
+    if (st != LR_OK) {
+        snprintf(msg, mcap, "%s", err.msg);
+        *rc = lr_exit_code(st);
+        return -1;
+    }
+    snprintf(out, cap, "/proc/self/fd/%d", fd);
+    return fd;
+}
+
+/* msg with every "from" replaced by "to" (a spooled input's /proc name by the name given). */
+static void msg_rename(char *msg, size_t cap, const char *from, const char *to)
+{
+    char out[LR_ERROR_MSG_MAX];
+    size_t n = 0, lf = strlen(from), lt = strlen(to);
+    for (const char *p = msg; *p && n + 1 < sizeof out;) {
+        if (lf && !strncmp(p, from, lf) && n + lt + 1 < sizeof out) {
+            memcpy(out + n, to, lt);
+            n += lt;
+            p += lf;
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    out[n] = 0;
+    snprintf(msg, cap, "%s", out);
 }
 
 /* The first bytes of path into head (STORE_SNIFF_BYTES); how many, 0 when unreadable. */
@@ -308,12 +311,15 @@ static int cmd_store_ingest(int argc, char **argv)
         const char *path = co.pos[i];
         store_meta m = {path, o.app, o.version, o.device, at};
         struct stat st;
-        char spooled[4200] = "";
+        char spooled[64] = "";
+        int spool_fd = -1;
         if (strcmp(path, "-") == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
                                        !S_ISDIR(st.st_mode))) {
             char smsg[LR_ERROR_MSG_MAX];
-            int sc = spool_input(path, co.tmpdir, spooled, sizeof spooled, smsg, sizeof smsg);
-            if (sc) {
+            int sc = 0;
+            spool_fd = spool_input(path, spooled, sizeof spooled, co.max_inflate, &sc, smsg,
+                                   sizeof smsg);
+            if (spool_fd < 0) {
                 fprintf(stderr, "leakray: %s\n", smsg);
                 if (sc > worst)
                     worst = sc;
@@ -335,7 +341,9 @@ static int cmd_store_ingest(int argc, char **argv)
         else if ((is_report = looks_like_scan(path)) != 0) /* as `native report --store` */
             code = cli_native_scan_json(path, co.max_inflate, &doc, &len, msg, sizeof msg);
         else
-            code = analyze_dump(path, &rules, co.mapping, &doc, &len, msg, sizeof msg);
+            code = analyze_dump(&co, path, &rules, &doc, &len, msg, sizeof msg);
+        if (spool_fd >= 0)
+            msg_rename(msg, sizeof msg, spooled, co.pos[i]);
         lr_status ls = LR_OK;
         const char *error = NULL;
         if (code == 0) {
@@ -373,8 +381,8 @@ static int cmd_store_ingest(int argc, char **argv)
             fprintf(stderr, "leakray: %s: not stored: %s\n", given, error);
         else
             rep_store_ingest_text(stdout, given, &r, error);
-        if (spooled[0])
-            unlink(spooled);
+        if (spool_fd >= 0)
+            close(spool_fd);
     }
     if (co.json) {
         rep_store_ingested_end(&w);

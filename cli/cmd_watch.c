@@ -10,6 +10,7 @@
 #include "cli.h"
 
 #include "report/status.h"
+#include "base/outfile.h"
 #include "base/url.h"
 #include "store/store.h"
 #include "watch/watch_dir.h"
@@ -19,14 +20,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
 
 #define WATCH_STATUS_FMT "/tmp/leakray-watch-%s.status" /* agents/jvmti/agent.c writes it */
 
@@ -111,23 +110,6 @@ static int watch_status(cli_common *co, const char *pid)
 }
 
 /* ---- analyze ---- */
-
-/* Runs this binary with args, stdout to out_path. Returns the pid, or -1. */
-static pid_t run_self(char *const *args, const char *out_path)
-{
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return -1;
-    self[n] = 0;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int rc = posix_spawn(&pid, self, &fa, NULL, args, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    return rc == 0 ? pid : -1;
-}
 
 static int wait_exit(pid_t pid)
 {
@@ -268,18 +250,28 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
     /* one analysis writes both reports (two processes, side by side, each loaded the dump
      * and built its trees: twice the memory and the CPU on the watched program's host);
      * --no-timing reaches the reports too: then no clock reading is written anywhere */
-    char *jargs[] = {a0, an, (char *)dump, js, np, tx, tpart, co->no_timing ? nt : NULL, NULL};
-    pid_t pj = run_self(jargs, jpart);
+    const char *jargs[] = {a0, an, dump, js, np, tx, tpart, co->no_timing ? nt : NULL, NULL};
+    /* a signal that ends this process ends the analysis too (cli_run_self) and takes the
+     * partial reports with it */
+    outfile_guard(jpart);
+    outfile_guard(tpart);
+    char msg[256];
+    pid_t pj = cli_run_self(co, jargs, -1, jpart, msg, sizeof msg);
     int rj = pj > 0 ? wait_exit(pj) : 127;
     double ms = cli_now_ms() - t0;
-    if (rj != 0) {
+    int renamed = rj == 0 && rename(jpart, jfin) == 0 && rename(tpart, tfin) == 0;
+    int e = errno;
+    if (!renamed) {
         unlink(jpart);
         unlink(tpart);
-        return cli_fail(co, LR_ERR_INTERNAL, "analysing %s failed (leakray analyze exit %d)",
-                        dump, rj);
     }
-    if (rename(jpart, jfin) != 0 || rename(tpart, tfin) != 0)
-        return cli_fail(co, LR_ERR_IO, "writing the report of %s: %s", dump, strerror(errno));
+    outfile_unguard(jpart);
+    outfile_unguard(tpart);
+    if (rj != 0)
+        return cli_fail(co, LR_ERR_INTERNAL, "analysing %s failed (leakray analyze exit %d%s%s)",
+                        dump, rj, pj < 0 ? ": " : "", pj < 0 ? msg : "");
+    if (!renamed)
+        return cli_fail(co, LR_ERR_IO, "writing the report of %s: %s", dump, strerror(e));
     uint64_t n_app = 0, n_lib = 0, bytes = 0, held = 0;
     char *text = slurp(jfin);
     if (text) {

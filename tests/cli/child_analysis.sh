@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# child_analysis.sh: `store ingest` and `watch analyze` run the analysis in a child
+# `leakray analyze`, which must be bounded as the user asked and must not outlive them.
+# - --max-memory/--no-spill, --max-inflate and --tmpdir reach the child (it analysed under
+#   the defaults: `--max-memory 1m --no-spill` stored the dump and exited 0);
+# - killing the parent, even with SIGKILL, ends the child (it was reparented to init and ran
+#   the whole analysis, holding the caller's stderr); SIGTERM to `watch analyze` removes its
+#   NAME.json.part and NAME.txt.part;
+# - standard input given to `store ingest -` is copied into an unnamed file (a kill left a
+#   named leakray-ingest.XXXXXX copy of the whole dump in the temporary folder).
+# The child is stopped (SIGSTOP) while the parent is killed, so the SIGTERM it is sent stays
+# pending where the test can read it (/proc/PID/status ShdPnd, bit 15 - 1), whatever the
+# machine's speed.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.bash"
+cli_init child-analysis
+cli_fixtures
+slow=$FIX/java_pid1884.0001.hprof.gz # about 500 MB to inflate: the child runs for seconds
+
+run store ingest --db "$T/s.db" --max-memory 1m --no-spill "$FIX/RI.hprof"
+expect_rc 5
+expect_out 'memory limit'
+run store ingest --db "$T/s.db" --max-inflate 1m "$FIX/openjdk_jdk11_04_x64.hprof.gz"
+expect_rc 5
+expect_out 'exceeds --max-inflate'
+
+# the child of parent $1 once it runs leakray analyze (after its exec: until then it has the
+# parent's command line)
+child_of() {
+    local c
+    for _ in $(seq 1000); do
+        c=$(pgrep -P "$1" || true)
+        if [ -n "$c" ] &&
+            [ "$(tr '\0' '\n' < "/proc/$c/cmdline" 2>/dev/null | sed -n 2p)" = analyze ]; then
+            echo "$c"
+            return 0
+        fi
+        sleep 0.01
+    done
+    return 1
+}
+stop() { # stops $1 and waits until it is (a SIGTERM sent before would be taken first)
+    kill -STOP "$1"
+    for _ in $(seq 500); do
+        grep -q '^State:.*stopped' "/proc/$1/status" && return 0
+        sleep 0.01
+    done
+    fail "process $1 did not stop"
+}
+term_pending() { # whether SIGTERM waits to be delivered to stopped process $1
+    local p
+    p=$(awk '/^ShdPnd:/ {print $2}' "/proc/$1/status")
+    (((16#$p >> 14) & 1))
+}
+
+mkdir -p "$T/tmp"
+"$LEAKRAY" store ingest --db "$T/k.db" --tmpdir "$T/tmp" - < "$slow" > "$T/k.out" 2>&1 &
+parent=$!
+child=$(child_of $parent) || fail "store ingest started no analysis"
+stop "$child"
+left=$(ls -A "$T/tmp")
+kill -KILL $parent
+wait $parent 2>/dev/null || true
+sleep 0.2
+pending=0
+term_pending "$child" && pending=1
+kill -KILL "$child" 2>/dev/null || true
+[ -z "$left" ] || fail "store ingest - left a named copy in --tmpdir: $left"
+[ $pending = 1 ] || fail "store ingest killed: its analysis was not told to end"
+
+cp "$slow" "$T/w.hprof" # a gzip dump named .hprof: read as any, but slow to inflate
+"$LEAKRAY" watch analyze "$T/w.hprof" > "$T/w.out" 2>&1 &
+parent=$!
+child=$(child_of $parent) || fail "watch analyze started no analysis"
+stop "$child"
+[ -e "$T/w.json.part" ] || { kill -KILL "$child" $parent; fail "no w.json.part while analysing"; }
+kill -TERM $parent
+wait $parent 2>/dev/null || true
+sleep 0.2
+pending=0
+term_pending "$child" && pending=1
+kill -KILL "$child" 2>/dev/null || true
+[ $pending = 1 ] || fail "watch analyze terminated: its analysis was not told to end"
+[ ! -e "$T/w.json.part" ] && [ ! -e "$T/w.txt.part" ] ||
+    fail "watch analyze terminated: partial reports left: $(ls "$T")"
+echo "child_analysis: ok"
