@@ -60,6 +60,7 @@ int cmd_strip(int argc, char **argv)
     int shrink = strcmp(mode, "shrink") == 0;
     s = hprof_strip(&m, co.pos[0], out, shrink ? HPROF_STRIP_SHRINK : HPROF_STRIP_SANITIZE, &st,
                     &err);
+    s = mfile_check_shrunk(&m, co.pos[0], s, &err);
     mfile_close(&m);
     if (s != LR_OK)
         return cli_error(&co, &err);

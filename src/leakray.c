@@ -69,7 +69,7 @@ lr_status lr_open_ex(const char *path, const lr_open_opts *opts, unsigned native
     phase_enter("open");
     lr_status st = mfile_open(&h->input, path, opts ? opts->max_inflate : 0, err);
     if (st == LR_OK)
-        st = load(h, path, opts, native_kinds, err);
+        st = mfile_check_shrunk(&h->input, path, load(h, path, opts, native_kinds, err), err);
     if (st != LR_OK) {
         lr_close(h);
         return st;

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "base/mfile.h"
 #include "base/numfmt.h"
+#include "base/outfile.h"
 #include "base/progress.h"
 
 #include <bzlib.h>
@@ -532,7 +533,8 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
             put_err(guards[i].name);
             put_err(": the file became shorter while being read (rewritten or cut by another "
                     "process); analyse a copy that nothing writes to\n");
-            _exit(4); /* LR_ERR_IO's exit code */
+            outfile_unlink_live(); /* as SIGTERM would: no output's temporary is left */
+            _exit(4);              /* LR_ERR_IO's exit code */
         }
     }
     signal(sig, SIG_DFL);
@@ -602,6 +604,11 @@ static lr_status spool(int in, const char *name, uint64_t limit, int *out, lr_er
     return LR_OK;
 }
 
+lr_status mfile_spool(int in, const char *name, uint64_t max_inflate, int *out, lr_error *err)
+{
+    return spool(in, name, max_inflate, out, err);
+}
+
 #define MFILE_FIFO_WAIT_MS 30000 /* a named FIFO's writer comes within this, or never */
 
 lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error *err)
@@ -662,7 +669,10 @@ lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error 
     }
     void *p = mmap(NULL, m->file_len, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
-    close(fd);
+    if (p == MAP_FAILED)
+        close(fd);
+    else
+        m->fd1 = fd + 1; /* kept: mfile_check_shrunk asks it for the file's size now */
     if (p == MAP_FAILED && e == ENOMEM)
         return LR_FAIL(err, LR_ERR_LIMIT, "%s: cannot map %llu bytes: %s (address-space limit, "
                        "see ulimit -v)", path, (unsigned long long)m->file_len, strerror(e));
@@ -676,6 +686,7 @@ lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error 
     m->len = m->file_len;
     lr_status st = maybe_inflate(m, p, m->file_len, max_inflate, 1, path, err);
     if (st != LR_OK) {
+        st = mfile_check_shrunk(m, path, st, err);
         mfile_close(m);
         return st;
     }
@@ -699,10 +710,28 @@ lr_status mfile_from_memory(mfile *m, const uint8_t *data, uint64_t len, uint64_
     return maybe_inflate(m, data, len, max_inflate, 0, name ? name : "<memory>", err);
 }
 
+lr_status mfile_check_shrunk(const mfile *m, const char *name, lr_status st, lr_error *err)
+{
+    struct stat sb;
+    if (st == LR_OK || st == LR_ERR_NOMEM || st == LR_ERR_LIMIT || !m || !m->fd1 ||
+        fstat(m->fd1 - 1, &sb) != 0 || (uint64_t)sb.st_size >= m->file_len)
+        return st;
+    if (err)
+        err->code = LR_OK; /* the reader's message is replaced, not kept as the first */
+    char now[32], was[32];
+    numfmt_group(now, (uint64_t)sb.st_size);
+    numfmt_group(was, m->file_len);
+    return LR_FAIL(err, LR_ERR_IO, "%s: the file became shorter while being read (%s of %s "
+                   "bytes left: rewritten or cut by another process); analyse a copy that "
+                   "nothing writes to", name, now, was);
+}
+
 void mfile_close(mfile *m)
 {
     if (!m)
         return;
+    if (m->fd1)
+        close(m->fd1 - 1);
     if (m->owned)
         munmap(m->owned, m->owned_cap);
     if (m->map) {

@@ -24,6 +24,7 @@ typedef struct mfile {
     uint64_t map_len;      /* bytes mapped */
     uint8_t *owned;        /* mapping holding the inflated data (temporary file or anonymous) */
     uint64_t owned_cap;    /* bytes reserved for owned */
+    int fd1;               /* 1 + the descriptor of the file mapped as it is, else 0 */
 } mfile;
 
 /* Opens path (or a memory buffer, see mfile_from_memory). max_inflate caps the decompressed
@@ -37,6 +38,13 @@ lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error 
  * caller keeps data alive until mfile_close. */
 lr_status mfile_from_memory(mfile *m, const uint8_t *data, uint64_t len, uint64_t max_inflate,
                             const char *name, lr_error *err);
+
+/* A reader's failure st on m, or a writer's reading it, as the user must hear it: when the
+ * file mapped has become shorter since it was opened (another process cut or rewrote it),
+ * the bytes read past its new end within the last page were zeros, not the dump's, and the
+ * "malformed record" they caused is rewritten into that fact (LR_ERR_IO naming the file).
+ * Otherwise st and *err are returned as they are. */
+lr_status mfile_check_shrunk(const mfile *m, const char *name, lr_status st, lr_error *err);
 
 /* Releases the mapping / buffer. Accepts a zeroed mfile. */
 void mfile_close(mfile *m);
@@ -62,6 +70,12 @@ const char *mfile_tmpdir(void);
 /* An unnamed read-write file in dir, gone when its last descriptor closes (inflated input,
  * spilled arrays): an fd, or -1 with errno set. stem names the fallback file while it lives. */
 int mfile_open_unnamed(const char *dir, const char *stem);
+
+/* Copies what descriptor in delivers (a pipe, standard input) into an unnamed file of
+ * mfile_tmpdir(), capped as mfile_open caps it (max_inflate, else the folder's free space):
+ * its descriptor (O_CLOEXEC) in *out, or LR_ERR_LIMIT / LR_ERR_IO naming name. For a caller
+ * that must read such input twice, or hand it to another process by /proc/self/fd. */
+lr_status mfile_spool(int in, const char *name, uint64_t max_inflate, int *out, lr_error *err);
 
 /* Tells the kernel how [p, p + n) of a mapped input is about to be read: random (1) turns
  * readahead off, so a walk that touches one header per megabyte reads those pages only and

@@ -154,13 +154,18 @@ static int ends_with(const char *s, const char *suf)
 static char *volatile live[OUTFILE_LIVE];
 static const int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
 
-static void on_signal(int sig)
+void outfile_unlink_live(void)
 {
     for (int i = 0; i < OUTFILE_LIVE; i++) {
         char *t = live[i];
         if (t)
             unlink(t);
     }
+}
+
+static void on_signal(int sig)
+{
+    outfile_unlink_live();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -193,6 +198,16 @@ static void live_remove(const char *tmp)
     for (int i = 0; i < OUTFILE_LIVE; i++)
         if (live[i] == tmp)
             __atomic_store_n(&live[i], NULL, __ATOMIC_RELEASE);
+}
+
+void outfile_guard(char *path)
+{
+    live_add(path);
+}
+
+void outfile_unguard(const char *path)
+{
+    live_remove(path);
 }
 
 static void release(outfile *of)

@@ -17,7 +17,8 @@
  *   exists there (a shell's >(...), /dev/null) a stream: written in place, as a stream can
  *   only be, so a failure leaves what was sent (commit still reports it); any other target
  *   that exists and is not a regular file (a folder, a socket) is refused;
- * - the temporary is unlinked if SIGINT, SIGTERM, SIGHUP or SIGXFSZ ends the process first.
+ * - the temporary is unlinked if SIGINT, SIGTERM, SIGHUP or SIGXFSZ ends the process first, or
+ *   a SIGBUS on a mapped input (mfile_catch_sigbus).
  * Write errors are sticky (the first errno is kept, later writes are dropped) and reported
  * once, by outfile_commit, as LR_ERR_IO naming the target and the errno text; writers that
  * run long may poll outfile_failed to stop early. Not thread-safe: one writer per handle. */
@@ -100,5 +101,15 @@ lr_status outfile_commit(outfile *of, lr_error *err);
 
 /* Discards the file: close and unlink the temporary, free of. Accepts NULL. */
 void outfile_abort(outfile *of);
+
+/* Another file the process writes outside outfile (a child's redirected output) removed on
+ * those signals like the temporaries: path must stay valid until outfile_unguard. At most
+ * 16 names are guarded at once (temporaries included); past that a name is not. */
+void outfile_guard(char *path);
+void outfile_unguard(const char *path);
+
+/* Unlinks every live temporary and guarded name now; async-signal-safe, for a handler that
+ * ends the process another way (mfile's SIGBUS). */
+void outfile_unlink_live(void);
 
 #endif
