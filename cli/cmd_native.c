@@ -847,6 +847,8 @@ static void no_monitor_why(long pid, char *buf, size_t n)
                  "monitor thread that could not start");
 }
 
+static ssize_t ask_monitor(long pid, const char *req, int timeout_s, char *line, size_t cap);
+
 /* Sends the scan signal to the monitor's thread alone: sent to the process, it would reach
  * a thread the kernel picks, usually main, and cut its sleep() or poll() short. A process
  * without the monitor, or whose monitor waits for another signal, is sent nothing: the
@@ -867,6 +869,29 @@ static int send_scan_signal(const cli_common *co, long pid, unsigned signo)
         return cli_fail(co, LR_ERR_USAGE, "process %ld does not catch signal %u (its "
                         "monitor scans on LEAKRAY_NATIVE_SIGNAL, or on no signal); no signal "
                         "sent", pid, signo);
+    /* Catching it is not enough: a program that installs its own handler for the signal
+     * (a daemon's reload) takes the monitor's place, and the signal would run that handler
+     * and no scan. The monitor says whose handler is there; without a socket (or an answer
+     * within 2 s: a scan is running) the signal goes as asked. */
+    char line[256];
+    unsigned mon = 0;
+    char whose[16] = "";
+    if (ask_monitor(pid, "signal\n", 2, line, sizeof line) > 0 &&
+        sscanf(line, "ok signal %u %15s", &mon, whose) == 2) {
+        if (mon != signo) {
+            char on[32] = "no signal";
+            if (mon)
+                snprintf(on, sizeof on, "signal %u", mon);
+            return cli_fail(co, LR_ERR_USAGE, "process %ld catches signal %u, but its monitor "
+                            "scans on %s (LEAKRAY_NATIVE_SIGNAL); no signal sent", pid, signo,
+                            on);
+        }
+        if (!strcmp(whose, "replaced"))
+            return cli_fail(co, LR_ERR_USAGE, "process %ld has put its own handler on signal "
+                            "%u, in the monitor's place: the signal would run the program's "
+                            "handler, and no scan; no signal sent (`leakray native check %ld` "
+                            "asks by the socket)", pid, signo, pid);
+    }
     if (syscall(SYS_tgkill, (pid_t)pid, (pid_t)tid, (int)signo) != 0)
         return cli_fail(co, errno == ESRCH ? LR_ERR_NOT_FOUND : LR_ERR_IO, "tgkill %ld/%ld: %s",
                         pid, tid, strerror(errno));
@@ -874,6 +899,52 @@ static int send_scan_signal(const cli_common *co, long pid, unsigned signo)
 }
 
 #define ASK_TIMEOUT_S 600 /* a scan of a large heap takes seconds; a stuck one, forever */
+
+/* Sends request req to process pid's monitor socket and reads its one-line answer into line
+ * (without the newline), waiting timeout_s at most. Returns the answer's length, 0 when none
+ * came, or -1 when there is no socket to connect to (errno kept). */
+static ssize_t ask_monitor(long pid, const char *req, int timeout_s, char *line, size_t cap)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    int len = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "leakray-native.%ld", pid);
+    socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
+    if (connect(fd, (struct sockaddr *)&a, alen) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    struct timeval tv = {timeout_s, 0};
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    size_t got = 0, rl = strlen(req);
+    /* A monitor that refuses the caller answers at once and closes: the request may then
+     * find the socket closed (EPIPE, no SIGPIPE), and the answer is still there to read. */
+    if (send(fd, req, rl, MSG_NOSIGNAL) != (ssize_t)rl && errno != EPIPE) {
+        close(fd);
+        return 0;
+    }
+    for (;;) {
+        ssize_t k = read(fd, line + got, cap - 1 - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+        if (memchr(line, '\n', got) || got == cap - 1)
+            break;
+    }
+    close(fd);
+    line[got] = 0;
+    char *nl = strchr(line, '\n');
+    if (nl)
+        *nl = 0;
+    return (ssize_t)strlen(line);
+}
 
 static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
 {
@@ -885,16 +956,9 @@ static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
     if (stopped == 2)
         return cli_fail(co, LR_ERR_IO, "process %ld is held by the tracer %ld (a debugger?): "
                         "a scan needs it running; detach the tracer and retry", pid, tracer);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return cli_fail(co, LR_ERR_IO, "socket: %s", strerror(errno));
-    struct sockaddr_un a;
-    memset(&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    int len = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "leakray-native.%ld", pid);
-    socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
-    if (connect(fd, (struct sockaddr *)&a, alen) != 0) {
-        close(fd);
+    char line[8192];
+    ssize_t got = ask_monitor(pid, "scan\n", ASK_TIMEOUT_S, line, sizeof line);
+    if (got < 0) {
         if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
             return cli_fail(co, LR_ERR_NOT_FOUND, "no process %ld", pid);
         char why[400];
@@ -902,33 +966,6 @@ static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
         return cli_fail(co, LR_ERR_NOT_FOUND, "process %ld has no native monitor socket (%s)",
                         pid, why);
     }
-    struct timeval tv = {ASK_TIMEOUT_S, 0};
-    (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    const char req[] = "scan\n";
-    size_t got = 0;
-    /* A monitor that refuses the caller answers at once and closes: the request may then
-     * find the socket closed (EPIPE, no SIGPIPE), and the answer is still there to read. */
-    if (send(fd, req, sizeof req - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof req - 1) &&
-        errno != EPIPE) {
-        close(fd);
-        return cli_fail(co, LR_ERR_IO, "process %ld: cannot send the request", pid);
-    }
-    char line[8192];
-    for (;;) {
-        ssize_t k = read(fd, line + got, sizeof line - 1 - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-        if (memchr(line, '\n', got) || got == sizeof line - 1)
-            break;
-    }
-    close(fd);
-    line[got] = 0;
-    char *nl = strchr(line, '\n');
-    if (nl)
-        *nl = 0;
     if (strncmp(line, "ok ", 3) != 0)
         return cli_fail(co, LR_ERR_IO, "process %ld: scan failed: %s", pid,
                         got ? line + (strncmp(line, "error ", 6) ? 0 : 6)

@@ -497,7 +497,7 @@ static int foreign; /* the hooks forward to another allocator: blocks are no gli
 /* Calls fn for every program block whose header lies in [lo, hi), in address order: each
  * 16-byte slot whose check word matches is confirmed against libc's chunk size, and the
  * search resumes after the chunk. Runs in the scanning child; lo and hi are 16-aligned. */
-void nm_blocks_in(uintptr_t lo, uintptr_t hi,
+void nm_blocks_in(uintptr_t lo, uintptr_t hi, uintptr_t end,
                   void (*fn)(uintptr_t, uint64_t, uint32_t, uint32_t, void *), void *arg)
 {
     uintptr_t q = (lo + 15) & ~(uintptr_t)15;
@@ -516,7 +516,7 @@ void nm_blocks_in(uintptr_t lo, uintptr_t hi,
             continue;
         }
         uintptr_t p = q + NM_HDR, off = lg < 40 ? (uintptr_t)1 << lg : 0;
-        if (lg < NM_HDR_LOG || !off || p - lo < off + (foreign ? 0 : 8) || size > hi - p) {
+        if (lg < NM_HDR_LOG || !off || p - lo < off + (foreign ? 0 : 8) || size > end - p) {
             q += 16;
             continue;
         }
@@ -532,7 +532,7 @@ void nm_blocks_in(uintptr_t lo, uintptr_t hi,
         uint64_t cs = *(const uint64_t *)(b - 8), csize = cs & ~(uint64_t)7;
         uint64_t over = cs & CHUNK_MMAPPED ? 16 : 8, need = size + off;
         uintptr_t chunk = b - 16;
-        if (csize < 32 || csize - over < need || csize > hi - chunk ||
+        if (csize < 32 || csize - over < need || csize > end - chunk ||
             (!(cs & CHUNK_MMAPPED) && csize - over - need >= CHUNK_SLACK)) {
             q += 16;
             continue;

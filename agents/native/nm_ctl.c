@@ -721,7 +721,16 @@ static void answer(int cfd, int reason)
     if (n <= 0)
         return;
     req[n] = 0;
-    if (strncmp(req, "scan", 4) != 0) {
+    struct sigaction cur;
+    if (strncmp(req, "signal", 6) == 0) {
+        /* which signal asks for a scan, and whether the program has since put its own
+         * handler there (`check --signal` would then run that handler, and no scan) */
+        int own = nm_cfg.signo > 0 && nm_cfg.signo < NSIG &&
+                  sigaction(nm_cfg.signo, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
+                  cur.sa_handler == on_signal;
+        snprintf(line, sizeof line, "ok signal %d %s\n", nm_cfg.signo > 0 ? nm_cfg.signo : 0,
+                 nm_cfg.signo <= 0 ? "none" : own ? "own" : "replaced");
+    } else if (strncmp(req, "scan", 4) != 0) {
         snprintf(line, sizeof line, "error unknown request\n");
     } else if (nm_scan_run(reason, path, sizeof path) == 0) {
         ingest(path);

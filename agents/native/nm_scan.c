@@ -576,6 +576,55 @@ static void scan_root(child *c, uintptr_t lo, uintptr_t hi, int exact)
     }
 }
 
+/* fn(c, run_lo, run_hi, hi, arg) over the parts of private anonymous range [lo, hi) the
+ * process has touched: a page neither present nor swapped out in /proc/self/pagemap was
+ * never written, reads as zeros, and holds no pointer nor block header. A 32 GB
+ * MAP_NORESERVE reservation with a few pages in use was read whole by every scan (80 s).
+ * Only private anonymous memory is asked: its page tables are copied by fork, while a shared
+ * mapping's are filled in lazily in the child, whose pagemap would call its pages absent.
+ * Small ranges, or no pagemap, are one run. */
+#define SPARSE_MIN ((uintptr_t)64 << 20)
+#define SPARSE_PAGES 512u
+typedef void (*run_fn)(child *c, uintptr_t lo, uintptr_t hi, uintptr_t end, int arg);
+static void each_used(child *c, uintptr_t lo, uintptr_t hi, int arg, run_fn fn)
+{
+    static int pm = -2;
+    if (hi - lo < SPARSE_MIN || pm == -1 ||
+        (pm == -2 && (pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)) < 0)) {
+        fn(c, lo, hi, hi, arg);
+        return;
+    }
+    uint64_t e[SPARSE_PAGES];
+    uintptr_t at = lo & ~(uintptr_t)4095, run = 0; /* run: start of the used pages, or 0 */
+    while (at < hi) {
+        size_t n = (hi - at + 4095) / 4096;
+        if (n > SPARSE_PAGES)
+            n = SPARSE_PAGES;
+        ssize_t got = pread(pm, e, n * 8, (off_t)(at / 4096 * 8));
+        if (got != (ssize_t)(n * 8)) { /* unreadable: the rest is one run */
+            fn(c, run ? run : at > lo ? at : lo, hi, hi, arg);
+            return;
+        }
+        for (size_t k = 0; k < n; k++, at += 4096) {
+            int used = (e[k] >> 62) != 0; /* present (bit 63) or swapped (bit 62) */
+            if (used && !run) {
+                run = at > lo ? at : lo;
+            } else if (!used && run) {
+                fn(c, run, at, hi, arg);
+                run = 0;
+            }
+        }
+    }
+    if (run)
+        fn(c, run, hi, hi, arg);
+}
+
+static void root_run(child *c, uintptr_t lo, uintptr_t hi, uintptr_t end, int exact)
+{
+    (void)end;
+    scan_root(c, lo, hi, exact);
+}
+
 static void flood(child *c)
 {
     while (c->sp) {
@@ -728,6 +777,16 @@ void nm_scan_init(void)
     dl_iterate_phdr(tls_extent, &tp);
 }
 
+/* Where a stopped thread's live stack starts: NM_RED_ZONE bytes below its stack pointer, not
+ * below lo. The x86-64 ABI lets a leaf function keep data there without moving the stack
+ * pointer (compilers spill to it at -O2), and the signal that stopped the thread was
+ * delivered below it: a block whose only pointer sits there is live. */
+#define NM_RED_ZONE 128u
+static uintptr_t red_zone(uintptr_t sp, uintptr_t lo)
+{
+    return sp - lo > NM_RED_ZONE ? sp - NM_RED_ZONE : lo;
+}
+
 /* Registers (first pass) and the TLS around each thread pointer. The first pass scans
  * only ld.so's static TLS below it, before the mappings, so that a block held there gets
  * its kind although the thread's stack mapping covers the same words; the second pass
@@ -763,7 +822,7 @@ static void scan_thread_roots(child *c, uintptr_t self_tp, uintptr_t self_sp, in
              * pointer, below which the stack is dead (an allocator's stale words there,
              * such as jemalloc's neighbouring regions of a slab, would hold a leak). */
             if (sp >= lo && sp < tp)
-                lo = sp;
+                lo = k < st->n ? red_zone(sp, lo) : sp;
             c->rooting = NM_ROOT_TLS;
             scan_root(c, lo, hi, 0);
         }
@@ -877,6 +936,7 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
             for (int k = 0; k < st->n; k++) {
                 uintptr_t sp = st->th[k].ok ? st->th[k].regs.rsp : 0;
                 if (sp >= lo && sp < hi) {
+                    sp = red_zone(sp, lo);
                     from = live && from < sp ? from : sp;
                     live = 1;
                 }
@@ -894,7 +954,10 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
                     continue;
             }
             c->rooting = live ? NM_ROOT_STACK : in_module ? NM_ROOT_GLOBAL : NM_ROOT_ANON;
-            scan_root(c, from, hi, in_libc);
+            if (!name[0] && m->perms[3] == 'p')
+                each_used(c, from, hi, in_libc, root_run);
+            else
+                scan_root(c, from, hi, in_libc);
         }
     }
     scan_thread_roots(c, self_tp, self_sp, 0);
@@ -1047,11 +1110,17 @@ static void write_graph(wbuf *w, child *c)
     }
 }
 
-static void search_range(child *c, uintptr_t lo, uintptr_t hi)
+static void block_run(child *c, uintptr_t lo, uintptr_t hi, uintptr_t end, int arg)
 {
+    (void)arg;
     if (sigsetjmp(fault_jmp, 1))
         return; /* unreadable after all: the rest of its blocks are not there to find */
-    nm_blocks_in(lo, hi, collect, c);
+    nm_blocks_in(lo, hi, end, collect, c);
+}
+
+static void search_range(child *c, uintptr_t lo, uintptr_t hi)
+{
+    each_used(c, lo, hi, 0, block_run);
 }
 
 /* The blocks: every private anonymous writable mapping (the brk heap, arenas, mmapped
@@ -1502,10 +1571,21 @@ void nm_scan_mark_forked(void)
         close(fd);
 }
 
+/* Set once the exit's scan waits: no other scan starts after it. */
+static int exit_waits;
+
 int nm_scan_run(int reason, char *path, size_t n)
 {
     /* The exit's scan waits for a running one (signal, timer, socket) to end: it is the
-     * program's last word, and giving up left that one's report unfinished. */
+     * program's last word, and giving up left that one's report unfinished. Scans asked for
+     * meanwhile are refused, or `check` requests back to back took the lock each time it
+     * came free and the exit's scan was dropped. */
+    if (reason == NM_REASON_EXIT) {
+        __atomic_store_n(&exit_waits, 1, __ATOMIC_RELEASE);
+    } else if (__atomic_load_n(&exit_waits, __ATOMIC_ACQUIRE)) {
+        str_copy(path, n, "the program is exiting: its exit's scan comes next");
+        return -1;
+    }
     for (int waited = 0; __atomic_exchange_n(&scan_busy, 1, __ATOMIC_ACQUIRE); waited++) {
         if (reason != NM_REASON_EXIT || waited >= EXIT_WAIT_MS / 10) {
             str_copy(path, n, "a scan is already running");
