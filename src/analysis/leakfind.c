@@ -163,10 +163,14 @@ lr_status leak_find(const graph *g, const rules_set *rs, leak_set *out, lr_error
         read_text(g, n, "description", k->description, sizeof k->description);
         if (!k->description[0])
             read_text(g, n, "name", k->description, sizeof k->description);
+        /* heapDumpUptimeMillis stays 0 in a dump LeakCanary's (or the agent's) dumper did
+         * not take (jcmd, an IDE, HotSpotDiagnosticMXBean): the durations are then unknown,
+         * not the uptime's negative that Shark prints (-62481787 ms for 1.5 s) */
         k->watch_ms = k->retain_ms = LEAK_MS_UNKNOWN;
-        if (out->heap_dump_uptime >= 0 && has_watch)
+        if (out->heap_dump_uptime > 0 && has_watch && out->heap_dump_uptime >= watch_up)
             k->watch_ms = out->heap_dump_uptime - watch_up;
-        if (out->heap_dump_uptime >= 0 && has_ret && retained_up != -1)
+        if (out->heap_dump_uptime > 0 && has_ret && retained_up != -1 &&
+            out->heap_dump_uptime >= retained_up)
             k->retain_ms = out->heap_dump_uptime - retained_up;
         /* Shark's "retained yet cleared": only references the watcher had found retained;
          * one cleared before that is an object collected as expected */

@@ -26,8 +26,8 @@ typedef struct leak_kwr {
     int retained;       /* retainedUptimeMillis != -1 */
     char key[64];       /* key field */
     char description[192]; /* description (or legacy name) field */
-    int64_t watch_ms;   /* watchDurationMillis, LEAK_MS_UNKNOWN when unknown; negative when
-                         * heapDumpUptimeMillis is 0 (Shark prints it so) */
+    int64_t watch_ms;   /* watchDurationMillis, LEAK_MS_UNKNOWN when unknown: also when
+                         * heapDumpUptimeMillis is 0 (never set: Shark prints a negative) */
     int64_t retain_ms;  /* retainedDurationMillis, LEAK_MS_UNKNOWN when unknown */
 } leak_kwr;
 

@@ -2,7 +2,7 @@
 // ZeroUptime.java: one leaked page watched by a leakcanary.KeyedWeakReference, dumped without
 // setting KeyedWeakReference.heapDumpUptimeMillis (it stays 0, as in a dump taken outside
 // LeakCanary's own heap dumper). Shark then computes the watch and retained durations from 0
-// and prints them negative; the parity tests compare leakray's labels with Shark's.
+// and prints them negative; leakray prints none (a known difference of the parity tests).
 // Usage: java com.example.zero.ZeroUptime OUT.hprof
 package com.example.zero;
 
