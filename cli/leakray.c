@@ -7,6 +7,7 @@
  * Exit codes are those of cli.h (0 ok, 1 findings, 2 usage, 3 bad input, 4 I/O, 5 limit). */
 #include "cli.h"
 
+#include "base/mem.h"
 #include "base/mfile.h"
 
 #include <errno.h>
@@ -103,6 +104,7 @@ int cli_xfsz_default;
 int main(int argc, char **argv)
 {
     mfile_catch_sigbus();
+    mem_set_tuning(1); /* this process is leakray: malloc's settings are its own to choose */
     /* A file-size limit (ulimit -f) ends a write with EFBIG and its message, exit 4, not the
      * process with SIGXFSZ and no word; the temporary goes as on any failed write. The
      * disposition found is given back to programs this process runs (native run). */

@@ -31,6 +31,10 @@ uint64_t mem_limit(void) { return __atomic_load_n(&limit_b, __ATOMIC_RELAXED); }
 void mem_set_active(void) { active = 1; }
 int mem_active(void) { return active; }
 
+static int tuning;
+void mem_set_tuning(int on) { tuning = on; }
+int mem_tuning(void) { return tuning; }
+
 uint64_t mem_in_use(void)
 {
     int64_t v = __atomic_load_n(&in_use_b, __ATOMIC_RELAXED);

@@ -42,6 +42,12 @@ void mem_account(int64_t delta);
 void mem_set_active(void);
 int mem_active(void);
 
+/* Whether the process lets leakray tune glibc's malloc (mallopt: process-wide). Only a
+ * program that is leakray (the CLI) says so; a program the library is linked into keeps its
+ * own settings. Off by default. */
+void mem_set_tuning(int on);
+int mem_tuning(void);
+
 /* Bytes allocated now, and the most at any time. */
 uint64_t mem_in_use(void);
 uint64_t mem_peak(void);

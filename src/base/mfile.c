@@ -94,8 +94,24 @@ static lr_status over_limit(const outbuf *o, const char *name, lr_error *err)
 static lr_status out_flush(outbuf *o, const char *name, lr_error *err)
 {
     uint64_t done = 0;
+    /* A file-size limit (ulimit -f) is met here, before the write the kernel would answer
+     * with SIGXFSZ, a kill: a write that starts below the limit is cut short at it, and one
+     * at it is not made (EFBIG). The signal's action is no library's to change: ignoring it
+     * around each write was process-wide, and two threads inflating at once each restored
+     * the other's "ignore", losing the program's own handler. */
+    struct rlimit rl;
+    uint64_t fsize = getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                         ? (uint64_t)rl.rlim_cur
+                         : UINT64_MAX;
     while (done < o->fill) {
-        ssize_t k = write(o->fd, o->p + done, o->fill - done);
+        uint64_t at = o->flushed + done, n = o->fill - done;
+        if (at >= fsize) {
+            errno = EFBIG;
+            n = 0;
+        } else if (n > fsize - at) {
+            n = fsize - at;
+        }
+        ssize_t k = n ? write(o->fd, o->p + done, n) : -1;
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0) {
@@ -393,17 +409,6 @@ static void sink_limit(outbuf *o, uint64_t limit)
     }
 }
 
-/* A file-size limit (ulimit -f) must end in EFBIG and the message, not in SIGXFSZ: ignored
- * while a sink writes its file. Returns whether *old holds the action to restore. */
-static int xfsz_off(struct sigaction *old)
-{
-    struct sigaction ign;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    return sigaction(SIGXFSZ, &ign, old) == 0;
-}
-
 /* Inflates in[0..n) into m if compressed; otherwise leaves m untouched and returns LR_OK.
  * to_file: inflate into a temporary file in mfile_tmpdir() and map it. */
 static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t limit,
@@ -421,15 +426,11 @@ static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t
                        "inflated dump: %s (--tmpdir chooses another folder)", name, o.dir,
                        strerror(errno));
     sink_limit(&o, limit);
-    struct sigaction old_xfsz;
-    int swapped = o.fd >= 0 && xfsz_off(&old_xfsz);
     lr_status st = out_init(&o, n, name, err);
     if (st == LR_OK)
         st = gz ? inflate_gzip(&o, in, n, name, err) : inflate_bzip2(&o, in, n, name, err);
     if (st == LR_OK && o.fd >= 0)
         st = out_flush(&o, name, err);
-    if (swapped)
-        sigaction(SIGXFSZ, &old_xfsz, NULL);
     uint64_t total = o.flushed + o.fill;
     if (st == LR_OK && o.fd >= 0) {
         munmap(o.p, o.cap_alloc);
@@ -571,8 +572,6 @@ static lr_status spool(int in, const char *name, uint64_t limit, int *out, lr_er
     int fl = fcntl(in, F_GETFL);
     if (fl >= 0 && (fl & O_NONBLOCK))
         (void)fcntl(in, F_SETFL, fl & ~O_NONBLOCK);
-    struct sigaction old_xfsz;
-    int swapped = xfsz_off(&old_xfsz);
     lr_status st = out_init(&o, 0, name, err);
     while (st == LR_OK) {
         uint64_t room;
@@ -592,8 +591,6 @@ static lr_status spool(int in, const char *name, uint64_t limit, int *out, lr_er
     }
     if (st == LR_OK)
         st = out_flush(&o, name, err);
-    if (swapped)
-        sigaction(SIGXFSZ, &old_xfsz, NULL);
     if (o.p)
         munmap(o.p, o.cap_alloc);
     if (st != LR_OK) {

@@ -22,6 +22,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "format/v8_internal.h"
 #include "base/hash.h"
+#include "base/mem.h"
 #include "base/phase.h"
 #include "base/search.h"
 
@@ -1567,8 +1568,10 @@ static lr_status v8_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *
     /* The load and the analyses after it allocate and free arrays of N entries one after
      * another. glibc's adaptive mmap threshold would move them into the heap after the first
      * free, where freed space stays resident; a fixed threshold hands each back when freed,
-     * so the peak is the live arrays, not their history (process-wide and harmless). */
-    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+     * so the peak is the live arrays, not their history. Process-wide: only where the
+     * process is leakray's own (mem_tuning), never behind a host program's back. */
+    if (mem_tuning())
+        mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
     ctx *x = err_calloc(1, sizeof *x);
     v8_state *st = err_calloc(1, sizeof *st);
