@@ -276,9 +276,10 @@ const char *cli_fmt_distance(char *buf, int32_t distance);
  * "@1234" for V8-like graphs whose ids are node numbers. */
 const char *cli_fmt_id(char *buf, const graph *g, uint64_t id);
 /* "" or, for a class name the JVM gives a hidden class (Foo$$Lambda/0x12: Class.getName(),
- * jmap -histo), " (a heap dump writes ...: Foo$$Lambda+0x...)" into buf: what a "no class
- * named" message adds */
-const char *cli_hidden_hint(char *buf, size_t cap, const char *cls);
+ * jmap -histo), " (a heap dump writes ...: Foo$$Lambda+0x...)", or for a nested class named
+ * as source code names it (app.Repo.Companion) the dump's name (app.Repo$Companion), into
+ * buf: what a "no class named" message adds */
+const char *cli_hidden_hint(const graph *g, char *buf, size_t cap, const char *cls);
 /* The dump's name of class `name`: name itself, or, when the dump has no class of that name
  * but has the hidden class the JVM names so (Foo$$Lambda/0x12, which a heap dump writes
  * Foo$$Lambda+0x12), that one, in buf. */

@@ -915,10 +915,13 @@ void cli_mkdirs(const char *dir)
     mkdir(tmp, 0755);
 }
 
-const char *cli_hidden_hint(char *buf, size_t cap, const char *cls)
+const char *cli_hidden_hint(const graph *g, char *buf, size_t cap, const char *cls)
 {
     const char *slash = strstr(cls, "/0x");
-    if (!slash)
+    char nested[256];
+    if (!slash && graph_find_nested(g, cls, nested, sizeof nested) != GRAPH_NONE)
+        snprintf(buf, cap, " (a nested class is written with '$': %s)", nested);
+    else if (!slash)
         snprintf(buf, cap, "%s", "");
     else
         snprintf(buf, cap, " (a heap dump writes a hidden class's name with '+' where the "

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cli_filter.c: --class GLOB / --package P filters of histo and top (cli), prefix
  * cli_filter_. Matching is fnmatch(3) without FNM_PATHNAME, so `*` spans dots and `$`; a
- * pattern equal to the name matches too, whatever brackets it holds. */
+ * pattern equal to the name matches too, whatever brackets it holds, and a hidden class's
+ * JVM spelling (`/0x`) the dump's (`+0x`). */
 #include "cli_filter.h"
 #include "report/fmt.h"
 
@@ -23,6 +24,19 @@ static int in_package(const char *p, const char *name)
     return n && strncmp(name, p, n) == 0 && (name[n] == '.' || name[n] == 0);
 }
 
+/* A hidden class spelled as the JVM prints it (`jmap -histo`, Class.getName():
+ * `Foo$$Lambda/0x...`) matches the dump's name for it, which has '+' for the '/'. */
+static int hidden_match(const char *pat, const char *name)
+{
+    const char *slash = strstr(pat, "/0x");
+    char buf[1024];
+    if (!slash || strlen(pat) >= sizeof buf)
+        return 0;
+    memcpy(buf, pat, strlen(pat) + 1);
+    buf[slash - pat] = '+';
+    return strcmp(buf, name) == 0 || fnmatch(buf, name, 0) == 0;
+}
+
 int cli_filter_match(const cli_filter *f, const char *name)
 {
     int includes = 0, included = 0;
@@ -31,7 +45,8 @@ int cli_filter_match(const cli_filter *f, const char *name)
         int neg = v[0] == '!';
         /* a name as leakray prints it matches itself, brackets and all: `int[][]` or
          * `Window [JSGlobalObject] / file://` read as a glob matched nothing */
-        int hit = strcmp(v + neg, name) == 0 || fnmatch(v + neg, name, 0) == 0;
+        int hit = strcmp(v + neg, name) == 0 || fnmatch(v + neg, name, 0) == 0 ||
+                  hidden_match(v + neg, name);
         if (neg && hit)
             return 0;
         includes += !neg;

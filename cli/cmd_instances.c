@@ -139,7 +139,7 @@ int cmd_instances(int argc, char **argv)
     if (r.n_classes == 0) {
         char hint[600];
         rc = cli_fail(&co, LR_ERR_NOT_FOUND, "%s: no class named %s%s", co.pos[0], cls,
-                      cli_hidden_hint(hint, sizeof hint, cls));
+                      cli_hidden_hint(g, hint, sizeof hint, cls));
         goto out;
     }
     if ((key == INST_BY_RETAINED && query_need_retained(q, &err) != LR_OK) ||

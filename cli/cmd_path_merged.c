@@ -81,7 +81,7 @@ int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit)
     if (!sel.n_classes) {
         char hint[600];
         rc = cli_fail(co, LR_ERR_NOT_FOUND, "%s: no class named %s%s", co->pos[0], cls,
-                      cli_hidden_hint(hint, sizeof hint, cls));
+                      cli_hidden_hint(g, hint, sizeof hint, cls));
         goto out;
     }
     merged_src src = {q, pmerge_retained, pmerge_step, pmerge_root, pmerge_dominates};

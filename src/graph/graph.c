@@ -1230,6 +1230,24 @@ class_ix graph_find_class(const graph *g, const char *name)
     return GRAPH_NONE;
 }
 
+class_ix graph_find_nested(const graph *g, const char *name, char *buf, size_t cap)
+{
+    size_t n = strlen(name);
+    if (!g->id_size || n >= cap)
+        return GRAPH_NONE;
+    memcpy(buf, name, n + 1);
+    /* from the innermost dot outwards: a.b.Outer.Inner is a.b.Outer$Inner, then a.b$Outer$Inner */
+    for (size_t k = n; k-- > 0;) {
+        if (buf[k] != '.')
+            continue;
+        buf[k] = '$';
+        class_ix c = graph_find_class(g, buf);
+        if (c != GRAPH_NONE)
+            return c;
+    }
+    return GRAPH_NONE;
+}
+
 int graph_class_is(const graph *g, class_ix c, class_ix ancestor)
 {
     /* Bounded walk: a corrupt dump may declare a superclass cycle. */

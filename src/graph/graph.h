@@ -794,6 +794,10 @@ lr_status graph_index_class_nodes(graph *g, lr_error *err);
 class_ix graph_class_of_node(const graph *g, node_ix n);
 /* Class by exact Java-form name; the first one in class order, or GRAPH_NONE. O(classes). */
 class_ix graph_find_class(const graph *g, const char *name);
+/* A JVM class name as source code writes a nested class (`app.Repo.Companion`) found as the
+ * dump writes it (`app.Repo$Companion`, dots turned into '$' from the innermost out): the
+ * class, its name in buf, or GRAPH_NONE (always, outside HPROF). */
+class_ix graph_find_nested(const graph *g, const char *name, char *buf, size_t cap);
 /* Whether class c is `ancestor` or a subclass of it. */
 int graph_class_is(const graph *g, class_ix c, class_ix ancestor);
 /* Whether class c or a superclass is named `name`. */

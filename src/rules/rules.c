@@ -441,6 +441,31 @@ static int class_has_instances(const graph *g, class_ix c, int *subclasses)
     return found;
 }
 
+/* A class nested in cls (named cls$...) that has instances, or NULL; HPROF only. */
+static const char *nested_with_instances(const graph *g, const char *cls)
+{
+    size_t n = strlen(cls);
+    if (!g->id_size)
+        return NULL;
+    uint8_t *hit = calloc(g->n_classes ? g->n_classes : 1, 1);
+    if (!hit)
+        return NULL;
+    int any = 0;
+    for (class_ix k = 0; k < g->n_classes; k++) {
+        const char *nm = graph_str(g, g->classes[k].name);
+        hit[k] = (uint8_t)(strncmp(nm, cls, n) == 0 && nm[n] == '$');
+        any |= hit[k];
+    }
+    const char *found = NULL;
+    for (node_ix x = 0; any && x < g->n_nodes && !found; x++) {
+        class_ix k = graph_node_class(g, x);
+        if (k < g->n_classes && hit[k] && g->node_kind[x] == GRAPH_KIND_INSTANCE)
+            found = graph_str(g, g->classes[k].name);
+    }
+    free(hit);
+    return found;
+}
+
 /* Whether g has a function named name (a JavaScript constructor). */
 static int has_constructor(const graph *g, const char *name)
 {
@@ -470,6 +495,15 @@ uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph
             report(ctx, msg);
             continue;
         }
+        char nested[256];
+        if (c == GRAPH_NONE && graph_find_nested(g, in->cls, nested, sizeof nested) !=
+                                   GRAPH_NONE) {
+            snprintf(msg, sizeof msg, "--watch %s: the dump has no class of that name (a "
+                     "nested class is written with '$': %s)", in->cls, nested);
+            report(ctx, msg);
+            n++;
+            continue;
+        }
         if (c == GRAPH_NONE) {
             /* a hidden class as the JVM names it (Class.getName(), jmap -histo: Foo/0x12) */
             const char *slash = strstr(in->cls, "/0x");
@@ -490,10 +524,20 @@ uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph
             const graph_class *k = &g->classes[c];
             int interface_like = !subclasses && !k->n_fields && !k->instance_size &&
                                  !(k->flags & GRAPH_CLASS_ARRAY) && k->id;
-            snprintf(msg, sizeof msg, "--watch %s: the dump holds no instance of it%s%s",
+            /* `--watch app.Repo$Companion` unquoted reaches us as app.Repo: the shell took
+             * $Companion for a variable */
+            const char *inner = nested_with_instances(g, in->cls);
+            char also[400] = "";
+            if (inner)
+                snprintf(also, sizeof also, " (%s has instances: quote a name with '$', which "
+                         "a shell reads as a variable)", inner);
+            snprintf(msg, sizeof msg, "--watch %s: the dump holds no instance of it%s%s%s",
                      in->cls, subclasses ? " or of a subclass" : "",
-                     interface_like ? " (for an interface: watch follows superclasses, not "
-                                      "interfaces; name the class that implements it)" : "");
+                     interface_like && !inner
+                         ? " (for an interface: watch follows superclasses, not interfaces; "
+                           "name the class that implements it)"
+                         : "",
+                     also);
             report(ctx, msg);
         }
         n += check_paths(rs, in->cond, g, c, in->cls, report, ctx, 0, 0, &ic);

@@ -40,8 +40,9 @@ const char *rules_simple_name(const char *cls)
 {
     /* a JVM name loses its package; a name no JVM writes (V8's "Window / https://app.example
      * .com:8080", "{email, profile}") is kept whole: cut at its last dot it read
-     * "com:8080" */
-    if (strpbrk(cls, " :{},"))
+     * "com:8080". A JVM name never holds ':', '/', '<' or '>' but may hold a space or a comma
+     * (Kotlin's `activity should not leak` test classes), and loses its package too */
+    if (strpbrk(cls, ":/<>{}"))
         return cls;
     const char *d = strrchr(cls, '.');
     return d ? d + 1 : cls;

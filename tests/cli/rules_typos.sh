@@ -99,4 +99,22 @@ expect_err 'no class of that name \(a heap dump writes a hidden class.s name wit
 run instances "$DUMP" 'CliTarget$$Lambda$7/0x0000000800c0a000' --no-timing
 expect_rc 2
 expect_err 'where the JVM.s has ./.: CliTarget\$\$Lambda\$7\+0x\.\.\.\)'
+# a nested class named as source code names it, and one whose '$Inner' a shell took for a
+# variable: the messages name the dump's class
+run instances "$DUMP" CliTarget.Known --no-timing
+expect_rc 2
+expect_err 'no class named CliTarget.Known \(a nested class is written with .\$.: CliTarget\$Known\)'
+run analyze "$DUMP" --watch CliTarget.Known --no-suspects --no-timing
+expect_err 'no class of that name \(a nested class is written with .\$.: CliTarget\$Known\)'
+run analyze "$DUMP" --watch CliTarget --no-suspects --no-timing
+expect_err 'holds no instance of it \(CliTarget\$[A-Za-z]+ has instances: quote a name'
+# histo's and top's --class take that spelling too (they matched nothing, silently)
+hidden=$("$LEAKRAY" histo "$DUMP" --class '*+0x*' --no-timing | awk '$4 ~ /\+0x/ {print $4; exit}')
+[ -n "$hidden" ] || fail "the dump has no hidden class to try"
+jvm=${hidden/+0x//0x}
+for v in histo top; do
+    run $v "$DUMP" --class "$jvm" --no-timing
+    expect_rc 0
+    grep -qF "$hidden" "$T/out" || fail "$v --class '$jvm' did not list $hidden"
+done
 echo "rules_typos: ok"
