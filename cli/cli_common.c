@@ -105,6 +105,12 @@ static int mem_message(char *buf, size_t cap, const char *cause)
              cause ? " (" : "", cause ? cause : "");
     if (cause)
         snprintf(buf + strlen(buf), cap - strlen(buf), ")");
+    /* past the limit, large arrays go to files: a folder where none can be made ($TMPDIR
+     * missing or read-only) is why this stopped, not the limit alone */
+    if (spill_create_failed(&dir, &e))
+        snprintf(buf + strlen(buf), cap - strlen(buf), "; spilling past it failed: no file can "
+                 "be made in %s (%s; --tmpdir or $TMPDIR chooses the folder)", dir,
+                 strerror(e));
     return 1;
 }
 

@@ -46,6 +46,7 @@ typedef struct outbuf {
     int why;            /* CAP_*: which bound `limit` is, for the message */
     int spool;          /* the bytes are a stream's, copied (spool), not inflated */
     const char *dir;    /* the temporary file's folder (messages) */
+    uint64_t disk_room; /* its free space, less 1/16 (the CAP_DISK bound before the floor) */
 } outbuf;
 
 #define STAGE_BYTES (4u << 20)
@@ -78,10 +79,13 @@ static lr_status over_limit(const outbuf *o, const char *name, lr_error *err)
     char lim[NUMFMT_GROUP_MAX];
     numfmt_group(lim, o->limit);
     const char *what = o->spool ? "input read from a stream" : "inflated size";
-    if (o->why == CAP_DISK)
+    if (o->why == CAP_DISK) {
+        /* the free space itself, not the 1 MiB floor the cap never goes under */
+        numfmt_group(lim, o->disk_room);
         return LR_FAIL(err, LR_ERR_LIMIT, "%s: %s exceeds the free space in %s (%s bytes; "
                        "--tmpdir chooses another folder, --max-inflate sets another cap)",
                        name, what, o->dir, lim);
+    }
     if (o->why == CAP_MEMORY)
         return LR_FAIL(err, LR_ERR_LIMIT, "%s: %s exceeds the memory available (%s bytes; "
                        "--max-inflate sets another cap)", name, what, lim);
@@ -366,7 +370,8 @@ static void default_cap(outbuf *o)
         struct statfs fs;
         if (fstatfs(o->fd, &fs) == 0) {
             uint64_t free_b = (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize;
-            cap_to(o, free_b - free_b / 16, CAP_DISK);
+            o->disk_room = free_b - free_b / 16;
+            cap_to(o, o->disk_room, CAP_DISK);
             in_memory = fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC;
         }
     }
@@ -375,7 +380,7 @@ static void default_cap(outbuf *o)
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         cap_to(o, rl.rlim_cur / 2, CAP_MEMORY);
-    if (o->limit < (1u << 20))
+    if (o->limit < (1u << 20)) /* a small dump still inflates; the write then says no room */
         o->limit = 1u << 20;
 }
 

@@ -58,6 +58,8 @@ static int failed;
 static const char *failed_dir;
 static uint64_t failed_asked;
 static int failed_errno;
+static int create_errno;       /* the first spill file that could not be made (not for room) */
+static const char *create_dir; /* in which folder */
 
 /* Unmaps a block that left the tables and closes its file. */
 static void drop_block(spill_block b)
@@ -251,7 +253,16 @@ void *spill_alloc(size_t n, int zero, int *room_err)
     }
     int fd = mfile_open_unnamed(dir, "spill");
     if (fd < 0) {
-        *room_err = is_room(errno) ? errno : 0;
+        int e = errno;
+        *room_err = is_room(e) ? e : 0;
+        if (!is_room(e)) { /* no such folder, read-only, no permission: said with the limit */
+            pthread_mutex_lock(&lock);
+            if (!create_errno) {
+                create_errno = e;
+                create_dir = dir;
+            }
+            pthread_mutex_unlock(&lock);
+        }
         return NULL;
     }
     /* Reserve every block now: a write into a hole of a full disk would be a SIGBUS. */
@@ -592,6 +603,18 @@ uint64_t spill_in_use(void) { return locked_read(&in_use_b); }
 uint64_t spill_peak(void) { return locked_read(&peak_b); }
 uint64_t spill_blocks(void) { return locked_read(&n_spilled); }
 uint64_t spill_moved_blocks(void) { return locked_read(&n_moved_all); }
+
+int spill_create_failed(const char **dir, int *errnum)
+{
+    pthread_mutex_lock(&lock);
+    int e = create_errno;
+    if (e) {
+        *dir = create_dir;
+        *errnum = e;
+    }
+    pthread_mutex_unlock(&lock);
+    return e != 0;
+}
 
 int spill_failed(const char **dir, uint64_t *asked, int *errnum)
 {

@@ -108,5 +108,8 @@ uint64_t spill_moved_blocks(void);
 
 /* The first failure to spill for want of room: 1 with the folder and the bytes asked for. */
 int spill_failed(const char **dir, uint64_t *asked, int *errnum);
+/* The first spill file that could not be made for another reason than room (a missing or
+ * read-only folder: $TMPDIR unset to a usable one): 1 with the folder and errno. */
+int spill_create_failed(const char **dir, int *errnum);
 
 #endif

@@ -135,4 +135,10 @@ expect_rc 5
 expect_err "^leakray: no room in $T/td to spill [0-9.]+ [kMG]?B past --max-memory 8.4 MB"
 [ "$(wc -l <"$T/err")" = 1 ] || fail "no room: more than one line on stderr"
 [ -z "$(ls -A "$T/td")" ] || fail "files left in --tmpdir after no room"
+
+# a $TMPDIR where no file can be made (missing here) turned spilling off in silence: the
+# message was --no-spill's, blaming the limit alone
+TMPDIR=$T/missing run analyze --no-progress --max-memory $limit "$D"
+expect_rc 5
+expect_err "^leakray: memory limit: .*; spilling past it failed: no file can be made in $T/missing \(No such file"
 echo "spill: ok"
