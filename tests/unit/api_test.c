@@ -80,6 +80,11 @@ static void open_memory(void **state)
     free(buf);
     assert_int_equal(lr_open(NULL, NULL, &b, NULL), LR_ERR_USAGE);
     assert_string_equal(lr_version(), LR_VERSION_STRING);
+    char v[32];
+    snprintf(v, sizeof v, "%d.%d.%d", LR_VERSION_MAJOR, LR_VERSION_MINOR, LR_VERSION_PATCH);
+    assert_string_equal(v, LR_VERSION_STRING);
+    assert_int_equal(LR_VERSION_NUMBER,
+                     LR_VERSION_MAJOR * 10000 + LR_VERSION_MINOR * 100 + LR_VERSION_PATCH);
 }
 
 static int find_value(void *ctx, const lr_field *f)
