@@ -102,6 +102,14 @@ lr_status sqlite_open(const char *path, sqlite3 **out, lr_error *err)
         sqlite3_close(db);
         return st;
     }
+    if ((rc & 0xff) == SQLITE_FULL || (rc & 0xff) == SQLITE_IOERR) {
+        /* the disk, not the store: a full folder read as a damaged store */
+        lr_status st = LR_FAIL(err, LR_ERR_IO, "%s: cannot write beside the store: %s (is its "
+                               "folder's disk full?)", path, msg ? msg : sqlite3_errmsg(db));
+        sqlite3_free(msg);
+        sqlite3_close(db);
+        return st;
+    }
     if (rc != SQLITE_OK) {
         lr_status st = LR_FAIL(err, LR_ERR_IO, "%s: not a usable SQLite store: %s", path,
                                msg ? msg : sqlite3_errmsg(db));

@@ -8,7 +8,8 @@
 #   the whole analysis, holding the caller's stderr); SIGTERM to `watch analyze` removes its
 #   NAME.json.part and NAME.txt.part;
 # - standard input given to `store ingest -` is copied into an unnamed file (a kill left a
-#   named leakray-ingest.XXXXXX copy of the whole dump in the temporary folder).
+#   named leakray-ingest.XXXXXX copy of the whole dump in the temporary folder);
+# - a store that cannot be written for want of room is not called "not a usable SQLite store".
 # The child is stopped (SIGSTOP) while the parent is killed, so the SIGTERM it is sent stays
 # pending where the test can read it (/proc/PID/status ShdPnd, bit 15 - 1), whatever the
 # machine's speed.
@@ -16,6 +17,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init child-analysis
 cli_fixtures
+mkdir -p "$T/full"
 slow=$FIX/java_pid1884.0001.hprof.gz # about 500 MB to inflate: the child runs for seconds
 
 run store ingest --db "$T/s.db" --max-memory 1m --no-spill "$FIX/RI.hprof"
@@ -24,6 +26,16 @@ expect_out 'memory limit'
 run store ingest --db "$T/s.db" --max-inflate 1m "$FIX/openjdk_jdk11_04_x64.hprof.gz"
 expect_rc 5
 expect_out 'exceeds --max-inflate'
+
+# a store whose folder cannot be written to (a full disk; here a file-size limit) says so:
+# "not a usable SQLite store" read as a damaged store
+set +e
+(ulimit -f 1; exec "$LEAKRAY" store ingest --db "$T/full/s.db" "$FIX/RI.hprof") \
+    >"$T/out" 2>"$T/err" < /dev/null
+RC=$?
+set -e
+expect_rc 4
+expect_err 'cannot write beside the store: .* \(is its folder.s disk full\?\)'
 
 # the child of parent $1 once it runs leakray analyze (after its exec: until then it has the
 # parent's command line)
