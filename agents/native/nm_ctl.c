@@ -50,6 +50,7 @@ typedef struct own_fd {
     ino_t ino;
 } own_fd;
 static own_fd own_pipe[2], own_listen;
+static int listen_fd = -1; /* the monitor thread's listening socket (for fork_child) */
 #define FD_CHECK_MS 2000u
 
 static int fd_is(int fd, const own_fd *o)
@@ -803,6 +804,7 @@ static void *monitor_main(void *arg)
     if (nm_cfg.signo > 0 && nm_cfg.signo < NSIG)
         sigdelset(&waiting, nm_cfg.signo);
     int lfd = listen_socket();
+    __atomic_store_n(&listen_fd, lfd, __ATOMIC_RELEASE);
     uint64_t next = nm_cfg.interval_s ? nm_now_ms() + (uint64_t)nm_cfg.interval_s * 1000u : 0;
     for (;;) {
         /* The program may have closed what is ours (and reused the numbers): what is gone is
@@ -818,8 +820,10 @@ static void *monitor_main(void *arg)
             if (sig_pipe_open() != 0)
                 sig_pipe[0] = -1;
         }
-        if (nm_cfg.socket_name[0] && !fd_is(lfd, &own_listen))
+        if (nm_cfg.socket_name[0] && !fd_is(lfd, &own_listen)) {
             lfd = listen_socket();
+            __atomic_store_n(&listen_fd, lfd, __ATOMIC_RELEASE);
+        }
         struct pollfd p[2] = {{sig_pipe[0], POLLIN, 0}, {lfd, POLLIN, 0}};
         uint64_t left = FD_CHECK_MS;
         if (next) {
@@ -916,6 +920,18 @@ static void fork_parent(void)
 static void fork_child(void)
 {
     monitor_started = 0; /* threads do not cross a fork */
+    /* Nor does the monitor thread that serves these: the child's copies of the listening
+     * socket and of the scan pipe would take a `check` meant for the parent and never answer
+     * it (one waited 600 s while such a child lived), and a scan signal sent to the child
+     * would have the parent scanned. */
+    int lf = listen_fd, wr = sig_pipe[1], rd = sig_pipe[0];
+    if (fd_is(lf, &own_listen))
+        close(lf);
+    if (fd_is(wr, &own_pipe[1]))
+        close(wr);
+    if (fd_is(rd, &own_pipe[0]))
+        close(rd);
+    listen_fd = sig_pipe[0] = sig_pipe[1] = -1;
     nm_tables_reinit_child();
     reg_lock = 0;
     forked = !nm_cfg.children;

@@ -6,7 +6,8 @@
 # said it was "not started with libleakray_native.so?", which it was. Now it names the
 # monitored parent and the way that works (--children: the worker's scan at exit), and the
 # worker's scan at exit under --children still reports its 70 + 50 bytes. A worker ended by
-# SIGTERM wrote no report, and nothing said so: now `run` names it.
+# SIGTERM wrote no report, and nothing said so: now `run` names it. The worker keeps none of
+# the monitor's descriptors (its listening socket took checks no thread answered).
 set -euo pipefail
 . "$(dirname "$0")/native_lib.bash"
 nat_init native_forked_check
@@ -18,6 +19,9 @@ RUN=$!
 for _ in $(seq 400); do [ -s "$NAT_TMP/pid" ] && break; sleep 0.05; done
 [ -s "$NAT_TMP/pid" ] || { kill $RUN; nat_fail "the worker never wrote its pid"; }
 read -r W M <"$NAT_TMP/pid"
+# the worker keeps none of the monitor's descriptors: its copy of the listening socket took
+# checks meant for the master, answered by no thread (one waited 600 s)
+socks=$(find "/proc/$W/fd" -lname 'socket:*' 2>/dev/null | wc -l)
 rc=0
 "$LEAKRAY" native check "$W" >"$NAT_TMP/check.out" 2>"$NAT_TMP/check.err" || rc=$?
 rc2=0
@@ -25,6 +29,7 @@ rc2=0
 touch "$NAT_TMP/stop"
 wait $RUN || nat_fail "native run exited $?: $(tail -3 "$NAT_TMP/run.out")"
 [ $rc = 2 ] && [ $rc2 = 2 ] || nat_fail "check of the worker: exit $rc, --signal $rc2, not 2"
+[ "$socks" = 0 ] || nat_fail "the worker holds $socks socket(s) it inherited from the monitor"
 for f in check signal; do
     grep -q "forked child of the monitored process $M" "$NAT_TMP/$f.err" &&
         ! grep -q "not started with" "$NAT_TMP/$f.err" ||
