@@ -888,9 +888,10 @@ static int send_scan_signal(const cli_common *co, long pid, unsigned signo)
         }
         if (!strcmp(whose, "replaced"))
             return cli_fail(co, LR_ERR_USAGE, "process %ld has put its own handler on signal "
-                            "%u, in the monitor's place: the signal would run the program's "
-                            "handler, and no scan; no signal sent (`leakray native check %ld` "
-                            "asks by the socket)", pid, signo, pid);
+                            "%u, in the monitor's place: unless that handler calls the "
+                            "monitor's, the signal would run the program's handler and no "
+                            "scan; no signal sent (`leakray native check %ld` asks by the "
+                            "socket)", pid, signo, pid);
     }
     if (syscall(SYS_tgkill, (pid_t)pid, (pid_t)tid, (int)signo) != 0)
         return cli_fail(co, errno == ESRCH ? LR_ERR_NOT_FOUND : LR_ERR_IO, "tgkill %ld/%ld: %s",

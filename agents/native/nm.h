@@ -88,9 +88,10 @@ void nm_tables_unlock(void);
 /* After fork in the child: locks reinitialised (held ones belong to threads now gone). */
 void nm_tables_reinit_child(void);
 /* In the scanning child: calls fn(addr, size, trace, flags, arg) for every live block whose
- * header lies in the readable range [lo, hi), in address order; the blocks may run up to end
- * (>= hi: the mapping's end when [lo, hi) is the part of it in use). flags: NM_E_*. */
-void nm_blocks_in(uintptr_t lo, uintptr_t hi, uintptr_t end,
+ * header lies in [lo, hi), in address order, within the readable range [base, end) (base <=
+ * lo, hi <= end: the range whose part in use [lo, hi) is; a block's chunk may start before
+ * lo, past an over-aligned block's untouched gap, and run past hi). flags: NM_E_*. */
+void nm_blocks_in(uintptr_t base, uintptr_t lo, uintptr_t hi, uintptr_t end,
                   void (*fn)(uintptr_t, uint64_t, uint32_t, uint32_t, void *), void *arg);
 #define NM_E_LDSO 1u /* allocated by the dynamic linker: reachable by definition */
 /* Records the calling thread's backtrace in the depot and returns its id (0 if none). */

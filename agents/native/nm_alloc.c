@@ -497,7 +497,7 @@ static int foreign; /* the hooks forward to another allocator: blocks are no gli
 /* Calls fn for every program block whose header lies in [lo, hi), in address order: each
  * 16-byte slot whose check word matches is confirmed against libc's chunk size, and the
  * search resumes after the chunk. Runs in the scanning child; lo and hi are 16-aligned. */
-void nm_blocks_in(uintptr_t lo, uintptr_t hi, uintptr_t end,
+void nm_blocks_in(uintptr_t base, uintptr_t lo, uintptr_t hi, uintptr_t end,
                   void (*fn)(uintptr_t, uint64_t, uint32_t, uint32_t, void *), void *arg)
 {
     uintptr_t q = (lo + 15) & ~(uintptr_t)15;
@@ -516,7 +516,7 @@ void nm_blocks_in(uintptr_t lo, uintptr_t hi, uintptr_t end,
             continue;
         }
         uintptr_t p = q + NM_HDR, off = lg < 40 ? (uintptr_t)1 << lg : 0;
-        if (lg < NM_HDR_LOG || !off || p - lo < off + (foreign ? 0 : 8) || size > end - p) {
+        if (lg < NM_HDR_LOG || !off || p - base < off + (foreign ? 0 : 8) || size > end - p) {
             q += 16;
             continue;
         }

@@ -576,7 +576,7 @@ static void scan_root(child *c, uintptr_t lo, uintptr_t hi, int exact)
     }
 }
 
-/* fn(c, run_lo, run_hi, hi, arg) over the parts of private anonymous range [lo, hi) the
+/* fn(c, run_lo, run_hi, lo, hi, arg) over the parts of private anonymous range [lo, hi) the
  * process has touched: a page neither present nor swapped out in /proc/self/pagemap was
  * never written, reads as zeros, and holds no pointer nor block header. A 32 GB
  * MAP_NORESERVE reservation with a few pages in use was read whole by every scan (80 s).
@@ -585,13 +585,14 @@ static void scan_root(child *c, uintptr_t lo, uintptr_t hi, int exact)
  * Small ranges, or no pagemap, are one run. */
 #define SPARSE_MIN ((uintptr_t)64 << 20)
 #define SPARSE_PAGES 512u
-typedef void (*run_fn)(child *c, uintptr_t lo, uintptr_t hi, uintptr_t end, int arg);
+typedef void (*run_fn)(child *c, uintptr_t lo, uintptr_t hi, uintptr_t base, uintptr_t end,
+                       int arg);
 static void each_used(child *c, uintptr_t lo, uintptr_t hi, int arg, run_fn fn)
 {
     static int pm = -2;
     if (hi - lo < SPARSE_MIN || pm == -1 ||
         (pm == -2 && (pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)) < 0)) {
-        fn(c, lo, hi, hi, arg);
+        fn(c, lo, hi, lo, hi, arg);
         return;
     }
     uint64_t e[SPARSE_PAGES];
@@ -602,7 +603,7 @@ static void each_used(child *c, uintptr_t lo, uintptr_t hi, int arg, run_fn fn)
             n = SPARSE_PAGES;
         ssize_t got = pread(pm, e, n * 8, (off_t)(at / 4096 * 8));
         if (got != (ssize_t)(n * 8)) { /* unreadable: the rest is one run */
-            fn(c, run ? run : at > lo ? at : lo, hi, hi, arg);
+            fn(c, run ? run : at > lo ? at : lo, hi, lo, hi, arg);
             return;
         }
         for (size_t k = 0; k < n; k++, at += 4096) {
@@ -610,17 +611,19 @@ static void each_used(child *c, uintptr_t lo, uintptr_t hi, int arg, run_fn fn)
             if (used && !run) {
                 run = at > lo ? at : lo;
             } else if (!used && run) {
-                fn(c, run, at, hi, arg);
+                fn(c, run, at, lo, hi, arg);
                 run = 0;
             }
         }
     }
     if (run)
-        fn(c, run, hi, hi, arg);
+        fn(c, run, hi, lo, hi, arg);
 }
 
-static void root_run(child *c, uintptr_t lo, uintptr_t hi, uintptr_t end, int exact)
+static void root_run(child *c, uintptr_t lo, uintptr_t hi, uintptr_t base, uintptr_t end,
+                     int exact)
 {
+    (void)base;
     (void)end;
     scan_root(c, lo, hi, exact);
 }
@@ -1110,12 +1113,13 @@ static void write_graph(wbuf *w, child *c)
     }
 }
 
-static void block_run(child *c, uintptr_t lo, uintptr_t hi, uintptr_t end, int arg)
+static void block_run(child *c, uintptr_t lo, uintptr_t hi, uintptr_t base, uintptr_t end,
+                      int arg)
 {
     (void)arg;
     if (sigsetjmp(fault_jmp, 1))
         return; /* unreadable after all: the rest of its blocks are not there to find */
-    nm_blocks_in(lo, hi, end, collect, c);
+    nm_blocks_in(base, lo, hi, end, collect, c);
 }
 
 static void search_range(child *c, uintptr_t lo, uintptr_t hi)

@@ -4,7 +4,9 @@
 # (tests/programs/native/sparse.c: 16 GiB MAP_NORESERVE, two pages used). Every scan read it
 # whole (about 40 s here, the program's exit held that long); the pages that were never
 # written are skipped (/proc/self/pagemap), and the answers stay the same: the block held
-# only from the reservation, 9 GiB in, is no leak; the dropped 1,212 bytes are.
+# only from the reservation, 9 GiB in, is no leak; the dropped 1,212 bytes are, and so are 80
+# over-aligned 1 MiB blocks whose headers lie past an untouched gap in their chunk (the first
+# cut of the skipping lost 79 of them).
 set -euo pipefail
 . "$(dirname "$0")/native_lib.bash"
 nat_init native_sparse
@@ -19,7 +21,7 @@ rc=0
 python3 - "$NAT_TMP/run.json" <<'PY' || nat_fail "sparse reservation"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert (d['direct']['bytes'], d['direct']['blocks']) == (1212, 1), d['direct']
+assert (d['direct']['bytes'], d['direct']['blocks']) == (83887292, 81), d['direct']
 assert (d['indirect']['bytes'], d['indirect']['blocks']) == (0, 0), d['indirect']
 # reading 16 GiB of untouched pages took ~40 s; skipping them, well under a second
 assert d["timing"]["scan_ms"] < 5000, d["timing"]
