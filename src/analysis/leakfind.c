@@ -537,6 +537,16 @@ int leak_is_browser(const graph *g)
     for (node_ix x = 0; g->node_dom && x < g->n_nodes; x++)
         if (graph_node_dom(g, x) == GRAPH_DOM_ATTACHED)
             return 1;
+    /* A snapshot without `detachedness` (Chrome before 2021) marks detached nodes by their
+     * "Detached " names and none attached: its page shows in Blink's own natives, the
+     * document and the window ("Window / https://..."), which no Node.js heap has. */
+    for (node_ix x = 0; g->node_dom && g->node_name && x < g->n_nodes; x++) {
+        if (!type_is(g, x, "native"))
+            continue;
+        const char *nm = node_text(g, x);
+        if (!strcmp(nm, "HTMLDocument") || !strncmp(nm, "Window / ", 9))
+            return 1;
+    }
     return 0;
 }
 

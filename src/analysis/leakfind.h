@@ -85,7 +85,8 @@ lr_status leak_add(leak_set *s, node_ix n, uint8_t source, const char *reason, l
 lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_error *err);
 
 /* Whether g is a browser page's snapshot: some node is attached to a document (Node.js marks
- * a few embedder objects detached, never one attached). */
+ * a few embedder objects detached, never one attached), or, in a snapshot without DOM link
+ * states (older Chrome: only "Detached " names), a native HTMLDocument or Window is there. */
 int leak_is_browser(const graph *g);
 
 /* memlab's default leak filter (find-leaks without --trace-all-objects) over the selected
