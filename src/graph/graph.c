@@ -1820,41 +1820,69 @@ static int name_partial(const graph *g, node_ix n)
 }
 
 /* Decodes count units from p + first as UTF-8 into buf (bounded, always terminated):
- * width 1 is Latin-1 bytes, 2 UTF-16 in the dump's (big-endian) order, 3 UTF-16 in the VM's
- * little-endian order (a JDK 9+ String's UTF16 coder). A lone surrogate reads U+FFFD.
- * Returns the bytes the whole text takes. */
+ * width 0 is bytes already valid UTF-8 (utf8_valid), 1 Latin-1 bytes, 2 UTF-16 in the dump's
+ * (big-endian) order, 3 UTF-16 in the VM's little-endian order (a JDK 9+ String's UTF16
+ * coder). A lone surrogate reads U+FFFD. Returns the bytes the whole text takes. */
 static long units_text(const uint8_t *p, uint64_t first, uint64_t count, unsigned width,
                        char *buf, size_t cap)
 {
-    size_t at = 0;
+    size_t at = 0, w = 0; /* w: bytes written, up to the last code point that fit whole */
     for (uint64_t i = first; i < first + count; i++) {
         uint32_t u;
-        if (width == 1) {
-            at += put_utf8(buf, cap, at, p[i]);
+        if (width == 0) { /* valid UTF-8, copied whole code points at a time */
+            size_t len = p[i] < 0x80 ? 1 : p[i] < 0xe0 ? 2 : p[i] < 0xf0 ? 3 : 4;
+            if (w == at && at + len < cap) {
+                memcpy(buf + at, p + i, len);
+                w = at + len;
+            }
+            at += len;
+            i += len - 1;
             continue;
         }
-        u = width == 3 ? (uint32_t)(p[2 * i] | (p[2 * i + 1] << 8))
-                       : (uint32_t)((p[2 * i] << 8) | p[2 * i + 1]);
-        if (u >= 0xd800 && u < 0xdc00 && i + 1 < first + count) {
-            uint32_t u2 = width == 3 ? (uint32_t)(p[2 * i + 2] | (p[2 * i + 3] << 8))
-                                     : (uint32_t)((p[2 * i + 2] << 8) | p[2 * i + 3]);
-            if (u2 >= 0xdc00 && u2 < 0xe000) {
-                u = 0x10000 + ((u - 0xd800) << 10) + (u2 - 0xdc00);
-                i++;
+        if (width == 1) {
+            u = p[i];
+        } else {
+            u = width == 3 ? (uint32_t)(p[2 * i] | (p[2 * i + 1] << 8))
+                           : (uint32_t)((p[2 * i] << 8) | p[2 * i + 1]);
+            if (u >= 0xd800 && u < 0xdc00 && i + 1 < first + count) {
+                uint32_t u2 = width == 3 ? (uint32_t)(p[2 * i + 2] | (p[2 * i + 3] << 8))
+                                         : (uint32_t)((p[2 * i + 2] << 8) | p[2 * i + 3]);
+                if (u2 >= 0xdc00 && u2 < 0xe000) {
+                    u = 0x10000 + ((u - 0xd800) << 10) + (u2 - 0xdc00);
+                    i++;
+                }
             }
+            if (u >= 0xd800 && u < 0xe000)
+                u = 0xfffd;
         }
-        if (u >= 0xd800 && u < 0xe000)
-            u = 0xfffd;
-        at += put_utf8(buf, cap, at, u);
+        size_t k = put_utf8(buf, w == at ? cap : 0, at, u);
+        if (w == at && at + k < cap)
+            w = at + k;
+        at += k;
     }
     if (cap)
-        buf[at < cap ? at : cap - 1] = '\0';
-    /* put_utf8 skips what does not fit; terminate at the last whole code point written. */
-    if (cap && at >= cap) {
-        size_t k = strnlen(buf, cap - 1);
-        buf[k] = '\0';
-    }
+        buf[w] = '\0';
     return (long)at;
+}
+
+/* Whether p[0..n) is well-formed UTF-8 (no overlong form, no surrogate, at most U+10FFFF). */
+static int utf8_valid(const uint8_t *p, uint64_t n)
+{
+    for (uint64_t i = 0; i < n;) {
+        uint8_t c = p[i];
+        uint64_t len = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3
+                     : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+        if (!len || len > n - i)
+            return 0;
+        for (uint64_t b = 1; b < len; b++)
+            if ((p[i + b] & 0xc0) != 0x80)
+                return 0;
+        if ((c == 0xe0 && p[i + 1] < 0xa0) || (c == 0xed && p[i + 1] >= 0xa0) ||
+            (c == 0xf0 && p[i + 1] < 0x90) || (c == 0xf4 && p[i + 1] >= 0x90))
+            return 0;
+        i += len;
+    }
+    return 1;
 }
 
 long graph_chars_text(const graph *g, node_ix a, char *buf, size_t cap)
@@ -1869,7 +1897,10 @@ long graph_chars_text(const graph *g, node_ix a, char *buf, size_t cap)
     uint64_t off = graph_node_off(g, a), alen = graph_node_len(g, a);
     if (!esz || off > g->data_len || alen > (g->data_len - off) / esz)
         return -1;
-    return units_text(g->data + off, 0, alen, esz == 1 ? 1 : 2, buf, cap);
+    /* a byte[] has no declared encoding: UTF-8 where it is that (a payload, a name a program
+     * encoded), else Latin-1, one character a byte */
+    unsigned width = esz == 2 ? 2 : utf8_valid(g->data + off, alen) ? 0 : 1;
+    return units_text(g->data + off, 0, alen, width, buf, cap);
 }
 
 long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap)

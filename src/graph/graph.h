@@ -857,8 +857,10 @@ int graph_static_find(const graph *g, class_ix c, const char *name, graph_value 
 #define GRAPH_CONS_PARTS ((uint32_t)1 << 16)
 #define GRAPH_CONS_BYTES ((size_t)1 << 20)
 long graph_string_value(const graph *g, node_ix n, char *buf, size_t cap);
-/* The text of a char[] (UTF-16) or byte[] (Latin-1) array a as UTF-8, bounded and terminated
- * as graph_string_value's; -1 if a is no such array or its contents are not in the dump. */
+/* The text of a char[] (UTF-16) or byte[] (UTF-8 where valid, else Latin-1) array a as
+ * UTF-8, bounded and terminated as graph_string_value's (a NUL in the text is copied: the
+ * length returned says where it ends); -1 if a is no such array or its contents are not in
+ * the dump. */
 long graph_chars_text(const graph *g, node_ix a, char *buf, size_t cap);
 
 /* V8 writes a string's text as the node's name, cut at this many UTF-16 units

@@ -66,8 +66,9 @@ static long obj_string(const graph *g, node_ix n, char *buf, size_t cap)
     if (r >= 0)
         return r;
     r = graph_chars_text(g, n, buf, cap);
-    /* a label is one line: a control character in a thread's name would break it */
-    for (long k = 0; k < r && (size_t)k + 1 < cap && buf[k]; k++)
+    /* a label is one line, and a C string: a control character or a NUL (which cut the text
+     * there, and made `chars == "nul"` match "nul\0after") reads '?' */
+    for (long k = 0; k < r && (size_t)k + 1 < cap; k++)
         if ((unsigned char)buf[k] < 0x20 || buf[k] == 0x7f)
             buf[k] = '?';
     return r;
@@ -1096,8 +1097,9 @@ static int render(const rules_set *rs, node_ix n, const char *fld, const char *t
                                  id_text(rs->g, graph_node_id(rs->g, v.n), idb, sizeof idb));
                     break;
                 }
+                /* a label is one line: a String's newline (a thread's name) would split it */
                 for (const char *t = tmp; *t && k + 1 < cap; t++)
-                    out[k++] = *t;
+                    out[k++] = (unsigned char)*t < 0x20 || *t == 0x7f ? '?' : *t;
                 p = q + 1;
                 continue;
             }

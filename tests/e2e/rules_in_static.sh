@@ -9,8 +9,10 @@
 # (they read "", so `inspect class-object` could not name one class). A template prints a char
 # field and a Character as their characters (they printed their codes: "233") and {@id} as the
 # dump lists ids (0x... on HPROF; it printed a decimal no other output shows), and a char[]'s
-# text whole (every character past ASCII printed "?"). "{}" prints as written, "{{" and "}}"
-# as braces (such a label was dropped: its "path" read as missing).
+# text whole (every character past ASCII printed "?"; a NUL cut it), a UTF-8 byte[] as its
+# text, and a control character of any value (a String's newline split the label) as "?".
+# "{}" prints as written, "{{" and "}}" as braces (such a label was dropped: its "path" read
+# as missing).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -30,6 +32,7 @@ inspect InStatic$Screen if this in static InStatic$Holder#CACHE.elementData -> l
 inspect class-object if @class == "InStatic$Holder" -> label "holder {@simple} < {@super}"
 inspect InStatic$Screen -> label "grade {grade}{mark} at {@id}"
 inspect InStatic$Screen -> label "sign {sign}"
+inspect InStatic$Screen -> label "utf {utf} two {two}"
 inspect InStatic$Screen -> label "set {} {{braces}} {{ spaced }} of {@simple}"
 R
 rc=0
@@ -47,7 +50,9 @@ for t in d['traces']:
     grade = [l for l in leak['labels'] if l.startswith('grade ')]
     assert grade == ['grade \u00e9Z at ' + leak['id']], (grade, leak['id'])
     sign = [l for l in leak['labels'] if l.startswith('sign ')]
-    assert sign == ['sign \u00e9t\u00e9\U0001f600?'], sign
+    assert sign == ['sign \u00e9t\u00e9\U0001f600??z'], sign
+    utf = [l for l in leak['labels'] if l.startswith('utf ')]
+    assert utf == ['utf h\u00e9llo two a?b'], utf
     text = [l for l in leak['labels'] if l.startswith('set ')]
     assert text == ['set {} {braces} { spaced } of InStatic$Screen'], text
 want = {'root1': ['in ROOTS'], 'root3': ['in ROOTS'], 'root5': ['in ROOTS'],

@@ -2,7 +2,7 @@
 // InStatic.java: destroyed Screens kept three ways a registry keeps things: in a static
 // Object[] (ROOTS: slots 1, 3, 5), in a static ArrayList (CACHE: two), and by neither (one,
 // reached from a static field of its own). Rules test `this in static Holder#ROOTS`; a label
-// prints the char field, the Character and a char[] as characters.
+// prints the char field, the Character, a char[] and a UTF-8 byte[] as characters.
 // Usage: java InStatic OUT.hprof
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
@@ -14,7 +14,9 @@ public class InStatic {
         boolean destroyed = true;
         char grade = '\u00e9';
         Character mark = 'Z';
-        char[] sign = {'\u00e9', 't', '\u00e9', '\ud83d', '\ude00', '\n'};
+        char[] sign = {'\u00e9', 't', '\u00e9', '\ud83d', '\ude00', '\n', '\0', 'z'};
+        byte[] utf = "h\u00e9llo".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        String two = "a\nb";
 
         Screen(String title) {
             this.title = title;
