@@ -149,12 +149,16 @@ void cli_usage(const cli_spec *spec, FILE *out);
 
 /* Runs this executable (/proc/self/exe) as args[0] args[1] (the verb) with co's resource
  * options (--max-memory, --max-inflate, --dump, --no-spill, --tmpdir) and then args[2..]
- * (NULL-terminated, at most CLI_RUN_ARGS), its stdout on out_fd or, with out_path, that
- * file created. The child gets SIGTERM when this process ends, however it ends. Returns
- * its pid, or -1 with msg set. */
-#define CLI_RUN_ARGS (8 + 2 * CLI_MAX_LIST)
+ * (NULL-terminated, fewer than CLI_RUN_ARGS: more is refused), its stdout on out_fd or, with
+ * out_path, that file created. The child gets SIGTERM when this process ends, however it
+ * ends. Returns its pid, or -1 with msg set. */
+#define CLI_RUN_ARGS (16 + 2 * CLI_MAX_LIST)
 pid_t cli_run_self(const cli_common *co, const char *const *args, int out_fd,
                    const char *out_path, char *msg, size_t cap);
+
+/* The "message" of a --json error document doc (a child leakray's), unescaped enough to
+ * read, into out; "analysis failed" when doc holds none. */
+void cli_json_error_message(const char *doc, char *out, size_t cap);
 
 /* --detached's check: 0 when g (read from path) is a browser page's snapshot, which alone
  * holds DOM nodes, else a usage error. Node's snapshots mark some of their own binding objects

@@ -278,8 +278,14 @@ pid_t cli_run_self(const cli_common *co, const char *const *args, int out_fd,
         argv[a++] = "--tmpdir";
         argv[a++] = co->tmpdir;
     }
-    for (int i = 2; i < CLI_RUN_ARGS && args[i]; i++)
+    for (int i = 2; args[i]; i++) {
+        if (i >= CLI_RUN_ARGS) { /* never cut: a command without its last words is another */
+            snprintf(msg, cap, "cannot run %s: more than %d arguments", args[1],
+                     CLI_RUN_ARGS);
+            return -1;
+        }
         argv[a++] = args[i];
+    }
     argv[a] = NULL;
     pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
@@ -299,6 +305,24 @@ pid_t cli_run_self(const cli_common *co, const char *const *args, int out_fd,
         _exit(127);
     }
     return pid;
+}
+
+/* The "message" of an analyze --json error document, unescaped enough to read. */
+void cli_json_error_message(const char *doc, char *out, size_t cap)
+{
+    const char *m = strstr(doc, "\"message\": \"");
+    if (!m) {
+        snprintf(out, cap, "analysis failed");
+        return;
+    }
+    m += 12;
+    size_t n = 0;
+    for (; *m && *m != '"' && n + 1 < cap; m++) {
+        if (*m == '\\' && m[1])
+            m++;
+        out[n++] = *m;
+    }
+    out[n] = 0;
 }
 
 int cli_need_dom(const cli_common *co, const graph *g, const char *path)

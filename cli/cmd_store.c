@@ -72,24 +72,6 @@ static int read_all(int fd, char **out, size_t *len)
     return 0;
 }
 
-/* The "message" of an analyze --json error document, unescaped enough to read. */
-static void error_message(const char *doc, char *out, size_t cap)
-{
-    const char *m = strstr(doc, "\"message\": \"");
-    if (!m) {
-        snprintf(out, cap, "analysis failed");
-        return;
-    }
-    m += 12;
-    size_t n = 0;
-    for (; *m && *m != '"' && n + 1 < cap; m++) {
-        if (*m == '\\' && m[1])
-            m++;
-        out[n++] = *m;
-    }
-    out[n] = 0;
-}
-
 /* Runs `<self> analyze --json --no-timing [extra...] path` under co's resource options
  * (cli_run_self); on success *doc holds its output. Returns 0 ok, or the analysis' exit
  * code with msg filled. */
@@ -144,7 +126,7 @@ static int analyze_dump(const cli_common *co, const char *path, const cli_strlis
     else if (code == 127 && !*len)
         snprintf(msg, cap, "%s: cannot run the analysis", path);
     else
-        error_message(*doc, msg, cap);
+        cli_json_error_message(*doc, msg, cap);
     free(*doc);
     *doc = NULL;
     return code ? code : CLI_EXIT_LIMIT;
@@ -347,7 +329,8 @@ static int cmd_store_ingest(int argc, char **argv)
         lr_status ls = LR_OK;
         const char *error = NULL;
         if (code == 0) {
-            ls = store_ingest_json(s, path, doc, len, &m, &r, &err);
+            /* messages name the input as given ("-"), not the spooled copy's /proc name */
+            ls = store_ingest_json(s, spool_fd >= 0 ? co.pos[i] : path, doc, len, &m, &r, &err);
             if (ls == LR_ERR_TRUNCATED && !is_report) {
                 /* a dump cut short is a bad dump: recorded as failed, like any other */
                 snprintf(msg, sizeof msg, "%s", err.msg);
@@ -373,6 +356,12 @@ static int cmd_store_ingest(int argc, char **argv)
         if (code > worst)
             worst = code;
         const char *given = co.pos[i];
+        char shown[LR_ERROR_MSG_MAX];
+        if (error && spool_fd >= 0) {
+            snprintf(shown, sizeof shown, "%s", error);
+            msg_rename(shown, sizeof shown, spooled, given);
+            error = shown;
+        }
         if (co.json)
             rep_store_ingest_json(&w, given, &r, error);
         else if (error && !r.failed && (strstr(error, path) || strstr(error, given)))

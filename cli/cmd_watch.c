@@ -7,6 +7,7 @@
  * NAME.json / NAME.txt into place only when complete, has report/status.h print the one-line
  * summary, and keeps at most --max-dumps dumps (with their reports) in the dump's folder.
  * Docs: docs/agent.md. */
+#define _GNU_SOURCE /* O_TMPFILE */
 #include "cli.h"
 
 #include "report/status.h"
@@ -250,26 +251,67 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
     /* one analysis writes both reports (two processes, side by side, each loaded the dump
      * and built its trees: twice the memory and the CPU on the watched program's host);
      * --no-timing reaches the reports too: then no clock reading is written anywhere */
-    const char *jargs[] = {a0, an, dump, js, np, tx, tpart, co->no_timing ? nt : NULL, NULL};
-    /* a signal that ends this process ends the analysis too (cli_run_self) and takes the
-     * partial reports with it */
+    char mp[] = "--mapping";
+    const char *jargs[12] = {a0, an, dump, js, np, tx, tpart};
+    int na = 7;
+    if (co->no_timing)
+        jargs[na++] = nt;
+    if (co->mapping) {
+        jargs[na++] = mp;
+        jargs[na++] = co->mapping;
+    }
+    jargs[na] = NULL;
+    /* The JSON report is written into an unnamed file of the dump's folder (read back for a
+     * failed analysis' message), named once complete: a kill -9 of this process leaves
+     * nothing. A signal that ends it ends the analysis too (cli_run_self), and the guards
+     * take the partial reports with them. */
+    int jfd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
     outfile_guard(jpart);
     outfile_guard(tpart);
     char msg[256];
-    pid_t pj = cli_run_self(co, jargs, -1, jpart, msg, sizeof msg);
+    pid_t pj = cli_run_self(co, jargs, jfd, jfd >= 0 ? NULL : jpart, msg, sizeof msg);
     int rj = pj > 0 ? wait_exit(pj) : 127;
     double ms = cli_now_ms() - t0;
-    int renamed = rj == 0 && rename(jpart, jfin) == 0 && rename(tpart, tfin) == 0;
+    int named = rj == 0;
+    if (named && jfd >= 0) {
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", jfd);
+        unlink(jpart); /* a crashed run's */
+        named = linkat(AT_FDCWD, proc, AT_FDCWD, jpart, AT_SYMLINK_FOLLOW) == 0;
+    }
+    int renamed = named && rename(jpart, jfin) == 0 && rename(tpart, tfin) == 0;
     int e = errno;
+    char why_msg[512] = "";
+    if (rj != 0 && pj > 0) { /* under --json the analysis said why on its stdout: the report */
+        char doc[8192];
+        int fd = jfd >= 0 ? jfd : open(jpart, O_RDONLY | O_CLOEXEC);
+        ssize_t k = fd >= 0 ? pread(fd, doc, sizeof doc - 1, 0) : -1;
+        if (k > 0) {
+            doc[k] = 0;
+            cli_json_error_message(doc, why_msg, sizeof why_msg);
+        }
+        if (fd >= 0 && fd != jfd)
+            close(fd);
+    }
+    if (jfd >= 0)
+        close(jfd);
     if (!renamed) {
         unlink(jpart);
         unlink(tpart);
     }
     outfile_unguard(jpart);
     outfile_unguard(tpart);
-    if (rj != 0)
-        return cli_fail(co, LR_ERR_INTERNAL, "analysing %s failed (leakray analyze exit %d%s%s)",
-                        dump, rj, pj < 0 ? ": " : "", pj < 0 ? msg : "");
+    if (rj != 0) {
+        /* the analysis' own message is on stderr above; its exit code is this one's (a
+         * --max-memory the user gave is a limit, exit 5, not a fault of leakray's) */
+        lr_status why = rj == CLI_EXIT_USAGE   ? LR_ERR_USAGE
+                        : rj == CLI_EXIT_INPUT ? LR_ERR_FORMAT
+                        : rj == CLI_EXIT_IO    ? LR_ERR_IO
+                        : rj == CLI_EXIT_LIMIT ? LR_ERR_LIMIT
+                                               : LR_ERR_INTERNAL;
+        return cli_fail(co, why, "analysing %s failed (leakray analyze exit %d%s%s)", dump, rj,
+                        pj < 0 || why_msg[0] ? ": " : "", pj < 0 ? msg : why_msg);
+    }
     if (!renamed)
         return cli_fail(co, LR_ERR_IO, "writing the report of %s: %s", dump, strerror(e));
     uint64_t n_app = 0, n_lib = 0, bytes = 0, held = 0;

@@ -9,7 +9,9 @@
 #   NAME.json.part and NAME.txt.part;
 # - standard input given to `store ingest -` is copied into an unnamed file (a kill left a
 #   named leakray-ingest.XXXXXX copy of the whole dump in the temporary folder);
-# - a store that cannot be written for want of room is not called "not a usable SQLite store".
+# - a store that cannot be written for want of room is not called "not a usable SQLite store";
+# - watch analyze takes --mapping, leaves no partial report after kill -9, and exits 5 at a
+#   limit it was given (it said "internal" error).
 # The child is stopped (SIGSTOP) while the parent is killed, so the SIGTERM it is sent stays
 # pending where the test can read it (/proc/PID/status ShdPnd, bit 15 - 1), whatever the
 # machine's speed.
@@ -26,6 +28,24 @@ expect_out 'memory limit'
 run store ingest --db "$T/s.db" --max-inflate 1m "$FIX/openjdk_jdk11_04_x64.hprof.gz"
 expect_rc 5
 expect_out 'exceeds --max-inflate'
+
+# the most --rules a verb takes and a --mapping reach the child whole (one slot short, the
+# dump's name was dropped: "missing argument"); a refused report read from standard input is
+# named "-", not by the copy's /proc name
+mkdir -p "$T/r16"
+args=()
+for i in $(seq 16); do
+    : > "$T/r16/r$i.rules"
+    args+=(--rules "$T/r16/r$i.rules")
+done
+: > "$T/r16/map.txt"
+run store ingest --db "$T/r16/s.db" "${args[@]}" --mapping "$T/r16/map.txt" "$FIX/RI.hprof"
+expect_rc 0
+expect_out '^stored .*RI.hprof: report #1'
+echo '{"x": 1}' > "$T/r16/not.json"
+run store ingest --db "$T/r16/s.db" - < "$T/r16/not.json"
+expect_rc 3
+expect_err '^leakray: -: no schema_version'
 
 # a store whose folder cannot be written to (a full disk; here a file-size limit) says so:
 # "not a usable SQLite store" read as a damaged store
@@ -86,7 +106,6 @@ cp "$slow" "$T/w.hprof" # a gzip dump named .hprof: read as any, but slow to inf
 parent=$!
 child=$(child_of $parent) || fail "watch analyze started no analysis"
 stop "$child"
-[ -e "$T/w.json.part" ] || { kill -KILL "$child" $parent; fail "no w.json.part while analysing"; }
 kill -TERM $parent
 wait $parent 2>/dev/null || true
 sleep 0.2
@@ -96,4 +115,23 @@ kill -KILL "$child" 2>/dev/null || true
 [ $pending = 1 ] || fail "watch analyze terminated: its analysis was not told to end"
 [ ! -e "$T/w.json.part" ] && [ ! -e "$T/w.txt.part" ] ||
     fail "watch analyze terminated: partial reports left: $(ls "$T")"
+# and with kill -9, which no handler sees: the JSON report is an unnamed file until complete
+# (w.json.part was left beside the dump)
+"$LEAKRAY" watch analyze "$T/w.hprof" > "$T/w.out" 2>&1 &
+parent=$!
+child=$(child_of $parent) || fail "watch analyze started no analysis"
+kill -KILL $parent
+wait $parent 2>/dev/null || true
+sleep 0.2
+kill -KILL "$child" 2>/dev/null || true
+ls "$T" | grep -q '^w\..*part$' && fail "watch analyze killed: partial reports left: $(ls "$T")"
+# a limit given to watch analyze stops the analysis as a limit (exit 5), not as a fault
+cp "$FIX/RI.hprof" "$T/ri.hprof"
+run watch analyze "$T/ri.hprof" --max-memory 1m --no-spill
+expect_rc 5
+expect_err 'memory limit'
+ls "$T" | grep -q '^ri\.\(json\|txt\)' && fail "reports left after the limit: $(ls "$T")"
+# --mapping reaches the analysis: a mapping that cannot be read fails it
+run watch analyze "$T/ri.hprof" --mapping "$T/no-such-mapping.txt"
+[ "$RC" != 0 ] || fail "watch analyze --mapping: a missing mapping file was not read"
 echo "child_analysis: ok"
