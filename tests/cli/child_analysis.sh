@@ -22,9 +22,14 @@ cli_fixtures
 mkdir -p "$T/full"
 slow=$FIX/java_pid1884.0001.hprof.gz # about 500 MB to inflate: the child runs for seconds
 
-run store ingest --db "$T/s.db" --max-memory 1m --no-spill "$FIX/RI.hprof"
-expect_rc 5
-expect_out 'memory limit'
+# under AddressSanitizer the sanitizer owns the allocator and no memory limit is counted
+asan=0
+[[ $(ldd "$LEAKRAY" 2>/dev/null) == *libasan* ]] && asan=1
+if [ $asan = 0 ]; then
+    run store ingest --db "$T/s.db" --max-memory 1m --no-spill "$FIX/RI.hprof"
+    expect_rc 5
+    expect_out 'memory limit'
+fi
 run store ingest --db "$T/s.db" --max-inflate 1m "$FIX/openjdk_jdk11_04_x64.hprof.gz"
 expect_rc 5
 expect_out 'exceeds --max-inflate'
@@ -126,10 +131,10 @@ sleep 0.2
 kill -KILL "$child" 2>/dev/null || true
 ls "$T" | grep -q '^w\..*part$' && fail "watch analyze killed: partial reports left: $(ls "$T")"
 # a limit given to watch analyze stops the analysis as a limit (exit 5), not as a fault
-cp "$FIX/RI.hprof" "$T/ri.hprof"
-run watch analyze "$T/ri.hprof" --max-memory 1m --no-spill
+cp "$slow" "$T/ri.hprof"
+run watch analyze "$T/ri.hprof" --max-inflate 1m
 expect_rc 5
-expect_err 'memory limit'
+expect_err 'analyze exit 5: .*exceeds --max-inflate'
 ls "$T" | grep -q '^ri\.\(json\|txt\)' && fail "reports left after the limit: $(ls "$T")"
 # --mapping reaches the analysis: a mapping that cannot be read fails it
 run watch analyze "$T/ri.hprof" --mapping "$T/no-such-mapping.txt"
