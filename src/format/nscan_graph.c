@@ -56,6 +56,13 @@ static uint8_t root_kind(uint32_t state)
     }
 }
 
+/* What text output calls these roots: a native program's words, not the JNI terms the
+ * kinds have in a JVM dump (a stack read "Input or output parameters in native code"). */
+static const char *const NATIVE_ROOT_TITLES[GRAPH_ROOT_KIND_COUNT] = {
+    [GRAPH_ROOT_NATIVE_STACK] = "Thread stack",
+    [GRAPH_ROOT_UNKNOWN] = "Root (a report without root kinds)",
+};
+
 static int64_t block_at(const nscan_report *r, uint64_t addr)
 {
     uint64_t lo = 0, hi = r->n_blocks;
@@ -188,6 +195,7 @@ static lr_status nscan_load(graph *g, const mfile *m, const fmt_opts *o, lr_erro
     g->size_model = GRAPH_SIZES_RECORD;
     g->hex_ids = 1; /* ids are addresses: shown 0x.., as native tools print them */
     g->synthetic_root = GRAPH_NONE;
+    g->root_titles = NATIVE_ROOT_TITLES;
     g->timestamp_ms = r.time_ms;
     g->type_names[0] = "native";
     g->n_types = 1;

@@ -76,4 +76,10 @@ check(p.get("root", {}).get("kind") == "global data",
       f"path: the root is the list's global: {p.get('root')}")
 sys.exit(1 if fails else 0)
 PY
+# Text names a native root in a native program's words: a stack read "Input or output
+# parameters in native code", JNI's term for that kind in a JVM dump.
+"$LEAKRAY" analyze "$NAT_TMP/stack.lrn" --no-timing >"$NAT_TMP/stack.txt" || true
+grep -q 'GC Root: Thread stack$' "$NAT_TMP/stack.txt" ||
+    nat_fail "the stack-held block's root is not titled 'Thread stack': $(grep 'GC Root' \
+        "$NAT_TMP/stack.txt")"
 echo "native_graph: histo, top, show, path, cycles and info read native heap graphs"
