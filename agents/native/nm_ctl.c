@@ -51,6 +51,10 @@ typedef struct own_fd {
 } own_fd;
 static own_fd own_pipe[2], own_listen;
 static int listen_fd = -1; /* the monitor thread's listening socket (for fork_child) */
+/* Held while the monitor thread makes its descriptors, and across fork: a fork between the
+ * socket's creation and its number's store left the child a socket fork_child did not know
+ * (a worker forked at once by a pre-fork server kept one). */
+static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
 #define FD_CHECK_MS 2000u
 
 static int fd_is(int fd, const own_fd *o)
@@ -803,12 +807,15 @@ static void *monitor_main(void *arg)
     pthread_sigmask(SIG_SETMASK, NULL, &waiting);
     if (nm_cfg.signo > 0 && nm_cfg.signo < NSIG)
         sigdelset(&waiting, nm_cfg.signo);
+    pthread_mutex_lock(&fd_lock);
     int lfd = listen_socket();
     __atomic_store_n(&listen_fd, lfd, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&fd_lock);
     uint64_t next = nm_cfg.interval_s ? nm_now_ms() + (uint64_t)nm_cfg.interval_s * 1000u : 0;
     for (;;) {
         /* The program may have closed what is ours (and reused the numbers): what is gone is
          * made anew, what it holds now is its own. Looked at every FD_CHECK_MS at least. */
+        pthread_mutex_lock(&fd_lock);
         int rd = sig_pipe[0], wr = sig_pipe[1];
         int rd_ok = fd_is(rd, &own_pipe[0]), wr_ok = fd_is(wr, &own_pipe[1]);
         if (!rd_ok || !wr_ok) {
@@ -824,6 +831,7 @@ static void *monitor_main(void *arg)
             lfd = listen_socket();
             __atomic_store_n(&listen_fd, lfd, __ATOMIC_RELEASE);
         }
+        pthread_mutex_unlock(&fd_lock);
         struct pollfd p[2] = {{sig_pipe[0], POLLIN, 0}, {lfd, POLLIN, 0}};
         uint64_t left = FD_CHECK_MS;
         if (next) {
@@ -909,10 +917,12 @@ static void fork_prepare(void)
 {
     reg_acquire();
     nm_tables_lock();
+    pthread_mutex_lock(&fd_lock);
 }
 
 static void fork_parent(void)
 {
+    pthread_mutex_unlock(&fd_lock);
     nm_tables_unlock();
     reg_release();
 }
@@ -932,6 +942,7 @@ static void fork_child(void)
     if (fd_is(rd, &own_pipe[0]))
         close(rd);
     listen_fd = sig_pipe[0] = sig_pipe[1] = -1;
+    pthread_mutex_unlock(&fd_lock);
     nm_tables_reinit_child();
     reg_lock = 0;
     forked = !nm_cfg.children;
