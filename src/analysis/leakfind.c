@@ -333,6 +333,20 @@ static int browser_holder(const graph *g, node_ix x)
     return 0;
 }
 
+/* An HTML `<template>` element ("Detached <template>", older snapshots
+ * "Detached HTMLTemplateElement"). */
+static int is_template(const graph *g, node_ix x)
+{
+    if (!type_is(g, x, "native"))
+        return 0;
+    const char *nm = node_text(g, x);
+    if (!strncmp(nm, "Detached ", 9))
+        nm += 9;
+    if (!strncmp(nm, "<template", 9) && (nm[9] == '>' || nm[9] == ' '))
+        return 1;
+    return !strcmp(nm, "HTMLTemplateElement");
+}
+
 /* React's fibers: JS objects made by `function FiberNode`, the tree's top a HostRoot fiber
  * whose stateNode is a FiberRootNode (memlab's isFiberNode, isHostRoot). */
 enum { FIB_NONE, FIB_UNKNOWN, FIB_MOUNTED, FIB_UNMOUNTED, FIB_WALK, FIB_HOST /* memlab's */ };
@@ -400,16 +414,57 @@ static void mark_fibers(const graph *g, uint8_t *fib, node_ix *chain)
  * per node: FIB_NONE, or the fiber's state). Buffers owned by the caller (free each). */
 typedef struct dwalk {
     uint8_t *seen, *held, *fib;
+    uint8_t *tpl;   /* with inert templates: each <template> and its content's nodes */
     node_ix *queue; /* n_nodes entries, scratch */
 } dwalk;
 
 static void dwalk_free(dwalk *w)
 {
+    free(w->tpl);
     free(w->seen);
     free(w->held);
     free(w->fib);
     free(w->queue);
     memset(w, 0, sizeof *w);
+}
+
+/* Marks in tpl every `<template>` element and the tree of its content: the detached DOM
+ * nodes its content fragment reaches (Blink's edges between a node and its parent,
+ * children and siblings), not back through the template itself. A template's children live
+ * in that fragment, never under the element; the nodes a framework cut from it and cached
+ * (Svelte's compiled roots) keep their parent, the fragment, which keeps its host. */
+static void mark_templates(const graph *g, uint8_t *tpl, node_ix *queue)
+{
+    uint32_t n = g->n_nodes;
+    for (node_ix t = 0; t < n; t++) {
+        if (BIT(tpl, t) || !is_template(g, t))
+            continue;
+        SET(tpl, t);
+        uint32_t qn = 0;
+        for (edge_ix e = g->first_edge[t]; e < g->first_edge[t + 1]; e++) {
+            node_ix f = g->edge_to[e];
+            const char *nm = f < n ? node_text(g, f) : "";
+            if (!strncmp(nm, "Detached ", 9))
+                nm += 9;
+            if (f >= n || BIT(tpl, f) || GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG ||
+                !type_is(g, f, "native") || strcmp(nm, "DocumentFragment"))
+                continue;
+            SET(tpl, f);
+            queue[qn++] = f;
+        }
+        for (uint32_t q = 0; q < qn; q++) {
+            node_ix x = queue[q];
+            for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+                node_ix y = g->edge_to[e];
+                if (y >= n || BIT(tpl, y) || GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG ||
+                    graph_node_dom(g, y) != GRAPH_DOM_DETACHED || !type_is(g, y, "native") ||
+                    !dom_node_name(node_text(g, y)))
+                    continue;
+                SET(tpl, y);
+                queue[qn++] = y;
+            }
+        }
+    }
 }
 
 /* Strong reachability from the roots: a detached node nothing holds is garbage the snapshot
@@ -420,8 +475,13 @@ static void dwalk_free(dwalk *w)
  * holds it (memlab's trace filters), or a detached node that counts holds it (its subtree);
  * a fiber's `stateNode` is the fiber's leak. Unlike memlab, a page's expando on an attached
  * element (`nav.lastTip = tip`) counts: the page wrote that reference, Blink did not.
+ * With `inert`, a `<template>` and its content do not count (mark_templates), whoever holds
+ * them: an inert template renders nothing, and frameworks keep their templates for the page's
+ * life, to parse or clone markup (Vue's template container, Lit's template cache, Svelte's
+ * compiled roots). Inside a detached tree that counts, a template is part of that tree's
+ * retained size. memlab counts them (its filter passes 0).
  * O(N + E); LR_ERR_NOMEM leaves w freed. */
-static lr_status dwalk_run(const graph *g, dwalk *w, lr_error *err)
+static lr_status dwalk_run(const graph *g, dwalk *w, int inert, lr_error *err)
 {
     uint32_t n = g->n_nodes, fibers = 0;
     memset(w, 0, sizeof *w);
@@ -433,8 +493,16 @@ static lr_status dwalk_run(const graph *g, dwalk *w, lr_error *err)
         dwalk_free(w);
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding detached DOM nodes");
     }
-    uint8_t *seen = w->seen, *held = w->held, *fib = w->fib;
+    uint8_t *seen = w->seen, *held = w->held, *fib = w->fib, *tpl = NULL;
     node_ix *queue = w->queue;
+    if (inert) {
+        tpl = w->tpl = err_calloc(n / 8 + 1, 1);
+        if (!tpl) {
+            dwalk_free(w);
+            return LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding detached DOM nodes");
+        }
+        mark_templates(g, tpl, queue);
+    }
     for (node_ix x = 0; x < n; x++)
         if (is_fiber(g, x)) {
             fib[x] = FIB_UNKNOWN;
@@ -464,7 +532,7 @@ static lr_status dwalk_run(const graph *g, dwalk *w, lr_error *err)
             /* a named property of a DOM node is the page's own (an expando), not Blink's */
             if ((page || GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_PROPERTY) &&
                 graph_node_dom(g, y) == GRAPH_DOM_DETACHED &&
-                !(fib[x] && is_prop(g, x, e, "stateNode")))
+                !(fib[x] && is_prop(g, x, e, "stateNode")) && !(tpl && BIT(tpl, y)))
                 SET(held, y);
             if (BIT(seen, y))
                 continue;
@@ -482,7 +550,8 @@ static lr_status dwalk_run(const graph *g, dwalk *w, lr_error *err)
         for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
             node_ix y = g->edge_to[e];
             if (y >= n || GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG ||
-                graph_node_dom(g, y) != GRAPH_DOM_DETACHED || !BIT(seen, y) || BIT(held, y))
+                graph_node_dom(g, y) != GRAPH_DOM_DETACHED || !BIT(seen, y) || BIT(held, y) ||
+                (tpl && BIT(tpl, y)))
                 continue;
             SET(held, y);
             queue[qn++] = y;
@@ -504,7 +573,7 @@ lr_status leak_find_detached(const graph *g, leak_set *s, uint32_t *n_added, lr_
     if (!cand)
         return LR_OK;
     dwalk w;
-    lr_status st = dwalk_run(g, &w, err);
+    lr_status st = dwalk_run(g, &w, 1, err);
     if (st != LR_OK)
         return st;
     /* what s holds already is not added twice: cleared from the reachable set */
@@ -570,7 +639,7 @@ lr_status leak_memlab_filter(const graph *g, const dom_tree *t, uint8_t *sel, ui
     uint32_t n = g->n_nodes;
     uint64_t kept = 0;
     dwalk w = {0};
-    lr_status st = n ? dwalk_run(g, &w, err) : LR_OK;
+    lr_status st = n ? dwalk_run(g, &w, 0, err) : LR_OK;
     if (st != LR_OK)
         return st;
     /* memlab reports what an unmounted fiber holds too (its child fibers, the DOM under its
