@@ -10,6 +10,7 @@
 #include "analysis/histo.h"
 #include "cli.h"
 #include "cli_filter.h"
+#include "format/fmt.h"
 #include "format/hprof.h"
 #include "format/v8.h"
 #include "report/histo.h"
@@ -104,7 +105,7 @@ static int histo_cmd_stream(cli_common *co, enum histo_sort sort, const char *so
     double t0 = cli_now_ms();
     mfile m;
     lr_error err = {.offset = LR_NO_OFFSET};
-    if (mfile_open(&m, co->pos[0], co->max_inflate, &err) != LR_OK)
+    if (mfile_open_dump(&m, co->pos[0], co->max_inflate, fmt_head_known, &err) != LR_OK)
         return -1;
     hprof_histo hh;
     if (!hprof_sniff(m.data, m.len) ||

@@ -67,7 +67,8 @@ lr_status lr_open_ex(const char *path, const lr_open_opts *opts, unsigned native
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", path);
     graph_init(&h->g);
     phase_enter("open");
-    lr_status st = mfile_open(&h->input, path, opts ? opts->max_inflate : 0, err);
+    lr_status st = mfile_open_dump(&h->input, path, opts ? opts->max_inflate : 0,
+                                   fmt_head_known, err);
     if (st == LR_OK)
         st = mfile_check_shrunk(&h->input, path, load(h, path, opts, native_kinds, err), err);
     if (st != LR_OK) {
@@ -92,8 +93,9 @@ lr_status lr_open_memory(const void *data, size_t len, const char *name,
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", name);
     graph_init(&h->g);
     static const uint8_t empty[1];
-    lr_status st = mfile_from_memory(&h->input, data ? data : empty, len,
-                                     opts ? opts->max_inflate : 0, name, err);
+    lr_status st = mfile_from_memory_dump(&h->input, data ? data : empty, len,
+                                          opts ? opts->max_inflate : 0, fmt_head_known, name,
+                                          err);
     if (st == LR_OK)
         st = load(h, name, opts, NATIVE_ALL, err);
     if (st != LR_OK) {

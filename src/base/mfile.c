@@ -47,6 +47,7 @@ typedef struct outbuf {
     int spool;          /* the bytes are a stream's, copied (spool), not inflated */
     const char *dir;    /* the temporary file's folder (messages) */
     uint64_t disk_room; /* its free space, less 1/16 (the CAP_DISK bound before the floor) */
+    mfile_head_fn head; /* the first MFILE_HEAD_BYTES' check, until it is made */
 } outbuf;
 
 #define STAGE_BYTES (4u << 20)
@@ -140,6 +141,14 @@ static lr_status out_flush(outbuf *o, const char *name, lr_error *err)
  * Sets *room to the bytes it may write at o->p + o->fill (never past the cap). */
 static lr_status out_room(outbuf *o, uint64_t *room, const char *name, lr_error *err)
 {
+    /* before the buffer is flushed or grown: it still holds the head */
+    if (o->head && o->flushed == 0 && o->fill >= MFILE_HEAD_BYTES) {
+        if (!o->head(o->p, o->fill))
+            return LR_CORRUPT(err, name, 0, "unknown heap dump format: its first %llu bytes "
+                              "inflated are no heap dump (the rest was not inflated)",
+                              (unsigned long long)o->fill);
+        o->head = NULL;
+    }
     uint64_t total = o->flushed + o->fill;
     if (total >= o->limit)
         return over_limit(o, name, err);
@@ -417,7 +426,7 @@ static void sink_limit(outbuf *o, uint64_t limit)
 /* Inflates in[0..n) into m if compressed; otherwise leaves m untouched and returns LR_OK.
  * to_file: inflate into a temporary file in mfile_tmpdir() and map it. */
 static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t limit,
-                               int to_file, const char *name, lr_error *err)
+                               int to_file, mfile_head_fn head, const char *name, lr_error *err)
 {
     int gz = is_gzip(in, n), bz = !gz && is_bzip2(in, n);
     if (!gz && !bz)
@@ -425,6 +434,7 @@ static lr_status maybe_inflate(mfile *m, const uint8_t *in, uint64_t n, uint64_t
     outbuf o;
     memset(&o, 0, sizeof o);
     o.fd = -1;
+    o.head = head;
     o.dir = mfile_tmpdir();
     if (to_file && (o.fd = mfile_open_unnamed(o.dir, "inflate")) < 0)
         return LR_FAIL(err, LR_ERR_IO, "%s: cannot create a temporary file in %s for the "
@@ -615,6 +625,12 @@ lr_status mfile_spool(int in, const char *name, uint64_t max_inflate, int *out, 
 
 lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error *err)
 {
+    return mfile_open_dump(m, path, max_inflate, NULL, err);
+}
+
+lr_status mfile_open_dump(mfile *m, const char *path, uint64_t max_inflate, mfile_head_fn head,
+                          lr_error *err)
+{
     memset(m, 0, sizeof *m);
     /* "-" is standard input: a file redirected there is mapped like any file, a pipe copied */
     int is_stdin = strcmp(path, "-") == 0;
@@ -686,7 +702,7 @@ lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error 
     m->map_len = m->file_len;
     m->data = p;
     m->len = m->file_len;
-    lr_status st = maybe_inflate(m, p, m->file_len, max_inflate, 1, path, err);
+    lr_status st = maybe_inflate(m, p, m->file_len, max_inflate, 1, head, path, err);
     if (st != LR_OK) {
         st = mfile_check_shrunk(m, path, st, err);
         mfile_close(m);
@@ -705,11 +721,18 @@ lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error 
 lr_status mfile_from_memory(mfile *m, const uint8_t *data, uint64_t len, uint64_t max_inflate,
                             const char *name, lr_error *err)
 {
+    return mfile_from_memory_dump(m, data, len, max_inflate, NULL, name, err);
+}
+
+lr_status mfile_from_memory_dump(mfile *m, const uint8_t *data, uint64_t len,
+                                 uint64_t max_inflate, mfile_head_fn head, const char *name,
+                                 lr_error *err)
+{
     memset(m, 0, sizeof *m);
     m->data = data;
     m->len = len;
     m->file_len = len;
-    return maybe_inflate(m, data, len, max_inflate, 0, name ? name : "<memory>", err);
+    return maybe_inflate(m, data, len, max_inflate, 0, head, name ? name : "<memory>", err);
 }
 
 lr_status mfile_check_shrunk(const mfile *m, const char *name, lr_status st, lr_error *err)

@@ -34,10 +34,26 @@ typedef struct mfile {
  * LR_ERR_LIMIT (cap reached, temporary folder full) with *err naming the file. */
 lr_status mfile_open(mfile *m, const char *path, uint64_t max_inflate, lr_error *err);
 
+/* Whether the first bytes of an inflated input may begin what the caller reads (a heap dump:
+ * fmt_head_known): nonzero to go on. */
+typedef int (*mfile_head_fn)(const uint8_t *p, uint64_t n);
+
+/* mfile_open for a heap dump: compressed input whose first MFILE_HEAD_BYTES inflated fail
+ * head is refused then (LR_ERR_FORMAT, offset 0), before the rest is inflated: a 785-byte
+ * bzip2 file wrote 1 GiB to the temporary folder, a 40 KB one could fill it, before "unknown
+ * heap dump format". head NULL: mfile_open. */
+#define MFILE_HEAD_BYTES (64u << 10)
+lr_status mfile_open_dump(mfile *m, const char *path, uint64_t max_inflate, mfile_head_fn head,
+                          lr_error *err);
+
 /* Wraps caller-owned bytes (decompressing them if compressed); used by fuzz targets. The
  * caller keeps data alive until mfile_close. */
 lr_status mfile_from_memory(mfile *m, const uint8_t *data, uint64_t len, uint64_t max_inflate,
                             const char *name, lr_error *err);
+/* The same, checking the inflated head as mfile_open_dump does. */
+lr_status mfile_from_memory_dump(mfile *m, const uint8_t *data, uint64_t len,
+                                 uint64_t max_inflate, mfile_head_fn head, const char *name,
+                                 lr_error *err);
 
 /* A reader's failure st on m, or a writer's reading it, as the user must hear it: when the
  * file mapped has become shorter since it was opened (another process cut or rewrote it),

@@ -28,6 +28,12 @@ const fmt_reader *fmt_find(const uint8_t *p, uint64_t n);
  * knows but does not read (with what to write instead), else NULL. Static storage. */
 const char *fmt_unsupported(const uint8_t *p, uint64_t n);
 
+/* Whether the first n bytes of an input may begin a heap dump: a reader recognises them, or
+ * fmt_unsupported does, or they are blank still (JSON may start so). For a compressed input's
+ * first inflated bytes (mfile_open_dump): a small file that inflates to gigabytes of
+ * something else is refused before they are written. */
+int fmt_head_known(const uint8_t *p, uint64_t n);
+
 /* All registered readers, NULL-terminated. */
 const fmt_reader *const *fmt_all(void);
 

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # max_inflate.sh: --max-inflate caps decompressed input: a gzip dump larger than the cap
 # stops with exit 5 (resource limit) naming the file; K/M/G suffixes are accepted and a
-# generous cap loads normally.
+# generous cap loads normally. A small compressed file that inflates to something else than a
+# dump is refused on its first inflated bytes (exit 3), before the rest is written: 64 MB of
+# zeros (a 64 KB gzip, a 48-byte bzip2) read as an unknown format only once inflated whole
+# (a 785-byte bzip2 wrote 1 GiB to the temporary folder), or stopped at the cap.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init inflate
@@ -19,4 +22,17 @@ json_eq 'd["error"]["exit"]' 5
 run histo --no-timing --max-inflate 1G --top 3 "$f"
 expect_rc 0
 expect_out '^Total '
+
+head -c 64M /dev/zero | gzip -c >"$T/zeros.gz"
+head -c 64M /dev/zero | bzip2 -c >"$T/zeros.bz2"
+for z in zeros.gz zeros.bz2; do
+    for verb in info histo; do
+        run "$verb" --max-inflate 32M "$T/$z"
+        expect_rc 3
+        expect_err 'first [0-9]+ bytes inflated are no heap dump \(the rest was not inflated\)'
+    done
+done
+# a real dump's head passes: a V8 snapshot and an HPROF dump, gzip'd, load whole
+run info --no-timing "$FIX/../v8/snapshot1.heapsnapshot.gz"
+expect_rc 0
 echo "max_inflate: ok"
