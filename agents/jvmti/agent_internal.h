@@ -214,7 +214,6 @@ typedef struct stamp_state {
     jint dirty_need;         /* the next scan waits until this epoch is due: the one whose
                               * activity made the stamps dirty (dirty_lo is one earlier,
                               * in case a return read it, and would be scanned alone) */
-    jint dump_epoch;         /* epoch when the last successful dump began, 0 = none new */
     uint64_t next_scan;      /* clock before which no scan starts (STAMP_SCAN_SHARE) */
     unsigned long long scans, found;
 } stamp_state;
@@ -298,7 +297,6 @@ void watcher_watch_ended(JNIEnv *env);
 
 void stamp_advance(JNIEnv *env, uint64_t now);
 void stamp_tick(JNIEnv *env);
-void stamp_after_dump(void);
 int stamp_load(jvmtiEnv *ti, const char *name, int again, const unsigned char *data, jint len,
                uint64_t found, jint *new_len, unsigned char **new_data);
 jfieldID stamp_own_field(jclass k);

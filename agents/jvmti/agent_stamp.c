@@ -162,22 +162,6 @@ void stamp_tick(JNIEnv *env)
     }
 }
 
-/* After a successful dump: stamps from before it began are cleared, as LeakCanary clears
- * the objects watched before a dump. */
-void stamp_after_dump(void)
-{
-    if (!S.dump_epoch)
-        return;
-    jint floor = S.dump_epoch - 1;
-    S.dump_epoch = 0;
-    if (floor > S.scanned)
-        S.scanned = floor;
-    if (S.dirty && S.dirty_hi <= S.scanned)
-        S.dirty = 0;
-    else if (S.dirty && S.dirty_lo <= S.scanned)
-        S.dirty_lo = S.scanned + 1;
-}
-
 /* ---- stamps: class loading and preparation ---- */
 
 /* A class being defined (not redefined) by a class loader other than the boot loader:

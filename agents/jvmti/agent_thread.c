@@ -377,7 +377,6 @@ uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
      * failure here shows as the dump's own error) */
     agent_make_dirs(A.dir);
     agent_say("%u retained objects, dumping the heap to %s", n_retained, fin);
-    jint epoch_at_start = S.cur;
     jstring jpath = (*env)->NewStringUTF(env, tmp);
     if (!jpath) {
         (*env)->ExceptionClear(env);
@@ -415,7 +414,6 @@ uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms)
      * would leave every dump behind it */
     watch_prune_dumps(A.dir, A.opts.max_dumps, fin);
     A.last_pause_ms = pause;
-    S.dump_epoch = epoch_at_start;
     agent_say("heap dump %s: %.1f MB, pause %.0f ms; analysing in a separate process", fin,
               (double)sb.st_size / 1e6, pause); /* SI, as the CLI prints sizes */
     spawn_analysis(fin, pause, n_retained);
@@ -583,7 +581,6 @@ void JNICALL watcher_main(jvmtiEnv *ti, JNIEnv *env, void *arg)
          * the GC visits every JNI weak reference on each collection */
         watch_sweep(A.core, agent_clock_ms() - AGENT_SEAL_MS);
         warn_dropped();
-        stamp_after_dump();
         if ((*env)->ExceptionCheck(env)) {
             agent_disable(env, "unexpected Java exception in the watcher thread");
             break;
