@@ -180,6 +180,70 @@ static lr_status path_rules(const graph *g, rules_set *rs, lr_error *err)
     return st == LR_OK ? rules_bind(rs, g, err) : st;
 }
 
+/* How Java would reach each node, for the targets no strong path reaches: the weakest kind
+ * of reference the best path from a root needs (GRAPH_STRONG, then soft, weak, finalizer,
+ * phantom: the order in which the JVM gives them up), 0xff for none. A class loader whose
+ * direct referrers are weak (a WeakHashMap's entry) may be kept by a SoftReference two hops
+ * up (a ResourceBundle's cache): the JVM keeps it until memory runs short, and "weak" (its
+ * referrers' kind) read as "gone at the next GC". One pass from the roots per kind, the edges
+ * of the kinds before still allowed, and each instance's hop to its class. NULL when out of
+ * memory; computed once per graph. */
+static const uint8_t *reach_levels(const graph *g)
+{
+    static const graph *done;
+    static uint8_t *lv;
+    if (done == g)
+        return lv;
+    static const unsigned order[] = {GRAPH_STRONG, GRAPH_SOFT, GRAPH_WEAK, GRAPH_FINALIZER,
+                                     GRAPH_PHANTOM};
+    uint32_t n = g->n_nodes;
+    free(lv);
+    lv = malloc(n ? n : 1);
+    node_ix *q = err_mallocarray(n ? n : 1, sizeof *q);
+    if (!lv || !q || !g->first_edge) {
+        free(lv);
+        free(q);
+        lv = NULL;
+        done = NULL;
+        return NULL;
+    }
+    memset(lv, 0xff, n);
+    unsigned allowed = 0;
+    for (size_t p = 0; p < sizeof order / sizeof *order; p++) {
+        allowed |= 1u << order[p];
+        uint32_t qn = 0;
+        for (uint32_t r = 0; r < g->n_roots; r++) {
+            node_ix x = g->roots[r].node;
+            if (x < n && lv[x] == 0xff)
+                lv[x] = (uint8_t)order[p];
+        }
+        for (node_ix x = 0; x < n; x++) /* what the kinds before reached goes on from here */
+            if (lv[x] != 0xff)
+                q[qn++] = x;
+        for (uint32_t i = 0; i < qn; i++) {
+            node_ix x = q[i];
+            /* an instance keeps its class, and so the class's loader: no edge names that */
+            class_ix c = graph_node_class(g, x);
+            node_ix k = c < g->n_classes ? g->classes[c].node : GRAPH_NONE;
+            if (k < n && lv[k] == 0xff && g->node_kind[k] == GRAPH_KIND_CLASS) {
+                lv[k] = (uint8_t)order[p];
+                q[qn++] = k;
+            }
+            for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+                node_ix y = g->edge_to[e];
+                if (y < n && lv[y] == 0xff &&
+                    (allowed >> GRAPH_EDGE_STRENGTH(g->edge_kind[e]) & 1u)) {
+                    lv[y] = (uint8_t)order[p];
+                    q[qn++] = y;
+                }
+            }
+        }
+    }
+    free(q);
+    done = g;
+    return lv;
+}
+
 /* Renders target's path from r (id: the id asked for). Returns CLI_EXIT_OK or, out of
  * memory, a CLI exit code after saying so. */
 static int path_render(const cli_common *co, const graph *g, const paths_result *r,
@@ -202,9 +266,14 @@ static int path_render(const cli_common *co, const graph *g, const paths_result 
     const graph_root *root = root_entry < g->n_roots ? &g->roots[root_entry] : NULL;
     const char *root_kind = root ? graph_root_kind_name(root->kind) : "synthetic root";
 
-    /* no strong path: the strongest of its referrers' references, when none is strong */
+    /* no strong path: how Java reaches it (reach_levels); failing that (the rules left out
+     * the strong path the graph has, or memory ran short), the strongest of its referrers'
+     * references, when none is strong */
     const char *held = NULL;
-    if (!len && g->first_edge) {
+    const uint8_t *lv = !len ? reach_levels(g) : NULL;
+    if (lv && lv[target] != 0xff && lv[target] != GRAPH_STRONG)
+        held = graph_strength_name(lv[target]);
+    if (!len && !held && g->first_edge) {
         unsigned best = 0; /* GRAPH_SOFT (2) before GRAPH_WEAK (1), then the others */
         static const unsigned rank[] = {0, 3, 4, 1, 2};
         for (edge_ix e = 0; e < g->n_edges; e++) {

@@ -26,8 +26,8 @@ typedef struct rep_path {
     const cat_set *cs;         /* bound categories (collapse) */
     const collapse_line *ln;   /* n_ln lines (collapse) */
     uint32_t n_ln;
-    const char *held_through;  /* unreachable: the strength of its strongest referrer when
-                                * none is strong ("soft", "weak"...), or NULL */
+    const char *held_through;  /* no strong path: how Java reaches it ("soft", "weak"...),
+                                * else its referrers' strongest kind, or NULL */
     uint32_t keep;             /* text: objects printed, half at each end (0 = all) */
 } rep_path;
 

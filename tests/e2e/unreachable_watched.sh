@@ -76,4 +76,11 @@ for id in $ids; do
 done
 [ "$(echo $held | tr ' ' '\n' | sort | tr '\n' ' ')" = "soft weak " ] ||
     fail "path: the pages held through '$held', not one soft and one weak"
+# how Java reaches it, not its referrers' kind: a Behind whose referrers are a WeakHashMap
+# entry and an array only a SoftReference holds is softly reachable (it read "weak")
+bid=$("$LEAKRAY" sql "$dump" "SELECT id FROM objects WHERE class = 'com.example.audit2.Behind'" |
+    tail -n 1 | tr -d '\r')
+"$LEAKRAY" path "$dump" "$bid" > "$work/behind.txt"
+grep -q "is not strongly reachable: .* through soft references\$" "$work/behind.txt" ||
+    fail "path of the softly reachable Behind: $(cat "$work/behind.txt")"
 echo "unreachable_watched: ok"

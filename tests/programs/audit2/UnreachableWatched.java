@@ -23,7 +23,16 @@ class Screen {
     }
 }
 
+class Behind {
+}
+
 public class UnreachableWatched {
+    /* Not watched: a Behind whose direct referrers are a WeakHashMap's entry (weak) and an
+     * array a SoftReference holds (strong, but the array is only softly reachable): `path`
+     * must call it softly reachable, as the JVM keeps it until memory runs short. */
+    static SoftReference<Object[]> deep;
+    static final java.util.WeakHashMap<Object, String> INDEX = new java.util.WeakHashMap<>();
+
     static final List<KeyedWeakReference> WATCHED = new ArrayList<>();
     static final ReferenceQueue<Object> QUEUE = new ReferenceQueue<>();
     static SoftReference<Screen> softHolder;
@@ -40,6 +49,10 @@ public class UnreachableWatched {
         KeyedWeakReference.heapDumpUptimeMillis = 20000L;
         HotSpotDiagnosticMXBean bean = ManagementFactory.getPlatformMXBean(
                 HotSpotDiagnosticMXBean.class);
+        Behind behind = new Behind();
+        deep = new SoftReference<>(new Object[] {behind});
+        INDEX.put(behind, "behind");
+        behind = null;
         strongHolder = new Screen("strong");
         watch(strongHolder, "strong");
         Screen soft = new Screen("soft-only");
