@@ -415,12 +415,14 @@ static void mark_fibers(const graph *g, uint8_t *fib, node_ix *chain)
 typedef struct dwalk {
     uint8_t *seen, *held, *fib;
     uint8_t *tpl;   /* with inert templates: each <template> and its content's nodes */
+    uint8_t *tpl_held; /* those the page holds, and the template trees they lie in */
     node_ix *queue; /* n_nodes entries, scratch */
 } dwalk;
 
 static void dwalk_free(dwalk *w)
 {
     free(w->tpl);
+    free(w->tpl_held);
     free(w->seen);
     free(w->held);
     free(w->fib);
@@ -479,7 +481,8 @@ static void mark_templates(const graph *g, uint8_t *tpl, node_ix *queue)
  * them: an inert template renders nothing, and frameworks keep their templates for the page's
  * life, to parse or clone markup (Vue's template container, Lit's template cache, Svelte's
  * compiled roots). Inside a detached tree that counts, a template is part of that tree's
- * retained size. memlab counts them (its filter passes 0).
+ * retained size; a template the page holds inside a removed tree makes that tree count.
+ * memlab counts them (its filter passes 0).
  * O(N + E); LR_ERR_NOMEM leaves w freed. */
 static lr_status dwalk_run(const graph *g, dwalk *w, int inert, lr_error *err)
 {
@@ -497,7 +500,8 @@ static lr_status dwalk_run(const graph *g, dwalk *w, int inert, lr_error *err)
     node_ix *queue = w->queue;
     if (inert) {
         tpl = w->tpl = err_calloc(n / 8 + 1, 1);
-        if (!tpl) {
+        w->tpl_held = err_calloc(n / 8 + 1, 1);
+        if (!tpl || !w->tpl_held) {
             dwalk_free(w);
             return LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding detached DOM nodes");
         }
@@ -532,12 +536,35 @@ static lr_status dwalk_run(const graph *g, dwalk *w, int inert, lr_error *err)
             /* a named property of a DOM node is the page's own (an expando), not Blink's */
             if ((page || GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_PROPERTY) &&
                 graph_node_dom(g, y) == GRAPH_DOM_DETACHED &&
-                !(fib[x] && is_prop(g, x, e, "stateNode")) && !(tpl && BIT(tpl, y)))
-                SET(held, y);
+                !(fib[x] && is_prop(g, x, e, "stateNode")))
+                SET(tpl && BIT(tpl, y) ? w->tpl_held : held, y);
             if (BIT(seen, y))
                 continue;
             SET(seen, y);
             queue[qn++] = y;
+        }
+    }
+    /* a template the page holds holds the tree it sits in: the detached DOM nodes next to
+     * the template's own tree count (a removed row a kept <template> lies in) */
+    qn = 0;
+    for (node_ix x = 0; tpl && x < n; x++)
+        if (BIT(w->tpl_held, x))
+            queue[qn++] = x;
+    for (uint32_t q = 0; q < qn; q++) {
+        node_ix x = queue[q];
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            if (y >= n || GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG ||
+                graph_node_dom(g, y) != GRAPH_DOM_DETACHED || !BIT(seen, y))
+                continue;
+            if (BIT(tpl, y)) {
+                if (!BIT(w->tpl_held, y)) {
+                    SET(w->tpl_held, y);
+                    queue[qn++] = y;
+                }
+            } else if (type_is(g, y, "native") && dom_node_name(node_text(g, y))) {
+                SET(held, y);
+            }
         }
     }
     /* a detached node that counts holds its subtree: the detached nodes it reaches */
