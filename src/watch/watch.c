@@ -358,17 +358,17 @@ size_t watch_sweep(watch *w, uint64_t before)
     return released;
 }
 
-/* After a dump that began at t: what it holds as retained goes, every object whose delay
- * had passed (LeakCanary's clearObjectsWatchedBefore). One departure: an object watched less
- * than the delay before t stays watched, and is checked when its delay ends. LeakCanary
- * releases those too, yet no dump reports them (not retained yet when it was taken): a server
- * whose applications were undeployed seconds apart had the class loaders of all but the
- * first few released unreported, leaks and all. */
-static void clear_before(watch *w, uint64_t t)
+/* After a dump: what it holds as retained goes (LeakCanary's clearObjectsWatchedBefore). One
+ * departure: an object not found retained yet stays watched, and is checked when its delay
+ * ends, even one whose delay ended during the GCs before the dump. LeakCanary releases every
+ * object watched before the dump began, yet no dump reports those (not retained when it was
+ * taken): a server whose applications were undeployed seconds apart had the class loaders of
+ * all but the first few released unreported, leaks and all. */
+static void clear_retained(watch *w)
 {
     for (size_t i = 0; i < w->n; i++) {
         entry *e = at(w, i);
-        if (e->obj && e->watch_ms + w->cfg.delay_ms <= t)
+        if (e->obj && (e->flags & ENTRY_RETAINED))
             forget(w, e);
     }
     compact(w);
@@ -418,7 +418,7 @@ static void decide(watch *w, uint64_t now)
     w->st.dumps++;
     w->st.last_dump_ms = end;
     w->st.last_dump_bytes = bytes;
-    clear_before(w, now);
+    clear_retained(w);
     w->st.state = w->st.retained ? WATCH_WAIT_THRESHOLD : WATCH_IDLE;
 }
 

@@ -38,6 +38,7 @@ typedef struct fake {
     unsigned dump_counts[16];
     uint64_t dump_bytes;       /* what dump() returns */
     uint64_t dump_takes;       /* clock advance during a dump */
+    uint64_t gc_takes;         /* clock advance during a GC (a real heap's full collection) */
 } fake;
 
 static uint64_t f_now(void *c) { return ((fake *)c)->now; }
@@ -70,6 +71,7 @@ static void f_gc(void *c)
     if (f->n_gc < 16)
         f->gc_times[f->n_gc] = f->now;
     f->n_gc++;
+    f->now += f->gc_takes;
     for (int i = 1; i <= MAXO; i++) {
         if (f->alive_until_gc[i])
             f->alive[i] = f->alive_until_gc[i] = 0;
@@ -344,6 +346,28 @@ static void dumps_at_threshold_and_releases_what_it_held(void **state)
     assert_int_equal(f.retained_at[4], 8000);
     assert_int_equal(stats(w).retained, 1);
     assert_int_equal(f.n_dump, 1);
+    watch_free(w);
+}
+
+/* An object whose delay ends during the GCs before a dump is not in it (not found retained
+ * yet): it stays watched and goes into the next dump, never released unreported. */
+static void due_during_the_gcs_goes_into_the_next_dump(void **state)
+{
+    fake f;
+    watch *w = make(&f, 1, 1000);
+    f.gc_takes = 300;
+    add(w, &f, 1);
+    f.now = 450;
+    add(w, &f, 2); /* due at 5450, during the check's second GC (5400-5700) */
+    run_until(w, &f, 6000);
+    assert_int_equal(f.n_dump, 1);
+    assert_int_equal(f.dump_counts[0], 1);
+    assert_int_equal(f.released[1], 1);
+    assert_int_equal(f.released[2], 0);
+    run_until(w, &f, 70000);
+    assert_int_not_equal(f.retained_at[2], 0);
+    assert_int_equal(f.n_dump, 2);
+    assert_int_equal(f.dump_counts[1], 1);
     watch_free(w);
 }
 
@@ -682,6 +706,7 @@ int main(void)
         cmocka_unit_test(threshold_rechecks_back_off),
         cmocka_unit_test(threshold_back_off_is_capped),
         cmocka_unit_test(dumps_at_threshold_and_releases_what_it_held),
+        cmocka_unit_test(due_during_the_gcs_goes_into_the_next_dump),
         cmocka_unit_test(dumps_sixty_seconds_apart),
         cmocka_unit_test(failed_and_empty_dumps_retry_after_five_seconds),
         cmocka_unit_test(failing_dumps_back_off),
