@@ -63,10 +63,7 @@ const char *fmt_unsupported(const uint8_t *p, uint64_t n)
 
 int fmt_head_known(const uint8_t *p, uint64_t n)
 {
-    uint64_t i = n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
-    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
-        i++;
-    return i == n || fmt_find(p, n) || fmt_unsupported(p, n);
+    return fmt_find(p, n) || fmt_unsupported(p, n);
 }
 
 const fmt_reader *const *fmt_all(void) { return READERS; }

@@ -29,9 +29,9 @@ const fmt_reader *fmt_find(const uint8_t *p, uint64_t n);
 const char *fmt_unsupported(const uint8_t *p, uint64_t n);
 
 /* Whether the first n bytes of an input may begin a heap dump: a reader recognises them, or
- * fmt_unsupported does, or they are blank still (JSON may start so). For a compressed input's
- * first inflated bytes (mfile_open_dump): a small file that inflates to gigabytes of
- * something else is refused before they are written. */
+ * fmt_unsupported does (a blank head is none: no dump starts with 64 KiB of spaces). For a
+ * compressed input's first inflated bytes (mfile_open_dump): a small file that inflates to
+ * gigabytes of something else is refused before they are written. */
 int fmt_head_known(const uint8_t *p, uint64_t n);
 
 /* All registered readers, NULL-terminated. */

@@ -25,7 +25,8 @@ expect_out '^Total '
 
 head -c 64M /dev/zero | gzip -c >"$T/zeros.gz"
 head -c 64M /dev/zero | bzip2 -c >"$T/zeros.bz2"
-for z in zeros.gz zeros.bz2; do
+head -c 64M /dev/zero | tr '\0' ' ' | gzip -c >"$T/spaces.gz" # blank: no dump begins so
+for z in zeros.gz zeros.bz2 spaces.gz; do
     for verb in info histo; do
         run "$verb" --max-inflate 32M "$T/$z"
         expect_rc 3
