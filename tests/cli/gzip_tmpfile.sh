@@ -61,8 +61,9 @@ set -e
 expect_rc 5
 expect_err "a\.hprof\.gz: no room in $T/td for the inflated dump"
 [ -z "$(ls -A "$T/td")" ] || fail "files left in --tmpdir after the failure"
-# 512 MiB of zeros inflate for about a second; the bar's first frame waits 100 ms
-head -c 512M /dev/zero | gzip -1 >"$T/zeros.gz"
+# 512 MiB of zeros behind a V8 snapshot's first key inflate for about a second (the head
+# passes the check of the first bytes inflated); the bar's first frame waits 100 ms
+{ printf '{"snapshot":'; head -c 512M /dev/zero; } | gzip -1 >"$T/zeros.gz"
 tty_err() { # stderr of leakray ARGS... on a pseudo-terminal, stdout dropped
     python3 - "$LEAKRAY" "$@" <<'PY'
 import os, pty, subprocess, sys
@@ -84,7 +85,7 @@ PY
 }
 tty_err info --tmpdir "$T/td" "$T/zeros.gz" >"$T/tty"
 grep -q 'inflating \[#' "$T/tty" || fail "no inflating bar on a terminal: $(tail -c 300 "$T/tty")"
-grep -q 'unknown heap dump format' "$T/tty" || fail "zeros: $(tail -c 300 "$T/tty")"
+grep -q 'zeros\.gz: offset 0x[0-9a-f]*: ' "$T/tty" || fail "zeros: $(tail -c 300 "$T/tty")"
 tty_err info --no-progress --tmpdir "$T/td" "$T/zeros.gz" >"$T/tty"
 grep -q 'inflating' "$T/tty" && fail "--no-progress drew a bar"
 run info --tmpdir "$T/td" "$T/zeros.gz"
