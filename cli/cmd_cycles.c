@@ -67,7 +67,11 @@ int cmd_cycles(int argc, char **argv)
         "in a generic graph (JSON lines, the C API's builder) every strong reference.\n"
         "With --from/--class, cycles up to --max-length are enumerated and grouped by their\n"
         "canonical Class.field signature; a cycle reachable from a static field is marked\n"
-        "\"held by singleton\". Without a scope only component sizes are listed."};
+        "\"held by singleton\". A cycle no GC root reaches is grouped apart and listed last:\n"
+        "garbage in a traced heap (HPROF, V8, Dart, Ruby: the next GC frees it, it retains\n"
+        "nothing), never freed in a generic graph (what it alone reaches stays with it).\n"
+        "A lambda's hidden class is named without its address, so signatures match across\n"
+        "runs. Without a scope only component sizes are listed."};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
     if (top == 0) /* 0 = all, as in top, histo, clusters and diff */
@@ -156,7 +160,12 @@ int cmd_cycles(int argc, char **argv)
         cycles_opts oo = o;
         oo.from = os;
         oo.n_from = on;
-        lr_status s = on ? cycles_find(og, NULL, &oo, &old, &err) : LR_OK;
+        /* its dominators tell its garbage cycles from its held ones, as for the target */
+        dom_tree odom = {0};
+        lr_status s = LR_OK;
+        if (on && (s = dom_build(og, NULL, NULL, &odom, &err)) == LR_OK)
+            s = cycles_find(og, &odom, &oo, &old, &err);
+        dom_free(&odom);
         free(os);
         if (s != LR_OK) {
             rc = cli_error(&co, &err);

@@ -9,6 +9,7 @@
  * its dominator-tree retained size unless a marked node dominates it (walk up idom, bounded
  * by CYCLES_IDOM_WALK steps), so shared subtrees are counted once. */
 #include "analysis/cycles.h"
+#include "analysis/trace.h"
 #include "base/hash.h"
 #include "base/hmap.h"
 
@@ -43,6 +44,11 @@ static int v8_edge_ok(const graph *g, node_ix from, edge_ix e, unsigned kind)
 static int generic_graph(const graph *g)
 {
     return g->format && (!strcmp(g->format, "graph") || !strcmp(g->format, "builder"));
+}
+
+int cycles_gc_frees(const graph *g)
+{
+    return g->format && !generic_graph(g) && strcmp(g->format, "native") != 0;
 }
 
 int cycles_edge_ok(const graph *g, node_ix from, edge_ix e)
@@ -106,6 +112,7 @@ static int push32(u32vec *a, uint32_t x)
 typedef struct cst {
     const graph *g;
     const cycles_opts *o;
+    const dom_tree *dom;/* NULL: reachability unknown, every cycle taken as reachable */
     cycles_result *r;
     lr_error *err;
     uint8_t *scope;     /* 1 = in scope */
@@ -313,25 +320,34 @@ out:
 /* ---- canonical signatures ---- */
 
 /* "Class.field" for member n leaving through edge e; an element is "Class.[]" (the index
- * left out, as `path` writes ".[3]": "Object[][]" would read as a two-dimensional array). */
+ * left out, as `path` writes ".[3]": "Object[][]" would read as a two-dimensional array).
+ * The class as trace_stable_class names it: a lambda's hidden class carries an address the
+ * JVM picks anew in each run, and a baseline from another run must find the same cycle. */
 static void step_text(const graph *g, node_ix n, edge_ix e, char *buf, size_t cap)
 {
-    char nm[STEP_MAX];
+    char nm[STEP_MAX], cn[STEP_MAX];
     unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
     const char *f = GRAPH_EDGE_NAME_IS_INDEX(k) ? "[]" : graph_edge_name_text(g, e, nm, sizeof nm);
     if (k == GRAPH_EDGE_INTERNAL && f[0] >= '0' && f[0] <= '9')
         f = "[]"; /* a V8 table's numbered slot: its number moves with the table's layout */
-    snprintf(buf, cap, "%s.%s", graph_class_name(g, n), f);
+    trace_stable_class(graph_class_name(g, n), cn, sizeof cn);
+    size_t len = strlen(cn);
+    if (len > cap - 2)
+        len = cap - 2;
+    memcpy(buf, cn, len);
+    buf[len] = '.';
+    snprintf(buf + len + 1, cap - len - 1, "%s", f);
 }
 
-static int grp_find_or_add(cst *s, const char *sig, uint32_t len, const node_ix *nodes,
-                           const edge_ix *edges, uint32_t *out)
+/* The group of signature sig whose instances a GC root reaches (unreachable 0) or not. */
+static int grp_find_or_add(cst *s, const char *sig, int unreachable, uint32_t len,
+                           const node_ix *nodes, const edge_ix *edges, uint32_t *out)
 {
-    uint32_t h = hash_fnv32_str(sig);
+    uint32_t h = hash_fnv32_str(sig) ^ (uint32_t)unreachable;
     hmap_it it;
     for (uint32_t g = hmap_first(&s->index, h, &it); g != HMAP_NONE;
          g = hmap_next(&s->index, &it)) {
-        if (strcmp(s->grp[g].signature, sig) == 0) {
+        if (s->grp[g].unreachable == unreachable && strcmp(s->grp[g].signature, sig) == 0) {
             *out = g;
             return 0;
         }
@@ -350,6 +366,7 @@ static int grp_find_or_add(cst *s, const char *sig, uint32_t len, const node_ix 
     if (!c->signature || !hmap_add(&s->index, h, s->n_grp))
         return -1;
     c->length = len;
+    c->unreachable = unreachable;
     c->first = (uint32_t)s->ex_nodes.n;
     for (uint32_t i = 0; i < len; i++)
         if (push32(&s->ex_nodes, nodes[i]) || push32(&s->ex_edges, edges[i]))
@@ -392,7 +409,9 @@ static lr_status record(cst *s, const node_ix *nodes, const edge_ix *edges, uint
     }
 #undef STEP
     uint32_t gi;
-    if (grp_find_or_add(s, sig, len, rn, re, &gi) != 0)
+    /* the members reach each other over strong edges: one root reaches all or none */
+    int unreachable = s->dom && s->dom->idom && s->dom->idom[nodes[0]] == GRAPH_NONE;
+    if (grp_find_or_add(s, sig, unreachable, len, rn, re, &gi) != 0)
         return nomem(s);
     s->grp[gi].count++;
     for (uint32_t i = 0; i < len; i++)
@@ -523,6 +542,8 @@ static int pair_cmp(const void *a, const void *b)
 static int grp_cmp(const void *a, const void *b)
 {
     const cycles_cycle *x = a, *y = b;
+    if (x->unreachable != y->unreachable)
+        return x->unreachable - y->unreachable;
     if (x->retained != y->retained)
         return x->retained > y->retained ? -1 : 1;
     if (x->count != y->count)
@@ -607,7 +628,8 @@ static lr_status finish_groups(cst *s, const dom_tree *dom)
                     c->singleton = 1;
             }
         }
-        if (dom && dom->idom && rc == LR_OK)
+        /* a traced heap's unreachable cycle is garbage: it keeps nothing */
+        if (dom && dom->idom && rc == LR_OK && !cycles_gc_frees(g))
             rc = unreachable_kept(s, dom, i, j, c, &seen);
         if (dom && dom->idom) {
             for (uint64_t k = i; k < j; k++) {
@@ -649,6 +671,7 @@ lr_status cycles_find(const graph *g, const dom_tree *dom, const cycles_opts *o,
     cst s = {0};
     s.g = g;
     s.o = o;
+    s.dom = dom;
     s.r = r;
     s.err = err;
     uint32_t n = g->n_nodes ? g->n_nodes : 1;

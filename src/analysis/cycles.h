@@ -42,6 +42,9 @@ typedef struct cycles_cycle {
     uint64_t retained;     /* bytes retained by the members of all instances together */
     uint32_t n_members;    /* distinct nodes over all instances */
     int singleton;         /* some member is reachable from a static field */
+    int unreachable;       /* no GC root reaches its instances (grouped apart from reachable
+                            * instances of the same signature): garbage where the collector
+                            * traces (cycles_gc_frees), retained 0; else the leak itself */
 } cycles_cycle;
 
 /* One strongly connected component with more than one node (or a self-loop). */
@@ -66,10 +69,17 @@ typedef struct cycles_result {
     int truncated;         /* nonzero when max_cycles or max_steps stopped the enumeration */
 } cycles_result;
 
-/* Finds components (and, with a scope, canonical cycles). dom may be NULL (retained = 0).
+/* Finds components (and, with a scope, canonical cycles). dom may be NULL (retained = 0,
+ * every cycle taken as reachable).
  * Returns LR_OK and fills *r (free: cycles_free), or LR_ERR_NOMEM. */
 lr_status cycles_find(const graph *g, const dom_tree *dom, const cycles_opts *o,
                       cycles_result *r, lr_error *err);
+
+/* Whether the runtime that wrote g frees a cycle no GC root reaches: a tracing collector's
+ * heap (HPROF, V8 and ArkTS, Dart, Ruby) holds such cycles only until its next collection, so
+ * they are garbage, not leaks; a generic graph (an ARC or reference-counted heap a scanner
+ * exports) and native blocks keep them for good. */
+int cycles_gc_frees(const graph *g);
 
 /* Frees what cycles_find allocated and zeroes *r. Accepts a zeroed result. */
 void cycles_free(cycles_result *r);

@@ -9,22 +9,29 @@
 
 #include <string.h>
 
-static int sig_seen(const cycles_result *old, const char *sig)
+/* Whether the baseline has c: its signature, reachable or not as c is (a cycle the old heap
+ * held only as garbage is new once a root holds it). */
+static int sig_seen(const cycles_result *old, const cycles_cycle *c)
 {
     for (uint32_t i = 0; i < old->n_cycles; i++)
-        if (strcmp(old->cycles[i].signature, sig) == 0)
+        if (old->cycles[i].unreachable == c->unreachable &&
+            strcmp(old->cycles[i].signature, c->signature) == 0)
             return 1;
     return 0;
 }
 
-/* Cycles not in the baseline. */
-static uint32_t count_new(const rep_cycles *v)
+/* Cycles not in the baseline; *garbage: instances of those that no root reaches. */
+static uint32_t count_new(const rep_cycles *v, uint64_t *garbage)
 {
     const cycles_result *r = v->r;
     uint32_t n_new = 0;
+    *garbage = 0;
     for (uint32_t i = 0; i < r->n_cycles; i++)
-        if (!v->old || !sig_seen(v->old, r->cycles[i].signature))
+        if (!v->old || !sig_seen(v->old, &r->cycles[i])) {
             n_new++;
+            if (r->cycles[i].unreachable)
+                *garbage += r->cycles[i].count;
+        }
     return n_new;
 }
 
@@ -52,7 +59,8 @@ void rep_cycles_json(jsonw *w, const rep_cycles *v)
     const graph *g = v->g;
     const cycles_result *r = v->r;
     char id[REP_FMT_MAX], eb[300];
-    uint32_t shown = 0, n_new = count_new(v);
+    uint64_t garbage;
+    uint32_t shown = 0, n_new = count_new(v, &garbage);
     jsonw_kv_obj_begin(w, "scope");
     if (v->from != GRAPH_NONE)
         jsonw_kv_str(w, "from", rep_fmt_id(id, g, graph_node_id(g, v->from)));
@@ -86,7 +94,7 @@ void rep_cycles_json(jsonw *w, const rep_cycles *v)
         jsonw_kv_arr_begin(w, "cycles");
         for (uint32_t i = 0; i < r->n_cycles && shown < v->top; i++) {
             const cycles_cycle *c = &r->cycles[i];
-            if (v->old && sig_seen(v->old, c->signature))
+            if (v->old && sig_seen(v->old, c))
                 continue;
             shown++;
             jsonw_obj_begin(w);
@@ -96,6 +104,7 @@ void rep_cycles_json(jsonw *w, const rep_cycles *v)
             jsonw_kv_uint(w, "members", c->n_members);
             jsonw_kv_uint(w, "retained", c->retained);
             jsonw_kv_bool(w, "held_by_singleton", c->singleton);
+            jsonw_kv_bool(w, "unreachable", c->unreachable);
             jsonw_kv_arr_begin(w, "example");
             for (uint32_t k = 0; k < c->length; k++) {
                 jsonw_obj_begin(w);
@@ -119,7 +128,9 @@ void rep_cycles_text(FILE *out, const rep_cycles *v)
     const cycles_result *r = v->r;
     char a[REP_FMT_MAX], b[REP_FMT_MAX], id[REP_FMT_MAX], eb[300];
     char tb[1024], te[4 * 300 + 4]; /* names escaped for the terminal (rep_fmt_term) */
-    uint32_t shown = 0, n_new = count_new(v);
+    uint64_t garbage;
+    uint32_t shown = 0, n_new = count_new(v, &garbage);
+    int frees = cycles_gc_frees(g);
     if (!v->scoped) {
         fprintf(out, "Strongly connected components over object edges (no scope): %s, %s objects\n",
                 rep_fmt_count(a, r->n_sccs), rep_fmt_count(b, r->scc_nodes));
@@ -149,14 +160,22 @@ void rep_cycles_text(FILE *out, const rep_cycles *v)
                 (unsigned)v->max_len, rep_fmt_count(b, n_new),
                 v->old ? " not in the baseline" : "", rep_fmt_count(a, r->n_found),
                 r->truncated ? " (enumeration stopped at its cap; more may exist)" : "");
+        if (garbage && frees)
+            fprintf(out, "  (%s of them no GC root reaches: garbage the next collection frees, "
+                    "listed last)\n", rep_fmt_count(a, garbage));
         for (uint32_t i = 0; i < r->n_cycles && shown < v->top; i++) {
             const cycles_cycle *c = &r->cycles[i];
-            if (v->old && sig_seen(v->old, c->signature))
+            if (v->old && sig_seen(v->old, c))
                 continue;
             shown++;
-            fprintf(out, "  #%u x%s, length %u, retained %s%s\n", shown,
-                    rep_fmt_count(b, c->count), c->length, rep_fmt_bytes(a, c->retained),
-                    c->singleton ? ", held by singleton" : "");
+            if (c->unreachable && frees)
+                fprintf(out, "  #%u x%s, length %u, unreachable: garbage, no leak\n", shown,
+                        rep_fmt_count(b, c->count), c->length);
+            else
+                fprintf(out, "  #%u x%s, length %u, retained %s%s\n", shown,
+                        rep_fmt_count(b, c->count), c->length, rep_fmt_bytes(a, c->retained),
+                        c->unreachable ? ", unreachable (no root reaches it: never freed)"
+                        : c->singleton ? ", held by singleton" : "");
             fprintf(out, "     ");
             rep_fmt_name(out, c->signature); /* class and field names from the dump */
             fprintf(out, "\n");
