@@ -7,6 +7,9 @@
 #   "thread main keeps local variables ...", with its frame, never an unreachable object.
 # - test.heapsnapshot (Node): the suspect is the TCP handle holding 99.6 % (1.28 GB), never a
 #   synthetic node such as "(GC roots)"; its figure equals `top` and `show`.
+# - browser-final.heapsnapshot.gz (Chromium): a page's `Window [JSGlobalObject]` hangs below
+#   "(Global handles)", not the root; it is seen through as Node's `global` is, so the Map and
+#   the Array the page keeps (15.4 % and 13.3 %) are the suspects, not the Window (30.4 %).
 # - dialer.android-hprof: the $staticOverhead/$classOverhead pseudo-arrays are no duplicate
 #   arrays in `dupes`, and a 3-char substring sharing a char[] wastes its own bytes only.
 set -euo pipefail
@@ -90,6 +93,10 @@ run dupes --json --no-timing --top 100000 "$FIX/dialer.android-hprof"
 expect_rc 0
 json_eq 'd["arrays"]["n_groups"]' 2
 json_eq '[g for g in d["strings"]["groups"] if g["value"] == "WET"][0]["wasted"] < 100' true
+run analyze --json --no-timing "$LEAKRAY_SRC/tests/data/browser/browser-final.heapsnapshot.gz"
+expect_rc 0
+json_eq '[(s["kind"], s["class"], s["id"]) for s in d["suspects"]]' \
+    '[["object", "Map", "@43531"], ["object", "Array", "@43527"]]'
 run dupes --no-timing "$FIX/dialer.android-hprof"
 if grep -q 'staticOverhead\|classOverhead' "$T/out"; then fail "overhead arrays listed as dupes"; fi
 echo "suspects_fixtures: ok"
