@@ -705,7 +705,7 @@ int cli_open(cli_common *co, const char *path, unsigned flags, lr_heap **out)
         /* a size past 4 GiB read as 4 GiB: every sum over it is short, which only `info`
          * said */
         if (lg->diag.n[DIAG_SIZE_SATURATED])
-            fprintf(stderr, "leakray: %s: warning: %llu objects: %s\n", path,
+            fprintf(stderr, "leakray: %s: warning: %llu %s\n", path,
                     (unsigned long long)lg->diag.n[DIAG_SIZE_SATURATED],
                     diag_description(DIAG_SIZE_SATURATED));
         /* references a record lacks are missing from every path and size */

@@ -21,7 +21,8 @@ static const struct {
     [DIAG_UNKNOWN_RECORD] = {"unknown_record", DIAG_INFO,
                              "unknown top-level records skipped by length"},
     [DIAG_SIZE_SATURATED] = {"size_saturated", DIAG_DATA_LOSS,
-                             "shallow sizes over 4 GiB clamped to 4 GiB"},
+                             "objects of 4 GiB or more (an object's size is 32-bit) "
+                             "counted as 4,294,967,295 bytes: sizes and totals read short"},
     [DIAG_UNKNOWN_CLASS] = {"unknown_class", DIAG_DATA_LOSS,
                             "objects whose class has no CLASS_DUMP record"},
     [DIAG_MISSING_STRING] = {"missing_string", DIAG_INFO,
