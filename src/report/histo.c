@@ -6,6 +6,7 @@
  * hold another class's), so their sum means nothing and is not printed. */
 #include "report/histo.h"
 
+#include "analysis/leakfind.h"
 #include "report/fmt.h"
 
 #include <inttypes.h>
@@ -143,7 +144,11 @@ void rep_histo_dt_text(FILE *out, const graph *g, const histo_dt_result *h, uint
     char b1[REP_FMT_MAX], b2[REP_FMT_MAX];
     fprintf(out, "DevTools Summary: objects of nonzero size per class key; heap total %s\n",
             rep_fmt_bytes(b1, h->heap_total));
-    if (h->has_dom)
+    /* Node marks its own embedder objects (zlib streams, binding data) detached: no DOM */
+    if (h->has_dom && !leak_is_browser(g))
+        fprintf(out, "detached (V8's embedder flag; no DOM outside a page): %s objects, %s\n",
+                rep_fmt_count(b2, h->detached_count), rep_fmt_bytes(b1, h->detached_self));
+    else if (h->has_dom)
         fprintf(out, "detached DOM: %s objects, %s%s\n", rep_fmt_count(b2, h->detached_count),
                 rep_fmt_bytes(b1, h->detached_self),
                 h->detached_only ? "" : " (--detached lists them)");

@@ -6,6 +6,7 @@
  * info_result (analysis/info.h). */
 #include "report/info.h"
 
+#include "analysis/leakfind.h"
 #include "report/fmt.h"
 
 #include <inttypes.h>
@@ -121,10 +122,13 @@ void rep_info_text(FILE *out, const info_result *c)
         fprintf(out, "native total:  %s\n", rep_fmt_bytes(a, c->native));
     if (g->node_dom) {
         char d[REP_FMT_MAX];
-        fprintf(out, "DOM:           %s attached, %s detached (%s)\n",
+        fprintf(out, "%s%s attached, %s detached (%s)%s\n",
+                leak_is_browser(g) ? "DOM:           " : "detachedness:  ",
                 rep_fmt_count(a, c->dom[GRAPH_DOM_ATTACHED]),
                 rep_fmt_count(b, c->dom[GRAPH_DOM_DETACHED]),
-                rep_fmt_bytes(d, c->detached_shallow));
+                rep_fmt_bytes(d, c->detached_shallow),
+                /* Node marks its own embedder objects detached: no DOM there */
+                leak_is_browser(g) ? "" : ", V8's embedder flag: no page, no DOM");
     }
     fprintf(out, "edges:         %s\n", rep_fmt_count(a, g->n_edges));
     if (c->has_root_cats)
