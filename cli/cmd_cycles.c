@@ -42,15 +42,31 @@ static node_ix *instances_of(const graph *g, const char *name, uint32_t *n)
     return out;
 }
 
+/* The retained-size model of g as a dominator tree for cycles_find (a view: the arrays stay
+ * rm's). */
+static lr_status cycles_model(const graph *g, cli_retained *rm, dom_tree *dom, lr_error *err)
+{
+    lr_status s = cli_retained_build(g, rm, err);
+    if (s == LR_OK) {
+        dom->n = rm->n;
+        dom->idom = rm->idom;
+        dom->retained = rm->retained;
+    }
+    return s;
+}
+
 int cmd_cycles(int argc, char **argv)
 {
     const char *from = NULL, *cls = NULL, *baseline = NULL;
-    uint64_t max_len = CYCLES_DEFAULT_MAX_LENGTH, top = 20;
+    uint64_t max_len = CYCLES_DEFAULT_MAX_LENGTH, top = 20, max_cycles = CYCLES_DEFAULT_MAX_CYCLES;
     int force = 0;
     const cli_optdef opts[] = {
         {"--from", CLI_OPT_STR, &from, "ID", "scope: what this object reaches", NULL},
         {"--class", CLI_OPT_STR, &cls, "NAME", "scope: what instances of NAME reach", NULL},
-        {"--max-length", CLI_OPT_UINT, &max_len, "N", "longest cycle enumerated (default 10)",
+        {"--max-length", CLI_OPT_UINT, &max_len, "N",
+         "longest cycle enumerated (default 10, at most 4096; those up to 10 first)", NULL},
+        {"--max-cycles", CLI_OPT_UINT, &max_cycles, "N",
+         "elementary cycles enumerated at most (default 100000; 0: no cap but 50 M steps)",
          NULL},
         {"--baseline", CLI_OPT_STR, &baseline, "OLD",
          "report only cycles whose signature OLD does not have", NULL},
@@ -62,8 +78,11 @@ int cmd_cycles(int argc, char **argv)
         "cycles", "FILE", "Retain cycles (strongly connected objects) and who holds them.", opts,
         1, 1,
         "Follows strong object edges (fields, elements), never class objects or statics;\n"
-        "in JavaScript heaps also a closure's context and a Map's or Set's table, never\n"
-        "prototype links (__proto__, a function's prototype: every class makes such cycles);\n"
+        "in JavaScript heaps also what holds a value's own data (a closure's, generator's or\n"
+        "async function's context, a nested scope's outer one, a bound function's this and\n"
+        "arguments, a promise's reactions, a Map's or Set's table; not a WeakMap's entries),\n"
+        "never prototype links (__proto__, a function's prototype: every class makes such\n"
+        "cycles) nor the VM's maps, code and native context;\n"
         "in a generic graph (JSON lines, the C API's builder) every strong reference.\n"
         "With --from/--class, cycles up to --max-length are enumerated and grouped by their\n"
         "canonical Class.field signature; a cycle reachable from a static field is marked\n"
@@ -71,7 +90,8 @@ int cmd_cycles(int argc, char **argv)
         "garbage in a traced heap (HPROF, V8, Dart, Ruby: the next GC frees it, it retains\n"
         "nothing), never freed in a generic graph (what it alone reaches stays with it).\n"
         "A lambda's hidden class is named without its address, so signatures match across\n"
-        "runs. Without a scope only component sizes are listed."};
+        "runs. Retained sizes are the dump's model, as in `top`. Without a scope only\n"
+        "component sizes are listed."};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
     if (top == 0) /* 0 = all, as in top, histo, clusters and diff */
@@ -124,12 +144,15 @@ int cmd_cycles(int argc, char **argv)
     }
 
     double t0 = cli_now_ms();
+    /* the dump's own retained-size model, as `top` and `show` give it (DevTools' for V8,
+     * VisualVM's for HotSpot): one node has one retained size in every verb */
+    cli_retained rm = {0};
     dom_tree dom = {0};
     cycles_result r = {0}, old = {0};
     lr_heap *oh = NULL;
-    cycles_opts o = {starts, n_starts, (uint32_t)max_len, CYCLES_DEFAULT_MAX_CYCLES,
+    cycles_opts o = {starts, n_starts, (uint32_t)max_len, max_cycles ? max_cycles : UINT64_MAX,
                      CYCLES_DEFAULT_MAX_STEPS};
-    if ((starts && dom_build(g, NULL, NULL, &dom, &err) != LR_OK) ||
+    if ((starts && cycles_model(g, &rm, &dom, &err) != LR_OK) ||
         cycles_find(g, starts ? &dom : NULL, &o, &r, &err) != LR_OK) {
         rc = cli_error(&co, &err);
         goto done;
@@ -161,11 +184,12 @@ int cmd_cycles(int argc, char **argv)
         oo.from = os;
         oo.n_from = on;
         /* its dominators tell its garbage cycles from its held ones, as for the target */
+        cli_retained orm = {0};
         dom_tree odom = {0};
         lr_status s = LR_OK;
-        if (on && (s = dom_build(og, NULL, NULL, &odom, &err)) == LR_OK)
+        if (on && (s = cycles_model(og, &orm, &odom, &err)) == LR_OK)
             s = cycles_find(og, &odom, &oo, &old, &err);
-        dom_free(&odom);
+        cli_retained_free(&orm);
         free(os);
         if (s != LR_OK) {
             rc = cli_error(&co, &err);
@@ -192,7 +216,7 @@ done:
         return rc;
     cycles_free(&r);
     cycles_free(&old);
-    dom_free(&dom);
+    cli_retained_free(&rm);
     free(starts);
     lr_close(oh);
     lr_close(h);

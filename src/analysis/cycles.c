@@ -9,6 +9,7 @@
  * its dominator-tree retained size unless a marked node dominates it (walk up idom, bounded
  * by CYCLES_IDOM_WALK steps), so shared subtrees are counted once. */
 #include "analysis/cycles.h"
+#include "analysis/devtools.h"
 #include "analysis/trace.h"
 #include "base/hash.h"
 #include "base/hmap.h"
@@ -19,23 +20,78 @@
 #define CYCLES_IDOM_WALK 1000000 /* idom steps per member before giving up (counts it) */
 #define STEP_MAX 512             /* bytes of one "Class.field" step */
 
-/* Whether V8 edge e (internal or property) takes part in cycles. Internal: only those that
- * hold a JavaScript value's own data that no other edge shows, a closure's `context` (its
- * captured variables) and a Map's or Set's `table` with its numbered slots; a closure
- * stored on the object it captures (`this.cb = () => this.x`) is JavaScript's most common
- * cycle, and it runs through `context` (elements and named properties are edges of the
- * object itself, the VM's other internal edges hold maps, code and feedback). Property: not
- * the prototype links, `__proto__` and a function's `prototype`, where every class and
- * function makes a cycle with its constructor that no program built. */
+/* V8's internal edges that hold a JavaScript value's own data no other edge shows: a
+ * closure's `context` (its captured variables; a generator's and a suspended async
+ * function's too, with their `receiver`; not their saved registers, where V8 keeps the
+ * generator itself: every generator would be a cycle), a context's
+ * `previous` (a closure in a nested block reaches the outer scope's variables through it) and
+ * `extension`, a bound function's `bound_this` and `bound_arguments`, a promise's
+ * `reactions_or_result` and a reaction's handlers and next reaction, a Map's or Set's `table`.
+ * The VM's other internal edges hold maps, code, feedback and the native context: every
+ * function reaches the whole realm through those. */
+static const char *const V8_DATA_EDGES[] = {
+    "context", "previous", "extension", "receiver", "bound_this",
+    "bound_arguments", "reactions_or_result", "fulfill_handler", "reject_handler",
+    "promise_or_capability", "next", "table"};
+
+/* Whether V8 edge e (internal or property) takes part in cycles. Internal: V8_DATA_EDGES, and
+ * the numbered slots of a table ("(array)" names them by number), but not a WeakMap table's
+ * slot for an entry's value, which lives only while its key does (an ephemeron: the map
+ * keeps neither). A closure stored on the object it captures (`this.cb = () => this.x`) is
+ * JavaScript's most common cycle, and it runs through `context`. Property: not the prototype
+ * links, `__proto__` and a function's `prototype`, where every class and function makes a
+ * cycle with its constructor that no program built. */
+/* Whether x is a context below a function's or block's (`system / Context` whose `previous`
+ * is no native context): the outermost function context of a script or CommonJS module holds
+ * its top-level names, `require` among them, and past it lies the whole realm. */
+static int v8_inner_context(const graph *g, node_ix x)
+{
+    if (x >= g->n_nodes || strcmp(graph_class_name(g, x), "system / Context") != 0)
+        return 0;
+    for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_INTERNAL ||
+            strcmp(graph_str(g, graph_edge_name_from(g, x, e)), "previous") != 0)
+            continue;
+        node_ix y = g->edge_to[e];
+        return y < g->n_nodes && strcmp(graph_class_name(g, y), "system / Context") == 0;
+    }
+    return 0;
+}
+
+/* Whether context variable ctx -> fn names a function whose own context is ctx: a class in
+ * its class scope, a function declared in the scope it closes over. The language makes that
+ * cycle for every class and function, as their prototypes do; no program built it. */
+static int own_binding(const graph *g, node_ix ctx, node_ix fn)
+{
+    if (fn >= g->n_nodes || g->node_kind[fn] != GRAPH_KIND_CLOSURE || !g->node_name)
+        return 0;
+    for (edge_ix e = g->first_edge[fn]; e < g->first_edge[fn + 1]; e++)
+        if (g->edge_to[e] == ctx && GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_INTERNAL &&
+            strcmp(graph_str(g, graph_edge_name_from(g, fn, e)), "context") == 0)
+            return 1;
+    return 0;
+}
+
 static int v8_edge_ok(const graph *g, node_ix from, edge_ix e, unsigned kind)
 {
     const char *s = graph_str(g, graph_edge_name_from(g, from, e));
     if (kind == GRAPH_EDGE_PROPERTY)
         return strcmp(s, "__proto__") != 0 &&
                !(g->node_kind[from] == GRAPH_KIND_CLOSURE && strcmp(s, "prototype") == 0);
-    if (g->node_kind[from] == GRAPH_KIND_OBJ_ARRAY && s[0] >= '0' && s[0] <= '9')
-        return 1; /* a slot of a table: "(array)" names its slots by number */
-    return strcmp(s, "context") == 0 || strcmp(s, "table") == 0;
+    if (g->node_kind[from] == GRAPH_KIND_OBJ_ARRAY && s[0] >= '0' && s[0] <= '9') {
+        uint64_t table;
+        return !devtools_weakmap_edge(s, &table); /* a table's slot, unless an ephemeron's */
+    }
+    for (size_t i = 0; i < sizeof V8_DATA_EDGES / sizeof *V8_DATA_EDGES; i++)
+        if (strcmp(s, V8_DATA_EDGES[i]) == 0) {
+            if (i == 1) /* previous: between a function's contexts only */
+                return v8_inner_context(g, from) && v8_inner_context(g, g->edge_to[e]);
+            if (i == 2) /* extension: a function context's (a suspended async function's
+                         * generator), not a script's (its global object) */
+                return strcmp(graph_class_name(g, from), "system / Context") == 0;
+            return 1;
+        }
+    return 0;
 }
 
 /* A generic graph (JSON lines, the builder): its writer chose each edge's kind to describe
@@ -63,9 +119,10 @@ int cycles_edge_ok(const graph *g, node_ix from, edge_ix e)
      * internal edge can only be a closure's context, a table or a table's slot. */
     unsigned kind = GRAPH_EDGE_KIND(k);
     switch (kind) {
+    case GRAPH_EDGE_CONTEXT:
+        return !own_binding(g, from, g->edge_to[e]);
     case GRAPH_EDGE_FIELD:
     case GRAPH_EDGE_ELEMENT:
-    case GRAPH_EDGE_CONTEXT:
     case GRAPH_EDGE_NATIVE:
     case GRAPH_EDGE_XREF:
         return 1;
@@ -75,12 +132,13 @@ int cycles_edge_ok(const graph *g, node_ix from, edge_ix e)
     case GRAPH_EDGE_INTERNAL:
         if (generic_graph(g))
             return 1;
-        if (g->node_kind[from] != GRAPH_KIND_CLOSURE &&
-            g->node_kind[from] != GRAPH_KIND_OBJ_ARRAY && to != GRAPH_KIND_OBJ_ARRAY)
-            return 0;
         return g->node_name && v8_edge_ok(g, from, e, kind);
     case GRAPH_EDGE_PROPERTY:
         return generic_graph(g) || (g->node_name && v8_edge_ok(g, from, e, kind));
+    case GRAPH_EDGE_HIDDEN:
+        /* a V8 struct's slots (a promise reaction's handler and promise): reached only
+         * through the data edges above */
+        return generic_graph(g) || g->node_kind[from] == GRAPH_KIND_OTHER;
     default:
         return generic_graph(g);
     }
@@ -127,6 +185,7 @@ typedef struct cst {
     char *steps;        /* record's scratch for the longest cycle: STEP_MAX per member */
     char *sig;          /* (STEP_MAX + 4) per member */
     size_t sig_cap;
+    uint8_t *dict;      /* dictionary_like's verdicts per node */
     node_ix *rn;        /* a cycle in its canonical rotation */
     edge_ix *re;
 } cst;
@@ -319,19 +378,60 @@ out:
 
 /* ---- canonical signatures ---- */
 
+#define DICT_MIN 8 /* rules' `dictionary min` default (docs/rules.md) */
+
+/* Whether V8 object h is used as a dictionary, as `clusters` tells it: at least DICT_MIN of
+ * its property edges, and three quarters of them, lead to objects of one class (a registry
+ * `byId[id] = new Handler(...)`: 1,000 cycles through it read as 1,000 signatures, one per
+ * key). Kept per node in s->dict (0 not asked, 1 no, 2 yes); false when that is missing. */
+static int dictionary_like(cst *s, node_ix h)
+{
+    const graph *g = s->g;
+    if (!s->dict && !(s->dict = calloc(g->n_nodes ? g->n_nodes : 1, 1)))
+        return 0;
+    if (s->dict[h])
+        return s->dict[h] == 2;
+    uint32_t m = 0, votes = 0, n_best = 0;
+    class_ix best = GRAPH_NONE;
+    for (edge_ix e = g->first_edge[h]; e < g->first_edge[h + 1]; e++) /* majority vote */
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_PROPERTY && g->edge_to[e] < g->n_nodes) {
+            class_ix c = graph_node_class(g, g->edge_to[e]);
+            m++;
+            if (!votes)
+                best = c;
+            votes += c == best ? 1 : -1u;
+        }
+    for (edge_ix e = g->first_edge[h]; m >= DICT_MIN && e < g->first_edge[h + 1]; e++)
+        n_best += GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_PROPERTY &&
+                  g->edge_to[e] < g->n_nodes && graph_node_class(g, g->edge_to[e]) == best;
+    int yes = m >= DICT_MIN && n_best >= DICT_MIN && (uint64_t)n_best * 4 >= (uint64_t)m * 3;
+    s->dict[h] = yes ? 2 : 1;
+    return yes;
+}
+
 /* "Class.field" for member n leaving through edge e; an element is "Class.[]" (the index
  * left out, as `path` writes ".[3]": "Object[][]" would read as a two-dimensional array).
- * The class as trace_stable_class names it: a lambda's hidden class carries an address the
- * JVM picks anew in each run, and a baseline from another run must find the same cycle. */
-static void step_text(const graph *g, node_ix n, edge_ix e, char *buf, size_t cap)
+ * The class as trace_stable_class names it, and without a V8 node number: a lambda's hidden
+ * class carries an address the JVM picks anew in each run, and a baseline from another run
+ * must find the same cycle. */
+static void step_text(cst *s, node_ix n, edge_ix e, char *buf, size_t cap)
 {
+    const graph *g = s->g;
     char nm[STEP_MAX], cn[STEP_MAX];
     unsigned k = GRAPH_EDGE_KIND(g->edge_kind[e]);
     const char *f = GRAPH_EDGE_NAME_IS_INDEX(k) ? "[]" : graph_edge_name_text(g, e, nm, sizeof nm);
     if (k == GRAPH_EDGE_INTERNAL && f[0] >= '0' && f[0] <= '9')
         f = "[]"; /* a V8 table's numbered slot: its number moves with the table's layout */
+    if (k == GRAPH_EDGE_PROPERTY && !generic_graph(g) && dictionary_like(s, n))
+        f = "[]"; /* an object used as a dictionary: its keys are data, as a Map's are */
     trace_stable_class(graph_class_name(g, n), cn, sizeof cn);
-    size_t len = strlen(cn);
+    size_t len = strlen(cn), d = len;
+    /* Chromium names a closure's context after its scope's node, "system / Context / scope
+     * @40519": the number moves with any change to the page */
+    while (d > 0 && cn[d - 1] >= '0' && cn[d - 1] <= '9')
+        d--;
+    if (d >= 2 && d < len && cn[d - 1] == '@' && cn[d - 2] == ' ')
+        cn[len = d - 2] = 0;
     if (len > cap - 2)
         len = cap - 2;
     memcpy(buf, cn, len);
@@ -378,10 +478,9 @@ static int grp_find_or_add(cst *s, const char *sig, int unreachable, uint32_t le
 /* Records the cycle nodes[0..len) with edges[i] from nodes[i] to nodes[(i+1) % len]. */
 static lr_status record(cst *s, const node_ix *nodes, const edge_ix *edges, uint32_t len)
 {
-    const graph *g = s->g;
 #define STEP(i) (s->steps + (size_t)(i) * STEP_MAX)
     for (uint32_t i = 0; i < len; i++)
-        step_text(g, nodes[i], edges[i], STEP(i), STEP_MAX);
+        step_text(s, nodes[i], edges[i], STEP(i), STEP_MAX);
     /* smallest rotation, compared step by step */
     uint32_t best = 0;
     for (uint32_t r = 1; r < len; r++) {
@@ -423,9 +522,66 @@ static lr_status record(cst *s, const node_ix *nodes, const edge_ix *edges, uint
 
 /* ---- bounded enumeration ---- */
 
-static lr_status enumerate(cst *s)
+/* One pass of the bounded DFS: the elementary cycles of at most L members, recording those
+ * of more than min (a pass before found the rest), with *steps counting the edge visits of
+ * every pass. pn, pe and cur hold L entries. */
+static lr_status dfs_pass(cst *s, uint32_t L, uint32_t min, node_ix *pn, edge_ix *pe,
+                          edge_ix *cur, uint64_t *steps)
 {
     const graph *g = s->g;
+    for (node_ix st = 0; st < g->n_nodes; st++) {
+        uint32_t c = s->comp[st];
+        if (c == UINT32_MAX || !s->scope[st])
+            continue;
+        uint32_t depth = 1;
+        pn[0] = st;
+        cur[0] = g->first_edge[st];
+        while (depth) {
+            node_ix v = pn[depth - 1];
+            if (cur[depth - 1] >= g->first_edge[v + 1]) {
+                depth--;
+                continue;
+            }
+            edge_ix e = cur[depth - 1]++;
+            if (++*steps > s->o->max_steps || s->r->n_found >= s->o->max_cycles) {
+                s->r->truncated = s->r->n_found >= s->o->max_cycles ? 1 : 2;
+                return LR_OK;
+            }
+            if (!cycles_edge_ok(g, v, e))
+                continue;
+            node_ix w = g->edge_to[e];
+            if (w == st) {
+                pe[depth - 1] = e;
+                lr_status rc = depth > min ? record(s, pn, pe, depth) : LR_OK;
+                if (rc != LR_OK)
+                    return rc;
+                continue;
+            }
+            if (w < st || s->comp[w] != c || depth == L)
+                continue;
+            int onpath = 0;
+            for (uint32_t i = 1; i < depth; i++)
+                if (pn[i] == w) {
+                    onpath = 1;
+                    break;
+                }
+            if (onpath)
+                continue;
+            pe[depth - 1] = e;
+            pn[depth] = w;
+            cur[depth] = g->first_edge[w];
+            depth++;
+        }
+    }
+    return LR_OK;
+}
+
+/* The short cycles first: a pass up to CYCLES_DEFAULT_MAX_LENGTH members, then one up to the
+ * longest asked for, which records only what is longer. Asked for 100 in one pass, the step
+ * cap went on the long paths of a wide scope, and every cycle of 2 or 3 found at 10 was lost;
+ * the second pass walks the short paths again (at most the first pass's steps). */
+static lr_status enumerate(cst *s)
+{
     uint32_t L = s->o->max_length;
     if (L == 0)
         return LR_OK;
@@ -445,49 +601,10 @@ static lr_status enumerate(cst *s)
         goto out;
     }
     uint64_t steps = 0;
-    for (node_ix st = 0; st < g->n_nodes; st++) {
-        uint32_t c = s->comp[st];
-        if (c == UINT32_MAX || !s->scope[st])
-            continue;
-        uint32_t depth = 1;
-        pn[0] = st;
-        cur[0] = g->first_edge[st];
-        while (depth) {
-            node_ix v = pn[depth - 1];
-            if (cur[depth - 1] >= g->first_edge[v + 1]) {
-                depth--;
-                continue;
-            }
-            edge_ix e = cur[depth - 1]++;
-            if (++steps > s->o->max_steps || s->r->n_found >= s->o->max_cycles) {
-                s->r->truncated = 1;
-                goto out;
-            }
-            if (!cycles_edge_ok(g, v, e))
-                continue;
-            node_ix w = g->edge_to[e];
-            if (w == st) {
-                pe[depth - 1] = e;
-                if ((rc = record(s, pn, pe, depth)) != LR_OK)
-                    goto out;
-                continue;
-            }
-            if (w < st || s->comp[w] != c || depth == L)
-                continue;
-            int onpath = 0;
-            for (uint32_t i = 1; i < depth; i++)
-                if (pn[i] == w) {
-                    onpath = 1;
-                    break;
-                }
-            if (onpath)
-                continue;
-            pe[depth - 1] = e;
-            pn[depth] = w;
-            cur[depth] = g->first_edge[w];
-            depth++;
-        }
-    }
+    uint32_t first = L < CYCLES_DEFAULT_MAX_LENGTH ? L : CYCLES_DEFAULT_MAX_LENGTH;
+    rc = dfs_pass(s, first, 0, pn, pe, cur, &steps);
+    if (rc == LR_OK && L > first && !s->r->truncated)
+        rc = dfs_pass(s, L, first, pn, pe, cur, &steps);
 out:
     free(pn);
     free(pe);
@@ -644,6 +761,8 @@ static lr_status finish_groups(cst *s, const dom_tree *dom)
                         dominated = 1;
                         break;
                     }
+                    if (dom->idom[up] == up) /* a model's top may be its own dominator */
+                        break;
                     up = dom->idom[up];
                 }
                 if (!dominated)
@@ -701,6 +820,7 @@ out:
         free(s.grp[i].signature);
     free(s.grp);
     free(s.steps);
+    free(s.dict);
     free(s.sig);
     free(s.rn);
     free(s.re);

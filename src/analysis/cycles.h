@@ -66,7 +66,7 @@ typedef struct cycles_result {
     node_ix *nodes;        /* example members, see cycles_cycle.first */
     edge_ix *edges;
     uint64_t n_found;      /* elementary cycles enumerated */
-    int truncated;         /* nonzero when max_cycles or max_steps stopped the enumeration */
+    int truncated;         /* 1 when max_cycles stopped the enumeration, 2 max_steps */
 } cycles_result;
 
 /* Finds components (and, with a scope, canonical cycles). dom may be NULL (retained = 0,

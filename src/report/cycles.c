@@ -88,8 +88,10 @@ void rep_cycles_json(jsonw *w, const rep_cycles *v)
     if (v->scoped) {
         jsonw_kv_uint(w, "cycles_found", r->n_found);
         jsonw_kv_bool(w, "truncated", r->truncated);
-        if (v->baseline)
+        if (v->baseline) {
             jsonw_kv_str(w, "baseline", v->baseline);
+            jsonw_kv_bool(w, "baseline_truncated", v->old->truncated);
+        }
         jsonw_kv_uint(w, "n_cycles", n_new);
         jsonw_kv_arr_begin(w, "cycles");
         for (uint32_t i = 0; i < r->n_cycles && shown < v->top; i++) {
@@ -159,7 +161,12 @@ void rep_cycles_text(FILE *out, const rep_cycles *v)
         fprintf(out, "Retain cycles up to length %u: %s distinct%s, %s found%s\n",
                 (unsigned)v->max_len, rep_fmt_count(b, n_new),
                 v->old ? " not in the baseline" : "", rep_fmt_count(a, r->n_found),
-                r->truncated ? " (enumeration stopped at its cap; more may exist)" : "");
+                r->truncated == 1   ? " (stopped at --max-cycles; more may exist)"
+                : r->truncated == 2 ? " (stopped at its cap of 50 M steps; more may exist)"
+                                    : "");
+        if (v->old && (v->old->truncated || r->truncated))
+            fprintf(out, "  (an enumeration stopped at its cap: a cycle reads new when the "
+                    "baseline's stopped before it)\n");
         if (garbage && frees)
             fprintf(out, "  (%s of them no GC root reaches: garbage the next collection frees, "
                     "listed last)\n", rep_fmt_count(a, garbage));

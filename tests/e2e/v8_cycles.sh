@@ -4,9 +4,14 @@
 # v8_cycles.js), whose three cycles run through V8's internal edges: a closure on the object
 # it captures (SelfRef.cb -> closure.context -> Context.this, 5), an array holding its owner
 # (Bag.items -> Array.[], 4), a Map holding its owner (Registry.byName -> Map.table -> the
-# table's slot, 3). Each class's scope lists exactly its own cycle: prototype links
-# (__proto__, a function's prototype), which every class closes with its constructor, are
-# not followed, nor the VM's maps and code.
+# table's slot, 3); and through V8's other data edges: a bound method's bound_this, a nested
+# scope's previous contexts, a promise's reaction, a generator's context, a suspended async
+# function's context extension and receiver (all five were missed). Each class's scope lists
+# exactly its own cycle: prototype links (__proto__, a function's prototype), which every
+# class closes with its constructor, are not followed, nor a class's or function's binding in
+# the scope it closes over, nor a generator's saved registers, nor the VM's maps and code. A
+# WeakMap entry pointing back at its key is no cycle (an ephemeron: it was one); 40 handlers
+# in an object used as a dictionary are one shape (they were 40, one per key).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -28,4 +33,23 @@ print([(c["signature"], c["count"], c["length"]) for c in json.load(open(sys.arg
 check SelfRef "[('Function.context -> system / Context.this -> SelfRef.cb', 5, 3)]"
 check Bag "[('Array.[] -> Bag.items', 4, 2)]"
 check Registry "[('(array).[] -> Registry.byName -> Map.table', 3, 3)]"
+check Bound "[('Bound.onClick -> Function.bound_this', 4, 2)]"
+check Nested "[('Function.context -> system / Context.previous -> system / Context.previous -> system / Context.self -> Nested.cb', 4, 5)]"
+check Pending "[('(system).[] -> Function.context -> system / Context.this -> Pending.p -> Promise.reactions_or_result', 4, 5)]"
+check Gen "[('Gen.it -> Generator.context -> system / Context.self', 3, 3)]"
+check Poller "[('(system).[] -> Function.context -> system / Context.extension -> Generator.receiver -> Poller.gate -> Promise.reactions_or_result', 6, 6)]"
+check Keyed "[]"
+check Handler "[('Handler.registry -> Object.[]', 40, 2)]"
+# retained sizes are the dump's model, DevTools' as in `top` (the strong model's before):
+# each instance dominates its cycle's other members
+for c in SelfRef Bound Nested Pending Gen Poller; do
+    "$LEAKRAY" top "$snap" --class "$c" --json --no-timing >"$work/top-$c.json"
+    python3 - "$work/$c.json" "$work/top-$c.json" <<'PY' || fail "$c: cycles' retained is not top's"
+import json, sys
+c, t = (json.load(open(f)) for f in sys.argv[1:])
+want = sum(o["retained"] for o in t["objects"])
+assert [x["retained"] for x in c["cycles"]] == [want], ([x["retained"] for x in c["cycles"]], want)
+PY
+done
+echo "ok: cycles' retained sizes are top's"
 echo "PASS"

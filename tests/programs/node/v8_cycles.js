@@ -3,7 +3,16 @@
 // SelfRef (5): a closure on the object it captures (SelfRef.cb -> closure.context ->
 // Context.this). Bag (4): an array holding its owner (Bag.items -> Array.elements ->
 // (object elements)[0]). Registry (3): a Map holding its owner (Registry.byName ->
-// Map.table -> the table's value slot).
+// Map.table -> the table's value slot). Through V8's other data edges: Bound (4), a bound
+// method (`this.onClick = this.handle.bind(this)`: bound_this); Nested (4), a closure made in
+// a nested block and a function inside (context -> previous -> previous -> the `self` it
+// captured); Pending (4), `this.p.then(() => this)` (the promise's reactions_or_result -> the
+// reaction's handler -> its context); Gen (3), a generator holding its owner (the generator's
+// context); Poller (3), an async method awaiting the object's own promise (the reaction's
+// handler -> the async function's context -> extension -> its generator -> receiver).
+// Not cycles: Keyed (5), a WeakMap entry whose value points back at its key (the table's
+// slot for the value is an ephemeron: the map keeps neither). Handler (40): an object used
+// as a dictionary of handlers, each pointing back at it: one shape, its keys data.
 'use strict';
 const v8 = require('v8');
 
@@ -26,7 +35,87 @@ class Registry {
   }
 }
 
+class Bound {
+  constructor() {
+    this.onClick = this.handle.bind(this);
+  }
+  handle() {
+    return 1;
+  }
+}
+class Nested {
+  constructor() {
+    const self = this;
+    {
+      let x = 1;
+      const inner = () => {
+        x++;
+        return (() => self)();
+      };
+      this.cb = (function () {
+        const y = 2;
+        return () => inner() && y;
+      })();
+    }
+  }
+}
+class Pending {
+  constructor() {
+    this.p = new Promise(() => {});
+    this.p2 = this.p.then(() => this);
+  }
+}
+class Gen {
+  constructor() {
+    const self = this;
+    this.it = (function* () {
+      yield self;
+    })();
+  }
+}
+class Poller {
+  constructor() {
+    this.gate = new Promise((r) => {
+      this.open = r;
+    });
+    this.task = this.run();
+  }
+  async run() {
+    await this.gate;
+    return this;
+  }
+}
+class Keyed {
+  constructor(map) {
+    this.map = map;
+  }
+}
+class Value {
+  constructor(key) {
+    this.key = key;
+  }
+}
+class Handler {
+  constructor(registry) {
+    this.registry = registry;
+  }
+}
+const weak = new WeakMap();
+const byId = {};
+for (let i = 0; i < 40; i++) byId['req-' + i] = new Handler(byId);
+
 globalThis.kept = {
+  bound: Array.from({length: 4}, () => new Bound()),
+  nested: Array.from({length: 4}, () => new Nested()),
+  pending: Array.from({length: 4}, () => new Pending()),
+  gens: Array.from({length: 3}, () => new Gen()),
+  pollers: Array.from({length: 3}, () => new Poller()),
+  keyed: Array.from({length: 5}, () => {
+    const k = new Keyed(weak);
+    weak.set(k, new Value(k));
+    return k;
+  }),
+  byId,
   selfRefs: Array.from({length: 5}, (_, i) => new SelfRef(i)),
   bags: Array.from({length: 4}, () => new Bag()),
   registries: Array.from({length: 3}, () => new Registry()),
