@@ -92,6 +92,20 @@ expect_rc 0
 expect_err 'java.lang.Runnable has no instance and no subclass in this dump'
 run instances "$DUMP" 'CliTarget$Known' --no-timing
 [ ! -s "$T/err" ] || fail "a class with instances: $(cat "$T/err")"
+run instances "$DUMP" 'CliTarget$Known' --subclasses --no-timing
+[ ! -s "$T/err" ] || fail "--subclasses on a dump with a class hierarchy: $(cat "$T/err")"
+# --subclasses on a V8 snapshot (constructors, no hierarchy: Node's Buffer extends
+# Uint8Array) counted the class alone under "and subclasses", unsaid
+V8SMALL=$LEAKRAY_SRC/tests/data/browser/browser-final.heapsnapshot.gz
+for verb in instances path; do
+    if [ $verb = path ]; then
+        run path "$V8SMALL" --class Object --merged --subclasses --no-timing
+    else
+        run instances "$V8SMALL" Object --subclasses --no-timing
+    fi
+    expect_rc 0
+    expect_err 'warning: --subclasses: this dump records no class hierarchy .* only Object itself is counted'
+done
 # a hidden class named as the JVM names it (jmap -histo: Foo$$Lambda/0x...): the dump's
 # name has '+' there, and the warning and the "no class" error say so
 run analyze "$DUMP" --watch 'CliTarget$$Lambda$7/0x0000000800c0a000' --no-suspects --no-timing
