@@ -5,9 +5,11 @@
 # tests/programs/vthreads/ParkedStacks.java (300 parked virtual threads, 5 to 65 frames deep)
 # on JDK 25 with its default layout, and the JVM's own class histogram taken just before it
 # (jcmd GC.class_histogram): instances and bytes of the virtual threads' classes, which
-# tests/e2e/jdk25_dumps.sh checks `histo` against (a StackChunk's size is its own).
+# tests/e2e/jdk25_dumps.sh checks `histo` against (a StackChunk's size is its own). With
+# `a128`, the same with -XX:ObjectAlignmentInBytes=128 into parked-stacks-a128.* (a chunk's
+# fixed part is a multiple of the object alignment).
 # Needs JDK 25 (JDK25_HOME, default /usr/lib/jvm/temurin-25-jdk-amd64) and gzip.
-# usage: scripts/golden-jdk25-stacks.sh
+# usage: scripts/golden-jdk25-stacks.sh [a128]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 jdk=${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
@@ -20,7 +22,12 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/classes" "$out" "$data"
 "$jdk/bin/javac" -d "$work/classes" "$src/tests/programs/vthreads/ParkedStacks.java"
 name=parked-stacks
-"$jdk/bin/java" -Xmx256m -cp "$work/classes" com.example.vthreads.ParkedStacks \
+flags=()
+if [ "${1:-}" = a128 ]; then
+    name=parked-stacks-a128
+    flags=(-XX:ObjectAlignmentInBytes=128)
+fi
+"$jdk/bin/java" -Xmx256m "${flags[@]}" -cp "$work/classes" com.example.vthreads.ParkedStacks \
     "$work/$name.hprof" "$work/histo" > "$work/out" &
 pid=$!
 for _ in $(seq 300); do grep -q '^ready' "$work/out" && break; sleep 0.1; done

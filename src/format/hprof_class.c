@@ -321,7 +321,12 @@ static void chunk_model(rd *r, unsigned oop)
             if (fd->type == GRAPH_FT_INT && name_is(g, fd->name, "size")) {
                 r->chunk.cls = c;
                 r->chunk.off = off;
-                r->chunk.helper = ((r->vv_size[c] + oop + 5u + 7u) & ~7u) + 8u;
+                /* the instance's own size, as every instance's, is a multiple of the
+                 * heap's object alignment before the stack and bitmap are added (at 128
+                 * bytes, 127 B a chunk went missing) */
+                uint32_t a = r->obj_align > 8 ? r->obj_align : 8;
+                r->chunk.helper = ((((r->vv_size[c] + oop + 5u + 7u) & ~7u) + 8u) + a - 1) &
+                                  ~(a - 1);
                 r->chunk.bits = oop == 4 ? 2 : 1;
                 r->chunk.align = r->obj_align;
                 return;

@@ -11,7 +11,8 @@
 # bytes of the JVM's own class histogram taken just before the dump (8-byte headers: a
 # Screen is 16 bytes, not 24). `path` and `show` name the thread and frame of a local's root,
 # and `threads` gives a virtual thread's own state (PARKED, RUNNING). A parked virtual
-# thread's stack weighs what the JVM's histogram says (parked-stacks.hprof.gz).
+# thread's stack weighs what the JVM's histogram says (parked-stacks.hprof.gz, and
+# parked-stacks-a128.hprof.gz with 128-byte object alignment).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
@@ -133,6 +134,12 @@ stacks="$LEAKRAY_SRC/tests/data/jdk25/parked-stacks.hprof.gz"
 "$LEAKRAY" histo "$stacks" --json --no-timing > "$work/stacks.json"
 same_as_jvm "$work/stacks.json" "$exp/parked-stacks.jvm-histo.txt" 2 ||
     fail "histo: StackChunk sizes differ from the JVM's"
+# the same with -XX:ObjectAlignmentInBytes=128: a chunk's fixed part is a multiple of the
+# alignment, as every instance is (it was 8 bytes' multiple: 127 B a chunk short)
+"$LEAKRAY" histo "$LEAKRAY_SRC/tests/data/jdk25/parked-stacks-a128.hprof.gz" --json --no-timing \
+    > "$work/stacks128.json"
+same_as_jvm "$work/stacks128.json" "$exp/parked-stacks-a128.jvm-histo.txt" 2 ||
+    fail "histo: StackChunk sizes differ from the JVM's at a 128-byte alignment"
 "$LEAKRAY" top --json --no-timing --top 1 "$stacks" | python3 -c 'import json, sys
 d = json.load(sys.stdin)
 assert d["reachable_bytes"] > 1494592, d["reachable_bytes"]' ||
