@@ -440,8 +440,9 @@ static void live_start(JNIEnv *env)
     in_agent = 1;
     uint64_t t0 = agent_clock_ms();
     A.live_at = t0;
-    watch_env we = {NULL, watcher_now, watcher_wake, watcher_alive, watcher_retained,
-                    watcher_release, watcher_gc, watcher_finalize, watcher_dump};
+    watch_env we = {NULL,           watcher_now,     watcher_wake,     watcher_alive,
+                    watcher_retained, watcher_release, watcher_gc,       watcher_finalize,
+                    watcher_dump,   watcher_identity, watcher_same};
     A.core = watch_new(&A.cfg, &we);
     /* named before the agent thread starts, which writes it first thing */
     snprintf(A.status, sizeof A.status, AGENT_STATUS_FMT, (long)getpid());

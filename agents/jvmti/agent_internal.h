@@ -281,6 +281,8 @@ void watcher_wake(void *ctx, uint64_t at);
 int watcher_alive(void *ctx, void *obj, uint32_t tag);
 void *watcher_retained(void *ctx, void *obj, uint32_t *tag, uint64_t watch_ms, uint64_t at);
 void watcher_release(void *ctx, void *obj, uint32_t tag);
+uint64_t watcher_identity(void *ctx, void *obj, uint32_t tag);
+int watcher_same(void *ctx, void *a, uint32_t ta, void *b, uint32_t tb);
 void watcher_gc(void *ctx);
 void watcher_finalize(void *ctx);
 uint64_t watcher_dump(void *ctx, unsigned n_retained, uint64_t started_ms);

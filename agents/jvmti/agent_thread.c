@@ -118,6 +118,50 @@ void watcher_release(void *ctx, void *obj, uint32_t tag)
     (*env)->DeleteGlobalRef(env, (jobject)obj);
 }
 
+/* The referent of a watch handle as a local reference (NULL when gone): a weak handle's
+ * object, or a KeyedWeakReference's referent. */
+static jobject referent(JNIEnv *env, void *obj, uint32_t tag)
+{
+    if (is_weak(tag))
+        return (*env)->NewLocalRef(env, (jobject)obj);
+    if (agent_resolve_kwr(env) != 0)
+        return NULL;
+    jobject r = (*env)->CallObjectMethod(env, (jobject)obj, A.kwr_get);
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        return NULL;
+    }
+    return r;
+}
+
+/* The JVM's identity hash of the referent (JVMTI's, the same as System.identityHashCode),
+ * offset so that a gone referent reads 0. */
+uint64_t watcher_identity(void *ctx, void *obj, uint32_t tag)
+{
+    JNIEnv *env = agent_env();
+    jobject r = env ? referent(env, obj, tag) : NULL;
+    jint h = 0;
+    if (!r)
+        return 0;
+    jvmtiError e = (*A.ti)->GetObjectHashCode(A.ti, r, &h);
+    (*env)->DeleteLocalRef(env, r);
+    return e == JVMTI_ERROR_NONE ? (uint64_t)(uint32_t)h + 1 : 0;
+}
+
+int watcher_same(void *ctx, void *a, uint32_t ta, void *b, uint32_t tb)
+{
+    JNIEnv *env = agent_env();
+    if (!env)
+        return 0;
+    jobject x = referent(env, a, ta), y = x ? referent(env, b, tb) : NULL;
+    int same = x && y && (*env)->IsSameObject(env, x, y);
+    if (x)
+        (*env)->DeleteLocalRef(env, x);
+    if (y)
+        (*env)->DeleteLocalRef(env, y);
+    return same;
+}
+
 void watcher_gc(void *ctx) { (*A.ti)->ForceGarbageCollection(A.ti); }
 
 void watcher_finalize(void *ctx)

@@ -358,14 +358,73 @@ size_t watch_sweep(watch *w, uint64_t before)
     return released;
 }
 
-/* After a dump: what it holds as retained goes (LeakCanary's clearObjectsWatchedBefore). One
- * departure: an object not found retained yet stays watched, and is checked when its delay
- * ends, even one whose delay ended during the GCs before the dump. LeakCanary releases every
+/* After a dump: what it holds as retained goes (LeakCanary's clearObjectsWatchedBefore), with
+ * every other entry of the same objects (release_duplicates). One departure: an object not
+ * found retained yet stays watched, and is checked when its delay ends, even one whose delay
+ * ended during the GCs before the dump. LeakCanary releases every
  * object watched before the dump began, yet no dump reports those (not retained when it was
  * taken): a server whose applications were undeployed seconds apart had the class loaders of
  * all but the first few released unreported, leaks and all. */
+typedef struct idkey {
+    uint64_t hash;
+    size_t at; /* ring position of the retained entry */
+} idkey;
+
+static int idkey_cmp(const void *a, const void *b)
+{
+    const idkey *x = a, *y = b;
+    return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+/* The entries not found retained whose object the dump held through a retained entry: the
+ * report named that object, and the next dump named it again (a loader Jetty closes twice
+ * was watched twice, the second watch 100 ms later not yet due when the dump began). O(n
+ * log r) identity hashes and comparisons, r retained entries; nothing when the env cannot
+ * tell objects apart, or the memory for the keys is missing. */
+static void release_duplicates(watch *w)
+{
+    size_t r = 0;
+    if (!w->env.identity || !w->env.same || !w->st.retained)
+        return;
+    idkey *k = malloc(w->st.retained * sizeof *k);
+    if (!k)
+        return;
+    for (size_t i = 0; i < w->n && r < w->st.retained; i++) {
+        entry *e = at(w, i);
+        if (e->obj && (e->flags & ENTRY_RETAINED) &&
+            (k[r].hash = w->env.identity(w->env.ctx, e->obj, e->tag)) != 0)
+            k[r++].at = i;
+    }
+    qsort(k, r, sizeof *k, idkey_cmp);
+    for (size_t i = 0; i < w->n && r; i++) {
+        entry *e = at(w, i);
+        if (!e->obj || (e->flags & ENTRY_RETAINED))
+            continue;
+        idkey q = {w->env.identity(w->env.ctx, e->obj, e->tag), 0};
+        if (!q.hash)
+            continue;
+        size_t lo = 0, hi = r;
+        while (lo < hi) { /* first key not below q */
+            size_t mid = lo + (hi - lo) / 2;
+            if (k[mid].hash < q.hash)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (; lo < r && k[lo].hash == q.hash; lo++) {
+            entry *d = at(w, k[lo].at);
+            if (w->env.same(w->env.ctx, e->obj, e->tag, d->obj, d->tag)) {
+                forget(w, e);
+                break;
+            }
+        }
+    }
+    free(k);
+}
+
 static void clear_retained(watch *w)
 {
+    release_duplicates(w);
     for (size_t i = 0; i < w->n; i++) {
         entry *e = at(w, i);
         if (e->obj && (e->flags & ENTRY_RETAINED))

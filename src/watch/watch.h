@@ -77,6 +77,12 @@ typedef struct watch_env {
      * bytes, 0 on failure (a 0-byte dump is a failure too). started_ms is the clock value the
      * dump's heapDumpUptimeMillis should carry. */
     uint64_t (*dump)(void *ctx, unsigned n_retained, uint64_t started_ms);
+    /* Optional (NULL: objects are never matched): a hash of the identity of obj's referent,
+     * the same through every handle to one object (0 when it is gone), and whether handles
+     * a and b name one object. After a dump, an entry whose object the dump held as retained
+     * through another entry (an object watched twice: close() called twice) goes with it. */
+    uint64_t (*identity)(void *ctx, void *obj, uint32_t tag);
+    int (*same)(void *ctx, void *a, uint32_t tag_a, void *b, uint32_t tag_b);
 } watch_env;
 
 typedef struct watch_config {

@@ -39,6 +39,7 @@ typedef struct fake {
     uint64_t dump_bytes;       /* what dump() returns */
     uint64_t dump_takes;       /* clock advance during a dump */
     uint64_t gc_takes;         /* clock advance during a GC (a real heap's full collection) */
+    int object_of[MAXO + 1];   /* the object a handle names: itself when 0 (watched twice) */
 } fake;
 
 static uint64_t f_now(void *c) { return ((fake *)c)->now; }
@@ -102,11 +103,26 @@ static uint64_t f_dump(void *c, unsigned n, uint64_t started)
     return f->dump_bytes;
 }
 
+static uint64_t f_identity(void *c, void *o, uint32_t tag)
+{
+    fake *f = c;
+    uintptr_t h = (uintptr_t)o;
+    return f->alive[h] ? (uint64_t)(f->object_of[h] ? f->object_of[h] : (int)h) % 7 + 1 : 0;
+}
+static int f_same(void *c, void *a, uint32_t ta, void *b, uint32_t tb)
+{
+    fake *f = c;
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return (f->object_of[x] ? (uintptr_t)f->object_of[x] : x) ==
+           (f->object_of[y] ? (uintptr_t)f->object_of[y] : y);
+}
+
 static watch *make(fake *f, unsigned threshold, uint32_t cap)
 {
     memset(f, 0, sizeof *f);
     f->dump_bytes = 1000;
-    watch_env env = {f, f_now, f_wake, f_alive, f_retained, f_release, f_gc, f_finalize, f_dump};
+    watch_env env = {f, f_now, f_wake, f_alive, f_retained, f_release, f_gc, f_finalize, f_dump,
+                     f_identity, f_same};
     watch_config cfg;
     watch_config_default(&cfg);
     cfg.threshold = threshold;
@@ -366,6 +382,33 @@ static void due_during_the_gcs_goes_into_the_next_dump(void **state)
     assert_int_equal(f.released[2], 0);
     run_until(w, &f, 70000);
     assert_int_not_equal(f.retained_at[2], 0);
+    assert_int_equal(f.n_dump, 2);
+    assert_int_equal(f.dump_counts[1], 1);
+    watch_free(w);
+}
+
+/* An object watched twice (close() called twice, 100 ms apart): the dump that holds it
+ * through the first watch releases the second too, or the next dump reported it again; an
+ * object whose identity hash collides with it (8 and 1: hashes mod 7) but is another stays. */
+static void watched_twice_goes_with_the_dump(void **state)
+{
+    fake f;
+    watch *w = make(&f, 1, 1000);
+    f.gc_takes = 300;
+    add(w, &f, 1);
+    f.now = 450;
+    add(w, &f, 2);
+    f.object_of[2] = 1; /* the same object as handle 1 */
+    add(w, &f, 8);      /* another object, its hash equal to 1's */
+    run_until(w, &f, 6000);
+    assert_int_equal(f.n_dump, 1);
+    assert_int_equal(f.dump_counts[0], 1);
+    assert_int_equal(f.released[1], 1);
+    assert_int_equal(f.released[2], 1);
+    assert_int_equal(f.released[8], 0);
+    run_until(w, &f, 70000);
+    assert_int_equal(f.retained_at[2], 0);
+    assert_int_not_equal(f.retained_at[8], 0);
     assert_int_equal(f.n_dump, 2);
     assert_int_equal(f.dump_counts[1], 1);
     watch_free(w);
@@ -707,6 +750,7 @@ int main(void)
         cmocka_unit_test(threshold_back_off_is_capped),
         cmocka_unit_test(dumps_at_threshold_and_releases_what_it_held),
         cmocka_unit_test(due_during_the_gcs_goes_into_the_next_dump),
+        cmocka_unit_test(watched_twice_goes_with_the_dump),
         cmocka_unit_test(dumps_sixty_seconds_apart),
         cmocka_unit_test(failed_and_empty_dumps_retry_after_five_seconds),
         cmocka_unit_test(failing_dumps_back_off),
