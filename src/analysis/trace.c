@@ -1303,11 +1303,51 @@ static int cmp_idkey(const void *pa, const void *pb)
     return (a->leak > b->leak) - (a->leak < b->leak);
 }
 
+/* What the roots reach (marked in seen): over strong references only, or (kept) over strong
+ * and soft ones and each instance's hop to its class object, which the JVM keeps through its
+ * instances (a class keeps its loader through the stored <classloader> edge): what no GC
+ * frees while memory lasts. A weak, phantom or finalizer referent goes at the next GC (a
+ * finalizable one once finalized). */
+static void reach_from_roots(const graph *g, uint8_t *seen, node_ix *queue, int kept)
+{
+    uint32_t n = g->n_nodes, qt = 0;
+    for (uint32_t r = 0; r <= g->n_roots; r++) {
+        node_ix x = r < g->n_roots ? g->roots[r].node : g->synthetic_root;
+        if (x < n && !(seen[x / 8] >> (x % 8) & 1)) {
+            seen[x / 8] |= (uint8_t)(1u << (x % 8));
+            queue[qt++] = x;
+        }
+    }
+    int hops = kept && g->format && !strcmp(g->format, "hprof");
+    for (uint32_t qh = 0; qh < qt; qh++) {
+        node_ix x = queue[qh];
+        class_ix c = hops && g->node_kind[x] != GRAPH_KIND_CLASS ? graph_node_class(g, x)
+                                                                : GRAPH_NONE;
+        node_ix k = c < g->n_classes ? g->classes[c].node : GRAPH_NONE;
+        if (k < n && !(seen[k / 8] >> (k % 8) & 1)) {
+            seen[k / 8] |= (uint8_t)(1u << (k % 8));
+            queue[qt++] = k;
+        }
+        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
+            node_ix y = g->edge_to[e];
+            unsigned str = GRAPH_EDGE_STRENGTH(g->edge_kind[e]);
+            if (y >= n || !(str == GRAPH_STRONG || (kept && str == GRAPH_SOFT)) ||
+                (seen[y / 8] >> (y % 8) & 1))
+                continue;
+            seen[y / 8] |= (uint8_t)(1u << (y % 8));
+            queue[qt++] = y;
+        }
+    }
+}
+
 /* Which unreachable objects a root still reaches over strong references when the rules'
  * ignores are not applied: an object a local of thread main holds (jdk.rules ignores those,
- * as Shark does) is in memory for a reason the text must not call "no strong path". One
- * traversal from every root, O(N+E), only when some leaking object has no path. */
-static lr_status mark_ignored_only(const graph *g, trace_result *out, lr_error *err)
+ * as Shark does) is in memory for a reason the text must not call "no strong path". And
+ * which only weak references reach, or none: garbage, which a dump written without a GC first
+ * (`jmap -dump` without `live`, Android's) still holds, and which --fail-on-leak must not
+ * fail on (a server whose stopped applications' class loaders were all collectable failed).
+ * Two traversals from every root, O(N+E), only when some leaking object has no path. */
+static lr_status mark_unreachable_kinds(const graph *g, trace_result *out, lr_error *err)
 {
     uint32_t n = g->n_nodes;
     uint8_t *seen = err_calloc(n / 8 + 1, 1);
@@ -1317,28 +1357,17 @@ static lr_status mark_ignored_only(const graph *g, trace_result *out, lr_error *
         free(queue);
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
     }
-    uint32_t qt = 0;
-    for (uint32_t r = 0; r <= g->n_roots; r++) {
-        node_ix x = r < g->n_roots ? g->roots[r].node : g->synthetic_root;
-        if (x < n && !(seen[x / 8] >> (x % 8) & 1)) {
-            seen[x / 8] |= (uint8_t)(1u << (x % 8));
-            queue[qt++] = x;
+    for (int any = 0; any < 2; any++) {
+        memset(seen, 0, n / 8 + 1);
+        reach_from_roots(g, seen, queue, any);
+        for (uint32_t i = 0; i < out->n_unreachable; i++) {
+            node_ix x = out->unreachable[i].el.node;
+            int reached = x < n && (seen[x / 8] >> (x % 8) & 1);
+            if (!any)
+                out->unreachable[i].ignored_only = (uint8_t)reached;
+            else if ((out->unreachable[i].garbage = (uint8_t)!reached))
+                out->n_garbage++;
         }
-    }
-    for (uint32_t qh = 0; qh < qt; qh++) {
-        node_ix x = queue[qh];
-        for (edge_ix e = g->first_edge[x]; e < g->first_edge[x + 1]; e++) {
-            node_ix y = g->edge_to[e];
-            if (y >= n || GRAPH_EDGE_STRENGTH(g->edge_kind[e]) != GRAPH_STRONG ||
-                (seen[y / 8] >> (y % 8) & 1))
-                continue;
-            seen[y / 8] |= (uint8_t)(1u << (y % 8));
-            queue[qt++] = y;
-        }
-    }
-    for (uint32_t i = 0; i < out->n_unreachable; i++) {
-        node_ix x = out->unreachable[i].el.node;
-        out->unreachable[i].ignored_only = x < n && (seen[x / 8] >> (x % 8) & 1);
     }
     free(seen);
     free(queue);
@@ -1681,7 +1710,7 @@ lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *
         free(ord);
     }
     if (st == LR_OK && out->n_unreachable)
-        st = mark_ignored_only(g, out, err);
+        st = mark_unreachable_kinds(g, out, err);
     if (st != LR_OK)
         goto done;
 

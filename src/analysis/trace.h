@@ -79,6 +79,10 @@ typedef struct trace_unreachable {
     trace_elem el;        /* status forced to YES */
     uint8_t ignored_only; /* strongly reachable, but only through references the rules
                            * ignore (a local of thread main, by jdk.rules) */
+    uint8_t garbage;      /* no strong or soft reference reaches it from a GC root (an
+                           * instance keeping its class, a class its loader): only weak,
+                           * phantom or finalizer ones, or none; the next GC frees it, as a
+                           * dump written without a GC first still shows */
 } trace_unreachable;
 
 typedef struct trace_result {
@@ -89,6 +93,7 @@ typedef struct trace_result {
     uint32_t n_app_groups;
     trace_unreachable *unreachable;
     uint32_t n_unreachable;
+    uint32_t n_garbage;       /* of those, garbage (trace_unreachable.garbage) */
     uint32_t n_also_retained; /* leaking objects reachable only through another one */
     char **root_names;    /* distinct trace.root_name strings, each malloc'd */
     uint32_t n_root_names;

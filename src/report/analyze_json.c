@@ -64,16 +64,16 @@ void rep_analyze_labels_json(jsonw *w, const char *labels, int verbose)
 /* ---- analyze's document ---- */
 
 static void json_elem_ex(jsonw *w, const graph *g, const trace_elem *e, int last, int verbose,
-                         int ignored_only);
+                         const trace_unreachable *u);
 
 static void json_elem(jsonw *w, const graph *g, const trace_elem *e, int last, int verbose)
 {
-    json_elem_ex(w, g, e, last, verbose, -1);
+    json_elem_ex(w, g, e, last, verbose, NULL);
 }
 
-/* ignored_only >= 0: an unreachable object's, as trace_unreachable says */
+/* u: an unreachable object's own marks, or NULL */
 static void json_elem_ex(jsonw *w, const graph *g, const trace_elem *e, int last, int verbose,
-                         int ignored_only)
+                         const trace_unreachable *u)
 {
     char id[REP_FMT_MAX];
     jsonw_obj_begin(w);
@@ -103,8 +103,10 @@ static void json_elem_ex(jsonw *w, const graph *g, const trace_elem *e, int last
                          graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e->edge])));
         jsonw_obj_end(w);
     }
-    if (ignored_only >= 0)
-        jsonw_kv_bool(w, "held_by_ignored_references", ignored_only);
+    if (u) {
+        jsonw_kv_bool(w, "held_by_ignored_references", u->ignored_only);
+        jsonw_kv_bool(w, "garbage", u->garbage);
+    }
     jsonw_obj_end(w);
 }
 
@@ -342,7 +344,7 @@ void rep_analyze_json(jsonw *w, const rep_analyze *v)
     jsonw_arr_end(w);
     jsonw_kv_arr_begin(w, "unreachable_objects");
     for (uint32_t i = 0; i < tr->n_unreachable; i++)
-        json_elem_ex(w, g, &tr->unreachable[i].el, 1, verbose, tr->unreachable[i].ignored_only);
+        json_elem_ex(w, g, &tr->unreachable[i].el, 1, verbose, &tr->unreachable[i]);
     jsonw_arr_end(w);
     if (sr)
         json_suspects(w, g, sr);

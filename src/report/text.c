@@ -404,6 +404,10 @@ void rep_text_analysis(FILE *out, const graph *g, const rules_set *rs, const lea
                         rep_detail_unreachable,
                         shell_word(dp, sizeof dp, o->dump_path ? o->dump_path : g->path),
                         rep_fmt_id(id, g, graph_node_id(g, tr->unreachable[i].el.node)));
+            } else if (tr->unreachable[i].garbage) {
+                /* a dump written without a GC first: collectable, no leak, no failed gate */
+                fprintf(out, "\n%sGarbage: no strong or soft reference reaches it from a GC "
+                             "root; the next GC frees it", rep_detail_unreachable);
             }
         }
         fputc('\n', out);

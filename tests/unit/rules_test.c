@@ -233,7 +233,7 @@ static void test_shipped(void **state)
     (void)state;
     uint32_t lib, ign, insp;
     count_file("jdk.rules", &lib, &ign, &insp);
-    assert_int_equal(lib, 2); /* servers' pools: Tomcat 9's NioChannel#sc, Jetty's selector cursor */
+    assert_int_equal(lib, 2); /* servers' pools: Tomcat 9's NioChannel, Jetty's cursor */
     assert_int_equal(ign, 17); /* Shark's 14, the GC lists: discovered, pendingNext, unenqueued */
     assert_true(insp >= 4);
     count_file("android.rules", &lib, &ign, &insp);
