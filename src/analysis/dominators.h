@@ -47,7 +47,8 @@ enum {
                                  * (as children of the super-root, weighing 0) */
     DOM_VISUALVM_SUMS = 4,      /* with link: VisualVM's retained sums (docs/design.md):
                                  * "tree objects" (every referenced object has one referrer
-                                 * and is a tree object) carry their tree sum; class objects
+                                 * and is a tree object) carry their tree sum, the native
+                                 * bytes each owns in (VisualVM knows none); class objects
                                  * weigh nothing unless tree objects and pass nothing up */
     DOM_RETAINED32 = 8,         /* retained sizes in t->retained32 (4 bytes per node, not
                                  * 8) when they all fit 32 bits; a heap where one does not

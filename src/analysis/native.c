@@ -3,7 +3,8 @@
  * native_. Classes are marked first (Cleaner or a subclass of it), so a dump without either
  * thunk class costs nothing beyond a class scan. Every step of the chains Cleaner.thunk ->
  * CleanerThunk.this$0 -> registry.size (Android) and Cleaner.thunk -> Deallocator.size (the
- * JDK's direct buffers) is checked for type and class: a dump is untrusted, and a field of
+ * JDK's direct buffers), and an FFM arena's allocation cleanups (native.h), is checked for
+ * type and class: a dump is untrusted, and a field of
  * another type under the same name is skipped rather than misread. Sums saturate at
  * UINT32_MAX per object (node_native is 32-bit) and count DIAG_SIZE_SATURATED. */
 #include "analysis/native.h"
@@ -14,6 +15,9 @@
 #define THUNK_CLASS "libcore.util.NativeAllocationRegistry$CleanerThunk"
 #define REGISTRY_CLASS "libcore.util.NativeAllocationRegistry"
 #define DEALLOC_CLASS "java.nio.DirectByteBuffer$Deallocator"
+#define FOREIGN_PREFIX "jdk.internal.foreign."
+#define CLEANUP_CLASS "jdk.internal.foreign.MemorySessionImpl$ResourceList$ResourceCleanup"
+#define SESSION_CLASS "jdk.internal.foreign.MemorySessionImpl"
 
 static int is_cleaner_class(const graph *g, class_ix c)
 {
@@ -25,9 +29,101 @@ static int is_cleaner_class(const graph *g, class_ix c)
 static node_ix ref_field(const graph *g, node_ix n, const char *name)
 {
     graph_value v;
-    if (!graph_field_find(g, n, name, &v) || v.type != GRAPH_FT_OBJECT)
+    if (n == GRAPH_NONE || !graph_field_find(g, n, name, &v) || v.type != GRAPH_FT_OBJECT)
         return GRAPH_NONE;
     return v.ref < g->n_nodes ? v.ref : GRAPH_NONE;
+}
+
+/* Whether c is an FFM allocation's cleanup: an anonymous class of jdk.internal.foreign
+ * (SegmentFactories$1, NativeMemorySegmentImpl$1 before) that is a ResourceCleanup. */
+static int foreign_cleanup(const graph *g, class_ix c)
+{
+    const char *nm = graph_str(g, g->classes[c].name), *d = strrchr(nm, '$');
+    return !strncmp(nm, FOREIGN_PREFIX, sizeof FOREIGN_PREFIX - 1) && d && d[1] >= '0' &&
+           d[1] <= '9' && graph_class_is_named(g, c, CLEANUP_CLASS);
+}
+
+/* Credits owner with add native bytes, saturating; LR_OK or LR_ERR_NOMEM. */
+static lr_status credit(graph *g, node_ix owner, uint64_t add, native_stats *st, lr_error *err)
+{
+    if (!g->node_native) {
+        g->node_native = calloc(g->n_nodes, sizeof *g->node_native);
+        if (!g->node_native)
+            return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for native sizes");
+    }
+    if (g->node_native[owner] == 0 && add)
+        st->owners++;
+    st->bytes += add;
+    uint64_t sum = (uint64_t)g->node_native[owner] + add;
+    if (sum > UINT32_MAX) {
+        sum = UINT32_MAX;
+        diag_count(&g->diag, DIAG_SIZE_SATURATED);
+    }
+    g->node_native[owner] = (uint32_t)sum;
+    return LR_OK;
+}
+
+/* The cleanup c of an open session's list, credited once (done marks it) with its
+ * allocation's size: `val$allocationSize` (JDK 25), `val$alignedSize` (JDK 22). */
+static lr_status foreign_credit(graph *g, node_ix c, const uint8_t *is, uint8_t *done,
+                                native_stats *st, lr_error *err)
+{
+    graph_value size;
+    if (c >= g->n_nodes || done[c])
+        return LR_OK;
+    class_ix k = graph_node_class(g, c);
+    if (k >= g->n_classes || !is[k])
+        return LR_OK;
+    done[c] = 1;
+    if ((!graph_field_find(g, c, "val$allocationSize", &size) &&
+         !graph_field_find(g, c, "val$alignedSize", &size)) ||
+        size.type != GRAPH_FT_LONG || (int64_t)size.raw <= 0)
+        return LR_OK;
+    st->cleaners++;
+    return credit(g, c, size.raw, st, err);
+}
+
+/* NATIVE_FOREIGN: every session not closed (MemorySessionImpl.state != -1; a closed one's
+ * list keeps a cleanup in its `cache`, its memory freed) credits the cleanups of its
+ * resource list, from `fst` along `next`, and its `cache`. */
+static lr_status foreign_assign(graph *g, native_stats *st, lr_error *err)
+{
+    uint8_t *is = calloc(g->n_classes, 2), *session = is ? is + g->n_classes : NULL;
+    uint8_t *done = calloc(g->n_nodes ? g->n_nodes : 1, 1);
+    if (!is || !done) {
+        free(is);
+        free(done);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory marking FFM classes");
+    }
+    int any = 0;
+    for (class_ix c = 0; c < g->n_classes; c++) {
+        any |= is[c] = (uint8_t)foreign_cleanup(g, c);
+        session[c] = (uint8_t)graph_class_is_named(g, c, SESSION_CLASS);
+    }
+    lr_status rs = LR_OK;
+    for (node_ix n = 0; any && rs == LR_OK && n < g->n_nodes; n++) {
+        class_ix c = graph_node_class(g, n);
+        graph_value state;
+        if (g->node_kind[n] != GRAPH_KIND_INSTANCE || c >= g->n_classes || !session[c] ||
+            !graph_field_find(g, n, "state", &state) || state.type != GRAPH_FT_INT ||
+            (int32_t)state.raw == -1)
+            continue;
+        node_ix list = ref_field(g, n, "resourceList");
+        if (list == GRAPH_NONE)
+            continue;
+        rs = foreign_credit(g, ref_field(g, list, "cache"), is, done, st, err);
+        node_ix x = ref_field(g, list, "fst");
+        for (uint32_t k = 0; rs == LR_OK && x != GRAPH_NONE && k < g->n_nodes; k++) {
+            class_ix xc = graph_node_class(g, x);
+            if (xc >= g->n_classes || !graph_class_is_named(g, xc, CLEANUP_CLASS))
+                break;
+            rs = foreign_credit(g, x, is, done, st, err);
+            x = ref_field(g, x, "next");
+        }
+    }
+    free(is);
+    free(done);
+    return rs;
 }
 
 lr_status native_assign(graph *g, native_stats *stats, lr_error *err)
@@ -42,14 +138,23 @@ lr_status native_assign_ex(graph *g, unsigned kinds, native_stats *stats, lr_err
         *stats = st;
     if (!g->node_kind || !graph_has_node_classes(g) || g->n_classes == 0)
         return LR_OK;
-    int has_thunk = 0;
-    for (class_ix c = 0; c < g->n_classes && !has_thunk; c++) {
+    int has_thunk = 0, has_foreign = 0;
+    for (class_ix c = 0; c < g->n_classes && !(has_thunk && has_foreign); c++) {
         const char *nm = graph_str(g, g->classes[c].name);
-        has_thunk = ((kinds & NATIVE_REGISTRY) && strcmp(nm, THUNK_CLASS) == 0) ||
-                    ((kinds & NATIVE_DIRECT) && strcmp(nm, DEALLOC_CLASS) == 0);
+        has_thunk |= ((kinds & NATIVE_REGISTRY) && strcmp(nm, THUNK_CLASS) == 0) ||
+                     ((kinds & NATIVE_DIRECT) && strcmp(nm, DEALLOC_CLASS) == 0);
+        has_foreign |= (kinds & NATIVE_FOREIGN) && strcmp(nm, CLEANUP_CLASS) == 0;
     }
-    if (!has_thunk)
+    if (has_foreign) {
+        lr_status fs = foreign_assign(g, &st, err);
+        if (fs != LR_OK)
+            return fs;
+    }
+    if (!has_thunk) {
+        if (stats)
+            *stats = st;
         return LR_OK;
+    }
     uint8_t *cleaner = calloc(g->n_classes, 1);
     if (!cleaner)
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory marking Cleaner classes");
@@ -82,24 +187,9 @@ lr_status native_assign_ex(graph *g, unsigned kinds, native_stats *stats, lr_err
         node_ix owner = ref_field(g, n, "referent");
         if (owner == GRAPH_NONE)
             continue; /* already cleared: the memory is being freed */
-        if (!g->node_native) {
-            g->node_native = calloc(g->n_nodes, sizeof *g->node_native);
-            if (!g->node_native) {
-                rs = LR_FAIL(err, LR_ERR_NOMEM, "out of memory for native sizes");
-                break;
-            }
-        }
         /* The size is a signed Java long; a negative one is garbage, not a size. */
-        uint64_t add = (int64_t)size.raw < 0 ? 0 : size.raw;
-        if (g->node_native[owner] == 0 && add)
-            st.owners++;
-        st.bytes += add;
-        uint64_t sum = (uint64_t)g->node_native[owner] + add;
-        if (sum > UINT32_MAX) {
-            sum = UINT32_MAX;
-            diag_count(&g->diag, DIAG_SIZE_SATURATED);
-        }
-        g->node_native[owner] = (uint32_t)sum;
+        if ((rs = credit(g, owner, (int64_t)size.raw < 0 ? 0 : size.raw, &st, err)) != LR_OK)
+            break;
     }
     free(cleaner);
     if (stats)

@@ -31,8 +31,13 @@ typedef struct native_stats {
  * reachable or not, as Shark does. stats may be NULL. Returns LR_OK or LR_ERR_NOMEM. */
 lr_status native_assign(graph *g, native_stats *stats, lr_error *err);
 
-/* Which Cleaner-freed sizes native_assign_ex credits. */
-enum { NATIVE_REGISTRY = 1, NATIVE_DIRECT = 2, NATIVE_ALL = 3 };
+/* Which Cleaner-freed sizes native_assign_ex credits. NATIVE_FOREIGN: the memory an FFM
+ * arena allocated (JDK 22+): its session's resource list holds, per allocation, a cleanup
+ * (jdk.internal.foreign.SegmentFactories$1 on JDK 25) whose captured long
+ * `val$allocationSize` (`val$alignedSize` before) is what it will free; the cleanup itself is
+ * credited, so the arena's session and whatever alone holds it retain the bytes, until the
+ * arena is closed (its list is emptied then). */
+enum { NATIVE_REGISTRY = 1, NATIVE_DIRECT = 2, NATIVE_FOREIGN = 4, NATIVE_ALL = 7 };
 
 /* native_assign for the kinds given: NATIVE_REGISTRY alone is Shark's rule (its
  * AndroidNativeSizeMapper knows no direct buffers), for `analyze --size-model shark`. */

@@ -12,7 +12,8 @@
 # Screen is 16 bytes, not 24). `path` and `show` name the thread and frame of a local's root,
 # and `threads` gives a virtual thread's own state (PARKED, RUNNING). A parked virtual
 # thread's stack weighs what the JVM's histogram says (parked-stacks.hprof.gz, and
-# parked-stacks-a128.hprof.gz with 128-byte object alignment).
+# parked-stacks-a128.hprof.gz with 128-byte object alignment). FFM arenas' allocations are
+# native bytes (ffm.hprof.gz).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
@@ -140,6 +141,15 @@ same_as_jvm "$work/stacks.json" "$exp/parked-stacks.jvm-histo.txt" 2 ||
     > "$work/stacks128.json"
 same_as_jvm "$work/stacks128.json" "$exp/parked-stacks-a128.jvm-histo.txt" 2 ||
     fail "histo: StackChunk sizes differ from the JVM's at a 128-byte alignment"
+# FFM arenas (tests/data/jdk25/ffm.hprof.gz, scripts/golden-jdk25-ffm.sh): a shared arena's
+# 20 MiB and an automatic one's 30 MiB allocation are native bytes their cleanups own, beside
+# a 10 MiB direct buffer; a closed arena's 8 MiB are not (its list keeps the cleanup)
+ffm="$LEAKRAY_SRC/tests/data/jdk25/ffm.hprof.gz"
+"$LEAKRAY" info "$ffm" --json --no-timing | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+assert d["native_total"] == 60 << 20, d["native_total"]' || fail "info: FFM native total"
+got=$("$LEAKRAY" sql "$ffm" "SELECT native FROM objects WHERE native > 0 AND class LIKE 'jdk.internal.foreign.%' ORDER BY 1" | tr '\n' ' ')
+[ "$got" = "native 20971520 31457280 " ] || fail "sql: FFM cleanups' native bytes: $got"
 "$LEAKRAY" top --json --no-timing --top 1 "$stacks" | python3 -c 'import json, sys
 d = json.load(sys.stdin)
 assert d["reachable_bytes"] > 1494592, d["reachable_bytes"]' ||

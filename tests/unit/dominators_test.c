@@ -624,7 +624,7 @@ static void bf_dom(const graph *g, const dom_opts *o, bf_out *out)
             for (uint32_t x = 0; x < n; x++) {
                 if (!tree[x] || done[x])
                     continue;
-                uint64_t sum = g->node_size[x];
+                uint64_t sum = g->node_size[x] + (g->node_native ? g->node_native[x] : 0);
                 int ready = 1;
                 for (uint32_t y = 0; y < n && has_reach[x]; y++)
                     if (lk[x][y]) {
