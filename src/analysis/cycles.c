@@ -10,7 +10,7 @@
  * by CYCLES_IDOM_WALK steps), so shared subtrees are counted once. */
 #include "analysis/cycles.h"
 #include "analysis/devtools.h"
-#include "analysis/trace.h"
+#include "graph/classname.h"
 #include "base/hash.h"
 #include "base/hmap.h"
 
@@ -411,9 +411,9 @@ static int dictionary_like(cst *s, node_ix h)
 
 /* "Class.field" for member n leaving through edge e; an element is "Class.[]" (the index
  * left out, as `path` writes ".[3]": "Object[][]" would read as a two-dimensional array).
- * The class as trace_stable_class names it, and without a V8 node number: a lambda's hidden
- * class carries an address the JVM picks anew in each run, and a baseline from another run
- * must find the same cycle. */
+ * The class as classname_stable names it: a lambda's hidden class carries an address the JVM
+ * picks anew in each run, Chromium names a closure's context after its scope's node ("system
+ * / Context / scope @40519"), and a baseline from another run must find the same cycle. */
 static void step_text(cst *s, node_ix n, edge_ix e, char *buf, size_t cap)
 {
     const graph *g = s->g;
@@ -424,14 +424,8 @@ static void step_text(cst *s, node_ix n, edge_ix e, char *buf, size_t cap)
         f = "[]"; /* a V8 table's numbered slot: its number moves with the table's layout */
     if (k == GRAPH_EDGE_PROPERTY && !generic_graph(g) && dictionary_like(s, n))
         f = "[]"; /* an object used as a dictionary: its keys are data, as a Map's are */
-    trace_stable_class(graph_class_name(g, n), cn, sizeof cn);
-    size_t len = strlen(cn), d = len;
-    /* Chromium names a closure's context after its scope's node, "system / Context / scope
-     * @40519": the number moves with any change to the page */
-    while (d > 0 && cn[d - 1] >= '0' && cn[d - 1] <= '9')
-        d--;
-    if (d >= 2 && d < len && cn[d - 1] == '@' && cn[d - 2] == ' ')
-        cn[len = d - 2] = 0;
+    classname_stable(graph_class_name(g, n), cn, sizeof cn);
+    size_t len = strlen(cn);
     if (len > cap - 2)
         len = cap - 2;
     memcpy(buf, cn, len);

@@ -13,6 +13,7 @@
 #include "analysis/diff.h"
 #include "analysis/histo.h"
 #include "analysis/trace.h"
+#include "graph/classname.h"
 #include "base/hash.h"
 #include "base/hmap.h"
 
@@ -83,7 +84,7 @@ static lr_status map_classes(rowmap *m, const graph *g, const str_ix *keys, uint
                 stable = t;
                 cap = need;
             }
-            trace_stable_class(name, stable, need);
+            classname_stable(name, stable, need);
             key = name = stable;
         }
         if ((cls_row[c] = rm_get(m, key, name)) == UINT32_MAX) {
@@ -454,7 +455,7 @@ static int count_named(const graph *g, const char *cls, uint64_t *n)
             st = t;
             cap = need;
         }
-        trace_stable_class(name, st, need);
+        classname_stable(name, st, need);
         if (strcmp(st, cls) == 0) {
             mark[c] = 1;
             any = 1;

@@ -14,6 +14,7 @@
  * and order in trace_elems.c, the rules as policy in trace_policy.c, group sizes in
  * trace_groups.c (shared: trace_internal.h). */
 #include "analysis/trace_internal.h"
+#include "graph/classname.h"
 #include "base/hash.h"
 #include "base/hmap.h"
 #include "base/search.h"
@@ -484,7 +485,7 @@ static int as_slot(const graph *g, const rules_set *rs, const ptree *t, dictmemo
 }
 
 /* The two SHA-1 states of a fingerprint: [0] the signature, over the class names as the
- * dump gives them (Shark's), [1] the stable signature, over the names trace_stable_class
+ * dump gives them (Shark's), [1] the stable signature, over the names classname_stable
  * makes of them. */
 typedef struct fpctx {
     EVP_MD_CTX *m[2];
@@ -596,7 +597,7 @@ static void fp_step(const graph *g, const rules_set *rs, const ptree *t, dictmem
     char scn[512];
     const char *sn = cn;
     if (strlen(cn) < sizeof scn) {
-        trace_stable_class(cn, scn, sizeof scn);
+        classname_stable(cn, scn, sizeof scn);
         sn = scn;
     }
     if (synth) {
@@ -956,7 +957,7 @@ static lr_status at_targets(walker *w, uint32_t s, uint32_t d, fpstate *f)
             const char *cn = class_text(w->g, w->rs, w->p[d].node);
             char rn[512], scn[512];
             trace_root_generic(tr->root_name, rn, sizeof rn);
-            trace_stable_class(cn, scn, sizeof scn);
+            classname_stable(cn, scn, sizeof scn);
             EVP_DigestUpdate(w->tmp.m[0], cn, strlen(cn));
             EVP_DigestUpdate(w->tmp.m[0], rn, strlen(rn));
             EVP_DigestUpdate(w->tmp.m[1], scn, strlen(scn));

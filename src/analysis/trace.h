@@ -50,7 +50,7 @@ typedef struct trace {
     uint32_t n;
     int32_t lib;          /* library-leak rule index, -1 = application leak */
     char fingerprint[41]; /* lowercase SHA-1 hex */
-    char stable[41];      /* the same over trace_stable_class's names: equal to fingerprint
+    char stable[41];      /* the same over classname_stable's names: equal to fingerprint
                            * unless a suspect's class is a lambda, hidden class or proxy */
     uint32_t group;       /* index into trace_result.groups */
     uint32_t n_head;      /* el[0 .. n_head) start at the root; el[n_head .. n) end at the
@@ -159,16 +159,6 @@ void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, const ch
 void trace_shark_bytes(const char *s, void (*put)(void *ctx, const void *p, size_t n),
                        void *ctx);
 
-/* A class name without what the JVM numbers or places anew in each run, for a signature that
- * stays the same from run to run: a lambda's class ends at "$$Lambda" (JDK 8's
- * "$$Lambda$3/1831932724", 17's "$$Lambda$14+0x0000000800c03000" -- HPROF's spelling of
- * "/0x" -- and 21's "$$Lambda/0x..." all become "Foo$$Lambda"), another hidden class loses
- * its "+0x<hex>" or "/0x<hex>" address ("LambdaForm$MH"), a dynamic proxy its number
- * ("jdk.proxy2.$Proxy12" -> "jdk.proxy.$Proxy"); array brackets stay. Any other name is
- * copied as it is, Android's desugared lambdas too ("-$$Lambda$Main$x8Kf",
- * "$$ExternalSyntheticLambda0": stable already). Writes at most cap bytes, NUL-terminated
- * (cut to fit). */
-void trace_stable_class(const char *cn, char *out, size_t cap);
 /* Lowercase SHA-1 hex of s (41 bytes out). */
 void trace_sha1_hex(const char *s, size_t len, char *out);
 

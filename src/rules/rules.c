@@ -11,6 +11,7 @@
  * collection are gathered once by rules_bind (a bounded walk) into a sorted array. Grammar:
  * docs/rules.md. */
 #include "rules/rules_internal.h"
+#include "graph/classname.h"
 #include "rules/lex.h"
 #include "base/search.h"
 
@@ -466,6 +467,22 @@ static const char *nested_with_instances(const graph *g, const char *cls)
     return found;
 }
 
+/* The first class whose name without its hidden-class address is name (classname_stable),
+ * or GRAPH_NONE. */
+static class_ix find_stable_class(const graph *g, const char *name)
+{
+    char stable[512];
+    for (class_ix k = 0; k < g->n_classes; k++) {
+        const char *nm = graph_str(g, g->classes[k].name);
+        if (!strstr(nm, "0x") && !strstr(nm, "$Proxy"))
+            continue;
+        classname_stable(nm, stable, sizeof stable);
+        if (!strcmp(stable, name))
+            return k;
+    }
+    return GRAPH_NONE;
+}
+
 /* Whether g has a function named name (a JavaScript constructor). */
 static int has_constructor(const graph *g, const char *name)
 {
@@ -504,6 +521,8 @@ uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph
             n++;
             continue;
         }
+        if (c == GRAPH_NONE)
+            c = find_stable_class(g, in->cls);
         if (c == GRAPH_NONE) {
             /* a hidden class as the JVM names it (Class.getName(), jmap -histo: Foo/0x12) */
             const char *slash = strstr(in->cls, "/0x");

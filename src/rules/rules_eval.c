@@ -8,6 +8,7 @@
  * InstanceFieldPattern wants), so the queries of rules.c cost a few string compares per
  * edge. */
 #include "rules/rules_internal.h"
+#include "graph/classname.h"
 #include "rules/lex.h"
 
 #include <ctype.h>
@@ -1138,19 +1139,25 @@ static uint32_t class_items(const name_item *ni, uint32_t n_ni, const graph *g, 
 {
     uint32_t k = 0, n_insp0;
     class_ix cur = c;
+    char stable[512];
     for (int depth = 0; depth < 64 && cur != GRAPH_NONE && cur < g->n_classes; depth++) {
-        name_item key = {graph_str(g, g->classes[cur].name), 0};
-        /* lower bound */
-        uint32_t lo = 0, hi = n_ni;
-        while (lo < hi) {
-            uint32_t mid = (lo + hi) / 2;
-            if (cmp_name_item(&ni[mid], &key) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
+        /* its name, and a hidden class's without the address the JVM gives it in each run
+         * (`Hid+0x0000000036047c00` is watched as Hid, a lambda's as Foo$$Lambda) */
+        const char *nm = graph_str(g, g->classes[cur].name);
+        classname_stable(nm, stable, sizeof stable);
+        for (int pass = 0; pass < 1 + (strcmp(stable, nm) != 0); pass++) {
+            name_item key = {pass ? stable : nm, 0};
+            uint32_t lo = 0, hi = n_ni; /* lower bound */
+            while (lo < hi) {
+                uint32_t mid = (lo + hi) / 2;
+                if (cmp_name_item(&ni[mid], &key) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (; lo < n_ni && !strcmp(ni[lo].name, key.name) && k < cap; lo++)
+                out[k++] = ni[lo].item;
         }
-        for (; lo < n_ni && !strcmp(ni[lo].name, key.name) && k < cap; lo++)
-            out[k++] = ni[lo].item;
         cur = g->classes[cur].super;
     }
     /* stable partition: refs keep closest-first order; inspectors sorted by rule index */

@@ -8,6 +8,7 @@
 #include "store/store_internal.h"
 
 #include "analysis/trace.h"
+#include "graph/classname.h"
 #include "base/err.h"
 #include "base/hash.h"
 #include "base/utf8.h"
@@ -424,13 +425,13 @@ static const char SQL_SUSPECT_GROUPS[] =
     " FROM json_each(?1, '$.suspects') AS g";
 #undef SUSPECT_AT
 
-/* s through trace_stable_class ("" for NULL), malloc'd; NULL when out of memory. */
+/* s through classname_stable ("" for NULL), malloc'd; NULL when out of memory. */
 static char *stable_text(const char *s)
 {
     size_t n = s ? strlen(s) + 1 : 1;
     char *out = malloc(n);
     if (out)
-        trace_stable_class(s ? s : "", out, n);
+        classname_stable(s ? s : "", out, n);
     return out;
 }
 
@@ -460,7 +461,7 @@ static int read_suspect(void *ctx, int n, const char *const *v)
     if (n < 9 || !v[0] || !v[1])
         return 0;
     /* the key keeps what stays from one run to the next: class names without what the JVM
-     * or a code generator draws anew (trace_stable_class), a thread's name without its
+     * or a code generator draws anew (classname_stable), a thread's name without its
      * counters (pool-1-thread-2 and pool-1-thread-3 are one pool's) */
     char *cls = stable_text(v[1]), *of = stable_text(v[2]);
     /* "N instances of C" shows the path of one of them, the biggest, which among equals is

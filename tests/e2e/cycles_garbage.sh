@@ -5,7 +5,8 @@
 # their retained bytes; the 50 rings of the same shape no root reaches are garbage, grouped
 # apart, listed last, marked unreachable and retaining nothing (a tracing GC frees them).
 # A lambda's cycle keeps one signature across two runs of the program (its hidden class's
-# address left out), so --baseline of another run finds nothing new.
+# address left out), so --baseline of another run finds nothing new; `analyze --watch` names
+# the lambda's class so too.
 set -euo pipefail
 . "$LEAKRAY_SRC/tests/e2e/special_lib.bash"
 fdn_init cycles_garbage
@@ -42,4 +43,12 @@ SP_JSON=$FDN_TMP/base2.json
 "$LEAKRAY" cycles "$D" --class 'CycleDump$Ring' --baseline "$FDN_TMP/run1.hprof" --json \
     --no-timing >"$SP_JSON"
 sp_check "--baseline: the held and the garbage rings are both in the other run" "j['n_cycles'] == 0"
+# the same lambda class watched by that name: `--watch` matched the name with its address
+# only (a name no rule can know before the run), and warned of no class
+SP_JSON=$FDN_TMP/watch.json
+rc=0
+"$LEAKRAY" analyze "$D" --watch 'CycleDump$Screen$$Lambda' --no-suspects --json --no-timing \
+    >"$SP_JSON" 2>"$FDN_TMP/watch.err" || rc=$?
+[ "$rc" = 0 ] && [ ! -s "$FDN_TMP/watch.err" ] || fdn_fail "--watch a lambda: exit $rc: $(cat "$FDN_TMP/watch.err")"
+sp_check "--watch 'CycleDump\$Screen\$\$Lambda' finds the 3 lambdas" "j['leaking_objects'] == 3"
 echo "PASS"

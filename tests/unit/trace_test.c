@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "analysis/trace.h"
+#include "graph/classname.h"
 #include "rules/rules.h"
 
 static void set(trace_elem *e, const char *cls, int ref_type, const char *ref)
@@ -146,7 +147,7 @@ static void test_root_descriptions(void **state)
 static void stable_is(const char *in, const char *want)
 {
     char out[128];
-    trace_stable_class(in, out, sizeof out);
+    classname_stable(in, out, sizeof out);
     assert_string_equal(out, want);
 }
 
@@ -212,9 +213,9 @@ static void test_stable_class(void **state)
     stable_is("my.jdk.proxy3.X", "my.jdk.proxy3.X");
     stable_is("", "");
     char tiny[4];
-    trace_stable_class("abcdef", tiny, sizeof tiny);
+    classname_stable("abcdef", tiny, sizeof tiny);
     assert_string_equal(tiny, "abc");
-    trace_stable_class(NULL, tiny, sizeof tiny);
+    classname_stable(NULL, tiny, sizeof tiny);
     assert_string_equal(tiny, "");
 }
 
