@@ -1549,13 +1549,16 @@ lr_status trace_paths_opts(const graph *g, const rules_set *rs, const leak_set *
         targets[i] = ls->v[i].node;
     if ((st = virt_gen_new(g, &vg, err)) != LR_OK)
         goto done;
-    vpol_ctx vctx = {rs, vg};
+    vpol_ctx vctx = {rs, vg, o.shark_refs};
     paths_source src = {trace_vsource, &vctx};
     int hops = !o.shark_refs;
-    /* a leaking object another one holds is retained by it: targets end paths */
-    paths_policy pol = vg ? (paths_policy){trace_pol_vedge, trace_pol_vroot, &vctx, &src, hops, 0}
-                          : (paths_policy){trace_pol_edge, trace_pol_root, (void *)rs, NULL, hops,
-                                           0};
+    /* a leaking object another one holds is retained by it: targets end paths; Shark's
+     * references take neither an instance's hop to its class nor a class's to its loader
+     * (a loader a class object in an MBean held read "261 bytes retained" there) */
+    paths_policy pol =
+        vg ? (paths_policy){trace_pol_vedge, trace_pol_vroot, &vctx, &src, hops, 0}
+           : (paths_policy){o.shark_refs ? trace_pol_edge_shark : trace_pol_edge,
+                            trace_pol_root, (void *)rs, NULL, hops, 0};
     /* Stops once every leaking object's path is final; when one is never reached the
      * traversal runs to the end, which phase 2 below needs (it searches the unreached part) */
     int all_found = 0;

@@ -109,10 +109,13 @@ static inline int follow(const rules_set *rs, node_ix from, edge_ix e)
 typedef struct vpol_ctx {
     const rules_set *rs;
     virt_gen *vg;
+    int shark; /* Shark's references: a class's link to its loader stays ignored */
 } vpol_ctx;
 
-/* paths_policy callbacks over the graph's own edges (ctx: the rules_set)... */
+/* paths_policy callbacks over the graph's own edges (ctx: the rules_set; _shark: Shark's
+ * references, where a class's link to its loader stays ignored)... */
 enum paths_edge_class trace_pol_edge(const graph *g, node_ix from, edge_ix e, void *ctx);
+enum paths_edge_class trace_pol_edge_shark(const graph *g, node_ix from, edge_ix e, void *ctx);
 enum paths_edge_class trace_pol_root(const graph *g, uint32_t r, void *ctx);
 /* ...and over Shark's reference view (ctx: a vpol_ctx; trace_vsource is its paths_source) */
 int trace_vsource(void *ctx, node_ix x, paths_list *out);

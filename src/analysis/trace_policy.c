@@ -37,12 +37,16 @@ static int weakmap_table_link(const graph *g, node_ix from, edge_ix e)
     return devtools_table_half(g, from, e);
 }
 
-enum paths_edge_class trace_pol_edge(const graph *g, node_ix from, edge_ix e, void *ctx)
+enum paths_edge_class trace_pol_edge_shark(const graph *g, node_ix from, edge_ix e, void *ctx)
 {
     int32_t lib;
     enum paths_edge_class k = (enum paths_edge_class)rules_edge_class(ctx, from, e, &lib);
-    if (k == PATHS_FOLLOW && weakmap_table_link(g, from, e))
-        return PATHS_VISIT_LAST;
+    return k == PATHS_FOLLOW && weakmap_table_link(g, from, e) ? PATHS_VISIT_LAST : k;
+}
+
+enum paths_edge_class trace_pol_edge(const graph *g, node_ix from, edge_ix e, void *ctx)
+{
+    enum paths_edge_class k = trace_pol_edge_shark(g, from, e, ctx);
     return k == PATHS_IGNORE && loader_link(g, from, e) ? PATHS_VISIT_LAST : k;
 }
 
@@ -89,7 +93,8 @@ enum paths_edge_class trace_pol_vedge(const graph *g, node_ix from, edge_ix pos,
     edge_ix re = virt_real_edge(c->vg, from, pos);
     if (re == GRAPH_NONE)
         return PATHS_FOLLOW;
-    enum paths_edge_class k = trace_pol_edge(g, from, re, (void *)c->rs);
+    enum paths_edge_class k = c->shark ? trace_pol_edge_shark(g, from, re, (void *)c->rs)
+                                       : trace_pol_edge(g, from, re, (void *)c->rs);
     return prio == VIRT_PRIO_NORMAL && k == PATHS_VISIT_LAST ? PATHS_FOLLOW : k;
 }
 
