@@ -11,7 +11,8 @@
  *    says when either bound cut the enumeration short (FBRetainCycleDetector's bounded DFS).
  * Each cycle gets a signature: "Class.field -> Class.field ..." rotated to its smallest
  * rotation (element indices written "[]"), so the same shape found N times is one entry with
- * count N. Retained size of a group = bytes dominated by any of its members (dominators.h). */
+ * count N. Retained size of a group = bytes dominated by any of its members (dominators.h).
+ * Groups rank reachable first, then those a start object is part of, then by retained size. */
 #ifndef LR_ANALYSIS_CYCLES_H
 #define LR_ANALYSIS_CYCLES_H
 
@@ -42,6 +43,8 @@ typedef struct cycles_cycle {
     uint64_t retained;     /* bytes retained by the members of all instances together */
     uint32_t n_members;    /* distinct nodes over all instances */
     int singleton;         /* some member is reachable from a static field */
+    int has_start;         /* some member is a start object (cycles_opts.from): such
+                            * groups rank before the others the scope holds */
     int unreachable;       /* no GC root reaches its instances (grouped apart from reachable
                             * instances of the same signature): garbage where the collector
                             * traces (cycles_gc_frees), retained 0; else the leak itself */

@@ -107,6 +107,7 @@ void rep_cycles_json(jsonw *w, const rep_cycles *v)
             jsonw_kv_uint(w, "retained", c->retained);
             jsonw_kv_bool(w, "held_by_singleton", c->singleton);
             jsonw_kv_bool(w, "unreachable", c->unreachable);
+            jsonw_kv_bool(w, "includes_start", c->has_start);
             jsonw_kv_arr_begin(w, "example");
             for (uint32_t k = 0; k < c->length; k++) {
                 jsonw_obj_begin(w);
@@ -132,7 +133,12 @@ void rep_cycles_text(FILE *out, const rep_cycles *v)
     char tb[1024], te[4 * 300 + 4]; /* names escaped for the terminal (rep_fmt_term) */
     uint64_t garbage;
     uint32_t shown = 0, n_new = count_new(v, &garbage);
-    int frees = cycles_gc_frees(g);
+    int frees = cycles_gc_frees(g), with = 0, without = 0;
+    for (uint32_t i = 0; i < r->n_cycles; i++) {
+        with |= r->cycles[i].has_start;
+        without |= !r->cycles[i].has_start;
+    }
+    int mixed = with && without;
     if (!v->scoped) {
         fprintf(out, "Strongly connected components over object edges (no scope): %s, %s objects\n",
                 rep_fmt_count(a, r->n_sccs), rep_fmt_count(b, r->scc_nodes));
@@ -175,14 +181,19 @@ void rep_cycles_text(FILE *out, const rep_cycles *v)
             if (v->old && sig_seen(v->old, c))
                 continue;
             shown++;
+            /* a cycle the start object is part of, among those its scope only holds (said
+             * only where some are not: a scope of rings is all rings) */
+            const char *thru = !c->has_start || !mixed ? ""
+                               : v->cls  ? ", through a start instance"
+                                         : ", through the start object";
             if (c->unreachable && frees)
-                fprintf(out, "  #%u x%s, length %u, unreachable: garbage, no leak\n", shown,
-                        rep_fmt_count(b, c->count), c->length);
+                fprintf(out, "  #%u x%s, length %u, unreachable: garbage, no leak%s\n", shown,
+                        rep_fmt_count(b, c->count), c->length, thru);
             else
-                fprintf(out, "  #%u x%s, length %u, retained %s%s\n", shown,
+                fprintf(out, "  #%u x%s, length %u, retained %s%s%s\n", shown,
                         rep_fmt_count(b, c->count), c->length, rep_fmt_bytes(a, c->retained),
                         c->unreachable ? ", unreachable (no root reaches it: never freed)"
-                        : c->singleton ? ", held by singleton" : "");
+                        : c->singleton ? ", held by singleton" : "", thru);
             fprintf(out, "     ");
             rep_fmt_name(out, c->signature); /* class and field names from the dump */
             fprintf(out, "\n");
