@@ -64,9 +64,10 @@ int cmd_cycles(int argc, char **argv)
         {"--from", CLI_OPT_STR, &from, "ID", "scope: what this object reaches", NULL},
         {"--class", CLI_OPT_STR, &cls, "NAME", "scope: what instances of NAME reach", NULL},
         {"--max-length", CLI_OPT_UINT, &max_len, "N",
-         "longest cycle enumerated (default 10, at most 4096; those up to 10 first)", NULL},
+         "longest cycle enumerated (default 10, at most 4096; the shorter first)", NULL},
         {"--max-cycles", CLI_OPT_UINT, &max_cycles, "N",
-         "elementary cycles enumerated at most (default 100000; 0: no cap but 50 M steps)",
+         "elementary cycles enumerated at most per band of lengths (default 100000; 0: no "
+         "cap but 50 M steps)",
          NULL},
         {"--baseline", CLI_OPT_STR, &baseline, "OLD",
          "report only cycles whose signature OLD does not have", NULL},

@@ -29,7 +29,8 @@ typedef struct cycles_opts {
     const node_ix *from;   /* start nodes of the scope; NULL/0 = whole graph, SCCs only */
     uint32_t n_from;
     uint32_t max_length;   /* longest cycle enumerated (members) */
-    uint64_t max_cycles;   /* cap on elementary cycles enumerated */
+    uint64_t max_cycles;   /* cap on elementary cycles enumerated per band of lengths (up to
+                            * 2, 3, 4, 6, 8, 10 and the longest: cycles_find's passes) */
     uint64_t max_steps;    /* cap on DFS edge visits */
 } cycles_opts;
 

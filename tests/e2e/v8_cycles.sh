@@ -40,6 +40,7 @@ check Gen "[('Gen.it -> Generator.context -> system / Context.self', 3, 3)]"
 check Poller "[('(system).[] -> Function.context -> system / Context.extension -> Generator.receiver -> Poller.gate -> Promise.reactions_or_result', 6, 6)]"
 check Keyed "[]"
 check Handler "[('Handler.registry -> Object.[]', 40, 2)]"
+check Hooks "[('(array).[] -> Hook.owner -> Hooks.onClose -> Map.table', 2, 4), ('(array).[] -> Hook.owner -> Hooks.onReady -> Map.table', 2, 4)]"
 # retained sizes are the dump's model, DevTools' as in `top` (the strong model's before):
 # each instance dominates its cycle's other members
 for c in SelfRef Bound Nested Pending Gen Poller; do

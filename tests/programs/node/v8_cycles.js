@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// v8_cycles.js OUT: retain cycles that run through V8's internal edges, then a snapshot.
+// v8_cycles.js OUT: retain cycles that run through V8's internal edges, then a snapshot (in
+// Node; a page loads the same script, tests/programs/browser/cycles.html).
 // SelfRef (5): a closure on the object it captures (SelfRef.cb -> closure.context ->
 // Context.this). Bag (4): an array holding its owner (Bag.items -> Array.elements ->
 // (object elements)[0]). Registry (3): a Map holding its owner (Registry.byName ->
@@ -12,9 +13,10 @@
 // handler -> the async function's context -> extension -> its generator -> receiver).
 // Not cycles: Keyed (5), a WeakMap entry whose value points back at its key (the table's
 // slot for the value is an ephemeron: the map keeps neither). Handler (40): an object used
-// as a dictionary of handlers, each pointing back at it: one shape, its keys data.
+// as a dictionary of handlers, each pointing back at it: one shape, its keys data. Hooks (2):
+// eight named hooks of one class, two holding a Hook back: two shapes, by field (a fast
+// object, no dictionary).
 'use strict';
-const v8 = require('v8');
 
 class SelfRef {
   constructor(n) {
@@ -100,6 +102,21 @@ class Handler {
     this.registry = registry;
   }
 }
+class Hook {
+  constructor(owner) {
+    this.owner = owner;
+  }
+}
+class Hooks {
+  constructor() {
+    for (const n of ['onOpen', 'onClose', 'onError', 'onData', 'onDrain', 'onEnd', 'onTimeout',
+                     'onReady']) {
+      this[n] = new Map();
+    }
+    this.onClose.set('h', new Hook(this));
+    this.onReady.set('h', new Hook(this));
+  }
+}
 const weak = new WeakMap();
 const byId = {};
 for (let i = 0; i < 40; i++) byId['req-' + i] = new Handler(byId);
@@ -116,8 +133,10 @@ globalThis.kept = {
     return k;
   }),
   byId,
+  hooks: Array.from({length: 2}, () => new Hooks()),
   selfRefs: Array.from({length: 5}, (_, i) => new SelfRef(i)),
   bags: Array.from({length: 4}, () => new Bag()),
   registries: Array.from({length: 3}, () => new Registry()),
 };
-v8.writeHeapSnapshot(process.argv[2]);
+// Under Node, the snapshot; in a page (tests/programs/browser/cycles.html), snap.mjs takes it.
+if (typeof require === 'function') require('v8').writeHeapSnapshot(process.argv[2]);
