@@ -87,9 +87,10 @@ int cmd_cycles(int argc, char **argv)
         "in a generic graph (JSON lines, the C API's builder) every strong reference.\n"
         "With --from/--class, cycles up to --max-length are enumerated and grouped by their\n"
         "canonical Class.field signature; a cycle reachable from a static field is marked\n"
-        "\"held by singleton\". A cycle no GC root reaches is grouped apart and listed last:\n"
-        "garbage in a traced heap (HPROF, V8, Dart, Ruby: the next GC frees it, it retains\n"
-        "nothing), never freed in a generic graph (what it alone reaches stays with it).\n"
+        "\"held by singleton\". A cycle no root holds is grouped apart and listed last:\n"
+        "garbage in a traced heap (HPROF, V8, Dart, Ruby: no strong or soft reference holds\n"
+        "it, the next GC frees it, it retains nothing), never freed in a generic graph (what\n"
+        "it alone reaches stays with it).\n"
         "A lambda's hidden class is named without its address, so signatures match across\n"
         "runs. Retained sizes are the dump's model, as in `top`. Without a scope only\n"
         "component sizes are listed."};

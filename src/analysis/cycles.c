@@ -10,6 +10,7 @@
  * by CYCLES_IDOM_WALK steps), so shared subtrees are counted once. */
 #include "analysis/cycles.h"
 #include "analysis/devtools.h"
+#include "analysis/trace.h"
 #include "graph/classname.h"
 #include "base/hash.h"
 #include "base/hmap.h"
@@ -183,6 +184,9 @@ typedef struct cst {
     const graph *g;
     const cycles_opts *o;
     const dom_tree *dom;/* NULL: reachability unknown, every cycle taken as reachable */
+    uint8_t *kept;      /* with dom: bits of what no GC frees while memory lasts (trace_reach:
+                         * strong and soft references, an instance's class); the rest is
+                         * garbage in a traced heap */
     cycles_result *r;
     lr_error *err;
     uint8_t *scope;     /* 1 = in scope */
@@ -536,7 +540,9 @@ static lr_status record(cst *s, const node_ix *nodes, const edge_ix *edges, uint
 #undef STEP
     uint32_t gi;
     /* the members reach each other over strong edges: one root reaches all or none */
-    int unreachable = s->dom && s->dom->idom && s->dom->idom[nodes[0]] == GRAPH_NONE;
+    node_ix m0 = nodes[0];
+    int unreachable = s->kept ? !(s->kept[m0 / 8] >> (m0 % 8) & 1)
+                              : s->dom && s->dom->idom && s->dom->idom[m0] == GRAPH_NONE;
     if (grp_find_or_add(s, sig, unreachable, len, rn, re, &gi) != 0)
         return nomem(s);
     s->grp[gi].count++;
@@ -794,8 +800,9 @@ static lr_status finish_groups(cst *s, const dom_tree *dom)
                     c->has_start = 1;
             }
         }
-        /* a traced heap's unreachable cycle is garbage: it keeps nothing */
-        if (dom && dom->idom && rc == LR_OK && !cycles_gc_frees(g))
+        /* a traced heap's unreachable cycle is garbage: it keeps nothing; one a soft
+         * reference holds is outside the dominator tree and keeps what it alone reaches */
+        if (dom && dom->idom && rc == LR_OK && !(c->unreachable && cycles_gc_frees(g)))
             rc = unreachable_kept(s, dom, i, j, c, &seen);
         if (dom && dom->idom) {
             for (uint64_t k = i; k < j; k++) {
@@ -853,6 +860,17 @@ lr_status cycles_find(const graph *g, const dom_tree *dom, const cycles_opts *o,
     memset(s.comp, 0xff, (size_t)n * sizeof *s.comp);
     if ((rc = build_scope(&s)) != LR_OK || (rc = tarjan(&s)) != LR_OK)
         goto out;
+    if (o->from && o->n_from && dom && dom->idom && cycles_gc_frees(g)) {
+        s.kept = err_calloc(n / 8 + 1, 1);
+        node_ix *queue = err_mallocarray(n, sizeof *queue);
+        if (s.kept && queue)
+            trace_reach(g, s.kept, queue, 1);
+        free(queue);
+        if (!s.kept || !queue) {
+            rc = nomem(&s);
+            goto out;
+        }
+    }
     if (o->from && o->n_from) {
         if ((rc = enumerate(&s)) != LR_OK || (rc = finish_groups(&s, dom)) != LR_OK)
             goto out;
@@ -870,6 +888,7 @@ out:
     free(s.grp);
     free(s.steps);
     free(s.dict);
+    free(s.kept);
     free(s.sig);
     free(s.rn);
     free(s.re);

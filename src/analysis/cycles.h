@@ -46,7 +46,8 @@ typedef struct cycles_cycle {
     int singleton;         /* some member is reachable from a static field */
     int has_start;         /* some member is a start object (cycles_opts.from): such
                             * groups rank before the others the scope holds */
-    int unreachable;       /* no GC root reaches its instances (grouped apart from reachable
+    int unreachable;       /* no GC root reaches its instances (in a traced heap, over strong
+                            * or soft references: trace_reach; grouped apart from reachable
                             * instances of the same signature): garbage where the collector
                             * traces (cycles_gc_frees), retained 0; else the leak itself */
 } cycles_cycle;

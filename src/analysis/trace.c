@@ -1304,12 +1304,7 @@ static int cmp_idkey(const void *pa, const void *pb)
     return (a->leak > b->leak) - (a->leak < b->leak);
 }
 
-/* What the roots reach (marked in seen): over strong references only, or (kept) over strong
- * and soft ones and each instance's hop to its class object, which the JVM keeps through its
- * instances (a class keeps its loader through the stored <classloader> edge): what no GC
- * frees while memory lasts. A weak, phantom or finalizer referent goes at the next GC (a
- * finalizable one once finalized). */
-static void reach_from_roots(const graph *g, uint8_t *seen, node_ix *queue, int kept)
+void trace_reach(const graph *g, uint8_t *seen, node_ix *queue, int kept)
 {
     uint32_t n = g->n_nodes, qt = 0;
     for (uint32_t r = 0; r <= g->n_roots; r++) {
@@ -1360,7 +1355,7 @@ static lr_status mark_unreachable_kinds(const graph *g, trace_result *out, lr_er
     }
     for (int any = 0; any < 2; any++) {
         memset(seen, 0, n / 8 + 1);
-        reach_from_roots(g, seen, queue, any);
+        trace_reach(g, seen, queue, any);
         for (uint32_t i = 0; i < out->n_unreachable; i++) {
             node_ix x = out->unreachable[i].el.node;
             int reached = x < n && (seen[x / 8] >> (x % 8) & 1);

@@ -159,6 +159,13 @@ void trace_fingerprint(const trace_elem *el, uint32_t n, int fold_runs, const ch
 void trace_shark_bytes(const char *s, void (*put)(void *ctx, const void *p, size_t n),
                        void *ctx);
 
+/* What the GC roots reach, marked in seen (bits, cleared by the caller), with queue scratch of
+ * n_nodes entries: over strong references only, or (kept) over strong and soft ones and each
+ * instance's hop to its class object, which the JVM keeps through its instances (a class
+ * keeps its loader through the stored <classloader> edge): what no GC frees while memory
+ * lasts. A weak, phantom or finalizer referent goes at the next GC (a finalizable one once
+ * finalized). O(N+E). */
+void trace_reach(const graph *g, uint8_t *seen, node_ix *queue, int kept);
 /* Lowercase SHA-1 hex of s (41 bytes out). */
 void trace_sha1_hex(const char *s, size_t len, char *out);
 

@@ -174,8 +174,8 @@ void rep_cycles_text(FILE *out, const rep_cycles *v)
             fprintf(out, "  (an enumeration stopped at its cap: a cycle reads new when the "
                     "baseline's stopped before it)\n");
         if (garbage && frees)
-            fprintf(out, "  (%s of them no GC root reaches: garbage the next collection frees, "
-                    "listed last)\n", rep_fmt_count(a, garbage));
+            fprintf(out, "  (%s of them no strong or soft reference holds: garbage the next "
+                    "collection frees, listed last)\n", rep_fmt_count(a, garbage));
         for (uint32_t i = 0; i < r->n_cycles && shown < v->top; i++) {
             const cycles_cycle *c = &r->cycles[i];
             if (v->old && sig_seen(v->old, c))

@@ -1,12 +1,14 @@
 // CycleDump: retain cycles a GC root holds beside cycles of the same shape that are garbage.
 // usage: java -XX:+UseSerialGC -Xmn256m -cp CLASSES CycleDump OUT.hprof
-// Rings: 2 Ring -> Ring -> Ring cycles held by the static KEPT, then 50 more left unreferenced;
+// Rings: 2 Ring -> Ring -> Ring cycles held by the static KEPT, 1 only a SoftReference holds
+// (kept while memory lasts), then 50 more left unreferenced;
 // the dump is written without a GC first (live = false), as `jmap -dump` without `:live` and
 // Android's dumps are, so the 50 are still in it. Screens: 3 Screen <-> lambda cycles (the
 // lambda captures its Screen) held by the static SCREENS; the lambda's hidden class has an
 // address in its name that changes from run to run.
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.ref.SoftReference;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,6 +29,7 @@ public class CycleDump {
     }
 
     static Ring[] KEPT;
+    static SoftReference<Ring> SOFT;
     static final List<Screen> SCREENS = new ArrayList<>();
 
     static Ring ring() {
@@ -39,6 +42,7 @@ public class CycleDump {
 
     public static void main(String[] args) throws Exception {
         KEPT = new Ring[] {ring(), ring()};
+        SOFT = new SoftReference<>(ring());
         for (int i = 0; i < 50; i++)
             ring();
         for (int i = 0; i < 3; i++)
