@@ -1640,19 +1640,41 @@ void nm_scan_mark_forked(void)
 }
 
 /* Mappings the program marked do-not-fork (MADV_DONTFORK, smaps' "dc": V8's heap pages, RDMA
- * buffers) are not in the fork a scan searches, and every block only they point to read as
- * leaked (a clean `node` showed 441). Such a mapping is made copyable for the fork alone:
- * listed once before the pause (most programs have none, and then the pause reads nothing
- * more), listed again while the other threads are stopped so that no mapping changed
- * between the two, MADV_DOFORK for the fork, MADV_DONTFORK again before they run. */
-#define MAX_DONTFORK 4096
-static uintptr_t dontfork[MAX_DONTFORK][2];
-static int n_dontfork;
+ * buffers) are not in the fork a scan searches, and those marked wipe-on-fork
+ * (MADV_WIPEONFORK, "wf": a random generator's state) are zero there: every block only they
+ * point to read as leaked (a clean `node` showed 441). Such a mapping is made an ordinary one
+ * for the fork alone: listed once before the pause (most programs have none, and then the
+ * pause reads nothing more), listed again while the other threads are stopped so that no
+ * mapping changed between the two, MADV_DOFORK (MADV_KEEPONFORK) for the fork, its flag put
+ * back before they run. As many as /proc/self/maps can list (MAX_MAPS): a 1.7 GB V8 heap has
+ * 4,844. */
+typedef struct forkflag {
+    uintptr_t lo, hi;
+    int wipe; /* wipe-on-fork, else do-not-fork */
+} forkflag;
+static forkflag forkflags[MAX_MAPS];
+static int n_forkflags;
 
-/* Fills dontfork[] from /proc/self/smaps; returns how many, or 0 on any failure. */
-static int list_dontfork(void)
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
+#ifndef MADV_KEEPONFORK
+#define MADV_KEEPONFORK 19
+#endif
+
+/* Whether a VmFlags line (after "VmFlags:") holds the two-letter flag f. */
+static int vm_flag(const char *p, const char *f)
 {
-    n_dontfork = 0;
+    for (; *p; p++)
+        if (p[0] == f[0] && p[1] == f[1] && p[-1] == ' ' && (!p[2] || p[2] == ' '))
+            return 1;
+    return 0;
+}
+
+/* Fills forkflags[] from /proc/self/smaps; returns how many, or 0 on any failure. */
+static int list_forkflags(void)
+{
+    n_forkflags = 0;
     int fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
@@ -1677,32 +1699,31 @@ static int list_dontfork(void)
                         v[k] = v[k] * 16 + (uintptr_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
                 lo = v[0];
                 hi = v[1];
-            } else if (!strncmp(p, "VmFlags:", 8) && hi > lo && n_dontfork < MAX_DONTFORK) {
-                for (p += 8; *p; p++)
-                    if (p[0] == 'd' && p[1] == 'c' && p[-1] == ' ' && (!p[2] || p[2] == ' ')) {
-                        dontfork[n_dontfork][0] = lo;
-                        dontfork[n_dontfork++][1] = hi;
-                        break;
-                    }
+            } else if (!strncmp(p, "VmFlags:", 8) && hi > lo && n_forkflags < MAX_MAPS) {
+                int dc = vm_flag(p + 8, "dc"), wf = vm_flag(p + 8, "wf");
+                if (dc || wf)
+                    forkflags[n_forkflags++] = (forkflag){lo, hi, !dc};
                 hi = lo = 0;
             }
         }
     }
     close(fd);
-    return got < 0 ? (n_dontfork = 0) : n_dontfork;
+    return got < 0 ? (n_forkflags = 0) : n_forkflags;
 }
 
-/* Makes the listed mappings copyable (on = 1) or do-not-fork again (0). Only ranges whose
- * MADV_DOFORK took are put back: a device's mapping refuses it, and stays as it was. */
-static void dontfork_open(int on)
+/* Makes the listed mappings ordinary for the fork (on = 1) or puts their flag back (0). Only
+ * ranges whose madvise took are put back: a device's mapping refuses MADV_DOFORK, and stays
+ * as it was. */
+static void forkflags_open(int on)
 {
-    for (int i = 0; i < n_dontfork; i++) {
-        void *a = (void *)dontfork[i][0];
-        size_t len = dontfork[i][1] - dontfork[i][0];
-        if (on && madvise(a, len, MADV_DOFORK) != 0)
-            dontfork[i][1] = dontfork[i][0]; /* nothing to put back */
+    for (int i = 0; i < n_forkflags; i++) {
+        forkflag *f = &forkflags[i];
+        void *a = (void *)f->lo;
+        size_t len = f->hi - f->lo;
+        if (on && madvise(a, len, f->wipe ? MADV_KEEPONFORK : MADV_DOFORK) != 0)
+            f->hi = f->lo; /* nothing to put back */
         else if (!on && len)
-            madvise(a, len, MADV_DONTFORK);
+            madvise(a, len, f->wipe ? MADV_WIPEONFORK : MADV_DONTFORK);
     }
 }
 
@@ -1759,7 +1780,7 @@ int nm_scan_run(int reason, char *path, size_t n)
     /* Every signal stays blocked until the tracer and the child exist: both inherit the
      * application's handlers, and a handler run there (a shell's SIGCHLD handler reaping
      * our ptrace stops, say) would work on the application's memory from the wrong task. */
-    int any_dontfork = list_dontfork() > 0;
+    int any_forkflags = list_forkflags() > 0;
     sigset_t all, old_mask;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old_mask);
@@ -1797,9 +1818,9 @@ int nm_scan_run(int reason, char *path, size_t n)
     }
     uint64_t t_stopped = now_us();
     /* only while nothing else runs: a mapping changed meanwhile would be flagged wrongly */
-    int reopen = any_dontfork && (alone || tracer > 0) && list_dontfork() > 0;
+    int reopen = any_forkflags && (alone || tracer > 0) && list_forkflags() > 0;
     if (reopen)
-        dontfork_open(1);
+        forkflags_open(1);
     /* before the fork: it asks which thread this is */
     uintptr_t sp, ef = reason == NM_REASON_EXIT ? nm_exit_frame(&exit_regs_seen) : 0;
     if (!ef)
@@ -1810,7 +1831,7 @@ int nm_scan_run(int reason, char *path, size_t n)
                    t0);
     uint64_t t_forked = now_us();
     if (reopen)
-        dontfork_open(0);
+        forkflags_open(0);
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     /* The threads run again once the tracer detaches them; realloc opens right away. */
     fx_set(&st->release);
