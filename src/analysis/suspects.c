@@ -49,7 +49,7 @@
 /* Dominators a class object below the top is looked up through for a suspect above it */
 #define SUSP_CLASS_WALK 4096u
 
-/* At most this many global objects are seen through (scan.users) */
+/* Global objects listed in scan.users before the list grows on the heap */
 #define SUSP_USER_ROOTS 64u
 
 /* Levels of descent found by passes over the tree before one array of N takes over. */
@@ -126,8 +126,11 @@ typedef struct scan {
     /* The objects the synthetic root names directly (V8's global objects, DevTools' user
      * roots), seen through like synthetic nodes: under Node 24 `global` dominates over 90 %
      * of every heap, and "one instance of global" said nothing; what it holds is what grows. */
-    node_ix users[SUSP_USER_ROOTS];
-    uint32_t n_users;
+    node_ix users_in[SUSP_USER_ROOTS];
+    node_ix *users;       /* users_in, or a heap copy past SUSP_USER_ROOTS (a page with 80
+                           * iframes has 81 windows) */
+    uint32_t n_users, cap_users;
+    uint8_t *user_bit;    /* a bit per node: one of users (see_through asks per node) */
 } scan;
 
 /* Whether the passes over the nodes run in two halves (susp_tree.split_min). */
@@ -163,29 +166,48 @@ static int see_through(const scan *s, node_ix x)
 {
     if (is_synthetic(s->g, x))
         return 1;
-    for (uint32_t i = 0; i < s->n_users; i++)
-        if (s->users[i] == x)
-            return 1;
+    return s->user_bit && x < s->g->n_nodes && (s->user_bit[x / 8] >> (x % 8) & 1);
+}
+
+/* Adds x to s->users (once); 0, or -1 out of memory. */
+static int add_user(scan *s, node_ix x)
+{
+    const graph *g = s->g;
+    if (!s->user_bit && !(s->user_bit = calloc(g->n_nodes / 8 + 1, 1)))
+        return -1;
+    if (s->user_bit[x / 8] >> (x % 8) & 1)
+        return 0;
+    if (!s->users) {
+        s->users = s->users_in;
+        s->cap_users = SUSP_USER_ROOTS;
+    }
+    if (s->n_users == s->cap_users) {
+        node_ix *p = err_mallocarray((size_t)s->cap_users * 2, sizeof *p);
+        if (!p)
+            return -1;
+        memcpy(p, s->users, s->n_users * sizeof *p);
+        if (s->users != s->users_in)
+            free(s->users);
+        s->users = p;
+        s->cap_users *= 2;
+    }
+    s->user_bit[x / 8] |= (uint8_t)(1u << (x % 8));
+    s->users[s->n_users++] = x;
     return 0;
 }
 
-/* Fills s->users: the non-synthetic targets of the synthetic root's edges (a page has a few
- * global objects; more than SUSP_USER_ROOTS and the rest stay opaque). */
-static void find_users(scan *s)
+/* Fills s->users: the non-synthetic targets of the synthetic root's edges, and every global
+ * object below. 0, or -1 out of memory. */
+static int find_users(scan *s)
 {
     const graph *g = s->g;
     node_ix r = g->synthetic_root;
     if (r >= g->n_nodes || !g->first_edge)
-        return;
+        return 0;
     for (edge_ix e = g->first_edge[r]; e < g->first_edge[r + 1]; e++) {
         node_ix y = g->edge_to[e];
-        if (y >= g->n_nodes || is_synthetic(g, y) || y == r || s->n_users == SUSP_USER_ROOTS)
-            continue;
-        int seen = 0;
-        for (uint32_t i = 0; i < s->n_users; i++)
-            seen |= s->users[i] == y;
-        if (!seen)
-            s->users[s->n_users++] = y;
+        if (y < g->n_nodes && !is_synthetic(g, y) && y != r && add_user(s, y))
+            return -1;
     }
     /* A browser's global objects hang below the GC roots' sub-roots (a page's `Window
      * [JSGlobalObject]` under "(Global handles)" through its native context; a worker's
@@ -193,15 +215,18 @@ static void find_users(scan *s)
      * read "one instance of Window occupies 97.6 %" and nothing it held was ranked. V8 tags
      * every global object's class so; one pass over the classes, one over the nodes. */
     uint8_t *glob = err_calloc(g->n_classes ? g->n_classes : 1, 1);
-    int any = 0;
-    for (uint32_t c = 0; glob && c < g->n_classes; c++)
+    if (!glob)
+        return -1;
+    int any = 0, rc = 0;
+    for (uint32_t c = 0; c < g->n_classes; c++)
         any |= glob[c] = strstr(graph_str(g, g->classes[c].name), "[JSGlobalObject]") != NULL;
-    for (node_ix x = 0; any && x < g->n_nodes && s->n_users < SUSP_USER_ROOTS; x++) {
+    for (node_ix x = 0; any && !rc && x < g->n_nodes; x++) {
         class_ix c = graph_node_class(g, x);
-        if (c < g->n_classes && glob[c] && !see_through(s, x))
-            s->users[s->n_users++] = x;
+        if (c < g->n_classes && glob[c])
+            rc = add_user(s, x);
     }
     free(glob);
+    return rc;
 }
 
 /* Whether synthetic node x hangs under the top through synthetic nodes only (bounded walk:
@@ -1114,7 +1139,7 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
     uint32_t n = t->n;
     if (n == 0 || t->total == 0)
         return LR_OK;
-    scan s = {g, t, NULL, GRAPH_NONE, 0, NULL, {0}, 0};
+    scan s = {g, t, NULL, GRAPH_NONE, 0, NULL, {0}, NULL, 0, 0, NULL};
     uint32_t cap = 0;
     locals loc = {NULL, 0};
     uint64_t *per_class = NULL;
@@ -1145,7 +1170,8 @@ lr_status susp_find(const graph *g, const susp_tree *t, double share, double acc
 
     /* the top-level nodes; without a synthetic node (every HPROF dump: memchr finds none
      * at a glance) top_half's plain test, in two halves when split */
-    find_users(&s);
+    if (find_users(&s))
+        goto nomem;
     if (!memchr(g->node_kind, GRAPH_KIND_SYNTHETIC, n)) {
         node_ix mid = split(t) ? n / 2 : n;
         half h[2] = {{&s, 0, mid, NULL}, {&s, mid, n, NULL}};
@@ -1336,6 +1362,9 @@ fail:
 done:
     free(s.fl);
     free(s.art_anc);
+    free(s.user_bit);
+    if (s.users != s.users_in)
+        free(s.users);
     free(loc.v);
     free(per_class);
     free(cls_count);
