@@ -161,8 +161,9 @@ pid_t cli_run_self(const cli_common *co, const char *const *args, int out_fd,
 void cli_json_error_message(const char *doc, char *out, size_t cap);
 
 /* With --subclasses on a dump whose classes have no superclass at all (V8, Ruby): says on
- * stderr that only cls itself is counted; "N instances of C and subclasses" claimed more. */
-void cli_warn_subclasses(cli_common *co, const graph *g, const char *cls);
+ * stderr that only cls itself is counted ("N instances of C and subclasses" claimed more) and
+ * returns 1, for the caller to drop "and subclasses" from its title; else 0. */
+int cli_warn_subclasses(cli_common *co, const graph *g, const char *cls);
 
 /* --detached's check: 0 when g (read from path) is a browser page's snapshot, which alone
  * holds DOM nodes, else a usage error. Node's snapshots mark some of their own binding objects

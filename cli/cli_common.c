@@ -325,13 +325,14 @@ void cli_json_error_message(const char *doc, char *out, size_t cap)
     out[n] = 0;
 }
 
-void cli_warn_subclasses(cli_common *co, const graph *g, const char *cls)
+int cli_warn_subclasses(cli_common *co, const graph *g, const char *cls)
 {
     for (class_ix c = 0; c < g->n_classes; c++)
         if (g->classes[c].super != GRAPH_NONE)
-            return;
+            return 0;
     cli_warn(co, "--subclasses: this dump records no class hierarchy (a V8 snapshot names an "
              "object's constructor, not its superclasses): only %s itself is counted", cls);
+    return 1;
 }
 
 int cli_need_dom(const cli_common *co, const graph *g, const char *path)

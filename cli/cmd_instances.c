@@ -148,8 +148,8 @@ int cmd_instances(int argc, char **argv)
         goto out;
     }
     double ms = cli_now_ms() - t0;
-    if (subclasses)
-        cli_warn_subclasses(&co, g, cls);
+    if (subclasses && cli_warn_subclasses(&co, g, cls))
+        r.o.subclasses = 0; /* the title says the class alone */
     /* An interface (a sealed one's records, a listener type) has no instances, and its
      * implementations are not its subclasses in a heap dump: "0 instances" said nothing */
     class_ix ic = r.n == 0 && !where ? graph_find_class(g, cls) : GRAPH_NONE;

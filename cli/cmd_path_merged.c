@@ -78,8 +78,8 @@ int path_merged(cli_common *co, const char *cls, int subclasses, uint64_t limit)
     inst_opts io = {cls, subclasses, NULL, NULL, INST_BY_ID, 0};
     if (inst_select(g, &io, pmerge_nodes, q, &sel, &err) != LR_OK)
         goto fail;
-    if (subclasses && sel.n_classes)
-        cli_warn_subclasses(co, g, cls);
+    if (subclasses && sel.n_classes && cli_warn_subclasses(co, g, cls))
+        sel.o.subclasses = 0; /* the title says the class alone */
     if (!sel.n_classes) {
         char hint[600];
         rc = cli_fail(co, LR_ERR_NOT_FOUND, "%s: no class named %s%s", co->pos[0], cls,

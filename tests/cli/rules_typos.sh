@@ -105,6 +105,7 @@ for verb in instances path; do
     fi
     expect_rc 0
     expect_err 'warning: --subclasses: this dump records no class hierarchy .* only Object itself is counted'
+    if grep -q 'and subclasses' "$T/out"; then fail "$verb: the title still says 'and subclasses'"; fi
 done
 # a hidden class named as the JVM names it (jmap -histo: Foo$$Lambda/0x...): the dump's
 # name has '+' there, and the warning and the "no class" error say so
