@@ -1650,7 +1650,7 @@ void nm_scan_mark_forked(void)
  * 4,844. */
 typedef struct forkflag {
     uintptr_t lo, hi;
-    int wipe; /* wipe-on-fork, else do-not-fork */
+    uint8_t dc, wf; /* do-not-fork, wipe-on-fork: either or both */
 } forkflag;
 static forkflag forkflags[MAX_MAPS];
 static int n_forkflags;
@@ -1702,7 +1702,7 @@ static int list_forkflags(void)
             } else if (!strncmp(p, "VmFlags:", 8) && hi > lo && n_forkflags < MAX_MAPS) {
                 int dc = vm_flag(p + 8, "dc"), wf = vm_flag(p + 8, "wf");
                 if (dc || wf)
-                    forkflags[n_forkflags++] = (forkflag){lo, hi, !dc};
+                    forkflags[n_forkflags++] = (forkflag){lo, hi, (uint8_t)dc, (uint8_t)wf};
                 hi = lo = 0;
             }
         }
@@ -1711,8 +1711,8 @@ static int list_forkflags(void)
     return got < 0 ? (n_forkflags = 0) : n_forkflags;
 }
 
-/* Makes the listed mappings ordinary for the fork (on = 1) or puts their flag back (0). Only
- * ranges whose madvise took are put back: a device's mapping refuses MADV_DOFORK, and stays
+/* Makes the listed mappings ordinary for the fork (on = 1) or puts their flags back (0). Only
+ * flags whose madvise took are put back: a device's mapping refuses MADV_DOFORK, and stays
  * as it was. */
 static void forkflags_open(int on)
 {
@@ -1720,10 +1720,17 @@ static void forkflags_open(int on)
         forkflag *f = &forkflags[i];
         void *a = (void *)f->lo;
         size_t len = f->hi - f->lo;
-        if (on && madvise(a, len, f->wipe ? MADV_KEEPONFORK : MADV_DOFORK) != 0)
-            f->hi = f->lo; /* nothing to put back */
-        else if (!on && len)
-            madvise(a, len, f->wipe ? MADV_WIPEONFORK : MADV_DONTFORK);
+        if (on) {
+            if (f->dc && madvise(a, len, MADV_DOFORK) != 0)
+                f->dc = 0; /* nothing to put back */
+            if (f->wf && madvise(a, len, MADV_KEEPONFORK) != 0)
+                f->wf = 0;
+        } else {
+            if (f->dc)
+                madvise(a, len, MADV_DONTFORK);
+            if (f->wf)
+                madvise(a, len, MADV_WIPEONFORK);
+        }
     }
 }
 

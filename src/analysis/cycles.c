@@ -394,7 +394,8 @@ out:
 
 /* ---- canonical signatures ---- */
 
-#define DICT_MIN 8 /* rules' `dictionary min` default (docs/rules.md) */
+#define DICT_MIN 8   /* rules' `dictionary min` default (docs/rules.md) */
+#define DICT_MANY 32 /* properties past which no class's named fields are taken for keys */
 
 /* Whether V8 keeps object h in dictionary mode: its shape (`map`) has no `descriptors`, the
  * layout a fast object's named properties share. An instance of a class with eight named
@@ -415,11 +416,13 @@ static int v8_dictionary_mode(const graph *g, node_ix h)
     return 0;
 }
 
-/* Whether V8 object h is used as a dictionary: V8 keeps it in dictionary mode, and at least
- * DICT_MIN of its property edges, and three quarters of them, lead to objects of one class,
- * as `clusters` tells a dictionary (a registry `byId[id] = new Handler(...)`: 1,000 cycles
- * through it read as 1,000 signatures, one per key). Kept per node in s->dict (0 not asked,
- * 1 no, 2 yes); false when that is missing. */
+/* Whether V8 object h is used as a dictionary: at least DICT_MIN of its property edges, and
+ * three quarters of them, lead to objects of one class, as `clusters` tells a dictionary (a
+ * registry `byId[id] = new Handler(...)`: 1,000 cycles through it read as 1,000 signatures,
+ * one per key), and either V8 keeps it in dictionary mode or it has DICT_MANY properties (a
+ * registry JSON.parse or a literal made is a fast object; Bun writes no shapes). A class's
+ * eight named hooks of one type stay fields. Kept per node in s->dict (0 not asked, 1 no,
+ * 2 yes); false when that is missing. */
 static int dictionary_like(cst *s, node_ix h)
 {
     const graph *g = s->g;
@@ -441,7 +444,7 @@ static int dictionary_like(cst *s, node_ix h)
         n_best += GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_PROPERTY &&
                   g->edge_to[e] < g->n_nodes && graph_node_class(g, g->edge_to[e]) == best;
     int yes = m >= DICT_MIN && n_best >= DICT_MIN && (uint64_t)n_best * 4 >= (uint64_t)m * 3 &&
-              v8_dictionary_mode(g, h);
+              (m >= DICT_MANY || v8_dictionary_mode(g, h));
     s->dict[h] = yes ? 2 : 1;
     return yes;
 }
@@ -559,7 +562,7 @@ static lr_status record(cst *s, const node_ix *nodes, const edge_ix *edges, uint
  * of more than min (a pass before found the rest), with *steps counting the edge visits of
  * every pass. pn, pe and cur hold L entries. */
 static lr_status dfs_pass(cst *s, uint32_t L, uint32_t min, node_ix *pn, edge_ix *pe,
-                          edge_ix *cur, uint64_t *steps)
+                          edge_ix *cur, uint64_t *steps, uint64_t budget)
 {
     const graph *g = s->g;
     uint64_t base = s->r->n_found; /* the cycle cap holds per pass: per band of lengths */
@@ -577,7 +580,7 @@ static lr_status dfs_pass(cst *s, uint32_t L, uint32_t min, node_ix *pn, edge_ix
                 continue;
             }
             edge_ix e = cur[depth - 1]++;
-            if (++*steps > s->o->max_steps) {
+            if (++*steps > budget) {
                 s->r->truncated = 2;
                 return LR_OK;
             }
@@ -614,15 +617,15 @@ static lr_status dfs_pass(cst *s, uint32_t L, uint32_t min, node_ix *pn, edge_ix
     return LR_OK;
 }
 
-/* The short cycles first, over every start node: passes up to 2, 3, 4, 6, 8 and 10 members,
- * then up to the longest asked for, each recording only what is longer than the pass before
- * found. In one pass, the step cap went on the long paths from the first start nodes of a
- * wide scope: a Node server's 150,000 connections, one component of 1.46 M objects once
+/* The short cycles first, over every start node: passes up to 2 and 4 members, then up to
+ * the longest asked for, each recording only what is longer than the pass before found. In
+ * one pass, the step cap went on the long paths from the first start nodes of a wide scope:
+ * a Node server's 150,000 connections, one component of 1.46 M objects once
  * closures and promises count, showed a 3 kB cycle and not the 119 MB Server <-> Map one
- * (length 4), and a page's layout tree hid a planted 2-cycle. A pass walks the paths of the
- * passes before again; their steps grow geometrically, so the repeats cost a fraction. The
- * cycle cap holds per pass (150,000 bound methods' 2-cycles took it all), the step cap for
- * the whole. */
+ * (length 4), and a page's layout tree hid a planted 2-cycle. The cycle cap holds per pass
+ * (150,000 bound methods' 2-cycles took it all); the short passes get a quarter of the step
+ * cap each and the last pass all of it, so walking the short paths again never starves the
+ * long ones (a million-node linked list walked six times lost its 10-member cycles). */
 static lr_status enumerate(cst *s)
 {
     uint32_t L = s->o->max_length;
@@ -643,12 +646,15 @@ static lr_status enumerate(cst *s)
         rc = nomem(s);
         goto out;
     }
-    uint64_t steps = 0;
-    static const uint32_t passes[] = {2, 3, 4, 6, 8, CYCLES_DEFAULT_MAX_LENGTH};
+    static const uint32_t passes[] = {2, 4};
     uint32_t done = 0;
-    for (size_t i = 0; rc == LR_OK && s->r->truncated != 2 && done < L; i++) {
+    for (size_t i = 0; rc == LR_OK && done < L; i++) {
         uint32_t upto = i < sizeof passes / sizeof *passes && passes[i] < L ? passes[i] : L;
-        rc = dfs_pass(s, upto, done, pn, pe, cur, &steps);
+        uint64_t steps = 0, budget = upto < L ? s->o->max_steps / 4 : s->o->max_steps;
+        int was = s->r->truncated;
+        rc = dfs_pass(s, upto, done, pn, pe, cur, &steps, budget);
+        if (upto < L && s->r->truncated == 2)
+            s->r->truncated = was; /* a short pass out of steps: the last says */
         done = upto;
     }
 out:

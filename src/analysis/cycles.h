@@ -30,8 +30,9 @@ typedef struct cycles_opts {
     uint32_t n_from;
     uint32_t max_length;   /* longest cycle enumerated (members) */
     uint64_t max_cycles;   /* cap on elementary cycles enumerated per band of lengths (up to
-                            * 2, 3, 4, 6, 8, 10 and the longest: cycles_find's passes) */
-    uint64_t max_steps;    /* cap on DFS edge visits */
+                            * 2, 4 and the longest: cycles_find's passes) */
+    uint64_t max_steps;    /* cap on DFS edge visits of the last pass (the short ones: a
+                            * quarter each) */
 } cycles_opts;
 
 /* One canonical cycle shape (all instances with the same signature). */
