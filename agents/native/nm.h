@@ -55,6 +55,9 @@ extern nm_config nm_cfg;
  * unless 0; nm_alloc.c): read by every allocation, so outside nm_cfg, set before the first
  * scan and valid from the first malloc. */
 extern int nm_zero;
+/* Set once the program asked madvise for MADV_DONTFORK or MADV_WIPEONFORK (nm_ctl.c): only
+ * then does a scan look for such mappings. */
+extern int nm_fork_advised;
 
 /* One live block, as the scanning child collects it from the heap. */
 typedef struct nm_block {

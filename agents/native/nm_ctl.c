@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1001,6 +1002,19 @@ void exit(int status)
     exit_after(status);
 }
 #endif
+
+/* madvise, interposed: memory made do-not-fork or wipe-on-fork is missing or zero in the
+ * fork a scan searches (nm_scan.c makes it ordinary for that fork). Only a program that asked
+ * for either pays a scan's two reads of /proc/self/smaps; the call itself goes straight to
+ * the kernel. */
+int nm_fork_advised;
+
+NM_API int madvise(void *addr, size_t len, int advice)
+{
+    if (advice == MADV_DONTFORK || advice == 18 /* MADV_WIPEONFORK */)
+        __atomic_store_n(&nm_fork_advised, 1, __ATOMIC_RELAXED);
+    return (int)syscall(SYS_madvise, addr, len, advice);
+}
 
 /* A program that returns from main reaches exit inside libc, where no call of ours sees
  * it: main runs under a wrapper that hands its value to exit() itself, as libc does, so that

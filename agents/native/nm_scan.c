@@ -1643,11 +1643,11 @@ void nm_scan_mark_forked(void)
  * buffers) are not in the fork a scan searches, and those marked wipe-on-fork
  * (MADV_WIPEONFORK, "wf": a random generator's state) are zero there: every block only they
  * point to read as leaked (a clean `node` showed 441). Such a mapping is made an ordinary one
- * for the fork alone: listed once before the pause (most programs have none, and then the
- * pause reads nothing more), listed again while the other threads are stopped so that no
- * mapping changed between the two, MADV_DOFORK (MADV_KEEPONFORK) for the fork, its flag put
- * back before they run. As many as /proc/self/maps can list (MAX_MAPS): a 1.7 GB V8 heap has
- * 4,844. */
+ * for the fork alone: listed once before the pause, only in a program that asked madvise for
+ * either (nm_fork_advised; most never do, and a scan of theirs reads nothing more), listed
+ * again while the other threads are stopped so that no mapping changed between the two,
+ * MADV_DOFORK (MADV_KEEPONFORK) for the fork, its flag put back before they run. As many as
+ * /proc/self/maps can list (MAX_MAPS): a 1.7 GB V8 heap has 4,844. */
 typedef struct forkflag {
     uintptr_t lo, hi;
     uint8_t dc, wf; /* do-not-fork, wipe-on-fork: either or both */
@@ -1787,7 +1787,8 @@ int nm_scan_run(int reason, char *path, size_t n)
     /* Every signal stays blocked until the tracer and the child exist: both inherit the
      * application's handlers, and a handler run there (a shell's SIGCHLD handler reaping
      * our ptrace stops, say) would work on the application's memory from the wrong task. */
-    int any_forkflags = list_forkflags() > 0;
+    int any_forkflags = __atomic_load_n(&nm_fork_advised, __ATOMIC_RELAXED) &&
+                        list_forkflags() > 0;
     sigset_t all, old_mask;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old_mask);

@@ -40,6 +40,8 @@ if SYS_KCMP is None:
 def own_copy(k):
     """the scanning copy has a memory of its own; the tracer shares the program's (KCMP_VM)"""
     r = libc.syscall(SYS_KCMP, pid, k, 1, 0, 0)
+    if r < 0 and ctypes.get_errno() == 3:  # ESRCH: that child ended since it was listed
+        raise ProcessLookupError
     if r < 0:
         sys.exit("kcmp: " + os.strerror(ctypes.get_errno()))
     return r != 0
