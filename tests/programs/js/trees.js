@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// trees.js: leaks three trees between a baseline and a target snapshot, for js_trees.sh:
+// a binary tree (left, right), a fiber tree shaped as React's (child, sibling, return, each
+// fiber's memoizedProps) and nested plain objects that use each property name once.
+// usage: node --expose-gc trees.js OUTDIR   (writes baseline/target/final.heapsnapshot,
+// prints "site NAME COUNT" per tree)
+'use strict';
+const v8 = require('v8');
+const path = require('path');
+const outDir = process.argv[2];
+
+class TreeNode {
+    constructor(v) { this.value = v; this.left = null; this.right = null; }
+}
+function binary(depth) {
+    const n = new TreeNode(depth);
+    if (depth > 0) { n.left = binary(depth - 1); n.right = binary(depth - 1); }
+    return n;
+}
+
+class FiberNode {
+    constructor(tag) {
+        this.tag = tag; this.child = null; this.sibling = null; this.return = null;
+        this.memoizedProps = { id: tag };
+    }
+}
+function fibers(parent, depth, width) {
+    let prev = null;
+    for (let i = 0; i < width; i++) {
+        const f = new FiberNode(depth * 10 + i);
+        f.return = parent;
+        if (prev) prev.sibling = f; else parent.child = f;
+        prev = f;
+        if (depth > 0) fibers(f, depth - 1, width);
+    }
+}
+
+function snap(name) {
+    if (global.gc) { global.gc(); global.gc(); }
+    v8.writeHeapSnapshot(path.join(outDir, name));
+}
+
+globalThis.app = {};
+snap('baseline.heapsnapshot');
+const DEPTH = 12, FDEPTH = 5, WIDTH = 4;
+globalThis.app.tree = binary(DEPTH);
+const root = new FiberNode(0);
+fibers(root, FDEPTH, WIDTH);
+globalThis.app.fibers = root;
+globalThis.app.config = { db: { pool: { size: 1 }, opts: { ssl: {} } },
+                          cache: { users: {}, items: {} } };
+snap('target.heapsnapshot');
+snap('final.heapsnapshot');
+let nf = 1;
+for (let d = 0, w = WIDTH; d <= FDEPTH; d++, w *= WIDTH) nf += w;
+console.log(`site tree ${2 ** (DEPTH + 1) - 1}`);
+console.log(`site fibers ${nf}`);
