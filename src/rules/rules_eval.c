@@ -442,13 +442,18 @@ static lr_status bind_dom_of(rules_set *rs, const graph *g, lr_error *err)
 /* A path that ends on a java.lang.Boolean, Integer, Long, Short, Byte, Character, Float or
  * Double compares, tests and prints as its value, as Java's unboxing does: a Boolean.FALSE
  * is no "true", and `count > 5` compares the number (`is null`, `instanceof` and `box.value`
- * still see the object). */
+ * still see the object). So does an AtomicBoolean, AtomicInteger or AtomicLong, as its
+ * get() would: lifecycle flags are often atomics (a Spring context's `closed`), and a bare
+ * object is true whenever it is there, so `--leaking-if closed` named every live context. */
 static void unbox(const graph *g, val *v)
 {
     static const char *const boxes[] = {"java.lang.Boolean", "java.lang.Integer",
                                         "java.lang.Long", "java.lang.Short", "java.lang.Byte",
                                         "java.lang.Character", "java.lang.Float",
-                                        "java.lang.Double"};
+                                        "java.lang.Double",
+                                        "java.util.concurrent.atomic.AtomicBoolean",
+                                        "java.util.concurrent.atomic.AtomicInteger",
+                                        "java.util.concurrent.atomic.AtomicLong"};
     if (v->k != V_OBJ || v->n >= g->n_nodes || g->node_kind[v->n] != GRAPH_KIND_INSTANCE)
         return;
     class_ix c = graph_node_class(g, v->n);
@@ -460,6 +465,10 @@ static void unbox(const graph *g, val *v)
         if (!strcmp(cn, boxes[i]) && graph_field_find(g, v->n, "value", &gv) &&
             gv.type != GRAPH_FT_OBJECT) {
             from_field(g, &gv, v);
+            if (i == 8 && v->k == V_INT) { /* AtomicBoolean holds an int, 0 or 1 */
+                v->k = V_BOOL;
+                v->i = v->i != 0;
+            }
             return;
         }
     }

@@ -7,7 +7,9 @@
 #  - NaN is unordered: `f >= 5`, `f == 0` held for it; only != does;
 #  - `.5` and `1e-3` are numbers (.5 read as a missing field, 1e-3 was refused);
 #  - a build fact the dump lacks makes comparisons false: `when manufacturer != "samsung"`
-#    filed a plain JVM's leak as a library leak.
+#    filed a plain JVM's leak as a library leak;
+#  - an AtomicBoolean, AtomicInteger or AtomicLong reads as its value: `closed` named every
+#    context, the running one too.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -47,6 +49,14 @@ check Gauge 'd > .5' 2
 check Gauge 'd > 1e-3' 2
 check Gauge 'd > 1E3' 1
 check Gauge 'd < -.5' 0
+check Context 'closed' 1
+check Context '!closed' 1
+check Context 'closed == true' 1
+check Context 'refs > 2' 1
+check Context 'refs == 0' 1
+check Context 'closedAt > 1600000000000' 1
+check Context 'closed is null' 0
+check Context 'closed.value == 1' 1
 
 # instances --where uses the same comparisons
 n=$("$LEAKRAY" instances "$work/v.hprof" 'com.example.rules.RuleValues$Screen' --no-timing \
