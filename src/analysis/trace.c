@@ -1836,20 +1836,40 @@ lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *l
     node_ix *tops = NULL, *set = NULL;
     uint64_t *loads = NULL, tops_cap = 0;
     uint32_t n_loads = 0;
-    /* subtree object counts of the nodes the traces show */
-    uint32_t nw = 0;
-    for (uint32_t t = 0; t < out->n_traces; t++)
-        nw += out->traces[t].n;
-    want = err_mallocarray(nw ? nw : 1, sizeof *want);
-    if (!want) {
+    /* subtree object counts of the nodes the traces show, and of the classes of the class
+     * loaders among them: a group past TRACE_EXACT_GROUPS counts its tops one by one, and a
+     * leaking loader's classes are tops (group_tops) */
+    if (class_loads(g, &loads, &n_loads) != 0) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
         goto done;
     }
-    nw = 0;
+    uint64_t nw64 = 0;
     for (uint32_t t = 0; t < out->n_traces; t++)
-        for (uint32_t j = 0; j < out->traces[t].n; j++)
-            if (out->traces[t].el[j].node < dt->n)
-                want[nw++] = out->traces[t].el[j].node;
+        for (uint32_t j = 0; j < out->traces[t].n; j++) {
+            uint64_t key = (uint64_t)out->traces[t].el[j].node << 32, lo;
+            nw64++;
+            SEARCH_LOWER_BOUND(uint64_t, 0, n_loads, loads[search_mid] < key, lo);
+            for (; lo < n_loads && loads[lo] >> 32 == key >> 32; lo++)
+                nw64++;
+        }
+    if (nw64 >= UINT32_MAX ||
+        !(want = err_mallocarray(nw64 ? (size_t)nw64 : 1, sizeof *want))) {
+        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+        goto done;
+    }
+    uint32_t nw = 0;
+    for (uint32_t t = 0; t < out->n_traces; t++)
+        for (uint32_t j = 0; j < out->traces[t].n; j++) {
+            node_ix x = out->traces[t].el[j].node;
+            if (x >= dt->n)
+                continue;
+            want[nw++] = x;
+            uint64_t key = (uint64_t)x << 32, lo;
+            SEARCH_LOWER_BOUND(uint64_t, 0, n_loads, loads[search_mid] < key, lo);
+            for (; lo < n_loads && loads[lo] >> 32 == x; lo++)
+                if ((node_ix)(loads[lo] & 0xffffffffu) < dt->n)
+                    want[nw++] = (node_ix)(loads[lo] & 0xffffffffu);
+        }
     qsort(want, nw, sizeof *want, trace_cmp_node);
     uint32_t nu = 0;
     for (uint32_t k = 0; k < nw; k++)
@@ -1888,10 +1908,6 @@ lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *l
     for (uint32_t t = 0; t < out->n_traces; t++)
         nel += out->traces[t].n;
     top_first = err_mallocarray((size_t)out->n_groups + 1, sizeof *top_first);
-    if (class_loads(g, &loads, &n_loads) != 0) {
-        st = LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
-        goto done;
-    }
     tops_cap = nel + n_loads;
     tops = err_mallocarray(tops_cap ? tops_cap : 1, sizeof *tops);
     set = err_mallocarray(nel + n_loads ? nel + n_loads : 1, sizeof *set);
@@ -1958,8 +1974,9 @@ lr_status trace_finish_ex(const graph *g, const rules_set *rs, const leak_set *l
         uint32_t nt = top_first[gi + 1] - top_first[gi];
         if (nt < 2 || gi >= TRACE_EXACT_GROUPS) {
             for (uint32_t k = 0; k < nt; k++) {
+                uint32_t wi = trace_want_index(want, nw, tp[k]);
                 gr->retained += dom_retained(dt, tp[k]);
-                gr->retained_count += cnt[trace_want_index(want, nw, tp[k])];
+                gr->retained_count += wi < nw ? cnt[wi] : 0;
             }
             continue;
         }
