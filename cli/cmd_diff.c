@@ -106,7 +106,8 @@ int cmd_diff(int argc, char **argv)
         "V8 snapshots whose writer renumbers objects in\n"
         "every snapshot (Bun): no id survives from A to B there.\n"
         "A and B must have one format and come from one process: a different entry point,\n"
-        "class sets that differ, object ids that rarely keep their class, or (V8) JavaScript\n"
+        "class sets that differ (names as signatures give them: a hidden class without its\n"
+        "address), object ids that rarely keep their class, or (V8) JavaScript\n"
         "objects that rarely keep their name by id (two isolates) stop with exit 2.\n"
         "Example: leakray diff before.heapsnapshot after.heapsnapshot\n"
         "         leakray diff a.hprof b.hprof --retained --fail-on-growth com.x.Item=10%"};

@@ -5,6 +5,7 @@
  * class (V8 strings, code, synthetic nodes) are keyed by their node kind. See kinship.h. */
 #include "analysis/kinship.h"
 #include "base/hash.h"
+#include "graph/classname.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,15 +77,14 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
          * property lists as one. */
         if (v8 && !strncmp(name, "Detached ", 9))
             name += 9;
-        /* V8 15 names each closure scope after its object, "system / Context / scope
-         * @123": a name per object, new with every closure, not a class */
-        size_t nl = strlen(name), k = nl;
-        while (k && name[k - 1] >= '0' && name[k - 1] <= '9')
-            k--;
-        if (v8 && k < nl && k >= 2 && name[k - 1] == '@' && name[k - 2] == ' ')
-            hc[c] = hash_fnv32(name, k - 2);
-        else
-            hc[c] = hash_fnv32_str(v8 && name[0] == '{' ? "{}" : name);
+        /* What the runtime draws anew in each run is left out (classname_stable): V8 15
+         * names each closure scope after its object ("system / Context / scope @123"), and
+         * a JVM's lambdas, hidden classes and proxies carry their addresses and numbers
+         * (`Foo$$Lambda$14+0x...`): a plugin host's two dumps, one reload apart, had
+         * 2,703 and 8,823 names of 10,296 the other lacked, and read as two programs */
+        char stable[512];
+        classname_stable(name, stable, sizeof stable);
+        hc[c] = hash_fnv32_str(v8 && name[0] == '{' ? "{}" : stable);
         if (!v8 || name[0] != '{')
             p->cls[n_named++] = hc[c];
     }
