@@ -21,11 +21,11 @@
 static const char *node_cls(const graph *g, node_ix n)
 {
     if (g->node_kind[n] == GRAPH_KIND_CLASS) {
-        if (n < g->n_classes && g->classes[n].node == n)
-            return graph_str(g, g->classes[n].name);
-        for (class_ix c = 0; c < g->n_classes; c++)
-            if (g->classes[c].node == n)
-                return graph_str(g, g->classes[c].name);
+        /* indexed: a scan of the classes per owner was copies x classes (a plugin host's
+         * 75,000 statics of 169,000 classes: 13.6 s) */
+        class_ix c = graph_class_of_node(g, n);
+        if (c < g->n_classes)
+            return graph_str(g, g->classes[c].name);
     }
     return graph_class_name(g, n);
 }

@@ -16,11 +16,11 @@
 static const char *label_raw(const graph *g, node_ix x, char *buf, size_t cap)
 {
     if (g->node_kind[x] == GRAPH_KIND_CLASS) {
-        for (class_ix c = 0; c < g->n_classes; c++)
-            if (g->classes[c].node == x) {
-                snprintf(buf, cap, "class %s", graph_str(g, g->classes[c].name));
-                return buf;
-            }
+        class_ix c = graph_class_of_node(g, x);
+        if (c < g->n_classes) {
+            snprintf(buf, cap, "class %s", graph_str(g, g->classes[c].name));
+            return buf;
+        }
     }
     /* V8 synthetic nodes are all class "(synthetic)"; name them as the other verbs do:
      * "(root)", "(GC roots)", "(Global handles)", ... */
