@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cli_filter.c: --class GLOB / --package P filters of histo and top (cli), prefix
  * cli_filter_. Matching is fnmatch(3) without FNM_PATHNAME, so `*` spans dots and `$`; a
- * pattern equal to the name matches too, whatever brackets it holds, and a hidden class's
- * JVM spelling (`/0x`) the dump's (`+0x`). */
+ * pattern equal to the name matches too, whatever brackets it holds, a hidden class's
+ * JVM spelling (`/0x`) the dump's (`+0x`), and a name as signatures give it (`Foo$$Lambda`)
+ * every class it stands for. */
 #include "cli_filter.h"
+#include "graph/classname.h"
 #include "report/fmt.h"
 
 #include <fnmatch.h>
@@ -37,6 +39,17 @@ static int hidden_match(const char *pat, const char *name)
     return strcmp(buf, name) == 0 || fnmatch(buf, name, 0) == 0;
 }
 
+/* A name as signatures, `diff` rows and `--watch` give it (classname_stable): `Foo$$Lambda`
+ * matches every lambda class of Foo, a hidden class's name without its address. */
+static int stable_match(const char *pat, const char *name)
+{
+    char stable[1024];
+    if (!strstr(name, "0x") && !strstr(name, "$Proxy"))
+        return 0;
+    classname_stable(name, stable, sizeof stable);
+    return strcmp(pat, stable) == 0;
+}
+
 int cli_filter_match(const cli_filter *f, const char *name)
 {
     int includes = 0, included = 0;
@@ -46,7 +59,7 @@ int cli_filter_match(const cli_filter *f, const char *name)
         /* a name as leakray prints it matches itself, brackets and all: `int[][]` or
          * `Window [JSGlobalObject] / file://` read as a glob matched nothing */
         int hit = strcmp(v + neg, name) == 0 || fnmatch(v + neg, name, 0) == 0 ||
-                  hidden_match(v + neg, name);
+                  hidden_match(v + neg, name) || stable_match(v + neg, name);
         if (neg && hit)
             return 0;
         includes += !neg;

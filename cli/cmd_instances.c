@@ -61,7 +61,9 @@ int cmd_instances(int argc, char **argv)
         "  leakray instances app.hprof android.app.Activity --subclasses --where 'mDestroyed'\n"
         "  leakray instances app.hprof java.util.ArrayList --where 'size > 1000'\n"
         "--sort retained computes the dominator tree (as `top`); the count line always gives\n"
-        "every match, and a list cut by --limit says how many rows it leaves out."};
+        "every match, and a list cut by --limit says how many rows it leaves out.\n"
+        "CLASS may be named as signatures name it: `app.Foo$$Lambda` takes every lambda class\n"
+        "of app.Foo, a hidden class's name without its address every copy of it."};
     cli_common co;
     int rc = cli_parse(argc, argv, &spec, &co);
     if (rc != CLI_CONTINUE)

@@ -8,13 +8,31 @@
 #include "analysis/instances.h"
 
 #include "base/err.h"
+#include "graph/classname.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether class c is selected: named cls, or (subclasses) extending a class named cls. */
-static int class_selected(const graph *g, class_ix c, const char *cls, int subclasses)
+/* Whether class c's name, as signatures give it (classname_stable), is cls: a hidden class
+ * named without its address, `Foo$$Lambda` for every lambda class of Foo, as `--watch`
+ * takes them. */
+static int stable_named(const graph *g, class_ix c, const char *cls)
 {
+    const char *nm = graph_str(g, g->classes[c].name);
+    char stable[512];
+    if (!strstr(nm, "0x") && !strstr(nm, "$Proxy"))
+        return 0;
+    classname_stable(nm, stable, sizeof stable);
+    return strcmp(stable, cls) == 0;
+}
+
+/* Whether class c is selected: named cls, or (subclasses) extending a class named cls; with
+ * by_stable (no class has the name itself), named so as signatures give names. */
+static int class_selected(const graph *g, class_ix c, const char *cls, int subclasses,
+                          int by_stable)
+{
+    if (by_stable)
+        return stable_named(g, c, cls);
     if (strcmp(graph_str(g, g->classes[c].name), cls) == 0)
         return 1;
     return subclasses && graph_class_is_named(g, c, cls);
@@ -27,8 +45,12 @@ lr_status inst_select(const graph *g, const inst_opts *o, inst_nodes_fn nodes, v
     r->g = g;
     r->o = *o;
     uint32_t cap = 0;
+    int by_stable = 0;
+    if (graph_find_class(g, o->cls) == GRAPH_NONE)
+        for (class_ix c = 0; c < g->n_classes && !by_stable; c++)
+            by_stable = stable_named(g, c, o->cls);
     for (class_ix c = 0; c < g->n_classes; c++) {
-        if (!class_selected(g, c, o->cls, o->subclasses))
+        if (!class_selected(g, c, o->cls, o->subclasses, by_stable))
             continue;
         r->n_classes++;
         const node_ix *v;

@@ -483,6 +483,30 @@ static class_ix find_stable_class(const graph *g, const char *name)
     return GRAPH_NONE;
 }
 
+/* Whether any class whose stable name is name (find_stable_class: every lambda class of
+ * `Foo$$Lambda`, every copy of a hidden class) has an instance. */
+static int stable_has_instances(const graph *g, const char *name)
+{
+    uint8_t *hit = calloc(g->n_classes ? g->n_classes : 1, 1);
+    if (!hit)
+        return 1; /* no memory for the note: say nothing */
+    char stable[512];
+    int any = 0, found = 0;
+    for (class_ix k = 0; k < g->n_classes; k++) {
+        const char *nm = graph_str(g, g->classes[k].name);
+        if (!strstr(nm, "0x") && !strstr(nm, "$Proxy"))
+            continue;
+        classname_stable(nm, stable, sizeof stable);
+        any |= hit[k] = (uint8_t)!strcmp(stable, name);
+    }
+    for (node_ix x = 0; any && x < g->n_nodes && !found; x++) {
+        class_ix k = graph_node_class(g, x);
+        found = k < g->n_classes && hit[k] && g->node_kind[x] == GRAPH_KIND_INSTANCE;
+    }
+    free(hit);
+    return found;
+}
+
 /* Whether g has a function named name (a JavaScript constructor). */
 static int has_constructor(const graph *g, const char *name)
 {
@@ -521,8 +545,9 @@ uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph
             n++;
             continue;
         }
+        int by_stable = 0;
         if (c == GRAPH_NONE)
-            c = find_stable_class(g, in->cls);
+            by_stable = (c = find_stable_class(g, in->cls)) != GRAPH_NONE;
         if (c == GRAPH_NONE) {
             /* a hidden class as the JVM names it (Class.getName(), jmap -histo: Foo/0x12) */
             const char *slash = strstr(in->cls, "/0x");
@@ -535,8 +560,10 @@ uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph
             n++;
             continue;
         }
-        int subclasses;
-        if (!class_has_instances(g, c, &subclasses)) {
+        int subclasses = 0;
+        /* a stable name (`Foo$$Lambda`) names every class it stands for, not the first */
+        if (by_stable ? !stable_has_instances(g, in->cls)
+                      : !class_has_instances(g, c, &subclasses)) {
             /* Not counted: a dump without the watched objects is a dump without the leak. An
              * interface, though, has no instances by definition, and its implementations
              * are not its subclasses in a heap dump. */

@@ -102,4 +102,19 @@ grep -qF "of $lambda" "$work/inst.txt" || fail "instances $jvm_name: $(head -1 "
 "$LEAKRAY" analyze "$work/a.hprof" --watch "$jvm_name" --no-suspects --no-timing \
     > /dev/null 2> "$work/w.err"
 grep -q 'no class' "$work/w.err" && fail "--watch $jvm_name: $(cat "$work/w.err")"
+# the stable name (`Foo$$Lambda`, as signatures, diff rows and --watch give it) names every
+# lambda class of Foo: instances, path --merged and histo --class took only the JVM's name,
+# and --watch warned that the dump "holds no instance of it" while watching them
+stable_name='com.example.lambdas.LambdaLeaks$$Lambda'
+"$LEAKRAY" instances "$work/a.hprof" "$stable_name" --no-timing > "$work/inst2.txt" ||
+    fail "instances $stable_name: exit $?"
+grep -qF "of $stable_name," "$work/inst2.txt" ||
+    fail "instances $stable_name: $(head -1 "$work/inst2.txt")"
+"$LEAKRAY" path "$work/a.hprof" --class "$stable_name" --merged --no-timing > /dev/null ||
+    fail "path --merged --class $stable_name: exit $?"
+"$LEAKRAY" histo "$work/a.hprof" --class "$stable_name" --no-timing > "$work/histo2.txt"
+grep -q "$pat" "$work/histo2.txt" || fail "histo --class $stable_name: $(tail -1 "$work/histo2.txt")"
+"$LEAKRAY" analyze "$work/a.hprof" --watch "$stable_name" --no-suspects --no-timing \
+    > /dev/null 2> "$work/w2.err"
+[ ! -s "$work/w2.err" ] || fail "--watch $stable_name: $(cat "$work/w2.err")"
 echo "stable signatures: ok"
