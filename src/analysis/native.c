@@ -126,6 +126,77 @@ static lr_status foreign_assign(graph *g, native_stats *st, lr_error *err)
     return rs;
 }
 
+/* Memory a JDK buffer maps rather than allocates, held without a Cleaner: the class image
+ * (`lib/modules`, 100+ MB) and the performance counters (hsperfdata). A holder's field names
+ * the buffer or a view of it (whose `att` is the buffer). */
+static const struct {
+    const char *holder, *field;
+} mapped_buffers[] = {
+    {"jdk.internal.jimage.BasicImageReader", "memoryMap"},
+    {"jdk.internal.perf.PerfCounter", "lb"},
+    {"sun.misc.PerfCounter", "lb"}, /* JDK 8 and before */
+};
+
+/* Whether field `name` of n is present and null. */
+static int null_field(const graph *g, node_ix n, const char *name)
+{
+    graph_value v;
+    return graph_field_find(g, n, name, &v) && v.type == GRAPH_FT_OBJECT && v.raw == 0;
+}
+
+/* NATIVE_NOCLEANER: a java.nio.DirectByteBuffer with memory (address != 0, capacity > 0)
+ * but no Cleaner, no mapped file and no buffer it views (att) was made from an address
+ * (Unsafe.allocateMemory, then the JNI constructor): Netty's no-cleaner buffers and pool
+ * chunks, which its owner frees by hand. Its capacity is credited to it, as a Deallocator's
+ * size is; the JDK's own mapped buffers (mapped_buffers) are not. One pass over the nodes. */
+static lr_status nocleaner_assign(graph *g, native_stats *st, lr_error *err)
+{
+    class_ix dbb = graph_find_class(g, "java.nio.DirectByteBuffer");
+    if (dbb == GRAPH_NONE)
+        return LR_OK;
+    size_t n_map = sizeof mapped_buffers / sizeof *mapped_buffers;
+    uint8_t *holder = calloc(g->n_classes ? g->n_classes : 1, 1);
+    node_ix mapped[64];
+    uint32_t n_mapped = 0;
+    if (!holder)
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory marking buffer holders");
+    int any = 0;
+    for (class_ix c = 0; c < g->n_classes; c++)
+        for (size_t i = 0; i < n_map && !holder[c]; i++)
+            if (graph_class_is_named(g, c, mapped_buffers[i].holder))
+                any |= holder[c] = (uint8_t)(i + 1);
+    for (node_ix n = 0; any && n < g->n_nodes && n_mapped < 64; n++) {
+        class_ix c = graph_node_class(g, n);
+        if (c >= g->n_classes || !holder[c] || g->node_kind[n] != GRAPH_KIND_INSTANCE)
+            continue;
+        node_ix b = ref_field(g, n, mapped_buffers[holder[c] - 1].field);
+        if (b != GRAPH_NONE && graph_node_class(g, b) != dbb)
+            b = ref_field(g, b, "att");
+        if (b != GRAPH_NONE)
+            mapped[n_mapped++] = b;
+    }
+    free(holder);
+    lr_status rs = LR_OK;
+    for (node_ix n = 0; rs == LR_OK && n < g->n_nodes; n++) {
+        graph_value addr, cap;
+        if (graph_node_class(g, n) != dbb || g->node_kind[n] != GRAPH_KIND_INSTANCE ||
+            !null_field(g, n, "cleaner") || !null_field(g, n, "att") ||
+            (graph_field_find(g, n, "fd", &addr) && !null_field(g, n, "fd")) ||
+            !graph_field_find(g, n, "address", &addr) || addr.type != GRAPH_FT_LONG ||
+            addr.raw == 0 || !graph_field_find(g, n, "capacity", &cap) ||
+            cap.type != GRAPH_FT_INT || (int32_t)cap.raw <= 0)
+            continue;
+        int is_mapped = 0;
+        for (uint32_t i = 0; i < n_mapped && !is_mapped; i++)
+            is_mapped = mapped[i] == n;
+        if (is_mapped)
+            continue;
+        st->nocleaner++;
+        rs = credit(g, n, (uint32_t)cap.raw, st, err);
+    }
+    return rs;
+}
+
 lr_status native_assign(graph *g, native_stats *stats, lr_error *err)
 {
     return native_assign_ex(g, NATIVE_ALL, stats, err);
@@ -149,6 +220,11 @@ lr_status native_assign_ex(graph *g, unsigned kinds, native_stats *stats, lr_err
         lr_status fs = foreign_assign(g, &st, err);
         if (fs != LR_OK)
             return fs;
+    }
+    if (kinds & NATIVE_DIRECT) {
+        lr_status ns = nocleaner_assign(g, &st, err);
+        if (ns != LR_OK)
+            return ns;
     }
     if (!has_thunk) {
         if (stats)

@@ -11,7 +11,9 @@
  * slices own none and have no Cleaner). native_assign credits each such size to the referent
  * in g->node_native, so that dom_build's retained sizes (shallow + native) count memory the
  * Java heap alone does not show. The JDK 9+ name of the Cleaner class,
- * jdk.internal.ref.Cleaner, is accepted beside sun.misc.Cleaner. */
+ * jdk.internal.ref.Cleaner, is accepted beside sun.misc.Cleaner. A DirectByteBuffer made
+ * from an address (no Cleaner, no file, no buffer it views: Netty's no-cleaner buffers) is
+ * credited its capacity, the JDK's mapped ones excepted (NATIVE_DIRECT too). */
 #ifndef LR_ANALYSIS_NATIVE_H
 #define LR_ANALYSIS_NATIVE_H
 
@@ -22,6 +24,7 @@ typedef struct native_stats {
     uint32_t cleaners;  /* Cleaner instances whose thunk is a registry thunk or a Deallocator */
     uint32_t owners;    /* distinct objects credited with native bytes */
     uint64_t bytes;     /* native bytes credited (before the per-object 4 GiB clamp) */
+    uint32_t nocleaner; /* direct buffers made from an address, without a Cleaner (Netty's) */
 } native_stats;
 
 /* Adds registry and direct-buffer sizes to g->node_native (allocated, zeroed, when NULL and

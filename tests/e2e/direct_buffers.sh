@@ -7,7 +7,9 @@
 # that each owning buffer carries the bytes its Cleaner's Deallocator records (the views none,
 # the dropped ones nothing), in `info`, `show`, `sql`, `top` and `analyze`: the leaking connection
 # retains its 2 MiB, the pool its 8 MiB, and the suspects (Eclipse MAT's) name the buffers;
-# under --size-model shark (Shark's rule) none of it.
+# under --size-model shark (Shark's rule) none of it. Buffers made from an address without a
+# Cleaner (tests/programs/direct/NoCleaner.java, as Netty's) count their capacity; the JDK's
+# own (its mapped class image, 100+ MB, and its performance counters) do not.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 . "$LEAKRAY_SRC/tests/e2e/need_lib.bash"
@@ -20,6 +22,23 @@ javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/direct/DirectLeak.java"
 java -Xmx64m -cp "$work/classes" DirectLeak "$work/d.hprof"
 D=$work/d.hprof
 MiB=1048576
+
+# buffers made from an address: 3 of 1 MiB held (and a view of one), none of the JDK's
+javac -d "$work/classes" "$LEAKRAY_SRC/tests/programs/direct/NoCleaner.java"
+java -Xmx64m --add-opens java.base/java.nio=ALL-UNNAMED -cp "$work/classes" NoCleaner \
+    "$work/n.hprof"
+"$LEAKRAY" info --json --no-timing "$work/n.hprof" > "$work/ninfo.json"
+python3 -c 'import json, sys
+n = json.load(open(sys.argv[1])).get("native_total")
+assert n == 3 * int(sys.argv[2]), n' "$work/ninfo.json" "$MiB" ||
+    fail "info: buffers without a Cleaner: native_total $(grep -o '"native_total": [0-9]*' \
+        "$work/ninfo.json")"
+"$LEAKRAY" top --json --no-timing --model strong --top 5 "$work/n.hprof" > "$work/ntop.json"
+python3 - "$work/ntop.json" "$MiB" <<'PY' || fail "top: the list does not retain 3 MiB"
+import json, sys
+t, mib = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert any(r['retained'] >= 3 * mib and 'NoCleaner' in r['class'] for r in t['objects']), t['objects'][:3]
+PY
 
 # info: the native total is the live buffers' bytes, 8 + 3 x 2 MiB, none of the dropped four
 "$LEAKRAY" info --json --no-timing "$D" > "$work/info.json"
