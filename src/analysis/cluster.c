@@ -547,46 +547,32 @@ static int linked_head(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
     return 0;
 }
 
-/* Which of two names v uses to hold an object of its own class by an edge of one kind: bit 0
- * for n1, bit 1 for n2. O(edges of v). */
-static unsigned self_links(const cluster_ctx *c, node_ix v, unsigned kind, uint32_t n1,
-                           uint32_t n2)
-{
-    const graph *g = c->g;
-    uint32_t cls = class_key(g, v);
-    unsigned got = 0;
-    for (edge_ix f = g->first_edge[v]; f < g->first_edge[v + 1] && got != 3; f++) {
-        node_ix w = g->edge_to[f];
-        if (w >= g->n_nodes || w == v || GRAPH_EDGE_KIND(g->edge_kind[f]) != kind ||
-            class_key(g, w) != cls)
-            continue;
-        uint32_t nm = name_key(c, v, f);
-        got |= (nm == n1) | (nm == n2) << 1;
-    }
-    return got;
-}
+/* The most (class, kind, name in, name out) turns tree_run records: past it, fewer trees
+ * fold, nothing else changes. */
+#define TURNS_MAX (1u << 22)
 
 /* Whether v, reached from p by edge e, continues a tree of one class whose links have more
  * than one name (a binary tree's left and right, a fiber's child and sibling, a TreeMap's
  * entries): p's parent, p and v are of one class, e and the edge into p of one kind but two
- * names, and the class repeats each name (some object of it entered by the name holds
- * another by it again: rec). v then shares p's chain, as in a list (linked_run): a tree of
- * 8,191 nodes was 34 clusters, one per run of left-right turns, and 5,461 fibers 21. Nested
- * plain objects (config.db.pool) do not repeat their names and stay apart. */
-static int tree_run(const cluster_ctx *c, const tuptab *rec, node_ix p, edge_ix e, node_ix v)
+ * names n1 (into p) and n2 (into v), and the class also turns the other way: some object of
+ * it entered by n2 holds another by n1 (turns). v then shares p's chain, as in a list
+ * (linked_run): a tree of 8,191 nodes was 34 clusters, one per run of left-right turns, and
+ * 5,461 fibers 21. A list link and another self-link (a queue's `next`, each job's `dep` to
+ * a finished job) turn one way only, and their objects stay two leaks; nested plain objects
+ * (config.db.pool) never turn back either. */
+static int tree_run(const cluster_ctx *c, const tuptab *turns, node_ix p, edge_ix e, node_ix v)
 {
     const graph *g = c->g;
     node_ix pp = c->parent[p];
-    if (rec->n == 0 || pp == GRAPH_NONE || class_key(g, p) != class_key(g, v) ||
+    if (turns->n == 0 || pp == GRAPH_NONE || class_key(g, p) != class_key(g, v) ||
         class_key(g, pp) != class_key(g, p))
         return 0;
     edge_ix pe = c->parent_edge[p];
     unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
     if (GRAPH_EDGE_KIND(g->edge_kind[pe]) != kind)
         return 0;
-    uint32_t cls = class_key(g, v);
-    return tup_find(rec, cls, kind, name_key(c, pp, pe), 0) != CLUSTER_NONE &&
-           tup_find(rec, cls, kind, name_key(c, p, e), 0) != CLUSTER_NONE;
+    uint32_t n1 = name_key(c, pp, pe), n2 = name_key(c, p, e);
+    return n1 != n2 && tup_find(turns, class_key(g, v), kind, n2, n1) != CLUSTER_NONE;
 }
 
 /* Grows the ties' scratch to hold `want` entries; 0 when out of memory. */
@@ -626,7 +612,7 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
     node_ix *queue = err_mallocarray(n ? n : 1, sizeof *queue);
     uint32_t scratch_cap = 1u << 16;
     uint32_t *scratch = err_mallocarray(scratch_cap, sizeof *scratch);
-    tuptab rec = {0}; /* (class, edge kind, name) a class repeats */
+    tuptab turns = {0}; /* (class, edge kind, name in, name out) of tree_run */
     edge_ix *tie = NULL;
     uint32_t tie_cap = 0;
     lr_status st = LR_OK;
@@ -704,25 +690,32 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
             }
         }
     }
-    /* the names each class repeats (tree_run): one pass over the forest, then the chains in
-     * the order the nodes were reached, so a parent's chain comes before its children's */
-    for (uint32_t i = 0; i < qt; i++) {
+    /* the turns each class takes (tree_run): an object entered from its class by a name
+     * holds another of its class by a name; one pass over the forest, then the chains in the
+     * order the nodes were reached, so a parent's chain comes before its children's */
+    for (uint32_t i = 0; i < qt && turns.n < TURNS_MAX; i++) {
         node_ix v = queue[i], p = c->parent[v];
-        if (p == GRAPH_NONE || class_key(g, p) != class_key(g, v))
+        uint32_t cls = class_key(g, v);
+        if (p == GRAPH_NONE || class_key(g, p) != cls)
             continue;
         edge_ix e = c->parent_edge[v];
         unsigned kind = GRAPH_EDGE_KIND(g->edge_kind[e]);
-        uint32_t nm = name_key(c, p, e);
-        if (self_links(c, v, kind, nm, nm) &&
-            tup_intern(&rec, class_key(g, v), kind, nm, 0) == CLUSTER_NONE)
-            goto nomem;
+        uint32_t nin = name_key(c, p, e);
+        for (edge_ix f = g->first_edge[v]; f < g->first_edge[v + 1]; f++) {
+            node_ix w = g->edge_to[f];
+            if (w >= g->n_nodes || w == v || GRAPH_EDGE_KIND(g->edge_kind[f]) != kind ||
+                class_key(g, w) != cls)
+                continue;
+            if (tup_intern(&turns, cls, kind, nin, name_key(c, v, f)) == CLUSTER_NONE)
+                goto nomem;
+        }
     }
     for (uint32_t i = 0; i < qt; i++) {
         node_ix v = queue[i];
         if (c->parent[v] != GRAPH_NONE) {
             node_ix p = c->parent[v], cyc;
             edge_ix e = c->parent_edge[v];
-            if (linked_run(c, p, e, v) || tree_run(c, &rec, p, e, v))
+            if (linked_run(c, p, e, v) || tree_run(c, &turns, p, e, v))
                 c->node_chain[v] = c->node_chain[p];
             else if (linked_pair_run(c, p, e, v))
                 c->node_chain[v] = c->node_chain[c->parent[p]];
@@ -744,7 +737,7 @@ nomem:
 out:
     free(queue);
     free(scratch);
-    tup_free(&rec);
+    tup_free(&turns);
     free(tie);
     return st;
 }

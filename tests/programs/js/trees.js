@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // trees.js: leaks three trees between a baseline and a target snapshot, for js_trees.sh:
 // a binary tree (left, right), a fiber tree shaped as React's (child, sibling, return, each
-// fiber's memoizedProps) and nested plain objects that use each property name once.
+// fiber's memoizedProps), nested plain objects that use each property name once, and a queue of
+// jobs (`next`) each keeping the finished jobs it depended on (`dep`): two leaks of one class
+// through two self-links that are no tree.
 // usage: node --expose-gc trees.js OUTDIR   (writes baseline/target/final.heapsnapshot,
 // prints "site NAME COUNT" per tree)
 'use strict';
@@ -47,6 +49,18 @@ globalThis.app.tree = binary(DEPTH);
 const root = new FiberNode(0);
 fibers(root, FDEPTH, WIDTH);
 globalThis.app.fibers = root;
+class Job {
+    constructor(id) { this.id = id; this.next = null; this.dep = null; }
+}
+const QUEUED = 100, DEPS = 3;
+let last = null;
+for (let i = 0; i < QUEUED; i++) {
+    const j = new Job(i);
+    let d = j;
+    for (let k = 0; k < DEPS; k++) { d.dep = new Job(-1); d = d.dep; }
+    if (last) last.next = j; else globalThis.app.queue = j;
+    last = j;
+}
 globalThis.app.config = { db: { pool: { size: 1 }, opts: { ssl: {} } },
                           cache: { users: {}, items: {} } };
 snap('target.heapsnapshot');
@@ -55,3 +69,5 @@ let nf = 1;
 for (let d = 0, w = WIDTH; d <= FDEPTH; d++, w *= WIDTH) nf += w;
 console.log(`site tree ${2 ** (DEPTH + 1) - 1}`);
 console.log(`site fibers ${nf}`);
+console.log(`site queued ${QUEUED}`);
+console.log(`site deps ${QUEUED * DEPS}`);
