@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "agent_internal.h"
 
+#include <dirent.h>
+
 extern char **environ;
 
 /* ---- the core's callbacks ---- */
@@ -233,6 +235,37 @@ static void exception_text(JNIEnv *env, char *buf, size_t n)
     (*env)->DeleteLocalRef(env, t);
 }
 
+/* The analysis must inherit none of the JVM's files but its standard ones: a service's
+ * listening socket, held open by an analysis that outlived its JVM, made the restarted
+ * service fail with "Address already in use" (and clients hang) for as long as it ran.
+ * glibc 2.34 and later close them in the child (posix_spawn_file_actions_addclosefrom_np,
+ * looked up so that the agent still loads on an older glibc); before it, every descriptor
+ * from 3 up is marked close-on-exec in the JVM (those the JVM passes to its own children it
+ * gives them by dup2, which clears the mark). */
+static void spawn_close_files(posix_spawn_file_actions_t *fa)
+{
+    typedef int (*closefrom_fn)(posix_spawn_file_actions_t *, int);
+    closefrom_fn closefrom =
+        (closefrom_fn)dlsym(RTLD_DEFAULT, "posix_spawn_file_actions_addclosefrom_np");
+    if (closefrom && closefrom(fa, 3) == 0)
+        return;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return;
+    int self = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long fd = strtol(e->d_name, &end, 10);
+        if (*end || end == e->d_name || fd < 3 || fd == self || fd > INT_MAX)
+            continue;
+        int fl = fcntl((int)fd, F_GETFD);
+        if (fl >= 0 && !(fl & FD_CLOEXEC))
+            fcntl((int)fd, F_SETFD, fl | FD_CLOEXEC);
+    }
+    closedir(d);
+}
+
 static void spawn_analysis(const char *dump, double pause_ms, unsigned retained)
 {
     char max[32], pause[32], ret[32];
@@ -275,6 +308,7 @@ static void spawn_analysis(const char *dump, double pause_ms, unsigned retained)
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    spawn_close_files(&fa);
     pid_t pid;
     int rc = posix_spawnp(&pid, A.leakray, &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);

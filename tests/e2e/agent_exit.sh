@@ -3,7 +3,7 @@
 # agent_exit.sh: the analysis runs outside the watched JVM. A JVM that exits while its dump is
 # being analysed exits at once and normally, and the analysis (here slowed down through the
 # leakray= option) still writes NAME.txt / NAME.json beside the dump, never leaving partial
-# files. Then `leakray watch analyze` (what the agent runs) keeps at most --max-dumps dumps,
+# files, nor holds any of the JVM's files (its listening socket). Then `leakray watch analyze` (what the agent runs) keeps at most --max-dumps dumps,
 # deleting the oldest with their reports, and prints the one-line summary; the agent keeps
 # no more than max-dumps when the analysis fails.
 set -euo pipefail
@@ -15,10 +15,12 @@ agent_setup
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 slow="$work/slow-leakray"
-printf '#!/bin/sh\nsleep 2\nexec "%s" "$@"\n' "$LEAKRAY" > "$slow"
+printf '#!/bin/sh\nls -l /proc/$$/fd > "%s/fds.txt"\nsleep 2\nexec "%s" "$@"\n' "$work" \
+    "$LEAKRAY" > "$slow"
 chmod +x "$slow"
 t0=$(date +%s%N)
-agent_run "$work/d" listeners 5 1200 "leakray=$slow" || fail "the JVM failed"
+AGENT_LISTEN=1 agent_run "$work/d" listeners 5 1200 "leakray=$slow" > "$work/out.txt" ||
+    fail "the JVM failed"
 t1=$(date +%s%N)
 (( (t1 - t0) / 1000000 < 6000 )) || fail "the JVM waited for the analysis"
 compgen -G "$work/d/leakray-*.hprof" >/dev/null || fail "no dump"
@@ -32,6 +34,14 @@ fi
 grep -q '"application_leaks"' "$work"/d/leakray-*.json || fail "JSON report"
 grep -q '^1 APPLICATION LEAKS$' "$work"/d/leakray-*.txt || fail "text report"
 echo "JVM exited before the analysis; the report was written after it"
+# the analysis holds none of the JVM's files: a server's listening socket it kept open made
+# the restarted server fail to bind its port while the analysis ran
+grep -q '^listening ' "$work/out.txt" || fail "the program opened no socket"
+[ -s "$work/fds.txt" ] || fail "the analysis listed no files"
+if grep -Eq 'socket:|\.jar|\.hprof' "$work/fds.txt"; then
+    fail "the analysis inherited the JVM's files: $(grep -E 'socket:|\.jar|\.hprof' "$work/fds.txt")"
+fi
+echo "the analysis inherited none of the JVM's files"
 
 # retention: three dumps, --max-dumps 2
 dump=$(ls "$work"/d/leakray-*.hprof)
@@ -55,6 +65,29 @@ import json; d=json.load(open('$work/wa.json'))
 assert d['leaks']==1 and d['application_leaks']==1 and d['retained_bytes']>300000, d
 assert 'analysis_ms' not in d, d" || fail "watch analyze --json"
 echo "max-dumps 2: the oldest dump and its reports deleted; summary line printed"
+
+# a dump is marked as being analysed from the start of its analysis: the next one's pruning
+# (max-dumps 1) keeps it while it runs (stopped here), and its report still comes
+mkdir -p "$work/busy"
+for i in 1 2; do cp "$dump" "$work/busy/leakray-20260101-00000$i-1-1.hprof"; done
+"$LEAKRAY" watch analyze "$work/busy/leakray-20260101-000001-1-1.hprof" --quiet \
+    --max-dumps 1 &
+slowpid=$!
+for _ in $(seq 200); do
+    [ -e "$work/busy/leakray-20260101-000001-1-1.json.part" ] && break
+    sleep 0.01
+done
+kill -STOP "$slowpid" 2>/dev/null || true
+[ -e "$work/busy/leakray-20260101-000001-1-1.json.part" ] ||
+    { kill -CONT "$slowpid" 2>/dev/null || true; fail "no NAME.json.part while the analysis runs"; }
+"$LEAKRAY" watch analyze "$work/busy/leakray-20260101-000002-1-1.hprof" --quiet --max-dumps 1 ||
+    { kill -CONT "$slowpid" 2>/dev/null || true; fail "watch analyze of the second dump"; }
+[ -e "$work/busy/leakray-20260101-000001-1-1.hprof" ] ||
+    { kill -CONT "$slowpid" 2>/dev/null || true; fail "the dump being analysed was pruned"; }
+kill -CONT "$slowpid"
+wait "$slowpid" || fail "the first analysis failed"
+[ -e "$work/busy/leakray-20260101-000001-1-1.json" ] || fail "the first analysis wrote no report"
+echo "a dump being analysed survives the next one's pruning"
 
 # the agent prunes too: an analysis that fails (its leakray crashes; one that is not there is
 # an option error at start) left every dump behind it, max-dumps=1 or not

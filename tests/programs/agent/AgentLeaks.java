@@ -155,6 +155,14 @@ public class AgentLeaks {
         String mode = args[0];
         int n = Integer.parseInt(args[1]);
         long runMs = Long.parseLong(args[2]);
+        // AGENT_LISTEN=1 in the environment: a server's listening socket, open for the whole
+        // run (it must not reach the analysis the agent starts)
+        java.net.ServerSocket listening = System.getenv("AGENT_LISTEN") != null
+            ? new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()) : null;
+        if (listening != null) {
+            System.out.println("listening " + listening.getLocalPort());
+            System.out.flush();
+        }
         if (mode.equals("attach")) {
             System.out.println("ready");
             System.out.flush();
