@@ -209,7 +209,8 @@ static int gc_and_resweep(watch *w, uint64_t now)
 
 /* Appends one entry; the lock is held and the core is not disabled. *first_waiting tells
  * whether it is the only waiting entry (the executor must be woken for it). Returns 0, or -1
- * when even the first table cannot be allocated (obj not taken). */
+ * when even the first table cannot be allocated, or the table is full and its oldest entry
+ * is retained (obj not taken). */
 static int add_locked(watch *w, void *obj, uint64_t watch_ms, uint32_t tag, int *first_waiting)
 {
     w->since_resweep++;
@@ -217,6 +218,13 @@ static int add_locked(watch *w, void *obj, uint64_t watch_ms, uint32_t tag, int 
         if (w->cap == 0) /* not even the first table: refuse rather than lose track */
             return -1;
         entry *old = at(w, 0);
+        /* The oldest is a leak found already, waiting for its dump (dumps are a minute
+         * apart, and no GC sweeps meanwhile): it stays, and the new object is not watched.
+         * Dropping it lost 3 of 90 leaks of a service that watched faster than the cap. */
+        if (old->obj && (old->flags & ENTRY_RETAINED)) {
+            w->st.dropped++;
+            return -1;
+        }
         if (w->env.alive(w->env.ctx, old->obj, old->tag))
             w->st.dropped++;
         else

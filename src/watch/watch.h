@@ -98,7 +98,8 @@ typedef struct watch_stats {
     uint64_t retained;       /* of those, retained (past the delay, not yet collected) */
     uint64_t total_watched;  /* watch_add calls accepted since start */
     uint64_t collected;      /* released because their referent was collected */
-    uint64_t dropped;        /* released still alive because the table was full (oldest) */
+    uint64_t dropped;        /* released still alive because the table was full (the oldest,
+                              * or the new one when the oldest is retained) */
     uint64_t full_gcs;       /* GCs asked for because the table was full of uncollected ones */
     uint64_t dumps;          /* successful dumps */
     uint64_t failed_dumps;   /* dumps that failed or wrote 0 bytes */

@@ -519,6 +519,30 @@ static void cap_drops_oldest_with_a_count(void **state)
     assert_int_equal(f.released[5], 1);
 }
 
+/* A full table whose oldest entries are leaks found already, waiting for a dump (dumps a
+ * minute apart): they stay, and the objects watched meanwhile go unwatched instead (dropping
+ * the oldest lost leaks between two dumps). */
+static void cap_keeps_retained_oldest(void **state)
+{
+    fake f;
+    watch *w = make(&f, 100, 4); /* threshold 100: no dump */
+    add(w, &f, 1);
+    add(w, &f, 2);
+    run_until(w, &f, 10000); /* 1 and 2 retained */
+    assert_int_equal(stats(w).retained, 2);
+    add(w, &f, 3);
+    add(w, &f, 4);
+    f.alive[5] = 1;
+    assert_int_equal(watch_add(w, (void *)(uintptr_t)5, f.now, 50), -1); /* not taken */
+    watch_stats st = stats(w);
+    assert_int_equal(st.retained, 2);
+    assert_int_equal(st.watched, 4);
+    assert_int_equal(st.dropped, 1);
+    assert_int_equal(f.released[1], 0);
+    assert_int_equal(f.released[2], 0);
+    watch_free(w);
+}
+
 /* A program that watches faster than the cap over the delay: the table fills with objects
  * the GC has collected since they were swept. Room is made from those, not by dropping the
  * oldest entry, which may be a real leak. */
@@ -756,6 +780,7 @@ int main(void)
         cmocka_unit_test(failing_dumps_back_off),
         cmocka_unit_test(cap_drops_oldest_with_a_count),
         cmocka_unit_test(cap_full_of_garbage_keeps_leaks),
+        cmocka_unit_test(cap_keeps_retained_oldest),
         cmocka_unit_test(disabled_refuses),
         cmocka_unit_test(batch_adds_in_order),
         cmocka_unit_test(ring_wraps_many_objects),
