@@ -419,10 +419,10 @@ static int v8_dictionary_mode(const graph *g, node_ix h)
 /* Whether V8 object h is used as a dictionary: at least DICT_MIN of its property edges, and
  * three quarters of them, lead to objects of one class, as `clusters` tells a dictionary (a
  * registry `byId[id] = new Handler(...)`: 1,000 cycles through it read as 1,000 signatures,
- * one per key), and either V8 keeps it in dictionary mode or it has DICT_MANY properties (a
- * registry JSON.parse or a literal made is a fast object; Bun writes no shapes). A class's
- * eight named hooks of one type stay fields. Kept per node in s->dict (0 not asked, 1 no,
- * 2 yes); false when that is missing. */
+ * one per key), and either V8 keeps it in dictionary mode or it is a plain object with
+ * DICT_MANY properties (a registry JSON.parse or a literal made is a fast object; Bun writes
+ * no shapes). A class's named hooks of one type stay fields, 8 or 60. Kept per node in
+ * s->dict (0 not asked, 1 no, 2 yes); false when that is missing. */
 static int dictionary_like(cst *s, node_ix h)
 {
     const graph *g = s->g;
@@ -443,8 +443,12 @@ static int dictionary_like(cst *s, node_ix h)
     for (edge_ix e = g->first_edge[h]; m >= DICT_MIN && e < g->first_edge[h + 1]; e++)
         n_best += GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_PROPERTY &&
                   g->edge_to[e] < g->n_nodes && graph_node_class(g, g->edge_to[e]) == best;
+    /* DICT_MANY for a plain object alone: an instance of a class keeps its declared fields
+     * (a container's 35 services, each holding it back, read as one `[]` and hid a new one
+     * from --baseline), unless V8 made it a dictionary */
     int yes = m >= DICT_MIN && n_best >= DICT_MIN && (uint64_t)n_best * 4 >= (uint64_t)m * 3 &&
-              (m >= DICT_MANY || v8_dictionary_mode(g, h));
+              ((m >= DICT_MANY && !strcmp(graph_class_name(g, h), "Object")) ||
+               v8_dictionary_mode(g, h));
     s->dict[h] = yes ? 2 : 1;
     return yes;
 }

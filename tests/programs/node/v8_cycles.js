@@ -15,7 +15,8 @@
 // slot for the value is an ephemeron: the map keeps neither). Handler (40): an object used
 // as a dictionary of handlers, each pointing back at it: one shape, its keys data. Hooks (2):
 // eight named hooks of one class, two holding a Hook back: two shapes, by field (a fast
-// object, no dictionary).
+// object, no dictionary). Container (1): a class instance with 35 declared fields, each a
+// Service holding it back: 35 shapes, by field (a fast object of a class, however many fields).
 'use strict';
 
 class SelfRef {
@@ -117,6 +118,16 @@ class Hooks {
     this.onReady.set('h', new Hook(this));
   }
 }
+class Service {
+  constructor(container) {
+    this.container = container;
+  }
+}
+// declared fields keep V8's fast layout, however many (a Function, not eval: a direct eval
+// would keep this whole scope in a context every closure here shares)
+const fields = Array.from({length: 35}, (_, i) => `service${i} = new Service(this);`);
+const Container =
+    new Function('Service', `return class Container { ${fields.join(' ')} }`)(Service);
 const weak = new WeakMap();
 const byId = {};
 for (let i = 0; i < 40; i++) byId['req-' + i] = new Handler(byId);
@@ -134,6 +145,7 @@ globalThis.kept = {
   }),
   byId,
   hooks: Array.from({length: 2}, () => new Hooks()),
+  container: new Container(),
   selfRefs: Array.from({length: 5}, (_, i) => new SelfRef(i)),
   bags: Array.from({length: 4}, () => new Bag()),
   registries: Array.from({length: 3}, () => new Registry()),
