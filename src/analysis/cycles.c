@@ -416,6 +416,14 @@ static int v8_dictionary_mode(const graph *g, node_ix h)
     return 0;
 }
 
+/* Whether V8 object h is a plain object, no class's instance: `Object`, or named by its
+ * properties as DevTools names an object without a constructor (`{a, b, c}`). */
+static int plain_object(const graph *g, node_ix h)
+{
+    const char *cn = graph_class_name(g, h);
+    return cn[0] == '{' || !strcmp(cn, "Object");
+}
+
 /* Whether V8 object h is used as a dictionary: at least DICT_MIN of its property edges, and
  * three quarters of them, lead to objects of one class, as `clusters` tells a dictionary (a
  * registry `byId[id] = new Handler(...)`: 1,000 cycles through it read as 1,000 signatures,
@@ -447,8 +455,7 @@ static int dictionary_like(cst *s, node_ix h)
      * (a container's 35 services, each holding it back, read as one `[]` and hid a new one
      * from --baseline), unless V8 made it a dictionary */
     int yes = m >= DICT_MIN && n_best >= DICT_MIN && (uint64_t)n_best * 4 >= (uint64_t)m * 3 &&
-              ((m >= DICT_MANY && !strcmp(graph_class_name(g, h), "Object")) ||
-               v8_dictionary_mode(g, h));
+              ((m >= DICT_MANY && plain_object(g, h)) || v8_dictionary_mode(g, h));
     s->dict[h] = yes ? 2 : 1;
     return yes;
 }

@@ -165,20 +165,22 @@ static void forget(watch *w, entry *e)
     e->obj = NULL;
 }
 
-/* The table is full: asks every waiting entry again whether its object is still there and
- * releases the collected ones. A sweep asks each entry once, at the tick after its watch,
- * when an object watched a moment ago is still there, garbage or not; a program that
- * watches faster than the cap over the delay (20,000 a second at the defaults) fills the
- * table with garbage the GC has collected since, and dropping the oldest entry to make room
- * dropped real leaks with it. Run once per cap/8 entries added at most, so a table full of
- * live objects costs at most 8 asks per add. Returns whether room was made. */
+/* The table is full: asks every entry again whether its object is still there and releases
+ * the collected ones. A sweep asks each entry once, at the tick after its watch, when an
+ * object watched a moment ago is still there, garbage or not; a program that watches
+ * faster than the cap over the delay (20,000 a second at the defaults) fills the table with
+ * garbage the GC has collected since, and dropping the oldest entry to make room dropped
+ * real leaks with it. Retained entries are asked too: past their delay before any GC (while
+ * a dump waits for its interval, a minute), most were garbage as well, and held the table
+ * full. Run once per cap/8 entries added at most, so a table full of live objects costs at
+ * most 8 asks per add. Returns whether room was made. */
 static int resweep(watch *w)
 {
     size_t every = w->cap / 8 ? w->cap / 8 : 1, freed = 0;
     if (w->since_resweep < every)
         return 0;
     w->since_resweep = 0;
-    for (size_t i = w->n_done; i < w->n; i++) {
+    for (size_t i = 0; i < w->n; i++) {
         entry *e = at(w, i);
         if (e->obj && !w->env.alive(w->env.ctx, e->obj, e->tag)) {
             w->st.collected++;

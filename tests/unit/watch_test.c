@@ -543,6 +543,30 @@ static void cap_keeps_retained_oldest(void **state)
     watch_free(w);
 }
 
+/* Entries found retained before any GC (a dump waiting for its interval) are mostly garbage
+ * by the time the table is full: a full table asks them again, and frees the collected ones
+ * rather than refusing new objects. */
+static void cap_sweeps_retained_garbage(void **state)
+{
+    fake f;
+    watch *w = make(&f, 100, 4);
+    add(w, &f, 1);
+    add(w, &f, 2);
+    run_until(w, &f, 10000);
+    assert_int_equal(stats(w).retained, 2);
+    add(w, &f, 3);
+    add(w, &f, 4);
+    f.alive[1] = 0; /* the GC collected it since it was found retained */
+    add(w, &f, 5);
+    watch_stats st = stats(w);
+    assert_int_equal(st.retained, 1);
+    assert_int_equal(st.watched, 4);
+    assert_int_equal(st.dropped, 0);
+    assert_int_equal(f.released[1], 1);
+    assert_int_equal(f.released[2], 0);
+    watch_free(w);
+}
+
 /* A program that watches faster than the cap over the delay: the table fills with objects
  * the GC has collected since they were swept. Room is made from those, not by dropping the
  * oldest entry, which may be a real leak. */
@@ -781,6 +805,7 @@ int main(void)
         cmocka_unit_test(cap_drops_oldest_with_a_count),
         cmocka_unit_test(cap_full_of_garbage_keeps_leaks),
         cmocka_unit_test(cap_keeps_retained_oldest),
+        cmocka_unit_test(cap_sweeps_retained_garbage),
         cmocka_unit_test(disabled_refuses),
         cmocka_unit_test(batch_adds_in_order),
         cmocka_unit_test(ring_wraps_many_objects),
