@@ -1207,10 +1207,7 @@ static lr_status make_groups(const graph *g, const rules_set *rs, const ptree *t
     for (uint32_t tp = 0; tp < nt; tp++) {
         const trace *tr = &out->traces[tp];
         int lib = tr->lib >= 0 && (uint32_t)tr->lib < rs->n_refs;
-        /* an application leak groups by its stable fingerprint: N copies of one plugin's
-         * lambda class in N loaders (`P0$$Lambda$2+0x...`, `P0$$Lambda$165+0x...`) are one
-         * leak, where Shark's fingerprint made each loader a group of its own */
-        key[tp] = (gkey){lib ? pat[tr->lib] : tr->stable, tp, (uint8_t)lib};
+        key[tp] = (gkey){lib ? pat[tr->lib] : tr->fingerprint, tp, (uint8_t)lib};
     }
     qsort(key, nt, sizeof *key, cmp_gkey);
     uint32_t nr = 0;
@@ -1225,9 +1222,9 @@ static lr_status make_groups(const graph *g, const rules_set *rs, const ptree *t
         const trace *tr = &out->traces[run[gi].first];
         gr->library = run[gi].lib;
         gr->lib = gr->library ? tr->lib : -1;
-        /* the printed signature is Shark's, of the group's first trace; a library leak's
-         * pattern is stable as it is */
-        memcpy(gr->fingerprint, gr->library ? key[run[gi].k0].fp : tr->fingerprint, 41);
+        memcpy(gr->fingerprint, key[run[gi].k0].fp, 41);
+        /* one fingerprint, one stable one (a function of the same hashed text); a library
+         * leak's pattern is stable as it is */
         memcpy(gr->stable, gr->library ? gr->fingerprint : tr->stable, 41);
         gr->traces = err_mallocarray(run[gi].n, sizeof *gr->traces);
         if (!gr->traces) {
