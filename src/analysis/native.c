@@ -8,6 +8,7 @@
  * another type under the same name is skipped rather than misread. Sums saturate at
  * UINT32_MAX per object (node_native is 32-bit) and count DIAG_SIZE_SATURATED. */
 #include "analysis/native.h"
+#include "analysis/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -176,24 +177,62 @@ static lr_status nocleaner_assign(graph *g, native_stats *st, lr_error *err)
             mapped[n_mapped++] = b;
     }
     free(holder);
-    lr_status rs = LR_OK;
-    for (node_ix n = 0; rs == LR_OK && n < g->n_nodes; n++) {
-        graph_value addr, cap;
+    node_ix *cand = NULL;
+    uint32_t n_cand = 0, cap_cand = 0;
+    for (node_ix n = 0; n < g->n_nodes; n++) {
+        graph_value v;
         if (graph_node_class(g, n) != dbb || g->node_kind[n] != GRAPH_KIND_INSTANCE ||
             !null_field(g, n, "cleaner") || !null_field(g, n, "att") ||
-            (graph_field_find(g, n, "fd", &addr) && !null_field(g, n, "fd")) ||
-            !graph_field_find(g, n, "address", &addr) || addr.type != GRAPH_FT_LONG ||
-            addr.raw == 0 || !graph_field_find(g, n, "capacity", &cap) ||
-            cap.type != GRAPH_FT_INT || (int32_t)cap.raw <= 0)
+            (graph_field_find(g, n, "fd", &v) && !null_field(g, n, "fd")) ||
+            /* a view of an FFM segment (asByteBuffer): the segment's arena owns the bytes */
+            (graph_field_find(g, n, "segment", &v) && !null_field(g, n, "segment")) ||
+            !graph_field_find(g, n, "address", &v) || v.type != GRAPH_FT_LONG || v.raw == 0 ||
+            !graph_field_find(g, n, "capacity", &v) || v.type != GRAPH_FT_INT ||
+            (int32_t)v.raw <= 0)
             continue;
         int is_mapped = 0;
         for (uint32_t i = 0; i < n_mapped && !is_mapped; i++)
             is_mapped = mapped[i] == n;
         if (is_mapped)
             continue;
+        if (n_cand == cap_cand) {
+            uint32_t nc = cap_cand ? 2 * cap_cand : 64;
+            node_ix *q = nc > cap_cand ? realloc(cand, (size_t)nc * sizeof *q) : NULL;
+            if (!q) {
+                free(cand);
+                return LR_FAIL(err, LR_ERR_NOMEM, "out of memory listing direct buffers");
+            }
+            cand = q;
+            cap_cand = nc;
+        }
+        cand[n_cand++] = n;
+    }
+    if (!n_cand)
+        return LR_OK;
+    /* Only a buffer the program can still reach: one its owner freed by hand, still in a dump
+     * that keeps garbage (an out-of-memory dump, `-all`), holds nothing (82 MB of freed pool
+     * chunks read as live); one that no GC frees while memory lasts (trace_reach's kept). */
+    /* A graph loaded without its references (`info`) cannot tell: each buffer counts. */
+    int edges = g->first_edge && g->edge_to;
+    uint8_t *seen = edges ? calloc((size_t)g->n_nodes / 8 + 1, 1) : NULL;
+    node_ix *queue = edges ? err_mallocarray(g->n_nodes ? g->n_nodes : 1, sizeof *queue) : NULL;
+    lr_status rs = LR_OK;
+    if (edges && (!seen || !queue))
+        rs = LR_FAIL(err, LR_ERR_NOMEM, "out of memory finding reachable direct buffers");
+    else if (edges)
+        trace_reach(g, seen, queue, 1);
+    for (uint32_t i = 0; rs == LR_OK && i < n_cand; i++) {
+        node_ix n = cand[i];
+        graph_value cap;
+        if ((edges && !(seen[n / 8] >> (n % 8) & 1)) ||
+            !graph_field_find(g, n, "capacity", &cap))
+            continue;
         st->nocleaner++;
         rs = credit(g, n, (uint32_t)cap.raw, st, err);
     }
+    free(seen);
+    free(queue);
+    free(cand);
     return rs;
 }
 
