@@ -554,13 +554,15 @@ static int linked_head(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
 /* Whether v, reached from p by edge e, continues a tree of one class whose links have more
  * than one name (a binary tree's left and right, a fiber's child and sibling, a TreeMap's
  * entries): p's parent, p and v are of one class, e and the edge into p of one kind but two
- * names n1 (into p) and n2 (into v), and the class also turns the other way: some object of
- * it entered by n2 holds another by n1 (turns). v then shares p's chain, as in a list
+ * names n1 (into p) and n2 (into v), and the class also turns the other way, about as often
+ * (at least a quarter as often, either way): objects of it entered by n2 hold others by n1
+ * (turns, counted in times). v then shares p's chain, as in a list
  * (linked_run): a tree of 8,191 nodes was 34 clusters, one per run of left-right turns, and
  * 5,461 fibers 21. A list link and another self-link (a queue's `next`, each job's `dep` to
  * a finished job) turn one way only, and their objects stay two leaks; nested plain objects
  * (config.db.pool) never turn back either. */
-static int tree_run(const cluster_ctx *c, const tuptab *turns, node_ix p, edge_ix e, node_ix v)
+static int tree_run(const cluster_ctx *c, const tuptab *turns, const uint32_t *times, node_ix p,
+                    edge_ix e, node_ix v)
 {
     const graph *g = c->g;
     node_ix pp = c->parent[p];
@@ -572,7 +574,13 @@ static int tree_run(const cluster_ctx *c, const tuptab *turns, node_ix p, edge_i
     if (GRAPH_EDGE_KIND(g->edge_kind[pe]) != kind)
         return 0;
     uint32_t n1 = name_key(c, pp, pe), n2 = name_key(c, p, e);
-    return n1 != n2 && tup_find(turns, class_key(g, v), kind, n2, n1) != CLUSTER_NONE;
+    if (n1 == n2)
+        return 0;
+    uint32_t fwd = tup_find(turns, class_key(g, v), kind, n1, n2);
+    uint32_t back = tup_find(turns, class_key(g, v), kind, n2, n1);
+    /* a tree turns both ways about as often; one finished job that kept a `next` is no tree */
+    return fwd != CLUSTER_NONE && back != CLUSTER_NONE &&
+           (uint64_t)times[back] * 4 >= times[fwd] && (uint64_t)times[fwd] * 4 >= times[back];
 }
 
 /* Grows the ties' scratch to hold `want` entries; 0 when out of memory. */
@@ -613,6 +621,7 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
     uint32_t scratch_cap = 1u << 16;
     uint32_t *scratch = err_mallocarray(scratch_cap, sizeof *scratch);
     tuptab turns = {0}; /* (class, edge kind, name in, name out) of tree_run */
+    uint32_t *times = NULL, times_cap = 0; /* how often each turn was taken */
     edge_ix *tie = NULL;
     uint32_t tie_cap = 0;
     lr_status st = LR_OK;
@@ -706,8 +715,19 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
             if (w >= g->n_nodes || w == v || GRAPH_EDGE_KIND(g->edge_kind[f]) != kind ||
                 class_key(g, w) != cls)
                 continue;
-            if (tup_intern(&turns, cls, kind, nin, name_key(c, v, f)) == CLUSTER_NONE)
+            uint32_t t = tup_intern(&turns, cls, kind, nin, name_key(c, v, f));
+            if (t == CLUSTER_NONE)
                 goto nomem;
+            if (t >= times_cap) {
+                uint32_t nc = times_cap ? 2 * times_cap : 1024;
+                uint32_t *q = err_reallocarray(times, nc, sizeof *q);
+                if (!q)
+                    goto nomem;
+                memset(q + times_cap, 0, (size_t)(nc - times_cap) * sizeof *q);
+                times = q;
+                times_cap = nc;
+            }
+            times[t] += times[t] < UINT32_MAX;
         }
     }
     for (uint32_t i = 0; i < qt; i++) {
@@ -715,7 +735,7 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
         if (c->parent[v] != GRAPH_NONE) {
             node_ix p = c->parent[v], cyc;
             edge_ix e = c->parent_edge[v];
-            if (linked_run(c, p, e, v) || tree_run(c, &turns, p, e, v))
+            if (linked_run(c, p, e, v) || tree_run(c, &turns, times, p, e, v))
                 c->node_chain[v] = c->node_chain[p];
             else if (linked_pair_run(c, p, e, v))
                 c->node_chain[v] = c->node_chain[c->parent[p]];
@@ -738,6 +758,7 @@ out:
     free(queue);
     free(scratch);
     tup_free(&turns);
+    free(times);
     free(tie);
     return st;
 }

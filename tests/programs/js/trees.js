@@ -61,6 +61,7 @@ for (let i = 0; i < QUEUED; i++) {
     if (last) last.next = j; else globalThis.app.queue = j;
     last = j;
 }
+globalThis.app.queue.next.dep.next = new Job(-2); // one finished job that kept a `next`
 globalThis.app.config = { db: { pool: { size: 1 }, opts: { ssl: {} } },
                           cache: { users: {}, items: {} } };
 snap('target.heapsnapshot');
