@@ -268,13 +268,15 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
     int jfd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
     outfile_guard(jpart);
     outfile_guard(tpart);
-    /* NAME.json.part names the dump as being analysed from the start (watch_prune_dumps
-     * keeps it): written only at the end, a slow analysis lost its dump to the next one's
-     * pruning, and its leaks went unreported */
+    /* NAME.json.part names the dump as being analysed from the start, and by whom
+     * (watch_prune_dumps keeps it while this process lives): written only at the end, a
+     * slow analysis lost its dump to the next one's pruning, and its leaks went unreported */
     if (jfd >= 0) {
-        int mark = open(jpart, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (mark >= 0)
-            close(mark);
+        FILE *mark = fopen(jpart, "we");
+        if (mark) {
+            fprintf(mark, WATCH_ANALYSIS_MARK "%ld\n", (long)getpid());
+            fclose(mark);
+        }
     }
     char msg[256];
     pid_t pj = cli_run_self(co, jargs, jfd, jfd >= 0 ? NULL : jpart, msg, sizeof msg);

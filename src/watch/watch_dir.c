@@ -67,6 +67,26 @@ static int sibling(const char *dir, const char *base, size_t bl, const char *ext
     return 1;
 }
 
+/* Whether the analysis that wrote dir/base.json.part may still run: the mark `watch analyze`
+ * writes at its start names its process, and a process that is gone (killed by -9, which no
+ * handler sees) left a stale mark, which kept its dump a day and a place among max-dumps. A
+ * file without the mark (a report being written) counts as running. */
+static int analysis_running(const char *dir, const char *base, size_t bl)
+{
+    char p[PATH_MAX * 2], buf[64];
+    snprintf(p, sizeof p, "%s/%.*s.json.part", dir, (int)bl, base);
+    FILE *f = fopen(p, "re");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    long pid = 0;
+    if (sscanf(buf, WATCH_ANALYSIS_MARK "%ld", &pid) != 1 || pid <= 0)
+        return 1;
+    return kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+}
+
 /* Deletes dir/base+ext for each of a dump's report files. */
 static void unlink_reports(const char *dir, const char *base, size_t bl, int with_dump)
 {
@@ -150,7 +170,8 @@ unsigned watch_prune_dumps(const char *dir, unsigned max, const char *keep)
             continue;
         /* being analysed (its report not written yet): it stays, and counts as kept */
         double age;
-        if (sibling(dir, e->d_name, l - 6, ".json.part", &age) && age < WATCH_ANALYSIS_MAX_S) {
+        if (sibling(dir, e->d_name, l - 6, ".json.part", &age) && age < WATCH_ANALYSIS_MAX_S &&
+            analysis_running(dir, e->d_name, l - 6)) {
             kept++;
             continue;
         }

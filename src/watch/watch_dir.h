@@ -4,6 +4,9 @@
 #define LR_WATCH_DIR_H
 
 #define WATCH_DUMP_PREFIX "leakray-" /* names the agent gives its dumps */
+/* What `watch analyze` writes into NAME.json.part at its start, then its process id: the
+ * dump is being analysed while that process lives. */
+#define WATCH_ANALYSIS_MARK "leakray-analysis "
 
 /* Keeps the newest max dumps named leakray-*.hprof in dir (by when they were written),
  * deleting older ones with their reports, and the partial dumps of JVMs that died writing
@@ -11,8 +14,9 @@
  * dump it writes, `leakray watch analyze` after each report: a dump whose analysis failed
  * (the analyser crashed, was killed, or is not there) counts too. keep (a path, or NULL)
  * names the dump just written or analysed: it counts as the newest and is never deleted. A
- * dump being analysed (its NAME.json.part younger than a day) is not deleted either and
- * counts as kept; the reports of dumps that are gone are deleted. */
+ * dump being analysed (its NAME.json.part younger than a day, and the process its mark names
+ * alive) is not deleted either and counts as kept; the reports of dumps that are gone are
+ * deleted. */
 unsigned watch_prune_dumps(const char *dir, unsigned max, const char *keep);
 
 #endif

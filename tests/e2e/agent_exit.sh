@@ -88,6 +88,18 @@ kill -CONT "$slowpid"
 wait "$slowpid" || fail "the first analysis failed"
 [ -e "$work/busy/leakray-20260101-000001-1-1.json" ] || fail "the first analysis wrote no report"
 echo "a dump being analysed survives the next one's pruning"
+# ... but not the mark of an analysis killed by -9 (no handler removes it): the process it
+# names is gone, and the dump is pruned as any other
+mkdir -p "$work/stale"
+for i in 1 2; do cp "$dump" "$work/stale/leakray-20260101-00000$i-1-1.hprof"; done
+dead=$(sh -c 'echo $$')
+printf 'leakray-analysis %s\n' "$dead" >"$work/stale/leakray-20260101-000001-1-1.json.part"
+"$LEAKRAY" watch analyze "$work/stale/leakray-20260101-000002-1-1.hprof" --quiet --max-dumps 1 ||
+    fail "watch analyze beside a stale mark"
+[ ! -e "$work/stale/leakray-20260101-000001-1-1.hprof" ] ||
+    fail "a dead analysis' mark kept its dump"
+[ ! -e "$work/stale/leakray-20260101-000001-1-1.json.part" ] || fail "the stale mark stays"
+echo "the mark of a dead analysis keeps nothing"
 
 # the agent prunes too: an analysis that fails (its leakray crashes; one that is not there is
 # an option error at start) left every dump behind it, max-dumps=1 or not
