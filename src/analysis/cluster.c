@@ -554,12 +554,13 @@ static int linked_head(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
 /* Whether v, reached from p by edge e, continues a tree of one class whose links have more
  * than one name (a binary tree's left and right, a fiber's child and sibling, a TreeMap's
  * entries): p's parent, p and v are of one class, e and the edge into p of one kind but two
- * names n1 (into p) and n2 (into v), and the class also turns the other way, about as often
- * (at least a quarter as often, either way): objects of it entered by n2 hold others by n1
- * (turns, counted in times). v then shares p's chain, as in a list
- * (linked_run): a tree of 8,191 nodes was 34 clusters, one per run of left-right turns, and
- * 5,461 fibers 21. A list link and another self-link (a queue's `next`, each job's `dep` to
- * a finished job) turn one way only, and their objects stay two leaks; nested plain objects
+ * names n1 (into p) and n2 (into v), and the class takes all four turns of the two names
+ * about as often (each at least a sixteenth as often as the most taken): objects of it
+ * entered by either name hold others by either (turns, counted in times). v then shares
+ * p's chain, as in a list (linked_run): a tree of 8,191 nodes was 34 clusters, one per run
+ * of left-right turns, and 5,461 fibers 21. A list link and another self-link (a queue's
+ * `next`, each job's `dep` to a finished job) do not take all four, and their objects stay
+ * two leaks; nested plain objects
  * (config.db.pool) never turn back either. */
 static int tree_run(const cluster_ctx *c, const tuptab *turns, const uint32_t *times, node_ix p,
                     edge_ix e, node_ix v)
@@ -576,11 +577,20 @@ static int tree_run(const cluster_ctx *c, const tuptab *turns, const uint32_t *t
     uint32_t n1 = name_key(c, pp, pe), n2 = name_key(c, p, e);
     if (n1 == n2)
         return 0;
-    uint32_t fwd = tup_find(turns, class_key(g, v), kind, n1, n2);
-    uint32_t back = tup_find(turns, class_key(g, v), kind, n2, n1);
-    /* a tree turns both ways about as often; one finished job that kept a `next` is no tree */
-    return fwd != CLUSTER_NONE && back != CLUSTER_NONE &&
-           (uint64_t)times[back] * 4 >= times[fwd] && (uint64_t)times[fwd] * 4 >= times[back];
+    /* A tree takes each of the four turns of its two names (n1 then n1, n1 then n2, n2 then
+     * n1, n2 then n2) about as often: a queue whose finished jobs kept a `next` (once, or as
+     * a list of their own) turns one way, or never goes dep then dep. */
+    uint32_t cls = class_key(g, v), t[4] = {tup_find(turns, cls, kind, n1, n1),
+                                            tup_find(turns, cls, kind, n1, n2),
+                                            tup_find(turns, cls, kind, n2, n1),
+                                            tup_find(turns, cls, kind, n2, n2)};
+    uint64_t lo = UINT32_MAX, hi = 0;
+    for (int i = 0; i < 4; i++) {
+        uint64_t k = t[i] == CLUSTER_NONE ? 0 : times[t[i]];
+        lo = k < lo ? k : lo;
+        hi = k > hi ? k : hi;
+    }
+    return lo > 0 && lo * 16 >= hi;
 }
 
 /* Grows the ties' scratch to hold `want` entries; 0 when out of memory. */

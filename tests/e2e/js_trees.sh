@@ -32,6 +32,8 @@ js_check "queued jobs: a cluster by next, apart from the finished jobs" \
     "[c['count'] for c in cl('Job') if chain(c).endswith('queue.next')] and max(c['count'] for c in cl('Job') if chain(c).endswith('queue.next')) < $deps // 2"
 js_check "finished jobs: a cluster by next.dep of most of the $deps" \
     "[c['count'] for c in cl('Job') if chain(c).endswith('queue.next.dep') and c['count'] >= $deps * 9 // 10]"
+js_check "queued tasks, their finished tasks and those linked onward: three clusters" \
+    "sorted(c['count'] for c in cl('Task') if c['count'] > 1)[-3:] and max(c['count'] for c in cl('Task')) < $deps * 3 // 4"
 
 JS_JSON=$JS_TMP/clusters.json
 "$LEAKRAY" clusters "$JS_TMP/final.heapsnapshot" --json --no-timing --top 0 >"$JS_JSON"

@@ -62,6 +62,19 @@ for (let i = 0; i < QUEUED; i++) {
     last = j;
 }
 globalThis.app.queue.next.dep.next = new Job(-2); // one finished job that kept a `next`
+// tasks: a queue by `next`, each keeping by `dep` a finished task that still links the next
+// finished one by `next` (a list of their own): next and dep both ways, but never dep then dep
+class Task {
+    constructor(id) { this.id = id; this.next = null; this.dep = null; }
+}
+let lastTask = null;
+for (let i = 0; i < QUEUED; i++) {
+    const t = new Task(i);
+    t.dep = new Task(-1);
+    t.dep.next = new Task(-1);
+    if (lastTask) lastTask.next = t; else globalThis.app.tasks = t;
+    lastTask = t;
+}
 globalThis.app.config = { db: { pool: { size: 1 }, opts: { ssl: {} } },
                           cache: { users: {}, items: {} } };
 snap('target.heapsnapshot');
