@@ -555,7 +555,7 @@ static int linked_head(const cluster_ctx *c, node_ix p, edge_ix e, node_ix v)
  * than one name (a binary tree's left and right, a fiber's child and sibling, a TreeMap's
  * entries): p's parent, p and v are of one class, e and the edge into p of one kind but two
  * names n1 (into p) and n2 (into v), and the class takes all four turns of the two names
- * about as often (each at least a sixteenth as often as the most taken): objects of it
+ * (each twice at least, and a 64th as often as the most taken): objects of it
  * entered by either name hold others by either (turns, counted in times). v then shares
  * p's chain, as in a list (linked_run): a tree of 8,191 nodes was 34 clusters, one per run
  * of left-right turns, and 5,461 fibers 21. A list link and another self-link (a queue's
@@ -590,7 +590,7 @@ static int tree_run(const cluster_ctx *c, const tuptab *turns, const uint32_t *t
         lo = k < lo ? k : lo;
         hi = k > hi ? k : hi;
     }
-    return lo > 0 && lo * 16 >= hi;
+    return lo >= 2 && lo * 64 >= hi;
 }
 
 /* Grows the ties' scratch to hold `want` entries; 0 when out of memory. */
