@@ -274,7 +274,9 @@ static int watch_analyze(cli_common *co, const char *dump, uint64_t max_dumps,
     if (jfd >= 0) {
         FILE *mark = fopen(jpart, "we");
         if (mark) {
-            fprintf(mark, WATCH_ANALYSIS_MARK "%ld\n", (long)getpid());
+            char m[160];
+            watch_analysis_mark(m, sizeof m);
+            fputs(m, mark);
             fclose(mark);
         }
     }

@@ -67,13 +67,23 @@ static int sibling(const char *dir, const char *base, size_t bl, const char *ext
     return 1;
 }
 
+void watch_analysis_mark(char *out, size_t cap)
+{
+    char ns[64] = "";
+    ssize_t k = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+    ns[k > 0 ? k : 0] = 0;
+    snprintf(out, cap, WATCH_ANALYSIS_MARK "%ld %s\n", (long)getpid(), ns[0] ? ns : "-");
+}
+
 /* Whether the analysis that wrote dir/base.json.part may still run: the mark `watch analyze`
- * writes at its start names its process, and a process that is gone (killed by -9, which no
- * handler sees) left a stale mark, which kept its dump a day and a place among max-dumps. A
- * file without the mark (a report being written) counts as running. */
+ * writes at its start names its process and its process namespace, and a process of ours
+ * that is gone (killed by -9, which no handler sees) left a stale mark, which kept its dump
+ * a day and a place among max-dumps. A process of another namespace (another container
+ * sharing the folder) cannot be asked: its mark counts as running, as does a file without
+ * the mark (a report being written). */
 static int analysis_running(const char *dir, const char *base, size_t bl)
 {
-    char p[PATH_MAX * 2], buf[64];
+    char p[PATH_MAX * 2], buf[128], ns[64], mine[128];
     snprintf(p, sizeof p, "%s/%.*s.json.part", dir, (int)bl, base);
     FILE *f = fopen(p, "re");
     if (!f)
@@ -81,8 +91,13 @@ static int analysis_running(const char *dir, const char *base, size_t bl)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
-    long pid = 0;
-    if (sscanf(buf, WATCH_ANALYSIS_MARK "%ld", &pid) != 1 || pid <= 0)
+    long pid = 0, my_pid = 0;
+    if (sscanf(buf, WATCH_ANALYSIS_MARK "%ld %63s", &pid, ns) != 2 || pid <= 0)
+        return 1;
+    watch_analysis_mark(mine, sizeof mine);
+    char my_ns[64];
+    if (sscanf(mine, WATCH_ANALYSIS_MARK "%ld %63s", &my_pid, my_ns) != 2 ||
+        strcmp(ns, my_ns) != 0 || !strcmp(ns, "-"))
         return 1;
     return kill((pid_t)pid, 0) == 0 || errno != ESRCH;
 }

@@ -5,8 +5,14 @@
 
 #define WATCH_DUMP_PREFIX "leakray-" /* names the agent gives its dumps */
 /* What `watch analyze` writes into NAME.json.part at its start, then its process id: the
- * dump is being analysed while that process lives. */
+ * dump is being analysed while that process lives (watch_analysis_mark). */
 #define WATCH_ANALYSIS_MARK "leakray-analysis "
+
+#include <stddef.h>
+
+/* The whole mark for this process: WATCH_ANALYSIS_MARK, its id and its process namespace
+ * (a process id means nothing in another container sharing the folder), and a newline. */
+void watch_analysis_mark(char *out, size_t cap);
 
 /* Keeps the newest max dumps named leakray-*.hprof in dir (by when they were written),
  * deleting older ones with their reports, and the partial dumps of JVMs that died writing

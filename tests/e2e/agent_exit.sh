@@ -93,13 +93,24 @@ echo "a dump being analysed survives the next one's pruning"
 mkdir -p "$work/stale"
 for i in 1 2; do cp "$dump" "$work/stale/leakray-20260101-00000$i-1-1.hprof"; done
 dead=$(sh -c 'echo $$')
-printf 'leakray-analysis %s\n' "$dead" >"$work/stale/leakray-20260101-000001-1-1.json.part"
+printf 'leakray-analysis %s %s\n' "$dead" "$(readlink /proc/self/ns/pid)" \
+    >"$work/stale/leakray-20260101-000001-1-1.json.part"
 "$LEAKRAY" watch analyze "$work/stale/leakray-20260101-000002-1-1.hprof" --quiet --max-dumps 1 ||
     fail "watch analyze beside a stale mark"
 [ ! -e "$work/stale/leakray-20260101-000001-1-1.hprof" ] ||
     fail "a dead analysis' mark kept its dump"
 [ ! -e "$work/stale/leakray-20260101-000001-1-1.json.part" ] || fail "the stale mark stays"
 echo "the mark of a dead analysis keeps nothing"
+# ... while one from another process namespace (a container sharing the folder) keeps its
+# dump: its process cannot be asked
+for i in 1 2; do cp "$dump" "$work/stale/leakray-20260101-00000$i-1-1.hprof"; done
+printf 'leakray-analysis %s pid:[1]\n' "$dead" \
+    >"$work/stale/leakray-20260101-000001-1-1.json.part"
+"$LEAKRAY" watch analyze "$work/stale/leakray-20260101-000002-1-1.hprof" --quiet --max-dumps 1 ||
+    fail "watch analyze beside another namespace's mark"
+[ -e "$work/stale/leakray-20260101-000001-1-1.hprof" ] ||
+    fail "another namespace's analysis lost its dump"
+echo "the mark of another namespace's analysis keeps its dump"
 
 # the agent prunes too: an analysis that fails (its leakray crashes; one that is not there is
 # an option error at start) left every dump behind it, max-dumps=1 or not
