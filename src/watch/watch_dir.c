@@ -80,7 +80,7 @@ void watch_analysis_mark(char *out, size_t cap)
  * that is gone (killed by -9, which no handler sees) left a stale mark, which kept its dump
  * a day and a place among max-dumps. A process of another namespace (another container
  * sharing the folder) cannot be asked: its mark counts as running, as does a file without
- * the mark (a report being written). */
+ * the mark (a report being written). A stale mark is removed. */
 static int analysis_running(const char *dir, const char *base, size_t bl)
 {
     char p[PATH_MAX * 2], buf[128], ns[64], mine[128];
@@ -99,7 +99,10 @@ static int analysis_running(const char *dir, const char *base, size_t bl)
     if (sscanf(mine, WATCH_ANALYSIS_MARK "%ld %63s", &my_pid, my_ns) != 2 ||
         strcmp(ns, my_ns) != 0 || !strcmp(ns, "-"))
         return 1;
-    return kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+        return 1;
+    unlink(p); /* stale: what a kill -9 left */
+    return 0;
 }
 
 /* Deletes dir/base+ext for each of a dump's report files. */
