@@ -129,6 +129,26 @@ same() { # WHAT GOT WANT-4-NUMBERS ALLOCATOR
     checks=$((checks + 1))
 }
 
+# A run whose numbers differ from glibc's is run once more before it counts (at most
+# MAX_AGAIN times in the whole test): under tcmalloc a run of the ring program (cycle.c)
+# reported two 24-byte blocks more, once in many runs, on a loaded machine (the allocator's
+# own blocks, met mid-scan); a program that differs every time still fails.
+MAX_AGAIN=3
+echo 0 >"$NAT_TMP/again" # counted in a file: settle runs in a subshell
+settle() { # WANT4 GOT COMMAND...: GOT, or the numbers of one more run when GOT differs
+    local want4=$1 got=$2 again
+    shift 2
+    again=$(cat "$NAT_TMP/again")
+    if [ "$(cut -d' ' -f1-4 <<<"$got")" != "$want4" ] && [ "$again" -lt $MAX_AGAIN ]; then
+        again=$((again + 1))
+        echo "$again" >"$NAT_TMP/again"
+        echo "note: '$(cut -d' ' -f1-4 <<<"$got")' against glibc's '$want4': run again" \
+            "($again of at most $MAX_AGAIN)" >&2
+        got=$("$@")
+    fi
+    echo "$got"
+}
+
 for p in $PROGS; do
     want=$(run glibc "$NAT_TMP/glibc" "$p")
     want4=$(cut -d' ' -f1-4 <<<"$want")
@@ -138,8 +158,11 @@ for p in $PROGS; do
     while read -r tag link so; do
         name=${so%%.so*}
         got=$(run "$tag" "$NAT_TMP/$tag" "$p")
+        got=$(settle "$want4" "$got" run "$tag" "$NAT_TMP/$tag" "$p")
         same "$p linked with $link" "$got" "$want4" "$name"
         got=$(preload "pre-$tag" "$NAT_TMP/glibc" "$p" "$NAT_LIB:$LIBDIR/$so")
+        got=$(settle "$want4" "$got" preload "pre-$tag" "$NAT_TMP/glibc" "$p" \
+            "$NAT_LIB:$LIBDIR/$so")
         same "$p, LD_PRELOAD=monitor:$so" "$got" "$want4" "$name"
         cmp -s "$NAT_TMP/alone.$p.out" "$NAT_TMP/pre-$tag.$p.out" ||
             nat_fail "$p, LD_PRELOAD=monitor:$so: output differs from the program alone"
