@@ -84,7 +84,11 @@ if not tmps:
     sys.exit("the stopped copy had written no .lrn.tmp yet: %s" % os.listdir(keep))
 os.kill(pid, signal.SIGKILL)
 time.sleep(0.2)
-os.kill(kid, signal.SIGCONT)
+try:
+    os.kill(kid, signal.SIGCONT)
+except ProcessLookupError:
+    pass  # it ended with the program, stopped or not: what is checked below
+
 t0 = time.monotonic()
 while time.monotonic() - t0 < 10:
     try:
