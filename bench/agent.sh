@@ -34,7 +34,11 @@
 # Memory (4): medians of 3 runs. AGENT_BENCH_SECTIONS=012
 # runs only those sections (default 01234; 5, the hook's shape, and w only when named);
 # AGENT_BENCH_OLD=PATH to another
-# libleakray_agent.so adds it to the same pairs (before / after).
+# libleakray_agent.so adds it to the same pairs (before / after). AGENT_BENCH_JAVA adds JVM
+# options to every side of sections 0-2, e.g. -Xmn64m: G1 sizes its young generation after
+# its first collection from what that collection copied, so the agent's few kilobytes of
+# objects alive then move every later collection of a 0.2 s program, and with them how much
+# fresh memory it touches (page faults); a fixed young generation takes that out.
 # usage: bench/agent.sh [path/to/leakray]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -82,7 +86,8 @@ if os.environ.get("bench_sides"):
 res = {c: {"wall": [], "cpu": [], "loop": []} for c, _, _ in confs}
 
 def run(c, opts, cp):
-    cmd = ["java", "-Xmx512m"] + opts + ["-cp", cp, "AgentBench", name, str(n)]
+    cmd = (["java", "-Xmx512m"] + os.environ.get("AGENT_BENCH_JAVA", "").split() + opts
+           + ["-cp", cp, "AgentBench", name, str(n)])
     with open(out + "/run.out", "wb") as f:
         t0 = time.monotonic_ns()
         p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.DEVNULL)
@@ -190,6 +195,7 @@ if on 0 || on 1 || on 2; then
     echo "== 0-2. overhead (the whole JVM; wall from a monotonic clock, CPU = user + sys;"
     echo "  loop = the program's own timed loop)"
     [ -n "${AGENT_BENCH_OLD:-}" ] && echo "  old agent (AGENT_BENCH_OLD): $AGENT_BENCH_OLD"
+    [ -n "${AGENT_BENCH_JAVA:-}" ] && echo "  JVM options of every side (AGENT_BENCH_JAVA): $AGENT_BENCH_JAVA"
     echo "  floor: an agent with the same capabilities and events that does nothing"
     echo "  (tests/programs/bench/agent_floor.c); over floor: the agent's own cost, in % of"
     echo "  the median without"

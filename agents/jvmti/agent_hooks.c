@@ -1226,7 +1226,7 @@ static void module_reads(JNIEnv *env, jclass k)
  * own included. */
 static void call_prepare(JNIEnv *env, jclass k, int first)
 {
-    jint rules[WATCH_OPTS_MAX_RULES];
+    jbyte rules[WATCH_OPTS_MAX_RULES]; /* rule + 1: 1..WATCH_OPTS_MAX_RULES */
     int n = 0;
     pthread_mutex_lock(&S.lock);
     const char *cls = C.cls[first];
@@ -1242,10 +1242,10 @@ static void call_prepare(JNIEnv *env, jclass k, int first)
         for (int r = 0; r < A.opts.n_watch && !rules[i] && !unwatched; r++)
             if (strcmp(A.opts.watch[r].method, C.method[first + i]) == 0 &&
                 hooks_has_supertype(env, k, A.opts.watch[r].cls, 0))
-                rules[i] = r + 1;
+                rules[i] = (jbyte)(r + 1);
     }
     if (n > 0 && C.called)
-        (*env)->SetIntArrayRegion(env, C.called, first, n, rules);
+        (*env)->SetByteArrayRegion(env, C.called, first, n, rules);
     if ((*env)->ExceptionCheck(env))
         (*env)->ExceptionClear(env);
 }

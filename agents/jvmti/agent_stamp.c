@@ -306,7 +306,7 @@ int stamp_start(JNIEnv *env)
         S.active = (*env)->NewGlobalRef(env, arr);
     if (arr)
         (*env)->DeleteLocalRef(env, arr);
-    jfieldID cf = S.active ? (*env)->GetStaticFieldID(env, A.watcher, "CALLED", "[I") : NULL;
+    jfieldID cf = S.active ? (*env)->GetStaticFieldID(env, A.watcher, "CALLED", "[B") : NULL;
     jobject ca = cf ? (*env)->GetStaticObjectField(env, A.watcher, cf) : NULL;
     if (ca && (*env)->GetArrayLength(env, ca) == CALL_SLOTS)
         C.called = (*env)->NewGlobalRef(env, ca);
