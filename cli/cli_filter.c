@@ -43,11 +43,7 @@ static int hidden_match(const char *pat, const char *name)
  * matches every lambda class of Foo, a hidden class's name without its address. */
 static int stable_match(const char *pat, const char *name)
 {
-    char stable[1024];
-    if (!strstr(name, "0x") && !strstr(name, "$Proxy"))
-        return 0;
-    classname_stable(name, stable, sizeof stable);
-    return strcmp(pat, stable) == 0;
+    return classname_stable_is(name, pat);
 }
 
 int cli_filter_match(const cli_filter *f, const char *name)

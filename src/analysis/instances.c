@@ -18,12 +18,7 @@
  * takes them. */
 static int stable_named(const graph *g, class_ix c, const char *cls)
 {
-    const char *nm = graph_str(g, g->classes[c].name);
-    char stable[512];
-    if (!strstr(nm, "0x") && !strstr(nm, "$Proxy"))
-        return 0;
-    classname_stable(nm, stable, sizeof stable);
-    return strcmp(stable, cls) == 0;
+    return classname_stable_is(graph_str(g, g->classes[c].name), cls);
 }
 
 /* Whether class c is selected: named cls, or (subclasses) extending a class named cls; with

@@ -99,3 +99,9 @@ void classname_stable(const char *cn, char *out, size_t cap)
     out[o] = 0;
 }
 
+int classname_stable_is(const char *cn, const char *stable)
+{
+    char buf[1024];
+    classname_stable(cn, buf, sizeof buf);
+    return !strcmp(buf, stable);
+}

@@ -20,4 +20,9 @@
  * (cut to fit). */
 void classname_stable(const char *cn, char *out, size_t cap);
 
+/* Whether cn, named as classname_stable names it, is stable: what `--watch`, `--class` and
+ * a signature's `Foo$$Lambda` stand for (every lambda class of Foo, in any JDK's spelling;
+ * every copy of a hidden class). */
+int classname_stable_is(const char *cn, const char *stable);
+
 #endif

@@ -467,19 +467,12 @@ static const char *nested_with_instances(const graph *g, const char *cls)
     return found;
 }
 
-/* The first class whose name without its hidden-class address is name (classname_stable),
- * or GRAPH_NONE. */
+/* The first class whose stable name is name (classname_stable_is), or GRAPH_NONE. */
 static class_ix find_stable_class(const graph *g, const char *name)
 {
-    char stable[512];
-    for (class_ix k = 0; k < g->n_classes; k++) {
-        const char *nm = graph_str(g, g->classes[k].name);
-        if (!strstr(nm, "0x") && !strstr(nm, "$Proxy"))
-            continue;
-        classname_stable(nm, stable, sizeof stable);
-        if (!strcmp(stable, name))
+    for (class_ix k = 0; k < g->n_classes; k++)
+        if (classname_stable_is(graph_str(g, g->classes[k].name), name))
             return k;
-    }
     return GRAPH_NONE;
 }
 
@@ -490,15 +483,9 @@ static int stable_has_instances(const graph *g, const char *name)
     uint8_t *hit = calloc(g->n_classes ? g->n_classes : 1, 1);
     if (!hit)
         return 1; /* no memory for the note: say nothing */
-    char stable[512];
     int any = 0, found = 0;
-    for (class_ix k = 0; k < g->n_classes; k++) {
-        const char *nm = graph_str(g, g->classes[k].name);
-        if (!strstr(nm, "0x") && !strstr(nm, "$Proxy"))
-            continue;
-        classname_stable(nm, stable, sizeof stable);
-        any |= hit[k] = (uint8_t)!strcmp(stable, name);
-    }
+    for (class_ix k = 0; k < g->n_classes; k++)
+        any |= hit[k] = (uint8_t)classname_stable_is(graph_str(g, g->classes[k].name), name);
     for (node_ix x = 0; any && x < g->n_nodes && !found; x++) {
         class_ix k = graph_node_class(g, x);
         found = k < g->n_classes && hit[k] && g->node_kind[x] == GRAPH_KIND_INSTANCE;

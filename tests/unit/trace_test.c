@@ -219,6 +219,24 @@ static void test_stable_class(void **state)
     assert_string_equal(tiny, "");
 }
 
+/* What --watch, --class and `instances` match a stable name against: every spelling of a
+ * lambda class (JDK 8's has no "0x"), a proxy of any module, the name itself; never
+ * another class or a prefix. */
+static void test_stable_is(void **state)
+{
+    (void)state;
+    assert_true(classname_stable_is("com.x.Foo$$Lambda$3/1831932724", "com.x.Foo$$Lambda"));
+    assert_true(classname_stable_is("Foo$$Lambda$14+0x0000000800c03000", "Foo$$Lambda"));
+    assert_true(classname_stable_is("Foo$$Lambda/0x000001000108a000", "Foo$$Lambda"));
+    assert_true(classname_stable_is("jdk.proxy2.$Proxy12", "jdk.proxy.$Proxy"));
+    assert_true(classname_stable_is("Foo$$Lambda", "Foo$$Lambda"));
+    assert_true(classname_stable_is("java.util.HashMap", "java.util.HashMap"));
+    assert_false(classname_stable_is("Bar$$Lambda$3/1831932724", "Foo$$Lambda"));
+    assert_false(classname_stable_is("Foo$$Lambda$3/1831932724[]", "Foo$$Lambda"));
+    assert_false(classname_stable_is("java.util.HashMap", "java.util.Hash"));
+    assert_false(classname_stable_is(NULL, "Foo"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_conflicts),
         cmocka_unit_test(test_root_descriptions),
         cmocka_unit_test(test_stable_class),
+        cmocka_unit_test(test_stable_is),
         cmocka_unit_test(test_simple_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
