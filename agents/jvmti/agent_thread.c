@@ -546,7 +546,8 @@ void watcher_write_status(void)
                  st.next_check_ms > now ? (unsigned long long)(st.next_check_ms - now) : 0ULL);
     int n = snprintf(
         text, sizeof text,
-        "pid: %ld\nstate: %s\nnext: %s\nretained: %llu\nwatched: %llu\n"
+        "pid: %ld\nstate: %s\nnext: %s\nretained: %llu\nretained_after_gc: %llu\n"
+        "watched: %llu\n"
         "threshold: %u\ndelay_ms: %llu\ntotal_watched: %llu\ncollected: %llu\n"
         "dropped: %llu\nfull_gcs: %llu\ndumps: %llu\nfailed_dumps: %llu\nlast_dump: %s\n"
         "last_dump_bytes: %llu\nlast_pause_ms: %.0f\nanalysis: %s\ndump_dir: %s\n"
@@ -554,7 +555,8 @@ void watcher_write_status(void)
         "stamp_scans: %llu\nstamp_found: %llu\ncall_slots: %d\nretransforms: %u\n"
         "pool_reads: %u\n",
         (long)getpid(), watch_state_name(st.state), next, (unsigned long long)st.retained,
-        (unsigned long long)st.watched, A.cfg.threshold, (unsigned long long)A.cfg.delay_ms,
+        (unsigned long long)st.retained_after_gc, (unsigned long long)st.watched,
+        A.cfg.threshold, (unsigned long long)A.cfg.delay_ms,
         (unsigned long long)st.total_watched, (unsigned long long)st.collected,
         (unsigned long long)st.dropped, (unsigned long long)st.full_gcs,
         (unsigned long long)st.dumps,

@@ -448,6 +448,7 @@ static void clear_retained(watch *w)
 static void decide(watch *w, uint64_t now)
 {
     uint64_t count = recount(w);
+    w->st.retained_after_gc = count;
     if (count == 0) {
         w->st.state = WATCH_IDLE;
         w->recheck_ms = 0;
@@ -488,6 +489,7 @@ static void decide(watch *w, uint64_t now)
     w->st.last_dump_ms = end;
     w->st.last_dump_bytes = bytes;
     clear_retained(w);
+    w->st.retained_after_gc = 0;
     w->st.state = w->st.retained ? WATCH_WAIT_THRESHOLD : WATCH_IDLE;
 }
 
@@ -541,6 +543,8 @@ void watch_stats_get(watch *w, watch_stats *st)
 {
     pthread_mutex_lock(&w->lock);
     *st = w->st;
+    if (st->retained_after_gc > st->retained) /* collected since, outside a check */
+        st->retained_after_gc = st->retained;
     st->next_check_ms = w->gc_at ? w->gc_at : w->check_at;
     st->next_due_ms = w->n_done < w->n ? at(w, w->n_done)->watch_ms + w->cfg.delay_ms : 0;
     if (w->disabled)

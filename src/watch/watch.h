@@ -96,6 +96,10 @@ typedef struct watch_stats {
     watch_state state;       /* what the trigger does now */
     uint64_t watched;        /* objects held now (waiting + retained) */
     uint64_t retained;       /* of those, retained (past the delay, not yet collected) */
+    uint64_t retained_after_gc; /* of those, what the last check still counted after its GCs
+                              * (the figure LeakCanary shows): objects past their delay that
+                              * no GC met yet are only in retained; 0 before any check and
+                              * after a dump */
     uint64_t total_watched;  /* watch_add calls accepted since start */
     uint64_t collected;      /* released because their referent was collected */
     uint64_t dropped;        /* released still alive because the table was full (the oldest,

@@ -7,8 +7,9 @@
 # at all: not while main runs, nor when the JVM exits (the thread that ends it, main's here,
 # gets its ThreadEnd just before VMDeath; an ended thread is watched by a tick of the agent's
 # 100 ms after its end or later, which never comes for that one).
-# The same program keeping 5 of them: those 5 are retained (status retained: 5, threshold
-# 100, so no dump) and the class is loaded then, for their references; the checks that
+# The same program keeping 5 of them: those 5 are retained (status retained: 5, and
+# retained_after_gc: 5 once a check ran; threshold 100, so no dump) and the class is loaded
+# then, for their references; the checks that
 # follow (GC, finalization, GC every 2 s) add no watched object of the agent's making: the
 # thread Runtime.runFinalization starts is not watched when it ends.
 set -euo pipefail
@@ -95,6 +96,7 @@ import sys
 st = dict(l.split(": ", 1) for l in open(sys.argv[1]).read().splitlines() if ": " in l)
 keep = int(sys.argv[2])
 assert int(st["retained"]) == keep and int(st["watched"]) == keep, st
+assert int(st["retained_after_gc"]) == keep, st  # what the check counted after its GCs
 assert int(st["total_watched"]) == 1000 and int(st["collected"]) == 1000 - keep, st
 PY
     grep -q " leakray.AppWatcher " "$out.classes" || fail "keep $keep: no class log"

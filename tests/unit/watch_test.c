@@ -188,6 +188,9 @@ static void retained_exactly_at_delay(void **state)
     assert_int_equal(f.n_gc, 1);
     assert_int_equal(f.gc_times[0], 6000);
     assert_int_equal(stats(w).state, WATCH_GC);
+    /* past its delay, no GC met yet: retained, not yet counted after a GC */
+    assert_int_equal(stats(w).retained, 1);
+    assert_int_equal(stats(w).retained_after_gc, 0);
     run_until(w, &f, 6099);
     assert_int_equal(f.n_finalize, 0);
     run_until(w, &f, 6100);
@@ -198,6 +201,7 @@ static void retained_exactly_at_delay(void **state)
     watch_stats st = stats(w);
     assert_int_equal(st.state, WATCH_WAIT_THRESHOLD);
     assert_int_equal(st.retained, 1);
+    assert_int_equal(st.retained_after_gc, 1);
     assert_int_equal(st.next_check_ms, 6100 + WATCH_RECHECK_MS);
     assert_int_equal(f.n_dump, 0);
     watch_free(w);
@@ -268,12 +272,17 @@ static void gc_before_counting_collects_garbage(void **state)
     f.alive_until_gc[1] = 1; /* unreachable, but no GC ran yet */
     add(w, &f, 2);
     f.finalizable[2] = 1;    /* needs finalization before it goes */
+    run_until(w, &f, WATCH_DELAY_MS);
+    /* both past their delay, none met by a GC yet: retained, not after a GC */
+    assert_int_equal(stats(w).retained, 2);
+    assert_int_equal(stats(w).retained_after_gc, 0);
     run_until(w, &f, 20000);
     assert_int_equal(f.retained_at[1], WATCH_DELAY_MS);
     assert_int_equal(f.retained_at[2], WATCH_DELAY_MS);
     assert_int_equal(f.n_dump, 0);
     watch_stats st = stats(w);
     assert_int_equal(st.retained, 0);
+    assert_int_equal(st.retained_after_gc, 0);
     assert_int_equal(st.collected, 2);
     assert_int_equal(st.state, WATCH_IDLE);
     watch_free(w);
@@ -354,6 +363,7 @@ static void dumps_at_threshold_and_releases_what_it_held(void **state)
     assert_int_equal(st.dumps, 1);
     assert_int_equal(st.last_dump_ms, 5800);
     assert_int_equal(st.watched, 1);
+    assert_int_equal(st.retained_after_gc, 0); /* the dump took what the check counted */
     for (int i = 1; i <= 3; i++)
         assert_int_equal(f.released[i], 1);
     assert_int_equal(f.released[4], 0);
@@ -361,6 +371,7 @@ static void dumps_at_threshold_and_releases_what_it_held(void **state)
     run_until(w, &f, 8200);
     assert_int_equal(f.retained_at[4], 8000);
     assert_int_equal(stats(w).retained, 1);
+    assert_int_equal(stats(w).retained_after_gc, 1);
     assert_int_equal(f.n_dump, 1);
     watch_free(w);
 }
