@@ -16,6 +16,7 @@
  *     nesting. Memory: ~32 bytes per node plus the tables; nothing recurses. */
 #include "analysis/cluster.h"
 #include "analysis/devtools.h"
+#include "analysis/paths.h"
 #include "base/hash.h"
 
 #include <stdio.h>
@@ -634,6 +635,9 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
     uint32_t *times = NULL, times_cap = 0; /* how often each turn was taken */
     edge_ix *tie = NULL;
     uint32_t tie_cap = 0;
+    /* the DevTools console's handles, taken after everything else (paths_console_link) */
+    edge_ix *late = NULL;
+    uint32_t n_late = 0, late_cap = 0;
     lr_status st = LR_OK;
     if (!depth || !queue || !scratch)
         goto nomem;
@@ -665,7 +669,22 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
         }
     }
     const uint64_t *ret = c->dom ? c->dom->retained : NULL;
-    while (qh < qt) {
+    while (qh < qt || n_late) {
+        if (qh == qt) {
+            /* what only the console holds, chained through its handle, and what it holds */
+            for (uint32_t i = 0; i < n_late; i++) {
+                edge_ix e = late[i];
+                node_ix u = graph_edge_from(g, e), w = g->edge_to[e];
+                if (depth[w] != UINT32_MAX)
+                    continue;
+                depth[w] = depth[u] + 1;
+                c->parent[w] = u;
+                c->parent_edge[w] = e;
+                queue[qt++] = w;
+            }
+            n_late = 0;
+            continue;
+        }
         node_ix v = queue[qh++];
         /* v's own keys first: linked_head reads the names of v's edges as its children will */
         if (g->first_edge[v + 1] - g->first_edge[v] >= c->rules->dict_min)
@@ -676,6 +695,18 @@ static lr_status bind_chains(cluster_ctx *c, tuptab *chains, lr_error *err)
             if (!edge_followed(g, v, e))
                 continue;
             node_ix w = g->edge_to[e];
+            if (depth[w] == UINT32_MAX && paths_console_link(g, v, e)) {
+                if (n_late == late_cap) {
+                    uint32_t nc = late_cap ? 2 * late_cap : 64;
+                    edge_ix *q = err_reallocarray(late, nc, sizeof *q);
+                    if (!q)
+                        goto nomem;
+                    late = q;
+                    late_cap = nc;
+                }
+                late[n_late++] = e;
+                continue;
+            }
             if (depth[w] == UINT32_MAX) {
                 depth[w] = d;
                 c->parent[w] = v;
@@ -770,6 +801,7 @@ out:
     tup_free(&turns);
     free(times);
     free(tie);
+    free(late);
     return st;
 }
 

@@ -77,10 +77,22 @@ enum paths_edge_class paths_default_root(const graph *g, uint32_t r, void *ctx)
 
 enum paths_edge_class paths_default_edge(const graph *g, node_ix from, edge_ix e, void *ctx)
 {
-    (void)from;
     (void)ctx;
-    return GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_LOCAL ? PATHS_VISIT_LAST
-                                                                : PATHS_FOLLOW;
+    return GRAPH_EDGE_KIND(g->edge_kind[e]) == GRAPH_EDGE_LOCAL || paths_console_link(g, from, e)
+               ? PATHS_VISIT_LAST
+               : PATHS_FOLLOW;
+}
+
+int paths_console_link(const graph *g, node_ix from, edge_ix e)
+{
+    static const char tail[] = "/ DevTools console";
+    /* only V8's synthetic sub-roots hold such handles: one load for every other node */
+    if (from >= g->n_nodes || g->node_kind[from] != GRAPH_KIND_SYNTHETIC ||
+        GRAPH_EDGE_NAME_IS_INDEX(GRAPH_EDGE_KIND(g->edge_kind[e])))
+        return 0;
+    const char *nm = graph_str(g, graph_edge_name_from(g, from, e));
+    size_t l = strlen(nm), k = sizeof tail - 1;
+    return l >= k && memcmp(nm + l - k, tail, k) == 0;
 }
 
 /* ---- root order ---- */

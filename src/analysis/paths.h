@@ -64,8 +64,16 @@ int paths_class_has_loader(const graph *g, node_ix y);
  * of their thread, unknown, interned string, finalizing, debugger, reference cleanup, VM
  * internal and unreachable roots are PATHS_VISIT_LAST; every other kind PATHS_FOLLOW. */
 enum paths_edge_class paths_default_root(const graph *g, uint32_t r, void *ctx);
-/* Java locals (GRAPH_EDGE_LOCAL) are PATHS_VISIT_LAST, everything else PATHS_FOLLOW. */
+/* Java locals (GRAPH_EDGE_LOCAL) and the DevTools console's handles (paths_console_link) are
+ * PATHS_VISIT_LAST, everything else PATHS_FOLLOW. */
 enum paths_edge_class paths_default_edge(const graph *g, node_ix from, edge_ix e, void *ctx);
+
+/* Whether e is a handle the DevTools console keeps (V8, Chromium: "(Global handles)" ->
+ * "18 / DevTools console"), on what a page logged or a test harness holds an element handle
+ * on. It keeps the object alive, but the program did not take it: the path searches visit it
+ * last, so an object the program holds too gets the program's path (memlab leaves these
+ * handles out of its traces), and one only the console holds still gets this one. */
+int paths_console_link(const graph *g, node_ix from, edge_ix e);
 
 /* Result: a shortest-path forest, 5 bytes per node. For a reached node: the code of the edge
  * that reached it: a graph edge index, PATHS_VIRTUAL | position for a source's virtual entry

@@ -41,7 +41,9 @@ enum paths_edge_class trace_pol_edge_shark(const graph *g, node_ix from, edge_ix
 {
     int32_t lib;
     enum paths_edge_class k = (enum paths_edge_class)rules_edge_class(ctx, from, e, &lib);
-    return k == PATHS_FOLLOW && weakmap_table_link(g, from, e) ? PATHS_VISIT_LAST : k;
+    return k == PATHS_FOLLOW && (weakmap_table_link(g, from, e) || paths_console_link(g, from, e))
+               ? PATHS_VISIT_LAST
+               : k;
 }
 
 enum paths_edge_class trace_pol_edge(const graph *g, node_ix from, edge_ix e, void *ctx)
