@@ -51,7 +51,8 @@ typedef struct trace {
     int32_t lib;          /* library-leak rule index, -1 = application leak */
     char fingerprint[41]; /* lowercase SHA-1 hex */
     char stable[41];      /* the same over classname_stable's names: equal to fingerprint
-                           * unless a suspect's class is a lambda, hidden class or proxy */
+                           * unless a suspect's class is a lambda, hidden class or proxy
+                           * (then the leaking object's class is hashed too) */
     uint32_t group;       /* index into trace_result.groups */
     uint32_t n_head;      /* el[0 .. n_head) start at the root; el[n_head .. n) end at the
                            * leaking object; n_head == n when the whole path is kept */

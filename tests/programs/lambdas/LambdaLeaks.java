@@ -4,7 +4,10 @@
 // usage: java com.example.lambdas.LambdaLeaks OUT.hprof EXTRA
 // Three pages are closed and watched the way LeakCanary watches them; each stays reachable
 // from a static listener list through a different holder: a lambda capturing it, a dynamic
-// proxy whose handler captures it, and a named listener class. With EXTRA 1 the program
+// proxy whose handler captures it, and a named listener class. Two sessions are closed too,
+// held the first two ways by other lambdas of the same class, in the same lists: two more
+// leaks, whose traces differ from the pages' only in the lambda classes' names and in what
+// leaks. With EXTRA 1 the program
 // first spins other lambda and proxy classes, so the JVM numbers the leaking lambda's class
 // and the proxy's class differently from a run with EXTRA 0 (and, run with -Xshare:off, the
 // lambda's address moves too): the same leaks, under other class names.
@@ -32,6 +35,12 @@ public class LambdaLeaks {
         Page(String name) { this.name = name; }
 
         void onEvent(String e) { pixels[0] = (byte) e.length(); }
+    }
+
+    static final class Session {
+        final byte[] state = new byte[16 * 1024];
+
+        void onEvent(String e) { state[1] = (byte) e.length(); }
     }
 
     /** A named listener: its class name is the same in every run. */
@@ -82,6 +91,17 @@ public class LambdaLeaks {
         PROXIES.add((Listener) Proxy.newProxyInstance(Listener.class.getClassLoader(),
                                                       new Class<?>[] {Listener.class}, h));
         watch(proxied, "page closed (proxy)");
+        Session session = new Session();
+        LAMBDAS.add(e -> session.onEvent(e));
+        watch(session, "session closed (lambda)");
+        Session proxiedSession = new Session();
+        InvocationHandler hs = (p, m, args) -> {
+            proxiedSession.onEvent(String.valueOf(args[0]));
+            return null;
+        };
+        PROXIES.add((Listener) Proxy.newProxyInstance(Listener.class.getClassLoader(),
+                                                      new Class<?>[] {Listener.class}, hs));
+        watch(proxiedSession, "session closed (proxy)");
         Page named = new Page("named");
         NAMED.add(new PageListener(named));
         watch(named, "page closed (named)");
