@@ -217,6 +217,36 @@ static int looks_like_report(const char *path)
              !memcmp(head + i, "fals", 4)));
 }
 
+/* Whether path is analyze's text report (the agent writes NAME.txt beside NAME.hprof and
+ * NAME.json): neither a dump nor a report the store reads, and no failed dump either. */
+static int looks_like_text_report(const char *path)
+{
+    static const char mark[] = "====================================\nHEAP ANALYSIS RESULT\n";
+    uint8_t head[STORE_SNIFF_BYTES];
+    size_t n = read_head(path, head);
+    return n >= sizeof mark - 1 && !memcmp(head, mark, sizeof mark - 1);
+}
+
+/* The dump time an analysis names (analyze --json's top-level "timestamp_ms", among its
+ * first keys), or 0 when it names none. */
+static int64_t doc_timestamp(const char *doc, size_t len)
+{
+    static const char key[] = "\"timestamp_ms\":";
+    size_t lim = len < STORE_SNIFF_BYTES ? len : STORE_SNIFF_BYTES;
+    for (size_t i = 0; i + sizeof key - 1 <= lim; i++) {
+        if (memcmp(doc + i, key, sizeof key - 1) != 0)
+            continue;
+        size_t j = i + sizeof key - 1;
+        while (j < len && (doc[j] == ' ' || doc[j] == '\n'))
+            j++;
+        int64_t t = 0;
+        for (; j < len && doc[j] >= '0' && doc[j] <= '9' && t < INT64_MAX / 10 - 9; j++)
+            t = t * 10 + (doc[j] - '0');
+        return t;
+    }
+    return 0;
+}
+
 /* Whether path is a native scan report (the monitor's .lrn file). */
 static int looks_like_scan(const char *path)
 {
@@ -261,7 +291,8 @@ static int cmd_store_ingest(int argc, char **argv)
         {"--version", CLI_OPT_STR, &o.version, "V", "its version", NULL},
         {"--device", CLI_OPT_STR, &o.device, "D", "the device or host", NULL},
         {"--at", CLI_OPT_STR, &o.at, "TIME",
-         "when the dump was taken (default: the input file's modification time)", NULL},
+         "when the dump was taken (default: the time an HPROF dump records, else the "
+         "input file's modification time)", NULL},
         {"--rules", CLI_OPT_LIST, &rules, "FILE", "extra rules for analysing dumps", NULL},
         {0}};
     const cli_spec spec = {
@@ -311,6 +342,13 @@ static int cmd_store_ingest(int argc, char **argv)
         }
         if (!o.at && stat(path, &st) == 0)
             m.at_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+        if (looks_like_text_report(path)) {
+            fprintf(stderr, "leakray: %s: skipped, a text report (the store reads its .json)\n",
+                    co.pos[i]);
+            if (spool_fd >= 0)
+                close(spool_fd);
+            continue;
+        }
         char *doc = NULL;
         size_t len = 0;
         char msg[LR_ERROR_MSG_MAX] = "";
@@ -328,6 +366,9 @@ static int cmd_store_ingest(int argc, char **argv)
             msg_rename(msg, sizeof msg, spooled, co.pos[i]);
         lr_status ls = LR_OK;
         const char *error = NULL;
+        int64_t dumped = code == 0 && !o.at ? doc_timestamp(doc, len) : 0;
+        if (dumped > 0) /* the dump's own time: a copy, a re-fetch, its report are one ingest */
+            m.at_ms = dumped;
         if (code == 0) {
             /* messages name the input as given ("-"), not the spooled copy's /proc name */
             ls = store_ingest_json(s, spool_fd >= 0 ? co.pos[i] : path, doc, len, &m, &r, &err);

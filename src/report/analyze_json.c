@@ -262,6 +262,12 @@ void rep_analyze_json(jsonw *w, const rep_analyze *v)
     int verbose = v->verbose;
     char id[REP_FMT_MAX];
     jsonw_kv_str(w, "file", v->path);
+    /* when the heap was dumped (HPROF's header): the store dates a report by it, so two
+     * copies of one dump, or a dump and its report, are one ingest */
+    if (g->timestamp_ms)
+        jsonw_kv_uint(w, "timestamp_ms", g->timestamp_ms);
+    else
+        jsonw_kv_null(w, "timestamp_ms");
     jsonw_kv_str(w, "mode", v->suspects ? "suspects" : "leaks");
     jsonw_kv_obj_begin(w, "build");
     jsonw_kv_bool(w, "android", rs->build.is_android);

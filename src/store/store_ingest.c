@@ -863,7 +863,8 @@ static lr_status lock_signatures(store *s, const group_list *l, lr_error *err)
 static const char SQL_HEAD[] =
     "SELECT 1, json_extract(?1, '$.schema_version'), json_type(?1, '$.traces'),"
     " json_type(?1, '$.direct'), json_type(?1, '$.groups'), json_extract(?1, '$.mode'),"
-    " json(json_remove(?1, '$.timing', '$.analysis_ms', '$.file', '$.elapsed_ms')),"
+    " json(json_remove(?1, '$.timing', '$.analysis_ms', '$.file', '$.timestamp_ms',"
+    " '$.elapsed_ms')),"
     " json_type(?1, '$.snapshot.meta'), json_type(?1, '$.truncated'),"
     " json_type(?1, '$.application_leaks'), json_type(?1, '$.summary')";
 

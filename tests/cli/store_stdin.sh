@@ -23,9 +23,11 @@ set +e
 RC=$?
 set -e
 expect_rc 0
-expect_out "report #2, 1 leak \(0 new\)"
+# the dump whose report came first: both are dated by the dump's own time (its HPROF
+# header), so the store has it already (a second occurrence of one heap before)
+expect_out "^already stored: .* \(report #1\)"
 run store leaks --db "$DB" --json
-json_eq 'd["leaks"][0]["occurrences"]' 2
+json_eq 'd["leaks"][0]["occurrences"]' 1
 [ -z "$(ls "$T"/leakray-ingest.* 2>/dev/null)" ] || fail "a spooled input was left behind"
 # a command that only reads opens what exists: a mistyped --db was made on the spot, empty,
 # and answered "0 distinct leaks"
