@@ -131,6 +131,16 @@ const char *cli_store_no_file(const char *url)
     if (!url[0] || strcmp(url, ":memory:") == 0 ||
         (strncmp(url, "file:", 5) == 0 && (strstr(url, ":memory:") || strstr(url, "mode=memory"))))
         return "names no file: a store is a SQLite file or a postgres:// URL";
+    /* "postgress://host/db", "pg:leaks": a URL of a scheme no store speaks, which SQLite
+     * would take for a file name and make, in the working folder, with exit 0 */
+    size_t n = 0;
+    while ((url[n] >= 'a' && url[n] <= 'z') || (url[n] >= 'A' && url[n] <= 'Z') ||
+           (n && ((url[n] >= '0' && url[n] <= '9') || url[n] == '+' || url[n] == '.' ||
+                  url[n] == '-')))
+        n++;
+    if (n && url[n] == ':' && strncmp(url, "file:", 5) != 0 && !store_url_is_pg(url))
+        return "has a scheme no store speaks (postgres:// or postgresql:// for PostgreSQL; a "
+               "SQLite file otherwise, ./NAME for a file whose name has a colon)";
     return NULL;
 }
 

@@ -37,6 +37,13 @@ for cmd in leaks trend export; do
     grep -q "no leak store at $T/typo.db" "$T/err" "$T/out" || fail "store $cmd: no message"
     [ ! -e "$T/typo.db" ] || fail "store $cmd made $T/typo.db"
 done
+# a URL of a scheme no store speaks was taken for a SQLite file name and made, exit 0
+for url in 'pg:leaks' 'postgress://fleet@/leaks'; do
+    (cd "$T" && "$LEAKRAY" store ingest --db "$url" "$D" >"$T/out" 2>"$T/err") && RC=0 || RC=$?
+    expect_rc 2
+    expect_err "has a scheme no store speaks"
+    [ ! -e "$T/$url" ] && [ ! -e "$T/postgress:" ] || fail "--db $url made a file"
+done
 # the dashboard only reads too: it made the store and published an empty page, exit 0
 run report --db "$T/typo.db" -o "$T/typo.html"
 expect_rc 4
