@@ -50,6 +50,27 @@ static int read_pair(void *ctx, int n, const char *const *v)
     return 0;
 }
 
+/* (bucket, app, signature) rows as (bucket, "app\x1fsignature") pairs: a signature scoped to
+ * the app it was seen in (trend's fixed leaks), or (bucket, app) rows as they are. */
+static int read_scoped(void *ctx, int n, const char *const *v)
+{
+    if (n < 3 || !v[0] || !v[1] || !v[2])
+        return n == 2 ? read_pair(ctx, n, v) : 0;
+    size_t la = strlen(v[1]), ls = strlen(v[2]);
+    char *s = malloc(la + ls + 2);
+    if (!s) {
+        ((pair_vec *)ctx)->oom = 1;
+        return 1;
+    }
+    memcpy(s, v[1], la);
+    s[la] = '\x1f';
+    memcpy(s + la + 1, v[2], ls + 1);
+    const char *row[2] = {v[0], s};
+    int rc = read_pair(ctx, 2, row);
+    free(s);
+    return rc;
+}
+
 static void pairs_free(pair_vec *pv)
 {
     for (size_t i = 0; i < pv->n; i++) {
@@ -227,10 +248,32 @@ lr_status store_trend(store *s, const store_filter *f, store_trend_by by, store_
         snprintf(sql + len, sizeof sql - len, " GROUP BY %s", bucket);
         st = sdb_exec(s->db, sql, np, p, read_kind_retained, &bv, err);
     }
-    if (st == LR_OK && (pv.oom || bv.oom))
+    /* A leak is fixed in a bucket where the app it was seen in has data and it is gone; a
+     * bucket of another app's dumps says nothing of it (a fleet's services are dumped on
+     * different days, their versions are numbered apart): its signatures by app, and which
+     * apps each bucket has reports of */
+    pair_vec sv = {0}, av = {0};
+    if (st == LR_OK) {
+        snprintf(sql, sizeof sql, "SELECT DISTINCT %s, coalesce(r.app, ''), o.signature" FROM_OCC,
+                 bucket);
+        np = 0;
+        store_filter_sql(f, sql, sizeof sql, p, &np);
+        st = sdb_exec(s->db, sql, np, p, read_scoped, &sv, err);
+    }
+    if (st == LR_OK) {
+        snprintf(sql, sizeof sql,
+                 "SELECT DISTINCT %s, coalesce(r.app, '') FROM report r WHERE r.status = 'ok'",
+                 bucket);
+        np = 0;
+        store_filter_sql(&rf, sql, sizeof sql, p, &np);
+        st = sdb_exec(s->db, sql, np, p, read_scoped, &av, err);
+    }
+    if (st == LR_OK && (pv.oom || bv.oom || sv.oom || av.oom))
         st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
     if (st != LR_OK) {
         pairs_free(&pv);
+        pairs_free(&sv);
+        pairs_free(&av);
         store_buckets_free(bv.v, bv.n);
         return st;
     }
@@ -240,13 +283,22 @@ lr_status store_trend(store *s, const store_filter *f, store_trend_by by, store_
         qsort_r(pv.v, pv.n, sizeof *pv.v, cmp_pair, &by_version);
     if (bv.n)
         qsort_r(bv.v, bv.n, sizeof *bv.v, cmp_bucket_v, &by_version);
+    if (sv.n)
+        qsort_r(sv.v, sv.n, sizeof *sv.v, cmp_pair, &by_version);
+    if (av.n)
+        qsort_r(av.v, av.n, sizeof *av.v, cmp_pair, &by_version);
     /* Walk buckets in order with the set of signatures seen so far and the previous bucket's
      * set; both are sorted arrays of pointers into pv. */
     char **seen = err_mallocarray(pv.n + 1, sizeof *seen);
-    char **prev = err_mallocarray(pv.n + 1, sizeof *prev);
     char **cur = err_mallocarray(pv.n + 1, sizeof *cur);
-    size_t n_seen = 0, n_prev = 0;
-    if (!seen || !prev || !cur) {
+    /* "app\x1fsignature" of each app's last bucket with data; this bucket's; its apps */
+    char **last = err_mallocarray(sv.n + 1, sizeof *last);
+    char **next = err_mallocarray(sv.n + 1, sizeof *next);
+    char **scur = err_mallocarray(sv.n + 1, sizeof *scur);
+    char **gone = err_mallocarray(sv.n + 1, sizeof *gone);
+    char **apps = err_mallocarray(av.n + 1, sizeof *apps);
+    size_t n_seen = 0, n_last = 0, is = 0, ia = 0;
+    if (!seen || !cur || !last || !next || !scur || !gone || !apps) {
         st = LR_FAIL(err, LR_ERR_NOMEM, "store: out of memory");
         goto done;
     }
@@ -259,27 +311,48 @@ lr_status store_trend(store *s, const store_filter *f, store_trend_by by, store_
         while (i < pv.n && cmp_bucket(pv.v[i].bucket, bk->label, by_version) == 0)
             cur[n_cur++] = pv.v[i++].sig;
         bk->leaks = (int64_t)n_cur;
-        /* A bucket whose ingests all failed (a dump cut short) saw no leak: it says nothing
-         * of them, and the next bucket compares with the last one that did, or every leak
-         * read as fixed there and as recurring after it. */
-        int no_data = bk->reports == 0;
         for (size_t k = 0; k < n_cur; k++) {
             if (in_sorted(seen, n_seen, cur[k]))
                 bk->recurring++;
             else
                 bk->new_leaks++;
         }
-        for (size_t k = 0; k < n_prev && !no_data; k++)
-            if (!in_sorted(cur, n_cur, prev[k]))
-                bk->fixed++;
         for (size_t k = 0; k < n_cur; k++)
             if (!in_sorted(seen, n_seen, cur[k]))
                 seen[n_seen++] = cur[k];
         qsort(seen, n_seen, sizeof *seen, cmp_str);
-        if (!no_data) {
-            memcpy(prev, cur, n_cur * sizeof *cur);
-            n_prev = n_cur;
+        /* Fixed: seen in an app's last bucket with data, gone from this one, where that app
+         * has data. A bucket whose ingests all failed (a dump cut short) has no app: it says
+         * nothing of any leak, and the next compares with the last that did. */
+        size_t n_scur = 0, n_apps = 0, n_gone = 0, n_next = 0;
+        while (is < sv.n && cmp_bucket(sv.v[is].bucket, bk->label, by_version) < 0)
+            is++;
+        while (is < sv.n && cmp_bucket(sv.v[is].bucket, bk->label, by_version) == 0)
+            scur[n_scur++] = sv.v[is++].sig;
+        while (ia < av.n && cmp_bucket(av.v[ia].bucket, bk->label, by_version) < 0)
+            ia++;
+        while (ia < av.n && cmp_bucket(av.v[ia].bucket, bk->label, by_version) == 0)
+            apps[n_apps++] = av.v[ia++].sig;
+        for (size_t k = 0; k < n_last; k++) {
+            const char *us = strchr(last[k], '\x1f');
+            char app[512];
+            size_t la = us ? (size_t)(us - last[k]) : 0;
+            snprintf(app, sizeof app, "%.*s", (int)(la < sizeof app ? la : sizeof app - 1),
+                     last[k]);
+            if (!us || !in_sorted(apps, n_apps, app)) {
+                next[n_next++] = last[k]; /* no data of its app here: still its last */
+                continue;
+            }
+            if (!in_sorted(scur, n_scur, last[k]))
+                gone[n_gone++] = (char *)us + 1;
         }
+        qsort(gone, n_gone, sizeof *gone, cmp_str);
+        for (size_t k = 0; k < n_gone; k++) /* one leak gone from two apps is one fixed */
+            bk->fixed += !k || strcmp(gone[k], gone[k - 1]) != 0;
+        memcpy(next + n_next, scur, n_scur * sizeof *scur);
+        n_last = n_next + n_scur;
+        memcpy(last, next, n_last * sizeof *last);
+        qsort(last, n_last, sizeof *last, cmp_str);
         if (by == STORE_BY_DAY) {
             time_t t = (time_t)(strtoll(bk->label, NULL, 10) * 86400);
             struct tm tm;
@@ -300,10 +373,16 @@ lr_status store_trend(store *s, const store_filter *f, store_trend_by by, store_
     bv.n = 0;
 done:
     free(seen);
-    free(prev);
     free(cur);
+    free(last);
+    free(next);
+    free(scur);
+    free(gone);
+    free(apps);
     store_buckets_free(bv.v, bv.n);
     pairs_free(&pv);
+    pairs_free(&sv);
+    pairs_free(&av);
     return st;
 }
 
