@@ -476,11 +476,22 @@ lr_status store_leaks(store *s, const store_filter *f, store_leak **out, size_t 
         if (f->kind)
             p[np++] = SDB_TEXT(f->kind);
     } else {
+        /* --since picks the leaks seen in the window; when each was first seen is still
+         * its first report of the app and version asked for, or every old leak read as new
+         * on the window's first day ($1, $2: store_filter_sql's app and version) */
+        char first[320] = "MIN(r.at)";
+        if (f->since_ms != INT64_MIN)
+            snprintf(first, sizeof first,
+                     "(SELECT MIN(r2.at) FROM occurrence o2 JOIN report r2 ON r2.id ="
+                     " o2.report_id WHERE o2.signature = o.signature AND r2.status = 'ok'%s%s)",
+                     f->app ? " AND r2.app = $1" : "",
+                     f->version ? (f->app ? " AND r2.version = $2" : " AND r2.version = $1")
+                                : "");
         snprintf(sql, sizeof sql,
-                 "SELECT o.signature, l.kind, l.short_description, MIN(r.at), MAX(r.at),"
+                 "SELECT o.signature, l.kind, l.short_description, %s, MAX(r.at),"
                  " COUNT(*), COUNT(DISTINCT r.content_hash), SUM(o.instances),"
                  " COUNT(DISTINCT r.app), COUNT(DISTINCT r.version), MAX(o.retained_bytes)"
-                 FROM_OCC);
+                 FROM_OCC, first);
         store_filter_sql(f, sql, sizeof sql, p, &np);
         size_t len = strlen(sql);
         snprintf(sql + len, sizeof sql - len,

@@ -6,6 +6,7 @@
 # first app as fixed, and the next day of that app as recurring.
 #   day 1: dialer (its leak); day 2: svc (a leak of its own); day 3: dialer (its leak again);
 #   day 4: dialer, a dump without that leak: fixed there, and only there.
+# And `store leaks --since` keeps each leak's first seen, before the window.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init store-trend-apps
@@ -28,4 +29,8 @@ json_eq '[b["recurring"] for b in d["buckets"]]' '[0, 0, 1, 0]'
 run store trend --db "$DB" --by version --json
 json_eq '[[b["version"], b["fixed"]] for b in d["buckets"]]' \
     '[["1.0", 0], ["1.1", 0], ["1.2", 1], ["5.0", 0]]'
+# the window picks the leaks seen in it; first seen stays the leak's first report (it read
+# the window's first day, every old leak as new)
+run store leaks --db "$DB" --app dialer --kind application --since 2026-11-03 --json
+json_eq '[l["first_seen"][:10] for l in d["leaks"]]' '["2026-11-01"]'
 echo "store_trend_apps: ok"
