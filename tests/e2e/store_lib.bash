@@ -160,6 +160,15 @@ and "offset" in [r for r in d["reports"] if r["status"] == "failed"][0]["error"]
     "$LEAKRAY" store leaks --db "$db" --json >"$W/totals.json"
     "$LEAKRAY" store leaks --db "$db" --since @0 --json >"$W/grouped.json"
     cmp -s "$W/totals.json" "$W/grouped.json" || fail "running totals differ from the occurrences"
+    # a window keeps each leak's first seen of the app asked for (the subquery's parameters)
+    "$LEAKRAY" store leaks --db "$db" --app fleet --json >"$W/app.json"
+    "$LEAKRAY" store leaks --db "$db" --app fleet --since @1764000080 --json >"$W/window.json"
+    python3 - "$W/app.json" "$W/window.json" <<'PY' || fail "--since moved first seen"
+import json, sys
+a = {l["signature"]: l["first_seen"] for l in json.load(open(sys.argv[1]))["leaks"]}
+w = json.load(open(sys.argv[2]))["leaks"]
+assert w and all(l["first_seen"] == a[l["signature"]] for l in w), (a, w)
+PY
     # 8. a process killed mid-ingest leaves whole reports only
     for i in 1 2 3 4 5; do
         "$LEAKRAY" store ingest --db "$db" --app killed --at "@$((1765000000 + i))" \
