@@ -17,6 +17,7 @@
 #   are its edges;
 # - `dupes` leaves out the sections that cannot apply outside JVM dumps (Android's bitmaps;
 #   primitive arrays where the heap has none) and keeps its strings;
+# - `analyze` labels a detached element with its own name, attributes and all;
 # - `analyze` keeps LeakCanary's layout without its Android links, counts the classes `histo`
 #   lists where classes are no heap objects (V8, Dart), leaves out threads and primitive
 #   arrays the runtime lacks, and names Dart's root object rather than "Unknown GC root type";
@@ -260,6 +261,9 @@ for f in "$work/node.heapsnapshot" "$work/page.heapsnapshot.gz" $others; do
     has "$work/$b.analyze.txt" "but leakray could not find a strong reference path"
 done
 has "$work/node.heapsnapshot.analyze.txt" "Class count: 184"
+# a detached element's trace line names its tag (its class); its label, its own name with
+# the attributes DevTools and `leaks` show: one of many divs told apart
+has "$work/page.heapsnapshot.gz.analyze.txt" 'Element: Detached <div class="panel" id="panel-0">'
 run app.watch.txt analyze "$work/app.dartheap" --watch CheckoutPageState
 has "$work/app.watch.txt" "GC Root: Root object of the snapshot"
 hasnt "$work/app.watch.txt" "Unknown GC root type"
