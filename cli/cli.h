@@ -325,6 +325,9 @@ void cli_retained_free(cli_retained *r);
 const char *cli_store_default(char *buf, size_t cap);
 /* Why url names no store file ("" or SQLite's ":memory:": gone at exit), or NULL. */
 const char *cli_store_no_file(const char *url);
+/* The dump time an analysis names (analyze --json's top-level "timestamp_ms", among its
+ * first keys), or 0 when it names none: what the store dates a dump by. */
+int64_t cli_store_doc_time(const char *doc, size_t len);
 
 /* ---- comparisons (diff, leaks) ---- */
 

@@ -186,3 +186,23 @@ int cli_store_fail(const cli_common *co, store *s, const lr_error *err)
     store_close(s);
     return cli_error(co, err);
 }
+
+/* The dump time an analysis names (analyze --json's top-level "timestamp_ms", among its
+ * first keys), or 0 when it names none. */
+int64_t cli_store_doc_time(const char *doc, size_t len)
+{
+    static const char key[] = "\"timestamp_ms\":";
+    size_t lim = len < 4096 ? len : 4096;
+    for (size_t i = 0; i + sizeof key - 1 <= lim; i++) {
+        if (memcmp(doc + i, key, sizeof key - 1) != 0)
+            continue;
+        size_t j = i + sizeof key - 1;
+        while (j < len && (doc[j] == ' ' || doc[j] == '\n'))
+            j++;
+        int64_t t = 0;
+        for (; j < len && doc[j] >= '0' && doc[j] <= '9' && t < INT64_MAX / 10 - 9; j++)
+            t = t * 10 + (doc[j] - '0');
+        return t;
+    }
+    return 0;
+}

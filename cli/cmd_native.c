@@ -113,7 +113,7 @@ static int to_store(const cli_common *co, const native_store *ns, const char *pa
         const char *slash = strrchr(r->exe, '/');
         app = slash ? slash + 1 : r->exe;
     }
-    store_meta m = {path, app, ns->version, NULL, 0};
+    store_meta m = {path, app, ns->version, NULL, 0, 0};
     struct stat sb;
     if (stat(path, &sb) == 0)
         m.at_ms = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;

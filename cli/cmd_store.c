@@ -227,26 +227,6 @@ static int looks_like_text_report(const char *path)
     return n >= sizeof mark - 1 && !memcmp(head, mark, sizeof mark - 1);
 }
 
-/* The dump time an analysis names (analyze --json's top-level "timestamp_ms", among its
- * first keys), or 0 when it names none. */
-static int64_t doc_timestamp(const char *doc, size_t len)
-{
-    static const char key[] = "\"timestamp_ms\":";
-    size_t lim = len < STORE_SNIFF_BYTES ? len : STORE_SNIFF_BYTES;
-    for (size_t i = 0; i + sizeof key - 1 <= lim; i++) {
-        if (memcmp(doc + i, key, sizeof key - 1) != 0)
-            continue;
-        size_t j = i + sizeof key - 1;
-        while (j < len && (doc[j] == ' ' || doc[j] == '\n'))
-            j++;
-        int64_t t = 0;
-        for (; j < len && doc[j] >= '0' && doc[j] <= '9' && t < INT64_MAX / 10 - 9; j++)
-            t = t * 10 + (doc[j] - '0');
-        return t;
-    }
-    return 0;
-}
-
 /* Whether path is a native scan report (the monitor's .lrn file). */
 static int looks_like_scan(const char *path)
 {
@@ -322,7 +302,7 @@ static int cmd_store_ingest(int argc, char **argv)
     int worst = CLI_EXIT_OK;
     for (int i = 0; i < co.n_pos; i++) {
         const char *path = co.pos[i];
-        store_meta m = {path, o.app, o.version, o.device, at};
+        store_meta m = {path, o.app, o.version, o.device, at, 0};
         struct stat st;
         char spooled[64] = "";
         int spool_fd = -1;
@@ -366,9 +346,11 @@ static int cmd_store_ingest(int argc, char **argv)
             msg_rename(msg, sizeof msg, spooled, co.pos[i]);
         lr_status ls = LR_OK;
         const char *error = NULL;
-        int64_t dumped = code == 0 && !o.at ? doc_timestamp(doc, len) : 0;
-        if (dumped > 0) /* the dump's own time: a copy, a re-fetch, its report are one ingest */
+        int64_t dumped = code == 0 && !o.at ? cli_store_doc_time(doc, len) : 0;
+        if (dumped > 0) { /* the dump's own time: a copy, a re-fetch, its report are one ingest */
+            m.also_at_ms = m.at_ms; /* the file's, by which older versions dated it */
             m.at_ms = dumped;
+        }
         if (code == 0) {
             /* messages name the input as given ("-"), not the spooled copy's /proc name */
             ls = store_ingest_json(s, spool_fd >= 0 ? co.pos[i] : path, doc, len, &m, &r, &err);

@@ -198,9 +198,16 @@ static void to_store(const char *url, const char *dump, const char *json_path, i
     store *s = NULL;
     lr_error err = {0};
     struct stat sb;
-    store_meta m = {dump, who->app, who->version, who->device, 0};
+    store_meta m = {dump, who->app, who->version, who->device, 0, 0};
     if (stat(dump, &sb) == 0)
         m.at_ms = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
+    /* dated as `store ingest` dates the dump (its header's time): a collector ingesting the
+     * agent's folder again finds it stored */
+    int64_t dumped = text ? cli_store_doc_time(text, strlen(text)) : 0;
+    if (dumped > 0) {
+        m.also_at_ms = m.at_ms;
+        m.at_ms = dumped;
+    }
     store_ingest_result r;
     char shown[512]; /* the store as messages name it: no password */
     url_hide_password(url, shown, sizeof shown);

@@ -490,7 +490,6 @@ static int as_slot(const graph *g, const rules_set *rs, const ptree *t, dictmemo
 typedef struct fpctx {
     EVP_MD_CTX *m[2];
     unsigned hashed; /* references that put bytes into m so far */
-    unsigned drawn;  /* whether a name in m[1] lost what the runtime drew (fp_finish_stable) */
 } fpctx;
 
 static void fpctx_free(fpctx *c)
@@ -514,13 +513,12 @@ static void fpctx_init(fpctx *c)
 {
     EVP_DigestInit_ex(c->m[0], EVP_sha1(), NULL);
     EVP_DigestInit_ex(c->m[1], EVP_sha1(), NULL);
-    c->hashed = c->drawn = 0;
+    c->hashed = 0;
 }
 
 static int fpctx_copy(fpctx *d, const fpctx *s)
 {
     d->hashed = s->hashed;
-    d->drawn = s->drawn;
     return EVP_MD_CTX_copy_ex(d->m[0], s->m[0]) && EVP_MD_CTX_copy_ex(d->m[1], s->m[1]);
 }
 
@@ -601,7 +599,6 @@ static void fp_step(const graph *g, const rules_set *rs, const ptree *t, dictmem
     if (strlen(cn) < sizeof scn) {
         classname_stable(cn, scn, sizeof scn);
         sn = scn;
-        f->c.drawn |= strcmp(scn, cn) != 0;
     }
     if (synth) {
         EVP_DigestUpdate(f->c.m[0], cn, strlen(cn));
@@ -612,6 +609,18 @@ static void fp_step(const graph *g, const rules_set *rs, const ptree *t, dictmem
     }
     EVP_DigestUpdate(f->c.m[1], sn, strlen(sn));
     EVP_DigestUpdate(f->c.m[1], gen, strlen(gen));
+    if (sn != cn && strcmp(sn, cn) != 0) {
+        /* The class lost what the runtime draws (two lambdas of one class both read
+         * `Foo$$Lambda`, two proxies `$Proxy`): what told two paths apart in the signature
+         * is gone from the stable one, so it names what the reference holds too (a lambda
+         * capturing a Session, another a Subscription: two leaks in every run, as they are
+         * two groups in each). What a reference holds is fixed by the code, where the
+         * leaking objects of one group may come in any order. */
+        char tn[512];
+        classname_stable(class_text(g, rs, p[i + 1].node), tn, sizeof tn);
+        EVP_DigestUpdate(f->c.m[1], "\x1f", 1);
+        EVP_DigestUpdate(f->c.m[1], tn, strlen(tn));
+    }
     f->c.hashed += (unsigned)(strlen(cn) + strlen(gen) > 0); /* bytes, as trace_fingerprint */
 }
 
@@ -965,17 +974,6 @@ static lr_status at_targets(walker *w, uint32_t s, uint32_t d, fpstate *f)
             EVP_DigestUpdate(w->tmp.m[0], rn, strlen(rn));
             EVP_DigestUpdate(w->tmp.m[1], scn, strlen(scn));
             EVP_DigestUpdate(w->tmp.m[1], rn, strlen(rn));
-        } else if (w->tmp.drawn) {
-            /* A suspect reference's class lost what the runtime draws (two lambdas of one
-             * class both read `Foo$$Lambda`, two proxies `$Proxy`): what told two leaks
-             * apart in the signature is gone from the stable one, so it names the leaking
-             * object's class too (a lambda holding Sessions, another Subscriptions, are two
-             * leaks in every run, as they are two groups in each) */
-            const char *cn = class_text(w->g, w->rs, w->p[d].node);
-            char scn[512];
-            classname_stable(cn, scn, sizeof scn);
-            EVP_DigestUpdate(w->tmp.m[1], "\x1f", 1);
-            EVP_DigestUpdate(w->tmp.m[1], scn, strlen(scn));
         }
         fp_hex(w->tmp.m[0], tr->fingerprint);
         fp_hex(w->tmp.m[1], tr->stable);
@@ -996,6 +994,42 @@ static lr_status at_targets(walker *w, uint32_t s, uint32_t d, fpstate *f)
             ti->sd_slot = w->p[W + 1].slot;
         }
     }
+    return LR_OK;
+}
+
+static int cmp_stable(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A group's stable signature: its traces' one, or when they differ (a lambda holding
+ * objects of several classes, each trace naming what its reference holds), the SHA-1 of
+ * their distinct values in order: the same set gives the same key whichever trace came
+ * first (allocation order, a HashMap's order). */
+static lr_status group_stable(trace_result *out, trace_group *gr, lr_error *err)
+{
+    uint32_t n = gr->n, i, u = 0;
+    for (i = 1; i < n && !strcmp(out->traces[gr->traces[i]].stable,
+                                 out->traces[gr->traces[0]].stable); i++)
+        ;
+    if (i >= n)
+        return LR_OK;
+    const char **v = err_mallocarray(n, sizeof *v);
+    char *cat = err_malloc((size_t)n * 40 + 1);
+    if (!v || !cat) {
+        free(v);
+        free(cat);
+        return LR_FAIL(err, LR_ERR_NOMEM, "out of memory building leak traces");
+    }
+    for (i = 0; i < n; i++)
+        v[i] = out->traces[gr->traces[i]].stable;
+    qsort(v, n, sizeof *v, cmp_stable);
+    for (i = 0; i < n; i++)
+        if (!i || strcmp(v[i], v[i - 1]))
+            memcpy(cat + 40 * (size_t)u++, v[i], 40);
+    trace_sha1_hex(cat, 40 * (size_t)u, gr->stable);
+    free(v);
+    free(cat);
     return LR_OK;
 }
 
@@ -1045,8 +1079,8 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
     const graph *g = w->g;
     lr_status st = LR_OK;
     int fp = w->pass == 1;
-    fpstate cur = {{{NULL, NULL}, 0, 0}, 1};
-    fpctx leafmd = {{NULL, NULL}, 0, 0};
+    fpstate cur = {{{NULL, NULL}, 0}, 1};
+    fpctx leafmd = {{NULL, NULL}, 0};
     if (fp) {
         if (fpctx_new(&cur.c) != 0 || fpctx_new(&leafmd) != 0) {
             fpctx_free(&cur.c);
@@ -1098,7 +1132,7 @@ static lr_status walk_tree(walker *w, uint32_t r0, wframe *fr)
         f->it = t->cfirst[s];
         f->inner_left = 0;
         f->first_done = 0;
-        f->saved = (fpctx){{NULL, NULL}, 0, 0};
+        f->saved = (fpctx){{NULL, NULL}, 0};
         for (uint32_t e = t->cfirst[s]; e < t->cfirst[s + 1] && st == LR_OK; e++) {
             uint32_t c = t->kids[e];
             if (t->cfirst[c] != t->cfirst[c + 1]) {
@@ -1253,6 +1287,8 @@ static lr_status make_groups(const graph *g, const rules_set *rs, const ptree *t
             gr->traces[gr->n++] = tp;
             out->traces[tp].group = gi;
         }
+        if (!gr->library && (st = group_stable(out, gr, err)) != LR_OK)
+            break;
         /* short description: first suspect reference, else the leaking class; Shark puts a
          * dot before a local too ("Thread.<Java Local>") */
         const tinfo *f = &ti[run[gi].first];

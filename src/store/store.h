@@ -65,6 +65,9 @@ typedef struct store_meta {
     const char *version; /* --version */
     const char *device;  /* --device */
     int64_t at_ms;       /* when the dump was taken, Unix milliseconds */
+    int64_t also_at_ms;  /* another time the same ingest may be stored under, 0: none (the
+                          * file's modification time, by which older versions dated a dump
+                          * that is now dated by its own header) */
 } store_meta;
 
 /* Stores one JSON report (len bytes, need not be NUL-terminated). Refuses (LR_ERR_FORMAT,

@@ -5,7 +5,7 @@
  * days, trend by day and by version), one indexed store_history per detailed leak and one
  * store_diff; memory is bounded by the caller's limits (listed leaks, detailed leaks,
  * occurrences per leak) plus one row per leak and per leak-day. */
-#include "store/store.h"
+#include "store/store_internal.h"
 
 #include "base/err.h"
 
@@ -36,6 +36,13 @@ static void find_days(const store_dashboard *d, const char *sig, store_dash_leak
     x->n_points = 0;
     for (; p && p < pv + d->n_points && strcmp(p->signature, sig) == 0; p++)
         x->n_points++;
+}
+
+static int read_count(void *ctx, int n, const char *const *v)
+{
+    if (n > 0 && v[0])
+        *(int64_t *)ctx = strtoll(v[0], NULL, 10);
+    return 0;
 }
 
 /* Pattern, newest trace and newest occurrences of one leak. */
@@ -90,7 +97,21 @@ lr_status store_dashboard_build(store *s, const store_filter *f, size_t max_list
     }
     if (st != LR_OK)
         goto fail;
-    if (!from && !to) {
+    int64_t apps = 1;
+    if (!from && !to && !f->app) {
+        /* versions of two apps compare nothing (cache 5.0 against web 1.1 read as "web's
+         * leaks fixed"): with several apps, only versions given, or --app, make one */
+        char sql[512] = "SELECT COUNT(DISTINCT coalesce(r.app, '')) FROM report r"
+                        " WHERE r.status = 'ok'";
+        sdb_val p[8];
+        int np = 0;
+        store_filter rf = *f;
+        rf.kind = NULL;
+        store_filter_sql(&rf, sql, sizeof sql, p, &np);
+        if ((st = sdb_exec(s->db, sql, np, p, read_count, &apps, err)) != LR_OK)
+            goto fail;
+    }
+    if (!from && !to && apps <= 1) {
         /* the last two versions with a report: one whose every ingest failed (a dump cut
          * short) has nothing to compare, and refused the whole page */
         const char *pick[2] = {NULL, NULL};

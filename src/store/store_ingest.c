@@ -597,6 +597,16 @@ static lr_status insert_report(store *s, const char *ihash, const char *chash,
     if (st == LR_OK)
         st = sdb_exec(s->db, "SELECT id FROM report WHERE ingest_hash = $1", 1, p, read_id,
                       existing, err);
+    if (st == LR_OK && !*existing && m->also_at_ms && m->also_at_ms != m->at_ms) {
+        /* the same ingest stored by a version that dated it otherwise: one ingest still */
+        store_meta alt = *m;
+        alt.at_ms = m->also_at_ms;
+        char ahash[41];
+        store_ingest_hash(chash, &alt, ahash);
+        sdb_val ap[1] = {SDB_TEXT(ahash)};
+        st = sdb_exec(s->db, "SELECT id FROM report WHERE ingest_hash = $1", 1, ap, read_id,
+                      existing, err);
+    }
     if (st == LR_OK && !*existing)
         st = sdb_exec(s->db,
                       "INSERT INTO report(ingest_hash, content_hash, kind, status, error,"

@@ -6,7 +6,8 @@
 # and `analyze --json`'s report of it (which carries that time as `timestamp_ms`) are
 # "already stored", where each counted once more (occurrences and instances doubled in
 # `leaks`, bytes in `trend`). The agent's text report beside them is skipped with a note, not
-# recorded as a failed dump (exit 3 for the batch). --at still names the time it is given.
+# recorded as a failed dump (exit 3 for the batch). --at still names the time it is given. A
+# dump a store already holds under its file's time (as older versions dated it) is that one.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init store-dump-time
@@ -43,4 +44,13 @@ json_eq 'sum(b["failed"] for b in d["buckets"])' 0
 run store ingest --db "$DB" --app dialer --at 2026-03-04 "$T/a.hprof"
 expect_rc 0
 expect_out "^stored $T/a.hprof: report #2"
+# a store filled by a version that dated dumps by their file's time: the same dump, ingested
+# again now, is the ingest it stored then (every old dump was stored twice after an upgrade)
+cp "$D" "$T/old.hprof"
+touch -d @1700000000 "$T/old.hprof"
+run store ingest --db "$T/up.db" --app dialer --at @1700000000 "$T/old.hprof"
+expect_rc 0
+run store ingest --db "$T/up.db" --app dialer "$T/old.hprof"
+expect_rc 0
+expect_out "^already stored: $T/old.hprof \(report #1\)"
 echo "store_dump_time: ok"

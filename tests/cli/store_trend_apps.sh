@@ -6,7 +6,8 @@
 # first app as fixed, and the next day of that app as recurring.
 #   day 1: dialer (its leak); day 2: svc (a leak of its own); day 3: dialer (its leak again);
 #   day 4: dialer, a dump without that leak: fixed there, and only there.
-# And `store leaks --since` keeps each leak's first seen, before the window.
+# And `store leaks --since` keeps each leak's first seen, before the window; the dashboard
+# compares versions of one app only.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.bash"
 cli_init store-trend-apps
@@ -33,4 +34,10 @@ json_eq '[[b["version"], b["fixed"]] for b in d["buckets"]]' \
 # the window's first day, every old leak as new)
 run store leaks --db "$DB" --app dialer --kind application --since 2026-11-03 --json
 json_eq '[l["first_seen"][:10] for l in d["leaks"]]' '["2026-11-01"]'
+# the dashboard's default comparison, the two newest versions, is of one app: of two apps'
+# (svc 5.0 against dialer 1.2) it called one app's leaks fixed by the other's release
+run report --db "$DB" --format json -o -
+json_eq 'd["comparison"]' null
+run report --db "$DB" --app dialer --format json -o -
+json_eq '[d["comparison"]["from"], d["comparison"]["to"]]' '["1.1", "1.2"]'
 echo "store_trend_apps: ok"

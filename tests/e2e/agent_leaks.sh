@@ -61,4 +61,9 @@ assert d["leaks"] and all(l["dumps"] == 1 for l in d["leaks"]), d
 PY
 "$LEAKRAY" store export --db "$work/fleet.db" | grep -q '"device": *"host-7"' ||
     fail "no device host-7 in the store"
+# a collector ingesting the agent's folder afterwards finds its dump stored: the agent dated
+# its report as `store ingest` dates the dump (its header's time), not by the file's
+"$LEAKRAY" store ingest --db "$work/fleet.db" --app checkout --version 4.2 --device host-7 \
+    "$work"/stored/leakray-*.hprof >"$work/again.txt" 2>&1 || fail "ingest: $(cat "$work/again.txt")"
+grep -q "^already stored: " "$work/again.txt" || fail "stored twice: $(cat "$work/again.txt")"
 echo "agent_leaks: ok"

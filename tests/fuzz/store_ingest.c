@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&err, 0, sizeof err);
     if (!s && store_open(":memory:", &s, &err) != LR_OK)
         __builtin_trap();
-    store_meta m = {"fuzz.json", "app", "1.0", "dev", (int64_t)size};
+    store_meta m = {"fuzz.json", "app", "1.0", "dev", (int64_t)size, 0};
     store_ingest_result r;
     lr_status st = store_ingest_json(s, "fuzz.json", (const char *)data, size, &m, &r, &err);
     if (st != LR_OK && st != LR_ERR_FORMAT && st != LR_ERR_LIMIT && st != LR_ERR_NOMEM)

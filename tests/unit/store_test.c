@@ -46,7 +46,7 @@ static store *filled(void)
     static const char *const ver[] = {"1.0", "1.0", "1.1"};
     static const char *const dev[] = {"a", "b", "a"};
     for (int i = 0; i < 3; i++) {
-        store_meta m = {"two.json", "app", ver[i], dev[i], 1764547200000 + i * 86400000LL};
+        store_meta m = {"two.json", "app", ver[i], dev[i], 1764547200000 + i * 86400000LL, 0};
         store_ingest_result r;
         assert_int_equal(store_ingest_json(s, "two.json", doc, len, &m, &r, &err), LR_OK);
         assert_int_equal(r.n_leaks, 2);
@@ -168,7 +168,7 @@ static void snapshot_named(void **state)
     store *s;
     lr_error err = {0};
     assert_int_equal(store_open(":memory:", &s, &err), LR_OK);
-    store_meta m = {"g.heapsnapshot", "app", "1", "a", 1764547200000};
+    store_meta m = {"g.heapsnapshot", "app", "1", "a", 1764547200000, 0};
     store_ingest_result r;
     assert_int_equal(store_ingest_json(s, "g.heapsnapshot", doc, len, &m, &r, &err),
                      LR_ERR_FORMAT);
@@ -187,7 +187,8 @@ static void suspect_sig(store *s, const char *suspect, int day, char sig[48])
              "{\"schema_version\": 2, \"mode\": \"suspects\", \"application_leaks\": [],"
              " \"library_leaks\": [], \"traces\": [], \"suspects\": [%s]}",
              suspect);
-    store_meta m = {"s.json", "app", day == 0 ? "1" : "2", "", 1764547200000 + day * 86400000LL};
+    store_meta m = {"s.json", "app", day == 0 ? "1" : "2", "",
+                    1764547200000 + day * 86400000LL, 0};
     store_ingest_result r;
     lr_error err = {0};
     assert_int_equal(store_ingest_json(s, "s.json", doc, strlen(doc), &m, &r, &err), LR_OK);

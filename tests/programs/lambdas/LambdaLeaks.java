@@ -7,7 +7,8 @@
 // proxy whose handler captures it, and a named listener class. Two sessions are closed too,
 // held the first two ways by other lambdas of the same class, in the same lists: two more
 // leaks, whose traces differ from the pages' only in the lambda classes' names and in what
-// leaks. With EXTRA 1 the program
+// leaks. And one lambda site holds two connections of two subclasses, one leak: with EXTRA 0
+// the plain one is registered first, with 1 the secure one. With EXTRA 1 the program
 // first spins other lambda and proxy classes, so the JVM numbers the leaking lambda's class
 // and the proxy's class differently from a run with EXTRA 0 (and, run with -Xshare:off, the
 // lambda's address moves too): the same leaks, under other class names.
@@ -41,6 +42,21 @@ public class LambdaLeaks {
         final byte[] state = new byte[16 * 1024];
 
         void onEvent(String e) { state[1] = (byte) e.length(); }
+    }
+
+    abstract static class Conn {
+        final byte[] buf = new byte[8 * 1024];
+
+        void onEvent(String e) { buf[2] = (byte) e.length(); }
+    }
+
+    static final class PlainConn extends Conn {}
+
+    static final class SecureConn extends Conn {}
+
+    static void register(Conn c) {
+        LAMBDAS.add(e -> c.onEvent(e));
+        watch(c, "connection closed");
     }
 
     /** A named listener: its class name is the same in every run. */
@@ -109,9 +125,14 @@ public class LambdaLeaks {
     }
 
     public static void main(String[] args) throws Exception {
-        if (Integer.parseInt(args[1]) != 0)
+        boolean extra = Integer.parseInt(args[1]) != 0;
+        if (extra)
             spin();
         open();
+        for (int i = 0; i < 2; i++) {
+            register(extra ? new SecureConn() : new PlainConn());
+            register(extra ? new PlainConn() : new SecureConn());
+        }
         System.gc();
         Thread.sleep(100);
         System.gc();
