@@ -61,7 +61,8 @@ int cmd_dashboard(int argc, char **argv)
         STORE_FILTER_OPTS(&o),
         {"--from", CLI_OPT_STR, &from, "V1", "version comparison: the older version", NULL},
         {"--to", CLI_OPT_STR, &to, "V2",
-         "version comparison: the newer version (default: the two newest versions)", NULL},
+         "version comparison: the newer version (default: the two newest versions of the "
+         "one app, or of --app; none for a store of several apps)", NULL},
         {"--threshold", CLI_OPT_UINT, &threshold, "PCT",
          "median retained change that counts as grown/shrunk (default 10)", NULL},
         {0}};
