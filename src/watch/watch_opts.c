@@ -55,6 +55,22 @@ int watch_rule_parse(const char *s, size_t len, watch_rule *r)
 }
 
 /* Decimal in [min, max]; the whole value must be digits. */
+/* Whether v (vl bytes) starts with a URL scheme no store speaks: a store is a SQLite file
+ * (a file: URI too) or postgres:// / postgresql://. */
+static int unknown_scheme(const char *v, size_t vl)
+{
+    size_t k = 0;
+    while (k < vl && (isalpha((unsigned char)v[k]) ||
+                      (k && (isdigit((unsigned char)v[k]) || strchr("+.-", v[k])))))
+        k++;
+    if (!k || k >= vl || v[k] != ':')
+        return 0;
+    int slashes = vl - k >= 3 && memcmp(v + k, "://", 3) == 0;
+    return !(k == 4 && strncasecmp(v, "file", 4) == 0) &&
+           !(slashes && k == 8 && strncasecmp(v, "postgres", 8) == 0) &&
+           !(slashes && k == 10 && strncasecmp(v, "postgresql", 10) == 0);
+}
+
 static int parse_num(const char *v, size_t n, uint64_t min, uint64_t max, uint64_t *out)
 {
     if (n == 0 || n > 19)
@@ -149,6 +165,10 @@ static int parse_item(const char *s, size_t len, watch_opts *o, const char **why
     }
     if (KEY("store")) {
         if (vl == 0 || vl >= sizeof o->store)
+            return -1;
+        /* a URL of a scheme no store speaks ("pg:leaks", "postgress://"): refused at start,
+         * as `store ingest` refuses it, not at the first dump, days later */
+        if (unknown_scheme(v, vl))
             return -1;
         memcpy(o->store, v, vl);
         o->store[vl] = 0;

@@ -3,7 +3,8 @@
 # agent_options.sh: the JVM agent's options. An unknown or malformed option (on -agentpath or
 # through JAVA_TOOL_OPTIONS), or a malformed rules file, stops the JVM before it runs any
 # program, with one line naming the option (a rules= folder too); a dump-dir with missing
-# parents is made; report=db and store=URL are accepted (an empty store= is not); and a program
+# parents is made; report=db and store=URL are accepted (an empty store= is not, nor one of a
+# scheme no store speaks, pg:leaks); and a program
 # using leakray.AppWatcher runs normally without the agent (a no-op: no dump).
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
@@ -55,6 +56,18 @@ java "-agentpath:$agent_so=store=$work/db/leaks.db,dump-dir=$work/db" -version 2
 rc=0
 java "-agentpath:$agent_so=store=,dump-dir=$work/db" -version 2> "$work/err" >/dev/null || rc=$?
 [ "$rc" != 0 ] && grep -q "store" "$work/err" || fail "an empty store= accepted"
+# a store URL of a scheme no store speaks stops the JVM at start (it was refused at the first
+# dump); postgres:// and file: URIs are taken
+for url in 'pg:leaks' 'postgress://fleet@/leaks'; do
+    rc=0
+    java "-agentpath:$agent_so=store=$url,dump-dir=$work/db" -version 2> "$work/err" \
+        >/dev/null || rc=$?
+    [ "$rc" != 0 ] && grep -q "store" "$work/err" || fail "store=$url accepted"
+done
+java "-agentpath:$agent_so=store=postgres://u@h/leaks,dump-dir=$work/db" -version \
+    2> "$work/err" > /dev/null || fail "store=postgres:// refused: $(cat "$work/err")"
+java "-agentpath:$agent_so=store=file:$work/db/f.db,dump-dir=$work/db" -version \
+    2> "$work/err" > /dev/null || fail "store=file: refused: $(cat "$work/err")"
 
 # without the agent, AppWatcher is a no-op
 (cd "$work" && java -cp "$agent_jar:$work/classes" agent.AgentLeaks listeners 5 700) ||

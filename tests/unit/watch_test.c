@@ -713,6 +713,15 @@ static void options_parse(void **state)
     watch_opts o;
     char err[256];
     assert_int_equal(watch_opts_parse(NULL, &o, err, sizeof err), 0);
+    /* a store of a scheme no store speaks is refused at start; a file, file: and postgres
+     * URLs of either spelling are taken */
+    assert_int_not_equal(watch_opts_parse("store=pg:leaks", &o, err, sizeof err), 0);
+    assert_int_not_equal(watch_opts_parse("store=postgress://h/db", &o, err, sizeof err), 0);
+    assert_int_equal(watch_opts_parse("store=/var/lib/leaks.db", &o, err, sizeof err), 0);
+    assert_int_equal(watch_opts_parse("store=file:leaks.db", &o, err, sizeof err), 0);
+    assert_int_equal(watch_opts_parse("store=postgres://u@h/db", &o, err, sizeof err), 0);
+    assert_int_equal(watch_opts_parse("store=postgresql://u@h/db", &o, err, sizeof err), 0);
+    assert_int_equal(watch_opts_parse(NULL, &o, err, sizeof err), 0);
     assert_int_equal(o.threshold, 5);
     assert_int_equal(o.delay_ms, 5000);
     assert_int_equal(o.max_dumps, 7);
