@@ -230,5 +230,7 @@ lr_status v8p_reattribute_sizes(ctx *x, cur *c);
 /* Computes every node's DevTools class (calculateObjectNames + interface definitions +
  * classKeyInternal) and creates one graph class per distinct key, in node order. */
 lr_status v8p_assign_classes(ctx *x);
+/* Where each closure's function is written (graph.locs), once the edges are read. */
+lr_status v8p_closure_locations(ctx *x);
 
 #endif

@@ -956,6 +956,103 @@ out:
     return s;
 }
 
+/* ---- where closures are written ---- */
+
+/* The target of v's first edge named nm, GRAPH_NONE when it has none. */
+static node_ix edge_named(const graph *g, node_ix v, const char *nm)
+{
+    for (edge_ix e = g->first_edge[v]; e < g->first_edge[v + 1]; e++)
+        if (!strcmp(graph_str(g, graph_edge_name_from(g, v, e)), nm))
+            return g->edge_to[e] < g->n_nodes ? g->edge_to[e] : GRAPH_NONE;
+    return GRAPH_NONE;
+}
+
+/* The name of closure f's script: V8 writes closure -shared-> its function's shared info
+ * -script_or_debug_info (some versions: script)-> the Script, a code node named by the
+ * script's URL or path (Node), or "system / Script / URL" (Chrome); nameless for eval'd
+ * code. */
+static str_ix script_url(ctx *x, node_ix f)
+{
+    graph *g = x->g;
+    node_ix sfi = edge_named(g, f, "shared");
+    if (sfi == GRAPH_NONE)
+        return GRAPH_NONE;
+    node_ix s = edge_named(g, sfi, "script_or_debug_info");
+    if (s == GRAPH_NONE)
+        s = edge_named(g, sfi, "script");
+    if (s == GRAPH_NONE || !is_type(g, s, x->r.code) || !g->node_name)
+        return GRAPH_NONE;
+    const char *nm = graph_str(g, g->node_name[s]);
+    if (!strncmp(nm, "system / Script / ", 18)) { /* Chrome 120 on: the URL after the type */
+        /* a copy: interning may move the table nm points into */
+        size_t len = strlen(nm + 18);
+        char *url = len ? err_malloc(len) : NULL;
+        str_ix u = GRAPH_NONE;
+        if (url) {
+            memcpy(url, nm + 18, len);
+            if (graph_intern(g, url, len, &u, x->c.err) != LR_OK)
+                u = GRAPH_NONE;
+            free(url);
+        }
+        return u;
+    }
+    return *nm && strncmp(nm, "system / ", 9) ? g->node_name[s] : GRAPH_NONE;
+}
+
+/* graph.locs: each closure's `locations` entry (the last one where a writer gave several),
+ * with its script's name. A script's name is looked up through the first of its closures
+ * that reaches it (script ids are small: V8 numbers scripts from 1 as it compiles them). */
+#define SCRIPT_IDS_MAX (1u << 20)
+
+lr_status v8p_closure_locations(ctx *x)
+{
+    graph *g = x->g;
+    if (!x->n_locs || x->r.closure < 0)
+        return LR_OK;
+    uint32_t n = 0, max_script = 0;
+    for (uint32_t i = 0; i < x->n_locs; i++) {
+        const loc *l = &x->locs[i];
+        int last = i + 1 == x->n_locs || x->locs[i + 1].node != l->node;
+        if (last && l->node < g->n_nodes && is_type(g, l->node, x->r.closure)) {
+            n++;
+            if (l->script > max_script)
+                max_script = l->script;
+        }
+    }
+    if (!n)
+        return LR_OK;
+    graph_loc *out = err_mallocarray(n, sizeof *out);
+    /* per script id: its name + 1 once looked up (0: not yet) */
+    uint32_t ns = max_script < SCRIPT_IDS_MAX ? max_script + 1 : 0;
+    uint32_t *url_of = ns ? err_calloc(ns, sizeof *url_of) : NULL;
+    if (!out || (ns && !url_of)) {
+        free(out);
+        free(url_of);
+        return LR_FAIL(x->c.err, LR_ERR_NOMEM, "%s: out of memory for closure locations",
+                       x->c.name);
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < x->n_locs; i++) {
+        const loc *l = &x->locs[i];
+        int last = i + 1 == x->n_locs || x->locs[i + 1].node != l->node;
+        if (!last || l->node >= g->n_nodes || !is_type(g, l->node, x->r.closure))
+            continue;
+        str_ix url;
+        if (url_of && url_of[l->script])
+            url = url_of[l->script] - 1;
+        else {
+            url = script_url(x, l->node);
+            if (url_of && url != GRAPH_NONE)
+                url_of[l->script] = url + 1;
+        }
+        out[k++] = (graph_loc){l->node, l->script, url, l->line, l->col};
+    }
+    free(url_of);
+    g->locs = out;
+    g->n_locs = k;
+    return LR_OK;
+}
+
 /* ---- the Comparison view's naming of a base snapshot (aggregatesForDiff) ---- */
 
 lr_status v8_apply_interfaces(graph *g, const graph *from, lr_error *err)

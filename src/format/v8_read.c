@@ -1552,6 +1552,7 @@ static lr_status load(ctx *x)
     hs = join_helper(x);
     diag_add(&g->diag, DIAG_SIZE_SATURATED, x->own_saturated);
     LR_TRY(s ? s : hs);
+    LR_TRY(v8p_closure_locations(x));
     LR_TRY(graph_index_class_nodes(g, c->err));
     /* Loading interned every name; what interns later (rules, interface names of another
      * snapshot) is rare enough to rebuild the table then. */

@@ -15,6 +15,7 @@
 #include "base/search.h"
 #include "base/spill.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,7 @@ void graph_fini(graph *g)
     free(g->node_size);
     free(g->node_native);
     free(g->node_dom);
+    free(g->locs);
     free(g->node_kind);
     if (g->node_type != g->node_kind)
         free(g->node_type); /* HPROF shares one array: its types are its kinds */
@@ -257,6 +259,37 @@ const char *graph_str(const graph *g, str_ix s)
     if (s == GRAPH_NONE || s >= g->strings.n)
         return "";
     return g->strings.chars + g->strings.offs[s];
+}
+
+/* ---- script locations ---- */
+
+const graph_loc *graph_node_loc(const graph *g, node_ix n)
+{
+    uint32_t lo = 0, hi = g->n_locs;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->locs[mid].node < n)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < g->n_locs && g->locs[lo].node == n ? &g->locs[lo] : NULL;
+}
+
+const char *graph_loc_text(const graph *g, const graph_loc *l, char buf[GRAPH_LOC_MAX])
+{
+    const char *url = graph_str(g, l->url);
+    /* a URL past the buffer keeps its end: the file's name and the line are what is read */
+    size_t len = strlen(url), room = GRAPH_LOC_MAX - 40;
+    const char *cut = len > room ? "..." : "";
+    if (*url)
+        snprintf(buf, GRAPH_LOC_MAX, "%s%s:%" PRIu64 ":%" PRIu64, cut,
+                 len > room ? url + len - room : url, (uint64_t)l->line + 1,
+                 (uint64_t)l->col + 1);
+    else
+        snprintf(buf, GRAPH_LOC_MAX, "script %" PRIu32 ":%" PRIu64 ":%" PRIu64, l->script,
+                 (uint64_t)l->line + 1, (uint64_t)l->col + 1);
+    return buf;
 }
 
 /* ---- id index ---- */

@@ -296,6 +296,10 @@ typedef struct graph {
     /* ---- DOM link state (V8 snapshots of a browser page) ---- */
     uint8_t *node_dom;         /* per node enum graph_dom_state, NULL when no node has one */
 
+    /* ---- script locations (V8: where each closure's function is written) ---- */
+    struct graph_loc *locs;    /* ascending by node; NULL when the dump records none */
+    uint32_t n_locs;           /* entries in locs */
+
     /* ---- presentation ---- */
     int hex_ids;               /* ids are addresses (Ruby): shown 0x.. though id_size is 0 */
 
@@ -491,6 +495,23 @@ static inline unsigned graph_node_dom(const graph *g, node_ix n)
 {
     return g->node_dom ? g->node_dom[n] & 3u : GRAPH_DOM_UNKNOWN;
 }
+
+/* Where an object's code is written: a V8 closure's function, from the snapshot's
+ * `locations` (0-based line and column, as written) and its script's name. */
+typedef struct graph_loc {
+    node_ix node;   /* the object */
+    uint32_t script; /* script id as the snapshot writes it */
+    str_ix url;     /* the script's name (a URL or a path), GRAPH_NONE when unknown */
+    uint32_t line;  /* 0-based */
+    uint32_t col;   /* 0-based */
+} graph_loc;
+
+/* The location of n, or NULL when the graph records none for it. */
+const graph_loc *graph_node_loc(const graph *g, node_ix n);
+/* l as a reader finds it in an editor: "URL:line:column", 1-based, or "script N:line:column"
+ * when its script has no name; returns buf. */
+#define GRAPH_LOC_MAX 256
+const char *graph_loc_text(const graph *g, const graph_loc *l, char buf[GRAPH_LOC_MAX]);
 
 /* Readers of values a graph does not store (see graph.derive); set by the format reader. */
 typedef struct graph_derive {

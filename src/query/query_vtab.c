@@ -10,6 +10,7 @@
  * Column lists are docs/sql.md's; keep them append-only. */
 #include "query/query_internal.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -474,9 +475,19 @@ static int objects_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int co
         else
             sqlite3_result_null(ctx);
         break;
-    case OC_LOCATION:
-        result_location(ctx, q, graph_node_class(g, x));
+    case OC_LOCATION: {
+        /* a closure: its function's own location, in the class key's form */
+        const graph_loc *l = graph_node_loc(g, x);
+        if (l) {
+            char b[48];
+            snprintf(b, sizeof b, "%" PRIu32 ",%" PRIu32 ",%" PRIu32, l->script, l->line,
+                     l->col);
+            sqlite3_result_text(ctx, b, -1, SQLITE_TRANSIENT);
+        } else {
+            result_location(ctx, q, graph_node_class(g, x));
+        }
         break;
+    }
     case OC_NAME:
         /* V8's node name, what DevTools shows beside the class: a function's name, the
          * start of a string, a synthetic node's "(Stack roots)"; HPROF nodes have none */

@@ -303,6 +303,11 @@ void rep_path_dt_json(jsonw *w, const rep_path_dt *v)
             }
             jsonw_kv_str(w, "id", rep_fmt_id(b1, g, graph_node_id(g, v->nodes[i])));
             jsonw_kv_str(w, "class", label_raw(g, v->nodes[i], lab, sizeof lab));
+            const graph_loc *at = graph_node_loc(g, v->nodes[i]);
+            if (at) {
+                char lb[GRAPH_LOC_MAX];
+                jsonw_kv_str(w, "location", graph_loc_text(g, at, lb));
+            }
             jsonw_kv_int(w, "distance", v->distance[v->nodes[i]]);
             jsonw_kv_uint(w, "retained", v->retained[v->nodes[i]]);
             jsonw_obj_end(w);
@@ -332,10 +337,15 @@ void rep_path_dt_text(FILE *out, const rep_path_dt *v)
                 fprintf(out, "      --[%s %s]-->\n", graph_edge_kind_name(k),
                         edge_text(g, v->edges[i - 1], ename, sizeof ename));
             }
-            char dd[REP_FMT_MAX], rr[REP_FMT_MAX];
-            fprintf(out, "  %s %s  (distance %s, retained %s)\n",
+            char dd[REP_FMT_MAX], rr[REP_FMT_MAX], lb[GRAPH_LOC_MAX], at[4 * GRAPH_LOC_MAX + 8];
+            const graph_loc *l = graph_node_loc(g, v->nodes[i]);
+            at[0] = 0;
+            if (l) /* a closure: where its function is written */
+                snprintf(at, sizeof at, " at %s",
+                         rep_fmt_term(lab, sizeof lab, graph_loc_text(g, l, lb)));
+            fprintf(out, "  %s %s%s  (distance %s, retained %s)\n",
                     rep_fmt_id(b1, g, graph_node_id(g, v->nodes[i])),
-                    label(g, v->nodes[i], lab, sizeof lab),
+                    label(g, v->nodes[i], lab, sizeof lab), at,
                     rep_fmt_distance(dd, v->distance[v->nodes[i]]),
                     rep_fmt_bytes(rr, v->retained[v->nodes[i]]));
         }

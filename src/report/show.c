@@ -433,6 +433,17 @@ void rep_show_json(jsonw *w, const show_result *r)
     }
     if (name[0] && r->string_len < 0)
         jsonw_kv_str(w, "name", name);
+    const graph_loc *at = graph_node_loc(g, r->node);
+    if (at) { /* a V8 closure: where its function is written */
+        char b[GRAPH_LOC_MAX];
+        jsonw_kv_obj_begin(w, "location");
+        jsonw_kv_str(w, "text", graph_loc_text(g, at, b));
+        jsonw_kv_str(w, "url", graph_str(g, at->url));
+        jsonw_kv_uint(w, "script_id", at->script);
+        jsonw_kv_uint(w, "line", (uint64_t)at->line + 1);
+        jsonw_kv_uint(w, "column", (uint64_t)at->col + 1);
+        jsonw_obj_end(w);
+    }
     rules_js js;
     if (js_number(g, r->node, &js)) {
         if (js.kind == RULES_JS_INT)
@@ -637,6 +648,14 @@ void rep_show_text(FILE *out, const show_result *r)
     if (name[0] && r->string_len < 0) {
         fprintf(out, "name:          ");
         rep_fmt_text(out, name, strlen(name), SHOW_STRING_PREVIEW);
+        fputc('\n', out);
+    }
+    const graph_loc *at = graph_node_loc(g, n);
+    if (at) {
+        char b[GRAPH_LOC_MAX];
+        fprintf(out, "location:      ");
+        const char *t = graph_loc_text(g, at, b);
+        rep_fmt_text(out, t, strlen(t), GRAPH_LOC_MAX);
         fputc('\n', out);
     }
     if (r->heap)

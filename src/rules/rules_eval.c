@@ -358,6 +358,15 @@ static void special(const rules_set *rs, node_ix n, const char *fld, const char 
         const char *nm = g->node_name && n < g->n_nodes ? graph_str(g, g->node_name[n]) : "";
         out->k = *nm && strcmp(nm, cn) ? V_STR : V_NULL;
         snprintf(out->s, sizeof out->s, "%s", nm);
+    } else if (!strcmp(name, "@location")) {
+        /* where the object's code is written (a V8 closure's function), as an editor takes
+         * it; null when the dump records none */
+        const graph_loc *l = graph_node_loc(g, n);
+        if (l) {
+            char b[GRAPH_LOC_MAX];
+            out->k = V_STR;
+            snprintf(out->s, sizeof out->s, "%s", graph_loc_text(g, l, b));
+        }
     } else if (!strcmp(name, "@dom")) {
         if (!g->node_dom)
             return; /* no DOM states in this dump: missing, never true */

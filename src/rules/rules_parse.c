@@ -214,8 +214,9 @@ static int32_t new_expr(parser *ps)
 
 /* The '@' names rules_eval.c knows (docs/rules.md). A misspelt one read as missing data, so
  * its condition was quietly false, where a misspelt field is warned of. */
-static const char *const AT_NAMES[] = {"@anonymous", "@class", "@component", "@dom", "@field",
-                                       "@id",        "@name",  "@simple",    "@size", "@super"};
+static const char *const AT_NAMES[] = {"@anonymous", "@class", "@component", "@dom",
+                                       "@field",     "@id",    "@location",  "@name",
+                                       "@simple",    "@size",  "@super"};
 
 /* 0, or fails on the first '@' component of path that names nothing. */
 static int check_at_names(lexer *lx, const char *path)
@@ -231,7 +232,7 @@ static int check_at_names(lexer *lx, const char *path)
             char name[64];
             snprintf(name, sizeof name, "%.*s", (int)(len < 60 ? len : 60), p);
             return fail(lx, "unknown name '%s' (the names: @anonymous @class @component @dom "
-                        "@field @id @name @simple @size @super)", name);
+                        "@field @id @location @name @simple @size @super)", name);
         }
     }
     return 0;
