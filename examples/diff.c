@@ -20,12 +20,15 @@ int main(int argc, char **argv)
     lr_heap *a = NULL, *b = NULL;
     lr_diff *d = NULL;
     if (lr_open(argv[1], NULL, &a, &err) != LR_OK || lr_open(argv[2], NULL, &b, &err) != LR_OK ||
-        lr_diff_build(a, b, strcmp(lr_heap_format(a), "v8") == 0, &d, &err) != LR_OK) {
+        lr_diff_build(a, b, strcmp(lr_heap_format(a), "v8") == 0 ? LR_DIFF_BY_ID : 0, &d,
+                      &err) != LR_OK) {
         fprintf(stderr, "diff: %s\n", err.msg);
         lr_close(a);
         lr_close(b);
         return lr_exit_code(err.code);
     }
+    if (*lr_diff_warning(d))
+        fprintf(stderr, "diff: %s\n", lr_diff_warning(d));
     const lr_diff_row *t = lr_diff_total(d);
     printf("%u classes changed; objects %+" PRId64 ", bytes %+" PRId64 "\n", lr_diff_count(d),
            t->count_delta, t->size_delta);

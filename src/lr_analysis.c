@@ -14,9 +14,11 @@
 #include "report/model.h"
 
 #include "analysis/diff.h"
+#include "analysis/kinship.h"
 #include "analysis/retained.h"
 #include "format/v8.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,7 +437,65 @@ struct lr_diff {
     diff_result r;
     lr_diff_row *rows;
     lr_diff_row total;
+    char warning[1024]; /* lr_diff_warning */
 };
+
+static void diff_warn(lr_diff *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void diff_warn(lr_diff *d, const char *fmt, ...)
+{
+    size_t len = strlen(d->warning);
+    if (len && len + 2 < sizeof d->warning)
+        memcpy(d->warning + len, "; ", 3), len += 2;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->warning + len, sizeof d->warning - len, fmt, ap);
+    va_end(ap);
+}
+
+/* Whether a and b can be compared (analysis/kinship.h), as `leakray diff` decides: LR_OK, or
+ * LR_ERR_USAGE saying why. *by_id is cleared where the writer renumbered the ids. */
+static lr_status diff_related(const lr_heap *a, const lr_heap *b, int *by_id, int force,
+                              lr_diff *d, lr_error *err)
+{
+    const char *na = a->g.path ? a->g.path : "", *nb = b->g.path ? b->g.path : "";
+    /* a built heap is the generic graph's model: it compares with a loaded one */
+    const char *fa = lr_heap_format(a), *fb = lr_heap_format(b);
+    if (!strcmp(fa, "builder"))
+        fa = "graph";
+    if (!strcmp(fb, "builder"))
+        fb = "graph";
+    if (strcmp(fa, fb) != 0)
+        return LR_FAIL(err, LR_ERR_USAGE,
+                       "%s is %s, %s is %s: only snapshots of one format can be compared", na,
+                       lr_heap_format(a), nb, lr_heap_format(b));
+    if (!graph_has_ids(&a->g) || !graph_has_ids(&b->g))
+        return LR_OK;
+    kin_print pa = {0}, pb = {0};
+    lr_status st = kin_print_build(&a->g, lr_heap_format(a), &pa, err);
+    if (st == LR_OK)
+        st = kin_print_build(&b->g, lr_heap_format(b), &pb, err);
+    if (st == LR_OK) {
+        kin_stats ks;
+        char why[256];
+        if (kin_compare(&pa, &pb, *by_id, &ks, why, sizeof why)) {
+            if (kin_v8_opts_differ(&pa, &pb, why, sizeof why))
+                diff_warn(d, "%s and %s: %s; take both the same way", na, nb, why);
+        } else if (!force) {
+            st = LR_FAIL(err, LR_ERR_USAGE, "%s and %s: %s (LR_DIFF_FORCE compares them anyway)",
+                         na, nb, why);
+        } else {
+            diff_warn(d, "%s and %s: %s; compared as asked (LR_DIFF_FORCE)", na, nb, why);
+        }
+        if (st == LR_OK && ks.ids_renumbered && *by_id) {
+            *by_id = 0;
+            diff_warn(d, "%s and %s: object ids renumbered: the writer numbers objects afresh "
+                      "in every snapshot, so objects are compared per class", na, nb);
+        }
+    }
+    kin_print_free(&pa);
+    kin_print_free(&pb);
+    return st;
+}
 
 static void diff_row_copy(const diff_row *s, lr_diff_row *d)
 {
@@ -446,19 +506,22 @@ static void diff_row_copy(const diff_row *s, lr_diff_row *d)
     d->count_delta = s->count_delta, d->size_delta = s->size_delta;
 }
 
-lr_status lr_diff_build(lr_heap *a, const lr_heap *b, int by_id, lr_diff **out,
+lr_status lr_diff_build(lr_heap *a, const lr_heap *b, int flags, lr_diff **out,
                         lr_error *err)
 {
     if (out)
         *out = NULL;
     if (!a || !b || !out)
         return LR_FAIL(err, LR_ERR_USAGE, "lr_diff_build: two heaps and out are required");
+    if (flags & ~(LR_DIFF_BY_ID | LR_DIFF_FORCE))
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_diff_build: unknown flags 0x%x", (unsigned)flags);
     lr_diff *d = calloc(1, sizeof *d);
     if (!d)
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory (diff)");
-    lr_status st = LR_OK;
+    int by_id = (flags & LR_DIFF_BY_ID) != 0;
+    lr_status st = diff_related(a, b, &by_id, (flags & LR_DIFF_FORCE) != 0, d, err);
     /* DevTools names the base's plain objects with the compared snapshot's interfaces. */
-    if (by_id && v8_class_keys(&a->g) && v8_class_keys(&b->g))
+    if (st == LR_OK && by_id && v8_class_keys(&a->g) && v8_class_keys(&b->g))
         st = v8_apply_interfaces(&a->g, &b->g, err);
     if (st == LR_OK)
         st = diff_build(&a->g, &b->g, v8_class_keys(&a->g), v8_class_keys(&b->g), by_id,
@@ -475,9 +538,16 @@ lr_status lr_diff_build(lr_heap *a, const lr_heap *b, int by_id, lr_diff **out,
     for (uint32_t i = 0; i < d->r.n; i++)
         diff_row_copy(&d->r.rows[i], &d->rows[i]);
     diff_row_copy(&d->r.total, &d->total);
+    if (by_id && d->r.n_reused)
+        diff_warn(d, "%llu ids name an object of another class or size in the second heap: "
+                  "the collector gave their addresses to other objects, so matching by id "
+                  "pairs objects that are not the same; the counts per class are the "
+                  "comparison", (unsigned long long)d->r.n_reused);
     *out = d;
     return LR_OK;
 }
+
+const char *lr_diff_warning(const lr_diff *d) { return d ? d->warning : ""; }
 
 uint32_t lr_diff_count(const lr_diff *d) { return d ? d->r.n : 0; }
 const lr_diff_row *lr_diff_get(const lr_diff *d, uint32_t i)

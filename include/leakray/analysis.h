@@ -275,14 +275,26 @@ typedef struct lr_diff_row {
     int64_t size_delta;           /* by_id: bytes new - deleted; else size_b - size_a */
 } lr_diff_row;
 
+/* lr_diff_build's flags. */
+#define LR_DIFF_BY_ID 1 /* match objects by id (as `leakray diff` on V8, --match-ids on HPROF) */
+#define LR_DIFF_FORCE 2 /* compare heaps that seem unrelated (as `leakray diff --force`) */
+
 /* Per-class comparison of a (before) with b (after): rows for classes that changed, sorted
- * by |size_delta| descending. by_id matches objects by id (V8 snapshots of one process keep
- * ids); then, as DevTools' Comparison does, a's plain objects are named with b's interface
- * definitions (a is changed so: its class names may differ afterwards). The rows equal
- * `leakray diff`'s. Returns LR_OK and *out (free: lr_diff_free; a and b must outlive it),
- * LR_ERR_NOMEM. */
-LR_API lr_status lr_diff_build(lr_heap *a, const lr_heap *b, int by_id, lr_diff **out,
+ * by |size_delta| descending. flags LR_DIFF_BY_ID matches objects by id (V8 snapshots of one
+ * process keep ids); then, as DevTools' Comparison does, a's plain objects are named with b's
+ * interface definitions (a is changed so: its class names may differ afterwards). As
+ * `leakray diff`, it first checks that the comparison means something: heaps of two formats
+ * are refused, and so, unless LR_DIFF_FORCE, are heaps that do not come from one program
+ * (their class names) or, by id, from one process (ids that do not keep their class):
+ * LR_ERR_USAGE with a message saying why. Where ids were renumbered by the writer (Bun), a
+ * comparison by id is made per class. lr_diff_warning says what a caller should know of the
+ * result (forced, options that differ, addresses reused). The rows equal `leakray diff`'s
+ * with the same choices. Returns LR_OK and *out (free: lr_diff_free; a and b must outlive
+ * it), LR_ERR_USAGE, LR_ERR_NOMEM. */
+LR_API lr_status lr_diff_build(lr_heap *a, const lr_heap *b, int flags, lr_diff **out,
                                lr_error *err);
+/* The warnings of d, one sentence each, joined by "; " ("" when none). Owned by d. */
+LR_API const char *lr_diff_warning(const lr_diff *d);
 LR_API uint32_t lr_diff_count(const lr_diff *d);
 /* Row i (NULL when out of range) and the totals over all rows. Owned by d. */
 LR_API const lr_diff_row *lr_diff_get(const lr_diff *d, uint32_t i);

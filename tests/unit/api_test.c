@@ -532,16 +532,47 @@ static void clusters_diff(void **state)
     assert_true(cl.count > 0 && cl.retained > 0 && cl.title[0]);
     lr_clusters_free(c);
     lr_diff *d = NULL;
-    assert_int_equal(lr_diff_build(a, b, 1, &d, &err), LR_OK);
+    assert_int_equal(lr_diff_build(a, b, LR_DIFF_BY_ID, &d, &err), LR_OK);
     /* `leakray diff` on these: 10 classes changed, 17 objects and 668 bytes more. */
     assert_int_equal(lr_diff_count(d), 10);
     assert_int_equal(lr_diff_total(d)->count_delta, 17);
     assert_int_equal(lr_diff_total(d)->size_delta, 668);
     assert_string_equal(lr_diff_get(d, 0)->class_name, "(object shape)");
     assert_null(lr_diff_get(d, 10));
+    assert_string_equal(lr_diff_warning(d), "");
     lr_diff_free(d);
     lr_close(a);
     lr_close(b);
+}
+
+/* As `leakray diff`: two programs' snapshots are refused (its exit 2), compared when forced
+ * with a warning saying so; two formats are refused even forced; unknown flags are usage. */
+static void diff_unrelated(void **state)
+{
+    (void)state;
+    NEED_FIXTURES();
+    lr_heap *a = open_fix("v8/heap-1.heapsnapshot"), *b = open_fix("v8/test.heapsnapshot");
+    lr_heap *j = open_fix("hprof/test-dump.hprof");
+    lr_error err = {0};
+    lr_diff *d = NULL;
+    assert_int_equal(lr_diff_build(a, b, LR_DIFF_BY_ID, &d, &err), LR_ERR_USAGE);
+    assert_null(d);
+    assert_non_null(strstr(err.msg, "different programs"));
+    assert_non_null(strstr(err.msg, "LR_DIFF_FORCE"));
+    assert_int_equal(lr_diff_build(a, b, 0, &d, &err), LR_ERR_USAGE);
+    assert_int_equal(lr_diff_build(a, b, LR_DIFF_BY_ID | LR_DIFF_FORCE, &d, &err), LR_OK);
+    assert_non_null(strstr(lr_diff_warning(d), "compared as asked"));
+    lr_diff_free(d);
+    d = NULL;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(lr_diff_build(a, j, LR_DIFF_FORCE, &d, &err), LR_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "only snapshots of one format"));
+    assert_int_equal(lr_diff_build(a, a, 4, &d, &err), LR_ERR_USAGE);
+    assert_null(d);
+    assert_string_equal(lr_diff_warning(NULL), "");
+    lr_close(a);
+    lr_close(b);
+    lr_close(j);
 }
 
 int main(void)
@@ -557,6 +588,7 @@ int main(void)
         cmocka_unit_test(analysis_and_render),
         cmocka_unit_test(suspects_api),
         cmocka_unit_test(clusters_diff),
+        cmocka_unit_test(diff_unrelated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -183,7 +183,7 @@ static void same_as_jsonl(void **state)
     assert_int_equal(lr_histogram_get(hi, 0)->retained, 48 + 32 + 40 + 256 + 300000);
     lr_histogram_free(hi);
     lr_diff *d = NULL;
-    assert_int_equal(lr_diff_build(j, b, 1, &d, &err), LR_OK);
+    assert_int_equal(lr_diff_build(j, b, LR_DIFF_BY_ID, &d, &err), LR_OK);
     assert_int_equal(lr_diff_count(d), 0);
     lr_diff_free(d);
     const char *watch[] = {"Screen"};
