@@ -11,7 +11,9 @@ case "$what" in
   test) pkgs="$pkgs libcmocka-dev openjdk-17-jdk-headless python3 chromium postgresql gdb time ruby"
     pkgs="$pkgs clang-14 libclang-rt-14-dev valgrind libunwind-dev nodejs npm"
     # e2e/native_allocators: programs on jemalloc, tcmalloc and mimalloc (tests only)
-    pkgs="$pkgs g++ libjemalloc-dev libgoogle-perftools-dev libmimalloc-dev" ;;
+    pkgs="$pkgs g++ libjemalloc-dev libgoogle-perftools-dev libmimalloc-dev"
+    # unit/api_locale_test: a host program in a decimal-comma locale (localedef's sources)
+    pkgs="$pkgs locales" ;;
   fuzz) pkgs="$pkgs clang-14 libclang-rt-14-dev libcmocka-dev" ;;
   bench) pkgs="$pkgs openjdk-17-jdk-headless visualvm time heaptrack valgrind sqlite3 libunwind-dev"
     pkgs="$pkgs chromium nodejs npm" ;;

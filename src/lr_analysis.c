@@ -11,6 +11,7 @@
  * their scratch is freed before the tree's exists. */
 #define _POSIX_C_SOURCE 200809L
 #include "lr_internal.h"
+#include "base/clocale.h"
 #include "report/model.h"
 
 #include "analysis/diff.h"
@@ -78,8 +79,8 @@ lr_status lr_analyze(lr_heap *h, const lr_analyze_opts *o, lr_analysis **out, lr
     return lr_analyze_keep(h, o, 0, out, err);
 }
 
-lr_status lr_analyze_keep(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
-                          lr_analysis **out, lr_error *err)
+static lr_status analyze_keep_c(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
+                                lr_analysis **out, lr_error *err)
 {
     if (out)
         *out = NULL;
@@ -186,6 +187,16 @@ lr_status lr_analyze_keep(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
     }
     *out = an;
     return LR_OK;
+}
+
+/* In the C locale: lr_analyze_keep formats (and parses) numbers (base/clocale.h). */
+lr_status lr_analyze_keep(lr_heap *h, const lr_analyze_opts *o, int keep_tree,
+                          lr_analysis **out, lr_error *err)
+{
+    locale_t was = clocale_enter();
+    lr_status st = analyze_keep_c(h, o, keep_tree, out, err);
+    clocale_leave(was);
+    return st;
 }
 
 void lr_analysis_free(lr_analysis *an)
@@ -377,8 +388,8 @@ void lr_clusters_free(lr_clusters *c)
     free(c);
 }
 
-lr_status lr_clusters_build(lr_heap *h, const char *const *rules_files, int n_rules,
-                            lr_clusters **out, lr_error *err)
+static lr_status clusters_build_c(lr_heap *h, const char *const *rules_files, int n_rules,
+                                  lr_clusters **out, lr_error *err)
 {
     if (out)
         *out = NULL;
@@ -412,6 +423,16 @@ lr_status lr_clusters_build(lr_heap *h, const char *const *rules_files, int n_ru
     }
     *out = c;
     return LR_OK;
+}
+
+/* In the C locale: lr_clusters_build formats (and parses) numbers (base/clocale.h). */
+lr_status lr_clusters_build(lr_heap *h, const char *const *rules_files, int n_rules,
+                            lr_clusters **out, lr_error *err)
+{
+    locale_t was = clocale_enter();
+    lr_status st = clusters_build_c(h, rules_files, n_rules, out, err);
+    clocale_leave(was);
+    return st;
 }
 
 uint32_t lr_clusters_count(const lr_clusters *c) { return c ? c->r.n : 0; }

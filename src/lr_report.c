@@ -8,6 +8,7 @@
  * for want of memory is left out rather than failing the whole report. */
 #define _GNU_SOURCE /* open_memstream */
 #include "lr_internal.h"
+#include "base/clocale.h"
 
 #include "analysis/memlabdom.h"
 #include "analysis/threads.h"
@@ -16,9 +17,12 @@
 #include "report/html.h"
 #include "report/text.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static int class_row_cmp(const void *a, const void *b)
@@ -317,8 +321,8 @@ static lr_status build_report(lr_analysis *an, lr_error *err)
     return LR_OK;
 }
 
-lr_status lr_render(lr_analysis *an, lr_render_format fmt, const lr_render_opts *opts,
-                    FILE *out, lr_error *err)
+static lr_status render_c(lr_analysis *an, lr_render_format fmt, const lr_render_opts *opts,
+                          FILE *out, lr_error *err)
 {
     if (!an || !out)
         return LR_FAIL(err, LR_ERR_USAGE, "lr_render: analysis and out are required");
@@ -349,6 +353,53 @@ lr_status lr_render(lr_analysis *an, lr_render_format fmt, const lr_render_opts 
     if (bad || fflush(out) != 0)
         return LR_FAIL(err, LR_ERR_IO, "%s: writing the report failed", path);
     return LR_OK;
+}
+
+/* The bytes a write to out may add before the file-size limit (ulimit -f): 1 and *room when
+ * a limit applies to it (a regular file), else 0. */
+static int fsize_room(FILE *out, uint64_t *room)
+{
+    struct rlimit rl;
+    struct stat st;
+    int fd = fileno(out);
+    if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || fd < 0 ||
+        fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    off_t at = ftello(out);
+    int fl = fcntl(fd, F_GETFL);
+    if (at < 0 || (fl >= 0 && (fl & O_APPEND) && st.st_size > at))
+        at = st.st_size;
+    *room = (uint64_t)rl.rlim_cur > (uint64_t)at ? (uint64_t)rl.rlim_cur - (uint64_t)at : 0;
+    return 1;
+}
+
+/* In the C locale: lr_render formats numbers (base/clocale.h). Under a file-size limit the
+ * write that passes it raises SIGXFSZ, which ends a program that left the signal as it is
+ * (the library changes no disposition): there the report is made in memory first, and
+ * written only when it fits. */
+lr_status lr_render(lr_analysis *an, lr_render_format fmt, const lr_render_opts *opts,
+                    FILE *out, lr_error *err)
+{
+    uint64_t room;
+    if (an && out && fsize_room(out, &room)) {
+        char *buf = NULL;
+        size_t len = 0;
+        LR_TRY(lr_render_buffer(an, fmt, opts, &buf, &len, err));
+        const char *path = opts && opts->dump_path ? opts->dump_path : an->h->g.path;
+        lr_status st = LR_OK;
+        if (len > room)
+            st = LR_FAIL(err, LR_ERR_IO, "%s: the report (%zu bytes) passes the file-size "
+                         "limit (ulimit -f): %llu bytes left in the file", path, len,
+                         (unsigned long long)room);
+        else if (fwrite(buf, 1, len, out) != len || fflush(out) != 0)
+            st = LR_FAIL(err, LR_ERR_IO, "%s: writing the report failed", path);
+        free(buf);
+        return st;
+    }
+    locale_t was = clocale_enter();
+    lr_status st = render_c(an, fmt, opts, out, err);
+    clocale_leave(was);
+    return st;
 }
 
 lr_status lr_render_buffer(lr_analysis *an, lr_render_format fmt, const lr_render_opts *opts,

@@ -81,7 +81,9 @@ typedef struct lr_heap lr_heap;
 
 /* Load options; NULL means defaults. */
 typedef struct lr_open_opts {
-    uint64_t max_inflate;  /* cap on decompressed bytes for gzip/bzip2 input; 0 = default */
+    uint64_t max_inflate;  /* cap on decompressed bytes for gzip/bzip2 input; 0 = default:
+                            * LR_DEFAULT_MAX_INFLATE, and the free space of $TMPDIR (/tmp),
+                            * where the inflated dump is written (an unnamed file) */
     int dump_index;        /* which heap dump of a multi-dump HPROF file, 0 the first; -1 =
                             * the last, as with NULL opts and the CLI: a zeroed struct picks
                             * the FIRST, so set -1 unless that is meant; below -1: usage */
