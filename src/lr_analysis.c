@@ -375,12 +375,16 @@ struct lr_clusters {
     dom_tree dt;
     cluster_ctx c;
     cluster_result r;
+    char **titles; /* per cluster, made by lr_clusters_build */
 };
 
 void lr_clusters_free(lr_clusters *c)
 {
     if (!c)
         return;
+    for (uint32_t i = 0; c->titles && i < c->r.n; i++)
+        free(c->titles[i]);
+    free(c->titles);
     cluster_result_free(&c->r);
     cluster_fini(&c->c);
     dom_free(&c->dt);
@@ -417,6 +421,13 @@ static lr_status clusters_build_c(lr_heap *h, const char *const *rules_files, in
         st = cluster_bind(&c->c, &h->g, &c->rs, &c->dt, err);
     if (st == LR_OK)
         st = cluster_run(&c->c, NULL, CLUSTER_SORT_SIZE, &c->r, err);
+    if (st == LR_OK && !(c->titles = calloc(c->r.n ? c->r.n : 1, sizeof *c->titles)))
+        st = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory (cluster titles)", h->g.path);
+    for (uint32_t i = 0; st == LR_OK && i < c->r.n; i++) {
+        char t[CLUSTER_TITLE_MAX];
+        if (!(c->titles[i] = strdup(cluster_title(&c->c, &c->r.items[i], t, sizeof t))))
+            st = LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory (cluster titles)", h->g.path);
+    }
     if (st != LR_OK) {
         lr_clusters_free(c);
         return st;
@@ -442,7 +453,7 @@ lr_status lr_clusters_get(const lr_clusters *c, uint32_t i, lr_cluster *out, lr_
     if (!c || !out || i >= c->r.n)
         return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_clusters_get: no cluster %u", i);
     const cluster_item *it = &c->r.items[i];
-    cluster_title(&c->c, it, out->title, sizeof out->title);
+    out->title = c->titles[i];
     out->rule = crules_by_name(it->by);
     out->origin = c->c.dir_names[it->dir];
     out->count = it->count;

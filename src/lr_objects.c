@@ -5,6 +5,7 @@
  * fields; then the dominator tree kept with the heap, the top objects, the class histogram
  * and single-target paths. Every accessor is O(1) unless its header comment says otherwise. */
 #include "lr_internal.h"
+#include "base/utf8.h"
 
 #include "analysis/paths.h"
 #include "analysis/top.h"
@@ -86,7 +87,8 @@ static void fill_ref(const graph *g, node_ix from, edge_ix e, lr_ref *out)
     out->to = g->edge_to[e];
     out->kind = graph_edge_kind_name(GRAPH_EDGE_KIND(g->edge_kind[e]));
     out->strength = graph_strength_name(GRAPH_EDGE_STRENGTH(g->edge_kind[e]));
-    graph_edge_name_text(g, e, out->name, sizeof out->name);
+    char whole[4096];
+    utf8_fit(out->name, sizeof out->name, graph_edge_name_text(g, e, whole, sizeof whole));
 }
 
 uint32_t lr_object_ref_count(const lr_heap *h, lr_object o)

@@ -242,7 +242,8 @@ LR_API lr_object lr_analysis_suspect_path(const lr_analysis *an, uint32_t i, uin
 typedef struct lr_clusters lr_clusters;
 
 typedef struct lr_cluster {
-    char title[256];              /* "LeakedRecord", "onTick", "{key, meta}", ... */
+    const char *title;            /* "LeakedRecord", "onTick", "{key, meta}", ... (owned by
+                                   * the lr_clusters; as `leakray clusters --json` gives it) */
     const char *rule;             /* the clustering rule that made it */
     const char *origin;           /* its directory: script, module or class */
     uint32_t count;               /* members */

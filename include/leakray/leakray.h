@@ -202,7 +202,8 @@ typedef struct lr_ref {
     lr_object to;        /* the referred object */
     const char *kind;    /* "field", "static", "element", "property", "context", ... */
     const char *strength; /* "strong", "weak", "soft", "phantom", "finalizer" */
-    char name[128];      /* field or property name, or "[index]" for elements */
+    char name[128];      /* field or property name, or "[index]" for elements; a longer
+                          * name is cut on a character and ends in U+2026 (an ellipsis) */
 } lr_ref;
 
 /* Outgoing references of o: lr_object_ref_count(h, o) of them, the i-th into *out.

@@ -15,6 +15,7 @@
  *     double counting), and the nearest member of any other group above it decides
  *     nesting. Memory: ~32 bytes per node plus the tables; nothing recurses. */
 #include "analysis/cluster.h"
+#include "base/utf8.h"
 #include "analysis/devtools.h"
 #include "analysis/paths.h"
 #include "base/hash.h"
@@ -1816,7 +1817,7 @@ out:
     return st;
 }
 
-const char *cluster_title(const cluster_ctx *c, const cluster_item *it, char *buf, size_t cap)
+static const char *title_raw(const cluster_ctx *c, const cluster_item *it, char *buf, size_t cap)
 {
     const graph *g = c->g;
     const char *dir = c->dir_names[it->dir];
@@ -1885,4 +1886,10 @@ const char *cluster_title(const cluster_ctx *c, const cluster_item *it, char *bu
     }
 #undef PUT
     return buf;
+}
+
+const char *cluster_title(const cluster_ctx *c, const cluster_item *it, char *buf, size_t cap)
+{
+    char whole[CLUSTER_TITLE_MAX];
+    return utf8_fit(buf, cap, title_raw(c, it, whole, sizeof whole));
 }

@@ -143,7 +143,9 @@ const char *cluster_edge_label(const cluster_ctx *c, node_ix from, edge_ix e, ch
  * else its type name; a class object is "class NAME" (written into buf[cap]). Never NULL. */
 const char *cluster_node_label(const graph *g, node_ix n, char *buf, size_t cap);
 /* Title of a cluster ("LeakedRecord", "onTick", "{key, meta}", "Promise -> onSettled",
- * "Proxy -> ProxiedModel") into buf. */
+ * "Proxy -> ProxiedModel") into buf (cap >= 4): whole up to CLUSTER_TITLE_MAX - 1 bytes and
+ * cap, else cut on a character and ended with an ellipsis (U+2026). */
+#define CLUSTER_TITLE_MAX 4096
 const char *cluster_title(const cluster_ctx *c, const cluster_item *it, char *buf, size_t cap);
 
 #endif

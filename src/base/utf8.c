@@ -2,6 +2,8 @@
 /* utf8.c: the UTF-8 validator (base layer), prefix utf8_. See utf8.h. */
 #include "base/utf8.h"
 
+#include <string.h>
+
 size_t utf8_seq_len(const unsigned char *p, size_t n)
 {
     unsigned char c = p[0];
@@ -32,4 +34,20 @@ size_t utf8_seq_len(const unsigned char *p, size_t n)
         if ((p[i] & 0xc0) != 0x80)
             return 0;
     return len;
+}
+
+char *utf8_fit(char *buf, size_t cap, const char *s)
+{
+    size_t len = strlen(s);
+    if (len < cap) {
+        memcpy(buf, s, len + 1);
+        return buf;
+    }
+    size_t end = cap - 4; /* room for U+2026 and the NUL */
+    /* the character the cut would split starts at or before end: cut before it */
+    while (end > 0 && ((unsigned char)s[end] & 0xC0) == 0x80)
+        end--;
+    memcpy(buf, s, end);
+    memcpy(buf + end, "\xe2\x80\xa6", 4);
+    return buf;
 }

@@ -11,4 +11,9 @@
  * starts none (a stray continuation byte, an invalid lead, a cut or malformed sequence). */
 size_t utf8_seq_len(const unsigned char *p, size_t n);
 
+/* Copies the text s into buf (cap >= 4 bytes) whole when it fits, else cut on a character
+ * boundary and ended with U+2026 (an ellipsis: the reader sees the name goes on), never
+ * splitting a character. Returns buf. */
+char *utf8_fit(char *buf, size_t cap, const char *s);
+
 #endif

@@ -123,7 +123,7 @@ void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result
                             const uint64_t *similar)
 {
     const graph *g = c->g;
-    char title[512], nb[128], lb[512];
+    char title[CLUSTER_TITLE_MAX], nb[128], lb[512];
     uint32_t n = top && top < r->n ? (uint32_t)top : r->n;
     jsonw_kv_arr_begin(w, "clusters");
     for (uint32_t i = 0; i < n; i++) {

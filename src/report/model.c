@@ -524,7 +524,7 @@ static void j_clusters(jsonw *w, const rep_report *r)
     const cluster_ctx *c = r->clusters_ctx;
     if (!cr || !c)
         return;
-    char title[512], nb[256];
+    char title[CLUSTER_TITLE_MAX], nb[256];
     jsonw_kv_arr_begin(w, "clusters");
     for (uint32_t i = 0; i < cr->n && i < REP_MAX_CLUSTERS; i++) {
         const cluster_item *it = &cr->items[i];

@@ -20,6 +20,7 @@
 
 #include "base/jsonw.h"
 #include "base/progress.h"
+#include "base/utf8.h"
 
 typedef struct membuf {
     char *buf;
@@ -122,6 +123,24 @@ static void test_utf8_invalid_replaced(void **state)
                "\\ufffd\\ufffd\"\n");
 }
 
+/* utf8_fit: whole when it fits; else cut before the character a byte cut would split, with
+ * an ellipsis, within the buffer (API names and cluster titles: two-byte Cyrillic here). */
+static void test_utf8_fit(void **state)
+{
+    (void)state;
+    char b[12];
+    assert_string_equal(utf8_fit(b, sizeof b, "short"), "short");
+    assert_string_equal(utf8_fit(b, sizeof b, "exactly 11b"), "exactly 11b");
+    assert_string_equal(utf8_fit(b, sizeof b, "twelve bytes"), "twelve b\xe2\x80\xa6");
+    /* "ab" + three 2-byte letters: a cut at 8 bytes would split the third */
+    assert_string_equal(utf8_fit(b, sizeof b, "ab\xd0\xba\xd0\xbb\xd1\x8e\xd1\x87!!"),
+                        "ab\xd0\xba\xd0\xbb\xd1\x8e\xe2\x80\xa6");
+    assert_string_equal(utf8_fit(b, sizeof b, "abc\xd0\xba\xd0\xbb\xd1\x8e\xd1\x87!!"),
+                        "abc\xd0\xba\xd0\xbb\xe2\x80\xa6");
+    for (size_t i = 0, n; i < strlen(b); i += n) /* every character whole */
+        assert_true((n = utf8_seq_len((const unsigned char *)b + i, strlen(b) - i)) > 0);
+}
+
 static void test_integer_extremes(void **state)
 {
     membuf m;
@@ -174,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_embedded_nul),
         cmocka_unit_test(test_utf8_valid_passes),
         cmocka_unit_test(test_utf8_invalid_replaced),
+        cmocka_unit_test(test_utf8_fit),
         cmocka_unit_test(test_integer_extremes),
         cmocka_unit_test(test_doubles),
         cmocka_unit_test(test_progress_disabled_without_tty),
