@@ -187,7 +187,9 @@ typedef struct lr_trace_step {
     const char *class_name;       /* display class ("Foo class" objects: the class's name) */
     lr_leaking leaking;           /* Leaking: YES / NO / UNKNOWN */
     const char *reason;           /* why ("" when none) */
-    const char *labels;           /* newline-separated labels ("" when none) */
+    const char *labels;           /* newline-separated labels ("" when none); all of them,
+                                   * as `leakray analyze --verbose` prints them (its default
+                                   * leaves out "Also retains ..." lines) */
     const char *reference;        /* the reference to the next step ("" for the last) */
     int suspect;                  /* nonzero: that reference is a suspect (LeakCanary's ~~~) */
     int has_retained;             /* nonzero: retained/retained_objects are known */
