@@ -260,7 +260,9 @@ uint64_t lr_analysis_suspect_heap(const lr_analysis *an)
 
 lr_status lr_analysis_suspect(const lr_analysis *an, uint32_t i, lr_suspect *out, lr_error *err)
 {
-    if (!an || !out || !an->sr || i >= an->sr->n)
+    if (!out)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_analysis_suspect: out is required");
+    if (!an || !an->sr || i >= an->sr->n)
         return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_analysis_suspect: no suspect %u", i);
     const susp_item *it = &an->sr->v[i];
     const graph *g = &an->h->g;
@@ -294,7 +296,9 @@ lr_object lr_analysis_suspect_path(const lr_analysis *an, uint32_t i, uint32_t k
 lr_status lr_analysis_group(const lr_analysis *an, uint32_t i, lr_leak_group *out,
                             lr_error *err)
 {
-    if (!an || !out || i >= an->tr->n_groups)
+    if (!out)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_analysis_group: out is required");
+    if (!an || i >= an->tr->n_groups)
         return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_analysis_group: no group %u", i);
     const trace_group *gr = &an->tr->groups[i];
     int lib = i >= an->tr->n_app_groups && gr->lib >= 0;
@@ -326,7 +330,9 @@ uint32_t lr_analysis_group_trace(const lr_analysis *an, uint32_t i, uint32_t k)
 
 lr_status lr_analysis_trace(const lr_analysis *an, uint32_t t, lr_trace *out, lr_error *err)
 {
-    if (!an || !out || t >= an->tr->n_traces)
+    if (!out)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_analysis_trace: out is required");
+    if (!an || t >= an->tr->n_traces)
         return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_analysis_trace: no trace %u", t);
     const trace *tr = &an->tr->traces[t];
     const leak_object *lo = &an->ls->v[tr->leak];
@@ -345,7 +351,9 @@ lr_status lr_analysis_trace(const lr_analysis *an, uint32_t t, lr_trace *out, lr
 lr_status lr_analysis_step(lr_analysis *an, uint32_t t, uint32_t j, lr_trace_step *out,
                            lr_error *err)
 {
-    if (!an || !out || t >= an->tr->n_traces || j >= an->tr->traces[t].n)
+    if (!out)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_analysis_step: out is required");
+    if (!an || t >= an->tr->n_traces || j >= an->tr->traces[t].n)
         return LR_FAIL(err, LR_ERR_NOT_FOUND, "lr_analysis_step: no step %u of trace %u", j, t);
     const trace *tr = &an->tr->traces[t];
     const trace_elem *e = &tr->el[j];

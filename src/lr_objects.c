@@ -389,6 +389,14 @@ void lr_histogram_free(lr_histogram *hi)
 /* A V8 heap's path, as `leakray path` prints it: the retaining path DevTools leads to when
  * its Retainers view is sorted by distance, one hop per unit of distance, no weak edge. One
  * DevTools pass per heap serves every later call. */
+/* Object n as a user knows it: "@id" for V8 ids, "0x..." for addresses. */
+static const char *id_text(const graph *g, node_ix n, char buf[32])
+{
+    unsigned long long id = (unsigned long long)graph_node_id(g, n);
+    snprintf(buf, 32, g->id_size == 0 && !g->hex_ids ? "@%llu" : "0x%llx", id);
+    return buf;
+}
+
 static lr_status path_devtools(lr_heap *h, lr_object target, lr_object *objs, uint32_t cap,
                                uint32_t *len, lr_error *err)
 {
@@ -399,9 +407,11 @@ static lr_status path_devtools(lr_heap *h, lr_object target, lr_object *objs, ui
     }
     const devtools_result *r = &h->dt;
     uint32_t n = devtools_path(g, r, target, NULL, 0);
-    if (r->distance[target] == DEVTOOLS_NO_DISTANCE || (n == 0 && target != r->root))
-        return LR_FAIL(err, LR_ERR_NOT_FOUND, "%s: object %u is reachable from no GC root",
-                       g->path, target);
+    if (r->distance[target] == DEVTOOLS_NO_DISTANCE || (n == 0 && target != r->root)) {
+        char idb[32];
+        return LR_FAIL(err, LR_ERR_NOT_FOUND, "%s: object %s is reachable from no GC root",
+                       g->path, id_text(g, target, idb));
+    }
     edge_ix *edges = malloc((size_t)(n ? n : 1) * sizeof *edges);
     if (!edges)
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory (path)", g->path);
@@ -445,8 +455,9 @@ lr_status lr_path_to(lr_heap *h, lr_object target, lr_object *objs, uint32_t cap
     LR_TRY(paths_find(&h->g, &pol, &target, 1, &r, err));
     lr_status st = LR_OK;
     if (!paths_reached(&r, target)) {
-        st = LR_FAIL(err, LR_ERR_NOT_FOUND, "%s: object %u is reachable from no GC root",
-                     h->g.path, target);
+        char idb[32];
+        st = LR_FAIL(err, LR_ERR_NOT_FOUND, "%s: object %s is reachable from no GC root",
+                     h->g.path, id_text(&h->g, target, idb));
     } else {
         uint32_t n = paths_get(&r, target, NULL, NULL, 0);
         node_ix *nodes = malloc((size_t)(n ? n : 1) * sizeof *nodes);
