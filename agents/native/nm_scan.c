@@ -238,7 +238,7 @@ static int tracer_main(void *arg)
         SYS(SYS_exit, 0, 0, 0, 0);
     pid_t tids[MAX_CAPTURE];
     for (int round = 0; round < STOP_ROUNDS; round++) {
-        int n = list_tids(st->pid, tids, MAX_CAPTURE), added = 0;
+        int n = list_tids(st->pid, tids, MAX_CAPTURE), added = 0, first = st->n;
         if (n < 0) {
             str_copy(st->err, sizeof st->err, "cannot list /proc/PID/task");
             break;
@@ -274,18 +274,26 @@ static int tracer_main(void *arg)
                 }
                 continue;
             }
-            captured *c = &st->th[st->n];
-            c->tid = t;
-            c->sig = 0;
-            c->ok = 0;
             if (SYS(SYS_ptrace, PTRACE_INTERRUPT, t, 0, 0) < 0) {
                 SYS(SYS_ptrace, PTRACE_DETACH, t, 0, 0);
                 continue;
             }
+            captured *c = &st->th[st->n++];
+            c->tid = t;
+            c->sig = 0;
+            c->ok = 0;
+            c->xmm_ok = 0;
+        }
+        /* Every thread of the round is asked to stop before any is waited for: each stops
+         * when the kernel next schedules it, so the round costs one scheduling delay, not
+         * one per thread (a pool of busy threads on two cores took seconds, one by one). */
+        for (int k = first; k < st->n; k++) {
+            captured *c = &st->th[k];
+            pid_t t = c->tid;
             int status = 0;
             long w = SYS(SYS_wait4, t, &status, __WALL, 0);
             if (w < 0 || WIFEXITED(status) || WIFSIGNALED(status))
-                continue;
+                continue; /* gone meanwhile: nothing to read, nothing it holds */
             /* A stop that is not our interrupt nor a group stop is a signal-delivery stop:
              * the signal goes back to the thread when it is detached. */
             int sig = WSTOPSIG(status);
@@ -302,7 +310,6 @@ static int tracer_main(void *arg)
                         fiov.iov_len >= sizeof fp;
             if (c->xmm_ok)
                 memcpy(c->xmm, fp.xmm_space, sizeof c->xmm);
-            st->n++;
         }
         if (!added)
             break;
@@ -999,6 +1006,13 @@ static void scan_roots(child *c, uintptr_t self_sp, uintptr_t self_tp)
                 /* The main thread lives, on another stack (a signal handler's alternate
                  * stack, a coroutine of makecontext): where its own stack pointer stands
                  * is not known, so all of its stack is read, as LeakSanitizer does. */
+                live = 1;
+            } else if (!live && (st->n_failed || st->overflow)) {
+                /* Threads that could not be stopped (too slow to stop, ptrace refused,
+                 * too many) run on, where their stacks are: whatever stack no stopped
+                 * thread stands on may be one of theirs, so it is read whole. A block
+                 * only their locals held is no leak then; one only a dead word of an
+                 * ended thread's stack still names is missed. */
                 live = 1;
             } else if (!live) {
                 int dead = !strcmp(name, "[stack]");
@@ -1816,7 +1830,10 @@ int nm_scan_run(int reason, char *path, size_t n)
                         ;
                     tracer = -1;
                     str_copy(st->err, sizeof st->err, "timed out stopping threads");
-                    st->n_failed++;
+                    /* the threads it held run again: none of them counts as stopped */
+                    pid_t some[2];
+                    int all = list_tids(pid, some, 2);
+                    st->n_failed = all > 1 ? all - 1 : 1;
                     st->n = 0;
                     break;
                 }

@@ -68,7 +68,8 @@ void rep_native_text(FILE *out, const nscan_report *r, int exit_code, int no_tim
         fprintf(out, "threads: %s captured, %s NOT captured (", REP_FMT_COUNT(r->threads),
                 REP_FMT_COUNT(r->threads_failed));
         put_str(out, r->capture_error ? r->capture_error : "");
-        fputs("): blocks held only by those threads may be reported as leaks\n", out);
+        fputs("): their stacks are read whole; a block only their registers held may be "
+              "reported as a leak, one only a dead stack word names is missed\n", out);
     }
     if (r->allocator) {
         fputs("allocator: ", out);
