@@ -87,6 +87,14 @@ typedef struct captured {
     int xmm_ok;
 } captured;
 
+/* The program's side of a scan's times, handed to the child, a fork: in a page both share
+ * (the scan state is private memory, which the fork copies). */
+typedef struct scan_times {
+    int timed;                  /* scanner -> child: the three times below are set */
+    uint64_t stop_us, fork_call_us, pause_us;
+} scan_times;
+static scan_times *times;
+
 /* State shared by the scanning thread, the tracer and the child (all in one nm_map). */
 typedef struct scan_state {
     pid_t pid;                  /* the process */
@@ -1289,6 +1297,42 @@ static int elf_build_id(uintptr_t lo, char *out)
     return 0;
 }
 
+/* The copy holds a duplicate of every descriptor of the program: a socket or pipe the
+ * program closes meanwhile got no EOF, a lock held through flock stayed held, until the
+ * scan ended (seconds on a big heap); and a program out of descriptors left it none for its
+ * report. It needs none of them: all but the standard three are closed first. */
+static void close_inherited(void)
+{
+    if (SYS(SYS_close_range, 3, ~0u, 0, 0) == 0)
+        return;
+    long dir = SYS(SYS_open, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+    if (dir < 0)
+        return;
+    char buf[4096];
+    for (;;) { /* before Linux 5.9: each one listed, the listing's own last */
+        long got = SYS(SYS_getdents64, dir, buf, sizeof buf, 0);
+        if (got <= 0)
+            break;
+        for (long off = 0; off < got;) {
+            struct {
+                uint64_t ino;
+                int64_t off;
+                unsigned short reclen;
+                unsigned char type;
+                char name[];
+            } *d = (void *)(buf + off);
+            off += d->reclen;
+            long v = 0;
+            const char *c = d->name;
+            for (; *c >= '0' && *c <= '9'; c++)
+                v = v * 10 + (*c - '0');
+            if (c != d->name && !*c && v > 2 && v != dir)
+                SYS(SYS_close, v, 0, 0, 0);
+        }
+    }
+    SYS(SYS_close, dir, 0, 0, 0);
+}
+
 static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t self_sp,
                        uintptr_t self_tp, uint64_t t0_us)
 {
@@ -1319,6 +1363,7 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
      * what lies there (a stale report, a link planted to make this process write through it)
      * is removed, never followed, and a file made meanwhile fails the scan. */
     unlink(tmp);
+    close_inherited();
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     static wbuf w;
     w.fd = fd;
@@ -1501,7 +1546,17 @@ static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t se
     }
     w_str(&w, "\nfork_us ");
     w_u64(&w, start_us - t0_us);
-    w_ch(&w, '\n');
+    /* The program's times, which it knows once its threads run again (long before this):
+     * written here, as a program without a free descriptor could not open the report */
+    if (tracer_wait(st, &times->timed) != 0)
+        on_parent_gone(0);
+    w_str(&w, "\nstop_us ");
+    w_u64(&w, times->stop_us);
+    w_str(&w, "\nfork_call_us ");
+    w_u64(&w, times->fork_call_us);
+    w_str(&w, "\npause_us ");
+    w_u64(&w, times->pause_us);
+    w_str(&w, "\nend\n");
     w_flush(&w);
     _exit(w.failed ? 4 : 0);
 }
@@ -1782,8 +1837,11 @@ int nm_scan_run(int reason, char *path, size_t n)
 
     scan_state *st = nm_map(sizeof *st);
     char *tstack = nm_map(TRACER_STACK);
+    times = mmap(NULL, sizeof *times, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (times == MAP_FAILED)
+        times = NULL;
     int rc = -1;
-    if (!st || !tstack) {
+    if (!st || !tstack || !times) {
         str_copy(path, n, "out of memory");
         goto out;
     }
@@ -1862,6 +1920,10 @@ int nm_scan_run(int reason, char *path, size_t n)
     fx_set(&st->release);
     nm_tables_unlock();
     uint64_t pause = now_us() - t0;
+    times->stop_us = t_stopped - t0;
+    times->fork_call_us = t_forked - t_stopped;
+    times->pause_us = pause;
+    fx_set(&times->timed);
     if (tracer > 0) {
         int status;
         while (waitpid(tracer, &status, __WALL) < 0 && errno == EINTR)
@@ -1902,24 +1964,16 @@ int nm_scan_run(int reason, char *path, size_t n)
         unlink(tmp);
         goto out;
     }
-    int fd = open(tmp, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) {
-        char line[128] = "stop_us ", *p = fmt_u64(line + 8, t_stopped - t0);
-        memcpy(p, "\nfork_call_us ", 14);
-        p = fmt_u64(p + 14, t_forked - t_stopped);
-        memcpy(p, "\npause_us ", 10);
-        p = fmt_u64(p + 10, pause);
-        memcpy(p, "\nend\n", 6);
-        ssize_t wr = write(fd, line, strlen(line));
-        close(fd);
-        if (wr > 0 && rename(tmp, final) == 0) {
-            str_copy(path, n, final);
-            rc = 0;
-        }
-    }
-    if (rc)
+    if (rename(tmp, final) == 0) {
+        str_copy(path, n, final);
+        rc = 0;
+    } else {
         str_copy(path, n, "cannot write the report");
+    }
 out:
+    if (times)
+        munmap(times, sizeof *times);
+    times = NULL;
     if (st)
         nm_unmap(st, sizeof *st);
     if (tstack)
