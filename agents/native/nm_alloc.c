@@ -1281,6 +1281,13 @@ NM_API void cfree(void *p)
     free(p);
 }
 
+/* Whether a block of header meta was smaller than the sample size (never traced for its
+ * size alone). */
+static inline int had_small(uint64_t meta)
+{
+    return (meta & NM_SIZE_MASK) < nm_cfg.sample_bytes;
+}
+
 NM_API void *realloc(void *p, size_t n)
 {
     if (!p)
@@ -1312,11 +1319,19 @@ NM_API void *realloc(void *p, size_t n)
         free(p);
         return q;
     }
+    /* Sampled (--sample): a block whose first size was not traced and that grows to the
+     * sample size takes this realloc's backtrace, as a block made that large at once does.
+     * A buffer grown from 64 bytes to 1 MiB was a leak with no backtrace. */
+    uint32_t grown = 0;
+    if (nm_cfg.sample_bytes && n >= nm_cfg.sample_bytes && had_small(meta) && !h->trace &&
+        !t_guard && nm_cfg.bt_mode != NM_BT_NONE)
+        grown = trace_block(n, (const uintptr_t *)__builtin_frame_address(0),
+                            (uintptr_t)__builtin_return_address(0));
     /* libc may move the block and free the old chunk: the check word is cleared first (no
      * valid header may stay in freed memory) and set again at the new place; the gate keeps
      * a scan from seeing the block in between. */
     gate *g = gate_enter();
-    uint32_t trace = h->trace;
+    uint32_t trace = h->trace ? h->trace : grown;
     size_t had = (size_t)(meta & NM_SIZE_MASK);
     h->tail = 0;
     char *b = real_realloc((char *)p - NM_HDR, nm_ask(n, NM_HDR));
