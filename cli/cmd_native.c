@@ -769,6 +769,21 @@ static int process_stopped(long pid, long *tracer)
     return status_field(pid, "TracerPid:") == *tracer ? 2 : 0;
 }
 
+/* 1 when pid has ended and waits for its parent (state Z). */
+static int process_zombie(long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t k = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[k] = 0;
+    const char *e = strrchr(buf, ')');
+    return e && e[1] == ' ' && e[2] == 'Z';
+}
+
 /* The monitor's thread in process pid (named "leakray-native" by the monitor), or 0. */
 static long monitor_thread(long pid)
 {
@@ -962,6 +977,14 @@ static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
     if (got < 0) {
         if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
             return cli_fail(co, LR_ERR_NOT_FOUND, "no process %ld", pid);
+        /* what `top -H` and `ps -L` list are threads; /proc answers for them too */
+        long tgid = status_field(pid, "Tgid:");
+        if (tgid > 0 && tgid != pid)
+            return cli_fail(co, LR_ERR_USAGE, "%ld is a thread of process %ld: check the "
+                            "process (leakray native check %ld)", pid, tgid, tgid);
+        if (process_zombie(pid))
+            return cli_fail(co, LR_ERR_NOT_FOUND, "process %ld has ended (its parent has not "
+                            "reaped it yet): nothing is left to scan", pid);
         char why[400];
         no_monitor_why(pid, why, sizeof why);
         return cli_fail(co, LR_ERR_NOT_FOUND, "process %ld has no native monitor socket (%s)",

@@ -311,4 +311,24 @@ grep -q "has no native monitor socket" "$NAT_TMP/err" || nat_fail "message: $(ca
 [ $rc2 = 2 ] || nat_fail "check --signal of an unmonitored process exited $rc2, not 2"
 grep -q "no signal sent" "$NAT_TMP/err-signal" ||
     nat_fail "message: $(cat "$NAT_TMP/err-signal")"
+
+# A thread's id (what `top -H` lists) names its process; a zombie has nothing to scan.
+python3 - "$LEAKRAY" <<'PY' || nat_fail "check of a thread id or of a zombie"
+import os, subprocess, sys, threading, time
+lr = sys.argv[1]
+ev = threading.Event()
+t = threading.Thread(target=ev.wait)
+t.start()
+r = subprocess.run([lr, "native", "check", str(t.native_id)], capture_output=True, text=True)
+ev.set()
+t.join()
+assert r.returncode == 2 and "is a thread of process %d" % os.getpid() in r.stderr, r.stderr
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+time.sleep(0.3)
+r = subprocess.run([lr, "native", "check", str(pid)], capture_output=True, text=True)
+os.waitpid(pid, 0)
+assert r.returncode == 2 and "has ended" in r.stderr, r.stderr
+PY
 echo "native_live: socket, signal and exit scans agree; output unchanged; thread leaks found"
