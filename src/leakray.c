@@ -62,6 +62,8 @@ lr_status lr_open_ex(const char *path, const lr_open_opts *opts, unsigned native
         *out = NULL;
     if (!path || !out)
         return LR_FAIL(err, LR_ERR_USAGE, "lr_open: path and out are required");
+    if (!*path)
+        return LR_FAIL(err, LR_ERR_USAGE, "lr_open: the path is empty");
     lr_heap *h = calloc(1, sizeof *h);
     if (!h)
         return LR_FAIL(err, LR_ERR_NOMEM, "%s: out of memory", path);

@@ -498,8 +498,12 @@ lr_status gtext_resolve(graph *g, gtext_pending *p, const char *name, lr_error *
         if (cls[i].id == cls[i - 1].id) {
             /* the second definition in the file (the sort keeps equal ids in no order) */
             uint32_t later = cls[i].ix > cls[i - 1].ix ? cls[i].ix : cls[i - 1].ix;
-            st = LR_CORRUPT(err, name, p->class_off ? p->class_off[later] : 0,
-                            "class id %llu defined twice", (unsigned long long)cls[i].id);
+            if (p->class_off)
+                st = LR_CORRUPT(err, name, p->class_off[later], "class id %llu defined twice",
+                                (unsigned long long)cls[i].id);
+            else /* a built graph has no input: no offset to name */
+                st = LR_FAIL(err, LR_ERR_FORMAT, "%s: class id %llu defined twice", name,
+                             (unsigned long long)cls[i].id);
         }
     for (uint64_t i = 0; st == LR_OK && i < p->n_class; i++) {
         graph_class *k = &g->classes[i];
