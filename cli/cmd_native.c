@@ -743,11 +743,8 @@ static long status_field(long pid, const char *key)
     return v;
 }
 
-/* Whether process pid is stopped, so its monitor thread cannot answer until it runs again:
- * 0 running, 1 stopped by a signal (SIGSTOP, ^Z), 2 held by a tracer (*tracer: its pid). A
- * tracing stop of the monitor's own tracer, a task of the process, is a scan another check
- * asked for: it ends by itself, and the monitor takes the next request after it. */
-static int process_stopped(long pid, long *tracer)
+/* The state letter of pid in /proc/PID/stat ('R', 'S', 'T', 'Z', ...), or 0. */
+static char process_state(long pid)
 {
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
@@ -758,30 +755,25 @@ static int process_stopped(long pid, long *tracer)
     fclose(f);
     buf[k] = 0;
     const char *e = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-    if (!e || e[1] != ' ' || (e[2] != 'T' && e[2] != 't'))
+    return e && e[1] == ' ' ? e[2] : 0;
+}
+
+/* Whether process pid is stopped, so its monitor thread cannot answer until it runs again:
+ * 0 running, 1 stopped by a signal (SIGSTOP, ^Z), 2 held by a tracer (*tracer: its pid). A
+ * tracing stop of the monitor's own tracer, a task of the process, is a scan another check
+ * asked for: it ends by itself, and the monitor takes the next request after it. */
+static int process_stopped(long pid, long *tracer)
+{
+    char state = process_state(pid);
+    if (state != 'T' && state != 't')
         return 0;
-    if (e[2] == 'T')
+    if (state == 'T')
         return 1;
     *tracer = status_field(pid, "TracerPid:");
     if (*tracer <= 0 || status_field(*tracer, "PPid:") == pid)
         return 0;
     /* a tracer that has let go since (the monitor's, ended before its parent was read) */
     return status_field(pid, "TracerPid:") == *tracer ? 2 : 0;
-}
-
-/* 1 when pid has ended and waits for its parent (state Z). */
-static int process_zombie(long pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t k = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[k] = 0;
-    const char *e = strrchr(buf, ')');
-    return e && e[1] == ' ' && e[2] == 'Z';
 }
 
 /* The monitor's thread in process pid (named "leakray-native" by the monitor), or 0. */
@@ -982,7 +974,7 @@ static int ask_scan(const cli_common *co, long pid, char *path, size_t n)
         if (tgid > 0 && tgid != pid)
             return cli_fail(co, LR_ERR_USAGE, "%ld is a thread of process %ld: check the "
                             "process (leakray native check %ld)", pid, tgid, tgid);
-        if (process_zombie(pid))
+        if (process_state(pid) == 'Z')
             return cli_fail(co, LR_ERR_NOT_FOUND, "process %ld has ended (its parent has not "
                             "reaped it yet): nothing is left to scan", pid);
         char why[400];

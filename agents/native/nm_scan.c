@@ -146,12 +146,12 @@ static char *fmt_hex(char *p, uint64_t v)
     return p;
 }
 
-/* Thread ids of pid from /proc/PID/task with getdents64 (opendir would allocate): the first
- * max into out; returns how many there are, past max too. */
-static int list_tids(pid_t pid, pid_t *out, int max)
+/* The numeric names in folder path (/proc/PID/task, /proc/self/fd), with getdents64
+ * (opendir would allocate): fn(v, arg) for each (but the listing's own descriptor when
+ * not_own); returns how many there are, or -1 when the folder cannot be read. */
+static int each_number(const char *path, int not_own, void (*fn)(long v, void *arg),
+                       void *arg)
 {
-    char path[64] = "/proc/", *p = fmt_u64(path + 6, (uint64_t)pid);
-    memcpy(p, "/task", 6);
     long fd = SYS(SYS_open, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
     if (fd < 0)
         return -1;
@@ -175,13 +175,36 @@ static int list_tids(pid_t pid, pid_t *out, int max)
             long v = 0;
             for (const char *c = d->name; *c >= '0' && *c <= '9'; c++)
                 v = v * 10 + (*c - '0');
-            if (n < max)
-                out[n] = (pid_t)v;
+            if (not_own && v == fd)
+                continue;
+            fn(v, arg);
             n++;
         }
     }
     SYS(SYS_close, fd, 0, 0, 0);
     return n;
+}
+
+typedef struct tid_list {
+    pid_t *out;
+    int max, n;
+} tid_list;
+
+static void add_tid(long v, void *arg)
+{
+    tid_list *l = arg;
+    if (l->n < l->max)
+        l->out[l->n] = (pid_t)v;
+    l->n++;
+}
+
+/* Thread ids of pid: the first max into out; returns how many there are, past max too. */
+static int list_tids(pid_t pid, pid_t *out, int max)
+{
+    char path[64] = "/proc/", *p = fmt_u64(path + 6, (uint64_t)pid);
+    memcpy(p, "/task", 6);
+    tid_list l = {out, max, 0};
+    return each_number(path, 0, add_tid, &l) < 0 ? -1 : l.n;
 }
 
 /* Whether thread tid of pid has ended and is only waited for (a zombie: main after
@@ -1301,36 +1324,17 @@ static int elf_build_id(uintptr_t lo, char *out)
  * program closes meanwhile got no EOF, a lock held through flock stayed held, until the
  * scan ended (seconds on a big heap); and a program out of descriptors left it none for its
  * report. It needs none of them: all but the standard three are closed first. */
+static void close_above_2(long v, void *arg)
+{
+    (void)arg;
+    if (v > 2)
+        SYS(SYS_close, v, 0, 0, 0);
+}
+
 static void close_inherited(void)
 {
-    if (SYS(SYS_close_range, 3, ~0u, 0, 0) == 0)
-        return;
-    long dir = SYS(SYS_open, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
-    if (dir < 0)
-        return;
-    char buf[4096];
-    for (;;) { /* before Linux 5.9: each one listed, the listing's own last */
-        long got = SYS(SYS_getdents64, dir, buf, sizeof buf, 0);
-        if (got <= 0)
-            break;
-        for (long off = 0; off < got;) {
-            struct {
-                uint64_t ino;
-                int64_t off;
-                unsigned short reclen;
-                unsigned char type;
-                char name[];
-            } *d = (void *)(buf + off);
-            off += d->reclen;
-            long v = 0;
-            const char *c = d->name;
-            for (; *c >= '0' && *c <= '9'; c++)
-                v = v * 10 + (*c - '0');
-            if (c != d->name && !*c && v > 2 && v != dir)
-                SYS(SYS_close, v, 0, 0, 0);
-        }
-    }
-    SYS(SYS_close, dir, 0, 0, 0);
+    if (SYS(SYS_close_range, 3, ~0u, 0, 0) != 0) /* before Linux 5.9: one by one */
+        (void)each_number("/proc/self/fd", 1, close_above_2, NULL);
 }
 
 static void child_main(scan_state *st, int reason, const char *tmp, uintptr_t self_sp,
