@@ -41,10 +41,10 @@ extern "C" {
  * (the shared library's soname then changes); a patch release never does. Compare
  * LR_VERSION_NUMBER at compile time and lr_version() at run time. */
 #define LR_VERSION_MAJOR 0
-#define LR_VERSION_MINOR 1
+#define LR_VERSION_MINOR 2
 #define LR_VERSION_PATCH 0
 #define LR_VERSION_NUMBER (LR_VERSION_MAJOR * 10000 + LR_VERSION_MINOR * 100 + LR_VERSION_PATCH)
-#define LR_VERSION_STRING "0.1.0"
+#define LR_VERSION_STRING "0.2.0"
 
 /* Status codes. Append only. */
 typedef enum lr_status {

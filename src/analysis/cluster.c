@@ -1890,6 +1890,9 @@ static const char *title_raw(const cluster_ctx *c, const cluster_item *it, char 
 
 const char *cluster_title(const cluster_ctx *c, const cluster_item *it, char *buf, size_t cap)
 {
-    char whole[CLUSTER_TITLE_MAX];
-    return utf8_fit(buf, cap, title_raw(c, it, whole, sizeof whole));
+    /* twice the most any title keeps: a raw title cut by its own buffer is longer than
+     * what utf8_fit lets through, so it is always cut again there, on a character */
+    char whole[2 * CLUSTER_TITLE_MAX];
+    return utf8_fit(buf, cap < CLUSTER_TITLE_MAX ? cap : CLUSTER_TITLE_MAX,
+                    title_raw(c, it, whole, sizeof whole));
 }
