@@ -24,8 +24,9 @@
 #     misses), run live when
 #     clang-14 and its runtime are installed (else the committed peer column is used);
 #   - valgrind --leak-check=full loses the same blocks and bytes in total (definitely +
-#     indirectly lost; its split of a ring differs and interior pointers are "possibly"),
-#     run live when valgrind is installed.
+#     indirectly lost; its split of a ring differs and interior pointers are "possibly"; for
+#     the stale programs a block it calls possibly lost may count), run live when valgrind
+#     is installed.
 # Live peers run only for the release CLI (the ASan build repeats the leakray half).
 # Regenerate the golden file with scripts/golden-native.sh.
 set -euo pipefail
@@ -67,16 +68,24 @@ for p in $NAT_NAMES; do
     [ $vg_live = 1 ] && vg=$(nat_valgrind "$NAT_TMP/gcc" "$p")
     # leakray total vs valgrind definitely + indirectly lost
     read -r db dB ib iB <<<"$got"
-    read -r vdb vdB vib viB _ _ <<<"$vg"
+    read -r vdb vdB vib viB vpb vpB <<<"$vg"
     ok=1
     [ "$got" = "$want" ] || ok=0
     # stale, staleret: LeakSanitizer itself takes stale stack words for roots (it misses
-    # 1-30 of the 200 blocks); leakray must find them all, as valgrind does
+    # 1-30 of the 200 blocks); leakray must find them all, as valgrind does. valgrind may
+    # meet such a stale word too, pointing inside a lost block: that block is then
+    # "possibly lost" (recycled, once in CI: 20,019 definitely + 1 possibly of 20,020)
     case " $NAT_STALE " in
-    *" $p "*) read -r lb _ <<<"$lsan"; [ "$lb" -le "$db" ] || ok=0 ;;
-    *) [ "$got" = "$lsan" ] || ok=0 ;;
+    *" $p "*)
+        read -r lb _ <<<"$lsan"
+        [ "$lb" -le "$db" ] || ok=0
+        [ $((vdb + vib)) -le $((db + ib)) ] && [ $((db + ib)) -le $((vdb + vib + vpb)) ] &&
+            [ $((vdB + viB)) -le $((dB + iB)) ] &&
+            [ $((dB + iB)) -le $((vdB + viB + vpB)) ] || ok=0 ;;
+    *)
+        [ "$got" = "$lsan" ] || ok=0
+        [ $((db + ib)) = $((vdb + vib)) ] && [ $((dB + iB)) = $((vdB + viB)) ] || ok=0 ;;
     esac
-    [ $((db + ib)) = $((vdb + vib)) ] && [ $((dB + iB)) = $((vdB + viB)) ] || ok=0
     if [ $ok = 1 ]; then
         echo "ok: $p leakray [$got] = expected = LeakSanitizer [$lsan], valgrind [$vg]" >&2
     else
