@@ -14,10 +14,6 @@
 # Every program is run with the plugin path as its one argument (dlopen.c uses it; the
 # others ignore it).
 NAT_NAMES="lost list cycle interior regs stack tls threads handoff aligned reuse forks dlopen noleak stale staleret tiny corexit recycled badlink pexit"
-# Programs LeakSanitizer finds fewer leaks in than there are (native_peers.sh): stale,
-# staleret lose blocks without scrubbing the dead stack; corexit exits on a coroutine's stack;
-# recycled: its realloc hands out a block with the old table's words in it
-NAT_STALE="stale staleret corexit recycled"
 
 nat_fail() {
     echo "FAIL: $*" >&2
