@@ -989,8 +989,10 @@ static str_ix script_url(ctx *x, node_ix f)
         char *url = len ? err_malloc(len) : NULL;
         str_ix u = GRAPH_NONE;
         if (url) {
+            /* out of memory here costs the name only: the load's error stays unset */
+            lr_error quiet = {.offset = LR_NO_OFFSET};
             memcpy(url, nm + 18, len);
-            if (graph_intern(g, url, len, &u, x->c.err) != LR_OK)
+            if (graph_intern(g, url, len, &u, &quiet) != LR_OK)
                 u = GRAPH_NONE;
             free(url);
         }
