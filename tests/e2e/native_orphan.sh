@@ -67,9 +67,19 @@ for attempt in range(10):
     while kid is None and time.monotonic() - t0 < 20 and chk.poll() is None:
         for k in children(pid):
             try:
-                if own_copy(k):
-                    os.kill(k, signal.SIGSTOP)
+                if not own_copy(k):
+                    continue
+                # stopped once its .lrn.tmp exists: the copy first closes what it inherited,
+                # and a copy stopped before it opened its report proves nothing
+                while not glob.glob(keep + "/*.lrn.tmp") and time.monotonic() - t0 < 20:
+                    if chk.poll() is not None:
+                        raise ProcessLookupError  # that scan ended: try another
+                    time.sleep(0.001)
+                os.kill(k, signal.SIGSTOP)
+                if glob.glob(keep + "/*.lrn.tmp"):
                     kid = k
+                else:
+                    os.kill(k, signal.SIGCONT)
             except ProcessLookupError:
                 pass
     if kid is not None:
