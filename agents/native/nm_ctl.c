@@ -37,6 +37,8 @@
 #include <unistd.h>
 
 static pid_t owner_pid;      /* process the monitor reports on */
+static int main_gone;        /* main called pthread_exit (main_exiting) */
+static void main_exiting(void);
 static pid_t monitor_tid;    /* the monitor thread */
 static int sig_pipe[2] = {-1, -1};
 
@@ -336,6 +338,8 @@ NM_API void pthread_exit(void *ret)
     static void (*real)(void *);
     if (!real)
         real = (void (*)(void *))real_sym("pthread_exit");
+    if (syscall(SYS_gettid) == getpid())
+        main_exiting(); /* the process may end with another thread now: watch for it */
     thread_gone(t_slot, ret);
     t_slot = -1;
     nm_alloc_thread_exit();
@@ -674,6 +678,22 @@ static void on_signal(int sig)
     errno = e;
 }
 
+/* Main called pthread_exit: the process ends with its last thread, which the monitor's
+ * thread sees only between waits (only_monitor_left). Its waits are short from now on
+ * (MAIN_GONE_MS, not FD_CHECK_MS), and the 'w' byte cuts the current one: a program that ends
+ * so was held up to FD_CHECK_MS at its end. */
+#define MAIN_GONE_MS 50u
+
+static void main_exiting(void)
+{
+    __atomic_store_n(&main_gone, 1, __ATOMIC_RELEASE);
+    char c = 'w';
+    int fd = __atomic_load_n(&sig_pipe[1], __ATOMIC_ACQUIRE);
+    if (getpid() == owner_pid && fd_is(fd, &own_pipe[1]) && write(fd, &c, 1) < 0) {
+        /* pipe full: the monitor wakes for the bytes already there */
+    }
+}
+
 static int listen_socket(void)
 {
     if (!nm_cfg.socket_name[0])
@@ -834,7 +854,8 @@ static void *monitor_main(void *arg)
         }
         pthread_mutex_unlock(&fd_lock);
         struct pollfd p[2] = {{sig_pipe[0], POLLIN, 0}, {lfd, POLLIN, 0}};
-        uint64_t left = FD_CHECK_MS;
+        uint64_t left = __atomic_load_n(&main_gone, __ATOMIC_ACQUIRE) ? MAIN_GONE_MS
+                                                                       : FD_CHECK_MS;
         if (next) {
             uint64_t now = nm_now_ms();
             if (next - now < left || next <= now)
@@ -852,7 +873,10 @@ static void *monitor_main(void *arg)
                 terminate_scan(); /* the program ends next: no other scan matters */
                 continue;
             }
-            if (k > 0 && nm_scan_run(NM_REASON_SIGNAL, path, sizeof path) == 0)
+            int asked = 0; /* a scan signal's 's' (a 'w' only wakes the wait) */
+            for (ssize_t i = 0; i < k; i++)
+                asked |= buf[i] != 'w';
+            if (asked && nm_scan_run(NM_REASON_SIGNAL, path, sizeof path) == 0)
                 ingest(path);
         }
         if (r > 0 && lfd >= 0 && (p[1].revents & POLLIN) && fd_is(lfd, &own_listen)) {
@@ -867,7 +891,8 @@ static void *monitor_main(void *arg)
                 ingest(path);
             next = nm_now_ms() + (uint64_t)nm_cfg.interval_s * 1000u;
         }
-        if (r == 0 && getpid() == owner_pid && only_monitor_left())
+        if ((r == 0 || __atomic_load_n(&main_gone, __ATOMIC_ACQUIRE)) &&
+            getpid() == owner_pid && only_monitor_left())
             exit(0); /* the at-exit scan runs here, as at the last thread's end */
     }
     return NULL;

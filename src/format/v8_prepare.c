@@ -967,11 +967,73 @@ static node_ix edge_named(const graph *g, node_ix v, const char *nm)
     return GRAPH_NONE;
 }
 
+/* Interns the len bytes at p (copied first: interning may move the table p points into);
+ * GRAPH_NONE when out of memory, which costs the name only: the load's error stays unset. */
+static str_ix intern_copy(graph *g, const char *p, size_t len)
+{
+    char *c = len ? err_malloc(len) : NULL;
+    str_ix u = GRAPH_NONE;
+    if (c) {
+        lr_error quiet = {.offset = LR_NO_OFFSET};
+        memcpy(c, p, len);
+        if (graph_intern(g, c, len, &u, &quiet) != LR_OK)
+            u = GRAPH_NONE;
+        free(c);
+    }
+    return u;
+}
+
+/* The URL a `//# sourceURL=` comment (or the older `//@ `) gives source text: the last one,
+ * as V8 takes it; its span in *len, NULL when the text has none. */
+static const char *source_url_comment(const char *src, size_t *len)
+{
+    const char *hit = NULL;
+    for (const char *p = src; (p = strstr(p, "sourceURL=")) != NULL; p += 10) {
+        if (p - src < 4 || p[-1] != ' ' || p[-4] != '/' || p[-3] != '/' ||
+            (p[-2] != '#' && p[-2] != '@'))
+            continue;
+        size_t n = strcspn(p + 10, " \t\r\n\"'");
+        if (n) {
+            hit = p + 10;
+            *len = n;
+        }
+    }
+    return hit;
+}
+
+/* The name of nameless Script s (eval'd code, new Function): V8 keeps the URL of a
+ * `//# sourceURL=` comment in a slot the snapshot writes as an unnamed hidden edge, so the
+ * comment in the source string comes first, and when the snapshot cut that string before
+ * it, the first hidden string that reads as a URL or path (not the source map's: a `.map`
+ * file or a data: URL). Bundlers' development builds name every module so. */
+static str_ix script_source_url(ctx *x, node_ix s)
+{
+    graph *g = x->g;
+    node_ix src = edge_named(g, s, "source");
+    size_t len = 0;
+    const char *u;
+    if (src != GRAPH_NONE && is_type(g, src, x->r.string) &&
+        (u = source_url_comment(graph_str(g, g->node_name[src]), &len)) != NULL)
+        return intern_copy(g, u, len);
+    for (edge_ix e = g->first_edge[s]; e < g->first_edge[s + 1]; e++) {
+        node_ix t = g->edge_to[e];
+        if (GRAPH_EDGE_KIND(g->edge_kind[e]) != GRAPH_EDGE_HIDDEN || t >= g->n_nodes ||
+            !is_type(g, t, x->r.string))
+            continue;
+        const char *nm = graph_str(g, g->node_name[t]);
+        size_t n = strlen(nm);
+        if (n && n < 1024 && !nm[strcspn(nm, " \t\r\n")] && strncmp(nm, "data:", 5) &&
+            !(n > 4 && !strcmp(nm + n - 4, ".map")))
+            return g->node_name[t];
+    }
+    return GRAPH_NONE;
+}
+
 /* The name of closure f's script: V8 writes closure -shared-> its function's shared info
  * -script_or_debug_info (some versions: script)-> the Script, a code node named by the
  * script's URL or path (Node), or "system / Script / URL" (Chrome); nameless for eval'd
- * code. */
-static str_ix script_url(ctx *x, node_ix f)
+ * code, named then by its sourceURL when it has one (script_source_url). */
+static str_ix script_url(ctx *x, node_ix f, int *reached)
 {
     graph *g = x->g;
     node_ix sfi = edge_named(g, f, "shared");
@@ -982,23 +1044,13 @@ static str_ix script_url(ctx *x, node_ix f)
         s = edge_named(g, sfi, "script");
     if (s == GRAPH_NONE || !is_type(g, s, x->r.code) || !g->node_name)
         return GRAPH_NONE;
+    *reached = 1;
     const char *nm = graph_str(g, g->node_name[s]);
-    if (!strncmp(nm, "system / Script / ", 18)) { /* Chrome 120 on: the URL after the type */
-        /* a copy: interning may move the table nm points into */
-        size_t len = strlen(nm + 18);
-        char *url = len ? err_malloc(len) : NULL;
-        str_ix u = GRAPH_NONE;
-        if (url) {
-            /* out of memory here costs the name only: the load's error stays unset */
-            lr_error quiet = {.offset = LR_NO_OFFSET};
-            memcpy(url, nm + 18, len);
-            if (graph_intern(g, url, len, &u, &quiet) != LR_OK)
-                u = GRAPH_NONE;
-            free(url);
-        }
-        return u;
-    }
-    return *nm && strncmp(nm, "system / ", 9) ? g->node_name[s] : GRAPH_NONE;
+    if (!strncmp(nm, "system / Script / ", 18) && nm[18]) /* Chrome 120 on: URL after type */
+        return intern_copy(g, nm + 18, strlen(nm + 18));
+    if (*nm && strncmp(nm, "system / ", 9))
+        return g->node_name[s];
+    return script_source_url(x, s);
 }
 
 /* graph.locs: each closure's `locations` entry (the last one where a writer gave several),
@@ -1024,7 +1076,7 @@ lr_status v8p_closure_locations(ctx *x)
     if (!n)
         return LR_OK;
     graph_loc *out = err_mallocarray(n, sizeof *out);
-    /* per script id: its name + 1 once looked up (0: not yet) */
+    /* per script id: its name + 1 once looked up (0: not yet, UINT32_MAX: it has none) */
     uint32_t ns = max_script < SCRIPT_IDS_MAX ? max_script + 1 : 0;
     uint32_t *url_of = ns ? err_calloc(ns, sizeof *url_of) : NULL;
     if (!out || (ns && !url_of)) {
@@ -1041,11 +1093,14 @@ lr_status v8p_closure_locations(ctx *x)
             continue;
         str_ix url;
         if (url_of && url_of[l->script])
-            url = url_of[l->script] - 1;
+            url = url_of[l->script] == UINT32_MAX ? GRAPH_NONE : url_of[l->script] - 1;
         else {
-            url = script_url(x, l->node);
-            if (url_of && url != GRAPH_NONE)
-                url_of[l->script] = url + 1;
+            /* a nameless script is remembered too (its lookup reads its source), once
+             * reached: another closure may reach the Script where this one did not */
+            int reached = 0;
+            url = script_url(x, l->node, &reached);
+            if (url_of && (url != GRAPH_NONE || reached))
+                url_of[l->script] = url == GRAPH_NONE ? UINT32_MAX : url + 1;
         }
         out[k++] = (graph_loc){l->node, l->script, url, l->line, l->col};
     }

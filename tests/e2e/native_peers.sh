@@ -12,9 +12,9 @@
 # pointers to blocks that are lost later (recycled: LeakSanitizer misses those a realloc
 # gets), malloc called with a frame link pointing nowhere (badlink: the walk read past the
 # top of the address space, and the program crashed), a main that ends with pthread_exit
-# (pexit: the monitor's thread kept the process alive for ever), 100 lost blocks of 1 to 8
-# bytes (tiny:
-# glibc's arena points at the chunk right after each, where the block ends), and a program
+# (pexit: the monitor's thread kept the process alive for ever, then 2 s; it must end at
+# once), 100 lost blocks of 1 to 8 bytes (tiny: glibc's arena points at the chunk right
+# after each, where the block ends), and a program
 # whose main thread exits on a coroutine's stack (corexit: main's own stack still holds a
 # block, and is read):
 #   - leakray finds exactly the direct and indirect blocks and bytes of
@@ -94,4 +94,14 @@ for p in $NAT_NAMES; do
     fi
 done
 [ $fails = 0 ] || nat_fail "$fails program(s) differ"
+# A main that ends with pthread_exit ends the process at once: the monitor's thread saw the
+# last thread go only when its wait of 2 s ran out, and each such program took 2 s more.
+for try in 1 2; do
+    t0=$(date +%s%N)
+    (cd "$NAT_TMP/gcc" && timeout 60 "$LEAKRAY" native run --no-timing -o "$NAT_TMP/pexit.lrn" \
+        -- ./pexit >/dev/null 2>&1) || nat_fail "native run pexit failed"
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    [ $ms -lt 1500 ] && break
+    [ $try = 2 ] && nat_fail "pexit under native run took $ms ms (its main ended with pthread_exit)"
+done
 echo "native_peers: $(wc -w <<<"$NAT_NAMES") programs agree"

@@ -8,7 +8,9 @@
 # `Function location: PATH:LINE:COLUMN` (1-based, as an editor opens it; the column of the
 # function's parameter list, where V8 starts it); `show` and `path` print the same, in text
 # and JSON; `sql`'s objects.location gives the closure's own `scriptId,line,column` (0-based),
-# so `GROUP BY location` counts the closures written at each place.
+# so `GROUP BY location` counts the closures written at each place. Eval'd code (30 Gadgets
+# held from a module longer than the snapshot keeps of its source, 20 Sprockets from a short
+# one, as a bundler's development build evals each module) is named by its `//# sourceURL=`.
 set -euo pipefail
 : "${LEAKRAY:?}" "${LEAKRAY_SRC:?}" "${LEAKRAY_BUILD:?}"
 command -v node >/dev/null || { echo "SKIP: node not installed"; exit 77; }
@@ -20,7 +22,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 prog="$LEAKRAY_SRC/tests/programs/node/closure_sites.js"
 node "$prog" "$work" || fail "node could not write the snapshot"
 snap="$work/closures.heapsnapshot"
-for c in Widget Panel; do
+node "$prog" "$work" --sites >"$work/sites.json" || fail "node could not list the eval'd sites"
+for c in Widget Panel Gadget Sprocket; do
     "$LEAKRAY" analyze "$snap" --watch "$c" --json --no-timing --no-suspects \
         > "$work/$c.json" || fail "analyze --watch $c failed"
 done
@@ -37,10 +40,18 @@ def site(mark, start):
             return i + 1, line.index(start) + 1
     raise SystemExit("no mark " + mark)
 want = {"Widget": site("arrow", "() =>"), "Panel": site("named", "() {")}
+url = dict.fromkeys(want, prog)
+# eval'd code: named by its sourceURL; the line and column within the eval'd text
+for cls, (u, text) in json.load(open(work + "/sites.json")).items():
+    lines = text.split("\n")
+    i = next(k for k, l in enumerate(lines) if "() =>" in l)
+    want[cls], url[cls] = (i + 1, lines[i].index("() =>") + 1), u
+count = {"Widget": 300, "Panel": 40, "Gadget": 30, "Sprocket": 20}
 for cls, (line, col) in want.items():
+    prog = url[cls]
     d = json.load(open("%s/%s.json" % (work, cls)))
     traces = [t for t in d["traces"] if t["class"] == cls]
-    assert len(traces) == {"Widget": 300, "Panel": 40}[cls], (cls, len(traces))
+    assert len(traces) == count[cls], (cls, len(traces))
     label = "Function location: %s:%d:%d" % (prog, line, col)
     # a group's later traces may be cut short (elided); each closure shown is labelled
     fns = [e for t in traces for e in t["elements"] if e["class"] == "Function"]
@@ -64,7 +75,7 @@ rows = [l.split(",") for l in open(work + "/sites.csv").read().split("\n")[1:] i
 counts = {(int(r[1].strip('"')) + 1, int(r[2].strip('"')) + 1): int(r[3]) for r in rows}
 assert counts.get(want["Widget"]) == 300, counts
 assert counts.get(want["Panel"]) == 40, counts
-print("ok: arrow at %d:%d (300 closures), onResize at %d:%d (40)" % (want["Widget"] +
-                                                                      want["Panel"]))
+print("ok: arrow at %d:%d (300 closures), onResize at %d:%d (40), eval'd code named by its"
+      " sourceURL" % (want["Widget"] + want["Panel"]))
 PY
 echo "v8_closure_location: ok"

@@ -21,8 +21,9 @@
 #include "leakray/leakray.h"
 #include "leakray/report.h"
 #include "test_fixtures.h"
+#include "test_scale.h"
 
-#define ROUNDS 40
+#define ROUNDS TS_ROUNDS(40)
 
 typedef struct job {
     lr_heap *h;

@@ -26,6 +26,7 @@
 
 #include "analysis/dominators.h"
 #include "test_graph.h"
+#include "test_scale.h"
 
 /* ---- graph builder ---- */
 
@@ -768,7 +769,7 @@ static void options_rounds(int big)
         GRAPH_EDGE_MAKE(GRAPH_EDGE_INTERNAL, GRAPH_STRONG),
         GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_PHANTOM),
     };
-    enum { NG = 400 };
+    enum { NG = TS_ROUNDS(400) };
     uint32_t reruns = 0;
     unsigned closes0 = dom_narrow_reruns;
     dom_opts modes[NM];
@@ -846,7 +847,7 @@ static void options_rounds(int big)
     /* the generator really produces every leaf shape, many times (checked once: the big
      * rounds draw other graphs from the same generator) */
     for (int i = 0; !big && i < 4; i++)
-        assert_true(shapes[i] >= 100);
+        assert_true(shapes[i] >= TS_ROUNDS(100));
     if (big)
         assert_true(reruns >= NG);
     /* the rounds with an unknown total still overflow and close again */
@@ -1478,9 +1479,9 @@ static void test_tree_sums_vs_edges(void **state)
 {
     (void)state;
     uint32_t seen[2] = {0};
-    for (int round = 0; round < 3000; round++)
+    for (int round = 0; round < TS_ROUNDS(3000); round++)
         tree_sums_round(8 + rnd() % (round % 10 ? 60 : 400), round % 7 == 0, seen);
-    assert_true(seen[0] >= 1000 && seen[1] >= 1000);
+    assert_true(seen[0] >= TS_ROUNDS(1000) && seen[1] >= TS_ROUNDS(1000));
 }
 
 /* ---- scale: one array holding 200,000 objects (a wide reach set) ---- */
@@ -1605,15 +1606,7 @@ static void test_long_chain(void **state)
  * needs 4 per hung vertex, 7.5 MB more here. Skipped where the counters cannot be read or
  * reset, with transparent huge pages always on, and under a sanitizer (its shadow memory
  * is resident too). */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define DOM_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DOM_TEST_SANITIZED 1
-#endif
-#endif
-
-#ifndef DOM_TEST_SANITIZED
+#ifndef TS_SANITIZED
 static long status_kb(const char *key)
 {
     FILE *f = fopen("/proc/self/status", "r");
@@ -1632,7 +1625,7 @@ static long status_kb(const char *key)
 static void test_hung_memory(void **state)
 {
     (void)state;
-#ifdef DOM_TEST_SANITIZED
+#ifdef TS_SANITIZED
     skip();
 #else
     enum { M = 2000000, N = 3 * M + 1 };
