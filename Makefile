@@ -9,6 +9,9 @@
 #   make install PREFIX=/usr/local
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Tests wait part of their time (a JVM's run, a server's start, a pipe's writer): one more
+# test than processors keeps them busy.
+TEST_JOBS ?= $(shell echo $$(($(JOBS) + 1)))
 FUZZ_SECONDS ?= 60
 BUILD := build
 ASAN := build-asan
@@ -39,9 +42,9 @@ test:
 	@cmake --build $(ASAN) -j $(JOBS) --target all lr_tests
 	@scripts/check-layers.sh
 	@echo "== tests (release build) =="
-	@cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
+	@cd $(BUILD) && ctest -j $(TEST_JOBS) --output-on-failure
 	@echo "== tests (ASan + UBSan build) =="
-	@cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j $(JOBS) --output-on-failure
+	@cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j $(TEST_JOBS) --output-on-failure
 
 bench: build
 	@scripts/deps.sh bench

@@ -69,8 +69,12 @@ static int leaks_cmd_kept(const kin_print *p, uint64_t i, const kin_print *q)
     if (j == q->n_objs)
         return 0;
     const kin_obj *a = &p->objs[i], *b = &q->objs[j];
-    if (!strcmp(p->format, "hprof") || !strcmp(p->format, "ruby"))
+    if (!strcmp(p->format, "hprof"))
         return a->cls == b->cls;
+    /* Ruby: an object made in the slot one of its class left has another birth, where both
+     * dumps tell it (traced allocations) */
+    if (!strcmp(p->format, "ruby"))
+        return a->cls == b->cls && (!a->js || !b->js || a->js == b->js);
     return a->js == b->js;
 }
 
@@ -549,7 +553,9 @@ int cmd_leaks(int argc, char **argv)
         "collector moved objects (any default HotSpot or ART collector) are refused;\n"
         "compare them with `leakray diff`, or dump under -XX:+UseEpsilonGC. A Ruby id is\n"
         "a slot the GC gives again: a new object in the slot one of its class left reads\n"
-        "as that one, so Ruby counts are a lower bound (said on stderr).\n"
+        "as that one, and counts may be off (said on stderr), unless the dumps were\n"
+        "taken under ObjectSpace.trace_object_allocations_start: each object's\n"
+        "generation then tells a new object from the one whose slot it took.\n"
         "Example: leakray leaks --baseline s1.heapsnapshot --target s2.heapsnapshot \\\n"
         "             --final s3.heapsnapshot --fail-on-leak"};
     cli_common co;
@@ -598,11 +604,15 @@ int cmd_leaks(int argc, char **argv)
         (rc = leaks_cmd_ids(&co, base, target, &ks, force)) != 0)
         goto out;
     /* An id is a Ruby object's slot, and the GC gives a freed slot to the next object: one of
-     * the same class made there reads as the old one (docs/formats/ruby.md). Said, so a count
-     * is read as the floor it is (36 % of a leak of Items was missed so). */
-    if (!strcmp(kb.format, "ruby"))
+     * the same class made there reads as the old one (docs/formats/ruby.md), unless both
+     * dumps give each object's GC generation (taken under trace_object_allocations_start).
+     * Said: a leak's objects in slots the baseline's had were missed (36 % of a leak of
+     * Items), and a freed batch's slots refilled before the final dump read as leaked. */
+    if (!strcmp(kb.format, "ruby") && !(kb.births && kt.births))
         cli_warn(&co, "%s and %s: a Ruby object made in the slot an object of its class left is "
-                 "taken for that one; the counts are a lower bound", base, target);
+                 "taken for that one, so counts may be too low or too high (dumps taken under "
+                 "ObjectSpace.trace_object_allocations_start give each object's generation, "
+                 "which tells them apart)", base, target);
     if (!(fresh = leaks_cmd_new(&kb, &kt, &n_new)) ||
         !(renum = leaks_cmd_renumbered(&kb, &kt, fresh))) {
         rc = cli_fail(&co, LR_ERR_NOMEM, "out of memory");
@@ -636,12 +646,16 @@ int cmd_leaks(int argc, char **argv)
     }
     uint64_t n_alive = 0, n_renum = 0;
     /* a page's DOM nodes keep their ids (V8 tracks Blink's objects by address): a class of
-     * them all replaced between the snapshots is no renumbering, and its detached ones leak */
+     * them all replaced between the snapshots is no renumbering, and its detached ones leak.
+     * Only V8 renumbers its embedder objects: a Ruby C-extension object (StringIO, a
+     * Thread::Queue) keeps its slot, and a class whose first objects leak between the dumps
+     * was dropped whole as renumbered. */
     int browser = leak_is_browser(g);
+    int renumbers = !browser && !strcmp(kt.format, "v8");
     for (node_ix v = 0; v < g->n_nodes; v++)
         if (leaks_cmd_is_new(&kt, fresh, graph_node_id(g, v)) &&
             (final == target || leaks_cmd_same(&kt, &kf, graph_node_id(g, v))) &&
-            !leaks_cmd_skip_renumbered(g, v, !browser, &kt, renum, &n_renum) &&
+            !leaks_cmd_skip_renumbered(g, v, renumbers, &kt, renum, &n_renum) &&
             (!detached || graph_node_dom(g, v) == GRAPH_DOM_DETACHED)) {
             sel[v] = 1;
             n_alive++;

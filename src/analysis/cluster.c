@@ -1661,7 +1661,10 @@ lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum clu
             if (!select[v])
                 continue;
             node_ix up = c->dom->idom[v];
-            if (by == CRULES_BY_NONE || by == CRULES_BY_INTERNAL || c->dir_leak_ignore[d] ||
+            uint8_t ign = c->dir_leak_ignore[d];
+            if (ign == CRULES_IGNORE_OWNED && !(up < n && select[up]))
+                ign = 0; /* held by an older object alone: a leak of its own */
+            if (by == CRULES_BY_NONE || by == CRULES_BY_INTERNAL || ign ||
                 up == GRAPH_NONE || c->node_chain[v] == CLUSTER_NONE ||
                 g->node_kind[v] == GRAPH_KIND_SYNTHETIC || (dign && dign[v] == 2) ||
                 (up < n && c->dir_leak_ignore[c->node_dir[up]] == CRULES_IGNORE_CONTENTS)) {

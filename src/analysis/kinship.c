@@ -63,6 +63,7 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
         return LR_FAIL(err, LR_ERR_NOMEM, "out of memory for %u objects", g->n_nodes);
     }
     int v8 = strcmp(p->format, "v8") == 0;
+    p->births = !v8 && g->node_birth != NULL;
     /* The class names compared: V8's names of objects without a constructor, their property
      * lists (`{constructor}`, `{resolve, normalize, ...}`), come and go as one program
      * runs, and made a start-up snapshot and a later one of one Node process look like two
@@ -110,6 +111,8 @@ lr_status kin_print_build(const graph *g, const char *format, kin_print *p, lr_e
                 js = hash_fnv32_str(graph_str(g, g->node_name[v])) | 1u;
             else if (v8 && g->node_name && c < g->n_classes && c == flat_string)
                 js = (hash_fnv32_str(graph_str(g, g->node_name[v])) & ~1u) | 2u;
+            else if (!v8 && g->node_birth)
+                js = g->node_birth[v];
             p->objs[p->n_objs++] = (kin_obj){id, h, js};
             p->n_pos += id == v || id == (uint64_t)v + 1;
         }
@@ -228,6 +231,7 @@ int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s,
     s->hprof = strcmp(a->format, "hprof") == 0 && strcmp(b->format, "hprof") == 0;
     uint32_t fill[3] = {hash_fnv32_str("int[]"), hash_fnv32_str("jdk.internal.vm.FillerObject"),
                         hash_fnv32_str("jdk.internal.vm.FillerElement[]")};
+    int v8 = !strcmp(a->format, "v8") && !strcmp(b->format, "v8");
     /* Merge walk; an id repeated on one side (ArkTS root groups) pairs up once. */
     for (uint64_t i = 0, j = 0; i < a->n_objs && j < b->n_objs;) {
         if (a->objs[i].id < b->objs[j].id) {
@@ -242,7 +246,9 @@ int kin_compare(const kin_print *a, const kin_print *b, int by_id, kin_stats *s,
             s->ids_refilled +=
                 s->hprof && !same && (ca == fill[0] || ca == fill[1] || ca == fill[2]);
             uint32_t ja = a->objs[i].js, jb = b->objs[j].js;
-            if (ja && jb && !(ja & 1) && !(jb & 1)) { /* a string on both sides */
+            if (!v8) {
+                /* js is a birth there (Ruby's generation), no name */
+            } else if (ja && jb && !(ja & 1) && !(jb & 1)) { /* a string on both sides */
                 s->str_shared++;
                 s->str_same_text += ja == jb;
             } else if ((ja | jb) & 1) { /* a JavaScript object on either side */

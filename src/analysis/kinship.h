@@ -66,7 +66,8 @@ typedef struct kin_obj {
     uint32_t cls; /* hash of its class name */
     uint32_t js;  /* V8 JavaScript object or closure: hash of its name (constructor or
                    * function), odd; a flat string: hash of its text, even and nonzero
-                   * (KIN_MIN_STR_PCT); else 0 (the isolate test above) */
+                   * (KIN_MIN_STR_PCT); else 0 (the isolate test above). Other formats:
+                   * the object's birth (graph.node_birth), 0 when unknown */
 } kin_obj;
 
 /* Whether o is a V8 JavaScript object or closure (its js is a name's hash, odd). */
@@ -81,6 +82,7 @@ typedef struct kin_print {
     uint32_t n_cls;   /* distinct class names */
     unsigned v8_opts; /* KIN_V8_* marks of the options a V8 snapshot was written with */
     uint64_t n_pos;   /* objects whose id is their node index or the index + 1 */
+    int births;       /* the objects carry their births (graph.node_birth) */
 } kin_print;
 
 /* What V8's snapshot options leave in the file. Between snapshots that differ in them a

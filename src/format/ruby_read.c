@@ -194,7 +194,8 @@ static lr_status count_elems(const jscan *c, const jscan_val *arr, uint64_t *n, 
 
 /* A line's members (jscan_fields slots). */
 enum { L_TYPE, L_ADDRESS, L_CLASS, L_REFS, L_MEMSIZE, L_NAME, L_ROOT, L_FILE, L_LINE,
-       L_METHOD, L_VALUE, L_SHARED, L_BYTESIZE, L_SINGLETON, L_REAL_CLASS, L_SUPER, L_N };
+       L_METHOD, L_VALUE, L_SHARED, L_BYTESIZE, L_SINGLETON, L_REAL_CLASS, L_SUPER,
+       L_GENERATION, L_N };
 typedef struct line_info {
     int is_root;
     int is_free;        /* a free or moved heap slot (dump_all(full: true)): no object */
@@ -209,13 +210,13 @@ static lr_status read_line(rctx *x, const uint8_t *p, const uint8_t *e, jscan *c
     static const char *const keys[L_N] = {"type", "address", "class", "references", "memsize",
                                           "name", "root", "file", "line", "method",
                                           "value", "shared", "bytesize", "singleton",
-                                          "real_class_name", "superclass"};
+                                          "real_class_name", "superclass", "generation"};
     /* the type each slot must have to be used (JSCAN_NULL: any) */
     static const jscan_type want[L_N] = {JSCAN_NULL, JSCAN_NULL, JSCAN_NULL, JSCAN_ARR,
                                          JSCAN_NULL, JSCAN_STR,  JSCAN_STR,  JSCAN_STR,
                                          JSCAN_NUM,  JSCAN_STR,  JSCAN_STR,
                                          JSCAN_TRUE, JSCAN_NUM,  JSCAN_TRUE, JSCAN_STR,
-                                         JSCAN_NULL};
+                                         JSCAN_NULL, JSCAN_NUM};
     li->is_root = 0;
     LR_TRY(jscan_obj(c, x->data, x->name, p, e, x->err));
     LR_TRY(jscan_fields(c, keys, L_N, li->v, &li->has, x->err));
@@ -302,6 +303,26 @@ static lr_status read_site(rctx *x, const jscan *c, const line_info *li, uint32_
     else
         LR_TRY(graph_intern(x->g, "", 0, &r.method, x->err));
     return site_add(x, &r, &x->st->node_site[n]);
+}
+
+/* Node n's GC generation at its allocation, when the dump gives it (objects made while
+ * trace_object_allocations ran): it tells an object from the one whose freed slot, and so
+ * address, it took (graph.node_birth). */
+static lr_status read_birth(rctx *x, const jscan *c, const line_info *li, uint32_t n)
+{
+    uint64_t gen;
+    if (!LI_HAS(li, L_GENERATION))
+        return LR_OK;
+    if (!jscan_u64(&li->v[L_GENERATION], &gen))
+        return LR_CORRUPT(x->err, x->name, jscan_off(c, li->v[L_GENERATION].s),
+                          "bad \"generation\"");
+    graph *g = x->g;
+    if (!g->node_birth &&
+        !(g->node_birth = err_calloc(x->n_nodes ? x->n_nodes : 1, sizeof *g->node_birth)))
+        return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+    /* a wider count folds into 32 bits: compared for equality only */
+    g->node_birth[n] = (uint32_t)(gen % (UINT32_MAX - 1)) + 1;
+    return LR_OK;
 }
 
 /* Ruby caps a string at LONG_MAX bytes; a "bytesize" above it is no Ruby string's. */
@@ -443,6 +464,7 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     if (x->singleton[n] && LI_HAS(&li, L_REAL_CLASS))
         LR_TRY(intern_str(x, &c, &li.v[L_REAL_CLASS], &x->real_name[n]));
     LR_TRY(read_site(x, &c, &li, n));
+    LR_TRY(read_birth(x, &c, &li, n));
     if (g->node_kind[n] == GRAPH_KIND_STRING)
         LR_TRY(read_value(x, &c, &li, n));
     uint64_t r = g->first_edge[n];

@@ -81,6 +81,7 @@ void graph_fini(graph *g)
     free(g->node_class16);
     free(g->node_size);
     free(g->node_native);
+    free(g->node_birth);
     free(g->node_dom);
     free(g->locs);
     free(g->node_kind);

@@ -211,6 +211,10 @@ typedef struct graph {
                                 * node_class16 holds them: read through graph_node_class() */
     uint32_t *node_size;       /* shallow size in bytes (saturates at UINT32_MAX, see diag) */
     uint32_t *node_native;     /* native size in bytes, or NULL when the format has none */
+    uint32_t *node_birth;      /* when the writer made the object, + 1 (Ruby's GC generation,
+                                * written under trace_object_allocations), 0 unknown; NULL
+                                * when the dump tells none. One id with two births is two
+                                * objects: the later one took the slot the first left */
     uint8_t *node_kind;        /* enum graph_node_kind */
     uint8_t *node_type;        /* format type index into type_names */
     uint8_t *node_heap;        /* heap index into heap_names, or NULL when one heap */

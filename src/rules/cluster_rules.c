@@ -153,8 +153,9 @@ static lr_status parse_line(crules_set *rs, const char *name, uint32_t ln, char 
         return LR_OK;
     }
     if (strcmp(t[0], "leak-ignore") == 0) {
-        if (n != 2 && (n != 3 || (strcmp(t[2], "contents") && strcmp(t[2], "dominated"))))
-            return BAD("want `leak-ignore DIRGLOB [contents|dominated]`");
+        if (n != 2 && (n != 3 || (strcmp(t[2], "contents") && strcmp(t[2], "dominated") &&
+                                  strcmp(t[2], "owned"))))
+            return BAD("want `leak-ignore DIRGLOB [contents|dominated|owned]`");
         uint32_t cap = rs->cap_leak_ignore;
         if (!grow((void **)&rs->leak_ignore, &rs->cap_leak_ignore, rs->n_leak_ignore,
                   sizeof *rs->leak_ignore))
@@ -170,6 +171,8 @@ static lr_status parse_line(crules_set *rs, const char *name, uint32_t ln, char 
             how = 1;
         else if (!strcmp(t[2], "contents"))
             how = CRULES_IGNORE_CONTENTS;
+        else if (!strcmp(t[2], "owned"))
+            how = CRULES_IGNORE_OWNED;
         rs->leak_contents[rs->n_leak_ignore] = how;
         if (!(rs->leak_ignore[rs->n_leak_ignore] = strdup(t[1])))
             return LR_FAIL(err, LR_ERR_NOMEM, "out of memory reading %s", name);

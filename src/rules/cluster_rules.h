@@ -108,6 +108,10 @@ enum crules_by crules_by(const crules_set *rs, const char *dir);
  * AllocationSite alone keeps, a literal's boilerplate and the objects nested in it). */
 #define CRULES_IGNORE_CONTENTS 2
 #define CRULES_IGNORE_DOMINATED 3
+/* `owned`: only those whose immediate dominator is itself one of the leaked objects (a
+ * string inside a leaked object counts in its owner's size); one an older object holds alone
+ * (a memo hash's strings) is a leak of its own. */
+#define CRULES_IGNORE_OWNED 4
 int crules_leak_ignored(const crules_set *rs, const char *dir);
 /* "name", "chain", ... for enum crules_by. */
 const char *crules_by_name(unsigned by);
