@@ -711,6 +711,29 @@ static lr_status build_classes(rctx *x)
     return graph_index_class_nodes(g, x->err);
 }
 
+/* The machine stack's entries of objects another root holds too. Ruby scans its C stack
+ * and registers conservatively, and meets what the VM or a global holds anyway: `class
+ * Object` there put every constant's leak under "Machine stack and registers", read as a
+ * local of a running frame, the opposite of a constant held for the process's life (paths
+ * take root kinds in Shark's order, the stack's before the VM's). */
+static lr_status drop_stack_twins(rctx *x)
+{
+    graph *g = x->g;
+    uint8_t *other = err_calloc(g->n_nodes ? g->n_nodes : 1, 1);
+    if (!other)
+        return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+    for (uint32_t i = 0; i < g->n_roots; i++)
+        if (g->roots[i].kind != GRAPH_ROOT_NATIVE_STACK)
+            other[g->roots[i].node] = 1;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < g->n_roots; i++)
+        if (g->roots[i].kind != GRAPH_ROOT_NATIVE_STACK || !other[g->roots[i].node])
+            g->roots[kept++] = g->roots[i];
+    g->n_roots = kept;
+    free(other);
+    return LR_OK;
+}
+
 /* Reference addresses -> node indices, dropping (and counting) those with no object. Each
  * object also references its class, an internal edge named "class": dump_all gives the
  * class in "class" and never among "references", yet Ruby's GC marks it (an object keeps
@@ -764,7 +787,7 @@ static lr_status resolve_edges(rctx *x)
     if (kept < g->n_roots)
         diag_count(&g->diag, DIAG_TRUNCATED);
     g->n_roots = kept;
-    return LR_OK;
+    return drop_stack_twins(x);
 }
 
 static lr_status ruby_load(graph *g, const mfile *m, const fmt_opts *o, lr_error *err)

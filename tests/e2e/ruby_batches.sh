@@ -10,7 +10,8 @@
 # generations there is no word that counts may be off. A string leaks on its own when an older
 # object alone holds it (50 keys and values of a memo hash, Ruby's most common leak: `leaks`
 # said "0 objects"); one a leaked object holds is part of that object (rules/ruby.rules:
-# `leak-ignore String owned`).
+# `leak-ignore String owned`). A constant's object has its path from the VM's root, not from
+# the machine stack's entry of the same `class Object`.
 set -euo pipefail
 . "$LEAKRAY_SRC/tests/e2e/ruby_lib.bash"
 ruby_start ruby_batches batches.rb
@@ -49,4 +50,12 @@ check "$W/b.json" '[c["count"] for c in d["clusters"] if c["title"] == "Job"] ==
     "leaks b: not the 1,000 leaked Jobs (some sit in the dropped batch's slots)"
 check "$W/a.json" 'not any("too low or too high" in w for w in d.get("warnings", []))' \
     "leaks a: warns that counts may be off although the dumps give generations"
+# a constant's objects are held for the process's life: their path starts at the VM's root,
+# where the conservative scan of the machine stack also met `class Object` (it was read as
+# a local of a running frame)
+job=$("$LEAKRAY" sql "$S-b3.json" "SELECT printf('0x%x', id) FROM objects WHERE class = 'Job'
+    LIMIT 1" | tail -1)
+"$LEAKRAY" path "$S-b3.json" "$job" --json --no-timing >"$W/path.json"
+check "$W/path.json" 'd["root"]["kind"] == "global data" and
+    d["path"][0]["class"] == "class Object"' "path: a constant's Job not from the VM's root"
 echo "ruby_batches: ok"
