@@ -345,6 +345,11 @@ static lr_status read_value(rctx *x, const jscan *c, const line_info *li, uint32
         return LR_CORRUPT(x->err, x->name, jscan_off(c, bv->s), "bad \"bytesize\"");
     if (!LI_HAS(li, L_VALUE) || LI_HAS(li, L_SHARED))
         return LR_OK;
+    /* A value longer than a JSON string the scanner decodes (64 MiB as written: a 55 MB CSV
+     * export whose newlines are escaped) is not kept: the string keeps its node and size, so
+     * the dump a huge string is chased in still opens (it was exit 5) */
+    if ((size_t)(li->v[L_VALUE].e - li->v[L_VALUE].s) + 1 > JSCAN_MAX_STRING)
+        return LR_OK;
     size_t len;
     const char *s = jscan_str(c, &li->v[L_VALUE], &x->sbuf, &x->scap, &len, x->err);
     if (!s)

@@ -6,7 +6,8 @@
 # figures; then checks dupes' group for the copies (count, bytes, wasted) against Ruby's, that
 # the fstring and the shared strings form no group, that show prints a string's value, and
 # that info counts the dump's STRING records; and that singleton classes (Foo's, for a class
-# method, and one object's, from `class << obj`) have the names Ruby's inspect gives.
+# method, and one object's, from `class << obj`) have the names Ruby's inspect gives; and
+# that a dump holding a 70 MB string opens.
 set -euo pipefail
 . "$LEAKRAY_SRC/tests/e2e/ruby_lib.bash"
 ruby_start ruby_strings strings.rb
@@ -73,4 +74,13 @@ for lie in -200 123456789012345678901234567890; do
     [ "$rc" = 3 ] && grep -q 'offset 0x[0-9a-f]*: .*"bytesize"' "$W/lie.out" ||
         fail "bytesize $lie: exit $rc, $(head -c 300 "$W/lie.out")"
 done
+# a string longer than a JSON string the scanner decodes (70 MB; 64 MiB is the cap): the dump
+# opens (exit 5 before), the string is there with its size, its value is not kept
+ruby -robjspace -e '$big = "a" * 70_000_000; GC.start
+File.open(ARGV[0], "w") { |f| ObjectSpace.dump_all(output: f) }' "$W/huge.json"
+"$LEAKRAY" top --json --no-timing "$W/huge.json" >"$W/huge-top.json" ||
+    fail "a 70 MB string: the dump does not open"
+check "$W/huge-top.json" 'd["objects"][0]["class"] == "String" and
+    d["objects"][0]["shallow"] >= 70000000' "a 70 MB string: not the biggest object"
+rm -f "$W/huge.json"
 echo "ruby_strings: ok"
