@@ -125,7 +125,8 @@ typedef struct rctx {
     /* pass 2, per node */
     uint64_t *class_addr;   /* the "class" address, 0 if none */
     uint64_t *super_addr;   /* a class's "superclass" address, 0 if none */
-    str_ix *class_name;     /* CLASS/MODULE "name", GRAPH_NONE if none */
+    str_ix *class_name;     /* CLASS/MODULE "name"; a DATA object's "struct" (name_structs);
+                             * GRAPH_NONE if none */
     str_ix *real_name;      /* a singleton class's "real_class_name" (its object's class),
                              * GRAPH_NONE if none or no singleton */
     uint8_t *singleton;     /* 1: a CLASS record with "singleton":true */
@@ -195,7 +196,7 @@ static lr_status count_elems(const jscan *c, const jscan_val *arr, uint64_t *n, 
 /* A line's members (jscan_fields slots). */
 enum { L_TYPE, L_ADDRESS, L_CLASS, L_REFS, L_MEMSIZE, L_NAME, L_ROOT, L_FILE, L_LINE,
        L_METHOD, L_VALUE, L_SHARED, L_BYTESIZE, L_SINGLETON, L_REAL_CLASS, L_SUPER,
-       L_GENERATION, L_N };
+       L_GENERATION, L_STRUCT, L_N };
 typedef struct line_info {
     int is_root;
     int is_free;        /* a free or moved heap slot (dump_all(full: true)): no object */
@@ -210,13 +211,13 @@ static lr_status read_line(rctx *x, const uint8_t *p, const uint8_t *e, jscan *c
     static const char *const keys[L_N] = {"type", "address", "class", "references", "memsize",
                                           "name", "root", "file", "line", "method",
                                           "value", "shared", "bytesize", "singleton",
-                                          "real_class_name", "superclass", "generation"};
+                                          "real_class_name", "superclass", "generation", "struct"};
     /* the type each slot must have to be used (JSCAN_NULL: any) */
     static const jscan_type want[L_N] = {JSCAN_NULL, JSCAN_NULL, JSCAN_NULL, JSCAN_ARR,
                                          JSCAN_NULL, JSCAN_STR,  JSCAN_STR,  JSCAN_STR,
                                          JSCAN_NUM,  JSCAN_STR,  JSCAN_STR,
                                          JSCAN_TRUE, JSCAN_NUM,  JSCAN_TRUE, JSCAN_STR,
-                                         JSCAN_NULL, JSCAN_NUM};
+                                         JSCAN_NULL, JSCAN_NUM,  JSCAN_STR};
     li->is_root = 0;
     LR_TRY(jscan_obj(c, x->data, x->name, p, e, x->err));
     LR_TRY(jscan_fields(c, keys, L_N, li->v, &li->has, x->err));
@@ -464,6 +465,8 @@ static lr_status pass2(rctx *x, const uint8_t *p, const uint8_t *e, uint32_t *ni
     x->class_name[n] = GRAPH_NONE;
     if (LI_HAS(&li, L_NAME) && g->node_kind[n] == GRAPH_KIND_CLASS)
         LR_TRY(intern_str(x, &c, &li.v[L_NAME], &x->class_name[n]));
+    else if (LI_HAS(&li, L_STRUCT) && t < N_TYPES && !strcmp(TYPES[t].name, "DATA"))
+        LR_TRY(intern_str(x, &c, &li.v[L_STRUCT], &x->class_name[n]));
     x->singleton[n] = LI_HAS(&li, L_SINGLETON) && g->node_kind[n] == GRAPH_KIND_CLASS;
     x->real_name[n] = GRAPH_NONE;
     if (x->singleton[n] && LI_HAS(&li, L_REAL_CLASS))
@@ -621,8 +624,82 @@ static void link_supers(rctx *x, const uint32_t *node_cls)
     free(state);
 }
 
+typedef struct struct_node {
+    str_ix name; /* the "struct" */
+    node_ix n;
+} struct_node;
+
+static int struct_node_cmp(const void *pa, const void *pb)
+{
+    const struct_node *a = pa, *b = pb;
+    if (a->name != b->name)
+        return a->name < b->name ? -1 : 1;
+    return a->n < b->n ? -1 : a->n > b->n;
+}
+
+/* The VM's own DATA objects whose class is plain Object get a class per "struct" of theirs,
+ * "(DATA ObjectTracing/allocation_info_tracer)": as "Object" the allocation tracer's table
+ * (trace_object_allocations_start, which users turn on for file:line) was a suspect and the
+ * biggest growth of `diff`, read as some Object.new of the program. */
+static lr_status name_structs(rctx *x)
+{
+    graph *g = x->g;
+    uint32_t m = 0;
+    for (node_ix n = 0; n < g->n_nodes; n++)
+        if (x->class_name[n] != GRAPH_NONE && g->node_kind[n] == GRAPH_KIND_NATIVE &&
+            g->node_class[n] < g->n_classes &&
+            !strcmp(graph_str(g, g->classes[g->node_class[n]].name), "Object"))
+            m++;
+    if (!m)
+        return LR_OK;
+    struct_node *v = err_mallocarray(m, sizeof *v);
+    if (!v)
+        return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+    m = 0;
+    for (node_ix n = 0; n < g->n_nodes; n++)
+        if (x->class_name[n] != GRAPH_NONE && g->node_kind[n] == GRAPH_KIND_NATIVE &&
+            g->node_class[n] < g->n_classes &&
+            !strcmp(graph_str(g, g->classes[g->node_class[n]].name), "Object"))
+            v[m++] = (struct_node){x->class_name[n], n};
+    qsort(v, m, sizeof *v, struct_node_cmp);
+    uint32_t runs = 0;
+    for (uint32_t i = 0; i < m; i++)
+        runs += i == 0 || v[i].name != v[i - 1].name;
+    graph_class *nc = err_reallocarray(g->classes, (size_t)g->n_classes + runs, sizeof *nc);
+    if (!nc) {
+        free(v);
+        return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+    }
+    g->classes = nc;
+    lr_status st = LR_OK;
+    char *buf = NULL;
+    for (uint32_t i = 0; i < m && st == LR_OK; i++) {
+        if (i == 0 || v[i].name != v[i - 1].name) {
+            const char *s = graph_str(g, v[i].name);
+            size_t len = strlen(s) + 8;
+            char *nb = realloc(buf, len);
+            str_ix name = GRAPH_NONE;
+            if (!nb) {
+                st = LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
+                break;
+            }
+            buf = nb;
+            snprintf(buf, len, "(DATA %s)", s);
+            if ((st = graph_intern(g, buf, strlen(buf), &name, x->err)) != LR_OK)
+                break;
+            g->classes[g->n_classes++] =
+                (graph_class){.name = name, .super = GRAPH_NONE, .node = GRAPH_NONE};
+        }
+        g->node_class[v[i].n] = g->n_classes - 1;
+    }
+    free(buf);
+    free(v);
+    return st;
+}
+
 /* Classes: one per CLASS/MODULE/ICLASS object, then one per Ruby type for objects whose
- * class is not in the dump. Sets node_class. */
+ * class is not in the dump, and one per struct of the VM's objects of class Object
+ * (name_structs). Sets node_class. */
 static lr_status build_classes(rctx *x)
 {
     graph *g = x->g;
@@ -713,6 +790,7 @@ static lr_status build_classes(rctx *x)
     }
     free(node_cls);
     free(real);
+    LR_TRY(name_structs(x));
     return graph_index_class_nodes(g, x->err);
 }
 

@@ -11,7 +11,8 @@
 # object alone holds it (50 keys and values of a memo hash, Ruby's most common leak: `leaks`
 # said "0 objects"); one a leaked object holds is part of that object (rules/ruby.rules:
 # `leak-ignore String owned`). A constant's object has its path from the VM's root, not from
-# the machine stack's entry of the same `class Object`.
+# the machine stack's entry of the same `class Object`. The allocation tracer's table (a
+# DATA object of class Object) is named by its struct, not "Object".
 set -euo pipefail
 . "$LEAKRAY_SRC/tests/e2e/ruby_lib.bash"
 ruby_start ruby_batches batches.rb
@@ -58,4 +59,17 @@ job=$("$LEAKRAY" sql "$S-b3.json" "SELECT printf('0x%x', id) FROM objects WHERE 
 "$LEAKRAY" path "$S-b3.json" "$job" --json --no-timing >"$W/path.json"
 check "$W/path.json" 'd["root"]["kind"] == "global data" and
     d["path"][0]["class"] == "class Object"' "path: a constant's Job not from the VM's root"
+# the VM's own DATA objects of class Object are named by their struct: the allocation
+# tracer's table, which these dumps carry, read as "Object" (a suspect, `diff`'s growth)
+"$LEAKRAY" histo --json --no-timing "$S-b3.json" >"$W/histo.json"
+python3 - "$S-b3.json" "$W/histo.json" <<'PY' || fail "histo: a DATA object of class Object not named by its struct"
+import collections, json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+obj = [o["address"] for o in lines if o.get("type") == "CLASS" and o.get("name") == "Object"]
+want = collections.Counter("(DATA %s)" % o["struct"] for o in lines if o.get("type") == "DATA"
+                           and o.get("class") in obj and "struct" in o)
+got = {r["name"]: r["count"] for r in json.load(open(sys.argv[2]))["classes"]}
+assert want and all(got.get(k) == v for k, v in want.items()), (want, got.get("Object"))
+assert any("allocation_info_tracer" in k for k in want), want
+PY
 echo "ruby_batches: ok"
