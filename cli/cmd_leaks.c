@@ -18,6 +18,7 @@
 
 #include "analysis/kinship.h"
 #include "analysis/leakfind.h"
+#include "format/ruby.h"
 #include "format/v8.h"
 
 #include <stdlib.h>
@@ -329,6 +330,59 @@ static int leaks_cmd_skip_renumbered(const graph *g, node_ix v, int on,
     return 1;
 }
 
+static int leaks_cmd_u64_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Where each cluster's objects were made, the REP_CLUSTER_SITES sites of most members per
+ * cluster, most first (Ruby dumps taken under trace_object_allocations_start: heapy's view,
+ * by file and line, for each leak). *out stays NULL when no member has a site. Returns 0,
+ * or -1 when out of memory. */
+static int leaks_cmd_sites(const graph *g, const cluster_result *r, rep_cluster_site **out)
+{
+    *out = NULL;
+    if (!r->node_item || !r->n)
+        return 0;
+    uint64_t m = 0;
+    for (node_ix v = 0; v < g->n_nodes; v++)
+        m += r->node_item[v] != CLUSTER_NONE && ruby_site_of(g, v) != 0;
+    if (!m)
+        return 0;
+    uint64_t *key = err_mallocarray(m, sizeof *key); /* cluster << 32 | site */
+    rep_cluster_site *s = err_calloc((size_t)r->n * REP_CLUSTER_SITES, sizeof *s);
+    if (!key || !s) {
+        free(key);
+        free(s);
+        return -1;
+    }
+    m = 0;
+    for (node_ix v = 0; v < g->n_nodes; v++) {
+        uint32_t site = r->node_item[v] != CLUSTER_NONE ? ruby_site_of(g, v) : 0;
+        if (site)
+            key[m++] = (uint64_t)r->node_item[v] << 32 | site;
+    }
+    qsort(key, m, sizeof *key, leaks_cmd_u64_cmp);
+    for (uint64_t i = 0, j; i < m; i = j) {
+        for (j = i; j < m && key[j] == key[i]; j++)
+            ;
+        rep_cluster_site *top = &s[(size_t)(key[i] >> 32) * REP_CLUSTER_SITES];
+        const ruby_site *rs = ruby_site_get(g, (uint32_t)key[i]);
+        uint64_t count = j - i;
+        int k = REP_CLUSTER_SITES;
+        while (k > 0 && top[k - 1].count < count) /* ties: the earlier site stays first */
+            k--;
+        if (!rs || k == REP_CLUSTER_SITES)
+            continue;
+        memmove(&top[k + 1], &top[k], (REP_CLUSTER_SITES - 1 - k) * sizeof *top);
+        top[k] = (rep_cluster_site){rs->file, rs->method, rs->line, count};
+    }
+    free(key);
+    *out = s;
+    return 0;
+}
+
 /* memlab's method follows each object by its id from one snapshot to the next; a writer
  * that renumbers its objects in every snapshot (Bun) leaves nothing to follow, and the
  * answer would be "no leak" whatever leaked. Returns 0 (ids usable, or --force: warned) or
@@ -578,6 +632,7 @@ int cmd_leaks(int argc, char **argv)
     uint8_t *sel = NULL, *stop = NULL, *leak = NULL;
     node_ix *head = NULL, *stack = NULL;
     uint64_t *similar = NULL, n_leaked = 0, n_reported = 0, reported_shallow = 0;
+    rep_cluster_site *sites = NULL; /* leaks_cmd_sites */
     dom_tree t = {0};
     cluster_ctx c = {0};
     cluster_result r = {0};
@@ -691,9 +746,11 @@ int cmd_leaks(int argc, char **argv)
         memcpy(leak, sel, g->n_nodes);
         leaks_cmd_fold(&c, stop, leak, sel, head, stack);
     }
+    /* a Ruby dump's clusters name where their objects were made: each object's cluster */
+    int ruby = !strcmp(lr_heap_format(lh), "ruby");
     if (cluster_run_keep(&c, sel,
                          strcmp(sort, "count") == 0 ? CLUSTER_SORT_COUNT : CLUSTER_SORT_SIZE,
-                         memlab, &r, &err) != LR_OK) {
+                         memlab || ruby, &r, &err) != LR_OK) {
         rc = cli_error(&co, &err);
         goto out;
     }
@@ -742,10 +799,15 @@ int cmd_leaks(int argc, char **argv)
         rc = cli_fail(&co, LR_ERR_NOMEM, "out of memory");
         goto out;
     }
+    if (!memlab && ruby && leaks_cmd_sites(g, &r, &sites) != 0) {
+        rc = cli_fail(&co, LR_ERR_NOMEM, "out of memory");
+        goto out;
+    }
     double ms = cli_now_ms() - t0;
     rep_leaks v = {base,  target, final, n_new,    n_alive, &c,     &r,
                    top,   &ks,    related && related2, force, memlab, n_leaked, similar,
-                   n_reported, reported_shallow, unret_count, unret_shallow, unret, n_unret};
+                   n_reported, reported_shallow, unret_count, unret_shallow, unret, n_unret,
+                   sites};
     if (co.json) {
         jsonw w;
         cli_json_begin(&w);
@@ -784,6 +846,7 @@ out:
     free(head);
     free(stack);
     free(similar);
+    free(sites);
     free(fresh);
     lr_close(lh);
     crules_fini(&rs);

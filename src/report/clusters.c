@@ -92,8 +92,16 @@ static void print_chain_text(FILE *out, const cluster_ctx *c, node_ix rep)
     free(edges);
 }
 
+/* "file:line in method" (" in method" left out when the dump names none) into buf. */
+static const char *site_text(const graph *g, const rep_cluster_site *s, char *buf, size_t cap)
+{
+    const char *m = graph_str(g, s->method);
+    snprintf(buf, cap, "%s:%u%s%s", graph_str(g, s->file), s->line, m[0] ? " in " : "", m);
+    return buf;
+}
+
 void rep_clusters_rows_text(FILE *out, const cluster_ctx *c, const cluster_result *r, uint64_t top,
-                            const uint64_t *similar)
+                            const uint64_t *similar, const rep_cluster_site *sites)
 {
     const graph *g = c->g;
     char a[REP_FMT_MAX], b[REP_FMT_MAX], d[REP_FMT_MAX], title[512];
@@ -110,6 +118,16 @@ void rep_clusters_rows_text(FILE *out, const cluster_ctx *c, const cluster_resul
             fprintf(out, ", nested in #%u", it->nested_in + 1);
         if (similar)
             fprintf(out, ", %s leaked objects on its traces", rep_fmt_count(a, similar[i]));
+        for (uint32_t k = 0; sites && k < REP_CLUSTER_SITES; k++) {
+            const rep_cluster_site *s = &sites[(size_t)i * REP_CLUSTER_SITES + k];
+            if (!s->count)
+                break;
+            char st[600];
+            site_text(g, s, st, sizeof st);
+            fprintf(out, "%s", k ? ", " : "\n    allocated at ");
+            rep_fmt_text(out, st, strlen(st), 200);
+            fprintf(out, " (%s)", rep_fmt_count(a, s->count));
+        }
         fprintf(out, "\n    representative %s, chain:\n",
                 rep_fmt_id(a, g, graph_node_id(g, it->rep)));
         print_chain_text(out, c, it->rep);
@@ -120,7 +138,7 @@ void rep_clusters_rows_text(FILE *out, const cluster_ctx *c, const cluster_resul
 }
 
 void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result *r, uint64_t top,
-                            const uint64_t *similar)
+                            const uint64_t *similar, const rep_cluster_site *sites)
 {
     const graph *g = c->g;
     char title[CLUSTER_TITLE_MAX], nb[128], lb[512];
@@ -143,6 +161,20 @@ void rep_clusters_rows_json(jsonw *w, const cluster_ctx *c, const cluster_result
             jsonw_kv_uint(w, "nested_in", it->nested_in + 1);
         else
             jsonw_kv_null(w, "nested_in");
+        if (sites) {
+            jsonw_kv_arr_begin(w, "allocated_at");
+            for (uint32_t k = 0; k < REP_CLUSTER_SITES; k++) {
+                const rep_cluster_site *s = &sites[(size_t)i * REP_CLUSTER_SITES + k];
+                if (!s->count)
+                    break;
+                char st[1100];
+                jsonw_obj_begin(w);
+                jsonw_kv_str(w, "site", site_text(g, s, st, sizeof st));
+                jsonw_kv_uint(w, "count", s->count);
+                jsonw_obj_end(w);
+            }
+            jsonw_arr_end(w);
+        }
         jsonw_kv_obj_begin(w, "representative");
         jsonw_kv_uint(w, "id", graph_node_id(g, it->rep));
         jsonw_kv_str(w, "name", cluster_node_label(g, it->rep, lb, sizeof lb));
@@ -205,7 +237,7 @@ void rep_clusters_text(FILE *out, const char *path, const cluster_ctx *c,
                 crules_by_name(c->dir_by[r->anchors[i].dir]));
     }
     fprintf(out, "\n");
-    rep_clusters_rows_text(out, c, r, top, NULL);
+    rep_clusters_rows_text(out, c, r, top, NULL, NULL);
 }
 
 void rep_clusters_json(jsonw *w, const char *path, const char *sort, const cluster_ctx *c,
@@ -228,5 +260,5 @@ void rep_clusters_json(jsonw *w, const char *path, const char *sort, const clust
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
-    rep_clusters_rows_json(w, c, r, top, NULL);
+    rep_clusters_rows_json(w, c, r, top, NULL, NULL);
 }

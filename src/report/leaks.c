@@ -67,7 +67,7 @@ void rep_leaks_json(jsonw *w, const rep_leaks *v)
     jsonw_obj_end(w);
     if (v->memlab)
         jsonw_kv_uint(w, "memlab_leaks", v->n_leaked);
-    rep_clusters_rows_json(w, v->c, r, v->top, v->memlab ? v->similar : NULL);
+    rep_clusters_rows_json(w, v->c, r, v->top, v->memlab ? v->similar : NULL, v->sites);
 }
 
 void rep_leaks_text(FILE *out, const rep_leaks *v)
@@ -86,7 +86,7 @@ void rep_leaks_text(FILE *out, const rep_leaks *v)
                 rep_fmt_count(d, r->n), r->n == 1 ? "" : "s");
         if (r->n)
             fprintf(out, "\n");
-        rep_clusters_rows_text(out, v->c, r, v->top, v->similar);
+        rep_clusters_rows_text(out, v->c, r, v->top, v->similar, v->sites);
         return;
     }
     fprintf(out, "%s objects new in target, %s still alive in final, %s filtered "
@@ -108,5 +108,5 @@ void rep_leaks_text(FILE *out, const rep_leaks *v)
     }
     if (r->n)
         fprintf(out, "\n");
-    rep_clusters_rows_text(out, v->c, r, v->top, NULL);
+    rep_clusters_rows_text(out, v->c, r, v->top, NULL, v->sites);
 }

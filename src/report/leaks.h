@@ -11,6 +11,7 @@
 #include "analysis/cluster.h"
 #include "analysis/kinship.h"
 #include "base/jsonw.h"
+#include "report/clusters.h"
 
 #include <stdio.h>
 
@@ -44,6 +45,7 @@ typedef struct rep_leaks {
     uint64_t unretained_shallow; /* their shallow bytes */
     const rep_leaks_unretained *unretained; /* the biggest classes of them, most objects first */
     uint32_t n_unretained_classes;          /* entries in unretained */
+    const rep_cluster_site *sites; /* per cluster, where its objects were made; NULL: unknown */
 } rep_leaks;
 
 void rep_leaks_text(FILE *out, const rep_leaks *v);

@@ -12,7 +12,8 @@
 # said "0 objects"); one a leaked object holds is part of that object (rules/ruby.rules:
 # `leak-ignore String owned`). A constant's object has its path from the VM's root, not from
 # the machine stack's entry of the same `class Object`. The allocation tracer's table (a
-# DATA object of class Object) is named by its struct, not "Object".
+# DATA object of class Object) is named by its struct, not "Object". Each cluster says where
+# its objects were made, the sites of most first.
 set -euo pipefail
 . "$LEAKRAY_SRC/tests/e2e/ruby_lib.bash"
 ruby_start ruby_batches batches.rb
@@ -49,6 +50,15 @@ check "$W/a.json" 'not [c for c in d["clusters"] if c["title"] == "Job"]' \
     "leaks a: the freed batch's slots, taken by the next batch, read as leaked Jobs"
 check "$W/b.json" '[c["count"] for c in d["clusters"] if c["title"] == "Job"] == [1000]' \
     "leaks b: not the 1,000 leaked Jobs (some sit in the dropped batch's slots)"
+# each cluster says where its objects were made (heapy's file:line, per leak)
+line=$(grep -n '^  LEAK = ' "$LEAKRAY_SRC/tests/programs/ruby/batches.rb" | cut -d: -f1)
+check "$W/b.json" '[c["allocated_at"] for c in d["clusters"] if c["title"] == "Job"] ==
+    [[{"site": "'"$LEAKRAY_SRC/tests/programs/ruby/batches.rb:$line"' in new", "count": 1000}]]' \
+    "leaks b: the Jobs' cluster does not name where they were made"
+"$LEAKRAY" leaks --baseline "$S-b1.json" --target "$S-b2.json" --final "$S-b3.json" \
+    --no-timing >"$W/b.txt" || [ $? = 1 ]
+grep -q "^    allocated at .*batches.rb:$line in new (1,000)$" "$W/b.txt" ||
+    fail "leaks b (text): no 'allocated at' line for the Jobs"
 check "$W/a.json" 'not any("too low or too high" in w for w in d.get("warnings", []))' \
     "leaks a: warns that counts may be off although the dumps give generations"
 # a constant's objects are held for the process's life: their path starts at the VM's root,
