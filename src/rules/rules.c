@@ -567,8 +567,9 @@ uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph
             snprintf(msg, sizeof msg, "--watch %s: the dump holds no instance of it%s%s%s",
                      in->cls, subclasses ? " or of a subclass" : "",
                      interface_like && !inner
-                         ? " (for an interface: watch follows superclasses, not interfaces; "
-                           "name the class that implements it)"
+                         ? " (for an interface or a Ruby module: watch follows superclasses, "
+                           "not interfaces nor included modules; name the class that "
+                           "implements or includes it)"
                          : "",
                      also);
             report(ctx, msg);
