@@ -48,6 +48,23 @@ static int fmt_has(const uint8_t *p, uint64_t n, const char *s)
 
 const char *fmt_unsupported(const uint8_t *p, uint64_t n)
 {
+    /* compressions a dump is often shipped in that the input layer does not inflate */
+#define FMT_UNPACK ": unpack it first (gzip and bzip2 are read as they are)"
+    static const struct {
+        uint8_t len;
+        uint8_t magic[6];
+        const char *what;
+    } packed[] = {
+        {6, {0xfd, '7', 'z', 'X', 'Z', 0}, "xz-compressed" FMT_UNPACK},
+        {4, {0x28, 0xb5, 0x2f, 0xfd}, "zstd-compressed" FMT_UNPACK},
+        {4, {0x04, 0x22, 0x4d, 0x18}, "lz4-compressed" FMT_UNPACK},
+        {6, {'7', 'z', 0xbc, 0xaf, 0x27, 0x1c}, "a 7-Zip archive" FMT_UNPACK},
+        {4, {'P', 'K', 3, 4}, "a zip archive" FMT_UNPACK},
+    };
+#undef FMT_UNPACK
+    for (size_t k = 0; k < sizeof packed / sizeof packed[0]; k++)
+        if (n >= packed[k].len && !memcmp(p, packed[k].magic, packed[k].len))
+            return packed[k].what;
     uint64_t h = n < FMT_HEAD ? n : FMT_HEAD, i = 0;
     while (i < h && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
         i++;
