@@ -115,9 +115,9 @@ static int leaks_cmd_misordered(cli_common *co, const char *a, const char *b, co
                                 int force)
 {
     if (!force)
-        return cli_fail(co, LR_ERR_USAGE, "%s looks taken after %s: %s (V8 numbers new "
-                        "objects upward); give the snapshots in the order they were taken "
-                        "(--force runs the method anyway)", a, b, why);
+        return cli_fail(co, LR_ERR_USAGE, "%s looks taken after %s: %s; give the snapshots "
+                        "in the order they were taken (--force runs the method anyway)", a, b,
+                        why);
     cli_warn(co, "%s looks taken after %s; compared as asked (--force)", a, b);
     return 0;
 }
@@ -155,7 +155,8 @@ static int leaks_cmd_order_grown(cli_common *co, const char *a, const kin_print 
         return 0;
     char why[LR_ERROR_MSG_MAX];
     snprintf(why, sizeof why, "%llu of the %llu JavaScript objects only %s has were numbered "
-             "after every object %s has", (unsigned long long)above, (unsigned long long)own_a,
+             "after every object %s has (V8 numbers new objects upward)", (unsigned long long)above,
+             (unsigned long long)own_a,
              a, b);
     return leaks_cmd_misordered(co, a, b, why, force);
 }
@@ -197,7 +198,8 @@ static int leaks_cmd_final_older(cli_common *co, const char *target, const kin_p
         char why[LR_ERROR_MSG_MAX];
         snprintf(why, sizeof why, "%s holds none of the %llu JavaScript objects only %s has "
                  "and nothing numbered after them, but %llu it numbered before them that %s "
-                 "no longer has", final, (unsigned long long)own_t, target,
+                 "no longer has (V8 numbers new objects upward)", final,
+                 (unsigned long long)own_t, target,
                  (unsigned long long)own_f, target);
         return leaks_cmd_misordered(co, target, final, why, force);
     }
@@ -242,6 +244,21 @@ static int leaks_cmd_order(cli_common *co, const char *a, const kin_print *ka,
         cli_warn(co, "%s and %s hold the same objects; compared as asked (--force)", a, b);
         return 0;
     }
+    if (ka->births && kb->births) {
+        /* Ruby's generation is the GC count when the object was made: the later dump holds
+         * the newest (traced dumps; they ran in the wrong order, exit 0 with one "leak") */
+        uint32_t ma = 0, mb = 0;
+        for (uint64_t i = 0; i < ka->n_objs; i++)
+            ma = ka->objs[i].js > ma ? ka->objs[i].js : ma;
+        for (uint64_t i = 0; i < kb->n_objs; i++)
+            mb = kb->objs[i].js > mb ? kb->objs[i].js : mb;
+        if (ma <= mb)
+            return 0;
+        char why[LR_ERROR_MSG_MAX];
+        snprintf(why, sizeof why, "%s holds objects made at GC %u, after the newest of %s "
+                 "(GC %u)", a, ma - 1, b, mb ? mb - 1 : 0);
+        return leaks_cmd_misordered(co, a, b, why, force);
+    }
     if (strcmp(ka->format, "v8") || strcmp(kb->format, "v8"))
         return 0; /* the order test reads V8's ids, numbered as objects are first seen */
     uint64_t own_a = 0, own_b = 0, older = 0, mid = 0;
@@ -262,7 +279,8 @@ static int leaks_cmd_order(cli_common *co, const char *a, const kin_print *ka,
         return grown ? leaks_cmd_order_grown(co, a, ka, b, kb, own_a, force) : 0;
     char why[LR_ERROR_MSG_MAX];
     snprintf(why, sizeof why, "%llu of the %llu JavaScript objects only %s has were numbered "
-             "before most of those only %s has", (unsigned long long)older,
+             "before most of those only %s has (V8 numbers new objects upward)",
+             (unsigned long long)older,
              (unsigned long long)own_b, b, a);
     return leaks_cmd_misordered(co, a, b, why, force);
 }

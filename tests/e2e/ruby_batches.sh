@@ -13,7 +13,7 @@
 # `leak-ignore String owned`). A constant's object has its path from the VM's root, not from
 # the machine stack's entry of the same `class Object`. The allocation tracer's table (a
 # DATA object of class Object) is named by its struct, not "Object". Each cluster says where
-# its objects were made, the sites of most first.
+# its objects were made, the sites of most first. Dumps given out of order are refused.
 set -euo pipefail
 . "$LEAKRAY_SRC/tests/e2e/ruby_lib.bash"
 ruby_start ruby_batches batches.rb
@@ -50,6 +50,12 @@ check "$W/a.json" 'not [c for c in d["clusters"] if c["title"] == "Job"]' \
     "leaks a: the freed batch's slots, taken by the next batch, read as leaked Jobs"
 check "$W/b.json" '[c["count"] for c in d["clusters"] if c["title"] == "Job"] == [1000]' \
     "leaks b: not the 1,000 leaked Jobs (some sit in the dropped batch's slots)"
+# traced dumps given out of order are refused (their generations tell): it ran, exit 0
+rc=0
+"$LEAKRAY" leaks --baseline "$S-b2.json" --target "$S-b1.json" --final "$S-b3.json" \
+    >/dev/null 2>"$W/order.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "b2.json looks taken after .*b1.json: .* made at GC" "$W/order.err" ||
+    fail "leaks: traced dumps out of order: exit $rc, $(head -c 300 "$W/order.err")"
 # each cluster says where its objects were made (heapy's file:line, per leak)
 line=$(grep -n '^  LEAK = ' "$LEAKRAY_SRC/tests/programs/ruby/batches.rb" | cut -d: -f1)
 check "$W/b.json" '[c["allocated_at"] for c in d["clusters"] if c["title"] == "Job"] ==
