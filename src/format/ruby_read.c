@@ -838,6 +838,11 @@ static lr_status resolve_edges(rctx *x)
                 diag_count(&g->diag, DIAG_DANGLING_REFERENCE);
                 continue;
             }
+            /* Ruby lists some objects (frozen shared strings, IO objects) among their own
+             * references: holding oneself keeps nothing alive, and `cycles` listed each as a
+             * cycle of one object */
+            if (t == n)
+                continue;
             g->edge_to[out] = t;
             g->edge_name[out] = (uint32_t)(r - b);
             g->edge_kind[out] = GRAPH_EDGE_MAKE(GRAPH_EDGE_ELEMENT, GRAPH_STRONG);
