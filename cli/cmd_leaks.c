@@ -248,12 +248,16 @@ static int leaks_cmd_order(cli_common *co, const char *a, const kin_print *ka,
         /* Ruby's generation is the GC count when the object was made: the later dump holds
          * the newest (traced dumps; they ran in the wrong order, exit 0 with one "leak") */
         uint32_t ma = 0, mb = 0;
-        for (uint64_t i = 0; i < ka->n_objs; i++)
+        uint64_t same = 0; /* objects of both (one address, one birth): one process */
+        for (uint64_t i = 0; i < ka->n_objs; i++) {
             ma = ka->objs[i].js > ma ? ka->objs[i].js : ma;
+            uint64_t j = ka->objs[i].js ? leaks_cmd_find(kb, ka->objs[i].id) : kb->n_objs;
+            same += j < kb->n_objs && kb->objs[j].js == ka->objs[i].js;
+        }
         for (uint64_t i = 0; i < kb->n_objs; i++)
             mb = kb->objs[i].js > mb ? kb->objs[i].js : mb;
-        if (ma <= mb)
-            return 0;
+        if (ma <= mb || same < LEAKS_CMD_ORDER_SAMPLE)
+            return 0; /* two processes count their collections apart: the process check says */
         char why[LR_ERROR_MSG_MAX];
         snprintf(why, sizeof why, "%s holds objects made at GC %u, after the newest of %s "
                  "(GC %u)", a, ma - 1, b, mb ? mb - 1 : 0);
@@ -405,7 +409,7 @@ static int leaks_cmd_sites(const graph *g, const cluster_result *r, rep_cluster_
  * that renumbers its objects in every snapshot (Bun) leaves nothing to follow, and the
  * answer would be "no leak" whatever leaked. Returns 0 (ids usable, or --force: warned) or
  * the exit code (error printed). */
-static int leaks_cmd_ids(cli_common *co, const char *a, const char *b,
+static int leaks_cmd_ids(cli_common *co, const char *a, const char *b, const char *format,
                          const kin_stats *ks, int force)
 {
     /* An HPROF id is an address, and a collection that moves objects (every default
@@ -430,6 +434,14 @@ static int leaks_cmd_ids(cli_common *co, const char *a, const char *b,
     }
     if (!ks->ids_renumbered)
         return 0;
+    /* a Ruby id is an address, which one process never renumbers */
+    if (!force && !strcmp(format, "ruby"))
+        return cli_fail(co, LR_ERR_USAGE,
+                        "%s and %s: hardly an object of one is at its address in the other: "
+                        "dumps of two processes, or GC.compact ran between them, so no "
+                        "object can be followed; compare them per class with `leakray diff` "
+                        "(--force runs the method anyway)",
+                        a, b);
     if (!force)
         return cli_fail(co, LR_ERR_USAGE,
                         "%s and %s: the writer numbers objects afresh in every snapshot "
@@ -674,7 +686,7 @@ int cmd_leaks(int argc, char **argv)
         (rc = leaks_cmd_print(&co, target, &kt)) != 0 ||
         (rc = leaks_cmd_order(&co, base, &kb, target, &kt, 1, force)) != 0 ||
         (rc = cli_check_related(&co, base, &kb, target, &kt, 1, force, 0, &ks, &related)) != 0 ||
-        (rc = leaks_cmd_ids(&co, base, target, &ks, force)) != 0)
+        (rc = leaks_cmd_ids(&co, base, target, kb.format, &ks, force)) != 0)
         goto out;
     /* An id is a Ruby object's slot, and the GC gives a freed slot to the next object: one of
      * the same class made there reads as the old one (docs/formats/ruby.md), unless both
@@ -708,7 +720,7 @@ int cmd_leaks(int argc, char **argv)
             (rc = leaks_cmd_final_older(&co, target, &kt, fresh, final, &kf, force)) != 0 ||
             (rc = cli_check_related(&co, target, &kt, final, &kf, 1, force, 0, &ks2,
                                     &related2)) != 0 ||
-            (rc = leaks_cmd_ids(&co, target, final, &ks2, force)) != 0)
+            (rc = leaks_cmd_ids(&co, target, final, kt.format, &ks2, force)) != 0)
             goto out;
     }
     double t0 = cli_now_ms();

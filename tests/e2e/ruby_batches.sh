@@ -62,6 +62,13 @@ rc=0
 "$LEAKRAY" cycles --json --no-timing "$S-b3.json" >"$W/cycles.json"
 check "$W/cycles.json" 'all(c["size"] > 1 for c in d["sccs"])' \
     "cycles: an object that lists itself among its references taken for a cycle"
+# dumps of two processes (each case ran in its own): refused as such, not as a writer that
+# renumbers its objects (Bun's), nor as out of order by their collection counts
+rc=0
+"$LEAKRAY" leaks --baseline "$S-a1.json" --target "$S-b2.json" --final "$S-b3.json" \
+    >/dev/null 2>"$W/two.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "dumps of two processes" "$W/two.err" ||
+    fail "leaks: two processes' dumps: exit $rc, $(head -c 300 "$W/two.err")"
 # each cluster says where its objects were made (heapy's file:line, per leak)
 line=$(grep -n '^  LEAK = ' "$LEAKRAY_SRC/tests/programs/ruby/batches.rb" | cut -d: -f1)
 check "$W/b.json" '[c["allocated_at"] for c in d["clusters"] if c["title"] == "Job"] ==
