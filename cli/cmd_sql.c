@@ -10,6 +10,7 @@
  * SQLite's one-line message, exit 2. This file keeps the options, the statement loop, the
  * errors and the JSON envelope. docs/sql.md. */
 #include "cli.h"
+#include "format/ruby.h"
 #include "format/v8.h"
 #include "query/query.h"
 #include "query/result.h"
@@ -192,6 +193,26 @@ static int sql_get_stack(const graph *g, node_ix v, query_frame *out, uint32_t c
 
 static const query_stacks sql_stacks = {sql_has_stack, sql_get_stack};
 
+/* A Ruby dump's allocation site (trace_object_allocations_start) as a stack of one frame:
+ * `SELECT script, line, count(*) FROM stacks GROUP BY 1, 2` is heapy's view. */
+static int sql_has_site(const graph *g, node_ix v)
+{
+    return ruby_site_of(g, v) != 0;
+}
+
+static int sql_get_site(const graph *g, node_ix v, query_frame *out, uint32_t cap, uint32_t *n)
+{
+    const ruby_site *s = ruby_site_get(g, ruby_site_of(g, v));
+    *n = 0;
+    if (s && cap) {
+        out[0] = (query_frame){s->method, s->file, 0, s->line, 0};
+        *n = 1;
+    }
+    return 0;
+}
+
+static const query_stacks sql_sites = {sql_has_site, sql_get_site};
+
 /* ---- the verb ---- */
 
 /* Reads all of f (at most SQL_MAX_TEXT bytes) into a NUL-terminated buffer (free: caller). */
@@ -256,7 +277,8 @@ int cmd_sql(int argc, char **argv)
         "  edges(src, dst, name, kind, strength)   roots(id, kind, thread, frame, title)\n"
         "  strings(id, value, complete)   fields(id, name, type, value, ref)\n"
         "  elements(id, idx, type, value, ref)   (arrays' contents)\n"
-        "  stacks(id, depth, function, script, line, column)   (V8 allocation stacks)\n"
+        "  stacks(id, depth, function, script, line, column)   (V8 allocation stacks; a Ruby\n"
+        "      dump's allocation sites: one frame, the method, file and line)\n"
         "Functions: isa(class, ancestor), field(id, 'a.b[2]'). Ids are integers: write 0x1f.\n"
         "Lookups, not scans: objects.id, objects.class, edges.src, edges.dst (referrers).\n"
         "Example: leakray sql app.hprof \"SELECT class, count(*), sum(retained) FROM objects\n"
@@ -309,6 +331,8 @@ int cmd_sql(int argc, char **argv)
     qo.class_keys = v8_class_keys(g);
     if (v8_has_traces(g))
         qo.stacks = &sql_stacks;
+    else if (g->format && !strcmp(g->format, "ruby"))
+        qo.stacks = &sql_sites;
     if (is_v8 && (!model || strcmp(model, "devtools") == 0)) {
         qo.model = QUERY_MODEL_DEVTOOLS;
     } else {

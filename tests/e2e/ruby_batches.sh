@@ -57,6 +57,12 @@ rc=0
     >/dev/null 2>"$W/order.err" || rc=$?
 [ "$rc" = 2 ] && grep -q "b2.json looks taken after .*b1.json: .* made at GC" "$W/order.err" ||
     fail "leaks: traced dumps out of order: exit $rc, $(head -c 300 "$W/order.err")"
+line=$(grep -n '^  LEAK = ' "$LEAKRAY_SRC/tests/programs/ruby/batches.rb" | cut -d: -f1)
+# sql: the stacks table gives each object's allocation site (one frame): heapy's view
+"$LEAKRAY" sql --csv "$S-b3.json" "SELECT s.line, count(*) FROM stacks s JOIN objects o
+    ON o.id = s.id WHERE o.class = 'Job' GROUP BY 1" >"$W/sites.csv"
+[ "$(tail -n +2 "$W/sites.csv" | tr -d '"')" = "$line,1000" ] ||
+    fail "sql: the Jobs' allocation site: $(cat "$W/sites.csv")"
 # a self-reference Ruby writes (frozen shared strings, IO objects list their own address) is
 # no cycle: every component was one such object
 "$LEAKRAY" cycles --json --no-timing "$S-b3.json" >"$W/cycles.json"
@@ -70,7 +76,6 @@ rc=0
 [ "$rc" = 2 ] && grep -q "dumps of two processes" "$W/two.err" ||
     fail "leaks: two processes' dumps: exit $rc, $(head -c 300 "$W/two.err")"
 # each cluster says where its objects were made (heapy's file:line, per leak)
-line=$(grep -n '^  LEAK = ' "$LEAKRAY_SRC/tests/programs/ruby/batches.rb" | cut -d: -f1)
 check "$W/b.json" '[c["allocated_at"] for c in d["clusters"] if c["title"] == "Job"] ==
     [[{"site": "'"$LEAKRAY_SRC/tests/programs/ruby/batches.rb:$line"' in new", "count": 1000}]]' \
     "leaks b: the Jobs' cluster does not name where they were made"
