@@ -51,12 +51,15 @@ check "$W/a.json" 'not [c for c in d["clusters"] if c["title"] == "Job"]' \
     "leaks a: the freed batch's slots, taken by the next batch, read as leaked Jobs"
 check "$W/b.json" '[c["count"] for c in d["clusters"] if c["title"] == "Job"] == [1000]' \
     "leaks b: not the 1,000 leaked Jobs (some sit in the dropped batch's slots)"
+refused() { # WHAT PATTERN BASELINE TARGET FINAL: leaks exits 2 saying PATTERN
+    local rc=0
+    "$LEAKRAY" leaks --baseline "$S-$3.json" --target "$S-$4.json" --final "$S-$5.json" \
+        >/dev/null 2>"$W/refused.err" || rc=$?
+    [ "$rc" = 2 ] && grep -q "$2" "$W/refused.err" ||
+        fail "leaks: $1: exit $rc, $(head -c 300 "$W/refused.err")"
+}
 # traced dumps given out of order are refused (their generations tell): it ran, exit 0
-rc=0
-"$LEAKRAY" leaks --baseline "$S-b2.json" --target "$S-b1.json" --final "$S-b3.json" \
-    >/dev/null 2>"$W/order.err" || rc=$?
-[ "$rc" = 2 ] && grep -q "b2.json looks taken after .*b1.json: .* made at GC" "$W/order.err" ||
-    fail "leaks: traced dumps out of order: exit $rc, $(head -c 300 "$W/order.err")"
+refused "traced dumps out of order" "b2.json looks taken after .*b1.json: .* made at GC" b2 b1 b3
 line=$(grep -n '^  LEAK = ' "$LEAKRAY_SRC/tests/programs/ruby/batches.rb" | cut -d: -f1)
 # sql: the stacks table gives each object's allocation site (one frame): heapy's view
 "$LEAKRAY" sql --csv "$S-b3.json" "SELECT s.line, count(*) FROM stacks s JOIN objects o
@@ -70,11 +73,7 @@ check "$W/cycles.json" 'all(c["size"] > 1 for c in d["sccs"])' \
     "cycles: an object that lists itself among its references taken for a cycle"
 # dumps of two processes (each case ran in its own): refused as such, not as a writer that
 # renumbers its objects (Bun's), nor as out of order by their collection counts
-rc=0
-"$LEAKRAY" leaks --baseline "$S-a1.json" --target "$S-b2.json" --final "$S-b3.json" \
-    >/dev/null 2>"$W/two.err" || rc=$?
-[ "$rc" = 2 ] && grep -q "dumps of two processes" "$W/two.err" ||
-    fail "leaks: two processes' dumps: exit $rc, $(head -c 300 "$W/two.err")"
+refused "two processes' dumps" "dumps of two processes" a1 b2 b3
 # each cluster says where its objects were made (heapy's file:line, per leak)
 check "$W/b.json" '[c["allocated_at"] for c in d["clusters"] if c["title"] == "Job"] ==
     [[{"site": "'"$LEAKRAY_SRC/tests/programs/ruby/batches.rb:$line"' in new", "count": 1000}]]' \
