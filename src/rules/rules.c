@@ -564,13 +564,14 @@ uint32_t rules_watch_check(const rules_set *rs, uint32_t first_insp, const graph
             if (inner)
                 snprintf(also, sizeof also, " (%s has instances: quote a name with '$', which "
                          "a shell reads as a variable)", inner);
+            int ruby = g->format && !strcmp(g->format, "ruby");
             snprintf(msg, sizeof msg, "--watch %s: the dump holds no instance of it%s%s%s",
                      in->cls, subclasses ? " or of a subclass" : "",
-                     interface_like && !inner
-                         ? " (for an interface or a Ruby module: watch follows superclasses, "
-                           "not interfaces nor included modules; name the class that "
-                           "implements or includes it)"
-                         : "",
+                     !interface_like || inner ? ""
+                     : ruby ? " (for a module: watch follows superclasses, not included "
+                              "modules; name the class that includes it)"
+                            : " (for an interface: watch follows superclasses, not interfaces; "
+                              "name the class that implements it)",
                      also);
             report(ctx, msg);
         }

@@ -74,6 +74,11 @@ check "$W/cycles.json" 'all(c["size"] > 1 for c in d["sccs"])' \
 # dumps of two processes (each case ran in its own): refused as such, not as a writer that
 # renumbers its objects (Bun's), nor as out of order by their collection counts
 refused "two processes' dumps" "dumps of two processes" a1 b2 b3
+# --watch of a module: the hint speaks of modules (it spoke of Java interfaces)
+"$LEAKRAY" analyze --watch Comparable --no-timing "$S-b3.json" >/dev/null 2>"$W/watch.err" ||
+    true
+grep -q "watch follows superclasses, not included modules" "$W/watch.err" ||
+    fail "--watch of a module: $(head -c 300 "$W/watch.err")"
 # each cluster says where its objects were made (heapy's file:line, per leak)
 check "$W/b.json" '[c["allocated_at"] for c in d["clusters"] if c["title"] == "Job"] ==
     [[{"site": "'"$LEAKRAY_SRC/tests/programs/ruby/batches.rb:$line"' in new", "count": 1000}]]' \
