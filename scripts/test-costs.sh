@@ -7,7 +7,7 @@
 # left to run alone at the end.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 BUILD..." >&2; exit 2; }
-out="$(dirname "$0")/../tests/costs.txt"
+out="$(cd "$(dirname "$0")/.." && pwd)/tests/costs.txt"
 for b in "$@"; do
     f=$b/Testing/Temporary/CTestCostData.txt
     [ -f "$f" ] || { echo "$0: no $f (run ctest there first)" >&2; exit 1; }
