@@ -637,6 +637,15 @@ static int struct_node_cmp(const void *pa, const void *pb)
     return a->n < b->n ? -1 : a->n > b->n;
 }
 
+/* Whether node n is a DATA object of class plain Object with a "struct" (name_structs). */
+static int object_struct(const rctx *x, node_ix n)
+{
+    const graph *g = x->g;
+    return x->class_name[n] != GRAPH_NONE && g->node_kind[n] == GRAPH_KIND_NATIVE &&
+           g->node_class[n] < g->n_classes &&
+           !strcmp(graph_str(g, g->classes[g->node_class[n]].name), "Object");
+}
+
 /* The VM's own DATA objects whose class is plain Object get a class per "struct" of theirs,
  * "(DATA ObjectTracing/allocation_info_tracer)": as "Object" the allocation tracer's table
  * (trace_object_allocations_start, which users turn on for file:line) was a suspect and the
@@ -646,9 +655,7 @@ static lr_status name_structs(rctx *x)
     graph *g = x->g;
     uint32_t m = 0;
     for (node_ix n = 0; n < g->n_nodes; n++)
-        if (x->class_name[n] != GRAPH_NONE && g->node_kind[n] == GRAPH_KIND_NATIVE &&
-            g->node_class[n] < g->n_classes &&
-            !strcmp(graph_str(g, g->classes[g->node_class[n]].name), "Object"))
+        if (object_struct(x, n))
             m++;
     if (!m)
         return LR_OK;
@@ -657,9 +664,7 @@ static lr_status name_structs(rctx *x)
         return LR_FAIL(x->err, LR_ERR_NOMEM, "%s: out of memory", x->name);
     m = 0;
     for (node_ix n = 0; n < g->n_nodes; n++)
-        if (x->class_name[n] != GRAPH_NONE && g->node_kind[n] == GRAPH_KIND_NATIVE &&
-            g->node_class[n] < g->n_classes &&
-            !strcmp(graph_str(g, g->classes[g->node_class[n]].name), "Object"))
+        if (object_struct(x, n))
             v[m++] = (struct_node){x->class_name[n], n};
     qsort(v, m, sizeof *v, struct_node_cmp);
     uint32_t runs = 0;
