@@ -9,11 +9,13 @@
 #   make install PREFIX=/usr/local
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-# Tests run at once (one per processor: more made JVM tests miss their timed stages).
+# Processors the tests take: one busy test each, or two tests that mostly wait
+# (scripts/run-tests.sh; more made JVM tests miss their timed stages).
 TEST_JOBS ?= $(JOBS)
 FUZZ_SECONDS ?= 60
 BUILD := build
 ASAN := build-asan
+TESTS := build-tests
 CMAKE_FLAGS ?=
 # Developer and CI builds: tests registered, warnings are errors. A user's `make` has neither.
 DEV_FLAGS := -DLEAKRAY_TESTS=ON -DLEAKRAY_WERROR=ON
@@ -40,10 +42,8 @@ test:
 	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DLEAKRAY_SANITIZE=ON $(DEV_FLAGS) >/dev/null
 	@cmake --build $(ASAN) -j $(JOBS) --target all lr_tests
 	@scripts/check-layers.sh
-	@echo "== tests (release build) =="
-	@cd $(BUILD) && ctest -j $(TEST_JOBS) --output-on-failure
-	@echo "== tests (ASan + UBSan build) =="
-	@cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j $(TEST_JOBS) --output-on-failure
+	@echo "== tests (release build, and NAME@asan: ASan + UBSan build) =="
+	@scripts/run-tests.sh $(TESTS) $(TEST_JOBS) $(BUILD) $(ASAN)
 
 bench: build
 	@scripts/deps.sh bench
@@ -63,4 +63,4 @@ install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(ASAN) build-fuzz
+	rm -rf $(BUILD) $(ASAN) $(TESTS) build-fuzz
