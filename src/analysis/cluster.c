@@ -1463,6 +1463,31 @@ lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_
 /* For the leak filter: 2 for the objects that a directory of `leak-ignore ... dominated`
  * dominates (its own objects included), 1 for the others; NULL when no directory says so.
  * Each dominator chain is climbed once, up to the first object already decided. */
+/* The leak-ignored directories that dropped the most objects, most first (ties: the
+ * directory seen first), so that "filtered" says which rules took what. */
+static void top_skipped_dirs(cluster_result *r, const uint32_t *count, uint32_t n_dirs)
+{
+    r->n_skip_dirs = 0;
+    for (uint32_t d = 0; d < n_dirs; d++) {
+        if (!count[d])
+            continue;
+        uint32_t at = r->n_skip_dirs;
+        while (at > 0 && r->skip_dir_count[at - 1] < count[d])
+            at--;
+        if (at >= CLUSTER_SKIP_DIRS)
+            continue;
+        uint32_t last = r->n_skip_dirs < CLUSTER_SKIP_DIRS ? r->n_skip_dirs : CLUSTER_SKIP_DIRS - 1;
+        for (uint32_t i = last; i > at; i--) {
+            r->skip_dir[i] = r->skip_dir[i - 1];
+            r->skip_dir_count[i] = r->skip_dir_count[i - 1];
+        }
+        r->skip_dir[at] = d;
+        r->skip_dir_count[at] = count[d];
+        if (r->n_skip_dirs < CLUSTER_SKIP_DIRS)
+            r->n_skip_dirs++;
+    }
+}
+
 static lr_status dominated_ignored(const cluster_ctx *c, uint8_t **out, lr_error *err)
 {
     const graph *g = c->g;
@@ -1634,7 +1659,7 @@ lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum clu
     namemap names = {0};
     strset doms = {0};
     uint8_t *is_anchor = NULL;
-    uint32_t *member = NULL, *map = NULL, *ntop = NULL, *nested = NULL;
+    uint32_t *member = NULL, *map = NULL, *ntop = NULL, *nested = NULL, *skipped_in = NULL;
     uint64_t *ret = NULL, *propbuf = NULL;
     cluster_item *items = NULL;
     uint32_t cap_items = 0, n_items = 0;
@@ -1646,9 +1671,10 @@ lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum clu
     if (select && (st = dominated_ignored(c, &dign, err)) != LR_OK)
         goto out;
     is_anchor = err_calloc(c->n_dirs ? c->n_dirs : 1, 1);
+    skipped_in = err_calloc(c->n_dirs ? c->n_dirs : 1, sizeof *skipped_in);
     member = err_mallocarray(n ? n : 1, sizeof *member);
     propbuf = err_mallocarray(PROPBUF, sizeof *propbuf);
-    if (!is_anchor || !member || !propbuf)
+    if (!is_anchor || !skipped_in || !member || !propbuf)
         goto nomem;
     if (!select && (st = pick_anchors(c, &k, is_anchor, r, err)) != LR_OK)
         goto out;
@@ -1664,11 +1690,22 @@ lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum clu
             uint8_t ign = c->dir_leak_ignore[d];
             if (ign == CRULES_IGNORE_OWNED && !(up < n && select[up]))
                 ign = 0; /* held by an older object alone: a leak of its own */
-            if (by == CRULES_BY_NONE || by == CRULES_BY_INTERNAL || ign ||
-                up == GRAPH_NONE || c->node_chain[v] == CLUSTER_NONE ||
-                g->node_kind[v] == GRAPH_KIND_SYNTHETIC || (dign && dign[v] == 2) ||
+            if (up == GRAPH_NONE || c->node_chain[v] == CLUSTER_NONE) {
+                r->n_skipped++;
+                r->n_skip_unreached++;
+                continue;
+            }
+            if (by == CRULES_BY_NONE || by == CRULES_BY_INTERNAL ||
+                g->node_kind[v] == GRAPH_KIND_SYNTHETIC) {
+                r->n_skipped++;
+                r->n_skip_internal++;
+                continue;
+            }
+            if (ign || (dign && dign[v] == 2) ||
                 (up < n && c->dir_leak_ignore[c->node_dir[up]] == CRULES_IGNORE_CONTENTS)) {
                 r->n_skipped++;
+                r->n_skip_ignored++;
+                skipped_in[d]++;
                 continue;
             }
         } else if (!is_anchor[d] || c->dom->idom[v] == GRAPH_NONE ||
@@ -1789,6 +1826,7 @@ lr_status cluster_run_keep(const cluster_ctx *c, const uint8_t *select, enum clu
             r->items[i].nested_in = ntop[r->items[i].nested_in];
     }
     r->n = n_items;
+    top_skipped_dirs(r, skipped_in, c->n_dirs);
     if (keep) {
         /* member[] in the sorted order: the caller's map from a node to its cluster */
         for (node_ix v = 0; v < n; v++)
@@ -1809,6 +1847,7 @@ out:
     strset_free(&doms);
     hmap_free(&names.index);
     free(is_anchor);
+    free(skipped_in);
     free(dign);
     free(member);
     free(map);

@@ -80,6 +80,8 @@ typedef struct cluster_anchor {
 
 enum cluster_sort { CLUSTER_SORT_SIZE = 0, CLUSTER_SORT_COUNT = 1 };
 
+#define CLUSTER_SKIP_DIRS 3 /* leak-ignored directories a result names */
+
 typedef struct cluster_result {
     uint32_t n;               /* clusters */
     cluster_item *items;      /* sorted as asked; nested_in indexes this array */
@@ -90,6 +92,11 @@ typedef struct cluster_result {
     uint32_t n_anchors;       /* anchors (0 when a selection was given) */
     cluster_anchor *anchors;  /* sorted by retained size, descending */
     uint32_t n_skipped;       /* selected objects dropped (internal/none/leak-ignore/unreached) */
+    /* ... by reason: no path from a root; the runtime's own (rules' internal or none,
+     * synthetic nodes); leak-ignore rules, with the directories that dropped the most */
+    uint32_t n_skip_unreached, n_skip_internal, n_skip_ignored;
+    uint32_t n_skip_dirs;
+    uint32_t skip_dir[CLUSTER_SKIP_DIRS], skip_dir_count[CLUSTER_SKIP_DIRS];
     uint32_t *node_item;      /* per node: its cluster (items index), CLUSTER_NONE; only when
                                * cluster_run_keep was asked to keep it, else NULL */
 } cluster_result;

@@ -43,6 +43,19 @@ void rep_leaks_json(jsonw *w, const rep_leaks *v)
     jsonw_kv_uint(w, "new_in_target", v->n_new);
     jsonw_kv_uint(w, "alive_in_final", v->n_alive);
     jsonw_kv_uint(w, "filtered", r->n_skipped);
+    jsonw_kv_obj_begin(w, "filtered_by");
+    jsonw_kv_uint(w, "unreachable", r->n_skip_unreached);
+    jsonw_kv_uint(w, "internal", r->n_skip_internal);
+    jsonw_kv_uint(w, "rules", r->n_skip_ignored);
+    jsonw_kv_arr_begin(w, "rule_classes");
+    for (uint32_t i = 0; i < r->n_skip_dirs; i++) {
+        jsonw_obj_begin(w);
+        jsonw_kv_str(w, "name", v->c->dir_names[r->skip_dir[i]]);
+        jsonw_kv_uint(w, "count", r->skip_dir_count[i]);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
     jsonw_kv_str(w, "leak_filter", v->memlab ? "memlab" : "all-objects");
     jsonw_kv_uint(w, "leaked_objects", v->memlab ? v->n_reported : r->n_members);
     /* memlab mode: the objects counted beside it, not only the trace heads that cluster */
@@ -70,6 +83,37 @@ void rep_leaks_json(jsonw *w, const rep_leaks *v)
     rep_clusters_rows_json(w, v->c, r, v->top, v->memlab ? v->similar : NULL, v->sites);
 }
 
+/* Why objects alive in the final snapshot are not counted as leaks: " (12 unreachable,
+ * 800 internal, 422 by leak-ignore rules: java.lang.String 200, byte[] 200, ...)". */
+static void filtered_text(FILE *out, const rep_leaks *v)
+{
+    const cluster_result *r = v->r;
+    char a[REP_FMT_MAX];
+    const char *sep = " (";
+    if (r->n_skip_unreached) {
+        fprintf(out, "%s%s unreachable", sep, rep_fmt_count(a, r->n_skip_unreached));
+        sep = ", ";
+    }
+    if (r->n_skip_internal) {
+        fprintf(out, "%s%s internal", sep, rep_fmt_count(a, r->n_skip_internal));
+        sep = ", ";
+    }
+    if (r->n_skip_ignored) {
+        fprintf(out, "%s%s by leak-ignore rules", sep, rep_fmt_count(a, r->n_skip_ignored));
+        for (uint32_t i = 0; i < r->n_skip_dirs; i++)
+            fprintf(out, "%s%s %s", i ? ", " : ": ", v->c->dir_names[r->skip_dir[i]],
+                    rep_fmt_count(a, r->skip_dir_count[i]));
+        uint64_t named = 0;
+        for (uint32_t i = 0; i < r->n_skip_dirs; i++)
+            named += r->skip_dir_count[i];
+        if (named < r->n_skip_ignored)
+            fprintf(out, ", ...");
+        sep = ", ";
+    }
+    if (*sep == ',')
+        fprintf(out, ")");
+}
+
 void rep_leaks_text(FILE *out, const rep_leaks *v)
 {
     const cluster_result *r = v->r;
@@ -89,10 +133,11 @@ void rep_leaks_text(FILE *out, const rep_leaks *v)
         rep_clusters_rows_text(out, v->c, r, v->top, v->similar, v->sites);
         return;
     }
-    fprintf(out, "%s objects new in target, %s still alive in final, %s filtered "
-                 "(unreachable, internal, strings, backing stores)\n",
+    fprintf(out, "%s objects new in target, %s still alive in final, %s filtered",
             rep_fmt_count(a, v->n_new), rep_fmt_count(b, v->n_alive),
             rep_fmt_count(d, r->n_skipped));
+    filtered_text(out, v);
+    fprintf(out, "\n");
     fprintf(out, "leaked: %s objects, retained %s (shallow %s), ", rep_fmt_count(a, r->n_members),
             rep_fmt_bytes(b, r->members_retained), rep_fmt_human(d, r->members_shallow));
     fprintf(out, "in %s clusters (%s not nested)\n", rep_fmt_count(a, r->n),

@@ -46,6 +46,22 @@ js_check "total retained = sum over clusters that are not nested" \
 js_check "leaked objects = sum of cluster counts" \
     "j['leaked_objects'] == sum(c['count'] for c in j['clusters'])"
 js_check "alive = leaked + filtered" "j['alive_in_final'] == j['leaked_objects'] + j['filtered']"
+js_check "filtered = unreachable + internal + by rules" \
+    "j['filtered'] == sum(j['filtered_by'][k] for k in ('unreachable', 'internal', 'rules'))"
+js_check "the rules' classes: strings and backing stores first, most first, within the rules' count" \
+    "sorted(c['name'] for c in j['filtered_by']['rule_classes'][:2]) == ['(array)', '(string)'] and sum(c['count'] for c in j['filtered_by']['rule_classes']) <= j['filtered_by']['rules'] and [c['count'] for c in j['filtered_by']['rule_classes']] == sorted([c['count'] for c in j['filtered_by']['rule_classes']], reverse=True)"
+# the text says the same, reason by reason
+"$LEAKRAY" leaks --baseline "$B" --target "$T" --final "$F" --no-timing --top 0 \
+    >"$JS_TMP/leaks.txt" || true
+want=$(python3 -c 'import json, sys
+j = json.load(open(sys.argv[1])); f = j["filtered_by"]; n = lambda x: format(x, ",")
+parts = [n(f[k]) + " " + w for k, w in (("unreachable", "unreachable"), ("internal", "internal")) if f[k]]
+if f["rules"]:
+    r = n(f["rules"]) + " by leak-ignore rules: " + ", ".join(c["name"] + " " + n(c["count"]) for c in f["rule_classes"])
+    parts.append(r + (", ..." if sum(c["count"] for c in f["rule_classes"]) < f["rules"] else ""))
+print(n(j["filtered"]) + " filtered" + (" (" + ", ".join(parts) + ")" if parts else ""))' "$JS_JSON")
+if head -1 "$JS_TMP/leaks.txt" | grep -qF -- "$want"; then echo "ok: the text's filtered line: $want"
+else echo "FAIL: text says '$(head -1 "$JS_TMP/leaks.txt")', want '... $want'"; JS_FAILS=$((JS_FAILS + 1)); fi
 js_check "no string or backing-store clusters" \
     "not [c for c in j['clusters'] if c['directory'] in ('(string)', '(concatenated string)', '(sliced string)', '(array)', '(system)')]"
 

@@ -34,4 +34,10 @@ check "$W/path.json" '[s["id"] for s in d["path"]][-3:-2] == [e["main"]] and len
 "$LEAKRAY" diff --json --no-timing "$S-base.json" "$S-target.json" >"$W/diff.json"
 check "$W/diff.json" 'd["match"] == "class" and [c["count_delta"] for c in d["classes"]
     if c["name"] == "Leaked"] == [200]' "diff: Ruby dumps not compared per class"
+# what was filtered, by reason: no speech of V8's backing stores on a Ruby heap
+check "$W/leaks.json" 'd["filtered"] == sum(d["filtered_by"][k] for k in ("unreachable", "internal", "rules"))' \
+    "leaks: filtered is not the sum of its reasons"
+"$LEAKRAY" leaks --baseline "$S-base.json" --target "$S-target.json" --final "$S-final.json" \
+    --no-timing --top 0 >"$W/leaks.txt" || [ $? = 1 ]
+! head -1 "$W/leaks.txt" | grep -q "backing stores" || fail "leaks: $(head -1 "$W/leaks.txt")"
 echo "ruby_leaks: ok"
