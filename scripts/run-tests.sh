@@ -4,8 +4,8 @@
 # one ctest run from OUT (which keeps the times ctest records, to start the longest first next
 # time). One run rather than one per build: while a test waits on a JVM's timed stages or a
 # server, another build's busy test takes the processor, and no build's last long test runs
-# alone. JOBS processors: ctest gets two slots per processor (tests/costs.txt says which tests
-# take one, CMakeLists.txt gives the rest two) and at most as many tests at once.
+# alone. JOBS processors: ctest gets four slots per processor (a test takes a slot per quarter
+# of a processor it uses: tests/costs.txt, CMakeLists.txt) and at most as many tests at once.
 set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: $0 OUT JOBS BUILD... [-- CTEST_ARGS...]" >&2; exit 2; }
 out=$1 jobs=$2
@@ -22,8 +22,8 @@ mkdir -p "$out"
 } >"$out/CTestTestfile.cmake.new"
 mv "$out/CTestTestfile.cmake.new" "$out/CTestTestfile.cmake"
 [ "${1:-}" != -- ] || shift
-slots=$((2 * jobs))
-[ "$slots" -ge 3 ] || slots=3 # the three a test that must run nearly alone takes (CMakeLists.txt)
+slots=$((4 * jobs))
+[ "$slots" -ge 6 ] || slots=6 # the six a test that must run nearly alone takes (CMakeLists.txt)
 printf '{"version": {"major": 1, "minor": 0}, "local": [{"cpu": [{"id": "0", "slots": %d}]}]}\n' \
     "$slots" >"$out/resources.json"
 cd "$out"

@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 # test-costs.sh [--cpu FILE] FOLDER... : writes tests/costs.txt, one line per test that takes
 # 3 s or more in either build:
-#     NAME RELEASE_SECONDS SANITIZER_SECONDS busy|waits
+#     NAME RELEASE_SECONDS SANITIZER_SECONDS PERCENT
 # The seconds are the longest run ctest recorded in each FOLDER's
 # Testing/Temporary/CTestCostData.txt (a build folder, or the folder scripts/run-tests.sh runs
 # both builds from: the sanitizer build's tests are named NAME@asan there). CMake gives them
 # as each test's COST, so that a fresh build folder (CI's), which has no recorded times, still
 # starts the longest tests first and no long test is left to run alone at the end.
-# "waits" marks a test whose processes use less than half a processor over its run, by
-# FILE's figures (scripts/test-cpu.sh BUILD > FILE); without --cpu each test keeps the word
-# costs.txt gave it. scripts/run-tests.sh runs a waiting test beside the busy ones.
+# PERCENT is the share of a processor the test's processes use over its run, by FILE's
+# figures (scripts/test-cpu.sh BUILD > FILE): a test that waits on a JVM's timed stages or a
+# server uses little, and scripts/run-tests.sh runs it beside the busy ones. Without --cpu
+# each test keeps the share costs.txt gave it (100 for a new test).
 set -euo pipefail
 cpu=
 if [ "${1:-}" = --cpu ]; then
@@ -26,7 +27,8 @@ for b in "$@"; do
     awk '$1 == "---" { exit } NF == 3 { print "T", $1, $3 }' "$f"
 done >"$out.tmp"
 if [ -n "$cpu" ]; then
-    awk '{ print "C", $1, ($3 * 2 < $2 ? "waits" : "busy") }' "$cpu" >>"$out.tmp"
+    awk '$2 > 0 { p = int(100 * $3 / $2 + 0.5); print "C", $1, (p > 100 ? 100 : p < 1 ? 1 : p) }' \
+        "$cpu" >>"$out.tmp"
 elif [ -f "$out" ]; then
     awk '!/^#/ && NF == 4 { print "C", $1, $4 }' "$out" >>"$out.tmp"
 fi
@@ -39,11 +41,11 @@ awk '$1 == "T" {
      END {
         for (t in seen)
             if (r[t] >= 3 || s[t] >= 3)
-                printf "%s %.0f %.0f %s\n", t, r[t], s[t], (t in k ? k[t] : "busy")
+                printf "%s %.0f %.0f %s\n", t, r[t], s[t], (t in k ? k[t] : 100)
      }' "$out.tmp" | sort -k2,2nr -k1,1 >"$out.new"
 {
-    echo "# NAME RELEASE_SECONDS SANITIZER_SECONDS busy|waits (scripts/test-costs.sh writes it;"
-    echo "# CMake reads it as each test's COST and the share of a processor it takes)"
+    echo "# NAME RELEASE_SECONDS SANITIZER_SECONDS PERCENT (scripts/test-costs.sh writes it; CMake"
+    echo "# reads it as each test's COST and the share of a processor it takes, in percent)"
     cat "$out.new"
 } >"$out"
 rm -f "$out.tmp" "$out.new"
