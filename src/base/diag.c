@@ -24,7 +24,9 @@ static const struct {
                              "objects of 4 GiB or more (an object's size is 32-bit) "
                              "counted as 4,294,967,295 bytes: sizes and totals read short"},
     [DIAG_UNKNOWN_CLASS] = {"unknown_class", DIAG_DATA_LOSS,
-                            "objects whose class has no CLASS_DUMP record"},
+                            "objects whose class the dump does not define (HPROF: no CLASS_DUMP "
+                            "record; Ruby: no class object at its address, as in a "
+                            "dump_all(since:) dump)"},
     [DIAG_MISSING_STRING] = {"missing_string", DIAG_INFO,
                              "names referring to a string id with no STRING record"},
     [DIAG_PRIM_ARRAY_NODATA] = {"primitive_array_nodata", DIAG_INFO,
