@@ -1460,9 +1460,6 @@ lr_status cluster_run(const cluster_ctx *c, const uint8_t *select, enum cluster_
     return cluster_run_keep(c, select, sort, 0, r, err);
 }
 
-/* For the leak filter: 2 for the objects that a directory of `leak-ignore ... dominated`
- * dominates (its own objects included), 1 for the others; NULL when no directory says so.
- * Each dominator chain is climbed once, up to the first object already decided. */
 /* The leak-ignored directories that dropped the most objects, most first (ties: the
  * directory seen first), so that "filtered" says which rules took what. */
 static void top_skipped_dirs(cluster_result *r, const uint32_t *count, uint32_t n_dirs)
@@ -1488,6 +1485,9 @@ static void top_skipped_dirs(cluster_result *r, const uint32_t *count, uint32_t 
     }
 }
 
+/* For the leak filter: 2 for the objects that a directory of `leak-ignore ... dominated`
+ * dominates (its own objects included), 1 for the others; NULL when no directory says so.
+ * Each dominator chain is climbed once, up to the first object already decided. */
 static lr_status dominated_ignored(const cluster_ctx *c, uint8_t **out, lr_error *err)
 {
     const graph *g = c->g;
