@@ -9,8 +9,8 @@
 #   make install PREFIX=/usr/local
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-# Processors the tests take: one busy test each, or two tests that mostly wait
-# (scripts/run-tests.sh; more made JVM tests miss their timed stages).
+# Processors the tests share: each test takes the quarters of one it uses (scripts/run-tests.sh,
+# tests/costs.txt); more tests than that made JVM tests miss their timed stages.
 TEST_JOBS ?= $(JOBS)
 FUZZ_SECONDS ?= 60
 BUILD := build
