@@ -100,12 +100,12 @@ static void filtered_text(FILE *out, const rep_leaks *v)
     }
     if (r->n_skip_ignored) {
         fprintf(out, "%s%s by leak-ignore rules", sep, rep_fmt_count(a, r->n_skip_ignored));
-        for (uint32_t i = 0; i < r->n_skip_dirs; i++)
+        uint64_t named = 0;
+        for (uint32_t i = 0; i < r->n_skip_dirs; i++) {
             fprintf(out, "%s%s %s", i ? ", " : ": ", v->c->dir_names[r->skip_dir[i]],
                     rep_fmt_count(a, r->skip_dir_count[i]));
-        uint64_t named = 0;
-        for (uint32_t i = 0; i < r->n_skip_dirs; i++)
             named += r->skip_dir_count[i];
+        }
         if (named < r->n_skip_ignored)
             fprintf(out, ", ...");
         sep = ", ";
